@@ -1,0 +1,57 @@
+"""Errors and warnings raised by iaa_frames.
+
+Every error the package raises on purpose derives from :class:`IAAError`, which is a
+:class:`ValueError`, so ``except ValueError`` keeps working for callers that do not know
+the package.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "IAAError",
+    "SchemaError",
+    "InvalidAnnotationError",
+    "ParameterError",
+    "ReaderError",
+    "IAAWarning",
+    "DroppedRowsWarning",
+    "RepairedGeometryWarning",
+]
+
+
+class IAAError(ValueError):
+    """Root of every error raised by iaa_frames."""
+
+
+class SchemaError(IAAError):
+    """The frame lacks required columns or has columns of the wrong kind."""
+
+
+class InvalidAnnotationError(IAAError):
+    """One or more rows cannot be used; the message names the row and the reason."""
+
+
+class ParameterError(IAAError):
+    """A parameter value is out of range or of the wrong type."""
+
+
+class ReaderError(IAAError):
+    """An annotation export cannot be read; the message names the file and the entry."""
+
+
+class IAAWarning(UserWarning):
+    """Root of every warning issued by iaa_frames."""
+
+
+class DroppedRowsWarning(IAAWarning):
+    """Rows were dropped; ``counts`` maps each reason to its number of rows and
+    ``dropped`` holds the dropped rows with a ``reason`` column."""
+
+    def __init__(self, message, counts=None, dropped=None):
+        super().__init__(message)
+        self.counts = dict(counts or {})
+        self.dropped = dropped
+
+
+class RepairedGeometryWarning(IAAWarning):
+    """Invalid polygons were repaired with :func:`shapely.make_valid`."""
