@@ -1,0 +1,686 @@
+"""Distances between two annotated objects, vectorized over arrays of pairs (DESIGN §3).
+
+Objects are held in a :class:`Shapes` container: an ``(n, 4)`` array of boxes and,
+optionally, an ``(n,)`` object array of shapely polygons (``None`` where the row is a
+plain box). Every function takes two aligned :class:`Shapes` ``a`` and ``b`` of equal
+length and returns an ``(n,)`` float64 array, one value per pair ``(a[i], b[i])``.
+Missing input (NaN box, no geometry) gives NaN, in the style of shapely.
+
+Box-box pairs are computed with numpy alone. Pairs involving a polygon use shapely 2
+array functions; a plain box is turned into a polygon with :func:`shapely.box` when its
+partner is a polygon. Exact polygon intersections are only computed where the bounding
+boxes overlap.
+
+The registry maps the names of DESIGN §3 (``"giou"``, the default, ``"iou"``, ``"l2"``,
+``"centroid"``, ``"hausdorff"``) to :class:`Distance` records; users may register their
+own callables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable
+
+import numpy as np
+import shapely
+
+from .errors import ParameterError, SchemaError
+
+__all__ = [
+    "Shapes",
+    "as_polygons",
+    "iou",
+    "giou",
+    "giou_distance",
+    "iou_distance",
+    "l2_distance",
+    "centroid_distance",
+    "hausdorff_distance",
+    "Distance",
+    "register_distance",
+    "get_distance",
+    "available_distances",
+    "DEFAULT_DISTANCE",
+]
+
+DEFAULT_DISTANCE = "giou"
+
+_BOX_COLUMNS = ["x0", "y0", "x1", "y1"]
+
+
+# --------------------------------------------------------------------------------------
+# The container
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Shapes:
+    """Aligned arrays of boxes and (optional) polygons, one row per object.
+
+    Parameters
+    ----------
+    boxes : array_like, shape (n, 4)
+        ``x0, y0, x1, y1`` per row, converted to float64. For polygon rows these are
+        the polygon's bounds (:meth:`from_frame` and :meth:`from_geometries` ensure it).
+        NaN marks a missing shape.
+    polygons : array_like of shapely geometries, shape (n,), optional
+        The polygon of each row, ``None`` where the row is a plain box. Anything that
+        is not a shapely geometry (NaN, pandas NA) is stored as ``None``. ``None``
+        altogether when every row is a box.
+
+    Examples
+    --------
+    >>> import shapely
+    >>> s = Shapes([[0, 0, 2, 2], [1, 1, 3, 4]])
+    >>> len(s), s.is_polygon.tolist()
+    (2, [False, False])
+    >>> t = Shapes.from_geometries([shapely.box(0, 0, 1, 1), None])
+    >>> t.boxes[0].tolist(), t.is_polygon.tolist()
+    ([0.0, 0.0, 1.0, 1.0], [True, False])
+    """
+
+    boxes: np.ndarray
+    polygons: np.ndarray | None = None
+
+    def __post_init__(self):
+        boxes = np.asarray(self.boxes, dtype=np.float64)
+        if boxes.ndim == 1 and boxes.size == 0:
+            boxes = boxes.reshape(0, 4)
+        if boxes.ndim != 2 or boxes.shape[1] != 4:
+            raise ParameterError(
+                f"Shapes.boxes must have shape (n, 4) (x0, y0, x1, y1); got {boxes.shape}"
+            )
+        object.__setattr__(self, "boxes", boxes)
+        polygons = self.polygons
+        if polygons is not None:
+            polygons = _object_array(polygons)
+            if polygons.shape != (boxes.shape[0],):
+                raise ParameterError(
+                    f"Shapes.polygons must have shape ({boxes.shape[0]},) to match the "
+                    f"boxes; got {polygons.shape}"
+                )
+            is_geom = shapely.is_geometry(polygons)
+            if not is_geom.all():
+                polygons = polygons.copy()
+                polygons[~is_geom] = None
+            object.__setattr__(self, "polygons", polygons)
+
+    # -- constructors -----------------------------------------------------------------
+
+    @classmethod
+    def from_geometries(cls, geometries) -> "Shapes":
+        """Build from shapely geometries; the boxes are their bounds.
+
+        Parameters
+        ----------
+        geometries : array_like of shapely geometries, shape (n,)
+            ``None`` (or a non-geometry) marks a missing shape.
+
+        Returns
+        -------
+        Shapes
+
+        Examples
+        --------
+        >>> import shapely
+        >>> Shapes.from_geometries([shapely.box(1, 2, 3, 4)]).boxes.tolist()
+        [[1.0, 2.0, 3.0, 4.0]]
+        """
+        geoms = _object_array(geometries)
+        if geoms.ndim != 1:
+            raise ParameterError(f"geometries must be one-dimensional; got {geoms.shape}")
+        geoms = np.where(shapely.is_geometry(geoms), geoms, None)
+        return cls(shapely.bounds(geoms), geoms)
+
+    @classmethod
+    def from_frame(cls, df, *, normalize: bool = True) -> "Shapes":
+        """Build from the rows of a validated tidy frame (CONTRACTS.md).
+
+        One row of the result per row of ``df``, in order; coverage rows (NaN
+        coordinates, no geometry) become missing shapes, so their distances are NaN.
+        Pass only the object rows if you do not want them.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            Needs ``x0, y0, x1, y1``; uses ``geometry`` (polygons, ``None`` on boxes)
+            and ``width, height`` (image size in pixels) when present.
+        normalize : bool, default True
+            Divide x by ``width`` and y by ``height`` on rows where both are known
+            (finite and > 0). Other rows keep pixel coordinates.
+
+        Returns
+        -------
+        Shapes
+            For polygon rows ``boxes`` holds the bounds of the (scaled) polygon.
+
+        Raises
+        ------
+        SchemaError
+            If a box column is missing.
+
+        Examples
+        --------
+        >>> import pandas as pd, shapely
+        >>> df = pd.DataFrame({"x0": [10.0, 1.0], "y0": [20.0, 1.0], "x1": [50.0, 2.0],
+        ...                    "y1": [60.0, 2.0], "width": [100.0, float("nan")],
+        ...                    "height": [200.0, float("nan")],
+        ...                    "geometry": [shapely.box(10, 20, 50, 60), None]})
+        >>> s = Shapes.from_frame(df)
+        >>> s.boxes.tolist()
+        [[0.1, 0.1, 0.5, 0.3], [1.0, 1.0, 2.0, 2.0]]
+        >>> shapely.area(s.polygons[0]).round(3)
+        np.float64(0.08)
+        """
+        missing = [c for c in _BOX_COLUMNS if c not in df.columns]
+        if missing:
+            raise SchemaError(f"Shapes.from_frame needs the box columns; missing {missing}")
+        n = len(df)
+        boxes = np.column_stack(
+            [df[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in _BOX_COLUMNS]
+        ).reshape(n, 4)
+
+        if "geometry" in df.columns:
+            geoms = _object_array(df["geometry"].to_numpy(dtype=object))
+            geoms = np.where(shapely.is_geometry(geoms), geoms, None)
+            has_poly = shapely.is_geometry(geoms)
+        else:
+            geoms = None
+            has_poly = np.zeros(n, dtype=bool)
+
+        if normalize and "width" in df.columns and "height" in df.columns:
+            w = df["width"].to_numpy(dtype=np.float64, na_value=np.nan)
+            h = df["height"].to_numpy(dtype=np.float64, na_value=np.nan)
+            known = np.isfinite(w) & np.isfinite(h) & (w > 0) & (h > 0)
+            sx = np.where(known, w, 1.0)
+            sy = np.where(known, h, 1.0)
+            boxes = boxes / np.column_stack([sx, sy, sx, sy])
+            if has_poly.any():
+                rows = np.flatnonzero(has_poly & known)
+                if rows.size:
+                    geoms = geoms.copy()
+                    geoms[rows] = _scale_geometries(geoms[rows], sx[rows], sy[rows])
+
+        if has_poly.any():
+            boxes = boxes.copy()
+            boxes[has_poly] = shapely.bounds(geoms[has_poly])
+        else:
+            geoms = None
+        return cls(boxes, geoms)
+
+    # -- container protocol ---------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self.boxes.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Shapes(n={len(self)}, polygons={int(self.is_polygon.sum())})"
+
+    @cached_property
+    def is_polygon(self) -> np.ndarray:
+        """Boolean mask, True where the row holds a polygon rather than a plain box."""
+        if self.polygons is None:
+            return np.zeros(len(self), dtype=bool)
+        return shapely.is_geometry(self.polygons)
+
+    def take(self, indices) -> "Shapes":
+        """Rows at ``indices`` (integer array or boolean mask), as a new :class:`Shapes`.
+
+        Examples
+        --------
+        >>> Shapes([[0, 0, 1, 1], [2, 2, 3, 3]]).take([1, 1, 0]).boxes[:, 0].tolist()
+        [2.0, 2.0, 0.0]
+        """
+        indices = np.asarray(indices)
+        if indices.dtype != bool and not np.issubdtype(indices.dtype, np.integer):
+            if indices.size:
+                raise ParameterError("Shapes.take needs integer indices or a boolean mask")
+            indices = indices.astype(np.intp)
+        polygons = None if self.polygons is None else self.polygons[indices]
+        return Shapes(self.boxes[indices], polygons)
+
+
+def _object_array(values) -> np.ndarray:
+    """1-d object array from any sequence, without numpy unpacking geometries."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return values
+    values = list(values) if not isinstance(values, np.ndarray) else values
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _scale_geometries(geoms: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
+    """Divide x by ``sx[i]`` and y by ``sy[i]`` in geometry ``i``, in one shapely call."""
+    _, index = shapely.get_coordinates(geoms, return_index=True)
+    divisor = np.column_stack([sx, sy])[index]
+    return shapely.transform(geoms, lambda coords: coords / divisor)
+
+
+def as_polygons(shapes: Shapes) -> np.ndarray:
+    """Shapely polygons for every row: the polygon, or ``shapely.box`` of the box.
+
+    Parameters
+    ----------
+    shapes : Shapes
+
+    Returns
+    -------
+    numpy.ndarray of object, shape (n,)
+        ``None`` where the shape is missing (NaN box and no polygon).
+
+    Examples
+    --------
+    >>> p = as_polygons(Shapes([[0, 0, 2, 3], [float("nan")] * 4]))
+    >>> float(shapely.area(p[0])), p[1] is None
+    (6.0, True)
+    """
+    if not isinstance(shapes, Shapes):
+        raise ParameterError(f"as_polygons needs a Shapes; got {type(shapes).__name__}")
+    return _polygons_at(shapes, np.arange(len(shapes)))
+
+
+def _polygons_at(shapes: Shapes, rows: np.ndarray) -> np.ndarray:
+    """Polygons of the given rows (boxes converted with one vectorized shapely.box)."""
+    out = np.empty(rows.size, dtype=object)
+    is_poly = shapes.is_polygon[rows]
+    if is_poly.any():
+        out[is_poly] = shapes.polygons[rows[is_poly]]
+    box_rows = rows[~is_poly]
+    if box_rows.size:
+        b = shapes.boxes[box_rows]
+        # shapely.box returns None for NaN coordinates
+        out[~is_poly] = shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Elementary pairwise quantities
+# --------------------------------------------------------------------------------------
+
+
+def _check_pair(a, b, name: str) -> None:
+    if not isinstance(a, Shapes) or not isinstance(b, Shapes):
+        raise ParameterError(
+            f"{name} needs two Shapes; got {type(a).__name__} and {type(b).__name__}"
+        )
+    if len(a) != len(b):
+        raise ParameterError(f"{name} needs aligned Shapes of equal length; got {len(a)} and {len(b)}")
+
+
+def _overlap(a: Shapes, b: Shapes):
+    """Intersection area and the two areas of every pair (exact for polygons)."""
+    ax0, ay0, ax1, ay1 = a.boxes.T
+    bx0, by0, bx1, by1 = b.boxes.T
+    # Box intersection: NaN propagates through np.minimum / np.maximum.
+    iw = np.minimum(ax1, bx1)
+    iw -= np.maximum(ax0, bx0)
+    np.maximum(iw, 0.0, out=iw)
+    ih = np.minimum(ay1, by1)
+    ih -= np.maximum(ay0, by0)
+    np.maximum(ih, 0.0, out=ih)
+    inter = iw
+    inter *= ih
+    area_a = (ax1 - ax0) * (ay1 - ay0)
+    area_b = (bx1 - bx0) * (by1 - by0)
+
+    a_poly, b_poly = a.is_polygon, b.is_polygon
+    if a_poly.any():
+        area_a[a_poly] = shapely.area(a.polygons[a_poly])
+    if b_poly.any():
+        area_b[b_poly] = shapely.area(b.polygons[b_poly])
+    # Pairs involving a polygon whose bounding boxes overlap need the exact
+    # intersection; where the boxes do not overlap the polygons cannot either.
+    rows = np.flatnonzero((a_poly | b_poly) & (inter > 0))
+    if rows.size:
+        pa = _polygons_at(a, rows)
+        pb = _polygons_at(b, rows)
+        inter[rows] = shapely.area(shapely.intersection(pa, pb))
+    return inter, area_a, area_b
+
+
+def _iou_union(a: Shapes, b: Shapes):
+    inter, area_a, area_b = _overlap(a, b)
+    union = area_a + area_b
+    union -= inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = inter / union
+    return out, union
+
+
+def iou(a: Shapes, b: Shapes) -> np.ndarray:
+    """Intersection over union of each pair ``(a[i], b[i])``.
+
+    Exact for polygons (shapely intersection, computed only where the bounding boxes
+    overlap); pure numpy for box-box pairs.
+
+    Parameters
+    ----------
+    a, b : Shapes
+        Aligned, of equal length.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        In [0, 1]; NaN where a shape is missing or both have zero area.
+
+    Examples
+    --------
+    >>> a = Shapes([[0, 0, 2, 2], [0, 0, 1, 1]])
+    >>> b = Shapes([[1, 0, 3, 2], [5, 5, 6, 6]])
+    >>> iou(a, b).round(4).tolist()
+    [0.3333, 0.0]
+    """
+    _check_pair(a, b, "iou")
+    return _iou_union(a, b)[0]
+
+
+def giou(a: Shapes, b: Shapes) -> np.ndarray:
+    """Generalized IoU (Rezatofighi et al., CVPR 2019) of each pair, in [-1, 1].
+
+    ``GIoU = IoU - (C - U) / C`` with ``U`` the area of the union and ``C`` the area of
+    the smallest enclosing axis-aligned box for box-box pairs, and of the convex hull
+    of the union for pairs involving a polygon (as in DESIGN §3). Note the two
+    definitions of ``C`` differ for boxes that are not aligned on an axis, so a
+    polygon that happens to be a box can get a higher GIoU than the same box.
+
+    Parameters
+    ----------
+    a, b : Shapes
+        Aligned, of equal length.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        NaN where a shape is missing or ``C`` is zero.
+
+    Examples
+    --------
+    >>> a = Shapes([[0, 0, 1, 1]])
+    >>> b = Shapes([[2, 0, 3, 1]])
+    >>> giou(a, b).round(4).tolist()  # IoU 0, U = 2, C = 3 x 1
+    [-0.3333]
+    """
+    _check_pair(a, b, "giou")
+    value, union = _iou_union(a, b)
+    ab = a.boxes
+    bb = b.boxes
+    cw = np.maximum(ab[:, 2], bb[:, 2])
+    cw -= np.minimum(ab[:, 0], bb[:, 0])
+    ch = np.maximum(ab[:, 3], bb[:, 3])
+    ch -= np.minimum(ab[:, 1], bb[:, 1])
+    enclosing = cw
+    enclosing *= ch
+    rows = np.flatnonzero((a.is_polygon | b.is_polygon) & np.isfinite(value))
+    if rows.size:
+        pa = _polygons_at(a, rows)
+        pb = _polygons_at(b, rows)
+        # Convex hull of the two shapes together = convex hull of their union,
+        # without computing the union.
+        parts = np.column_stack([pa, pb]).ravel()
+        pairs = shapely.geometrycollections(parts, indices=np.repeat(np.arange(rows.size), 2))
+        enclosing[rows] = shapely.area(shapely.convex_hull(pairs))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slack = enclosing - union
+        slack /= enclosing
+    value -= slack
+    return value
+
+
+# --------------------------------------------------------------------------------------
+# Distances (0 = identical)
+# --------------------------------------------------------------------------------------
+
+
+def giou_distance(a: Shapes, b: Shapes) -> np.ndarray:
+    """``(1 - GIoU) / 2``, in [0, 1]; the default distance (registry name ``"giou"``).
+
+    Examples
+    --------
+    >>> a = Shapes([[0, 0, 1, 1], [0, 0, 1, 1]])
+    >>> b = Shapes([[0, 0, 1, 1], [1, 0, 2, 1]])
+    >>> giou_distance(a, b).tolist()  # identical; touching (GIoU 0)
+    [0.0, 0.5]
+    """
+    _check_pair(a, b, "giou_distance")
+    return (1.0 - giou(a, b)) / 2.0
+
+
+def iou_distance(a: Shapes, b: Shapes) -> np.ndarray:
+    """``1 - IoU``, in [0, 1], exact for polygons (registry name ``"iou"``).
+
+    Examples
+    --------
+    >>> iou_distance(Shapes([[0, 0, 2, 2]]), Shapes([[0, 0, 2, 1]])).tolist()
+    [0.5]
+    """
+    _check_pair(a, b, "iou_distance")
+    return 1.0 - iou(a, b)
+
+
+def l2_distance(a: Shapes, b: Shapes) -> np.ndarray:
+    """Euclidean distance between the ``(x0, y0, x1, y1)`` vectors (registry ``"l2"``).
+
+    For polygons the vector is their bounds. Coordinates are those held by the
+    :class:`Shapes` (normalized by :meth:`Shapes.from_frame` where the image size is
+    known).
+
+    Examples
+    --------
+    >>> l2_distance(Shapes([[0, 0, 1, 1]]), Shapes([[0, 0, 4, 5]])).tolist()
+    [5.0]
+    """
+    _check_pair(a, b, "l2_distance")
+    diff = a.boxes - b.boxes
+    return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+
+
+def _centroids(shapes: Shapes) -> np.ndarray:
+    b = shapes.boxes
+    xy = np.column_stack([(b[:, 0] + b[:, 2]) / 2.0, (b[:, 1] + b[:, 3]) / 2.0])
+    poly = shapes.is_polygon
+    if poly.any():
+        c = shapely.centroid(shapes.polygons[poly])
+        xy[poly] = np.column_stack([shapely.get_x(c), shapely.get_y(c)])
+    return xy
+
+
+def centroid_distance(a: Shapes, b: Shapes) -> np.ndarray:
+    """Euclidean distance between centroids (registry name ``"centroid"``).
+
+    Box centroids are computed analytically, polygon centroids with shapely.
+
+    Examples
+    --------
+    >>> centroid_distance(Shapes([[0, 0, 2, 2]]), Shapes([[3, 4, 5, 6]])).tolist()
+    [5.0]
+    """
+    _check_pair(a, b, "centroid_distance")
+    d = _centroids(a) - _centroids(b)
+    return np.hypot(d[:, 0], d[:, 1])
+
+
+def hausdorff_distance(a: Shapes, b: Shapes) -> np.ndarray:
+    """Hausdorff distance as computed by :func:`shapely.hausdorff_distance`.
+
+    Registry name ``"hausdorff"``. Boxes are turned into polygons first. GEOS computes
+    the discrete Hausdorff distance from the vertices of each shape to the other shape.
+
+    Examples
+    --------
+    >>> hausdorff_distance(Shapes([[0, 0, 1, 1]]), Shapes([[0, 0, 2, 1]])).tolist()
+    [1.0]
+    """
+    _check_pair(a, b, "hausdorff_distance")
+    return np.asarray(
+        shapely.hausdorff_distance(as_polygons(a), as_polygons(b)), dtype=np.float64
+    )
+
+
+def _iou_similarity(a: Shapes, b: Shapes) -> np.ndarray:
+    return iou(a, b)
+
+
+def _giou_similarity(a: Shapes, b: Shapes) -> np.ndarray:
+    # GIoU floored at 0, as in Braylan et al.'s code; np.maximum keeps NaN.
+    return np.maximum(giou(a, b), 0.0)
+
+
+# --------------------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Distance:
+    """A registered distance.
+
+    Attributes
+    ----------
+    name : str
+    func : callable
+        ``func(a: Shapes, b: Shapes) -> ndarray`` of shape (n,), 0 = identical.
+    similarity : callable or None
+        Object-pair similarity used by the set-level ``overall`` component
+        (DESIGN §5); ``None`` means the best match is the minimum distance.
+    bounded : bool
+        True when the distance is known to lie in [0, 1].
+
+    Examples
+    --------
+    >>> d = get_distance("iou")
+    >>> d(Shapes([[0, 0, 2, 2]]), Shapes([[0, 0, 2, 1]])).tolist()
+    [0.5]
+    """
+
+    name: str
+    func: Callable
+    similarity: Callable | None = None
+    bounded: bool = False
+
+    def __call__(self, a: Shapes, b: Shapes) -> np.ndarray:
+        """Apply ``func`` and check it returns one float per pair."""
+        _check_pair(a, b, f"distance {self.name!r}")
+        out = np.asarray(self.func(a, b), dtype=np.float64)
+        if out.shape != (len(a),):
+            raise ParameterError(
+                f"distance {self.name!r} returned shape {out.shape}; expected ({len(a)},)"
+            )
+        return out
+
+
+_REGISTRY: dict[str, Distance] = {}
+
+
+def register_distance(
+    name: str,
+    func: Callable,
+    *,
+    similarity: Callable | None = None,
+    bounded: bool = False,
+    overwrite: bool = False,
+) -> Distance:
+    """Register ``func(a: Shapes, b: Shapes) -> ndarray`` under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (non-empty).
+    func : callable
+        Vectorized distance over aligned :class:`Shapes`, 0 = identical.
+    similarity : callable, optional
+        Object-pair similarity for the ``overall`` component; by default the best
+        match is the minimum distance.
+    bounded : bool, default False
+        Whether the distance lies in [0, 1].
+    overwrite : bool, default False
+        Replace an existing entry of that name instead of raising.
+
+    Returns
+    -------
+    Distance
+
+    Examples
+    --------
+    >>> def width_gap(a, b):
+    ...     return abs((a.boxes[:, 2] - a.boxes[:, 0]) - (b.boxes[:, 2] - b.boxes[:, 0]))
+    >>> d = register_distance("width_gap_example", width_gap, overwrite=True)
+    >>> get_distance("width_gap_example")(Shapes([[0, 0, 3, 1]]), Shapes([[0, 0, 1, 1]])).tolist()
+    [2.0]
+    """
+    if not isinstance(name, str) or not name:
+        raise ParameterError(f"distance name must be a non-empty string; got {name!r}")
+    if not callable(func):
+        raise ParameterError(f"distance {name!r}: func must be callable; got {type(func).__name__}")
+    if similarity is not None and not callable(similarity):
+        raise ParameterError(f"distance {name!r}: similarity must be callable or None")
+    if name in _REGISTRY and not overwrite:
+        raise ParameterError(
+            f"distance {name!r} is already registered; pass overwrite=True to replace it"
+        )
+    entry = Distance(name, func, similarity, bool(bounded))
+    _REGISTRY[name] = entry
+    return entry
+
+
+def get_distance(name_or_callable) -> Distance:
+    """Look up a distance by name, or wrap a user callable.
+
+    Parameters
+    ----------
+    name_or_callable : str, Distance or callable
+        A registered name, a :class:`Distance` (returned as is), or a callable
+        ``f(a: Shapes, b: Shapes) -> ndarray``, wrapped with its ``__name__``, no
+        similarity and ``bounded=False``.
+
+    Returns
+    -------
+    Distance
+
+    Raises
+    ------
+    ParameterError
+        For an unknown name (the message lists the valid names) or another type.
+
+    Examples
+    --------
+    >>> get_distance("giou").bounded
+    True
+    >>> get_distance(lambda a, b: a.boxes[:, 0] - b.boxes[:, 0]).name
+    '<lambda>'
+    """
+    if isinstance(name_or_callable, Distance):
+        return name_or_callable
+    if isinstance(name_or_callable, str):
+        try:
+            return _REGISTRY[name_or_callable]
+        except KeyError:
+            raise ParameterError(
+                f"unknown distance {name_or_callable!r}; valid names are "
+                f"{', '.join(available_distances())}, or pass a callable f(a, b)"
+            ) from None
+    if callable(name_or_callable):
+        name = getattr(name_or_callable, "__name__", None) or repr(name_or_callable)
+        return Distance(name, name_or_callable, None, False)
+    raise ParameterError(
+        f"distance must be a name or a callable; got {type(name_or_callable).__name__}"
+    )
+
+
+def available_distances() -> list[str]:
+    """Names of the registered distances, in registration order.
+
+    Examples
+    --------
+    >>> available_distances()[:5]
+    ['giou', 'iou', 'l2', 'centroid', 'hausdorff']
+    """
+    return list(_REGISTRY)
+
+
+register_distance("giou", giou_distance, similarity=_giou_similarity, bounded=True)
+register_distance("iou", iou_distance, similarity=_iou_similarity, bounded=True)
+register_distance("l2", l2_distance)
+register_distance("centroid", centroid_distance)
+register_distance("hausdorff", hausdorff_distance)
