@@ -1,0 +1,193 @@
+"""Tests for the tidy frame: from_records, validate, check."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import iaa_frames as iaf
+from iaa_frames.frame import INVALID_REASONS
+
+BOWTIE = shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])  # self-intersecting
+
+
+def _box(item, annotator, label, x0, y0, x1, y1, **kw):
+    return dict(item=item, annotator=annotator, label=label, x0=x0, y0=y0, x1=x1, y1=y1, **kw)
+
+
+def _hostile_frame():
+    """One frame that mixes every kind of bad row with good ones (rows labelled by intent)."""
+    rows = [
+        ("ok_box", _box("i1", "ann", "cat", 0, 0, 10, 10)),
+        ("ok_poly", dict(item="i1", annotator="bob", label="cat",
+                         geometry=shapely.box(1, 1, 9, 9))),
+        ("ok_coverage", dict(item="i2", annotator="ann", label=None)),
+        ("repaired", dict(item="i2", annotator="bob", label="dog", geometry=BOWTIE)),
+        ("missing_item", _box(None, "ann", "cat", 0, 0, 1, 1)),
+        ("non_string_annotator", _box("i1", 7, "cat", 0, 0, 1, 1)),
+        ("missing_annotator", _box("i1", None, "cat", 0, 0, 1, 1)),
+        ("nonfinite_coordinates", _box("i1", "ann", "cat", np.nan, 0, 1, 1)),
+        ("nonfinite_coordinates", _box("i1", "ann", "cat", 0, 0, np.inf, 1)),
+        ("inverted_box", _box("i1", "ann", "cat", 5, 0, 1, 1)),
+        ("zero_area", _box("i1", "ann", "cat", 1, 0, 1, 1)),
+        ("zero_area", dict(item="i1", annotator="ann", label="cat",
+                           geometry=shapely.Polygon([(0, 0), (1, 1), (2, 2)]))),
+        ("reserved_label", _box("i1", "ann", iaf.ALL, 0, 0, 1, 1)),
+        ("missing_label", _box("i1", "ann", None, 0, 0, 1, 1)),
+        ("missing_geometry", dict(item="i1", annotator="ann", label="cat")),
+        ("not_polygonal", dict(item="i1", annotator="ann", label="cat",
+                               geometry=shapely.LineString([(0, 0), (1, 1)]))),
+        ("not_a_geometry", dict(item="i1", annotator="ann", label="cat", geometry="POLYGON")),
+        ("invalid_image_size", _box("i1", "ann", "cat", 0, 0, 1, 1, width=-3)),
+    ]
+    intents = [r[0] for r in rows]
+    df = pd.DataFrame([r[1] for r in rows])
+    df["object_id"] = [f"o{i}" for i in range(len(df))]
+    # two rows sharing an id: both are dropped (keeping one would depend on row order)
+    extra = pd.DataFrame([_box("i3", "ann", "cat", 0, 0, 1, 1, object_id="dup"),
+                          _box("i3", "bob", "cat", 0, 0, 1, 1, object_id="dup")])
+    df = pd.concat([df, extra], ignore_index=True)
+    intents += ["duplicate_object_id", "duplicate_object_id"]
+    df["note"] = intents  # an extra column, carried through
+    return df, intents
+
+
+def test_every_row_is_accounted_for_on_a_hostile_frame():
+    df, intents = _hostile_frame()
+    res = iaf.check(df)
+    assert len(res.frame) + len(res.dropped) == len(df)
+    assert set(res.frame.index).isdisjoint(res.dropped.index)
+    # each dropped row was dropped for the reason it was built to trigger
+    assert (res.dropped["reason"] == res.dropped["note"]).all(), res.dropped[["reason", "note"]]
+    kept_intents = set(res.frame["note"])
+    assert kept_intents == {"ok_box", "ok_poly", "ok_coverage", "repaired"}
+    expected_counts = pd.Series(intents).value_counts().drop(list(kept_intents)).to_dict()
+    assert res.counts == expected_counts
+    assert res.repaired == 1
+    assert set(res.counts) <= set(INVALID_REASONS)
+
+
+def test_raise_names_row_and_reason():
+    df, _ = _hostile_frame()
+    with pytest.raises(iaf.InvalidAnnotationError) as info:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", iaf.RepairedGeometryWarning)
+            iaf.validate(df)
+    msg = str(info.value)
+    assert "row 4" in msg and "the item is missing" in msg
+    assert "row 5" in msg and "annotator is not a string" in msg
+    assert f"{len(df) - 4} invalid row(s)" in msg
+    assert issubclass(iaf.InvalidAnnotationError, ValueError)
+
+
+def test_drop_warns_with_counts_and_rows():
+    df, _ = _hostile_frame()
+    with pytest.warns(iaf.DroppedRowsWarning) as rec:
+        out = iaf.validate(df, on_invalid="drop")
+    w = [r.message for r in rec if isinstance(r.message, iaf.DroppedRowsWarning)][0]
+    assert sum(w.counts.values()) == len(w.dropped) == len(df) - len(out)
+    assert out.attrs["iaa_dropped"] == w.counts
+    assert out.attrs["iaa_repaired"] == 1
+
+
+def test_repair_keeps_polygonal_area():
+    df = pd.DataFrame([dict(item="i", annotator="a", label="x", geometry=BOWTIE)])
+    with pytest.warns(iaf.RepairedGeometryWarning):
+        out = iaf.validate(df)
+    g = out["geometry"].iloc[0]
+    assert g.is_valid and g.geom_type in ("Polygon", "MultiPolygon")
+    # the bow-tie is two triangles of area 1 each
+    assert g.area == pytest.approx(2.0)
+    assert out[["x0", "y0", "x1", "y1"]].iloc[0].tolist() == [0, 0, 2, 2]
+
+
+def test_missing_columns_is_a_schema_error():
+    with pytest.raises(iaf.SchemaError, match="annotator"):
+        iaf.validate(pd.DataFrame({"item": [1], "label": ["a"], "x0": [0], "y0": [0],
+                                   "x1": [1], "y1": [1]}))
+    with pytest.raises(iaf.SchemaError, match="x1"):
+        iaf.validate(pd.DataFrame({"item": [1], "annotator": ["a"], "label": ["a"],
+                                   "x0": [0], "y0": [0]}))
+    with pytest.raises(iaf.SchemaError, match="DataFrame"):
+        iaf.validate([1, 2])
+    with pytest.raises(iaf.ParameterError, match="on_invalid"):
+        iaf.validate(pd.DataFrame(), on_invalid="ignore")
+
+
+def test_mixed_boxes_polygons_coverage_and_extras():
+    df = iaf.from_records([
+        _box("a", "ann", "cat", 0, 0, 10, 10, width=100, height=50, colour="red"),
+        dict(item="a", annotator="bob", label="cat", points=[(0, 0), (10, 0), (10, 10)]),
+        dict(item="a", annotator="cid", label="dog",
+             points=[[(0, 0), (1, 0), (1, 1)], [(5, 5), (6, 5), (6, 6)]]),
+        dict(item="b", annotator="ann"),
+    ])
+    assert list(df.columns[:11]) == ["item", "annotator", "label", "object_id", "x0", "y0",
+                                     "x1", "y1", "geometry", "width", "height"]
+    assert df["colour"].iloc[0] == "red"
+    assert df["geometry"].iloc[0] is None
+    assert df["geometry"].iloc[1].geom_type == "Polygon"
+    assert df["geometry"].iloc[2].geom_type == "MultiPolygon"
+    assert df[["x0", "y0", "x1", "y1"]].iloc[2].tolist() == [0, 0, 6, 6]
+    assert iaf.is_object(df).tolist() == [True, True, True, False]
+    assert df["object_id"].is_unique
+    assert df["width"].iloc[0] == 100 and np.isnan(df["width"].iloc[1])
+
+
+def test_labels_are_strings_and_annotator_dtype():
+    df = iaf.from_records([_box("a", "ann", 3, 0, 0, 1, 1)])
+    assert df["label"].iloc[0] == "3"
+    assert pd.api.types.is_string_dtype(df["annotator"])
+
+
+# -- properties ---------------------------------------------------------------------------
+
+@st.composite
+def frames(draw):
+    n = draw(st.integers(1, 25))
+    rows = []
+    for i in range(n):
+        kind = draw(st.sampled_from(["box", "bad_box", "cov", "poly"]))
+        item = draw(st.sampled_from(["i1", "i2", "i3"]))
+        ann = draw(st.sampled_from(["a", "b", "c"]))
+        x0, y0 = draw(st.floats(0, 100)), draw(st.floats(0, 100))
+        w, h = draw(st.floats(-5, 50)), draw(st.floats(0.5, 50))
+        row = dict(item=item, annotator=ann, object_id=f"id{i}")
+        if kind in ("box", "bad_box"):
+            row.update(label="cat", x0=x0, y0=y0, x1=x0 + (w if kind == "bad_box" else abs(w) + 1),
+                       y1=y0 + h)
+        elif kind == "poly":
+            row.update(label="dog", geometry=shapely.box(x0, y0, x0 + abs(w) + 1, y0 + h))
+        else:
+            row.update(label=None)
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    for c in ("x0", "y0", "x1", "y1"):
+        if c not in df:
+            df[c] = np.nan
+    return df
+
+
+def _normalized(out):
+    out = out.sort_values("object_id").reset_index(drop=True)
+    out["geometry"] = shapely.to_wkb(out["geometry"].to_numpy())
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(frames(), st.randoms(use_true_random=False))
+def test_validate_is_idempotent_and_order_free(df, rnd):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", iaf.IAAWarning)
+        once = iaf.validate(df, on_invalid="drop")
+        twice = iaf.validate(once, on_invalid="drop")
+        order = list(range(len(df)))
+        rnd.shuffle(order)
+        shuffled = iaf.validate(df.iloc[order], on_invalid="drop")
+    pd.testing.assert_frame_equal(once, twice)
+    pd.testing.assert_frame_equal(_normalized(once), _normalized(shuffled))
+    assert len(once) + len(iaf.check(df).dropped) == len(df)
