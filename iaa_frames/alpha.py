@@ -1,0 +1,498 @@
+"""Krippendorff's alpha for nominal data, from unit x value counts.
+
+Everything here is computed from the sparse matrix of counts ``n_uc`` (how many pairable
+values of unit ``u`` equal category ``c``), never from a dense values x values
+coincidence matrix, so memory grows with the number of *pairable values*, not with the
+square of the number of categories. With ``m_u = sum_c n_uc`` (only units with
+``m_u >= 2`` count), ``n = sum_u m_u`` and ``n_c = sum_u n_uc``::
+
+    D_o = (1/n) sum_u [sum_c n_uc (m_u - n_uc)] / (m_u - 1)
+    D_e = (1/(n(n-1))) sum_c n_c (n - n_c)
+    alpha = 1 - D_o / D_e
+
+(Krippendorff, "Computing Krippendorff's Alpha-Reliability", 2011.)
+
+**Unit weights.** The ``*_from_codes`` and ``*_from_counts`` functions take ``weights``:
+``None``, a ``(n_units,)`` array or a ``(B, n_units)`` array of per-unit multiplicities.
+Unit ``u`` then counts ``w_u`` times: ``n = sum_u w_u m_u``, ``n_c = sum_u w_u n_uc`` and
+``D_o = (1/n) sum_u w_u [...] / (m_u - 1)``. Integer weights give exactly the alpha of
+the data with unit ``u`` duplicated ``w_u`` times, which is what a cluster bootstrap over
+items needs; a ``(B, n_units)`` array evaluates ``B`` replicates at once with sparse
+matrix products and returns a ``(B,)`` array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from .errors import InvalidAnnotationError, ParameterError, SchemaError
+
+__all__ = [
+    "nominal_alpha",
+    "nominal_alpha_from_codes",
+    "binary_alpha_from_codes",
+    "binary_alpha_per_category",
+    "presence_alpha_from_counts",
+]
+
+# Replicates are evaluated in blocks so that a float64 copy of one block of weights stays
+# around this many elements (about 64 MB); a loop over blocks of replicates, not units.
+_BLOCK_ELEMENTS = 1 << 23
+
+
+# ----------------------------------------------------------------------------- public
+
+
+def nominal_alpha(data, *, unit="unit", annotator="annotator", value="value"):
+    """Krippendorff's alpha for nominal data.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or array-like
+        Either a tidy frame with one row per pairable value and the columns named by
+        `unit`, `annotator` and `value` (rows whose value is NA are ignored), or an
+        annotators x units 2-D array-like with NaN (or None) for missing values. Values
+        may be numbers or strings; they are only compared for equality.
+    unit, annotator, value : str
+        Column names used when `data` is a DataFrame.
+
+    Returns
+    -------
+    float
+        Alpha in [-1, 1]; NaN when undefined: fewer than two pairable values, or no
+        expected disagreement (every pairable value is the same).
+
+    Raises
+    ------
+    SchemaError
+        A column is missing from the frame.
+    ParameterError
+        `data` is not a DataFrame or a 2-D array-like.
+    InvalidAnnotationError
+        An annotator gives more than one value for the same unit.
+
+    Notes
+    -----
+    Only units with at least two values are pairable. The annotator column is used to
+    check that each annotator gives at most one value per unit; alpha itself depends
+    only on the values per unit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iaa_frames.alpha import nominal_alpha
+    >>> nan = np.nan
+    >>> round(nominal_alpha([[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+    ...                      [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+    ...                      [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+    ...                      [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]), 3)
+    0.743
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"unit": [0, 0, 1, 1], "annotator": ["a", "b", "a", "b"],
+    ...                    "value": ["cat", "cat", "dog", "cat"]})
+    >>> round(nominal_alpha(df), 3)
+    0.0
+    """
+    if isinstance(data, pd.DataFrame):
+        unit_codes, value_codes = _codes_from_tidy(data, unit, annotator, value)
+    else:
+        unit_codes, value_codes = _codes_from_matrix(data)
+    return _nominal_alpha_core(unit_codes, value_codes, None, None)
+
+
+def nominal_alpha_from_codes(unit_codes, value_codes, *, weights=None):
+    """Nominal alpha from integer codes, optionally with per-unit weights.
+
+    Parameters
+    ----------
+    unit_codes, value_codes : array-like of int, shape (n_values,)
+        One entry per pairable value: the unit it belongs to and its category, both as
+        non-negative integer codes (e.g. from :func:`pandas.factorize`).
+    weights : None or array-like, shape (n_units,) or (B, n_units)
+        Per-unit multiplicities (non-negative, finite). ``n_units`` must exceed the
+        largest unit code. A 2-D array evaluates ``B`` replicates at once, as in a
+        cluster bootstrap where unit ``u`` is drawn ``w_u`` times.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Alpha, or a ``(B,)`` array for 2-D weights. NaN when undefined (fewer than two
+        pairable values, or no expected disagreement).
+
+    Examples
+    --------
+    >>> from iaa_frames.alpha import nominal_alpha_from_codes
+    >>> units = [0, 0, 1, 1, 2, 2]
+    >>> values = [0, 0, 1, 1, 0, 1]
+    >>> round(nominal_alpha_from_codes(units, values), 4)
+    0.4444
+    >>> nominal_alpha_from_codes(units, values, weights=[[1, 1, 1], [1, 1, 0]]).round(4)
+    array([0.4444, 1.    ])
+    """
+    unit_codes, value_codes, w, n_units = _validate_codes(unit_codes, value_codes, weights)
+    return _nominal_alpha_core(unit_codes, value_codes, w, n_units)
+
+
+def binary_alpha_from_codes(unit_codes, value_codes, category, *, weights=None):
+    """Alpha for one category after recoding every value to {category, other}.
+
+    This is how Krippendorff assesses the reliability of a single category; the
+    per-class classification agreement uses it.
+
+    Parameters
+    ----------
+    unit_codes, value_codes : array-like of int, shape (n_values,)
+        As in :func:`nominal_alpha_from_codes`.
+    category : int
+        The value code kept; every other code becomes "other".
+    weights : None or array-like, shape (n_units,) or (B, n_units)
+        Per-unit multiplicities, as in :func:`nominal_alpha_from_codes`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Binary alpha, or ``(B,)`` for 2-D weights. NaN when the category is never or
+        always used among pairable values.
+
+    See Also
+    --------
+    binary_alpha_per_category : the same for every category at once.
+
+    Examples
+    --------
+    >>> from iaa_frames.alpha import binary_alpha_from_codes
+    >>> units = [0, 0, 1, 1, 2, 2]
+    >>> values = [0, 0, 1, 2, 2, 2]
+    >>> round(binary_alpha_from_codes(units, values, 0), 4)
+    1.0
+    """
+    unit_codes, value_codes, w, n_units = _validate_codes(unit_codes, value_codes, weights)
+    if isinstance(category, (bool, np.bool_)) or not isinstance(category, (int, np.integer)):
+        raise ParameterError(f"category must be an integer value code, got {category!r}")
+    recoded = (value_codes == category).astype(np.int64)
+    return _nominal_alpha_core(unit_codes, recoded, w, n_units)
+
+
+def binary_alpha_per_category(unit_codes, value_codes, *, weights=None, n_categories=None):
+    """Binary alpha of every category at once, from the same unit x value counts.
+
+    For category ``c`` the values are recoded to {c, other}; each unit then holds
+    ``n_uc`` and ``m_u - n_uc`` values, so::
+
+        alpha_c = 1 - (n - 1) sum_u w_u n_uc (m_u - n_uc) / (m_u - 1)
+                      / (n_c (n - n_c))
+
+    Parameters
+    ----------
+    unit_codes, value_codes : array-like of int, shape (n_values,)
+        As in :func:`nominal_alpha_from_codes`.
+    weights : None or array-like, shape (n_units,) or (B, n_units)
+        Per-unit multiplicities, as in :func:`nominal_alpha_from_codes`.
+    n_categories : int, optional
+        Length of the result; must exceed the largest value code. Defaults to the
+        largest value code + 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_categories,)``, or ``(B, n_categories)`` for 2-D weights. NaN for a
+        category that no pairable value uses, or that every pairable value uses.
+
+    Examples
+    --------
+    >>> from iaa_frames.alpha import binary_alpha_per_category
+    >>> units = [0, 0, 1, 1, 2, 2]
+    >>> values = [0, 0, 1, 2, 2, 2]
+    >>> binary_alpha_per_category(units, values).round(4)
+    array([1.    , 0.    , 0.4444])
+    """
+    unit_codes, value_codes, w, n_units = _validate_codes(unit_codes, value_codes, weights)
+    n_categories = _n_categories(value_codes, n_categories)
+    counts, m = _unit_value_counts(unit_codes, value_codes, n_units, n_categories)
+    pairing = _pairing_disagreement(counts, m)
+    n = _weighted_sum(w, m)
+    n_c = _weighted_sum(w, counts)
+    observed_c = _weighted_sum(w, pairing)
+    return _binary_alpha(n[..., None] if np.ndim(n) else n, n_c, observed_c)
+
+
+def presence_alpha_from_counts(n_present, n_raters, *, weights=None):
+    """The "nominal alpha over presence" that other tools report for detection.
+
+    Units are the clusters of matched objects; each of the ``n_raters`` annotators who
+    covered the item gives the value "present" (drew a member of the cluster) or
+    "absent". Nominal alpha over these values is reported for comparison only.
+
+    Parameters
+    ----------
+    n_present : array-like of int, shape (n_units,)
+        Per cluster, how many annotators drew a member.
+    n_raters : array-like of int, shape (n_units,)
+        Per cluster, how many annotators covered its item (``>= n_present``). Clusters
+        with fewer than two raters are not pairable and are ignored.
+    weights : None or array-like, shape (n_units,) or (B, n_units)
+        Per-unit multiplicities, as in :func:`nominal_alpha_from_codes`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Alpha, or ``(B,)`` for 2-D weights; NaN when every value is "present" (no
+        expected disagreement) or there are no pairable values.
+
+    Notes
+    -----
+    The measure is structurally broken: a cluster exists only because somebody found
+    it, so no unit is ever absent/absent. With two annotators, ``n`` clusters of which
+    ``u`` are unmatched (present/absent), there are ``2n`` values, ``2n - u`` of them
+    "present", so ``D_o = u / n`` and ``D_e = 2u(2n - u) / (2n(2n - 1))``, giving::
+
+        alpha = 1 - (2n - 1) / (2n - u)  <=  0   for every u >= 1,
+
+    and NaN for ``u = 0``. Detection agreement therefore uses the chance-baseline
+    distances instead (DESIGN section 5).
+
+    Examples
+    --------
+    >>> from iaa_frames.alpha import presence_alpha_from_counts
+    >>> # two annotators, 10 clusters, 3 of them found by only one annotator
+    >>> n_present = [2] * 7 + [1] * 3
+    >>> round(presence_alpha_from_counts(n_present, [2] * 10), 4)  # 1 - 19/17
+    -0.1176
+    """
+    present = _as_int_codes(n_present, "n_present")
+    raters = _as_int_codes(n_raters, "n_raters")
+    if present.shape != raters.shape:
+        raise ParameterError(
+            f"n_present and n_raters must have the same length, got {present.size} "
+            f"and {raters.size}"
+        )
+    if np.any(present > raters):
+        first = int(np.flatnonzero(present > raters)[0])
+        raise ParameterError(
+            f"n_present exceeds n_raters at unit {first}: "
+            f"{present[first]} > {raters[first]}"
+        )
+    w = _validate_weights(weights, present.size)
+    pairable = raters >= 2
+    m = np.where(pairable, raters, 0).astype(np.float64)
+    p = np.where(pairable, present, 0).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pairing = np.where(pairable, p * (m - p) / (m - 1), 0.0)
+    n = _weighted_sum(w, m)
+    n_present_total = _weighted_sum(w, p)
+    observed = _weighted_sum(w, pairing)
+    return _binary_alpha(n, n_present_total, observed)
+
+
+# ------------------------------------------------------------------ formula helpers
+
+
+def _unit_value_counts(unit_codes, value_codes, n_units, n_categories):
+    """Sparse ``n_uc`` (units x categories) restricted to pairable units, and ``m_u``."""
+    ones = np.ones(unit_codes.size, dtype=np.float64)
+    counts = sp.csr_matrix(
+        (ones, (unit_codes, value_codes)), shape=(n_units, n_categories)
+    )
+    counts.sum_duplicates()
+    m = np.asarray(counts.sum(axis=1)).ravel()
+    unpairable = m < 2
+    if unpairable.any():
+        counts = sp.diags(np.where(unpairable, 0.0, 1.0)) @ counts
+        counts.eliminate_zeros()
+        m = np.where(unpairable, 0.0, m)
+    return sp.csr_matrix(counts), m
+
+
+def _pairing_disagreement(counts, m):
+    """Sparse ``n_uc (m_u - n_uc) / (m_u - 1)``: unit ``u``'s pairable disagreements
+    involving category ``c``, per pairing opportunity."""
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    m_row = m[rows]
+    pairing = counts.copy()
+    pairing.data = counts.data * (m_row - counts.data) / (m_row - 1.0)
+    return pairing
+
+
+def _weighted_sum(weights, x):
+    """``sum_u w_u x_u`` over units (axis 0 of `x`), for ``w`` None, (U,) or (B, U)."""
+    if weights is None:
+        total = x.sum(axis=0)
+        return np.asarray(total).ravel() if sp.issparse(x) else total
+    if weights.ndim == 1:
+        return np.asarray(x.T @ weights).ravel() if sp.issparse(x) else weights @ x
+    n_reps, n_units = weights.shape
+    block = max(1, _BLOCK_ELEMENTS // max(n_units, 1))
+    xt = x.T.tocsr() if sp.issparse(x) else x.T
+    parts = []
+    for start in range(0, n_reps, block):  # blocks of replicates, not units
+        w_block = np.ascontiguousarray(weights[start : start + block], dtype=np.float64)
+        parts.append(np.asarray(xt @ w_block.T).T if sp.issparse(x) else w_block @ x)
+    return np.concatenate(parts, axis=0)
+
+
+def _observed_disagreement(n, observed_sum):
+    """``D_o = (1/n) sum_u w_u [sum_c n_uc (m_u - n_uc)] / (m_u - 1)``."""
+    return observed_sum / n
+
+
+def _expected_disagreement(n, n_c):
+    """``D_e = (1/(n(n-1))) sum_c n_c (n - n_c) = (n^2 - sum_c n_c^2) / (n(n-1))``."""
+    return (n * n - np.sum(n_c * n_c, axis=-1)) / (n * (n - 1.0))
+
+
+def _alpha(d_o, d_e, n):
+    """``alpha = 1 - D_o / D_e``, NaN where undefined (D_e = 0 or n < 2)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = 1.0 - d_o / d_e
+    alpha = np.where((d_e > 0) & (n >= 2), alpha, np.nan)
+    return float(alpha) if alpha.ndim == 0 else alpha
+
+
+def _binary_alpha(n, n_c, observed_c):
+    """``alpha_c = 1 - (n - 1) O_c / (n_c (n - n_c))`` with
+    ``O_c = sum_u w_u n_uc (m_u - n_uc) / (m_u - 1)``; the binary case of
+    ``1 - D_o / D_e`` where both disagreements carry the same factor 2."""
+    n = np.asarray(n, dtype=np.float64)
+    n_c = np.asarray(n_c, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = _observed_disagreement(n, 2.0 * observed_c)
+        d_e = 2.0 * n_c * (n - n_c) / (n * (n - 1.0))
+        alpha = 1.0 - d_o / d_e
+    alpha = np.where((d_e > 0) & (n >= 2), alpha, np.nan)
+    return float(alpha) if alpha.ndim == 0 else alpha
+
+
+def _nominal_alpha_core(unit_codes, value_codes, weights, n_units):
+    """Validated codes -> alpha (float, or (B,) for 2-D weights)."""
+    if n_units is None:
+        n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
+    n_categories = int(value_codes.max()) + 1 if value_codes.size else 0
+    counts, m = _unit_value_counts(unit_codes, value_codes, n_units, n_categories)
+    pairing = _pairing_disagreement(counts, m)
+    unit_disagreement = np.asarray(pairing.sum(axis=1)).ravel()
+    n = _weighted_sum(weights, m)
+    n_c = _weighted_sum(weights, counts)
+    d_o = _observed_disagreement(n, _weighted_sum(weights, unit_disagreement))
+    d_e = _expected_disagreement(n, n_c)
+    return _alpha(d_o, d_e, n)
+
+
+# ------------------------------------------------------------------------ validation
+
+
+def _codes_from_tidy(df, unit, annotator, value):
+    missing = [c for c in (unit, annotator, value) if c not in df.columns]
+    if missing:
+        raise SchemaError(
+            f"nominal_alpha: the frame lacks column(s) {missing}; it needs one row per "
+            f"value with columns {[unit, annotator, value]!r} (pass unit=, annotator=, "
+            "value= to name others; for an annotators x units matrix pass an array, "
+            "e.g. df.to_numpy())"
+        )
+    rows = df.loc[df[value].notna(), [unit, annotator, value]]
+    if rows[unit].isna().any():
+        raise InvalidAnnotationError(
+            f"nominal_alpha: column {unit!r} is NA in row(s) "
+            f"{list(rows.index[rows[unit].isna()][:5])}"
+        )
+    dup = rows.duplicated([unit, annotator], keep=False)
+    if dup.any():
+        raise InvalidAnnotationError(
+            "nominal_alpha: an annotator gives more than one value for the same unit "
+            f"in rows {list(rows.index[dup][:5])}; Krippendorff's alpha takes at most "
+            "one value per annotator and unit"
+        )
+    unit_codes = pd.factorize(rows[unit])[0].astype(np.int64)
+    value_codes = pd.factorize(rows[value])[0].astype(np.int64)
+    return unit_codes, value_codes
+
+
+def _codes_from_matrix(data):
+    if isinstance(data, (str, bytes, dict)):
+        raise ParameterError(
+            "nominal_alpha: data must be a tidy DataFrame or an annotators x units "
+            f"2-D array-like, got {type(data).__name__}"
+        )
+    try:
+        arr = np.asarray(data)
+    except (ValueError, TypeError) as exc:
+        raise ParameterError(
+            "nominal_alpha: data must be a tidy DataFrame or a rectangular annotators x "
+            f"units 2-D array-like ({exc})"
+        ) from None
+    if arr.ndim != 2:
+        raise ParameterError(
+            "nominal_alpha: an array must be 2-D (annotators x units), got "
+            f"{arr.ndim} dimension(s) with shape {arr.shape}"
+        )
+    if arr.dtype.kind not in "biufOUSM":
+        raise ParameterError(f"nominal_alpha: unsupported array dtype {arr.dtype}")
+    present = ~np.asarray(pd.isna(arr), dtype=bool)
+    _, unit_idx = np.nonzero(present)  # row-major: annotator by annotator
+    values = arr[present]
+    value_codes = pd.factorize(values)[0].astype(np.int64)
+    return unit_idx.astype(np.int64), value_codes
+
+
+def _as_int_codes(x, name):
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise ParameterError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.size and arr.dtype.kind not in "iu":
+        raise ParameterError(f"{name} must hold integer codes, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and arr.min() < 0:
+        raise ParameterError(f"{name} must be non-negative, got {arr.min()}")
+    return arr
+
+
+def _validate_weights(weights, n_units):
+    if weights is None:
+        return None
+    w = np.asarray(weights)
+    if w.ndim not in (1, 2):
+        raise ParameterError(
+            f"weights must be (n_units,) or (B, n_units), got shape {w.shape}"
+        )
+    if w.dtype.kind not in "biuf":
+        raise ParameterError(f"weights must be numeric, got dtype {w.dtype}")
+    if w.shape[-1] < n_units:
+        raise ParameterError(
+            f"weights cover {w.shape[-1]} units but the codes use {n_units} units"
+        )
+    if w.dtype.kind == "f" and not np.isfinite(w).all():
+        raise ParameterError("weights must be finite")
+    if w.size and w.min() < 0:
+        raise ParameterError("weights must be non-negative")
+    return w
+
+
+def _validate_codes(unit_codes, value_codes, weights):
+    units = _as_int_codes(unit_codes, "unit_codes")
+    values = _as_int_codes(value_codes, "value_codes")
+    if units.size != values.size:
+        raise ParameterError(
+            f"unit_codes and value_codes must have the same length, got {units.size} "
+            f"and {values.size}"
+        )
+    needed = int(units.max()) + 1 if units.size else 0
+    w = _validate_weights(weights, needed)
+    n_units = needed if w is None else w.shape[-1]
+    return units, values, w, n_units
+
+
+def _n_categories(value_codes, n_categories):
+    needed = int(value_codes.max()) + 1 if value_codes.size else 0
+    if n_categories is None:
+        return needed
+    if isinstance(n_categories, (bool, np.bool_)) or not isinstance(
+        n_categories, (int, np.integer)
+    ):
+        raise ParameterError(f"n_categories must be an integer, got {n_categories!r}")
+    if n_categories < needed:
+        raise ParameterError(
+            f"n_categories={n_categories} but value_codes use {needed} categories"
+        )
+    return int(n_categories)

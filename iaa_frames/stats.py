@@ -1,0 +1,385 @@
+"""Statistics on within-item and between-item (chance) distance samples.
+
+All functions take two 1-D samples of distances, ``within`` (pairs on the same item) and
+``between`` (chance pairs on different items), where 0 means identical. The weighted
+variants take ``within_weights`` / ``between_weights`` of shape ``(n,)`` or ``(B, n)``:
+per-row multiplicities, as produced by a cluster bootstrap over items (a row of an item
+drawn k times has weight k). Integer weights give exactly the statistic of the sample with
+each row repeated that many times; a 2-D array evaluates ``B`` replicates at once and the
+result gains a leading ``(B,)`` axis.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.stats
+
+from .errors import ParameterError
+
+__all__ = [
+    "KSResult",
+    "sigma",
+    "ks",
+    "ks_statistic_weighted",
+    "frac_below_chance",
+    "percentile_ci",
+]
+
+# Replicates are processed in blocks of about this many (replicate x row) elements.
+_BLOCK_ELEMENTS = 1 << 22
+
+
+class KSResult(NamedTuple):
+    """Two-sample Kolmogorov-Smirnov test of within- against between-item distances.
+
+    Attributes
+    ----------
+    statistic : float
+        The two-sided statistic ``max |F_within - F_between|``.
+    sign : float
+        +1 when the within ECDF lies above the between ECDF at the point of maximal
+        difference (within-item distances are smaller: agreement), -1 when below, 0 when
+        the statistic is 0.
+    pvalue : float
+        Two-sided p-value of :func:`scipy.stats.ks_2samp`.
+    """
+
+    statistic: float
+    sign: float
+    pvalue: float
+
+
+# ----------------------------------------------------------------------------- public
+
+
+def sigma(within, between, *, within_weights=None, between_weights=None):
+    """Chance-corrected agreement ``1 - mean(within) / mean(between)``.
+
+    Parameters
+    ----------
+    within, between : array-like of float, shape (n_within,) and (n_between,)
+        Within-item and between-item (chance) distances.
+    within_weights, between_weights : None or array-like, shape (n,) or (B, n)
+        Per-row multiplicities (non-negative, finite); the means become weighted means.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Sigma, never clipped: negative when within-item distances exceed chance
+        (systematic disagreement). ``(B,)`` when a weight array is 2-D. NaN when a side is
+        empty (or has zero total weight) or the between mean is 0.
+
+    Examples
+    --------
+    >>> from iaa_frames.stats import sigma
+    >>> sigma([0.1, 0.3], [0.4, 0.6])
+    0.6
+    >>> sigma([0.1, 0.3], [0.4, 0.6], within_weights=[[1, 1], [0, 2]]).round(2)
+    array([0.6, 0.4])
+    """
+    x, y, wx, wy = _validate_samples(within, between, within_weights, between_weights)
+    _n_replicates(wx, wy)
+    return _sigma(_weighted_mean(x, wx), _weighted_mean(y, wy))
+
+
+def ks(within, between):
+    """Two-sided two-sample KS test of within- against between-item distances.
+
+    Parameters
+    ----------
+    within, between : array-like of float
+        Within-item and between-item (chance) distances.
+
+    Returns
+    -------
+    KSResult
+        ``(statistic, sign, pvalue)`` from :func:`scipy.stats.ks_2samp`; ``sign`` is +1
+        when within-item distances are stochastically smaller (agreement), -1 otherwise
+        and 0 when the statistic is 0. All NaN when a side is empty.
+
+    Examples
+    --------
+    >>> from iaa_frames.stats import ks
+    >>> res = ks([0.1, 0.2, 0.3], [0.5, 0.6, 0.7])
+    >>> float(res.statistic), float(res.sign), round(float(res.pvalue), 3)
+    (1.0, 1.0, 0.1)
+    """
+    x, y, _, _ = _validate_samples(within, between, None, None)
+    if x.size == 0 or y.size == 0:
+        return KSResult(np.nan, np.nan, np.nan)
+    res = scipy.stats.ks_2samp(x, y, alternative="two-sided")
+    sign = float(res.statistic_sign) if res.statistic > 0 else 0.0
+    return KSResult(float(res.statistic), sign, float(res.pvalue))
+
+
+def ks_statistic_weighted(within, between, *, within_weights=None, between_weights=None):
+    """Two-sided KS statistic from weighted ECDFs, exact (no binning).
+
+    Parameters
+    ----------
+    within, between : array-like of float
+        Within-item and between-item (chance) distances.
+    within_weights, between_weights : None or array-like, shape (n,) or (B, n)
+        Per-row multiplicities. With all weights 1 the result equals the statistic of
+        :func:`scipy.stats.ks_2samp`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``max_t |F_within(t) - F_between(t)|`` over the pooled values; ``(B,)`` when a
+        weight array is 2-D. NaN when a side is empty or has zero total weight.
+
+    Notes
+    -----
+    Both samples are sorted once; each replicate then takes cumulative sums of its
+    weights and reads both ECDFs at the distinct pooled values. Replicates are processed
+    in blocks so that memory stays bounded for samples of millions of rows.
+
+    Examples
+    --------
+    >>> from iaa_frames.stats import ks_statistic_weighted
+    >>> ks_statistic_weighted([0.1, 0.2, 0.3], [0.2, 0.6, 0.7])
+    0.6666666666666667
+    >>> ks_statistic_weighted([0.1, 0.2, 0.3], [0.2, 0.6, 0.7],
+    ...                       within_weights=[[1, 1, 1], [3, 0, 0]]).round(4)
+    array([0.6667, 1.    ])
+    """
+    x, y, wx, wy = _validate_samples(within, between, within_weights, between_weights)
+    n_reps = _n_replicates(wx, wy)
+    if x.size == 0 or y.size == 0:
+        return np.full(n_reps, np.nan) if n_reps else np.nan
+    order_x, order_y = np.argsort(x, kind="stable"), np.argsort(y, kind="stable")
+    xs, ys = x[order_x], y[order_y]
+    grid = np.union1d(xs, ys)
+    # number of rows <= each grid value: the ECDF support points
+    at_x = np.searchsorted(xs, grid, side="right")
+    at_y = np.searchsorted(ys, grid, side="right")
+    out = []
+    for wx_b, wy_b in _replicate_blocks(wx, wy, x.size, y.size, n_reps):
+        f_x = _weighted_ecdf(wx_b, order_x, at_x)
+        f_y = _weighted_ecdf(wy_b, order_y, at_y)
+        out.append(np.max(np.abs(f_x - f_y), axis=-1))
+    return _finish(np.concatenate(out), n_reps)
+
+
+def frac_below_chance(within, between, *, q=0.05, within_weights=None,
+                      between_weights=None):
+    """Share of within-item distances strictly below the q-quantile of chance.
+
+    This is the figure that Braylan et al.'s code calls "sigma" (not ours).
+
+    Parameters
+    ----------
+    within, between : array-like of float
+        Within-item and between-item (chance) distances.
+    q : float, default 0.05
+        Quantile of the between distribution used as threshold, in [0, 1].
+    within_weights, between_weights : None or array-like, shape (n,) or (B, n)
+        Per-row multiplicities.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The (weighted) share in [0, 1]; ``(B,)`` when a weight array is 2-D. NaN when a
+        side is empty or has zero total weight.
+
+    Notes
+    -----
+    The threshold is the inverted-CDF quantile (``numpy.quantile(...,
+    method="inverted_cdf")``): the smallest between distance whose ECDF reaches ``q``.
+    Unlike interpolating definitions it is unchanged when rows are duplicated, so
+    integer weights and repeated rows agree exactly.
+
+    Examples
+    --------
+    >>> from iaa_frames.stats import frac_below_chance
+    >>> frac_below_chance([0.0, 0.1, 0.5, 0.9], [0.2, 0.4, 0.6, 0.8, 1.0], q=0.2)
+    0.5
+    """
+    if isinstance(q, (bool, np.bool_)) or not isinstance(q, (int, float, np.number)) \
+            or not 0.0 <= float(q) <= 1.0:
+        raise ParameterError(f"q must be a number in [0, 1], got {q!r}")
+    x, y, wx, wy = _validate_samples(within, between, within_weights, between_weights)
+    n_reps = _n_replicates(wx, wy)
+    if x.size == 0 or y.size == 0:
+        return np.full(n_reps, np.nan) if n_reps else np.nan
+    order_x, order_y = np.argsort(x, kind="stable"), np.argsort(y, kind="stable")
+    xs, ys = x[order_x], y[order_y]
+    out = []
+    for wx_b, wy_b in _replicate_blocks(wx, wy, x.size, y.size, n_reps):
+        threshold = _chance_quantile(ys, _cumulative(wy_b, order_y), float(q))
+        out.append(_share_below(xs, _cumulative(wx_b, order_x), threshold))
+    return _finish(np.concatenate(out), n_reps)
+
+
+def percentile_ci(replicates, *, level=0.95):
+    """Percentile bootstrap interval over axis 0, ignoring NaN replicates.
+
+    Parameters
+    ----------
+    replicates : array-like, shape (B, ...)
+        Bootstrap replicates of one or many statistics.
+    level : float, default 0.95
+        Coverage of the interval, in (0, 1).
+
+    Returns
+    -------
+    (low, high)
+        Floats for a 1-D input, else arrays of shape ``replicates.shape[1:]``. NaN where
+        every replicate is NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from iaa_frames.stats import percentile_ci
+    >>> low, high = percentile_ci(np.arange(101.0), level=0.9)
+    >>> round(low, 6), round(high, 6)
+    (5.0, 95.0)
+    """
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.number)) \
+            or not 0.0 < float(level) < 1.0:
+        raise ParameterError(f"level must be a number in (0, 1), got {level!r}")
+    reps = np.asarray(replicates, dtype=np.float64)
+    if reps.ndim == 0:
+        raise ParameterError("replicates must have at least one dimension (B, ...)")
+    tail = 50.0 * (1.0 - float(level))
+    if reps.shape[0] == 0:
+        low = high = np.full(reps.shape[1:], np.nan)
+    else:
+        all_nan = np.all(np.isnan(reps), axis=0)
+        filled = np.where(all_nan, 0.0, reps)  # keep nanpercentile quiet on all-NaN cells
+        low, high = np.nanpercentile(filled, [tail, 100.0 - tail], axis=0)
+        low, high = np.where(all_nan, np.nan, low), np.where(all_nan, np.nan, high)
+    if reps.ndim == 1:
+        return float(low), float(high)
+    return low, high
+
+
+# ------------------------------------------------------------------ formula helpers
+
+
+def _weighted_mean(x, w):
+    """``sum_i w_i x_i / sum_i w_i`` (plain mean when ``w`` is None); NaN if empty."""
+    if w is None:
+        return x.mean() if x.size else np.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (w @ x) / w.sum(axis=-1)
+
+
+def _sigma(mean_within, mean_between):
+    """``sigma = 1 - mean(within) / mean(between)``, NaN when the between mean is 0."""
+    mean_between = np.asarray(mean_between, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = 1.0 - mean_within / mean_between
+    s = np.where(mean_between != 0, s, np.nan)
+    return float(s) if s.ndim == 0 else s
+
+
+def _cumulative(w_block, order):
+    """Cumulative weights of the sorted sample, with a leading 0: shape (b, n + 1)."""
+    sorted_w = w_block[:, order]
+    cum = np.zeros((sorted_w.shape[0], sorted_w.shape[1] + 1))
+    np.cumsum(sorted_w, axis=1, out=cum[:, 1:])
+    return cum
+
+
+def _weighted_ecdf(w_block, order, at):
+    """``F(t) = sum_{i: v_i <= t} w_i / sum_i w_i`` at the grid points."""
+    cum = _cumulative(w_block, order)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return cum[:, at] / cum[:, -1:]
+
+
+def _chance_quantile(sorted_between, cum, q):
+    """Inverted-CDF q-quantile: the smallest ``v`` with ``F_between(v) >= q``."""
+    total = cum[:, -1]
+    # first sorted position whose cumulative weight reaches q * total (and is > 0)
+    target = np.maximum(q * total, np.finfo(np.float64).tiny)[:, None]
+    pos = np.sum(cum[:, 1:] < target * (1 - 1e-12), axis=1)
+    pos = np.minimum(pos, sorted_between.size - 1)
+    return np.where(total > 0, sorted_between[pos], np.nan)
+
+
+def _share_below(sorted_within, cum, threshold):
+    """``sum_{i: x_i < t} w_i / sum_i w_i`` for one threshold per replicate."""
+    k = np.searchsorted(sorted_within, np.nan_to_num(threshold), side="left")
+    below = np.take_along_axis(cum, k[:, None], axis=1)[:, 0]
+    total = cum[:, -1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = below / total
+    return np.where(np.isnan(threshold) | (total <= 0), np.nan, share)
+
+
+# ------------------------------------------------------------------------ plumbing
+
+
+def _n_replicates(wx, wy):
+    """B when either weight array is 2-D (they must agree), else 0."""
+    bs = {w.shape[0] for w in (wx, wy) if w is not None and w.ndim == 2}
+    if len(bs) > 1:
+        raise ParameterError(
+            f"within_weights and between_weights have different numbers of replicates: "
+            f"{sorted(bs)}"
+        )
+    return bs.pop() if bs else 0
+
+
+def _replicate_blocks(wx, wy, n_x, n_y, n_reps):
+    """Yield (b, n_x) and (b, n_y) float weight blocks covering all replicates (a single
+    block of one row when neither weight array is 2-D)."""
+    total = max(n_reps, 1)
+    block = max(1, _BLOCK_ELEMENTS // max(n_x + n_y, 1))
+    for start in range(0, total, block):  # blocks of replicates, never rows
+        stop = min(start + block, total)
+        yield (_weight_block(wx, n_x, start, stop), _weight_block(wy, n_y, start, stop))
+
+
+def _weight_block(w, n, start, stop):
+    """Rows ``start:stop`` of the weights as a (b, n) float array (1 for None)."""
+    if w is None:
+        return np.ones((stop - start, n))
+    if w.ndim == 1:
+        return np.broadcast_to(w, (stop - start, n))
+    return w[start:stop]
+
+
+def _finish(values, n_reps):
+    return values if n_reps else float(values[0])
+
+
+def _as_sample(x, name):
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise ParameterError(f"{name} must be a 1-D array of distances, got shape {arr.shape}")
+    if arr.size and arr.dtype.kind not in "biuf":
+        raise ParameterError(f"{name} must be numeric, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.isfinite(arr).all():
+        raise ParameterError(f"{name} contains NaN or infinite distances")
+    return arr
+
+
+def _as_weights(w, n, name):
+    if w is None:
+        return None
+    arr = np.asarray(w)
+    if arr.ndim not in (1, 2) or arr.shape[-1] != n:
+        raise ParameterError(
+            f"{name} must have shape ({n},) or (B, {n}), got {arr.shape}"
+        )
+    if arr.size and arr.dtype.kind not in "biuf":
+        raise ParameterError(f"{name} must be numeric, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.isfinite(arr).all() or (arr.size and arr.min() < 0):
+        raise ParameterError(f"{name} must be finite and non-negative")
+    return arr
+
+
+def _validate_samples(within, between, within_weights, between_weights):
+    x = _as_sample(within, "within")
+    y = _as_sample(between, "between")
+    wx = _as_weights(within_weights, x.size, "within_weights")
+    wy = _as_weights(between_weights, y.size, "between_weights")
+    return x, y, wx, wy
