@@ -374,8 +374,9 @@ def _nominal_alpha_core(unit_codes, value_codes, weights, n_units):
     unit_disagreement = np.asarray(pairing.sum(axis=1)).ravel()
     n = _weighted_sum(weights, m)
     n_c = _weighted_sum(weights, counts)
-    d_o = _observed_disagreement(n, _weighted_sum(weights, unit_disagreement))
-    d_e = _expected_disagreement(n, n_c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = _observed_disagreement(n, _weighted_sum(weights, unit_disagreement))
+        d_e = _expected_disagreement(n, n_c)
     return _alpha(d_o, d_e, n)
 
 
