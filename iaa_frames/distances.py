@@ -336,7 +336,16 @@ def _overlap(a: Shapes, b: Shapes):
     if rows.size:
         pa = _polygons_at(a, rows)
         pb = _polygons_at(b, rows)
-        inter[rows] = shapely.area(shapely.intersection(pa, pb))
+        try:
+            shared = shapely.intersection(pa, pb)
+        except shapely.errors.GEOSException:
+            # invalid input (e.g. self-intersecting rings not passed through
+            # validate): repair as validate() would, then retry once
+            pa, pb = shapely.make_valid(pa), shapely.make_valid(pb)
+            shared = shapely.intersection(pa, pb)
+            area_a[rows] = shapely.area(pa)
+            area_b[rows] = shapely.area(pb)
+        inter[rows] = shapely.area(shared)
     return inter, area_a, area_b
 
 
@@ -353,7 +362,9 @@ def iou(a: Shapes, b: Shapes) -> np.ndarray:
     """Intersection over union of each pair ``(a[i], b[i])``.
 
     Exact for polygons (shapely intersection, computed only where the bounding boxes
-    overlap); pure numpy for box-box pairs.
+    overlap); pure numpy for box-box pairs. Polygons are expected to be valid
+    (``validate`` repairs them); where GEOS refuses an intersection of invalid input
+    the pairs are repaired with :func:`shapely.make_valid` and retried.
 
     Parameters
     ----------

@@ -140,6 +140,20 @@ def test_triangles_by_hand():
     np.testing.assert_allclose(l2_distance(a, b), [0, np.sqrt(2)], atol=1e-12)
 
 
+def test_invalid_polygon_is_repaired_not_fatal():
+    # the bow-tie (0,0),(2,2),(2,0),(0,2) makes GEOS raise "side location conflict";
+    # make_valid turns it into two triangles meeting at (1,1), each of area 1.
+    # Against [0,1]x[0,2] the left triangle (0,0),(1,1),(0,2) lies inside: I = 1.
+    bowtie = shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])
+    with pytest.raises(shapely.errors.GEOSException):
+        shapely.intersection(bowtie, shapely.box(0, 0, 1, 2))
+    a = Shapes.from_geometries([bowtie])
+    b = as_poly_shapes([0, 0, 1, 2])
+    # repaired area 2, U = 2 + 2 - 1 = 3, IoU = 1/3 (the unrepaired bow-tie has
+    # shapely.area 0 because its two lobes cancel, which would give IoU = 1)
+    np.testing.assert_allclose(iou(a, b), [1 / 3])
+
+
 def test_multipolygon():
     # squares [0,1]^2 and [2,3]x[0,1] as one MultiPolygon against the first one:
     # I = 1, U = 2, IoU = 1/2; hull of the union = [0,3]x[0,1], C = 3;
@@ -210,8 +224,11 @@ def test_box_and_polygon_paths_agree(pairs):
 
 
 def _star_polygons(rng, n, k=12, center_spread=0.3):
-    """Random star-shaped polygons around centres in [0.5 +- spread]."""
-    angles = np.sort(rng.uniform(0, 2 * np.pi, (n, k)), axis=1)
+    """Random star-shaped (simple) polygons around centres in [0.5 +- spread].
+
+    One vertex per angular sector of 2 pi / k keeps the centre inside the kernel.
+    """
+    angles = (np.arange(k) + rng.uniform(0, 1, (n, k))) * (2 * np.pi / k)
     radii = rng.uniform(0.05, 0.35, (n, k))
     centres = 0.5 + rng.uniform(-center_spread, center_spread, (n, 1, 2))
     xy = centres + np.stack([radii * np.cos(angles), radii * np.sin(angles)], axis=-1)
@@ -222,6 +239,7 @@ def test_polygon_iou_against_rasterization():
     rng = np.random.default_rng(7)
     pa, xya = _star_polygons(rng, 4, center_spread=0.1)
     pb, xyb = _star_polygons(rng, 4, center_spread=0.1)
+    assert shapely.is_valid(pa).all() and shapely.is_valid(pb).all()
     got = iou(Shapes.from_geometries(pa), Shapes.from_geometries(pb))
     # independent computation: matplotlib point-in-polygon on a 600 x 600 grid
     g = (np.arange(600) + 0.5) / 600
