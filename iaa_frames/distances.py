@@ -306,7 +306,9 @@ def _check_pair(a, b, name: str) -> None:
             f"{name} needs two Shapes; got {type(a).__name__} and {type(b).__name__}"
         )
     if len(a) != len(b):
-        raise ParameterError(f"{name} needs aligned Shapes of equal length; got {len(a)} and {len(b)}")
+        raise ParameterError(
+            f"{name} needs aligned Shapes of equal length; got {len(a)} and {len(b)}"
+        )
 
 
 def _overlap(a: Shapes, b: Shapes):

@@ -99,7 +99,9 @@ def test_box_iou_giou_hand_values():
     exp_giou = [BOX_CASES[n][3] for n in NAMES]
     np.testing.assert_allclose(iou(boxes(*a), boxes(*b)), exp_iou, atol=1e-12)
     np.testing.assert_allclose(giou(boxes(*a), boxes(*b)), exp_giou, atol=1e-12)
-    np.testing.assert_allclose(iou_distance(boxes(*a), boxes(*b)), 1 - np.array(exp_iou), atol=1e-12)
+    np.testing.assert_allclose(
+        iou_distance(boxes(*a), boxes(*b)), 1 - np.array(exp_iou), atol=1e-12
+    )
     np.testing.assert_allclose(
         giou_distance(boxes(*a), boxes(*b)), (1 - np.array(exp_giou)) / 2, atol=1e-12
     )
