@@ -1,0 +1,280 @@
+"""Tests for iaa_frames.stats: arithmetic by hand, scipy/numpy cross-checks, properties."""
+
+import numpy as np
+import pytest
+import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from iaa_frames.errors import ParameterError
+from iaa_frames.stats import (
+    KSResult,
+    frac_below_chance,
+    ks,
+    ks_statistic_weighted,
+    percentile_ci,
+    sigma,
+)
+
+nan = np.nan
+
+# samples on a coarse grid, so that ties within and across samples are common
+samples = hnp.arrays(
+    np.float64,
+    st.integers(1, 25),
+    elements=st.integers(0, 8).map(lambda k: k / 8),
+)
+weight_lists = st.lists(st.integers(0, 4), min_size=1, max_size=25)
+
+
+def weights_for(draw_list, n):
+    """Cycle a drawn list of integer weights to length n, at least one positive."""
+    w = np.resize(np.asarray(draw_list), n)
+    if w.sum() == 0:
+        w[0] = 1
+    return w
+
+
+# ----------------------------------------------------------------------------- sigma
+
+
+def test_sigma_arithmetic():
+    # 1 - 0.2 / 0.5
+    assert sigma([0.1, 0.3], [0.4, 0.6]) == pytest.approx(0.6)
+    assert sigma([0.0, 0.0], [0.2, 0.9]) == pytest.approx(1.0)
+    assert sigma([0.5], [0.5, 0.5]) == pytest.approx(0.0)
+
+
+def test_sigma_never_clipped():
+    # within twice the chance distance: 1 - 0.8 / 0.4 = -1
+    assert sigma([0.8, 0.8], [0.2, 0.6]) == pytest.approx(-1.0)
+    assert sigma([3.0], [1.0]) == pytest.approx(-2.0)
+
+
+def test_sigma_nan_cases():
+    assert np.isnan(sigma([], [0.5]))
+    assert np.isnan(sigma([0.5], []))
+    assert np.isnan(sigma([0.5], [0.0, 0.0]))
+    out = sigma([0.2], [0.4, 0.0], between_weights=[[1, 1], [0, 1], [0, 0]])
+    assert out[0] == pytest.approx(0.0) and np.isnan(out[1]) and np.isnan(out[2])
+
+
+@settings(max_examples=80, deadline=None)
+@given(samples, samples, weight_lists, weight_lists)
+def test_sigma_integer_weights_equal_repeated_rows(x, y, wx, wy):
+    wx, wy = weights_for(wx, x.size), weights_for(wy, y.size)
+    expected = 1 - np.repeat(x, wx).mean() / np.repeat(y, wy).mean() if np.repeat(
+        y, wy
+    ).mean() else nan
+    got = sigma(x, y, within_weights=wx, between_weights=wy)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_sigma_2d_weights_equal_stacked_calls():
+    rng = np.random.default_rng(0)
+    x, y = rng.random(30), rng.random(50) + 0.2
+    wx, wy = rng.integers(0, 3, (7, 30)), rng.integers(1, 3, (7, 50))
+    got = sigma(x, y, within_weights=wx, between_weights=wy)
+    assert got.shape == (7,)
+    np.testing.assert_allclose(
+        got, [sigma(x, y, within_weights=a, between_weights=b) for a, b in zip(wx, wy)]
+    )
+    # one side 2-D, the other 1-D or unweighted
+    got = sigma(x, y, within_weights=wx)
+    np.testing.assert_allclose(got, [sigma(x, y, within_weights=a) for a in wx])
+    with pytest.raises(ParameterError, match="replicates"):
+        sigma(x, y, within_weights=wx, between_weights=wy[:3])
+
+
+# -------------------------------------------------------------------------------- ks
+
+
+def test_ks_matches_scipy():
+    rng = np.random.default_rng(1)
+    for n1, n2 in [(5, 7), (40, 300), (200, 200)]:
+        x, y = rng.random(n1), rng.random(n2) * 1.2
+        ref = scipy.stats.ks_2samp(x, y)
+        res = ks(x, y)
+        assert isinstance(res, KSResult)
+        assert res.statistic == pytest.approx(ref.statistic, abs=1e-15)
+        assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_ks_sign_on_shifted_samples():
+    rng = np.random.default_rng(2)
+    small, large = rng.normal(0.0, 1.0, 400), rng.normal(1.0, 1.0, 500)
+    agree = ks(small, large)  # within smaller than chance: agreement
+    disagree = ks(large, small)
+    assert agree.sign == 1.0 and disagree.sign == -1.0
+    assert agree.statistic > 0.3 and agree.pvalue < 1e-10
+    assert disagree.statistic == pytest.approx(agree.statistic, abs=0.02)
+
+
+def test_ks_sign_matches_ecdf_at_maximum():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        x, y = rng.random(rng.integers(3, 30)), rng.random(rng.integers(3, 30))
+        res = ks(x, y)
+        grid = np.union1d(x, y)
+        diff = (x[:, None] <= grid).mean(0) - (y[:, None] <= grid).mean(0)
+        assert res.statistic == pytest.approx(np.abs(diff).max(), abs=1e-12)
+        # the sign is that of F_within - F_between where |difference| is maximal
+        assert res.sign == np.sign(diff[np.argmax(np.abs(diff))])
+
+
+def test_ks_degenerate():
+    assert all(np.isnan(v) for v in ks([], [0.1, 0.2]))
+    assert all(np.isnan(v) for v in ks([0.1], []))
+    same = ks([0.1, 0.2, 0.3], [0.3, 0.2, 0.1])
+    assert same.statistic == 0.0 and same.sign == 0.0 and same.pvalue == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------------- weighted KS
+
+
+@pytest.mark.filterwarnings("ignore:ks_2samp. Exact calculation unsuccessful")
+@settings(max_examples=100, deadline=None)
+@given(samples, samples)
+def test_weighted_ks_unit_weights_equal_scipy(x, y):
+    ref = scipy.stats.ks_2samp(x, y).statistic
+    assert ks_statistic_weighted(x, y) == pytest.approx(ref, abs=1e-12)
+    got = ks_statistic_weighted(
+        x, y, within_weights=np.ones(x.size), between_weights=np.ones(y.size)
+    )
+    assert got == pytest.approx(ref, abs=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:ks_2samp. Exact calculation unsuccessful")
+@settings(max_examples=100, deadline=None)
+@given(samples, samples, weight_lists, weight_lists)
+def test_weighted_ks_integer_weights_equal_repeated_rows(x, y, wx, wy):
+    wx, wy = weights_for(wx, x.size), weights_for(wy, y.size)
+    ref = scipy.stats.ks_2samp(np.repeat(x, wx), np.repeat(y, wy)).statistic
+    got = ks_statistic_weighted(x, y, within_weights=wx, between_weights=wy)
+    assert got == pytest.approx(ref, abs=1e-12)
+
+
+def test_weighted_ks_2d_weights_and_blocks(monkeypatch):
+    import iaa_frames.stats as stats_mod
+
+    rng = np.random.default_rng(4)
+    x, y = np.round(rng.random(60), 2), np.round(rng.random(90) + 0.1, 2)
+    wx, wy = rng.integers(0, 3, (11, 60)), rng.integers(0, 3, (11, 90))
+    wy[3] = 0  # a replicate without any chance pair
+    stacked = [
+        ks_statistic_weighted(x, y, within_weights=a, between_weights=b)
+        for a, b in zip(wx, wy)
+    ]
+    got = ks_statistic_weighted(x, y, within_weights=wx, between_weights=wy)
+    np.testing.assert_allclose(got, stacked)
+    assert np.isnan(got[3])
+    monkeypatch.setattr(stats_mod, "_BLOCK_ELEMENTS", 200)  # several replicates a block
+    np.testing.assert_allclose(
+        ks_statistic_weighted(x, y, within_weights=wx, between_weights=wy), stacked
+    )
+    for b in (0, 5, 10):
+        ref = scipy.stats.ks_2samp(np.repeat(x, wx[b]), np.repeat(y, wy[b])).statistic
+        assert got[b] == pytest.approx(ref, abs=1e-12)
+
+
+def test_weighted_ks_empty():
+    assert np.isnan(ks_statistic_weighted([], [0.1]))
+    out = ks_statistic_weighted([], [0.1], within_weights=np.ones((3, 0)))
+    assert out.shape == (3,) and np.isnan(out).all()
+
+
+# ---------------------------------------------------------------- frac_below_chance
+
+
+def test_frac_below_chance_by_hand():
+    between = np.arange(1, 21) / 20  # 0.05, 0.10, ..., 1.00
+    # the 5 % quantile of 20 values is the smallest one, 0.05; strictly below it: 0.0, 0.01
+    within = [0.0, 0.01, 0.05, 0.3, 0.9]
+    assert frac_below_chance(within, between) == pytest.approx(2 / 5)
+    # q = 0.25: 5th smallest, 0.25; strictly below: 0.0, 0.01, 0.05
+    assert frac_below_chance(within, between, q=0.25) == pytest.approx(3 / 5)
+    # q = 1: the largest, 1.00, and every within value is below it
+    assert frac_below_chance(within, between, q=1.0) == pytest.approx(1.0)
+    # q = 0: the smallest, as for q = 0.05
+    assert frac_below_chance(within, between, q=0.0) == pytest.approx(2 / 5)
+
+
+@settings(max_examples=100, deadline=None)
+@given(samples, samples, st.sampled_from([0.0, 0.05, 0.1, 0.3, 0.5, 0.9, 1.0]))
+def test_frac_below_chance_matches_numpy_quantile(x, y, q):
+    threshold = np.quantile(y, q, method="inverted_cdf")
+    assert frac_below_chance(x, y, q=q) == pytest.approx(np.mean(x < threshold), abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(samples, samples, weight_lists, weight_lists, st.sampled_from([0.05, 0.2, 0.5]))
+def test_frac_below_chance_integer_weights_equal_repeated_rows(x, y, wx, wy, q):
+    wx, wy = weights_for(wx, x.size), weights_for(wy, y.size)
+    xr, yr = np.repeat(x, wx), np.repeat(y, wy)
+    expected = np.mean(xr < np.quantile(yr, q, method="inverted_cdf"))
+    got = frac_below_chance(x, y, q=q, within_weights=wx, between_weights=wy)
+    assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_frac_below_chance_2d_weights():
+    rng = np.random.default_rng(5)
+    x, y = rng.random(40) * 0.5, rng.random(70)
+    wx, wy = rng.integers(0, 3, (6, 40)), rng.integers(0, 3, (6, 70))
+    wx[2] = 0
+    got = frac_below_chance(x, y, within_weights=wx, between_weights=wy, q=0.1)
+    stacked = [
+        frac_below_chance(x, y, within_weights=a, between_weights=b, q=0.1)
+        for a, b in zip(wx, wy)
+    ]
+    np.testing.assert_allclose(got, stacked)
+    assert np.isnan(got[2])
+
+
+# --------------------------------------------------------------------- percentile_ci
+
+
+def test_percentile_ci():
+    rng = np.random.default_rng(6)
+    reps = rng.normal(size=(1000, 3))
+    reps[::7, 1] = nan
+    reps[:, 2] = nan
+    low, high = percentile_ci(reps, level=0.9)
+    assert low.shape == high.shape == (3,)
+    np.testing.assert_allclose(
+        [low[0], high[0]], np.percentile(reps[:, 0], [5, 95]), rtol=1e-12
+    )
+    col = reps[:, 1][~np.isnan(reps[:, 1])]
+    np.testing.assert_allclose([low[1], high[1]], np.percentile(col, [5, 95]), rtol=1e-12)
+    assert np.isnan(low[2]) and np.isnan(high[2])
+    lo1, hi1 = percentile_ci(reps[:, 0])
+    assert isinstance(lo1, float)
+    assert (lo1, hi1) == pytest.approx(tuple(np.percentile(reps[:, 0], [2.5, 97.5])))
+    assert lo1 < low[0] < high[0] < hi1
+
+
+def test_percentile_ci_edge_cases():
+    assert all(np.isnan(v) for v in percentile_ci(np.array([])))
+    assert all(np.isnan(v) for v in percentile_ci([nan, nan]))
+    with pytest.raises(ParameterError, match="level"):
+        percentile_ci([1.0, 2.0], level=95)
+    with pytest.raises(ParameterError, match="dimension"):
+        percentile_ci(1.0)
+
+
+# ------------------------------------------------------------------------ validation
+
+
+def test_validation_errors():
+    with pytest.raises(ParameterError, match="1-D"):
+        sigma([[0.1]], [0.2])
+    with pytest.raises(ParameterError, match="NaN"):
+        ks([0.1, nan], [0.2])
+    with pytest.raises(ParameterError, match="numeric"):
+        sigma(["a"], [0.2])
+    with pytest.raises(ParameterError, match="shape"):
+        sigma([0.1, 0.2], [0.2], within_weights=[1, 1, 1])
+    with pytest.raises(ParameterError, match="non-negative"):
+        ks_statistic_weighted([0.1], [0.2], between_weights=[-1])
+    with pytest.raises(ParameterError, match="q must"):
+        frac_below_chance([0.1], [0.2], q=5)
