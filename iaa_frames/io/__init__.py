@@ -1,0 +1,40 @@
+"""Readers of annotation exports into the tidy annotation frame.
+
+Every reader returns the validated tidy frame of ``docs/CONTRACTS.md``: one row per drawn
+object plus *coverage rows* for images an annotator reviewed and left empty, with
+``width``/``height`` whenever the format carries them. Skipped input (cancelled
+annotations, unsupported shapes, RLE masks without pycocotools, ...) is never lost
+silently: it is counted in a :class:`~iaa_frames.errors.DroppedRowsWarning` whose
+``dropped`` attribute holds the records, or returned with ``return_dropped=True``. Broken or
+hostile input raises :class:`~iaa_frames.errors.ReaderError` naming the file and the entry.
+
+=====================  ==========================================================
+:func:`read_coco`      COCO JSON: one file per annotator, or ``rater_id`` keys
+:func:`read_cvat`      CVAT for images 1.1 XML, one export per job or annotator
+:func:`read_labelstudio`  Label Studio JSON export (rectangles, polygons)
+:func:`read_voc`       Pascal VOC XML, one directory per annotator
+:func:`read_yolo`      YOLO ``.txt`` (boxes and segmentation polygons)
+:func:`read_darwin`    V7 Darwin JSON 2.0
+:func:`load_sample`    the packaged samples (one simulated corpus in every format)
+=====================  ==========================================================
+"""
+
+from .coco import read_coco
+from .cvat import read_cvat
+from .darwin import read_darwin
+from .labelstudio import read_labelstudio
+from .samples import SAMPLES, load_sample
+from .voc import read_voc
+from .yolo import read_yolo, read_yolo_classes
+
+__all__ = [
+    "SAMPLES",
+    "load_sample",
+    "read_coco",
+    "read_cvat",
+    "read_darwin",
+    "read_labelstudio",
+    "read_voc",
+    "read_yolo",
+    "read_yolo_classes",
+]

@@ -1,0 +1,453 @@
+"""Reader for COCO object-detection JSON (one file per annotator, or rater keys)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import shapely
+
+from ..errors import ParameterError
+from ._common import (
+    FrameBuilder,
+    JSONStream,
+    check_file,
+    finish,
+    flat_ring,
+    is_number,
+    number,
+    reader_error,
+    size_value,
+)
+
+__all__ = ["read_coco", "mask_to_geometry"]
+
+_KNOWN = {"id", "image_id", "category_id", "bbox", "segmentation", "area", "iscrowd", "score"}
+_ID = {int, str}  # exact types: bool is not an id
+_NUM = {int, float}
+
+
+def _entry(i, aid):
+    return f"annotations[{i}]" if aid is None else f"annotations[{i}] (id={aid})"
+
+
+def _files(path_or_paths, annotator):
+    """[(path, annotator or None)] from the flexible first argument."""
+    if isinstance(path_or_paths, Mapping):
+        if annotator is not None:
+            raise ParameterError("pass annotator names either as mapping keys or as annotator=, not both")
+        if not path_or_paths:
+            raise ParameterError("read_coco: the mapping of annotators to files is empty")
+        out = []
+        for ann, p in path_or_paths.items():
+            if not isinstance(ann, str) or not ann:
+                raise ParameterError(f"read_coco: annotator names must be non-empty strings, got {ann!r}")
+            out.append((check_file(p), ann))
+        return out
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        if annotator is not None and not isinstance(annotator, str):
+            raise ParameterError(f"annotator must be a string for one file, got {annotator!r}")
+        return [(check_file(path_or_paths), annotator)]
+    paths = list(path_or_paths)
+    if not paths:
+        raise ParameterError("read_coco: no files given")
+    if annotator is None:
+        names = [None] * len(paths)
+    elif isinstance(annotator, str):
+        raise ParameterError("annotator= must be a list with one name per file when several files are given")
+    else:
+        names = list(annotator)
+        if len(names) != len(paths):
+            raise ParameterError(f"{len(paths)} files but {len(names)} annotator names")
+    return [(check_file(p), a) for p, a in zip(paths, names)]
+
+
+def mask_to_geometry(mask: np.ndarray):
+    """Turn a binary mask (height x width) into a (Multi)Polygon in pixel coordinates.
+
+    Pixel (row r, column c) is the unit square [c, c+1] x [r, r+1]. The mask is cut into
+    vertical runs, one box each, and the boxes are merged with
+    :func:`shapely.coverage_union_all`, so holes and several parts come out exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = np.zeros((4, 5), dtype=np.uint8); m[1:3, 1:4] = 1
+    >>> mask_to_geometry(m).bounds
+    (1.0, 1.0, 4.0, 3.0)
+    """
+    m = np.asarray(mask).astype(bool)
+    if m.ndim != 2 or not m.any():
+        return None
+    t = np.pad(m.T, ((0, 0), (1, 1))).astype(np.int8)  # rows of t are the image columns
+    d = np.diff(t, axis=1)
+    sc, sr = np.nonzero(d == 1)
+    ec, er = np.nonzero(d == -1)
+    boxes = shapely.box(sc, sr, sc + 1, er)
+    g = shapely.coverage_union_all(boxes)
+    return g
+
+
+def _rle_geometry(seg):
+    """Decode an RLE segmentation with pycocotools; None when pycocotools is missing."""
+    try:
+        from pycocotools import mask as mask_utils
+    except ImportError:
+        return None
+    h, w = seg["size"]
+    rle = mask_utils.frPyObjects(seg, h, w) if isinstance(seg.get("counts"), list) else seg
+    return mask_to_geometry(mask_utils.decode(rle))
+
+
+class _CocoFile:
+    """State while streaming one COCO file."""
+
+    def __init__(self, path, annotator, builder: FrameBuilder, rater_key, rater_list_key):
+        self.path = path
+        self.explicit = annotator
+        self.annotator = annotator if annotator is not None else path.stem
+        self.b = builder
+        self.rater_key = rater_key if annotator is None else None
+        self.rater_list_key = rater_list_key if annotator is None else None
+        self.images: dict = {}  # id -> (name, width, height, raters or None, index)
+        self.categories: dict = {}
+        self.has_images = False
+        self.has_annotations = False
+        self.has_categories = False
+        self.n_annotations = 0
+        self.rows_start = builder.n
+        self.rater_rows: list = []  # per row of this file: True when the rater key was given
+        self.ann_index: list = []  # annotation index per row
+        self.image_ids: list = []  # image id per row
+        self.rows: list = []
+        self.file_idx = builder.add_file(path, lambda i: f"annotations[{i}]")
+        self.rle = "drop"
+        self.results = False  # a top-level list of annotations (COCO results format)
+        self.pending_cover: list = []  # (image id, annotator, rater given, index) of skipped annotations
+
+    # --- sections ----------------------------------------------------------------------
+    def image(self, i, img):
+        entry = f"images[{i}]"
+        if not isinstance(img, dict):
+            raise reader_error(self.path, entry, f"an image must be a JSON object, got {type(img).__name__}")
+        if "id" not in img:
+            raise reader_error(self.path, entry, "missing key 'id'")
+        iid = img["id"]
+        if not isinstance(iid, (int, str)) or isinstance(iid, bool):
+            raise reader_error(self.path, entry, f"image id must be an integer or string, got {iid!r}")
+        entry = f"images[{i}] (id={iid})"
+        if iid in self.images:
+            raise reader_error(self.path, entry, "duplicate image id")
+        name = img.get("file_name", iid)
+        if not isinstance(name, (str, int)) or isinstance(name, bool):
+            raise reader_error(self.path, entry, f"file_name must be a string, got {name!r}")
+        w = size_value(self.path, entry, img.get("width"), "width")
+        h = size_value(self.path, entry, img.get("height"), "height")
+        raters = None
+        if self.rater_list_key is not None and self.rater_list_key in img:
+            raters = img[self.rater_list_key]
+            if not isinstance(raters, list) or not all(
+                isinstance(r, (int, str)) and not isinstance(r, bool) for r in raters
+            ):
+                raise reader_error(self.path, entry, f"{self.rater_list_key} must be a list of rater ids, got {raters!r}")
+        self.images[iid] = (name, w, h, raters, i)
+
+    def category(self, i, cat):
+        entry = f"categories[{i}]"
+        if not isinstance(cat, dict):
+            raise reader_error(self.path, entry, f"a category must be a JSON object, got {type(cat).__name__}")
+        for k in ("id", "name"):
+            if k not in cat:
+                raise reader_error(self.path, entry, f"missing key {k!r}")
+        cid, name = cat["id"], cat["name"]
+        if not isinstance(cid, (int, str)) or isinstance(cid, bool):
+            raise reader_error(self.path, entry, f"category id must be an integer or string, got {cid!r}")
+        if not isinstance(name, str) or not name:
+            raise reader_error(self.path, entry, f"category name must be a non-empty string, got {name!r}")
+        if cid in self.categories and self.categories[cid] != name:
+            raise reader_error(self.path, f"{entry} (id={cid})", f"category id {cid} is defined twice ({self.categories[cid]!r} and {name!r})")
+        self.categories[cid] = name
+
+    def annotation(self, i, ann):
+        path = self.path
+        if type(ann) is not dict:
+            raise reader_error(path, f"annotations[{i}]", f"an annotation must be a JSON object, got {type(ann).__name__}")
+        aid = ann.get("id")
+        if aid is not None and type(aid) not in _ID:
+            raise reader_error(path, f"annotations[{i}]", f"annotation id must be an integer or string, got {aid!r}")
+        try:
+            iid = ann["image_id"]
+            cid = ann["category_id"]
+        except KeyError as exc:
+            raise reader_error(path, _entry(i, aid), f"missing key {exc.args[0]!r}") from None
+        if type(iid) not in _ID:
+            raise reader_error(path, _entry(i, aid), f"image_id must be an integer or string, got {iid!r}")
+        if type(cid) not in _ID:
+            raise reader_error(path, _entry(i, aid), f"category_id must be an integer or string, got {cid!r}")
+        annotator = self.annotator
+        rater_given = False
+        extras = {}
+        for k in ann.keys() - _KNOWN:
+            v = ann[k]
+            if k == self.rater_key:
+                if type(v) not in _ID or v == "":
+                    raise reader_error(path, _entry(i, aid), f"{k} must be an integer or string, got {v!r}")
+                annotator = str(v)
+                rater_given = True
+            else:
+                extras[k] = v
+        for k in ("area", "score"):
+            v = ann.get(k)
+            if v is not None:
+                if type(v) not in _NUM:
+                    raise reader_error(path, _entry(i, aid), f"{k} must be a number, got {v!r}")
+                extras[k] = v
+        v = ann.get("iscrowd")
+        if v is not None:
+            if type(v) is not int or v not in (0, 1):
+                raise reader_error(path, _entry(i, aid), f"iscrowd must be 0 or 1, got {v!r}")
+            extras["iscrowd"] = v
+        oid = aid
+        entry = None
+        bbox = ann.get("bbox")
+        if bbox is not None:
+            if type(bbox) is not list or len(bbox) != 4:
+                raise reader_error(path, _entry(i, aid), f"bbox must be a list [x, y, width, height], got {bbox!r}")
+            x, y, w, h = bbox
+            if type(x) not in _NUM or type(y) not in _NUM or type(w) not in _NUM or type(h) not in _NUM:
+                raise reader_error(path, _entry(i, aid), f"bbox must hold 4 numbers, got {bbox!r}")
+        seg = ann.get("segmentation")
+        if seg is not None and seg != []:
+            entry = _entry(i, aid)
+        b = self.b
+        kw = dict(object_id=oid, file_idx=self.file_idx, entry=i, extras=extras)
+        if isinstance(seg, dict):
+            if "counts" not in seg or "size" not in seg:
+                raise reader_error(path, entry, "segmentation is a dict but not an RLE (needs 'counts' and 'size')")
+            geom = _rle_geometry(seg)
+            if geom is None:
+                if self.rle == "bbox" and bbox is not None:
+                    b.drop(path, entry, "rle_unsupported_bbox_kept",
+                           "RLE mask not decoded (pycocotools, the 'coco' extra, is not installed); its bbox was kept as a box",
+                           item=iid, annotator=annotator, record=seg)
+                    row = b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
+                else:
+                    b.drop(path, entry, "rle_unsupported",
+                           "RLE mask not decoded: install the 'coco' extra (pycocotools), or pass rle='bbox' to keep its bbox",
+                           item=iid, annotator=annotator, record=ann)
+                    self._reviewed(iid, annotator, rater_given, i)
+                    return
+            else:
+                row = b.add_geometry(iid, annotator, cid, geom, **kw)
+        elif seg is not None and seg != []:
+            if not isinstance(seg, list):
+                raise reader_error(path, entry, f"segmentation must be a list of polygons or an RLE dict, got {type(seg).__name__}")
+            if all(is_number(v) for v in seg):
+                seg = [seg]  # a single flat polygon, written without the outer list
+            parts = []
+            for j, part in enumerate(seg):
+                ring = flat_ring(path, entry, part, f"segmentation[{j}]")
+                if len(ring) < 6:
+                    continue
+                parts.append([ring])
+            if not parts:
+                if bbox is None:
+                    raise reader_error(path, entry, "segmentation has no polygon with 3 or more points and there is no bbox")
+                b.drop(path, entry, "degenerate_polygon_bbox_kept",
+                       "no polygon part has 3 or more points; the bbox was kept as a box",
+                       item=iid, annotator=annotator, record=seg)
+                row = b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
+            else:
+                if len(parts) < len(seg):
+                    b.drop(path, entry, "degenerate_polygon_part",
+                           "a polygon part with fewer than 3 points was skipped; the other parts were kept",
+                           item=iid, annotator=annotator, record=seg)
+                row = b.add_polygon(iid, annotator, cid, parts, **kw)
+        else:
+            if bbox is None:
+                raise reader_error(path, _entry(i, aid), "has neither bbox nor segmentation")
+            row = b.add_box(iid, annotator, cid, x, y, x + w, y + h, object_id=oid,
+                            file_idx=self.file_idx, entry=i, extras=extras)
+        self.rows.append(row)
+        self.rater_rows.append(rater_given)
+
+    def _reviewed(self, iid, annotator, rater_given, i):
+        # the annotation was skipped, but the image was still reviewed by this annotator
+        self.pending_cover.append((iid, annotator, rater_given, i))
+
+    # --- end of file ---------------------------------------------------------------------
+    def finish(self):
+        path, b = self.path, self.b
+        if not self.has_images and not self.has_annotations:
+            raise reader_error(path, None, "neither 'images' nor 'annotations': not a COCO export")
+        if not self.images and not self.n_annotations:
+            raise reader_error(path, None, "no images and no annotations: nothing to read")
+        if self.n_annotations and not self.results and not self.has_categories:
+            raise reader_error(path, None, "no 'categories': the category_id of the annotations cannot be named")
+        rows = np.asarray(self.rows, dtype=np.int64)
+        rater = np.asarray(self.rater_rows, dtype=bool)
+        any_rater_list = any(v[3] is not None for v in self.images.values())
+        rater_mode = bool(rater.any()) or any_rater_list
+        if rater_mode and not rater.all() and len(rows):
+            r = int(rows[np.flatnonzero(~rater)[0]])
+            _, entry = b.describe(r)
+            raise reader_error(path, entry, f"no {self.rater_key!r} although other annotations of this file carry one; "
+                               "pass annotator= to read the file as one annotator")
+        # labels and items
+        cats = self.categories
+        for r in rows:
+            r = int(r)
+            cid = b.label[r]
+            name = cats.get(cid)
+            if name is None:
+                if not self.results:
+                    _, entry = b.describe(r)
+                    raise reader_error(path, entry, f"category_id {cid!r} is not defined in 'categories'")
+                name = str(cid)  # a results file without categories: the id is the label
+            b.label[r] = name
+            iid = b.item[r]
+            img = self.images.get(iid)
+            if img is None:
+                if self.has_images:
+                    _, entry = b.describe(r)
+                    raise reader_error(path, entry, f"image_id {iid!r} is not in 'images'")
+                b.item[r] = iid
+            else:
+                b.item[r] = img[0]
+                b.width[r] = img[1]
+                b.height[r] = img[2]
+        for iid, annotator, rater_given, i in self.pending_cover:
+            img = self.images.get(iid)
+            name, w, h = (img[0], img[1], img[2]) if img else (iid, math.nan, math.nan)
+            b.cover(name, annotator, width=w, height=h, file_idx=self.file_idx, entry=i)
+        # coverage
+        for iid, (name, w, h, raters, i) in self.images.items():
+            entry = f"images[{i}]"
+            if not rater_mode:
+                b.cover(name, self.annotator, width=w, height=h, file_idx=self.file_idx, entry=entry)
+            elif raters is not None:
+                for r in raters:
+                    b.cover(name, str(r), width=w, height=h, file_idx=self.file_idx, entry=entry)
+
+
+def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
+              rater_list_key: str = "rater_list", rle: str = "drop", on_invalid: str = "raise",
+              return_dropped: bool = False):
+    """Read COCO object-detection JSON into the tidy annotation frame.
+
+    Parameters
+    ----------
+    path_or_paths : path, list of paths, or mapping {annotator: path}
+        One COCO file per annotator, or one file whose annotations carry a rater key.
+    annotator : str or list of str, optional
+        The annotator of each file. By default it is the mapping key, else the rater key
+        of each annotation (see below), else the file name stem. When given, rater keys are
+        not interpreted and are kept as an ordinary column.
+    rater_key : str, default "rater_id"
+        Annotation key naming the annotator when one file holds several annotators (as in
+        the public LVIS double-annotation files).
+    rater_list_key : str, default "rater_list"
+        Image key listing the raters who reviewed the image; each gives a coverage row
+        when that rater drew nothing on the image.
+    rle : {"drop", "bbox"}, default "drop"
+        What to do with RLE mask segmentations when ``pycocotools`` (the ``coco`` extra) is
+        not installed: drop the object, or keep its ``bbox`` as a box. Either way it is
+        counted in the :class:`~iaa_frames.errors.DroppedRowsWarning`. With pycocotools,
+        masks are decoded and turned into exact pixel polygons.
+    on_invalid : {"raise", "drop"}, default "raise"
+        What to do with annotations the frame cannot use (zero-area or inverted boxes, ...):
+        raise a :class:`~iaa_frames.errors.ReaderError` naming file and entry, or drop them
+        with a warning.
+    return_dropped : bool, default False
+        Return ``(frame, dropped)`` instead of warning about skipped records.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The validated tidy frame. ``item`` is the image ``file_name`` (the image ``id``
+        where there is no ``file_name``), so that files of different annotators line up
+        even when their image ids differ. ``bbox`` (x, y, width, height) becomes
+        ``x0, y0, x1, y1``; a polygon ``segmentation`` becomes ``geometry`` (several
+        parts give a MultiPolygon). ``label`` is the category name. ``object_id`` is the
+        COCO annotation ``id`` when one file is read, ``"{annotator}/{id}"`` when several
+        are. ``iscrowd``, ``area`` and ``score`` are kept as columns when present, and so
+        are unknown annotation keys. Images that the annotator reviewed without drawing
+        give coverage rows: every image of a per-annotator file, and for rater-keyed files,
+        every rater in the image's ``rater_list``.
+
+    Raises
+    ------
+    ReaderError
+        For a missing, empty, truncated or malformed file, wrong types, missing keys, a
+        ``category_id`` not in ``categories``, an ``image_id`` not in ``images``, or a
+        file with neither images nor annotations. A file with images but no annotations is
+        legal: all its rows are coverage rows. The message names the file and the entry
+        (``annotations[17] (id=123)``).
+
+    Notes
+    -----
+    The file is streamed: the elements of ``images``, ``annotations`` and ``categories``
+    are decoded one at a time and stored column-wise, so peak memory stays a small
+    multiple of the file size. A top-level JSON array is read as a COCO *results* file
+    (a list of annotations, labels are the category ids as strings).
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> coco = {"images": [{"id": 1, "file_name": "a.jpg", "width": 100, "height": 80},
+    ...                    {"id": 2, "file_name": "b.jpg", "width": 100, "height": 80}],
+    ...         "categories": [{"id": 3, "name": "cat"}],
+    ...         "annotations": [{"id": 7, "image_id": 1, "category_id": 3,
+    ...                          "bbox": [10, 20, 30, 40], "area": 1200, "iscrowd": 0}]}
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "ann.json"
+    >>> _ = p.write_text(json.dumps(coco))
+    >>> df = read_coco(p)
+    >>> df[["item", "annotator", "label", "x0", "y0", "x1", "y1"]]
+      item annotator label    x0    y0    x1    y1
+    0  a.jpg       ann   cat  10.0  20.0  40.0  60.0
+    1  b.jpg       ann   NaN   NaN   NaN   NaN   NaN
+    """
+    if rle not in ("drop", "bbox"):
+        raise ParameterError(f"rle must be 'drop' or 'bbox', got {rle!r}")
+    files = _files(path_or_paths, annotator)
+    names = [a if a is not None else p.stem for p, a in files]
+    if len(files) > 1 and len(set(names)) < len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ParameterError(f"read_coco: several files give the annotator name(s) {dup} "
+                             "(from their file names); pass a mapping {annotator: path} or annotator=[...]")
+    b = FrameBuilder("coco")
+    for path, ann_name in files:
+        f = _CocoFile(path, ann_name, b, rater_key, rater_list_key)
+        f.rle = rle
+        stream = JSONStream(path, stream_keys=("images", "annotations", "categories"))
+        for kind, key, i, value in stream:
+            if stream.top == "array":
+                f.results = f.has_annotations = True
+                f.n_annotations += 1
+                f.annotation(i, value)
+            elif kind == "item":
+                if key == "annotations":
+                    f.n_annotations += 1
+                    f.annotation(i, value)
+                elif key == "images":
+                    f.image(i, value)
+                else:
+                    f.category(i, value)
+            elif key in ("images", "annotations", "categories"):
+                if not isinstance(value, list) and value is not None:
+                    raise reader_error(path, key, f"'{key}' must be a list, got {type(value).__name__}")
+            if key == "images":
+                f.has_images = True
+            elif key == "annotations":
+                f.has_annotations = True
+            elif key == "categories":
+                f.has_categories = True
+        if stream.top == "array" and not f.n_annotations:
+            raise reader_error(path, None, "an empty list: no images and no annotations")
+        f.finish()
+    if len(files) > 1:
+        b.object_id = [oid if oid is None else f"{a}/{oid}" for oid, a in zip(b.object_id, b.annotator)]
+    return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)

@@ -1,0 +1,246 @@
+"""Reader for V7 Darwin JSON 2.0 (one file per item)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from functools import reduce
+from pathlib import Path
+
+import shapely
+
+from ..errors import ParameterError
+from ._common import (
+    FrameBuilder,
+    check_dir,
+    check_file,
+    finish,
+    is_number,
+    load_json,
+    reader_error,
+    size_value,
+)
+
+__all__ = ["read_darwin"]
+
+_SHAPES = ("polygon", "complex_polygon", "bounding_box")
+_OTHER = ("tag", "keypoint", "line", "ellipse", "skeleton", "mask", "raster_layer", "cuboid",
+          "directional_vector", "string", "text", "attributes", "instance_id")
+
+
+def _sources(path_or_dir, annotator):
+    """[(file, annotator from the layout or None)]."""
+    if isinstance(path_or_dir, Mapping):
+        if annotator is not None:
+            raise ParameterError("pass annotator names either as mapping keys or as annotator=, not both")
+        out = []
+        for ann, p in path_or_dir.items():
+            out += [(f, ann) for f, _ in _sources(p, None)]
+        return out
+    if not isinstance(path_or_dir, (str, os.PathLike)):
+        raise ParameterError(f"expected a path or a mapping {{annotator: path}}, got {type(path_or_dir).__name__}")
+    p = Path(path_or_dir)
+    if p.is_dir():
+        files = sorted(q for q in p.iterdir() if q.is_file() and q.suffix.lower() == ".json")
+        subdirs = sorted(q for q in p.iterdir() if q.is_dir() and not q.name.startswith("."))
+        if files:
+            return [(f, annotator) for f in files]
+        if subdirs:  # a parent directory whose subdirectories are the annotators
+            out = []
+            for d in subdirs:
+                sub = sorted(q for q in d.iterdir() if q.is_file() and q.suffix.lower() == ".json")
+                if not sub:
+                    raise reader_error(d, None, "no .json files for annotator " + repr(d.name))
+                out += [(f, annotator if annotator is not None else d.name) for f in sub]
+            return out
+        raise reader_error(p, None, "no .json files and no annotator subdirectories")
+    return [(check_file(p), annotator)]
+
+
+def _points(path, entry, pts, name):
+    if not isinstance(pts, list):
+        raise reader_error(path, entry, f"{name} must be a list of {{x, y}} points, got {type(pts).__name__}")
+    ring = []
+    for pt in pts:
+        if not isinstance(pt, dict) or not is_number(pt.get("x")) or not is_number(pt.get("y")):
+            raise reader_error(path, entry, f"{name} holds {pt!r}, not a point {{x, y}}")
+        ring += [float(pt["x"]), float(pt["y"])]
+    if not all(math.isfinite(v) for v in ring):
+        raise reader_error(path, entry, f"{name} holds a non-finite coordinate")
+    if len(ring) >= 4 and ring[:2] == ring[-2:]:
+        ring = ring[:-2]
+    return ring
+
+
+def _even_odd(rings):
+    """Several paths of one polygon, filled with the even-odd rule: a path inside another
+    is a hole, disjoint paths are separate parts."""
+    polys = [shapely.make_valid(shapely.Polygon(list(zip(r[::2], r[1::2])))) for r in rings]
+    return reduce(shapely.symmetric_difference, polys)
+
+
+def _annotator_of(ann):
+    people = ann.get("annotators")
+    if isinstance(people, list) and people:
+        p = people[0]
+        if isinstance(p, dict):
+            for key in ("email", "full_name"):
+                if isinstance(p.get(key), str) and p[key]:
+                    return p[key]
+    return None
+
+
+def read_darwin(path_or_dir, *, annotator=None, on_invalid: str = "raise",
+                return_dropped: bool = False):
+    """Read V7 Darwin JSON 2.0 exports.
+
+    Parameters
+    ----------
+    path_or_dir : path, directory, or mapping {annotator: path or directory}
+        One Darwin JSON file (one item), a directory of them (one export), a parent
+        directory whose subdirectories are the exports of each annotator, or a mapping.
+    annotator : str, optional
+        The annotator of annotations that do not record their ``annotators``, and of files
+        with no annotation (coverage rows).
+
+    on_invalid : {"raise", "drop"}, default "raise"
+        Unusable shapes (zero area, ...): raise a ReaderError naming file and annotation, or
+        drop them with a warning.
+    return_dropped : bool, default False
+        Return ``(frame, dropped)`` instead of warning about skipped records.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The validated tidy frame. ``item`` is ``item.name`` (with ``item.path`` prefixed
+        when it is not ``/``), ``width``/``height`` come from ``item.slots[0]``. The
+        annotator of an annotation is the first of its ``annotators`` (``email``, else
+        ``full_name``) when the export records them; else ``annotator=``, the mapping key or
+        the subdirectory; else the file name stem. ``polygon`` annotations become polygons: ``paths`` holds
+        one or more closed paths, filled with the even-odd rule, so a path inside another is
+        a hole and disjoint paths are parts of a MultiPolygon (Darwin stores holes as plain
+        extra paths). Annotations with only ``bounding_box`` {x, y, w, h} become boxes.
+        ``name`` is the label, ``id`` the object_id. A file with no annotations is a
+        coverage row for its annotator (from the argument, layout or file name stem).
+
+    Raises
+    ------
+    ReaderError
+        Missing, empty, truncated or malformed file, wrong types, missing keys, a file
+        that is not Darwin JSON 2.0 (no ``item``); the message names the file and the
+        entry (``annotations[3] (id='...')``).
+
+    Notes
+    -----
+    Tags, keypoints, lines, ellipses, masks and other annotation types are skipped,
+    counted and reported in a DroppedRowsWarning.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> doc = {"version": "2.0", "item": {"name": "a.jpg", "path": "/",
+    ...        "slots": [{"slot_name": "0", "width": 100, "height": 80}]},
+    ...        "annotations": [{"id": "u1", "name": "cat", "slot_names": ["0"],
+    ...                         "bounding_box": {"x": 10, "y": 20, "w": 30, "h": 40},
+    ...                         "annotators": [{"email": "ana@example.org", "full_name": "Ana"}]}]}
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.json"
+    >>> _ = p.write_text(json.dumps(doc))
+    >>> read_darwin(p)[["item", "annotator", "label", "x0", "y0", "x1", "y1"]]
+        item        annotator label    x0    y0    x1    y1
+    0  a.jpg  ana@example.org   cat  10.0  20.0  40.0  60.0
+    """
+    if annotator is not None and not isinstance(annotator, str):
+        raise ParameterError(f"annotator must be a string, got {annotator!r}")
+    sources = _sources(path_or_dir, annotator)
+    b = FrameBuilder("darwin")
+    for path, ann_name in sources:
+        _read_file(path, ann_name, b)
+    return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
+
+
+def _read_file(path, layout_annotator, b: FrameBuilder):
+    doc = load_json(check_file(path))
+    if not isinstance(doc, dict):
+        raise reader_error(path, None, "not Darwin JSON: expected a JSON object")
+    item_d = doc.get("item")
+    if not isinstance(item_d, dict):
+        hint = " (Darwin JSON 1.0 has 'image'; export as 2.0)" if "image" in doc else ""
+        raise reader_error(path, "item", f"missing or invalid 'item'{hint}")
+    name = item_d.get("name")
+    if not isinstance(name, str) or not name:
+        raise reader_error(path, "item.name", f"must be a non-empty string, got {name!r}")
+    folder = item_d.get("path", "/")
+    item = name if folder in (None, "", "/") else f"{str(folder).rstrip('/')}/{name}"
+    w = h = math.nan
+    slots = item_d.get("slots")
+    if slots is not None:
+        if not isinstance(slots, list):
+            raise reader_error(path, "item.slots", f"must be a list, got {type(slots).__name__}")
+        if slots:
+            s0 = slots[0]
+            if not isinstance(s0, dict):
+                raise reader_error(path, "item.slots[0]", "must be a JSON object")
+            w = size_value(path, "item.slots[0]", s0.get("width"), "width")
+            h = size_value(path, "item.slots[0]", s0.get("height"), "height")
+    anns = doc.get("annotations")
+    if anns is None:
+        anns = []
+    if not isinstance(anns, list):
+        raise reader_error(path, "annotations", f"must be a list, got {type(anns).__name__}")
+    f = b.add_file(path)
+    file_annotator = layout_annotator if layout_annotator is not None else path.stem
+    if not anns:
+        b.cover(item, file_annotator, width=w, height=h, file_idx=f, entry="(no annotations)")
+    for k, ann in enumerate(anns):
+        entry = f"annotations[{k}]"
+        if not isinstance(ann, dict):
+            raise reader_error(path, entry, f"an annotation must be a JSON object, got {type(ann).__name__}")
+        aid = ann.get("id")
+        if aid is not None:
+            entry += f" (id={aid!r})"
+        annotator = _annotator_of(ann) or file_annotator
+        b.cover(item, annotator, width=w, height=h, file_idx=f, entry=entry)
+        label = ann.get("name")
+        if not isinstance(label, str) or not label:
+            raise reader_error(path, entry, f"'name' (the class) must be a non-empty string, got {label!r}")
+        kw = dict(object_id=aid, width=w, height=h, file_idx=f, entry=entry)
+        poly = ann.get("polygon", ann.get("complex_polygon"))
+        if poly is not None:
+            if not isinstance(poly, dict):
+                raise reader_error(path, entry, f"polygon must be a JSON object, got {type(poly).__name__}")
+            if "paths" in poly:
+                paths = poly["paths"]
+                if not isinstance(paths, list) or not paths:
+                    raise reader_error(path, entry, "polygon.paths must be a non-empty list of paths")
+            elif "path" in poly:  # Darwin 1.0 style inside a 2.0 file
+                paths = [poly["path"]]
+            else:
+                raise reader_error(path, entry, "polygon has no 'paths'")
+            rings = [_points(path, entry, p, f"polygon.paths[{j}]") for j, p in enumerate(paths)]
+            rings = [r for r in rings if len(r) >= 6]
+            if not rings:
+                b.drop(path, entry, "degenerate_polygon", "a polygon with no path of 3 or more points",
+                       item=item, annotator=annotator, record=ann)
+                continue
+            if len(rings) == 1:
+                b.add_polygon(item, annotator, label, [rings], **kw)
+            else:
+                b.add_geometry(item, annotator, label, _even_odd(rings), **kw)
+        elif ann.get("bounding_box") is not None:
+            bb = ann["bounding_box"]
+            if not isinstance(bb, dict):
+                raise reader_error(path, entry, f"bounding_box must be a JSON object, got {type(bb).__name__}")
+            vals = []
+            for key in ("x", "y", "w", "h"):
+                v = bb.get(key)
+                if not is_number(v) or not math.isfinite(v):
+                    raise reader_error(path, entry, f"bounding_box.{key} must be a number, got {v!r}")
+                vals.append(float(v))
+            x, y, bw, bh = vals
+            b.add_box(item, annotator, label, x, y, x + bw, y + bh, **kw)
+        else:
+            kind = next((k for k in _OTHER if k in ann), None)
+            detail = (f"a {kind!r} annotation (only polygons and bounding boxes are read)" if kind
+                      else "an annotation with no polygon or bounding_box")
+            b.drop(path, entry, "unsupported_shape", detail, item=item, annotator=annotator, record=ann)

@@ -1,0 +1,298 @@
+"""Reader for Label Studio JSON exports (the full "JSON" export: a list of tasks)."""
+
+from __future__ import annotations
+
+import math
+
+from ..errors import ParameterError
+from ._common import FrameBuilder, JSONStream, check_file, finish, is_number, reader_error
+from .cvat import rotated_rectangle
+
+__all__ = ["read_labelstudio"]
+
+_RECT = {"rectanglelabels": "rectanglelabels", "rectangle": None}
+_POLY = {"polygonlabels": "polygonlabels", "polygon": None}
+# results that describe a region drawn by another result (same "id"): kept as columns
+_PER_REGION = {"choices", "textarea", "number", "rating", "datetime", "taxonomy"}
+
+
+def _annotator(path, entry, completed_by):
+    if isinstance(completed_by, dict):
+        for key in ("email", "username", "id"):
+            v = completed_by.get(key)
+            if v not in (None, ""):
+                if not isinstance(v, (str, int)) or isinstance(v, bool):
+                    raise reader_error(path, entry, f"completed_by.{key} must be a string or integer, got {v!r}")
+                return str(v)
+        raise reader_error(path, entry, "completed_by has no email, username or id")
+    if isinstance(completed_by, (int, str)) and not isinstance(completed_by, bool) and completed_by != "":
+        return str(completed_by)
+    raise reader_error(path, entry, f"completed_by must be a user id or a dict with email/id, got {completed_by!r}")
+
+
+def _pct(path, entry, value, key):
+    v = value.get(key)
+    if not is_number(v) or not math.isfinite(v):
+        raise reader_error(path, entry, f"value.{key} must be a number (percent), got {v!r}")
+    return float(v)
+
+
+def _size(path, entry, result, key):
+    v = result.get(key)
+    if v is None:
+        return math.nan
+    if not is_number(v) or not v > 0 or not math.isfinite(v):
+        raise reader_error(path, entry, f"{key} must be a positive number, got {v!r}")
+    return float(v)
+
+
+def _label(value, labels_key):
+    """The class of a region and whether it had more than one."""
+    labels = None
+    if labels_key is not None:
+        labels = value.get(labels_key)
+    if labels is None:
+        labels = value.get("labels")
+    if isinstance(labels, str):
+        labels = [labels]
+    if not isinstance(labels, list) or not labels or not all(isinstance(x, str) and x for x in labels):
+        return None, 0
+    return labels[0], len(labels)
+
+
+def read_labelstudio(path, *, item: str = "image", data_key: str | None = None,
+                     on_invalid: str = "raise", return_dropped: bool = False):
+    """Read a Label Studio JSON export (a list of tasks with their annotations).
+
+    Parameters
+    ----------
+    path : path
+        The ``.json`` export ("JSON" in Label Studio's export dialog, not "JSON-MIN").
+    item : {"image", "task"}, default "image"
+        What identifies an item: the image path in the task ``data`` (so that exports of
+        several projects, or other formats, line up on the same images), or the task ``id``.
+    data_key : str, optional
+        The key of ``data`` holding the image (``$image`` in the labeling config). By
+        default ``"image"``, else the only string value of ``data``.
+    on_invalid : {"raise", "drop"}, default "raise"
+        Unusable regions (zero area, ...): raise a ReaderError naming task, annotation and
+        result, or drop them with a warning.
+    return_dropped : bool, default False
+        Return ``(frame, dropped)`` instead of warning about skipped records.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The validated tidy frame. The annotator is ``completed_by``: its ``email`` when it
+        is a dict, else the user id as a string. Every (non-cancelled) annotation covers
+        its task; an annotation with an empty ``result`` is a coverage row.
+        ``rectanglelabels`` results become boxes, converted from percent of
+        ``original_width``/``original_height`` to pixels (a nonzero ``rotation``, in
+        degrees clockwise about the top-left corner, gives a polygon); ``polygonlabels``
+        become polygons. ``width``/``height`` are ``original_width``/``original_height``.
+        ``object_id`` is ``"{annotation id}/{result id}"``, ``task`` the task id, and
+        per-region ``choices``/``textarea``/... results (same result ``id`` as the region)
+        are columns named after their ``from_name``.
+
+    Raises
+    ------
+    ReaderError
+        Missing, empty, truncated or malformed file, wrong types, missing keys; the
+        message names the file and the entry (``tasks[3] (id=12) annotations[1] result[0]``).
+
+    Notes
+    -----
+    Skipped and counted (DroppedRowsWarning): cancelled annotations (``was_cancelled``;
+    they give no coverage either), results of other types (keypoints, brushes, ellipses,
+    image-level choices, ...), regions without a label, and regions with several labels
+    (the first is kept and the case is counted). Predictions are not annotations and are
+    ignored. Without ``original_width``/``original_height`` coordinates stay in percent
+    and ``width``/``height`` are 100. The export is streamed task by task.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> tasks = [{"id": 1, "data": {"image": "/data/a.jpg"}, "annotations": [
+    ...     {"id": 10, "completed_by": {"id": 3, "email": "ana@example.org"}, "result": [
+    ...         {"id": "r1", "type": "rectanglelabels", "from_name": "label", "to_name": "image",
+    ...          "original_width": 200, "original_height": 100,
+    ...          "value": {"x": 10, "y": 20, "width": 25, "height": 50, "rotation": 0,
+    ...                    "rectanglelabels": ["cat"]}}]},
+    ...     {"id": 11, "completed_by": 4, "result": []}]}]
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "export.json"
+    >>> _ = p.write_text(json.dumps(tasks))
+    >>> read_labelstudio(p)[["item", "annotator", "label", "x0", "y0", "x1", "y1"]]
+              item        annotator label    x0    y0    x1    y1
+    0  /data/a.jpg  ana@example.org   cat  20.0  20.0  70.0  70.0
+    1  /data/a.jpg                4   NaN   NaN   NaN   NaN   NaN
+    """
+    if item not in ("image", "task"):
+        raise ParameterError(f"item must be 'image' or 'task', got {item!r}")
+    path = check_file(path)
+    b = FrameBuilder("labelstudio")
+    f = b.add_file(path)
+    stream = JSONStream(path)
+    n = 0
+    for kind, key, i, task in stream:
+        if stream.top != "array":
+            raise reader_error(path, None, "not a Label Studio JSON export: expected a list of tasks, "
+                               "found a JSON object (is this a JSON-MIN or COCO export?)")
+        _task(path, f, b, i, task, item, data_key)
+        n += 1
+    if n == 0:
+        raise reader_error(path, None, "an empty list: no tasks and no annotations")
+    return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
+
+
+def _task(path, f, b: FrameBuilder, i, task, item_mode, data_key):
+    tentry = f"tasks[{i}]"
+    if not isinstance(task, dict):
+        raise reader_error(path, tentry, f"a task must be a JSON object, got {type(task).__name__}")
+    tid = task.get("id")
+    if tid is not None:
+        tentry = f"tasks[{i}] (id={tid})"
+    data = task.get("data")
+    if item_mode == "task":
+        if tid is None:
+            raise reader_error(path, tentry, "missing key 'id' (needed with item='task')")
+        item = tid
+    else:
+        if not isinstance(data, dict):
+            raise reader_error(path, tentry, f"missing or invalid 'data' (a dict holding the image), got {data!r}")
+        key = data_key
+        if key is None:
+            if "image" in data:
+                key = "image"
+            else:
+                strings = [k for k, v in data.items() if isinstance(v, str)]
+                if len(strings) != 1:
+                    raise reader_error(path, tentry, f"cannot tell which key of data {sorted(data)} holds the image; "
+                                       "pass data_key= or item='task'")
+                key = strings[0]
+        item = data.get(key)
+        if not isinstance(item, str) or not item:
+            raise reader_error(path, tentry, f"data[{key!r}] must be the image path, got {item!r}")
+    anns = task.get("annotations", task.get("completions"))
+    if anns is None:
+        anns = []
+    if not isinstance(anns, list):
+        raise reader_error(path, tentry, f"'annotations' must be a list, got {type(anns).__name__}")
+    # the image size of the task, from any of its results (for coverage rows)
+    tw = th = math.nan
+    for a in anns:
+        for r in (a.get("result") or []) if isinstance(a, dict) else []:
+            if isinstance(r, dict) and is_number(r.get("original_width")) and is_number(r.get("original_height")):
+                tw, th = float(r["original_width"]), float(r["original_height"])
+                break
+        if not math.isnan(tw):
+            break
+    for j, ann in enumerate(anns):
+        aentry = f"{tentry} annotations[{j}]"
+        if not isinstance(ann, dict):
+            raise reader_error(path, aentry, f"an annotation must be a JSON object, got {type(ann).__name__}")
+        aid = ann.get("id")
+        if aid is not None:
+            aentry += f" (id={aid})"
+        if "completed_by" not in ann:
+            raise reader_error(path, aentry, "missing key 'completed_by'")
+        annotator = _annotator(path, aentry, ann["completed_by"])
+        if ann.get("was_cancelled"):
+            b.drop(path, aentry, "cancelled_annotation", "the annotator skipped (cancelled) the task",
+                   item=item, annotator=annotator, record=None)
+            continue
+        result = ann.get("result")
+        if result is None:
+            result = []
+        if not isinstance(result, list):
+            raise reader_error(path, aentry, f"'result' must be a list, got {type(result).__name__}")
+        b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=aentry)
+        _results(path, f, b, aentry, item, annotator, aid if aid is not None else f"{tid}.{j}", tid, result)
+
+
+def _results(path, f, b, aentry, item, annotator, aid, tid, result):
+    regions = {}
+    per_region = []
+    for k, r in enumerate(result):
+        rentry = f"{aentry} result[{k}]"
+        if not isinstance(r, dict):
+            raise reader_error(path, rentry, f"a result must be a JSON object, got {type(r).__name__}")
+        rtype = r.get("type")
+        if not isinstance(rtype, str):
+            raise reader_error(path, rentry, f"missing or invalid 'type', got {rtype!r}")
+        value = r.get("value")
+        if not isinstance(value, dict):
+            raise reader_error(path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}")
+        if rtype in _RECT or rtype in _POLY:
+            regions.setdefault(r.get("id", f"#{k}"), []).append((k, r))
+        else:
+            per_region.append((k, r))
+    extras_by_region: dict = {}
+    labels_by_region: dict = {}
+    for k, r in per_region:
+        rid = r.get("id")
+        if rid is not None and rid in regions and r["type"] == "labels":
+            labels_by_region[rid] = r["value"]  # a Rectangle/Polygon tag labelled by a Labels tag
+        elif rid is not None and rid in regions:
+            name = str(r.get("from_name", r["type"]))
+            v = r["value"].get(r["type"], r["value"])
+            if isinstance(v, list) and len(v) == 1:
+                v = v[0]
+            extras_by_region.setdefault(rid, {})[name] = v
+        else:
+            b.drop(path, f"{aentry} result[{k}]", "unsupported_result",
+                   f"a {r['type']!r} result (only rectanglelabels and polygonlabels regions are read)",
+                   item=item, annotator=annotator, record=r)
+    for rid, parts in regions.items():
+        for k, r in parts:
+            rentry = f"{aentry} result[{k}]"
+            rtype, value = r["type"], r["value"]
+            labels_key = _RECT.get(rtype, _POLY.get(rtype))
+            label, n_labels = _label(value, labels_key)
+            if label is None and rid in labels_by_region:
+                label, n_labels = _label(labels_by_region[rid], None)
+            if label is None:
+                b.drop(path, rentry, "unlabelled_region", "a region without a label",
+                       item=item, annotator=annotator, record=r)
+                continue
+            if n_labels > 1:
+                b.drop(path, rentry, "extra_labels_ignored",
+                       f"a region with {n_labels} labels: the first ({label!r}) was kept",
+                       item=item, annotator=annotator, record=value.get(labels_key or "labels"))
+            w = _size(path, rentry, r, "original_width")
+            h = _size(path, rentry, r, "original_height")
+            if math.isnan(w) or math.isnan(h):
+                w = h = 100.0  # percent coordinates, image of 100 x 100 units
+            extras = {"task": tid, **extras_by_region.get(rid, {})}
+            oid = f"{aid}/{rid}" if len(parts) == 1 else f"{aid}/{rid}/{k}"
+            kw = dict(object_id=oid, width=w, height=h, file_idx=f, entry=rentry, extras=extras)
+            if rtype in _RECT:
+                x = _pct(path, rentry, value, "x") * w / 100
+                y = _pct(path, rentry, value, "y") * h / 100
+                x1 = x + _pct(path, rentry, value, "width") * w / 100
+                y1 = y + _pct(path, rentry, value, "height") * h / 100
+                rot = value.get("rotation", r.get("rotation", 0)) or 0
+                if not is_number(rot) or not math.isfinite(rot):
+                    raise reader_error(path, rentry, f"rotation must be a number, got {rot!r}")
+                if rot % 360:
+                    extras["rotation"] = float(rot)
+                    b.add_polygon(item, annotator, label,
+                                  [[rotated_rectangle(x, y, x1, y1, rot, about="top-left")]], **kw)
+                else:
+                    b.add_box(item, annotator, label, x, y, x1, y1, **kw)
+            else:
+                pts = value.get("points")
+                if not isinstance(pts, list):
+                    raise reader_error(path, rentry, f"value.points must be a list of [x, y] (percent), got {pts!r}")
+                ring = []
+                for p in pts:
+                    if (not isinstance(p, list) or len(p) != 2 or not is_number(p[0])
+                            or not is_number(p[1]) or not math.isfinite(p[0]) or not math.isfinite(p[1])):
+                        raise reader_error(path, rentry, f"value.points holds {p!r}, not an [x, y] pair of numbers")
+                    ring += [p[0] * w / 100, p[1] * h / 100]
+                if len(ring) >= 4 and ring[:2] == ring[-2:]:
+                    ring = ring[:-2]
+                if len(ring) < 6:
+                    b.drop(path, rentry, "degenerate_polygon", "a polygon with fewer than 3 points",
+                           item=item, annotator=annotator, record=r)
+                    continue
+                b.add_polygon(item, annotator, label, [[ring]], **kw)

@@ -1,0 +1,309 @@
+"""Reader for YOLO text labels (one ``.txt`` per image, one directory per annotator)."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from ._common import FrameBuilder, annotator_dirs, check_dir, check_file, finish, reader_error
+
+__all__ = ["read_yolo", "read_yolo_classes"]
+
+_CLASS_FILES = ("classes.txt", "obj.names", "data.yaml", "dataset.yaml")
+_NOT_LABELS = {"classes.txt", "obj.names"}
+
+
+def _unquote(s: str) -> str:
+    s = s.strip()
+    if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
+        return s[1:-1]
+    return s
+
+
+def _strip_comment(line: str) -> str:
+    # a '#' starts a comment unless it is inside quotes
+    out, quote = [], None
+    for ch in line:
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            break
+        out.append(ch)
+    return "".join(out).rstrip()
+
+
+def _yaml_names(path: Path, text: str) -> list[str]:
+    """The ``names`` of a YOLO data.yaml: a flow list ``[a, b]``, a block list ``- a``, or
+    a mapping ``0: a``. Nothing else of YAML is interpreted."""
+    lines = [_strip_comment(line) for line in text.splitlines()]
+    for n, line in enumerate(lines):
+        m = re.match(r"^names\s*:\s*(.*)$", line)
+        if not m:
+            continue
+        rest = m.group(1).strip()
+        if rest:
+            if not (rest.startswith("[") and rest.endswith("]")):
+                raise reader_error(path, f"line {n + 1}", "names must be a list [a, b, ...], a block list "
+                                   "or a mapping 0: a; pass classes=[...] instead")
+            items = re.findall(r"""\s*('[^']*'|"[^"]*"|[^,]+)\s*(?:,|$)""", rest[1:-1])
+            return [_unquote(x) for x in items if _unquote(x)]
+        names: dict[int, str] = {}
+        block: list[str] = []
+        for k, sub in enumerate(lines[n + 1:], start=n + 2):
+            if not sub.strip():
+                continue
+            if not sub[0].isspace() and not sub.lstrip().startswith("-"):
+                break
+            s = sub.strip()
+            if s.startswith("- "):
+                block.append(_unquote(s[2:]))
+            elif re.match(r"^\d+\s*:", s):
+                key, _, val = s.partition(":")
+                names[int(key)] = _unquote(val)
+            else:
+                raise reader_error(path, f"line {k}", f"cannot read {s!r} as a class name; pass classes=[...] instead")
+        if block and names:
+            raise reader_error(path, f"line {n + 1}", "names mixes a list and a mapping")
+        if names:
+            if sorted(names) != list(range(len(names))):
+                raise reader_error(path, f"line {n + 1}", f"names keys must be 0..{len(names) - 1}, got {sorted(names)}")
+            return [names[i] for i in range(len(names))]
+        if block:
+            return block
+        raise reader_error(path, f"line {n + 1}", "names is empty")
+    raise reader_error(path, None, "no 'names:' entry")
+
+
+def read_yolo_classes(path) -> list[str]:
+    """Class names from ``classes.txt``/``obj.names`` (one per line) or a YOLO ``data.yaml``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "data.yaml"
+    >>> _ = p.write_text("path: .\\nnames:\\n  0: cat\\n  1: dog\\n")
+    >>> read_yolo_classes(p)
+    ['cat', 'dog']
+    """
+    path = check_file(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise reader_error(path, None, "not UTF-8 text") from None
+    if path.suffix.lower() in (".yaml", ".yml"):
+        names = _yaml_names(path, text)
+    else:
+        names = [line.strip() for line in text.splitlines() if line.strip()]
+    if not names:
+        raise reader_error(path, None, "no class names")
+    return names
+
+
+def _classes(classes, dirs):
+    if classes is None:
+        for _, d in dirs:
+            for cand in (d, d.parent):
+                for name in _CLASS_FILES:
+                    if (cand / name).is_file():
+                        return read_yolo_classes(cand / name)
+        return None
+    if isinstance(classes, (str, os.PathLike)):
+        return read_yolo_classes(classes)
+    if isinstance(classes, Mapping):
+        if not all(isinstance(k, int) for k in classes):
+            raise ParameterError("classes as a mapping must map class indices (int) to names")
+        return dict(classes)
+    if isinstance(classes, Sequence):
+        names = list(classes)
+        if not all(isinstance(c, str) and c for c in names):
+            raise ParameterError("classes must hold non-empty strings")
+        return names
+    raise ParameterError(f"classes must be a list of names, a mapping, or a path, got {type(classes).__name__}")
+
+
+def _sizes(image_sizes):
+    if image_sizes is None:
+        return None
+    if isinstance(image_sizes, pd.DataFrame):
+        key = next((c for c in ("item", "stem", "image") if c in image_sizes.columns), None)
+        if key is None or "width" not in image_sizes or "height" not in image_sizes:
+            raise ParameterError("image_sizes as a DataFrame needs columns item (or stem), width and height")
+        stems = [Path(str(v)).stem for v in image_sizes[key]]
+        return dict(zip(stems, zip(image_sizes["width"].astype(float), image_sizes["height"].astype(float))))
+    if isinstance(image_sizes, Mapping):
+        out = {}
+        for k, v in image_sizes.items():
+            try:
+                w, h = (float(x) for x in v)
+            except (TypeError, ValueError):
+                raise ParameterError(f"image_sizes[{k!r}] must be (width, height), got {v!r}") from None
+            if not (w > 0 and h > 0 and math.isfinite(w) and math.isfinite(h)):
+                raise ParameterError(f"image_sizes[{k!r}] must be positive, got {v!r}")
+            out[Path(str(k)).stem] = (w, h)
+        return out
+    raise ParameterError("image_sizes must be a mapping {image stem: (width, height)} or a DataFrame")
+
+
+def _label_files(d: Path):
+    sub = d / "labels"
+    if sub.is_dir():
+        d = sub
+    return sorted(p for p in d.iterdir()
+                  if p.is_file() and p.suffix.lower() == ".txt" and p.name.lower() not in _NOT_LABELS)
+
+
+def read_yolo(dir_per_annotator, *, classes=None, image_sizes=None, on_invalid: str = "raise",
+              return_dropped: bool = False):
+    """Read YOLO text labels, one ``.txt`` per image and one directory per annotator.
+
+    Parameters
+    ----------
+    dir_per_annotator : mapping {annotator: directory} or directory
+        A mapping, or a parent directory whose subdirectories are the annotators. Inside an
+        annotator's directory the ``.txt`` files are read from ``labels/`` when it exists,
+        else from the directory itself (``classes.txt`` is not a label file).
+    classes : list of str, mapping {index: name}, or path, optional
+        The class names, by index. A path may name ``classes.txt``/``obj.names`` (one name
+        per line) or a ``data.yaml``, whose ``names`` is read without a YAML library (flow
+        list ``[a, b]``, block list ``- a`` or mapping ``0: a``; anything fancier: pass a
+        list). By default such a file is looked for in the annotator directories and their
+        parent; without one, the labels are the class indices as strings.
+    image_sizes : mapping {image stem: (width, height)} or DataFrame, optional
+        Image sizes in pixels (a DataFrame needs columns ``item`` or ``stem``, ``width``,
+        ``height``; items are matched by their stem). Every label file must then have a size.
+        Without sizes, coordinates stay normalized and ``width = height = 1.0``: the image is
+        the unit square, which makes every normalized distance identical to what pixel
+        coordinates would give.
+    on_invalid : {"raise", "drop"}, default "raise"
+        Unusable boxes (zero or negative size): raise a ReaderError naming file and line, or
+        drop them with a warning.
+    return_dropped : bool, default False
+        Return ``(frame, dropped)`` instead of warning about skipped records.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The validated tidy frame. ``item`` is the label file stem. Lines ``class cx cy w h``
+        are boxes (a sixth value is kept as ``score``); lines ``class x1 y1 x2 y2 ...`` with
+        three or more points are polygons (YOLO segmentation, or oriented boxes). An empty
+        label file is a coverage row.
+
+    Raises
+    ------
+    ReaderError
+        Missing directory, no label files, a malformed line (wrong number of values,
+        non-numbers), a class index not in ``classes``, an image without a size; the
+        message names the file and the line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "ana").mkdir()
+    >>> _ = (root / "ana" / "a.txt").write_text("0 0.25 0.5 0.1 0.2\\n")
+    >>> _ = (root / "ana" / "b.txt").write_text("")
+    >>> df = read_yolo(root, classes=["cat"], image_sizes={"a": (200, 100), "b": (200, 100)})
+    >>> df[["item", "annotator", "label", "x0", "y0", "x1", "y1"]]
+      item annotator label    x0    y0    x1    y1
+    0    a       ana   cat  40.0  40.0  60.0  60.0
+    1    b       ana   NaN   NaN   NaN   NaN   NaN
+    """
+    if isinstance(dir_per_annotator, Mapping):
+        dirs = annotator_dirs(dir_per_annotator, "read_yolo")
+    else:
+        root = check_dir(dir_per_annotator)
+        dirs = [(a, d) for a, d in annotator_dirs(root, "read_yolo") if a != "images"]
+        if not dirs:
+            if _label_files(root):
+                dirs = [(root.name, root)]
+            else:
+                raise reader_error(root, None, "no annotator subdirectories and no .txt label files")
+    names = _classes(classes, dirs)
+    sizes = _sizes(image_sizes)
+    b = FrameBuilder("yolo")
+    for annotator, d in dirs:
+        files = _label_files(d)
+        if not files:
+            raise reader_error(d, None, f"no .txt label files for annotator {annotator!r}")
+        for path in files:
+            _read_file(path, annotator, names, sizes, b)
+    return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
+
+
+def _read_file(path, annotator, names, sizes, b: FrameBuilder):
+    f = b.add_file(path)
+    item = path.stem
+    if sizes is None:
+        w = h = 1.0
+    else:
+        if item not in sizes:
+            raise reader_error(path, None, f"no size for image {item!r} in image_sizes")
+        w, h = sizes[item]
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise reader_error(path, None, "not UTF-8 text") from None
+    b.cover(item, annotator, width=w, height=h, file_idx=f, entry="(file)")
+    boxes, box_lines, polys = [], [], []
+    for n, line in enumerate(text.splitlines(), start=1):
+        tok = line.split()
+        if not tok:
+            continue
+        entry = f"line {n}"
+        try:
+            vals = [float(t) for t in tok]
+        except ValueError:
+            raise reader_error(path, entry, f"non-numeric value in {line.strip()!r}") from None
+        if not all(math.isfinite(v) for v in vals):
+            raise reader_error(path, entry, f"non-finite value in {line.strip()!r}")
+        c = vals[0]
+        if c != int(c) or c < 0:
+            raise reader_error(path, entry, f"class {tok[0]!r} is not a non-negative integer")
+        c = int(c)
+        if names is None:
+            label = str(c)
+        elif isinstance(names, dict):
+            label = names.get(c)
+        else:
+            label = names[c] if c < len(names) else None
+        if label is None:
+            raise reader_error(path, entry, f"class index {c} is not defined in classes "
+                               f"({len(names)} names)")
+        k = len(vals)
+        if k in (5, 6):
+            boxes.append(vals[1:5])
+            box_lines.append((entry, label, vals[5] if k == 6 else None))
+        elif k >= 7 and k % 2 == 1:
+            polys.append((entry, label, vals[1:]))
+        else:
+            raise reader_error(path, entry, f"{k} values: expected 'class cx cy w h' (5, or 6 with a score) "
+                               "or 'class x1 y1 x2 y2 x3 y3 ...' (an odd number >= 7)")
+    if boxes:
+        a = np.asarray(boxes, dtype="float64")
+        x0 = (a[:, 0] - a[:, 2] / 2) * w
+        x1 = (a[:, 0] + a[:, 2] / 2) * w
+        y0 = (a[:, 1] - a[:, 3] / 2) * h
+        y1 = (a[:, 1] + a[:, 3] / 2) * h
+        for j, (entry, label, score) in enumerate(box_lines):
+            extras = None if score is None else {"score": score}
+            b.add_box(item, annotator, label, float(x0[j]), float(y0[j]), float(x1[j]), float(y1[j]),
+                      width=w, height=h, file_idx=f, entry=entry, extras=extras)
+    for entry, label, xy in polys:
+        ring = (np.asarray(xy, dtype="float64").reshape(-1, 2) * (w, h)).ravel().tolist()
+        if ring[:2] == ring[-2:]:
+            ring = ring[:-2]
+        if len(ring) < 6:
+            b.drop(path, entry, "degenerate_polygon", "a polygon with fewer than 3 distinct points",
+                   item=item, annotator=annotator, record=xy)
+            continue
+        b.add_polygon(item, annotator, label, [[ring]], width=w, height=h, file_idx=f, entry=entry)
