@@ -295,7 +295,8 @@ def _weighted_ecdf(w_block, order, at):
 def _chance_quantile(sorted_between, cum, q):
     """Inverted-CDF q-quantile: the smallest ``v`` with ``F_between(v) >= q``."""
     total = cum[:, -1]
-    # first sorted position whose cumulative weight reaches q * total (and is > 0)
+    # first sorted position whose cumulative weight reaches q * total (and is > 0); the
+    # relative slack absorbs rounding in q * total and in the cumulative sums
     target = np.maximum(q * total, np.finfo(np.float64).tiny)[:, None]
     pos = np.sum(cum[:, 1:] < target * (1 - 1e-12), axis=1)
     pos = np.minimum(pos, sorted_between.size - 1)

@@ -64,9 +64,8 @@ def test_sigma_nan_cases():
 @given(samples, samples, weight_lists, weight_lists)
 def test_sigma_integer_weights_equal_repeated_rows(x, y, wx, wy):
     wx, wy = weights_for(wx, x.size), weights_for(wy, y.size)
-    expected = 1 - np.repeat(x, wx).mean() / np.repeat(y, wy).mean() if np.repeat(
-        y, wy
-    ).mean() else nan
+    mean_between = np.repeat(y, wy).mean()
+    expected = 1 - np.repeat(x, wx).mean() / mean_between if mean_between else nan
     got = sigma(x, y, within_weights=wx, between_weights=wy)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
