@@ -359,9 +359,7 @@ def _binary_alpha(n, n_c, observed_c):
     with np.errstate(divide="ignore", invalid="ignore"):
         d_o = _observed_disagreement(n, 2.0 * observed_c)
         d_e = 2.0 * n_c * (n - n_c) / (n * (n - 1.0))
-        alpha = 1.0 - d_o / d_e
-    alpha = np.where((d_e > 0) & (n >= 2), alpha, np.nan)
-    return float(alpha) if alpha.ndim == 0 else alpha
+    return _alpha(d_o, d_e, n)
 
 
 def _nominal_alpha_core(unit_codes, value_codes, weights, n_units):
