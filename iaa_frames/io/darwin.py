@@ -80,6 +80,16 @@ def _even_odd(rings):
     return reduce(shapely.symmetric_difference, polys)
 
 
+def _people(ann):
+    out = []
+    for p in ann.get("annotators") or []:
+        if isinstance(p, dict):
+            v = p.get("email") or p.get("full_name")
+            if isinstance(v, str) and v:
+                out.append(v)
+    return out
+
+
 def _annotator_of(ann):
     people = ann.get("annotators")
     if isinstance(people, list) and people:
@@ -101,8 +111,7 @@ def read_darwin(path_or_dir, *, annotator=None, on_invalid: str = "raise",
         One Darwin JSON file (one item), a directory of them (one export), a parent
         directory whose subdirectories are the exports of each annotator, or a mapping.
     annotator : str, optional
-        The annotator of annotations that do not record their ``annotators``, and of files
-        with no annotation (coverage rows).
+        The annotator of every file read (see Returns for the default).
 
     on_invalid : {"raise", "drop"}, default "raise"
         Unusable shapes (zero area, ...): raise a ReaderError naming file and annotation, or
@@ -115,9 +124,11 @@ def read_darwin(path_or_dir, *, annotator=None, on_invalid: str = "raise",
     pandas.DataFrame
         The validated tidy frame. ``item`` is ``item.name`` (with ``item.path`` prefixed
         when it is not ``/``), ``width``/``height`` come from ``item.slots[0]``. The
-        annotator of an annotation is the first of its ``annotators`` (``email``, else
-        ``full_name``) when the export records them; else ``annotator=``, the mapping key or
-        the subdirectory; else the file name stem. ``polygon`` annotations become polygons: ``paths`` holds
+        annotator is ``annotator=``, the mapping key or the subdirectory when given (then
+        the ``annotators`` recorded in the file are kept in an ``annotators`` column: the
+        annotator of a file with no annotation must be the same as that of its objects);
+        otherwise the first of each annotation's ``annotators`` (``email``, else
+        ``full_name``); otherwise the file name stem. ``polygon`` annotations become polygons: ``paths`` holds
         one or more closed paths, filled with the even-odd rule, so a path inside another is
         a hole and disjoint paths are parts of a MultiPolygon (Darwin stores holes as plain
         extra paths). Annotations with only ``bounding_box`` {x, y, w, h} become boxes.
@@ -199,12 +210,16 @@ def _read_file(path, layout_annotator, b: FrameBuilder):
         aid = ann.get("id")
         if aid is not None:
             entry += f" (id={aid!r})"
-        annotator = _annotator_of(ann) or file_annotator
+        recorded = _annotator_of(ann)
+        annotator = layout_annotator or recorded or file_annotator
         b.cover(item, annotator, width=w, height=h, file_idx=f, entry=entry)
         label = ann.get("name")
         if not isinstance(label, str) or not label:
             raise reader_error(path, entry, f"'name' (the class) must be a non-empty string, got {label!r}")
-        kw = dict(object_id=aid, width=w, height=h, file_idx=f, entry=entry)
+        extras = None
+        if layout_annotator is not None and recorded is not None:
+            extras = {"annotators": ", ".join(_people(ann))}
+        kw = dict(object_id=aid, width=w, height=h, file_idx=f, entry=entry, extras=extras)
         poly = ann.get("polygon", ann.get("complex_polygon"))
         if poly is not None:
             if not isinstance(poly, dict):

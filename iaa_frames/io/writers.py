@@ -1,0 +1,387 @@
+"""Minimal writers of the supported formats, used to make the packaged samples.
+
+They write a validated tidy frame the way the annotation tools export it: one file (or
+directory) per annotator, an image entry for every item the annotator covered (so that a
+reader gives back the coverage rows), boxes and polygons in each format's own coordinate
+convention. They are deliberately small: they write what the readers read, and nothing of
+the formats' other features. Coordinates in pixels are rounded to ``decimals`` places,
+normalized YOLO coordinates to 6 places, Label Studio percentages to 6 places.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import shapely
+
+from ..errors import ParameterError
+from ..frame import validate
+
+__all__ = [
+    "write_coco",
+    "write_coco_raters",
+    "write_cvat",
+    "write_darwin",
+    "write_labelstudio",
+    "write_voc",
+    "write_yolo",
+]
+
+
+def _frame(df):
+    df = validate(df)
+    return df, df["x0"].notna().to_numpy()
+
+
+def _r(v, decimals):
+    v = round(float(v), decimals)
+    return int(v) if v == int(v) else v
+
+
+def _rings(geom):
+    """Parts of a (Multi)Polygon, each a list of rings (exterior first), each an (n, 2)
+    array without the closing point."""
+    parts = geom.geoms if geom.geom_type == "MultiPolygon" else [geom]
+    out = []
+    for p in parts:
+        rings = [p.exterior, *p.interiors]
+        out.append([np.asarray(r.coords)[:-1] for r in rings])
+    return out
+
+
+def _annotators(df):
+    return sorted(df["annotator"].unique())
+
+
+def _items(df):
+    return list(dict.fromkeys(sorted(df["item"].unique(), key=str)))
+
+
+def _size(row):
+    w, h = row["width"], row["height"]
+    return (None if pd.isna(w) else _r(w, 0)), (None if pd.isna(h) else _r(h, 0))
+
+
+def _rows(df, obj):
+    """Per (annotator, item): (size, list of object rows) for every covered item."""
+    out = {}
+    for rec, is_obj in zip(df.to_dict("records"), obj):
+        key = (rec["annotator"], rec["item"])
+        entry = out.setdefault(key, [rec, []])
+        if is_obj:
+            entry[1].append(rec)
+    return out
+
+
+def _indent(el, level=0):
+    ET.indent(el, space="  ", level=level)
+
+
+def _write_xml(root, path: Path):
+    _indent(root)
+    path.write_text('<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n",
+                    encoding="utf-8")
+
+
+def write_coco(df, directory, *, suffix=".jpg", decimals=2):
+    """One COCO file per annotator, ``{directory}/{annotator}.json``.
+
+    Image ids, category ids (labels sorted, from 1) and annotation ids (``object_id + 1``
+    when integer) are shared by all files; ``file_name`` is ``f"{item}{suffix}"``.
+    """
+    df, obj = _frame(df)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    items = _items(df)
+    image_id = {it: k + 1 for k, it in enumerate(items)}
+    labels = sorted(df.loc[obj, "label"].unique())
+    cat_id = {lab: k + 1 for k, lab in enumerate(labels)}
+    cats = [{"id": cat_id[lab], "name": lab, "supercategory": "object"} for lab in labels]
+    by = _rows(df, obj)
+    paths = []
+    for ann in _annotators(df):
+        images, anns = [], []
+        for it in items:
+            if (ann, it) not in by:
+                continue
+            first, objs = by[(ann, it)]
+            w, h = _size(first)
+            images.append({"id": image_id[it], "file_name": f"{it}{suffix}", "width": w, "height": h})
+            for rec in objs:
+                anns.append(_coco_ann(rec, image_id[it], cat_id, decimals))
+        path = directory / f"{ann}.json"
+        doc = {"info": {"description": f"annotations by {ann}", "version": "1.0"}, "licenses": [],
+               "images": images, "annotations": anns, "categories": cats}
+        path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _coco_ann(rec, iid, cat_id, decimals, extra=None):
+    oid = rec["object_id"]
+    a = {"id": int(oid) + 1 if isinstance(oid, (int, np.integer)) else oid, "image_id": iid,
+         "category_id": cat_id[rec["label"]]}
+    g = rec["geometry"]
+    if g is not None:
+        segs = []
+        for rings in _rings(g):
+            segs.append([_r(v, decimals) for v in rings[0].ravel()])
+        a["segmentation"] = segs
+        area = g.area
+    else:
+        a["segmentation"] = []
+        area = (rec["x1"] - rec["x0"]) * (rec["y1"] - rec["y0"])
+    x0, y0, x1, y1 = (_r(rec[c], decimals) for c in ("x0", "y0", "x1", "y1"))
+    a["bbox"] = [x0, y0, _r(x1 - x0, decimals), _r(y1 - y0, decimals)]
+    a["area"] = _r(area, decimals)
+    a["iscrowd"] = 0
+    if extra:
+        a.update(extra)
+    return a
+
+
+def write_coco_raters(df, path, *, suffix=".jpg", decimals=2):
+    """One COCO file for all annotators, LVIS style: ``rater_id`` on every annotation and
+    ``rater_list`` on every image (the annotators who reviewed it)."""
+    df, obj = _frame(df)
+    path = Path(path)
+    items = _items(df)
+    image_id = {it: k + 1 for k, it in enumerate(items)}
+    labels = sorted(df.loc[obj, "label"].unique())
+    cat_id = {lab: k + 1 for k, lab in enumerate(labels)}
+    by = _rows(df, obj)
+    raters = {it: [] for it in items}
+    size = {}
+    for (ann, it), (first, _) in by.items():
+        raters[it].append(ann)
+        size.setdefault(it, _size(first))
+    images = [{"id": image_id[it], "file_name": f"{it}{suffix}", "width": size[it][0],
+               "height": size[it][1], "rater_list": sorted(raters[it])} for it in items]
+    anns = []
+    for (ann, it), (_, objs) in sorted(by.items(), key=lambda kv: (image_id[kv[0][1]], kv[0][0])):
+        for rec in objs:
+            anns.append(_coco_ann(rec, image_id[it], cat_id, decimals, {"rater_id": ann}))
+    cats = [{"id": cat_id[lab], "name": lab} for lab in labels]
+    path.write_text(json.dumps({"images": images, "annotations": anns, "categories": cats}, indent=1),
+                    encoding="utf-8")
+    return path
+
+
+def write_cvat(df, directory, *, suffix=".jpg", decimals=2):
+    """One CVAT for images 1.1 XML per annotator, ``{directory}/job_{k}.xml``, with the
+    annotator as the job assignee."""
+    df, obj = _frame(df)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    items = _items(df)
+    labels = sorted(df.loc[obj, "label"].unique())
+    by = _rows(df, obj)
+    paths = []
+    for k, ann in enumerate(_annotators(df), start=1):
+        root = ET.Element("annotations")
+        ET.SubElement(root, "version").text = "1.1"
+        meta = ET.SubElement(root, "meta")
+        job = ET.SubElement(meta, "job")
+        mine = [it for it in items if (ann, it) in by]
+        for tag, text in (("id", str(k)), ("size", str(len(mine))), ("mode", "annotation"),
+                          ("overlap", "0"), ("bugtracker", ""), ("subset", "default")):
+            ET.SubElement(job, tag).text = text
+        owner = ET.SubElement(job, "owner")
+        ET.SubElement(owner, "username").text = "admin"
+        ET.SubElement(owner, "email").text = "admin@example.org"
+        assignee = ET.SubElement(job, "assignee")
+        ET.SubElement(assignee, "username").text = ann
+        ET.SubElement(assignee, "email").text = f"{ann}@example.org"
+        labs = ET.SubElement(job, "labels")
+        for lab in labels:
+            le = ET.SubElement(labs, "label")
+            ET.SubElement(le, "name").text = lab
+            ET.SubElement(le, "type").text = "any"
+            ET.SubElement(le, "attributes")
+        ET.SubElement(meta, "dumped").text = "2024-01-01 00:00:00.000000+00:00"
+        for it in mine:
+            first, objs = by[(ann, it)]
+            w, h = _size(first)
+            im = ET.SubElement(root, "image", id=str(items.index(it)), name=f"{it}{suffix}",
+                               width=str(w), height=str(h))
+            for rec in objs:
+                g = rec["geometry"]
+                common = {"label": rec["label"], "source": "manual", "occluded": "0"}
+                if g is None:
+                    ET.SubElement(im, "box", **common, **{
+                        "xtl": f"{rec['x0']:.{decimals}f}", "ytl": f"{rec['y0']:.{decimals}f}",
+                        "xbr": f"{rec['x1']:.{decimals}f}", "ybr": f"{rec['y1']:.{decimals}f}",
+                        "z_order": "0"})
+                else:
+                    for rings in _rings(g):
+                        pts = ";".join(f"{x:.{decimals}f},{y:.{decimals}f}" for x, y in rings[0])
+                        ET.SubElement(im, "polygon", **common, points=pts, z_order="0")
+        path = directory / f"job_{k}.xml"
+        _write_xml(root, path)
+        paths.append(path)
+    return paths
+
+
+def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
+    """A Label Studio JSON export: one task per item, one annotation per annotator who
+    covered it (``completed_by`` a dict with ``id`` and ``email = {annotator}@example.org``),
+    rectangles and polygons in percent of the image size."""
+    df, obj = _frame(df)
+    if df["width"].isna().any() or df["height"].isna().any():
+        raise ParameterError("write_labelstudio needs width and height on every row")
+    path = Path(path)
+    items = _items(df)
+    anns_sorted = _annotators(df)
+    user = {a: k + 1 for k, a in enumerate(anns_sorted)}
+    by = _rows(df, obj)
+    tasks = []
+    aid = 0
+    for t, it in enumerate(items, start=1):
+        annotations = []
+        for ann in anns_sorted:
+            if (ann, it) not in by:
+                continue
+            first, objs = by[(ann, it)]
+            W, H = float(first["width"]), float(first["height"])
+            aid += 1
+            result = []
+            for rec in objs:
+                g = rec["geometry"]
+                base = {"id": f"r{rec['object_id']}", "from_name": "label", "to_name": "image",
+                        "original_width": int(W), "original_height": int(H), "image_rotation": 0}
+                if g is None:
+                    result.append({**base, "type": "rectanglelabels", "value": {
+                        "x": round(rec["x0"] / W * 100, 6), "y": round(rec["y0"] / H * 100, 6),
+                        "width": round((rec["x1"] - rec["x0"]) / W * 100, 6),
+                        "height": round((rec["y1"] - rec["y0"]) / H * 100, 6),
+                        "rotation": 0, "rectanglelabels": [rec["label"]]}})
+                else:
+                    ring = _rings(g)[0][0]
+                    pts = [[round(x / W * 100, 6), round(y / H * 100, 6)] for x, y in ring]
+                    result.append({**base, "from_name": "outline", "type": "polygonlabels", "value": {
+                        "points": pts, "closed": True, "polygonlabels": [rec["label"]]}})
+            annotations.append({"id": aid, "completed_by": {"id": user[ann], "email": f"{ann}@example.org"},
+                                "result": result, "was_cancelled": False, "ground_truth": False,
+                                "lead_time": 10.0, "task": t})
+        tasks.append({"id": t, "data": {"image": f"{upload_dir}{it}{suffix}"},
+                      "annotations": annotations, "predictions": []})
+    path.write_text(json.dumps(tasks, indent=1), encoding="utf-8")
+    return path
+
+
+def write_voc(df, directory, *, suffix=".jpg", decimals=2):
+    """Pascal VOC XML, ``{directory}/{annotator}/{item}.xml``; polygons are written as their
+    bounding boxes (VOC has no polygons)."""
+    df, obj = _frame(df)
+    directory = Path(directory)
+    by = _rows(df, obj)
+    paths = []
+    for (ann, it), (first, objs) in sorted(by.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        d = directory / ann
+        d.mkdir(parents=True, exist_ok=True)
+        root = ET.Element("annotation")
+        ET.SubElement(root, "folder").text = "images"
+        ET.SubElement(root, "filename").text = f"{it}{suffix}"
+        src = ET.SubElement(root, "source")
+        ET.SubElement(src, "database").text = "iaa_frames sample"
+        size = ET.SubElement(root, "size")
+        w, h = _size(first)
+        ET.SubElement(size, "width").text = str(w or 0)
+        ET.SubElement(size, "height").text = str(h or 0)
+        ET.SubElement(size, "depth").text = "3"
+        ET.SubElement(root, "segmented").text = "0"
+        for rec in objs:
+            o = ET.SubElement(root, "object")
+            ET.SubElement(o, "name").text = rec["label"]
+            ET.SubElement(o, "pose").text = "Unspecified"
+            ET.SubElement(o, "truncated").text = "0"
+            ET.SubElement(o, "difficult").text = "0"
+            bb = ET.SubElement(o, "bndbox")
+            for tag, col in (("xmin", "x0"), ("ymin", "y0"), ("xmax", "x1"), ("ymax", "y1")):
+                ET.SubElement(bb, tag).text = f"{rec[col]:.{decimals}f}"
+        path = d / f"{it}.xml"
+        _write_xml(root, path)
+        paths.append(path)
+    return paths
+
+
+def write_yolo(df, directory, *, classes=None):
+    """YOLO labels, ``{directory}/{annotator}/{item}.txt`` (boxes as ``class cx cy w h``,
+    polygons as segmentation lines), plus ``classes.txt`` and ``image_sizes.csv`` (item,
+    width, height) in ``directory``."""
+    df, obj = _frame(df)
+    if df["width"].isna().any() or df["height"].isna().any():
+        raise ParameterError("write_yolo needs width and height on every row")
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    classes = list(classes) if classes is not None else sorted(df.loc[obj, "label"].unique())
+    idx = {c: k for k, c in enumerate(classes)}
+    by = _rows(df, obj)
+    sizes = {}
+    for (ann, it), (first, objs) in sorted(by.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        d = directory / ann
+        d.mkdir(parents=True, exist_ok=True)
+        W, H = float(first["width"]), float(first["height"])
+        sizes[it] = (int(W), int(H))
+        lines = []
+        for rec in objs:
+            g = rec["geometry"]
+            c = idx[rec["label"]]
+            if g is None:
+                cx = (rec["x0"] + rec["x1"]) / 2 / W
+                cy = (rec["y0"] + rec["y1"]) / 2 / H
+                bw = (rec["x1"] - rec["x0"]) / W
+                bh = (rec["y1"] - rec["y0"]) / H
+                lines.append(f"{c} {cx:.6f} {cy:.6f} {bw:.6f} {bh:.6f}")
+            else:
+                parts = _rings(g)
+                if len(parts) != 1:
+                    raise ParameterError("write_yolo writes one polygon per object, not a MultiPolygon")
+                xy = parts[0][0] / (W, H)
+                lines.append(f"{c} " + " ".join(f"{v:.6f}" for v in xy.ravel()))
+        (d / f"{it}.txt").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    (directory / "classes.txt").write_text("".join(c + "\n" for c in classes), encoding="utf-8")
+    pd.DataFrame([(it, w, h) for it, (w, h) in sorted(sizes.items(), key=lambda kv: str(kv[0]))],
+                 columns=["item", "width", "height"]).to_csv(directory / "image_sizes.csv", index=False)
+    return directory
+
+
+def write_darwin(df, directory, *, suffix=".jpg", decimals=2):
+    """V7 Darwin JSON 2.0, ``{directory}/{annotator}/{item}.json``, every annotation with
+    its ``annotators`` (email ``{annotator}@example.org``)."""
+    df, obj = _frame(df)
+    directory = Path(directory)
+    by = _rows(df, obj)
+    for (ann, it), (first, objs) in sorted(by.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        d = directory / ann
+        d.mkdir(parents=True, exist_ok=True)
+        w, h = _size(first)
+        annotations = []
+        for rec in objs:
+            g = rec["geometry"]
+            x0, y0, x1, y1 = (_r(rec[c], decimals) for c in ("x0", "y0", "x1", "y1"))
+            a = {"bounding_box": {"h": _r(y1 - y0, decimals), "w": _r(x1 - x0, decimals), "x": x0, "y": y0},
+                 "id": f"{int(rec['object_id']):08d}-0000-4000-8000-000000000000"
+                 if isinstance(rec["object_id"], (int, np.integer)) else str(rec["object_id"]),
+                 "name": rec["label"], "properties": [], "slot_names": ["0"],
+                 "annotators": [{"email": f"{ann}@example.org", "full_name": ann.title()}],
+                 "reviewers": []}
+            if g is not None:
+                paths = []
+                for rings in _rings(g):
+                    for ring in rings:
+                        paths.append([{"x": _r(x, decimals), "y": _r(y, decimals)} for x, y in ring])
+                a["polygon"] = {"paths": paths}
+            annotations.append(a)
+        doc = {"version": "2.0",
+               "schema_ref": "https://darwin-public.s3.eu-west-1.amazonaws.com/darwin_json/2.0/schema.json",
+               "item": {"name": f"{it}{suffix}", "path": "/",
+                        "slots": [{"type": "image", "slot_name": "0", "width": w, "height": h,
+                                   "source_files": [{"file_name": f"{it}{suffix}"}]}]},
+               "annotations": annotations}
+        (d / f"{it}.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    return directory
