@@ -1,0 +1,15 @@
+"""Helpers shared by the tests of iaa_frames.io (imported, not a pytest conftest)."""
+
+from pathlib import Path
+
+FIX = Path(__file__).parent / "fixtures"
+
+
+def row_of(df, **match):
+    """The single row of ``df`` whose columns equal ``match``."""
+    mask = True
+    for k, v in match.items():
+        mask = mask & (df[k] == v)
+    sub = df[mask]
+    assert len(sub) == 1, f"{len(sub)} rows match {match}"
+    return sub.iloc[0]

@@ -1,0 +1,237 @@
+"""read_coco against hand-written fixtures (tests/fixtures/coco, written from the COCO spec)."""
+
+import json
+import sys
+import types
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import shapely
+
+from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
+from iaa_frames.io import read_coco
+from iaa_frames.io.coco import mask_to_geometry
+
+from conftest_io import FIX, row_of
+
+
+def test_per_annotator_file(tmp_path):
+    df = read_coco(FIX / "coco" / "ana.json")
+    assert list(df.columns[:11]) == ["item", "annotator", "label", "object_id", "x0", "y0", "x1",
+                                     "y1", "geometry", "width", "height"]
+    assert set(df["annotator"]) == {"ana"}  # from the file name
+    box = row_of(df, object_id=101)
+    assert (box["label"], box["item"]) == ("car", "street_001.jpg")
+    np.testing.assert_allclose([box.x0, box.y0, box.x1, box.y1], [100.5, 200.0, 150.5, 225.5])  # xywh
+    assert box["geometry"] is None
+    assert (box["width"], box["height"]) == (640, 480)
+    assert (box["area"], box["iscrowd"]) == (1275.0, 0)
+    poly = row_of(df, object_id=102)
+    assert poly["geometry"].geom_type == "Polygon" and poly["geometry"].area == 800
+    multi = row_of(df, object_id=103)
+    assert multi["geometry"].geom_type == "MultiPolygon"
+    assert multi["geometry"].area == pytest.approx(100 + 200)
+    assert (multi.x0, multi.y0, multi.x1, multi.y1) == (0, 0, 40, 40)
+    assert (multi["width"], multi["height"]) == (800, 600)
+    cov = df[df["item"] == "street_003.jpg"]
+    assert len(cov) == 1 and pd.isna(cov["label"].iloc[0]) and np.isnan(cov["x0"].iloc[0])
+    assert cov["width"].iloc[0] == 640
+    assert len(df) == 4
+
+
+def test_annotator_argument_and_mapping():
+    df = read_coco(FIX / "coco" / "ana.json", annotator="Ana P.")
+    assert set(df["annotator"]) == {"Ana P."}
+    df = read_coco({"x": FIX / "coco" / "ana.json", "y": FIX / "coco" / "ana.json"})
+    assert set(df["annotator"]) == {"x", "y"}
+    # several files: object ids are prefixed with the annotator so that they stay unique
+    assert "x/101" in set(df["object_id"]) and "y/101" in set(df["object_id"])
+    assert df["object_id"].dropna().is_unique
+    df = read_coco([FIX / "coco" / "ana.json", FIX / "coco" / "ana.json"], annotator=["p", "q"])
+    assert set(df["annotator"]) == {"p", "q"}
+
+
+def test_same_file_name_twice_is_refused():
+    with pytest.raises(ParameterError, match="same|annotator name"):
+        read_coco([FIX / "coco" / "ana.json", FIX / "coco" / "ana.json"])
+    with pytest.raises(ParameterError):
+        read_coco([FIX / "coco" / "ana.json"] * 2, annotator=["a"])
+
+
+def test_lvis_rater_keys():
+    df = read_coco(FIX / "coco" / "lvis_raters.json")
+    assert sorted(df["annotator"].unique()) == ["1", "2"]
+    objs = df[df["x0"].notna()]
+    assert len(objs) == 3
+    assert row_of(df, object_id=3)["annotator"] == "2"
+    # rater_list gives coverage: rater 1 reviewed 000000000285.jpg and drew nothing
+    cov = df[df["x0"].isna()]
+    assert set(zip(cov["item"], cov["annotator"])) == {("000000000285.jpg", "1"), ("000000000632.jpg", "2")}
+    assert cov.set_index("item").loc["000000000632.jpg", "height"] == 483
+    assert "rater_id" not in df.columns
+
+
+def test_explicit_annotator_keeps_rater_key_as_column():
+    df = read_coco(FIX / "coco" / "lvis_raters.json", annotator="merged")
+    assert set(df["annotator"]) == {"merged"}
+    assert list(df.loc[df["x0"].notna(), "rater_id"]) == [1, 2, 2]
+
+
+def test_rater_key_on_some_annotations_only(tmp_path):
+    doc = json.loads((FIX / "coco" / "lvis_raters.json").read_text())
+    del doc["annotations"][2]["rater_id"]
+    p = tmp_path / "mixed.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ReaderError, match=r"mixed\.json: annotations\[2\] \(id=3\).*rater_id"):
+        read_coco(p)
+
+
+def test_rle_without_pycocotools_is_counted_not_silent(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pycocotools", None)  # make the import fail
+    with pytest.warns(DroppedRowsWarning) as rec:
+        df = read_coco(FIX / "coco" / "rle.json")
+    w = rec[0].message
+    assert w.counts == {"rle_unsupported": 1}
+    assert list(w.dropped["entry"]) == ["annotations[0] (id=1)"]
+    assert "pycocotools" in w.dropped["detail"].iloc[0]
+    assert '"counts"' in w.dropped["record"].iloc[0]  # the record stays retrievable
+    assert list(df["object_id"].dropna()) == [2]
+    assert df.attrs["iaa_reader_dropped"] == {"rle_unsupported": 1}
+    # the same, returned instead of warned
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df2, dropped = read_coco(FIX / "coco" / "rle.json", return_dropped=True)
+    assert len(dropped) == 1 and dropped["reason"].iloc[0] == "rle_unsupported"
+    # rle="bbox" keeps the box, still counted
+    with pytest.warns(DroppedRowsWarning, match="rle_unsupported_bbox_kept"):
+        df3 = read_coco(FIX / "coco" / "rle.json", rle="bbox")
+    crowd = row_of(df3, object_id=1)
+    assert (crowd.x0, crowd.y0, crowd.x1, crowd.y1) == (1, 0, 3, 3)
+
+
+def test_rle_with_pycocotools(monkeypatch):
+    """With pycocotools importable, RLE masks become exact pixel polygons (pycocotools is
+    replaced by a minimal stand-in that decodes uncompressed RLE, as the real one does)."""
+
+    def fr_py_objects(seg, h, w):
+        return {"size": [h, w], "counts": list(seg["counts"])}
+
+    def decode(rle):
+        h, w = rle["size"]
+        flat = np.zeros(h * w, dtype=np.uint8)
+        pos, val = 0, 0
+        for n in rle["counts"]:
+            flat[pos:pos + n] = val
+            pos += n
+            val = 1 - val
+        return flat.reshape((h, w), order="F")
+
+    mask_mod = types.SimpleNamespace(frPyObjects=fr_py_objects, decode=decode)
+    pkg = types.ModuleType("pycocotools")
+    pkg.mask = mask_mod
+    monkeypatch.setitem(sys.modules, "pycocotools", pkg)
+    monkeypatch.setitem(sys.modules, "pycocotools.mask", mask_mod)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = read_coco(FIX / "coco" / "rle.json")
+    crowd = row_of(df, object_id=1)
+    assert crowd["geometry"].area == 5  # column 1 full (3 px) + column 2 rows 1-2 (2 px)
+    assert (crowd.x0, crowd.y0, crowd.x1, crowd.y1) == (1, 0, 3, 3)
+    assert crowd["iscrowd"] == 1
+
+
+def test_mask_to_geometry_holes_and_parts():
+    m = np.zeros((6, 7), dtype=np.uint8)
+    m[1:5, 1:5] = 1
+    m[2:3, 2:3] = 0  # a one-pixel hole
+    m[0, 6] = 1  # a separate part
+    g = mask_to_geometry(m)
+    assert g.geom_type == "MultiPolygon"
+    assert g.area == m.sum()
+    assert shapely.equals(g, shapely.MultiPolygon([
+        shapely.Polygon([(1, 1), (5, 1), (5, 5), (1, 5)], [[(2, 2), (3, 2), (3, 3), (2, 3)]]),
+        shapely.box(6, 0, 7, 1)]))
+    assert mask_to_geometry(np.zeros((3, 3))) is None
+
+
+def test_images_without_annotations_is_all_coverage(tmp_path):
+    p = tmp_path / "ann.json"
+    p.write_text(json.dumps({"images": [{"id": 1, "file_name": "a.jpg", "width": 10, "height": 10}],
+                             "annotations": [], "categories": []}))
+    df = read_coco(p)
+    assert len(df) == 1 and df["x0"].isna().all() and df["annotator"].iloc[0] == "ann"
+
+
+def test_results_file_top_level_list(tmp_path):
+    p = tmp_path / "detections.json"
+    p.write_text(json.dumps([{"image_id": 4, "category_id": 2, "bbox": [1, 2, 3, 4], "score": 0.5}]))
+    df = read_coco(p)
+    assert (df["item"].iloc[0], df["label"].iloc[0], df["score"].iloc[0]) == (4, "2", 0.5)
+
+
+def test_unknown_annotation_keys_are_carried_through(tmp_path):
+    doc = json.loads((FIX / "coco" / "ana.json").read_text())
+    doc["annotations"][0]["attributes"] = {"occluded": True}
+    p = tmp_path / "ann.json"
+    p.write_text(json.dumps(doc))
+    df = read_coco(p)
+    assert row_of(df, object_id=101)["attributes"] == {"occluded": True}
+
+
+def test_degenerate_polygon_keeps_bbox_and_counts(tmp_path):
+    doc = json.loads((FIX / "coco" / "ana.json").read_text())
+    doc["annotations"][1]["segmentation"] = [[10.0, 10.0, 30.0, 10.0]]  # two points
+    p = tmp_path / "ann.json"
+    p.write_text(json.dumps(doc))
+    with pytest.warns(DroppedRowsWarning) as rec:
+        df = read_coco(p)
+    assert rec[0].message.counts == {"degenerate_polygon_bbox_kept": 1}
+    r = row_of(df, object_id=102)
+    assert r["geometry"] is None and (r.x0, r.y0, r.x1, r.y1) == (10, 10, 30, 50)
+
+
+def test_zero_area_box_raises_naming_entry_or_drops(tmp_path):
+    doc = json.loads((FIX / "coco" / "ana.json").read_text())
+    doc["annotations"][0]["bbox"] = [100, 200, 0, 25]
+    p = tmp_path / "ann.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ReaderError, match=r"ann\.json: annotations\[0\] \(id=101\).*zero area"):
+        read_coco(p)
+    with pytest.warns(DroppedRowsWarning) as rec:
+        df = read_coco(p, on_invalid="drop")
+    assert rec[0].message.counts == {"zero_area": 1}
+    assert 101 not in set(df["object_id"].dropna())
+
+
+def test_duplicate_annotation_ids_raise(tmp_path):
+    doc = json.loads((FIX / "coco" / "ana.json").read_text())
+    doc["annotations"][1]["id"] = 101
+    p = tmp_path / "dup.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ReaderError, match=r"dup\.json: annotations\[\d\] \(id=101\).*not unique"):
+        read_coco(p)
+
+
+def test_key_order_does_not_matter(tmp_path):
+    doc = json.loads((FIX / "coco" / "ana.json").read_text())
+    reordered = {"annotations": doc["annotations"], "categories": doc["categories"], "images": doc["images"]}
+    p = tmp_path / "ana.json"
+    p.write_text(json.dumps(reordered, indent=4))
+    pd.testing.assert_frame_equal(read_coco(p), read_coco(FIX / "coco" / "ana.json"))
+
+
+def test_streaming_across_chunk_boundaries(tmp_path, monkeypatch):
+    """Tiny read chunks put element and number boundaries everywhere."""
+    import iaa_frames.io._common as common
+
+    orig = common.JSONStream.__init__
+
+    def tiny(self, path, stream_keys=(), chunk_size=7):
+        orig(self, path, stream_keys, chunk_size=7)
+
+    monkeypatch.setattr(common.JSONStream, "__init__", tiny)
+    small = read_coco(FIX / "coco" / "ana.json")
+    monkeypatch.undo()
+    pd.testing.assert_frame_equal(small, read_coco(FIX / "coco" / "ana.json"))

@@ -1,0 +1,84 @@
+"""read_voc against hand-written Pascal VOC fixtures (tests/fixtures/voc)."""
+
+import shutil
+
+import pytest
+
+from iaa_frames.errors import ReaderError
+from iaa_frames.io import read_voc
+
+from conftest_io import FIX, row_of
+
+
+def test_parent_directory():
+    df = read_voc(FIX / "voc")
+    assert sorted(df["annotator"].unique()) == ["ana", "ben"]
+    a = df[(df["annotator"] == "ana") & df["x0"].notna()]
+    assert len(a) == 2
+    first = row_of(df, annotator="ana", item="000005.jpg", pose="Rear")
+    assert (first.x0, first.y0, first.x1, first.y1) == (263, 211, 324, 339)  # as written
+    assert (first["width"], first["height"]) == (500, 375)
+    assert not first["difficult"] and not first["truncated"]
+    second = row_of(df, annotator="ana", item="000005.jpg", pose="Unspecified")
+    assert second["difficult"] and second["truncated"]
+    b = row_of(df, annotator="ben", item="000005.jpg")
+    assert b.x0 == 260.5
+    # 000007.xml has no <object>: a coverage row with the image size
+    cov = row_of(df, item="000007.jpg")
+    assert cov["annotator"] == "ana" and cov["height"] == 333
+    assert len(df) == 4
+
+
+def test_mapping_and_single_directory(tmp_path):
+    df = read_voc({"x": FIX / "voc" / "ana"})
+    assert set(df["annotator"]) == {"x"} and len(df) == 3
+    df = read_voc(FIX / "voc" / "ben")  # xml files, no subdirectory: one annotator
+    assert set(df["annotator"]) == {"ben"}
+    devkit = tmp_path / "VOC2007"
+    shutil.copytree(FIX / "voc" / "ana", devkit / "Annotations")
+    (devkit / "JPEGImages").mkdir()
+    df = read_voc(devkit)
+    assert set(df["annotator"]) == {"VOC2007"} and len(df) == 3
+
+
+def test_no_filename_uses_stem_and_zero_size_is_unknown(tmp_path):
+    d = tmp_path / "ann"
+    d.mkdir()
+    (d / "x.xml").write_text("<annotation><size><width>0</width><height>0</height></size>"
+                             "<object><name>cat</name><bndbox><xmin>1</xmin><ymin>1</ymin>"
+                             "<xmax>5</xmax><ymax>5</ymax></bndbox></object></annotation>")
+    df = read_voc(tmp_path)
+    assert df["item"].iloc[0] == "x" and df["width"].isna().all()
+
+
+def test_bad_objects_name_file_and_object(tmp_path):
+    d = tmp_path / "ana"
+    shutil.copytree(FIX / "voc" / "ana", d)
+    p = d / "000005.xml"
+    text = p.read_text()
+    p.write_text(text.replace("<xmax>67</xmax>", "<xmax>sixty</xmax>"))
+    with pytest.raises(ReaderError, match=r"000005\.xml: object\[1\] \(name='chair'\): <xmax>='sixty' is not a number"):
+        read_voc(tmp_path)
+    p.write_text(text.replace("<ymax>374</ymax>", ""))
+    with pytest.raises(ReaderError, match=r"object\[1\] \(name='chair'\): missing element <ymax>"):
+        read_voc(tmp_path)
+    p.write_text(text.replace("<xmax>67</xmax>", "<xmax>1</xmax>"))
+    with pytest.raises(ReaderError, match=r"000005\.xml: object\[1\] \(name='chair'\).*inverted"):
+        read_voc(tmp_path)
+    p.write_text(text.replace("<name>chair</name>", "<name></name>", 1))
+    with pytest.raises(ReaderError, match=r"object\[0\]: missing <name>"):
+        read_voc(tmp_path)
+    p.write_text("<annotations/>")
+    with pytest.raises(ReaderError, match="not a VOC annotation"):
+        read_voc(tmp_path)
+
+
+def test_layout_errors(tmp_path):
+    with pytest.raises(ReaderError, match="no annotator subdirectories"):
+        read_voc(tmp_path)
+    (tmp_path / "ana").mkdir()
+    with pytest.raises(ReaderError, match="no .xml files for annotator 'ana'"):
+        read_voc(tmp_path)
+    shutil.copy(FIX / "voc" / "ben" / "000005.xml", tmp_path / "loose.xml")
+    with pytest.raises(ReaderError, match="both .xml files and subdirectories"):
+        read_voc(tmp_path)

@@ -1,0 +1,96 @@
+"""read_yolo against hand-written YOLO fixtures (tests/fixtures/yolo)."""
+
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.io import read_yolo, read_yolo_classes
+
+from conftest_io import FIX, row_of
+
+SIZES = {"img_a": (640, 480), "img_b": (640, 480)}
+
+
+def test_boxes_polygons_and_coverage():
+    df = read_yolo(FIX / "yolo", classes=["car", "person", "bicycle"], image_sizes=SIZES)
+    car = row_of(df, annotator="ana", label="car")
+    # 0 0.5 0.5 0.25 0.2 on 640 x 480
+    assert (car.x0, car.y0, car.x1, car.y1) == (240, 192, 400, 288)
+    assert (car["width"], car["height"], car["item"]) == (640, 480, "img_a")
+    person = row_of(df, annotator="ana", label="person")
+    np.testing.assert_allclose([person.x0, person.y0, person.x1, person.y1], [32, 48, 96, 144])
+    bike = row_of(df, annotator="ben", label="bicycle")
+    assert bike["geometry"].geom_type == "Polygon"
+    np.testing.assert_allclose([bike.x0, bike.y0, bike.x1, bike.y1], [64, 48, 192, 192])
+    assert row_of(df, annotator="ben", label="car")["score"] == 0.87
+    cov = df[df["x0"].isna()]
+    assert list(zip(cov["item"], cov["annotator"])) == [("img_b", "ana")]  # the empty .txt
+    assert len(df) == 5
+
+
+def test_classes_from_files_and_default_lookup():
+    assert read_yolo_classes(FIX / "yolo" / "classes.txt") == ["car", "person", "bicycle"]
+    assert read_yolo_classes(FIX / "yolo" / "data.yaml") == ["car", "person", "bicycle"]
+    a = read_yolo(FIX / "yolo", classes=FIX / "yolo" / "data.yaml", image_sizes=SIZES)
+    b = read_yolo(FIX / "yolo", image_sizes=SIZES)  # classes.txt found in the parent directory
+    pd.testing.assert_frame_equal(a, b)
+    c = read_yolo(FIX / "yolo", classes={0: "car", 1: "person", 2: "bicycle"}, image_sizes=SIZES)
+    pd.testing.assert_frame_equal(a, c)
+
+
+@pytest.mark.parametrize("text", [
+    "names: [car, 'person', \"bicycle\"]  # flow list\n",
+    "nc: 3\nnames:\n  - car\n  - person\n  - bicycle\nval: x\n",
+    "names:\n  0: car\n  1: person\n  2: bicycle\n",
+])
+def test_yaml_names_forms(tmp_path, text):
+    p = tmp_path / "data.yaml"
+    p.write_text(text)
+    assert read_yolo_classes(p) == ["car", "person", "bicycle"]
+
+
+def test_yaml_unsupported_form_is_a_clear_error(tmp_path):
+    p = tmp_path / "data.yaml"
+    p.write_text("names: !!python/object car\n")
+    with pytest.raises(ReaderError, match=r"data\.yaml: line 1: names must be"):
+        read_yolo_classes(p)
+    p.write_text("train: x\n")
+    with pytest.raises(ReaderError, match="no 'names:'"):
+        read_yolo_classes(p)
+
+
+def test_without_sizes_coordinates_stay_normalized():
+    df = read_yolo(FIX / "yolo", classes=["car", "person", "bicycle"])
+    car = row_of(df, annotator="ana", label="car")
+    np.testing.assert_allclose([car.x0, car.y0, car.x1, car.y1], [0.375, 0.4, 0.625, 0.6])
+    assert (df["width"] == 1).all() and (df["height"] == 1).all()
+
+
+def test_image_sizes_as_dataframe_and_missing_size():
+    sizes = pd.DataFrame({"item": ["img_a.jpg", "img_b.jpg"], "width": [640, 640], "height": [480, 480]})
+    df = read_yolo(FIX / "yolo", image_sizes=sizes)
+    assert row_of(df, annotator="ana", label="car").x1 == 400
+    with pytest.raises(ReaderError, match=r"img_b\.txt: no size for image 'img_b'"):
+        read_yolo(FIX / "yolo", image_sizes={"img_a": (640, 480)})
+    with pytest.raises(ParameterError):
+        read_yolo(FIX / "yolo", image_sizes={"img_a": (640, -1)})
+
+
+def test_bad_lines_name_file_and_line(tmp_path):
+    shutil.copytree(FIX / "yolo", tmp_path / "y")
+    p = tmp_path / "y" / "ana" / "img_a.txt"
+    p.write_text("0 0.5 0.5 0.25 0.2\n7 0.1 0.2 0.1 0.2\n")
+    with pytest.raises(ReaderError, match=r"img_a\.txt: line 2: class index 7 is not defined"):
+        read_yolo(tmp_path / "y")
+    p.write_text("0 0.5 0.5 0.25\n")
+    with pytest.raises(ReaderError, match=r"img_a\.txt: line 1: 4 values"):
+        read_yolo(tmp_path / "y")
+    p.write_text("\n0 0.5 x 0.25 0.2\n")
+    with pytest.raises(ReaderError, match=r"line 2: non-numeric"):
+        read_yolo(tmp_path / "y")
+    p.write_text("0 0.5 0.5 -0.25 0.2\n")
+    with pytest.raises(ReaderError, match=r"img_a\.txt: line 1.*inverted"):
+        read_yolo(tmp_path / "y")
