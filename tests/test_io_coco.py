@@ -14,7 +14,7 @@ from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_coco
 from iaa_frames.io.coco import mask_to_geometry
 
-from conftest_io import FIX, row_of
+from test_io_helpers import FIX, row_of
 
 
 def test_per_annotator_file(tmp_path):

@@ -7,7 +7,7 @@ import pytest
 from iaa_frames.errors import DroppedRowsWarning, ReaderError
 from iaa_frames.io import read_cvat
 
-from conftest_io import FIX, row_of
+from test_io_helpers import FIX, row_of
 
 JOB = FIX / "cvat" / "job_12.xml"
 TASK = FIX / "cvat" / "task_7.xml"

@@ -8,7 +8,7 @@ import shapely
 from iaa_frames.errors import DroppedRowsWarning, ReaderError
 from iaa_frames.io import read_darwin
 
-from conftest_io import FIX, row_of
+from test_io_helpers import FIX, row_of
 
 
 def test_directory_per_annotator():

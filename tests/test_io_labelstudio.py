@@ -9,7 +9,7 @@ import pytest
 from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_labelstudio
 
-from conftest_io import FIX, row_of
+from test_io_helpers import FIX, row_of
 
 EXPORT = FIX / "labelstudio" / "export.json"
 DOG_PARK = "/data/upload/1/6a1b2c3d-dog_park.jpg"

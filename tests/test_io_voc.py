@@ -7,7 +7,7 @@ import pytest
 from iaa_frames.errors import ReaderError
 from iaa_frames.io import read_voc
 
-from conftest_io import FIX, row_of
+from test_io_helpers import FIX, row_of
 
 
 def test_parent_directory():

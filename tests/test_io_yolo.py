@@ -9,7 +9,7 @@ import pytest
 from iaa_frames.errors import ParameterError, ReaderError
 from iaa_frames.io import read_yolo, read_yolo_classes
 
-from conftest_io import FIX, row_of
+from test_io_helpers import FIX, row_of
 
 SIZES = {"img_a": (640, 480), "img_b": (640, 480)}
 

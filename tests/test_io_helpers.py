@@ -1,4 +1,4 @@
-"""Helpers shared by the tests of iaa_frames.io (imported, not a pytest conftest)."""
+"""Helpers shared by the tests of iaa_frames.io (no tests here; imported by the test_io_* modules)."""
 
 from pathlib import Path
 
