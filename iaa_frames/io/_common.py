@@ -127,8 +127,9 @@ class JSONStream:
     being read (``annotations[17]``) and the line and column.
     """
 
-    def __init__(self, path: Path, stream_keys=(), chunk_size: int = 1 << 20):
+    def __init__(self, path: Path, stream_keys=(), chunk_size: int = 1 << 20, top_name: str = ""):
         self.path = path
+        self.top_name = top_name  # how to name the elements of a top-level array ("tasks")
         self.stream_keys = set(stream_keys)
         self.chunk = chunk_size
         self.buf = ""
@@ -244,7 +245,7 @@ class JSONStream:
             self._fh.close()
 
     def _array(self, key):
-        name = "" if key is None else str(key)
+        name = self.top_name if key is None else str(key)
         self._expect("[", f"{name}" or "top level")
         i = 0
         if self._peek() == "]":

@@ -423,7 +423,7 @@ def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
     for path, ann_name in files:
         f = _CocoFile(path, ann_name, b, rater_key, rater_list_key)
         f.rle = rle
-        stream = JSONStream(path, stream_keys=("images", "annotations", "categories"))
+        stream = JSONStream(path, stream_keys=("images", "annotations", "categories"), top_name="annotations")
         for kind, key, i, value in stream:
             if stream.top == "array":
                 f.results = f.has_annotations = True

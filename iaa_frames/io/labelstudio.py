@@ -131,7 +131,7 @@ def read_labelstudio(path, *, item: str = "image", data_key: str | None = None,
     path = check_file(path)
     b = FrameBuilder("labelstudio")
     f = b.add_file(path)
-    stream = JSONStream(path)
+    stream = JSONStream(path, top_name="tasks")
     n = 0
     for kind, key, i, task in stream:
         if stream.top != "array":
