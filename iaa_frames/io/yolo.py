@@ -254,7 +254,7 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder):
     except UnicodeDecodeError:
         raise reader_error(path, None, "not UTF-8 text") from None
     b.cover(item, annotator, width=w, height=h, file_idx=f, entry="(file)")
-    boxes, box_lines, polys = [], [], []
+    lines = []  # (entry, label, kind, values), in file order
     for n, line in enumerate(text.splitlines(), start=1):
         tok = line.split()
         if not tok:
@@ -281,29 +281,31 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder):
                                f"({len(names)} names)")
         k = len(vals)
         if k in (5, 6):
-            boxes.append(vals[1:5])
-            box_lines.append((entry, label, vals[5] if k == 6 else None))
+            lines.append((entry, label, "box", vals[1:]))
         elif k >= 7 and k % 2 == 1:
-            polys.append((entry, label, vals[1:]))
+            lines.append((entry, label, "polygon", vals[1:]))
         else:
             raise reader_error(path, entry, f"{k} values: expected 'class cx cy w h' (5, or 6 with a score) "
                                "or 'class x1 y1 x2 y2 x3 y3 ...' (an odd number >= 7)")
-    if boxes:
-        a = np.asarray(boxes, dtype="float64")
-        x0 = (a[:, 0] - a[:, 2] / 2) * w
-        x1 = (a[:, 0] + a[:, 2] / 2) * w
-        y0 = (a[:, 1] - a[:, 3] / 2) * h
-        y1 = (a[:, 1] + a[:, 3] / 2) * h
-        for j, (entry, label, score) in enumerate(box_lines):
-            extras = None if score is None else {"score": score}
-            b.add_box(item, annotator, label, float(x0[j]), float(y0[j]), float(x1[j]), float(y1[j]),
-                      width=w, height=h, file_idx=f, entry=entry, extras=extras)
-    for entry, label, xy in polys:
-        ring = (np.asarray(xy, dtype="float64").reshape(-1, 2) * (w, h)).ravel().tolist()
+    is_box = [kind == "box" for _, _, kind, _ in lines]
+    if any(is_box):
+        a = np.asarray([v[:4] for (_, _, kind, v) in lines if kind == "box"], dtype="float64")
+        corners = np.column_stack([(a[:, 0] - a[:, 2] / 2) * w, (a[:, 1] - a[:, 3] / 2) * h,
+                                   (a[:, 0] + a[:, 2] / 2) * w, (a[:, 1] + a[:, 3] / 2) * h]).tolist()
+    j = 0
+    for (entry, label, kind, v) in lines:
+        if kind == "box":
+            x0, y0, x1, y1 = corners[j]
+            j += 1
+            extras = {"score": v[4]} if len(v) == 5 else None
+            b.add_box(item, annotator, label, x0, y0, x1, y1, width=w, height=h, file_idx=f,
+                      entry=entry, extras=extras)
+            continue
+        ring = (np.asarray(v, dtype="float64").reshape(-1, 2) * (w, h)).ravel().tolist()
         if ring[:2] == ring[-2:]:
             ring = ring[:-2]
         if len(ring) < 6:
             b.drop(path, entry, "degenerate_polygon", "a polygon with fewer than 3 distinct points",
-                   item=item, annotator=annotator, record=xy)
+                   item=item, annotator=annotator, record=v)
             continue
         b.add_polygon(item, annotator, label, [[ring]], width=w, height=h, file_idx=f, entry=entry)
