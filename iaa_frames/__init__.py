@@ -16,6 +16,11 @@ from .errors import (
     SchemaError,
 )
 from .frame import ALL, ValidationResult, check, from_records, is_object, validate
+from .simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
+from .distances import Shapes, available_distances, get_distance, register_distance
+from .alpha import nominal_alpha
+from .stats import ks, sigma
+from .pairs import PairTables, between, pair_tables, within
 
 try:
     __version__ = _version("iaa-frames")
@@ -24,6 +29,22 @@ except PackageNotFoundError:  # running from a checkout without installation
 
 __all__ = [
     "ALL",
+    "PRESETS",
+    "PairTables",
+    "Profile",
+    "Shapes",
+    "Simulated",
+    "available_distances",
+    "between",
+    "get_distance",
+    "ks",
+    "nominal_alpha",
+    "pair_tables",
+    "register_distance",
+    "sigma",
+    "simulate",
+    "simulate_with_truth",
+    "within",
     "DroppedRowsWarning",
     "IAAError",
     "IAAWarning",

@@ -1,0 +1,268 @@
+"""Object matching between two annotations and clusters of matched objects (DESIGN §4).
+
+Everything here works on many *pairings* at once. A pairing is two annotations (an
+annotator's objects on an item), given as slices ``[start, start + count)`` into one
+array of objects. The functions never loop in Python per object or per pairing, except
+for the rare pairings whose assignment is both ambiguous and too large to enumerate.
+
+Examples
+--------
+Two annotations of two objects each, where the greedy choice (take the best pair first)
+is not optimal:
+
+>>> import numpy as np
+>>> pairing, la, lb, oa, ob = candidate_pairs(np.array([0]), np.array([2]),
+...                                           np.array([2]), np.array([2]))
+>>> score = np.array([0.9, 0.8, 0.8, 0.0])    # a0-b0, a0-b1, a1-b0, a1-b1
+>>> chosen = assign(pairing, la, lb, np.array([2]), np.array([2]), score, score >= 0.5)
+>>> [(int(a), int(b)) for a, b in zip(oa[chosen], ob[chosen])]
+[(0, 3), (1, 2)]
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+__all__ = ["candidate_pairs", "assign", "clusters"]
+
+#: Largest number of injective row-to-column maps enumerated at once for one matrix
+#: shape; bigger ambiguous matrices go to :func:`scipy.optimize.linear_sum_assignment`.
+_MAX_PERMUTATIONS = 5040
+_CHUNK = 4_000_000  # elements of a (matrices x permutations x rows) block
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    """Exclusive cumulative sum: where each run of ``counts`` starts."""
+    out = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=out[1:])
+    return out
+
+
+def candidate_pairs(start_a, count_a, start_b, count_b):
+    """Every object pair of every pairing, as flat arrays.
+
+    Parameters
+    ----------
+    start_a, count_a, start_b, count_b : ndarray of int, shape (P,)
+        Pairing ``p`` pairs objects ``start_a[p] + i`` (``i < count_a[p]``) with objects
+        ``start_b[p] + j`` (``j < count_b[p]``).
+
+    Returns
+    -------
+    pairing, local_a, local_b, object_a, object_b : ndarray of int64
+        One entry per candidate pair, ordered by pairing, then ``i``, then ``j``.
+
+    Examples
+    --------
+    >>> p, i, j, a, b = candidate_pairs(np.array([0]), np.array([2]), np.array([5]),
+    ...                                 np.array([1]))
+    >>> a.tolist(), b.tolist()
+    ([0, 1], [5, 5])
+    """
+    count_a = np.asarray(count_a, dtype=np.int64)
+    count_b = np.asarray(count_b, dtype=np.int64)
+    n_edges = count_a * count_b
+    pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), n_edges)
+    k = np.arange(pairing.size, dtype=np.int64) - _starts(n_edges)[pairing]
+    nb = count_b[pairing]
+    local_a = k // np.maximum(nb, 1)
+    local_b = k - local_a * nb
+    object_a = np.asarray(start_a, dtype=np.int64)[pairing] + local_a
+    object_b = np.asarray(start_b, dtype=np.int64)[pairing] + local_b
+    return pairing, local_a, local_b, object_a, object_b
+
+
+@lru_cache(maxsize=64)
+def _injections(n_rows: int, n_cols: int) -> np.ndarray:
+    """All injective maps rows -> columns, lexicographic, as (n_maps, n_rows)."""
+    return np.array(list(itertools.permutations(range(n_cols), n_rows)), dtype=np.int64)
+
+
+def _best_injection(values: np.ndarray) -> np.ndarray:
+    """Column assigned to each row maximizing the total, for a stack of r x c matrices."""
+    g, r, c = values.shape
+    maps = _injections(r, c)
+    rows = np.arange(r)
+    out = np.empty((g, r), dtype=np.int64)
+    step = max(1, _CHUNK // max(1, maps.shape[0] * r))
+    for lo in range(0, g, step):  # blocks of matrices, to bound memory
+        block = values[lo:lo + step]
+        totals = block[:, rows, maps].sum(axis=2)  # (block, n_maps)
+        out[lo:lo + step] = maps[np.argmax(totals, axis=1)]
+    return out
+
+
+def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
+    """Maximum-score one-to-one assignment within each pairing, over eligible edges.
+
+    Edges whose two objects have no other eligible edge are taken directly. Pairings
+    with a real choice are solved exactly: by enumerating every assignment, vectorized
+    over all matrices of the same shape, or with
+    :func:`scipy.optimize.linear_sum_assignment` when a matrix is too large for that.
+
+    Parameters
+    ----------
+    pairing, local_a, local_b : ndarray of int
+        Candidate edges, as returned by :func:`candidate_pairs`.
+    count_a, count_b : ndarray of int, shape (P,)
+        Objects per side of each pairing.
+    score : ndarray of float
+        Edge scores to maximize (IoU, with a tiny tie-breaker).
+    eligible : ndarray of bool
+        Edges allowed in the assignment (IoU at or above the match threshold).
+
+    Returns
+    -------
+    ndarray of bool
+        True on the chosen edges: within a pairing no object is chosen twice, and the
+        total score of the chosen edges is maximal.
+    """
+    count_a = np.asarray(count_a, dtype=np.int64)
+    count_b = np.asarray(count_b, dtype=np.int64)
+    key_a = _starts(count_a)[pairing] + local_a
+    key_b = _starts(count_b)[pairing] + local_b
+    deg_a = np.bincount(key_a[eligible], minlength=int(count_a.sum()))
+    deg_b = np.bincount(key_b[eligible], minlength=int(count_b.sum()))
+    contested = eligible & ((deg_a[key_a] > 1) | (deg_b[key_b] > 1))
+    chosen = eligible & ~contested
+    if not contested.any():
+        return chosen
+    ambiguous = np.zeros(len(count_a), dtype=bool)
+    ambiguous[pairing[contested]] = True
+    # Solve ambiguous pairings on their objects that have an eligible edge.
+    edges = np.flatnonzero(ambiguous[pairing] & eligible)
+    chosen[edges] = False
+    rows = _dense_rank(pairing[edges], local_a[edges])
+    cols = _dense_rank(pairing[edges], local_b[edges])
+    p = pairing[edges]
+    n_rows = np.zeros(len(count_a), dtype=np.int64)
+    n_cols = np.zeros(len(count_a), dtype=np.int64)
+    np.maximum.at(n_rows, p, rows + 1)
+    np.maximum.at(n_cols, p, cols + 1)
+    flip = n_rows[p] > n_cols[p]  # put the smaller side on the rows
+    rows, cols = np.where(flip, cols, rows), np.where(flip, rows, cols)
+    r = np.minimum(n_rows, n_cols)[p]
+    c = np.maximum(n_rows, n_cols)[p]
+    for (ri, ci) in np.unique(np.column_stack([r, c]), axis=0):
+        sel = np.flatnonzero((r == ri) & (c == ci))
+        mats, slot = np.unique(p[sel], return_inverse=True)
+        values = np.zeros((len(mats), ri, ci))
+        index = np.full((len(mats), ri, ci), -1, dtype=np.int64)
+        values[slot, rows[sel], cols[sel]] = score[edges[sel]]
+        index[slot, rows[sel], cols[sel]] = edges[sel]
+        if _n_injections(ri, ci) <= _MAX_PERMUTATIONS:
+            best = _best_injection(values)
+            picked = np.take_along_axis(index, best[:, :, None], axis=2).ravel()
+        else:  # rare: a large matrix with a real choice
+            picked = np.concatenate([
+                index[g][linear_sum_assignment(values[g], maximize=True)]
+                for g in range(len(mats))
+            ])
+        chosen[picked[picked >= 0]] = True
+    return chosen
+
+
+def _n_injections(r: int, c: int) -> int:
+    return int(np.prod(np.arange(c - r + 1, c + 1, dtype=np.float64)))
+
+
+def _dense_rank(group: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Rank of ``value`` among the distinct values of its group (0, 1, ...)."""
+    order = np.lexsort((value, group))
+    g, v = group[order], value[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (g[1:] != g[:-1]) | (v[1:] != v[:-1])
+    first_of_group = np.ones(len(order), dtype=bool)
+    first_of_group[1:] = g[1:] != g[:-1]
+    distinct = np.cumsum(new) - 1
+    rank_sorted = distinct - distinct[np.maximum.accumulate(np.where(first_of_group,
+                                                                     np.arange(len(order)), 0))]
+    out = np.empty(len(order), dtype=np.int64)
+    out[order] = rank_sorted
+    return out
+
+
+def clusters(n_objects, object_a, object_b, strength, annotator):
+    """Merge matched pairs into clusters holding at most one object per annotator.
+
+    Matched pairs are merged strongest first; a merge that would put two objects of the
+    same annotator into one cluster is skipped. Connected components that cannot hold
+    such a conflict are taken as they are (vectorized); only components with a conflict
+    are merged pair by pair.
+
+    Parameters
+    ----------
+    n_objects : int
+        Number of objects; every object ends in exactly one cluster.
+    object_a, object_b : ndarray of int
+        The matched pairs (object indices).
+    strength : ndarray of float
+        Merge priority of each pair (IoU); ties go to the lower object indices.
+    annotator : ndarray of int, shape (n_objects,)
+        Annotator code of each object.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_objects,)
+        Cluster id of each object, numbered in order of each cluster's first object.
+
+    Examples
+    --------
+    >>> clusters(4, np.array([0, 1]), np.array([2, 2]), np.array([0.9, 0.8]),
+    ...          np.array([0, 0, 1, 2])).tolist()
+    [0, 1, 0, 2]
+    """
+    object_a = np.asarray(object_a, dtype=np.int64)
+    object_b = np.asarray(object_b, dtype=np.int64)
+    annotator = np.asarray(annotator, dtype=np.int64)
+    graph = coo_matrix((np.ones(len(object_a)), (object_a, object_b)),
+                       shape=(n_objects, n_objects))
+    _, comp = connected_components(graph, directed=False)
+    # a component is in conflict when an annotator appears in it twice
+    n_ann = int(annotator.max()) + 1 if n_objects else 1
+    key = comp.astype(np.int64) * n_ann + annotator
+    uniq, counts = np.unique(key, return_counts=True)
+    conflicted = np.zeros(comp.max() + 1 if n_objects else 0, dtype=bool)
+    conflicted[uniq[counts > 1] // n_ann] = True
+    root = comp.astype(np.int64)
+    if conflicted.any():
+        root = _constrained_merge(root, conflicted, object_a, object_b, strength, annotator)
+    # number clusters by their first object, so ids do not depend on graph internals
+    first = np.full(root.max() + 1 if n_objects else 0, n_objects, dtype=np.int64)
+    np.minimum.at(first, root, np.arange(n_objects))
+    _, ids = np.unique(first[root], return_inverse=True)
+    return ids.astype(np.int64)
+
+
+def _constrained_merge(root, conflicted, object_a, object_b, strength, annotator):
+    """Greedy union-find, strongest pair first, on the conflicted components only."""
+    root = root.copy()
+    offset = root.max() + 1
+    involved = conflicted[root]
+    objects = np.flatnonzero(involved)
+    root[objects] = offset + objects  # each object of a conflicted component starts alone
+    edges = np.flatnonzero(involved[object_a])
+    order = np.lexsort((object_b[edges], object_a[edges], -strength[edges]))
+    parent = {int(o): int(o) for o in objects}
+    members = {int(o): {int(annotator[o])} for o in objects}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for e in edges[order]:
+        ra, rb = find(int(object_a[e])), find(int(object_b[e]))
+        if ra != rb and members[ra].isdisjoint(members[rb]):
+            lo, hi = min(ra, rb), max(ra, rb)
+            parent[hi] = lo
+            members[lo] |= members.pop(hi)
+    root[objects] = offset + np.array([find(int(o)) for o in objects], dtype=np.int64)
+    return root
