@@ -228,8 +228,8 @@ def test_streaming_across_chunk_boundaries(tmp_path, monkeypatch):
 
     orig = common.JSONStream.__init__
 
-    def tiny(self, path, stream_keys=(), chunk_size=7):
-        orig(self, path, stream_keys, chunk_size=7)
+    def tiny(self, path, stream_keys=(), chunk_size=7, **kw):
+        orig(self, path, stream_keys, chunk_size=7, **kw)
 
     monkeypatch.setattr(common.JSONStream, "__init__", tiny)
     small = read_coco(FIX / "coco" / "ana.json")

@@ -389,6 +389,9 @@ def xml_float(path, entry, el, name, *, attr=True, required=True):
 # --------------------------------------------------------------------------------------
 
 
+_NUMBER_TYPES = {int, float}
+
+
 def is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -418,9 +421,9 @@ def flat_ring(path, entry, values, name) -> list:
         raise reader_error(path, entry, f"{name} must be a list of numbers, got {type(values).__name__}")
     if len(values) % 2:
         raise reader_error(path, entry, f"{name} has an odd number of coordinates ({len(values)})")
-    for v in values:
-        if not is_number(v):
-            raise reader_error(path, entry, f"{name} holds a non-number {v!r}")
+    if not set(map(type, values)) <= _NUMBER_TYPES:
+        bad = next(v for v in values if type(v) not in _NUMBER_TYPES)
+        raise reader_error(path, entry, f"{name} holds a non-number {bad!r}")
     if len(values) >= 4 and values[0] == values[-2] and values[1] == values[-1]:
         values = values[:-2]
     return values
@@ -453,7 +456,8 @@ class FrameBuilder:
         self.width = array("d")
         self.height = array("d")
         self.file_idx = array("l")
-        self.entry: list = []  # per row: a str, or an int that the file's describer formats
+        self.entry = array("q")  # per row: an int the file's describer formats, or -1 ...
+        self.entry_text: dict[int, str] = {}  # ... and the row's description here
         self.extras: dict[str, list] = {}
         # polygons: flat xy, points per ring, part of each ring, row of each part
         self.poly_xy = array("d")
@@ -482,7 +486,10 @@ class FrameBuilder:
         f = self.file_idx[row]
         e = self.entry[row]
         d = self.describers[f]
-        text = d(e) if d is not None and not isinstance(e, str) else str(e)
+        if e < 0:
+            text = self.entry_text.get(row, "(unknown entry)")
+        else:
+            text = d(e) if d is not None else f"entry {e}"
         oid = self.object_id[row] if row < len(self.object_id) else None
         if oid is not None and "(id=" not in text:
             text += f" (id={oid})"
@@ -503,7 +510,11 @@ class FrameBuilder:
         self.width.append(width)
         self.height.append(height)
         self.file_idx.append(file_idx)
-        self.entry.append(entry)
+        if isinstance(entry, int) and entry >= 0:
+            self.entry.append(entry)
+        else:
+            self.entry.append(-1)
+            self.entry_text[n] = "" if entry is None else str(entry)
         if extras:
             for k, v in extras.items():
                 col = self.extras.get(k)
@@ -614,10 +625,16 @@ class FrameBuilder:
             "height": np.frombuffer(self.height, dtype="float64") if n else np.empty(0),
         }
         df = pd.DataFrame(cols)
+        del cols
         for k, col in self.extras.items():
             if len(col) < n:
                 col.extend([None] * (n - len(col)))
             df[k] = _tidy_extra(col)
+        # the frame holds the data now; keep only what describe() needs
+        self.item = self.annotator = self.label = None
+        self.box = self.width = self.height = self.poly_xy = None
+        self.extras = {}
+        self.geoms = {}
         # coverage rows were appended last: move each next to the rows of its file
         file_idx = np.array(self.file_idx, dtype=np.int64)
         if n and (np.diff(file_idx) < 0).any():

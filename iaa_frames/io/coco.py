@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from array import array
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -120,10 +121,9 @@ class _CocoFile:
         self.has_categories = False
         self.n_annotations = 0
         self.rows_start = builder.n
-        self.rater_rows: list = []  # per row of this file: True when the rater key was given
+        self.rater_rows = array("b")  # per row of this file: 1 when the rater key was given
         self.ann_index: list = []  # annotation index per row
         self.image_ids: list = []  # image id per row
-        self.rows: list = []
         self.file_idx = builder.add_file(path, lambda i: f"annotations[{i}]")
         self.rle = "drop"
         self.results = False  # a top-level list of annotations (COCO results format)
@@ -234,7 +234,7 @@ class _CocoFile:
                     b.drop(path, entry, "rle_unsupported_bbox_kept",
                            "RLE mask not decoded (pycocotools, the 'coco' extra, is not installed); its bbox was kept as a box",
                            item=iid, annotator=annotator, record=seg)
-                    row = b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
+                    b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
                 else:
                     b.drop(path, entry, "rle_unsupported",
                            "RLE mask not decoded: install the 'coco' extra (pycocotools), or pass rle='bbox' to keep its bbox",
@@ -242,7 +242,7 @@ class _CocoFile:
                     self._reviewed(iid, annotator, rater_given, i)
                     return
             else:
-                row = b.add_geometry(iid, annotator, cid, geom, **kw)
+                b.add_geometry(iid, annotator, cid, geom, **kw)
         elif seg is not None and seg != []:
             if not isinstance(seg, list):
                 raise reader_error(path, entry, f"segmentation must be a list of polygons or an RLE dict, got {type(seg).__name__}")
@@ -260,19 +260,18 @@ class _CocoFile:
                 b.drop(path, entry, "degenerate_polygon_bbox_kept",
                        "no polygon part has 3 or more points; the bbox was kept as a box",
                        item=iid, annotator=annotator, record=seg)
-                row = b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
+                b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
             else:
                 if len(parts) < len(seg):
                     b.drop(path, entry, "degenerate_polygon_part",
                            "a polygon part with fewer than 3 points was skipped; the other parts were kept",
                            item=iid, annotator=annotator, record=seg)
-                row = b.add_polygon(iid, annotator, cid, parts, **kw)
+                b.add_polygon(iid, annotator, cid, parts, **kw)
         else:
             if bbox is None:
                 raise reader_error(path, _entry(i, aid), "has neither bbox nor segmentation")
-            row = b.add_box(iid, annotator, cid, x, y, x + w, y + h, object_id=oid,
+            b.add_box(iid, annotator, cid, x, y, x + w, y + h, object_id=oid,
                             file_idx=self.file_idx, entry=i, extras=extras)
-        self.rows.append(row)
         self.rater_rows.append(rater_given)
 
     def _reviewed(self, iid, annotator, rater_given, i):
@@ -288,19 +287,18 @@ class _CocoFile:
             raise reader_error(path, None, "no images and no annotations: nothing to read")
         if self.n_annotations and not self.results and not self.has_categories:
             raise reader_error(path, None, "no 'categories': the category_id of the annotations cannot be named")
-        rows = np.asarray(self.rows, dtype=np.int64)
-        rater = np.asarray(self.rater_rows, dtype=bool)
+        rows = range(self.rows_start, b.n)  # every row this file added (coverage comes later)
+        rater = np.frombuffer(self.rater_rows, dtype=np.int8).astype(bool) if len(self.rater_rows) else np.zeros(0, bool)
         any_rater_list = any(v[3] is not None for v in self.images.values())
         rater_mode = bool(rater.any()) or any_rater_list
         if rater_mode and not rater.all() and len(rows):
-            r = int(rows[np.flatnonzero(~rater)[0]])
+            r = rows[int(np.flatnonzero(~rater)[0])]
             _, entry = b.describe(r)
             raise reader_error(path, entry, f"no {self.rater_key!r} although other annotations of this file carry one; "
                                "pass annotator= to read the file as one annotator")
         # labels and items
         cats = self.categories
         for r in rows:
-            r = int(r)
             cid = b.label[r]
             name = cats.get(cid)
             if name is None:
@@ -407,7 +405,7 @@ def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
     >>> _ = p.write_text(json.dumps(coco))
     >>> df = read_coco(p)
     >>> df[["item", "annotator", "label", "x0", "y0", "x1", "y1"]]
-      item annotator label    x0    y0    x1    y1
+        item annotator label    x0    y0    x1    y1
     0  a.jpg       ann   cat  10.0  20.0  40.0  60.0
     1  b.jpg       ann   NaN   NaN   NaN   NaN   NaN
     """

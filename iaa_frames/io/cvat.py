@@ -161,7 +161,7 @@ def read_cvat(path_or_paths, *, annotator=None, on_invalid: str = "raise",
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "job.xml"
     >>> _ = p.write_text(xml)
     >>> read_cvat(p)[["item", "annotator", "label", "x0", "y0", "x1", "y1", "occluded"]]
-      item annotator label    x0    y0    x1    y1  occluded
+        item annotator label    x0    y0    x1    y1  occluded
     0  a.jpg       ana   cat  10.0  20.0  40.0  60.0     False
     1  b.jpg       ana   NaN   NaN   NaN   NaN   NaN      <NA>
     """
