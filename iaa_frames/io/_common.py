@@ -188,7 +188,7 @@ class JSONStream:
 
     def _expect(self, chars: str, entry: str) -> str:
         c = self._peek()
-        if c == "" :
+        if c == "":
             raise reader_error(self.path, entry, "truncated JSON: the file ends early")
         if c not in chars:
             want = " or ".join(repr(x) for x in chars)
@@ -214,8 +214,9 @@ class JSONStream:
                 raise reader_error(self.path, entry, f"invalid JSON at {self._where(exc.pos)}: {exc.msg}") from None
             except RecursionError:
                 raise reader_error(self.path, entry, "JSON nested too deeply") from None
-            if end == len(self.buf) and not self.eof:
-                # a number or literal may continue in the next chunk
+            if not self.eof and end > len(self.buf) - 32:
+                # a number may continue in the next chunk ("0" then ".5"): decode again with
+                # more input until the value ends well inside the buffer
                 self._read(grow)
                 continue
             self.pos = end
@@ -569,14 +570,27 @@ class FrameBuilder:
                              "record": None if record is None else record_text(record)})
 
     # --- assembly ------------------------------------------------------------------------
-    def _geometry_column(self, n: int) -> np.ndarray:
+    def _geometry_column(self, n: int, batch: int = 20_000) -> np.ndarray:
+        """Polygons from the flat coordinates, built with shapely in batches of parts (so
+        that the temporary rings never hold more than a batch of coordinates)."""
         geometry = np.full(n, None, dtype=object)
-        if len(self.part_row):
+        n_parts = len(self.part_row)
+        if n_parts:
             coords = np.frombuffer(self.poly_xy, dtype="float64").reshape(-1, 2)
             ring_len = np.frombuffer(self.ring_len, dtype="int64")
-            ring_idx = np.repeat(np.arange(len(ring_len)), ring_len)
-            rings = shapely.linearrings(coords, indices=ring_idx)
-            polys = shapely.polygons(rings, indices=np.frombuffer(self.ring_part, dtype="int64"))
+            ring_start = np.concatenate([[0], np.cumsum(ring_len)])
+            ring_part = np.frombuffer(self.ring_part, dtype="int64")
+            part_first_ring = np.searchsorted(ring_part, np.arange(n_parts + 1))
+            polys = np.empty(n_parts, dtype=object)
+            for p0 in range(0, n_parts, batch):
+                p1 = min(p0 + batch, n_parts)
+                r0, r1 = part_first_ring[p0], part_first_ring[p1]
+                lens = ring_len[r0:r1]
+                rings = shapely.linearrings(coords[ring_start[r0]:ring_start[r1]],
+                                            indices=np.repeat(np.arange(r1 - r0), lens))
+                polys[p0:p1] = shapely.polygons(rings, indices=ring_part[r0:r1] - p0)
+                del rings
+            del coords
             part_row = np.frombuffer(self.part_row, dtype="int64")
             rows, first, counts = np.unique(part_row, return_index=True, return_counts=True)
             single = counts == 1
