@@ -6,7 +6,6 @@ import math
 import os
 from collections.abc import Mapping
 
-import numpy as np
 
 from ..errors import ParameterError
 from ._common import (

@@ -13,7 +13,6 @@ import shapely
 from ..errors import ParameterError
 from ._common import (
     FrameBuilder,
-    check_dir,
     check_file,
     finish,
     is_number,

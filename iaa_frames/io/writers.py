@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import shapely
 
 from ..errors import ParameterError
 from ..frame import validate
