@@ -84,7 +84,12 @@ def test_rater_key_on_some_annotations_only(tmp_path):
     del doc["annotations"][2]["rater_id"]
     p = tmp_path / "mixed.json"
     p.write_text(json.dumps(doc))
-    with pytest.raises(ReaderError, match=r"mixed\.json: annotations\[2\] \(id=3\).*rater_id"):
+    with pytest.raises(ReaderError, match=r"mixed\.json: annotations\[2\] \(id=3\): no 'rater_id' although other"):
+        read_coco(p)
+    for a in doc["annotations"]:
+        a.pop("rater_id", None)
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ReaderError, match=r"annotations\[0\] \(id=1\): no 'rater_id' although the images .* 'rater_list'"):
         read_coco(p)
 
 

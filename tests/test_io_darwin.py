@@ -59,3 +59,16 @@ def test_bad_entries(tmp_path):
     p.write_text(json.dumps({"dataset": "x", "image": {}, "annotations": []}))
     with pytest.raises(ReaderError, match=r"p\.json: item: missing or invalid 'item' \(Darwin JSON 1\.0"):
         read_darwin(p)
+
+
+def test_legacy_path_keys(tmp_path):
+    square = [{"x": 0, "y": 0}, {"x": 10, "y": 0}, {"x": 10, "y": 10}, {"x": 0, "y": 10}]
+    hole = [{"x": 2, "y": 2}, {"x": 4, "y": 2}, {"x": 4, "y": 4}, {"x": 2, "y": 4}]
+    doc = {"version": "2.0", "item": {"name": "a.jpg", "slots": [{"width": 20, "height": 20}]},
+           "annotations": [{"id": "s", "name": "c", "polygon": {"path": square}},
+                           {"id": "h", "name": "c", "complex_polygon": {"path": [square, hole]}}]}
+    p = tmp_path / "a.json"
+    p.write_text(json.dumps(doc))
+    df = read_darwin(p, annotator="ana")
+    assert row_of(df, object_id="s")["geometry"].area == 100
+    assert row_of(df, object_id="h")["geometry"].area == 96

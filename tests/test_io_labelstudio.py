@@ -119,3 +119,16 @@ def test_not_a_task_list(tmp_path):
     p.write_text("[]")
     with pytest.raises(ReaderError, match="no tasks"):
         read_labelstudio(p)
+
+
+def test_relations_and_image_level_results_are_counted(tmp_path):
+    tasks = json.loads(EXPORT.read_text())
+    result = tasks[0]["annotations"][0]["result"]
+    result.append({"from_id": "Dx_aB91ISN", "to_id": "p0ly9", "type": "relation", "direction": "right"})
+    result.append({"id": "img1", "from_name": "weather", "to_name": "image", "type": "choices",
+                   "value": {"choices": ["sunny"]}})
+    p = tmp_path / "e.json"
+    p.write_text(json.dumps(tasks))
+    df, w = _read(p)
+    assert w.counts == {"unsupported_result": 3, "cancelled_annotation": 1}
+    assert len(df) == 4

@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from iaa_frames.errors import ReaderError
+from iaa_frames.errors import DroppedRowsWarning, ReaderError
 from iaa_frames.io import read_voc
 
 from test_io_helpers import FIX, row_of
@@ -82,3 +82,19 @@ def test_layout_errors(tmp_path):
     shutil.copy(FIX / "voc" / "ben" / "000005.xml", tmp_path / "loose.xml")
     with pytest.raises(ReaderError, match="both .xml files and subdirectories"):
         read_voc(tmp_path)
+
+
+def test_person_layout_parts_are_counted(tmp_path):
+    d = tmp_path / "ana"
+    d.mkdir()
+    (d / "p.xml").write_text(
+        "<annotation><filename>p.jpg</filename><size><width>100</width><height>100</height></size>"
+        "<object><name>person</name><bndbox><xmin>10</xmin><ymin>10</ymin><xmax>60</xmax><ymax>90</ymax></bndbox>"
+        "<part><name>head</name><bndbox><xmin>20</xmin><ymin>10</ymin><xmax>40</xmax><ymax>30</ymax></bndbox></part>"
+        "</object></annotation>")
+    with pytest.warns(DroppedRowsWarning) as rec:
+        df = read_voc(tmp_path)
+    assert len(df) == 1 and df["label"].iloc[0] == "person"
+    w = rec[0].message
+    assert w.counts == {"unsupported_shape": 1}
+    assert w.dropped["entry"].iloc[0] == "object[0] (name='person') part[0]"

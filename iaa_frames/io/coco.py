@@ -294,7 +294,9 @@ class _CocoFile:
         if rater_mode and not rater.all() and len(rows):
             r = rows[int(np.flatnonzero(~rater)[0])]
             _, entry = b.describe(r)
-            raise reader_error(path, entry, f"no {self.rater_key!r} although other annotations of this file carry one; "
+            why = ("other annotations of this file carry one" if rater.any()
+                   else f"the images of this file carry {self.rater_list_key!r}")
+            raise reader_error(path, entry, f"no {self.rater_key!r} although {why}; "
                                "pass annotator= to read the file as one annotator")
         # labels and items
         cats = self.categories

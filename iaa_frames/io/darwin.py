@@ -227,8 +227,9 @@ def _read_file(path, layout_annotator, b: FrameBuilder):
                 paths = poly["paths"]
                 if not isinstance(paths, list) or not paths:
                     raise reader_error(path, entry, "polygon.paths must be a non-empty list of paths")
-            elif "path" in poly:  # Darwin 1.0 style inside a 2.0 file
-                paths = [poly["path"]]
+            elif "path" in poly:  # Darwin 1.0 style: one path, or a list of paths (complex)
+                path_ = poly["path"]
+                paths = path_ if isinstance(path_, list) and path_ and isinstance(path_[0], list) else [path_]
             else:
                 raise reader_error(path, entry, "polygon has no 'paths'")
             rings = [_points(path, entry, p, f"polygon.paths[{j}]") for j, p in enumerate(paths)]

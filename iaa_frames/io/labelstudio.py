@@ -220,21 +220,22 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result):
         if not isinstance(rtype, str):
             raise reader_error(path, rentry, f"missing or invalid 'type', got {rtype!r}")
         value = r.get("value")
-        if not isinstance(value, dict):
-            raise reader_error(path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}")
         if rtype in _RECT or rtype in _POLY:
+            if not isinstance(value, dict):
+                raise reader_error(path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}")
             regions.setdefault(r.get("id", f"#{k}"), []).append((k, r))
         else:
-            per_region.append((k, r))
+            per_region.append((k, r))  # relations, choices, ...: value may be absent
     extras_by_region: dict = {}
     labels_by_region: dict = {}
     for k, r in per_region:
         rid = r.get("id")
-        if rid is not None and rid in regions and r["type"] == "labels":
-            labels_by_region[rid] = r["value"]  # a Rectangle/Polygon tag labelled by a Labels tag
-        elif rid is not None and rid in regions:
+        value = r.get("value")
+        if rid is not None and rid in regions and r["type"] == "labels" and isinstance(value, dict):
+            labels_by_region[rid] = value  # a Rectangle/Polygon tag labelled by a Labels tag
+        elif rid is not None and rid in regions and isinstance(value, dict):
             name = str(r.get("from_name", r["type"]))
-            v = r["value"].get(r["type"], r["value"])
+            v = value.get(r["type"], value)
             if isinstance(v, list) and len(v) == 1:
                 v = v[0]
             extras_by_region.setdefault(rid, {})[name] = v

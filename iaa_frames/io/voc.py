@@ -62,6 +62,12 @@ def read_voc(dir_per_annotator, *, on_invalid: str = "raise", return_dropped: bo
         non-numeric coordinates; the message names the file and the object
         (``object[2] (name='dog')``).
 
+    Notes
+    -----
+    The ``<part>`` elements of the VOC person layout (head, hand, foot boxes inside a
+    person) and objects without ``<bndbox>`` are skipped, counted and reported in a
+    DroppedRowsWarning.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -159,3 +165,8 @@ def _read_file(path, annotator, b: FrameBuilder):
             extras["pose"] = pose.strip()
         b.add_box(item, annotator, name, x0, y0, x1, y1, width=w, height=h, file_idx=f,
                   entry=entry, extras=extras)
+        for j, part in enumerate(obj.findall("part")):
+            pname = (part.findtext("name") or "").strip()
+            b.drop(path, f"{entry} part[{j}]", "unsupported_shape",
+                   f"a <part> ({pname or 'unnamed'}) of an object (VOC person layout): only objects are read",
+                   item=item, annotator=annotator, record={"object": name, "part": pname})
