@@ -138,6 +138,36 @@ def test_writers_and_readers_round_trip_a_fresh_corpus(tmp_path, kind):
         assert_same_corpus(df, corpus, fmt)
 
 
+def canonical(df):
+    """Same items, annotators, row order and object ids whatever the format, so that only
+    the coordinates (equal up to rounding) can differ."""
+    df = normalize(df).sort_values(["annotator", "item"], kind="stable").reset_index(drop=True)
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "geometry", "width", "height"]
+    return df[cols].assign(object_id=np.arange(len(df)))
+
+
+def test_within_item_pairs_are_the_same_from_every_format():
+    """End to end through the pair tables: every polygon format gives the same matched pairs
+    with the same distances, and VOC the same as the corpus drawn as boxes."""
+    pairs = pytest.importorskip("iaa_frames.pairs", reason="the pair tables have not landed yet")
+
+    def table(df):
+        w = pairs.within(df, n_chance=50, seed=0)
+        return w.set_index(["item", "object_id_a", "object_id_b"]).sort_index()
+
+    reference = table(canonical(load_sample("coco")))
+    assert len(reference) > 100
+    for name in ("coco_raters", "cvat", "labelstudio", "yolo", "darwin"):
+        got = table(canonical(load_sample(name)))
+        assert got.index.equals(reference.index), name
+        np.testing.assert_allclose(got["distance"], reference["distance"], atol=1e-3, err_msg=name)
+        assert (got[["label_a", "label_b"]] == reference[["label_a", "label_b"]]).all().all()
+    boxes = table(canonical(load_sample("coco")).assign(geometry=None))
+    voc = table(canonical(load_sample("voc")))
+    assert voc.index.equals(boxes.index)
+    np.testing.assert_allclose(voc["distance"], boxes["distance"], atol=1e-3)
+
+
 def _agreement_function():
     """iaf.agreement (DESIGN §6), or iaa_frames.agreement.agreement; skip until it exists."""
     import importlib
@@ -158,14 +188,6 @@ def _agreement_function():
 def test_agreement_is_the_same_from_every_format(corpus):
     """End to end: the agreement computed from each sample agrees across formats."""
     agreement = _agreement_function()
-
-    def canonical(df):
-        # same items, annotators, row order and object ids whatever the format, so that
-        # only the coordinates (equal up to rounding) can differ
-        df = normalize(df).sort_values(["annotator", "item"], kind="stable").reset_index(drop=True)
-        cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "geometry", "width", "height"]
-        return df[cols].assign(object_id=np.arange(len(df)))
-
     results = {}
     for name in ("coco", "cvat", "labelstudio", "yolo", "darwin", "voc"):
         res = agreement(canonical(load_sample(name)), n_boot=0, seed=0)
