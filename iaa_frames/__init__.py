@@ -21,6 +21,16 @@ from .distances import Shapes, available_distances, get_distance, register_dista
 from .alpha import nominal_alpha
 from .stats import ks, sigma
 from .pairs import PairTables, between, pair_tables, within
+from .io import (
+    load_sample,
+    read_coco,
+    read_cvat,
+    read_darwin,
+    read_labelstudio,
+    read_voc,
+    read_yolo,
+    read_yolo_classes,
+)
 
 try:
     __version__ = _version("iaa-frames")
@@ -37,6 +47,14 @@ __all__ = [
     "available_distances",
     "between",
     "get_distance",
+    "load_sample",
+    "read_coco",
+    "read_cvat",
+    "read_darwin",
+    "read_labelstudio",
+    "read_voc",
+    "read_yolo",
+    "read_yolo_classes",
     "ks",
     "nominal_alpha",
     "pair_tables",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import shapely
 
 from .distances import Shapes
 from .frame import validate
@@ -57,6 +58,8 @@ class Corpus:
         One slot per (item, annotator, label) with at least one object.
     normalization : str
         "image size", "none" or "mixed" (see :func:`prepare`).
+    area : ndarray of float
+        Area of each (normalized) shape.
     """
 
     objects: pd.DataFrame
@@ -70,6 +73,7 @@ class Corpus:
     annotations: Slices
     by_label: Slices
     normalization: str
+    area: np.ndarray
 
     def annotation_of(self, item, annotator) -> np.ndarray:
         """Slot in :attr:`annotations` of each (item, annotator) code pair."""
@@ -182,4 +186,13 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
                         "label": lab_key % n_lab})
     return Corpus(objects=objects, shapes=shapes, item=o_item, annotator=o_ann, label=o_label,
                   items=items, annotators=annotators, labels=labels, annotations=annotations,
-                  by_label=by_label, normalization=normalization)
+                  by_label=by_label, normalization=normalization, area=_areas(shapes))
+
+
+def _areas(shapes: Shapes) -> np.ndarray:
+    b = shapes.boxes
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    poly = shapes.is_polygon
+    if poly.any():
+        area[poly] = shapely.area(shapes.polygons[poly])
+    return area

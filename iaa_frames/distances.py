@@ -389,7 +389,16 @@ def iou(a: Shapes, b: Shapes) -> np.ndarray:
     return _iou_union(a, b)[0]
 
 
-def giou(a: Shapes, b: Shapes) -> np.ndarray:
+def _areas(shapes: Shapes) -> np.ndarray:
+    bx = shapes.boxes
+    area = (bx[:, 2] - bx[:, 0]) * (bx[:, 3] - bx[:, 1])
+    poly = shapes.is_polygon
+    if poly.any():
+        area[poly] = shapely.area(shapes.polygons[poly])
+    return area
+
+
+def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.ndarray:
     """Generalized IoU (Rezatofighi et al., CVPR 2019) of each pair, in [-1, 1].
 
     ``GIoU = IoU - (C - U) / C`` with ``U`` the area of the union and ``C`` the area of
@@ -402,6 +411,9 @@ def giou(a: Shapes, b: Shapes) -> np.ndarray:
     ----------
     a, b : Shapes
         Aligned, of equal length.
+    known_iou : ndarray, optional
+        The IoU of the pairs when already known: the union is then derived from it
+        (U = (A + B) / (1 + IoU)) and no intersection is computed again.
 
     Returns
     -------
@@ -416,7 +428,11 @@ def giou(a: Shapes, b: Shapes) -> np.ndarray:
     [-0.3333]
     """
     _check_pair(a, b, "giou")
-    value, union = _iou_union(a, b)
+    if known_iou is None:
+        value, union = _iou_union(a, b)
+    else:
+        value = np.array(known_iou, dtype=np.float64)
+        union = (_areas(a) + _areas(b)) / (1.0 + value)
     ab = a.boxes
     bb = b.boxes
     cw = np.maximum(ab[:, 2], bb[:, 2])
@@ -446,7 +462,7 @@ def giou(a: Shapes, b: Shapes) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
-def giou_distance(a: Shapes, b: Shapes) -> np.ndarray:
+def giou_distance(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.ndarray:
     """``(1 - GIoU) / 2``, in [0, 1]; the default distance (registry name ``"giou"``).
 
     Examples
@@ -457,10 +473,10 @@ def giou_distance(a: Shapes, b: Shapes) -> np.ndarray:
     [0.0, 0.5]
     """
     _check_pair(a, b, "giou_distance")
-    return (1.0 - giou(a, b)) / 2.0
+    return (1.0 - giou(a, b, known_iou=known_iou)) / 2.0
 
 
-def iou_distance(a: Shapes, b: Shapes) -> np.ndarray:
+def iou_distance(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.ndarray:
     """``1 - IoU``, in [0, 1], exact for polygons (registry name ``"iou"``).
 
     Examples
@@ -469,7 +485,7 @@ def iou_distance(a: Shapes, b: Shapes) -> np.ndarray:
     [0.5]
     """
     _check_pair(a, b, "iou_distance")
-    return 1.0 - iou(a, b)
+    return 1.0 - (iou(a, b) if known_iou is None else np.asarray(known_iou, dtype=np.float64))
 
 
 def l2_distance(a: Shapes, b: Shapes) -> np.ndarray:
@@ -531,13 +547,13 @@ def hausdorff_distance(a: Shapes, b: Shapes) -> np.ndarray:
     )
 
 
-def _iou_similarity(a: Shapes, b: Shapes) -> np.ndarray:
-    return iou(a, b)
+def _iou_similarity(a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
+    return iou(a, b) if known_iou is None else np.asarray(known_iou, dtype=np.float64)
 
 
-def _giou_similarity(a: Shapes, b: Shapes) -> np.ndarray:
+def _giou_similarity(a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
     # GIoU floored at 0, as in Braylan et al.'s code; np.maximum keeps NaN.
-    return np.maximum(giou(a, b), 0.0)
+    return np.maximum(giou(a, b, known_iou=known_iou), 0.0)
 
 
 # --------------------------------------------------------------------------------------
@@ -559,6 +575,9 @@ class Distance:
         (DESIGN §5); ``None`` means the best match is the minimum distance.
     bounded : bool
         True when the distance is known to lie in [0, 1].
+    reuses_iou : bool
+        True when ``func`` and ``similarity`` accept ``known_iou=`` (the pairs' IoU,
+        already computed by the matcher) and then skip recomputing intersections.
 
     Examples
     --------
@@ -571,16 +590,27 @@ class Distance:
     func: Callable
     similarity: Callable | None = None
     bounded: bool = False
+    reuses_iou: bool = False
 
-    def __call__(self, a: Shapes, b: Shapes) -> np.ndarray:
-        """Apply ``func`` and check it returns one float per pair."""
+    def __call__(self, a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
+        """Apply ``func`` and check it returns one float per pair.
+
+        ``known_iou`` (the pairs' IoU, when the caller has it) is passed on to functions
+        registered with ``reuses_iou=True``, which then skip recomputing intersections.
+        """
         _check_pair(a, b, f"distance {self.name!r}")
-        out = np.asarray(self.func(a, b), dtype=np.float64)
+        kw = {"known_iou": known_iou} if self.reuses_iou and known_iou is not None else {}
+        out = np.asarray(self.func(a, b, **kw), dtype=np.float64)
         if out.shape != (len(a),):
             raise ParameterError(
                 f"distance {self.name!r} returned shape {out.shape}; expected ({len(a)},)"
             )
         return out
+
+    def similar(self, a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
+        """The object-pair similarity (requires ``similarity``), reusing ``known_iou``."""
+        kw = {"known_iou": known_iou} if self.reuses_iou and known_iou is not None else {}
+        return np.asarray(self.similarity(a, b, **kw), dtype=np.float64)
 
 
 _REGISTRY: dict[str, Distance] = {}
@@ -592,6 +622,7 @@ def register_distance(
     *,
     similarity: Callable | None = None,
     bounded: bool = False,
+    reuses_iou: bool = False,
     overwrite: bool = False,
 ) -> Distance:
     """Register ``func(a: Shapes, b: Shapes) -> ndarray`` under ``name``.
@@ -607,6 +638,8 @@ def register_distance(
         match is the minimum distance.
     bounded : bool, default False
         Whether the distance lies in [0, 1].
+    reuses_iou : bool, default False
+        Whether ``func`` and ``similarity`` accept ``known_iou=`` (see :class:`Distance`).
     overwrite : bool, default False
         Replace an existing entry of that name instead of raising.
 
@@ -632,7 +665,7 @@ def register_distance(
         raise ParameterError(
             f"distance {name!r} is already registered; pass overwrite=True to replace it"
         )
-    entry = Distance(name, func, similarity, bool(bounded))
+    entry = Distance(name, func, similarity, bool(bounded), bool(reuses_iou))
     _REGISTRY[name] = entry
     return entry
 
@@ -692,8 +725,10 @@ def available_distances() -> list[str]:
     return list(_REGISTRY)
 
 
-register_distance("giou", giou_distance, similarity=_giou_similarity, bounded=True)
-register_distance("iou", iou_distance, similarity=_iou_similarity, bounded=True)
+register_distance("giou", giou_distance, similarity=_giou_similarity, bounded=True,
+                  reuses_iou=True)
+register_distance("iou", iou_distance, similarity=_iou_similarity, bounded=True,
+                  reuses_iou=True)
 register_distance("l2", l2_distance)
 register_distance("centroid", centroid_distance)
 register_distance("hausdorff", hausdorff_distance)

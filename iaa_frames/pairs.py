@@ -43,7 +43,7 @@ from .distances import DEFAULT_DISTANCE, get_distance
 from .errors import ParameterError
 from .frame import ALL
 from .matching import _starts, clusters
-from .pipeline import Matched, run
+from .pipeline import IoUCache, Matched, run
 
 __all__ = ["DEFAULT_N_CHANCE", "PairTables", "pair_tables", "within", "between"]
 
@@ -110,9 +110,9 @@ def _labels_of_pairings(corpus: Corpus, a, b):
     for side in (a, b):
         pairing = np.repeat(np.arange(len(side)), n_lab[side])
         k = np.arange(len(pairing)) - _starts(n_lab[side])[pairing]
-        rows.append(np.column_stack([pairing, bl.label[first[side][pairing] + k]]))
-    both = np.unique(np.concatenate(rows), axis=0)
-    return both[:, 0], both[:, 1]
+        rows.append(pairing * len(corpus.labels) + bl.label[first[side][pairing] + k])
+    both = np.unique(np.concatenate(rows))
+    return both // len(corpus.labels), both % len(corpus.labels)
 
 
 def _to_label_slots(corpus: Corpus, a, b, label):
@@ -173,7 +173,7 @@ def _uniform_stratum(rng, corpus, target, cap, match):
         a, b, _ = _draw(rng, slots, [batch], pool, np.array([0]), np.array([len(pool)]))
         if len(a) == 0:
             break
-        m = match(slots, a, b)
+        m = match(slots, a, b, sets=not parts)  # the first n_chance pairings serve the sets
         parts.append((a, b, m))
         drawn += len(a)
         counts += _annotator_counts(slots, m, a, b, n_ann)
@@ -208,7 +208,7 @@ def _label_localization_strata(rng, corpus, target, cap, match):
         a, b, g = _draw(rng, slots, need, pool, start, count)
         if len(a) == 0:
             break
-        m = match(slots, a, b)
+        m = match(slots, a, b, sets=False)
         la, lb = corpus.label[m.pair_a], corpus.label[m.pair_b]
         keep = (la == lb) & (la == g[m.pair_pairing])
         parts.append((a, b, g, m, keep))
@@ -327,15 +327,17 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
     bar = tqdm(total=work, unit="pairs", unit_scale=True, desc="matching",
                disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress)
 
-    def match(slots, pa, pb):
-        return run(corpus, slots, pa, pb, tau=tau, distance=dist, overall=overall,
-                   progress=bar.update)
+    def match(slots, pa, pb, sets=True, cache=None):
+        return run(corpus, slots, pa, pb, tau=tau, distance=dist, overall=overall, sets=sets,
+                   cache=cache, progress=bar.update)
 
     with bar:
-        whole = match(ann, a, b)
+        cache = IoUCache()  # the per-class run meets the same polygon pairs again
+        whole = match(ann, a, b, cache=cache)
         pl, ll = _labels_of_pairings(corpus, a, b)
         la, lb = _to_label_slots(corpus, a[pl], b[pl], ll)
-        by_label = match(corpus.by_label, la, lb)
+        by_label = match(corpus.by_label, la, lb, cache=cache)
+        del cache
 
         rng = np.random.default_rng(seed)
         cap = max(50 * n_chance, 50_000)
@@ -359,7 +361,7 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
         _sets_frame(by_label, a[pl], b[pl], ann, ll),
     ], ignore_index=True).drop(columns="item_b").rename(columns={"item_a": "item"})
     sets_between = pd.concat(
-        [_sets_frame(m, pa, pb, ann, -1) for pa, pb, m in uniform]
+        [_sets_frame(m, pa, pb, ann, -1) for pa, pb, m in uniform[:1]]
         + [_sets_frame(det_strata, da, db, ann, dg)],
         ignore_index=True,
     )

@@ -9,20 +9,24 @@ exactly this code, with the same threshold, as within-item pairings.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from .corpus import Corpus, Slices
-from .distances import Distance
+from .distances import Distance, Shapes
 from .distances import iou as pair_iou
 from .matching import _starts, assign, candidate_pairs
 
-__all__ = ["Matched", "run"]
+__all__ = ["IoUCache", "Matched", "run"]
 
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
 _TIEBREAK = 1e-6
+_THREAD_MIN = 5_000  # shape pairs below which splitting over threads does not pay
+_WORKERS = min(os.cpu_count() or 1, 4)
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,20 +47,6 @@ class Matched:
     set_matched: np.ndarray
     set_detection: np.ndarray
     set_overall: np.ndarray
-
-
-def _overall_similarity(distance: Distance, sa, sb, iou):
-    """Best-match score of each candidate pair and whether higher is better."""
-    if distance.similarity is None:
-        return distance(sa, sb), False
-    sim = np.zeros(len(iou))
-    if distance.name in ("iou", "giou"):
-        # both similarities are 0 where IoU is 0 (GIoU <= IoU, floored at 0): skip those
-        rows = np.flatnonzero(iou > 0)
-        sim[rows] = distance.similarity(sa.take(rows), sb.take(rows))
-    else:
-        sim = np.asarray(distance.similarity(sa, sb), dtype=float)
-    return sim, True
 
 
 def _best(values, group, n_groups, higher):
@@ -81,38 +71,126 @@ def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
     return np.where((n_a == 0) & (n_b == 0), 0.0, dist)
 
 
-def _run_chunk(corpus, slots, a, b, tau, distance, overall):
+def _candidate_iou(corpus: Corpus, oa, ob, tau, exact, cache=None):
+    """IoU of every candidate pair, exact wherever it can matter.
+
+    Box-box pairs are computed with numpy. Pairs involving a polygon go to shapely only
+    where the bounding boxes overlap and, unless ``exact`` (the set-level distance needs
+    every overlapping IoU), where the IoU could reach ``tau``: polygon IoU is at most
+    min(I, A, B) / (A + B - min(I, A, B)) with I the intersection of the bounding boxes
+    and A, B the polygon areas. Elsewhere the IoU is left at 0: those pairs cannot be
+    matched, so the matching is exactly the one full IoU would give. Exact values are
+    looked up in and added to ``cache`` when given.
+    """
+    ba, bb = corpus.shapes.boxes[oa], corpus.shapes.boxes[ob]
+    iw = np.minimum(ba[:, 2], bb[:, 2]) - np.maximum(ba[:, 0], bb[:, 0])
+    ih = np.minimum(ba[:, 3], bb[:, 3]) - np.maximum(ba[:, 1], bb[:, 1])
+    inter = np.maximum(iw, 0) * np.maximum(ih, 0)
+    del iw, ih
+    area_a, area_b = corpus.area[oa], corpus.area[ob]
+    poly = corpus.shapes.is_polygon
+    poly_pair = poly[oa] | poly[ob]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        iou = np.where(poly_pair, 0.0, np.nan_to_num(inter / (area_a + area_b - inter)))
+        involved = np.flatnonzero(poly_pair & (inter > 0))
+        if not exact and len(involved):
+            top = np.minimum(inter[involved], np.minimum(area_a[involved], area_b[involved]))
+            bound = top / (area_a[involved] + area_b[involved] - top)
+            involved = involved[bound >= tau]
+    if len(involved):
+        keys = oa[involved] * len(corpus.area) + ob[involved]
+        found, known = cache.lookup(keys) if cache is not None else (np.zeros(len(keys), bool), None)
+        if found.any():
+            iou[involved[found]] = known
+        todo = involved[~found]
+        shapes = corpus.shapes
+        iou[todo] = np.nan_to_num(_threaded(pair_iou, shapes.take(oa[todo]), shapes.take(ob[todo])))
+        if cache is not None:
+            cache.add(keys[~found], iou[todo])
+    return iou, ba, bb
+
+
+class IoUCache:
+    """Exact polygon IoU already computed, keyed by object pair (shared between runs on
+    the same pairs, e.g. whole annotations and the same annotations split by class)."""
+
+    def __init__(self):
+        self.keys = np.zeros(0, np.int64)
+        self.values = np.zeros(0)
+
+    def lookup(self, keys):
+        pos = np.minimum(np.searchsorted(self.keys, keys), max(len(self.keys) - 1, 0))
+        found = (self.keys[pos] == keys) if len(self.keys) else np.zeros(len(keys), bool)
+        return found, self.values[pos[found]]
+
+    def add(self, keys, values):
+        keys = np.concatenate([self.keys, keys])
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.values = keys[order], np.concatenate([self.values, values])[order]
+
+
+def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
+    """``func(a, b)`` split over the cores: shapely releases the GIL in array functions."""
+    n = len(a)
+    if n < _THREAD_MIN or _WORKERS < 2:
+        return func(a, b, **kwargs)
+    cuts = np.linspace(0, n, _WORKERS + 1).astype(int)
+    parts = [(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
+
+    def one(rows):
+        kw = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+        return func(a.take(rows), b.take(rows), **kw)
+
+    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+        return np.concatenate(list(pool.map(one, parts)))
+
+
+def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
     pairing, la, lb, oa, ob = candidate_pairs(slots.start[a], n_a, slots.start[b], n_b)
-    sa, sb = corpus.shapes.take(oa), corpus.shapes.take(ob)
-    iou = np.nan_to_num(pair_iou(sa, sb))
+    iou, ba, bb = _candidate_iou(corpus, oa, ob, tau, exact=sets, cache=cache)
     # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box
-    ca, cb = sa.boxes.reshape(-1, 2, 2).mean(axis=1), sb.boxes.reshape(-1, 2, 2).mean(axis=1)
-    near = _TIEBREAK / (1 + np.hypot(*(ca - cb).T))
-    chosen = assign(pairing, la, lb, n_a, n_b, iou + near, iou >= tau)
+    dx = (ba[:, 0] + ba[:, 2] - bb[:, 0] - bb[:, 2]) / 2
+    dy = (ba[:, 1] + ba[:, 3] - bb[:, 1] - bb[:, 3]) / 2
+    del ba, bb
+    chosen = assign(pairing, la, lb, n_a, n_b, iou + _TIEBREAK / (1 + np.hypot(dx, dy)),
+                    iou >= tau)
+    del dx, dy
     rows = np.flatnonzero(chosen)
     matched = np.bincount(pairing[rows], minlength=P)
-    dist = distance(sa.take(rows), sb.take(rows))
-
-    sim, higher = _overall_similarity(distance, sa, sb, iou)
+    shapes = corpus.shapes
+    out = dict(
+        pair_pairing=pairing[rows], pair_a=oa[rows], pair_b=ob[rows], pair_iou=iou[rows],
+        pair_distance=_threaded(distance, shapes.take(oa[rows]), shapes.take(ob[rows]),
+                                known_iou=iou[rows]),
+        set_n_a=n_a, set_n_b=n_b, set_matched=matched,
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["set_detection"] = np.where(n_a + n_b == 0, 0.0, 1 - 2 * matched / (n_a + n_b))
+    if not sets:
+        out["set_overall"] = np.full(P, np.nan)
+        return out
+    if distance.similarity is None:
+        sim, higher = distance(shapes.take(oa), shapes.take(ob)), False
+    elif distance.reuses_iou:
+        # IoU-based similarities (IoU, GIoU floored at 0) are 0 where IoU is 0
+        sim, higher, r = np.zeros(len(iou)), True, np.flatnonzero(iou > 0)
+        sim[r] = _threaded(distance.similar, shapes.take(oa[r]), shapes.take(ob[r]),
+                           known_iou=iou[r])
+    else:
+        sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)
     best_a = _best(sim, _starts(n_a)[pairing] + la, int(n_a.sum()), higher)
     best_b = _best(sim, _starts(n_b)[pairing] + lb, int(n_b.sum()), higher)
-    owner_a = np.repeat(np.arange(P), n_a)
-    owner_b = np.repeat(np.arange(P), n_b)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        detection = np.where(n_a + n_b == 0, 0.0, 1 - 2 * matched / (n_a + n_b))
-    return dict(
-        pair_pairing=pairing[rows], pair_a=oa[rows], pair_b=ob[rows],
-        pair_iou=iou[rows], pair_distance=dist,
-        set_n_a=n_a, set_n_b=n_b, set_matched=matched, set_detection=detection,
-        set_overall=_set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall),
-    )
+    out["set_overall"] = _set_distance(best_a, best_b, np.repeat(np.arange(P), n_a),
+                                       np.repeat(np.arange(P), n_b), n_a, n_b, higher, overall)
+    return out
 
 
 def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: float,
-        distance: Distance, overall: str = "pooled", progress=None) -> Matched:
+        distance: Distance, overall: str = "pooled", sets: bool = True,
+        cache: IoUCache | None = None, progress=None) -> Matched:
     """Match the two annotations of every pairing and measure them.
 
     Parameters
@@ -128,6 +206,11 @@ def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: flo
     distance : Distance
         Distance of matched pairs, and the similarity of the set-level distance.
     overall : {"pooled", "per_direction"}
+    sets : bool, default True
+        Compute the set-level distance (``set_overall``); without it (NaN) polygon IoU
+        is computed only where it could reach ``tau``, which gives the same matching.
+    cache : IoUCache, optional
+        Exact polygon IoU shared with other runs over the same object pairs.
     progress : callable, optional
         Called with the number of candidate pairs done after each chunk.
 
@@ -144,7 +227,7 @@ def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: flo
     for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(a)]):
         if hi <= lo:
             continue
-        part = _run_chunk(corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall)
+        part = _run_chunk(corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache)
         part["pair_pairing"] = part["pair_pairing"] + lo
         parts.append(part)
         if progress is not None:
