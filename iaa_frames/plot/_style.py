@@ -1,0 +1,214 @@
+"""Shared look of the plots: palette, component colors, labels from attrs, truncation notes.
+
+Every plotting function of :mod:`iaa_frames.plot` draws its artists with a ``gid`` so that
+tests (and users post-processing a figure) can find them: ``"estimate"``, ``"ci"``,
+``"raw_iou"``, ``"chance"``, ``"note"``, ``"stat"``, ``"ks_gap"``, ``"undefined"``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+
+from ..errors import ParameterError
+from ..frame import ALL
+
+__all__ = [
+    "COMPONENTS",
+    "PALETTE",
+    "component_color",
+    "fmt",
+    "fmt_p",
+    "long_name",
+    "new_axes",
+    "note",
+    "support",
+    "symbol",
+    "top_by_support",
+]
+
+#: The components in display order.
+COMPONENTS = ("detection", "classification", "localization", "overall")
+
+#: Seaborn palette used throughout (colorblind-safe).
+PALETTE = "colorblind"
+
+#: Diverging colormap for agreement values centred at chance (0).
+DIVERGING = "vlag_r"
+
+_SYMBOL = {"sigma": "σ", "alpha": "α"}
+_GREY = "0.45"
+
+
+def colors(n: int) -> list:
+    """``n`` colorblind-safe colors (cycled beyond the palette's 10)."""
+    base = sns.color_palette(PALETTE, 10)
+    return [base[i % len(base)] for i in range(n)]
+
+
+def component_color(component: str):
+    """The fixed color of a component (the same in every figure)."""
+    base = sns.color_palette(PALETTE, 10)
+    index = {"detection": 0, "classification": 1, "localization": 2, "overall": 4}
+    return base[index.get(component, 7)]
+
+
+def symbol(measure: str) -> str:
+    """'σ' for sigma, 'α' for alpha, the measure itself otherwise."""
+    return _SYMBOL.get(str(measure), str(measure))
+
+
+def long_name(obj, default: str) -> str:
+    """The ``long_name`` attr of a DataArray / DataFrame column, else ``default``."""
+    attrs = getattr(obj, "attrs", None) or {}
+    name = attrs.get("long_name")
+    return str(name) if name else default
+
+
+def fmt(x, digits: int = 2) -> str:
+    """A number for a label: ``0.82``, ``-0.10``, or ``n/a`` for NaN/None."""
+    if x is None:
+        return "n/a"
+    x = float(x)
+    if not math.isfinite(x):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def fmt_p(p) -> str:
+    """A p-value: ``p = 0.032``, ``p < 0.001`` or ``p = n/a``."""
+    if p is None or not math.isfinite(float(p)):
+        return "p = n/a"
+    p = float(p)
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def check_top(top):
+    """``top`` must be None or a positive integer."""
+    if top is None:
+        return None
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+        raise ParameterError(f"top must be a positive integer or None; got {top!r}")
+    return int(top)
+
+
+def check_choice(name, value, choices):
+    if not isinstance(value, str) or value not in choices:
+        raise ParameterError(f"{name} must be one of {tuple(choices)}; got {value!r}")
+    return value
+
+
+def support(result, dim: str):
+    """Support of each coordinate of ``dim`` (``"label"`` or ``"annotator"``): its
+    localization ``n_units`` (matched object pairs of that class / involving that
+    annotator), with the other dimension at ``"(all)"``; where the result has no
+    localization, the largest ``n_units`` over components. (Classification's ``n_units``
+    of a class counts every pairable cluster, so it cannot rank classes.)"""
+    other = "annotator" if dim == "label" else "label"
+    n = result["n_units"]
+    if other in n.dims:
+        n = n.sel({other: ALL})
+    if "component" in n.dims:
+        comps = [str(c) for c in n["component"].values]
+        n = n.sel(component="localization") if "localization" in comps \
+            else n.max("component", skipna=True)
+    return n.fillna(0)
+
+
+def top_by_support(result, dim: str, top: int | None, *, keep_all: bool = True):
+    """The coordinates of ``dim`` to show: ``"(all)"`` first (when ``keep_all``), then the
+    ``top`` others by support, descending (ties by name).
+
+    Returns
+    -------
+    shown : list of str
+    n_hidden : int
+        How many coordinates (other than "(all)") were left out.
+    """
+    top = check_top(top)
+    s = support(result, dim)
+    names = [str(v) for v in s[dim].values]
+    values = np.asarray(s.values, dtype=float)
+    others = [(n, v) for n, v in zip(names, values) if n != ALL]
+    others.sort(key=lambda t: (-t[1], t[0]))
+    kept = [n for n, _ in others] if top is None else [n for n, _ in others[:top]]
+    hidden = len(others) - len(kept)
+    shown = ([ALL] if keep_all and ALL in names else []) + kept
+    return shown, hidden
+
+
+def hidden_note(n_hidden: int, what: str, top: int | None,
+                by: str = "support (localization n_units)") -> str:
+    """'+ 1,188 more labels not shown (top 12 by support ...)' or ''."""
+    if n_hidden <= 0:
+        return ""
+    plural = what if n_hidden != 1 else what.rstrip("s")
+    return f"+ {n_hidden:,} more {plural} not shown (top {top} by {by})"
+
+
+def note(target, text: str):
+    """Write a small grey note under an Axes or at the bottom of a Figure (gid "note")."""
+    if not text:
+        return None
+    if hasattr(target, "transAxes"):
+        # below the x label (set the label first)
+        return target.annotate(text, xy=(0.0, 0.0), xycoords=("axes fraction",
+                                                               target.xaxis.label),
+                               xytext=(0, -4), textcoords="offset points", ha="left",
+                               va="top", fontsize="small", color=_GREY, style="italic",
+                               gid="note", annotation_clip=False)
+    engine = target.get_layout_engine()
+    if engine is not None and hasattr(engine, "set"):
+        # keep a strip at the bottom free of axes for the note
+        try:
+            engine.set(rect=(0, 0.3 / target.get_figheight(), 1,
+                             1 - 0.3 / target.get_figheight()))
+        except TypeError:  # a layout engine without rect
+            pass
+    return target.text(0.01, 0.005, text, ha="left", va="bottom", fontsize="small",
+                       color=_GREY, style="italic", gid="note")
+
+
+def new_axes(ax, figsize):
+    """``ax`` itself, or a fresh Axes on a new Figure of ``figsize``."""
+    if ax is not None:
+        return ax
+    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def chance_line(ax, *, orientation: str = "vertical", label: str = "chance (0)"):
+    """The reference line at 0 (chance agreement)."""
+    kw = dict(color=_GREY, linestyle="--", linewidth=1, zorder=0, gid="chance", label=label)
+    return ax.axvline(0, **kw) if orientation == "vertical" else ax.axhline(0, **kw)
+
+
+def as_float(x) -> np.ndarray:
+    return np.asarray(x, dtype=float)
+
+
+def check_dataset(result, variables=("agreement",)):
+    """``result`` must be the agreement Dataset (DESIGN §6)."""
+    import xarray as xr
+
+    if not isinstance(result, xr.Dataset):
+        raise ParameterError("expected the agreement result (an xarray.Dataset from "
+                             f"iaa_frames.agreement); got {type(result).__name__}")
+    missing = [v for v in variables if v not in result.data_vars]
+    if missing:
+        raise ParameterError(f"the result lacks the variable(s) {missing}")
+    return result
+
+
+def measure_of(result, component: str) -> str:
+    """The measure ("sigma"/"alpha") of ``component``."""
+    if "measure" in result.coords:
+        return str(result["measure"].sel(component=component).values)
+    return "alpha" if component == "classification" else "sigma"
+
+
+def grey() -> str:
+    return _GREY

@@ -1,0 +1,144 @@
+"""Per-label detection, classification and localization side by side."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from ..frame import ALL
+from . import _style
+
+__all__ = ["decomposition", "decomposition_frame"]
+
+_DEFAULT = ("detection", "classification", "localization")
+
+
+def decomposition_frame(result, *, components=_DEFAULT, annotator: str = ALL,
+                        top: int | None = 15) -> pd.DataFrame:
+    """The numbers of :func:`decomposition`: one row per (label, component).
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        The agreement result (DESIGN §6).
+    components : sequence of str, default ("detection", "classification", "localization")
+    annotator : str, default "(all)"
+    top : int or None, default 15
+        "(all)" plus the ``top`` labels by support (localization ``n_units``: matched
+        pairs of the class); ``attrs["n_hidden"]`` counts the rest.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``label``, ``component``, ``measure``, ``agreement``, ``ci_low``,
+        ``ci_high``, ``n_units``; labels in display order.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.agreement import agreement as compute
+    >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
+    >>> decomposition_frame(res)["component"].unique().tolist()
+    ['detection', 'classification', 'localization']
+    """
+    _style.check_dataset(result, ("agreement", "n_units"))
+    available = [str(c) for c in result["component"].values]
+    if isinstance(components, str):
+        components = [components]
+    components = list(components)
+    unknown = [c for c in components if c not in available]
+    if unknown or not components:
+        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
+    if annotator not in [str(a) for a in result["annotator"].values]:
+        raise ParameterError(f"unknown annotator {annotator!r}")
+    one = result.sel(annotator=[annotator])
+    labels, hidden = _style.top_by_support(one, "label", top)
+    sub = result.sel(component=components, label=labels, annotator=annotator)
+    cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units") if v in sub.data_vars]
+    frame = sub[cols].to_dataframe().reset_index()
+    for v in ("ci_low", "ci_high"):
+        if v not in frame:
+            frame[v] = np.nan
+    frame["measure"] = [_style.measure_of(result, c) for c in frame["component"]]
+    order = {lab: i for i, lab in enumerate(labels)}
+    corder = {c: i for i, c in enumerate(components)}
+    frame = frame.iloc[np.lexsort((frame["component"].map(corder).to_numpy(),
+                                   frame["label"].map(order).to_numpy()))]
+    frame = frame[["label", "component", "measure", "agreement", "ci_low", "ci_high",
+                   "n_units"]].reset_index(drop=True)
+    frame.attrs = {"n_hidden": hidden, "top": top, "annotator": annotator}
+    return frame
+
+
+def decomposition(result, *, components=_DEFAULT, annotator: str = ALL,
+                  top: int | None = 15, ax=None):
+    """Detection, classification and localization of each label, side by side.
+
+    One row per label ("(all)" first, then the ``top`` labels by support), one dot per
+    component (dodged, colored by component, the same colors as every other figure),
+    with bootstrap CI whiskers and the chance line at 0. Read it with DESIGN §5's
+    diagnosis table: a label low only on classification has confusable classes, low
+    only on localization has loose drawing guidelines, low only on detection has an
+    unclear object definition.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+    components : sequence of str, default ("detection", "classification", "localization")
+    annotator : str, default "(all)"
+    top : int or None, default 15
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Dots have ``gid="estimate:<component>"``, whiskers ``gid="ci:<component>"``.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.agreement import agreement as compute
+    >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
+    >>> ax = decomposition(res)
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['(all)', 'bicycle', 'car', 'person']
+    """
+    frame = decomposition_frame(result, components=components, annotator=annotator, top=top)
+    labels = list(dict.fromkeys(frame["label"]))
+    comps = list(dict.fromkeys(frame["component"]))
+    ax = _style.new_axes(ax, (6.4, 1.3 + 0.45 * len(labels)))
+    step = min(0.8 / max(len(comps), 1), 0.25)
+    y_of = {lab: i for i, lab in enumerate(labels)}
+    _style.chance_line(ax)
+    for k, comp in enumerate(comps):
+        sub = frame[frame["component"] == comp]
+        y = sub["label"].map(y_of).to_numpy(dtype=float) + (k - (len(comps) - 1) / 2) * step
+        x = sub["agreement"].to_numpy(dtype=float)
+        lo, hi = sub["ci_low"].to_numpy(dtype=float), sub["ci_high"].to_numpy(dtype=float)
+        color = _style.component_color(comp)
+        ci = np.isfinite(lo) & np.isfinite(hi)
+        if ci.any():
+            ax.hlines(y[ci], lo[ci], hi[ci], color=color, linewidth=1.4, gid=f"ci:{comp}")
+        ok = np.isfinite(x)
+        ax.plot(x[ok], y[ok], "o", color=color, markersize=5.5, gid=f"estimate:{comp}",
+                label=f"{comp} ({_style.symbol(sub['measure'].iloc[0])})")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    if len(labels) > 1:
+        ax.axhline(0.5, color="0.85", linewidth=0.8, zorder=0)
+    values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
+    values = values[np.isfinite(values)]
+    left = min(0.0, float(values.min())) if values.size else 0.0
+    right = max(1.0, float(values.max())) if values.size else 1.0
+    ax.set_xlim(left - 0.08, right + 0.05)
+    ax.grid(axis="x", color="0.92")
+    ax.set_xlabel(_style.long_name(result["agreement"], "agreement"))
+    ax.set_ylabel("label")
+    title = "agreement by component and label"
+    if annotator != ALL:
+        title += f" (annotator {annotator})"
+    ax.set_title(title)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+    _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "labels", top))
+    return ax
