@@ -1,0 +1,894 @@
+"""Agreement of every cell (component x label x annotator) from the pair tables.
+
+Every component is an agreement ``1 - observed / expected`` (DESIGN §5):
+
+* ``detection``, ``localization``, ``overall``: **sigma**, the mean within-item distance
+  over the mean between-item (chance) distance, with the KS test of the two samples;
+* ``classification``: **Krippendorff's alpha** of the labels of clusters with at least two
+  members (nominal for ``"(all)"``, binary {class, other} for a class).
+
+How a cell is computed
+----------------------
+Each table row is a member of a few cells: its label cells ("(all)", and its class where
+one applies) times its annotator cells ("(all)", and each annotator the row involves).
+Rows are summed into cells with sparse matrix products, never looped over. Alpha is
+computed from *pairs of values*: every unordered pair of values of a unit of ``m`` values,
+weighted ``1 / (m - 1)``, which reproduces Krippendorff's coincidence matrix exactly
+(``o_ck = sum_u (number of c-k pairs in u) / (m_u - 1)``), so that an annotator's cell can
+keep only the pairs that involve it.
+
+Per annotator A
+~~~~~~~~~~~~~~~
+Only pairs or pairable values involving A count:
+
+* detection, overall: the pairings (within and chance alike) in which one of the two
+  annotations is A's;
+* localization: the matched object pairs (within and chance) with one object drawn by A;
+* classification: alpha over the coincidences of the pairs of values that involve A: for
+  every cluster with ``m >= 2`` members one of which is A's, the pairs (A's label, another
+  member's label), each weighted ``1 / (m - 1)`` as in the full coincidence matrix (so each
+  of A's pairable labels counts once, against the mean of the others). ``n_units`` counts
+  those clusters;
+* presence alpha (detection rows): the same, with the rater pairs (A, another annotator
+  who covered the item) of every cluster of the items A covered.
+
+Per class L
+~~~~~~~~~~~
+Localization: pairs whose two objects both carry L (within and chance). Detection and
+overall: both annotations restricted to L, for the pairings where one of them contains L.
+Classification: binary alpha after recoding every label to {L, other}, over all pairable
+clusters. Presence alpha: every cluster's members labelled L (units where at least one
+member is L).
+
+Pairwise
+~~~~~~~~
+:func:`pairwise` restricts each figure to one pair of annotators: the pairings or object
+pairs of exactly those two; for classification, alpha of the two annotators' labels on
+the clusters where both drew a member (two values per unit, the usual two-coder alpha).
+
+Undefined values
+~~~~~~~~~~~~~~~~
+A cell's agreement is NaN, with the reason in ``note``, when it has fewer within units
+than :data:`MIN_WITHIN_UNITS` (sigma) or :data:`MIN_ALPHA_UNITS` (alpha), fewer chance units
+than :data:`MIN_CHANCE_UNITS` (sigma), or an expected disagreement of 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from tqdm.auto import tqdm
+
+from .bootstrap import ItemSums, PairSums, block_size, multiplicity_blocks
+from .distances import DEFAULT_DISTANCE
+from .errors import ParameterError
+from .frame import ALL
+from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
+from .result import COMPONENTS, MEASURES, VARIABLES, build_dataset, build_pairwise, notes
+from .stats import frac_below_chance, ks, percentile_ci
+
+__all__ = [
+    "CI_LEVEL",
+    "MIN_ALPHA_UNITS",
+    "MIN_CHANCE_UNITS",
+    "MIN_WITHIN_UNITS",
+    "NO_VARIATION",
+    "agreement",
+    "agreement_from_tables",
+    "component_alpha",
+    "component_ks",
+    "component_sigma",
+    "pairwise",
+    "pairwise_from_tables",
+]
+
+#: Fewest within units (pairings or matched pairs) for which sigma and KS are reported.
+MIN_WITHIN_UNITS = 2
+#: Fewest chance units (between-item pairings or matched pairs) for sigma and KS.
+MIN_CHANCE_UNITS = 30
+#: Fewest pairable units (clusters with at least two members) for which alpha is reported.
+MIN_ALPHA_UNITS = 2
+#: An expected disagreement at or below this counts as none ("no variation"): identical
+#: shapes in normalized coordinates differ by rounding (about 1e-16), which must not turn
+#: an undefined ratio into a perfect score.
+NO_VARIATION = 1e-12
+#: Coverage of the bootstrap percentile interval.
+CI_LEVEL = 0.95
+
+_SIGMA = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
+_PROGRESS_MIN_WORK = 300_000_000  # (replicate x stored entry) products before a bar shows
+
+
+# ------------------------------------------------------------------------- formulas
+
+
+def _mean(total, count):
+    """``sum / count``, NaN where there is nothing to average."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(count > 0, total / count, np.nan)
+
+
+def _one_minus_ratio(observed, expected):
+    """``agreement = 1 - observed / expected``, NaN where there is no expected
+    disagreement (``expected <= NO_VARIATION``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(expected > NO_VARIATION, 1.0 - observed / expected, np.nan)
+
+
+def _nominal_disagreements(n, n_c, o):
+    """``D_o = o / n`` and ``D_e = (n^2 - sum_c n_c^2) / (n (n - 1))``, where ``o`` is the
+    coincidence mass off the diagonal and ``n_c`` the margins (NaN where ``n <= 1``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = o / n
+        d_e = (n * n - np.sum(n_c * n_c, axis=-1)) / (n * (n - 1.0))
+    return np.where(n > 1, d_o, np.nan), np.where(n > 1, d_e, np.nan)
+
+
+def _binary_disagreements(n, n_c, o_c):
+    """``D_o = 2 o_c / n`` and ``D_e = 2 n_c (n - n_c) / (n (n - 1))`` for {c, other}, where
+    ``o_c`` is the mass of c-other coincidences in one direction."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = 2.0 * o_c / n
+        d_e = 2.0 * n_c * (n - n_c) / (n * (n - 1.0))
+    return np.where(n > 1, d_o, np.nan), np.where(n > 1, d_e, np.nan)
+
+
+# --------------------------------------------------------------------------- layout
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Cells ``label_cell * n_groups + group``. Label cells: 0 = "(all)", 1 + class code.
+    Groups: 0 = "(all)" and 1 + annotator code; or, pairwise, ``a * n_annotators + b``
+    for the annotator pair a < b."""
+
+    n_labels: int
+    n_annotators: int
+    pairwise: bool = False
+
+    @property
+    def n_groups(self) -> int:
+        return self.n_annotators ** 2 if self.pairwise else self.n_annotators + 1
+
+    @property
+    def n_cells(self) -> int:
+        return (self.n_labels + 1) * self.n_groups
+
+    def groups(self, a, b) -> np.ndarray:
+        """Annotator cells of rows involving annotators ``a`` and ``b``: shape (n, j)."""
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        if self.pairwise:
+            return (np.minimum(a, b) * self.n_annotators + np.maximum(a, b))[:, None]
+        return np.column_stack([np.zeros_like(a), 1 + a, 1 + b])
+
+    def coincidence_weight(self, m) -> np.ndarray:
+        """Weight of one pair of values of a unit of ``m`` values: ``1 / (m - 1)``; a
+        pairwise table keeps two values per unit, hence 1."""
+        m = np.asarray(m, dtype=np.float64)
+        return np.ones_like(m) if self.pairwise else 1.0 / (m - 1.0)
+
+    def membership(self, label_cells, groups) -> sp.csr_matrix:
+        """Rows x cells indicator: every combination of a row's label cells (-1 = none)
+        and annotator cells."""
+        n = len(label_cells)
+        cell = label_cells[:, :, None] * self.n_groups + groups[:, None, :]
+        valid = np.broadcast_to((label_cells >= 0)[:, :, None], cell.shape)
+        row = np.broadcast_to(np.arange(n)[:, None, None], cell.shape)
+        return sp.csr_matrix((np.ones(int(valid.sum())), (row[valid], cell[valid])),
+                             shape=(n, self.n_cells))
+
+
+class _Rows(NamedTuple):
+    """Rows of a distance table: items, annotators, label cells (n, k), distances."""
+
+    item_a: np.ndarray
+    item_b: np.ndarray | None  # None for within-item rows
+    annotator_a: np.ndarray
+    annotator_b: np.ndarray
+    label_cells: np.ndarray
+    distance: np.ndarray
+    iou: np.ndarray | None = None
+
+
+def _col(frame, name):
+    return frame[name].to_numpy()
+
+
+def _localization_rows(tables: PairTables):
+    w, b = tables.localization_within, tables.localization_between
+    la, lb = _col(w, "label_a"), _col(w, "label_b")
+    own_class = np.where(la == lb, 1 + la, -1)
+    within = _Rows(_col(w, "item"), None, _col(w, "annotator_a"), _col(w, "annotator_b"),
+                   np.column_stack([np.zeros_like(la), own_class]), _col(w, "distance"),
+                   _col(w, "iou"))
+    between = _Rows(_col(b, "item_a"), _col(b, "item_b"), _col(b, "annotator_a"),
+                    _col(b, "annotator_b"), (1 + _col(b, "stratum"))[:, None],
+                    _col(b, "distance"))
+    return within, between
+
+
+def _sets_rows(tables: PairTables, component: str):
+    w, b = tables.sets_within, tables.sets_between
+    within = _Rows(_col(w, "item"), None, _col(w, "annotator_a"), _col(w, "annotator_b"),
+                   (1 + _col(w, "label"))[:, None], _col(w, component))
+    between = _Rows(_col(b, "item_a"), _col(b, "item_b"), _col(b, "annotator_a"),
+                    _col(b, "annotator_b"), (1 + _col(b, "label"))[:, None],
+                    _col(b, component))
+    return within, between
+
+
+def _per_item(item, n_items, values, membership):
+    """``S[i, cell] = sum over the rows of item i in the cell of value``."""
+    rows = np.arange(len(item))
+    by_item = sp.csr_matrix((values, (item, rows)), shape=(n_items, len(item)))
+    return by_item @ membership
+
+
+# ---------------------------------------------------------------------- sigma cells
+
+
+@dataclass(frozen=True, eq=False)
+class _SigmaCells:
+    """Within and chance distances of a sigma component, summed per cell.
+
+    ``within`` columns: [count | distance | iou] per cell; ``between``: [count | distance].
+    ``*_members`` (CSC of rows x cells) list each cell's rows, for KS.
+    """
+
+    n_cells: int
+    within: ItemSums
+    between: PairSums
+    within_distance: np.ndarray
+    between_distance: np.ndarray
+    within_members: sp.csc_matrix
+    between_members: sp.csc_matrix
+
+    @classmethod
+    def build(cls, layout: _Layout, n_items: int, within: _Rows, between: _Rows):
+        mw = layout.membership(within.label_cells,
+                               layout.groups(within.annotator_a, within.annotator_b))
+        quantities = [np.ones(len(within.distance)), within.distance]
+        if within.iou is not None:
+            quantities.append(within.iou)
+        per_item = sp.hstack([_per_item(within.item_a, n_items, q, mw) for q in quantities])
+        mb = layout.membership(between.label_cells,
+                               layout.groups(between.annotator_a, between.annotator_b))
+        per_row = sp.hstack([mb, sp.diags(between.distance) @ mb]).tocsr()
+        return cls(layout.n_cells, ItemSums(per_item.tocsr()),
+                   PairSums(between.item_a.astype(np.int64), between.item_b.astype(np.int64),
+                            per_row),
+                   np.asarray(within.distance, dtype=np.float64),
+                   np.asarray(between.distance, dtype=np.float64), mw.tocsc(), mb.tocsc())
+
+    def statistics(self, multiplicities=None):
+        """(observed, expected, agreement) per cell; a leading replicate axis for a block
+        of multiplicities."""
+        n = self.n_cells
+        w = self.within.total(multiplicities)
+        b = self.between.total(multiplicities)
+        observed = _mean(w[..., n:2 * n], w[..., :n])
+        expected = _mean(b[..., n:], b[..., :n])
+        return observed, expected, _one_minus_ratio(observed, expected)
+
+    def counts(self):
+        """(n_units, n_chance) per cell."""
+        n = self.n_cells
+        return self.within.total()[:n], self.between.total()[:n]
+
+    def raw_iou(self):
+        """Mean IoU of the within rows of every cell (localization)."""
+        n = self.n_cells
+        w = self.within.total()
+        return _mean(w[2 * n:3 * n], w[:n]) if w.size >= 3 * n else np.full(n, np.nan)
+
+    def tests(self, cells):
+        """KS statistic, sign, p-value and fraction below chance of the given cells
+        (one vectorized call per cell)."""
+        out = np.full((4, self.n_cells), np.nan)
+        wp, wi = self.within_members.indptr, self.within_members.indices
+        bp, bi = self.between_members.indptr, self.between_members.indices
+        for cell in cells:  # one cell per iteration: scipy's KS test of two samples
+            x = self.within_distance[wi[wp[cell]:wp[cell + 1]]]
+            y = self.between_distance[bi[bp[cell]:bp[cell + 1]]]
+            out[:3, cell] = ks(x, y)
+            out[3, cell] = frac_below_chance(x, y)
+        return out
+
+    @property
+    def work(self) -> int:
+        return self.within.matrix.nnz + self.between.matrix.nnz
+
+
+# ------------------------------------------------------------------ alpha pair units
+
+
+def _pairs_within_runs(key):
+    """Positions (i, j), i < j, of every unordered pair of equal entries of a sorted key."""
+    n = len(key)
+    new = np.r_[True, key[1:] != key[:-1]] if n else np.zeros(0, bool)
+    run = np.cumsum(new) - 1
+    size = np.bincount(run) if n else np.zeros(0, np.int64)
+    start = np.flatnonzero(new)
+    later = start[run] + size[run] - np.arange(n) - 1  # entries after this one in its run
+    i = np.repeat(np.arange(n), later)
+    first = np.zeros(n, dtype=np.int64)
+    np.cumsum(later[:-1], out=first[1:])
+    j = i + 1 + np.arange(len(i)) - first[i]
+    return i, j
+
+
+@dataclass(frozen=True, eq=False)
+class _ClassificationCells:
+    """Coincidences of the labels of clusters with >= 2 members, summed per item.
+
+    Columns: ``N`` (groups x categories: the margins n_c) then ``O`` (groups x categories:
+    the mass of disagreeing coincidences on each category's side).
+    """
+
+    layout: _Layout
+    within: ItemSums
+    units_per_group: np.ndarray
+
+    @classmethod
+    def build(cls, layout: _Layout, n_items: int, units: pd.DataFrame):
+        cluster, item = _col(units, "cluster"), _col(units, "item")
+        annotator, label = _col(units, "annotator"), _col(units, "label")
+        size = np.bincount(cluster) if len(cluster) else np.zeros(0, np.int64)
+        pairable = np.flatnonzero(size[cluster] >= 2)
+        pairable = pairable[np.lexsort((annotator[pairable], cluster[pairable]))]
+        i, j = _pairs_within_runs(cluster[pairable])
+        i, j = pairable[i], pairable[j]
+        groups = layout.groups(annotator[i], annotator[j])
+        weight = layout.coincidence_weight(size[cluster[i]])
+        G, C = layout.n_groups, layout.n_labels
+        k = groups.shape[1]
+        # margins: each pair adds its weight to the categories of both values (per group)
+        margin = np.concatenate([(groups * C + label[i][:, None]).ravel(),
+                                 (groups * C + label[j][:, None]).ravel()])
+        pair_item, pair_weight = np.repeat(item[i], k), np.repeat(weight, k)
+        # off-diagonal coincidences: the same, for the pairs whose values differ
+        differ = np.tile(np.repeat(label[i] != label[j], k), 2)
+        columns = np.concatenate([margin, G * C + margin[differ]])
+        entries_item = np.concatenate([pair_item, pair_item,
+                                       np.tile(pair_item, 2)[differ]])
+        entries_value = np.concatenate([pair_weight, pair_weight,
+                                        np.tile(pair_weight, 2)[differ]])
+        within = ItemSums.from_entries(entries_item, columns,
+                                       entries_value, n_items=n_items, n_columns=2 * G * C)
+        if layout.pairwise:
+            units_per_group = np.bincount(groups[:, 0], minlength=G).astype(np.float64)
+        else:
+            members = pairable  # every member of a pairable cluster
+            units_per_group = np.bincount(1 + annotator[members], minlength=G).astype(float)
+            units_per_group[0] = np.count_nonzero(size >= 2)
+        return cls(layout, within, units_per_group)
+
+    def statistics(self, multiplicities=None):
+        """(D_o, D_e, alpha) per cell: nominal for "(all)", binary for each class."""
+        G, C = self.layout.n_groups, self.layout.n_labels
+        t = self.within.total(multiplicities)
+        lead = t.shape[:-1]
+        margins = t[..., :G * C].reshape(lead + (G, C))
+        off_diagonal = t[..., G * C:].reshape(lead + (G, C))
+        n = margins.sum(axis=-1)
+        nominal = _nominal_disagreements(n, margins, off_diagonal.sum(axis=-1))
+        binary = _binary_disagreements(n[..., None], margins, off_diagonal)
+        observed, expected = (
+            np.concatenate([nom[..., None, :], np.swapaxes(bin_, -1, -2)], axis=-2)
+            .reshape(lead + (self.layout.n_cells,))
+            for nom, bin_ in zip(nominal, binary)
+        )
+        return observed, expected, _one_minus_ratio(observed, expected)
+
+    def counts(self):
+        """(n_units, n_chance): pairable clusters per annotator cell; no chance units."""
+        n_units = np.tile(self.units_per_group, self.layout.n_labels + 1)
+        return n_units, np.full(self.layout.n_cells, np.nan)
+
+    @property
+    def work(self) -> int:
+        return self.within.matrix.nnz
+
+
+@dataclass(frozen=True, eq=False)
+class _PresenceCells:
+    """Presence/absence coincidences of every cluster (and class unit), summed per item.
+
+    Columns: [n | n_present | o] per cell, from the closed forms of the rater pairs of a
+    unit with ``r`` raters of whom ``p`` drew a member (``q`` = whether A did)::
+
+        "(all)":  n = r, n_present = p,                      o = p (r - p) / (r - 1)
+        A:        n = 2, n_present = q + (p - q) / (r - 1),  o = (q (r - p) + (1 - q) p) / (r - 1)
+    """
+
+    n_cells: int
+    within: ItemSums
+
+    @classmethod
+    def build(cls, layout: _Layout, n_items: int, units: pd.DataFrame, coverage: pd.DataFrame):
+        A, C, G = layout.n_annotators, max(layout.n_labels, 1), layout.n_groups
+        cluster, item = _col(units, "cluster"), _col(units, "item")
+        annotator, label = _col(units, "annotator"), _col(units, "label")
+        n_clusters = int(cluster.max()) + 1 if len(cluster) else 0
+        class_units, class_of = np.unique(cluster * C + label, return_inverse=True)
+        member_unit = np.concatenate([cluster, n_clusters + class_of])
+        n_units = n_clusters + len(class_units)
+        unit_item = np.zeros(n_units, dtype=np.int64)
+        unit_item[member_unit] = np.concatenate([item, item])
+        unit_label_cell = np.concatenate([np.zeros(n_clusters, np.int64), 1 + class_units % C])
+        p = np.bincount(member_unit, minlength=n_units).astype(np.float64)
+        drawn = np.unique(member_unit * A + np.concatenate([annotator, annotator]))
+
+        cov_item, cov_ann = _col(coverage, "item"), _col(coverage, "annotator")
+        order = np.lexsort((cov_ann, cov_item))
+        cov_item, cov_ann = cov_item[order], cov_ann[order]
+        r_item = np.bincount(cov_item, minlength=n_items)
+        start = np.zeros(n_items, dtype=np.int64)
+        np.cumsum(r_item[:-1], out=start[1:])
+        r = r_item[unit_item].astype(np.float64)
+        units_ok = np.flatnonzero(r >= 2)  # a unit needs two raters to be pairable
+
+        # "(all)" annotator cell: one row per unit
+        cell_all = unit_label_cell[units_ok] * G
+        u = units_ok
+        all_values = (r[u], p[u], p[u] * (r[u] - p[u]) / (r[u] - 1))
+        # annotator cells: one row per (unit, rater)
+        ru = r_item[unit_item[units_ok]]
+        u = np.repeat(units_ok, ru)
+        first = np.zeros(len(units_ok), dtype=np.int64)
+        np.cumsum(ru[:-1], out=first[1:])
+        k = np.arange(len(u)) - np.repeat(first, ru)
+        rater = cov_ann[start[unit_item[u]] + k]
+        key = u * A + rater
+        pos = np.minimum(np.searchsorted(drawn, key), max(len(drawn) - 1, 0))
+        q = (drawn[pos] == key).astype(np.float64) if len(drawn) else np.zeros(len(key))
+        cell_ann = unit_label_cell[u] * G + 1 + rater
+        ann_values = (np.full(len(u), 2.0), q + (p[u] - q) / (r[u] - 1),
+                      (q * (r[u] - p[u]) + (1 - q) * p[u]) / (r[u] - 1))
+        n = layout.n_cells
+        cells = np.concatenate([cell_all, cell_ann])
+        entries_item = np.tile(np.concatenate([unit_item[units_ok], unit_item[u]]), 3)
+        columns = np.concatenate([block * n + cells for block in range(3)])
+        values = np.concatenate([np.concatenate([va, vb])
+                                 for va, vb in zip(all_values, ann_values)])
+        return cls(n, ItemSums.from_entries(entries_item, columns, values, n_items=n_items,
+                                            n_columns=3 * n))
+
+    def statistics(self, multiplicities=None):
+        """(D_o, D_e, presence alpha) per cell."""
+        n_cells = self.n_cells
+        t = self.within.total(multiplicities)
+        n, n_present, o = (t[..., b * n_cells:(b + 1) * n_cells] for b in range(3))
+        observed, expected = _binary_disagreements(n, n_present, o)
+        return observed, expected, _one_minus_ratio(observed, expected)
+
+    @property
+    def work(self) -> int:
+        return self.within.matrix.nnz
+
+
+def _component_cells(tables: PairTables, layout: _Layout, component: str):
+    n_items = len(tables.corpus.items)
+    if component == "classification":
+        return _ClassificationCells.build(layout, n_items, tables.units)
+    rows = (_localization_rows(tables) if component == "localization"
+            else _sets_rows(tables, component))
+    return _SigmaCells.build(layout, n_items, *rows)
+
+
+# ------------------------------------------------------------------------ validation
+
+
+def _check_int(value, name):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < 0:
+        raise ParameterError(f"{name} must be a non-negative integer; got {value!r}")
+
+
+def _check_progress(progress):
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise ParameterError(f"progress must be None, True or False; got {progress!r}")
+
+
+def _check_tables(tables):
+    if not isinstance(tables, PairTables):
+        raise ParameterError(
+            f"tables must be the PairTables of iaa_frames.pairs.pair_tables; "
+            f"got {type(tables).__name__}")
+
+
+def _check_component(component, allowed=COMPONENTS):
+    if not isinstance(component, str) or component not in allowed:
+        raise ParameterError(f"component must be one of {allowed}; got {component!r}")
+
+
+def _label_cell(tables: PairTables, label) -> int:
+    labels = [str(x) for x in tables.corpus.labels]
+    if label == ALL:
+        return 0
+    if isinstance(label, str) and label in labels:
+        return 1 + labels.index(label)
+    raise ParameterError(f"label must be {ALL!r} or one of the classes {labels}; got {label!r}")
+
+
+# ------------------------------------------------------------------------ assembling
+
+
+def _name_order(names) -> np.ndarray:
+    """Axis positions: "(all)" (cell 0) first, then codes sorted by name."""
+    by_name = np.argsort(np.asarray([str(x) for x in names], dtype=object), kind="stable")
+    return np.r_[0, 1 + by_name].astype(np.int64)
+
+
+def _version() -> str:
+    import iaa_frames  # the package is fully imported by the time this runs
+
+    return str(getattr(iaa_frames, "__version__", "0+unknown"))
+
+
+def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> np.ndarray:
+    """Agreement replicates of every cell: (n_boot, n_components, n_cells)."""
+    n_cells = parts[COMPONENTS[0]].statistics()[2].shape[-1]
+    reps = np.empty((n_boot, len(COMPONENTS), n_cells))
+    width = max([n_items] + [p.within.matrix.shape[1] for p in parts.values()])
+    step = block_size(n_boot, width)
+    work = n_boot * sum(p.work for p in parts.values())
+    disable = (work < _PROGRESS_MIN_WORK) if progress is None else not progress
+    with tqdm(total=n_boot, unit="replicate", desc="bootstrap", disable=disable) as bar:
+        start = 0
+        for k in multiplicity_blocks(n_items, n_boot, seed=seed, block_size=step):
+            for c, name in enumerate(COMPONENTS):
+                reps[start:start + len(k), c] = parts[name].statistics(k)[2]
+            start += len(k)
+            bar.update(len(k))
+    return reps
+
+
+def agreement_from_tables(tables: PairTables, *, n_boot: int = 0, seed: int = 0,
+                          progress: bool | None = None):
+    """The agreement Dataset from already computed pair tables.
+
+    Every statistic is computed from the stored tables; the bootstrap reweights their rows
+    (see :mod:`iaa_frames.bootstrap`) and recomputes nothing geometric.
+
+    Parameters
+    ----------
+    tables : PairTables
+        From :func:`iaa_frames.pairs.pair_tables`.
+    n_boot : int, default 0
+        Cluster-bootstrap replicates over items for ``ci_low`` / ``ci_high`` (0: none).
+    seed : int, default 0
+        Seed of the bootstrap.
+    progress : bool, optional
+        Show a progress bar for the bootstrap; by default only when it is long.
+
+    Returns
+    -------
+    xarray.Dataset
+        See :func:`agreement`.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> tables = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
+    >>> ds = agreement_from_tables(tables, n_boot=20)
+    >>> bool(ds["ci_low"].sel(component="localization", label="(all)", annotator="(all)")
+    ...      <= ds["agreement"].sel(component="localization", label="(all)", annotator="(all)"))
+    True
+    """
+    _check_tables(tables)
+    _check_int(n_boot, "n_boot")
+    _check_int(seed, "seed")
+    _check_progress(progress)
+    corpus = tables.corpus
+    layout = _Layout(len(corpus.labels), len(corpus.annotators))
+    n_items = len(corpus.items)
+    parts = {c: _component_cells(tables, layout, c) for c in COMPONENTS}
+    shape = (len(COMPONENTS), layout.n_cells)
+    out = {name: np.full(shape, np.nan) for name in VARIABLES}
+    for c, name in enumerate(COMPONENTS):
+        observed, expected, value = parts[name].statistics()
+        out["observed"][c], out["expected"][c], out["agreement"][c] = observed, expected, value
+        out["n_units"][c], out["n_chance"][c] = parts[name].counts()
+    sigma = np.isin(COMPONENTS, _SIGMA)
+    min_units = np.where(sigma, MIN_WITHIN_UNITS, MIN_ALPHA_UNITS)[:, None]
+    note = notes(n_units=out["n_units"], n_chance=out["n_chance"], expected=out["expected"],
+                 min_units=min_units, min_chance=MIN_CHANCE_UNITS,
+                 min_expected=NO_VARIATION)
+    defined = note == ""
+    out["agreement"] = np.where(defined, out["agreement"], np.nan)
+    testable = (out["n_units"] >= MIN_WITHIN_UNITS) & (out["n_chance"] >= MIN_CHANCE_UNITS)
+    for c, name in enumerate(COMPONENTS):
+        if name in _SIGMA:
+            tests = parts[name].tests(np.flatnonzero(testable[c]))
+            for v, var in enumerate(("ks", "ks_sign", "ks_pvalue", "frac_below_chance")):
+                out[var][c] = tests[v]
+    out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
+    presence = _PresenceCells.build(layout, n_items, tables.units, tables.coverage)
+    out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
+    if n_boot:
+        reps = _bootstrap(parts, n_items, n_boot, seed, progress)
+        low, high = percentile_ci(reps, level=CI_LEVEL)
+        out["ci_low"], out["ci_high"] = (np.where(defined, v, np.nan) for v in (low, high))
+    out["note"] = note
+
+    labels, annotators = _name_order(corpus.labels), _name_order(corpus.annotators)
+    grid = (len(COMPONENTS), layout.n_labels + 1, layout.n_groups)
+    values = {k: v.reshape(grid)[:, labels][:, :, annotators] for k, v in out.items()}
+    names = lambda x, order: [ALL] + [str(v) for v in np.asarray(x, dtype=object)[order[1:] - 1]]  # noqa: E731
+    attrs = {"title": "iaa_frames agreement", **tables.params, "n_boot": int(n_boot),
+             "bootstrap_seed": int(seed), "ci_level": CI_LEVEL,
+             "min_within_units": MIN_WITHIN_UNITS, "min_chance_units": MIN_CHANCE_UNITS,
+             "min_alpha_units": MIN_ALPHA_UNITS, "iaa_frames_version": _version()}
+    return build_dataset(values, labels=names(corpus.labels, labels),
+                         annotators=names(corpus.annotators, annotators), attrs=attrs)
+
+
+def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+              n_chance: int = DEFAULT_N_CHANCE, n_boot: int = 0, seed: int = 0,
+              overall: str = "pooled", progress: bool | None = None):
+    """Chance-corrected agreement by component, label and annotator.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame (DESIGN §2).
+    distance : str or callable, default "giou"
+        Distance between matched objects (:func:`iaa_frames.distances.get_distance`).
+    match_threshold : float, default 0.5
+        τ: an assigned object pair is matched when its IoU >= τ.
+    n_chance : int, default 2000
+        Target number of chance units per stratum (:mod:`iaa_frames.pairs`).
+    n_boot : int, default 0
+        Cluster-bootstrap replicates over items for ``ci_low`` / ``ci_high``.
+    seed : int, default 0
+        Seed of the chance sample and of the bootstrap.
+    overall : {"pooled", "per_direction"}, default "pooled"
+        How the set-level (overall) distance averages best matches.
+    progress : bool, optional
+        Progress bars for matching and bootstrap; by default only when the work is long.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``(component, label, annotator)``, "(all)" first on label and annotator;
+        coord ``measure(component)``; data variables ``agreement, observed, expected,
+        ks, ks_sign, ks_pvalue, n_units, n_chance, ci_low, ci_high, raw_iou,
+        frac_below_chance, presence_alpha`` and ``note`` (why a cell's agreement is NaN).
+        Each variable's attrs describe it; the Dataset attrs hold the parameters.
+
+    Notes
+    -----
+    The cells are defined in the module docstring of :mod:`iaa_frames.agreement`: an
+    annotator's cell keeps only the pairs or pairable values that involve the
+    annotator; classification uses alpha over the coincidences of those pairs of labels.
+    Agreement is NaN, with a reason in ``note``, below :data:`MIN_WITHIN_UNITS` within
+    units (:data:`MIN_ALPHA_UNITS` for alpha), below :data:`MIN_CHANCE_UNITS` chance units,
+    or when the expected disagreement is 0. Sigma is never clipped.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> df = simulate(n_items=20, annotators={"ann": "good", "bob": "good"}, seed=1)
+    >>> ds = agreement(df, n_chance=200)
+    >>> ds["agreement"].dims
+    ('component', 'label', 'annotator')
+    >>> ds["annotator"].values.tolist()
+    ['(all)', 'ann', 'bob']
+    >>> bool(ds["agreement"].sel(component="localization", label="(all)",
+    ...                          annotator="(all)") > 0.5)
+    True
+    """
+    _check_int(n_boot, "n_boot")
+    _check_progress(progress)
+    tables = pair_tables(df, distance=distance, match_threshold=match_threshold,
+                         n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+    return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
+
+
+# ------------------------------------------------------------------ shortcuts, pairwise
+
+
+def _with_coords(da, ds, component, names):
+    extra = {n: ds[n].sel(component=component) for n in names}
+    return da.assign_coords({n: (("label", "annotator"), v.values, v.attrs)
+                             for n, v in extra.items()})
+
+
+def component_sigma(df: pd.DataFrame, *, component: str = "localization", **params):
+    """Sigma of one component by label and annotator (the accessor's ``.sigma()``).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    component : {"localization", "detection", "overall"}, default "localization"
+    **params
+        Keyword parameters of :func:`agreement`.
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``(label, annotator)``, with ``ci_low``, ``ci_high``, ``n_units``,
+        ``n_chance`` and ``note`` as coordinates.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> s = component_sigma(simulate(n_items=20, seed=0), n_chance=200)
+    >>> s.dims
+    ('label', 'annotator')
+    """
+    _check_component(component, _SIGMA)
+    ds = agreement(df, **params)
+    da = ds["agreement"].sel(component=component).rename("sigma")
+    return _with_coords(da, ds, component, ("ci_low", "ci_high", "n_units", "n_chance", "note"))
+
+
+def component_ks(df: pd.DataFrame, *, component: str = "localization", **params):
+    """KS statistic of one component by label and annotator (the accessor's ``.ks()``).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    component : {"localization", "detection", "overall"}, default "localization"
+    **params
+        Keyword parameters of :func:`agreement`.
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``(label, annotator)``, with ``ks_sign``, ``ks_pvalue`` and ``note`` as
+        coordinates.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> k = component_ks(simulate(n_items=20, seed=0), n_chance=200)
+    >>> float(k.sel(label="(all)", annotator="(all)").ks_sign)
+    1.0
+    """
+    _check_component(component, _SIGMA)
+    ds = agreement(df, **params)
+    return _with_coords(ds["ks"].sel(component=component), ds, component,
+                        ("ks_sign", "ks_pvalue", "note"))
+
+
+def component_alpha(df: pd.DataFrame, *, component: str = "classification", **params):
+    """Alpha by label and annotator (the accessor's ``.alpha()``).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    component : {"classification", "detection"}, default "classification"
+        "classification": Krippendorff's alpha of the labels (the component's agreement);
+        "detection": the presence alpha reported beside detection sigma for comparison.
+    **params
+        Keyword parameters of :func:`agreement`.
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``(label, annotator)``; classification carries ``ci_low``, ``ci_high``,
+        ``n_units`` and ``note`` as coordinates.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> a = component_alpha(simulate(n_items=20, seed=0), n_chance=200)
+    >>> float(a.sel(label="(all)", annotator="(all)")) > 0.5
+    True
+    """
+    _check_component(component, ("classification", "detection"))
+    ds = agreement(df, **params)
+    if component == "detection":
+        return ds["presence_alpha"].sel(component="detection").rename("alpha")
+    da = ds["agreement"].sel(component="classification").rename("alpha")
+    return _with_coords(da, ds, component, ("ci_low", "ci_high", "n_units", "note"))
+
+
+def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
+                         label: str = ALL):
+    """Annotator x annotator agreement of one component from computed tables.
+
+    Parameters
+    ----------
+    tables : PairTables
+    component : str, default "localization"
+        One of "detection", "classification", "localization", "overall".
+    label : str, default "(all)"
+        "(all)" or a class.
+
+    Returns
+    -------
+    xarray.DataArray
+        See :func:`pairwise`.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> t = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
+    >>> pairwise_from_tables(t, component="detection").dims
+    ('annotator_a', 'annotator_b')
+    """
+    _check_tables(tables)
+    _check_component(component)
+    lcell = _label_cell(tables, label)
+    corpus = tables.corpus
+    A = len(corpus.annotators)
+    layout = _Layout(len(corpus.labels), A, pairwise=True)
+    cells = _component_cells(tables, layout, component)
+    _, expected, value = cells.statistics()
+    n_units, n_chance = cells.counts()
+    pick = slice(lcell * layout.n_groups, (lcell + 1) * layout.n_groups)
+    sigma = MEASURES[component] == "sigma"
+    note = notes(n_units=n_units[pick], n_chance=n_chance[pick], expected=expected[pick],
+                 min_units=MIN_WITHIN_UNITS if sigma else MIN_ALPHA_UNITS,
+                 min_chance=MIN_CHANCE_UNITS, min_expected=NO_VARIATION)
+    value = np.where(note == "", value[pick], np.nan)
+    upper = np.triu(np.ones((A, A), dtype=bool), k=1)
+    square = {}
+    for name, v in (("agreement", value), ("n_units", n_units[pick]),
+                    ("n_chance", n_chance[pick]), ("note", note)):
+        m = v.reshape(A, A)
+        square[name] = np.where(upper, m, m.T)
+    square["agreement"][np.diag_indices(A)] = np.nan
+    square["note"][np.diag_indices(A)] = "not applicable"
+    for name in ("n_units", "n_chance"):
+        square[name][np.diag_indices(A)] = np.nan
+    order = _name_order(corpus.annotators)[1:] - 1
+    square = {k: v[order][:, order] for k, v in square.items()}
+    names = [str(x) for x in np.asarray(corpus.annotators, dtype=object)[order]]
+    attrs = {"component": component, "measure": MEASURES[component], "label": str(label),
+             **tables.params, "iaa_frames_version": _version()}
+    return build_pairwise(square, annotators=names, attrs=attrs)
+
+
+def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = ALL,
+             distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+             n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
+             progress: bool | None = None):
+    """Annotator x annotator agreement of one component.
+
+    Cell (a, b) keeps only the within and chance rows of annotators a and b (for
+    classification: alpha of the two annotators' labels on the clusters where both drew
+    a member). The table is symmetric; the diagonal is NaN ("not applicable").
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    component : str, default "localization"
+        One of "detection", "classification", "localization", "overall".
+    label : str, default "(all)"
+        "(all)" or a class.
+    distance, match_threshold, n_chance, seed, overall, progress
+        As in :func:`agreement`.
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``(annotator_a, annotator_b)``, annotators sorted by name, with
+        ``n_units``, ``n_chance`` and ``note`` as coordinates.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> df = simulate(n_items=20, annotators={"ann": "good", "bob": "good", "cy": "sloppy"},
+    ...               seed=0)
+    >>> p = pairwise(df, n_chance=200)
+    >>> bool(p.sel(annotator_a="ann", annotator_b="bob") > p.sel(annotator_a="ann",
+    ...                                                          annotator_b="cy"))
+    True
+    """
+    _check_component(component)
+    _check_progress(progress)
+    tables = pair_tables(df, distance=distance, match_threshold=match_threshold,
+                         n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+    return pairwise_from_tables(tables, component=component, label=label)

@@ -1,0 +1,503 @@
+"""Tests for iaa_frames.agreement: every cell against the primitives of stats/alpha on the
+stored tables, a hand-computed per-annotator alpha, and the acceptance properties of the
+components on simulated corpora."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+from iaa_frames.agreement import (
+    MIN_CHANCE_UNITS,
+    MIN_WITHIN_UNITS,
+    agreement,
+    agreement_from_tables,
+    pairwise,
+    pairwise_from_tables,
+)
+from iaa_frames.alpha import (
+    binary_alpha_per_category,
+    nominal_alpha,
+    nominal_alpha_from_codes,
+    presence_alpha_from_counts,
+)
+from iaa_frames.errors import ParameterError
+from iaa_frames.pairs import pair_tables
+from iaa_frames.simulate import simulate
+from iaa_frames.stats import frac_below_chance, sigma
+
+ALL = "(all)"
+SIGMA_COMPONENTS = ("detection", "localization", "overall")
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    """A small corpus with every kind of failure, its tables and its result."""
+    df = simulate(n_items=60, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler",
+                                          "dee": "misser"}, seed=11)
+    tables = pair_tables(df, n_chance=300)
+    return df, tables, agreement_from_tables(tables)
+
+
+def codes(tables):
+    c = tables.corpus
+    return ({str(n): i for i, n in enumerate(c.annotators)},
+            {str(n): i for i, n in enumerate(c.labels)})
+
+
+def cell(ds, var, component, label=ALL, annotator=ALL):
+    return float(ds[var].sel(component=component, label=label, annotator=annotator))
+
+
+def sigma_rows(tables, component, label, annotator):
+    """Within and chance distances of a cell, filtered by hand from the named rule of
+    docs/CONTRACTS.md."""
+    if component == "localization":
+        w, b = tables.localization_within, tables.localization_between
+        if label is None:
+            wm, bm = np.ones(len(w), bool), (b["stratum"] == -1).to_numpy()
+        else:
+            wm = ((w["label_a"] == label) & (w["label_b"] == label)).to_numpy()
+            bm = (b["stratum"] == label).to_numpy()
+        column = "distance"
+    else:
+        w, b = tables.sets_within, tables.sets_between
+        lab = -1 if label is None else label
+        wm, bm = (w["label"] == lab).to_numpy(), (b["label"] == lab).to_numpy()
+        column = component
+    if annotator is not None:
+        wm = wm & ((w["annotator_a"] == annotator) | (w["annotator_b"] == annotator)).to_numpy()
+        bm = bm & ((b["annotator_a"] == annotator) | (b["annotator_b"] == annotator)).to_numpy()
+    return w.loc[wm], b.loc[bm], column
+
+
+def all_cells(ds):
+    for label in ds["label"].values:
+        for annotator in ds["annotator"].values:
+            yield str(label), str(annotator)
+
+
+# ----------------------------------------------------------------- cells vs primitives
+
+
+@pytest.mark.parametrize("component", SIGMA_COMPONENTS)
+def test_sigma_cells_equal_primitives_on_filtered_rows(mixed, component):
+    _, tables, ds = mixed
+    ann, lab = codes(tables)
+    checked = 0
+    for label, annotator in all_cells(ds):
+        w, b, col = sigma_rows(tables, component, lab.get(label), ann.get(annotator))
+        x, y = w[col].to_numpy(), b[col].to_numpy()
+        assert cell(ds, "n_units", component, label, annotator) == len(x)
+        assert cell(ds, "n_chance", component, label, annotator) == len(y)
+        note = ds["note"].sel(component=component, label=label, annotator=annotator).item()
+        value = cell(ds, "agreement", component, label, annotator)
+        if len(x) < MIN_WITHIN_UNITS or len(y) < MIN_CHANCE_UNITS:
+            assert np.isnan(value) and note.startswith("too few")
+            assert np.isnan(cell(ds, "ks", component, label, annotator))
+            continue
+        assert note == ""
+        assert value == pytest.approx(sigma(x, y), rel=1e-12, abs=1e-12)
+        assert cell(ds, "observed", component, label, annotator) == pytest.approx(x.mean())
+        assert cell(ds, "expected", component, label, annotator) == pytest.approx(y.mean())
+        ref = scipy.stats.ks_2samp(x, y)
+        assert cell(ds, "ks", component, label, annotator) == pytest.approx(ref.statistic)
+        assert cell(ds, "ks_pvalue", component, label, annotator) == pytest.approx(ref.pvalue)
+        assert cell(ds, "ks_sign", component, label, annotator) == ref.statistic_sign
+        assert cell(ds, "frac_below_chance", component, label, annotator) == \
+            pytest.approx(frac_below_chance(x, y))
+        if component == "localization":
+            assert cell(ds, "raw_iou", component, label, annotator) == \
+                pytest.approx(w["iou"].mean())
+        else:
+            assert np.isnan(cell(ds, "raw_iou", component, label, annotator))
+        checked += 1
+    assert checked >= 10
+
+
+def pairable_units(tables):
+    u = tables.units
+    size = u.groupby("cluster")["cluster"].transform("size")
+    return u.loc[size >= 2]
+
+
+def annotator_pair_units(units, annotator):
+    """Pseudo-units (A's label, another member's label) of every cluster containing A,
+    weighted 1 / (m - 1): the coincidences of the pairs that involve A (a plain loop)."""
+    unit_codes, values, weights = [], [], []
+    for _, members in units.groupby("cluster"):
+        if annotator not in set(members["annotator"]):
+            continue
+        m = len(members)
+        own = members.loc[members["annotator"] == annotator, "label"].iloc[0]
+        for other in members.loc[members["annotator"] != annotator, "label"]:
+            unit_codes += [len(weights)] * 2
+            values += [own, other]
+            weights.append(1.0 / (m - 1))
+    return np.array(unit_codes), np.array(values), np.array(weights)
+
+
+def test_classification_cells_equal_alpha_primitives(mixed):
+    _, tables, ds = mixed
+    ann, lab = codes(tables)
+    units = pairable_units(tables)
+    n_lab = len(lab)
+    # "(all)" annotators: alpha over the clusters
+    assert cell(ds, "agreement", "classification") == pytest.approx(
+        nominal_alpha(units, unit="cluster", annotator="annotator", value="label"))
+    per_class = binary_alpha_per_category(units["cluster"], units["label"], n_categories=n_lab)
+    for name, code in lab.items():
+        assert cell(ds, "agreement", "classification", name) == pytest.approx(per_class[code])
+    assert cell(ds, "n_units", "classification") == units["cluster"].nunique()
+    assert np.isnan(cell(ds, "n_chance", "classification"))
+    assert np.isnan(cell(ds, "ks", "classification"))
+    # an annotator: the pairs of values that involve it
+    for name, code in ann.items():
+        u, v, w = annotator_pair_units(units, code)
+        expected = nominal_alpha_from_codes(u, v, weights=w)
+        assert cell(ds, "agreement", "classification", ALL, name) == pytest.approx(expected)
+        binary = binary_alpha_per_category(u, v, weights=w, n_categories=n_lab)
+        for lname, lcode in lab.items():
+            got = cell(ds, "agreement", "classification", lname, name)
+            assert got == pytest.approx(binary[lcode], nan_ok=True)
+        assert cell(ds, "n_units", "classification", ALL, name) == \
+            units.loc[units["annotator"] == code, "cluster"].nunique()
+
+
+def presence_units(tables, label=None):
+    """Per unit: raters (annotators who covered its item) and who drew a member."""
+    u = tables.units if label is None else tables.units[tables.units["label"] == label]
+    raters = tables.coverage.groupby("item")["annotator"].apply(set)
+    rows = []
+    for _, members in u.groupby("cluster"):
+        item = members["item"].iloc[0]
+        rows.append((raters[item], set(members["annotator"])))
+    return rows
+
+
+def test_presence_alpha_equals_primitives(mixed):
+    _, tables, ds = mixed
+    ann, lab = codes(tables)
+    for label in [None, *lab.values()]:
+        rows = presence_units(tables, label)
+        name = ALL if label is None else str(tables.corpus.labels[label])
+        got = cell(ds, "presence_alpha", "detection", name)
+        assert got == pytest.approx(presence_alpha_from_counts(
+            [len(d) for _, d in rows], [len(r) for r, _ in rows]))
+        for aname, a in ann.items():
+            # pairs (A, another rater) of every unit on an item A covered, weight 1/(r-1)
+            unit_codes, values, weights = [], [], []
+            for r, drew in rows:
+                if a not in r or len(r) < 2:
+                    continue
+                for o in r - {a}:
+                    unit_codes += [len(weights)] * 2
+                    values += [int(a in drew), int(o in drew)]
+                    weights.append(1.0 / (len(r) - 1))
+            ref = nominal_alpha_from_codes(unit_codes, values, weights=weights)
+            assert cell(ds, "presence_alpha", "detection", name, aname) == \
+                pytest.approx(ref, nan_ok=True)
+    for component in ("classification", "localization", "overall"):
+        assert ds["presence_alpha"].sel(component=component).isnull().all()
+
+
+def hand_frame():
+    """Four items, one box each drawn identically by a, b, c, with these labels."""
+    labels = {"i1": "cat cat cat", "i2": "cat dog cat", "i3": "dog dog dog",
+              "i4": "dog dog cat"}
+    rows = []
+    for k, (item, labs) in enumerate(labels.items()):
+        for annotator, label in zip("abc", labs.split()):
+            rows.append(dict(item=item, annotator=annotator, label=label, x0=10.0 * k,
+                             y0=5.0, x1=10.0 * k + 30, y1=40.0, width=100.0, height=100.0))
+    return pd.DataFrame(rows)
+
+
+def test_classification_per_annotator_by_hand():
+    # coincidences by hand (see the module docstring of iaa_frames.agreement):
+    # all: cc=4 dd=4 cd=dc=2, n=12 -> 1 - (4/12) / (72/132) = 0.3889
+    # a: cc=3 dd=3 cd=dc=1, n=8 -> 1 - 0.25 / (32/56) = 0.5625
+    # b: cc=2 dd=3 cd=dc=1.5, n=8 -> 1 - 0.375 / (31.5/56) = 1/3; c likewise 1/3
+    # pairwise a-b: cc=2 dd=4 cd=dc=1, n=8 -> 1 - 0.25 / (30/56) = 0.5333
+    tables = pair_tables(hand_frame(), n_chance=50)
+    ds = agreement_from_tables(tables)
+    got = ds["agreement"].sel(component="classification", label=ALL)
+    assert got.sel(annotator=ALL) == pytest.approx(1 - (4 / 12) / (72 / 132))
+    assert got.sel(annotator="a") == pytest.approx(0.5625)
+    assert got.sel(annotator="b") == pytest.approx(1 / 3)
+    assert got.sel(annotator="c") == pytest.approx(1 / 3)
+    # two categories: the binary alpha of either class is the nominal alpha
+    assert float(ds["agreement"].sel(component="classification", label="cat",
+                                     annotator=ALL)) == pytest.approx(0.3889, abs=1e-4)
+    pw = pairwise_from_tables(tables, component="classification")
+    assert float(pw.sel(annotator_a="a", annotator_b="b")) == pytest.approx(1 - 0.25 / (30 / 56))
+    assert float(pw.sel(annotator_a="b", annotator_b="a")) == pytest.approx(1 - 0.25 / (30 / 56))
+
+
+def test_pairwise_equals_rows_of_the_pair(mixed):
+    df, tables, _ = mixed
+    ann, _ = codes(tables)
+    for component in ("localization", "detection"):
+        pw = pairwise_from_tables(tables, component=component)
+        assert pw.dims == ("annotator_a", "annotator_b")
+        assert list(pw["annotator_a"].values) == sorted(ann)
+        values = pw.values
+        np.testing.assert_array_equal(np.isnan(np.diag(values)), True)
+        assert set(np.diag(pw["note"].values)) == {"not applicable"}
+        np.testing.assert_allclose(values, values.T, equal_nan=True)
+        for a in ann:
+            for b in ann:
+                if a >= b:
+                    continue
+                w, bt, col = sigma_rows(tables, component, None, None)
+                pair = {ann[a], ann[b]}
+                keep_w = [set(p) == pair for p in zip(w["annotator_a"], w["annotator_b"])]
+                keep_b = [set(p) == pair for p in zip(bt["annotator_a"], bt["annotator_b"])]
+                ref = sigma(w.loc[keep_w, col], bt.loc[keep_b, col])
+                got = float(pw.sel(annotator_a=a, annotator_b=b))
+                if sum(keep_b) >= MIN_CHANCE_UNITS and sum(keep_w) >= MIN_WITHIN_UNITS:
+                    assert got == pytest.approx(ref)
+                else:
+                    assert np.isnan(got)
+    # the function on the frame equals the function on the tables
+    direct = pairwise(df, component="detection", n_chance=300)
+    np.testing.assert_array_equal(direct.values,
+                                  pairwise_from_tables(tables, component="detection").values)
+
+
+def test_pairwise_label_and_parameters(mixed):
+    _, tables, _ = mixed
+    _, lab = codes(tables)
+    name = sorted(lab)[0]
+    pw = pairwise_from_tables(tables, component="localization", label=name)
+    assert pw.attrs["label"] == name
+    with pytest.raises(ParameterError, match="label must be"):
+        pairwise_from_tables(tables, label="unicorn")
+    with pytest.raises(ParameterError, match="component must be one of"):
+        pairwise_from_tables(tables, component="presence")
+
+
+# --------------------------------------------------------------------------- notes
+
+
+def test_notes_explain_every_nan(mixed):
+    _, _, ds = mixed
+    nan = ds["agreement"].isnull()
+    assert bool((ds["note"].where(nan, "x") != "").all())
+    assert bool((ds["note"].where(~nan, "") == "").all())
+
+
+def test_too_few_units_and_chance_units_are_counted():
+    df = simulate(n_items=40, annotators={"a": "good", "b": "good", "c": "good"}, seed=3)
+    # one object of a class nobody else uses: a false positive of annotator a
+    extra = df[(df["annotator"] == "a") & df["label"].notna()].iloc[[0]]
+    extra = extra.assign(label="unicorn", object_id=df["object_id"].max() + 1)
+    df = pd.concat([df, extra], ignore_index=True)
+    ds = agreement(df, n_chance=10)
+    notes = ds["note"].sel(component=list(SIGMA_COMPONENTS))
+    n_units = ds["n_units"].sel(component=list(SIGMA_COMPONENTS))
+    n_chance = ds["n_chance"].sel(component=list(SIGMA_COMPONENTS))
+    few_within = (n_units < MIN_WITHIN_UNITS).values
+    few_chance = (n_chance < MIN_CHANCE_UNITS).values
+    for note, n, m, fw, fc in zip(notes.values.ravel(), n_units.values.ravel(),
+                                  n_chance.values.ravel(), few_within.ravel(),
+                                  few_chance.ravel()):
+        if fw:
+            assert note == f"too few within units (n={int(n)})"
+        elif fc:
+            assert note == f"too few chance units (n={int(m)})"
+        else:
+            assert note in ("", "no variation: expected disagreement is 0")
+    assert few_within.any()  # the unicorn
+    assert cell(ds, "n_units", "localization", "unicorn") == 0
+    assert (few_chance & ~few_within).any()  # a target of 10 chance units
+    sig = ds["agreement"].sel(component=list(SIGMA_COMPONENTS)).values
+    assert np.isnan(sig[few_within | few_chance]).all()
+    # alpha needs no chance units
+    assert cell(ds, "agreement", "classification") > 0.9
+
+
+# ---------------------------------------------------------------------- acceptance
+
+
+def test_perfect_annotators_score_one_where_defined():
+    df = simulate(n_items=60, annotators={"p1": "perfect", "p2": "perfect", "p3": "perfect"},
+                  seed=4)
+    ds = agreement(df, n_chance=200)
+    defined = ds["note"] == ""
+    assert int(defined.sum()) >= 3 * 4 * 4  # nearly every cell is defined
+    np.testing.assert_allclose(ds["agreement"].where(defined).values[defined.values], 1.0)
+    assert ds["agreement"].where(~defined).isnull().all()
+    # everybody drew everything: presence alpha has no variation
+    assert np.isnan(cell(ds, "presence_alpha", "detection"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tau", [0.5, 0.0])
+def test_random_annotators_score_zero(tau):
+    df = simulate(n_items=300, annotators={"r1": "random", "r2": "random", "r3": "random"},
+                  objects_per_item=8, seed=1)
+    ds = agreement(df, match_threshold=tau, n_chance=1000, n_boot=100)
+    loc = cell(ds, "agreement", "localization")
+    assert abs(loc) < 0.05, loc
+    assert cell(ds, "n_units", "localization") >= 100
+    det = cell(ds, "agreement", "detection")
+    if tau == 0.5:
+        assert abs(det) < 0.05, det
+    else:
+        # at tau = 0 every pair matches and detection only sees the counts: the mean
+        # distance is small, so sigma is noisy; its bootstrap interval must cover 0
+        assert cell(ds, "ci_low", "detection") < 0 < cell(ds, "ci_high", "detection")
+
+
+def test_good_detectors_high_detection_but_presence_alpha_near_zero():
+    df = simulate(n_items=150, annotators={k: {"miss": 0.03} for k in ("a", "b", "c")},
+                  seed=2)
+    ds = agreement(df, n_chance=500)
+    # measured: detection sigma 0.96, presence alpha -0.01
+    det = cell(ds, "agreement", "detection")
+    presence = cell(ds, "presence_alpha", "detection")
+    assert det > 0.9, det
+    assert abs(presence) < 0.1, presence
+    assert "not the headline" in ds["presence_alpha"].attrs["description"]
+
+
+def test_lazy_center_high_raw_iou_but_no_agreement():
+    # pure lazy-center boxes are identical in normalized coordinates on every item: no
+    # variation at all, so sigma is undefined (not 1) while raw IoU is perfect
+    df = simulate(n_items=80, annotators={"a": "lazy-center", "b": "lazy-center"},
+                  layout="single_center", seed=3)
+    ds = agreement(df, n_chance=200)
+    assert cell(ds, "raw_iou", "localization") == pytest.approx(1.0)
+    assert np.isnan(cell(ds, "agreement", "localization"))
+    assert ds["note"].sel(component="localization", label=ALL, annotator=ALL).item() == \
+        "no variation: expected disagreement is 0"
+    # with some hand noise, raw IoU stays above 0.9 (measured 0.91) and sigma near 0
+    # (measured 0.03): the figure shows that the boxes carry no information
+    lazy = {"lazy_center": True, "jitter": 0.02}
+    df = simulate(n_items=120, annotators={"a": lazy, "b": lazy, "c": lazy},
+                  layout="single_center", seed=3)
+    ds = agreement(df, n_chance=300)
+    assert cell(ds, "raw_iou", "localization") > 0.9
+    assert abs(cell(ds, "agreement", "localization")) < 0.1
+
+
+@pytest.mark.slow
+def test_each_failure_shows_only_in_its_component():
+    df = simulate(n_items=150, annotators={"good1": "good", "good2": "good", "good3": "good",
+                                           "misser": "misser", "mislabeler": "mislabeler",
+                                           "sloppy": "sloppy"}, seed=0)
+    ds = agreement(df, n_chance=500)
+    by = ds["agreement"].sel(label=ALL).drop_sel(annotator=ALL)
+    lowest = {c: str(by.sel(component=c).idxmin("annotator").item())
+              for c in ("detection", "classification", "localization")}
+    assert lowest == {"detection": "misser", "classification": "mislabeler",
+                      "localization": "sloppy"}
+
+
+def test_localization_sigma_falls_with_jitter():
+    # two exact reference annotators: each annotator's cell is then dominated by its own
+    # noise (without them the 0.02 and 0.05 cells differ by only ~0.01)
+    levels = (0.02, 0.05, 0.1, 0.2)
+    annotators = {f"j{j}": {"jitter": j} for j in levels}
+    annotators.update(ref1="perfect", ref2="perfect")
+    df = simulate(n_items=120, annotators=annotators, seed=6)
+    ds = agreement(df, n_chance=400)
+    s = [cell(ds, "agreement", "localization", ALL, f"j{j}") for j in levels]
+    assert all(x > y for x, y in zip(s, s[1:])), s
+
+
+def test_mirror_gives_negative_sigma_not_clipped():
+    # One object per item, single_center layout. With the centroid distance the mirrored
+    # copy is farther than a chance pair: sigma < 0 and reported as such. (With giou the
+    # simulator's single_center objects vary more in size than mirroring moves them, so
+    # sigma stays positive: measured +0.29.)
+    df = simulate(n_items=150, annotators={"p": "perfect", "m": "mirror"},
+                  layout="single_center", objects_per_item=1, objects_per="fixed", seed=5)
+    ds = agreement(df, n_chance=400, distance="centroid")
+    loc = cell(ds, "agreement", "localization")
+    assert loc < -0.05, loc
+    assert cell(ds, "observed", "localization") > cell(ds, "expected", "localization")
+
+
+def test_opposite_conventions_give_sigma_near_minus_one():
+    # A corpus built so that within-item pairs are always on opposite sides while chance
+    # pairs are on the same side half of the time: sigma ~ 1 - 1 / 0.5 = -1, not clipped.
+    rng = np.random.default_rng(0)
+    n = 80
+    left = np.arange(n) % 2 == 0
+    cx = np.where(left, 0.25, 0.75) + rng.normal(0, 0.005, n)
+    rows = []
+    for i in range(n):
+        for annotator, x in (("a", cx[i]), ("b", 1 - cx[i])):
+            rows.append(dict(item=f"i{i}", annotator=annotator, label="obj", x0=100 * (x - 0.1),
+                             y0=40.0, x1=100 * (x + 0.1), y1=60.0, width=100.0, height=100.0))
+    ds = agreement(pd.DataFrame(rows), match_threshold=0.0, n_chance=300)
+    loc = cell(ds, "agreement", "localization")
+    assert loc < -0.8, loc
+
+
+# ----------------------------------------------------------------------- invariance
+
+
+@pytest.fixture(scope="module")
+def small():
+    df = simulate(n_items=40, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler"},
+                  seed=21)
+    return df, agreement(df, n_chance=200, n_boot=30)
+
+
+def test_row_order_does_not_matter(small):
+    df, ds = small
+    shuffled = df.sample(frac=1.0, random_state=5).reset_index(drop=True)
+    import xarray as xr
+
+    xr.testing.assert_identical(agreement(shuffled, n_chance=200, n_boot=30), ds)
+
+
+def test_renaming_items_and_annotators_does_not_matter(small):
+    df, ds = small
+    # a permutation that reverses the sort order of annotators and shuffles items
+    ann_map = {"ann": "zed", "bob": "yan", "cyd": "xia"}
+    items = sorted(df["item"].unique())
+    perm = np.random.default_rng(1).permutation(len(items))
+    item_map = {it: f"photo_{p:03d}" for it, p in zip(items, perm)}
+    renamed = df.assign(annotator=df["annotator"].map(ann_map), item=df["item"].map(item_map))
+    other = agreement(renamed, n_chance=200, n_boot=30)
+    back = {v: k for k, v in ann_map.items()}
+    other = other.assign_coords(annotator=[back.get(a, a) for a in other["annotator"].values])
+    other = other.sel(annotator=ds["annotator"].values)
+    for var in ds.data_vars:
+        if var == "note":
+            np.testing.assert_array_equal(other[var].values, ds[var].values)
+        else:
+            np.testing.assert_allclose(other[var].values, ds[var].values, rtol=1e-12,
+                                       equal_nan=True)
+
+
+# ----------------------------------------------------------------------- parameters
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n_boot": -1}, "n_boot must be a non-negative integer; got -1"),
+    ({"n_boot": 2.5}, "n_boot must be a non-negative integer; got 2.5"),
+    ({"n_boot": True}, "n_boot must be a non-negative integer; got True"),
+    ({"progress": "yes"}, "progress must be None, True or False; got 'yes'"),
+    ({"match_threshold": 2}, "match_threshold must be a number in"),
+    ({"overall": "mean"}, "overall must be one of"),
+    ({"seed": -3}, "seed must be a non-negative integer"),
+])
+def test_bad_parameters_raise_parameter_error(kwargs, message):
+    df = simulate(n_items=3, seed=0)
+    with pytest.raises(ParameterError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        agreement(df, **kwargs)
+
+
+def test_agreement_from_tables_checks_its_input():
+    with pytest.raises(ParameterError, match="tables must be the PairTables"):
+        agreement_from_tables(pd.DataFrame())
