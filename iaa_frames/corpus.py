@@ -154,8 +154,8 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     item_names, ann_names = np.asarray(item_names, dtype=object), np.asarray(ann_names, dtype=object)
     fp = np.nan_to_num(shapes.boxes) @ _FINGERPRINT + 0.37
     obj_item, obj_ann = item_raw[is_obj], ann_raw[is_obj]
-    item_fp = np.bincount(obj_item, weights=fp, minlength=len(item_names))
-    ann_fp = np.bincount(obj_ann, weights=fp, minlength=len(ann_names))
+    item_fp = np.bincount(obj_item, weights=fp, minlength=len(item_names)).astype(float)
+    ann_fp = np.bincount(obj_ann, weights=fp, minlength=len(ann_names)).astype(float)
     # coverage counts make empty items/annotators distinguishable too
     item_fp += 0.011 * np.bincount(item_raw, minlength=len(item_names))
     ann_fp += 0.013 * np.bincount(ann_raw, minlength=len(ann_names))

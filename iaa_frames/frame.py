@@ -257,7 +257,9 @@ def _reasons(df: pd.DataFrame):
         masks["missing_object_id"] = obj & oid_missing
         masks["duplicate_object_id"] = ~oid_missing & oid.duplicated(keep=False).to_numpy()
     else:
-        oid = pd.Series(np.arange(n, dtype="int64"), index=df.index)
+        # generated ids number the objects; coverage rows have none (so that frames
+        # concatenated from separately validated parts only clash on real objects)
+        oid = pd.Series(pd.array(np.arange(n), dtype="Int64"), index=df.index).where(~no_box)
         masks["missing_object_id"] = np.zeros(n, bool)
         masks["duplicate_object_id"] = np.zeros(n, bool)
 
@@ -396,7 +398,7 @@ def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:
       item annotator label   x0  object_id
     0    a         x   cat  0.0          0
     1    a         y   cat  1.0          1
-    2    b         x   NaN  NaN          2
+    2    b         x   NaN  NaN       <NA>
     """
     if on_invalid not in ("raise", "drop"):
         raise ParameterError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}")

@@ -354,8 +354,8 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
         + [_localization_frame(corpus, m, pa, pb, ann, stratum=g)[keep]
            for pa, pb, g, m, keep in loc_strata],
         ignore_index=True,
-    ) if uniform or loc_strata else _localization_frame(corpus, whole, a[:0], b[:0], ann,
-                                                        stratum=-1).iloc[:0]
+    ) if uniform or loc_strata else _localization_frame(corpus, Matched.empty(), a[:0], b[:0],
+                                                        ann, stratum=-1)
     sets_within = pd.concat([
         _sets_frame(whole, a, b, ann, -1),
         _sets_frame(by_label, a[pl], b[pl], ann, ll),

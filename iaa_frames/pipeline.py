@@ -48,6 +48,12 @@ class Matched:
     set_detection: np.ndarray
     set_overall: np.ndarray
 
+    @classmethod
+    def empty(cls) -> "Matched":
+        """The result of matching no pairing at all."""
+        i, f = np.zeros(0, np.int64), np.zeros(0)
+        return cls(i, i, i, f, f, i, i, i, f, f)
+
 
 def _best(values, group, n_groups, higher):
     out = np.full(n_groups, -np.inf if higher else np.inf)
@@ -233,7 +239,5 @@ def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: flo
         if progress is not None:
             progress(int(cost[hi - 1] - (cost[lo - 1] if lo else 0)))
     if not parts:
-        empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0)
-        return Matched(empty_i, empty_i, empty_i, empty_f, empty_f,
-                       empty_i, empty_i, empty_i, empty_f, empty_f)
+        return Matched.empty()
     return Matched(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})

@@ -1,0 +1,94 @@
+"""Tests for the vectorized assignment and the constrained clusters."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linear_sum_assignment
+
+from iaa_frames.matching import assign, candidate_pairs, clusters
+
+
+def _solve(matrices, tau):
+    """Run assign() on a list of score matrices (one pairing each)."""
+    na = np.array([m.shape[0] for m in matrices])
+    nb = np.array([m.shape[1] for m in matrices])
+    sa = np.r_[0, np.cumsum(na)[:-1]]
+    sb = np.r_[0, np.cumsum(nb)[:-1]]
+    pairing, la, lb, _, _ = candidate_pairs(sa, na, sb, nb)
+    score = np.concatenate([m.ravel() for m in matrices]) if matrices else np.zeros(0)
+    chosen = assign(pairing, la, lb, na, nb, score, score >= tau)
+    return pairing[chosen], la[chosen], lb[chosen], score[chosen]
+
+
+def test_optimal_beats_greedy():
+    # greedy takes a0-b0 (0.9) and then nothing is left above 0.5; the optimum takes two pairs
+    m = np.array([[0.9, 0.7], [0.7, 0.1]])
+    p, la, lb, s = _solve([m], 0.5)
+    assert sorted(zip(la.tolist(), lb.tolist())) == [(0, 1), (1, 0)]
+    assert s.sum() == pytest.approx(1.4)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 7), st.integers(1, 7), st.integers(0, 2**31 - 1)),
+                min_size=1, max_size=12),
+       st.sampled_from([0.0, 0.3, 0.5]))
+def test_assignment_is_optimal_against_scipy(shapes, tau):
+    mats = []
+    for r, c, seed in shapes:
+        rng = np.random.default_rng(seed)
+        m = rng.random((r, c))
+        m[rng.random((r, c)) < 0.4] = 0.0  # many zeros, as with real IoU
+        mats.append(m)
+    p, la, lb, s = _solve(mats, tau)
+    for k, m in enumerate(mats):
+        sel = p == k
+        # one-to-one
+        assert len(set(la[sel].tolist())) == sel.sum() == len(set(lb[sel].tolist()))
+        assert (s[sel] >= tau).all()
+        gated = np.where(m >= tau, m, 0.0)
+        rows, cols = linear_sum_assignment(gated, maximize=True)
+        assert s[sel].sum() == pytest.approx(gated[rows, cols].sum(), abs=1e-12)
+
+
+def test_large_ambiguous_matrix_uses_fallback():
+    rng = np.random.default_rng(3)
+    m = rng.random((9, 9))  # 9! maps: solved by linear_sum_assignment, not enumerated
+    p, la, lb, s = _solve([m, m[:2, :3]], 0.0)
+    rows, cols = linear_sum_assignment(m, maximize=True)
+    assert s[p == 0].sum() == pytest.approx(m[rows, cols].sum())
+    assert (p == 0).sum() == 9 and (p == 1).sum() == 2
+
+
+def test_clusters_respect_one_object_per_annotator():
+    # objects 0 (ann 0), 1 (ann 0), 2 (ann 1): 0-2 is stronger than 1-2
+    ids = clusters(3, np.array([0, 1]), np.array([2, 2]), np.array([0.6, 0.9]),
+                   np.array([0, 0, 1]))
+    assert ids[1] == ids[2] != ids[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 30), st.integers(1, 4), st.integers(0, 2**31 - 1))
+def test_clusters_properties(n, n_ann, seed):
+    rng = np.random.default_rng(seed)
+    ann = rng.integers(0, n_ann, n)
+    m = rng.integers(0, 3 * n)
+    a, b = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = ann[a] != ann[b]
+    a, b = a[keep], b[keep]
+    w = rng.random(len(a))
+    ids = clusters(n, a, b, w, ann)
+    assert ids.shape == (n,)
+    # never two objects of the same annotator in one cluster
+    key = ids * n_ann + ann
+    assert len(np.unique(key)) == n
+    # same result whatever the order of the pairs
+    perm = rng.permutation(len(a))
+    assert (clusters(n, a[perm], b[perm], w[perm], ann) == ids).all()
+    # clusters are only made of matched pairs: each multi-object cluster is connected
+    for c in np.unique(ids):
+        members = set(np.flatnonzero(ids == c).tolist())
+        if len(members) > 1:
+            inside = [(x, y) for x, y in zip(a.tolist(), b.tolist())
+                      if x in members and y in members]
+            assert inside

@@ -1,0 +1,182 @@
+"""Tests for the within/between pair tables and the chance baseline (issue #3)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_frames as iaf
+from iaa_frames.pairs import pair_tables
+
+
+def _boxes(rows):
+    return iaf.from_records([
+        dict(item=i, annotator=a, label=l, x0=x0, y0=0, x1=x1, y1=10)
+        for i, a, l, x0, x1 in rows
+    ])
+
+
+def test_optimal_assignment_on_boxes_beats_greedy():
+    # a0=[0,10] b0=[1,11]: IoU 9/11 = 0.818 (the greedy first choice)
+    # a1=[3,13] b0: IoU 8/12 = 0.667;  a0 b1=[-2,8]: IoU 8/12 = 0.667;  a1 b1: 5/15 = 0.333
+    # greedy keeps one pair (a0-b0); the optimal assignment keeps two (a0-b1, a1-b0)
+    df = _boxes([("img", "A", "c", 0, 10), ("img", "A", "c", 3, 13),
+                 ("img", "B", "c", 1, 11), ("img", "B", "c", -2, 8)])
+    w = iaf.within(df, n_chance=10)
+    got = {frozenset(p) for p in zip(w["object_id_a"], w["object_id_b"])}
+    assert got == {frozenset((0, 3)), frozenset((1, 2))}
+    assert w["iou"].to_numpy() == pytest.approx([8 / 12, 8 / 12])
+
+
+def test_within_columns_and_threshold():
+    df = iaf.simulate(n_items=30, seed=2)
+    w = iaf.within(df, match_threshold=0.7, n_chance=100)
+    assert list(w.columns) == ["item", "annotator_a", "annotator_b", "label_a", "label_b",
+                               "object_id_a", "object_id_b", "iou", "distance"]
+    assert (w["iou"] >= 0.7).all()
+    assert (w["annotator_a"] != w["annotator_b"]).all()
+    assert w["distance"].between(0, 1).all()
+    # giou distance of a matched pair, recomputed independently from the frame
+    obj = df.set_index("object_id")
+    r = w.iloc[0]
+    a, b = obj.loc[r["object_id_a"]], obj.loc[r["object_id_b"]]
+    sa = iaf.Shapes([[a.x0 / a.width, a.y0 / a.height, a.x1 / a.width, a.y1 / a.height]])
+    sb = iaf.Shapes([[b.x0 / b.width, b.y0 / b.height, b.x1 / b.width, b.y1 / b.height]])
+    assert r["distance"] == pytest.approx(iaf.get_distance("giou")(sa, sb)[0])
+
+
+def test_between_uses_the_same_matcher_and_threshold():
+    df = iaf.simulate(n_items=40, seed=3)
+    for tau in (0.3, 0.6):
+        b = iaf.between(df, match_threshold=tau, n_chance=300, seed=1)
+        assert (b["iou"] >= tau).all()
+        assert (b["item_a"] != b["item_b"]).all()
+        assert (b["annotator_a"] != b["annotator_b"]).all()
+        assert set(b["stratum"]) <= {iaf.ALL, "car", "person", "bicycle"}
+        per_class = b[b["stratum"] != iaf.ALL]
+        assert (per_class["label_a"] == per_class["stratum"]).all()
+        assert (per_class["label_b"] == per_class["stratum"]).all()
+
+
+def test_chance_sample_is_seeded_and_meets_its_target():
+    # a low threshold, so that unrelated objects match often enough to meet the target
+    # well before the cap of max(50 * n_chance, 50_000) pairings per stratum
+    df = iaf.simulate(n_items=60, seed=4)
+    t1 = pair_tables(df, n_chance=400, seed=7, match_threshold=0.2)
+    t2 = pair_tables(df, n_chance=400, seed=7, match_threshold=0.2)
+    t3 = pair_tables(df, n_chance=400, seed=8, match_threshold=0.2)
+    pd.testing.assert_frame_equal(t1.localization_between, t2.localization_between)
+    assert not t1.localization_between.equals(t3.localization_between)
+    uni = t1.localization_between.query("stratum == -1")
+    involved = np.bincount(np.r_[uni.annotator_a, uni.annotator_b])
+    assert involved.min() >= 400
+    per_class = t1.localization_between.query("stratum >= 0").groupby("stratum").size()
+    assert (per_class >= 400).all()
+    det = t1.sets_between.groupby("label").size()
+    assert (det.drop(-1) == 400).all() and det[-1] >= 400
+
+
+def test_detection_and_overall_distances_by_hand():
+    # A draws two boxes, B draws one matching box: F1 = 2*1/(2+1) -> detection 1/3
+    df = _boxes([("x", "A", "c", 0, 10), ("x", "A", "c", 50, 60), ("x", "B", "c", 0, 10),
+                 ("y", "A", "c", 0, 10)])
+    df = pd.concat([df, pd.DataFrame([{"item": "y", "annotator": "B"}])], ignore_index=True)
+    t = pair_tables(df, n_chance=5)
+    s = t.sets_within.query("label == -1").set_index("item")
+    x, y = (np.flatnonzero(t.corpus.items == k)[0] for k in ("x", "y"))
+    assert s.loc[x, "detection"] == pytest.approx(1 / 3)
+    # pooled best matches: A's boxes 1 and 0, B's box 1 -> similarity 2/3
+    assert s.loc[x, "overall"] == pytest.approx(1 / 3)
+    # y: A drew a box, B reviewed and drew nothing
+    assert s.loc[y, "detection"] == 1 and s.loc[y, "overall"] == 1
+
+
+def test_items_left_empty_by_everyone_count_as_agreement_on_absence():
+    df = iaf.simulate(n_items=20, seed=5)
+    empty = iaf.from_records([{"item": "blank", "annotator": a} for a in "ABC"])
+    t = pair_tables(pd.concat([df, empty], ignore_index=True), n_chance=100)
+    blank = np.flatnonzero(t.corpus.items == "blank")[0]
+    rows = t.sets_within.query("item == @blank")
+    assert len(rows) == 3 and (rows["detection"] == 0).all() and (rows["overall"] == 0).all()
+    # an all-empty corpus has no objects and still builds (empty) tables
+    t0 = pair_tables(empty, n_chance=10)
+    assert len(t0.localization_within) == 0 and len(t0.units) == 0
+
+
+def test_clusters_hold_one_object_per_annotator():
+    df = iaf.simulate(n_items=50, annotators={"a": "sloppy", "b": "sloppy", "c": "good"},
+                      objects_per_item=8, seed=6)
+    u = pair_tables(df, match_threshold=0.1, n_chance=50).units
+    assert not u.duplicated(["cluster", "annotator"]).any()
+    assert (u.groupby("cluster")["item"].nunique() == 1).all()
+
+
+def _canonical(t, frame, cols):
+    c = t.corpus
+    out = pd.DataFrame({
+        "item": c.items[frame["item"]],
+        "ann": [tuple(sorted(p)) for p in zip(c.annotators[frame["annotator_a"]],
+                                             c.annotators[frame["annotator_b"]])],
+    })
+    for col in cols:
+        out[col] = frame[col].to_numpy()
+    return out.sort_values(list(out.columns)).reset_index(drop=True)
+
+
+def test_tables_do_not_depend_on_row_order_or_names():
+    df = iaf.simulate(n_items=40, seed=8)
+    t = pair_tables(df, n_chance=300, seed=3)
+    shuffled = df.sample(frac=1, random_state=1).reset_index(drop=True)
+    t2 = pair_tables(shuffled, n_chance=300, seed=3)
+    pd.testing.assert_frame_equal(_canonical(t, t.localization_within, ["iou", "distance"]),
+                                  _canonical(t2, t2.localization_within, ["iou", "distance"]))
+    # the chance sample itself is the same: identical distances in the same order
+    np.testing.assert_array_equal(t.localization_between["distance"],
+                                  t2.localization_between["distance"])
+    # renaming items and annotators (reversing their sort order) changes nothing either
+    ren = df.assign(item=df["item"].map(lambda s: "z" + s[::-1]),
+                    annotator=df["annotator"].map({"A": "zz", "B": "yy", "C": "xx"}))
+    t3 = pair_tables(ren, n_chance=300, seed=3)
+    np.testing.assert_allclose(np.sort(t.localization_within["distance"]),
+                               np.sort(t3.localization_within["distance"]))
+    np.testing.assert_array_equal(t.localization_between["distance"],
+                                  t3.localization_between["distance"])
+    np.testing.assert_array_equal(t.sets_between["detection"], t3.sets_between["detection"])
+
+
+# -- the chance baseline: random annotators -------------------------------------------------
+
+@pytest.mark.parametrize("tau, k, n_items", [(0.5, 1, 4000), (0.0, 1, 400),
+                                             (0.5, 10, 150), (0.0, 10, 100)])
+def test_random_annotators_within_equals_between(tau, k, n_items):
+    """The property existing tools get wrong: for annotators who draw at random, the
+    within-item and between-item distances have the same mean (within sampling error),
+    at any threshold and density. Filtering only the within pairs by the matcher would
+    give sigma around 0.7 here."""
+    n_ann = 6 if k == 1 and tau > 0 else 4
+    df = iaf.simulate(n_items=n_items, annotators={f"r{i}": "random" for i in range(n_ann)},
+                      objects_per_item=k, objects_per="fixed", seed=11)
+    t = pair_tables(df, match_threshold=tau, n_chance=2000, seed=0)
+    w = t.localization_within["distance"].to_numpy()
+    b = t.localization_between.query("stratum == -1")["distance"].to_numpy()
+    assert len(w) >= 100 and len(b) >= 250
+    se = np.sqrt(w.var() / len(w) + b.var() / len(b))
+    assert abs(w.mean() - b.mean()) < 4 * se
+    assert abs(1 - w.mean() / b.mean()) < 0.05
+    dw = t.sets_within.query("label == -1")["detection"].to_numpy()
+    db = t.sets_between.query("label == -1")["detection"].to_numpy()
+    if db.mean() > 0:  # at tau = 0 with fixed counts every object is matched
+        se = np.sqrt(dw.var() / len(dw) + db.var() / len(db))
+        assert abs(dw.mean() - db.mean()) < 4 * se
+
+
+def test_naive_chance_pairs_would_be_biased():
+    """Guard that the test above can fail: unfiltered chance pairs give a large sigma."""
+    df = iaf.simulate(n_items=400, annotators={f"r{i}": "random" for i in range(4)},
+                      objects_per_item=1, objects_per="fixed", seed=11)
+    t = pair_tables(df, match_threshold=0.5, n_chance=200, seed=0)
+    w = t.localization_within["distance"].to_numpy()
+    c = t.corpus
+    rng = np.random.default_rng(0)
+    i, j = rng.integers(0, len(c.objects), (2, 5000))
+    naive = iaf.get_distance("giou")(c.shapes.take(i), c.shapes.take(j))
+    assert 1 - w.mean() / naive.mean() > 0.5
