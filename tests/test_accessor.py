@@ -1,0 +1,113 @@
+"""Tests for the ``DataFrame.iaa`` accessor: every method equals its plain function
+(pingouin style), parameters are keyword-only and checked uniformly, and the accessor is
+cheap and stateless."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import iaa_frames.accessor  # noqa: F401  registers df.iaa
+from iaa_frames import agreement as agreement_module
+from iaa_frames.accessor import IAAAccessor
+from iaa_frames.errors import ParameterError
+from iaa_frames.pairs import between, pair_tables, within
+from iaa_frames.simulate import simulate
+
+PARAMS = dict(n_chance=150, seed=3)
+
+
+@pytest.fixture(scope="module")
+def df():
+    return simulate(n_items=25, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler"},
+                    seed=8)
+
+
+def test_agreement_equals_function(df):
+    xr.testing.assert_identical(df.iaa.agreement(n_boot=10, **PARAMS),
+                                agreement_module.agreement(df, n_boot=10, **PARAMS))
+
+
+@pytest.mark.parametrize("method, function, kwargs", [
+    ("sigma", agreement_module.component_sigma, {}),
+    ("sigma", agreement_module.component_sigma, {"component": "detection"}),
+    ("ks", agreement_module.component_ks, {}),
+    ("alpha", agreement_module.component_alpha, {}),
+    ("alpha", agreement_module.component_alpha, {"component": "detection"}),
+    ("pairwise", agreement_module.pairwise, {"component": "classification"}),
+])
+def test_dataarray_methods_equal_functions(df, method, function, kwargs):
+    got = getattr(df.iaa, method)(**kwargs, **PARAMS)
+    xr.testing.assert_identical(got, function(df, **kwargs, **PARAMS))
+
+
+def test_shortcuts_are_slices_of_the_dataset(df):
+    ds = df.iaa.agreement(**PARAMS)
+    loc = ds.sel(component="localization")
+    s = df.iaa.sigma(**PARAMS)
+    assert s.dims == ("label", "annotator")
+    np.testing.assert_array_equal(s.values, loc["agreement"].values)
+    np.testing.assert_array_equal(s["note"].values, loc["note"].values)
+    np.testing.assert_array_equal(df.iaa.ks(**PARAMS).values, loc["ks"].values)
+    a = df.iaa.alpha(**PARAMS)
+    np.testing.assert_array_equal(a.values, ds["agreement"].sel(component="classification").values)
+    p = df.iaa.alpha(component="detection", **PARAMS)
+    np.testing.assert_array_equal(p.values, ds["presence_alpha"].sel(component="detection").values)
+
+
+@pytest.mark.parametrize("method, function", [
+    ("within", within), ("between", between),
+])
+def test_table_methods_equal_functions(df, method, function):
+    pd.testing.assert_frame_equal(getattr(df.iaa, method)(**PARAMS), function(df, **PARAMS))
+
+
+def test_tables_equal_pair_tables(df):
+    got, ref = df.iaa.tables(**PARAMS), pair_tables(df, **PARAMS)
+    assert got.params == ref.params
+    for name in ("localization_within", "localization_between", "sets_within", "sets_between",
+                 "units", "coverage"):
+        pd.testing.assert_frame_equal(getattr(got, name), getattr(ref, name))
+    xr.testing.assert_identical(agreement_module.agreement_from_tables(got, seed=3),
+                                df.iaa.agreement(**PARAMS))
+
+
+def test_accessor_is_cheap_and_stateless(df):
+    bad = pd.DataFrame({"nothing": [1, 2]})
+    acc = bad.iaa  # no validation, no work until a method runs
+    assert isinstance(acc, IAAAccessor)
+    assert vars(acc).keys() == {"_df"}
+    assert df.iaa is not df.iaa  # pandas 3 does not cache accessors
+    assert "agreement()" in repr(df.iaa) and "<table>" in df.iaa._repr_html_()
+
+
+def test_parameters_are_keyword_only():
+    for name, member in inspect.getmembers(IAAAccessor, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        params = list(inspect.signature(member).parameters.values())[1:]
+        assert all(p.kind is p.KEYWORD_ONLY for p in params), name
+    with pytest.raises(TypeError):
+        simulate(n_items=2, seed=0).iaa.agreement("giou")
+
+
+@pytest.mark.parametrize("method, kwargs, message", [
+    ("agreement", {"n_boot": -2}, "n_boot must be a non-negative integer; got -2"),
+    ("sigma", {"progress": 1}, "progress must be None, True or False; got 1"),
+    ("sigma", {"component": "classification"}, "component must be one of"),
+    ("ks", {"match_threshold": -0.1}, "match_threshold must be a number in"),
+    ("alpha", {"component": "localization"}, "component must be one of"),
+    ("pairwise", {"component": "everything"}, "component must be one of"),
+    ("pairwise", {"label": "unicorn"}, "label must be"),
+    ("within", {"n_chance": 0}, "n_chance must be a positive integer"),
+    ("between", {"overall": "max"}, "overall must be one of"),
+    ("tables", {"seed": 1.5}, "seed must be a non-negative integer"),
+])
+def test_bad_values_raise_uniform_parameter_errors(method, kwargs, message):
+    df = simulate(n_items=4, seed=0)
+    with pytest.raises(ParameterError, match=message):
+        getattr(df.iaa, method)(**kwargs)
