@@ -172,6 +172,17 @@ def _gap(within, between):
     return float(grid[k]), float(fw[k]), float(fb[k])
 
 
+def _ecdf_points(v, max_points: int = 600):
+    """Step vertices of the ECDF of ``v`` (starting at 0), at most ``max_points`` of them:
+    beyond that, the ECDF at evenly spaced quantiles (keeps vector output small)."""
+    v = np.sort(np.asarray(v, dtype=float))
+    x = np.unique(v)
+    if len(x) > max_points:
+        x = np.unique(np.quantile(v, np.linspace(0, 1, max_points)))
+    last = np.searchsorted(v, x, side="right") / len(v)
+    return np.r_[x[0], x], np.r_[0.0, last]
+
+
 def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors, xlabel):
     is_w = g["sample"].to_numpy() == "within"
     x = g["distance"].to_numpy(dtype=float)
@@ -189,7 +200,9 @@ def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors, xlabel):
 
             sns.kdeplot(x=v, ax=ax_d, color=colors[sample], fill=True, alpha=0.3,
                         label=label, clip=(bins[0], bins[-1]), warn_singular=False)
-        ax_e.ecdf(v, color=colors[sample], label=label, gid=f"ecdf_{sample}")
+        ex, ey = _ecdf_points(v)
+        ax_e.step(ex, ey, where="post", color=colors[sample], label=label,
+                  gid=f"ecdf_{sample}")
     sig = _style.fmt(row["sigma"])
     ax_d.text(0.98, 0.95, f"σ = {sig}\nn = {int(row['n_within']):,} within, "
               f"{int(row['n_between']):,} chance",
