@@ -77,16 +77,20 @@ def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
     return np.where((n_a == 0) & (n_b == 0), 0.0, dist)
 
 
-def _candidate_iou(corpus: Corpus, oa, ob, tau, exact, cache=None):
-    """IoU of every candidate pair, exact wherever it can matter.
+def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
+    """IoU of every candidate pair, exact wherever the matching needs it.
 
     Box-box pairs are computed with numpy. Pairs involving a polygon go to shapely only
-    where the bounding boxes overlap and, unless ``exact`` (the set-level distance needs
-    every overlapping IoU), where the IoU could reach ``tau``: polygon IoU is at most
-    min(I, A, B) / (A + B - min(I, A, B)) with I the intersection of the bounding boxes
-    and A, B the polygon areas. Elsewhere the IoU is left at 0: those pairs cannot be
-    matched, so the matching is exactly the one full IoU would give. Exact values are
-    looked up in and added to ``cache`` when given.
+    where the bounding boxes overlap and the IoU could reach ``tau``: polygon IoU is at
+    most U = min(I, A, B) / (A + B - min(I, A, B)), with I the intersection of the
+    bounding boxes and A, B the polygon areas. The other overlapping polygon pairs are
+    returned as *pending* (IoU left at 0, with their bound U): they cannot be matched,
+    so the matching is exactly the one full IoU would give. Exact values are looked up
+    in and added to ``cache`` when given.
+
+    Returns
+    -------
+    iou, boxes_a, boxes_b, pending, pending_bound
     """
     ba, bb = corpus.shapes.boxes[oa], corpus.shapes.boxes[ob]
     iw = np.minimum(ba[:, 2], bb[:, 2]) - np.maximum(ba[:, 0], bb[:, 0])
@@ -99,21 +103,26 @@ def _candidate_iou(corpus: Corpus, oa, ob, tau, exact, cache=None):
     with np.errstate(invalid="ignore", divide="ignore"):
         iou = np.where(poly_pair, 0.0, np.nan_to_num(inter / (area_a + area_b - inter)))
         involved = np.flatnonzero(poly_pair & (inter > 0))
-        if not exact and len(involved):
-            top = np.minimum(inter[involved], np.minimum(area_a[involved], area_b[involved]))
-            bound = top / (area_a[involved] + area_b[involved] - top)
-            involved = involved[bound >= tau]
-    if len(involved):
-        keys = oa[involved] * len(corpus.area) + ob[involved]
-        found, known = cache.lookup(keys) if cache is not None else (np.zeros(len(keys), bool), None)
-        if found.any():
-            iou[involved[found]] = known
-        todo = involved[~found]
-        shapes = corpus.shapes
-        iou[todo] = np.nan_to_num(_threaded(pair_iou, shapes.take(oa[todo]), shapes.take(ob[todo])))
-        if cache is not None:
-            cache.add(keys[~found], iou[todo])
-    return iou, ba, bb
+        top = np.minimum(inter[involved], np.minimum(area_a[involved], area_b[involved]))
+        bound = top / (area_a[involved] + area_b[involved] - top)
+    reachable = bound >= tau
+    _exact_iou(corpus, oa, ob, involved[reachable], iou, cache)
+    return iou, ba, bb, involved[~reachable], bound[~reachable]
+
+
+def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
+    """Fill ``iou[rows]`` with the exact IoU of polygon pairs (shapely), via ``cache``."""
+    if not len(rows):
+        return
+    keys = oa[rows] * len(corpus.area) + ob[rows]
+    found, known = cache.lookup(keys) if cache is not None else (np.zeros(len(keys), bool), None)
+    if found.any():
+        iou[rows[found]] = known
+    todo = rows[~found]
+    shapes = corpus.shapes
+    iou[todo] = np.nan_to_num(_threaded(pair_iou, shapes.take(oa[todo]), shapes.take(ob[todo])))
+    if cache is not None:
+        cache.add(keys[~found], iou[todo])
 
 
 class IoUCache:
@@ -151,11 +160,22 @@ def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
         return np.concatenate(list(pool.map(one, parts)))
 
 
+def _iou_similarity(corpus, distance, oa, ob, iou, rows):
+    """Similarity of the candidate pairs ``rows`` (all when None) with IoU > 0."""
+    rows = np.arange(len(iou)) if rows is None else rows
+    out = np.zeros(len(rows))
+    r = np.flatnonzero(iou[rows] > 0)
+    shapes = corpus.shapes
+    out[r] = _threaded(distance.similar, shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]),
+                       known_iou=iou[rows[r]])
+    return out
+
+
 def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
     pairing, la, lb, oa, ob = candidate_pairs(slots.start[a], n_a, slots.start[b], n_b)
-    iou, ba, bb = _candidate_iou(corpus, oa, ob, tau, exact=sets, cache=cache)
+    iou, ba, bb, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
     # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box
     dx = (ba[:, 0] + ba[:, 2] - bb[:, 0] - bb[:, 2]) / 2
     dy = (ba[:, 1] + ba[:, 3] - bb[:, 1] - bb[:, 3]) / 2
@@ -177,18 +197,26 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     if not sets:
         out["set_overall"] = np.full(P, np.nan)
         return out
+    key_a, key_b = _starts(n_a)[pairing] + la, _starts(n_b)[pairing] + lb
     if distance.similarity is None:
         sim, higher = distance(shapes.take(oa), shapes.take(ob)), False
     elif distance.reuses_iou:
-        # IoU-based similarities (IoU, GIoU floored at 0) are 0 where IoU is 0
-        sim, higher, r = np.zeros(len(iou)), True, np.flatnonzero(iou > 0)
-        sim[r] = _threaded(distance.similar, shapes.take(oa[r]), shapes.take(ob[r]),
-                           known_iou=iou[r])
+        # IoU-based similarities (IoU, GIoU floored at 0) are 0 where IoU is 0 and never
+        # exceed IoU: a pending pair (IoU bound U) matters only if U beats the best
+        # similarity its objects already have
+        sim, higher = _iou_similarity(corpus, distance, oa, ob, iou, None), True
+        if len(pending):
+            best_a = _best(sim, key_a, int(n_a.sum()), True)
+            best_b = _best(sim, key_b, int(n_b.sum()), True)
+            rows = pending[(pending_bound > best_a[key_a[pending]])
+                           | (pending_bound > best_b[key_b[pending]])]
+            _exact_iou(corpus, oa, ob, rows, iou, cache)
+            sim[rows] = _iou_similarity(corpus, distance, oa, ob, iou, rows)
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)
-    best_a = _best(sim, _starts(n_a)[pairing] + la, int(n_a.sum()), higher)
-    best_b = _best(sim, _starts(n_b)[pairing] + lb, int(n_b.sum()), higher)
+    best_a = _best(sim, key_a, int(n_a.sum()), higher)
+    best_b = _best(sim, key_b, int(n_b.sum()), higher)
     out["set_overall"] = _set_distance(best_a, best_b, np.repeat(np.arange(P), n_a),
                                        np.repeat(np.arange(P), n_b), n_a, n_b, higher, overall)
     return out
@@ -213,8 +241,7 @@ def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: flo
         Distance of matched pairs, and the similarity of the set-level distance.
     overall : {"pooled", "per_direction"}
     sets : bool, default True
-        Compute the set-level distance (``set_overall``); without it (NaN) polygon IoU
-        is computed only where it could reach ``tau``, which gives the same matching.
+        Compute the set-level distance (``set_overall``, NaN otherwise).
     cache : IoUCache, optional
         Exact polygon IoU shared with other runs over the same object pairs.
     progress : callable, optional
