@@ -41,6 +41,9 @@ import scipy.sparse as sp
 
 __all__ = ["ItemSums", "PairSums", "multiplicity_blocks", "block_size"]
 
+#: Key of the bootstrap's random stream, so that it differs from the chance sample's even
+#: when both use the same seed.
+_STREAM = 0xB0075
 #: Replicates are processed in blocks of about this many (replicate x column) elements.
 BLOCK_ELEMENTS = 1 << 22
 
@@ -73,7 +76,8 @@ def multiplicity_blocks(n_items: int, n_boot: int, *, seed: int = 0,
     n_boot : int
         Number of replicates.
     seed : int, default 0
-        Seed of :func:`numpy.random.default_rng`.
+        Seed of the stream (``numpy.random.default_rng([seed, _STREAM])``, distinct from
+        the stream of the chance sample with the same seed).
     block_size : int, default 64
         Replicates per block (the last block may be smaller).
 
@@ -87,7 +91,7 @@ def multiplicity_blocks(n_items: int, n_boot: int, *, seed: int = 0,
     >>> blocks[0].sum(axis=1).tolist()
     [3, 3]
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng([seed, _STREAM])
     for start in range(0, n_boot, block_size):  # blocks of replicates, not items
         b = min(block_size, n_boot - start)
         draws = rng.integers(0, n_items, size=(b, n_items)) if n_items else \

@@ -1,0 +1,168 @@
+"""Tests for the cluster bootstrap over items: multiplicities, reweighted sums, and the
+intervals of the agreement table against the weight-aware primitives of stats/alpha."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iaa_frames.agreement import agreement, agreement_from_tables
+from iaa_frames.alpha import nominal_alpha_from_codes
+from iaa_frames.bootstrap import ItemSums, PairSums, block_size, multiplicity_blocks
+from iaa_frames.pairs import pair_tables
+from iaa_frames.simulate import simulate
+from iaa_frames.stats import percentile_ci, sigma
+
+ALL = "(all)"
+
+
+# ---------------------------------------------------------------------- multiplicities
+
+
+def test_multiplicities_resample_items_with_replacement():
+    k = np.concatenate(list(multiplicity_blocks(50, 400, seed=7, block_size=64)))
+    assert k.shape == (400, 50)
+    assert (k.sum(axis=1) == 50).all()
+    # a fixed item is left out of a replicate with probability (1 - 1/n)^n ~ 0.364
+    assert np.mean(k == 0) == pytest.approx((1 - 1 / 50) ** 50, abs=0.02)
+    assert k.mean() == pytest.approx(1.0)
+
+
+def test_multiplicities_are_seeded_and_independent_of_blocks():
+    one = np.concatenate(list(multiplicity_blocks(30, 20, seed=3, block_size=20)))
+    many = np.concatenate(list(multiplicity_blocks(30, 20, seed=3, block_size=3)))
+    np.testing.assert_array_equal(one, many)
+    other = np.concatenate(list(multiplicity_blocks(30, 20, seed=4, block_size=20)))
+    assert not np.array_equal(one, other)
+
+
+def test_block_size_bounds_memory():
+    assert block_size(200, 10) == 200
+    assert block_size(200, 1 << 22) == 1
+    assert block_size(200, 1 << 20) == 4
+
+
+# ------------------------------------------------------------------- reweighted sums
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 30), st.integers(1, 5), st.integers(0, 2**31))
+def test_sums_equal_explicit_weighted_sums(n_items, n_rows, n_cols, seed):
+    rng = np.random.default_rng(seed)
+    item_a, item_b = rng.integers(0, n_items, n_rows), rng.integers(0, n_items, n_rows)
+    col = rng.integers(0, n_cols, n_rows)
+    val = rng.normal(size=n_rows)
+    k = rng.integers(0, 4, size=(3, n_items))
+    dense = np.zeros((n_rows, n_cols))
+    dense[np.arange(n_rows), col] = val
+    items = ItemSums.from_entries(item_a, col, val, n_items=n_items, n_columns=n_cols)
+    np.testing.assert_allclose(items.total(), dense.sum(axis=0), atol=1e-12)
+    np.testing.assert_allclose(items.total(k), k[:, item_a] @ dense, atol=1e-12)
+    pairs = PairSums.from_entries(item_a, item_b, np.arange(n_rows), col, val, n_columns=n_cols)
+    np.testing.assert_allclose(pairs.total(), dense.sum(axis=0), atol=1e-12)
+    np.testing.assert_allclose(pairs.total(k), (k[:, item_a] * k[:, item_b]) @ dense,
+                               atol=1e-12)
+    assert sp.issparse(items.matrix) and items.matrix.shape == (n_items, n_cols)
+
+
+# ------------------------------------------------------- intervals vs the primitives
+
+
+N_BOOT = 60
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    df = simulate(n_items=50, annotators={"ann": "good", "bob": "sloppy", "cyd": "misser"},
+                  seed=13)
+    tables = pair_tables(df, n_chance=300)
+    return tables, agreement_from_tables(tables, n_boot=N_BOOT, seed=5)
+
+
+def reference_multiplicities(tables, seed):
+    return next(multiplicity_blocks(len(tables.corpus.items), N_BOOT, seed=seed,
+                                    block_size=N_BOOT)).astype(float)
+
+
+def ci(ds, component, label=ALL, annotator=ALL):
+    sel = dict(component=component, label=label, annotator=annotator)
+    return float(ds["ci_low"].sel(**sel)), float(ds["ci_high"].sel(**sel))
+
+
+def test_sigma_intervals_equal_weighted_primitives(corpus):
+    tables, ds = corpus
+    k = reference_multiplicities(tables, 5)
+    w, b = tables.localization_within, tables.localization_between.query("stratum == -1")
+    reps = sigma(w["distance"], b["distance"],
+                 within_weights=k[:, w["item"]],
+                 between_weights=k[:, b["item_a"]] * k[:, b["item_b"]])
+    assert ci(ds, "localization") == pytest.approx(percentile_ci(reps))
+    # an annotator's detection cell: the pairings that involve it
+    bob = int(np.flatnonzero(tables.corpus.annotators == "bob")[0])
+    w = tables.sets_within.query("label == -1 and (annotator_a == @bob or annotator_b == @bob)")
+    b = tables.sets_between.query("label == -1 and (annotator_a == @bob or annotator_b == @bob)")
+    reps = sigma(w["detection"], b["detection"], within_weights=k[:, w["item"]],
+                 between_weights=k[:, b["item_a"]] * k[:, b["item_b"]])
+    assert ci(ds, "detection", ALL, "bob") == pytest.approx(percentile_ci(reps))
+
+
+def test_alpha_intervals_equal_weighted_primitives(corpus):
+    tables, ds = corpus
+    k = reference_multiplicities(tables, 5)
+    u = tables.units
+    size = u.groupby("cluster")["cluster"].transform("size")
+    u = u.loc[size >= 2]
+    unit = np.unique(u["cluster"], return_inverse=True)[1]
+    item_of_unit = u.groupby("cluster")["item"].first().sort_index().to_numpy()
+    reps = nominal_alpha_from_codes(unit, u["label"], weights=k[:, item_of_unit])
+    assert ci(ds, "classification") == pytest.approx(percentile_ci(reps))
+
+
+def test_intervals_contain_the_estimate_and_are_seeded(corpus):
+    tables, ds = corpus
+    value, low, high = (ds[v].values for v in ("agreement", "ci_low", "ci_high"))
+    defined = ~np.isnan(value) & (ds["n_units"].values >= 20)
+    assert defined.sum() >= 20
+    inside = (low[defined] <= value[defined]) & (value[defined] <= high[defined])
+    assert inside.mean() >= 0.95
+    assert np.isnan(low[np.isnan(value)]).all()
+    again = agreement_from_tables(tables, n_boot=N_BOOT, seed=5)
+    np.testing.assert_array_equal(again["ci_low"].values, low)
+    other = agreement_from_tables(tables, n_boot=N_BOOT, seed=6)
+    assert not np.array_equal(other["ci_low"].values[defined], low[defined])
+    # the point estimates do not depend on the bootstrap
+    np.testing.assert_array_equal(other["agreement"].values, value)
+    assert ds.attrs["n_boot"] == N_BOOT and ds.attrs["ci_level"] == 0.95
+
+
+def test_no_bootstrap_no_interval(corpus):
+    tables, _ = corpus
+    ds = agreement_from_tables(tables)
+    assert ds["ci_low"].isnull().all() and ds["ci_high"].isnull().all()
+
+
+@pytest.mark.slow
+def test_intervals_are_wider_with_fewer_items():
+    annotators = {"ann": "good", "bob": "sloppy", "cyd": "mislabeler"}
+    small = agreement(simulate(n_items=30, annotators=annotators, seed=1), n_chance=300,
+                      n_boot=100)
+    large = agreement(simulate(n_items=240, annotators=annotators, seed=1), n_chance=300,
+                      n_boot=100)
+    for component in ("detection", "classification", "localization", "overall"):
+        lo_s, hi_s = ci(small, component)
+        lo_l, hi_l = ci(large, component)
+        # about sqrt(8) ~ 2.8 times wider; ask for 1.5
+        assert hi_s - lo_s > 1.5 * (hi_l - lo_l), component
+
+
+def test_progress_bar_can_be_forced_and_turned_off(corpus, capsys):
+    tables, _ = corpus
+    agreement_from_tables(tables, n_boot=5, progress=True)
+    assert "bootstrap" in capsys.readouterr().err
+    agreement_from_tables(tables, n_boot=5, progress=False)
+    assert "bootstrap" not in capsys.readouterr().err
+    agreement_from_tables(tables, n_boot=5)  # short work: no bar by default
+    assert "bootstrap" not in capsys.readouterr().err
