@@ -149,11 +149,18 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     rows, cols = np.where(flip, cols, rows), np.where(flip, rows, cols)
     r = np.minimum(n_rows, n_cols)[p]
     c = np.maximum(n_rows, n_cols)[p]
-    for (ri, ci) in np.unique(np.column_stack([r, c]), axis=0):
-        sel = np.flatnonzero((r == ri) & (c == ci))
-        mats, slot = np.unique(p[sel], return_inverse=True)
-        values = np.zeros((len(mats), ri, ci))
-        index = np.full((len(mats), ri, ci), -1, dtype=np.int64)
+    # one group per matrix shape; a stable sort keeps each group's edges in pairing order
+    shape = r * (int(c.max()) + 1) + c
+    order = np.argsort(shape, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, shape[order][1:] != shape[order][:-1], True])
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        sel = order[lo:hi]
+        ri, ci = int(r[sel[0]]), int(c[sel[0]])
+        ps = p[sel]
+        slot = np.cumsum(np.r_[True, ps[1:] != ps[:-1]]) - 1
+        n_mats = int(slot[-1]) + 1
+        values = np.zeros((n_mats, ri, ci))
+        index = np.full((n_mats, ri, ci), -1, dtype=np.int64)
         values[slot, rows[sel], cols[sel]] = score[edges[sel]]
         index[slot, rows[sel], cols[sel]] = edges[sel]
         if _n_injections(ri, ci) <= _MAX_PERMUTATIONS:
@@ -162,7 +169,7 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
         else:  # rare: a large matrix with a real choice
             picked = np.concatenate([
                 index[g][linear_sum_assignment(values[g], maximize=True)]
-                for g in range(len(mats))
+                for g in range(n_mats)
             ])
         chosen[picked[picked >= 0]] = True
     return chosen
