@@ -397,7 +397,7 @@ def _svg(fig, name: str) -> str:
             artist.set_rasterized(False)
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": name}):
-        fig.savefig(buf, format="svg", bbox_inches="tight")
+        fig.savefig(buf, format="svg")
     plt.close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]

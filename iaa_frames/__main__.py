@@ -1,0 +1,8 @@
+"""Run the command line: ``python -m iaa_frames ...`` (see :mod:`iaa_frames.cli`)."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

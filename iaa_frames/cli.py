@@ -1,0 +1,342 @@
+"""Command line: ``iaa-frames report ...`` and ``iaa-frames demo`` (also ``python -m iaa_frames``).
+
+User errors (a missing file, an unknown format, an invalid export, a bad parameter) print
+one line, ``iaa-frames: error: ...``, to stderr and exit with status 2 (usage) or 1
+(input); there is no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+import warnings
+from pathlib import Path
+
+__all__ = ["FORMATS", "main", "read_inputs"]
+
+PROG = "iaa-frames"
+
+#: ``--format`` choices.
+FORMATS = ("coco", "cvat", "labelstudio", "voc", "yolo", "darwin", "csv", "parquet")
+
+_DESCRIPTION = """\
+Chance-corrected inter-annotator agreement for bounding boxes and polygons, split into
+detection, classification and localization."""
+
+_EXAMPLES = """\
+examples:
+  iaa-frames demo
+      report on the bundled sample (4 annotators, 40 images) in ./iaa-frames-demo
+  iaa-frames report ana.json ben.json --format coco --out report/
+      one COCO file per annotator (the annotator is the file name)
+  iaa-frames report exports/ --format voc --out report/
+      a directory with one subdirectory of VOC XML files per annotator
+  iaa-frames report labels/ --format yolo --classes classes.txt --image-sizes sizes.csv --out r/
+  iaa-frames report annotations.csv --format csv --out r/ --n-boot 500 --seed 1
+      a tidy table: item, annotator, label, x0, y0, x1, y1 [, geometry (WKT), width, height]
+
+Open DIR/report.html in a browser; it needs no network. DIR also holds agreement.nc and
+the tables as CSV. See 'iaa-frames report --help' for every option."""
+
+_REPORT_HELP = """\
+Read annotation exports, compute agreement (detection, classification, localization,
+overall; by class and annotator, with bootstrap CIs) and write DIR/report.html,
+DIR/agreement.nc and CSV tables.
+
+input layouts by --format:
+  coco         one COCO JSON per annotator (annotator = file name), or one file with
+               rater_id keys
+  cvat         CVAT for images 1.1 XML, one per job/annotator (annotator = job assignee)
+  labelstudio  Label Studio JSON export(s) (annotator = completed_by)
+  voc          a directory of per-annotator subdirectories of VOC XML, or several
+               directories (annotator = directory name)
+  yolo         like voc, with .txt labels; see --classes and --image-sizes
+  darwin       V7 Darwin JSON 2.0: a directory of per-annotator subdirectories, or files
+  csv          tidy table, one row per object: item, annotator, label, x0, y0, x1, y1,
+               optional geometry (WKT polygon), width, height, object_id
+  parquet      the same table as Parquet (needs pyarrow)"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors on one line, exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _bounded(kind, low=None, high=None, what=""):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+    return parse
+
+
+def _distances():
+    from .distances import available_distances
+
+    return available_distances()
+
+
+def _add_engine_options(p, *, n_boot_default):
+    from .pairs import DEFAULT_N_CHANCE
+
+    g = p.add_argument_group("agreement options")
+    g.add_argument("--distance", default="giou", choices=_distances(),
+                   help="distance between matched objects (default: %(default)s)")
+    g.add_argument("--match-threshold", type=_bounded(float, 0, 1, "a number in [0, 1]"),
+                   default=0.5, metavar="TAU",
+                   help="IoU at or above which two objects match (default: %(default)s)")
+    g.add_argument("--n-boot", type=_bounded(int, 0, None, "a non-negative integer"),
+                   default=n_boot_default, metavar="N",
+                   help="bootstrap replicates for the confidence intervals, 0 for none "
+                        "(default: %(default)s)")
+    g.add_argument("--n-chance", type=_bounded(int, 1, None, "a positive integer"),
+                   default=DEFAULT_N_CHANCE, metavar="N",
+                   help="target number of chance units per stratum (default: %(default)s)")
+    g.add_argument("--seed", type=_bounded(int, 0, None, "a non-negative integer"),
+                   default=0, help="seed of the chance sample and bootstrap "
+                                   "(default: %(default)s)")
+    o = p.add_argument_group("output options")
+    o.add_argument("--title", help="report title")
+    o.add_argument("--top", type=_bounded(int, 1, None, "a positive integer"), default=20,
+                   metavar="N", help="classes shown in figures and HTML tables "
+                                     "(default: %(default)s; the CSV files hold all)")
+    bar = o.add_mutually_exclusive_group()
+    bar.add_argument("--progress", dest="progress", action="store_true", default=None,
+                     help="always show progress bars (default: only for long work)")
+    bar.add_argument("-q", "--quiet", dest="progress", action="store_false",
+                     help="no progress bars or status messages")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``iaa-frames``."""
+    from . import __version__
+
+    parser = _Parser(prog=PROG, description=_DESCRIPTION, epilog=_EXAMPLES,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    rep = sub.add_parser("report", help="write an agreement report for annotation exports",
+                         description=_REPORT_HELP, epilog=_EXAMPLES,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    rep.add_argument("inputs", nargs="+", metavar="INPUT", help="files or directories")
+    rep.add_argument("-f", "--format", required=True, choices=FORMATS,
+                     help="format of the inputs")
+    rep.add_argument("-o", "--out", required=True, metavar="DIR",
+                     help="output directory (created if missing)")
+    y = rep.add_argument_group("yolo options")
+    y.add_argument("--classes", metavar="PATH",
+                   help="classes.txt / obj.names / data.yaml naming the class indices")
+    y.add_argument("--image-sizes", metavar="CSV",
+                   help="CSV with columns item (or stem), width, height")
+    _add_engine_options(rep, n_boot_default=200)
+
+    demo = sub.add_parser("demo", help="run the report on the bundled sample",
+                          description="Run the whole report on the bundled sample corpus "
+                                      "(40 images, 4 annotators: careful, sloppy, a "
+                                      "misser and a mislabeler).",
+                          epilog="example:\n  iaa-frames demo --out /tmp/demo",
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    demo.add_argument("-o", "--out", default="iaa-frames-demo", metavar="DIR",
+                      help="output directory (default: ./%(default)s)")
+    _add_engine_options(demo, n_boot_default=200)
+    return parser
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _check_paths(paths):
+    for p in paths:
+        if not p.exists():
+            raise FileNotFoundError(f"no such file or directory: {p}")
+
+
+def _concat(frames):
+    """Concatenate reader outputs, keeping object ids unique across inputs."""
+    import pandas as pd
+
+    if len(frames) == 1:
+        return frames[0]
+    parts = []
+    for k, f in enumerate(frames):
+        f = f.copy()
+        if "object_id" in f.columns:
+            f["object_id"] = [f"{k}/{v}" for v in f["object_id"]]
+        parts.append(f)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _read_table(path: Path, fmt: str):
+    import pandas as pd
+    import shapely
+
+    from .errors import ReaderError
+
+    if fmt == "parquet":
+        if importlib.util.find_spec("pyarrow") is None:
+            raise ReaderError("reading parquet needs the pyarrow package, which is not "
+                              "installed (pip install pyarrow), or use --format csv")
+        df = pd.read_parquet(path)
+    else:
+        try:
+            df = pd.read_csv(path)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            raise ReaderError(f"{path}: not a readable CSV file ({' '.join(str(exc).split())})"
+                              ) from None
+    if "geometry" in df.columns:
+        g = df["geometry"]
+        present = g.notna().to_numpy()
+        geoms = [None] * len(df)
+        try:
+            values = g[present].to_list()
+            if values and isinstance(values[0], (bytes, bytearray)):
+                parsed = shapely.from_wkb(values)
+            else:
+                parsed = shapely.from_wkt([str(v) for v in values])
+        except shapely.errors.GEOSException as exc:
+            raise ReaderError(f"{path}: the geometry column is not WKT/WKB ({exc})") from None
+        for i, geom in zip(present.nonzero()[0], parsed):
+            geoms[i] = geom
+        df = df.assign(geometry=pd.Series(geoms, index=df.index, dtype=object))
+    from .frame import validate
+
+    return validate(df)
+
+
+def read_inputs(inputs, fmt: str, *, classes=None, image_sizes=None):
+    """Read the inputs of ``iaa-frames report`` into one tidy frame.
+
+    Parameters
+    ----------
+    inputs : list of path
+    fmt : str
+        One of :data:`FORMATS`.
+    classes, image_sizes : path, optional
+        YOLO class names and image sizes.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    import pandas as pd
+
+    from . import io as readers
+    from .errors import ParameterError
+
+    paths = [Path(p) for p in inputs]
+    _check_paths(paths)
+    if fmt not in FORMATS:
+        raise ParameterError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    if (classes or image_sizes) and fmt != "yolo":
+        raise ParameterError("--classes and --image-sizes apply to --format yolo only")
+    one = len(paths) == 1
+    if fmt in ("coco", "cvat"):
+        read = readers.read_coco if fmt == "coco" else readers.read_cvat
+        return read(paths[0] if one else paths)
+    if fmt in ("csv", "parquet"):
+        return _concat([_read_table(p, fmt) for p in paths])
+    if fmt == "labelstudio":
+        return _concat([readers.read_labelstudio(p) for p in paths])
+    if fmt == "yolo":
+        kwargs = {}
+        if classes:
+            _check_paths([Path(classes)])
+            kwargs["classes"] = Path(classes)
+        if image_sizes:
+            _check_paths([Path(image_sizes)])
+            kwargs["image_sizes"] = pd.read_csv(image_sizes)
+        read = lambda p: readers.read_yolo(p, **kwargs)  # noqa: E731
+    else:
+        read = readers.read_voc if fmt == "voc" else readers.read_darwin
+    if one:
+        return read(paths[0])
+    if all(p.is_dir() for p in paths):
+        names = [p.resolve().name for p in paths]
+        if len(set(names)) < len(names):
+            raise ParameterError("several input directories have the same name; each "
+                                 "directory is one annotator, named after it")
+        return read(dict(zip(names, paths)))
+    return _concat([read(p) for p in paths])
+
+
+# -------------------------------------------------------------------------------- main
+
+
+def _status(args, text):
+    if args.progress is not False:
+        print(text, file=sys.stderr, flush=True)
+
+
+def _run_report(args, df, title):
+    from .report import report
+
+    start = time.perf_counter()
+    _status(args, f"computing agreement of {len(df):,} rows ...")
+    out = report(df, args.out, distance=args.distance, match_threshold=args.match_threshold,
+                 n_chance=args.n_chance, n_boot=args.n_boot, seed=args.seed,
+                 progress=args.progress, title=title, top=args.top)
+    _status(args, f"wrote {out.parent} in {time.perf_counter() - start:.1f} s")
+    print(out)
+    return 0
+
+
+def _command(args):
+    if args.command == "demo":
+        from .io import load_sample
+
+        df = load_sample("coco")
+        title = args.title or "iaa_frames demo: the bundled sample corpus"
+        return _run_report(args, df, title)
+    _status(args, f"reading {len(args.inputs)} input(s) as {args.format} ...")
+    df = read_inputs(args.inputs, args.format, classes=args.classes,
+                     image_sizes=args.image_sizes)
+    return _run_report(args, df, args.title)
+
+
+def _one_line(exc) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def main(argv=None) -> int:
+    """Run ``iaa-frames``; returns the exit status.
+
+    Examples
+    --------
+    >>> main(["report", "missing.json", "--format", "coco", "--out", "x", "-q"])
+    1
+    """
+    from .errors import IAAError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"{PROG}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            return _command(args)
+    except IAAError as exc:
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        text = exc.strerror and exc.filename and f"{exc.strerror}: {exc.filename}"
+        print(f"{PROG}: error: {text or _one_line(exc)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
