@@ -1,0 +1,374 @@
+"""Tests for iaa_frames.plot: what was drawn (artists, their data, labels, texts), on a
+hand-built result with known values and on the real engine."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from conftest_plot import make_pairwise, make_result  # noqa: E402
+
+from iaa_frames import plot  # noqa: E402
+from iaa_frames.agreement import agreement_from_tables, pairwise_from_tables  # noqa: E402
+from iaa_frames.errors import ParameterError  # noqa: E402
+from iaa_frames.items import items as item_table  # noqa: E402
+from iaa_frames.pairs import pair_tables  # noqa: E402
+from iaa_frames.plot._accessor import PlotAccessor, items as accessor_items  # noqa: E402
+from iaa_frames.simulate import simulate  # noqa: E402
+
+ALL = "(all)"
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    """A small box corpus with a careful, a sloppy, a missing and a mislabeling annotator,
+    its tables and its result (real engine)."""
+    profiles = {"ana": {"jitter": 0.02}, "ben": {"jitter": 0.12},
+                "cy": {"jitter": 0.02, "miss": 0.35}, "dev": {"jitter": 0.02, "confusion": 0.4}}
+    df = simulate(n_items=25, annotators=profiles, seed=4)
+    tables = pair_tables(df, n_chance=300, seed=0)
+    result = agreement_from_tables(tables, n_boot=40, seed=0)
+    return df, tables, result
+
+
+def by_gid(ax, gid):
+    return [a for a in ax.get_children() if a.get_gid() == gid]
+
+
+def texts(fig_or_ax, gid):
+    return [t.get_text() for t in fig_or_ax.findobj(matplotlib.text.Text) if t.get_gid() == gid]
+
+
+# ----------------------------------------------------------------------------- agreement
+
+
+def test_forest_whiskers_points_and_labels_hand_built():
+    ds = make_result()
+    fig = plot.agreement(ds)
+    assert len(fig.axes) == 4
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == [ALL, "car", "person", "bicycle"]  # (all), then by support
+    for ax, comp in zip(fig.axes, ["detection", "classification", "localization", "overall"]):
+        measure = str(ds["measure"].sel(component=comp).values)
+        assert ax.get_title() == f"{comp} ({ {'sigma': 'σ', 'alpha': 'α'}[measure] })"
+        assert ax.get_xlabel() == ds["agreement"].attrs["long_name"]
+        sub = ds.sel(component=comp, annotator=ALL, label=labels)
+        lo, hi = sub["ci_low"].values, sub["ci_high"].values
+        finite = np.isfinite(lo) & np.isfinite(hi)
+        (ci,) = by_gid(ax, "ci")
+        segs = np.array(ci.get_segments())
+        assert len(segs) == finite.sum()  # one whisker per label with a CI
+        np.testing.assert_allclose(segs[:, 0, 0], lo[finite])
+        np.testing.assert_allclose(segs[:, 1, 0], hi[finite])
+        np.testing.assert_allclose(segs[:, 0, 1], np.flatnonzero(finite))
+        (pts,) = by_gid(ax, "estimate")
+        value = sub["agreement"].values
+        np.testing.assert_allclose(pts.get_xdata(), value[np.isfinite(value)])
+        (chance,) = by_gid(ax, "chance")
+        assert list(chance.get_xdata()) == [0, 0]
+        raw = by_gid(ax, "raw_iou")
+        if comp == "localization":
+            np.testing.assert_allclose(raw[0].get_xdata(), sub["raw_iou"].values)
+        else:
+            assert raw == []
+    # the NaN cell (classification, bicycle) is written n/a, and has no whisker
+    assert texts(fig.axes[1], "undefined") == ["n/a"]
+    assert texts(fig.axes[0], "undefined") == []
+
+
+def test_forest_top_n_truncation_note():
+    ds = make_result(labels=[f"class_{i:04d}" for i in range(1200)])
+    fig = plot.agreement(ds, top=20, components=["localization"])
+    ax = fig.axes[0]
+    shown = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(shown) == 21 and shown[0] == ALL
+    support = ds["n_units"].sel(component="localization", annotator=ALL).to_series().drop(ALL)
+    expected = support.sort_values(ascending=False, kind="stable")
+    # ties broken by name
+    expected = sorted(support.index, key=lambda k: (-support[k], k))[:20]
+    assert shown[1:] == expected
+    (note,) = texts(fig, "note")
+    assert note.startswith("+ 1,180 more labels not shown (top 20 by support")
+    (ci,) = by_gid(ax, "ci")
+    assert len(ci.get_segments()) == 21
+
+
+def test_forest_without_cis_draws_no_whiskers(corpus):
+    _, tables, _ = corpus
+    res = agreement_from_tables(tables, n_boot=0)
+    fig = plot.agreement(res)
+    assert all(by_gid(ax, "ci") == [] for ax in fig.axes)
+    assert texts(fig, "note") == []  # three classes: nothing left out
+
+
+def test_forest_on_real_result(corpus):
+    _, _, res = corpus
+    fig = plot.agreement(res)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    for ax, comp in zip(fig.axes, res["component"].values):
+        sub = res.sel(component=comp, annotator=ALL, label=labels)
+        n_ci = int((np.isfinite(sub["ci_low"]) & np.isfinite(sub["ci_high"])).sum())
+        segs = np.array(by_gid(ax, "ci")[0].get_segments())
+        assert len(segs) == n_ci
+        np.testing.assert_allclose(segs[:, 0, 0], sub["ci_low"].values[:n_ci])
+        np.testing.assert_allclose(segs[:, 1, 0], sub["ci_high"].values[:n_ci])
+
+
+def test_forest_axes_argument_and_errors():
+    ds = make_result()
+    fig, axes = plt.subplots(1, 2)
+    out = plot.agreement(ds, components=["detection", "overall"], axes=axes)
+    assert out is fig
+    with pytest.raises(ParameterError, match="one per component"):
+        plot.agreement(ds, components=["detection"], axes=axes)
+    with pytest.raises(ParameterError, match="unknown component"):
+        plot.agreement(ds, components=["colour"])
+    with pytest.raises(ParameterError, match="unknown annotator"):
+        plot.agreement(ds, annotator="zoe")
+    with pytest.raises(ParameterError, match="top"):
+        plot.agreement(ds, top=0)
+    with pytest.raises(ParameterError, match="xarray.Dataset"):
+        plot.agreement(ds.to_dataframe())
+
+
+def test_forest_frame_is_what_is_drawn():
+    ds = make_result()
+    frame = plot.forest_frame(ds, top=2)
+    assert list(frame["label"].unique()) == [ALL, "car", "person"]
+    assert frame.attrs["n_hidden"] == 1
+    row = frame[(frame["component"] == "overall") & (frame["label"] == "car")].iloc[0]
+    assert row["agreement"] == float(ds["agreement"].sel(component="overall", label="car",
+                                                         annotator=ALL))
+
+
+# ---------------------------------------------------------------------- decomposition
+
+
+def test_decomposition_dots_and_whiskers():
+    ds = make_result()
+    ax = plot.decomposition(ds)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == [ALL, "car", "person", "bicycle"]
+    for comp in ("detection", "classification", "localization"):
+        sub = ds.sel(component=comp, annotator=ALL, label=labels)
+        value = sub["agreement"].values
+        (pts,) = by_gid(ax, f"estimate:{comp}")
+        np.testing.assert_allclose(pts.get_xdata(), value[np.isfinite(value)])
+        segs = np.array(by_gid(ax, f"ci:{comp}")[0].get_segments())
+        fin = np.isfinite(sub["ci_low"].values)
+        np.testing.assert_allclose(segs[:, 0, 0], sub["ci_low"].values[fin])
+        np.testing.assert_allclose(segs[:, 1, 0], sub["ci_high"].values[fin])
+    assert by_gid(ax, "estimate:overall") == []
+    assert [t.get_text() for t in ax.get_legend().get_texts()][1:] == [
+        "detection (σ)", "classification (α)", "localization (σ)"]
+    assert ax.get_xlabel() == "chance-corrected agreement"
+
+
+def test_decomposition_truncates_and_uses_given_ax():
+    ds = make_result(labels=[f"c{i}" for i in range(40)])
+    fig, ax = plt.subplots()
+    out = plot.decomposition(ds, top=5, ax=ax)
+    assert out is ax
+    assert len(ax.get_yticklabels()) == 6
+    assert texts(ax, "note") == ["+ 35 more labels not shown (top 5 by support "
+                                 "(localization n_units))"]
+
+
+# ------------------------------------------------------------------------- annotators
+
+
+def test_annotator_profiles_hand_built():
+    ds = make_result(annotators=[f"a{i}" for i in range(12)])
+    ax = plot.annotators(ds, top=4)
+    lines = [a for a in ax.get_lines() if str(a.get_gid()).startswith("profile:")]
+    assert len(lines) == 5  # everybody + 4 annotators
+    names = [ln.get_gid().split(":", 1)[1] for ln in lines]
+    assert names[0] == ALL
+    comps = ["detection", "classification", "localization"]
+    for ln, name in zip(lines, names):
+        expected = ds["agreement"].sel(component=comps, label=ALL, annotator=name).values
+        np.testing.assert_allclose(ln.get_ydata(), expected)
+        segs = np.array(by_gid(ax, f"ci:{name}")[0].get_segments())
+        np.testing.assert_allclose(segs[:, 0, 1], ds["ci_low"].sel(
+            component=comps, label=ALL, annotator=name).values)
+    assert ax.get_ylabel() == "chance-corrected agreement"
+    assert [t.get_text() for t in ax.get_xticklabels()] == [
+        "detection (σ)", "classification (α)", "localization (σ)"]
+    assert texts(ax, "note") == ["+ 8 more annotators not shown (top 4 by support "
+                                 "(localization n_units))"]
+
+
+def test_annotator_profiles_tell_failures_apart(corpus):
+    _, _, res = corpus
+    ax = plot.annotators(res)
+    profile = {ln.get_gid().split(":", 1)[1]: ln.get_ydata() for ln in ax.get_lines()
+               if str(ln.get_gid()).startswith("profile:")}
+    assert set(profile) == {ALL, "ana", "ben", "cy", "dev"}
+    # each failing annotator is the lowest on its own component
+    worst = {c: min(("ana", "ben", "cy", "dev"), key=lambda a: profile[a][k])
+             for k, c in enumerate(["detection", "classification", "localization"])}
+    assert worst == {"detection": "cy", "classification": "dev", "localization": "ben"}
+
+
+# --------------------------------------------------------------------------- pairwise
+
+
+def test_pairwise_heatmap_values_and_labels():
+    m = make_pairwise(annotators=("ana", "ben", "cy", "dev"))
+    ax = plot.pairwise(m)
+    cells = [t.get_text() for t in ax.texts if t.get_gid() != "note"]
+    values = m.values[~np.isnan(m.values)]
+    assert cells == [f"{v:.2f}" for v in values]  # the diagonal is empty
+    assert ax.get_xlabel() == "annotator_b" and ax.get_ylabel() == "annotator_a"
+    cbar = ax.collections[0].colorbar
+    assert cbar.ax.get_ylabel() == "chance-corrected agreement (σ)"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["ana", "ben", "cy", "dev"]
+    assert ax.get_title() == "localization: annotator x annotator"
+
+
+def test_pairwise_top_note_and_real_engine(corpus):
+    _, tables, _ = corpus
+    m = pairwise_from_tables(tables, component="classification")
+    ax = plot.pairwise(m, top=2)
+    assert len(ax.get_xticklabels()) == 2
+    assert texts(ax, "note") == ["+ 2 more annotators not shown (top 2 by support (n_units))"]
+    assert "(α)" in ax.collections[0].colorbar.ax.get_ylabel()
+    # from tables: the same matrix
+    ax2 = plot.pairwise(tables, component="classification")
+    frame = plot.pairwise_frame(m)
+    cells = [t.get_text() for t in ax2.texts if t.get_gid() != "note"]
+    assert cells == [f"{v:.2f}" for v in frame.to_numpy().ravel() if np.isfinite(v)]
+
+
+def test_pairwise_errors():
+    with pytest.raises(ParameterError, match="2-D"):
+        plot.pairwise(make_result()["agreement"])
+    with pytest.raises(ParameterError, match="unexpected keyword"):
+        plot.pairwise(make_pairwise(), n_chance=10)
+
+
+# ------------------------------------------------------------------------------ items
+
+
+def test_items_bars_and_counts(corpus):
+    _, tables, _ = corpus
+    table = item_table(tables)
+    ax = plot.items(table, top=5)
+    patches = [p for p in ax.patches if p.get_gid() == "item_bar"]
+    assert len(patches) == 5
+    np.testing.assert_allclose([p.get_width() for p in patches], table["sigma"].head(5))
+    assert [t.get_text() for t in ax.get_yticklabels()] == table["item"].head(5).tolist()
+    counts = texts(ax, "counts")
+    first = table.iloc[0]
+    assert counts[0] == (f"{first.n_unmatched} unmatched · {first.n_mislabeled} mislabeled · "
+                         f"{first.n_pairs} units")
+    assert texts(ax, "note") == [f"worst 5 of {len(table)} items shown"]
+    assert ax.get_xlabel() == "item agreement (1 - mean distance / chance mean)"
+
+
+def test_items_from_tables_and_errors(corpus):
+    _, tables, _ = corpus
+    ax = plot.items(tables, component="detection", top=3)
+    assert "detection" in ax.get_title()
+    with pytest.raises(ParameterError, match="unexpected keyword"):
+        plot.items(item_table(tables), n_chance=3)
+    with pytest.raises(ParameterError):
+        plot.items("nope")
+
+
+# ----------------------------------------------------------------------- distributions
+
+
+def test_distributions_annotations_match_engine(corpus):
+    _, tables, res = corpus
+    fig = plot.distributions(tables, component="localization", by="label", top=2)
+    assert len(fig.axes) == 6  # (all) + 2 classes, two panels each
+    titles = [ax.get_title() for ax in fig.axes[::2]]
+    summary = plot.sample_summary(plot.distance_samples(tables, by="label"))
+    assert titles == list(summary.index[:3])
+    for k, facet in enumerate(titles):
+        ax_d, ax_e = fig.axes[2 * k], fig.axes[2 * k + 1]
+        cell = res.sel(component="localization", label=facet, annotator=ALL)
+        (stat,) = texts(ax_d, "stat")
+        assert stat.startswith(f"σ = {float(cell['agreement']):.2f}\n")
+        assert f"{int(cell['n_units']):,} within" in stat
+        (ks_text,) = texts(ax_e, "stat")
+        sign = "+" if float(cell["ks_sign"]) > 0 else "−"
+        assert ks_text.startswith(f"KS = {sign}{float(cell['ks']):.2f}\n")
+        (gap,) = by_gid(ax_e, "ks_gap")
+        (seg,) = gap.get_segments()
+        np.testing.assert_allclose(abs(seg[1, 1] - seg[0, 1]), float(cell["ks"]))
+        assert ax_e.get_xlabel() == "distance of matched pairs (giou)"
+        assert ax_e.get_ylabel() == ("ECDF" if k == 0 else "")
+        assert {ln.get_gid() for ln in ax_e.get_lines()} == {"ecdf_within", "ecdf_between"}
+    (note,) = texts(fig, "note")
+    assert note == "+ 1 more label not shown (top 2 by number of within-item units)"
+
+
+@pytest.mark.parametrize("component", ["detection", "overall"])
+def test_distributions_set_components_by_annotator(corpus, component):
+    _, tables, res = corpus
+    fig = plot.distributions(tables, component=component, by="annotator", top=None,
+                             kind="kde")
+    assert len(fig.axes) == 10
+    for ax_d, ax_e in zip(fig.axes[::2], fig.axes[1::2]):
+        cell = res.sel(component=component, label=ALL, annotator=ax_d.get_title())
+        (stat,) = texts(ax_d, "stat")
+        assert stat.startswith(f"σ = {float(cell['agreement']):.2f}")
+    assert texts(fig, "note") == []
+
+
+def test_distributions_from_frame_and_errors(corpus):
+    df, _, _ = corpus
+    fig = plot.distributions(df, n_chance=100)
+    assert len(fig.axes) == 2
+    with pytest.raises(ParameterError, match="component"):
+        plot.distributions(df, component="classification")
+    with pytest.raises(ParameterError, match="by"):
+        plot.distance_samples(df, by="item")
+    with pytest.raises(ParameterError, match="kind"):
+        plot.distributions(df, kind="violin")
+    with pytest.raises(ParameterError, match="PairTables"):
+        plot.distributions([1, 2])
+
+
+def test_distance_samples_long_form(corpus):
+    _, tables, _ = corpus
+    s = plot.distance_samples(tables, component="detection", by="annotator")
+    assert list(s.columns) == ["facet", "sample", "distance"]
+    sw = tables.sets_within
+    # every pairing counts for each of its two annotators, and once for "(all)"
+    n_all = int((sw["label"] == -1).sum())
+    counts = s[s["sample"] == "within"].groupby("facet").size()
+    assert counts[ALL] == n_all
+    assert counts.drop(ALL).sum() == 2 * n_all
+    assert s.attrs["long_name"] == "detection distance (1 - F1)"
+
+
+# --------------------------------------------------------------------------- accessor
+
+
+def test_plot_accessor(corpus):
+    df, _, res = corpus
+    acc = PlotAccessor(df)
+    fig = acc.agreement(n_chance=100, n_boot=10, top=2)
+    assert len(fig.axes) == 4
+    assert isinstance(acc.decomposition(result=res), matplotlib.axes.Axes)
+    assert isinstance(acc.annotators(result=res, top=2), matplotlib.axes.Axes)
+    ax = acc.pairwise(component="detection", n_chance=100)
+    assert ax.get_title() == "detection: annotator x annotator"
+    assert len(acc.items(top=4, n_chance=100).get_yticklabels()) == 4
+    assert len(acc.distributions(n_chance=100).axes) == 2
+    table = accessor_items(df, n_chance=100, top=3)
+    assert isinstance(table, pd.DataFrame) and len(table) == 3
