@@ -177,9 +177,18 @@ class _Layout:
         n = len(label_cells)
         cell = label_cells[:, :, None] * self.n_groups + groups[:, None, :]
         valid = np.broadcast_to((label_cells >= 0)[:, :, None], cell.shape)
-        row = np.broadcast_to(np.arange(n)[:, None, None], cell.shape)
-        return sp.csr_matrix((np.ones(int(valid.sum())), (row[valid], cell[valid])),
-                             shape=(n, self.n_cells))
+        return _sparse_rows(cell.reshape(n, -1), valid.reshape(n, -1).astype(np.float64),
+                            self.n_cells)
+
+
+def _sparse_rows(columns, values, n_columns) -> sp.csr_matrix:
+    """Rows x columns matrix holding ``values[r, s]`` at ``columns[r, s]`` for every slot
+    ``s`` of row ``r`` whose value is not 0 (a row has no repeated column)."""
+    keep = values != 0
+    indptr = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(keep.sum(axis=1), out=indptr[1:])
+    return sp.csr_matrix((values[keep], columns[keep], indptr),
+                         shape=(len(values), n_columns))
 
 
 class _Rows(NamedTuple):
@@ -221,11 +230,26 @@ def _sets_rows(tables: PairTables, component: str):
     return within, between
 
 
-def _per_item(item, n_items, values, membership):
-    """``S[i, cell] = sum over the rows of item i in the cell of value``."""
-    rows = np.arange(len(item))
-    by_item = sp.csr_matrix((values, (item, rows)), shape=(n_items, len(item)))
-    return by_item @ membership
+def _by_item(item, n_items) -> sp.csr_matrix:
+    """Items x rows indicator (row r belongs to item ``item[r]``)."""
+    item = np.asarray(item, dtype=np.int64)
+    indptr = np.zeros(n_items + 1, dtype=np.int64)
+    np.cumsum(np.bincount(item, minlength=n_items), out=indptr[1:])
+    rows = np.argsort(item, kind="stable")
+    return sp.csr_matrix((np.ones(len(item)), rows, indptr), shape=(n_items, len(item)))
+
+
+def _per_item(item, n_items, quantities, membership) -> sp.csr_matrix:
+    """``S[i, q * n_cells + cell]`` = sum of quantity ``q`` over the rows of item ``i`` in
+    the cell (rows x cells ``membership``)."""
+    by_item = _by_item(item, n_items)
+    per_row = np.diff(membership.indptr)
+    parts = []
+    for q in quantities:  # a few quantities, each a sparse product over all rows
+        scaled = membership.copy()
+        scaled.data = scaled.data * np.repeat(q, per_row)
+        parts.append(by_item @ scaled)
+    return sp.hstack(parts).tocsr()
 
 
 # ---------------------------------------------------------------------- sigma cells
@@ -236,7 +260,8 @@ class _SigmaCells:
     """Within and chance distances of a sigma component, summed per cell.
 
     ``within`` columns: [count | distance | iou] per cell; ``between``: [count | distance].
-    ``*_members`` (CSC of rows x cells) list each cell's rows, for KS.
+    ``*_members`` (CSC of rows x cells, rows in order of distance) list each cell's
+    distances, sorted, for KS.
     """
 
     n_cells: int
@@ -254,15 +279,19 @@ class _SigmaCells:
         quantities = [np.ones(len(within.distance)), within.distance]
         if within.iou is not None:
             quantities.append(within.iou)
-        per_item = sp.hstack([_per_item(within.item_a, n_items, q, mw) for q in quantities])
         mb = layout.membership(between.label_cells,
                                layout.groups(between.annotator_a, between.annotator_b))
         per_row = sp.hstack([mb, sp.diags(between.distance) @ mb]).tocsr()
-        return cls(layout.n_cells, ItemSums(per_item.tocsr()),
+        # each cell's rows in order of distance, which makes the sorting inside the KS
+        # test and the chance quantile of every cell cheap
+        rank_w, rank_b = np.argsort(within.distance), np.argsort(between.distance)
+        return cls(layout.n_cells,
+                   ItemSums(_per_item(within.item_a, n_items, quantities, mw)),
                    PairSums(between.item_a.astype(np.int64), between.item_b.astype(np.int64),
                             per_row),
-                   np.asarray(within.distance, dtype=np.float64),
-                   np.asarray(between.distance, dtype=np.float64), mw.tocsc(), mb.tocsc())
+                   np.asarray(within.distance, dtype=np.float64)[rank_w],
+                   np.asarray(between.distance, dtype=np.float64)[rank_b],
+                   mw[rank_w].tocsc(), mb[rank_b].tocsc())
 
     def statistics(self, multiplicities=None):
         """(observed, expected, agreement) per cell; a leading replicate axis for a block
@@ -345,25 +374,29 @@ class _ClassificationCells:
         groups = layout.groups(annotator[i], annotator[j])
         weight = layout.coincidence_weight(size[cluster[i]])
         G, C = layout.n_groups, layout.n_labels
+        x, y = label[i][:, None], label[j][:, None]
+        same = x == y
         k = groups.shape[1]
-        # margins: each pair adds its weight to the categories of both values (per group)
-        margin = np.concatenate([(groups * C + label[i][:, None]).ravel(),
-                                 (groups * C + label[j][:, None]).ravel()])
-        pair_item, pair_weight = np.repeat(item[i], k), np.repeat(weight, k)
-        # off-diagonal coincidences: the same, for the pairs whose values differ
-        differ = np.tile(np.repeat(label[i] != label[j], k), 2)
-        columns = np.concatenate([margin, G * C + margin[differ]])
-        entries_item = np.concatenate([pair_item, pair_item,
-                                       np.tile(pair_item, 2)[differ]])
-        entries_value = np.concatenate([pair_weight, pair_weight,
-                                        np.tile(pair_weight, 2)[differ]])
-        within = ItemSums.from_entries(entries_item, columns,
-                                       entries_value, n_items=n_items, n_columns=2 * G * C)
+        # margins, per pair and group: the weight on both values' categories (one slot of
+        # twice the weight when they are equal)
+        margin = np.concatenate([groups * C + x, groups * C + y], axis=1)
+        share = np.concatenate([np.broadcast_to(1.0 + same, (len(i), k)),
+                                np.broadcast_to(~same, (len(i), k))], axis=1)
+        # off-diagonal mass, for the pairs whose values differ: the weight on both sides
+        differ = np.flatnonzero(~same[:, 0])
+        rows = sp.vstack([
+            _sparse_rows(margin, share * weight[:, None], 2 * G * C),
+            _sparse_rows(G * C + margin[differ],
+                         np.broadcast_to(weight[differ, None], (len(differ), 2 * k)),
+                         2 * G * C),
+        ]).tocsr()
+        within = ItemSums(_per_item(np.concatenate([item[i], item[i][differ]]), n_items,
+                                    [np.ones(rows.shape[0])], rows))
         if layout.pairwise:
             units_per_group = np.bincount(groups[:, 0], minlength=G).astype(np.float64)
         else:
-            members = pairable  # every member of a pairable cluster
-            units_per_group = np.bincount(1 + annotator[members], minlength=G).astype(float)
+            # every member of a pairable cluster: one unit for its annotator
+            units_per_group = np.bincount(1 + annotator[pairable], minlength=G).astype(float)
             units_per_group[0] = np.count_nonzero(size >= 2)
         return cls(layout, within, units_per_group)
 
@@ -398,11 +431,16 @@ class _ClassificationCells:
 class _PresenceCells:
     """Presence/absence coincidences of every cluster (and class unit), summed per item.
 
-    Columns: [n | n_present | o] per cell, from the closed forms of the rater pairs of a
-    unit with ``r`` raters of whom ``p`` drew a member (``q`` = whether A did)::
+    Columns: [n | n_present | o] per cell. A unit with ``r >= 2`` raters of whom ``p`` drew
+    a member contributes, in closed form over its rater pairs (weight ``1 / (r - 1)``)::
 
-        "(all)":  n = r, n_present = p,                      o = p (r - p) / (r - 1)
-        A:        n = 2, n_present = q + (p - q) / (r - 1),  o = (q (r - p) + (1 - q) p) / (r - 1)
+        "(all)":               n = r,  n_present = p,            o = p (r - p) / (r - 1)
+        A, drew nothing:       n = 2,  n_present = p / (r - 1),  o = p / (r - 1)
+        A, drew a member: the above plus   n_present += (r - 2) / (r - 1),
+                                           o += (r - 2 p) / (r - 1)
+
+    so the annotator cells are a per-(item, label cell) baseline given to every rater of
+    the item, plus one correction per member: no (unit x rater) expansion.
     """
 
     n_cells: int
@@ -410,19 +448,18 @@ class _PresenceCells:
 
     @classmethod
     def build(cls, layout: _Layout, n_items: int, units: pd.DataFrame, coverage: pd.DataFrame):
-        A, C, G = layout.n_annotators, max(layout.n_labels, 1), layout.n_groups
+        C, G, n_lc = max(layout.n_labels, 1), layout.n_groups, layout.n_labels + 1
         cluster, item = _col(units, "cluster"), _col(units, "item")
         annotator, label = _col(units, "annotator"), _col(units, "label")
         n_clusters = int(cluster.max()) + 1 if len(cluster) else 0
-        class_units, class_of = np.unique(cluster * C + label, return_inverse=True)
-        member_unit = np.concatenate([cluster, n_clusters + class_of])
-        n_units = n_clusters + len(class_units)
+        class_of, class_keys = pd.factorize(cluster * C + label)
+        unit = np.concatenate([cluster, n_clusters + class_of])  # unit of every member
+        member = np.concatenate([annotator, annotator])
+        n_units = n_clusters + len(class_keys)
         unit_item = np.zeros(n_units, dtype=np.int64)
-        unit_item[member_unit] = np.concatenate([item, item])
-        unit_label_cell = np.concatenate([np.zeros(n_clusters, np.int64), 1 + class_units % C])
-        p = np.bincount(member_unit, minlength=n_units).astype(np.float64)
-        drawn = np.unique(member_unit * A + np.concatenate([annotator, annotator]))
-
+        unit_item[unit] = np.concatenate([item, item])
+        unit_label_cell = np.concatenate([np.zeros(n_clusters, np.int64), 1 + class_keys % C])
+        p = np.bincount(unit, minlength=n_units).astype(np.float64)
         cov_item, cov_ann = _col(coverage, "item"), _col(coverage, "annotator")
         order = np.lexsort((cov_ann, cov_item))
         cov_item, cov_ann = cov_item[order], cov_ann[order]
@@ -430,33 +467,37 @@ class _PresenceCells:
         start = np.zeros(n_items, dtype=np.int64)
         np.cumsum(r_item[:-1], out=start[1:])
         r = r_item[unit_item].astype(np.float64)
-        units_ok = np.flatnonzero(r >= 2)  # a unit needs two raters to be pairable
+        ok = r >= 2  # a unit needs two raters to be pairable
 
-        # "(all)" annotator cell: one row per unit
-        cell_all = unit_label_cell[units_ok] * G
-        u = units_ok
-        all_values = (r[u], p[u], p[u] * (r[u] - p[u]) / (r[u] - 1))
-        # annotator cells: one row per (unit, rater)
-        ru = r_item[unit_item[units_ok]]
-        u = np.repeat(units_ok, ru)
-        first = np.zeros(len(units_ok), dtype=np.int64)
-        np.cumsum(ru[:-1], out=first[1:])
-        k = np.arange(len(u)) - np.repeat(first, ru)
-        rater = cov_ann[start[unit_item[u]] + k]
-        key = u * A + rater
-        pos = np.minimum(np.searchsorted(drawn, key), max(len(drawn) - 1, 0))
-        q = (drawn[pos] == key).astype(np.float64) if len(drawn) else np.zeros(len(key))
-        cell_ann = unit_label_cell[u] * G + 1 + rater
-        ann_values = (np.full(len(u), 2.0), q + (p[u] - q) / (r[u] - 1),
-                      (q * (r[u] - p[u]) + (1 - q) * p[u]) / (r[u] - 1))
+        # sums over the units of every (item, label cell)
+        group, keys = pd.factorize(unit_item[ok] * n_lc + unit_label_cell[ok])
+        g_item, g_cell = keys // n_lc, keys % n_lc * G
+        pu, ru = p[ok], r[ok]
+
+        def per_group(v):
+            return np.bincount(group, weights=v, minlength=len(keys))
+
+        everyone = (per_group(ru), per_group(pu), per_group(pu * (ru - pu) / (ru - 1)))
+        nothing = (per_group(np.full(len(pu), 2.0)), per_group(pu / (ru - 1)),
+                   per_group(pu / (ru - 1)))
+        # the baseline goes to every rater of the group's item
+        rg = r_item[g_item]
+        gi = np.repeat(np.arange(len(keys)), rg)
+        first = np.zeros(len(keys), dtype=np.int64)
+        np.cumsum(rg[:-1], out=first[1:])
+        rater = cov_ann[start[g_item[gi]] + np.arange(len(gi)) - first[gi]]
+        # one correction per member of a pairable unit
+        mu, ma = unit[ok[unit]], member[ok[unit]]
+        drew = (np.zeros(len(mu)), (r[mu] - 2) / (r[mu] - 1), (r[mu] - 2 * p[mu]) / (r[mu] - 1))
+
         n = layout.n_cells
-        cells = np.concatenate([cell_all, cell_ann])
-        entries_item = np.tile(np.concatenate([unit_item[units_ok], unit_item[u]]), 3)
-        columns = np.concatenate([block * n + cells for block in range(3)])
-        values = np.concatenate([np.concatenate([va, vb])
-                                 for va, vb in zip(all_values, ann_values)])
-        return cls(n, ItemSums.from_entries(entries_item, columns, values, n_items=n_items,
-                                            n_columns=3 * n))
+        cells = np.concatenate([g_cell, g_cell[gi] + 1 + rater, unit_label_cell[mu] * G + 1 + ma])
+        rows = np.concatenate([g_item, g_item[gi], unit_item[mu]])
+        columns = np.concatenate([q * n + cells for q in range(3)])
+        values = np.concatenate([np.concatenate([a, b[gi], c])
+                                 for a, b, c in zip(everyone, nothing, drew)])
+        return cls(n, ItemSums.from_entries(np.tile(rows, 3), columns, values,
+                                            n_items=n_items, n_columns=3 * n))
 
     def statistics(self, multiplicities=None):
         """(D_o, D_e, presence alpha) per cell."""
