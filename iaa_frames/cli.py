@@ -285,7 +285,7 @@ def _run_report(args, df, title):
                  n_chance=args.n_chance, n_boot=args.n_boot, seed=args.seed,
                  progress=args.progress, title=title, top=args.top)
     _status(args, f"wrote {out.parent} in {time.perf_counter() - start:.1f} s")
-    print(out)
+    print(out.resolve())
     return 0
 
 

@@ -1,0 +1,257 @@
+"""Tests for the command line (``python -m iaa_frames``): a successful run, every error
+path with its exit status and message, ``demo``, ``--help``; and the input readers."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from iaa_frames.cli import FORMATS, read_inputs
+from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.io import load_sample
+from iaa_frames.io.samples import sample_path
+from iaa_frames.simulate import simulate
+
+HAS_PYARROW = importlib.util.find_spec("pyarrow") is not None
+FAST = ["--n-boot", "0", "--n-chance", "100"]
+
+
+def run(*args, cwd=None):
+    env = dict(os.environ, MPLBACKEND="Agg")
+    return subprocess.run([sys.executable, "-m", "iaa_frames", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+
+
+class Done:
+    """The outcome of an in-process ``main(argv)``, shaped like a CompletedProcess."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def call(capsys, *args):
+    """``main(args)`` in-process (argparse exits through SystemExit)."""
+    from iaa_frames.cli import main
+
+    try:
+        status = main([str(a) for a in args])
+    except SystemExit as exc:
+        status = exc.code
+    out, err = capsys.readouterr()
+    return Done(status, out, err)
+
+
+def assert_one_line_error(proc, status, *fragments):
+    assert proc.returncode == status, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("iaa-frames: error:")]
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for f in fragments:
+        assert f in lines[0], lines[0]
+    assert proc.stdout == ""
+
+
+@pytest.fixture(scope="module")
+def boxes_csv(tmp_path_factory):
+    """A small tidy box corpus as CSV (coverage rows included)."""
+    df = simulate(n_items=12, annotators={"ana": "good", "ben": "sloppy", "cy": "misser"},
+                  seed=2)
+    path = tmp_path_factory.mktemp("cli") / "corpus.csv"
+    df.drop(columns="geometry").to_csv(path, index=False)
+    return path
+
+
+# --------------------------------------------------------------------------- success
+
+
+def test_report_from_csv(boxes_csv, tmp_path):
+    out = tmp_path / "out"
+    proc = run("report", boxes_csv, "--format", "csv", "--out", out, *FAST, "--seed", "3",
+               "--title", "CLI test", "--match-threshold", "0.6", "--distance", "iou")
+    assert proc.returncode == 0, proc.stderr
+    assert Path(proc.stdout.strip()) == (out / "report.html").resolve()
+    assert "reading 1 input(s) as csv" in proc.stderr and "wrote" in proc.stderr
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "CLI test" in html and "<svg" in html
+    for name in ("agreement.nc", "headline.csv", "items.csv"):
+        assert (out / name).is_file()
+    import xarray as xr
+
+    with xr.open_dataset(out / "agreement.nc") as res:
+        assert int(res.attrs["seed"]) == 3 and int(res.attrs["n_boot"]) == 0
+        assert float(res.attrs["match_threshold"]) == 0.6
+        assert res.attrs["distance"] == "iou"
+
+
+def test_demo(tmp_path):
+    start = time.perf_counter()
+    proc = run("demo", "--n-boot", "20", "-q", cwd=tmp_path)  # default --out
+    elapsed = time.perf_counter() - start
+    print(f"\niaa-frames demo (bundled sample, n_boot=20, incl. start-up): {elapsed:.1f} s")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # --quiet: only the path, on stdout
+    out = tmp_path / "iaa-frames-demo" / "report.html"
+    assert Path(proc.stdout.strip()) == out.resolve()  # printed absolute
+    html = out.read_text(encoding="utf-8")
+    assert "iaa_frames demo" in html
+    for annotator in ("ana", "ben", "chloe", "dev"):
+        assert annotator in html
+
+
+# ------------------------------------------------------------------------ user errors
+
+
+def test_missing_input(tmp_path):
+    proc = run("report", tmp_path / "nope.json", "--format", "coco", "--out", tmp_path / "o")
+    assert_one_line_error(proc, 1, "no such file or directory", "nope.json")
+    assert not (tmp_path / "o").exists()
+
+
+def test_unknown_format(boxes_csv, tmp_path):
+    proc = run("report", boxes_csv, "--format", "excel", "--out", tmp_path)
+    assert_one_line_error(proc, 2, "invalid choice: 'excel'", "--help")
+
+
+def test_invalid_export(tmp_path):
+    bad = tmp_path / "ana.json"
+    bad.write_text('{"images": [{"id": 1, "file_name": "a.jpg"')
+    proc = run("report", bad, "--format", "coco", "--out", tmp_path / "o")
+    assert_one_line_error(proc, 1, "ana.json", "truncated")
+
+
+def test_csv_without_required_columns(tmp_path):
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"image": ["a"], "who": ["x"]}).to_csv(bad, index=False)
+    proc = run("report", bad, "--format", "csv", "--out", tmp_path / "o")
+    assert_one_line_error(proc, 1)
+
+
+def test_csv_with_bad_geometry(tmp_path):
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"item": ["a"], "annotator": ["x"], "label": ["car"],
+                  "geometry": ["POLYGON ((0 0, 1"]}).to_csv(bad, index=False)
+    proc = run("report", bad, "--format", "csv", "--out", tmp_path / "o")
+    assert_one_line_error(proc, 1, "geometry column is not WKT")
+
+
+def test_bad_option_value(boxes_csv, tmp_path):
+    proc = run("report", boxes_csv, "--format", "csv", "--out", tmp_path,
+               "--match-threshold", "2")
+    assert_one_line_error(proc, 2, "--match-threshold", "not a number in [0, 1]")
+
+
+@pytest.mark.parametrize("option, value", [("--match-threshold", "abc"),
+                                           ("--n-boot", "-1"), ("--n-chance", "0"),
+                                           ("--seed", "1.5"), ("--top", "0"),
+                                           ("--distance", "manhattan")])
+def test_bad_option_values_in_process(capsys, boxes_csv, tmp_path, option, value):
+    done = call(capsys, "report", boxes_csv, "--format", "csv", "--out", tmp_path,
+                option, value)
+    assert_one_line_error(done, 2, option)
+
+
+def test_missing_arguments(capsys, tmp_path):
+    assert_one_line_error(run(), 2, "COMMAND")
+    assert_one_line_error(call(capsys, "report", "--format", "csv", "--out", tmp_path), 2,
+                          "INPUT")
+    assert_one_line_error(call(capsys, "report", "x.csv", "--out", tmp_path), 2, "--format")
+
+
+def test_output_path_is_a_file(boxes_csv, tmp_path):
+    target = tmp_path / "taken"
+    target.write_text("x")
+    proc = run("report", boxes_csv, "--format", "csv", "--out", target, *FAST)
+    assert_one_line_error(proc, 1, "taken")
+
+
+@pytest.mark.skipif(HAS_PYARROW, reason="pyarrow is installed")
+def test_parquet_without_pyarrow(boxes_csv, tmp_path):
+    proc = run("report", boxes_csv, "--format", "parquet", "--out", tmp_path)
+    assert_one_line_error(proc, 1, "pyarrow")
+
+
+def test_help_is_complete(capsys):
+    top = run("--help")
+    assert top.returncode == 0
+    assert "examples:" in top.stdout and "iaa-frames demo" in top.stdout
+    rep = call(capsys, "report", "--help")
+    assert rep.returncode == 0
+    for word in (*FORMATS, "--distance", "--match-threshold", "--n-boot", "--n-chance",
+                 "--seed", "--out", "--title", "--top", "--classes", "--image-sizes",
+                 "--quiet", "--progress", "examples:"):
+        assert word in rep.stdout, word
+    demo = call(capsys, "demo", "--help")
+    assert demo.returncode == 0 and "--out" in demo.stdout
+    version = call(capsys, "--version")
+    assert version.returncode == 0 and version.stdout.startswith("iaa-frames ")
+
+
+# -------------------------------------------------------------------------- reading
+
+
+def _canonical(df):
+    cols = ["annotator", "label", "x0", "y0", "x1", "y1"]
+    out = df[df["label"].notna()][cols].copy()
+    out["item"] = [Path(str(i)).stem for i in df.loc[out.index, "item"]]
+    out["annotator"] = out["annotator"].str.split("@").str[0]
+    return out.round(1).sort_values(["item", "annotator", "x0", "y0"]).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("fmt", ["coco", "cvat", "labelstudio", "voc", "darwin"])
+def test_read_inputs_matches_the_readers(fmt):
+    path = sample_path(fmt)
+    if fmt in ("coco", "cvat"):
+        inputs = sorted(path.glob("*.json" if fmt == "coco" else "*.xml"))
+    elif fmt in ("voc", "darwin"):
+        inputs = sorted(p for p in path.iterdir() if p.is_dir())  # one directory each
+    else:
+        inputs = [path]
+    df = read_inputs(inputs, fmt)
+    ref = load_sample(fmt)
+    assert len(df) == len(ref)
+    pd.testing.assert_frame_equal(_canonical(df), _canonical(ref))
+
+
+def test_read_inputs_yolo_options():
+    path = sample_path("yolo")
+    df = read_inputs([path], "yolo", classes=path / "classes.txt",
+                     image_sizes=path / "image_sizes.csv")
+    pd.testing.assert_frame_equal(_canonical(df), _canonical(load_sample("yolo")))
+    with pytest.raises(ParameterError, match="yolo only"):
+        read_inputs([path], "voc", classes=path / "classes.txt")
+
+
+def test_read_inputs_csv_with_wkt_and_several_files(tmp_path):
+    corpus = pd.read_csv(sample_path("coco").parent / "corpus.csv")
+    half = corpus["annotator"].isin(["ana", "ben"])
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    corpus[half].to_csv(a, index=False)
+    corpus[~half].to_csv(b, index=False)
+    df = read_inputs([a, b], "csv")
+    assert len(df) == len(corpus)
+    assert df["object_id"].is_unique
+    polygons = df["geometry"].notna()
+    assert polygons.sum() == corpus["geometry"].notna().sum()
+    assert {g.geom_type for g in df.loc[polygons, "geometry"]} <= {"Polygon", "MultiPolygon"}
+    bounds = np.array([g.bounds for g in df.loc[polygons, "geometry"]])
+    np.testing.assert_allclose(df.loc[polygons, ["x0", "y0", "x1", "y1"]].to_numpy(), bounds)
+    pd.testing.assert_frame_equal(_canonical(df), _canonical(corpus))
+
+
+def test_read_inputs_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_inputs([tmp_path / "missing.csv"], "csv")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ReaderError, match="not a readable CSV"):
+        read_inputs([empty], "csv")
+    with pytest.raises(ParameterError, match="unknown format"):
+        read_inputs([empty], "excel")
