@@ -100,7 +100,7 @@ NO_VARIATION = 1e-12
 CI_LEVEL = 0.95
 
 _SIGMA = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
-_PROGRESS_MIN_WORK = 300_000_000  # (replicate x stored entry) products before a bar shows
+_PROGRESS_MIN_WORK = 10_000_000_000  # (replicate x stored entry) products: about 5 s or more
 
 
 # ------------------------------------------------------------------------- formulas
@@ -177,8 +177,9 @@ class _Layout:
         n = len(label_cells)
         cell = label_cells[:, :, None] * self.n_groups + groups[:, None, :]
         valid = np.broadcast_to((label_cells >= 0)[:, :, None], cell.shape)
-        return _sparse_rows(cell.reshape(n, -1), valid.reshape(n, -1).astype(np.float64),
-                            self.n_cells)
+        slots = cell.shape[1] * cell.shape[2]
+        return _sparse_rows(cell.reshape(n, slots),
+                            valid.reshape(n, slots).astype(np.float64), self.n_cells)
 
 
 def _sparse_rows(columns, values, n_columns) -> sp.csr_matrix:
@@ -565,6 +566,11 @@ def _name_order(names) -> np.ndarray:
     return np.r_[0, 1 + by_name].astype(np.int64)
 
 
+def _names(names, order) -> list[str]:
+    """Coordinate values of an axis ordered by :func:`_name_order`."""
+    return [ALL] + [str(v) for v in np.asarray(names, dtype=object)[order[1:] - 1]]
+
+
 def _version() -> str:
     import iaa_frames  # the package is fully imported by the time this runs
 
@@ -661,13 +667,12 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = 0, seed: int = 0,
     labels, annotators = _name_order(corpus.labels), _name_order(corpus.annotators)
     grid = (len(COMPONENTS), layout.n_labels + 1, layout.n_groups)
     values = {k: v.reshape(grid)[:, labels][:, :, annotators] for k, v in out.items()}
-    names = lambda x, order: [ALL] + [str(v) for v in np.asarray(x, dtype=object)[order[1:] - 1]]  # noqa: E731
     attrs = {"title": "iaa_frames agreement", **tables.params, "n_boot": int(n_boot),
              "bootstrap_seed": int(seed), "ci_level": CI_LEVEL,
              "min_within_units": MIN_WITHIN_UNITS, "min_chance_units": MIN_CHANCE_UNITS,
              "min_alpha_units": MIN_ALPHA_UNITS, "iaa_frames_version": _version()}
-    return build_dataset(values, labels=names(corpus.labels, labels),
-                         annotators=names(corpus.annotators, annotators), attrs=attrs)
+    return build_dataset(values, labels=_names(corpus.labels, labels),
+                         annotators=_names(corpus.annotators, annotators), attrs=attrs)
 
 
 def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,

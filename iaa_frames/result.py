@@ -111,6 +111,8 @@ VARIABLES = {
     ),
 }
 
+NO_VARIATION_NOTE = "no variation: expected disagreement is 0"
+
 NOTE_DESCRIPTION = (
     "Why `agreement` is NaN in this cell: '' when it is defined; 'too few within units "
     "(n=k)' when the cell has fewer within units than the minimum (Dataset attrs "
@@ -141,15 +143,21 @@ def notes(*, n_units, n_chance, expected, min_units, min_chance,
 
     Examples
     --------
-    >>> notes(n_units=np.array([1.0, 5, 5, 5]), n_chance=np.array([100.0, 3, 100, np.nan]),
-    ...       expected=np.array([0.5, 0.5, 0.0, 0.2]), min_units=2, min_chance=30).tolist()
-    ['too few within units (n=1)', 'too few chance units (n=3)', 'no variation: expected disagreement is 0', '']
+    >>> out = notes(n_units=np.array([1.0, 5, 5, 5]),
+    ...             n_chance=np.array([100.0, 3, 100, np.nan]),
+    ...             expected=np.array([0.5, 0.5, 0.0, 0.2]), min_units=2, min_chance=30)
+    >>> for reason in out:
+    ...     print(repr(reason))
+    'too few within units (n=1)'
+    'too few chance units (n=3)'
+    'no variation: expected disagreement is 0'
+    ''
     """
     n_units = np.nan_to_num(np.asarray(n_units, dtype=np.float64)).astype(np.int64)
     chance = np.asarray(n_chance, dtype=np.float64)
     count_chance = np.nan_to_num(chance).astype(np.int64)
     out = np.full(n_units.shape, "", dtype=object)
-    out = np.where(~(np.asarray(expected) > min_expected), "no variation: expected disagreement is 0", out)
+    out = np.where(~(np.asarray(expected) > min_expected), NO_VARIATION_NOTE, out)
     out = np.where(~np.isnan(chance) & (count_chance < min_chance),
                    _counted("too few chance units", count_chance), out)
     out = np.where(n_units < min_units, _counted("too few within units", n_units), out)

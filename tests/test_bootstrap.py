@@ -102,8 +102,8 @@ def test_sigma_intervals_equal_weighted_primitives(corpus):
     assert ci(ds, "localization") == pytest.approx(percentile_ci(reps))
     # an annotator's detection cell: the pairings that involve it
     bob = int(np.flatnonzero(tables.corpus.annotators == "bob")[0])
-    w = tables.sets_within.query("label == -1 and (annotator_a == @bob or annotator_b == @bob)")
-    b = tables.sets_between.query("label == -1 and (annotator_a == @bob or annotator_b == @bob)")
+    w, b = (t[(t["label"] == -1) & ((t["annotator_a"] == bob) | (t["annotator_b"] == bob))]
+            for t in (tables.sets_within, tables.sets_between))
     reps = sigma(w["detection"], b["detection"], within_weights=k[:, w["item"]],
                  between_weights=k[:, b["item_a"]] * k[:, b["item_b"]])
     assert ci(ds, "detection", ALL, "bob") == pytest.approx(percentile_ci(reps))

@@ -72,7 +72,8 @@ def test_variables_nan_where_they_do_not_apply(ds):
     everything = ds.sel(label=ALL, annotator=ALL)
     assert np.isfinite(everything["raw_iou"].sel(component="localization"))
     assert np.isfinite(everything["presence_alpha"].sel(component="detection"))
-    assert np.isfinite(everything["ks"].sel(component=["detection", "localization", "overall"])).all()
+    sigma_components = ["detection", "localization", "overall"]
+    assert np.isfinite(everything["ks"].sel(component=sigma_components)).all()
     assert np.isfinite(everything["ci_low"]).all()
 
 
