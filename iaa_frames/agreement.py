@@ -595,6 +595,33 @@ def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> n
     return reps
 
 
+def _point_estimates(parts: dict, n_cells: int) -> dict:
+    """Every variable of every cell (NaN where not computed yet), with the notes."""
+    out = {name: np.full((len(COMPONENTS), n_cells), np.nan) for name in VARIABLES}
+    for c, name in enumerate(COMPONENTS):
+        out["observed"][c], out["expected"][c], out["agreement"][c] = parts[name].statistics()
+        out["n_units"][c], out["n_chance"][c] = parts[name].counts()
+    sigma = np.isin(COMPONENTS, _SIGMA)
+    min_units = np.where(sigma, MIN_WITHIN_UNITS, MIN_ALPHA_UNITS)[:, None]
+    out["note"] = notes(n_units=out["n_units"], n_chance=out["n_chance"],
+                        expected=out["expected"], min_units=min_units,
+                        min_chance=MIN_CHANCE_UNITS, min_expected=NO_VARIATION)
+    return out
+
+
+def _tests(parts: dict, out: dict) -> dict:
+    """KS and fraction below chance of the sigma cells with enough units."""
+    tested = {var: out[var].copy() for var in ("ks", "ks_sign", "ks_pvalue",
+                                               "frac_below_chance")}
+    enough = (out["n_units"] >= MIN_WITHIN_UNITS) & (out["n_chance"] >= MIN_CHANCE_UNITS)
+    for c, name in enumerate(COMPONENTS):
+        if name in _SIGMA:  # three components, each over all its cells
+            values = parts[name].tests(np.flatnonzero(enough[c]))
+            for v, var in enumerate(tested):
+                tested[var][c] = values[v]
+    return tested
+
+
 def agreement_from_tables(tables: PairTables, *, n_boot: int = 0, seed: int = 0,
                           progress: bool | None = None):
     """The agreement Dataset from already computed pair tables.
@@ -636,25 +663,10 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = 0, seed: int = 0,
     layout = _Layout(len(corpus.labels), len(corpus.annotators))
     n_items = len(corpus.items)
     parts = {c: _component_cells(tables, layout, c) for c in COMPONENTS}
-    shape = (len(COMPONENTS), layout.n_cells)
-    out = {name: np.full(shape, np.nan) for name in VARIABLES}
-    for c, name in enumerate(COMPONENTS):
-        observed, expected, value = parts[name].statistics()
-        out["observed"][c], out["expected"][c], out["agreement"][c] = observed, expected, value
-        out["n_units"][c], out["n_chance"][c] = parts[name].counts()
-    sigma = np.isin(COMPONENTS, _SIGMA)
-    min_units = np.where(sigma, MIN_WITHIN_UNITS, MIN_ALPHA_UNITS)[:, None]
-    note = notes(n_units=out["n_units"], n_chance=out["n_chance"], expected=out["expected"],
-                 min_units=min_units, min_chance=MIN_CHANCE_UNITS,
-                 min_expected=NO_VARIATION)
-    defined = note == ""
+    out = _point_estimates(parts, layout.n_cells)
+    defined = out["note"] == ""
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
-    testable = (out["n_units"] >= MIN_WITHIN_UNITS) & (out["n_chance"] >= MIN_CHANCE_UNITS)
-    for c, name in enumerate(COMPONENTS):
-        if name in _SIGMA:
-            tests = parts[name].tests(np.flatnonzero(testable[c]))
-            for v, var in enumerate(("ks", "ks_sign", "ks_pvalue", "frac_below_chance")):
-                out[var][c] = tests[v]
+    out.update(_tests(parts, out))
     out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
     presence = _PresenceCells.build(layout, n_items, tables.units, tables.coverage)
     out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
@@ -662,7 +674,6 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = 0, seed: int = 0,
         reps = _bootstrap(parts, n_items, n_boot, seed, progress)
         low, high = percentile_ci(reps, level=CI_LEVEL)
         out["ci_low"], out["ci_high"] = (np.where(defined, v, np.nan) for v in (low, high))
-    out["note"] = note
 
     labels, annotators = _name_order(corpus.labels), _name_order(corpus.annotators)
     grid = (len(COMPONENTS), layout.n_labels + 1, layout.n_groups)
