@@ -45,6 +45,8 @@ _METHODS = {
     "within()": "within-item matched pairs",
     "between()": "between-item (chance) matched pairs",
     "tables()": "every pair table (PairTables)",
+    "items()": "per-item drilldown table, worst item first",
+    "plot": "figures: df.iaa.plot.<name>(...)",
 }
 
 
@@ -239,3 +241,40 @@ class IAAAccessor:
         """
         return pair_tables(self._df, distance=distance, match_threshold=match_threshold,
                            n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+
+    def items(self, *, component: str = "localization", top: int | None = None,
+              distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+              n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
+              progress: bool | None = None) -> pd.DataFrame:
+        """Per-item drilldown table, worst item first: :func:`iaa_frames.items.items`.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> len(simulate(n_items=6, seed=0).iaa.items(n_chance=50, top=2))
+        2
+        """
+        from .items import items  # imported on use: the accessor stays cheap
+
+        return items(self._df, component=component, top=top, distance=distance,
+                     match_threshold=match_threshold, n_chance=n_chance, seed=seed,
+                     progress=progress)
+
+    @property
+    def plot(self):
+        """Figures of this frame, ``df.iaa.plot.<name>(...)``: a
+        :class:`iaa_frames.plot._accessor.PlotAccessor` (matplotlib is imported on use).
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> type(simulate(n_items=2, seed=0).iaa.plot).__name__
+        'PlotAccessor'
+        """
+        from .plot._accessor import PlotAccessor
+
+        return PlotAccessor(self._df)

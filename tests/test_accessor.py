@@ -66,6 +66,16 @@ def test_table_methods_equal_functions(df, method, function):
     pd.testing.assert_frame_equal(getattr(df.iaa, method)(**PARAMS), function(df, **PARAMS))
 
 
+def test_items_and_plot_are_reachable(df):
+    from iaa_frames.items import items
+    from iaa_frames.plot._accessor import PlotAccessor
+
+    pd.testing.assert_frame_equal(df.iaa.items(component="detection", top=3, **PARAMS),
+                                  items(df, component="detection", top=3, **PARAMS))
+    plot = df.iaa.plot
+    assert isinstance(plot, PlotAccessor) and plot._df is df
+
+
 def test_tables_equal_pair_tables(df):
     got, ref = df.iaa.tables(**PARAMS), pair_tables(df, **PARAMS)
     assert got.params == ref.params
