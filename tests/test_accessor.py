@@ -12,7 +12,14 @@ import pytest
 import xarray as xr
 
 import iaa_frames.accessor  # noqa: F401  registers df.iaa
-from iaa_frames import agreement as agreement_module
+from iaa_frames.agreement import (
+    agreement,
+    agreement_from_tables,
+    component_alpha,
+    component_ks,
+    component_sigma,
+    pairwise,
+)
 from iaa_frames.accessor import IAAAccessor
 from iaa_frames.errors import ParameterError
 from iaa_frames.pairs import between, pair_tables, within
@@ -29,16 +36,16 @@ def df():
 
 def test_agreement_equals_function(df):
     xr.testing.assert_identical(df.iaa.agreement(n_boot=10, **PARAMS),
-                                agreement_module.agreement(df, n_boot=10, **PARAMS))
+                                agreement(df, n_boot=10, **PARAMS))
 
 
 @pytest.mark.parametrize("method, function, kwargs", [
-    ("sigma", agreement_module.component_sigma, {}),
-    ("sigma", agreement_module.component_sigma, {"component": "detection"}),
-    ("ks", agreement_module.component_ks, {}),
-    ("alpha", agreement_module.component_alpha, {}),
-    ("alpha", agreement_module.component_alpha, {"component": "detection"}),
-    ("pairwise", agreement_module.pairwise, {"component": "classification"}),
+    ("sigma", component_sigma, {}),
+    ("sigma", component_sigma, {"component": "detection"}),
+    ("ks", component_ks, {}),
+    ("alpha", component_alpha, {}),
+    ("alpha", component_alpha, {"component": "detection"}),
+    ("pairwise", pairwise, {"component": "classification"}),
 ])
 def test_dataarray_methods_equal_functions(df, method, function, kwargs):
     got = getattr(df.iaa, method)(**kwargs, **PARAMS)
@@ -82,7 +89,7 @@ def test_tables_equal_pair_tables(df):
     for name in ("localization_within", "localization_between", "sets_within", "sets_between",
                  "units", "coverage"):
         pd.testing.assert_frame_equal(getattr(got, name), getattr(ref, name))
-    xr.testing.assert_identical(agreement_module.agreement_from_tables(got, seed=3),
+    xr.testing.assert_identical(agreement_from_tables(got, seed=3),
                                 df.iaa.agreement(**PARAMS))
 
 
