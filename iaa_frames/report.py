@@ -20,6 +20,7 @@ import io
 import math
 import re
 import time
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -27,7 +28,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .errors import ParameterError
+from .errors import IAAWarning, ParameterError
 from .frame import ALL
 from .pairs import DEFAULT_N_CHANCE, pair_tables
 
@@ -50,11 +51,11 @@ _MEANING = {
     "localization": "drawing matched objects in the same place",
     "overall": "the annotations as a whole",
 }
-_ANNOTATOR_GAP = {
-    "detection": "finds different objects than the others (misses objects or adds extra ones)",
-    "classification": "labels the objects everybody found differently (class confusion)",
-    "localization": "draws the objects everybody found less precisely (loose or shifted shapes)",
-    "overall": "differs from the others on the annotation as a whole",
+_ANNOTATOR_GAP = {  # verb phrases in the base form ("they find", "this annotator finds")
+    "detection": "find different objects than the others (miss objects or add extra ones)",
+    "classification": "label the objects everybody found differently (class confusion)",
+    "localization": "draw the objects everybody found less precisely (loose or shifted shapes)",
+    "overall": "differ from the others on the annotation as a whole",
 }
 
 
@@ -85,6 +86,13 @@ def _value(result, component, label=ALL, annotator=ALL, var="agreement"):
     if var not in result or component not in result["component"].values:
         return float("nan")
     return float(result[var].sel(component=component, label=label, annotator=annotator))
+
+
+def _note(result, component, label=ALL, annotator=ALL) -> str:
+    if "note" not in result:
+        return ""
+    return str(result["note"].sel(component=component, label=label,
+                                  annotator=annotator).values).strip()
 
 
 def _fmt(x, digits=2):
@@ -135,7 +143,8 @@ def reading(result, *, max_labels: int = 8) -> list[str]:
     "moderate" between, "below chance" under 0. The pooled figures are matched against
     the diagnosis table; then the classes and annotators that stand out are named, σ and
     KS are compared (a high KS with a lower σ means a minority of items concentrates the
-    disagreement), and raw IoU is set beside localization σ.
+    disagreement), raw IoU is set beside localization σ, and undefined figures are
+    explained with their ``note``.
 
     Parameters
     ----------
@@ -180,15 +189,21 @@ def reading(result, *, max_labels: int = 8) -> list[str]:
         if math.isfinite(lo) and math.isfinite(hi) and lo <= 0 <= hi:
             out.append(f"The confidence interval of {c} [{_fmt(lo)}, {_fmt(hi)}] includes "
                        "0: it cannot be told apart from chance.")
+    for c in _TRIAD:
+        if lv[c] == "undefined":
+            why = _note(result, c)
+            out.append(f"{c.capitalize()} is undefined (NaN, not 0 or 1 by fiat)"
+                       + (f": {why}." if why else "."))
     raw = _value(result, "localization", var="raw_iou")
-    if math.isfinite(raw):
+    if math.isfinite(raw) and math.isfinite(_value(result, "localization")):
         out.append(f"The raw mean IoU of matched pairs is {_fmt(raw)}, the figure annotation "
                    f"tools show; corrected for chance, localization σ is "
                    f"{_fmt(_value(result, 'localization'))}.")
     for c in ("localization", "detection"):
         k = _value(result, c, var="ks") * _value(result, c, var="ks_sign")
         s = _value(result, c)
-        if math.isfinite(k) and math.isfinite(s) and k - s > 0.25:
+        p = _value(result, c, var="ks_pvalue")
+        if math.isfinite(k) and math.isfinite(s) and k - s > 0.25 and p < 0.05:
             out.append(f"For {c}, KS ({_fmt(k)}) is well above σ ({_fmt(s)}): most pairs "
                        "agree and a minority of items concentrates the disagreement; the "
                        "hardest items below show which.")
@@ -249,9 +264,14 @@ def _annotator_sentences(result, limit):
                        if _clearly_below(result, c, a, pooled))
         if worse:
             who = _listing([f"{a} ({_fmt(v)})" for v, a in worse], limit)
-            subject = "this annotator" if len(worse) == 1 else "they"
+            phrase = _ANNOTATOR_GAP[c]
+            if len(worse) == 1:
+                verb, rest = phrase.split(" ", 1)
+                subject, phrase = "this annotator", f"{verb}s {rest}"
+            else:
+                subject = "they"
             out.append(f"On {c}, {who} {'is' if len(worse) == 1 else 'are'} clearly below "
-                       f"everybody ({_fmt(pooled)}): {subject} {_ANNOTATOR_GAP[c]}.")
+                       f"everybody ({_fmt(pooled)}): {subject} {phrase}.")
     return out
 
 
@@ -374,8 +394,6 @@ def _summary_table(result, dim, top):
     wide = _by(result, dim).reindex(shown)
     out = pd.DataFrame(index=wide.index)
     for c in [str(c) for c in result["component"].values]:
-        if c not in [str(x) for x in result["component"].values]:
-            continue
         v, lo, hi = (wide.get(f"{c}_{k}", pd.Series(np.nan, index=wide.index))
                      for k in ("agreement", "ci_low", "ci_high"))
         out[_name(result, c)] = [_cell_text(float(a), float(b), float(d))
@@ -419,6 +437,9 @@ def _figures(tables, result, pw, item_table, top):
         try:
             fig = make()
         except Exception as exc:  # a figure must not sink the report; say what failed
+            plt.close("all")
+            warnings.warn(f"the figure {title!r} could not be drawn: "
+                          f"{type(exc).__name__}: {exc}", IAAWarning, stacklevel=3)
             figs.append((key, title, f'<p class="warn">This figure could not be drawn: '
                                      f"{html.escape(type(exc).__name__)}: "
                                      f"{html.escape(str(exc))}</p>", caption))

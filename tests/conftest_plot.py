@@ -80,7 +80,7 @@ def make_result(labels=("car", "person", "bicycle"), annotators=("ana", "ben", "
         attrs={"distance": "giou", "match_threshold": 0.5, "seed": 0, "n_boot": 200,
                "normalization": "image size", "version": "0+test"},
     )
-    ds["note"] = (dims, note.astype(str), {"long_name": "note", "description": "why NaN"})
+    ds["note"] = (dims, note, {"long_name": "note", "description": "why NaN"})
     return ds
 
 

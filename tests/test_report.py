@@ -162,10 +162,13 @@ def test_files_round_trip(sample_report):
 
 
 def test_report_rewrites_into_existing_directory(tmp_path):
-    df = simulate(n_items=6, seed=0)
-    first = report(df, tmp_path, n_boot=0, n_chance=50)
-    second = report(df, tmp_path, n_boot=0, n_chance=50, title="again")
-    assert first == second and "again" in second.read_text(encoding="utf-8")
+    out = tmp_path / "nested" / "dir"
+    out.mkdir(parents=True)
+    (out / "report.html").write_text("stale")
+    path = report(simulate(n_items=6, seed=0), out, n_boot=0, n_chance=50, title="again")
+    assert path == out / "report.html"
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "again" in text
 
 
 def test_report_errors(tmp_path):
@@ -233,8 +236,14 @@ def test_reading_names_classes_and_annotators():
     text = " ".join(reading(ds))
     assert "Class car: annotators find and draw the same objects but label them" in text
     assert "On localization, ben (0.40) is clearly below everybody (0.90)" in text
-    assert "draws the objects everybody found less precisely" in text
+    assert "this annotator draws the objects everybody found less precisely" in text
     assert "person" not in text
+    # two annotators below: plural
+    ds["agreement"].loc[dict(component="classification", label=ALL, annotator="ana")] = 0.5
+    ds["agreement"].loc[dict(component="classification", label=ALL, annotator="chloe")] = 0.4
+    text = " ".join(reading(ds))
+    assert ("On classification, chloe (0.40), ana (0.50) are clearly below everybody "
+            "(0.90): they label the objects everybody found differently") in text
 
 
 def test_reading_flags_ks_above_sigma_and_ci_through_zero():
@@ -256,3 +265,14 @@ def test_tables_of_a_result():
     assert lab.loc["car", "overall_agreement"] == float(
         ds["agreement"].sel(component="overall", label="car", annotator=ALL))
     assert by_annotator(ds).index.tolist() == [ALL, "ana", "ben", "chloe"]
+
+
+def test_reading_explains_undefined_figures():
+    ds = _with((0.9, 0.9, np.nan))
+    ds["note"].loc[dict(component="localization", label=ALL, annotator=ALL)] = \
+        "too few chance units (n=3)"
+    text = " ".join(reading(ds))
+    assert "localization σ = n/a (undefined" in text
+    assert "Localization is undefined (NaN, not 0 or 1 by fiat): too few chance units (n=3)." \
+        in text
+    assert "raw mean IoU" not in text  # nothing to contrast it with
