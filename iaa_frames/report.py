@@ -219,20 +219,28 @@ def _listing(names, limit):
 
 
 def _label_sentences(result, limit):
-    labels = [str(v) for v in result["label"].values if str(v) != ALL]
+    """Classes grouped by diagnosis, most supported first."""
+    from .plot._style import top_by_support
+
+    labels, _ = top_by_support(result, "label", None, keep_all=False)
     if not labels:
         return []
-    levels = {lab: tuple(level(_value(result, c, label=lab)) for c in _TRIAD) for lab in labels}
+    comps = [c for c in _TRIAD if c in result["component"].values]
+    values = result["agreement"].sel(component=comps, label=labels, annotator=ALL).values
     groups: dict[str, list] = {}
-    for lab, (d, c, loc) in levels.items():
-        text = _diagnose(d, c, loc)
+    undefined = []
+    for k, lab in enumerate(labels):
+        lv = dict(zip(comps, (level(v) for v in values[:, k])))
+        if "undefined" in lv.values():
+            undefined.append(lab)
+        text = _diagnose(lv.get("detection"), lv.get("classification"),
+                         lv.get("localization"))
         if text and not text.startswith("all three components are high"):
             groups.setdefault(text, []).append(lab)
     out = []
     for text, labs in groups.items():
         out.append(f"Classes {_listing(labs, limit)}: {text}" if len(labs) > 1
                    else f"Class {labs[0]}: {text}")
-    undefined = [lab for lab, lv in levels.items() if "undefined" in lv]
     if undefined:
         out.append(f"Some figures of {len(undefined)} class(es) ({_listing(undefined, limit)}) "
                    "are undefined (too few units or no variation; see the note column).")
