@@ -21,6 +21,8 @@ from .distances import Shapes, available_distances, get_distance, register_dista
 from .alpha import nominal_alpha
 from .stats import ks, sigma
 from .pairs import PairTables, between, pair_tables, within
+from .agreement import agreement, agreement_from_tables, pairwise
+from . import accessor as _accessor  # registers DataFrame.iaa
 from .io import (
     load_sample,
     read_coco,
@@ -39,6 +41,9 @@ except PackageNotFoundError:  # running from a checkout without installation
 
 __all__ = [
     "ALL",
+    "agreement",
+    "agreement_from_tables",
+    "pairwise",
     "PRESETS",
     "PairTables",
     "Profile",

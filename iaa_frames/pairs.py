@@ -137,7 +137,7 @@ def _sets_frame(m: Matched, a, b, slots, label):
     })
 
 
-def _check_params(match_threshold, n_chance, overall, seed):
+def _check_params(match_threshold, n_chance, overall, seed, progress):
     if isinstance(match_threshold, bool) or not isinstance(match_threshold, (int, float)) \
             or not 0 <= match_threshold <= 1:
         raise ParameterError(f"match_threshold must be a number in [0, 1]; got {match_threshold!r}")
@@ -147,6 +147,8 @@ def _check_params(match_threshold, n_chance, overall, seed):
         raise ParameterError(f"overall must be one of {_OVERALL}; got {overall!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"seed must be a non-negative integer; got {seed!r}")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise ParameterError(f"progress must be None, True or False; got {progress!r}")
 
 
 def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
@@ -182,7 +184,7 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
     >>> sorted(t.localization_within.columns)[:4]
     ['annotator_a', 'annotator_b', 'distance', 'iou']
     """
-    _check_params(match_threshold, n_chance, overall, seed)
+    _check_params(match_threshold, n_chance, overall, seed, progress)
     dist = get_distance(distance)
     corpus = prepare(df)
     tau = float(match_threshold)
