@@ -277,6 +277,9 @@ def _status(args, text):
 
 
 def _run_report(args, df, title):
+    import matplotlib
+
+    matplotlib.use("Agg")  # figures only go into the report: never open windows
     from .report import report
 
     start = time.perf_counter()

@@ -23,8 +23,6 @@ import time
 import warnings
 from pathlib import Path
 
-import matplotlib
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -417,6 +415,9 @@ def _summary_table(result, dim, top):
 def _svg(fig, name: str) -> str:
     """The figure as inline SVG markup (no XML prolog, DOCTYPE, metadata or namespaces
     declarations: the HTML parser supplies them), and close it."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
     for artist in fig.findobj():
         artist.set_gid(None)  # plot gids repeat within a figure; SVG ids must not
         if artist.get_rasterized():  # colorbars are rasterized by default: keep vectors
@@ -437,6 +438,8 @@ def _svg(fig, name: str) -> str:
 
 
 def _figures(tables, result, pw, item_table, top):
+    import matplotlib.pyplot as plt
+
     from . import plot
 
     figs = []
