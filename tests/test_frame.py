@@ -86,8 +86,11 @@ def test_raise_names_row_and_reason():
 
 def test_drop_warns_with_counts_and_rows():
     df, _ = _hostile_frame()
-    with pytest.warns(iaf.DroppedRowsWarning) as rec:
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
         out = iaf.validate(df, on_invalid="drop")
+    kinds = {type(r.message) for r in rec}
+    assert kinds == {iaf.DroppedRowsWarning, iaf.RepairedGeometryWarning}
     w = [r.message for r in rec if isinstance(r.message, iaf.DroppedRowsWarning)][0]
     assert sum(w.counts.values()) == len(w.dropped) == len(df) - len(out)
     assert out.attrs["iaa_dropped"] == w.counts
