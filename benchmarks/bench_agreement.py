@@ -32,7 +32,7 @@ def peak_rss_mb() -> float:
 
 
 def run_one(n, args):
-    from iaa_frames.agreement import agreement_from_tables
+    from iaa_frames.engine import agreement_from_tables
     from iaa_frames.pairs import pair_tables
     from iaa_frames.simulate import simulate
 

@@ -21,7 +21,9 @@ from .distances import Shapes, available_distances, get_distance, register_dista
 from .alpha import nominal_alpha
 from .stats import ks, sigma
 from .pairs import PairTables, between, pair_tables, within
-from .agreement import agreement, agreement_from_tables, pairwise
+from .engine import agreement, agreement_from_tables, pairwise
+from .items import items
+from .report import report
 from . import accessor as _accessor  # registers DataFrame.iaa
 from .io import (
     load_sample,
@@ -44,6 +46,8 @@ __all__ = [
     "agreement",
     "agreement_from_tables",
     "pairwise",
+    "items",
+    "report",
     "PRESETS",
     "PairTables",
     "Profile",

@@ -2,7 +2,7 @@
 
 Importing this module registers ``df.iaa`` on every :class:`pandas.DataFrame`. Each method
 equals a plain function (pingouin style): ``df.iaa.agreement(...)`` is
-``iaa_frames.agreement.agreement(df, ...)``, and so on. pandas does not cache accessors, so
+``iaa_frames.engine.agreement(df, ...)``, and so on. pandas does not cache accessors, so
 the accessor only stores the frame; every call computes from scratch.
 
 Examples
@@ -23,7 +23,7 @@ import html
 
 import pandas as pd
 
-from .agreement import (
+from .engine import (
     agreement,
     component_alpha,
     component_ks,
@@ -55,7 +55,7 @@ class IAAAccessor:
     """Inter-annotator agreement of a tidy annotation frame: ``df.iaa``.
 
     Every method takes the keyword-only parameters of
-    :func:`iaa_frames.agreement.agreement` that apply to it: ``distance``,
+    :func:`iaa_frames.engine.agreement` that apply to it: ``distance``,
     ``match_threshold``, ``n_chance``, ``n_boot``, ``seed``, ``overall``, ``progress``.
 
     Parameters
@@ -81,7 +81,7 @@ class IAAAccessor:
     def agreement(self, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
                   n_chance: int = DEFAULT_N_CHANCE, n_boot: int = 0, seed: int = 0,
                   overall: str = "pooled", progress: bool | None = None):
-        """Agreement by component, label and annotator: :func:`iaa_frames.agreement.agreement`.
+        """Agreement by component, label and annotator: :func:`iaa_frames.engine.agreement`.
 
         Returns
         -------
@@ -103,7 +103,7 @@ class IAAAccessor:
               n_boot: int = 0, seed: int = 0, overall: str = "pooled",
               progress: bool | None = None):
         """Sigma of a component (localization by default), dims (label, annotator):
-        :func:`iaa_frames.agreement.component_sigma`.
+        :func:`iaa_frames.engine.component_sigma`.
 
         Returns
         -------
@@ -124,7 +124,7 @@ class IAAAccessor:
            match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE, n_boot: int = 0,
            seed: int = 0, overall: str = "pooled", progress: bool | None = None):
         """KS statistic of a component (localization by default), dims (label, annotator):
-        :func:`iaa_frames.agreement.component_ks`.
+        :func:`iaa_frames.engine.component_ks`.
 
         Returns
         -------
@@ -146,7 +146,7 @@ class IAAAccessor:
               n_boot: int = 0, seed: int = 0, overall: str = "pooled",
               progress: bool | None = None):
         """Classification alpha (or, with ``component="detection"``, presence alpha),
-        dims (label, annotator): :func:`iaa_frames.agreement.component_alpha`.
+        dims (label, annotator): :func:`iaa_frames.engine.component_alpha`.
 
         Returns
         -------
@@ -168,7 +168,7 @@ class IAAAccessor:
                  n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
                  progress: bool | None = None):
         """Annotator x annotator agreement of a component:
-        :func:`iaa_frames.agreement.pairwise`.
+        :func:`iaa_frames.engine.pairwise`.
 
         Returns
         -------
@@ -226,7 +226,7 @@ class IAAAccessor:
                n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
                progress: bool | None = None):
         """Every pair table: :func:`iaa_frames.pairs.pair_tables` (reuse them with
-        :func:`iaa_frames.agreement.agreement_from_tables`).
+        :func:`iaa_frames.engine.agreement_from_tables`).
 
         Returns
         -------

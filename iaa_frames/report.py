@@ -159,7 +159,7 @@ def reading(result, *, max_labels: int = 8) -> list[str]:
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.agreement import agreement
+    >>> from iaa_frames.engine import agreement
     >>> res = agreement(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> reading(res)[0].startswith("Detection")
     True
@@ -305,7 +305,7 @@ def headline(result) -> pd.DataFrame:
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.agreement import agreement
+    >>> from iaa_frames.engine import agreement
     >>> headline(agreement(iaf.simulate(n_items=10, seed=0), n_chance=100)).index.tolist()
     ['detection', 'classification', 'localization', 'overall']
     """
@@ -345,7 +345,7 @@ def by_label(result) -> pd.DataFrame:
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.agreement import agreement
+    >>> from iaa_frames.engine import agreement
     >>> t = by_label(agreement(iaf.simulate(n_items=10, seed=0), n_chance=100))
     >>> t.index[0], t.columns[0]
     ('(all)', 'detection_agreement')
@@ -359,7 +359,7 @@ def by_annotator(result) -> pd.DataFrame:
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.agreement import agreement
+    >>> from iaa_frames.engine import agreement
     >>> by_annotator(agreement(iaf.simulate(n_items=10, seed=0), n_chance=100)).index[0]
     '(all)'
     """
@@ -526,7 +526,7 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     path : str or os.PathLike
         Output directory (created if missing; existing report files are overwritten).
     distance, match_threshold, n_chance, seed, overall
-        As in :func:`iaa_frames.agreement.agreement`.
+        As in :func:`iaa_frames.engine.agreement`.
     n_boot : int, default 200
         Bootstrap replicates for the confidence intervals (0: no intervals).
     progress : bool, optional
@@ -559,7 +559,7 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     'report.html'
     """
     from . import __version__
-    from .agreement import agreement_from_tables, pairwise_from_tables
+    from .engine import agreement_from_tables, pairwise_from_tables
     from .items import items as item_drilldown
 
     _check_report_params(n_boot, top)

@@ -1,6 +1,6 @@
 """The labeled agreement result: an ``xarray.Dataset`` with attrs and reasons (DESIGN §6).
 
-:func:`build_dataset` turns the cell arrays computed by :mod:`iaa_frames.agreement` into the
+:func:`build_dataset` turns the cell arrays computed by :mod:`iaa_frames.engine` into the
 Dataset of the public contract: dims ``(component, label, annotator)``, the coord
 ``measure(component)``, the data variables of :data:`VARIABLES` (each with ``long_name``
 and ``description``), a string variable ``note`` that says why a cell's agreement is NaN,

@@ -12,7 +12,7 @@ import pytest
 import xarray as xr
 
 import iaa_frames.accessor  # noqa: F401  registers df.iaa
-from iaa_frames.agreement import (
+from iaa_frames.engine import (
     agreement,
     agreement_from_tables,
     component_alpha,

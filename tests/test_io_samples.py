@@ -168,26 +168,10 @@ def test_within_item_pairs_are_the_same_from_every_format():
     np.testing.assert_allclose(voc["distance"], boxes["distance"], atol=1e-3)
 
 
-def _agreement_function():
-    """iaf.agreement (DESIGN §6), or iaa_frames.agreement.agreement; skip until it exists."""
-    import importlib
-
-    import iaa_frames
-
-    fn = getattr(iaa_frames, "agreement", None)
-    if fn is not None and not callable(fn):  # the module, not re-exported yet
-        fn = getattr(fn, "agreement", None)
-    if fn is None:
-        try:
-            fn = importlib.import_module("iaa_frames.agreement").agreement
-        except (ImportError, AttributeError):
-            pytest.skip("the agreement engine (iaa_frames.agreement) has not landed yet")
-    return fn
-
-
 def test_agreement_is_the_same_from_every_format(corpus):
     """End to end: the agreement computed from each sample agrees across formats."""
-    agreement = _agreement_function()
+    from iaa_frames import agreement
+
     results = {}
     for name in ("coco", "cvat", "labelstudio", "yolo", "darwin", "voc"):
         res = agreement(canonical(load_sample(name)), n_boot=0, seed=0)

@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 from conftest_plot import make_pairwise, make_result  # noqa: E402
 
 from iaa_frames import plot  # noqa: E402
-from iaa_frames.agreement import agreement_from_tables, pairwise_from_tables  # noqa: E402
+from iaa_frames.engine import agreement_from_tables, pairwise_from_tables  # noqa: E402
 from iaa_frames.errors import ParameterError  # noqa: E402
 from iaa_frames.items import items as item_table  # noqa: E402
 from iaa_frames.pairs import pair_tables  # noqa: E402

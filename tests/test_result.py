@@ -10,7 +10,7 @@ import pytest
 import xarray as xr
 
 import iaa_frames
-from iaa_frames.agreement import agreement, pairwise
+from iaa_frames.engine import agreement, pairwise
 from iaa_frames.result import VARIABLES, build_pairwise, notes
 from iaa_frames.simulate import simulate
 

@@ -4,7 +4,7 @@ The ``DataFrame.iaa`` accessor (:mod:`iaa_frames.accessor`) exposes
 ``df.iaa.plot`` as ``PlotAccessor(df)`` and ``df.iaa.items(...)`` as :func:`items`.
 Each method equals the plain function with the frame as data:
 ``df.iaa.plot.agreement(n_boot=200)`` draws ``iaa_frames.plot.agreement`` of
-``iaa_frames.agreement.agreement(df, n_boot=200)``.
+``iaa_frames.engine.agreement(df, n_boot=200)``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .pairwise import pairwise as _plot_pairwise
 
 __all__ = ["PlotAccessor", "items"]
 
-#: Keywords of :func:`iaa_frames.agreement.agreement` that the accessor passes to the engine.
+#: Keywords of :func:`iaa_frames.engine.agreement` that the accessor passes to the engine.
 ENGINE_KEYWORDS = ("distance", "match_threshold", "n_chance", "n_boot", "seed", "overall",
                    "progress")
 
@@ -48,7 +48,7 @@ class PlotAccessor:
     """Plots of an annotation frame: ``df.iaa.plot.<name>(...)``.
 
     Methods drawing a result (:meth:`agreement`, :meth:`annotators`,
-    :meth:`decomposition`) compute it with :func:`iaa_frames.agreement.agreement` and the
+    :meth:`decomposition`) compute it with :func:`iaa_frames.engine.agreement` and the
     engine keywords (``distance``, ``match_threshold``, ``n_chance``, ``n_boot``,
     ``seed``, ``overall``, ``progress``), unless ``result=`` is given; every other keyword
     goes to the plotting function. To draw several figures of one corpus, compute the
@@ -70,7 +70,7 @@ class PlotAccessor:
     def _result(self, result, engine):
         if result is not None:
             return result
-        from ..agreement import agreement as _engine
+        from ..engine import agreement as _engine
 
         return _engine(self._df, **engine)
 
@@ -95,7 +95,7 @@ class PlotAccessor:
 
     def pairwise(self, **kwargs):
         """:func:`iaa_frames.plot.pairwise` of this frame (``label=`` and engine keywords
-        go to :func:`iaa_frames.agreement.pairwise`)."""
+        go to :func:`iaa_frames.engine.pairwise`)."""
         return _plot_pairwise(self._df, **kwargs)
 
     def items(self, **kwargs):

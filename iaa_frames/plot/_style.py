@@ -196,7 +196,7 @@ def check_dataset(result, variables=("agreement",)):
 
     if not isinstance(result, xr.Dataset):
         raise ParameterError("expected the agreement result (an xarray.Dataset from "
-                             f"iaa_frames.agreement); got {type(result).__name__}")
+                             f"iaa_frames.engine); got {type(result).__name__}")
     missing = [v for v in variables if v not in result.data_vars]
     if missing:
         raise ParameterError(f"the result lacks the variable(s) {missing}")

@@ -39,7 +39,7 @@ def forest_frame(result, *, components=None, annotator: str = ALL,
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.agreement import agreement as compute
+    >>> from iaa_frames.engine import agreement as compute
     >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> forest_frame(res, top=2)["label"].unique().tolist()
     ['(all)', 'bicycle', 'car']
@@ -123,7 +123,7 @@ def agreement(result, *, components=None, annotator: str = ALL, top: int | None 
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.agreement import agreement as compute
+    >>> from iaa_frames.engine import agreement as compute
     >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=20)
     >>> fig = agreement(res, components=["detection", "localization"])
     >>> [ax.get_title() for ax in fig.axes]

@@ -38,7 +38,7 @@ def profile_frame(result, *, components=_DEFAULT, label: str = ALL,
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.agreement import agreement as compute
+    >>> from iaa_frames.engine import agreement as compute
     >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> profile_frame(res)["annotator"].iloc[0]
     '(all)'
@@ -79,7 +79,7 @@ def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None
     the dashed black line is everybody ("(all)"), the grey dashed line chance. A misser
     dips on detection, a mislabeler on classification, a sloppy drawer on localization.
     The per-annotator figures are those of the result (pairs and units involving the
-    annotator; see :func:`iaa_frames.agreement.agreement`).
+    annotator; see :func:`iaa_frames.engine.agreement`).
 
     Parameters
     ----------
@@ -100,7 +100,7 @@ def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.agreement import agreement as compute
+    >>> from iaa_frames.engine import agreement as compute
     >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> ax = annotators(res)
     >>> ax.get_ylabel()

@@ -22,10 +22,10 @@ def pairwise_frame(data, *, component: str = "localization", top: int | None = 3
     Parameters
     ----------
     data : xarray.DataArray, PairTables or pandas.DataFrame
-        A 2-D DataArray (as returned by :func:`iaa_frames.agreement.pairwise`; rows and
+        A 2-D DataArray (as returned by :func:`iaa_frames.engine.pairwise`; rows and
         columns are annotators), pair tables, or a tidy annotation frame, from which it
-        is computed with :func:`~iaa_frames.agreement.pairwise_from_tables` /
-        :func:`~iaa_frames.agreement.pairwise` (``component=component, **kwargs``).
+        is computed with :func:`~iaa_frames.engine.pairwise_from_tables` /
+        :func:`~iaa_frames.engine.pairwise` (``component=component, **kwargs``).
     component : str, default "localization"
         Used only when the matrix is computed here.
     top : int or None, default 30
@@ -51,8 +51,8 @@ def pairwise_frame(data, *, component: str = "localization", top: int | None = 3
     """
     top = _style.check_top(top)
     if isinstance(data, (pd.DataFrame, PairTables)):
-        from ..agreement import pairwise as _pairwise  # the engine (imported lazily)
-        from ..agreement import pairwise_from_tables
+        from ..engine import pairwise as _pairwise  # the engine (imported lazily)
+        from ..engine import pairwise_from_tables
 
         if isinstance(data, PairTables):
             data = pairwise_from_tables(data, component=component, **kwargs)

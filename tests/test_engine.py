@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.agreement: every cell against the primitives of stats/alpha on the
+"""Tests for iaa_frames.engine: every cell against the primitives of stats/alpha on the
 stored tables, a hand-computed per-annotator alpha, and the acceptance properties of the
 components on simulated corpora."""
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from iaa_frames.agreement import (
+from iaa_frames.engine import (
     MIN_CHANCE_UNITS,
     MIN_WITHIN_UNITS,
     agreement,
@@ -219,7 +219,7 @@ def hand_frame():
 
 
 def test_classification_per_annotator_by_hand():
-    # coincidences by hand (see the module docstring of iaa_frames.agreement):
+    # coincidences by hand (see the module docstring of iaa_frames.engine):
     # all: cc=4 dd=4 cd=dc=2, n=12 -> 1 - (4/12) / (72/132) = 0.3889
     # a: cc=3 dd=3 cd=dc=1, n=8 -> 1 - 0.25 / (32/56) = 0.5625
     # b: cc=2 dd=3 cd=dc=1.5, n=8 -> 1 - 0.375 / (31.5/56) = 1/3; c likewise 1/3

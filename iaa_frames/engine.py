@@ -721,7 +721,7 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: f
 
     Notes
     -----
-    The cells are defined in the module docstring of :mod:`iaa_frames.agreement`: an
+    The cells are defined in the module docstring of :mod:`iaa_frames.engine`: an
     annotator's cell keeps only the pairs or pairable values that involve the
     annotator; classification uses alpha over the coincidences of those pairs of labels.
     Agreement is NaN, with a reason in ``note``, below :data:`MIN_WITHIN_UNITS` within
