@@ -8,11 +8,8 @@ case runs in a fresh subprocess so that peak RSS (ru_maxrss) belongs to that cas
 """
 
 import argparse
-import json
-import resource
 import subprocess
 import sys
-import time
 
 CASE = r"""
 import json, resource, time, warnings

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import shapely
 
-from .distances import Shapes
+from .distances import Shapes, areas
 from .frame import validate
 
 __all__ = ["Corpus", "prepare"]
@@ -186,13 +185,5 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
                         "label": lab_key % n_lab})
     return Corpus(objects=objects, shapes=shapes, item=o_item, annotator=o_ann, label=o_label,
                   items=items, annotators=annotators, labels=labels, annotations=annotations,
-                  by_label=by_label, normalization=normalization, area=_areas(shapes))
+                  by_label=by_label, normalization=normalization, area=areas(shapes))
 
-
-def _areas(shapes: Shapes) -> np.ndarray:
-    b = shapes.boxes
-    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    poly = shapes.is_polygon
-    if poly.any():
-        area[poly] = shapely.area(shapes.polygons[poly])
-    return area

@@ -30,6 +30,7 @@ from .errors import ParameterError, SchemaError
 __all__ = [
     "Shapes",
     "as_polygons",
+    "areas",
     "iou",
     "giou",
     "giou_distance",
@@ -389,7 +390,14 @@ def iou(a: Shapes, b: Shapes) -> np.ndarray:
     return _iou_union(a, b)[0]
 
 
-def _areas(shapes: Shapes) -> np.ndarray:
+def areas(shapes: Shapes) -> np.ndarray:
+    """Area of every shape (exact for polygons).
+
+    Examples
+    --------
+    >>> areas(Shapes([[0, 0, 2, 3]])).tolist()
+    [6.0]
+    """
     bx = shapes.boxes
     area = (bx[:, 2] - bx[:, 0]) * (bx[:, 3] - bx[:, 1])
     poly = shapes.is_polygon
@@ -432,7 +440,7 @@ def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.nda
         value, union = _iou_union(a, b)
     else:
         value = np.array(known_iou, dtype=np.float64)
-        union = (_areas(a) + _areas(b)) / (1.0 + value)
+        union = (areas(a) + areas(b)) / (1.0 + value)
     ab = a.boxes
     bb = b.boxes
     cw = np.maximum(ab[:, 2], bb[:, 2])

@@ -35,6 +35,7 @@ __all__ = [
     "FrameBuilder",
     "JSONStream",
     "check_file",
+    "files_and_annotators",
     "load_json",
     "parse_xml",
     "iterparse_xml",
@@ -741,3 +742,36 @@ def finish(builder: FrameBuilder, *, on_invalid: str = "raise", return_dropped: 
             "return_dropped=True",
             counts=counts, dropped=dropped), stacklevel=stacklevel)
     return frame
+
+
+def files_and_annotators(path_or_paths, annotator, *, reader: str):
+    """[(path, annotator or None)] from a reader's flexible first argument.
+
+    ``path_or_paths`` is one path, a list of paths (``annotator`` then a list of one name
+    per file, or None) or a mapping {annotator: path}.
+    """
+    if isinstance(path_or_paths, Mapping):
+        if annotator is not None:
+            raise ParameterError("pass annotator names either as mapping keys or as annotator=, not both")
+        if not path_or_paths:
+            raise ParameterError(f"{reader}: the mapping of annotators to files is empty")
+        for ann in path_or_paths:
+            if not isinstance(ann, str) or not ann:
+                raise ParameterError(f"{reader}: annotator names must be non-empty strings, got {ann!r}")
+        return [(check_file(p), ann) for ann, p in path_or_paths.items()]
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        if annotator is not None and not isinstance(annotator, str):
+            raise ParameterError(f"annotator must be a string for one file, got {annotator!r}")
+        return [(check_file(path_or_paths), annotator)]
+    paths = list(path_or_paths)
+    if not paths:
+        raise ParameterError(f"{reader}: no files given")
+    if annotator is None:
+        names = [None] * len(paths)
+    elif isinstance(annotator, str):
+        raise ParameterError("annotator= must be a list with one name per file when several files are given")
+    else:
+        names = list(annotator)
+        if len(names) != len(paths):
+            raise ParameterError(f"{len(paths)} files but {len(names)} annotator names")
+    return [(check_file(p), a) for p, a in zip(paths, names)]

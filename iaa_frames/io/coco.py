@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
 from array import array
-from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 import shapely
@@ -15,11 +12,10 @@ from ..errors import ParameterError
 from ._common import (
     FrameBuilder,
     JSONStream,
-    check_file,
+    files_and_annotators,
     finish,
     flat_ring,
     is_number,
-    number,
     reader_error,
     size_value,
 )
@@ -33,37 +29,6 @@ _NUM = {int, float}
 
 def _entry(i, aid):
     return f"annotations[{i}]" if aid is None else f"annotations[{i}] (id={aid})"
-
-
-def _files(path_or_paths, annotator):
-    """[(path, annotator or None)] from the flexible first argument."""
-    if isinstance(path_or_paths, Mapping):
-        if annotator is not None:
-            raise ParameterError("pass annotator names either as mapping keys or as annotator=, not both")
-        if not path_or_paths:
-            raise ParameterError("read_coco: the mapping of annotators to files is empty")
-        out = []
-        for ann, p in path_or_paths.items():
-            if not isinstance(ann, str) or not ann:
-                raise ParameterError(f"read_coco: annotator names must be non-empty strings, got {ann!r}")
-            out.append((check_file(p), ann))
-        return out
-    if isinstance(path_or_paths, (str, os.PathLike)):
-        if annotator is not None and not isinstance(annotator, str):
-            raise ParameterError(f"annotator must be a string for one file, got {annotator!r}")
-        return [(check_file(path_or_paths), annotator)]
-    paths = list(path_or_paths)
-    if not paths:
-        raise ParameterError("read_coco: no files given")
-    if annotator is None:
-        names = [None] * len(paths)
-    elif isinstance(annotator, str):
-        raise ParameterError("annotator= must be a list with one name per file when several files are given")
-    else:
-        names = list(annotator)
-        if len(names) != len(paths):
-            raise ParameterError(f"{len(paths)} files but {len(names)} annotator names")
-    return [(check_file(p), a) for p, a in zip(paths, names)]
 
 
 def mask_to_geometry(mask: np.ndarray):
@@ -413,7 +378,7 @@ def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
     """
     if rle not in ("drop", "bbox"):
         raise ParameterError(f"rle must be 'drop' or 'bbox', got {rle!r}")
-    files = _files(path_or_paths, annotator)
+    files = files_and_annotators(path_or_paths, annotator, reader="read_coco")
     names = [a if a is not None else p.stem for p, a in files]
     if len(files) > 1 and len(set(names)) < len(names):
         dup = sorted({n for n in names if names.count(n) > 1})

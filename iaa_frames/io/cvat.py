@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Mapping
 
 
-from ..errors import ParameterError
 from ._common import (
     FrameBuilder,
-    check_file,
+    files_and_annotators,
     finish,
     iterparse_xml,
     reader_error,
@@ -39,31 +36,6 @@ def rotated_rectangle(x0, y0, x1, y1, degrees, *, about="center"):
         dx, dy = x - cx, y - cy
         out += [cx + dx * c - dy * s, cy + dx * s + dy * c]
     return out
-
-
-def _files(path_or_paths, annotator):
-    if isinstance(path_or_paths, Mapping):
-        if annotator is not None:
-            raise ParameterError("pass annotator names either as mapping keys or as annotator=, not both")
-        if not path_or_paths:
-            raise ParameterError("read_cvat: the mapping of annotators to files is empty")
-        return [(check_file(p), a) for a, p in path_or_paths.items()]
-    if isinstance(path_or_paths, (str, os.PathLike)):
-        if annotator is not None and not isinstance(annotator, str):
-            raise ParameterError(f"annotator must be a string for one file, got {annotator!r}")
-        return [(check_file(path_or_paths), annotator)]
-    paths = list(path_or_paths)
-    if not paths:
-        raise ParameterError("read_cvat: no files given")
-    if annotator is None:
-        names = [None] * len(paths)
-    elif isinstance(annotator, str):
-        raise ParameterError("annotator= must be a list with one name per file when several files are given")
-    else:
-        names = list(annotator)
-        if len(names) != len(paths):
-            raise ParameterError(f"{len(paths)} files but {len(names)} annotator names")
-    return [(check_file(p), a) for p, a in zip(paths, names)]
 
 
 def _person(el):
@@ -164,7 +136,7 @@ def read_cvat(path_or_paths, *, annotator=None, on_invalid: str = "raise",
     0  a.jpg       ana   cat  10.0  20.0  40.0  60.0     False
     1  b.jpg       ana   NaN   NaN   NaN   NaN   NaN      <NA>
     """
-    files = _files(path_or_paths, annotator)
+    files = files_and_annotators(path_or_paths, annotator, reader="read_cvat")
     b = FrameBuilder("cvat")
     for path, explicit in files:
         _read_one(path, explicit, b)
