@@ -13,14 +13,18 @@ Sampling is stratified so that every reported cell has enough chance units. ``n_
 * ``"(all)"``: pairings drawn uniformly, until every annotator is involved in at least
   ``n_chance`` matched chance pairs (localization) and ``n_chance`` pairings were drawn;
 * per class, for localization: both annotations drawn among those containing the class,
-  until ``n_chance`` matched pairs of two objects of that class are found;
+  until ``min(n_chance, max(200, 5 * w))`` matched pairs of two objects of that class are
+  found, w being the number of within-item matched pairs of that class (more chance
+  pairs than that would not make the class's figures more precise: the within pairs
+  limit them);
 * per class, for detection and overall: ``n_chance`` pairings drawn uniformly among the
   pairings in which at least one annotation contains the class (the within-item
   population is restricted the same way).
 
-Each stratum stops after ``max(50 * n_chance, 50_000)`` drawn pairings even if the target
-is not met (for example at a threshold so high that unrelated objects never match);
-the counts actually used are reported as ``n_chance`` in the result.
+Each stratum stops after :func:`stratum_cap` ``(target)`` = ``max(100 * target, 10_000)``
+drawn pairings even if its target is not met (for example at a threshold so high that
+unrelated objects rarely match); the counts actually used are reported as ``n_chance``
+in the result.
 """
 
 from __future__ import annotations
@@ -31,10 +35,15 @@ from .corpus import Corpus, Slices
 from .matching import _starts
 from .pipeline import Matched
 
-__all__ = ["DEFAULT_N_CHANCE", "uniform_stratum", "label_localization_strata",
+__all__ = ["DEFAULT_N_CHANCE", "stratum_cap", "uniform_stratum", "label_localization_strata",
            "label_detection_strata"]
 
 DEFAULT_N_CHANCE = 2000
+
+
+def stratum_cap(target):
+    """Most pairings drawn for a stratum of the given target (array or number)."""
+    return np.maximum(100 * np.asarray(target, dtype=np.int64), 10_000)
 
 
 def _draw(rng, slots: Slices, n, pool, pool_start, pool_count, other_pool=None):
@@ -76,20 +85,28 @@ def _annotator_counts(slots: Slices, m: Matched, a, b, n_ann):
             + np.bincount(slots.annotator[pb], minlength=n_ann))
 
 
-def uniform_stratum(rng, corpus, target, cap, match):
-    """Uniform chance pairings until every annotator has ``target`` matched pairs."""
+def uniform_stratum(rng, corpus, target, match, reachable):
+    """Uniform chance pairings until every annotator has ``target`` matched pairs.
+
+    The first batch (``target`` pairings) also serves detection and overall, so all of it
+    is matched; later batches only add localization pairs, so only their pairings that
+    ``reachable`` says can produce a match are sent through ``match``.
+    """
     slots = corpus.annotations
     pool = np.arange(slots.empty)
     n_ann = len(corpus.annotators)
     counts = np.zeros(n_ann, dtype=np.int64)
-    parts, drawn, batch = [], 0, target
+    parts, drawn, batch, cap = [], 0, target, int(stratum_cap(target))
     while batch > 0:
         a, b, _ = _draw(rng, slots, [batch], pool, np.array([0]), np.array([len(pool)]))
         if len(a) == 0:
             break
-        m = match(slots, a, b, sets=not parts)  # the first n_chance pairings serve the sets
-        parts.append((a, b, m))
         drawn += len(a)
+        if parts:
+            ok = reachable(slots, a, b)
+            a, b = a[ok], b[ok]
+        m = match(slots, a, b, sets=not parts)
+        parts.append((a, b, m))
         counts += _annotator_counts(slots, m, a, b, n_ann)
         deficit = target - counts.min()
         if deficit <= 0 or drawn >= cap:
@@ -108,25 +125,36 @@ def _label_pools(corpus: Corpus):
     return owner[order], _starts(count), count
 
 
-def label_localization_strata(rng, corpus, target, cap, match):
-    """Per class: pairings of two annotations containing it, until ``target`` pairs of two
-    objects of that class are matched."""
+def label_localization_strata(rng, corpus, target, match, reachable):
+    """Per class: pairings of two annotations containing it, until ``target[class]`` pairs
+    of two objects of that class are matched.
+
+    Only the pairings whose objects of the class can reach the threshold (``reachable``
+    on the class-restricted slots) go through ``match``: the others cannot give a matched
+    pair of that class.
+    """
     slots = corpus.annotations
     pool, start, count = _label_pools(corpus)
     n_lab = len(corpus.labels)
     have = np.zeros(n_lab, dtype=np.int64)
     drawn = np.zeros(n_lab, dtype=np.int64)
     parts = []
+    target = np.broadcast_to(np.asarray(target, dtype=np.int64), (n_lab,))
+    cap = stratum_cap(target)
     need = np.where(count > 0, target, 0)
     while need.sum() > 0:
         a, b, g = _draw(rng, slots, need, pool, start, count)
         if len(a) == 0:
             break
+        drawn += np.bincount(g, minlength=n_lab)
+        ok = reachable(corpus.by_label,
+                       corpus.by_label_of(slots.item[a], slots.annotator[a], g),
+                       corpus.by_label_of(slots.item[b], slots.annotator[b], g))
+        a, b, g = a[ok], b[ok], g[ok]
         m = match(slots, a, b, sets=False)
         la, lb = corpus.label[m.pair_a], corpus.label[m.pair_b]
         keep = (la == lb) & (la == g[m.pair_pairing])
         parts.append((a, b, g, m, keep))
-        drawn += np.bincount(g, minlength=n_lab)
         have += np.bincount(la[keep], minlength=n_lab)
         deficit = np.maximum(target - have, 0)
         rate = np.maximum(have, 1) / np.maximum(drawn, 1)

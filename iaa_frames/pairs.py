@@ -35,11 +35,12 @@ from .distances import DEFAULT_DISTANCE, get_distance
 from .errors import ParameterError
 from .frame import ALL
 from .matching import _starts, clusters
-from .pipeline import IoUCache, Matched, run
+from .pipeline import IoUCache, Matched, can_match, run
 
 __all__ = ["DEFAULT_N_CHANCE", "PairTables", "pair_tables", "within", "between"]
 
 _PROGRESS_MIN_PAIRS = 5_000_000
+_MIN_LABEL_TARGET = 200  # chance pairs per class, at least (see iaa_frames.chance)
 _OVERALL = ("pooled", "per_direction")
 
 
@@ -206,10 +207,15 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
         by_label = match(corpus.by_label, la, lb, cache=cache)
         del cache
 
+        def reachable(slots, pa, pb):
+            return can_match(corpus, slots, pa, pb, tau=tau)
+
         rng = np.random.default_rng(seed)
-        cap = max(50 * n_chance, 50_000)
-        uniform = uniform_stratum(rng, corpus, n_chance, cap, match)
-        loc_strata = label_localization_strata(rng, corpus, n_chance, cap, match)
+        uniform = uniform_stratum(rng, corpus, n_chance, match, reachable)
+        la_, lb_ = corpus.label[whole.pair_a], corpus.label[whole.pair_b]
+        within_per_label = np.bincount(la_[la_ == lb_], minlength=len(corpus.labels))
+        label_target = np.minimum(n_chance, np.maximum(_MIN_LABEL_TARGET, 5 * within_per_label))
+        loc_strata = label_localization_strata(rng, corpus, label_target, match, reachable)
         da, db, dg = label_detection_strata(rng, corpus, n_chance)
         dla, dlb = _to_label_slots(corpus, da, db, dg)
         det_strata = match(corpus.by_label, dla, dlb)

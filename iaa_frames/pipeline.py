@@ -20,7 +20,7 @@ from .distances import Distance, Shapes
 from .distances import iou as pair_iou
 from .matching import _starts, assign, candidate_pairs
 
-__all__ = ["IoUCache", "Matched", "run"]
+__all__ = ["IoUCache", "Matched", "can_match", "run"]
 
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
@@ -77,20 +77,15 @@ def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
     return np.where((n_a == 0) & (n_b == 0), 0.0, dist)
 
 
-def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
-    """IoU of every candidate pair, exact wherever the matching needs it.
+def _iou_bound(corpus: Corpus, oa, ob):
+    """IoU of box-box candidate pairs, and an upper bound of it for pairs with a polygon.
 
-    Box-box pairs are computed with numpy. Pairs involving a polygon go to shapely only
-    where the bounding boxes overlap and the IoU could reach ``tau``: polygon IoU is at
-    most U = min(I, A, B) / (A + B - min(I, A, B)), with I the intersection of the
-    bounding boxes and A, B the polygon areas. The other overlapping polygon pairs are
-    returned as *pending* (IoU left at 0, with their bound U): they cannot be matched,
-    so the matching is exactly the one full IoU would give. Exact values are looked up
-    in and added to ``cache`` when given.
+    Polygon IoU is at most min(I, A, B) / (A + B - min(I, A, B)), with I the
+    intersection of the bounding boxes and A, B the polygon areas.
 
     Returns
     -------
-    iou, boxes_a, boxes_b, pending, pending_bound
+    bound, boxes_a, boxes_b, has_polygon, boxes_overlap
     """
     ba, bb = corpus.shapes.boxes[oa], corpus.shapes.boxes[ob]
     iw = np.minimum(ba[:, 2], bb[:, 2]) - np.maximum(ba[:, 0], bb[:, 0])
@@ -100,14 +95,62 @@ def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
     area_a, area_b = corpus.area[oa], corpus.area[ob]
     poly = corpus.shapes.is_polygon
     poly_pair = poly[oa] | poly[ob]
+    top = np.where(poly_pair, np.minimum(inter, np.minimum(area_a, area_b)), inter)
     with np.errstate(invalid="ignore", divide="ignore"):
-        iou = np.where(poly_pair, 0.0, np.nan_to_num(inter / (area_a + area_b - inter)))
-        involved = np.flatnonzero(poly_pair & (inter > 0))
-        top = np.minimum(inter[involved], np.minimum(area_a[involved], area_b[involved]))
-        bound = top / (area_a[involved] + area_b[involved] - top)
-    reachable = bound >= tau
+        bound = np.nan_to_num(top / (area_a + area_b - top))
+    return bound, ba, bb, poly_pair, inter > 0
+
+
+def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
+    """IoU of every candidate pair, exact wherever the matching needs it.
+
+    Box-box pairs are computed with numpy. Pairs involving a polygon go to shapely only
+    where the bounding boxes overlap and the IoU could reach ``tau`` (:func:`_iou_bound`).
+    The other overlapping polygon pairs are returned as *pending* (IoU left at 0, with
+    their bound): they cannot be matched, so the matching is exactly the one full IoU
+    would give. Exact values are looked up in and added to ``cache`` when given.
+
+    Returns
+    -------
+    iou, boxes_a, boxes_b, pending, pending_bound
+    """
+    bound, ba, bb, poly_pair, overlap = _iou_bound(corpus, oa, ob)
+    iou = np.where(poly_pair, 0.0, bound)
+    involved = np.flatnonzero(poly_pair & overlap)
+    reachable = bound[involved] >= tau
     _exact_iou(corpus, oa, ob, involved[reachable], iou, cache)
-    return iou, ba, bb, involved[~reachable], bound[~reachable]
+    return iou, ba, bb, involved[~reachable], bound[involved[~reachable]]
+
+
+def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
+    """Pairings with at least one candidate pair whose IoU can reach ``tau``.
+
+    The other pairings cannot produce a matched pair, so leaving them out of a
+    localization-only :func:`run` changes nothing; this test costs a few numpy
+    operations per candidate pair (no shapely).
+
+    Returns
+    -------
+    ndarray of bool, one per pairing
+    """
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    out = np.zeros(len(a), dtype=bool)
+    for lo, hi in _chunks(slots.count[a] * slots.count[b]):
+        n_a, n_b = slots.count[a[lo:hi]], slots.count[b[lo:hi]]
+        pairing, _, _, oa, ob = candidate_pairs(slots.start[a[lo:hi]], n_a,
+                                                slots.start[b[lo:hi]], n_b)
+        bound = _iou_bound(corpus, oa, ob)[0]
+        out[lo + pairing[bound >= tau]] = True
+    return out
+
+
+def _chunks(cost):
+    """(lo, hi) ranges of pairings holding about CHUNK_PAIRS candidate pairs each."""
+    cum = np.cumsum(cost)
+    bounds = np.searchsorted(cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0,
+                                            CHUNK_PAIRS), side="right")
+    return [(lo, hi) for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)]) if hi > lo]
 
 
 def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
@@ -253,18 +296,13 @@ def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: flo
     """
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    cost = np.cumsum(slots.count[a] * slots.count[b])
-    bounds = np.searchsorted(cost, np.arange(CHUNK_PAIRS, cost[-1] if len(cost) else 0,
-                                             CHUNK_PAIRS), side="right")
     parts = []
-    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(a)]):
-        if hi <= lo:
-            continue
+    for lo, hi in _chunks(slots.count[a] * slots.count[b]):
         part = _run_chunk(corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache)
         part["pair_pairing"] = part["pair_pairing"] + lo
         parts.append(part)
         if progress is not None:
-            progress(int(cost[hi - 1] - (cost[lo - 1] if lo else 0)))
+            progress(int((slots.count[a[lo:hi]] * slots.count[b[lo:hi]]).sum()))
     if not parts:
         return Matched.empty()
     return Matched(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})

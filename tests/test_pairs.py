@@ -59,7 +59,7 @@ def test_between_uses_the_same_matcher_and_threshold():
 
 def test_chance_sample_is_seeded_and_meets_its_target():
     # a low threshold, so that unrelated objects match often enough to meet the target
-    # well before the cap of max(50 * n_chance, 50_000) pairings per stratum
+    # well before the cap of max(100 * target, 10_000) pairings per stratum
     df = iaf.simulate(n_items=60, seed=4)
     t1 = pair_tables(df, n_chance=400, seed=7, match_threshold=0.2)
     t2 = pair_tables(df, n_chance=400, seed=7, match_threshold=0.2)
