@@ -180,3 +180,50 @@ def test_naive_chance_pairs_would_be_biased():
     i, j = rng.integers(0, len(c.objects), (2, 5000))
     naive = iaf.get_distance("giou")(c.shapes.take(i), c.shapes.take(j))
     assert 1 - w.mean() / naive.mean() > 0.5
+
+
+@pytest.mark.parametrize("kind, tau", [("box", 0.5), ("polygon", 0.5), ("mixed", 0.3)])
+def test_skipping_pairings_that_cannot_match_changes_nothing(kind, tau):
+    """can_match is an exact shortcut: the pairings it rules out produce no matched pair."""
+    from iaa_frames.corpus import prepare
+    from iaa_frames.distances import get_distance
+    from iaa_frames.pipeline import can_match, run
+
+    corpus = prepare(iaf.simulate(n_items=60, kind=kind, seed=9))
+    slots = corpus.annotations
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, slots.empty, (2, 3000))
+    ok = can_match(corpus, slots, a, b, tau=tau)
+    assert 0 < ok.sum() < len(ok)
+    full = run(corpus, slots, a, b, tau=tau, distance=get_distance("giou"), sets=False)
+    part = run(corpus, slots, a[ok], b[ok], tau=tau, distance=get_distance("giou"), sets=False)
+    assert set(np.unique(full.pair_pairing)) <= set(np.flatnonzero(ok))
+    np.testing.assert_array_equal(full.pair_a, part.pair_a)
+    np.testing.assert_array_equal(full.pair_b, part.pair_b)
+    np.testing.assert_allclose(full.pair_distance, part.pair_distance)
+
+
+def test_polygon_shortcuts_give_the_exact_matching():
+    """The pipeline computes exact polygon IoU only where it can matter; a brute-force
+    computation of every candidate IoU with shapely gives the same matches."""
+    import shapely
+
+    from iaa_frames.corpus import prepare
+    from iaa_frames.distances import as_polygons
+    from iaa_frames.matching import assign, candidate_pairs
+    from iaa_frames.pairs import _within_pairings
+
+    df = iaf.simulate(n_items=30, kind="polygon", seed=10,
+                      annotators={"a": "sloppy", "b": "good", "c": "sloppy"})
+    t = pair_tables(df, n_chance=50)
+    corpus = prepare(df)
+    ann = corpus.annotations
+    a, b = _within_pairings(ann)
+    p, la, lb, oa, ob = candidate_pairs(ann.start[a], ann.count[a], ann.start[b], ann.count[b])
+    polys = as_polygons(corpus.shapes)
+    inter = shapely.area(shapely.intersection(polys[oa], polys[ob]))
+    iou = inter / (corpus.area[oa] + corpus.area[ob] - inter)
+    chosen = assign(p, la, lb, ann.count[a], ann.count[b], iou, iou >= 0.5)
+    brute = {tuple(x) for x in np.column_stack([oa[chosen], ob[chosen]])}
+    got = {tuple(x) for x in t.localization_within[["object_a", "object_b"]].to_numpy()}
+    assert got == brute
