@@ -406,12 +406,40 @@ def areas(shapes: Shapes) -> np.ndarray:
     return area
 
 
+def _hull_terms(pa: np.ndarray, pb: np.ndarray, union: np.ndarray):
+    """Enclosing area C and the union U' of the GIoU penalty (C - U') / C for polygons.
+
+    C is the area of the convex hull of the two shapes together (= of their union). U' is
+    the area of the union of the two shapes' own convex hulls, so that the penalty
+    measures the empty space *between* the shapes, not their concavities: a concave
+    polygon or one with a hole then has GIoU 1 with itself. For two convex shapes U' is
+    the plain union, as in Rezatofighi et al.
+    """
+    hull_a, hull_b = shapely.convex_hull(pa), shapely.convex_hull(pb)
+    n = len(pa)
+    both = shapely.geometrycollections(np.column_stack([hull_a, hull_b]).ravel(),
+                                       indices=np.repeat(np.arange(n), 2))
+    enclosing = shapely.area(shapely.convex_hull(both))
+    area_ha, area_hb = shapely.area(hull_a), shapely.area(hull_b)
+    convex = np.isclose(area_ha, shapely.area(pa), rtol=1e-12, atol=0) & np.isclose(
+        area_hb, shapely.area(pb), rtol=1e-12, atol=0)
+    hull_union = np.asarray(union, dtype=np.float64).copy()
+    rows = np.flatnonzero(~convex)
+    if rows.size:
+        shared = shapely.area(shapely.intersection(hull_a[rows], hull_b[rows]))
+        hull_union[rows] = area_ha[rows] + area_hb[rows] - shared
+    return enclosing, hull_union
+
+
 def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.ndarray:
     """Generalized IoU (Rezatofighi et al., CVPR 2019) of each pair, in [-1, 1].
 
     ``GIoU = IoU - (C - U) / C`` with ``U`` the area of the union and ``C`` the area of
     the smallest enclosing axis-aligned box for box-box pairs, and of the convex hull
-    of the union for pairs involving a polygon (as in DESIGN §3). Note the two
+    of the union for pairs involving a polygon (as in DESIGN §3). For polygons ``U`` in
+    the penalty is the union of the two shapes' convex hulls, so that concavities and
+    holes are not penalized: GIoU of any shape with itself is 1 (for convex shapes this
+    is the plain union). Note the two
     definitions of ``C`` differ for boxes that are not aligned on an axis, so a
     polygon that happens to be a box can get a higher GIoU than the same box.
 
@@ -451,13 +479,8 @@ def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.nda
     enclosing *= ch
     rows = np.flatnonzero((a.is_polygon | b.is_polygon) & np.isfinite(value))
     if rows.size:
-        pa = _polygons_at(a, rows)
-        pb = _polygons_at(b, rows)
-        # Convex hull of the two shapes together = convex hull of their union,
-        # without computing the union.
-        parts = np.column_stack([pa, pb]).ravel()
-        pairs = shapely.geometrycollections(parts, indices=np.repeat(np.arange(rows.size), 2))
-        enclosing[rows] = shapely.area(shapely.convex_hull(pairs))
+        enclosing[rows], union[rows] = _hull_terms(_polygons_at(a, rows), _polygons_at(b, rows),
+                                                   union[rows])
     with np.errstate(divide="ignore", invalid="ignore"):
         slack = enclosing - union
         slack /= enclosing

@@ -158,13 +158,15 @@ def test_invalid_polygon_is_repaired_not_fatal():
 
 def test_multipolygon():
     # squares [0,1]^2 and [2,3]x[0,1] as one MultiPolygon against the first one:
-    # I = 1, U = 2, IoU = 1/2; hull of the union = [0,3]x[0,1], C = 3;
-    # GIoU = 1/2 - (3 - 2)/3 = 1/6
+    # I = 1, U = 2, IoU = 1/2; hull of the union = [0,3]x[0,1], C = 3; the union of the
+    # two shapes' own hulls is [0,3]x[0,1] too (U' = 3), so the penalty is 0: GIoU = 1/2
+    # (with the plain union, the MultiPolygon would get GIoU 2/3 against itself)
     mp = shapely.MultiPolygon([shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)])
     a = Shapes.from_geometries([mp])
     b = boxes([0, 0, 1, 1])
     np.testing.assert_allclose(iou(a, b), [0.5])
-    np.testing.assert_allclose(giou(a, b), [1 / 6])
+    np.testing.assert_allclose(giou(a, b), [0.5])
+    np.testing.assert_allclose(giou(a, a), [1.0])
 
 
 def test_other_distances_by_hand():
@@ -456,3 +458,30 @@ def test_user_callable_and_errors(fresh_registry):
     bad = get_distance(lambda a, b: np.zeros(3))
     with pytest.raises(ParameterError, match="returned shape"):
         bad(boxes([0, 0, 1, 1]), boxes([0, 0, 1, 1]))
+
+
+# -- concave polygons and holes -------------------------------------------------------------
+
+L_SHAPE = shapely.Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)])  # area 3, hull 3.5
+WITH_HOLE = shapely.Polygon([(0, 0), (4, 0), (4, 4), (0, 4)], [[(1, 1), (2, 1), (2, 2), (1, 2)]])
+
+
+def test_giou_of_concave_shape_or_hole_with_itself_is_one():
+    # with the plain union in the penalty, the L-shape would get GIoU 1 - 0.5 / 3.5 and
+    # the square with a hole 1 - 1 / 16: a perfect annotator would never score 1
+    s = Shapes.from_geometries([L_SHAPE, WITH_HOLE])
+    np.testing.assert_allclose(giou(s, s), [1.0, 1.0])
+    np.testing.assert_allclose(giou_distance(s, s), [0.0, 0.0], atol=1e-15)
+
+
+def test_giou_concave_disjoint_by_hand():
+    # L-shape (hull: pentagon of area 3.5) and the unit square [3, 4] x [0, 1]:
+    # IoU 0; union of the hulls U' = 3.5 + 1 = 4.5; C = hull of both, the pentagon
+    # (0,0) (4,0) (4,1) (1,2) (0,2) of area 13 / 2 = 6.5 (shoelace: 0 + 4 + 7 + 2 + 0 = 13)
+    # GIoU = 0 - (6.5 - 4.5) / 6.5 = -4 / 13
+    a = Shapes.from_geometries([L_SHAPE])
+    b = Shapes.from_geometries([shapely.box(3, 0, 4, 1)])
+    assert giou(a, b)[0] == pytest.approx(-4 / 13)
+    assert giou(b, a)[0] == pytest.approx(-4 / 13)
+    # the same value when the IoU is passed in
+    assert giou(a, b, known_iou=np.array([0.0]))[0] == pytest.approx(-4 / 13)

@@ -325,9 +325,11 @@ def test_too_few_units_and_chance_units_are_counted():
 # ---------------------------------------------------------------------- acceptance
 
 
-def test_perfect_annotators_score_one_where_defined():
+@pytest.mark.parametrize("kind", ["box", "polygon", "mixed"])
+def test_perfect_annotators_score_one_where_defined(kind):
+    # polygons are star-shaped (concave): GIoU must not penalize a shape against itself
     df = simulate(n_items=60, annotators={"p1": "perfect", "p2": "perfect", "p3": "perfect"},
-                  seed=4)
+                  kind=kind, seed=4)
     ds = agreement(df, n_chance=200)
     defined = ds["note"] == ""
     assert int(defined.sum()) >= 3 * 4 * 4  # nearly every cell is defined
