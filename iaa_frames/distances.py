@@ -578,12 +578,16 @@ def hausdorff_distance(a: Shapes, b: Shapes) -> np.ndarray:
     )
 
 
-def _iou_similarity(a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
+def _iou_similarity(a: Shapes, b: Shapes, *, known_iou=None, known_distance=None) -> np.ndarray:
+    if known_distance is not None:
+        return 1.0 - np.asarray(known_distance, dtype=np.float64)
     return iou(a, b) if known_iou is None else np.asarray(known_iou, dtype=np.float64)
 
 
-def _giou_similarity(a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
+def _giou_similarity(a: Shapes, b: Shapes, *, known_iou=None, known_distance=None) -> np.ndarray:
     # GIoU floored at 0, as in Braylan et al.'s code; np.maximum keeps NaN.
+    if known_distance is not None:  # the giou distance is (1 - GIoU) / 2
+        return np.maximum(1.0 - 2.0 * np.asarray(known_distance, dtype=np.float64), 0.0)
     return np.maximum(giou(a, b, known_iou=known_iou), 0.0)
 
 
@@ -608,7 +612,8 @@ class Distance:
         True when the distance is known to lie in [0, 1].
     reuses_iou : bool
         True when ``func`` and ``similarity`` accept ``known_iou=`` (the pairs' IoU,
-        already computed by the matcher) and then skip recomputing intersections.
+        already computed by the matcher) and then skip recomputing intersections, and
+        ``similarity`` also accepts ``known_distance=`` (the pairs' distance).
 
     Examples
     --------
@@ -638,9 +643,15 @@ class Distance:
             )
         return out
 
-    def similar(self, a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
-        """The object-pair similarity (requires ``similarity``), reusing ``known_iou``."""
-        kw = {"known_iou": known_iou} if self.reuses_iou and known_iou is not None else {}
+    def similar(self, a: Shapes, b: Shapes, *, known_iou=None, known_distance=None) -> np.ndarray:
+        """The object-pair similarity (requires ``similarity``).
+
+        With ``reuses_iou``, the pairs' known IoU and/or known distance (this
+        distance's value for the same pairs) are passed on, and the similarity is then
+        derived from them without recomputing any geometry.
+        """
+        known = {"known_iou": known_iou, "known_distance": known_distance}
+        kw = {k: v for k, v in known.items() if v is not None} if self.reuses_iou else {}
         return np.asarray(self.similarity(a, b, **kw), dtype=np.float64)
 
 

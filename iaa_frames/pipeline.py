@@ -244,17 +244,25 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     if distance.similarity is None:
         sim, higher = distance(shapes.take(oa), shapes.take(ob)), False
     elif distance.reuses_iou:
-        # IoU-based similarities (IoU, GIoU floored at 0) are 0 where IoU is 0 and never
-        # exceed IoU: a pending pair (IoU bound U) matters only if U beats the best
-        # similarity its objects already have
-        sim, higher = _iou_similarity(corpus, distance, oa, ob, iou, None), True
-        if len(pending):
+        # IoU-based similarities (IoU, GIoU floored at 0) never exceed IoU, and are 0
+        # where it is 0. Matched pairs get theirs from their distance; another pair can
+        # only change a best match if its IoU (or, pending, its IoU bound) beats the best
+        # similarity one of its objects already has.
+        sim, higher = np.zeros(len(iou)), True
+        sim[rows] = distance.similar(shapes.take(oa[rows]), shapes.take(ob[rows]),
+                                     known_iou=iou[rows], known_distance=out["pair_distance"])
+        for kind in ("overlapping", "pending"):
             best_a = _best(sim, key_a, int(n_a.sum()), True)
             best_b = _best(sim, key_b, int(n_b.sum()), True)
-            rows = pending[(pending_bound > best_a[key_a[pending]])
-                           | (pending_bound > best_b[key_b[pending]])]
-            _exact_iou(corpus, oa, ob, rows, iou, cache)
-            sim[rows] = _iou_similarity(corpus, distance, oa, ob, iou, rows)
+            if kind == "overlapping":
+                cand = np.flatnonzero((iou > 0) & ~chosen)
+                top = iou[cand]
+            else:
+                cand, top = pending, pending_bound
+            need = cand[(top > best_a[key_a[cand]]) | (top > best_b[key_b[cand]])]
+            if kind == "pending":
+                _exact_iou(corpus, oa, ob, need, iou, cache)
+            sim[need] = _iou_similarity(corpus, distance, oa, ob, iou, need)
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)

@@ -227,3 +227,30 @@ def test_polygon_shortcuts_give_the_exact_matching():
     brute = {tuple(x) for x in np.column_stack([oa[chosen], ob[chosen]])}
     got = {tuple(x) for x in t.localization_within[["object_a", "object_b"]].to_numpy()}
     assert got == brute
+
+
+@pytest.mark.parametrize("kind", ["box", "polygon"])
+def test_set_distance_equals_brute_force(kind):
+    """The set-level distance skips pairs that cannot change a best match; computing the
+    floored GIoU of every candidate pair gives the same pooled distance (Braylan et al.)."""
+    from iaa_frames.corpus import prepare
+    from iaa_frames.distances import giou
+    from iaa_frames.matching import candidate_pairs
+    from iaa_frames.pairs import _within_pairings
+
+    df = iaf.simulate(n_items=25, kind=kind, seed=12, objects_per_item=6,
+                      annotators={"a": "sloppy", "b": "good", "c": "misser"})
+    t = pair_tables(df, n_chance=50)
+    corpus = prepare(df)
+    ann = corpus.annotations
+    a, b = _within_pairings(ann)
+    p, la, lb, oa, ob = candidate_pairs(ann.start[a], ann.count[a], ann.start[b], ann.count[b])
+    sim = np.maximum(giou(corpus.shapes.take(oa), corpus.shapes.take(ob)), 0)
+    best_a = pd.Series(sim).groupby([p, la]).max().groupby(level=0).sum()
+    best_b = pd.Series(sim).groupby([p, lb]).max().groupby(level=0).sum()
+    n = ann.count[a] + ann.count[b]
+    expected = np.where(n == 0, 0.0, 1 - (best_a.reindex(range(len(a)), fill_value=0)
+                                          + best_b.reindex(range(len(a)), fill_value=0)) / n)
+    expected = np.where((ann.count[a] == 0) != (ann.count[b] == 0), 1.0, expected)
+    got = t.sets_within.query("label == -1")["overall"].to_numpy()
+    np.testing.assert_allclose(got, expected, atol=1e-12)
