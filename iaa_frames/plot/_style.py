@@ -212,3 +212,37 @@ def measure_of(result, component: str) -> str:
 
 def grey() -> str:
     return _GREY
+
+
+def component_frame(result, *, components, along: str, fixed_dim: str, fixed: str,
+                    top: int | None):
+    """Long-form agreement of ``components`` for the ``top`` entries of dim ``along``
+    (by support, "(all)" first), at ``fixed_dim == fixed``: one row per (entry,
+    component), columns ``along, component, measure, agreement, ci_low, ci_high,
+    n_units``; ``attrs`` hold ``n_hidden``, ``top`` and the fixed coordinate."""
+    check_dataset(result, ("agreement", "n_units"))
+    available = [str(c) for c in result["component"].values]
+    if isinstance(components, str):
+        components = [components]
+    components = list(components)
+    unknown = [c for c in components if c not in available]
+    if unknown or not components:
+        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
+    if fixed not in [str(v) for v in result[fixed_dim].values]:
+        raise ParameterError(f"unknown {fixed_dim} {fixed!r}")
+    shown, hidden = top_by_support(result.sel({fixed_dim: [fixed]}), along, top)
+    sub = result.sel({"component": components, along: shown, fixed_dim: fixed})
+    cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units") if v in sub.data_vars]
+    frame = sub[cols].to_dataframe().reset_index()
+    for v in ("ci_low", "ci_high"):
+        if v not in frame:
+            frame[v] = np.nan
+    frame["measure"] = [measure_of(result, c) for c in frame["component"]]
+    order = {a: i for i, a in enumerate(shown)}
+    corder = {c: i for i, c in enumerate(components)}
+    frame = frame.iloc[np.lexsort((frame["component"].map(corder).to_numpy(),
+                                   frame[along].map(order).to_numpy()))]
+    frame = frame[[along, "component", "measure", "agreement", "ci_low", "ci_high",
+                   "n_units"]].reset_index(drop=True)
+    frame.attrs = {"n_hidden": hidden, "top": top, fixed_dim: fixed}
+    return frame

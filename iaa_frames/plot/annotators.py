@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
 from ..frame import ALL
 from . import _style
 
@@ -43,32 +42,8 @@ def profile_frame(result, *, components=_DEFAULT, label: str = ALL,
     >>> profile_frame(res)["annotator"].iloc[0]
     '(all)'
     """
-    _style.check_dataset(result, ("agreement", "n_units"))
-    available = [str(c) for c in result["component"].values]
-    if isinstance(components, str):
-        components = [components]
-    components = list(components)
-    unknown = [c for c in components if c not in available]
-    if unknown or not components:
-        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
-    if label not in [str(v) for v in result["label"].values]:
-        raise ParameterError(f"unknown label {label!r}")
-    shown, hidden = _style.top_by_support(result.sel(label=[label]), "annotator", top)
-    sub = result.sel(component=components, annotator=shown, label=label)
-    cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units") if v in sub.data_vars]
-    frame = sub[cols].to_dataframe().reset_index()
-    for v in ("ci_low", "ci_high"):
-        if v not in frame:
-            frame[v] = np.nan
-    frame["measure"] = [_style.measure_of(result, c) for c in frame["component"]]
-    aorder = {a: i for i, a in enumerate(shown)}
-    corder = {c: i for i, c in enumerate(components)}
-    frame = frame.iloc[np.lexsort((frame["component"].map(corder).to_numpy(),
-                                   frame["annotator"].map(aorder).to_numpy()))]
-    frame = frame[["annotator", "component", "measure", "agreement", "ci_low", "ci_high",
-                   "n_units"]].reset_index(drop=True)
-    frame.attrs = {"n_hidden": hidden, "top": top, "label": label}
-    return frame
+    return _style.component_frame(result, components=components, along="annotator",
+                                  fixed_dim="label", fixed=label, top=top)
 
 
 def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None = 10,

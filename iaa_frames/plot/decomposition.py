@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
 from ..frame import ALL
 from . import _style
 
@@ -42,33 +41,8 @@ def decomposition_frame(result, *, components=_DEFAULT, annotator: str = ALL,
     >>> decomposition_frame(res)["component"].unique().tolist()
     ['detection', 'classification', 'localization']
     """
-    _style.check_dataset(result, ("agreement", "n_units"))
-    available = [str(c) for c in result["component"].values]
-    if isinstance(components, str):
-        components = [components]
-    components = list(components)
-    unknown = [c for c in components if c not in available]
-    if unknown or not components:
-        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
-    if annotator not in [str(a) for a in result["annotator"].values]:
-        raise ParameterError(f"unknown annotator {annotator!r}")
-    one = result.sel(annotator=[annotator])
-    labels, hidden = _style.top_by_support(one, "label", top)
-    sub = result.sel(component=components, label=labels, annotator=annotator)
-    cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units") if v in sub.data_vars]
-    frame = sub[cols].to_dataframe().reset_index()
-    for v in ("ci_low", "ci_high"):
-        if v not in frame:
-            frame[v] = np.nan
-    frame["measure"] = [_style.measure_of(result, c) for c in frame["component"]]
-    order = {lab: i for i, lab in enumerate(labels)}
-    corder = {c: i for i, c in enumerate(components)}
-    frame = frame.iloc[np.lexsort((frame["component"].map(corder).to_numpy(),
-                                   frame["label"].map(order).to_numpy()))]
-    frame = frame[["label", "component", "measure", "agreement", "ci_low", "ci_high",
-                   "n_units"]].reset_index(drop=True)
-    frame.attrs = {"n_hidden": hidden, "top": top, "annotator": annotator}
-    return frame
+    return _style.component_frame(result, components=components, along="label",
+                                  fixed_dim="annotator", fixed=annotator, top=top)
 
 
 def decomposition(result, *, components=_DEFAULT, annotator: str = ALL,
