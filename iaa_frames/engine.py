@@ -67,8 +67,18 @@ from .bootstrap import ItemSums, PairSums, block_size, multiplicity_blocks
 from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
+from .matching import pairs_within_runs
+from .chance import MIN_CHANCE_UNITS
 from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
-from .result import COMPONENTS, MEASURES, VARIABLES, build_dataset, build_pairwise, notes
+from .result import (
+    COMPONENTS,
+    MEASURES,
+    NO_MATCH_NOTE,
+    VARIABLES,
+    build_dataset,
+    build_pairwise,
+    notes,
+)
 from .stats import frac_below_chance, ks, percentile_ci
 
 __all__ = [
@@ -88,8 +98,6 @@ __all__ = [
 
 #: Fewest within units (pairings or matched pairs) for which sigma and KS are reported.
 MIN_WITHIN_UNITS = 2
-#: Fewest chance units (between-item pairings or matched pairs) for sigma and KS.
-MIN_CHANCE_UNITS = 30
 #: Fewest pairable units (clusters with at least two members) for which alpha is reported.
 MIN_ALPHA_UNITS = 2
 #: An expected disagreement at or below this counts as none ("no variation"): identical
@@ -202,32 +210,98 @@ class _Rows(NamedTuple):
     label_cells: np.ndarray
     distance: np.ndarray
     iou: np.ndarray | None = None
+    n_matched: np.ndarray | None = None
 
 
 def _col(frame, name):
     return frame[name].to_numpy()
 
 
-def _localization_rows(tables: PairTables):
+class _Chance(NamedTuple):
+    """Distinct chance units of a sigma component: items, distances, matched pairs, and
+    the rows x cells membership (weights: 1, or a pooled unit's weight)."""
+
+    item_a: np.ndarray
+    item_b: np.ndarray
+    distance: np.ndarray
+    membership: sp.csr_matrix
+    n_matched: np.ndarray | None = None
+
+
+def _chance_membership(layout: _Layout, frame: pd.DataFrame, whole, own_class,
+                       pooled: pd.DataFrame | None = None) -> sp.csr_matrix:
+    """Rows x cells of the chance rows: the cells each distinct chance unit counts in.
+
+    A unit counts in a cell when the stratum that drew it samples the cell's population
+    uniformly (see :mod:`iaa_frames.chance`): the uniform stratum for every cell it
+    belongs to, an annotator's stratum for that annotator's cells (and its pairs), a pair
+    stratum for that pair, a class's stratum for that class. ``whole`` marks the rows of
+    the "(all)" label cell, ``own_class`` the class (or -1) of the class cells; ``pooled``
+    rows (label, row, weight) give the classes that borrow the uniform units.
+    """
+    aa, ab = _col(frame, "annotator_a"), _col(frame, "annotator_b")
+    uni, own_a, own_b = (_col(frame, f) for f in ("in_uniform", "in_annotator_a",
+                                                 "in_annotator_b"))
+    rows, cells, weights = [], [], []
+
+    def add(select, label_cell, group):
+        r = np.flatnonzero(select)
+        rows.append(r)
+        cells.append(np.broadcast_to(label_cell, len(aa))[r] * layout.n_groups
+                     + np.broadcast_to(group, len(aa))[r])
+        weights.append(np.ones(len(r)))
+
+    cls = np.asarray(own_class)
+    if layout.pairwise:
+        pair = layout.groups(aa, ab)[:, 0]
+        add(whole & (uni | own_a | own_b | _col(frame, "in_pair")), 0, pair)
+        add(cls >= 0, 1 + cls, pair)
+    else:
+        add(whole & uni, 0, 0)
+        add(whole & (uni | own_a), 0, 1 + aa)
+        add(whole & (uni | own_b), 0, 1 + ab)
+        for group in (0, 1 + aa, 1 + ab):
+            add(cls >= 0, 1 + cls, group)
+    if pooled is not None and len(pooled):
+        r, lab, w = (pooled[c].to_numpy() for c in ("row", "label", "weight"))
+        for group in ((layout.groups(aa, ab)[:, 0],) if layout.pairwise
+                      else (0, 1 + aa, 1 + ab)):
+            g = np.broadcast_to(group, len(aa))[r]
+            rows.append(r)
+            cells.append((1 + lab) * layout.n_groups + g)
+            weights.append(w)
+    return sp.csr_matrix((np.concatenate(weights), (np.concatenate(rows),
+                                                     np.concatenate(cells))),
+                         shape=(len(frame), layout.n_cells))
+
+
+def _localization_rows(tables: PairTables, layout: _Layout):
     w, b = tables.localization_within, tables.localization_between
     la, lb = _col(w, "label_a"), _col(w, "label_b")
     own_class = np.where(la == lb, 1 + la, -1)
     within = _Rows(_col(w, "item"), None, _col(w, "annotator_a"), _col(w, "annotator_b"),
                    np.column_stack([np.zeros_like(la), own_class]), _col(w, "distance"),
                    _col(w, "iou"))
-    between = _Rows(_col(b, "item_a"), _col(b, "item_b"), _col(b, "annotator_a"),
-                    _col(b, "annotator_b"), (1 + _col(b, "stratum"))[:, None],
-                    _col(b, "distance"))
+    pooled = tables.localization_pooled
+    borrowed = np.zeros(len(tables.corpus.labels) + 1, dtype=bool)
+    borrowed[pooled["label"].to_numpy()] = True
+    ba, bb = _col(b, "label_a"), _col(b, "label_b")
+    own = (ba == bb) & (_col(b, "in_uniform") | _col(b, "in_label")) & ~borrowed[ba]
+    membership = _chance_membership(layout, b, np.ones(len(b), dtype=bool),
+                                    np.where(own, ba, -1), pooled)
+    between = _Chance(_col(b, "item_a"), _col(b, "item_b"), _col(b, "distance"), membership)
     return within, between
 
 
-def _sets_rows(tables: PairTables, component: str):
+def _sets_rows(tables: PairTables, component: str, layout: _Layout):
     w, b = tables.sets_within, tables.sets_between
     within = _Rows(_col(w, "item"), None, _col(w, "annotator_a"), _col(w, "annotator_b"),
-                   (1 + _col(w, "label"))[:, None], _col(w, component))
-    between = _Rows(_col(b, "item_a"), _col(b, "item_b"), _col(b, "annotator_a"),
-                    _col(b, "annotator_b"), (1 + _col(b, "label"))[:, None],
-                    _col(b, component))
+                   (1 + _col(w, "label"))[:, None], _col(w, component),
+                   n_matched=_col(w, "n_matched"))
+    label = _col(b, "label")
+    membership = _chance_membership(layout, b, label == -1, label)
+    between = _Chance(_col(b, "item_a"), _col(b, "item_b"), _col(b, component), membership,
+                      _col(b, "n_matched"))
     return within, between
 
 
@@ -272,17 +346,22 @@ class _SigmaCells:
     between_distance: np.ndarray
     within_members: sp.csc_matrix
     between_members: sp.csc_matrix
+    n_chance: np.ndarray
+    matched: np.ndarray | None  # matched object pairs within + chance per cell (sets)
 
     @classmethod
-    def build(cls, layout: _Layout, n_items: int, within: _Rows, between: _Rows):
+    def build(cls, layout: _Layout, n_items: int, within: _Rows, between: _Chance):
         mw = layout.membership(within.label_cells,
                                layout.groups(within.annotator_a, within.annotator_b))
         quantities = [np.ones(len(within.distance)), within.distance]
         if within.iou is not None:
             quantities.append(within.iou)
-        mb = layout.membership(between.label_cells,
-                               layout.groups(between.annotator_a, between.annotator_b))
+        mb = between.membership
         per_row = sp.hstack([mb, sp.diags(between.distance) @ mb]).tocsr()
+        matched = None
+        if within.n_matched is not None:
+            matched = (np.asarray(mw.T @ within.n_matched).ravel()
+                       + np.asarray((mb != 0).T @ between.n_matched).ravel())
         # each cell's rows in order of distance, which makes the sorting inside the KS
         # test and the chance quantile of every cell cheap
         rank_w, rank_b = np.argsort(within.distance), np.argsort(between.distance)
@@ -292,7 +371,8 @@ class _SigmaCells:
                             per_row),
                    np.asarray(within.distance, dtype=np.float64)[rank_w],
                    np.asarray(between.distance, dtype=np.float64)[rank_b],
-                   mw[rank_w].tocsc(), mb[rank_b].tocsc())
+                   mw[rank_w].tocsc(), mb[rank_b].tocsc(),
+                   np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel(), matched)
 
     def statistics(self, multiplicities=None):
         """(observed, expected, agreement) per cell; a leading replicate axis for a block
@@ -305,9 +385,8 @@ class _SigmaCells:
         return observed, expected, _one_minus_ratio(observed, expected)
 
     def counts(self):
-        """(n_units, n_chance) per cell."""
-        n = self.n_cells
-        return self.within.total()[:n], self.between.total()[:n]
+        """(n_units, n_chance) per cell: within units, and distinct chance units."""
+        return self.within.total()[:self.n_cells], self.n_chance
 
     def raw_iou(self):
         """Mean IoU of the within rows of every cell (localization)."""
@@ -321,11 +400,13 @@ class _SigmaCells:
         out = np.full((4, self.n_cells), np.nan)
         wp, wi = self.within_members.indptr, self.within_members.indices
         bp, bi = self.between_members.indptr, self.between_members.indices
+        bw = self.between_members.data
         for cell in cells:  # one cell per iteration: scipy's KS test of two samples
             x = self.within_distance[wi[wp[cell]:wp[cell + 1]]]
             y = self.between_distance[bi[bp[cell]:bp[cell + 1]]]
-            out[:3, cell] = ks(x, y)
-            out[3, cell] = frac_below_chance(x, y)
+            weight = bw[bp[cell]:bp[cell + 1]]
+            out[:3, cell] = ks(x, y, between_weights=weight)
+            out[3, cell] = frac_below_chance(x, y, between_weights=weight)
         return out
 
     @property
@@ -334,21 +415,6 @@ class _SigmaCells:
 
 
 # ------------------------------------------------------------------ alpha pair units
-
-
-def _pairs_within_runs(key):
-    """Positions (i, j), i < j, of every unordered pair of equal entries of a sorted key."""
-    n = len(key)
-    new = np.r_[True, key[1:] != key[:-1]] if n else np.zeros(0, bool)
-    run = np.cumsum(new) - 1
-    size = np.bincount(run) if n else np.zeros(0, np.int64)
-    start = np.flatnonzero(new)
-    later = start[run] + size[run] - np.arange(n) - 1  # entries after this one in its run
-    i = np.repeat(np.arange(n), later)
-    first = np.zeros(n, dtype=np.int64)
-    np.cumsum(later[:-1], out=first[1:])
-    j = i + 1 + np.arange(len(i)) - first[i]
-    return i, j
 
 
 @dataclass(frozen=True, eq=False)
@@ -370,7 +436,7 @@ class _ClassificationCells:
         size = np.bincount(cluster) if len(cluster) else np.zeros(0, np.int64)
         pairable = np.flatnonzero(size[cluster] >= 2)
         pairable = pairable[np.lexsort((annotator[pairable], cluster[pairable]))]
-        i, j = _pairs_within_runs(cluster[pairable])
+        i, j = pairs_within_runs(cluster[pairable])
         i, j = pairable[i], pairable[j]
         groups = layout.groups(annotator[i], annotator[j])
         weight = layout.coincidence_weight(size[cluster[i]])
@@ -517,8 +583,8 @@ def _component_cells(tables: PairTables, layout: _Layout, component: str):
     n_items = len(tables.corpus.items)
     if component == "classification":
         return _ClassificationCells.build(layout, n_items, tables.units)
-    rows = (_localization_rows(tables) if component == "localization"
-            else _sets_rows(tables, component))
+    rows = (_localization_rows(tables, layout) if component == "localization"
+            else _sets_rows(tables, component, layout))
     return _SigmaCells.build(layout, n_items, *rows)
 
 
@@ -606,7 +672,21 @@ def _point_estimates(parts: dict, n_cells: int) -> dict:
     out["note"] = notes(n_units=out["n_units"], n_chance=out["n_chance"],
                         expected=out["expected"], min_units=min_units,
                         min_chance=MIN_CHANCE_UNITS, min_expected=NO_VARIATION)
+    det = COMPONENTS.index("detection")
+    silent = (out["note"][det] == "") & (parts["detection"].matched == 0)
+    out["note"][det] = np.where(silent, NO_MATCH_NOTE, out["note"][det])
     return out
+
+
+def _chance_sources(tables: PairTables, layout: _Layout) -> np.ndarray:
+    """Per component and cell: "enumerated", "sampled" or "pooled" ('' for alpha)."""
+    base = tables.params.get("chance_population", "sampled")
+    out = np.full((len(COMPONENTS), layout.n_labels + 1, layout.n_groups), base, dtype=object)
+    out[COMPONENTS.index("classification")] = ""
+    source = np.asarray(tables.label_source, dtype=object)
+    loc = out[COMPONENTS.index("localization"), 1:]
+    loc[:] = np.where(source != "", source, base)[:, None]
+    return out.reshape(len(COMPONENTS), layout.n_cells)
 
 
 def _tests(parts: dict, out: dict) -> dict:
@@ -664,6 +744,11 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = 0, seed: int = 0,
     n_items = len(corpus.items)
     parts = {c: _component_cells(tables, layout, c) for c in COMPONENTS}
     out = _point_estimates(parts, layout.n_cells)
+    if tables.params.get("chance_population") == "enumerated":
+        few = np.strings.startswith(out["note"].astype(str), "too few chance units")
+        out["note"] = np.where(few, np.strings.replace(
+            out["note"].astype(str), ")", ": the whole chance population)"), out["note"])
+    out["chance_source"] = _chance_sources(tables, layout)
     defined = out["note"] == ""
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
     out.update(_tests(parts, out))

@@ -29,7 +29,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-__all__ = ["candidate_pairs", "assign", "clusters"]
+__all__ = ["candidate_pairs", "assign", "clusters", "pairs_within_runs"]
 
 #: Largest number of injective row-to-column maps enumerated at once for one matrix
 #: shape; bigger ambiguous matrices go to :func:`scipy.optimize.linear_sum_assignment`.
@@ -42,6 +42,27 @@ def _starts(counts: np.ndarray) -> np.ndarray:
     out = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=out[1:])
     return out
+
+def pairs_within_runs(key):
+    """Positions (i, j), i < j, of every unordered pair of equal entries of a sorted key.
+
+    Examples
+    --------
+    >>> i, j = pairs_within_runs(np.array([0, 0, 0, 1, 2, 2]))
+    >>> list(zip(i.tolist(), j.tolist()))
+    [(0, 1), (0, 2), (1, 2), (4, 5)]
+    """
+    n = len(key)
+    new = np.r_[True, key[1:] != key[:-1]] if n else np.zeros(0, bool)
+    run = np.cumsum(new) - 1
+    size = np.bincount(run) if n else np.zeros(0, np.int64)
+    start = np.flatnonzero(new)
+    later = start[run] + size[run] - np.arange(n) - 1  # entries after this one in its run
+    i = np.repeat(np.arange(n), later)
+    first = np.zeros(n, dtype=np.int64)
+    np.cumsum(later[:-1], out=first[1:])
+    j = i + 1 + np.arange(len(i)) - first[i]
+    return i, j
 
 
 def candidate_pairs(start_a, count_a, start_b, count_b):

@@ -20,7 +20,7 @@ from .distances import Distance, Shapes
 from .distances import iou as pair_iou
 from .matching import _starts, assign, candidate_pairs
 
-__all__ = ["IoUCache", "Matched", "can_match", "run"]
+__all__ = ["IoUCache", "Matched", "can_match", "iou_upper_bound", "run"]
 
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
@@ -99,6 +99,22 @@ def _iou_bound(corpus: Corpus, oa, ob):
     with np.errstate(invalid="ignore", divide="ignore"):
         bound = np.nan_to_num(top / (area_a + area_b - top))
     return bound, ba, bb, poly_pair, inter > 0
+
+
+def iou_upper_bound(corpus: Corpus, oa, ob) -> np.ndarray:
+    """IoU of box pairs, and an upper bound of it for pairs with a polygon (no shapely).
+
+    Parameters
+    ----------
+    corpus : Corpus
+    oa, ob : ndarray of int
+        Object indices of the two sides.
+
+    Returns
+    -------
+    ndarray of float
+    """
+    return _iou_bound(corpus, np.asarray(oa, dtype=np.int64), np.asarray(ob, dtype=np.int64))[0]
 
 
 def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):

@@ -15,8 +15,8 @@ import xarray as xr
 
 from .frame import ALL
 
-__all__ = ["COMPONENTS", "MEASURES", "VARIABLES", "NOTE_DESCRIPTION", "build_dataset",
-           "build_pairwise", "notes"]
+__all__ = ["COMPONENTS", "MEASURES", "VARIABLES", "NOTE_DESCRIPTION", "NO_MATCH_NOTE",
+           "build_dataset", "build_pairwise", "notes"]
 
 COMPONENTS = ("detection", "classification", "localization", "overall")
 MEASURES = {"detection": "sigma", "classification": "alpha", "localization": "sigma",
@@ -68,10 +68,11 @@ VARIABLES = {
     ),
     "n_chance": (
         "chance units",
-        "Between-item (chance) units used: pairings of annotations of two different "
-        "items by two different annotators (detection, overall) or their matched object "
-        "pairs (localization). NaN for classification, whose expected disagreement "
-        "comes from the pairable labels.",
+        "Distinct between-item (chance) units used, each counted once: pairings of "
+        "annotations of two different items by two different annotators (detection, "
+        "overall) or their matched object pairs (localization). `chance_source` says "
+        "whether they are the cell's whole chance population or a sample of it. NaN for "
+        "classification, whose expected disagreement comes from the pairable labels.",
     ),
     "ci_low": (
         "lower confidence bound",
@@ -112,6 +113,16 @@ VARIABLES = {
 }
 
 NO_VARIATION_NOTE = "no variation: expected disagreement is 0"
+NO_MATCH_NOTE = "no object pair matches at the threshold, within items or by chance"
+
+CHANCE_SOURCE_DESCRIPTION = (
+    "How the cell's chance units were formed: 'enumerated' (every chance pairing of the "
+    "cell's population: no sampling noise), 'sampled' (a uniform sample without "
+    "replacement of that population), 'pooled' (a class whose own chance population is "
+    "too small, typically small objects at a high threshold: the uniform sample's matched "
+    "chance pairs of every class, weighted towards the shapes of the class's within "
+    "pairs); '' for classification, which needs no chance units."
+)
 
 NOTE_DESCRIPTION = (
     "Why `agreement` is NaN in this cell: '' when it is defined; 'too few within units "
@@ -119,8 +130,9 @@ NOTE_DESCRIPTION = (
     "min_within_units, min_alpha_units); 'too few chance units (n=k)' when it has fewer "
     "chance units than min_chance_units; 'no variation: expected disagreement is 0' when "
     "the expected disagreement is 0 (every chance distance is 0, or a single label is "
-    "used); 'not applicable' where the cell has no meaning (e.g. an annotator paired "
-    "with itself)."
+    "used); 'no object pair matches at the threshold, within items or by chance' "
+    "(detection: nothing to compare); 'not applicable' where the cell has no meaning "
+    "(e.g. an annotator paired with itself)."
 )
 
 
@@ -205,6 +217,10 @@ def build_dataset(values: dict, *, labels, annotators, attrs: dict) -> xr.Datase
             for name in VARIABLES}
     data["note"] = (dims, np.asarray(values["note"], dtype=object),
                     {"long_name": "reason agreement is NaN", "description": NOTE_DESCRIPTION})
+    if "chance_source" in values:
+        data["chance_source"] = (dims, np.asarray(values["chance_source"], dtype=object),
+                                 {"long_name": "source of the chance units",
+                                  "description": CHANCE_SOURCE_DESCRIPTION})
     coords = {
         "component": ("component", np.array(COMPONENTS, dtype=object),
                       {"long_name": "component of agreement"}),

@@ -84,13 +84,17 @@ def sigma(within, between, *, within_weights=None, between_weights=None):
     return _sigma(_weighted_mean(x, wx), _weighted_mean(y, wy))
 
 
-def ks(within, between):
+def ks(within, between, *, between_weights=None):
     """Two-sided two-sample KS test of within- against between-item distances.
 
     Parameters
     ----------
     within, between : array-like of float
         Within-item and between-item (chance) distances.
+    between_weights : array-like of float, shape (n_between,), optional
+        Weights of the chance distances (a pooled chance baseline). Unequal weights give
+        the statistic of the weighted ECDF and the asymptotic p-value (Kolmogorov
+        distribution) at the effective sample size ``(sum w)^2 / sum w^2``.
 
     Returns
     -------
@@ -106,12 +110,30 @@ def ks(within, between):
     >>> float(res.statistic), float(res.sign), round(float(res.pvalue), 3)
     (1.0, 1.0, 0.1)
     """
-    x, y, _, _ = _validate_samples(within, between, None, None)
+    x, y, _, wy = _validate_samples(within, between, None, between_weights)
     if x.size == 0 or y.size == 0:
         return KSResult(np.nan, np.nan, np.nan)
+    if wy is not None and np.any(wy != wy.flat[0]):
+        return _ks_weighted(x, y, wy)
     res = scipy.stats.ks_2samp(x, y, alternative="two-sided")
     sign = float(res.statistic_sign) if res.statistic > 0 else 0.0
     return KSResult(float(res.statistic), sign, float(res.pvalue))
+
+
+def _ks_weighted(x, y, wy) -> KSResult:
+    """KS test of ``x`` against ``y`` weighted by ``wy`` (see :func:`ks`)."""
+    values = np.union1d(x, y)
+    fx = np.searchsorted(np.sort(x), values, side="right") / x.size
+    order = np.argsort(y, kind="stable")
+    cum = np.r_[0.0, np.cumsum(wy[order])]
+    fy = cum[np.searchsorted(y[order], values, side="right")] / cum[-1]
+    diff = fx - fy
+    at = int(np.argmax(np.abs(diff)))
+    stat = float(abs(diff[at]))
+    n_eff = cum[-1] ** 2 / float(np.sum(wy ** 2))
+    en = np.sqrt(x.size * n_eff / (x.size + n_eff))
+    p = float(scipy.stats.kstwobign.sf(stat * en)) if stat > 0 else 1.0
+    return KSResult(stat, float(np.sign(diff[at])) if stat > 0 else 0.0, min(p, 1.0))
 
 
 def ks_statistic_weighted(within, between, *, within_weights=None, between_weights=None):
