@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from .progress import tqdm
 
 from .chance import (
     DEFAULT_N_CHANCE,
@@ -328,3 +328,8 @@ def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     """
     t = pair_tables(df, **kwargs)
     return _named(t, t.localization_between)
+
+
+#: Public name of ``_named`` (codes to names, object indices to ids), used by the
+#: ``df.iaa`` accessor on its cached tables.
+named = _named
