@@ -92,11 +92,6 @@ def _with_coords(da: xr.DataArray, ds: xr.Dataset, component: str, names) -> xr.
                              for n, v in extra.items()})
 
 
-def _described(da: xr.DataArray, text: str) -> xr.DataArray:
-    da.attrs = {**da.attrs, "description": text + " " + da.attrs.get("description", "")}
-    return da
-
-
 # ------------------------------------------------------------------- the result accessor
 
 
@@ -249,7 +244,7 @@ class ResultAccessor:
         da = ds["agreement"].sel(component=component).rename("sigma")
         da = _with_coords(da, ds, component,
                           ("ci_low", "ci_high", "n_units", "n_chance", "note"))
-        return _described(da, f"Sigma of the {component} component.")
+        return da
 
     def ks(self, *, component: str = "localization") -> xr.DataArray:
         """KS statistic of one component by label and annotator.
@@ -268,7 +263,7 @@ class ResultAccessor:
         ds = self._check()
         da = _with_coords(ds["ks"].sel(component=component), ds, component,
                           ("ks_sign", "ks_pvalue", "note"))
-        return _described(da, f"KS statistic of the {component} component.")
+        return da
 
     def alpha(self, *, component: str = "classification") -> xr.DataArray:
         """Krippendorff's α by label and annotator.

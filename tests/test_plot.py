@@ -235,7 +235,7 @@ def test_pairwise_heatmap_values_and_labels():
     assert cells == [f"{v:.2f}" for v in values]  # no value on the diagonal
     assert len(by_gid(ax, "diagonal")) == 4  # hatched, not the white of 0
     assert ax.get_xlabel() == "annotator" and ax.get_ylabel() == "annotator"
-    cbar = ax.images[0].colorbar
+    cbar = next(c for c in ax.collections if c.get_gid() == "cells").colorbar
     assert cbar.ax.get_ylabel() == "chance-corrected agreement (σ)"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["ana", "ben", "cy", "dev"]
     assert ax.get_title() == "localization σ: pairs of annotators"
@@ -251,7 +251,7 @@ def test_pairwise_top_note_and_real_engine(corpus):
     ax = plot.pairwise(m, top=2)
     assert len(ax.get_xticklabels()) == 2
     assert texts(ax, "note") == ["+ 2 more annotators not shown (top 2 by support (n_units))"]
-    assert "(α)" in ax.images[0].colorbar.ax.get_ylabel()
+    assert "(α)" in next(c for c in ax.collections if c.get_gid() == "cells").colorbar.ax.get_ylabel()
     # from tables: the same matrix
     ax2 = plot.pairwise(tables, component="classification")
     frame = plot.pairwise_frame(m)

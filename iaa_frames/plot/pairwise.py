@@ -137,7 +137,7 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
     Returns
     -------
     matplotlib.axes.Axes
-        The cells are an image with ``gid="cells"``, the diagonal ``gid="diagonal"``.
+        The cells are a mesh with ``gid="cells"``, the diagonal ``gid="diagonal"``.
 
     Examples
     --------
@@ -167,8 +167,13 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
         if annot is None:
             annot = n <= 12
         cm = plt.get_cmap(cmap).with_extremes(bad="white")
-        image = ax.imshow(np.ma.masked_invalid(values), cmap=cm, vmin=vmin, vmax=vmax,
-                          interpolation="nearest", aspect="equal")
+        # vector cells (pcolormesh, not a raster image): sharp in print and in SVG
+        image = ax.pcolormesh(np.arange(values.shape[1] + 1) - 0.5,
+                              np.arange(values.shape[0] + 1) - 0.5,
+                              np.ma.masked_invalid(values), cmap=cm, vmin=vmin, vmax=vmax)
+        ax.set_aspect("equal")
+        ax.set_xlim(-0.5, values.shape[1] - 0.5)
+        ax.set_ylim(values.shape[0] - 0.5, -0.5)
         image.set_gid("cells")
         diagonal = np.arange(n) if len(frame.index) == len(frame.columns) else []
         for i in diagonal:
