@@ -34,7 +34,6 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from .distances import DEFAULT_DISTANCE, get_distance

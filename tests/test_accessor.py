@@ -12,6 +12,7 @@ import pytest
 import xarray as xr
 
 import iaa_frames.accessor  # noqa: F401  registers df.iaa
+from iaa_frames.accessor import IAAAccessor
 from iaa_frames.engine import (
     agreement,
     agreement_from_tables,
@@ -20,7 +21,6 @@ from iaa_frames.engine import (
     component_sigma,
     pairwise,
 )
-from iaa_frames.accessor import IAAAccessor
 from iaa_frames.errors import ParameterError
 from iaa_frames.pairs import between, pair_tables, within
 from iaa_frames.simulate import simulate

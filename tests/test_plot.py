@@ -304,7 +304,7 @@ def test_distributions_annotations_match_engine(corpus):
     titles = [ax.get_title(loc="left").split("\n") for ax in fig.axes[::2]]
     assert [t[0] for t in titles] == plot.label_order(res)[:3]  # the result's order
     for k, (facet, stat, n) in enumerate(titles):
-        ax_d, ax_e = fig.axes[2 * k], fig.axes[2 * k + 1]
+        ax_e = fig.axes[2 * k + 1]
         cell = res.sel(component="localization", label=facet, annotator=ALL)
         sign = "+" if float(cell["ks_sign"]) > 0 else "−"
         assert stat == (f"σ = {float(cell['agreement']):.2f} · "

@@ -13,7 +13,7 @@ Annotator colors (:func:`~iaa_frames.plot.annotator_colors`) and label order
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 import xarray as xr

@@ -13,9 +13,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..distances import DEFAULT_DISTANCE
 from ..errors import ParameterError
 from ..frame import ALL
-from ..distances import DEFAULT_DISTANCE
 from ..pairs import DEFAULT_N_CHANCE, PairTables
 from ..stats import ks as _ks
 from ..stats import sigma as _sigma

@@ -87,7 +87,7 @@ def items(data, *, component: str = "localization", label: str = ALL,
         w = float(width) if width is not None else _style.WIDTH
         own_figure = ax is None
         if own_figure:
-            fig, (ax, tab) = plt.subplots(1, 2, figsize=(w, 1.1 + 0.19 * n), sharey=True,
+            _, (ax, tab) = plt.subplots(1, 2, figsize=(w, 1.1 + 0.19 * n), sharey=True,
                                           layout="constrained",
                                           gridspec_kw={"width_ratios": [3.0, 1.8]})
         else:
