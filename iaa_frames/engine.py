@@ -61,7 +61,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from .progress import tqdm
+from .progress import DELAY, tqdm
 
 from .bootstrap import ItemSums, PairSums, block_size, multiplicity_blocks
 from .distances import DEFAULT_DISTANCE
@@ -588,7 +588,8 @@ def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> n
     step = block_size(n_boot, width)
     work = n_boot * sum(p.work for p in parts.values())
     disable = (work < _PROGRESS_MIN_WORK) if progress is None else not progress
-    with tqdm(total=n_boot, unit="replicate", desc="bootstrap", disable=disable) as bar:
+    with tqdm(total=n_boot, unit="replicate", desc="bootstrap", disable=disable,
+              delay=0 if progress else DELAY) as bar:
         start = 0
         for k in multiplicity_blocks(n_items, n_boot, seed=seed, block_size=step):
             for c, name in enumerate(COMPONENTS):

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from .progress import tqdm
+from .progress import DELAY, tqdm
 
 from .chance import (
     DEFAULT_N_CHANCE,
@@ -193,7 +193,8 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
     a, b = _within_pairings(ann)
     work = int((ann.count[a] * ann.count[b]).sum())
     bar = tqdm(total=work, unit="pairs", unit_scale=True, desc="matching",
-               disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress)
+               disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
+               delay=0 if progress else DELAY)
 
     def match(slots, pa, pb, sets=True, cache=None):
         return run(corpus, slots, pa, pb, tau=tau, distance=dist, overall=overall, sets=sets,

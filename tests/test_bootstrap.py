@@ -140,7 +140,7 @@ def test_intervals_contain_the_estimate_and_are_seeded(corpus):
 
 def test_no_bootstrap_no_interval(corpus):
     tables, _ = corpus
-    ds = agreement_from_tables(tables)
+    ds = agreement_from_tables(tables, n_boot=0)
     assert ds["ci_low"].isnull().all() and ds["ci_high"].isnull().all()
 
 

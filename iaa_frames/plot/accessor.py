@@ -57,7 +57,7 @@ class ResultPlots:
     >>> res = iaf.simulate(n_items=10, seed=0).iaa.agreement(n_chance=100, n_boot=0)
     >>> fig = res.iaa.plot.forest(components=["localization"])
     >>> [ax.get_title() for ax in fig.axes]
-    ['localization (σ)']
+    ['localization σ', 'raw IoU']
     """
 
     def __init__(self, result: xr.Dataset, *, tables: Callable[[], PairTables] | None = None):

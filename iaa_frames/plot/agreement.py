@@ -47,9 +47,9 @@ def forest_frame(result, *, components=None, label: str | None = None,
     >>> import iaa_frames as iaf
     >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=0)
     >>> forest_frame(res, top=2)["row"].unique().tolist()
-    ['(all)', 'car', 'person']
+    ['(all)', 'bicycle', 'car']
     >>> forest_frame(res, label="car")["row"].unique().tolist()
-    ['(all)', 'ann', 'bob', 'cyd']
+    ['(all)', 'A', 'B', 'C']
     """
     _style.check_dataset(result, ("agreement", "n_units"))
     comps = _components(result, components)

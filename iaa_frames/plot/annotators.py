@@ -80,8 +80,8 @@ def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None
     >>> import iaa_frames as iaf
     >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=0)
     >>> ax = annotators(res)
-    >>> [t.get_text() for t in ax.get_xticklabels()][-1]
-    'overall\nσ'
+    >>> ax.get_xticklabels()[-1].get_text().split()
+    ['overall', 'σ']
     """
     frame = profile_frame(result, components=components, label=label, top=top)
     comps = list(dict.fromkeys(frame["component"]))
