@@ -18,13 +18,12 @@ from .errors import (
 from .frame import ALL, ValidationResult, check, from_records, is_object, validate
 from .simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
 from .distances import Shapes, available_distances, get_distance, register_distance
-from .alpha import nominal_alpha
-from .stats import ks, sigma
+from .kalpha import nominal_alpha
 from .pairs import PairTables, between, pair_tables, within
 from .engine import agreement, agreement_from_tables, pairwise
 from .items import items
 from .report import report
-from . import accessor as _accessor  # registers DataFrame.iaa
+from .accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
 from .io import (
     load_sample,
     read_coco,
@@ -44,6 +43,7 @@ except PackageNotFoundError:  # running from a checkout without installation
 __all__ = [
     "ALL",
     "agreement",
+    "alpha",
     "agreement_from_tables",
     "pairwise",
     "items",

@@ -1,19 +1,33 @@
-"""The ``DataFrame.iaa`` accessor (DESIGN §6).
+"""The ``DataFrame.iaa`` and ``Dataset.iaa`` accessors: compute once, explore the result.
 
-Importing this module registers ``df.iaa`` on every :class:`pandas.DataFrame`. Each method
-equals a plain function (pingouin style): ``df.iaa.agreement(...)`` is
-``iaa_frames.engine.agreement(df, ...)``, and so on. pandas does not cache accessors, so
-the accessor only stores the frame; every call computes from scratch.
+Importing this module registers two accessors:
+
+* ``df.iaa`` on every :class:`pandas.DataFrame` (a tidy annotation frame). Each method
+  equals a plain function: ``df.iaa.agreement(...)`` is ``iaa_frames.agreement(df, ...)``,
+  ``df.iaa.sigma(...)`` is ``iaa_frames.sigma(df, ...)`` and so on. The pair tables (the
+  expensive part: matching and the chance sample) are computed once per frame content and
+  parameters and kept in a small cache (:mod:`iaa_frames.cache`), together with the
+  results computed from them: after ``df.iaa.agreement()``, ``df.iaa.sigma()``,
+  ``.pairwise()``, ``.items()`` and every ``df.iaa.plot.*`` with the same parameters
+  take milliseconds.
+* ``res.iaa`` on the agreement :class:`xarray.Dataset`: views (``headline()``,
+  ``by_label()``, ``by_annotator()``, ``sigma()``, ``reading()``) and figures
+  (``res.iaa.plot.forest()``, ...) of that result, with no recomputation. Views that need
+  the pair tables (pairwise, items, distributions) find them through the result's
+  ``tables_key`` attr while they are cached.
+
+pandas does not cache DataFrame accessors, so ``df.iaa`` only stores the frame.
 
 Examples
 --------
->>> import iaa_frames.accessor  # noqa: F401  (``import iaa_frames`` does this)
->>> from iaa_frames.simulate import simulate
->>> df = simulate(n_items=20, annotators={"ann": "good", "bob": "sloppy"}, seed=0)
->>> ds = df.iaa.agreement(n_chance=200)
->>> sorted(ds["annotator"].values.tolist())
+>>> import iaa_frames as iaf
+>>> df = iaf.simulate(n_items=20, annotators={"ann": "good", "bob": "sloppy"}, seed=0)
+>>> res = df.iaa.agreement(n_chance=200)
+>>> res["annotator"].values.tolist()
 ['(all)', 'ann', 'bob']
->>> df.iaa.sigma(n_chance=200).dims
+>>> res.iaa.headline().index.tolist()
+['detection', 'classification', 'localization', 'overall']
+>>> df.iaa.sigma(n_chance=200).dims       # the cached result, sliced
 ('label', 'annotator')
 """
 
@@ -22,41 +36,324 @@ from __future__ import annotations
 import html
 
 import pandas as pd
+import xarray as xr
 
-from .engine import (
-    agreement,
-    component_alpha,
-    component_ks,
-    component_sigma,
-    pairwise,
-)
+from . import cache
 from .distances import DEFAULT_DISTANCE
+from .engine import DEFAULT_N_BOOT, agreement_from_tables, pairwise_from_tables
+from .errors import IAAError, ParameterError
 from .frame import ALL
-from .pairs import DEFAULT_N_CHANCE, between, pair_tables, within
+from .pairs import DEFAULT_N_CHANCE, PairTables
 
-__all__ = ["IAAAccessor"]
+__all__ = ["IAAAccessor", "ResultAccessor", "alpha", "ks", "sigma"]
+
+_SIGMA_COMPONENTS = ("detection", "localization", "overall")
 
 _METHODS = {
-    "agreement()": "xr.Dataset by component x label x annotator",
-    "sigma()": "localization sigma, (label, annotator)",
-    "ks()": "localization KS statistic, (label, annotator)",
-    "alpha()": "classification alpha, (label, annotator)",
+    "agreement()": "xr.Dataset by component x label x annotator (explore it with res.iaa)",
+    "sigma()": "sigma of a component (localization by default), (label, annotator)",
+    "ks()": "KS statistic of a component (localization by default), (label, annotator)",
+    "alpha()": "classification alpha (or presence alpha), (label, annotator)",
     "pairwise()": "annotator x annotator agreement of a component",
+    "items()": "per-item drilldown table, worst item first",
     "within()": "within-item matched pairs",
     "between()": "between-item (chance) matched pairs",
     "tables()": "every pair table (PairTables)",
-    "items()": "per-item drilldown table, worst item first",
     "plot": "figures: df.iaa.plot.<name>(...)",
 }
+
+_RESULT_METHODS = {
+    "headline()": "the four components pooled over labels and annotators",
+    "by_label()": "every class, one column group per component",
+    "by_annotator()": "every annotator, one column group per component",
+    "sigma()": "sigma of a component (localization by default), (label, annotator)",
+    "ks()": "KS statistic of a component, (label, annotator)",
+    "alpha()": "classification alpha (or presence alpha), (label, annotator)",
+    "pairwise()": "annotator x annotator agreement (needs the cached tables)",
+    "items()": "per-item drilldown (needs the cached tables)",
+    "reading()": "the plain-language reading of the numbers",
+    "plot": "figures: res.iaa.plot.<name>(...)",
+}
+
+
+def _table_rows(methods: dict) -> str:
+    return "".join(f"<tr><td><code>.{html.escape(n)}</code></td><td>{html.escape(w)}</td></tr>"
+                   for n, w in methods.items())
+
+
+def _check_component(component, allowed):
+    if not isinstance(component, str) or component not in allowed:
+        raise ParameterError(f"component must be one of {tuple(allowed)}; got {component!r}")
+
+
+def _with_coords(da: xr.DataArray, ds: xr.Dataset, component: str, names) -> xr.DataArray:
+    extra = {n: ds[n].sel(component=component) for n in names if n in ds}
+    return da.assign_coords({n: (("label", "annotator"), v.values, v.attrs)
+                             for n, v in extra.items()})
+
+
+# ------------------------------------------------------------------- the result accessor
+
+
+@xr.register_dataset_accessor("iaa")
+class ResultAccessor:
+    """Views and figures of an agreement result: ``res.iaa``.
+
+    Nothing is recomputed: the views slice the Dataset; :meth:`pairwise`, :meth:`items`
+    and the distribution plots use the pair tables the result was computed from, kept in
+    :mod:`iaa_frames.cache` under the result's ``tables_key`` attr (or given with
+    ``tables=``).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The agreement result of :func:`iaa_frames.agreement` / ``df.iaa.agreement()``.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> res = iaf.simulate(n_items=20, seed=0).iaa.agreement(n_chance=200)
+    >>> res.iaa.by_label().index[0]
+    '(all)'
+    """
+
+    def __init__(self, ds: xr.Dataset):
+        self._ds = ds
+        self._tables: PairTables | None = None
+
+    # -- helpers
+    def _check(self):
+        if "agreement" not in self._ds.data_vars or "component" not in self._ds.dims:
+            raise ParameterError("res.iaa works on the agreement result Dataset (dims "
+                                 "component, label, annotator); this Dataset is not one")
+        return self._ds
+
+    def _entry(self):
+        key = str(self._ds.attrs.get("tables_key", ""))
+        found = cache.lookup(key) if key else None
+        if found is None:
+            raise IAAError(
+                "the pair tables of this result are not available: it was not computed "
+                "by df.iaa.agreement(), was loaded from a file, or its tables left the cache "
+                f"(it keeps the last {cache.MAXSIZE}). Recompute with df.iaa.agreement(...) "
+                "or attach tables with res.iaa.use_tables(df.iaa.tables(...)).")
+        return found
+
+    def use_tables(self, tables: PairTables) -> ResultAccessor:
+        """Attach the pair tables this result was computed from (for :meth:`pairwise`,
+        :meth:`items` and the distribution plots), e.g. after loading it from netCDF.
+
+        Returns
+        -------
+        ResultAccessor
+            This accessor.
+        """
+        if not isinstance(tables, PairTables):
+            raise ParameterError(f"tables must be PairTables; got {type(tables).__name__}")
+        mine = {k: self._ds.attrs.get(k) for k in tables.params if k in self._ds.attrs}
+        differ = {k: (v, tables.params[k]) for k, v in mine.items() if v != tables.params[k]}
+        if differ:
+            raise ParameterError(f"these tables were computed with other parameters: {differ}")
+        self._tables = tables
+        return self
+
+    @property
+    def tables(self) -> PairTables:
+        """The pair tables of this result (from the cache, or attached with
+        :meth:`use_tables`)."""
+        return self._tables if self._tables is not None else self._entry().tables
+
+    def __repr__(self) -> str:
+        ds = self._ds
+        n_lab = max(ds.sizes.get("label", 1) - 1, 0)
+        n_ann = max(ds.sizes.get("annotator", 1) - 1, 0)
+        lines = [f"<res.iaa: agreement of {n_lab} class{'es' if n_lab != 1 else ''} x "
+                 f"{n_ann} annotator{'s' if n_ann != 1 else ''}, "
+                 f"n_boot={ds.attrs.get('n_boot', '?')}>"]
+        lines += [f"  .{name:<15} {what}" for name, what in _RESULT_METHODS.items()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return f"<p><b>res.iaa</b>: views and figures of this result</p><table>" \
+               f"{_table_rows(_RESULT_METHODS)}</table>"
+
+    # -- views
+    def headline(self) -> pd.DataFrame:
+        """The four components pooled over labels and annotators
+        (:func:`iaa_frames.report.headline`).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        from .report import headline
+
+        return headline(self._check())
+
+    def by_label(self) -> pd.DataFrame:
+        """Every class ("(all)" first), one column group per component
+        (:func:`iaa_frames.report.by_label`).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        from .report import by_label
+
+        return by_label(self._check())
+
+    def by_annotator(self) -> pd.DataFrame:
+        """Every annotator ("(all)" first), one column group per component
+        (:func:`iaa_frames.report.by_annotator`).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        from .report import by_annotator
+
+        return by_annotator(self._check())
+
+    def reading(self, *, max_labels: int = 8) -> list[str]:
+        """The plain-language reading of the numbers (:func:`iaa_frames.report.reading`).
+
+        Returns
+        -------
+        list of str
+        """
+        from .report import reading
+
+        return reading(self._check(), max_labels=max_labels)
+
+    def sigma(self, *, component: str = "localization") -> xr.DataArray:
+        """σ of one component by label and annotator.
+
+        Parameters
+        ----------
+        component : {"localization", "detection", "overall"}, default "localization"
+            Localization unless said otherwise: matched objects drawn in the same place.
+
+        Returns
+        -------
+        xarray.DataArray
+            Named ``sigma``, dims ``(label, annotator)``, with ``component``, ``ci_low``,
+            ``ci_high``, ``n_units``, ``n_chance`` and ``note`` as coordinates.
+        """
+        _check_component(component, _SIGMA_COMPONENTS)
+        ds = self._check()
+        da = ds["agreement"].sel(component=component).rename("sigma")
+        da = _with_coords(da, ds, component,
+                          ("ci_low", "ci_high", "n_units", "n_chance", "note"))
+        return da
+
+    def ks(self, *, component: str = "localization") -> xr.DataArray:
+        """KS statistic of one component by label and annotator.
+
+        Parameters
+        ----------
+        component : {"localization", "detection", "overall"}, default "localization"
+
+        Returns
+        -------
+        xarray.DataArray
+            Named ``ks``, dims ``(label, annotator)``, with ``ks_sign``, ``ks_pvalue`` and
+            ``note`` as coordinates.
+        """
+        _check_component(component, _SIGMA_COMPONENTS)
+        ds = self._check()
+        da = _with_coords(ds["ks"].sel(component=component), ds, component,
+                          ("ks_sign", "ks_pvalue", "note"))
+        return da
+
+    def alpha(self, *, component: str = "classification") -> xr.DataArray:
+        """Krippendorff's α by label and annotator.
+
+        Parameters
+        ----------
+        component : {"classification", "detection"}, default "classification"
+            "classification": the α of the labels (the component's agreement);
+            "detection": the presence α, reported only for comparison with tools that
+            show it (it is about 0 whatever the miss rate; see the variable's description).
+
+        Returns
+        -------
+        xarray.DataArray
+            Named ``alpha``, dims ``(label, annotator)``.
+        """
+        _check_component(component, ("classification", "detection"))
+        ds = self._check()
+        if component == "detection":
+            return ds["presence_alpha"].sel(component="detection").rename("alpha")
+        da = ds["agreement"].sel(component="classification").rename("alpha")
+        return _with_coords(da, ds, component, ("ci_low", "ci_high", "n_units", "note"))
+
+    def pairwise(self, *, component: str = "localization", label: str = ALL) -> xr.DataArray:
+        """Annotator x annotator agreement of one component, from the result's tables
+        (:func:`iaa_frames.engine.pairwise_from_tables`).
+
+        Parameters
+        ----------
+        component : {"detection", "classification", "localization", "overall"}
+        label : str, default "(all)"
+
+        Returns
+        -------
+        xarray.DataArray
+        """
+        if self._tables is not None:
+            return pairwise_from_tables(self._tables, component=component, label=label)
+        e = self._entry()
+        key = (component, label)
+        if key not in e.pairwise:
+            e.pairwise[key] = pairwise_from_tables(e.tables, component=component, label=label)
+        return e.pairwise[key].copy()
+
+    def items(self, *, component: str = "localization", label: str = ALL,
+              top: int | None = None, sort: str = "excess") -> pd.DataFrame:
+        """Per-item drilldown from the result's tables (:func:`iaa_frames.items.items`).
+
+        Parameters
+        ----------
+        component : {"localization", "detection", "overall", "classification"}
+        label : str, default "(all)"
+        top : int, optional
+        sort : {"excess", "sigma"}, default "excess"
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        from .items import items
+
+        if self._tables is not None:
+            return items(self._tables, component=component, label=label, top=top, sort=sort)
+        e = self._entry()
+        key = (component, label, sort)
+        if key not in e.items:
+            e.items[key] = items(e.tables, component=component, label=label, sort=sort)
+        out = e.items[key]
+        return (out if top is None else out.head(int(top))).copy()
+
+    @property
+    def plot(self):
+        """Figures of this result: ``res.iaa.plot.<name>(...)``
+        (:class:`iaa_frames.plot.ResultPlots`)."""
+        from .plot.accessor import ResultPlots
+
+        return ResultPlots(self._check(), tables=lambda: self.tables)
+
+
+# ------------------------------------------------------------------- the frame accessor
 
 
 @pd.api.extensions.register_dataframe_accessor("iaa")
 class IAAAccessor:
     """Inter-annotator agreement of a tidy annotation frame: ``df.iaa``.
 
-    Every method takes the keyword-only parameters of
-    :func:`iaa_frames.engine.agreement` that apply to it: ``distance``,
-    ``match_threshold``, ``n_chance``, ``n_boot``, ``seed``, ``overall``, ``progress``.
+    Every method takes the keyword-only parameters of :func:`iaa_frames.agreement` that
+    apply to it (``distance``, ``match_threshold``, ``n_chance``, ``n_boot``, ``seed``,
+    ``overall``, ``progress``). The pair tables are computed once per frame content and
+    parameters and reused (:mod:`iaa_frames.cache`); ``progress`` is not part of the key.
 
     Parameters
     ----------
@@ -68,20 +365,28 @@ class IAAAccessor:
         self._df = df
 
     def __repr__(self) -> str:
-        lines = [f"<IAAAccessor of a frame with {len(self._df)} rows>"]
+        lines = [f"<df.iaa: agreement of a frame with {len(self._df):,} rows>"]
         lines += [f"  .{name:<12} {what}" for name, what in _METHODS.items()]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td><code>.{html.escape(n)}</code></td><td>{html.escape(w)}</td></tr>"
-                       for n, w in _METHODS.items())
-        return (f"<p><b>df.iaa</b>: agreement of a frame with {len(self._df)} rows</p>"
-                f"<table>{rows}</table>")
+        return (f"<p><b>df.iaa</b>: agreement of a frame with {len(self._df):,} rows</p>"
+                f"<table>{_table_rows(_METHODS)}</table>")
+
+    def _entry(self, distance, match_threshold, n_chance, seed, overall, progress):
+        return cache.entry(self._df, distance=distance, match_threshold=match_threshold,
+                           n_chance=n_chance, overall=overall, seed=seed, progress=progress)
 
     def agreement(self, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                  n_chance: int = DEFAULT_N_CHANCE, n_boot: int = 0, seed: int = 0,
-                  overall: str = "pooled", progress: bool | None = None):
-        """Agreement by component, label and annotator: :func:`iaa_frames.engine.agreement`.
+                  n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
+                  seed: int = 0, overall: str = "pooled",
+                  progress: bool | None = None) -> xr.Dataset:
+        """Agreement by component, label and annotator: :func:`iaa_frames.agreement`,
+        cached.
+
+        The Dataset's attr ``tables_key`` names the cached pair tables, so that
+        ``res.iaa.pairwise()``, ``res.iaa.items()`` and ``res.iaa.plot.distributions()``
+        reuse them.
 
         Returns
         -------
@@ -93,17 +398,30 @@ class IAAAccessor:
         >>> ds = simulate(n_items=20, seed=0).iaa.agreement(n_chance=200)
         >>> ds["component"].values.tolist()
         ['detection', 'classification', 'localization', 'overall']
+        >>> bool(ds["ci_low"].notnull().any())     # n_boot=200 by default
+        True
         """
-        return agreement(self._df, distance=distance, match_threshold=match_threshold,
-                         n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
-                         progress=progress)
+        e = self._entry(distance, match_threshold, n_chance, seed, overall, progress)
+        if e.key == "":  # not cacheable (bad input): let the engine raise its error
+            return agreement_from_tables(e.tables, n_boot=n_boot, seed=seed, progress=progress)
+        key = (n_boot, seed)
+        if key not in e.results:
+            ds = agreement_from_tables(e.tables, n_boot=n_boot, seed=seed, progress=progress)
+            ds.attrs["tables_key"] = e.key
+            e.results[key] = ds
+        return e.results[key].copy()
 
     def sigma(self, *, component: str = "localization", distance=DEFAULT_DISTANCE,
               match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-              n_boot: int = 0, seed: int = 0, overall: str = "pooled",
-              progress: bool | None = None):
-        """Sigma of a component (localization by default), dims (label, annotator):
-        :func:`iaa_frames.engine.component_sigma`.
+              n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
+              progress: bool | None = None) -> xr.DataArray:
+        """σ of one component, dims (label, annotator); **localization by default**.
+
+        Parameters
+        ----------
+        component : {"localization", "detection", "overall"}, default "localization"
+            Localization (matched objects drawn in the same place) unless said otherwise;
+            the DataArray's ``component`` coordinate says which.
 
         Returns
         -------
@@ -113,18 +431,19 @@ class IAAAccessor:
         --------
         >>> from iaa_frames.simulate import simulate
         >>> s = simulate(n_items=20, seed=0).iaa.sigma(n_chance=200)
-        >>> bool(s.sel(label="(all)", annotator="(all)") > 0)
-        True
+        >>> str(s["component"].values), bool(s.sel(label="(all)", annotator="(all)") > 0)
+        ('localization', True)
         """
-        return component_sigma(self._df, component=component, distance=distance,
-                               match_threshold=match_threshold, n_chance=n_chance,
-                               n_boot=n_boot, seed=seed, overall=overall, progress=progress)
+        _check_component(component, _SIGMA_COMPONENTS)
+        return self.agreement(distance=distance, match_threshold=match_threshold,
+                              n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
+                              progress=progress).iaa.sigma(component=component)
 
     def ks(self, *, component: str = "localization", distance=DEFAULT_DISTANCE,
-           match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE, n_boot: int = 0,
-           seed: int = 0, overall: str = "pooled", progress: bool | None = None):
-        """KS statistic of a component (localization by default), dims (label, annotator):
-        :func:`iaa_frames.engine.component_ks`.
+           match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+           n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
+           progress: bool | None = None) -> xr.DataArray:
+        """KS statistic of one component, dims (label, annotator); localization by default.
 
         Returns
         -------
@@ -137,16 +456,17 @@ class IAAAccessor:
         >>> 0 <= float(k.sel(label="(all)", annotator="(all)")) <= 1
         True
         """
-        return component_ks(self._df, component=component, distance=distance,
-                            match_threshold=match_threshold, n_chance=n_chance,
-                            n_boot=n_boot, seed=seed, overall=overall, progress=progress)
+        _check_component(component, _SIGMA_COMPONENTS)
+        return self.agreement(distance=distance, match_threshold=match_threshold,
+                              n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
+                              progress=progress).iaa.ks(component=component)
 
     def alpha(self, *, component: str = "classification", distance=DEFAULT_DISTANCE,
               match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-              n_boot: int = 0, seed: int = 0, overall: str = "pooled",
-              progress: bool | None = None):
-        """Classification alpha (or, with ``component="detection"``, presence alpha),
-        dims (label, annotator): :func:`iaa_frames.engine.component_alpha`.
+              n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
+              progress: bool | None = None) -> xr.DataArray:
+        """Classification α (or, with ``component="detection"``, presence α), dims
+        (label, annotator).
 
         Returns
         -------
@@ -155,20 +475,19 @@ class IAAAccessor:
         Examples
         --------
         >>> from iaa_frames.simulate import simulate
-        >>> a = simulate(n_items=20, seed=0).iaa.alpha(n_chance=200)
-        >>> a.name
+        >>> simulate(n_items=20, seed=0).iaa.alpha(n_chance=200).name
         'alpha'
         """
-        return component_alpha(self._df, component=component, distance=distance,
-                               match_threshold=match_threshold, n_chance=n_chance,
-                               n_boot=n_boot, seed=seed, overall=overall, progress=progress)
+        _check_component(component, ("classification", "detection"))
+        return self.agreement(distance=distance, match_threshold=match_threshold,
+                              n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
+                              progress=progress).iaa.alpha(component=component)
 
     def pairwise(self, *, component: str = "localization", label: str = ALL,
                  distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
                  n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-                 progress: bool | None = None):
-        """Annotator x annotator agreement of a component:
-        :func:`iaa_frames.engine.pairwise`.
+                 progress: bool | None = None) -> xr.DataArray:
+        """Annotator x annotator agreement of a component: :func:`iaa_frames.pairwise`.
 
         Returns
         -------
@@ -180,14 +499,61 @@ class IAAAccessor:
         >>> simulate(n_items=20, seed=0).iaa.pairwise(n_chance=200).dims
         ('annotator_a', 'annotator_b')
         """
-        return pairwise(self._df, component=component, label=label, distance=distance,
-                        match_threshold=match_threshold, n_chance=n_chance, seed=seed,
-                        overall=overall, progress=progress)
+        e = self._entry(distance, match_threshold, n_chance, seed, overall, progress)
+        key = (component, label)
+        if e.key == "" or key not in e.pairwise:
+            value = pairwise_from_tables(e.tables, component=component, label=label)
+            if e.key == "":
+                return value
+            e.pairwise[key] = value
+        return e.pairwise[key].copy()
+
+    def items(self, *, component: str = "localization", label: str = ALL,
+              top: int | None = None, sort: str = "excess", distance=DEFAULT_DISTANCE,
+              match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+              seed: int = 0, overall: str = "pooled",
+              progress: bool | None = None) -> pd.DataFrame:
+        """Per-item drilldown table, worst item first: :func:`iaa_frames.items.items`.
+
+        Parameters
+        ----------
+        component : {"localization", "detection", "overall", "classification"}
+        label : str, default "(all)"
+            Restrict the drilldown to one class.
+        top : int, optional
+        sort : {"excess", "sigma"}, default "excess"
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> len(simulate(n_items=6, seed=0).iaa.items(n_chance=50, top=2, label="car"))
+        2
+        """
+        from .items import items
+
+        e = self._entry(distance, match_threshold, n_chance, seed, overall, progress)
+        key = (component, label, sort)
+        if e.key == "" or key not in e.items:
+            value = items(e.tables, component=component, label=label, sort=sort)
+            if e.key == "":
+                return value if top is None else value.head(int(top))
+            e.items[key] = value
+        out = e.items[key]
+        if top is not None:
+            from .plot._style import check_top
+
+            out = out.head(check_top(top))
+        return out.copy()
 
     def within(self, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
                n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
                progress: bool | None = None) -> pd.DataFrame:
-        """Matched within-item object pairs: :func:`iaa_frames.pairs.within`.
+        """Matched within-item object pairs, names instead of codes:
+        :func:`iaa_frames.pairs.within`.
 
         Returns
         -------
@@ -200,8 +566,11 @@ class IAAAccessor:
         >>> bool((w["iou"] >= 0.5).all())
         True
         """
-        return within(self._df, distance=distance, match_threshold=match_threshold,
-                      n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+        from .pairs import named
+
+        t = self.tables(distance=distance, match_threshold=match_threshold,
+                        n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+        return named(t, t.localization_within)
 
     def between(self, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
                 n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
@@ -219,14 +588,16 @@ class IAAAccessor:
         >>> bool((b["item_a"] != b["item_b"]).all())
         True
         """
-        return between(self._df, distance=distance, match_threshold=match_threshold,
-                       n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+        from .pairs import named
+
+        t = self.tables(distance=distance, match_threshold=match_threshold,
+                        n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+        return named(t, t.localization_between)
 
     def tables(self, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
                n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-               progress: bool | None = None):
-        """Every pair table: :func:`iaa_frames.pairs.pair_tables` (reuse them with
-        :func:`iaa_frames.engine.agreement_from_tables`).
+               progress: bool | None = None) -> PairTables:
+        """Every pair table (:func:`iaa_frames.pairs.pair_tables`), cached.
 
         Returns
         -------
@@ -239,42 +610,82 @@ class IAAAccessor:
         >>> t.params["distance"]
         'giou'
         """
-        return pair_tables(self._df, distance=distance, match_threshold=match_threshold,
-                           n_chance=n_chance, seed=seed, overall=overall, progress=progress)
-
-    def items(self, *, component: str = "localization", top: int | None = None,
-              distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-              n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
-              progress: bool | None = None) -> pd.DataFrame:
-        """Per-item drilldown table, worst item first: :func:`iaa_frames.items.items`.
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> from iaa_frames.simulate import simulate
-        >>> len(simulate(n_items=6, seed=0).iaa.items(n_chance=50, top=2))
-        2
-        """
-        from .items import items  # imported on use: the accessor stays cheap
-
-        return items(self._df, component=component, top=top, distance=distance,
-                     match_threshold=match_threshold, n_chance=n_chance, seed=seed,
-                     progress=progress)
+        return self._entry(distance, match_threshold, n_chance, seed, overall,
+                           progress).tables
 
     @property
     def plot(self):
-        """Figures of this frame, ``df.iaa.plot.<name>(...)``: a
-        :class:`iaa_frames.plot._accessor.PlotAccessor` (matplotlib is imported on use).
+        """Figures of this frame: ``df.iaa.plot.<name>(...)``
+        (:class:`iaa_frames.plot.FramePlots`; matplotlib is imported on use).
 
         Examples
         --------
         >>> from iaa_frames.simulate import simulate
         >>> type(simulate(n_items=2, seed=0).iaa.plot).__name__
-        'PlotAccessor'
+        'FramePlots'
         """
-        from .plot._accessor import PlotAccessor
+        from .plot.accessor import FramePlots
 
-        return PlotAccessor(self._df)
+        return FramePlots(self._df)
+
+
+# ----------------------------------------------------------------- the plain functions
+
+
+def sigma(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT_DISTANCE,
+          match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+          n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
+          progress: bool | None = None) -> xr.DataArray:
+    """σ of one component of a frame by label and annotator: ``df.iaa.sigma(...)``.
+
+    Localization by default. σ of two samples of distances is
+    :func:`iaa_frames.stats.sigma`.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> iaf.sigma(iaf.simulate(n_items=10, seed=0), n_chance=100).dims
+    ('label', 'annotator')
+    """
+    return df.iaa.sigma(component=component, distance=distance,
+                        match_threshold=match_threshold, n_chance=n_chance, n_boot=n_boot,
+                        seed=seed, overall=overall, progress=progress)
+
+
+def ks(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT_DISTANCE,
+       match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+       n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
+       progress: bool | None = None) -> xr.DataArray:
+    """KS statistic of one component of a frame by label and annotator: ``df.iaa.ks(...)``.
+
+    The KS test of two samples of distances is :func:`iaa_frames.stats.ks`.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> iaf.ks(iaf.simulate(n_items=10, seed=0), n_chance=100).name
+    'ks'
+    """
+    return df.iaa.ks(component=component, distance=distance,
+                     match_threshold=match_threshold, n_chance=n_chance, n_boot=n_boot,
+                     seed=seed, overall=overall, progress=progress)
+
+
+def alpha(df: pd.DataFrame, *, component: str = "classification", distance=DEFAULT_DISTANCE,
+          match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+          n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
+          progress: bool | None = None) -> xr.DataArray:
+    """Classification α of a frame by label and annotator: ``df.iaa.alpha(...)``.
+
+    Krippendorff's α of any reliability data is :func:`iaa_frames.nominal_alpha`.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> iaf.alpha(iaf.simulate(n_items=10, seed=0), n_chance=100).dims
+    ('label', 'annotator')
+    """
+    return df.iaa.alpha(component=component, distance=distance,
+                        match_threshold=match_threshold, n_chance=n_chance, n_boot=n_boot,
+                        seed=seed, overall=overall, progress=progress)
+

@@ -61,7 +61,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from tqdm.auto import tqdm
+from .progress import DELAY, tqdm
 
 from .bootstrap import ItemSums, PairSums, block_size, multiplicity_blocks
 from .distances import DEFAULT_DISTANCE
@@ -83,6 +83,7 @@ from .stats import frac_below_chance, ks, percentile_ci
 
 __all__ = [
     "CI_LEVEL",
+    "DEFAULT_N_BOOT",
     "MIN_ALPHA_UNITS",
     "MIN_CHANCE_UNITS",
     "MIN_WITHIN_UNITS",
@@ -106,6 +107,8 @@ MIN_ALPHA_UNITS = 2
 NO_VARIATION = 1e-12
 #: Coverage of the bootstrap percentile interval.
 CI_LEVEL = 0.95
+#: Default number of bootstrap replicates (library, accessor and command line alike).
+DEFAULT_N_BOOT = 200
 
 _SIGMA = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
 _PROGRESS_MIN_WORK = 10_000_000_000  # (replicate x stored entry) products: about 5 s or more
@@ -651,7 +654,8 @@ def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> n
     step = block_size(n_boot, width)
     work = n_boot * sum(p.work for p in parts.values())
     disable = (work < _PROGRESS_MIN_WORK) if progress is None else not progress
-    with tqdm(total=n_boot, unit="replicate", desc="bootstrap", disable=disable) as bar:
+    with tqdm(total=n_boot, unit="replicate", desc="bootstrap", disable=disable,
+              delay=0 if progress else DELAY) as bar:
         start = 0
         for k in multiplicity_blocks(n_items, n_boot, seed=seed, block_size=step):
             for c, name in enumerate(COMPONENTS):
@@ -702,7 +706,7 @@ def _tests(parts: dict, out: dict) -> dict:
     return tested
 
 
-def agreement_from_tables(tables: PairTables, *, n_boot: int = 0, seed: int = 0,
+def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
                           progress: bool | None = None):
     """The agreement Dataset from already computed pair tables.
 
@@ -713,7 +717,7 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = 0, seed: int = 0,
     ----------
     tables : PairTables
         From :func:`iaa_frames.pairs.pair_tables`.
-    n_boot : int, default 0
+    n_boot : int, default 200
         Cluster-bootstrap replicates over items for ``ci_low`` / ``ci_high`` (0: none).
     seed : int, default 0
         Seed of the bootstrap.
@@ -772,7 +776,7 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = 0, seed: int = 0,
 
 
 def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-              n_chance: int = DEFAULT_N_CHANCE, n_boot: int = 0, seed: int = 0,
+              n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
               overall: str = "pooled", progress: bool | None = None):
     """Chance-corrected agreement by component, label and annotator.
 
@@ -786,8 +790,9 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: f
         τ: an assigned object pair is matched when its IoU >= τ.
     n_chance : int, default 2000
         Target number of chance units per stratum (:mod:`iaa_frames.pairs`).
-    n_boot : int, default 0
-        Cluster-bootstrap replicates over items for ``ci_low`` / ``ci_high``.
+    n_boot : int, default 200
+        Cluster-bootstrap replicates over items for ``ci_low`` / ``ci_high`` (0: none,
+        the intervals are then NaN).
     seed : int, default 0
         Seed of the chance sample and of the bootstrap.
     overall : {"pooled", "per_direction"}, default "pooled"

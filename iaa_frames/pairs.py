@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from .progress import DELAY, tqdm
 
 from . import chance
 from .chance import DEFAULT_N_CHANCE, MIN_CHANCE_UNITS, POOL_NEIGHBOURS, ChanceSample, WithinCounts
@@ -255,7 +255,8 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
     a, b = _within_pairings(ann)
     work = int((ann.count[a] * ann.count[b]).sum())
     bar = tqdm(total=work, unit="pairs", unit_scale=True, desc="matching",
-               disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress)
+               disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
+               delay=0 if progress else DELAY)
 
     def match(slots, pa, pb, sets=True, cache=None, counted=True):
         if not counted:  # chance work is only known once drawn: grow the total
@@ -521,3 +522,8 @@ def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     """
     t = pair_tables(df, **kwargs)
     return _named(t, t.localization_between)
+
+
+#: Public name of ``_named`` (codes to names, object indices to ids), used by the
+#: ``df.iaa`` accessor on its cached tables.
+named = _named

@@ -30,17 +30,24 @@ from .errors import IAAWarning, ParameterError
 from .frame import ALL
 from .pairs import DEFAULT_N_CHANCE, pair_tables
 
-__all__ = ["HIGH", "LOW", "level", "reading", "report", "headline", "by_label",
-           "by_annotator"]
+__all__ = ["GAP", "HIGH", "LOW", "SECTIONS", "against_chance", "level", "reading",
+           "relative_levels", "report", "headline", "by_label", "by_annotator"]
 
-#: Agreement at or above this reads "high" (Krippendorff's conventional cut-off for alpha,
-#: applied to sigma as well).
+#: Alpha at or above this reads "high": Krippendorff's (2004, *Content Analysis*, §11.4)
+#: conventional threshold for relying on data. It applies to alpha only: sigma has no
+#: calibrated cut-offs, so sigma is read against chance and against the other components.
 HIGH = 0.8
-#: Agreement below this reads "low" (Krippendorff's lowest cut-off for tentative
+#: Alpha below this reads "low" (Krippendorff's lowest threshold, for tentative
 #: conclusions); between LOW and HIGH reads "moderate".
 LOW = 2 / 3
+#: In the diagnosis, a component reads as a weak point when it is more than this below the
+#: best of detection, classification and localization (or not above chance). A rule of
+#: thumb for comparing the components with each other, not a quality threshold.
+GAP = 0.15
 
 _COMPONENTS = ("detection", "classification", "localization", "overall")
+MEASURE_OF = {"detection": "sigma", "classification": "alpha", "localization": "sigma",
+              "overall": "sigma"}
 _TRIAD = ("detection", "classification", "localization")
 _SYMBOL = {"sigma": "σ", "alpha": "α"}
 _MEANING = {
@@ -61,7 +68,8 @@ _ANNOTATOR_GAP = {  # verb phrases in the base form ("they find", "this annotato
 
 
 def level(value) -> str:
-    """'high', 'moderate', 'low', 'below chance' or 'undefined' for an agreement value.
+    """'high', 'moderate', 'low', 'below chance' or 'undefined' for an **alpha** value
+    (Krippendorff's thresholds :data:`HIGH` and :data:`LOW`; not meant for sigma).
 
     Examples
     --------
@@ -78,6 +86,49 @@ def level(value) -> str:
     if v < HIGH:
         return "moderate"
     return "high"
+
+
+def against_chance(value, ci_low=float("nan"), ci_high=float("nan")) -> str:
+    """'above chance', 'chance level', 'below chance' or 'undefined': a sigma read against
+    chance (0), with its bootstrap interval when there is one.
+
+    Examples
+    --------
+    >>> against_chance(0.4, 0.3, 0.5), against_chance(0.1, -0.1, 0.3), against_chance(-0.2)
+    ('above chance', 'chance level', 'below chance')
+    """
+    if value is None or not math.isfinite(float(value)):
+        return "undefined"
+    lo, hi = float(ci_low), float(ci_high)
+    if math.isfinite(lo) and math.isfinite(hi):
+        return "above chance" if lo > 0 else ("below chance" if hi < 0 else "chance level")
+    v = float(value)
+    return "above chance" if v > 0 else ("below chance" if v < 0 else "chance level")
+
+
+def relative_levels(values: dict, cis: dict | None = None) -> dict:
+    """Levels of the components for the diagnosis, relative to each other: 'low' when more
+    than :data:`GAP` below the best component or not above chance, 'below chance' when
+    below it, 'undefined' for NaN, 'high' otherwise.
+
+    Examples
+    --------
+    >>> relative_levels({"detection": 0.9, "classification": 0.85, "localization": 0.5})
+    {'detection': 'high', 'classification': 'high', 'localization': 'low'}
+    """
+    cis = cis or {}
+    finite = [float(v) for v in values.values() if v is not None and math.isfinite(float(v))]
+    best = max(finite) if finite else float("nan")
+    out = {}
+    for c, v in values.items():
+        vs_chance = against_chance(v, *cis.get(c, (float("nan"), float("nan"))))
+        if vs_chance in ("undefined", "below chance"):
+            out[c] = vs_chance
+        elif vs_chance == "chance level" or float(v) < best - GAP:
+            out[c] = "low"
+        else:
+            out[c] = "high"
+    return out
 
 
 def _value(result, component, label=ALL, annotator=ALL, var="agreement"):
@@ -130,16 +181,19 @@ def _diagnose(d: str, c: str, loc: str) -> str | None:
         return ("annotators find and draw the same objects but label them differently: the "
                 "class definitions overlap or are confusing.")
     if hi(d) and hi(c) and hi(loc):
-        return "all three components are high: the annotation is reliable on every count."
+        return ("no component stands out as the weak point (they are within "
+                f"{GAP:g} of each other).")
     return None
 
 
 def reading(result, *, max_labels: int = 8) -> list[str]:
     """A short plain-language reading of an agreement result (DESIGN §5).
 
-    Levels: "high" at or above :data:`HIGH` (0.8), "low" below :data:`LOW` (2/3),
-    "moderate" between, "below chance" under 0. The pooled figures are matched against
-    the diagnosis table; then the classes and annotators that stand out are named, σ and
+    Sigma has no conventional cut-offs, so the components are read against chance (with
+    their bootstrap intervals) and against each other (:func:`relative_levels`: a
+    component more than :data:`GAP` below the best one is the weak point); alpha is also
+    set against Krippendorff's thresholds (:func:`level`). The pooled figures are matched
+    against the diagnosis table; then the classes and annotators that stand out are named, σ and
     KS are compared (a high KS with a lower σ means a minority of items concentrates the
     disagreement), raw IoU is set beside localization σ, and undefined figures are
     explained with their ``note``.
@@ -165,16 +219,25 @@ def reading(result, *, max_labels: int = 8) -> list[str]:
     True
     """
     out = []
-    lv = {c: level(_value(result, c)) for c in _COMPONENTS}
-    parts = [f"{_name(result, c)} = {_fmt(_value(result, c))} ({lv[c]}, "
-             f"{_MEANING[c]})" for c in _TRIAD if c in result["component"].values]
+    comps = [c for c in _TRIAD if c in result["component"].values]
+    cis = {c: (_value(result, c, var="ci_low"), _value(result, c, var="ci_high"))
+           for c in _COMPONENTS}
+    lv = relative_levels({c: _value(result, c) for c in _TRIAD}, cis)
+    lv["overall"] = against_chance(_value(result, "overall"), *cis["overall"])
+    parts = []
+    for c in comps:
+        v = _value(result, c)
+        extra = against_chance(v, *cis[c])
+        if MEASURE_OF.get(c) == "alpha" and math.isfinite(v):
+            extra = f"{level(v)} by Krippendorff's thresholds"
+        parts.append(f"{_name(result, c)} = {_fmt(v)} ({_MEANING[c]}; {extra})")
     first = "; ".join(parts) + "."
     out.append(first[:1].upper() + first[1:])
     diagnosis = _diagnose(lv["detection"], lv["classification"], lv["localization"])
     if diagnosis:
         out.append("Overall reading: " + diagnosis)
     else:
-        weak = [c for c in _TRIAD if lv[c] in ("low", "below chance", "moderate")]
+        weak = [c for c in _TRIAD if lv[c] in ("low", "below chance")]
         if weak:
             out.append("Overall reading: the weak point is " + " and ".join(
                 f"{c} ({_MEANING[c]}, {lv[c]})" for c in weak) + ".")
@@ -225,15 +288,19 @@ def _label_sentences(result, limit):
         return []
     comps = [c for c in _TRIAD if c in result["component"].values]
     values = result["agreement"].sel(component=comps, label=labels, annotator=ALL).values
+    sub = result.sel(component=comps, label=labels, annotator=ALL)
+    low = sub["ci_low"].values if "ci_low" in sub else np.full(values.shape, np.nan)
+    high = sub["ci_high"].values if "ci_high" in sub else np.full(values.shape, np.nan)
     groups: dict[str, list] = {}
     undefined = []
     for k, lab in enumerate(labels):
-        lv = dict(zip(comps, (level(v) for v in values[:, k])))
+        lv = relative_levels(dict(zip(comps, values[:, k])),
+                             {c: (low[i, k], high[i, k]) for i, c in enumerate(comps)})
         if "undefined" in lv.values():
             undefined.append(lab)
         text = _diagnose(lv.get("detection"), lv.get("classification"),
                          lv.get("localization"))
-        if text and not text.startswith("all three components are high"):
+        if text and not text.startswith("no component stands out"):
             groups.setdefault(text, []).append(lab)
     out = []
     for text, labs in groups.items():
@@ -437,6 +504,91 @@ def _svg(fig, name: str) -> str:
     return svg
 
 
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    """'1 annotator', '3 annotators', '1,200 classes'."""
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
+def _extremes(result, dim, component):
+    """(best, worst) coordinate of ``dim`` (not "(all)") on a component, with values."""
+    other = "annotator" if dim == "label" else "label"
+    v = result["agreement"].sel(component=component, **{other: ALL}).to_series()
+    v = v[[str(i) != ALL for i in v.index]].dropna()
+    if v.empty:
+        return None
+    return (str(v.idxmax()), float(v.max())), (str(v.idxmin()), float(v.min()))
+
+
+def _caption_forest(result):
+    parts = []
+    for c in ("detection", "classification", "localization"):
+        ext = _extremes(result, "label", c)
+        if ext and ext[0][0] != ext[1][0]:
+            (hi, vh), (lo, vl) = ext
+            parts.append(f"{c}: highest {hi} ({vh:.2f}), lowest {lo} ({vl:.2f})")
+    raw = _value(result, "localization", var="raw_iou")
+    text = ("Agreement of each class, one panel per component, with 95% bootstrap "
+            "intervals; the dashed line is chance (0).")
+    if parts:
+        text += " " + "; ".join(parts) + "."
+    if math.isfinite(raw):
+        text += (f" The raw IoU panel shows the uncorrected mean IoU of matched pairs "
+                 f"({raw:.2f} pooled), on its own axis.")
+    return text
+
+
+def _caption_annotators(result):
+    names = [str(a) for a in result["annotator"].values if str(a) != ALL]
+    if len(names) < 2:
+        return "Only one annotator: there is no profile to compare."
+    parts = []
+    for c in ("detection", "classification", "localization", "overall"):
+        ext = _extremes(result, "annotator", c)
+        pooled = _value(result, c)
+        if ext and math.isfinite(pooled) and ext[1][1] < pooled:
+            parts.append(f"{c}: lowest {ext[1][0]} ({ext[1][1]:.2f} against "
+                         f"{pooled:.2f} for everybody)")
+    text = (f"Each of the {_plural(len(names), 'annotator')} across the components "
+            "(dashed black: everybody), with 95% bootstrap intervals.")
+    return text + (" " + "; ".join(parts) + "." if parts else "")
+
+
+def _caption_pairwise(pw):
+    texts = []
+    for c, m in pw.items():
+        v = m.to_series().dropna()
+        v = v[[a < b for a, b in v.index]]
+        if len(v):
+            (a, b), (x, y) = v.idxmax(), v.idxmin()
+            texts.append(f"{c}: closest pair {a}–{b} ({v.max():.2f}), furthest {x}–{y} "
+                         f"({v.min():.2f})")
+    return ("Agreement of every pair of annotators (hatched diagonal: an annotator with "
+            "itself, no value). " + ("; ".join(texts) + "." if texts else ""))
+
+
+def _caption_distributions(result, comp):
+    s = _value(result, comp)
+    k = _value(result, comp, var="ks") * _value(result, comp, var="ks_sign")
+    n, nc = _value(result, comp, var="n_units"), _value(result, comp, var="n_chance")
+    what = ("distances of matched object pairs" if comp == "localization"
+            else "detection distances (1 − F1) of pairs of annotations")
+    text = (f"Within-item {what} (colored) against chance: the same pipeline on "
+            "annotations of different items (grey). The black segment is the KS gap.")
+    if math.isfinite(s) and math.isfinite(n):
+        text += (f" Pooled: σ = {s:.2f}, KS = {k:+.2f}, {int(n):,} within-item units "
+                 f"against {int(nc):,} chance units.")
+    return text
+
+
+def _caption_items(item_table):
+    if item_table.empty:
+        return "No item has within-item units."
+    top = item_table.iloc[0]
+    return (f"Items ranked by the disagreement they carry beyond the corpus mean (units x "
+            f"(item mean distance − corpus mean)); the bar is the item's own σ. First: "
+            f"{top['item']} ({int(top['n_pairs'])} units, σ = {_fmt(top['sigma'])}).")
+
+
 def _figures(tables, result, pw, item_table, top):
     import matplotlib.pyplot as plt
 
@@ -458,35 +610,33 @@ def _figures(tables, result, pw, item_table, top):
         fig = getattr(fig, "figure", fig)
         figs.append((key, title, _svg(fig, key), caption))
 
-    add("agreement", "Agreement by class",
-        "Agreement per class, one panel per component, with 95% bootstrap intervals; the "
-        "dashed line is chance (0). Hollow diamonds: raw IoU of matched pairs, uncorrected.",
-        lambda: plot.agreement(result, top=top))
+    add("agreement", "Agreement by class", _caption_forest(result),
+        lambda: plot.forest(result, top=top))
     add("decomposition", "Decomposition by class",
-        "Detection, classification and localization of each class side by side.",
+        "Detection, classification and localization of each class side by side, classes "
+        "in order of support (matched pairs).",
         lambda: plot.decomposition(result, top=top))
-    add("annotators", "Annotator profiles",
-        "Each annotator across the components: a misser dips on detection, a mislabeler on "
-        "classification, a sloppy drawer on localization.",
+    add("annotators", "Annotator profiles", _caption_annotators(result),
         lambda: plot.annotators(result, top=10))
 
     def heatmaps():
         comps = [c for c in ("detection", "classification", "localization") if c in pw]
-        fig, axes = plt.subplots(1, len(comps), figsize=(5.2 * len(comps), 4.6),
-                                 layout="constrained", squeeze=False)
-        for ax, c in zip(axes[0], comps):
-            plot.pairwise(pw[c], ax=ax, top=20)
+        fig, axes = plt.subplots(1, len(comps), figsize=(7.0, 2.7), layout="constrained",
+                                 squeeze=False)
+        for k, (ax, c) in enumerate(zip(axes[0], comps)):
+            plot.pairwise(pw[c], ax=ax, top=20, colorbar=k == len(comps) - 1)
+            ax.set_title(f"{c} {'α' if MEASURE_OF.get(c) == 'alpha' else 'σ'}")
+            if k:
+                ax.set_ylabel("")
         return fig
 
-    add("pairwise", "Annotator pairs", "Agreement of every pair of annotators.", heatmaps)
+    add("pairwise", "Annotator pairs", _caption_pairwise(
+        {c: pw[c] for c in ("detection", "classification", "localization") if c in pw}),
+        heatmaps)
     for comp in ("localization", "detection"):
-        add(f"distributions_{comp}", f"Distances: {comp}",
-            f"Within-item {comp} distances against chance (between-item) distances; the "
-            "ECDF panel marks the KS gap.",
+        add(f"distributions_{comp}", f"Distances: {comp}", _caption_distributions(result, comp),
             lambda comp=comp: plot.distributions(tables, component=comp, by="label", top=3))
-    add("items", "Hardest items",
-        "Items with the lowest item-level agreement on localization; beside each, objects "
-        "no other annotator matched and clusters with conflicting labels.",
+    add("items", "Hardest items", _caption_items(item_table),
         lambda: plot.items(item_table, top=15))
     return figs
 
@@ -503,6 +653,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}thead th{background:#f
 figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
 svg{max-width:100%;height:auto}.note{color:#666;font-style:italic}.warn{color:#a33}
 ul.reading li{margin:.3em 0}nav a{margin-right:1em}
+dl.howto dt{font-weight:600;margin-top:.5em}dl.howto dd{margin-left:1.2em;color:#333}
+figure svg{max-width:900px}
 """
 
 
@@ -569,8 +721,13 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     if out_dir.exists() and not out_dir.is_dir():
         raise NotADirectoryError(f"{out_dir} exists and is not a directory")
     start = time.perf_counter()
-    tables = pair_tables(df, distance=distance, match_threshold=match_threshold,
-                         n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+    if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
+        tables = df.iaa.tables(distance=distance, match_threshold=match_threshold,
+                               n_chance=n_chance, overall=overall, seed=seed,
+                               progress=progress)
+    else:
+        tables = pair_tables(df, distance=distance, match_threshold=match_threshold,
+                             n_chance=n_chance, overall=overall, seed=seed, progress=progress)
     result = agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
     pw = {c: pairwise_from_tables(tables, component=c) for c in _COMPONENTS}
     item_table = item_drilldown(tables, component="localization")
@@ -594,8 +751,10 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
                item_detection.assign(component="detection")],
               ignore_index=True).to_csv(out_dir / "items.csv", index=False)
 
-    page = _page(df, tables, result, head, figures, item_table, item_detection,
-                 title or "Inter-annotator agreement report", top, elapsed, __version__)
+    ctx = _Context(df=df, tables=tables, result=result, head=head, figures=figures,
+                   item_table=item_table, item_detection=item_detection, pairwise=pw,
+                   top=top, elapsed=elapsed, version=__version__)
+    page = _page(ctx, title or "Inter-annotator agreement report")
     target = out_dir / "report.html"
     target.write_text(page, encoding="utf-8")
     return target
@@ -619,7 +778,7 @@ def _headline_html(result, head):
             "component": comp, "measure": measure,
             "agreement [95% CI]": _cell_text(float(r["agreement"]), float(r["ci_low"]),
                                              float(r["ci_high"])),
-            "level": level(r["agreement"]),
+            "vs chance": against_chance(r["agreement"], r["ci_low"], r["ci_high"]),
             "KS": ks, "raw IoU": _fmt(r.get("raw_iou")),
             "presence α": _fmt(r.get("presence_alpha")),
             "n units": str(int(r["n_units"])) if math.isfinite(float(r["n_units"])) else "0",
@@ -642,47 +801,123 @@ def _items_html(item_table, item_detection, n=15):
     return "".join(parts)
 
 
-def _page(df, tables, result, head, figures, item_table, item_detection, title, top,
-          elapsed, version):
-    c = tables.corpus
-    n_obj = len(c.objects)
-    intro = (f"{len(c.items):,} items, {len(c.annotators):,} annotators, "
-             f"{len(c.labels):,} classes, {n_obj:,} objects and {len(df) - n_obj:,} "
-             "coverage rows (an annotator reviewed an item and drew nothing).")
-    label_table, label_hidden = _summary_table(result, "label", top)
-    ann_table, ann_hidden = _summary_table(result, "annotator", 50)
-    sections = []
-    sections.append(("summary", "Reading", "<ul class=reading>" + "".join(
-        f"<li>{html.escape(s)}</li>" for s in reading(result)) + "</ul>"
-        + f"<p class=note>Levels: high ≥ {HIGH:g}, moderate ≥ {LOW:.3f}, low below, "
-          "below chance &lt; 0. σ = 1 − mean within-item distance / mean chance distance; "
-          "α = Krippendorff's alpha. 0 is chance, 1 perfect agreement.</p>"))
-    sections.append(("headline", "Headline", _headline_html(result, head)))
-    fig_html = "".join(
+_HOW_TO_READ = """
+<dl class=howto>
+<dt>σ (sigma)</dt><dd>1 − mean within-item distance / mean chance distance. The chance
+distance is what the <em>same</em> pipeline gives for annotations of two different items by
+two different annotators. 1: perfect agreement; 0: no better than annotations of unrelated
+items; negative: systematic disagreement (never clipped). Used for detection (distance
+1 − F1 of the matching of two annotators' objects), localization (distance of matched
+object pairs) and overall (Braylan et al.'s set distance). σ has no conventional
+thresholds: read it against chance (its interval) and against the other components.</dd>
+<dt>α (alpha)</dt><dd>Krippendorff's alpha of the labels of matched objects (clusters with at
+least two members): 1 − observed / expected label disagreement. Krippendorff's conventions:
+α ≥ 0.8 to rely on the data, ≥ 0.667 for tentative conclusions; they apply to α only.</dd>
+<dt>KS</dt><dd>Kolmogorov–Smirnov statistic of the within-item against the chance
+distances: the largest gap between their cumulative distributions (0 to 1), signed + when
+within-item distances are smaller (agreement). A KS well above σ means most pairs agree
+and a minority of items carries the disagreement.</dd>
+<dt>n units</dt><dd>Within-item units behind a figure: pairs of annotations of an item
+(detection, overall), matched object pairs (localization), clusters with at least two
+members (classification).</dd>
+<dt>n chance</dt><dd>Distinct chance units (pairs of annotations of different items, or
+their matched object pairs) behind the expected disagreement.</dd>
+<dt>95% CI</dt><dd>Cluster-bootstrap interval: items resampled with replacement.</dd>
+<dt>raw IoU</dt><dd>Mean IoU of matched pairs, uncorrected: the figure annotation tools
+show. An easy corpus gives a high raw IoU to annotators who never looked at the image;
+σ does not.</dd>
+<dt>presence α</dt><dd>Nominal α over clusters with the values present/absent, shown for
+comparison with tools that report it. It is not the detection figure because it is broken
+by construction: a cluster exists only because somebody drew it, so no unit is ever
+absent for everybody, and with independent misses presence α is about 0 whatever the miss
+rate (2% or 30%). Detection σ compares with chance instead.</dd>
+<dt>chance_percentile (items)</dt><dd>Share of chance distances at or below the item's mean
+distance: 0.4 means the item's average pair is as far apart as the 40th percentile of
+unrelated pairs.</dd>
+</dl>
+"""
+
+
+class _Context:
+    """Everything a report section may draw on (see :data:`SECTIONS`)."""
+
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+
+def _section_reading(ctx):
+    return "<ul class=reading>" + "".join(
+        f"<li>{html.escape(x)}</li>" for x in reading(ctx.result)) + "</ul>"
+
+
+def _section_how_to_read(ctx):
+    return _HOW_TO_READ
+
+
+def _section_headline(ctx):
+    return _headline_html(ctx.result, ctx.head)
+
+
+def _section_figures(ctx):
+    return "".join(
         f'<figure id="fig-{html.escape(key)}"><h3>{html.escape(ftitle)}</h3>{body}'
         f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-        for key, ftitle, body, caption in figures)
-    sections.append(("figures", "Figures", fig_html))
-    note = (f'<p class=note>{label_hidden:,} more classes not shown (top {top} by support); '
-            "by_label.csv holds all.</p>") if label_hidden else ""
-    sections.append(("by-label", "By class",
-                     _html_table(label_table, index_name="class") + note))
-    note = (f'<p class=note>{ann_hidden:,} more annotators not shown; by_annotator.csv holds '
-            "all.</p>") if ann_hidden else ""
-    sections.append(("by-annotator", "By annotator",
-                     _html_table(ann_table, index_name="annotator") + note))
-    sections.append(("items", "Hardest items",
-                     "<p>Worst items first: <em>sigma</em> is the item's own agreement "
-                     "(1 − its mean within-item distance / the mean chance distance), "
-                     "<em>chance_percentile</em> the share of chance distances at or below "
-                     "its mean, <em>n_unmatched</em> its objects no other annotator matched, "
-                     "<em>n_mislabeled</em> its clusters with conflicting labels. All items: "
-                     "items.csv.</p>" + _items_html(item_table, item_detection)))
-    sections.append(("parameters", "Parameters",
-                     _params_table(result, tables, elapsed, version)
-                     + "<p>Files: agreement.nc (the result Dataset), agreement.csv, "
-                       "headline.csv, by_label.csv, by_annotator.csv, pairwise.csv, "
-                       "items.csv.</p>"))
+        for key, ftitle, body, caption in ctx.figures)
+
+
+def _section_by_label(ctx):
+    table, hidden = _summary_table(ctx.result, "label", ctx.top)
+    note = (f'<p class=note>{_plural(hidden, "more class", "more classes")} not shown (top '
+            f"{ctx.top} by support); by_label.csv holds all.</p>") if hidden else ""
+    return _html_table(table, index_name="class") + note
+
+
+def _section_by_annotator(ctx):
+    table, hidden = _summary_table(ctx.result, "annotator", 50)
+    note = (f'<p class=note>{_plural(hidden, "more annotator")} not shown; by_annotator.csv '
+            "holds all.</p>") if hidden else ""
+    return _html_table(table, index_name="annotator") + note
+
+
+def _section_items(ctx):
+    return ("<p>Items ranked by the disagreement they carry beyond the corpus mean "
+            "(<em>excess</em> = units × (item mean distance − corpus mean)); <em>sigma</em> "
+            "is the item's own agreement, <em>n_unmatched</em> its objects no other "
+            "annotator matched, <em>n_mislabeled</em> its clusters with conflicting labels. "
+            "All items: items.csv.</p>" + _items_html(ctx.item_table, ctx.item_detection))
+
+
+def _section_parameters(ctx):
+    return (_params_table(ctx.result, ctx.tables, ctx.elapsed, ctx.version)
+            + "<p>Files: agreement.nc (the result Dataset), agreement.csv, headline.csv, "
+              "by_label.csv, by_annotator.csv, pairwise.csv, items.csv.</p>")
+
+
+#: The sections of the report page, in order: ``(id, title, builder)``; a builder takes
+#: the report context (``df``, ``tables``, ``result``, ``head``, ``figures``,
+#: ``item_table``, ``item_detection``, ``pairwise``, ``top``, ...) and returns HTML. To add
+#: a section, insert an entry (e.g. before "parameters").
+SECTIONS = [
+    ("summary", "Reading", _section_reading),
+    ("how-to-read", "How to read this", _section_how_to_read),
+    ("headline", "Headline", _section_headline),
+    ("figures", "Figures", _section_figures),
+    ("by-label", "By class", _section_by_label),
+    ("by-annotator", "By annotator", _section_by_annotator),
+    ("items", "Hardest items", _section_items),
+    ("parameters", "Parameters", _section_parameters),
+]
+
+
+def _page(ctx, title):
+    c = ctx.tables.corpus
+    n_obj = len(c.objects)
+    n_cov = len(ctx.df) - n_obj
+    intro = (f"{_plural(len(c.items), 'item')}, {_plural(len(c.annotators), 'annotator')}, "
+             f"{_plural(len(c.labels), 'class', 'classes')}, {_plural(n_obj, 'object')} and "
+             f"{_plural(n_cov, 'coverage row')} (an annotator reviewed an item and drew "
+             "nothing).")
+    sections = [(sid, name, build(ctx)) for sid, name, build in SECTIONS]
     nav = "<nav>" + "".join(f'<a href="#{sid}">{html.escape(name)}</a>'
                             for sid, name, _ in sections) + "</nav>"
     body = "".join(f'<section id="{sid}"><h2>{html.escape(name)}</h2>{content}</section>'
@@ -691,5 +926,5 @@ def _page(df, tables, result, head, figures, item_table, item_detection, title, 
             '<meta name=viewport content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
             f"<h1>{html.escape(title)}</h1><p>{html.escape(intro)}</p>{nav}{body}"
-            f"<footer><p class=note>iaa_frames {html.escape(str(version))}</p></footer>"
+            f"<footer><p class=note>iaa_frames {html.escape(str(ctx.version))}</p></footer>"
             "</body></html>\n")

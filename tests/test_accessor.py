@@ -12,6 +12,7 @@ import pytest
 import xarray as xr
 
 import iaa_frames.accessor  # noqa: F401  registers df.iaa
+from iaa_frames.accessor import IAAAccessor
 from iaa_frames.engine import (
     agreement,
     agreement_from_tables,
@@ -20,7 +21,6 @@ from iaa_frames.engine import (
     component_sigma,
     pairwise,
 )
-from iaa_frames.accessor import IAAAccessor
 from iaa_frames.errors import ParameterError
 from iaa_frames.pairs import between, pair_tables, within
 from iaa_frames.simulate import simulate
@@ -34,8 +34,16 @@ def df():
                     seed=8)
 
 
+def _untagged(ds):
+    """The accessor's result names its cached tables in attr ``tables_key``; otherwise it
+    is the plain function's result."""
+    ds = ds.copy()
+    assert isinstance(ds.attrs.pop("tables_key"), str)
+    return ds
+
+
 def test_agreement_equals_function(df):
-    xr.testing.assert_identical(df.iaa.agreement(n_boot=10, **PARAMS),
+    xr.testing.assert_identical(_untagged(df.iaa.agreement(n_boot=10, **PARAMS)),
                                 agreement(df, n_boot=10, **PARAMS))
 
 
@@ -75,12 +83,14 @@ def test_table_methods_equal_functions(df, method, function):
 
 def test_items_and_plot_are_reachable(df):
     from iaa_frames.items import items
-    from iaa_frames.plot._accessor import PlotAccessor
+    from iaa_frames.plot import FramePlots
 
     pd.testing.assert_frame_equal(df.iaa.items(component="detection", top=3, **PARAMS),
                                   items(df, component="detection", top=3, **PARAMS))
+    pd.testing.assert_frame_equal(df.iaa.items(label="car", **PARAMS),
+                                  items(df, label="car", **PARAMS))
     plot = df.iaa.plot
-    assert isinstance(plot, PlotAccessor) and plot._df is df
+    assert isinstance(plot, FramePlots) and plot._df is df
 
 
 def test_tables_equal_pair_tables(df):
@@ -90,7 +100,7 @@ def test_tables_equal_pair_tables(df):
                  "units", "coverage"):
         pd.testing.assert_frame_equal(getattr(got, name), getattr(ref, name))
     xr.testing.assert_identical(agreement_from_tables(got, seed=3),
-                                df.iaa.agreement(**PARAMS))
+                                _untagged(df.iaa.agreement(**PARAMS)))
 
 
 def test_accessor_is_cheap_and_stateless(df):
@@ -128,3 +138,109 @@ def test_bad_values_raise_uniform_parameter_errors(method, kwargs, message):
     df = simulate(n_items=4, seed=0)
     with pytest.raises(ParameterError, match=message):
         getattr(df.iaa, method)(**kwargs)
+
+
+# ------------------------------------------------------------- compute once, explore
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Count the calls of pair_tables (the expensive part) made through the cache."""
+    from iaa_frames import cache
+
+    calls = []
+    real = cache.pair_tables
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    cache.clear()
+    monkeypatch.setattr(cache, "pair_tables", counting)
+    yield calls
+    cache.clear()
+
+
+def test_tables_are_computed_once_per_frame_and_parameters(df, counted):
+    res = df.iaa.agreement(**PARAMS)
+    assert len(counted) == 1
+    df.iaa.sigma(**PARAMS), df.iaa.ks(component="detection", **PARAMS)
+    df.iaa.alpha(**PARAMS), df.iaa.pairwise(**PARAMS), df.iaa.items(label="car", **PARAMS)
+    df.iaa.within(**PARAMS), df.iaa.tables(**PARAMS)
+    df.copy().iaa.sigma(**PARAMS)  # same content, another object
+    res.iaa.pairwise(component="classification"), res.iaa.items()
+    assert len(counted) == 1
+    df.iaa.sigma(n_chance=151, seed=3)  # other parameters: new tables
+    assert len(counted) == 2
+    edited = df.copy()
+    edited.loc[edited.index[0], "x0"] = edited["x0"].iloc[0] + 1.0  # other content
+    edited.iaa.sigma(**PARAMS)
+    assert len(counted) == 3
+
+
+def test_the_cache_is_bounded_and_a_result_says_when_its_tables_left(df, counted):
+    from iaa_frames import cache
+    from iaa_frames.errors import IAAError
+
+    res = df.iaa.agreement(**PARAMS)
+    for seed in range(10, 10 + cache.MAXSIZE):
+        df.iaa.tables(n_chance=150, seed=seed)
+    assert cache.info()["size"] == cache.MAXSIZE
+    with pytest.raises(IAAError, match="left the cache"):
+        res.iaa.pairwise()
+    # attach them again explicitly
+    tables = pair_tables(df, **PARAMS)
+    got = res.iaa.use_tables(tables).pairwise(component="detection")
+    xr.testing.assert_identical(got, pairwise(df, component="detection", **PARAMS))
+    with pytest.raises(ParameterError, match="other parameters"):
+        res.iaa.use_tables(pair_tables(df, n_chance=150, seed=4))
+
+
+def test_result_accessor_views_equal_the_functions(df, tmp_path):
+    from iaa_frames.report import by_annotator, by_label, headline, reading
+
+    res = df.iaa.agreement(**PARAMS)
+    pd.testing.assert_frame_equal(res.iaa.headline(), headline(res))
+    pd.testing.assert_frame_equal(res.iaa.by_label(), by_label(res))
+    pd.testing.assert_frame_equal(res.iaa.by_annotator(), by_annotator(res))
+    assert res.iaa.reading() == reading(res)
+    xr.testing.assert_identical(res.iaa.sigma(component="overall"),
+                                component_sigma(df, component="overall", **PARAMS))
+    s = res.iaa.sigma()
+    assert str(s["component"].values) == "localization"  # the default is visible
+    # the result still writes to netCDF (tables_key is a plain string)
+    res.to_netcdf(tmp_path / "r.nc")
+    back = xr.open_dataset(tmp_path / "r.nc")
+    assert back.attrs["tables_key"] == res.attrs["tables_key"]
+    assert "headline()" in repr(res.iaa)
+
+
+def test_default_intervals_are_numbers(df):
+    res = df.iaa.agreement(n_chance=150, seed=3)
+    assert res.attrs["n_boot"] == 200
+    ci = res["ci_low"].sel(component="localization", label="(all)", annotator="(all)")
+    assert np.isfinite(float(ci))
+
+
+def test_frame_level_functions_and_no_module_shadowing(df):
+    import iaa_frames as iaf
+
+    for name in ("sigma", "ks", "alpha"):
+        fn = getattr(iaf, name)
+        assert callable(fn)
+        xr.testing.assert_identical(fn(df, **PARAMS), getattr(df.iaa, name)(**PARAMS))
+
+
+@pytest.mark.parametrize("cls", ["IAAAccessor", "ResultAccessor", "FramePlots",
+                                 "ResultPlots"])
+def test_signatures_are_explicit(cls):
+    import iaa_frames.accessor as acc
+    import iaa_frames.plot as plot
+
+    klass = getattr(acc, cls, None) or getattr(plot, cls)
+    for name, member in inspect.getmembers(klass, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        kinds = {p.kind for p in inspect.signature(member).parameters.values()}
+        assert inspect.Parameter.VAR_KEYWORD not in kinds, f"{cls}.{name} takes **kwargs"
+        assert inspect.Parameter.VAR_POSITIONAL not in kinds, f"{cls}.{name} takes *args"

@@ -18,7 +18,7 @@ from iaa_frames.engine import agreement_from_tables, pairwise_from_tables  # noq
 from iaa_frames.errors import ParameterError  # noqa: E402
 from iaa_frames.items import items as item_table  # noqa: E402
 from iaa_frames.pairs import pair_tables  # noqa: E402
-from iaa_frames.plot._accessor import PlotAccessor, items as accessor_items  # noqa: E402
+import iaa_frames.accessor  # noqa: E402,F401  registers df.iaa and res.iaa
 from iaa_frames.simulate import simulate  # noqa: E402
 
 ALL = "(all)"
@@ -55,14 +55,13 @@ def texts(fig_or_ax, gid):
 
 def test_forest_whiskers_points_and_labels_hand_built():
     ds = make_result()
-    fig = plot.agreement(ds)
+    fig = plot.agreement(ds, raw_iou=False)
     assert len(fig.axes) == 4
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == [ALL, "car", "person", "bicycle"]  # (all), then by support
     for ax, comp in zip(fig.axes, ["detection", "classification", "localization", "overall"]):
         measure = str(ds["measure"].sel(component=comp).values)
-        assert ax.get_title() == f"{comp} ({ {'sigma': 'σ', 'alpha': 'α'}[measure] })"
-        assert ax.get_xlabel() == ds["agreement"].attrs["long_name"]
+        assert ax.get_title() == f"{comp} { {'sigma': 'σ', 'alpha': 'α'}[measure] }"
         sub = ds.sel(component=comp, annotator=ALL, label=labels)
         lo, hi = sub["ci_low"].values, sub["ci_high"].values
         finite = np.isfinite(lo) & np.isfinite(hi)
@@ -77,11 +76,15 @@ def test_forest_whiskers_points_and_labels_hand_built():
         np.testing.assert_allclose(pts.get_xdata(), value[np.isfinite(value)])
         (chance,) = by_gid(ax, "chance")
         assert list(chance.get_xdata()) == [0, 0]
-        raw = by_gid(ax, "raw_iou")
-        if comp == "localization":
-            np.testing.assert_allclose(raw[0].get_xdata(), sub["raw_iou"].values)
-        else:
-            assert raw == []
+        assert by_gid(ax, "raw_iou") == []
+    assert fig.get_supxlabel().startswith(ds["agreement"].attrs["long_name"])
+    # raw IoU: a panel of its own, beside localization, on an IoU axis
+    fig = plot.agreement(ds)
+    raw_ax = fig.axes[3]
+    assert raw_ax.get_title() == "raw IoU" and "IoU" in raw_ax.get_xlabel()
+    sub = ds.sel(component="localization", annotator=ALL, label=labels)
+    np.testing.assert_allclose(by_gid(raw_ax, "raw_iou")[0].get_xdata(), sub["raw_iou"].values)
+    fig = plot.agreement(ds)
     # the NaN cell (classification, bicycle) is written n/a, and has no whisker
     assert texts(fig.axes[1], "undefined") == ["n/a"]
     assert texts(fig.axes[0], "undefined") == []
@@ -114,7 +117,7 @@ def test_forest_without_cis_draws_no_whiskers(corpus):
 
 def test_forest_on_real_result(corpus):
     _, _, res = corpus
-    fig = plot.agreement(res)
+    fig = plot.agreement(res, raw_iou=False)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     for ax, comp in zip(fig.axes, res["component"].values):
         sub = res.sel(component=comp, annotator=ALL, label=labels)
@@ -130,7 +133,7 @@ def test_forest_axes_argument_and_errors():
     fig, axes = plt.subplots(1, 2)
     out = plot.agreement(ds, components=["detection", "overall"], axes=axes)
     assert out is fig
-    with pytest.raises(ParameterError, match="one per component"):
+    with pytest.raises(ParameterError, match="one per panel"):
         plot.agreement(ds, components=["detection"], axes=axes)
     with pytest.raises(ParameterError, match="unknown component"):
         plot.agreement(ds, components=["colour"])
@@ -145,9 +148,9 @@ def test_forest_axes_argument_and_errors():
 def test_forest_frame_is_what_is_drawn():
     ds = make_result()
     frame = plot.forest_frame(ds, top=2)
-    assert list(frame["label"].unique()) == [ALL, "car", "person"]
+    assert list(frame["row"].unique()) == [ALL, "car", "person"]
     assert frame.attrs["n_hidden"] == 1
-    row = frame[(frame["component"] == "overall") & (frame["label"] == "car")].iloc[0]
+    row = frame[(frame["component"] == "overall") & (frame["row"] == "car")].iloc[0]
     assert row["agreement"] == float(ds["agreement"].sel(component="overall", label="car",
                                                          annotator=ALL))
 
@@ -171,8 +174,8 @@ def test_decomposition_dots_and_whiskers():
         np.testing.assert_allclose(segs[:, 1, 0], sub["ci_high"].values[fin])
     assert by_gid(ax, "estimate:overall") == []
     assert [t.get_text() for t in ax.get_legend().get_texts()][1:] == [
-        "detection (σ)", "classification (α)", "localization (σ)"]
-    assert ax.get_xlabel() == "chance-corrected agreement"
+        "detection σ", "classification α", "localization σ"]
+    assert ax.get_xlabel() == "chance-corrected agreement (0 = chance, 1 = perfect)"
 
 
 def test_decomposition_truncates_and_uses_given_ax():
@@ -195,7 +198,7 @@ def test_annotator_profiles_hand_built():
     assert len(lines) == 5  # everybody + 4 annotators
     names = [ln.get_gid().split(":", 1)[1] for ln in lines]
     assert names[0] == ALL
-    comps = ["detection", "classification", "localization"]
+    comps = ["detection", "classification", "localization", "overall"]
     for ln, name in zip(lines, names):
         expected = ds["agreement"].sel(component=comps, label=ALL, annotator=name).values
         np.testing.assert_allclose(ln.get_ydata(), expected)
@@ -204,7 +207,7 @@ def test_annotator_profiles_hand_built():
             component=comps, label=ALL, annotator=name).values)
     assert ax.get_ylabel() == "chance-corrected agreement"
     assert [t.get_text() for t in ax.get_xticklabels()] == [
-        "detection (σ)", "classification (α)", "localization (σ)"]
+        "detection\nσ", "classification\nα", "localization\nσ", "overall\nσ"]
     assert texts(ax, "note") == ["+ 8 more annotators not shown (top 4 by support "
                                  "(localization n_units))"]
 
@@ -227,14 +230,19 @@ def test_annotator_profiles_tell_failures_apart(corpus):
 def test_pairwise_heatmap_values_and_labels():
     m = make_pairwise(annotators=("ana", "ben", "cy", "dev"))
     ax = plot.pairwise(m)
-    cells = [t.get_text() for t in ax.texts if t.get_gid() != "note"]
+    cells = [t.get_text() for t in ax.texts if t.get_gid() == "value"]
     values = m.values[~np.isnan(m.values)]
-    assert cells == [f"{v:.2f}" for v in values]  # the diagonal is empty
-    assert ax.get_xlabel() == "annotator_b" and ax.get_ylabel() == "annotator_a"
-    cbar = ax.collections[0].colorbar
+    assert cells == [f"{v:.2f}" for v in values]  # no value on the diagonal
+    assert len(by_gid(ax, "diagonal")) == 4  # hatched, not the white of 0
+    assert ax.get_xlabel() == "annotator" and ax.get_ylabel() == "annotator"
+    cbar = next(c for c in ax.collections if c.get_gid() == "cells").colorbar
     assert cbar.ax.get_ylabel() == "chance-corrected agreement (σ)"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["ana", "ben", "cy", "dev"]
-    assert ax.get_title() == "localization: annotator x annotator"
+    assert ax.get_title() == "localization σ: pairs of annotators"
+    # the colorbar is exactly as tall as the cells
+    ax.figure.canvas.draw()
+    a, c = ax.get_window_extent(), cbar.ax.get_window_extent()
+    assert abs(a.height - c.height) < 1.0 and abs(a.y0 - c.y0) < 1.0
 
 
 def test_pairwise_top_note_and_real_engine(corpus):
@@ -243,19 +251,19 @@ def test_pairwise_top_note_and_real_engine(corpus):
     ax = plot.pairwise(m, top=2)
     assert len(ax.get_xticklabels()) == 2
     assert texts(ax, "note") == ["+ 2 more annotators not shown (top 2 by support (n_units))"]
-    assert "(α)" in ax.collections[0].colorbar.ax.get_ylabel()
+    assert "(α)" in next(c for c in ax.collections if c.get_gid() == "cells").colorbar.ax.get_ylabel()
     # from tables: the same matrix
     ax2 = plot.pairwise(tables, component="classification")
     frame = plot.pairwise_frame(m)
-    cells = [t.get_text() for t in ax2.texts if t.get_gid() != "note"]
+    cells = [t.get_text() for t in ax2.texts if t.get_gid() == "value"]
     assert cells == [f"{v:.2f}" for v in frame.to_numpy().ravel() if np.isfinite(v)]
 
 
 def test_pairwise_errors():
     with pytest.raises(ParameterError, match="2-D"):
         plot.pairwise(make_result()["agreement"])
-    with pytest.raises(ParameterError, match="unexpected keyword"):
-        plot.pairwise(make_pairwise(), n_chance=10)
+    with pytest.raises(TypeError):
+        plot.pairwise(make_pairwise(), n_boots=10)
 
 
 # ------------------------------------------------------------------------------ items
@@ -269,20 +277,19 @@ def test_items_bars_and_counts(corpus):
     assert len(patches) == 5
     np.testing.assert_allclose([p.get_width() for p in patches], table["sigma"].head(5))
     assert [t.get_text() for t in ax.get_yticklabels()] == table["item"].head(5).tolist()
-    counts = texts(ax, "counts")
+    counts = texts(ax.figure.axes[1], "counts")  # header, then one cell per item
     first = table.iloc[0]
-    assert counts[0] == (f"{first.n_unmatched} unmatched · {first.n_mislabeled} mislabeled · "
-                         f"{first.n_pairs} units")
-    assert texts(ax, "note") == [f"worst 5 of {len(table)} items shown"]
-    assert ax.get_xlabel() == "item agreement (1 - mean distance / chance mean)"
+    assert counts[:2] == ["units", str(first.n_pairs)]
+    assert counts[6:8] == ["un-\nmatched", str(first.n_unmatched)]
+    assert counts[12:14] == ["mis-\nlabeled", str(first.n_mislabeled)]
+    assert texts(ax, "note") == [f"first 5 of {len(table)} items shown"]
+    assert ax.get_xlabel() == "item agreement σ (0 = chance)"
 
 
 def test_items_from_tables_and_errors(corpus):
     _, tables, _ = corpus
     ax = plot.items(tables, component="detection", top=3)
-    assert "detection" in ax.get_title()
-    with pytest.raises(ParameterError, match="unexpected keyword"):
-        plot.items(item_table(tables), n_chance=3)
+    assert "detection" in ax.figure.get_suptitle()
     with pytest.raises(ParameterError):
         plot.items("nope")
 
@@ -294,26 +301,23 @@ def test_distributions_annotations_match_engine(corpus):
     _, tables, res = corpus
     fig = plot.distributions(tables, component="localization", by="label", top=2)
     assert len(fig.axes) == 6  # (all) + 2 classes, two panels each
-    titles = [ax.get_title() for ax in fig.axes[::2]]
-    summary = plot.sample_summary(plot.distance_samples(tables, by="label"))
-    assert titles == list(summary.index[:3])
-    for k, facet in enumerate(titles):
-        ax_d, ax_e = fig.axes[2 * k], fig.axes[2 * k + 1]
+    titles = [ax.get_title(loc="left").split("\n") for ax in fig.axes[::2]]
+    assert [t[0] for t in titles] == plot.label_order(res)[:3]  # the result's order
+    for k, (facet, stat, n) in enumerate(titles):
+        ax_e = fig.axes[2 * k + 1]
         cell = res.sel(component="localization", label=facet, annotator=ALL)
-        (stat,) = texts(ax_d, "stat")
-        assert stat.startswith(f"σ = {float(cell['agreement']):.2f}\n")
-        assert f"{int(cell['n_units']):,} within" in stat
-        (ks_text,) = texts(ax_e, "stat")
         sign = "+" if float(cell["ks_sign"]) > 0 else "−"
-        assert ks_text.startswith(f"KS = {sign}{float(cell['ks']):.2f}\n")
+        assert stat == (f"σ = {float(cell['agreement']):.2f} · "
+                        f"KS = {sign}{float(cell['ks']):.2f}")
+        assert n.startswith(f"n = {int(cell['n_units']):,} within")
         (gap,) = by_gid(ax_e, "ks_gap")
         (seg,) = gap.get_segments()
         np.testing.assert_allclose(abs(seg[1, 1] - seg[0, 1]), float(cell["ks"]))
-        assert ax_e.get_xlabel() == "distance of matched pairs (giou)"
         assert ax_e.get_ylabel() == ("ECDF" if k == 0 else "")
         assert {ln.get_gid() for ln in ax_e.get_lines()} == {"ecdf_within", "ecdf_between"}
     (note,) = texts(fig, "note")
-    assert note == "+ 1 more label not shown (top 2 by number of within-item units)"
+    assert note == "+ 1 more label not shown (top 2 by support)"
+    assert len(fig.legends) == 1  # one legend for every facet
 
 
 @pytest.mark.parametrize("component", ["detection", "overall"])
@@ -321,10 +325,11 @@ def test_distributions_set_components_by_annotator(corpus, component):
     _, tables, res = corpus
     fig = plot.distributions(tables, component=component, by="annotator", top=None,
                              kind="kde")
-    assert len(fig.axes) == 10
-    for ax_d, ax_e in zip(fig.axes[::2], fig.axes[1::2]):
-        cell = res.sel(component=component, label=ALL, annotator=ax_d.get_title())
-        (stat,) = texts(ax_d, "stat")
+    facets = [ax for ax in fig.axes if ax.get_title(loc="left")]
+    assert len(facets) == 5
+    for ax_d in facets:
+        name, stat, _ = ax_d.get_title(loc="left").split("\n")
+        cell = res.sel(component=component, label=ALL, annotator=name)
         assert stat.startswith(f"σ = {float(cell['agreement']):.2f}")
     assert texts(fig, "note") == []
 
@@ -353,22 +358,85 @@ def test_distance_samples_long_form(corpus):
     counts = s[s["sample"] == "within"].groupby("facet").size()
     assert counts[ALL] == n_all
     assert counts.drop(ALL).sum() == 2 * n_all
-    assert s.attrs["long_name"] == "detection distance (1 - F1)"
+    assert s.attrs["long_name"] == "1 − F1 of the matching"
 
 
 # --------------------------------------------------------------------------- accessor
 
 
-def test_plot_accessor(corpus):
-    df, _, res = corpus
-    acc = PlotAccessor(df)
-    fig = acc.agreement(n_chance=100, n_boot=10, top=2)
-    assert len(fig.axes) == 4
-    assert isinstance(acc.decomposition(result=res), matplotlib.axes.Axes)
-    assert isinstance(acc.annotators(result=res, top=2), matplotlib.axes.Axes)
-    ax = acc.pairwise(component="detection", n_chance=100)
-    assert ax.get_title() == "detection: annotator x annotator"
-    assert len(acc.items(top=4, n_chance=100).get_yticklabels()) == 4
-    assert len(acc.distributions(n_chance=100).axes) == 2
-    table = accessor_items(df, n_chance=100, top=3)
+def test_plot_accessors_draw_the_cached_result(corpus):
+    df, _, _ = corpus
+    res = df.iaa.agreement(n_chance=100, n_boot=10)
+    fig = df.iaa.plot.forest(n_chance=100, n_boot=10, top=2)
+    assert [ax.get_title() for ax in fig.axes] == [
+        "detection σ", "classification α", "localization σ", "raw IoU", "overall σ"]
+    for plots, kw in ((df.iaa.plot, {"n_chance": 100, "n_boot": 10}), (res.iaa.plot, {})):
+        assert isinstance(plots.decomposition(**kw), matplotlib.axes.Axes)
+        ax = plots.annotators(top=2, **kw)
+        assert isinstance(ax, matplotlib.axes.Axes)
+        ax = plots.pairwise(component="detection", **kw)
+        assert ax.get_title() == "detection σ: pairs of annotators"
+        assert len(plots.items(top=4, **kw).get_yticklabels()) == 4
+        assert len(plots.distributions(**kw).axes) == 2
+    # the result accessor's items equal the plain function on the same tables
+    table = res.iaa.items(top=3)
     assert isinstance(table, pd.DataFrame) and len(table) == 3
+    assert "forest()" in repr(res.iaa.plot) and "forest()" in repr(df.iaa.plot)
+
+
+def test_forest_rows_are_annotators_for_a_label(corpus):
+    _, _, res = corpus
+    fig = plot.forest(res, label="car", components=["localization"], raw_iou=False)
+    rows = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert rows == [ALL, "ana", "ben", "cy", "dev"]
+    colors = plot.annotator_colors(res)
+    for t in fig.axes[0].get_yticklabels():  # names in the annotators' colors
+        assert matplotlib.colors.same_color(t.get_color(), colors[t.get_text()])
+    (pts,) = by_gid(fig.axes[0], "estimate")
+    expected = res["agreement"].sel(component="localization", label="car",
+                                    annotator=rows).values
+    np.testing.assert_allclose(pts.get_xdata(), expected[np.isfinite(expected)])
+    with pytest.raises(ParameterError, match="not both"):
+        plot.forest(res, label="car", annotator="ana")
+
+
+def test_annotator_colors_and_label_order_are_shared(corpus):
+    _, tables, res = corpus
+    colors = plot.annotator_colors(res)
+    assert colors == plot.annotator_colors(tables) == plot.annotator_colors(
+        ["dev", "cy", "ben", "ana"])
+    assert len(set(colors.values())) == len(colors)  # distinct for a few annotators
+    order = plot.label_order(res)
+    assert order == plot.label_order(tables)
+    ax = plot.decomposition(res)
+    assert [t.get_text() for t in ax.get_yticklabels()] == order
+    ax = plot.annotators(res)
+    lines = {a.get_gid(): a for a in ax.get_lines() if str(a.get_gid()).startswith("profile:")}
+    for name, color in colors.items():
+        assert matplotlib.colors.same_color(lines[f"profile:{name}"].get_color(), color)
+
+
+@pytest.mark.parametrize("width", [3.5, 7.0])
+def test_figures_fit_their_width(corpus, width):
+    """Every figure is drawn at the requested width and no two texts overlap."""
+    _, tables, res = corpus
+    figures = [plot.forest(res, width=width), plot.decomposition(res, width=width).figure,
+               plot.annotators(res, width=width).figure,
+               plot.pairwise(res.iaa.use_tables(tables).pairwise(), width=width).figure,
+               plot.distributions(tables, by="label", width=width),
+               plot.items(tables, width=width).figure]
+    for fig in figures:
+        assert fig.get_figwidth() == pytest.approx(width)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        ticks = {id(t) for ax in fig.axes for t in
+                 ax.xaxis.get_ticklabels(which="both") + ax.yaxis.get_ticklabels(which="both")}
+        shown = [t for t in fig.findobj(matplotlib.text.Text)  # matplotlib spaces ticks
+                 if t.get_text().strip() and t.get_visible() and t.get_gid() != "value"
+                 and id(t) not in ticks]
+        texts_of = [t.get_text() for t in shown]
+        boxes = [t.get_window_extent(renderer) for t in shown]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                overlap = min(a.x1, b.x1) - max(a.x0, b.x0), min(a.y1, b.y1) - max(a.y0, b.y0)
+                assert min(overlap) <= 1.0, f"{texts_of[i]!r} overlaps another text"

@@ -18,7 +18,19 @@ from conftest_plot import make_result  # noqa: E402
 
 from iaa_frames.errors import ParameterError  # noqa: E402
 from iaa_frames.io import load_sample  # noqa: E402
-from iaa_frames.report import HIGH, LOW, by_annotator, by_label, headline, level, reading, report  # noqa: E402,E501
+from iaa_frames.report import (  # noqa: E402
+    GAP,
+    HIGH,
+    LOW,
+    against_chance,
+    by_annotator,
+    by_label,
+    headline,
+    level,
+    reading,
+    relative_levels,
+    report,
+)
 from iaa_frames.simulate import simulate  # noqa: E402
 
 ALL = "(all)"
@@ -190,6 +202,24 @@ def test_report_errors(tmp_path):
 # ---------------------------------------------------------------------------- reading
 
 
+def test_sigma_is_read_against_chance_and_the_other_components():
+    assert against_chance(0.5, 0.2, 0.7) == "above chance"
+    assert against_chance(0.5, -0.1, 0.9) == "chance level"  # the interval includes 0
+    assert against_chance(-0.3, -0.5, -0.1) == "below chance"
+    assert against_chance(float("nan")) == "undefined"
+    lv = relative_levels({"detection": 0.95, "classification": 0.95 - GAP + 0.01,
+                          "localization": 0.95 - GAP - 0.01})
+    assert lv == {"detection": "high", "classification": "high", "localization": "low"}
+    lv = relative_levels({"detection": 0.9, "classification": 0.9, "localization": 0.85},
+                         {"localization": (-0.02, 1.0)})  # not distinguishable from chance
+    assert lv["localization"] == "low"
+    # Krippendorff's thresholds are kept for alpha only
+    text = reading(_with((0.9, 0.7, 0.9)))[0]
+    assert "classification α = 0.70 (giving matched objects the same class; moderate by " \
+           "Krippendorff's thresholds)" in text
+    assert "detection σ = 0.90 (finding the same objects; above chance)" in text.lower()
+
+
 def test_levels():
     assert [level(v) for v in (1.0, HIGH, HIGH - 1e-9, LOW, LOW - 1e-9, 0.0, -0.01)] == [
         "high", "high", "moderate", "moderate", "low", "low", "below chance"]
@@ -215,10 +245,11 @@ def _with(values, **per_label):
     ((0.3, 0.5, 0.9), "definition of \"an object\" is unclear"),
     ((0.3, 0.95, 0.9), "definition of \"an object\" is unclear"),
     ((0.9, 0.3, 0.9), "class definitions overlap or are confusing"),
-    ((0.3, 0.3, 0.3), "the task needs rethinking"),
+    ((0.0, 0.0, 0.0), "the task needs rethinking"),  # all at chance level
+    ((0.3, 0.3, 0.3), "no component stands out"),  # sigma has no absolute cut-offs
     ((0.9, 0.9, -0.2), "systematic disagreement"),
     ((0.3, 0.9, -0.2), "systematic disagreement"),
-    ((0.9, 0.9, 0.9), "reliable on every count"),
+    ((0.9, 0.9, 0.9), "no component stands out"),
 ])
 def test_reading_follows_the_diagnosis_table(values, phrase):
     sentences = reading(_with(values))
@@ -272,7 +303,8 @@ def test_reading_explains_undefined_figures():
     ds["note"].loc[dict(component="localization", label=ALL, annotator=ALL)] = \
         "too few chance units (n=3)"
     text = " ".join(reading(ds))
-    assert "localization σ = n/a (undefined" in text
+    assert "localization σ = n/a (drawing matched objects in the same place; undefined)" \
+        in text
     assert "Localization is undefined (NaN, not 0 or 1 by fiat): too few chance units (n=3)." \
         in text
     assert "raw mean IoU" not in text  # nothing to contrast it with

@@ -4,13 +4,17 @@ Every function takes its data first and keyword-only options after it; axes-leve
 functions accept ``ax=`` and return the Axes they drew on, figure-level ones (several
 panels) return the Figure. Computing is kept apart: each figure has a function returning
 the long-form table it draws (:func:`forest_frame`, :func:`profile_frame`, ...). Axis
-labels come from the result's ``long_name`` attrs; colors are seaborn's colorblind
-palette, one fixed color per component; with many classes or annotators only the top N by
-support are drawn and the figure says how many were left out.
+labels come from the result's ``long_name`` attrs. Colors: one fixed color per component
+(seaborn's colorblind palette) and one per annotator (:func:`annotator_colors`, the same in
+every figure of a result); labels in one order everywhere (:func:`label_order`). Figures
+are sized for print: 8 pt text, 7 in wide by default, readable at 3.5 in (``width=3.5``).
+With many classes or annotators only the top N by support are drawn and the figure says
+how many were left out.
 
 =======================  ================================================================
 :func:`distributions`    within-item vs chance distances, ECDFs and the KS gap (Figure)
-:func:`agreement`        forest plot per label, one panel per component, CIs (Figure)
+:func:`forest`           forest plot per label (or annotator), one panel per component
+:func:`agreement`        the same function (its former name)
 :func:`pairwise`         annotator x annotator heatmap (Axes)
 :func:`annotators`       each annotator's profile across the components (Axes)
 :func:`decomposition`    detection, classification, localization per label (Axes)
@@ -18,7 +22,9 @@ support are drawn and the figure says how many were left out.
 =======================  ================================================================
 """
 
-from .agreement import agreement, forest_frame
+from ._style import ANNOTATOR_PALETTE, annotator_colors, label_order, theme
+from .accessor import FramePlots, ResultPlots
+from .agreement import agreement, forest, forest_frame
 from .annotators import annotators, profile_frame
 from .decomposition import decomposition, decomposition_frame
 from .distributions import distance_samples, distributions, sample_summary
@@ -26,6 +32,13 @@ from .items import items
 from .pairwise import pairwise, pairwise_frame
 
 __all__ = [
+    "ANNOTATOR_PALETTE",
+    "FramePlots",
+    "ResultPlots",
+    "annotator_colors",
+    "forest",
+    "label_order",
+    "theme",
     "agreement",
     "annotators",
     "decomposition",

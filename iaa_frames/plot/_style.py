@@ -17,8 +17,12 @@ from ..errors import ParameterError
 from ..frame import ALL
 
 __all__ = [
+    "ANNOTATOR_PALETTE",
     "COMPONENTS",
     "PALETTE",
+    "annotator_colors",
+    "label_order",
+    "theme",
     "component_color",
     "fmt",
     "fmt_p",
@@ -39,8 +43,107 @@ PALETTE = "colorblind"
 #: Diverging colormap for agreement values centred at chance (0).
 DIVERGING = "vlag_r"
 
+#: Colors of annotators, in order of their names (Paul Tol's colorblind-safe "muted"
+#: scheme, reordered so that the first ones are the most distinct); distinct from the
+#: component colors. Beyond nine annotators the colors repeat (markers still differ).
+ANNOTATOR_PALETTE = ("#332288", "#CC6677", "#117733", "#44AA99", "#882255", "#999933",
+                     "#AA4499", "#88CCEE", "#DDCC77")
+
+#: Color of "(all)" (everybody) wherever annotators are drawn.
+ALL_COLOR = "black"
+
+#: Sizes for figures printed at 3.5 in (one column) to 7 in (full page width): 8 pt text.
+RC = {"font.size": 8, "axes.titlesize": 9, "axes.labelsize": 8, "xtick.labelsize": 7.5,
+      "ytick.labelsize": 7.5, "legend.fontsize": 7.5, "legend.title_fontsize": 8,
+      "figure.titlesize": 9.5, "axes.titlepad": 4, "lines.linewidth": 1.3,
+      "savefig.dpi": 200, "figure.dpi": 100, "svg.fonttype": "none"}
+
+#: Default figure width in inches (full page width; 3.5 is one column).
+WIDTH = 7.0
+
 _SYMBOL = {"sigma": "σ", "alpha": "α"}
 _GREY = "0.45"
+
+
+def theme():
+    """Context manager with the figure sizes of :data:`RC` (used around every plot).
+
+    Examples
+    --------
+    >>> with theme():
+    ...     import matplotlib.pyplot as plt
+    ...     plt.rcParams["font.size"]
+    8.0
+    """
+    return plt.rc_context(RC)
+
+
+def _names(dim_values) -> list[str]:
+    return [str(v) for v in dim_values if str(v) != ALL]
+
+
+def annotator_colors(data) -> dict:
+    """One fixed color per annotator of a result, the same in every figure.
+
+    Parameters
+    ----------
+    data : xarray.Dataset, PairTables or sequence of str
+        An agreement result (its ``annotator`` coordinate), pair tables (their
+        annotators), or the annotator names. Colors follow the names' sorted order, so
+        two results over the same annotators color them alike.
+
+    Returns
+    -------
+    dict
+        ``name -> color`` (``"(all)"`` -> black).
+
+    Examples
+    --------
+    >>> annotator_colors(["ben", "ana"])
+    {'(all)': 'black', 'ana': '#332288', 'ben': '#CC6677'}
+    """
+    if hasattr(data, "corpus"):
+        names = [str(v) for v in data.corpus.annotators]
+    elif hasattr(data, "coords") and "annotator" in data.coords:
+        names = _names(data["annotator"].values)
+    else:
+        names = [str(v) for v in data]
+    names = sorted(n for n in dict.fromkeys(names) if n != ALL)
+    out = {ALL: ALL_COLOR}
+    out.update({n: ANNOTATOR_PALETTE[i % len(ANNOTATOR_PALETTE)] for i, n in enumerate(names)})
+    return out
+
+
+def label_order(data) -> list[str]:
+    """The order of labels in every figure and table of a result: "(all)" first, then the
+    classes by support (matched object pairs of the class, most first; ties by name).
+
+    Parameters
+    ----------
+    data : xarray.Dataset or PairTables
+        An agreement result (localization ``n_units`` of each class) or pair tables
+        (matched within-item pairs whose two objects carry the class: the same count).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=0)
+    >>> label_order(res)[0], len(label_order(res)) == res.sizes["label"]
+    ('(all)', True)
+    """
+    if hasattr(data, "corpus"):
+        w = data.localization_within
+        la, lb = w["label_a"].to_numpy(), w["label_b"].to_numpy()
+        names = [str(v) for v in data.corpus.labels]
+        count = np.bincount(la[la == lb], minlength=len(names))
+        ranked = sorted(zip(names, count), key=lambda t: (-t[1], t[0]))
+        return [ALL] + [n for n, _ in ranked]
+    shown, _ = top_by_support(data, "label", None)
+    return shown
 
 
 def colors(n: int) -> list:
@@ -149,14 +252,43 @@ def hidden_note(n_hidden: int, what: str, top: int | None,
     return f"+ {n_hidden:,} more {plural} not shown (top {top} by {by})"
 
 
-def note(target, text: str):
-    """Write a small grey note under an Axes or at the bottom of a Figure (gid "note")."""
+def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwargs):
+    """An Axes legend centred below the x label (all entries on as few rows as fit).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    ncols : int, optional
+        Default: as many as fit, ``min_width`` inches per entry.
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.legend`.
+    """
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    if ncols is None:
+        ncols = max(1, min(len(handles), int(ax.figure.get_figwidth() // min_width)))
+    fig = ax.figure
+    fig.canvas.draw()  # where the x label ends, in axes coordinates
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.xaxis.label.get_window_extent(renderer)] if ax.get_xlabel() else []
+    boxes += [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+    bottom = min((b.y0 for b in boxes), default=ax.get_window_extent(renderer).y0)
+    y = ax.transAxes.inverted().transform((0, bottom))[1]
+    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, y - 0.02),
+                     ncols=ncols, frameon=False, borderaxespad=0.2, **kwargs)
+
+
+def note(target, text: str, *, below=None):
+    """Write a small grey note under an Axes (below its x label, or below the artist
+    ``below``, e.g. a legend) or at the bottom of a Figure (gid "note")."""
     if not text:
         return None
     if hasattr(target, "transAxes"):
-        # below the x label (set the label first)
+        # below the x label (set the label first) or the given artist
         return target.annotate(text, xy=(0.0, 0.0), xycoords=("axes fraction",
-                                                               target.xaxis.label),
+                                                               below if below is not None
+                                                               else target.xaxis.label),
                                xytext=(0, -4), textcoords="offset points", ha="left",
                                va="top", fontsize="small", color=_GREY, style="italic",
                                gid="note", annotation_clip=False)
@@ -230,7 +362,8 @@ def component_frame(result, *, components, along: str, fixed_dim: str, fixed: st
         raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
     if fixed not in [str(v) for v in result[fixed_dim].values]:
         raise ParameterError(f"unknown {fixed_dim} {fixed!r}")
-    shown, hidden = top_by_support(result.sel({fixed_dim: [fixed]}), along, top)
+    at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})
+    shown, hidden = top_by_support(at_fixed, along, top)
     sub = result.sel({"component": components, along: shown, fixed_dim: fixed})
     cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units") if v in sub.data_vars]
     frame = sub[cols].to_dataframe().reset_index()

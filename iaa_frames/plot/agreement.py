@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -10,59 +12,76 @@ from ..errors import ParameterError
 from ..frame import ALL
 from . import _style
 
-__all__ = ["agreement", "forest_frame"]
+__all__ = ["agreement", "forest", "forest_frame"]
 
 
-def forest_frame(result, *, components=None, annotator: str = ALL,
-                 top: int | None = 20) -> pd.DataFrame:
+def forest_frame(result, *, components=None, label: str | None = None,
+                 annotator: str | None = None, top: int | None = 20) -> pd.DataFrame:
     """The numbers of the forest plot, in long form.
 
     Parameters
     ----------
     result : xarray.Dataset
-        The agreement result (DESIGN §6).
+        The agreement result.
     components : sequence of str, optional
         Default: every component of the result.
-    annotator : str, default "(all)"
-        Whose figures to show.
+    label, annotator : str, optional
+        Neither (default): one row per label, for "(all)" annotators. ``annotator=A``:
+        one row per label, for annotator A. ``label=L``: one row per annotator, on
+        label L. Not both.
     top : int or None, default 20
-        Keep "(all)" and the ``top`` labels by support (their localization ``n_units``,
-        see ``_style.support``); ``attrs["n_hidden"]`` counts the others.
+        Keep "(all)" and the ``top`` rows by support (localization ``n_units``: matched
+        object pairs); ``attrs["n_hidden"]`` counts the others. Labels keep the order of
+        :func:`~iaa_frames.plot.label_order`.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (component, label): ``component``, ``measure``, ``label``,
-        ``agreement``, ``ci_low``, ``ci_high``, ``raw_iou``, ``n_units``, ``note``; labels
-        in display order.
+        One row per (component, row): ``component``, ``measure``, ``row`` (a label or an
+        annotator), ``agreement``, ``ci_low``, ``ci_high``, ``raw_iou``, ``n_units``,
+        ``note``; rows in display order. ``attrs``: ``rows`` ("label" or "annotator"),
+        ``fixed`` (the other coordinate), ``n_hidden``, ``top``.
 
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import agreement as compute
-    >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
-    >>> forest_frame(res, top=2)["label"].unique().tolist()
+    >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=0)
+    >>> forest_frame(res, top=2)["row"].unique().tolist()
     ['(all)', 'bicycle', 'car']
+    >>> forest_frame(res, label="car")["row"].unique().tolist()
+    ['(all)', 'A', 'B', 'C']
     """
     _style.check_dataset(result, ("agreement", "n_units"))
     comps = _components(result, components)
-    if annotator not in [str(a) for a in result["annotator"].values]:
-        raise ParameterError(f"unknown annotator {annotator!r}")
-    labels, hidden = _style.top_by_support(result.sel(annotator=annotator).expand_dims(
-        annotator=[annotator]), "label", top)
-    sub = result.sel(component=comps, label=labels, annotator=annotator)
+    if label is not None and annotator is not None:
+        raise ParameterError("give label= (rows are annotators) or annotator= (rows are "
+                             "labels), not both")
+    if label is not None:
+        along, fixed_dim, fixed = "annotator", "label", label
+    else:
+        along, fixed_dim, fixed = "label", "annotator", ALL if annotator is None else annotator
+    if fixed not in [str(v) for v in result[fixed_dim].values]:
+        raise ParameterError(f"unknown {fixed_dim} {fixed!r}; the result has "
+                             f"{[str(v) for v in result[fixed_dim].values]}")
+    # support of the rows at the fixed coordinate (relabelled "(all)" for top_by_support)
+    at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})
+    rows, hidden = _style.top_by_support(at_fixed, along, top)
+    if along == "annotator":  # annotators in name order (their colors' order)
+        rows = [ALL] + sorted(r for r in rows if r != ALL)
+    sub = result.sel({"component": comps, along: rows, fixed_dim: fixed})
     variables = [v for v in ("agreement", "ci_low", "ci_high", "raw_iou", "n_units", "note")
                  if v in sub.data_vars]
-    frame = sub[variables].to_dataframe().reset_index()
+    frame = sub[variables].to_dataframe().reset_index().rename(columns={along: "row"})
     for v in ("ci_low", "ci_high", "raw_iou"):
         if v not in frame:
             frame[v] = np.nan
     if "note" not in frame:
         frame["note"] = ""
     frame["measure"] = [_style.measure_of(result, c) for c in frame["component"]]
-    frame = frame[["component", "measure", "label", "agreement", "ci_low", "ci_high",
+    frame = frame[["component", "measure", "row", "agreement", "ci_low", "ci_high",
                    "raw_iou", "n_units", "note"]]
-    frame.attrs = {"n_hidden": hidden, "top": top, "annotator": annotator}
+    frame.attrs = {"rows": along, "fixed": fixed, "fixed_dim": fixed_dim,
+                   "n_hidden": hidden, "top": top}
     return frame
 
 
@@ -74,47 +93,51 @@ def _components(result, components):
     if isinstance(components, str):
         components = [components]
     unknown = [c for c in components if c not in available]
-    if unknown:
+    if unknown or not components:
         raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
     return list(components)
 
 
-def agreement(result, *, components=None, annotator: str = ALL, top: int | None = 20,
-              raw_iou: bool = True, axes=None, height: float | None = None,
-              panel_width: float = 3.2):
-    """Forest plot: agreement per label with bootstrap CIs, one panel per component.
+_MIN_PANEL = 1.15   # inches: narrowest readable panel
+_RAW = "raw IoU"    # the extra panel
 
-    Each label is a dot at its agreement (σ or α) with whiskers from ``ci_low`` to
-    ``ci_high`` (when the result was computed with ``n_boot > 0``); the dashed line at 0
-    is chance. On the localization panel the uncorrected mean IoU of matched pairs
-    (``raw_iou``) is drawn beside σ as a hollow diamond, to show how much raw IoU
-    flatters. Undefined values (NaN) are written "n/a".
+
+def agreement(result, *, components=None, label: str | None = None,
+              annotator: str | None = None, top: int | None = 20, raw_iou: bool = True,
+              width: float | None = None, height: float | None = None, axes=None):
+    """Forest plot: agreement with bootstrap CIs, one panel per component.
+
+    Each row (a label, or with ``label=`` an annotator) is a dot at its agreement (σ or
+    α) with whiskers from ``ci_low`` to ``ci_high``; the dashed line at 0 is chance.
+    Undefined values (NaN) are written "n/a". With ``raw_iou`` the uncorrected mean IoU
+    of matched pairs, the figure annotation tools show, gets a panel of its own (its axis
+    is IoU, not agreement), beside localization σ. Panels wrap into rows when ``width``
+    is narrow (two per row at 3.5 in).
 
     Parameters
     ----------
     result : xarray.Dataset
-        The agreement result (DESIGN §6).
+        The agreement result.
     components : sequence of str, optional
         Panels, in order; default every component.
-    annotator : str, default "(all)"
+    label, annotator : str, optional
+        See :func:`forest_frame`.
     top : int or None, default 20
-        "(all)" plus the ``top`` labels by support (localization ``n_units``: matched
-        pairs of the class); a note at the bottom says how many labels were left out.
+        "(all)" plus the ``top`` rows by support; a note says how many were left out.
     raw_iou : bool, default True
-        Draw ``raw_iou`` on the localization panel.
-    axes : sequence of matplotlib Axes, optional
-        One Axes per component to draw into; by default a new figure.
+        Add the raw IoU panel (when localization is drawn).
+    width : float, optional
+        Figure width in inches (default 7; 3.5 for one column).
     height : float, optional
-        Figure height in inches (default grows with the number of labels).
-    panel_width : float, default 3.2
-        Width of a panel in inches.
+        Figure height in inches (default grows with the number of rows).
+    axes : sequence of matplotlib Axes, optional
+        One Axes per panel to draw into; by default a new figure.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Points have ``gid="estimate"``, whiskers ``gid="ci"`` (a LineCollection, one
-        segment per label with a finite CI), raw IoU ``gid="raw_iou"``, the chance line
-        ``gid="chance"``, the truncation note ``gid="note"``.
+        Points have ``gid="estimate"``, whiskers ``gid="ci"``, raw IoU ``gid="raw_iou"``,
+        the chance line ``gid="chance"``, the truncation note ``gid="note"``.
 
     See Also
     --------
@@ -123,94 +146,135 @@ def agreement(result, *, components=None, annotator: str = ALL, top: int | None 
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import agreement as compute
-    >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=20)
+    >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=20)
     >>> fig = agreement(res, components=["detection", "localization"])
     >>> [ax.get_title() for ax in fig.axes]
-    ['detection (σ)', 'localization (σ)']
+    ['detection σ', 'localization σ', 'raw IoU']
     """
-    frame = forest_frame(result, components=components, annotator=annotator, top=top)
+    frame = forest_frame(result, components=components, label=label, annotator=annotator,
+                         top=top)
     comps = list(dict.fromkeys(frame["component"]))
-    labels = list(dict.fromkeys(frame["label"]))
-    if axes is None:
-        h = height if height is not None else 1.4 + 0.32 * len(labels)
-        fig, axes = plt.subplots(1, len(comps), figsize=(panel_width * len(comps), h),
-                                 sharey=True, layout="constrained", squeeze=False)
-        axes = axes[0]
-    else:
-        axes = list(np.ravel(axes))
-        if len(axes) != len(comps):
-            raise ParameterError(f"axes must hold {len(comps)} Axes (one per component); "
-                                 f"got {len(axes)}")
-        fig = axes[0].figure
-    y_of = {lab: i for i, lab in enumerate(labels)}
-    xlabel = _style.long_name(result["agreement"], "agreement")
-    for ax, comp in zip(axes, comps):
-        sub = frame[frame["component"] == comp]
-        _panel(ax, sub, comp, y_of, raw_iou and comp == "localization")
-        ax.set_title(f"{comp} ({_style.symbol(sub['measure'].iloc[0])})")
-        ax.set_xlabel(xlabel)
-    axes[0].set_yticks(range(len(labels)), labels)
-    axes[0].set_ylim(len(labels) - 0.5, -0.5)
-    axes[0].set_ylabel("label")
-    if annotator != ALL:
-        fig.suptitle(f"annotator {annotator}")
-    raw_name = _style.long_name(result["raw_iou"], "raw IoU") if "raw_iou" in result else "raw IoU"
-    has_ci = bool((np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).any())
-    has_raw = raw_iou and bool(np.isfinite(
+    rows = list(dict.fromkeys(frame["row"]))
+    panels = list(comps)
+    has_raw = raw_iou and "localization" in comps and bool(np.isfinite(
         frame.loc[frame["component"] == "localization", "raw_iou"]).any())
-    if fig.get_layout_engine() is not None and hasattr(fig.get_layout_engine(), "set"):
-        _legend(fig, has_ci, has_raw, raw_name)
-    else:
-        axes[0].legend(handles=_legend_handles(has_ci, has_raw, raw_name), fontsize="x-small")
-    _style.note(fig, _style.hidden_note(frame.attrs["n_hidden"], "labels", top))
+    if has_raw:
+        panels.insert(panels.index("localization") + 1, _RAW)
+    with _style.theme():
+        if axes is None:
+            fig, axes = _figure(len(panels), len(rows), width, height)
+        else:
+            axes = list(np.ravel(axes))
+            if len(axes) != len(panels):
+                raise ParameterError(f"axes must hold {len(panels)} Axes (one per panel: "
+                                     f"{panels}); got {len(axes)}")
+            fig = axes[0].figure
+        y_of = {r: i for i, r in enumerate(rows)}
+        colors = _style.annotator_colors(result) if frame.attrs["rows"] == "annotator" \
+            else None
+        for k, (ax, comp) in enumerate(zip(axes, panels)):
+            if comp == _RAW:
+                _raw_panel(ax, frame[frame["component"] == "localization"], y_of)
+            else:
+                sub = frame[frame["component"] == comp]
+                _panel(ax, sub, comp, y_of, colors)
+                ax.set_title(f"{comp} {_style.symbol(sub['measure'].iloc[0])}")
+            ax.set_yticks(range(len(rows)), rows)
+            ax.set_ylim(len(rows) - 0.5, -0.5)
+            first_in_row = k % _ncols(fig, axes) == 0 if axes is not None else k == 0
+            ax.tick_params(axis="y", labelleft=first_in_row, length=0 if not first_in_row
+                           else 3)
+            if colors is not None and first_in_row:
+                for t in ax.get_yticklabels():
+                    t.set_color(colors.get(t.get_text(), "black"))
+        fig.supxlabel(_style.long_name(result["agreement"], "agreement")
+                      + " (0 = chance, 1 = perfect)", fontsize="medium")
+        what = frame.attrs["rows"]
+        if frame.attrs["fixed"] != ALL:
+            fig.suptitle(f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by "
+                         f"{what}", fontsize="medium")
+        has_ci = bool((np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).any())
+        _legend(fig, has_ci, width or _style.WIDTH)
+        _style.note(fig, _style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top))
     return fig
 
 
-def _panel(ax, sub, comp, y_of, with_raw):
+def _ncols(fig, axes) -> int:
+    spec = axes[0].get_subplotspec() if hasattr(axes[0], "get_subplotspec") else None
+    return spec.get_gridspec().ncols if spec is not None else len(axes)
+
+
+def _figure(n_panels, n_rows, width, height):
+    width = float(width) if width is not None else _style.WIDTH
+    label_room = 0.9
+    ncols = max(1, min(n_panels, int((width - label_room) // _MIN_PANEL)))
+    nrows = math.ceil(n_panels / ncols)
+    per_grid_row = 0.45 + 0.17 * n_rows
+    h = height if height is not None else 0.75 + nrows * per_grid_row
+    fig = plt.figure(figsize=(width, h), layout="constrained")
+    grid = fig.add_gridspec(nrows, ncols)
+    axes = []
+    for k in range(n_panels):
+        r, c = divmod(k, ncols)
+        share = axes[0] if axes else None
+        axes.append(fig.add_subplot(grid[r, c], sharey=share))
+    return fig, axes
+
+
+def _panel(ax, sub, comp, y_of, colors=None):
     color = _style.component_color(comp)
-    y = np.array([y_of[lab] for lab in sub["label"]], dtype=float)
+    y = np.array([y_of[r] for r in sub["row"]], dtype=float)
     x = sub["agreement"].to_numpy(dtype=float)
     lo, hi = sub["ci_low"].to_numpy(dtype=float), sub["ci_high"].to_numpy(dtype=float)
     has_ci = np.isfinite(lo) & np.isfinite(hi)
     _style.chance_line(ax)
     if has_ci.any():
-        ax.hlines(y[has_ci], lo[has_ci], hi[has_ci], color=color, linewidth=1.6, gid="ci")
+        ax.hlines(y[has_ci], lo[has_ci], hi[has_ci], color=color, linewidth=1.4, gid="ci")
     ok = np.isfinite(x)
-    ax.plot(x[ok], y[ok], "o", color=color, markersize=6, gid="estimate")
+    ax.plot(x[ok], y[ok], "o", color=color, markersize=4.5, gid="estimate",
+            markeredgecolor="white", markeredgewidth=0.5)
     for yy in y[~ok]:
-        ax.text(0.02, yy, "n/a", transform=ax.get_yaxis_transform(), va="center",
+        ax.text(0.04, yy, "n/a", transform=ax.get_yaxis_transform(), va="center",
                 fontsize="small", color=_style.grey(), gid="undefined")
-    if with_raw:
-        r = sub["raw_iou"].to_numpy(dtype=float)
-        fin = np.isfinite(r)
-        if fin.any():
-            ax.plot(r[fin], y[fin] + 0.25, "D", markerfacecolor="none",
-                    markeredgecolor=_style.grey(), markersize=5, gid="raw_iou")
-    if 0 in y:  # separate "(all)" from the classes
-        ax.axhline(0.5, color="0.85", linewidth=0.8, zorder=0)
+    if 0 in y:  # separate "(all)" from the rest
+        ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
     finite = np.concatenate([x[ok], lo[has_ci], hi[has_ci]])
     left = min(0.0, float(finite.min())) if finite.size else 0.0
     right = max(1.0, float(finite.max())) if finite.size else 1.0
-    ax.set_xlim(left - 0.08, right + 0.05)
+    ax.set_xlim(left - 0.08, right + 0.06)
+    ax.xaxis.set_major_locator(plt.MaxNLocator(3))
     ax.grid(axis="x", color="0.92")
 
 
-def _legend_handles(with_ci, with_raw, raw_name):
+def _raw_panel(ax, sub, y_of):
+    y = np.array([y_of[r] for r in sub["row"]], dtype=float)
+    r = sub["raw_iou"].to_numpy(dtype=float)
+    fin = np.isfinite(r)
+    ax.plot(r[fin], y[fin], "D", markerfacecolor="none", markeredgecolor=_style.grey(),
+            markersize=4, gid="raw_iou")
+    for yy in y[~fin]:
+        ax.text(0.04, yy, "n/a", transform=ax.get_yaxis_transform(), va="center",
+                fontsize="small", color=_style.grey(), gid="undefined")
+    if 0 in y:
+        ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
+    ax.set_xlim(-0.02, 1.04)
+    ax.xaxis.set_major_locator(plt.MaxNLocator(3))
+    ax.set_title(_RAW)
+    ax.set_xlabel("uncorrected mean IoU", fontsize="small", color=_style.grey())
+    ax.grid(axis="x", color="0.92")
+
+
+def _legend(fig, with_ci, width):
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], marker="o", linestyle="none", color="0.2",
-                      label="agreement (σ or α)")]
+    handles = [Line2D([], [], marker="o", linestyle="none", color="0.25", markersize=4.5,
+                      label="agreement")]
     if with_ci:
-        handles.append(Line2D([], [], color="0.2", linewidth=1.6, label="95% bootstrap CI"))
-    if with_raw:
-        handles.append(Line2D([], [], marker="D", linestyle="none", markerfacecolor="none",
-                              markeredgecolor=_style.grey(), label=f"{raw_name} (uncorrected)"))
+        handles.append(Line2D([], [], color="0.25", linewidth=1.4, label="95% bootstrap CI"))
     handles.append(Line2D([], [], color=_style.grey(), linestyle="--", label="chance (0)"))
-    return handles
-
-
-def _legend(fig, with_ci, with_raw, raw_name):
-    handles = _legend_handles(with_ci, with_raw, raw_name)
     return fig.legend(handles=handles, loc="outside upper center", ncols=len(handles),
-                      fontsize="small", frameon=False)
+                      frameon=False, handlelength=1.6, columnspacing=1.0)
+
+
+#: The forest plot under its descriptive name.
+forest = agreement

@@ -10,7 +10,7 @@ from . import _style
 
 __all__ = ["annotators", "profile_frame"]
 
-_DEFAULT = ("detection", "classification", "localization")
+_DEFAULT = ("detection", "classification", "localization", "overall")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 
 
@@ -22,7 +22,7 @@ def profile_frame(result, *, components=_DEFAULT, label: str = ALL,
     ----------
     result : xarray.Dataset
         The agreement result (DESIGN §6).
-    components : sequence of str, default ("detection", "classification", "localization")
+    components : sequence of str, default every component
     label : str, default "(all)"
     top : int or None, default 10
         "(all)" plus the ``top`` annotators by support (localization ``n_units``: matched
@@ -47,23 +47,26 @@ def profile_frame(result, *, components=_DEFAULT, label: str = ALL,
 
 
 def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None = 10,
-               ax=None):
+               width: float | None = None, ax=None):
     """Each annotator's agreement profile across the components.
 
-    One line per annotator over the components (x axis), with bootstrap CI whiskers;
-    the dashed black line is everybody ("(all)"), the grey dashed line chance. A misser
-    dips on detection, a mislabeler on classification, a sloppy drawer on localization.
-    The per-annotator figures are those of the result (pairs and units involving the
-    annotator; see :func:`iaa_frames.engine.agreement`).
+    One line per annotator over the components (x axis), with bootstrap CI whiskers, in
+    the annotator's color of :func:`~iaa_frames.plot.annotator_colors` (the same in every
+    figure of the result); the dashed black line is everybody ("(all)"), the grey dashed
+    line chance. An annotator below the black line on one component is the one to look
+    at there. The per-annotator figures are those of the result (pairs and units
+    involving the annotator; see :func:`iaa_frames.agreement`).
 
     Parameters
     ----------
     result : xarray.Dataset
-    components : sequence of str, default ("detection", "classification", "localization")
+    components : sequence of str, default every component
     label : str, default "(all)"
     top : int or None, default 10
         Largest number of annotators drawn (by support); a note says how many were left
         out.
+    width : float, optional
+        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
     ax : matplotlib.axes.Axes, optional
 
     Returns
@@ -75,53 +78,59 @@ def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import agreement as compute
-    >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
+    >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=0)
     >>> ax = annotators(res)
-    >>> ax.get_ylabel()
-    'chance-corrected agreement'
+    >>> ax.get_xticklabels()[-1].get_text().split()
+    ['overall', 'σ']
     """
     frame = profile_frame(result, components=components, label=label, top=top)
     comps = list(dict.fromkeys(frame["component"]))
     names = list(dict.fromkeys(frame["annotator"]))
-    others = [a for a in names if a != ALL]
-    ax = _style.new_axes(ax, (2.2 * len(comps) + 2.6, 4.2))
-    _style.chance_line(ax, orientation="horizontal")
-    palette = _style.colors(len(others))
-    width = min(0.5, 0.08 * (len(others) + 1))
-    for k, name in enumerate(names):
-        sub = frame[frame["annotator"] == name]
-        x = np.arange(len(comps), dtype=float)
-        if name == ALL:
-            style = dict(color="black", linestyle="--", marker="_", markersize=14,
-                         linewidth=1.2, zorder=3, label="all annotators")
-        else:
-            j = others.index(name)
-            x = x + (j - (len(others) - 1) / 2) * (width / max(len(others), 1))
-            style = dict(color=palette[j], marker=_MARKERS[j % len(_MARKERS)],
-                         linewidth=1.4, markersize=6, label=name)
-        y = sub["agreement"].to_numpy(dtype=float)
-        ax.plot(x, y, gid=f"profile:{name}", **style)
-        lo, hi = sub["ci_low"].to_numpy(dtype=float), sub["ci_high"].to_numpy(dtype=float)
-        ci = np.isfinite(lo) & np.isfinite(hi)
-        if ci.any():
-            ax.vlines(x[ci], lo[ci], hi[ci], color=style["color"], linewidth=1.0,
-                      alpha=0.8, gid=f"ci:{name}")
-    ticks = [f"{c} ({_style.symbol(_style.measure_of(result, c))})" for c in comps]
-    ax.set_xticks(range(len(comps)), ticks)
-    ax.set_xlim(-0.5, len(comps) - 0.5)
-    values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
-    values = values[np.isfinite(values)]
-    bottom = min(0.0, float(values.min())) if values.size else 0.0
-    ax.set_ylim(bottom - 0.05, max(1.0, float(values.max()) if values.size else 1.0) + 0.03)
-    ax.grid(axis="y", color="0.92")
-    ax.set_ylabel(_style.long_name(result["agreement"], "agreement"))
-    ax.set_xlabel("component")
-    title = "annotator profiles"
-    if label != ALL:
-        title += f" (label {label})"
-    ax.set_title(title)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False,
-              title="annotator")
-    _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "annotators", top))
+    others = sorted(a for a in names if a != ALL)
+    names = ([ALL] if ALL in names else []) + others
+    colors = _style.annotator_colors(result)
+    markers = {a: _MARKERS[i % len(_MARKERS)] for i, a in
+               enumerate(sorted(colors)[1:] if ALL in colors else sorted(colors))}
+    with _style.theme():
+        w = float(width) if width is not None else _style.WIDTH
+        ax = _style.new_axes(ax, (w, 2.4 + 0.12 * len(others) / max(1, w / 3.5)))
+        _style.chance_line(ax, orientation="horizontal")
+        span = min(0.56, 0.07 * (len(others) + 1))
+        for name in names:
+            sub = frame[frame["annotator"] == name]
+            x = np.arange(len(comps), dtype=float)
+            if name == ALL:
+                style = dict(color=colors[ALL], linestyle="--", marker="_", markersize=12,
+                             linewidth=1.1, zorder=3, label="all annotators")
+            else:
+                j = others.index(name)
+                x = x + (j - (len(others) - 1) / 2) * (span / max(len(others), 1))
+                style = dict(color=colors[name], marker=markers.get(name, "o"),
+                             linewidth=1.1, markersize=4.5, label=name, alpha=0.95)
+            y = sub["agreement"].to_numpy(dtype=float)
+            ax.plot(x, y, gid=f"profile:{name}", **style)
+            lo = sub["ci_low"].to_numpy(dtype=float)
+            hi = sub["ci_high"].to_numpy(dtype=float)
+            ci = np.isfinite(lo) & np.isfinite(hi)
+            if ci.any():
+                ax.vlines(x[ci], lo[ci], hi[ci], color=style["color"], linewidth=0.9,
+                          alpha=0.8, gid=f"ci:{name}")
+        ticks = [f"{c}\n{_style.symbol(_style.measure_of(result, c))}" for c in comps]
+        ax.set_xticks(range(len(comps)), ticks)
+        ax.set_xlim(-0.5, len(comps) - 0.5)
+        values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
+        values = values[np.isfinite(values)]
+        bottom = min(0.0, float(values.min())) if values.size else 0.0
+        ax.set_ylim(bottom - 0.05,
+                    max(1.0, float(values.max()) if values.size else 1.0) + 0.03)
+        ax.grid(axis="y", color="0.92")
+        ax.set_ylabel(_style.long_name(result["agreement"], "agreement"))
+        title = "annotator profiles"
+        if label != ALL:
+            title += f" (label {label})"
+        ax.set_title(title)
+        legend = _style.legend_below(ax, min_width=0.95,
+                                     handlelength=1.6, columnspacing=1.0)
+        _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "annotators", top),
+                    below=legend)
     return ax

@@ -46,15 +46,14 @@ def decomposition_frame(result, *, components=_DEFAULT, annotator: str = ALL,
 
 
 def decomposition(result, *, components=_DEFAULT, annotator: str = ALL,
-                  top: int | None = 15, ax=None):
+                  top: int | None = 15, width: float | None = None, ax=None):
     """Detection, classification and localization of each label, side by side.
 
     One row per label ("(all)" first, then the ``top`` labels by support), one dot per
     component (dodged, colored by component, the same colors as every other figure),
-    with bootstrap CI whiskers and the chance line at 0. Read it with DESIGN §5's
-    diagnosis table: a label low only on classification has confusable classes, low
-    only on localization has loose drawing guidelines, low only on detection has an
-    unclear object definition.
+    with bootstrap CI whiskers and the chance line at 0. A label low only on
+    classification has confusable classes, low only on localization has loose drawing
+    guidelines, low only on detection has an unclear object definition.
 
     Parameters
     ----------
@@ -62,6 +61,8 @@ def decomposition(result, *, components=_DEFAULT, annotator: str = ALL,
     components : sequence of str, default ("detection", "classification", "localization")
     annotator : str, default "(all)"
     top : int or None, default 15
+    width : float, optional
+        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
     ax : matplotlib.axes.Axes, optional
 
     Returns
@@ -81,38 +82,45 @@ def decomposition(result, *, components=_DEFAULT, annotator: str = ALL,
     frame = decomposition_frame(result, components=components, annotator=annotator, top=top)
     labels = list(dict.fromkeys(frame["label"]))
     comps = list(dict.fromkeys(frame["component"]))
-    ax = _style.new_axes(ax, (6.4, 1.3 + 0.45 * len(labels)))
-    step = min(0.8 / max(len(comps), 1), 0.25)
-    y_of = {lab: i for i, lab in enumerate(labels)}
-    _style.chance_line(ax)
-    for k, comp in enumerate(comps):
-        sub = frame[frame["component"] == comp]
-        y = sub["label"].map(y_of).to_numpy(dtype=float) + (k - (len(comps) - 1) / 2) * step
-        x = sub["agreement"].to_numpy(dtype=float)
-        lo, hi = sub["ci_low"].to_numpy(dtype=float), sub["ci_high"].to_numpy(dtype=float)
-        color = _style.component_color(comp)
-        ci = np.isfinite(lo) & np.isfinite(hi)
-        if ci.any():
-            ax.hlines(y[ci], lo[ci], hi[ci], color=color, linewidth=1.4, gid=f"ci:{comp}")
-        ok = np.isfinite(x)
-        ax.plot(x[ok], y[ok], "o", color=color, markersize=5.5, gid=f"estimate:{comp}",
-                label=f"{comp} ({_style.symbol(sub['measure'].iloc[0])})")
-    ax.set_yticks(range(len(labels)), labels)
-    ax.set_ylim(len(labels) - 0.5, -0.5)
-    if len(labels) > 1:
-        ax.axhline(0.5, color="0.85", linewidth=0.8, zorder=0)
-    values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
-    values = values[np.isfinite(values)]
-    left = min(0.0, float(values.min())) if values.size else 0.0
-    right = max(1.0, float(values.max())) if values.size else 1.0
-    ax.set_xlim(left - 0.08, right + 0.05)
-    ax.grid(axis="x", color="0.92")
-    ax.set_xlabel(_style.long_name(result["agreement"], "agreement"))
-    ax.set_ylabel("label")
-    title = "agreement by component and label"
-    if annotator != ALL:
-        title += f" (annotator {annotator})"
-    ax.set_title(title)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
-    _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "labels", top))
+    with _style.theme():
+        w = float(width) if width is not None else _style.WIDTH
+        ax = _style.new_axes(ax, (w, 1.0 + 0.3 * len(labels)))
+        step = min(0.8 / max(len(comps), 1), 0.22)
+        y_of = {lab: i for i, lab in enumerate(labels)}
+        _style.chance_line(ax)
+        for k, comp in enumerate(comps):
+            sub = frame[frame["component"] == comp]
+            y = sub["label"].map(y_of).to_numpy(dtype=float) \
+                + (k - (len(comps) - 1) / 2) * step
+            x = sub["agreement"].to_numpy(dtype=float)
+            lo = sub["ci_low"].to_numpy(dtype=float)
+            hi = sub["ci_high"].to_numpy(dtype=float)
+            color = _style.component_color(comp)
+            ci = np.isfinite(lo) & np.isfinite(hi)
+            if ci.any():
+                ax.hlines(y[ci], lo[ci], hi[ci], color=color, linewidth=1.2,
+                          gid=f"ci:{comp}")
+            ok = np.isfinite(x)
+            ax.plot(x[ok], y[ok], "o", color=color, markersize=4, gid=f"estimate:{comp}",
+                    label=f"{comp} {_style.symbol(sub['measure'].iloc[0])}")
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        if len(labels) > 1:
+            ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
+        values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
+        values = values[np.isfinite(values)]
+        left = min(0.0, float(values.min())) if values.size else 0.0
+        right = max(1.0, float(values.max())) if values.size else 1.0
+        ax.set_xlim(left - 0.08, right + 0.05)
+        ax.grid(axis="x", color="0.92")
+        ax.set_xlabel(_style.long_name(result["agreement"], "agreement")
+                      + " (0 = chance, 1 = perfect)")
+        title = "agreement by component and label"
+        if annotator != ALL:
+            title += f" (annotator {annotator})"
+        ax.set_title(title)
+        legend = _style.legend_below(ax, min_width=1.25,
+                                     handlelength=1.6, columnspacing=1.0)
+        _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "labels", top),
+                    below=legend)
     return ax

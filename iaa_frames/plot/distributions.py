@@ -13,9 +13,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..distances import DEFAULT_DISTANCE
 from ..errors import ParameterError
 from ..frame import ALL
-from ..pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
+from ..pairs import DEFAULT_N_CHANCE, PairTables
 from ..stats import ks as _ks
 from ..stats import sigma as _sigma
 from . import _style
@@ -30,23 +31,23 @@ def _tables(data, **kwargs) -> PairTables:
     if isinstance(data, PairTables):
         return data
     if isinstance(data, pd.DataFrame):
-        return pair_tables(data, **kwargs)
+        return data.iaa.tables(**kwargs)  # cached per frame content and parameters
     raise ParameterError("data must be a tidy annotation frame or PairTables; got "
                          f"{type(data).__name__}")
 
 
 def _distance_name(component: str, distance: str) -> str:
     if component == "localization":
-        return f"distance of matched pairs ({distance})"
+        return f"{distance} distance" if distance else "distance"
     if component == "detection":
-        return "detection distance (1 - F1)"
-    return "set distance (Braylan et al.)"
+        return "1 − F1 of the matching"
+    return "set distance"
 
 
 def distance_samples(data, *, component: str = "localization", by: str | None = None,
-                     distance="giou", match_threshold: float = 0.5,
+                     distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
                      n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
-                     progress: bool | None = None) -> pd.DataFrame:
+                     overall: str = "pooled", progress: bool | None = None) -> pd.DataFrame:
     """The within-item and chance distances of a component, in long form.
 
     Parameters
@@ -60,7 +61,7 @@ def distance_samples(data, *, component: str = "localization", by: str | None = 
         a facet follow ``docs/CONTRACTS.md``: for a class, localization pairs whose two
         objects carry it (chance: its stratum) and detection/overall pairings restricted
         to it; for an annotator, the pairs and pairings involving that annotator.
-    distance, match_threshold, n_chance, seed, progress
+    distance, match_threshold, n_chance, seed, overall, progress
         Passed to :func:`~iaa_frames.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
@@ -81,7 +82,7 @@ def distance_samples(data, *, component: str = "localization", by: str | None = 
     if by not in _BY:
         raise ParameterError(f"by must be one of {_BY}; got {by!r}")
     t = _tables(data, distance=distance, match_threshold=match_threshold, n_chance=n_chance,
-                seed=seed, progress=progress)
+                seed=seed, overall=overall, progress=progress)
     c = t.corpus
     if component == "localization":
         w, b = t.localization_within, t.localization_between
@@ -183,86 +184,91 @@ def _ecdf_points(v, max_points: int = 600):
     return np.r_[x[0], x], np.r_[0.0, last]
 
 
-def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors, xlabel):
+def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors):
     is_w = g["sample"].to_numpy() == "within"
     x = g["distance"].to_numpy(dtype=float)
-    for sample, mask in (("within", is_w), ("between", ~is_w)):
+    for sample, mask in (("between", ~is_w), ("within", is_w)):
         v = x[mask]
-        label = "within item" if sample == "within" else "between items (chance)"
         if len(v) == 0:
             continue
         if kind == "hist" or len(np.unique(v)) < 2:
             ax_d.hist(v, bins=bins, density=True, histtype="stepfilled", alpha=0.35,
-                      color=colors[sample], edgecolor=colors[sample], linewidth=1.2,
-                      label=label, gid=f"dist_{sample}")
+                      color=colors[sample], edgecolor=colors[sample], linewidth=1.0,
+                      gid=f"dist_{sample}")
         else:
             import seaborn as sns
 
             sns.kdeplot(x=v, ax=ax_d, color=colors[sample], fill=True, alpha=0.3,
-                        label=label, clip=(bins[0], bins[-1]), warn_singular=False)
+                        clip=(bins[0], bins[-1]), warn_singular=False)
         ex, ey = _ecdf_points(v)
-        ax_e.step(ex, ey, where="post", color=colors[sample], label=label,
+        ax_e.step(ex, ey, where="post", color=colors[sample], linewidth=1.2,
                   gid=f"ecdf_{sample}")
-    sig = _style.fmt(row["sigma"])
-    ax_d.text(0.98, 0.95, f"σ = {sig}\nn = {int(row['n_within']):,} within, "
-              f"{int(row['n_between']):,} chance",
-              transform=ax_d.transAxes, ha="right", va="top", fontsize="small", gid="stat",
-              bbox=dict(boxstyle="round,pad=0.25", facecolor="white", alpha=0.8,
-                        edgecolor="none"))
     if np.isfinite(row["gap_at"]):
         ax_e.vlines(row["gap_at"], row["gap_between"], row["gap_within"], color="black",
-                    linewidth=2, gid="ks_gap")
-    sign = "" if not np.isfinite(row["ks_sign"]) else ("+" if row["ks_sign"] > 0 else "−")
-    ks_text = f"KS = {sign}{_style.fmt(row['ks'])}\n{_style.fmt_p(row['ks_pvalue'])}"
-    ax_e.text(0.98, 0.05, ks_text, transform=ax_e.transAxes, ha="right", va="bottom",
-              fontsize="small", gid="stat",
-              bbox=dict(boxstyle="round,pad=0.25", facecolor="white", alpha=0.8,
-                        edgecolor="none"))
-    ax_d.set_ylabel("density")
-    ax_e.set_ylabel("ECDF")
-    ax_e.set_xlabel(xlabel)
+                    linewidth=1.8, gid="ks_gap")
     ax_e.set_ylim(0, 1.02)
+    ax_d.set_yticks([])
+    ax_d.spines[["left", "top", "right"]].set_visible(False)
+    ax_e.spines[["top", "right"]].set_visible(False)
+
+
+def _facet_title(facet, row, by, component):
+    head = facet if by else component
+    sign = "" if not np.isfinite(row["ks_sign"]) else ("+" if row["ks_sign"] > 0 else "−")
+    return (f"{head}\nσ = {_style.fmt(row['sigma'])} · KS = {sign}{_style.fmt(row['ks'])}"
+            f"\nn = {int(row['n_within']):,} within, {int(row['n_between']):,} chance")
+
+
+def _grid(n, width, min_facet=1.65):
+    """(ncols, nrows): as many columns as fit, then balanced so that at most one row is
+    short (5 facets at 7 in: 3 + 2, not 4 + 1)."""
+    max_cols = max(1, int(width // min_facet))
+    nrows = math.ceil(n / max_cols)
+    ncols = math.ceil(n / nrows)
+    return ncols, nrows
 
 
 def distributions(data, *, component: str = "localization", by: str | None = None,
-                  kind: str = "hist", top: int | None = 8, col_wrap: int = 4,
-                  bins: int = 30, height: float = 3.4, aspect: float = 1.0,
-                  distance="giou", match_threshold: float = 0.5,
-                  n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
-                  progress: bool | None = None):
+                  kind: str = "hist", top: int | None = 5, ncols: int | None = None,
+                  bins: int = 30, width: float | None = None, distance=DEFAULT_DISTANCE,
+                  match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+                  seed: int = 0, overall: str = "pooled", progress: bool | None = None):
     """Within-item vs between-item distance distributions, with an ECDF panel per facet.
 
-    Each facet has a distribution panel (histogram or KDE of within-item distances and
-    of chance distances, annotated with σ and the sample sizes) above an ECDF panel
-    where the KS gap, the largest vertical distance between the two ECDFs, is drawn as a
-    black segment and annotated with the signed KS statistic and its p-value. Within-item
-    distances far to the left of chance mean agreement.
+    Each facet has a distribution panel (histogram or KDE of within-item distances, in
+    the component's color, and of chance distances, grey) above an ECDF panel where the
+    KS gap, the largest vertical distance between the two ECDFs, is drawn as a black
+    segment. The facet's title gives σ, the signed KS statistic and the sample sizes.
+    Within-item distances far to the left of chance mean agreement. One legend serves
+    every facet (in the empty grid slot when there is one).
 
     Parameters
     ----------
     data : pandas.DataFrame, PairTables
-        A tidy annotation frame (tables are built from it) or pair tables.
+        A tidy annotation frame (its cached tables are used, see
+        :meth:`iaa_frames.accessor.IAAAccessor.tables`) or pair tables.
     component : {"localization", "detection", "overall"}
     by : {None, "label", "annotator"}
-        Facet by class or annotator (``"(all)"`` comes first).
+        Facet by class (in the order of :func:`~iaa_frames.plot.label_order`) or
+        annotator (by name); ``"(all)"`` comes first.
     kind : {"hist", "kde"}
-    top : int or None, default 8
-        Largest number of facets besides "(all)", by number of within-item units; the
-        figure notes how many were left out.
-    col_wrap : int, default 4
-        Facets per row.
+    top : int or None, default 5
+        Largest number of facets besides "(all)"; the figure notes how many were left
+        out.
+    ncols : int, optional
+        Facets per row (default: as many as fit in ``width``, balanced over the rows).
     bins : int, default 30
         Histogram bins (over the range of the data).
-    height, aspect : float
-        Size of a facet in inches (height of both panels; width = height * aspect).
-    distance, match_threshold, n_chance, seed, progress
-        Passed to :func:`~iaa_frames.pairs.pair_tables` when ``data`` is a frame.
+    width : float, optional
+        Figure width in inches (default 7; 3.5 for one column).
+    distance, match_threshold, n_chance, seed, overall, progress
+        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
 
     Returns
     -------
     matplotlib.figure.Figure
-        The figure; ``fig.axes`` alternate distribution and ECDF panels, facet by facet.
-        Texts carry ``gid="stat"``, the KS gap ``gid="ks_gap"``, the truncation note
+        ``fig.axes`` alternate distribution and ECDF panels, facet by facet (then the
+        legend's slot, if any). The KS gap has ``gid="ks_gap"``, the truncation note
         ``gid="note"``.
 
     See Also
@@ -280,46 +286,88 @@ def distributions(data, *, component: str = "localization", by: str | None = Non
     """
     _style.check_choice("kind", kind, ("hist", "kde"))
     top = _style.check_top(top)
-    if isinstance(col_wrap, bool) or not isinstance(col_wrap, (int, np.integer)) or col_wrap < 1:
-        raise ParameterError(f"col_wrap must be a positive integer; got {col_wrap!r}")
-    samples = distance_samples(data, component=component, by=by, distance=distance,
-                               match_threshold=match_threshold, n_chance=n_chance, seed=seed,
-                               progress=progress)
+    if ncols is not None and (isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer))
+                              or ncols < 1):
+        raise ParameterError(f"ncols must be a positive integer; got {ncols!r}")
+    tables = _tables(data, distance=distance, match_threshold=match_threshold,
+                     n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+    samples = distance_samples(tables, component=component, by=by)
     summary = sample_summary(samples)
     facets = list(summary.index)
+    if by == "label":
+        rank = {f: i for i, f in enumerate(_style.label_order(tables))}
+        facets.sort(key=lambda f: rank.get(f, len(rank)))
+    elif by == "annotator":
+        facets = ([ALL] if ALL in facets else []) + sorted(f for f in facets if f != ALL)
     others = [f for f in facets if f != ALL]
     shown = ([ALL] if ALL in facets else []) + (others if top is None else others[:top])
     hidden = len(others) - (len(shown) - (ALL in shown))
 
+    w = float(width) if width is not None else _style.WIDTH
     n = max(len(shown), 1)
-    ncol = min(n, int(col_wrap))
-    nrow = math.ceil(n / ncol)
-    fig = plt.figure(figsize=(height * aspect * ncol, height * nrow + 0.5), layout="constrained")
-    grid = fig.add_gridspec(nrow * 2, ncol, height_ratios=[1.3, 1] * nrow)
-    colors = dict(zip(("within", "between"), _style.colors(2)))
-    x = samples["distance"].to_numpy(dtype=float)
-    lo, hi = (float(np.nanmin(x)), float(np.nanmax(x))) if len(x) else (0.0, 1.0)
-    if hi <= lo:
-        hi = lo + 1.0
-    edges = np.linspace(lo, hi, int(bins) + 1)
-    groups = dict(tuple(samples.groupby("facet", sort=False)))
-    xlabel = samples.attrs.get("long_name", "distance")
-    for k, facet in enumerate(shown):
-        r, col = divmod(k, ncol)
-        ax_d = fig.add_subplot(grid[2 * r, col])
-        ax_e = fig.add_subplot(grid[2 * r + 1, col], sharex=ax_d)
-        _draw_facet(ax_d, ax_e, groups[facet], summary.loc[facet], kind, edges, colors, xlabel)
-        ax_d.set_title(facet if by else f"{component}", fontsize="medium")
-        ax_d.tick_params(labelbottom=False)
-        if col > 0:
-            ax_d.set_ylabel("")
-            ax_e.set_ylabel("")
-        if k == 0:
-            ax_e.legend(loc="upper left", fontsize="x-small", frameon=False)
-    title = f"{component}: within-item vs chance distances"
-    if by:
-        title += f", by {by}"
-    fig.suptitle(title)
-    what = "labels" if by == "label" else "annotators"
-    _style.note(fig, _style.hidden_note(hidden, what, top, by="number of within-item units"))
+    if ncols is None:
+        ncol, nrow = _grid(n, w)
+    else:
+        ncol = min(n, int(ncols))
+        nrow = math.ceil(n / ncol)
+    colors = {"within": _style.component_color(component), "between": _style.grey()}
+    with _style.theme():
+        facet_h = 2.05
+        fig = plt.figure(figsize=(w, facet_h * nrow + 0.55), layout="constrained")
+        grid = fig.add_gridspec(nrow * 2, ncol, height_ratios=[1.25, 1] * nrow)
+        x = samples["distance"].to_numpy(dtype=float)
+        lo, hi = (float(np.nanmin(x)), float(np.nanmax(x))) if len(x) else (0.0, 1.0)
+        if hi <= lo:
+            hi = lo + 1.0
+        edges = np.linspace(lo, hi, int(bins) + 1)
+        groups = dict(tuple(samples.groupby("facet", sort=False)))
+        xlabel = samples.attrs.get("long_name", "distance")
+        first_d = first_e = None
+        for k, facet in enumerate(shown):
+            r, col = divmod(k, ncol)
+            ax_d = fig.add_subplot(grid[2 * r, col], sharex=first_d)
+            ax_e = fig.add_subplot(grid[2 * r + 1, col], sharex=ax_d, sharey=first_e)
+            first_d, first_e = first_d or ax_d, first_e or ax_e
+            _draw_facet(ax_d, ax_e, groups[facet], summary.loc[facet], kind, edges, colors)
+            ax_d.set_title(_facet_title(facet, summary.loc[facet], by, component),
+                           fontsize="small", loc="left")
+            ax_d.tick_params(labelbottom=False)
+            if col == 0:
+                ax_e.set_ylabel("ECDF")
+                ax_d.set_ylabel("density")
+            else:
+                ax_e.tick_params(labelleft=False)
+        for ax in fig.axes[1::2]:  # the ECDF panels of the bottom of each column
+            below = [a for a in fig.axes[1::2] if a is not ax
+                     and a.get_subplotspec().colspan == ax.get_subplotspec().colspan
+                     and a.get_subplotspec().rowspan.start > ax.get_subplotspec().rowspan.start]
+            if not below:
+                ax.set_xlabel(xlabel)
+        handles = _legend_handles(colors)
+        empty = nrow * ncol - len(shown)
+        if empty > 0:
+            slot = fig.add_subplot(grid[2 * (nrow - 1):, ncol - empty:])
+            slot.axis("off")
+            slot.legend(handles=handles, loc="center", frameon=False)
+        else:
+            fig.legend(handles=handles, loc="outside lower center",
+                       ncols=3 if w >= 5 else 2, frameon=False)
+        title = f"{component}: within-item vs chance distances"
+        if by:
+            title += f", by {by}"
+        fig.suptitle(title, fontsize="medium")
+        what = "labels" if by == "label" else "annotators"
+        _style.note(fig, _style.hidden_note(hidden, what, top,
+                                            by="support" if by == "label" else "name"))
     return fig
+
+
+def _legend_handles(colors):
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    return [Patch(facecolor=colors["within"], alpha=0.5, edgecolor=colors["within"],
+                  label="within item"),
+            Patch(facecolor=colors["between"], alpha=0.5, edgecolor=colors["between"],
+                  label="between items (chance)"),
+            Line2D([], [], color="black", linewidth=1.8, label="KS gap (largest ECDF gap)")]

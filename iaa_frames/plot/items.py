@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..distances import DEFAULT_DISTANCE
 from ..errors import ParameterError
-from ..items import ITEM_COLUMNS
+from ..frame import ALL
 from ..items import items as _items
-from ..pairs import PairTables
+from ..pairs import DEFAULT_N_CHANCE, PairTables
 from . import _style
 
 __all__ = ["items"]
@@ -19,32 +21,39 @@ def _is_items_table(data) -> bool:
                                                "n_mislabeled"} <= set(data.columns)
 
 
-def items(data, *, component: str = "localization", top: int | None = 20, ax=None,
-          **kwargs):
-    """Bar chart of the worst items: each item's own agreement and its counts.
+def items(data, *, component: str = "localization", label: str = ALL,
+          top: int | None = 15, sort: str = "excess", width: float | None = None, ax=None,
+          distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+          n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
+          progress: bool | None = None):
+    """The items that carry the most disagreement: each item's agreement and its counts.
 
-    Each bar is the item's agreement ``sigma`` (its mean within-item distance against the
-    chance mean; 0 = no better than unrelated annotations, negative = worse), worst at
-    the top; beside it, how many objects nobody else matched and how many clusters carry
-    conflicting labels.
+    Each bar is the item's own agreement ``sigma`` (its mean within-item distance against
+    the chance mean; 0 = no better than unrelated annotations, negative = worse; red when
+    negative). Items are ranked by ``sort`` (default: the disagreement an item carries
+    beyond the corpus's mean, which weighs in its number of units, so that 2-pair items
+    do not come first by noise). A table on the right gives each item's units, objects
+    nobody else matched and clusters with conflicting labels.
 
     Parameters
     ----------
     data : pandas.DataFrame or PairTables
         The table of :func:`iaa_frames.items.items`, or pair tables / a tidy annotation
-        frame from which it is computed (with ``component`` and ``**kwargs``).
-    component : str, default "localization"
-        Used when the table is computed here.
-    top : int or None, default 20
-        The ``top`` worst items; a note says how many were left out.
+        frame from which it is computed (``df.iaa.items``, cached).
+    component, label, sort
+        As in :func:`iaa_frames.items.items`, when the table is computed here.
+    top : int or None, default 15
+        The first ``top`` items; a note says how many were left out.
+    width : float, optional
+        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
     ax : matplotlib.axes.Axes, optional
-    **kwargs
-        Passed to :func:`iaa_frames.items.items` (``distance``, ``n_chance``, ...).
+    distance, match_threshold, n_chance, seed, overall, progress
+        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
 
     Returns
     -------
     matplotlib.axes.Axes
-        Bars have ``gid="item_bar"``, the count labels ``gid="counts"``.
+        Bars have ``gid="item_bar"``, the count cells ``gid="counts"``.
 
     Examples
     --------
@@ -57,12 +66,14 @@ def items(data, *, component: str = "localization", top: int | None = 20, ax=Non
     """
     top = _style.check_top(top)
     if _is_items_table(data):
-        if kwargs:
-            raise ParameterError(f"unexpected keyword(s) {sorted(kwargs)}: they only apply "
-                                 "when the item table is computed here")
         table = data
-    elif isinstance(data, (pd.DataFrame, PairTables)):
-        table = _items(data, component=component, **kwargs)
+    elif isinstance(data, PairTables):
+        table = _items(data, component=component, label=label, sort=sort)
+    elif isinstance(data, pd.DataFrame):
+        table = data.iaa.items(component=component, label=label, sort=sort,
+                               distance=distance, match_threshold=match_threshold,
+                               n_chance=n_chance, seed=seed, overall=overall,
+                               progress=progress)
     else:
         raise ParameterError("data must be an item table, PairTables or an annotation "
                              f"frame; got {type(data).__name__}")
@@ -70,34 +81,67 @@ def items(data, *, component: str = "localization", top: int | None = 20, ax=Non
     shown = table if top is None else table.head(top)
     hidden = n_total - len(shown)
     comp = table.attrs.get("component", component)
+    lab = table.attrs.get("label", ALL)
     n = max(len(shown), 1)
-    ax = _style.new_axes(ax, (7.0, 1.2 + 0.32 * n))
-    y = np.arange(len(shown))
-    sig = shown["sigma"].to_numpy(dtype=float)
-    palette = _style.colors(4)
-    colors = [palette[3] if (np.isfinite(s) and s < 0) else _style.component_color(comp)
-              for s in sig]
-    ax.barh(y, np.nan_to_num(sig), color=colors, height=0.7, gid="item_bar")
-    _style.chance_line(ax)
-    for yy, row in zip(y, shown.itertuples(index=False)):
-        text = (f"{row.n_unmatched} unmatched · {row.n_mislabeled} mislabeled · "
-                f"{row.n_pairs} units")
-        if not np.isfinite(row.sigma):
-            text = "n/a (no units) · " + text
-        ax.annotate(text, xy=(1.0, yy), xycoords=("axes fraction", "data"), xytext=(4, 0),
-                    textcoords="offset points", va="center", fontsize="x-small",
-                    gid="counts", annotation_clip=False)
-    ax.set_yticks(y, [str(i) for i in shown["item"]])
-    ax.set_ylim(len(shown) - 0.5, -0.5)
-    finite = sig[np.isfinite(sig)]
-    left = min(0.0, float(finite.min())) if finite.size else 0.0
-    ax.set_xlim(left - 0.05, max(1.0, float(finite.max()) if finite.size else 1.0) + 0.02)
-    names = table.attrs.get("long_names", ITEM_COLUMNS)
-    ax.set_xlabel(names.get("sigma", "item agreement"))
-    ax.set_ylabel("item")
-    ax.set_title(f"items that concentrate the disagreement ({comp})")
-    ax.grid(axis="x", color="0.92")
-    ax.set_axisbelow(True)
-    if hidden:
-        _style.note(ax, f"worst {len(shown)} of {n_total:,} items shown")
+    with _style.theme():
+        w = float(width) if width is not None else _style.WIDTH
+        own_figure = ax is None
+        if own_figure:
+            _, (ax, tab) = plt.subplots(1, 2, figsize=(w, 1.1 + 0.19 * n), sharey=True,
+                                          layout="constrained",
+                                          gridspec_kw={"width_ratios": [3.0, 1.8]})
+        else:
+            tab = ax.inset_axes([1.02, 0, 0.5, 1], sharey=ax)
+        y = np.arange(len(shown))
+        sig = shown["sigma"].to_numpy(dtype=float)
+        below = _style.colors(4)[3]
+        colors = [below if (np.isfinite(v) and v < 0) else _style.component_color(comp)
+                  for v in sig]
+        ax.barh(y, np.nan_to_num(sig), color=colors, height=0.7, gid="item_bar")
+        _style.chance_line(ax)
+        for yy, v in zip(y, sig):
+            if not np.isfinite(v):
+                ax.text(0.02, yy, "n/a", transform=ax.get_yaxis_transform(), va="center",
+                        fontsize="small", color=_style.grey(), gid="undefined")
+        ax.set_yticks(y, [str(i) for i in shown["item"]])
+        ax.set_ylim(len(shown) - 0.5, -0.5)
+        finite = sig[np.isfinite(sig)]
+        left = min(0.0, float(finite.min())) if finite.size else 0.0
+        ax.set_xlim(left - 0.05, max(1.0, float(finite.max()) if finite.size else 1.0) + 0.02)
+        ax.xaxis.set_major_locator(plt.MaxNLocator(4))
+        _count_table(tab, shown, y)
+        ax.set_xlabel("item agreement σ (0 = chance)")
+        what = comp if lab == ALL else f"{comp}, {lab}"
+        order = "excess disagreement" if table.attrs.get("sort", "excess") == "excess" \
+            else "item σ"
+        title = f"items that carry the most disagreement ({what}), ranked by {order}"
+        if own_figure:  # over the bars and the table
+            ax.figure.suptitle(title if w >= 5 else title.replace(", ranked", "\nranked"),
+                               fontsize="medium")
+        else:
+            ax.set_title(title.replace(", ranked", "\nranked"), fontsize="medium")
+        ax.grid(axis="x", color="0.92")
+        ax.set_axisbelow(True)
+        if hidden:
+            _style.note(ax, f"first {len(shown)} of {n_total:,} items shown")
     return ax
+
+
+_COUNTS = (("n_pairs", "units"), ("n_unmatched", "un-\nmatched"),
+           ("n_mislabeled", "mis-\nlabeled"))
+
+
+def _count_table(tab, shown, y):
+    """Columns of counts beside the bars, with a header (gid "counts")."""
+    tab.set_xlim(0, len(_COUNTS))
+    tab.tick_params(left=False, labelleft=False, bottom=False, labelbottom=False)
+    for side in tab.spines.values():
+        side.set_visible(False)
+    for k, (col, head) in enumerate(_COUNTS):
+        tab.annotate(head, xy=(k + 0.5, 1.0), xycoords=("data", "axes fraction"),
+                     xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
+                     fontsize="x-small", color=_style.grey(), gid="counts", linespacing=1.0)
+        for yy, v in zip(y, shown[col].to_numpy()):
+            tab.text(k + 0.5, yy, f"{int(v):,}", ha="center", va="center",
+                     fontsize="small", gid="counts",
+                     color="black" if v or col == "n_pairs" else _style.grey())

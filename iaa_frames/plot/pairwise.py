@@ -2,44 +2,48 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..distances import DEFAULT_DISTANCE
 from ..errors import ParameterError
-from ..pairs import PairTables
+from ..frame import ALL
+from ..pairs import DEFAULT_N_CHANCE, PairTables
 from . import _style
 
 __all__ = ["pairwise", "pairwise_frame"]
 
 
-def pairwise_frame(data, *, component: str = "localization", top: int | None = 30,
-                   **kwargs) -> pd.DataFrame:
+def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
+                   top: int | None = 30, distance=DEFAULT_DISTANCE,
+                   match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+                   seed: int = 0, overall: str = "pooled",
+                   progress: bool | None = None) -> pd.DataFrame:
     """The annotator x annotator matrix as a square DataFrame.
 
     Parameters
     ----------
     data : xarray.DataArray, PairTables or pandas.DataFrame
-        A 2-D DataArray (as returned by :func:`iaa_frames.engine.pairwise`; rows and
-        columns are annotators), pair tables, or a tidy annotation frame, from which it
-        is computed with :func:`~iaa_frames.engine.pairwise_from_tables` /
-        :func:`~iaa_frames.engine.pairwise` (``component=component, **kwargs``).
+        A 2-D DataArray (as returned by :func:`iaa_frames.pairwise`; rows and columns are
+        annotators), pair tables, or a tidy annotation frame, from which it is computed
+        (``df.iaa.pairwise``, cached) with ``component``, ``label`` and the parameters.
     component : str, default "localization"
+        Used only when the matrix is computed here.
+    label : str, default "(all)"
         Used only when the matrix is computed here.
     top : int or None, default 30
         Keep the ``top`` annotators by support (the sum of the ``n_units`` coordinate
         over their row and column when present, else the number of defined cells; ties
         by name); ``attrs["n_hidden"]`` counts the others.
-    **kwargs
-        Passed to the engine (``label``; for a frame also ``distance``, ``n_chance``, ...).
+    distance, match_threshold, n_chance, seed, overall, progress
+        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
 
     Returns
     -------
     pandas.DataFrame
-        Square, index and columns are annotators; ``attrs`` holds ``long_name``,
-        ``component``, ``measure`` and ``n_hidden``.
+        Square, index and columns are annotators (named "annotator"); ``attrs`` holds
+        ``long_name``, ``component``, ``measure``, ``label`` and ``n_hidden``.
 
     Examples
     --------
@@ -50,28 +54,26 @@ def pairwise_frame(data, *, component: str = "localization", top: int | None = 3
     np.float64(0.5)
     """
     top = _style.check_top(top)
-    if isinstance(data, (pd.DataFrame, PairTables)):
-        from ..engine import pairwise as _pairwise  # the engine (imported lazily)
+    if isinstance(data, PairTables):
         from ..engine import pairwise_from_tables
 
-        if isinstance(data, PairTables):
-            data = pairwise_from_tables(data, component=component, **kwargs)
-        else:
-            data = _pairwise(data, component=component, **kwargs)
-    elif kwargs:
-        raise ParameterError(f"unexpected keyword(s) {sorted(kwargs)}: they only apply "
-                             "when data is an annotation frame or pair tables")
+        data = pairwise_from_tables(data, component=component, label=label)
+    elif isinstance(data, pd.DataFrame):
+        data = data.iaa.pairwise(component=component, label=label, distance=distance,
+                                 match_threshold=match_threshold, n_chance=n_chance,
+                                 seed=seed, overall=overall, progress=progress)
     if isinstance(data, xr.Dataset):
         if "agreement" not in data:
             raise ParameterError("a pairwise Dataset needs an 'agreement' variable")
         data = data["agreement"]
     if not isinstance(data, xr.DataArray) or data.ndim != 2:
-        raise ParameterError("data must be a 2-D annotator x annotator DataArray or an "
-                             f"annotation frame; got {type(data).__name__}")
+        raise ParameterError("data must be a 2-D annotator x annotator DataArray, pair "
+                             f"tables or an annotation frame; got {type(data).__name__}")
     rows, cols = data.dims
     frame = pd.DataFrame(np.asarray(data.values, dtype=float),
-                         index=pd.Index([str(v) for v in data[rows].values], name=rows),
-                         columns=pd.Index([str(v) for v in data[cols].values], name=cols))
+                         index=pd.Index([str(v) for v in data[rows].values], name="annotator"),
+                         columns=pd.Index([str(v) for v in data[cols].values],
+                                          name="annotator"))
     if "n_units" in data.coords and data["n_units"].dims == data.dims:
         units = np.nan_to_num(np.asarray(data["n_units"].values, dtype=float))
         weight, by = units.sum(axis=1) + units.sum(axis=0), "support (n_units)"
@@ -92,23 +94,29 @@ def pairwise_frame(data, *, component: str = "localization", top: int | None = 3
     if "measure" in data.coords and data["measure"].ndim == 0:
         measure = str(data["measure"].values)
     frame.attrs = {"long_name": _style.long_name(data, "agreement"), "component": comp,
-                   "measure": measure, "n_hidden": hidden, "top": top, "ranked_by": by}
+                   "measure": measure, "label": str(data.attrs.get("label", label)),
+                   "n_hidden": hidden, "top": top, "ranked_by": by}
     return frame
 
 
-def pairwise(data, *, component: str = "localization", top: int | None = 30,
-             annot: bool | None = None, cmap: str = _style.DIVERGING, vmin: float = -1.0,
-             vmax: float = 1.0, ax=None, **kwargs):
+def pairwise(data, *, component: str = "localization", label: str = ALL,
+             top: int | None = 30, annot: bool | None = None, cmap: str = _style.DIVERGING,
+             vmin: float = -1.0, vmax: float = 1.0, width: float | None = None, ax=None,
+             colorbar: bool = True, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+             n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
+             progress: bool | None = None):
     """Annotator x annotator heatmap of a component's agreement.
 
     The colormap is diverging and centred at 0 (chance): blue cells agree beyond chance,
-    red cells disagree systematically. The diagonal is empty.
+    red cells disagree systematically. The diagonal (an annotator with itself) is grey
+    and hatched: it is not a value. Undefined cells are white and marked "n/a". Annotator
+    names are in their colors of :func:`~iaa_frames.plot.annotator_colors`.
 
     Parameters
     ----------
     data : xarray.DataArray, PairTables or pandas.DataFrame
         See :func:`pairwise_frame`.
-    component : str, default "localization"
+    component, label : str
         Used when the matrix is computed here; the title uses the DataArray's
         ``component`` attr when it has one.
     top : int or None, default 30
@@ -118,13 +126,18 @@ def pairwise(data, *, component: str = "localization", top: int | None = 30,
     cmap : str, default "vlag_r"
     vmin, vmax : float, default -1, 1
         Color limits; the colormap is centred at 0.
+    width : float, optional
+        Figure width in inches when ``ax`` is not given (default: 3.5 up to 8 annotators,
+        then wider).
     ax : matplotlib.axes.Axes, optional
-    **kwargs
-        Passed to the engine when the matrix is computed here (see :func:`pairwise_frame`).
+    colorbar : bool, default True
+    distance, match_threshold, n_chance, seed, overall, progress
+        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The cells are a mesh with ``gid="cells"``, the diagonal ``gid="diagonal"``.
 
     Examples
     --------
@@ -133,28 +146,77 @@ def pairwise(data, *, component: str = "localization", top: int | None = 30,
     ...                  coords={"annotator_a": ["a", "b"], "annotator_b": ["a", "b"]},
     ...                  attrs={"long_name": "agreement"})
     >>> ax = pairwise(m)
-    >>> ax.get_xlabel()
-    'annotator_b'
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('annotator', 'annotator')
     """
-    import seaborn as sns
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
 
-    frame = pairwise_frame(data, component=component, top=top, **kwargs)
+    frame = pairwise_frame(data, component=component, label=label, top=top,
+                           distance=distance, match_threshold=match_threshold,
+                           n_chance=n_chance, seed=seed, overall=overall, progress=progress)
     n = max(len(frame.index), 1)
-    side = min(max(3.5, 0.45 * n + 2.0), 14.0)
-    ax = _style.new_axes(ax, (side + 1.2, side))
-    if annot is None:
-        annot = n <= 12
-    with warnings.catch_warnings():  # seaborn's own use of Colormap.set_bad
-        warnings.simplefilter("ignore", PendingDeprecationWarning)
-        sns.heatmap(frame, ax=ax, cmap=cmap, center=0.0, vmin=vmin, vmax=vmax, annot=annot,
-                    fmt=".2f", square=True, linewidths=0.5, linecolor="white",
-                    mask=~np.isfinite(frame.to_numpy()),
-                    cbar_kws={"label": f"{frame.attrs['long_name']} "
-                                       f"({_style.symbol(frame.attrs['measure'])})"})
-    ax.set_xlabel(frame.columns.name or "annotator")
-    ax.set_ylabel(frame.index.name or "annotator")
-    ax.tick_params(axis="y", labelrotation=0)
-    ax.set_title(f"{frame.attrs['component']}: annotator x annotator")
-    _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "annotators",
-                                       frame.attrs["top"], by=frame.attrs["ranked_by"]))
+    names = list(frame.index)
+    values = frame.to_numpy(dtype=float)
+    colors = _style.annotator_colors(names)
+    with _style.theme():
+        if ax is None:
+            w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
+            fig, ax = plt.subplots(figsize=(w, w * 0.86), layout="constrained")
+            fig.get_layout_engine().set(w_pad=0.06, h_pad=0.06)  # room for the y label
+        if annot is None:
+            annot = n <= 12
+        cm = plt.get_cmap(cmap).with_extremes(bad="white")
+        # vector cells (pcolormesh, not a raster image): sharp in print and in SVG
+        image = ax.pcolormesh(np.arange(values.shape[1] + 1) - 0.5,
+                              np.arange(values.shape[0] + 1) - 0.5,
+                              np.ma.masked_invalid(values), cmap=cm, vmin=vmin, vmax=vmax)
+        ax.set_aspect("equal")
+        ax.set_xlim(-0.5, values.shape[1] - 0.5)
+        ax.set_ylim(values.shape[0] - 0.5, -0.5)
+        image.set_gid("cells")
+        diagonal = np.arange(n) if len(frame.index) == len(frame.columns) else []
+        for i in diagonal:
+            ax.add_patch(Rectangle((i - 0.5, i - 0.5), 1, 1, facecolor="0.88",
+                                   edgecolor="0.7", hatch="////", linewidth=0,
+                                   gid="diagonal"))
+        ax.set_xticks(range(len(frame.columns)), frame.columns, rotation=45, ha="right",
+                      rotation_mode="anchor")
+        ax.set_yticks(range(len(frame.index)), frame.index)
+        for t in list(ax.get_xticklabels()) + list(ax.get_yticklabels()):
+            t.set_color(colors.get(t.get_text(), "black"))
+        ax.set_xticks(np.arange(len(frame.columns) + 1) - 0.5, minor=True)
+        ax.set_yticks(np.arange(len(frame.index) + 1) - 0.5, minor=True)
+        ax.grid(which="minor", color="white", linewidth=1.0)
+        ax.tick_params(which="minor", length=0)
+        for side in ax.spines.values():
+            side.set_visible(False)
+        if annot:
+            size = 7 if n <= 8 else 6
+            for i in range(values.shape[0]):
+                for j in range(values.shape[1]):
+                    if i == j and len(diagonal):
+                        continue
+                    v = values[i, j]
+                    dark = np.isfinite(v) and abs(v) > 0.6 * max(abs(vmin), abs(vmax))
+                    ax.text(j, i, _style.fmt(v), ha="center", va="center", fontsize=size,
+                            color=("white" if dark else ("0.15" if np.isfinite(v)
+                                                         else _style.grey())),
+                            gid="value")
+        ax.set_xlabel("annotator")
+        ax.set_ylabel("annotator")
+        what = f"{frame.attrs['component']} {_style.symbol(frame.attrs['measure'])}"
+        if frame.attrs.get("label", ALL) != ALL:
+            what += f", label {frame.attrs['label']}"
+        ax.set_title(f"{what}: pairs of annotators")
+        if colorbar:
+            cax = ax.inset_axes([1.04, 0.0, 0.045, 1.0])  # as tall as the cells
+            cbar = ax.figure.colorbar(image, cax=cax)
+            cbar.set_label(f"{frame.attrs['long_name']} ({_style.symbol(frame.attrs['measure'])})")
+            cbar.solids.set_edgecolor("face")  # no seams between the color bands
+            cbar.solids.set_rasterized(False)
+            cbar.ax.axhline(0, color="0.3", linewidth=0.6)
+        _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "annotators",
+                                           frame.attrs["top"], by=frame.attrs["ranked_by"]))
     return ax
+
