@@ -42,7 +42,7 @@ from .frame import ALL
 from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
 
 __all__ = ["CONFLICT_COLUMNS", "DEFAULT_LOW_OVERLAP", "KINDS", "conflict_counts",
-           "conflicts", "reference_code", "tables_of"]
+           "conflicts", "partners", "reference_code", "tables_of"]
 
 #: Kinds of conflict, in display order.
 KINDS = ("missed", "extra", "unmatched", "label", "low_overlap")
@@ -123,25 +123,53 @@ def _check_low_overlap(low_overlap, tau):
     return float(low_overlap)
 
 
-def _unmatched(tables: PairTables):
-    """Every (object, other annotator who covered its item, matched?) as code arrays."""
-    c = tables.corpus
-    n_ann = len(c.annotators)
+def partners(tables: PairTables) -> pd.DataFrame:
+    """Every object against every other annotator who covered its item, with whether the
+    matching paired it with one of that annotator's objects.
+
+    Parameters
+    ----------
+    tables : PairTables
+
+    Returns
+    -------
+    pandas.DataFrame
+        Integer codes (see ``tables.corpus``), one row per (object, other annotator):
+        ``object`` (index into ``tables.corpus.objects``), ``item``, ``owner`` (the
+        annotator who drew it), ``other`` and ``matched`` (bool).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> t = iaf.pair_tables(iaf.simulate(n_items=4, annotators={"a": "perfect",
+    ...                                                         "b": "perfect"}, seed=0),
+    ...                     n_chance=20)
+    >>> bool(partners(t)["matched"].all())
+    True
+    """
+    n_ann = len(tables.corpus.annotators)
     u = tables.units
-    obj = pd.DataFrame({"object": np.arange(len(u)), "item": u["item"].to_numpy(),
-                        "owner": u["annotator"].to_numpy()})
-    cov = pd.DataFrame({"item": tables.coverage["item"].to_numpy(),
-                        "other": tables.coverage["annotator"].to_numpy()})
+    obj = pd.DataFrame({"object": np.arange(len(u), dtype=np.int64),
+                        "item": u["item"].to_numpy(np.int64),
+                        "owner": u["annotator"].to_numpy(np.int64)})
+    cov = pd.DataFrame({"item": tables.coverage["item"].to_numpy(np.int64),
+                        "other": tables.coverage["annotator"].to_numpy(np.int64)})
     rows = obj.merge(cov, on="item", how="inner", sort=False)
-    rows = rows[rows["owner"].to_numpy() != rows["other"].to_numpy()]
+    rows = rows[rows["owner"].to_numpy() != rows["other"].to_numpy()].reset_index(drop=True)
     w = tables.localization_within
     matched = np.concatenate([
         w["object_a"].to_numpy(np.int64) * n_ann + w["annotator_b"].to_numpy(np.int64),
         w["object_b"].to_numpy(np.int64) * n_ann + w["annotator_a"].to_numpy(np.int64)])
     key = rows["object"].to_numpy(np.int64) * n_ann + rows["other"].to_numpy(np.int64)
-    keep = ~np.isin(key, matched)
-    return (rows["object"].to_numpy(np.int64)[keep], rows["owner"].to_numpy(np.int64)[keep],
-            rows["other"].to_numpy(np.int64)[keep], rows["item"].to_numpy(np.int64)[keep])
+    rows["matched"] = np.isin(key, matched)
+    return rows
+
+
+def _unmatched(tables: PairTables):
+    """(object, owner, other, item) code arrays of the unmatched (object, other) rows."""
+    rows = partners(tables)
+    rows = rows[~rows["matched"].to_numpy()]
+    return tuple(rows[c].to_numpy(np.int64) for c in ("object", "owner", "other", "item"))
 
 
 def _name_rank(names) -> np.ndarray:
