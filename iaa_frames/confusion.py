@@ -64,7 +64,7 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
         (a symmetric matrix, like Krippendorff's coincidence matrix, summing to twice
         the number of pairs). ``attrs``: ``n_pairs`` (matched pairs used), ``reference``,
         ``annotator``, ``normalize``, ``alpha`` (the pooled classification α of
-        :func:`label_alpha`).
+        :func:`label_alpha`) and ``alpha_by_label`` (class -> binary α).
 
     Examples
     --------
@@ -101,7 +101,7 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
         cols = np.where(swap, la[keep], lb[keep])
         n_pairs = int(keep.sum())
         row_name, col_name = str(reference), (str(annotator) if ann is not None
-                                              else "annotator")
+                                              else "other annotators")
     elif ann is not None:
         keep = (a == ann) | (b == ann)
         swap = b[keep] == ann
@@ -127,6 +127,7 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
     alpha = label_alpha(t)
     out.attrs = {"n_pairs": n_pairs, "reference": reference, "annotator": annotator,
                  "normalize": bool(normalize), "alpha": float(alpha[ALL]),
+                 "alpha_by_label": {k: float(v) for k, v in alpha.iloc[1:].items()},
                  "match_threshold": float(t.params.get("match_threshold", np.nan))}
     return out
 
