@@ -71,7 +71,7 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
     >>> import iaa_frames as iaf
     >>> df = iaf.simulate(n_items=20, annotators={"gold": "perfect", "bob": "mislabeler"},
     ...                   seed=0)
-    >>> m = confusion(df, reference="gold", n_chance=50)
+    >>> m = confusion(df, reference="gold", annotator="bob", n_chance=50)
     >>> m.index.name, m.columns.name
     ('gold', 'bob')
     >>> int(m.to_numpy().sum()) == m.attrs["n_pairs"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -83,9 +84,9 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
     row_total = counts[keep].sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(row_total > 0, sub / np.where(row_total > 0, row_total, 1), np.nan)
-    im = ax.imshow(np.ma.masked_invalid(share), cmap=cmap, vmin=0, vmax=1, aspect="equal",
-                   interpolation="nearest", gid="confusion")
-    im.get_cmap().set_bad("0.93")
+    colormap = plt.get_cmap(cmap).with_extremes(bad="0.93")
+    ax.imshow(np.ma.masked_invalid(share), cmap=colormap, vmin=0, vmax=1, aspect="equal",
+              interpolation="nearest", gid="confusion")
     if len(shown) <= _MAX_ANNOTATED:
         small = "x-small" if len(shown) > 6 else "small"
         for i in range(len(shown)):
