@@ -24,6 +24,10 @@ from .pairs import PairTables, between, pair_tables, within
 from .engine import agreement, agreement_from_tables, pairwise
 from .items import items
 from .report import report
+from .conflicts import conflict_counts, conflicts
+from .confusion import confusion, label_alpha
+from .reference import accuracy
+from .item_agreement import item_agreement
 from . import accessor as _accessor  # registers DataFrame.iaa
 from .io import (
     load_sample,
@@ -43,6 +47,12 @@ except PackageNotFoundError:  # running from a checkout without installation
 
 __all__ = [
     "ALL",
+    "accuracy",
+    "conflict_counts",
+    "conflicts",
+    "confusion",
+    "item_agreement",
+    "label_alpha",
     "agreement",
     "agreement_from_tables",
     "pairwise",

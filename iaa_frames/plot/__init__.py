@@ -15,6 +15,9 @@ support are drawn and the figure says how many were left out.
 :func:`annotators`       each annotator's profile across the components (Axes)
 :func:`decomposition`    detection, classification, localization per label (Axes)
 :func:`items`            the items that concentrate the disagreement (Axes)
+:func:`item`             one item: every annotator's shapes, pairs, conflicts (Axes)
+:func:`worst_items`      a grid of the worst items drawn by :func:`item` (Figure)
+:func:`confusion`        label confusion of matched pairs, α per class (Axes)
 =======================  ================================================================
 """
 
@@ -24,6 +27,8 @@ from .decomposition import decomposition, decomposition_frame
 from .distributions import distance_samples, distributions, sample_summary
 from .items import items
 from .pairwise import pairwise, pairwise_frame
+from .confusion import confusion
+from .item import annotator_colors, item, item_view, worst_items
 
 __all__ = [
     "agreement",
@@ -38,4 +43,9 @@ __all__ = [
     "pairwise_frame",
     "profile_frame",
     "sample_summary",
+    "annotator_colors",
+    "confusion",
+    "item",
+    "item_view",
+    "worst_items",
 ]
