@@ -541,7 +541,7 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     pathlib.Path
         The path of ``report.html``. Beside it: ``agreement.nc``, ``agreement.csv``,
         ``headline.csv``, ``by_label.csv``, ``by_annotator.csv``, ``pairwise.csv``,
-        ``items.csv``.
+        ``items.csv``, ``conflicts.csv``, ``conflict_counts.csv``.
 
     Raises
     ------
@@ -576,6 +576,9 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     item_table = item_drilldown(tables, component="localization")
     item_detection = item_drilldown(tables, component="detection")
     figures = _figures(tables, result, pw, item_table, top)
+    from .report_disagreement import disagreement_section  # "Where they disagree"
+
+    disagree_html, disagree_files = disagreement_section(tables, svg=_svg, top=top)
     elapsed = time.perf_counter() - start
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -593,9 +596,12 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     pd.concat([item_table.assign(component="localization"),
                item_detection.assign(component="detection")],
               ignore_index=True).to_csv(out_dir / "items.csv", index=False)
+    for name, frame in disagree_files.items():
+        frame.to_csv(out_dir / name, index=False)
 
     page = _page(df, tables, result, head, figures, item_table, item_detection,
-                 title or "Inter-annotator agreement report", top, elapsed, __version__)
+                 title or "Inter-annotator agreement report", top, elapsed, __version__,
+                 extra_sections=[("disagree", "Where they disagree", disagree_html)])
     target = out_dir / "report.html"
     target.write_text(page, encoding="utf-8")
     return target
@@ -643,7 +649,7 @@ def _items_html(item_table, item_detection, n=15):
 
 
 def _page(df, tables, result, head, figures, item_table, item_detection, title, top,
-          elapsed, version):
+          elapsed, version, extra_sections=()):
     c = tables.corpus
     n_obj = len(c.objects)
     intro = (f"{len(c.items):,} items, {len(c.annotators):,} annotators, "
@@ -678,11 +684,12 @@ def _page(df, tables, result, head, figures, item_table, item_detection, title, 
                      "its mean, <em>n_unmatched</em> its objects no other annotator matched, "
                      "<em>n_mislabeled</em> its clusters with conflicting labels. All items: "
                      "items.csv.</p>" + _items_html(item_table, item_detection)))
+    sections.extend(extra_sections)
     sections.append(("parameters", "Parameters",
                      _params_table(result, tables, elapsed, version)
                      + "<p>Files: agreement.nc (the result Dataset), agreement.csv, "
                        "headline.csv, by_label.csv, by_annotator.csv, pairwise.csv, "
-                       "items.csv.</p>"))
+                       "items.csv, conflicts.csv, conflict_counts.csv.</p>"))
     nav = "<nav>" + "".join(f'<a href="#{sid}">{html.escape(name)}</a>'
                             for sid, name, _ in sections) + "</nav>"
     body = "".join(f'<section id="{sid}"><h2>{html.escape(name)}</h2>{content}</section>'
