@@ -85,8 +85,12 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(row_total > 0, sub / np.where(row_total > 0, row_total, 1), np.nan)
     colormap = plt.get_cmap(cmap).with_extremes(bad="0.93")
-    ax.imshow(np.ma.masked_invalid(share), cmap=colormap, vmin=0, vmax=1, aspect="equal",
-              interpolation="nearest", gid="confusion")
+    edges = np.arange(len(shown) + 1) - 0.5  # vector cells (no raster in SVG exports)
+    ax.pcolormesh(edges, edges, np.ma.masked_invalid(share), cmap=colormap, vmin=0, vmax=1,
+                  gid="confusion")
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_ylim(edges[-1], edges[0])
+    ax.set_aspect("equal")
     if len(shown) <= _MAX_ANNOTATED:
         small = "x-small" if len(shown) > 6 else "small"
         for i in range(len(shown)):
@@ -117,7 +121,7 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
     ax.set_ylabel(f"label: {table.index.name}")
     ax.set_xlabel(f"label: {table.columns.name}\n(shade: share of the row)")
     ax.set_title(f"labels of {table.attrs.get('n_pairs', 0):,} matched pairs", loc="left",
-                 fontsize="medium")
+                 fontsize="medium", pad=14)  # above the α header
     if hidden:
         _style.note(ax, _style.hidden_note(hidden, "classes", top, by="matched pairs"))
     return ax
