@@ -12,7 +12,8 @@ item). Encoding:
   annotator who has no match for it (``unmatched``, ``missed``), in that annotator's
   colour, or a black + on an ``extra`` object;
 * a matched pair with different labels has a red link with a diamond at its middle;
-  a matched pair below the low-overlap cut-off, an orange dotted link with a triangle;
+  a matched pair below the low-overlap cut-off, an orange dotted link with a triangle
+  (a pair that is both has a red link and both marks);
 * each group of matched objects is tagged with its label(s), in red when they differ.
 """
 
@@ -73,7 +74,7 @@ class ItemView(NamedTuple):
         unmatched/missed/extra conflicts of the object, '' when none).
     pairs : pandas.DataFrame
         Matched pairs: ``object_id_a, object_id_b, annotator_a, annotator_b, iou,
-        label_conflict, low_overlap``.
+        label_conflict, low_overlap`` (``annotator_a`` < ``annotator_b`` by name).
     conflicts : pandas.DataFrame
         The item's rows of :func:`iaa_frames.conflicts.conflicts`.
     annotators : list of str
@@ -177,6 +178,14 @@ def item_view(data, item, *, reference: str | None = None,
         "low_overlap": (iou < low_overlap) if low_overlap is not None
         else np.zeros(len(iou), bool),
     })
+    # orientation by annotator name (codes depend on the corpus the tables come from)
+    swap = (pairs["annotator_a"] > pairs["annotator_b"]).to_numpy()
+    for x, y in (("object_id_a", "object_id_b"), ("annotator_a", "annotator_b")):
+        xa, ya = pairs[x].to_numpy(copy=True), pairs[y].to_numpy(copy=True)
+        pairs[x] = np.where(swap, ya, xa)
+        pairs[y] = np.where(swap, xa, ya)
+    pairs = pairs.sort_values(["annotator_a", "annotator_b", "object_id_a"],
+                              kind="stable").reset_index(drop=True)
     if reference is not None:
         keep = (pairs["annotator_a"] == reference) | (pairs["annotator_b"] == reference)
         pairs = pairs[keep.to_numpy()].reset_index(drop=True)
@@ -355,17 +364,15 @@ def item(data, item, *, image=None, reference: str | None = None,
     pair_kinds = set()
     for p in view.pairs.itertuples(index=False):
         (xa, ya), (xb, yb) = centre[p.object_id_a], centre[p.object_id_b]
-        if p.label_conflict:
-            kind, ls, lw = "label", "-", 1.6
-        elif p.low_overlap:
-            kind, ls, lw = "low_overlap", ":", 1.6
-        else:
-            kind, ls, lw = None, "-", 0.8
-        ax.plot([xa, xb], [ya, yb], color=CONFLICT_COLORS.get(kind, "0.2"), lw=lw,
-                linestyle=ls, zorder=3, gid="pair")
-        if kind is not None:
+        kinds = [k for k, on in (("label", p.label_conflict), ("low_overlap", p.low_overlap))
+                 if on]
+        first = kinds[0] if kinds else None
+        ls = ":" if first == "low_overlap" else "-"
+        ax.plot([xa, xb], [ya, yb], color=CONFLICT_COLORS.get(first, "0.2"),
+                lw=1.6 if kinds else 0.8, linestyle=ls, zorder=3, gid="pair")
+        for kind, at in zip(kinds, (0.5, 0.3)):  # a pair can be both: two marks
             pair_kinds.add(kind)
-            ax.plot((xa + xb) / 2, (ya + yb) / 2, marker=_MARKERS[kind],
+            ax.plot(xa + at * (xb - xa), ya + at * (yb - ya), marker=_MARKERS[kind],
                     color=CONFLICT_COLORS[kind], markeredgecolor="white", markersize=7,
                     zorder=5, gid=f"conflict:{kind}")
     if labels and len(obj):
