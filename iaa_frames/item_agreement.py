@@ -56,7 +56,8 @@ def item_agreement(data, *, components=("detection", "classification", "localiza
         **Indexed by** ``item`` (the join key: the values of the annotation frame's
         ``item`` column, one row per item, every item of the corpus), columns: one per
         component, then ``n_annotators``, ``n_objects``, ``n_conflicts`` and ``rank``
-        (see :data:`ITEM_AGREEMENT_COLUMNS`). Sorted by item. ``attrs["long_names"]``
+        (see :data:`ITEM_AGREEMENT_COLUMNS`). Sorted by item (by value; by name when
+        items mix types). ``attrs["long_names"]``
         maps every column to its meaning.
 
     Examples
@@ -80,7 +81,10 @@ def item_agreement(data, *, components=("detection", "classification", "localiza
                              f"{components!r}")
     t = tables_of(data, **kwargs)
     names = pd.Index(t.corpus.items, name="item")
-    order = np.argsort([str(x) for x in names], kind="stable")
+    try:  # by value (numbers numerically); by name when the items mix types
+        order = np.argsort(names.to_numpy(), kind="stable")
+    except TypeError:
+        order = np.argsort([str(x) for x in names], kind="stable")
     out = pd.DataFrame(index=names[order])
     first = None
     for comp in components:
