@@ -294,8 +294,8 @@ def conflicts(data, *, reference: str | None = None,
     >>> c.groupby("kind").size().to_dict()  # doctest: +SKIP
     {'missed': 9}
     """
-    engine = dict(distance=distance, match_threshold=match_threshold, n_chance=n_chance,
-                  seed=seed, overall=overall, progress=progress)
+    engine = {"distance": distance, "match_threshold": match_threshold, "n_chance": n_chance,
+                  "seed": seed, "overall": overall, "progress": progress}
     t = tables_of(data, **engine)
     tau = float(t.params.get("match_threshold", match_threshold))
     low = _check_low_overlap(low_overlap, tau)

@@ -182,5 +182,5 @@ def label_alpha(data, **kwargs) -> pd.Series:
     out = pd.Series(np.r_[pooled, per[order]], index=pd.Index([ALL, *names], dtype=object,
                                                              name="label"), name="alpha")
     out.attrs = {"long_name": "classification α (Krippendorff)",
-                 "n_units": int(len(np.unique(units)))}
+                 "n_units": len(np.unique(units))}
     return out

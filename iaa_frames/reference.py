@@ -37,31 +37,31 @@ CI_LEVEL = 0.95
 ACCURACY_METRICS = {
     "precision": (
         "precision",
-        "Share of the annotator's objects matched to a reference object (IoU >= τ, any "
-        "label). For a class: the annotator's objects of that class.",
+        ("Share of the annotator's objects matched to a reference object (IoU >= τ, any "
+        "label). For a class: the annotator's objects of that class."),
     ),
     "recall": (
         "recall",
-        "Share of the reference's objects matched by one of the annotator's objects "
+        ("Share of the reference's objects matched by one of the annotator's objects "
         "(IoU >= τ, any label): 1 - miss rate. For a class: the reference's objects of "
-        "that class.",
+        "that class."),
     ),
     "f1": (
         "F1",
-        "Harmonic mean of precision and recall; for '(all)' classes 2 n_matched / "
+        ("Harmonic mean of precision and recall; for '(all)' classes 2 n_matched / "
         "(n_reference + n_annotator), i.e. 1 minus the detection distance. 0 when nothing "
-        "matched.",
+        "matched."),
     ),
     "mean_iou": (
         "mean IoU of matched pairs",
-        "Mean IoU of the matched (reference, annotator) object pairs; for a class, the "
-        "pairs whose reference object carries it. Uncorrected for chance.",
+        ("Mean IoU of the matched (reference, annotator) object pairs; for a class, the "
+        "pairs whose reference object carries it. Uncorrected for chance."),
     ),
     "label_accuracy": (
         "label accuracy",
-        "Share of matched pairs where the annotator gives the reference's label: 1 - "
+        ("Share of matched pairs where the annotator gives the reference's label: 1 - "
         "confusion rate. For a class: among pairs whose reference object carries it (the "
-        "row-normalized diagonal of the confusion matrix).",
+        "row-normalized diagonal of the confusion matrix)."),
     ),
 }
 
@@ -71,29 +71,29 @@ _PROGRESS_MIN_WORK = 2_000_000_000
 
 _VARIABLES = {
     "score": ("accuracy against the reference",
-              "The metric (see the `metric` coordinate's description) of the annotator "
+              ("The metric (see the `metric` coordinate's description) of the annotator "
               "against the reference, pooled over items (ratio of sums). Accuracy against "
               "a reference, not chance-corrected agreement. NaN where the denominator is "
-              "0; `note` says why."),
+              "0; `note` says why.")),
     "ci_low": ("lower confidence bound",
-               "Lower percentile bound of the cluster-bootstrap interval of `score` (items "
+               ("Lower percentile bound of the cluster-bootstrap interval of `score` (items "
                "resampled with replacement; level, n_boot and seed in the Dataset attrs). "
-               "NaN when n_boot is 0 or `score` is NaN."),
+               "NaN when n_boot is 0 or `score` is NaN.")),
     "ci_high": ("upper confidence bound",
                 "Upper percentile bound of the cluster-bootstrap interval of `score`."),
     "n_units": ("denominator",
-                "What `score` is a share or mean of: the annotator's objects (precision), "
+                ("What `score` is a share or mean of: the annotator's objects (precision), "
                 "the reference's objects (recall), both (f1), matched pairs (mean_iou, "
-                "label_accuracy)."),
+                "label_accuracy).")),
     "n_reference": ("reference objects",
-                    "Objects of the reference (of the class) on the items the annotator "
-                    "also covered."),
+                    ("Objects of the reference (of the class) on the items the annotator "
+                    "also covered.")),
     "n_annotator": ("annotator objects",
-                    "Objects of the annotator (of the class, by the annotator's label) on "
-                    "the items the reference also covered."),
+                    ("Objects of the annotator (of the class, by the annotator's label) on "
+                    "the items the reference also covered.")),
     "n_matched": ("matched pairs",
-                  "Matched (reference, annotator) object pairs; for a class, those whose "
-                  "reference object carries it."),
+                  ("Matched (reference, annotator) object pairs; for a class, those whose "
+                  "reference object carries it.")),
 }
 
 

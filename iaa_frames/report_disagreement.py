@@ -115,7 +115,7 @@ def disagreement_section(tables: PairTables, *, svg: Callable, top: int = 20,
     def figure(key, title, caption, make):
         try:
             fig = make()
-        except Exception as exc:  # a figure must not sink the report; say what failed
+        except Exception as exc:  # noqa: BLE001 (a figure must not sink the report: warn)
             plt.close("all")
             warnings.warn(f"the figure {title!r} could not be drawn: "
                           f"{type(exc).__name__}: {exc}", IAAWarning, stacklevel=3)

@@ -151,9 +151,9 @@ def _faulty_corpus(base, rng, *, n_miss=6, n_extra=5, n_flip=6, n_low=5, n_far=3
         oid = f"eve/extra{k}"
         k += 1
         label = classes[int(rng.integers(len(classes)))]
-        extras.append(dict(item=item, annotator="eve", label=label, object_id=oid,
-                           x0=x, y0=y, x1=x + 0.06 * W, y1=y + 0.06 * H, geometry=None,
-                           width=W, height=H))
+        extras.append({"item": item, "annotator": "eve", "label": label, "object_id": oid,
+                           "x0": x, "y0": y, "x1": x + 0.06 * W, "y1": y + 0.06 * H, "geometry": None,
+                           "width": W, "height": H})
         expected.append(("extra", item, "gold", "eve", None, oid, None, label, np.nan))
     eve = pd.concat([eve.drop(index=drop), pd.DataFrame(extras)], ignore_index=True)
     exp = pd.DataFrame(expected, columns=KEY + ["iou"])

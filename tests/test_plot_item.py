@@ -43,7 +43,7 @@ def test_view_from_frame_equals_view_from_tables(sample):
 
 
 def test_everything_is_drawn(sample):
-    df, t = sample
+    _df, t = sample
     view = item_view(t, ITEM)
     ax = item(t, ITEM)
     outlines = [p for p in ax.patches if (p.get_gid() or "").startswith("shape:")]
@@ -95,9 +95,9 @@ def test_image_path_and_array(sample, tmp_path):
 
 
 def test_blank_canvas_unknown_size_and_errors():
-    rows = [dict(item="x", annotator="a", label="car", x0=10, y0=10, x1=50, y1=40),
-            dict(item="x", annotator="b", label="bus", x0=12, y0=10, x1=50, y1=42),
-            dict(item="x", annotator="c")]
+    rows = [{"item": "x", "annotator": "a", "label": "car", "x0": 10, "y0": 10, "x1": 50, "y1": 40},
+            {"item": "x", "annotator": "b", "label": "bus", "x0": 12, "y0": 10, "x1": 50, "y1": 42},
+            {"item": "x", "annotator": "c"}]
     df = iaf.from_records(rows)
     view = item_view(df, "x")
     assert not view.size_known and (view.width, view.height) == (50.0, 42.0)

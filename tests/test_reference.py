@@ -105,7 +105,7 @@ def test_false_positives_lower_precision():
 def _brute_force(df, ref, other, tau=0.5):
     """Independent matching: per item, scipy's Hungarian on shapely IoUs (maximize the
     sum of eligible IoUs), pairs kept at IoU >= tau."""
-    out = dict(tp=0, n_ref=0, n_ann=0, iou=0.0)
+    out = {"tp": 0, "n_ref": 0, "n_ann": 0, "iou": 0.0}
     cov = df.groupby("item")["annotator"].agg(set)
     for item, who in cov.items():
         if ref not in who or other not in who:
@@ -222,10 +222,10 @@ def test_bootstrap_is_seeded():
 
 
 def test_undefined_cells_have_notes():
-    rows = [dict(item="i1", annotator="g", label="car", x0=0, y0=0, x1=10, y1=10),
-            dict(item="i1", annotator="b", label="car", x0=0, y0=0, x1=10, y1=10),
-            dict(item="i2", annotator="g", label="bus", x0=0, y0=0, x1=10, y1=10),
-            dict(item="i2", annotator="b")]
+    rows = [{"item": "i1", "annotator": "g", "label": "car", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
+            {"item": "i1", "annotator": "b", "label": "car", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
+            {"item": "i2", "annotator": "g", "label": "bus", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
+            {"item": "i2", "annotator": "b"}]
     ds = accuracy(iaf.from_records(rows), reference="g", n_chance=5)
     cell = ds.sel(label="bus", annotator="b")
     assert np.isnan(float(cell["score"].sel(metric="precision")))

@@ -12,12 +12,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
+import pandas as pd
+import pytest
 
-import iaa_frames as iaf  # noqa: E402
-from iaa_frames.errors import IAAWarning  # noqa: E402
-from iaa_frames.report_disagreement import disagreement_section  # noqa: E402
+import iaa_frames as iaf
+from iaa_frames.errors import IAAWarning
+from iaa_frames.report_disagreement import disagreement_section
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +31,12 @@ def written(tmp_path_factory):
 def test_section_in_page_with_figures(written):
     _, path = written
     page = path.read_text(encoding="utf-8")
-    sec = re.search(r'<section id="disagree">(.*?)</section>', page, re.S)
+    sec = re.search(r'<section id="disagree">(.*?)</section>', page, re.DOTALL)
     assert sec, "section missing"
     body = sec.group(1)
     assert "<h2>Where they disagree</h2>" in body
     for fig in ("fig-worst-items", "fig-confusion"):
-        m = re.search(rf'<figure id="{fig}">(.*?)</figure>', body, re.S)
+        m = re.search(rf'<figure id="{fig}">(.*?)</figure>', body, re.DOTALL)
         assert m and "<svg" in m.group(1), fig
     assert "Conflicts by annotator" in body and "Conflicts by class" in body
     assert '<a href="#disagree">Where they disagree</a>' in page
@@ -87,7 +87,7 @@ class _Cells(HTMLParser):
 def test_counts_table_matches(written):
     df, path = written
     page = path.read_text(encoding="utf-8")
-    body = re.search(r'<section id="disagree">(.*?)</section>', page, re.S).group(1)
+    body = re.search(r'<section id="disagree">(.*?)</section>', page, re.DOTALL).group(1)
     cells = _Cells()
     cells.feed(body)
     head, *rows = cells.rows
@@ -112,7 +112,7 @@ def test_failing_figure_warns(monkeypatch):
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        body, files = disagreement_section(t, svg=svg, n_items=2)
+        body, _files = disagreement_section(t, svg=svg, n_items=2)
     assert body.count("<svg></svg>") == 2
     import iaa_frames.plot
 

@@ -23,29 +23,29 @@ support are drawn and the figure says how many were left out.
 
 from .agreement import agreement, forest_frame
 from .annotators import annotators, profile_frame
+from .confusion import confusion
 from .decomposition import decomposition, decomposition_frame
 from .distributions import distance_samples, distributions, sample_summary
+from .item import annotator_colors, item, item_view, worst_items
 from .items import items
 from .pairwise import pairwise, pairwise_frame
-from .confusion import confusion
-from .item import annotator_colors, item, item_view, worst_items
 
 __all__ = [
     "agreement",
+    "annotator_colors",
     "annotators",
+    "confusion",
     "decomposition",
     "decomposition_frame",
     "distance_samples",
     "distributions",
     "forest_frame",
+    "item",
+    "item_view",
     "items",
     "pairwise",
     "pairwise_frame",
     "profile_frame",
     "sample_summary",
-    "annotator_colors",
-    "confusion",
-    "item",
-    "item_view",
     "worst_items",
 ]

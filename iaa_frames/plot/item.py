@@ -27,9 +27,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch, Polygon, Rectangle
+from matplotlib.patches import Polygon, Rectangle
 
-from ..conflicts import DEFAULT_LOW_OVERLAP, conflicts as conflict_table, tables_of
+from ..conflicts import DEFAULT_LOW_OVERLAP, tables_of
+from ..conflicts import conflicts as conflict_table
 from ..errors import ParameterError
 from ..items import items as item_ranking
 from ..pairs import PairTables, pair_tables
@@ -331,10 +332,10 @@ def item(data, item, *, image=None, reference: str | None = None,
         rings, ctr = _outline(row)
         centre[row.object_id] = ctr
         dashed = bool(row.conflict)
-        style = dict(edgecolor=color, lw=2.0 if dashed else 1.4,
-                     linestyle=(0, (3, 2)) if dashed else "-", zorder=2,
-                     gid=f"shape:{row.annotator}")
-        fill = dict(facecolor=color, alpha=0.10, lw=0, zorder=1)
+        style = {"edgecolor": color, "lw": 2.0 if dashed else 1.4,
+                     "linestyle": (0, (3, 2)) if dashed else "-", "zorder": 2,
+                     "gid": f"shape:{row.annotator}"}
+        fill = {"facecolor": color, "alpha": 0.10, "lw": 0, "zorder": 1}
         if rings is None:
             xy, w, h = (row.x0, row.y0), row.x1 - row.x0, row.y1 - row.y0
             ax.add_patch(Rectangle(xy, w, h, **fill))
@@ -385,8 +386,8 @@ def item(data, item, *, image=None, reference: str | None = None,
                         ha="left", va="bottom", fontsize="x-small", zorder=6, gid="tag",
                         color=CONFLICT_COLORS["label"] if differ else "0.1",
                         fontweight="bold" if differ else "normal",
-                        bbox=dict(boxstyle="square,pad=0.1", facecolor="white", alpha=0.7,
-                                  lw=0), annotation_clip=True)
+                        bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "alpha": 0.7,
+                                  "lw": 0}, annotation_clip=True)
     ax.set_xlim(0, W)
     ax.set_ylim(H, 0)
     ax.set_aspect("equal")
