@@ -309,7 +309,10 @@ class IAAAccessor:
                          n_chance=n_chance, seed=seed, overall=overall, progress=progress)
 
     def conflict_counts(self, *, reference: str | None = None,
-                        low_overlap: float | None = 0.8, **kwargs) -> pd.DataFrame:
+                        low_overlap: float | None = 0.8, distance=DEFAULT_DISTANCE,
+                        match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+                        seed: int = 0, overall: str = "pooled",
+                        progress: bool | None = None) -> pd.DataFrame:
         """Conflicts per kind, class and annotator (long form, "(all)" margins):
         :func:`iaa_frames.conflicts.conflict_counts`.
 
@@ -323,10 +326,15 @@ class IAAAccessor:
         from .conflicts import conflict_counts
 
         return conflict_counts(self._df, reference=reference, low_overlap=low_overlap,
-                               **kwargs)
+                               distance=distance, match_threshold=match_threshold,
+                               n_chance=n_chance, seed=seed, overall=overall,
+                               progress=progress)
 
     def confusion(self, *, reference: str | None = None, annotator: str | None = None,
-                  normalize: bool = False, **kwargs) -> pd.DataFrame:
+                  normalize: bool = False, distance=DEFAULT_DISTANCE,
+                  match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+                  seed: int = 0, overall: str = "pooled",
+                  progress: bool | None = None) -> pd.DataFrame:
         """Label confusion matrix of matched pairs: :func:`iaa_frames.confusion.confusion`.
 
         Examples
@@ -339,9 +347,14 @@ class IAAAccessor:
         from .confusion import confusion
 
         return confusion(self._df, reference=reference, annotator=annotator,
-                         normalize=normalize, **kwargs)
+                         normalize=normalize, distance=distance,
+                         match_threshold=match_threshold, n_chance=n_chance, seed=seed,
+                         overall=overall, progress=progress)
 
-    def accuracy(self, *, reference: str, n_boot: int = 0, seed: int = 0, **kwargs):
+    def accuracy(self, *, reference: str, n_boot: int = 0, seed: int = 0,
+                 distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+                 n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled",
+                 progress: bool | None = None):
         """Accuracy of every annotator against a reference annotator (not agreement):
         :func:`iaa_frames.reference.accuracy`.
 
@@ -354,10 +367,15 @@ class IAAAccessor:
         """
         from .reference import accuracy
 
-        return accuracy(self._df, reference=reference, n_boot=n_boot, seed=seed, **kwargs)
+        return accuracy(self._df, reference=reference, n_boot=n_boot, seed=seed,
+                        distance=distance, match_threshold=match_threshold,
+                        n_chance=n_chance, overall=overall, progress=progress)
 
     def item_agreement(self, *, components=("detection", "classification", "localization"),
-                       **kwargs) -> pd.DataFrame:
+                       low_overlap: float | None = 0.8, distance=DEFAULT_DISTANCE,
+                       match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+                       seed: int = 0, overall: str = "pooled",
+                       progress: bool | None = None) -> pd.DataFrame:
         """Per-item agreement columns indexed by ``item`` (the join key):
         :func:`iaa_frames.item_agreement.item_agreement`.
 
@@ -370,4 +388,7 @@ class IAAAccessor:
         """
         from .item_agreement import item_agreement
 
-        return item_agreement(self._df, components=components, **kwargs)
+        return item_agreement(self._df, components=components, low_overlap=low_overlap,
+                              distance=distance, match_threshold=match_threshold,
+                              n_chance=n_chance, seed=seed, overall=overall,
+                              progress=progress)
