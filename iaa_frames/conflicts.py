@@ -308,6 +308,8 @@ def conflicts(data, *, reference: str | None = None,
     kind, item, a, b, oa, ob, iou, dist = (x[order] for x in (kind, item, a, b, oa, ob,
                                                               iou, dist))
     ids = c.objects["object_id"].array
+    if ids.dtype.kind in "iub":  # numpy integers: nullable, so that "no object" is <NA>
+        ids = pd.array(ids, dtype="Int64")
     labels = np.asarray(c.labels, dtype=object)
     out = pd.DataFrame({
         "kind": pd.Series(np.asarray(KINDS, dtype=object)[kind], dtype="str"),

@@ -349,6 +349,14 @@ def test_errors():
         conflicts([1, 2], n_chance=10)
 
 
+def test_integer_object_ids_stay_integers():
+    df = iaf.simulate(n_items=10, annotators={"g": "perfect", "m": "misser"}, seed=0)
+    assert df["object_id"].dtype == np.int64
+    got = conflicts(df, reference="g", n_chance=20)
+    assert str(got["object_id_a"].dtype) == "Int64" == str(got["object_id_b"].dtype)
+    assert got["object_id_b"].isna().all() and set(got["object_id_a"]) <= set(df["object_id"])
+
+
 def test_accessor_equals_function():
     df = iaf.simulate(n_items=8, annotators={"g": "perfect", "s": "sloppy"}, seed=0)
     pd.testing.assert_frame_equal(df.iaa.conflicts(reference="g", n_chance=30),
