@@ -22,7 +22,7 @@ import tracemalloc
 
 import numpy as np
 
-from iaa_frames.kalpha import binary_alpha_per_category, nominal_alpha_from_codes
+from iaa_frames.krippendorff_alpha import binary_alpha_per_category, nominal_alpha_from_codes
 from iaa_frames.stats import ks_statistic_weighted, sigma
 
 

@@ -18,12 +18,16 @@ from .errors import (
 from .frame import ALL, ValidationResult, check, from_records, is_object, validate
 from .simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
 from .distances import Shapes, available_distances, get_distance, register_distance
-from .kalpha import nominal_alpha
+from .krippendorff_alpha import nominal_alpha
 from .pairs import PairTables, between, pair_tables, within
 from .engine import agreement, agreement_from_tables, pairwise
 from .items import items
 from .report import report
 from .accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
+from .conflicts import conflict_counts, conflicts
+from .confusion import confusion, label_alpha
+from .reference import accuracy
+from .item_agreement import item_agreement
 from .io import (
     load_sample,
     read_coco,
@@ -42,6 +46,12 @@ except PackageNotFoundError:  # running from a checkout without installation
 
 __all__ = [
     "ALL",
+    "accuracy",
+    "conflict_counts",
+    "conflicts",
+    "confusion",
+    "item_agreement",
+    "label_alpha",
     "agreement",
     "alpha",
     "agreement_from_tables",

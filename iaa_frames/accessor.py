@@ -61,6 +61,13 @@ _METHODS = {
     "tables()": "every pair table (PairTables)",
     "plot": "figures: df.iaa.plot.<name>(...)",
 }
+_METHODS.update({  # where they disagree (issue 15)
+    "conflicts()": "one row per disagreement of the matching",
+    "conflict_counts()": "conflicts per kind, class and annotator",
+    "confusion()": "label confusion matrix of matched pairs",
+    "accuracy()": "precision/recall/label accuracy against a reference annotator",
+    "item_agreement()": "per-item agreement columns, indexed by item (join key)",
+})
 
 _RESULT_METHODS = {
     "headline()": "the four components pooled over labels and annotators",
@@ -627,6 +634,113 @@ class IAAAccessor:
         from .plot.accessor import FramePlots
 
         return FramePlots(self._df)
+
+    # -- where they disagree ----------------------------------------------------------
+
+    def conflicts(self, *, reference: str | None = None, low_overlap: float | None = 0.8,
+                  distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+                  n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
+                  progress: bool | None = None) -> pd.DataFrame:
+        """One row per disagreement of the within-item matching:
+        :func:`iaa_frames.conflicts.conflicts`.
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> df = simulate(n_items=5, annotators={"g": "perfect", "m": "misser"}, seed=0)
+        >>> set(df.iaa.conflicts(reference="g", n_chance=20)["kind"]) <= {"missed"}
+        True
+        """
+        from .conflicts import conflicts
+
+        return conflicts(self._df, reference=reference, low_overlap=low_overlap,
+                         distance=distance, match_threshold=match_threshold,
+                         n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+
+    def conflict_counts(self, *, reference: str | None = None,
+                        low_overlap: float | None = 0.8, distance=DEFAULT_DISTANCE,
+                        match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+                        seed: int = 0, overall: str = "pooled",
+                        progress: bool | None = None) -> pd.DataFrame:
+        """Conflicts per kind, class and annotator (long form, "(all)" margins):
+        :func:`iaa_frames.conflicts.conflict_counts`.
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> df = simulate(n_items=5, annotators={"g": "perfect", "m": "misser"}, seed=0)
+        >>> list(df.iaa.conflict_counts(reference="g", n_chance=20).columns)
+        ['kind', 'label', 'annotator', 'count']
+        """
+        from .conflicts import conflict_counts
+
+        return conflict_counts(self._df, reference=reference, low_overlap=low_overlap,
+                               distance=distance, match_threshold=match_threshold,
+                               n_chance=n_chance, seed=seed, overall=overall,
+                               progress=progress)
+
+    def confusion(self, *, reference: str | None = None, annotator: str | None = None,
+                  normalize: bool = False, distance=DEFAULT_DISTANCE,
+                  match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+                  seed: int = 0, overall: str = "pooled",
+                  progress: bool | None = None) -> pd.DataFrame:
+        """Label confusion matrix of matched pairs: :func:`iaa_frames.confusion.confusion`.
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> df = simulate(n_items=5, annotators={"g": "perfect", "m": "good"}, seed=0)
+        >>> df.iaa.confusion(reference="g", n_chance=20).index.name
+        'g'
+        """
+        from .confusion import confusion
+
+        return confusion(self._df, reference=reference, annotator=annotator,
+                         normalize=normalize, distance=distance,
+                         match_threshold=match_threshold, n_chance=n_chance, seed=seed,
+                         overall=overall, progress=progress)
+
+    def accuracy(self, *, reference: str, n_boot: int = 0, seed: int = 0,
+                 distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+                 n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled",
+                 progress: bool | None = None):
+        """Accuracy of every annotator against a reference annotator (not agreement):
+        :func:`iaa_frames.reference.accuracy`.
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> df = simulate(n_items=5, annotators={"g": "perfect", "m": "good"}, seed=0)
+        >>> df.iaa.accuracy(reference="g", n_chance=20)["score"].dims
+        ('metric', 'label', 'annotator')
+        """
+        from .reference import accuracy
+
+        return accuracy(self._df, reference=reference, n_boot=n_boot, seed=seed,
+                        distance=distance, match_threshold=match_threshold,
+                        n_chance=n_chance, overall=overall, progress=progress)
+
+    def item_agreement(self, *, components=("detection", "classification", "localization"),
+                       low_overlap: float | None = 0.8, distance=DEFAULT_DISTANCE,
+                       match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+                       seed: int = 0, overall: str = "pooled",
+                       progress: bool | None = None) -> pd.DataFrame:
+        """Per-item agreement columns indexed by ``item`` (the join key):
+        :func:`iaa_frames.item_agreement.item_agreement`.
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> df = simulate(n_items=5, seed=0)
+        >>> df.iaa.item_agreement(n_chance=20).index.name
+        'item'
+        """
+        from .item_agreement import item_agreement
+
+        return item_agreement(self._df, components=components, low_overlap=low_overlap,
+                              distance=distance, match_threshold=match_threshold,
+                              n_chance=n_chance, seed=seed, overall=overall,
+                              progress=progress)
 
 
 # ----------------------------------------------------------------- the plain functions

@@ -693,7 +693,7 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     pathlib.Path
         The path of ``report.html``. Beside it: ``agreement.nc``, ``agreement.csv``,
         ``headline.csv``, ``by_label.csv``, ``by_annotator.csv``, ``pairwise.csv``,
-        ``items.csv``.
+        ``items.csv``, ``conflicts.csv``, ``conflict_counts.csv``.
 
     Raises
     ------
@@ -733,6 +733,9 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     item_table = item_drilldown(tables, component="localization")
     item_detection = item_drilldown(tables, component="detection")
     figures = _figures(tables, result, pw, item_table, top)
+    from .report_disagreement import disagreement_section  # "Where they disagree"
+
+    disagree_html, disagree_files = disagreement_section(tables, svg=_svg, top=top)
     elapsed = time.perf_counter() - start
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -750,10 +753,13 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     pd.concat([item_table.assign(component="localization"),
                item_detection.assign(component="detection")],
               ignore_index=True).to_csv(out_dir / "items.csv", index=False)
+    for name, frame in disagree_files.items():
+        frame.to_csv(out_dir / name, index=False)
 
     ctx = _Context(df=df, tables=tables, result=result, head=head, figures=figures,
                    item_table=item_table, item_detection=item_detection, pairwise=pw,
-                   top=top, elapsed=elapsed, version=__version__)
+                   top=top, elapsed=elapsed, version=__version__,
+                   disagree_html=disagree_html)
     page = _page(ctx, title or "Inter-annotator agreement report")
     target = out_dir / "report.html"
     target.write_text(page, encoding="utf-8")
@@ -890,7 +896,8 @@ def _section_items(ctx):
 def _section_parameters(ctx):
     return (_params_table(ctx.result, ctx.tables, ctx.elapsed, ctx.version)
             + "<p>Files: agreement.nc (the result Dataset), agreement.csv, headline.csv, "
-              "by_label.csv, by_annotator.csv, pairwise.csv, items.csv.</p>")
+              "by_label.csv, by_annotator.csv, pairwise.csv, items.csv, conflicts.csv, "
+              "conflict_counts.csv.</p>")
 
 
 #: The sections of the report page, in order: ``(id, title, builder)``; a builder takes
@@ -905,6 +912,7 @@ SECTIONS = [
     ("by-label", "By class", _section_by_label),
     ("by-annotator", "By annotator", _section_by_annotator),
     ("items", "Hardest items", _section_items),
+    ("disagree", "Where they disagree", lambda ctx: ctx.disagree_html),
     ("parameters", "Parameters", _section_parameters),
 ]
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iaa_frames.engine import agreement, agreement_from_tables
-from iaa_frames.kalpha import nominal_alpha_from_codes
+from iaa_frames.krippendorff_alpha import nominal_alpha_from_codes
 from iaa_frames.bootstrap import ItemSums, PairSums, block_size, multiplicity_blocks
 from iaa_frames.pairs import pair_tables
 from iaa_frames.simulate import simulate

@@ -17,7 +17,7 @@ from iaa_frames.engine import (
     pairwise,
     pairwise_from_tables,
 )
-from iaa_frames.kalpha import (
+from iaa_frames.krippendorff_alpha import (
     binary_alpha_per_category,
     nominal_alpha,
     nominal_alpha_from_codes,

@@ -19,6 +19,9 @@ how many were left out.
 :func:`annotators`       each annotator's profile across the components (Axes)
 :func:`decomposition`    detection, classification, localization per label (Axes)
 :func:`items`            the items that concentrate the disagreement (Axes)
+:func:`item`             one item: every annotator's shapes, pairs, conflicts (Axes)
+:func:`worst_items`      a grid of the worst items drawn by :func:`item` (Figure)
+:func:`confusion`        label confusion of matched pairs, α per class (Axes)
 =======================  ================================================================
 """
 
@@ -26,8 +29,10 @@ from ._style import ANNOTATOR_PALETTE, annotator_colors, label_order, theme
 from .accessor import FramePlots, ResultPlots
 from .agreement import agreement, forest, forest_frame
 from .annotators import annotators, profile_frame
+from .confusion import confusion
 from .decomposition import decomposition, decomposition_frame
 from .distributions import distance_samples, distributions, sample_summary
+from .item import annotator_colors, item, item_view, worst_items
 from .items import items
 from .pairwise import pairwise, pairwise_frame
 
@@ -40,15 +45,20 @@ __all__ = [
     "label_order",
     "theme",
     "agreement",
+    "annotator_colors",
     "annotators",
+    "confusion",
     "decomposition",
     "decomposition_frame",
     "distance_samples",
     "distributions",
     "forest_frame",
+    "item",
+    "item_view",
     "items",
     "pairwise",
     "pairwise_frame",
     "profile_frame",
     "sample_summary",
+    "worst_items",
 ]

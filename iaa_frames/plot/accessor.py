@@ -305,3 +305,27 @@ class FramePlots:
         return self._plots(distance, match_threshold, n_chance, n_boot, seed, overall,
                            progress).items(component=component, label=label, top=top,
                                            sort=sort, width=width, ax=ax)
+
+    # -- where they disagree ----------------------------------------------------------
+
+    def item(self, item, *, image=None, **kwargs):
+        """:func:`iaa_frames.plot.item`: every annotator's objects on ``item`` (over
+        ``image``, a path or an array, when given), matched pairs linked, conflicts
+        marked. Only the item's rows are matched; colours follow every annotator of the
+        frame."""
+        from .item import item as _plot_item
+
+        return _plot_item(self._df, item, image=image, **kwargs)
+
+    def worst_items(self, **kwargs):
+        """:func:`iaa_frames.plot.worst_items` of this frame."""
+        from .item import worst_items as _plot_worst
+
+        return _plot_worst(self._df, **kwargs)
+
+    def confusion(self, **kwargs):
+        """:func:`iaa_frames.plot.confusion` of this frame (``reference=``,
+        ``annotator=`` and engine keywords go to :func:`iaa_frames.confusion.confusion`)."""
+        from .confusion import confusion as _plot_confusion
+
+        return _plot_confusion(self._df, **kwargs)

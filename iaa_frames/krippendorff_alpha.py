@@ -82,7 +82,7 @@ def nominal_alpha(data, *, unit="unit", annotator="annotator", value="value"):
     Examples
     --------
     >>> import numpy as np
-    >>> from iaa_frames.kalpha import nominal_alpha
+    >>> from iaa_frames.krippendorff_alpha import nominal_alpha
     >>> nan = np.nan
     >>> round(nominal_alpha([[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
     ...                      [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
@@ -123,7 +123,7 @@ def nominal_alpha_from_codes(unit_codes, value_codes, *, weights=None):
 
     Examples
     --------
-    >>> from iaa_frames.kalpha import nominal_alpha_from_codes
+    >>> from iaa_frames.krippendorff_alpha import nominal_alpha_from_codes
     >>> units = [0, 0, 1, 1, 2, 2]
     >>> values = [0, 0, 1, 1, 0, 1]
     >>> round(nominal_alpha_from_codes(units, values), 4)
@@ -162,7 +162,7 @@ def binary_alpha_from_codes(unit_codes, value_codes, category, *, weights=None):
 
     Examples
     --------
-    >>> from iaa_frames.kalpha import binary_alpha_from_codes
+    >>> from iaa_frames.krippendorff_alpha import binary_alpha_from_codes
     >>> units = [0, 0, 1, 1, 2, 2]
     >>> values = [0, 0, 1, 2, 2, 2]
     >>> round(binary_alpha_from_codes(units, values, 0), 4)
@@ -202,7 +202,7 @@ def binary_alpha_per_category(unit_codes, value_codes, *, weights=None, n_catego
 
     Examples
     --------
-    >>> from iaa_frames.kalpha import binary_alpha_per_category
+    >>> from iaa_frames.krippendorff_alpha import binary_alpha_per_category
     >>> units = [0, 0, 1, 1, 2, 2]
     >>> values = [0, 0, 1, 2, 2, 2]
     >>> binary_alpha_per_category(units, values).round(4)
@@ -255,7 +255,7 @@ def presence_alpha_from_counts(n_present, n_raters, *, weights=None):
 
     Examples
     --------
-    >>> from iaa_frames.kalpha import presence_alpha_from_counts
+    >>> from iaa_frames.krippendorff_alpha import presence_alpha_from_counts
     >>> # two annotators, 10 clusters, 3 of them found by only one annotator
     >>> n_present = [2] * 7 + [1] * 3
     >>> round(presence_alpha_from_counts(n_present, [2] * 10), 4)  # 1 - 19/17

@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.kalpha: published values, the `krippendorff` package, properties."""
+"""Tests for iaa_frames.krippendorff_alpha: published values, the `krippendorff` package, properties."""
 
 import time
 import tracemalloc
@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from iaa_frames.kalpha import (
+from iaa_frames.krippendorff_alpha import (
     binary_alpha_from_codes,
     binary_alpha_per_category,
     nominal_alpha,
@@ -204,7 +204,7 @@ def test_2d_weights_equal_stacked_1d_calls():
 
 def test_2d_weights_processed_in_blocks(monkeypatch):
     # force many replicate blocks and compare with the one-block result
-    import iaa_frames.kalpha as alpha_mod
+    import iaa_frames.krippendorff_alpha as alpha_mod
 
     rng = np.random.default_rng(6)
     m = random_matrix(rng, 3, 50, 4, 0.2)

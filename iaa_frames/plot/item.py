@@ -1,0 +1,492 @@
+"""One item as the annotators drew it: shapes, matched pairs, conflicts (and a grid of the
+worst items).
+
+Annotators have one fixed colour each (:func:`annotator_colors`: the colorblind palette in
+annotator-name order over the whole corpus, so an annotator keeps its colour on every
+item). Encoding:
+
+* every object is outlined in its annotator's colour (a faint fill of the same colour);
+* a thin dark line links the two objects of every matched pair;
+* an object left unmatched by another annotator (``unmatched``; ``missed`` / ``extra``
+  against a reference) has a dashed outline; at its top-right corner, one ✕ per
+  annotator who has no match for it (``unmatched``, ``missed``), in that annotator's
+  colour, or a black + on an ``extra`` object;
+* a matched pair with different labels has a red link with a diamond at its middle;
+  a matched pair below the low-overlap cut-off, an orange dotted link with a triangle
+  (a pair that is both has a red link and both marks);
+* each group of matched objects is tagged with its label(s), in red when they differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Polygon, Rectangle
+
+from ..conflicts import DEFAULT_LOW_OVERLAP, tables_of
+from ..conflicts import conflicts as conflict_table
+from ..errors import ParameterError
+from ..items import items as item_ranking
+from ..pairs import PairTables, pair_tables
+from . import _style
+
+__all__ = ["ItemView", "annotator_colors", "item", "item_view", "worst_items"]
+
+#: Colours of the conflict marks (not in the annotator palette's role).
+CONFLICT_COLORS = {"label": "#c0392b", "low_overlap": "#e67e22", "unmatched": "black",
+                   "missed": "black", "extra": "black"}
+_MARKERS = {"unmatched": "X", "missed": "X", "extra": "P", "label": "D", "low_overlap": "^"}
+_LEGEND = {"unmatched": "no match by (✕ colour)", "missed": "missed by (✕ colour)",
+           "extra": "extra (no match in the reference)", "label": "labels differ",
+           "low_overlap": "low overlap"}
+
+
+def annotator_colors(names) -> dict:
+    """Fixed colour of each annotator: the colorblind palette in name order.
+
+    Pass every annotator of the corpus (not only those on one item) so that colours
+    agree between items and figures.
+
+    Examples
+    --------
+    >>> c = annotator_colors(["ben", "ana"])
+    >>> list(c) == ["ana", "ben"] and c["ana"] != c["ben"]
+    True
+    """
+    ordered = sorted({str(n) for n in names})
+    return dict(zip(ordered, _style.colors(len(ordered))))
+
+
+class ItemView(NamedTuple):
+    """What :func:`item` draws (from :func:`item_view`).
+
+    Attributes
+    ----------
+    objects : pandas.DataFrame
+        The item's objects (the validated rows, pixel coordinates) with ``annotator``,
+        ``label``, ``object_id``, ``x0..y1``, ``geometry``, plus ``cluster`` (objects of
+        one matched group share it) and ``conflict`` (comma-separated kinds of the
+        unmatched/missed/extra conflicts of the object, '' when none).
+    pairs : pandas.DataFrame
+        Matched pairs: ``object_id_a, object_id_b, annotator_a, annotator_b, iou,
+        label_conflict, low_overlap`` (``annotator_a`` < ``annotator_b`` by name).
+    conflicts : pandas.DataFrame
+        The item's rows of :func:`iaa_frames.conflicts.conflicts`.
+    annotators : list of str
+        Annotators who covered the item (drew something or reviewed it and drew nothing).
+    width, height : float
+        Image size in pixels (from the annotations; the objects' extent when unknown).
+    size_known : bool
+        Whether the image size came from the annotations.
+    """
+
+    objects: pd.DataFrame
+    pairs: pd.DataFrame
+    conflicts: pd.DataFrame
+    annotators: list
+    width: float
+    height: float
+    size_known: bool
+
+
+def _item_code(t: PairTables, item) -> int:
+    names = t.corpus.items
+    hits = np.flatnonzero(np.asarray([n == item for n in names], dtype=bool))
+    if len(hits) == 0:
+        shown = ", ".join(map(repr, list(names[:5])))
+        raise ParameterError(f"item {item!r} is not in the corpus (items: {shown}"
+                             f"{', ...' if len(names) > 5 else ''})")
+    return int(hits[0])
+
+
+def item_view(data, item, *, reference: str | None = None,
+              low_overlap: float | None = DEFAULT_LOW_OVERLAP, **kwargs) -> ItemView:
+    """The objects, matched pairs and conflicts of one item.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or PairTables
+        A tidy annotation frame (only the item's rows are matched: within-item matching
+        depends on nothing else, so the result equals the corpus's matching) or the
+        corpus's pair tables (reused).
+    item
+        The item, as in the frame's ``item`` column.
+    reference, low_overlap
+        As in :func:`iaa_frames.conflicts.conflicts`.
+    **kwargs
+        ``distance``, ``match_threshold``, ... for the matching when ``data`` is a frame.
+
+    Returns
+    -------
+    ItemView
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=3, annotators={"a": "good", "b": "misser"}, seed=0)
+    >>> v = item_view(df, "img_00000")
+    >>> sorted(v.annotators)
+    ['a', 'b']
+    """
+    if isinstance(data, pd.DataFrame):
+        if "item" not in data.columns:
+            raise ParameterError("the annotation frame has no 'item' column")
+        mask = (data["item"] == item).to_numpy(dtype=bool)
+        if not mask.any():
+            raise ParameterError(f"item {item!r} is not in the annotation frame")
+        kwargs.setdefault("n_chance", 1)  # one item: there is no chance sample to draw
+        t = pair_tables(data.loc[mask], **kwargs)
+    elif isinstance(data, PairTables):
+        if kwargs:
+            raise ParameterError(f"unexpected keyword(s) {sorted(kwargs)} with PairTables")
+        t = data
+    else:
+        raise ParameterError("data must be a tidy annotation frame or PairTables; got "
+                             f"{type(data).__name__}")
+    code = _item_code(t, item)
+    c = t.corpus
+    rows = np.flatnonzero(c.item == code)
+    objects = c.objects.iloc[rows].copy()
+    objects["annotator"] = objects["annotator"].astype(str)
+    objects["cluster"] = t.units["cluster"].to_numpy()[rows]
+    conf = conflict_table(t, reference=reference, low_overlap=low_overlap)
+    conf = conf[np.asarray([i == item for i in conf["item"]], dtype=bool)] \
+        .reset_index(drop=True)
+    kinds: dict = {}
+    for kind, side in (("unmatched", "a"), ("missed", "a"), ("extra", "b")):
+        sel = conf[conf["kind"] == kind]
+        for oid in sel[f"object_id_{side}"]:
+            kinds.setdefault(oid, set()).add(kind)
+    objects["conflict"] = [",".join(sorted(kinds.get(o, ()))) for o in objects["object_id"]]
+    w = t.localization_within
+    w = w[w["item"].to_numpy() == code]
+    ids = c.objects["object_id"].array
+    label = c.label
+    oa, ob = w["object_a"].to_numpy(np.int64), w["object_b"].to_numpy(np.int64)
+    iou = w["iou"].to_numpy(float)
+    pairs = pd.DataFrame({
+        "object_id_a": ids.take(oa), "object_id_b": ids.take(ob),
+        "annotator_a": [str(x) for x in c.annotators[w["annotator_a"].to_numpy(np.int64)]],
+        "annotator_b": [str(x) for x in c.annotators[w["annotator_b"].to_numpy(np.int64)]],
+        "iou": iou,
+        "label_conflict": label[oa] != label[ob],
+        "low_overlap": (iou < low_overlap) if low_overlap is not None
+        else np.zeros(len(iou), bool),
+    })
+    # orientation by annotator name (codes depend on the corpus the tables come from)
+    swap = (pairs["annotator_a"] > pairs["annotator_b"]).to_numpy()
+    for x, y in (("object_id_a", "object_id_b"), ("annotator_a", "annotator_b")):
+        xa, ya = pairs[x].to_numpy(copy=True), pairs[y].to_numpy(copy=True)
+        pairs[x] = np.where(swap, ya, xa)
+        pairs[y] = np.where(swap, xa, ya)
+    pairs = pairs.sort_values(["annotator_a", "annotator_b", "object_id_a"],
+                              kind="stable").reset_index(drop=True)
+    if reference is not None:
+        keep = (pairs["annotator_a"] == reference) | (pairs["annotator_b"] == reference)
+        pairs = pairs[keep.to_numpy()].reset_index(drop=True)
+    covered = t.coverage[t.coverage["item"].to_numpy() == code]["annotator"].to_numpy()
+    annotators = sorted(str(x) for x in c.annotators[covered])
+    wh = objects[["width", "height"]].to_numpy(dtype=float)
+    known = np.isfinite(wh).all(axis=1)
+    if known.any():
+        width, height = wh[known][0]
+        size_known = True
+    else:
+        width = float(np.nanmax(objects["x1"].to_numpy(float), initial=1.0))
+        height = float(np.nanmax(objects["y1"].to_numpy(float), initial=1.0))
+        size_known = False
+    return ItemView(objects.reset_index(drop=True), pairs, conf, annotators, float(width),
+                    float(height), size_known)
+
+
+def _load_image(image):
+    if image is None:
+        return None
+    if isinstance(image, (str, Path)):
+        try:
+            from PIL import Image
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("drawing over an image file needs Pillow: pip install "
+                              "'iaa-frames[image]'") from exc
+        path = Path(image)
+        if not path.is_file():
+            raise FileNotFoundError(f"image file not found: {path}")
+        with Image.open(path) as im:
+            return np.asarray(im.convert("RGB"))
+    arr = np.asarray(image)
+    if arr.ndim not in (2, 3) or (arr.ndim == 3 and arr.shape[2] not in (3, 4)):
+        raise ParameterError(f"image must be a path or an (H, W), (H, W, 3) or (H, W, 4) "
+                             f"array; got shape {arr.shape}")
+    return arr
+
+
+def _outline(row):
+    """(list of (n, 2) rings, centre) of an object row in pixels."""
+    g = row.geometry
+    if g is not None and not (isinstance(g, float) and np.isnan(g)):
+        parts = list(getattr(g, "geoms", [g]))
+        rings = [np.asarray(p.exterior.coords) for p in parts]
+        centre = g.representative_point()
+        return rings, (centre.x, centre.y)
+    x0, y0, x1, y1 = row.x0, row.y0, row.x1, row.y1
+    return None, ((x0 + x1) / 2, (y0 + y1) / 2)
+
+
+def _legend_handles(colors, annotators, view_kinds, empty):
+    handles = [Line2D([], [], color=colors[a], lw=2,
+                      label=a + (" (drew nothing)" if a in empty else ""))
+               for a in annotators]
+    handles.append(Line2D([], [], color="0.2", lw=0.8, label="matched pair"))
+    for kind in ("unmatched", "missed", "extra", "label", "low_overlap"):
+        if kind in view_kinds:
+            handles.append(Line2D([], [], color=CONFLICT_COLORS[kind], marker=_MARKERS[kind],
+                                  markeredgecolor="white", markersize=7,
+                                  linestyle="--" if kind in ("unmatched", "missed", "extra")
+                                  else (":" if kind == "low_overlap" else "-"),
+                                  label=_LEGEND[kind]))
+    return handles
+
+
+def item(data, item, *, image=None, reference: str | None = None,
+         low_overlap: float | None = DEFAULT_LOW_OVERLAP, labels: bool = True,
+         legend: bool = True, colors: Mapping | None = None, ax=None, **kwargs):
+    """Every annotator's objects on one item, matched pairs linked, conflicts marked.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or PairTables
+        A tidy annotation frame or the corpus's pair tables (see :func:`item_view`).
+    item
+        The item to draw.
+    image : str, pathlib.Path or array, optional
+        The image, drawn under the annotations (a path needs Pillow: ``pip install
+        'iaa-frames[image]'``). It is stretched to the image size of the annotations.
+        Without it, a blank canvas of the image size.
+    reference : str, optional
+        Compare every annotator with this one only (conflicts are ``missed`` / ``extra``
+        against it, and only pairs with it are linked).
+    low_overlap : float or None, default 0.8
+        IoU below which a matched pair is marked as a low-overlap conflict.
+    labels : bool, default True
+        Tag each group of matched objects with its label(s).
+    legend : bool, default True
+        Draw the legend (annotator colours and conflict marks) under the Axes.
+    colors : mapping, optional
+        Annotator -> colour; default :func:`annotator_colors` of every annotator of
+        ``data`` (the whole frame or tables, not only the item's), so that an annotator
+        has the same colour on every item.
+    ax : matplotlib.axes.Axes, optional
+    **kwargs
+        Matching parameters when ``data`` is a frame.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Shapes have ``gid="shape:<annotator>"``, links ``gid="pair"``, conflict marks
+        ``gid="conflict:<kind>"``, label tags ``gid="tag"``.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=3, annotators={"a": "good", "b": "misser"}, seed=0)
+    >>> ax = item(df, "img_00000")
+    >>> ax.get_title(loc="left").startswith("img_00000")
+    True
+    """
+    if not isinstance(labels, (bool, np.bool_)) or not isinstance(legend, (bool, np.bool_)):
+        raise ParameterError("labels and legend must be True or False")
+    corpus_annotators = None
+    if isinstance(data, PairTables):
+        corpus_annotators = [str(a) for a in data.corpus.annotators]
+    elif isinstance(data, pd.DataFrame) and "annotator" in data.columns:
+        corpus_annotators = [str(a) for a in pd.unique(data["annotator"])]
+    view = item_view(data, item, reference=reference, low_overlap=low_overlap, **kwargs)
+    img = _load_image(image)
+    colors = dict(colors) if colors is not None else annotator_colors(
+        corpus_annotators or view.annotators)
+    missing = [a for a in view.annotators if a not in colors]
+    if missing:
+        raise ParameterError(f"colors has no colour for annotator(s) {missing}")
+    W, H = view.width, view.height
+    if ax is None:
+        aspect = H / W if W > 0 else 1.0
+        _, ax = plt.subplots(figsize=(5.0, min(7.0, max(2.5, 5.0 * aspect + 1.2))),
+                             layout="constrained")
+    if img is not None:
+        ax.imshow(img, extent=(0, W, H, 0), interpolation="antialiased", zorder=0,
+                  cmap="gray" if img.ndim == 2 else None)
+    else:
+        ax.add_patch(Rectangle((0, 0), W, H, facecolor="0.97", edgecolor="0.6", lw=0.8,
+                               zorder=0, gid="canvas"))
+    centre = {}
+    obj = view.objects
+    unmatched_kinds = set()
+    for row in obj.itertuples(index=False):  # one item: tens of objects at most
+        color = colors[row.annotator]
+        rings, ctr = _outline(row)
+        centre[row.object_id] = ctr
+        dashed = bool(row.conflict)
+        style = {"edgecolor": color, "lw": 2.0 if dashed else 1.4,
+                     "linestyle": (0, (3, 2)) if dashed else "-", "zorder": 2,
+                     "gid": f"shape:{row.annotator}"}
+        fill = {"facecolor": color, "alpha": 0.10, "lw": 0, "zorder": 1}
+        if rings is None:
+            xy, w, h = (row.x0, row.y0), row.x1 - row.x0, row.y1 - row.y0
+            ax.add_patch(Rectangle(xy, w, h, **fill))
+            ax.add_patch(Rectangle(xy, w, h, fill=False, **style))
+        else:
+            for ring in rings:
+                ax.add_patch(Polygon(ring, closed=True, **fill))
+                ax.add_patch(Polygon(ring, closed=True, fill=False, **style))
+        for kind in row.conflict.split(",") if row.conflict else ():
+            unmatched_kinds.add(kind)
+    # a ✕ per (object, annotator without a match), in that annotator's colour, along the
+    # object's top edge; a + on an extra object
+    corner = {o: (x1, y0) for o, x1, y0 in zip(obj["object_id"], obj["x1"], obj["y0"])}
+    step = 0.035 * W
+    seen: dict = {}
+    for c in view.conflicts.itertuples(index=False):
+        if c.kind not in ("unmatched", "missed", "extra"):
+            continue
+        anchor = c.object_id_b if c.kind == "extra" else c.object_id_a
+        k = seen.get(anchor, 0)
+        seen[anchor] = k + 1
+        x, y = corner[anchor]
+        color = "black" if c.kind == "extra" else colors[c.annotator_b]
+        ax.plot(x - k * step, y, marker=_MARKERS[c.kind], color=color, markersize=8,
+                markeredgecolor="black" if c.kind != "extra" else "white",
+                markeredgewidth=0.6, zorder=5, clip_on=False, gid=f"conflict:{c.kind}")
+    pair_kinds = set()
+    for p in view.pairs.itertuples(index=False):
+        (xa, ya), (xb, yb) = centre[p.object_id_a], centre[p.object_id_b]
+        kinds = [k for k, on in (("label", p.label_conflict), ("low_overlap", p.low_overlap))
+                 if on]
+        first = kinds[0] if kinds else None
+        ls = ":" if first == "low_overlap" else "-"
+        ax.plot([xa, xb], [ya, yb], color=CONFLICT_COLORS.get(first, "0.2"),
+                lw=1.6 if kinds else 0.8, linestyle=ls, zorder=3, gid="pair")
+        for kind, at in zip(kinds, (0.5, 0.3)):  # a pair can be both: two marks
+            pair_kinds.add(kind)
+            ax.plot(xa + at * (xb - xa), ya + at * (yb - ya), marker=_MARKERS[kind],
+                    color=CONFLICT_COLORS[kind], markeredgecolor="white", markersize=7,
+                    zorder=5, gid=f"conflict:{kind}")
+    if labels and len(obj):
+        groups = obj.groupby("cluster", sort=True).agg(
+            x=("x0", "min"), y=("y0", "min"),
+            labels=("label", lambda s: " / ".join(sorted(set(map(str, s))))))
+        for g in groups.itertuples(index=False):
+            differ = " / " in g.labels
+            ax.annotate(g.labels, xy=(g.x, g.y), xytext=(1, 1), textcoords="offset points",
+                        ha="left", va="bottom", fontsize="x-small", zorder=6, gid="tag",
+                        color=CONFLICT_COLORS["label"] if differ else "0.1",
+                        fontweight="bold" if differ else "normal",
+                        bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "alpha": 0.7,
+                                  "lw": 0}, annotation_clip=True)
+    ax.set_xlim(0, W)
+    ax.set_ylim(H, 0)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    counts = view.conflicts["kind"].value_counts()
+    summary = " · ".join(f"{int(counts[k])} {k.replace('_', ' ')}"
+                         for k in ("missed", "extra", "unmatched", "label", "low_overlap")
+                         if k in counts.index)
+    size = f"{W:.0f}×{H:.0f} px" if view.size_known else "image size unknown"
+    ax.set_title(f"{item}  ({size})\n{summary or 'no conflicts'}", fontsize="small",
+                 loc="left")
+    if legend:
+        drew = set(obj["annotator"])
+        empty = [a for a in view.annotators if a not in drew]
+        handles = _legend_handles(colors, view.annotators, unmatched_kinds | pair_kinds,
+                                  empty)
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.02),
+                  ncols=2, fontsize="x-small", frameon=False, borderaxespad=0)
+    return ax
+
+
+def _resolve_image(images, name):
+    if images is None:
+        return None
+    if callable(images):
+        return images(name)
+    if isinstance(images, Mapping):
+        return images.get(name)
+    raise ParameterError("images must be None, a mapping item -> image, or a callable")
+
+
+def worst_items(data, *, n: int = 6, component: str = "localization", ncols: int = 3,
+                images: Mapping | Callable | None = None, reference: str | None = None,
+                low_overlap: float | None = DEFAULT_LOW_OVERLAP, panel_width: float = 2.6,
+                **kwargs):
+    """A grid of the ``n`` items with the lowest item-level agreement, drawn as
+    :func:`item` draws one.
+
+    Items are ranked by :func:`iaa_frames.items.items` (worst first: its ``sigma`` on
+    ``component``, then unmatched and mislabelled counts). Each panel's title gives the
+    item and its item agreement; one legend serves the grid.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or PairTables
+        An annotation frame (pair tables are built once) or the corpus's pair tables.
+    n : int, default 6
+    component : str, default "localization"
+        Component of the ranking (see :func:`iaa_frames.items.items`).
+    ncols : int, default 3
+    images : mapping or callable, optional
+        Item -> image path or array (None to draw a blank canvas).
+    reference, low_overlap
+        As in :func:`item`.
+    panel_width : float, default 2.6
+        Width of one panel in inches.
+    **kwargs
+        Passed to :func:`~iaa_frames.pairs.pair_tables` when ``data`` is a frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=8, annotators={"a": "good", "b": "sloppy"}, seed=0)
+    >>> fig = worst_items(df, n=4, ncols=2, n_chance=50)
+    >>> len([ax for ax in fig.axes if ax.get_title(loc="left")])
+    4
+    """
+    for name, value in (("n", n), ("ncols", ncols)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ParameterError(f"{name} must be a positive integer; got {value!r}")
+    t = tables_of(data, **kwargs)
+    ranking = item_ranking(t, component=component, top=n)
+    names = list(ranking["item"])
+    if not names:
+        raise ParameterError("the corpus has no items")
+    ncols = min(ncols, len(names))
+    nrows = -(-len(names) // ncols)
+    colors = annotator_colors(t.corpus.annotators)
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
+                             figsize=(panel_width * ncols, panel_width * 0.95 * nrows + 0.9))
+    kinds = set()
+    for ax, name, row in zip(axes.flat, names, ranking.itertuples(index=False)):
+        item(t, name, image=_resolve_image(images, name), reference=reference,
+             low_overlap=low_overlap, colors=colors, legend=False, ax=ax)
+        summary = ax.get_title(loc="left").split("\n", 1)[1]
+        ax.set_title(f"{name}  (item σ = {_style.fmt(row.sigma)})\n{summary}",
+                     fontsize="small", loc="left")
+        kinds |= {g.split(":", 1)[1] for g in (a.get_gid() or "" for a in ax.lines)
+                  if g.startswith("conflict:")}
+    for ax in axes.flat[len(names):]:
+        ax.set_visible(False)
+    handles = _legend_handles(colors, sorted(colors), kinds, [])
+    fig.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)),
+               fontsize="x-small", frameon=False)
+    fig.suptitle(f"the {len(names)} items with the lowest {component} agreement",
+                 fontsize="medium")
+    return fig

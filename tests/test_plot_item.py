@@ -1,0 +1,142 @@
+"""Tests for iaa_frames.plot.item: the item view equals the corpus's matching, every
+object, pair and conflict is drawn, images (path and array) go under the shapes, the
+grid of the worst items follows the item ranking."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.image import AxesImage
+
+import iaa_frames as iaf
+from iaa_frames.errors import ParameterError
+from iaa_frames.plot.item import annotator_colors, item, item_view, worst_items
+
+matplotlib.use("Agg")
+plt = matplotlib.pyplot
+
+ITEM = "img_00019.jpg"
+
+
+@pytest.fixture(scope="module")
+def sample():
+    df = iaf.load_sample("coco")
+    return df, iaf.pair_tables(df, n_chance=100)
+
+
+def test_view_from_frame_equals_view_from_tables(sample):
+    df, t = sample
+    a = item_view(df, ITEM)
+    b = item_view(t, ITEM)
+    key = ["object_id_a", "object_id_b"]
+    pa = a.pairs.sort_values(key).reset_index(drop=True)
+    pb = b.pairs.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(pa, pb)
+    pd.testing.assert_frame_equal(a.conflicts.reset_index(drop=True),
+                                  b.conflicts.reset_index(drop=True))
+    assert sorted(a.objects["object_id"]) == sorted(df.loc[(df["item"] == ITEM)
+                                                           & df["label"].notna(),
+                                                           "object_id"])
+    assert (a.width, a.height) == (1280.0, 720.0) and a.size_known
+
+
+def test_everything_is_drawn(sample):
+    _df, t = sample
+    view = item_view(t, ITEM)
+    ax = item(t, ITEM)
+    outlines = [p for p in ax.patches if (p.get_gid() or "").startswith("shape:")]
+    n_parts = sum(len(getattr(g, "geoms", [g])) if g is not None else 1
+                  for g in view.objects["geometry"])
+    assert len(outlines) == n_parts
+    colors = annotator_colors(t.corpus.annotators)
+    for p in outlines:
+        name = p.get_gid().split(":", 1)[1]
+        np.testing.assert_allclose(p.get_edgecolor()[:3], colors[name][:3])
+    links = [ln for ln in ax.lines if ln.get_gid() == "pair"]
+    assert len(links) == len(view.pairs)
+    marks = [ln.get_gid().split(":", 1)[1] for ln in ax.lines
+             if (ln.get_gid() or "").startswith("conflict:")]
+    want = view.conflicts["kind"].value_counts().to_dict()
+    assert pd.Series(marks).value_counts().to_dict() == want
+    assert ax.get_legend() is not None
+    plt.close("all")
+
+
+def test_reference_mode_links_only_reference_pairs(sample):
+    _, t = sample
+    view = item_view(t, ITEM, reference="ana")
+    assert ((view.pairs["annotator_a"] == "ana") | (view.pairs["annotator_b"] == "ana")).all()
+    assert set(view.conflicts["kind"]) <= {"missed", "extra", "label", "low_overlap"}
+    ax = item(t, ITEM, reference="ana")
+    assert len([ln for ln in ax.lines if ln.get_gid() == "pair"]) == len(view.pairs)
+    plt.close("all")
+
+
+def test_image_path_and_array(sample, tmp_path):
+    from PIL import Image
+
+    _, t = sample
+    rng = np.random.default_rng(0)
+    arr = rng.integers(0, 255, size=(72, 128, 3), dtype=np.uint8)  # a thumbnail
+    path = tmp_path / "img.png"
+    Image.fromarray(arr).save(path)
+    for image in (path, str(path), arr, arr[..., 0]):
+        ax = item(t, ITEM, image=image)
+        images = [a for a in ax.get_children() if isinstance(a, AxesImage)]
+        assert len(images) == 1
+        assert images[0].get_extent() == [0, 1280.0, 720.0, 0]  # stretched to the item
+        plt.close("all")
+    with pytest.raises(FileNotFoundError, match="nope.png"):
+        item(t, ITEM, image=tmp_path / "nope.png")
+    with pytest.raises(ParameterError, match="image must be"):
+        item(t, ITEM, image=np.zeros((3, 4, 5)))
+
+
+def test_blank_canvas_unknown_size_and_errors():
+    rows = [{"item": "x", "annotator": "a", "label": "car", "x0": 10, "y0": 10, "x1": 50, "y1": 40},
+            {"item": "x", "annotator": "b", "label": "bus", "x0": 12, "y0": 10, "x1": 50, "y1": 42},
+            {"item": "x", "annotator": "c"}]
+    df = iaf.from_records(rows)
+    view = item_view(df, "x")
+    assert not view.size_known and (view.width, view.height) == (50.0, 42.0)
+    assert view.annotators == ["a", "b", "c"]
+    ax = item(df, "x")
+    assert any(p.get_gid() == "canvas" for p in ax.patches)
+    assert "image size unknown" in ax.get_title(loc="left")
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "c (drew nothing)" in legend and "labels differ" in legend
+    tags = [t.get_text() for t in ax.texts if t.get_gid() == "tag"]
+    assert tags == ["bus / car"]
+    plt.close("all")
+    with pytest.raises(ParameterError, match="not in the annotation frame"):
+        item(df, "y")
+    with pytest.raises(ParameterError, match="colour"):
+        item(df, "x", colors={"a": "red"})
+
+
+def test_colors_consistent_across_items(sample):
+    df, _ = sample
+    colors = annotator_colors(df["annotator"].unique())
+    for name in (ITEM, "img_00002.jpg"):
+        ax = df.iaa.plot.item(name, n_chance=5)
+        for p in ax.patches:
+            gid = p.get_gid() or ""
+            if gid.startswith("shape:"):
+                np.testing.assert_allclose(p.get_edgecolor()[:3],
+                                           colors[gid.split(":", 1)[1]][:3])
+        plt.close("all")
+
+
+def test_worst_items_grid_follows_ranking(sample):
+    _, t = sample
+    fig = worst_items(t, n=4, ncols=2)
+    ranking = iaf.items(t, top=4)["item"].tolist()
+    titles = [ax.get_title(loc="left").split("  ")[0] for ax in fig.axes
+              if ax.get_visible() and ax.get_title(loc="left")]
+    assert titles == ranking
+    assert len(fig.legends) == 1
+    plt.close("all")
+    with pytest.raises(ParameterError, match="n must be"):
+        worst_items(t, n=0)
