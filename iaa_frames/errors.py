@@ -13,6 +13,7 @@ __all__ = [
     "InvalidAnnotationError",
     "ParameterError",
     "ReaderError",
+    "NotComparableError",
     "IAAWarning",
     "DroppedRowsWarning",
     "RepairedGeometryWarning",
@@ -37,6 +38,11 @@ class ParameterError(IAAError):
 
 class ReaderError(IAAError):
     """An annotation export cannot be read; the message names the file and the entry."""
+
+
+class NotComparableError(IAAError):
+    """The corpus cannot give agreement (fewer than two annotators, no item annotated by
+    two of them, ...); the message says what is missing and how to fix it."""
 
 
 class IAAWarning(UserWarning):

@@ -28,6 +28,7 @@ import pandas as pd
 
 from .errors import IAAWarning, ParameterError
 from .frame import ALL
+from .comparability import require_comparable
 from .pairs import DEFAULT_N_CHANCE, pair_tables
 
 __all__ = ["HIGH", "LOW", "level", "reading", "report", "headline", "by_label",
@@ -569,6 +570,7 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     if out_dir.exists() and not out_dir.is_dir():
         raise NotADirectoryError(f"{out_dir} exists and is not a directory")
     start = time.perf_counter()
+    require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures
     tables = pair_tables(df, distance=distance, match_threshold=match_threshold,
                          n_chance=n_chance, overall=overall, seed=seed, progress=progress)
     result = agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
