@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .comparability import require_comparable
 from .errors import IAAWarning, ParameterError
 from .frame import ALL
-from .comparability import require_comparable
 from .pairs import DEFAULT_N_CHANCE, pair_tables
 
 __all__ = ["HIGH", "LOW", "level", "reading", "report", "headline", "by_label",
