@@ -17,6 +17,7 @@ __all__ = [
     "IAAWarning",
     "DroppedRowsWarning",
     "RepairedGeometryWarning",
+    "AnnotatorNameWarning",
 ]
 
 
@@ -61,3 +62,8 @@ class DroppedRowsWarning(IAAWarning):
 
 class RepairedGeometryWarning(IAAWarning):
     """Invalid polygons were repaired with :func:`shapely.make_valid`."""
+
+
+class AnnotatorNameWarning(IAAWarning):
+    """An export records no annotator, and the reader named one (the name of the file or
+    directory): pass ``annotator=`` to choose the name and silence the warning."""

@@ -150,8 +150,10 @@ class ItemKeys:
         prev = self.seen.setdefault((scope, key), raw)
         if prev != raw:
             how = self.key if isinstance(self.key, str) else "the item_key function"
-            raise reader_error(path, entry, f"{prev!r} and {raw!r} both become item {key!r} with "
+            exc = reader_error(path, entry, f"{prev!r} and {raw!r} both become item {key!r} with "
                                f"item_key={how!r}; pass item_key='path' (or a function) to keep "
                                "them apart")
+            exc.fatal = True  # a wrong item_key, not a bad entry: never dropped
+            raise exc
         self.cache[(scope, raw)] = key
         return key
