@@ -501,6 +501,21 @@ class FrameBuilder:
             text += f" (id={oid})"
         return self.files[f], text
 
+    def describe_row(self, row: int) -> tuple[Any, str]:
+        """(file, entry description) of a row by its position in the builder (before
+        :meth:`build`)."""
+        f = self.file_idx[row]
+        e = self.entry[row]
+        d = self.describers[f]
+        if e < 0:
+            text = self.entry_text.get(row, "(unknown entry)")
+        else:
+            text = d(e) if d is not None else f"entry {e}"
+        oid = self.object_id[row] if row < len(self.object_id) else None
+        if oid is not None and "(id=" not in text:
+            text += f" (id={oid})"
+        return self.files[f], text
+
     @property
     def n(self) -> int:
         return len(self.kind)
@@ -583,7 +598,7 @@ class FrameBuilder:
         self.drop(path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator,
                   record=record)
 
-    def void(self, row: int, exc: ReaderError, path, entry, record=None) -> None:
+    def void(self, row: int, exc: ReaderError, path, entry, record=None, *, cover: bool = True) -> None:
         """Remove a row already added whose entry turned out unusable (a category id not
         defined, ...): re-raise ``exc``, or drop the row, keeping its annotator's coverage
         of the item."""
@@ -591,8 +606,9 @@ class FrameBuilder:
             raise exc
         self.voided.add(row)
         item, annotator = self.item[row], self.annotator[row]
-        self.cover(item, annotator, width=self.width[row], height=self.height[row],
-                   file_idx=self.file_idx[row], entry=entry)
+        if cover:
+            self.cover(item, annotator, width=self.width[row], height=self.height[row],
+                       file_idx=self.file_idx[row], entry=entry)
         self.drop(path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator,
                   record=record)
 
