@@ -25,7 +25,10 @@ FAST = ["--n-boot", "0", "--n-chance", "100"]
 
 
 def run(*args, cwd=None):
-    env = dict(os.environ, MPLBACKEND="Agg")
+    # run this checkout's package, not whatever an editable install points at
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, MPLBACKEND="Agg",
+               PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     return subprocess.run([sys.executable, "-m", "iaa_frames", *map(str, args)],
                           capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
 
