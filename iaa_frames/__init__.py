@@ -6,6 +6,7 @@ Importing the package registers the ``DataFrame.iaa`` accessor.
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from .errors import (
+    AnnotatorNameWarning,
     DroppedRowsWarning,
     IAAError,
     IAAWarning,
@@ -73,6 +74,7 @@ __all__ = [
     "simulate",
     "simulate_with_truth",
     "within",
+    "AnnotatorNameWarning",
     "DroppedRowsWarning",
     "IAAError",
     "IAAWarning",
