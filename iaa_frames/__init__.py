@@ -6,10 +6,12 @@ Importing the package registers the ``DataFrame.iaa`` accessor.
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from .errors import (
+    AnnotatorNameWarning,
     DroppedRowsWarning,
     IAAError,
     IAAWarning,
     InvalidAnnotationError,
+    NotComparableError,
     ParameterError,
     ReaderError,
     RepairedGeometryWarning,
@@ -82,10 +84,12 @@ __all__ = [
     "simulate",
     "simulate_with_truth",
     "within",
+    "AnnotatorNameWarning",
     "DroppedRowsWarning",
     "IAAError",
     "IAAWarning",
     "InvalidAnnotationError",
+    "NotComparableError",
     "ParameterError",
     "ReaderError",
     "RepairedGeometryWarning",

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import sys
 import time
 import warnings
 from pathlib import Path
 
-__all__ = ["FORMATS", "main", "read_inputs"]
+__all__ = ["FORMATS", "guess_format", "main", "read_inputs"]
 
 PROG = "iaa-frames"
 
@@ -29,12 +30,17 @@ _EXAMPLES = """\
 examples:
   iaa-frames demo
       report on the bundled sample (4 annotators, 40 images) in ./iaa-frames-demo
-  iaa-frames report ana.json ben.json --format coco --out report/
-      one COCO file per annotator (the annotator is the file name)
+  iaa-frames report ana.json ben.json --out report/
+      one COCO file per annotator (the annotator is the file name; the format is told
+      from the content: COCO, Label Studio or Darwin JSON)
   iaa-frames report exports/ --format voc --out report/
       a directory with one subdirectory of VOC XML files per annotator
-  iaa-frames report labels/ --format yolo --classes classes.txt --image-sizes sizes.csv --out r/
-  iaa-frames report annotations.csv --format csv --out r/ --n-boot 500 --seed 1
+  iaa-frames report yolo-exports/ --classes data.yaml --image-sizes sizes.csv --out r/
+      one YOLO export (Ultralytics or Darknet layout) per annotator subdirectory
+  iaa-frames report project.json job_3.xml --on-invalid drop --out r/
+      the same images from Label Studio and CVAT; unusable shapes dropped and listed
+      in r/dropped.csv
+  iaa-frames report annotations.csv --out r/ --n-boot 500 --seed 1
       a tidy table: item, annotator, label, x0, y0, x1, y1 [, geometry (WKT), width, height]
 
 Open DIR/report.html in a browser; it needs no network. DIR also holds agreement.nc and
@@ -45,15 +51,20 @@ Read annotation exports, compute agreement (detection, classification, localizat
 overall; by class and annotator, with bootstrap CIs) and write DIR/report.html,
 DIR/agreement.nc and CSV tables.
 
-input layouts by --format:
+input layouts by --format (by default told from the file names and contents: .csv,
+.parquet, .xml (CVAT or VOC), .json (COCO, Label Studio or Darwin), directories):
   coco         one COCO JSON per annotator (annotator = file name), or one file with
                rater_id keys
-  cvat         CVAT for images 1.1 XML, one per job/annotator (annotator = job assignee)
-  labelstudio  Label Studio JSON export(s) (annotator = completed_by)
+  cvat         CVAT for images or for video 1.1 XML, one per job/annotator
+               (annotator = job assignee)
+  labelstudio  Label Studio JSON or JSON-MIN export(s) (annotator = completed_by)
   voc          a directory of per-annotator subdirectories of VOC XML, or several
                directories (annotator = directory name)
-  yolo         like voc, with .txt labels; see --classes and --image-sizes
+  yolo         like voc, each annotator's directory an Ultralytics (data.yaml, labels/)
+               or Darknet (obj.data, train.txt) export; see --classes and --image-sizes
   darwin       V7 Darwin JSON 2.0: a directory of per-annotator subdirectories, or files
+Images are matched across files by their base names (photo.jpg), so that Label Studio
+upload paths and CVAT names meet.
   csv          tidy table, one row per object: item, annotator, label, x0, y0, x1, y1,
                optional geometry (WKT polygon), width, height, object_id
   parquet      the same table as Parquet (needs pyarrow)"""
@@ -128,8 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
                          description=_REPORT_HELP, epilog=_EXAMPLES,
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="files or directories")
-    rep.add_argument("-f", "--format", required=True, choices=FORMATS,
-                     help="format of the inputs")
+    rep.add_argument("-f", "--format", choices=FORMATS,
+                     help="format of the inputs (default: told from the file names and "
+                          "contents)")
+    rep.add_argument("--on-invalid", choices=("raise", "drop"), default="raise",
+                     help="unusable entries (a shape without a label, a zero-area box, ...): "
+                          "stop with an error naming them (raise, the default), or drop them "
+                          "and list them in OUT/dropped.csv (drop)")
     rep.add_argument("-o", "--out", required=True, metavar="DIR",
                      help="output directory (created if missing)")
     y = rep.add_argument_group("yolo options")
@@ -154,6 +170,113 @@ def build_parser() -> argparse.ArgumentParser:
 # ----------------------------------------------------------------------------- reading
 
 
+_IMAGE_LIST = ("obj.data", "data.yaml", "dataset.yaml", "obj.names")
+
+
+def _head(path: Path, n: int = 65536) -> str:
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            return fh.read(n)
+    except OSError:
+        return ""
+
+
+def _json_format(path: Path):
+    head = _head(path).lstrip()
+    if head.startswith("["):
+        if re.search(r'"image_id"\s*:', head) and re.search(r'"category_id"\s*:', head):
+            return "coco"  # a COCO results file: a list of annotations
+        return "labelstudio"
+    if head.startswith("{"):
+        if re.search(r'"item"\s*:\s*\{', head) and re.search(r'"slots"|"annotations"', head):
+            return "darwin"
+        if re.search(r'"(images|annotations|categories)"\s*:', head):
+            return "coco"
+        if re.search(r'"image"\s*:\s*\{', head):
+            return "darwin"  # Darwin 1.0: read_darwin says to export 2.0
+    return None
+
+
+def _xml_format(path: Path):
+    head = _head(path, 8192)
+    m = re.search(r"<(annotations|annotation)[\s>]", head)
+    if m is None:
+        return None
+    return "cvat" if m.group(1) == "annotations" else "voc"
+
+
+def _file_format(path: Path):
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    if suffix == ".xml":
+        return _xml_format(path)
+    if suffix == ".json":
+        return _json_format(path)
+    return None
+
+
+def _dir_format(path: Path, depth: int = 0):
+    if any((path / n).is_file() for n in _IMAGE_LIST) or (path / "labels").is_dir():
+        return "yolo"
+    found = set()
+    for p in sorted(path.iterdir())[:200]:
+        if p.is_file():
+            if p.suffix.lower() == ".txt" and p.name not in ("train.txt", "valid.txt", "test.txt"):
+                found.add("yolo")
+            elif p.suffix.lower() in (".xml", ".json"):
+                fmt = _file_format(p)
+                if fmt is not None:
+                    found.add(fmt)
+        elif p.is_dir() and depth == 0 and not p.name.startswith("."):
+            fmt = _dir_format(p, depth=1)
+            if fmt is not None:
+                found.add(fmt)
+    return found.pop() if len(found) == 1 else None
+
+
+def guess_format(inputs) -> str:
+    """The ``--format`` of the inputs, told from their names and contents.
+
+    ``.csv`` and ``.parquet`` by name; ``.xml``: CVAT (root ``<annotations>``) or VOC
+    (``<annotation>``); ``.json``: COCO (``images``/``annotations``/``categories``, or a
+    list of annotations), Darwin (``item``) or Label Studio (a list of tasks or JSON-MIN
+    records); directories by the files they (or their subdirectories) hold, YOLO when they
+    hold ``.txt`` labels, ``labels/``, ``data.yaml`` or ``obj.data``.
+
+    Raises
+    ------
+    ParameterError
+        When an input's format cannot be told, or the inputs have different formats.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "ann.json").write_text('{"images": [], "annotations": [], "categories": []}')
+    >>> _ = (d / "job.xml").write_text("<annotations><version>1.1</version></annotations>")
+    >>> guess_format([d / "ann.json"]), guess_format([d / "job.xml"])
+    ('coco', 'cvat')
+    """
+    from .errors import ParameterError
+
+    formats = {}
+    for p in map(Path, inputs):
+        fmt = _dir_format(p) if p.is_dir() else _file_format(p)
+        if fmt is None:
+            raise ParameterError(f"cannot tell the format of {p}; pass --format "
+                                 f"({', '.join(FORMATS)})")
+        formats[p] = fmt
+    kinds = set(formats.values())
+    if len(kinds) > 1:
+        listed = ", ".join(f"{p.name}: {f}" for p, f in formats.items())
+        raise ParameterError(f"the inputs have different formats ({listed}); read them in "
+                             "Python (iaa_frames.read_*) and pd.concat the frames, or pass --format")
+    return kinds.pop()
+
+
 def _check_paths(paths):
     for p in paths:
         if not p.exists():
@@ -175,7 +298,7 @@ def _concat(frames):
     return pd.concat(parts, ignore_index=True)
 
 
-def _read_table(path: Path, fmt: str):
+def _read_table(path: Path, fmt: str, on_invalid: str = "raise"):
     import pandas as pd
     import shapely
 
@@ -209,19 +332,22 @@ def _read_table(path: Path, fmt: str):
         df = df.assign(geometry=pd.Series(geoms, index=df.index, dtype=object))
     from .frame import validate
 
-    return validate(df)
+    return validate(df, on_invalid=on_invalid)
 
 
-def read_inputs(inputs, fmt: str, *, classes=None, image_sizes=None):
+def read_inputs(inputs, fmt: str | None = None, *, classes=None, image_sizes=None,
+                on_invalid: str = "raise"):
     """Read the inputs of ``iaa-frames report`` into one tidy frame.
 
     Parameters
     ----------
     inputs : list of path
-    fmt : str
-        One of :data:`FORMATS`.
+    fmt : str, optional
+        One of :data:`FORMATS`; by default told by :func:`guess_format`.
     classes, image_sizes : path, optional
         YOLO class names and image sizes.
+    on_invalid : {"raise", "drop"}, default "raise"
+        Passed to the readers (and to ``validate`` for tables).
 
     Returns
     -------
@@ -234,29 +360,32 @@ def read_inputs(inputs, fmt: str, *, classes=None, image_sizes=None):
 
     paths = [Path(p) for p in inputs]
     _check_paths(paths)
+    if fmt is None:
+        fmt = guess_format(paths)
     if fmt not in FORMATS:
         raise ParameterError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     if (classes or image_sizes) and fmt != "yolo":
         raise ParameterError("--classes and --image-sizes apply to --format yolo only")
     one = len(paths) == 1
+    kw = {"on_invalid": on_invalid}
     if fmt in ("coco", "cvat"):
         read = readers.read_coco if fmt == "coco" else readers.read_cvat
-        return read(paths[0] if one else paths)
+        return read(paths[0] if one else paths, **kw)
     if fmt in ("csv", "parquet"):
-        return _concat([_read_table(p, fmt) for p in paths])
+        return _concat([_read_table(p, fmt, on_invalid) for p in paths])
     if fmt == "labelstudio":
-        return _concat([readers.read_labelstudio(p) for p in paths])
+        return _concat([readers.read_labelstudio(p, **kw) for p in paths])
     if fmt == "yolo":
-        kwargs = {}
         if classes:
             _check_paths([Path(classes)])
-            kwargs["classes"] = Path(classes)
+            kw["classes"] = Path(classes)
         if image_sizes:
             _check_paths([Path(image_sizes)])
-            kwargs["image_sizes"] = pd.read_csv(image_sizes)
-        read = lambda p: readers.read_yolo(p, **kwargs)  # noqa: E731
+            kw["image_sizes"] = pd.read_csv(image_sizes)
+        read = lambda p: readers.read_yolo(p, **kw)
     else:
-        read = readers.read_voc if fmt == "voc" else readers.read_darwin
+        reader = readers.read_voc if fmt == "voc" else readers.read_darwin
+        read = lambda p: reader(p, **kw)
     if one:
         return read(paths[0])
     if all(p.is_dir() for p in paths):
@@ -299,10 +428,24 @@ def _command(args):
         df = load_sample("coco")
         title = args.title or "iaa_frames demo: the bundled sample corpus"
         return _run_report(args, df, title)
-    _status(args, f"reading {len(args.inputs)} input(s) as {args.format} ...")
-    df = read_inputs(args.inputs, args.format, classes=args.classes,
-                     image_sizes=args.image_sizes)
+    fmt = args.format or guess_format(args.inputs)
+    _status(args, f"reading {len(args.inputs)} input(s) as {fmt} ...")
+    df = read_inputs(args.inputs, fmt, classes=args.classes, image_sizes=args.image_sizes,
+                     on_invalid=args.on_invalid)
     return _run_report(args, df, args.title)
+
+
+def _write_dropped(args, frames) -> None:
+    if not frames or not getattr(args, "out", None):
+        return
+    import pandas as pd
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    table = pd.concat([f.astype(object) for f in frames], ignore_index=True)
+    if "geometry" in table.columns:
+        table["geometry"] = [getattr(g, "wkt", g) for g in table["geometry"]]
+    table.to_csv(out / "dropped.csv", index=False)
 
 
 def _one_line(exc) -> str:
@@ -322,13 +465,31 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
 
+    dropped = []  # DroppedRowsWarning.dropped frames, written to OUT/dropped.csv
+
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"{PROG}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+        from .errors import DroppedRowsWarning
+
+        if isinstance(message, DroppedRowsWarning) and getattr(args, "out", None):
+            # the Python advice (.dropped, return_dropped=True) means nothing here: the
+            # records go to a file
+            text = str(message).split(";")[0]
+            n = len(message.dropped) if message.dropped is not None else sum(message.counts.values())
+            if message.dropped is not None:
+                dropped.append(message.dropped)
+            target = Path(args.out) / "dropped.csv"
+            text = f"{text}; the {n} record(s) are listed in {target}"
+        else:
+            text = str(message)
+        print(f"{PROG}: warning: {' '.join(text.split())}", file=sys.stderr)
 
     try:
         with warnings.catch_warnings():
             warnings.showwarning = show
-            return _command(args)
+            try:
+                return _command(args)
+            finally:
+                _write_dropped(args, dropped)
     except IAAError as exc:
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
         return 1

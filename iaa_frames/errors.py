@@ -13,9 +13,11 @@ __all__ = [
     "InvalidAnnotationError",
     "ParameterError",
     "ReaderError",
+    "NotComparableError",
     "IAAWarning",
     "DroppedRowsWarning",
     "RepairedGeometryWarning",
+    "AnnotatorNameWarning",
 ]
 
 
@@ -39,6 +41,11 @@ class ReaderError(IAAError):
     """An annotation export cannot be read; the message names the file and the entry."""
 
 
+class NotComparableError(IAAError):
+    """The corpus cannot give agreement (fewer than two annotators, no item annotated by
+    two of them, ...); the message says what is missing and how to fix it."""
+
+
 class IAAWarning(UserWarning):
     """Root of every warning issued by iaa_frames."""
 
@@ -55,3 +62,8 @@ class DroppedRowsWarning(IAAWarning):
 
 class RepairedGeometryWarning(IAAWarning):
     """Invalid polygons were repaired with :func:`shapely.make_valid`."""
+
+
+class AnnotatorNameWarning(IAAWarning):
+    """An export records no annotator, and the reader named one (the name of the file or
+    directory): pass ``annotator=`` to choose the name and silence the warning."""

@@ -46,7 +46,7 @@ _FRONT = ("item", "annotator", "label", "object_id", *BOX_COLUMNS, "geometry", "
 INVALID_REASONS = {
     "missing_item": "the item is missing",
     "missing_annotator": "the annotator is missing",
-    "non_string_annotator": "the annotator is not a string",
+    "non_string_annotator": "the annotator is neither a string nor an integer id",
     "non_numeric_coordinates": "a box coordinate is not a number",
     "not_a_geometry": "geometry is not a shapely geometry",
     "not_polygonal": "geometry is not a Polygon or MultiPolygon",
@@ -131,6 +131,50 @@ def _string_mask(values: pd.Series) -> np.ndarray:
     return np.frompyfunc(lambda v: isinstance(v, str), 1, 1)(arr).astype(bool)
 
 
+def _integral_to_str(v):
+    """An integer annotator id (int, numpy integer, or a float holding an integer, as
+    ``pd.read_csv`` gives when a column has gaps) as its decimal string; other values as
+    they are."""
+    if isinstance(v, (bool, np.bool_)):
+        return v
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer():
+        return str(int(v))
+    return v
+
+
+def _annotator_column(ann: pd.Series) -> pd.Series:
+    """Integer annotator ids (normal after ``pd.read_csv``) converted to strings, vectorized
+    per dtype; strings and missing values untouched; anything else is left for the
+    ``non_string_annotator`` check."""
+    dtype = ann.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return ann
+    if pd.api.types.is_integer_dtype(dtype):
+        return ann.astype("str")
+    if pd.api.types.is_float_dtype(dtype):
+        vals = ann.to_numpy(dtype="float64", na_value=np.nan)
+        present = ~np.isnan(vals)
+        with np.errstate(invalid="ignore"):
+            integral = present & np.isfinite(vals) & (np.floor(vals) == vals)
+        if not integral[present].all():
+            return ann
+        out = np.full(len(vals), None, dtype=object)
+        out[present] = vals[present].astype(np.int64).astype(str)
+        return pd.Series(pd.array(out, dtype="str"), index=ann.index)
+    if dtype == object:
+        arr = ann.to_numpy(dtype=object)
+        numeric = np.frompyfunc(
+            lambda v: isinstance(v, (int, float, np.integer, np.floating))
+            and not isinstance(v, (bool, np.bool_)), 1, 1)(arr).astype(bool)
+        if numeric.any():
+            arr = arr.copy()
+            arr[numeric] = [_integral_to_str(v) for v in arr[numeric]]
+            return pd.Series(arr, index=ann.index, dtype=object)
+    return ann
+
+
 def _numeric(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Coordinates as float64 and a mask of values that were present but not numeric."""
     coerced = pd.to_numeric(values, errors="coerce")
@@ -197,7 +241,7 @@ def _reasons(df: pd.DataFrame):
     masks: dict[str, np.ndarray] = {}
     item = df["item"]
     masks["missing_item"] = item.isna().to_numpy()
-    ann = df["annotator"]
+    ann = _annotator_column(df["annotator"])
     ann_missing = ann.isna().to_numpy()
     masks["missing_annotator"] = ann_missing
     masks["non_string_annotator"] = ~ann_missing & ~_string_mask(ann)
@@ -374,7 +418,9 @@ def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:
         of polygons; ``geometry`` holds polygons and ``None`` for plain boxes and coverage
         rows; ``width``/``height`` are NaN when unknown; ``object_id`` is generated
         (``0..n-1``) when absent; ``annotator`` and ``label`` are strings (non-string labels
-        are converted). Invalid polygons are repaired with :func:`shapely.make_valid`
+        are converted; integer annotator ids, such as ``pd.read_csv`` gives for a column of
+        user ids, become their decimal strings, ``7`` and ``7.0`` both ``"7"``; other
+        non-string annotators are invalid). Invalid polygons are repaired with :func:`shapely.make_valid`
         (a :class:`~iaa_frames.errors.RepairedGeometryWarning` counts them). The original
         index is kept. ``attrs["iaa_dropped"]`` and ``attrs["iaa_repaired"]`` record the
         counts. Validating a validated frame returns an equal frame.
@@ -449,6 +495,13 @@ def from_records(records, *, on_invalid: str = "raise") -> pd.DataFrame:
     pandas.DataFrame
         The validated tidy frame.
 
+    Raises
+    ------
+    SchemaError
+        When the records lack a required key (``item``, ``annotator``, ``label``, and a
+        shape: ``x0, y0, x1, y1``, ``geometry`` or ``points``), as :func:`validate` does
+        for a frame. Records of coverage rows alone need only ``item`` and ``annotator``.
+
     Examples
     --------
     >>> df = from_records([
@@ -472,17 +525,17 @@ def from_records(records, *, on_invalid: str = "raise") -> pd.DataFrame:
             f"record {bad[0]} is a {type(records[bad[0]]).__name__}, not a dict"
         )
     df = pd.DataFrame.from_records(records)
-    for col in ("item", "annotator", "label"):
-        if col not in df.columns:
-            df[col] = None
+    if len(df) == 0:
+        df = pd.DataFrame({c: [] for c in ("item", "annotator", "label", *BOX_COLUMNS)})
+    shape_keys = {*BOX_COLUMNS, "geometry", "points"} & set(df.columns)
+    if not shape_keys and "label" not in df.columns and {"item", "annotator"} <= set(df.columns):
+        # only coverage rows: no shape and no label in any record
+        df = df.assign(label=None, **{c: np.nan for c in BOX_COLUMNS})
     if "points" in df.columns:
         df = df.assign(geometry=_points_to_geometry(df["points"], df.get("geometry"))).drop(
             columns="points"
         )
-    if "geometry" not in df.columns:
-        for c in BOX_COLUMNS:
-            if c not in df.columns:
-                df[c] = np.nan
+    # wrong or missing keys give the SchemaError of validate(), which lists the keys found
     return validate(df, on_invalid=on_invalid)
 
 

@@ -26,6 +26,7 @@ from .progress import DELAY, tqdm
 
 from . import chance
 from .chance import DEFAULT_N_CHANCE, MIN_CHANCE_UNITS, POOL_NEIGHBOURS, ChanceSample, WithinCounts
+from .comparability import require_comparable
 from .corpus import Corpus, Slices, prepare
 from .distances import DEFAULT_DISTANCE, get_distance
 from .errors import ParameterError
@@ -247,6 +248,7 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
     >>> sorted(t.localization_within.columns)[:4]
     ['annotator_a', 'annotator_b', 'distance', 'iou']
     """
+    require_comparable(df)
     _check_params(match_threshold, n_chance, overall, seed, progress)
     dist = get_distance(distance)
     corpus = prepare(df)

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .comparability import require_comparable
 from .errors import IAAWarning, ParameterError
 from .frame import ALL
 from .pairs import DEFAULT_N_CHANCE, pair_tables
@@ -721,6 +722,7 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     if out_dir.exists() and not out_dir.is_dir():
         raise NotADirectoryError(f"{out_dir} exists and is not a directory")
     start = time.perf_counter()
+    require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures
     if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
         tables = df.iaa.tables(distance=distance, match_threshold=match_threshold,
                                n_chance=n_chance, overall=overall, seed=seed,

@@ -25,7 +25,10 @@ FAST = ["--n-boot", "0", "--n-chance", "100"]
 
 
 def run(*args, cwd=None):
-    env = dict(os.environ, MPLBACKEND="Agg")
+    # run this checkout's package, not whatever an editable install points at
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, MPLBACKEND="Agg",
+               PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     return subprocess.run([sys.executable, "-m", "iaa_frames", *map(str, args)],
                           capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
 
@@ -162,7 +165,9 @@ def test_missing_arguments(capsys, tmp_path):
     assert_one_line_error(run(), 2, "COMMAND")
     assert_one_line_error(call(capsys, "report", "--format", "csv", "--out", tmp_path), 2,
                           "INPUT")
-    assert_one_line_error(call(capsys, "report", "x.csv", "--out", tmp_path), 2, "--format")
+    assert_one_line_error(call(capsys, "report", "--out", tmp_path), 2, "INPUT")
+    # --format is optional: a missing input is an input error naming it
+    assert_one_line_error(call(capsys, "report", "x.csv", "--out", tmp_path, "-q"), 1, "x.csv")
 
 
 def test_output_path_is_a_file(boxes_csv, tmp_path):
@@ -255,3 +260,63 @@ def test_read_inputs_errors(tmp_path):
         read_inputs([empty], "csv")
     with pytest.raises(ParameterError, match="unknown format"):
         read_inputs([empty], "excel")
+
+
+# -- formats told from the inputs, --on-invalid, warnings ------------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_guess_format_from_names_and_contents(boxes_csv):
+    from iaa_frames.cli import guess_format
+    from iaa_frames.errors import ParameterError
+
+    cases = {
+        "coco": [FIXTURES / "coco" / "ana.json"],
+        "labelstudio": [FIXTURES / "labelstudio" / "export.json"],
+        "cvat": [FIXTURES / "cvat" / "job_12.xml", FIXTURES / "cvat" / "video_job_ana.xml"],
+        "darwin": [FIXTURES / "darwin_export"],
+        "voc": [FIXTURES / "voc"],
+        "yolo": [FIXTURES / "yolo_ultralytics"],
+        "csv": [boxes_csv],
+    }
+    for fmt, inputs in cases.items():
+        assert guess_format(inputs) == fmt, inputs
+    assert guess_format([FIXTURES / "labelstudio" / "json_min.json"]) == "labelstudio"
+    assert guess_format([FIXTURES / "yolo_darknet"]) == "yolo"
+    assert guess_format([FIXTURES / "darwin_export" / "street_01.json"]) == "darwin"
+    with pytest.raises(ParameterError, match="different formats.*job_12.xml: cvat"):
+        guess_format([FIXTURES / "coco" / "ana.json", FIXTURES / "cvat" / "job_12.xml"])
+    with pytest.raises(ParameterError, match="cannot tell the format of .*data.yaml; pass --format"):
+        guess_format([FIXTURES / "yolo" / "data.yaml"])
+
+
+def test_on_invalid_drop_and_the_dropped_table(tmp_path):
+    # a Datumaro-written CVAT file with label="": the default stops with one line naming
+    # the file, the shape and the fix; --on-invalid drop reads it and lists what it dropped
+    bad = FIXTURES / "cvat" / "datumaro_for_images.xml"
+    other = tmp_path / "other.xml"
+    other.write_text(bad.read_text().replace('label=""', 'label="cat"')
+                     .replace("<username></username>", "<username>ben</username>"))
+    cvat_a = tmp_path / "dm.xml"
+    cvat_a.write_text(bad.read_text().replace("<username></username>", "<username>ana</username>"))
+    out = tmp_path / "r"
+    proc = run("report", cvat_a, other, "--out", out, *FAST)
+    assert_one_line_error(proc, 1, "dm.xml: image[0] (name='images/photo.jpg') box[1]",
+                          "an object has no label", "on_invalid='drop'")
+    proc = run("report", cvat_a, other, "--out", out, "--on-invalid", "drop", *FAST)
+    assert proc.returncode == 0, proc.stderr
+    warns = [ln for ln in proc.stderr.splitlines() if ln.startswith("iaa-frames: warning:")]
+    assert any("missing_label: 1" in ln and "dropped.csv" in ln for ln in warns), proc.stderr
+    assert "return_dropped" not in proc.stderr and ".dropped attribute" not in proc.stderr
+    table = pd.read_csv(out / "dropped.csv")
+    assert table["reason"].tolist() == ["missing_label"]
+    assert table["entry"].iloc[0] == "image[0] (name='images/photo.jpg') box[1]"
+    assert (out / "report.html").exists()
+
+
+def test_same_images_from_label_studio_and_cvat_on_the_command_line(tmp_path):
+    # mixed formats are refused with the way out; each export read on its own works
+    proc = run("report", FIXTURES / "crosstool" / "labelstudio_ana.json",
+               FIXTURES / "crosstool" / "cvat_ben.xml", "--out", tmp_path / "r", *FAST)
+    assert_one_line_error(proc, 1, "different formats", "pd.concat")

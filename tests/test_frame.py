@@ -28,7 +28,7 @@ def _hostile_frame():
         ("ok_coverage", dict(item="i2", annotator="ann", label=None)),
         ("repaired", dict(item="i2", annotator="bob", label="dog", geometry=BOWTIE)),
         ("missing_item", _box(None, "ann", "cat", 0, 0, 1, 1)),
-        ("non_string_annotator", _box("i1", 7, "cat", 0, 0, 1, 1)),
+        ("non_string_annotator", _box("i1", 7.5, "cat", 0, 0, 1, 1)),
         ("missing_annotator", _box("i1", None, "cat", 0, 0, 1, 1)),
         ("nonfinite_coordinates", _box("i1", "ann", "cat", np.nan, 0, 1, 1)),
         ("nonfinite_coordinates", _box("i1", "ann", "cat", 0, 0, np.inf, 1)),
@@ -79,7 +79,7 @@ def test_raise_names_row_and_reason():
             iaf.validate(df)
     msg = str(info.value)
     assert "row 4" in msg and "the item is missing" in msg
-    assert "row 5" in msg and "annotator is not a string" in msg
+    assert "row 5" in msg and "annotator is neither a string nor an integer id" in msg
     assert f"{len(df) - 4} invalid row(s)" in msg
     assert issubclass(iaf.InvalidAnnotationError, ValueError)
 
@@ -139,6 +139,44 @@ def test_mixed_boxes_polygons_coverage_and_extras():
     assert iaf.is_object(df).tolist() == [True, True, True, False]
     assert df["object_id"].is_unique
     assert df["width"].iloc[0] == 100 and np.isnan(df["width"].iloc[1])
+
+
+def test_integer_annotator_ids_become_strings():
+    # pd.read_csv gives int64 for a column of user ids, float64 when it has gaps, and
+    # object columns may mix ids and names
+    import io
+
+    csv = "item,annotator,label,x0,y0,x1,y1\na,7,cat,0,0,1,1\na,12,cat,0,0,1,1\nb,,,,,,\n"
+    with pytest.warns(iaf.DroppedRowsWarning):  # the row without annotator
+        df = iaf.validate(pd.read_csv(io.StringIO(csv)), on_invalid="drop")
+    assert df["annotator"].tolist() == ["7", "12"]
+    ints = pd.DataFrame([_box("a", 7, "cat", 0, 0, 1, 1), _box("a", 8, "cat", 0, 0, 1, 1)])
+    assert iaf.validate(ints)["annotator"].tolist() == ["7", "8"]
+    mixed = pd.DataFrame([_box("a", 7, "cat", 0, 0, 1, 1), _box("a", "ana", "cat", 0, 0, 1, 1),
+                          _box("a", np.int64(9), "cat", 0, 0, 1, 1)])
+    assert iaf.validate(mixed)["annotator"].tolist() == ["7", "ana", "9"]
+    nullable = pd.DataFrame([_box("a", 1, "cat", 0, 0, 1, 1), _box("b", 2, None, *[np.nan] * 4)])
+    nullable["annotator"] = nullable["annotator"].astype("Int64")
+    assert iaf.validate(nullable)["annotator"].tolist() == ["1", "2"]
+    # a fractional id or a boolean is not an id
+    for bad in (7.5, True):
+        with pytest.raises(iaf.InvalidAnnotationError, match="neither a string nor an integer"):
+            iaf.validate(pd.DataFrame([_box("a", bad, "cat", 0, 0, 1, 1)]))
+
+
+def test_from_records_with_wrong_keys_is_a_schema_error():
+    # the same SchemaError as validate(), naming what is missing and the keys found
+    with pytest.raises(iaf.SchemaError, match=r"missing required column\(s\): item.*'image'"):
+        iaf.from_records([{"image": "a", "annotator": "x", "label": "cat",
+                           "x0": 0, "y0": 0, "x1": 1, "y1": 1}])
+    with pytest.raises(iaf.SchemaError, match=r"x0, y0, x1, y1 or geometry.*'bbox'"):
+        iaf.from_records([{"item": "a", "annotator": "x", "label": "cat", "bbox": [0, 0, 1, 1]}])
+    with pytest.raises(iaf.SchemaError, match="label"):
+        iaf.from_records([{"item": "a", "annotator": "x", "x0": 0, "y0": 0, "x1": 1, "y1": 1}])
+    # coverage rows alone need only item and annotator
+    cov = iaf.from_records([{"item": "a", "annotator": "x"}, {"item": "b", "annotator": "y"}])
+    assert not iaf.is_object(cov).any() and len(cov) == 2
+    assert len(iaf.from_records([])) == 0
 
 
 def test_labels_are_strings_and_annotator_dtype():

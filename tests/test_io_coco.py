@@ -2,19 +2,19 @@
 
 import json
 import sys
-import types
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from pycocotools import mask as mask_utils
+from test_io_helpers import FIX, row_of
 
+import iaa_frames as iaf
 from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_coco
 from iaa_frames.io.coco import mask_to_geometry
-
-from test_io_helpers import FIX, row_of
 
 
 def test_per_annotator_file(tmp_path):
@@ -107,7 +107,7 @@ def test_rle_without_pycocotools_is_counted_not_silent(monkeypatch):
     # the same, returned instead of warned
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        df2, dropped = read_coco(FIX / "coco" / "rle.json", return_dropped=True)
+        _df2, dropped = read_coco(FIX / "coco" / "rle.json", return_dropped=True)
     assert len(dropped) == 1 and dropped["reason"].iloc[0] == "rle_unsupported"
     # rle="bbox" keeps the box, still counted
     with pytest.warns(DroppedRowsWarning, match="rle_unsupported_bbox_kept"):
@@ -116,35 +116,133 @@ def test_rle_without_pycocotools_is_counted_not_silent(monkeypatch):
     assert (crowd.x0, crowd.y0, crowd.x1, crowd.y1) == (1, 0, 3, 3)
 
 
-def test_rle_with_pycocotools(monkeypatch):
-    """With pycocotools importable, RLE masks become exact pixel polygons (pycocotools is
-    replaced by a minimal stand-in that decodes uncompressed RLE, as the real one does)."""
-
-    def fr_py_objects(seg, h, w):
-        return {"size": [h, w], "counts": list(seg["counts"])}
-
-    def decode(rle):
-        h, w = rle["size"]
-        flat = np.zeros(h * w, dtype=np.uint8)
-        pos, val = 0, 0
-        for n in rle["counts"]:
-            flat[pos:pos + n] = val
-            pos += n
-            val = 1 - val
-        return flat.reshape((h, w), order="F")
-
-    mask_mod = types.SimpleNamespace(frPyObjects=fr_py_objects, decode=decode)
-    pkg = types.ModuleType("pycocotools")
-    pkg.mask = mask_mod
-    monkeypatch.setitem(sys.modules, "pycocotools", pkg)
-    monkeypatch.setitem(sys.modules, "pycocotools.mask", mask_mod)
+def test_rle_with_pycocotools():
+    """The real pycocotools decodes the uncompressed RLE of the fixture (iscrowd=1) into the
+    exact pixel polygon."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         df = read_coco(FIX / "coco" / "rle.json")
     crowd = row_of(df, object_id=1)
-    assert crowd["geometry"].area == 5  # column 1 full (3 px) + column 2 rows 1-2 (2 px)
+    # counts [3, 3, 1, 2, 3], column-major on 3 x 4: column 1 full (3 px) + column 2 rows 1-2
+    assert crowd["geometry"].area == 5
     assert (crowd.x0, crowd.y0, crowd.x1, crowd.y1) == (1, 0, 3, 3)
     assert crowd["iscrowd"] == 1
+    assert (crowd["mask_height"], crowd["mask_width"]) == (3, 4)
+
+
+def _random_masks(rng, n, h, w, p=0.5):
+    """Blobby random masks: thresholded, box-blurred noise (holes, several parts)."""
+    out = []
+    for _ in range(n):
+        noise = rng.random((h + 4, w + 4))
+        blur = sum(noise[dy:dy + h, dx:dx + w] for dy in range(5) for dx in range(5)) / 25
+        m = (blur > np.quantile(blur, 1 - p)).astype(np.uint8)
+        if not m.any():
+            m[0, 0] = 1
+        out.append(m)
+    return out
+
+
+def test_mask_polygon_iou_is_pycocotools_pixel_iou():
+    # vector IoU of the pixel-boundary polygons equals pycocotools.mask.iou exactly
+    rng = np.random.default_rng(7)
+    for h, w in [(1, 1), (7, 5), (31, 40), (64, 48)]:
+        masks = _random_masks(rng, 12, h, w, p=rng.uniform(0.05, 0.9))
+        rles = mask_utils.encode(np.asfortranarray(np.stack(masks, axis=-1)))
+        ref = mask_utils.iou(rles, rles, [0] * len(rles))
+        geoms = np.array([mask_to_geometry(m) for m in masks], dtype=object)
+        assert np.array_equal(shapely.area(geoms), [m.sum() for m in masks])
+        a, b = np.meshgrid(np.arange(len(masks)), np.arange(len(masks)), indexing="ij")
+        inter = shapely.area(shapely.intersection(geoms[a], geoms[b]))
+        union = shapely.area(shapely.union(geoms[a], geoms[b]))
+        np.testing.assert_array_equal(inter / union, ref)  # exact, not approximately
+
+
+def _mask_coco(path, masks, sizes, *, compressed=True):
+    images, anns = [], []
+    for k, ((h, w), item_masks) in enumerate(zip(sizes, masks)):
+        images.append({"id": k + 1, "file_name": f"img_{k:03d}.png", "width": w, "height": h})
+        for m in item_masks:
+            rle = mask_utils.encode(np.asfortranarray(m))
+            if compressed:
+                seg = {"size": rle["size"], "counts": rle["counts"].decode("ascii")}
+            else:  # uncompressed: run lengths, column-major, starting with background
+                flat = m.ravel(order="F")
+                change = np.flatnonzero(np.diff(np.r_[0, flat, 1 - flat[-1]]))
+                seg = {"size": [h, w], "counts": np.diff(np.r_[0, change]).tolist()}
+            x0, y0, bw, bh = mask_utils.toBbox(rle).tolist()
+            anns.append({"id": len(anns) + 1, "image_id": k + 1, "category_id": 1,
+                         "segmentation": seg, "bbox": [x0, y0, bw, bh],
+                         "area": int(m.sum()), "iscrowd": int(not compressed)})
+    path.write_text(json.dumps({"images": images, "annotations": anns,
+                                "categories": [{"id": 1, "name": "blob"}]}))
+    return path
+
+
+def _random_shapes(rng, h, w):
+    """A random mask drawn in coordinates normalized to the image (two rectangles or
+    ellipses, rasterized at the image size), so that its statistics do not depend on the
+    image size: masks of different images are then exchangeable, as chance needs."""
+    yy, xx = np.mgrid[0:h, 0:w]
+    u, v = (xx + 0.5) / w, (yy + 0.5) / h
+    m = np.zeros((h, w), bool)
+    for _ in range(2):
+        cx, cy = rng.uniform(0.2, 0.8, 2)
+        rx, ry = rng.uniform(0.15, 0.4, 2)
+        if rng.random() < 0.5:
+            m |= (np.abs(u - cx) < rx) & (np.abs(v - cy) < ry)
+        else:
+            m |= ((u - cx) / rx) ** 2 + ((v - cy) / ry) ** 2 < 1
+    return [m.astype(np.uint8)]
+
+
+@pytest.mark.slow
+def test_random_masks_score_zero_identical_masks_one(tmp_path):
+    # two annotators segmenting 150 images of varied sizes: independent random masks give
+    # sigma ~ 0, copies give 1, read through RLE (compressed for one, uncompressed for the
+    # other) and the whole pipeline; chance pairs compare masks of images of different
+    # sizes in normalized coordinates. At tau = 0.3 about a third of the pairs miss, within
+    # an image as between images, so detection is not degenerate.
+    rng = np.random.default_rng(3)
+    sizes = [(int(rng.integers(20, 60)), int(rng.integers(20, 60))) for _ in range(150)]
+    a = [_random_shapes(rng, h, w) for h, w in sizes]
+    b = [_random_shapes(rng, h, w) for h, w in sizes]
+    pa = _mask_coco(tmp_path / "ana.json", a, sizes)
+    pb = _mask_coco(tmp_path / "ben.json", b, sizes, compressed=False)
+    pc = _mask_coco(tmp_path / "cid.json", a, sizes, compressed=False)
+    rand = read_coco([pa, pb])
+    assert rand["geometry"].notna().all() and rand["width"].notna().all()
+    res = iaf.agreement(rand, n_chance=1000, match_threshold=0.3)
+    loc = float(res["agreement"].sel(component="localization", label="(all)", annotator="(all)"))
+    det = float(res["agreement"].sel(component="detection", label="(all)", annotator="(all)"))
+    # sampling sd: ~0.03 for localization, ~0.1 for detection (150 Bernoulli within units)
+    assert abs(loc) < 0.1 and abs(det) < 0.25
+    same = read_coco([pa, pc])
+    res = iaf.agreement(same, n_chance=400, match_threshold=0.3)
+    for comp in ("detection", "localization", "overall"):
+        value = float(res["agreement"].sel(component=comp, label="(all)", annotator="(all)"))
+        assert value == pytest.approx(1, abs=1e-12)
+    # the uncompressed and compressed RLE of the same mask give the same polygon
+    ga = same[same["annotator"] == "ana"].sort_values("item")["geometry"].to_numpy()
+    gc = same[same["annotator"] == "cid"].sort_values("item")["geometry"].to_numpy()
+    assert shapely.equals(ga, gc).all()
+
+
+def test_bad_rle_names_the_entry(tmp_path):
+    doc = json.loads((FIX / "coco" / "rle.json").read_text())
+    doc["annotations"][0]["segmentation"]["counts"] = [3, 3, 1, 2, 4]
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ReaderError, match=r"bad\.json: annotations\[0\] \(id=1\): segmentation.counts adds up to 13"):
+        read_coco(p)
+    doc["annotations"][0]["segmentation"] = {"size": [3], "counts": "abc"}
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ReaderError, match=r"segmentation.size must be \[height, width\]"):
+        read_coco(p)
+    with pytest.warns(DroppedRowsWarning) as rec:
+        df = read_coco(p, on_invalid="drop")
+    assert rec[0].message.counts == {"unreadable_entry": 1}
+    assert list(df["object_id"].dropna()) == [2]
 
 
 def test_mask_to_geometry_holes_and_parts():

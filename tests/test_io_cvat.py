@@ -3,11 +3,11 @@
 import numpy as np
 import pandas as pd
 import pytest
-
-from iaa_frames.errors import DroppedRowsWarning, ReaderError
-from iaa_frames.io import read_cvat
-
 from test_io_helpers import FIX, row_of
+
+import iaa_frames as iaf
+from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ReaderError
+from iaa_frames.io import read_cvat
 
 JOB = FIX / "cvat" / "job_12.xml"
 TASK = FIX / "cvat" / "task_7.xml"
@@ -47,7 +47,8 @@ def test_job_export():
 
 
 def test_annotator_fallbacks():
-    df = read_cvat(TASK)  # empty task assignee, owner ignored: the file name
+    with pytest.warns(AnnotatorNameWarning, match="its annotator is the file name 'task_7'"):
+        df = read_cvat(TASK)  # empty task assignee, owner ignored: the file name
     assert set(df["annotator"]) == {"task_7"}
     assert len(df) == 2
     df, _ = _read(JOB, annotator="override")
@@ -57,7 +58,8 @@ def test_annotator_fallbacks():
 
 
 def test_several_exports():
-    df, _ = _read(JOB, TASK)
+    with pytest.warns(AnnotatorNameWarning):
+        df, _ = _read(JOB, TASK)
     assert set(df["annotator"]) == {"maria", "task_7"}
     assert df["object_id"].dropna().is_unique
     both = df[df["item"] == "frame_000.jpg"]
@@ -97,3 +99,112 @@ def test_not_a_cvat_file(tmp_path):
     p.write_text("<annotations><version>1.1</version><meta/></annotations>")
     with pytest.raises(ReaderError, match="no <image>"):
         read_cvat(p)
+
+
+# -- CVAT for video, Datumaro-written files, on_invalid, item keys --------------------------
+
+VIDEO_DOC = FIX / "cvat" / "video_doc_example.xml"
+VIDEO_ANA = FIX / "cvat" / "video_job_ana.xml"
+VIDEO_BEN = FIX / "cvat" / "video_job_ben_keyframes.xml"
+DATUMARO = FIX / "cvat" / "datumaro_for_images.xml"
+
+
+def test_video_doc_example_outside_ends_visibility():
+    # the example of CVAT's XML format page: visible on frames 0, 6 and 13 only, each
+    # followed by an outside="1" keyframe; every frame of the task is covered
+    with pytest.warns(AnnotatorNameWarning, match="names no assignee.*'video_doc_example'"):
+        df = read_cvat(VIDEO_DOC)
+    objs = df[df["x0"].notna()]
+    assert objs["item"].tolist() == ["frame_000000", "frame_000006", "frame_000013"]
+    assert set(objs["label"]) == {"car"} and (objs["track_id"] == 0).all()
+    assert objs["keyframe"].all()
+    assert (df["width"] == 640).all() and (df["height"] == 480).all()
+    assert sorted(df["item"]) == [f"frame_{i:06d}" for i in range(20)]  # size 20
+    first = objs.iloc[0]["geometry"]
+    assert first.geom_type == "Polygon" and len(first.exterior.coords) == 7  # 6 points, closed
+
+
+def test_video_every_frame_written_and_keyframes_only_agree():
+    # ana's export writes every frame (interpolated ones keyframe="0"); ben's writes the
+    # keyframes only: CVAT's interpolation rule makes the same boxes
+    ana = read_cvat(VIDEO_ANA)
+    ben = read_cvat(VIDEO_BEN)
+    assert set(ana["annotator"]) == {"ana"} and set(ben["annotator"]) == {"ben"}
+    cars_a = ana[ana["label"] == "car"].set_index("item")
+    cars_b = ben[ben["label"] == "car"].set_index("item")
+    # ana: frames 0-3 visible, frame 4 outside; ben: 0-3 interpolated, then held to frame 5
+    assert cars_a.index.tolist() == [f"frame_{i:06d}" for i in range(4)]
+    assert cars_b.index.tolist() == [f"frame_{i:06d}" for i in range(6)]
+    cols = ["x0", "y0", "x1", "y1"]
+    np.testing.assert_allclose(cars_a[cols].to_numpy(), cars_b.loc[cars_a.index, cols].to_numpy())
+    assert cars_b.loc["frame_000001", "x0"] == pytest.approx(110)  # 100 + (130 - 100) / 3
+    assert cars_b["keyframe"].tolist() == [True, False, False, True, False, False]
+    assert cars_a["occluded"].tolist() == [False, False, False, True]
+    # the person was drawn on frame 2 only (a single-frame track)
+    person = ana[ana["label"] == "person"]
+    assert person["item"].tolist() == ["frame_000002"] and person["track_id"].tolist() == [1]
+    # every frame of the job is covered, with the original size
+    assert sorted(set(ana["item"])) == [f"frame_{i:06d}" for i in range(6)]
+    assert (ana["width"] == 1920).all()
+    # the two exports give agreement without any renaming
+    df = pd.concat([ana, ben], ignore_index=True)
+    df["object_id"] = range(len(df))
+    res = iaf.agreement(df, n_chance=50)
+    loc = res["agreement"].sel(component="localization", label="(all)", annotator="(all)")
+    assert float(loc) > 0.5
+
+
+def test_datumaro_empty_label_raises_one_line_or_drops():
+    with pytest.raises(ReaderError) as info:
+        read_cvat(DATUMARO, annotator="dm")
+    msg = str(info.value)
+    assert "datumaro_for_images.xml: image[0] (name='images/photo.jpg') box[1]: an object has no label" in msg
+    assert "on_invalid='drop'" in msg
+    with pytest.warns(DroppedRowsWarning) as rec:
+        df = read_cvat(DATUMARO, annotator="dm", on_invalid="drop")
+    assert rec[0].message.counts == {"missing_label": 1}
+    # item_key="name" (the default) makes the items base names
+    assert sorted(set(df["item"])) == ["dog.jpg", "photo.jpg"]
+    assert len(df) == 2
+
+
+def test_on_invalid_drop_skips_unreadable_shapes(tmp_path):
+    p = tmp_path / "bad.xml"
+    p.write_text(JOB.read_text().replace('xtl="100.00"', 'xtl="abc"'))
+    with pytest.warns(DroppedRowsWarning) as rec:
+        df = read_cvat(p, on_invalid="drop")
+    w = next(r.message for r in rec if "unreadable_entry" in r.message.counts)
+    row = w.dropped[w.dropped["reason"] == "unreadable_entry"].iloc[0]
+    assert row["entry"] == "image[0] (name='frame_000.jpg') box[0]" and "xtl" in row["detail"]
+    assert '"xtl": "abc"' in row["record"]
+    assert "car" not in set(df.loc[df["item"] == "frame_000.jpg", "label"])
+    assert "frame_000.jpg" in set(df["item"])  # the image is still covered
+
+
+def test_one_file_in_a_list_with_one_annotator_name():
+    with pytest.warns(DroppedRowsWarning):
+        df = read_cvat([JOB], annotator="A")
+    assert set(df["annotator"]) == {"A"}
+    with pytest.warns(DroppedRowsWarning):
+        df = read_cvat([JOB, DATUMARO], annotator="A", on_invalid="drop")
+    assert set(df["annotator"]) == {"A"}
+
+
+def test_item_key_options():
+    with pytest.warns(DroppedRowsWarning):
+        df = read_cvat(DATUMARO, annotator="dm", on_invalid="drop", item_key="path")
+    assert sorted(set(df["item"])) == ["images/dog.jpg", "images/photo.jpg"]
+    with pytest.warns(DroppedRowsWarning):
+        df = read_cvat(DATUMARO, annotator="dm", on_invalid="drop", item_key="stem")
+    assert sorted(set(df["item"])) == ["dog", "photo"]
+    with pytest.warns(DroppedRowsWarning):
+        df = read_cvat(DATUMARO, annotator="dm", on_invalid="drop", item_key=str.upper)
+    assert sorted(set(df["item"])) == ["IMAGES/DOG.JPG", "IMAGES/PHOTO.JPG"]
+
+
+def test_two_images_with_one_base_name_are_not_merged(tmp_path):
+    p = tmp_path / "two.xml"
+    p.write_text(DATUMARO.read_text().replace("images/dog.jpg", "other/photo.jpg"))
+    with pytest.raises(ReaderError, match=r"'images/photo.jpg' and 'other/photo.jpg' both become "
+                                          r"item 'photo.jpg'.*item_key='path'"):
+        read_cvat(p, annotator="dm", on_invalid="drop")

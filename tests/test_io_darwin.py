@@ -1,14 +1,14 @@
 """read_darwin against hand-written Darwin JSON 2.0 fixtures (tests/fixtures/darwin)."""
 
 import json
+import warnings
 
 import pytest
 import shapely
-
-from iaa_frames.errors import DroppedRowsWarning, ReaderError
-from iaa_frames.io import read_darwin
-
 from test_io_helpers import FIX, row_of
+
+from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ReaderError
+from iaa_frames.io import read_darwin
 
 
 def test_directory_per_annotator():
@@ -29,7 +29,10 @@ def test_directory_per_annotator():
     # the subdirectory names the annotator; the recorded annotators are kept
     team = df[df["annotator"] == "team"]
     assert len(team) == 2 and set(team["annotators"]) == {"bo@example.org", "cy@example.org"}
-    assert set(team["item"]) == {"/batch1/park_01.jpg"}  # item.path is kept
+    assert set(team["item"]) == {"park_01.jpg"}  # item_key="name": the base name
+    with pytest.warns(DroppedRowsWarning):
+        df = read_darwin(FIX / "darwin", item_key="path")
+    assert set(df.loc[df["annotator"] == "team", "item"]) == {"/batch1/park_01.jpg"}
 
 
 def test_recorded_annotators():
@@ -38,7 +41,8 @@ def test_recorded_annotators():
 
 
 def test_single_file_and_argument():
-    df = read_darwin(FIX / "darwin" / "ana" / "park_02.json")
+    with pytest.warns(AnnotatorNameWarning):
+        df = read_darwin(FIX / "darwin" / "ana" / "park_02.json")
     assert list(df["annotator"]) == ["park_02"]  # nothing else names the annotator
     df = read_darwin(FIX / "darwin" / "ana" / "park_02.json", annotator="ana")
     assert list(df["annotator"]) == ["ana"]
@@ -72,3 +76,36 @@ def test_legacy_path_keys(tmp_path):
     df = read_darwin(p, annotator="ana")
     assert row_of(df, object_id="s")["geometry"].area == 100
     assert row_of(df, object_id="h")["geometry"].area == 96
+
+
+def test_export_without_annotators_is_one_annotator_not_one_per_file():
+    # a V7 Darwin 2.0 export of three images written without 'annotators' (the default):
+    # one annotator for the whole export, named after its directory, and a warning says so
+    d = FIX / "darwin_export"
+    with pytest.warns(AnnotatorNameWarning, match=r"3 file\(s\) of the export 'darwin_export'"):
+        df = read_darwin(d)
+    assert set(df["annotator"]) == {"darwin_export"}
+    assert sorted(df["item"]) == ["street_01.jpg", "street_02.jpg", "street_03.jpg"]
+    person = row_of(df, item="street_02.jpg")
+    assert person["geometry"].area == 80 * 200 and (person["width"], person["height"]) == (1280, 720)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = read_darwin(d, annotator="ana")
+    assert set(df["annotator"]) == {"ana"}
+    # one file alone: its stem names the export
+    with pytest.warns(AnnotatorNameWarning, match="'street_01'"):
+        one = read_darwin(d / "street_01.json")
+    assert set(one["annotator"]) == {"street_01"}
+
+
+def test_on_invalid_drop_skips_bad_annotations(tmp_path):
+    doc = json.loads((FIX / "darwin_export" / "street_01.json").read_text())
+    doc["annotations"].append({"id": "x1", "name": "car", "bounding_box": {"x": "a", "y": 0, "w": 1, "h": 1}})
+    p = tmp_path / "street_01.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ReaderError, match=r"street_01\.json: annotations\[1\] \(id='x1'\): bounding_box\.x"):
+        read_darwin(p, annotator="a")
+    with pytest.warns(DroppedRowsWarning) as rec:
+        df = read_darwin(p, annotator="a", on_invalid="drop")
+    assert rec[0].message.counts == {"unreadable_entry": 1}
+    assert len(df) == 1 and df["label"].tolist() == ["car"]

@@ -3,15 +3,21 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
-
-from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
-from iaa_frames.io import read_labelstudio
-
 from test_io_helpers import FIX, row_of
 
+import iaa_frames as iaf
+from iaa_frames.errors import (
+    AnnotatorNameWarning,
+    DroppedRowsWarning,
+    ParameterError,
+    ReaderError,
+)
+from iaa_frames.io import read_cvat, read_labelstudio
+
 EXPORT = FIX / "labelstudio" / "export.json"
-DOG_PARK = "/data/upload/1/6a1b2c3d-dog_park.jpg"
+DOG_PARK = "dog_park.jpg"  # the upload path /data/upload/1/6a1b2c3d-dog_park.jpg, by item_key="name"
 
 
 def _read(path=EXPORT, **kw):
@@ -39,7 +45,7 @@ def test_export():
     assert rot["rotation"] == 90
     # task 2: an empty result is a coverage row; the cancelled annotation gives nothing
     cov = df[df["x0"].isna()]
-    assert list(zip(cov["item"], cov["annotator"])) == [("/data/upload/1/0f9e8d7c-empty_lot.jpg", "ana@example.org")]
+    assert list(zip(cov["item"], cov["annotator"])) == [("empty_lot.jpg", "ana@example.org")]
     assert "12" not in set(df["annotator"])
     assert len(df) == 4
     assert w.counts == {"unsupported_result": 1, "cancelled_annotation": 1}
@@ -132,3 +138,88 @@ def test_relations_and_image_level_results_are_counted(tmp_path):
     df, w = _read(p)
     assert w.counts == {"unsupported_result": 3, "cancelled_annotation": 1}
     assert len(df) == 4
+
+
+# -- JSON-MIN, item keys, on_invalid, and the same images from Label Studio and CVAT --------
+
+
+JSON_MIN = FIX / "labelstudio" / "json_min.json"
+CROSS = FIX / "crosstool"
+
+
+def test_json_min_export():
+    df = read_labelstudio(JSON_MIN)
+    assert set(df["annotator"]) == {"chloe@example.org"}
+    assert sorted(set(df["item"])) == ["beach.jpg", "garage.jpg", "park.jpg", "street.jpg"]
+    car = row_of(df, item="street.jpg", label="car")
+    # x=6.25 % of 640, y=41.666667 % of 480, width 34.375 %, height 27.083333 %
+    np.testing.assert_allclose([car.x0, car.y0, car.x1, car.y1], [40, 200, 260, 330], atol=1e-4)
+    assert (car["width"], car["height"]) == (640, 480)
+    assert car["object_id"] == "201/label0"
+    dog = row_of(df, item="beach.jpg", label="dog")
+    assert dog["geometry"].area == pytest.approx(0.2 * 640 * 0.4 * 480)
+    garage = df[df["item"] == "garage.jpg"]
+    assert len(garage) == 1 and garage["x0"].isna().all()  # an annotation with no region
+
+
+def test_json_min_without_annotator(tmp_path):
+    # without 'annotator', the file name is used and a warning says so
+    recs = json.loads(JSON_MIN.read_text())
+    for r in recs:
+        r.pop("annotator")
+    p = tmp_path / "project-7-at-2024.json"
+    p.write_text(json.dumps(recs))
+    with pytest.warns(AnnotatorNameWarning, match="'project-7-at-2024'"):
+        df = read_labelstudio(p)
+    assert set(df["annotator"]) == {"project-7-at-2024"}
+    df = read_labelstudio(p, annotator="chloe")
+    assert set(df["annotator"]) == {"chloe"}
+
+
+def test_item_keys_of_label_studio_sources(tmp_path):
+    tasks = json.loads(EXPORT.read_text())
+    tasks[0]["data"]["image"] = "/data/local-files/?d=photos/dog_park.jpg"
+    p = tmp_path / "e.json"
+    p.write_text(json.dumps(tasks))
+    df, _ = _read(p)
+    assert sorted(set(df["item"])) == ["dog_park.jpg", "empty_lot.jpg"]
+    df, _ = _read(p, item_key="path")
+    assert "/data/local-files/?d=photos/dog_park.jpg" in set(df["item"])
+    df, _ = _read(p, item_key="stem")
+    assert sorted(set(df["item"])) == ["dog_park", "empty_lot"]
+
+
+def test_on_invalid_drop_skips_unreadable_results(tmp_path):
+    tasks = json.loads(EXPORT.read_text())
+    tasks[0]["annotations"][0]["result"][0]["value"]["x"] = "left"
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(tasks))
+    with pytest.raises(ReaderError, match=r"tasks\[0\] \(id=1\) annotations\[0\] \(id=1001\) result\[0\]: value.x"):
+        read_labelstudio(p)
+    df, w = _read(p, on_invalid="drop")
+    assert w.counts["unreadable_entry"] == 1
+    assert "1001/Dx_aB91ISN" not in set(df["object_id"])
+    assert "1001/p0ly9" in set(df["object_id"])  # the rest of the annotation is kept
+
+
+def test_same_images_from_label_studio_and_cvat_give_agreement():
+    # Label Studio names the images by their upload paths, CVAT by their file names: with
+    # the default item_key="name" they are the same items, without editing any path
+    ls = read_labelstudio(CROSS / "labelstudio_ana.json")
+    cvat = read_cvat(CROSS / "cvat_ben.xml")
+    assert set(ls["item"]) == set(cvat["item"]) == {"street.jpg", "park.jpg", "beach.jpg", "garage.jpg"}
+    df = pd.concat([ls, cvat], ignore_index=True)
+    df["object_id"] = range(len(df))
+    res = iaf.agreement(df, n_chance=200)
+    a = res["agreement"].sel(label="(all)", annotator="(all)")
+    assert float(a.sel(component="detection")) == pytest.approx(1.0)  # every object matched
+    # (no two objects of different images overlap at IoU >= 0.5, so localization has no
+    # chance pairs here; the set-level overall figure measures the placement)
+    assert float(a.sel(component="overall")) > 0.8
+    assert float(a.sel(component="classification")) == pytest.approx(1.0)
+    # the same files read with item_key="path" share nothing: an error says how to fix it
+    ls_path = read_labelstudio(CROSS / "labelstudio_ana.json", item_key="path")
+    both = pd.concat([ls_path, cvat], ignore_index=True)
+    both["object_id"] = range(len(both))
+    with pytest.raises(iaf.NotComparableError, match="item_key='name'"):
+        iaf.agreement(both, n_chance=50)

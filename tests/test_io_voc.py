@@ -3,11 +3,10 @@
 import shutil
 
 import pytest
+from test_io_helpers import FIX, row_of
 
 from iaa_frames.errors import DroppedRowsWarning, ReaderError
 from iaa_frames.io import read_voc
-
-from test_io_helpers import FIX, row_of
 
 
 def test_parent_directory():
@@ -98,3 +97,16 @@ def test_person_layout_parts_are_counted(tmp_path):
     w = rec[0].message
     assert w.counts == {"unsupported_shape": 1}
     assert w.dropped["entry"].iloc[0] == "object[0] (name='person') part[0]"
+
+
+def test_on_invalid_drop_skips_unreadable_objects(tmp_path):
+    root = tmp_path / "voc"
+    shutil.copytree(FIX / "voc", root)
+    p = min((root / "ana").glob("*.xml"))
+    text = p.read_text()
+    p.write_text(text.replace("<xmin>", "<xmin>x", 1))
+    with pytest.raises(ReaderError, match=r"object\[0\].*xmin"):
+        read_voc(root)
+    with pytest.warns(DroppedRowsWarning) as rec:
+        read_voc(root, on_invalid="drop")
+    assert any("unreadable_entry" in r.message.counts for r in rec)

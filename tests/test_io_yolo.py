@@ -5,11 +5,10 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from test_io_helpers import FIX, row_of
 
 from iaa_frames.errors import ParameterError, ReaderError
 from iaa_frames.io import read_yolo, read_yolo_classes
-
-from test_io_helpers import FIX, row_of
 
 SIZES = {"img_a": (640, 480), "img_b": (640, 480)}
 
@@ -94,3 +93,70 @@ def test_bad_lines_name_file_and_line(tmp_path):
     p.write_text("0 0.5 0.5 -0.25 0.2\n")
     with pytest.raises(ReaderError, match=r"img_a\.txt: line 1.*inverted"):
         read_yolo(tmp_path / "y")
+
+
+# -- the layouts the tools write -------------------------------------------------------------
+
+from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning
+
+ULTRA = FIX / "yolo_ultralytics"
+DARKNET = FIX / "yolo_darknet"
+
+
+def test_ultralytics_layout_with_splits_obb_and_segments():
+    # data.yaml + labels/train, labels/val: the README's read_yolo(root) reads it whole
+    with pytest.warns(AnnotatorNameWarning, match="directory name 'yolo_ultralytics'"):
+        df = read_yolo(ULTRA)
+    assert set(df["annotator"]) == {"yolo_ultralytics"}
+    # items are the images the layout pairs with the labels (images/train/...)
+    assert sorted(set(df["item"])) == ["000000000009.jpg", "000000000036.jpg", "P0861.png"]
+    assert sorted(df["label"].dropna()) == ["car", "person", "person", "plane"]
+    person = row_of(df, item="000000000009.jpg", label="person")
+    np.testing.assert_allclose([person.x0, person.x1], [0.481719 - 0.690625 / 2, 0.481719 + 0.690625 / 2])
+    # the oriented box of Ultralytics' OBB docs: four corners, a polygon
+    plane = row_of(df, label="plane")
+    assert plane["geometry"].geom_type == "Polygon" and len(plane["geometry"].exterior.coords) == 5
+    np.testing.assert_allclose(plane["geometry"].bounds, [0.776131, 0.743961, 0.782371, 0.752174])
+    seg = df[(df["item"] == "P0861.png") & (df["label"] == "person")].iloc[0]
+    assert seg["geometry"].area == pytest.approx(0.2 * 0.3)
+    assert df[df["item"] == "000000000036.jpg"]["x0"].isna().all()  # empty val label: coverage
+    df = read_yolo(ULTRA, annotator="ana", item_key="stem")
+    assert set(df["annotator"]) == {"ana"} and "P0861" in set(df["item"])
+
+
+def test_darknet_layout_reads_lists_as_lists():
+    # obj.names, obj.data and train.txt (a list of image paths, never a label file)
+    df = read_yolo(DARKNET, annotator="cvat-job-4")
+    assert sorted(set(df["item"])) == ["frame_000000.jpg", "frame_000001.jpg", "frame_000002.jpg"]
+    assert sorted(df["label"].dropna()) == ["car", "car", "person"]
+    assert df[df["item"] == "frame_000001.jpg"]["x0"].isna().all()
+
+
+def test_darknet_list_naming_a_missing_label(tmp_path):
+    d = tmp_path / "export"
+    shutil.copytree(DARKNET, d)
+    (d / "train.txt").write_text("data/obj_train_data/frame_000000.jpg\ndata/obj_train_data/gone.jpg\n")
+    with pytest.raises(ReaderError, match=r"train\.txt: line 2: no label file 'gone\.txt'"):
+        read_yolo(d, annotator="a")
+
+
+def test_several_annotators_each_an_ultralytics_export(tmp_path):
+    for name in ("ana", "ben"):
+        shutil.copytree(ULTRA, tmp_path / name)
+    df = read_yolo(tmp_path)
+    assert set(df["annotator"]) == {"ana", "ben"}
+    assert set(df.loc[df["annotator"] == "ben", "item"]) == set(df.loc[df["annotator"] == "ana", "item"])
+
+
+def test_on_invalid_drop_skips_bad_lines(tmp_path):
+    d = tmp_path / "export"
+    shutil.copytree(DARKNET, d)
+    (d / "obj_train_data" / "frame_000002.txt").write_text("0 0.5 0.5 0.25\n7 0.5 0.5 0.1 0.1\n1 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(ReaderError, match=r"frame_000002\.txt: line 1: 4 values"):
+        read_yolo(d, annotator="a")
+    with pytest.warns(DroppedRowsWarning) as rec:
+        df = read_yolo(d, annotator="a", on_invalid="drop")
+    w = rec[0].message
+    assert w.counts == {"unreadable_entry": 2}
+    assert list(w.dropped["entry"]) == ["line 1", "line 2"]
+    assert "person" in set(df.loc[df["item"] == "frame_000002.jpg", "label"])

@@ -447,8 +447,12 @@ class FrameBuilder:
     recorded with :meth:`drop`.
     """
 
-    def __init__(self, fmt: str):
+    def __init__(self, fmt: str, *, on_invalid: str = "raise"):
+        if on_invalid not in ("raise", "drop"):
+            raise ParameterError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}")
         self.fmt = fmt
+        self.dropping = on_invalid == "drop"
+        self.voided: set[int] = set()  # rows removed after they were added (see void())
         self.item: list = []
         self.annotator: list = []
         self.label: list = []
@@ -485,6 +489,21 @@ class FrameBuilder:
         order = self._order
         if order is not None:
             row = int(order[row])
+        f = self.file_idx[row]
+        e = self.entry[row]
+        d = self.describers[f]
+        if e < 0:
+            text = self.entry_text.get(row, "(unknown entry)")
+        else:
+            text = d(e) if d is not None else f"entry {e}"
+        oid = self.object_id[row] if row < len(self.object_id) else None
+        if oid is not None and "(id=" not in text:
+            text += f" (id={oid})"
+        return self.files[f], text
+
+    def describe_row(self, row: int) -> tuple[Any, str]:
+        """(file, entry description) of a row by its position in the builder (before
+        :meth:`build`)."""
         f = self.file_idx[row]
         e = self.entry[row]
         d = self.describers[f]
@@ -570,6 +589,29 @@ class FrameBuilder:
                              "detail": detail if detail is not None else reason,
                              "record": None if record is None else record_text(record)})
 
+    def entry_failed(self, exc: ReaderError, path, entry, *, item=None, annotator=None,
+                     record=None) -> None:
+        """An entry could not be read: re-raise ``exc`` (``on_invalid="raise"``) or record
+        the entry as dropped with the error's message (``on_invalid="drop"``)."""
+        if not self.dropping or getattr(exc, "fatal", False):
+            raise exc
+        self.drop(path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator,
+                  record=record)
+
+    def void(self, row: int, exc: ReaderError, path, entry, record=None, *, cover: bool = True) -> None:
+        """Remove a row already added whose entry turned out unusable (a category id not
+        defined, ...): re-raise ``exc``, or drop the row, keeping its annotator's coverage
+        of the item."""
+        if not self.dropping:
+            raise exc
+        self.voided.add(row)
+        item, annotator = self.item[row], self.annotator[row]
+        if cover:
+            self.cover(item, annotator, width=self.width[row], height=self.height[row],
+                       file_idx=self.file_idx[row], entry=entry)
+        self.drop(path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator,
+                  record=record)
+
     # --- assembly ------------------------------------------------------------------------
     def _geometry_column(self, n: int, batch: int = 20_000) -> np.ndarray:
         """Polygons from the flat coordinates, built with shapely in batches of parts (so
@@ -611,7 +653,8 @@ class FrameBuilder:
         if not self.covered:
             return
         if self.n:
-            have = set(zip(self.item, self.annotator))
+            have = {(i, a) for r, (i, a) in enumerate(zip(self.item, self.annotator))
+                    if r not in self.voided} if self.voided else set(zip(self.item, self.annotator))
         else:
             have = set()
         for (item, ann), (w, h, f, e) in self.covered.items():
@@ -650,12 +693,22 @@ class FrameBuilder:
         self.box = self.width = self.height = self.poly_xy = None
         self.extras = {}
         self.geoms = {}
-        # coverage rows were appended last: move each next to the rows of its file
+        # coverage rows were appended last: move each next to the rows of its file; rows
+        # voided after they were added leave the frame
         file_idx = np.array(self.file_idx, dtype=np.int64)
+        keep = None
+        if self.voided:
+            keep = np.setdiff1d(np.arange(n), np.fromiter(self.voided, dtype=np.int64))
+            file_idx = file_idx[keep]
         if n and (np.diff(file_idx) < 0).any():
             order = np.argsort(file_idx, kind="stable")
+            if keep is not None:
+                order = keep[order]
             df = df.take(order)
             self._order = order
+        elif keep is not None:
+            df = df.take(keep)
+            self._order = keep
         else:
             self._order = None
         return df.reset_index(drop=True)
@@ -702,6 +755,7 @@ def finish(builder: FrameBuilder, *, on_invalid: str = "raise", return_dropped: 
 
     if on_invalid not in ("raise", "drop"):
         raise ParameterError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}")
+    on_invalid = "drop" if builder.dropping else on_invalid
     df = builder.build()
     res = check(df)
     if res.counts:
@@ -748,7 +802,7 @@ def files_and_annotators(path_or_paths, annotator, *, reader: str):
     """[(path, annotator or None)] from a reader's flexible first argument.
 
     ``path_or_paths`` is one path, a list of paths (``annotator`` then a list of one name
-    per file, or None) or a mapping {annotator: path}.
+    per file, one name for every file, or None) or a mapping {annotator: path}.
     """
     if isinstance(path_or_paths, Mapping):
         if annotator is not None:
@@ -769,7 +823,7 @@ def files_and_annotators(path_or_paths, annotator, *, reader: str):
     if annotator is None:
         names = [None] * len(paths)
     elif isinstance(annotator, str):
-        raise ParameterError("annotator= must be a list with one name per file when several files are given")
+        names = [annotator] * len(paths)  # one annotator for every file (several jobs of one person)
     else:
         names = list(annotator)
         if len(names) != len(paths):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 from array import array
 
 import numpy as np
 import shapely
 
-from ..errors import ParameterError
+from ..errors import ParameterError, ReaderError
 from ._common import (
     FrameBuilder,
     JSONStream,
@@ -19,8 +20,9 @@ from ._common import (
     reader_error,
     size_value,
 )
+from .item_keys import ItemKeys
 
-__all__ = ["read_coco", "mask_to_geometry"]
+__all__ = ["mask_to_geometry", "read_coco"]
 
 _KNOWN = {"id", "image_id", "category_id", "bbox", "segmentation", "area", "iscrowd", "score"}
 _ID = {int, str}  # exact types: bool is not an id
@@ -32,48 +34,96 @@ def _entry(i, aid):
 
 
 def mask_to_geometry(mask: np.ndarray):
-    """Turn a binary mask (height x width) into a (Multi)Polygon in pixel coordinates.
+    """Turn a binary mask (height x width) into its exact (Multi)Polygon in pixel coordinates.
 
-    Pixel (row r, column c) is the unit square [c, c+1] x [r, r+1]. The mask is cut into
-    vertical runs, one box each, and the boxes are merged with :func:`shapely.union_all`,
-    so holes and several parts come out exactly.
+    Pixel (row r, column c) is the unit square [c, c+1] x [r, r+1], so the polygon is the
+    union of the mask's pixel squares: its area is the number of pixels, and the area of
+    the intersection (union) of two such polygons is the number of pixels the masks share
+    (cover): vector IoU equals pixel IoU exactly. The mask is cut into vertical runs, runs
+    of neighbouring columns with the same rows are merged into rectangles (vectorized),
+    and the rectangles are merged with :func:`shapely.union_all`, so holes and several
+    parts come out exactly. An empty mask gives None.
 
     Examples
     --------
     >>> import numpy as np
     >>> m = np.zeros((4, 5), dtype=np.uint8); m[1:3, 1:4] = 1
-    >>> mask_to_geometry(m).bounds
-    (1.0, 1.0, 4.0, 3.0)
+    >>> g = mask_to_geometry(m)
+    >>> g.bounds, g.area
+    ((1.0, 1.0, 4.0, 3.0), 6.0)
     """
     m = np.asarray(mask).astype(bool)
     if m.ndim != 2 or not m.any():
         return None
     t = np.pad(m.T, ((0, 0), (1, 1))).astype(np.int8)  # rows of t are the image columns
     d = np.diff(t, axis=1)
-    sc, sr = np.nonzero(d == 1)
-    ec, er = np.nonzero(d == -1)
-    boxes = shapely.box(sc, sr, sc + 1, er)
-    # runs of neighbouring columns share edges without sharing vertices, which rules out
-    # the faster coverage union
+    sc, sr = np.nonzero(d == 1)  # run starts, column-major: (column, first row)
+    _, er = np.nonzero(d == -1)  # run ends (one past the last row), in the same order
+    # merge runs of consecutive columns that cover the same rows into one rectangle
+    order = np.lexsort((sc, er, sr))
+    sc, sr, er = sc[order], sr[order], er[order]
+    new = np.ones(len(sc), bool)
+    new[1:] = (sr[1:] != sr[:-1]) | (er[1:] != er[:-1]) | (sc[1:] != sc[:-1] + 1)
+    group = np.cumsum(new) - 1
+    x0 = sc[new]
+    x1 = np.zeros(group[-1] + 1, dtype=sc.dtype)
+    np.maximum.at(x1, group, sc + 1)
+    boxes = shapely.box(x0, sr[new], x1, er[new])
+    # rectangles of neighbouring columns share edges without sharing vertices, which rules
+    # out the faster coverage union
     return shapely.union_all(boxes)
 
 
-def _rle_geometry(seg):
-    """Decode an RLE segmentation with pycocotools; None when pycocotools is missing."""
+def _rle_size(path, entry, seg):
+    size = seg.get("size")
+    if (not isinstance(size, list) or len(size) != 2
+            or not all(type(v) is int and v > 0 for v in size)):
+        raise reader_error(path, entry, f"segmentation.size must be [height, width] (positive integers), got {size!r}")
+    return size
+
+
+def _rle_geometry(path, entry, seg):
+    """Decode an RLE segmentation (compressed: ``counts`` a string; uncompressed: a list of
+    run lengths, column-major, starting with background) with pycocotools into its exact
+    pixel polygon; None when pycocotools is missing."""
     try:
         from pycocotools import mask as mask_utils
     except ImportError:
         return None
-    h, w = seg["size"]
-    rle = mask_utils.frPyObjects(seg, h, w) if isinstance(seg.get("counts"), list) else seg
-    return mask_to_geometry(mask_utils.decode(rle))
+    h, w = _rle_size(path, entry, seg)
+    counts = seg["counts"]
+    if isinstance(counts, list):
+        if not all(type(v) is int and v >= 0 for v in counts):
+            raise reader_error(path, entry, "segmentation.counts must hold non-negative integers")
+        if sum(counts) != h * w:
+            raise reader_error(path, entry, f"segmentation.counts adds up to {sum(counts)} pixels, "
+                               f"not height x width = {h * w}")
+        rle = mask_utils.frPyObjects(seg, h, w)
+    elif isinstance(counts, str):
+        rle = {"size": [h, w], "counts": counts}
+    else:
+        raise reader_error(path, entry, f"segmentation.counts must be a string (compressed RLE) or "
+                           f"a list of run lengths, got {type(counts).__name__}")
+    try:
+        with warnings.catch_warnings():
+            # pycocotools' Cython code trips numpy 2's __array__(copy=) deprecation
+            warnings.simplefilter("ignore", DeprecationWarning)
+            decoded = mask_utils.decode(rle)
+    except (ValueError, TypeError, UnicodeError) as exc:
+        raise reader_error(path, entry, f"segmentation is not a valid RLE: {exc}") from None
+    geom = mask_to_geometry(decoded)
+    if geom is None:
+        raise reader_error(path, entry, "the RLE mask is empty (no pixel set)")
+    return geom
 
 
 class _CocoFile:
     """State while streaming one COCO file."""
 
-    def __init__(self, path, annotator, builder: FrameBuilder, rater_key, rater_list_key):
+    def __init__(self, path, annotator, builder: FrameBuilder, rater_key, rater_list_key,
+                 keys: ItemKeys):
         self.path = path
+        self.keys = keys
         self.explicit = annotator
         self.annotator = annotator if annotator is not None else path.stem
         self.b = builder
@@ -110,6 +160,8 @@ class _CocoFile:
         name = img.get("file_name", iid)
         if not isinstance(name, (str, int)) or isinstance(name, bool):
             raise reader_error(self.path, entry, f"file_name must be a string, got {name!r}")
+        if "file_name" in img:
+            name = self.keys(name, scope=self.path, path=self.path, entry=entry)
         w = size_value(self.path, entry, img.get("width"), "width")
         h = size_value(self.path, entry, img.get("height"), "height")
         raters = None
@@ -189,11 +241,11 @@ class _CocoFile:
         if seg is not None and seg != []:
             entry = _entry(i, aid)
         b = self.b
-        kw = dict(object_id=oid, file_idx=self.file_idx, entry=i, extras=extras)
+        kw = {"object_id": oid, "file_idx": self.file_idx, "entry": i, "extras": extras}
         if isinstance(seg, dict):
             if "counts" not in seg or "size" not in seg:
                 raise reader_error(path, entry, "segmentation is a dict but not an RLE (needs 'counts' and 'size')")
-            geom = _rle_geometry(seg)
+            geom = _rle_geometry(path, entry, seg)
             if geom is None:
                 if self.rle == "bbox" and bbox is not None:
                     b.drop(path, entry, "rle_unsupported_bbox_kept",
@@ -207,6 +259,7 @@ class _CocoFile:
                     self._reviewed(iid, annotator, rater_given, i)
                     return
             else:
+                extras["mask_height"], extras["mask_width"] = seg["size"]
                 b.add_geometry(iid, annotator, cid, geom, **kw)
         elif seg is not None and seg != []:
             if not isinstance(seg, list):
@@ -239,6 +292,10 @@ class _CocoFile:
                             file_idx=self.file_idx, entry=i, extras=extras)
         self.rater_rows.append(rater_given)
 
+    def ann_entry(self, r):
+        _, entry = self.b.describe_row(r)
+        return entry
+
     def _reviewed(self, iid, annotator, rater_given, i):
         # the annotation was skipped, but the image was still reviewed by this annotator
         self.pending_cover.append((iid, annotator, rater_given, i))
@@ -265,26 +322,31 @@ class _CocoFile:
                                "pass annotator= to read the file as one annotator")
         # labels and items
         cats = self.categories
+        mask_w, mask_h = b.extras.get("mask_width"), b.extras.get("mask_height")
         for r in rows:
             cid = b.label[r]
-            name = cats.get(cid)
-            if name is None:
-                if not self.results:
-                    _, entry = b.describe(r)
-                    raise reader_error(path, entry, f"category_id {cid!r} is not defined in 'categories'")
-                name = str(cid)  # a results file without categories: the id is the label
-            b.label[r] = name
             iid = b.item[r]
             img = self.images.get(iid)
-            if img is None:
-                if self.has_images:
-                    _, entry = b.describe(r)
-                    raise reader_error(path, entry, f"image_id {iid!r} is not in 'images'")
-                b.item[r] = iid
-            else:
+            name = cats.get(cid)
+            if img is None and self.has_images:
+                entry = self.ann_entry(r)
+                b.void(r, reader_error(path, entry, f"image_id {iid!r} is not in 'images'"), path, entry,
+                       cover=False)
+                continue
+            if img is not None:
                 b.item[r] = img[0]
                 b.width[r] = img[1]
                 b.height[r] = img[2]
+                if math.isnan(img[1]) and mask_w is not None and r < len(mask_w) and mask_w[r]:
+                    b.width[r], b.height[r] = mask_w[r], mask_h[r]  # the mask knows its image
+            if name is None:
+                if not self.results:
+                    entry = self.ann_entry(r)
+                    b.void(r, reader_error(path, entry, f"category_id {cid!r} is not defined in 'categories'"),
+                           path, entry)
+                    continue
+                name = str(cid)  # a results file without categories: the id is the label
+            b.label[r] = name
         for iid, annotator, rater_given, i in self.pending_cover:
             img = self.images.get(iid)
             name, w, h = (img[0], img[1], img[2]) if img else (iid, math.nan, math.nan)
@@ -300,8 +362,8 @@ class _CocoFile:
 
 
 def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
-              rater_list_key: str = "rater_list", rle: str = "drop", on_invalid: str = "raise",
-              return_dropped: bool = False):
+              rater_list_key: str = "rater_list", item_key="name", rle: str = "drop",
+              on_invalid: str = "raise", return_dropped: bool = False):
     """Read COCO object-detection JSON into the tidy annotation frame.
 
     Parameters
@@ -318,15 +380,20 @@ def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
     rater_list_key : str, default "rater_list"
         Image key listing the raters who reviewed the image; each gives a coverage row
         when that rater drew nothing on the image.
+    item_key : {"name", "stem", "path"} or callable, default "name"
+        How an image ``file_name`` becomes the ``item`` (see :mod:`iaa_frames.io.item_keys`):
+        by default its base name, so that it lines up with the same image in other tools'
+        exports.
     rle : {"drop", "bbox"}, default "drop"
         What to do with RLE mask segmentations when ``pycocotools`` (the ``coco`` extra) is
         not installed: drop the object, or keep its ``bbox`` as a box. Either way it is
         counted in the :class:`~iaa_frames.errors.DroppedRowsWarning`. With pycocotools,
-        masks are decoded and turned into exact pixel polygons.
+        masks are decoded and turned into exact pixel polygons (see Notes).
     on_invalid : {"raise", "drop"}, default "raise"
-        What to do with annotations the frame cannot use (zero-area or inverted boxes, ...):
-        raise a :class:`~iaa_frames.errors.ReaderError` naming file and entry, or drop them
-        with a warning.
+        What to do with annotations the frame cannot use (zero-area or inverted boxes, an
+        entry that cannot be read, a category or image id that is not defined, ...):
+        raise a :class:`~iaa_frames.errors.ReaderError` naming file and entry, or drop them,
+        counted, with a warning.
     return_dropped : bool, default False
         Return ``(frame, dropped)`` instead of warning about skipped records.
 
@@ -355,6 +422,19 @@ def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
 
     Notes
     -----
+    **Masks.** An RLE ``segmentation`` (compressed, ``counts`` a string, or uncompressed,
+    a list of run lengths; ``iscrowd`` 0 or 1 alike) is decoded with ``pycocotools`` and
+    becomes the exact union of its pixel squares (:func:`mask_to_geometry`), a polygon in
+    pixel coordinates like any other: the IoU of two such polygons is exactly the pixel
+    IoU of the masks (``pycocotools.mask.iou``), and every distance, the matching and the
+    chance baseline treat them as polygons. The mask size is kept as ``mask_width`` and
+    ``mask_height``, and stands in for the image size when the image has none. *Images of
+    different sizes*: like every polygon, a mask is compared in coordinates normalized by
+    its image's width and height, so a chance pair of masks from a 640 x 480 and a
+    1280 x 960 image compares the fractions of their images they cover (the left half of
+    one and the left half of the other have IoU 1). Within an item both masks share the
+    image size, so the normalized IoU is the pixel IoU.
+
     The file is streamed: the elements of ``images``, ``annotations`` and ``categories``
     are decoded one at a time and stored column-wise, so peak memory stays a small
     multiple of the file size. A top-level JSON array is read as a COCO *results* file
@@ -384,24 +464,31 @@ def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
         dup = sorted({n for n in names if names.count(n) > 1})
         raise ParameterError(f"read_coco: several files give the annotator name(s) {dup} "
                              "(from their file names); pass a mapping {annotator: path} or annotator=[...]")
-    b = FrameBuilder("coco")
+    b = FrameBuilder("coco", on_invalid=on_invalid)
+    keys = ItemKeys(item_key)
     for path, ann_name in files:
-        f = _CocoFile(path, ann_name, b, rater_key, rater_list_key)
+        f = _CocoFile(path, ann_name, b, rater_key, rater_list_key, keys)
         f.rle = rle
         stream = JSONStream(path, stream_keys=("images", "annotations", "categories"), top_name="annotations")
         for kind, key, i, value in stream:
             if stream.top == "array":
                 f.results = f.has_annotations = True
                 f.n_annotations += 1
-                f.annotation(i, value)
-            elif kind == "item":
-                if key == "annotations":
-                    f.n_annotations += 1
+                try:
                     f.annotation(i, value)
-                elif key == "images":
-                    f.image(i, value)
-                else:
-                    f.category(i, value)
+                except ReaderError as exc:
+                    b.entry_failed(exc, path, f"annotations[{i}]", record=value)
+            elif kind == "item":
+                try:
+                    if key == "annotations":
+                        f.n_annotations += 1
+                        f.annotation(i, value)
+                    elif key == "images":
+                        f.image(i, value)
+                    else:
+                        f.category(i, value)
+                except ReaderError as exc:
+                    b.entry_failed(exc, path, f"{key}[{i}]", record=value)
             elif key in ("images", "annotations", "categories"):
                 if not isinstance(value, list) and value is not None:
                     raise reader_error(path, key, f"'{key}' must be a list, got {type(value).__name__}")

@@ -1,10 +1,11 @@
-"""Reader for CVAT for images 1.1 XML exports."""
+"""Reader for CVAT XML 1.1 exports: "CVAT for images" and "CVAT for video"."""
 
 from __future__ import annotations
 
 import math
+import warnings
 
-
+from ..errors import AnnotatorNameWarning, ReaderError
 from ._common import (
     FrameBuilder,
     files_and_annotators,
@@ -13,6 +14,7 @@ from ._common import (
     reader_error,
     xml_float,
 )
+from .item_keys import ItemKeys
 
 __all__ = ["read_cvat"]
 
@@ -75,49 +77,73 @@ def _points(path, entry, raw):
     return out
 
 
-def read_cvat(path_or_paths, *, annotator=None, on_invalid: str = "raise",
+def read_cvat(path_or_paths, *, annotator=None, item_key="name", on_invalid: str = "raise",
               return_dropped: bool = False):
-    """Read CVAT for images 1.1 XML exports (one per job or annotator).
+    """Read CVAT XML 1.1 exports ("CVAT for images" or "CVAT for video"), one per job or
+    annotator.
 
     Parameters
     ----------
     path_or_paths : path, list of paths, or mapping {annotator: path}
-        The exports.
+        The exports (``annotations.xml`` of the downloaded zip, renamed as you like).
     annotator : str or list of str, optional
-        The annotator of each file. By default: the mapping key, else the job assignee
-        (``meta/job/assignee``), else the task assignee (``meta/task/assignee``), else the
-        file name stem. The task ``owner`` is *not* used: it is whoever created the task,
-        often the same person for every job.
+        The annotator of every file (a string) or of each file (a list). By default: the
+        mapping key, else the job assignee (``meta/job/assignee``), else the task assignee
+        (``meta/task/assignee``), else the file name stem, with an
+        :class:`~iaa_frames.errors.AnnotatorNameWarning` saying so. The task ``owner`` is
+        *not* used: it is whoever created the task, often the same person for every job.
+    item_key : {"name", "stem", "path"} or callable, default "name"
+        How an image ``name`` becomes the ``item`` (see :mod:`iaa_frames.io.item_keys`):
+        by default its base name, so that ``photo.jpg`` lines up with the same image in
+        other tools' exports.
     on_invalid : {"raise", "drop"}, default "raise"
-        Unusable shapes (zero-area boxes, ...): raise a ReaderError naming file and shape,
-        or drop them with a warning.
+        Unusable entries (a shape without a label, as Datumaro writes ``label=""``, a
+        zero-area box, non-numeric coordinates, ...): raise a ReaderError naming the file
+        and the shape, or drop them, counted, with a warning.
     return_dropped : bool, default False
         Return ``(frame, dropped)`` instead of warning about skipped shapes.
 
     Returns
     -------
     pandas.DataFrame
-        The validated tidy frame: ``item`` is the image ``name``; ``<box>`` (xtl, ytl, xbr,
-        ybr) gives a box, or a polygon when it has a nonzero ``rotation`` (degrees,
-        clockwise about the box center); ``<polygon>`` (``points="x,y;x,y;..."``) gives a
-        polygon. ``width``/``height`` come from the image. ``occluded`` is a boolean
-        column, every ``<attribute name="...">`` child is a column of strings (an
-        attribute whose name is a core column gets the prefix ``attr_``), and ``z_order``,
-        ``source`` and ``group_id`` are kept when present. Images with no shape are
-        coverage rows.
+        The validated tidy frame.
+
+        *CVAT for images*: ``item`` is the image ``name``; ``<box>`` (xtl, ytl, xbr, ybr)
+        gives a box, or a polygon when it has a nonzero ``rotation`` (degrees, clockwise
+        about the box center); ``<polygon>`` (``points="x,y;x,y;..."``) gives a polygon.
+        ``width``/``height`` come from the image. Images with no shape are coverage rows.
+
+        *CVAT for video*: every ``<track>`` becomes one object per frame on which it is
+        visible, on items named ``frame_000123`` (CVAT's own frame names), with the columns
+        ``track_id`` and ``keyframe``. The shapes written in the file are read as they
+        are (CVAT writes every frame of a track, interpolated ones with
+        ``keyframe="0"``); where frames are missing, CVAT's rules fill them: a shape with
+        ``outside="1"`` ends the track's visibility until its next shape; after a visible
+        shape the object stays visible, boxes (and their rotation) linearly interpolated
+        up to the next visible shape, copied up to an ``outside`` shape or to the last
+        frame of the job or task. Polygon frames between two differing visible shapes are
+        not interpolated (CVAT's polygon interpolation resamples the contour): they are
+        counted as dropped. Every frame of the job (``start_frame``..``stop_frame``), or of
+        the task (its segments, else ``size``), is covered by the annotator; the frame size
+        is ``original_size``.
+
+        In both: ``occluded`` is a boolean column, every ``<attribute name="...">`` child is
+        a column of strings (an attribute whose name is a core column gets the prefix
+        ``attr_``), and ``z_order``, ``source`` and ``group_id`` are kept when present.
 
     Raises
     ------
     ReaderError
         Missing, empty or malformed file, XML with entity declarations (XXE, billion
         laughs) or external references, missing or non-numeric coordinates; the message
-        names the file and the shape (``image[3] (name='a.jpg') box[0]``).
+        names the file and the shape (``image[3] (name='a.jpg') box[0]``,
+        ``track[2] (id=5) box[7] (frame=12)``).
 
     Notes
     -----
-    Other shapes (polyline, points, mask, ellipse, cuboid, skeleton, tag) and video
-    tracks are skipped, counted and reported in a DroppedRowsWarning. The XML is parsed
-    incrementally with :mod:`defusedxml`.
+    Other shapes (polyline, points, mask, ellipse, cuboid, skeleton, tag) are skipped,
+    counted and reported in a DroppedRowsWarning. The XML is parsed incrementally with
+    :mod:`defusedxml`.
 
     Examples
     --------
@@ -136,20 +162,83 @@ def read_cvat(path_or_paths, *, annotator=None, on_invalid: str = "raise",
     0  a.jpg       ana   cat  10.0  20.0  40.0  60.0     False
     1  b.jpg       ana   NaN   NaN   NaN   NaN   NaN      <NA>
     """
+    b = FrameBuilder("cvat", on_invalid=on_invalid)
+    keys = ItemKeys(item_key)
     files = files_and_annotators(path_or_paths, annotator, reader="read_cvat")
-    b = FrameBuilder("cvat")
     for path, explicit in files:
-        _read_one(path, explicit, b)
+        _read_one(path, explicit, b, keys)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
-def _read_one(path, explicit, b: FrameBuilder):
+def _int_text(el, tag):
+    text = el.findtext(tag) if el is not None else None
+    try:
+        return int(text.strip()) if text is not None and text.strip() else None
+    except ValueError:
+        return None
+
+
+def _float_text(el, tag):
+    text = el.findtext(tag) if el is not None else None
+    try:
+        v = float(text) if text is not None and text.strip() else math.nan
+    except ValueError:
+        return math.nan
+    return v if math.isfinite(v) and v > 0 else math.nan
+
+
+class _Meta:
+    """What the <meta> of an export says: assignees, the frame range, the frame size."""
+
+    def __init__(self, el=None):
+        job = el.find("job") if el is not None else None
+        task = el.find("task") if el is not None else None
+        self.job_assignee = _person(el.find("job/assignee")) if el is not None else None
+        self.task_assignee = _person(el.find("task/assignee")) if el is not None else None
+        self.frames = None  # (first, last) frame of the export, when it says
+        start, stop = _int_text(job, "start_frame"), _int_text(job, "stop_frame")
+        if job is not None and start is not None and stop is not None:
+            self.frames = (start, stop)
+        else:
+            owner = job if job is not None else task
+            segs = owner.findall("segments/segment") if owner is not None else []
+            bounds = [(_int_text(sg, "start"), _int_text(sg, "stop")) for sg in segs]
+            bounds = [(a, z) for a, z in bounds if a is not None and z is not None]
+            size = _int_text(owner, "size")
+            if bounds:
+                self.frames = (min(a for a, _ in bounds), max(z for _, z in bounds))
+            elif size:
+                self.frames = (0, size - 1)
+        w = h = math.nan
+        for owner in (job, task):
+            if owner is not None and owner.find("original_size") is not None:
+                w = _float_text(owner.find("original_size"), "width")
+                h = _float_text(owner.find("original_size"), "height")
+                break
+        self.size = (w, h)
+
+
+def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys):
     f = b.add_file(path)
     annotator = explicit
-    saw_root = saw_image = False
-    job_assignee = task_assignee = None
-    n_images = 0
+    saw_root = saw_content = False
+    meta = _Meta()
+    n_images = n_tracks = 0
+    frames_seen: set = set()
     stack = []
+
+    def who():
+        nonlocal annotator
+        if annotator is None:
+            annotator = meta.job_assignee or meta.task_assignee
+            if annotator is None:
+                annotator = path.stem
+                warnings.warn(AnnotatorNameWarning(
+                    f"{path}: the export names no assignee (meta/job/assignee, "
+                    f"meta/task/assignee); its annotator is the file name {annotator!r}: "
+                    "pass annotator= to name it"), stacklevel=4)
+        return annotator
+
     for event, el in iterparse_xml(path):
         if event == "start":
             stack.append(el.tag)
@@ -161,39 +250,91 @@ def _read_one(path, explicit, b: FrameBuilder):
         stack.pop()
         depth = len(stack)
         if depth == 1 and el.tag == "meta":
-            job_assignee = _person(el.find("job/assignee"))
-            task_assignee = _person(el.find("task/assignee"))
+            meta = _Meta(el)
             el.clear()
         elif depth == 1 and el.tag == "image":
-            if annotator is None:
-                annotator = job_assignee or task_assignee or path.stem
-            _image(path, f, b, el, n_images, annotator)
+            _image(path, f, b, el, n_images, who(), keys)
             n_images += 1
-            saw_image = True
+            saw_content = True
             el.clear()
         elif depth == 1 and el.tag == "track":
-            if annotator is None:
-                annotator = job_assignee or task_assignee or path.stem
-            b.drop(path, f"track (id={el.get('id')})", "unsupported_shape",
-                   "a video track (CVAT for video): export the task as 'CVAT for images 1.1'",
-                   annotator=annotator, record={"tag": "track", **el.attrib})
+            _track(path, f, b, el, n_tracks, who(), meta, frames_seen, keys)
+            n_tracks += 1
+            saw_content = True
             el.clear()
     if not saw_root:
         raise reader_error(path, None, "not a CVAT XML export")
-    if not saw_image and not any(d["file"] == str(path) for d in b.dropped):
-        raise reader_error(path, None, "no <image> elements: neither images nor annotations")
+    if n_tracks or (not n_images and meta.frames is not None):
+        # a video export: every frame of the job/task was reviewed
+        ann = who()
+        first_last = meta.frames
+        frames = range(first_last[0], first_last[1] + 1) if first_last else sorted(frames_seen)
+        w, h = meta.size
+        for fr in frames:
+            b.cover(keys(_frame_name(fr), path=path, entry=f"frame {fr}"), ann, width=w, height=h,
+                    file_idx=f, entry=f"frame {fr}")
+        saw_content = True
+    if not saw_content:
+        raise reader_error(path, None, "no <image> or <track> elements: neither images nor annotations")
 
 
-def _image(path, f, b: FrameBuilder, el, k, annotator):
+def _frame_name(frame: int) -> str:
+    return f"frame_{frame:06d}"
+
+
+def _shape_extras(path, entry, shape):
+    extras = {"occluded": _bool(shape.get("occluded"))}
+    for key in ("z_order", "group_id"):
+        v = shape.get(key)
+        if v is not None:
+            try:
+                extras[key] = int(v)
+            except ValueError:
+                raise reader_error(path, entry, f"{key}={v!r} is not an integer") from None
+    if shape.get("source") is not None:
+        extras["source"] = shape.get("source")
+    for attr in shape.findall("attribute"):
+        an = attr.get("name")
+        if not an:
+            raise reader_error(path, entry, "an <attribute> has no name")
+        col = f"attr_{an}" if an in _RESERVED or an in ("z_order", "group_id", "source") else an
+        extras[col] = attr.text if attr.text is not None else ""
+    return extras
+
+
+def _box_coords(path, entry, shape):
+    x0 = xml_float(path, entry, shape, "xtl")
+    y0 = xml_float(path, entry, shape, "ytl")
+    x1 = xml_float(path, entry, shape, "xbr")
+    y1 = xml_float(path, entry, shape, "ybr")
+    rot = xml_float(path, entry, shape, "rotation", required=False)
+    return x0, y0, x1, y1, (0.0 if math.isnan(rot) else rot)
+
+
+def _add_box(b, item, annotator, label, coords, kw):
+    x0, y0, x1, y1, rot = coords
+    if rot % 360 != 0:
+        kw["extras"]["rotation"] = rot
+        b.add_polygon(item, annotator, label, [[rotated_rectangle(x0, y0, x1, y1, rot)]], **kw)
+    else:
+        b.add_box(item, annotator, label, x0, y0, x1, y1, **kw)
+
+
+def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys):
     name = el.get("name")
     ientry = f"image[{k}]" + (f" (name={name!r})" if name else "")
-    if not name:
-        raise reader_error(path, ientry, "missing attribute 'name'")
-    w = xml_float(path, ientry, el, "width", required=False)
-    h = xml_float(path, ientry, el, "height", required=False)
+    try:
+        if not name:
+            raise reader_error(path, ientry, "missing attribute 'name'")
+        item = keys(name, path=path, entry=ientry)
+        w = xml_float(path, ientry, el, "width", required=False)
+        h = xml_float(path, ientry, el, "height", required=False)
+    except ReaderError as exc:
+        b.entry_failed(exc, path, ientry, annotator=annotator, record={"tag": "image", **el.attrib})
+        return
     w = math.nan if w == 0 else w
     h = math.nan if h == 0 else h
-    b.cover(name, annotator, width=w, height=h, file_idx=f, entry=ientry)
+    b.cover(item, annotator, width=w, height=h, file_idx=f, entry=ientry)
     counts: dict = {}
     for shape in el:
         tag = shape.tag
@@ -203,44 +344,111 @@ def _image(path, f, b: FrameBuilder, el, k, annotator):
         if tag not in _SUPPORTED:
             detail = ("a tag (an image-level label, not a shape)" if tag == "tag"
                       else f"<{tag}> shapes are not supported (only box and polygon)")
-            b.drop(path, entry, "unsupported_shape", detail, item=name, annotator=annotator,
+            b.drop(path, entry, "unsupported_shape", detail, item=item, annotator=annotator,
                    record={"tag": tag, **shape.attrib})
             continue
-        label = shape.get("label")
-        if not label:
-            raise reader_error(path, entry, "missing attribute 'label'")
-        extras = {"occluded": _bool(shape.get("occluded"))}
-        for key in ("z_order", "group_id"):
-            v = shape.get(key)
-            if v is not None:
-                try:
-                    extras[key] = int(v)
-                except ValueError:
-                    raise reader_error(path, entry, f"{key}={v!r} is not an integer") from None
-        if shape.get("source") is not None:
-            extras["source"] = shape.get("source")
-        for attr in shape.findall("attribute"):
-            an = attr.get("name")
-            if not an:
-                raise reader_error(path, entry, "an <attribute> has no name")
-            col = f"attr_{an}" if an in _RESERVED or an in ("z_order", "group_id", "source") else an
-            extras[col] = attr.text if attr.text is not None else ""
-        kw = dict(width=w, height=h, file_idx=f, entry=entry, extras=extras)
-        if tag == "box":
-            x0 = xml_float(path, entry, shape, "xtl")
-            y0 = xml_float(path, entry, shape, "ytl")
-            x1 = xml_float(path, entry, shape, "xbr")
-            y1 = xml_float(path, entry, shape, "ybr")
-            rot = xml_float(path, entry, shape, "rotation", required=False)
-            if not math.isnan(rot) and rot % 360 != 0:
-                extras["rotation"] = rot
-                b.add_polygon(name, annotator, label, [[rotated_rectangle(x0, y0, x1, y1, rot)]], **kw)
+        try:
+            label = shape.get("label") or None  # Datumaro writes label="" for no label
+            if shape.get("label") is None:
+                raise reader_error(path, entry, "missing attribute 'label'")
+            extras = _shape_extras(path, entry, shape)
+            kw = {"width": w, "height": h, "file_idx": f, "entry": entry, "extras": extras}
+            if tag == "box":
+                _add_box(b, item, annotator, label, _box_coords(path, entry, shape), kw)
             else:
-                b.add_box(name, annotator, label, x0, y0, x1, y1, **kw)
-        else:
-            ring = _points(path, entry, shape.get("points"))
-            if len(ring) < 6:
-                b.drop(path, entry, "degenerate_polygon", "a polygon with fewer than 3 points",
-                       item=name, annotator=annotator, record={"tag": tag, **shape.attrib})
+                ring = _points(path, entry, shape.get("points"))
+                if len(ring) < 6:
+                    b.drop(path, entry, "degenerate_polygon", "a polygon with fewer than 3 points",
+                           item=item, annotator=annotator, record={"tag": tag, **shape.attrib})
+                    continue
+                b.add_polygon(item, annotator, label, [[ring]], **kw)
+        except ReaderError as exc:
+            b.entry_failed(exc, path, entry, item=item, annotator=annotator,
+                           record={"tag": tag, **shape.attrib})
+
+
+def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen, keys):
+    tid = el.get("id")
+    tentry = f"track[{k}]" + (f" (id={tid})" if tid is not None else "")
+    label = el.get("label") or None
+    base = {"track_id": int(tid) if tid is not None and tid.lstrip("-").isdigit() else tid}
+    for key in ("group_id",):
+        v = el.get(key)
+        if v is not None and v.lstrip("-").isdigit():
+            base[key] = int(v)
+    if el.get("source") is not None:
+        base["source"] = el.get("source")
+    w, h = meta.size
+    last = meta.frames[1] if meta.frames else None
+    shapes = []  # (frame, tag, outside, keyframe, entry, coords or ring, extras)
+    counts: dict = {}
+    for shape in el:
+        tag = shape.tag
+        j = counts.get(tag, 0)
+        counts[tag] = j + 1
+        fr_text = shape.get("frame")
+        entry = f"{tentry} {tag}[{j}]" + (f" (frame={fr_text})" if fr_text is not None else "")
+        try:
+            if fr_text is None or not fr_text.strip().lstrip("-").isdigit():
+                raise reader_error(path, entry, f"frame={fr_text!r} is not a frame number")
+            fr = int(fr_text)
+            frames_seen.add(fr)
+            if tag not in _SUPPORTED:
+                b.drop(path, entry, "unsupported_shape", f"<{tag}> track shapes are not supported "
+                       "(only box and polygon)", item=_frame_name(fr), annotator=annotator,
+                       record={"tag": tag, **shape.attrib})
                 continue
-            b.add_polygon(name, annotator, label, [[ring]], **kw)
+            outside = bool(_bool(shape.get("outside")))
+            keyframe = _bool(shape.get("keyframe"))
+            if outside:
+                shapes.append((fr, tag, True, keyframe, entry, None, None))
+                continue
+            if label is None and el.get("label") is None:
+                raise reader_error(path, tentry, "missing attribute 'label'")
+            extras = {**base, **_shape_extras(path, entry, shape), "keyframe": keyframe}
+            geom = (_box_coords(path, entry, shape) if tag == "box"
+                    else _points(path, entry, shape.get("points")))
+            if tag == "polygon" and len(geom) < 6:
+                b.drop(path, entry, "degenerate_polygon", "a polygon with fewer than 3 points",
+                       item=_frame_name(fr), annotator=annotator, record={"tag": tag, **shape.attrib})
+                shapes.append((fr, tag, True, keyframe, entry, None, None))  # not drawable
+                continue
+            shapes.append((fr, tag, False, keyframe, entry, geom, extras))
+        except ReaderError as exc:
+            b.entry_failed(exc, path, entry, annotator=annotator, record={"tag": tag, **shape.attrib})
+    shapes.sort(key=lambda s: s[0])
+    for n, (fr, tag, outside, keyframe, entry, geom, extras) in enumerate(shapes):
+        if n + 1 < len(shapes) and shapes[n + 1][0] == fr:
+            b.drop(path, entry, "duplicate_track_frame", f"track {tid} has two shapes on frame {fr}; "
+                   "the later one was kept", item=_frame_name(fr), annotator=annotator)
+            continue
+        if outside:
+            continue
+        nxt = shapes[n + 1] if n + 1 < len(shapes) else None
+        end = nxt[0] - 1 if nxt is not None else max(fr, last if last is not None else fr)
+        for g in range(fr, end + 1):
+            item = keys(_frame_name(g), path=path, entry=entry)
+            gentry = entry if g == fr else f"{entry} held to frame {g}"
+            ex = dict(extras)
+            if g == fr:
+                shape_geom = geom
+            elif nxt is not None and not nxt[2] and nxt[1] == tag and nxt[5] != geom:
+                if tag == "box":  # linear interpolation between two visible boxes
+                    t = (g - fr) / (nxt[0] - fr)
+                    shape_geom = tuple(a + (c - a) * t for a, c in zip(geom, nxt[5]))
+                    gentry = f"{entry} interpolated to frame {g}"
+                else:
+                    b.drop(path, f"{entry} frames {fr + 1}-{end}", "track_gap_not_interpolated",
+                           f"polygon track {tid}: frames {fr + 1}-{end} between two keyframes are "
+                           "not written in the export (export again from CVAT, which writes them)",
+                           item=item, annotator=annotator)
+                    break
+            else:
+                shape_geom = geom  # held: copied until the next shape or the last frame
+            if g != fr:
+                ex["keyframe"] = False
+            kw = {"width": w, "height": h, "file_idx": f, "entry": gentry, "extras": ex}
+            if tag == "box":
+                _add_box(b, item, annotator, label, shape_geom, kw)
+            else:
+                b.add_polygon(item, annotator, label, [[shape_geom]], **kw)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Mapping
 from functools import reduce
 from pathlib import Path
 
 import shapely
 
-from ..errors import ParameterError
+from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
 from ._common import (
     FrameBuilder,
     check_file,
@@ -20,6 +21,7 @@ from ._common import (
     reader_error,
     size_value,
 )
+from .item_keys import ItemKeys
 
 __all__ = ["read_darwin"]
 
@@ -29,13 +31,13 @@ _OTHER = ("tag", "keypoint", "line", "ellipse", "skeleton", "mask", "raster_laye
 
 
 def _sources(path_or_dir, annotator):
-    """[(file, annotator from the layout or None)]."""
+    """[(file, annotator from the argument or layout or None, name of the export)]."""
     if isinstance(path_or_dir, Mapping):
         if annotator is not None:
             raise ParameterError("pass annotator names either as mapping keys or as annotator=, not both")
         out = []
         for ann, p in path_or_dir.items():
-            out += [(f, ann) for f, _ in _sources(p, None)]
+            out += [(f, ann, ann) for f, _, _ in _sources(p, None)]
         return out
     if not isinstance(path_or_dir, (str, os.PathLike)):
         raise ParameterError(f"expected a path or a mapping {{annotator: path}}, got {type(path_or_dir).__name__}")
@@ -44,17 +46,17 @@ def _sources(path_or_dir, annotator):
         files = sorted(q for q in p.iterdir() if q.is_file() and q.suffix.lower() == ".json")
         subdirs = sorted(q for q in p.iterdir() if q.is_dir() and not q.name.startswith("."))
         if files:
-            return [(f, annotator) for f in files]
+            return [(f, annotator, p.resolve().name) for f in files]
         if subdirs:  # a parent directory whose subdirectories are the annotators
             out = []
             for d in subdirs:
                 sub = sorted(q for q in d.iterdir() if q.is_file() and q.suffix.lower() == ".json")
                 if not sub:
                     raise reader_error(d, None, "no .json files for annotator " + repr(d.name))
-                out += [(f, annotator if annotator is not None else d.name) for f in sub]
+                out += [(f, annotator if annotator is not None else d.name, d.name) for f in sub]
             return out
         raise reader_error(p, None, "no .json files and no annotator subdirectories")
-    return [(check_file(p), annotator)]
+    return [(check_file(p), annotator, p.stem)]
 
 
 def _points(path, entry, pts, name):
@@ -100,7 +102,7 @@ def _annotator_of(ann):
     return None
 
 
-def read_darwin(path_or_dir, *, annotator=None, on_invalid: str = "raise",
+def read_darwin(path_or_dir, *, annotator=None, item_key="name", on_invalid: str = "raise",
                 return_dropped: bool = False):
     """Read V7 Darwin JSON 2.0 exports.
 
@@ -111,6 +113,10 @@ def read_darwin(path_or_dir, *, annotator=None, on_invalid: str = "raise",
         directory whose subdirectories are the exports of each annotator, or a mapping.
     annotator : str, optional
         The annotator of every file read (see Returns for the default).
+    item_key : {"name", "stem", "path"} or callable, default "name"
+        How the item (``item.path`` + ``item.name``) becomes the ``item`` (see
+        :mod:`iaa_frames.io.item_keys`): by default its base name, ``item.name``, as other
+        tools name the image.
 
     on_invalid : {"raise", "drop"}, default "raise"
         Unusable shapes (zero area, ...): raise a ReaderError naming file and annotation, or
@@ -121,18 +127,21 @@ def read_darwin(path_or_dir, *, annotator=None, on_invalid: str = "raise",
     Returns
     -------
     pandas.DataFrame
-        The validated tidy frame. ``item`` is ``item.name`` (with ``item.path`` prefixed
-        when it is not ``/``), ``width``/``height`` come from ``item.slots[0]``. The
-        annotator is ``annotator=``, the mapping key or the subdirectory when given (then
-        the ``annotators`` recorded in the file are kept in an ``annotators`` column: the
-        annotator of a file with no annotation must be the same as that of its objects);
-        otherwise the first of each annotation's ``annotators`` (``email``, else
-        ``full_name``); otherwise the file name stem. ``polygon`` annotations become polygons: ``paths`` holds
+        The validated tidy frame. ``item``: see ``item_key`` (the source is ``item.name``
+        with ``item.path`` prefixed when it is not ``/``); ``width``/``height`` come from
+        ``item.slots[0]``. The annotator is ``annotator=``, the mapping key or the
+        subdirectory when given (then the ``annotators`` recorded in the file are kept in
+        an ``annotators`` column); otherwise the first of each annotation's ``annotators``
+        (``email``, else ``full_name``); where the export records no annotator (V7 writes
+        ``annotators`` only on request), it is one name for the whole export, never one per
+        file: the directory's name (or, for one file, its stem), with an
+        :class:`~iaa_frames.errors.AnnotatorNameWarning` that says which and how many files. ``polygon`` annotations become polygons: ``paths`` holds
         one or more closed paths, filled with the even-odd rule, so a path inside another is
         a hole and disjoint paths are parts of a MultiPolygon (Darwin stores holes as plain
         extra paths). Annotations with only ``bounding_box`` {x, y, w, h} become boxes.
         ``name`` is the label, ``id`` the object_id. A file with no annotations is a
-        coverage row for its annotator (from the argument, layout or file name stem).
+        coverage row for its annotator (from the argument or layout, else the export's
+        name).
 
     Raises
     ------
@@ -163,13 +172,22 @@ def read_darwin(path_or_dir, *, annotator=None, on_invalid: str = "raise",
     if annotator is not None and not isinstance(annotator, str):
         raise ParameterError(f"annotator must be a string, got {annotator!r}")
     sources = _sources(path_or_dir, annotator)
-    b = FrameBuilder("darwin")
-    for path, ann_name in sources:
-        _read_file(path, ann_name, b)
+    b = FrameBuilder("darwin", on_invalid=on_invalid)
+    keys = ItemKeys(item_key)
+    unnamed: dict = {}  # export name -> files where it stood in for the annotator
+    for path, ann_name, export in sources:
+        if _read_file(path, ann_name, export, b, keys):
+            unnamed[export] = unnamed.get(export, 0) + 1
+    for export, n in unnamed.items():
+        warnings.warn(AnnotatorNameWarning(
+            f"darwin: {n} file(s) of the export {export!r} record no annotator (no 'annotators' "
+            f"on their annotations); their annotator is the export's name {export!r}: pass "
+            "annotator= (or a mapping {annotator: directory}) to name it"), stacklevel=2)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
-def _read_file(path, layout_annotator, b: FrameBuilder):
+def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) -> bool:
+    """Read one Darwin file; True when the export's name stood in for its annotator."""
     doc = load_json(check_file(path))
     if not isinstance(doc, dict):
         raise reader_error(path, None, "not Darwin JSON: expected a JSON object")
@@ -181,7 +199,8 @@ def _read_file(path, layout_annotator, b: FrameBuilder):
     if not isinstance(name, str) or not name:
         raise reader_error(path, "item.name", f"must be a non-empty string, got {name!r}")
     folder = item_d.get("path", "/")
-    item = name if folder in (None, "", "/") else f"{str(folder).rstrip('/')}/{name}"
+    source = name if folder in (None, "", "/") else f"{str(folder).rstrip('/')}/{name}"
+    item = keys(source, scope=export, path=path, entry="item.name")
     w = h = math.nan
     slots = item_d.get("slots")
     if slots is not None:
@@ -199,63 +218,74 @@ def _read_file(path, layout_annotator, b: FrameBuilder):
     if not isinstance(anns, list):
         raise reader_error(path, "annotations", f"must be a list, got {type(anns).__name__}")
     f = b.add_file(path)
-    file_annotator = layout_annotator if layout_annotator is not None else path.stem
+    file_annotator = layout_annotator if layout_annotator is not None else export
+    guessed = layout_annotator is None and not any(
+        isinstance(a, dict) and _annotator_of(a) for a in anns)
     if not anns:
         b.cover(item, file_annotator, width=w, height=h, file_idx=f, entry="(no annotations)")
     for k, ann in enumerate(anns):
         entry = f"annotations[{k}]"
-        if not isinstance(ann, dict):
-            raise reader_error(path, entry, f"an annotation must be a JSON object, got {type(ann).__name__}")
-        aid = ann.get("id")
-        if aid is not None:
-            entry += f" (id={aid!r})"
-        recorded = _annotator_of(ann)
-        annotator = layout_annotator or recorded or file_annotator
-        b.cover(item, annotator, width=w, height=h, file_idx=f, entry=entry)
-        label = ann.get("name")
-        if not isinstance(label, str) or not label:
-            raise reader_error(path, entry, f"'name' (the class) must be a non-empty string, got {label!r}")
-        extras = None
-        if layout_annotator is not None and recorded is not None:
-            extras = {"annotators": ", ".join(_people(ann))}
-        kw = dict(object_id=aid, width=w, height=h, file_idx=f, entry=entry, extras=extras)
-        poly = ann.get("polygon", ann.get("complex_polygon"))
-        if poly is not None:
-            if not isinstance(poly, dict):
-                raise reader_error(path, entry, f"polygon must be a JSON object, got {type(poly).__name__}")
-            if "paths" in poly:
-                paths = poly["paths"]
-                if not isinstance(paths, list) or not paths:
-                    raise reader_error(path, entry, "polygon.paths must be a non-empty list of paths")
-            elif "path" in poly:  # Darwin 1.0 style: one path, or a list of paths (complex)
-                path_ = poly["path"]
-                paths = path_ if isinstance(path_, list) and path_ and isinstance(path_[0], list) else [path_]
-            else:
-                raise reader_error(path, entry, "polygon has no 'paths'")
-            rings = [_points(path, entry, p, f"polygon.paths[{j}]") for j, p in enumerate(paths)]
-            rings = [r for r in rings if len(r) >= 6]
-            if not rings:
-                b.drop(path, entry, "degenerate_polygon", "a polygon with no path of 3 or more points",
-                       item=item, annotator=annotator, record=ann)
-                continue
-            if len(rings) == 1:
-                b.add_polygon(item, annotator, label, [rings], **kw)
-            else:
-                b.add_geometry(item, annotator, label, _even_odd(rings), **kw)
-        elif ann.get("bounding_box") is not None:
-            bb = ann["bounding_box"]
-            if not isinstance(bb, dict):
-                raise reader_error(path, entry, f"bounding_box must be a JSON object, got {type(bb).__name__}")
-            vals = []
-            for key in ("x", "y", "w", "h"):
-                v = bb.get(key)
-                if not is_number(v) or not math.isfinite(v):
-                    raise reader_error(path, entry, f"bounding_box.{key} must be a number, got {v!r}")
-                vals.append(float(v))
-            x, y, bw, bh = vals
-            b.add_box(item, annotator, label, x, y, x + bw, y + bh, **kw)
+        try:
+            _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h)
+        except ReaderError as exc:
+            b.entry_failed(exc, path, entry, item=item, record=ann)
+    return guessed
+
+
+def _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h):
+    entry = f"annotations[{k}]"
+    if not isinstance(ann, dict):
+        raise reader_error(path, entry, f"an annotation must be a JSON object, got {type(ann).__name__}")
+    aid = ann.get("id")
+    if aid is not None:
+        entry += f" (id={aid!r})"
+    recorded = _annotator_of(ann)
+    annotator = layout_annotator or recorded or file_annotator
+    b.cover(item, annotator, width=w, height=h, file_idx=f, entry=entry)
+    label = ann.get("name")
+    if not isinstance(label, str) or not label:
+        raise reader_error(path, entry, f"'name' (the class) must be a non-empty string, got {label!r}")
+    extras = None
+    if layout_annotator is not None and recorded is not None:
+        extras = {"annotators": ", ".join(_people(ann))}
+    kw = {"object_id": aid, "width": w, "height": h, "file_idx": f, "entry": entry, "extras": extras}
+    poly = ann.get("polygon", ann.get("complex_polygon"))
+    if poly is not None:
+        if not isinstance(poly, dict):
+            raise reader_error(path, entry, f"polygon must be a JSON object, got {type(poly).__name__}")
+        if "paths" in poly:
+            paths = poly["paths"]
+            if not isinstance(paths, list) or not paths:
+                raise reader_error(path, entry, "polygon.paths must be a non-empty list of paths")
+        elif "path" in poly:  # Darwin 1.0 style: one path, or a list of paths (complex)
+            path_ = poly["path"]
+            paths = path_ if isinstance(path_, list) and path_ and isinstance(path_[0], list) else [path_]
         else:
-            kind = next((k for k in _OTHER if k in ann), None)
-            detail = (f"a {kind!r} annotation (only polygons and bounding boxes are read)" if kind
-                      else "an annotation with no polygon or bounding_box")
-            b.drop(path, entry, "unsupported_shape", detail, item=item, annotator=annotator, record=ann)
+            raise reader_error(path, entry, "polygon has no 'paths'")
+        rings = [_points(path, entry, p, f"polygon.paths[{j}]") for j, p in enumerate(paths)]
+        rings = [r for r in rings if len(r) >= 6]
+        if not rings:
+            b.drop(path, entry, "degenerate_polygon", "a polygon with no path of 3 or more points",
+                   item=item, annotator=annotator, record=ann)
+            return
+        if len(rings) == 1:
+            b.add_polygon(item, annotator, label, [rings], **kw)
+        else:
+            b.add_geometry(item, annotator, label, _even_odd(rings), **kw)
+    elif ann.get("bounding_box") is not None:
+        bb = ann["bounding_box"]
+        if not isinstance(bb, dict):
+            raise reader_error(path, entry, f"bounding_box must be a JSON object, got {type(bb).__name__}")
+        vals = []
+        for key in ("x", "y", "w", "h"):
+            v = bb.get(key)
+            if not is_number(v) or not math.isfinite(v):
+                raise reader_error(path, entry, f"bounding_box.{key} must be a number, got {v!r}")
+            vals.append(float(v))
+        x, y, bw, bh = vals
+        b.add_box(item, annotator, label, x, y, x + bw, y + bh, **kw)
+    else:
+        kind = next((k for k in _OTHER if k in ann), None)
+        detail = (f"a {kind!r} annotation (only polygons and bounding boxes are read)" if kind
+                  else "an annotation with no polygon or bounding_box")
+        b.drop(path, entry, "unsupported_shape", detail, item=item, annotator=annotator, record=ann)

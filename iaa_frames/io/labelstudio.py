@@ -1,17 +1,31 @@
-"""Reader for Label Studio JSON exports (the full "JSON" export: a list of tasks)."""
+"""Reader for Label Studio JSON exports: the full "JSON" export (a list of tasks with their
+annotations) and "JSON-MIN" (one flat record per annotation)."""
 
 from __future__ import annotations
 
 import math
+import warnings
 
-from ..errors import ParameterError
-from ._common import FrameBuilder, JSONStream, check_file, finish, is_number, reader_error
+from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
+from ._common import (
+    FrameBuilder,
+    JSONStream,
+    check_file,
+    finish,
+    is_number,
+    reader_error,
+)
 from .cvat import rotated_rectangle
+from .item_keys import ItemKeys, labelstudio_file
 
 __all__ = ["read_labelstudio"]
 
 _RECT = {"rectanglelabels": "rectanglelabels", "rectangle": None}
 _POLY = {"polygonlabels": "polygonlabels", "polygon": None}
+# JSON-MIN: keys of a record that are neither data nor regions
+_MIN_META = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time",
+             "agreement", "history", "drafts", "predictions", "meta"}
+_REGION_KEYS = ("rectanglelabels", "polygonlabels", "labels", "points", "width", "height")
 # results that describe a region drawn by another result (same "id"): kept as columns
 _PER_REGION = {"choices", "textarea", "number", "rating", "datetime", "taxonomy"}
 
@@ -60,23 +74,40 @@ def _label(value, labels_key):
     return labels[0], len(labels)
 
 
-def read_labelstudio(path, *, item: str = "image", data_key: str | None = None,
-                     on_invalid: str = "raise", return_dropped: bool = False):
-    """Read a Label Studio JSON export (a list of tasks with their annotations).
+def read_labelstudio(path, *, item: str = "image", item_key="name", data_key: str | None = None,
+                     annotator: str | None = None, on_invalid: str = "raise",
+                     return_dropped: bool = False):
+    """Read a Label Studio JSON or JSON-MIN export.
 
     Parameters
     ----------
     path : path
-        The ``.json`` export ("JSON" in Label Studio's export dialog, not "JSON-MIN").
+        The ``.json`` export: "JSON" (a list of tasks, each with ``data`` and
+        ``annotations``) or "JSON-MIN" (a list of flat records, one per annotation: the
+        ``data`` fields, one key per control tag holding its regions, ``annotator``,
+        ``annotation_id``, ...). The kind is recognized from the content.
     item : {"image", "task"}, default "image"
-        What identifies an item: the image path in the task ``data`` (so that exports of
-        several projects, or other formats, line up on the same images), or the task ``id``.
+        What identifies an item: the image in the task ``data`` (so that exports of
+        several projects, or other tools' exports, line up on the same images), or the
+        task ``id``.
+    item_key : {"name", "stem", "path"} or callable, default "name"
+        How the image source becomes the ``item`` (see :mod:`iaa_frames.io.item_keys`).
+        With ``"name"`` and ``"stem"`` the source is first reduced to the file it points at:
+        the 8-hex-digit prefix Label Studio adds on upload is removed
+        (``/data/upload/1/48c2f1a0-photo.jpg`` -> ``photo.jpg``) and local storage URLs
+        (``/data/local-files/?d=dir/photo.jpg``) give their file, so that the item is the
+        one CVAT, COCO or VOC exports name. ``"path"`` keeps the source as written.
     data_key : str, optional
         The key of ``data`` holding the image (``$image`` in the labeling config). By
         default ``"image"``, else the only string value of ``data``.
+    annotator : str, optional
+        The annotator of JSON-MIN records that carry no ``annotator`` (by default the file
+        name stem, with an :class:`~iaa_frames.errors.AnnotatorNameWarning`). The full
+        JSON always names its annotators (``completed_by``).
     on_invalid : {"raise", "drop"}, default "raise"
-        Unusable regions (zero area, ...): raise a ReaderError naming task, annotation and
-        result, or drop them with a warning.
+        Unusable entries (zero-area regions, a result or a task that cannot be read, ...):
+        raise a ReaderError naming task, annotation and result, or drop them, counted,
+        with a warning.
     return_dropped : bool, default False
         Return ``(frame, dropped)`` instead of warning about skipped records.
 
@@ -84,15 +115,15 @@ def read_labelstudio(path, *, item: str = "image", data_key: str | None = None,
     -------
     pandas.DataFrame
         The validated tidy frame. The annotator is ``completed_by``: its ``email`` when it
-        is a dict, else the user id as a string. Every (non-cancelled) annotation covers
-        its task; an annotation with an empty ``result`` is a coverage row.
-        ``rectanglelabels`` results become boxes, converted from percent of
-        ``original_width``/``original_height`` to pixels (a nonzero ``rotation``, in
-        degrees clockwise about the top-left corner, gives a polygon); ``polygonlabels``
-        become polygons. ``width``/``height`` are ``original_width``/``original_height``.
-        ``object_id`` is ``"{annotation id}/{result id}"``, ``task`` the task id, and
-        per-region ``choices``/``textarea``/... results (same result ``id`` as the region)
-        are columns named after their ``from_name``.
+        is a dict, else the user id as a string (JSON-MIN: ``annotator``). Every
+        (non-cancelled) annotation covers its task; an annotation with an empty ``result``
+        is a coverage row. ``rectanglelabels`` results become boxes, converted from
+        percent of ``original_width``/``original_height`` to pixels (a nonzero
+        ``rotation``, in degrees clockwise about the top-left corner, gives a polygon);
+        ``polygonlabels`` become polygons. ``width``/``height`` are
+        ``original_width``/``original_height``. ``object_id`` is ``"{annotation id}/{result
+        id}"``, ``task`` the task id, and per-region ``choices``/``textarea``/... results
+        (same result ``id`` as the region) are columns named after their ``from_name``.
 
     Raises
     ------
@@ -112,7 +143,7 @@ def read_labelstudio(path, *, item: str = "image", data_key: str | None = None,
     Examples
     --------
     >>> import json, tempfile, pathlib
-    >>> tasks = [{"id": 1, "data": {"image": "/data/a.jpg"}, "annotations": [
+    >>> tasks = [{"id": 1, "data": {"image": "/data/upload/1/48c2f1a0-a.jpg"}, "annotations": [
     ...     {"id": 10, "completed_by": {"id": 3, "email": "ana@example.org"}, "result": [
     ...         {"id": "r1", "type": "rectanglelabels", "from_name": "label", "to_name": "image",
     ...          "original_width": 200, "original_height": 100,
@@ -122,56 +153,74 @@ def read_labelstudio(path, *, item: str = "image", data_key: str | None = None,
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "export.json"
     >>> _ = p.write_text(json.dumps(tasks))
     >>> read_labelstudio(p)[["item", "annotator", "label", "x0", "y0", "x1", "y1"]]
-              item        annotator label    x0    y0    x1    y1
-    0  /data/a.jpg  ana@example.org   cat  20.0  20.0  70.0  70.0
-    1  /data/a.jpg                4   NaN   NaN   NaN   NaN   NaN
+        item        annotator label    x0    y0    x1    y1
+    0  a.jpg  ana@example.org   cat  20.0  20.0  70.0  70.0
+    1  a.jpg                4   NaN   NaN   NaN   NaN   NaN
     """
     if item not in ("image", "task"):
         raise ParameterError(f"item must be 'image' or 'task', got {item!r}")
+    if annotator is not None and (not isinstance(annotator, str) or not annotator):
+        raise ParameterError(f"annotator must be a non-empty string, got {annotator!r}")
     path = check_file(path)
-    b = FrameBuilder("labelstudio")
+    b = FrameBuilder("labelstudio", on_invalid=on_invalid)
+    keys = ItemKeys(item_key, pre=labelstudio_file)
     f = b.add_file(path)
     stream = JSONStream(path, top_name="tasks")
     n = 0
+    ctx = {"item": item, "data_key": data_key, "keys": keys, "annotator": annotator,
+           "warned": False}
     for kind, key, i, task in stream:
         if stream.top != "array":
             raise reader_error(path, None, "not a Label Studio JSON export: expected a list of tasks, "
-                               "found a JSON object (is this a JSON-MIN or COCO export?)")
-        _task(path, f, b, i, task, item, data_key)
+                               "found a JSON object (is this a COCO export?)")
+        entry = f"tasks[{i}]"
+        try:
+            if isinstance(task, dict) and not ("annotations" in task or "completions" in task
+                                               or "data" in task):
+                _min_record(path, f, b, i, task, ctx)
+            else:
+                _task(path, f, b, i, task, ctx)
+        except ReaderError as exc:
+            b.entry_failed(exc, path, entry, record=task)
         n += 1
     if n == 0:
         raise reader_error(path, None, "an empty list: no tasks and no annotations")
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
-def _task(path, f, b: FrameBuilder, i, task, item_mode, data_key):
+def _item_of(path, tentry, task, data, ctx):
+    """The item of a task (full JSON: ``data`` is the task's data; JSON-MIN: the record)."""
+    tid = task.get("id")
+    if ctx["item"] == "task":
+        if tid is None:
+            raise reader_error(path, tentry, "missing key 'id' (needed with item='task')")
+        return tid
+    if not isinstance(data, dict):
+        raise reader_error(path, tentry, f"missing or invalid 'data' (a dict holding the image), got {data!r}")
+    key = ctx["data_key"]
+    if key is None:
+        if "image" in data:
+            key = "image"
+        else:
+            strings = [k for k, v in data.items() if isinstance(v, str) and k not in _MIN_META]
+            if len(strings) != 1:
+                raise reader_error(path, tentry, f"cannot tell which key of data {sorted(data)} holds the image; "
+                                   "pass data_key= or item='task'")
+            key = strings[0]
+    source = data.get(key)
+    if not isinstance(source, str) or not source:
+        raise reader_error(path, tentry, f"data[{key!r}] must be the image path, got {source!r}")
+    return ctx["keys"](source, path=path, entry=tentry)
+
+
+def _task(path, f, b: FrameBuilder, i, task, ctx):
     tentry = f"tasks[{i}]"
     if not isinstance(task, dict):
         raise reader_error(path, tentry, f"a task must be a JSON object, got {type(task).__name__}")
     tid = task.get("id")
     if tid is not None:
         tentry = f"tasks[{i}] (id={tid})"
-    data = task.get("data")
-    if item_mode == "task":
-        if tid is None:
-            raise reader_error(path, tentry, "missing key 'id' (needed with item='task')")
-        item = tid
-    else:
-        if not isinstance(data, dict):
-            raise reader_error(path, tentry, f"missing or invalid 'data' (a dict holding the image), got {data!r}")
-        key = data_key
-        if key is None:
-            if "image" in data:
-                key = "image"
-            else:
-                strings = [k for k, v in data.items() if isinstance(v, str)]
-                if len(strings) != 1:
-                    raise reader_error(path, tentry, f"cannot tell which key of data {sorted(data)} holds the image; "
-                                       "pass data_key= or item='task'")
-                key = strings[0]
-        item = data.get(key)
-        if not isinstance(item, str) or not item:
-            raise reader_error(path, tentry, f"data[{key!r}] must be the image path, got {item!r}")
+    item = _item_of(path, tentry, task, task.get("data"), ctx)
     anns = task.get("annotations", task.get("completions"))
     if anns is None:
         anns = []
@@ -193,9 +242,13 @@ def _task(path, f, b: FrameBuilder, i, task, item_mode, data_key):
         aid = ann.get("id")
         if aid is not None:
             aentry += f" (id={aid})"
-        if "completed_by" not in ann:
-            raise reader_error(path, aentry, "missing key 'completed_by'")
-        annotator = _annotator(path, aentry, ann["completed_by"])
+        try:
+            if "completed_by" not in ann:
+                raise reader_error(path, aentry, "missing key 'completed_by'")
+            annotator = _annotator(path, aentry, ann["completed_by"])
+        except ReaderError as exc:
+            b.entry_failed(exc, path, aentry, item=item, record=ann)
+            continue
         if ann.get("was_cancelled"):
             b.drop(path, aentry, "cancelled_annotation", "the annotator skipped (cancelled) the task",
                    item=item, annotator=annotator, record=None)
@@ -204,7 +257,9 @@ def _task(path, f, b: FrameBuilder, i, task, item_mode, data_key):
         if result is None:
             result = []
         if not isinstance(result, list):
-            raise reader_error(path, aentry, f"'result' must be a list, got {type(result).__name__}")
+            b.entry_failed(reader_error(path, aentry, f"'result' must be a list, got {type(result).__name__}"),
+                           path, aentry, item=item, annotator=annotator, record=ann)
+            continue
         b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=aentry)
         _results(path, f, b, aentry, item, annotator, aid if aid is not None else f"{tid}.{j}", tid, result)
 
@@ -214,18 +269,21 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result):
     per_region = []
     for k, r in enumerate(result):
         rentry = f"{aentry} result[{k}]"
-        if not isinstance(r, dict):
-            raise reader_error(path, rentry, f"a result must be a JSON object, got {type(r).__name__}")
-        rtype = r.get("type")
-        if not isinstance(rtype, str):
-            raise reader_error(path, rentry, f"missing or invalid 'type', got {rtype!r}")
-        value = r.get("value")
-        if rtype in _RECT or rtype in _POLY:
-            if not isinstance(value, dict):
-                raise reader_error(path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}")
-            regions.setdefault(r.get("id", f"#{k}"), []).append((k, r))
-        else:
-            per_region.append((k, r))  # relations, choices, ...: value may be absent
+        try:
+            if not isinstance(r, dict):
+                raise reader_error(path, rentry, f"a result must be a JSON object, got {type(r).__name__}")
+            rtype = r.get("type")
+            if not isinstance(rtype, str):
+                raise reader_error(path, rentry, f"missing or invalid 'type', got {rtype!r}")
+            value = r.get("value")
+            if rtype in _RECT or rtype in _POLY:
+                if not isinstance(value, dict):
+                    raise reader_error(path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}")
+                regions.setdefault(r.get("id", f"#{k}"), []).append((k, r))
+            else:
+                per_region.append((k, r))  # relations, choices, ...: value may be absent
+        except ReaderError as exc:
+            b.entry_failed(exc, path, rentry, item=item, annotator=annotator, record=r)
     extras_by_region: dict = {}
     labels_by_region: dict = {}
     for k, r in per_region:
@@ -246,54 +304,113 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result):
     for rid, parts in regions.items():
         for k, r in parts:
             rentry = f"{aentry} result[{k}]"
-            rtype, value = r["type"], r["value"]
-            labels_key = _RECT.get(rtype, _POLY.get(rtype))
-            label, n_labels = _label(value, labels_key)
-            if label is None and rid in labels_by_region:
-                label, n_labels = _label(labels_by_region[rid], None)
-            if label is None:
-                b.drop(path, rentry, "unlabelled_region", "a region without a label",
-                       item=item, annotator=annotator, record=r)
-                continue
-            if n_labels > 1:
-                b.drop(path, rentry, "extra_labels_ignored",
-                       f"a region with {n_labels} labels: the first ({label!r}) was kept",
-                       item=item, annotator=annotator, record=value.get(labels_key or "labels"))
-            w = _size(path, rentry, r, "original_width")
-            h = _size(path, rentry, r, "original_height")
-            if math.isnan(w) or math.isnan(h):
-                w = h = 100.0  # percent coordinates, image of 100 x 100 units
-            extras = {"task": tid, **extras_by_region.get(rid, {})}
-            oid = f"{aid}/{rid}" if len(parts) == 1 else f"{aid}/{rid}/{k}"
-            kw = dict(object_id=oid, width=w, height=h, file_idx=f, entry=rentry, extras=extras)
-            if rtype in _RECT:
-                x = _pct(path, rentry, value, "x") * w / 100
-                y = _pct(path, rentry, value, "y") * h / 100
-                x1 = x + _pct(path, rentry, value, "width") * w / 100
-                y1 = y + _pct(path, rentry, value, "height") * h / 100
-                rot = value.get("rotation", r.get("rotation", 0)) or 0
-                if not is_number(rot) or not math.isfinite(rot):
-                    raise reader_error(path, rentry, f"rotation must be a number, got {rot!r}")
-                if rot % 360:
-                    extras["rotation"] = float(rot)
-                    b.add_polygon(item, annotator, label,
-                                  [[rotated_rectangle(x, y, x1, y1, rot, about="top-left")]], **kw)
-                else:
-                    b.add_box(item, annotator, label, x, y, x1, y1, **kw)
-            else:
-                pts = value.get("points")
-                if not isinstance(pts, list):
-                    raise reader_error(path, rentry, f"value.points must be a list of [x, y] (percent), got {pts!r}")
-                ring = []
-                for p in pts:
-                    if (not isinstance(p, list) or len(p) != 2 or not is_number(p[0])
-                            or not is_number(p[1]) or not math.isfinite(p[0]) or not math.isfinite(p[1])):
-                        raise reader_error(path, rentry, f"value.points holds {p!r}, not an [x, y] pair of numbers")
-                    ring += [p[0] * w / 100, p[1] * h / 100]
-                if len(ring) >= 4 and ring[:2] == ring[-2:]:
-                    ring = ring[:-2]
-                if len(ring) < 6:
-                    b.drop(path, rentry, "degenerate_polygon", "a polygon with fewer than 3 points",
-                           item=item, annotator=annotator, record=r)
-                    continue
-                b.add_polygon(item, annotator, label, [[ring]], **kw)
+            try:
+                _region(path, f, b, rentry, item, annotator, aid, tid, rid, len(parts), k, r,
+                        labels_by_region, extras_by_region)
+            except ReaderError as exc:
+                b.entry_failed(exc, path, rentry, item=item, annotator=annotator, record=r)
+
+
+def _region(path, f, b, rentry, item, annotator, aid, tid, rid, n_parts, k, r, labels_by_region,
+            extras_by_region):
+    """One rectangle or polygon result."""
+    rtype, value = r["type"], r["value"]
+    labels_key = _RECT.get(rtype, _POLY.get(rtype))
+    label, n_labels = _label(value, labels_key)
+    if label is None and rid in labels_by_region:
+        label, n_labels = _label(labels_by_region[rid], None)
+    if label is None:
+        b.drop(path, rentry, "unlabelled_region", "a region without a label",
+               item=item, annotator=annotator, record=r)
+        return
+    if n_labels > 1:
+        b.drop(path, rentry, "extra_labels_ignored",
+               f"a region with {n_labels} labels: the first ({label!r}) was kept",
+               item=item, annotator=annotator, record=value.get(labels_key or "labels"))
+    w = _size(path, rentry, r, "original_width")
+    h = _size(path, rentry, r, "original_height")
+    if math.isnan(w) or math.isnan(h):
+        w = h = 100.0  # percent coordinates, image of 100 x 100 units
+    extras = {"task": tid, **extras_by_region.get(rid, {})}
+    oid = f"{aid}/{rid}" if n_parts == 1 else f"{aid}/{rid}/{k}"
+    kw = {"object_id": oid, "width": w, "height": h, "file_idx": f, "entry": rentry, "extras": extras}
+    if rtype in _RECT:
+        x = _pct(path, rentry, value, "x") * w / 100
+        y = _pct(path, rentry, value, "y") * h / 100
+        x1 = x + _pct(path, rentry, value, "width") * w / 100
+        y1 = y + _pct(path, rentry, value, "height") * h / 100
+        rot = value.get("rotation", r.get("rotation", 0)) or 0
+        if not is_number(rot) or not math.isfinite(rot):
+            raise reader_error(path, rentry, f"rotation must be a number, got {rot!r}")
+        if rot % 360:
+            extras["rotation"] = float(rot)
+            b.add_polygon(item, annotator, label,
+                          [[rotated_rectangle(x, y, x1, y1, rot, about="top-left")]], **kw)
+        else:
+            b.add_box(item, annotator, label, x, y, x1, y1, **kw)
+    else:
+        pts = value.get("points")
+        if not isinstance(pts, list):
+            raise reader_error(path, rentry, f"value.points must be a list of [x, y] (percent), got {pts!r}")
+        ring = []
+        for p in pts:
+            if (not isinstance(p, list) or len(p) != 2 or not is_number(p[0])
+                    or not is_number(p[1]) or not math.isfinite(p[0]) or not math.isfinite(p[1])):
+                raise reader_error(path, rentry, f"value.points holds {p!r}, not an [x, y] pair of numbers")
+            ring += [p[0] * w / 100, p[1] * h / 100]
+        if len(ring) >= 4 and ring[:2] == ring[-2:]:
+            ring = ring[:-2]
+        if len(ring) < 6:
+            b.drop(path, rentry, "degenerate_polygon", "a polygon with fewer than 3 points",
+                   item=item, annotator=annotator, record=r)
+            return
+        b.add_polygon(item, annotator, label, [[ring]], **kw)
+
+
+def _is_region(v) -> bool:
+    return isinstance(v, dict) and any(k in v for k in _REGION_KEYS)
+
+
+def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
+    """One JSON-MIN record: the task's data fields, one key per control tag holding its
+    region values (a list, or one value), and the annotation's ``annotator``."""
+    tid = rec.get("id")
+    tentry = f"tasks[{i}]" + (f" (id={tid})" if tid is not None else "")
+    region_keys = [k for k, v in rec.items() if k not in _MIN_META and (
+        _is_region(v) or (isinstance(v, list) and v and all(_is_region(x) for x in v)))]
+    data = {k: v for k, v in rec.items() if k not in region_keys}
+    item = _item_of(path, tentry, rec, data, ctx)
+    who = rec.get("annotator")
+    if who in (None, ""):
+        annotator = ctx["annotator"]
+        if annotator is None:
+            annotator = path.stem
+            if not ctx["warned"]:
+                ctx["warned"] = True
+                warnings.warn(AnnotatorNameWarning(
+                    f"{path}: JSON-MIN records without 'annotator'; their annotator is the file "
+                    f"name {annotator!r}: pass annotator= to name it"), stacklevel=4)
+    else:
+        annotator = _annotator(path, tentry, who)
+    aid = rec.get("annotation_id", f"{tid}.{i}")
+    regions = []
+    for key in region_keys:
+        values = rec[key] if isinstance(rec[key], list) else [rec[key]]
+        for j, v in enumerate(values):
+            rtype = "polygonlabels" if "points" in v else "rectanglelabels"
+            r = {"id": f"{key}{j}", "type": rtype, "from_name": key, "value": v}
+            for size in ("original_width", "original_height"):
+                if size in v:
+                    r[size] = v[size]
+            regions.append((f"{tentry} {key}[{j}]", r))
+    tw = th = math.nan
+    for _, r in regions:
+        if is_number(r.get("original_width")) and is_number(r.get("original_height")):
+            tw, th = float(r["original_width"]), float(r["original_height"])
+            break
+    b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=tentry)
+    for rentry, r in regions:
+        try:
+            _region(path, f, b, rentry, item, annotator, aid, tid, r["id"], 1, 0, r, {}, {})
+        except ReaderError as exc:
+            b.entry_failed(exc, path, rentry, item=item, annotator=annotator, record=r)

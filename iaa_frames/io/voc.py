@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from ..errors import ReaderError
 from ._common import (
     FrameBuilder,
     annotator_dirs,
@@ -14,6 +15,7 @@ from ._common import (
     reader_error,
     xml_float,
 )
+from .item_keys import ItemKeys
 
 __all__ = ["read_voc"]
 
@@ -25,7 +27,8 @@ def _xml_files(d):
     return sorted(p for p in d.iterdir() if p.is_file() and p.suffix.lower() == ".xml")
 
 
-def read_voc(dir_per_annotator, *, on_invalid: str = "raise", return_dropped: bool = False):
+def read_voc(dir_per_annotator, *, item_key="name", on_invalid: str = "raise",
+             return_dropped: bool = False):
     """Read Pascal VOC XML annotations, one directory per annotator.
 
     Parameters
@@ -37,9 +40,13 @@ def read_voc(dir_per_annotator, *, on_invalid: str = "raise", return_dropped: bo
         directory. Inside an annotator's directory, the ``.xml`` files are read from an
         ``Annotations/`` subdirectory when there is one (the VOCdevkit layout), else from
         the directory itself.
+    item_key : {"name", "stem", "path"} or callable, default "name"
+        How the image ``<filename>`` becomes the ``item`` (see
+        :mod:`iaa_frames.io.item_keys`).
     on_invalid : {"raise", "drop"}, default "raise"
-        Unusable boxes (zero area, inverted): raise a ReaderError naming file and object,
-        or drop them with a warning.
+        Unusable objects (zero area, inverted, missing or non-numeric coordinates, no
+        name): raise a ReaderError naming file and object, or drop them, counted, with a
+        warning.
     return_dropped : bool, default False
         Return ``(frame, dropped)`` instead of warning about skipped records.
 
@@ -99,7 +106,8 @@ def read_voc(dir_per_annotator, *, on_invalid: str = "raise", return_dropped: bo
                 dirs = [(root.name, root)]
             elif not dirs:
                 raise reader_error(root, None, "no annotator subdirectories and no .xml files")
-    b = FrameBuilder("voc")
+    b = FrameBuilder("voc", on_invalid=on_invalid)
+    keys = ItemKeys(item_key)
     for annotator, d in dirs:
         files = _xml_files(d)
         if not files:
@@ -107,7 +115,7 @@ def read_voc(dir_per_annotator, *, on_invalid: str = "raise", return_dropped: bo
         for path in files:
             if path.stat().st_size == 0:
                 raise reader_error(path, None, "the file is empty")
-            _read_file(path, annotator, b)
+            _read_file(path, annotator, b, keys, d)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
@@ -123,12 +131,13 @@ def _flag(path, entry, obj, name):
     raise reader_error(path, entry, f"<{name}> must be 0 or 1, got {raw!r}")
 
 
-def _read_file(path, annotator, b: FrameBuilder):
+def _read_file(path, annotator, b: FrameBuilder, keys: ItemKeys, scope):
     root = parse_xml(path)
     if root.tag != "annotation":
         raise reader_error(path, None, f"not a VOC annotation: the root element is <{root.tag}>, expected <annotation>")
     f = b.add_file(path)
-    item = (root.findtext("filename") or "").strip() or path.stem
+    source = (root.findtext("filename") or "").strip()
+    item = keys(source, scope=scope, path=path, entry="<filename>") if source else path.stem
     size = root.find("size")
     w = h = math.nan
     if size is not None:
@@ -142,31 +151,38 @@ def _read_file(path, annotator, b: FrameBuilder):
     for k, obj in enumerate(root.findall("object")):
         name = (obj.findtext("name") or "").strip()
         entry = f"object[{k}]" + (f" (name={name!r})" if name else "")
-        if not name:
-            raise reader_error(path, entry, "missing <name>")
-        bb = obj.find("bndbox")
-        if bb is None:
-            b.drop(path, entry, "unsupported_shape", "an <object> without <bndbox>",
-                   item=item, annotator=annotator, record={"name": name})
-            continue
-        x0 = xml_float(path, entry, bb, "xmin", attr=False)
-        y0 = xml_float(path, entry, bb, "ymin", attr=False)
-        x1 = xml_float(path, entry, bb, "xmax", attr=False)
-        y1 = xml_float(path, entry, bb, "ymax", attr=False)
-        extras = {
-            "difficult": _flag(path, entry, obj, "difficult"),
-            "truncated": _flag(path, entry, obj, "truncated"),
-        }
-        occ = _flag(path, entry, obj, "occluded")
-        if occ is not None:
-            extras["occluded"] = occ
-        pose = obj.findtext("pose")
-        if pose is not None:
-            extras["pose"] = pose.strip()
-        b.add_box(item, annotator, name, x0, y0, x1, y1, width=w, height=h, file_idx=f,
-                  entry=entry, extras=extras)
-        for j, part in enumerate(obj.findall("part")):
-            pname = (part.findtext("name") or "").strip()
-            b.drop(path, f"{entry} part[{j}]", "unsupported_shape",
-                   f"a <part> ({pname or 'unnamed'}) of an object (VOC person layout): only objects are read",
-                   item=item, annotator=annotator, record={"object": name, "part": pname})
+        try:
+            _object(path, f, b, obj, name, entry, item, annotator, w, h)
+        except ReaderError as exc:
+            b.entry_failed(exc, path, entry, item=item, annotator=annotator, record={"name": name})
+
+
+def _object(path, f, b, obj, name, entry, item, annotator, w, h):
+    if not name:
+        raise reader_error(path, entry, "missing <name>")
+    bb = obj.find("bndbox")
+    if bb is None:
+        b.drop(path, entry, "unsupported_shape", "an <object> without <bndbox>",
+               item=item, annotator=annotator, record={"name": name})
+        return
+    x0 = xml_float(path, entry, bb, "xmin", attr=False)
+    y0 = xml_float(path, entry, bb, "ymin", attr=False)
+    x1 = xml_float(path, entry, bb, "xmax", attr=False)
+    y1 = xml_float(path, entry, bb, "ymax", attr=False)
+    extras = {
+        "difficult": _flag(path, entry, obj, "difficult"),
+        "truncated": _flag(path, entry, obj, "truncated"),
+    }
+    occ = _flag(path, entry, obj, "occluded")
+    if occ is not None:
+        extras["occluded"] = occ
+    pose = obj.findtext("pose")
+    if pose is not None:
+        extras["pose"] = pose.strip()
+    b.add_box(item, annotator, name, x0, y0, x1, y1, width=w, height=h, file_idx=f,
+              entry=entry, extras=extras)
+    for j, part in enumerate(obj.findall("part")):
+        pname = (part.findtext("name") or "").strip()
+        b.drop(path, f"{entry} part[{j}]", "unsupported_shape",
+               f"a <part> ({pname or 'unnamed'}) of an object (VOC person layout): only objects are read",
+               item=item, annotator=annotator, record={"object": name, "part": pname})

@@ -5,19 +5,30 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
-from ._common import FrameBuilder, annotator_dirs, check_dir, check_file, finish, reader_error
+from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
+from ._common import (
+    FrameBuilder,
+    annotator_dirs,
+    check_dir,
+    check_file,
+    finish,
+    reader_error,
+)
+from .item_keys import ItemKeys
 
 __all__ = ["read_yolo", "read_yolo_classes"]
 
 _CLASS_FILES = ("classes.txt", "obj.names", "data.yaml", "dataset.yaml")
-_NOT_LABELS = {"classes.txt", "obj.names"}
+_NOT_LABELS = {"classes.txt", "obj.names", "train.txt", "val.txt", "valid.txt", "test.txt"}
+_IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".gif", ".dng", ".mpo"}
+_SPLITS = ("train", "val", "valid", "validation", "test")
 
 
 def _unquote(s: str) -> str:
@@ -154,24 +165,114 @@ def _sizes(image_sizes):
     raise ParameterError("image_sizes must be a mapping {image stem: (width, height)} or a DataFrame")
 
 
-def _label_files(d: Path):
-    sub = d / "labels"
-    if sub.is_dir():
-        d = sub
-    return sorted(p for p in d.iterdir()
-                  if p.is_file() and p.suffix.lower() == ".txt" and p.name.lower() not in _NOT_LABELS)
+def _list_files(d: Path) -> list[Path]:
+    """Darknet image lists: the ``train``/``valid`` entries of ``obj.data``, else the usual
+    names (``train.txt``, ``valid.txt``, ...)."""
+    out = []
+    data = d / "obj.data"
+    if data.is_file():
+        for line in data.read_text(encoding="utf-8-sig", errors="replace").splitlines():
+            key, _, val = line.partition("=")
+            if key.strip() in ("train", "valid", "test") and val.strip():
+                name = Path(val.strip()).name  # "data/train.txt": the export's root is data/
+                if (d / name).is_file():
+                    out.append(d / name)
+    if not out:
+        out = [d / n for n in ("train.txt", "valid.txt", "val.txt", "test.txt") if (d / n).is_file()]
+    return out
 
 
-def read_yolo(dir_per_annotator, *, classes=None, image_sizes=None, on_invalid: str = "raise",
-              return_dropped: bool = False):
+def _is_dataset(d: Path) -> bool:
+    """Whether ``d`` is one YOLO export (rather than a parent of annotator directories)."""
+    if (d / "labels").is_dir() or (d / "obj.data").is_file():
+        return True
+    if any((d / sp / "labels").is_dir() for sp in _SPLITS):
+        return True
+    if any(p.is_dir() and p.name.startswith("obj_") and p.name.endswith("_data") for p in d.iterdir()):
+        return True
+    return any(p.is_file() and p.suffix.lower() == ".txt" and p.name.lower() not in _NOT_LABELS
+               for p in d.iterdir())
+
+
+def _images_by_stem(dirs) -> dict:
+    out: dict = {}
+    for d in dirs:
+        if d.is_dir():
+            for p in d.rglob("*"):
+                if p.suffix.lower() in _IMAGE_EXT and p.is_file():
+                    out.setdefault(p.with_suffix(""), p)
+    return out
+
+
+def _label_files(d: Path) -> list[tuple[Path, str | None]]:
+    """(label file, the image it annotates when the layout names it) of one export:
+
+    * Ultralytics: ``labels/`` (with split folders ``labels/train`` ...), images in the
+      parallel ``images/`` tree; or Roboflow's ``train/labels``, ``valid/labels`` ...;
+    * Darknet: the images listed in ``train.txt``/``valid.txt`` (named by ``obj.data``), each
+      with its ``.txt`` beside it (``obj_train_data/``);
+    * else the ``.txt`` files of the directory itself.
+    """
+    if (d / "labels").is_dir():
+        roots = [(d / "labels", d / "images")]
+    else:
+        roots = [(d / sp / "labels", d / sp / "images") for sp in _SPLITS if (d / sp / "labels").is_dir()]
+    if roots:
+        out = []
+        for lab, img in roots:
+            images = _images_by_stem([img])
+            for p in sorted(lab.rglob("*.txt")):
+                if p.name.lower() in _NOT_LABELS:
+                    continue
+                twin = images.get(img / p.relative_to(lab).with_suffix(""))
+                out.append((p, None if twin is None else str(twin.relative_to(d))))
+        return out
+    lists = _list_files(d)
+    if lists:
+        out, seen = [], set()
+        for lst in lists:
+            for n, line in enumerate(lst.read_text(encoding="utf-8-sig", errors="replace").splitlines(), 1):
+                line = line.strip()
+                if not line:
+                    continue
+                rel = Path(line)
+                cands = [d / rel, *(d / Path(*rel.parts[k:]) for k in range(1, len(rel.parts)))]
+                label = next((c.with_suffix(".txt") for c in cands if c.with_suffix(".txt").is_file()), None)
+                if label is None:
+                    raise reader_error(lst, f"line {n}", f"no label file {rel.with_suffix('.txt').name!r} "
+                                       f"for the listed image {line!r} (looked in {d})")
+                if label not in seen:
+                    seen.add(label)
+                    out.append((label, line))
+        return out
+    files = sorted(p for p in d.iterdir()
+                   if p.is_file() and p.suffix.lower() == ".txt" and p.name.lower() not in _NOT_LABELS)
+    for sub in sorted(p for p in d.iterdir() if p.is_dir() and p.name.startswith("obj_")):
+        files += sorted(q for q in sub.rglob("*.txt") if q.name.lower() not in _NOT_LABELS)
+    images = _images_by_stem(sorted({p.parent for p in files}))
+    return [(p, None if images.get(p.with_suffix("")) is None
+             else str(images[p.with_suffix("")].relative_to(d))) for p in files]
+
+
+def read_yolo(dir_per_annotator, *, classes=None, image_sizes=None, annotator: str | None = None,
+              item_key="name", on_invalid: str = "raise", return_dropped: bool = False):
     """Read YOLO text labels, one ``.txt`` per image and one directory per annotator.
 
     Parameters
     ----------
     dir_per_annotator : mapping {annotator: directory} or directory
-        A mapping, or a parent directory whose subdirectories are the annotators. Inside an
-        annotator's directory the ``.txt`` files are read from ``labels/`` when it exists,
-        else from the directory itself (``classes.txt`` is not a label file).
+        A mapping {annotator: export}, a parent directory whose subdirectories are the
+        annotators' exports, or one export (see ``annotator``). An export is read in the
+        layout its tool writes:
+
+        * Ultralytics: ``data.yaml`` and ``labels/`` (with or without split folders
+          ``labels/train``, ``labels/val``), images in the parallel ``images/`` tree; or
+          Roboflow's ``train/labels``, ``valid/labels``, ``test/labels``;
+        * Darknet (CVAT's "YOLO 1.1"): ``obj.names``, ``obj.data``, and the image lists
+          ``train.txt``/``valid.txt``, each listed image's ``.txt`` beside it
+          (``obj_train_data/``); the lists are read as lists, never as labels;
+        * else the ``.txt`` files of the directory (``classes.txt``, ``obj.names`` and the
+          list files are not label files).
     classes : list of str, mapping {index: name}, or path, optional
         The class names, by index. A path may name ``classes.txt``/``obj.names`` (one name
         per line) or a ``data.yaml``, whose ``names`` is read without a YAML library (flow
@@ -184,19 +285,33 @@ def read_yolo(dir_per_annotator, *, classes=None, image_sizes=None, on_invalid: 
         Without sizes, coordinates stay normalized and ``width = height = 1.0``: the image is
         the unit square, which makes every normalized distance identical to what pixel
         coordinates would give.
+    annotator : str, optional
+        The annotator when ``dir_per_annotator`` is one export. By default the directory
+        name, with an :class:`~iaa_frames.errors.AnnotatorNameWarning` saying so (YOLO
+        labels name no annotator).
+    item_key : {"name", "stem", "path"} or callable, default "name"
+        How an image becomes the ``item`` (see :mod:`iaa_frames.io.item_keys`). YOLO labels
+        name no image: the item source is the image the layout pairs with the label file
+        (``images/train/x.jpg`` for ``labels/train/x.txt``, the image listed in
+        ``train.txt``, or an image of the same stem beside it), so that ``"name"`` gives
+        ``x.jpg`` as other tools do; without such an image it is the label file's stem
+        ``x``. ``item_key="stem"`` gives ``x`` in every case (and lines up other tools'
+        exports on stems).
     on_invalid : {"raise", "drop"}, default "raise"
-        Unusable boxes (zero or negative size): raise a ReaderError naming file and line, or
-        drop them with a warning.
+        Unusable lines (zero or negative size, wrong number of values, a class index not in
+        ``classes``): raise a ReaderError naming file and line, or drop them, counted, with
+        a warning.
     return_dropped : bool, default False
         Return ``(frame, dropped)`` instead of warning about skipped records.
 
     Returns
     -------
     pandas.DataFrame
-        The validated tidy frame. ``item`` is the label file stem. Lines ``class cx cy w h``
+        The validated tidy frame (``item``: see ``item_key``). Lines ``class cx cy w h``
         are boxes (a sixth value is kept as ``score``); lines ``class x1 y1 x2 y2 ...`` with
-        three or more points are polygons (YOLO segmentation, or oriented boxes). An empty
-        label file is a coverage row.
+        three or more points are polygons: segmentation outlines, and oriented boxes
+        (``class x1 y1 x2 y2 x3 y3 x4 y4``, Ultralytics OBB). An empty label file is a
+        coverage row.
 
     Raises
     ------
@@ -218,37 +333,54 @@ def read_yolo(dir_per_annotator, *, classes=None, image_sizes=None, on_invalid: 
     0    a       ana   cat  40.0  40.0  60.0  60.0
     1    b       ana   NaN   NaN   NaN   NaN   NaN
     """
+    if annotator is not None and (not isinstance(annotator, str) or not annotator):
+        raise ParameterError(f"annotator must be a non-empty string, got {annotator!r}")
     if isinstance(dir_per_annotator, Mapping):
+        if annotator is not None:
+            raise ParameterError("pass annotator names either as mapping keys or as annotator=, not both")
         dirs = annotator_dirs(dir_per_annotator, "read_yolo")
     else:
         root = check_dir(dir_per_annotator)
-        dirs = [(a, d) for a, d in annotator_dirs(root, "read_yolo") if a != "images"]
-        if not dirs:
-            if _label_files(root):
-                dirs = [(root.name, root)]
-            else:
+        if _is_dataset(root):
+            if annotator is None:
+                annotator = root.resolve().name
+                warnings.warn(AnnotatorNameWarning(
+                    f"{root}: one YOLO export, and YOLO labels name no annotator; its "
+                    f"annotator is the directory name {annotator!r}: pass annotator= to name it"),
+                    stacklevel=2)
+            dirs = [(annotator, root)]
+        else:
+            dirs = [(a, d) for a, d in annotator_dirs(root, "read_yolo") if a != "images"]
+            if annotator is not None:
+                raise ParameterError(f"{root} holds one export per subdirectory: annotator= names "
+                                     "one export; pass a mapping {annotator: directory} instead")
+            if not dirs:
                 raise reader_error(root, None, "no annotator subdirectories and no .txt label files")
     names = _classes(classes, dirs)
     sizes = _sizes(image_sizes)
-    b = FrameBuilder("yolo")
-    for annotator, d in dirs:
+    b = FrameBuilder("yolo", on_invalid=on_invalid)
+    keys = ItemKeys(item_key)
+    for ann, d in dirs:
         files = _label_files(d)
         if not files:
-            raise reader_error(d, None, f"no .txt label files for annotator {annotator!r}")
-        for path in files:
-            _read_file(path, annotator, names, sizes, b)
+            raise reader_error(d, None, f"no .txt label files for annotator {ann!r} (looked in "
+                               "labels/, <split>/labels/, the image lists of obj.data and the "
+                               "directory itself)")
+        for path, image in files:
+            source = image if image is not None else str(path.relative_to(d).with_suffix(""))
+            item = keys(source, scope=d, path=path, entry="(file)")
+            _read_file(path, ann, names, sizes, b, item)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
-def _read_file(path, annotator, names, sizes, b: FrameBuilder):
+def _read_file(path, annotator, names, sizes, b: FrameBuilder, item):
     f = b.add_file(path)
-    item = path.stem
     if sizes is None:
         w = h = 1.0
     else:
-        if item not in sizes:
-            raise reader_error(path, None, f"no size for image {item!r} in image_sizes")
-        w, h = sizes[item]
+        if path.stem not in sizes:
+            raise reader_error(path, None, f"no size for image {path.stem!r} in image_sizes")
+        w, h = sizes[path.stem]
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
@@ -261,32 +393,9 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder):
             continue
         entry = f"line {n}"
         try:
-            vals = [float(t) for t in tok]
-        except ValueError:
-            raise reader_error(path, entry, f"non-numeric value in {line.strip()!r}") from None
-        if not all(math.isfinite(v) for v in vals):
-            raise reader_error(path, entry, f"non-finite value in {line.strip()!r}")
-        c = vals[0]
-        if c != int(c) or c < 0:
-            raise reader_error(path, entry, f"class {tok[0]!r} is not a non-negative integer")
-        c = int(c)
-        if names is None:
-            label = str(c)
-        elif isinstance(names, dict):
-            label = names.get(c)
-        else:
-            label = names[c] if c < len(names) else None
-        if label is None:
-            raise reader_error(path, entry, f"class index {c} is not defined in classes "
-                               f"({len(names)} names)")
-        k = len(vals)
-        if k in (5, 6):
-            lines.append((entry, label, "box", vals[1:]))
-        elif k >= 7 and k % 2 == 1:
-            lines.append((entry, label, "polygon", vals[1:]))
-        else:
-            raise reader_error(path, entry, f"{k} values: expected 'class cx cy w h' (5, or 6 with a score) "
-                               "or 'class x1 y1 x2 y2 x3 y3 ...' (an odd number >= 7)")
+            lines.append(_line(path, entry, line, tok, names))
+        except ReaderError as exc:
+            b.entry_failed(exc, path, entry, item=item, annotator=annotator, record=line)
     is_box = [kind == "box" for _, _, kind, _ in lines]
     if any(is_box):
         a = np.asarray([v[:4] for (_, _, kind, v) in lines if kind == "box"], dtype="float64")
@@ -309,3 +418,33 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder):
                    item=item, annotator=annotator, record=v)
             continue
         b.add_polygon(item, annotator, label, [[ring]], width=w, height=h, file_idx=f, entry=entry)
+
+
+def _line(path, entry, line, tok, names):
+    """(entry, label, kind, values) of one label line."""
+    try:
+        vals = [float(t) for t in tok]
+    except ValueError:
+        raise reader_error(path, entry, f"non-numeric value in {line.strip()!r}") from None
+    if not all(math.isfinite(v) for v in vals):
+        raise reader_error(path, entry, f"non-finite value in {line.strip()!r}")
+    c = vals[0]
+    if c != int(c) or c < 0:
+        raise reader_error(path, entry, f"class {tok[0]!r} is not a non-negative integer")
+    c = int(c)
+    if names is None:
+        label = str(c)
+    elif isinstance(names, dict):
+        label = names.get(c)
+    else:
+        label = names[c] if c < len(names) else None
+    if label is None:
+        raise reader_error(path, entry, f"class index {c} is not defined in classes "
+                           f"({len(names)} names)")
+    k = len(vals)
+    if k in (5, 6):
+        return (entry, label, "box", vals[1:])
+    if k >= 7 and k % 2 == 1:
+        return (entry, label, "polygon", vals[1:])
+    raise reader_error(path, entry, f"{k} values: expected 'class cx cy w h' (5, or 6 with a score) "
+                       "or 'class x1 y1 x2 y2 x3 y3 ...' (an odd number >= 7)")
