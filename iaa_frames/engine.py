@@ -687,9 +687,11 @@ def _whole_population_notes(tables: PairTables, note: np.ndarray) -> np.ndarray:
     """Say so where too few chance units are the whole chance population."""
     if tables.params.get("chance_population") != "enumerated":
         return note
-    few = np.strings.startswith(note.astype(str), "too few chance units")
-    return np.where(few, np.strings.replace(note.astype(str), ")",
-                                            ": the whole chance population)"), note)
+    text = note.astype(str)
+    text = text.astype(f"<U{text.dtype.itemsize // 4 + 32}")  # room for the suffix
+    few = np.strings.startswith(text, "too few chance units")
+    return np.where(few, np.strings.replace(text, ")", ": the whole chance population)"),
+                    note).astype(object)
 
 
 def _chance_sources(tables: PairTables, layout: _Layout) -> np.ndarray:
@@ -1092,9 +1094,9 @@ def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = 
     Examples
     --------
     >>> from iaa_frames.simulate import simulate
-    >>> df = simulate(n_items=20, annotators={"ann": "good", "bob": "good", "cy": "sloppy"},
+    >>> df = simulate(n_items=80, annotators={"ann": "good", "bob": "good", "cy": "sloppy"},
     ...               seed=0)
-    >>> p = pairwise(df, n_chance=200)
+    >>> p = pairwise(df, n_chance=200, n_boot=0)
     >>> bool(p.sel(annotator_a="ann", annotator_b="bob") > p.sel(annotator_a="ann",
     ...                                                          annotator_b="cy"))
     True
