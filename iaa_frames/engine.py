@@ -1096,7 +1096,7 @@ def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = 
     >>> from iaa_frames.simulate import simulate
     >>> df = simulate(n_items=80, annotators={"ann": "good", "bob": "good", "cy": "sloppy"},
     ...               seed=0)
-    >>> p = pairwise(df, n_chance=200, n_boot=0)
+    >>> p = pairwise(df, n_chance=200)
     >>> bool(p.sel(annotator_a="ann", annotator_b="bob") > p.sel(annotator_a="ann",
     ...                                                          annotator_b="cy"))
     True
