@@ -151,7 +151,12 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     item_raw, item_names = pd.factorize(df["item"])
     ann_raw, ann_names = pd.factorize(df["annotator"])
     item_names, ann_names = np.asarray(item_names, dtype=object), np.asarray(ann_names, dtype=object)
-    fp = np.nan_to_num(shapes.boxes) @ _FINGERPRINT + 0.37
+    # an object's fingerprint: its box, and how common its class is (a name-free trait,
+    # so that items differing only by their labels are told apart whatever the names)
+    _, label_raw = np.unique(objects["label"].to_numpy(dtype=object).astype(str),
+                             return_inverse=True)
+    fp = (np.nan_to_num(shapes.boxes) @ _FINGERPRINT + 0.37
+          + 0.000731 * np.bincount(label_raw)[label_raw] / max(len(label_raw), 1))
     obj_item, obj_ann = item_raw[is_obj], ann_raw[is_obj]
     item_fp = np.bincount(obj_item, weights=fp, minlength=len(item_names)).astype(float)
     ann_fp = np.bincount(obj_ann, weights=fp, minlength=len(ann_names)).astype(float)
