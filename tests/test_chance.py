@@ -25,10 +25,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import iaa_frames as iaf
-from iaa_frames.chance import MIN_CHANCE_UNITS
-from iaa_frames.corpus import prepare
+from iaa_frames.chance import (
+    MIN_CHANCE_UNITS,
+    enumerate_uniform,
+    pairing_key,
+    sample_groups,
+    uniform_population,
+)
+from iaa_frames.corpus import Slices, prepare
 from iaa_frames.distances import get_distance
 from iaa_frames.engine import agreement_from_tables, cell_distances
 from iaa_frames.pairs import pair_tables
@@ -187,6 +194,123 @@ def _class_detection_by_hand(corpus, s, t, pairs, label):
 
 def _agreement(tables):
     return agreement_from_tables(tables, n_boot=0)
+
+
+# --------------------------------------------------------------------- the sampler
+
+
+def _random_slices(n_items, n_annotators, *, seed, cover=0.8, max_objects=4):
+    """Annotation slots of a random coverage (not every annotator on every item), with
+    0..max_objects-1 objects each, and the empty slot last."""
+    rng = np.random.default_rng(seed)
+    item, annotator = np.nonzero(rng.random((n_items, n_annotators)) < cover)
+    count = rng.integers(0, max_objects, len(item))
+    start = np.r_[0, np.cumsum(count)[:-1]]
+    return Slices(start=np.r_[start, 0], count=np.r_[count, 0], item=np.r_[item, -1],
+                  annotator=np.r_[annotator, -1])
+
+
+def _brute_pairings(slots, first=None, second=None):
+    """Valid unordered pairings {s, t} (itertools) with s in ``first`` and t in
+    ``second`` (either way round); None = any slot."""
+    n = slots.empty
+    first = set(range(n)) if first is None else set(first)
+    second = set(range(n)) if second is None else set(second)
+    return sorted((s, t) for s, t in itertools.combinations(range(n), 2)
+                  if slots.item[s] != slots.item[t] and slots.annotator[s] != slots.annotator[t]
+                  and ((s in first and t in second) or (t in first and s in second)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_uniform_population_and_its_enumeration_match_itertools(seed):
+    slots = _random_slices(7 + seed, 2 + seed % 3, seed=seed)
+    want = _brute_pairings(slots)
+    a, b = enumerate_uniform(slots)
+    assert sorted(zip(a.tolist(), b.tolist())) == want
+    work = sum(int(slots.count[s] * slots.count[t]) for s, t in want)
+    assert uniform_population(slots) == (len(want), work)
+
+
+def _inclusion(slots, population, runs, draw):
+    """How often each pairing of ``population`` is drawn over ``runs`` seeded draws;
+    checks on the way that every draw is distinct, valid and in the population."""
+    n_slots = slots.empty + 1
+    keys = np.array([pairing_key(s, t, n_slots) for s, t in population])
+    order = np.argsort(keys)
+    hits = np.zeros(len(keys))
+    for r in range(runs):
+        a, b, _ = draw(np.random.default_rng(r))
+        k = pairing_key(a, b, n_slots)
+        assert len(np.unique(k)) == len(k), "a pairing drawn twice"
+        pos = np.minimum(np.searchsorted(keys, k, sorter=order), len(keys) - 1)
+        assert (keys[order][pos] == k).all(), "a pairing outside the population"
+        hits[order[pos]] += 1
+    return hits
+
+
+def _assert_uniform(hits, need, runs, name):
+    """Every pairing is drawn with probability need / |population| (sampling without
+    replacement: each count is a sum of ``runs`` Bernoulli(p) draws)."""
+    p = need / len(hits)
+    z = (hits - runs * p) / np.sqrt(runs * p * (1 - p))
+    statistic = float((z ** 2).sum())
+    # chi-square with len - 1 degrees of freedom, at the 1e-4 level
+    assert stats.chi2.sf(statistic, len(hits) - 1) > 1e-4, (name, statistic, len(hits))
+    return z
+
+
+def test_sample_groups_is_uniform_without_replacement_over_each_population():
+    slots = _random_slices(60, 3, seed=0)
+    n = slots.empty
+    rng = np.random.default_rng(1)
+    pool = np.sort(rng.choice(n, 40, replace=False))   # e.g. the slots holding a class
+    rest = np.setdiff1d(np.arange(n), pool)
+    second = np.sort(rng.choice(rest, 50, replace=False))
+    one, zero = np.array([len(pool)]), np.array([0])
+    cases = {
+        # a side from the pool, the other from every slot: pairings inside the pool
+        # can be drawn both ways round and must not be favoured
+        "all": (_brute_pairings(slots, pool), dict(other="all"), 300),
+        "same pool": (_brute_pairings(slots, pool, pool), {}, 150),
+        "two pools": (_brute_pairings(slots, pool, second),
+                      dict(other=(second, zero, np.array([len(second)]))), 300),
+    }
+    for name, (population, kwargs, need) in cases.items():
+        hits = _inclusion(slots, population, 300, lambda rng: sample_groups(
+            rng, slots, np.array([need]), pool, zero, one, **kwargs))
+        assert hits.sum() == 300 * need  # the target is met every time
+        z = _assert_uniform(hits, need, 300, name)
+        if name == "all":  # pairings with both sides in the pool: not drawn twice as often
+            inside = np.array([s in set(pool) and t in set(pool) for s, t in population])
+            assert inside.sum() > 100
+            assert abs(z[inside].mean()) < 4 / np.sqrt(inside.sum())
+
+
+def test_sample_groups_enumerates_small_populations_and_skips_taken_pairings():
+    slots = _random_slices(6, 3, seed=2)
+    n = slots.empty
+    pool = np.arange(n)
+    population = _brute_pairings(slots)
+    n_slots = n + 1
+    taken_pairs = population[::3]
+    taken = np.sort([pairing_key(s, t, n_slots) for s, t in taken_pairs])
+    left = [p for p in population if p not in set(taken_pairs)]
+    need = len(left) // 2
+    hits = _inclusion(slots, left, 400, lambda rng: sample_groups(
+        rng, slots, np.array([need]), pool, np.array([0]), np.array([n]), taken=taken))
+    assert hits.sum() == 400 * need
+    _assert_uniform(hits, need, 400, "small")
+    # asking for more than the population gives the whole population, once each
+    a, b, _ = sample_groups(np.random.default_rng(0), slots, np.array([10 * len(population)]),
+                            pool, np.array([0]), np.array([n]))
+    assert sorted(zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist())) == population
+
+
+def test_uniform_stratum_holds_n_chance_distinct_pairings_when_sampled(sampled_tables):
+    sb = sampled_tables.sets_between
+    whole = sb[sb["label"] == -1]
+    assert int(whole["in_uniform"].sum()) == sampled_tables.params["n_chance_target"]
+    assert _sets_cell_units(sampled_tables, whole) == sampled_tables.params["n_chance_target"]
 
 
 # ------------------------------------------------------------------ 1. brute force
@@ -759,15 +883,18 @@ def test_row_order_and_renaming_change_nothing_on_a_sampled_corpus():
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "items whose boxes coincide in normalized coordinates but whose labels differ tie "
-    "on the canonical item fingerprint (corpus.prepare uses boxes and coverage only), so "
-    "their codes follow their names: the sampled per-class strata and the bootstrap "
-    "then depend on item names and row order"))
-def test_renaming_items_that_differ_only_by_label_changes_nothing():
-    # lazy-center annotators at one image size: every item has the same central box;
-    # items differ by its label (the item's first true class)
-    df = iaf.simulate(n_items=150, annotators={"a": "lazy-center", "b": "lazy-center"},
-                      image_size=(640, 480), seed=0)
-    ds = iaf.agreement(df, n_boot=20)
+    "items (and annotators) whose boxes coincide in normalized coordinates but whose labels "
+    "differ tie on the canonical fingerprint (corpus.prepare: boxes and coverage only), so "
+    "their codes follow their names: the bootstrap, the nearest-neighbour ties of the "
+    "pooled baseline (n_chance, ks of per-class localization cells) and, when sampled, "
+    "the per-class strata then depend on names and row order"))
+@pytest.mark.parametrize("n_items, population", [(12, "enumerated"), (150, "sampled")])
+def test_renaming_items_that_differ_only_by_label_changes_nothing(n_items, population):
+    # lazy-center annotators: every item has the same central box (in normalized
+    # coordinates); items differ by its label (the item's first true class)
+    lazy = {"a": "lazy-center", "b": "lazy-center", "c": "lazy-center"}
+    df = iaf.simulate(n_items=n_items, annotators=lazy, objects_per_item=1, seed=0)
+    ds = iaf.agreement(df, n_boot=50)
+    assert ds.attrs["chance_population"] == population
     other, ann_map = _renamed(df, seed=0)
-    _assert_same_result(ds, iaf.agreement(other, n_boot=20), ann_map)
+    _assert_same_result(ds, iaf.agreement(other, n_boot=50), ann_map)
