@@ -270,14 +270,15 @@ def test_sample_groups_is_uniform_without_replacement_over_each_population():
     cases = {
         # a side from the pool, the other from every slot: pairings inside the pool
         # can be drawn both ways round and must not be favoured
-        "all": (_brute_pairings(slots, pool), dict(other="all"), 300),
+        "all": (_brute_pairings(slots, pool), {"other": "all"}, 300),
         "same pool": (_brute_pairings(slots, pool, pool), {}, 150),
         "two pools": (_brute_pairings(slots, pool, second),
-                      dict(other=(second, zero, np.array([len(second)]))), 300),
+                      {"other": (second, zero, np.array([len(second)]))}, 300),
     }
     for name, (population, kwargs, need) in cases.items():
-        hits = _inclusion(slots, population, 300, lambda rng: sample_groups(
-            rng, slots, np.array([need]), pool, zero, one, **kwargs))
+        hits = _inclusion(slots, population, 300, lambda rng, need=need, kwargs=kwargs:
+                          sample_groups(rng, slots, np.array([need]), pool, zero, one,
+                                        **kwargs))
         assert hits.sum() == 300 * need  # the target is met every time
         z = _assert_uniform(hits, need, 300, name)
         if name == "all":  # pairings with both sides in the pool: not drawn twice as often
@@ -670,9 +671,10 @@ def _never_coinciding_boxes(duplicate=False):
         for k, annotator in enumerate("abc"):
             for j in range(3):
                 x, y = 10 + 100 * j + 7 * i + 1.5 * k, 20 + 50 * j + 3 * i + 0.5 * k
-                rows.append(dict(item=f"im{i}", annotator=annotator, label=("cat", "dog")[j % 2],
-                                 x0=x, y0=y, x1=x + 40 + i + k, y1=y + 30 + 2 * k,
-                                 width=640.0, height=480.0))
+                rows.append({"item": f"im{i}", "annotator": annotator,
+                             "label": ("cat", "dog")[j % 2], "x0": x, "y0": y,
+                             "x1": x + 40 + i + k, "y1": y + 30 + 2 * k,
+                             "width": 640.0, "height": 480.0})
     if duplicate:
         rows[3].update({key: rows[0][key] for key in ("x0", "y0", "x1", "y1")})
     return iaf.from_records(rows)
@@ -707,18 +709,24 @@ def test_threshold_one_with_a_match_is_not_reported_as_no_match():
 # 30-180 clusters varies by 0.1-0.25; detection at tau = 0 on sparse items, a function of
 # object counts only, by 0.03-0.04).
 RANDOM_CASES = {
-    "tau0-dense-2": (dict(kind="box", objects_per_item=10, n_items=200, annotators=2), 0.0,
-                     ("detection", "classification", "localization", "overall")),
-    "tau0-sparse-2-polygons": (dict(kind="polygon", objects_per_item=3, n_items=150,
-                                    annotators=2), 0.0, ("localization", "overall")),
-    "tau0.3-dense-3": (dict(kind="box", objects_per_item=10, n_items=150, annotators=3), 0.3,
-                       ("detection", "localization", "overall")),
-    "tau0.5-dense-4": (dict(kind="box", objects_per_item=10, n_items=120, annotators=4), 0.5,
-                       ("detection", "localization", "overall")),
-    "tau0.5-dense-5-grid": (dict(grid=True, per_item=8, n_items=80, annotators=5), 0.5,
-                            ("detection", "classification", "localization", "overall")),
-    "tau0.7-sparse-2-grid": (dict(grid=True, per_item=3, n_items=900, annotators=2), 0.7,
-                             ("detection", "localization", "overall")),
+    "tau0-dense-2": (
+        {"kind": "box", "objects_per_item": 10, "n_items": 200, "annotators": 2}, 0.0,
+        ("detection", "classification", "localization", "overall")),
+    "tau0-sparse-2-polygons": (
+        {"kind": "polygon", "objects_per_item": 3, "n_items": 150, "annotators": 2}, 0.0,
+        ("localization", "overall")),
+    "tau0.3-dense-3": (
+        {"kind": "box", "objects_per_item": 10, "n_items": 150, "annotators": 3}, 0.3,
+        ("detection", "localization", "overall")),
+    "tau0.5-dense-4": (
+        {"kind": "box", "objects_per_item": 10, "n_items": 120, "annotators": 4}, 0.5,
+        ("detection", "localization", "overall")),
+    "tau0.5-dense-5-grid": (
+        {"grid": True, "per_item": 8, "n_items": 80, "annotators": 5}, 0.5,
+        ("detection", "classification", "localization", "overall")),
+    "tau0.7-sparse-2-grid": (
+        {"grid": True, "per_item": 3, "n_items": 900, "annotators": 2}, 0.7,
+        ("detection", "localization", "overall")),
 }
 
 
