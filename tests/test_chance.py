@@ -890,6 +890,23 @@ def test_row_order_and_renaming_change_nothing_on_a_sampled_corpus():
     _assert_same_result(ds, iaf.agreement(other, n_boot=20), ann_map)
 
 
+def test_renaming_classes_changes_nothing_on_the_lvis_shaped_corpus(lvis_tables):
+    # 274 classes, sampled population, some classes enumerated, others pooled. The issue
+    # requires the enumerated cells to be unchanged; chance.py promises that the sampled
+    # draws never depend on names either, so every cell is compared.
+    df = corpora.lvis_like()
+    names = sorted(df["label"].dropna().unique())
+    rename = {name: f"k{len(names) - i:03d}" for i, name in enumerate(names)}
+    ds = agreement_from_tables(lvis_tables, n_boot=20)
+    assert ds.attrs["chance_population"] == "sampled"
+    sources = set(ds["chance_source"].sel(component="localization").values.ravel())
+    assert {"enumerated", "pooled", "sampled"} <= sources
+    other = iaf.agreement(df.assign(label=df["label"].map(rename)), n_boot=20)
+    back = {v: k for k, v in rename.items()}
+    other = other.assign_coords(label=[back.get(x, x) for x in other["label"].values])
+    _assert_same_result(ds, other.sel(label=ds["label"].values), {})
+
+
 @pytest.mark.xfail(strict=True, reason=(
     "items (and annotators) whose boxes coincide in normalized coordinates but whose labels "
     "differ tie on the canonical fingerprint (corpus.prepare: boxes and coverage only), so "
