@@ -604,7 +604,8 @@ def test_random_annotators_on_an_lvis_shaped_corpus_score_zero_in_every_class():
     # Measured over 5 seeds: the within-units-weighted mean of the per-class sigma has a
     # standard deviation of 0.02 between seeds (7-9 defined classes, ~240 within pairs).
     # The mean of 3 seeds has a standard error of about 0.012; 0.04 is over 3 of them.
-    # A baseline that ignored the threshold (the bias of the issue) gives about 0.7.
+    # A class baseline whose chance pairs skipped the matcher's threshold would be far
+    # from 0 (the known bias of unfiltered chance pairs).
     means = []
     for seed in range(3):
         df = lvis_random(150, 40, 20, seed=seed)
@@ -644,7 +645,8 @@ def test_jittered_lazy_center_annotators_score_zero_in_the_pooled_classes():
     # Measured over 6 seeds: the weighted mean of the per-class sigma (20-30 classes,
     # ~150 within pairs, most of them on pooled chance units) has a standard deviation
     # of 0.02 between seeds; the mean of 3 seeds is within 0.04 (over 3 standard errors).
-    # A "shift null" that moved each pair's own shapes would give these annotators ~1.
+    # Every chance unit stays between items: the class's own pairs where there are
+    # enough, else pooled pairs of other classes reweighted by shape.
     classes, weights = _lvis_classes()
     jittered = {"lazy_center": True, "jitter": 0.05}
     means, pooled = [], 0
