@@ -23,6 +23,7 @@ from .stats import ks, sigma
 from .pairs import PairTables, between, pair_tables, within
 from .engine import agreement, agreement_from_tables, pairwise
 from .items import items
+from .kalpha import kalpha, kalpha_items, kalpha_units
 from .report import report
 from . import accessor as _accessor  # registers DataFrame.iaa
 from .io import (
@@ -47,6 +48,9 @@ __all__ = [
     "agreement_from_tables",
     "pairwise",
     "items",
+    "kalpha",
+    "kalpha_items",
+    "kalpha_units",
     "report",
     "PRESETS",
     "PairTables",

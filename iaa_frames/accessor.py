@@ -46,6 +46,7 @@ _METHODS = {
     "between()": "between-item (chance) matched pairs",
     "tables()": "every pair table (PairTables)",
     "items()": "per-item drilldown table, worst item first",
+    "kalpha()": "kalphacv's Krippendorff alpha (literature comparability)",
     "plot": "figures: df.iaa.plot.<name>(...)",
 }
 
@@ -263,6 +264,27 @@ class IAAAccessor:
         return items(self._df, component=component, top=top, distance=distance,
                      match_threshold=match_threshold, n_chance=n_chance, seed=seed,
                      progress=progress)
+
+    def kalpha(self, *, match_threshold: float = 0.5, kind: str = "bbox",
+               average: str = "images", decimals: int | None = 4,
+               progress: bool | None = None) -> float:
+        """Krippendorff's α with IoU matching as kalphacv computes it:
+        :func:`iaa_frames.kalpha.kalpha`.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> simulate(n_items=5, annotators={"a": "perfect", "b": "perfect"}, seed=0).iaa.kalpha()
+        1.0
+        """
+        from .kalpha import kalpha  # imported on use: the accessor stays cheap
+
+        return kalpha(self._df, match_threshold=match_threshold, kind=kind, average=average,
+                      decimals=decimals, progress=progress)
 
     @property
     def plot(self):
