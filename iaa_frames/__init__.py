@@ -24,6 +24,7 @@ from .pairs import PairTables, between, pair_tables, within
 from .engine import agreement, agreement_from_tables, pairwise
 from .items import items
 from .kalpha import kalpha, kalpha_items, kalpha_units
+from .ranking import annotator_quality, annotator_quality_from_tables
 from .report import report
 from . import accessor as _accessor  # registers DataFrame.iaa
 from .io import (
@@ -45,6 +46,8 @@ except PackageNotFoundError:  # running from a checkout without installation
 __all__ = [
     "ALL",
     "agreement",
+    "annotator_quality",
+    "annotator_quality_from_tables",
     "agreement_from_tables",
     "pairwise",
     "items",

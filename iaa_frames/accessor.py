@@ -47,6 +47,7 @@ _METHODS = {
     "tables()": "every pair table (PairTables)",
     "items()": "per-item drilldown table, worst item first",
     "kalpha()": "kalphacv's Krippendorff alpha (literature comparability)",
+    "annotators()": "per-annotator quality, corrected for partners' quality",
     "plot": "figures: df.iaa.plot.<name>(...)",
 }
 
@@ -285,6 +286,28 @@ class IAAAccessor:
 
         return kalpha(self._df, match_threshold=match_threshold, kind=kind, average=average,
                       decimals=decimals, progress=progress)
+
+    def annotators(self, *, match_threshold: float = 0.5, n_boot: int = 0, seed: int = 0,
+                   progress: bool | None = None) -> pd.DataFrame:
+        """Per-annotator quality corrected for the partners' quality, one row per
+        annotator: :func:`iaa_frames.ranking.annotator_quality`.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> q = simulate(n_items=20, seed=0, annotators={"a": "good", "b": "good",
+        ...                                              "c": "random"}).iaa.annotators()
+        >>> q.loc[q["rank"].idxmax(), "annotator"]
+        'c'
+        """
+        from .ranking import annotator_quality  # imported on use: the accessor stays cheap
+
+        return annotator_quality(self._df, match_threshold=match_threshold, n_boot=n_boot,
+                                 seed=seed, progress=progress)
 
     @property
     def plot(self):

@@ -15,6 +15,7 @@ support are drawn and the figure says how many were left out.
 :func:`annotators`       each annotator's profile across the components (Axes)
 :func:`decomposition`    detection, classification, localization per label (Axes)
 :func:`items`            the items that concentrate the disagreement (Axes)
+:func:`ranking`          annotators by partner-corrected quality vs raw PQ (Axes)
 =======================  ================================================================
 """
 
@@ -24,6 +25,7 @@ from .decomposition import decomposition, decomposition_frame
 from .distributions import distance_samples, distributions, sample_summary
 from .items import items
 from .pairwise import pairwise, pairwise_frame
+from .ranking import ranking, ranking_frame
 
 __all__ = [
     "agreement",
@@ -37,5 +39,7 @@ __all__ = [
     "pairwise",
     "pairwise_frame",
     "profile_frame",
+    "ranking",
+    "ranking_frame",
     "sample_summary",
 ]
