@@ -56,8 +56,12 @@ VARIABLES = {
         "(agreement), -1 when larger, 0 when the statistic is 0. " + _SIGMA_ONLY,
     ),
     "ks_pvalue": (
-        "Kolmogorov-Smirnov p-value",
-        "Two-sided p-value of scipy.stats.ks_2samp(within, between). " + _SIGMA_ONLY,
+        "Kolmogorov-Smirnov p-value (one-sided, cluster bootstrap)",
+        "One-sided p-value of 'no agreement' against within-item distances stochastically "
+        "smaller than chance, from the KS statistic max(F_within - F_between) and a "
+        "recentred cluster bootstrap over items (iaa_frames.kstest), valid although "
+        "pairs share annotations and chance pairings share items. NaN when the cell's "
+        "within rows come from fewer than 3 items. " + _SIGMA_ONLY,
     ),
     "n_units": (
         "within units",
