@@ -44,8 +44,8 @@ from .errors import ParameterError
 __all__ = ["DEFAULT_RESAMPLES", "MAX_GRID", "MIN_ITEMS", "KSAgreementTest",
            "ks_agreement_test", "ks_agreement_tests"]
 
-#: Bootstrap replicates of the test by default (p-values resolve to 1 / 500).
-DEFAULT_RESAMPLES = 499
+#: Bootstrap replicates of the test by default (p-values resolve to 1 / 200).
+DEFAULT_RESAMPLES = 199
 #: Fewest distinct items among the within rows for a p-value.
 MIN_ITEMS = 3
 #: Largest number of points at which the two ECDFs are compared.
@@ -98,7 +98,7 @@ def ks_agreement_test(within, between, *, within_item, between_item_a, between_i
         The two items of every chance row.
     n_items : int, optional
         Number of items (clusters) resampled; by default one more than the largest code.
-    n_resamples : int, default 499
+    n_resamples : int, default 199
         Bootstrap replicates.
     seed : int, default 0
         Seed of the replicates.

@@ -79,14 +79,16 @@ VARIABLES = {
     ),
     "ci_low": (
         "lower confidence bound",
-        "Lower percentile bound of the cluster-bootstrap interval of `agreement` "
-        "(items resampled with replacement; level and n_boot in the Dataset attrs). NaN "
+        "Lower bound of the cluster-bootstrap interval of `agreement` (items resampled "
+        "with replacement; BCa by default, see iaa_frames.bootstrap; level, method and "
+        "n_boot in the Dataset attrs). NaN "
         "when n_boot is 0 or `agreement` is NaN.",
     ),
     "ci_high": (
         "upper confidence bound",
-        "Upper percentile bound of the cluster-bootstrap interval of `agreement` "
-        "(items resampled with replacement; level and n_boot in the Dataset attrs). NaN "
+        "Upper bound of the cluster-bootstrap interval of `agreement` (items resampled "
+        "with replacement; BCa by default, see iaa_frames.bootstrap; level, method and "
+        "n_boot in the Dataset attrs). NaN "
         "when n_boot is 0 or `agreement` is NaN.",
     ),
     "raw_iou": (

@@ -84,13 +84,16 @@ def sigma(within, between, *, within_weights=None, between_weights=None):
     return _sigma(_weighted_mean(x, wx), _weighted_mean(y, wy))
 
 
-def ks(within, between):
+def ks(within, between, *, method="auto"):
     """Two-sided two-sample KS test of within- against between-item distances.
 
     Parameters
     ----------
     within, between : array-like of float
         Within-item and between-item (chance) distances.
+    method : {"auto", "exact", "asymp"}, default "auto"
+        How :func:`scipy.stats.ks_2samp` computes the p-value ("asymp" is fast; the
+        statistic and sign do not depend on it).
 
     Returns
     -------
@@ -109,7 +112,7 @@ def ks(within, between):
     x, y, _, _ = _validate_samples(within, between, None, None)
     if x.size == 0 or y.size == 0:
         return KSResult(np.nan, np.nan, np.nan)
-    res = scipy.stats.ks_2samp(x, y, alternative="two-sided")
+    res = scipy.stats.ks_2samp(x, y, alternative="two-sided", method=method)
     sign = float(res.statistic_sign) if res.statistic > 0 else 0.0
     return KSResult(float(res.statistic), sign, float(res.pvalue))
 
