@@ -69,7 +69,7 @@ def population(seed: int = 2024) -> pd.DataFrame:
                 v = v * scale
                 prof[field] = min(v, 0.9) if field in ("miss", "confusion") else v
             annotators[ann] = prof
-        df = iaf.simulate(n_items=int(round(share * POOL)), annotators=annotators,
+        df = iaf.simulate(n_items=round(share * POOL), annotators=annotators,
                           objects_per_item=objects, seed=seed + k)
         parts.append(df.assign(item=name + "/" + df["item"].astype(str)))
     out = pd.concat(parts, ignore_index=True)
