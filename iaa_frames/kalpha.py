@@ -55,6 +55,9 @@ Differences from kalphacv's code, where it is not a definition
 * kalphacv raises on an image covered by a single annotator who drew two or more classes
   (with ``krippendorff`` >= 0.6); its code then scores such an image 0, as here.
 * ``kind="segm"`` needs a polygon on every object; kalphacv fails on objects without one.
+* Each image's α is rounded from its exact value (half to even); kalphacv rounds its
+  floating-point value, so where α lies exactly halfway between two 4-decimal values
+  (9/32 = 0.28125, say) the two may differ by 1e-4 on that image.
 """
 
 from __future__ import annotations
