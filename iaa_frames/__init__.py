@@ -24,6 +24,8 @@ from .krippendorff_alpha import nominal_alpha
 from .pairs import PairTables, between, pair_tables, within
 from .engine import agreement, agreement_from_tables, pairwise
 from .items import items
+from .kalpha import kalpha, kalpha_items, kalpha_units
+from .ranking import annotator_quality, annotator_quality_from_tables
 from .report import report
 from .accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
 from .conflicts import conflict_counts, conflicts
@@ -56,9 +58,14 @@ __all__ = [
     "label_alpha",
     "agreement",
     "alpha",
+    "annotator_quality",
+    "annotator_quality_from_tables",
     "agreement_from_tables",
     "pairwise",
     "items",
+    "kalpha",
+    "kalpha_items",
+    "kalpha_units",
     "report",
     "PRESETS",
     "PairTables",

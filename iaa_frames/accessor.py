@@ -59,6 +59,8 @@ _METHODS = {
     "within()": "within-item matched pairs",
     "between()": "between-item (chance) matched pairs",
     "tables()": "every pair table (PairTables)",
+    "kalpha()": "kalphacv's Krippendorff alpha (literature comparability)",
+    "annotators()": "per-annotator quality, corrected for partners' quality",
     "plot": "figures: df.iaa.plot.<name>(...)",
 }
 _METHODS.update({  # where they disagree (issue 15)
@@ -619,6 +621,49 @@ class IAAAccessor:
         """
         return self._entry(distance, match_threshold, n_chance, seed, overall,
                            progress).tables
+
+    def kalpha(self, *, match_threshold: float = 0.5, kind: str = "bbox",
+               average: str = "images", decimals: int | None = 4,
+               progress: bool | None = None) -> float:
+        """Krippendorff's α with IoU matching as kalphacv computes it:
+        :func:`iaa_frames.kalpha.kalpha`.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> simulate(n_items=5, annotators={"a": "perfect", "b": "perfect"}, seed=0).iaa.kalpha()
+        1.0
+        """
+        from .kalpha import kalpha  # imported on use: the accessor stays cheap
+
+        return kalpha(self._df, match_threshold=match_threshold, kind=kind, average=average,
+                      decimals=decimals, progress=progress)
+
+    def annotators(self, *, match_threshold: float = 0.5, n_boot: int = 0, seed: int = 0,
+                   progress: bool | None = None) -> pd.DataFrame:
+        """Per-annotator quality corrected for the partners' quality, one row per
+        annotator: :func:`iaa_frames.ranking.annotator_quality`.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> q = simulate(n_items=20, seed=0, annotators={"a": "good", "b": "good",
+        ...                                              "c": "random"}).iaa.annotators()
+        >>> q.loc[q["rank"].idxmax(), "annotator"]
+        'c'
+        """
+        from .ranking import annotator_quality  # imported on use: the accessor stays cheap
+
+        return annotator_quality(self._df, match_threshold=match_threshold, n_boot=n_boot,
+                                 seed=seed, progress=progress)
 
     @property
     def plot(self):

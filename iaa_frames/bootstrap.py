@@ -16,6 +16,20 @@ summarised once, as a sparse matrix of per-item (or per-row) contributions to ev
 (:class:`ItemSums`, :class:`PairSums`), and a block of replicates costs one sparse-dense
 product.
 
+Intervals
+---------
+The percentile interval of the replicates is too narrow and lopsided for these
+statistics: sigma is a ratio of means, biased low in small corpora, and its bootstrap
+distribution is skewed. :func:`bca_interval` gives the bias-corrected and accelerated
+interval (BCa; Efron, JASA 1987; Efron & Tibshirani, *An Introduction to the Bootstrap*,
+ch. 14): the percentiles are moved by the bias correction ``z0`` (the share of
+replicates below the estimate) and the acceleration ``a`` (the skewness of the
+jackknife values, from a grouped delete-a-group jackknife over items,
+:func:`jackknife_blocks`), then widened by the small-sample factor ``sqrt(n / (n - 1))``
+(the bootstrap's variance is ``(n - 1) / n`` times the unbiased one; the "expanded"
+percentile interval of Hesterberg, *Am. Stat.* 2015). ``benchmarks/bench_coverage.py``
+measures the coverage of both intervals.
+
 Examples
 --------
 >>> import numpy as np
@@ -39,13 +53,20 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["ItemSums", "PairSums", "multiplicity_blocks", "block_size"]
+from .errors import ParameterError
+
+__all__ = ["CI_METHODS", "ItemSums", "PairSums", "bca_interval", "block_size",
+           "jackknife_blocks", "multiplicity_blocks"]
 
 #: Key of the bootstrap's random stream, so that it differs from the chance sample's even
 #: when both use the same seed.
 _STREAM = 0xB0075
 #: Replicates are processed in blocks of about this many (replicate x column) elements.
 BLOCK_ELEMENTS = 1 << 22
+#: Interval methods: bias-corrected and accelerated (default), or plain percentile.
+CI_METHODS = ("bca", "percentile")
+#: Largest number of groups of the jackknife that estimates the BCa acceleration.
+JACKKNIFE_GROUPS = 200
 
 
 def block_size(n_boot: int, width: int) -> int:
@@ -99,6 +120,134 @@ def multiplicity_blocks(n_items: int, n_boot: int, *, seed: int = 0,
         flat = draws + (np.arange(b) * n_items)[:, None]
         yield np.bincount(flat.ravel(), minlength=b * n_items).reshape(b, n_items) \
             .astype(np.int32)
+
+
+def jackknife_blocks(n_items: int, *, n_groups: int = JACKKNIFE_GROUPS,
+                     block_size: int = 64) -> Iterator[np.ndarray]:
+    """Item multiplicities of a grouped delete-a-group jackknife, in blocks.
+
+    Items are dealt into ``g = min(n_items, n_groups)`` groups by code (item ``i`` in
+    group ``i % g``); replicate ``j`` leaves group ``j`` out (multiplicity 0) and keeps
+    every other item once. With ``n_items <= n_groups`` it is the delete-one jackknife.
+
+    Parameters
+    ----------
+    n_items : int
+        Number of items.
+    n_groups : int, default 200
+        Largest number of groups.
+    block_size : int, default 64
+        Replicates per block.
+
+    Yields
+    ------
+    numpy.ndarray of int32, shape (b, n_items)
+
+    Examples
+    --------
+    >>> np.concatenate(list(jackknife_blocks(3))).tolist()
+    [[0, 1, 1], [1, 0, 1], [1, 1, 0]]
+    >>> next(jackknife_blocks(4, n_groups=2)).tolist()
+    [[0, 1, 0, 1], [1, 0, 1, 0]]
+    """
+    g = min(n_items, n_groups)
+    group = np.arange(n_items) % max(g, 1)
+    for start in range(0, g, block_size):  # blocks of replicates, not items
+        j = np.arange(start, min(g, start + block_size))
+        yield (group[None, :] != j[:, None]).astype(np.int32)
+
+
+def _quantiles(sorted_values, n_valid, prob):
+    """Per-column quantile (linear interpolation, as numpy's default) of columns sorted
+    ascending with their ``n_valid`` finite values first, at per-column ``prob``."""
+    pos = np.clip(prob, 0.0, 1.0) * np.maximum(n_valid - 1, 0)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(n_valid - 1, 0))
+    frac = pos - lo
+    v_lo = np.take_along_axis(sorted_values, lo[None], axis=0)[0]
+    v_hi = np.take_along_axis(sorted_values, hi[None], axis=0)[0]
+    return np.where(n_valid > 0, v_lo + frac * (v_hi - v_lo), np.nan)
+
+
+def bca_interval(estimate, replicates, jackknife, *, level: float = 0.95,
+                 n_items: int | None = None):
+    """Bias-corrected and accelerated bootstrap interval of many statistics at once.
+
+    Parameters
+    ----------
+    estimate : array-like, shape S
+        The statistics on the data.
+    replicates : array-like, shape (B, *S)
+        Their bootstrap replicates (NaN replicates are ignored).
+    jackknife : array-like, shape (G, *S)
+        Their values on the jackknife replicates of :func:`jackknife_blocks` (they give
+        the acceleration; NaN ones are ignored).
+    level : float, default 0.95
+        Coverage of the interval.
+    n_items : int, optional
+        Number of resampled units (items). When given, the interval is widened by
+        ``sqrt(n / (n - 1))`` about the BCa median, the bootstrap's small-sample
+        correction.
+
+    Returns
+    -------
+    (low, high)
+        Arrays of shape S (floats for a scalar statistic). NaN where the estimate is
+        NaN or no replicate is finite.
+
+    Notes
+    -----
+    With ``z0 = Phi^-1(share of replicates below the estimate, ties counted half)`` and
+    the acceleration ``a = sum d^3 / (6 (sum d^2)^1.5)``, ``d`` the deviations of the
+    jackknife values from their mean, the bounds are the replicates' quantiles at
+    ``Phi(z0 + (z0 + z) / (1 - a (z0 + z)))`` for ``z = Phi^-1((1 -+ level) / 2)``.
+    With ``z0 = a = 0`` and no widening it is the percentile interval.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> reps = rng.normal(1.0, 0.1, 4000)
+    >>> low, high = bca_interval(1.0, reps, rng.normal(1.0, 0.01, 50))
+    >>> round(low, 1), round(high, 1)
+    (0.8, 1.2)
+    """
+    from scipy.special import ndtr, ndtri
+
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.number)) \
+            or not 0.0 < float(level) < 1.0:
+        raise ParameterError(f"level must be a number in (0, 1), got {level!r}")
+    est = np.asarray(estimate, dtype=np.float64)
+    reps = np.asarray(replicates, dtype=np.float64).reshape((-1,) + est.shape)
+    jack = np.asarray(jackknife, dtype=np.float64).reshape((-1,) + est.shape)
+    finite = np.isfinite(reps)
+    n_valid = finite.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        below = np.sum(finite & (reps < est), axis=0) + 0.5 * np.sum(finite & (reps == est),
+                                                                      axis=0)
+        share = np.clip(below / np.maximum(n_valid, 1), 0.5 / np.maximum(n_valid, 1),
+                        1.0 - 0.5 / np.maximum(n_valid, 1))
+        z0 = ndtri(share)
+        jfin = np.isfinite(jack)
+        jmean = np.nansum(np.where(jfin, jack, 0.0), axis=0) / np.maximum(jfin.sum(axis=0), 1)
+        d = np.where(jfin, jmean - jack, 0.0)
+        s2 = np.sum(d * d, axis=0)
+        accel = np.where(s2 > 0, np.sum(d ** 3, axis=0) / (6.0 * s2 ** 1.5), 0.0)
+        z = ndtri(np.array([(1.0 - level) / 2.0, (1.0 + level) / 2.0]))
+        shifted = z0 + z.reshape((2,) + (1,) * est.ndim)
+        prob = ndtr(z0 + shifted / (1.0 - accel * shifted))
+    ordered = np.sort(np.where(finite, reps, np.inf), axis=0)  # NaN (as inf) last
+    ordered = np.where(np.isfinite(ordered), ordered, np.nan)
+    low = _quantiles(ordered, n_valid, prob[0])
+    high = _quantiles(ordered, n_valid, prob[1])
+    if n_items is not None and n_items > 1:
+        centre = _quantiles(ordered, n_valid, ndtr(z0))
+        widen = np.sqrt(n_items / (n_items - 1.0))
+        low, high = centre - widen * (centre - low), centre + widen * (high - centre)
+    bad = ~np.isfinite(est) | (n_valid == 0)
+    low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+    if est.ndim == 0:
+        return float(low), float(high)
+    return low, high
 
 
 @dataclass(frozen=True, eq=False)

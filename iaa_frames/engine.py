@@ -63,12 +63,14 @@ import pandas as pd
 import scipy.sparse as sp
 from .progress import DELAY, tqdm
 
-from .bootstrap import ItemSums, PairSums, block_size, multiplicity_blocks
+from .bootstrap import (CI_METHODS, ItemSums, PairSums, bca_interval, block_size,
+                        jackknife_blocks, multiplicity_blocks)
 from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
-from .matching import pairs_within_runs
 from .chance import MIN_CHANCE_UNITS
+from .kstest import ks_agreement_tests
+from .matching import pairs_within_runs
 from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
 from .result import (
     COMPONENTS,
@@ -352,6 +354,9 @@ class _SigmaCells:
     between_members: sp.csc_matrix
     n_chance: np.ndarray
     matched: np.ndarray | None  # matched object pairs within + chance per cell (sets)
+    within_item: np.ndarray | None = None  # item of each within row, in distance order
+    between_items: tuple | None = None  # (item_a, item_b) of each chance row, same order
+    n_items: int = 0
 
     @classmethod
     def build(cls, layout: _Layout, n_items: int, within: _Rows, between: _Chance):
@@ -376,7 +381,10 @@ class _SigmaCells:
                    np.asarray(within.distance, dtype=np.float64)[rank_w],
                    np.asarray(between.distance, dtype=np.float64)[rank_b],
                    mw[rank_w].tocsc(), mb[rank_b].tocsc(),
-                   np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel(), matched)
+                   np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel(), matched,
+                   np.asarray(within.item_a, dtype=np.int64)[rank_w],
+                   (np.asarray(between.item_a, dtype=np.int64)[rank_b],
+                    np.asarray(between.item_b, dtype=np.int64)[rank_b]), n_items)
 
     def statistics(self, multiplicities=None):
         """(observed, expected, agreement) per cell; a leading replicate axis for a block
@@ -398,9 +406,10 @@ class _SigmaCells:
         w = self.within.total()
         return _mean(w[2 * n:3 * n], w[:n]) if w.size >= 3 * n else np.full(n, np.nan)
 
-    def tests(self, cells):
+    def tests(self, cells, seed: int = 0):
         """KS statistic, sign, p-value and fraction below chance of the given cells
-        (one vectorized call per cell)."""
+        (one vectorized call per cell). The p-value is the one-sided cluster-bootstrap
+        test of :func:`iaa_frames.kstest.ks_agreement_tests`, for all cells at once."""
         out = np.full((4, self.n_cells), np.nan)
         wp, wi = self.within_members.indptr, self.within_members.indices
         bp, bi = self.between_members.indptr, self.between_members.indices
@@ -409,8 +418,18 @@ class _SigmaCells:
             x = self.within_distance[wi[wp[cell]:wp[cell + 1]]]
             y = self.between_distance[bi[bp[cell]:bp[cell + 1]]]
             weight = bw[bp[cell]:bp[cell + 1]]
-            out[:3, cell] = ks(x, y, between_weights=weight)
+            out[:3, cell] = ks(x, y, between_weights=weight, method="asymp")
             out[3, cell] = frac_below_chance(x, y, between_weights=weight)
+        # the p-value: the one-sided cluster-bootstrap test, for the cells whose chance
+        # units are unweighted (a pooled class keeps the weighted asymptotic p-value)
+        plain = [c for c in cells if np.all(bw[bp[c]:bp[c + 1]] == 1)]
+        if plain:
+            out[2, plain] = ks_agreement_tests(
+                self.within_distance, self.between_distance, within_item=self.within_item,
+                between_item_a=self.between_items[0], between_item_b=self.between_items[1],
+                within_cells=[wi[wp[c]:wp[c + 1]] for c in plain],
+                between_cells=[bi[bp[c]:bp[c + 1]] for c in plain], n_items=self.n_items,
+                seed=seed)[1]
         return out
 
     @property
@@ -666,6 +685,14 @@ def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> n
     return reps
 
 
+def _jackknife(parts: dict, n_items: int) -> np.ndarray:
+    """Agreement of every cell on the grouped jackknife replicates (for the BCa
+    acceleration): (n_groups, n_components, n_cells)."""
+    return np.concatenate([
+        np.stack([parts[name].statistics(k)[2] for name in COMPONENTS], axis=1)
+        for k in jackknife_blocks(n_items)])
+
+
 def _point_estimates(parts: dict, n_cells: int) -> dict:
     """Every variable of every cell (NaN where not computed yet), with the notes."""
     out = {name: np.full((len(COMPONENTS), n_cells), np.nan) for name in VARIABLES}
@@ -705,21 +732,21 @@ def _chance_sources(tables: PairTables, layout: _Layout) -> np.ndarray:
     return out.reshape(len(COMPONENTS), layout.n_cells)
 
 
-def _tests(parts: dict, out: dict) -> dict:
+def _tests(parts: dict, out: dict, seed: int = 0) -> dict:
     """KS and fraction below chance of the sigma cells with enough units."""
     tested = {var: out[var].copy() for var in ("ks", "ks_sign", "ks_pvalue",
                                                "frac_below_chance")}
     enough = (out["n_units"] >= MIN_WITHIN_UNITS) & (out["n_chance"] >= MIN_CHANCE_UNITS)
     for c, name in enumerate(COMPONENTS):
         if name in _SIGMA:  # three components, each over all its cells
-            values = parts[name].tests(np.flatnonzero(enough[c]))
+            values = parts[name].tests(np.flatnonzero(enough[c]), seed=seed)
             for v, var in enumerate(tested):
                 tested[var][c] = values[v]
     return tested
 
 
 def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
-                          progress: bool | None = None):
+                          progress: bool | None = None, ci_method: str = "bca"):
     """The agreement Dataset from already computed pair tables.
 
     Every statistic is computed from the stored tables; the bootstrap reweights their rows
@@ -735,6 +762,10 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
         Seed of the bootstrap.
     progress : bool, optional
         Show a progress bar for the bootstrap; by default only when it is long.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval: bias-corrected and accelerated with the small-sample
+        widening (:func:`iaa_frames.bootstrap.bca_interval`), or the plain percentile
+        interval of the replicates.
 
     Returns
     -------
@@ -755,6 +786,8 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
     _check_int(n_boot, "n_boot")
     _check_int(seed, "seed")
     _check_progress(progress)
+    if ci_method not in CI_METHODS:
+        raise ParameterError(f"ci_method must be one of {CI_METHODS}; got {ci_method!r}")
     corpus = tables.corpus
     layout = _Layout(len(corpus.labels), len(corpus.annotators))
     n_items = len(corpus.items)
@@ -764,20 +797,24 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
     out["chance_source"] = _chance_sources(tables, layout)
     defined = out["note"] == ""
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
-    out.update(_tests(parts, out))
+    out.update(_tests(parts, out, seed))
     out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
     presence = _PresenceCells.build(layout, n_items, tables.units, tables.coverage)
     out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
     if n_boot:
         reps = _bootstrap(parts, n_items, n_boot, seed, progress)
-        low, high = percentile_ci(reps, level=CI_LEVEL)
+        if ci_method == "bca":
+            low, high = bca_interval(out["agreement"], reps, _jackknife(parts, n_items),
+                                     level=CI_LEVEL, n_items=n_items)
+        else:
+            low, high = percentile_ci(reps, level=CI_LEVEL)
         out["ci_low"], out["ci_high"] = (np.where(defined, v, np.nan) for v in (low, high))
 
     labels, annotators = _name_order(corpus.labels), _name_order(corpus.annotators)
     grid = (len(COMPONENTS), layout.n_labels + 1, layout.n_groups)
     values = {k: v.reshape(grid)[:, labels][:, :, annotators] for k, v in out.items()}
     attrs = {"title": "iaa_frames agreement", **tables.params, "n_boot": int(n_boot),
-             "bootstrap_seed": int(seed), "ci_level": CI_LEVEL,
+             "bootstrap_seed": int(seed), "ci_level": CI_LEVEL, "ci_method": ci_method,
              "min_within_units": MIN_WITHIN_UNITS, "min_chance_units": MIN_CHANCE_UNITS,
              "min_alpha_units": MIN_ALPHA_UNITS, "iaa_frames_version": _version()}
     return build_dataset(values, labels=_names(corpus.labels, labels),

@@ -22,6 +22,7 @@ is not optimal:
 from __future__ import annotations
 
 import itertools
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -197,7 +198,7 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
 
 
 def _n_injections(r: int, c: int) -> int:
-    return int(np.prod(np.arange(c - r + 1, c + 1, dtype=np.float64)))
+    return math.perm(c, r)  # exact: a float product overflows for large matrices
 
 
 def _dense_rank(group: np.ndarray, value: np.ndarray) -> np.ndarray:

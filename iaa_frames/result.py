@@ -56,8 +56,12 @@ VARIABLES = {
         "(agreement), -1 when larger, 0 when the statistic is 0. " + _SIGMA_ONLY,
     ),
     "ks_pvalue": (
-        "Kolmogorov-Smirnov p-value",
-        "Two-sided p-value of scipy.stats.ks_2samp(within, between). " + _SIGMA_ONLY,
+        "Kolmogorov-Smirnov p-value (one-sided, cluster bootstrap)",
+        "One-sided p-value of 'no agreement' against within-item distances stochastically "
+        "smaller than chance, from the KS statistic max(F_within - F_between) and a "
+        "recentred cluster bootstrap over items (iaa_frames.kstest), valid although "
+        "pairs share annotations and chance pairings share items. NaN when the cell's "
+        "within rows come from fewer than 3 items. " + _SIGMA_ONLY,
     ),
     "n_units": (
         "within units",
@@ -76,14 +80,16 @@ VARIABLES = {
     ),
     "ci_low": (
         "lower confidence bound",
-        "Lower percentile bound of the cluster-bootstrap interval of `agreement` "
-        "(items resampled with replacement; level and n_boot in the Dataset attrs). NaN "
+        "Lower bound of the cluster-bootstrap interval of `agreement` (items resampled "
+        "with replacement; BCa by default, see iaa_frames.bootstrap; level, method and "
+        "n_boot in the Dataset attrs). NaN "
         "when n_boot is 0 or `agreement` is NaN.",
     ),
     "ci_high": (
         "upper confidence bound",
-        "Upper percentile bound of the cluster-bootstrap interval of `agreement` "
-        "(items resampled with replacement; level and n_boot in the Dataset attrs). NaN "
+        "Upper bound of the cluster-bootstrap interval of `agreement` (items resampled "
+        "with replacement; BCa by default, see iaa_frames.bootstrap; level, method and "
+        "n_boot in the Dataset attrs). NaN "
         "when n_boot is 0 or `agreement` is NaN.",
     ),
     "raw_iou": (

@@ -6,12 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iaa_frames.engine import agreement, agreement_from_tables
 from iaa_frames.krippendorff_alpha import nominal_alpha_from_codes
-from iaa_frames.bootstrap import ItemSums, PairSums, block_size, multiplicity_blocks
+from iaa_frames.bootstrap import (ItemSums, PairSums, bca_interval, block_size,
+                                  jackknife_blocks, multiplicity_blocks)
+from iaa_frames.errors import ParameterError
 from iaa_frames.pairs import pair_tables
 from iaa_frames.simulate import simulate
 from iaa_frames.stats import percentile_ci, sigma
@@ -79,7 +82,7 @@ def corpus():
     df = simulate(n_items=50, annotators={"ann": "good", "bob": "sloppy", "cyd": "misser"},
                   seed=13)
     tables = pair_tables(df, n_chance=300)
-    return tables, agreement_from_tables(tables, n_boot=N_BOOT, seed=5)
+    return tables, agreement_from_tables(tables, n_boot=N_BOOT, seed=5, ci_method="percentile")
 
 
 def reference_multiplicities(tables, seed):
@@ -129,13 +132,14 @@ def test_intervals_contain_the_estimate_and_are_seeded(corpus):
     inside = (low[defined] <= value[defined]) & (value[defined] <= high[defined])
     assert inside.mean() >= 0.95
     assert np.isnan(low[np.isnan(value)]).all()
-    again = agreement_from_tables(tables, n_boot=N_BOOT, seed=5)
+    again = agreement_from_tables(tables, n_boot=N_BOOT, seed=5, ci_method="percentile")
     np.testing.assert_array_equal(again["ci_low"].values, low)
-    other = agreement_from_tables(tables, n_boot=N_BOOT, seed=6)
+    other = agreement_from_tables(tables, n_boot=N_BOOT, seed=6, ci_method="percentile")
     assert not np.array_equal(other["ci_low"].values[defined], low[defined])
     # the point estimates do not depend on the bootstrap
     np.testing.assert_array_equal(other["agreement"].values, value)
     assert ds.attrs["n_boot"] == N_BOOT and ds.attrs["ci_level"] == 0.95
+    assert ds.attrs["ci_method"] == "percentile"
 
 
 def test_no_bootstrap_no_interval(corpus):
@@ -166,3 +170,78 @@ def test_progress_bar_can_be_forced_and_turned_off(corpus, capsys):
     assert "bootstrap" not in capsys.readouterr().err
     agreement_from_tables(tables, n_boot=5)  # short work: no bar by default
     assert "bootstrap" not in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ BCa
+
+
+def test_jackknife_blocks_leave_one_group_out():
+    blocks = np.concatenate(list(jackknife_blocks(5, block_size=2)))
+    np.testing.assert_array_equal(blocks, 1 - np.eye(5, dtype=int))
+    grouped = np.concatenate(list(jackknife_blocks(1000, n_groups=200, block_size=64)))
+    assert grouped.shape == (200, 1000)
+    assert (grouped.sum(axis=1) == 995).all()  # each group holds 5 items
+    assert (grouped.sum(axis=0) == 199).all()  # each item left out exactly once
+
+
+def test_bca_equals_scipy_bca_on_its_own_bootstrap_distribution():
+    # scipy.stats.bootstrap(method="BCa") with the delete-one jackknife: the same
+    # formulas (Efron & Tibshirani 1993, 14.3) on the same replicates
+    rng = np.random.default_rng(1)
+    data = rng.lognormal(0.0, 0.8, 40)
+    res = scipy.stats.bootstrap((data,), np.mean, n_resamples=2000, method="BCa",
+                                random_state=np.random.default_rng(7))
+    jack = np.array([np.delete(data, i).mean() for i in range(len(data))])
+    low, high = bca_interval(data.mean(), res.bootstrap_distribution, jack)
+    assert low == pytest.approx(res.confidence_interval.low, rel=1e-9)
+    assert high == pytest.approx(res.confidence_interval.high, rel=1e-9)
+    # skewed data: BCa sits to the right of the percentile interval
+    p_low, p_high = percentile_ci(res.bootstrap_distribution)
+    assert low > p_low and high > p_high
+
+
+def test_bca_reduces_to_percentile_without_bias_or_skew():
+    reps = np.r_[np.linspace(-1, 1, 401)]
+    jack = np.array([-0.1, 0.1, -0.2, 0.2])
+    assert bca_interval(0.0, reps, jack) == pytest.approx(percentile_ci(reps))
+    # the small-sample widening scales the half-widths by sqrt(n / (n - 1))
+    low, high = bca_interval(0.0, reps, jack, n_items=5)
+    assert high - low == pytest.approx(np.sqrt(5 / 4) * 2 * 0.95, rel=1e-9)
+
+
+def test_bca_many_statistics_nan_and_shapes():
+    rng = np.random.default_rng(0)
+    reps = rng.normal(size=(500, 2, 3))
+    reps[:, 1, 2] = np.nan
+    reps[::2, 0, 1] = np.nan  # half the replicates undefined: ignored
+    est = np.zeros((2, 3))
+    est[1, 0] = np.nan
+    low, high = bca_interval(est, reps, rng.normal(size=(20, 2, 3)))
+    assert low.shape == (2, 3)
+    assert np.isnan(low[1, 2]) and np.isnan(low[1, 0])
+    assert (low[0] < 0).all() and (high[0] > 0).all()
+    with pytest.raises(ParameterError):
+        bca_interval(0.0, reps[:, 0, 0], reps[:20, 0, 0], level=1.0)
+
+
+def test_bca_intervals_equal_weighted_primitives(corpus):
+    tables, _ = corpus
+    ds = agreement_from_tables(tables, n_boot=N_BOOT, seed=5)
+    assert ds.attrs["ci_method"] == "bca"
+    n = len(tables.corpus.items)
+    k = reference_multiplicities(tables, 5)
+    jk = np.concatenate(list(jackknife_blocks(n))).astype(float)
+    w, b = tables.localization_within, tables.localization_between.query("in_uniform")
+
+    def stat(weights):
+        return sigma(w["distance"], b["distance"], within_weights=weights[:, w["item"]],
+                     between_weights=weights[:, b["item_a"]] * weights[:, b["item_b"]])
+
+    expected = bca_interval(sigma(w["distance"], b["distance"]), stat(k), stat(jk),
+                            n_items=n)
+    assert ci(ds, "localization") == pytest.approx(expected)
+
+
+def test_bad_ci_method(corpus):
+    with pytest.raises(ParameterError, match="ci_method"):
+        agreement_from_tables(corpus[0], n_boot=5, ci_method="studentized")

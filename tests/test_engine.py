@@ -24,6 +24,7 @@ from iaa_frames.krippendorff_alpha import (
     presence_alpha_from_counts,
 )
 from iaa_frames.errors import ParameterError
+from iaa_frames.kstest import ks_agreement_test
 from iaa_frames.pairs import pair_tables
 from iaa_frames.result import NO_MATCH_NOTE
 from iaa_frames.simulate import simulate
@@ -134,7 +135,13 @@ def test_sigma_cells_equal_primitives_on_filtered_rows(mixed, component):
             continue
         ref = scipy.stats.ks_2samp(x, y)
         assert cell(ds, "ks", component, label, annotator) == pytest.approx(ref.statistic)
-        assert cell(ds, "ks_pvalue", component, label, annotator) == pytest.approx(ref.pvalue)
+        # the p-value: the one-sided cluster-bootstrap test on the same rows (seed 0)
+        test = ks_agreement_test(x, y, within_item=w["item"].to_numpy(),
+                                 between_item_a=b["item_a"].to_numpy(),
+                                 between_item_b=b["item_b"].to_numpy(),
+                                 n_items=len(tables.corpus.items), seed=0)
+        assert cell(ds, "ks_pvalue", component, label, annotator) == \
+            pytest.approx(test.pvalue, nan_ok=True)
         assert cell(ds, "ks_sign", component, label, annotator) == ref.statistic_sign
         assert cell(ds, "frac_below_chance", component, label, annotator) == \
             pytest.approx(frac_below_chance(x, y))

@@ -92,3 +92,14 @@ def test_clusters_properties(n, n_ann, seed):
             inside = [(x, y) for x, y in zip(a.tolist(), b.tolist())
                       if x in members and y in members]
             assert inside
+
+
+def test_large_ambiguous_matrix_goes_to_scipy():
+    # 200 x 200 with every edge eligible: far too many injections to enumerate (their
+    # count overflows a float); the assignment must still be the optimum
+    rng = np.random.default_rng(3)
+    m = rng.random((200, 200))
+    _, la, lb, s = _solve([m], 0.0)
+    rows, cols = linear_sum_assignment(m, maximize=True)
+    assert len(la) == 200 and len(set(lb.tolist())) == 200
+    assert s.sum() == pytest.approx(m[rows, cols].sum())

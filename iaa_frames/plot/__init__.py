@@ -22,6 +22,7 @@ how many were left out.
 :func:`item`             one item: every annotator's shapes, pairs, conflicts (Axes)
 :func:`worst_items`      a grid of the worst items drawn by :func:`item` (Figure)
 :func:`confusion`        label confusion of matched pairs, α per class (Axes)
+:func:`ranking`          annotators by partner-corrected quality vs raw PQ (Axes)
 =======================  ================================================================
 """
 
@@ -35,6 +36,7 @@ from .distributions import distance_samples, distributions, sample_summary
 from .item import item, item_view, worst_items
 from .items import items
 from .pairwise import pairwise, pairwise_frame
+from .ranking import ranking, ranking_frame
 
 __all__ = [
     "ANNOTATOR_PALETTE",
@@ -58,6 +60,8 @@ __all__ = [
     "pairwise",
     "pairwise_frame",
     "profile_frame",
+    "ranking",
+    "ranking_frame",
     "sample_summary",
     "worst_items",
 ]

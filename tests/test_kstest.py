@@ -1,0 +1,140 @@
+"""The one-sided KS test of agreement with a cluster bootstrap over items."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from iaa_frames.errors import ParameterError
+from iaa_frames.kstest import ks_agreement_test, ks_agreement_tests
+
+
+def clustered(rng, n_items=20, per_item=5, n_between=120, shift=0.0, spread=1.0,
+              shared=True):
+    """Distances with strong item effects. Within rows of item i: u_i + e; chance rows
+    of items (i, j): (v_i + v_j) / sqrt(2) + e, with v = u (``shared``: the chance rows
+    reuse the items' effects) or independent effects. Both have the same marginal law
+    (no agreement) unless ``shift`` moves the within rows down."""
+    u = rng.normal(0.0, spread, n_items)
+    v = u if shared else rng.normal(0.0, spread, n_items)
+    wi = np.repeat(np.arange(n_items), per_item)
+    x = u[wi] + rng.normal(0.0, 0.3, wi.size) - shift
+    a = rng.integers(0, n_items, n_between)
+    b = (a + rng.integers(1, n_items, n_between)) % n_items
+    y = (v[a] + v[b]) / np.sqrt(2.0) + rng.normal(0.0, 0.3, n_between)
+    return x, y, wi, a, b
+
+
+def test_statistic_is_the_one_sided_ks_statistic():
+    rng = np.random.default_rng(0)
+    x, y, wi, a, b = clustered(rng, shift=0.5)
+    res = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b)
+    # scipy's "greater": max over t of F_within(t) - F_between(t)
+    ref = scipy.stats.ks_2samp(x, y, alternative="greater")
+    assert res.statistic == pytest.approx(ref.statistic, abs=1e-12)
+    assert res.n_resamples == 199
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_false_positive_rate_under_clustering(shared):
+    # the cluster bootstrap keeps the level (Monte-Carlo standard error about 1.5
+    # points); where the chance rows do not share the within rows' item effects, scipy
+    # (independent rows) rejects far too often
+    rng = np.random.default_rng(1)
+    ours, naive = [], []
+    for r in range(200):
+        x, y, wi, a, b = clustered(rng, shared=shared)
+        ours.append(ks_agreement_test(x, y, within_item=wi, between_item_a=a,
+                                      between_item_b=b, seed=r).pvalue < 0.05)
+        naive.append(scipy.stats.ks_2samp(x, y, alternative="greater").pvalue < 0.05)
+    assert np.mean(ours) <= 0.08
+    if not shared:
+        assert np.mean(naive) >= 0.15
+
+
+def test_power_against_agreement():
+    rng = np.random.default_rng(2)
+    rejected = [ks_agreement_test(*clustered(rng, shift=1.5)[:2],
+                                  within_item=np.repeat(np.arange(20), 5),
+                                  between_item_a=np.zeros(120, int),
+                                  between_item_b=np.ones(120, int), seed=r).pvalue < 0.05
+                for r in range(20)]
+    assert np.mean(rejected) >= 0.9
+    # disagreement (within above chance) is not agreement
+    x, y, wi, a, b = clustered(rng, shift=-2.0)
+    res = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b)
+    assert res.pvalue > 0.5
+
+
+def test_too_few_items_gives_no_pvalue():
+    rng = np.random.default_rng(3)
+    x, y, wi, a, b = clustered(rng, n_items=6)
+    two = np.isin(wi, [0, 1])
+    res = ks_agreement_test(x[two], y, within_item=wi[two], between_item_a=a,
+                            between_item_b=b, n_items=6)
+    assert np.isfinite(res.statistic) and np.isnan(res.pvalue) and res.n_resamples == 0
+    three = np.isin(wi, [0, 1, 2])
+    assert np.isfinite(ks_agreement_test(x[three], y, within_item=wi[three],
+                                         between_item_a=a, between_item_b=b,
+                                         n_items=6).pvalue)
+
+
+def test_empty_samples():
+    res = ks_agreement_test([], [0.1, 0.2], within_item=[], between_item_a=[0, 1],
+                            between_item_b=[1, 0])
+    assert np.isnan(res.statistic) and np.isnan(res.pvalue)
+
+
+def test_seeded_and_cells_equal_single_tests():
+    rng = np.random.default_rng(4)
+    x, y, wi, a, b = clustered(rng, shift=0.2)
+    one = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b, seed=9)
+    again = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b,
+                              seed=9)
+    assert one == again
+    cells_w = [np.arange(x.size), np.flatnonzero(wi < 10), np.flatnonzero(wi < 2)]
+    cells_b = [np.arange(y.size), np.flatnonzero(a < 10), np.arange(y.size)]
+    stat, p, used = ks_agreement_tests(x, y, within_item=wi, between_item_a=a,
+                                       between_item_b=b, within_cells=cells_w,
+                                       between_cells=cells_b, n_items=20, seed=9)
+    for c in range(3):
+        single = ks_agreement_test(x[cells_w[c]], y[cells_b[c]], within_item=wi[cells_w[c]],
+                                   between_item_a=a[cells_b[c]], between_item_b=b[cells_b[c]],
+                                   n_items=20, seed=9)
+        assert stat[c] == pytest.approx(single.statistic)
+        assert p[c] == pytest.approx(single.pvalue, nan_ok=True)
+        assert used[c] == single.n_resamples
+    assert np.isnan(p[2])
+
+
+def test_coarse_grid_for_large_samples():
+    rng = np.random.default_rng(5)
+    x, y, wi, a, b = clustered(rng, n_items=50, per_item=40, n_between=3000, shift=0.3)
+    fine = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b,
+                             max_grid=100_000)
+    coarse = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b)
+    assert coarse.statistic <= fine.statistic + 1e-12
+    assert coarse.statistic == pytest.approx(fine.statistic, abs=0.01)
+    assert (coarse.pvalue < 0.05) == (fine.pvalue < 0.05)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"n_resamples": 0}, "n_resamples"),
+    ({"seed": -1}, "seed"),
+    ({"min_items": 0}, "min_items"),
+    ({"n_items": 1}, "n_items"),
+])
+def test_bad_parameters(kwargs, match):
+    with pytest.raises(ParameterError, match=match):
+        ks_agreement_test([0.1, 0.2, 0.3], [0.5, 0.6], within_item=[0, 1, 2],
+                          between_item_a=[0, 1], between_item_b=[1, 2], **kwargs)
+
+
+def test_bad_item_codes():
+    with pytest.raises(ParameterError, match="within_item"):
+        ks_agreement_test([0.1, 0.2], [0.5], within_item=[0], between_item_a=[0],
+                          between_item_b=[1])
+    with pytest.raises(ParameterError, match="finite"):
+        ks_agreement_test([np.nan], [0.5], within_item=[0], between_item_a=[0],
+                          between_item_b=[1])
