@@ -68,7 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import shapely
-from tqdm.auto import tqdm
+from .progress import tqdm
 
 from .krippendorff_alpha import nominal_alpha_from_codes
 from .errors import InvalidAnnotationError, ParameterError

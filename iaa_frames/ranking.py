@@ -52,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from tqdm.auto import tqdm
+from .progress import tqdm
 
 from .bootstrap import block_size, multiplicity_blocks
 from .errors import ParameterError
