@@ -184,6 +184,32 @@ def _as_grid(value, n: int, name: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def _rings(geoms: np.ndarray):
+    """Vertices of every ring of every polygon: coordinates, ring id, shape index.
+
+    Polygons without holes (the common case) are read in one ``get_coordinates`` call;
+    only the others are split into parts and rings (which copies them).
+    """
+    simple = (shapely.get_type_id(geoms) == 3) & (shapely.get_num_interior_rings(geoms) == 0)
+    rows = np.flatnonzero(simple)
+    xy, idx = shapely.get_coordinates(geoms[rows], return_index=True)
+    ring, owner = idx, rows[idx]
+    other = np.flatnonzero(~simple & shapely.is_geometry(geoms))
+    if other.size:
+        parts, part_of = shapely.get_parts(geoms[other], return_index=True)
+        # a collection may hold multipolygons: split once more (parts of a polygon are itself)
+        parts, sub_of = shapely.get_parts(parts, return_index=True)
+        part_of = part_of[sub_of]
+        polys = shapely.get_type_id(parts) == 3  # lines and points have no inside
+        parts, part_of = parts[polys], part_of[polys]
+        rings, ring_of = shapely.get_rings(parts, return_index=True)
+        xy2, idx2 = shapely.get_coordinates(rings, return_index=True)
+        xy = np.concatenate([xy, xy2])
+        ring = np.concatenate([ring, idx2 + len(rows)])
+        owner = np.concatenate([owner, other[part_of[ring_of[idx2]]]])
+    return xy, ring, owner
+
+
 def rasterize(geometries, width, height, *, normalized: bool = False) -> Masks:
     """Masks of shapes on a pixel grid: pixels whose centre lies inside the shape.
 
@@ -224,35 +250,29 @@ def rasterize(geometries, width, height, *, normalized: bool = False) -> Masks:
         raise ParameterError(f"rasterize: width and height must have one value per shape ({n})") from None
     if n == 0:
         return Masks.empty()
-    geoms = np.where(shapely.is_geometry(geoms), geoms, None)
-    # every ring of every polygon part, then its vertices
-    parts, part_of = shapely.get_parts(geoms, return_index=True)
-    rings, ring_of = shapely.get_rings(parts, return_index=True)
-    xy, vertex_ring = shapely.get_coordinates(rings, return_index=True)
-    owner = part_of[ring_of[vertex_ring]]
+    xy, vertex_ring, owner = _rings(np.where(shapely.is_geometry(geoms), geoms, None))
     if normalized:
         xy = xy * np.column_stack([W, H])[owner]
-    # edges join consecutive vertices of one ring (rings are closed)
-    same = vertex_ring[1:] == vertex_ring[:-1]
-    x0, y0 = xy[:-1, 0][same], xy[:-1, 1][same]
-    x1, y1 = xy[1:, 0][same], xy[1:, 1][same]
-    g = owner[:-1][same]
-    # columns whose centre x = c + 0.5 satisfies min(x0, x1) <= c + 0.5 < max(x0, x1);
-    # the side of each vertex is decided once, so every ring crosses a column an even
-    # number of times
-    c0 = np.ceil(x0 - 0.5)
-    c1 = np.ceil(x1 - 0.5)
-    lo = np.clip(np.minimum(c0, c1), 0, W[g]).astype(np.int64)
-    hi = np.clip(np.maximum(c0, c1), 0, W[g]).astype(np.int64)
+    # Edges join consecutive vertices of one ring (rings are closed). An edge crosses the
+    # centre line x = c + 0.5 of column c when min(x0, x1) <= c + 0.5 < max(x0, x1). The
+    # side of each vertex, ceil(x - 0.5), is decided once, so every ring crosses every
+    # column an even number of times whatever the rounding.
+    side = np.ceil(xy[:, 0] - 0.5)
+    e = np.flatnonzero((side[:-1] != side[1:]) & (vertex_ring[:-1] == vertex_ring[1:]))
+    g = owner[e]
+    x0, y0, x1, y1 = xy[e, 0], xy[e, 1], xy[e + 1, 0], xy[e + 1, 1]
+    lo = np.clip(np.minimum(side[e], side[e + 1]), 0, W[g]).astype(np.int64)
+    hi = np.clip(np.maximum(side[e], side[e + 1]), 0, W[g]).astype(np.int64)
+    del side, e
     k = hi - lo
     edge = np.repeat(np.arange(len(k)), k)
     col = _ranges(lo, k)
-    del lo, hi, k, c0, c1
+    del lo, hi, k
     ex0, ey0 = x0[edge], y0[edge]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        y = ey0 + (col + 0.5 - ex0) * ((y1[edge] - ey0) / (x1[edge] - ex0))
+    y = ey0 + (col + 0.5 - ex0) * ((y1[edge] - ey0) / (x1[edge] - ex0))
     ge = g[edge]
-    order = np.lexsort((y, col, ge))
+    # sort the crossings by shape, column, then y
+    order = np.lexsort((y, ge * (int(W.max()) + 1) + col))
     y, col, ge = y[order], col[order], ge[order]
     # even-odd: consecutive crossings of one column bound the inside
     ya, yb, col, ge = y[0::2], y[1::2], col[0::2], ge[0::2]
