@@ -136,7 +136,7 @@ class Shapes:
     boxes: np.ndarray
     polygons: np.ndarray | None = None
     image_size: np.ndarray | None = None
-    _store: "_Store" = field(init=False, repr=False, compare=False)
+    _store: _Store = field(init=False, repr=False, compare=False)
     _rows: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -481,12 +481,12 @@ def _polygon_areas(shapes: Shapes, rows: np.ndarray) -> np.ndarray:
 
 
 def _overlap(a: Shapes, b: Shapes):
-    """Intersection area and the two areas of every pair, and the rows given by masks.
+    """Intersection area and the two areas of every pair; the rows given by masks and
+    their mask IoU.
 
     Exact for box-box pairs and for polygon pairs under the vertex threshold; the mask
     IoU rule (module docstring) for the others, whose three areas are then the pixel
-    counts of the masks over the pixels of the grid (so that their ratios are the mask
-    IoU).
+    counts of the masks over the pixels of the grid.
     """
     ax0, ay0, ax1, ay1 = a.boxes.T
     bx0, by0, bx1, by1 = b.boxes.T
@@ -520,7 +520,11 @@ def _overlap(a: Shapes, b: Shapes):
         inter[masked] = ipx[ok] / pixels[ok]
         area_a[masked] = apx[ok] / pixels[ok]
         area_b[masked] = bpx[ok] / pixels[ok]
+        # the IoU itself from the pixel counts, exactly as the masks give it
+        mask_value = ipx[ok] / (apx[ok] + bpx[ok] - ipx[ok])
         rows = np.setdiff1d(rows, masked, assume_unique=True)
+    else:
+        mask_value = np.zeros(0)
     if rows.size:
         pa = _polygons_at(a, rows)
         pb = _polygons_at(b, rows)
@@ -534,7 +538,7 @@ def _overlap(a: Shapes, b: Shapes):
             area_a[rows] = shapely.area(pa)
             area_b[rows] = shapely.area(pb)
         inter[rows] = shapely.area(shared)
-    return inter, area_a, area_b, masked
+    return inter, area_a, area_b, masked, mask_value
 
 
 def _mask_rule(a: Shapes, b: Shapes, rows: np.ndarray) -> np.ndarray:
@@ -606,11 +610,12 @@ def uses_mask_iou(a: Shapes, b: Shapes) -> np.ndarray:
 
 
 def _iou_union(a: Shapes, b: Shapes):
-    inter, area_a, area_b, masked = _overlap(a, b)
+    inter, area_a, area_b, masked, mask_value = _overlap(a, b)
     union = area_a + area_b
     union -= inter
     with np.errstate(divide="ignore", invalid="ignore"):
         out = inter / union
+    out[masked] = mask_value
     return out, union, masked
 
 

@@ -42,7 +42,7 @@ import shapely
 
 from .errors import ParameterError
 
-__all__ = ["Masks", "rasterize", "intersection_pixels", "mask_iou"]
+__all__ = ["Masks", "intersection_pixels", "mask_iou", "rasterize"]
 
 #: Runs handled at once when intersecting pairs (bounds memory).
 CHUNK_RUNS = 1 << 22
@@ -94,13 +94,13 @@ class Masks:
         return np.diff(self.offset)
 
     @classmethod
-    def empty(cls) -> "Masks":
+    def empty(cls) -> Masks:
         """No mask at all."""
         z = np.zeros(0, np.int64)
         return cls(z, z, z, z, np.zeros(1, np.int64))
 
     @classmethod
-    def from_bitmasks(cls, masks) -> "Masks":
+    def from_bitmasks(cls, masks) -> Masks:
         """Masks from an ``(n, height, width)`` boolean array.
 
         Examples
@@ -146,7 +146,7 @@ class Masks:
         np.add.at(flat, self.stop[lo:hi], -1)
         return np.cumsum(flat[:-1]).astype(bool).reshape(w, h).T
 
-    def take(self, indices) -> "Masks":
+    def take(self, indices) -> Masks:
         """Masks at ``indices``, as a new :class:`Masks`."""
         idx = np.asarray(indices, dtype=np.int64)
         lo, n = self.offset[idx], self.n_runs[idx]
@@ -155,7 +155,7 @@ class Masks:
         return Masks(self.width[idx], self.height[idx], self.start[runs], self.stop[runs], offset)
 
     @staticmethod
-    def concat(parts) -> "Masks":
+    def concat(parts) -> Masks:
         """One :class:`Masks` holding the masks of every part, in order."""
         parts = [p for p in parts if len(p)]
         if not parts:
