@@ -25,19 +25,21 @@ order or the number of threads):
   (chance pairs) it is the finer of the two in each direction: ``max(width_a, width_b)``
   by ``max(height_a, height_b)`` pixels over the normalized image. Each shape is
   rasterized once per grid and kept for the life of the :class:`Shapes` (and of every
-  :meth:`Shapes.take` of it). Pairs whose two masks are both empty (shapes thinner than a
-  pixel) fall back to the exact overlay.
+  :meth:`Shapes.take` of it). As in COCO, parts of a shape outside the image are cut off.
+  Pairs whose two masks are both empty (shapes thinner than a pixel) fall back to the
+  exact overlay.
 
 Why: two annotators tracing one detailed contour give two nearly identical polygons, the
-worst case for an overlay (measured with ``benchmarks/bench_traces.py``: about 2 ms per
-pair at 1,000 vertices and 40 ms at 10,000), while a mask IoU costs tens of microseconds
-per pair whatever the vertex count. Below the threshold the overlay is as fast or faster,
-so ordinary boxes and polygons (tens of vertices) keep their exact IoU. The difference
+worst case for an overlay (``benchmarks/bench_traces.py`` prints the costs: milliseconds
+per pair at 1,000 vertices, tens of milliseconds at 10,000), while a mask IoU costs tens
+of microseconds per pair whatever the vertex count, once each shape is rasterized (about
+a millisecond for 10,000 vertices). Below the threshold the overlay costs about as much or
+less, so ordinary boxes and polygons (tens of vertices) keep their exact IoU. The difference
 between the two is the rasterization error: each mask differs from its shape by at most a
 band of half-width sqrt(2)/2 pixel along the boundary, i.e. at most ``sqrt(2) * L + pi/2``
 pixels for a ring of length ``L`` pixels, so ``|mask IoU - IoU| <= 2 e / (U - e)`` with
 ``e`` the sum of those bounds over both shapes and ``U`` the union in pixels (in practice
-far smaller: about 5e-4 on the 1,000-pixel-wide traces of the benchmark).
+far smaller: below 1e-3 on the traces of the benchmark, a few hundred pixels wide).
 
 Areas (:func:`areas`) and the convex hulls of GIoU are always exact; hulls, areas and
 coordinate counts are also computed once per shape and kept like the masks.
@@ -343,6 +345,15 @@ class _Store:
         self.hull = None
         self.hull_area = None
         self.masks: dict = {}
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["lock"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.lock = threading.Lock()
 
     def geometry(self, rows: np.ndarray) -> np.ndarray:
         """The polygon of each row, or the polygon of its box."""
@@ -791,7 +802,7 @@ def giou_distance(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) 
 
 
 def iou_distance(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.ndarray:
-    """``1 - IoU``, in [0, 1], exact for polygons (registry name ``"iou"``).
+    """``1 - IoU``, in [0, 1], with the IoU of :func:`iou` (registry name ``"iou"``).
 
     Examples
     --------

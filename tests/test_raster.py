@@ -6,6 +6,8 @@ bitmasks; shapely's exact IoU within the rasterization error bound stated in
 ``iaa_frames.distances``.
 """
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -319,6 +321,9 @@ def test_cached_values_do_not_depend_on_order_batching_or_threads(monkeypatch):
     warm = giou(fresh.take(i[perm]), fresh.take(j[perm]))
     np.testing.assert_array_equal(warm, cold[perm])
     np.testing.assert_array_equal(giou(fresh.take(i), fresh.take(j)), cold)
+    # a container with a warm cache survives pickling (e.g. sent to a worker process)
+    thawed = pickle.loads(pickle.dumps(fresh))
+    np.testing.assert_array_equal(giou(thawed.take(i), thawed.take(j)), cold)
     monkeypatch.setattr(pipeline, "_THREAD_MIN", 1)
     for workers in (1, 3):
         monkeypatch.setattr(pipeline, "_WORKERS", workers)
