@@ -47,11 +47,11 @@ import corpora
 WIDTH, HEIGHT = 1000, 800
 
 
-def best_of(func, repeat):
+def best_of(repeat, func, *args):
     best, out = np.inf, None
     for _ in range(repeat):
         t0 = time.perf_counter()
-        out = func()
+        out = func(*args)
         best = min(best, time.perf_counter() - t0)
     return best, out
 
@@ -86,16 +86,16 @@ def table(n_items, repeat):
         k = np.roll(j, 1)  # annotator B, another item (a chance pair)
         pi, pj = np.concatenate([i, i]), np.concatenate([j, k])
         n = len(pi)
-        t_same, exact_same = best_of(lambda: exact_iou(g[i], g[j]), repeat)
-        t_chance, exact_chance = best_of(lambda: exact_iou(g[i], g[k]), repeat)
-        t_raster, masks = best_of(lambda: rasterize(g, WIDTH, HEIGHT), repeat)
-        t_pairs, got = best_of(lambda: mask_iou(masks, pi, masks, pj), repeat)
+        t_same, exact_same = best_of(repeat, exact_iou, g[i], g[j])
+        t_chance, exact_chance = best_of(repeat, exact_iou, g[i], g[k])
+        t_raster, masks = best_of(repeat, rasterize, g, WIDTH, HEIGHT)
+        t_pairs, got = best_of(repeat, mask_iou, masks, pi, masks, pj)
         err = np.abs(got - np.concatenate([exact_same, exact_chance])).max()
         line = (f"{v:8d} {t_same / len(i) * 1e6:13.1f} {t_chance / len(i) * 1e6:15.1f} "
                 f"{t_raster / len(g) * 1e6:11.1f} {t_pairs / n * 1e6:10.1f} "
                 f"{(t_raster + t_pairs) / n * 1e6:11.1f}")
         if coco_mask is not None:
-            t_coco, _ = best_of(lambda: coco_iou(g, pi, pj), 1)
+            t_coco, _ = best_of(1, coco_iou, g, pi, pj)
             line += f" {t_coco / n * 1e6:10.1f}"
         print(line + f" {err:19.2e}")
     print("(masks, all / coco, all: rasterizing every shape once plus every pair, per pair)")
@@ -105,7 +105,7 @@ def table(n_items, repeat):
 
 def agreement(vertices, n_items, skip_exact):
     df = corpora.traces(n_items=n_items, vertices=vertices)
-    t_mask, res = best_of(lambda: iaf.agreement(df), 1)
+    t_mask, res = best_of(1, iaf.agreement, df)
     has_rule = hasattr(D, "MASK_IOU_MIN_COORDINATES")
     label = "default rule (mask IoU)" if has_rule else "this iaa_frames (no mask IoU)"
     print(f"agreement(), {n_items} items x 2 traces of {vertices:,} vertices, {label}: "
@@ -115,7 +115,7 @@ def agreement(vertices, n_items, skip_exact):
     saved = D.MASK_IOU_MIN_COORDINATES
     D.MASK_IOU_MIN_COORDINATES = np.inf
     try:
-        t_exact, exact = best_of(lambda: iaf.agreement(df), 1)
+        t_exact, exact = best_of(1, iaf.agreement, df)
     finally:
         D.MASK_IOU_MIN_COORDINATES = saved
     diff = np.nanmax(np.abs(res["agreement"].values - exact["agreement"].values))

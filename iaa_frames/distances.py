@@ -60,7 +60,7 @@ import numpy as np
 import shapely
 
 from .errors import ParameterError, SchemaError
-from .raster import Masks, intersection_pixels, rasterize
+from .raster import Masks, intersection_pixels, rasterize, ring_vertices
 
 __all__ = [
     "Shapes",
@@ -80,6 +80,9 @@ __all__ = [
     "DEFAULT_DISTANCE",
     "MASK_IOU_MIN_COORDINATES",
     "uses_mask_iou",
+    "iou_upper_bound",
+    "mask_iou_upper_bound",
+    "may_use_masks",
 ]
 
 DEFAULT_DISTANCE = "giou"
@@ -345,6 +348,7 @@ class _Store:
         self.hull = None
         self.hull_area = None
         self.masks: dict = {}
+        self._outline = None
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -386,6 +390,27 @@ class _Store:
             if todo.size:
                 self.area[todo] = shapely.area(self.polygons[todo])
             return self.area[rows]
+
+    def outline(self):
+        """Per shape: the sums of |dx| and of |dy| along every ring, and the number of
+        rings (boxes: their perimeter, one ring)."""
+        with self.lock:
+            if self._outline is None:
+                b = self.boxes
+                lx, ly = 2 * (b[:, 2] - b[:, 0]), 2 * (b[:, 3] - b[:, 1])
+                rings = np.ones(len(b))
+                if self.polygons is not None:
+                    poly = np.flatnonzero(shapely.is_geometry(self.polygons))
+                    xy, ring, owner = ring_vertices(self.polygons[poly])
+                    same = ring[1:] == ring[:-1]
+                    step = np.abs(np.diff(xy, axis=0))[same]
+                    edge_owner = owner[:-1][same]
+                    lx[poly] = np.bincount(edge_owner, step[:, 0], minlength=len(poly))
+                    ly[poly] = np.bincount(edge_owner, step[:, 1], minlength=len(poly))
+                    first = np.concatenate([[True], ~same]) if len(ring) else np.zeros(0, bool)
+                    rings[poly] = np.bincount(owner[first], minlength=len(poly))
+                self._outline = (lx, ly, rings)
+            return self._outline
 
     def hulls(self, rows: np.ndarray):
         """Convex hull of the shapes at ``rows`` and its area."""
@@ -588,6 +613,24 @@ def _mask_overlap(a: Shapes, b: Shapes, rows: np.ndarray):
     return inter, area_a, area_b, (grid[:, 0] * grid[:, 1]).astype(np.float64)
 
 
+def may_use_masks(shapes: Shapes) -> bool:
+    """Whether any pair of these shapes (with each other) can get the mask IoU.
+
+    False when no image size is known or when no two shapes together have more than
+    :data:`MASK_IOU_MIN_COORDINATES` coordinates: a cheap test before
+    :func:`uses_mask_iou` on many pairs.
+
+    Examples
+    --------
+    >>> may_use_masks(Shapes([[0, 0, 1, 1]], None, [[640, 480]]))
+    False
+    """
+    if shapes.image_size is None or not len(shapes) or not shapes.is_polygon.any():
+        return False
+    coords = shapes._store.n_coords()[shapes._root_rows()]
+    return bool(2 * coords.max() > MASK_IOU_MIN_COORDINATES)
+
+
 def uses_mask_iou(a: Shapes, b: Shapes) -> np.ndarray:
     """Which pairs get the mask IoU rather than the exact overlay.
 
@@ -618,6 +661,105 @@ def uses_mask_iou(a: Shapes, b: Shapes) -> np.ndarray:
     """
     _check_pair(a, b, "uses_mask_iou")
     return _mask_rule(a, b, np.arange(len(a)))
+
+
+def iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
+    """An upper bound of :func:`iou` for every pair, without overlay or rasterization.
+
+    Box-box pairs: their IoU. Pairs with a polygon: ``min(I, A, B) / (A + B - min(I, A,
+    B))`` with ``I`` the intersection of the bounding boxes and ``A, B`` the areas; for
+    pairs given by masks (:func:`uses_mask_iou`) the largest value the mask IoU can take
+    when each mask is within the band bound of the module docstring of its shape (and
+    within the pixel centres of the boxes' intersection), so that the bound holds for
+    whichever IoU :func:`iou` returns.
+
+    Parameters
+    ----------
+    a, b : Shapes
+        Aligned, of equal length.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        In [0, 1]; 0 where a shape is missing.
+
+    Examples
+    --------
+    >>> a = Shapes([[0, 0, 2, 2]])
+    >>> iou_upper_bound(a, Shapes([[1, 0, 3, 2]])).round(4).tolist()
+    [0.3333]
+    """
+    _check_pair(a, b, "iou_upper_bound")
+    ba, bb = a.boxes, b.boxes
+    iw = np.minimum(ba[:, 2], bb[:, 2]) - np.maximum(ba[:, 0], bb[:, 0])
+    ih = np.minimum(ba[:, 3], bb[:, 3]) - np.maximum(ba[:, 1], bb[:, 1])
+    inter = np.maximum(iw, 0) * np.maximum(ih, 0)
+    area_a, area_b = areas(a), areas(b)
+    poly_pair = a.is_polygon | b.is_polygon
+    top = np.where(poly_pair, np.minimum(inter, np.minimum(area_a, area_b)), inter)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bound = np.nan_to_num(top / (area_a + area_b - top))
+    rows = np.flatnonzero(poly_pair & (inter > 0))
+    rows = rows[_mask_rule(a, b, rows)]
+    if rows.size:
+        bound[rows] = np.maximum(bound[rows], mask_iou_upper_bound(a.take(rows), b.take(rows)))
+    return bound
+
+
+def mask_iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
+    """An upper bound of the mask IoU of every pair on its grid (module docstring).
+
+    From the boxes, exact areas and outline lengths only: each mask has at most as many
+    pixels as its area plus the band bound ``e = sqrt(2) L + pi/2`` per ring (``L`` in
+    pixels, bounded by the sums of ``|dx| * width`` and ``|dy| * height``), at least its
+    area minus ``e`` when the shape lies inside the image, and the two share at most the
+    pixel centres in the intersection of their bounding boxes. Needs both image sizes.
+
+    Parameters
+    ----------
+    a, b : Shapes
+        Aligned, of equal length, with :attr:`Shapes.image_size` known.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+
+    Examples
+    --------
+    >>> import shapely
+    >>> disc = shapely.Point(0.5, 0.5).buffer(0.25, quad_segs=200)
+    >>> a = Shapes([disc.bounds], [disc], [[100, 100]])
+    >>> b = Shapes([(0.3, 0.3, 0.35, 0.35)], None, [[100, 100]])  # a 5 x 5 pixel box
+    >>> bound = mask_iou_upper_bound(a, b)
+    >>> bool(bound[0] >= iou(a, b)[0]), bool(bound[0] < 0.2)
+    (True, True)
+    """
+    _check_pair(a, b, "mask_iou_upper_bound")
+    if a.image_size is None or b.image_size is None:
+        raise ParameterError("mask_iou_upper_bound needs the image size of both sides")
+    grid = np.ceil(np.maximum(a.image_size, b.image_size))
+    W, H = grid[:, 0], grid[:, 1]
+    ba, bb = a.boxes, b.boxes
+
+    def centres(lo, hi, n):  # pixel centres c + 0.5 in [lo * n, hi * n]
+        return np.maximum(np.floor(hi * n - 0.5) - np.ceil(lo * n - 0.5) + 1, 0)
+
+    shared = (centres(np.maximum(ba[:, 0], bb[:, 0]), np.minimum(ba[:, 2], bb[:, 2]), W)
+              * centres(np.maximum(ba[:, 1], bb[:, 1]), np.minimum(ba[:, 3], bb[:, 3]), H))
+
+    def pixels(s):  # (fewest, most) pixels the mask of each shape can have
+        lx, ly, rings = (v[s._root_rows()] for v in s._store.outline())
+        band = np.sqrt(2) * (lx * W + ly * H) + np.pi / 2 * rings
+        area = areas(s) * W * H
+        inside = (s.boxes[:, :2] >= 0).all(axis=1) & (s.boxes[:, 2:] <= 1).all(axis=1)
+        return np.where(inside, np.maximum(area - band, 0), 0), area + band
+
+    lo_a, hi_a = pixels(a)
+    lo_b, hi_b = pixels(b)
+    top = np.minimum(shared, np.minimum(hi_a, hi_b))
+    low = np.maximum(np.maximum(lo_a, lo_b), lo_a + lo_b - shared)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(low > 0, np.minimum(top / low, 1.0), np.where(top > 0, 1.0, 0.0))
 
 
 def _iou_union(a: Shapes, b: Shapes):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .corpus import Corpus, Slices
-from .distances import Distance, Shapes, uses_mask_iou
+from .distances import Distance, Shapes, mask_iou_upper_bound, may_use_masks, uses_mask_iou
 from .distances import iou as pair_iou
 from .matching import _starts, assign, candidate_pairs
 
@@ -81,7 +81,8 @@ def _iou_bound(corpus: Corpus, oa, ob):
     """IoU of box-box candidate pairs, and an upper bound of it for pairs with a polygon.
 
     Polygon IoU is at most min(I, A, B) / (A + B - min(I, A, B)), with I the
-    intersection of the bounding boxes and A, B the polygon areas.
+    intersection of the bounding boxes and A, B the polygon areas; pairs whose IoU is a
+    mask IoU get the bound of :func:`~iaa_frames.distances.iou_upper_bound` instead.
 
     Returns
     -------
@@ -98,7 +99,24 @@ def _iou_bound(corpus: Corpus, oa, ob):
     top = np.where(poly_pair, np.minimum(inter, np.minimum(area_a, area_b)), inter)
     with np.errstate(invalid="ignore", divide="ignore"):
         bound = np.nan_to_num(top / (area_a + area_b - top))
-    return bound, ba, bb, poly_pair, inter > 0
+    overlap = inter > 0
+    _bound_masks(corpus, oa, ob, bound, poly_pair & overlap)
+    return bound, ba, bb, poly_pair, overlap
+
+
+def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
+    """Raise ``bound`` where the IoU is a mask IoU, which can exceed the bound of the
+    exact IoU by the rasterization error (:func:`~iaa_frames.distances.iou_upper_bound`)."""
+    shapes = corpus.shapes
+    if not may_use_masks(shapes):
+        return
+    rows = np.flatnonzero(candidates)
+    a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
+    masked = uses_mask_iou(a, b)
+    if masked.any():
+        rows = rows[masked]
+        bound[rows] = np.maximum(bound[rows],
+                                 mask_iou_upper_bound(a.take(masked), b.take(masked)))
 
 
 def iou_upper_bound(corpus: Corpus, oa, ob) -> np.ndarray:
@@ -133,7 +151,7 @@ def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
     bound, ba, bb, poly_pair, overlap = _iou_bound(corpus, oa, ob)
     iou = np.where(poly_pair, 0.0, bound)
     involved = np.flatnonzero(poly_pair & overlap)
-    reachable = (bound[involved] >= tau) | _by_masks(corpus, oa[involved], ob[involved])
+    reachable = bound[involved] >= tau
     _exact_iou(corpus, oa, ob, involved[reachable], iou, cache)
     return iou, ba, bb, involved[~reachable], bound[involved[~reachable]]
 
@@ -156,25 +174,9 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
         n_a, n_b = slots.count[a[lo:hi]], slots.count[b[lo:hi]]
         pairing, _, _, oa, ob = candidate_pairs(slots.start[a[lo:hi]], n_a,
                                                 slots.start[b[lo:hi]], n_b)
-        bound, _, _, _, overlap = _iou_bound(corpus, oa, ob)
-        ok = bound >= tau
-        maybe = np.flatnonzero(overlap & ~ok)
-        ok[maybe] = _by_masks(corpus, oa[maybe], ob[maybe])
-        out[lo + pairing[ok]] = True
+        bound = _iou_bound(corpus, oa, ob)[0]
+        out[lo + pairing[bound >= tau]] = True
     return out
-
-
-def _by_masks(corpus: Corpus, oa, ob) -> np.ndarray:
-    """Object pairs whose IoU is a mask IoU (:func:`~iaa_frames.distances.uses_mask_iou`).
-
-    The IoU bound of :func:`_iou_bound` holds for the exact IoU; a mask IoU can exceed it
-    by the rasterization error, so these pairs are never left out on the bound (their
-    IoU costs microseconds, whatever the number of vertices).
-    """
-    if not len(oa):
-        return np.zeros(0, bool)
-    shapes = corpus.shapes
-    return uses_mask_iou(shapes.take(oa), shapes.take(ob))
 
 
 def _chunks(cost):

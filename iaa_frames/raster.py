@@ -42,7 +42,7 @@ import shapely
 
 from .errors import ParameterError
 
-__all__ = ["Masks", "intersection_pixels", "mask_iou", "rasterize"]
+__all__ = ["Masks", "intersection_pixels", "mask_iou", "rasterize", "ring_vertices"]
 
 #: Runs handled at once when intersecting pairs (bounds memory).
 CHUNK_RUNS = 1 << 22
@@ -184,12 +184,37 @@ def _as_grid(value, n: int, name: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _rings(geoms: np.ndarray):
+def ring_vertices(geometries):
     """Vertices of every ring of every polygon: coordinates, ring id, shape index.
 
     Polygons without holes (the common case) are read in one ``get_coordinates`` call;
-    only the others are split into parts and rings (which copies them).
+    only the others are split into parts and rings (which copies them). Lines and points
+    have no ring.
+
+    Parameters
+    ----------
+    geometries : array_like of shapely geometries (or None), shape (n,)
+
+    Returns
+    -------
+    xy : ndarray of float, shape (m, 2)
+        The vertices, ring after ring (each ring closed: its last vertex is its first).
+    ring : ndarray of int, shape (m,)
+        A distinct id per ring; the vertices of a ring are consecutive.
+    owner : ndarray of int, shape (m,)
+        Index of the geometry of each vertex.
+
+    Examples
+    --------
+    >>> import shapely
+    >>> donut = shapely.box(0, 0, 4, 4).difference(shapely.box(1, 1, 2, 2))
+    >>> xy, ring, owner = ring_vertices([shapely.box(0, 0, 1, 1), None, donut])
+    >>> len(xy), np.unique(ring).size, np.bincount(owner).tolist()
+    (15, 3, [5, 0, 10])
     """
+    geoms = np.empty(len(geometries), dtype=object)
+    geoms[:] = list(geometries) if not isinstance(geometries, np.ndarray) else geometries
+    geoms = np.where(shapely.is_geometry(geoms), geoms, None)
     simple = (shapely.get_type_id(geoms) == 3) & (shapely.get_num_interior_rings(geoms) == 0)
     rows = np.flatnonzero(simple)
     xy, idx = shapely.get_coordinates(geoms[rows], return_index=True)
@@ -250,7 +275,7 @@ def rasterize(geometries, width, height, *, normalized: bool = False) -> Masks:
         raise ParameterError(f"rasterize: width and height must have one value per shape ({n})") from None
     if n == 0:
         return Masks.empty()
-    xy, vertex_ring, owner = _rings(np.where(shapely.is_geometry(geoms), geoms, None))
+    xy, vertex_ring, owner = ring_vertices(geoms)
     if normalized:
         xy = xy * np.column_stack([W, H])[owner]
     # Edges join consecutive vertices of one ring (rings are closed). An edge crosses the

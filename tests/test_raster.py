@@ -389,3 +389,54 @@ def test_random_detailed_polygons_score_chance_on_mixed_image_sizes():
         values.append(res["agreement"].sel(label="(all)", annotator="(all)",
                                            component="localization").item())
     assert abs(np.mean(values)) <= 0.05, values
+
+
+def test_upper_bound_holds_for_the_mask_iou():
+    # iou_upper_bound (used to skip pairs that cannot reach the match threshold) must
+    # hold for the IoU actually computed: pairs nearly identical, shifted, tiny, cut by the
+    # image border, on grids of different sizes
+    rng = np.random.default_rng(12)
+    pa, pb, sa, sb = [], [], [], []
+    for k in range(150):
+        w, h = [(64, 48), (640, 480), (1000, 800)][k % 3]
+        r = rng.choice([1.5, 5, 40, 150]) * min(w, h) / 480
+        p = trace(rng, int(rng.integers(260, 900)), rng.uniform(0, w), rng.uniform(0, h), r, 0.01)
+        shift = rng.choice([0, 0.2, 1]) * r
+        q = trace(rng, int(rng.integers(260, 900)), p.centroid.x + rng.uniform(-shift, shift),
+                  p.centroid.y + rng.uniform(-shift, shift), r * rng.uniform(0.8, 1.2), 0.01)
+        w2, h2 = [(64, 48), (640, 480), (1000, 800)][int(rng.integers(0, 3))] if k % 4 == 0 \
+            else (w, h)
+        pa.append(shapely.affinity.scale(p, 1 / w, 1 / h, origin=(0, 0)))
+        pb.append(shapely.affinity.scale(q, 1 / w, 1 / h, origin=(0, 0)))
+        sa.append((w, h))
+        sb.append((w2, h2))
+    a = Shapes(shapely.bounds(pa), np.array(pa, dtype=object), sa)
+    b = Shapes(shapely.bounds(pb), np.array(pb, dtype=object), sb)
+    assert uses_mask_iou(a, b).all()
+    value, bound = np.nan_to_num(iou(a, b)), D.iou_upper_bound(a, b)
+    assert (bound >= value - 1e-12).all()  # (shapes under a pixel: exact overlay, to an ulp)
+    assert ((value > 0.3) & (value < 0.9)).sum() > 10  # the bound was tested where it matters
+
+
+
+def test_upper_bound_for_masks_is_close_to_the_exact_one():
+    # the band bound loosens the bound of the exact IoU only a little on real traces, so
+    # it still rules pairs out
+    s = Shapes.from_frame(iaf.validate(traces(20, 1000, seed=3)))
+    n = len(s)
+    i, j = (x.ravel() for x in np.meshgrid(np.arange(n), np.arange(n)))
+    a, b = s.take(i), s.take(j)
+    loose = D.iou_upper_bound(a, b)
+    exact = D.iou_upper_bound(Shapes(a.boxes, a.polygons), Shapes(b.boxes, b.polygons))
+    assert uses_mask_iou(a, b).all()
+    assert (loose >= exact).all()
+    assert np.median(loose - exact) < 0.05
+    assert (loose >= np.nan_to_num(iou(a, b))).all()
+    assert np.quantile(loose - exact, 0.9) < 0.1
+
+
+def test_outline_lengths():
+    donut = shapely.box(0, 0, 4, 2).difference(shapely.box(1, 0.5, 2, 1.5))
+    s = Shapes(np.array([donut.bounds, [0, 0, 3, 1]]), [donut, None])
+    lx, ly, rings = s._store.outline()
+    assert lx.tolist() == [8 + 2, 6] and ly.tolist() == [4 + 2, 2] and rings.tolist() == [2, 1]
