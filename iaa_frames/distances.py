@@ -318,10 +318,17 @@ class Shapes:
             indices = indices.astype(np.intp)
         polygons = None if self.polygons is None else self.polygons[indices]
         size = None if self.image_size is None else self.image_size[indices]
-        out = Shapes(self.boxes[indices], polygons, size)
-        # share the per-shape cache of the container this one was taken from
-        object.__setattr__(out, "_store", self._store)
-        object.__setattr__(out, "_rows", self._root_rows()[indices])
+        # rows of a validated container need no validation again
+        out = object.__new__(Shapes)
+        for name, value in (("boxes", self.boxes[indices]), ("polygons", polygons),
+                            ("image_size", size), ("_rows", None)):
+            object.__setattr__(out, name, value)
+        object.__setattr__(out, "_store", _Store(out))
+        if self.polygons is not None:
+            # share the per-shape cache of the container this one was taken from (boxes
+            # alone have nothing costly to cache: no row map for them)
+            object.__setattr__(out, "_store", self._store)
+            object.__setattr__(out, "_rows", self._root_rows()[indices])
         return out
 
     def _root_rows(self) -> np.ndarray:
