@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .corpus import Corpus, Slices
-from .distances import Distance, Shapes
+from .distances import Distance, Shapes, mask_iou_upper_bound, may_use_masks, uses_mask_iou
 from .distances import iou as pair_iou
 from .matching import _starts, assign, candidate_pairs
 
@@ -81,7 +81,8 @@ def _iou_bound(corpus: Corpus, oa, ob):
     """IoU of box-box candidate pairs, and an upper bound of it for pairs with a polygon.
 
     Polygon IoU is at most min(I, A, B) / (A + B - min(I, A, B)), with I the
-    intersection of the bounding boxes and A, B the polygon areas.
+    intersection of the bounding boxes and A, B the polygon areas; pairs whose IoU is a
+    mask IoU get the bound of :func:`~iaa_frames.distances.iou_upper_bound` instead.
 
     Returns
     -------
@@ -98,7 +99,24 @@ def _iou_bound(corpus: Corpus, oa, ob):
     top = np.where(poly_pair, np.minimum(inter, np.minimum(area_a, area_b)), inter)
     with np.errstate(invalid="ignore", divide="ignore"):
         bound = np.nan_to_num(top / (area_a + area_b - top))
-    return bound, ba, bb, poly_pair, inter > 0
+    overlap = inter > 0
+    _bound_masks(corpus, oa, ob, bound, poly_pair & overlap)
+    return bound, ba, bb, poly_pair, overlap
+
+
+def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
+    """Raise ``bound`` where the IoU is a mask IoU, which can exceed the bound of the
+    exact IoU by the rasterization error (:func:`~iaa_frames.distances.iou_upper_bound`)."""
+    shapes = corpus.shapes
+    if not may_use_masks(shapes):
+        return
+    rows = np.flatnonzero(candidates)
+    a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
+    masked = uses_mask_iou(a, b)
+    if masked.any():
+        rows = rows[masked]
+        bound[rows] = np.maximum(bound[rows],
+                                 mask_iou_upper_bound(a.take(masked), b.take(masked)))
 
 
 def iou_upper_bound(corpus: Corpus, oa, ob) -> np.ndarray:
