@@ -410,8 +410,9 @@ def _pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSamp
     pairs of its own borrows the uniform stratum's chance pairs (any classes), weighted
     by shape: each of the class's within pairs takes its ``POOL_NEIGHBOURS`` nearest
     uniform chance pairs in (log size, log aspect ratio, fill) of the pair's two objects,
-    standardized, and a chance pair's weight is the share of the class's within pairs
-    that took it. Under the match threshold, the overlap two unrelated shapes reach by
+    standardized (with every pair tied with the last one, sharing the within pair's unit
+    weight), and a chance pair's weight is the share of the class's within pairs that
+    took it. Under the match threshold, the overlap two unrelated shapes reach by
     coincidence depends on their relative shapes and sizes, not on their class.
 
     Returns
@@ -445,12 +446,22 @@ def _pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSamp
     queries = np.flatnonzero((wa == wb) & need[wa])
     q_label = wa[queries]
     k = min(POOL_NEIGHBOURS, len(pool_rows))
-    _, nearest = cKDTree(pool_x / scale).query(features(loc_within, queries) / scale, k=k)
-    nearest = np.asarray(nearest).reshape(len(queries), k)
-    lab = np.repeat(q_label, k)
-    key, count = np.unique(lab * len(pool_rows) + nearest.ravel(), return_counts=True)
+    tree, x = cKDTree(pool_x / scale), features(loc_within, queries) / scale
+    reach, _ = tree.query(x, k=k)
+    reach = np.asarray(reach).reshape(len(queries), k)[:, -1]
+    # every pooled pair as near as the k-th nearest: ties are all taken (shared weight),
+    # so the weights never depend on the order of the rows
+    found = tree.query_ball_point(x, r=reach * (1 + 1e-9) + 1e-12)
+    size = np.array([len(f) for f in found], dtype=np.int64)
+    nearest = np.concatenate([np.asarray(f, dtype=np.int64) for f in found]) if len(found) \
+        else np.zeros(0, np.int64)
+    query = np.repeat(np.arange(len(queries)), size)
+    share = 1.0 / size[query]
+    lab = q_label[query]
+    key, inverse = np.unique(lab * len(pool_rows) + nearest, return_inverse=True)
+    total = np.bincount(inverse, weights=share)
     label, row = key // len(pool_rows), pool_rows[key % len(pool_rows)]
-    weight = count / (k * within_n[label].astype(np.float64))
+    weight = total / within_n[label].astype(np.float64)
     source[need] = "pooled"
     return pd.DataFrame({"label": label, "row": row, "weight": weight}), source
 
