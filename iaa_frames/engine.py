@@ -81,7 +81,7 @@ from .result import (
     build_pairwise,
     notes,
 )
-from .stats import frac_below_chance, ks, percentile_ci
+from .stats import cell_tests, percentile_ci
 
 __all__ = [
     "CI_LEVEL",
@@ -407,19 +407,26 @@ class _SigmaCells:
         return _mean(w[2 * n:3 * n], w[:n]) if w.size >= 3 * n else np.full(n, np.nan)
 
     def tests(self, cells, seed: int = 0):
-        """KS statistic, sign, p-value and fraction below chance of the given cells
-        (one vectorized call per cell). The p-value is the one-sided cluster-bootstrap
-        test of :func:`iaa_frames.kstest.ks_agreement_tests`, for all cells at once."""
+        """KS statistic, sign, p-value and fraction below chance of the given cells, all
+        at once (:func:`iaa_frames.stats.cell_tests`). The p-value is the one-sided
+        cluster-bootstrap test of :func:`iaa_frames.kstest.ks_agreement_tests`; a pooled
+        class (weighted chance units) keeps the asymptotic p-value of its weighted KS."""
         out = np.full((4, self.n_cells), np.nan)
+        cells = np.asarray(cells, dtype=np.int64)
+        if not len(cells):
+            return out
         wp, wi = self.within_members.indptr, self.within_members.indices
         bp, bi = self.between_members.indptr, self.between_members.indices
         bw = self.between_members.data
-        for cell in cells:  # one cell per iteration: scipy's KS test of two samples
-            x = self.within_distance[wi[wp[cell]:wp[cell + 1]]]
-            y = self.between_distance[bi[bp[cell]:bp[cell + 1]]]
-            weight = bw[bp[cell]:bp[cell + 1]]
-            out[:3, cell] = ks(x, y, between_weights=weight, method="asymp")
-            out[3, cell] = frac_below_chance(x, y, between_weights=weight)
+        # the entries of the tested cells, all cells at once (no loop over cells)
+        w_n, b_n = wp[cells + 1] - wp[cells], bp[cells + 1] - bp[cells]
+        w_cell = np.repeat(np.arange(len(cells)), w_n)
+        b_cell = np.repeat(np.arange(len(cells)), b_n)
+        w_at = wp[cells][w_cell] + np.arange(len(w_cell)) - np.repeat(np.cumsum(w_n) - w_n, w_n)
+        b_at = bp[cells][b_cell] + np.arange(len(b_cell)) - np.repeat(np.cumsum(b_n) - b_n, b_n)
+        out[:, cells] = cell_tests(self.within_distance[wi[w_at]], w_cell,
+                                   self.between_distance[bi[b_at]], b_cell, bw[b_at],
+                                   len(cells))
         # the p-value: the one-sided cluster-bootstrap test, for the cells whose chance
         # units are unweighted (a pooled class keeps the weighted asymptotic p-value)
         plain = [c for c in cells if np.all(bw[bp[c]:bp[c + 1]] == 1)]

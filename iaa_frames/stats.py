@@ -20,6 +20,7 @@ from .errors import ParameterError
 
 __all__ = [
     "KSResult",
+    "cell_tests",
     "sigma",
     "ks",
     "ks_statistic_weighted",
@@ -93,8 +94,8 @@ def ks(within, between, *, between_weights=None, method="auto"):
         Within-item and between-item (chance) distances.
     between_weights : array-like of float, shape (n_between,), optional
         Weights of the chance distances (a pooled chance baseline). Unequal weights give
-        the statistic of the weighted ECDF and the asymptotic p-value (Kolmogorov
-        distribution) at the effective sample size ``(sum w)^2 / sum w^2``.
+        the statistic of the weighted ECDF and scipy's asymptotic p-value
+        (``method="asymp"``) at the effective sample size ``(sum w)^2 / sum w^2``.
     method : {"auto", "exact", "asymp"}, default "auto"
         How :func:`scipy.stats.ks_2samp` computes the p-value ("asymp" is fast; the
         statistic and sign do not depend on it).
@@ -134,8 +135,8 @@ def _ks_weighted(x, y, wy) -> KSResult:
     at = int(np.argmax(np.abs(diff)))
     stat = float(abs(diff[at]))
     n_eff = cum[-1] ** 2 / float(np.sum(wy ** 2))
-    en = np.sqrt(x.size * n_eff / (x.size + n_eff))
-    p = float(scipy.stats.kstwobign.sf(stat * en)) if stat > 0 else 1.0
+    en = max(round(x.size * n_eff / (x.size + n_eff)), 1)  # as ks_2samp(method="asymp")
+    p = float(scipy.stats.kstwo.sf(stat, en)) if stat > 0 else 1.0
     return KSResult(stat, float(np.sign(diff[at])) if stat > 0 else 0.0, min(p, 1.0))
 
 
@@ -409,3 +410,98 @@ def _validate_samples(within, between, within_weights, between_weights):
     wx = _as_weights(within_weights, x.size, "within_weights")
     wy = _as_weights(between_weights, y.size, "between_weights")
     return x, y, wx, wy
+
+
+def cell_tests(within, within_cell, between, between_cell, between_weight, n_cells, *,
+               q: float = 0.05):
+    """KS statistic, sign, asymptotic p-value and fraction below chance of many cells at
+    once (each cell a subset of the rows), without a loop over cells.
+
+    Parameters
+    ----------
+    within, between : ndarray of float
+        Distances of the entries (an entry is a row in one cell; rows repeat over cells).
+    within_cell, between_cell : ndarray of int
+        The cell of each entry.
+    between_weight : ndarray of float
+        Weight of each chance entry (1, or a pooled unit's weight).
+    n_cells : int
+    q : float, default 0.05
+        Quantile of :func:`frac_below_chance`.
+
+    Returns
+    -------
+    ndarray, shape (4, n_cells)
+        Rows: the two-sided statistic of the (weighted) ECDFs, its sign (+1 when the
+        within ECDF is above), the asymptotic two-sided p-value (as
+        ``scipy.stats.ks_2samp(method="asymp")``, at the effective size
+        ``(sum w)^2 / sum w^2`` of the chance side) and the
+        share of within distances strictly below the inverted-CDF ``q``-quantile of the
+        chance distances. NaN where a side is empty. Equal to :func:`ks`
+        (``method="asymp"``) and :func:`frac_below_chance` cell by cell.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out = cell_tests(np.array([0.1, 0.2, 0.3]), np.zeros(3, int),
+    ...                  np.array([0.5, 0.6, 0.7]), np.zeros(3, int), np.ones(3), 1)
+    >>> out[:2, 0].tolist(), float(out[3, 0])
+    ([1.0, 1.0], 1.0)
+    """
+    within, between = np.asarray(within, float), np.asarray(between, float)
+    wc, bc = np.asarray(within_cell, np.int64), np.asarray(between_cell, np.int64)
+    bw = np.asarray(between_weight, float)
+    out = np.full((4, n_cells), np.nan)
+    n_w = np.bincount(wc, minlength=n_cells).astype(float)
+    w_b = np.bincount(bc, weights=bw, minlength=n_cells)
+    w2_b = np.bincount(bc, weights=bw * bw, minlength=n_cells)
+    ok = (n_w > 0) & (w_b > 0)
+    if not ok.any():
+        return out
+    # every entry's step of F_within - F_between, in order of (cell, value)
+    cell = np.concatenate([wc, bc])
+    value = np.concatenate([within, between])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.concatenate([1.0 / n_w[wc], -bw / w_b[bc]])
+    order = np.lexsort((value, cell))
+    cell, value, step = cell[order], value[order], step[order]
+    diff = np.cumsum(step)
+    start = np.searchsorted(cell, np.arange(n_cells))
+    before = np.r_[0.0, diff][start]  # cumulative sum at the start of each cell
+    diff = diff - before[cell]
+    # read the difference after the last entry of each run of equal values of a cell
+    last = np.r_[(cell[1:] != cell[:-1]) | (value[1:] != value[:-1]), True]
+    d_cell, d = cell[last], diff[last]
+    a = np.abs(d)
+    # the largest |difference| of each cell, first position on ties
+    top = np.lexsort((np.arange(len(a)), -a, d_cell))
+    first = np.r_[True, d_cell[top][1:] != d_cell[top][:-1]]
+    at = top[first]
+    stat = np.zeros(n_cells)
+    sign = np.zeros(n_cells)
+    stat[d_cell[at]] = a[at]
+    sign[d_cell[at]] = np.sign(d[at])
+    n_eff = np.where(w2_b > 0, w_b ** 2 / np.maximum(w2_b, 1e-300), 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        en = np.round(n_w * n_eff / (n_w + n_eff))  # scipy's ks_2samp(method="asymp")
+    p = np.where((stat > 0) & (en >= 1), scipy.stats.kstwo.sf(stat, np.maximum(en, 1)), 1.0)
+    out[0], out[1], out[2] = stat, np.where(stat > 0, sign, 0.0), np.minimum(p, 1.0)
+    # fraction below chance: the smallest chance value whose weighted ECDF reaches q
+    b_order = np.lexsort((between, bc))
+    b_cell, b_val = bc[b_order], between[b_order]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cum = np.cumsum(bw[b_order]) - np.r_[0.0, np.cumsum(bw[b_order])][
+            np.searchsorted(b_cell, np.arange(n_cells))][b_cell]
+        frac = cum / w_b[b_cell]
+    reach = frac >= q - 1e-12
+    first_reach = np.full(n_cells, -1)
+    idx = np.flatnonzero(reach)
+    first_idx = np.r_[True, b_cell[idx][1:] != b_cell[idx][:-1]] if len(idx) else idx
+    first_reach[b_cell[idx][first_idx]] = idx[first_idx]
+    threshold = np.where(first_reach >= 0, b_val[np.maximum(first_reach, 0)], np.inf)
+    below = np.bincount(wc, weights=(within < threshold[wc]).astype(float),
+                        minlength=n_cells)
+    out[3] = below / np.where(n_w > 0, n_w, np.nan)
+    out[:, ~ok] = np.nan
+    return out
+

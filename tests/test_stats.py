@@ -277,3 +277,32 @@ def test_validation_errors():
         ks_statistic_weighted([0.1], [0.2], between_weights=[-1])
     with pytest.raises(ParameterError, match="q must"):
         frac_below_chance([0.1], [0.2], q=5)
+
+
+def test_cell_tests_equal_ks_and_frac_below_chance_cell_by_cell():
+    """The vectorized per-cell tests equal the one-cell functions (ties, weights, empty
+    cells), i.e. scipy's ks_2samp(method="asymp") where the weights are 1."""
+    from iaa_frames.stats import cell_tests
+
+    rng = np.random.default_rng(0)
+    n_cells = 60
+    wv, wc = rng.random(3000).round(2), rng.integers(0, n_cells, 3000)
+    bv, bc = rng.random(5000).round(2), rng.integers(0, n_cells, 5000)
+    bw = np.where(rng.random(5000) < 0.5, 1.0, rng.random(5000) * 3)
+    bw[bc < 30] = 1.0  # half the cells unweighted
+    wc[wc == 59] = 58  # a cell with no within entry
+    out = cell_tests(wv, wc, bv, bc, bw, n_cells)
+    for c in range(n_cells):
+        x, y, w = wv[wc == c], bv[bc == c], bw[bc == c]
+        if c == 59:
+            assert np.isnan(out[:, c]).all()
+            continue
+        r = ks(x, y, between_weights=w, method="asymp")
+        np.testing.assert_allclose(out[:, c], [r.statistic, r.sign, r.pvalue,
+                                               frac_below_chance(x, y, between_weights=w)],
+                                   rtol=1e-9, atol=1e-12)
+        if c < 30:
+            ref = scipy.stats.ks_2samp(x, y, method="asymp")
+            assert out[0, c] == pytest.approx(ref.statistic)
+            assert out[2, c] == pytest.approx(ref.pvalue)
+
