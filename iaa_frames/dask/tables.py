@@ -183,7 +183,7 @@ def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     # 2. every item in one partition
     if _items_split(summaries):
         # task-based: the polygons are Python objects, which an Arrow-based shuffle refuses
-        ddf = ddf.shuffle(on="item", npartitions=ddf.npartitions, method="tasks")
+        ddf = ddf.shuffle(on="item", npartitions=ddf.npartitions, shuffle_method="tasks")
     del summaries
 
     # 3. within-item tables per partition
