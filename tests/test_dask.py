@@ -170,6 +170,21 @@ def test_invalid_rows_raise_as_in_memory():
         iaf.agreement(iaf.dask.from_pandas(df, npartitions=2), n_boot=0)
 
 
+def test_object_ids_repeated_across_partitions_raise():
+    df = iaf.simulate(n_items=10, seed=0)
+    ddf = iaf.dask.from_pandas(df, npartitions=2)
+    assert iaf.agreement(ddf, n_chance=50, n_boot=0) is not None  # unique ids: fine
+    first = df["item"] == df["item"].iloc[0]
+    last = df["item"] == df["item"].iloc[-1]
+    obj = df["label"].notna()
+    df.loc[(last & obj).to_numpy().nonzero()[0][0], "object_id"] = \
+        df.loc[first & obj, "object_id"].iloc[0]  # same id in the first and last item
+    with pytest.raises(InvalidAnnotationError, match="object_id"):
+        iaf.agreement(df, n_boot=0)  # as in memory
+    with pytest.raises(InvalidAnnotationError, match="duplicate_object_id"):
+        iaf.agreement(iaf.dask.from_pandas(df, npartitions=2), n_boot=0)
+
+
 def test_one_annotator_is_not_comparable():
     df = iaf.simulate(n_items=5, annotators={"solo": "good"}, seed=0)
     with pytest.raises(NotComparableError, match="two annotators"):

@@ -40,7 +40,7 @@ from ..pairs import (
 )
 from ..pipeline import IoUCache, run
 
-__all__ = ["Codes", "checked", "summarize", "within_tables"]
+__all__ = ["Codes", "checked", "id_hash", "rows_with_ids", "summarize", "within_tables"]
 
 
 def checked(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -83,6 +83,7 @@ def summarize(frame: pd.DataFrame) -> dict:
     """
     v, repaired = checked(frame)
     is_obj, objects, shapes = _objects(v)
+    given_ids = "object_id" in frame.columns  # else generated, unique by construction
     fp = np.nan_to_num(shapes.boxes) @ FINGERPRINT + 0.37
     item_raw, item_names = pd.factorize(v["item"])
     ann_raw, ann_names = pd.factorize(v["annotator"])
@@ -100,7 +101,21 @@ def summarize(frame: pd.DataFrame) -> dict:
         "cov_item": cov // max(n_a, 1), "cov_annotator": cov % max(n_a, 1),
         "n_rows": len(v), "n_objects": int(is_obj.sum()), "known": int(known.sum()),
         "polygons": bool(shapes.is_polygon.any()), "repaired": repaired,
+        "id_hash": np.sort(id_hash(objects["object_id"])) if given_ids else None,
     }
+
+
+def id_hash(ids: pd.Series) -> np.ndarray:
+    """64-bit hashes of object ids (equal ids, equal hashes; see :func:`rows_with_ids`)."""
+    return pd.util.hash_pandas_object(ids.astype(object), index=False).to_numpy()
+
+
+def rows_with_ids(frame: pd.DataFrame, hashes: np.ndarray) -> pd.DataFrame:
+    """``item, annotator, object_id`` of the objects whose id hash is in ``hashes``."""
+    v, _ = checked(frame)
+    objects = v.loc[v["x0"].notna().to_numpy()]
+    hit = np.isin(id_hash(objects["object_id"]), hashes)
+    return objects.loc[hit, ["item", "annotator", "object_id"]].astype(object)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ import pandas as pd
 from .. import chance
 from ..comparability import require_comparable
 from ..distances import DEFAULT_DISTANCE, get_distance
-from ..errors import ParameterError, RepairedGeometryWarning
+from ..errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
 from ..pairs import (
     DEFAULT_N_CHANCE,
     PairTables,
@@ -44,7 +44,7 @@ from ..progress import tqdm
 from .geometry import GeometryStore, run_fetched
 from .index import codes as make_codes
 from .index import index_corpus
-from .partition import summarize, within_tables
+from .partition import rows_with_ids, summarize, within_tables
 
 __all__ = ["is_dask_frame", "pair_tables"]
 
@@ -125,6 +125,32 @@ def _items_split(summaries) -> bool:
     return bool(pd.Series(np.concatenate(names), dtype=object).duplicated().any())
 
 
+def _check_object_ids(ddf, summaries) -> None:
+    """Object ids given in the frame must be unique over all partitions (as
+    :func:`iaa_frames.validate` requires of a whole frame): hashes first, then the rows
+    of the repeated hashes, fetched from the partitions."""
+    hashes = [s["id_hash"] for s in summaries if s["id_hash"] is not None]
+    if not hashes:
+        return
+    h = np.sort(np.concatenate(hashes))
+    repeated = np.unique(h[1:][h[1:] == h[:-1]])
+    del h
+    if not len(repeated):
+        return
+    from dask import delayed
+
+    rows = pd.concat(_compute([delayed(rows_with_ids)(p, repeated) for p in ddf.to_delayed()],
+                              "object ids", None), ignore_index=True)
+    dup = rows[rows["object_id"].duplicated(keep=False)]
+    if not len(dup):  # hash collisions only
+        return
+    shown = "; ".join(f"{r.object_id!r} (item {r.item!r}, annotator {r.annotator!r})"
+                      for r in dup.head(5).itertuples())
+    raise InvalidAnnotationError(
+        f"{len(dup)} object(s) share an object_id with another row "
+        f"(duplicate_object_id: the object_id is not unique), e.g. {shown}")
+
+
 def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
                 n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
                 progress: bool | None = None) -> PairTables:
@@ -173,6 +199,7 @@ def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     }) if summaries else pd.DataFrame({"item": [], "annotator": []})
     require_comparable(coverage_pairs)
     del coverage_pairs
+    _check_object_ids(ddf, summaries)
     repaired = sum(s["repaired"] for s in summaries)
     if repaired:
         warnings.warn(RepairedGeometryWarning(
