@@ -76,7 +76,7 @@ def assert_same_result(got: xr.Dataset, want: xr.Dataset):
 def test_agreement_equals_in_memory_on_a_cluster(client, corpora, kind, npartitions):
     df = corpora[kind]
     ddf = split_items(df, npartitions)
-    params = dict(n_chance=300, n_boot=30, seed=7)
+    params = {"n_chance": 300, "n_boot": 30, "seed": 7}
     got = iaf.agreement(ddf, **params)
     want = iaf.agreement(ddf.compute(), **params)
     assert want.attrs["chance_population"] == "sampled"
@@ -114,8 +114,8 @@ def test_parquet_partitions_need_no_shuffle(client, corpora, tmp_path):
     assert ddf.npartitions >= 3
     graph = ddf.__dask_graph__()
     assert not any("shuffle" in str(k) for k in graph)
-    params = dict(distance="iou", match_threshold=0.3, overall="per_direction", n_chance=200,
-                  n_boot=0, seed=11)
+    params = {"distance": "iou", "match_threshold": 0.3, "overall": "per_direction", "n_chance": 200,
+                  "n_boot": 0, "seed": 11}
     assert_same_result(iaf.agreement(ddf, **params), iaf.agreement(iaf.read_parquet(path),
                                                                    **params))
 
@@ -131,7 +131,7 @@ def test_whole_items_per_partition(corpora):
 def test_default_local_scheduler(corpora):
     df = corpora["box"]
     ddf = split_items(df, 3)
-    params = dict(n_chance=300, n_boot=20, seed=0)
+    params = {"n_chance": 300, "n_boot": 20, "seed": 0}
     assert_same_result(iaf.agreement(ddf, **params), iaf.agreement(ddf.compute(), **params))
 
 
@@ -152,7 +152,7 @@ def test_empty_partitions_are_harmless(corpora):
     empty = first[first["x0"] < -1]  # no row (coverage rows have NaN x0)
     with_empty = dd.concat([empty, ddf, empty])
     assert with_empty.npartitions == 5
-    params = dict(n_chance=200, n_boot=0)
+    params = {"n_chance": 200, "n_boot": 0}
     assert_same_result(iaf.agreement(with_empty, **params),
                        iaf.agreement(with_empty.compute(), **params))
 

@@ -87,7 +87,7 @@ def run_fetched(corpus: Corpus, store: GeometryStore, slots: Slices, a, b, **par
     used, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
     objects = objects_of_slots(slots, used)
     count = slots.count[used]
-    pad = lambda v, x: np.append(np.asarray(v, dtype=np.int64), x)  # noqa: E731
+    pad = lambda v, x: np.append(np.asarray(v, dtype=np.int64), x)
     sub_slots = Slices(start=pad(np.cumsum(count) - count, 0), count=pad(count, 0),
                        item=pad(slots.item[used], -1), annotator=pad(slots.annotator[used], -1),
                        label=None if slots.label is None else pad(slots.label[used], -1))

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .. import chance
+from ..chance import WithinCounts
 from ..comparability import require_comparable
 from ..distances import DEFAULT_DISTANCE, get_distance
 from ..errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
@@ -38,7 +39,6 @@ from ..pairs import (
     pooled_baseline,
     to_label_slots,
 )
-from ..chance import WithinCounts
 from ..pipeline import can_match, run
 from ..progress import tqdm
 from .geometry import GeometryStore, run_fetched
@@ -275,9 +275,9 @@ def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     units = pd.DataFrame({"item": corpus.item, "annotator": corpus.annotator,
                           "label": corpus.label, "cluster": cluster_of})
     coverage_frame = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
-    params = dict(distance=dist.name, match_threshold=tau, n_chance_target=int(n_chance),
-                  overall=overall, seed=int(seed), normalization=corpus.normalization,
-                  chance_population="enumerated" if sample.exact else "sampled")
+    params = {"distance": dist.name, "match_threshold": tau, "n_chance_target": int(n_chance),
+                  "overall": overall, "seed": int(seed), "normalization": corpus.normalization,
+                  "chance_population": "enumerated" if sample.exact else "sampled"}
     return PairTables(corpus=corpus, localization_within=loc_within,
                       localization_between=loc_between, sets_within=sets_within,
                       sets_between=sets_between, units=units, coverage=coverage_frame,
