@@ -84,7 +84,7 @@ def decode_geometry(frame: pd.DataFrame, *, source="") -> pd.DataFrame:
     --------
     >>> import shapely
     >>> f = pd.DataFrame({"geometry": [shapely.to_wkb(shapely.box(0, 0, 1, 1)), None]})
-    >>> decode_geometry(f)["geometry"].map(lambda g: None if g is None else g.area).tolist()
+    >>> [None if g is None else g.area for g in decode_geometry(f)["geometry"]]
     [1.0, None]
     """
     if "geometry" not in frame.columns:
