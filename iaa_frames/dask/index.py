@@ -113,7 +113,7 @@ def items_by_code(c: Codes) -> np.ndarray:
 
 def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
     """The corpus-wide :class:`~iaa_frames.corpus.Corpus` (without polygons) from the
-    partitions' per-object arrays.
+    partitions' per-object arrays (which are removed from ``parts`` as they are used).
 
     Returns
     -------
@@ -124,9 +124,11 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
     offsets : ndarray of int64
         Where each partition's objects start in partition order.
     """
-    cat = {k: np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
+    offsets = np.cumsum([0] + [len(p["item"]) for p in parts])
+    # taken out of the partitions' outputs as they are gathered (memory)
+    cat = {k: np.concatenate([p.pop(k) for p in parts]) if parts else np.zeros(0)
            for k in ("item", "annotator", "label", "area", "is_polygon", "object_id")}
-    boxes = np.concatenate([p["boxes"] for p in parts]) if parts else np.zeros((0, 4))
+    boxes = np.concatenate([p.pop("boxes") for p in parts]) if parts else np.zeros((0, 4))
     # an item lies in one partition, in canonical order there: a stable sort by item
     # code gives the corpus-wide order
     order = np.argsort(cat["item"], kind="stable")
@@ -148,5 +150,4 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
                     items=items_by_code(c), annotators=c.annotators, labels=c.labels,
                     annotations=annotations, by_label=by_label,
                     normalization=c.normalization, area=cat["area"][order].astype(np.float64))
-    offsets = np.cumsum([0] + [len(p["item"]) for p in parts])
     return corpus, position, offsets

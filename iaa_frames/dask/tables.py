@@ -111,10 +111,38 @@ def _within_order(loc: pd.DataFrame, sets: pd.DataFrame):
     annotators (whole annotations first, then per class), matched pairs by first object."""
     lo = np.lexsort((loc["object_a"].to_numpy(), loc["annotator_b"].to_numpy(),
                      loc["annotator_a"].to_numpy(), loc["item"].to_numpy()))
+    loc = loc.take(lo).reset_index(drop=True)
+    del lo
     label = sets["label"].to_numpy()
     so = np.lexsort((label, sets["annotator_b"].to_numpy(), sets["annotator_a"].to_numpy(),
                      sets["item"].to_numpy(), label >= 0))
-    return (loc.iloc[lo].reset_index(drop=True), sets.iloc[so].reset_index(drop=True))
+    return loc, sets.take(so).reset_index(drop=True)
+
+
+def _assemble_within(parts, position, offsets):
+    """The partitions' within tables as one, in corpus-wide object indices and in the
+    in-memory row order; the partitions' outputs are emptied as they are used, so that
+    at most two copies of the tables exist at once."""
+    counts = WithinCounts(**{f: sum(getattr(p["counts"], f) for p in parts)
+                             for f in WithinCounts.__dataclass_fields__})
+    loc_parts, sets_parts, first = [], [], []
+    for k, p in enumerate(parts):
+        base = offsets[k]
+        loc = p.pop("localization_within")
+        loc_parts.append(loc.assign(object_a=position[base + loc["object_a"].to_numpy()],
+                                    object_b=position[base + loc["object_b"].to_numpy()]))
+        del loc
+        sets_parts.append(p.pop("sets_within"))
+        first.append(position[base + np.asarray(p.pop("first"), dtype=np.int64)])
+    loc = pd.concat(loc_parts, ignore_index=True)
+    del loc_parts
+    sets = pd.concat(sets_parts, ignore_index=True)
+    del sets_parts
+    loc, sets = _within_order(loc, sets)
+    first = np.concatenate(first) if first else np.zeros(0, np.int64)
+    cluster_of = np.empty(len(first), dtype=np.int64)
+    cluster_of[position] = np.unique(first, return_inverse=True)[1].ravel()
+    return loc, sets, cluster_of, counts
 
 
 def _items_split(summaries) -> bool:
@@ -225,25 +253,8 @@ def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     else:
         parts = _compute([o[0] for o in outputs], "matching", progress)
     corpus, position, offsets = index_corpus(codes, coverage, parts)
-
-    def to_global(k, local):
-        return position[offsets[k] + np.asarray(local, dtype=np.int64)]
-
-    loc_parts, sets_parts, first = [], [], []
-    for k, p in enumerate(parts):
-        loc = p["localization_within"]
-        loc_parts.append(loc.assign(object_a=to_global(k, loc["object_a"].to_numpy()),
-                                    object_b=to_global(k, loc["object_b"].to_numpy())))
-        sets_parts.append(p["sets_within"])
-        first.append(to_global(k, p["first"]))
-    loc_within, sets_within = _within_order(pd.concat(loc_parts, ignore_index=True),
-                                            pd.concat(sets_parts, ignore_index=True))
-    first = np.concatenate(first) if first else np.zeros(0, np.int64)
-    cluster_of = np.empty(len(first), dtype=np.int64)
-    cluster_of[position] = np.unique(first, return_inverse=True)[1].ravel()
-    counts = WithinCounts(**{f: sum(getattr(p["counts"], f) for p in parts)
-                             for f in WithinCounts.__dataclass_fields__})
-    del parts, loc_parts, sets_parts, first
+    loc_within, sets_within, cluster_of, counts = _assemble_within(parts, position, offsets)
+    del parts
 
     # 4. chance sample on the corpus-wide index
     store = GeometryStore(geometry, position, offsets) if polygons else None
