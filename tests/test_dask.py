@@ -107,6 +107,18 @@ def test_pair_tables_are_identical(client, corpora, kind):
     assert c.shapes.is_polygon.sum() == w.shapes.is_polygon.sum()
 
 
+@pytest.mark.slow
+def test_worker_processes(corpora):
+    """Worker processes: codes, distances and polygons cross process boundaries."""
+    df = corpora["polygon"].iloc[:600]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        ddf = split_items(df, 3)
+        got = iaf.agreement(ddf, n_chance=200, n_boot=20, distance="iou")
+    assert_same_result(got, iaf.agreement(df, n_chance=200, n_boot=20, distance="iou"))
+
+
 def test_parquet_partitions_need_no_shuffle(client, corpora, tmp_path):
     df = corpora["polygon"]
     path = iaf.to_parquet(df, tmp_path, rows_per_file=400)
