@@ -74,19 +74,31 @@ def _require_dask(ddf):
                           f"{list(ddf.columns)}")
 
 
+def _client():
+    """The default dask.distributed client, if one is running."""
+    try:
+        from distributed import default_client
+
+        return default_client()
+    except (ImportError, ValueError):
+        return None
+
+
 def _compute(tasks, desc, progress):
-    """``dask.compute`` of a list of tasks, with a progress bar over them when asked."""
+    """Results of a list of tasks, in order, with a progress bar over them when asked.
+
+    On a distributed cluster every result is brought to the driver as soon as its task
+    finishes and released on the worker, so that results never pile up in the workers'
+    memory while the other partitions run.
+    """
     import dask
 
-    if not progress or not tasks:
-        return list(dask.compute(*tasks))
-    try:
-        from distributed import as_completed, default_client
-
-        client = default_client()
-    except (ImportError, ValueError):
-        client = None
+    if not tasks:
+        return []
+    client = _client()
     if client is None:
+        if not progress:
+            return list(dask.compute(*tasks))
         from dask.callbacks import Callback
 
         with tqdm(total=len(tasks), desc=desc, unit="partition", delay=0) as bar:
@@ -99,11 +111,19 @@ def _compute(tasks, desc, progress):
 
             with _Bar():
                 return list(dask.compute(*tasks))
+    from distributed import as_completed
+
     futures = client.compute(tasks)
-    with tqdm(total=len(futures), desc=desc, unit="partition", delay=0) as bar:
-        for _ in as_completed(futures):
+    where = {id(f): k for k, f in enumerate(futures)}
+    out = [None] * len(futures)
+    with tqdm(total=len(futures), desc=desc, unit="partition", delay=0,
+              disable=not progress) as bar:
+        for future in as_completed(futures):
+            out[where[id(future)]] = future.result()
+            future.release()
             bar.update(1)
-    return client.gather(futures)
+    del futures
+    return out
 
 
 def _within_order(loc: pd.DataFrame, sets: pd.DataFrame):
