@@ -101,7 +101,7 @@ def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed
     import iaa_frames as iaf
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      memory_limit=memory_limit, dashboard_address=None) as cluster, \
+                      memory_limit=memory_limit, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         limits = {w: info["memory_limit"] for w, info in
                   client.scheduler_info()["workers"].items()}

@@ -35,7 +35,7 @@ TABLES = ("localization_within", "localization_between", "sets_within", "sets_be
 def client():
     """A LocalCluster of two workers (threads, so that the test stays fast)."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
@@ -112,7 +112,7 @@ def test_worker_processes(corpora):
     """Worker processes: codes, distances and polygons cross process boundaries."""
     df = corpora["polygon"].iloc[:600]
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster):
         ddf = split_items(df, 3)
         got = iaf.agreement(ddf, n_chance=200, n_boot=20, distance="iou")
@@ -140,11 +140,14 @@ def test_whole_items_per_partition(corpora):
     assert isinstance(parts[0]["geometry"].dropna().iloc[0], shapely.Polygon)
 
 
-def test_default_local_scheduler(corpora):
-    df = corpora["box"]
+@pytest.mark.parametrize("scheduler", ["threads", "synchronous"])
+def test_local_schedulers(corpora, scheduler):
+    df = corpora["polygon"]
     ddf = split_items(df, 3)
     params = {"n_chance": 300, "n_boot": 20, "seed": 0}
-    assert_same_result(iaf.agreement(ddf, **params), iaf.agreement(ddf.compute(), **params))
+    with dask.config.set(scheduler=scheduler):  # not the cluster of the other tests
+        got = iaf.agreement(ddf, **params)
+    assert_same_result(got, iaf.agreement(df, **params))
 
 
 def test_accessor_free_dispatch_and_report(client, corpora, tmp_path):
