@@ -178,6 +178,13 @@ def test_text_geometry_is_a_clear_error(corpora):
         iaf.agreement(ddf, n_boot=0)
 
 
+def test_wkb_geometry_read_by_dask_itself_is_a_clear_error(tmp_path):
+    path = iaf.to_parquet(iaf.simulate(n_items=8, kind="polygon", seed=0), tmp_path,
+                          rows_per_file=50)
+    with pytest.raises(SchemaError, match=r"iaa_frames\.dask\.read_parquet"):
+        iaf.agreement(dd.read_parquet(str(path)), n_boot=0)
+
+
 def test_invalid_rows_raise_as_in_memory():
     df = iaf.simulate(n_items=10, seed=0)
     df.loc[df.index[3], "x1"] = -5.0  # inverted box

@@ -50,7 +50,13 @@ def checked(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     :func:`iaa_frames.validate`; the warning about repaired polygons is left to the
     driver, which issues one for the whole frame.
     """
-    if "geometry" in frame.columns and frame["geometry"].map(type).eq(str).any():
+    kinds = set(frame["geometry"].map(type)) if "geometry" in frame.columns else set()
+    if kinds & {bytes, bytearray, memoryview}:
+        raise SchemaError(
+            "the geometry column holds bytes (WKB), not shapely polygons: read a directory "
+            "written by iaa_frames.to_parquet with iaa_frames.dask.read_parquet(path), "
+            "which decodes them")
+    if str in kinds:
         raise SchemaError(
             "the geometry column holds text, not shapely polygons: dask converts object "
             "columns to strings unless dask.config.set({'dataframe.convert-string': False}) "
