@@ -161,6 +161,12 @@ def test_accessor_free_dispatch_and_report(client, corpora, tmp_path):
     assert_same_result(xr.open_dataset(tmp_path / "r" / "agreement.nc").load(), ds)
 
 
+def test_report_of_a_dask_frame_asks_for_its_result(tmp_path):
+    ddf = iaf.dask.from_pandas(iaf.simulate(n_items=6, seed=0), npartitions=2)
+    with pytest.raises(ParameterError, match=r"iaf\.report\(ds, path\)"):
+        iaf.report(ddf, tmp_path)
+
+
 def test_empty_partitions_are_harmless(corpora):
     ddf = split_items(corpora["box"], 3)
     first = ddf.get_partition(0)
