@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .corpus import Corpus, Slices
+from .pipeline import Matched, iou_upper_bound
 from .matching import _starts, candidate_pairs, pairs_within_runs
 
 __all__ = [
@@ -387,10 +388,15 @@ class ChanceSample:
 
 
 class _Store:
-    """Chance pairings matched so far, each matched once."""
+    """Chance pairings matched so far, each matched once.
 
-    def __init__(self, slots: Slices, run):
-        self.slots, self._run = slots, run
+    With ``reachable`` (the sorted keys of the pairings that can produce a matched pair,
+    :func:`gated_pairings`), a pairing outside it that needs no set distance is not sent
+    through the pipeline: its matching is known to be empty.
+    """
+
+    def __init__(self, slots: Slices, run, reachable=None):
+        self.slots, self._run, self.reachable = slots, run, reachable
         self.n_slots = slots.empty + 1
         self.keys = np.zeros(0, np.int64)
         self.parts = []
@@ -402,8 +408,15 @@ class _Store:
         if not new.any():
             return
         a, b, key = a[new], b[new], key[new]
-        self.parts.append((a, b, key, np.full(len(a), sets), self._run(a, b, sets)))
         self.keys = np.union1d(self.keys, key)
+        if not sets and self.reachable is not None:
+            can = np.isin(key, self.reachable)
+            if (~can).any():
+                self.parts.append((a[~can], b[~can], key[~can], np.zeros((~can).sum(), bool),
+                                   _unmatched(self.slots, a[~can], b[~can])))
+            a, b, key = a[can], b[can], key[can]
+        if len(a):
+            self.parts.append((a, b, key, np.full(len(a), sets), self._run(a, b, sets)))
 
     def pairs(self):
         """Every matched pair so far: (pairing key, object a, object b)."""
@@ -414,8 +427,6 @@ class _Store:
             (key[m.pair_pairing], m.pair_a, m.pair_b) for _, _, key, _, m in self.parts]))
 
     def finish(self, draws, exact, label_source) -> ChanceSample:
-        from .pipeline import Matched  # chance sits below pipeline's users only
-
         if not self.parts:
             z = np.zeros(0, np.int64)
             return ChanceSample(z, z, z, np.zeros(0, bool), Matched.empty(), draws, exact,
@@ -429,6 +440,14 @@ class _Store:
             fields[name] = np.concatenate(values)
         a, b, key, has_sets = (np.concatenate([p[i] for p in self.parts]) for i in range(4))
         return ChanceSample(a, b, key, has_sets, Matched(**fields), draws, exact, label_source)
+
+
+def _unmatched(slots: Slices, a, b) -> Matched:
+    """The matching of pairings that cannot produce a matched pair (no set distances)."""
+    n_a, n_b = slots.count[a], slots.count[b]
+    z = np.zeros(0, np.int64)
+    return Matched(z, z, z, np.zeros(0), np.zeros(0), n_a, n_b, np.zeros(len(a), np.int64),
+                   np.where(n_a + n_b == 0, 0.0, 1.0), np.full(len(a), np.nan))
 
 
 def _units_per(values, flags, n):
@@ -474,6 +493,9 @@ def draw(corpus: Corpus, run, within: WithinCounts, *, n_chance: int, seed: int,
         label_source[:] = "enumerated"
         return store.finish(draws, True, label_source)
 
+    gated = gated_pairings(corpus, tau) if tau > 0 else None
+    if gated is not None:
+        store.reachable = gated[0]
     everyone = np.arange(slots.empty)
     ann_pool = annotator_pools(slots, A)
     # -- detection and overall: uniform, per annotator, per pair of annotators
@@ -503,14 +525,13 @@ def draw(corpus: Corpus, run, within: WithinCounts, *, n_chance: int, seed: int,
     draws.add(SETS_LABEL, order[g], a, b)
 
     # -- localization: matched pairs, uniform then per annotator then per class
-    gated = gated_pairings(corpus, tau) if tau > 0 else None
     if gated is not None:
         _localization_from_index(rng(LOC_UNIFORM), corpus, store, draws, within, n_chance,
                                  order, gated, label_source)
         return store.finish(draws, False, label_source)
-    _localization_uniform(rng(LOC_UNIFORM), slots, store, draws, n_chance, reachable)
+    rate = _localization_uniform(rng(LOC_UNIFORM), slots, store, draws, n_chance, reachable)
     _localization_annotators(rng(LOC_ANNOTATOR), corpus, store, draws, within, n_chance,
-                             ann_pool, reachable)
+                             ann_pool, reachable, rate)
     _localization_labels(rng(LOC_LABEL), corpus, store, draws, within, n_chance, tau,
                          order, (l_pool, l_start, l_count), label_reachable, label_source)
     return store.finish(draws, False, label_source)
@@ -537,8 +558,6 @@ def gated_pairings(corpus: Corpus, tau: float):
         (class, pairing key) for the pairings that can produce a matched pair of two
         objects of that class.
     """
-    from .pipeline import iou_upper_bound
-
     slots = corpus.annotations
     n_slots = slots.empty + 1
     box = corpus.shapes.boxes
@@ -700,6 +719,7 @@ def _localization_uniform(rng, slots, store, draws, n_chance, reachable):
         draws.add(LOC_UNIFORM, 0, a[ok], b[ok])
         key_ok = pairing_key(a[ok], b[ok], n_slots)
         units += int(np.isin(store.pairs()[0], key_ok).sum())
+    return max(units, 1) / max(drawn, 1)
 
 
 def _matched_codes(corpus, store):
@@ -708,10 +728,13 @@ def _matched_codes(corpus, store):
     return key, corpus.annotator[oa], corpus.annotator[ob], corpus.label[oa], corpus.label[ob]
 
 
-def _localization_annotators(rng, corpus, store, draws, within, n_chance, ann_pool, reachable):
-    """Per annotator: uniform pairings involving it until its cell has its target."""
+def _localization_annotators(rng, corpus, store, draws, within, n_chance, ann_pool, reachable,
+                             rate0):
+    """Per annotator: uniform pairings involving it until its cell has its target
+    (``rate0``: matched pairs per pairing in the uniform stratum, the first guess of how
+    many pairings that takes)."""
     slots = corpus.annotations
-    A, n_slots = len(corpus.annotators), slots.empty + 1
+    A = len(corpus.annotators)
     target = cell_target(n_chance, within.loc_annotator)
     cap = stratum_cap(target)
     drawn = np.zeros(A, dtype=np.int64)
@@ -722,21 +745,18 @@ def _localization_annotators(rng, corpus, store, draws, within, n_chance, ann_po
         own_a = uni | draws.contains((SETS_ANNOTATOR, LOC_ANNOTATOR), aa, key, n_groups)
         own_b = uni | draws.contains((SETS_ANNOTATOR, LOC_ANNOTATOR), ab, key, n_groups)
         have = _units_per(aa, own_a, A) + _units_per(ab, own_b, A)
+        if not drawn.any():
+            start = have
         deficit = np.maximum(target - have, 0)
         active = (deficit > 0) & (drawn < cap)
         if not active.any():
             return
-        rate = np.maximum(have, 1) / np.maximum(drawn + 2 * within.sets_annotator, 1)
+        rate = np.where(drawn > 0, np.maximum(have - start, 1) / np.maximum(drawn, 1), rate0)
         need = np.where(active, np.minimum(cap - drawn, np.maximum(
             MIN_TARGET, np.ceil(deficit / np.maximum(rate, 1e-3) * 1.2))), 0).astype(np.int64)
-        # pairings already in each annotator's cell: uniform ones involving it, its own
-        _, k_u = draws.keys(SETS_UNIFORM, LOC_UNIFORM)
-        g_s, k_s = draws.keys(SETS_ANNOTATOR, LOC_ANNOTATOR)
-        lo, hi = k_u // n_slots, k_u % n_slots
-        taken = np.unique(np.concatenate([
-            slots.annotator[lo] * n_slots ** 2 + k_u, slots.annotator[hi] * n_slots ** 2 + k_u,
-            g_s * n_slots ** 2 + k_s]))
-        a, b, g = sample_groups(rng, slots, need, *ann_pool, other="all", taken=taken)
+        # a pairing the cell already holds adds no unit (the store matches it once): the
+        # loop counts units, not draws, so repeats need no bookkeeping here
+        a, b, g = sample_groups(rng, slots, need, *ann_pool, other="all")
         drawn += np.bincount(g, minlength=A)
         ok = reachable(a, b)
         store.run(a[ok], b[ok], sets=False)
@@ -760,8 +780,6 @@ def _reachable_label_pairings(corpus, labels, tau):
 
     Returns (class, a, b) with a < b, distinct per class.
     """
-    from .pipeline import iou_upper_bound
-
     slots = corpus.annotations
     n_slots = slots.empty + 1
     objects = np.flatnonzero(np.isin(corpus.label, labels))
@@ -787,7 +805,7 @@ def _localization_labels(rng, corpus, store, draws, within, n_chance, tau, order
     """Per class: pairings of two annotations containing it until its localization cell
     has its target; enumerated where the class's objects are few (see module notes)."""
     slots = corpus.annotations
-    L, n_slots = len(corpus.labels), slots.empty + 1
+    L = len(corpus.labels)
     target = cell_target(n_chance, within.loc_label)
     deficit = np.maximum(target - _class_units(corpus, store, draws, L), 0)
     n_obj = np.bincount(corpus.label, minlength=L)
@@ -838,12 +856,7 @@ def _localization_labels(rng, corpus, store, draws, within, n_chance, tau, order
         rate = np.maximum(have, 1) / np.maximum(drawn, 1)
         need = np.where(active, np.minimum(cap - drawn, np.maximum(
             target, np.ceil(left / rate * 1.2))), 0).astype(np.int64)
-        _, k_u = draws.keys(SETS_UNIFORM, LOC_UNIFORM)
-        g_s, k_s = draws.keys(SETS_LABEL, LOC_LABEL)
-        taken = np.unique(np.concatenate([g_s * n_slots ** 2 + k_s] + [
-            c * n_slots ** 2 + k_u for c in np.flatnonzero(active)]))
-        a, b, g = sample_groups(rng, slots, need[order], pool, start[order], count[order],
-                                taken=_reorder_taken(taken, order, n_slots))
+        a, b, g = sample_groups(rng, slots, need[order], pool, start[order], count[order])
         g = order[g]
         drawn += np.bincount(g, minlength=L)
         ok = label_reachable(a, b, g)
@@ -866,10 +879,3 @@ def _rank_in_group(group) -> np.ndarray:
     new = np.r_[True, group[1:] != group[:-1]]
     start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
     return np.arange(n) - start
-
-
-def _reorder_taken(taken, order, n_slots):
-    """Taken keys ``class * n_slots**2 + key`` renumbered to positions in ``order``."""
-    rank = _rank_of(order, len(order))
-    g, k = taken // n_slots ** 2, taken % n_slots ** 2
-    return np.unique(rank[g] * n_slots ** 2 + k)

@@ -98,12 +98,14 @@ class Corpus:
         return (s.item[:-1] * len(self.annotators) + s.annotator[:-1]) * len(self.labels) + s.label[:-1]
 
 
-def _rank(fingerprint: np.ndarray, names: np.ndarray) -> np.ndarray:
-    """Codes ordering entities by rounded fingerprint, names breaking exact ties."""
+def _rank(fingerprint: np.ndarray, names: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Codes ordering entities by rounded fingerprint; exact ties broken by the classes
+    the entity drew (``labels``: a sum over its objects of a function of the class name),
+    then by its own name."""
     name_rank = pd.Index(names.astype(str)).argsort()
     tie = np.empty(len(names), dtype=np.int64)
     tie[name_rank] = np.arange(len(names))
-    order = np.lexsort((tie, np.round(fingerprint, 6)))
+    order = np.lexsort((tie, np.round(labels, 6), np.round(fingerprint, 6)))
     codes = np.empty(len(names), dtype=np.int64)
     codes[order] = np.arange(len(names))
     return codes
@@ -151,15 +153,25 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     item_raw, item_names = pd.factorize(df["item"])
     ann_raw, ann_names = pd.factorize(df["annotator"])
     item_names, ann_names = np.asarray(item_names, dtype=object), np.asarray(ann_names, dtype=object)
-    fp = np.nan_to_num(shapes.boxes) @ _FINGERPRINT + 0.37
+    # an object's fingerprint: its box, and how common its class is (a name-free trait,
+    # so that items differing only by their labels are told apart whatever the names)
+    _, label_raw = np.unique(objects["label"].to_numpy(dtype=object).astype(str),
+                             return_inverse=True)
+    fp = (np.nan_to_num(shapes.boxes) @ _FINGERPRINT + 0.37
+          + 0.000731 * np.bincount(label_raw)[label_raw] / max(len(label_raw), 1))
     obj_item, obj_ann = item_raw[is_obj], ann_raw[is_obj]
     item_fp = np.bincount(obj_item, weights=fp, minlength=len(item_names)).astype(float)
     ann_fp = np.bincount(obj_ann, weights=fp, minlength=len(ann_names)).astype(float)
     # coverage counts make empty items/annotators distinguishable too
     item_fp += 0.011 * np.bincount(item_raw, minlength=len(item_names))
     ann_fp += 0.013 * np.bincount(ann_raw, minlength=len(ann_names))
-    item_code = _rank(item_fp, item_names)
-    ann_code = _rank(ann_fp, ann_names)
+    # ties (identical boxes and class frequencies): the class names decide before the
+    # entity's own name, so renaming items or annotators never reorders them
+    by_name = np.sqrt(1.0 + label_raw)
+    item_code = _rank(item_fp, item_names,
+                      np.bincount(obj_item, weights=by_name, minlength=len(item_names)))
+    ann_code = _rank(ann_fp, ann_names,
+                     np.bincount(obj_ann, weights=by_name, minlength=len(ann_names)))
     items = np.empty_like(item_names)
     items[item_code] = item_names
     annotators = np.empty_like(ann_names)

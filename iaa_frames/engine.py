@@ -95,6 +95,7 @@ __all__ = [
     "component_sigma",
     "pairwise",
     "pairwise_from_tables",
+    "cell_distances",
 ]
 
 #: Fewest within units (pairings or matched pairs) for which sigma and KS are reported.
@@ -682,6 +683,17 @@ def _point_estimates(parts: dict, n_cells: int) -> dict:
     return out
 
 
+def _whole_population_notes(tables: PairTables, note: np.ndarray) -> np.ndarray:
+    """Say so where too few chance units are the whole chance population."""
+    if tables.params.get("chance_population") != "enumerated":
+        return note
+    text = note.astype(str)
+    text = text.astype(f"<U{text.dtype.itemsize // 4 + 32}")  # room for the suffix
+    few = np.strings.startswith(text, "too few chance units")
+    return np.where(few, np.strings.replace(text, ")", ": the whole chance population)"),
+                    note).astype(object)
+
+
 def _chance_sources(tables: PairTables, layout: _Layout) -> np.ndarray:
     """Per component and cell: "enumerated", "sampled" or "pooled" ('' for alpha)."""
     base = tables.params.get("chance_population", "sampled")
@@ -748,10 +760,7 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
     n_items = len(corpus.items)
     parts = {c: _component_cells(tables, layout, c) for c in COMPONENTS}
     out = _point_estimates(parts, layout.n_cells)
-    if tables.params.get("chance_population") == "enumerated":
-        few = np.strings.startswith(out["note"].astype(str), "too few chance units")
-        out["note"] = np.where(few, np.strings.replace(
-            out["note"].astype(str), ")", ": the whole chance population)"), out["note"])
+    out["note"] = _whole_population_notes(tables, out["note"])
     out["chance_source"] = _chance_sources(tables, layout)
     defined = out["note"] == ""
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
@@ -944,6 +953,63 @@ def component_alpha(df: pd.DataFrame, *, component: str = "classification", **pa
     return _with_coords(da, ds, component, ("ci_low", "ci_high", "n_units", "note"))
 
 
+def cell_distances(tables: PairTables, component: str, *, by: str | None = None) -> pd.DataFrame:
+    """The within-item and chance distances behind the sigma cells of a component.
+
+    The rows are exactly those the engine averages (the cell rules of the module
+    docstring), so a plot or a drilldown built on them shows what the numbers measure.
+
+    Parameters
+    ----------
+    tables : PairTables
+    component : {"detection", "localization", "overall"}
+    by : {None, "label", "annotator"}
+        The "(all)" cell only, or also every class / every annotator.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``label``, ``annotator`` (names, "(all)" pooled), ``sample`` ("within" or
+        "between"), ``distance`` and ``weight`` (1, or a pooled chance unit's weight; see
+        :mod:`iaa_frames.pairs`).
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> d = cell_distances(pair_tables(simulate(n_items=10, seed=0), n_chance=100),
+    ...                    "localization", by="label")
+    >>> sorted(d["sample"].unique())
+    ['between', 'within']
+    """
+    _check_tables(tables)
+    _check_component(component, _SIGMA)
+    if by not in (None, "label", "annotator"):
+        raise ParameterError(f"by must be None, 'label' or 'annotator'; got {by!r}")
+    corpus = tables.corpus
+    layout = _Layout(len(corpus.labels), len(corpus.annotators))
+    cells = _component_cells(tables, layout, component)
+    G = layout.n_groups
+    wanted = [0] if by is None else (
+        [lc * G for lc in range(layout.n_labels + 1)] if by == "label" else list(range(G)))
+    label_names = np.array([ALL] + [str(x) for x in corpus.labels], dtype=object)
+    annotator_names = np.array([ALL] + [str(x) for x in corpus.annotators], dtype=object)
+    parts = []
+    for sample, members, values in (("within", cells.within_members, cells.within_distance),
+                                     ("between", cells.between_members,
+                                      cells.between_distance)):
+        sub = members[:, wanted].tocoo()
+        cell = np.asarray(wanted)[sub.col]
+        parts.append(pd.DataFrame({
+            "label": label_names[cell // G], "annotator": annotator_names[cell % G],
+            "sample": sample, "distance": values[sub.row],
+            "weight": sub.data if sample == "between" else np.ones(len(sub.row))}))
+    out = pd.concat(parts, ignore_index=True)
+    for col in ("label", "annotator", "sample"):
+        out[col] = out[col].astype(str)
+    return out
+
+
 def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
                          label: str = ALL):
     """Annotator x annotator agreement of one component from computed tables.
@@ -983,6 +1049,7 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
     note = notes(n_units=n_units[pick], n_chance=n_chance[pick], expected=expected[pick],
                  min_units=MIN_WITHIN_UNITS if sigma else MIN_ALPHA_UNITS,
                  min_chance=MIN_CHANCE_UNITS, min_expected=NO_VARIATION)
+    note = _whole_population_notes(tables, note)
     value = np.where(note == "", value[pick], np.nan)
     upper = np.triu(np.ones((A, A), dtype=bool), k=1)
     square = {}
@@ -1032,7 +1099,7 @@ def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = 
     Examples
     --------
     >>> from iaa_frames.simulate import simulate
-    >>> df = simulate(n_items=20, annotators={"ann": "good", "bob": "good", "cy": "sloppy"},
+    >>> df = simulate(n_items=80, annotators={"ann": "good", "bob": "good", "cy": "sloppy"},
     ...               seed=0)
     >>> p = pairwise(df, n_chance=200)
     >>> bool(p.sel(annotator_a="ann", annotator_b="bob") > p.sel(annotator_a="ann",

@@ -47,18 +47,32 @@ def _within_and_chance(t: PairTables, component: str, n_items: int, code: int):
         la, lb = w["label_a"].to_numpy(), w["label_b"].to_numpy()
         keep = np.ones(len(w), bool) if code < 0 else (la == code) & (lb == code)
         item, dist = w["item"].to_numpy()[keep], w["distance"].to_numpy(dtype=float)[keep]
-        b = t.localization_between
-        chance = b.loc[b["stratum"].to_numpy() == code, "distance"].to_numpy(dtype=float)
+        chance = _chance_of(t, component, code)
     elif component in ("detection", "overall"):
         w = t.sets_within[t.sets_within["label"].to_numpy() == code]
         item, dist = w["item"].to_numpy(), w[component].to_numpy(dtype=float)
-        b = t.sets_between
-        chance = b.loc[b["label"].to_numpy() == code, component].to_numpy(dtype=float)
+        chance = _chance_of(t, component, code)
     else:  # classification: pairs of members of a cluster, distance = labels differ
         return _classification(t, n_items, code)
     total = np.bincount(item, weights=dist, minlength=n_items)
     count = np.bincount(item, minlength=n_items).astype(float)
     return total, count, np.sort(chance), float(np.mean(chance)) if len(chance) else np.nan
+
+
+def _chance_of(t: PairTables, component: str, code: int) -> np.ndarray:
+    """The chance distances of the (label ``code``, every annotator) cell, each repeated
+    in proportion to its weight where the cell borrows pooled units (integer weights
+    scaled so the lightest counts once)."""
+    from .engine import cell_distances
+
+    d = cell_distances(t, component, by=None if code < 0 else "label")
+    name = ALL if code < 0 else str(t.corpus.labels[code])
+    d = d[(d["sample"] == "between") & (d["label"] == name) & (d["annotator"] == ALL)]
+    weight = d["weight"].to_numpy()
+    dist = d["distance"].to_numpy(dtype=float)
+    if len(weight) and not np.allclose(weight, weight[0]):
+        dist = np.repeat(dist, np.maximum(np.round(weight / weight.min()), 1).astype(int))
+    return dist
 
 
 def _classification(t: PairTables, n_items: int, code: int):

@@ -51,14 +51,23 @@ class PairTables:
         ``corpus.labels[code]``; a label code of -1 means "(all)".
     localization_within, localization_between : pandas.DataFrame
         Matched object pairs: items, annotators, labels, objects, ``iou``, ``distance``;
-        between rows also carry ``stratum`` (-1 for the uniform stratum, else a class).
+        between rows are distinct and carry the flags of the strata that drew them
+        (``in_uniform``, ``in_annotator_a``, ``in_annotator_b``, ``in_pair``,
+        ``in_label``; see docs/CONTRACTS.md).
     sets_within, sets_between : pandas.DataFrame
         One row per pairing and ``label`` (-1 = whole annotations): ``n_a``, ``n_b``,
-        ``n_matched``, ``detection`` (1 - F1) and ``overall`` (set distance).
+        ``n_matched``, ``detection`` (1 - F1; per class from the label-agnostic matching)
+        and ``overall`` (set distance); between rows carry strata flags too.
     units : pandas.DataFrame
         One row per object: ``item``, ``annotator``, ``label``, ``cluster``.
     coverage : pandas.DataFrame
         One row per (item, annotator) that covered the item.
+    localization_pooled : pandas.DataFrame
+        ``label, row, weight``: the uniform chance rows a class borrows (with weights) when
+        its own chance population is too small.
+    label_source : numpy.ndarray of str
+        Per class: how its localization chance units were formed ("enumerated",
+        "sampled", "pooled").
     params : dict
         The parameters used.
     """
@@ -458,7 +467,7 @@ def _named(tables: PairTables, frame: pd.DataFrame) -> pd.DataFrame:
             out[col] = c.items[v]
         elif col.startswith("annotator"):
             out[col] = c.annotators[v]
-        elif col.startswith("label") or col == "stratum":
+        elif col.startswith("label"):
             out[col] = labels[v]
         elif col.startswith("object"):
             out[col.replace("object", "object_id")] = ids[v]
@@ -496,12 +505,13 @@ def within(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
 
 
 def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
-    """The sampled between-item (chance) object pairs, one row per matched pair.
+    """The between-item (chance) object pairs, one row per distinct matched pair.
 
     Built by the same matcher, with the same threshold, as :func:`within`, on pairings of
     the annotation of item i by annotator a and of item j by annotator b (i != j,
-    a != b). ``stratum`` says which stratum of the chance sample the row belongs to:
-    ``"(all)"`` for the uniform sample, or a class.
+    a != b): all of them for a small corpus, otherwise uniform samples without
+    replacement (see :mod:`iaa_frames.chance`). The ``in_*`` flags say which strata drew
+    the row (docs/CONTRACTS.md).
 
     Parameters
     ----------
@@ -513,7 +523,8 @@ def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Columns ``item_a, item_b, annotator_a, annotator_b, label_a, label_b,
-        object_id_a, object_id_b, iou, distance, stratum``.
+        object_id_a, object_id_b, iou, distance, in_uniform, in_annotator_a,
+        in_annotator_b, in_pair, in_label``.
 
     Examples
     --------

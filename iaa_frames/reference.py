@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import xarray as xr
-from tqdm.auto import tqdm
+from .progress import tqdm
 
 from .bootstrap import ItemSums, block_size, multiplicity_blocks
 from .conflicts import partners, reference_code, tables_of

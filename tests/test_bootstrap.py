@@ -95,7 +95,7 @@ def ci(ds, component, label=ALL, annotator=ALL):
 def test_sigma_intervals_equal_weighted_primitives(corpus):
     tables, ds = corpus
     k = reference_multiplicities(tables, 5)
-    w, b = tables.localization_within, tables.localization_between.query("stratum == -1")
+    w, b = tables.localization_within, tables.localization_between.query("in_uniform")
     reps = sigma(w["distance"], b["distance"],
                  within_weights=k[:, w["item"]],
                  between_weights=k[:, b["item_a"]] * k[:, b["item_b"]])

@@ -296,7 +296,10 @@ def test_partners_matches_localization_table():
 
 def test_single_annotator_and_two_items():
     one = iaf.simulate(n_items=3, annotators={"solo": "good"}, seed=0)
-    got = conflicts(one, n_chance=10)
+    with pytest.raises(iaf.NotComparableError, match="two annotators"):
+        conflicts(one, n_chance=10)  # nothing to compare: an error, not an empty table
+    got = conflicts(iaf.simulate(n_items=3, annotators={"a": "perfect", "b": "perfect"},
+                                 seed=0), n_chance=10)
     assert got.empty and list(got.columns) == list(CONFLICT_COLUMNS)
     counts = conflict_counts(got)
     assert counts.empty and list(counts.columns) == ["kind", "label", "annotator", "count"]

@@ -100,7 +100,8 @@ def test_single_class_and_no_pairs():
     assert m.shape == (1, 1)
     assert np.isnan(label_alpha(df, n_chance=10)["(all)"])  # no variation: undefined
     solo = iaf.simulate(n_items=3, annotators={"a": "good"}, seed=0)
-    assert confusion(solo, n_chance=5).to_numpy().sum() == 0
+    with pytest.raises(iaf.NotComparableError, match="two annotators"):
+        confusion(solo, n_chance=5)
 
 
 def test_plot_cells_alpha_and_top(tables):

@@ -25,6 +25,7 @@ from iaa_frames.krippendorff_alpha import (
 )
 from iaa_frames.errors import ParameterError
 from iaa_frames.pairs import pair_tables
+from iaa_frames.result import NO_MATCH_NOTE
 from iaa_frames.simulate import simulate
 from iaa_frames.stats import frac_below_chance, sigma
 
@@ -55,25 +56,47 @@ def cell(ds, var, component, label=ALL, annotator=ALL):
 
 
 def sigma_rows(tables, component, label, annotator):
-    """Within and chance distances of a cell, filtered by hand from the named rule of
-    docs/CONTRACTS.md."""
+    """Within rows, chance rows and chance weights of a cell, filtered by hand from the
+    rules of docs/CONTRACTS.md (a chance unit counts where the stratum that drew it is
+    uniform over the cell's population; a class without its own chance units borrows
+    weighted uniform units)."""
+    weight = None
     if component == "localization":
         w, b = tables.localization_within, tables.localization_between
+        pooled = tables.localization_pooled
         if label is None:
-            wm, bm = np.ones(len(w), bool), (b["stratum"] == -1).to_numpy()
+            wm = np.ones(len(w), bool)
+            bm = b["in_uniform"].to_numpy()
         else:
             wm = ((w["label_a"] == label) & (w["label_b"] == label)).to_numpy()
-            bm = (b["stratum"] == label).to_numpy()
+            if label in set(pooled["label"]):
+                p = pooled[pooled["label"] == label]
+                weight = np.zeros(len(b))
+                weight[p["row"].to_numpy()] = p["weight"].to_numpy()
+                bm = weight > 0
+            else:
+                bm = ((b["label_a"] == label) & (b["label_b"] == label)
+                      & (b["in_uniform"] | b["in_label"])).to_numpy()
         column = "distance"
     else:
         w, b = tables.sets_within, tables.sets_between
         lab = -1 if label is None else label
-        wm, bm = (w["label"] == lab).to_numpy(), (b["label"] == lab).to_numpy()
+        wm = (w["label"] == lab).to_numpy()
+        bm = (b["label"] == lab).to_numpy() & (b["in_uniform"].to_numpy() | (lab >= 0))
         column = component
     if annotator is not None:
         wm = wm & ((w["annotator_a"] == annotator) | (w["annotator_b"] == annotator)).to_numpy()
-        bm = bm & ((b["annotator_a"] == annotator) | (b["annotator_b"] == annotator)).to_numpy()
-    return w.loc[wm], b.loc[bm], column
+        side_a = (b["annotator_a"] == annotator).to_numpy()
+        side_b = (b["annotator_b"] == annotator).to_numpy()
+        bm = bm & (side_a | side_b)
+        if label is None:  # and the annotator's own stratum
+            own = (b["in_annotator_a"].to_numpy() & side_a) | (b["in_annotator_b"].to_numpy()
+                                                             & side_b)
+            whole = np.ones(len(b), bool) if component == "localization" else \
+                (b["label"] == -1).to_numpy()
+            bm = bm | (whole & own)
+    weight = np.ones(int(bm.sum())) if weight is None else weight[bm]
+    return w.loc[wm], b.loc[bm], column, weight
 
 
 def all_cells(ds):
@@ -91,7 +114,7 @@ def test_sigma_cells_equal_primitives_on_filtered_rows(mixed, component):
     ann, lab = codes(tables)
     checked = 0
     for label, annotator in all_cells(ds):
-        w, b, col = sigma_rows(tables, component, lab.get(label), ann.get(annotator))
+        w, b, col, wy = sigma_rows(tables, component, lab.get(label), ann.get(annotator))
         x, y = w[col].to_numpy(), b[col].to_numpy()
         assert cell(ds, "n_units", component, label, annotator) == len(x)
         assert cell(ds, "n_chance", component, label, annotator) == len(y)
@@ -102,9 +125,13 @@ def test_sigma_cells_equal_primitives_on_filtered_rows(mixed, component):
             assert np.isnan(cell(ds, "ks", component, label, annotator))
             continue
         assert note == ""
-        assert value == pytest.approx(sigma(x, y), rel=1e-12, abs=1e-12)
+        assert value == pytest.approx(sigma(x, y, between_weights=wy), rel=1e-12, abs=1e-12)
         assert cell(ds, "observed", component, label, annotator) == pytest.approx(x.mean())
-        assert cell(ds, "expected", component, label, annotator) == pytest.approx(y.mean())
+        assert cell(ds, "expected", component, label, annotator) == \
+            pytest.approx(np.average(y, weights=wy))
+        if not np.all(wy == 1):  # a pooled class: weighted KS (checked in test_stats)
+            checked += 1
+            continue
         ref = scipy.stats.ks_2samp(x, y)
         assert cell(ds, "ks", component, label, annotator) == pytest.approx(ref.statistic)
         assert cell(ds, "ks_pvalue", component, label, annotator) == pytest.approx(ref.pvalue)
@@ -254,10 +281,17 @@ def test_pairwise_equals_rows_of_the_pair(mixed):
             for b in ann:
                 if a >= b:
                     continue
-                w, bt, col = sigma_rows(tables, component, None, None)
+                w, _, col, _ = sigma_rows(tables, component, None, None)
+                bt = (tables.localization_between if component == "localization"
+                      else tables.sets_between.query("label == -1"))
                 pair = {ann[a], ann[b]}
                 keep_w = [set(p) == pair for p in zip(w["annotator_a"], w["annotator_b"])]
-                keep_b = [set(p) == pair for p in zip(bt["annotator_a"], bt["annotator_b"])]
+                # a pair's cell: its chance units from the uniform stratum, from either
+                # annotator's stratum and from the pair's own stratum
+                flagged = bt[["in_uniform", "in_annotator_a", "in_annotator_b",
+                              "in_pair"]].any(axis=1).to_numpy()
+                keep_b = [set(p) == pair and f for p, f in
+                          zip(zip(bt["annotator_a"], bt["annotator_b"]), flagged)]
                 ref = sigma(w.loc[keep_w, col], bt.loc[keep_b, col])
                 got = float(pw.sel(annotator_a=a, annotator_b=b))
                 if sum(keep_b) >= MIN_CHANCE_UNITS and sum(keep_w) >= MIN_WITHIN_UNITS:
@@ -310,12 +344,16 @@ def test_too_few_units_and_chance_units_are_counted():
         if fw:
             assert note == f"too few within units (n={int(n)})"
         elif fc:
-            assert note == f"too few chance units (n={int(m)})"
+            assert note == f"too few chance units (n={int(m)}: the whole chance population)"
         else:
-            assert note in ("", "no variation: expected disagreement is 0")
+            assert note in ("", "no variation: expected disagreement is 0", NO_MATCH_NOTE)
     assert few_within.any()  # the unicorn
     assert cell(ds, "n_units", "localization", "unicorn") == 0
-    assert (few_chance & ~few_within).any()  # a target of 10 chance units
+    # 40 items: the whole chance population is enumerated, whatever n_chance asks
+    assert ds.attrs["chance_population"] == "enumerated"
+    # nothing of the unicorn class ever matches: no information, not sigma = 0
+    assert ds["note"].sel(component="detection", label="unicorn", annotator="a").item() \
+        == NO_MATCH_NOTE
     sig = ds["agreement"].sel(component=list(SIGMA_COMPONENTS)).values
     assert np.isnan(sig[few_within | few_chance]).all()
     # alpha needs no chance units
@@ -475,7 +513,7 @@ def test_renaming_items_and_annotators_does_not_matter(small):
     other = other.assign_coords(annotator=[back.get(a, a) for a in other["annotator"].values])
     other = other.sel(annotator=ds["annotator"].values)
     for var in ds.data_vars:
-        if var == "note":
+        if ds[var].dtype == object:
             np.testing.assert_array_equal(other[var].values, ds[var].values)
         else:
             np.testing.assert_allclose(other[var].values, ds[var].values, rtol=1e-12,

@@ -150,8 +150,11 @@ def test_video_every_frame_written_and_keyframes_only_agree():
     df = pd.concat([ana, ben], ignore_index=True)
     df["object_id"] = range(len(df))
     res = iaf.agreement(df, n_chance=50)
-    loc = res["agreement"].sel(component="localization", label="(all)", annotator="(all)")
-    assert float(loc) > 0.5
+    loc = res.sel(component="localization", label="(all)", annotator="(all)")
+    # every car pair of the same frame is matched and nearly identical; six frames hold
+    # too few chance pairs for sigma, and the note says they are all there is
+    assert float(loc["n_units"]) >= 4 and float(loc["observed"]) < 0.05
+    assert "the whole chance population" in loc["note"].item()
 
 
 def test_datumaro_empty_label_raises_one_line_or_drops():

@@ -87,7 +87,7 @@ def test_distance_columns_match_groupby_on_tables():
         if comp == "localization":
             w = tables.localization_within.assign(d=tables.localization_within["distance"])
             b = tables.localization_between
-            chance = b.loc[b["stratum"] == -1, "distance"].to_numpy()
+            chance = b.loc[b["in_uniform"], "distance"].to_numpy()
         else:
             sw = tables.sets_within
             w = sw[sw["label"] == -1].assign(d=lambda f: f[comp])

@@ -51,28 +51,35 @@ def test_between_uses_the_same_matcher_and_threshold():
         assert (b["iou"] >= tau).all()
         assert (b["item_a"] != b["item_b"]).all()
         assert (b["annotator_a"] != b["annotator_b"]).all()
-        assert set(b["stratum"]) <= {iaf.ALL, "car", "person", "bicycle"}
-        per_class = b[b["stratum"] != iaf.ALL]
-        assert (per_class["label_a"] == per_class["stratum"]).all()
-        assert (per_class["label_b"] == per_class["stratum"]).all()
+        flags = ["in_uniform", "in_annotator_a", "in_annotator_b", "in_pair", "in_label"]
+        assert b[flags].any(axis=1).all()  # every row counts in some cell
+        by_class = b[b["in_label"]]
+        assert (by_class["label_a"] == by_class["label_b"]).all()
 
 
 def test_chance_sample_is_seeded_and_meets_its_target():
-    # a low threshold, so that unrelated objects match often enough to meet the target
-    # well before the cap of max(100 * target, 10_000) pairings per stratum
-    df = iaf.simulate(n_items=60, seed=4)
+    # 200 items x 3 annotators: too many pairings to enumerate, so the strata are sampled;
+    # a low threshold, so that unrelated objects match often enough to meet the targets
+    df = iaf.simulate(n_items=200, seed=4)
     t1 = pair_tables(df, n_chance=400, seed=7, match_threshold=0.2)
     t2 = pair_tables(df, n_chance=400, seed=7, match_threshold=0.2)
     t3 = pair_tables(df, n_chance=400, seed=8, match_threshold=0.2)
+    assert t1.params["chance_population"] == "sampled"
     pd.testing.assert_frame_equal(t1.localization_between, t2.localization_between)
     assert not t1.localization_between.equals(t3.localization_between)
-    uni = t1.localization_between.query("stratum == -1")
-    involved = np.bincount(np.r_[uni.annotator_a, uni.annotator_b])
-    assert involved.min() >= 400
-    per_class = t1.localization_between.query("stratum >= 0").groupby("stratum").size()
-    assert (per_class >= 400).all()
-    det = t1.sets_between.groupby("label").size()
-    assert (det.drop(-1) == 400).all() and det[-1] >= 400
+    b = t1.localization_between
+    assert not b.duplicated(["object_a", "object_b"]).any()
+    assert b["in_uniform"].sum() >= 400
+    # every annotator's cell: the uniform units that involve it and its own stratum's
+    per_annotator = np.bincount(np.r_[b.annotator_a[b.in_uniform | b.in_annotator_a],
+                                      b.annotator_b[b.in_uniform | b.in_annotator_b]])
+    assert per_annotator.min() >= 400
+    own = b[(b.label_a == b.label_b) & (b.in_uniform | b.in_label)]
+    assert (own.groupby("label_a").size() >= 400).all()
+    s = t1.sets_between
+    assert not s.duplicated(["item_a", "item_b", "annotator_a", "annotator_b", "label"]).any()
+    assert (s[s["label"] == -1]["in_uniform"].sum()) == 400
+    assert (s[s["label"] >= 0].groupby("label").size() == 400).all()
 
 
 def test_detection_and_overall_distances_by_hand():
@@ -157,13 +164,13 @@ def test_random_annotators_within_equals_between(tau, k, n_items):
                       objects_per_item=k, objects_per="fixed", seed=11)
     t = pair_tables(df, match_threshold=tau, n_chance=2000, seed=0)
     w = t.localization_within["distance"].to_numpy()
-    b = t.localization_between.query("stratum == -1")["distance"].to_numpy()
+    b = t.localization_between.query("in_uniform")["distance"].to_numpy()
     assert len(w) >= 100 and len(b) >= 250
     se = np.sqrt(w.var() / len(w) + b.var() / len(b))
     assert abs(w.mean() - b.mean()) < 4 * se
     assert abs(1 - w.mean() / b.mean()) < 0.05
     dw = t.sets_within.query("label == -1")["detection"].to_numpy()
-    db = t.sets_between.query("label == -1")["detection"].to_numpy()
+    db = t.sets_between.query("label == -1 and in_uniform")["detection"].to_numpy()
     if db.mean() > 0:  # at tau = 0 with fixed counts every object is matched
         se = np.sqrt(dw.var() / len(dw) + db.var() / len(db))
         assert abs(dw.mean() - db.mean()) < 4 * se

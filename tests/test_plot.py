@@ -351,7 +351,7 @@ def test_distributions_from_frame_and_errors(corpus):
 def test_distance_samples_long_form(corpus):
     _, tables, _ = corpus
     s = plot.distance_samples(tables, component="detection", by="annotator")
-    assert list(s.columns) == ["facet", "sample", "distance"]
+    assert list(s.columns) == ["facet", "sample", "distance", "weight"]
     sw = tables.sets_within
     # every pairing counts for each of its two annotators, and once for "(all)"
     n_all = int((sw["label"] == -1).sum())

@@ -12,7 +12,8 @@ from matplotlib.image import AxesImage
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
-from iaa_frames.plot.item import annotator_colors, item, item_view, worst_items
+from iaa_frames.plot import annotator_colors
+from iaa_frames.plot.item import item, item_view, worst_items
 
 matplotlib.use("Agg")
 plt = matplotlib.pyplot
@@ -53,7 +54,7 @@ def test_everything_is_drawn(sample):
     colors = annotator_colors(t.corpus.annotators)
     for p in outlines:
         name = p.get_gid().split(":", 1)[1]
-        np.testing.assert_allclose(p.get_edgecolor()[:3], colors[name][:3])
+        np.testing.assert_allclose(p.get_edgecolor()[:3], matplotlib.colors.to_rgb(colors[name]))
     links = [ln for ln in ax.lines if ln.get_gid() == "pair"]
     assert len(links) == len(view.pairs)
     marks = [ln.get_gid().split(":", 1)[1] for ln in ax.lines
@@ -125,7 +126,7 @@ def test_colors_consistent_across_items(sample):
             gid = p.get_gid() or ""
             if gid.startswith("shape:"):
                 np.testing.assert_allclose(p.get_edgecolor()[:3],
-                                           colors[gid.split(":", 1)[1]][:3])
+                                           matplotlib.colors.to_rgb(colors[gid.split(":", 1)[1]]))
         plt.close("all")
 
 

@@ -23,7 +23,8 @@ DATA_VARIABLES = ["agreement", "observed", "expected", "ks", "ks_sign", "ks_pval
 @pytest.fixture(scope="module")
 def df():
     # names chosen so that sorting by name differs from order of appearance
-    return simulate(n_items=30, annotators={"zoe": "good", "adam": "sloppy", "mia": "misser"},
+    # 120 items: enough chance units (distinct, counted once) for every pairwise cell
+    return simulate(n_items=120, annotators={"zoe": "good", "adam": "sloppy", "mia": "misser"},
                     classes=("truck", "bus", "person"), seed=2)
 
 
@@ -44,7 +45,7 @@ def test_dims_coords_and_order(ds, df):
 
 
 def test_exactly_the_contract_variables_with_attrs(ds):
-    assert list(ds.data_vars) == DATA_VARIABLES + ["note"]
+    assert list(ds.data_vars) == DATA_VARIABLES + ["note", "chance_source"]
     for name in ds.data_vars:
         assert ds[name].dims == ("component", "label", "annotator")
         assert ds[name].attrs["long_name"] and ds[name].attrs["description"], name

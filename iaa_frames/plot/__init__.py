@@ -32,7 +32,7 @@ from .annotators import annotators, profile_frame
 from .confusion import confusion
 from .decomposition import decomposition, decomposition_frame
 from .distributions import distance_samples, distributions, sample_summary
-from .item import annotator_colors, item, item_view, worst_items
+from .item import item, item_view, worst_items
 from .items import items
 from .pairwise import pairwise, pairwise_frame
 
@@ -45,7 +45,6 @@ __all__ = [
     "label_order",
     "theme",
     "agreement",
-    "annotator_colors",
     "annotators",
     "confusion",
     "decomposition",

@@ -308,24 +308,46 @@ class FramePlots:
 
     # -- where they disagree ----------------------------------------------------------
 
-    def item(self, item, *, image=None, **kwargs):
+    def item(self, item, *, image=None, reference: str | None = None,
+             low_overlap: float | None = 0.8, labels: bool = True, legend: bool = True,
+             colors=None, ax=None, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+             n_chance: int = 1):
         """:func:`iaa_frames.plot.item`: every annotator's objects on ``item`` (over
         ``image``, a path or an array, when given), matched pairs linked, conflicts
         marked. Only the item's rows are matched; colours follow every annotator of the
         frame."""
         from .item import item as _plot_item
 
-        return _plot_item(self._df, item, image=image, **kwargs)
+        return _plot_item(self._df, item, image=image, reference=reference,
+                          low_overlap=low_overlap, labels=labels, legend=legend,
+                          colors=colors, ax=ax, distance=distance,
+                          match_threshold=match_threshold, n_chance=n_chance)
 
-    def worst_items(self, **kwargs):
-        """:func:`iaa_frames.plot.worst_items` of this frame."""
+    def worst_items(self, *, n: int = 6, component: str = "localization", ncols: int = 3,
+                    images=None, reference: str | None = None, low_overlap: float | None = 0.8,
+                    panel_width: float = 2.6, distance=DEFAULT_DISTANCE,
+                    match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+                    seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+        """:func:`iaa_frames.plot.worst_items` of this frame (its cached pair tables)."""
         from .item import worst_items as _plot_worst
 
-        return _plot_worst(self._df, **kwargs)
+        tables = self._df.iaa.tables(distance=distance, match_threshold=match_threshold,
+                                     n_chance=n_chance, seed=seed, overall=overall,
+                                     progress=progress)
+        return _plot_worst(tables, n=n, component=component, ncols=ncols, images=images,
+                           reference=reference, low_overlap=low_overlap,
+                           panel_width=panel_width)
 
-    def confusion(self, **kwargs):
-        """:func:`iaa_frames.plot.confusion` of this frame (``reference=``,
-        ``annotator=`` and engine keywords go to :func:`iaa_frames.confusion.confusion`)."""
+    def confusion(self, *, reference: str | None = None, annotator: str | None = None,
+                  top: int | None = 12, ax=None, cmap: str = "Blues",
+                  distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+                  n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
+                  progress: bool | None = None):
+        """:func:`iaa_frames.plot.confusion` of this frame (its cached pair tables)."""
         from .confusion import confusion as _plot_confusion
 
-        return _plot_confusion(self._df, **kwargs)
+        tables = self._df.iaa.tables(distance=distance, match_threshold=match_threshold,
+                                     n_chance=n_chance, seed=seed, overall=overall,
+                                     progress=progress)
+        return _plot_confusion(tables, reference=reference, annotator=annotator, top=top,
+                               ax=ax, cmap=cmap)

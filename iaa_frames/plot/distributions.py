@@ -58,9 +58,8 @@ def distance_samples(data, *, component: str = "localization", by: str | None = 
         Classification has no distances (it is a nominal α).
     by : {None, "label", "annotator"}
         Facet: ``"(all)"`` only, or ``"(all)"`` and every class / annotator. The rows of
-        a facet follow ``docs/CONTRACTS.md``: for a class, localization pairs whose two
-        objects carry it (chance: its stratum) and detection/overall pairings restricted
-        to it; for an annotator, the pairs and pairings involving that annotator.
+        a facet are exactly those the engine averages for that cell
+        (:func:`iaa_frames.engine.cell_distances`).
     distance, match_threshold, n_chance, seed, overall, progress
         Passed to :func:`~iaa_frames.pairs.pair_tables` when ``data`` is a frame.
 
@@ -68,7 +67,8 @@ def distance_samples(data, *, component: str = "localization", by: str | None = 
     -------
     pandas.DataFrame
         Columns ``facet`` (str; ``"(all)"`` first), ``sample`` (``"within"`` or
-        ``"between"``) and ``distance``. ``attrs`` holds ``component``, ``by`` and
+        ``"between"``), ``distance`` and ``weight`` (1, or the weight of a pooled chance
+        unit). ``attrs`` holds ``component``, ``by`` and
         ``long_name`` (the distance's axis label).
 
     Examples
@@ -83,40 +83,18 @@ def distance_samples(data, *, component: str = "localization", by: str | None = 
         raise ParameterError(f"by must be one of {_BY}; got {by!r}")
     t = _tables(data, distance=distance, match_threshold=match_threshold, n_chance=n_chance,
                 seed=seed, overall=overall, progress=progress)
-    c = t.corpus
-    if component == "localization":
-        w, b = t.localization_within, t.localization_between
-        col, b_stratum = "distance", b["stratum"].to_numpy()
-        w_label = np.where(w["label_a"].to_numpy() == w["label_b"].to_numpy(),
-                           w["label_a"].to_numpy(), -2)
+    from ..engine import cell_distances
+
+    d = cell_distances(t, component, by=by)
+    if by is None:
+        facet = d["label"]
     else:
-        w, b = t.sets_within, t.sets_between
-        col, b_stratum = component, b["label"].to_numpy()
-        w_label = w["label"].to_numpy()
-    w_all = w_label == -1 if component != "localization" else np.ones(len(w), bool)
-    b_all = b_stratum == -1
-    parts = [
-        (np.full(int(w_all.sum()), -1), "within", w[col].to_numpy(dtype=float)[w_all]),
-        (np.full(int(b_all.sum()), -1), "between", b[col].to_numpy(dtype=float)[b_all]),
-    ]
-    names = np.array([ALL])
-    if by == "label":
-        names = np.append(np.asarray(c.labels, dtype=object).astype(str), ALL)
-        wl = w_label >= 0
-        parts += [(w_label[wl], "within", w[col].to_numpy(dtype=float)[wl]),
-                  (b_stratum[~b_all], "between", b[col].to_numpy(dtype=float)[~b_all])]
-    elif by == "annotator":
-        names = np.append(np.asarray(c.annotators, dtype=object).astype(str), ALL)
-        for frame, keep, sample in ((w, w_all, "within"), (b, b_all, "between")):
-            values = frame[col].to_numpy(dtype=float)[keep]
-            for side in ("annotator_a", "annotator_b"):
-                parts.append((frame[side].to_numpy()[keep], sample, values))
-    facet = np.concatenate([p[0] for p in parts]).astype(np.int64)
-    out = pd.DataFrame({
-        "facet": names[facet],  # code -1 -> "(all)" (last entry)
-        "sample": np.concatenate([np.full(len(p[0]), p[1], dtype=object) for p in parts]),
-        "distance": np.concatenate([p[2] for p in parts]),
-    })
+        facet = d[by]
+        d = d[(d["annotator"] == ALL) if by == "label" else (d["label"] == ALL)]
+        facet = facet[d.index]
+    out = pd.DataFrame({"facet": facet.to_numpy(), "sample": d["sample"].to_numpy(),
+                        "distance": d["distance"].to_numpy(dtype=float),
+                        "weight": d["weight"].to_numpy(dtype=float)})
     out["facet"] = out["facet"].astype(str)
     out["sample"] = out["sample"].astype(str)
     out.attrs = {"component": component, "by": by or "",
@@ -147,10 +125,13 @@ def sample_summary(samples: pd.DataFrame) -> pd.DataFrame:
         is_w = g["sample"].to_numpy() == "within"
         x = g["distance"].to_numpy(dtype=float)
         within, between = x[is_w], x[~is_w]
-        res = _ks(within, between)
-        at, fw, fb = _gap(within, between)
+        weight = (g["weight"].to_numpy(dtype=float)[~is_w] if "weight" in g
+                  else np.ones(len(between)))
+        res = _ks(within, between, between_weights=weight)
+        at, fw, fb = _gap(within, between, weight)
         rows[facet] = dict(n_within=len(within), n_between=len(between),
-                           sigma=float(_sigma(within, between)), ks=res.statistic,
+                           sigma=float(_sigma(within, between, between_weights=weight)),
+                           ks=res.statistic,
                            ks_sign=res.sign, ks_pvalue=res.pvalue,
                            gap_at=at, gap_within=fw, gap_between=fb)
     out = pd.DataFrame.from_dict(rows, orient="index")
@@ -161,14 +142,18 @@ def sample_summary(samples: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _gap(within, between):
-    """Where |F_within - F_between| is largest, and both ECDFs there."""
+def _gap(within, between, weight=None):
+    """Where |F_within - F_between| is largest (the chance ECDF weighted), and both
+    ECDFs there."""
     if len(within) == 0 or len(between) == 0:
         return np.nan, np.nan, np.nan
-    w, b = np.sort(within), np.sort(between)
+    weight = np.ones(len(between)) if weight is None else np.asarray(weight, dtype=float)
+    w = np.sort(within)
+    order = np.argsort(between, kind="stable")
+    b, cum = between[order], np.r_[0.0, np.cumsum(weight[order])]
     grid = np.unique(np.concatenate([w, b]))
     fw = np.searchsorted(w, grid, side="right") / len(w)
-    fb = np.searchsorted(b, grid, side="right") / len(b)
+    fb = cum[np.searchsorted(b, grid, side="right")] / cum[-1]
     k = int(np.argmax(np.abs(fw - fb)))
     return float(grid[k]), float(fw[k]), float(fb[k])
 

@@ -1,7 +1,7 @@
 """One item as the annotators drew it: shapes, matched pairs, conflicts (and a grid of the
 worst items).
 
-Annotators have one fixed colour each (:func:`annotator_colors`: the colorblind palette in
+Annotators have one fixed colour each (:func:`iaa_frames.plot.annotator_colors`: the palette in
 annotator-name order over the whole corpus, so an annotator keeps its colour on every
 item). Encoding:
 
@@ -36,7 +36,7 @@ from ..items import items as item_ranking
 from ..pairs import PairTables, pair_tables
 from . import _style
 
-__all__ = ["ItemView", "annotator_colors", "item", "item_view", "worst_items"]
+__all__ = ["ItemView", "item", "item_view", "worst_items"]
 
 #: Colours of the conflict marks (not in the annotator palette's role).
 CONFLICT_COLORS = {"label": "#c0392b", "low_overlap": "#e67e22", "unmatched": "black",
@@ -45,22 +45,6 @@ _MARKERS = {"unmatched": "X", "missed": "X", "extra": "P", "label": "D", "low_ov
 _LEGEND = {"unmatched": "no match by (✕ colour)", "missed": "missed by (✕ colour)",
            "extra": "extra (no match in the reference)", "label": "labels differ",
            "low_overlap": "low overlap"}
-
-
-def annotator_colors(names) -> dict:
-    """Fixed colour of each annotator: the colorblind palette in name order.
-
-    Pass every annotator of the corpus (not only those on one item) so that colours
-    agree between items and figures.
-
-    Examples
-    --------
-    >>> c = annotator_colors(["ben", "ana"])
-    >>> list(c) == ["ana", "ben"] and c["ana"] != c["ben"]
-    True
-    """
-    ordered = sorted({str(n) for n in names})
-    return dict(zip(ordered, _style.colors(len(ordered))))
 
 
 class ItemView(NamedTuple):
@@ -308,7 +292,7 @@ def item(data, item, *, image=None, reference: str | None = None,
         corpus_annotators = [str(a) for a in pd.unique(data["annotator"])]
     view = item_view(data, item, reference=reference, low_overlap=low_overlap, **kwargs)
     img = _load_image(image)
-    colors = dict(colors) if colors is not None else annotator_colors(
+    colors = dict(colors) if colors is not None else _style.annotator_colors(
         corpus_annotators or view.annotators)
     missing = [a for a in view.annotators if a not in colors]
     if missing:
@@ -470,7 +454,7 @@ def worst_items(data, *, n: int = 6, component: str = "localization", ncols: int
         raise ParameterError("the corpus has no items")
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
-    colors = annotator_colors(t.corpus.annotators)
+    colors = _style.annotator_colors(t.corpus.annotators)
     fig, axes = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
                              figsize=(panel_width * ncols, panel_width * 0.95 * nrows + 0.9))
     kinds = set()

@@ -1,0 +1,921 @@
+"""Acceptance tests of the chance baseline (issue 9): the chance units, their counts and
+the figures they give, on the shapes real projects have.
+
+* brute force: where the chance population is enumerated, the chance units and their
+  distances are exactly those of every valid pairing sent through the matching pipeline;
+* no chance unit is ever listed twice (bundled sample, a sampled corpus, a crowd);
+* a 2-item corpus says that its whole chance population is too small;
+* every worker of a 100-worker crowd gets detection, localization and overall;
+* per-class detection does not count a mislabel as a miss;
+* per-class localization exists on an LVIS-shaped corpus, and scores 0 for random and
+  lazy annotators;
+* τ = 1 with nothing matching is NaN with a reason;
+* random annotators score 0 and identical annotators 1;
+* ``n_chance`` counts the distinct chance units of its cell.
+
+The invariance properties (renaming, row order) are in ``tests/properties``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import iaa_frames as iaf
+from iaa_frames.chance import (
+    MIN_CHANCE_UNITS,
+    enumerate_uniform,
+    pairing_key,
+    sample_groups,
+    uniform_population,
+)
+from iaa_frames.corpus import Slices, prepare
+from iaa_frames.distances import get_distance
+from iaa_frames.engine import agreement_from_tables, cell_distances
+from iaa_frames.pairs import pair_tables
+from iaa_frames.pipeline import run
+from iaa_frames.result import NO_MATCH_NOTE
+
+SIGMA = ("detection", "localization", "overall")
+ALL = iaf.ALL
+
+
+def _load_corpora():
+    """benchmarks/corpora.py (the corpora of the issue), loaded by path: benchmarks/ is
+    not a package."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "corpora.py"
+    spec = importlib.util.spec_from_file_location("iaa_bench_corpora", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+corpora = _load_corpora()
+
+
+# ------------------------------------------------------------------------------ corpora
+
+
+def anchored_random(n_items, n_annotators, per_item, *, seed, grid=3, classes=3,
+                    size=(0.15, 0.25)):
+    """Random annotators whose boxes sit near the nodes of a coarse grid.
+
+    Every annotator draws a Poisson number of boxes per item, at a random node of a
+    ``grid`` x ``grid`` grid (plus a little noise), with a random size and a random class,
+    independently of the item: a null model (within-item and between-item pairs have the
+    same distribution, so every sigma is 0 in expectation), in which boxes coincide often
+    enough to match at a high threshold.
+    """
+    rng = np.random.default_rng(seed)
+    names = [f"i{i:04d}" for i in range(n_items)]
+    rows = []
+    for k in range(n_annotators):
+        item = np.repeat(np.arange(n_items), rng.poisson(per_item, n_items))
+        m = len(item)
+        w, h = rng.uniform(*size, m), rng.uniform(*size, m)
+        cx = (rng.integers(0, grid, m) + 0.5) / grid + rng.normal(0, 0.02, m)
+        cy = (rng.integers(0, grid, m) + 0.5) / grid + rng.normal(0, 0.02, m)
+        rows.append(pd.DataFrame({
+            "item": np.asarray(names, dtype=object)[item], "annotator": f"r{k}",
+            "label": [f"c{c}" for c in rng.integers(0, classes, m)],
+            "x0": (cx - w / 2) * 640, "x1": (cx + w / 2) * 640,
+            "y0": (cy - h / 2) * 480, "y1": (cy + h / 2) * 480,
+            "width": 640.0, "height": 480.0}))
+        rows.append(pd.DataFrame({"item": names, "annotator": f"r{k}",
+                                  "width": 640.0, "height": 480.0}))  # coverage
+    return iaf.validate(pd.concat(rows, ignore_index=True))
+
+
+def lvis_random(n_images, n_classes, per_image, *, seed, grid=3, annotators=("r1", "r2")):
+    """Random annotators on an LVIS-shaped corpus: many Zipf-distributed classes, small
+    objects (2-10 % of the image side) whose size and aspect depend on their class, at
+    random nodes of a coarse grid (so that unrelated objects of a class overlap often
+    enough to give within-item matched pairs). Independent of the item: every sigma is
+    0 in expectation, in every class."""
+    rng = np.random.default_rng(seed)
+    log_side = rng.uniform(np.log(0.02), np.log(0.10), n_classes)
+    log_aspect = rng.normal(0, 0.4, n_classes)
+    p = 1.0 / np.arange(1, n_classes + 1) ** 1.1
+    p /= p.sum()
+    W = rng.choice([640.0, 800.0, 1024.0], n_images)
+    H = rng.choice([480.0, 600.0, 768.0], n_images)
+    names = np.array([f"img_{i:04d}" for i in range(n_images)], dtype=object)
+    rows = []
+    for rater in annotators:
+        item = np.repeat(np.arange(n_images), rng.poisson(per_image, n_images))
+        m = len(item)
+        lab = rng.choice(n_classes, m, p=p)
+        side = np.exp(log_side[lab] + rng.normal(0, 0.15, m))
+        aspect = np.exp(log_aspect[lab] + rng.normal(0, 0.1, m))
+        w, h = side * np.sqrt(aspect), side / np.sqrt(aspect)
+        cx = (rng.integers(0, grid, m) + 0.5) / grid + rng.normal(0, 0.15, m) * w
+        cy = (rng.integers(0, grid, m) + 0.5) / grid + rng.normal(0, 0.15, m) * h
+        rows.append(pd.DataFrame({
+            "item": names[item], "annotator": rater,
+            "label": [f"class_{c:03d}" for c in lab],
+            "x0": np.clip(cx - w / 2, 0, 1) * W[item], "x1": np.clip(cx + w / 2, 0, 1) * W[item],
+            "y0": np.clip(cy - h / 2, 0, 1) * H[item], "y1": np.clip(cy + h / 2, 0, 1) * H[item],
+            "width": W[item], "height": H[item]}))
+        rows.append(pd.DataFrame({"item": names, "annotator": rater, "width": W, "height": H}))
+    return iaf.validate(pd.concat(rows, ignore_index=True))
+
+
+@pytest.fixture(scope="module")
+def coco_tables():
+    return pair_tables(iaf.load_sample("coco"))
+
+
+@pytest.fixture(scope="module")
+def sampled_tables():
+    df = iaf.simulate(n_items=300, seed=0)
+    return pair_tables(df)
+
+
+@pytest.fixture(scope="module")
+def crowd_tables():
+    return pair_tables(corpora.crowd())
+
+
+@pytest.fixture(scope="module")
+def lvis_tables():
+    return pair_tables(corpora.lvis_like())
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _slots(corpus, item, annotator):
+    return corpus.annotation_of(np.asarray(item), np.asarray(annotator))
+
+
+def _pairing_keys(tables, frame):
+    """(lower slot, higher slot) of each row's pairing: an unordered pairing id."""
+    c = tables.corpus
+    sa = _slots(c, frame["item_a"].to_numpy(), frame["annotator_a"].to_numpy())
+    sb = _slots(c, frame["item_b"].to_numpy(), frame["annotator_b"].to_numpy())
+    return np.minimum(sa, sb), np.maximum(sa, sb)
+
+
+def _valid_pairings(corpus):
+    """Every unordered pairing of two annotation slots of different items by different
+    annotators, enumerated with itertools (independently of iaa_frames.chance)."""
+    ann = corpus.annotations
+    pairs = [(s, t) for s, t in itertools.combinations(range(ann.empty), 2)
+             if ann.item[s] != ann.item[t] and ann.annotator[s] != ann.annotator[t]]
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    return a, b
+
+
+def _objects(slots, s):
+    return range(slots.start[s], slots.start[s] + slots.count[s])
+
+
+def _class_detection_by_hand(corpus, s, t, pairs, label):
+    """Per-class detection distance of the pairing (s, t), from its label-agnostic
+    matching ``pairs`` [(object a, object b)]: a matched pair is found for L when either
+    member carries L, each unmatched object counts against its own class."""
+    ann = corpus.annotations
+    lab = corpus.label
+    found = sum(1 for oa, ob in pairs if lab[oa] == label or lab[ob] == label)
+    matched = {o for p in pairs for o in p}
+    unmatched = sum(1 for side in (s, t) for o in _objects(ann, side)
+                    if lab[o] == label and o not in matched)
+    if found + unmatched == 0:
+        return 0.0, found
+    return unmatched / (2 * found + unmatched), found
+
+
+def _agreement(tables):
+    return agreement_from_tables(tables, n_boot=0)
+
+
+# --------------------------------------------------------------------- the sampler
+
+
+def _random_slices(n_items, n_annotators, *, seed, cover=0.8, max_objects=4):
+    """Annotation slots of a random coverage (not every annotator on every item), with
+    0..max_objects-1 objects each, and the empty slot last."""
+    rng = np.random.default_rng(seed)
+    item, annotator = np.nonzero(rng.random((n_items, n_annotators)) < cover)
+    count = rng.integers(0, max_objects, len(item))
+    start = np.r_[0, np.cumsum(count)[:-1]]
+    return Slices(start=np.r_[start, 0], count=np.r_[count, 0], item=np.r_[item, -1],
+                  annotator=np.r_[annotator, -1])
+
+
+def _brute_pairings(slots, first=None, second=None):
+    """Valid unordered pairings {s, t} (itertools) with s in ``first`` and t in
+    ``second`` (either way round); None = any slot."""
+    n = slots.empty
+    first = set(range(n)) if first is None else set(first)
+    second = set(range(n)) if second is None else set(second)
+    return sorted((s, t) for s, t in itertools.combinations(range(n), 2)
+                  if slots.item[s] != slots.item[t] and slots.annotator[s] != slots.annotator[t]
+                  and ((s in first and t in second) or (t in first and s in second)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_uniform_population_and_its_enumeration_match_itertools(seed):
+    slots = _random_slices(7 + seed, 2 + seed % 3, seed=seed)
+    want = _brute_pairings(slots)
+    a, b = enumerate_uniform(slots)
+    assert sorted(zip(a.tolist(), b.tolist())) == want
+    work = sum(int(slots.count[s] * slots.count[t]) for s, t in want)
+    assert uniform_population(slots) == (len(want), work)
+
+
+def _inclusion(slots, population, runs, draw):
+    """How often each pairing of ``population`` is drawn over ``runs`` seeded draws;
+    checks on the way that every draw is distinct, valid and in the population."""
+    n_slots = slots.empty + 1
+    keys = np.array([pairing_key(s, t, n_slots) for s, t in population])
+    order = np.argsort(keys)
+    hits = np.zeros(len(keys))
+    for r in range(runs):
+        a, b, _ = draw(np.random.default_rng(r))
+        k = pairing_key(a, b, n_slots)
+        assert len(np.unique(k)) == len(k), "a pairing drawn twice"
+        pos = np.minimum(np.searchsorted(keys, k, sorter=order), len(keys) - 1)
+        assert (keys[order][pos] == k).all(), "a pairing outside the population"
+        hits[order[pos]] += 1
+    return hits
+
+
+def _assert_uniform(hits, need, runs, name):
+    """Every pairing is drawn with probability need / |population| (sampling without
+    replacement: each count is a sum of ``runs`` Bernoulli(p) draws)."""
+    p = need / len(hits)
+    z = (hits - runs * p) / np.sqrt(runs * p * (1 - p))
+    statistic = float((z ** 2).sum())
+    # chi-square with len - 1 degrees of freedom, at the 1e-4 level
+    assert stats.chi2.sf(statistic, len(hits) - 1) > 1e-4, (name, statistic, len(hits))
+    return z
+
+
+def test_sample_groups_is_uniform_without_replacement_over_each_population():
+    slots = _random_slices(60, 3, seed=0)
+    n = slots.empty
+    rng = np.random.default_rng(1)
+    pool = np.sort(rng.choice(n, 40, replace=False))   # e.g. the slots holding a class
+    rest = np.setdiff1d(np.arange(n), pool)
+    second = np.sort(rng.choice(rest, 50, replace=False))
+    one, zero = np.array([len(pool)]), np.array([0])
+    cases = {
+        # a side from the pool, the other from every slot: pairings inside the pool
+        # can be drawn both ways round and must not be favoured
+        "all": (_brute_pairings(slots, pool), {"other": "all"}, 300),
+        "same pool": (_brute_pairings(slots, pool, pool), {}, 150),
+        "two pools": (_brute_pairings(slots, pool, second),
+                      {"other": (second, zero, np.array([len(second)]))}, 300),
+    }
+    for name, (population, kwargs, need) in cases.items():
+        hits = _inclusion(slots, population, 300, lambda rng, need=need, kwargs=kwargs:
+                          sample_groups(rng, slots, np.array([need]), pool, zero, one,
+                                        **kwargs))
+        assert hits.sum() == 300 * need  # the target is met every time
+        z = _assert_uniform(hits, need, 300, name)
+        if name == "all":  # pairings with both sides in the pool: not drawn twice as often
+            inside = np.array([s in set(pool) and t in set(pool) for s, t in population])
+            assert inside.sum() > 100
+            assert abs(z[inside].mean()) < 4 / np.sqrt(inside.sum())
+
+
+def test_sample_groups_enumerates_small_populations_and_skips_taken_pairings():
+    slots = _random_slices(6, 3, seed=2)
+    n = slots.empty
+    pool = np.arange(n)
+    population = _brute_pairings(slots)
+    n_slots = n + 1
+    taken_pairs = population[::3]
+    taken = np.sort([pairing_key(s, t, n_slots) for s, t in taken_pairs])
+    left = [p for p in population if p not in set(taken_pairs)]
+    need = len(left) // 2
+    hits = _inclusion(slots, left, 400, lambda rng: sample_groups(
+        rng, slots, np.array([need]), pool, np.array([0]), np.array([n]), taken=taken))
+    assert hits.sum() == 400 * need
+    _assert_uniform(hits, need, 400, "small")
+    # asking for more than the population gives the whole population, once each
+    a, b, _ = sample_groups(np.random.default_rng(0), slots, np.array([10 * len(population)]),
+                            pool, np.array([0]), np.array([n]))
+    assert sorted(zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist())) == population
+
+
+def test_uniform_stratum_holds_n_chance_distinct_pairings_when_sampled(sampled_tables):
+    sb = sampled_tables.sets_between
+    whole = sb[sb["label"] == -1]
+    assert int(whole["in_uniform"].sum()) == sampled_tables.params["n_chance_target"]
+    assert _sets_cell_units(sampled_tables, whole) == sampled_tables.params["n_chance_target"]
+
+
+# ------------------------------------------------------------------ 1. brute force
+
+
+BRUTE_CASES = [
+    # kind, tau, annotators, items, layout, distance, overall
+    (kind, tau, n_ann, 4 + (i % 5),
+     "random" if (tau == 0 or i % 4 == 3) else "single_center",
+     "iou" if i % 4 == 1 else "l2" if i % 7 == 5 else "giou",
+     "per_direction" if i % 5 == 2 else "pooled")
+    for i, (kind, tau, n_ann) in enumerate(
+        itertools.product(("box", "polygon"), (0.0, 0.3, 0.5, 0.7), (2, 3)))
+]
+
+
+@pytest.mark.parametrize("kind, tau, n_ann, n_items, layout, distance, overall", BRUTE_CASES)
+def test_chance_units_equal_an_exhaustive_enumeration(kind, tau, n_ann, n_items, layout,
+                                                      distance, overall):
+    # at a high threshold, annotators drawing a jittered central box give chance matches
+    lazy = {"lazy_center": True, "jitter": 0.03}
+    profiles = dict(zip("abc", (["good", "sloppy", "mislabeler"] if tau < 0.5
+                                else [lazy, lazy, "good"])[:n_ann]))
+    df = iaf.simulate(n_items=n_items, annotators=profiles, kind=kind, layout=layout,
+                      objects_per_item=3 if layout == "single_center" else 6,
+                      seed=n_items + n_ann)
+    tables = pair_tables(df, match_threshold=tau, distance=distance, overall=overall, seed=3)
+    assert tables.params["chance_population"] == "enumerated"
+    corpus = prepare(df)
+    a, b = _valid_pairings(corpus)
+    m = run(corpus, corpus.annotations, a, b, tau=tau, distance=get_distance(distance),
+            overall=overall, sets=True)
+
+    # localization: every matched object pair of every pairing, once, same distances
+    want = pd.DataFrame({"lo": np.minimum(m.pair_a, m.pair_b),
+                         "hi": np.maximum(m.pair_a, m.pair_b),
+                         "iou": m.pair_iou, "distance": m.pair_distance})
+    lb = tables.localization_between
+    got = pd.DataFrame({"lo": np.minimum(lb["object_a"], lb["object_b"]),
+                        "hi": np.maximum(lb["object_a"], lb["object_b"]),
+                        "iou": lb["iou"], "distance": lb["distance"]})
+    want, got = (f.sort_values(["lo", "hi"]).reset_index(drop=True) for f in (want, got))
+    assert len(want) > 0 or (0 < tau < 0.5 and layout == "random")
+    assert want[["lo", "hi"]].equals(got[["lo", "hi"]])
+    np.testing.assert_allclose(got["iou"], want["iou"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got["distance"], want["distance"], rtol=1e-12, atol=1e-12)
+    assert (corpus.item[lb["object_a"]] != corpus.item[lb["object_b"]]).all()
+    assert lb["in_uniform"].all()  # the whole population is the uniform stratum
+
+    # detection and overall of whole annotations: every pairing, once
+    sb = tables.sets_between
+    whole = sb[sb["label"] == -1]
+    lo, hi = _pairing_keys(tables, whole)
+    got = pd.DataFrame({"lo": lo, "hi": hi, "detection": whole["detection"].to_numpy(),
+                        "overall": whole["overall"].to_numpy(),
+                        "n_matched": whole["n_matched"].to_numpy()})
+    want = pd.DataFrame({"lo": a, "hi": b, "detection": m.set_detection,
+                         "overall": m.set_overall, "n_matched": m.set_matched})
+    want, got = (f.sort_values(["lo", "hi"]).reset_index(drop=True) for f in (want, got))
+    assert len(want) == len(a) > 0
+    assert want[["lo", "hi", "n_matched"]].equals(got[["lo", "hi", "n_matched"]])
+    np.testing.assert_allclose(got["detection"], want["detection"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got["overall"], want["overall"], rtol=1e-12, atol=1e-12)
+
+    # per class: every pairing for every class either side contains; detection by the
+    # label-agnostic rule (computed here by hand), overall of the restricted annotations
+    pairs_of = {p: [] for p in range(len(a))}
+    for p, oa, ob in zip(m.pair_pairing, m.pair_a, m.pair_b):
+        pairs_of[p].append((oa, ob))
+    ann = corpus.annotations
+    rows = []
+    for p, (s, t) in enumerate(zip(a, b)):
+        present = {corpus.label[o] for side in (s, t) for o in _objects(ann, side)}
+        for label in sorted(present):
+            det, found = _class_detection_by_hand(corpus, s, t, pairs_of[p], label)
+            rows.append((s, t, label, det, found))
+    want = pd.DataFrame(rows, columns=["lo", "hi", "label", "detection", "n_matched"])
+    sa = corpus.by_label_of(ann.item[want["lo"]], ann.annotator[want["lo"]], want["label"])
+    sb_ = corpus.by_label_of(ann.item[want["hi"]], ann.annotator[want["hi"]], want["label"])
+    restricted = run(corpus, corpus.by_label, sa, sb_, tau=tau,
+                     distance=get_distance(distance), overall=overall, sets=True)
+    want["overall"] = restricted.set_overall
+    per_class = sb[sb["label"] >= 0]
+    lo, hi = _pairing_keys(tables, per_class)
+    got = pd.DataFrame({"lo": lo, "hi": hi, "label": per_class["label"].to_numpy(),
+                        "detection": per_class["detection"].to_numpy(),
+                        "n_matched": per_class["n_matched"].to_numpy(),
+                        "overall": per_class["overall"].to_numpy()})
+    keys = ["lo", "hi", "label"]
+    want, got = (f.sort_values(keys).reset_index(drop=True) for f in (want, got))
+    assert want[keys + ["n_matched"]].astype(np.int64).equals(
+        got[keys + ["n_matched"]].astype(np.int64))
+    np.testing.assert_allclose(got["detection"], want["detection"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got["overall"], want["overall"], rtol=1e-12, atol=1e-12)
+
+    # the result counts them all, each once
+    ds = _agreement(tables)
+    n_chance = ds["n_chance"].sel(label=ALL, annotator=ALL)
+    assert int(n_chance.sel(component="detection")) == len(a)
+    assert int(n_chance.sel(component="overall")) == len(a)
+    assert int(n_chance.sel(component="localization")) == len(m.pair_a)
+    sources = ds["chance_source"].sel(component=["detection", "overall"]).values
+    assert (sources == "enumerated").all()
+
+
+# ------------------------------------------------------------ 2. no duplicated unit
+
+
+def _assert_no_duplicates(tables):
+    lb, sb = tables.localization_between, tables.sets_between
+    assert len(lb) > 0 and len(sb) > 0
+    pairs = lb[["object_a", "object_b"]].to_numpy()
+    assert len(np.unique(pairs, axis=0)) == len(pairs), "an object pair is listed twice"
+    assert len(np.unique(np.sort(pairs, axis=1), axis=0)) == len(pairs), \
+        "an object pair is listed twice, once each way round"
+    lo, hi = _pairing_keys(tables, sb)
+    keys = pd.DataFrame({"lo": lo, "hi": hi, "label": sb["label"].to_numpy()})
+    assert not keys.duplicated().any(), "a (pairing, label) chance unit is listed twice"
+    for frame in (lb, sb):
+        assert (frame["item_a"] != frame["item_b"]).all()
+        assert (frame["annotator_a"] != frame["annotator_b"]).all()
+    pooled = tables.localization_pooled
+    assert not pooled[["label", "row"]].duplicated().any()
+
+
+def _assert_units_are_reproducible(tables, n=400):
+    """Sampled chance units are what the matching pipeline gives on their pairing."""
+    c = tables.corpus
+    lb = tables.localization_between
+    lo, hi = _pairing_keys(tables, lb)
+    distinct = np.unique(np.column_stack([lo, hi]), axis=0)
+    pick = distinct[np.random.default_rng(0).permutation(len(distinct))[:n]]
+    p = tables.params
+    m = run(c, c.annotations, pick[:, 0], pick[:, 1], tau=p["match_threshold"],
+            distance=get_distance(p["distance"]), overall=p["overall"], sets=True)
+    want = pd.DataFrame({"lo": np.minimum(m.pair_a, m.pair_b),
+                         "hi": np.maximum(m.pair_a, m.pair_b), "distance": m.pair_distance})
+    chosen = pd.MultiIndex.from_arrays([lo, hi]).isin(pd.MultiIndex.from_arrays(pick.T))
+    got = pd.DataFrame({"lo": np.minimum(lb["object_a"], lb["object_b"]),
+                        "hi": np.maximum(lb["object_a"], lb["object_b"]),
+                        "distance": lb["distance"]})[chosen]
+    merged = got.merge(want, on=["lo", "hi"], how="left", suffixes=("", "_want"))
+    assert merged["distance_want"].notna().all(), "a chance pair the pipeline does not match"
+    np.testing.assert_allclose(merged["distance"], merged["distance_want"], rtol=1e-12)
+
+
+def test_no_duplicated_chance_unit_on_the_bundled_sample(coco_tables):
+    assert coco_tables.params["chance_population"] == "enumerated"
+    _assert_no_duplicates(coco_tables)
+
+
+def test_no_duplicated_chance_unit_on_a_sampled_corpus(sampled_tables):
+    assert sampled_tables.params["chance_population"] == "sampled"
+    _assert_no_duplicates(sampled_tables)
+    _assert_units_are_reproducible(sampled_tables)
+
+
+def test_no_duplicated_chance_unit_on_the_crowd(crowd_tables):
+    assert crowd_tables.params["chance_population"] == "sampled"
+    _assert_no_duplicates(crowd_tables)
+    _assert_units_are_reproducible(crowd_tables)
+
+
+def test_no_duplicated_chance_unit_on_the_lvis_shaped_corpus(lvis_tables):
+    _assert_no_duplicates(lvis_tables)
+
+
+@pytest.mark.parametrize("make", [lambda: iaf.load_sample("coco"),
+                                  lambda: iaf.simulate(n_items=300, seed=0)],
+                         ids=["coco", "simulated-300"])
+def test_public_between_lists_each_object_pair_once(make):
+    df = make()
+    b = iaf.between(df)
+    assert b.equals(df.iaa.between())
+    side_a = list(zip(b["item_a"], b["annotator_a"], b["object_id_a"]))
+    side_b = list(zip(b["item_b"], b["annotator_b"], b["object_id_b"]))
+    unordered = {frozenset(p) for p in zip(side_a, side_b)}
+    assert len(unordered) == len(b) > 0
+
+
+# ------------------------------------------------------------------- 3. two items
+
+
+def _two_items():
+    df = iaf.simulate(n_items=2, annotators={"a": "good", "b": "good", "c": "good"}, seed=0)
+    tables = pair_tables(df)
+    assert tables.params["chance_population"] == "enumerated"
+    return agreement_from_tables(tables, n_boot=50)
+
+
+def test_two_items_give_nan_not_false_certainty():
+    ds = _two_items()
+    sigma = ds.sel(component=list(SIGMA))
+    # 2 items x 3 annotators: 6 chance pairings in all
+    assert int(ds["n_chance"].sel(component="detection", label=ALL, annotator=ALL)) == 6
+    for comp in SIGMA:
+        cell = ds.sel(component=comp, label=ALL, annotator=ALL)
+        assert np.isnan(float(cell["agreement"]))
+        assert str(cell["note"].values).startswith("too few chance units (n=")
+    # no cell of a sigma component claims certainty it does not have
+    defined = ~np.isnan(sigma["agreement"].values)
+    width = sigma["ci_high"].values - sigma["ci_low"].values
+    assert not (defined & ~(width > 0)).any()
+    assert not (sigma["ks_pvalue"].values < 1e-3).any()
+    assert (sigma["note"].values[~defined] != "").all()
+
+
+def test_two_items_note_names_the_whole_chance_population():
+    ds = _two_items()
+    for comp in SIGMA:
+        note = str(ds["note"].sel(component=comp, label=ALL, annotator=ALL).values)
+        assert note.endswith(": the whole chance population)"), note
+
+
+# ----------------------------------------------------------------------- 4. crowd
+
+
+def test_every_crowd_worker_has_detection_localization_and_overall(crowd_tables):
+    ds = _agreement(crowd_tables)
+    workers = ds.sel(label=ALL).drop_sel(annotator=ALL)
+    assert workers.sizes["annotator"] == 100
+    for comp in SIGMA:
+        cell = workers.sel(component=comp)
+        undefined = cell["annotator"].values[np.isnan(cell["agreement"].values)]
+        assert len(undefined) == 0, (comp, undefined[:5], cell["note"].values[:5])
+        assert (cell["n_chance"].values >= MIN_CHANCE_UNITS).all()
+        # every worker redraws the same boxes with the same 5 px noise: each worker's
+        # figure is the crowd's, up to sampling noise
+        overall = float(ds["agreement"].sel(component=comp, label=ALL, annotator=ALL))
+        assert np.abs(cell["agreement"].values - overall).max() < 0.15
+
+
+# ----------------------------------------------------------- 5. label-only annotator
+
+
+def test_per_class_detection_ignores_label_confusion():
+    good = {"preset": "good", "miss": 0.0}
+    df = iaf.simulate(n_items=100, annotators={"a": good, "b": good, "c": {"confusion": 0.4}},
+                      seed=0)
+    ds = iaf.agreement(df, n_boot=0)
+    det = ds["agreement"].sel(component="detection")
+    assert det.sizes["label"] == 4  # "(all)" and three classes
+    assert (det.values >= 0.95).all(), det.to_pandas()
+    # the confusion is visible where it belongs: classification of annotator c
+    cls = ds["agreement"].sel(component="classification", annotator="c")
+    assert (cls.values < 0.6).all()
+    # control: an annotator who misses a third of the objects loses per-class detection
+    miss = iaf.simulate(n_items=100, annotators={"a": good, "b": good, "c": {"miss": 0.3}},
+                        seed=0)
+    det = iaf.agreement(miss, n_boot=0)["agreement"].sel(component="detection",
+                                                          annotator="c")
+    assert (det.values < 0.9).all()
+
+
+# --------------------------------------------------------------------- 6. LVIS shape
+
+
+def test_per_class_localization_is_defined_for_every_class_with_enough_pairs(lvis_tables):
+    w = lvis_tables.localization_within
+    same = w[w["label_a"] == w["label_b"]]
+    counts = same.groupby("label_a").size()
+    codes = counts.index[counts >= 10]
+    names = [str(lvis_tables.corpus.labels[c]) for c in codes]
+    assert len(names) >= 20  # the corpus has that many well-populated classes
+    ds = _agreement(lvis_tables)
+    loc = ds.sel(component="localization", annotator=ALL, label=names)
+    undefined = np.isnan(loc["agreement"].values)
+    assert not undefined.any(), dict(zip(np.array(names)[undefined],
+                                         loc["note"].values[undefined]))
+    assert set(loc["chance_source"].values) <= {"enumerated", "sampled", "pooled"}
+    # the second rater is a noisy redraw of the first: clear agreement in every class
+    assert (loc["agreement"].values > 0.3).all()
+
+
+def _pooled_class_sigma(ds, component="localization"):
+    """Per-class sigma of the defined class cells and their within units."""
+    cell = ds.sel(component=component, annotator=ALL).drop_sel(label=ALL)
+    value, n = cell["agreement"].values, cell["n_units"].values
+    ok = ~np.isnan(value)
+    return value[ok], n[ok], cell["chance_source"].values[ok]
+
+
+def test_random_annotators_on_an_lvis_shaped_corpus_score_zero_in_every_class():
+    # Measured over 5 seeds: the within-units-weighted mean of the per-class sigma has a
+    # standard deviation of 0.02 between seeds (7-9 defined classes, ~240 within pairs).
+    # The mean of 3 seeds has a standard error of about 0.012; 0.04 is over 3 of them.
+    # A class baseline whose chance pairs skipped the matcher's threshold would be far
+    # from 0 (the known bias of unfiltered chance pairs).
+    means = []
+    for seed in range(3):
+        df = lvis_random(150, 40, 20, seed=seed)
+        ds = _agreement(pair_tables(df, seed=seed))
+        value, n, _ = _pooled_class_sigma(ds)
+        assert len(value) >= 5 and n.sum() >= 150
+        means.append(np.average(value, weights=n))
+        assert abs(means[-1]) < 0.1
+    assert abs(np.mean(means)) <= 0.04, means
+
+
+def _lvis_classes(n=200):
+    weights = 1.0 / np.arange(1, n + 1) ** 1.1
+    return [f"class_{c:03d}" for c in range(n)], weights
+
+
+def test_lazy_center_annotators_score_zero_or_nan_in_every_class():
+    classes, weights = _lvis_classes()
+    lazy = {"lazy_center": True}
+    df = iaf.simulate(n_items=200, classes=classes, class_weights=weights,
+                      annotators={"a": lazy, "b": lazy}, seed=0)
+    ds = iaf.agreement(df, n_boot=0)
+    loc = ds.sel(component="localization")
+    value = loc["agreement"].values
+    assert np.isnan(value).all() or np.nanmax(np.abs(value)) <= 0.05
+    # the cells with enough units say why: the same box everywhere has no variation
+    enough = loc["n_units"].values >= 2
+    assert enough.sum() >= 10
+    assert (loc["note"].values[enough] == "no variation: expected disagreement is 0").all()
+    # and detection (they always draw one box, which always matches) has none either
+    det = ds.sel(component="detection")
+    assert np.isnan(det["agreement"].values).all() or \
+        np.nanmax(np.abs(det["agreement"].values)) <= 0.05
+
+
+def test_jittered_lazy_center_annotators_score_zero_in_the_pooled_classes():
+    # Measured over 6 seeds: the weighted mean of the per-class sigma (20-30 classes,
+    # ~150 within pairs, most of them on pooled chance units) has a standard deviation
+    # of 0.02 between seeds; the mean of 3 seeds is within 0.04 (over 3 standard errors).
+    # Every chance unit stays between items: the class's own pairs where there are
+    # enough, else pooled pairs of other classes reweighted by shape.
+    classes, weights = _lvis_classes()
+    jittered = {"lazy_center": True, "jitter": 0.05}
+    means, pooled = [], 0
+    for seed in range(3):
+        df = iaf.simulate(n_items=200, classes=classes, class_weights=weights,
+                          annotators={"a": jittered, "b": jittered}, seed=seed)
+        ds = iaf.agreement(df, n_boot=0, seed=seed)
+        value, n, source = _pooled_class_sigma(ds)
+        pooled += int((source == "pooled").sum())
+        means.append(np.average(value, weights=n))
+        assert np.abs(value).max() < 0.9
+    assert pooled >= 30  # the pooled baseline is what is being tested
+    assert abs(np.mean(means)) <= 0.04, means
+
+
+# ------------------------------------------------------------------------- 8. tau = 1
+
+
+def _never_coinciding_boxes(duplicate=False):
+    """Boxes of three annotators on six items, no two of them identical (in normalized
+    coordinates); with ``duplicate``, annotator b copies a's first box on item im0."""
+    rows = []
+    for i in range(6):
+        for k, annotator in enumerate("abc"):
+            for j in range(3):
+                x, y = 10 + 100 * j + 7 * i + 1.5 * k, 20 + 50 * j + 3 * i + 0.5 * k
+                rows.append({"item": f"im{i}", "annotator": annotator,
+                             "label": ("cat", "dog")[j % 2], "x0": x, "y0": y,
+                             "x1": x + 40 + i + k, "y1": y + 30 + 2 * k,
+                             "width": 640.0, "height": 480.0})
+    if duplicate:
+        rows[3].update({key: rows[0][key] for key in ("x0", "y0", "x1", "y1")})
+    return iaf.from_records(rows)
+
+
+def test_threshold_one_with_nothing_matching_is_nan_with_a_reason():
+    df = _never_coinciding_boxes()
+    tables = pair_tables(df, match_threshold=1.0)
+    assert len(tables.localization_within) == 0 and len(tables.localization_between) == 0
+    ds = agreement_from_tables(tables, n_boot=20)
+    det = ds.sel(component="detection")
+    assert np.isnan(det["agreement"].values).all()
+    assert (det["note"].values == NO_MATCH_NOTE).all()
+    assert np.isnan(det["ci_low"].values).all()
+
+
+def test_threshold_one_with_a_match_is_not_reported_as_no_match():
+    tables = pair_tables(_never_coinciding_boxes(duplicate=True), match_threshold=1.0)
+    assert len(tables.localization_within) == 1
+    ds = _agreement(tables)
+    note = ds["note"].sel(component="detection", label=ALL, annotator=ALL).item()
+    assert note != NO_MATCH_NOTE
+
+
+# --------------------------------------------------------- 9. random and identical
+
+
+# Each case: the components asserted are those whose sigma (alpha) varies by at most
+# 0.02 between seeds (standard deviation measured over 5 seeds): the mean of 3 seeds then
+# has a standard error of at most 0.012, and |mean| <= 0.03 is 2.5 of them. Components
+# left out are too noisy in that case (few matched pairs: classification alpha of
+# 30-180 clusters varies by 0.1-0.25; detection at tau = 0 on sparse items, a function of
+# object counts only, by 0.03-0.04).
+RANDOM_CASES = {
+    "tau0-dense-2": (
+        {"kind": "box", "objects_per_item": 10, "n_items": 200, "annotators": 2}, 0.0,
+        ("detection", "classification", "localization", "overall")),
+    "tau0-sparse-2-polygons": (
+        {"kind": "polygon", "objects_per_item": 3, "n_items": 150, "annotators": 2}, 0.0,
+        ("localization", "overall")),
+    "tau0.3-dense-3": (
+        {"kind": "box", "objects_per_item": 10, "n_items": 150, "annotators": 3}, 0.3,
+        ("detection", "localization", "overall")),
+    "tau0.5-dense-4": (
+        {"kind": "box", "objects_per_item": 10, "n_items": 120, "annotators": 4}, 0.5,
+        ("detection", "localization", "overall")),
+    "tau0.5-dense-5-grid": (
+        {"grid": True, "per_item": 8, "n_items": 80, "annotators": 5}, 0.5,
+        ("detection", "classification", "localization", "overall")),
+    "tau0.7-sparse-2-grid": (
+        {"grid": True, "per_item": 3, "n_items": 900, "annotators": 2}, 0.7,
+        ("detection", "localization", "overall")),
+}
+
+
+def _random_corpus(spec, seed):
+    spec = dict(spec)
+    n_ann = spec.pop("annotators")
+    if spec.pop("grid", False):
+        return anchored_random(spec["n_items"], n_ann, spec["per_item"], seed=seed)
+    return iaf.simulate(annotators={f"r{k}": "random" for k in range(n_ann)}, seed=seed,
+                        **spec)
+
+
+@pytest.mark.parametrize("case", list(RANDOM_CASES))
+def test_random_annotators_score_zero(case):
+    spec, tau, components = RANDOM_CASES[case]
+    values = []
+    for seed in range(3):
+        ds = iaf.agreement(_random_corpus(spec, seed), match_threshold=tau, n_boot=0,
+                           seed=seed)
+        cell = ds.sel(label=ALL, annotator=ALL, component=list(components))
+        assert (cell["n_units"].values >= 100).all()  # enough for the tolerance above
+        values.append(cell["agreement"].values)
+    mean = np.mean(values, axis=0)
+    assert np.all(np.abs(mean) <= 0.03), dict(zip(components, mean.round(3)))
+
+
+@pytest.mark.parametrize("kind, n_items", [("box", 30), ("polygon", 30), ("box", 300)])
+def test_identical_annotators_score_one_everywhere(kind, n_items):
+    df = iaf.simulate(n_items=n_items, annotators={"a": "perfect", "b": "perfect",
+                                                   "c": "perfect"}, kind=kind, seed=1)
+    ds = iaf.agreement(df, n_boot=0)
+    value = ds["agreement"].values
+    assert not np.isnan(value).any(), ds["note"].to_pandas()
+    np.testing.assert_allclose(value, 1.0, atol=1e-9)
+
+
+# ------------------------------------------------------------------ 10. n_chance
+
+
+def _sets_cell_units(tables, frame, annotator=None, *, every_row=False):
+    """Distinct pairings of a detection/overall cell, by the documented rules: the
+    "(all)" cell counts the uniform stratum's pairings; an annotator's cell the pairings
+    involving the annotator drawn by the uniform stratum or by the annotator's own; a
+    class cell (``every_row``) every pairing of the class's rows."""
+    uni = frame["in_uniform"].to_numpy()
+    if every_row:
+        sel = np.ones(len(frame), dtype=bool)
+    elif annotator is None:
+        sel = uni
+    else:
+        sel = (((frame["annotator_a"].to_numpy() == annotator)
+                & (uni | frame["in_annotator_a"].to_numpy()))
+               | ((frame["annotator_b"].to_numpy() == annotator)
+                  & (uni | frame["in_annotator_b"].to_numpy())))
+    lo, hi = _pairing_keys(tables, frame[sel])
+    return len(set(zip(lo, hi)))
+
+
+def _loc_cell_units(tables, annotator=None, label=None):
+    lb = tables.localization_between
+    if label is not None:
+        pooled = tables.localization_pooled
+        if (pooled["label"] == label).any():
+            return int((pooled["label"] == label).sum())
+        sel = ((lb["label_a"] == label) & (lb["label_b"] == label)
+               & (lb["in_uniform"] | lb["in_label"]))
+    elif annotator is not None:
+        sel = (((lb["annotator_a"] == annotator) & (lb["in_uniform"] | lb["in_annotator_a"]))
+               | ((lb["annotator_b"] == annotator)
+                  & (lb["in_uniform"] | lb["in_annotator_b"])))
+    else:
+        sel = lb["in_uniform"]
+    pairs = lb.loc[sel.to_numpy(), ["object_a", "object_b"]].to_numpy()
+    return len({frozenset(p) for p in map(tuple, pairs)})
+
+
+@pytest.mark.parametrize("which", ["sampled", "crowd", "lvis"])
+def test_n_chance_counts_the_distinct_units_of_each_cell(which, sampled_tables, crowd_tables,
+                                                          lvis_tables):
+    tables = {"sampled": sampled_tables, "crowd": crowd_tables, "lvis": lvis_tables}[which]
+    c = tables.corpus
+    ds = _agreement(tables)
+    n_chance = ds["n_chance"]
+    sb = tables.sets_between
+    whole = sb[sb["label"] == -1]
+    annotators = range(min(len(c.annotators), 6))
+    labels = np.argsort(-np.bincount(c.label, minlength=len(c.labels)))[:6]
+    for comp in ("detection", "overall"):
+        d = cell_distances(tables, comp, by="annotator")
+        between = d[d["sample"] == "between"]
+        want = _sets_cell_units(tables, whole)
+        assert n_chance.sel(component=comp, label=ALL, annotator=ALL) == want
+        assert (between["annotator"] == ALL).sum() == want
+        for code in annotators:
+            name = str(c.annotators[code])
+            want = _sets_cell_units(tables, whole, code)
+            assert n_chance.sel(component=comp, label=ALL, annotator=name) == want, name
+            assert (between["annotator"] == name).sum() == want
+        by_label = cell_distances(tables, comp, by="label")
+        between = by_label[by_label["sample"] == "between"]
+        for code in labels:
+            name = str(c.labels[code])
+            rows = sb[sb["label"] == code]
+            want = _sets_cell_units(tables, rows, every_row=True)
+            assert n_chance.sel(component=comp, label=name, annotator=ALL) == want, name
+            assert (between["label"] == name).sum() == want
+    d = cell_distances(tables, "localization", by="label")
+    between = d[d["sample"] == "between"]
+    want = _loc_cell_units(tables)
+    assert n_chance.sel(component="localization", label=ALL, annotator=ALL) == want
+    assert (between["label"] == ALL).sum() == want
+    for code in labels:
+        name = str(c.labels[code])
+        want = _loc_cell_units(tables, label=code)
+        assert n_chance.sel(component="localization", label=name, annotator=ALL) == want
+        assert (between["label"] == name).sum() == want
+    d = cell_distances(tables, "localization", by="annotator")
+    between = d[d["sample"] == "between"]
+    for code in annotators:
+        name = str(c.annotators[code])
+        want = _loc_cell_units(tables, annotator=code)
+        assert n_chance.sel(component="localization", label=ALL, annotator=name) == want
+        assert (between["annotator"] == name).sum() == want
+
+
+# ------------------------------------------------------- invariance on sampled data
+
+
+def _renamed(df, seed):
+    """Rows shuffled; items and annotators renamed (a random bijection each)."""
+    rng = np.random.default_rng(seed)
+    out = df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    items = out["item"].unique()
+    item_map = dict(zip(items, [f"x{j:05d}" for j in rng.permutation(len(items))]))
+    annotators = out["annotator"].unique()
+    ann_map = dict(zip(annotators, [f"n{j}" for j in rng.permutation(len(annotators))]))
+    out["item"] = out["item"].map(item_map)
+    out["annotator"] = out["annotator"].map(ann_map)
+    return out, ann_map
+
+
+def _assert_same_result(ds, other, ann_map):
+    back = {v: k for k, v in ann_map.items()}
+    other = other.assign_coords(annotator=[back.get(a, a) for a in other["annotator"].values])
+    other = other.sel(annotator=ds["annotator"].values)
+    for var in ds.data_vars:
+        a, b = ds[var].values, other[var].values
+        if a.dtype.kind == "f":
+            same = np.isclose(a, b, rtol=1e-9, atol=1e-12) | (np.isnan(a) & np.isnan(b))
+        else:
+            same = a == b
+        assert same.all(), (var, int((~same).sum()))
+
+
+def test_row_order_and_renaming_change_nothing_on_a_sampled_corpus():
+    df = iaf.simulate(n_items=150, annotators={"a": "good", "b": "sloppy", "c": "mislabeler"},
+                      seed=4)
+    ds = iaf.agreement(df, n_boot=20)
+    assert ds.attrs["chance_population"] == "sampled"
+    other, ann_map = _renamed(df, seed=4)
+    _assert_same_result(ds, iaf.agreement(other, n_boot=20), ann_map)
+
+
+def test_renaming_classes_changes_nothing_on_the_lvis_shaped_corpus(lvis_tables):
+    # 274 classes, sampled population, some classes enumerated, others pooled. The issue
+    # requires the enumerated cells to be unchanged; chance.py promises that the sampled
+    # draws never depend on names either, so every cell is compared.
+    df = corpora.lvis_like()
+    names = sorted(df["label"].dropna().unique())
+    rename = {name: f"k{len(names) - i:03d}" for i, name in enumerate(names)}
+    ds = agreement_from_tables(lvis_tables, n_boot=20)
+    assert ds.attrs["chance_population"] == "sampled"
+    sources = set(ds["chance_source"].sel(component="localization").values.ravel())
+    assert {"enumerated", "pooled", "sampled"} <= sources
+    other = iaf.agreement(df.assign(label=df["label"].map(rename)), n_boot=20)
+    back = {v: k for k, v in rename.items()}
+    other = other.assign_coords(label=[back.get(x, x) for x in other["label"].values])
+    _assert_same_result(ds, other.sel(label=ds["label"].values), {})
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "annotators a, b, c are indistinguishable by content (identical lazy-center boxes and "
+    "labels): only their names order them, so renaming them permutes which one gets which "
+    "random stream and bootstrap column; their cells differ by sampling noise (a documented "
+    "limit of name-free canonical codes: corpus.prepare breaks exact ties by class, then "
+    "by name)"))
+@pytest.mark.parametrize("n_items, population", [(12, "enumerated"), (150, "sampled")])
+def test_renaming_items_that_differ_only_by_label_changes_nothing(n_items, population):
+    # lazy-center annotators: every item has the same central box (in normalized
+    # coordinates); items differ by its label (the item's first true class)
+    lazy = {"a": "lazy-center", "b": "lazy-center", "c": "lazy-center"}
+    df = iaf.simulate(n_items=n_items, annotators=lazy, objects_per_item=1, seed=0)
+    ds = iaf.agreement(df, n_boot=50)
+    assert ds.attrs["chance_population"] == population
+    other, ann_map = _renamed(df, seed=0)
+    _assert_same_result(ds, iaf.agreement(other, n_boot=50), ann_map)
