@@ -119,6 +119,37 @@ def test_worker_processes(corpora):
     assert_same_result(got, iaf.agreement(df, n_chance=200, n_boot=20, distance="iou"))
 
 
+def tied_corpus():
+    """Items that differ only by their classes, and twin annotators.
+
+    Every object is the same box, so the fingerprints of items differ only by the class
+    term (0.000731 x the share of the class), which orders them against their names
+    ("a" is the most common class, "c", "d" and "e" the rarest); "c", "d" and "e" are
+    equally common, so those items tie and the tie goes by class name, against the item
+    names ("q7" < "q6" < "q5" by class). Annotators x and y draw the same.
+    """
+    labels = {"i0": "a", "i1": "a", "i2": "a", "i3": "b", "i4": "b", "q7": "c", "q6": "d",
+              "q5": "e"}
+    rows = [{"item": item, "annotator": ann, "label": label, "x0": 10, "y0": 10, "x1": 50,
+             "y1": 50, "width": 100, "height": 100}
+            for item, label in labels.items() for ann in ("x", "y")]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 8])
+def test_codes_of_tied_items_and_annotators(npartitions):
+    df = tied_corpus()
+    with dask.config.set(scheduler="synchronous"):
+        got = iaf.dask.pair_tables(split_items(df, npartitions), n_chance=300, seed=2)
+    want = iaf.pair_tables(df, n_chance=300, seed=2)
+    assert list(want.corpus.items) == ["q7", "q6", "q5", "i3", "i4", "i0", "i1", "i2"]
+    assert list(got.corpus.items) == list(want.corpus.items)
+    assert list(got.corpus.annotators) == list(want.corpus.annotators)
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name),
+                                      check_exact=True, obj=name)
+
+
 def test_parquet_partitions_need_no_shuffle(client, corpora, tmp_path):
     df = corpora["polygon"]
     path = iaf.to_parquet(df, tmp_path, rows_per_file=400)

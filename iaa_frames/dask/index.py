@@ -2,10 +2,11 @@
 
 :func:`codes` turns the partitions' summaries (:func:`iaa_frames.dask.partition.summarize`)
 into the canonical codes :func:`iaa_frames.corpus.prepare` gives the whole frame: items
-and annotators ranked by the sum of their objects' fingerprints (names breaking exact
-ties), classes sorted by name. Sums over partitions are added up; the ranking rounds
-fingerprints to 6 decimals, so the order in which a partial sum was added does not
-matter.
+and annotators ranked by the sum of their objects' fingerprints (box, and the share of
+the object's class in the corpus, which only the driver knows), exact ties broken by the
+classes drawn, then by name; classes sorted by name. Sums over partitions are added up;
+the ranking rounds sums to 6 decimals, so the order in which partial sums are added does
+not matter.
 
 :func:`index_corpus` assembles the :class:`~iaa_frames.corpus.Corpus` the chance sample
 and the statistics work on, from the partitions' per-object arrays: boxes (normalized),
@@ -78,8 +79,32 @@ def codes(summaries: list[dict]) -> tuple[Codes, np.ndarray]:
     anns, ann_fp, ann_rows, ann_raw = _combine([x["annotators"] for x in s],
                                                [x["ann_fp"] for x in s],
                                                [x["ann_rows"] for x in s])
-    item_code = rank_codes(item_fp + 0.011 * item_rows, items)
-    ann_code = rank_codes(ann_fp + 0.013 * ann_rows, anns)
+    # the class terms of prepare(): every object adds 0.000731 x (its class's share of
+    # the objects) to the fingerprint, and sqrt(1 + rank of its class name) to the
+    # tie-breaker
+    names = np.unique(np.concatenate([x["label_str"] for x in s])) if s else np.zeros(0, str)
+    rank = [np.searchsorted(names, x["label_str"]) for x in s]
+    count = np.zeros(len(names), dtype=np.int64)
+    for x, r in zip(s, rank):
+        np.add.at(count, r[x["item_label"][1]], x["item_label"][2])
+    share = 0.000731 * count / max(int(count.sum()), 1)
+    by_name = np.sqrt(1.0 + np.arange(len(names)))
+
+    def class_terms(key, n, offsets):
+        fp, tie = np.zeros(n), np.zeros(n)
+        for x, r, off in zip(s, rank, offsets):
+            ent, lab, k = x[key]
+            np.add.at(fp, raw_of[key][off + ent], k * share[r[lab]])
+            np.add.at(tie, raw_of[key][off + ent], k * by_name[r[lab]])
+        return fp, tie
+
+    raw_of = {"item_label": item_raw, "ann_label": ann_raw}
+    item_off = np.cumsum([0] + [len(x["items"]) for x in s])[:-1]
+    ann_off = np.cumsum([0] + [len(x["annotators"]) for x in s])[:-1]
+    item_cls, item_tie = class_terms("item_label", len(items), item_off)
+    ann_cls, ann_tie = class_terms("ann_label", len(anns), ann_off)
+    item_code = rank_codes(item_fp + item_cls + 0.011 * item_rows, items, item_tie)
+    ann_code = rank_codes(ann_fp + ann_cls + 0.013 * ann_rows, anns, ann_tie)
     by_code = np.empty_like(anns)
     by_code[ann_code] = anns
     labels = pd.factorize(pd.Series(np.concatenate([x["labels"] for x in s]), dtype=object),

@@ -96,6 +96,18 @@ def summarize(frame: pd.DataFrame) -> dict:
     n_i, n_a = len(item_names), len(ann_names)
     cov = np.unique(item_raw.astype(np.int64) * max(n_a, 1) + ann_raw)
     known = np.isfinite(objects["width"].to_numpy()) & np.isfinite(objects["height"].to_numpy())
+    # class names (as str, the order prepare() ranks them in) and the objects of every
+    # (item, class) and (annotator, class): the class terms of the fingerprints need the
+    # corpus-wide class frequencies, so they are added by the driver
+    label_str, label_raw = np.unique(objects["label"].to_numpy(dtype=object).astype(str),
+                                     return_inverse=True)
+    n_l = max(len(label_str), 1)
+
+    def by_label(raw):
+        key, count = np.unique(raw[is_obj].astype(np.int64) * n_l + label_raw,
+                               return_counts=True)
+        return key // n_l, key % n_l, count
+
     return {
         "items": np.asarray(item_names, dtype=object),
         "item_fp": np.bincount(item_raw[is_obj], weights=fp, minlength=n_i).astype(float),
@@ -104,6 +116,8 @@ def summarize(frame: pd.DataFrame) -> dict:
         "ann_fp": np.bincount(ann_raw[is_obj], weights=fp, minlength=n_a).astype(float),
         "ann_rows": np.bincount(ann_raw, minlength=n_a),
         "labels": np.asarray(pd.unique(objects["label"]), dtype=object),
+        "label_str": label_str, "item_label": by_label(item_raw),
+        "ann_label": by_label(ann_raw),
         "cov_item": cov // max(n_a, 1), "cov_annotator": cov % max(n_a, 1),
         "n_rows": len(v), "n_objects": int(is_obj.sum()), "known": int(known.sum()),
         "polygons": bool(shapes.is_polygon.any()), "repaired": repaired,
