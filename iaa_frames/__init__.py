@@ -42,6 +42,8 @@ from .io import (
     read_yolo,
     read_yolo_classes,
 )
+from .io.parquet import read_parquet, to_parquet
+from . import dask  # iaa_frames.dask: agreement of dask DataFrames (imports dask lazily)
 
 try:
     __version__ = _version("iaa-frames")
@@ -83,6 +85,8 @@ __all__ = [
     "read_voc",
     "read_yolo",
     "read_yolo_classes",
+    "read_parquet",
+    "to_parquet",
     "ks",
     "nominal_alpha",
     "pair_tables",

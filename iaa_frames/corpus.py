@@ -199,3 +199,10 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
                   items=items, annotators=annotators, labels=labels, annotations=annotations,
                   by_label=by_label, normalization=normalization, area=areas(shapes))
 
+
+
+# -- public names of the steps of prepare(), for iaa_frames.dask, which builds the same
+# canonical codes and slots from per-partition aggregates of a dask DataFrame
+FINGERPRINT = _FINGERPRINT
+rank_codes = _rank
+build_slices = _slices

@@ -884,6 +884,11 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: f
     ...                          annotator="(all)") > 0.5)
     True
     """
+    if type(df).__module__.startswith("dask"):  # a dask DataFrame: see iaa_frames.dask
+        from .dask import agreement as dask_agreement
+        return dask_agreement(df, distance=distance, match_threshold=match_threshold,
+                              n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
+                              progress=progress)
     _check_int(n_boot, "n_boot")
     _check_progress(progress)
     tables = pair_tables(df, distance=distance, match_threshold=match_threshold,

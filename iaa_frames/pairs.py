@@ -551,3 +551,17 @@ def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
 #: Public name of ``_named`` (codes to names, object indices to ids), used by the
 #: ``df.iaa`` accessor on its cached tables.
 named = _named
+
+
+# -- public names of the steps of pair_tables(), for iaa_frames.dask, which runs the same
+# steps on the partitions of a dask DataFrame and on its global index of annotations
+check_params = _check_params
+within_pairings = _within_pairings
+labels_of_pairings = _labels_of_pairings
+to_label_slots = _to_label_slots
+localization_frame = _localization_frame
+sets_frame = _sets_frame
+class_detection = _class_detection
+within_counts = _within_counts
+between_frames = _between_frames
+pooled_baseline = _pooled_baseline

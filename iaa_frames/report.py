@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from .comparability import require_comparable
 from .errors import IAAWarning, ParameterError
@@ -631,6 +632,8 @@ def _figures(tables, result, pw, item_table, top):
                 ax.set_ylabel("")
         return fig
 
+    if tables is None:  # a report of a Dataset: no pair tables
+        return figs
     add("pairwise", "Annotator pairs", _caption_pairwise(
         {c: pw[c] for c in ("detection", "classification", "localization") if c in pw}),
         heatmaps)
@@ -674,8 +677,13 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
 
     Parameters
     ----------
-    df : pandas.DataFrame
-        A tidy annotation frame.
+    df : pandas.DataFrame or xarray.Dataset
+        A tidy annotation frame; or an agreement result already computed (the Dataset
+        of :func:`iaa_frames.agreement`, for instance of a dask DataFrame), whose report
+        holds the reading, the headline, the classes, the annotators and their figures,
+        but not the sections that need the pair tables (annotator pairs, distance
+        distributions, hardest items, where they disagree); the computation parameters
+        are then those recorded in the Dataset and the ones given here are not used.
     path : str or os.PathLike
         Output directory (created if missing; existing report files are overwritten).
     distance, match_threshold, n_chance, seed, overall
@@ -721,6 +729,12 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     out_dir = Path(path)
     if out_dir.exists() and not out_dir.is_dir():
         raise NotADirectoryError(f"{out_dir} exists and is not a directory")
+    if isinstance(df, xr.Dataset):  # a result computed elsewhere (e.g. of a dask frame)
+        return _report_of_result(df, out_dir, title=title, top=top, version=__version__)
+    if type(df).__module__.startswith("dask"):
+        raise ParameterError("report() of a dask DataFrame: compute its agreement first "
+                             "(ds = iaf.agreement(ddf)) and pass the Dataset: "
+                             "iaf.report(ds, path)")
     start = time.perf_counter()
     require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures
     if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
@@ -771,7 +785,7 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
 def _params_table(result, tables, elapsed, version):
     rows = {k: result.attrs[k] for k in result.attrs}
     rows.setdefault("iaa_frames_version", version)
-    rows["computed in"] = f"{elapsed:.1f} s"
+    rows["computed in" if tables is not None else "report made in"] = f"{elapsed:.1f} s"
     frame = pd.DataFrame({"value": [str(v) for v in rows.values()]}, index=list(rows))
     return _html_table(frame, index_name="parameter")
 
@@ -896,10 +910,11 @@ def _section_items(ctx):
 
 
 def _section_parameters(ctx):
+    more = ("" if ctx.tables is None else
+            ", pairwise.csv, items.csv, conflicts.csv, conflict_counts.csv")
     return (_params_table(ctx.result, ctx.tables, ctx.elapsed, ctx.version)
             + "<p>Files: agreement.nc (the result Dataset), agreement.csv, headline.csv, "
-              "by_label.csv, by_annotator.csv, pairwise.csv, items.csv, conflicts.csv, "
-              "conflict_counts.csv.</p>")
+              f"by_label.csv, by_annotator.csv{more}.</p>")
 
 
 #: The sections of the report page, in order: ``(id, title, builder)``; a builder takes
@@ -919,15 +934,16 @@ SECTIONS = [
 ]
 
 
-def _page(ctx, title):
-    c = ctx.tables.corpus
-    n_obj = len(c.objects)
-    n_cov = len(ctx.df) - n_obj
-    intro = (f"{_plural(len(c.items), 'item')}, {_plural(len(c.annotators), 'annotator')}, "
-             f"{_plural(len(c.labels), 'class', 'classes')}, {_plural(n_obj, 'object')} and "
-             f"{_plural(n_cov, 'coverage row')} (an annotator reviewed an item and drew "
-             "nothing).")
-    sections = [(sid, name, build(ctx)) for sid, name, build in SECTIONS]
+def _page(ctx, title, *, intro=None, sections=None):
+    if intro is None:
+        c = ctx.tables.corpus
+        n_obj = len(c.objects)
+        n_cov = len(ctx.df) - n_obj
+        intro = (f"{_plural(len(c.items), 'item')}, {_plural(len(c.annotators), 'annotator')}, "
+                 f"{_plural(len(c.labels), 'class', 'classes')}, {_plural(n_obj, 'object')} "
+                 f"and {_plural(n_cov, 'coverage row')} (an annotator reviewed an item and "
+                 "drew nothing).")
+    sections = [(sid, name, build(ctx)) for sid, name, build in (sections or SECTIONS)]
     nav = "<nav>" + "".join(f'<a href="#{sid}">{html.escape(name)}</a>'
                             for sid, name, _ in sections) + "</nav>"
     body = "".join(f'<section id="{sid}"><h2>{html.escape(name)}</h2>{content}</section>'
@@ -938,3 +954,39 @@ def _page(ctx, title):
             f"<h1>{html.escape(title)}</h1><p>{html.escape(intro)}</p>{nav}{body}"
             f"<footer><p class=note>iaa_frames {html.escape(str(ctx.version))}</p></footer>"
             "</body></html>\n")
+
+
+#: Sections of a report made from an agreement Dataset alone (no pair tables).
+RESULT_SECTIONS = [entry for entry in SECTIONS if entry[0] in (
+    "summary", "how-to-read", "headline", "figures", "by-label", "by-annotator",
+    "parameters")]
+
+
+def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
+    """:func:`report` of an agreement Dataset: what needs only the Dataset."""
+    missing = [v for v in ("agreement", "ci_low", "ci_high", "n_units", "note")
+               if v not in result.data_vars]
+    if missing or not {"component", "label", "annotator"} <= set(result.dims):
+        raise ParameterError("report() takes a tidy annotation frame or the Dataset of "
+                             f"iaa_frames.agreement(); this Dataset lacks {missing or 'its dims'}")
+    start = time.perf_counter()
+    figures = _figures(None, result, {}, None, top)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result.to_netcdf(out_dir / "agreement.nc")
+    result.to_dataframe().reset_index().to_csv(out_dir / "agreement.csv", index=False)
+    head = headline(result)
+    head.to_csv(out_dir / "headline.csv")
+    by_label(result).to_csv(out_dir / "by_label.csv")
+    by_annotator(result).to_csv(out_dir / "by_annotator.csv")
+    ctx = _Context(df=None, tables=None, result=result, head=head, figures=figures,
+                   top=top, elapsed=time.perf_counter() - start, version=version)
+    n_lab, n_ann = result.sizes["label"] - 1, result.sizes["annotator"] - 1
+    intro = (f"{_plural(n_ann, 'annotator')} and {_plural(n_lab, 'class', 'classes')}, from "
+             "an agreement result computed beforehand. The annotator pairs, the distance "
+             "distributions, the hardest items and where annotators disagree need the pair "
+             "tables: report() of the annotation frame itself shows them.")
+    page = _page(ctx, title or "Inter-annotator agreement report", intro=intro,
+                 sections=RESULT_SECTIONS)
+    target = out_dir / "report.html"
+    target.write_text(page, encoding="utf-8")
+    return target

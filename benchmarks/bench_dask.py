@@ -1,0 +1,187 @@
+"""Agreement of a box corpus larger than one worker's memory, on a dask LocalCluster.
+
+Run: ``python benchmarks/bench_dask.py [--boxes 10000000] [--reference 1000000]
+[--workers 2] [--memory-limit 3GB] [--rows-per-file 500000] [--boot 200] [--dir DIR]``
+
+1. Writes a simulated corpus of about ``--boxes`` box annotations as Parquet with
+   :func:`iaa_frames.to_parquet` (whole items per file; 5 annotators, 4 objects per item
+   on average; simulated chunk by chunk, so that writing never holds the corpus either).
+2. Times the in-memory ``agreement()`` of a ``--reference``-box corpus of the same shape
+   in a fresh process (the baseline: the issue's target is ``--boxes`` in at most 12x its
+   time), with its peak RSS.
+3. Starts a ``LocalCluster`` of ``--workers`` worker processes, one thread each, with
+   ``--memory-limit`` per worker, and times ``iaf.agreement(iaa_frames.dask.read_parquet(dir))``.
+   Prints the time, the peak RSS of every worker process and of the driver (the process
+   that calls ``agreement``: it holds the corpus index, the pair tables and computes the
+   statistics), and whether every worker stayed under its limit.
+
+Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of each process.
+
+Memory to plan for: the workers stay near 1.1-1.5 GB with 500k-row files whatever the
+corpus size, but the driver holds the index, the pair tables and the statistics: about
+1.8 GB per million boxes (5.6 GB at 3M, 9.0 GB at 5M), so the default 10M boxes needs a
+machine with about 20 GB free for the driver alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ANNOTATORS = {"a0": "good", "a1": "good", "a2": "sloppy", "a3": "misser", "a4": "mislabeler"}
+OBJECTS = 4
+CHUNK_ITEMS = 25_000  # about 500k boxes per simulated chunk
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def n_items_for(boxes: int) -> int:
+    return max(2, round(boxes / (len(ANNOTATORS) * OBJECTS)))
+
+
+def simulate_chunk(k: int, n_items: int, seed: int):
+    import iaa_frames as iaf
+
+    df = iaf.simulate(n_items=n_items, annotators=ANNOTATORS, objects_per_item=OBJECTS,
+                      seed=seed * 100_003 + k)
+    return df.assign(item=f"c{k:04d}_" + df["item"].astype(str),
+                     object_id=df["object_id"] + k * 10 ** 9)  # unique over chunks
+
+
+def write_corpus(path: Path, boxes: int, rows_per_file: int, seed: int) -> dict:
+    """Simulate chunk by chunk; each chunk becomes whole-item Parquet files in ``path``."""
+    import iaa_frames as iaf
+
+    path.mkdir(parents=True, exist_ok=True)
+    total = n_items_for(boxes)
+    n_files = n_rows = n_boxes = k = 0
+    done = 0
+    t0 = time.perf_counter()
+    while done < total:
+        n = min(CHUNK_ITEMS, total - done)
+        df = simulate_chunk(k, n, seed)
+        n_rows += len(df)
+        n_boxes += int(df["label"].notna().sum())
+        with tempfile.TemporaryDirectory(dir=path) as tmp:
+            iaf.to_parquet(df, tmp, rows_per_file=rows_per_file)
+            for f in sorted(Path(tmp).glob("part-*.parquet")):
+                f.rename(path / f"part-{n_files:05d}.parquet")
+                n_files += 1
+        done += n
+        k += 1
+        print(f"\r  written {n_boxes:,} boxes in {n_files} files", end="", flush=True)
+    print()
+    return {"items": total, "rows": n_rows, "boxes": n_boxes, "files": n_files,
+            "seconds": time.perf_counter() - t0}
+
+
+def reference(boxes: int, boot: int, seed: int) -> dict:
+    """In-memory agreement() of a corpus of ``boxes`` boxes (run in a fresh process)."""
+    import pandas as pd
+
+    import iaa_frames as iaf
+
+    total = n_items_for(boxes)
+    df = pd.concat([simulate_chunk(k, min(CHUNK_ITEMS, total - k * CHUNK_ITEMS), seed)
+                    for k in range(-(-total // CHUNK_ITEMS))], ignore_index=True)
+    before = peak_rss_mb()
+    t0 = time.perf_counter()
+    iaf.agreement(df, n_boot=boot, seed=seed, progress=False)
+    return {"boxes": int(df["label"].notna().sum()), "seconds": time.perf_counter() - t0,
+            "peak_rss_mb": peak_rss_mb(), "rss_before_mb": before}
+
+
+def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed: int):
+    from dask.distributed import Client, LocalCluster
+
+    import iaa_frames as iaf
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      memory_limit=memory_limit, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        limits = {w: info["memory_limit"] for w, info in
+                  client.scheduler_info()["workers"].items()}
+        t0 = time.perf_counter()
+        ds = iaf.agreement(iaf.dask.read_parquet(path), n_boot=boot, seed=seed, progress=True)
+        seconds = time.perf_counter() - t0
+        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+        restarts = sum(1 for w in limits if w not in peaks)
+        loc = float(ds["agreement"].sel(component="localization", label="(all)",
+                                        annotator="(all)"))
+    return {"seconds": seconds, "workers": {w: {"peak_rss_mb": peaks[w] / 2 ** 20,
+                                                  "limit_mb": limits[w] / 2 ** 20}
+                                              for w in peaks},
+            "lost_workers": restarts, "driver_peak_rss_mb": peak_rss_mb(),
+            "localization_sigma": loc}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--boxes", type=int, default=10_000_000)
+    ap.add_argument("--reference", type=int, default=1_000_000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--memory-limit", default="3GB")
+    ap.add_argument("--rows-per-file", type=int, default=500_000)
+    ap.add_argument("--boot", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dir", type=Path, default=None,
+                    help="where to write the corpus (kept; default: a temporary directory)")
+    ap.add_argument("--skip-reference", action="store_true")
+    ap.add_argument("--_reference", type=int, default=0, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args._reference:  # the child process of step 2
+        print(json.dumps(reference(args._reference, args.boot, args.seed)))
+        return
+
+    tmp = None
+    if args.dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="iaa_bench_dask_")
+        args.dir = Path(tmp.name)
+    print(f"1. writing about {args.boxes:,} boxes to {args.dir}", flush=True)
+    corpus = write_corpus(args.dir, args.boxes, args.rows_per_file, args.seed)
+    size = sum(f.stat().st_size for f in args.dir.glob("*.parquet")) / 2 ** 20
+    print(f"   {corpus['boxes']:,} boxes, {corpus['rows']:,} rows, {corpus['items']:,} items, "
+          f"{corpus['files']} files, {size:.0f} MB, in {corpus['seconds']:.0f} s", flush=True)
+
+    ref = None
+    if not args.skip_reference:
+        print(f"2. in-memory agreement() of {args.reference:,} boxes (fresh process)",
+              flush=True)
+        out = subprocess.run([sys.executable, __file__, "--_reference", str(args.reference),
+                              "--boot", str(args.boot), "--seed", str(args.seed)],
+                             capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONWARNINGS": "ignore"})
+        ref = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"   {ref['boxes']:,} boxes: {ref['seconds']:.1f} s, peak RSS "
+              f"{ref['peak_rss_mb']:.0f} MB", flush=True)
+
+    print(f"3. agreement() of the Parquet corpus on a LocalCluster of {args.workers} workers "
+          f"x {args.memory_limit} (n_boot={args.boot})", flush=True)
+    run = distributed_run(args.dir, args.workers, args.memory_limit, args.boot, args.seed)
+    print(f"   {run['seconds']:.1f} s; localization sigma {run['localization_sigma']:.3f}")
+    for w, m in run["workers"].items():
+        ok = "under" if m["peak_rss_mb"] < m["limit_mb"] else "OVER"
+        print(f"   worker {w}: peak RSS {m['peak_rss_mb']:.0f} MB ({ok} its "
+              f"{m['limit_mb']:.0f} MB limit)")
+    if run["lost_workers"]:
+        print(f"   {run['lost_workers']} worker(s) were lost (restarted) during the run")
+    print(f"   driver: peak RSS {run['driver_peak_rss_mb']:.0f} MB")
+    if ref is not None:
+        ratio = run["seconds"] / ref["seconds"]
+        print(f"   time ratio to the in-memory {ref['boxes']:,}-box run: {ratio:.1f}x "
+              f"(target <= 12x)")
+    if tmp is not None:
+        tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()

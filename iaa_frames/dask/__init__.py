@@ -1,0 +1,73 @@
+"""Agreement of a dask DataFrame: corpora larger than one machine's memory.
+
+``iaa_frames.agreement(ddf)`` on a :class:`dask.dataframe.DataFrame` with the tidy schema
+gives the Dataset that ``iaa_frames.agreement(ddf.compute())`` gives, with the same
+parameters and seed, without building the frame in one process:
+
+* the within-item matching (the bulk of the work: every pair of annotations of every
+  item, polygons included) runs partition by partition on the workers, after a shuffle
+  on ``item`` when an item's rows are spread over several partitions;
+* the driver keeps an index of the corpus (per object: normalized box, area, codes; no
+  polygon, no other column) and the pair tables, draws the chance sample from it with
+  the seed, and fetches from the workers the polygons of the annotations it pairs;
+* the statistics and the bootstrap are those of :func:`iaa_frames.agreement_from_tables`.
+
+It runs on the default local scheduler and on any ``dask.distributed`` cluster (start a
+``Client`` first; every ``dask.compute`` then runs there). Needs ``dask[dataframe]``
+(``pip install 'iaa-frames[dask]'``); ``distributed`` for a cluster.
+
+=====================  ==========================================================
+:func:`agreement`      the agreement Dataset of a dask DataFrame
+:func:`pair_tables`    its pair tables (:class:`iaa_frames.PairTables`)
+:func:`read_parquet`   a directory written by :func:`iaa_frames.to_parquet` as a dask
+                       DataFrame, one partition per file
+:func:`from_pandas`    a pandas tidy frame as a dask DataFrame, whole items per
+                       partition, polygons kept as shapely objects
+=====================  ==========================================================
+"""
+
+from __future__ import annotations
+
+from ..distances import DEFAULT_DISTANCE
+from ..engine import DEFAULT_N_BOOT, agreement_from_tables
+from ..pairs import DEFAULT_N_CHANCE
+from .frame import from_pandas, read_parquet
+from .tables import is_dask_frame, pair_tables
+
+__all__ = ["agreement", "from_pandas", "is_dask_frame", "pair_tables", "read_parquet"]
+
+
+def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+              n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
+              overall: str = "pooled", progress: bool | None = None):
+    """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`.
+
+    ``iaa_frames.agreement(ddf, ...)`` calls this for a dask DataFrame.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        A tidy annotation frame, in any partitioning (an item's rows may be spread over
+        partitions; they are then shuffled together).
+    distance, match_threshold, n_chance, n_boot, seed, overall
+        As in :func:`iaa_frames.agreement`; the result equals
+        ``iaa_frames.agreement(ddf.compute(), ...)`` with the same values.
+    progress : bool, optional
+        Progress bars over partitions and for the bootstrap.
+
+    Returns
+    -------
+    xarray.Dataset
+        See :func:`iaa_frames.agreement`.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=20, seed=0)
+    >>> ds = iaf.agreement(dd.from_pandas(df, npartitions=4), n_chance=200, n_boot=0)
+    >>> bool(ds.equals(iaf.agreement(df, n_chance=200, n_boot=0)))
+    True
+    """
+    tables = pair_tables(ddf, distance=distance, match_threshold=match_threshold,
+                         n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+    return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)

@@ -1,0 +1,111 @@
+"""Dask DataFrames of tidy annotation frames, with every item in one partition.
+
+dask converts object columns to strings by default (its ``dataframe.convert-string``
+option), which would turn shapely polygons into text; the constructors here keep the
+``geometry`` column as shapely objects. Every item's rows lie in one partition, so that
+:func:`iaa_frames.agreement` needs no shuffle.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import pandas as pd
+
+from ..errors import ParameterError
+from ..io.parquet import item_partitions, parquet_files, read_parquet_file
+
+__all__ = ["from_pandas", "read_parquet"]
+
+
+def _keep_objects():
+    import dask
+
+    return dask.config.set({"dataframe.convert-string": False})
+
+
+def read_parquet(path, *, columns=None):
+    """Read a tidy annotation frame stored as Parquet into a dask DataFrame.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A directory written by :func:`iaa_frames.to_parquet` (files read in name order,
+        one partition each, polygons decoded from WKB), or one Parquet file.
+    columns : list of str, optional
+        Columns to read (all by default).
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Not validated yet: :func:`iaa_frames.agreement` validates every partition.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` holds no Parquet file.
+
+    Examples
+    --------
+    >>> import tempfile, iaa_frames as iaf
+    >>> from iaa_frames.dask import read_parquet
+    >>> path = iaf.to_parquet(iaf.simulate(n_items=6, seed=0), tempfile.mkdtemp(),
+    ...                       rows_per_file=30)
+    >>> ddf = read_parquet(path)
+    >>> ddf.npartitions, len(ddf.compute()) == len(iaf.read_parquet(path))
+    (3, True)
+    """
+    import dask.dataframe as dd
+
+    files = parquet_files(path)
+    if not files:
+        raise FileNotFoundError(f"{path}: no Parquet file (*.parquet) in this directory")
+    meta = read_parquet_file(files[0], columns=columns).iloc[:0]
+    with _keep_objects():
+        return dd.from_map(functools.partial(read_parquet_file, columns=columns),
+                           [str(f) for f in files], meta=meta, label="iaa-read-parquet",
+                           enforce_metadata=False)
+
+
+def from_pandas(df: pd.DataFrame, *, npartitions: int):
+    """A dask DataFrame of a tidy frame, whole items per partition, polygons kept.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    npartitions : int
+        Number of partitions (fewer when there are fewer items); items are kept whole, in
+        order of first appearance, about ``len(df) / npartitions`` rows per partition.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.dask import from_pandas
+    >>> df = iaf.simulate(n_items=10, kind="polygon", seed=0)
+    >>> ddf = from_pandas(df, npartitions=3)
+    >>> ddf.npartitions, type(ddf.compute()["geometry"].dropna().iloc[0]).__name__
+    (3, 'Polygon')
+    """
+    import dask.dataframe as dd
+
+    if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
+        raise ParameterError(f"npartitions must be a positive integer; got {npartitions!r}")
+    if "item" not in df.columns:
+        from ..errors import SchemaError
+
+        raise SchemaError(f"the frame has no 'item' column; found {list(df.columns)}")
+    part = item_partitions(df["item"], max(math.ceil(len(df) / npartitions), 1))
+    pieces = [df.iloc[part == k] for k in range(int(part.max()) + 1)] if len(df) else [df]
+    with _keep_objects():
+        return dd.from_map(_identity, pieces, meta=df.iloc[:0], label="iaa-from-pandas",
+                           enforce_metadata=False)
+
+
+def _identity(frame):
+    return frame

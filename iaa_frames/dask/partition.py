@@ -1,0 +1,246 @@
+"""The work done on one partition of a dask DataFrame (one pandas frame, on a worker).
+
+Two passes run on every partition:
+
+1. :func:`summarize` validates the rows and returns small aggregates: the partition's
+   items and annotators with their content fingerprints, its classes, its coverage
+   (item, annotator) pairs, whether image sizes are known, whether it holds polygons.
+   The driver turns them into the corpus-wide canonical codes
+   (:mod:`iaa_frames.dask.index`).
+2. :func:`within_tables` puts the partition's objects in canonical order under those
+   codes (the order :func:`iaa_frames.corpus.prepare` gives the whole frame, restricted
+   to the partition's items) and runs the within-item steps of
+   :func:`iaa_frames.pairs.pair_tables` on them: the matching of every pair of
+   annotations of an item, whole and per class, and the clusters. Every item lies in one
+   partition, so these are exactly the rows the whole frame gives for those items.
+
+Only object indices are local: the driver maps them to the corpus-wide order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..corpus import FINGERPRINT, Corpus, build_slices
+from ..distances import Shapes, areas, get_distance
+from ..errors import SchemaError
+from ..frame import check, validate
+from ..matching import clusters
+from ..pairs import (
+    class_detection,
+    labels_of_pairings,
+    localization_frame,
+    sets_frame,
+    to_label_slots,
+    within_counts,
+    within_pairings,
+)
+from ..pipeline import IoUCache, run
+
+__all__ = ["Codes", "checked", "id_hash", "rows_with_ids", "summarize", "within_tables"]
+
+
+def checked(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The validated partition and its number of repaired polygons.
+
+    Invalid rows raise :class:`~iaa_frames.errors.InvalidAnnotationError` as in
+    :func:`iaa_frames.validate`; the warning about repaired polygons is left to the
+    driver, which issues one for the whole frame.
+    """
+    kinds = set(frame["geometry"].map(type)) if "geometry" in frame.columns else set()
+    if kinds & {bytes, bytearray, memoryview}:
+        raise SchemaError(
+            "the geometry column holds bytes (WKB), not shapely polygons: read a directory "
+            "written by iaa_frames.to_parquet with iaa_frames.dask.read_parquet(path), "
+            "which decodes them")
+    if str in kinds:
+        raise SchemaError(
+            "the geometry column holds text, not shapely polygons: dask converts object "
+            "columns to strings unless dask.config.set({'dataframe.convert-string': False}) "
+            "is set when the frame is made; build it with iaa_frames.dask.from_pandas(df) "
+            "or iaa_frames.dask.read_parquet(path), which keep the polygons")
+    res = check(frame)
+    if res.counts:
+        validate(frame)  # raises, naming the rows and the reasons
+    return res.frame, int(res.repaired)
+
+
+def _objects(v: pd.DataFrame):
+    is_obj = v["x0"].notna().to_numpy()
+    objects = v.loc[is_obj]
+    return is_obj, objects, Shapes.from_frame(objects, normalize=True)
+
+
+def summarize(frame: pd.DataFrame) -> dict:
+    """Aggregates of one partition that the corpus-wide codes are made from.
+
+    Returns
+    -------
+    dict
+        ``items``, ``item_fp``, ``item_rows`` (items in order of first appearance, the
+        sum of their objects' fingerprints, their rows); the same for ``annotators``;
+        ``labels`` (classes present); ``cov_item``, ``cov_annotator`` (positions in
+        ``items`` / ``annotators`` of every distinct covered pair); ``n_rows``,
+        ``n_objects``, ``known`` (objects with a known image size), ``polygons``,
+        ``repaired``.
+    """
+    v, repaired = checked(frame)
+    is_obj, objects, shapes = _objects(v)
+    given_ids = "object_id" in frame.columns  # else generated, unique by construction
+    fp = np.nan_to_num(shapes.boxes) @ FINGERPRINT + 0.37
+    item_raw, item_names = pd.factorize(v["item"])
+    ann_raw, ann_names = pd.factorize(v["annotator"])
+    n_i, n_a = len(item_names), len(ann_names)
+    cov = np.unique(item_raw.astype(np.int64) * max(n_a, 1) + ann_raw)
+    known = np.isfinite(objects["width"].to_numpy()) & np.isfinite(objects["height"].to_numpy())
+    # class names (as str, the order prepare() ranks them in) and the objects of every
+    # (item, class) and (annotator, class): the class terms of the fingerprints need the
+    # corpus-wide class frequencies, so they are added by the driver
+    label_str, label_raw = np.unique(objects["label"].to_numpy(dtype=object).astype(str),
+                                     return_inverse=True)
+    n_l = max(len(label_str), 1)
+
+    def by_label(raw):
+        key, count = np.unique(raw[is_obj].astype(np.int64) * n_l + label_raw,
+                               return_counts=True)
+        return key // n_l, key % n_l, count
+
+    return {
+        "items": np.asarray(item_names, dtype=object),
+        "item_fp": np.bincount(item_raw[is_obj], weights=fp, minlength=n_i).astype(float),
+        "item_rows": np.bincount(item_raw, minlength=n_i),
+        "annotators": np.asarray(ann_names, dtype=object),
+        "ann_fp": np.bincount(ann_raw[is_obj], weights=fp, minlength=n_a).astype(float),
+        "ann_rows": np.bincount(ann_raw, minlength=n_a),
+        "labels": np.asarray(pd.unique(objects["label"]), dtype=object),
+        "label_str": label_str, "item_label": by_label(item_raw),
+        "ann_label": by_label(ann_raw),
+        "cov_item": cov // max(n_a, 1), "cov_annotator": cov % max(n_a, 1),
+        "n_rows": len(v), "n_objects": int(is_obj.sum()), "known": int(known.sum()),
+        "polygons": bool(shapes.is_polygon.any()), "repaired": repaired,
+        "id_hash": np.sort(id_hash(objects["object_id"])) if given_ids else None,
+    }
+
+
+def id_hash(ids: pd.Series) -> np.ndarray:
+    """64-bit hashes of object ids (equal ids, equal hashes; see :func:`rows_with_ids`)."""
+    return pd.util.hash_pandas_object(ids.astype(object), index=False).to_numpy()
+
+
+def rows_with_ids(frame: pd.DataFrame, hashes: np.ndarray) -> pd.DataFrame:
+    """``item, annotator, object_id`` of the objects whose id hash is in ``hashes``."""
+    v, _ = checked(frame)
+    objects = v.loc[v["x0"].notna().to_numpy()]
+    hit = np.isin(id_hash(objects["object_id"]), hashes)
+    return objects.loc[hit, ["item", "annotator", "object_id"]].astype(object)
+
+
+@dataclass(frozen=True)
+class Codes:
+    """Corpus-wide codes, as sent to every partition.
+
+    ``item_index[i]`` has code ``item_code[i]`` (likewise for annotators); ``labels`` are
+    the class names in code order; ``n_items`` the number of items.
+    """
+
+    item_index: pd.Index
+    item_code: np.ndarray
+    annotator_index: pd.Index
+    annotator_code: np.ndarray
+    annotators: np.ndarray
+    labels: np.ndarray
+    n_items: int
+    normalization: str
+
+
+def local_corpus(v: pd.DataFrame, codes: Codes) -> Corpus:
+    """The partition's objects in canonical order, with the corpus-wide codes.
+
+    The same steps as :func:`iaa_frames.corpus.prepare`, with codes given instead of
+    ranked from the partition alone. Slots index the partition's objects.
+    """
+    is_obj, objects, shapes = _objects(v)
+    item = codes.item_code[codes.item_index.get_indexer(v["item"])]
+    ann = codes.annotator_code[codes.annotator_index.get_indexer(v["annotator"])]
+    label = pd.Index(codes.labels).get_indexer(objects["label"]).astype(np.int64)
+    o_item, o_ann = item[is_obj], ann[is_obj]
+    order = np.lexsort((*np.round(shapes.boxes, 9).T[::-1], label, o_ann, o_item))
+    objects = objects.iloc[order]
+    shapes = shapes.take(order)
+    o_item, o_ann, o_label = o_item[order], o_ann[order], label[order]
+    n_ann, n_lab = len(codes.annotators), max(len(codes.labels), 1)
+    obj_key = o_item * n_ann + o_ann
+    cov_key = np.unique(item * n_ann + ann)
+    annotations = build_slices(cov_key, obj_key,
+                               {"item": cov_key // n_ann, "annotator": cov_key % n_ann})
+    lab_obj_key = obj_key * n_lab + o_label
+    lab_key = np.unique(lab_obj_key)
+    by_label = build_slices(lab_key, lab_obj_key,
+                            {"item": lab_key // n_lab // n_ann,
+                             "annotator": lab_key // n_lab % n_ann, "label": lab_key % n_lab})
+    return Corpus(objects=objects, shapes=shapes, item=o_item, annotator=o_ann, label=o_label,
+                  items=np.full(codes.n_items, None, dtype=object),
+                  annotators=codes.annotators, labels=codes.labels, annotations=annotations,
+                  by_label=by_label, normalization=codes.normalization, area=areas(shapes))
+
+
+def within_tables(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
+                  overall: str, keep_geometry: bool):
+    """The within-item tables of one partition (object indices local to it).
+
+    Returns
+    -------
+    tables : dict
+        ``item``, ``annotator``, ``label``, ``boxes``, ``area``, ``is_polygon``,
+        ``object_id`` (per object, canonical order); ``localization_within`` and
+        ``sets_within`` (frames of :func:`iaa_frames.pairs.pair_tables`, local object
+        indices); ``first`` (per object, the local index of the first object of its
+        cluster); ``counts`` (the partition's share of
+        :class:`~iaa_frames.chance.WithinCounts`).
+    geometry : ndarray or None
+        The normalized polygons (``None`` on boxes), in canonical order, when
+        ``keep_geometry``; the driver fetches from it the objects of chance pairings.
+    """
+    v, _ = checked(frame)
+    corpus = local_corpus(v, codes)
+    dist = get_distance(distance)
+    ann = corpus.annotations
+    a, b = within_pairings(ann)
+    cache = IoUCache()
+    whole = run(corpus, ann, a, b, tau=tau, distance=dist, overall=overall, cache=cache)
+    pl, ll = labels_of_pairings(corpus, a, b)
+    la, lb = to_label_slots(corpus, a[pl], b[pl], ll)
+    by_label = run(corpus, corpus.by_label, la, lb, tau=tau, distance=dist, overall=overall,
+                   cache=cache)
+    del cache
+    loc_within = localization_frame(corpus, whole, a, b, ann).drop(columns="item_b") \
+        .rename(columns={"item_a": "item"})
+    sets_within = pd.concat([
+        sets_frame(whole, a, b, ann, -1),
+        sets_frame(by_label, a[pl], b[pl], ann, ll,
+                   **class_detection(corpus, ann, a, b, whole, pl, ll)),
+    ], ignore_index=True).drop(columns="item_b").rename(columns={"item_a": "item"})
+    n = len(corpus.objects)
+    cluster = clusters(n, whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator)
+    first_of = np.unique(cluster, return_index=True)[1]  # ids follow first objects
+    tables = {
+        "item": corpus.item, "annotator": corpus.annotator, "label": corpus.label,
+        "boxes": corpus.shapes.boxes, "area": corpus.area,
+        "is_polygon": corpus.shapes.is_polygon,
+        "object_id": corpus.objects["object_id"].to_numpy(),
+        "localization_within": loc_within, "sets_within": sets_within,
+        "first": first_of[cluster] if n else np.zeros(0, np.int64),
+        "counts": within_counts(corpus, a, b, whole, ll),
+    }
+    geometry = corpus.shapes.polygons if keep_geometry else None
+    if keep_geometry and geometry is None:
+        geometry = np.full(n, None, dtype=object)
+    return tables, geometry
+
+
+def take(geometry: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """The geometries at the local indices ``local`` (run on the worker holding them)."""
+    return geometry[np.asarray(local, dtype=np.int64)]

@@ -1,0 +1,313 @@
+"""The pair tables of a dask DataFrame: the steps of :func:`iaa_frames.pairs.pair_tables`,
+spread over partitions.
+
+1. Every partition is validated and summarized (:func:`~iaa_frames.dask.partition.summarize`);
+   the driver makes the corpus-wide codes from the summaries.
+2. When an item's rows lie in several partitions, the frame is shuffled on ``item``
+   (a frame written by :func:`iaa_frames.to_parquet` needs no shuffle: an item lies in
+   one file).
+3. Every partition runs the within-item matching (:func:`~iaa_frames.dask.partition.within_tables`)
+   and sends back its within tables and per-object arrays (boxes, areas, codes); its
+   polygons stay on the worker.
+4. The driver assembles the corpus-wide index and draws the chance sample with
+   :func:`iaa_frames.chance.draw`, the same function and the same seed as in memory; the
+   pairings it draws are matched by the same pipeline, with the polygons of their
+   objects fetched from the partitions that hold them.
+
+The tables are those :func:`iaa_frames.pairs.pair_tables` gives ``ddf.compute()``: same
+codes, same object order, same rows in the same order, same chance sample.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .. import chance
+from ..chance import WithinCounts
+from ..comparability import require_comparable
+from ..distances import DEFAULT_DISTANCE, get_distance
+from ..errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
+from ..pairs import (
+    DEFAULT_N_CHANCE,
+    PairTables,
+    between_frames,
+    check_params,
+    labels_of_pairings,
+    pooled_baseline,
+    to_label_slots,
+)
+from ..pipeline import can_match, run
+from ..progress import tqdm
+from .geometry import GeometryStore, run_fetched
+from .index import codes as make_codes
+from .index import index_corpus
+from .partition import rows_with_ids, summarize, within_tables
+
+__all__ = ["is_dask_frame", "pair_tables"]
+
+
+def is_dask_frame(obj) -> bool:
+    """Whether ``obj`` is a dask DataFrame (checked without importing dask).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> is_dask_frame(pd.DataFrame())
+    False
+    """
+    module = type(obj).__module__ or ""
+    return module.split(".")[0] in ("dask", "dask_expr") and type(obj).__name__ == "DataFrame"
+
+
+def _require_dask(ddf):
+    if not is_dask_frame(ddf):
+        raise ParameterError(f"expected a dask DataFrame; got {type(ddf).__name__} (use "
+                             "iaa_frames.agreement for a pandas DataFrame)")
+    missing = [c for c in ("item", "annotator") if c not in ddf.columns]
+    if missing:
+        from ..errors import SchemaError
+
+        raise SchemaError(f"the frame lacks the required column(s) {missing}; found "
+                          f"{list(ddf.columns)}")
+
+
+def _client():
+    """The dask.distributed client that ``dask.compute`` would use now, if any."""
+    from dask.base import get_scheduler
+
+    owner = getattr(get_scheduler(), "__self__", None)
+    return owner if type(owner).__name__ == "Client" else None
+
+
+def _compute(tasks, desc, progress):
+    """Results of a list of tasks, in order, with a progress bar over them when asked.
+
+    On a distributed cluster every result is brought to the driver as soon as its task
+    finishes and released on the worker, so that results never pile up in the workers'
+    memory while the other partitions run.
+    """
+    import dask
+
+    if not tasks:
+        return []
+    client = _client()
+    if client is None:
+        if not progress:
+            return list(dask.compute(*tasks))
+        from dask.callbacks import Callback
+
+        with tqdm(total=len(tasks), desc=desc, unit="partition", delay=0) as bar:
+            names = {t.key for t in tasks}
+
+            class _Bar(Callback):
+                def _posttask(self, key, result, dsk, state, worker_id):
+                    if key in names:
+                        bar.update(1)
+
+            with _Bar():
+                return list(dask.compute(*tasks))
+    from distributed import as_completed
+
+    futures = client.compute(tasks)
+    where = {id(f): k for k, f in enumerate(futures)}
+    out = [None] * len(futures)
+    with tqdm(total=len(futures), desc=desc, unit="partition", delay=0,
+              disable=not progress) as bar:
+        for future in as_completed(futures):
+            out[where[id(future)]] = future.result()
+            future.release()
+            bar.update(1)
+    del futures
+    return out
+
+
+def _within_order(loc: pd.DataFrame, sets: pd.DataFrame):
+    """Rows in the order of :func:`iaa_frames.pairs.pair_tables`: pairings by item and
+    annotators (whole annotations first, then per class), matched pairs by first object."""
+    lo = np.lexsort((loc["object_a"].to_numpy(), loc["annotator_b"].to_numpy(),
+                     loc["annotator_a"].to_numpy(), loc["item"].to_numpy()))
+    loc = loc.take(lo).reset_index(drop=True)
+    del lo
+    label = sets["label"].to_numpy()
+    so = np.lexsort((label, sets["annotator_b"].to_numpy(), sets["annotator_a"].to_numpy(),
+                     sets["item"].to_numpy(), label >= 0))
+    return loc, sets.take(so).reset_index(drop=True)
+
+
+def _assemble_within(parts, position, offsets):
+    """The partitions' within tables as one, in corpus-wide object indices and in the
+    in-memory row order; the partitions' outputs are emptied as they are used, so that
+    at most two copies of the tables exist at once."""
+    counts = WithinCounts(**{f: sum(getattr(p["counts"], f) for p in parts)
+                             for f in WithinCounts.__dataclass_fields__})
+    loc_parts, sets_parts, first = [], [], []
+    for k, p in enumerate(parts):
+        base = offsets[k]
+        loc = p.pop("localization_within")
+        loc_parts.append(loc.assign(object_a=position[base + loc["object_a"].to_numpy()],
+                                    object_b=position[base + loc["object_b"].to_numpy()]))
+        del loc
+        sets_parts.append(p.pop("sets_within"))
+        first.append(position[base + np.asarray(p.pop("first"), dtype=np.int64)])
+    loc = pd.concat(loc_parts, ignore_index=True)
+    del loc_parts
+    sets = pd.concat(sets_parts, ignore_index=True)
+    del sets_parts
+    loc, sets = _within_order(loc, sets)
+    first = np.concatenate(first) if first else np.zeros(0, np.int64)
+    cluster_of = np.empty(len(first), dtype=np.int64)
+    cluster_of[position] = np.unique(first, return_inverse=True)[1].ravel()
+    return loc, sets, cluster_of, counts
+
+
+def _items_split(summaries) -> bool:
+    """Whether some item has rows in two partitions."""
+    names = [s["items"] for s in summaries if len(s["items"])]
+    if len(names) < 2:
+        return False
+    return bool(pd.Series(np.concatenate(names), dtype=object).duplicated().any())
+
+
+def _check_object_ids(ddf, summaries) -> None:
+    """Object ids given in the frame must be unique over all partitions (as
+    :func:`iaa_frames.validate` requires of a whole frame): hashes first, then the rows
+    of the repeated hashes, fetched from the partitions."""
+    hashes = [s["id_hash"] for s in summaries if s["id_hash"] is not None]
+    if not hashes:
+        return
+    h = np.sort(np.concatenate(hashes))
+    repeated = np.unique(h[1:][h[1:] == h[:-1]])
+    del h
+    if not len(repeated):
+        return
+    from dask import delayed
+
+    rows = pd.concat(_compute([delayed(rows_with_ids)(p, repeated) for p in ddf.to_delayed()],
+                              "object ids", None), ignore_index=True)
+    dup = rows[rows["object_id"].duplicated(keep=False)]
+    if not len(dup):  # hash collisions only
+        return
+    shown = "; ".join(f"{r.object_id!r} (item {r.item!r}, annotator {r.annotator!r})"
+                      for r in dup.head(5).itertuples())
+    raise InvalidAnnotationError(
+        f"{len(dup)} object(s) share an object_id with another row "
+        f"(duplicate_object_id: the object_id is not unique), e.g. {shown}")
+
+
+def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+                n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
+                progress: bool | None = None) -> PairTables:
+    """Every within-item and between-item table of a dask DataFrame.
+
+    The same tables as :func:`iaa_frames.pairs.pair_tables` on ``ddf.compute()``, computed
+    partition by partition (see the module notes); they hold integer codes and numbers,
+    no geometry, and ``tables.corpus`` holds boxes and codes of every object but no
+    polygon.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        A tidy annotation frame (see :func:`iaa_frames.validate`), in any partitioning.
+    distance, match_threshold, n_chance, overall, seed
+        As in :func:`iaa_frames.pairs.pair_tables`.
+    progress : bool, optional
+        Progress bars over partitions (by default none).
+
+    Returns
+    -------
+    PairTables
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=20, seed=0)
+    >>> t = pair_tables(dd.from_pandas(df, npartitions=3), n_chance=200)
+    >>> t.localization_within.equals(iaf.pair_tables(df, n_chance=200).localization_within)
+    True
+    """
+    import dask
+    from dask import delayed
+
+    _require_dask(ddf)
+    check_params(match_threshold, n_chance, overall, seed, progress)
+    dist = get_distance(distance)
+    tau = float(match_threshold)
+
+    # 1. summaries -> corpus-wide codes
+    summaries = _compute([delayed(summarize)(p) for p in ddf.to_delayed()], "validating",
+                         progress)
+    coverage_pairs = pd.DataFrame({
+        "item": np.concatenate([s["items"][s["cov_item"]] for s in summaries]),
+        "annotator": np.concatenate([s["annotators"][s["cov_annotator"]] for s in summaries]),
+    }) if summaries else pd.DataFrame({"item": [], "annotator": []})
+    require_comparable(coverage_pairs)
+    del coverage_pairs
+    _check_object_ids(ddf, summaries)
+    repaired = sum(s["repaired"] for s in summaries)
+    if repaired:
+        warnings.warn(RepairedGeometryWarning(
+            f"repaired {repaired} invalid polygon(s) with shapely.make_valid"), stacklevel=3)
+    codes, coverage = make_codes(summaries)
+    polygons = any(s["polygons"] for s in summaries)
+
+    # 2. every item in one partition
+    if _items_split(summaries):
+        # task-based: the polygons are Python objects, which an Arrow-based shuffle refuses
+        ddf = ddf.shuffle(on="item", npartitions=ddf.npartitions, shuffle_method="tasks")
+    del summaries
+
+    # 3. within-item tables per partition
+    shared = delayed(codes, pure=True)
+    outputs = [delayed(within_tables, nout=2, pure=True)(
+        p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=polygons)
+        for p in ddf.to_delayed()]
+    geometry = [o[1] for o in outputs]
+    if polygons:
+        geometry = list(dask.persist(*geometry))  # stays on the workers
+        parts = _compute([o[0] for o in outputs], "matching", progress)
+    else:
+        parts = _compute([o[0] for o in outputs], "matching", progress)
+    corpus, position, offsets = index_corpus(codes, coverage, parts)
+    loc_within, sets_within, cluster_of, counts = _assemble_within(parts, position, offsets)
+    del parts
+
+    # 4. chance sample on the corpus-wide index
+    store = GeometryStore(geometry, position, offsets) if polygons else None
+    ann = corpus.annotations
+
+    def match(slots, pa, pb, sets=True):
+        if store is None:
+            return run(corpus, slots, pa, pb, tau=tau, distance=dist, overall=overall,
+                       sets=sets)
+        return run_fetched(corpus, store, slots, pa, pb, tau=tau, distance=dist,
+                           overall=overall, sets=sets)
+
+    sample = chance.draw(
+        corpus, lambda pa, pb, sets: match(ann, pa, pb, sets=sets), counts,
+        n_chance=int(n_chance), seed=int(seed), tau=tau,
+        reachable=lambda pa, pb: can_match(corpus, ann, pa, pb, tau=tau),
+        label_reachable=lambda pa, pb, lab: can_match(
+            corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau))
+    if sample.exact:
+        d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
+    else:
+        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
+        by_key = np.argsort(sample.key)
+        d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
+    dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
+    d_restricted = match(corpus.by_label, dla, dlb)
+    sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
+    pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
+    units = pd.DataFrame({"item": corpus.item, "annotator": corpus.annotator,
+                          "label": corpus.label, "cluster": cluster_of})
+    coverage_frame = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
+    params = {"distance": dist.name, "match_threshold": tau, "n_chance_target": int(n_chance),
+                  "overall": overall, "seed": int(seed), "normalization": corpus.normalization,
+                  "chance_population": "enumerated" if sample.exact else "sampled"}
+    return PairTables(corpus=corpus, localization_within=loc_within,
+                      localization_between=loc_between, sets_within=sets_within,
+                      sets_between=sets_between, units=units, coverage=coverage_frame,
+                      localization_pooled=pooled, label_source=source, params=params)
