@@ -85,6 +85,12 @@ class ValidationResult:
     repaired: int = 0
     counts: dict = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        reasons = ", ".join(f"{k}: {v:,}" for k, v in self.counts.items()) or "none"
+        return (f"<ValidationResult: {len(self.frame):,} valid rows, {len(self.dropped):,} "
+                f"dropped ({reasons}), {self.repaired:,} repaired polygons; "
+                ".frame, .dropped, .counts>")
+
 
 def is_object(df: pd.DataFrame) -> pd.Series:
     """Boolean mask of object rows (as opposed to coverage rows) of a validated frame.

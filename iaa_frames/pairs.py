@@ -83,6 +83,15 @@ class PairTables:
     label_source: np.ndarray = None
     params: dict = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        c = self.corpus
+        rows = ", ".join(f"{name} {len(getattr(self, name)):,}" for name in (
+            "localization_within", "localization_between", "sets_within", "sets_between",
+            "units"))
+        return (f"<PairTables: {len(c.items):,} items, {len(c.annotators):,} annotators, "
+                f"{len(c.labels):,} classes; chance population "
+                f"{self.params.get('chance_population', '?')}; rows: {rows}>")
+
 
 # -- pairings ------------------------------------------------------------------------------
 

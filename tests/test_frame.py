@@ -232,3 +232,14 @@ def test_validate_is_idempotent_and_order_free(df, rnd):
     pd.testing.assert_frame_equal(once, twice)
     pd.testing.assert_frame_equal(_normalized(once), _normalized(shuffled))
     assert len(once) + len(iaf.check(df).dropped) == len(df)
+
+
+def test_validation_result_repr_counts_without_printing_frames():
+    import iaa_frames as iaf
+
+    bad = iaf.simulate(n_items=3, seed=0)
+    bad.loc[0, "x1"] = bad.loc[0, "x0"] - 1  # an inverted box
+    res = iaf.check(bad)
+    text = repr(res)
+    assert "\n" not in text and text.startswith(f"<ValidationResult: {len(res.frame):,} valid")
+    assert "1 dropped" in text

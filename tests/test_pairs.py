@@ -261,3 +261,10 @@ def test_set_distance_equals_brute_force(kind):
     expected = np.where((ann.count[a] == 0) != (ann.count[b] == 0), 1.0, expected)
     got = t.sets_within.query("label == -1")["overall"].to_numpy()
     np.testing.assert_allclose(got, expected, atol=1e-12)
+
+
+def test_pair_tables_repr_is_one_line():
+    t = pair_tables(iaf.simulate(n_items=10, seed=0), n_chance=50)
+    text = repr(t)
+    assert "\n" not in text and text.startswith("<PairTables: 10 items, 3 annotators")
+    assert f"localization_within {len(t.localization_within):,}" in text
