@@ -274,7 +274,10 @@ def test_repaired_polygons_warn_once():
             rows.append({"item": item, "annotator": ann, "label": "c",
                          "geometry": bowtie if item < 2 else shapely.box(0, 0, 5, 5 + item)})
     df = pd.DataFrame(rows)
-    with warnings.catch_warnings(record=True) as caught:
+    # synchronous: warnings.catch_warnings is not thread-safe, and the module's cluster
+    # runs workers as threads that validate partitions (and silence their warnings)
+    with warnings.catch_warnings(record=True) as caught, \
+            dask.config.set(scheduler="synchronous"):
         warnings.simplefilter("always")
         ds = iaf.agreement(iaf.dask.from_pandas(df, npartitions=3), n_chance=50, n_boot=0)
     repaired = [w for w in caught if issubclass(w.category, RepairedGeometryWarning)]
