@@ -1,4 +1,4 @@
-"""Within-item and between-item pair tables (DESIGN §4-§5).
+"""Within-item and between-item pair tables.
 
 :func:`pair_tables` builds every table the statistics need, once:
 
