@@ -16,7 +16,7 @@ import pandas as pd
 from .distances import Shapes, areas
 from .frame import validate
 
-__all__ = ["Corpus", "prepare"]
+__all__ = ["Corpus", "annotation_slices", "prepare"]
 
 _FINGERPRINT = np.array([1.1, 1.3, 1.7, 1.9])
 
@@ -120,6 +120,23 @@ def _slices(keys: np.ndarray, n_objects_keys: np.ndarray, columns: dict) -> Slic
                   **{k: pad(v, -1) for k, v in columns.items()})
 
 
+def annotation_slices(item, annotator, label, coverage_key, *, n_annotators: int,
+                      n_labels: int) -> tuple[Slices, Slices]:
+    """The annotation slots (one per covering (item, annotator), ``coverage_key`` =
+    ``item * n_annotators + annotator``, sorted) and the per-class slots of objects given
+    in canonical order by their codes."""
+    n_lab = max(n_labels, 1)
+    obj_key = item * n_annotators + annotator
+    annotations = _slices(coverage_key, obj_key, {"item": coverage_key // n_annotators,
+                                                  "annotator": coverage_key % n_annotators})
+    lab_obj_key = obj_key * n_lab + label
+    lab_key = np.unique(lab_obj_key)
+    by_label = _slices(lab_key, lab_obj_key,
+                       {"item": lab_key // n_lab // n_annotators,
+                        "annotator": lab_key // n_lab % n_annotators, "label": lab_key % n_lab})
+    return annotations, by_label
+
+
 def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     """Validate ``df`` and put it in the canonical form the matcher works on.
 
@@ -185,16 +202,10 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     shapes = shapes.take(order)
     o_item, o_ann, o_label = o_item[order], o_ann[order], label_codes[order].astype(np.int64)
 
-    n_ann, n_lab = len(annotators), max(len(labels), 1)
-    obj_key = o_item * n_ann + o_ann
+    n_ann = len(annotators)
     cov_key = np.unique(item_code[item_raw] * n_ann + ann_code[ann_raw])
-    annotations = _slices(cov_key, obj_key,
-                          {"item": cov_key // n_ann, "annotator": cov_key % n_ann})
-    lab_obj_key = obj_key * n_lab + o_label
-    lab_key = np.unique(lab_obj_key)
-    by_label = _slices(lab_key, lab_obj_key,
-                       {"item": lab_key // n_lab // n_ann, "annotator": lab_key // n_lab % n_ann,
-                        "label": lab_key % n_lab})
+    annotations, by_label = annotation_slices(o_item, o_ann, o_label, cov_key,
+                                              n_annotators=n_ann, n_labels=len(labels))
     return Corpus(objects=objects, shapes=shapes, item=o_item, annotator=o_ann, label=o_label,
                   items=items, annotators=annotators, labels=labels, annotations=annotations,
                   by_label=by_label, normalization=normalization, area=areas(shapes))
@@ -205,4 +216,3 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
 # canonical codes and slots from per-partition aggregates of a dask DataFrame
 FINGERPRINT = _FINGERPRINT
 rank_codes = _rank
-build_slices = _slices

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..corpus import Corpus, build_slices, rank_codes
+from ..corpus import Corpus, annotation_slices, rank_codes
 from ..distances import Shapes
 from .partition import Codes
 
@@ -160,15 +160,9 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
     item, ann, label = (cat[k][order].astype(np.int64) for k in ("item", "annotator", "label"))
-    A, n_lab = len(c.annotators), max(len(c.labels), 1)
-    obj_key = item * A + ann
-    annotations = build_slices(coverage, obj_key,
-                               {"item": coverage // A, "annotator": coverage % A})
-    lab_obj_key = obj_key * n_lab + label
-    lab_key = np.unique(lab_obj_key)
-    by_label = build_slices(lab_key, lab_obj_key,
-                            {"item": lab_key // n_lab // A, "annotator": lab_key // n_lab % A,
-                             "label": lab_key % n_lab})
+    annotations, by_label = annotation_slices(item, ann, label, coverage,
+                                              n_annotators=len(c.annotators),
+                                              n_labels=len(c.labels))
     shapes = IndexShapes(boxes[order], cat["is_polygon"][order].astype(bool))
     objects = pd.DataFrame({"object_id": cat["object_id"][order]})
     corpus = Corpus(objects=objects, shapes=shapes, item=item, annotator=ann, label=label,

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..corpus import FINGERPRINT, Corpus, build_slices
+from ..corpus import FINGERPRINT, Corpus, annotation_slices
 from ..distances import Shapes, areas, get_distance
 from ..errors import SchemaError
 from ..frame import check, validate
@@ -171,16 +171,10 @@ def local_corpus(v: pd.DataFrame, codes: Codes) -> Corpus:
     objects = objects.iloc[order]
     shapes = shapes.take(order)
     o_item, o_ann, o_label = o_item[order], o_ann[order], label[order]
-    n_ann, n_lab = len(codes.annotators), max(len(codes.labels), 1)
-    obj_key = o_item * n_ann + o_ann
-    cov_key = np.unique(item * n_ann + ann)
-    annotations = build_slices(cov_key, obj_key,
-                               {"item": cov_key // n_ann, "annotator": cov_key % n_ann})
-    lab_obj_key = obj_key * n_lab + o_label
-    lab_key = np.unique(lab_obj_key)
-    by_label = build_slices(lab_key, lab_obj_key,
-                            {"item": lab_key // n_lab // n_ann,
-                             "annotator": lab_key // n_lab % n_ann, "label": lab_key % n_lab})
+    n_ann = len(codes.annotators)
+    annotations, by_label = annotation_slices(o_item, o_ann, o_label,
+                                              np.unique(item * n_ann + ann),
+                                              n_annotators=n_ann, n_labels=len(codes.labels))
     return Corpus(objects=objects, shapes=shapes, item=o_item, annotator=o_ann, label=o_label,
                   items=np.full(codes.n_items, None, dtype=object),
                   annotators=codes.annotators, labels=codes.labels, annotations=annotations,
