@@ -487,19 +487,7 @@ class FrameBuilder:
         """(file, entry description) of a row, e.g. ``annotations[17] (id=123)``; ``row`` is
         a position in the built frame."""
         order = self._order
-        if order is not None:
-            row = int(order[row])
-        f = self.file_idx[row]
-        e = self.entry[row]
-        d = self.describers[f]
-        if e < 0:
-            text = self.entry_text.get(row, "(unknown entry)")
-        else:
-            text = d(e) if d is not None else f"entry {e}"
-        oid = self.object_id[row] if row < len(self.object_id) else None
-        if oid is not None and "(id=" not in text:
-            text += f" (id={oid})"
-        return self.files[f], text
+        return self.describe_row(int(order[row]) if order is not None else row)
 
     def describe_row(self, row: int) -> tuple[Any, str]:
         """(file, entry description) of a row by its position in the builder (before
