@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .corpus import Corpus, Slices
-from .distances import Distance, Shapes, mask_iou_upper_bound, may_use_masks, uses_mask_iou
+from .distances import (Distance, Shapes, areas_inside, mask_iou_upper_bound, may_use_masks,
+                        uses_mask_iou)
 from .distances import iou as pair_iou
 from .matching import _starts, assign, candidate_pairs
 
@@ -27,6 +28,9 @@ CHUNK_PAIRS = 2_000_000
 _TIEBREAK = 1e-6
 _THREAD_MIN = 5_000  # shape pairs below which splitting over threads does not pay
 _WORKERS = min(os.cpu_count() or 1, 4)
+#: Relative slack of the clipped-area bound, so that rounding never lets it fall below
+#: the exact IoU computed by the overlay.
+_BOUND_SLACK = 1e-9
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,6 +123,31 @@ def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
                                  mask_iou_upper_bound(a.take(masked), b.take(masked)))
 
 
+def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
+    """A tighter IoU bound of the polygon pairs ``rows``, whose bound so far is ``bound``
+    (aligned with ``rows``; pairs that get the mask IoU keep it).
+
+    The shared area is at most the area of either shape inside the other's bounding box
+    (:func:`~iaa_frames.distances.areas_inside`, numpy, no overlay): the bound of
+    :func:`_iou_bound` with that area in place of the boxes' intersection.
+    """
+    out = np.array(bound, dtype=np.float64)
+    shapes = corpus.shapes
+    a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
+    exact = (~uses_mask_iou(a, b) if may_use_masks(shapes)
+             else np.ones(len(rows), bool))
+    e = np.flatnonzero(exact)
+    if not e.size:
+        return out
+    a, b = a.take(e), b.take(e)
+    top = np.minimum(areas_inside(a, b.boxes), areas_inside(b, a.boxes)) * (1 + _BOUND_SLACK)
+    area_a, area_b = corpus.area[oa[rows[e]]], corpus.area[ob[rows[e]]]
+    top = np.minimum(top, np.minimum(area_a, area_b))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[e] = np.minimum(out[e], np.nan_to_num(top / (area_a + area_b - top)))
+    return out
+
+
 def iou_upper_bound(corpus: Corpus, oa, ob) -> np.ndarray:
     """IoU of box pairs, and an upper bound of it for pairs with a polygon (no shapely).
 
@@ -139,10 +168,12 @@ def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
     """IoU of every candidate pair, exact wherever the matching needs it.
 
     Box-box pairs are computed with numpy. Pairs involving a polygon go to shapely only
-    where the bounding boxes overlap and the IoU could reach ``tau`` (:func:`_iou_bound`).
-    The other overlapping polygon pairs are returned as *pending* (IoU left at 0, with
-    their bound): they cannot be matched, so the matching is exactly the one full IoU
-    would give. Exact values are looked up in and added to ``cache`` when given.
+    where the bounding boxes overlap and the IoU could reach ``tau``: by the boxes'
+    bound (:func:`_iou_bound`), then by the tighter clipped-area bound
+    (:func:`_tighter_bound`). The other overlapping polygon pairs are returned as
+    *pending* (IoU left at 0, with their bound): they cannot be matched, so the matching
+    is exactly the one full IoU would give. Exact values are looked up in and added to
+    ``cache`` when given.
 
     Returns
     -------
@@ -151,6 +182,8 @@ def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
     bound, ba, bb, poly_pair, overlap = _iou_bound(corpus, oa, ob)
     iou = np.where(poly_pair, 0.0, bound)
     involved = np.flatnonzero(poly_pair & overlap)
+    maybe = involved[bound[involved] >= tau]
+    bound[maybe] = _tighter_bound(corpus, oa, ob, maybe, bound[maybe])
     reachable = bound[involved] >= tau
     _exact_iou(corpus, oa, ob, involved[reachable], iou, cache)
     return iou, ba, bb, involved[~reachable], bound[involved[~reachable]]
@@ -293,8 +326,11 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
                 top = iou[cand]
             else:
                 cand, top = pending, pending_bound
-            need = cand[(top > best_a[key_a[cand]]) | (top > best_b[key_b[cand]])]
+            beats = (top > best_a[key_a[cand]]) | (top > best_b[key_b[cand]])
+            need = cand[beats]
             if kind == "pending":
+                top = _tighter_bound(corpus, oa, ob, need, top[beats])
+                need = need[(top > best_a[key_a[need]]) | (top > best_b[key_b[need]])]
                 _exact_iou(corpus, oa, ob, need, iou, cache)
             sim[need] = _iou_similarity(corpus, distance, oa, ob, iou, need)
     else:
