@@ -790,15 +790,69 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
     True
     """
     _check_tables(tables)
+    _check_statistics(n_boot, seed, progress, ci_method)
+    corpus = tables.corpus
+    layout = _Layout(len(corpus.labels), len(corpus.annotators))
+    n_items = len(corpus.items)
+    parts = {c: _component_cells(tables, layout, c) for c in COMPONENTS}
+    presence = _PresenceCells.build(layout, n_items, tables.units, tables.coverage)
+    return agreement_from_cells(tables, parts, presence, n_boot=n_boot, seed=seed,
+                                progress=progress, ci_method=ci_method)
+
+
+def _check_statistics(n_boot, seed, progress, ci_method):
     _check_int(n_boot, "n_boot")
     _check_int(seed, "seed")
     _check_progress(progress)
     if ci_method not in CI_METHODS:
         raise ParameterError(f"ci_method must be one of {CI_METHODS}; got {ci_method!r}")
+
+
+def agreement_from_cells(tables: PairTables, parts: dict, presence, *,
+                         n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
+                         progress: bool | None = None, ci_method: str = "bca"):
+    """The agreement Dataset from the cells of every component, already summed.
+
+    The statistics step of :func:`agreement_from_tables`, for cells built elsewhere:
+    :mod:`iaa_frames.dask` builds the within-item half of every component's cells on the
+    partitions of a dask DataFrame and merges it with the chance half.
+
+    Parameters
+    ----------
+    tables : PairTables
+        Gives the names of the codes (``tables.corpus``), the parameters and the chance
+        sources of the classes; its row tables are not read.
+    parts : dict
+        Per component, its cells (:class:`SigmaCells` or :class:`ClassificationCells`,
+        as :func:`component_cells` builds them).
+    presence : PresenceCells
+        The presence alpha cells.
+    n_boot, seed, progress, ci_method
+        As in :func:`agreement_from_tables`.
+
+    Returns
+    -------
+    xarray.Dataset
+        See :func:`agreement`.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> tables = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
+    >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    >>> parts = {c: component_cells(tables, layout, c) for c in COMPONENTS}
+    >>> presence = PresenceCells.build(layout, len(tables.corpus.items), tables.units,
+    ...                                tables.coverage)
+    >>> ds = agreement_from_cells(tables, parts, presence, n_boot=20)
+    >>> ds.equals(agreement_from_tables(tables, n_boot=20))
+    True
+    """
+    _check_tables(tables)
+    _check_statistics(n_boot, seed, progress, ci_method)
     corpus = tables.corpus
     layout = _Layout(len(corpus.labels), len(corpus.annotators))
     n_items = len(corpus.items)
-    parts = {c: _component_cells(tables, layout, c) for c in COMPONENTS}
     out = _point_estimates(parts, layout.n_cells)
     out["note"] = _whole_population_notes(tables, out["note"])
     out["chance_source"] = _chance_sources(tables, layout)
@@ -806,7 +860,6 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
     out.update(_tests(parts, out, seed))
     out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
-    presence = _PresenceCells.build(layout, n_items, tables.units, tables.coverage)
     out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
     if n_boot:
         reps = _bootstrap(parts, n_items, n_boot, seed, progress)
@@ -1155,3 +1208,13 @@ def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = 
     tables = pair_tables(df, distance=distance, match_threshold=match_threshold,
                          n_chance=n_chance, overall=overall, seed=seed, progress=progress)
     return pairwise_from_tables(tables, component=component, label=label)
+
+
+# -- public names of the steps of agreement_from_tables(), for iaa_frames.dask, which builds
+# the within-item half of every component's cells on the partitions of a dask DataFrame
+# and merges it with the chance half built on its global index
+CellLayout = _Layout
+SigmaCells = _SigmaCells
+ClassificationCells = _ClassificationCells
+PresenceCells = _PresenceCells
+component_cells = _component_cells

@@ -29,8 +29,9 @@ It runs on the default local scheduler and on any ``dask.distributed`` cluster (
 from __future__ import annotations
 
 from ..distances import DEFAULT_DISTANCE
-from ..engine import DEFAULT_N_BOOT, agreement_from_tables
+from ..engine import DEFAULT_N_BOOT
 from ..pairs import DEFAULT_N_CHANCE
+from . import statistics
 from .frame import from_pandas, read_parquet
 from .tables import is_dask_frame, pair_tables
 
@@ -68,6 +69,6 @@ def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     >>> bool(ds.equals(iaf.agreement(df, n_chance=200, n_boot=0)))
     True
     """
-    tables = pair_tables(ddf, distance=distance, match_threshold=match_threshold,
-                         n_chance=n_chance, overall=overall, seed=seed, progress=progress)
-    return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
+    return statistics.agreement(ddf, distance=distance, match_threshold=match_threshold,
+                                n_chance=n_chance, n_boot=n_boot, seed=seed,
+                                overall=overall, progress=progress)
