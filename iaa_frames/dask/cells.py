@@ -30,6 +30,7 @@ from ..engine import CellLayout, ClassificationCells, PresenceCells, component_c
 from ..errors import IAAError
 from ..pairs import PairTables, pooled_baseline
 from ..result import COMPONENTS, MEASURES
+from . import ks
 from .ks import SampledSigmaCells, WithinSample
 from .partition import Codes, Matching, geometry_of, index_arrays, match, narrow
 
@@ -102,33 +103,32 @@ def partition_cells(m: Matching) -> dict:
 def within_samples(m: Matching) -> dict:
     """The within rows of the sigma components, for the KS tests, in narrow types.
 
-    ``localization``: distance, item, annotators, class (both objects' class, -1 when
-    they differ) and the two objects (local indices, for the pooled chance units);
-    ``sets``: detection and overall distances, item, annotators, class (-1: whole
-    annotations).
+    Per component (``localization``, ``detection``, ``overall``): ``distance``,
+    ``item``, ``annotator_a``, ``annotator_b`` and ``label`` (localization: both objects'
+    class, -1 when they differ; detection, overall: the class, -1 for whole annotations),
+    rows in order of distance (a cell's rows come out in that order too, which makes its
+    tests faster); localization also ``object_a`` and ``object_b`` (local indices, for
+    the pooled chance units).
     """
     A, L = len(m.corpus.annotators), len(m.corpus.labels)
     loc, sets = m.localization_within, m.sets_within
 
-    def col(frame, name):
-        return frame[name].to_numpy()
+    def sample(frame, distance, label, **extra):
+        d = frame[distance].to_numpy()
+        order = np.argsort(d, kind="stable")
+        return {"distance": d[order], "item": frame["item"].to_numpy()[order].astype(np.int32),
+                "annotator_a": narrow(frame["annotator_a"].to_numpy()[order], A),
+                "annotator_b": narrow(frame["annotator_b"].to_numpy()[order], A),
+                "label": narrow(label[order], L),
+                **{k: v[order].astype(np.int32) for k, v in extra.items()}}
 
-    la, lb = col(loc, "label_a"), col(loc, "label_b")
-    return {
-        "localization": {
-            "distance": col(loc, "distance"), "item": col(loc, "item").astype(np.int32),
-            "annotator_a": narrow(col(loc, "annotator_a"), A),
-            "annotator_b": narrow(col(loc, "annotator_b"), A),
-            "label": narrow(np.where(la == lb, la, -1), L),
-            "object_a": col(loc, "object_a").astype(np.int32),
-            "object_b": col(loc, "object_b").astype(np.int32)},
-        "sets": {
-            "detection": col(sets, "detection"), "overall": col(sets, "overall"),
-            "item": col(sets, "item").astype(np.int32),
-            "annotator_a": narrow(col(sets, "annotator_a"), A),
-            "annotator_b": narrow(col(sets, "annotator_b"), A),
-            "label": narrow(col(sets, "label"), L)},
-    }
+    la, lb = loc["label_a"].to_numpy(), loc["label_b"].to_numpy()
+    out = {"localization": sample(loc, "distance", np.where(la == lb, la, -1),
+                                  object_a=loc["object_a"].to_numpy(),
+                                  object_b=loc["object_b"].to_numpy())}
+    for c in ("detection", "overall"):
+        out[c] = sample(sets, c, sets["label"].to_numpy())
+    return out
 
 
 def partition_statistics(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
@@ -153,36 +153,49 @@ def partition_statistics(frame: pd.DataFrame, codes: Codes, *, distance, tau: fl
 # ------------------------------------------------------------------------------ driver
 
 
-def merge_samples(parts: list[dict], *, n_annotators: int, n_labels: int):
-    """The partitions' within samples, concatenated (taken out of ``parts``).
+def merge_samples(parts: list[dict], position: np.ndarray, offsets: np.ndarray, *,
+                  n_annotators: int, n_labels: int) -> dict:
+    """The partitions' within samples, joined (and taken out of ``parts``).
+
+    Each partition's rows are in order of distance; the joined rows are too (a stable
+    sort of the sorted runs). Object indices become corpus-wide (``position`` of the
+    partition-order index, partitions starting at ``offsets``).
 
     Returns
     -------
-    localization, sets : dict
-        ``sample`` (:class:`~iaa_frames.dask.ks.WithinSample`) and the distances; for
-        localization also ``object_a``, ``object_b`` (local indices) and
-        ``row_offsets`` (where each partition's rows start).
+    dict
+        Per sigma component: ``sample`` (:class:`~iaa_frames.dask.ks.WithinSample`) and
+        ``distance``; for localization also ``object_a``, ``object_b``.
     """
     samples = [p.pop("samples") for p in parts]
     out = {}
-    for kind, extra in (("localization", ("distance", "object_a", "object_b")),
-                        ("sets", ("detection", "overall"))):
+    for kind in SIGMA:
         pieces = [s.pop(kind) for s in samples]
+        rows = np.cumsum([0] + [len(q["item"]) for q in pieces])
+        distance = np.concatenate([q.pop("distance") for q in pieces])
+        order = np.argsort(distance, kind="stable")  # merges the sorted runs
+        merged = {"distance": distance[order]}
+        del distance
 
-        def cat(name, pieces=pieces):
-            return np.concatenate([q.pop(name) for q in pieces])
+        def cat(name, pieces=pieces, order=order):
+            return np.concatenate([q.pop(name) for q in pieces])[order]
 
-        merged = {name: cat(name) for name in extra}
-        merged["row_offsets"] = np.cumsum([0] + [len(q["item"]) for q in pieces])
+        if kind == "localization":
+            part = np.repeat(np.arange(len(pieces)), np.diff(rows))
+            base = np.asarray(offsets, dtype=np.int64)[part]
+            index = np.int32 if len(position) < 2 ** 31 else np.int64
+            for name in ("object_a", "object_b"):
+                local = np.concatenate([q.pop(name) for q in pieces])
+                merged[name] = position[base + local].astype(index)[order]
+            del part, base
         merged["sample"] = WithinSample(
             cat("item"), cat("annotator_a"), cat("annotator_b"), cat("label"),
             n_annotators=n_annotators, n_labels=n_labels, all_rows=kind == "localization")
         out[kind] = merged
-    return out["localization"], out["sets"]
+    return out
 
 
-def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sample,
-                       position: np.ndarray, offsets: np.ndarray):
+def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sample):
     """:func:`iaa_frames.pairs.pooled_baseline` from the localization within sample.
 
     The classes it pools are those with at least two within pairs and fewer than
@@ -199,15 +212,13 @@ def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sa
                                | loc_between["in_label"].to_numpy())
     need = (within_n >= 2) & (np.bincount(ba[chance_own], minlength=L) < MIN_CHANCE_UNITS)
     rows = np.flatnonzero((own >= 0) & need[np.maximum(own, 0)])
-    part = np.searchsorted(localization["row_offsets"], rows, side="right") - 1
-    base = np.asarray(offsets, dtype=np.int64)[part]
     frame = pd.DataFrame({
         "item": s.item[rows].astype(np.int64),
         "annotator_a": s.annotator_a[rows].astype(np.int64),
         "annotator_b": s.annotator_b[rows].astype(np.int64),
         "label_a": own[rows], "label_b": own[rows],
-        "object_a": position[base + localization["object_a"][rows]],
-        "object_b": position[base + localization["object_b"][rows]]})
+        "object_a": localization["object_a"][rows].astype(np.int64),
+        "object_b": localization["object_b"][rows].astype(np.int64)})
     frame = frame.take(np.lexsort([frame[c].to_numpy() for c in
                                    ("object_a", "annotator_b", "annotator_a", "item")]))
     return pooled_baseline(corpus, frame.reset_index(drop=True), loc_between, sample)
@@ -223,7 +234,7 @@ def between_tables(corpus, sets_between, loc_between, pooled, source, params) ->
                       localization_pooled=pooled, label_source=source, params=params)
 
 
-def merge_cells(parts: list[dict], between: PairTables, localization: dict, sets: dict):
+def merge_cells(parts: list[dict], between: PairTables, samples: dict):
     """Every component's cells and the presence cells, within and chance halves joined.
 
     The partitions' rows of the per-item sums are stacked in item order (taken out of
@@ -265,8 +276,7 @@ def merge_cells(parts: list[dict], between: PairTables, localization: dict, sets
         fields["within"] = stacked(c)
         if half.matched is not None:
             fields["matched"] = half.matched + added(f"{c}_matched")
-        sample = localization if c == "localization" else sets
-        out[c] = SampledSigmaCells(**fields, sample=sample["sample"],
-                                   sample_distance=sample["distance" if c == "localization"
-                                                          else c])
+        out[c] = SampledSigmaCells(**fields, sample=samples[c]["sample"],
+                                   sample_distance=samples[c]["distance"],
+                                   chunk_entries=ks.CHUNK_ENTRIES)
     return out, PresenceCells(layout.n_cells, stacked("presence"))

@@ -78,22 +78,21 @@ def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     del outputs
     corpus, position, offsets = index_corpus(codes, prep.coverage, parts)
     counts = merge_counts(parts)
-    localization, sets = merge_samples(parts, n_annotators=len(codes.annotators),
-                                       n_labels=len(codes.labels))
+    samples = merge_samples(parts, position, offsets, n_annotators=len(codes.annotators),
+                            n_labels=len(codes.labels))
 
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
     sample, sets_between, loc_between = chance_tables(
         corpus, store, counts, distance=distance, tau=tau, overall=overall,
         n_chance=n_chance, seed=seed)
     del store, geometry
-    pooled, source = pooled_from_sample(corpus, localization, loc_between, sample, position,
-                                        offsets)
     del position
+    pooled, source = pooled_from_sample(corpus, samples["localization"], loc_between, sample)
     params = table_params(corpus, sample, distance=distance, tau=tau, n_chance=n_chance,
                           overall=overall, seed=seed)
     between = between_tables(corpus, sets_between, loc_between, pooled, source, params)
     del sample
-    cells, presence = merge_cells(parts, between, localization, sets)
+    cells, presence = merge_cells(parts, between, samples)
     del parts
     return agreement_from_cells(between, cells, presence, n_boot=n_boot, seed=seed,
                                 progress=progress)
