@@ -25,8 +25,9 @@ import numpy as np
 from ..engine import SigmaCells
 from ..kstest import ks_agreement_tests
 from ..stats import cell_tests
+from .tables import active_client
 
-__all__ = ["CHUNK_ENTRIES", "SampledSigmaCells", "WithinSample"]
+__all__ = ["CHUNK_ENTRIES", "SampledSigmaCells", "WithinSample", "group_tests"]
 
 #: Largest number of (within row, cell) entries tested together: about 1.5 GB of
 #: temporary arrays in the tests.
@@ -172,31 +173,92 @@ class SampledSigmaCells(SigmaCells):
 
     def tests(self, cells, seed: int = 0):
         """KS statistic, sign, p-value and fraction below chance of the given cells, as
-        :meth:`iaa_frames.engine.SigmaCells.tests` computes them."""
+        :meth:`iaa_frames.engine.SigmaCells.tests` computes them, one group of cells at a
+        time; on the workers of the active ``dask.distributed`` client, if any (a few
+        groups at a time, each sent with its rows' distances and items only)."""
         out = np.full((4, self.n_cells), np.nan)
-        cells = np.asarray(cells, dtype=np.int64)
-        bp, bi = self.between_members.indptr, self.between_members.indices
-        bw = self.between_members.data
-        for chunk in self.sample.chunks(cells, self.chunk_entries):
-            rows, w_n = self.sample.rows(chunk)
-            x = self.sample_distance[rows]
-            w_cell = np.repeat(np.arange(len(chunk)), w_n)
-            b_n = bp[chunk + 1] - bp[chunk]
-            b_at = _ranges(bp[chunk], b_n)
-            b_cell = np.repeat(np.arange(len(chunk)), b_n)
-            out[:, chunk] = cell_tests(x, w_cell, self.between_distance[bi[b_at]], b_cell,
-                                       bw[b_at], len(chunk))
-            # the p-value: the one-sided cluster-bootstrap test, for the cells whose chance
-            # units are unweighted (a pooled class keeps the weighted asymptotic p-value)
-            plain = [k for k, c in enumerate(chunk) if np.all(bw[bp[c]:bp[c + 1]] == 1)]
-            if plain:
-                w_start = np.cumsum(w_n) - w_n
-                out[2, chunk[plain]] = ks_agreement_tests(
-                    x, self.between_distance, within_item=self.sample.item[rows],
-                    between_item_a=self.between_items[0], between_item_b=self.between_items[1],
-                    within_cells=[np.arange(w_start[k], w_start[k] + w_n[k]) for k in plain],
-                    between_cells=[bi[bp[c]:bp[c + 1]] for c in chunk[plain]],
-                    n_items=self.n_items, seed=seed)[1]
-            del rows, x
+        chunks = self.sample.chunks(np.asarray(cells, dtype=np.int64), self.chunk_entries)
+        client = active_client() if len(chunks) > 1 else None
+        if client is None:
+            for chunk in chunks:
+                out[:, chunk] = group_tests(**self._group(chunk), n_items=self.n_items,
+                                            seed=seed)
+        else:
+            from distributed import wait
+
+            shared = _scatter(client, {"between_distance": self.between_distance,
+                                       "between_item_a": self.between_items[0],
+                                       "between_item_b": self.between_items[1]},
+                              broadcast=True)
+            running = {}
+            limit = 2 * max(len(client.scheduler_info().get("workers", {})), 1)
+            for k, chunk in enumerate(chunks):
+                if len(running) >= limit:  # a few groups at a time: bounded memory
+                    futures = [f for f, _ in running.values()]
+                    done = wait(futures, return_when="FIRST_COMPLETED").done
+                    for j in [j for j, (f, _) in running.items() if f in done]:
+                        out[:, chunks[j]] = running.pop(j)[0].result()
+                # the scattered rows are held until their task is done
+                group = _scatter(client, self._group(chunk, between=False))
+                running[k] = (client.submit(group_tests, **group, **shared,
+                                            n_items=self.n_items, seed=seed, pure=False),
+                              group)
+            for j, (f, _) in running.items():
+                out[:, chunks[j]] = f.result()
         self.sample.release()
         return out
+
+    def _group(self, chunk, between: bool = True) -> dict:
+        """The arguments of :func:`group_tests` for a group of cells."""
+        rows, w_n = self.sample.rows(chunk)
+        bp, bi, bw = (self.between_members.indptr, self.between_members.indices,
+                      self.between_members.data)
+        b_n = bp[chunk + 1] - bp[chunk]
+        b_at = _ranges(bp[chunk], b_n)
+        out = {"within": self.sample_distance[rows], "within_item": self.sample.item[rows],
+               "within_count": w_n, "between_rows": bi[b_at], "between_count": b_n,
+               "between_weight": bw[b_at]}
+        if between:
+            out.update(between_distance=self.between_distance,
+                       between_item_a=self.between_items[0],
+                       between_item_b=self.between_items[1])
+        return out
+
+
+def _scatter(client, arrays: dict, broadcast: bool = False) -> dict:
+    """The arrays sent to the workers, under fresh keys (a dict given to
+    ``client.scatter`` would use its names as keys, shared by every group)."""
+    futures = client.scatter(list(arrays.values()), broadcast=broadcast, hash=False)
+    return dict(zip(arrays, futures))
+
+
+def group_tests(within, within_item, within_count, between_rows, between_count,
+                between_weight, between_distance, between_item_a, between_item_b, *,
+                n_items: int, seed: int):
+    """The tests of a group of cells (rows of the result: KS statistic, sign, p-value,
+    fraction below chance; one column per cell).
+
+    ``within`` lists the within distances of the cells one after the other
+    (``within_count`` each) with their items; ``between_rows`` the chance rows of the
+    cells (indices into ``between_distance``, ``between_count`` each) with their
+    weights. The p-value is the one-sided cluster-bootstrap test of
+    :func:`iaa_frames.kstest.ks_agreement_tests` for the cells whose chance units are
+    unweighted, the asymptotic one of :func:`iaa_frames.stats.cell_tests` for a pooled
+    class (weighted chance units).
+    """
+    k = len(within_count)
+    w_cell = np.repeat(np.arange(k), within_count)
+    b_cell = np.repeat(np.arange(k), between_count)
+    out = cell_tests(within, w_cell, between_distance[between_rows], b_cell, between_weight, k)
+    unweighted = np.bincount(b_cell, weights=(between_weight != 1).astype(float), minlength=k)
+    plain = np.flatnonzero(unweighted == 0)
+    if len(plain):
+        w_start = np.cumsum(within_count) - within_count
+        b_start = np.cumsum(between_count) - between_count
+        out[2, plain] = ks_agreement_tests(
+            within, between_distance, within_item=within_item, between_item_a=between_item_a,
+            between_item_b=between_item_b,
+            within_cells=[np.arange(w_start[j], w_start[j] + within_count[j]) for j in plain],
+            between_cells=[between_rows[b_start[j]:b_start[j] + between_count[j]]
+                           for j in plain], n_items=n_items, seed=seed)[1]
+    return out

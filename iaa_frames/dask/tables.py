@@ -47,7 +47,7 @@ from .index import codes as make_codes
 from .index import index_corpus
 from .partition import Codes, rows_with_ids, summarize, within_order, within_tables
 
-__all__ = ["Prepared", "chance_tables", "is_dask_frame", "merge_counts", "pair_tables", "prepare",
+__all__ = ["Prepared", "active_client", "chance_tables", "is_dask_frame", "merge_counts", "pair_tables", "prepare",
            "run_partitions", "table_params"]
 
 
@@ -76,7 +76,7 @@ def _require_dask(ddf):
                           f"{list(ddf.columns)}")
 
 
-def _client():
+def active_client():
     """The dask.distributed client that ``dask.compute`` would use now, if any."""
     from dask.base import get_scheduler
 
@@ -95,7 +95,7 @@ def _compute(tasks, desc, progress):
 
     if not tasks:
         return []
-    client = _client()
+    client = active_client()
     if client is None:
         if not progress:
             return list(dask.compute(*tasks))
