@@ -178,7 +178,7 @@ class SampledSigmaCells(SigmaCells):
         groups at a time, each sent with its rows' distances and items only)."""
         out = np.full((4, self.n_cells), np.nan)
         chunks = self.sample.chunks(np.asarray(cells, dtype=np.int64), self.chunk_entries)
-        client = active_client() if len(chunks) > 1 else None
+        client = active_client() if chunks else None
         if client is None:
             for chunk in chunks:
                 out[:, chunk] = group_tests(**self._group(chunk), n_items=self.n_items,

@@ -22,6 +22,9 @@ pair tables (about 400 bytes an object).
 
 from __future__ import annotations
 
+import ctypes
+import sys
+
 import numpy as np
 
 from ..distances import DEFAULT_DISTANCE
@@ -39,13 +42,27 @@ from .geometry import GeometryStore
 from .index import index_corpus
 from .tables import chance_tables, merge_counts, prepare, run_partitions, table_params
 
-__all__ = ["agreement"]
+__all__ = ["agreement", "release_memory"]
 
 
 def _check_count(value, name):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
             or value < 0:
         raise ParameterError(f"{name} must be a non-negative integer; got {value!r}")
+
+
+def release_memory() -> None:
+    """Give the memory freed so far back to the operating system (glibc's heap only).
+
+    The partitions' outputs arrive as many buffers of a few megabytes, which glibc
+    allocates on its heap; freed once merged, they would stay in the driver's resident
+    memory (about 250 MB per million objects) through the statistics.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc
+            pass
 
 
 def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
@@ -80,6 +97,7 @@ def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     counts = merge_counts(parts)
     samples = merge_samples(parts, position, offsets, n_annotators=len(codes.annotators),
                             n_labels=len(codes.labels))
+    release_memory()
 
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
     sample, sets_between, loc_between = chance_tables(
@@ -94,5 +112,6 @@ def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     del sample
     cells, presence = merge_cells(parts, between, samples)
     del parts
+    release_memory()
     return agreement_from_cells(between, cells, presence, n_boot=n_boot, seed=seed,
                                 progress=progress)
