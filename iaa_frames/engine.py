@@ -336,6 +336,51 @@ def _per_item(item, n_items, quantities, membership) -> sp.csr_matrix:
 # ---------------------------------------------------------------------- sigma cells
 
 
+def _within_sums(layout: _Layout, n_items: int, within: _Rows):
+    """Per-item sums [count | distance | iou] of the within rows in every cell, their
+    matched pairs per cell (sets; else None) and their rows x cells membership."""
+    mw = layout.membership(within.label_cells,
+                           layout.groups(within.annotator_a, within.annotator_b))
+    quantities = [np.ones(len(within.distance)), within.distance]
+    if within.iou is not None:
+        quantities.append(within.iou)
+    matched = None
+    if within.n_matched is not None:
+        matched = np.asarray(mw.T @ within.n_matched).ravel()
+    return ItemSums(_per_item(within.item_a, n_items, quantities, mw)), matched, mw
+
+
+def within_item_sums(tables: PairTables, layout: _Layout, component: str):
+    """The within-item half of a sigma component's cells, without its KS lists.
+
+    For :mod:`iaa_frames.dask`, which builds it on every partition of a dask DataFrame
+    and stacks the partitions' rows.
+
+    Returns
+    -------
+    sums : ItemSums
+        Per item, the within rows' [count | distance | iou] of every cell (what
+        :class:`SigmaCells` ``.within`` holds).
+    matched : ndarray or None
+        Matched object pairs of the within rows per cell (detection, overall).
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> tables = pair_tables(simulate(n_items=10, seed=0), n_chance=100)
+    >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    >>> sums, _ = within_item_sums(tables, layout, "localization")
+    >>> cells = component_cells(tables, layout, "localization")
+    >>> bool((sums.matrix != cells.within.matrix).nnz == 0)
+    True
+    """
+    rows = (_localization_rows(tables, layout) if component == "localization"
+            else _sets_rows(tables, component, layout))
+    sums, matched, _ = _within_sums(layout, len(tables.corpus.items), rows[0])
+    return sums, matched
+
+
 @dataclass(frozen=True, eq=False)
 class _SigmaCells:
     """Within and chance distances of a sigma component, summed per cell.
@@ -360,22 +405,15 @@ class _SigmaCells:
 
     @classmethod
     def build(cls, layout: _Layout, n_items: int, within: _Rows, between: _Chance):
-        mw = layout.membership(within.label_cells,
-                               layout.groups(within.annotator_a, within.annotator_b))
-        quantities = [np.ones(len(within.distance)), within.distance]
-        if within.iou is not None:
-            quantities.append(within.iou)
+        sums, matched, mw = _within_sums(layout, n_items, within)
         mb = between.membership
         per_row = sp.hstack([mb, sp.diags(between.distance) @ mb]).tocsr()
-        matched = None
-        if within.n_matched is not None:
-            matched = (np.asarray(mw.T @ within.n_matched).ravel()
-                       + np.asarray((mb != 0).T @ between.n_matched).ravel())
+        if matched is not None:
+            matched = matched + np.asarray((mb != 0).T @ between.n_matched).ravel()
         # each cell's rows in order of distance, which makes the sorting inside the KS
         # test and the chance quantile of every cell cheap
         rank_w, rank_b = np.argsort(within.distance), np.argsort(between.distance)
-        return cls(layout.n_cells,
-                   ItemSums(_per_item(within.item_a, n_items, quantities, mw)),
+        return cls(layout.n_cells, sums,
                    PairSums(between.item_a.astype(np.int64), between.item_b.astype(np.int64),
                             per_row),
                    np.asarray(within.distance, dtype=np.float64)[rank_w],

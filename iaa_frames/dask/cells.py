@@ -26,7 +26,13 @@ import scipy.sparse as sp
 
 from ..bootstrap import ItemSums
 from ..chance import MIN_CHANCE_UNITS
-from ..engine import CellLayout, ClassificationCells, PresenceCells, component_cells
+from ..engine import (
+    CellLayout,
+    ClassificationCells,
+    PresenceCells,
+    component_cells,
+    within_item_sums,
+)
 from ..errors import IAAError
 from ..pairs import PairTables, pooled_baseline
 from ..result import COMPONENTS, MEASURES
@@ -88,13 +94,16 @@ def partition_cells(m: Matching) -> dict:
     items = np.unique(m.coverage["item"].to_numpy())
     out = {"items": items}
     for c in COMPONENTS:
-        cells = component_cells(tables, layout, c)
-        out[c] = cells.within.matrix[items]
-        if c == "classification":
+        if c in SIGMA:
+            sums, matched = within_item_sums(tables, layout, c)
+            if matched is not None:
+                out[f"{c}_matched"] = matched
+        else:
+            cells = component_cells(tables, layout, c)
+            sums = cells.within
             out["units_per_group"] = cells.units_per_group
-        elif cells.matched is not None:
-            out[f"{c}_matched"] = cells.matched
-        del cells
+        out[c] = sums.matrix[items]
+        del sums
     presence = PresenceCells.build(layout, len(corpus.items), m.units, m.coverage)
     out["presence"] = presence.within.matrix[items]
     return out
