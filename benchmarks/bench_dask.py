@@ -1,7 +1,7 @@
 """Agreement of a box corpus larger than one worker's memory, on a dask LocalCluster.
 
 Run: ``python benchmarks/bench_dask.py [--boxes 10000000] [--reference 1000000]
-[--workers 2] [--memory-limit 3GB] [--rows-per-file 500000] [--boot 200] [--dir DIR]``
+[--workers 2] [--memory-limit 4GB] [--rows-per-file 500000] [--boot 200] [--dir DIR]``
 
 1. Writes a simulated corpus of about ``--boxes`` box annotations as Parquet with
    :func:`iaa_frames.to_parquet` (whole items per file; 5 annotators, 4 objects per item
@@ -176,7 +176,7 @@ def main():
     ap.add_argument("--boxes", type=int, default=10_000_000)
     ap.add_argument("--reference", type=int, default=1_000_000)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--memory-limit", default="3GB")
+    ap.add_argument("--memory-limit", default="4GB")
     ap.add_argument("--rows-per-file", type=int, default=500_000)
     ap.add_argument("--boot", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)

@@ -94,6 +94,7 @@ def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     parts, geometry = run_partitions(outputs, prep.polygons, progress)
     del outputs
     corpus, position, offsets = index_corpus(codes, prep.coverage, parts)
+    release_memory()
     counts = merge_counts(parts)
     samples = merge_samples(parts, position, offsets, n_annotators=len(codes.annotators),
                             n_labels=len(codes.labels))
