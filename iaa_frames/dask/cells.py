@@ -38,7 +38,15 @@ from ..pairs import PairTables, pooled_baseline
 from ..result import COMPONENTS, MEASURES
 from . import ks
 from .ks import SampledSigmaCells, WithinSample
-from .partition import Codes, Matching, geometry_of, index_arrays, match, narrow
+from .partition import (
+    Codes,
+    Matching,
+    distinct,
+    geometry_of,
+    index_arrays,
+    match,
+    narrow,
+)
 
 __all__ = ["between_tables", "merge_cells", "merge_samples", "partition_statistics",
            "pooled_from_sample"]
@@ -91,7 +99,7 @@ def partition_cells(m: Matching) -> dict:
                         units=m.units, coverage=m.coverage,
                         localization_pooled=_empty(POOLED),
                         label_source=np.full(len(corpus.labels), "", dtype=object))
-    items = np.unique(m.coverage["item"].to_numpy())
+    items = distinct(m.coverage["item"].to_numpy())
     out = {"items": items}
     for c in COMPONENTS:
         if c in SIGMA:

@@ -40,8 +40,21 @@ from ..pairs import (
 )
 from ..pipeline import IoUCache, run
 
-__all__ = ["Codes", "Matching", "checked", "geometry_of", "id_hash", "index_arrays", "match", "narrow",
-           "rows_with_ids", "summarize", "within_order", "within_tables"]
+__all__ = ["Codes", "Matching", "checked", "distinct", "geometry_of", "id_hash", "index_arrays",
+           "match", "narrow", "rows_with_ids", "summarize", "within_order", "within_tables"]
+
+
+def distinct(values) -> np.ndarray:
+    """The sorted distinct values of an integer array: ``np.unique(values)``, by a sort
+    (numpy 2's ``unique`` hashes, which takes ten times longer on millions of keys).
+
+    Examples
+    --------
+    >>> distinct(np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    """
+    values = np.sort(np.asarray(values).ravel())
+    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
 
 
 def checked(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -95,7 +108,7 @@ def summarize(frame: pd.DataFrame) -> dict:
     item_raw, item_names = pd.factorize(v["item"])
     ann_raw, ann_names = pd.factorize(v["annotator"])
     n_i, n_a = len(item_names), len(ann_names)
-    cov = np.unique(item_raw.astype(np.int64) * max(n_a, 1) + ann_raw)
+    cov = distinct(item_raw.astype(np.int64) * max(n_a, 1) + ann_raw)
     known = np.isfinite(objects["width"].to_numpy()) & np.isfinite(objects["height"].to_numpy())
     # class names (as str, the order prepare() ranks them in) and the objects of every
     # (item, class) and (annotator, class): the class terms of the fingerprints need the
@@ -174,7 +187,7 @@ def local_corpus(v: pd.DataFrame, codes: Codes) -> Corpus:
     o_item, o_ann, o_label = o_item[order], o_ann[order], label[order]
     n_ann = len(codes.annotators)
     annotations, by_label = annotation_slices(o_item, o_ann, o_label,
-                                              np.unique(item * n_ann + ann),
+                                              distinct(item * n_ann + ann),
                                               n_annotators=n_ann, n_labels=len(codes.labels))
     return Corpus(objects=objects, shapes=shapes, item=o_item, annotator=o_ann, label=o_label,
                   items=np.full(codes.n_items, None, dtype=object),
