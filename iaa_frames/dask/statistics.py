@@ -40,7 +40,14 @@ from .cells import (
 )
 from .geometry import GeometryStore
 from .index import index_corpus
-from .tables import chance_tables, merge_counts, prepare, run_partitions, table_params
+from .tables import (
+    chance_tables,
+    merge_counts,
+    prepare,
+    run_partitions,
+    shared_value,
+    table_params,
+)
 
 __all__ = ["agreement", "release_memory"]
 
@@ -87,7 +94,7 @@ def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
                    n_chance=n_chance, overall=overall, seed=seed, progress=progress)
     tau = float(match_threshold)
     codes = prep.codes
-    shared = delayed(codes, pure=True)
+    shared = shared_value(codes)
     outputs = [delayed(partition_statistics, nout=2, pure=True)(
         p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons)
         for p in prep.ddf.to_delayed()]

@@ -47,8 +47,8 @@ from .index import codes as make_codes
 from .index import index_corpus
 from .partition import Codes, rows_with_ids, summarize, within_order, within_tables
 
-__all__ = ["Prepared", "active_client", "chance_tables", "is_dask_frame", "merge_counts", "pair_tables", "prepare",
-           "run_partitions", "table_params"]
+__all__ = ["Prepared", "active_client", "chance_tables", "is_dask_frame", "merge_counts",
+           "pair_tables", "prepare", "run_partitions", "shared_value", "table_params"]
 
 
 def is_dask_frame(obj) -> bool:
@@ -229,7 +229,7 @@ def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     tau = float(match_threshold)
 
     # 3. within-item tables per partition
-    shared = delayed(prep.codes, pure=True)
+    shared = shared_value(prep.codes)
     outputs = [delayed(within_tables, nout=2, pure=True)(
         p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons)
         for p in prep.ddf.to_delayed()]
@@ -297,6 +297,18 @@ def prepare(ddf, *, distance, match_threshold, n_chance, overall, seed,
         # task-based: the polygons are Python objects, which an Arrow-based shuffle refuses
         ddf = ddf.shuffle(on="item", npartitions=ddf.npartitions, shuffle_method="tasks")
     return Prepared(ddf, codes, coverage, polygons)
+
+
+def shared_value(value):
+    """A value every partition's task reads (the corpus-wide codes): sent once to every
+    worker of the active client (embedded in the graph it would be sent with it, tens of
+    megabytes at millions of items), else a delayed value."""
+    from dask import delayed
+
+    client = active_client()
+    if client is None:
+        return delayed(value, pure=True)
+    return client.scatter(value, broadcast=True, hash=False)
 
 
 def run_partitions(outputs, polygons: bool, progress):
