@@ -29,6 +29,10 @@ order or the number of threads):
   Pairs whose two masks are both empty (shapes thinner than a pixel) fall back to the
   exact overlay.
 
+Two polygons with the same vertices in the same order (a copied annotation) have IoU
+exactly 1 without an overlay, whose rounding could otherwise leave identical shapes just
+below a threshold of 1.
+
 Why: two annotators tracing one detailed contour give two nearly identical polygons, the
 worst case for an overlay (``benchmarks/bench_traces.py`` prints the costs: milliseconds
 per pair at 1,000 vertices, tens of milliseconds at 10,000), while a mask IoU costs tens
@@ -583,6 +587,11 @@ def _overlap(a: Shapes, b: Shapes):
     if rows.size:
         pa = _polygons_at(a, rows)
         pb = _polygons_at(b, rows)
+        # the same vertices (a copied annotation): IoU exactly 1, no overlay
+        same = shapely.equals_exact(pa, pb, tolerance=0)
+        if same.any():
+            inter[rows[same]] = np.minimum(area_a[rows[same]], area_b[rows[same]])
+            rows, pa, pb = rows[~same], pa[~same], pb[~same]
         try:
             shared = shapely.intersection(pa, pb)
         except shapely.errors.GEOSException:

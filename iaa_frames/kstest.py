@@ -246,6 +246,11 @@ def ks_agreement_tests(within, between, *, within_item, between_item_a, between_
     hist_y = sp.csr_matrix((np.ones(sum(len(r) for r, _ in hy)),
                             (np.concatenate([r for r, _ in hy]),
                              np.concatenate([j for _, j in hy]))), shape=(y.size, width))
+    # chance rows of one unordered pair of items share their weight k_a * k_b: sum them
+    pair, row_pair = np.unique(np.minimum(ba, bb) * n + np.maximum(ba, bb), return_inverse=True)
+    hist_y = sp.csr_matrix((np.ones(y.size), (row_pair.ravel(), np.arange(y.size))),
+                           shape=(len(pair), y.size)) @ hist_y
+    ba, bb = pair // n, pair % n
     hist_xt, hist_yt = hist_x.T.tocsr(), hist_y.T.tocsr()
     widen = np.sqrt(n / (n - 1.0)) if n > 1 else 1.0
     exceed = np.zeros(len(tested), dtype=np.int64)

@@ -278,7 +278,9 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
                disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
                delay=0 if progress else DELAY)
 
-    def match(slots, pa, pb, sets=True, cache=None, counted=True):
+    cache = IoUCache()  # runs meet the same polygon pairs again (by class, chance)
+
+    def match(slots, pa, pb, sets=True, counted=True):
         if not counted:  # chance work is only known once drawn: grow the total
             bar.total += int((slots.count[pa] * slots.count[pb]).sum())
             bar.refresh()
@@ -286,13 +288,11 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
                    cache=cache, progress=bar.update)
 
     with bar:
-        cache = IoUCache()  # the per-class run meets the same polygon pairs again
-        whole = match(ann, a, b, cache=cache)
+        whole = match(ann, a, b)
         pl, ll = _labels_of_pairings(corpus, a, b)
         la, lb = _to_label_slots(corpus, a[pl], b[pl], ll)
         bar.total += int((corpus.by_label.count[la] * corpus.by_label.count[lb]).sum())
-        by_label = match(corpus.by_label, la, lb, cache=cache)
-        del cache
+        by_label = match(corpus.by_label, la, lb)
         sample = chance.draw(
             corpus, lambda pa, pb, sets: match(ann, pa, pb, sets=sets, counted=False),
             _within_counts(corpus, a, b, whole, ll), n_chance=int(n_chance), seed=int(seed),

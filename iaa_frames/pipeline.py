@@ -26,7 +26,7 @@ __all__ = ["IoUCache", "Matched", "can_match", "iou_upper_bound", "run"]
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
 _TIEBREAK = 1e-6
-_THREAD_MIN = 5_000  # shape pairs below which splitting over threads does not pay
+_THREAD_MIN = 256  # shape pairs below which splitting over threads does not pay
 _WORKERS = min(os.cpu_count() or 1, 4)
 #: Relative slack of the clipped-area bound, so that rounding never lets it fall below
 #: the exact IoU computed by the overlay.
@@ -222,22 +222,33 @@ def _chunks(cost):
 
 def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
     """Fill ``iou[rows]`` with the exact IoU of polygon pairs (shapely), via ``cache``."""
-    if not len(rows):
-        return
-    keys = oa[rows] * len(corpus.area) + ob[rows]
-    found, known = cache.lookup(keys) if cache is not None else (np.zeros(len(keys), bool), None)
-    if found.any():
-        iou[rows[found]] = known
-    todo = rows[~found]
     shapes = corpus.shapes
-    iou[todo] = np.nan_to_num(_threaded(pair_iou, shapes.take(oa[todo]), shapes.take(ob[todo])))
-    if cache is not None:
-        cache.add(keys[~found], iou[todo])
+    iou[rows] = _cached(corpus, cache, "iou", oa, ob, rows, lambda r: np.nan_to_num(
+        _threaded(pair_iou, shapes.take(oa[r]), shapes.take(ob[r]))))
 
 
-class IoUCache:
-    """Exact polygon IoU already computed, keyed by object pair (shared between runs on
-    the same pairs, e.g. whole annotations and the same annotations split by class)."""
+def _cached(corpus: Corpus, cache, kind: str, oa, ob, rows, compute) -> np.ndarray:
+    """``compute(rows)`` for the object pairs ``rows``, taking the values of pairs that
+    involve a polygon from ``cache`` when known there (and adding the new ones). Pairs of
+    two boxes, cheap to compute, are never cached."""
+    if cache is None or not len(rows):
+        return compute(rows)
+    store = cache.store(kind)
+    keys = oa[rows] * len(corpus.area) + ob[rows]
+    found, known = store.lookup(keys)
+    out = np.empty(len(rows))
+    out[found] = known
+    todo = np.flatnonzero(~found)
+    if todo.size:
+        out[todo] = compute(rows[todo])
+        poly = corpus.shapes.is_polygon
+        new = todo[poly[oa[rows[todo]]] | poly[ob[rows[todo]]]]
+        store.add(keys[new], out[new])
+    return out
+
+
+class _KeyedValues:
+    """Float values keyed by int64, sorted for lookup."""
 
     def __init__(self):
         self.keys = np.zeros(0, np.int64)
@@ -249,9 +260,29 @@ class IoUCache:
         return found, self.values[pos[found]]
 
     def add(self, keys, values):
+        if not len(keys):
+            return
         keys = np.concatenate([self.keys, keys])
         order = np.argsort(keys, kind="stable")
         self.keys, self.values = keys[order], np.concatenate([self.values, values])[order]
+
+
+class IoUCache:
+    """Exact IoU, distance and similarity of the object pairs involving a polygon that
+    were already computed, by kind and object pair.
+
+    Shared between runs that meet the same pairs again: whole annotations and the same
+    annotations split by class, chance runs over overlapping pairings, runs at several
+    thresholds (a pair's IoU and distance do not depend on the threshold). One cache
+    serves one corpus and one distance.
+    """
+
+    def __init__(self):
+        self._stores: dict[str, _KeyedValues] = {}
+
+    def store(self, kind: str) -> _KeyedValues:
+        """The values of one kind (``"iou"``, ``"distance"``, ``"similarity"``)."""
+        return self._stores.setdefault(kind, _KeyedValues())
 
 
 def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
@@ -298,8 +329,8 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     shapes = corpus.shapes
     out = dict(
         pair_pairing=pairing[rows], pair_a=oa[rows], pair_b=ob[rows], pair_iou=iou[rows],
-        pair_distance=_threaded(distance, shapes.take(oa[rows]), shapes.take(ob[rows]),
-                                known_iou=iou[rows]),
+        pair_distance=_cached(corpus, cache, "distance", oa, ob, rows, lambda r: _threaded(
+            distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r])),
         set_n_a=n_a, set_n_b=n_b, set_matched=matched,
     )
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -332,7 +363,8 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
                 top = _tighter_bound(corpus, oa, ob, need, top[beats])
                 need = need[(top > best_a[key_a[need]]) | (top > best_b[key_b[need]])]
                 _exact_iou(corpus, oa, ob, need, iou, cache)
-            sim[need] = _iou_similarity(corpus, distance, oa, ob, iou, need)
+            sim[need] = _cached(corpus, cache, "similarity", oa, ob, need,
+                                lambda r: _iou_similarity(corpus, distance, oa, ob, iou, r))
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)
