@@ -1,4 +1,4 @@
-"""Cluster bootstrap over items: replicate weights of the stored table rows (DESIGN §5).
+"""Cluster bootstrap over items: replicate weights of the stored table rows.
 
 A replicate draws ``n_items`` items with replacement; item ``i`` is drawn ``k_i`` times
 (its *multiplicity*). Nothing geometric is recomputed: the rows of the stored pair and unit

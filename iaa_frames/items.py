@@ -1,4 +1,4 @@
-"""Per-item drilldown: which items concentrate the disagreement (DESIGN §5).
+"""Per-item drilldown: which items concentrate the disagreement.
 
 :func:`items` sets each item's mean within-item distance against the chance distribution
 of the same component, and counts the objects nobody else matched and the clusters whose

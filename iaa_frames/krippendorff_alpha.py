@@ -251,7 +251,7 @@ def presence_alpha_from_counts(n_present, n_raters, *, weights=None):
         alpha = 1 - (2n - 1) / (2n - u)  <=  0   for every u >= 1,
 
     and NaN for ``u = 0``. Detection agreement therefore uses the chance-baseline
-    distances instead (DESIGN section 5).
+    distances instead (docs/ARCHITECTURE.md, "The components").
 
     Examples
     --------

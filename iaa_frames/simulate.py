@@ -1,4 +1,4 @@
-"""Synthetic annotation corpora with known annotator profiles (DESIGN §7).
+"""Synthetic annotation corpora with known annotator profiles.
 
 :func:`simulate_with_truth` draws true objects per item (image), then lets each annotator
 redraw them according to a :class:`Profile`: localization noise, misses, false positives,

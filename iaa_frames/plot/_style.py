@@ -323,7 +323,7 @@ def as_float(x) -> np.ndarray:
 
 
 def check_dataset(result, variables=("agreement",)):
-    """``result`` must be the agreement Dataset (DESIGN §6)."""
+    """``result`` must be the agreement Dataset."""
     import xarray as xr
 
     if not isinstance(result, xr.Dataset):
