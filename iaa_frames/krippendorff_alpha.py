@@ -30,7 +30,9 @@ import scipy.sparse as sp
 from .errors import InvalidAnnotationError, ParameterError, SchemaError
 
 __all__ = [
+    "binary_disagreements",
     "nominal_alpha",
+    "nominal_disagreements",
     "nominal_alpha_from_codes",
     "binary_alpha_from_codes",
     "binary_alpha_per_category",
@@ -332,14 +334,47 @@ def _weighted_sum(weights, x):
     return np.concatenate(parts, axis=0)
 
 
-def _observed_disagreement(n, observed_sum):
-    """``D_o = (1/n) sum_u w_u [sum_c n_uc (m_u - n_uc)] / (m_u - 1)``."""
-    return observed_sum / n
+def nominal_disagreements(n, n_c, o):
+    """Observed and expected disagreement of nominal values, from pairable totals.
+
+    ``D_o = o / n`` and ``D_e = (n^2 - sum_c n_c^2) / (n (n - 1))``, where ``n`` is the
+    number of pairable values, ``n_c`` their count per category (last axis) and ``o`` the
+    coincidence mass off the diagonal, ``sum_u [sum_c n_uc (m_u - n_uc)] / (m_u - 1)``.
+    NaN where ``n <= 1``. Arrays broadcast (a leading replicate axis, cells).
+
+    Examples
+    --------
+    Two units of two values, one agreeing (a, a), one not (a, b):
+
+    >>> d_o, d_e = nominal_disagreements(4.0, np.array([3.0, 1.0]), 2.0)
+    >>> float(d_o), float(d_e), float(1 - d_o / d_e)
+    (0.5, 0.5, 0.0)
+    """
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = o / n
+        d_e = (n * n - np.sum(n_c * n_c, axis=-1)) / (n * (n - 1.0))
+    return np.where(n > 1, d_o, np.nan), np.where(n > 1, d_e, np.nan)
 
 
-def _expected_disagreement(n, n_c):
-    """``D_e = (1/(n(n-1))) sum_c n_c (n - n_c) = (n^2 - sum_c n_c^2) / (n(n-1))``."""
-    return (n * n - np.sum(n_c * n_c, axis=-1)) / (n * (n - 1.0))
+def binary_disagreements(n, n_c, o_c):
+    """Observed and expected disagreement for the two values {c, other}.
+
+    ``D_o = 2 o_c / n`` and ``D_e = 2 n_c (n - n_c) / (n (n - 1))``, where ``o_c`` is the
+    mass of c-other coincidences in one direction,
+    ``sum_u n_uc (m_u - n_uc) / (m_u - 1)``. NaN where ``n <= 1``.
+
+    Examples
+    --------
+    >>> d_o, d_e = binary_disagreements(4.0, 3.0, 1.0)
+    >>> float(d_o), float(d_e)
+    (0.5, 0.5)
+    """
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = 2.0 * o_c / n
+        d_e = 2.0 * n_c * (n - n_c) / (n * (n - 1.0))
+    return np.where(n > 1, d_o, np.nan), np.where(n > 1, d_e, np.nan)
 
 
 def _alpha(d_o, d_e, n):
@@ -351,14 +386,9 @@ def _alpha(d_o, d_e, n):
 
 
 def _binary_alpha(n, n_c, observed_c):
-    """``alpha_c = 1 - (n - 1) O_c / (n_c (n - n_c))`` with
-    ``O_c = sum_u w_u n_uc (m_u - n_uc) / (m_u - 1)``; the binary case of
-    ``1 - D_o / D_e`` where both disagreements carry the same factor 2."""
+    """``alpha_c = 1 - D_o / D_e`` for {c, other} (:func:`binary_disagreements`)."""
     n = np.asarray(n, dtype=np.float64)
-    n_c = np.asarray(n_c, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d_o = _observed_disagreement(n, 2.0 * observed_c)
-        d_e = 2.0 * n_c * (n - n_c) / (n * (n - 1.0))
+    d_o, d_e = binary_disagreements(n, np.asarray(n_c, dtype=np.float64), observed_c)
     return _alpha(d_o, d_e, n)
 
 
@@ -372,9 +402,7 @@ def _nominal_alpha_core(unit_codes, value_codes, weights, n_units):
     unit_disagreement = np.asarray(pairing.sum(axis=1)).ravel()
     n = _weighted_sum(weights, m)
     n_c = _weighted_sum(weights, counts)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d_o = _observed_disagreement(n, _weighted_sum(weights, unit_disagreement))
-        d_e = _expected_disagreement(n, n_c)
+    d_o, d_e = nominal_disagreements(n, n_c, _weighted_sum(weights, unit_disagreement))
     return _alpha(d_o, d_e, n)
 
 
