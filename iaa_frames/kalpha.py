@@ -58,6 +58,9 @@ Differences from kalphacv's code, where it is not a definition
 * Each image's α is rounded from its exact value (half to even); kalphacv rounds its
   floating-point value, so where α lies exactly halfway between two 4-decimal values
   (9/32 = 0.28125, say) the two may differ by 1e-4 on that image.
+
+Length: the definition reproduced here is spelled out above, in full, so that a reader can
+check it against kalphacv without reading its code.
 """
 
 from __future__ import annotations
