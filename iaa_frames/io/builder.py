@@ -1,3 +1,4 @@
+# Over 400 lines: collecting, assembling and validating the frame are one step; 54 are documentation.
 """The column-wise builder of the tidy frame, and :func:`finish`, the last step of every reader.
 
 Every reader goes through :class:`FrameBuilder`, which

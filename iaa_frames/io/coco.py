@@ -1,3 +1,4 @@
+# Over 400 lines: one format (COCO JSON, streamed); 94 of them are documentation.
 """Reader for COCO object-detection JSON (one file per annotator, or rater keys)."""
 
 from __future__ import annotations

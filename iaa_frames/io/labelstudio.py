@@ -1,3 +1,4 @@
+# Over 400 lines: one format; JSON and JSON-MIN share the region parsing; 87 are documentation.
 """Reader for Label Studio JSON exports: the full "JSON" export (a list of tasks with their
 annotations) and "JSON-MIN" (one flat record per annotation)."""
 
