@@ -63,8 +63,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .corpus import Corpus, Slices
+from .matching import candidate_pairs, pairs_within_runs, run_starts
 from .pipeline import Matched, iou_upper_bound
-from .matching import _starts, candidate_pairs, pairs_within_runs
 
 __all__ = [
     "DEFAULT_N_CHANCE",
@@ -275,7 +275,7 @@ def _in_group_pool(b, g, pool, start, count, n_slots) -> np.ndarray:
     if not len(b) or not count.sum():
         return np.zeros(len(b), dtype=bool)
     group = np.repeat(np.arange(len(count)), count)
-    members = pool[start[group] + np.arange(len(group)) - _starts(count)[group]]
+    members = pool[start[group] + np.arange(len(group)) - run_starts(count)[group]]
     key_pool = np.sort(group * n_slots + members)
     key = g * n_slots + b
     pos = np.minimum(np.searchsorted(key_pool, key), len(key_pool) - 1)
@@ -334,7 +334,7 @@ def label_pools(corpus: Corpus):
     owner = corpus.annotation_of(bl.item[:-1], bl.annotator[:-1])
     order = np.lexsort((owner, bl.label[:-1]))
     count = np.bincount(bl.label[:-1], minlength=len(corpus.labels))
-    return owner[order], _starts(count), count
+    return owner[order], run_starts(count), count
 
 
 def annotator_pools(slots: Slices, n_annotators: int):
@@ -342,7 +342,7 @@ def annotator_pools(slots: Slices, n_annotators: int):
     ann = slots.annotator[:-1]
     order = np.lexsort((np.arange(len(ann)), ann))
     count = np.bincount(ann, minlength=n_annotators)
-    return order.astype(np.int64), _starts(count), count
+    return order.astype(np.int64), run_starts(count), count
 
 
 # ------------------------------------------------------------------------ the sample
@@ -431,7 +431,7 @@ class _Store:
             z = np.zeros(0, np.int64)
             return ChanceSample(z, z, z, np.zeros(0, bool), Matched.empty(), draws, exact,
                                 label_source)
-        offset = _starts(np.array([len(p[0]) for p in self.parts]))
+        offset = run_starts(np.array([len(p[0]) for p in self.parts]))
         fields = {}
         for name in Matched.__dataclass_fields__:
             values = [getattr(m, name) for *_, m in self.parts]
@@ -568,7 +568,7 @@ def gated_pairings(corpus: Corpus, tau: float):
     if later.sum() > OBJECT_PAIR_BUDGET:
         return None
     keys, label_keys = [], []
-    first = _starts(later)
+    first = run_starts(later)
     step = 4_000_000
     bounds = np.searchsorted(np.cumsum(later), np.arange(step, later.sum() + step, step))
     lo = 0
