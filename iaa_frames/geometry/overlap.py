@@ -162,9 +162,9 @@ def overlap(a: Shapes, b: Shapes):
 def iou_union(a: Shapes, b: Shapes):
     """IoU of each pair, the union area it comes from, and the pairs given by masks.
 
-    :func:`iou` and :func:`~iaa_frames.geometry.giou.giou` share it; for pairs given by
-    masks the union is in the grid's units (pixels over pixels of the grid), and the IoU
-    is the masks' own.
+    :func:`iou` and :func:`~iaa_frames.geometry.giou.giou` share it. For pairs given by
+    masks the union is the pixels of the two masks' union over the pixels of the grid
+    (an area of the normalized image), and the IoU is the masks' own.
 
     Returns
     -------
