@@ -31,7 +31,7 @@ from .corpus import Corpus, Slices, prepare
 from .distances import DEFAULT_DISTANCE, get_distance
 from .errors import ParameterError
 from .frame import ALL
-from .matching import _starts, clusters
+from .matching import clusters, run_starts
 from .pipeline import IoUCache, Matched, can_match, run
 
 __all__ = ["DEFAULT_N_CHANCE", "PairTables", "pair_tables", "within", "between"]
@@ -104,7 +104,7 @@ def _within_pairings(slots: Slices):
     group_size = np.bincount(np.cumsum(new) - 1)[np.cumsum(new) - 1]
     later = group_start + group_size - np.arange(n) - 1  # slots after this one in its item
     a = np.repeat(np.arange(n), later)
-    b = a + 1 + np.arange(len(a)) - _starts(later)[np.repeat(np.arange(n), later)]
+    b = a + 1 + np.arange(len(a)) - run_starts(later)[np.repeat(np.arange(n), later)]
     return a, b
 
 
@@ -117,7 +117,7 @@ def _labels_of_pairings(corpus: Corpus, a, b):
     rows = []
     for side in (a, b):
         pairing = np.repeat(np.arange(len(side)), n_lab[side])
-        k = np.arange(len(pairing)) - _starts(n_lab[side])[pairing]
+        k = np.arange(len(pairing)) - run_starts(n_lab[side])[pairing]
         rows.append(pairing * len(corpus.labels) + bl.label[first[side][pairing] + k])
     both = np.unique(np.concatenate(rows))
     return both // len(corpus.labels), both % len(corpus.labels)
@@ -184,7 +184,7 @@ def _objects_of(slots: Slices, s):
     """(position in ``s``, object) for every object of the slots ``s``."""
     n = slots.count[s]
     owner = np.repeat(np.arange(len(s)), n)
-    return owner, slots.start[s][owner] + np.arange(len(owner)) - _starts(n)[owner]
+    return owner, slots.start[s][owner] + np.arange(len(owner)) - run_starts(n)[owner]
 
 
 def _class_detection(corpus: Corpus, slots: Slices, a, b, m: Matched, pl, ll):
@@ -384,7 +384,7 @@ def _subset(m: Matched, idx) -> Matched:
     count = np.bincount(m.pair_pairing, minlength=len(m.set_n_a))
     n = count[idx]
     owner = np.repeat(np.arange(len(idx)), n)
-    rows = order[starts[idx][owner] + np.arange(len(owner)) - _starts(n)[owner]]
+    rows = order[starts[idx][owner] + np.arange(len(owner)) - run_starts(n)[owner]]
     return Matched(owner, m.pair_a[rows], m.pair_b[rows], m.pair_iou[rows],
                    m.pair_distance[rows], m.set_n_a[idx], m.set_n_b[idx], m.set_matched[idx],
                    m.set_detection[idx], m.set_overall[idx])

@@ -1,10 +1,15 @@
 """The one matching pipeline, applied to within-item and between-item pairings alike.
 
+(Over 400 lines: the IoU bounds, exact IoU, cache and chunked run are one pipeline's steps.)
+
 :func:`run` takes *pairings* — two annotations each, given as slots of a
 :class:`~iaa_frames.corpus.Slices` — and returns the matched object pairs (for
 localization) and one row per pairing with the detection and set-level distances. The
-chance baseline rule of DESIGN §5 holds by construction: between-item pairings go through
-exactly this code, with the same threshold, as within-item pairings.
+chance baseline rule holds by construction: between-item pairings (the annotation of item
+i by annotator a against that of item j by annotator b) go through exactly this code,
+with the same threshold, as within-item pairings. (Filtering the within-item pairs by the
+matcher but not the chance pairs would make annotators who draw at random score σ near
+0.7 rather than 0.)
 """
 
 from __future__ import annotations
@@ -16,10 +21,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .corpus import Corpus, Slices
-from .distances import (Distance, Shapes, areas_inside, mask_iou_upper_bound, may_use_masks,
-                        uses_mask_iou)
+from .distances import (
+    Distance,
+    Shapes,
+    areas_inside,
+    mask_iou_upper_bound,
+    may_use_masks,
+    uses_mask_iou,
+)
 from .distances import iou as pair_iou
-from .matching import _starts, assign, candidate_pairs
+from .matching import assign, candidate_pairs, run_starts
 
 __all__ = ["IoUCache", "Matched", "can_match", "iou_upper_bound", "run"]
 
@@ -53,7 +64,7 @@ class Matched:
     set_overall: np.ndarray
 
     @classmethod
-    def empty(cls) -> "Matched":
+    def empty(cls) -> Matched:
         """The result of matching no pairing at all."""
         i, f = np.zeros(0, np.int64), np.zeros(0)
         return cls(i, i, i, f, f, i, i, i, f, f)
@@ -86,7 +97,7 @@ def _iou_bound(corpus: Corpus, oa, ob):
 
     Polygon IoU is at most min(I, A, B) / (A + B - min(I, A, B)), with I the
     intersection of the bounding boxes and A, B the polygon areas; pairs whose IoU is a
-    mask IoU get the bound of :func:`~iaa_frames.distances.iou_upper_bound` instead.
+    mask IoU get the bound of :func:`~iaa_frames.geometry.bounds.iou_upper_bound` instead.
 
     Returns
     -------
@@ -110,7 +121,7 @@ def _iou_bound(corpus: Corpus, oa, ob):
 
 def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
     """Raise ``bound`` where the IoU is a mask IoU, which can exceed the bound of the
-    exact IoU by the rasterization error (:func:`~iaa_frames.distances.iou_upper_bound`)."""
+    exact IoU by the rasterization error (:func:`~iaa_frames.geometry.bounds.iou_upper_bound`)."""
     shapes = corpus.shapes
     if not may_use_masks(shapes):
         return
@@ -128,7 +139,7 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
     (aligned with ``rows``; pairs that get the mask IoU keep it).
 
     The shared area is at most the area of either shape inside the other's bounding box
-    (:func:`~iaa_frames.distances.areas_inside`, numpy, no overlay): the bound of
+    (:func:`~iaa_frames.geometry.overlap.areas_inside`, numpy, no overlay): the bound of
     :func:`_iou_bound` with that area in place of the boxes' intersection.
     """
     out = np.array(bound, dtype=np.float64)
@@ -217,7 +228,7 @@ def _chunks(cost):
     cum = np.cumsum(cost)
     bounds = np.searchsorted(cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0,
                                             CHUNK_PAIRS), side="right")
-    return [(lo, hi) for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)]) if hi > lo]
+    return [(lo, hi) for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)], strict=True) if hi > lo]
 
 
 def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
@@ -291,7 +302,7 @@ def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
     if n < _THREAD_MIN or _WORKERS < 2:
         return func(a, b, **kwargs)
     cuts = np.linspace(0, n, _WORKERS + 1).astype(int)
-    parts = [(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
+    parts = [(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
 
     def one(rows):
         kw = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
@@ -338,7 +349,7 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     if not sets:
         out["set_overall"] = np.full(P, np.nan)
         return out
-    key_a, key_b = _starts(n_a)[pairing] + la, _starts(n_b)[pairing] + lb
+    key_a, key_b = run_starts(n_a)[pairing] + la, run_starts(n_b)[pairing] + lb
     if distance.similarity is None:
         sim, higher = distance(shapes.take(oa), shapes.take(ob)), False
     elif distance.reuses_iou:

@@ -1,4 +1,4 @@
-"""Area of polygons inside rectangles (iaa_frames.clip), against shapely overlays."""
+"""Area of polygons inside rectangles (iaa_frames.geometry.clip), against shapely overlays."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from iaa_frames.clip import RingEdges, clipped_areas
+from iaa_frames.geometry.clip import RingEdges, clipped_areas
 
 
 def _random_shapes(rng, n):
@@ -84,5 +84,5 @@ def test_chunks_give_the_same_values(monkeypatch):
     shape = rng.integers(0, 20, 500)
     rect = np.c_[rng.uniform(-2, 1, (500, 2)), rng.uniform(1, 3, (500, 2))]
     whole = clipped_areas(edges, shape, rect)
-    monkeypatch.setattr("iaa_frames.clip.CHUNK_EDGES", 37)
+    monkeypatch.setattr("iaa_frames.geometry.clip.CHUNK_EDGES", 37)
     np.testing.assert_array_equal(clipped_areas(edges, shape, rect), whole)

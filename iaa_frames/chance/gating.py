@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..corpus import Corpus
-from ..matching import _starts, pairs_within_runs
+from ..matching import run_starts, pairs_within_runs
 from ..pipeline import iou_upper_bound
 from .population import pairing_key
 
@@ -41,7 +41,7 @@ def gated_pairings(corpus: Corpus, tau: float):
     if later.sum() > OBJECT_PAIR_BUDGET:
         return None
     keys, label_keys = [], []
-    first = _starts(later)
+    first = run_starts(later)
     step = 4_000_000
     bounds = np.searchsorted(np.cumsum(later), np.arange(step, later.sum() + step, step))
     lo = 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..corpus import Corpus, Slices
-from ..matching import _starts
+from ..matching import run_starts
 
 
 #: Target number of chance units of the uniform stratum.
@@ -108,7 +108,7 @@ def label_pools(corpus: Corpus):
     owner = corpus.annotation_of(bl.item[:-1], bl.annotator[:-1])
     order = np.lexsort((owner, bl.label[:-1]))
     count = np.bincount(bl.label[:-1], minlength=len(corpus.labels))
-    return owner[order], _starts(count), count
+    return owner[order], run_starts(count), count
 
 
 def annotator_pools(slots: Slices, n_annotators: int):
@@ -116,4 +116,4 @@ def annotator_pools(slots: Slices, n_annotators: int):
     ann = slots.annotator[:-1]
     order = np.lexsort((np.arange(len(ann)), ann))
     count = np.bincount(ann, minlength=n_annotators)
-    return order.astype(np.int64), _starts(count), count
+    return order.astype(np.int64), run_starts(count), count

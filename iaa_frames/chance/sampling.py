@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..corpus import Slices
-from ..matching import _starts, candidate_pairs
+from ..matching import run_starts, candidate_pairs
 from .population import pairing_key, stratum_cap, valid_pairings
 
 
@@ -131,7 +131,7 @@ def _in_group_pool(b, g, pool, start, count, n_slots) -> np.ndarray:
     if not len(b) or not count.sum():
         return np.zeros(len(b), dtype=bool)
     group = np.repeat(np.arange(len(count)), count)
-    members = pool[start[group] + np.arange(len(group)) - _starts(count)[group]]
+    members = pool[start[group] + np.arange(len(group)) - run_starts(count)[group]]
     key_pool = np.sort(group * n_slots + members)
     key = g * n_slots + b
     pos = np.minimum(np.searchsorted(key_pool, key), len(key_pool) - 1)

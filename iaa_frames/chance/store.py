@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..corpus import Slices
-from ..matching import _starts
+from ..matching import run_starts
 from ..pipeline import Matched
 from .population import pairing_key
 from .sampling import first_occurrence
@@ -126,7 +126,7 @@ class Store:
             z = np.zeros(0, np.int64)
             return ChanceSample(z, z, z, np.zeros(0, bool), Matched.empty(), draws, exact,
                                 label_source)
-        offset = _starts(np.array([len(p[0]) for p in self.parts]))
+        offset = run_starts(np.array([len(p[0]) for p in self.parts]))
         fields = {}
         for name in Matched.__dataclass_fields__:
             values = [getattr(m, name) for *_, m in self.parts]
