@@ -4,8 +4,8 @@ One row per drawn object, plus *coverage rows* (an annotator reviewed an item an
 nothing). See ``docs/CONTRACTS.md`` for the exact columns after :func:`validate`;
 :func:`iaa_frames.records.from_records` builds a frame from a list of dicts.
 
-Length: every rule of the tidy frame (schema, dtypes, geometry checks and repairs, the
-reason of each invalid row) sits in this one module, so that the rules read together.
+(Over 400 lines: every rule of the tidy frame, schema, dtypes, geometry checks and repairs,
+the reason of each invalid row, sits in this one module, so that the rules read together.)
 
 Validation is vectorized: every check is a whole-column numpy/pandas/shapely operation, so a
 million box rows validate in well under a second per check.

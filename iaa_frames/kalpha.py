@@ -1,5 +1,8 @@
 """Krippendorff's α as *kalphacv* computes it, for comparison with published figures.
 
+(Over 400 lines: the definition it reproduces is spelled out below in full, so that it can
+be checked against kalphacv without reading kalphacv's code.)
+
 Agreement figures published for object detection and instance segmentation are often
 those of the ``kalphacv`` package (Tschirschwitz et al., "A Dataset for Analysing Complex
 Document Layouts in the Digital Humanities and its Evaluation with Krippendorff's Alpha",
@@ -58,9 +61,6 @@ Differences from kalphacv's code, where it is not a definition
 * Each image's α is rounded from its exact value (half to even); kalphacv rounds its
   floating-point value, so where α lies exactly halfway between two 4-decimal values
   (9/32 = 0.28125, say) the two may differ by 1e-4 on that image.
-
-Length: the definition reproduced here is spelled out above, in full, so that a reader can
-check it against kalphacv without reading its code.
 """
 
 from __future__ import annotations

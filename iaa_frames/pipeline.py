@@ -1,6 +1,5 @@
 """The one matching pipeline, applied to within-item and between-item pairings alike.
 
-(Over 400 lines: the IoU bounds, exact IoU, cache and chunked run are one pipeline's steps.)
 
 :func:`run` takes *pairings* — two annotations each, given as slots of a
 :class:`~iaa_frames.corpus.Slices` — and returns the matched object pairs (for
@@ -31,6 +30,7 @@ from .distances import (
 )
 from .distances import iou as pair_iou
 from .matching import assign, candidate_pairs, run_starts
+from .pair_cache import IoUCache, cached_values
 
 __all__ = ["IoUCache", "Matched", "can_match", "iou_upper_bound", "run"]
 
@@ -234,66 +234,8 @@ def _chunks(cost):
 def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
     """Fill ``iou[rows]`` with the exact IoU of polygon pairs (shapely), via ``cache``."""
     shapes = corpus.shapes
-    iou[rows] = _cached(corpus, cache, "iou", oa, ob, rows, lambda r: np.nan_to_num(
+    iou[rows] = cached_values(corpus, cache, "iou", oa, ob, rows, lambda r: np.nan_to_num(
         _threaded(pair_iou, shapes.take(oa[r]), shapes.take(ob[r]))))
-
-
-def _cached(corpus: Corpus, cache, kind: str, oa, ob, rows, compute) -> np.ndarray:
-    """``compute(rows)`` for the object pairs ``rows``, taking the values of pairs that
-    involve a polygon from ``cache`` when known there (and adding the new ones). Pairs of
-    two boxes, cheap to compute, are never cached."""
-    if cache is None or not len(rows):
-        return compute(rows)
-    store = cache.store(kind)
-    keys = oa[rows] * len(corpus.area) + ob[rows]
-    found, known = store.lookup(keys)
-    out = np.empty(len(rows))
-    out[found] = known
-    todo = np.flatnonzero(~found)
-    if todo.size:
-        out[todo] = compute(rows[todo])
-        poly = corpus.shapes.is_polygon
-        new = todo[poly[oa[rows[todo]]] | poly[ob[rows[todo]]]]
-        store.add(keys[new], out[new])
-    return out
-
-
-class _KeyedValues:
-    """Float values keyed by int64, sorted for lookup."""
-
-    def __init__(self):
-        self.keys = np.zeros(0, np.int64)
-        self.values = np.zeros(0)
-
-    def lookup(self, keys):
-        pos = np.minimum(np.searchsorted(self.keys, keys), max(len(self.keys) - 1, 0))
-        found = (self.keys[pos] == keys) if len(self.keys) else np.zeros(len(keys), bool)
-        return found, self.values[pos[found]]
-
-    def add(self, keys, values):
-        if not len(keys):
-            return
-        keys = np.concatenate([self.keys, keys])
-        order = np.argsort(keys, kind="stable")
-        self.keys, self.values = keys[order], np.concatenate([self.values, values])[order]
-
-
-class IoUCache:
-    """Exact IoU, distance and similarity of the object pairs involving a polygon that
-    were already computed, by kind and object pair.
-
-    Shared between runs that meet the same pairs again: whole annotations and the same
-    annotations split by class, chance runs over overlapping pairings, runs at several
-    thresholds (a pair's IoU and distance do not depend on the threshold). One cache
-    serves one corpus and one distance.
-    """
-
-    def __init__(self):
-        self._stores: dict[str, _KeyedValues] = {}
-
-    def store(self, kind: str) -> _KeyedValues:
-        """The values of one kind (``"iou"``, ``"distance"``, ``"similarity"``)."""
-        return self._stores.setdefault(kind, _KeyedValues())
 
 
 def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
@@ -340,7 +282,7 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     shapes = corpus.shapes
     out = dict(
         pair_pairing=pairing[rows], pair_a=oa[rows], pair_b=ob[rows], pair_iou=iou[rows],
-        pair_distance=_cached(corpus, cache, "distance", oa, ob, rows, lambda r: _threaded(
+        pair_distance=cached_values(corpus, cache, "distance", oa, ob, rows, lambda r: _threaded(
             distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r])),
         set_n_a=n_a, set_n_b=n_b, set_matched=matched,
     )
@@ -374,7 +316,7 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
                 top = _tighter_bound(corpus, oa, ob, need, top[beats])
                 need = need[(top > best_a[key_a[need]]) | (top > best_b[key_b[need]])]
                 _exact_iou(corpus, oa, ob, need, iou, cache)
-            sim[need] = _cached(corpus, cache, "similarity", oa, ob, need,
+            sim[need] = cached_values(corpus, cache, "similarity", oa, ob, need,
                                 lambda r: _iou_similarity(corpus, distance, oa, ob, iou, r))
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True

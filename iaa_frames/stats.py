@@ -17,14 +17,7 @@ import scipy.stats
 
 from .errors import ParameterError
 
-__all__ = [
-    "KSResult",
-    "cell_tests",
-    "sigma",
-    "ks",
-    "frac_below_chance",
-    "percentile_ci",
-]
+__all__ = ["KSResult", "cell_tests", "frac_below_chance", "ks", "percentile_ci", "sigma"]
 
 
 class KSResult(NamedTuple):

@@ -8,7 +8,8 @@ import iaa_frames as iaf
 from iaa_frames import pipeline
 from iaa_frames.corpus import prepare
 from iaa_frames.distances import as_polygons, get_distance
-from iaa_frames.pipeline import IoUCache, iou_upper_bound, run
+from iaa_frames.pair_cache import IoUCache
+from iaa_frames.pipeline import iou_upper_bound, run
 
 
 @pytest.fixture(scope="module")
