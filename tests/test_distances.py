@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.distances (DESIGN §3).
+"""Tests for iaa_frames.distances (definitions: docs/ARCHITECTURE.md, "Distances").
 
 Reference values are computed by hand (arithmetic in the comments); the polygon IoU is
 cross-checked against rasterization with matplotlib's point-in-polygon test.
@@ -64,7 +64,7 @@ BOX_CASES = {
 }
 
 # Where the convex hull of the union is smaller than the enclosing box, the polygon
-# GIoU differs (DESIGN §3: C is the hull for polygons).
+# GIoU differs (C is the convex hull for polygons).
 POLY_GIOU = {
     **{k: v[3] for k, v in BOX_CASES.items()},
     # hull of [0,2]^2 and [1,3]^2: 9 minus two corner triangles of 1/2 = 8;
