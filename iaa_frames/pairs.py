@@ -33,8 +33,10 @@ from .errors import ParameterError
 from .frame import ALL
 from .matching import _starts, clusters
 from .pipeline import IoUCache, Matched, can_match, run
+from .thresholds import SEQUENCE_HINT, check_thresholds
 
-__all__ = ["DEFAULT_N_CHANCE", "PairTables", "pair_tables", "within", "between"]
+__all__ = ["DEFAULT_N_CHANCE", "PairTables", "pair_tables", "pair_tables_by_threshold", "within",
+           "between"]
 
 _PROGRESS_MIN_PAIRS = 5_000_000
 _OVERALL = ("pooled", "per_direction")
@@ -160,7 +162,10 @@ def _sets_frame(m: Matched, a, b, slots, label, **replace):
 def _check_params(match_threshold, n_chance, overall, seed, progress):
     if isinstance(match_threshold, bool) or not isinstance(match_threshold, (int, float)) \
             or not 0 <= match_threshold <= 1:
-        raise ParameterError(f"match_threshold must be a number in [0, 1]; got {match_threshold!r}")
+        hint = (f" ({SEQUENCE_HINT})" if isinstance(match_threshold, (list, tuple, np.ndarray))
+                else "")
+        raise ParameterError(f"match_threshold must be a number in [0, 1]; got "
+                             f"{match_threshold!r}{hint}")
     if isinstance(n_chance, bool) or not isinstance(n_chance, (int, np.integer)) or n_chance < 1:
         raise ParameterError(f"n_chance must be a positive integer; got {n_chance!r}")
     if overall not in _OVERALL:
@@ -268,9 +273,73 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
     """
     require_comparable(df)
     _check_params(match_threshold, n_chance, overall, seed, progress)
+    return _tables(prepare(df), float(match_threshold), get_distance(distance), n_chance,
+                   overall, seed, progress, IoUCache())
+
+
+def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
+                             n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled",
+                             seed: int = 0, progress: bool | None = None) -> list[PairTables]:
+    """The pair tables at each of several match thresholds, sharing what τ does not change.
+
+    The frame is validated and prepared once, and the exact polygon IoU of an object
+    pair, computed at one threshold, is reused at the others (one
+    :class:`~iaa_frames.pipeline.IoUCache` for every run). The matching, the chance sample
+    (drawn with the same ``seed`` at every threshold) and everything computed from them
+    depend on τ and are computed for each: the tables at τ are exactly those of
+    ``pair_tables(df, match_threshold=τ, ...)``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    thresholds : float or sequence of float
+        The thresholds τ, each in [0, 1]; sorted and made unique
+        (:func:`iaa_frames.thresholds.check_thresholds`).
+    distance, n_chance, overall, seed, progress
+        As in :func:`pair_tables`; ``progress`` also shows a bar over the thresholds.
+
+    Returns
+    -------
+    list of PairTables
+        One per threshold, in increasing order of τ (``tables.params["match_threshold"]``).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> ts = pair_tables_by_threshold(iaf.simulate(n_items=10, seed=0),
+    ...                               thresholds=[0.7, 0.3], n_chance=100)
+    >>> [t.params["match_threshold"] for t in ts]
+    [0.3, 0.7]
+    >>> len(ts[0].localization_within) >= len(ts[1].localization_within)
+    True
+    """
+    taus, _ = check_thresholds(thresholds)
+    require_comparable(df)
+    _check_params(taus[0], n_chance, overall, seed, progress)
     dist = get_distance(distance)
     corpus = prepare(df)
-    tau = float(match_threshold)
+    cache = IoUCache()  # exact polygon IoU does not depend on τ
+    ann = corpus.annotations
+    a, b = _within_pairings(ann)
+    work = int((ann.count[a] * ann.count[b]).sum()) * len(taus)
+    out = []
+    with tqdm(taus, unit="threshold", desc="thresholds",
+              disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
+              delay=0 if progress else DELAY) as bar:
+        for tau in bar:
+            bar.set_postfix_str(f"τ = {tau:g}", refresh=False)
+            out.append(_tables(corpus, tau, dist, n_chance, overall, seed, progress, cache))
+    return out
+
+
+def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
+            cache: IoUCache, chance_cache: IoUCache | None = None) -> PairTables:
+    """The tables of :func:`pair_tables` at threshold ``tau`` of a prepared corpus.
+
+    ``cache`` holds the exact polygon IoU of the within-item runs, ``chance_cache`` (when
+    given) that of the chance runs; either may be shared with runs at other thresholds.
+    """
     ann = corpus.annotations
     a, b = _within_pairings(ann)
     work = int((ann.count[a] * ann.count[b]).sum())
@@ -286,15 +355,15 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
                    cache=cache, progress=bar.update)
 
     with bar:
-        cache = IoUCache()  # the per-class run meets the same polygon pairs again
+        # the per-class run meets the same polygon pairs again (and so do other thresholds)
         whole = match(ann, a, b, cache=cache)
         pl, ll = _labels_of_pairings(corpus, a, b)
         la, lb = _to_label_slots(corpus, a[pl], b[pl], ll)
         bar.total += int((corpus.by_label.count[la] * corpus.by_label.count[lb]).sum())
         by_label = match(corpus.by_label, la, lb, cache=cache)
-        del cache
         sample = chance.draw(
-            corpus, lambda pa, pb, sets: match(ann, pa, pb, sets=sets, counted=False),
+            corpus, lambda pa, pb, sets: match(ann, pa, pb, sets=sets, counted=False,
+                                               cache=chance_cache),
             _within_counts(corpus, a, b, whole, ll), n_chance=int(n_chance), seed=int(seed),
             tau=tau,
             reachable=lambda pa, pb: can_match(corpus, ann, pa, pb, tau=tau),
@@ -309,7 +378,7 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
             d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
         dla, dlb = _to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
         bar.total += int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum())
-        d_restricted = match(corpus.by_label, dla, dlb)
+        d_restricted = match(corpus.by_label, dla, dlb, cache=chance_cache)
 
     loc_within = _localization_frame(corpus, whole, a, b, ann).drop(columns="item_b") \
         .rename(columns={"item_a": "item"})
