@@ -319,7 +319,7 @@ def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULT_D
     _check_params(taus[0], n_chance, overall, seed, progress)
     dist = get_distance(distance)
     corpus = prepare(df)
-    cache = IoUCache()  # exact polygon IoU does not depend on τ
+    cache = IoUCache()  # exact polygon IoU (within items and by chance) does not depend on τ
     ann = corpus.annotations
     a, b = _within_pairings(ann)
     work = int((ann.count[a] * ann.count[b]).sum()) * len(taus)
@@ -329,7 +329,8 @@ def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULT_D
               delay=0 if progress else DELAY) as bar:
         for tau in bar:
             bar.set_postfix_str(f"τ = {tau:g}", refresh=False)
-            out.append(_tables(corpus, tau, dist, n_chance, overall, seed, progress, cache))
+            out.append(_tables(corpus, tau, dist, n_chance, overall, seed, progress, cache,
+                               chance_cache=cache))
     return out
 
 

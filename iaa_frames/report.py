@@ -384,7 +384,8 @@ def headline(result) -> pd.DataFrame:
                         "frac_below_chance", "n_units", "n_chance", "note")
             if v in sub.data_vars]
     frame = sub[cols].to_dataframe()
-    frame = frame.drop(columns=[c for c in ("label", "annotator") if c in frame.columns])
+    frame = frame.drop(columns=[c for c in ("label", "annotator", "threshold")
+                                if c in frame.columns])
     if "measure" in frame.columns:
         frame = frame[["measure"] + [c for c in frame.columns if c != "measure"]]
     return frame

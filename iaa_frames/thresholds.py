@@ -67,7 +67,8 @@ def _number(value, where: str) -> float:
                              f"them; got {value!r}{where}")
     x = float(value)
     if not 0.0 <= x <= 1.0:  # NaN fails too
-        raise ParameterError(f"match_threshold must be in [0, 1]; got {value!r}{where}")
+        raise ParameterError(f"match_threshold must be a number in [0, 1]; got "
+                             f"{value!r}{where}")
     return x
 
 

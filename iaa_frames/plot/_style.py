@@ -322,13 +322,22 @@ def as_float(x) -> np.ndarray:
     return np.asarray(x, dtype=float)
 
 
-def check_dataset(result, variables=("agreement",)):
-    """``result`` must be the agreement Dataset (DESIGN §6)."""
+def check_dataset(result, variables=("agreement",), *, sweep: bool = False):
+    """``result`` must be the agreement Dataset (DESIGN §6); with a ``threshold``
+    dimension only where ``sweep`` (figures of one threshold say how to pick one)."""
     import xarray as xr
 
     if not isinstance(result, xr.Dataset):
         raise ParameterError("expected the agreement result (an xarray.Dataset from "
                              f"iaa_frames.engine); got {type(result).__name__}")
+    if not sweep and "threshold" in result.dims:
+        taus = [float(t) for t in result["threshold"].values]
+        pick = taus[int(np.argmin(np.abs(np.asarray(taus) - 0.5)))]
+        raise ParameterError(
+            f"this result has a threshold dimension (τ = {', '.join(f'{t:g}' for t in taus)}); "
+            f"this figure shows one threshold: select it first, e.g. "
+            f"result.sel(threshold={pick:g}); plot.threshold_curve(result) draws every "
+            "threshold")
     missing = [v for v in variables if v not in result.data_vars]
     if missing:
         raise ParameterError(f"the result lacks the variable(s) {missing}")
