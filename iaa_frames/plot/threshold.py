@@ -144,9 +144,11 @@ def threshold_curve(result, *, label: str = ALL, annotator: str = ALL,
     frame = threshold_frame(result, label=label, annotator=annotator, components=components)
     comps = list(dict.fromkeys(frame["component"]))
     taus = np.unique(frame["threshold"].to_numpy(dtype=float))
+    w = float(width) if width is not None else _style.WIDTH
+    note = _undefined_note(frame, w if ax is None else ax.figure.get_figwidth())
     with _style.theme():
-        w = float(width) if width is not None else _style.WIDTH
-        ax = _style.new_axes(ax, (w, 2.6 if w >= 5 else 2.9))
+        # room for the note under the legend: about 0.13 in per line
+        ax = _style.new_axes(ax, (w, (2.6 if w >= 5 else 2.9) + 0.13 * note.count("\n")))
         _style.chance_line(ax, orientation="horizontal")
         for comp in comps:
             sub = frame[frame["component"] == comp]
@@ -179,5 +181,5 @@ def threshold_curve(result, *, label: str = ALL, annotator: str = ALL,
                      + (f" ({', '.join(where)})" if where else ""))
         legend = _style.legend_below(ax, min_width=1.15, handlelength=1.6,
                                      columnspacing=1.0)
-        _style.note(ax, _undefined_note(frame, ax.figure.get_figwidth()), below=legend)
+        _style.note(ax, note, below=legend)
     return ax
