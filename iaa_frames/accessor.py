@@ -45,8 +45,12 @@ from .engine import DEFAULT_N_BOOT, agreement_from_tables, pairwise_from_tables
 from .errors import IAAError, ParameterError
 from .frame import ALL
 from .pairs import DEFAULT_N_CHANCE, PairTables
-from .thresholds import (check_thresholds, concat_thresholds, has_threshold_dim,
-                         nearest_threshold)
+from .thresholds import (
+    check_thresholds,
+    concat_thresholds,
+    has_threshold_dim,
+    nearest_threshold,
+)
 
 __all__ = ["IAAAccessor", "ResultAccessor", "alpha", "ks", "sigma"]
 

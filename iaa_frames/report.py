@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from . import cache
 from .comparability import require_comparable
 from .errors import IAAWarning, ParameterError
 from .frame import ALL
-from . import cache
 from .pairs import DEFAULT_N_CHANCE, pair_tables, pair_tables_by_threshold
 from .thresholds import check_thresholds, concat_thresholds, has_threshold_dim
 

@@ -118,7 +118,7 @@ def threshold_section(sweep, *, svg: Callable, shown_at: float):
     try:
         ax = threshold_curve(sweep)
         figure = svg(ax.figure, "threshold")
-    except Exception as exc:  # a figure must not sink the report; say what failed
+    except Exception as exc:  # noqa: BLE001  (a figure must not sink the report; say why)
         plt.close("all")
         warnings.warn(f"the threshold figure could not be drawn: {type(exc).__name__}: "
                       f"{exc}", IAAWarning, stacklevel=2)

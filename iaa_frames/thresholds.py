@@ -30,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 import numbers
 
 import numpy as np
@@ -109,7 +110,7 @@ def check_thresholds(value) -> tuple[tuple[float, ...], bool]:
                              f"them; got {value!r} (a string: give numbers, e.g. [0.3, 0.5])")
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
-    if isinstance(value, numbers.Number) or isinstance(value, np.bool_):
+    if isinstance(value, (numbers.Number, np.bool_)):
         return (_number(value, ""),), True
     try:
         items = list(value)
@@ -168,7 +169,7 @@ def concat_thresholds(parts):
     """
     parts = list(parts)
     taus = [float(p["threshold"]) for p in parts]
-    if any(b <= a for a, b in zip(taus, taus[1:])):
+    if any(b <= a for a, b in itertools.pairwise(taus)):
         raise ParameterError(f"the parts must have increasing thresholds; got {taus}")
     dataset = isinstance(parts[0], xr.Dataset)
     out = xr.concat(parts, dim="threshold", data_vars="all",

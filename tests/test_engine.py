@@ -653,7 +653,7 @@ def test_pairwise_and_shortcuts_sweep():
     from iaa_frames.engine import component_alpha, component_ks, component_sigma
 
     df = simulate(n_items=30, seed=4, annotators={"a": "good", "b": "sloppy", "c": "good"})
-    kw = dict(n_chance=200, seed=1)
+    kw = {"n_chance": 200, "seed": 1}
     pw = pairwise(df, match_threshold=[0.3, 0.6], **kw)
     assert pw.dims == ("threshold", "annotator_a", "annotator_b")
     assert pw["n_units"].dims == pw.dims

@@ -6,14 +6,14 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-from iaa_frames import plot  # noqa: E402
-from iaa_frames.engine import agreement  # noqa: E402
-from iaa_frames.errors import ParameterError  # noqa: E402
-from iaa_frames.simulate import simulate  # noqa: E402
+from iaa_frames import plot
+from iaa_frames.engine import agreement
+from iaa_frames.errors import ParameterError
+from iaa_frames.simulate import simulate
 
 ALL = "(all)"
 TAUS = [0.1, 0.3, 0.5, 0.7, 0.9]
@@ -120,7 +120,7 @@ def test_one_cell_and_some_components(sweep):
 
 
 def test_draws_on_a_given_axes_and_sizes(sweep):
-    fig, (left, right) = plt.subplots(1, 2)
+    _, (left, right) = plt.subplots(1, 2)
     assert plot.threshold_curve(sweep, ax=right) is right
     assert lines(right) and not left.lines
     for width in (3.5, 7.0):

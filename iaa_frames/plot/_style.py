@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 import matplotlib.pyplot as plt
-from matplotlib.transforms import ScaledTranslation
 import numpy as np
 import seaborn as sns
+from matplotlib.transforms import ScaledTranslation
 
 from ..errors import ParameterError
 from ..frame import ALL
