@@ -668,3 +668,13 @@ def test_pairwise_and_shortcuts_sweep():
         assert da.dims == ("threshold", "label", "annotator")
         one = func(df, match_threshold=0.6, n_boot=0, **kw)
         assert np.array_equal(da.sel(threshold=0.6).values, one.values, equal_nan=True)
+
+
+def test_sweep_progress_bar_over_thresholds(capsys):
+    agreement(simulate(n_items=6, seed=0), match_threshold=[0.3, 0.6], n_chance=50,
+              n_boot=0, progress=True)
+    err = capsys.readouterr().err
+    assert "thresholds" in err and "2/2" in err and "τ = 0.6" in err and "matching" in err
+    agreement(simulate(n_items=6, seed=0), match_threshold=[0.3, 0.6], n_chance=50,
+              n_boot=0, progress=False)
+    assert capsys.readouterr().err == ""
