@@ -71,7 +71,7 @@ from .frame import ALL
 from .chance import MIN_CHANCE_UNITS
 from .kstest import ks_agreement_tests
 from .matching import pairs_within_runs
-from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables, pair_tables_by_threshold
+from .pairs import DEFAULT_N_CHANCE, PairTables, iter_pair_tables, pair_tables
 from .result import (
     COMPONENTS,
     MEASURES,
@@ -845,7 +845,7 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold=0.
         τ: an assigned object pair is matched when its IoU >= τ. A sequence gives a
         ``threshold`` dimension (sorted, duplicates removed), computed with the frame
         prepared once and exact polygon IoU shared between thresholds
-        (:func:`iaa_frames.pairs.pair_tables_by_threshold`); the result at each τ equals
+        (:func:`iaa_frames.pairs.iter_pair_tables`); the result at each τ equals
         the result of that τ alone (same chance ``seed`` and bootstrap ``seed``). What the
         gate does to each component: :mod:`iaa_frames.thresholds`.
     n_chance : int, default 2000
@@ -911,9 +911,8 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold=0.
         tables = pair_tables(df, distance=distance, match_threshold=taus[0],
                              n_chance=n_chance, overall=overall, seed=seed, progress=progress)
         return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
-    every = pair_tables_by_threshold(df, thresholds=taus, distance=distance,
-                                     n_chance=n_chance, overall=overall, seed=seed,
-                                     progress=progress)
+    every = iter_pair_tables(df, thresholds=taus, distance=distance, n_chance=n_chance,
+                             overall=overall, seed=seed, progress=progress)
     return concat_thresholds([agreement_from_tables(t, n_boot=n_boot, seed=seed,
                                                     progress=progress) for t in every])
 
@@ -1180,8 +1179,7 @@ def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = 
         tables = pair_tables(df, distance=distance, match_threshold=taus[0],
                              n_chance=n_chance, overall=overall, seed=seed, progress=progress)
         return pairwise_from_tables(tables, component=component, label=label)
-    every = pair_tables_by_threshold(df, thresholds=taus, distance=distance,
-                                     n_chance=n_chance, overall=overall, seed=seed,
-                                     progress=progress)
+    every = iter_pair_tables(df, thresholds=taus, distance=distance, n_chance=n_chance,
+                             overall=overall, seed=seed, progress=progress)
     return concat_thresholds([pairwise_from_tables(t, component=component, label=label)
                               for t in every])

@@ -35,8 +35,8 @@ from .matching import _starts, clusters
 from .pipeline import IoUCache, Matched, can_match, run
 from .thresholds import SEQUENCE_HINT, check_thresholds
 
-__all__ = ["DEFAULT_N_CHANCE", "PairTables", "pair_tables", "pair_tables_by_threshold", "within",
-           "between"]
+__all__ = ["DEFAULT_N_CHANCE", "PairTables", "iter_pair_tables", "pair_tables",
+           "pair_tables_by_threshold", "within", "between"]
 
 _PROGRESS_MIN_PAIRS = 5_000_000
 _OVERALL = ("pooled", "per_direction")
@@ -314,6 +314,33 @@ def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULT_D
     >>> len(ts[0].localization_within) >= len(ts[1].localization_within)
     True
     """
+    return list(iter_pair_tables(df, thresholds=thresholds, distance=distance,
+                                 n_chance=n_chance, overall=overall, seed=seed,
+                                 progress=progress))
+
+
+def iter_pair_tables(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
+                     n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
+                     progress: bool | None = None):
+    """The tables of :func:`pair_tables_by_threshold`, one threshold at a time (a
+    generator: only one threshold's tables need to be in memory).
+
+    The parameters are checked and the frame prepared on the first ``next()``.
+
+    Yields
+    ------
+    PairTables
+        In increasing order of τ.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> for t in iter_pair_tables(iaf.simulate(n_items=6, seed=0), thresholds=[0.5, 0.2],
+    ...                           n_chance=50):
+    ...     print(t.params["match_threshold"], len(t.localization_within) > 0)
+    0.2 True
+    0.5 True
+    """
     taus, _ = check_thresholds(thresholds)
     require_comparable(df)
     _check_params(taus[0], n_chance, overall, seed, progress)
@@ -323,15 +350,13 @@ def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULT_D
     ann = corpus.annotations
     a, b = _within_pairings(ann)
     work = int((ann.count[a] * ann.count[b]).sum()) * len(taus)
-    out = []
     with tqdm(taus, unit="threshold", desc="thresholds",
               disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
               delay=0 if progress else DELAY) as bar:
         for tau in bar:
             bar.set_postfix_str(f"τ = {tau:g}", refresh=False)
-            out.append(_tables(corpus, tau, dist, n_chance, overall, seed, progress, cache,
-                               chance_cache=cache))
-    return out
+            yield _tables(corpus, tau, dist, n_chance, overall, seed, progress, cache,
+                          chance_cache=cache)
 
 
 def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,

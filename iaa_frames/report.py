@@ -31,7 +31,7 @@ from . import cache
 from .comparability import require_comparable
 from .errors import IAAWarning, ParameterError
 from .frame import ALL
-from .pairs import DEFAULT_N_CHANCE, pair_tables, pair_tables_by_threshold
+from .pairs import DEFAULT_N_CHANCE, iter_pair_tables, pair_tables
 from .thresholds import check_thresholds, concat_thresholds, has_threshold_dim
 
 __all__ = ["GAP", "HIGH", "LOW", "SECTIONS", "against_chance", "level", "reading",
@@ -752,18 +752,20 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold=0.5,
         from .report_threshold import report_threshold
 
         if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
-            every = [e.tables for e in cache.entries(
+            every = (e.tables for e in cache.entries(
                 df, thresholds=taus, distance=distance, n_chance=n_chance, overall=overall,
-                seed=seed, progress=progress)]
-        else:
-            every = pair_tables_by_threshold(df, thresholds=taus, distance=distance,
-                                             n_chance=n_chance, overall=overall, seed=seed,
-                                             progress=progress)
-        parts = [agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress)
-                 for t in every]
+                seed=seed, progress=progress))
+        else:  # one threshold's tables at a time
+            every = iter_pair_tables(df, thresholds=taus, distance=distance,
+                                     n_chance=n_chance, overall=overall, seed=seed,
+                                     progress=progress)
+        shown, parts = report_threshold(taus), []
+        for t in every:
+            parts.append(agreement_from_tables(t, n_boot=n_boot, seed=seed,
+                                               progress=progress))
+            if t.params["match_threshold"] == shown:
+                tables, result = t, parts[-1]
         sweep = concat_thresholds(parts)
-        at = taus.index(report_threshold(taus))
-        tables, result = every[at], parts[at]
     elif isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
         tables = df.iaa.tables(distance=distance, match_threshold=taus[0],
                                n_chance=n_chance, overall=overall, seed=seed,
