@@ -17,7 +17,8 @@ from .errors import (
     RepairedGeometryWarning,
     SchemaError,
 )
-from .frame import ALL, ValidationResult, check, from_records, is_object, validate
+from .frame import ALL, ValidationResult, check, is_object, validate
+from .records import from_records
 from .simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
 from .distances import Shapes, available_distances, get_distance, register_distance
 from .krippendorff_alpha import nominal_alpha

@@ -1,4 +1,4 @@
-"""Cluster bootstrap over items: replicate weights of the stored table rows (DESIGN §5).
+"""Cluster bootstrap over items: replicate weights of the stored table rows.
 
 A replicate draws ``n_items`` items with replacement; item ``i`` is drawn ``k_i`` times
 (its *multiplicity*). Nothing geometric is recomputed: the rows of the stored pair and unit
@@ -48,7 +48,7 @@ array([[ 2.,  0.],
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -293,12 +293,30 @@ class PairSums:
     """Per-row contributions of rows that pair two items (chance rows).
 
     Row ``r`` weighs ``k[item_a[r]] * k[item_b[r]]`` in a replicate with multiplicities
-    ``k``.
+    ``k``. The weight is the same for every row of one unordered pair of items, so rows
+    are summed per pair when built: a replicate costs one weight per pair of items, not
+    per row. After construction ``item_a``, ``item_b`` and ``matrix`` hold one row per
+    distinct pair of items (``item_a <= item_b``).
     """
 
     item_a: np.ndarray
     item_b: np.ndarray
     matrix: sp.csr_matrix
+    _by_column: sp.csr_matrix = field(init=False, repr=False)
+
+    def __post_init__(self):
+        a = np.asarray(self.item_a, dtype=np.int64)
+        b = np.asarray(self.item_b, dtype=np.int64)
+        n = int(max(a.max(initial=0), b.max(initial=0))) + 1
+        pair, row_pair = np.unique(np.minimum(a, b) * n + np.maximum(a, b),
+                                   return_inverse=True)
+        group = sp.csr_matrix((np.ones(len(a)), (row_pair.ravel(), np.arange(len(a)))),
+                              shape=(len(pair), len(a)))
+        matrix = sp.csr_matrix(group @ self.matrix)
+        object.__setattr__(self, "item_a", pair // n)
+        object.__setattr__(self, "item_b", pair % n)
+        object.__setattr__(self, "matrix", matrix)
+        object.__setattr__(self, "_by_column", matrix.T.tocsr())
 
     @classmethod
     def from_entries(cls, item_a, item_b, row, column, value, *, n_columns: int) -> PairSums:
@@ -330,7 +348,7 @@ class PairSums:
             return np.asarray(self.matrix.sum(axis=0)).ravel()
         k = np.asarray(multiplicities, dtype=np.float64)
         step = block_size(len(k), len(self.item_a))
-        mt = self.matrix.T.tocsr()
+        mt = self._by_column
         parts = []
         for start in range(0, len(k), step):  # blocks of replicates, not rows
             kb = k[start:start + step]

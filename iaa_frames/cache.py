@@ -185,9 +185,9 @@ def entries(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
             progress: bool | None = None) -> list[Entry]:
     """The entries of ``df`` at several match thresholds (one per threshold, in the given
     order), computing the missing ones together with
-    :func:`iaa_frames.pairs.pair_tables_by_threshold` (the frame prepared once, exact
-    polygon IoU shared). Each is the entry :func:`entry` gives for that threshold; only
-    the last :data:`MAXSIZE` stay cached.
+    :func:`iaa_frames.pairs.pair_tables_by_threshold` (the frame prepared once, polygon
+    pair values shared). Each is the entry :func:`entry` gives for that threshold; only the
+    last :data:`MAXSIZE` stay cached.
 
     Parameters
     ----------

@@ -8,7 +8,6 @@ one line, ``iaa-frames: error: ...``, to stderr and exit with status 2 (usage) o
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import re
 import sys
 import time
@@ -313,43 +312,6 @@ def _concat(frames):
     return pd.concat(parts, ignore_index=True)
 
 
-def _read_table(path: Path, fmt: str, on_invalid: str = "raise"):
-    import pandas as pd
-    import shapely
-
-    from .errors import ReaderError
-
-    if fmt == "parquet":
-        if importlib.util.find_spec("pyarrow") is None:
-            raise ReaderError("reading parquet needs the pyarrow package, which is not "
-                              "installed (pip install pyarrow), or use --format csv")
-        df = pd.read_parquet(path)
-    else:
-        try:
-            df = pd.read_csv(path)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise ReaderError(f"{path}: not a readable CSV file ({' '.join(str(exc).split())})"
-                              ) from None
-    if "geometry" in df.columns:
-        g = df["geometry"]
-        present = g.notna().to_numpy()
-        geoms = [None] * len(df)
-        try:
-            values = g[present].to_list()
-            if values and isinstance(values[0], (bytes, bytearray)):
-                parsed = shapely.from_wkb(values)
-            else:
-                parsed = shapely.from_wkt([str(v) for v in values])
-        except shapely.errors.GEOSException as exc:
-            raise ReaderError(f"{path}: the geometry column is not WKT/WKB ({exc})") from None
-        for i, geom in zip(present.nonzero()[0], parsed):
-            geoms[i] = geom
-        df = df.assign(geometry=pd.Series(geoms, index=df.index, dtype=object))
-    from .frame import validate
-
-    return validate(df, on_invalid=on_invalid)
-
-
 def read_inputs(inputs, fmt: str | None = None, *, classes=None, image_sizes=None,
                 on_invalid: str = "raise"):
     """Read the inputs of ``iaa-frames report`` into one tidy frame.
@@ -387,7 +349,7 @@ def read_inputs(inputs, fmt: str | None = None, *, classes=None, image_sizes=Non
         read = readers.read_coco if fmt == "coco" else readers.read_cvat
         return read(paths[0] if one else paths, **kw)
     if fmt in ("csv", "parquet"):
-        return _concat([_read_table(p, fmt, on_invalid) for p in paths])
+        return _concat([readers.read_table(p, fmt=fmt, on_invalid=on_invalid) for p in paths])
     if fmt == "labelstudio":
         return _concat([readers.read_labelstudio(p, **kw) for p in paths])
     if fmt == "yolo":

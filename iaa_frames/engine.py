@@ -69,6 +69,7 @@ from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
 from .chance import MIN_CHANCE_UNITS
+from .krippendorff_alpha import binary_disagreements, nominal_disagreements
 from .kstest import ks_agreement_tests
 from .matching import pairs_within_runs
 from .pairs import DEFAULT_N_CHANCE, PairTables, iter_pair_tables, pair_tables
@@ -132,24 +133,6 @@ def _one_minus_ratio(observed, expected):
     disagreement (``expected <= NO_VARIATION``)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(expected > NO_VARIATION, 1.0 - observed / expected, np.nan)
-
-
-def _nominal_disagreements(n, n_c, o):
-    """``D_o = o / n`` and ``D_e = (n^2 - sum_c n_c^2) / (n (n - 1))``, where ``o`` is the
-    coincidence mass off the diagonal and ``n_c`` the margins (NaN where ``n <= 1``)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d_o = o / n
-        d_e = (n * n - np.sum(n_c * n_c, axis=-1)) / (n * (n - 1.0))
-    return np.where(n > 1, d_o, np.nan), np.where(n > 1, d_e, np.nan)
-
-
-def _binary_disagreements(n, n_c, o_c):
-    """``D_o = 2 o_c / n`` and ``D_e = 2 n_c (n - n_c) / (n (n - 1))`` for {c, other}, where
-    ``o_c`` is the mass of c-other coincidences in one direction."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d_o = 2.0 * o_c / n
-        d_e = 2.0 * n_c * (n - n_c) / (n * (n - 1.0))
-    return np.where(n > 1, d_o, np.nan), np.where(n > 1, d_e, np.nan)
 
 
 # --------------------------------------------------------------------------- layout
@@ -506,8 +489,8 @@ class _ClassificationCells:
         margins = t[..., :G * C].reshape(lead + (G, C))
         off_diagonal = t[..., G * C:].reshape(lead + (G, C))
         n = margins.sum(axis=-1)
-        nominal = _nominal_disagreements(n, margins, off_diagonal.sum(axis=-1))
-        binary = _binary_disagreements(n[..., None], margins, off_diagonal)
+        nominal = nominal_disagreements(n, margins, off_diagonal.sum(axis=-1))
+        binary = binary_disagreements(n[..., None], margins, off_diagonal)
         observed, expected = (
             np.concatenate([nom[..., None, :], np.swapaxes(bin_, -1, -2)], axis=-2)
             .reshape(lead + (self.layout.n_cells,))
@@ -602,7 +585,7 @@ class _PresenceCells:
         n_cells = self.n_cells
         t = self.within.total(multiplicities)
         n, n_present, o = (t[..., b * n_cells:(b + 1) * n_cells] for b in range(3))
-        observed, expected = _binary_disagreements(n, n_present, o)
+        observed, expected = binary_disagreements(n, n_present, o)
         return observed, expected, _one_minus_ratio(observed, expected)
 
     @property
@@ -844,7 +827,7 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold=0.
     match_threshold : float or sequence of float, default 0.5
         τ: an assigned object pair is matched when its IoU >= τ. A sequence gives a
         ``threshold`` dimension (sorted, duplicates removed), computed with the frame
-        prepared once and exact polygon IoU shared between thresholds
+        prepared once and polygon pair values shared between thresholds
         (:func:`iaa_frames.pairs.iter_pair_tables`); the result at each τ equals
         the result of that τ alone (same chance ``seed`` and bootstrap ``seed``). What the
         gate does to each component: :mod:`iaa_frames.thresholds`.

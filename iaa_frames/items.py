@@ -1,4 +1,4 @@
-"""Per-item drilldown: which items concentrate the disagreement (DESIGN §5).
+"""Per-item drilldown: which items concentrate the disagreement.
 
 :func:`items` sets each item's mean within-item distance against the chance distribution
 of the same component, and counts the objects nobody else matched and the clusters whose
@@ -14,6 +14,7 @@ import pandas as pd
 from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
+from .krippendorff_alpha import nominal_disagreements
 from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
 
 __all__ = ["ITEM_COLUMNS", "SORTS", "items"]
@@ -98,12 +99,8 @@ def _classification(t: PairTables, n_items: int, code: int):
     total = np.bincount(item, weights=pairs - agree, minlength=n_items)
     count = np.bincount(item, weights=pairs, minlength=n_items)
     values = u.loc[u["cluster"].isin(pairable.index), "label"].to_numpy()
-    big_n = len(values)
-    if big_n >= 2:
-        counts = np.bincount(values).astype(float)
-        expected = 1.0 - float((counts * (counts - 1)).sum()) / (big_n * (big_n - 1))
-    else:
-        expected = np.nan
+    margins = np.bincount(values).astype(float) if len(values) else np.zeros(1)
+    expected = float(nominal_disagreements(float(len(values)), margins, 0.0)[1])
     # count is in ordered pairs; report unordered pairs
     return total, count, None, expected
 

@@ -1,5 +1,8 @@
 """Krippendorff's α as *kalphacv* computes it, for comparison with published figures.
 
+(Over 400 lines: the definition it reproduces is spelled out below in full, so that it can
+be checked against kalphacv without reading kalphacv's code.)
+
 Agreement figures published for object detection and instance segmentation are often
 those of the ``kalphacv`` package (Tschirschwitz et al., "A Dataset for Analysing Complex
 Document Layouts in the Digital Humanities and its Evaluation with Krippendorff's Alpha",

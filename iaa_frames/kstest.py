@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .bootstrap import multiplicity_blocks
+from .bootstrap import block_size, multiplicity_blocks
 from .errors import ParameterError
 
 __all__ = ["DEFAULT_RESAMPLES", "MAX_GRID", "MIN_ITEMS", "KSAgreementTest",
@@ -52,7 +52,6 @@ MIN_ITEMS = 3
 MAX_GRID = 256
 #: Key of the test's random stream (distinct from the bootstrap of the intervals).
 _STREAM = 0x5EED5
-_BLOCK_ELEMENTS = 1 << 22
 
 
 class KSAgreementTest(NamedTuple):
@@ -246,11 +245,16 @@ def ks_agreement_tests(within, between, *, within_item, between_item_a, between_
     hist_y = sp.csr_matrix((np.ones(sum(len(r) for r, _ in hy)),
                             (np.concatenate([r for r, _ in hy]),
                              np.concatenate([j for _, j in hy]))), shape=(y.size, width))
+    # chance rows of one unordered pair of items share their weight k_a * k_b: sum them
+    pair, row_pair = np.unique(np.minimum(ba, bb) * n + np.maximum(ba, bb), return_inverse=True)
+    hist_y = sp.csr_matrix((np.ones(y.size), (row_pair.ravel(), np.arange(y.size))),
+                           shape=(len(pair), y.size)) @ hist_y
+    ba, bb = pair // n, pair % n
     hist_xt, hist_yt = hist_x.T.tocsr(), hist_y.T.tocsr()
     widen = np.sqrt(n / (n - 1.0)) if n > 1 else 1.0
     exceed = np.zeros(len(tested), dtype=np.int64)
     count_ok = np.zeros(len(tested), dtype=np.int64)
-    step = max(1, _BLOCK_ELEMENTS // max(y.size + n + 3 * width, 1))
+    step = block_size(n_resamples, y.size + n + 3 * width)
     seed_stream = int(np.random.SeedSequence([seed, _STREAM]).generate_state(1)[0])
     for k in multiplicity_blocks(n, n_resamples, seed=seed_stream, block_size=step):
         k = k.astype(np.float64)  # a block of replicates at once, not a loop over rows

@@ -1,4 +1,4 @@
-"""Object matching between two annotations and clusters of matched objects (DESIGN §4).
+"""Object matching between two annotations and clusters of matched objects.
 
 Everything here works on many *pairings* at once. A pairing is two annotations (an
 annotator's objects on an item), given as slices ``[start, start + count)`` into one
@@ -30,7 +30,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-__all__ = ["candidate_pairs", "assign", "clusters", "pairs_within_runs"]
+__all__ = ["candidate_pairs", "assign", "clusters", "pairs_within_runs", "run_starts"]
 
 #: Largest number of injective row-to-column maps enumerated at once for one matrix
 #: shape; bigger ambiguous matrices go to :func:`scipy.optimize.linear_sum_assignment`.
@@ -38,8 +38,26 @@ _MAX_PERMUTATIONS = 5040
 _CHUNK = 4_000_000  # elements of a (matrices x permutations x rows) block
 
 
-def _starts(counts: np.ndarray) -> np.ndarray:
-    """Exclusive cumulative sum: where each run of ``counts`` starts."""
+def run_starts(counts: np.ndarray) -> np.ndarray:
+    """Where each run starts when runs of ``counts[i]`` elements are laid end to end.
+
+    The exclusive cumulative sum of ``counts``: run ``i`` occupies
+    ``[start[i], start[i] + counts[i])``. Pairings, slots and groups laid out in one array
+    are indexed with it throughout the package.
+
+    Parameters
+    ----------
+    counts : ndarray of int, shape (n,)
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
+    Examples
+    --------
+    >>> run_starts(np.array([2, 0, 3, 1])).tolist()
+    [0, 2, 2, 5]
+    """
     out = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=out[1:])
     return out
@@ -91,7 +109,7 @@ def candidate_pairs(start_a, count_a, start_b, count_b):
     count_b = np.asarray(count_b, dtype=np.int64)
     n_edges = count_a * count_b
     pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), n_edges)
-    k = np.arange(pairing.size, dtype=np.int64) - _starts(n_edges)[pairing]
+    k = np.arange(pairing.size, dtype=np.int64) - run_starts(n_edges)[pairing]
     nb = count_b[pairing]
     local_a = k // np.maximum(nb, 1)
     local_b = k - local_a * nb
@@ -147,8 +165,8 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     """
     count_a = np.asarray(count_a, dtype=np.int64)
     count_b = np.asarray(count_b, dtype=np.int64)
-    key_a = _starts(count_a)[pairing] + local_a
-    key_b = _starts(count_b)[pairing] + local_b
+    key_a = run_starts(count_a)[pairing] + local_a
+    key_b = run_starts(count_b)[pairing] + local_b
     deg_a = np.bincount(key_a[eligible], minlength=int(count_a.sum()))
     deg_b = np.bincount(key_b[eligible], minlength=int(count_b.sum()))
     contested = eligible & ((deg_a[key_a] > 1) | (deg_b[key_b] > 1))
@@ -175,7 +193,7 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     shape = r * (int(c.max()) + 1) + c
     order = np.argsort(shape, kind="stable")
     bounds = np.flatnonzero(np.r_[True, shape[order][1:] != shape[order][:-1], True])
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         sel = order[lo:hi]
         ri, ci = int(r[sel[0]]), int(c[sel[0]])
         ps = p[sel]

@@ -31,7 +31,7 @@ from .corpus import Corpus, Slices, prepare
 from .distances import DEFAULT_DISTANCE, get_distance
 from .errors import ParameterError
 from .frame import ALL
-from .matching import _starts, clusters
+from .matching import clusters, run_starts
 from .pipeline import IoUCache, Matched, can_match, run
 from .thresholds import SEQUENCE_HINT, check_thresholds
 
@@ -106,7 +106,7 @@ def _within_pairings(slots: Slices):
     group_size = np.bincount(np.cumsum(new) - 1)[np.cumsum(new) - 1]
     later = group_start + group_size - np.arange(n) - 1  # slots after this one in its item
     a = np.repeat(np.arange(n), later)
-    b = a + 1 + np.arange(len(a)) - _starts(later)[np.repeat(np.arange(n), later)]
+    b = a + 1 + np.arange(len(a)) - run_starts(later)[np.repeat(np.arange(n), later)]
     return a, b
 
 
@@ -119,7 +119,7 @@ def _labels_of_pairings(corpus: Corpus, a, b):
     rows = []
     for side in (a, b):
         pairing = np.repeat(np.arange(len(side)), n_lab[side])
-        k = np.arange(len(pairing)) - _starts(n_lab[side])[pairing]
+        k = np.arange(len(pairing)) - run_starts(n_lab[side])[pairing]
         rows.append(pairing * len(corpus.labels) + bl.label[first[side][pairing] + k])
     both = np.unique(np.concatenate(rows))
     return both // len(corpus.labels), both % len(corpus.labels)
@@ -189,7 +189,7 @@ def _objects_of(slots: Slices, s):
     """(position in ``s``, object) for every object of the slots ``s``."""
     n = slots.count[s]
     owner = np.repeat(np.arange(len(s)), n)
-    return owner, slots.start[s][owner] + np.arange(len(owner)) - _starts(n)[owner]
+    return owner, slots.start[s][owner] + np.arange(len(owner)) - run_starts(n)[owner]
 
 
 def _class_detection(corpus: Corpus, slots: Slices, a, b, m: Matched, pl, ll):
@@ -282,9 +282,10 @@ def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULT_D
                              seed: int = 0, progress: bool | None = None) -> list[PairTables]:
     """The pair tables at each of several match thresholds, sharing what τ does not change.
 
-    The frame is validated and prepared once, and the exact polygon IoU of an object
-    pair, computed at one threshold, is reused at the others (one
-    :class:`~iaa_frames.pipeline.IoUCache` for every run). The matching, the chance sample
+    The frame is validated and prepared once, and the exact IoU, distance and similarity
+    of an object pair involving a polygon, computed at one threshold, are reused at the
+    others (one :class:`~iaa_frames.pair_cache.IoUCache` for every run). The matching, the
+    chance sample
     (drawn with the same ``seed`` at every threshold) and everything computed from them
     depend on τ and are computed for each: the tables at τ are exactly those of
     ``pair_tables(df, match_threshold=τ, ...)``.
@@ -346,7 +347,7 @@ def iter_pair_tables(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
     _check_params(taus[0], n_chance, overall, seed, progress)
     dist = get_distance(distance)
     corpus = prepare(df)
-    cache = IoUCache()  # exact polygon IoU (within items and by chance) does not depend on τ
+    cache = IoUCache()  # a pair's IoU, distance and similarity do not depend on τ
     ann = corpus.annotations
     a, b = _within_pairings(ann)
     work = int((ann.count[a] * ann.count[b]).sum()) * len(taus)
@@ -355,16 +356,16 @@ def iter_pair_tables(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
               delay=0 if progress else DELAY) as bar:
         for tau in bar:
             bar.set_postfix_str(f"τ = {tau:g}", refresh=False)
-            yield _tables(corpus, tau, dist, n_chance, overall, seed, progress, cache,
-                          chance_cache=cache)
+            yield _tables(corpus, tau, dist, n_chance, overall, seed, progress, cache)
 
 
 def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
-            cache: IoUCache, chance_cache: IoUCache | None = None) -> PairTables:
+            cache: IoUCache) -> PairTables:
     """The tables of :func:`pair_tables` at threshold ``tau`` of a prepared corpus.
 
-    ``cache`` holds the exact polygon IoU of the within-item runs, ``chance_cache`` (when
-    given) that of the chance runs; either may be shared with runs at other thresholds.
+    ``cache`` serves every run (whole annotations, by class, chance); a pair's IoU,
+    distance and similarity do not depend on τ, so it may be shared with runs at other
+    thresholds.
     """
     ann = corpus.annotations
     a, b = _within_pairings(ann)
@@ -373,7 +374,7 @@ def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
                disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
                delay=0 if progress else DELAY)
 
-    def match(slots, pa, pb, sets=True, cache=None, counted=True):
+    def match(slots, pa, pb, sets=True, counted=True):
         if not counted:  # chance work is only known once drawn: grow the total
             bar.total += int((slots.count[pa] * slots.count[pb]).sum())
             bar.refresh()
@@ -381,15 +382,13 @@ def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
                    cache=cache, progress=bar.update)
 
     with bar:
-        # the per-class run meets the same polygon pairs again (and so do other thresholds)
-        whole = match(ann, a, b, cache=cache)
+        whole = match(ann, a, b)
         pl, ll = _labels_of_pairings(corpus, a, b)
         la, lb = _to_label_slots(corpus, a[pl], b[pl], ll)
         bar.total += int((corpus.by_label.count[la] * corpus.by_label.count[lb]).sum())
-        by_label = match(corpus.by_label, la, lb, cache=cache)
+        by_label = match(corpus.by_label, la, lb)
         sample = chance.draw(
-            corpus, lambda pa, pb, sets: match(ann, pa, pb, sets=sets, counted=False,
-                                               cache=chance_cache),
+            corpus, lambda pa, pb, sets: match(ann, pa, pb, sets=sets, counted=False),
             _within_counts(corpus, a, b, whole, ll), n_chance=int(n_chance), seed=int(seed),
             tau=tau,
             reachable=lambda pa, pb: can_match(corpus, ann, pa, pb, tau=tau),
@@ -404,7 +403,7 @@ def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
             d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
         dla, dlb = _to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
         bar.total += int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum())
-        d_restricted = match(corpus.by_label, dla, dlb, cache=chance_cache)
+        d_restricted = match(corpus.by_label, dla, dlb)
 
     loc_within = _localization_frame(corpus, whole, a, b, ann).drop(columns="item_b") \
         .rename(columns={"item_a": "item"})
@@ -479,7 +478,7 @@ def _subset(m: Matched, idx) -> Matched:
     count = np.bincount(m.pair_pairing, minlength=len(m.set_n_a))
     n = count[idx]
     owner = np.repeat(np.arange(len(idx)), n)
-    rows = order[starts[idx][owner] + np.arange(len(owner)) - _starts(n)[owner]]
+    rows = order[starts[idx][owner] + np.arange(len(owner)) - run_starts(n)[owner]]
     return Matched(owner, m.pair_a[rows], m.pair_b[rows], m.pair_iou[rows],
                    m.pair_distance[rows], m.set_n_a[idx], m.set_n_b[idx], m.set_matched[idx],
                    m.set_detection[idx], m.set_overall[idx])

@@ -1,10 +1,14 @@
 """The one matching pipeline, applied to within-item and between-item pairings alike.
 
+
 :func:`run` takes *pairings* — two annotations each, given as slots of a
 :class:`~iaa_frames.corpus.Slices` — and returns the matched object pairs (for
 localization) and one row per pairing with the detection and set-level distances. The
-chance baseline rule of DESIGN §5 holds by construction: between-item pairings go through
-exactly this code, with the same threshold, as within-item pairings.
+chance baseline rule holds by construction: between-item pairings (the annotation of item
+i by annotator a against that of item j by annotator b) go through exactly this code,
+with the same threshold, as within-item pairings. (Filtering the within-item pairs by the
+matcher but not the chance pairs would make annotators who draw at random score σ near
+0.7 rather than 0.)
 """
 
 from __future__ import annotations
@@ -16,17 +20,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from .corpus import Corpus, Slices
-from .distances import (Distance, Shapes, areas_inside, mask_iou_upper_bound, may_use_masks,
-                        uses_mask_iou)
+from .distances import (
+    Distance,
+    Shapes,
+    areas_inside,
+    mask_iou_upper_bound,
+    may_use_masks,
+    uses_mask_iou,
+)
 from .distances import iou as pair_iou
-from .matching import _starts, assign, candidate_pairs
+from .matching import assign, candidate_pairs, run_starts
+from .pair_cache import IoUCache, cached_values
 
 __all__ = ["IoUCache", "Matched", "can_match", "iou_upper_bound", "run"]
 
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
 _TIEBREAK = 1e-6
-_THREAD_MIN = 5_000  # shape pairs below which splitting over threads does not pay
+_THREAD_MIN = 256  # shape pairs below which splitting over threads does not pay
 _WORKERS = min(os.cpu_count() or 1, 4)
 #: Relative slack of the clipped-area bound, so that rounding never lets it fall below
 #: the exact IoU computed by the overlay.
@@ -53,7 +64,7 @@ class Matched:
     set_overall: np.ndarray
 
     @classmethod
-    def empty(cls) -> "Matched":
+    def empty(cls) -> Matched:
         """The result of matching no pairing at all."""
         i, f = np.zeros(0, np.int64), np.zeros(0)
         return cls(i, i, i, f, f, i, i, i, f, f)
@@ -86,7 +97,7 @@ def _iou_bound(corpus: Corpus, oa, ob):
 
     Polygon IoU is at most min(I, A, B) / (A + B - min(I, A, B)), with I the
     intersection of the bounding boxes and A, B the polygon areas; pairs whose IoU is a
-    mask IoU get the bound of :func:`~iaa_frames.distances.iou_upper_bound` instead.
+    mask IoU get the bound of :func:`~iaa_frames.geometry.bounds.iou_upper_bound` instead.
 
     Returns
     -------
@@ -110,7 +121,7 @@ def _iou_bound(corpus: Corpus, oa, ob):
 
 def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
     """Raise ``bound`` where the IoU is a mask IoU, which can exceed the bound of the
-    exact IoU by the rasterization error (:func:`~iaa_frames.distances.iou_upper_bound`)."""
+    exact IoU by the rasterization error (:func:`~iaa_frames.geometry.bounds.iou_upper_bound`)."""
     shapes = corpus.shapes
     if not may_use_masks(shapes):
         return
@@ -128,7 +139,7 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
     (aligned with ``rows``; pairs that get the mask IoU keep it).
 
     The shared area is at most the area of either shape inside the other's bounding box
-    (:func:`~iaa_frames.distances.areas_inside`, numpy, no overlay): the bound of
+    (:func:`~iaa_frames.geometry.overlap.areas_inside`, numpy, no overlay): the bound of
     :func:`_iou_bound` with that area in place of the boxes' intersection.
     """
     out = np.array(bound, dtype=np.float64)
@@ -217,41 +228,14 @@ def _chunks(cost):
     cum = np.cumsum(cost)
     bounds = np.searchsorted(cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0,
                                             CHUNK_PAIRS), side="right")
-    return [(lo, hi) for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)]) if hi > lo]
+    return [(lo, hi) for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)], strict=True) if hi > lo]
 
 
 def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
     """Fill ``iou[rows]`` with the exact IoU of polygon pairs (shapely), via ``cache``."""
-    if not len(rows):
-        return
-    keys = oa[rows] * len(corpus.area) + ob[rows]
-    found, known = cache.lookup(keys) if cache is not None else (np.zeros(len(keys), bool), None)
-    if found.any():
-        iou[rows[found]] = known
-    todo = rows[~found]
     shapes = corpus.shapes
-    iou[todo] = np.nan_to_num(_threaded(pair_iou, shapes.take(oa[todo]), shapes.take(ob[todo])))
-    if cache is not None:
-        cache.add(keys[~found], iou[todo])
-
-
-class IoUCache:
-    """Exact polygon IoU already computed, keyed by object pair (shared between runs on
-    the same pairs, e.g. whole annotations and the same annotations split by class)."""
-
-    def __init__(self):
-        self.keys = np.zeros(0, np.int64)
-        self.values = np.zeros(0)
-
-    def lookup(self, keys):
-        pos = np.minimum(np.searchsorted(self.keys, keys), max(len(self.keys) - 1, 0))
-        found = (self.keys[pos] == keys) if len(self.keys) else np.zeros(len(keys), bool)
-        return found, self.values[pos[found]]
-
-    def add(self, keys, values):
-        keys = np.concatenate([self.keys, keys])
-        order = np.argsort(keys, kind="stable")
-        self.keys, self.values = keys[order], np.concatenate([self.values, values])[order]
+    iou[rows] = cached_values(corpus, cache, "iou", oa, ob, rows, lambda r: np.nan_to_num(
+        _threaded(pair_iou, shapes.take(oa[r]), shapes.take(ob[r]))))
 
 
 def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
@@ -260,7 +244,7 @@ def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
     if n < _THREAD_MIN or _WORKERS < 2:
         return func(a, b, **kwargs)
     cuts = np.linspace(0, n, _WORKERS + 1).astype(int)
-    parts = [(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
+    parts = [(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
 
     def one(rows):
         kw = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
@@ -298,8 +282,8 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     shapes = corpus.shapes
     out = dict(
         pair_pairing=pairing[rows], pair_a=oa[rows], pair_b=ob[rows], pair_iou=iou[rows],
-        pair_distance=_threaded(distance, shapes.take(oa[rows]), shapes.take(ob[rows]),
-                                known_iou=iou[rows]),
+        pair_distance=cached_values(corpus, cache, "distance", oa, ob, rows, lambda r: _threaded(
+            distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r])),
         set_n_a=n_a, set_n_b=n_b, set_matched=matched,
     )
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -307,7 +291,7 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     if not sets:
         out["set_overall"] = np.full(P, np.nan)
         return out
-    key_a, key_b = _starts(n_a)[pairing] + la, _starts(n_b)[pairing] + lb
+    key_a, key_b = run_starts(n_a)[pairing] + la, run_starts(n_b)[pairing] + lb
     if distance.similarity is None:
         sim, higher = distance(shapes.take(oa), shapes.take(ob)), False
     elif distance.reuses_iou:
@@ -332,7 +316,8 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
                 top = _tighter_bound(corpus, oa, ob, need, top[beats])
                 need = need[(top > best_a[key_a[need]]) | (top > best_b[key_b[need]])]
                 _exact_iou(corpus, oa, ob, need, iou, cache)
-            sim[need] = _iou_similarity(corpus, distance, oa, ob, iou, need)
+            sim[need] = cached_values(corpus, cache, "similarity", oa, ob, need,
+                                lambda r: _iou_similarity(corpus, distance, oa, ob, iou, r))
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)

@@ -9,8 +9,8 @@ the annotator x annotator tables and the per-item drilldown, draws every figure 
 * ``agreement.csv`` (every cell, long form), ``headline.csv``, ``by_label.csv``,
   ``by_annotator.csv``, ``pairwise.csv`` and ``items.csv``.
 
-:func:`reading` is the plain-language reading of the numbers (DESIGN §5, "Reading the
-components together"), usable on its own.
+:func:`reading` is the plain-language reading of the numbers (the diagnosis table,
+"Reading the components together" in docs/ARCHITECTURE.md), usable on its own.
 """
 
 from __future__ import annotations
@@ -163,8 +163,8 @@ def _name(result, component):
 
 
 def _diagnose(d: str, c: str, loc: str) -> str | None:
-    """DESIGN §5's diagnosis table, on levels (moderate counts as neither high nor low
-    except where noted)."""
+    """The diagnosis table ("Reading the components together" in docs/ARCHITECTURE.md), on
+    levels (moderate counts as neither high nor low except where noted)."""
     hi = lambda x: x == "high"  # noqa: E731
     lo = lambda x: x in ("low", "below chance")  # noqa: E731
     if loc == "below chance":
@@ -191,7 +191,7 @@ def _diagnose(d: str, c: str, loc: str) -> str | None:
 
 
 def reading(result, *, max_labels: int = 8) -> list[str]:
-    """A short plain-language reading of an agreement result (DESIGN §5).
+    """A short plain-language reading of an agreement result (the diagnosis table of docs/ARCHITECTURE.md).
 
     Sigma has no conventional cut-offs, so the components are read against chance (with
     their bootstrap intervals) and against each other (:func:`relative_levels`: a

@@ -1,4 +1,4 @@
-"""The labeled agreement result: an ``xarray.Dataset`` with attrs and reasons (DESIGN §6).
+"""The labeled agreement result: an ``xarray.Dataset`` with attrs and reasons.
 
 :func:`build_dataset` turns the cell arrays computed by :mod:`iaa_frames.engine` into the
 Dataset of the public contract: dims ``(component, label, annotator)``, the coord
@@ -113,7 +113,7 @@ VARIABLES = {
         "found it, so no unit is ever absent/absent; with two annotators and u "
         "unmatched clusters out of n it equals 1 - (2n - 1) / (2n - u) <= 0, and it is "
         "about 0 under independent misses whatever the miss rate. Detection agreement "
-        "uses the chance-baseline sigma instead (DESIGN section 5). NaN when every "
+        "uses the chance-baseline sigma instead. NaN when every "
         "value is 'present' (no expected disagreement).",
     ),
 }

@@ -10,14 +10,21 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from oracles import weighted_nominal_alpha
 from iaa_frames.engine import agreement, agreement_from_tables
-from iaa_frames.krippendorff_alpha import nominal_alpha_from_codes
 from iaa_frames.bootstrap import (ItemSums, PairSums, bca_interval, block_size,
                                   jackknife_blocks, multiplicity_blocks)
 from iaa_frames.errors import ParameterError
 from iaa_frames.pairs import pair_tables
 from iaa_frames.simulate import simulate
 from iaa_frames.stats import percentile_ci, sigma
+
+
+
+def replicate_sigma(within, between, within_weights, between_weights):
+    """sigma of every replicate (a row of each weight array), one call each."""
+    return np.array([sigma(within, between, within_weights=a, between_weights=b)
+                     for a, b in zip(within_weights, between_weights)])
 
 ALL = "(all)"
 
@@ -99,16 +106,15 @@ def test_sigma_intervals_equal_weighted_primitives(corpus):
     tables, ds = corpus
     k = reference_multiplicities(tables, 5)
     w, b = tables.localization_within, tables.localization_between.query("in_uniform")
-    reps = sigma(w["distance"], b["distance"],
-                 within_weights=k[:, w["item"]],
-                 between_weights=k[:, b["item_a"]] * k[:, b["item_b"]])
+    reps = replicate_sigma(w["distance"], b["distance"], k[:, w["item"]],
+                           k[:, b["item_a"]] * k[:, b["item_b"]])
     assert ci(ds, "localization") == pytest.approx(percentile_ci(reps))
     # an annotator's detection cell: the pairings that involve it
     bob = int(np.flatnonzero(tables.corpus.annotators == "bob")[0])
     w, b = (t[(t["label"] == -1) & ((t["annotator_a"] == bob) | (t["annotator_b"] == bob))]
             for t in (tables.sets_within, tables.sets_between))
-    reps = sigma(w["detection"], b["detection"], within_weights=k[:, w["item"]],
-                 between_weights=k[:, b["item_a"]] * k[:, b["item_b"]])
+    reps = replicate_sigma(w["detection"], b["detection"], k[:, w["item"]],
+                           k[:, b["item_a"]] * k[:, b["item_b"]])
     assert ci(ds, "detection", ALL, "bob") == pytest.approx(percentile_ci(reps))
 
 
@@ -120,7 +126,8 @@ def test_alpha_intervals_equal_weighted_primitives(corpus):
     u = u.loc[size >= 2]
     unit = np.unique(u["cluster"], return_inverse=True)[1]
     item_of_unit = u.groupby("cluster")["item"].first().sort_index().to_numpy()
-    reps = nominal_alpha_from_codes(unit, u["label"], weights=k[:, item_of_unit])
+    labels = u["label"].to_numpy()
+    reps = np.array([weighted_nominal_alpha(unit, labels, w) for w in k[:, item_of_unit]])
     assert ci(ds, "classification") == pytest.approx(percentile_ci(reps))
 
 
@@ -234,8 +241,8 @@ def test_bca_intervals_equal_weighted_primitives(corpus):
     w, b = tables.localization_within, tables.localization_between.query("in_uniform")
 
     def stat(weights):
-        return sigma(w["distance"], b["distance"], within_weights=weights[:, w["item"]],
-                     between_weights=weights[:, b["item_a"]] * weights[:, b["item_b"]])
+        return replicate_sigma(w["distance"], b["distance"], weights[:, w["item"]],
+                               weights[:, b["item_a"]] * weights[:, b["item_b"]])
 
     expected = bca_interval(sigma(w["distance"], b["distance"]), stat(k), stat(jk),
                             n_items=n)

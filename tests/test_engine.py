@@ -20,8 +20,6 @@ from iaa_frames.engine import (
 from iaa_frames.krippendorff_alpha import (
     binary_alpha_per_category,
     nominal_alpha,
-    nominal_alpha_from_codes,
-    presence_alpha_from_counts,
 )
 from iaa_frames.errors import ParameterError
 from iaa_frames.kstest import ks_agreement_test
@@ -29,6 +27,7 @@ from iaa_frames.pairs import pair_tables
 from iaa_frames.result import NO_MATCH_NOTE
 from iaa_frames.simulate import simulate
 from iaa_frames.stats import frac_below_chance, sigma
+from oracles import binary_alpha, presence_alpha, weighted_nominal_alpha
 
 ALL = "(all)"
 SIGMA_COMPONENTS = ("detection", "localization", "overall")
@@ -193,12 +192,11 @@ def test_classification_cells_equal_alpha_primitives(mixed):
     # an annotator: the pairs of values that involve it
     for name, code in ann.items():
         u, v, w = annotator_pair_units(units, code)
-        expected = nominal_alpha_from_codes(u, v, weights=w)
+        expected = weighted_nominal_alpha(u, v, w)
         assert cell(ds, "agreement", "classification", ALL, name) == pytest.approx(expected)
-        binary = binary_alpha_per_category(u, v, weights=w, n_categories=n_lab)
         for lname, lcode in lab.items():
             got = cell(ds, "agreement", "classification", lname, name)
-            assert got == pytest.approx(binary[lcode], nan_ok=True)
+            assert got == pytest.approx(binary_alpha(u, v, lcode, w), nan_ok=True)
         assert cell(ds, "n_units", "classification", ALL, name) == \
             units.loc[units["annotator"] == code, "cluster"].nunique()
 
@@ -221,7 +219,7 @@ def test_presence_alpha_equals_primitives(mixed):
         rows = presence_units(tables, label)
         name = ALL if label is None else str(tables.corpus.labels[label])
         got = cell(ds, "presence_alpha", "detection", name)
-        assert got == pytest.approx(presence_alpha_from_counts(
+        assert got == pytest.approx(presence_alpha(
             [len(d) for _, d in rows], [len(r) for r, _ in rows]))
         for aname, a in ann.items():
             # pairs (A, another rater) of every unit on an item A covered, weight 1/(r-1)
@@ -233,7 +231,7 @@ def test_presence_alpha_equals_primitives(mixed):
                     unit_codes += [len(weights)] * 2
                     values += [int(a in drew), int(o in drew)]
                     weights.append(1.0 / (len(r) - 1))
-            ref = nominal_alpha_from_codes(unit_codes, values, weights=weights)
+            ref = weighted_nominal_alpha(unit_codes, values, weights)
             assert cell(ds, "presence_alpha", "detection", name, aname) == \
                 pytest.approx(ref, nan_ok=True)
     for component in ("classification", "localization", "overall"):

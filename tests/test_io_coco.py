@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from helpers import FIX, row_of
 from pycocotools import mask as mask_utils
-from test_io_helpers import FIX, row_of
 
 import iaa_frames as iaf
 from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
@@ -68,7 +68,7 @@ def test_lvis_rater_keys():
     assert row_of(df, object_id=3)["annotator"] == "2"
     # rater_list gives coverage: rater 1 reviewed 000000000285.jpg and drew nothing
     cov = df[df["x0"].isna()]
-    assert set(zip(cov["item"], cov["annotator"])) == {("000000000285.jpg", "1"), ("000000000632.jpg", "2")}
+    assert set(zip(cov["item"], cov["annotator"], strict=True)) == {("000000000285.jpg", "1"), ("000000000632.jpg", "2")}
     assert cov.set_index("item").loc["000000000632.jpg", "height"] == 483
     assert "rater_id" not in df.columns
 
@@ -160,7 +160,7 @@ def test_mask_polygon_iou_is_pycocotools_pixel_iou():
 
 def _mask_coco(path, masks, sizes, *, compressed=True):
     images, anns = [], []
-    for k, ((h, w), item_masks) in enumerate(zip(sizes, masks)):
+    for k, ((h, w), item_masks) in enumerate(zip(sizes, masks, strict=True)):
         images.append({"id": k + 1, "file_name": f"img_{k:03d}.png", "width": w, "height": h})
         for m in item_masks:
             rle = mask_utils.encode(np.asfortranarray(m))
@@ -327,14 +327,14 @@ def test_key_order_does_not_matter(tmp_path):
 
 def test_streaming_across_chunk_boundaries(tmp_path, monkeypatch):
     """Tiny read chunks put element and number boundaries everywhere."""
-    import iaa_frames.io._common as common
+    import iaa_frames.io.json_stream as json_stream
 
-    orig = common.JSONStream.__init__
+    orig = json_stream.JSONStream.__init__
 
     def tiny(self, path, stream_keys=(), chunk_size=7, **kw):
         orig(self, path, stream_keys, chunk_size=7, **kw)
 
-    monkeypatch.setattr(common.JSONStream, "__init__", tiny)
+    monkeypatch.setattr(json_stream.JSONStream, "__init__", tiny)
     small = read_coco(FIX / "coco" / "ana.json")
     monkeypatch.undo()
     pd.testing.assert_frame_equal(small, read_coco(FIX / "coco" / "ana.json"))

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from test_io_helpers import FIX, row_of
+from helpers import FIX, row_of
 
 import iaa_frames as iaf
 from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ReaderError

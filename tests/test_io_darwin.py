@@ -5,7 +5,7 @@ import warnings
 
 import pytest
 import shapely
-from test_io_helpers import FIX, row_of
+from helpers import FIX, row_of
 
 from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ReaderError
 from iaa_frames.io import read_darwin

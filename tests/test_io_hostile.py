@@ -6,11 +6,17 @@ import shutil
 import time
 
 import pytest
+from helpers import FIX
 
 from iaa_frames.errors import IAAError, ReaderError
-from iaa_frames.io import read_coco, read_cvat, read_darwin, read_labelstudio, read_voc, read_yolo
-
-from test_io_helpers import FIX
+from iaa_frames.io import (
+    read_coco,
+    read_cvat,
+    read_darwin,
+    read_labelstudio,
+    read_voc,
+    read_yolo,
+)
 
 FILE_READERS = {
     "coco": read_coco,

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from test_io_helpers import FIX, row_of
+from helpers import FIX, row_of
 
 import iaa_frames as iaf
 from iaa_frames.errors import (
@@ -45,7 +45,7 @@ def test_export():
     assert rot["rotation"] == 90
     # task 2: an empty result is a coverage row; the cancelled annotation gives nothing
     cov = df[df["x0"].isna()]
-    assert list(zip(cov["item"], cov["annotator"])) == [("empty_lot.jpg", "ana@example.org")]
+    assert list(zip(cov["item"], cov["annotator"], strict=True)) == [("empty_lot.jpg", "ana@example.org")]
     assert "12" not in set(df["annotator"])
     assert len(df) == 4
     assert w.counts == {"unsupported_result": 1, "cancelled_annotation": 1}

@@ -36,7 +36,7 @@ def test_round_trip_is_exact(tmp_path):
     back = iaf.read_parquet(iaf.to_parquet(df, tmp_path / "t"))
     pd.testing.assert_frame_equal(back, iaf.validate(df))
     # the coordinates are the same doubles, not a printed approximation
-    for g, h in zip(df["geometry"], back["geometry"]):
+    for g, h in zip(df["geometry"], back["geometry"], strict=True):
         assert (g is None and h is None) or shapely.equals_exact(g, h, tolerance=0)
 
 

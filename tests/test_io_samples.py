@@ -109,8 +109,15 @@ def test_unknown_sample_lists_the_names():
 
 @pytest.mark.parametrize("kind", ["mixed", "box"])
 def test_writers_and_readers_round_trip_a_fresh_corpus(tmp_path, kind):
-    from iaa_frames.io import read_coco, read_cvat, read_darwin, read_labelstudio, read_voc, read_yolo
-    from iaa_frames.io import writers
+    from iaa_frames.io import (
+        read_coco,
+        read_cvat,
+        read_darwin,
+        read_labelstudio,
+        read_voc,
+        read_yolo,
+        writers,
+    )
     from iaa_frames.simulate import simulate
 
     corpus = simulate(n_items=6, annotators={"p": "good", "q": "sloppy", "r": {"miss": 0.5, "coverage": 0.7}},

@@ -3,7 +3,7 @@
 import shutil
 
 import pytest
-from test_io_helpers import FIX, row_of
+from helpers import FIX, row_of
 
 from iaa_frames.errors import DroppedRowsWarning, ReaderError
 from iaa_frames.io import read_voc

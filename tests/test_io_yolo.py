@@ -5,9 +5,14 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from test_io_helpers import FIX, row_of
+from helpers import FIX, row_of
 
-from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.errors import (
+    AnnotatorNameWarning,
+    DroppedRowsWarning,
+    ParameterError,
+    ReaderError,
+)
 from iaa_frames.io import read_yolo, read_yolo_classes
 
 SIZES = {"img_a": (640, 480), "img_b": (640, 480)}
@@ -26,7 +31,7 @@ def test_boxes_polygons_and_coverage():
     np.testing.assert_allclose([bike.x0, bike.y0, bike.x1, bike.y1], [64, 48, 192, 192])
     assert row_of(df, annotator="ben", label="car")["score"] == 0.87
     cov = df[df["x0"].isna()]
-    assert list(zip(cov["item"], cov["annotator"])) == [("img_b", "ana")]  # the empty .txt
+    assert list(zip(cov["item"], cov["annotator"], strict=True)) == [("img_b", "ana")]  # the empty .txt
     assert len(df) == 5
 
 
@@ -96,8 +101,6 @@ def test_bad_lines_name_file_and_line(tmp_path):
 
 
 # -- the layouts the tools write -------------------------------------------------------------
-
-from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning
 
 ULTRA = FIX / "yolo_ultralytics"
 DARKNET = FIX / "yolo_darknet"

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.frame import from_records
+from iaa_frames.records import from_records
 from iaa_frames.items import ITEM_COLUMNS, items
 from iaa_frames.pairs import pair_tables
 from iaa_frames.simulate import simulate

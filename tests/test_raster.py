@@ -1,9 +1,10 @@
-"""Tests for iaa_frames.raster (mask IoU of detailed polygons) and its use by distances.
+"""Tests for iaa_frames.geometry.raster (mask IoU of detailed polygons) and its use by
+distances.
 
 Cross-checks: pycocotools (the COCO reference implementation of run-length masks and mask
 IoU) on hand-built masks and on random polygons; brute-force pixel counting with numpy
 bitmasks; shapely's exact IoU within the rasterization error bound stated in
-``iaa_frames.distances``.
+``iaa_frames.geometry.mask_rule``.
 """
 
 import pickle
@@ -19,10 +20,11 @@ from hypothesis.extra.numpy import arrays
 import iaa_frames as iaf
 from iaa_frames import distances as D
 from iaa_frames import pipeline
-from iaa_frames import raster as R
 from iaa_frames.distances import Shapes, giou, iou, uses_mask_iou
 from iaa_frames.errors import ParameterError
-from iaa_frames.raster import Masks, intersection_pixels, mask_iou, rasterize
+from iaa_frames.geometry import mask_rule
+from iaa_frames.geometry import raster as R
+from iaa_frames.geometry.raster import Masks, intersection_pixels, mask_iou, rasterize
 
 mask_utils = pytest.importorskip("pycocotools.mask")
 # pycocotools' Cython code trips numpy 2's __array__(copy=) deprecation
@@ -126,9 +128,9 @@ def test_pixel_polygons_give_back_their_masks_and_pycocotools_iou():
     i, j = np.arange(7), np.arange(1, 8)
     ours = mask_iou(m, i, m, j)
     np.testing.assert_array_equal(ours, [mask_utils.iou([rles[a]], [rles[b]], [0])[0, 0]
-                                         for a, b in zip(i, j)])
+                                         for a, b in zip(i, j, strict=True)])
     exact = [polys[a].intersection(polys[b]).area / polys[a].union(polys[b]).area
-             for a, b in zip(i, j)]
+             for a, b in zip(i, j, strict=True)]
     np.testing.assert_allclose(ours, exact, rtol=1e-12)
 
 
@@ -197,7 +199,7 @@ def test_intersection_does_not_depend_on_batching_or_order(monkeypatch):
     np.testing.assert_array_equal(intersection_pixels(m, j, i), whole)
     perm = rng.permutation(200)
     np.testing.assert_array_equal(intersection_pixels(m, i[perm], j[perm]), whole[perm])
-    brute = [(m.to_bitmask(a) & m.to_bitmask(b)).sum() for a, b in zip(i, j)]
+    brute = [(m.to_bitmask(a) & m.to_bitmask(b)).sum() for a, b in zip(i, j, strict=True)]
     np.testing.assert_array_equal(whole, brute)
     # two different containers
     other = rasterize(polys[:5], 100, 100)
@@ -243,7 +245,7 @@ def sized(geoms, size):
     size = np.asarray(size, dtype=float).reshape(-1, 2)
     size = np.broadcast_to(size, (len(geoms), 2))
     g = np.array([shapely.affinity.scale(p, 1 / w, 1 / h, origin=(0, 0))
-                  for p, (w, h) in zip(geoms, size)], dtype=object)
+                  for p, (w, h) in zip(geoms, size, strict=True)], dtype=object)
     return Shapes(shapely.bounds(g), g, size)
 
 
@@ -263,12 +265,12 @@ def test_rule_by_coordinate_count(monkeypatch):
     boxes = Shapes(b.boxes, None, b.image_size)
     assert not uses_mask_iou(boxes, boxes).any()  # box-box pairs: numpy, never masks
     assert not uses_mask_iou(boxes, b).any()  # a box counts 5: 5 + 251 <= 500
-    monkeypatch.setattr(D, "MASK_IOU_MIN_COORDINATES", 200)
+    monkeypatch.setattr(mask_rule, "MASK_IOU_MIN_COORDINATES", 200)
     assert uses_mask_iou(boxes, b).all()
-    monkeypatch.setattr(D, "MASK_IOU_MIN_COORDINATES", 10**9)
+    monkeypatch.setattr(mask_rule, "MASK_IOU_MIN_COORDINATES", 10**9)
     assert not uses_mask_iou(a, b).any()
     np.testing.assert_allclose(iou(a, b), [p.intersection(q).area / p.union(q).area
-                                           for p, q in zip([small, mid, big, big], [big] * 4)])
+                                           for p, q in zip([small, mid, big, big], [big] * 4, strict=True)])
 
 
 def test_iou_by_masks_is_the_mask_iou_on_the_pair_grid():
@@ -289,7 +291,7 @@ def test_iou_by_masks_is_the_mask_iou_on_the_pair_grid():
     np.testing.assert_array_equal(iou(a, c), mask_iou(m2, [0, 1, 2], m2, [3, 4, 5]))
     np.testing.assert_array_equal(iou(c, a), iou(a, c))  # symmetric
     # close to the exact overlay of the same normalized shapes
-    exact = [p.intersection(q).area / p.union(q).area for p, q in zip(na, nc)]
+    exact = [p.intersection(q).area / p.union(q).area for p, q in zip(na, nc, strict=True)]
     np.testing.assert_allclose(iou(a, c), exact, atol=0.01)
 
 
@@ -438,5 +440,7 @@ def test_upper_bound_for_masks_is_close_to_the_exact_one():
 def test_outline_lengths():
     donut = shapely.box(0, 0, 4, 2).difference(shapely.box(1, 0.5, 2, 1.5))
     s = Shapes(np.array([donut.bounds, [0, 0, 3, 1]]), [donut, None])
-    lx, ly, rings = s._store.outline()
+    lx, ly, rings = s.outline()
     assert lx.tolist() == [8 + 2, 6] and ly.tolist() == [4 + 2, 2] and rings.tolist() == [2, 1]
+    # a container taken from it shares the cache, in its own row order
+    assert [v.tolist() for v in s.take([1, 0]).outline()] == [[6, 10], [2, 6], [1, 2]]

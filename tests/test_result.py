@@ -1,4 +1,4 @@
-"""Tests for the agreement Dataset: the public contract of DESIGN §6 (dims, coords,
+"""Tests for the agreement Dataset: the public contract of docs/ARCHITECTURE.md ("The result Dataset") (dims, coords,
 variables, attrs), reasons for NaN, a netCDF round trip, and the pairwise DataArray."""
 
 from __future__ import annotations

@@ -1,26 +1,20 @@
+# Over 400 lines: one format (COCO JSON, streamed); 94 of them are documentation.
 """Reader for COCO object-detection JSON (one file per annotator, or rater keys)."""
 
 from __future__ import annotations
 
 import math
-import warnings
 from array import array
 
 import numpy as np
-import shapely
 
 from ..errors import ParameterError, ReaderError
-from ._common import (
-    FrameBuilder,
-    JSONStream,
-    files_and_annotators,
-    finish,
-    flat_ring,
-    is_number,
-    reader_error,
-    size_value,
-)
+from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
+from .json_stream import JSONStream
+from .masks import mask_to_geometry, rle_geometry
+from .paths import files_and_annotators, reader_error
+from .values import flat_ring, is_number, size_value
 
 __all__ = ["mask_to_geometry", "read_coco"]
 
@@ -31,90 +25,6 @@ _NUM = {int, float}
 
 def _entry(i, aid):
     return f"annotations[{i}]" if aid is None else f"annotations[{i}] (id={aid})"
-
-
-def mask_to_geometry(mask: np.ndarray):
-    """Turn a binary mask (height x width) into its exact (Multi)Polygon in pixel coordinates.
-
-    Pixel (row r, column c) is the unit square [c, c+1] x [r, r+1], so the polygon is the
-    union of the mask's pixel squares: its area is the number of pixels, and the area of
-    the intersection (union) of two such polygons is the number of pixels the masks share
-    (cover): vector IoU equals pixel IoU exactly. The mask is cut into vertical runs, runs
-    of neighbouring columns with the same rows are merged into rectangles (vectorized),
-    and the rectangles are merged with :func:`shapely.union_all`, so holes and several
-    parts come out exactly. An empty mask gives None.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> m = np.zeros((4, 5), dtype=np.uint8); m[1:3, 1:4] = 1
-    >>> g = mask_to_geometry(m)
-    >>> g.bounds, g.area
-    ((1.0, 1.0, 4.0, 3.0), 6.0)
-    """
-    m = np.asarray(mask).astype(bool)
-    if m.ndim != 2 or not m.any():
-        return None
-    t = np.pad(m.T, ((0, 0), (1, 1))).astype(np.int8)  # rows of t are the image columns
-    d = np.diff(t, axis=1)
-    sc, sr = np.nonzero(d == 1)  # run starts, column-major: (column, first row)
-    _, er = np.nonzero(d == -1)  # run ends (one past the last row), in the same order
-    # merge runs of consecutive columns that cover the same rows into one rectangle
-    order = np.lexsort((sc, er, sr))
-    sc, sr, er = sc[order], sr[order], er[order]
-    new = np.ones(len(sc), bool)
-    new[1:] = (sr[1:] != sr[:-1]) | (er[1:] != er[:-1]) | (sc[1:] != sc[:-1] + 1)
-    group = np.cumsum(new) - 1
-    x0 = sc[new]
-    x1 = np.zeros(group[-1] + 1, dtype=sc.dtype)
-    np.maximum.at(x1, group, sc + 1)
-    boxes = shapely.box(x0, sr[new], x1, er[new])
-    # rectangles of neighbouring columns share edges without sharing vertices, which rules
-    # out the faster coverage union
-    return shapely.union_all(boxes)
-
-
-def _rle_size(path, entry, seg):
-    size = seg.get("size")
-    if (not isinstance(size, list) or len(size) != 2
-            or not all(type(v) is int and v > 0 for v in size)):
-        raise reader_error(path, entry, f"segmentation.size must be [height, width] (positive integers), got {size!r}")
-    return size
-
-
-def _rle_geometry(path, entry, seg):
-    """Decode an RLE segmentation (compressed: ``counts`` a string; uncompressed: a list of
-    run lengths, column-major, starting with background) with pycocotools into its exact
-    pixel polygon; None when pycocotools is missing."""
-    try:
-        from pycocotools import mask as mask_utils
-    except ImportError:
-        return None
-    h, w = _rle_size(path, entry, seg)
-    counts = seg["counts"]
-    if isinstance(counts, list):
-        if not all(type(v) is int and v >= 0 for v in counts):
-            raise reader_error(path, entry, "segmentation.counts must hold non-negative integers")
-        if sum(counts) != h * w:
-            raise reader_error(path, entry, f"segmentation.counts adds up to {sum(counts)} pixels, "
-                               f"not height x width = {h * w}")
-        rle = mask_utils.frPyObjects(seg, h, w)
-    elif isinstance(counts, str):
-        rle = {"size": [h, w], "counts": counts}
-    else:
-        raise reader_error(path, entry, f"segmentation.counts must be a string (compressed RLE) or "
-                           f"a list of run lengths, got {type(counts).__name__}")
-    try:
-        with warnings.catch_warnings():
-            # pycocotools' Cython code trips numpy 2's __array__(copy=) deprecation
-            warnings.simplefilter("ignore", DeprecationWarning)
-            decoded = mask_utils.decode(rle)
-    except (ValueError, TypeError, UnicodeError) as exc:
-        raise reader_error(path, entry, f"segmentation is not a valid RLE: {exc}") from None
-    geom = mask_to_geometry(decoded)
-    if geom is None:
-        raise reader_error(path, entry, "the RLE mask is empty (no pixel set)")
-    return geom
 
 
 class _CocoFile:
@@ -245,7 +155,7 @@ class _CocoFile:
         if isinstance(seg, dict):
             if "counts" not in seg or "size" not in seg:
                 raise reader_error(path, entry, "segmentation is a dict but not an RLE (needs 'counts' and 'size')")
-            geom = _rle_geometry(path, entry, seg)
+            geom = rle_geometry(path, entry, seg)
             if geom is None:
                 if self.rle == "bbox" and bbox is not None:
                     b.drop(path, entry, "rle_unsupported_bbox_kept",
@@ -347,12 +257,12 @@ class _CocoFile:
                     continue
                 name = str(cid)  # a results file without categories: the id is the label
             b.label[r] = name
-        for iid, annotator, rater_given, i in self.pending_cover:
+        for iid, annotator, _rater_given, i in self.pending_cover:
             img = self.images.get(iid)
             name, w, h = (img[0], img[1], img[2]) if img else (iid, math.nan, math.nan)
             b.cover(name, annotator, width=w, height=h, file_idx=self.file_idx, entry=i)
         # coverage
-        for iid, (name, w, h, raters, i) in self.images.items():
+        for _iid, (name, w, h, raters, i) in self.images.items():
             entry = f"images[{i}]"
             if not rater_mode:
                 b.cover(name, self.annotator, width=w, height=h, file_idx=self.file_idx, entry=entry)
@@ -502,5 +412,5 @@ def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
             raise reader_error(path, None, "an empty list: no images and no annotations")
         f.finish()
     if len(files) > 1:
-        b.object_id = [oid if oid is None else f"{a}/{oid}" for oid, a in zip(b.object_id, b.annotator)]
+        b.object_id = [oid if oid is None else f"{a}/{oid}" for oid, a in zip(b.object_id, b.annotator, strict=True)]
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)

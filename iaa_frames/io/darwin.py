@@ -12,16 +12,11 @@ from pathlib import Path
 import shapely
 
 from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
-from ._common import (
-    FrameBuilder,
-    check_file,
-    finish,
-    is_number,
-    load_json,
-    reader_error,
-    size_value,
-)
+from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
+from .json_stream import load_json
+from .paths import check_file, reader_error
+from .values import is_number, size_value
 
 __all__ = ["read_darwin"]
 
@@ -77,7 +72,7 @@ def _points(path, entry, pts, name):
 def _even_odd(rings):
     """Several paths of one polygon, filled with the even-odd rule: a path inside another
     is a hole, disjoint paths are separate parts."""
-    polys = [shapely.make_valid(shapely.Polygon(list(zip(r[::2], r[1::2])))) for r in rings]
+    polys = [shapely.make_valid(shapely.Polygon(list(zip(r[::2], r[1::2], strict=True)))) for r in rings]
     return reduce(shapely.symmetric_difference, polys)
 
 

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..errors import ParameterError
-from ._common import reader_error
+from .paths import reader_error
 
 __all__ = ["ITEM_KEYS", "ItemKeys", "base_name", "item_key_function", "labelstudio_file", "stem"]
 

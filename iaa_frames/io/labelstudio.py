@@ -1,3 +1,4 @@
+# Over 400 lines: one format; JSON and JSON-MIN share the region parsing; 87 are documentation.
 """Reader for Label Studio JSON exports: the full "JSON" export (a list of tasks with their
 annotations) and "JSON-MIN" (one flat record per annotation)."""
 
@@ -7,16 +8,12 @@ import math
 import warnings
 
 from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
-from ._common import (
-    FrameBuilder,
-    JSONStream,
-    check_file,
-    finish,
-    is_number,
-    reader_error,
-)
-from .cvat import rotated_rectangle
+from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, labelstudio_file
+from .json_stream import JSONStream
+from .paths import check_file, reader_error
+from .shapes import rotated_rectangle
+from .values import is_number
 
 __all__ = ["read_labelstudio"]
 
@@ -169,7 +166,7 @@ def read_labelstudio(path, *, item: str = "image", item_key="name", data_key: st
     n = 0
     ctx = {"item": item, "data_key": data_key, "keys": keys, "annotator": annotator,
            "warned": False}
-    for kind, key, i, task in stream:
+    for _kind, _key, i, task in stream:
         if stream.top != "array":
             raise reader_error(path, None, "not a Label Studio JSON export: expected a list of tasks, "
                                "found a JSON object (is this a COCO export?)")

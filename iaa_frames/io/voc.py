@@ -6,16 +6,11 @@ import math
 from collections.abc import Mapping
 
 from ..errors import ReaderError
-from ._common import (
-    FrameBuilder,
-    annotator_dirs,
-    check_dir,
-    finish,
-    parse_xml,
-    reader_error,
-    xml_float,
-)
+from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
+from .paths import annotator_dirs, check_dir, reader_error
+from .safe_xml import parse_xml
+from .values import xml_float
 
 __all__ = ["read_voc"]
 

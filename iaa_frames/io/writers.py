@@ -68,7 +68,7 @@ def _size(row):
 def _rows(df, obj):
     """Per (annotator, item): (size, list of object rows) for every covered item."""
     out = {}
-    for rec, is_obj in zip(df.to_dict("records"), obj):
+    for rec, is_obj in zip(df.to_dict("records"), obj, strict=True):
         key = (rec["annotator"], rec["item"])
         entry = out.setdefault(key, [rec, []])
         if is_obj:

@@ -330,8 +330,8 @@ def as_float(x) -> np.ndarray:
 
 
 def check_dataset(result, variables=("agreement",), *, sweep: bool = False):
-    """``result`` must be the agreement Dataset (DESIGN §6); with a ``threshold``
-    dimension only where ``sweep`` (figures of one threshold say how to pick one)."""
+    """``result`` must be the agreement Dataset; with a ``threshold`` dimension only where
+    ``sweep`` (figures of one threshold say how to pick one)."""
     import xarray as xr
 
     if not isinstance(result, xr.Dataset):

@@ -21,7 +21,7 @@ def profile_frame(result, *, components=_DEFAULT, label: str = ALL,
     Parameters
     ----------
     result : xarray.Dataset
-        The agreement result (DESIGN §6).
+        The agreement result.
     components : sequence of str, default every component
     label : str, default "(all)"
     top : int or None, default 10

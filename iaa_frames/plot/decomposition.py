@@ -20,7 +20,7 @@ def decomposition_frame(result, *, components=_DEFAULT, annotator: str = ALL,
     Parameters
     ----------
     result : xarray.Dataset
-        The agreement result (DESIGN §6).
+        The agreement result.
     components : sequence of str, default ("detection", "classification", "localization")
     annotator : str, default "(all)"
     top : int or None, default 15

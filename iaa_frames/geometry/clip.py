@@ -58,7 +58,7 @@ class RingEdges:
     offset: np.ndarray
 
     @classmethod
-    def from_geometries(cls, geometries) -> "RingEdges":
+    def from_geometries(cls, geometries) -> RingEdges:
         """Edges of polygons and multipolygons (anything else has none).
 
         Examples
@@ -142,7 +142,7 @@ def clipped_areas(edges: RingEdges, shape, rect) -> np.ndarray:
     cum = np.cumsum(n_edges)
     cuts = np.searchsorted(cum, np.arange(CHUNK_EDGES, cum[-1] if len(cum) else 0,
                                           CHUNK_EDGES), side="right")
-    for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(shape)]):
+    for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(shape)], strict=True):
         n = n_edges[lo:hi]
         query = np.repeat(np.arange(lo, hi), n)
         first = np.repeat(edges.offset[shape[lo:hi]] - np.cumsum(n) + n, n)

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from iaa_frames.errors import ReaderError
-from iaa_frames.io._common import JSONStream, load_json
+from iaa_frames.io.json_stream import JSONStream, load_json
 
 scalars = (st.none() | st.booleans() | st.integers(-10**20, 10**20)
            | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8))
@@ -21,7 +21,7 @@ documents = st.dictionaries(st.sampled_from(["images", "annotations", "info", "c
 def _collect(path, chunk):
     stream = JSONStream(path, stream_keys=("images", "annotations"), chunk_size=chunk)
     out, streamed = {}, {}
-    for kind, key, i, v in stream:
+    for kind, key, _i, v in stream:
         if kind == "item":
             streamed.setdefault(key, []).append(v)
         else:
@@ -69,26 +69,3 @@ def test_top_level_array_and_load_json(tmp_path):
         load_json(p)
     p.write_text("\ufeff[1]", encoding="utf-8")  # a byte-order mark is fine
     assert load_json(p) == [1]
-
-
-def test_polygons_are_built_the_same_in_any_batch_size():
-    import numpy as np
-    import shapely
-
-    from iaa_frames.io._common import FrameBuilder
-
-    b = FrameBuilder("test")
-    square = [0, 0, 10, 0, 10, 10, 0, 10]
-    hole = [2, 2, 4, 2, 4, 4, 2, 4]
-    b.add_polygon("i", "a", "x", [[square]])
-    b.add_polygon("i", "a", "x", [[square, hole], [[20, 20, 30, 20, 30, 30]]])  # holed part + triangle
-    b.add_box("i", "a", "x", 0, 0, 1, 1)
-    b.add_polygon("j", "a", "y", [[hole], [square[:6]], [[50, 50, 60, 50, 60, 60]]])
-    whole = b._geometry_column(b.n, batch=10_000)
-    for batch in (1, 2, 3):
-        parts = b._geometry_column(b.n, batch=batch)
-        assert all((g is None and h is None) or shapely.equals(g, h) for g, h in zip(parts, whole))
-    assert whole[2] is None
-    assert whole[0].area == 100
-    assert whole[1].geom_type == "MultiPolygon" and whole[1].area == 100 - 4 + 50
-    assert np.isclose(whole[3].area, 4 + 50 + 50)

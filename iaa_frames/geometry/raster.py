@@ -38,11 +38,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import shapely
 
-from .errors import ParameterError
+from ..errors import ParameterError
+from .rings import ring_vertices
 
-__all__ = ["Masks", "intersection_pixels", "mask_iou", "rasterize", "ring_vertices"]
+__all__ = ["Masks", "intersection_pixels", "mask_iou", "rasterize"]
 
 #: Runs handled at once when intersecting pairs (bounds memory).
 CHUNK_RUNS = 1 << 22
@@ -184,57 +184,6 @@ def _as_grid(value, n: int, name: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def ring_vertices(geometries):
-    """Vertices of every ring of every polygon: coordinates, ring id, shape index.
-
-    Polygons without holes (the common case) are read in one ``get_coordinates`` call;
-    only the others are split into parts and rings (which copies them). Lines and points
-    have no ring.
-
-    Parameters
-    ----------
-    geometries : array_like of shapely geometries (or None), shape (n,)
-
-    Returns
-    -------
-    xy : ndarray of float, shape (m, 2)
-        The vertices, ring after ring (each ring closed: its last vertex is its first).
-    ring : ndarray of int, shape (m,)
-        A distinct id per ring; the vertices of a ring are consecutive.
-    owner : ndarray of int, shape (m,)
-        Index of the geometry of each vertex.
-
-    Examples
-    --------
-    >>> import shapely
-    >>> donut = shapely.box(0, 0, 4, 4).difference(shapely.box(1, 1, 2, 2))
-    >>> xy, ring, owner = ring_vertices([shapely.box(0, 0, 1, 1), None, donut])
-    >>> len(xy), np.unique(ring).size, np.bincount(owner).tolist()
-    (15, 3, [5, 0, 10])
-    """
-    geoms = np.empty(len(geometries), dtype=object)
-    geoms[:] = list(geometries) if not isinstance(geometries, np.ndarray) else geometries
-    geoms = np.where(shapely.is_geometry(geoms), geoms, None)
-    simple = (shapely.get_type_id(geoms) == 3) & (shapely.get_num_interior_rings(geoms) == 0)
-    rows = np.flatnonzero(simple)
-    xy, idx = shapely.get_coordinates(geoms[rows], return_index=True)
-    ring, owner = idx, rows[idx]
-    other = np.flatnonzero(~simple & shapely.is_geometry(geoms))
-    if other.size:
-        parts, part_of = shapely.get_parts(geoms[other], return_index=True)
-        # a collection may hold multipolygons: split once more (parts of a polygon are itself)
-        parts, sub_of = shapely.get_parts(parts, return_index=True)
-        part_of = part_of[sub_of]
-        polys = shapely.get_type_id(parts) == 3  # lines and points have no inside
-        parts, part_of = parts[polys], part_of[polys]
-        rings, ring_of = shapely.get_rings(parts, return_index=True)
-        xy2, idx2 = shapely.get_coordinates(rings, return_index=True)
-        xy = np.concatenate([xy, xy2])
-        ring = np.concatenate([ring, idx2 + len(rows)])
-        owner = np.concatenate([owner, other[part_of[ring_of[idx2]]]])
-    return xy, ring, owner
-
-
 def rasterize(geometries, width, height, *, normalized: bool = False) -> Masks:
     """Masks of shapes on a pixel grid: pixels whose centre lies inside the shape.
 
@@ -367,7 +316,7 @@ def intersection_pixels(masks: Masks, i, j) -> np.ndarray:
     out = np.zeros(len(i), np.int64)
     cost = np.cumsum(n_runs[i])
     cuts = np.searchsorted(cost, np.arange(CHUNK_RUNS, cost[-1], CHUNK_RUNS), side="right")
-    for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(i)]):
+    for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(i)], strict=True):
         if b <= a:
             continue
         counts = n_runs[i[a:b]]
