@@ -22,7 +22,7 @@ from .records import from_records
 from .simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
 from .distances import Shapes, available_distances, get_distance, register_distance
 from .krippendorff_alpha import nominal_alpha
-from .pairs import PairTables, between, pair_tables, within
+from .pairs import PairTables, between, pair_tables, pair_tables_by_threshold, within
 from .engine import agreement, agreement_from_tables, pairwise
 from .items import items
 from .kalpha import kalpha, kalpha_items, kalpha_units
@@ -33,6 +33,7 @@ from .conflicts import conflict_counts, conflicts
 from .confusion import confusion, label_alpha
 from .reference import accuracy
 from .item_agreement import item_agreement
+from .threshold_choice import suggest_threshold, threshold_separation
 from .io import (
     load_sample,
     read_coco,
@@ -91,10 +92,13 @@ __all__ = [
     "ks",
     "nominal_alpha",
     "pair_tables",
+    "pair_tables_by_threshold",
     "register_distance",
     "sigma",
     "simulate",
     "simulate_with_truth",
+    "suggest_threshold",
+    "threshold_separation",
     "within",
     "AnnotatorNameWarning",
     "DroppedRowsWarning",

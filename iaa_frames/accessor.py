@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import pandas as pd
 import xarray as xr
 
@@ -44,6 +45,12 @@ from .engine import DEFAULT_N_BOOT, agreement_from_tables, pairwise_from_tables
 from .errors import IAAError, ParameterError
 from .frame import ALL
 from .pairs import DEFAULT_N_CHANCE, PairTables
+from .thresholds import (
+    check_thresholds,
+    concat_thresholds,
+    has_threshold_dim,
+    nearest_threshold,
+)
 
 __all__ = ["IAAAccessor", "ResultAccessor", "alpha", "ks", "sigma"]
 
@@ -97,8 +104,7 @@ def _check_component(component, allowed):
 
 def _with_coords(da: xr.DataArray, ds: xr.Dataset, component: str, names) -> xr.DataArray:
     extra = {n: ds[n].sel(component=component) for n in names if n in ds}
-    return da.assign_coords({n: (("label", "annotator"), v.values, v.attrs)
-                             for n, v in extra.items()})
+    return da.assign_coords({n: (v.dims, v.values, v.attrs) for n, v in extra.items()})
 
 
 # ------------------------------------------------------------------- the result accessor
@@ -137,9 +143,26 @@ class ResultAccessor:
                                  "component, label, annotator); this Dataset is not one")
         return self._ds
 
+    def _single(self, view: str):
+        """The result, which must be of one threshold (no ``threshold`` dimension)."""
+        ds = self._check()
+        if has_threshold_dim(ds):
+            taus = ds["threshold"].values
+            raise ParameterError(
+                f"this result has a threshold dimension (τ = "
+                f"{', '.join(f'{t:g}' for t in taus)}); .iaa.{view} needs one threshold: "
+                f"select it first, e.g. res.sel(threshold={nearest_threshold(taus):g})"
+                f".iaa.{view} (res.iaa.plot.threshold_curve() draws every threshold)")
+        return ds
+
     def _entry(self):
-        key = str(self._ds.attrs.get("tables_key", ""))
-        found = cache.lookup(key) if key else None
+        keys = str(self._ds.attrs.get("tables_key", "")).split()
+        if len(keys) > 1:  # a sweep: one key per threshold, in the order of match_threshold
+            self._single("pairwise()")
+            taus = [float(t) for t in np.atleast_1d(self._ds.attrs.get("match_threshold", []))]
+            tau = float(self._ds["threshold"]) if "threshold" in self._ds.coords else None
+            keys = [keys[taus.index(tau)]] if tau in taus and len(taus) == len(keys) else []
+        found = cache.lookup(keys[0]) if keys else None
         if found is None:
             raise IAAError(
                 "the pair tables of this result are not available: it was not computed "
@@ -160,6 +183,8 @@ class ResultAccessor:
         if not isinstance(tables, PairTables):
             raise ParameterError(f"tables must be PairTables; got {type(tables).__name__}")
         mine = {k: self._ds.attrs.get(k) for k in tables.params if k in self._ds.attrs}
+        if "threshold" in self._ds.coords and not has_threshold_dim(self._ds):
+            mine["match_threshold"] = float(self._ds["threshold"])  # one τ of a sweep
         differ = {k: (v, tables.params[k]) for k, v in mine.items() if v != tables.params[k]}
         if differ:
             raise ParameterError(f"these tables were computed with other parameters: {differ}")
@@ -197,7 +222,7 @@ class ResultAccessor:
         """
         from .report import headline
 
-        return headline(self._check())
+        return headline(self._single("headline()"))
 
     def by_label(self) -> pd.DataFrame:
         """Every class ("(all)" first), one column group per component
@@ -209,7 +234,7 @@ class ResultAccessor:
         """
         from .report import by_label
 
-        return by_label(self._check())
+        return by_label(self._single("by_label()"))
 
     def by_annotator(self) -> pd.DataFrame:
         """Every annotator ("(all)" first), one column group per component
@@ -221,7 +246,7 @@ class ResultAccessor:
         """
         from .report import by_annotator
 
-        return by_annotator(self._check())
+        return by_annotator(self._single("by_annotator()"))
 
     def reading(self, *, max_labels: int = 8) -> list[str]:
         """The plain-language reading of the numbers (:func:`iaa_frames.report.reading`).
@@ -232,7 +257,7 @@ class ResultAccessor:
         """
         from .report import reading
 
-        return reading(self._check(), max_labels=max_labels)
+        return reading(self._single("reading()"), max_labels=max_labels)
 
     def sigma(self, *, component: str = "localization") -> xr.DataArray:
         """σ of one component by label and annotator.
@@ -363,6 +388,8 @@ class IAAAccessor:
     apply to it (``distance``, ``match_threshold``, ``n_chance``, ``n_boot``, ``seed``,
     ``overall``, ``progress``). The pair tables are computed once per frame content and
     parameters and reused (:mod:`iaa_frames.cache`); ``progress`` is not part of the key.
+    :meth:`agreement`, :meth:`sigma`, :meth:`ks`, :meth:`alpha` and :meth:`pairwise` also
+    take a sequence of ``match_threshold`` values, which adds a ``threshold`` dimension.
 
     Parameters
     ----------
@@ -386,7 +413,7 @@ class IAAAccessor:
         return cache.entry(self._df, distance=distance, match_threshold=match_threshold,
                            n_chance=n_chance, overall=overall, seed=seed, progress=progress)
 
-    def agreement(self, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+    def agreement(self, *, distance=DEFAULT_DISTANCE, match_threshold=0.5,
                   n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
                   seed: int = 0, overall: str = "pooled",
                   progress: bool | None = None) -> xr.Dataset:
@@ -395,7 +422,10 @@ class IAAAccessor:
 
         The Dataset's attr ``tables_key`` names the cached pair tables, so that
         ``res.iaa.pairwise()``, ``res.iaa.items()`` and ``res.iaa.plot.distributions()``
-        reuse them.
+        reuse them. With a sequence of ``match_threshold`` values the result has a
+        ``threshold`` dimension; every threshold's tables are cached as if computed alone
+        (the missing ones together, see :func:`iaa_frames.cache.entries`), and
+        ``res.sel(threshold=τ).iaa`` finds τ's tables while they are cached.
 
         Returns
         -------
@@ -409,8 +439,25 @@ class IAAAccessor:
         ['detection', 'classification', 'localization', 'overall']
         >>> bool(ds["ci_low"].notnull().any())     # n_boot=200 by default
         True
+        >>> sweep = simulate(n_items=20, seed=0).iaa.agreement(n_chance=200,
+        ...                                                    match_threshold=[0.5, 0.7])
+        >>> sweep.sizes["threshold"]
+        2
         """
-        e = self._entry(distance, match_threshold, n_chance, seed, overall, progress)
+        taus, scalar = check_thresholds(match_threshold)
+        if scalar:
+            e = self._entry(distance, taus[0], n_chance, seed, overall, progress)
+            return self._result(e, n_boot, seed, progress)
+        found = cache.entries(self._df, thresholds=taus, distance=distance, n_chance=n_chance,
+                              overall=overall, seed=seed, progress=progress)
+        out = concat_thresholds([self._result(e, n_boot, seed, progress) for e in found])
+        if all(e.key for e in found):  # res.sel(threshold=τ).iaa finds τ's tables
+            out.attrs["tables_key"] = " ".join(e.key for e in found)
+        return out
+
+    @staticmethod
+    def _result(e, n_boot, seed, progress) -> xr.Dataset:
+        """The agreement Dataset of a cache entry (computed once per n_boot and seed)."""
         if e.key == "":  # not cacheable (bad input): let the engine raise its error
             return agreement_from_tables(e.tables, n_boot=n_boot, seed=seed, progress=progress)
         key = (n_boot, seed)
@@ -421,7 +468,7 @@ class IAAAccessor:
         return e.results[key].copy()
 
     def sigma(self, *, component: str = "localization", distance=DEFAULT_DISTANCE,
-              match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+              match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
               n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
               progress: bool | None = None) -> xr.DataArray:
         """σ of one component, dims (label, annotator); **localization by default**.
@@ -449,7 +496,7 @@ class IAAAccessor:
                               progress=progress).iaa.sigma(component=component)
 
     def ks(self, *, component: str = "localization", distance=DEFAULT_DISTANCE,
-           match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+           match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
            n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
            progress: bool | None = None) -> xr.DataArray:
         """KS statistic of one component, dims (label, annotator); localization by default.
@@ -471,7 +518,7 @@ class IAAAccessor:
                               progress=progress).iaa.ks(component=component)
 
     def alpha(self, *, component: str = "classification", distance=DEFAULT_DISTANCE,
-              match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+              match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
               n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
               progress: bool | None = None) -> xr.DataArray:
         """Classification α (or, with ``component="detection"``, presence α), dims
@@ -493,7 +540,7 @@ class IAAAccessor:
                               progress=progress).iaa.alpha(component=component)
 
     def pairwise(self, *, component: str = "localization", label: str = ALL,
-                 distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+                 distance=DEFAULT_DISTANCE, match_threshold=0.5,
                  n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
                  progress: bool | None = None) -> xr.DataArray:
         """Annotator x annotator agreement of a component: :func:`iaa_frames.pairwise`.
@@ -508,14 +555,22 @@ class IAAAccessor:
         >>> simulate(n_items=20, seed=0).iaa.pairwise(n_chance=200).dims
         ('annotator_a', 'annotator_b')
         """
-        e = self._entry(distance, match_threshold, n_chance, seed, overall, progress)
+        taus, scalar = check_thresholds(match_threshold)
+        found = ([self._entry(distance, taus[0], n_chance, seed, overall, progress)] if scalar
+                 else cache.entries(self._df, thresholds=taus, distance=distance,
+                                    n_chance=n_chance, overall=overall, seed=seed,
+                                    progress=progress))
         key = (component, label)
-        if e.key == "" or key not in e.pairwise:
-            value = pairwise_from_tables(e.tables, component=component, label=label)
-            if e.key == "":
-                return value
-            e.pairwise[key] = value
-        return e.pairwise[key].copy()
+        parts = []
+        for e in found:
+            if e.key == "" or key not in e.pairwise:
+                value = pairwise_from_tables(e.tables, component=component, label=label)
+                if e.key == "":
+                    parts.append(value)
+                    continue
+                e.pairwise[key] = value
+            parts.append(e.pairwise[key].copy())
+        return parts[0] if scalar else concat_thresholds(parts)
 
     def items(self, *, component: str = "localization", label: str = ALL,
               top: int | None = None, sort: str = "excess", distance=DEFAULT_DISTANCE,
@@ -792,7 +847,7 @@ class IAAAccessor:
 
 
 def sigma(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT_DISTANCE,
-          match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+          match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
           n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
           progress: bool | None = None) -> xr.DataArray:
     """σ of one component of a frame by label and annotator: ``df.iaa.sigma(...)``.
@@ -812,7 +867,7 @@ def sigma(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT
 
 
 def ks(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT_DISTANCE,
-       match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+       match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
        n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
        progress: bool | None = None) -> xr.DataArray:
     """KS statistic of one component of a frame by label and annotator: ``df.iaa.ks(...)``.
@@ -831,7 +886,7 @@ def ks(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT_DI
 
 
 def alpha(df: pd.DataFrame, *, component: str = "classification", distance=DEFAULT_DISTANCE,
-          match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
+          match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
           n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
           progress: bool | None = None) -> xr.DataArray:
     """Classification α of a frame by label and annotator: ``df.iaa.alpha(...)``.

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .distances import DEFAULT_DISTANCE, get_distance
-from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
+from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables, pair_tables_by_threshold
 
-__all__ = ["MAXSIZE", "Entry", "clear", "entry", "frame_digest", "info", "lookup"]
+__all__ = ["MAXSIZE", "Entry", "clear", "entries", "entry", "frame_digest", "info", "lookup"]
 
 #: Largest number of (frame, parameters) entries kept.
 MAXSIZE = 4
@@ -166,7 +166,10 @@ def entry(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float
     if found is not None:
         _STATS["hits"] += 1
         return found
-    tables = pair_tables(df, progress=progress, **params)
+    return _store(key, pair_tables(df, progress=progress, **params))
+
+
+def _store(key: str, tables: PairTables) -> Entry:
     made = Entry(key, tables)
     with _LOCK:
         _STATS["misses"] += 1
@@ -175,6 +178,56 @@ def entry(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float
         while len(_ENTRIES) > MAXSIZE:
             _ENTRIES.popitem(last=False)
     return made
+
+
+def entries(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
+            n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
+            progress: bool | None = None) -> list[Entry]:
+    """The entries of ``df`` at several match thresholds (one per threshold, in the given
+    order), computing the missing ones together with
+    :func:`iaa_frames.pairs.pair_tables_by_threshold` (the frame prepared once, polygon
+    pair values shared). Each is the entry :func:`entry` gives for that threshold; only the
+    last :data:`MAXSIZE` stay cached.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    thresholds : sequence of float
+        Checked values (:func:`iaa_frames.thresholds.check_thresholds`).
+    distance, n_chance, overall, seed, progress
+        As in :func:`entry`.
+
+    Returns
+    -------
+    list of Entry
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=6, seed=0)
+    >>> e3, e5 = entries(df, thresholds=[0.3, 0.5], n_chance=50)
+    >>> entry(df, match_threshold=0.5, n_chance=50) is e5
+    True
+    """
+    thresholds = [float(t) for t in thresholds]
+    params = [_params(distance, t, n_chance, overall, seed) for t in thresholds]
+    try:
+        digest = frame_digest(df) if isinstance(df, pd.DataFrame) else None
+        keys = [_key(digest, p) if digest is not None else "" for p in params]
+    except (TypeError, ValueError):  # bad parameter values: let pair_tables say why
+        keys = [""] * len(params)
+    found = [lookup(k) if k else None for k in keys]
+    missing = [i for i, f in enumerate(found) if f is None]
+    if missing:
+        computed = pair_tables_by_threshold(
+            df, thresholds=[thresholds[i] for i in missing], distance=distance,
+            n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+        by_tau = {t.params["match_threshold"]: t for t in computed}
+        for i in missing:
+            tables = by_tau[thresholds[i]]
+            found[i] = _store(keys[i], tables) if keys[i] else Entry("", tables)
+    _STATS["hits"] += len(thresholds) - len(missing)
+    return found
 
 
 def clear() -> None:

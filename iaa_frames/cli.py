@@ -88,6 +88,19 @@ def _bounded(kind, low=None, high=None, what=""):
     return parse
 
 
+def _thresholds(text):
+    """``--match-threshold``: one number in [0, 1], or several separated by commas (a sweep:
+    the report gains a "Match threshold" section)."""
+    number = _bounded(float, 0, 1, "a number in [0, 1]")
+    parts = [t.strip() for t in text.split(",")]
+    if len(parts) == 1:
+        return number(parts[0])
+    if not all(parts):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of "
+                                         "numbers in [0, 1]")
+    return sorted({number(t) for t in parts})
+
+
 def _distances():
     from .distances import available_distances
 
@@ -100,9 +113,11 @@ def _add_engine_options(p, *, n_boot_default):
     g = p.add_argument_group("agreement options")
     g.add_argument("--distance", default="giou", choices=_distances(),
                    help="distance between matched objects (default: %(default)s)")
-    g.add_argument("--match-threshold", type=_bounded(float, 0, 1, "a number in [0, 1]"),
-                   default=0.5, metavar="TAU",
-                   help="IoU at or above which two objects match (default: %(default)s)")
+    g.add_argument("--match-threshold", type=_thresholds, default=0.5, metavar="TAU",
+                   help="IoU at or above which two objects match (default: %(default)s); "
+                        "several, comma-separated (0.3,0.5,0.7), add a section with every "
+                        "component against the threshold, the rest of the report at 0.5 "
+                        "or the nearest")
     g.add_argument("--n-boot", type=_bounded(int, 0, None, "a non-negative integer"),
                    default=n_boot_default, metavar="N",
                    help="bootstrap replicates for the confidence intervals, 0 for none "

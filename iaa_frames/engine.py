@@ -72,7 +72,7 @@ from .chance import MIN_CHANCE_UNITS
 from .krippendorff_alpha import binary_disagreements, nominal_disagreements
 from .kstest import ks_agreement_tests
 from .matching import pairs_within_runs
-from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
+from .pairs import DEFAULT_N_CHANCE, PairTables, iter_pair_tables, pair_tables
 from .result import (
     COMPONENTS,
     MEASURES,
@@ -83,6 +83,7 @@ from .result import (
     notes,
 )
 from .stats import cell_tests, percentile_ci
+from .thresholds import check_thresholds, concat_thresholds, with_threshold
 
 __all__ = [
     "CI_LEVEL",
@@ -807,11 +808,12 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
              "bootstrap_seed": int(seed), "ci_level": CI_LEVEL, "ci_method": ci_method,
              "min_within_units": MIN_WITHIN_UNITS, "min_chance_units": MIN_CHANCE_UNITS,
              "min_alpha_units": MIN_ALPHA_UNITS, "iaa_frames_version": _version()}
-    return build_dataset(values, labels=_names(corpus.labels, labels),
-                         annotators=_names(corpus.annotators, annotators), attrs=attrs)
+    ds = build_dataset(values, labels=_names(corpus.labels, labels),
+                       annotators=_names(corpus.annotators, annotators), attrs=attrs)
+    return with_threshold(ds, tables.params["match_threshold"])
 
 
-def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold=0.5,
               n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
               overall: str = "pooled", progress: bool | None = None):
     """Chance-corrected agreement by component, label and annotator.
@@ -822,8 +824,13 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: f
         A tidy annotation frame (DESIGN §2).
     distance : str or callable, default "giou"
         Distance between matched objects (:func:`iaa_frames.distances.get_distance`).
-    match_threshold : float, default 0.5
-        τ: an assigned object pair is matched when its IoU >= τ.
+    match_threshold : float or sequence of float, default 0.5
+        τ: an assigned object pair is matched when its IoU >= τ. A sequence gives a
+        ``threshold`` dimension (sorted, duplicates removed), computed with the frame
+        prepared once and polygon pair values shared between thresholds
+        (:func:`iaa_frames.pairs.iter_pair_tables`); the result at each τ equals
+        the result of that τ alone (same chance ``seed`` and bootstrap ``seed``). What the
+        gate does to each component: :mod:`iaa_frames.thresholds`.
     n_chance : int, default 2000
         Target number of chance units per stratum (:mod:`iaa_frames.pairs`).
     n_boot : int, default 200
@@ -839,8 +846,10 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: f
     Returns
     -------
     xarray.Dataset
-        Dims ``(component, label, annotator)``, "(all)" first on label and annotator;
-        coord ``measure(component)``; data variables ``agreement, observed, expected,
+        Dims ``(component, label, annotator)``, "(all)" first on label and annotator,
+        preceded by ``threshold`` when ``match_threshold`` is a sequence (a scalar
+        ``threshold`` coordinate otherwise); coord ``measure(component)``; data
+        variables ``agreement, observed, expected,
         ks, ks_sign, ks_pvalue, n_units, n_chance, ci_low, ci_high, raw_iou,
         frac_below_chance, presence_alpha`` and ``note`` (why a cell's agreement is NaN).
         Each variable's attrs describe it; the Dataset attrs hold the parameters.
@@ -866,17 +875,29 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: f
     >>> bool(ds["agreement"].sel(component="localization", label="(all)",
     ...                          annotator="(all)") > 0.5)
     True
+    >>> sweep = agreement(df, n_chance=200, n_boot=0, match_threshold=[0.3, 0.5, 0.7])
+    >>> sweep["agreement"].dims
+    ('threshold', 'component', 'label', 'annotator')
+    >>> sweep["threshold"].values.tolist()
+    [0.3, 0.5, 0.7]
     """
+    taus, scalar = check_thresholds(match_threshold)
     if type(df).__module__.startswith("dask"):  # a dask DataFrame: see iaa_frames.dask
         from .dask import agreement as dask_agreement
-        return dask_agreement(df, distance=distance, match_threshold=match_threshold,
-                              n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
-                              progress=progress)
+        parts = [dask_agreement(df, distance=distance, match_threshold=tau,
+                                n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
+                                progress=progress) for tau in taus]
+        return parts[0] if scalar else concat_thresholds(parts)
     _check_int(n_boot, "n_boot")
     _check_progress(progress)
-    tables = pair_tables(df, distance=distance, match_threshold=match_threshold,
-                         n_chance=n_chance, overall=overall, seed=seed, progress=progress)
-    return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
+    if scalar:
+        tables = pair_tables(df, distance=distance, match_threshold=taus[0],
+                             n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+        return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
+    every = iter_pair_tables(df, thresholds=taus, distance=distance, n_chance=n_chance,
+                             overall=overall, seed=seed, progress=progress)
+    return concat_thresholds([agreement_from_tables(t, n_boot=n_boot, seed=seed,
+                                                    progress=progress) for t in every])
 
 
 # ------------------------------------------------------------------ shortcuts, pairwise
@@ -884,8 +905,7 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: f
 
 def _with_coords(da, ds, component, names):
     extra = {n: ds[n].sel(component=component) for n in names}
-    return da.assign_coords({n: (("label", "annotator"), v.values, v.attrs)
-                             for n, v in extra.items()})
+    return da.assign_coords({n: (v.dims, v.values, v.attrs) for n, v in extra.items()})
 
 
 def component_sigma(df: pd.DataFrame, *, component: str = "localization", **params):
@@ -1093,11 +1113,12 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
     names = [str(x) for x in np.asarray(corpus.annotators, dtype=object)[order]]
     attrs = {"component": component, "measure": MEASURES[component], "label": str(label),
              **tables.params, "iaa_frames_version": _version()}
-    return build_pairwise(square, annotators=names, attrs=attrs)
+    return with_threshold(build_pairwise(square, annotators=names, attrs=attrs),
+                          tables.params["match_threshold"])
 
 
 def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = ALL,
-             distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
+             distance=DEFAULT_DISTANCE, match_threshold=0.5,
              n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
              progress: bool | None = None):
     """Annotator x annotator agreement of one component.
@@ -1115,7 +1136,8 @@ def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = 
     label : str, default "(all)"
         "(all)" or a class.
     distance, match_threshold, n_chance, seed, overall, progress
-        As in :func:`agreement`.
+        As in :func:`agreement` (a sequence of thresholds adds a leading ``threshold``
+        dimension).
 
     Returns
     -------
@@ -1135,6 +1157,12 @@ def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = 
     """
     _check_component(component)
     _check_progress(progress)
-    tables = pair_tables(df, distance=distance, match_threshold=match_threshold,
-                         n_chance=n_chance, overall=overall, seed=seed, progress=progress)
-    return pairwise_from_tables(tables, component=component, label=label)
+    taus, scalar = check_thresholds(match_threshold)
+    if scalar:
+        tables = pair_tables(df, distance=distance, match_threshold=taus[0],
+                             n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+        return pairwise_from_tables(tables, component=component, label=label)
+    every = iter_pair_tables(df, thresholds=taus, distance=distance, n_chance=n_chance,
+                             overall=overall, seed=seed, progress=progress)
+    return concat_thresholds([pairwise_from_tables(t, component=component, label=label)
+                              for t in every])

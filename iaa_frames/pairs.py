@@ -33,8 +33,10 @@ from .errors import ParameterError
 from .frame import ALL
 from .matching import clusters, run_starts
 from .pipeline import IoUCache, Matched, can_match, run
+from .thresholds import SEQUENCE_HINT, check_thresholds
 
-__all__ = ["DEFAULT_N_CHANCE", "PairTables", "pair_tables", "within", "between"]
+__all__ = ["DEFAULT_N_CHANCE", "PairTables", "iter_pair_tables", "pair_tables",
+           "pair_tables_by_threshold", "within", "between"]
 
 _PROGRESS_MIN_PAIRS = 5_000_000
 _OVERALL = ("pooled", "per_direction")
@@ -160,7 +162,10 @@ def _sets_frame(m: Matched, a, b, slots, label, **replace):
 def _check_params(match_threshold, n_chance, overall, seed, progress):
     if isinstance(match_threshold, bool) or not isinstance(match_threshold, (int, float)) \
             or not 0 <= match_threshold <= 1:
-        raise ParameterError(f"match_threshold must be a number in [0, 1]; got {match_threshold!r}")
+        hint = (f" ({SEQUENCE_HINT})" if isinstance(match_threshold, (list, tuple, np.ndarray))
+                else "")
+        raise ParameterError(f"match_threshold must be a number in [0, 1]; got "
+                             f"{match_threshold!r}{hint}")
     if isinstance(n_chance, bool) or not isinstance(n_chance, (int, np.integer)) or n_chance < 1:
         raise ParameterError(f"n_chance must be a positive integer; got {n_chance!r}")
     if overall not in _OVERALL:
@@ -268,17 +273,106 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
     """
     require_comparable(df)
     _check_params(match_threshold, n_chance, overall, seed, progress)
+    return _tables(prepare(df), float(match_threshold), get_distance(distance), n_chance,
+                   overall, seed, progress, IoUCache())
+
+
+def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
+                             n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled",
+                             seed: int = 0, progress: bool | None = None) -> list[PairTables]:
+    """The pair tables at each of several match thresholds, sharing what τ does not change.
+
+    The frame is validated and prepared once, and the exact IoU, distance and similarity
+    of an object pair involving a polygon, computed at one threshold, are reused at the
+    others (one :class:`~iaa_frames.pair_cache.IoUCache` for every run). The matching, the
+    chance sample
+    (drawn with the same ``seed`` at every threshold) and everything computed from them
+    depend on τ and are computed for each: the tables at τ are exactly those of
+    ``pair_tables(df, match_threshold=τ, ...)``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    thresholds : float or sequence of float
+        The thresholds τ, each in [0, 1]; sorted and made unique
+        (:func:`iaa_frames.thresholds.check_thresholds`).
+    distance, n_chance, overall, seed, progress
+        As in :func:`pair_tables`; ``progress`` also shows a bar over the thresholds.
+
+    Returns
+    -------
+    list of PairTables
+        One per threshold, in increasing order of τ (``tables.params["match_threshold"]``).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> ts = pair_tables_by_threshold(iaf.simulate(n_items=10, seed=0),
+    ...                               thresholds=[0.7, 0.3], n_chance=100)
+    >>> [t.params["match_threshold"] for t in ts]
+    [0.3, 0.7]
+    >>> len(ts[0].localization_within) >= len(ts[1].localization_within)
+    True
+    """
+    return list(iter_pair_tables(df, thresholds=thresholds, distance=distance,
+                                 n_chance=n_chance, overall=overall, seed=seed,
+                                 progress=progress))
+
+
+def iter_pair_tables(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
+                     n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
+                     progress: bool | None = None):
+    """The tables of :func:`pair_tables_by_threshold`, one threshold at a time (a
+    generator: only one threshold's tables need to be in memory).
+
+    The parameters are checked and the frame prepared on the first ``next()``.
+
+    Yields
+    ------
+    PairTables
+        In increasing order of τ.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> for t in iter_pair_tables(iaf.simulate(n_items=6, seed=0), thresholds=[0.5, 0.2],
+    ...                           n_chance=50):
+    ...     print(t.params["match_threshold"], len(t.localization_within) > 0)
+    0.2 True
+    0.5 True
+    """
+    taus, _ = check_thresholds(thresholds)
+    require_comparable(df)
+    _check_params(taus[0], n_chance, overall, seed, progress)
     dist = get_distance(distance)
     corpus = prepare(df)
-    tau = float(match_threshold)
+    cache = IoUCache()  # a pair's IoU, distance and similarity do not depend on τ
+    ann = corpus.annotations
+    a, b = _within_pairings(ann)
+    work = int((ann.count[a] * ann.count[b]).sum()) * len(taus)
+    with tqdm(taus, unit="threshold", desc="thresholds",
+              disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
+              delay=0 if progress else DELAY) as bar:
+        for tau in bar:
+            bar.set_postfix_str(f"τ = {tau:g}", refresh=False)
+            yield _tables(corpus, tau, dist, n_chance, overall, seed, progress, cache)
+
+
+def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
+            cache: IoUCache) -> PairTables:
+    """The tables of :func:`pair_tables` at threshold ``tau`` of a prepared corpus.
+
+    ``cache`` serves every run (whole annotations, by class, chance); a pair's IoU,
+    distance and similarity do not depend on τ, so it may be shared with runs at other
+    thresholds.
+    """
     ann = corpus.annotations
     a, b = _within_pairings(ann)
     work = int((ann.count[a] * ann.count[b]).sum())
     bar = tqdm(total=work, unit="pairs", unit_scale=True, desc="matching",
                disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
                delay=0 if progress else DELAY)
-
-    cache = IoUCache()  # runs meet the same polygon pairs again (by class, chance)
 
     def match(slots, pa, pb, sets=True, counted=True):
         if not counted:  # chance work is only known once drawn: grow the total

@@ -27,10 +27,12 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from . import cache
 from .comparability import require_comparable
 from .errors import IAAWarning, ParameterError
 from .frame import ALL
-from .pairs import DEFAULT_N_CHANCE, pair_tables
+from .pairs import DEFAULT_N_CHANCE, iter_pair_tables, pair_tables
+from .thresholds import check_thresholds, concat_thresholds, has_threshold_dim
 
 __all__ = ["GAP", "HIGH", "LOW", "SECTIONS", "against_chance", "level", "reading",
            "relative_levels", "report", "headline", "by_label", "by_annotator"]
@@ -384,7 +386,8 @@ def headline(result) -> pd.DataFrame:
                         "frac_below_chance", "n_units", "n_chance", "note")
             if v in sub.data_vars]
     frame = sub[cols].to_dataframe()
-    frame = frame.drop(columns=[c for c in ("label", "annotator") if c in frame.columns])
+    frame = frame.drop(columns=[c for c in ("label", "annotator", "threshold")
+                                if c in frame.columns])
     if "measure" in frame.columns:
         frame = frame[["measure"] + [c for c in frame.columns if c != "measure"]]
     return frame
@@ -669,7 +672,7 @@ def _check_report_params(n_boot, top):
         raise ParameterError(f"top must be a positive integer; got {top!r}")
 
 
-def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 0.5,
+def report(df: pd.DataFrame, path, *, distance="giou", match_threshold=0.5,
            n_chance: int = DEFAULT_N_CHANCE, n_boot: int = 200, seed: int = 0,
            overall: str = "pooled", progress: bool | None = None, title: str | None = None,
            top: int = 20) -> Path:
@@ -687,7 +690,11 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     path : str or os.PathLike
         Output directory (created if missing; existing report files are overwritten).
     distance, match_threshold, n_chance, seed, overall
-        As in :func:`iaa_frames.engine.agreement`.
+        As in :func:`iaa_frames.engine.agreement`. With several thresholds
+        (``match_threshold=[0.3, 0.5, 0.7]``, or a result with a ``threshold``
+        dimension), a "Match threshold" section shows every component against τ, and the
+        rest of the report is at 0.5, or the threshold nearest it
+        (:func:`iaa_frames.report_threshold.report_threshold`).
     n_boot : int, default 200
         Bootstrap replicates for the confidence intervals (0: no intervals).
     progress : bool, optional
@@ -702,7 +709,9 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     pathlib.Path
         The path of ``report.html``. Beside it: ``agreement.nc``, ``agreement.csv``,
         ``headline.csv``, ``by_label.csv``, ``by_annotator.csv``, ``pairwise.csv``,
-        ``items.csv``, ``conflicts.csv``, ``conflict_counts.csv``.
+        ``items.csv``, ``conflicts.csv``, ``conflict_counts.csv``; with several
+        thresholds, also ``thresholds.csv``, and ``agreement.nc`` / ``agreement.csv`` hold
+        every threshold.
 
     Raises
     ------
@@ -735,16 +744,37 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
         raise ParameterError("report() of a dask DataFrame: compute its agreement first "
                              "(ds = iaf.agreement(ddf)) and pass the Dataset: "
                              "iaf.report(ds, path)")
+    taus, scalar = check_thresholds(match_threshold)
     start = time.perf_counter()
     require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures
-    if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
-        tables = df.iaa.tables(distance=distance, match_threshold=match_threshold,
+    sweep = None
+    if not scalar:  # every threshold, the frame prepared once; the page at one of them
+        from .report_threshold import report_threshold
+
+        if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
+            every = (e.tables for e in cache.entries(
+                df, thresholds=taus, distance=distance, n_chance=n_chance, overall=overall,
+                seed=seed, progress=progress))
+        else:  # one threshold's tables at a time
+            every = iter_pair_tables(df, thresholds=taus, distance=distance,
+                                     n_chance=n_chance, overall=overall, seed=seed,
+                                     progress=progress)
+        shown, parts = report_threshold(taus), []
+        for t in every:
+            parts.append(agreement_from_tables(t, n_boot=n_boot, seed=seed,
+                                               progress=progress))
+            if t.params["match_threshold"] == shown:
+                tables, result = t, parts[-1]
+        sweep = concat_thresholds(parts)
+    elif isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
+        tables = df.iaa.tables(distance=distance, match_threshold=taus[0],
                                n_chance=n_chance, overall=overall, seed=seed,
                                progress=progress)
     else:
-        tables = pair_tables(df, distance=distance, match_threshold=match_threshold,
+        tables = pair_tables(df, distance=distance, match_threshold=taus[0],
                              n_chance=n_chance, overall=overall, seed=seed, progress=progress)
-    result = agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
+    if scalar:
+        result = agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
     pw = {c: pairwise_from_tables(tables, component=c) for c in _COMPONENTS}
     item_table = item_drilldown(tables, component="localization")
     item_detection = item_drilldown(tables, component="detection")
@@ -752,12 +782,12 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     from .report_disagreement import disagreement_section  # "Where they disagree"
 
     disagree_html, disagree_files = disagreement_section(tables, svg=_svg, top=top)
+    sections, threshold_files = _threshold_sections(SECTIONS, sweep, result)
     elapsed = time.perf_counter() - start
     out_dir.mkdir(parents=True, exist_ok=True)
 
     # files
-    result.to_netcdf(out_dir / "agreement.nc")
-    result.to_dataframe().reset_index().to_csv(out_dir / "agreement.csv", index=False)
+    _write_result(sweep if sweep is not None else result, out_dir)
     head = headline(result)
     head.to_csv(out_dir / "headline.csv")
     by_label(result).to_csv(out_dir / "by_label.csv")
@@ -769,14 +799,14 @@ def report(df: pd.DataFrame, path, *, distance="giou", match_threshold: float = 
     pd.concat([item_table.assign(component="localization"),
                item_detection.assign(component="detection")],
               ignore_index=True).to_csv(out_dir / "items.csv", index=False)
-    for name, frame in disagree_files.items():
+    for name, frame in {**disagree_files, **threshold_files}.items():
         frame.to_csv(out_dir / name, index=False)
 
     ctx = _Context(df=df, tables=tables, result=result, head=head, figures=figures,
                    item_table=item_table, item_detection=item_detection, pairwise=pw,
                    top=top, elapsed=elapsed, version=__version__,
                    disagree_html=disagree_html)
-    page = _page(ctx, title or "Inter-annotator agreement report")
+    page = _page(ctx, title or "Inter-annotator agreement report", sections=sections)
     target = out_dir / "report.html"
     target.write_text(page, encoding="utf-8")
     return target
@@ -970,10 +1000,18 @@ def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
         raise ParameterError("report() takes a tidy annotation frame or the Dataset of "
                              f"iaa_frames.agreement(); this Dataset lacks {missing or 'its dims'}")
     start = time.perf_counter()
+    sweep = None
+    if has_threshold_dim(result):  # a sweep: the page at one threshold, plus the curve
+        from .report_threshold import report_threshold
+
+        sweep = result
+        result = sweep.sel(threshold=report_threshold(sweep["threshold"].values))
+    sections, threshold_files = _threshold_sections(RESULT_SECTIONS, sweep, result)
     figures = _figures(None, result, {}, None, top)
     out_dir.mkdir(parents=True, exist_ok=True)
-    result.to_netcdf(out_dir / "agreement.nc")
-    result.to_dataframe().reset_index().to_csv(out_dir / "agreement.csv", index=False)
+    _write_result(sweep if sweep is not None else result, out_dir)
+    for name, frame in threshold_files.items():
+        frame.to_csv(out_dir / name, index=False)
     head = headline(result)
     head.to_csv(out_dir / "headline.csv")
     by_label(result).to_csv(out_dir / "by_label.csv")
@@ -986,7 +1024,31 @@ def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
              "distributions, the hardest items and where annotators disagree need the pair "
              "tables: report() of the annotation frame itself shows them.")
     page = _page(ctx, title or "Inter-annotator agreement report", intro=intro,
-                 sections=RESULT_SECTIONS)
+                 sections=sections)
     target = out_dir / "report.html"
     target.write_text(page, encoding="utf-8")
     return target
+
+
+def _write_result(result, out_dir: Path) -> None:
+    """agreement.nc and agreement.csv (every cell, long form; a threshold column for a
+    sweep)."""
+    result.to_netcdf(out_dir / "agreement.nc")
+    result.to_dataframe().reset_index().to_csv(out_dir / "agreement.csv", index=False)
+
+
+def _threshold_sections(sections, sweep, result):
+    """The report's sections, with "Match threshold" after the headline when ``sweep``
+    (a result with a threshold dimension) is given; and the files of that section."""
+    if sweep is None:
+        return sections, {}
+    from .report_threshold import threshold_section
+
+    body, files = threshold_section(sweep, svg=_svg, shown_at=float(result["threshold"]))
+    out = []
+    for entry in sections:
+        out.append(entry)
+        if entry[0] == "headline":
+            out.append(("threshold", "Match threshold", lambda ctx, body=body: body))
+    return out, files
+

@@ -244,3 +244,88 @@ def test_signatures_are_explicit(cls):
         kinds = {p.kind for p in inspect.signature(member).parameters.values()}
         assert inspect.Parameter.VAR_KEYWORD not in kinds, f"{cls}.{name} takes **kwargs"
         assert inspect.Parameter.VAR_POSITIONAL not in kinds, f"{cls}.{name} takes *args"
+
+
+# ------------------------------------------------------------------ threshold sweeps
+
+
+@pytest.fixture
+def counted_sweeps(monkeypatch):
+    """Count the thresholds computed through the cache (single and swept)."""
+    from iaa_frames import cache
+
+    calls = []
+    single, sweep = cache.pair_tables, cache.pair_tables_by_threshold
+
+    def one(*args, **kwargs):
+        calls.append(kwargs["match_threshold"])
+        return single(*args, **kwargs)
+
+    def several(*args, **kwargs):
+        calls.extend(kwargs["thresholds"])
+        return sweep(*args, **kwargs)
+
+    cache.clear()
+    monkeypatch.setattr(cache, "pair_tables", one)
+    monkeypatch.setattr(cache, "pair_tables_by_threshold", several)
+    yield calls
+    cache.clear()
+
+
+def test_sweep_equals_function_and_caches_each_threshold(df, counted_sweeps):
+    taus = [0.3, 0.5, 0.7]
+    res = df.iaa.agreement(match_threshold=[0.7, 0.3, 0.5], n_boot=10, **PARAMS)
+    assert sorted(counted_sweeps) == taus  # each threshold computed once
+    assert len(res.attrs["tables_key"].split()) == 3
+    plain = agreement(df, match_threshold=taus, n_boot=10, **PARAMS)
+    xr.testing.assert_identical(_untagged(res), plain)
+    # every threshold's tables are cached as if computed alone
+    for tau in taus:
+        one = df.iaa.agreement(match_threshold=tau, n_boot=10, **PARAMS)
+        xr.testing.assert_identical(res.sel(threshold=tau).drop_attrs(), one.drop_attrs())
+    assert sorted(counted_sweeps) == taus
+    # a later sweep computes only the thresholds it lacks
+    df.iaa.agreement(match_threshold=[0.5, 0.6], n_boot=0, **PARAMS)
+    assert sorted(counted_sweeps) == [0.3, 0.5, 0.6, 0.7]
+
+
+def test_sweep_of_shortcuts_and_pairwise(df):
+    taus = [0.4, 0.6]
+    for method in ("sigma", "ks", "alpha"):
+        da = getattr(df.iaa, method)(match_threshold=taus, **PARAMS)
+        assert da.dims == ("threshold", "label", "annotator")
+        one = getattr(df.iaa, method)(match_threshold=0.6, **PARAMS)
+        xr.testing.assert_identical(da.sel(threshold=0.6).drop_attrs(), one.drop_attrs())
+    pw = df.iaa.pairwise(match_threshold=taus, **PARAMS)
+    xr.testing.assert_identical(pw, pairwise(df, match_threshold=taus, **PARAMS))
+
+
+def test_result_of_a_sweep_views_one_threshold_at_a_time(df):
+    res = df.iaa.agreement(match_threshold=[0.3, 0.5], n_boot=0, **PARAMS)
+    for view in ("headline", "by_label", "by_annotator", "reading", "pairwise", "items"):
+        with pytest.raises(ParameterError, match=r"res.sel\(threshold=0.5\).iaa"):
+            getattr(res.iaa, view)()
+    at = res.sel(threshold=0.3)  # finds the tables of τ = 0.3 in the cache
+    xr.testing.assert_identical(at.iaa.pairwise(),
+                                pairwise(df, match_threshold=0.3, **PARAMS))
+    one = df.iaa.agreement(match_threshold=0.3, n_boot=0, **PARAMS)
+    pd.testing.assert_frame_equal(at.iaa.items(), one.iaa.items())
+    pd.testing.assert_frame_equal(at.iaa.headline(), one.iaa.headline())
+    tables = pair_tables(df, match_threshold=0.3, **PARAMS)
+    assert at.iaa.use_tables(tables).tables is tables
+    with pytest.raises(ParameterError, match="other parameters"):
+        at.iaa.use_tables(pair_tables(df, match_threshold=0.5, **PARAMS))
+
+
+@pytest.mark.parametrize("method", ["agreement", "sigma", "ks", "alpha", "pairwise"])
+def test_sweep_values_are_checked(df, method):
+    with pytest.raises(ParameterError, match="match_threshold"):
+        getattr(df.iaa, method)(match_threshold=[0.5, 1.5], **PARAMS)
+    with pytest.raises(ParameterError, match="empty"):
+        getattr(df.iaa, method)(match_threshold=[], **PARAMS)
+
+
+@pytest.mark.parametrize("method", ["tables", "within", "between", "items"])
+def test_table_methods_take_one_threshold(df, method):
+    with pytest.raises(ParameterError, match="several thresholds are accepted"):
+        getattr(df.iaa, method)(match_threshold=[0.3, 0.5], **PARAMS)

@@ -320,3 +320,39 @@ def test_same_images_from_label_studio_and_cvat_on_the_command_line(tmp_path):
     proc = run("report", FIXTURES / "crosstool" / "labelstudio_ana.json",
                FIXTURES / "crosstool" / "cvat_ben.xml", "--out", tmp_path / "r", *FAST)
     assert_one_line_error(proc, 1, "different formats", "pd.concat")
+
+
+# ------------------------------------------------------------------ threshold sweeps
+
+
+def test_report_with_several_thresholds(capsys, boxes_csv, tmp_path):
+    import xarray as xr
+
+    out = tmp_path / "sweep"
+    done = call(capsys, "report", boxes_csv, "--format", "csv", "--out", out, *FAST, "-q",
+                "--match-threshold", "0.7, 0.3,0.5,0.3")
+    assert done.returncode == 0, done.stderr
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert 'id="threshold"' in html and 'id="fig-threshold"' in html
+    with xr.open_dataset(out / "agreement.nc") as res:
+        assert res["threshold"].values.tolist() == [0.3, 0.5, 0.7]
+        assert res["agreement"].dims[0] == "threshold"
+    table = pd.read_csv(out / "thresholds.csv")
+    assert sorted(table["threshold"].unique()) == [0.3, 0.5, 0.7]
+    # the rest of the report is at 0.5, as a report at 0.5 alone
+    alone = tmp_path / "alone"
+    call(capsys, "report", boxes_csv, "--format", "csv", "--out", alone, *FAST, "-q",
+         "--match-threshold", "0.5")
+    pd.testing.assert_frame_equal(pd.read_csv(out / "headline.csv"),
+                                  pd.read_csv(alone / "headline.csv"))
+    assert 'id="threshold"' not in (alone / "report.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("value, fragment", [("0.3,,0.5", "comma-separated"),
+                                             ("0.3,1.5", "'1.5' is not a number in [0, 1]"),
+                                             ("0.3;0.5", "not a number in [0, 1]"),
+                                             (",", "comma-separated")])
+def test_bad_threshold_lists(capsys, boxes_csv, tmp_path, value, fragment):
+    done = call(capsys, "report", boxes_csv, "--format", "csv", "--out", tmp_path,
+                "--match-threshold", value)
+    assert_one_line_error(done, 2, "--match-threshold", fragment)

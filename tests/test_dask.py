@@ -292,3 +292,14 @@ def test_progress_bars(corpora, capsys):
     iaf.agreement(ddf, n_chance=100, n_boot=0, progress=True)
     err = capsys.readouterr().err
     assert "validating" in err and "matching" in err
+
+
+def test_threshold_sweep_equals_in_memory(client, corpora):
+    ddf = split_items(corpora["box"], 3)
+    params = {"n_chance": 300, "n_boot": 20, "seed": 2}
+    got = iaf.agreement(ddf, match_threshold=[0.7, 0.3], **params)
+    want = iaf.agreement(ddf.compute(), match_threshold=[0.3, 0.7], **params)
+    assert got["threshold"].values.tolist() == [0.3, 0.7]
+    assert_same_result(got, want)
+    with pytest.raises(ParameterError, match="match_threshold"):
+        iaf.agreement(ddf, match_threshold=[0.3, 2.0])

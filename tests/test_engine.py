@@ -546,3 +546,133 @@ def test_bad_parameters_raise_parameter_error(kwargs, message):
 def test_agreement_from_tables_checks_its_input():
     with pytest.raises(ParameterError, match="tables must be the PairTables"):
         agreement_from_tables(pd.DataFrame())
+
+
+# ------------------------------------------------------------------ threshold sweeps
+
+
+def _same_result(got, one):
+    """``got`` (one threshold of a sweep) equals the result of that threshold alone:
+    every variable and coordinate bitwise; attrs alike but match_threshold (the list)."""
+    import xarray as xr
+
+    assert float(got["threshold"]) == float(one["threshold"]) and one["threshold"].dims == ()
+    assert {k: v for k, v in got.attrs.items() if k != "match_threshold"} == \
+        {k: v for k, v in one.attrs.items() if k not in ("match_threshold", "tables_key")}
+    xr.testing.assert_identical(got.assign_attrs(one.attrs), one)
+    for name in one.data_vars:  # bitwise, NaN where NaN
+        a, b = got[name].values, one[name].values
+        assert a.dtype == b.dtype
+        if a.dtype.kind == "f":
+            assert np.array_equal(a.view(np.int64), b.view(np.int64)), name
+        else:
+            assert np.array_equal(a, b), name
+
+
+@pytest.mark.parametrize("kind, n_items, n_chance", [
+    ("box", 12, 2000),       # chance population enumerated
+    ("box", 90, 150),        # chance pairings sampled
+    ("polygon", 10, 2000),
+    ("polygon", 100, 120),
+])
+def test_sweep_equals_one_call_per_threshold(kind, n_items, n_chance):
+    df = simulate(n_items=n_items, kind=kind, seed=7,
+                  annotators={"a": "good", "b": "sloppy", "c": "misser"})
+    taus = [0.0, 0.3, 0.5, 0.75]
+    sweep = agreement(df, match_threshold=taus[::-1], n_chance=n_chance, n_boot=30, seed=2)
+    assert sweep["agreement"].dims == ("threshold", "component", "label", "annotator")
+    assert sweep["threshold"].values.tolist() == taus
+    assert sweep.attrs["match_threshold"] == taus and "tables_key" not in sweep.attrs
+    population = set()
+    for tau in taus:
+        one = agreement(df, match_threshold=tau, n_chance=n_chance, n_boot=30, seed=2)
+        population.add(one.attrs["chance_population"])
+        _same_result(sweep.sel(threshold=tau), one)
+    # the sweep moves the figures: the gate is not ignored
+    pooled = sweep["agreement"].sel(label=ALL, annotator=ALL).values  # (threshold, component)
+    assert not np.array_equal(pooled[0], pooled[-1], equal_nan=True)
+    assert population == ({"enumerated"} if n_chance == 2000 else {"sampled"})
+
+
+def test_sweep_tables_equal_pair_tables_at_each_threshold():
+    from iaa_frames.pairs import pair_tables_by_threshold
+
+    df = simulate(n_items=60, kind="polygon", seed=3, annotators={"a": "good", "b": "good"})
+    every = pair_tables_by_threshold(df, thresholds=[0.6, 0.2], n_chance=100, seed=5)
+    assert [t.params["match_threshold"] for t in every] == [0.2, 0.6]
+    for t in every:
+        alone = pair_tables(df, match_threshold=t.params["match_threshold"], n_chance=100,
+                            seed=5)
+        assert t.params == alone.params
+        for name in ("localization_within", "localization_between", "sets_within",
+                     "sets_between", "units", "coverage", "localization_pooled"):
+            pd.testing.assert_frame_equal(getattr(t, name), getattr(alone, name),
+                                          check_exact=True)
+        assert np.array_equal(t.label_source, alone.label_source)
+
+
+def test_scalar_threshold_is_a_scalar_coordinate():
+    df = simulate(n_items=8, seed=0)
+    ds = agreement(df, n_chance=100, n_boot=0, match_threshold=0.4)
+    assert "threshold" not in ds.dims and ds["threshold"].dims == ()
+    assert float(ds["threshold"]) == 0.4 == ds.attrs["match_threshold"]
+    assert ds["threshold"].attrs["long_name"] and "IoU" in ds["threshold"].attrs["description"]
+    assert ds["agreement"].dims == ("component", "label", "annotator")
+    # a one-element sequence is still a dimension (the type of the input decides)
+    one = agreement(df, n_chance=100, n_boot=0, match_threshold=[0.4])
+    assert one.sizes["threshold"] == 1
+    _same_result(one.sel(threshold=0.4), ds)
+
+
+@pytest.mark.parametrize("value, message", [
+    ([], "empty sequence"),
+    ([0.3, 1.2], "must be a number in \\[0, 1\\]; got 1.2 \\(position 1"),
+    ([0.3, float("nan")], "got nan"),
+    ("0.3,0.5", "a string"),
+    ([[0.3, 0.5]], "must be a number"),
+    ([0.5, True], "got True"),
+    (None, "got NoneType"),
+    (-0.1, "must be a number in \\[0, 1\\]; got -0.1"),
+])
+def test_bad_thresholds_raise_parameter_error(value, message):
+    df = simulate(n_items=3, seed=0)
+    with pytest.raises(ParameterError, match=message):
+        agreement(df, match_threshold=value, n_chance=50, n_boot=0)
+    with pytest.raises(ParameterError, match=message):
+        pairwise(df, match_threshold=value, n_chance=50)
+
+
+def test_pair_tables_takes_one_threshold_and_says_where_several_go():
+    with pytest.raises(ParameterError, match="several thresholds are accepted by agreement"):
+        pair_tables(simulate(n_items=3, seed=0), match_threshold=[0.3, 0.5])
+
+
+def test_pairwise_and_shortcuts_sweep():
+    from iaa_frames.engine import component_alpha, component_ks, component_sigma
+
+    df = simulate(n_items=30, seed=4, annotators={"a": "good", "b": "sloppy", "c": "good"})
+    kw = {"n_chance": 200, "seed": 1}
+    pw = pairwise(df, match_threshold=[0.3, 0.6], **kw)
+    assert pw.dims == ("threshold", "annotator_a", "annotator_b")
+    assert pw["n_units"].dims == pw.dims
+    for tau in (0.3, 0.6):
+        one = pairwise(df, match_threshold=tau, **kw)
+        got = pw.sel(threshold=tau)
+        assert np.array_equal(got.values, one.values, equal_nan=True)
+        assert np.array_equal(got["n_units"].values, one["n_units"].values, equal_nan=True)
+        assert (got["note"].values == one["note"].values).all()
+    for func in (component_sigma, component_ks, component_alpha):
+        da = func(df, match_threshold=[0.3, 0.6], n_boot=0, **kw)
+        assert da.dims == ("threshold", "label", "annotator")
+        one = func(df, match_threshold=0.6, n_boot=0, **kw)
+        assert np.array_equal(da.sel(threshold=0.6).values, one.values, equal_nan=True)
+
+
+def test_sweep_progress_bar_over_thresholds(capsys):
+    agreement(simulate(n_items=6, seed=0), match_threshold=[0.3, 0.6], n_chance=50,
+              n_boot=0, progress=True)
+    err = capsys.readouterr().err
+    assert "thresholds" in err and "2/2" in err and "τ = 0.6" in err and "matching" in err
+    agreement(simulate(n_items=6, seed=0), match_threshold=[0.3, 0.6], n_chance=50,
+              n_boot=0, progress=False)
+    assert capsys.readouterr().err == ""

@@ -308,3 +308,64 @@ def test_reading_explains_undefined_figures():
     assert "Localization is undefined (NaN, not 0 or 1 by fiat): too few chance units (n=3)." \
         in text
     assert "raw mean IoU" not in text  # nothing to contrast it with
+
+
+# ------------------------------------------------------------------ threshold sweeps
+
+
+def _page(path):
+    page = Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    page.close()
+    return page
+
+
+def test_report_of_a_threshold_sweep(tmp_path):
+    df = simulate(n_items=20, seed=2, annotators={"a": "good", "b": "sloppy", "c": "misser"})
+    taus = [0.3, 0.5, 0.7]
+    path = report(df, tmp_path / "sweep", match_threshold=[0.7, 0.5, 0.3], n_boot=20,
+                  n_chance=200)
+    page = _page(path)
+    for sid in SECTIONS + ["threshold"]:
+        assert page.ids.get(sid) == "section", sid
+    assert page.ids.get("fig-threshold") == "figure" and page.svg_in["fig-threshold"] == 1
+    text = " ".join(page.text)
+    assert "How to read the figure" in text and "could not be drawn" not in text
+    assert "the rest of this report is at τ = 0.5" in text
+    for tau in taus:
+        assert f"τ = {tau:g}" in text
+    # the section comes right after the headline
+    order = [sid for sid in page.ids if page.ids[sid] == "section"]
+    assert order[order.index("headline") + 1] == "threshold"
+    with xr.open_dataset(tmp_path / "sweep" / "agreement.nc") as res:
+        assert res["threshold"].values.tolist() == taus
+    table = pd.read_csv(tmp_path / "sweep" / "thresholds.csv")
+    assert len(table) == 4 * len(taus)
+    swept = xr.open_dataset(tmp_path / "sweep" / "agreement.nc").load()
+    loc = table[(table["component"] == "localization") & (table["threshold"] == 0.3)]
+    assert loc["agreement"].iloc[0] == pytest.approx(float(swept["agreement"].sel(
+        threshold=0.3, component="localization", label=ALL, annotator=ALL)))
+    # everything else is the report at 0.5 alone
+    alone = report(df, tmp_path / "alone", match_threshold=0.5, n_boot=20, n_chance=200)
+    for name in ("headline.csv", "by_label.csv", "pairwise.csv", "items.csv"):
+        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "sweep" / name),
+                                      pd.read_csv(alone.parent / name))
+    assert "threshold" not in _page(alone).ids
+
+
+def test_report_of_a_swept_result(tmp_path):
+    df = simulate(n_items=12, seed=2)
+    res = df.iaa.agreement(match_threshold=[0.4, 0.8], n_boot=10, n_chance=100)
+    page = _page(report(res, tmp_path))
+    assert page.ids.get("threshold") == "section" and page.svg_in["fig-threshold"] == 1
+    assert "the rest of this report is at τ = 0.4" in " ".join(page.text)
+    head = pd.read_csv(tmp_path / "headline.csv", index_col=0)
+    want = headline(res.sel(threshold=0.4))
+    np.testing.assert_allclose(head["agreement"], want["agreement"].to_numpy())
+
+
+def test_report_threshold_errors(tmp_path):
+    df = simulate(n_items=4, seed=0)
+    for bad in ([], [0.2, 1.4], "0.3,0.5"):
+        with pytest.raises(ParameterError, match="match_threshold"):
+            report(df, tmp_path, match_threshold=bad, n_boot=0)

@@ -23,6 +23,7 @@ how many were left out.
 :func:`worst_items`      a grid of the worst items drawn by :func:`item` (Figure)
 :func:`confusion`        label confusion of matched pairs, α per class (Axes)
 :func:`ranking`          annotators by partner-corrected quality vs raw PQ (Axes)
+:func:`threshold_curve`  every component against the match threshold τ, CI bands (Axes)
 =======================  ================================================================
 """
 
@@ -37,6 +38,7 @@ from .item import item, item_view, worst_items
 from .items import items
 from .pairwise import pairwise, pairwise_frame
 from .ranking import ranking, ranking_frame
+from .threshold import threshold_curve, threshold_frame
 
 __all__ = [
     "ANNOTATOR_PALETTE",
@@ -63,5 +65,7 @@ __all__ = [
     "ranking",
     "ranking_frame",
     "sample_summary",
+    "threshold_curve",
+    "threshold_frame",
     "worst_items",
 ]

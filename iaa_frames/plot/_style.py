@@ -12,6 +12,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
+from matplotlib.transforms import ScaledTranslation
 
 from ..errors import ParameterError
 from ..frame import ALL
@@ -269,14 +270,20 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
     if ncols is None:
         ncols = max(1, min(len(handles), int(ax.figure.get_figwidth() // min_width)))
     fig = ax.figure
-    fig.canvas.draw()  # where the x label ends, in axes coordinates
+    fig.canvas.draw()  # where the x label ends, below the axes
     renderer = fig.canvas.get_renderer()
     boxes = [ax.xaxis.label.get_window_extent(renderer)] if ax.get_xlabel() else []
     boxes += [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
-    bottom = min((b.y0 for b in boxes), default=ax.get_window_extent(renderer).y0)
-    y = ax.transAxes.inverted().transform((0, bottom))[1]
-    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, y - 0.02),
-                     ncols=ncols, frameon=False, borderaxespad=0.2, **kwargs)
+    axes_bottom = ax.get_window_extent(renderer).y0
+    bottom = min((b.y0 for b in boxes), default=axes_bottom)
+    # anchored that far below the axes in inches, not in axes fractions: the layout
+    # engine then shrinks the axes to make room for the legend without moving the legend
+    # onto the x label
+    drop = (axes_bottom - bottom) / fig.dpi + 0.03
+    anchor = ax.transAxes + ScaledTranslation(0, -drop, fig.dpi_scale_trans)
+    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0),
+                     bbox_transform=anchor, ncols=ncols, frameon=False, borderaxespad=0.2,
+                     **kwargs)
 
 
 def note(target, text: str, *, below=None):
@@ -322,13 +329,22 @@ def as_float(x) -> np.ndarray:
     return np.asarray(x, dtype=float)
 
 
-def check_dataset(result, variables=("agreement",)):
-    """``result`` must be the agreement Dataset."""
+def check_dataset(result, variables=("agreement",), *, sweep: bool = False):
+    """``result`` must be the agreement Dataset; with a ``threshold`` dimension only where
+    ``sweep`` (figures of one threshold say how to pick one)."""
     import xarray as xr
 
     if not isinstance(result, xr.Dataset):
         raise ParameterError("expected the agreement result (an xarray.Dataset from "
                              f"iaa_frames.engine); got {type(result).__name__}")
+    if not sweep and "threshold" in result.dims:
+        taus = [float(t) for t in result["threshold"].values]
+        pick = taus[int(np.argmin(np.abs(np.asarray(taus) - 0.5)))]
+        raise ParameterError(
+            f"this result has a threshold dimension (τ = {', '.join(f'{t:g}' for t in taus)}); "
+            f"this figure shows one threshold: select it first, e.g. "
+            f"result.sel(threshold={pick:g}); plot.threshold_curve(result) draws every "
+            "threshold")
     missing = [v for v in variables if v not in result.data_vars]
     if missing:
         raise ParameterError(f"the result lacks the variable(s) {missing}")

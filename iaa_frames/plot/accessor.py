@@ -22,6 +22,7 @@ from ..distances import DEFAULT_DISTANCE
 from ..engine import DEFAULT_N_BOOT
 from ..frame import ALL
 from ..pairs import DEFAULT_N_CHANCE, PairTables
+from ..thresholds import DEFAULT_SWEEP
 
 __all__ = ["FramePlots", "ResultPlots"]
 
@@ -32,6 +33,7 @@ _FIGURES = {
     "pairwise()": "annotator x annotator heatmap of a component",
     "distributions()": "within-item vs chance distances, ECDFs and the KS gap",
     "items()": "the items that carry the most disagreement",
+    "threshold_curve()": "every component against the match threshold τ (a sweep)",
 }
 
 
@@ -176,6 +178,30 @@ class ResultPlots:
                                sort=sort)
         return items(table, top=top, width=width, ax=ax)
 
+    def threshold_curve(self, *, label: str = ALL, annotator: str = ALL,
+                        components=("detection", "classification", "localization",
+                                    "overall"),
+                        width: float | None = None, ax=None):
+        """:func:`iaa_frames.plot.threshold_curve` of this result, which must have a
+        ``threshold`` dimension (computed with several ``match_threshold`` values).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Examples
+        --------
+        >>> import iaa_frames as iaf
+        >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=0,
+        ...                     match_threshold=[0.3, 0.5, 0.7])
+        >>> res.iaa.plot.threshold_curve(components=["localization"]).get_ylabel()
+        'chance-corrected agreement'
+        """
+        from .threshold import threshold_curve
+
+        return threshold_curve(self._result, label=label, annotator=annotator,
+                               components=components, width=width, ax=ax)
+
 
 class FramePlots:
     """Figures of an annotation frame: ``df.iaa.plot.<name>(...)``.
@@ -305,6 +331,25 @@ class FramePlots:
         return self._plots(distance, match_threshold, n_chance, n_boot, seed, overall,
                            progress).items(component=component, label=label, top=top,
                                            sort=sort, width=width, ax=ax)
+
+    def threshold_curve(self, *, label: str = ALL, annotator: str = ALL,
+                        components=("detection", "classification", "localization",
+                                    "overall"),
+                        width: float | None = None, ax=None, distance=DEFAULT_DISTANCE,
+                        match_threshold=DEFAULT_SWEEP, n_chance: int = DEFAULT_N_CHANCE,
+                        n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
+                        progress: bool | None = None):
+        """:meth:`ResultPlots.threshold_curve` of this frame's agreement at every threshold
+        of ``match_threshold`` (by default 0.1, 0.2, ..., 0.9).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        return self._plots(distance, match_threshold, n_chance, n_boot, seed, overall,
+                           progress).threshold_curve(label=label, annotator=annotator,
+                                                     components=components, width=width,
+                                                     ax=ax)
 
     # -- where they disagree ----------------------------------------------------------
 
