@@ -40,17 +40,17 @@ import pandas as pd
 import xarray as xr
 
 from . import cache
-from .distances import DEFAULT_DISTANCE
 from .engine import DEFAULT_N_BOOT, agreement_from_tables, pairwise_from_tables
 from .errors import IAAError, ParameterError
 from .frame import ALL
-from .pairs import DEFAULT_N_CHANCE, PairTables
+from .pairs import PairTables
 from .thresholds import (
     check_thresholds,
     concat_thresholds,
     has_threshold_dim,
     nearest_threshold,
 )
+from .settings import DEFAULTS
 
 __all__ = ["IAAAccessor", "ResultAccessor", "alpha", "ks", "sigma"]
 
@@ -413,10 +413,10 @@ class IAAAccessor:
         return cache.entry(self._df, distance=distance, match_threshold=match_threshold,
                            n_chance=n_chance, overall=overall, seed=seed, progress=progress)
 
-    def agreement(self, *, distance=DEFAULT_DISTANCE, match_threshold=0.5,
-                  n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
-                  seed: int = 0, overall: str = "pooled",
-                  progress: bool | None = None) -> xr.Dataset:
+    def agreement(self, *, distance=DEFAULTS.distance, match_threshold=DEFAULTS.match_threshold,
+                  n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT,
+                  seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                  progress: bool | None = DEFAULTS.progress) -> xr.Dataset:
         """Agreement by component, label and annotator: :func:`iaa_frames.agreement`,
         cached.
 
@@ -467,10 +467,10 @@ class IAAAccessor:
             e.results[key] = ds
         return e.results[key].copy()
 
-    def sigma(self, *, component: str = "localization", distance=DEFAULT_DISTANCE,
-              match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
-              n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-              progress: bool | None = None) -> xr.DataArray:
+    def sigma(self, *, component: str = "localization", distance=DEFAULTS.distance,
+              match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+              n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+              progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
         """σ of one component, dims (label, annotator); **localization by default**.
 
         Parameters
@@ -495,10 +495,10 @@ class IAAAccessor:
                               n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
                               progress=progress).iaa.sigma(component=component)
 
-    def ks(self, *, component: str = "localization", distance=DEFAULT_DISTANCE,
-           match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
-           n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-           progress: bool | None = None) -> xr.DataArray:
+    def ks(self, *, component: str = "localization", distance=DEFAULTS.distance,
+           match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+           n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+           progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
         """KS statistic of one component, dims (label, annotator); localization by default.
 
         Returns
@@ -517,10 +517,10 @@ class IAAAccessor:
                               n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
                               progress=progress).iaa.ks(component=component)
 
-    def alpha(self, *, component: str = "classification", distance=DEFAULT_DISTANCE,
-              match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
-              n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-              progress: bool | None = None) -> xr.DataArray:
+    def alpha(self, *, component: str = "classification", distance=DEFAULTS.distance,
+              match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+              n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+              progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
         """Classification α (or, with ``component="detection"``, presence α), dims
         (label, annotator).
 
@@ -540,9 +540,9 @@ class IAAAccessor:
                               progress=progress).iaa.alpha(component=component)
 
     def pairwise(self, *, component: str = "localization", label: str = ALL,
-                 distance=DEFAULT_DISTANCE, match_threshold=0.5,
-                 n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-                 progress: bool | None = None) -> xr.DataArray:
+                 distance=DEFAULTS.distance, match_threshold=DEFAULTS.match_threshold,
+                 n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                 progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
         """Annotator x annotator agreement of a component: :func:`iaa_frames.pairwise`.
 
         Returns
@@ -573,10 +573,10 @@ class IAAAccessor:
         return parts[0] if scalar else concat_thresholds(parts)
 
     def items(self, *, component: str = "localization", label: str = ALL,
-              top: int | None = None, sort: str = "excess", distance=DEFAULT_DISTANCE,
-              match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-              seed: int = 0, overall: str = "pooled",
-              progress: bool | None = None) -> pd.DataFrame:
+              top: int | None = None, sort: str = "excess", distance=DEFAULTS.distance,
+              match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+              seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+              progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
         """Per-item drilldown table, worst item first: :func:`iaa_frames.items.items`.
 
         Parameters
@@ -613,9 +613,9 @@ class IAAAccessor:
             out = out.head(check_top(top))
         return out.copy()
 
-    def within(self, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-               n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-               progress: bool | None = None) -> pd.DataFrame:
+    def within(self, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+               n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+               progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
         """Matched within-item object pairs, names instead of codes:
         :func:`iaa_frames.pairs.within`.
 
@@ -636,9 +636,9 @@ class IAAAccessor:
                         n_chance=n_chance, seed=seed, overall=overall, progress=progress)
         return named(t, t.localization_within)
 
-    def between(self, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-                progress: bool | None = None) -> pd.DataFrame:
+    def between(self, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+                n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
         """Sampled between-item (chance) matched pairs: :func:`iaa_frames.pairs.between`.
 
         Returns
@@ -658,9 +658,9 @@ class IAAAccessor:
                         n_chance=n_chance, seed=seed, overall=overall, progress=progress)
         return named(t, t.localization_between)
 
-    def tables(self, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-               n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-               progress: bool | None = None) -> PairTables:
+    def tables(self, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+               n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+               progress: bool | None = DEFAULTS.progress) -> PairTables:
         """Every pair table (:func:`iaa_frames.pairs.pair_tables`), cached.
 
         Returns
@@ -698,8 +698,9 @@ class IAAAccessor:
         return kalpha(self._df, match_threshold=match_threshold, kind=kind, average=average,
                       decimals=decimals, progress=progress)
 
-    def annotators(self, *, match_threshold: float = 0.5, n_boot: int = 0, seed: int = 0,
-                   progress: bool | None = None) -> pd.DataFrame:
+    def annotators(self, *, match_threshold: float = DEFAULTS.match_threshold, n_boot: int = 0,
+                   seed: int = DEFAULTS.seed,
+                   progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
         """Per-annotator quality corrected for the partners' quality, one row per
         annotator: :func:`iaa_frames.ranking.annotator_quality`.
 
@@ -738,9 +739,9 @@ class IAAAccessor:
     # -- where they disagree ----------------------------------------------------------
 
     def conflicts(self, *, reference: str | None = None, low_overlap: float | None = 0.8,
-                  distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                  n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-                  progress: bool | None = None) -> pd.DataFrame:
+                  distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+                  n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                  progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
         """One row per disagreement of the within-item matching:
         :func:`iaa_frames.conflicts.conflicts`.
 
@@ -758,10 +759,10 @@ class IAAAccessor:
                          n_chance=n_chance, seed=seed, overall=overall, progress=progress)
 
     def conflict_counts(self, *, reference: str | None = None,
-                        low_overlap: float | None = 0.8, distance=DEFAULT_DISTANCE,
-                        match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                        seed: int = 0, overall: str = "pooled",
-                        progress: bool | None = None) -> pd.DataFrame:
+                        low_overlap: float | None = 0.8, distance=DEFAULTS.distance,
+                        match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+                        seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                        progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
         """Conflicts per kind, class and annotator (long form, "(all)" margins):
         :func:`iaa_frames.conflicts.conflict_counts`.
 
@@ -780,10 +781,10 @@ class IAAAccessor:
                                progress=progress)
 
     def confusion(self, *, reference: str | None = None, annotator: str | None = None,
-                  normalize: bool = False, distance=DEFAULT_DISTANCE,
-                  match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                  seed: int = 0, overall: str = "pooled",
-                  progress: bool | None = None) -> pd.DataFrame:
+                  normalize: bool = False, distance=DEFAULTS.distance,
+                  match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+                  seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                  progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
         """Label confusion matrix of matched pairs: :func:`iaa_frames.confusion.confusion`.
 
         Examples
@@ -800,10 +801,10 @@ class IAAAccessor:
                          match_threshold=match_threshold, n_chance=n_chance, seed=seed,
                          overall=overall, progress=progress)
 
-    def accuracy(self, *, reference: str, n_boot: int = 0, seed: int = 0,
-                 distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                 n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled",
-                 progress: bool | None = None):
+    def accuracy(self, *, reference: str, n_boot: int = 0, seed: int = DEFAULTS.seed,
+                 distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+                 n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall,
+                 progress: bool | None = DEFAULTS.progress):
         """Accuracy of every annotator against a reference annotator (not agreement):
         :func:`iaa_frames.reference.accuracy`.
 
@@ -821,10 +822,10 @@ class IAAAccessor:
                         n_chance=n_chance, overall=overall, progress=progress)
 
     def item_agreement(self, *, components=("detection", "classification", "localization"),
-                       low_overlap: float | None = 0.8, distance=DEFAULT_DISTANCE,
-                       match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                       seed: int = 0, overall: str = "pooled",
-                       progress: bool | None = None) -> pd.DataFrame:
+                       low_overlap: float | None = 0.8, distance=DEFAULTS.distance,
+                       match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+                       seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                       progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
         """Per-item agreement columns indexed by ``item`` (the join key):
         :func:`iaa_frames.item_agreement.item_agreement`.
 
@@ -846,10 +847,10 @@ class IAAAccessor:
 # ----------------------------------------------------------------- the plain functions
 
 
-def sigma(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT_DISTANCE,
-          match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
-          n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-          progress: bool | None = None) -> xr.DataArray:
+def sigma(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULTS.distance,
+          match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+          n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+          progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
     """σ of one component of a frame by label and annotator: ``df.iaa.sigma(...)``.
 
     Localization by default. σ of two samples of distances is
@@ -866,10 +867,10 @@ def sigma(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT
                         seed=seed, overall=overall, progress=progress)
 
 
-def ks(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT_DISTANCE,
-       match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
-       n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-       progress: bool | None = None) -> xr.DataArray:
+def ks(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULTS.distance,
+       match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+       n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+       progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
     """KS statistic of one component of a frame by label and annotator: ``df.iaa.ks(...)``.
 
     The KS test of two samples of distances is :func:`iaa_frames.stats.ks`.
@@ -885,10 +886,10 @@ def ks(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT_DI
                      seed=seed, overall=overall, progress=progress)
 
 
-def alpha(df: pd.DataFrame, *, component: str = "classification", distance=DEFAULT_DISTANCE,
-          match_threshold=0.5, n_chance: int = DEFAULT_N_CHANCE,
-          n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-          progress: bool | None = None) -> xr.DataArray:
+def alpha(df: pd.DataFrame, *, component: str = "classification", distance=DEFAULTS.distance,
+          match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+          n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+          progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
     """Classification α of a frame by label and annotator: ``df.iaa.alpha(...)``.
 
     Krippendorff's α of any reliability data is :func:`iaa_frames.nominal_alpha`.

@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .distances import DEFAULT_DISTANCE, get_distance
-from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables, pair_tables_by_threshold
+from .distances import get_distance
+from .pairs import PairTables, pair_tables, pair_tables_by_threshold
+from .settings import DEFAULTS
 
 __all__ = ["MAXSIZE", "Entry", "clear", "entries", "entry", "frame_digest", "info", "lookup"]
 
@@ -139,9 +140,9 @@ def lookup(key: str) -> Entry | None:
         return found
 
 
-def entry(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-          n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
-          progress: bool | None = None) -> Entry:
+def entry(df: pd.DataFrame, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+          n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall, seed: int = DEFAULTS.seed,
+          progress: bool | None = DEFAULTS.progress) -> Entry:
     """The cached entry of ``df`` and the parameters, computing the pair tables once.
 
     Parameters
@@ -180,9 +181,9 @@ def _store(key: str, tables: PairTables) -> Entry:
     return made
 
 
-def entries(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
-            n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
-            progress: bool | None = None) -> list[Entry]:
+def entries(df: pd.DataFrame, *, thresholds, distance=DEFAULTS.distance,
+            n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall, seed: int = DEFAULTS.seed,
+            progress: bool | None = DEFAULTS.progress) -> list[Entry]:
     """The entries of ``df`` at several match thresholds (one per threshold, in the given
     order), computing the missing ones together with
     :func:`iaa_frames.pairs.pair_tables_by_threshold` (the frame prepared once, polygon

@@ -108,12 +108,13 @@ def _distances():
 
 
 def _add_engine_options(p, *, n_boot_default):
-    from .pairs import DEFAULT_N_CHANCE
+    from .settings import DEFAULTS, OVERALL
 
     g = p.add_argument_group("agreement options")
-    g.add_argument("--distance", default="giou", choices=_distances(),
+    g.add_argument("--distance", default=DEFAULTS.distance, choices=_distances(),
                    help="distance between matched objects (default: %(default)s)")
-    g.add_argument("--match-threshold", type=_thresholds, default=0.5, metavar="TAU",
+    g.add_argument("--match-threshold", type=_thresholds, default=DEFAULTS.match_threshold,
+                   metavar="TAU",
                    help="IoU at or above which two objects match (default: %(default)s); "
                         "several, comma-separated (0.3,0.5,0.7), add a section with every "
                         "component against the threshold, the rest of the report at 0.5 "
@@ -123,11 +124,14 @@ def _add_engine_options(p, *, n_boot_default):
                    help="bootstrap replicates for the confidence intervals, 0 for none "
                         "(default: %(default)s)")
     g.add_argument("--n-chance", type=_bounded(int, 1, None, "a positive integer"),
-                   default=DEFAULT_N_CHANCE, metavar="N",
+                   default=DEFAULTS.n_chance, metavar="N",
                    help="target number of chance units per stratum (default: %(default)s)")
     g.add_argument("--seed", type=_bounded(int, 0, None, "a non-negative integer"),
-                   default=0, help="seed of the chance sample and bootstrap "
-                                   "(default: %(default)s)")
+                   default=DEFAULTS.seed, help="seed of the chance sample and bootstrap "
+                                               "(default: %(default)s)")
+    g.add_argument("--overall", choices=OVERALL, default=DEFAULTS.overall,
+                   help="how the overall set distance averages best matches: over both "
+                        "directions' objects pooled, or per direction (default: %(default)s)")
     o = p.add_argument_group("output options")
     o.add_argument("--title", help="report title")
     o.add_argument("--top", type=_bounded(int, 1, None, "a positive integer"), default=20,
@@ -391,7 +395,7 @@ def _run_report(args, df, title):
     start = time.perf_counter()
     _status(args, f"computing agreement of {len(df):,} rows ...")
     out = report(df, args.out, distance=args.distance, match_threshold=args.match_threshold,
-                 n_chance=args.n_chance, n_boot=args.n_boot, seed=args.seed,
+                 n_chance=args.n_chance, n_boot=args.n_boot, seed=args.seed, overall=args.overall,
                  progress=args.progress, title=title, top=args.top)
     _status(args, f"wrote {out.parent} in {time.perf_counter() - start:.1f} s")
     print(out.resolve())

@@ -36,10 +36,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
-from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
+from .pairs import PairTables, pair_tables
+from .settings import DEFAULTS
 
 __all__ = ["CONFLICT_COLUMNS", "DEFAULT_LOW_OVERLAP", "KINDS", "conflict_counts",
            "conflicts", "partners", "reference_code", "tables_of"]
@@ -70,9 +70,9 @@ CONFLICT_COLUMNS = {
 _ENGINE = ("distance", "match_threshold", "n_chance", "seed", "overall", "progress")
 
 
-def tables_of(data, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-              n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-              progress: bool | None = None) -> PairTables:
+def tables_of(data, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+              n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+              progress: bool | None = DEFAULTS.progress) -> PairTables:
     """``data`` itself when it is :class:`~iaa_frames.pairs.PairTables`, else the pair
     tables of the annotation frame ``data`` (with the keywords given).
 
@@ -227,9 +227,9 @@ def _take(values: np.ndarray, index: np.ndarray, fill=None) -> np.ndarray:
 
 
 def conflicts(data, *, reference: str | None = None,
-              low_overlap: float | None = DEFAULT_LOW_OVERLAP, distance=DEFAULT_DISTANCE,
-              match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
-              overall: str = "pooled", progress: bool | None = None) -> pd.DataFrame:
+              low_overlap: float | None = DEFAULT_LOW_OVERLAP, distance=DEFAULTS.distance,
+              match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
+              overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
     """Every disagreement of the within-item matching, one row per conflict.
 
     Parameters

@@ -1,6 +1,6 @@
 """Agreement of every cell (component x label x annotator) from the pair tables.
 
-Every component is an agreement ``1 - observed / expected`` (DESIGN §5):
+Every component is an agreement ``1 - observed / expected`` (definitions: docs/ARCHITECTURE.md, "The components"):
 
 * ``detection``, ``localization``, ``overall``: **sigma**, the mean within-item distance
   over the mean between-item (chance) distance, with the KS test of the two samples;
@@ -65,14 +65,13 @@ from .progress import DELAY, tqdm
 
 from .bootstrap import (CI_METHODS, ItemSums, PairSums, bca_interval, block_size,
                         jackknife_blocks, multiplicity_blocks)
-from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
 from .chance import MIN_CHANCE_UNITS
 from .krippendorff_alpha import binary_disagreements, nominal_disagreements
 from .kstest import ks_agreement_tests
 from .matching import pairs_within_runs
-from .pairs import DEFAULT_N_CHANCE, PairTables, iter_pair_tables, pair_tables
+from .pairs import PairTables, iter_pair_tables, pair_tables
 from .result import (
     COMPONENTS,
     MEASURES,
@@ -84,6 +83,7 @@ from .result import (
 )
 from .stats import cell_tests, percentile_ci
 from .thresholds import check_thresholds, concat_thresholds, with_threshold
+from .settings import DEFAULTS, check_int, check_progress
 
 __all__ = [
     "CI_LEVEL",
@@ -605,17 +605,6 @@ def _component_cells(tables: PairTables, layout: _Layout, component: str):
 # ------------------------------------------------------------------------ validation
 
 
-def _check_int(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < 0:
-        raise ParameterError(f"{name} must be a non-negative integer; got {value!r}")
-
-
-def _check_progress(progress):
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise ParameterError(f"progress must be None, True or False; got {progress!r}")
-
-
 def _check_tables(tables):
     if not isinstance(tables, PairTables):
         raise ParameterError(
@@ -774,9 +763,9 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
     True
     """
     _check_tables(tables)
-    _check_int(n_boot, "n_boot")
-    _check_int(seed, "seed")
-    _check_progress(progress)
+    check_int(n_boot, "n_boot")
+    check_int(seed, "seed")
+    check_progress(progress)
     if ci_method not in CI_METHODS:
         raise ParameterError(f"ci_method must be one of {CI_METHODS}; got {ci_method!r}")
     corpus = tables.corpus
@@ -813,15 +802,15 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
     return with_threshold(ds, tables.params["match_threshold"])
 
 
-def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold=0.5,
-              n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
-              overall: str = "pooled", progress: bool | None = None):
+def agreement(df: pd.DataFrame, *, distance=DEFAULTS.distance, match_threshold=DEFAULTS.match_threshold,
+              n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
+              overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
     """Chance-corrected agreement by component, label and annotator.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        A tidy annotation frame (DESIGN §2).
+        A tidy annotation frame (docs/ARCHITECTURE.md, "The tidy frame").
     distance : str or callable, default "giou"
         Distance between matched objects (:func:`iaa_frames.distances.get_distance`).
     match_threshold : float or sequence of float, default 0.5
@@ -888,8 +877,8 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold=0.
                                 n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
                                 progress=progress) for tau in taus]
         return parts[0] if scalar else concat_thresholds(parts)
-    _check_int(n_boot, "n_boot")
-    _check_progress(progress)
+    check_int(n_boot, "n_boot")
+    check_progress(progress)
     if scalar:
         tables = pair_tables(df, distance=distance, match_threshold=taus[0],
                              n_chance=n_chance, overall=overall, seed=seed, progress=progress)
@@ -1118,9 +1107,9 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
 
 
 def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = ALL,
-             distance=DEFAULT_DISTANCE, match_threshold=0.5,
-             n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-             progress: bool | None = None):
+             distance=DEFAULTS.distance, match_threshold=DEFAULTS.match_threshold,
+             n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+             progress: bool | None = DEFAULTS.progress):
     """Annotator x annotator agreement of one component.
 
     Cell (a, b) keeps only the within and chance rows of annotators a and b (for
@@ -1156,7 +1145,7 @@ def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = 
     True
     """
     _check_component(component)
-    _check_progress(progress)
+    check_progress(progress)
     taus, scalar = check_thresholds(match_threshold)
     if scalar:
         tables = pair_tables(df, distance=distance, match_threshold=taus[0],

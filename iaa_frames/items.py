@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
 from .krippendorff_alpha import nominal_disagreements
-from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
+from .pairs import PairTables, pair_tables
+from .settings import DEFAULTS
 
 __all__ = ["ITEM_COLUMNS", "SORTS", "items"]
 
@@ -115,9 +115,9 @@ def _label_code(t: PairTables, label) -> int:
 
 
 def items(data, *, component: str = "localization", label: str = ALL,
-          top: int | None = None, sort: str = "excess", distance=DEFAULT_DISTANCE,
-          match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
-          overall: str = "pooled", progress: bool | None = None) -> pd.DataFrame:
+          top: int | None = None, sort: str = "excess", distance=DEFAULTS.distance,
+          match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
+          overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
     """Per-item drilldown table, the items that carry the most disagreement first.
 
     Parameters

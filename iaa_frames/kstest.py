@@ -40,6 +40,7 @@ import scipy.sparse as sp
 
 from .bootstrap import block_size, multiplicity_blocks
 from .errors import ParameterError
+from .settings import check_int
 
 __all__ = ["DEFAULT_RESAMPLES", "MAX_GRID", "MIN_ITEMS", "KSAgreementTest",
            "ks_agreement_test", "ks_agreement_tests"]
@@ -141,12 +142,6 @@ def ks_agreement_test(within, between, *, within_item, between_item_a, between_i
     return KSAgreementTest(float(stat[0]), float(pval[0]), int(used[0]))
 
 
-def _check_int(name, value, low):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < low:
-        raise ParameterError(f"{name} must be an integer >= {low}; got {value!r}")
-
-
 def _cell_bins(x, y, max_grid):
     """Grid of one cell and the bin of every value: the first grid point at or above it
     (a value counts in the ECDF at every grid point from its bin on)."""
@@ -199,10 +194,10 @@ def ks_agreement_tests(within, between, *, within_item, between_item_a, between_
     wi = _as_codes(within_item, x.size, "within_item")
     ba = _as_codes(between_item_a, y.size, "between_item_a")
     bb = _as_codes(between_item_b, y.size, "between_item_b")
-    _check_int("n_resamples", n_resamples, 1)
-    _check_int("seed", seed, 0)
-    _check_int("min_items", min_items, 1)
-    _check_int("max_grid", max_grid, 2)
+    check_int(n_resamples, "n_resamples", low=1)
+    check_int(seed, "seed", low=0)
+    check_int(min_items, "min_items", low=1)
+    check_int(max_grid, "max_grid", low=2)
     if len(within_cells) != len(between_cells):
         raise ParameterError("within_cells and between_cells must have one entry per cell")
     top = int(max(wi.max(initial=-1), ba.max(initial=-1), bb.max(initial=-1))) + 1

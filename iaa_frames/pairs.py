@@ -28,12 +28,12 @@ from . import chance
 from .chance import DEFAULT_N_CHANCE, MIN_CHANCE_UNITS, POOL_NEIGHBOURS, ChanceSample, WithinCounts
 from .comparability import require_comparable
 from .corpus import Corpus, Slices, prepare
-from .distances import DEFAULT_DISTANCE, get_distance
-from .errors import ParameterError
+from .distances import get_distance
 from .frame import ALL
 from .matching import clusters, run_starts
 from .pipeline import IoUCache, Matched, can_match, run
-from .thresholds import SEQUENCE_HINT, check_thresholds
+from .thresholds import check_thresholds
+from .settings import DEFAULTS, MatchSettings
 
 __all__ = ["DEFAULT_N_CHANCE", "PairTables", "iter_pair_tables", "pair_tables",
            "pair_tables_by_threshold", "within", "between"]
@@ -159,23 +159,6 @@ def _sets_frame(m: Matched, a, b, slots, label, **replace):
     return pd.DataFrame(columns)
 
 
-def _check_params(match_threshold, n_chance, overall, seed, progress):
-    if isinstance(match_threshold, bool) or not isinstance(match_threshold, (int, float)) \
-            or not 0 <= match_threshold <= 1:
-        hint = (f" ({SEQUENCE_HINT})" if isinstance(match_threshold, (list, tuple, np.ndarray))
-                else "")
-        raise ParameterError(f"match_threshold must be a number in [0, 1]; got "
-                             f"{match_threshold!r}{hint}")
-    if isinstance(n_chance, bool) or not isinstance(n_chance, (int, np.integer)) or n_chance < 1:
-        raise ParameterError(f"n_chance must be a positive integer; got {n_chance!r}")
-    if overall not in _OVERALL:
-        raise ParameterError(f"overall must be one of {_OVERALL}; got {overall!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ParameterError(f"seed must be a non-negative integer; got {seed!r}")
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise ParameterError(f"progress must be None, True or False; got {progress!r}")
-
-
 def _count_by_key(keys, query) -> np.ndarray:
     """How many times each ``query`` value occurs in ``keys``."""
     values, counts = np.unique(keys, return_counts=True)
@@ -236,9 +219,9 @@ def _within_counts(corpus: Corpus, a, b, whole: Matched, ll) -> WithinCounts:
     )
 
 
-def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
-                progress: bool | None = None) -> PairTables:
+def pair_tables(df: pd.DataFrame, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+                n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall, seed: int = DEFAULTS.seed,
+                progress: bool | None = DEFAULTS.progress) -> PairTables:
     """Build every within-item and between-item table the statistics need.
 
     Parameters
@@ -272,14 +255,15 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold:
     ['annotator_a', 'annotator_b', 'distance', 'iou']
     """
     require_comparable(df)
-    _check_params(match_threshold, n_chance, overall, seed, progress)
+    MatchSettings(distance=distance, match_threshold=match_threshold, n_chance=n_chance,
+                  seed=seed, overall=overall, progress=progress).single()
     return _tables(prepare(df), float(match_threshold), get_distance(distance), n_chance,
                    overall, seed, progress, IoUCache())
 
 
-def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
-                             n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled",
-                             seed: int = 0, progress: bool | None = None) -> list[PairTables]:
+def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULTS.distance,
+                             n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall,
+                             seed: int = DEFAULTS.seed, progress: bool | None = DEFAULTS.progress) -> list[PairTables]:
     """The pair tables at each of several match thresholds, sharing what τ does not change.
 
     The frame is validated and prepared once, and the exact IoU, distance and similarity
@@ -320,9 +304,9 @@ def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULT_D
                                  progress=progress))
 
 
-def iter_pair_tables(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
-                     n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
-                     progress: bool | None = None):
+def iter_pair_tables(df: pd.DataFrame, *, thresholds, distance=DEFAULTS.distance,
+                     n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall, seed: int = DEFAULTS.seed,
+                     progress: bool | None = DEFAULTS.progress):
     """The tables of :func:`pair_tables_by_threshold`, one threshold at a time (a
     generator: only one threshold's tables need to be in memory).
 
@@ -344,7 +328,8 @@ def iter_pair_tables(df: pd.DataFrame, *, thresholds, distance=DEFAULT_DISTANCE,
     """
     taus, _ = check_thresholds(thresholds)
     require_comparable(df)
-    _check_params(taus[0], n_chance, overall, seed, progress)
+    MatchSettings(distance=distance, match_threshold=taus[0], n_chance=n_chance,
+                  seed=seed, overall=overall, progress=progress)
     dist = get_distance(distance)
     corpus = prepare(df)
     cache = IoUCache()  # a pair's IoU, distance and similarity do not depend on τ
@@ -379,7 +364,7 @@ def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
             bar.total += int((slots.count[pa] * slots.count[pb]).sum())
             bar.refresh()
         return run(corpus, slots, pa, pb, tau=tau, distance=dist, overall=overall, sets=sets,
-                   cache=cache, progress=bar.update)
+                   cache=cache, advance=bar.update)
 
     with bar:
         whole = match(ann, a, b)
@@ -658,7 +643,6 @@ named = _named
 
 # -- public names of the steps of pair_tables(), for iaa_frames.dask, which runs the same
 # steps on the partitions of a dask DataFrame and on its global index of annotations
-check_params = _check_params
 within_pairings = _within_pairings
 labels_of_pairings = _labels_of_pairings
 to_label_slots = _to_label_slots

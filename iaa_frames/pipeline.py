@@ -330,7 +330,7 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
 
 def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: float,
         distance: Distance, overall: str = "pooled", sets: bool = True,
-        cache: IoUCache | None = None, progress=None) -> Matched:
+        cache: IoUCache | None = None, advance=None) -> Matched:
     """Match the two annotations of every pairing and measure them.
 
     Parameters
@@ -350,7 +350,7 @@ def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: flo
         Compute the set-level distance (``set_overall``, NaN otherwise).
     cache : IoUCache, optional
         Exact polygon IoU shared with other runs over the same object pairs.
-    progress : callable, optional
+    advance : callable, optional
         Called with the number of candidate pairs done after each chunk.
 
     Returns
@@ -364,8 +364,8 @@ def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: flo
         part = _run_chunk(corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache)
         part["pair_pairing"] = part["pair_pairing"] + lo
         parts.append(part)
-        if progress is not None:
-            progress(int((slots.count[a[lo:hi]] * slots.count[b[lo:hi]]).sum()))
+        if advance is not None:
+            advance(int((slots.count[a[lo:hi]] * slots.count[b[lo:hi]]).sum()))
     if not parts:
         return Matched.empty()
     return Matched(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})

@@ -57,6 +57,7 @@ from .progress import tqdm
 from .bootstrap import block_size, multiplicity_blocks
 from .errors import ParameterError
 from .pairs import PairTables, pair_tables
+from .settings import DEFAULTS
 
 __all__ = ["QUALITY_COLUMNS", "annotator_quality", "annotator_quality_from_tables"]
 
@@ -279,9 +280,9 @@ def annotator_quality_from_tables(tables: PairTables, *, n_boot: int = 0, seed: 
     return out
 
 
-def annotator_quality(df: pd.DataFrame, *, match_threshold: float = 0.5, n_boot: int = 0,
-                      seed: int = 0, max_iter: int = _MAX_ITER,
-                      progress: bool | None = None) -> pd.DataFrame:
+def annotator_quality(df: pd.DataFrame, *, match_threshold: float = DEFAULTS.match_threshold,
+                      n_boot: int = 0, seed: int = DEFAULTS.seed, max_iter: int = _MAX_ITER,
+                      progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
     """Each annotator's quality, corrected for the quality of its partners.
 
     The pair score is the panoptic quality (PQ) of two annotations of an item; the

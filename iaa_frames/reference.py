@@ -22,11 +22,10 @@ from .progress import tqdm
 
 from .bootstrap import ItemSums, block_size, multiplicity_blocks
 from .conflicts import partners, reference_code, tables_of
-from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
-from .pairs import DEFAULT_N_CHANCE
 from .stats import percentile_ci
+from .settings import DEFAULTS, check_int
 
 __all__ = ["ACCURACY_METRICS", "CI_LEVEL", "accuracy", "accuracy_frame"]
 
@@ -95,13 +94,6 @@ _VARIABLES = {
                   ("Matched (reference, annotator) object pairs; for a class, those whose "
                   "reference object carries it.")),
 }
-
-
-def _check_int(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < 0:
-        raise ParameterError(f"{name} must be a non-negative integer; got {value!r}")
-    return int(value)
 
 
 def _entries(t, ref: int):
@@ -187,10 +179,10 @@ def _notes(q: np.ndarray) -> np.ndarray:
     return np.stack([no_ann, no_ref, no_both, no_pairs, no_pairs]).astype(object)
 
 
-def accuracy(data, *, reference: str, n_boot: int = 0, seed: int = 0,
-             distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-             n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled",
-             progress: bool | None = None) -> xr.Dataset:
+def accuracy(data, *, reference: str, n_boot: int = 0, seed: int = DEFAULTS.seed,
+             distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+             n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall,
+             progress: bool | None = DEFAULTS.progress) -> xr.Dataset:
     """Score every annotator against a reference annotator (accuracy, not agreement).
 
     For each annotator A other than the reference R, over the items both covered (an
@@ -258,8 +250,8 @@ def accuracy(data, *, reference: str, n_boot: int = 0, seed: int = 0,
     >>> bool(0.5 < recall < 0.9)
     True
     """
-    n_boot = _check_int(n_boot, "n_boot")
-    seed = _check_int(seed, "seed")
+    n_boot = check_int(n_boot, "n_boot")
+    seed = check_int(seed, "seed")
     t = tables_of(data, distance=distance, match_threshold=match_threshold,
                   n_chance=n_chance, seed=seed, overall=overall, progress=progress)
     ref = reference_code(t, reference)

@@ -31,8 +31,9 @@ from . import cache
 from .comparability import require_comparable
 from .errors import IAAWarning, ParameterError
 from .frame import ALL
-from .pairs import DEFAULT_N_CHANCE, iter_pair_tables, pair_tables
+from .pairs import iter_pair_tables, pair_tables
 from .thresholds import check_thresholds, concat_thresholds, has_threshold_dim
+from .settings import DEFAULTS
 
 __all__ = ["GAP", "HIGH", "LOW", "SECTIONS", "against_chance", "level", "reading",
            "relative_levels", "report", "headline", "by_label", "by_annotator"]
@@ -672,9 +673,9 @@ def _check_report_params(n_boot, top):
         raise ParameterError(f"top must be a positive integer; got {top!r}")
 
 
-def report(df: pd.DataFrame, path, *, distance="giou", match_threshold=0.5,
-           n_chance: int = DEFAULT_N_CHANCE, n_boot: int = 200, seed: int = 0,
-           overall: str = "pooled", progress: bool | None = None, title: str | None = None,
+def report(df: pd.DataFrame, path, *, distance=DEFAULTS.distance, match_threshold=DEFAULTS.match_threshold,
+           n_chance: int = DEFAULTS.n_chance, n_boot: int = 200, seed: int = DEFAULTS.seed,
+           overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress, title: str | None = None,
            top: int = 20) -> Path:
     """Write a self-contained HTML report of ``df``'s agreement into directory ``path``.
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
-from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
+from .pairs import PairTables, pair_tables
+from .settings import DEFAULTS
 
 __all__ = ["GRID", "suggest_threshold", "threshold_separation"]
 
@@ -48,9 +48,9 @@ def _ungated(data, distance, n_chance, seed, progress) -> PairTables:
                        seed=seed, progress=progress)
 
 
-def threshold_separation(data, *, n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
-                         distance=DEFAULT_DISTANCE,
-                         progress: bool | None = None) -> pd.DataFrame:
+def threshold_separation(data, *, n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
+                         distance=DEFAULTS.distance,
+                         progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
     """How well each threshold τ tells same-item pairs from chance pairs (Youden's J).
 
     Parameters
@@ -94,9 +94,9 @@ def threshold_separation(data, *, n_chance: int = DEFAULT_N_CHANCE, seed: int = 
     return out
 
 
-def suggest_threshold(data, *, tolerance: float = 0.01, n_chance: int = DEFAULT_N_CHANCE,
-                      seed: int = 0, distance=DEFAULT_DISTANCE,
-                      progress: bool | None = None) -> float:
+def suggest_threshold(data, *, tolerance: float = 0.01, n_chance: int = DEFAULTS.n_chance,
+                      seed: int = DEFAULTS.seed, distance=DEFAULTS.distance,
+                      progress: bool | None = DEFAULTS.progress) -> float:
     """A data-driven match threshold: the middle of the thresholds that best separate
     same-item pairs from chance pairs (a heuristic; see the module docstring).
 

@@ -123,16 +123,16 @@ def test_parameters_are_keyword_only():
 
 
 @pytest.mark.parametrize("method, kwargs, message", [
-    ("agreement", {"n_boot": -2}, "n_boot must be a non-negative integer; got -2"),
+    ("agreement", {"n_boot": -2}, "n_boot must be an integer >= 0; got -2"),
     ("sigma", {"progress": 1}, "progress must be None, True or False; got 1"),
     ("sigma", {"component": "classification"}, "component must be one of"),
     ("ks", {"match_threshold": -0.1}, "match_threshold must be a number in"),
     ("alpha", {"component": "localization"}, "component must be one of"),
     ("pairwise", {"component": "everything"}, "component must be one of"),
     ("pairwise", {"label": "unicorn"}, "label must be"),
-    ("within", {"n_chance": 0}, "n_chance must be a positive integer"),
+    ("within", {"n_chance": 0}, "n_chance must be an integer >= 1"),
     ("between", {"overall": "max"}, "overall must be one of"),
-    ("tables", {"seed": 1.5}, "seed must be a non-negative integer"),
+    ("tables", {"seed": 1.5}, "seed must be an integer >= 0"),
 ])
 def test_bad_values_raise_uniform_parameter_errors(method, kwargs, message):
     df = simulate(n_items=4, seed=0)

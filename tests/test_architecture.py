@@ -80,9 +80,37 @@ def _long(path):
     return "" if len(lines) <= MAX_LINES or reason else f"{_name(path)}: {len(lines)} lines"
 
 
-@_PENDING
 def test_docs_stand_alone():
     cited = [f"{_name(p)}:{i}" for p in MODULES
              for i, line in enumerate(p.read_text().splitlines(), 1)
              if "DESIGN §" in line or "DESIGN.md" in line or "../shared" in line]
     assert cited == []
+
+
+ENGINE_PARAMETERS = {"distance", "match_threshold", "n_chance", "seed", "overall", "progress"}
+
+
+def _engine_defaults(path):
+    """(function, parameter) of every engine parameter whose default is written out
+    instead of taken from ``settings.DEFAULTS``, in functions taking at least three of
+    them."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        args = node.args
+        if len({a.arg for a in args.args + args.kwonlyargs} & ENGINE_PARAMETERS) < 3:
+            continue
+        pairs = list(zip(args.kwonlyargs, args.kw_defaults))
+        pairs += list(zip(args.args[len(args.args) - len(args.defaults):], args.defaults))
+        for arg, default in pairs:
+            if arg.arg in ENGINE_PARAMETERS and default is not None and not (
+                    isinstance(default, ast.Attribute) and isinstance(default.value, ast.Name)
+                    and default.value.id == "DEFAULTS") and not isinstance(default, ast.Name):
+                yield f"{_name(path)}.{node.name}({arg.arg}=...)"
+
+
+def test_engine_parameters_have_their_defaults_in_one_place():
+    """The six engine parameters take their defaults from settings.DEFAULTS everywhere
+    (a named constant such as the threshold sweep of a τ plot is allowed)."""
+    found = [x for p in MODULES if p.name != "settings.py" for x in _engine_defaults(p)]
+    assert found == []

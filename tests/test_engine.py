@@ -529,13 +529,13 @@ def test_renaming_items_and_annotators_does_not_matter(small):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"n_boot": -1}, "n_boot must be a non-negative integer; got -1"),
-    ({"n_boot": 2.5}, "n_boot must be a non-negative integer; got 2.5"),
-    ({"n_boot": True}, "n_boot must be a non-negative integer; got True"),
+    ({"n_boot": -1}, "n_boot must be an integer >= 0; got -1"),
+    ({"n_boot": 2.5}, "n_boot must be an integer >= 0; got 2.5"),
+    ({"n_boot": True}, "n_boot must be an integer >= 0; got True"),
     ({"progress": "yes"}, "progress must be None, True or False; got 'yes'"),
     ({"match_threshold": 2}, "match_threshold must be a number in"),
     ({"overall": "mean"}, "overall must be one of"),
-    ({"seed": -3}, "seed must be a non-negative integer"),
+    ({"seed": -3}, "seed must be an integer >= 0"),
 ])
 def test_bad_parameters_raise_parameter_error(kwargs, message):
     df = simulate(n_items=3, seed=0)

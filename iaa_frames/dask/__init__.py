@@ -33,13 +33,14 @@ from ..engine import DEFAULT_N_BOOT, agreement_from_tables
 from ..pairs import DEFAULT_N_CHANCE
 from .frame import from_pandas, read_parquet
 from .tables import is_dask_frame, pair_tables
+from ..settings import DEFAULTS
 
-__all__ = ["agreement", "from_pandas", "is_dask_frame", "pair_tables", "read_parquet"]
+__all__ = ["agreement", "from_pandas", "is_dask_frame", "pair_tables", "read_parquet", "DEFAULT_DISTANCE", "DEFAULT_N_CHANCE"]
 
 
-def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-              n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
-              overall: str = "pooled", progress: bool | None = None):
+def agreement(ddf, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+              n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
+              overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
     """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`.
 
     ``iaa_frames.agreement(ddf, ...)`` calls this for a dask DataFrame.

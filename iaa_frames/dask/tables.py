@@ -28,13 +28,11 @@ import pandas as pd
 from .. import chance
 from ..chance import WithinCounts
 from ..comparability import require_comparable
-from ..distances import DEFAULT_DISTANCE, get_distance
+from ..distances import get_distance
 from ..errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
 from ..pairs import (
-    DEFAULT_N_CHANCE,
     PairTables,
     between_frames,
-    check_params,
     labels_of_pairings,
     pooled_baseline,
     to_label_slots,
@@ -45,6 +43,7 @@ from .geometry import GeometryStore, run_fetched
 from .index import codes as make_codes
 from .index import index_corpus
 from .partition import rows_with_ids, summarize, within_tables
+from ..settings import DEFAULTS, MatchSettings
 
 __all__ = ["is_dask_frame", "pair_tables"]
 
@@ -197,9 +196,9 @@ def _check_object_ids(ddf, summaries) -> None:
         f"(duplicate_object_id: the object_id is not unique), e.g. {shown}")
 
 
-def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
-                progress: bool | None = None) -> PairTables:
+def pair_tables(ddf, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+                n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall, seed: int = DEFAULTS.seed,
+                progress: bool | None = DEFAULTS.progress) -> PairTables:
     """Every within-item and between-item table of a dask DataFrame.
 
     The same tables as :func:`iaa_frames.pairs.pair_tables` on ``ddf.compute()``, computed
@@ -232,7 +231,8 @@ def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     from dask import delayed
 
     _require_dask(ddf)
-    check_params(match_threshold, n_chance, overall, seed, progress)
+    MatchSettings(distance=distance, match_threshold=match_threshold, n_chance=n_chance,
+                  seed=seed, overall=overall, progress=progress).single()
     dist = get_distance(distance)
     tau = float(match_threshold)
 

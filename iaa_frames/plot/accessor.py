@@ -18,11 +18,11 @@ from collections.abc import Callable
 import pandas as pd
 import xarray as xr
 
-from ..distances import DEFAULT_DISTANCE
 from ..engine import DEFAULT_N_BOOT
 from ..frame import ALL
-from ..pairs import DEFAULT_N_CHANCE, PairTables
+from ..pairs import PairTables
 from ..thresholds import DEFAULT_SWEEP
+from ..settings import DEFAULTS
 
 __all__ = ["FramePlots", "ResultPlots"]
 
@@ -235,9 +235,9 @@ class FramePlots:
     def forest(self, *, components=None, label: str | None = None,
                annotator: str | None = None, top: int | None = 20, raw_iou: bool = True,
                width: float | None = None, height: float | None = None, axes=None,
-               distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-               n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
-               seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+               distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+               n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT,
+               seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
         """Forest plot of this frame's agreement: :meth:`ResultPlots.forest`.
 
         Returns
@@ -253,10 +253,10 @@ class FramePlots:
 
     def decomposition(self, *, components=("detection", "classification", "localization"),
                       annotator: str = ALL, top: int | None = 15,
-                      width: float | None = None, ax=None, distance=DEFAULT_DISTANCE,
-                      match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                      n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-                      progress: bool | None = None):
+                      width: float | None = None, ax=None, distance=DEFAULTS.distance,
+                      match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+                      n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                      progress: bool | None = DEFAULTS.progress):
         """:meth:`ResultPlots.decomposition` of this frame's result.
 
         Returns
@@ -271,9 +271,9 @@ class FramePlots:
     def annotators(self, *, components=("detection", "classification", "localization",
                                         "overall"),
                    label: str = ALL, top: int | None = 10, width: float | None = None,
-                   ax=None, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                   n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
-                   seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+                   ax=None, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+                   n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT,
+                   seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
         """:meth:`ResultPlots.annotators` of this frame's result.
 
         Returns
@@ -286,10 +286,10 @@ class FramePlots:
 
     def pairwise(self, *, component: str = "localization", label: str = ALL,
                  top: int | None = 30, annot: bool | None = None,
-                 width: float | None = None, ax=None, distance=DEFAULT_DISTANCE,
-                 match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                 n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-                 progress: bool | None = None):
+                 width: float | None = None, ax=None, distance=DEFAULTS.distance,
+                 match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+                 n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                 progress: bool | None = DEFAULTS.progress):
         """:meth:`ResultPlots.pairwise` of this frame.
 
         Returns
@@ -303,9 +303,9 @@ class FramePlots:
     def distributions(self, *, component: str = "localization", by: str | None = None,
                       kind: str = "hist", top: int | None = 5, ncols: int | None = None,
                       bins: int = 30, width: float | None = None,
-                      distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                      n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
-                      seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+                      distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+                      n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT,
+                      seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
         """:meth:`ResultPlots.distributions` of this frame.
 
         Returns
@@ -319,9 +319,9 @@ class FramePlots:
 
     def items(self, *, component: str = "localization", label: str = ALL,
               top: int | None = 15, sort: str = "excess", width: float | None = None,
-              ax=None, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-              n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
-              seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+              ax=None, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+              n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT,
+              seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
         """:meth:`ResultPlots.items` of this frame.
 
         Returns
@@ -335,10 +335,10 @@ class FramePlots:
     def threshold_curve(self, *, label: str = ALL, annotator: str = ALL,
                         components=("detection", "classification", "localization",
                                     "overall"),
-                        width: float | None = None, ax=None, distance=DEFAULT_DISTANCE,
-                        match_threshold=DEFAULT_SWEEP, n_chance: int = DEFAULT_N_CHANCE,
-                        n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-                        progress: bool | None = None):
+                        width: float | None = None, ax=None, distance=DEFAULTS.distance,
+                        match_threshold=DEFAULT_SWEEP, n_chance: int = DEFAULTS.n_chance,
+                        n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                        progress: bool | None = DEFAULTS.progress):
         """:meth:`ResultPlots.threshold_curve` of this frame's agreement at every threshold
         of ``match_threshold`` (by default 0.1, 0.2, ..., 0.9).
 
@@ -355,8 +355,8 @@ class FramePlots:
 
     def item(self, item, *, image=None, reference: str | None = None,
              low_overlap: float | None = 0.8, labels: bool = True, legend: bool = True,
-             colors=None, ax=None, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-             n_chance: int = 1):
+             colors=None, ax=None, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+             n_chance: int = DEFAULTS.n_chance):
         """:func:`iaa_frames.plot.item`: every annotator's objects on ``item`` (over
         ``image``, a path or an array, when given), matched pairs linked, conflicts
         marked. Only the item's rows are matched; colours follow every annotator of the
@@ -370,9 +370,9 @@ class FramePlots:
 
     def worst_items(self, *, n: int = 6, component: str = "localization", ncols: int = 3,
                     images=None, reference: str | None = None, low_overlap: float | None = 0.8,
-                    panel_width: float = 2.6, distance=DEFAULT_DISTANCE,
-                    match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                    seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+                    panel_width: float = 2.6, distance=DEFAULTS.distance,
+                    match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+                    seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
         """:func:`iaa_frames.plot.worst_items` of this frame (its cached pair tables)."""
         from .item import worst_items as _plot_worst
 
@@ -385,9 +385,9 @@ class FramePlots:
 
     def confusion(self, *, reference: str | None = None, annotator: str | None = None,
                   top: int | None = 12, ax=None, cmap: str = "Blues",
-                  distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                  n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-                  progress: bool | None = None):
+                  distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+                  n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                  progress: bool | None = DEFAULTS.progress):
         """:func:`iaa_frames.plot.confusion` of this frame (its cached pair tables)."""
         from .confusion import confusion as _plot_confusion
 

@@ -13,13 +13,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..distances import DEFAULT_DISTANCE
 from ..errors import ParameterError
 from ..frame import ALL
-from ..pairs import DEFAULT_N_CHANCE, PairTables
+from ..pairs import PairTables
 from ..stats import ks as _ks
 from ..stats import sigma as _sigma
 from . import _style
+from ..settings import DEFAULTS
 
 __all__ = ["distance_samples", "sample_summary", "distributions"]
 
@@ -45,9 +45,9 @@ def _distance_name(component: str, distance: str) -> str:
 
 
 def distance_samples(data, *, component: str = "localization", by: str | None = None,
-                     distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                     n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
-                     overall: str = "pooled", progress: bool | None = None) -> pd.DataFrame:
+                     distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+                     n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
+                     overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
     """The within-item and chance distances of a component, in long form.
 
     Parameters
@@ -215,9 +215,9 @@ def _grid(n, width, min_facet=1.65):
 
 def distributions(data, *, component: str = "localization", by: str | None = None,
                   kind: str = "hist", top: int | None = 5, ncols: int | None = None,
-                  bins: int = 30, width: float | None = None, distance=DEFAULT_DISTANCE,
-                  match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                  seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+                  bins: int = 30, width: float | None = None, distance=DEFAULTS.distance,
+                  match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+                  seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
     """Within-item vs between-item distance distributions, with an ECDF panel per facet.
 
     Each facet has a distribution panel (histogram or KDE of within-item distances, in

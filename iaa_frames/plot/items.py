@@ -6,12 +6,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..distances import DEFAULT_DISTANCE
 from ..errors import ParameterError
 from ..frame import ALL
 from ..items import items as _items
-from ..pairs import DEFAULT_N_CHANCE, PairTables
+from ..pairs import PairTables
 from . import _style
+from ..settings import DEFAULTS
 
 __all__ = ["items"]
 
@@ -23,9 +23,9 @@ def _is_items_table(data) -> bool:
 
 def items(data, *, component: str = "localization", label: str = ALL,
           top: int | None = 15, sort: str = "excess", width: float | None = None, ax=None,
-          distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-          n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-          progress: bool | None = None):
+          distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+          n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+          progress: bool | None = DEFAULTS.progress):
     """The items that carry the most disagreement: each item's agreement and its counts.
 
     Each bar is the item's own agreement ``sigma`` (its mean within-item distance against

@@ -6,20 +6,20 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..distances import DEFAULT_DISTANCE
 from ..errors import ParameterError
 from ..frame import ALL
-from ..pairs import DEFAULT_N_CHANCE, PairTables
+from ..pairs import PairTables
 from . import _style
+from ..settings import DEFAULTS
 
 __all__ = ["pairwise", "pairwise_frame"]
 
 
 def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
-                   top: int | None = 30, distance=DEFAULT_DISTANCE,
-                   match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                   seed: int = 0, overall: str = "pooled",
-                   progress: bool | None = None) -> pd.DataFrame:
+                   top: int | None = 30, distance=DEFAULTS.distance,
+                   match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
+                   seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+                   progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
     """The annotator x annotator matrix as a square DataFrame.
 
     Parameters
@@ -102,9 +102,9 @@ def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
 def pairwise(data, *, component: str = "localization", label: str = ALL,
              top: int | None = 30, annot: bool | None = None, cmap: str = _style.DIVERGING,
              vmin: float = -1.0, vmax: float = 1.0, width: float | None = None, ax=None,
-             colorbar: bool = True, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-             n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-             progress: bool | None = None):
+             colorbar: bool = True, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+             n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
+             progress: bool | None = DEFAULTS.progress):
     """Annotator x annotator heatmap of a component's agreement.
 
     The colormap is diverging and centred at 0 (chance): blue cells agree beyond chance,

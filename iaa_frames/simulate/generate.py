@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..frame import ALL
+from ..settings import check_int
 from .annotators import TRUTH, T_SIZE, World, annotate, stream, truth_objects
 from .profiles import PRESETS, Profile, as_profile
 from .shapes import finish_shapes
@@ -51,12 +52,6 @@ class Simulated(NamedTuple):
 
     annotations: pd.DataFrame
     truth: pd.DataFrame
-
-
-def _check_int(name, value, lo):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo:
-        raise ParameterError(f"{name} must be an integer >= {lo}, got {value!r}")
-    return int(value)
 
 
 def _check_choice(name, value, choices):
@@ -227,11 +222,11 @@ def simulate_with_truth(
     >>> len(perfect) == len(sim.truth)
     True
     """
-    n_items = _check_int("n_items", n_items, 1)
+    n_items = check_int(n_items, "n_items", low=1)
     annotators = _check_annotators(annotators)
     kind = _check_choice("kind", kind, _KINDS)
     classes, class_p = _check_classes(classes, class_weights)
-    seed = _check_int("seed", seed, 0)
+    seed = check_int(seed, "seed", low=0)
     size = _check_image_size(image_size)
     objects_per = _check_choice("objects_per", objects_per, _OBJECTS_PER)
     layout = _check_choice("layout", layout, _LAYOUTS)
