@@ -7,9 +7,8 @@ Each view is computed from the result Dataset of :func:`iaa_frames.agreement` al
 :func:`headline`            the four components pooled over classes and annotators
 :func:`by_label`            one row per class, one column group per component
 :func:`by_annotator`        one row per annotator, one column group per component
-:func:`component_frame`     long-form agreement of some components along classes or
-                            annotators (the numbers of the decomposition and the
-                            annotator profiles)
+:func:`component_frame`     long-form agreement of components along classes or
+                            annotators (decomposition, annotator profiles)
 :func:`support`             how many units back each class or annotator
 :func:`top_by_support`      which classes or annotators to show, most supported first
 :func:`label_order`         the order of classes in every figure and table of a result
@@ -53,9 +52,6 @@ __all__ = [
 SYMBOLS = {"sigma": "σ", "alpha": "α"}
 
 
-# ------------------------------------------------------------------ argument checks
-
-
 def check_top(top):
     """``top`` must be None or a positive integer.
 
@@ -72,8 +68,7 @@ def check_top(top):
 
 
 def check_choice(name, value, choices):
-    """``value`` when it is one of ``choices``, a :class:`ParameterError` naming ``name``
-    otherwise.
+    """``value`` when it is one of ``choices``; else an error naming ``name``.
 
     Examples
     --------
@@ -113,9 +108,6 @@ def check_dataset(result, variables=("agreement",), *, sweep: bool = False):
     return result
 
 
-# --------------------------------------------------------------------------- cells
-
-
 def measure_of(result, component: str) -> str:
     """The measure ("sigma"/"alpha") of ``component``: the result's ``measure``
     coordinate, or :data:`iaa_frames.result.MEASURES` when the result has none.
@@ -144,8 +136,7 @@ def symbol(measure: str) -> str:
 
 def cell_value(result, component: str, label: str = ALL, annotator: str = ALL,
                var: str = "agreement") -> float:
-    """``var`` of one cell as a float; NaN when the result has no such variable or
-    component.
+    """``var`` of one cell as a float; NaN when the result lacks the variable or component.
 
     Examples
     --------
@@ -157,9 +148,6 @@ def cell_value(result, component: str, label: str = ALL, annotator: str = ALL,
     if var not in result or component not in result["component"].values:
         return float("nan")
     return float(result[var].sel(component=component, label=label, annotator=annotator))
-
-
-# ------------------------------------------------------------ what to show, in order
 
 
 def support(result, dim: str):
@@ -253,9 +241,6 @@ def label_order(data) -> list[str]:
         return [ALL] + [n for n, _ in ranked]
     shown, _ = top_by_support(data, "label", None)
     return shown
-
-
-# -------------------------------------------------------------------------- tables
 
 
 def headline(result) -> pd.DataFrame:

@@ -10,6 +10,7 @@ from .. import views
 from ..errors import ParameterError
 from ..frame import ALL
 from ..pairs import PairTables
+from ..result import MEASURES
 from ..settings import DEFAULTS
 from . import style
 
@@ -91,7 +92,7 @@ def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
     comp = str(data.attrs.get("component", component))
     if "component" in data.coords and data["component"].ndim == 0:
         comp = str(data["component"].values)
-    measure = str(data.attrs.get("measure", "alpha" if comp == "classification" else "sigma"))
+    measure = str(data.attrs.get("measure", MEASURES.get(comp, "sigma")))
     if "measure" in data.coords and data["measure"].ndim == 0:
         measure = str(data["measure"].values)
     frame.attrs = {"long_name": style.long_name(data, "agreement"), "component": comp,

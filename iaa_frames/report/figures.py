@@ -17,7 +17,7 @@ import warnings
 from ..errors import IAAWarning
 from ..frame import ALL
 from ..result import MEASURES
-from ..views import cell_value
+from ..views import cell_value, symbol
 from .formatting import fmt, plural
 
 __all__ = ["caption_annotators", "caption_distributions", "caption_forest", "caption_items",
@@ -196,7 +196,7 @@ def draw_figures(tables, result, pw, item_table, top):
                                  squeeze=False)
         for k, (ax, c) in enumerate(zip(axes[0], comps)):
             plot.pairwise(pw[c], ax=ax, top=20, colorbar=k == len(comps) - 1)
-            ax.set_title(f"{c} {'α' if MEASURES.get(c) == 'alpha' else 'σ'}")
+            ax.set_title(f"{c} {symbol(MEASURES.get(c, 'sigma'))}")
             if k:
                 ax.set_ylabel("")
         return fig
