@@ -73,7 +73,7 @@ def distance_samples(data, *, component: str = "localization", by: str | None = 
         a facet are exactly those the engine averages for that cell
         (:func:`iaa_frames.engine.cell_distances`).
     distance, match_threshold, n_chance, seed, overall, progress
-        Passed to :func:`~iaa_frames.pairs.pair_tables` when ``data`` is a frame.
+        Used when ``data`` is a frame (see :func:`tables_of`).
 
     Returns
     -------

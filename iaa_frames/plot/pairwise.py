@@ -7,6 +7,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import views
+from ..engine import pairwise_from_tables
 from ..errors import ParameterError
 from ..frame import ALL
 from ..pairs import PairTables
@@ -57,8 +58,6 @@ def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
     """
     top = views.check_top(top)
     if isinstance(data, PairTables):
-        from ..engine import pairwise_from_tables
-
         data = pairwise_from_tables(data, component=component, label=label)
     elif isinstance(data, pd.DataFrame):
         data = data.iaa.pairwise(component=component, label=label, distance=distance,
