@@ -220,7 +220,7 @@ class ResultAccessor:
         -------
         pandas.DataFrame
         """
-        from .report import headline
+        from .views import headline
 
         return headline(self._single("headline()"))
 
@@ -232,7 +232,7 @@ class ResultAccessor:
         -------
         pandas.DataFrame
         """
-        from .report import by_label
+        from .views import by_label
 
         return by_label(self._single("by_label()"))
 
@@ -244,7 +244,7 @@ class ResultAccessor:
         -------
         pandas.DataFrame
         """
-        from .report import by_annotator
+        from .views import by_annotator
 
         return by_annotator(self._single("by_annotator()"))
 
@@ -608,7 +608,7 @@ class IAAAccessor:
             e.items[key] = value
         out = e.items[key]
         if top is not None:
-            from .plot._style import check_top
+            from .views import check_top
 
             out = out.head(check_top(top))
         return out.copy()
