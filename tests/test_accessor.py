@@ -200,8 +200,8 @@ FROM_TABLES = [
 
 
 def _assert_same(got, want):
-    if isinstance(got, xr.Dataset):
-        xr.testing.assert_identical(_untagged(got), want)
+    if isinstance(got, xr.Dataset):  # agreement names its cached tables, accuracy not
+        xr.testing.assert_identical(_untagged(got) if "tables_key" in got.attrs else got, want)
     elif isinstance(got, xr.DataArray):
         xr.testing.assert_identical(got, want)
     else:
