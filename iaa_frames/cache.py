@@ -173,14 +173,13 @@ def frame_digest(df: pd.DataFrame) -> str:
     return h.hexdigest()
 
 
-def _key(digest: str, s: MatchSettings) -> str:
-    """The key of a frame's digest and settings of one threshold (``progress`` is not part
-    of it)."""
+def _key(digest: str, s: MatchSettings, tau: float) -> str:
+    """The key of a frame's digest, the settings and one of their thresholds (``progress``
+    is not part of it)."""
     d = s.distance
     # a registered name, or a user callable: its identity (two lambdas are not the same)
     name = d if isinstance(d, str) else f"{get_distance(d).name}@{id(d):x}"
-    text = repr((digest, name, float(s.match_threshold), int(s.n_chance), str(s.overall),
-                 int(s.seed)))
+    text = repr((digest, name, float(tau), int(s.n_chance), str(s.overall), int(s.seed)))
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
@@ -248,7 +247,7 @@ def entries_for(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> list[En
         digest = frame_digest(df) if isinstance(df, pd.DataFrame) else ""
     except (TypeError, ValueError):  # unhashable values: pair_tables says what is wrong
         digest = ""
-    keys = [_key(digest, settings.at(t)) if digest else "" for t in taus]
+    keys = [_key(digest, settings, t) if digest else "" for t in taus]
     found = [lookup(k) if k else None for k in keys]
     missing = [i for i, f in enumerate(found) if f is None]
     _STATS["hits"] += len(taus) - len(missing)
