@@ -222,6 +222,27 @@ def test_results_from_tables_a_sweep_cached_equal_fresh_ones(df, counted_sweeps,
     _assert_same(got, function(df, **kwargs, **PARAMS))
 
 
+@pytest.mark.parametrize("method", [m for m in sorted(WRAPS)
+                                    if m not in ("annotators", "kalpha")])
+def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeypatch):
+    from iaa_frames import settings
+
+    kwargs = {"reference": "ann"} if method == "accuracy" else {}
+    getattr(df.iaa, method)(**kwargs, **PARAMS)  # fills the cache
+    checked = []
+    real = settings.check_progress
+
+    def counting(progress):
+        checked.append(progress)
+        return real(progress)
+
+    monkeypatch.setattr(settings, "check_progress", counting)
+    getattr(df.iaa, method)(progress=False, **kwargs, **PARAMS)
+    assert checked == [False]
+    with pytest.raises(ParameterError, match="progress must be None, True or False"):
+        getattr(df.iaa, method)(progress="yes", **kwargs, **PARAMS)
+
+
 @functools.cache
 def _golden_cases():
     return golden_corpora.cases()
