@@ -1,7 +1,7 @@
 """Agreement of a box corpus larger than one worker's memory, on a dask LocalCluster.
 
 Run: ``python benchmarks/bench_dask.py [--boxes 10000000] [--reference 1000000]
-[--workers 2] [--memory-limit 3GB] [--rows-per-file 500000] [--boot 200] [--dir DIR]``
+[--workers 2] [--memory-limit 4GB] [--rows-per-file 500000] [--boot 200] [--dir DIR]``
 
 1. Writes a simulated corpus of about ``--boxes`` box annotations as Parquet with
    :func:`iaa_frames.to_parquet` (whole items per file; 5 annotators, 4 objects per item
@@ -32,8 +32,14 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's iaa_frames, in the workers too
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 
 ANNOTATORS = {"a0": "good", "a1": "good", "a2": "sloppy", "a3": "misser", "a4": "mislabeler"}
 OBJECTS = 4
@@ -58,10 +64,20 @@ def simulate_chunk(k: int, n_items: int, seed: int):
 
 
 def write_corpus(path: Path, boxes: int, rows_per_file: int, seed: int) -> dict:
-    """Simulate chunk by chunk; each chunk becomes whole-item Parquet files in ``path``."""
+    """Simulate chunk by chunk; each chunk becomes whole-item Parquet files in ``path``.
+    A corpus written before with the same parameters (``corpus.json``) is kept."""
     import iaa_frames as iaf
 
+    manifest = path / "corpus.json"
+    wanted = {"target": boxes, "rows_per_file": rows_per_file, "seed": seed}
+    if manifest.exists():
+        done = json.loads(manifest.read_text())
+        if {k: done.get(k) for k in wanted} == wanted:
+            print("  (written before: kept)")
+            return {**done, "seconds": 0.0}
     path.mkdir(parents=True, exist_ok=True)
+    for old in path.glob("part-*.parquet"):
+        old.unlink()
     total = n_items_for(boxes)
     n_files = n_rows = n_boxes = k = 0
     done = 0
@@ -80,8 +96,37 @@ def write_corpus(path: Path, boxes: int, rows_per_file: int, seed: int) -> dict:
         k += 1
         print(f"\r  written {n_boxes:,} boxes in {n_files} files", end="", flush=True)
     print()
-    return {"items": total, "rows": n_rows, "boxes": n_boxes, "files": n_files,
-            "seconds": time.perf_counter() - t0}
+    out = {"items": total, "rows": n_rows, "boxes": n_boxes, "files": n_files}
+    manifest.write_text(json.dumps({**out, **wanted}))
+    return {**out, "seconds": time.perf_counter() - t0}
+
+
+class RssSampler:
+    """Peak resident memory of this process, sampled every 0.1 s while in the block
+    (unlike ``ru_maxrss``, it leaves out what ran before, e.g. writing the corpus)."""
+
+    def __init__(self):
+        import psutil
+
+        self.process = psutil.Process()
+        self.peak = 0
+        self._stop = threading.Event()
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self.process.memory_info().rss)
+            self._stop.wait(0.1)
+
+    def __enter__(self):
+        self.peak = self.process.memory_info().rss
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self.process.memory_info().rss)
 
 
 def reference(boxes: int, boot: int, seed: int) -> dict:
@@ -110,9 +155,11 @@ def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed
             Client(cluster) as client:
         limits = {w: info["memory_limit"] for w, info in
                   client.scheduler_info()["workers"].items()}
-        t0 = time.perf_counter()
-        ds = iaf.agreement(iaf.dask.read_parquet(path), n_boot=boot, seed=seed, progress=True)
-        seconds = time.perf_counter() - t0
+        with RssSampler() as driver:
+            t0 = time.perf_counter()
+            ds = iaf.agreement(iaf.dask.read_parquet(path), n_boot=boot, seed=seed,
+                               progress=True)
+            seconds = time.perf_counter() - t0
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
         restarts = sum(1 for w in limits if w not in peaks)
         loc = float(ds["agreement"].sel(component="localization", label="(all)",
@@ -120,8 +167,8 @@ def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed
     return {"seconds": seconds, "workers": {w: {"peak_rss_mb": peaks[w] / 2 ** 20,
                                                   "limit_mb": limits[w] / 2 ** 20}
                                               for w in peaks},
-            "lost_workers": restarts, "driver_peak_rss_mb": peak_rss_mb(),
-            "localization_sigma": loc}
+            "lost_workers": restarts, "driver_peak_rss_mb": driver.peak / 2 ** 20,
+            "driver_ru_maxrss_mb": peak_rss_mb(), "localization_sigma": loc}
 
 
 def main():
@@ -129,7 +176,7 @@ def main():
     ap.add_argument("--boxes", type=int, default=10_000_000)
     ap.add_argument("--reference", type=int, default=1_000_000)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--memory-limit", default="3GB")
+    ap.add_argument("--memory-limit", default="4GB")
     ap.add_argument("--rows-per-file", type=int, default=500_000)
     ap.add_argument("--boot", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
@@ -148,6 +195,7 @@ def main():
         args.dir = Path(tmp.name)
     print(f"1. writing about {args.boxes:,} boxes to {args.dir}", flush=True)
     corpus = write_corpus(args.dir, args.boxes, args.rows_per_file, args.seed)
+    print(json.dumps({"corpus": corpus}), flush=True)
     size = sum(f.stat().st_size for f in args.dir.glob("*.parquet")) / 2 ** 20
     print(f"   {corpus['boxes']:,} boxes, {corpus['rows']:,} rows, {corpus['items']:,} items, "
           f"{corpus['files']} files, {size:.0f} MB, in {corpus['seconds']:.0f} s", flush=True)
@@ -174,7 +222,9 @@ def main():
               f"{m['limit_mb']:.0f} MB limit)")
     if run["lost_workers"]:
         print(f"   {run['lost_workers']} worker(s) were lost (restarted) during the run")
-    print(f"   driver: peak RSS {run['driver_peak_rss_mb']:.0f} MB")
+    print(f"   driver: peak RSS {run['driver_peak_rss_mb']:.0f} MB during agreement() "
+          f"({run['driver_ru_maxrss_mb']:.0f} MB over the whole process)")
+    print(json.dumps({"reference": ref, "distributed": run}), flush=True)
     if ref is not None:
         ratio = run["seconds"] / ref["seconds"]
         print(f"   time ratio to the in-memory {ref['boxes']:,}-box run: {ratio:.1f}x "

@@ -48,7 +48,8 @@ from .engine import DEFAULT_N_BOOT, agreement_from_tables, pairwise_from_tables
 from .frame import ALL
 from .items import items as item_table
 from .pairs import PairTables, pair_tables, pair_tables_by_threshold
-from .settings import DEFAULTS, MatchSettings, check_int
+from .settings import DEFAULTS, MatchSettings
+from .views import check_top
 
 __all__ = ["MAXSIZE", "Entry", "clear", "entries", "entries_for", "entry", "frame_digest",
            "info", "lookup"]
@@ -131,7 +132,7 @@ class Entry:
                  top: int | None = None, sort: str = "excess") -> pd.DataFrame:
         """The item drilldown of these tables (:func:`iaa_frames.items.items`), computed
         once per component, label and order; the first ``top`` items."""
-        top = None if top is None else check_int(top, "top", low=1)
+        top = check_top(top)
         key = (component, label, sort)
         if key not in self.items:
             self.items[key] = item_table(self.tables, component=component,

@@ -320,6 +320,51 @@ def _per_item(item, n_items, quantities, membership) -> sp.csr_matrix:
 # ---------------------------------------------------------------------- sigma cells
 
 
+def _within_sums(layout: _Layout, n_items: int, within: _Rows):
+    """Per-item sums [count | distance | iou] of the within rows in every cell, their
+    matched pairs per cell (sets; else None) and their rows x cells membership."""
+    mw = layout.membership(within.label_cells,
+                           layout.groups(within.annotator_a, within.annotator_b))
+    quantities = [np.ones(len(within.distance)), within.distance]
+    if within.iou is not None:
+        quantities.append(within.iou)
+    matched = None
+    if within.n_matched is not None:
+        matched = np.asarray(mw.T @ within.n_matched).ravel()
+    return ItemSums(_per_item(within.item_a, n_items, quantities, mw)), matched, mw
+
+
+def within_item_sums(tables: PairTables, layout: _Layout, component: str):
+    """The within-item half of a sigma component's cells, without its KS lists.
+
+    For :mod:`iaa_frames.dask`, which builds it on every partition of a dask DataFrame
+    and stacks the partitions' rows.
+
+    Returns
+    -------
+    sums : ItemSums
+        Per item, the within rows' [count | distance | iou] of every cell (what
+        :class:`SigmaCells` ``.within`` holds).
+    matched : ndarray or None
+        Matched object pairs of the within rows per cell (detection, overall).
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> tables = pair_tables(simulate(n_items=10, seed=0), n_chance=100)
+    >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    >>> sums, _ = within_item_sums(tables, layout, "localization")
+    >>> cells = component_cells(tables, layout, "localization")
+    >>> bool((sums.matrix != cells.within.matrix).nnz == 0)
+    True
+    """
+    rows = (_localization_rows(tables, layout) if component == "localization"
+            else _sets_rows(tables, component, layout))
+    sums, matched, _ = _within_sums(layout, len(tables.corpus.items), rows[0])
+    return sums, matched
+
+
 @dataclass(frozen=True, eq=False)
 class _SigmaCells:
     """Within and chance distances of a sigma component, summed per cell.
@@ -344,22 +389,15 @@ class _SigmaCells:
 
     @classmethod
     def build(cls, layout: _Layout, n_items: int, within: _Rows, between: _Chance):
-        mw = layout.membership(within.label_cells,
-                               layout.groups(within.annotator_a, within.annotator_b))
-        quantities = [np.ones(len(within.distance)), within.distance]
-        if within.iou is not None:
-            quantities.append(within.iou)
+        sums, matched, mw = _within_sums(layout, n_items, within)
         mb = between.membership
         per_row = sp.hstack([mb, sp.diags(between.distance) @ mb]).tocsr()
-        matched = None
-        if within.n_matched is not None:
-            matched = (np.asarray(mw.T @ within.n_matched).ravel()
-                       + np.asarray((mb != 0).T @ between.n_matched).ravel())
+        if matched is not None:
+            matched = matched + np.asarray((mb != 0).T @ between.n_matched).ravel()
         # each cell's rows in order of distance, which makes the sorting inside the KS
         # test and the chance quantile of every cell cheap
         rank_w, rank_b = np.argsort(within.distance), np.argsort(between.distance)
-        return cls(layout.n_cells,
-                   ItemSums(_per_item(within.item_a, n_items, quantities, mw)),
+        return cls(layout.n_cells, sums,
                    PairSums(between.item_a.astype(np.int64), between.item_b.astype(np.int64),
                             per_row),
                    np.asarray(within.distance, dtype=np.float64)[rank_w],
@@ -763,15 +801,69 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
     True
     """
     _check_tables(tables)
+    _check_statistics(n_boot, seed, progress, ci_method)
+    corpus = tables.corpus
+    layout = _Layout(len(corpus.labels), len(corpus.annotators))
+    n_items = len(corpus.items)
+    parts = {c: _component_cells(tables, layout, c) for c in COMPONENTS}
+    presence = _PresenceCells.build(layout, n_items, tables.units, tables.coverage)
+    return agreement_from_cells(tables, parts, presence, n_boot=n_boot, seed=seed,
+                                progress=progress, ci_method=ci_method)
+
+
+def _check_statistics(n_boot, seed, progress, ci_method):
     check_int(n_boot, "n_boot")
     check_int(seed, "seed")
     check_progress(progress)
     if ci_method not in CI_METHODS:
         raise ParameterError(f"ci_method must be one of {CI_METHODS}; got {ci_method!r}")
+
+
+def agreement_from_cells(tables: PairTables, parts: dict, presence, *,
+                         n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
+                         progress: bool | None = None, ci_method: str = "bca"):
+    """The agreement Dataset from the cells of every component, already summed.
+
+    The statistics step of :func:`agreement_from_tables`, for cells built elsewhere:
+    :mod:`iaa_frames.dask` builds the within-item half of every component's cells on the
+    partitions of a dask DataFrame and merges it with the chance half.
+
+    Parameters
+    ----------
+    tables : PairTables
+        Gives the names of the codes (``tables.corpus``), the parameters and the chance
+        sources of the classes; its row tables are not read.
+    parts : dict
+        Per component, its cells (:class:`SigmaCells` or :class:`ClassificationCells`,
+        as :func:`component_cells` builds them).
+    presence : PresenceCells
+        The presence alpha cells.
+    n_boot, seed, progress, ci_method
+        As in :func:`agreement_from_tables`.
+
+    Returns
+    -------
+    xarray.Dataset
+        See :func:`agreement`.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> tables = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
+    >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    >>> parts = {c: component_cells(tables, layout, c) for c in COMPONENTS}
+    >>> presence = PresenceCells.build(layout, len(tables.corpus.items), tables.units,
+    ...                                tables.coverage)
+    >>> ds = agreement_from_cells(tables, parts, presence, n_boot=20)
+    >>> ds.equals(agreement_from_tables(tables, n_boot=20))
+    True
+    """
+    _check_tables(tables)
+    _check_statistics(n_boot, seed, progress, ci_method)
     corpus = tables.corpus
     layout = _Layout(len(corpus.labels), len(corpus.annotators))
     n_items = len(corpus.items)
-    parts = {c: _component_cells(tables, layout, c) for c in COMPONENTS}
     out = _point_estimates(parts, layout.n_cells)
     out["note"] = _whole_population_notes(tables, out["note"])
     out["chance_source"] = _chance_sources(tables, layout)
@@ -779,7 +871,6 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
     out.update(_tests(parts, out, seed))
     out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
-    presence = _PresenceCells.build(layout, n_items, tables.units, tables.coverage)
     out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
     if n_boot:
         reps = _bootstrap(parts, n_items, n_boot, seed, progress)
@@ -1155,3 +1246,13 @@ def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = 
                              overall=overall, seed=seed, progress=progress)
     return concat_thresholds([pairwise_from_tables(t, component=component, label=label)
                               for t in every])
+
+
+# -- public names of the steps of agreement_from_tables(), for iaa_frames.dask, which builds
+# the within-item half of every component's cells on the partitions of a dask DataFrame
+# and merges it with the chance half built on its global index
+CellLayout = _Layout
+SigmaCells = _SigmaCells
+ClassificationCells = _ClassificationCells
+PresenceCells = _PresenceCells
+component_cells = _component_cells

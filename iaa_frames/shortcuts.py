@@ -30,8 +30,8 @@ import xarray as xr
 
 from . import cached
 from .engine import DEFAULT_N_BOOT
-from .errors import ParameterError
 from .settings import DEFAULTS, MatchSettings
+from .views import check_choice, check_dataset
 
 __all__ = ["ALPHA_COMPONENTS", "SIGMA_COMPONENTS", "alpha", "alpha_of", "ks", "ks_of",
            "sigma", "sigma_of"]
@@ -41,31 +41,6 @@ SIGMA_COMPONENTS = ("detection", "localization", "overall")
 
 #: The components with an α: the labels' (classification), presence (detection).
 ALPHA_COMPONENTS = ("classification", "detection")
-
-
-def check_component(component, allowed) -> str:
-    """``component`` when it is one of ``allowed``; a uniform error otherwise.
-
-    Examples
-    --------
-    >>> check_component("overall", SIGMA_COMPONENTS)
-    'overall'
-    >>> check_component("classification", SIGMA_COMPONENTS)
-    Traceback (most recent call last):
-    ...
-    iaa_frames.errors.ParameterError: component must be one of ('detection', 'localization', 'overall'); got 'classification'
-    """
-    if not isinstance(component, str) or component not in allowed:
-        raise ParameterError(f"component must be one of {tuple(allowed)}; got {component!r}")
-    return component
-
-
-def _check_result(ds) -> xr.Dataset:
-    if not isinstance(ds, xr.Dataset) or "agreement" not in ds.data_vars \
-            or "component" not in ds.dims:
-        raise ParameterError("expected the agreement result Dataset (dims component, label, "
-                             "annotator); this is not one")
-    return ds
 
 
 def _with_coords(da: xr.DataArray, ds: xr.Dataset, component: str, names) -> xr.DataArray:
@@ -102,8 +77,8 @@ def sigma_of(result: xr.Dataset, *, component: str = "localization") -> xr.DataA
     >>> s.name, str(s["component"].values), s.dims
     ('sigma', 'detection', ('label', 'annotator'))
     """
-    check_component(component, SIGMA_COMPONENTS)
-    ds = _check_result(result)
+    check_choice("component", component, SIGMA_COMPONENTS)
+    ds = check_dataset(result, ("agreement",), sweep=True)
     da = ds["agreement"].sel(component=component).rename("sigma")
     return _with_coords(da, ds, component, ("ci_low", "ci_high", "n_units", "n_chance", "note"))
 
@@ -130,8 +105,8 @@ def ks_of(result: xr.Dataset, *, component: str = "localization") -> xr.DataArra
     >>> sorted(set(ks_of(res).coords) - set(res["ks"].coords))
     ['ks_pvalue', 'ks_sign', 'note']
     """
-    check_component(component, SIGMA_COMPONENTS)
-    ds = _check_result(result)
+    check_choice("component", component, SIGMA_COMPONENTS)
+    ds = check_dataset(result, ("ks",), sweep=True)
     return _with_coords(ds["ks"].sel(component=component), ds, component,
                         ("ks_sign", "ks_pvalue", "note"))
 
@@ -161,8 +136,8 @@ def alpha_of(result: xr.Dataset, *, component: str = "classification") -> xr.Dat
     >>> alpha_of(res, component="detection").name
     'alpha'
     """
-    check_component(component, ALPHA_COMPONENTS)
-    ds = _check_result(result)
+    check_choice("component", component, ALPHA_COMPONENTS)
+    ds = check_dataset(result, ("agreement", "presence_alpha"), sweep=True)
     if component == "detection":
         return ds["presence_alpha"].sel(component="detection").rename("alpha")
     da = ds["agreement"].sel(component="classification").rename("alpha")
@@ -213,7 +188,7 @@ def sigma(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT
     >>> str(s["component"].values), bool(s.sel(label="(all)", annotator="(all)") > 0)
     ('localization', True)
     """
-    check_component(component, SIGMA_COMPONENTS)
+    check_choice("component", component, SIGMA_COMPONENTS)
     res = _result(df, distance, match_threshold, n_chance, n_boot, seed, overall, progress)
     return sigma_of(res, component=component)
 
@@ -247,7 +222,7 @@ def ks(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULTS.d
     >>> k.name, 0 <= float(k.sel(label="(all)", annotator="(all)")) <= 1
     ('ks', True)
     """
-    check_component(component, SIGMA_COMPONENTS)
+    check_choice("component", component, SIGMA_COMPONENTS)
     res = _result(df, distance, match_threshold, n_chance, n_boot, seed, overall, progress)
     return ks_of(res, component=component)
 
@@ -281,6 +256,6 @@ def alpha(df: pd.DataFrame, *, component: str = "classification", distance=DEFAU
     >>> iaf.alpha(iaf.simulate(n_items=20, seed=0), n_chance=200).dims
     ('label', 'annotator')
     """
-    check_component(component, ALPHA_COMPONENTS)
+    check_choice("component", component, ALPHA_COMPONENTS)
     res = _result(df, distance, match_threshold, n_chance, n_boot, seed, overall, progress)
     return alpha_of(res, component=component)

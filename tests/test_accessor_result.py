@@ -161,6 +161,6 @@ def test_bad_input(df):
     with pytest.raises(ParameterError, match="tables must be PairTables"):
         res.iaa.use_tables(df)
     for top in (0, True, 1.5):
-        with pytest.raises(ParameterError, match="top must be an integer >= 1"):
+        with pytest.raises(ParameterError, match="top must be a positive integer or None"):
             res.iaa.items(top=top)
     assert len(res.iaa.items(top=np.int64(2))) == 2

@@ -62,7 +62,6 @@ def _cross_module_private_uses(path: Path):
 _PENDING = pytest.mark.xfail(strict=True, reason="refactor (#12) in progress")
 
 
-@_PENDING
 def test_no_private_name_crosses_a_module():
     found = [use for path in MODULES for use in _cross_module_private_uses(path)]
     assert found == []

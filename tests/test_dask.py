@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 import shapely
 import xarray as xr
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import iaa_frames as iaf
 from iaa_frames.errors import (
@@ -303,3 +305,99 @@ def test_threshold_sweep_equals_in_memory(client, corpora):
     assert_same_result(got, want)
     with pytest.raises(ParameterError, match="match_threshold"):
         iaf.agreement(ddf, match_threshold=[0.3, 2.0])
+
+
+# ------------------------------------------------- statistics from per-partition sums
+
+
+def lvis_shaped(n_items=120, n_classes=60, seed=0):
+    """A long tail of classes: the rare ones borrow pooled chance units."""
+    weights = 1.0 / np.arange(1, n_classes + 1) ** 1.1
+    return iaf.simulate(n_items=n_items, classes=[f"class_{c:03d}" for c in range(n_classes)],
+                        class_weights=weights, seed=seed)
+
+
+def test_pooled_classes_equal_in_memory(client):
+    df = lvis_shaped()
+    params = {"n_chance": 300, "n_boot": 20, "seed": 3}
+    want = iaf.agreement(df, **params)
+    source = want["chance_source"].sel(component="localization").values
+    assert (source == "pooled").sum() >= 10  # the pooled baseline is what is tested
+    assert_same_result(iaf.agreement(split_items(df, 3), **params), want)
+
+
+def test_ks_tests_in_groups_of_cells_on_the_cluster(client, corpora, monkeypatch):
+    """Many small groups of cells, tested on the workers: the same figures (the KS
+    statistic of a group after the first differs by rounding only)."""
+    from iaa_frames.dask import ks
+
+    monkeypatch.setattr(ks, "CHUNK_ENTRIES", 150)
+    df = corpora["box"]
+    params = {"n_chance": 300, "n_boot": 0, "seed": 2}
+    got = iaf.agreement(split_items(df, 3), **params)
+    assert_same_result(got, iaf.agreement(df, **params))
+
+
+def engine_and_sampled_cells(tables, chunk_entries):
+    """The localization cells of the engine and the same with a WithinSample."""
+    from iaa_frames.dask.ks import SampledSigmaCells, WithinSample
+    from iaa_frames.engine import CellLayout, component_cells
+
+    layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    cells = component_cells(tables, layout, "localization")
+    w = tables.localization_within
+    la, lb = w["label_a"].to_numpy(), w["label_b"].to_numpy()
+    order = np.random.default_rng(0).permutation(len(w))  # any row order
+    sample = WithinSample(w["item"].to_numpy()[order], w["annotator_a"].to_numpy()[order],
+                          w["annotator_b"].to_numpy()[order], np.where(la == lb, la, -1)[order],
+                          n_annotators=layout.n_annotators, n_labels=layout.n_labels,
+                          all_rows=True)
+    fields = {f: getattr(cells, f) for f in cells.__dataclass_fields__}
+    sampled = SampledSigmaCells(**fields, sample=sample,
+                                sample_distance=w["distance"].to_numpy()[order],
+                                chunk_entries=chunk_entries)
+    n_units, n_chance = cells.counts()
+    return cells, sampled, np.flatnonzero((n_units >= 2) & (n_chance >= 10))
+
+
+def test_grouped_ks_tests_equal_the_engine():
+    tables = iaf.pair_tables(lvis_shaped(n_items=80, n_classes=20, seed=4), n_chance=300)
+    cells, sampled, tested = engine_and_sampled_cells(tables, chunk_entries=10 ** 9)
+    assert len(tested) >= 20
+    want = cells.tests(tested, seed=5)
+    # one group: bitwise, whatever the order of the rows
+    np.testing.assert_array_equal(sampled.tests(tested, seed=5), want)
+    # groups of a few cells: the same to rounding, the same signs
+    cells, sampled, tested = engine_and_sampled_cells(tables, chunk_entries=40)
+    assert len(sampled.sample.chunks(tested, 40)) >= 10
+    got = sampled.tests(tested, seed=5)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 60), st.integers(2, 6), st.integers(1, 4), st.booleans(),
+       st.integers(0, 2 ** 32 - 1))
+def test_within_sample_rows_are_the_engine_cells(n, n_ann, n_lab, localization, seed):
+    """Rows of every cell, and cell sizes, as the engine's rows x cells membership."""
+    from iaa_frames.dask.ks import WithinSample
+    from iaa_frames.engine import CellLayout
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n_ann - 1, n)
+    b = a + rng.integers(1, n_ann - a)  # a < b, as within pairings
+    label = rng.integers(-1, n_lab, n)
+    layout = CellLayout(n_lab, n_ann)
+    label_cells = (np.column_stack([np.zeros(n, np.int64), np.where(label >= 0, 1 + label, -1)])
+                   if localization else (1 + label)[:, None])
+    member = layout.membership(label_cells, layout.groups(a, b)).tocsc()
+    s = WithinSample(np.zeros(n, np.int32), a.astype(np.int8), b.astype(np.int8),
+                     label.astype(np.int8), n_annotators=n_ann, n_labels=n_lab,
+                     all_rows=localization)
+    np.testing.assert_array_equal(s.cell_size, np.diff(member.indptr))
+    cells = np.flatnonzero(s.cell_size)
+    rows, count = s.rows(cells)
+    got = np.split(rows, np.cumsum(count)[:-1])
+    for c, r in zip(cells, got):
+        assert sorted(r.tolist()) == sorted(member.indices[member.indptr[c]:member.indptr[c + 1]]
+                                            .tolist())

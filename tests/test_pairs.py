@@ -218,14 +218,14 @@ def test_polygon_shortcuts_give_the_exact_matching():
     from iaa_frames.corpus import prepare
     from iaa_frames.distances import as_polygons
     from iaa_frames.matching import assign, candidate_pairs
-    from iaa_frames.pairs import _within_pairings
+    from iaa_frames.pair_steps import within_pairings
 
     df = iaf.simulate(n_items=30, kind="polygon", seed=10,
                       annotators={"a": "sloppy", "b": "good", "c": "sloppy"})
     t = pair_tables(df, n_chance=50)
     corpus = prepare(df)
     ann = corpus.annotations
-    a, b = _within_pairings(ann)
+    a, b = within_pairings(ann)
     p, la, lb, oa, ob = candidate_pairs(ann.start[a], ann.count[a], ann.start[b], ann.count[b])
     polys = as_polygons(corpus.shapes)
     inter = shapely.area(shapely.intersection(polys[oa], polys[ob]))
@@ -243,14 +243,14 @@ def test_set_distance_equals_brute_force(kind):
     from iaa_frames.corpus import prepare
     from iaa_frames.distances import giou
     from iaa_frames.matching import candidate_pairs
-    from iaa_frames.pairs import _within_pairings
+    from iaa_frames.pair_steps import within_pairings
 
     df = iaf.simulate(n_items=25, kind=kind, seed=12, objects_per_item=6,
                       annotators={"a": "sloppy", "b": "good", "c": "misser"})
     t = pair_tables(df, n_chance=50)
     corpus = prepare(df)
     ann = corpus.annotations
-    a, b = _within_pairings(ann)
+    a, b = within_pairings(ann)
     p, la, lb, oa, ob = candidate_pairs(ann.start[a], ann.count[a], ann.start[b], ann.count[b])
     sim = np.maximum(giou(corpus.shapes.take(oa), corpus.shapes.take(ob)), 0)
     best_a = pd.Series(sim).groupby([p, la]).max().groupby(level=0).sum()

@@ -11,14 +11,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-from conftest_plot import make_pairwise, make_result  # noqa: E402
+from results import make_pairwise, make_result  # noqa: E402
 
+import iaa_frames.accessor  # noqa: E402,F401  registers df.iaa and res.iaa
 from iaa_frames import plot  # noqa: E402
 from iaa_frames.engine import agreement_from_tables, pairwise_from_tables  # noqa: E402
 from iaa_frames.errors import ParameterError  # noqa: E402
 from iaa_frames.items import items as item_table  # noqa: E402
 from iaa_frames.pairs import pair_tables  # noqa: E402
-import iaa_frames.accessor  # noqa: E402,F401  registers df.iaa and res.iaa
 from iaa_frames.simulate import simulate  # noqa: E402
 
 ALL = "(all)"
@@ -346,19 +346,6 @@ def test_distributions_from_frame_and_errors(corpus):
         plot.distributions(df, kind="violin")
     with pytest.raises(ParameterError, match="PairTables"):
         plot.distributions([1, 2])
-
-
-def test_distance_samples_long_form(corpus):
-    _, tables, _ = corpus
-    s = plot.distance_samples(tables, component="detection", by="annotator")
-    assert list(s.columns) == ["facet", "sample", "distance", "weight"]
-    sw = tables.sets_within
-    # every pairing counts for each of its two annotators, and once for "(all)"
-    n_all = int((sw["label"] == -1).sum())
-    counts = s[s["sample"] == "within"].groupby("facet").size()
-    assert counts[ALL] == n_all
-    assert counts.drop(ALL).sum() == 2 * n_all
-    assert s.attrs["long_name"] == "1 − F1 of the matching"
 
 
 # --------------------------------------------------------------------------- accessor

@@ -1,5 +1,5 @@
-"""Tests for iaa_frames.plot.item: the item view equals the corpus's matching, every
-object, pair and conflict is drawn, images (path and array) go under the shapes, the
+"""Tests for iaa_frames.plot.item: every object, pair and conflict of the item view
+(tested in test_item_view.py) is drawn, images (path and array) go under the shapes, the
 grid of the worst items follows the item ranking."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from matplotlib.image import AxesImage
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
+from iaa_frames.item_view import item_view
 from iaa_frames.plot import annotator_colors
-from iaa_frames.plot.item import item, item_view, worst_items
+from iaa_frames.plot.item import item, worst_items
 
 matplotlib.use("Agg")
 plt = matplotlib.pyplot
@@ -25,22 +26,6 @@ ITEM = "img_00019.jpg"
 def sample():
     df = iaf.load_sample("coco")
     return df, iaf.pair_tables(df, n_chance=100)
-
-
-def test_view_from_frame_equals_view_from_tables(sample):
-    df, t = sample
-    a = item_view(df, ITEM)
-    b = item_view(t, ITEM)
-    key = ["object_id_a", "object_id_b"]
-    pa = a.pairs.sort_values(key).reset_index(drop=True)
-    pb = b.pairs.sort_values(key).reset_index(drop=True)
-    pd.testing.assert_frame_equal(pa, pb)
-    pd.testing.assert_frame_equal(a.conflicts.reset_index(drop=True),
-                                  b.conflicts.reset_index(drop=True))
-    assert sorted(a.objects["object_id"]) == sorted(df.loc[(df["item"] == ITEM)
-                                                           & df["label"].notna(),
-                                                           "object_id"])
-    assert (a.width, a.height) == (1280.0, 720.0) and a.size_known
 
 
 def test_everything_is_drawn(sample):

@@ -68,8 +68,8 @@ def test_lines_and_bands_draw_the_numbers(sweep):
         sub = f[f["component"] == comp]
         np.testing.assert_array_equal(line.get_xdata(), TAUS)
         np.testing.assert_array_equal(line.get_ydata(), sub["agreement"].to_numpy())
-        assert line.get_color() == plot._style.component_color(comp) or \
-            matplotlib.colors.same_color(line.get_color(), plot._style.component_color(comp))
+        assert line.get_color() == plot.style.component_color(comp) or \
+            matplotlib.colors.same_color(line.get_color(), plot.style.component_color(comp))
     for comp, band in bands(ax).items():  # each band spans its interval
         sub = f[f["component"] == comp].dropna(subset=["ci_low", "ci_high", "agreement"])
         ys = np.concatenate([p.vertices[:, 1] for p in band.get_paths()])

@@ -1,4 +1,4 @@
-"""Tests for the report's "Where they disagree" section (iaa_frames.report_disagreement):
+"""Tests for the report's "Where they disagree" section (iaa_frames.report.disagreement):
 the section and its figures are in the page, the CSV files equal the functions' output,
 a failing figure becomes a warning, not a broken report."""
 
@@ -17,7 +17,7 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames.errors import IAAWarning
-from iaa_frames.report_disagreement import disagreement_section
+from iaa_frames.report.disagreement import disagreement_section
 
 
 @pytest.fixture(scope="module")

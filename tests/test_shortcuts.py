@@ -75,7 +75,7 @@ def test_a_sweep_keeps_its_threshold_dimension(df):
     (lambda r: shortcuts.sigma_of(r, component="classification"), "component must be one of"),
     (lambda r: shortcuts.alpha_of(r, component="overall"), "component must be one of"),
     (lambda r: shortcuts.ks_of(r, component=None), "component must be one of"),
-    (lambda r: shortcuts.sigma_of(r[["ks"]]), "expected the agreement result"),
+    (lambda r: shortcuts.sigma_of(r[["ks"]]), r"lacks the variable\(s\) \['agreement'\]"),
     (lambda r: shortcuts.alpha_of(r.to_dataframe()), "expected the agreement result"),
 ])
 def test_bad_input(res, call, message):

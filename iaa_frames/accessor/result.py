@@ -1,7 +1,8 @@
 """``res.iaa``: the views and figures of an agreement result, with no recomputation.
 
 Registered on every :class:`xarray.Dataset` when :mod:`iaa_frames` is imported. The views
-slice the Dataset (:mod:`iaa_frames.shortcuts`) or read it (:mod:`iaa_frames.report`);
+slice the Dataset (:mod:`iaa_frames.shortcuts`) or read it (:mod:`iaa_frames.views`,
+:func:`iaa_frames.report.reading`);
 the views that need the pair tables (pairwise, items, distributions) find them in
 :mod:`iaa_frames.cache` through the result's ``tables_key`` attr while they are cached,
 or take them from :meth:`ResultAccessor.use_tables`.
@@ -19,9 +20,10 @@ from .. import cache
 from ..errors import IAAError, ParameterError
 from ..frame import ALL
 from ..pairs import PairTables
-from ..report import by_annotator, by_label, headline, reading
+from ..report import reading
 from ..shortcuts import alpha_of, ks_of, sigma_of
 from ..thresholds import has_threshold_dim, nearest_threshold
+from ..views import by_annotator, by_label, headline
 
 __all__ = ["ResultAccessor", "method_table"]
 
@@ -159,7 +161,7 @@ class ResultAccessor:
     # -- views
     def headline(self) -> pd.DataFrame:
         """The four components pooled over labels and annotators
-        (:func:`iaa_frames.report.headline`).
+        (:func:`iaa_frames.views.headline`).
 
         Returns
         -------
@@ -169,7 +171,7 @@ class ResultAccessor:
 
     def by_label(self) -> pd.DataFrame:
         """Every class ("(all)" first), one column group per component
-        (:func:`iaa_frames.report.by_label`).
+        (:func:`iaa_frames.views.by_label`).
 
         Returns
         -------
@@ -179,7 +181,7 @@ class ResultAccessor:
 
     def by_annotator(self) -> pd.DataFrame:
         """Every annotator ("(all)" first), one column group per component
-        (:func:`iaa_frames.report.by_annotator`).
+        (:func:`iaa_frames.views.by_annotator`).
 
         Returns
         -------

@@ -6,11 +6,22 @@ parameters and seed, without building the frame in one process:
 
 * the within-item matching (the bulk of the work: every pair of annotations of every
   item, polygons included) runs partition by partition on the workers, after a shuffle
-  on ``item`` when an item's rows are spread over several partitions;
+  on ``item`` when an item's rows are spread over several partitions; each partition
+  reduces its within tables to what the statistics need: per item, the sums of every
+  cell, and the within distances with their items, annotators and classes in narrow
+  types, for the KS tests (:mod:`iaa_frames.dask.cells`);
 * the driver keeps an index of the corpus (per object: normalized box, area, codes; no
-  polygon, no other column) and the pair tables, draws the chance sample from it with
-  the seed, and fetches from the workers the polygons of the annotations it pairs;
-* the statistics and the bootstrap are those of :func:`iaa_frames.agreement_from_tables`.
+  polygon, no other column), draws the chance sample from it with the seed, fetching
+  from the workers the polygons of the annotations it pairs, and joins the chance half
+  of every cell to the merged within half (:mod:`iaa_frames.dask.statistics`);
+* the statistics and the bootstrap are those of :func:`iaa_frames.agreement_from_tables`
+  (:func:`iaa_frames.engine.agreement_from_cells`); the KS tests run a few cells at a
+  time, on the workers of a ``dask.distributed`` cluster (:mod:`iaa_frames.dask.ks`).
+
+The driver holds about 300 bytes per object (the index, the per-item sums, the within
+samples), never the within pair tables; the KS test of a cell runs in one process, with
+about 140 bytes per within row of the cell (the "(all)" cells hold every matched pair
+and every pairing of annotations: a worker needs about 250 bytes per object for them).
 
 It runs on the default local scheduler and on any ``dask.distributed`` cluster (start a
 ``Client`` first; every ``dask.compute`` then runs there). Needs ``dask[dataframe]``
@@ -18,7 +29,8 @@ It runs on the default local scheduler and on any ``dask.distributed`` cluster (
 
 =====================  ==========================================================
 :func:`agreement`      the agreement Dataset of a dask DataFrame
-:func:`pair_tables`    its pair tables (:class:`iaa_frames.PairTables`)
+:func:`pair_tables`    its pair tables (:class:`iaa_frames.PairTables`), the within
+                       tables included (gathered in the driver)
 :func:`read_parquet`   a directory written by :func:`iaa_frames.to_parquet` as a dask
                        DataFrame, one partition per file
 :func:`from_pandas`    a pandas tidy frame as a dask DataFrame, whole items per
@@ -29,8 +41,9 @@ It runs on the default local scheduler and on any ``dask.distributed`` cluster (
 from __future__ import annotations
 
 from ..distances import DEFAULT_DISTANCE
-from ..engine import DEFAULT_N_BOOT, agreement_from_tables
+from ..engine import DEFAULT_N_BOOT
 from ..pairs import DEFAULT_N_CHANCE
+from . import statistics
 from .frame import from_pandas, read_parquet
 from .tables import is_dask_frame, pair_tables
 from ..settings import DEFAULTS
@@ -69,6 +82,6 @@ def agreement(ddf, *, distance=DEFAULTS.distance, match_threshold: float = DEFAU
     >>> bool(ds.equals(iaf.agreement(df, n_chance=200, n_boot=0)))
     True
     """
-    tables = pair_tables(ddf, distance=distance, match_threshold=match_threshold,
-                         n_chance=n_chance, overall=overall, seed=seed, progress=progress)
-    return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
+    return statistics.agreement(ddf, distance=distance, match_threshold=match_threshold,
+                                n_chance=n_chance, n_boot=n_boot, seed=seed,
+                                overall=overall, progress=progress)

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..corpus import Corpus, annotation_slices, rank_codes
 from ..distances import Shapes
-from .partition import Codes
+from .partition import Codes, distinct
 
 __all__ = ["IndexShapes", "codes", "index_corpus"]
 
@@ -120,7 +120,7 @@ def codes(summaries: list[dict]) -> tuple[Codes, np.ndarray]:
         an = ann_code[ann_raw[a_off + x["cov_annotator"]]]
         keys.append(it * A + an)
         i_off, a_off = i_off + len(x["items"]), a_off + len(x["annotators"])
-    coverage = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+    coverage = distinct(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
     out = Codes(item_index=pd.Index(items, dtype=object, tupleize_cols=False),
                 item_code=item_code,
                 annotator_index=pd.Index(anns, dtype=object), annotator_code=ann_code,

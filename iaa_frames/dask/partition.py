@@ -40,7 +40,21 @@ from ..pairs import (
 )
 from ..pipeline import IoUCache, run
 
-__all__ = ["Codes", "checked", "id_hash", "rows_with_ids", "summarize", "within_tables"]
+__all__ = ["Codes", "Matching", "checked", "distinct", "geometry_of", "id_hash", "index_arrays",
+           "match", "narrow", "rows_with_ids", "summarize", "within_order", "within_tables"]
+
+
+def distinct(values) -> np.ndarray:
+    """The sorted distinct values of an integer array: ``np.unique(values)``, by a sort
+    (numpy 2's ``unique`` hashes, which takes ten times longer on millions of keys).
+
+    Examples
+    --------
+    >>> distinct(np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    """
+    values = np.sort(np.asarray(values).ravel())
+    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
 
 
 def checked(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -94,7 +108,7 @@ def summarize(frame: pd.DataFrame) -> dict:
     item_raw, item_names = pd.factorize(v["item"])
     ann_raw, ann_names = pd.factorize(v["annotator"])
     n_i, n_a = len(item_names), len(ann_names)
-    cov = np.unique(item_raw.astype(np.int64) * max(n_a, 1) + ann_raw)
+    cov = distinct(item_raw.astype(np.int64) * max(n_a, 1) + ann_raw)
     known = np.isfinite(objects["width"].to_numpy()) & np.isfinite(objects["height"].to_numpy())
     # class names (as str, the order prepare() ranks them in) and the objects of every
     # (item, class) and (annotator, class): the class terms of the fingerprints need the
@@ -173,7 +187,7 @@ def local_corpus(v: pd.DataFrame, codes: Codes) -> Corpus:
     o_item, o_ann, o_label = o_item[order], o_ann[order], label[order]
     n_ann = len(codes.annotators)
     annotations, by_label = annotation_slices(o_item, o_ann, o_label,
-                                              np.unique(item * n_ann + ann),
+                                              distinct(item * n_ann + ann),
                                               n_annotators=n_ann, n_labels=len(codes.labels))
     return Corpus(objects=objects, shapes=shapes, item=o_item, annotator=o_ann, label=o_label,
                   items=np.full(codes.n_items, None, dtype=object),
@@ -181,23 +195,33 @@ def local_corpus(v: pd.DataFrame, codes: Codes) -> Corpus:
                   by_label=by_label, normalization=codes.normalization, area=areas(shapes))
 
 
-def within_tables(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
-                  overall: str, keep_geometry: bool):
-    """The within-item tables of one partition (object indices local to it).
+@dataclass(frozen=True, eq=False)
+class Matching:
+    """The within-item results of one partition (object indices local to it).
 
-    Returns
-    -------
-    tables : dict
-        ``item``, ``annotator``, ``label``, ``boxes``, ``area``, ``is_polygon``,
-        ``object_id`` (per object, canonical order); ``localization_within`` and
-        ``sets_within`` (frames of :func:`iaa_frames.pairs.pair_tables`, local object
-        indices); ``first`` (per object, the local index of the first object of its
-        cluster); ``counts`` (the partition's share of
-        :class:`~iaa_frames.chance.WithinCounts`).
-    geometry : ndarray or None
-        The normalized polygons (``None`` on boxes), in canonical order, when
-        ``keep_geometry``; the driver fetches from it the objects of chance pairings.
+    ``corpus`` holds the partition's objects in canonical order with the corpus-wide
+    codes; ``localization_within`` and ``sets_within`` are the frames of
+    :func:`iaa_frames.pairs.pair_tables` restricted to the partition's items, in the
+    same row order; ``units`` and ``coverage`` likewise (``cluster`` numbers the
+    partition's clusters in the order of their first objects, as the whole frame numbers
+    them); ``first`` is, per object, the local index of the first object of its cluster;
+    ``counts`` the partition's share of :class:`~iaa_frames.chance.WithinCounts`.
     """
+
+    corpus: Corpus
+    localization_within: pd.DataFrame
+    sets_within: pd.DataFrame
+    units: pd.DataFrame
+    coverage: pd.DataFrame
+    first: np.ndarray
+    counts: object
+
+
+def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
+          overall: str) -> Matching:
+    """The within-item steps of :func:`iaa_frames.pairs.pair_tables` on one partition:
+    the matching of every pair of annotations of an item, whole and per class, and the
+    clusters."""
     v, _ = checked(frame)
     corpus = local_corpus(v, codes)
     dist = get_distance(distance)
@@ -217,22 +241,82 @@ def within_tables(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
         sets_frame(by_label, a[pl], b[pl], ann, ll,
                    **class_detection(corpus, ann, a, b, whole, pl, ll)),
     ], ignore_index=True).drop(columns="item_b").rename(columns={"item_a": "item"})
+    loc_within, sets_within = within_order(loc_within, sets_within)
     n = len(corpus.objects)
     cluster = clusters(n, whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator)
     first_of = np.unique(cluster, return_index=True)[1]  # ids follow first objects
-    tables = {
-        "item": corpus.item, "annotator": corpus.annotator, "label": corpus.label,
+    first = first_of[cluster] if n else np.zeros(0, np.int64)
+    units = pd.DataFrame({"item": corpus.item, "annotator": corpus.annotator,
+                          "label": corpus.label,
+                          "cluster": np.unique(first, return_inverse=True)[1].ravel()})
+    coverage = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
+    return Matching(corpus, loc_within, sets_within, units, coverage, first,
+                    within_counts(corpus, a, b, whole, ll))
+
+
+def within_order(loc: pd.DataFrame, sets: pd.DataFrame):
+    """Rows in the order of :func:`iaa_frames.pairs.pair_tables`: pairings by item and
+    annotators (whole annotations first, then per class), matched pairs by first object.
+    Object indices may be local to a partition (they follow the canonical order within
+    an item)."""
+    lo = np.lexsort((loc["object_a"].to_numpy(), loc["annotator_b"].to_numpy(),
+                     loc["annotator_a"].to_numpy(), loc["item"].to_numpy()))
+    loc = loc.take(lo).reset_index(drop=True)
+    del lo
+    label = sets["label"].to_numpy()
+    so = np.lexsort((label, sets["annotator_b"].to_numpy(), sets["annotator_a"].to_numpy(),
+                     sets["item"].to_numpy(), label >= 0))
+    return loc, sets.take(so).reset_index(drop=True)
+
+
+def index_arrays(corpus: Corpus) -> dict:
+    """Per object (canonical order): the codes, normalized box, area, polygon mask and
+    id, for the driver's index of the corpus (codes in narrow integer types)."""
+    return {
+        "item": corpus.item.astype(np.int32),
+        "annotator": narrow(corpus.annotator, len(corpus.annotators)),
+        "label": narrow(corpus.label, len(corpus.labels)),
         "boxes": corpus.shapes.boxes, "area": corpus.area,
         "is_polygon": corpus.shapes.is_polygon,
         "object_id": corpus.objects["object_id"].to_numpy(),
-        "localization_within": loc_within, "sets_within": sets_within,
-        "first": first_of[cluster] if n else np.zeros(0, np.int64),
-        "counts": within_counts(corpus, a, b, whole, ll),
     }
-    geometry = corpus.shapes.polygons if keep_geometry else None
-    if keep_geometry and geometry is None:
-        geometry = np.full(n, None, dtype=object)
-    return tables, geometry
+
+
+def narrow(codes: np.ndarray, n: int) -> np.ndarray:
+    """Integer codes in [-1, n) in the narrowest signed type that holds them."""
+    dtype = np.int8 if n < 2 ** 7 else np.int16 if n < 2 ** 15 else np.int32
+    return np.asarray(codes).astype(dtype)
+
+
+def geometry_of(corpus: Corpus, keep_geometry: bool):
+    """The normalized polygons (``None`` on boxes), in canonical order, when
+    ``keep_geometry``; the driver fetches from it the objects of chance pairings."""
+    if not keep_geometry:
+        return None
+    geometry = corpus.shapes.polygons
+    return np.full(len(corpus.objects), None, dtype=object) if geometry is None else geometry
+
+
+def within_tables(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
+                  overall: str, keep_geometry: bool):
+    """The within-item tables of one partition (object indices local to it).
+
+    Returns
+    -------
+    tables : dict
+        ``item``, ``annotator``, ``label``, ``boxes``, ``area``, ``is_polygon``,
+        ``object_id`` (per object, canonical order; :func:`index_arrays`);
+        ``localization_within`` and ``sets_within`` (frames of
+        :func:`iaa_frames.pairs.pair_tables`, local object indices); ``first`` (per
+        object, the local index of the first object of its cluster); ``counts`` (the
+        partition's share of :class:`~iaa_frames.chance.WithinCounts`).
+    geometry : ndarray or None
+        See :func:`geometry_of`.
+    """
+    m = match(frame, codes, distance=distance, tau=tau, overall=overall)
+    tables = {**index_arrays(m.corpus), "localization_within": m.localization_within,
+              "sets_within": m.sets_within, "first": m.first, "counts": m.counts}
+    return tables, geometry_of(m.corpus, keep_geometry)
 
 
 def take(geometry: np.ndarray, local: np.ndarray) -> np.ndarray:

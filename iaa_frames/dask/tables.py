@@ -21,6 +21,7 @@ codes, same object order, same rows in the same order, same chance sample.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -42,10 +43,11 @@ from ..progress import tqdm
 from .geometry import GeometryStore, run_fetched
 from .index import codes as make_codes
 from .index import index_corpus
-from .partition import rows_with_ids, summarize, within_tables
+from .partition import Codes, rows_with_ids, summarize, within_order, within_tables
 from ..settings import DEFAULTS, MatchSettings
 
-__all__ = ["is_dask_frame", "pair_tables"]
+__all__ = ["Prepared", "active_client", "chance_tables", "is_dask_frame", "merge_counts", "pair_tables", "prepare",
+           "run_partitions", "table_params"]
 
 
 def is_dask_frame(obj) -> bool:
@@ -73,7 +75,7 @@ def _require_dask(ddf):
                           f"{list(ddf.columns)}")
 
 
-def _client():
+def active_client():
     """The dask.distributed client that ``dask.compute`` would use now, if any."""
     from dask.base import get_scheduler
 
@@ -92,7 +94,7 @@ def _compute(tasks, desc, progress):
 
     if not tasks:
         return []
-    client = _client()
+    client = active_client()
     if client is None:
         if not progress:
             return list(dask.compute(*tasks))
@@ -123,25 +125,17 @@ def _compute(tasks, desc, progress):
     return out
 
 
-def _within_order(loc: pd.DataFrame, sets: pd.DataFrame):
-    """Rows in the order of :func:`iaa_frames.pairs.pair_tables`: pairings by item and
-    annotators (whole annotations first, then per class), matched pairs by first object."""
-    lo = np.lexsort((loc["object_a"].to_numpy(), loc["annotator_b"].to_numpy(),
-                     loc["annotator_a"].to_numpy(), loc["item"].to_numpy()))
-    loc = loc.take(lo).reset_index(drop=True)
-    del lo
-    label = sets["label"].to_numpy()
-    so = np.lexsort((label, sets["annotator_b"].to_numpy(), sets["annotator_a"].to_numpy(),
-                     sets["item"].to_numpy(), label >= 0))
-    return loc, sets.take(so).reset_index(drop=True)
+def merge_counts(parts) -> WithinCounts:
+    """The partitions' shares of :class:`~iaa_frames.chance.WithinCounts`, added up."""
+    return WithinCounts(**{f: sum(getattr(p["counts"], f) for p in parts)
+                           for f in WithinCounts.__dataclass_fields__})
 
 
 def _assemble_within(parts, position, offsets):
     """The partitions' within tables as one, in corpus-wide object indices and in the
     in-memory row order; the partitions' outputs are emptied as they are used, so that
     at most two copies of the tables exist at once."""
-    counts = WithinCounts(**{f: sum(getattr(p["counts"], f) for p in parts)
-                             for f in WithinCounts.__dataclass_fields__})
+    counts = merge_counts(parts)
     loc_parts, sets_parts, first = [], [], []
     for k, p in enumerate(parts):
         base = offsets[k]
@@ -155,7 +149,7 @@ def _assemble_within(parts, position, offsets):
     del loc_parts
     sets = pd.concat(sets_parts, ignore_index=True)
     del sets_parts
-    loc, sets = _within_order(loc, sets)
+    loc, sets = within_order(loc, sets)
     first = np.concatenate(first) if first else np.zeros(0, np.int64)
     cluster_of = np.empty(len(first), dtype=np.int64)
     cluster_of[position] = np.unique(first, return_inverse=True)[1].ravel()
@@ -227,16 +221,62 @@ def pair_tables(ddf, *, distance=DEFAULTS.distance, match_threshold: float = DEF
     >>> t.localization_within.equals(iaf.pair_tables(df, n_chance=200).localization_within)
     True
     """
-    import dask
     from dask import delayed
 
+    prep = prepare(ddf, distance=distance, match_threshold=match_threshold,
+                   n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+    tau = float(match_threshold)
+
+    # 3. within-item tables per partition
+    shared = delayed(prep.codes, pure=True)
+    outputs = [delayed(within_tables, nout=2, pure=True)(
+        p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons)
+        for p in prep.ddf.to_delayed()]
+    parts, geometry = run_partitions(outputs, prep.polygons, progress)
+    corpus, position, offsets = index_corpus(prep.codes, prep.coverage, parts)
+    loc_within, sets_within, cluster_of, counts = _assemble_within(parts, position, offsets)
+    del parts
+
+    # 4. chance sample on the corpus-wide index
+    store = GeometryStore(geometry, position, offsets) if prep.polygons else None
+    sample, sets_between, loc_between = chance_tables(
+        corpus, store, counts, distance=distance, tau=tau, overall=overall,
+        n_chance=n_chance, seed=seed)
+    pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
+    ann = corpus.annotations
+    units = pd.DataFrame({"item": corpus.item, "annotator": corpus.annotator,
+                          "label": corpus.label, "cluster": cluster_of})
+    coverage_frame = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
+    return PairTables(corpus=corpus, localization_within=loc_within,
+                      localization_between=loc_between, sets_within=sets_within,
+                      sets_between=sets_between, units=units, coverage=coverage_frame,
+                      localization_pooled=pooled, label_source=source,
+                      params=table_params(corpus, sample, distance=distance, tau=tau,
+                                          n_chance=n_chance, overall=overall, seed=seed))
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A dask DataFrame made ready for the within-item steps: every item in one partition
+    (``ddf``), the corpus-wide codes, the sorted keys of the covered (item, annotator)
+    pairs and whether there are polygons."""
+
+    ddf: object
+    codes: Codes
+    coverage: np.ndarray
+    polygons: bool
+
+
+def prepare(ddf, *, distance, match_threshold, n_chance, overall, seed,
+            progress) -> Prepared:
+    """Steps 1 and 2: the parameters checked, every partition validated and summarized,
+    the corpus-wide codes made from the summaries, and the frame shuffled on ``item``
+    when an item's rows lie in several partitions."""
     _require_dask(ddf)
     MatchSettings(distance=distance, match_threshold=match_threshold, n_chance=n_chance,
                   seed=seed, overall=overall, progress=progress).single()
-    dist = get_distance(distance)
-    tau = float(match_threshold)
+    from dask import delayed
 
-    # 1. summaries -> corpus-wide codes
     summaries = _compute([delayed(summarize)(p) for p in ddf.to_delayed()], "validating",
                          progress)
     coverage_pairs = pd.DataFrame({
@@ -249,33 +289,37 @@ def pair_tables(ddf, *, distance=DEFAULTS.distance, match_threshold: float = DEF
     repaired = sum(s["repaired"] for s in summaries)
     if repaired:
         warnings.warn(RepairedGeometryWarning(
-            f"repaired {repaired} invalid polygon(s) with shapely.make_valid"), stacklevel=3)
+            f"repaired {repaired} invalid polygon(s) with shapely.make_valid"), stacklevel=4)
     codes, coverage = make_codes(summaries)
     polygons = any(s["polygons"] for s in summaries)
-
-    # 2. every item in one partition
     if _items_split(summaries):
         # task-based: the polygons are Python objects, which an Arrow-based shuffle refuses
         ddf = ddf.shuffle(on="item", npartitions=ddf.npartitions, shuffle_method="tasks")
-    del summaries
+    return Prepared(ddf, codes, coverage, polygons)
 
-    # 3. within-item tables per partition
-    shared = delayed(codes, pure=True)
-    outputs = [delayed(within_tables, nout=2, pure=True)(
-        p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=polygons)
-        for p in ddf.to_delayed()]
+
+def run_partitions(outputs, polygons: bool, progress):
+    """Results of the per-partition tasks ``outputs`` (pairs of delayed: results, polygons),
+    brought to the driver; the polygons, when there are some, persisted on the workers."""
+    import dask
+
     geometry = [o[1] for o in outputs]
     if polygons:
         geometry = list(dask.persist(*geometry))  # stays on the workers
-        parts = _compute([o[0] for o in outputs], "matching", progress)
-    else:
-        parts = _compute([o[0] for o in outputs], "matching", progress)
-    corpus, position, offsets = index_corpus(codes, coverage, parts)
-    loc_within, sets_within, cluster_of, counts = _assemble_within(parts, position, offsets)
-    del parts
+    return _compute([o[0] for o in outputs], "matching", progress), geometry
 
-    # 4. chance sample on the corpus-wide index
-    store = GeometryStore(geometry, position, offsets) if polygons else None
+
+def chance_tables(corpus, store, counts, *, distance, tau, overall, n_chance, seed):
+    """Step 4: the chance sample drawn on the corpus-wide index with
+    :func:`iaa_frames.chance.draw` (the same function and seed as in memory), its
+    pairings matched by the same pipeline, polygons fetched from ``store``.
+
+    Returns
+    -------
+    sample : ChanceSample
+    sets_between, localization_between : DataFrame
+    """
+    dist = get_distance(distance)
     ann = corpus.annotations
 
     def match(slots, pa, pb, sets=True):
@@ -300,14 +344,12 @@ def pair_tables(ddf, *, distance=DEFAULTS.distance, match_threshold: float = DEF
     dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
     d_restricted = match(corpus.by_label, dla, dlb)
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
-    pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
-    units = pd.DataFrame({"item": corpus.item, "annotator": corpus.annotator,
-                          "label": corpus.label, "cluster": cluster_of})
-    coverage_frame = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
-    params = {"distance": dist.name, "match_threshold": tau, "n_chance_target": int(n_chance),
-                  "overall": overall, "seed": int(seed), "normalization": corpus.normalization,
-                  "chance_population": "enumerated" if sample.exact else "sampled"}
-    return PairTables(corpus=corpus, localization_within=loc_within,
-                      localization_between=loc_between, sets_within=sets_within,
-                      sets_between=sets_between, units=units, coverage=coverage_frame,
-                      localization_pooled=pooled, label_source=source, params=params)
+    return sample, sets_between, loc_between
+
+
+def table_params(corpus, sample, *, distance, tau, n_chance, overall, seed) -> dict:
+    """``PairTables.params``, as :func:`iaa_frames.pairs.pair_tables` sets them."""
+    return {"distance": get_distance(distance).name, "match_threshold": tau,
+            "n_chance_target": int(n_chance), "overall": overall, "seed": int(seed),
+            "normalization": corpus.normalization,
+            "chance_population": "enumerated" if sample.exact else "sampled"}

@@ -21,8 +21,8 @@ import xarray as xr
 from ..engine import DEFAULT_N_BOOT
 from ..frame import ALL
 from ..pairs import PairTables
-from ..thresholds import DEFAULT_SWEEP
 from ..settings import DEFAULTS
+from ..thresholds import DEFAULT_SWEEP
 
 __all__ = ["FramePlots", "ResultPlots"]
 

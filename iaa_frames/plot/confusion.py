@@ -6,9 +6,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from .. import views
 from ..confusion import confusion as confusion_table
 from ..errors import ParameterError
-from . import _style
+from . import style
 
 __all__ = ["confusion"]
 
@@ -59,7 +60,7 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
     >>> len([t for t in ax.texts if t.get_gid() == "alpha"])
     3
     """
-    top = _style.check_top(top)
+    top = views.check_top(top)
     if _is_confusion(data):
         if kwargs or reference is not None or annotator is not None:
             raise ParameterError("reference, annotator and engine keywords only apply when "
@@ -80,7 +81,7 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
     sub = counts[np.ix_(keep, keep)]
     shown = [names[i] for i in keep]
     n = max(len(shown), 1)
-    ax = _style.new_axes(ax, (min(7.0, 2.4 + 0.55 * n), min(7.0, 1.9 + 0.5 * n)))
+    ax = style.new_axes(ax, (min(7.0, 2.4 + 0.55 * n), min(7.0, 1.9 + 0.5 * n)))
     row_total = counts[keep].sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(row_total > 0, sub / np.where(row_total > 0, row_total, 1), np.nan)
@@ -108,13 +109,13 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
         spine.set_visible(False)
     alphas = table.attrs.get("alpha_by_label", {})
     for i, name in enumerate(shown):
-        ax.annotate(_style.fmt(alphas.get(name)), xy=(1.0, i), xycoords=("axes fraction", "data"),
+        ax.annotate(style.fmt(alphas.get(name)), xy=(1.0, i), xycoords=("axes fraction", "data"),
                     xytext=(6, 0), textcoords="offset points", ha="left", va="center",
                     fontsize="small", gid="alpha", annotation_clip=False)
     ax.annotate("α", xy=(1.0, -0.5), xycoords=("axes fraction", "data"), xytext=(6, 3),
                 textcoords="offset points", ha="left", va="bottom", fontsize="small",
                 fontweight="bold", annotation_clip=False)
-    ax.annotate(f"all\n{_style.fmt(table.attrs.get('alpha'))}", xy=(1.0, len(shown) - 0.5),
+    ax.annotate(f"all\n{style.fmt(table.attrs.get('alpha'))}", xy=(1.0, len(shown) - 0.5),
                 xycoords=("axes fraction", "data"), xytext=(6, -3), textcoords="offset points",
                 ha="left", va="top", fontsize="small", fontweight="bold", gid="alpha_all",
                 annotation_clip=False)
@@ -123,5 +124,5 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
     ax.set_title(f"labels of {table.attrs.get('n_pairs', 0):,} matched pairs", loc="left",
                  fontsize="medium", pad=14)  # above the α header
     if hidden:
-        _style.note(ax, _style.hidden_note(hidden, "classes", top, by="matched pairs"))
+        style.note(ax, style.hidden_note(hidden, "classes", top, by="matched pairs"))
     return ax

@@ -6,12 +6,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from .. import views
 from ..errors import ParameterError
 from ..frame import ALL
 from ..items import items as _items
 from ..pairs import PairTables
-from . import _style
 from ..settings import DEFAULTS
+from . import style
 
 __all__ = ["items"]
 
@@ -64,7 +65,7 @@ def items(data, *, component: str = "localization", label: str = ALL,
     >>> len(ax.get_yticklabels())
     5
     """
-    top = _style.check_top(top)
+    top = views.check_top(top)
     if _is_items_table(data):
         table = data
     elif isinstance(data, PairTables):
@@ -83,8 +84,8 @@ def items(data, *, component: str = "localization", label: str = ALL,
     comp = table.attrs.get("component", component)
     lab = table.attrs.get("label", ALL)
     n = max(len(shown), 1)
-    with _style.theme():
-        w = float(width) if width is not None else _style.WIDTH
+    with style.theme():
+        w = float(width) if width is not None else style.WIDTH
         own_figure = ax is None
         if own_figure:
             _, (ax, tab) = plt.subplots(1, 2, figsize=(w, 1.1 + 0.19 * n), sharey=True,
@@ -94,15 +95,15 @@ def items(data, *, component: str = "localization", label: str = ALL,
             tab = ax.inset_axes([1.02, 0, 0.5, 1], sharey=ax)
         y = np.arange(len(shown))
         sig = shown["sigma"].to_numpy(dtype=float)
-        below = _style.colors(4)[3]
-        colors = [below if (np.isfinite(v) and v < 0) else _style.component_color(comp)
+        below = style.colors(4)[3]
+        colors = [below if (np.isfinite(v) and v < 0) else style.component_color(comp)
                   for v in sig]
         ax.barh(y, np.nan_to_num(sig), color=colors, height=0.7, gid="item_bar")
-        _style.chance_line(ax)
+        style.chance_line(ax)
         for yy, v in zip(y, sig):
             if not np.isfinite(v):
                 ax.text(0.02, yy, "n/a", transform=ax.get_yaxis_transform(), va="center",
-                        fontsize="small", color=_style.grey(), gid="undefined")
+                        fontsize="small", color=style.grey(), gid="undefined")
         ax.set_yticks(y, [str(i) for i in shown["item"]])
         ax.set_ylim(len(shown) - 0.5, -0.5)
         finite = sig[np.isfinite(sig)]
@@ -123,7 +124,7 @@ def items(data, *, component: str = "localization", label: str = ALL,
         ax.grid(axis="x", color="0.92")
         ax.set_axisbelow(True)
         if hidden:
-            _style.note(ax, f"first {len(shown)} of {n_total:,} items shown")
+            style.note(ax, f"first {len(shown)} of {n_total:,} items shown")
     return ax
 
 
@@ -140,8 +141,8 @@ def _count_table(tab, shown, y):
     for k, (col, head) in enumerate(_COUNTS):
         tab.annotate(head, xy=(k + 0.5, 1.0), xycoords=("data", "axes fraction"),
                      xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
-                     fontsize="x-small", color=_style.grey(), gid="counts", linespacing=1.0)
+                     fontsize="x-small", color=style.grey(), gid="counts", linespacing=1.0)
         for yy, v in zip(y, shown[col].to_numpy()):
             tab.text(k + 0.5, yy, f"{int(v):,}", ha="center", va="center",
                      fontsize="small", gid="counts",
-                     color="black" if v or col == "n_pairs" else _style.grey())
+                     color="black" if v or col == "n_pairs" else style.grey())

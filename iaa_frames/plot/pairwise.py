@@ -6,11 +6,14 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .. import views
+from ..engine import pairwise_from_tables
 from ..errors import ParameterError
 from ..frame import ALL
 from ..pairs import PairTables
-from . import _style
+from ..result import MEASURES
 from ..settings import DEFAULTS
+from . import style
 
 __all__ = ["pairwise", "pairwise_frame"]
 
@@ -53,10 +56,8 @@ def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
     >>> pairwise_frame(m).loc["a", "b"]
     np.float64(0.5)
     """
-    top = _style.check_top(top)
+    top = views.check_top(top)
     if isinstance(data, PairTables):
-        from ..engine import pairwise_from_tables
-
         data = pairwise_from_tables(data, component=component, label=label)
     elif isinstance(data, pd.DataFrame):
         data = data.iaa.pairwise(component=component, label=label, distance=distance,
@@ -90,17 +91,17 @@ def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
     comp = str(data.attrs.get("component", component))
     if "component" in data.coords and data["component"].ndim == 0:
         comp = str(data["component"].values)
-    measure = str(data.attrs.get("measure", "alpha" if comp == "classification" else "sigma"))
+    measure = str(data.attrs.get("measure", MEASURES.get(comp, "sigma")))
     if "measure" in data.coords and data["measure"].ndim == 0:
         measure = str(data["measure"].values)
-    frame.attrs = {"long_name": _style.long_name(data, "agreement"), "component": comp,
+    frame.attrs = {"long_name": style.long_name(data, "agreement"), "component": comp,
                    "measure": measure, "label": str(data.attrs.get("label", label)),
                    "n_hidden": hidden, "top": top, "ranked_by": by}
     return frame
 
 
 def pairwise(data, *, component: str = "localization", label: str = ALL,
-             top: int | None = 30, annot: bool | None = None, cmap: str = _style.DIVERGING,
+             top: int | None = 30, annot: bool | None = None, cmap: str = style.DIVERGING,
              vmin: float = -1.0, vmax: float = 1.0, width: float | None = None, ax=None,
              colorbar: bool = True, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
              n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
@@ -158,8 +159,8 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
     n = max(len(frame.index), 1)
     names = list(frame.index)
     values = frame.to_numpy(dtype=float)
-    colors = _style.annotator_colors(names)
-    with _style.theme():
+    colors = style.annotator_colors(names)
+    with style.theme():
         if ax is None:
             w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
             fig, ax = plt.subplots(figsize=(w, w * 0.86), layout="constrained")
@@ -199,24 +200,24 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
                         continue
                     v = values[i, j]
                     dark = np.isfinite(v) and abs(v) > 0.6 * max(abs(vmin), abs(vmax))
-                    ax.text(j, i, _style.fmt(v), ha="center", va="center", fontsize=size,
+                    ax.text(j, i, style.fmt(v), ha="center", va="center", fontsize=size,
                             color=("white" if dark else ("0.15" if np.isfinite(v)
-                                                         else _style.grey())),
+                                                         else style.grey())),
                             gid="value")
         ax.set_xlabel("annotator")
         ax.set_ylabel("annotator")
-        what = f"{frame.attrs['component']} {_style.symbol(frame.attrs['measure'])}"
+        what = f"{frame.attrs['component']} {views.symbol(frame.attrs['measure'])}"
         if frame.attrs.get("label", ALL) != ALL:
             what += f", label {frame.attrs['label']}"
         ax.set_title(f"{what}: pairs of annotators")
         if colorbar:
             cax = ax.inset_axes([1.04, 0.0, 0.045, 1.0])  # as tall as the cells
             cbar = ax.figure.colorbar(image, cax=cax)
-            cbar.set_label(f"{frame.attrs['long_name']} ({_style.symbol(frame.attrs['measure'])})")
+            cbar.set_label(f"{frame.attrs['long_name']} ({views.symbol(frame.attrs['measure'])})")
             cbar.solids.set_edgecolor("face")  # no seams between the color bands
             cbar.solids.set_rasterized(False)
             cbar.ax.axhline(0, color="0.3", linewidth=0.6)
-        _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "annotators",
+        style.note(ax, style.hidden_note(frame.attrs["n_hidden"], "annotators",
                                            frame.attrs["top"], by=frame.attrs["ranked_by"]))
     return ax
 

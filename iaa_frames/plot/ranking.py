@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import views
 from ..errors import ParameterError
-from . import _style
+from . import style
 
 __all__ = ["ranking", "ranking_frame"]
 
@@ -45,8 +46,8 @@ def ranking_frame(quality: pd.DataFrame, *, top: int | None = 20,
     if not isinstance(quality, pd.DataFrame) or any(c not in quality for c in _REQUIRED):
         raise ParameterError("expected the table of iaa_frames.ranking.annotator_quality "
                              f"(columns {list(_REQUIRED)} at least)")
-    top = _style.check_top(top)
-    _style.check_choice("which", which, _WHICH)
+    top = views.check_top(top)
+    views.check_choice("which", which, _WHICH)
     q = quality["quality"].to_numpy(dtype=float)
     defined = quality[np.isfinite(q)]
     order = np.lexsort((defined["annotator"].astype(str).to_numpy(),
@@ -98,11 +99,11 @@ def ranking(quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
     """
     frame = ranking_frame(quality, top=top, which=which)
     n = len(frame)
-    ax = _style.new_axes(ax, (5.2, 0.3 * max(n, 3) + 1.5))
+    ax = style.new_axes(ax, (5.2, 0.3 * max(n, 3) + 1.5))
     y = np.arange(n)[::-1].astype(float)  # best at the top
     est = frame["quality"].to_numpy(dtype=float)
     raw = frame["raw_pq"].to_numpy(dtype=float)
-    color = _style.component_color("overall")
+    color = style.component_color("overall")
     ax.hlines(y, np.fmin(est, raw), np.fmax(est, raw), color="0.8", linewidth=1.0, zorder=1)
     if {"ci_low", "ci_high"} <= set(frame.columns):
         lo, hi = frame["ci_low"].to_numpy(dtype=float), frame["ci_high"].to_numpy(dtype=float)
@@ -136,5 +137,5 @@ def ranking(quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
     if frame.attrs["n_undefined"]:
         parts.append(f"{frame.attrs['n_undefined']} without a quality (no pairing with a "
                      "peer)")
-    _style.note(ax, "; ".join(parts))
+    style.note(ax, "; ".join(parts))
     return ax

@@ -8,10 +8,11 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from .. import views
 from ..errors import ParameterError
 from ..frame import ALL
 from ..thresholds import has_threshold_dim
-from . import _style
+from . import style
 
 __all__ = ["threshold_curve", "threshold_frame"]
 
@@ -48,7 +49,7 @@ def threshold_frame(result, *, label: str = ALL, annotator: str = ALL,
     >>> f["threshold"].tolist(), f["measure"].iloc[0]
     ([0.3, 0.5, 0.7], 'sigma')
     """
-    _style.check_dataset(result, ("agreement",), sweep=True)
+    views.check_dataset(result, ("agreement",), sweep=True)
     if not has_threshold_dim(result):
         raise ParameterError(
             "the threshold curve needs a result with a threshold dimension: compute it "
@@ -72,7 +73,7 @@ def threshold_frame(result, *, label: str = ALL, annotator: str = ALL,
             frame[v] = np.nan
     if "note" not in frame:
         frame["note"] = ""
-    frame["measure"] = [_style.measure_of(result, c) for c in frame["component"]]
+    frame["measure"] = [views.measure_of(result, c) for c in frame["component"]]
     order = {c: i for i, c in enumerate(components)}
     frame = frame.iloc[np.lexsort((frame["threshold"].to_numpy(),
                                    frame["component"].map(order).to_numpy()))]
@@ -144,19 +145,19 @@ def threshold_curve(result, *, label: str = ALL, annotator: str = ALL,
     frame = threshold_frame(result, label=label, annotator=annotator, components=components)
     comps = list(dict.fromkeys(frame["component"]))
     taus = np.unique(frame["threshold"].to_numpy(dtype=float))
-    w = float(width) if width is not None else _style.WIDTH
+    w = float(width) if width is not None else style.WIDTH
     note = _undefined_note(frame, w if ax is None else ax.figure.get_figwidth())
-    with _style.theme():
+    with style.theme():
         # room for the note under the legend: about 0.13 in per line
-        ax = _style.new_axes(ax, (w, (2.6 if w >= 5 else 2.9) + 0.13 * note.count("\n")))
-        _style.chance_line(ax, orientation="horizontal")
+        ax = style.new_axes(ax, (w, (2.6 if w >= 5 else 2.9) + 0.13 * note.count("\n")))
+        style.chance_line(ax, orientation="horizontal")
         for comp in comps:
             sub = frame[frame["component"] == comp]
             x = sub["threshold"].to_numpy(dtype=float)
             y, lo, hi = (sub[v].to_numpy(dtype=float) for v in ("agreement", "ci_low",
                                                                "ci_high"))
-            color = _style.component_color(comp)
-            name = f"{comp} {_style.symbol(_style.measure_of(result, comp))}"
+            color = style.component_color(comp)
+            name = f"{comp} {views.symbol(views.measure_of(result, comp))}"
             band = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(y)
             if band.any():
                 ax.fill_between(x, np.where(band, lo, np.nan), np.where(band, hi, np.nan),
@@ -173,13 +174,13 @@ def threshold_curve(result, *, label: str = ALL, annotator: str = ALL,
         top = max(1.0, float(values.max())) if values.size else 1.0
         ax.set_ylim(bottom - 0.05, top + 0.03)
         ax.grid(axis="both", color="0.92")
-        ax.set_xlabel(_style.long_name(result["threshold"], "match threshold τ"))
-        ax.set_ylabel(_style.long_name(result["agreement"], "agreement"))
+        ax.set_xlabel(style.long_name(result["threshold"], "match threshold τ"))
+        ax.set_ylabel(style.long_name(result["agreement"], "agreement"))
         where = [f"{d} {v}" for d, v in (("label", label), ("annotator", annotator))
                  if v != ALL]
         ax.set_title("agreement against the match threshold"
                      + (f" ({', '.join(where)})" if where else ""))
-        legend = _style.legend_below(ax, min_width=1.15, handlelength=1.6,
+        legend = style.legend_below(ax, min_width=1.15, handlelength=1.6,
                                      columnspacing=1.0)
-        _style.note(ax, note, below=legend)
+        style.note(ax, note, below=legend)
     return ax

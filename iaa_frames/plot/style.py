@@ -1,8 +1,12 @@
-"""Shared look of the plots: palette, component colors, labels from attrs, truncation notes.
+"""The look of the plots: palette, component and annotator colors, sizes for print,
+axis labels from attrs, number formats, legends and notes below an Axes.
 
-Every plotting function of :mod:`iaa_frames.plot` draws its artists with a ``gid`` so that
-tests (and users post-processing a figure) can find them: ``"estimate"``, ``"ci"``,
-``"raw_iou"``, ``"chance"``, ``"note"``, ``"stat"``, ``"ks_gap"``, ``"undefined"``.
+Style only: what a figure shows (which classes or annotators, in which order, with which
+numbers) comes from :mod:`iaa_frames.views` and the ``*_frame`` functions of each plot
+module. Every plotting function of :mod:`iaa_frames.plot` draws its artists with a
+``gid`` so that tests (and users post-processing a figure) can find them: ``"estimate"``,
+``"ci"``, ``"raw_iou"``, ``"chance"``, ``"note"``, ``"stat"``, ``"ks_gap"``,
+``"undefined"``.
 """
 
 from __future__ import annotations
@@ -10,33 +14,32 @@ from __future__ import annotations
 import math
 
 import matplotlib.pyplot as plt
-import numpy as np
 import seaborn as sns
 from matplotlib.transforms import ScaledTranslation
 
-from ..errors import ParameterError
 from ..frame import ALL
 
 __all__ = [
+    "ALL_COLOR",
     "ANNOTATOR_PALETTE",
-    "COMPONENTS",
+    "DIVERGING",
     "PALETTE",
+    "RC",
+    "WIDTH",
     "annotator_colors",
-    "label_order",
-    "theme",
+    "chance_line",
+    "colors",
     "component_color",
     "fmt",
     "fmt_p",
+    "grey",
+    "hidden_note",
+    "legend_below",
     "long_name",
     "new_axes",
     "note",
-    "support",
-    "symbol",
-    "top_by_support",
+    "theme",
 ]
-
-#: The components in display order.
-COMPONENTS = ("detection", "classification", "localization", "overall")
 
 #: Seaborn palette used throughout (colorblind-safe).
 PALETTE = "colorblind"
@@ -62,7 +65,6 @@ RC = {"font.size": 8, "axes.titlesize": 9, "axes.labelsize": 8, "xtick.labelsize
 #: Default figure width in inches (full page width; 3.5 is one column).
 WIDTH = 7.0
 
-_SYMBOL = {"sigma": "σ", "alpha": "α"}
 _GREY = "0.45"
 
 
@@ -115,38 +117,6 @@ def annotator_colors(data) -> dict:
     return out
 
 
-def label_order(data) -> list[str]:
-    """The order of labels in every figure and table of a result: "(all)" first, then the
-    classes by support (matched object pairs of the class, most first; ties by name).
-
-    Parameters
-    ----------
-    data : xarray.Dataset or PairTables
-        An agreement result (localization ``n_units`` of each class) or pair tables
-        (matched within-item pairs whose two objects carry the class: the same count).
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=0)
-    >>> label_order(res)[0], len(label_order(res)) == res.sizes["label"]
-    ('(all)', True)
-    """
-    if hasattr(data, "corpus"):
-        w = data.localization_within
-        la, lb = w["label_a"].to_numpy(), w["label_b"].to_numpy()
-        names = [str(v) for v in data.corpus.labels]
-        count = np.bincount(la[la == lb], minlength=len(names))
-        ranked = sorted(zip(names, count), key=lambda t: (-t[1], t[0]))
-        return [ALL] + [n for n, _ in ranked]
-    shown, _ = top_by_support(data, "label", None)
-    return shown
-
-
 def colors(n: int) -> list:
     """``n`` colorblind-safe colors (cycled beyond the palette's 10)."""
     base = sns.color_palette(PALETTE, 10)
@@ -158,11 +128,6 @@ def component_color(component: str):
     base = sns.color_palette(PALETTE, 10)
     index = {"detection": 0, "classification": 1, "localization": 2, "overall": 4}
     return base[index.get(component, 7)]
-
-
-def symbol(measure: str) -> str:
-    """'σ' for sigma, 'α' for alpha, the measure itself otherwise."""
-    return _SYMBOL.get(str(measure), str(measure))
 
 
 def long_name(obj, default: str) -> str:
@@ -188,60 +153,6 @@ def fmt_p(p) -> str:
         return "p = n/a"
     p = float(p)
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
-def check_top(top):
-    """``top`` must be None or a positive integer."""
-    if top is None:
-        return None
-    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
-        raise ParameterError(f"top must be a positive integer or None; got {top!r}")
-    return int(top)
-
-
-def check_choice(name, value, choices):
-    if not isinstance(value, str) or value not in choices:
-        raise ParameterError(f"{name} must be one of {tuple(choices)}; got {value!r}")
-    return value
-
-
-def support(result, dim: str):
-    """Support of each coordinate of ``dim`` (``"label"`` or ``"annotator"``): its
-    localization ``n_units`` (matched object pairs of that class / involving that
-    annotator), with the other dimension at ``"(all)"``; where the result has no
-    localization, the largest ``n_units`` over components. (Classification's ``n_units``
-    of a class counts every pairable cluster, so it cannot rank classes.)"""
-    other = "annotator" if dim == "label" else "label"
-    n = result["n_units"]
-    if other in n.dims:
-        n = n.sel({other: ALL})
-    if "component" in n.dims:
-        comps = [str(c) for c in n["component"].values]
-        n = n.sel(component="localization") if "localization" in comps \
-            else n.max("component", skipna=True)
-    return n.fillna(0)
-
-
-def top_by_support(result, dim: str, top: int | None, *, keep_all: bool = True):
-    """The coordinates of ``dim`` to show: ``"(all)"`` first (when ``keep_all``), then the
-    ``top`` others by support, descending (ties by name).
-
-    Returns
-    -------
-    shown : list of str
-    n_hidden : int
-        How many coordinates (other than "(all)") were left out.
-    """
-    top = check_top(top)
-    s = support(result, dim)
-    names = [str(v) for v in s[dim].values]
-    values = np.asarray(s.values, dtype=float)
-    others = [(n, v) for n, v in zip(names, values) if n != ALL]
-    others.sort(key=lambda t: (-t[1], t[0]))
-    kept = [n for n, _ in others] if top is None else [n for n, _ in others[:top]]
-    hidden = len(others) - len(kept)
-    shown = ([ALL] if keep_all and ALL in names else []) + kept
-    return shown, hidden
 
 
 def hidden_note(n_hidden: int, what: str, top: int | None,
@@ -325,73 +236,6 @@ def chance_line(ax, *, orientation: str = "vertical", label: str = "chance (0)")
     return ax.axvline(0, **kw) if orientation == "vertical" else ax.axhline(0, **kw)
 
 
-def as_float(x) -> np.ndarray:
-    return np.asarray(x, dtype=float)
-
-
-def check_dataset(result, variables=("agreement",), *, sweep: bool = False):
-    """``result`` must be the agreement Dataset; with a ``threshold`` dimension only where
-    ``sweep`` (figures of one threshold say how to pick one)."""
-    import xarray as xr
-
-    if not isinstance(result, xr.Dataset):
-        raise ParameterError("expected the agreement result (an xarray.Dataset from "
-                             f"iaa_frames.engine); got {type(result).__name__}")
-    if not sweep and "threshold" in result.dims:
-        taus = [float(t) for t in result["threshold"].values]
-        pick = taus[int(np.argmin(np.abs(np.asarray(taus) - 0.5)))]
-        raise ParameterError(
-            f"this result has a threshold dimension (τ = {', '.join(f'{t:g}' for t in taus)}); "
-            f"this figure shows one threshold: select it first, e.g. "
-            f"result.sel(threshold={pick:g}); plot.threshold_curve(result) draws every "
-            "threshold")
-    missing = [v for v in variables if v not in result.data_vars]
-    if missing:
-        raise ParameterError(f"the result lacks the variable(s) {missing}")
-    return result
-
-
-def measure_of(result, component: str) -> str:
-    """The measure ("sigma"/"alpha") of ``component``."""
-    if "measure" in result.coords:
-        return str(result["measure"].sel(component=component).values)
-    return "alpha" if component == "classification" else "sigma"
-
-
 def grey() -> str:
+    """The grey of chance lines, notes and undefined values."""
     return _GREY
-
-
-def component_frame(result, *, components, along: str, fixed_dim: str, fixed: str,
-                    top: int | None):
-    """Long-form agreement of ``components`` for the ``top`` entries of dim ``along``
-    (by support, "(all)" first), at ``fixed_dim == fixed``: one row per (entry,
-    component), columns ``along, component, measure, agreement, ci_low, ci_high,
-    n_units``; ``attrs`` hold ``n_hidden``, ``top`` and the fixed coordinate."""
-    check_dataset(result, ("agreement", "n_units"))
-    available = [str(c) for c in result["component"].values]
-    if isinstance(components, str):
-        components = [components]
-    components = list(components)
-    unknown = [c for c in components if c not in available]
-    if unknown or not components:
-        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
-    if fixed not in [str(v) for v in result[fixed_dim].values]:
-        raise ParameterError(f"unknown {fixed_dim} {fixed!r}")
-    at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})
-    shown, hidden = top_by_support(at_fixed, along, top)
-    sub = result.sel({"component": components, along: shown, fixed_dim: fixed})
-    cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units") if v in sub.data_vars]
-    frame = sub[cols].to_dataframe().reset_index()
-    for v in ("ci_low", "ci_high"):
-        if v not in frame:
-            frame[v] = np.nan
-    frame["measure"] = [measure_of(result, c) for c in frame["component"]]
-    order = {a: i for i, a in enumerate(shown)}
-    corder = {c: i for i, c in enumerate(components)}
-    frame = frame.iloc[np.lexsort((frame["component"].map(corder).to_numpy(),
-                                   frame[along].map(order).to_numpy()))]
-    frame = frame[[along, "component", "measure", "agreement", "ci_low", "ci_high",
-                   "n_units"]].reset_index(drop=True)
-    frame.attrs = {"n_hidden": hidden, "top": top, fixed_dim: fixed}
-    return frame

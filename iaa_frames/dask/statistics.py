@@ -1,0 +1,117 @@
+"""The agreement of a dask DataFrame, from per-partition sums.
+
+1. Every partition is validated and summarized; the driver makes the corpus-wide codes
+   and shuffles the frame on ``item`` when an item's rows lie in several partitions
+   (:func:`iaa_frames.dask.tables.prepare`).
+2. Every partition runs the within-item matching and reduces its within tables to what
+   the statistics need (:func:`iaa_frames.dask.cells.partition_statistics`): per item,
+   the sums of every cell; the within rows of the sigma components, in narrow types,
+   for the KS tests; its objects' boxes and codes for the index. Its polygons stay on
+   the worker.
+3. The driver draws the chance sample on the corpus-wide index
+   (:func:`iaa_frames.dask.tables.chance_tables`, the function and seed of the in-memory
+   path), joins the chance half of the cells to the merged within half
+   (:func:`iaa_frames.dask.cells.merge_cells`) and computes the Dataset with
+   :func:`iaa_frames.engine.agreement_from_cells`, the statistics step of the in-memory
+   path.
+
+The driver holds the index of the corpus (about 100 bytes an object), the per-item sums
+(about 130 bytes an object) and the within samples (about 50 bytes an object), never the
+pair tables (about 400 bytes an object).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+import numpy as np
+
+from ..engine import DEFAULT_N_BOOT, agreement_from_cells
+from ..errors import ParameterError
+from .cells import (
+    between_tables,
+    merge_cells,
+    merge_samples,
+    partition_statistics,
+    pooled_from_sample,
+)
+from .geometry import GeometryStore
+from .index import index_corpus
+from .tables import chance_tables, merge_counts, prepare, run_partitions, table_params
+from ..settings import DEFAULTS
+
+__all__ = ["agreement", "release_memory"]
+
+
+def _check_count(value, name):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < 0:
+        raise ParameterError(f"{name} must be a non-negative integer; got {value!r}")
+
+
+def release_memory() -> None:
+    """Give the memory freed so far back to the operating system (glibc's heap only).
+
+    The partitions' outputs arrive as many buffers of a few megabytes, which glibc
+    allocates on its heap; freed once merged, they would stay in the driver's resident
+    memory (about 250 MB per million objects) through the statistics.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc
+            pass
+
+
+def agreement(ddf, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
+              n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
+              overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
+    """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`.
+
+    See :func:`iaa_frames.dask.agreement`.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=20, seed=0)
+    >>> ds = agreement(dd.from_pandas(df, npartitions=4), n_chance=200, n_boot=20)
+    >>> bool(ds.equals(iaf.agreement(df, n_chance=200, n_boot=20)))
+    True
+    """
+    from dask import delayed
+
+    _check_count(n_boot, "n_boot")
+    prep = prepare(ddf, distance=distance, match_threshold=match_threshold,
+                   n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+    tau = float(match_threshold)
+    codes = prep.codes
+    shared = delayed(codes, pure=True)
+    outputs = [delayed(partition_statistics, nout=2, pure=True)(
+        p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons)
+        for p in prep.ddf.to_delayed()]
+    parts, geometry = run_partitions(outputs, prep.polygons, progress)
+    del outputs
+    corpus, position, offsets = index_corpus(codes, prep.coverage, parts)
+    release_memory()
+    counts = merge_counts(parts)
+    samples = merge_samples(parts, position, offsets, n_annotators=len(codes.annotators),
+                            n_labels=len(codes.labels))
+    release_memory()
+
+    store = GeometryStore(geometry, position, offsets) if prep.polygons else None
+    sample, sets_between, loc_between = chance_tables(
+        corpus, store, counts, distance=distance, tau=tau, overall=overall,
+        n_chance=n_chance, seed=seed)
+    del store, geometry
+    del position
+    pooled, source = pooled_from_sample(corpus, samples["localization"], loc_between, sample)
+    params = table_params(corpus, sample, distance=distance, tau=tau, n_chance=n_chance,
+                          overall=overall, seed=seed)
+    between = between_tables(corpus, sets_between, loc_between, pooled, source, params)
+    del sample
+    cells, presence = merge_cells(parts, between, samples)
+    del parts
+    release_memory()
+    return agreement_from_cells(between, cells, presence, n_boot=n_boot, seed=seed,
+                                progress=progress)
