@@ -38,9 +38,11 @@ import pandas as pd
 
 from .errors import ParameterError
 from .frame import ALL
-from .pairs import PairTables, pair_tables
+from .matched import partners, reference_code, tables_of
+from .pairs import PairTables
 from .settings import DEFAULTS
 
+# partners, reference_code and tables_of live in iaa_frames.matched; importable from here
 __all__ = ["CONFLICT_COLUMNS", "DEFAULT_LOW_OVERLAP", "KINDS", "conflict_counts",
            "conflicts", "partners", "reference_code", "tables_of"]
 
@@ -67,53 +69,7 @@ CONFLICT_COLUMNS = {
     "distance": "distance of the matched pair, as chosen (NaN for an unmatched object)",
 }
 
-_ENGINE = ("distance", "match_threshold", "n_chance", "seed", "overall", "progress")
-
-
-def tables_of(data, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
-              n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
-              progress: bool | None = DEFAULTS.progress) -> PairTables:
-    """``data`` itself when it is :class:`~iaa_frames.pairs.PairTables`, else the pair
-    tables of the annotation frame ``data`` (with the keywords given).
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> t = iaf.pair_tables(iaf.simulate(n_items=3, seed=0), n_chance=20)
-    >>> tables_of(t) is t
-    True
-    """
-    if isinstance(data, PairTables):
-        return data
-    if isinstance(data, pd.DataFrame):
-        return pair_tables(data, distance=distance, match_threshold=match_threshold,
-                           n_chance=n_chance, seed=seed, overall=overall, progress=progress)
-    raise ParameterError("data must be a tidy annotation frame or PairTables; got "
-                         f"{type(data).__name__}")
-
-
-def reference_code(tables: PairTables, reference) -> int | None:
-    """The annotator code of ``reference`` (None for None); a clear error when it is not
-    one of the corpus's annotators.
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> t = iaf.pair_tables(iaf.simulate(n_items=3, annotators={"a": "good", "b": "good"},
-    ...                                  seed=0), n_chance=20)
-    >>> str(t.corpus.annotators[reference_code(t, "b")])
-    'b'
-    """
-    if reference is None:
-        return None
-    names = [str(a) for a in tables.corpus.annotators]
-    if not isinstance(reference, str) or reference not in names:
-        raise ParameterError(f"reference must be one of the annotators {sorted(names)}; "
-                             f"got {reference!r}")
-    return names.index(reference)
-
-
-def _check_low_overlap(low_overlap, tau):
+def _check_low_overlap(low_overlap):
     if low_overlap is None:
         return None
     if isinstance(low_overlap, bool) or not isinstance(low_overlap, (int, float, np.number)) \
@@ -121,48 +77,6 @@ def _check_low_overlap(low_overlap, tau):
         raise ParameterError(f"low_overlap must be None or a number in [0, 1]; got "
                              f"{low_overlap!r}")
     return float(low_overlap)
-
-
-def partners(tables: PairTables) -> pd.DataFrame:
-    """Every object against every other annotator who covered its item, with whether the
-    matching paired it with one of that annotator's objects.
-
-    Parameters
-    ----------
-    tables : PairTables
-
-    Returns
-    -------
-    pandas.DataFrame
-        Integer codes (see ``tables.corpus``), one row per (object, other annotator):
-        ``object`` (index into ``tables.corpus.objects``), ``item``, ``owner`` (the
-        annotator who drew it), ``other`` and ``matched`` (bool).
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> t = iaf.pair_tables(iaf.simulate(n_items=4, annotators={"a": "perfect",
-    ...                                                         "b": "perfect"}, seed=0),
-    ...                     n_chance=20)
-    >>> bool(partners(t)["matched"].all())
-    True
-    """
-    n_ann = len(tables.corpus.annotators)
-    u = tables.units
-    obj = pd.DataFrame({"object": np.arange(len(u), dtype=np.int64),
-                        "item": u["item"].to_numpy(np.int64),
-                        "owner": u["annotator"].to_numpy(np.int64)})
-    cov = pd.DataFrame({"item": tables.coverage["item"].to_numpy(np.int64),
-                        "other": tables.coverage["annotator"].to_numpy(np.int64)})
-    rows = obj.merge(cov, on="item", how="inner", sort=False)
-    rows = rows[rows["owner"].to_numpy() != rows["other"].to_numpy()].reset_index(drop=True)
-    w = tables.localization_within
-    matched = np.concatenate([
-        w["object_a"].to_numpy(np.int64) * n_ann + w["annotator_b"].to_numpy(np.int64),
-        w["object_b"].to_numpy(np.int64) * n_ann + w["annotator_a"].to_numpy(np.int64)])
-    key = rows["object"].to_numpy(np.int64) * n_ann + rows["other"].to_numpy(np.int64)
-    rows["matched"] = np.isin(key, matched)
-    return rows
 
 
 def _unmatched(tables: PairTables):
@@ -228,8 +142,10 @@ def _take(values: np.ndarray, index: np.ndarray, fill=None) -> np.ndarray:
 
 def conflicts(data, *, reference: str | None = None,
               low_overlap: float | None = DEFAULT_LOW_OVERLAP, distance=DEFAULTS.distance,
-              match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-              overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+              match_threshold: float = DEFAULTS.match_threshold,
+              n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
+              overall: str = DEFAULTS.overall,
+              progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
     """Every disagreement of the within-item matching, one row per conflict.
 
     Parameters
@@ -294,11 +210,10 @@ def conflicts(data, *, reference: str | None = None,
     >>> c.groupby("kind").size().to_dict()  # doctest: +SKIP
     {'missed': 9}
     """
-    engine = {"distance": distance, "match_threshold": match_threshold, "n_chance": n_chance,
-                  "seed": seed, "overall": overall, "progress": progress}
-    t = tables_of(data, **engine)
+    t = tables_of(data, distance=distance, match_threshold=match_threshold, n_chance=n_chance,
+                  seed=seed, overall=overall, progress=progress)
     tau = float(t.params.get("match_threshold", match_threshold))
-    low = _check_low_overlap(low_overlap, tau)
+    low = _check_low_overlap(low_overlap)
     ref = reference_code(t, reference)
     kind, item, a, b, oa, ob, iou, dist = _codes(t, ref, low)
     c = t.corpus
