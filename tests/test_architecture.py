@@ -58,16 +58,11 @@ def _cross_module_private_uses(path: Path):
             yield f"{module}:{node.lineno} uses {node.value.id}.{node.attr}"
 
 
-# the refactor of issue #12 is under way: these markers go when each rule holds
-_PENDING = pytest.mark.xfail(strict=True, reason="refactor (#12) in progress")
-
-
 def test_no_private_name_crosses_a_module():
     found = [use for path in MODULES for use in _cross_module_private_uses(path)]
     assert found == []
 
 
-@_PENDING
 def test_modules_are_short_or_say_why():
     long = [_long(path) for path in MODULES]
     assert [x for x in long if x] == []
