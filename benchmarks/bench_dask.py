@@ -12,8 +12,10 @@ Run: ``python benchmarks/bench_dask.py [--boxes 10000000] [--reference 1000000]
 3. Starts a ``LocalCluster`` of ``--workers`` worker processes, one thread each, with
    ``--memory-limit`` per worker, and times ``iaf.agreement(iaa_frames.dask.read_parquet(dir))``.
    Prints the time, the peak RSS of every worker process and of the driver (the process
-   that calls ``agreement``: it holds the corpus index, the pair tables and computes the
-   statistics), and whether every worker stayed under its limit.
+   that calls ``agreement``: it holds the corpus index, the per-item sums and the within
+   samples, draws the chance sample and computes the statistics), whether every worker
+   stayed under its limit, and the CPU time of the driver and the workers with the load
+   average of the machine (on a shared machine the wall time follows the load).
 
 Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of each process.
 
@@ -139,10 +141,21 @@ def reference(boxes: int, boot: int, seed: int) -> dict:
     df = pd.concat([simulate_chunk(k, min(CHUNK_ITEMS, total - k * CHUNK_ITEMS), seed)
                     for k in range(-(-total // CHUNK_ITEMS))], ignore_index=True)
     before = peak_rss_mb()
+    load = os.getloadavg()[0]
+    cpu0 = cpu_seconds()
     t0 = time.perf_counter()
     iaf.agreement(df, n_boot=boot, seed=seed, progress=False)
     return {"boxes": int(df["label"].notna().sum()), "seconds": time.perf_counter() - t0,
+            "cpu_seconds": cpu_seconds() - cpu0, "load": [load, os.getloadavg()[0]],
             "peak_rss_mb": peak_rss_mb(), "rss_before_mb": before}
+
+
+def cpu_seconds() -> float:
+    """User + system CPU time of this process so far."""
+    import psutil
+
+    t = psutil.Process().cpu_times()
+    return t.user + t.system
 
 
 def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed: int):
@@ -155,11 +168,16 @@ def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed
             Client(cluster) as client:
         limits = {w: info["memory_limit"] for w, info in
                   client.scheduler_info()["workers"].items()}
+        worker_cpu = client.run(cpu_seconds)
+        load = os.getloadavg()[0]
+        cpu0 = cpu_seconds()
         with RssSampler() as driver:
             t0 = time.perf_counter()
             ds = iaf.agreement(iaf.dask.read_parquet(path), n_boot=boot, seed=seed,
                                progress=True)
             seconds = time.perf_counter() - t0
+        driver_cpu = cpu_seconds() - cpu0
+        worker_cpu = {w: t - worker_cpu.get(w, 0.0) for w, t in client.run(cpu_seconds).items()}
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
         restarts = sum(1 for w in limits if w not in peaks)
         loc = float(ds["agreement"].sel(component="localization", label="(all)",
@@ -168,6 +186,8 @@ def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed
                                                   "limit_mb": limits[w] / 2 ** 20}
                                               for w in peaks},
             "lost_workers": restarts, "driver_peak_rss_mb": driver.peak / 2 ** 20,
+            "driver_cpu_seconds": driver_cpu, "worker_cpu_seconds": worker_cpu,
+            "load": [load, os.getloadavg()[0]],
             "driver_ru_maxrss_mb": peak_rss_mb(), "localization_sigma": loc}
 
 
@@ -224,11 +244,18 @@ def main():
         print(f"   {run['lost_workers']} worker(s) were lost (restarted) during the run")
     print(f"   driver: peak RSS {run['driver_peak_rss_mb']:.0f} MB during agreement() "
           f"({run['driver_ru_maxrss_mb']:.0f} MB over the whole process)")
+    cpu = run["driver_cpu_seconds"] + sum(run["worker_cpu_seconds"].values())
+    print(f"   CPU: driver {run['driver_cpu_seconds']:.0f} s + workers "
+          f"{sum(run['worker_cpu_seconds'].values()):.0f} s = {cpu:.0f} s; load average "
+          f"{run['load'][0]:.1f} at the start, {run['load'][1]:.1f} at the end")
     print(json.dumps({"reference": ref, "distributed": run}), flush=True)
     if ref is not None:
         ratio = run["seconds"] / ref["seconds"]
+        print(f"   in memory: {ref['cpu_seconds']:.0f} s CPU, load average "
+              f"{ref['load'][0]:.1f} -> {ref['load'][1]:.1f}")
         print(f"   time ratio to the in-memory {ref['boxes']:,}-box run: {ratio:.1f}x "
-              f"(target <= 12x)")
+              f"(target <= 12x); CPU time ratio {cpu / ref['cpu_seconds']:.1f}x (the machine "
+              "is shared: wall time depends on the load, CPU time much less)")
     if tmp is not None:
         tmp.cleanup()
 

@@ -294,6 +294,7 @@ def test_progress_bars(corpora, capsys):
     iaf.agreement(ddf, n_chance=100, n_boot=0, progress=True)
     err = capsys.readouterr().err
     assert "validating" in err and "matching" in err
+    assert "KS tests, localization" in err
 
 
 def test_threshold_sweep_equals_in_memory(client, corpora):

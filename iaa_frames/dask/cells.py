@@ -251,12 +251,13 @@ def between_tables(corpus, sets_between, loc_between, pooled, source, params) ->
                       localization_pooled=pooled, label_source=source, params=params)
 
 
-def merge_cells(parts: list[dict], between: PairTables, samples: dict):
+def merge_cells(parts: list[dict], between: PairTables, samples: dict, *,
+                progress: bool | None = None):
     """Every component's cells and the presence cells, within and chance halves joined.
 
     The partitions' rows of the per-item sums are stacked in item order (taken out of
     ``parts`` one component at a time); the chance half is built by the engine from
-    ``between``.
+    ``between``. ``progress``: progress bars over the groups of cells of the KS tests.
 
     Returns
     -------
@@ -295,5 +296,6 @@ def merge_cells(parts: list[dict], between: PairTables, samples: dict):
             fields["matched"] = half.matched + added(f"{c}_matched")
         out[c] = SampledSigmaCells(**fields, sample=samples[c]["sample"],
                                    sample_distance=samples[c]["distance"],
-                                   chunk_entries=ks.CHUNK_ENTRIES)
+                                   chunk_entries=ks.CHUNK_ENTRIES, name=c,
+                                   progress=progress)
     return out, PresenceCells(layout.n_cells, stacked("presence"))

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..engine import SigmaCells
 from ..kstest import ks_agreement_tests
+from ..progress import DELAY, tqdm
 from ..stats import cell_tests
 from .tables import active_client
 
@@ -170,19 +171,28 @@ class SampledSigmaCells(SigmaCells):
     sample: WithinSample | None = None
     sample_distance: np.ndarray | None = None
     chunk_entries: int = CHUNK_ENTRIES
+    name: str = ""  # the component, for the progress bar
+    progress: bool | None = None
 
     def tests(self, cells, seed: int = 0):
         """KS statistic, sign, p-value and fraction below chance of the given cells, as
         :meth:`iaa_frames.engine.SigmaCells.tests` computes them, one group of cells at a
         time; on the workers of the active ``dask.distributed`` client, if any (a few
         groups at a time, each sent with its rows' distances and items only)."""
-        out = np.full((4, self.n_cells), np.nan)
         chunks = self.sample.chunks(np.asarray(cells, dtype=np.int64), self.chunk_entries)
+        disable = len(chunks) < 2 if self.progress is None else not self.progress
+        with tqdm(total=len(chunks), desc=f"KS tests, {self.name}".rstrip(", "),
+                  unit="group", disable=disable, delay=0 if self.progress else DELAY) as bar:
+            return self._tests(chunks, seed, bar)
+
+    def _tests(self, chunks, seed, bar):
+        out = np.full((4, self.n_cells), np.nan)
         client = active_client() if chunks else None
         if client is None:
             for chunk in chunks:
                 out[:, chunk] = group_tests(**self._group(chunk), n_items=self.n_items,
                                             seed=seed)
+                bar.update(1)
         else:
             from distributed import wait
 
@@ -198,6 +208,7 @@ class SampledSigmaCells(SigmaCells):
                     done = wait(futures, return_when="FIRST_COMPLETED").done
                     for j in [j for j, (f, _) in running.items() if f in done]:
                         out[:, chunks[j]] = running.pop(j)[0].result()
+                        bar.update(1)
                 # the scattered rows are held until their task is done
                 group = _scatter(client, self._group(chunk, between=False))
                 running[k] = (client.submit(group_tests, **group, **shared,
@@ -205,6 +216,7 @@ class SampledSigmaCells(SigmaCells):
                               group)
             for j, (f, _) in running.items():
                 out[:, chunks[j]] = f.result()
+                bar.update(1)
         self.sample.release()
         return out
 

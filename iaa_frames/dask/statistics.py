@@ -110,7 +110,7 @@ def agreement(ddf, *, distance=DEFAULTS.distance, match_threshold: float = DEFAU
                           overall=overall, seed=seed)
     between = between_tables(corpus, sets_between, loc_between, pooled, source, params)
     del sample
-    cells, presence = merge_cells(parts, between, samples)
+    cells, presence = merge_cells(parts, between, samples, progress=progress)
     del parts
     release_memory()
     return agreement_from_cells(between, cells, presence, n_boot=n_boot, seed=seed,
