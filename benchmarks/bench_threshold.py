@@ -72,10 +72,16 @@ print(json.dumps(out))
 
 
 def _run(kind, n, taus, mode, dump):
-    code = CASE.format(root=str(ROOT), bench=str(ROOT / "benchmarks"), kind=kind, n=n,
-                       taus=list(taus), mode=mode, dump=dump)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=False)
+    code = CASE.format(
+        root=str(ROOT),
+        bench=str(ROOT / "benchmarks"),
+        kind=kind,
+        n=n,
+        taus=list(taus),
+        mode=mode,
+        dump=dump,
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     if out.returncode:
         print(out.stderr, file=sys.stderr)
         sys.exit(out.returncode)
@@ -84,8 +90,9 @@ def _run(kind, n, taus, mode, dump):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--polygons", type=int, default=200,
-                   help="images of the lvis_like corpus (0 = skip)")
+    p.add_argument(
+        "--polygons", type=int, default=200, help="images of the lvis_like corpus (0 = skip)"
+    )
     p.add_argument("--boxes", type=int, default=2000, help="items of the box corpus (0 = skip)")
     p.add_argument("--thresholds", default="0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9")
     p.add_argument("--repeat", type=int, default=3)
@@ -100,17 +107,27 @@ def main():
             dump = str(Path(tmp) / "sweep.pkl")
             sweep = [_run(kind, n, taus, "sweep", dump) for _ in range(args.repeat)]
             separate = [_run(kind, n, taus, "separate", dump) for _ in range(args.repeat)]
-        best = {(mode, clock): min(r[clock] for r in runs)
-                for mode, runs in (("sweep", sweep), ("separate", separate))
-                for clock in ("seconds", "cpu")}
-        print(json.dumps({
-            "corpus": "lvis_like" if kind == "polygon" else "simulate boxes", "size": n,
-            "objects": sweep[0]["objects"], "thresholds": len(taus),
-            "separate_wall_s": best["separate", "seconds"],
-            "sweep_wall_s": best["sweep", "seconds"],
-            "separate_cpu_s": best["separate", "cpu"], "sweep_cpu_s": best["sweep", "cpu"],
-            "saving_cpu": f"{1 - best['sweep', 'cpu'] / best['separate', 'cpu']:.0%}",
-            "identical": all(r["identical_to_sweep"] for r in separate)}))
+        best = {
+            (mode, clock): min(r[clock] for r in runs)
+            for mode, runs in (("sweep", sweep), ("separate", separate))
+            for clock in ("seconds", "cpu")
+        }
+        print(
+            json.dumps(
+                {
+                    "corpus": "lvis_like" if kind == "polygon" else "simulate boxes",
+                    "size": n,
+                    "objects": sweep[0]["objects"],
+                    "thresholds": len(taus),
+                    "separate_wall_s": best["separate", "seconds"],
+                    "sweep_wall_s": best["sweep", "seconds"],
+                    "separate_cpu_s": best["separate", "cpu"],
+                    "sweep_cpu_s": best["sweep", "cpu"],
+                    "saving_cpu": f"{1 - best['sweep', 'cpu'] / best['separate', 'cpu']:.0%}",
+                    "identical": all(r["identical_to_sweep"] for r in separate),
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

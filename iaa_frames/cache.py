@@ -51,8 +51,17 @@ from .pairs import PairTables, pair_tables, pair_tables_by_threshold
 from .settings import DEFAULTS, MatchSettings
 from .views import check_top
 
-__all__ = ["MAXSIZE", "Entry", "clear", "entries", "entries_for", "entry", "frame_digest",
-           "info", "lookup"]
+__all__ = [
+    "MAXSIZE",
+    "Entry",
+    "clear",
+    "entries",
+    "entries_for",
+    "entry",
+    "frame_digest",
+    "info",
+    "lookup",
+]
 
 #: Largest number of (frame, parameters) entries kept.
 MAXSIZE = 4
@@ -100,43 +109,52 @@ class Entry:
     items: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return (f"<cache.Entry {self.key[:12]}: {len(self.results)} result(s), "
-                f"{len(self.pairwise)} pairwise, {len(self.items)} item table(s)>")
+        return (
+            f"<cache.Entry {self.key[:12]}: {len(self.results)} result(s), "
+            f"{len(self.pairwise)} pairwise, {len(self.items)} item table(s)>"
+        )
 
-    def result(self, *, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
-               progress: bool | None = DEFAULTS.progress) -> xr.Dataset:
+    def result(
+        self,
+        *,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> xr.Dataset:
         """The agreement Dataset of these tables
         (:func:`iaa_frames.engine.agreement_from_tables`), computed once per ``n_boot``
         and ``seed``; its attr ``tables_key`` names this entry."""
         key = (n_boot, seed)
         if key not in self.results:
-            ds = agreement_from_tables(self.tables, n_boot=n_boot, seed=seed,
-                                       progress=progress)
+            ds = agreement_from_tables(self.tables, n_boot=n_boot, seed=seed, progress=progress)
             if self.key:
                 ds.attrs["tables_key"] = self.key
             self.results[key] = ds
         return self.results[key].copy()
 
-    def pairwise_of(self, *, component: str = "localization",
-                    label: str = ALL) -> xr.DataArray:
+    def pairwise_of(self, *, component: str = "localization", label: str = ALL) -> xr.DataArray:
         """Annotator x annotator agreement of these tables
         (:func:`iaa_frames.engine.pairwise_from_tables`), computed once per component and
         label."""
         key = (component, label)
         if key not in self.pairwise:
-            self.pairwise[key] = pairwise_from_tables(self.tables, component=component,
-                                                      label=label)
+            self.pairwise[key] = pairwise_from_tables(self.tables, component=component, label=label)
         return self.pairwise[key].copy()
 
-    def items_of(self, *, component: str = "localization", label: str = ALL,
-                 top: int | None = None, sort: str = "excess") -> pd.DataFrame:
+    def items_of(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        top: int | None = None,
+        sort: str = "excess",
+    ) -> pd.DataFrame:
         """The item drilldown of these tables (:func:`iaa_frames.items.items`), computed
         once per component, label and order; the first ``top`` items."""
         top = check_top(top)
         key = (component, label, sort)
         if key not in self.items:
-            self.items[key] = item_table(self.tables, component=component,
-                                                label=label, sort=sort)
+            self.items[key] = item_table(self.tables, component=component, label=label, sort=sort)
         table = self.items[key]
         return (table if top is None else table.head(top)).copy()
 
@@ -256,9 +274,14 @@ def entries_for(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> list[En
         return found
     if settings.several:
         computed = pair_tables_by_threshold(
-            df, thresholds=[taus[i] for i in missing], distance=settings.distance,
-            n_chance=settings.n_chance, overall=settings.overall, seed=settings.seed,
-            progress=settings.progress)
+            df,
+            thresholds=[taus[i] for i in missing],
+            distance=settings.distance,
+            n_chance=settings.n_chance,
+            overall=settings.overall,
+            seed=settings.seed,
+            progress=settings.progress,
+        )
     else:
         computed = [pair_tables(df, **settings.as_kwargs())]
     for i, tables in zip(missing, computed):
@@ -266,10 +289,16 @@ def entries_for(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> list[En
     return found
 
 
-def entry(df: pd.DataFrame, *, distance=DEFAULTS.distance,
-          match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
-          overall: str = DEFAULTS.overall, seed: int = DEFAULTS.seed,
-          progress: bool | None = DEFAULTS.progress) -> Entry:
+def entry(
+    df: pd.DataFrame,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+) -> Entry:
     """The cached entry of ``df`` and the parameters, computing the pair tables once.
 
     Parameters
@@ -284,15 +313,27 @@ def entry(df: pd.DataFrame, *, distance=DEFAULTS.distance,
     -------
     Entry
     """
-    settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                             n_chance=n_chance, seed=seed, overall=overall,
-                             progress=progress)
+    settings = MatchSettings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     return entries_for(df, settings.single())[0]
 
 
-def entries(df: pd.DataFrame, *, thresholds, distance=DEFAULTS.distance,
-            n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall,
-            seed: int = DEFAULTS.seed, progress: bool | None = DEFAULTS.progress) -> list[Entry]:
+def entries(
+    df: pd.DataFrame,
+    *,
+    thresholds,
+    distance=DEFAULTS.distance,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+) -> list[Entry]:
     """The entries of ``df`` at several match thresholds, in the given order: the keyword
     form of :func:`entries_for` (each is the entry :func:`entry` gives for that
     threshold).
@@ -317,9 +358,14 @@ def entries(df: pd.DataFrame, *, thresholds, distance=DEFAULTS.distance,
     >>> entry(df, match_threshold=0.5, n_chance=50) is e5
     True
     """
-    settings = MatchSettings(distance=distance, match_threshold=list(thresholds),
-                             n_chance=n_chance, seed=seed, overall=overall,
-                             progress=progress)
+    settings = MatchSettings(
+        distance=distance,
+        match_threshold=list(thresholds),
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     found = dict(zip(settings.thresholds, entries_for(df, settings)))
     return [found[float(t)] for t in thresholds]
 

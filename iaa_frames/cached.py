@@ -33,7 +33,6 @@ from .thresholds import concat_thresholds
 __all__ = ["agreement", "items", "pairwise", "tables"]
 
 
-
 def tables(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> PairTables:
     """The pair tables of ``df`` at the one threshold of ``settings``, cached
     (``df.iaa.tables()``).
@@ -49,8 +48,9 @@ def tables(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> PairTables:
     return entries_for(df, settings.single())[0].tables
 
 
-def agreement(df: pd.DataFrame, settings: MatchSettings = DEFAULTS, *,
-              n_boot: int = DEFAULT_N_BOOT) -> xr.Dataset:
+def agreement(
+    df: pd.DataFrame, settings: MatchSettings = DEFAULTS, *, n_boot: int = DEFAULT_N_BOOT
+) -> xr.Dataset:
     """The agreement Dataset of ``df``, cached (``df.iaa.agreement()``).
 
     Equal to :func:`iaa_frames.agreement` with the same parameters; its attr
@@ -81,8 +81,7 @@ def agreement(df: pd.DataFrame, settings: MatchSettings = DEFAULTS, *,
     """
     n_boot = check_int(n_boot, "n_boot")
     found = entries_for(df, settings)
-    parts = [e.result(n_boot=n_boot, seed=settings.seed, progress=settings.progress)
-             for e in found]
+    parts = [e.result(n_boot=n_boot, seed=settings.seed, progress=settings.progress) for e in found]
     if not settings.several:
         return parts[0]
     out = concat_thresholds(parts)
@@ -91,8 +90,13 @@ def agreement(df: pd.DataFrame, settings: MatchSettings = DEFAULTS, *,
     return out
 
 
-def pairwise(df: pd.DataFrame, settings: MatchSettings = DEFAULTS, *,
-             component: str = "localization", label: str = ALL) -> xr.DataArray:
+def pairwise(
+    df: pd.DataFrame,
+    settings: MatchSettings = DEFAULTS,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+) -> xr.DataArray:
     """Annotator x annotator agreement of ``df``, cached (``df.iaa.pairwise()``); a
     ``threshold`` dimension for several thresholds.
 
@@ -104,14 +108,19 @@ def pairwise(df: pd.DataFrame, settings: MatchSettings = DEFAULTS, *,
     >>> pairwise(df, MatchSettings(match_threshold=[0.3, 0.5], n_chance=50)).dims
     ('threshold', 'annotator_a', 'annotator_b')
     """
-    parts = [e.pairwise_of(component=component, label=label)
-             for e in entries_for(df, settings)]
+    parts = [e.pairwise_of(component=component, label=label) for e in entries_for(df, settings)]
     return concat_thresholds(parts) if settings.several else parts[0]
 
 
-def items(df: pd.DataFrame, settings: MatchSettings = DEFAULTS, *,
-          component: str = "localization", label: str = ALL, top: int | None = None,
-          sort: str = "excess") -> pd.DataFrame:
+def items(
+    df: pd.DataFrame,
+    settings: MatchSettings = DEFAULTS,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = None,
+    sort: str = "excess",
+) -> pd.DataFrame:
     """The item drilldown of ``df`` at one threshold, cached (``df.iaa.items()``).
 
     Examples
@@ -122,5 +131,6 @@ def items(df: pd.DataFrame, settings: MatchSettings = DEFAULTS, *,
     >>> len(items(df, MatchSettings(n_chance=50), top=2))
     2
     """
-    return entries_for(df, settings.single())[0].items_of(component=component, label=label,
-                                                          top=top, sort=sort)
+    return entries_for(df, settings.single())[0].items_of(
+        component=component, label=label, top=top, sort=sort
+    )

@@ -44,8 +44,9 @@ def tables_of(data, **kwargs) -> PairTables:
         return data
     if isinstance(data, pd.DataFrame):
         return data.iaa.tables(**kwargs)  # cached per frame content and parameters
-    raise ParameterError("data must be a tidy annotation frame or PairTables; got "
-                         f"{type(data).__name__}")
+    raise ParameterError(
+        f"data must be a tidy annotation frame or PairTables; got {type(data).__name__}"
+    )
 
 
 def _distance_name(component: str, distance: str) -> str:
@@ -56,10 +57,18 @@ def _distance_name(component: str, distance: str) -> str:
     return "set distance"
 
 
-def distance_samples(data, *, component: str = "localization", by: str | None = None,
-                     distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
-                     n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-                     overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+def distance_samples(
+    data,
+    *,
+    component: str = "localization",
+    by: str | None = None,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+) -> pd.DataFrame:
     """The within-item and chance distances of a component, in long form.
 
     Parameters
@@ -93,8 +102,15 @@ def distance_samples(data, *, component: str = "localization", by: str | None = 
     check_choice("component", component, _DISTANCE_COMPONENTS)
     if by not in _BY:
         raise ParameterError(f"by must be one of {_BY}; got {by!r}")
-    t = tables_of(data, distance=distance, match_threshold=match_threshold, n_chance=n_chance,
-                seed=seed, overall=overall, progress=progress)
+    t = tables_of(
+        data,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     d = cell_distances(t, component, by=by)
     if by is None:
         facet = d["label"]
@@ -102,13 +118,21 @@ def distance_samples(data, *, component: str = "localization", by: str | None = 
         facet = d[by]
         d = d[(d["annotator"] == ALL) if by == "label" else (d["label"] == ALL)]
         facet = facet[d.index]
-    out = pd.DataFrame({"facet": facet.to_numpy(), "sample": d["sample"].to_numpy(),
-                        "distance": d["distance"].to_numpy(dtype=float),
-                        "weight": d["weight"].to_numpy(dtype=float)})
+    out = pd.DataFrame(
+        {
+            "facet": facet.to_numpy(),
+            "sample": d["sample"].to_numpy(),
+            "distance": d["distance"].to_numpy(dtype=float),
+            "weight": d["weight"].to_numpy(dtype=float),
+        }
+    )
     out["facet"] = out["facet"].astype(str)
     out["sample"] = out["sample"].astype(str)
-    out.attrs = {"component": component, "by": by or "",
-                 "long_name": _distance_name(component, str(t.params.get("distance", "")))}
+    out.attrs = {
+        "component": component,
+        "by": by or "",
+        "long_name": _distance_name(component, str(t.params.get("distance", ""))),
+    }
     return out
 
 
@@ -135,15 +159,22 @@ def sample_summary(samples: pd.DataFrame) -> pd.DataFrame:
         is_w = g["sample"].to_numpy() == "within"
         x = g["distance"].to_numpy(dtype=float)
         within, between = x[is_w], x[~is_w]
-        weight = (g["weight"].to_numpy(dtype=float)[~is_w] if "weight" in g
-                  else np.ones(len(between)))
+        weight = (
+            g["weight"].to_numpy(dtype=float)[~is_w] if "weight" in g else np.ones(len(between))
+        )
         res = _ks(within, between, between_weights=weight)
         at, fw, fb = _gap(within, between, weight)
-        rows[facet] = dict(n_within=len(within), n_between=len(between),
-                           sigma=float(_sigma(within, between, between_weights=weight)),
-                           ks=res.statistic,
-                           ks_sign=res.sign, ks_pvalue=res.pvalue,
-                           gap_at=at, gap_within=fw, gap_between=fb)
+        rows[facet] = dict(
+            n_within=len(within),
+            n_between=len(between),
+            sigma=float(_sigma(within, between, between_weights=weight)),
+            ks=res.statistic,
+            ks_sign=res.sign,
+            ks_pvalue=res.pvalue,
+            gap_at=at,
+            gap_within=fw,
+            gap_between=fb,
+        )
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "facet"
     if len(out):

@@ -153,9 +153,7 @@ def hausdorff_distance(a: Shapes, b: Shapes) -> np.ndarray:
     [1.0]
     """
     check_aligned(a, b, "hausdorff_distance")
-    return np.asarray(
-        shapely.hausdorff_distance(as_polygons(a), as_polygons(b)), dtype=np.float64
-    )
+    return np.asarray(shapely.hausdorff_distance(as_polygons(a), as_polygons(b)), dtype=np.float64)
 
 
 def _iou_similarity(a: Shapes, b: Shapes, *, known_iou=None, known_distance=None) -> np.ndarray:
@@ -348,10 +346,8 @@ def available_distances() -> list[str]:
     return list(_REGISTRY)
 
 
-register_distance("giou", giou_distance, similarity=_giou_similarity, bounded=True,
-                  reuses_iou=True)
-register_distance("iou", iou_distance, similarity=_iou_similarity, bounded=True,
-                  reuses_iou=True)
+register_distance("giou", giou_distance, similarity=_giou_similarity, bounded=True, reuses_iou=True)
+register_distance("iou", iou_distance, similarity=_iou_similarity, bounded=True, reuses_iou=True)
 register_distance("l2", l2_distance)
 register_distance("centroid", centroid_distance)
 register_distance("hausdorff", hausdorff_distance)

@@ -90,9 +90,11 @@ class ValidationResult:
 
     def __repr__(self) -> str:
         reasons = ", ".join(f"{k}: {v:,}" for k, v in self.counts.items()) or "none"
-        return (f"<ValidationResult: {len(self.frame):,} valid rows, {len(self.dropped):,} "
-                f"dropped ({reasons}), {self.repaired:,} repaired polygons; "
-                ".frame, .dropped, .counts>")
+        return (
+            f"<ValidationResult: {len(self.frame):,} valid rows, {len(self.dropped):,} "
+            f"dropped ({reasons}), {self.repaired:,} repaired polygons; "
+            ".frame, .dropped, .counts>"
+        )
 
 
 def is_object(df: pd.DataFrame) -> pd.Series:
@@ -172,11 +174,16 @@ def _annotator_column(ann: pd.Series) -> pd.Series:
         out = np.full(len(vals), None, dtype=object)
         out[present] = vals[present].astype(np.int64).astype(str)
         return pd.Series(pd.array(out, dtype="str"), index=ann.index)
-    if dtype == object:
+    if dtype == object:  # noqa: E721  (numpy and pandas dtypes compare equal to object)
         arr = ann.to_numpy(dtype=object)
         numeric = np.frompyfunc(
-            lambda v: isinstance(v, (int, float, np.integer, np.floating))
-            and not isinstance(v, (bool, np.bool_)), 1, 1)(arr).astype(bool)
+            lambda v: (
+                isinstance(v, (int, float, np.integer, np.floating))
+                and not isinstance(v, (bool, np.bool_))
+            ),
+            1,
+            1,
+        )(arr).astype(bool)
         if numeric.any():
             arr = arr.copy()
             arr[numeric] = [_integral_to_str(v) for v in arr[numeric]]
@@ -393,10 +400,16 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     frame = frame.astype({"annotator": "str", "label": "str"})
     counts = pd.Series(reason).value_counts().to_dict() if bad.any() else {}
     n_repaired = int(repaired[~bad].sum())
-    frame.attrs = {"iaa_dropped": {str(k): int(v) for k, v in counts.items()},
-                   "iaa_repaired": n_repaired}
-    result = ValidationResult(frame=frame, dropped=dropped, repaired=n_repaired,
-                              counts={str(k): int(v) for k, v in counts.items()})
+    frame.attrs = {
+        "iaa_dropped": {str(k): int(v) for k, v in counts.items()},
+        "iaa_repaired": n_repaired,
+    }
+    result = ValidationResult(
+        frame=frame,
+        dropped=dropped,
+        repaired=n_repaired,
+        counts={str(k): int(v) for k, v in counts.items()},
+    )
     return result, np.flatnonzero(bad)
 
 

@@ -61,13 +61,21 @@ def _item_code(t: PairTables, item) -> int:
     hits = np.flatnonzero(np.asarray([n == item for n in names], dtype=bool))
     if len(hits) == 0:
         shown = ", ".join(map(repr, list(names[:5])))
-        raise ParameterError(f"item {item!r} is not in the corpus (items: {shown}"
-                             f"{', ...' if len(names) > 5 else ''})")
+        raise ParameterError(
+            f"item {item!r} is not in the corpus (items: {shown}"
+            f"{', ...' if len(names) > 5 else ''})"
+        )
     return int(hits[0])
 
 
-def item_view(data, item, *, reference: str | None = None,
-              low_overlap: float | None = DEFAULT_LOW_OVERLAP, **kwargs) -> ItemView:
+def item_view(
+    data,
+    item,
+    *,
+    reference: str | None = None,
+    low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    **kwargs,
+) -> ItemView:
     """The objects, matched pairs and conflicts of one item.
 
     Parameters
@@ -108,8 +116,9 @@ def item_view(data, item, *, reference: str | None = None,
             raise ParameterError(f"unexpected keyword(s) {sorted(kwargs)} with PairTables")
         t = data
     else:
-        raise ParameterError("data must be a tidy annotation frame or PairTables; got "
-                             f"{type(data).__name__}")
+        raise ParameterError(
+            f"data must be a tidy annotation frame or PairTables; got {type(data).__name__}"
+        )
     code = _item_code(t, item)
     c = t.corpus
     rows = np.flatnonzero(c.item == code)
@@ -117,8 +126,7 @@ def item_view(data, item, *, reference: str | None = None,
     objects["annotator"] = objects["annotator"].astype(str)
     objects["cluster"] = t.units["cluster"].to_numpy()[rows]
     conf = conflict_table(t, reference=reference, low_overlap=low_overlap)
-    conf = conf[np.asarray([i == item for i in conf["item"]], dtype=bool)] \
-        .reset_index(drop=True)
+    conf = conf[np.asarray([i == item for i in conf["item"]], dtype=bool)].reset_index(drop=True)
     kinds: dict = {}
     for kind, side in (("unmatched", "a"), ("missed", "a"), ("extra", "b")):
         sel = conf[conf["kind"] == kind]
@@ -131,23 +139,28 @@ def item_view(data, item, *, reference: str | None = None,
     label = c.label
     oa, ob = w["object_a"].to_numpy(np.int64), w["object_b"].to_numpy(np.int64)
     iou = w["iou"].to_numpy(float)
-    pairs = pd.DataFrame({
-        "object_id_a": ids.take(oa), "object_id_b": ids.take(ob),
-        "annotator_a": [str(x) for x in c.annotators[w["annotator_a"].to_numpy(np.int64)]],
-        "annotator_b": [str(x) for x in c.annotators[w["annotator_b"].to_numpy(np.int64)]],
-        "iou": iou,
-        "label_conflict": label[oa] != label[ob],
-        "low_overlap": (iou < low_overlap) if low_overlap is not None
-        else np.zeros(len(iou), bool),
-    })
+    pairs = pd.DataFrame(
+        {
+            "object_id_a": ids.take(oa),
+            "object_id_b": ids.take(ob),
+            "annotator_a": [str(x) for x in c.annotators[w["annotator_a"].to_numpy(np.int64)]],
+            "annotator_b": [str(x) for x in c.annotators[w["annotator_b"].to_numpy(np.int64)]],
+            "iou": iou,
+            "label_conflict": label[oa] != label[ob],
+            "low_overlap": (iou < low_overlap)
+            if low_overlap is not None
+            else np.zeros(len(iou), bool),
+        }
+    )
     # orientation by annotator name (codes depend on the corpus the tables come from)
     swap = (pairs["annotator_a"] > pairs["annotator_b"]).to_numpy()
     for x, y in (("object_id_a", "object_id_b"), ("annotator_a", "annotator_b")):
         xa, ya = pairs[x].to_numpy(copy=True), pairs[y].to_numpy(copy=True)
         pairs[x] = np.where(swap, ya, xa)
         pairs[y] = np.where(swap, xa, ya)
-    pairs = pairs.sort_values(["annotator_a", "annotator_b", "object_id_a"],
-                              kind="stable").reset_index(drop=True)
+    pairs = pairs.sort_values(
+        ["annotator_a", "annotator_b", "object_id_a"], kind="stable"
+    ).reset_index(drop=True)
     if reference is not None:
         keep = (pairs["annotator_a"] == reference) | (pairs["annotator_b"] == reference)
         pairs = pairs[keep.to_numpy()].reset_index(drop=True)
@@ -162,5 +175,12 @@ def item_view(data, item, *, reference: str | None = None,
         width = float(np.nanmax(objects["x1"].to_numpy(float), initial=1.0))
         height = float(np.nanmax(objects["y1"].to_numpy(float), initial=1.0))
         size_known = False
-    return ItemView(objects.reset_index(drop=True), pairs, conf, annotators, float(width),
-                    float(height), size_known)
+    return ItemView(
+        objects.reset_index(drop=True),
+        pairs,
+        conf,
+        annotators,
+        float(width),
+        float(height),
+        size_known,
+    )

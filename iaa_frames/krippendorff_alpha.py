@@ -165,9 +165,7 @@ def binary_alpha_per_category(unit_codes, value_codes, *, n_categories=None):
 def _unit_value_counts(unit_codes, value_codes, n_units, n_categories):
     """Sparse ``n_uc`` (units x categories) restricted to pairable units, and ``m_u``."""
     ones = np.ones(unit_codes.size, dtype=np.float64)
-    counts = sp.csr_matrix(
-        (ones, (unit_codes, value_codes)), shape=(n_units, n_categories)
-    )
+    counts = sp.csr_matrix((ones, (unit_codes, value_codes)), shape=(n_units, n_categories))
     counts.sum_duplicates()
     m = np.asarray(counts.sum(axis=1)).ravel()
     unpairable = m < 2
@@ -348,7 +346,5 @@ def _n_categories(value_codes, n_categories):
     ):
         raise ParameterError(f"n_categories must be an integer, got {n_categories!r}")
     if n_categories < needed:
-        raise ParameterError(
-            f"n_categories={n_categories} but value_codes use {needed} categories"
-        )
+        raise ParameterError(f"n_categories={n_categories} but value_codes use {needed} categories")
     return int(n_categories)

@@ -48,8 +48,9 @@ def tables_of(data, **engine) -> PairTables:
         return data
     if isinstance(data, pd.DataFrame):
         return pair_tables(data, **engine)
-    raise ParameterError("data must be a tidy annotation frame or PairTables; got "
-                         f"{type(data).__name__}")
+    raise ParameterError(
+        f"data must be a tidy annotation frame or PairTables; got {type(data).__name__}"
+    )
 
 
 def reference_code(tables: PairTables, reference) -> int | None:
@@ -68,8 +69,9 @@ def reference_code(tables: PairTables, reference) -> int | None:
         return None
     names = [str(a) for a in tables.corpus.annotators]
     if not isinstance(reference, str) or reference not in names:
-        raise ParameterError(f"reference must be one of the annotators {sorted(names)}; "
-                             f"got {reference!r}")
+        raise ParameterError(
+            f"reference must be one of the annotators {sorted(names)}; got {reference!r}"
+        )
     return names.index(reference)
 
 
@@ -99,17 +101,28 @@ def partners(tables: PairTables) -> pd.DataFrame:
     """
     n_ann = len(tables.corpus.annotators)
     u = tables.units
-    obj = pd.DataFrame({"object": np.arange(len(u), dtype=np.int64),
-                        "item": u["item"].to_numpy(np.int64),
-                        "owner": u["annotator"].to_numpy(np.int64)})
-    cov = pd.DataFrame({"item": tables.coverage["item"].to_numpy(np.int64),
-                        "other": tables.coverage["annotator"].to_numpy(np.int64)})
+    obj = pd.DataFrame(
+        {
+            "object": np.arange(len(u), dtype=np.int64),
+            "item": u["item"].to_numpy(np.int64),
+            "owner": u["annotator"].to_numpy(np.int64),
+        }
+    )
+    cov = pd.DataFrame(
+        {
+            "item": tables.coverage["item"].to_numpy(np.int64),
+            "other": tables.coverage["annotator"].to_numpy(np.int64),
+        }
+    )
     rows = obj.merge(cov, on="item", how="inner", sort=False)
     rows = rows[rows["owner"].to_numpy() != rows["other"].to_numpy()].reset_index(drop=True)
     w = tables.localization_within
-    matched = np.concatenate([
-        w["object_a"].to_numpy(np.int64) * n_ann + w["annotator_b"].to_numpy(np.int64),
-        w["object_b"].to_numpy(np.int64) * n_ann + w["annotator_a"].to_numpy(np.int64)])
+    matched = np.concatenate(
+        [
+            w["object_a"].to_numpy(np.int64) * n_ann + w["annotator_b"].to_numpy(np.int64),
+            w["object_b"].to_numpy(np.int64) * n_ann + w["annotator_a"].to_numpy(np.int64),
+        ]
+    )
     key = rows["object"].to_numpy(np.int64) * n_ann + rows["other"].to_numpy(np.int64)
     rows["matched"] = np.isin(key, matched)
     return rows

@@ -62,6 +62,7 @@ def run_starts(counts: np.ndarray) -> np.ndarray:
     np.cumsum(counts[:-1], out=out[1:])
     return out
 
+
 def pairs_within_runs(key):
     """Positions (i, j), i < j, of every unordered pair of equal entries of a sorted key.
 
@@ -132,9 +133,9 @@ def _best_injection(values: np.ndarray) -> np.ndarray:
     out = np.empty((g, r), dtype=np.int64)
     step = max(1, _CHUNK // max(1, maps.shape[0] * r))
     for lo in range(0, g, step):  # blocks of matrices, to bound memory
-        block = values[lo:lo + step]
+        block = values[lo : lo + step]
         totals = block[:, rows, maps].sum(axis=2)  # (block, n_maps)
-        out[lo:lo + step] = maps[np.argmax(totals, axis=1)]
+        out[lo : lo + step] = maps[np.argmax(totals, axis=1)]
     return out
 
 
@@ -207,10 +208,9 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
             best = _best_injection(values)
             picked = np.take_along_axis(index, best[:, :, None], axis=2).ravel()
         else:  # rare: a large matrix with a real choice
-            picked = np.concatenate([
-                index[g][linear_sum_assignment(values[g], maximize=True)]
-                for g in range(n_mats)
-            ])
+            picked = np.concatenate(
+                [index[g][linear_sum_assignment(values[g], maximize=True)] for g in range(n_mats)]
+            )
         chosen[picked[picked >= 0]] = True
     return chosen
 
@@ -228,8 +228,10 @@ def _dense_rank(group: np.ndarray, value: np.ndarray) -> np.ndarray:
     first_of_group = np.ones(len(order), dtype=bool)
     first_of_group[1:] = g[1:] != g[:-1]
     distinct = np.cumsum(new) - 1
-    rank_sorted = distinct - distinct[np.maximum.accumulate(np.where(first_of_group,
-                                                                     np.arange(len(order)), 0))]
+    rank_sorted = (
+        distinct
+        - distinct[np.maximum.accumulate(np.where(first_of_group, np.arange(len(order)), 0))]
+    )
     out = np.empty(len(order), dtype=np.int64)
     out[order] = rank_sorted
     return out
@@ -268,8 +270,7 @@ def clusters(n_objects, object_a, object_b, strength, annotator):
     object_a = np.asarray(object_a, dtype=np.int64)
     object_b = np.asarray(object_b, dtype=np.int64)
     annotator = np.asarray(annotator, dtype=np.int64)
-    graph = coo_matrix((np.ones(len(object_a)), (object_a, object_b)),
-                       shape=(n_objects, n_objects))
+    graph = coo_matrix((np.ones(len(object_a)), (object_a, object_b)), shape=(n_objects, n_objects))
     _, comp = connected_components(graph, directed=False)
     # a component is in conflict when an annotator appears in it twice
     n_ann = int(annotator.max()) + 1 if n_objects else 1

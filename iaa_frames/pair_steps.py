@@ -14,8 +14,16 @@ from .corpus import Corpus, Slices
 from .matching import run_starts
 from .pipeline import Matched
 
-__all__ = ["between_frames", "class_detection", "labels_of_pairings", "localization_frame",
-           "sets_frame", "to_label_slots", "within_counts", "within_pairings"]
+__all__ = [
+    "between_frames",
+    "class_detection",
+    "labels_of_pairings",
+    "localization_frame",
+    "sets_frame",
+    "to_label_slots",
+    "within_counts",
+    "within_pairings",
+]
 
 
 def within_pairings(slots: Slices):
@@ -48,31 +56,45 @@ def labels_of_pairings(corpus: Corpus, a, b):
 
 def to_label_slots(corpus: Corpus, a, b, label):
     ann = corpus.annotations
-    return (corpus.by_label_of(ann.item[a], ann.annotator[a], label),
-            corpus.by_label_of(ann.item[b], ann.annotator[b], label))
+    return (
+        corpus.by_label_of(ann.item[a], ann.annotator[a], label),
+        corpus.by_label_of(ann.item[b], ann.annotator[b], label),
+    )
 
 
 def localization_frame(corpus, m: Matched, a, b, slots, **extra):
     pa, pb = a[m.pair_pairing], b[m.pair_pairing]
     out = {
-        "item_a": slots.item[pa], "item_b": slots.item[pb],
-        "annotator_a": slots.annotator[pa], "annotator_b": slots.annotator[pb],
-        "label_a": corpus.label[m.pair_a], "label_b": corpus.label[m.pair_b],
-        "object_a": m.pair_a, "object_b": m.pair_b,
-        "iou": m.pair_iou, "distance": m.pair_distance,
+        "item_a": slots.item[pa],
+        "item_b": slots.item[pb],
+        "annotator_a": slots.annotator[pa],
+        "annotator_b": slots.annotator[pb],
+        "label_a": corpus.label[m.pair_a],
+        "label_b": corpus.label[m.pair_b],
+        "object_a": m.pair_a,
+        "object_b": m.pair_b,
+        "iou": m.pair_iou,
+        "distance": m.pair_distance,
     }
-    out.update({k: (v[m.pair_pairing] if isinstance(v, np.ndarray) else v)
-                for k, v in extra.items()})
+    out.update(
+        {k: (v[m.pair_pairing] if isinstance(v, np.ndarray) else v) for k, v in extra.items()}
+    )
     return pd.DataFrame(out)
 
 
 def sets_frame(m: Matched, a, b, slots, label, **replace):
     """One row per pairing; ``replace`` overrides columns (per-class detection)."""
     columns = {
-        "item_a": slots.item[a], "item_b": slots.item[b],
-        "annotator_a": slots.annotator[a], "annotator_b": slots.annotator[b],
-        "label": label, "n_a": m.set_n_a, "n_b": m.set_n_b, "n_matched": m.set_matched,
-        "detection": m.set_detection, "overall": m.set_overall,
+        "item_a": slots.item[a],
+        "item_b": slots.item[b],
+        "annotator_a": slots.annotator[a],
+        "annotator_b": slots.annotator[b],
+        "label": label,
+        "n_a": m.set_n_a,
+        "n_b": m.set_n_b,
+        "n_matched": m.set_matched,
+        "detection": m.set_detection,
+        "overall": m.set_overall,
     }
     columns.update(replace)
     return pd.DataFrame(columns)
@@ -116,8 +138,9 @@ def class_detection(corpus: Corpus, slots: Slices, a, b, m: Matched, pl, ll):
         out[f"u_{side}"] = n - count_by_key(pp * L + lab, query)
     unmatched = out.pop("u_a") + out.pop("u_b")
     with np.errstate(invalid="ignore", divide="ignore"):
-        out["detection"] = np.where(unmatched + found > 0,
-                                    unmatched / (2.0 * found + unmatched), 0.0)
+        out["detection"] = np.where(
+            unmatched + found > 0, unmatched / (2.0 * found + unmatched), 0.0
+        )
     return out
 
 
@@ -154,8 +177,15 @@ def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restr
     sets["in_annotator_a"] = d.contains((chance.SETS_ANNOTATOR,), aa, key, n_groups)
     sets["in_annotator_b"] = d.contains((chance.SETS_ANNOTATOR,), ab, key, n_groups)
     sets["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key, n_groups)
-    det = class_detection(corpus, ann, sample.a[d_idx], sample.b[d_idx], subset(m, d_idx),
-                           np.arange(len(d_idx)), d_group)
+    det = class_detection(
+        corpus,
+        ann,
+        sample.a[d_idx],
+        sample.b[d_idx],
+        subset(m, d_idx),
+        np.arange(len(d_idx)),
+        d_group,
+    )
     by_class = sets_frame(d_restricted, sample.a[d_idx], sample.b[d_idx], ann, d_group, **det)
     for flag in ("in_uniform", "in_annotator_a", "in_annotator_b", "in_pair"):
         by_class[flag] = flag == "in_uniform"
@@ -172,8 +202,9 @@ def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restr
     loc["in_annotator_a"] = d.contains(own, aa, key, n_groups)
     loc["in_annotator_b"] = d.contains(own, ab, key, n_groups)
     loc["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key, n_groups)
-    loc["in_label"] = (la == lb) & d.contains((chance.SETS_LABEL, chance.LOC_LABEL), la, key,
-                                              n_groups)
+    loc["in_label"] = (la == lb) & d.contains(
+        (chance.SETS_LABEL, chance.LOC_LABEL), la, key, n_groups
+    )
     flags = ["in_uniform", "in_annotator_a", "in_annotator_b", "in_pair", "in_label"]
     loc = loc[loc[flags].any(axis=1).to_numpy()].reset_index(drop=True)
     return sets_between, loc
@@ -189,17 +220,33 @@ def subset(m: Matched, idx) -> Matched:
     n = count[idx]
     owner = np.repeat(np.arange(len(idx)), n)
     rows = order[starts[idx][owner] + np.arange(len(owner)) - run_starts(n)[owner]]
-    return Matched(owner, m.pair_a[rows], m.pair_b[rows], m.pair_iou[rows],
-                   m.pair_distance[rows], m.set_n_a[idx], m.set_n_b[idx], m.set_matched[idx],
-                   m.set_detection[idx], m.set_overall[idx])
+    return Matched(
+        owner,
+        m.pair_a[rows],
+        m.pair_b[rows],
+        m.pair_iou[rows],
+        m.pair_distance[rows],
+        m.set_n_a[idx],
+        m.set_n_b[idx],
+        m.set_matched[idx],
+        m.set_detection[idx],
+        m.set_overall[idx],
+    )
 
 
 def sets_frame_rows(m: Matched, rows, a, b, slots):
     """The sets frame of the pairings ``rows`` of a Matched (label -1)."""
-    return pd.DataFrame({
-        "item_a": slots.item[a], "item_b": slots.item[b],
-        "annotator_a": slots.annotator[a], "annotator_b": slots.annotator[b],
-        "label": -1, "n_a": m.set_n_a[rows], "n_b": m.set_n_b[rows],
-        "n_matched": m.set_matched[rows], "detection": m.set_detection[rows],
-        "overall": m.set_overall[rows],
-    })
+    return pd.DataFrame(
+        {
+            "item_a": slots.item[a],
+            "item_b": slots.item[b],
+            "annotator_a": slots.annotator[a],
+            "annotator_b": slots.annotator[b],
+            "label": -1,
+            "n_a": m.set_n_a[rows],
+            "n_b": m.set_n_b[rows],
+            "n_matched": m.set_matched[rows],
+            "detection": m.set_detection[rows],
+            "overall": m.set_overall[rows],
+        }
+    )

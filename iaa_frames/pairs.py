@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from .progress import DELAY, tqdm
 
 from . import chance
 from .chance import DEFAULT_N_CHANCE
@@ -31,16 +30,32 @@ from .corpus import Corpus, prepare
 from .distances import get_distance
 from .frame import ALL
 from .matching import clusters
-from .pair_steps import (between_frames, class_detection, labels_of_pairings,
-                         localization_frame, sets_frame, to_label_slots, within_counts,
-                         within_pairings)
+from .pair_steps import (
+    between_frames,
+    class_detection,
+    labels_of_pairings,
+    localization_frame,
+    sets_frame,
+    to_label_slots,
+    within_counts,
+    within_pairings,
+)
 from .pipeline import IoUCache, can_match, run
 from .pooled import pooled_baseline
-from .thresholds import check_thresholds
+from .progress import DELAY, tqdm
 from .settings import DEFAULTS, MatchSettings
+from .thresholds import check_thresholds
 
-__all__ = ["DEFAULT_N_CHANCE", "PairTables", "iter_pair_tables", "named", "pair_tables",
-           "pair_tables_by_threshold", "within", "between"]
+__all__ = [
+    "DEFAULT_N_CHANCE",
+    "PairTables",
+    "iter_pair_tables",
+    "named",
+    "pair_tables",
+    "pair_tables_by_threshold",
+    "within",
+    "between",
+]
 
 _PROGRESS_MIN_PAIRS = 5_000_000
 _OVERALL = ("pooled", "per_direction")
@@ -91,12 +106,21 @@ class PairTables:
 
     def __repr__(self) -> str:
         c = self.corpus
-        rows = ", ".join(f"{name} {len(getattr(self, name)):,}" for name in (
-            "localization_within", "localization_between", "sets_within", "sets_between",
-            "units"))
-        return (f"<PairTables: {len(c.items):,} items, {len(c.annotators):,} annotators, "
-                f"{len(c.labels):,} classes; chance population "
-                f"{self.params.get('chance_population', '?')}; rows: {rows}>")
+        rows = ", ".join(
+            f"{name} {len(getattr(self, name)):,}"
+            for name in (
+                "localization_within",
+                "localization_between",
+                "sets_within",
+                "sets_between",
+                "units",
+            )
+        )
+        return (
+            f"<PairTables: {len(c.items):,} items, {len(c.annotators):,} annotators, "
+            f"{len(c.labels):,} classes; chance population "
+            f"{self.params.get('chance_population', '?')}; rows: {rows}>"
+        )
 
 
 # -- pairings ------------------------------------------------------------------------------
@@ -105,9 +129,16 @@ class PairTables:
 # -- tables -------------------------------------------------------------------------------------
 
 
-def pair_tables(df: pd.DataFrame, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
-                n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall, seed: int = DEFAULTS.seed,
-                progress: bool | None = DEFAULTS.progress) -> PairTables:
+def pair_tables(
+    df: pd.DataFrame,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+) -> PairTables:
     """Build every within-item and between-item table the statistics need.
 
     Parameters
@@ -141,15 +172,36 @@ def pair_tables(df: pd.DataFrame, *, distance=DEFAULTS.distance, match_threshold
     ['annotator_a', 'annotator_b', 'distance', 'iou']
     """
     require_comparable(df)
-    MatchSettings(distance=distance, match_threshold=match_threshold, n_chance=n_chance,
-                  seed=seed, overall=overall, progress=progress).single()
-    return _tables(prepare(df), float(match_threshold), get_distance(distance), n_chance,
-                   overall, seed, progress, IoUCache())
+    MatchSettings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    ).single()
+    return _tables(
+        prepare(df),
+        float(match_threshold),
+        get_distance(distance),
+        n_chance,
+        overall,
+        seed,
+        progress,
+        IoUCache(),
+    )
 
 
-def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULTS.distance,
-                             n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall,
-                             seed: int = DEFAULTS.seed, progress: bool | None = DEFAULTS.progress) -> list[PairTables]:
+def pair_tables_by_threshold(
+    df: pd.DataFrame,
+    *,
+    thresholds,
+    distance=DEFAULTS.distance,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+) -> list[PairTables]:
     """The pair tables at each of several match thresholds, sharing what τ does not change.
 
     The frame is validated and prepared once, and the exact IoU, distance and similarity
@@ -185,14 +237,29 @@ def pair_tables_by_threshold(df: pd.DataFrame, *, thresholds, distance=DEFAULTS.
     >>> len(ts[0].localization_within) >= len(ts[1].localization_within)
     True
     """
-    return list(iter_pair_tables(df, thresholds=thresholds, distance=distance,
-                                 n_chance=n_chance, overall=overall, seed=seed,
-                                 progress=progress))
+    return list(
+        iter_pair_tables(
+            df,
+            thresholds=thresholds,
+            distance=distance,
+            n_chance=n_chance,
+            overall=overall,
+            seed=seed,
+            progress=progress,
+        )
+    )
 
 
-def iter_pair_tables(df: pd.DataFrame, *, thresholds, distance=DEFAULTS.distance,
-                     n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall, seed: int = DEFAULTS.seed,
-                     progress: bool | None = DEFAULTS.progress):
+def iter_pair_tables(
+    df: pd.DataFrame,
+    *,
+    thresholds,
+    distance=DEFAULTS.distance,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+):
     """The tables of :func:`pair_tables_by_threshold`, one threshold at a time (a
     generator: only one threshold's tables need to be in memory).
 
@@ -214,24 +281,35 @@ def iter_pair_tables(df: pd.DataFrame, *, thresholds, distance=DEFAULTS.distance
     """
     taus, _ = check_thresholds(thresholds)
     require_comparable(df)
-    MatchSettings(distance=distance, match_threshold=taus[0], n_chance=n_chance,
-                  seed=seed, overall=overall, progress=progress)
+    MatchSettings(
+        distance=distance,
+        match_threshold=taus[0],
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     dist = get_distance(distance)
     corpus = prepare(df)
     cache = IoUCache()  # a pair's IoU, distance and similarity do not depend on τ
     ann = corpus.annotations
     a, b = within_pairings(ann)
     work = int((ann.count[a] * ann.count[b]).sum()) * len(taus)
-    with tqdm(taus, unit="threshold", desc="thresholds",
-              disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
-              delay=0 if progress else DELAY) as bar:
+    with tqdm(
+        taus,
+        unit="threshold",
+        desc="thresholds",
+        disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
+        delay=0 if progress else DELAY,
+    ) as bar:
         for tau in bar:
             bar.set_postfix_str(f"τ = {tau:g}", refresh=False)
             yield _tables(corpus, tau, dist, n_chance, overall, seed, progress, cache)
 
 
-def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
-            cache: IoUCache) -> PairTables:
+def _tables(
+    corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress, cache: IoUCache
+) -> PairTables:
     """The tables of :func:`pair_tables` at threshold ``tau`` of a prepared corpus.
 
     ``cache`` serves every run (whole annotations, by class, chance); a pair's IoU,
@@ -241,16 +319,31 @@ def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
     ann = corpus.annotations
     a, b = within_pairings(ann)
     work = int((ann.count[a] * ann.count[b]).sum())
-    bar = tqdm(total=work, unit="pairs", unit_scale=True, desc="matching",
-               disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
-               delay=0 if progress else DELAY)
+    bar = tqdm(
+        total=work,
+        unit="pairs",
+        unit_scale=True,
+        desc="matching",
+        disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
+        delay=0 if progress else DELAY,
+    )
 
     def match(slots, pa, pb, sets=True, counted=True):
         if not counted:  # chance work is only known once drawn: grow the total
             bar.total += int((slots.count[pa] * slots.count[pb]).sum())
             bar.refresh()
-        return run(corpus, slots, pa, pb, tau=tau, distance=dist, overall=overall, sets=sets,
-                   cache=cache, advance=bar.update)
+        return run(
+            corpus,
+            slots,
+            pa,
+            pb,
+            tau=tau,
+            distance=dist,
+            overall=overall,
+            sets=sets,
+            cache=cache,
+            advance=bar.update,
+        )
 
     with bar:
         whole = match(ann, a, b)
@@ -259,12 +352,17 @@ def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
         bar.total += int((corpus.by_label.count[la] * corpus.by_label.count[lb]).sum())
         by_label = match(corpus.by_label, la, lb)
         sample = chance.draw(
-            corpus, lambda pa, pb, sets: match(ann, pa, pb, sets=sets, counted=False),
-            within_counts(corpus, a, b, whole, ll), n_chance=int(n_chance), seed=int(seed),
+            corpus,
+            lambda pa, pb, sets: match(ann, pa, pb, sets=sets, counted=False),
+            within_counts(corpus, a, b, whole, ll),
+            n_chance=int(n_chance),
+            seed=int(seed),
             tau=tau,
             reachable=lambda pa, pb: can_match(corpus, ann, pa, pb, tau=tau),
             label_reachable=lambda pa, pb, lab: can_match(
-                corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau))
+                corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau
+            ),
+        )
         # per-class chance rows of detection and overall
         if sample.exact:  # every pairing, for every class either side contains
             d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
@@ -276,27 +374,64 @@ def _tables(corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress,
         bar.total += int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum())
         d_restricted = match(corpus.by_label, dla, dlb)
 
-    loc_within = localization_frame(corpus, whole, a, b, ann).drop(columns="item_b") \
+    loc_within = (
+        localization_frame(corpus, whole, a, b, ann)
+        .drop(columns="item_b")
         .rename(columns={"item_a": "item"})
-    sets_within = pd.concat([
-        sets_frame(whole, a, b, ann, -1),
-        sets_frame(by_label, a[pl], b[pl], ann, ll,
-                    **class_detection(corpus, ann, a, b, whole, pl, ll)),
-    ], ignore_index=True).drop(columns="item_b").rename(columns={"item_a": "item"})
+    )
+    sets_within = (
+        pd.concat(
+            [
+                sets_frame(whole, a, b, ann, -1),
+                sets_frame(
+                    by_label,
+                    a[pl],
+                    b[pl],
+                    ann,
+                    ll,
+                    **class_detection(corpus, ann, a, b, whole, pl, ll),
+                ),
+            ],
+            ignore_index=True,
+        )
+        .drop(columns="item_b")
+        .rename(columns={"item_a": "item"})
+    )
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
     pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
-    cluster = clusters(len(corpus.objects), whole.pair_a, whole.pair_b, whole.pair_iou,
-                       corpus.annotator)
-    units = pd.DataFrame({"item": corpus.item, "annotator": corpus.annotator,
-                          "label": corpus.label, "cluster": cluster})
+    cluster = clusters(
+        len(corpus.objects), whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator
+    )
+    units = pd.DataFrame(
+        {
+            "item": corpus.item,
+            "annotator": corpus.annotator,
+            "label": corpus.label,
+            "cluster": cluster,
+        }
+    )
     coverage = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
-    params = dict(distance=dist.name, match_threshold=tau, n_chance_target=int(n_chance),
-                  overall=overall, seed=int(seed), normalization=corpus.normalization,
-                  chance_population="enumerated" if sample.exact else "sampled")
-    return PairTables(corpus=corpus, localization_within=loc_within,
-                      localization_between=loc_between, sets_within=sets_within,
-                      sets_between=sets_between, units=units, coverage=coverage,
-                      localization_pooled=pooled, label_source=source, params=params)
+    params = dict(
+        distance=dist.name,
+        match_threshold=tau,
+        n_chance_target=int(n_chance),
+        overall=overall,
+        seed=int(seed),
+        normalization=corpus.normalization,
+        chance_population="enumerated" if sample.exact else "sampled",
+    )
+    return PairTables(
+        corpus=corpus,
+        localization_within=loc_within,
+        localization_between=loc_between,
+        sets_within=sets_within,
+        sets_between=sets_between,
+        units=units,
+        coverage=coverage,
+        localization_pooled=pooled,
+        label_source=source,
+        params=params,
+    )
 
 
 def named(tables: PairTables, frame: pd.DataFrame) -> pd.DataFrame:

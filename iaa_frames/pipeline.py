@@ -130,8 +130,7 @@ def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
     masked = uses_mask_iou(a, b)
     if masked.any():
         rows = rows[masked]
-        bound[rows] = np.maximum(bound[rows],
-                                 mask_iou_upper_bound(a.take(masked), b.take(masked)))
+        bound[rows] = np.maximum(bound[rows], mask_iou_upper_bound(a.take(masked), b.take(masked)))
 
 
 def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
@@ -145,8 +144,7 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
     out = np.array(bound, dtype=np.float64)
     shapes = corpus.shapes
     a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
-    exact = (~uses_mask_iou(a, b) if may_use_masks(shapes)
-             else np.ones(len(rows), bool))
+    exact = ~uses_mask_iou(a, b) if may_use_masks(shapes) else np.ones(len(rows), bool)
     e = np.flatnonzero(exact)
     if not e.size:
         return out
@@ -216,8 +214,9 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
     out = np.zeros(len(a), dtype=bool)
     for lo, hi in _chunks(slots.count[a] * slots.count[b]):
         n_a, n_b = slots.count[a[lo:hi]], slots.count[b[lo:hi]]
-        pairing, _, _, oa, ob = candidate_pairs(slots.start[a[lo:hi]], n_a,
-                                                slots.start[b[lo:hi]], n_b)
+        pairing, _, _, oa, ob = candidate_pairs(
+            slots.start[a[lo:hi]], n_a, slots.start[b[lo:hi]], n_b
+        )
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
     return out
@@ -226,16 +225,28 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
 def _chunks(cost):
     """(lo, hi) ranges of pairings holding about CHUNK_PAIRS candidate pairs each."""
     cum = np.cumsum(cost)
-    bounds = np.searchsorted(cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0,
-                                            CHUNK_PAIRS), side="right")
-    return [(lo, hi) for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)], strict=True) if hi > lo]
+    bounds = np.searchsorted(
+        cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0, CHUNK_PAIRS), side="right"
+    )
+    return [
+        (lo, hi)
+        for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)], strict=True)
+        if hi > lo
+    ]
 
 
 def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
     """Fill ``iou[rows]`` with the exact IoU of polygon pairs (shapely), via ``cache``."""
     shapes = corpus.shapes
-    iou[rows] = cached_values(corpus, cache, "iou", oa, ob, rows, lambda r: np.nan_to_num(
-        _threaded(pair_iou, shapes.take(oa[r]), shapes.take(ob[r]))))
+    iou[rows] = cached_values(
+        corpus,
+        cache,
+        "iou",
+        oa,
+        ob,
+        rows,
+        lambda r: np.nan_to_num(_threaded(pair_iou, shapes.take(oa[r]), shapes.take(ob[r]))),
+    )
 
 
 def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
@@ -260,8 +271,9 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     out = np.zeros(len(rows))
     r = np.flatnonzero(iou[rows] > 0)
     shapes = corpus.shapes
-    out[r] = _threaded(distance.similar, shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]),
-                       known_iou=iou[rows[r]])
+    out[r] = _threaded(
+        distance.similar, shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]), known_iou=iou[rows[r]]
+    )
     return out
 
 
@@ -274,17 +286,28 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     dx = (ba[:, 0] + ba[:, 2] - bb[:, 0] - bb[:, 2]) / 2
     dy = (ba[:, 1] + ba[:, 3] - bb[:, 1] - bb[:, 3]) / 2
     del ba, bb
-    chosen = assign(pairing, la, lb, n_a, n_b, iou + _TIEBREAK / (1 + np.hypot(dx, dy)),
-                    iou >= tau)
+    chosen = assign(pairing, la, lb, n_a, n_b, iou + _TIEBREAK / (1 + np.hypot(dx, dy)), iou >= tau)
     del dx, dy
     rows = np.flatnonzero(chosen)
     matched = np.bincount(pairing[rows], minlength=P)
     shapes = corpus.shapes
     out = dict(
-        pair_pairing=pairing[rows], pair_a=oa[rows], pair_b=ob[rows], pair_iou=iou[rows],
-        pair_distance=cached_values(corpus, cache, "distance", oa, ob, rows, lambda r: _threaded(
-            distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r])),
-        set_n_a=n_a, set_n_b=n_b, set_matched=matched,
+        pair_pairing=pairing[rows],
+        pair_a=oa[rows],
+        pair_b=ob[rows],
+        pair_iou=iou[rows],
+        pair_distance=cached_values(
+            corpus,
+            cache,
+            "distance",
+            oa,
+            ob,
+            rows,
+            lambda r: _threaded(distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]),
+        ),
+        set_n_a=n_a,
+        set_n_b=n_b,
+        set_matched=matched,
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         out["set_detection"] = np.where(n_a + n_b == 0, 0.0, 1 - 2 * matched / (n_a + n_b))
@@ -300,8 +323,12 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
         # only change a best match if its IoU (or, pending, its IoU bound) beats the best
         # similarity one of its objects already has.
         sim, higher = np.zeros(len(iou)), True
-        sim[rows] = distance.similar(shapes.take(oa[rows]), shapes.take(ob[rows]),
-                                     known_iou=iou[rows], known_distance=out["pair_distance"])
+        sim[rows] = distance.similar(
+            shapes.take(oa[rows]),
+            shapes.take(ob[rows]),
+            known_iou=iou[rows],
+            known_distance=out["pair_distance"],
+        )
         for kind in ("overlapping", "pending"):
             best_a = _best(sim, key_a, int(n_a.sum()), True)
             best_b = _best(sim, key_b, int(n_b.sum()), True)
@@ -316,21 +343,46 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
                 top = _tighter_bound(corpus, oa, ob, need, top[beats])
                 need = need[(top > best_a[key_a[need]]) | (top > best_b[key_b[need]])]
                 _exact_iou(corpus, oa, ob, need, iou, cache)
-            sim[need] = cached_values(corpus, cache, "similarity", oa, ob, need,
-                                lambda r: _iou_similarity(corpus, distance, oa, ob, iou, r))
+            sim[need] = cached_values(
+                corpus,
+                cache,
+                "similarity",
+                oa,
+                ob,
+                need,
+                lambda r: _iou_similarity(corpus, distance, oa, ob, iou, r),
+            )
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)
     best_a = _best(sim, key_a, int(n_a.sum()), higher)
     best_b = _best(sim, key_b, int(n_b.sum()), higher)
-    out["set_overall"] = _set_distance(best_a, best_b, np.repeat(np.arange(P), n_a),
-                                       np.repeat(np.arange(P), n_b), n_a, n_b, higher, overall)
+    out["set_overall"] = _set_distance(
+        best_a,
+        best_b,
+        np.repeat(np.arange(P), n_a),
+        np.repeat(np.arange(P), n_b),
+        n_a,
+        n_b,
+        higher,
+        overall,
+    )
     return out
 
 
-def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: float,
-        distance: Distance, overall: str = "pooled", sets: bool = True,
-        cache: IoUCache | None = None, advance=None) -> Matched:
+def run(
+    corpus: Corpus,
+    slots: Slices,
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    tau: float,
+    distance: Distance,
+    overall: str = "pooled",
+    sets: bool = True,
+    cache: IoUCache | None = None,
+    advance=None,
+) -> Matched:
     """Match the two annotations of every pairing and measure them.
 
     Parameters

@@ -20,9 +20,13 @@ def object_features(corpus: Corpus, objects) -> np.ndarray:
     w, h = box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]
     area = corpus.area[objects]
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.column_stack([0.5 * np.log(np.maximum(area, 1e-12)),
-                                np.log(np.maximum(w, 1e-12) / np.maximum(h, 1e-12)),
-                                np.clip(area / np.maximum(w * h, 1e-24), 0, 1)])
+        return np.column_stack(
+            [
+                0.5 * np.log(np.maximum(area, 1e-12)),
+                np.log(np.maximum(w, 1e-12) / np.maximum(h, 1e-12)),
+                np.clip(area / np.maximum(w * h, 1e-24), 0, 1),
+            ]
+        )
 
 
 def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSample):
@@ -51,16 +55,19 @@ def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSampl
     own_n = np.bincount(ba[own], minlength=L)
     source = np.where((own_n > 0) & (source == ""), "sampled", source)
     need = (within_n >= 2) & (own_n < MIN_CHANCE_UNITS)
-    empty = pd.DataFrame({"label": np.zeros(0, np.int64), "row": np.zeros(0, np.int64),
-                          "weight": np.zeros(0)})
+    empty = pd.DataFrame(
+        {"label": np.zeros(0, np.int64), "row": np.zeros(0, np.int64), "weight": np.zeros(0)}
+    )
     pool_rows = np.flatnonzero(loc_between["in_uniform"].to_numpy())
     if not need.any() or not len(pool_rows):
         return empty, source
     from scipy.spatial import cKDTree
 
     def features(frame, rows):
-        return (object_features(corpus, frame["object_a"].to_numpy()[rows])
-                + object_features(corpus, frame["object_b"].to_numpy()[rows])) / 2
+        return (
+            object_features(corpus, frame["object_a"].to_numpy()[rows])
+            + object_features(corpus, frame["object_b"].to_numpy()[rows])
+        ) / 2
 
     pool_x = features(loc_between, pool_rows)
     scale = pool_x.std(axis=0)
@@ -75,8 +82,11 @@ def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSampl
     # so the weights never depend on the order of the rows
     found = tree.query_ball_point(x, r=reach * (1 + 1e-9) + 1e-12)
     size = np.array([len(f) for f in found], dtype=np.int64)
-    nearest = np.concatenate([np.asarray(f, dtype=np.int64) for f in found]) if len(found) \
+    nearest = (
+        np.concatenate([np.asarray(f, dtype=np.int64) for f in found])
+        if len(found)
         else np.zeros(0, np.int64)
+    )
     query = np.repeat(np.arange(len(queries)), size)
     share = 1.0 / size[query]
     lab = q_label[query]

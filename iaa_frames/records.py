@@ -53,7 +53,9 @@ def from_records(records, *, on_invalid: str = "raise") -> pd.DataFrame:
     2  img2       ana   NaN   NaN   NaN
     """
     if isinstance(records, pd.DataFrame) or isinstance(records, (str, bytes, dict)):
-        raise ParameterError("records must be an iterable of dicts (use validate() for a DataFrame)")
+        raise ParameterError(
+            "records must be an iterable of dicts (use validate() for a DataFrame)"
+        )
     records = list(records)
     bad = [i for i, r in enumerate(records) if not isinstance(r, dict)]
     if bad:
@@ -77,8 +79,11 @@ def from_records(records, *, on_invalid: str = "raise") -> pd.DataFrame:
 
 def _points_to_geometry(points: pd.Series, geometry: pd.Series | None) -> np.ndarray:
     """Convert ``points`` records into polygons (construction from user records)."""
-    out = (np.full(len(points), None, dtype=object) if geometry is None
-           else geometry.to_numpy(dtype=object).copy())
+    out = (
+        np.full(len(points), None, dtype=object)
+        if geometry is None
+        else geometry.to_numpy(dtype=object).copy()
+    )
     for pos, pts in enumerate(points.to_numpy(dtype=object)):
         if pts is None or (isinstance(pts, float) and np.isnan(pts)):
             continue
@@ -89,5 +94,7 @@ def _points_to_geometry(points: pd.Series, geometry: pd.Series | None) -> np.nda
             else:
                 out[pos] = shapely.Polygon(np.asarray(pts, dtype=float))
         except (TypeError, ValueError, shapely.errors.GEOSException) as exc:
-            raise InvalidAnnotationError(f"record {pos}: cannot build a polygon from points: {exc}") from exc
+            raise InvalidAnnotationError(
+                f"record {pos}: cannot build a polygon from points: {exc}"
+            ) from exc
     return out

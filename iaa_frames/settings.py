@@ -50,8 +50,11 @@ def check_int(value, name: str, *, low: int = 0) -> int:
     ...
     iaa_frames.errors.ParameterError: seed must be an integer >= 0; got -1
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) \
-            or value < low:
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, numbers.Integral)
+        or value < low
+    ):
         raise ParameterError(f"{name} must be an integer >= {low}; got {value!r}")
     return int(value)
 
@@ -93,8 +96,7 @@ class MatchSettings:
 
         get_distance(self.distance)  # raises for an unknown name
         thresholds, scalar = check_thresholds(self.match_threshold)
-        object.__setattr__(self, "match_threshold",
-                           thresholds[0] if scalar else thresholds)
+        object.__setattr__(self, "match_threshold", thresholds[0] if scalar else thresholds)
         object.__setattr__(self, "n_chance", check_int(self.n_chance, "n_chance", low=1))
         object.__setattr__(self, "seed", check_int(self.seed, "seed"))
         if self.overall not in OVERALL:
@@ -121,8 +123,10 @@ class MatchSettings:
         if self.several:
             from .thresholds import SEQUENCE_HINT
 
-            raise ParameterError(f"match_threshold must be a number in [0, 1]; got "
-                                 f"{list(self.match_threshold)!r} ({SEQUENCE_HINT})")
+            raise ParameterError(
+                f"match_threshold must be a number in [0, 1]; got "
+                f"{list(self.match_threshold)!r} ({SEQUENCE_HINT})"
+            )
         return self
 
     def as_kwargs(self) -> dict:

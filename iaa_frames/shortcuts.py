@@ -33,8 +33,16 @@ from .engine import DEFAULT_N_BOOT
 from .settings import DEFAULTS, MatchSettings
 from .views import check_choice, check_dataset
 
-__all__ = ["ALPHA_COMPONENTS", "SIGMA_COMPONENTS", "alpha", "alpha_of", "ks", "ks_of",
-           "sigma", "sigma_of"]
+__all__ = [
+    "ALPHA_COMPONENTS",
+    "SIGMA_COMPONENTS",
+    "alpha",
+    "alpha_of",
+    "ks",
+    "ks_of",
+    "sigma",
+    "sigma_of",
+]
 
 #: The components with a σ and a KS statistic (classification has α).
 SIGMA_COMPONENTS = ("detection", "localization", "overall")
@@ -107,8 +115,9 @@ def ks_of(result: xr.Dataset, *, component: str = "localization") -> xr.DataArra
     """
     check_choice("component", component, SIGMA_COMPONENTS)
     ds = check_dataset(result, ("ks",), sweep=True)
-    return _with_coords(ds["ks"].sel(component=component), ds, component,
-                        ("ks_sign", "ks_pvalue", "note"))
+    return _with_coords(
+        ds["ks"].sel(component=component), ds, component, ("ks_sign", "ks_pvalue", "note")
+    )
 
 
 def alpha_of(result: xr.Dataset, *, component: str = "classification") -> xr.DataArray:
@@ -148,16 +157,29 @@ def alpha_of(result: xr.Dataset, *, component: str = "classification") -> xr.Dat
 
 
 def _result(df, distance, match_threshold, n_chance, n_boot, seed, overall, progress):
-    settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                             n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+    settings = MatchSettings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     return cached.agreement(df, settings, n_boot=n_boot)
 
 
-def sigma(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULTS.distance,
-          match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
-          n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
-          overall: str = DEFAULTS.overall,
-          progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
+def sigma(
+    df: pd.DataFrame,
+    *,
+    component: str = "localization",
+    distance=DEFAULTS.distance,
+    match_threshold=DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+) -> xr.DataArray:
     """σ of one component of a frame by label and annotator; **localization by default**
     (``df.iaa.sigma()``).
 
@@ -193,10 +215,18 @@ def sigma(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULT
     return sigma_of(res, component=component)
 
 
-def ks(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULTS.distance,
-       match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
-       n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
-       progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
+def ks(
+    df: pd.DataFrame,
+    *,
+    component: str = "localization",
+    distance=DEFAULTS.distance,
+    match_threshold=DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+) -> xr.DataArray:
     """The KS statistic of one component of a frame by label and annotator; localization
     by default (``df.iaa.ks()``).
 
@@ -227,11 +257,18 @@ def ks(df: pd.DataFrame, *, component: str = "localization", distance=DEFAULTS.d
     return ks_of(res, component=component)
 
 
-def alpha(df: pd.DataFrame, *, component: str = "classification", distance=DEFAULTS.distance,
-          match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
-          n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
-          overall: str = DEFAULTS.overall,
-          progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
+def alpha(
+    df: pd.DataFrame,
+    *,
+    component: str = "classification",
+    distance=DEFAULTS.distance,
+    match_threshold=DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+) -> xr.DataArray:
     """Classification α of a frame (or, with ``component="detection"``, presence α) by
     label and annotator (``df.iaa.alpha()``).
 

@@ -121,14 +121,13 @@ def _ks_weighted(x, y, wy) -> KSResult:
     diff = fx - fy
     at = int(np.argmax(np.abs(diff)))
     stat = float(abs(diff[at]))
-    n_eff = cum[-1] ** 2 / float(np.sum(wy ** 2))
+    n_eff = cum[-1] ** 2 / float(np.sum(wy**2))
     en = max(round(x.size * n_eff / (x.size + n_eff)), 1)  # as ks_2samp(method="asymp")
     p = float(scipy.stats.kstwo.sf(stat, en)) if stat > 0 else 1.0
     return KSResult(stat, float(np.sign(diff[at])) if stat > 0 else 0.0, min(p, 1.0))
 
 
-def frac_below_chance(within, between, *, q=0.05, within_weights=None,
-                      between_weights=None):
+def frac_below_chance(within, between, *, q=0.05, within_weights=None, between_weights=None):
     """Share of within-item distances strictly below the q-quantile of chance.
 
     This is the figure that Braylan et al.'s code calls "sigma" (not ours).
@@ -161,8 +160,11 @@ def frac_below_chance(within, between, *, q=0.05, within_weights=None,
     >>> frac_below_chance([0.0, 0.1, 0.5, 0.9], [0.2, 0.4, 0.6, 0.8, 1.0], q=0.2)
     0.5
     """
-    if isinstance(q, (bool, np.bool_)) or not isinstance(q, (int, float, np.number)) \
-            or not 0.0 <= float(q) <= 1.0:
+    if (
+        isinstance(q, (bool, np.bool_))
+        or not isinstance(q, (int, float, np.number))
+        or not 0.0 <= float(q) <= 1.0
+    ):
         raise ParameterError(f"q must be a number in [0, 1], got {q!r}")
     x, y, wx, wy = _validate_samples(within, between, within_weights, between_weights)
     if x.size == 0 or y.size == 0:
@@ -198,8 +200,11 @@ def percentile_ci(replicates, *, level=0.95):
     >>> round(low, 6), round(high, 6)
     (5.0, 95.0)
     """
-    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.number)) \
-            or not 0.0 < float(level) < 1.0:
+    if (
+        isinstance(level, (bool, np.bool_))
+        or not isinstance(level, (int, float, np.number))
+        or not 0.0 < float(level) < 1.0
+    ):
         raise ParameterError(f"level must be a number in (0, 1), got {level!r}")
     reps = np.asarray(replicates, dtype=np.float64)
     if reps.ndim == 0:
@@ -303,8 +308,9 @@ def _validate_samples(within, between, within_weights, between_weights):
     return x, y, wx, wy
 
 
-def cell_tests(within, within_cell, between, between_cell, between_weight, n_cells, *,
-               q: float = 0.05):
+def cell_tests(
+    within, within_cell, between, between_cell, between_weight, n_cells, *, q: float = 0.05
+):
     """KS statistic, sign, asymptotic p-value and fraction below chance of many cells at
     once (each cell a subset of the rows), without a loop over cells.
 
@@ -372,7 +378,7 @@ def cell_tests(within, within_cell, between, between_cell, between_weight, n_cel
     sign = np.zeros(n_cells)
     stat[d_cell[at]] = a[at]
     sign[d_cell[at]] = np.sign(d[at])
-    n_eff = np.where(w2_b > 0, w_b ** 2 / np.maximum(w2_b, 1e-300), 0)
+    n_eff = np.where(w2_b > 0, w_b**2 / np.maximum(w2_b, 1e-300), 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         en = np.round(n_w * n_eff / (n_w + n_eff))  # scipy's ks_2samp(method="asymp")
     p = np.where((stat > 0) & (en >= 1), scipy.stats.kstwo.sf(stat, np.maximum(en, 1)), 1.0)
@@ -381,8 +387,12 @@ def cell_tests(within, within_cell, between, between_cell, between_weight, n_cel
     b_order = np.lexsort((between, bc))
     b_cell, b_val = bc[b_order], between[b_order]
     with np.errstate(divide="ignore", invalid="ignore"):
-        cum = np.cumsum(bw[b_order]) - np.r_[0.0, np.cumsum(bw[b_order])][
-            np.searchsorted(b_cell, np.arange(n_cells))][b_cell]
+        cum = (
+            np.cumsum(bw[b_order])
+            - np.r_[0.0, np.cumsum(bw[b_order])][np.searchsorted(b_cell, np.arange(n_cells))][
+                b_cell
+            ]
+        )
         frac = cum / w_b[b_cell]
     reach = frac >= q - 1e-12
     first_reach = np.full(n_cells, -1)
@@ -390,9 +400,7 @@ def cell_tests(within, within_cell, between, between_cell, between_weight, n_cel
     first_idx = np.r_[True, b_cell[idx][1:] != b_cell[idx][:-1]] if len(idx) else idx
     first_reach[b_cell[idx][first_idx]] = idx[first_idx]
     threshold = np.where(first_reach >= 0, b_val[np.maximum(first_reach, 0)], np.inf)
-    below = np.bincount(wc, weights=(within < threshold[wc]).astype(float),
-                        minlength=n_cells)
+    below = np.bincount(wc, weights=(within < threshold[wc]).astype(float), minlength=n_cells)
     out[3] = below / np.where(n_w > 0, n_w, np.nan)
     out[:, ~ok] = np.nan
     return out
-

@@ -42,15 +42,27 @@ def _ungated(data, distance, n_chance, seed, progress) -> PairTables:
         if data.params.get("match_threshold") != 0.0:
             raise ParameterError(
                 "the separation needs the tables at match_threshold=0 (every assigned pair "
-                f"kept); these are at {data.params.get('match_threshold')!r}")
+                f"kept); these are at {data.params.get('match_threshold')!r}"
+            )
         return data
-    return pair_tables(data, distance=distance, match_threshold=0.0, n_chance=n_chance,
-                       seed=seed, progress=progress)
+    return pair_tables(
+        data,
+        distance=distance,
+        match_threshold=0.0,
+        n_chance=n_chance,
+        seed=seed,
+        progress=progress,
+    )
 
 
-def threshold_separation(data, *, n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-                         distance=DEFAULTS.distance,
-                         progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+def threshold_separation(
+    data,
+    *,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    distance=DEFAULTS.distance,
+    progress: bool | None = DEFAULTS.progress,
+) -> pd.DataFrame:
     """How well each threshold τ tells same-item pairs from chance pairs (Youden's J).
 
     Parameters
@@ -82,8 +94,10 @@ def threshold_separation(data, *, n_chance: int = DEFAULTS.n_chance, seed: int =
     b = tables.localization_between
     chance = np.sort(b.loc[b["in_uniform"].to_numpy(), "iou"].to_numpy(dtype=float))
     if not len(within) or not len(chance):
-        raise ParameterError("no assigned object pair within items or by chance: the "
-                             "corpus has too few objects to choose a threshold from")
+        raise ParameterError(
+            "no assigned object pair within items or by chance: the "
+            "corpus has too few objects to choose a threshold from"
+        )
 
     def share_at_least(sample):
         return 1.0 - np.searchsorted(sample, GRID, side="left") / len(sample)
@@ -94,9 +108,15 @@ def threshold_separation(data, *, n_chance: int = DEFAULTS.n_chance, seed: int =
     return out
 
 
-def suggest_threshold(data, *, tolerance: float = 0.01, n_chance: int = DEFAULTS.n_chance,
-                      seed: int = DEFAULTS.seed, distance=DEFAULTS.distance,
-                      progress: bool | None = DEFAULTS.progress) -> float:
+def suggest_threshold(
+    data,
+    *,
+    tolerance: float = 0.01,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    distance=DEFAULTS.distance,
+    progress: bool | None = DEFAULTS.progress,
+) -> float:
     """A data-driven match threshold: the middle of the thresholds that best separate
     same-item pairs from chance pairs (a heuristic; see the module docstring).
 
@@ -123,14 +143,18 @@ def suggest_threshold(data, *, tolerance: float = 0.01, n_chance: int = DEFAULTS
     >>> suggest_threshold(careful, n_chance=300) > suggest_threshold(sloppy, n_chance=300)
     True
     """
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
-            or not 0 <= tolerance < 1:
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, (int, float))
+        or not 0 <= tolerance < 1
+    ):
         raise ParameterError(f"tolerance must be a number in [0, 1); got {tolerance!r}")
-    sep = threshold_separation(data, n_chance=n_chance, seed=seed, distance=distance,
-                               progress=progress)
+    sep = threshold_separation(
+        data, n_chance=n_chance, seed=seed, distance=distance, progress=progress
+    )
     j = sep["youden_j"].to_numpy()
     good = j >= j.max() - tolerance
     best = int(np.argmax(j))  # the run of good thresholds around the best one
-    low = best - int(np.argmin(good[best::-1])) + 1 if not good[:best + 1].all() else 0
+    low = best - int(np.argmin(good[best::-1])) + 1 if not good[: best + 1].all() else 0
     high = best + int(np.argmin(good[best:])) - 1 if not good[best:].all() else len(j) - 1
     return float(np.round((GRID[low] + GRID[high]) / 2, 2))

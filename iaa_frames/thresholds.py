@@ -38,16 +38,26 @@ import xarray as xr
 
 from .errors import ParameterError
 
-__all__ = ["DEFAULT_SWEEP", "SEQUENCE_HINT", "THRESHOLD_ATTRS", "check_thresholds",
-           "concat_thresholds", "has_threshold_dim", "nearest_threshold", "with_threshold"]
+__all__ = [
+    "DEFAULT_SWEEP",
+    "SEQUENCE_HINT",
+    "THRESHOLD_ATTRS",
+    "check_thresholds",
+    "concat_thresholds",
+    "has_threshold_dim",
+    "nearest_threshold",
+    "with_threshold",
+]
 
 #: The thresholds of a sweep when none are given (e.g. ``df.iaa.plot.threshold_curve()``).
 DEFAULT_SWEEP = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 #: What a scalar-only function says when it is given several thresholds.
-SEQUENCE_HINT = ("several thresholds are accepted by agreement(), sigma(), ks(), alpha(), "
-                 "pairwise() and report(), which add a 'threshold' dimension; "
-                 "pair_tables_by_threshold() gives the tables of each")
+SEQUENCE_HINT = (
+    "several thresholds are accepted by agreement(), sigma(), ks(), alpha(), "
+    "pairwise() and report(), which add a 'threshold' dimension; "
+    "pair_tables_by_threshold() gives the tables of each"
+)
 
 #: Attrs of the ``threshold`` coordinate.
 THRESHOLD_ATTRS = {
@@ -58,18 +68,20 @@ THRESHOLD_ATTRS = {
         "drawings into misses (detection falls), compares only well-aligned pairs within "
         "items and by chance (localization sigma is compressed) and leaves fewer, surer "
         "clusters to classification; overall (best matches whatever their IoU) moves only "
-        "through the chance sample."),
+        "through the chance sample."
+    ),
 }
 
 
 def _number(value, where: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ParameterError(f"match_threshold must be a number in [0, 1] or a sequence of "
-                             f"them; got {value!r}{where}")
+        raise ParameterError(
+            f"match_threshold must be a number in [0, 1] or a sequence of "
+            f"them; got {value!r}{where}"
+        )
     x = float(value)
     if not 0.0 <= x <= 1.0:  # NaN fails too
-        raise ParameterError(f"match_threshold must be a number in [0, 1]; got "
-                             f"{value!r}{where}")
+        raise ParameterError(f"match_threshold must be a number in [0, 1]; got {value!r}{where}")
     return x
 
 
@@ -106,8 +118,10 @@ def check_thresholds(value) -> tuple[tuple[float, ...], bool]:
     iaa_frames.errors.ParameterError: match_threshold must be a number in [0, 1] or a sequence of them; got '0.5' (a string: give numbers, e.g. [0.3, 0.5])
     """
     if isinstance(value, (str, bytes)):
-        raise ParameterError(f"match_threshold must be a number in [0, 1] or a sequence of "
-                             f"them; got {value!r} (a string: give numbers, e.g. [0.3, 0.5])")
+        raise ParameterError(
+            f"match_threshold must be a number in [0, 1] or a sequence of "
+            f"them; got {value!r} (a string: give numbers, e.g. [0.3, 0.5])"
+        )
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if isinstance(value, (numbers.Number, np.bool_)):
@@ -115,11 +129,14 @@ def check_thresholds(value) -> tuple[tuple[float, ...], bool]:
     try:
         items = list(value)
     except TypeError:
-        raise ParameterError(f"match_threshold must be a number in [0, 1] or a sequence of "
-                             f"them; got {type(value).__name__}") from None
+        raise ParameterError(
+            f"match_threshold must be a number in [0, 1] or a sequence of "
+            f"them; got {type(value).__name__}"
+        ) from None
     if not items:
-        raise ParameterError("match_threshold is an empty sequence; give at least one "
-                             "threshold in [0, 1]")
+        raise ParameterError(
+            "match_threshold is an empty sequence; give at least one threshold in [0, 1]"
+        )
     values = [_number(v, f" (position {i} of {value!r})") for i, v in enumerate(items)]
     return tuple(float(v) for v in np.unique(values)), False
 
@@ -172,9 +189,15 @@ def concat_thresholds(parts):
     if any(b <= a for a, b in itertools.pairwise(taus)):
         raise ParameterError(f"the parts must have increasing thresholds; got {taus}")
     dataset = isinstance(parts[0], xr.Dataset)
-    out = xr.concat(parts, dim="threshold", data_vars="all",
-                    coords="minimal" if dataset else "all", compat="equals", join="exact",
-                    combine_attrs="override")
+    out = xr.concat(
+        parts,
+        dim="threshold",
+        data_vars="all",
+        coords="minimal" if dataset else "all",
+        compat="equals",
+        join="exact",
+        combine_attrs="override",
+    )
     if not dataset:  # DataArray coords that vary by cell (n_units, note, ...) vary by τ too
         out = out.transpose("threshold", ...)
     out.attrs = {k: v for k, v in parts[0].attrs.items() if k != "tables_key"}

@@ -92,8 +92,10 @@ def check_dataset(result, variables=("agreement",), *, sweep: bool = False):
     iaa_frames.errors.ParameterError: expected the agreement result (an xarray.Dataset from iaa_frames.engine); got list
     """
     if not isinstance(result, xr.Dataset):
-        raise ParameterError("expected the agreement result (an xarray.Dataset from "
-                             f"iaa_frames.engine); got {type(result).__name__}")
+        raise ParameterError(
+            "expected the agreement result (an xarray.Dataset from "
+            f"iaa_frames.engine); got {type(result).__name__}"
+        )
     if not sweep and "threshold" in result.dims:
         taus = [float(t) for t in result["threshold"].values]
         pick = taus[int(np.argmin(np.abs(np.asarray(taus) - 0.5)))]
@@ -101,7 +103,8 @@ def check_dataset(result, variables=("agreement",), *, sweep: bool = False):
             f"this result has a threshold dimension (τ = {', '.join(f'{t:g}' for t in taus)}); "
             f"this figure shows one threshold: select it first, e.g. "
             f"result.sel(threshold={pick:g}); plot.threshold_curve(result) draws every "
-            "threshold")
+            "threshold"
+        )
     missing = [v for v in variables if v not in result.data_vars]
     if missing:
         raise ParameterError(f"the result lacks the variable(s) {missing}")
@@ -134,8 +137,9 @@ def symbol(measure: str) -> str:
     return SYMBOLS.get(str(measure), str(measure))
 
 
-def cell_value(result, component: str, label: str = ALL, annotator: str = ALL,
-               var: str = "agreement") -> float:
+def cell_value(
+    result, component: str, label: str = ALL, annotator: str = ALL, var: str = "agreement"
+) -> float:
     """``var`` of one cell as a float; NaN when the result lacks the variable or component.
 
     Examples
@@ -176,8 +180,11 @@ def support(result, dim: str):
         n = n.sel({other: ALL})
     if "component" in n.dims:
         comps = [str(c) for c in n["component"].values]
-        n = n.sel(component="localization") if "localization" in comps \
+        n = (
+            n.sel(component="localization")
+            if "localization" in comps
             else n.max("component", skipna=True)
+        )
     return n.fillna(0)
 
 
@@ -261,13 +268,30 @@ def headline(result) -> pd.DataFrame:
     ['detection', 'classification', 'localization', 'overall']
     """
     sub = result.sel(label=ALL, annotator=ALL)
-    cols = [v for v in ("agreement", "ci_low", "ci_high", "observed", "expected", "ks",
-                        "ks_sign", "ks_pvalue", "raw_iou", "presence_alpha",
-                        "frac_below_chance", "n_units", "n_chance", "note")
-            if v in sub.data_vars]
+    cols = [
+        v
+        for v in (
+            "agreement",
+            "ci_low",
+            "ci_high",
+            "observed",
+            "expected",
+            "ks",
+            "ks_sign",
+            "ks_pvalue",
+            "raw_iou",
+            "presence_alpha",
+            "frac_below_chance",
+            "n_units",
+            "n_chance",
+            "note",
+        )
+        if v in sub.data_vars
+    ]
     frame = sub[cols].to_dataframe()
-    frame = frame.drop(columns=[c for c in ("label", "annotator", "threshold")
-                                if c in frame.columns])
+    frame = frame.drop(
+        columns=[c for c in ("label", "annotator", "threshold") if c in frame.columns]
+    )
     if "measure" in frame.columns:
         frame = frame[["measure"] + [c for c in frame.columns if c != "measure"]]
     return frame
@@ -276,16 +300,25 @@ def headline(result) -> pd.DataFrame:
 def _by(result, dim):
     other = "annotator" if dim == "label" else "label"
     sub = result.sel({other: ALL})
-    frame = sub[[v for v in ("agreement", "ci_low", "ci_high", "n_units", "note")
-                 if v in sub.data_vars]].to_dataframe().reset_index()
+    frame = (
+        sub[
+            [v for v in ("agreement", "ci_low", "ci_high", "n_units", "note") if v in sub.data_vars]
+        ]
+        .to_dataframe()
+        .reset_index()
+    )
     frame = frame.drop(columns=[c for c in (other, "measure") if c in frame.columns])
     wide = frame.pivot(index=dim, columns="component")
     wide.columns = [f"{comp}_{var}" for var, comp in wide.columns]
     order = [str(v) for v in result[dim].values]
     wide = wide.reindex(order)
     comps = [str(c) for c in result["component"].values]
-    cols = [f"{c}_{v}" for c in comps for v in ("agreement", "ci_low", "ci_high", "n_units",
-                                                 "note") if f"{c}_{v}" in wide.columns]
+    cols = [
+        f"{c}_{v}"
+        for c in comps
+        for v in ("agreement", "ci_low", "ci_high", "n_units", "note")
+        if f"{c}_{v}" in wide.columns
+    ]
     wide = wide[cols]
     wide.index.name = dim
     return wide
@@ -330,8 +363,9 @@ def by_annotator(result) -> pd.DataFrame:
     return _by(result, "annotator")
 
 
-def component_frame(result, *, components, along: str, fixed_dim: str, fixed: str,
-                    top: int | None) -> pd.DataFrame:
+def component_frame(
+    result, *, components, along: str, fixed_dim: str, fixed: str, top: int | None
+) -> pd.DataFrame:
     """Long-form agreement of ``components`` for the ``top`` entries of dim ``along``.
 
     Parameters
@@ -382,9 +416,11 @@ def component_frame(result, *, components, along: str, fixed_dim: str, fixed: st
     frame["measure"] = [measure_of(result, c) for c in frame["component"]]
     order = {a: i for i, a in enumerate(shown)}
     corder = {c: i for i, c in enumerate(components)}
-    frame = frame.iloc[np.lexsort((frame["component"].map(corder).to_numpy(),
-                                   frame[along].map(order).to_numpy()))]
-    frame = frame[[along, "component", "measure", "agreement", "ci_low", "ci_high",
-                   "n_units"]].reset_index(drop=True)
+    frame = frame.iloc[
+        np.lexsort((frame["component"].map(corder).to_numpy(), frame[along].map(order).to_numpy()))
+    ]
+    frame = frame[
+        [along, "component", "measure", "agreement", "ci_low", "ci_high", "n_units"]
+    ].reset_index(drop=True)
     frame.attrs = {"n_hidden": hidden, "top": top, fixed_dim: fixed}
     return frame

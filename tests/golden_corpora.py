@@ -24,8 +24,14 @@ N_BOOT = 40
 def cases():
     """name -> (frame, agreement keywords)."""
     return {
-        "boxes_sampled": (iaf.simulate(n_items=60, seed=1, annotators={
-            "a": "good", "b": "sloppy", "c": "misser", "d": "mislabeler"}), {}),
+        "boxes_sampled": (
+            iaf.simulate(
+                n_items=60,
+                seed=1,
+                annotators={"a": "good", "b": "sloppy", "c": "misser", "d": "mislabeler"},
+            ),
+            {},
+        ),
         "polygons": (iaf.simulate(n_items=25, kind="polygon", seed=2), {}),
         "lvis_like": (corpora.lvis_like(n_images=30, seed=0), {}),
         "crowd": (corpora.crowd(n_items=40, n_workers=20, per_item=3, seed=0), {}),

@@ -20,12 +20,22 @@ from iaa_frames.result import (
 )
 
 #: Dataset attrs of the hand-built results.
-ATTRS = {"distance": "giou", "match_threshold": 0.5, "seed": 0, "n_boot": 200,
-         "normalization": "image size", "version": "0+test"}
+ATTRS = {
+    "distance": "giou",
+    "match_threshold": 0.5,
+    "seed": 0,
+    "n_boot": 200,
+    "normalization": "image size",
+    "version": "0+test",
+}
 
 
-def make_result(labels=("car", "person", "bicycle"), annotators=("ana", "ben", "chloe"),
-                seed=0, nan_cells=(("classification", "bicycle", ALL),)):
+def make_result(
+    labels=("car", "person", "bicycle"),
+    annotators=("ana", "ben", "chloe"),
+    seed=0,
+    nan_cells=(("classification", "bicycle", ALL),),
+):
     """A result Dataset (component, label, annotator) with random but plausible values.
 
     Support (``n_units``) decreases with the label's position, so that the order of the
@@ -94,5 +104,6 @@ def make_pairwise(annotators=("ana", "ben", "chloe"), seed=0, component="localiz
     np.fill_diagonal(n_units, np.nan)
     np.fill_diagonal(n_chance, np.nan)
     values = {"agreement": m, "n_units": n_units, "n_chance": n_chance, "note": note}
-    return build_pairwise(values, annotators=list(annotators),
-                          attrs={"component": component, "measure": "sigma"})
+    return build_pairwise(
+        values, annotators=list(annotators), attrs={"component": component, "measure": "sigma"}
+    )

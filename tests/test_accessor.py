@@ -41,8 +41,9 @@ PARAMS = dict(n_chance=150, seed=3)
 
 @pytest.fixture(scope="module")
 def df():
-    return simulate(n_items=25, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler"},
-                    seed=8)
+    return simulate(
+        n_items=25, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler"}, seed=8
+    )
 
 
 def _untagged(ds):
@@ -54,18 +55,22 @@ def _untagged(ds):
 
 
 def test_agreement_equals_function(df):
-    xr.testing.assert_identical(_untagged(df.iaa.agreement(n_boot=10, **PARAMS)),
-                                agreement(df, n_boot=10, **PARAMS))
+    xr.testing.assert_identical(
+        _untagged(df.iaa.agreement(n_boot=10, **PARAMS)), agreement(df, n_boot=10, **PARAMS)
+    )
 
 
-@pytest.mark.parametrize("method, function, kwargs", [
-    ("sigma", component_sigma, {}),
-    ("sigma", component_sigma, {"component": "detection"}),
-    ("ks", component_ks, {}),
-    ("alpha", component_alpha, {}),
-    ("alpha", component_alpha, {"component": "detection"}),
-    ("pairwise", pairwise, {"component": "classification"}),
-])
+@pytest.mark.parametrize(
+    "method, function, kwargs",
+    [
+        ("sigma", component_sigma, {}),
+        ("sigma", component_sigma, {"component": "detection"}),
+        ("ks", component_ks, {}),
+        ("alpha", component_alpha, {}),
+        ("alpha", component_alpha, {"component": "detection"}),
+        ("pairwise", pairwise, {"component": "classification"}),
+    ],
+)
 def test_dataarray_methods_equal_functions(df, method, function, kwargs):
     got = getattr(df.iaa, method)(**kwargs, **PARAMS)
     xr.testing.assert_identical(got, function(df, **kwargs, **PARAMS))
@@ -85,9 +90,13 @@ def test_shortcuts_are_slices_of_the_dataset(df):
     np.testing.assert_array_equal(p.values, ds["presence_alpha"].sel(component="detection").values)
 
 
-@pytest.mark.parametrize("method, function", [
-    ("within", within), ("between", between),
-])
+@pytest.mark.parametrize(
+    "method, function",
+    [
+        ("within", within),
+        ("between", between),
+    ],
+)
 def test_table_methods_equal_functions(df, method, function):
     pd.testing.assert_frame_equal(getattr(df.iaa, method)(**PARAMS), function(df, **PARAMS))
 
@@ -95,10 +104,13 @@ def test_table_methods_equal_functions(df, method, function):
 def test_items_and_plot_are_reachable(df):
     from iaa_frames.plot import FramePlots
 
-    pd.testing.assert_frame_equal(df.iaa.items(component="detection", top=3, **PARAMS),
-                                  items(df, component="detection", top=3, **PARAMS))
-    pd.testing.assert_frame_equal(df.iaa.items(label="car", **PARAMS),
-                                  items(df, label="car", **PARAMS))
+    pd.testing.assert_frame_equal(
+        df.iaa.items(component="detection", top=3, **PARAMS),
+        items(df, component="detection", top=3, **PARAMS),
+    )
+    pd.testing.assert_frame_equal(
+        df.iaa.items(label="car", **PARAMS), items(df, label="car", **PARAMS)
+    )
     plot = df.iaa.plot
     assert isinstance(plot, FramePlots) and plot._df is df
 
@@ -106,11 +118,18 @@ def test_items_and_plot_are_reachable(df):
 def test_tables_equal_pair_tables(df):
     got, ref = df.iaa.tables(**PARAMS), pair_tables(df, **PARAMS)
     assert got.params == ref.params
-    for name in ("localization_within", "localization_between", "sets_within", "sets_between",
-                 "units", "coverage"):
+    for name in (
+        "localization_within",
+        "localization_between",
+        "sets_within",
+        "sets_between",
+        "units",
+        "coverage",
+    ):
         pd.testing.assert_frame_equal(getattr(got, name), getattr(ref, name))
-    xr.testing.assert_identical(agreement_from_tables(got, seed=3),
-                                _untagged(df.iaa.agreement(**PARAMS)))
+    xr.testing.assert_identical(
+        agreement_from_tables(got, seed=3), _untagged(df.iaa.agreement(**PARAMS))
+    )
 
 
 def test_accessor_is_cheap_and_stateless(df):
@@ -166,8 +185,11 @@ def _keywords(function, forwarded=None) -> dict:
 
 
 def test_every_method_says_which_function_it_stands_for():
-    public = {name for name, _ in inspect.getmembers(IAAAccessor, inspect.isfunction)
-              if not name.startswith("_")}
+    public = {
+        name
+        for name, _ in inspect.getmembers(IAAAccessor, inspect.isfunction)
+        if not name.startswith("_")
+    }
     assert public == set(WRAPS)
 
 
@@ -209,10 +231,12 @@ def _assert_same(got, want):
         assert got.attrs == want.attrs
 
 
-@pytest.mark.parametrize("method, function, kwargs", FROM_TABLES,
-                         ids=[case[0] for case in FROM_TABLES])
-def test_results_from_tables_a_sweep_cached_equal_fresh_ones(df, counted_sweeps, method,
-                                                             function, kwargs):
+@pytest.mark.parametrize(
+    "method, function, kwargs", FROM_TABLES, ids=[case[0] for case in FROM_TABLES]
+)
+def test_results_from_tables_a_sweep_cached_equal_fresh_ones(
+    df, counted_sweeps, method, function, kwargs
+):
     """The cache is filled by a sweep (pair_tables_by_threshold); the method then reads
     τ = 0.5 from it and must return what the function computes from fresh tables."""
     df.iaa.agreement(match_threshold=[0.5, 0.3], n_boot=0, **PARAMS)
@@ -222,8 +246,7 @@ def test_results_from_tables_a_sweep_cached_equal_fresh_ones(df, counted_sweeps,
     _assert_same(got, function(df, **kwargs, **PARAMS))
 
 
-@pytest.mark.parametrize("method", [m for m in sorted(WRAPS)
-                                    if m not in ("annotators", "kalpha")])
+@pytest.mark.parametrize("method", [m for m in sorted(WRAPS) if m not in ("annotators", "kalpha")])
 def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeypatch):
     from iaa_frames import settings
 
@@ -253,8 +276,7 @@ def test_the_accessor_gives_the_golden_results(name, counted_sweeps):
     """Through the cache, after a sweep computed the tables, the result still equals the
     stored golden result (tests/test_golden.py computes it with iaf.agreement)."""
     frame, kwargs = _golden_cases()[name]
-    frame.iaa.agreement(match_threshold=[0.5, 0.7], n_boot=0, seed=0, progress=False,
-                        **kwargs)
+    frame.iaa.agreement(match_threshold=[0.5, 0.7], n_boot=0, seed=0, progress=False, **kwargs)
     got = frame.iaa.agreement(n_boot=golden_corpora.N_BOOT, seed=0, progress=False, **kwargs)
     assert sorted(counted_sweeps) == [0.5, 0.7]
     want = xr.load_dataset(golden_corpora.GOLDEN / f"{name}.nc")
@@ -266,18 +288,21 @@ def test_the_accessor_gives_the_golden_results(name, counted_sweeps):
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, err_msg=var)
 
 
-@pytest.mark.parametrize("method, kwargs, message", [
-    ("agreement", {"n_boot": -2}, "n_boot must be an integer >= 0; got -2"),
-    ("sigma", {"progress": 1}, "progress must be None, True or False; got 1"),
-    ("sigma", {"component": "classification"}, "component must be one of"),
-    ("ks", {"match_threshold": -0.1}, "match_threshold must be a number in"),
-    ("alpha", {"component": "localization"}, "component must be one of"),
-    ("pairwise", {"component": "everything"}, "component must be one of"),
-    ("pairwise", {"label": "unicorn"}, "label must be"),
-    ("within", {"n_chance": 0}, "n_chance must be an integer >= 1"),
-    ("between", {"overall": "max"}, "overall must be one of"),
-    ("tables", {"seed": 1.5}, "seed must be an integer >= 0"),
-])
+@pytest.mark.parametrize(
+    "method, kwargs, message",
+    [
+        ("agreement", {"n_boot": -2}, "n_boot must be an integer >= 0; got -2"),
+        ("sigma", {"progress": 1}, "progress must be None, True or False; got 1"),
+        ("sigma", {"component": "classification"}, "component must be one of"),
+        ("ks", {"match_threshold": -0.1}, "match_threshold must be a number in"),
+        ("alpha", {"component": "localization"}, "component must be one of"),
+        ("pairwise", {"component": "everything"}, "component must be one of"),
+        ("pairwise", {"label": "unicorn"}, "label must be"),
+        ("within", {"n_chance": 0}, "n_chance must be an integer >= 1"),
+        ("between", {"overall": "max"}, "overall must be one of"),
+        ("tables", {"seed": 1.5}, "seed must be an integer >= 0"),
+    ],
+)
 def test_bad_values_raise_uniform_parameter_errors(method, kwargs, message):
     df = simulate(n_items=4, seed=0)
     with pytest.raises(ParameterError, match=message):
@@ -339,8 +364,7 @@ def test_public_names_stay_where_they_were():
     assert pd.DataFrame.iaa is acc.IAAAccessor and xr.Dataset.iaa is acc.ResultAccessor
 
 
-@pytest.mark.parametrize("cls", ["IAAAccessor", "ResultAccessor", "FramePlots",
-                                 "ResultPlots"])
+@pytest.mark.parametrize("cls", ["IAAAccessor", "ResultAccessor", "FramePlots", "ResultPlots"])
 def test_signatures_are_explicit(cls):
     import iaa_frames.accessor as acc
     import iaa_frames.plot as plot

@@ -31,8 +31,9 @@ PARAMS = dict(n_chance=150, seed=3)
 
 @pytest.fixture(scope="module")
 def df():
-    return simulate(n_items=25, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler"},
-                    seed=8)
+    return simulate(
+        n_items=25, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler"}, seed=8
+    )
 
 
 @pytest.fixture
@@ -57,8 +58,11 @@ VIEWS = {
 
 
 def test_every_view_says_which_function_it_stands_for():
-    public = {name for name, _ in inspect.getmembers(ResultAccessor, inspect.isfunction)
-              if not name.startswith("_")}
+    public = {
+        name
+        for name, _ in inspect.getmembers(ResultAccessor, inspect.isfunction)
+        if not name.startswith("_")
+    }
     assert public == set(VIEWS) | {"use_tables"}
 
 
@@ -77,13 +81,16 @@ def test_views_take_the_parameters_and_defaults_of_their_function(view):
 def test_slices_equal_the_engine_on_a_fresh_computation(df, tmp_path):
     res = df.iaa.agreement(**PARAMS)
     for component in ("detection", "localization", "overall"):
-        xr.testing.assert_identical(res.iaa.sigma(component=component),
-                                    component_sigma(df, component=component, **PARAMS))
-        xr.testing.assert_identical(res.iaa.ks(component=component),
-                                    component_ks(df, component=component, **PARAMS))
+        xr.testing.assert_identical(
+            res.iaa.sigma(component=component), component_sigma(df, component=component, **PARAMS)
+        )
+        xr.testing.assert_identical(
+            res.iaa.ks(component=component), component_ks(df, component=component, **PARAMS)
+        )
     for component in ("classification", "detection"):
-        xr.testing.assert_identical(res.iaa.alpha(component=component),
-                                    component_alpha(df, component=component, **PARAMS))
+        xr.testing.assert_identical(
+            res.iaa.alpha(component=component), component_alpha(df, component=component, **PARAMS)
+        )
     assert str(res.iaa.sigma()["component"].values) == "localization"  # the default shows
     # the result still writes to netCDF (tables_key is a plain string)
     res.to_netcdf(tmp_path / "r.nc")
@@ -113,8 +120,7 @@ def test_result_of_a_sweep_views_one_threshold_at_a_time(df, fresh_cache):
         with pytest.raises(ParameterError, match=rf"res.sel\(threshold=0.5\).iaa.{view}\(\)"):
             getattr(res.iaa, view)()
     at = res.sel(threshold=0.3)  # finds the tables of τ = 0.3 in the cache
-    xr.testing.assert_identical(at.iaa.pairwise(),
-                                pairwise(df, match_threshold=0.3, **PARAMS))
+    xr.testing.assert_identical(at.iaa.pairwise(), pairwise(df, match_threshold=0.3, **PARAMS))
     one = df.iaa.agreement(match_threshold=0.3, n_boot=0, **PARAMS)
     pd.testing.assert_frame_equal(at.iaa.items(), one.iaa.items())
     pd.testing.assert_frame_equal(at.iaa.headline(), one.iaa.headline())
@@ -124,8 +130,7 @@ def test_result_of_a_sweep_views_one_threshold_at_a_time(df, fresh_cache):
         at.iaa.use_tables(pair_tables(df, match_threshold=0.5, **PARAMS))
 
 
-def test_attached_tables_serve_a_result_loaded_from_a_file(df, tmp_path, fresh_cache,
-                                                           monkeypatch):
+def test_attached_tables_serve_a_result_loaded_from_a_file(df, tmp_path, fresh_cache, monkeypatch):
     df.iaa.agreement(n_boot=0, **PARAMS).to_netcdf(tmp_path / "r.nc")
     back = xr.load_dataset(tmp_path / "r.nc")
     cache.clear()
@@ -146,8 +151,9 @@ def test_attached_tables_serve_a_result_loaded_from_a_file(df, tmp_path, fresh_c
     xr.testing.assert_identical(got, pairwise(df, component="overall", **PARAMS))
     back.iaa.pairwise(component="overall")
     assert len(calls) == 1  # computed once from the attached tables
-    pd.testing.assert_frame_equal(back.iaa.items(top=3, sort="sigma"),
-                                  items(tables, top=3, sort="sigma"))
+    pd.testing.assert_frame_equal(
+        back.iaa.items(top=3, sort="sigma"), items(tables, top=3, sort="sigma")
+    )
     assert back.iaa.tables is tables
     assert cache.info()["size"] == 0  # attached tables are not cached for others
 

@@ -10,8 +10,6 @@
 import ast
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[1] / "iaa_frames"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 MAX_LINES = 400
@@ -53,8 +51,12 @@ def _cross_module_private_uses(path: Path):
                 if alias.name.startswith("iaa_frames"):
                     imported_modules[alias.asname or alias.name.split(".")[0]] = alias.name
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and _private(node.attr)
-                and isinstance(node.value, ast.Name) and node.value.id in imported_modules):
+        if (
+            isinstance(node, ast.Attribute)
+            and _private(node.attr)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in imported_modules
+        ):
             yield f"{module}:{node.lineno} uses {node.value.id}.{node.attr}"
 
 
@@ -75,9 +77,12 @@ def _long(path):
 
 
 def test_docs_stand_alone():
-    cited = [f"{_name(p)}:{i}" for p in MODULES
-             for i, line in enumerate(p.read_text().splitlines(), 1)
-             if "DESIGN §" in line or "DESIGN.md" in line or "../shared" in line]
+    cited = [
+        f"{_name(p)}:{i}"
+        for p in MODULES
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if "DESIGN §" in line or "DESIGN.md" in line or "../shared" in line
+    ]
     assert cited == []
 
 
@@ -95,11 +100,18 @@ def _engine_defaults(path):
         if len({a.arg for a in args.args + args.kwonlyargs} & ENGINE_PARAMETERS) < 3:
             continue
         pairs = list(zip(args.kwonlyargs, args.kw_defaults))
-        pairs += list(zip(args.args[len(args.args) - len(args.defaults):], args.defaults))
+        pairs += list(zip(args.args[len(args.args) - len(args.defaults) :], args.defaults))
         for arg, default in pairs:
-            if arg.arg in ENGINE_PARAMETERS and default is not None and not (
-                    isinstance(default, ast.Attribute) and isinstance(default.value, ast.Name)
-                    and default.value.id == "DEFAULTS") and not isinstance(default, ast.Name):
+            if (
+                arg.arg in ENGINE_PARAMETERS
+                and default is not None
+                and not (
+                    isinstance(default, ast.Attribute)
+                    and isinstance(default.value, ast.Name)
+                    and default.value.id == "DEFAULTS"
+                )
+                and not isinstance(default, ast.Name)
+            ):
                 yield f"{_name(path)}.{node.name}({arg.arg}=...)"
 
 

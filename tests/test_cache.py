@@ -70,8 +70,9 @@ def test_polygons_are_digested_by_their_shape():
     assert same["geometry"].iloc[0] is not df["geometry"].iloc[0]
     assert cache.frame_digest(same) == cache.frame_digest(df)
     moved = df.copy()
-    moved.loc[moved.index[0], "geometry"] = shapely.affinity.translate(df["geometry"].iloc[0],
-                                                                       xoff=1.0)
+    moved.loc[moved.index[0], "geometry"] = shapely.affinity.translate(
+        df["geometry"].iloc[0], xoff=1.0
+    )
     assert cache.frame_digest(moved) != cache.frame_digest(df)
 
 
@@ -82,10 +83,13 @@ def test_what_is_part_of_the_key(df, computed):
     e = cache.entry(df, **N)
     assert cache.entry(df.copy(), progress=False, **N) is e  # progress is not
     assert cache.entry(df, match_threshold=0.5000, n_chance=40, seed=0) is e
-    others = [cache.entry(df, n_chance=41), cache.entry(df, seed=1, **N),
-              cache.entry(df, overall="per_direction", **N),
-              cache.entry(df, distance="iou", **N),
-              cache.entry(df, match_threshold=0.6, **N)]
+    others = [
+        cache.entry(df, n_chance=41),
+        cache.entry(df, seed=1, **N),
+        cache.entry(df, overall="per_direction", **N),
+        cache.entry(df, distance="iou", **N),
+        cache.entry(df, match_threshold=0.6, **N),
+    ]
     assert len({id(x) for x in [e, *others]}) == 6
     assert cache.info()["size"] == cache.MAXSIZE  # the oldest left
     assert computed == [0.5] * 5 + [0.6]
@@ -111,8 +115,12 @@ def test_least_recently_used_leaves_first(df):
     assert cache.lookup(kept.key) is kept
     assert cache.lookup(keys[0]) is None  # seed 1 was the least recently used
     assert all(cache.lookup(k) is not None for k in keys[1:])
-    assert cache.info() == {"size": cache.MAXSIZE, "maxsize": cache.MAXSIZE, "hits": 0,
-                            "misses": cache.MAXSIZE + 1}
+    assert cache.info() == {
+        "size": cache.MAXSIZE,
+        "maxsize": cache.MAXSIZE,
+        "hits": 0,
+        "misses": cache.MAXSIZE + 1,
+    }
 
 
 def test_entries_keep_the_given_order_and_share_the_single_entries(df, computed):
@@ -176,7 +184,9 @@ def test_an_entry_computes_each_result_once_and_hands_out_copies(df, monkeypatch
     assert len(calls) == 3
     table = e.items_of(component="detection", label="car")
     table.loc[0, "item"] = "edited"
-    pd.testing.assert_frame_equal(e.items_of(component="detection", label="car"),
-                                  items(e.tables, component="detection", label="car"))
+    pd.testing.assert_frame_equal(
+        e.items_of(component="detection", label="car"),
+        items(e.tables, component="detection", label="car"),
+    )
     assert len(e.items_of(component="detection", label="car", top=2)) == 2
     assert "1 item table" in repr(e)

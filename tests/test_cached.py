@@ -22,8 +22,7 @@ SWEEP = MatchSettings(match_threshold=[0.6, 0.2], n_chance=60, seed=2)
 
 @pytest.fixture(scope="module")
 def df():
-    return simulate(n_items=10, annotators={"a": "good", "b": "sloppy", "c": "misser"},
-                    seed=5)
+    return simulate(n_items=10, annotators={"a": "good", "b": "sloppy", "c": "misser"}, seed=5)
 
 
 @pytest.fixture(autouse=True)
@@ -44,19 +43,21 @@ def test_agreement_equals_the_engine(df):
     xr.testing.assert_identical(_untagged(one), agreement(df, n_boot=8, **ONE.as_kwargs()))
     assert cache.lookup(one.attrs["tables_key"]).tables.params["match_threshold"] == 0.5
     sweep = cached.agreement(df, SWEEP, n_boot=8)
-    xr.testing.assert_identical(_untagged(sweep),
-                                agreement(df, n_boot=8, **SWEEP.as_kwargs()))
+    xr.testing.assert_identical(_untagged(sweep), agreement(df, n_boot=8, **SWEEP.as_kwargs()))
     keys = sweep.attrs["tables_key"].split()
     assert [cache.lookup(k).tables.params["match_threshold"] for k in keys] == [0.2, 0.6]
 
 
 def test_pairwise_and_items_equal_the_functions(df):
     got = cached.pairwise(df, SWEEP, component="overall", label="car")
-    xr.testing.assert_identical(got, pairwise(df, component="overall", label="car",
-                                              **SWEEP.as_kwargs()))
+    xr.testing.assert_identical(
+        got, pairwise(df, component="overall", label="car", **SWEEP.as_kwargs())
+    )
     tables = pair_tables(df, **ONE.as_kwargs())
-    pd.testing.assert_frame_equal(cached.items(df, ONE, component="classification", top=3),
-                                  items(tables, component="classification", top=3))
+    pd.testing.assert_frame_equal(
+        cached.items(df, ONE, component="classification", top=3),
+        items(tables, component="classification", top=3),
+    )
     assert cached.tables(df, ONE) is cached.tables(df.copy(), ONE)
 
 

@@ -44,8 +44,9 @@ def test_read_inputs_matches_the_readers(fmt):
 
 def test_read_inputs_yolo_options():
     path = sample_path("yolo")
-    df = read_inputs([path], "yolo", classes=path / "classes.txt",
-                     image_sizes=path / "image_sizes.csv")
+    df = read_inputs(
+        [path], "yolo", classes=path / "classes.txt", image_sizes=path / "image_sizes.csv"
+    )
     pd.testing.assert_frame_equal(_canonical(df), _canonical(load_sample("yolo")))
     with pytest.raises(ParameterError, match="yolo only"):
         read_inputs([path], "voc", classes=path / "classes.txt")
@@ -98,5 +99,7 @@ def test_guess_format_from_names_and_contents(tmp_path):
     assert guess_format([FIXTURES / "darwin_export" / "street_01.json"]) == "darwin"
     with pytest.raises(ParameterError, match="different formats.*job_12.xml: cvat"):
         guess_format([FIXTURES / "coco" / "ana.json", FIXTURES / "cvat" / "job_12.xml"])
-    with pytest.raises(ParameterError, match="cannot tell the format of .*data.yaml; pass --format"):
+    with pytest.raises(
+        ParameterError, match="cannot tell the format of .*data.yaml; pass --format"
+    ):
         guess_format([FIXTURES / "yolo" / "data.yaml"])

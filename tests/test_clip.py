@@ -40,8 +40,9 @@ def test_equals_shapely_on_random_shapes_and_rectangles(seed):
     shape = rng.integers(0, len(geoms), m)
     lo = rng.uniform(-2.5, 3, (m, 2))
     rect = np.c_[lo, lo + rng.uniform(0, 3, (m, 2))]
-    np.testing.assert_allclose(clipped_areas(edges, shape, rect),
-                               _shapely_clip(geoms[shape], rect), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        clipped_areas(edges, shape, rect), _shapely_clip(geoms[shape], rect), rtol=1e-9, atol=1e-12
+    )
 
 
 def test_rectangles_on_vertices_and_edges():
@@ -51,21 +52,40 @@ def test_rectangles_on_vertices_and_edges():
     diamond = shapely.Polygon([(1, 0), (2, 1), (1, 2), (0, 1)])
     geoms = np.array([square, diamond], dtype=object)
     edges = RingEdges.from_geometries(geoms)
-    rect = np.array([[0, 0, 2, 2], [0, 0, 1, 1], [1, 0, 3, 2], [1, 1, 1, 1],
-                     [0, 1, 2, 1], [5, 5, 6, 6], [-1, -1, 1, 3]], dtype=float)
+    rect = np.array(
+        [
+            [0, 0, 2, 2],
+            [0, 0, 1, 1],
+            [1, 0, 3, 2],
+            [1, 1, 1, 1],
+            [0, 1, 2, 1],
+            [5, 5, 6, 6],
+            [-1, -1, 1, 3],
+        ],
+        dtype=float,
+    )
     for s in range(2):
         shape = np.full(len(rect), s)
-        np.testing.assert_allclose(clipped_areas(edges, shape, rect),
-                                   _shapely_clip(geoms[shape], rect), atol=1e-12)
+        np.testing.assert_allclose(
+            clipped_areas(edges, shape, rect), _shapely_clip(geoms[shape], rect), atol=1e-12
+        )
 
 
 def test_shapes_without_area_have_no_edges():
-    geoms = [None, shapely.LineString([(0, 0), (1, 1)]), shapely.Point(0, 0),
-             shapely.box(0, 0, 1, 1)]
+    geoms = [
+        None,
+        shapely.LineString([(0, 0), (1, 1)]),
+        shapely.Point(0, 0),
+        shapely.box(0, 0, 1, 1),
+    ]
     edges = RingEdges.from_geometries(geoms)
     assert np.diff(edges.offset).tolist() == [0, 0, 0, 4]
-    assert clipped_areas(edges, [0, 1, 2, 3], np.tile([0, 0, 1, 1.0], (4, 1))).tolist() == \
-        [0.0, 0.0, 0.0, 1.0]
+    assert clipped_areas(edges, [0, 1, 2, 3], np.tile([0, 0, 1, 1.0], (4, 1))).tolist() == [
+        0.0,
+        0.0,
+        0.0,
+        1.0,
+    ]
 
 
 def test_orientation_does_not_matter():

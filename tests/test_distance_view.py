@@ -19,8 +19,11 @@ from iaa_frames.simulate import simulate
 
 @pytest.fixture(scope="module")
 def corpus():
-    profiles = {"ana": {"jitter": 0.02}, "ben": {"jitter": 0.12},
-                "cy": {"jitter": 0.02, "miss": 0.35}}
+    profiles = {
+        "ana": {"jitter": 0.02},
+        "ben": {"jitter": 0.12},
+        "cy": {"jitter": 0.02, "miss": 0.35},
+    }
     df = simulate(n_items=20, annotators=profiles, seed=4)
     tables = pair_tables(df, n_chance=300, seed=0)
     return df, tables, agreement_from_tables(tables, n_boot=0)
@@ -39,8 +42,9 @@ def test_long_form_counts_every_pairing_once_per_annotator(corpus):
     assert s.attrs["long_name"] == "1 − F1 of the matching"
 
 
-@pytest.mark.parametrize("component, by", [("localization", "label"),
-                                           ("detection", "annotator"), ("overall", None)])
+@pytest.mark.parametrize(
+    "component, by", [("localization", "label"), ("detection", "annotator"), ("overall", None)]
+)
 def test_summary_is_the_engines_cell(corpus, component, by):
     """σ, KS and the unit counts recomputed from the samples equal the result's cells."""
     _, tables, res = corpus
@@ -61,8 +65,13 @@ def test_summary_is_the_engines_cell(corpus, component, by):
 def test_gap_is_where_the_ecdfs_are_furthest_apart():
     rng = np.random.default_rng(1)
     within, between = rng.uniform(0, 0.6, 50), rng.uniform(0.2, 1.0, 80)
-    s = pd.DataFrame({"facet": ALL, "sample": ["within"] * 50 + ["between"] * 80,
-                      "distance": np.r_[within, between]})
+    s = pd.DataFrame(
+        {
+            "facet": ALL,
+            "sample": ["within"] * 50 + ["between"] * 80,
+            "distance": np.r_[within, between],
+        }
+    )
     row = sample_summary(s).loc[ALL]
     # an independent oracle: scipy's two-sample KS statistic and where it is attained
     ref = ks_2samp(within, between)

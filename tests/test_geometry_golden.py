@@ -69,8 +69,9 @@ def polygons_exact():
     donut = shapely.Polygon(square(0, 0, 4, 4), [square(1, 1, 3, 3)])
     L = shapely.Polygon([(0, 0), (3, 0), (3, 1), (1, 1), (1, 3), (0, 3)])
     U = shapely.Polygon([(0, 0), (3, 0), (3, 3), (2, 3), (2, 1), (1, 1), (1, 3), (0, 3)])
-    multi = shapely.MultiPolygon([shapely.Polygon(square(0, 0, 1, 1)),
-                                  shapely.Polygon(square(2, 0, 3, 1))])
+    multi = shapely.MultiPolygon(
+        [shapely.Polygon(square(0, 0, 1, 1)), shapely.Polygon(square(2, 0, 3, 1))]
+    )
     multi_hole = shapely.MultiPolygon([donut, shapely.Polygon(square(5, 5, 6, 7))])
     tri = shapely.Polygon([(0, 0), (4, 0), (0, 4)])
     tri_rolled = shapely.Polygon([(4, 0), (0, 4), (0, 0)])  # same shape, other start
@@ -83,19 +84,38 @@ def polygons_exact():
         ang = (np.arange(k) + rng.uniform(0, 1, k)) * (2 * np.pi / k)
         rad = rng.uniform(0.5, 2.0, k)
         c = rng.uniform(0, 3, 2)
-        stars.append(shapely.Polygon(np.column_stack([c[0] + rad * np.cos(ang),
-                                                      c[1] + rad * np.sin(ang)])))
+        stars.append(
+            shapely.Polygon(np.column_stack([c[0] + rad * np.cos(ang), c[1] + rad * np.sin(ang)]))
+        )
     # (a, b): a geometry, a box given as a list, or None with a NaN box (missing)
     pairs = [
-        (donut, donut), (donut, in_hole), (donut, L), (donut, [0, 0, 2, 2]),
-        (L, U), (L, L), (U, [0, 0, 3, 3]), (U, donut),
-        (multi, [0, 0, 1, 1]), (multi, multi), (multi_hole, donut), (multi_hole, multi),
-        (tri, tri_rolled), (tri, tri), (tri, [0, 0, 2, 2]), ([0, 0, 2, 2], tri),
-        (bowtie, [0, 0, 1, 2]), (bowtie, tri),
-        (as_box, [1, 1, 3, 2]), ([1, 1, 3, 2], as_box), (as_box, [2, 0, 4, 5]),
+        (donut, donut),
+        (donut, in_hole),
+        (donut, L),
+        (donut, [0, 0, 2, 2]),
+        (L, U),
+        (L, L),
+        (U, [0, 0, 3, 3]),
+        (U, donut),
+        (multi, [0, 0, 1, 1]),
+        (multi, multi),
+        (multi_hole, donut),
+        (multi_hole, multi),
+        (tri, tri_rolled),
+        (tri, tri),
+        (tri, [0, 0, 2, 2]),
+        ([0, 0, 2, 2], tri),
+        (bowtie, [0, 0, 1, 2]),
+        (bowtie, tri),
+        (as_box, [1, 1, 3, 2]),
+        ([1, 1, 3, 2], as_box),
+        (as_box, [2, 0, 4, 5]),
         (tri, [10, 10, 11, 11]),  # bounding boxes disjoint: no overlay
         (tri, shapely.Polygon(square(4, 0, 5, 1))),  # touching at a vertex
-        (None, tri), (tri, None), (None, None), (None, [0, 0, 1, 1]),
+        (None, tri),
+        (tri, None),
+        (None, None),
+        (None, [0, 0, 1, 1]),
         (shapely.Polygon([(0, 0), (1, 0), (1, 0), (0, 0)]), tri),  # zero area
     ]
     pairs += [(stars[i], stars[(i + 1) % 12]) for i in range(12)]
@@ -136,8 +156,18 @@ def detailed():
         c = rng.uniform(150, 450), rng.uniform(120, 360)
         r = rng.uniform(30, 120)
         p = add(trace(rng, k, *c, r, 0.004), 640, 480)
-        q = add(trace(rng, int(rng.integers(300, 1000)), c[0] + rng.uniform(-20, 20),
-                      c[1] + rng.uniform(-20, 20), r * rng.uniform(0.9, 1.1), 0.004), 640, 480)
+        q = add(
+            trace(
+                rng,
+                int(rng.integers(300, 1000)),
+                c[0] + rng.uniform(-20, 20),
+                c[1] + rng.uniform(-20, 20),
+                r * rng.uniform(0.9, 1.1),
+                0.004,
+            ),
+            640,
+            480,
+        )
         base.append((p, q))
     outer = trace(rng, 800, 320, 240, 150, 0.002)
     hole = trace(rng, 400, 320, 240, 60, 0.002)[::-1]
@@ -151,11 +181,25 @@ def detailed():
     unknown = add(trace(rng, 900, 320, 240, 100, 0.004), NAN, NAN)  # size unknown
     small = add(trace(rng, 200, 320, 240, 100, 0.004), 640, 480)  # 201 + 5 < 500
     pairs = [pq for pq in base] + [(q, p) for p, q in base[:2]]
-    pairs += [(ring, inner), (ring, base[0][0]), (inner, ring), (ring, ring),
-              (border, base[1][0]), (border, border), (tiny, tiny2), (tiny, base[2][0]),
-              (other, base[0][0]), (base[3][1], other), (odd, base[4][0]), (odd, other),
-              (unknown, base[0][0]), (base[0][1], unknown), (small, base[5][0]),
-              (small, small), (base[2][0], base[2][0])]
+    pairs += [
+        (ring, inner),
+        (ring, base[0][0]),
+        (inner, ring),
+        (ring, ring),
+        (border, base[1][0]),
+        (border, border),
+        (tiny, tiny2),
+        (tiny, base[2][0]),
+        (other, base[0][0]),
+        (base[3][1], other),
+        (odd, base[4][0]),
+        (odd, other),
+        (unknown, base[0][0]),
+        (base[0][1], unknown),
+        (small, base[5][0]),
+        (small, small),
+        (base[2][0], base[2][0]),
+    ]
     return geoms, np.array(sizes, dtype=float), np.array(pairs)
 
 
@@ -176,14 +220,35 @@ def frame_shapes():
         w, h = (640.0, 480.0) if k % 2 else (1000.0, 800.0)
         cx, cy = rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h
         g = shapely.Polygon(trace(rng, 60 if k % 3 else 700, cx, cy, 0.15 * h, 0.01))
-        rows.append({"x0": NAN, "y0": NAN, "x1": NAN, "y1": NAN, "geometry": g,
-                     "width": w, "height": h})
+        rows.append(
+            {"x0": NAN, "y0": NAN, "x1": NAN, "y1": NAN, "geometry": g, "width": w, "height": h}
+        )
         bx = [cx - 50, cy - 40, cx + 60, cy + 30]
-        rows.append(dict(zip(["x0", "y0", "x1", "y1"], bx, strict=True), geometry=None, width=w, height=h))
-    rows.append({"x0": 5.0, "y0": 5.0, "x1": 50.0, "y1": 40.0, "geometry": None,
-                 "width": NAN, "height": NAN})  # unknown size: pixel coordinates
-    rows.append({"x0": NAN, "y0": NAN, "x1": NAN, "y1": NAN, "geometry": None,
-                 "width": 640.0, "height": 480.0})  # a coverage row: missing shape
+        rows.append(
+            dict(zip(["x0", "y0", "x1", "y1"], bx, strict=True), geometry=None, width=w, height=h)
+        )
+    rows.append(
+        {
+            "x0": 5.0,
+            "y0": 5.0,
+            "x1": 50.0,
+            "y1": 40.0,
+            "geometry": None,
+            "width": NAN,
+            "height": NAN,
+        }
+    )  # unknown size: pixel coordinates
+    rows.append(
+        {
+            "x0": NAN,
+            "y0": NAN,
+            "x1": NAN,
+            "y1": NAN,
+            "geometry": None,
+            "width": 640.0,
+            "height": 480.0,
+        }
+    )  # a coverage row: missing shape
     for row in rows:  # the polygons' bounds, as in a validated frame
         if row["geometry"] is not None:
             row.update(zip(["x0", "y0", "x1", "y1"], shapely.bounds(row["geometry"]), strict=True))
@@ -199,10 +264,32 @@ def random_boxes(rng, n):
 def cases():
     """Name -> function building two fresh aligned Shapes."""
     rng = np.random.default_rng(11)
-    hand_a = [[0, 0, 1, 1], [0, 0, 1, 1], [0, 0, 4, 4], [1, 2, 3, 5], [0, 0, 4, 2],
-              [0, 0, 2, 2], [0, 0, 1, 1], [0, 0, 0, 1], [NAN] * 4, [NAN] * 4, [-3, -2, 1e6, 7]]
-    hand_b = [[2, 0, 3, 1], [1, 0, 2, 1], [1, 1, 3, 3], [1, 2, 3, 5], [1, 1, 3, 5],
-              [1, 1, 3, 3], [2, 2, 3, 3], [0, 0, 0, 1], [0, 0, 1, 1], [NAN] * 4, [0, 0, 1, 1]]
+    hand_a = [
+        [0, 0, 1, 1],
+        [0, 0, 1, 1],
+        [0, 0, 4, 4],
+        [1, 2, 3, 5],
+        [0, 0, 4, 2],
+        [0, 0, 2, 2],
+        [0, 0, 1, 1],
+        [0, 0, 0, 1],
+        [NAN] * 4,
+        [NAN] * 4,
+        [-3, -2, 1e6, 7],
+    ]
+    hand_b = [
+        [2, 0, 3, 1],
+        [1, 0, 2, 1],
+        [1, 1, 3, 3],
+        [1, 2, 3, 5],
+        [1, 1, 3, 5],
+        [1, 1, 3, 3],
+        [2, 2, 3, 3],
+        [0, 0, 0, 1],
+        [0, 0, 1, 1],
+        [NAN] * 4,
+        [0, 0, 1, 1],
+    ]
     ra, rb = random_boxes(rng, 60), random_boxes(rng, 60)
     box_a, box_b = np.vstack([hand_a, ra]), np.vstack([hand_b, rb])
     exact = polygons_exact()
@@ -214,18 +301,19 @@ def cases():
     fi, fj = rng.integers(0, nf, 60), rng.integers(0, nf, 60)
     return {
         "boxes": lambda: (Shapes(box_a), Shapes(box_b)),
-        "boxes_as_polygons": lambda: (to_shapes([shapely.box(*r) for r in ra]),
-                                      Shapes(rb)),
-        "polygons": lambda: (to_shapes([p for p, _ in exact]),
-                             to_shapes([q for _, q in exact])),
-        "detailed": lambda: (detailed_shapes().take(pairs[:, 0]),
-                             detailed_shapes().take(pairs[:, 1])),
+        "boxes_as_polygons": lambda: (to_shapes([shapely.box(*r) for r in ra]), Shapes(rb)),
+        "polygons": lambda: (to_shapes([p for p, _ in exact]), to_shapes([q for _, q in exact])),
+        "detailed": lambda: (
+            detailed_shapes().take(pairs[:, 0]),
+            detailed_shapes().take(pairs[:, 1]),
+        ),
         "detailed_shared": lambda: (lambda s: (s.take(i), s.take(j)))(
-            detailed_shapes(with_boxes=True)),
-        "detailed_no_size": lambda: (Shapes(detailed_shapes().boxes,
-                                            detailed_shapes().polygons).take(pairs[:, 0]),
-                                     Shapes(detailed_shapes().boxes,
-                                            detailed_shapes().polygons).take(pairs[:, 1])),
+            detailed_shapes(with_boxes=True)
+        ),
+        "detailed_no_size": lambda: (
+            Shapes(detailed_shapes().boxes, detailed_shapes().polygons).take(pairs[:, 0]),
+            Shapes(detailed_shapes().boxes, detailed_shapes().polygons).take(pairs[:, 1]),
+        ),
         "frame": lambda: (lambda s: (s.take(fi), s.take(fj)))(frame_shapes()),
         "empty": lambda: (Shapes(np.zeros((0, 4))), Shapes(np.zeros((0, 4)))),
     }
@@ -248,8 +336,10 @@ def quantities():
         "uses_mask_iou": uses_mask_iou,
         "may_use_masks": lambda a, b: np.array([may_use_masks(a), may_use_masks(b)]),
         "mask_iou_upper_bound": lambda a, b: (
-            mask_iou_upper_bound(a, b) if a.image_size is not None and b.image_size is not None
-            else np.zeros(0)),
+            mask_iou_upper_bound(a, b)
+            if a.image_size is not None and b.image_size is not None
+            else np.zeros(0)
+        ),
     }
     for name in BUILTIN:
         d = get_distance(name)
@@ -257,10 +347,12 @@ def quantities():
         q[f"distance_{name}_known_iou"] = lambda a, b, d=d: d(a, b, known_iou=iou(a, b))
         if d.similarity is not None:
             q[f"similarity_{name}"] = d.similar
-            q[f"similarity_{name}_known_iou"] = (
-                lambda a, b, d=d: d.similar(a, b, known_iou=iou(a, b)))
-            q[f"similarity_{name}_known_distance"] = (
-                lambda a, b, d=d: d.similar(a, b, known_distance=d(a, b)))
+            q[f"similarity_{name}_known_iou"] = lambda a, b, d=d: d.similar(
+                a, b, known_iou=iou(a, b)
+            )
+            q[f"similarity_{name}_known_distance"] = lambda a, b, d=d: d.similar(
+                a, b, known_distance=d(a, b)
+            )
     return q
 
 
@@ -277,7 +369,7 @@ def compute() -> dict[str, np.ndarray]:
 
 
 def test_builtin_distances_are_the_stored_ones():
-    assert tuple(available_distances()[:len(BUILTIN)]) == BUILTIN
+    assert tuple(available_distances()[: len(BUILTIN)]) == BUILTIN
 
 
 def test_geometry_values_are_bitwise_the_stored_ones():

@@ -18,22 +18,31 @@ from iaa_frames.geometry.shapes import Shapes, as_polygons, check_aligned
 def star(rng, k, cx, cy, rmin, rmax):
     angle = (np.arange(k) + rng.uniform(0, 1, k)) * (2 * np.pi / k)
     radius = rng.uniform(rmin, rmax, k)
-    return shapely.Polygon(np.column_stack([cx + radius * np.cos(angle),
-                                            cy + radius * np.sin(angle)]))
+    return shapely.Polygon(
+        np.column_stack([cx + radius * np.cos(angle), cy + radius * np.sin(angle)])
+    )
 
 
 @pytest.fixture
 def mixed():
     """Stars, a donut, a multipolygon, plain boxes and a missing shape, in [0, 1]^2."""
     rng = np.random.default_rng(5)
-    geoms = [star(rng, int(rng.integers(5, 300)), *rng.uniform(0.3, 0.7, 2), 0.05, 0.25)
-             for _ in range(12)]
-    geoms.append(shapely.Polygon([(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9)],
-                                 [[(0.3, 0.3), (0.3, 0.6), (0.6, 0.6), (0.6, 0.3)]]))
-    geoms.append(shapely.MultiPolygon([shapely.box(0, 0, 0.2, 0.2),
-                                       shapely.box(0.5, 0.5, 0.8, 0.9)]))
-    boxes = np.vstack([shapely.bounds(geoms), [[0.2, 0.3, 0.5, 0.4], [0.0, 0.0, 1.0, 0.5],
-                                               [np.nan] * 4]])
+    geoms = [
+        star(rng, int(rng.integers(5, 300)), *rng.uniform(0.3, 0.7, 2), 0.05, 0.25)
+        for _ in range(12)
+    ]
+    geoms.append(
+        shapely.Polygon(
+            [(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9)],
+            [[(0.3, 0.3), (0.3, 0.6), (0.6, 0.6), (0.6, 0.3)]],
+        )
+    )
+    geoms.append(
+        shapely.MultiPolygon([shapely.box(0, 0, 0.2, 0.2), shapely.box(0.5, 0.5, 0.8, 0.9)])
+    )
+    boxes = np.vstack(
+        [shapely.bounds(geoms), [[0.2, 0.3, 0.5, 0.4], [0.0, 0.0, 1.0, 0.5], [np.nan] * 4]]
+    )
     polygons = np.array(geoms + [None, None, None], dtype=object)
     return Shapes(boxes, polygons, np.tile([[64.0, 48.0]], (len(boxes), 1)))
 
@@ -54,8 +63,9 @@ def test_per_shape_quantities_equal_shapely_on_taken_containers(mixed):
     np.testing.assert_array_equal(area, shapely.area(shapely.convex_hull(geoms[rows])))
     assert shapely.equals(hull, shapely.convex_hull(geoms[rows])).all()
     # the cache is shared: the root container sees what the taken one computed
-    assert mixed.take(np.arange(len(mixed))).hulls(np.array([0]))[1][0] == \
-        shapely.area(shapely.convex_hull(mixed.polygons[0]))
+    assert mixed.take(np.arange(len(mixed))).hulls(np.array([0]))[1][0] == shapely.area(
+        shapely.convex_hull(mixed.polygons[0])
+    )
 
 
 def test_outline_and_ring_edges_equal_shapely(mixed):
@@ -63,8 +73,11 @@ def test_outline_and_ring_edges_equal_shapely(mixed):
     lx, ly, rings = t.outline()
     poly = np.flatnonzero(t.is_polygon)
     for r in poly:
-        ring_list = [ring for part in shapely.get_parts(t.polygons[r])
-                     for ring in [part.exterior, *part.interiors]]
+        ring_list = [
+            ring
+            for part in shapely.get_parts(t.polygons[r])
+            for ring in [part.exterior, *part.interiors]
+        ]
         xy = [np.asarray(ring.coords) for ring in ring_list]
         assert rings[r] == len(ring_list)
         assert lx[r] == pytest.approx(sum(np.abs(np.diff(c[:, 0])).sum() for c in xy))
@@ -88,8 +101,9 @@ def test_pair_masks_equal_direct_rasterization(mixed, shared):
     direct = rasterize(as_polygons(mixed), 64, 48, normalized=True)
     np.testing.assert_array_equal(block.area[pa], direct.area[i[rows]])
     np.testing.assert_array_equal(block.area[pb], direct.area[j[rows]])
-    np.testing.assert_array_equal(intersection_pixels(block, pa, pb),
-                                  intersection_pixels(direct, i[rows], j[rows]))
+    np.testing.assert_array_equal(
+        intersection_pixels(block, pa, pb), intersection_pixels(direct, i[rows], j[rows])
+    )
 
 
 def test_check_aligned():

@@ -8,11 +8,10 @@ them they are bitwise equal (``EXACT=1 pytest tests/test_golden.py`` checks that
 
 import os
 
+import golden_corpora
 import numpy as np
 import pytest
 import xarray as xr
-
-import golden_corpora
 
 EXACT = os.environ.get("EXACT") == "1"
 CASES = golden_corpora.cases()

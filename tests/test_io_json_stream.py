@@ -10,12 +10,23 @@ from hypothesis import strategies as st
 from iaa_frames.errors import ReaderError
 from iaa_frames.io.json_stream import JSONStream, load_json
 
-scalars = (st.none() | st.booleans() | st.integers(-10**20, 10**20)
-           | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8))
-values = st.recursive(scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=4), c, max_size=4),
-                      max_leaves=12)
-documents = st.dictionaries(st.sampled_from(["images", "annotations", "info", "categories", "x"]),
-                            st.lists(values, max_size=5) | values, max_size=5)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+)
+values = st.recursive(
+    scalars,
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=4), c, max_size=4),
+    max_leaves=12,
+)
+documents = st.dictionaries(
+    st.sampled_from(["images", "annotations", "info", "categories", "x"]),
+    st.lists(values, max_size=5) | values,
+    max_size=5,
+)
 
 
 def _collect(path, chunk):
@@ -29,7 +40,9 @@ def _collect(path, chunk):
     return {**out, **streamed}, set(streamed)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(doc=documents, chunk=st.integers(1, 64), indent=st.sampled_from([None, 1, 3]))
 def test_stream_equals_json_loads(tmp_path, doc, chunk, indent):
     p = tmp_path / "doc.json"
@@ -45,8 +58,14 @@ def test_stream_equals_json_loads(tmp_path, doc, chunk, indent):
     assert streamed <= {k for k, v in expected.items() if isinstance(v, list)}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(doc=documents.filter(lambda d: len(json.dumps(d)) > 2), cut=st.floats(0, 1), chunk=st.integers(1, 64))
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    doc=documents.filter(lambda d: len(json.dumps(d)) > 2),
+    cut=st.floats(0, 1),
+    chunk=st.integers(1, 64),
+)
 def test_any_truncation_is_a_reader_error(tmp_path, doc, cut, chunk):
     text = json.dumps(doc)
     n = min(int(len(text) * cut), len(text) - 1)

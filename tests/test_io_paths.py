@@ -27,14 +27,17 @@ def test_the_forms_of_files_and_annotators(files):
     assert files_and_annotators({"ben": b, "ana": a}, None, reader="r") == [(b, "ben"), (a, "ana")]
 
 
-@pytest.mark.parametrize("args, message", [
-    (lambda a, b: ([a, b], ["ana"]), "2 files but 1 annotator names"),
-    (lambda a, b: ({"ana": a}, "ben"), "either as mapping keys or as annotator="),
-    (lambda a, b: ({}, None), "r: the mapping of annotators to files is empty"),
-    (lambda a, b: ({"": a}, None), "annotator names must be non-empty strings"),
-    (lambda a, b: ([], None), "r: no files given"),
-    (lambda a, b: (a, ["ana"]), "annotator must be a string for one file"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (lambda a, b: ([a, b], ["ana"]), "2 files but 1 annotator names"),
+        (lambda a, b: ({"ana": a}, "ben"), "either as mapping keys or as annotator="),
+        (lambda a, b: ({}, None), "r: the mapping of annotators to files is empty"),
+        (lambda a, b: ({"": a}, None), "annotator names must be non-empty strings"),
+        (lambda a, b: ([], None), "r: no files given"),
+        (lambda a, b: (a, ["ana"]), "annotator must be a string for one file"),
+    ],
+)
 def test_misuse_is_a_parameter_error(files, args, message):
     with pytest.raises(ParameterError, match=message):
         files_and_annotators(*args(*files), reader="r")
@@ -57,5 +60,7 @@ def test_annotator_dirs(tmp_path):
         annotator_dirs({"x": tmp_path / "nope"}, "r")
     with pytest.raises(ReaderError, match=r"notes\.txt: is not a directory"):
         annotator_dirs(tmp_path / "notes.txt", "r")
-    with pytest.raises(ParameterError, match="r: the mapping of annotators to directories is empty"):
+    with pytest.raises(
+        ParameterError, match="r: the mapping of annotators to directories is empty"
+    ):
         annotator_dirs({}, "r")

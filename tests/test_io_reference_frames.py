@@ -25,8 +25,10 @@ pq = pytest.importorskip("pyarrow.parquet")
 RECORDED = Path(__file__).parent / "fixtures" / "reader_frames"
 CORPUS_CSV = Path(__file__).resolve().parent.parent / "data" / "samples" / "corpus.csv"
 #: name -> how the frame is read: every packaged sample, and the CSV table reader
-FRAMES = {**{name: (lambda name=name: load_sample(name)) for name in SAMPLES},
-          "corpus_csv": lambda: read_table(CORPUS_CSV, fmt="csv")}
+FRAMES = {
+    **{name: (lambda name=name: load_sample(name)) for name in SAMPLES},
+    "corpus_csv": lambda: read_table(CORPUS_CSV, fmt="csv"),
+}
 
 
 def as_text(df) -> dict:
@@ -37,16 +39,20 @@ def as_text(df) -> dict:
     out = {}
     for name in df.columns:
         if name == "geometry":
-            out[name] = [None if g is None else hashlib.sha256(shapely.to_wkb(g)).hexdigest()[:32]
-                         for g in df[name]]
+            out[name] = [
+                None if g is None else hashlib.sha256(shapely.to_wkb(g)).hexdigest()[:32]
+                for g in df[name]
+            ]
         else:
             out[name] = [repr(v) for v in df[name].tolist()]
     return out
 
 
 def metadata(df) -> dict:
-    return {"dtypes": {str(k): str(v) for k, v in df.dtypes.items()},
-            "attrs": json.loads(json.dumps(df.attrs, default=str))}
+    return {
+        "dtypes": {str(k): str(v) for k, v in df.dtypes.items()},
+        "attrs": json.loads(json.dumps(df.attrs, default=str)),
+    }
 
 
 def read(name):
@@ -62,9 +68,14 @@ def record(names=FRAMES) -> None:
         df = read(name)
         table = pa.table({k: pa.array(v, type=pa.string()) for k, v in as_text(df).items()})
         meta = {b"iaa_frames_test": json.dumps(metadata(df)).encode()}
-        pq.write_table(table.replace_schema_metadata(meta), RECORDED / f"{name}.parquet",
-                       compression="zstd", compression_level=19, write_statistics=False,
-                       use_dictionary=False)
+        pq.write_table(
+            table.replace_schema_metadata(meta),
+            RECORDED / f"{name}.parquet",
+            compression="zstd",
+            compression_level=19,
+            write_statistics=False,
+            use_dictionary=False,
+        )
 
 
 @pytest.mark.parametrize("name", sorted(FRAMES))
@@ -79,8 +90,10 @@ def test_reader_gives_the_recorded_frame(name):
         recorded = table.column(column).to_pylist()
         assert len(values) == len(recorded), column
         bad = [i for i, (a, b) in enumerate(zip(values, recorded, strict=True)) if a != b]
-        assert not bad, f"{name}: column {column!r} differs in {len(bad)} row(s), first row " \
-                        f"{bad[0]}: {values[bad[0]]!r} (recorded {recorded[bad[0]]!r})"
+        assert not bad, (
+            f"{name}: column {column!r} differs in {len(bad)} row(s), first row "
+            f"{bad[0]}: {values[bad[0]]!r} (recorded {recorded[bad[0]]!r})"
+        )
 
 
 if __name__ == "__main__":

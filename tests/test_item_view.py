@@ -30,11 +30,12 @@ def test_view_from_frame_equals_view_from_tables(sample):
     pa = a.pairs.sort_values(key).reset_index(drop=True)
     pb = b.pairs.sort_values(key).reset_index(drop=True)
     pd.testing.assert_frame_equal(pa, pb)
-    pd.testing.assert_frame_equal(a.conflicts.reset_index(drop=True),
-                                  b.conflicts.reset_index(drop=True))
-    assert sorted(a.objects["object_id"]) == sorted(df.loc[(df["item"] == ITEM)
-                                                           & df["label"].notna(),
-                                                           "object_id"])
+    pd.testing.assert_frame_equal(
+        a.conflicts.reset_index(drop=True), b.conflicts.reset_index(drop=True)
+    )
+    assert sorted(a.objects["object_id"]) == sorted(
+        df.loc[(df["item"] == ITEM) & df["label"].notna(), "object_id"]
+    )
     assert (a.width, a.height) == (1280.0, 720.0) and a.size_known
 
 
@@ -73,9 +74,11 @@ def test_reference_keeps_only_pairs_with_the_reference(sample):
 
 
 def test_unknown_image_size_and_annotators_who_drew_nothing():
-    rows = [{"item": "x", "annotator": "a", "label": "car", "x0": 10, "y0": 10, "x1": 50, "y1": 40},
-            {"item": "x", "annotator": "b", "label": "bus", "x0": 12, "y0": 10, "x1": 50, "y1": 42},
-            {"item": "x", "annotator": "c"}]
+    rows = [
+        {"item": "x", "annotator": "a", "label": "car", "x0": 10, "y0": 10, "x1": 50, "y1": 40},
+        {"item": "x", "annotator": "b", "label": "bus", "x0": 12, "y0": 10, "x1": 50, "y1": 42},
+        {"item": "x", "annotator": "c"},
+    ]
     view = item_view(iaf.from_records(rows), "x")
     assert not view.size_known and (view.width, view.height) == (50.0, 42.0)
     assert view.annotators == ["a", "b", "c"]  # c reviewed the item and drew nothing

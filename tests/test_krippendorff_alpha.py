@@ -9,18 +9,18 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-from iaa_frames.krippendorff_alpha import (
-    binary_alpha_per_category,
-    nominal_alpha,
-    nominal_alpha_from_codes,
-)
 from oracles import binary_alpha, presence_alpha, weighted_nominal_alpha
+
 from iaa_frames.errors import (
     IAAError,
     InvalidAnnotationError,
     ParameterError,
     SchemaError,
+)
+from iaa_frames.krippendorff_alpha import (
+    binary_alpha_per_category,
+    nominal_alpha,
+    nominal_alpha_from_codes,
 )
 
 nan = np.nan
@@ -42,9 +42,7 @@ KRIPPENDORFF_2011 = np.array(
 def kripp(matrix):
     """Reference value from the independent `krippendorff` package."""
     with np.errstate(invalid="ignore", divide="ignore"):  # it returns NaN with a warning
-        return krippendorff.alpha(
-            reliability_data=matrix, level_of_measurement="nominal"
-        )
+        return krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
 
 
 def random_matrix(rng, n_annotators, n_units, n_categories, p_missing):
@@ -179,7 +177,8 @@ def test_oracle_integer_weights_equal_duplicated_units():
         got = weighted_nominal_alpha(*codes_of(m), weights=w)
         assert got == pytest.approx(kripp(np.repeat(m, w, axis=1)), abs=1e-9)
         assert weighted_nominal_alpha(*codes_of(m)) == pytest.approx(
-            nominal_alpha_from_codes(*codes_of(m)), abs=1e-12)
+            nominal_alpha_from_codes(*codes_of(m)), abs=1e-12
+        )
 
 
 # ----------------------------------------------------------------- binary per category
@@ -228,7 +227,7 @@ def test_presence_alpha_two_annotator_identity(n):
     """The identity of docs/ARCHITECTURE.md ("The components") that makes presence alpha
     unfit as the detection headline, on the oracle the engine's presence cells are
     checked against."""
-    for u in range(0, n + 1):
+    for u in range(n + 1):
         n_present = np.r_[np.full(n - u, 2), np.full(u, 1)]
         got = presence_alpha(n_present, np.full(n, 2))
         if u == 0:
@@ -297,8 +296,11 @@ def test_degenerate_codes_are_nan():
 
 def test_tidy_ignores_na_values():
     df = pd.DataFrame(
-        {"unit": [1, 1, 2, 2, 2], "annotator": ["a", "b", "a", "b", "c"],
-         "value": ["x", "x", "y", None, "x"]}
+        {
+            "unit": [1, 1, 2, 2, 2],
+            "annotator": ["a", "b", "a", "b", "c"],
+            "value": ["x", "x", "y", None, "x"],
+        }
     )
     assert nominal_alpha(df) == pytest.approx(kripp([[0, 1], [0, nan], [nan, 0]]), abs=1e-12)
 

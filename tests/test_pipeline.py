@@ -14,8 +14,9 @@ from iaa_frames.pipeline import iou_upper_bound, run
 
 @pytest.fixture(scope="module")
 def polygon_corpus():
-    df = iaf.simulate(n_items=40, kind="polygon", seed=4,
-                      annotators={"a": "good", "b": "sloppy", "c": "sloppy"})
+    df = iaf.simulate(
+        n_items=40, kind="polygon", seed=4, annotators={"a": "good", "b": "sloppy", "c": "sloppy"}
+    )
     return prepare(df)
 
 
@@ -49,8 +50,9 @@ def test_bounds_are_never_below_the_exact_iou(polygon_corpus):
 def test_identical_polygons_keep_iou_one():
     """The bound of a shape with itself is not below 1 despite rounding, so tau = 1
     still matches identical polygons."""
-    df = iaf.simulate(n_items=10, kind="polygon", seed=2,
-                      annotators={"a": "perfect", "b": "perfect"})
+    df = iaf.simulate(
+        n_items=10, kind="polygon", seed=2, annotators={"a": "perfect", "b": "perfect"}
+    )
     c = prepare(df)
     a, b = _within(c)
     m = run(c, c.annotations, a, b, tau=1.0, distance=get_distance("giou"))
@@ -76,8 +78,16 @@ def test_tighter_bound_changes_nothing(polygon_corpus, tau, monkeypatch):
     tight = run(c, c.annotations, a, b, tau=tau, distance=giou)
     monkeypatch.setattr(pipeline, "_tighter_bound", lambda corpus, oa, ob, rows, bound: bound)
     loose = run(c, c.annotations, a, b, tau=tau, distance=giou)
-    for name in ("pair_pairing", "pair_a", "pair_b", "pair_iou", "pair_distance",
-                 "set_matched", "set_detection", "set_overall"):
+    for name in (
+        "pair_pairing",
+        "pair_a",
+        "pair_b",
+        "pair_iou",
+        "pair_distance",
+        "set_matched",
+        "set_detection",
+        "set_overall",
+    ):
         np.testing.assert_array_equal(getattr(tight, name), getattr(loose, name), err_msg=name)
 
 

@@ -33,8 +33,9 @@ def test_everything_is_drawn(sample):
     view = item_view(t, ITEM)
     ax = item(t, ITEM)
     outlines = [p for p in ax.patches if (p.get_gid() or "").startswith("shape:")]
-    n_parts = sum(len(getattr(g, "geoms", [g])) if g is not None else 1
-                  for g in view.objects["geometry"])
+    n_parts = sum(
+        len(getattr(g, "geoms", [g])) if g is not None else 1 for g in view.objects["geometry"]
+    )
     assert len(outlines) == n_parts
     colors = annotator_colors(t.corpus.annotators)
     for p in outlines:
@@ -42,8 +43,11 @@ def test_everything_is_drawn(sample):
         np.testing.assert_allclose(p.get_edgecolor()[:3], matplotlib.colors.to_rgb(colors[name]))
     links = [ln for ln in ax.lines if ln.get_gid() == "pair"]
     assert len(links) == len(view.pairs)
-    marks = [ln.get_gid().split(":", 1)[1] for ln in ax.lines
-             if (ln.get_gid() or "").startswith("conflict:")]
+    marks = [
+        ln.get_gid().split(":", 1)[1]
+        for ln in ax.lines
+        if (ln.get_gid() or "").startswith("conflict:")
+    ]
     want = view.conflicts["kind"].value_counts().to_dict()
     assert pd.Series(marks).value_counts().to_dict() == want
     assert ax.get_legend() is not None
@@ -81,9 +85,11 @@ def test_image_path_and_array(sample, tmp_path):
 
 
 def test_blank_canvas_unknown_size_and_errors():
-    rows = [{"item": "x", "annotator": "a", "label": "car", "x0": 10, "y0": 10, "x1": 50, "y1": 40},
-            {"item": "x", "annotator": "b", "label": "bus", "x0": 12, "y0": 10, "x1": 50, "y1": 42},
-            {"item": "x", "annotator": "c"}]
+    rows = [
+        {"item": "x", "annotator": "a", "label": "car", "x0": 10, "y0": 10, "x1": 50, "y1": 40},
+        {"item": "x", "annotator": "b", "label": "bus", "x0": 12, "y0": 10, "x1": 50, "y1": 42},
+        {"item": "x", "annotator": "c"},
+    ]
     df = iaf.from_records(rows)
     view = item_view(df, "x")
     assert not view.size_known and (view.width, view.height) == (50.0, 42.0)
@@ -110,8 +116,9 @@ def test_colors_consistent_across_items(sample):
         for p in ax.patches:
             gid = p.get_gid() or ""
             if gid.startswith("shape:"):
-                np.testing.assert_allclose(p.get_edgecolor()[:3],
-                                           matplotlib.colors.to_rgb(colors[gid.split(":", 1)[1]]))
+                np.testing.assert_allclose(
+                    p.get_edgecolor()[:3], matplotlib.colors.to_rgb(colors[gid.split(":", 1)[1]])
+                )
         plt.close("all")
 
 
@@ -119,8 +126,11 @@ def test_worst_items_grid_follows_ranking(sample):
     _, t = sample
     fig = worst_items(t, n=4, ncols=2)
     ranking = iaf.items(t, top=4)["item"].tolist()
-    titles = [ax.get_title(loc="left").split("  ")[0] for ax in fig.axes
-              if ax.get_visible() and ax.get_title(loc="left")]
+    titles = [
+        ax.get_title(loc="left").split("  ")[0]
+        for ax in fig.axes
+        if ax.get_visible() and ax.get_title(loc="left")
+    ]
     assert titles == ranking
     assert len(fig.legends) == 1
     plt.close("all")

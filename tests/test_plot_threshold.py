@@ -37,19 +37,34 @@ def sweep(df):
 
 
 def lines(ax):
-    return {ln.get_gid().split(":", 1)[1]: ln for ln in ax.lines
-            if (ln.get_gid() or "").startswith("estimate:")}
+    return {
+        ln.get_gid().split(":", 1)[1]: ln
+        for ln in ax.lines
+        if (ln.get_gid() or "").startswith("estimate:")
+    }
 
 
 def bands(ax):
-    return {c.get_gid().split(":", 1)[1]: c for c in ax.collections
-            if (c.get_gid() or "").startswith("ci:")}
+    return {
+        c.get_gid().split(":", 1)[1]: c
+        for c in ax.collections
+        if (c.get_gid() or "").startswith("ci:")
+    }
 
 
 def test_frame_holds_the_cell_at_every_threshold(sweep):
     f = plot.threshold_frame(sweep, label="car", annotator="b")
-    assert list(f.columns) == ["threshold", "component", "measure", "agreement", "ci_low",
-                               "ci_high", "n_units", "n_chance", "note"]
+    assert list(f.columns) == [
+        "threshold",
+        "component",
+        "measure",
+        "agreement",
+        "ci_low",
+        "ci_high",
+        "n_units",
+        "n_chance",
+        "note",
+    ]
     assert f["component"].unique().tolist() == COMPONENTS
     for comp, sub in f.groupby("component"):
         assert sub["threshold"].tolist() == TAUS
@@ -68,8 +83,9 @@ def test_lines_and_bands_draw_the_numbers(sweep):
         sub = f[f["component"] == comp]
         np.testing.assert_array_equal(line.get_xdata(), TAUS)
         np.testing.assert_array_equal(line.get_ydata(), sub["agreement"].to_numpy())
-        assert line.get_color() == plot.style.component_color(comp) or \
-            matplotlib.colors.same_color(line.get_color(), plot.style.component_color(comp))
+        assert line.get_color() == plot.style.component_color(comp) or matplotlib.colors.same_color(
+            line.get_color(), plot.style.component_color(comp)
+        )
     for comp, band in bands(ax).items():  # each band spans its interval
         sub = f[f["component"] == comp].dropna(subset=["ci_low", "ci_high", "agreement"])
         ys = np.concatenate([p.vertices[:, 1] for p in band.get_paths()])
@@ -110,13 +126,15 @@ def test_a_gap_is_noted_with_its_reason():
 
 
 def test_one_cell_and_some_components(sweep):
-    ax = plot.threshold_curve(sweep, label="car", annotator="a",
-                              components=["localization", "detection"])
+    ax = plot.threshold_curve(
+        sweep, label="car", annotator="a", components=["localization", "detection"]
+    )
     assert sorted(lines(ax)) == ["detection", "localization"]
     assert "label car" in ax.get_title() and "annotator a" in ax.get_title()
     y = lines(ax)["localization"].get_ydata()
-    np.testing.assert_array_equal(y, sweep["agreement"].sel(
-        component="localization", label="car", annotator="a").values)
+    np.testing.assert_array_equal(
+        y, sweep["agreement"].sel(component="localization", label="car", annotator="a").values
+    )
 
 
 def test_draws_on_a_given_axes_and_sizes(sweep):
@@ -163,8 +181,11 @@ def test_reachable_from_the_accessors(df, sweep):
     assert list(lines(ax)) == ["overall"]
     ax = df.iaa.plot.threshold_curve(match_threshold=TAUS, n_chance=300, n_boot=40, seed=1)
     for comp, line in lines(ax).items():
-        np.testing.assert_array_equal(line.get_ydata(), sweep["agreement"].sel(
-            component=comp, label=ALL, annotator=ALL).values)
+        np.testing.assert_array_equal(
+            line.get_ydata(),
+            sweep["agreement"].sel(component=comp, label=ALL, annotator=ALL).values,
+        )
     ax = df.iaa.plot.threshold_curve(n_chance=100, n_boot=0)  # the default sweep
-    np.testing.assert_allclose(lines(ax)["detection"].get_xdata(),
-                               [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
+    np.testing.assert_allclose(
+        lines(ax)["detection"].get_xdata(), [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    )

@@ -23,12 +23,26 @@ from iaa_frames.report import headline, reading, report  # noqa: E402
 from iaa_frames.simulate import simulate  # noqa: E402
 
 ALL = "(all)"
-SECTIONS = ["summary", "headline", "figures", "by-label", "by-annotator", "items",
-            "parameters"]
-FIGURES = ["fig-agreement", "fig-decomposition", "fig-annotators", "fig-pairwise",
-           "fig-distributions_localization", "fig-distributions_detection", "fig-items"]
-FILES = ["report.html", "agreement.nc", "agreement.csv", "headline.csv", "by_label.csv",
-         "by_annotator.csv", "pairwise.csv", "items.csv"]
+SECTIONS = ["summary", "headline", "figures", "by-label", "by-annotator", "items", "parameters"]
+FIGURES = [
+    "fig-agreement",
+    "fig-decomposition",
+    "fig-annotators",
+    "fig-pairwise",
+    "fig-distributions_localization",
+    "fig-distributions_detection",
+    "fig-items",
+]
+FILES = [
+    "report.html",
+    "agreement.nc",
+    "agreement.csv",
+    "headline.csv",
+    "by_label.csv",
+    "by_annotator.csv",
+    "pairwise.csv",
+    "items.csv",
+]
 
 
 class Page(HTMLParser):
@@ -77,11 +91,13 @@ def sample_report(tmp_path_factory):
 
 def test_report_of_the_bundled_sample(sample_report):
     path, elapsed, _ = sample_report
-    print(f"\nreport on the bundled sample (40 images, 4 annotators, n_boot=100): "
-          f"{elapsed:.1f} s")  # timing only shown: benchmarks/ holds the timings
+    print(
+        f"\nreport on the bundled sample (40 images, 4 annotators, n_boot=100): {elapsed:.1f} s"
+    )  # timing only shown: benchmarks/ holds the timings
     assert path.name == "report.html"
     assert path.parent.is_dir() and sorted(p.name for p in path.parent.iterdir()) == sorted(
-        FILES + ["conflicts.csv", "conflict_counts.csv"])
+        FILES + ["conflicts.csv", "conflict_counts.csv"]
+    )
 
 
 def test_html_parses_with_every_section_and_figure(sample_report):
@@ -97,9 +113,23 @@ def test_html_parses_with_every_section_and_figure(sample_report):
     text = " ".join(page.text)
     assert "could not be drawn" not in text
     # headline rows, per-label and per-annotator tables, hardest items
-    for word in ("detection", "classification", "localization", "overall", "raw IoU",
-                 "agreement [95% CI]", "car", "person", "bicycle", "ana", "ben", "chloe",
-                 "dev", "n_unmatched", "match_threshold"):
+    for word in (
+        "detection",
+        "classification",
+        "localization",
+        "overall",
+        "raw IoU",
+        "agreement [95% CI]",
+        "car",
+        "person",
+        "bicycle",
+        "ana",
+        "ben",
+        "chloe",
+        "dev",
+        "n_unmatched",
+        "match_threshold",
+    ):
         assert word in text, word
     # the title is escaped, not injected
     assert "Sample <report> & co" in text
@@ -146,8 +176,9 @@ def test_files_round_trip(sample_report):
     assert res["agreement"].attrs["long_name"] == "chance-corrected agreement"
     head = pd.read_csv(out / "headline.csv", index_col=0)
     assert head.index.tolist() == ["detection", "classification", "localization", "overall"]
-    np.testing.assert_allclose(head["agreement"],
-                               res["agreement"].sel(label=ALL, annotator=ALL).values)
+    np.testing.assert_allclose(
+        head["agreement"], res["agreement"].sel(label=ALL, annotator=ALL).values
+    )
     long = pd.read_csv(out / "agreement.csv")
     assert len(long) == res["agreement"].size
     assert {"component", "label", "annotator", "agreement", "ci_low", "note"} <= set(long)
@@ -158,9 +189,10 @@ def test_files_round_trip(sample_report):
     assert set(pw["component"]) == {"detection", "classification", "localization", "overall"}
     assert len(pw) == 4 * 4 * 4
     lab = pd.read_csv(out / "by_label.csv", index_col=0)
-    np.testing.assert_allclose(lab.loc["car", "localization_agreement"],
-                               float(res["agreement"].sel(component="localization",
-                                                          label="car", annotator=ALL)))
+    np.testing.assert_allclose(
+        lab.loc["car", "localization_agreement"],
+        float(res["agreement"].sel(component="localization", label="car", annotator=ALL)),
+    )
 
 
 def test_report_rewrites_into_existing_directory(tmp_path):
@@ -202,8 +234,7 @@ def _page(path):
 def test_report_of_a_threshold_sweep(tmp_path):
     df = simulate(n_items=20, seed=2, annotators={"a": "good", "b": "sloppy", "c": "misser"})
     taus = [0.3, 0.5, 0.7]
-    path = report(df, tmp_path / "sweep", match_threshold=[0.7, 0.5, 0.3], n_boot=20,
-                  n_chance=200)
+    path = report(df, tmp_path / "sweep", match_threshold=[0.7, 0.5, 0.3], n_boot=20, n_chance=200)
     page = _page(path)
     for sid in SECTIONS + ["threshold"]:
         assert page.ids.get(sid) == "section", sid
@@ -222,13 +253,19 @@ def test_report_of_a_threshold_sweep(tmp_path):
     assert len(table) == 4 * len(taus)
     swept = xr.open_dataset(tmp_path / "sweep" / "agreement.nc").load()
     loc = table[(table["component"] == "localization") & (table["threshold"] == 0.3)]
-    assert loc["agreement"].iloc[0] == pytest.approx(float(swept["agreement"].sel(
-        threshold=0.3, component="localization", label=ALL, annotator=ALL)))
+    assert loc["agreement"].iloc[0] == pytest.approx(
+        float(
+            swept["agreement"].sel(
+                threshold=0.3, component="localization", label=ALL, annotator=ALL
+            )
+        )
+    )
     # everything else is the report at 0.5 alone
     alone = report(df, tmp_path / "alone", match_threshold=0.5, n_boot=20, n_chance=200)
     for name in ("headline.csv", "by_label.csv", "pairwise.csv", "items.csv"):
-        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "sweep" / name),
-                                      pd.read_csv(alone.parent / name))
+        pd.testing.assert_frame_equal(
+            pd.read_csv(tmp_path / "sweep" / name), pd.read_csv(alone.parent / name)
+        )
     assert "threshold" not in _page(alone).ids
 
 

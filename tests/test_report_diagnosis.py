@@ -18,22 +18,34 @@ def test_sigma_is_read_against_chance_and_the_other_components():
     assert against_chance(0.5, -0.1, 0.9) == "chance level"  # the interval includes 0
     assert against_chance(-0.3, -0.5, -0.1) == "below chance"
     assert against_chance(float("nan")) == "undefined"
-    lv = relative_levels({"detection": 0.95, "classification": 0.95 - GAP + 0.01,
-                          "localization": 0.95 - GAP - 0.01})
+    lv = relative_levels(
+        {"detection": 0.95, "classification": 0.95 - GAP + 0.01, "localization": 0.95 - GAP - 0.01}
+    )
     assert lv == {"detection": "high", "classification": "high", "localization": "low"}
-    lv = relative_levels({"detection": 0.9, "classification": 0.9, "localization": 0.85},
-                         {"localization": (-0.02, 1.0)})  # not distinguishable from chance
+    lv = relative_levels(
+        {"detection": 0.9, "classification": 0.9, "localization": 0.85},
+        {"localization": (-0.02, 1.0)},
+    )  # not distinguishable from chance
     assert lv["localization"] == "low"
     # Krippendorff's thresholds are kept for alpha only
     text = reading(_with((0.9, 0.7, 0.9)))[0]
-    assert "classification α = 0.70 (giving matched objects the same class; moderate by " \
-           "Krippendorff's thresholds)" in text
+    assert (
+        "classification α = 0.70 (giving matched objects the same class; moderate by "
+        "Krippendorff's thresholds)" in text
+    )
     assert "detection σ = 0.90 (finding the same objects; above chance)" in text.lower()
 
 
 def test_levels():
     assert [level(v) for v in (1.0, HIGH, HIGH - 1e-9, LOW, LOW - 1e-9, 0.0, -0.01)] == [
-        "high", "high", "moderate", "moderate", "low", "low", "below chance"]
+        "high",
+        "high",
+        "moderate",
+        "moderate",
+        "low",
+        "low",
+        "below chance",
+    ]
     assert level(float("nan")) == "undefined" and level(None) == "undefined"
 
 
@@ -51,17 +63,20 @@ def _with(values, **per_label):
     return ds
 
 
-@pytest.mark.parametrize("values, phrase", [
-    ((0.9, 0.9, 0.3), "drawing guidelines are too loose"),
-    ((0.3, 0.5, 0.9), "definition of \"an object\" is unclear"),
-    ((0.3, 0.95, 0.9), "definition of \"an object\" is unclear"),
-    ((0.9, 0.3, 0.9), "class definitions overlap or are confusing"),
-    ((0.0, 0.0, 0.0), "the task needs rethinking"),  # all at chance level
-    ((0.3, 0.3, 0.3), "no component stands out"),  # sigma has no absolute cut-offs
-    ((0.9, 0.9, -0.2), "systematic disagreement"),
-    ((0.3, 0.9, -0.2), "systematic disagreement"),
-    ((0.9, 0.9, 0.9), "no component stands out"),
-])
+@pytest.mark.parametrize(
+    "values, phrase",
+    [
+        ((0.9, 0.9, 0.3), "drawing guidelines are too loose"),
+        ((0.3, 0.5, 0.9), 'definition of "an object" is unclear'),
+        ((0.3, 0.95, 0.9), 'definition of "an object" is unclear'),
+        ((0.9, 0.3, 0.9), "class definitions overlap or are confusing"),
+        ((0.0, 0.0, 0.0), "the task needs rethinking"),  # all at chance level
+        ((0.3, 0.3, 0.3), "no component stands out"),  # sigma has no absolute cut-offs
+        ((0.9, 0.9, -0.2), "systematic disagreement"),
+        ((0.3, 0.9, -0.2), "systematic disagreement"),
+        ((0.9, 0.9, 0.9), "no component stands out"),
+    ],
+)
 def test_reading_follows_the_diagnosis_table(values, phrase):
     sentences = reading(_with(values))
     assert sentences[0].startswith(f"Detection σ = {values[0]:.2f}")
@@ -69,8 +84,9 @@ def test_reading_follows_the_diagnosis_table(values, phrase):
 
 
 def test_reading_names_classes_and_annotators():
-    ds = _with((0.9, 0.9, 0.9), car=(0.9, 0.3, 0.9), person=(0.9, 0.9, 0.9),
-               bicycle=(0.9, 0.9, 0.9))
+    ds = _with(
+        (0.9, 0.9, 0.9), car=(0.9, 0.3, 0.9), person=(0.9, 0.9, 0.9), bicycle=(0.9, 0.9, 0.9)
+    )
     for a in ("ana", "ben", "chloe"):
         for c in ("detection", "classification", "localization"):
             ds["agreement"].loc[dict(component=c, label=ALL, annotator=a)] = 0.9
@@ -84,8 +100,10 @@ def test_reading_names_classes_and_annotators():
     ds["agreement"].loc[dict(component="classification", label=ALL, annotator="ana")] = 0.5
     ds["agreement"].loc[dict(component="classification", label=ALL, annotator="chloe")] = 0.4
     text = " ".join(reading(ds))
-    assert ("On classification, chloe (0.40), ana (0.50) are clearly below everybody "
-            "(0.90): they label the objects everybody found differently") in text
+    assert (
+        "On classification, chloe (0.40), ana (0.50) are clearly below everybody "
+        "(0.90): they label the objects everybody found differently"
+    ) in text
 
 
 def test_reading_flags_ks_above_sigma_and_ci_through_zero():
@@ -100,11 +118,12 @@ def test_reading_flags_ks_above_sigma_and_ci_through_zero():
 
 def test_reading_explains_undefined_figures():
     ds = _with((0.9, 0.9, np.nan))
-    ds["note"].loc[dict(component="localization", label=ALL, annotator=ALL)] = \
+    ds["note"].loc[dict(component="localization", label=ALL, annotator=ALL)] = (
         "too few chance units (n=3)"
+    )
     text = " ".join(reading(ds))
-    assert "localization σ = n/a (drawing matched objects in the same place; undefined)" \
-        in text
-    assert "Localization is undefined (NaN, not 0 or 1 by fiat): too few chance units (n=3)." \
-        in text
+    assert "localization σ = n/a (drawing matched objects in the same place; undefined)" in text
+    assert (
+        "Localization is undefined (NaN, not 0 or 1 by fiat): too few chance units (n=3)." in text
+    )
     assert "raw mean IoU" not in text  # nothing to contrast it with

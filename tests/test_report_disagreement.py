@@ -41,8 +41,7 @@ def test_section_in_page_with_figures(written):
     assert "Conflicts by annotator" in body and "Conflicts by class" in body
     assert '<a href="#disagree">Where they disagree</a>' in page
     # before the parameters, after the hardest items
-    assert page.index('id="items"') < page.index('id="disagree"') < \
-        page.index('id="parameters"')
+    assert page.index('id="items"') < page.index('id="disagree"') < page.index('id="parameters"')
 
 
 def test_csv_files_equal_the_functions(written):

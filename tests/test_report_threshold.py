@@ -25,8 +25,9 @@ from iaa_frames.report.threshold import (  # noqa: E402
 
 @pytest.fixture(scope="module")
 def sweep():
-    return iaf.agreement(iaf.simulate(n_items=10, seed=1), n_chance=80, n_boot=20,
-                         match_threshold=[0.3, 0.5, 0.7])
+    return iaf.agreement(
+        iaf.simulate(n_items=10, seed=1), n_chance=80, n_boot=20, match_threshold=[0.3, 0.5, 0.7]
+    )
 
 
 def test_report_threshold_is_half_or_the_nearest():
@@ -40,8 +41,7 @@ def test_table_is_the_pooled_cell_at_every_threshold(sweep):
     table = threshold_table(sweep)
     assert len(table) == 4 * 3
     for row in table.itertuples(index=False):
-        cell = sweep.sel(threshold=row.threshold, component=row.component, label=ALL,
-                         annotator=ALL)
+        cell = sweep.sel(threshold=row.threshold, component=row.component, label=ALL, annotator=ALL)
         assert row.agreement == pytest.approx(float(cell["agreement"]), nan_ok=True)
         assert row.ci_low == pytest.approx(float(cell["ci_low"]), nan_ok=True)
         assert row.n_units == float(cell["n_units"])

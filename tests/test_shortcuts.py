@@ -25,18 +25,32 @@ def res(df):
     return iaf.agreement(df, **PARAMS)
 
 
-@pytest.mark.parametrize("function, variable, component, coords", [
-    (shortcuts.sigma_of, "agreement", "detection",
-     ("ci_low", "ci_high", "n_units", "n_chance", "note")),
-    (shortcuts.sigma_of, "agreement", "overall",
-     ("ci_low", "ci_high", "n_units", "n_chance", "note")),
-    (shortcuts.ks_of, "ks", "localization", ("ks_sign", "ks_pvalue", "note")),
-    (shortcuts.alpha_of, "agreement", "classification",
-     ("ci_low", "ci_high", "n_units", "note")),
-    (shortcuts.alpha_of, "presence_alpha", "detection", ()),
-])
-def test_slices_carry_the_variable_and_its_qualifiers(res, function, variable, component,
-                                                      coords):
+@pytest.mark.parametrize(
+    "function, variable, component, coords",
+    [
+        (
+            shortcuts.sigma_of,
+            "agreement",
+            "detection",
+            ("ci_low", "ci_high", "n_units", "n_chance", "note"),
+        ),
+        (
+            shortcuts.sigma_of,
+            "agreement",
+            "overall",
+            ("ci_low", "ci_high", "n_units", "n_chance", "note"),
+        ),
+        (shortcuts.ks_of, "ks", "localization", ("ks_sign", "ks_pvalue", "note")),
+        (
+            shortcuts.alpha_of,
+            "agreement",
+            "classification",
+            ("ci_low", "ci_high", "n_units", "note"),
+        ),
+        (shortcuts.alpha_of, "presence_alpha", "detection", ()),
+    ],
+)
+def test_slices_carry_the_variable_and_its_qualifiers(res, function, variable, component, coords):
     da = function(res, component=component)
     cell = res.sel(component=component)
     assert da.dims == ("label", "annotator")
@@ -46,8 +60,7 @@ def test_slices_carry_the_variable_and_its_qualifiers(res, function, variable, c
         np.testing.assert_array_equal(da[name].values, cell[name].values)
         assert da[name].attrs == res[name].attrs
     assert set(da.coords) - set(cell[variable].coords) == set(coords)
-    assert da.name == {"sigma_of": "sigma", "ks_of": "ks", "alpha_of": "alpha"}[
-        function.__name__]
+    assert da.name == {"sigma_of": "sigma", "ks_of": "ks", "alpha_of": "alpha"}[function.__name__]
 
 
 def test_defaults_are_localization_and_classification(res):
@@ -57,10 +70,14 @@ def test_defaults_are_localization_and_classification(res):
 
 
 def test_frame_functions_slice_the_result_of_the_same_parameters(df, res):
-    for name, of in (("sigma", shortcuts.sigma_of), ("ks", shortcuts.ks_of),
-                     ("alpha", shortcuts.alpha_of)):
-        xr.testing.assert_identical(getattr(iaf, name)(df, component="detection", **PARAMS),
-                                    of(res, component="detection"))
+    for name, of in (
+        ("sigma", shortcuts.sigma_of),
+        ("ks", shortcuts.ks_of),
+        ("alpha", shortcuts.alpha_of),
+    ):
+        xr.testing.assert_identical(
+            getattr(iaf, name)(df, component="detection", **PARAMS), of(res, component="detection")
+        )
 
 
 def test_a_sweep_keeps_its_threshold_dimension(df):
@@ -71,13 +88,16 @@ def test_a_sweep_keeps_its_threshold_dimension(df):
     np.testing.assert_array_equal(sweep.sel(threshold=0.4).values, one.values)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda r: shortcuts.sigma_of(r, component="classification"), "component must be one of"),
-    (lambda r: shortcuts.alpha_of(r, component="overall"), "component must be one of"),
-    (lambda r: shortcuts.ks_of(r, component=None), "component must be one of"),
-    (lambda r: shortcuts.sigma_of(r[["ks"]]), r"lacks the variable\(s\) \['agreement'\]"),
-    (lambda r: shortcuts.alpha_of(r.to_dataframe()), "expected the agreement result"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda r: shortcuts.sigma_of(r, component="classification"), "component must be one of"),
+        (lambda r: shortcuts.alpha_of(r, component="overall"), "component must be one of"),
+        (lambda r: shortcuts.ks_of(r, component=None), "component must be one of"),
+        (lambda r: shortcuts.sigma_of(r[["ks"]]), r"lacks the variable\(s\) \['agreement'\]"),
+        (lambda r: shortcuts.alpha_of(r.to_dataframe()), "expected the agreement result"),
+    ],
+)
 def test_bad_input(res, call, message):
     with pytest.raises(ParameterError, match=message):
         call(res)

@@ -156,9 +156,7 @@ def test_percentile_ci():
     reps[:, 2] = nan
     low, high = percentile_ci(reps, level=0.9)
     assert low.shape == high.shape == (3,)
-    np.testing.assert_allclose(
-        [low[0], high[0]], np.percentile(reps[:, 0], [5, 95]), rtol=1e-12
-    )
+    np.testing.assert_allclose([low[0], high[0]], np.percentile(reps[:, 0], [5, 95]), rtol=1e-12)
     col = reps[:, 1][~np.isnan(reps[:, 1])]
     np.testing.assert_allclose([low[1], high[1]], np.percentile(col, [5, 95]), rtol=1e-12)
     assert np.isnan(low[2]) and np.isnan(high[2])
@@ -214,11 +212,13 @@ def test_cell_tests_equal_ks_and_frac_below_chance_cell_by_cell():
             assert np.isnan(out[:, c]).all()
             continue
         r = ks(x, y, between_weights=w, method="asymp")
-        np.testing.assert_allclose(out[:, c], [r.statistic, r.sign, r.pvalue,
-                                               frac_below_chance(x, y, between_weights=w)],
-                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            out[:, c],
+            [r.statistic, r.sign, r.pvalue, frac_below_chance(x, y, between_weights=w)],
+            rtol=1e-9,
+            atol=1e-12,
+        )
         if c < 30:
             ref = scipy.stats.ks_2samp(x, y, method="asymp")
             assert out[0, c] == pytest.approx(ref.statistic)
             assert out[2, c] == pytest.approx(ref.pvalue)
-

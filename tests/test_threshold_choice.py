@@ -37,30 +37,33 @@ def test_shares_equal_brute_force(tables):
     assert sep.attrs == {"n_within": len(w), "n_chance": len(c)}
     assert np.all(np.diff(sep["within"]) <= 0) and np.all(np.diff(sep["chance"]) <= 0)
     # at τ = 0 nothing is gated: every assigned pair is in the within table
-    assert len(w) == int(tables.sets_within.query("label == -1")[["n_a", "n_b"]]
-                         .min(axis=1).sum())
+    assert len(w) == int(tables.sets_within.query("label == -1")[["n_a", "n_b"]].min(axis=1).sum())
 
 
 def test_frame_and_tables_give_the_same_answer(tables):
     df = iaf.simulate(n_items=40, seed=4, annotators=trio({"jitter": 0.15, "miss": 0.02}))
     assert suggest_threshold(df, n_chance=400, seed=1) == suggest_threshold(tables)
-    pd.testing.assert_frame_equal(threshold_separation(df, n_chance=400, seed=1),
-                                  threshold_separation(tables))
+    pd.testing.assert_frame_equal(
+        threshold_separation(df, n_chance=400, seed=1), threshold_separation(tables)
+    )
 
 
 def test_more_jitter_suggests_a_lower_threshold():
-    got = [suggest_threshold(iaf.simulate(n_items=30, seed=2,
-                                          annotators=trio({"jitter": j})), n_chance=300)
-           for j in (0.0, 0.05, 0.15, 0.3)]
+    got = [
+        suggest_threshold(
+            iaf.simulate(n_items=30, seed=2, annotators=trio({"jitter": j})), n_chance=300
+        )
+        for j in (0.0, 0.05, 0.15, 0.3)
+    ]
     assert got == sorted(got, reverse=True) and got[0] - got[-1] > 0.4
     assert all(0 < g <= 1 for g in got)
 
 
 def test_the_middle_of_the_best_run(monkeypatch):
     j = np.zeros(len(GRID))
-    j[20:31] = 0.9      # a plateau 0.21 .. 0.31
-    j[25] = 0.905       # its best point
-    j[70:80] = 0.899    # another near-best run, not adjacent: ignored
+    j[20:31] = 0.9  # a plateau 0.21 .. 0.31
+    j[25] = 0.905  # its best point
+    j[70:80] = 0.899  # another near-best run, not adjacent: ignored
 
     def fake(*args, **kwargs):
         return pd.DataFrame({"threshold": GRID, "within": j, "chance": 0 * j, "youden_j": j})

@@ -40,12 +40,12 @@ def engine_result():
 
 def test_tables_of_a_result():
     ds = make_result()
-    assert headline(ds).index.tolist() == ["detection", "classification", "localization",
-                                           "overall"]
+    assert headline(ds).index.tolist() == ["detection", "classification", "localization", "overall"]
     lab = by_label(ds)
     assert lab.index.tolist() == [ALL, "car", "person", "bicycle"]
     assert lab.loc["car", "overall_agreement"] == float(
-        ds["agreement"].sel(component="overall", label="car", annotator=ALL))
+        ds["agreement"].sel(component="overall", label="car", annotator=ALL)
+    )
     assert by_annotator(ds).index.tolist() == [ALL, "ana", "ben", "chloe"]
 
 
@@ -55,16 +55,19 @@ def test_headline_and_wide_tables_hold_every_cell():
     assert head.columns[0] == "measure"
     assert head["measure"].tolist() == [MEASURES[c] for c in COMPONENTS]
     for var in ("agreement", "ci_low", "n_units", "note", "presence_alpha"):
-        np.testing.assert_array_equal(head[var].to_numpy(),
-                                      ds[var].sel(label=ALL, annotator=ALL).values)
+        np.testing.assert_array_equal(
+            head[var].to_numpy(), ds[var].sel(label=ALL, annotator=ALL).values
+        )
     wide = by_annotator(ds)
     for comp in COMPONENTS:
         for var in ("agreement", "ci_high", "n_units"):
-            np.testing.assert_array_equal(wide[f"{comp}_{var}"].to_numpy(),
-                                          ds[var].sel(component=comp, label=ALL).values)
+            np.testing.assert_array_equal(
+                wide[f"{comp}_{var}"].to_numpy(), ds[var].sel(component=comp, label=ALL).values
+            )
     # the undefined cell keeps its note
     assert by_label(ds).loc["bicycle", "classification_note"] == str(
-        ds["note"].sel(component="classification", label="bicycle", annotator=ALL).values)
+        ds["note"].sel(component="classification", label="bicycle", annotator=ALL).values
+    )
 
 
 def test_headline_of_one_threshold_of_a_sweep_has_no_threshold_column():
@@ -77,7 +80,8 @@ def test_support_and_top_by_support():
     ds = make_result(labels=("car", "person", "bicycle", "dog"))
     s = support(ds, "label")
     np.testing.assert_array_equal(
-        s.values, ds["n_units"].sel(component="localization", annotator=ALL).values)
+        s.values, ds["n_units"].sel(component="localization", annotator=ALL).values
+    )
     assert top_by_support(ds, "label", None) == ([ALL, "car", "person", "bicycle", "dog"], 0)
     assert top_by_support(ds, "label", 2) == ([ALL, "car", "person"], 2)
     assert top_by_support(ds, "label", 2, keep_all=False) == (["car", "person"], 2)
@@ -85,7 +89,8 @@ def test_support_and_top_by_support():
     no_loc = ds.sel(component=["detection", "overall"])
     np.testing.assert_array_equal(
         support(no_loc, "annotator").values,
-        no_loc["n_units"].sel(label=ALL).max("component").values)
+        no_loc["n_units"].sel(label=ALL).max("component").values,
+    )
     # ties by name
     tied = ds.copy(deep=True)
     tied["n_units"][:] = 7.0
@@ -103,8 +108,14 @@ def test_component_frame_values_order_and_attrs():
     ds = make_result(labels=("car", "person", "bicycle"))
     # rows by ben's support (localization pairs involving ben): person, car, bicycle
     ds["n_units"].loc[dict(component="localization", annotator="ben")] = [90, 20, 30, 10]
-    f = component_frame(ds, components=["localization", "detection"], along="label",
-                        fixed_dim="annotator", fixed="ben", top=2)
+    f = component_frame(
+        ds,
+        components=["localization", "detection"],
+        along="label",
+        fixed_dim="annotator",
+        fixed="ben",
+        top=2,
+    )
     assert f["label"].tolist() == [ALL, ALL, "person", "person", "car", "car"]
     assert f["component"].tolist() == ["localization", "detection"] * 3
     assert f.attrs == {"n_hidden": 1, "top": 2, "annotator": "ben"}
@@ -114,11 +125,13 @@ def test_component_frame_values_order_and_attrs():
         assert row.ci_low == float(cell["ci_low"])
         assert row.measure == MEASURES[row.component]
     with pytest.raises(ParameterError, match="unknown component"):
-        component_frame(ds, components=["precision"], along="label", fixed_dim="annotator",
-                        fixed=ALL, top=None)
+        component_frame(
+            ds, components=["precision"], along="label", fixed_dim="annotator", fixed=ALL, top=None
+        )
     with pytest.raises(ParameterError, match="unknown annotator 'zoe'"):
-        component_frame(ds, components="detection", along="label", fixed_dim="annotator",
-                        fixed="zoe", top=None)
+        component_frame(
+            ds, components="detection", along="label", fixed_dim="annotator", fixed="zoe", top=None
+        )
 
 
 def test_measure_symbol_and_cell_value():
@@ -129,7 +142,8 @@ def test_measure_symbol_and_cell_value():
     assert symbol(measure_of(ds, "classification")) == "α"
     assert symbol("sigma") == "σ"
     assert cell_value(ds, "overall", "car", "ana") == float(
-        ds["agreement"].sel(component="overall", label="car", annotator="ana"))
+        ds["agreement"].sel(component="overall", label="car", annotator="ana")
+    )
     assert np.isnan(cell_value(ds, "overall", var="no_such_variable"))
     assert np.isnan(cell_value(ds.sel(component=["detection"]), "overall"))
 

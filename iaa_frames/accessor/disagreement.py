@@ -25,12 +25,18 @@ class DisagreementMethods:
 
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
-    def conflicts(self, *, reference: str | None = None,
-                  low_overlap: float | None = DEFAULT_LOW_OVERLAP, distance=DEFAULTS.distance,
-                  match_threshold: float = DEFAULTS.match_threshold,
-                  n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-                  overall: str = DEFAULTS.overall,
-                  progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+    def conflicts(
+        self,
+        *,
+        reference: str | None = None,
+        low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> pd.DataFrame:
         """One row per disagreement of the within-item matching:
         :func:`iaa_frames.conflicts.conflicts`.
 
@@ -41,19 +47,30 @@ class DisagreementMethods:
         >>> set(df.iaa.conflicts(reference="g", n_chance=20)["kind"]) <= {"missed"}
         True
         """
-        settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                                 n_chance=n_chance, seed=seed, overall=overall,
-                                 progress=progress)
-        return conflicts(cached.tables(self._df, settings), reference=reference,
-                         low_overlap=low_overlap)
+        settings = MatchSettings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return conflicts(
+            cached.tables(self._df, settings), reference=reference, low_overlap=low_overlap
+        )
 
-    def conflict_counts(self, *, reference: str | None = None,
-                        low_overlap: float | None = DEFAULT_LOW_OVERLAP,
-                        distance=DEFAULTS.distance,
-                        match_threshold: float = DEFAULTS.match_threshold,
-                        n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-                        overall: str = DEFAULTS.overall,
-                        progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+    def conflict_counts(
+        self,
+        *,
+        reference: str | None = None,
+        low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> pd.DataFrame:
         """Conflicts per kind, class and annotator (long form, "(all)" margins):
         :func:`iaa_frames.conflicts.conflict_counts`.
 
@@ -64,18 +81,31 @@ class DisagreementMethods:
         >>> list(df.iaa.conflict_counts(reference="g", n_chance=20).columns)
         ['kind', 'label', 'annotator', 'count']
         """
-        settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                                 n_chance=n_chance, seed=seed, overall=overall,
-                                 progress=progress)
-        return conflict_counts(cached.tables(self._df, settings), reference=reference,
-                               low_overlap=low_overlap)
+        settings = MatchSettings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return conflict_counts(
+            cached.tables(self._df, settings), reference=reference, low_overlap=low_overlap
+        )
 
-    def confusion(self, *, reference: str | None = None, annotator: str | None = None,
-                  normalize: bool = False, distance=DEFAULTS.distance,
-                  match_threshold: float = DEFAULTS.match_threshold,
-                  n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-                  overall: str = DEFAULTS.overall,
-                  progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+    def confusion(
+        self,
+        *,
+        reference: str | None = None,
+        annotator: str | None = None,
+        normalize: bool = False,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> pd.DataFrame:
         """Label confusion matrix of matched pairs: :func:`iaa_frames.confusion.confusion`.
 
         Examples
@@ -85,19 +115,33 @@ class DisagreementMethods:
         >>> df.iaa.confusion(reference="g", n_chance=20).index.name
         'g'
         """
-        settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                                 n_chance=n_chance, seed=seed, overall=overall,
-                                 progress=progress)
-        return confusion(cached.tables(self._df, settings), reference=reference,
-                         annotator=annotator, normalize=normalize)
+        settings = MatchSettings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return confusion(
+            cached.tables(self._df, settings),
+            reference=reference,
+            annotator=annotator,
+            normalize=normalize,
+        )
 
-    def item_agreement(self, *, components=("detection", "classification", "localization"),
-                       low_overlap: float | None = DEFAULT_LOW_OVERLAP,
-                       distance=DEFAULTS.distance,
-                       match_threshold: float = DEFAULTS.match_threshold,
-                       n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-                       overall: str = DEFAULTS.overall,
-                       progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+    def item_agreement(
+        self,
+        *,
+        components=("detection", "classification", "localization"),
+        low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> pd.DataFrame:
         """Per-item agreement columns indexed by ``item`` (the join key):
         :func:`iaa_frames.item_agreement.item_agreement`.
 
@@ -108,8 +152,14 @@ class DisagreementMethods:
         >>> df.iaa.item_agreement(n_chance=20).index.name
         'item'
         """
-        settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                                 n_chance=n_chance, seed=seed, overall=overall,
-                                 progress=progress)
-        return item_agreement(cached.tables(self._df, settings), components=components,
-                              low_overlap=low_overlap)
+        settings = MatchSettings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return item_agreement(
+            cached.tables(self._df, settings), components=components, low_overlap=low_overlap
+        )

@@ -89,8 +89,10 @@ class IAAAccessor(AgreementMethods, TableMethods, DisagreementMethods, MeasureMe
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        return (f"<p><b>df.iaa</b>: agreement of a frame with {len(self._df):,} rows</p>"
-                f"<table>{method_table(_METHODS)}</table>")
+        return (
+            f"<p><b>df.iaa</b>: agreement of a frame with {len(self._df):,} rows</p>"
+            f"<table>{method_table(_METHODS)}</table>"
+        )
 
     @property
     def plot(self):

@@ -26,10 +26,18 @@ class MeasureMethods:
 
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
-    def accuracy(self, *, reference: str, n_boot: int = 0, seed: int = DEFAULTS.seed,
-                 distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
-                 n_chance: int = DEFAULTS.n_chance, overall: str = DEFAULTS.overall,
-                 progress: bool | None = DEFAULTS.progress) -> xr.Dataset:
+    def accuracy(
+        self,
+        *,
+        reference: str,
+        n_boot: int = 0,
+        seed: int = DEFAULTS.seed,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> xr.Dataset:
         """Accuracy of every annotator against a reference annotator (not agreement):
         :func:`iaa_frames.reference.accuracy`.
 
@@ -40,16 +48,30 @@ class MeasureMethods:
         >>> df.iaa.accuracy(reference="g", n_chance=20)["score"].dims
         ('metric', 'label', 'annotator')
         """
-        settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                                 n_chance=n_chance, seed=seed, overall=overall,
-                                 progress=progress)
-        return accuracy(cached.tables(self._df, settings), reference=reference,
-                        n_boot=n_boot, seed=settings.seed)
+        settings = MatchSettings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return accuracy(
+            cached.tables(self._df, settings),
+            reference=reference,
+            n_boot=n_boot,
+            seed=settings.seed,
+        )
 
-    def annotators(self, *, match_threshold: float = DEFAULTS.match_threshold,
-                   n_boot: int = 0, seed: int = DEFAULTS.seed,
-                   max_iter: int = 2000,
-                   progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+    def annotators(
+        self,
+        *,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_boot: int = 0,
+        seed: int = DEFAULTS.seed,
+        max_iter: int = 2000,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> pd.DataFrame:
         """Per-annotator quality corrected for the partners' quality, one row per
         annotator: :func:`iaa_frames.ranking.annotator_quality`.
 
@@ -65,12 +87,24 @@ class MeasureMethods:
         >>> q.loc[q["rank"].idxmax(), "annotator"]
         'c'
         """
-        return annotator_quality(self._df, match_threshold=match_threshold, n_boot=n_boot,
-                                 seed=seed, max_iter=max_iter, progress=progress)
+        return annotator_quality(
+            self._df,
+            match_threshold=match_threshold,
+            n_boot=n_boot,
+            seed=seed,
+            max_iter=max_iter,
+            progress=progress,
+        )
 
-    def kalpha(self, *, match_threshold: float = 0.5, kind: str = "bbox",
-               average: str = "images", decimals: int | None = 4,
-               progress: bool | None = None) -> float:
+    def kalpha(
+        self,
+        *,
+        match_threshold: float = 0.5,
+        kind: str = "bbox",
+        average: str = "images",
+        decimals: int | None = 4,
+        progress: bool | None = None,
+    ) -> float:
         """Krippendorff's α with IoU matching as kalphacv computes it:
         :func:`iaa_frames.kalpha.kalpha`.
 
@@ -84,5 +118,11 @@ class MeasureMethods:
         >>> simulate(n_items=5, annotators={"a": "perfect", "b": "perfect"}, seed=0).iaa.kalpha()
         1.0
         """
-        return kalpha(self._df, match_threshold=match_threshold, kind=kind, average=average,
-                      decimals=decimals, progress=progress)
+        return kalpha(
+            self._df,
+            match_threshold=match_threshold,
+            kind=kind,
+            average=average,
+            decimals=decimals,
+            progress=progress,
+        )

@@ -50,8 +50,10 @@ def method_table(methods: dict) -> str:
     >>> method_table({"sigma()": "σ < 1"})
     '<tr><td><code>.sigma()</code></td><td>σ &lt; 1</td></tr>'
     """
-    return "".join(f"<tr><td><code>.{html.escape(n)}</code></td><td>{html.escape(w)}</td></tr>"
-                   for n, w in methods.items())
+    return "".join(
+        f"<tr><td><code>.{html.escape(n)}</code></td><td>{html.escape(w)}</td></tr>"
+        for n, w in methods.items()
+    )
 
 
 @xr.register_dataset_accessor("iaa")
@@ -83,8 +85,10 @@ class ResultAccessor:
     # -- helpers
     def _check(self):
         if "agreement" not in self._ds.data_vars or "component" not in self._ds.dims:
-            raise ParameterError("res.iaa works on the agreement result Dataset (dims "
-                                 "component, label, annotator); this Dataset is not one")
+            raise ParameterError(
+                "res.iaa works on the agreement result Dataset (dims "
+                "component, label, annotator); this Dataset is not one"
+            )
         return self._ds
 
     def _single(self, view: str):
@@ -96,7 +100,8 @@ class ResultAccessor:
                 f"this result has a threshold dimension (τ = "
                 f"{', '.join(f'{t:g}' for t in taus)}); .iaa.{view} needs one threshold: "
                 f"select it first, e.g. res.sel(threshold={nearest_threshold(taus):g})"
-                f".iaa.{view} (res.iaa.plot.threshold_curve() draws every threshold)")
+                f".iaa.{view} (res.iaa.plot.threshold_curve() draws every threshold)"
+            )
         return ds
 
     def _entry(self, view: str) -> cache.Entry:
@@ -115,7 +120,8 @@ class ResultAccessor:
                 "the pair tables of this result are not available: it was not computed "
                 "by df.iaa.agreement(), was loaded from a file, or its tables left the cache "
                 f"(it keeps the last {cache.MAXSIZE}). Recompute with df.iaa.agreement(...) "
-                "or attach tables with res.iaa.use_tables(df.iaa.tables(...)).")
+                "or attach tables with res.iaa.use_tables(df.iaa.tables(...))."
+            )
         return found
 
     def use_tables(self, tables: PairTables) -> ResultAccessor:
@@ -148,15 +154,19 @@ class ResultAccessor:
         ds = self._ds
         n_lab = max(ds.sizes.get("label", 1) - 1, 0)
         n_ann = max(ds.sizes.get("annotator", 1) - 1, 0)
-        lines = [f"<res.iaa: agreement of {n_lab} class{'es' if n_lab != 1 else ''} x "
-                 f"{n_ann} annotator{'s' if n_ann != 1 else ''}, "
-                 f"n_boot={ds.attrs.get('n_boot', '?')}>"]
+        lines = [
+            f"<res.iaa: agreement of {n_lab} class{'es' if n_lab != 1 else ''} x "
+            f"{n_ann} annotator{'s' if n_ann != 1 else ''}, "
+            f"n_boot={ds.attrs.get('n_boot', '?')}>"
+        ]
         lines += [f"  .{name:<15} {what}" for name, what in _RESULT_METHODS.items()]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        return f"<p><b>res.iaa</b>: views and figures of this result</p><table>" \
-               f"{method_table(_RESULT_METHODS)}</table>"
+        return (
+            f"<p><b>res.iaa</b>: views and figures of this result</p><table>"
+            f"{method_table(_RESULT_METHODS)}</table>"
+        )
 
     # -- views
     def headline(self) -> pd.DataFrame:
@@ -261,8 +271,14 @@ class ResultAccessor:
         """
         return self._entry("pairwise()").pairwise_of(component=component, label=label)
 
-    def items(self, *, component: str = "localization", label: str = ALL,
-              top: int | None = None, sort: str = "excess") -> pd.DataFrame:
+    def items(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        top: int | None = None,
+        sort: str = "excess",
+    ) -> pd.DataFrame:
         """Per-item drilldown from the result's tables (:func:`iaa_frames.items.items`).
 
         Parameters

@@ -25,10 +25,17 @@ class AgreementMethods:
 
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
-    def agreement(self, *, distance=DEFAULTS.distance, match_threshold=DEFAULTS.match_threshold,
-                  n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT,
-                  seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
-                  progress: bool | None = DEFAULTS.progress) -> xr.Dataset:
+    def agreement(
+        self,
+        *,
+        distance=DEFAULTS.distance,
+        match_threshold=DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> xr.Dataset:
         """Agreement by component, label and annotator: :func:`iaa_frames.agreement`,
         cached.
 
@@ -56,16 +63,28 @@ class AgreementMethods:
         >>> sweep.sizes["threshold"]
         2
         """
-        settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                                 n_chance=n_chance, seed=seed, overall=overall,
-                                 progress=progress)
+        settings = MatchSettings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
         return cached.agreement(self._df, settings, n_boot=n_boot)
 
-    def sigma(self, *, component: str = "localization", distance=DEFAULTS.distance,
-              match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
-              n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
-              overall: str = DEFAULTS.overall,
-              progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
+    def sigma(
+        self,
+        *,
+        component: str = "localization",
+        distance=DEFAULTS.distance,
+        match_threshold=DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> xr.DataArray:
         """σ of one component, dims (label, annotator); **localization by default**:
         :func:`iaa_frames.sigma`.
 
@@ -86,15 +105,30 @@ class AgreementMethods:
         >>> str(s["component"].values), bool(s.sel(label="(all)", annotator="(all)") > 0)
         ('localization', True)
         """
-        return shortcuts.sigma(self._df, component=component, distance=distance,
-                               match_threshold=match_threshold, n_chance=n_chance,
-                               n_boot=n_boot, seed=seed, overall=overall, progress=progress)
+        return shortcuts.sigma(
+            self._df,
+            component=component,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            n_boot=n_boot,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
 
-    def ks(self, *, component: str = "localization", distance=DEFAULTS.distance,
-           match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
-           n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
-           overall: str = DEFAULTS.overall,
-           progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
+    def ks(
+        self,
+        *,
+        component: str = "localization",
+        distance=DEFAULTS.distance,
+        match_threshold=DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> xr.DataArray:
         """KS statistic of one component, dims (label, annotator); localization by
         default: :func:`iaa_frames.ks`.
 
@@ -109,15 +143,30 @@ class AgreementMethods:
         >>> 0 <= float(k.sel(label="(all)", annotator="(all)")) <= 1
         True
         """
-        return shortcuts.ks(self._df, component=component, distance=distance,
-                            match_threshold=match_threshold, n_chance=n_chance,
-                            n_boot=n_boot, seed=seed, overall=overall, progress=progress)
+        return shortcuts.ks(
+            self._df,
+            component=component,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            n_boot=n_boot,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
 
-    def alpha(self, *, component: str = "classification", distance=DEFAULTS.distance,
-              match_threshold=DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
-              n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
-              overall: str = DEFAULTS.overall,
-              progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
+    def alpha(
+        self,
+        *,
+        component: str = "classification",
+        distance=DEFAULTS.distance,
+        match_threshold=DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> xr.DataArray:
         """Classification α (or, with ``component="detection"``, presence α), dims
         (label, annotator): :func:`iaa_frames.alpha`.
 
@@ -131,15 +180,30 @@ class AgreementMethods:
         >>> simulate(n_items=20, seed=0).iaa.alpha(n_chance=200).name
         'alpha'
         """
-        return shortcuts.alpha(self._df, component=component, distance=distance,
-                               match_threshold=match_threshold, n_chance=n_chance,
-                               n_boot=n_boot, seed=seed, overall=overall, progress=progress)
+        return shortcuts.alpha(
+            self._df,
+            component=component,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            n_boot=n_boot,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
 
-    def pairwise(self, *, component: str = "localization", label: str = ALL,
-                 distance=DEFAULTS.distance, match_threshold=DEFAULTS.match_threshold,
-                 n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-                 overall: str = DEFAULTS.overall,
-                 progress: bool | None = DEFAULTS.progress) -> xr.DataArray:
+    def pairwise(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        distance=DEFAULTS.distance,
+        match_threshold=DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> xr.DataArray:
         """Annotator x annotator agreement of a component: :func:`iaa_frames.pairwise`,
         cached.
 
@@ -153,7 +217,12 @@ class AgreementMethods:
         >>> simulate(n_items=20, seed=0).iaa.pairwise(n_chance=200).dims
         ('annotator_a', 'annotator_b')
         """
-        settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                                 n_chance=n_chance, seed=seed, overall=overall,
-                                 progress=progress)
+        settings = MatchSettings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
         return cached.pairwise(self._df, settings, component=component, label=label)

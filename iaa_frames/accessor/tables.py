@@ -22,12 +22,20 @@ class TableMethods:
 
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
-    def items(self, *, component: str = "localization", label: str = ALL,
-              top: int | None = None, sort: str = "excess", distance=DEFAULTS.distance,
-              match_threshold: float = DEFAULTS.match_threshold,
-              n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-              overall: str = DEFAULTS.overall,
-              progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+    def items(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        top: int | None = None,
+        sort: str = "excess",
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> pd.DataFrame:
         """Per-item drilldown table, worst item first: :func:`iaa_frames.items.items`,
         cached.
 
@@ -49,17 +57,28 @@ class TableMethods:
         >>> len(simulate(n_items=6, seed=0).iaa.items(n_chance=50, top=2, label="car"))
         2
         """
-        settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                                 n_chance=n_chance, seed=seed, overall=overall,
-                                 progress=progress)
-        return cached.items(self._df, settings, component=component, label=label, top=top,
-                            sort=sort)
+        settings = MatchSettings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return cached.items(
+            self._df, settings, component=component, label=label, top=top, sort=sort
+        )
 
-    def within(self, *, distance=DEFAULTS.distance,
-               match_threshold: float = DEFAULTS.match_threshold,
-               n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-               overall: str = DEFAULTS.overall,
-               progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+    def within(
+        self,
+        *,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> pd.DataFrame:
         """Matched within-item object pairs, names instead of codes:
         :func:`iaa_frames.pairs.within`, cached.
 
@@ -74,15 +93,26 @@ class TableMethods:
         >>> bool((w["iou"] >= 0.5).all())
         True
         """
-        t = self.tables(distance=distance, match_threshold=match_threshold,
-                        n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+        t = self.tables(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
         return named(t, t.localization_within)
 
-    def between(self, *, distance=DEFAULTS.distance,
-                match_threshold: float = DEFAULTS.match_threshold,
-                n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-                overall: str = DEFAULTS.overall,
-                progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+    def between(
+        self,
+        *,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> pd.DataFrame:
         """Sampled between-item (chance) matched pairs: :func:`iaa_frames.pairs.between`,
         cached.
 
@@ -97,15 +127,26 @@ class TableMethods:
         >>> bool((b["item_a"] != b["item_b"]).all())
         True
         """
-        t = self.tables(distance=distance, match_threshold=match_threshold,
-                        n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+        t = self.tables(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
         return named(t, t.localization_between)
 
-    def tables(self, *, distance=DEFAULTS.distance,
-               match_threshold: float = DEFAULTS.match_threshold,
-               n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed,
-               overall: str = DEFAULTS.overall,
-               progress: bool | None = DEFAULTS.progress) -> PairTables:
+    def tables(
+        self,
+        *,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> PairTables:
         """Every pair table: :func:`iaa_frames.pairs.pair_tables`, cached.
 
         Returns
@@ -119,7 +160,12 @@ class TableMethods:
         >>> t.params["distance"]
         'giou'
         """
-        settings = MatchSettings(distance=distance, match_threshold=match_threshold,
-                                 n_chance=n_chance, seed=seed, overall=overall,
-                                 progress=progress)
+        settings = MatchSettings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
         return cached.tables(self._df, settings)

@@ -67,12 +67,28 @@ Modules
 """
 
 from .gating import OBJECT_PAIR_BUDGET, gated_pairings
-from .population import (DEFAULT_N_CHANCE, EXACT_PAIRINGS, EXACT_WORK, LOC_ANNOTATOR,
-                         LOC_LABEL, LOC_UNIFORM, MIN_CHANCE_UNITS, MIN_TARGET, PAIR_BUDGET,
-                         POOL_NEIGHBOURS, SETS_ANNOTATOR, SETS_LABEL, SETS_PAIR,
-                         SETS_UNIFORM, cell_target, enumerate_uniform,
-                         label_fingerprint_order, pairing_key, stratum_cap,
-                         uniform_population)
+from .population import (
+    DEFAULT_N_CHANCE,
+    EXACT_PAIRINGS,
+    EXACT_WORK,
+    LOC_ANNOTATOR,
+    LOC_LABEL,
+    LOC_UNIFORM,
+    MIN_CHANCE_UNITS,
+    MIN_TARGET,
+    PAIR_BUDGET,
+    POOL_NEIGHBOURS,
+    SETS_ANNOTATOR,
+    SETS_LABEL,
+    SETS_PAIR,
+    SETS_UNIFORM,
+    cell_target,
+    enumerate_uniform,
+    label_fingerprint_order,
+    pairing_key,
+    stratum_cap,
+    uniform_population,
+)
 from .sampling import sample_groups
 from .store import ChanceSample, Draws, WithinCounts
 from .strata import draw

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..corpus import Corpus
-from ..matching import run_starts, pairs_within_runs
+from ..matching import pairs_within_runs, run_starts
 from ..pipeline import iou_upper_bound
 from .population import pairing_key
 
-
 #: Most object pairs looked at by the index of chance pairs that can match.
 OBJECT_PAIR_BUDGET = 20_000_000
+
 
 def gated_pairings(corpus: Corpus, tau: float):
     """Every chance pairing that can produce a matched pair at ``tau`` > 0, from an index
@@ -52,21 +52,26 @@ def gated_pairings(corpus: Corpus, tau: float):
         i = np.repeat(np.arange(lo, hi), n)
         j = i + 1 + np.arange(len(i)) - (first[lo:hi] - first[lo])[i - lo]
         oi, oj = order[i], order[j]
-        ok = ((corpus.item[oi] != corpus.item[oj])
-              & (corpus.annotator[oi] != corpus.annotator[oj])
-              & (np.minimum(box[oi, 3], box[oj, 3]) > np.maximum(box[oi, 1], box[oj, 1])))
+        ok = (
+            (corpus.item[oi] != corpus.item[oj])
+            & (corpus.annotator[oi] != corpus.annotator[oj])
+            & (np.minimum(box[oi, 3], box[oj, 3]) > np.maximum(box[oi, 1], box[oj, 1]))
+        )
         oi, oj = oi[ok], oj[ok]
         reach = iou_upper_bound(corpus, oi, oj) >= tau
         oi, oj = oi[reach], oj[reach]
-        key = pairing_key(corpus.annotation_of(corpus.item[oi], corpus.annotator[oi]),
-                          corpus.annotation_of(corpus.item[oj], corpus.annotator[oj]), n_slots)
+        key = pairing_key(
+            corpus.annotation_of(corpus.item[oi], corpus.annotator[oi]),
+            corpus.annotation_of(corpus.item[oj], corpus.annotator[oj]),
+            n_slots,
+        )
         keys.append(key)
         same = corpus.label[oi] == corpus.label[oj]
-        label_keys.append(corpus.label[oi][same] * n_slots ** 2 + key[same])
+        label_keys.append(corpus.label[oi][same] * n_slots**2 + key[same])
         lo = hi
     key = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
     lk = np.unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
-    return key, lk // n_slots ** 2, lk % n_slots ** 2
+    return key, lk // n_slots**2, lk % n_slots**2
 
 
 def reachable_label_pairings(corpus, labels, tau):
@@ -82,14 +87,14 @@ def reachable_label_pairings(corpus, labels, tau):
     parts = []
     i, j = pairs_within_runs(corpus.label[objects])
     for lo in range(0, len(i), 4_000_000):  # bounded memory
-        oi, oj = objects[i[lo:lo + 4_000_000]], objects[j[lo:lo + 4_000_000]]
+        oi, oj = objects[i[lo : lo + 4_000_000]], objects[j[lo : lo + 4_000_000]]
         ok = (corpus.item[oi] != corpus.item[oj]) & (corpus.annotator[oi] != corpus.annotator[oj])
         oi, oj = oi[ok], oj[ok]
         keep = iou_upper_bound(corpus, oi, oj) >= tau
         oi, oj = oi[keep], oj[keep]
         sa = corpus.annotation_of(corpus.item[oi], corpus.annotator[oi])
         sb = corpus.annotation_of(corpus.item[oj], corpus.annotator[oj])
-        parts.append(corpus.label[oi] * n_slots ** 2 + pairing_key(sa, sb, n_slots))
+        parts.append(corpus.label[oi] * n_slots**2 + pairing_key(sa, sb, n_slots))
     key = np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
-    label, pair = key // n_slots ** 2, key % n_slots ** 2
+    label, pair = key // n_slots**2, key % n_slots**2
     return label, pair // n_slots, pair % n_slots

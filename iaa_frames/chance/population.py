@@ -8,7 +8,6 @@ import numpy as np
 from ..corpus import Corpus, Slices
 from ..matching import run_starts
 
-
 #: Target number of chance units of the uniform stratum.
 DEFAULT_N_CHANCE = 2000
 #: Fewest chance units a narrower stratum aims at (see the package notes).
@@ -27,6 +26,7 @@ POOL_NEIGHBOURS = 50
 # kinds of strata: the random stream of each is keyed by (seed, kind, content)
 SETS_UNIFORM, SETS_ANNOTATOR, SETS_PAIR, SETS_LABEL = 1, 2, 3, 4
 LOC_UNIFORM, LOC_ANNOTATOR, LOC_LABEL = 5, 6, 7
+
 
 def stratum_cap(target):
     """Most pairings drawn for a stratum of the given target (array or number)."""
@@ -77,7 +77,7 @@ def uniform_population(slots: Slices) -> tuple[int, int]:
         total = weight.sum() ** 2
         by_item = np.bincount(item, weights=weight)
         by_ann = np.bincount(ann, weights=weight)
-        return total - (by_item ** 2).sum() - (by_ann ** 2).sum() + (weight ** 2).sum()
+        return total - (by_item**2).sum() - (by_ann**2).sum() + (weight**2).sum()
 
     return int(round(ordered(np.ones(n)) / 2)), int(round(ordered(k) / 2))
 
@@ -97,8 +97,9 @@ def label_fingerprint_order(corpus: Corpus) -> np.ndarray:
     fp = np.nan_to_num(corpus.shapes.boxes) @ np.array([1.1, 1.3, 1.7, 1.9]) + 0.37
     n = len(corpus.labels)
     by_label = np.round(np.bincount(corpus.label, weights=fp, minlength=n), 6)
-    names = np.argsort(np.argsort(np.asarray([str(x) for x in corpus.labels], dtype=object),
-                                  kind="stable"))
+    names = np.argsort(
+        np.argsort(np.asarray([str(x) for x in corpus.labels], dtype=object), kind="stable")
+    )
     return np.lexsort((names, by_label))
 
 

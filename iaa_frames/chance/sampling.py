@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..corpus import Slices
-from ..matching import run_starts, candidate_pairs
+from ..matching import candidate_pairs, run_starts
 from .population import pairing_key, stratum_cap, valid_pairings
 
 
-
-def sample_groups(rng, slots: Slices, need, pool, start, count, *, other=None,
-                  taken=None, cap=None):
+def sample_groups(
+    rng, slots: Slices, need, pool, start, count, *, other=None, taken=None, cap=None
+):
     """Distinct pairings per group, uniform without replacement over each group's
     population.
 
@@ -44,21 +44,31 @@ def sample_groups(rng, slots: Slices, need, pool, start, count, *, other=None,
     seen = np.zeros(0, np.int64) if taken is None else np.asarray(taken, dtype=np.int64)
     out = []
     # a population hardly larger than what is needed: enumerate it, take a random prefix
-    pool2 = (pool, start, count) if other is None else \
-        (np.arange(slots.empty), np.zeros(len(need), np.int64),
-         np.full(len(need), slots.empty)) if isinstance(other, str) else other
+    pool2 = (
+        (pool, start, count)
+        if other is None
+        else (
+            np.arange(slots.empty),
+            np.zeros(len(need), np.int64),
+            np.full(len(need), slots.empty),
+        )
+        if isinstance(other, str)
+        else other
+    )
     small = (need > 0) & (count * pool2[2] <= 4 * need + 256)
     if small.any():
-        out.append(_enumerate_groups(rng, slots, np.where(small, need, 0), (pool, start, count),
-                                     pool2, seen))
+        out.append(
+            _enumerate_groups(
+                rng, slots, np.where(small, need, 0), (pool, start, count), pool2, seen
+            )
+        )
         need[small] = 0
     stalled = 0
     for _ in range(200):  # rounds of independent draws; most strata finish in 1-3
         active = (need > 0) & (drawn < cap)
         if not active.any() or stalled >= 3:
             break
-        m = np.where(active, np.minimum(np.ceil(need * 1.5).astype(np.int64) + 16,
-                                        cap - drawn), 0)
+        m = np.where(active, np.minimum(np.ceil(need * 1.5).astype(np.int64) + 16, cap - drawn), 0)
         g = np.repeat(np.arange(len(need)), m)
         drawn += m
         a = pool[start[g] + rng.integers(0, count[g])]
@@ -104,12 +114,11 @@ def _enumerate_groups(rng, slots, need, first, second, taken):
     pool2, start2, count2 = second
     n_slots = slots.empty + 1
     groups = np.flatnonzero(need > 0)
-    g, i, j, _, _ = candidate_pairs(start[groups], count[groups], start2[groups],
-                                    count2[groups])
+    g, i, j, _, _ = candidate_pairs(start[groups], count[groups], start2[groups], count2[groups])
     a, b, g = pool[start[groups][g] + i], pool2[start2[groups][g] + j], groups[g]
     ok = valid_pairings(slots, a, b)
     a, b, g = a[ok], b[ok], g[ok]
-    key = g * n_slots ** 2 + pairing_key(a, b, n_slots)
+    key = g * n_slots**2 + pairing_key(a, b, n_slots)
     keep = first_occurrence(key) & ~np.isin(key, taken)
     a, b, g = a[keep], b[keep], g[keep]
     order = np.lexsort((rng.random(len(g)), g))

@@ -15,7 +15,6 @@ from .population import pairing_key
 from .sampling import first_occurrence
 
 
-
 @dataclass(frozen=True)
 class WithinCounts:
     """Within-item units per narrower cell, which set the targets of their strata."""
@@ -107,8 +106,15 @@ class Store:
         if not sets and self.reachable is not None:
             can = np.isin(key, self.reachable)
             if (~can).any():
-                self.parts.append((a[~can], b[~can], key[~can], np.zeros((~can).sum(), bool),
-                                   unmatched(self.slots, a[~can], b[~can])))
+                self.parts.append(
+                    (
+                        a[~can],
+                        b[~can],
+                        key[~can],
+                        np.zeros((~can).sum(), bool),
+                        unmatched(self.slots, a[~can], b[~can]),
+                    )
+                )
             a, b, key = a[can], b[can], key[can]
         if len(a):
             self.parts.append((a, b, key, np.full(len(a), sets), self._run(a, b, sets)))
@@ -118,14 +124,19 @@ class Store:
         if not self.parts:
             z = np.zeros(0, np.int64)
             return z, z, z
-        return tuple(np.concatenate(x) for x in zip(*[
-            (key[m.pair_pairing], m.pair_a, m.pair_b) for _, _, key, _, m in self.parts]))
+        return tuple(
+            np.concatenate(x)
+            for x in zip(
+                *[(key[m.pair_pairing], m.pair_a, m.pair_b) for _, _, key, _, m in self.parts]
+            )
+        )
 
     def finish(self, draws, exact, label_source) -> ChanceSample:
         if not self.parts:
             z = np.zeros(0, np.int64)
-            return ChanceSample(z, z, z, np.zeros(0, bool), Matched.empty(), draws, exact,
-                                label_source)
+            return ChanceSample(
+                z, z, z, np.zeros(0, bool), Matched.empty(), draws, exact, label_source
+            )
         offset = run_starts(np.array([len(p[0]) for p in self.parts]))
         fields = {}
         for name in Matched.__dataclass_fields__:
@@ -141,5 +152,15 @@ def unmatched(slots: Slices, a, b) -> Matched:
     """The matching of pairings that cannot produce a matched pair (no set distances)."""
     n_a, n_b = slots.count[a], slots.count[b]
     z = np.zeros(0, np.int64)
-    return Matched(z, z, z, np.zeros(0), np.zeros(0), n_a, n_b, np.zeros(len(a), np.int64),
-                   np.where(n_a + n_b == 0, 0.0, 1.0), np.full(len(a), np.nan))
+    return Matched(
+        z,
+        z,
+        z,
+        np.zeros(0),
+        np.zeros(0),
+        n_a,
+        n_b,
+        np.zeros(len(a), np.int64),
+        np.where(n_a + n_b == 0, 0.0, 1.0),
+        np.full(len(a), np.nan),
+    )

@@ -8,18 +8,42 @@ import numpy as np
 
 from ..corpus import Corpus
 from .gating import gated_pairings, reachable_label_pairings
-from .population import (EXACT_PAIRINGS, EXACT_WORK, LOC_ANNOTATOR, LOC_LABEL, LOC_UNIFORM,
-                         MIN_TARGET, PAIR_BUDGET, SETS_ANNOTATOR, SETS_LABEL, SETS_PAIR,
-                         SETS_UNIFORM, annotator_pools, cell_target, enumerate_uniform,
-                         label_fingerprint_order, label_pools, pairing_key, stratum_cap,
-                         uniform_population)
+from .population import (
+    EXACT_PAIRINGS,
+    EXACT_WORK,
+    LOC_ANNOTATOR,
+    LOC_LABEL,
+    LOC_UNIFORM,
+    MIN_TARGET,
+    PAIR_BUDGET,
+    SETS_ANNOTATOR,
+    SETS_LABEL,
+    SETS_PAIR,
+    SETS_UNIFORM,
+    annotator_pools,
+    cell_target,
+    enumerate_uniform,
+    label_fingerprint_order,
+    label_pools,
+    pairing_key,
+    stratum_cap,
+    uniform_population,
+)
 from .sampling import rank_in_group, rank_of, sample_groups
 from .store import ChanceSample, Draws, Store, WithinCounts
 
 
-
-def draw(corpus: Corpus, run, within: WithinCounts, *, n_chance: int, seed: int, tau: float,
-         reachable, label_reachable) -> ChanceSample:
+def draw(
+    corpus: Corpus,
+    run,
+    within: WithinCounts,
+    *,
+    n_chance: int,
+    seed: int,
+    tau: float,
+    reachable,
+    label_reachable,
+) -> ChanceSample:
     """Draw (or enumerate) the chance pairings of every stratum and match them.
 
     Parameters
@@ -62,41 +86,70 @@ def draw(corpus: Corpus, run, within: WithinCounts, *, n_chance: int, seed: int,
     everyone = np.arange(slots.empty)
     ann_pool = annotator_pools(slots, A)
     # -- detection and overall: uniform, per annotator, per pair of annotators
-    a, b, _ = sample_groups(rng(SETS_UNIFORM), slots, [n_chance], everyone, np.array([0]),
-                            np.array([slots.empty]))
+    a, b, _ = sample_groups(
+        rng(SETS_UNIFORM), slots, [n_chance], everyone, np.array([0]), np.array([slots.empty])
+    )
     store.run(a, b, sets=True)
     draws.add(SETS_UNIFORM, 0, a, b)
     uni_key = pairing_key(a, b, n_slots)
     aa, ab = slots.annotator[a], slots.annotator[b]
     have = np.bincount(aa, minlength=A) + np.bincount(ab, minlength=A)
-    taken = np.concatenate([aa * n_slots ** 2 + uni_key, ab * n_slots ** 2 + uni_key])
-    a2, b2, g2 = sample_groups(rng(SETS_ANNOTATOR), slots,
-                               np.maximum(cell_target(n_chance, within.sets_annotator) - have, 0),
-                               *ann_pool, other="all", taken=np.unique(taken))
+    taken = np.concatenate([aa * n_slots**2 + uni_key, ab * n_slots**2 + uni_key])
+    a2, b2, g2 = sample_groups(
+        rng(SETS_ANNOTATOR),
+        slots,
+        np.maximum(cell_target(n_chance, within.sets_annotator) - have, 0),
+        *ann_pool,
+        other="all",
+        taken=np.unique(taken),
+    )
     store.run(a2, b2, sets=True)
     draws.add(SETS_ANNOTATOR, g2, a2, b2)
-    _pair_strata(rng(SETS_PAIR), slots, store, draws, within, n_chance, ann_pool,
-                 np.concatenate([a, a2]), np.concatenate([b, b2]))
+    _pair_strata(
+        rng(SETS_PAIR),
+        slots,
+        store,
+        draws,
+        within,
+        n_chance,
+        ann_pool,
+        np.concatenate([a, a2]),
+        np.concatenate([b, b2]),
+    )
 
     # -- per-class detection and overall: pairings where one side contains the class
     l_pool, l_start, l_count = label_pools(corpus)
     order = label_fingerprint_order(corpus)
     target = cell_target(n_chance, within.sets_label)
-    a, b, g = sample_groups(rng(SETS_LABEL), slots, target[order], l_pool, l_start[order],
-                            l_count[order], other="all")
+    a, b, g = sample_groups(
+        rng(SETS_LABEL), slots, target[order], l_pool, l_start[order], l_count[order], other="all"
+    )
     store.run(a, b, sets=False)
     draws.add(SETS_LABEL, order[g], a, b)
 
     # -- localization: matched pairs, uniform then per annotator then per class
     if gated is not None:
-        _localization_from_index(rng(LOC_UNIFORM), corpus, store, draws, within, n_chance,
-                                 order, gated, label_source)
+        _localization_from_index(
+            rng(LOC_UNIFORM), corpus, store, draws, within, n_chance, order, gated, label_source
+        )
         return store.finish(draws, False, label_source)
     rate = _localization_uniform(rng(LOC_UNIFORM), slots, store, draws, n_chance, reachable)
-    _localization_annotators(rng(LOC_ANNOTATOR), corpus, store, draws, within, n_chance,
-                             ann_pool, reachable, rate)
-    _localization_labels(rng(LOC_LABEL), corpus, store, draws, within, n_chance, tau,
-                         order, (l_pool, l_start, l_count), label_reachable, label_source)
+    _localization_annotators(
+        rng(LOC_ANNOTATOR), corpus, store, draws, within, n_chance, ann_pool, reachable, rate
+    )
+    _localization_labels(
+        rng(LOC_LABEL),
+        corpus,
+        store,
+        draws,
+        within,
+        n_chance,
+        tau,
+        order,
+        (l_pool, l_start, l_count),
+        label_reachable,
+        label_source,
+    )
     return store.finish(draws, False, label_source)
 
 
@@ -112,8 +165,10 @@ def _pair_strata(rng, slots, store, draws, within, n_chance, ann_pool, a, b):
     pa, pb = np.nonzero(np.triu(within.sets_pair >= 2, k=1))
     if not len(pa):
         return
-    lo, hi = (np.minimum(slots.annotator[a], slots.annotator[b]),
-              np.maximum(slots.annotator[a], slots.annotator[b]))
+    lo, hi = (
+        np.minimum(slots.annotator[a], slots.annotator[b]),
+        np.maximum(slots.annotator[a], slots.annotator[b]),
+    )
     have = np.bincount(lo * A + hi, minlength=A * A)[pa * A + pb]
     need = np.maximum(cell_target(n_chance, within.sets_pair[pa, pb]) - have, 0)
     if need.sum() > PAIR_BUDGET:  # documented budget: shrink every deficit alike
@@ -123,15 +178,22 @@ def _pair_strata(rng, slots, store, draws, within, n_chance, ann_pool, a, b):
     group = np.full(A * A, -1)
     group[pa * A + pb] = np.arange(len(pa))
     g_have = group[lo * A + hi]
-    taken = np.unique((g_have * n_slots ** 2 + key)[g_have >= 0])
-    a2, b2, g2 = sample_groups(rng, slots, need, pool, start[pa], count[pa],
-                               other=(pool, start[pb], count[pb]), taken=taken)
+    taken = np.unique((g_have * n_slots**2 + key)[g_have >= 0])
+    a2, b2, g2 = sample_groups(
+        rng,
+        slots,
+        need,
+        pool,
+        start[pa],
+        count[pa],
+        other=(pool, start[pb], count[pb]),
+        taken=taken,
+    )
     store.run(a2, b2, sets=True)
     draws.add(SETS_PAIR, pa[g2] * A + pb[g2], a2, b2)
 
 
-def _fill_from_lists(rng, store, draws, kind, group, key, target, units, n_slots,
-                     codes=None):
+def _fill_from_lists(rng, store, draws, kind, group, key, target, units, n_slots, codes=None):
     """Per group, matched pairings taken in random order from the group's list of
     pairings that can match (a uniform sample without replacement of that list) until
     ``units()`` reaches ``target`` per group; the whole list when it is short. Groups
@@ -156,8 +218,9 @@ def _fill_from_lists(rng, store, draws, kind, group, key, target, units, n_slots
         done = np.where(active, done + step, done)
 
 
-def _localization_from_index(rng, corpus, store, draws, within, n_chance, order, gated,
-                             label_source):
+def _localization_from_index(
+    rng, corpus, store, draws, within, n_chance, order, gated, label_source
+):
     """Localization strata drawn from the pairings that can match (:func:`gated_pairings`):
     all of them when matching them all costs at most :data:`EXACT_WORK`."""
     slots = corpus.annotations
@@ -175,24 +238,42 @@ def _localization_from_index(rng, corpus, store, draws, within, n_chance, order,
         k = store.pairs()[0]
         return np.array([np.isin(k, draws.keys(*uni)[1]).sum()])
 
-    _fill_from_lists(rng, store, draws, LOC_UNIFORM, np.zeros(len(key), np.int64), key,
-                     np.array([n_chance]), uniform_units, n_slots)
+    _fill_from_lists(
+        rng,
+        store,
+        draws,
+        LOC_UNIFORM,
+        np.zeros(len(key), np.int64),
+        key,
+        np.array([n_chance]),
+        uniform_units,
+        n_slots,
+    )
 
     def annotator_units():
         k, aa, ab, _, _ = _matched_codes(corpus, store)
         u = draws.contains(uni, 0, k, max(A, 1))
         own = (SETS_ANNOTATOR, LOC_ANNOTATOR)
-        return (_units_per(aa, u | draws.contains(own, aa, k, max(A, 1)), A)
-                + _units_per(ab, u | draws.contains(own, ab, k, max(A, 1)), A))
+        return _units_per(aa, u | draws.contains(own, aa, k, max(A, 1)), A) + _units_per(
+            ab, u | draws.contains(own, ab, k, max(A, 1)), A
+        )
 
-    _fill_from_lists(rng, store, draws, LOC_ANNOTATOR,
-                     np.concatenate([slots.annotator[lo], slots.annotator[hi]]),
-                     np.concatenate([key, key]), cell_target(n_chance, within.loc_annotator),
-                     annotator_units, n_slots)
+    _fill_from_lists(
+        rng,
+        store,
+        draws,
+        LOC_ANNOTATOR,
+        np.concatenate([slots.annotator[lo], slots.annotator[hi]]),
+        np.concatenate([key, key]),
+        cell_target(n_chance, within.loc_annotator),
+        annotator_units,
+        n_slots,
+    )
     # classes, in an order fixed by content (class names do not change the draw)
     rank = rank_of(order, L)
-    work = np.bincount(lab, weights=slots.count[lab_key // n_slots]
-                       * slots.count[lab_key % n_slots], minlength=L)
+    work = np.bincount(
+        lab, weights=slots.count[lab_key // n_slots] * slots.count[lab_key % n_slots], minlength=L
+    )
     target = cell_target(n_chance, within.loc_label)
     exact = (work <= EXACT_WORK) & (target > 0)
     e = exact[lab]
@@ -200,10 +281,18 @@ def _localization_from_index(rng, corpus, store, draws, within, n_chance, order,
     draws.add(LOC_LABEL, lab[e], lab_key[e] // n_slots, lab_key[e] % n_slots)
     label_source[exact] = "enumerated"
     label_source[~exact & (target > 0)] = "sampled"
-    _fill_from_lists(rng, store, draws, LOC_LABEL, rank[lab[~e]], lab_key[~e],
-                     target[order],
-                     lambda: _class_units(corpus, store, draws, L)[order], n_slots,
-                     codes=order)
+    _fill_from_lists(
+        rng,
+        store,
+        draws,
+        LOC_LABEL,
+        rank[lab[~e]],
+        lab_key[~e],
+        target[order],
+        lambda: _class_units(corpus, store, draws, L)[order],
+        n_slots,
+        codes=order,
+    )
 
 
 def _localization_uniform(rng, slots, store, draws, n_chance, reachable):
@@ -217,8 +306,9 @@ def _localization_uniform(rng, slots, store, draws, n_chance, reachable):
     while units < n_chance and drawn < cap:
         rate = max(units, 1) / max(drawn, 1)
         batch = int(min(cap - drawn, max(n_chance, np.ceil((n_chance - units) / rate * 1.2))))
-        a, b, _ = sample_groups(rng, slots, [batch], everyone, np.array([0]),
-                                np.array([slots.empty]), taken=taken)
+        a, b, _ = sample_groups(
+            rng, slots, [batch], everyone, np.array([0]), np.array([slots.empty]), taken=taken
+        )
         if not len(a):
             break
         drawn += len(a)
@@ -237,8 +327,9 @@ def _matched_codes(corpus, store):
     return key, corpus.annotator[oa], corpus.annotator[ob], corpus.label[oa], corpus.label[ob]
 
 
-def _localization_annotators(rng, corpus, store, draws, within, n_chance, ann_pool, reachable,
-                             rate0):
+def _localization_annotators(
+    rng, corpus, store, draws, within, n_chance, ann_pool, reachable, rate0
+):
     """Per annotator: uniform pairings involving it until its cell has its target
     (``rate0``: matched pairs per pairing in the uniform stratum, the first guess of how
     many pairings that takes)."""
@@ -261,8 +352,13 @@ def _localization_annotators(rng, corpus, store, draws, within, n_chance, ann_po
         if not active.any():
             return
         rate = np.where(drawn > 0, np.maximum(have - start, 1) / np.maximum(drawn, 1), rate0)
-        need = np.where(active, np.minimum(cap - drawn, np.maximum(
-            MIN_TARGET, np.ceil(deficit / np.maximum(rate, 1e-3) * 1.2))), 0).astype(np.int64)
+        need = np.where(
+            active,
+            np.minimum(
+                cap - drawn, np.maximum(MIN_TARGET, np.ceil(deficit / np.maximum(rate, 1e-3) * 1.2))
+            ),
+            0,
+        ).astype(np.int64)
         # a pairing the cell already holds adds no unit (the store matches it once): the
         # loop counts units, not draws, so repeats need no bookkeeping here
         a, b, g = sample_groups(rng, slots, need, *ann_pool, other="all")
@@ -282,8 +378,9 @@ def _class_units(corpus, store, draws, L):
     return _units_per(la, same & (uni | own), L)
 
 
-def _localization_labels(rng, corpus, store, draws, within, n_chance, tau, order, l_pools,
-                         label_reachable, label_source):
+def _localization_labels(
+    rng, corpus, store, draws, within, n_chance, tau, order, l_pools, label_reachable, label_source
+):
     """Per class: pairings of two annotations containing it until its localization cell
     has its target; enumerated where the class's objects are few (see the package notes)."""
     slots = corpus.annotations
@@ -336,8 +433,9 @@ def _localization_labels(rng, corpus, store, draws, within, n_chance, tau, order
         if not active.any():
             break
         rate = np.maximum(have, 1) / np.maximum(drawn, 1)
-        need = np.where(active, np.minimum(cap - drawn, np.maximum(
-            target, np.ceil(left / rate * 1.2))), 0).astype(np.int64)
+        need = np.where(
+            active, np.minimum(cap - drawn, np.maximum(target, np.ceil(left / rate * 1.2))), 0
+        ).astype(np.int64)
         a, b, g = sample_groups(rng, slots, need[order], pool, start[order], count[order])
         g = order[g]
         drawn += np.bincount(g, minlength=L)

@@ -36,9 +36,19 @@ def _run_report(args, df, title):
 
     start = time.perf_counter()
     _status(args, f"computing agreement of {len(df):,} rows ...")
-    out = report(df, args.out, distance=args.distance, match_threshold=args.match_threshold,
-                 n_chance=args.n_chance, n_boot=args.n_boot, seed=args.seed, overall=args.overall,
-                 progress=args.progress, title=title, top=args.top)
+    out = report(
+        df,
+        args.out,
+        distance=args.distance,
+        match_threshold=args.match_threshold,
+        n_chance=args.n_chance,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        overall=args.overall,
+        progress=args.progress,
+        title=title,
+        top=args.top,
+    )
     _status(args, f"wrote {out.parent} in {time.perf_counter() - start:.1f} s")
     print(out.resolve())
     return 0
@@ -51,8 +61,13 @@ def _command(args):
         return _run_report(args, df, title)
     fmt = args.format or guess_format(args.inputs)
     _status(args, f"reading {len(args.inputs)} input(s) as {fmt} ...")
-    df = read_inputs(args.inputs, fmt, classes=args.classes, image_sizes=args.image_sizes,
-                     on_invalid=args.on_invalid)
+    df = read_inputs(
+        args.inputs,
+        fmt,
+        classes=args.classes,
+        image_sizes=args.image_sizes,
+        on_invalid=args.on_invalid,
+    )
     return _run_report(args, df, args.title)
 
 
@@ -89,7 +104,11 @@ def main(argv=None) -> int:
             # the Python advice (.dropped, return_dropped=True) means nothing here: the
             # records go to a file
             text = str(message).split(";")[0]
-            n = len(message.dropped) if message.dropped is not None else sum(message.counts.values())
+            n = (
+                len(message.dropped)
+                if message.dropped is not None
+                else sum(message.counts.values())
+            )
             if message.dropped is not None:
                 dropped.append(message.dropped)
             target = Path(args.out) / "dropped.csv"

@@ -117,14 +117,17 @@ def guess_format(inputs) -> str:
     for p in map(Path, inputs):
         fmt = _dir_format(p) if p.is_dir() else _file_format(p)
         if fmt is None:
-            raise ParameterError(f"cannot tell the format of {p}; pass --format "
-                                 f"({', '.join(FORMATS)})")
+            raise ParameterError(
+                f"cannot tell the format of {p}; pass --format ({', '.join(FORMATS)})"
+            )
         formats[p] = fmt
     kinds = set(formats.values())
     if len(kinds) > 1:
         listed = ", ".join(f"{p.name}: {f}" for p, f in formats.items())
-        raise ParameterError(f"the inputs have different formats ({listed}); read them in "
-                             "Python (iaa_frames.read_*) and pd.concat the frames, or pass --format")
+        raise ParameterError(
+            f"the inputs have different formats ({listed}); read them in "
+            "Python (iaa_frames.read_*) and pd.concat the frames, or pass --format"
+        )
     return kinds.pop()
 
 
@@ -147,8 +150,9 @@ def _concat(frames):
     return pd.concat(parts, ignore_index=True)
 
 
-def read_inputs(inputs, fmt: str | None = None, *, classes=None, image_sizes=None,
-                on_invalid: str = "raise"):
+def read_inputs(
+    inputs, fmt: str | None = None, *, classes=None, image_sizes=None, on_invalid: str = "raise"
+):
     """Read the inputs of ``iaa-frames report`` into one tidy frame.
 
     Parameters
@@ -198,7 +202,9 @@ def read_inputs(inputs, fmt: str | None = None, *, classes=None, image_sizes=Non
     if all(p.is_dir() for p in paths):
         names = [p.resolve().name for p in paths]
         if len(set(names)) < len(names):
-            raise ParameterError("several input directories have the same name; each "
-                                 "directory is one annotator, named after it")
+            raise ParameterError(
+                "several input directories have the same name; each "
+                "directory is one annotator, named after it"
+            )
         return read(dict(zip(names, paths)))
     return _concat([read(p) for p in paths])

@@ -87,6 +87,7 @@ def _bounded(kind, low=None, high=None, what=""):
         if (low is not None and value < low) or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
         return value
+
     return parse
 
 
@@ -98,82 +99,148 @@ def _thresholds(text):
     if len(parts) == 1:
         return number(parts[0])
     if not all(parts):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of "
-                                         "numbers in [0, 1]")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a comma-separated list of numbers in [0, 1]"
+        )
     return sorted({number(t) for t in parts})
 
 
 def _add_engine_options(p, *, n_boot_default):
     g = p.add_argument_group("agreement options")
-    g.add_argument("--distance", default=DEFAULTS.distance, choices=available_distances(),
-                   help="distance between matched objects (default: %(default)s)")
-    g.add_argument("--match-threshold", type=_thresholds, default=DEFAULTS.match_threshold,
-                   metavar="TAU",
-                   help="IoU at or above which two objects match (default: %(default)s); "
-                        "several, comma-separated (0.3,0.5,0.7), add a section with every "
-                        "component against the threshold, the rest of the report at 0.5 "
-                        "or the nearest")
-    g.add_argument("--n-boot", type=_bounded(int, 0, None, "a non-negative integer"),
-                   default=n_boot_default, metavar="N",
-                   help="bootstrap replicates for the confidence intervals, 0 for none "
-                        "(default: %(default)s)")
-    g.add_argument("--n-chance", type=_bounded(int, 1, None, "a positive integer"),
-                   default=DEFAULTS.n_chance, metavar="N",
-                   help="target number of chance units per stratum (default: %(default)s)")
-    g.add_argument("--seed", type=_bounded(int, 0, None, "a non-negative integer"),
-                   default=DEFAULTS.seed, help="seed of the chance sample and bootstrap "
-                                               "(default: %(default)s)")
-    g.add_argument("--overall", choices=OVERALL, default=DEFAULTS.overall,
-                   help="how the overall set distance averages best matches: over both "
-                        "directions' objects pooled, or per direction (default: %(default)s)")
+    g.add_argument(
+        "--distance",
+        default=DEFAULTS.distance,
+        choices=available_distances(),
+        help="distance between matched objects (default: %(default)s)",
+    )
+    g.add_argument(
+        "--match-threshold",
+        type=_thresholds,
+        default=DEFAULTS.match_threshold,
+        metavar="TAU",
+        help="IoU at or above which two objects match (default: %(default)s); "
+        "several, comma-separated (0.3,0.5,0.7), add a section with every "
+        "component against the threshold, the rest of the report at 0.5 "
+        "or the nearest",
+    )
+    g.add_argument(
+        "--n-boot",
+        type=_bounded(int, 0, None, "a non-negative integer"),
+        default=n_boot_default,
+        metavar="N",
+        help="bootstrap replicates for the confidence intervals, 0 for none (default: %(default)s)",
+    )
+    g.add_argument(
+        "--n-chance",
+        type=_bounded(int, 1, None, "a positive integer"),
+        default=DEFAULTS.n_chance,
+        metavar="N",
+        help="target number of chance units per stratum (default: %(default)s)",
+    )
+    g.add_argument(
+        "--seed",
+        type=_bounded(int, 0, None, "a non-negative integer"),
+        default=DEFAULTS.seed,
+        help="seed of the chance sample and bootstrap (default: %(default)s)",
+    )
+    g.add_argument(
+        "--overall",
+        choices=OVERALL,
+        default=DEFAULTS.overall,
+        help="how the overall set distance averages best matches: over both "
+        "directions' objects pooled, or per direction (default: %(default)s)",
+    )
     o = p.add_argument_group("output options")
     o.add_argument("--title", help="report title")
-    o.add_argument("--top", type=_bounded(int, 1, None, "a positive integer"), default=20,
-                   metavar="N", help="classes shown in figures and HTML tables "
-                                     "(default: %(default)s; the CSV files hold all)")
+    o.add_argument(
+        "--top",
+        type=_bounded(int, 1, None, "a positive integer"),
+        default=20,
+        metavar="N",
+        help="classes shown in figures and HTML tables "
+        "(default: %(default)s; the CSV files hold all)",
+    )
     bar = o.add_mutually_exclusive_group()
-    bar.add_argument("--progress", dest="progress", action="store_true", default=None,
-                     help="always show progress bars (default: only for long work)")
-    bar.add_argument("-q", "--quiet", dest="progress", action="store_false",
-                     help="no progress bars or status messages")
+    bar.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show progress bars (default: only for long work)",
+    )
+    bar.add_argument(
+        "-q",
+        "--quiet",
+        dest="progress",
+        action="store_false",
+        help="no progress bars or status messages",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``iaa-frames``."""
     from .. import __version__  # set by the package once it is imported
 
-    parser = _Parser(prog=PROG, description=_DESCRIPTION, epilog=_EXAMPLES,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(
+        prog=PROG,
+        description=_DESCRIPTION,
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    rep = sub.add_parser("report", help="write an agreement report for annotation exports",
-                         description=_REPORT_HELP, epilog=_EXAMPLES,
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    rep = sub.add_parser(
+        "report",
+        help="write an agreement report for annotation exports",
+        description=_REPORT_HELP,
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="files or directories")
-    rep.add_argument("-f", "--format", choices=FORMATS,
-                     help="format of the inputs (default: told from the file names and "
-                          "contents)")
-    rep.add_argument("--on-invalid", choices=("raise", "drop"), default="raise",
-                     help="unusable entries (a shape without a label, a zero-area box, ...): "
-                          "stop with an error naming them (raise, the default), or drop them "
-                          "and list them in OUT/dropped.csv (drop)")
-    rep.add_argument("-o", "--out", required=True, metavar="DIR",
-                     help="output directory (created if missing)")
+    rep.add_argument(
+        "-f",
+        "--format",
+        choices=FORMATS,
+        help="format of the inputs (default: told from the file names and contents)",
+    )
+    rep.add_argument(
+        "--on-invalid",
+        choices=("raise", "drop"),
+        default="raise",
+        help="unusable entries (a shape without a label, a zero-area box, ...): "
+        "stop with an error naming them (raise, the default), or drop them "
+        "and list them in OUT/dropped.csv (drop)",
+    )
+    rep.add_argument(
+        "-o", "--out", required=True, metavar="DIR", help="output directory (created if missing)"
+    )
     y = rep.add_argument_group("yolo options")
-    y.add_argument("--classes", metavar="PATH",
-                   help="classes.txt / obj.names / data.yaml naming the class indices")
-    y.add_argument("--image-sizes", metavar="CSV",
-                   help="CSV with columns item (or stem), width, height")
+    y.add_argument(
+        "--classes",
+        metavar="PATH",
+        help="classes.txt / obj.names / data.yaml naming the class indices",
+    )
+    y.add_argument(
+        "--image-sizes", metavar="CSV", help="CSV with columns item (or stem), width, height"
+    )
     _add_engine_options(rep, n_boot_default=200)
 
-    demo = sub.add_parser("demo", help="run the report on the bundled sample",
-                          description="Run the whole report on the bundled sample corpus "
-                                      "(40 images, 4 annotators: careful, sloppy, a "
-                                      "misser and a mislabeler).",
-                          epilog="example:\n  iaa-frames demo --out /tmp/demo",
-                          formatter_class=argparse.RawDescriptionHelpFormatter)
-    demo.add_argument("-o", "--out", default="iaa-frames-demo", metavar="DIR",
-                      help="output directory (default: ./%(default)s)")
+    demo = sub.add_parser(
+        "demo",
+        help="run the report on the bundled sample",
+        description="Run the whole report on the bundled sample corpus "
+        "(40 images, 4 annotators: careful, sloppy, a "
+        "misser and a mislabeler).",
+        epilog="example:\n  iaa-frames demo --out /tmp/demo",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    demo.add_argument(
+        "-o",
+        "--out",
+        default="iaa-frames-demo",
+        metavar="DIR",
+        help="output directory (default: ./%(default)s)",
+    )
     _add_engine_options(demo, n_boot_default=200)
     return parser

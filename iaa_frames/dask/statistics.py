@@ -29,6 +29,7 @@ import numpy as np
 
 from ..engine import DEFAULT_N_BOOT, agreement_from_cells
 from ..errors import ParameterError
+from ..settings import DEFAULTS
 from .cells import (
     between_tables,
     merge_cells,
@@ -39,14 +40,12 @@ from .cells import (
 from .geometry import GeometryStore
 from .index import index_corpus
 from .tables import chance_tables, merge_counts, prepare, run_partitions, table_params
-from ..settings import DEFAULTS
 
 __all__ = ["agreement", "release_memory"]
 
 
 def _check_count(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < 0:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
         raise ParameterError(f"{name} must be a non-negative integer; got {value!r}")
 
 
@@ -64,9 +63,17 @@ def release_memory() -> None:
             pass
 
 
-def agreement(ddf, *, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
-              n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
-              overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
+def agreement(
+    ddf,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
     """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`.
 
     See :func:`iaa_frames.dask.agreement`.
@@ -82,36 +89,56 @@ def agreement(ddf, *, distance=DEFAULTS.distance, match_threshold: float = DEFAU
     from dask import delayed
 
     _check_count(n_boot, "n_boot")
-    prep = prepare(ddf, distance=distance, match_threshold=match_threshold,
-                   n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+    prep = prepare(
+        ddf,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        overall=overall,
+        seed=seed,
+        progress=progress,
+    )
     tau = float(match_threshold)
     codes = prep.codes
     shared = delayed(codes, pure=True)
-    outputs = [delayed(partition_statistics, nout=2, pure=True)(
-        p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons)
-        for p in prep.ddf.to_delayed()]
+    outputs = [
+        delayed(partition_statistics, nout=2, pure=True)(
+            p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons
+        )
+        for p in prep.ddf.to_delayed()
+    ]
     parts, geometry = run_partitions(outputs, prep.polygons, progress)
     del outputs
     corpus, position, offsets = index_corpus(codes, prep.coverage, parts)
     release_memory()
     counts = merge_counts(parts)
-    samples = merge_samples(parts, position, offsets, n_annotators=len(codes.annotators),
-                            n_labels=len(codes.labels))
+    samples = merge_samples(
+        parts, position, offsets, n_annotators=len(codes.annotators), n_labels=len(codes.labels)
+    )
     release_memory()
 
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
     sample, sets_between, loc_between = chance_tables(
-        corpus, store, counts, distance=distance, tau=tau, overall=overall,
-        n_chance=n_chance, seed=seed)
+        corpus,
+        store,
+        counts,
+        distance=distance,
+        tau=tau,
+        overall=overall,
+        n_chance=n_chance,
+        seed=seed,
+    )
     del store, geometry
     del position
     pooled, source = pooled_from_sample(corpus, samples["localization"], loc_between, sample)
-    params = table_params(corpus, sample, distance=distance, tau=tau, n_chance=n_chance,
-                          overall=overall, seed=seed)
+    params = table_params(
+        corpus, sample, distance=distance, tau=tau, n_chance=n_chance, overall=overall, seed=seed
+    )
     between = between_tables(corpus, sets_between, loc_between, pooled, source, params)
     del sample
     cells, presence = merge_cells(parts, between, samples, progress=progress)
     del parts
     release_memory()
-    return agreement_from_cells(between, cells, presence, n_boot=n_boot, seed=seed,
-                                progress=progress)
+    return agreement_from_cells(
+        between, cells, presence, n_boot=n_boot, seed=seed, progress=progress
+    )

@@ -66,13 +66,26 @@ Modules
 
 from ..chance import MIN_CHANCE_UNITS
 from .alpha import ClassificationCells, PresenceCells
-from .assemble import (CI_LEVEL, DEFAULT_N_BOOT, MIN_ALPHA_UNITS, MIN_WITHIN_UNITS,
-                       agreement, agreement_from_cells, agreement_from_tables,
-                       component_cells)
+from .assemble import (
+    CI_LEVEL,
+    DEFAULT_N_BOOT,
+    MIN_ALPHA_UNITS,
+    MIN_WITHIN_UNITS,
+    agreement,
+    agreement_from_cells,
+    agreement_from_tables,
+    component_cells,
+)
 from .cells import NO_VARIATION, CellLayout
 from .sigma import SigmaCells, within_item_sums
-from .views import (cell_distances, component_alpha, component_ks, component_sigma, pairwise,
-                    pairwise_from_tables)
+from .views import (
+    cell_distances,
+    component_alpha,
+    component_ks,
+    component_sigma,
+    pairwise,
+    pairwise_from_tables,
+)
 
 __all__ = [
     "CI_LEVEL",

@@ -47,18 +47,26 @@ class ClassificationCells:
         # margins, per pair and group: the weight on both values' categories (one slot of
         # twice the weight when they are equal)
         margin = np.concatenate([groups * C + x, groups * C + y], axis=1)
-        share = np.concatenate([np.broadcast_to(1.0 + same, (len(i), k)),
-                                np.broadcast_to(~same, (len(i), k))], axis=1)
+        share = np.concatenate(
+            [np.broadcast_to(1.0 + same, (len(i), k)), np.broadcast_to(~same, (len(i), k))], axis=1
+        )
         # off-diagonal mass, for the pairs whose values differ: the weight on both sides
         differ = np.flatnonzero(~same[:, 0])
-        rows = sp.vstack([
-            sparse_rows(margin, share * weight[:, None], 2 * G * C),
-            sparse_rows(G * C + margin[differ],
-                         np.broadcast_to(weight[differ, None], (len(differ), 2 * k)),
-                         2 * G * C),
-        ]).tocsr()
-        within = ItemSums(per_item(np.concatenate([item[i], item[i][differ]]), n_items,
-                                    [np.ones(rows.shape[0])], rows))
+        rows = sp.vstack(
+            [
+                sparse_rows(margin, share * weight[:, None], 2 * G * C),
+                sparse_rows(
+                    G * C + margin[differ],
+                    np.broadcast_to(weight[differ, None], (len(differ), 2 * k)),
+                    2 * G * C,
+                ),
+            ]
+        ).tocsr()
+        within = ItemSums(
+            per_item(
+                np.concatenate([item[i], item[i][differ]]), n_items, [np.ones(rows.shape[0])], rows
+            )
+        )
         if layout.pairwise:
             units_per_group = np.bincount(groups[:, 0], minlength=G).astype(np.float64)
         else:
@@ -72,14 +80,15 @@ class ClassificationCells:
         G, C = self.layout.n_groups, self.layout.n_labels
         t = self.within.total(multiplicities)
         lead = t.shape[:-1]
-        margins = t[..., :G * C].reshape(lead + (G, C))
-        off_diagonal = t[..., G * C:].reshape(lead + (G, C))
+        margins = t[..., : G * C].reshape(lead + (G, C))
+        off_diagonal = t[..., G * C :].reshape(lead + (G, C))
         n = margins.sum(axis=-1)
         nominal = nominal_disagreements(n, margins, off_diagonal.sum(axis=-1))
         binary = binary_disagreements(n[..., None], margins, off_diagonal)
         observed, expected = (
-            np.concatenate([nom[..., None, :], np.swapaxes(bin_, -1, -2)], axis=-2)
-            .reshape(lead + (self.layout.n_cells,))
+            np.concatenate([nom[..., None, :], np.swapaxes(bin_, -1, -2)], axis=-2).reshape(
+                lead + (self.layout.n_cells,)
+            )
             for nom, bin_ in zip(nominal, binary)
         )
         return observed, expected, one_minus_ratio(observed, expected)
@@ -145,8 +154,11 @@ class PresenceCells:
             return np.bincount(group, weights=v, minlength=len(keys))
 
         everyone = (per_group(ru), per_group(pu), per_group(pu * (ru - pu) / (ru - 1)))
-        nothing = (per_group(np.full(len(pu), 2.0)), per_group(pu / (ru - 1)),
-                   per_group(pu / (ru - 1)))
+        nothing = (
+            per_group(np.full(len(pu), 2.0)),
+            per_group(pu / (ru - 1)),
+            per_group(pu / (ru - 1)),
+        )
         # the baseline goes to every rater of the group's item
         rg = r_item[g_item]
         gi = np.repeat(np.arange(len(keys)), rg)
@@ -161,16 +173,21 @@ class PresenceCells:
         cells = np.concatenate([g_cell, g_cell[gi] + 1 + rater, unit_label_cell[mu] * G + 1 + ma])
         rows = np.concatenate([g_item, g_item[gi], unit_item[mu]])
         columns = np.concatenate([q * n + cells for q in range(3)])
-        values = np.concatenate([np.concatenate([a, b[gi], c])
-                                 for a, b, c in zip(everyone, nothing, drew)])
-        return cls(n, ItemSums.from_entries(np.tile(rows, 3), columns, values,
-                                            n_items=n_items, n_columns=3 * n))
+        values = np.concatenate(
+            [np.concatenate([a, b[gi], c]) for a, b, c in zip(everyone, nothing, drew)]
+        )
+        return cls(
+            n,
+            ItemSums.from_entries(
+                np.tile(rows, 3), columns, values, n_items=n_items, n_columns=3 * n
+            ),
+        )
 
     def statistics(self, multiplicities=None):
         """(D_o, D_e, presence alpha) per cell."""
         n_cells = self.n_cells
         t = self.within.total(multiplicities)
-        n, n_present, o = (t[..., b * n_cells:(b + 1) * n_cells] for b in range(3))
+        n, n_present, o = (t[..., b * n_cells : (b + 1) * n_cells] for b in range(3))
         observed, expected = binary_disagreements(n, n_present, o)
         return observed, expected, one_minus_ratio(observed, expected)
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..bootstrap import (CI_METHODS, bca_interval, block_size, jackknife_blocks,
-                         multiplicity_blocks)
+from ..bootstrap import CI_METHODS, bca_interval, block_size, jackknife_blocks, multiplicity_blocks
 from ..chance import MIN_CHANCE_UNITS
 from ..errors import ParameterError
 from ..frame import ALL
@@ -33,12 +32,16 @@ DEFAULT_N_BOOT = 200
 
 _PROGRESS_MIN_WORK = 10_000_000_000  # (replicate x stored entry) products: about 5 s or more
 
+
 def component_cells(tables: PairTables, layout: CellLayout, component: str):
     n_items = len(tables.corpus.items)
     if component == "classification":
         return ClassificationCells.build(layout, n_items, tables.units)
-    rows = (localization_rows(tables, layout) if component == "localization"
-            else sets_rows(tables, component, layout))
+    rows = (
+        localization_rows(tables, layout)
+        if component == "localization"
+        else sets_rows(tables, component, layout)
+    )
     return SigmaCells.build(layout, n_items, *rows)
 
 
@@ -67,12 +70,17 @@ def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> n
     step = block_size(n_boot, width)
     work = n_boot * sum(p.work for p in parts.values())
     disable = (work < _PROGRESS_MIN_WORK) if progress is None else not progress
-    with tqdm(total=n_boot, unit="replicate", desc="bootstrap", disable=disable,
-              delay=0 if progress else DELAY) as bar:
+    with tqdm(
+        total=n_boot,
+        unit="replicate",
+        desc="bootstrap",
+        disable=disable,
+        delay=0 if progress else DELAY,
+    ) as bar:
         start = 0
         for k in multiplicity_blocks(n_items, n_boot, seed=seed, block_size=step):
             for c, name in enumerate(COMPONENTS):
-                reps[start:start + len(k), c] = parts[name].statistics(k)[2]
+                reps[start : start + len(k), c] = parts[name].statistics(k)[2]
             start += len(k)
             bar.update(len(k))
     return reps
@@ -81,9 +89,12 @@ def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> n
 def _jackknife(parts: dict, n_items: int) -> np.ndarray:
     """Agreement of every cell on the grouped jackknife replicates (for the BCa
     acceleration): (n_groups, n_components, n_cells)."""
-    return np.concatenate([
-        np.stack([parts[name].statistics(k)[2] for name in COMPONENTS], axis=1)
-        for k in jackknife_blocks(n_items)])
+    return np.concatenate(
+        [
+            np.stack([parts[name].statistics(k)[2] for name in COMPONENTS], axis=1)
+            for k in jackknife_blocks(n_items)
+        ]
+    )
 
 
 def _point_estimates(parts: dict, n_cells: int) -> dict:
@@ -94,9 +105,14 @@ def _point_estimates(parts: dict, n_cells: int) -> dict:
         out["n_units"][c], out["n_chance"][c] = parts[name].counts()
     sigma = np.isin(COMPONENTS, SIGMA_COMPONENTS)
     min_units = np.where(sigma, MIN_WITHIN_UNITS, MIN_ALPHA_UNITS)[:, None]
-    out["note"] = notes(n_units=out["n_units"], n_chance=out["n_chance"],
-                        expected=out["expected"], min_units=min_units,
-                        min_chance=MIN_CHANCE_UNITS, min_expected=NO_VARIATION)
+    out["note"] = notes(
+        n_units=out["n_units"],
+        n_chance=out["n_chance"],
+        expected=out["expected"],
+        min_units=min_units,
+        min_chance=MIN_CHANCE_UNITS,
+        min_expected=NO_VARIATION,
+    )
     det = COMPONENTS.index("detection")
     silent = (out["note"][det] == "") & (parts["detection"].matched == 0)
     out["note"][det] = np.where(silent, NO_MATCH_NOTE, out["note"][det])
@@ -110,8 +126,9 @@ def whole_population_notes(tables: PairTables, note: np.ndarray) -> np.ndarray:
     text = note.astype(str)
     text = text.astype(f"<U{text.dtype.itemsize // 4 + 32}")  # room for the suffix
     few = np.strings.startswith(text, "too few chance units")
-    return np.where(few, np.strings.replace(text, ")", ": the whole chance population)"),
-                    note).astype(object)
+    return np.where(
+        few, np.strings.replace(text, ")", ": the whole chance population)"), note
+    ).astype(object)
 
 
 def _chance_sources(tables: PairTables, layout: CellLayout) -> np.ndarray:
@@ -127,8 +144,7 @@ def _chance_sources(tables: PairTables, layout: CellLayout) -> np.ndarray:
 
 def _tests(parts: dict, out: dict, seed: int = 0) -> dict:
     """KS and fraction below chance of the sigma cells with enough units."""
-    tested = {var: out[var].copy() for var in ("ks", "ks_sign", "ks_pvalue",
-                                               "frac_below_chance")}
+    tested = {var: out[var].copy() for var in ("ks", "ks_sign", "ks_pvalue", "frac_below_chance")}
     enough = (out["n_units"] >= MIN_WITHIN_UNITS) & (out["n_chance"] >= MIN_CHANCE_UNITS)
     for c, name in enumerate(COMPONENTS):
         if name in SIGMA_COMPONENTS:  # three components, each over all its cells
@@ -138,8 +154,14 @@ def _tests(parts: dict, out: dict, seed: int = 0) -> dict:
     return tested
 
 
-def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
-                          progress: bool | None = None, ci_method: str = "bca"):
+def agreement_from_tables(
+    tables: PairTables,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    progress: bool | None = None,
+    ci_method: str = "bca",
+):
     """The agreement Dataset from already computed pair tables.
 
     Every statistic is computed from the stored tables; the bootstrap reweights their rows
@@ -182,8 +204,9 @@ def agreement_from_tables(tables: PairTables, *, n_boot: int = DEFAULT_N_BOOT, s
     n_items = len(corpus.items)
     parts = {c: component_cells(tables, layout, c) for c in COMPONENTS}
     presence = PresenceCells.build(layout, n_items, tables.units, tables.coverage)
-    return agreement_from_cells(tables, parts, presence, n_boot=n_boot, seed=seed,
-                                progress=progress, ci_method=ci_method)
+    return agreement_from_cells(
+        tables, parts, presence, n_boot=n_boot, seed=seed, progress=progress, ci_method=ci_method
+    )
 
 
 def check_statistics(n_boot, seed, progress, ci_method):
@@ -194,9 +217,16 @@ def check_statistics(n_boot, seed, progress, ci_method):
         raise ParameterError(f"ci_method must be one of {CI_METHODS}; got {ci_method!r}")
 
 
-def agreement_from_cells(tables: PairTables, parts: dict, presence, *,
-                         n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
-                         progress: bool | None = None, ci_method: str = "bca"):
+def agreement_from_cells(
+    tables: PairTables,
+    parts: dict,
+    presence,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    progress: bool | None = None,
+    ci_method: str = "bca",
+):
     """The agreement Dataset from the cells of every component, already summed.
 
     The statistics step of :func:`agreement_from_tables`, for cells built elsewhere:
@@ -250,8 +280,9 @@ def agreement_from_cells(tables: PairTables, parts: dict, presence, *,
     if n_boot:
         reps = _bootstrap(parts, n_items, n_boot, seed, progress)
         if ci_method == "bca":
-            low, high = bca_interval(out["agreement"], reps, _jackknife(parts, n_items),
-                                     level=CI_LEVEL, n_items=n_items)
+            low, high = bca_interval(
+                out["agreement"], reps, _jackknife(parts, n_items), level=CI_LEVEL, n_items=n_items
+            )
         else:
             low, high = percentile_ci(reps, level=CI_LEVEL)
         out["ci_low"], out["ci_high"] = (np.where(defined, v, np.nan) for v in (low, high))
@@ -259,18 +290,38 @@ def agreement_from_cells(tables: PairTables, parts: dict, presence, *,
     labels, annotators = name_order(corpus.labels), name_order(corpus.annotators)
     grid = (len(COMPONENTS), layout.n_labels + 1, layout.n_groups)
     values = {k: v.reshape(grid)[:, labels][:, :, annotators] for k, v in out.items()}
-    attrs = {"title": "iaa_frames agreement", **tables.params, "n_boot": int(n_boot),
-             "bootstrap_seed": int(seed), "ci_level": CI_LEVEL, "ci_method": ci_method,
-             "min_within_units": MIN_WITHIN_UNITS, "min_chance_units": MIN_CHANCE_UNITS,
-             "min_alpha_units": MIN_ALPHA_UNITS, "iaa_frames_version": package_version()}
-    ds = build_dataset(values, labels=names_in_order(corpus.labels, labels),
-                       annotators=names_in_order(corpus.annotators, annotators), attrs=attrs)
+    attrs = {
+        "title": "iaa_frames agreement",
+        **tables.params,
+        "n_boot": int(n_boot),
+        "bootstrap_seed": int(seed),
+        "ci_level": CI_LEVEL,
+        "ci_method": ci_method,
+        "min_within_units": MIN_WITHIN_UNITS,
+        "min_chance_units": MIN_CHANCE_UNITS,
+        "min_alpha_units": MIN_ALPHA_UNITS,
+        "iaa_frames_version": package_version(),
+    }
+    ds = build_dataset(
+        values,
+        labels=names_in_order(corpus.labels, labels),
+        annotators=names_in_order(corpus.annotators, annotators),
+        attrs=attrs,
+    )
     return with_threshold(ds, tables.params["match_threshold"])
 
 
-def agreement(df: pd.DataFrame, *, distance=DEFAULTS.distance, match_threshold=DEFAULTS.match_threshold,
-              n_chance: int = DEFAULTS.n_chance, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULTS.seed,
-              overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
+def agreement(
+    df: pd.DataFrame,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold=DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
     """Chance-corrected agreement by component, label and annotator.
 
     Parameters
@@ -339,17 +390,43 @@ def agreement(df: pd.DataFrame, *, distance=DEFAULTS.distance, match_threshold=D
     taus, scalar = check_thresholds(match_threshold)
     if type(df).__module__.startswith("dask"):  # a dask DataFrame: see iaa_frames.dask
         from ..dask import agreement as dask_agreement
-        parts = [dask_agreement(df, distance=distance, match_threshold=tau,
-                                n_chance=n_chance, n_boot=n_boot, seed=seed, overall=overall,
-                                progress=progress) for tau in taus]
+
+        parts = [
+            dask_agreement(
+                df,
+                distance=distance,
+                match_threshold=tau,
+                n_chance=n_chance,
+                n_boot=n_boot,
+                seed=seed,
+                overall=overall,
+                progress=progress,
+            )
+            for tau in taus
+        ]
         return parts[0] if scalar else concat_thresholds(parts)
     check_int(n_boot, "n_boot")
     check_progress(progress)
     if scalar:
-        tables = pair_tables(df, distance=distance, match_threshold=taus[0],
-                             n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+        tables = pair_tables(
+            df,
+            distance=distance,
+            match_threshold=taus[0],
+            n_chance=n_chance,
+            overall=overall,
+            seed=seed,
+            progress=progress,
+        )
         return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
-    every = iter_pair_tables(df, thresholds=taus, distance=distance, n_chance=n_chance,
-                             overall=overall, seed=seed, progress=progress)
-    return concat_thresholds([agreement_from_tables(t, n_boot=n_boot, seed=seed,
-                                                    progress=progress) for t in every])
+    every = iter_pair_tables(
+        df,
+        thresholds=taus,
+        distance=distance,
+        n_chance=n_chance,
+        overall=overall,
+        seed=seed,
+        progress=progress,
+    )
+    return concat_thresholds(
+        [agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress) for t in every]
+    )

@@ -24,6 +24,7 @@ NO_VARIATION = 1e-12
 #: The components whose measure is sigma (the others: alpha).
 SIGMA_COMPONENTS = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
 
+
 def mean_of(total, count):
     """``sum / count``, NaN where there is nothing to average."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -49,7 +50,7 @@ class CellLayout:
 
     @property
     def n_groups(self) -> int:
-        return self.n_annotators ** 2 if self.pairwise else self.n_annotators + 1
+        return self.n_annotators**2 if self.pairwise else self.n_annotators + 1
 
     @property
     def n_cells(self) -> int:
@@ -75,8 +76,9 @@ class CellLayout:
         cell = label_cells[:, :, None] * self.n_groups + groups[:, None, :]
         valid = np.broadcast_to((label_cells >= 0)[:, :, None], cell.shape)
         slots = cell.shape[1] * cell.shape[2]
-        return sparse_rows(cell.reshape(n, slots),
-                            valid.reshape(n, slots).astype(np.float64), self.n_cells)
+        return sparse_rows(
+            cell.reshape(n, slots), valid.reshape(n, slots).astype(np.float64), self.n_cells
+        )
 
 
 def sparse_rows(columns, values, n_columns) -> sp.csr_matrix:
@@ -85,8 +87,7 @@ def sparse_rows(columns, values, n_columns) -> sp.csr_matrix:
     keep = values != 0
     indptr = np.zeros(len(values) + 1, dtype=np.int64)
     np.cumsum(keep.sum(axis=1), out=indptr[1:])
-    return sp.csr_matrix((values[keep], columns[keep], indptr),
-                         shape=(len(values), n_columns))
+    return sp.csr_matrix((values[keep], columns[keep], indptr), shape=(len(values), n_columns))
 
 
 def by_item(item, n_items) -> sp.csr_matrix:
@@ -115,7 +116,8 @@ def check_tables(tables):
     if not isinstance(tables, PairTables):
         raise ParameterError(
             f"tables must be the PairTables of iaa_frames.pairs.pair_tables; "
-            f"got {type(tables).__name__}")
+            f"got {type(tables).__name__}"
+        )
 
 
 def check_component(component, allowed=COMPONENTS):

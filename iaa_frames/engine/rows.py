@@ -42,8 +42,9 @@ class Chance(NamedTuple):
     n_matched: np.ndarray | None = None
 
 
-def chance_membership(layout: CellLayout, frame: pd.DataFrame, whole, own_class,
-                       pooled: pd.DataFrame | None = None) -> sp.csr_matrix:
+def chance_membership(
+    layout: CellLayout, frame: pd.DataFrame, whole, own_class, pooled: pd.DataFrame | None = None
+) -> sp.csr_matrix:
     """Rows x cells of the chance rows: the cells each distinct chance unit counts in.
 
     A unit counts in a cell when the stratum that drew it samples the cell's population
@@ -54,15 +55,18 @@ def chance_membership(layout: CellLayout, frame: pd.DataFrame, whole, own_class,
     rows (label, row, weight) give the classes that borrow the uniform units.
     """
     aa, ab = column(frame, "annotator_a"), column(frame, "annotator_b")
-    uni, own_a, own_b = (column(frame, f) for f in ("in_uniform", "in_annotator_a",
-                                                 "in_annotator_b"))
+    uni, own_a, own_b = (
+        column(frame, f) for f in ("in_uniform", "in_annotator_a", "in_annotator_b")
+    )
     rows, cells, weights = [], [], []
 
     def add(select, label_cell, group):
         r = np.flatnonzero(select)
         rows.append(r)
-        cells.append(np.broadcast_to(label_cell, len(aa))[r] * layout.n_groups
-                     + np.broadcast_to(group, len(aa))[r])
+        cells.append(
+            np.broadcast_to(label_cell, len(aa))[r] * layout.n_groups
+            + np.broadcast_to(group, len(aa))[r]
+        )
         weights.append(np.ones(len(r)))
 
     cls = np.asarray(own_class)
@@ -78,42 +82,60 @@ def chance_membership(layout: CellLayout, frame: pd.DataFrame, whole, own_class,
             add(cls >= 0, 1 + cls, group)
     if pooled is not None and len(pooled):
         r, lab, w = (pooled[c].to_numpy() for c in ("row", "label", "weight"))
-        for group in ((layout.groups(aa, ab)[:, 0],) if layout.pairwise
-                      else (0, 1 + aa, 1 + ab)):
+        for group in (layout.groups(aa, ab)[:, 0],) if layout.pairwise else (0, 1 + aa, 1 + ab):
             g = np.broadcast_to(group, len(aa))[r]
             rows.append(r)
             cells.append((1 + lab) * layout.n_groups + g)
             weights.append(w)
-    return sp.csr_matrix((np.concatenate(weights), (np.concatenate(rows),
-                                                     np.concatenate(cells))),
-                         shape=(len(frame), layout.n_cells))
+    return sp.csr_matrix(
+        (np.concatenate(weights), (np.concatenate(rows), np.concatenate(cells))),
+        shape=(len(frame), layout.n_cells),
+    )
 
 
 def localization_rows(tables: PairTables, layout: CellLayout):
     w, b = tables.localization_within, tables.localization_between
     la, lb = column(w, "label_a"), column(w, "label_b")
     own_class = np.where(la == lb, 1 + la, -1)
-    within = Rows(column(w, "item"), None, column(w, "annotator_a"), column(w, "annotator_b"),
-                   np.column_stack([np.zeros_like(la), own_class]), column(w, "distance"),
-                   column(w, "iou"))
+    within = Rows(
+        column(w, "item"),
+        None,
+        column(w, "annotator_a"),
+        column(w, "annotator_b"),
+        np.column_stack([np.zeros_like(la), own_class]),
+        column(w, "distance"),
+        column(w, "iou"),
+    )
     pooled = tables.localization_pooled
     borrowed = np.zeros(len(tables.corpus.labels) + 1, dtype=bool)
     borrowed[pooled["label"].to_numpy()] = True
     ba, bb = column(b, "label_a"), column(b, "label_b")
     own = (ba == bb) & (column(b, "in_uniform") | column(b, "in_label")) & ~borrowed[ba]
-    membership = chance_membership(layout, b, np.ones(len(b), dtype=bool),
-                                    np.where(own, ba, -1), pooled)
+    membership = chance_membership(
+        layout, b, np.ones(len(b), dtype=bool), np.where(own, ba, -1), pooled
+    )
     between = Chance(column(b, "item_a"), column(b, "item_b"), column(b, "distance"), membership)
     return within, between
 
 
 def sets_rows(tables: PairTables, component: str, layout: CellLayout):
     w, b = tables.sets_within, tables.sets_between
-    within = Rows(column(w, "item"), None, column(w, "annotator_a"), column(w, "annotator_b"),
-                   (1 + column(w, "label"))[:, None], column(w, component),
-                   n_matched=column(w, "n_matched"))
+    within = Rows(
+        column(w, "item"),
+        None,
+        column(w, "annotator_a"),
+        column(w, "annotator_b"),
+        (1 + column(w, "label"))[:, None],
+        column(w, component),
+        n_matched=column(w, "n_matched"),
+    )
     label = column(b, "label")
     membership = chance_membership(layout, b, label == -1, label)
-    between = Chance(column(b, "item_a"), column(b, "item_b"), column(b, component), membership,
-                      column(b, "n_matched"))
+    between = Chance(
+        column(b, "item_a"),
+        column(b, "item_b"),
+        column(b, component),
+        membership,
+        column(b, "n_matched"),
+    )
     return within, between

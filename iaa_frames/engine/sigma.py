@@ -19,8 +19,9 @@ from .rows import Chance, Rows, localization_rows, sets_rows
 def within_sums(layout: CellLayout, n_items: int, within: Rows):
     """Per-item sums [count | distance | iou] of the within rows in every cell, their
     matched pairs per cell (sets; else None) and their rows x cells membership."""
-    mw = layout.membership(within.label_cells,
-                           layout.groups(within.annotator_a, within.annotator_b))
+    mw = layout.membership(
+        within.label_cells, layout.groups(within.annotator_a, within.annotator_b)
+    )
     quantities = [np.ones(len(within.distance)), within.distance]
     if within.iou is not None:
         quantities.append(within.iou)
@@ -56,8 +57,11 @@ def within_item_sums(tables: PairTables, layout: CellLayout, component: str):
     >>> bool((sums.matrix != cells.within.matrix).nnz == 0)
     True
     """
-    rows = (localization_rows(tables, layout) if component == "localization"
-            else sets_rows(tables, component, layout))
+    rows = (
+        localization_rows(tables, layout)
+        if component == "localization"
+        else sets_rows(tables, component, layout)
+    )
     sums, matched, _ = within_sums(layout, len(tables.corpus.items), rows[0])
     return sums, matched
 
@@ -94,16 +98,23 @@ class SigmaCells:
         # each cell's rows in order of distance, which makes the sorting inside the KS
         # test and the chance quantile of every cell cheap
         rank_w, rank_b = np.argsort(within.distance), np.argsort(between.distance)
-        return cls(layout.n_cells, sums,
-                   PairSums(between.item_a.astype(np.int64), between.item_b.astype(np.int64),
-                            per_row),
-                   np.asarray(within.distance, dtype=np.float64)[rank_w],
-                   np.asarray(between.distance, dtype=np.float64)[rank_b],
-                   mw[rank_w].tocsc(), mb[rank_b].tocsc(),
-                   np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel(), matched,
-                   np.asarray(within.item_a, dtype=np.int64)[rank_w],
-                   (np.asarray(between.item_a, dtype=np.int64)[rank_b],
-                    np.asarray(between.item_b, dtype=np.int64)[rank_b]), n_items)
+        return cls(
+            layout.n_cells,
+            sums,
+            PairSums(between.item_a.astype(np.int64), between.item_b.astype(np.int64), per_row),
+            np.asarray(within.distance, dtype=np.float64)[rank_w],
+            np.asarray(between.distance, dtype=np.float64)[rank_b],
+            mw[rank_w].tocsc(),
+            mb[rank_b].tocsc(),
+            np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel(),
+            matched,
+            np.asarray(within.item_a, dtype=np.int64)[rank_w],
+            (
+                np.asarray(between.item_a, dtype=np.int64)[rank_b],
+                np.asarray(between.item_b, dtype=np.int64)[rank_b],
+            ),
+            n_items,
+        )
 
     def statistics(self, multiplicities=None):
         """(observed, expected, agreement) per cell; a leading replicate axis for a block
@@ -111,19 +122,19 @@ class SigmaCells:
         n = self.n_cells
         w = self.within.total(multiplicities)
         b = self.between.total(multiplicities)
-        observed = mean_of(w[..., n:2 * n], w[..., :n])
+        observed = mean_of(w[..., n : 2 * n], w[..., :n])
         expected = mean_of(b[..., n:], b[..., :n])
         return observed, expected, one_minus_ratio(observed, expected)
 
     def counts(self):
         """(n_units, n_chance) per cell: within units, and distinct chance units."""
-        return self.within.total()[:self.n_cells], self.n_chance
+        return self.within.total()[: self.n_cells], self.n_chance
 
     def raw_iou(self):
         """Mean IoU of the within rows of every cell (localization)."""
         n = self.n_cells
         w = self.within.total()
-        return mean_of(w[2 * n:3 * n], w[:n]) if w.size >= 3 * n else np.full(n, np.nan)
+        return mean_of(w[2 * n : 3 * n], w[:n]) if w.size >= 3 * n else np.full(n, np.nan)
 
     def tests(self, cells, seed: int = 0):
         """KS statistic, sign, p-value and fraction below chance of the given cells, all
@@ -143,19 +154,29 @@ class SigmaCells:
         b_cell = np.repeat(np.arange(len(cells)), b_n)
         w_at = wp[cells][w_cell] + np.arange(len(w_cell)) - np.repeat(np.cumsum(w_n) - w_n, w_n)
         b_at = bp[cells][b_cell] + np.arange(len(b_cell)) - np.repeat(np.cumsum(b_n) - b_n, b_n)
-        out[:, cells] = cell_tests(self.within_distance[wi[w_at]], w_cell,
-                                   self.between_distance[bi[b_at]], b_cell, bw[b_at],
-                                   len(cells))
+        out[:, cells] = cell_tests(
+            self.within_distance[wi[w_at]],
+            w_cell,
+            self.between_distance[bi[b_at]],
+            b_cell,
+            bw[b_at],
+            len(cells),
+        )
         # the p-value: the one-sided cluster-bootstrap test, for the cells whose chance
         # units are unweighted (a pooled class keeps the weighted asymptotic p-value)
-        plain = [c for c in cells if np.all(bw[bp[c]:bp[c + 1]] == 1)]
+        plain = [c for c in cells if np.all(bw[bp[c] : bp[c + 1]] == 1)]
         if plain:
             out[2, plain] = ks_agreement_tests(
-                self.within_distance, self.between_distance, within_item=self.within_item,
-                between_item_a=self.between_items[0], between_item_b=self.between_items[1],
-                within_cells=[wi[wp[c]:wp[c + 1]] for c in plain],
-                between_cells=[bi[bp[c]:bp[c + 1]] for c in plain], n_items=self.n_items,
-                seed=seed)[1]
+                self.within_distance,
+                self.between_distance,
+                within_item=self.within_item,
+                between_item_a=self.between_items[0],
+                between_item_b=self.between_items[1],
+                within_cells=[wi[wp[c] : wp[c + 1]] for c in plain],
+                between_cells=[bi[bp[c] : bp[c + 1]] for c in plain],
+                n_items=self.n_items,
+                seed=seed,
+            )[1]
         return out
 
     @property

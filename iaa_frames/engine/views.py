@@ -7,17 +7,30 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..chance import MIN_CHANCE_UNITS
 from ..errors import ParameterError
 from ..frame import ALL
 from ..pairs import PairTables, iter_pair_tables, pair_tables
-from ..chance import MIN_CHANCE_UNITS
 from ..result import MEASURES, build_pairwise, notes
 from ..settings import DEFAULTS, check_progress
 from ..thresholds import check_thresholds, concat_thresholds, with_threshold
-from .assemble import (MIN_ALPHA_UNITS, MIN_WITHIN_UNITS, agreement, component_cells, name_order,
-                       package_version, whole_population_notes)
-from .cells import (NO_VARIATION, SIGMA_COMPONENTS, CellLayout, check_component, check_tables,
-                    label_cell)
+from .assemble import (
+    MIN_ALPHA_UNITS,
+    MIN_WITHIN_UNITS,
+    agreement,
+    component_cells,
+    name_order,
+    package_version,
+    whole_population_notes,
+)
+from .cells import (
+    NO_VARIATION,
+    SIGMA_COMPONENTS,
+    CellLayout,
+    check_component,
+    check_tables,
+    label_cell,
+)
 
 
 def _with_coords(da, ds, component, names):
@@ -80,8 +93,9 @@ def component_ks(df: pd.DataFrame, *, component: str = "localization", **params)
     """
     check_component(component, SIGMA_COMPONENTS)
     ds = agreement(df, **params)
-    return _with_coords(ds["ks"].sel(component=component), ds, component,
-                        ("ks_sign", "ks_pvalue", "note"))
+    return _with_coords(
+        ds["ks"].sel(component=component), ds, component, ("ks_sign", "ks_pvalue", "note")
+    )
 
 
 def component_alpha(df: pd.DataFrame, *, component: str = "classification", **params):
@@ -154,28 +168,38 @@ def cell_distances(tables: PairTables, component: str, *, by: str | None = None)
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
     cells = component_cells(tables, layout, component)
     G = layout.n_groups
-    wanted = [0] if by is None else (
-        [lc * G for lc in range(layout.n_labels + 1)] if by == "label" else list(range(G)))
+    wanted = (
+        [0]
+        if by is None
+        else ([lc * G for lc in range(layout.n_labels + 1)] if by == "label" else list(range(G)))
+    )
     label_names = np.array([ALL] + [str(x) for x in corpus.labels], dtype=object)
     annotator_names = np.array([ALL] + [str(x) for x in corpus.annotators], dtype=object)
     parts = []
-    for sample, members, values in (("within", cells.within_members, cells.within_distance),
-                                     ("between", cells.between_members,
-                                      cells.between_distance)):
+    for sample, members, values in (
+        ("within", cells.within_members, cells.within_distance),
+        ("between", cells.between_members, cells.between_distance),
+    ):
         sub = members[:, wanted].tocoo()
         cell = np.asarray(wanted)[sub.col]
-        parts.append(pd.DataFrame({
-            "label": label_names[cell // G], "annotator": annotator_names[cell % G],
-            "sample": sample, "distance": values[sub.row],
-            "weight": sub.data if sample == "between" else np.ones(len(sub.row))}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "label": label_names[cell // G],
+                    "annotator": annotator_names[cell % G],
+                    "sample": sample,
+                    "distance": values[sub.row],
+                    "weight": sub.data if sample == "between" else np.ones(len(sub.row)),
+                }
+            )
+        )
     out = pd.concat(parts, ignore_index=True)
     for col in ("label", "annotator", "sample"):
         out[col] = out[col].astype(str)
     return out
 
 
-def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
-                         label: str = ALL):
+def pairwise_from_tables(tables: PairTables, *, component: str = "localization", label: str = ALL):
     """Annotator x annotator agreement of one component from computed tables.
 
     Parameters
@@ -210,15 +234,24 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
     n_units, n_chance = cells.counts()
     pick = slice(lcell * layout.n_groups, (lcell + 1) * layout.n_groups)
     sigma = MEASURES[component] == "sigma"
-    note = notes(n_units=n_units[pick], n_chance=n_chance[pick], expected=expected[pick],
-                 min_units=MIN_WITHIN_UNITS if sigma else MIN_ALPHA_UNITS,
-                 min_chance=MIN_CHANCE_UNITS, min_expected=NO_VARIATION)
+    note = notes(
+        n_units=n_units[pick],
+        n_chance=n_chance[pick],
+        expected=expected[pick],
+        min_units=MIN_WITHIN_UNITS if sigma else MIN_ALPHA_UNITS,
+        min_chance=MIN_CHANCE_UNITS,
+        min_expected=NO_VARIATION,
+    )
     note = whole_population_notes(tables, note)
     value = np.where(note == "", value[pick], np.nan)
     upper = np.triu(np.ones((A, A), dtype=bool), k=1)
     square = {}
-    for name, v in (("agreement", value), ("n_units", n_units[pick]),
-                    ("n_chance", n_chance[pick]), ("note", note)):
+    for name, v in (
+        ("agreement", value),
+        ("n_units", n_units[pick]),
+        ("n_chance", n_chance[pick]),
+        ("note", note),
+    ):
         m = v.reshape(A, A)
         square[name] = np.where(upper, m, m.T)
     square["agreement"][np.diag_indices(A)] = np.nan
@@ -228,16 +261,30 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
     order = name_order(corpus.annotators)[1:] - 1
     square = {k: v[order][:, order] for k, v in square.items()}
     names = [str(x) for x in np.asarray(corpus.annotators, dtype=object)[order]]
-    attrs = {"component": component, "measure": MEASURES[component], "label": str(label),
-             **tables.params, "iaa_frames_version": package_version()}
-    return with_threshold(build_pairwise(square, annotators=names, attrs=attrs),
-                          tables.params["match_threshold"])
+    attrs = {
+        "component": component,
+        "measure": MEASURES[component],
+        "label": str(label),
+        **tables.params,
+        "iaa_frames_version": package_version(),
+    }
+    return with_threshold(
+        build_pairwise(square, annotators=names, attrs=attrs), tables.params["match_threshold"]
+    )
 
 
-def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = ALL,
-             distance=DEFAULTS.distance, match_threshold=DEFAULTS.match_threshold,
-             n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
-             progress: bool | None = DEFAULTS.progress):
+def pairwise(
+    df: pd.DataFrame,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    distance=DEFAULTS.distance,
+    match_threshold=DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
     """Annotator x annotator agreement of one component.
 
     Cell (a, b) keeps only the within and chance rows of annotators a and b (for
@@ -276,10 +323,25 @@ def pairwise(df: pd.DataFrame, *, component: str = "localization", label: str = 
     check_progress(progress)
     taus, scalar = check_thresholds(match_threshold)
     if scalar:
-        tables = pair_tables(df, distance=distance, match_threshold=taus[0],
-                             n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+        tables = pair_tables(
+            df,
+            distance=distance,
+            match_threshold=taus[0],
+            n_chance=n_chance,
+            overall=overall,
+            seed=seed,
+            progress=progress,
+        )
         return pairwise_from_tables(tables, component=component, label=label)
-    every = iter_pair_tables(df, thresholds=taus, distance=distance, n_chance=n_chance,
-                             overall=overall, seed=seed, progress=progress)
-    return concat_thresholds([pairwise_from_tables(t, component=component, label=label)
-                              for t in every])
+    every = iter_pair_tables(
+        df,
+        thresholds=taus,
+        distance=distance,
+        n_chance=n_chance,
+        overall=overall,
+        seed=seed,
+        progress=progress,
+    )
+    return concat_thresholds(
+        [pairwise_from_tables(t, component=component, label=label) for t in every]
+    )

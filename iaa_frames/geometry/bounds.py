@@ -103,8 +103,9 @@ def mask_iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
     def centres(lo, hi, n):  # pixel centres c + 0.5 in [lo * n, hi * n]
         return np.maximum(np.floor(hi * n - 0.5) - np.ceil(lo * n - 0.5) + 1, 0)
 
-    shared = (centres(np.maximum(ba[:, 0], bb[:, 0]), np.minimum(ba[:, 2], bb[:, 2]), W)
-              * centres(np.maximum(ba[:, 1], bb[:, 1]), np.minimum(ba[:, 3], bb[:, 3]), H))
+    shared = centres(np.maximum(ba[:, 0], bb[:, 0]), np.minimum(ba[:, 2], bb[:, 2]), W) * centres(
+        np.maximum(ba[:, 1], bb[:, 1]), np.minimum(ba[:, 3], bb[:, 3]), H
+    )
 
     def pixels(s):  # (fewest, most) pixels the mask of each shape can have
         lx, ly, rings = s.outline()

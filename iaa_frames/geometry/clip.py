@@ -82,16 +82,25 @@ class RingEdges:
         start, end = xy[:-1][same], xy[1:][same]
         offset = np.zeros(len(geoms) + 1, np.int64)
         np.cumsum(np.bincount(owner, minlength=len(geoms)), out=offset[1:])
-        return cls(start[:, 0].copy(), start[:, 1].copy(), end[:, 0].copy(),
-                   end[:, 1].copy(), offset)
+        return cls(
+            start[:, 0].copy(), start[:, 1].copy(), end[:, 0].copy(), end[:, 1].copy(), offset
+        )
 
 
 def _shoelace_of_clamped_edges(x0, y0, x1, y1, rect):
     """Twice the signed area swept by each edge once projected onto its rectangle."""
     lo_x, lo_y, hi_x, hi_y = rect.T
     out = x0 * y1 - x1 * y0  # right for edges inside their rectangle
-    cross = ~((x0 >= lo_x) & (x0 <= hi_x) & (x1 >= lo_x) & (x1 <= hi_x)
-              & (y0 >= lo_y) & (y0 <= hi_y) & (y1 >= lo_y) & (y1 <= hi_y))
+    cross = ~(
+        (x0 >= lo_x)
+        & (x0 <= hi_x)
+        & (x1 >= lo_x)
+        & (x1 <= hi_x)
+        & (y0 >= lo_y)
+        & (y0 <= hi_y)
+        & (y1 >= lo_y)
+        & (y1 <= hi_y)
+    )
     if not cross.any():
         return out
     x0, y0, x1, y1 = x0[cross], y0[cross], x1[cross], y1[cross]
@@ -140,14 +149,16 @@ def clipped_areas(edges: RingEdges, shape, rect) -> np.ndarray:
     n_edges = edges.offset[shape + 1] - edges.offset[shape]
     out = np.zeros(len(shape))
     cum = np.cumsum(n_edges)
-    cuts = np.searchsorted(cum, np.arange(CHUNK_EDGES, cum[-1] if len(cum) else 0,
-                                          CHUNK_EDGES), side="right")
+    cuts = np.searchsorted(
+        cum, np.arange(CHUNK_EDGES, cum[-1] if len(cum) else 0, CHUNK_EDGES), side="right"
+    )
     for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(shape)], strict=True):
         n = n_edges[lo:hi]
         query = np.repeat(np.arange(lo, hi), n)
         first = np.repeat(edges.offset[shape[lo:hi]] - np.cumsum(n) + n, n)
         edge = first + np.arange(len(query))
-        twice = _shoelace_of_clamped_edges(edges.x0[edge], edges.y0[edge], edges.x1[edge],
-                                           edges.y1[edge], rect[query])
+        twice = _shoelace_of_clamped_edges(
+            edges.x0[edge], edges.y0[edge], edges.x1[edge], edges.y1[edge], rect[query]
+        )
         out[lo:hi] = np.bincount(query - lo, weights=twice, minlength=hi - lo) / 2
     return out

@@ -53,11 +53,13 @@ def hull_terms(a: Shapes, b: Shapes, rows: np.ndarray, union: np.ndarray):
     hull_a, area_ha = a.hulls(rows)
     hull_b, area_hb = b.hulls(rows)
     n = len(rows)
-    both = shapely.geometrycollections(np.column_stack([hull_a, hull_b]).ravel(),
-                                       indices=np.repeat(np.arange(n), 2))
+    both = shapely.geometrycollections(
+        np.column_stack([hull_a, hull_b]).ravel(), indices=np.repeat(np.arange(n), 2)
+    )
     enclosing = shapely.area(shapely.convex_hull(both))
     convex = np.isclose(area_ha, areas(a.take(rows)), rtol=1e-12, atol=0) & np.isclose(
-        area_hb, areas(b.take(rows)), rtol=1e-12, atol=0)
+        area_hb, areas(b.take(rows)), rtol=1e-12, atol=0
+    )
     hull_union = np.asarray(union, dtype=np.float64).copy()
     nc = np.flatnonzero(~convex)
     if nc.size:
@@ -108,8 +110,7 @@ def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.nda
     if known_iou is None:
         value, union, masked = iou_union(a, b)
         if masked.size:
-            union[masked] = ((areas(a.take(masked)) + areas(b.take(masked)))
-                             / (1.0 + value[masked]))
+            union[masked] = (areas(a.take(masked)) + areas(b.take(masked))) / (1.0 + value[masked])
     else:
         value = np.array(known_iou, dtype=np.float64)
         union = (areas(a) + areas(b)) / (1.0 + value)

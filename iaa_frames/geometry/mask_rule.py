@@ -43,8 +43,7 @@ import numpy as np
 from .raster import intersection_pixels
 from .shapes import Shapes, check_aligned
 
-__all__ = ["MASK_IOU_MIN_COORDINATES", "mask_pixels", "may_use_masks", "on_masks",
-           "uses_mask_iou"]
+__all__ = ["MASK_IOU_MIN_COORDINATES", "mask_pixels", "may_use_masks", "on_masks", "uses_mask_iou"]
 
 #: Pairs whose two shapes have more coordinates than this in all get the mask IoU rather
 #: than the exact overlay (see the module docstring). 500 is about where a shapely overlay

@@ -110,7 +110,9 @@ class Masks:
         """
         masks = np.asarray(masks)
         if masks.ndim != 3:
-            raise ParameterError(f"from_bitmasks needs an (n, height, width) array; got {masks.shape}")
+            raise ParameterError(
+                f"from_bitmasks needs an (n, height, width) array; got {masks.shape}"
+            )
         n, h, w = masks.shape
         flat = np.zeros((n, w * h + 2), dtype=np.int8)
         flat[:, 1:-1] = masks.astype(bool).transpose(0, 2, 1).reshape(n, w * h)
@@ -118,8 +120,13 @@ class Masks:
         rows_s, start = np.nonzero(step == 1)
         _, stop = np.nonzero(step == -1)
         offset = np.searchsorted(rows_s, np.arange(n + 1))
-        return cls(np.full(n, w, np.int64), np.full(n, h, np.int64), start.astype(np.int64),
-                   stop.astype(np.int64), offset.astype(np.int64))
+        return cls(
+            np.full(n, w, np.int64),
+            np.full(n, h, np.int64),
+            start.astype(np.int64),
+            stop.astype(np.int64),
+            offset.astype(np.int64),
+        )
 
     def to_coco_rle(self, i: int) -> dict:
         """Uncompressed COCO RLE of mask ``i`` (``pycocotools.mask.frPyObjects`` reads it).
@@ -134,8 +141,10 @@ class Masks:
         counts = np.diff(edges)
         if len(counts) > 1 and counts[-1] == 0:  # mask reaches the last pixel
             counts = counts[:-1]
-        return {"size": [int(self.height[i]), int(self.width[i])],
-                "counts": [int(c) for c in counts]}
+        return {
+            "size": [int(self.height[i]), int(self.width[i])],
+            "counts": [int(c) for c in counts],
+        }
 
     def to_bitmask(self, i: int) -> np.ndarray:
         """Mask ``i`` as an ``(height, width)`` boolean array."""
@@ -161,11 +170,13 @@ class Masks:
         if not parts:
             return Masks.empty()
         n_runs = np.concatenate([p.n_runs for p in parts])
-        return Masks(np.concatenate([p.width for p in parts]),
-                     np.concatenate([p.height for p in parts]),
-                     np.concatenate([p.start for p in parts]),
-                     np.concatenate([p.stop for p in parts]),
-                     np.concatenate([[0], np.cumsum(n_runs)]))
+        return Masks(
+            np.concatenate([p.width for p in parts]),
+            np.concatenate([p.height for p in parts]),
+            np.concatenate([p.start for p in parts]),
+            np.concatenate([p.stop for p in parts]),
+            np.concatenate([[0], np.cumsum(n_runs)]),
+        )
 
 
 def _ranges(lo: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -221,7 +232,9 @@ def rasterize(geometries, width, height, *, normalized: bool = False) -> Masks:
     except ValueError as err:
         if isinstance(err, ParameterError):
             raise
-        raise ParameterError(f"rasterize: width and height must have one value per shape ({n})") from None
+        raise ParameterError(
+            f"rasterize: width and height must have one value per shape ({n})"
+        ) from None
     if n == 0:
         return Masks.empty()
     xy, vertex_ring, owner = ring_vertices(geoms)

@@ -66,8 +66,11 @@ class ShapeCache:
     def geometry(self, rows: np.ndarray) -> np.ndarray:
         """The polygon of each row, or the polygon of its box."""
         out = np.empty(len(rows), dtype=object)
-        poly = (shapely.is_geometry(self.polygons[rows]) if self.polygons is not None
-                else np.zeros(len(rows), bool))
+        poly = (
+            shapely.is_geometry(self.polygons[rows])
+            if self.polygons is not None
+            else np.zeros(len(rows), bool)
+        )
         if poly.any():
             out[poly] = self.polygons[rows[poly]]
         b = self.boxes[rows[~poly]]
@@ -120,8 +123,11 @@ class ShapeCache:
         """The oriented ring edges of every polygon (none for plain boxes)."""
         with self.lock:
             if self._edges is None:
-                polygons = (self.polygons if self.polygons is not None
-                            else np.full(len(self.boxes), None, dtype=object))
+                polygons = (
+                    self.polygons
+                    if self.polygons is not None
+                    else np.full(len(self.boxes), None, dtype=object)
+                )
                 self._edges = RingEdges.from_geometries(polygons)
             return self._edges
 

@@ -250,8 +250,12 @@ class Shapes:
         size = None if self.image_size is None else self.image_size[indices]
         # rows of a validated container need no validation again
         out = object.__new__(Shapes)
-        for name, value in (("boxes", self.boxes[indices]), ("polygons", polygons),
-                            ("image_size", size), ("_rows", None)):
+        for name, value in (
+            ("boxes", self.boxes[indices]),
+            ("polygons", polygons),
+            ("image_size", size),
+            ("_rows", None),
+        ):
             object.__setattr__(out, name, value)
         object.__setattr__(out, "_cache", ShapeCache(out.boxes, out.polygons))
         if self.polygons is not None:
@@ -406,7 +410,7 @@ class Shapes:
         ra, rb = self._cache_rows()[rows], other._cache_rows()[rows]
         if self._cache is other._cache:
             block, pos = self._cache.masks_on(width, height, np.concatenate([ra, rb]))
-            return block, pos[:len(rows)], pos[len(rows):]
+            return block, pos[: len(rows)], pos[len(rows) :]
         block_a, pa = self._cache.masks_on(width, height, ra)
         block_b, pb = other._cache.masks_on(width, height, rb)
         return Masks.concat([block_a, block_b]), pa, pb + len(block_a)

@@ -163,17 +163,48 @@ class FrameBuilder:
                 col.append(v)
         return n
 
-    def add_box(self, item, annotator, label, x0, y0, x1, y1, *, object_id=None, width=math.nan,
-                height=math.nan, file_idx=0, entry=None, extras=None) -> int:
-        row = self._row(BOX, item, annotator, label, object_id, width, height, file_idx, entry, extras)
+    def add_box(
+        self,
+        item,
+        annotator,
+        label,
+        x0,
+        y0,
+        x1,
+        y1,
+        *,
+        object_id=None,
+        width=math.nan,
+        height=math.nan,
+        file_idx=0,
+        entry=None,
+        extras=None,
+    ) -> int:
+        row = self._row(
+            BOX, item, annotator, label, object_id, width, height, file_idx, entry, extras
+        )
         self.box.extend((x0, y0, x1, y1))
         return row
 
-    def add_polygon(self, item, annotator, label, parts, *, object_id=None, width=math.nan,
-                    height=math.nan, file_idx=0, entry=None, extras=None) -> int:
+    def add_polygon(
+        self,
+        item,
+        annotator,
+        label,
+        parts,
+        *,
+        object_id=None,
+        width=math.nan,
+        height=math.nan,
+        file_idx=0,
+        entry=None,
+        extras=None,
+    ) -> int:
         """``parts``: a list of parts, each a list of rings (shell first, then holes), each
         ring a flat [x1, y1, x2, y2, ...] list of at least 3 points."""
-        row = self._row(POLYGON, item, annotator, label, object_id, width, height, file_idx, entry, extras)
+        row = self._row(
+            POLYGON, item, annotator, label, object_id, width, height, file_idx, entry, extras
+        )
         self.box.extend((math.nan, math.nan, math.nan, math.nan))
         for rings in parts:
             part = len(self.part_row)
@@ -184,9 +215,23 @@ class FrameBuilder:
                 self.ring_part.append(part)
         return row
 
-    def add_geometry(self, item, annotator, label, geometry, *, object_id=None, width=math.nan,
-                     height=math.nan, file_idx=0, entry=None, extras=None) -> int:
-        row = self._row(POLYGON, item, annotator, label, object_id, width, height, file_idx, entry, extras)
+    def add_geometry(
+        self,
+        item,
+        annotator,
+        label,
+        geometry,
+        *,
+        object_id=None,
+        width=math.nan,
+        height=math.nan,
+        file_idx=0,
+        entry=None,
+        extras=None,
+    ) -> int:
+        row = self._row(
+            POLYGON, item, annotator, label, object_id, width, height, file_idx, entry, extras
+        )
         self.box.extend((math.nan, math.nan, math.nan, math.nan))
         self.geoms[row] = geometry
         return row
@@ -201,21 +246,32 @@ class FrameBuilder:
     def drop(self, path, entry, reason, detail=None, *, item=None, annotator=None, record=None):
         """Record a skipped input record; it is reported, counted (per ``reason``, a short
         code) and retrievable (``detail`` explains, ``record`` holds the input as JSON)."""
-        self.dropped.append({"file": str(path), "entry": entry, "item": item,
-                             "annotator": annotator, "reason": reason,
-                             "detail": detail if detail is not None else reason,
-                             "record": None if record is None else record_text(record)})
+        self.dropped.append(
+            {
+                "file": str(path),
+                "entry": entry,
+                "item": item,
+                "annotator": annotator,
+                "reason": reason,
+                "detail": detail if detail is not None else reason,
+                "record": None if record is None else record_text(record),
+            }
+        )
 
-    def entry_failed(self, exc: ReaderError, path, entry, *, item=None, annotator=None,
-                     record=None) -> None:
+    def entry_failed(
+        self, exc: ReaderError, path, entry, *, item=None, annotator=None, record=None
+    ) -> None:
         """An entry could not be read: re-raise ``exc`` (``on_invalid="raise"``) or record
         the entry as dropped with the error's message (``on_invalid="drop"``)."""
         if not self.dropping or getattr(exc, "fatal", False):
             raise exc
-        self.drop(path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator,
-                  record=record)
+        self.drop(
+            path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator, record=record
+        )
 
-    def void(self, row: int, exc: ReaderError, path, entry, record=None, *, cover: bool = True) -> None:
+    def void(
+        self, row: int, exc: ReaderError, path, entry, record=None, *, cover: bool = True
+    ) -> None:
         """Remove a row already added whose entry turned out unusable (a category id not
         defined, ...): re-raise ``exc``, or drop the row, keeping its annotator's coverage
         of the item."""
@@ -224,10 +280,17 @@ class FrameBuilder:
         self.voided.add(row)
         item, annotator = self.item[row], self.annotator[row]
         if cover:
-            self.cover(item, annotator, width=self.width[row], height=self.height[row],
-                       file_idx=self.file_idx[row], entry=entry)
-        self.drop(path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator,
-                  record=record)
+            self.cover(
+                item,
+                annotator,
+                width=self.width[row],
+                height=self.height[row],
+                file_idx=self.file_idx[row],
+                entry=entry,
+            )
+        self.drop(
+            path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator, record=record
+        )
 
     # --- assembly ------------------------------------------------------------------------
     def geometry_column(self, n: int, batch: int = 20_000) -> np.ndarray:
@@ -246,8 +309,10 @@ class FrameBuilder:
                 p1 = min(p0 + batch, n_parts)
                 r0, r1 = part_first_ring[p0], part_first_ring[p1]
                 lens = ring_len[r0:r1]
-                rings = shapely.linearrings(coords[ring_start[r0]:ring_start[r1]],
-                                            indices=np.repeat(np.arange(r1 - r0), lens))
+                rings = shapely.linearrings(
+                    coords[ring_start[r0] : ring_start[r1]],
+                    indices=np.repeat(np.arange(r1 - r0), lens),
+                )
                 polys[p0:p1] = shapely.polygons(rings, indices=ring_part[r0:r1] - p0)
                 del rings
             del coords
@@ -270,8 +335,15 @@ class FrameBuilder:
         if not self.covered:
             return
         if self.n:
-            have = {(i, a) for r, (i, a) in enumerate(zip(self.item, self.annotator, strict=True))
-                    if r not in self.voided} if self.voided else set(zip(self.item, self.annotator, strict=True))
+            have = (
+                {
+                    (i, a)
+                    for r, (i, a) in enumerate(zip(self.item, self.annotator, strict=True))
+                    if r not in self.voided
+                }
+                if self.voided
+                else set(zip(self.item, self.annotator, strict=True))
+            )
         else:
             have = set()
         for (item, ann), (w, h, f, e) in self.covered.items():
@@ -282,7 +354,11 @@ class FrameBuilder:
     def build(self) -> pd.DataFrame:
         self._coverage_rows()
         n = self.n
-        box = np.frombuffer(self.box, dtype="float64").reshape(-1, 4).copy() if n else np.empty((0, 4))
+        box = (
+            np.frombuffer(self.box, dtype="float64").reshape(-1, 4).copy()
+            if n
+            else np.empty((0, 4))
+        )
         geometry = self.geometry_column(n)
         has_geom = ~np.equal(geometry, None)
         if has_geom.any():
@@ -294,7 +370,10 @@ class FrameBuilder:
             "annotator": pd.array(self.annotator, dtype="str"),
             "label": pd.array(self.label, dtype="str"),
             "object_id": object_id,
-            "x0": box[:, 0], "y0": box[:, 1], "x1": box[:, 2], "y1": box[:, 3],
+            "x0": box[:, 0],
+            "y0": box[:, 1],
+            "x1": box[:, 2],
+            "y1": box[:, 3],
             "geometry": geometry,
             "width": np.frombuffer(self.width, dtype="float64") if n else np.empty(0),
             "height": np.frombuffer(self.height, dtype="float64") if n else np.empty(0),
@@ -355,18 +434,31 @@ def _tidy_extra(values: list):
     """An extra column: numeric when every present value is a number, else object."""
     present = [v for v in values if v is not None]
     if present and all(isinstance(v, bool) for v in present):
-        return pd.array(values, dtype="boolean") if len(present) < len(values) else np.array(values, dtype=bool)
+        return (
+            pd.array(values, dtype="boolean")
+            if len(present) < len(values)
+            else np.array(values, dtype=bool)
+        )
     if present and all(is_number(v) for v in present):
         if all(isinstance(v, int) for v in present):
-            return pd.array(values, dtype="Int64") if len(present) < len(values) else np.array(values, dtype="int64")
+            return (
+                pd.array(values, dtype="Int64")
+                if len(present) < len(values)
+                else np.array(values, dtype="int64")
+            )
         return np.array([math.nan if v is None else v for v in values], dtype="float64")
     if present and all(isinstance(v, str) for v in present):
         return pd.array(values, dtype="str")
     return np.array(values + [None], dtype=object)[:-1]
 
 
-def finish(builder: FrameBuilder, *, on_invalid: str = "raise", return_dropped: bool = False,
-           stacklevel: int = 3):
+def finish(
+    builder: FrameBuilder,
+    *,
+    on_invalid: str = "raise",
+    return_dropped: bool = False,
+    stacklevel: int = 3,
+):
     """Assemble, validate and report: the last step of every reader."""
     if on_invalid not in ("raise", "drop"):
         raise ParameterError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}")
@@ -384,28 +476,47 @@ def finish(builder: FrameBuilder, *, on_invalid: str = "raise", return_dropped: 
             more = f"\n... and {len(bad) - 5} more" if len(bad) > 5 else ""
             summary = ", ".join(f"{k}: {v}" for k, v in res.counts.items())
             raise ReaderError(
-                f"{len(bad)} unusable annotation(s) ({summary}):\n" + "\n".join(lines) + more
+                f"{len(bad)} unusable annotation(s) ({summary}):\n"
+                + "\n".join(lines)
+                + more
                 + "\nPass on_invalid='drop' to drop them with a warning."
             )
         for pos, reason in zip(bad, res.dropped["reason"].to_numpy(), strict=True):
             path, entry = builder.describe(int(pos))
-            builder.drop(path, entry, reason, INVALID_REASONS.get(reason, reason),
-                         item=df["item"].iat[pos], annotator=df["annotator"].iat[pos])
+            builder.drop(
+                path,
+                entry,
+                reason,
+                INVALID_REASONS.get(reason, reason),
+                item=df["item"].iat[pos],
+                annotator=df["annotator"].iat[pos],
+            )
     frame = res.frame.reset_index(drop=True)
-    dropped = pd.DataFrame(builder.dropped, columns=["file", "entry", "item", "annotator", "reason", "detail", "record"])
+    dropped = pd.DataFrame(
+        builder.dropped,
+        columns=["file", "entry", "item", "annotator", "reason", "detail", "record"],
+    )
     counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
     frame.attrs = {**frame.attrs, "iaa_reader": builder.fmt, "iaa_reader_dropped": counts}
     if res.repaired:
-        warnings.warn(RepairedGeometryWarning(
-            f"{builder.fmt}: repaired {res.repaired} invalid polygon(s) with shapely.make_valid"),
-            stacklevel=stacklevel)
+        warnings.warn(
+            RepairedGeometryWarning(
+                f"{builder.fmt}: repaired {res.repaired} invalid polygon(s) with shapely.make_valid"
+            ),
+            stacklevel=stacklevel,
+        )
     if return_dropped:
         return frame, dropped
     if len(dropped):
         summary = ", ".join(f"{k}: {v}" for k, v in counts.items())
-        warnings.warn(DroppedRowsWarning(
-            f"{builder.fmt}: skipped or changed {len(dropped)} record(s) ({summary}); the warning's "
-            ".dropped attribute holds them (file, entry, reason, record), or pass "
-            "return_dropped=True",
-            counts=counts, dropped=dropped), stacklevel=stacklevel)
+        warnings.warn(
+            DroppedRowsWarning(
+                f"{builder.fmt}: skipped or changed {len(dropped)} record(s) ({summary}); the warning's "
+                ".dropped attribute holds them (file, entry, reason, record), or pass "
+                "return_dropped=True",
+                counts=counts,
+                dropped=dropped,
+            ),
+            stacklevel=stacklevel,
+        )
     return frame

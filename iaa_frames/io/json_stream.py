@@ -69,7 +69,9 @@ class JSONStream:
         try:
             data = self._fh.read(n)
         except UnicodeDecodeError as exc:
-            raise reader_error(self.path, None, f"not UTF-8 text ({exc.reason} at byte {exc.start} of a chunk)") from None
+            raise reader_error(
+                self.path, None, f"not UTF-8 text ({exc.reason} at byte {exc.start} of a chunk)"
+            ) from None
         if not data:
             self.eof = True
         self.buf += data
@@ -104,7 +106,11 @@ class JSONStream:
             raise reader_error(self.path, entry, "truncated JSON: the file ends early")
         if c not in chars:
             want = " or ".join(repr(x) for x in chars)
-            raise reader_error(self.path, entry, f"invalid JSON at {self._where(self.pos)}: expected {want}, found {c!r}")
+            raise reader_error(
+                self.path,
+                entry,
+                f"invalid JSON at {self._where(self.pos)}: expected {want}, found {c!r}",
+            )
         self.pos += 1
         return c
 
@@ -122,8 +128,14 @@ class JSONStream:
                     grow *= 2
                     continue
                 if self.eof and near_end:
-                    raise reader_error(self.path, entry, f"truncated JSON: the file ends inside this entry ({exc.msg})") from None
-                raise reader_error(self.path, entry, f"invalid JSON at {self._where(exc.pos)}: {exc.msg}") from None
+                    raise reader_error(
+                        self.path,
+                        entry,
+                        f"truncated JSON: the file ends inside this entry ({exc.msg})",
+                    ) from None
+                raise reader_error(
+                    self.path, entry, f"invalid JSON at {self._where(exc.pos)}: {exc.msg}"
+                ) from None
             except RecursionError:
                 raise reader_error(self.path, entry, "JSON nested too deeply") from None
             if not self.eof and end > len(self.buf) - 32:
@@ -151,9 +163,17 @@ class JSONStream:
                 self.top = "object"
                 yield from self._object()
             else:
-                raise reader_error(self.path, None, f"not a JSON object or array: starts with {first!r} at {self._where(self.pos)}")
+                raise reader_error(
+                    self.path,
+                    None,
+                    f"not a JSON object or array: starts with {first!r} at {self._where(self.pos)}",
+                )
             if self._peek() != "":
-                raise reader_error(self.path, None, f"invalid JSON: extra data after the end of the document at {self._where(self.pos)}")
+                raise reader_error(
+                    self.path,
+                    None,
+                    f"invalid JSON: extra data after the end of the document at {self._where(self.pos)}",
+                )
         finally:
             self._fh.close()
 

@@ -61,9 +61,16 @@ def mask_to_geometry(mask: np.ndarray):
 
 def _rle_size(path, entry, seg):
     size = seg.get("size")
-    if (not isinstance(size, list) or len(size) != 2
-            or not all(type(v) is int and v > 0 for v in size)):
-        raise reader_error(path, entry, f"segmentation.size must be [height, width] (positive integers), got {size!r}")
+    if (
+        not isinstance(size, list)
+        or len(size) != 2
+        or not all(type(v) is int and v > 0 for v in size)
+    ):
+        raise reader_error(
+            path,
+            entry,
+            f"segmentation.size must be [height, width] (positive integers), got {size!r}",
+        )
     return size
 
 
@@ -81,14 +88,22 @@ def rle_geometry(path, entry, seg):
         if not all(type(v) is int and v >= 0 for v in counts):
             raise reader_error(path, entry, "segmentation.counts must hold non-negative integers")
         if sum(counts) != h * w:
-            raise reader_error(path, entry, f"segmentation.counts adds up to {sum(counts)} pixels, "
-                               f"not height x width = {h * w}")
+            raise reader_error(
+                path,
+                entry,
+                f"segmentation.counts adds up to {sum(counts)} pixels, "
+                f"not height x width = {h * w}",
+            )
         rle = mask_utils.frPyObjects(seg, h, w)
     elif isinstance(counts, str):
         rle = {"size": [h, w], "counts": counts}
     else:
-        raise reader_error(path, entry, f"segmentation.counts must be a string (compressed RLE) or "
-                           f"a list of run lengths, got {type(counts).__name__}")
+        raise reader_error(
+            path,
+            entry,
+            f"segmentation.counts must be a string (compressed RLE) or "
+            f"a list of run lengths, got {type(counts).__name__}",
+        )
     try:
         with warnings.catch_warnings():
             # pycocotools' Cython code trips numpy 2's __array__(copy=) deprecation

@@ -63,7 +63,9 @@ def annotator_dirs(dir_per_annotator, fmt: str) -> list[tuple[str, Path]]:
         out = []
         for ann, d in dir_per_annotator.items():
             if not isinstance(ann, str) or not ann:
-                raise ParameterError(f"{fmt}: annotator names must be non-empty strings, got {ann!r}")
+                raise ParameterError(
+                    f"{fmt}: annotator names must be non-empty strings, got {ann!r}"
+                )
             out.append((ann, check_dir(d)))
         return out
     parent = check_dir(dir_per_annotator)
@@ -79,12 +81,16 @@ def files_and_annotators(path_or_paths, annotator, *, reader: str):
     """
     if isinstance(path_or_paths, Mapping):
         if annotator is not None:
-            raise ParameterError("pass annotator names either as mapping keys or as annotator=, not both")
+            raise ParameterError(
+                "pass annotator names either as mapping keys or as annotator=, not both"
+            )
         if not path_or_paths:
             raise ParameterError(f"{reader}: the mapping of annotators to files is empty")
         for ann in path_or_paths:
             if not isinstance(ann, str) or not ann:
-                raise ParameterError(f"{reader}: annotator names must be non-empty strings, got {ann!r}")
+                raise ParameterError(
+                    f"{reader}: annotator names must be non-empty strings, got {ann!r}"
+                )
         return [(check_file(p), ann) for ann, p in path_or_paths.items()]
     if isinstance(path_or_paths, (str, os.PathLike)):
         if annotator is not None and not isinstance(annotator, str):
@@ -96,7 +102,9 @@ def files_and_annotators(path_or_paths, annotator, *, reader: str):
     if annotator is None:
         names = [None] * len(paths)
     elif isinstance(annotator, str):
-        names = [annotator] * len(paths)  # one annotator for every file (several jobs of one person)
+        names = [annotator] * len(
+            paths
+        )  # one annotator for every file (several jobs of one person)
     else:
         names = list(annotator)
         if len(names) != len(paths):

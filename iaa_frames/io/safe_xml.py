@@ -22,8 +22,12 @@ __all__ = ["iterparse_xml", "parse_xml"]
 
 def _xml_error(path, exc) -> ReaderError:
     if isinstance(exc, DefusedXmlException):
-        return reader_error(path, None, f"unsafe XML refused ({type(exc).__name__}: {exc}); "
-                            "entity declarations and external references are not allowed")
+        return reader_error(
+            path,
+            None,
+            f"unsafe XML refused ({type(exc).__name__}: {exc}); "
+            "entity declarations and external references are not allowed",
+        )
     pos = getattr(exc, "position", None)
     where = f" at line {pos[0]}, column {pos[1] + 1}" if pos else ""
     msg = str(exc)
@@ -35,7 +39,9 @@ def _xml_error(path, exc) -> ReaderError:
 def parse_xml(path: Path):
     """Parse an XML file safely with :mod:`defusedxml` and return the root element."""
     try:
-        return parse(str(path), forbid_dtd=False, forbid_entities=True, forbid_external=True).getroot()
+        return parse(
+            str(path), forbid_dtd=False, forbid_entities=True, forbid_external=True
+        ).getroot()
     except (ET.ParseError, DefusedXmlException, ValueError) as exc:
         raise _xml_error(path, exc) from None
     except OSError as exc:
@@ -45,7 +51,8 @@ def parse_xml(path: Path):
 def iterparse_xml(path: Path, events=("start", "end")):
     """Safe incremental XML parsing (:func:`defusedxml.ElementTree.iterparse`)."""
     try:
-        yield from iterparse(str(path), events=events, forbid_dtd=False,
-                             forbid_entities=True, forbid_external=True)
+        yield from iterparse(
+            str(path), events=events, forbid_dtd=False, forbid_entities=True, forbid_external=True
+        )
     except (ET.ParseError, DefusedXmlException, ValueError) as exc:
         raise _xml_error(path, exc) from None

@@ -69,16 +69,19 @@ def read_table(path, *, fmt: str | None = None, on_invalid: str = "raise") -> pd
         raise ParameterError(f"fmt must be 'csv' or 'parquet', got {fmt!r}")
     if fmt == "parquet":
         if importlib.util.find_spec("pyarrow") is None:
-            raise ReaderError("reading parquet needs the pyarrow package, which is not "
-                              "installed (pip install pyarrow); or read the table as CSV "
-                              "(fmt='csv', --format csv)")
+            raise ReaderError(
+                "reading parquet needs the pyarrow package, which is not "
+                "installed (pip install pyarrow); or read the table as CSV "
+                "(fmt='csv', --format csv)"
+            )
         df = pd.read_parquet(path)
     else:
         try:
             df = pd.read_csv(path)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise ReaderError(f"{path}: not a readable CSV file ({' '.join(str(exc).split())})"
-                              ) from None
+            raise ReaderError(
+                f"{path}: not a readable CSV file ({' '.join(str(exc).split())})"
+            ) from None
     if "geometry" in df.columns:
         g = df["geometry"]
         present = g.notna().to_numpy()

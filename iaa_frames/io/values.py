@@ -50,7 +50,9 @@ def size_value(path, entry, v, name) -> float:
 def flat_ring(path, entry, values, name) -> list:
     """Validate a flat [x1, y1, x2, y2, ...] list and drop an explicit closing point."""
     if not isinstance(values, list):
-        raise reader_error(path, entry, f"{name} must be a list of numbers, got {type(values).__name__}")
+        raise reader_error(
+            path, entry, f"{name} must be a list of numbers, got {type(values).__name__}"
+        )
     if len(values) % 2:
         raise reader_error(path, entry, f"{name} has an odd number of coordinates ({len(values)})")
     if not set(map(type, values)) <= _NUMBER_TYPES:

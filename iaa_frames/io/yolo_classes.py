@@ -54,13 +54,17 @@ def _yaml_names(path: Path, text: str) -> list[str]:
         rest = m.group(1).strip()
         if rest:
             if not (rest.startswith("[") and rest.endswith("]")):
-                raise reader_error(path, f"line {n + 1}", "names must be a list [a, b, ...], a block list "
-                                   "or a mapping 0: a; pass classes=[...] instead")
+                raise reader_error(
+                    path,
+                    f"line {n + 1}",
+                    "names must be a list [a, b, ...], a block list "
+                    "or a mapping 0: a; pass classes=[...] instead",
+                )
             items = re.findall(r"""\s*('[^']*'|"[^"]*"|[^,]+)\s*(?:,|$)""", rest[1:-1])
             return [_unquote(x) for x in items if _unquote(x)]
         names: dict[int, str] = {}
         block: list[str] = []
-        for k, sub in enumerate(lines[n + 1:], start=n + 2):
+        for k, sub in enumerate(lines[n + 1 :], start=n + 2):
             if not sub.strip():
                 continue
             if not sub[0].isspace() and not sub.lstrip().startswith("-"):
@@ -72,12 +76,20 @@ def _yaml_names(path: Path, text: str) -> list[str]:
                 key, _, val = s.partition(":")
                 names[int(key)] = _unquote(val)
             else:
-                raise reader_error(path, f"line {k}", f"cannot read {s!r} as a class name; pass classes=[...] instead")
+                raise reader_error(
+                    path,
+                    f"line {k}",
+                    f"cannot read {s!r} as a class name; pass classes=[...] instead",
+                )
         if block and names:
             raise reader_error(path, f"line {n + 1}", "names mixes a list and a mapping")
         if names:
             if sorted(names) != list(range(len(names))):
-                raise reader_error(path, f"line {n + 1}", f"names keys must be 0..{len(names) - 1}, got {sorted(names)}")
+                raise reader_error(
+                    path,
+                    f"line {n + 1}",
+                    f"names keys must be 0..{len(names) - 1}, got {sorted(names)}",
+                )
             return [names[i] for i in range(len(names))]
         if block:
             return block
@@ -132,4 +144,6 @@ def class_names(classes, dirs):
         if not all(isinstance(c, str) and c for c in names):
             raise ParameterError("classes must hold non-empty strings")
         return names
-    raise ParameterError(f"classes must be a list of names, a mapping, or a path, got {type(classes).__name__}")
+    raise ParameterError(
+        f"classes must be a list of names, a mapping, or a path, got {type(classes).__name__}"
+    )

@@ -17,8 +17,14 @@ from . import style
 __all__ = ["agreement", "forest", "forest_frame"]
 
 
-def forest_frame(result, *, components=None, label: str | None = None,
-                 annotator: str | None = None, top: int | None = 20) -> pd.DataFrame:
+def forest_frame(
+    result,
+    *,
+    components=None,
+    label: str | None = None,
+    annotator: str | None = None,
+    top: int | None = 20,
+) -> pd.DataFrame:
     """The numbers of the forest plot, in long form.
 
     Parameters
@@ -56,23 +62,29 @@ def forest_frame(result, *, components=None, label: str | None = None,
     views.check_dataset(result, ("agreement", "n_units"))
     comps = _components(result, components)
     if label is not None and annotator is not None:
-        raise ParameterError("give label= (rows are annotators) or annotator= (rows are "
-                             "labels), not both")
+        raise ParameterError(
+            "give label= (rows are annotators) or annotator= (rows are labels), not both"
+        )
     if label is not None:
         along, fixed_dim, fixed = "annotator", "label", label
     else:
         along, fixed_dim, fixed = "label", "annotator", ALL if annotator is None else annotator
     if fixed not in [str(v) for v in result[fixed_dim].values]:
-        raise ParameterError(f"unknown {fixed_dim} {fixed!r}; the result has "
-                             f"{[str(v) for v in result[fixed_dim].values]}")
+        raise ParameterError(
+            f"unknown {fixed_dim} {fixed!r}; the result has "
+            f"{[str(v) for v in result[fixed_dim].values]}"
+        )
     # support of the rows at the fixed coordinate (relabelled "(all)" for top_by_support)
     at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})
     rows, hidden = views.top_by_support(at_fixed, along, top)
     if along == "annotator":  # annotators in name order (their colors' order)
         rows = [ALL] + sorted(r for r in rows if r != ALL)
     sub = result.sel({"component": comps, along: rows, fixed_dim: fixed})
-    variables = [v for v in ("agreement", "ci_low", "ci_high", "raw_iou", "n_units", "note")
-                 if v in sub.data_vars]
+    variables = [
+        v
+        for v in ("agreement", "ci_low", "ci_high", "raw_iou", "n_units", "note")
+        if v in sub.data_vars
+    ]
     frame = sub[variables].to_dataframe().reset_index().rename(columns={along: "row"})
     for v in ("ci_low", "ci_high", "raw_iou"):
         if v not in frame:
@@ -80,18 +92,35 @@ def forest_frame(result, *, components=None, label: str | None = None,
     if "note" not in frame:
         frame["note"] = ""
     frame["measure"] = [views.measure_of(result, c) for c in frame["component"]]
-    frame = frame[["component", "measure", "row", "agreement", "ci_low", "ci_high",
-                   "raw_iou", "n_units", "note"]]
-    frame.attrs = {"rows": along, "fixed": fixed, "fixed_dim": fixed_dim,
-                   "n_hidden": hidden, "top": top}
+    frame = frame[
+        [
+            "component",
+            "measure",
+            "row",
+            "agreement",
+            "ci_low",
+            "ci_high",
+            "raw_iou",
+            "n_units",
+            "note",
+        ]
+    ]
+    frame.attrs = {
+        "rows": along,
+        "fixed": fixed,
+        "fixed_dim": fixed_dim,
+        "n_hidden": hidden,
+        "top": top,
+    }
     return frame
 
 
 def _components(result, components):
     available = [str(c) for c in result["component"].values]
     if components is None:
-        return [c for c in COMPONENTS if c in available] + \
-            [c for c in available if c not in COMPONENTS]
+        return [c for c in COMPONENTS if c in available] + [
+            c for c in available if c not in COMPONENTS
+        ]
     if isinstance(components, str):
         components = [components]
     unknown = [c for c in components if c not in available]
@@ -100,13 +129,22 @@ def _components(result, components):
     return list(components)
 
 
-_MIN_PANEL = 1.15   # inches: narrowest readable panel
-_RAW = "raw IoU"    # the extra panel
+_MIN_PANEL = 1.15  # inches: narrowest readable panel
+_RAW = "raw IoU"  # the extra panel
 
 
-def agreement(result, *, components=None, label: str | None = None,
-              annotator: str | None = None, top: int | None = 20, raw_iou: bool = True,
-              width: float | None = None, height: float | None = None, axes=None):
+def agreement(
+    result,
+    *,
+    components=None,
+    label: str | None = None,
+    annotator: str | None = None,
+    top: int | None = 20,
+    raw_iou: bool = True,
+    width: float | None = None,
+    height: float | None = None,
+    axes=None,
+):
     """Forest plot: agreement with bootstrap CIs, one panel per component.
 
     Each row (a label, or with ``label=`` an annotator) is a dot at its agreement (σ or
@@ -153,13 +191,15 @@ def agreement(result, *, components=None, label: str | None = None,
     >>> [ax.get_title() for ax in fig.axes]
     ['detection σ', 'localization σ', 'raw IoU']
     """
-    frame = forest_frame(result, components=components, label=label, annotator=annotator,
-                         top=top)
+    frame = forest_frame(result, components=components, label=label, annotator=annotator, top=top)
     comps = list(dict.fromkeys(frame["component"]))
     rows = list(dict.fromkeys(frame["row"]))
     panels = list(comps)
-    has_raw = raw_iou and "localization" in comps and bool(np.isfinite(
-        frame.loc[frame["component"] == "localization", "raw_iou"]).any())
+    has_raw = (
+        raw_iou
+        and "localization" in comps
+        and bool(np.isfinite(frame.loc[frame["component"] == "localization", "raw_iou"]).any())
+    )
     if has_raw:
         panels.insert(panels.index("localization") + 1, _RAW)
     with style.theme():
@@ -168,12 +208,12 @@ def agreement(result, *, components=None, label: str | None = None,
         else:
             axes = list(np.ravel(axes))
             if len(axes) != len(panels):
-                raise ParameterError(f"axes must hold {len(panels)} Axes (one per panel: "
-                                     f"{panels}); got {len(axes)}")
+                raise ParameterError(
+                    f"axes must hold {len(panels)} Axes (one per panel: {panels}); got {len(axes)}"
+                )
             fig = axes[0].figure
         y_of = {r: i for i, r in enumerate(rows)}
-        colors = style.annotator_colors(result) if frame.attrs["rows"] == "annotator" \
-            else None
+        colors = style.annotator_colors(result) if frame.attrs["rows"] == "annotator" else None
         for k, (ax, comp) in enumerate(zip(axes, panels)):
             if comp == _RAW:
                 _raw_panel(ax, frame[frame["component"] == "localization"], y_of)
@@ -184,17 +224,20 @@ def agreement(result, *, components=None, label: str | None = None,
             ax.set_yticks(range(len(rows)), rows)
             ax.set_ylim(len(rows) - 0.5, -0.5)
             first_in_row = k % _ncols(fig, axes) == 0 if axes is not None else k == 0
-            ax.tick_params(axis="y", labelleft=first_in_row, length=0 if not first_in_row
-                           else 3)
+            ax.tick_params(axis="y", labelleft=first_in_row, length=0 if not first_in_row else 3)
             if colors is not None and first_in_row:
                 for t in ax.get_yticklabels():
                     t.set_color(colors.get(t.get_text(), "black"))
-        fig.supxlabel(style.long_name(result["agreement"], "agreement")
-                      + " (0 = chance, 1 = perfect)", fontsize="medium")
+        fig.supxlabel(
+            style.long_name(result["agreement"], "agreement") + " (0 = chance, 1 = perfect)",
+            fontsize="medium",
+        )
         what = frame.attrs["rows"]
         if frame.attrs["fixed"] != ALL:
-            fig.suptitle(f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by "
-                         f"{what}", fontsize="medium")
+            fig.suptitle(
+                f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by {what}",
+                fontsize="medium",
+            )
         has_ci = bool((np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).any())
         _legend(fig, has_ci, width or style.WIDTH)
         style.note(fig, style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top))
@@ -233,11 +276,27 @@ def _panel(ax, sub, comp, y_of, colors=None):
     if has_ci.any():
         ax.hlines(y[has_ci], lo[has_ci], hi[has_ci], color=color, linewidth=1.4, gid="ci")
     ok = np.isfinite(x)
-    ax.plot(x[ok], y[ok], "o", color=color, markersize=4.5, gid="estimate",
-            markeredgecolor="white", markeredgewidth=0.5)
+    ax.plot(
+        x[ok],
+        y[ok],
+        "o",
+        color=color,
+        markersize=4.5,
+        gid="estimate",
+        markeredgecolor="white",
+        markeredgewidth=0.5,
+    )
     for yy in y[~ok]:
-        ax.text(0.04, yy, "n/a", transform=ax.get_yaxis_transform(), va="center",
-                fontsize="small", color=style.grey(), gid="undefined")
+        ax.text(
+            0.04,
+            yy,
+            "n/a",
+            transform=ax.get_yaxis_transform(),
+            va="center",
+            fontsize="small",
+            color=style.grey(),
+            gid="undefined",
+        )
     if 0 in y:  # separate "(all)" from the rest
         ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
     finite = np.concatenate([x[ok], lo[has_ci], hi[has_ci]])
@@ -252,11 +311,26 @@ def _raw_panel(ax, sub, y_of):
     y = np.array([y_of[r] for r in sub["row"]], dtype=float)
     r = sub["raw_iou"].to_numpy(dtype=float)
     fin = np.isfinite(r)
-    ax.plot(r[fin], y[fin], "D", markerfacecolor="none", markeredgecolor=style.grey(),
-            markersize=4, gid="raw_iou")
+    ax.plot(
+        r[fin],
+        y[fin],
+        "D",
+        markerfacecolor="none",
+        markeredgecolor=style.grey(),
+        markersize=4,
+        gid="raw_iou",
+    )
     for yy in y[~fin]:
-        ax.text(0.04, yy, "n/a", transform=ax.get_yaxis_transform(), va="center",
-                fontsize="small", color=style.grey(), gid="undefined")
+        ax.text(
+            0.04,
+            yy,
+            "n/a",
+            transform=ax.get_yaxis_transform(),
+            va="center",
+            fontsize="small",
+            color=style.grey(),
+            gid="undefined",
+        )
     if 0 in y:
         ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
     ax.set_xlim(-0.02, 1.04)
@@ -269,13 +343,22 @@ def _raw_panel(ax, sub, y_of):
 def _legend(fig, with_ci, width):
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], marker="o", linestyle="none", color="0.25", markersize=4.5,
-                      label="agreement")]
+    handles = [
+        Line2D(
+            [], [], marker="o", linestyle="none", color="0.25", markersize=4.5, label="agreement"
+        )
+    ]
     if with_ci:
         handles.append(Line2D([], [], color="0.25", linewidth=1.4, label="95% bootstrap CI"))
     handles.append(Line2D([], [], color=style.grey(), linestyle="--", label="chance (0)"))
-    return fig.legend(handles=handles, loc="outside upper center", ncols=len(handles),
-                      frameon=False, handlelength=1.6, columnspacing=1.0)
+    return fig.legend(
+        handles=handles,
+        loc="outside upper center",
+        ncols=len(handles),
+        frameon=False,
+        handlelength=1.6,
+        columnspacing=1.0,
+    )
 
 
 #: The forest plot under its descriptive name.

@@ -15,8 +15,9 @@ _DEFAULT = ("detection", "classification", "localization", "overall")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 
 
-def profile_frame(result, *, components=_DEFAULT, label: str = ALL,
-                  top: int | None = 10) -> pd.DataFrame:
+def profile_frame(
+    result, *, components=_DEFAULT, label: str = ALL, top: int | None = 10
+) -> pd.DataFrame:
     """The numbers of :func:`annotators`: one row per (annotator, component).
 
     Parameters
@@ -43,12 +44,20 @@ def profile_frame(result, *, components=_DEFAULT, label: str = ALL,
     >>> profile_frame(res)["annotator"].iloc[0]
     '(all)'
     """
-    return views.component_frame(result, components=components, along="annotator",
-                                  fixed_dim="label", fixed=label, top=top)
+    return views.component_frame(
+        result, components=components, along="annotator", fixed_dim="label", fixed=label, top=top
+    )
 
 
-def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None = 10,
-               width: float | None = None, ax=None):
+def annotators(
+    result,
+    *,
+    components=_DEFAULT,
+    label: str = ALL,
+    top: int | None = 10,
+    width: float | None = None,
+    ax=None,
+):
     """Each annotator's agreement profile across the components.
 
     One line per annotator over the components (x axis), with bootstrap CI whiskers, in
@@ -90,8 +99,10 @@ def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None
     others = sorted(a for a in names if a != ALL)
     names = ([ALL] if ALL in names else []) + others
     colors = style.annotator_colors(result)
-    markers = {a: _MARKERS[i % len(_MARKERS)] for i, a in
-               enumerate(sorted(colors)[1:] if ALL in colors else sorted(colors))}
+    markers = {
+        a: _MARKERS[i % len(_MARKERS)]
+        for i, a in enumerate(sorted(colors)[1:] if ALL in colors else sorted(colors))
+    }
     with style.theme():
         w = float(width) if width is not None else style.WIDTH
         ax = style.new_axes(ax, (w, 2.4 + 0.12 * len(others) / max(1, w / 3.5)))
@@ -101,37 +112,54 @@ def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None
             sub = frame[frame["annotator"] == name]
             x = np.arange(len(comps), dtype=float)
             if name == ALL:
-                look = dict(color=colors[ALL], linestyle="--", marker="_", markersize=12,
-                            linewidth=1.1, zorder=3, label="all annotators")
+                look = dict(
+                    color=colors[ALL],
+                    linestyle="--",
+                    marker="_",
+                    markersize=12,
+                    linewidth=1.1,
+                    zorder=3,
+                    label="all annotators",
+                )
             else:
                 j = others.index(name)
                 x = x + (j - (len(others) - 1) / 2) * (span / max(len(others), 1))
-                look = dict(color=colors[name], marker=markers.get(name, "o"),
-                            linewidth=1.1, markersize=4.5, label=name, alpha=0.95)
+                look = dict(
+                    color=colors[name],
+                    marker=markers.get(name, "o"),
+                    linewidth=1.1,
+                    markersize=4.5,
+                    label=name,
+                    alpha=0.95,
+                )
             y = sub["agreement"].to_numpy(dtype=float)
             ax.plot(x, y, gid=f"profile:{name}", **look)
             lo = sub["ci_low"].to_numpy(dtype=float)
             hi = sub["ci_high"].to_numpy(dtype=float)
             ci = np.isfinite(lo) & np.isfinite(hi)
             if ci.any():
-                ax.vlines(x[ci], lo[ci], hi[ci], color=look["color"], linewidth=0.9,
-                          alpha=0.8, gid=f"ci:{name}")
+                ax.vlines(
+                    x[ci],
+                    lo[ci],
+                    hi[ci],
+                    color=look["color"],
+                    linewidth=0.9,
+                    alpha=0.8,
+                    gid=f"ci:{name}",
+                )
         ticks = [f"{c}\n{views.symbol(views.measure_of(result, c))}" for c in comps]
         ax.set_xticks(range(len(comps)), ticks)
         ax.set_xlim(-0.5, len(comps) - 0.5)
         values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
         values = values[np.isfinite(values)]
         bottom = min(0.0, float(values.min())) if values.size else 0.0
-        ax.set_ylim(bottom - 0.05,
-                    max(1.0, float(values.max()) if values.size else 1.0) + 0.03)
+        ax.set_ylim(bottom - 0.05, max(1.0, float(values.max()) if values.size else 1.0) + 0.03)
         ax.grid(axis="y", color="0.92")
         ax.set_ylabel(style.long_name(result["agreement"], "agreement"))
         title = "annotator profiles"
         if label != ALL:
             title += f" (label {label})"
         ax.set_title(title)
-        legend = style.legend_below(ax, min_width=0.95,
-                                     handlelength=1.6, columnspacing=1.0)
-        style.note(ax, style.hidden_note(frame.attrs["n_hidden"], "annotators", top),
-                    below=legend)
+        legend = style.legend_below(ax, min_width=0.95, handlelength=1.6, columnspacing=1.0)
+        style.note(ax, style.hidden_note(frame.attrs["n_hidden"], "annotators", top), below=legend)
     return ax

@@ -41,20 +41,40 @@ def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors):
         if len(v) == 0:
             continue
         if kind == "hist" or len(np.unique(v)) < 2:
-            ax_d.hist(v, bins=bins, density=True, histtype="stepfilled", alpha=0.35,
-                      color=colors[sample], edgecolor=colors[sample], linewidth=1.0,
-                      gid=f"dist_{sample}")
+            ax_d.hist(
+                v,
+                bins=bins,
+                density=True,
+                histtype="stepfilled",
+                alpha=0.35,
+                color=colors[sample],
+                edgecolor=colors[sample],
+                linewidth=1.0,
+                gid=f"dist_{sample}",
+            )
         else:
             import seaborn as sns
 
-            sns.kdeplot(x=v, ax=ax_d, color=colors[sample], fill=True, alpha=0.3,
-                        clip=(bins[0], bins[-1]), warn_singular=False)
+            sns.kdeplot(
+                x=v,
+                ax=ax_d,
+                color=colors[sample],
+                fill=True,
+                alpha=0.3,
+                clip=(bins[0], bins[-1]),
+                warn_singular=False,
+            )
         ex, ey = _ecdf_points(v)
-        ax_e.step(ex, ey, where="post", color=colors[sample], linewidth=1.2,
-                  gid=f"ecdf_{sample}")
+        ax_e.step(ex, ey, where="post", color=colors[sample], linewidth=1.2, gid=f"ecdf_{sample}")
     if np.isfinite(row["gap_at"]):
-        ax_e.vlines(row["gap_at"], row["gap_between"], row["gap_within"], color="black",
-                    linewidth=1.8, gid="ks_gap")
+        ax_e.vlines(
+            row["gap_at"],
+            row["gap_between"],
+            row["gap_within"],
+            color="black",
+            linewidth=1.8,
+            gid="ks_gap",
+        )
     ax_e.set_ylim(0, 1.02)
     ax_d.set_yticks([])
     ax_d.spines[["left", "top", "right"]].set_visible(False)
@@ -64,8 +84,10 @@ def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors):
 def _facet_title(facet, row, by, component):
     head = facet if by else component
     sign = "" if not np.isfinite(row["ks_sign"]) else ("+" if row["ks_sign"] > 0 else "−")
-    return (f"{head}\nσ = {style.fmt(row['sigma'])} · KS = {sign}{style.fmt(row['ks'])}"
-            f"\nn = {int(row['n_within']):,} within, {int(row['n_between']):,} chance")
+    return (
+        f"{head}\nσ = {style.fmt(row['sigma'])} · KS = {sign}{style.fmt(row['ks'])}"
+        f"\nn = {int(row['n_within']):,} within, {int(row['n_between']):,} chance"
+    )
 
 
 def _grid(n, width, min_facet=1.65):
@@ -77,11 +99,23 @@ def _grid(n, width, min_facet=1.65):
     return ncols, nrows
 
 
-def distributions(data, *, component: str = "localization", by: str | None = None,
-                  kind: str = "hist", top: int | None = 5, ncols: int | None = None,
-                  bins: int = 30, width: float | None = None, distance=DEFAULTS.distance,
-                  match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
-                  seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress):
+def distributions(
+    data,
+    *,
+    component: str = "localization",
+    by: str | None = None,
+    kind: str = "hist",
+    top: int | None = 5,
+    ncols: int | None = None,
+    bins: int = 30,
+    width: float | None = None,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
     """Within-item vs between-item distance distributions, with an ECDF panel per facet.
 
     Each facet has a distribution panel (histogram or KDE of within-item distances, in
@@ -135,11 +169,19 @@ def distributions(data, *, component: str = "localization", by: str | None = Non
     """
     views.check_choice("kind", kind, ("hist", "kde"))
     top = views.check_top(top)
-    if ncols is not None and (isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer))
-                              or ncols < 1):
+    if ncols is not None and (
+        isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1
+    ):
         raise ParameterError(f"ncols must be a positive integer; got {ncols!r}")
-    tables = tables_of(data, distance=distance, match_threshold=match_threshold,
-                     n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+    tables = tables_of(
+        data,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     samples = distance_samples(tables, component=component, by=by)
     summary = sample_summary(samples)
     facets = list(summary.index)
@@ -178,8 +220,9 @@ def distributions(data, *, component: str = "localization", by: str | None = Non
             ax_e = fig.add_subplot(grid[2 * r + 1, col], sharex=ax_d, sharey=first_e)
             first_d, first_e = first_d or ax_d, first_e or ax_e
             _draw_facet(ax_d, ax_e, groups[facet], summary.loc[facet], kind, edges, colors)
-            ax_d.set_title(_facet_title(facet, summary.loc[facet], by, component),
-                           fontsize="small", loc="left")
+            ax_d.set_title(
+                _facet_title(facet, summary.loc[facet], by, component), fontsize="small", loc="left"
+            )
             ax_d.tick_params(labelbottom=False)
             if col == 0:
                 ax_e.set_ylabel("ECDF")
@@ -187,27 +230,33 @@ def distributions(data, *, component: str = "localization", by: str | None = Non
             else:
                 ax_e.tick_params(labelleft=False)
         for ax in fig.axes[1::2]:  # the ECDF panels of the bottom of each column
-            below = [a for a in fig.axes[1::2] if a is not ax
-                     and a.get_subplotspec().colspan == ax.get_subplotspec().colspan
-                     and a.get_subplotspec().rowspan.start > ax.get_subplotspec().rowspan.start]
+            below = [
+                a
+                for a in fig.axes[1::2]
+                if a is not ax
+                and a.get_subplotspec().colspan == ax.get_subplotspec().colspan
+                and a.get_subplotspec().rowspan.start > ax.get_subplotspec().rowspan.start
+            ]
             if not below:
                 ax.set_xlabel(xlabel)
         handles = _legend_handles(colors)
         empty = nrow * ncol - len(shown)
         if empty > 0:
-            slot = fig.add_subplot(grid[2 * (nrow - 1):, ncol - empty:])
+            slot = fig.add_subplot(grid[2 * (nrow - 1) :, ncol - empty :])
             slot.axis("off")
             slot.legend(handles=handles, loc="center", frameon=False)
         else:
-            fig.legend(handles=handles, loc="outside lower center",
-                       ncols=3 if w >= 5 else 2, frameon=False)
+            fig.legend(
+                handles=handles, loc="outside lower center", ncols=3 if w >= 5 else 2, frameon=False
+            )
         title = f"{component}: within-item vs chance distances"
         if by:
             title += f", by {by}"
         fig.suptitle(title, fontsize="medium")
         what = "labels" if by == "label" else "annotators"
-        style.note(fig, style.hidden_note(hidden, what, top,
-                                            by="support" if by == "label" else "name"))
+        style.note(
+            fig, style.hidden_note(hidden, what, top, by="support" if by == "label" else "name")
+        )
     return fig
 
 
@@ -215,8 +264,15 @@ def _legend_handles(colors):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    return [Patch(facecolor=colors["within"], alpha=0.5, edgecolor=colors["within"],
-                  label="within item"),
-            Patch(facecolor=colors["between"], alpha=0.5, edgecolor=colors["between"],
-                  label="between items (chance)"),
-            Line2D([], [], color="black", linewidth=1.8, label="KS gap (largest ECDF gap)")]
+    return [
+        Patch(
+            facecolor=colors["within"], alpha=0.5, edgecolor=colors["within"], label="within item"
+        ),
+        Patch(
+            facecolor=colors["between"],
+            alpha=0.5,
+            edgecolor=colors["between"],
+            label="between items (chance)",
+        ),
+        Line2D([], [], color="black", linewidth=1.8, label="KS gap (largest ECDF gap)"),
+    ]

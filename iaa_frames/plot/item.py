@@ -41,12 +41,21 @@ from . import style
 __all__ = ["ItemView", "item", "item_view", "worst_items"]
 
 #: Colours of the conflict marks (not in the annotator palette's role).
-CONFLICT_COLORS = {"label": "#c0392b", "low_overlap": "#e67e22", "unmatched": "black",
-                   "missed": "black", "extra": "black"}
+CONFLICT_COLORS = {
+    "label": "#c0392b",
+    "low_overlap": "#e67e22",
+    "unmatched": "black",
+    "missed": "black",
+    "extra": "black",
+}
 _MARKERS = {"unmatched": "X", "missed": "X", "extra": "P", "label": "D", "low_overlap": "^"}
-_LEGEND = {"unmatched": "no match by (✕ colour)", "missed": "missed by (✕ colour)",
-           "extra": "extra (no match in the reference)", "label": "labels differ",
-           "low_overlap": "low overlap"}
+_LEGEND = {
+    "unmatched": "no match by (✕ colour)",
+    "missed": "missed by (✕ colour)",
+    "extra": "extra (no match in the reference)",
+    "label": "labels differ",
+    "low_overlap": "low overlap",
+}
 
 
 def _load_image(image):
@@ -56,8 +65,9 @@ def _load_image(image):
         try:
             from PIL import Image
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError("drawing over an image file needs Pillow: pip install "
-                              "'iaa-frames[image]'") from exc
+            raise ImportError(
+                "drawing over an image file needs Pillow: pip install 'iaa-frames[image]'"
+            ) from exc
         path = Path(image)
         if not path.is_file():
             raise FileNotFoundError(f"image file not found: {path}")
@@ -65,8 +75,10 @@ def _load_image(image):
             return np.asarray(im.convert("RGB"))
     arr = np.asarray(image)
     if arr.ndim not in (2, 3) or (arr.ndim == 3 and arr.shape[2] not in (3, 4)):
-        raise ParameterError(f"image must be a path or an (H, W), (H, W, 3) or (H, W, 4) "
-                             f"array; got shape {arr.shape}")
+        raise ParameterError(
+            f"image must be a path or an (H, W), (H, W, 3) or (H, W, 4) "
+            f"array; got shape {arr.shape}"
+        )
     return arr
 
 
@@ -83,23 +95,43 @@ def _outline(row):
 
 
 def _legend_handles(colors, annotators, view_kinds, empty):
-    handles = [Line2D([], [], color=colors[a], lw=2,
-                      label=a + (" (drew nothing)" if a in empty else ""))
-               for a in annotators]
+    handles = [
+        Line2D([], [], color=colors[a], lw=2, label=a + (" (drew nothing)" if a in empty else ""))
+        for a in annotators
+    ]
     handles.append(Line2D([], [], color="0.2", lw=0.8, label="matched pair"))
     for kind in ("unmatched", "missed", "extra", "label", "low_overlap"):
         if kind in view_kinds:
-            handles.append(Line2D([], [], color=CONFLICT_COLORS[kind], marker=_MARKERS[kind],
-                                  markeredgecolor="white", markersize=7,
-                                  linestyle="--" if kind in ("unmatched", "missed", "extra")
-                                  else (":" if kind == "low_overlap" else "-"),
-                                  label=_LEGEND[kind]))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color=CONFLICT_COLORS[kind],
+                    marker=_MARKERS[kind],
+                    markeredgecolor="white",
+                    markersize=7,
+                    linestyle="--"
+                    if kind in ("unmatched", "missed", "extra")
+                    else (":" if kind == "low_overlap" else "-"),
+                    label=_LEGEND[kind],
+                )
+            )
     return handles
 
 
-def item(data, item, *, image=None, reference: str | None = None,
-         low_overlap: float | None = DEFAULT_LOW_OVERLAP, labels: bool = True,
-         legend: bool = True, colors: Mapping | None = None, ax=None, **kwargs):
+def item(
+    data,
+    item,
+    *,
+    image=None,
+    reference: str | None = None,
+    low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    labels: bool = True,
+    legend: bool = True,
+    colors: Mapping | None = None,
+    ax=None,
+    **kwargs,
+):
     """Every annotator's objects on one item, matched pairs linked, conflicts marked.
 
     Parameters
@@ -152,22 +184,34 @@ def item(data, item, *, image=None, reference: str | None = None,
         corpus_annotators = [str(a) for a in pd.unique(data["annotator"])]
     view = item_view(data, item, reference=reference, low_overlap=low_overlap, **kwargs)
     img = _load_image(image)
-    colors = dict(colors) if colors is not None else style.annotator_colors(
-        corpus_annotators or view.annotators)
+    colors = (
+        dict(colors)
+        if colors is not None
+        else style.annotator_colors(corpus_annotators or view.annotators)
+    )
     missing = [a for a in view.annotators if a not in colors]
     if missing:
         raise ParameterError(f"colors has no colour for annotator(s) {missing}")
     W, H = view.width, view.height
     if ax is None:
         aspect = H / W if W > 0 else 1.0
-        _, ax = plt.subplots(figsize=(5.0, min(7.0, max(2.5, 5.0 * aspect + 1.2))),
-                             layout="constrained")
+        _, ax = plt.subplots(
+            figsize=(5.0, min(7.0, max(2.5, 5.0 * aspect + 1.2))), layout="constrained"
+        )
     if img is not None:
-        ax.imshow(img, extent=(0, W, H, 0), interpolation="antialiased", zorder=0,
-                  cmap="gray" if img.ndim == 2 else None)
+        ax.imshow(
+            img,
+            extent=(0, W, H, 0),
+            interpolation="antialiased",
+            zorder=0,
+            cmap="gray" if img.ndim == 2 else None,
+        )
     else:
-        ax.add_patch(Rectangle((0, 0), W, H, facecolor="0.97", edgecolor="0.6", lw=0.8,
-                               zorder=0, gid="canvas"))
+        ax.add_patch(
+            Rectangle(
+                (0, 0), W, H, facecolor="0.97", edgecolor="0.6", lw=0.8, zorder=0, gid="canvas"
+            )
+        )
     centre = {}
     obj = view.objects
     unmatched_kinds = set()
@@ -176,9 +220,13 @@ def item(data, item, *, image=None, reference: str | None = None,
         rings, ctr = _outline(row)
         centre[row.object_id] = ctr
         dashed = bool(row.conflict)
-        edge = {"edgecolor": color, "lw": 2.0 if dashed else 1.4,
-                "linestyle": (0, (3, 2)) if dashed else "-", "zorder": 2,
-                "gid": f"shape:{row.annotator}"}
+        edge = {
+            "edgecolor": color,
+            "lw": 2.0 if dashed else 1.4,
+            "linestyle": (0, (3, 2)) if dashed else "-",
+            "zorder": 2,
+            "gid": f"shape:{row.annotator}",
+        }
         fill = {"facecolor": color, "alpha": 0.10, "lw": 0, "zorder": 1}
         if rings is None:
             xy, w, h = (row.x0, row.y0), row.x1 - row.x0, row.y1 - row.y0
@@ -203,54 +251,94 @@ def item(data, item, *, image=None, reference: str | None = None,
         seen[anchor] = k + 1
         x, y = corner[anchor]
         color = "black" if c.kind == "extra" else colors[c.annotator_b]
-        ax.plot(x - k * step, y, marker=_MARKERS[c.kind], color=color, markersize=8,
-                markeredgecolor="black" if c.kind != "extra" else "white",
-                markeredgewidth=0.6, zorder=5, clip_on=False, gid=f"conflict:{c.kind}")
+        ax.plot(
+            x - k * step,
+            y,
+            marker=_MARKERS[c.kind],
+            color=color,
+            markersize=8,
+            markeredgecolor="black" if c.kind != "extra" else "white",
+            markeredgewidth=0.6,
+            zorder=5,
+            clip_on=False,
+            gid=f"conflict:{c.kind}",
+        )
     pair_kinds = set()
     for p in view.pairs.itertuples(index=False):
         (xa, ya), (xb, yb) = centre[p.object_id_a], centre[p.object_id_b]
-        kinds = [k for k, on in (("label", p.label_conflict), ("low_overlap", p.low_overlap))
-                 if on]
+        kinds = [k for k, on in (("label", p.label_conflict), ("low_overlap", p.low_overlap)) if on]
         first = kinds[0] if kinds else None
         ls = ":" if first == "low_overlap" else "-"
-        ax.plot([xa, xb], [ya, yb], color=CONFLICT_COLORS.get(first, "0.2"),
-                lw=1.6 if kinds else 0.8, linestyle=ls, zorder=3, gid="pair")
+        ax.plot(
+            [xa, xb],
+            [ya, yb],
+            color=CONFLICT_COLORS.get(first, "0.2"),
+            lw=1.6 if kinds else 0.8,
+            linestyle=ls,
+            zorder=3,
+            gid="pair",
+        )
         for kind, at in zip(kinds, (0.5, 0.3)):  # a pair can be both: two marks
             pair_kinds.add(kind)
-            ax.plot(xa + at * (xb - xa), ya + at * (yb - ya), marker=_MARKERS[kind],
-                    color=CONFLICT_COLORS[kind], markeredgecolor="white", markersize=7,
-                    zorder=5, gid=f"conflict:{kind}")
+            ax.plot(
+                xa + at * (xb - xa),
+                ya + at * (yb - ya),
+                marker=_MARKERS[kind],
+                color=CONFLICT_COLORS[kind],
+                markeredgecolor="white",
+                markersize=7,
+                zorder=5,
+                gid=f"conflict:{kind}",
+            )
     if labels and len(obj):
         groups = obj.groupby("cluster", sort=True).agg(
-            x=("x0", "min"), y=("y0", "min"),
-            labels=("label", lambda s: " / ".join(sorted(set(map(str, s))))))
+            x=("x0", "min"),
+            y=("y0", "min"),
+            labels=("label", lambda s: " / ".join(sorted(set(map(str, s))))),
+        )
         for g in groups.itertuples(index=False):
             differ = " / " in g.labels
-            ax.annotate(g.labels, xy=(g.x, g.y), xytext=(1, 1), textcoords="offset points",
-                        ha="left", va="bottom", fontsize="x-small", zorder=6, gid="tag",
-                        color=CONFLICT_COLORS["label"] if differ else "0.1",
-                        fontweight="bold" if differ else "normal",
-                        bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "alpha": 0.7,
-                                  "lw": 0}, annotation_clip=True)
+            ax.annotate(
+                g.labels,
+                xy=(g.x, g.y),
+                xytext=(1, 1),
+                textcoords="offset points",
+                ha="left",
+                va="bottom",
+                fontsize="x-small",
+                zorder=6,
+                gid="tag",
+                color=CONFLICT_COLORS["label"] if differ else "0.1",
+                fontweight="bold" if differ else "normal",
+                bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "alpha": 0.7, "lw": 0},
+                annotation_clip=True,
+            )
     ax.set_xlim(0, W)
     ax.set_ylim(H, 0)
     ax.set_aspect("equal")
     ax.set_xticks([])
     ax.set_yticks([])
     counts = view.conflicts["kind"].value_counts()
-    summary = " · ".join(f"{int(counts[k])} {k.replace('_', ' ')}"
-                         for k in ("missed", "extra", "unmatched", "label", "low_overlap")
-                         if k in counts.index)
+    summary = " · ".join(
+        f"{int(counts[k])} {k.replace('_', ' ')}"
+        for k in ("missed", "extra", "unmatched", "label", "low_overlap")
+        if k in counts.index
+    )
     size = f"{W:.0f}×{H:.0f} px" if view.size_known else "image size unknown"
-    ax.set_title(f"{item}  ({size})\n{summary or 'no conflicts'}", fontsize="small",
-                 loc="left")
+    ax.set_title(f"{item}  ({size})\n{summary or 'no conflicts'}", fontsize="small", loc="left")
     if legend:
         drew = set(obj["annotator"])
         empty = [a for a in view.annotators if a not in drew]
-        handles = _legend_handles(colors, view.annotators, unmatched_kinds | pair_kinds,
-                                  empty)
-        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.02),
-                  ncols=2, fontsize="x-small", frameon=False, borderaxespad=0)
+        handles = _legend_handles(colors, view.annotators, unmatched_kinds | pair_kinds, empty)
+        ax.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.02),
+            ncols=2,
+            fontsize="x-small",
+            frameon=False,
+            borderaxespad=0,
+        )
     return ax
 
 
@@ -264,10 +352,18 @@ def _resolve_image(images, name):
     raise ParameterError("images must be None, a mapping item -> image, or a callable")
 
 
-def worst_items(data, *, n: int = 6, component: str = "localization", ncols: int = 3,
-                images: Mapping | Callable | None = None, reference: str | None = None,
-                low_overlap: float | None = DEFAULT_LOW_OVERLAP, panel_width: float = 2.6,
-                **kwargs):
+def worst_items(
+    data,
+    *,
+    n: int = 6,
+    component: str = "localization",
+    ncols: int = 3,
+    images: Mapping | Callable | None = None,
+    reference: str | None = None,
+    low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    panel_width: float = 2.6,
+    **kwargs,
+):
     """A grid of the ``n`` items with the lowest item-level agreement, drawn as
     :func:`item` draws one.
 
@@ -315,22 +411,43 @@ def worst_items(data, *, n: int = 6, component: str = "localization", ncols: int
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
     colors = style.annotator_colors(t.corpus.annotators)
-    fig, axes = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
-                             figsize=(panel_width * ncols, panel_width * 0.95 * nrows + 0.9))
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        squeeze=False,
+        layout="constrained",
+        figsize=(panel_width * ncols, panel_width * 0.95 * nrows + 0.9),
+    )
     kinds = set()
     for ax, name, row in zip(axes.flat, names, ranking.itertuples(index=False)):
-        item(t, name, image=_resolve_image(images, name), reference=reference,
-             low_overlap=low_overlap, colors=colors, legend=False, ax=ax)
+        item(
+            t,
+            name,
+            image=_resolve_image(images, name),
+            reference=reference,
+            low_overlap=low_overlap,
+            colors=colors,
+            legend=False,
+            ax=ax,
+        )
         summary = ax.get_title(loc="left").split("\n", 1)[1]
-        ax.set_title(f"{name}  (item σ = {style.fmt(row.sigma)})\n{summary}",
-                     fontsize="small", loc="left")
-        kinds |= {g.split(":", 1)[1] for g in (a.get_gid() or "" for a in ax.lines)
-                  if g.startswith("conflict:")}
-    for ax in axes.flat[len(names):]:
+        ax.set_title(
+            f"{name}  (item σ = {style.fmt(row.sigma)})\n{summary}", fontsize="small", loc="left"
+        )
+        kinds |= {
+            g.split(":", 1)[1]
+            for g in (a.get_gid() or "" for a in ax.lines)
+            if g.startswith("conflict:")
+        }
+    for ax in axes.flat[len(names) :]:
         ax.set_visible(False)
     handles = _legend_handles(colors, sorted(colors), kinds, [])
-    fig.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)),
-               fontsize="x-small", frameon=False)
-    fig.suptitle(f"the {len(names)} items with the lowest {component} agreement",
-                 fontsize="medium")
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=min(4, len(handles)),
+        fontsize="x-small",
+        frameon=False,
+    )
+    fig.suptitle(f"the {len(names)} items with the lowest {component} agreement", fontsize="medium")
     return fig

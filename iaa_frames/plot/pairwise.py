@@ -18,11 +18,19 @@ from . import style
 __all__ = ["pairwise", "pairwise_frame"]
 
 
-def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
-                   top: int | None = 30, distance=DEFAULTS.distance,
-                   match_threshold: float = DEFAULTS.match_threshold, n_chance: int = DEFAULTS.n_chance,
-                   seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
-                   progress: bool | None = DEFAULTS.progress) -> pd.DataFrame:
+def pairwise_frame(
+    data,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = 30,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+) -> pd.DataFrame:
     """The annotator x annotator matrix as a square DataFrame.
 
     Parameters
@@ -60,21 +68,31 @@ def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
     if isinstance(data, PairTables):
         data = pairwise_from_tables(data, component=component, label=label)
     elif isinstance(data, pd.DataFrame):
-        data = data.iaa.pairwise(component=component, label=label, distance=distance,
-                                 match_threshold=match_threshold, n_chance=n_chance,
-                                 seed=seed, overall=overall, progress=progress)
+        data = data.iaa.pairwise(
+            component=component,
+            label=label,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
     if isinstance(data, xr.Dataset):
         if "agreement" not in data:
             raise ParameterError("a pairwise Dataset needs an 'agreement' variable")
         data = data["agreement"]
     if not isinstance(data, xr.DataArray) or data.ndim != 2:
-        raise ParameterError("data must be a 2-D annotator x annotator DataArray, pair "
-                             f"tables or an annotation frame; got {type(data).__name__}")
+        raise ParameterError(
+            "data must be a 2-D annotator x annotator DataArray, pair "
+            f"tables or an annotation frame; got {type(data).__name__}"
+        )
     rows, cols = data.dims
-    frame = pd.DataFrame(np.asarray(data.values, dtype=float),
-                         index=pd.Index([str(v) for v in data[rows].values], name="annotator"),
-                         columns=pd.Index([str(v) for v in data[cols].values],
-                                          name="annotator"))
+    frame = pd.DataFrame(
+        np.asarray(data.values, dtype=float),
+        index=pd.Index([str(v) for v in data[rows].values], name="annotator"),
+        columns=pd.Index([str(v) for v in data[cols].values], name="annotator"),
+    )
     if "n_units" in data.coords and data["n_units"].dims == data.dims:
         units = np.nan_to_num(np.asarray(data["n_units"].values, dtype=float))
         weight, by = units.sum(axis=1) + units.sum(axis=0), "support (n_units)"
@@ -94,18 +112,38 @@ def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
     measure = str(data.attrs.get("measure", MEASURES.get(comp, "sigma")))
     if "measure" in data.coords and data["measure"].ndim == 0:
         measure = str(data["measure"].values)
-    frame.attrs = {"long_name": style.long_name(data, "agreement"), "component": comp,
-                   "measure": measure, "label": str(data.attrs.get("label", label)),
-                   "n_hidden": hidden, "top": top, "ranked_by": by}
+    frame.attrs = {
+        "long_name": style.long_name(data, "agreement"),
+        "component": comp,
+        "measure": measure,
+        "label": str(data.attrs.get("label", label)),
+        "n_hidden": hidden,
+        "top": top,
+        "ranked_by": by,
+    }
     return frame
 
 
-def pairwise(data, *, component: str = "localization", label: str = ALL,
-             top: int | None = 30, annot: bool | None = None, cmap: str = style.DIVERGING,
-             vmin: float = -1.0, vmax: float = 1.0, width: float | None = None, ax=None,
-             colorbar: bool = True, distance=DEFAULTS.distance, match_threshold: float = DEFAULTS.match_threshold,
-             n_chance: int = DEFAULTS.n_chance, seed: int = DEFAULTS.seed, overall: str = DEFAULTS.overall,
-             progress: bool | None = DEFAULTS.progress):
+def pairwise(
+    data,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = 30,
+    annot: bool | None = None,
+    cmap: str = style.DIVERGING,
+    vmin: float = -1.0,
+    vmax: float = 1.0,
+    width: float | None = None,
+    ax=None,
+    colorbar: bool = True,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
     """Annotator x annotator heatmap of a component's agreement.
 
     The colormap is diverging and centred at 0 (chance): blue cells agree beyond chance,
@@ -153,9 +191,18 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
-    frame = pairwise_frame(data, component=component, label=label, top=top,
-                           distance=distance, match_threshold=match_threshold,
-                           n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+    frame = pairwise_frame(
+        data,
+        component=component,
+        label=label,
+        top=top,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     n = max(len(frame.index), 1)
     names = list(frame.index)
     values = frame.to_numpy(dtype=float)
@@ -169,20 +216,39 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
             annot = n <= 12
         cm = plt.get_cmap(cmap).with_extremes(bad="white")
         # vector cells (pcolormesh, not a raster image): sharp in print and in SVG
-        image = ax.pcolormesh(np.arange(values.shape[1] + 1) - 0.5,
-                              np.arange(values.shape[0] + 1) - 0.5,
-                              np.ma.masked_invalid(values), cmap=cm, vmin=vmin, vmax=vmax)
+        image = ax.pcolormesh(
+            np.arange(values.shape[1] + 1) - 0.5,
+            np.arange(values.shape[0] + 1) - 0.5,
+            np.ma.masked_invalid(values),
+            cmap=cm,
+            vmin=vmin,
+            vmax=vmax,
+        )
         ax.set_aspect("equal")
         ax.set_xlim(-0.5, values.shape[1] - 0.5)
         ax.set_ylim(values.shape[0] - 0.5, -0.5)
         image.set_gid("cells")
         diagonal = np.arange(n) if len(frame.index) == len(frame.columns) else []
         for i in diagonal:
-            ax.add_patch(Rectangle((i - 0.5, i - 0.5), 1, 1, facecolor="0.88",
-                                   edgecolor="0.7", hatch="////", linewidth=0,
-                                   gid="diagonal"))
-        ax.set_xticks(range(len(frame.columns)), frame.columns, rotation=45, ha="right",
-                      rotation_mode="anchor")
+            ax.add_patch(
+                Rectangle(
+                    (i - 0.5, i - 0.5),
+                    1,
+                    1,
+                    facecolor="0.88",
+                    edgecolor="0.7",
+                    hatch="////",
+                    linewidth=0,
+                    gid="diagonal",
+                )
+            )
+        ax.set_xticks(
+            range(len(frame.columns)),
+            frame.columns,
+            rotation=45,
+            ha="right",
+            rotation_mode="anchor",
+        )
         ax.set_yticks(range(len(frame.index)), frame.index)
         for t in list(ax.get_xticklabels()) + list(ax.get_yticklabels()):
             t.set_color(colors.get(t.get_text(), "black"))
@@ -200,10 +266,16 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
                         continue
                     v = values[i, j]
                     dark = np.isfinite(v) and abs(v) > 0.6 * max(abs(vmin), abs(vmax))
-                    ax.text(j, i, style.fmt(v), ha="center", va="center", fontsize=size,
-                            color=("white" if dark else ("0.15" if np.isfinite(v)
-                                                         else style.grey())),
-                            gid="value")
+                    ax.text(
+                        j,
+                        i,
+                        style.fmt(v),
+                        ha="center",
+                        va="center",
+                        fontsize=size,
+                        color=("white" if dark else ("0.15" if np.isfinite(v) else style.grey())),
+                        gid="value",
+                    )
         ax.set_xlabel("annotator")
         ax.set_ylabel("annotator")
         what = f"{frame.attrs['component']} {views.symbol(frame.attrs['measure'])}"
@@ -217,7 +289,13 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
             cbar.solids.set_edgecolor("face")  # no seams between the color bands
             cbar.solids.set_rasterized(False)
             cbar.ax.axhline(0, color="0.3", linewidth=0.6)
-        style.note(ax, style.hidden_note(frame.attrs["n_hidden"], "annotators",
-                                           frame.attrs["top"], by=frame.attrs["ranked_by"]))
+        style.note(
+            ax,
+            style.hidden_note(
+                frame.attrs["n_hidden"],
+                "annotators",
+                frame.attrs["top"],
+                by=frame.attrs["ranked_by"],
+            ),
+        )
     return ax
-

@@ -15,8 +15,9 @@ _WHICH = ("worst", "best")
 _REQUIRED = ("annotator", "quality", "raw_pq")
 
 
-def ranking_frame(quality: pd.DataFrame, *, top: int | None = 20,
-                  which: str = "worst") -> pd.DataFrame:
+def ranking_frame(
+    quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
+) -> pd.DataFrame:
     """The rows :func:`ranking` draws, in drawing order (best at the top).
 
     Parameters
@@ -44,21 +45,28 @@ def ranking_frame(quality: pd.DataFrame, *, top: int | None = 20,
     ['c', 'b']
     """
     if not isinstance(quality, pd.DataFrame) or any(c not in quality for c in _REQUIRED):
-        raise ParameterError("expected the table of iaa_frames.ranking.annotator_quality "
-                             f"(columns {list(_REQUIRED)} at least)")
+        raise ParameterError(
+            "expected the table of iaa_frames.ranking.annotator_quality "
+            f"(columns {list(_REQUIRED)} at least)"
+        )
     top = views.check_top(top)
     views.check_choice("which", which, _WHICH)
     q = quality["quality"].to_numpy(dtype=float)
     defined = quality[np.isfinite(q)]
-    order = np.lexsort((defined["annotator"].astype(str).to_numpy(),
-                        -defined["quality"].to_numpy(dtype=float)))
+    order = np.lexsort(
+        (defined["annotator"].astype(str).to_numpy(), -defined["quality"].to_numpy(dtype=float))
+    )
     ranked = defined.iloc[order]
     if top is not None and len(ranked) > top:
         ranked = ranked.tail(top) if which == "worst" else ranked.head(top)
     out = ranked.reset_index(drop=True)
-    out.attrs = {"n_hidden": len(quality) - len(out), "n_undefined": int((~np.isfinite(q)).sum()),
-                 "top": top, "which": which,
-                 "long_names": dict(quality.attrs.get("long_names", {}))}
+    out.attrs = {
+        "n_hidden": len(quality) - len(out),
+        "n_undefined": int((~np.isfinite(q)).sum()),
+        "top": top,
+        "which": which,
+        "long_names": dict(quality.attrs.get("long_names", {})),
+    }
     return out
 
 
@@ -109,12 +117,31 @@ def ranking(quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
         lo, hi = frame["ci_low"].to_numpy(dtype=float), frame["ci_high"].to_numpy(dtype=float)
         ok = np.isfinite(lo) & np.isfinite(hi)
         if ok.any():
-            ax.hlines(y[ok], lo[ok], hi[ok], color=color, linewidth=2.2, alpha=0.55, zorder=2,
-                      gid="ci", label="95 % bootstrap interval")
-    ax.scatter(raw, y, s=30, facecolors="white", edgecolors="0.35", linewidths=1.1, zorder=3,
-               gid="raw", label="raw PQ with peers")
-    ax.scatter(est, y, s=34, color=color, zorder=4, gid="estimate",
-               label="quality (partner-corrected)")
+            ax.hlines(
+                y[ok],
+                lo[ok],
+                hi[ok],
+                color=color,
+                linewidth=2.2,
+                alpha=0.55,
+                zorder=2,
+                gid="ci",
+                label="95 % bootstrap interval",
+            )
+    ax.scatter(
+        raw,
+        y,
+        s=30,
+        facecolors="white",
+        edgecolors="0.35",
+        linewidths=1.1,
+        zorder=3,
+        gid="raw",
+        label="raw PQ with peers",
+    )
+    ax.scatter(
+        est, y, s=34, color=color, zorder=4, gid="estimate", label="quality (partner-corrected)"
+    )
     ax.set_yticks(y, frame["annotator"].astype(str).tolist())
     ax.set_ylim(-0.7, max(n, 1) - 0.3)
     values = np.r_[est, raw]
@@ -125,17 +152,27 @@ def ranking(quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
     ax.set_xlabel(long_names.get("quality", "quality: estimated PQ vs a perfect annotator"))
     # the legend takes the place of a title: one column fits a narrow figure
     handles, labels = ax.get_legend_handles_labels()
-    order = [labels.index(x) for x in ("quality (partner-corrected)", "95 % bootstrap interval",
-                                       "raw PQ with peers") if x in labels]
-    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="lower left",
-              bbox_to_anchor=(0.0, 1.01), ncol=1, fontsize="small", frameon=False,
-              borderaxespad=0.0, handletextpad=0.4)
+    order = [
+        labels.index(x)
+        for x in ("quality (partner-corrected)", "95 % bootstrap interval", "raw PQ with peers")
+        if x in labels
+    ]
+    ax.legend(
+        [handles[i] for i in order],
+        [labels[i] for i in order],
+        loc="lower left",
+        bbox_to_anchor=(0.0, 1.01),
+        ncol=1,
+        fontsize="small",
+        frameon=False,
+        borderaxespad=0.0,
+        handletextpad=0.4,
+    )
     hidden = frame.attrs["n_hidden"] - frame.attrs["n_undefined"]
     parts = []
     if hidden > 0:
         parts.append(f"+ {hidden:,} more not shown ({which} {n} by quality)")
     if frame.attrs["n_undefined"]:
-        parts.append(f"{frame.attrs['n_undefined']} without a quality (no pairing with a "
-                     "peer)")
+        parts.append(f"{frame.attrs['n_undefined']} without a quality (no pairing with a peer)")
     style.note(ax, "; ".join(parts))
     return ax

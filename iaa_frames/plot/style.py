@@ -50,17 +50,37 @@ DIVERGING = "vlag_r"
 #: Colors of annotators, in order of their names (Paul Tol's colorblind-safe "muted"
 #: scheme, reordered so that the first ones are the most distinct); distinct from the
 #: component colors. Beyond nine annotators the colors repeat (markers still differ).
-ANNOTATOR_PALETTE = ("#332288", "#CC6677", "#117733", "#44AA99", "#882255", "#999933",
-                     "#AA4499", "#88CCEE", "#DDCC77")
+ANNOTATOR_PALETTE = (
+    "#332288",
+    "#CC6677",
+    "#117733",
+    "#44AA99",
+    "#882255",
+    "#999933",
+    "#AA4499",
+    "#88CCEE",
+    "#DDCC77",
+)
 
 #: Color of "(all)" (everybody) wherever annotators are drawn.
 ALL_COLOR = "black"
 
 #: Sizes for figures printed at 3.5 in (one column) to 7 in (full page width): 8 pt text.
-RC = {"font.size": 8, "axes.titlesize": 9, "axes.labelsize": 8, "xtick.labelsize": 7.5,
-      "ytick.labelsize": 7.5, "legend.fontsize": 7.5, "legend.title_fontsize": 8,
-      "figure.titlesize": 9.5, "axes.titlepad": 4, "lines.linewidth": 1.3,
-      "savefig.dpi": 200, "figure.dpi": 100, "svg.fonttype": "none"}
+RC = {
+    "font.size": 8,
+    "axes.titlesize": 9,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7.5,
+    "ytick.labelsize": 7.5,
+    "legend.fontsize": 7.5,
+    "legend.title_fontsize": 8,
+    "figure.titlesize": 9.5,
+    "axes.titlepad": 4,
+    "lines.linewidth": 1.3,
+    "savefig.dpi": 200,
+    "figure.dpi": 100,
+    "svg.fonttype": "none",
+}
 
 #: Default figure width in inches (full page width; 3.5 is one column).
 WIDTH = 7.0
@@ -155,8 +175,9 @@ def fmt_p(p) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def hidden_note(n_hidden: int, what: str, top: int | None,
-                by: str = "support (localization n_units)") -> str:
+def hidden_note(
+    n_hidden: int, what: str, top: int | None, by: str = "support (localization n_units)"
+) -> str:
     """'+ 1,188 more labels not shown (top 12 by support ...)' or ''."""
     if n_hidden <= 0:
         return ""
@@ -192,9 +213,17 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
     # onto the x label
     drop = (axes_bottom - bottom) / fig.dpi + 0.03
     anchor = ax.transAxes + ScaledTranslation(0, -drop, fig.dpi_scale_trans)
-    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0),
-                     bbox_transform=anchor, ncols=ncols, frameon=False, borderaxespad=0.2,
-                     **kwargs)
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0),
+        bbox_transform=anchor,
+        ncols=ncols,
+        frameon=False,
+        borderaxespad=0.2,
+        **kwargs,
+    )
 
 
 def note(target, text: str, *, below=None):
@@ -204,22 +233,38 @@ def note(target, text: str, *, below=None):
         return None
     if hasattr(target, "transAxes"):
         # below the x label (set the label first) or the given artist
-        return target.annotate(text, xy=(0.0, 0.0), xycoords=("axes fraction",
-                                                               below if below is not None
-                                                               else target.xaxis.label),
-                               xytext=(0, -4), textcoords="offset points", ha="left",
-                               va="top", fontsize="small", color=_GREY, style="italic",
-                               gid="note", annotation_clip=False)
+        return target.annotate(
+            text,
+            xy=(0.0, 0.0),
+            xycoords=("axes fraction", below if below is not None else target.xaxis.label),
+            xytext=(0, -4),
+            textcoords="offset points",
+            ha="left",
+            va="top",
+            fontsize="small",
+            color=_GREY,
+            style="italic",
+            gid="note",
+            annotation_clip=False,
+        )
     engine = target.get_layout_engine()
     if engine is not None and hasattr(engine, "set"):
         # keep a strip at the bottom free of axes for the note
         try:
-            engine.set(rect=(0, 0.3 / target.get_figheight(), 1,
-                             1 - 0.3 / target.get_figheight()))
+            engine.set(rect=(0, 0.3 / target.get_figheight(), 1, 1 - 0.3 / target.get_figheight()))
         except TypeError:  # a layout engine without rect
             pass
-    return target.text(0.01, 0.005, text, ha="left", va="bottom", fontsize="small",
-                       color=_GREY, style="italic", gid="note")
+    return target.text(
+        0.01,
+        0.005,
+        text,
+        ha="left",
+        va="bottom",
+        fontsize="small",
+        color=_GREY,
+        style="italic",
+        gid="note",
+    )
 
 
 def new_axes(ax, figsize):

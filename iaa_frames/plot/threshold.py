@@ -20,8 +20,9 @@ _DEFAULT = ("detection", "classification", "localization", "overall")
 _MARKERS = {"detection": "o", "classification": "s", "localization": "^", "overall": "D"}
 
 
-def threshold_frame(result, *, label: str = ALL, annotator: str = ALL,
-                    components=_DEFAULT) -> pd.DataFrame:
+def threshold_frame(
+    result, *, label: str = ALL, annotator: str = ALL, components=_DEFAULT
+) -> pd.DataFrame:
     """The numbers of :func:`threshold_curve`: one row per (threshold, component).
 
     Parameters
@@ -54,7 +55,8 @@ def threshold_frame(result, *, label: str = ALL, annotator: str = ALL,
         raise ParameterError(
             "the threshold curve needs a result with a threshold dimension: compute it "
             "with several thresholds, e.g. iaf.agreement(df, match_threshold=[0.3, 0.5, "
-            "0.7]) or df.iaa.plot.threshold_curve()")
+            "0.7]) or df.iaa.plot.threshold_curve()"
+        )
     available = [str(c) for c in result["component"].values]
     components = [components] if isinstance(components, str) else list(components)
     unknown = [c for c in components if c not in available]
@@ -65,8 +67,11 @@ def threshold_frame(result, *, label: str = ALL, annotator: str = ALL,
         if value not in names:
             raise ParameterError(f"unknown {dim} {value!r}; the result has {names}")
     cell = result.sel(label=label, annotator=annotator, component=components)
-    cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units", "n_chance", "note")
-            if v in cell.data_vars]
+    cols = [
+        v
+        for v in ("agreement", "ci_low", "ci_high", "n_units", "n_chance", "note")
+        if v in cell.data_vars
+    ]
     frame = cell[cols].to_dataframe().reset_index()
     for v in ("ci_low", "ci_high", "n_units", "n_chance"):
         if v not in frame:
@@ -75,10 +80,22 @@ def threshold_frame(result, *, label: str = ALL, annotator: str = ALL,
         frame["note"] = ""
     frame["measure"] = [views.measure_of(result, c) for c in frame["component"]]
     order = {c: i for i, c in enumerate(components)}
-    frame = frame.iloc[np.lexsort((frame["threshold"].to_numpy(),
-                                   frame["component"].map(order).to_numpy()))]
-    frame = frame[["threshold", "component", "measure", "agreement", "ci_low", "ci_high",
-                   "n_units", "n_chance", "note"]].reset_index(drop=True)
+    frame = frame.iloc[
+        np.lexsort((frame["threshold"].to_numpy(), frame["component"].map(order).to_numpy()))
+    ]
+    frame = frame[
+        [
+            "threshold",
+            "component",
+            "measure",
+            "agreement",
+            "ci_low",
+            "ci_high",
+            "n_units",
+            "n_chance",
+            "note",
+        ]
+    ].reset_index(drop=True)
     frame.attrs = {"label": label, "annotator": annotator}
     return frame
 
@@ -90,8 +107,13 @@ def _undefined_note(frame: pd.DataFrame, width: float) -> str:
     parts = []
     for comp, sub in bad.groupby("component", sort=False):
         taus = ", ".join(f"{t:g}" for t in sub["threshold"])
-        reasons = sorted({re.sub(r"\(n=\d+: ", "(", re.sub(r"\s*\(n=\d+\)", "", str(n)))
-                          for n in sub["note"] if str(n)})
+        reasons = sorted(
+            {
+                re.sub(r"\(n=\d+: ", "(", re.sub(r"\s*\(n=\d+\)", "", str(n)))
+                for n in sub["note"]
+                if str(n)
+            }
+        )
         why = f" ({'; '.join(reasons)})" if reasons else ""
         parts.append(f"{comp} at τ = {taus}{why}")
     if not parts:
@@ -99,8 +121,15 @@ def _undefined_note(frame: pd.DataFrame, width: float) -> str:
     return textwrap.fill("not defined: " + "; ".join(parts), width=max(40, int(width * 16)))
 
 
-def threshold_curve(result, *, label: str = ALL, annotator: str = ALL,
-                    components=_DEFAULT, width: float | None = None, ax=None):
+def threshold_curve(
+    result,
+    *,
+    label: str = ALL,
+    annotator: str = ALL,
+    components=_DEFAULT,
+    width: float | None = None,
+    ax=None,
+):
     """Every component against the match threshold τ, with its confidence band.
 
     τ is the IoU gate of the matching (an assigned pair is a match when IoU >= τ, within
@@ -154,16 +183,30 @@ def threshold_curve(result, *, label: str = ALL, annotator: str = ALL,
         for comp in comps:
             sub = frame[frame["component"] == comp]
             x = sub["threshold"].to_numpy(dtype=float)
-            y, lo, hi = (sub[v].to_numpy(dtype=float) for v in ("agreement", "ci_low",
-                                                               "ci_high"))
+            y, lo, hi = (sub[v].to_numpy(dtype=float) for v in ("agreement", "ci_low", "ci_high"))
             color = style.component_color(comp)
             name = f"{comp} {views.symbol(views.measure_of(result, comp))}"
             band = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(y)
             if band.any():
-                ax.fill_between(x, np.where(band, lo, np.nan), np.where(band, hi, np.nan),
-                                color=color, alpha=0.18, linewidth=0, gid=f"ci:{comp}")
-            ax.plot(x, y, color=color, marker=_MARKERS.get(comp, "o"), markersize=3.5,
-                    linewidth=1.3, label=name, gid=f"estimate:{comp}")
+                ax.fill_between(
+                    x,
+                    np.where(band, lo, np.nan),
+                    np.where(band, hi, np.nan),
+                    color=color,
+                    alpha=0.18,
+                    linewidth=0,
+                    gid=f"ci:{comp}",
+                )
+            ax.plot(
+                x,
+                y,
+                color=color,
+                marker=_MARKERS.get(comp, "o"),
+                markersize=3.5,
+                linewidth=1.3,
+                label=name,
+                gid=f"estimate:{comp}",
+            )
         if len(taus) <= 11:
             ax.set_xticks(taus, [f"{t:g}" for t in taus])
         pad = 0.03 if len(taus) > 1 else 0.1
@@ -176,11 +219,10 @@ def threshold_curve(result, *, label: str = ALL, annotator: str = ALL,
         ax.grid(axis="both", color="0.92")
         ax.set_xlabel(style.long_name(result["threshold"], "match threshold τ"))
         ax.set_ylabel(style.long_name(result["agreement"], "agreement"))
-        where = [f"{d} {v}" for d, v in (("label", label), ("annotator", annotator))
-                 if v != ALL]
-        ax.set_title("agreement against the match threshold"
-                     + (f" ({', '.join(where)})" if where else ""))
-        legend = style.legend_below(ax, min_width=1.15, handlelength=1.6,
-                                     columnspacing=1.0)
+        where = [f"{d} {v}" for d, v in (("label", label), ("annotator", annotator)) if v != ALL]
+        ax.set_title(
+            "agreement against the match threshold" + (f" ({', '.join(where)})" if where else "")
+        )
+        legend = style.legend_below(ax, min_width=1.15, handlelength=1.6, columnspacing=1.0)
         style.note(ax, note, below=legend)
     return ax

@@ -55,10 +55,26 @@ from .formatting import plural
 from .page import RESULT_SECTIONS, SECTIONS, Context, render_page
 from .threshold import report_threshold, threshold_section, threshold_table
 
-__all__ = ["GAP", "HIGH", "LOW", "MEASURE_OF", "RESULT_SECTIONS", "SECTIONS",
-           "against_chance", "by_annotator", "by_label", "disagreement_section", "headline",
-           "level", "reading", "relative_levels", "report", "report_threshold",
-           "threshold_section", "threshold_table"]
+__all__ = [
+    "GAP",
+    "HIGH",
+    "LOW",
+    "MEASURE_OF",
+    "RESULT_SECTIONS",
+    "SECTIONS",
+    "against_chance",
+    "by_annotator",
+    "by_label",
+    "disagreement_section",
+    "headline",
+    "level",
+    "reading",
+    "relative_levels",
+    "report",
+    "report_threshold",
+    "threshold_section",
+    "threshold_table",
+]
 
 
 def _check_report_params(n_boot, top):
@@ -68,10 +84,20 @@ def _check_report_params(n_boot, top):
         raise ParameterError(f"top must be a positive integer; got {top!r}")
 
 
-def report(df: pd.DataFrame, path, *, distance=DEFAULTS.distance, match_threshold=DEFAULTS.match_threshold,
-           n_chance: int = DEFAULTS.n_chance, n_boot: int = 200, seed: int = DEFAULTS.seed,
-           overall: str = DEFAULTS.overall, progress: bool | None = DEFAULTS.progress, title: str | None = None,
-           top: int = 20) -> Path:
+def report(
+    df: pd.DataFrame,
+    path,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold=DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    n_boot: int = 200,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+    title: str | None = None,
+    top: int = 20,
+) -> Path:
     """Write a self-contained HTML report of ``df``'s agreement into directory ``path``.
 
     Parameters
@@ -135,36 +161,64 @@ def report(df: pd.DataFrame, path, *, distance=DEFAULTS.distance, match_threshol
     if isinstance(df, xr.Dataset):  # a result computed elsewhere (e.g. of a dask frame)
         return _report_of_result(df, out_dir, title=title, top=top, version=__version__)
     if type(df).__module__.startswith("dask"):
-        raise ParameterError("report() of a dask DataFrame: compute its agreement first "
-                             "(ds = iaf.agreement(ddf)) and pass the Dataset: "
-                             "iaf.report(ds, path)")
+        raise ParameterError(
+            "report() of a dask DataFrame: compute its agreement first "
+            "(ds = iaf.agreement(ddf)) and pass the Dataset: "
+            "iaf.report(ds, path)"
+        )
     taus, scalar = check_thresholds(match_threshold)
     start = time.perf_counter()
     require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures
     sweep = None
     if not scalar:  # every threshold, the frame prepared once; the page at one of them
         if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
-            every = (e.tables for e in cache.entries(
-                df, thresholds=taus, distance=distance, n_chance=n_chance, overall=overall,
-                seed=seed, progress=progress))
+            every = (
+                e.tables
+                for e in cache.entries(
+                    df,
+                    thresholds=taus,
+                    distance=distance,
+                    n_chance=n_chance,
+                    overall=overall,
+                    seed=seed,
+                    progress=progress,
+                )
+            )
         else:  # one threshold's tables at a time
-            every = iter_pair_tables(df, thresholds=taus, distance=distance,
-                                     n_chance=n_chance, overall=overall, seed=seed,
-                                     progress=progress)
+            every = iter_pair_tables(
+                df,
+                thresholds=taus,
+                distance=distance,
+                n_chance=n_chance,
+                overall=overall,
+                seed=seed,
+                progress=progress,
+            )
         shown, parts = report_threshold(taus), []
         for t in every:
-            parts.append(agreement_from_tables(t, n_boot=n_boot, seed=seed,
-                                               progress=progress))
+            parts.append(agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress))
             if t.params["match_threshold"] == shown:
                 tables, result = t, parts[-1]
         sweep = concat_thresholds(parts)
     elif isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
-        tables = df.iaa.tables(distance=distance, match_threshold=taus[0],
-                               n_chance=n_chance, overall=overall, seed=seed,
-                               progress=progress)
+        tables = df.iaa.tables(
+            distance=distance,
+            match_threshold=taus[0],
+            n_chance=n_chance,
+            overall=overall,
+            seed=seed,
+            progress=progress,
+        )
     else:
-        tables = pair_tables(df, distance=distance, match_threshold=taus[0],
-                             n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+        tables = pair_tables(
+            df,
+            distance=distance,
+            match_threshold=taus[0],
+            n_chance=n_chance,
+            overall=overall,
+            seed=seed,
+            progress=progress,
+        )
     if scalar:
         result = agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
     pw = {c: pairwise_from_tables(tables, component=c) for c in COMPONENTS}
@@ -182,20 +236,33 @@ def report(df: pd.DataFrame, path, *, distance=DEFAULTS.distance, match_threshol
     head.to_csv(out_dir / "headline.csv")
     by_label(result).to_csv(out_dir / "by_label.csv")
     by_annotator(result).to_csv(out_dir / "by_annotator.csv")
-    pd.concat([p.to_dataframe().reset_index().assign(component=c)
-               for c, p in pw.items()], ignore_index=True)[
-        ["component", "annotator_a", "annotator_b", "agreement", "n_units", "n_chance",
-         "note"]].to_csv(out_dir / "pairwise.csv", index=False)
-    pd.concat([item_table.assign(component="localization"),
-               item_detection.assign(component="detection")],
-              ignore_index=True).to_csv(out_dir / "items.csv", index=False)
+    pd.concat(
+        [p.to_dataframe().reset_index().assign(component=c) for c, p in pw.items()],
+        ignore_index=True,
+    )[
+        ["component", "annotator_a", "annotator_b", "agreement", "n_units", "n_chance", "note"]
+    ].to_csv(out_dir / "pairwise.csv", index=False)
+    pd.concat(
+        [item_table.assign(component="localization"), item_detection.assign(component="detection")],
+        ignore_index=True,
+    ).to_csv(out_dir / "items.csv", index=False)
     for name, frame in {**disagree_files, **threshold_files}.items():
         frame.to_csv(out_dir / name, index=False)
 
-    ctx = Context(df=df, tables=tables, result=result, head=head, figures=figures,
-                  item_table=item_table, item_detection=item_detection, pairwise=pw,
-                  top=top, elapsed=elapsed, version=__version__,
-                  disagree_html=disagree_html)
+    ctx = Context(
+        df=df,
+        tables=tables,
+        result=result,
+        head=head,
+        figures=figures,
+        item_table=item_table,
+        item_detection=item_detection,
+        pairwise=pw,
+        top=top,
+        elapsed=elapsed,
+        version=__version__,
+        disagree_html=disagree_html,
+    )
     page = render_page(ctx, title or "Inter-annotator agreement report", sections=sections)
     target = out_dir / "report.html"
     target.write_text(page, encoding="utf-8")
@@ -204,11 +271,16 @@ def report(df: pd.DataFrame, path, *, distance=DEFAULTS.distance, match_threshol
 
 def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
     """:func:`report` of an agreement Dataset: what needs only the Dataset."""
-    missing = [v for v in ("agreement", "ci_low", "ci_high", "n_units", "note")
-               if v not in result.data_vars]
+    missing = [
+        v
+        for v in ("agreement", "ci_low", "ci_high", "n_units", "note")
+        if v not in result.data_vars
+    ]
     if missing or not {"component", "label", "annotator"} <= set(result.dims):
-        raise ParameterError("report() takes a tidy annotation frame or the Dataset of "
-                             f"iaa_frames.agreement(); this Dataset lacks {missing or 'its dims'}")
+        raise ParameterError(
+            "report() takes a tidy annotation frame or the Dataset of "
+            f"iaa_frames.agreement(); this Dataset lacks {missing or 'its dims'}"
+        )
     start = time.perf_counter()
     sweep = None
     if has_threshold_dim(result):  # a sweep: the page at one threshold, plus the curve
@@ -224,15 +296,26 @@ def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
     head.to_csv(out_dir / "headline.csv")
     by_label(result).to_csv(out_dir / "by_label.csv")
     by_annotator(result).to_csv(out_dir / "by_annotator.csv")
-    ctx = Context(df=None, tables=None, result=result, head=head, figures=figures,
-                  top=top, elapsed=time.perf_counter() - start, version=version)
+    ctx = Context(
+        df=None,
+        tables=None,
+        result=result,
+        head=head,
+        figures=figures,
+        top=top,
+        elapsed=time.perf_counter() - start,
+        version=version,
+    )
     n_lab, n_ann = result.sizes["label"] - 1, result.sizes["annotator"] - 1
-    intro = (f"{plural(n_ann, 'annotator')} and {plural(n_lab, 'class', 'classes')}, from "
-             "an agreement result computed beforehand. The annotator pairs, the distance "
-             "distributions, the hardest items and where annotators disagree need the pair "
-             "tables: report() of the annotation frame itself shows them.")
-    page = render_page(ctx, title or "Inter-annotator agreement report", intro=intro,
-                       sections=sections)
+    intro = (
+        f"{plural(n_ann, 'annotator')} and {plural(n_lab, 'class', 'classes')}, from "
+        "an agreement result computed beforehand. The annotator pairs, the distance "
+        "distributions, the hardest items and where annotators disagree need the pair "
+        "tables: report() of the annotation frame itself shows them."
+    )
+    page = render_page(
+        ctx, title or "Inter-annotator agreement report", intro=intro, sections=sections
+    )
     target = out_dir / "report.html"
     target.write_text(page, encoding="utf-8")
     return target

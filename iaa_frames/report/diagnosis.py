@@ -114,8 +114,9 @@ def relative_levels(values: dict, cis: dict | None = None) -> dict:
 def _note(result, component, label=ALL, annotator=ALL) -> str:
     if "note" not in result:
         return ""
-    return str(result["note"].sel(component=component, label=label,
-                                  annotator=annotator).values).strip()
+    return str(
+        result["note"].sel(component=component, label=label, annotator=annotator).values
+    ).strip()
 
 
 def _diagnose(d: str, c: str, loc: str) -> str | None:
@@ -124,25 +125,32 @@ def _diagnose(d: str, c: str, loc: str) -> str | None:
     hi = lambda x: x == "high"  # noqa: E731
     lo = lambda x: x in ("low", "below chance")  # noqa: E731
     if loc == "below chance":
-        return ("localization is below chance: systematic disagreement, most likely two "
-                "incompatible drawing conventions in use (e.g. tight vs loose boxes, "
-                "visible vs amodal extent).")
+        return (
+            "localization is below chance: systematic disagreement, most likely two "
+            "incompatible drawing conventions in use (e.g. tight vs loose boxes, "
+            "visible vs amodal extent)."
+        )
     if lo(d) and lo(c) and lo(loc):
         return "all three components are low: the task needs rethinking, not more annotators."
     if hi(d) and hi(c) and lo(loc):
-        return ("annotators agree on what to annotate and how to label it, but not on how "
-                "to draw it: the drawing guidelines are too loose (tight vs loose boxes, "
-                "occluded parts).")
+        return (
+            "annotators agree on what to annotate and how to label it, but not on how "
+            "to draw it: the drawing guidelines are too loose (tight vs loose boxes, "
+            "occluded parts)."
+        )
     if lo(d) and hi(loc):
-        return ("annotators draw well what they both find, but do not find the same "
-                "objects: the definition of \"an object\" is unclear (minimum size, groups, "
-                "truncation).")
+        return (
+            "annotators draw well what they both find, but do not find the same "
+            'objects: the definition of "an object" is unclear (minimum size, groups, '
+            "truncation)."
+        )
     if hi(d) and lo(c) and hi(loc):
-        return ("annotators find and draw the same objects but label them differently: the "
-                "class definitions overlap or are confusing.")
+        return (
+            "annotators find and draw the same objects but label them differently: the "
+            "class definitions overlap or are confusing."
+        )
     if hi(d) and hi(c) and hi(loc):
-        return ("no component stands out as the weak point (they are within "
-                f"{GAP:g} of each other).")
+        return f"no component stands out as the weak point (they are within {GAP:g} of each other)."
     return None
 
 
@@ -180,8 +188,10 @@ def reading(result, *, max_labels: int = 8) -> list[str]:
     """
     out = []
     comps = [c for c in _TRIAD if c in result["component"].values]
-    cis = {c: (cell_value(result, c, var="ci_low"), cell_value(result, c, var="ci_high"))
-           for c in COMPONENTS}
+    cis = {
+        c: (cell_value(result, c, var="ci_low"), cell_value(result, c, var="ci_high"))
+        for c in COMPONENTS
+    }
     lv = relative_levels({c: cell_value(result, c) for c in _TRIAD}, cis)
     lv["overall"] = against_chance(cell_value(result, "overall"), *cis["overall"])
     parts = []
@@ -199,35 +209,48 @@ def reading(result, *, max_labels: int = 8) -> list[str]:
     else:
         weak = [c for c in _TRIAD if lv[c] in ("low", "below chance")]
         if weak:
-            out.append("Overall reading: the weak point is " + " and ".join(
-                f"{c} ({_MEANING[c]}, {lv[c]})" for c in weak) + ".")
+            out.append(
+                "Overall reading: the weak point is "
+                + " and ".join(f"{c} ({_MEANING[c]}, {lv[c]})" for c in weak)
+                + "."
+            )
     below = [c for c in COMPONENTS if lv[c] == "below chance" and c != "localization"]
     for c in below:
-        out.append(f"{c.capitalize()} is below chance ({fmt(cell_value(result, c))}): "
-                   "systematic disagreement, not noise.")
+        out.append(
+            f"{c.capitalize()} is below chance ({fmt(cell_value(result, c))}): "
+            "systematic disagreement, not noise."
+        )
     for c in _TRIAD:
         lo, hi = cell_value(result, c, var="ci_low"), cell_value(result, c, var="ci_high")
         if math.isfinite(lo) and math.isfinite(hi) and lo <= 0 <= hi:
-            out.append(f"The confidence interval of {c} [{fmt(lo)}, {fmt(hi)}] includes "
-                       "0: it cannot be told apart from chance.")
+            out.append(
+                f"The confidence interval of {c} [{fmt(lo)}, {fmt(hi)}] includes "
+                "0: it cannot be told apart from chance."
+            )
     for c in _TRIAD:
         if lv[c] == "undefined":
             why = _note(result, c)
-            out.append(f"{c.capitalize()} is undefined (NaN, not 0 or 1 by fiat)"
-                       + (f": {why}." if why else "."))
+            out.append(
+                f"{c.capitalize()} is undefined (NaN, not 0 or 1 by fiat)"
+                + (f": {why}." if why else ".")
+            )
     raw = cell_value(result, "localization", var="raw_iou")
     if math.isfinite(raw) and math.isfinite(cell_value(result, "localization")):
-        out.append(f"The raw mean IoU of matched pairs is {fmt(raw)}, the figure annotation "
-                   f"tools show; corrected for chance, localization σ is "
-                   f"{fmt(cell_value(result, 'localization'))}.")
+        out.append(
+            f"The raw mean IoU of matched pairs is {fmt(raw)}, the figure annotation "
+            f"tools show; corrected for chance, localization σ is "
+            f"{fmt(cell_value(result, 'localization'))}."
+        )
     for c in ("localization", "detection"):
         k = cell_value(result, c, var="ks") * cell_value(result, c, var="ks_sign")
         s = cell_value(result, c)
         p = cell_value(result, c, var="ks_pvalue")
         if math.isfinite(k) and math.isfinite(s) and k - s > 0.25 and p < 0.05:
-            out.append(f"For {c}, KS ({fmt(k)}) is well above σ ({fmt(s)}): most pairs "
-                       "agree and a minority of items concentrates the disagreement; the "
-                       "hardest items below show which.")
+            out.append(
+                f"For {c}, KS ({fmt(k)}) is well above σ ({fmt(s)}): most pairs "
+                "agree and a minority of items concentrates the disagreement; the "
+                "hardest items below show which."
+            )
     out.extend(_label_sentences(result, max_labels))
     out.extend(_annotator_sentences(result, max_labels))
     return out
@@ -246,21 +269,27 @@ def _label_sentences(result, limit):
     groups: dict[str, list] = {}
     undefined = []
     for k, lab in enumerate(labels):
-        lv = relative_levels(dict(zip(comps, values[:, k])),
-                             {c: (low[i, k], high[i, k]) for i, c in enumerate(comps)})
+        lv = relative_levels(
+            dict(zip(comps, values[:, k])),
+            {c: (low[i, k], high[i, k]) for i, c in enumerate(comps)},
+        )
         if "undefined" in lv.values():
             undefined.append(lab)
-        text = _diagnose(lv.get("detection"), lv.get("classification"),
-                         lv.get("localization"))
+        text = _diagnose(lv.get("detection"), lv.get("classification"), lv.get("localization"))
         if text and not text.startswith("no component stands out"):
             groups.setdefault(text, []).append(lab)
     out = []
     for text, labs in groups.items():
-        out.append(f"Classes {listing(labs, limit)}: {text}" if len(labs) > 1
-                   else f"Class {labs[0]}: {text}")
+        out.append(
+            f"Classes {listing(labs, limit)}: {text}"
+            if len(labs) > 1
+            else f"Class {labs[0]}: {text}"
+        )
     if undefined:
-        out.append(f"Some figures of {len(undefined)} class(es) ({listing(undefined, limit)}) "
-                   "are undefined (too few units or no variation; see the note column).")
+        out.append(
+            f"Some figures of {len(undefined)} class(es) ({listing(undefined, limit)}) "
+            "are undefined (too few units or no variation; see the note column)."
+        )
     return out
 
 
@@ -285,8 +314,11 @@ def _annotator_sentences(result, limit):
         pooled = cell_value(result, c)
         if not math.isfinite(pooled):
             continue
-        worse = sorted((cell_value(result, c, annotator=a), a) for a in names
-                       if _clearly_below(result, c, a, pooled))
+        worse = sorted(
+            (cell_value(result, c, annotator=a), a)
+            for a in names
+            if _clearly_below(result, c, a, pooled)
+        )
         if worse:
             who = listing([f"{a} ({fmt(v)})" for v, a in worse], limit)
             phrase = _ANNOTATOR_GAP[c]
@@ -295,6 +327,8 @@ def _annotator_sentences(result, limit):
                 subject, phrase = "this annotator", f"{verb}s {rest}"
             else:
                 subject = "they"
-            out.append(f"On {c}, {who} {'is' if len(worse) == 1 else 'are'} clearly below "
-                       f"everybody ({fmt(pooled)}): {subject} {phrase}.")
+            out.append(
+                f"On {c}, {who} {'is' if len(worse) == 1 else 'are'} clearly below "
+                f"everybody ({fmt(pooled)}): {subject} {phrase}."
+            )
     return out

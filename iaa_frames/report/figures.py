@@ -20,8 +20,15 @@ from ..result import MEASURES
 from ..views import cell_value, symbol
 from .formatting import fmt, plural
 
-__all__ = ["caption_annotators", "caption_distributions", "caption_forest", "caption_items",
-           "caption_pairwise", "draw_figures", "svg"]
+__all__ = [
+    "caption_annotators",
+    "caption_distributions",
+    "caption_forest",
+    "caption_items",
+    "caption_pairwise",
+    "draw_figures",
+    "svg",
+]
 
 
 def svg(fig, name: str) -> str:
@@ -49,7 +56,7 @@ def svg(fig, name: str) -> str:
         fig.savefig(buf, format="svg")
     plt.close(fig)
     markup = buf.getvalue()
-    markup = markup[markup.index("<svg"):]
+    markup = markup[markup.index("<svg") :]
     markup = re.sub(r"<metadata>.*?</metadata>", "", markup, flags=re.S)
     markup = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", markup)
     # ids unique across the figures of one page (matplotlib numbers them per figure)
@@ -78,13 +85,17 @@ def caption_forest(result):
             (hi, vh), (lo, vl) = ext
             parts.append(f"{c}: highest {hi} ({vh:.2f}), lowest {lo} ({vl:.2f})")
     raw = cell_value(result, "localization", var="raw_iou")
-    text = ("Agreement of each class, one panel per component, with 95% bootstrap "
-            "intervals; the dashed line is chance (0).")
+    text = (
+        "Agreement of each class, one panel per component, with 95% bootstrap "
+        "intervals; the dashed line is chance (0)."
+    )
     if parts:
         text += " " + "; ".join(parts) + "."
     if math.isfinite(raw):
-        text += (f" The raw IoU panel shows the uncorrected mean IoU of matched pairs "
-                 f"({raw:.2f} pooled), on its own axis.")
+        text += (
+            f" The raw IoU panel shows the uncorrected mean IoU of matched pairs "
+            f"({raw:.2f} pooled), on its own axis."
+        )
     return text
 
 
@@ -98,10 +109,13 @@ def caption_annotators(result):
         ext = _extremes(result, "annotator", c)
         pooled = cell_value(result, c)
         if ext and math.isfinite(pooled) and ext[1][1] < pooled:
-            parts.append(f"{c}: lowest {ext[1][0]} ({ext[1][1]:.2f} against "
-                         f"{pooled:.2f} for everybody)")
-    text = (f"Each of the {plural(len(names), 'annotator')} across the components "
-            "(dashed black: everybody), with 95% bootstrap intervals.")
+            parts.append(
+                f"{c}: lowest {ext[1][0]} ({ext[1][1]:.2f} against {pooled:.2f} for everybody)"
+            )
+    text = (
+        f"Each of the {plural(len(names), 'annotator')} across the components "
+        "(dashed black: everybody), with 95% bootstrap intervals."
+    )
     return text + (" " + "; ".join(parts) + "." if parts else "")
 
 
@@ -113,10 +127,13 @@ def caption_pairwise(pw):
         v = v[[a < b for a, b in v.index]]
         if len(v):
             (a, b), (x, y) = v.idxmax(), v.idxmin()
-            texts.append(f"{c}: closest pair {a}–{b} ({v.max():.2f}), furthest {x}–{y} "
-                         f"({v.min():.2f})")
-    return ("Agreement of every pair of annotators (hatched diagonal: an annotator with "
-            "itself, no value). " + ("; ".join(texts) + "." if texts else ""))
+            texts.append(
+                f"{c}: closest pair {a}–{b} ({v.max():.2f}), furthest {x}–{y} ({v.min():.2f})"
+            )
+    return (
+        "Agreement of every pair of annotators (hatched diagonal: an annotator with "
+        "itself, no value). " + ("; ".join(texts) + "." if texts else "")
+    )
 
 
 def caption_distributions(result, comp):
@@ -124,13 +141,20 @@ def caption_distributions(result, comp):
     s = cell_value(result, comp)
     k = cell_value(result, comp, var="ks") * cell_value(result, comp, var="ks_sign")
     n, nc = cell_value(result, comp, var="n_units"), cell_value(result, comp, var="n_chance")
-    what = ("distances of matched object pairs" if comp == "localization"
-            else "detection distances (1 − F1) of pairs of annotations")
-    text = (f"Within-item {what} (colored) against chance: the same pipeline on "
-            "annotations of different items (grey). The black segment is the KS gap.")
+    what = (
+        "distances of matched object pairs"
+        if comp == "localization"
+        else "detection distances (1 − F1) of pairs of annotations"
+    )
+    text = (
+        f"Within-item {what} (colored) against chance: the same pipeline on "
+        "annotations of different items (grey). The black segment is the KS gap."
+    )
     if math.isfinite(s) and math.isfinite(n):
-        text += (f" Pooled: σ = {s:.2f}, KS = {k:+.2f}, {int(n):,} within-item units "
-                 f"against {int(nc):,} chance units.")
+        text += (
+            f" Pooled: σ = {s:.2f}, KS = {k:+.2f}, {int(n):,} within-item units "
+            f"against {int(nc):,} chance units."
+        )
     return text
 
 
@@ -139,9 +163,11 @@ def caption_items(item_table):
     if item_table.empty:
         return "No item has within-item units."
     top = item_table.iloc[0]
-    return (f"Items ranked by the disagreement they carry beyond the corpus mean (units x "
-            f"(item mean distance − corpus mean)); the bar is the item's own σ. First: "
-            f"{top['item']} ({int(top['n_pairs'])} units, σ = {fmt(top['sigma'])}).")
+    return (
+        f"Items ranked by the disagreement they carry beyond the corpus mean (units x "
+        f"(item mean distance − corpus mean)); the bar is the item's own σ. First: "
+        f"{top['item']} ({int(top['n_pairs'])} units, σ = {fmt(top['sigma'])})."
+    )
 
 
 def draw_figures(tables, result, pw, item_table, top):
@@ -172,28 +198,50 @@ def draw_figures(tables, result, pw, item_table, top):
             fig = make()
         except Exception as exc:  # a figure must not sink the report; say what failed
             plt.close("all")
-            warnings.warn(f"the figure {title!r} could not be drawn: "
-                          f"{type(exc).__name__}: {exc}", IAAWarning, stacklevel=3)
-            figs.append((key, title, f'<p class="warn">This figure could not be drawn: '
-                                     f"{html.escape(type(exc).__name__)}: "
-                                     f"{html.escape(str(exc))}</p>", caption))
+            warnings.warn(
+                f"the figure {title!r} could not be drawn: {type(exc).__name__}: {exc}",
+                IAAWarning,
+                stacklevel=3,
+            )
+            figs.append(
+                (
+                    key,
+                    title,
+                    f'<p class="warn">This figure could not be drawn: '
+                    f"{html.escape(type(exc).__name__)}: "
+                    f"{html.escape(str(exc))}</p>",
+                    caption,
+                )
+            )
             return
         fig = getattr(fig, "figure", fig)
         figs.append((key, title, svg(fig, key), caption))
 
-    add("agreement", "Agreement by class", caption_forest(result),
-        lambda: plot.forest(result, top=top))
-    add("decomposition", "Decomposition by class",
+    add(
+        "agreement",
+        "Agreement by class",
+        caption_forest(result),
+        lambda: plot.forest(result, top=top),
+    )
+    add(
+        "decomposition",
+        "Decomposition by class",
         "Detection, classification and localization of each class side by side, classes "
         "in order of support (matched pairs).",
-        lambda: plot.decomposition(result, top=top))
-    add("annotators", "Annotator profiles", caption_annotators(result),
-        lambda: plot.annotators(result, top=10))
+        lambda: plot.decomposition(result, top=top),
+    )
+    add(
+        "annotators",
+        "Annotator profiles",
+        caption_annotators(result),
+        lambda: plot.annotators(result, top=10),
+    )
 
     def heatmaps():
         comps = [c for c in ("detection", "classification", "localization") if c in pw]
-        fig, axes = plt.subplots(1, len(comps), figsize=(7.0, 2.7), layout="constrained",
-                                 squeeze=False)
+        fig, axes = plt.subplots(
+            1, len(comps), figsize=(7.0, 2.7), layout="constrained", squeeze=False
+        )
         for k, (ax, c) in enumerate(zip(axes[0], comps)):
             plot.pairwise(pw[c], ax=ax, top=20, colorbar=k == len(comps) - 1)
             ax.set_title(f"{c} {symbol(MEASURES.get(c, 'sigma'))}")
@@ -203,12 +251,20 @@ def draw_figures(tables, result, pw, item_table, top):
 
     if tables is None:  # a report of a Dataset: no pair tables
         return figs
-    add("pairwise", "Annotator pairs", caption_pairwise(
-        {c: pw[c] for c in ("detection", "classification", "localization") if c in pw}),
-        heatmaps)
+    add(
+        "pairwise",
+        "Annotator pairs",
+        caption_pairwise(
+            {c: pw[c] for c in ("detection", "classification", "localization") if c in pw}
+        ),
+        heatmaps,
+    )
     for comp in ("localization", "detection"):
-        add(f"distributions_{comp}", f"Distances: {comp}", caption_distributions(result, comp),
-            lambda comp=comp: plot.distributions(tables, component=comp, by="label", top=3))
-    add("items", "Hardest items", caption_items(item_table),
-        lambda: plot.items(item_table, top=15))
+        add(
+            f"distributions_{comp}",
+            f"Distances: {comp}",
+            caption_distributions(result, comp),
+            lambda comp=comp: plot.distributions(tables, component=comp, by="label", top=3),
+        )
+    add("items", "Hardest items", caption_items(item_table), lambda: plot.items(item_table, top=15))
     return figs

@@ -75,8 +75,11 @@ class Context:
 
 
 def _section_reading(ctx):
-    return "<ul class=reading>" + "".join(
-        f"<li>{html.escape(x)}</li>" for x in reading(ctx.result)) + "</ul>"
+    return (
+        "<ul class=reading>"
+        + "".join(f"<li>{html.escape(x)}</li>" for x in reading(ctx.result))
+        + "</ul>"
+    )
 
 
 def _section_how_to_read(ctx):
@@ -91,37 +94,57 @@ def _section_figures(ctx):
     return "".join(
         f'<figure id="fig-{html.escape(key)}"><h3>{html.escape(ftitle)}</h3>{body}'
         f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-        for key, ftitle, body, caption in ctx.figures)
+        for key, ftitle, body, caption in ctx.figures
+    )
 
 
 def _section_by_label(ctx):
     table, hidden = summary_table(ctx.result, "label", ctx.top)
-    note = (f'<p class=note>{plural(hidden, "more class", "more classes")} not shown (top '
-            f"{ctx.top} by support); by_label.csv holds all.</p>") if hidden else ""
+    note = (
+        (
+            f"<p class=note>{plural(hidden, 'more class', 'more classes')} not shown (top "
+            f"{ctx.top} by support); by_label.csv holds all.</p>"
+        )
+        if hidden
+        else ""
+    )
     return html_table(table, index_name="class") + note
 
 
 def _section_by_annotator(ctx):
     table, hidden = summary_table(ctx.result, "annotator", 50)
-    note = (f'<p class=note>{plural(hidden, "more annotator")} not shown; by_annotator.csv '
-            "holds all.</p>") if hidden else ""
+    note = (
+        (
+            f"<p class=note>{plural(hidden, 'more annotator')} not shown; by_annotator.csv "
+            "holds all.</p>"
+        )
+        if hidden
+        else ""
+    )
     return html_table(table, index_name="annotator") + note
 
 
 def _section_items(ctx):
-    return ("<p>Items ranked by the disagreement they carry beyond the corpus mean "
-            "(<em>excess</em> = units × (item mean distance − corpus mean)); <em>sigma</em> "
-            "is the item's own agreement, <em>n_unmatched</em> its objects no other "
-            "annotator matched, <em>n_mislabeled</em> its clusters with conflicting labels. "
-            "All items: items.csv.</p>" + items_html(ctx.item_table, ctx.item_detection))
+    return (
+        "<p>Items ranked by the disagreement they carry beyond the corpus mean "
+        "(<em>excess</em> = units × (item mean distance − corpus mean)); <em>sigma</em> "
+        "is the item's own agreement, <em>n_unmatched</em> its objects no other "
+        "annotator matched, <em>n_mislabeled</em> its clusters with conflicting labels. "
+        "All items: items.csv.</p>" + items_html(ctx.item_table, ctx.item_detection)
+    )
 
 
 def _section_parameters(ctx):
-    more = ("" if ctx.tables is None else
-            ", pairwise.csv, items.csv, conflicts.csv, conflict_counts.csv")
-    return (params_table(ctx.result, ctx.tables, ctx.elapsed, ctx.version)
-            + "<p>Files: agreement.nc (the result Dataset), agreement.csv, headline.csv, "
-              f"by_label.csv, by_annotator.csv{more}.</p>")
+    more = (
+        ""
+        if ctx.tables is None
+        else ", pairwise.csv, items.csv, conflicts.csv, conflict_counts.csv"
+    )
+    return (
+        params_table(ctx.result, ctx.tables, ctx.elapsed, ctx.version)
+        + "<p>Files: agreement.nc (the result Dataset), agreement.csv, headline.csv, "
+        f"by_label.csv, by_annotator.csv{more}.</p>"
+    )
 
 
 #: The sections of the report page, in order: ``(id, title, builder)``; a builder takes
@@ -158,24 +181,36 @@ def render_page(ctx, title, *, intro=None, sections=None) -> str:
         c = ctx.tables.corpus
         n_obj = len(c.objects)
         n_cov = len(ctx.df) - n_obj
-        intro = (f"{plural(len(c.items), 'item')}, {plural(len(c.annotators), 'annotator')}, "
-                 f"{plural(len(c.labels), 'class', 'classes')}, {plural(n_obj, 'object')} "
-                 f"and {plural(n_cov, 'coverage row')} (an annotator reviewed an item and "
-                 "drew nothing).")
+        intro = (
+            f"{plural(len(c.items), 'item')}, {plural(len(c.annotators), 'annotator')}, "
+            f"{plural(len(c.labels), 'class', 'classes')}, {plural(n_obj, 'object')} "
+            f"and {plural(n_cov, 'coverage row')} (an annotator reviewed an item and "
+            "drew nothing)."
+        )
     sections = [(sid, name, build(ctx)) for sid, name, build in (sections or SECTIONS)]
-    nav = "<nav>" + "".join(f'<a href="#{sid}">{html.escape(name)}</a>'
-                            for sid, name, _ in sections) + "</nav>"
-    body = "".join(f'<section id="{sid}"><h2>{html.escape(name)}</h2>{content}</section>'
-                   for sid, name, content in sections)
-    return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-            '<meta name=viewport content="width=device-width, initial-scale=1">'
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1><p>{html.escape(intro)}</p>{nav}{body}"
-            f"<footer><p class=note>iaa_frames {html.escape(str(ctx.version))}</p></footer>"
-            "</body></html>\n")
+    nav = (
+        "<nav>"
+        + "".join(f'<a href="#{sid}">{html.escape(name)}</a>' for sid, name, _ in sections)
+        + "</nav>"
+    )
+    body = "".join(
+        f'<section id="{sid}"><h2>{html.escape(name)}</h2>{content}</section>'
+        for sid, name, content in sections
+    )
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><p>{html.escape(intro)}</p>{nav}{body}"
+        f"<footer><p class=note>iaa_frames {html.escape(str(ctx.version))}</p></footer>"
+        "</body></html>\n"
+    )
 
 
 #: Sections of a report made from an agreement Dataset alone (no pair tables).
-RESULT_SECTIONS = [entry for entry in SECTIONS if entry[0] in (
-    "summary", "how-to-read", "headline", "figures", "by-label", "by-annotator",
-    "parameters")]
+RESULT_SECTIONS = [
+    entry
+    for entry in SECTIONS
+    if entry[0]
+    in ("summary", "how-to-read", "headline", "figures", "by-label", "by-annotator", "parameters")
+]

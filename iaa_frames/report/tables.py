@@ -18,8 +18,7 @@ from .formatting import cell_text, component_name, fmt
 __all__ = ["headline_html", "html_table", "items_html", "params_table", "summary_table"]
 
 
-def html_table(frame: pd.DataFrame, *, index_name: str | None = None,
-               classes: str = "") -> str:
+def html_table(frame: pd.DataFrame, *, index_name: str | None = None, classes: str = "") -> str:
     """An escaped HTML table; numbers right-aligned, floats with 3 decimals.
 
     Examples
@@ -27,8 +26,10 @@ def html_table(frame: pd.DataFrame, *, index_name: str | None = None,
     >>> html_table(pd.DataFrame({"x": [0.5]}, index=["a"]), index_name="k")
     '<table class=""><thead><tr><th>k</th><th>x</th></tr></thead><tbody><tr><th>a</th><td class=num>0.500</td></tr></tbody></table>'
     """
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in
-                   ([index_name] if index_name is not None else []) + list(frame.columns))
+    head = "".join(
+        f"<th>{html.escape(str(c))}</th>"
+        for c in ([index_name] if index_name is not None else []) + list(frame.columns)
+    )
     columns = []
     for col in frame.columns:
         values = frame[col]
@@ -43,11 +44,15 @@ def html_table(frame: pd.DataFrame, *, index_name: str | None = None,
     rows = []
     for i, idx in enumerate(frame.index):
         cells = [f"<th>{html.escape(str(idx))}</th>"] if index_name is not None else []
-        cells += [f"<td{' class=num' if num else ''}>{html.escape(text)}</td>"
-                  for text, num in (col[i] for col in columns)]
+        cells += [
+            f"<td{' class=num' if num else ''}>{html.escape(text)}</td>"
+            for text, num in (col[i] for col in columns)
+        ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<table class="{html.escape(classes)}"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    return (
+        f'<table class="{html.escape(classes)}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def summary_table(result, dim, top):
@@ -58,10 +63,13 @@ def summary_table(result, dim, top):
     wide = (by_label if dim == "label" else by_annotator)(result).reindex(shown)
     out = pd.DataFrame(index=wide.index)
     for c in [str(c) for c in result["component"].values]:
-        v, lo, hi = (wide.get(f"{c}_{k}", pd.Series(np.nan, index=wide.index))
-                     for k in ("agreement", "ci_low", "ci_high"))
-        out[component_name(result, c)] = [cell_text(float(a), float(b), float(d))
-                                          for a, b, d in zip(v, lo, hi)]
+        v, lo, hi = (
+            wide.get(f"{c}_{k}", pd.Series(np.nan, index=wide.index))
+            for k in ("agreement", "ci_low", "ci_high")
+        )
+        out[component_name(result, c)] = [
+            cell_text(float(a), float(b), float(d)) for a, b, d in zip(v, lo, hi)
+        ]
         n = wide.get(f"{c}_n_units", pd.Series(np.nan, index=wide.index))
         out[f"n ({c})"] = [str(int(x)) if math.isfinite(float(x)) else "0" for x in n]
     return out, hidden
@@ -82,20 +90,29 @@ def headline_html(result, head):
     rows = []
     for comp, r in head.iterrows():
         measure = symbol(r.get("measure", ""))
-        ks = (f"{'+' if r.get('ks_sign', 0) > 0 else '−'}{fmt(r['ks'])}"
-              if math.isfinite(float(r.get("ks", np.nan))) else "n/a")
-        rows.append({
-            "component": comp, "measure": measure,
-            "agreement [95% CI]": cell_text(float(r["agreement"]), float(r["ci_low"]),
-                                            float(r["ci_high"])),
-            "vs chance": against_chance(r["agreement"], r["ci_low"], r["ci_high"]),
-            "KS": ks, "raw IoU": fmt(r.get("raw_iou")),
-            "presence α": fmt(r.get("presence_alpha")),
-            "n units": str(int(r["n_units"])) if math.isfinite(float(r["n_units"])) else "0",
-            "n chance": (str(int(r["n_chance"])) if math.isfinite(float(r["n_chance"]))
-                         else "—"),
-            "note": str(r.get("note", "") or ""),
-        })
+        ks = (
+            f"{'+' if r.get('ks_sign', 0) > 0 else '−'}{fmt(r['ks'])}"
+            if math.isfinite(float(r.get("ks", np.nan)))
+            else "n/a"
+        )
+        rows.append(
+            {
+                "component": comp,
+                "measure": measure,
+                "agreement [95% CI]": cell_text(
+                    float(r["agreement"]), float(r["ci_low"]), float(r["ci_high"])
+                ),
+                "vs chance": against_chance(r["agreement"], r["ci_low"], r["ci_high"]),
+                "KS": ks,
+                "raw IoU": fmt(r.get("raw_iou")),
+                "presence α": fmt(r.get("presence_alpha")),
+                "n units": str(int(r["n_units"])) if math.isfinite(float(r["n_units"])) else "0",
+                "n chance": (
+                    str(int(r["n_chance"])) if math.isfinite(float(r["n_chance"])) else "—"
+                ),
+                "note": str(r.get("note", "") or ""),
+            }
+        )
     frame = pd.DataFrame(rows).set_index("component")
     return html_table(frame, index_name="component", classes="headline")
 
@@ -103,11 +120,21 @@ def headline_html(result, head):
 def items_html(item_table, item_detection, n=15):
     """The ``n`` hardest items on localization and on detection (tables of
     :func:`iaa_frames.items.items`)."""
-    cols = ["item", "sigma", "mean_distance", "chance_percentile", "n_pairs", "n_unmatched",
-            "n_mislabeled", "n_annotators", "n_objects"]
+    cols = [
+        "item",
+        "sigma",
+        "mean_distance",
+        "chance_percentile",
+        "n_pairs",
+        "n_unmatched",
+        "n_mislabeled",
+        "n_annotators",
+        "n_objects",
+    ]
     parts = []
     for name, t in (("localization", item_table), ("detection", item_detection)):
         parts.append(f"<h3>{html.escape(name)}</h3>")
-        parts.append(html_table(t[cols].head(n).set_index("item"), index_name="item",
-                                classes="items"))
+        parts.append(
+            html_table(t[cols].head(n).set_index("item"), index_name="item", classes="items")
+        )
     return "".join(parts)

@@ -36,7 +36,8 @@ READING = (
     "classification compares the labels of the pairs that pass the gate; overall takes "
     "each object's best match whatever its IoU and moves only with the chance sample. "
     "Bands are the 95 % bootstrap intervals; a gap is a threshold where the figure is "
-    "undefined (the note under the figure says why).")
+    "undefined (the note under the figure says why)."
+)
 
 
 def report_threshold(thresholds) -> float:
@@ -102,31 +103,45 @@ def threshold_section(sweep, *, svg: Callable, shown_at: float):
 
     table = threshold_table(sweep)
     taus = [float(t) for t in sweep["threshold"].values]
-    intro = (f"<p>Every figure was computed at {len(taus)} thresholds (τ = "
-             f"{html.escape(', '.join(f'{t:g}' for t in taus))}); the rest of this report "
-             f"is at τ = {shown_at:g}. Every threshold's numbers are in agreement.nc "
-             "(dimension <code>threshold</code>) and thresholds.csv.</p>"
-             f"<p>{READING}</p>")
+    intro = (
+        f"<p>Every figure was computed at {len(taus)} thresholds (τ = "
+        f"{html.escape(', '.join(f'{t:g}' for t in taus))}); the rest of this report "
+        f"is at τ = {shown_at:g}. Every threshold's numbers are in agreement.nc "
+        "(dimension <code>threshold</code>) and thresholds.csv.</p>"
+        f"<p>{READING}</p>"
+    )
     try:
         ax = threshold_curve(sweep)
         figure = svg(ax.figure, "threshold")
     except Exception as exc:  # noqa: BLE001  (a figure must not sink the report; say why)
         plt.close("all")
-        warnings.warn(f"the threshold figure could not be drawn: {type(exc).__name__}: "
-                      f"{exc}", IAAWarning, stacklevel=2)
-        figure = (f'<p class="warn">This figure could not be drawn: '
-                  f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</p>")
-    caption = ("Each component of agreement (all classes, all annotators) against the "
-               "match threshold τ, with its 95 % bootstrap band; the dashed line is chance.")
-    wide = table.assign(text=[cell_text(*r) for r in table[["agreement", "ci_low", "ci_high"]]
-                              .itertuples(index=False, name=None)])
+        warnings.warn(
+            f"the threshold figure could not be drawn: {type(exc).__name__}: {exc}",
+            IAAWarning,
+            stacklevel=2,
+        )
+        figure = (
+            f'<p class="warn">This figure could not be drawn: '
+            f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</p>"
+        )
+    caption = (
+        "Each component of agreement (all classes, all annotators) against the "
+        "match threshold τ, with its 95 % bootstrap band; the dashed line is chance."
+    )
+    wide = table.assign(
+        text=[
+            cell_text(*r)
+            for r in table[["agreement", "ci_low", "ci_high"]].itertuples(index=False, name=None)
+        ]
+    )
     wide = wide.pivot(index="component", columns="threshold", values="text")
     wide = wide.loc[list(dict.fromkeys(table["component"]))]
     wide.columns = [f"τ = {t:g}" for t in wide.columns]
     wide.index.name = "component"
-    cells = wide.reset_index().to_html(border=0, classes="thresholds", index=False,
-                                       escape=True)
-    body = (intro + f'<figure id="fig-threshold"><h3>Agreement against τ</h3>{figure}'
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-            "<h3>Agreement [95% CI] at each threshold</h3>" + cells)
+    cells = wide.reset_index().to_html(border=0, classes="thresholds", index=False, escape=True)
+    body = (
+        intro + f'<figure id="fig-threshold"><h3>Agreement against τ</h3>{figure}'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        "<h3>Agreement [95% CI] at each threshold</h3>" + cells
+    )
     return body, {"thresholds.csv": table}

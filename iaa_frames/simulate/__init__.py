@@ -31,5 +31,12 @@ from .annotators import LAZY_CENTER_FRACTION
 from .generate import COMMON_IMAGE_SIZES, Simulated, simulate, simulate_with_truth
 from .profiles import PRESETS, Profile
 
-__all__ = ["COMMON_IMAGE_SIZES", "LAZY_CENTER_FRACTION", "PRESETS", "Profile", "Simulated",
-           "simulate", "simulate_with_truth"]
+__all__ = [
+    "COMMON_IMAGE_SIZES",
+    "LAZY_CENTER_FRACTION",
+    "PRESETS",
+    "Profile",
+    "Simulated",
+    "simulate",
+    "simulate_with_truth",
+]

@@ -9,8 +9,15 @@ import hashlib
 import numpy as np
 
 from .profiles import Profile
-from .shapes import (Objects, concat, draw_shapes, empty_poly, finish_shapes, poly_mask,
-                     random_objects)
+from .shapes import (
+    Objects,
+    concat,
+    draw_shapes,
+    empty_poly,
+    finish_shapes,
+    poly_mask,
+    random_objects,
+)
 
 #: Side of the lazy-center box as a fraction of the image side (centred).
 LAZY_CENTER_FRACTION = 0.6
@@ -19,6 +26,7 @@ LAZY_CENTER_FRACTION = 0.6
 TRUTH, ANNOTATOR = 0, 1
 T_SIZE, T_COUNT, T_CLASS, T_KIND, T_SHAPE = range(5)
 A_COVER, A_MISS, A_CONFUSE, A_JITTER, A_FP, A_RANDOM, A_LAZY = range(7)
+
 
 def stream(seed: int, *key: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))

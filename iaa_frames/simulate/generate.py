@@ -14,7 +14,7 @@ import pandas as pd
 from ..errors import ParameterError
 from ..frame import ALL
 from ..settings import check_int
-from .annotators import TRUTH, T_SIZE, World, annotate, stream, truth_objects
+from .annotators import T_SIZE, TRUTH, World, annotate, stream, truth_objects
 from .profiles import PRESETS, Profile, as_profile
 from .shapes import finish_shapes
 
@@ -35,6 +35,7 @@ COMMON_IMAGE_SIZES = (
 _KINDS = ("box", "polygon", "mixed")
 _LAYOUTS = ("random", "single_center")
 _OBJECTS_PER = ("poisson", "fixed")
+
 
 class Simulated(NamedTuple):
     """What :func:`simulate_with_truth` returns.
@@ -121,8 +122,7 @@ def _check_image_size(image_size):
     )
     if not ok:
         raise ParameterError(
-            f"image_size must be None or (width, height) in pixels, both >= 4, "
-            f"got {image_size!r}"
+            f"image_size must be None or (width, height) in pixels, both >= 4, got {image_size!r}"
         )
     return float(image_size[0]), float(image_size[1])
 
@@ -250,12 +250,15 @@ def simulate_with_truth(
         W, H = np.full(n_items, size[0]), np.full(n_items, size[1])
 
     if layout == "single_center":
+
         def count(rng):
             return np.ones(n_items, np.int64)
     elif objects_per == "fixed":
+
         def count(rng):
             return np.full(n_items, int(objects_per_item), np.int64)
     else:
+
         def count(rng):
             return rng.poisson(float(objects_per_item), n_items).astype(np.int64)
 
@@ -356,8 +359,15 @@ class_weights, layout, vertices
     'img_00000'
     """
     return simulate_with_truth(
-        n_items=n_items, annotators=annotators, kind=kind, classes=classes,
-        objects_per_item=objects_per_item, seed=seed, image_size=image_size,
-        objects_per=objects_per, class_weights=class_weights, layout=layout,
+        n_items=n_items,
+        annotators=annotators,
+        kind=kind,
+        classes=classes,
+        objects_per_item=objects_per_item,
+        seed=seed,
+        image_size=image_size,
+        objects_per=objects_per,
+        class_weights=class_weights,
+        layout=layout,
         vertices=vertices,
     ).annotations

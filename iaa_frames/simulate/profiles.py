@@ -14,6 +14,7 @@ from ..errors import ParameterError
 
 __all__ = ["FIELDS", "PRESETS", "Profile", "as_profile", "check_fields"]
 
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Profile:
     """How one simulated annotator redraws the true objects.

@@ -11,6 +11,7 @@ import shapely
 
 MIN_SIDE = 1.0  # pixels: smallest side of a drawn box
 
+
 @dataclasses.dataclass
 class Objects:
     """Struct of arrays. ``box`` covers every row; polygon data covers the rows where
