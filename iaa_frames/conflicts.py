@@ -1,3 +1,5 @@
+# Over 400 lines: one table (conflicts) and its counts, with the rules of each kind of conflict
+# documented in full.
 """Object-level disagreements: one row per conflict of the engine's matching.
 
 :func:`conflicts` lists *where and how* annotators disagree, from the same within-item

@@ -1,3 +1,5 @@
+# Over 400 lines: the PairTables contract, documented table by table, and the entry points that
+# build it.
 """Within-item and between-item pair tables.
 
 :func:`pair_tables` builds every table the statistics need, once:

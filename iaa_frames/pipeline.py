@@ -1,3 +1,4 @@
+# Over 400 lines: the one matching pipeline: bounds, exact IoU and the chunked run are its steps.
 """The one matching pipeline, applied to within-item and between-item pairings alike.
 
 

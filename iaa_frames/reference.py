@@ -1,3 +1,5 @@
+# Over 400 lines: accuracy against a reference annotator: the definition, its bootstrap and its
+# table.
 """Accuracy against a reference annotator: precision, recall, F1, IoU, label accuracy.
 
 When one annotator is a reference (a ground-truth job, an expert), every other annotator

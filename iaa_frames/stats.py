@@ -1,3 +1,5 @@
+# Over 400 lines: the sample statistics (sigma, KS, fraction below chance, percentile CI) and their
+# cell-wise version.
 """Statistics on within-item and between-item (chance) distance samples.
 
 All functions take two 1-D samples of distances, ``within`` (pairs on the same item) and

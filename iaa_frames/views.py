@@ -1,3 +1,5 @@
+# Over 400 lines: every table computed from a result Dataset for the report and the plots, in one
+# place.
 """Views of the agreement result: the tables the report, the plots and ``res.iaa`` show.
 
 Each view is computed from the result Dataset of :func:`iaa_frames.agreement` alone

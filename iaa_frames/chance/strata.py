@@ -1,3 +1,5 @@
+# Over 400 lines: every stratum of the chance sample is drawn here, in order, so the draw reads top
+# to bottom.
 """Drawing the strata: :func:`draw` forms every stratum of the chance sample (uniform, per
 annotator, per pair of annotators, per class; for detection and overall, then for
 localization) and matches each pairing once."""

@@ -1,3 +1,5 @@
+# Over 400 lines: the within half of every component's cells on the partitions, one step of the dask
+# path.
 """The cells of the statistics from per-partition sums.
 
 Every figure of :func:`iaa_frames.agreement_from_tables` is computed from sums over the

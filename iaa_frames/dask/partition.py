@@ -1,3 +1,5 @@
+# Over 400 lines: the work of one partition (validation, summary, within tables), one step of the
+# dask path.
 """The work done on one partition of a dask DataFrame (one pandas frame, on a worker).
 
 Two passes run on every partition:

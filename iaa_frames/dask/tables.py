@@ -1,3 +1,5 @@
+# Over 400 lines: the driver's steps of the dask path (prepare, run the partitions, chance tables),
+# in order.
 """The pair tables of a dask DataFrame: the steps of :func:`iaa_frames.pairs.pair_tables`,
 spread over partitions.
 

@@ -1,3 +1,5 @@
+# Over 400 lines: the statistics of the result in the order they are computed (estimates, tests,
+# bootstrap, Dataset).
 """The agreement Dataset: every component's cells, their point estimates, tests and
 bootstrap intervals, assembled into the labelled result (:func:`agreement`)."""
 

@@ -1,3 +1,4 @@
+# Over 400 lines: one writer per export format of the bundled samples, sharing their layout.
 """Minimal writers of the supported formats, used to make the packaged samples.
 
 They write a validated tidy frame the way the annotation tools export it: one file (or

@@ -1,3 +1,5 @@
+# Over 400 lines: one format in its three dialects (Darknet, Ultralytics, OBB/segments); a third is
+# documentation.
 """Reader for YOLO text labels (one ``.txt`` per image, one directory per annotator)."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Over 400 lines: one thin method per figure with its full keyword signature (for completion in
+# Jupyter); no logic.
 """``res.iaa.plot`` and ``df.iaa.plot``: the figures of a result, of a frame.
 
 :class:`ResultPlots` draws one agreement result with :mod:`iaa_frames.plot`; the figures

@@ -1,3 +1,5 @@
+# Over 400 lines: one figure (an item with every annotator's shapes and conflicts) and its small
+# multiples.
 """One item as the annotators drew it: shapes, matched pairs, conflicts (and a grid of the
 worst items).
 
