@@ -39,45 +39,68 @@ def run_one(n, args):
     n_items = max(1, round(n / (args.annotators * args.objects)))
     annotators = {f"ann{i}": ANNOTATORS[i % len(ANNOTATORS)] for i in range(args.annotators)}
     t0 = time.perf_counter()
-    df = simulate(n_items=n_items, annotators=annotators, objects_per_item=args.objects,
-                  seed=args.seed)
+    df = simulate(
+        n_items=n_items, annotators=annotators, objects_per_item=args.objects, seed=args.seed
+    )
     n_objects = int(df["label"].notna().sum())
-    print(f"N = {n:,}: {n_items:,} items, {n_objects:,} box annotations, "
-          f"{args.annotators} annotators (simulated in {time.perf_counter() - t0:.1f} s, "
-          f"RSS {peak_rss_mb():.0f} MB)", flush=True)
+    print(
+        f"N = {n:,}: {n_items:,} items, {n_objects:,} box annotations, "
+        f"{args.annotators} annotators (simulated in {time.perf_counter() - t0:.1f} s, "
+        f"RSS {peak_rss_mb():.0f} MB)",
+        flush=True,
+    )
 
     t0 = time.perf_counter()
     tables = pair_tables(df, n_chance=args.n_chance, seed=args.seed, progress=False)
     t_tables = time.perf_counter() - t0
-    sizes = ", ".join(f"{k} {len(getattr(tables, k)):,}" for k in
-                      ("localization_within", "localization_between", "sets_within",
-                       "sets_between", "units"))
-    print(f"  pair_tables                      {t_tables:8.2f} s   peak RSS "
-          f"{peak_rss_mb():7.0f} MB   ({sizes})", flush=True)
+    sizes = ", ".join(
+        f"{k} {len(getattr(tables, k)):,}"
+        for k in (
+            "localization_within",
+            "localization_between",
+            "sets_within",
+            "sets_between",
+            "units",
+        )
+    )
+    print(
+        f"  pair_tables                      {t_tables:8.2f} s   peak RSS "
+        f"{peak_rss_mb():7.0f} MB   ({sizes})",
+        flush=True,
+    )
 
     t0 = time.perf_counter()
     ds = agreement_from_tables(tables, n_boot=0, progress=False)
     t_stats = time.perf_counter() - t0
-    print(f"  statistics, n_boot=0             {t_stats:8.2f} s   peak RSS "
-          f"{peak_rss_mb():7.0f} MB", flush=True)
+    print(
+        f"  statistics, n_boot=0             {t_stats:8.2f} s   peak RSS {peak_rss_mb():7.0f} MB",
+        flush=True,
+    )
 
     t0 = time.perf_counter()
     ds_boot = agreement_from_tables(tables, n_boot=args.boot, progress=False)
     t_boot = time.perf_counter() - t0
-    print(f"  statistics, n_boot={args.boot:<4d}          {t_boot:8.2f} s   peak RSS "
-          f"{peak_rss_mb():7.0f} MB", flush=True)
+    print(
+        f"  statistics, n_boot={args.boot:<4d}          {t_boot:8.2f} s   peak RSS "
+        f"{peak_rss_mb():7.0f} MB",
+        flush=True,
+    )
 
     base = t_tables + t_stats
     total = t_tables + t_boot
     print(f"  agreement(n_boot=0)  = {base:8.2f} s")
-    print(f"  agreement(n_boot={args.boot}) = {total:8.2f} s  -> {total / base:.2f} x base "
-          f"(bootstrap alone {t_boot - t_stats:.2f} s = {(t_boot - t_stats) / base:.2f} x base; "
-          f"requirement <= 1)")
+    print(
+        f"  agreement(n_boot={args.boot}) = {total:8.2f} s  -> {total / base:.2f} x base "
+        f"(bootstrap alone {t_boot - t_stats:.2f} s = {(t_boot - t_stats) / base:.2f} x base; "
+        f"requirement <= 1)"
+    )
     cell = dict(label="(all)", annotator="(all)")
     for component in ds["component"].values:
         c = ds_boot.sel(component=component, **cell)
-        print(f"    {component:<15s} {float(c['agreement']):7.4f}  "
-              f"[{float(c['ci_low']):7.4f}, {float(c['ci_high']):7.4f}]")
+        print(
+            f"    {component:<15s} {float(c['agreement']):7.4f}  "
+            f"[{float(c['ci_low']):7.4f}, {float(c['ci_high']):7.4f}]"
+        )
 
 
 def main(argv=None):
@@ -93,9 +116,18 @@ def main(argv=None):
     if args.one is not None:
         run_one(args.one, args)
         return
-    passthrough = ["--boot", str(args.boot), "--annotators", str(args.annotators),
-                   "--objects", str(args.objects), "--n-chance", str(args.n_chance),
-                   "--seed", str(args.seed)]
+    passthrough = [
+        "--boot",
+        str(args.boot),
+        "--annotators",
+        str(args.annotators),
+        "--objects",
+        str(args.objects),
+        "--n-chance",
+        str(args.n_chance),
+        "--seed",
+        str(args.seed),
+    ]
     for n in args.sizes:  # one process per size: its own peak RSS
         subprocess.run([sys.executable, __file__, "--one", str(n), *passthrough], check=True)
 

@@ -63,16 +63,30 @@ def main(argv=None):
     truth = rng.integers(0, args.categories, args.units)
     noise = rng.integers(0, args.categories, args.values)
     values = np.where(rng.random(args.values) < 0.8, truth[units], noise)
-    print(f"{args.values:,} values, {args.units:,} units, {args.categories:,} categories, "
-          f"B = {args.boot}")
+    print(
+        f"{args.values:,} values, {args.units:,} units, {args.categories:,} categories, "
+        f"B = {args.boot}"
+    )
     a = timed("nominal_alpha_from_codes", nominal_alpha_from_codes, units, values)
     print(f"    alpha = {a:.4f}")
     w = bootstrap_weights(rng, args.boot, args.units)
-    reps = timed(f"nominal_alpha_from_codes, weights ({args.boot}, U)",
-                 nominal_alpha_from_codes, units, values, weights=w, repeat=2)
+    reps = timed(
+        f"nominal_alpha_from_codes, weights ({args.boot}, U)",
+        nominal_alpha_from_codes,
+        units,
+        values,
+        weights=w,
+        repeat=2,
+    )
     print(f"    replicates: mean {np.nanmean(reps):.4f}, sd {np.nanstd(reps):.4f}")
-    timed(f"binary_alpha_per_category, weights ({args.boot}, U)",
-          binary_alpha_per_category, units, values, weights=w, repeat=2)
+    timed(
+        f"binary_alpha_per_category, weights ({args.boot}, U)",
+        binary_alpha_per_category,
+        units,
+        values,
+        weights=w,
+        repeat=2,
+    )
     del w
 
     d = args.distances
@@ -81,11 +95,24 @@ def main(argv=None):
     wx = rng.poisson(1.0, (args.boot, d)).astype(np.float64)
     wy = rng.poisson(1.0, (args.boot, d)).astype(np.float64)
     print(f"{d:,} within and {d:,} between distances, B = {args.boot}")
-    timed(f"sigma, weights ({args.boot}, D)", sigma, within, between,
-          within_weights=wx, between_weights=wy)
+    timed(
+        f"sigma, weights ({args.boot}, D)",
+        sigma,
+        within,
+        between,
+        within_weights=wx,
+        between_weights=wy,
+    )
     timed("ks_statistic_weighted, unweighted", ks_statistic_weighted, within, between)
-    timed(f"ks_statistic_weighted, weights ({args.boot}, D)", ks_statistic_weighted,
-          within, between, within_weights=wx, between_weights=wy, repeat=2)
+    timed(
+        f"ks_statistic_weighted, weights ({args.boot}, D)",
+        ks_statistic_weighted,
+        within,
+        between,
+        within_weights=wx,
+        between_weights=wy,
+        repeat=2,
+    )
 
 
 if __name__ == "__main__":

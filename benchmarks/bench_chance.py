@@ -38,8 +38,13 @@ TARGET = 0.02
 
 
 def _corpus(items, density, n_annotators, seed, kind):
-    return iaf.simulate(n_items=items, kind=kind, objects_per_item=DENSITY[density],
-                        annotators={f"r{k}": "random" for k in range(n_annotators)}, seed=seed)
+    return iaf.simulate(
+        n_items=items,
+        kind=kind,
+        objects_per_item=DENSITY[density],
+        annotators={f"r{k}": "random" for k in range(n_annotators)},
+        seed=seed,
+    )
 
 
 def _cell(df, tau, seed):
@@ -79,16 +84,24 @@ def main():
     p.add_argument("--taus", default="0,0.3,0.5,0.7")
     p.add_argument("--annotators", default="2,3,4,5")
     p.add_argument("--kind", default="box", choices=("box", "polygon", "mixed"))
-    p.add_argument("--min-units", type=int, default=150,
-                   help="within-item matched pairs wanted per corpus (more items if fewer)")
+    p.add_argument(
+        "--min-units",
+        type=int,
+        default=150,
+        help="within-item matched pairs wanted per corpus (more items if fewer)",
+    )
     p.add_argument("--max-items", type=int, default=10_000)
     args = p.parse_args()
     taus = [float(x) for x in args.taus.split(",")]
     annotators = [int(x) for x in args.annotators.split(",")]
-    print(f"random annotators, {args.items} items, {args.seeds} seeds, {args.kind}; "
-          f"target |mean| <= {TARGET}")
-    print(f"{'tau':>4} {'density':>7} {'ann':>3} {'items':>6} {'component':>14} {'mean':>8} "
-          f"{'se':>7} {'|mean|':>7} {'units':>8}  verdict")
+    print(
+        f"random annotators, {args.items} items, {args.seeds} seeds, {args.kind}; "
+        f"target |mean| <= {TARGET}"
+    )
+    print(
+        f"{'tau':>4} {'density':>7} {'ann':>3} {'items':>6} {'component':>14} {'mean':>8} "
+        f"{'se':>7} {'|mean|':>7} {'units':>8}  verdict"
+    )
     counts = {}
     start = time.perf_counter()
     for tau in taus:
@@ -96,8 +109,15 @@ def main():
             for n_ann in annotators:
                 t0 = time.perf_counter()
                 values, units, items = run_cell(
-                    tau, density, n_ann, items=args.items, seeds=args.seeds, kind=args.kind,
-                    min_units=args.min_units, max_items=args.max_items)
+                    tau,
+                    density,
+                    n_ann,
+                    items=args.items,
+                    seeds=args.seeds,
+                    kind=args.kind,
+                    min_units=args.min_units,
+                    max_items=args.max_items,
+                )
                 for c, comp in enumerate(COMPONENTS):
                     v = values[:, c]
                     ok = ~np.isnan(v)
@@ -105,9 +125,11 @@ def main():
                     se = v[ok].std(ddof=1) / np.sqrt(ok.sum()) if ok.sum() > 1 else np.nan
                     verdict_ = verdict(mean, se)
                     counts[verdict_] = counts.get(verdict_, 0) + 1
-                    print(f"{tau:>4} {density:>7} {n_ann:>3} {items:>6} {comp:>14} {mean:>8.4f} "
-                          f"{se:>7.4f} {abs(mean):>7.4f} {units[:, c].mean():>8.0f}  "
-                          f"{verdict_}")
+                    print(
+                        f"{tau:>4} {density:>7} {n_ann:>3} {items:>6} {comp:>14} {mean:>8.4f} "
+                        f"{se:>7.4f} {abs(mean):>7.4f} {units[:, c].mean():>8.0f}  "
+                        f"{verdict_}"
+                    )
                 print(f"     ({time.perf_counter() - t0:.1f} s)", file=sys.stderr, flush=True)
                 sys.stdout.flush()
     print(f"cells: {counts}; {time.perf_counter() - start:.0f} s in all")

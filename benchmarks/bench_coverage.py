@@ -48,10 +48,13 @@ from iaa_frames.engine import agreement_from_tables
 KINDS = (  # name, share, objects per item, base profile
     ("easy", 0.35, 2.0, {"jitter": 0.03, "miss": 0.05, "confusion": 0.05}),
     ("dense", 0.25, 8.0, {"jitter": 0.06, "miss": 0.10, "confusion": 0.10}),
-    ("hard", 0.25, 3.0, {"jitter": 0.15, "miss": 0.25, "confusion": 0.25,
-                         "false_positives": 0.3}),
-    ("sparse", 0.15, 0.5, {"jitter": 0.05, "miss": 0.10, "confusion": 0.10,
-                           "false_positives": 0.2}),
+    ("hard", 0.25, 3.0, {"jitter": 0.15, "miss": 0.25, "confusion": 0.25, "false_positives": 0.3}),
+    (
+        "sparse",
+        0.15,
+        0.5,
+        {"jitter": 0.05, "miss": 0.10, "confusion": 0.10, "false_positives": 0.2},
+    ),
 )
 SCALES = {"ana": 0.7, "ben": 1.0, "cyd": 1.5, "dee": 2.0}
 POOL = 3000
@@ -69,16 +72,21 @@ def population(seed: int = 2024) -> pd.DataFrame:
                 v = v * scale
                 prof[field] = min(v, 0.9) if field in ("miss", "confusion") else v
             annotators[ann] = prof
-        df = iaf.simulate(n_items=round(share * POOL), annotators=annotators,
-                          objects_per_item=objects, seed=seed + k)
+        df = iaf.simulate(
+            n_items=round(share * POOL),
+            annotators=annotators,
+            objects_per_item=objects,
+            seed=seed + k,
+        )
         parts.append(df.assign(item=name + "/" + df["item"].astype(str)))
     out = pd.concat(parts, ignore_index=True)
     return out.assign(object_id=np.arange(len(out)))
 
 
 def values(ds, var="agreement"):
-    return np.array([float(ds[var].sel(component=c, label=iaf.ALL, annotator=iaf.ALL))
-                     for c in COMPONENTS])
+    return np.array(
+        [float(ds[var].sel(component=c, label=iaf.ALL, annotator=iaf.ALL)) for c in COMPONENTS]
+    )
 
 
 def run(args):
@@ -86,9 +94,13 @@ def run(args):
     pool = population()
     truth = values(iaf.agreement(pool, n_chance=20000, seed=args.seed))
     items = pool["item"].unique()
-    print(f"pool: {len(items):,} items, {int(pool['label'].notna().sum()):,} objects; "
-          f"population values " + ", ".join(f"{c} {v:.4f}" for c, v in zip(COMPONENTS, truth))
-          + f" ({time.perf_counter() - t0:.0f} s)", flush=True)
+    print(
+        f"pool: {len(items):,} items, {int(pool['label'].notna().sum()):,} objects; "
+        f"population values "
+        + ", ".join(f"{c} {v:.4f}" for c, v in zip(COMPONENTS, truth))
+        + f" ({time.perf_counter() - t0:.0f} s)",
+        flush=True,
+    )
     rng = np.random.default_rng([args.seed, args.items])
     by_item = pool.groupby("item", sort=False).indices
     rows = []
@@ -96,15 +108,23 @@ def run(args):
     for r in range(args.replicates):
         chosen = rng.choice(items, args.items, replace=False)
         df = pool.iloc[np.concatenate([by_item[i] for i in chosen])]
-        tables = iaf.pair_tables(df, n_chance=args.n_chance, seed=args.seed + r,
-                                 progress=False)
+        tables = iaf.pair_tables(df, n_chance=args.n_chance, seed=args.seed + r, progress=False)
         for method in ("percentile", "bca"):
-            ds = agreement_from_tables(tables, n_boot=args.n_boot, seed=args.seed + r,
-                                       ci_method=method, progress=False)
+            ds = agreement_from_tables(
+                tables, n_boot=args.n_boot, seed=args.seed + r, ci_method=method, progress=False
+            )
             est, low, high = values(ds), values(ds, "ci_low"), values(ds, "ci_high")
             for c, comp in enumerate(COMPONENTS):
-                rows.append({"replicate": r, "method": method, "component": comp,
-                             "estimate": est[c], "low": low[c], "high": high[c]})
+                rows.append(
+                    {
+                        "replicate": r,
+                        "method": method,
+                        "component": comp,
+                        "estimate": est[c],
+                        "low": low[c],
+                        "high": high[c],
+                    }
+                )
         if (r + 1) % 50 == 0:
             print(f"  {r + 1} replicates ({time.perf_counter() - t0:.0f} s)", flush=True)
     out = pd.DataFrame(rows)
@@ -116,17 +136,26 @@ def run(args):
     out["below"] = out["truth"] < out["low"]
     out["width"] = out["high"] - out["low"]
     summary = out.groupby(["method", "component"], sort=False).agg(
-        n=("covered", "size"), coverage=("covered", "mean"), above=("above", "mean"),
-        below=("below", "mean"), width=("width", "mean"), estimate=("estimate", "mean"),
-        truth=("truth", "first"))
+        n=("covered", "size"),
+        coverage=("covered", "mean"),
+        above=("above", "mean"),
+        below=("below", "mean"),
+        width=("width", "mean"),
+        estimate=("estimate", "mean"),
+        truth=("truth", "first"),
+    )
     summary["se"] = np.sqrt(summary["coverage"] * (1 - summary["coverage"]) / summary["n"])
     summary["bias"] = summary["estimate"] - summary["truth"]
-    print(f"\n{args.items}-item corpora, {args.replicates} replicates, n_boot {args.n_boot}, "
-          f"n_chance {args.n_chance}: coverage of the 95 % interval")
+    print(
+        f"\n{args.items}-item corpora, {args.replicates} replicates, n_boot {args.n_boot}, "
+        f"n_chance {args.n_chance}: coverage of the 95 % interval"
+    )
     for (method, comp), s in summary.iterrows():
-        print(f"  {method:<10} {comp:<15} {100 * s.coverage:5.1f} % (se {100 * s.se:.1f})"
-              f"  truth above {100 * s.above:4.1f} %, below {100 * s.below:4.1f} %"
-              f"  width {s.width:.4f}  bias {s.bias:+.4f}  (n {int(s.n)})")
+        print(
+            f"  {method:<10} {comp:<15} {100 * s.coverage:5.1f} % (se {100 * s.se:.1f})"
+            f"  truth above {100 * s.above:4.1f} %, below {100 * s.below:4.1f} %"
+            f"  width {s.width:.4f}  bias {s.bias:+.4f}  (n {int(s.n)})"
+        )
     return summary
 
 

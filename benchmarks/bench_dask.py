@@ -42,7 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's iaa_frames, in the workers too
 os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+)
 
 ANNOTATORS = {"a0": "good", "a1": "good", "a2": "sloppy", "a3": "misser", "a4": "mislabeler"}
 OBJECTS = 4
@@ -60,10 +61,12 @@ def n_items_for(boxes: int) -> int:
 def simulate_chunk(k: int, n_items: int, seed: int):
     import iaa_frames as iaf
 
-    df = iaf.simulate(n_items=n_items, annotators=ANNOTATORS, objects_per_item=OBJECTS,
-                      seed=seed * 100_003 + k)
-    return df.assign(item=f"c{k:04d}_" + df["item"].astype(str),
-                     object_id=df["object_id"] + k * 10 ** 9)  # unique over chunks
+    df = iaf.simulate(
+        n_items=n_items, annotators=ANNOTATORS, objects_per_item=OBJECTS, seed=seed * 100_003 + k
+    )
+    return df.assign(
+        item=f"c{k:04d}_" + df["item"].astype(str), object_id=df["object_id"] + k * 10**9
+    )  # unique over chunks
 
 
 def write_corpus(path: Path, boxes: int, rows_per_file: int, seed: int) -> dict:
@@ -139,16 +142,26 @@ def reference(boxes: int, boot: int, seed: int) -> dict:
     import iaa_frames as iaf
 
     total = n_items_for(boxes)
-    df = pd.concat([simulate_chunk(k, min(CHUNK_ITEMS, total - k * CHUNK_ITEMS), seed)
-                    for k in range(-(-total // CHUNK_ITEMS))], ignore_index=True)
+    df = pd.concat(
+        [
+            simulate_chunk(k, min(CHUNK_ITEMS, total - k * CHUNK_ITEMS), seed)
+            for k in range(-(-total // CHUNK_ITEMS))
+        ],
+        ignore_index=True,
+    )
     before = peak_rss_mb()
     load = os.getloadavg()[0]
     cpu0 = cpu_seconds()
     t0 = time.perf_counter()
     iaf.agreement(df, n_boot=boot, seed=seed, progress=False)
-    return {"boxes": int(df["label"].notna().sum()), "seconds": time.perf_counter() - t0,
-            "cpu_seconds": cpu_seconds() - cpu0, "load": [load, os.getloadavg()[0]],
-            "peak_rss_mb": peak_rss_mb(), "rss_before_mb": before}
+    return {
+        "boxes": int(df["label"].notna().sum()),
+        "seconds": time.perf_counter() - t0,
+        "cpu_seconds": cpu_seconds() - cpu0,
+        "load": [load, os.getloadavg()[0]],
+        "peak_rss_mb": peak_rss_mb(),
+        "rss_before_mb": before,
+    }
 
 
 def cpu_seconds() -> float:
@@ -164,32 +177,42 @@ def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed
 
     import iaa_frames as iaf
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      memory_limit=memory_limit, dashboard_address=":0") as cluster, \
-            Client(cluster) as client:
-        limits = {w: info["memory_limit"] for w, info in
-                  client.scheduler_info()["workers"].items()}
+    with (
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=memory_limit,
+            dashboard_address=":0",
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        limits = {w: info["memory_limit"] for w, info in client.scheduler_info()["workers"].items()}
         worker_cpu = client.run(cpu_seconds)
         load = os.getloadavg()[0]
         cpu0 = cpu_seconds()
         with RssSampler() as driver:
             t0 = time.perf_counter()
-            ds = iaf.agreement(iaf.dask.read_parquet(path), n_boot=boot, seed=seed,
-                               progress=True)
+            ds = iaf.agreement(iaf.dask.read_parquet(path), n_boot=boot, seed=seed, progress=True)
             seconds = time.perf_counter() - t0
         driver_cpu = cpu_seconds() - cpu0
         worker_cpu = {w: t - worker_cpu.get(w, 0.0) for w, t in client.run(cpu_seconds).items()}
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
         restarts = sum(1 for w in limits if w not in peaks)
-        loc = float(ds["agreement"].sel(component="localization", label="(all)",
-                                        annotator="(all)"))
-    return {"seconds": seconds, "workers": {w: {"peak_rss_mb": peaks[w] / 2 ** 20,
-                                                  "limit_mb": limits[w] / 2 ** 20}
-                                              for w in peaks},
-            "lost_workers": restarts, "driver_peak_rss_mb": driver.peak / 2 ** 20,
-            "driver_cpu_seconds": driver_cpu, "worker_cpu_seconds": worker_cpu,
-            "load": [load, os.getloadavg()[0]],
-            "driver_ru_maxrss_mb": peak_rss_mb(), "localization_sigma": loc}
+        loc = float(ds["agreement"].sel(component="localization", label="(all)", annotator="(all)"))
+    return {
+        "seconds": seconds,
+        "workers": {
+            w: {"peak_rss_mb": peaks[w] / 2**20, "limit_mb": limits[w] / 2**20} for w in peaks
+        },
+        "lost_workers": restarts,
+        "driver_peak_rss_mb": driver.peak / 2**20,
+        "driver_cpu_seconds": driver_cpu,
+        "worker_cpu_seconds": worker_cpu,
+        "load": [load, os.getloadavg()[0]],
+        "driver_ru_maxrss_mb": peak_rss_mb(),
+        "localization_sigma": loc,
+    }
 
 
 def main():
@@ -201,8 +224,12 @@ def main():
     ap.add_argument("--rows-per-file", type=int, default=500_000)
     ap.add_argument("--boot", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--dir", type=Path, default=None,
-                    help="where to write the corpus (kept; default: a temporary directory)")
+    ap.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        help="where to write the corpus (kept; default: a temporary directory)",
+    )
     ap.add_argument("--skip-reference", action="store_true")
     ap.add_argument("--_reference", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -217,46 +244,76 @@ def main():
     print(f"1. writing about {args.boxes:,} boxes to {args.dir}", flush=True)
     corpus = write_corpus(args.dir, args.boxes, args.rows_per_file, args.seed)
     print(json.dumps({"corpus": corpus}), flush=True)
-    size = sum(f.stat().st_size for f in args.dir.glob("*.parquet")) / 2 ** 20
-    print(f"   {corpus['boxes']:,} boxes, {corpus['rows']:,} rows, {corpus['items']:,} items, "
-          f"{corpus['files']} files, {size:.0f} MB, in {corpus['seconds']:.0f} s", flush=True)
+    size = sum(f.stat().st_size for f in args.dir.glob("*.parquet")) / 2**20
+    print(
+        f"   {corpus['boxes']:,} boxes, {corpus['rows']:,} rows, {corpus['items']:,} items, "
+        f"{corpus['files']} files, {size:.0f} MB, in {corpus['seconds']:.0f} s",
+        flush=True,
+    )
 
     ref = None
     if not args.skip_reference:
-        print(f"2. in-memory agreement() of {args.reference:,} boxes (fresh process)",
-              flush=True)
-        out = subprocess.run([sys.executable, __file__, "--_reference", str(args.reference),
-                              "--boot", str(args.boot), "--seed", str(args.seed)],
-                             capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONWARNINGS": "ignore"})
+        print(f"2. in-memory agreement() of {args.reference:,} boxes (fresh process)", flush=True)
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--_reference",
+                str(args.reference),
+                "--boot",
+                str(args.boot),
+                "--seed",
+                str(args.seed),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )
         ref = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"   {ref['boxes']:,} boxes: {ref['seconds']:.1f} s, peak RSS "
-              f"{ref['peak_rss_mb']:.0f} MB", flush=True)
+        print(
+            f"   {ref['boxes']:,} boxes: {ref['seconds']:.1f} s, peak RSS "
+            f"{ref['peak_rss_mb']:.0f} MB",
+            flush=True,
+        )
 
-    print(f"3. agreement() of the Parquet corpus on a LocalCluster of {args.workers} workers "
-          f"x {args.memory_limit} (n_boot={args.boot})", flush=True)
+    print(
+        f"3. agreement() of the Parquet corpus on a LocalCluster of {args.workers} workers "
+        f"x {args.memory_limit} (n_boot={args.boot})",
+        flush=True,
+    )
     run = distributed_run(args.dir, args.workers, args.memory_limit, args.boot, args.seed)
     print(f"   {run['seconds']:.1f} s; localization sigma {run['localization_sigma']:.3f}")
     for w, m in run["workers"].items():
         ok = "under" if m["peak_rss_mb"] < m["limit_mb"] else "OVER"
-        print(f"   worker {w}: peak RSS {m['peak_rss_mb']:.0f} MB ({ok} its "
-              f"{m['limit_mb']:.0f} MB limit)")
+        print(
+            f"   worker {w}: peak RSS {m['peak_rss_mb']:.0f} MB ({ok} its "
+            f"{m['limit_mb']:.0f} MB limit)"
+        )
     if run["lost_workers"]:
         print(f"   {run['lost_workers']} worker(s) were lost (restarted) during the run")
-    print(f"   driver: peak RSS {run['driver_peak_rss_mb']:.0f} MB during agreement() "
-          f"({run['driver_ru_maxrss_mb']:.0f} MB over the whole process)")
+    print(
+        f"   driver: peak RSS {run['driver_peak_rss_mb']:.0f} MB during agreement() "
+        f"({run['driver_ru_maxrss_mb']:.0f} MB over the whole process)"
+    )
     cpu = run["driver_cpu_seconds"] + sum(run["worker_cpu_seconds"].values())
-    print(f"   CPU: driver {run['driver_cpu_seconds']:.0f} s + workers "
-          f"{sum(run['worker_cpu_seconds'].values()):.0f} s = {cpu:.0f} s; load average "
-          f"{run['load'][0]:.1f} at the start, {run['load'][1]:.1f} at the end")
+    print(
+        f"   CPU: driver {run['driver_cpu_seconds']:.0f} s + workers "
+        f"{sum(run['worker_cpu_seconds'].values()):.0f} s = {cpu:.0f} s; load average "
+        f"{run['load'][0]:.1f} at the start, {run['load'][1]:.1f} at the end"
+    )
     print(json.dumps({"reference": ref, "distributed": run}), flush=True)
     if ref is not None:
         ratio = run["seconds"] / ref["seconds"]
-        print(f"   in memory: {ref['cpu_seconds']:.0f} s CPU, load average "
-              f"{ref['load'][0]:.1f} -> {ref['load'][1]:.1f}")
-        print(f"   time ratio to the in-memory {ref['boxes']:,}-box run: {ratio:.1f}x "
-              f"(target <= 12x); CPU time ratio {cpu / ref['cpu_seconds']:.1f}x (the machine "
-              "is shared: wall time depends on the load, CPU time much less)")
+        print(
+            f"   in memory: {ref['cpu_seconds']:.0f} s CPU, load average "
+            f"{ref['load'][0]:.1f} -> {ref['load'][1]:.1f}"
+        )
+        print(
+            f"   time ratio to the in-memory {ref['boxes']:,}-box run: {ratio:.1f}x "
+            f"(target <= 12x); CPU time ratio {cpu / ref['cpu_seconds']:.1f}x (the machine "
+            "is shared: wall time depends on the load, CPU time much less)"
+        )
     if tmp is not None:
         tmp.cleanup()
 

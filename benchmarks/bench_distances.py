@@ -67,9 +67,8 @@ def main(argv=None):
     pb = Shapes.from_geometries(random_star_polygons(rng, args.poly_pairs))
     print(f"{'build polygon Shapes':<40s} {time.perf_counter() - t0:8.3f} s")
     bx = pa.boxes, pb.boxes
-    overlap = (
-        (np.minimum(bx[0][:, 2], bx[1][:, 2]) > np.maximum(bx[0][:, 0], bx[1][:, 0]))
-        & (np.minimum(bx[0][:, 3], bx[1][:, 3]) > np.maximum(bx[0][:, 1], bx[1][:, 1]))
+    overlap = (np.minimum(bx[0][:, 2], bx[1][:, 2]) > np.maximum(bx[0][:, 0], bx[1][:, 0])) & (
+        np.minimum(bx[0][:, 3], bx[1][:, 3]) > np.maximum(bx[0][:, 1], bx[1][:, 1])
     )
     print(f"pairs with overlapping bounding boxes: {overlap.mean():.1%}")
     v = timed(f"polygon IoU, {args.poly_pairs:,} pairs", iou, pa, pb, repeat=1)

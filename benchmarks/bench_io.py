@@ -33,17 +33,33 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def make_coco(path: Path, n_annotations: int, *, polygon_share: float = 0.0, vertices: int = 16,
-              n_images: int = 5000, n_classes: int = 80, seed: int = 0) -> None:
+def make_coco(
+    path: Path,
+    n_annotations: int,
+    *,
+    polygon_share: float = 0.0,
+    vertices: int = 16,
+    n_images: int = 5000,
+    n_classes: int = 80,
+    seed: int = 0,
+) -> None:
     """Write a synthetic COCO file, streaming so that making it needs little memory."""
     rng = np.random.default_rng(seed)
     with open(path, "w") as f:
         f.write('{"info": {"description": "synthetic"}, "licenses": [], "images": [')
-        f.write(",".join(json.dumps({"id": i + 1, "file_name": f"{i:012d}.jpg", "width": 640, "height": 480})
-                         for i in range(n_images)))
+        f.write(
+            ",".join(
+                json.dumps({"id": i + 1, "file_name": f"{i:012d}.jpg", "width": 640, "height": 480})
+                for i in range(n_images)
+            )
+        )
         f.write('], "categories": [')
-        f.write(",".join(json.dumps({"id": c + 1, "name": f"class_{c}", "supercategory": "thing"})
-                         for c in range(n_classes)))
+        f.write(
+            ",".join(
+                json.dumps({"id": c + 1, "name": f"class_{c}", "supercategory": "thing"})
+                for c in range(n_classes)
+            )
+        )
         f.write('], "annotations": [')
         block = 20_000
         for start in range(0, n_annotations, block):
@@ -57,12 +73,19 @@ def make_coco(path: Path, n_annotations: int, *, polygon_share: float = 0.0, ver
             for j in range(n):
                 x, y = xy[j]
                 w, h = wh[j]
-                a = {"id": start + j + 1, "image_id": int(img[j]), "category_id": int(cat[j]),
-                     "bbox": [float(x), float(y), float(w), float(h)], "area": round(float(w * h), 2),
-                     "iscrowd": 0}
+                a = {
+                    "id": start + j + 1,
+                    "image_id": int(img[j]),
+                    "category_id": int(cat[j]),
+                    "bbox": [float(x), float(y), float(w), float(h)],
+                    "area": round(float(w * h), 2),
+                    "iscrowd": 0,
+                }
                 if poly[j]:
                     t = np.linspace(0, 2 * np.pi, vertices, endpoint=False)
-                    ring = np.column_stack([x + w / 2 * (1 + np.cos(t)), y + h / 2 * (1 + np.sin(t))]).round(2)
+                    ring = np.column_stack(
+                        [x + w / 2 * (1 + np.cos(t)), y + h / 2 * (1 + np.sin(t))]
+                    ).round(2)
                     a["segmentation"] = [ring.ravel().tolist()]
                 else:
                     a["segmentation"] = []
@@ -77,15 +100,19 @@ def make_cvat(path: Path, n_shapes: int, *, n_images: int = 5000, seed: int = 0)
     rng = np.random.default_rng(seed)
     per = np.bincount(rng.integers(0, n_images, n_shapes), minlength=n_images)
     with open(path, "w") as f:
-        f.write('<?xml version="1.0" encoding="utf-8"?>\n<annotations><version>1.1</version>'
-                "<meta><job><assignee><username>bench</username></assignee></job></meta>\n")
+        f.write(
+            '<?xml version="1.0" encoding="utf-8"?>\n<annotations><version>1.1</version>'
+            "<meta><job><assignee><username>bench</username></assignee></job></meta>\n"
+        )
         for i in range(n_images):
             f.write(f'<image id="{i}" name="{i:06d}.jpg" width="640" height="480">\n')
             for _ in range(per[i]):
                 x, y = rng.uniform(0, 500, 2)
                 w, h = rng.uniform(4, 140, 2)
-                f.write(f'<box label="c{rng.integers(10)}" source="manual" occluded="0" '
-                        f'xtl="{x:.2f}" ytl="{y:.2f}" xbr="{x + w:.2f}" ybr="{y + h:.2f}" z_order="0"/>\n')
+                f.write(
+                    f'<box label="c{rng.integers(10)}" source="manual" occluded="0" '
+                    f'xtl="{x:.2f}" ytl="{y:.2f}" xbr="{x + w:.2f}" ybr="{y + h:.2f}" z_order="0"/>\n'
+                )
             f.write("</image>\n")
         f.write("</annotations>\n")
 
@@ -97,7 +124,9 @@ def _memory() -> tuple[float, float]:
     survives ``exec`` and so starts at the parent's RSS, VmHWM belongs to this process image.
     """
     try:
-        fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+        fields = dict(
+            line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines()
+        )
         return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
     except (OSError, KeyError, ValueError):
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -125,21 +154,37 @@ def _child(what: str, path: str) -> None:
         raise SystemExit(f"unknown child task {what}")
     dt = time.perf_counter() - t0
     _, peak = _memory()
-    print(json.dumps({"what": what, "seconds": dt, "objects": n, "baseline_mb": base,
-                      "peak_mb": peak, "added_mb": peak - base}))
+    print(
+        json.dumps(
+            {
+                "what": what,
+                "seconds": dt,
+                "objects": n,
+                "baseline_mb": base,
+                "peak_mb": peak,
+                "added_mb": peak - base,
+            }
+        )
+    )
 
 
 def run(what: str, path: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", what, str(path)], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", what, str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def report(title: str, path: Path, res: dict) -> None:
     size = path.stat().st_size / 1e6
-    print(f"{title}: {res['objects']:,} objects, file {size:.1f} MB, read in {res['seconds']:.2f} s, "
-          f"peak RSS +{res['added_mb']:.0f} MB over the {res['baseline_mb']:.0f} MB baseline "
-          f"({res['added_mb'] / (size / 1.048576):.1f}x the file size)")
+    print(
+        f"{title}: {res['objects']:,} objects, file {size:.1f} MB, read in {res['seconds']:.2f} s, "
+        f"peak RSS +{res['added_mb']:.0f} MB over the {res['baseline_mb']:.0f} MB baseline "
+        f"({res['added_mb'] / (size / 1.048576):.1f}x the file size)"
+    )
 
 
 def main(argv=None) -> None:

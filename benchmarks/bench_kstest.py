@@ -53,25 +53,37 @@ def samples(tables, component):
         w = tables.sets_within[tables.sets_within["label"] == -1]
         b = tables.sets_between[tables.sets_between["label"] == -1]
         col = component
-    return (w[col].to_numpy(), b[col].to_numpy(), w["item"].to_numpy(),
-            b["item_a"].to_numpy(), b["item_b"].to_numpy())
+    return (
+        w[col].to_numpy(),
+        b[col].to_numpy(),
+        w["item"].to_numpy(),
+        b["item_a"].to_numpy(),
+        b["item_b"].to_numpy(),
+    )
 
 
 def corpus(kind, n_items, seed):
     """A null ("shuffled", "random") or an agreeing ("sloppy") corpus."""
     if kind == "random":
-        return iaf.simulate(n_items=n_items, seed=seed,
-                            annotators={"a": "random", "b": "random", "c": "random"})
+        return iaf.simulate(
+            n_items=n_items, seed=seed, annotators={"a": "random", "b": "random", "c": "random"}
+        )
     profile = "good" if kind == "shuffled" else "sloppy"
-    df = iaf.simulate(n_items=n_items, seed=seed, layout="single_center",
-                      image_size=(640, 480),
-                      annotators={"a": profile, "b": profile, "c": profile})
+    df = iaf.simulate(
+        n_items=n_items,
+        seed=seed,
+        layout="single_center",
+        image_size=(640, 480),
+        annotators={"a": profile, "b": profile, "c": profile},
+    )
     if kind != "shuffled":
         return df
     rng = np.random.default_rng([seed, 1])
     items = np.array(sorted(df["item"].unique()))
-    parts = [sub.assign(item=sub["item"].map(dict(zip(items, rng.permutation(items)))))
-             for _, sub in df.groupby("annotator")]
+    parts = [
+        sub.assign(item=sub["item"].map(dict(zip(items, rng.permutation(items)))))
+        for _, sub in df.groupby("annotator")
+    ]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -83,21 +95,34 @@ def one_corpus(n_items, seed, kind):
         if len(x) < 2 or len(y) < 2:
             continue
         res = ks(x, y)
-        test = ks_agreement_test(x, y, within_item=wi, between_item_a=ba, between_item_b=bb,
-                                 n_items=len(tables.corpus.items), seed=seed)
-        rows.append({"component": comp,
-                     "scipy two-sided": res.pvalue < 0.05,
-                     "scipy, agreement": (res.pvalue < 0.05) and res.sign > 0,
-                     "cluster one-sided": test.pvalue < 0.05})
+        test = ks_agreement_test(
+            x,
+            y,
+            within_item=wi,
+            between_item_a=ba,
+            between_item_b=bb,
+            n_items=len(tables.corpus.items),
+            seed=seed,
+        )
+        rows.append(
+            {
+                "component": comp,
+                "scipy two-sided": res.pvalue < 0.05,
+                "scipy, agreement": (res.pvalue < 0.05) and res.sign > 0,
+                "cluster one-sided": test.pvalue < 0.05,
+            }
+        )
     return rows
 
 
 def run(args):
     methods = ["scipy two-sided", "scipy, agreement", "cluster one-sided"]
     for n_items, n_corpora in zip(args.sizes, args.corpora):
-        for kind, what in (("shuffled", "null (shuffled): false-positive rate"),
-                           ("random", "null (random drawers): false-positive rate"),
-                           ("sloppy", "power (sloppy annotators, easy corpus)")):
+        for kind, what in (
+            ("shuffled", "null (shuffled): false-positive rate"),
+            ("random", "null (random drawers): false-positive rate"),
+            ("sloppy", "power (sloppy annotators, easy corpus)"),
+        ):
             if kind == "sloppy" and (args.no_power or n_items != min(args.sizes)):
                 continue
             t0 = time.perf_counter()
@@ -105,15 +130,17 @@ def run(args):
             for r in range(n_corpora):
                 rows.extend(one_corpus(n_items, args.seed + 1000 * n_items + r, kind))
             out = pd.DataFrame(rows).groupby("component")[methods].agg(["mean", "size"])
-            print(f"\n{n_items} items, {n_corpora} corpora, {what} "
-                  f"({time.perf_counter() - t0:.0f} s)")
+            print(
+                f"\n{n_items} items, {n_corpora} corpora, {what} ({time.perf_counter() - t0:.0f} s)"
+            )
             for comp in COMPONENTS:
                 if comp not in out.index:
                     continue
-                cells = "  ".join(f"{m} {100 * out.loc[comp, (m, 'mean')]:5.1f} %"
-                                  for m in methods)
-                print(f"  {comp:<13} {cells}  (n {int(out.loc[comp, (methods[0], 'size')])})",
-                      flush=True)
+                cells = "  ".join(f"{m} {100 * out.loc[comp, (m, 'mean')]:5.1f} %" for m in methods)
+                print(
+                    f"  {comp:<13} {cells}  (n {int(out.loc[comp, (methods[0], 'size')])})",
+                    flush=True,
+                )
 
 
 def main():

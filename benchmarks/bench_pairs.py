@@ -32,7 +32,9 @@ print(json.dumps(dict(kind="{kind}", annotations=int(iaf.is_object(df).sum()), r
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--boxes", type=int, default=50_000, help="items of the box corpus (0 = skip)")
-    p.add_argument("--polygons", type=int, default=5_000, help="items of the polygon corpus (0 = skip)")
+    p.add_argument(
+        "--polygons", type=int, default=5_000, help="items of the polygon corpus (0 = skip)"
+    )
     p.add_argument("--tau", type=float, default=0.5)
     args = p.parse_args()
     for kind, n in (("box", args.boxes), ("polygon", args.polygons)):

@@ -63,24 +63,30 @@ def crowd(seed: int, workload: str):
         if rng.random() < 0.05:
             profiles[name] = {"random": True}
         else:
-            profiles[name] = {"jitter": float(rng.uniform(0, 0.25)),
-                              "miss": float(rng.uniform(0, 0.4)),
-                              "confusion": float(rng.uniform(0, 0.4)),
-                              "false_positives": float(rng.uniform(0, 0.5))}
+            profiles[name] = {
+                "jitter": float(rng.uniform(0, 0.25)),
+                "miss": float(rng.uniform(0, 0.4)),
+                "confusion": float(rng.uniform(0, 0.4)),
+                "false_positives": float(rng.uniform(0, 0.5)),
+            }
     n_items = 3 * n_workers
-    sim = iaf.simulate_with_truth(n_items=n_items + HELD_OUT, annotators=profiles, seed=seed,
-                                  objects_per_item=4)
+    sim = iaf.simulate_with_truth(
+        n_items=n_items + HELD_OUT, annotators=profiles, seed=seed, objects_per_item=4
+    )
     ann = sim.annotations
     items = np.array(sorted(ann["item"].unique()))
     work, held = items[:n_items], items[n_items:]
-    activity = rng.lognormal(0.0, 1.0, n_workers) if workload == "skewed" \
-        else np.ones(n_workers)
+    activity = rng.lognormal(0.0, 1.0, n_workers) if workload == "skewed" else np.ones(n_workers)
     activity /= activity.sum()
     k = rng.integers(3, 8, n_items)
     chosen = pd.DataFrame(
-        [(it, w) for it, kk in zip(work, k)
-         for w in rng.choice(names, kk, replace=False, p=activity)],
-        columns=["item", "annotator"])
+        [
+            (it, w)
+            for it, kk in zip(work, k)
+            for w in rng.choice(names, kk, replace=False, p=activity)
+        ],
+        columns=["item", "annotator"],
+    )
     df = ann.merge(chosen, on=["item", "annotator"])
 
     # oracle: every worker against the truth on the held-out items, one pseudo-item per
@@ -88,10 +94,13 @@ def crowd(seed: int, workload: str):
     mine = ann[ann["item"].isin(held)].drop(columns=["truth_id", "object_id"])
     mine = mine.assign(item=mine["item"] + "|" + mine["annotator"])
     truth = sim.truth[sim.truth["item"].isin(held)].drop(columns=["truth_id"])
-    truth_rows = pd.concat([truth.assign(item=truth["item"] + "|" + w, annotator=TRUTH)
-                            for w in names], ignore_index=True)
-    coverage = pd.DataFrame({"item": [f"{it}|{w}" for it in held for w in names],
-                             "annotator": TRUTH})
+    truth_rows = pd.concat(
+        [truth.assign(item=truth["item"] + "|" + w, annotator=TRUTH) for w in names],
+        ignore_index=True,
+    )
+    coverage = pd.DataFrame(
+        {"item": [f"{it}|{w}" for it in held for w in names], "annotator": TRUTH}
+    )
     oracle = pd.concat([mine, truth_rows, coverage], ignore_index=True)
     return df, oracle, names
 
@@ -122,37 +131,55 @@ def run(args):
         n_ann = len(tables.corpus.annotators)
         a, b = sets["annotator_a"].to_numpy(), sets["annotator_b"].to_numpy()
         with np.errstate(invalid="ignore", divide="ignore"):
-            overall = (np.bincount(a, sim, n_ann) + np.bincount(b, sim, n_ann)) \
-                / (np.bincount(a, minlength=n_ann) + np.bincount(b, minlength=n_ann))
-        overall = pd.Series(overall, index=[str(x) for x in tables.corpus.annotators]) \
-            .reindex(names).to_numpy()
+            overall = (np.bincount(a, sim, n_ann) + np.bincount(b, sim, n_ann)) / (
+                np.bincount(a, minlength=n_ann) + np.bincount(b, minlength=n_ann)
+            )
+        overall = (
+            pd.Series(overall, index=[str(x) for x in tables.corpus.annotators])
+            .reindex(names)
+            .to_numpy()
+        )
         est = q["quality"].to_numpy()
-        row = {"crowd": c, "workers": len(names), "items": df["item"].nunique(),
-               "items/worker": df.groupby("annotator")["item"].nunique().median(),
-               "raw IoU": rho(q["raw_iou"].to_numpy(), truth),
-               "raw PQ": rho(q["raw_pq"].to_numpy(), truth),
-               "raw overall": rho(overall, truth),
-               "fixed point": rho(est, truth),
-               "|q - PQ|": float(np.nanmean(np.abs(est - truth))),
-               "s": time.perf_counter() - t0}
+        row = {
+            "crowd": c,
+            "workers": len(names),
+            "items": df["item"].nunique(),
+            "items/worker": df.groupby("annotator")["item"].nunique().median(),
+            "raw IoU": rho(q["raw_iou"].to_numpy(), truth),
+            "raw PQ": rho(q["raw_pq"].to_numpy(), truth),
+            "raw overall": rho(overall, truth),
+            "fixed point": rho(est, truth),
+            "|q - PQ|": float(np.nanmean(np.abs(est - truth))),
+            "s": time.perf_counter() - t0,
+        }
         rows.append(row)
-        print("  ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
-                        for k, v in row.items()), flush=True)
+        print(
+            "  ".join(
+                f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()
+            ),
+            flush=True,
+        )
     out = pd.DataFrame(rows)
     cols = ["raw IoU", "raw PQ", "raw overall", "fixed point"]
-    print(f"\nSpearman rho with the true quality over {len(out)} crowds "
-          f"({args.workload} workload): mean (sd) [min, max]")
+    print(
+        f"\nSpearman rho with the true quality over {len(out)} crowds "
+        f"({args.workload} workload): mean (sd) [min, max]"
+    )
     for col in cols:
         v = out[col]
         print(f"  {col:<12} {v.mean():.3f} ({v.std():.3f}) [{v.min():.3f}, {v.max():.3f}]")
     for base in ("raw IoU", "raw PQ", "raw overall"):
         d = out["fixed point"] - out[base]
-        print(f"  fixed point - {base:<10} {d.mean():+.3f} ({d.std():.3f}) "
-              f"[{d.min():+.3f}, {d.max():+.3f}], better in {int((d > 0).sum())}/{len(d)}")
+        print(
+            f"  fixed point - {base:<10} {d.mean():+.3f} ({d.std():.3f}) "
+            f"[{d.min():+.3f}, {d.max():+.3f}], better in {int((d > 0).sum())}/{len(d)}"
+        )
     print(f"  mean |quality - true PQ|: {out['|q - PQ|'].mean():.3f}")
     gain = (out["fixed point"] - out["raw IoU"]).mean()
-    print(f"target (fixed point - raw IoU >= +0.05 on average): "
-          f"{'met' if gain >= 0.05 else 'NOT met'} ({gain:+.3f})")
+    print(
+        f"target (fixed point - raw IoU >= +0.05 on average): "
+        f"{'met' if gain >= 0.05 else 'NOT met'} ({gain:+.3f})"
+    )
     return out
 
 

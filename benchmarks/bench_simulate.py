@@ -46,12 +46,15 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     scale = 10 if args.quick else 1
-    bench("boxes, 50,000 items x 5 annotators", args.repeat,
-          n_items=50_000 // scale, kind="box", seed=0)
-    bench("polygons, 5,000 items x 5", args.repeat,
-          n_items=5_000 // scale, kind="polygon", seed=0)
-    bench("mixed, 10,000 items x 5", args.repeat,
-          n_items=10_000 // scale, kind="mixed", seed=0)
+    bench(
+        "boxes, 50,000 items x 5 annotators",
+        args.repeat,
+        n_items=50_000 // scale,
+        kind="box",
+        seed=0,
+    )
+    bench("polygons, 5,000 items x 5", args.repeat, n_items=5_000 // scale, kind="polygon", seed=0)
+    bench("mixed, 10,000 items x 5", args.repeat, n_items=10_000 // scale, kind="mixed", seed=0)
 
 
 if __name__ == "__main__":

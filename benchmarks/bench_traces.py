@@ -8,11 +8,11 @@ worst case for an exact overlay (:func:`corpora.traces`). Printed:
 1. Per vertex count, the cost of one pair's IoU by each method, on 1000 x 800 images:
    shapely's overlay (intersection area, as ``iaa_frames.distances`` computes it) for
    nearly identical pairs (within an item) and for pairs of different items (chance
-   pairs); the mask IoU of ``iaa_frames.raster`` (rasterizing each shape once, then
+   pairs); the mask IoU of ``iaa_frames.geometry.raster`` (rasterizing each shape once, then
    the pairs in one batch); and pycocotools (``frPyObjects`` once per shape, then
    ``mask.iou`` one call per pair) when it is installed; with the largest difference
    between the mask IoU and the exact one. ``MASK_IOU_MIN_COORDINATES`` in
-   ``iaa_frames.distances`` is set from this table.
+   ``iaa_frames.geometry.mask_rule`` is set from this table.
 2. ``iaf.agreement(corpora.traces(vertices=V))`` for V = 1,000 and 10,000, with the
    default rule (mask IoU for detailed polygons) and with every IoU exact
    (``--skip-exact`` leaves the slow one out), and the largest difference of any cell.
@@ -33,9 +33,14 @@ import iaa_frames as iaf
 import iaa_frames.distances as D
 
 try:
-    from iaa_frames.raster import mask_iou, rasterize
-except ImportError:  # an older iaa_frames
-    rasterize = None
+    from iaa_frames.geometry import mask_rule as RULE
+    from iaa_frames.geometry.raster import mask_iou, rasterize
+except ImportError:  # an older iaa_frames: the rule and the masks lived elsewhere
+    RULE = D
+    try:
+        from iaa_frames.raster import mask_iou, rasterize
+    except ImportError:  # older still: no mask IoU
+        rasterize = None
 
 try:
     from pycocotools import mask as coco_mask
@@ -65,22 +70,31 @@ def exact_iou(a, b):
 def coco_iou(geoms, i, j):
     rles = []
     for g in geoms:
-        rles.append(coco_mask.frPyObjects(
-            [np.asarray(g.exterior.coords)[:-1].ravel().tolist()], HEIGHT, WIDTH)[0])
-    return np.array([coco_mask.iou([rles[a]], [rles[b]], [0])[0, 0] for a, b in zip(i, j)])
+        rles.append(
+            coco_mask.frPyObjects(
+                [np.asarray(g.exterior.coords)[:-1].ravel().tolist()], HEIGHT, WIDTH
+            )[0]
+        )
+    return np.array(
+        [coco_mask.iou([rles[a]], [rles[b]], [0])[0, 0] for a, b in zip(i, j, strict=True)]
+    )
 
 
 def table(n_items, repeat):
     print(f"IoU of one pair (microseconds), {n_items} items x 2 traces, {WIDTH} x {HEIGHT} px")
-    head = (f"{'vertices':>8s} {'overlay same':>13s} {'overlay chance':>15s} "
-            f"{'mask/shape':>11s} {'mask/pair':>10s} {'masks, all':>11s}")
+    head = (
+        f"{'vertices':>8s} {'overlay same':>13s} {'overlay chance':>15s} "
+        f"{'mask/shape':>11s} {'mask/pair':>10s} {'masks, all':>11s}"
+    )
     if coco_mask is not None:
         head += f" {'coco, all':>10s}"
     print(head + f" {'max |mask - exact|':>19s}")
     for v in (16, 64, 128, 256, 1_000, 4_000, 10_000):
         g = corpora.traces(n_items=n_items, vertices=v, seed=1)["geometry"].to_numpy()
-        g = np.array([p if p.geom_type == "Polygon" else max(p.geoms, key=lambda q: q.area)
-                      for p in g], dtype=object)
+        g = np.array(
+            [p if p.geom_type == "Polygon" else max(p.geoms, key=lambda q: q.area) for p in g],
+            dtype=object,
+        )
         i = np.arange(0, len(g), 2)  # annotator A
         j = i + 1  # annotator B, same item
         k = np.roll(j, 1)  # annotator B, another item (a chance pair)
@@ -91,44 +105,55 @@ def table(n_items, repeat):
         t_raster, masks = best_of(repeat, rasterize, g, WIDTH, HEIGHT)
         t_pairs, got = best_of(repeat, mask_iou, masks, pi, masks, pj)
         err = np.abs(got - np.concatenate([exact_same, exact_chance])).max()
-        line = (f"{v:8d} {t_same / len(i) * 1e6:13.1f} {t_chance / len(i) * 1e6:15.1f} "
-                f"{t_raster / len(g) * 1e6:11.1f} {t_pairs / n * 1e6:10.1f} "
-                f"{(t_raster + t_pairs) / n * 1e6:11.1f}")
+        line = (
+            f"{v:8d} {t_same / len(i) * 1e6:13.1f} {t_chance / len(i) * 1e6:15.1f} "
+            f"{t_raster / len(g) * 1e6:11.1f} {t_pairs / n * 1e6:10.1f} "
+            f"{(t_raster + t_pairs) / n * 1e6:11.1f}"
+        )
         if coco_mask is not None:
             t_coco, _ = best_of(1, coco_iou, g, pi, pj)
             line += f" {t_coco / n * 1e6:10.1f}"
         print(line + f" {err:19.2e}")
     print("(masks, all / coco, all: rasterizing every shape once plus every pair, per pair)")
-    print(f"rule in iaa_frames.distances: mask IoU when the two shapes have more than "
-          f"{getattr(D, 'MASK_IOU_MIN_COORDINATES', 'n/a')} coordinates together\n")
+    print(
+        f"rule in {RULE.__name__}: mask IoU when the two shapes have more than "
+        f"{getattr(RULE, 'MASK_IOU_MIN_COORDINATES', 'n/a')} coordinates together\n"
+    )
 
 
 def agreement(vertices, n_items, skip_exact):
     df = corpora.traces(n_items=n_items, vertices=vertices)
     t_mask, res = best_of(1, iaf.agreement, df)
-    has_rule = hasattr(D, "MASK_IOU_MIN_COORDINATES")
+    has_rule = hasattr(RULE, "MASK_IOU_MIN_COORDINATES")
     label = "default rule (mask IoU)" if has_rule else "this iaa_frames (no mask IoU)"
-    print(f"agreement(), {n_items} items x 2 traces of {vertices:,} vertices, {label}: "
-          f"{t_mask:7.2f} s")
+    print(
+        f"agreement(), {n_items} items x 2 traces of {vertices:,} vertices, {label}: "
+        f"{t_mask:7.2f} s"
+    )
     if not has_rule or skip_exact:
         return
-    saved = D.MASK_IOU_MIN_COORDINATES
-    D.MASK_IOU_MIN_COORDINATES = np.inf
+    saved = RULE.MASK_IOU_MIN_COORDINATES
+    RULE.MASK_IOU_MIN_COORDINATES = np.inf
     try:
         t_exact, exact = best_of(1, iaf.agreement, df)
     finally:
-        D.MASK_IOU_MIN_COORDINATES = saved
+        RULE.MASK_IOU_MIN_COORDINATES = saved
     diff = np.nanmax(np.abs(res["agreement"].values - exact["agreement"].values))
-    print(f"agreement(), {n_items} items x 2 traces of {vertices:,} vertices, every IoU exact:"
-          f"  {t_exact:7.2f} s   (largest difference of a cell: {diff:.1e})")
+    print(
+        f"agreement(), {n_items} items x 2 traces of {vertices:,} vertices, every IoU exact:"
+        f"  {t_exact:7.2f} s   (largest difference of a cell: {diff:.1e})"
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--skip-exact", action="store_true",
-                        help="do not time agreement() with every IoU exact (slow at 10,000)")
+    parser.add_argument(
+        "--skip-exact",
+        action="store_true",
+        help="do not time agreement() with every IoU exact (slow at 10,000)",
+    )
     parser.add_argument("--skip-table", action="store_true")
     args = parser.parse_args(argv)
     iaf.agreement(corpora.traces(n_items=3, vertices=50))  # imports and first-call costs

@@ -32,8 +32,17 @@ def _star(rng, cx, cy, rx, ry, k):
     return shapely.polygons(coords)
 
 
-def lvis_like(*, n_images=200, n_classes=274, objects_per_image=9.5, vertices=24,
-              jitter=0.04, miss=0.08, slip=0.05, seed=0) -> pd.DataFrame:
+def lvis_like(
+    *,
+    n_images=200,
+    n_classes=274,
+    objects_per_image=9.5,
+    vertices=24,
+    jitter=0.04,
+    miss=0.08,
+    slip=0.05,
+    seed=0,
+) -> pd.DataFrame:
     """Two raters of a long-tailed, small-object polygon corpus (LVIS-shaped).
 
     Object sides are log-uniform between 1 % and 25 % of the image side; classes follow
@@ -66,27 +75,51 @@ def lvis_like(*, n_images=200, n_classes=274, objects_per_image=9.5, vertices=24
     label2 = np.where(rng.random(m) < slip, rng.choice(n_classes, m, p=p / p.sum()), label)
     names = np.array([f"class_{c:03d}" for c in range(n_classes)], dtype=object)
     rows = []
-    for rater, geom, lab, sel in (("r1", truth, label, np.ones(m, bool)),
-                                  ("r2", redraw, label2, keep)):
-        rows.append(pd.DataFrame({
-            "item": [f"img_{i:05d}" for i in item[sel]], "annotator": rater,
-            "label": names[lab[sel]], "geometry": geom[sel],
-            "width": W[item[sel]].astype(float), "height": H[item[sel]].astype(float)}))
+    for rater, geom, lab, sel in (
+        ("r1", truth, label, np.ones(m, bool)),
+        ("r2", redraw, label2, keep),
+    ):
+        rows.append(
+            pd.DataFrame(
+                {
+                    "item": [f"img_{i:05d}" for i in item[sel]],
+                    "annotator": rater,
+                    "label": names[lab[sel]],
+                    "geometry": geom[sel],
+                    "width": W[item[sel]].astype(float),
+                    "height": H[item[sel]].astype(float),
+                }
+            )
+        )
         # coverage: every image reviewed by both raters
-        rows.append(pd.DataFrame({"item": [f"img_{i:05d}" for i in range(n_images)],
-                                  "annotator": rater, "label": None, "geometry": None,
-                                  "width": W.astype(float), "height": H.astype(float)}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "item": [f"img_{i:05d}" for i in range(n_images)],
+                    "annotator": rater,
+                    "label": None,
+                    "geometry": None,
+                    "width": W.astype(float),
+                    "height": H.astype(float),
+                }
+            )
+        )
     df = pd.concat(rows, ignore_index=True)
     # polygons of type GeometryCollection after make_valid: keep their polygonal part
-    df["geometry"] = [g if g is None or g.geom_type in ("Polygon", "MultiPolygon")
-                      else shapely.union_all([p for p in getattr(g, "geoms", [])
-                                              if p.geom_type in ("Polygon", "MultiPolygon")])
-                      for g in df["geometry"]]
+    df["geometry"] = [
+        g
+        if g is None or g.geom_type in ("Polygon", "MultiPolygon")
+        else shapely.union_all(
+            [p for p in getattr(g, "geoms", []) if p.geom_type in ("Polygon", "MultiPolygon")]
+        )
+        for g in df["geometry"]
+    ]
     return iaf.validate(df)
 
 
-def crowd(*, n_items=200, n_workers=100, per_item=5, objects=3, jitter_px=5.0,
-          seed=0) -> pd.DataFrame:
+def crowd(
+    *, n_items=200, n_workers=100, per_item=5, objects=3, jitter_px=5.0, seed=0
+) -> pd.DataFrame:
     """Crowdsourced boxes: ``per_item`` of ``n_workers`` workers on each item, each
     redrawing the same ``objects`` true boxes with Gaussian corner noise (pixels)."""
     rng = np.random.default_rng(seed)
@@ -101,10 +134,21 @@ def crowd(*, n_items=200, n_workers=100, per_item=5, objects=3, jitter_px=5.0,
     for k in range(per_item):
         wk = workers[t, k]
         noise = rng.normal(0, jitter_px, (len(t), 4))
-        rows.append(pd.DataFrame({
-            "item": [f"img_{i:04d}" for i in t], "annotator": [f"w{x:03d}" for x in wk],
-            "label": "object", "x0": x0 + noise[:, 0], "y0": y0 + noise[:, 1],
-            "x1": x0 + w + noise[:, 2], "y1": y0 + h + noise[:, 3], "width": W, "height": H}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "item": [f"img_{i:04d}" for i in t],
+                    "annotator": [f"w{x:03d}" for x in wk],
+                    "label": "object",
+                    "x0": x0 + noise[:, 0],
+                    "y0": y0 + noise[:, 1],
+                    "x1": x0 + w + noise[:, 2],
+                    "y1": y0 + h + noise[:, 3],
+                    "width": W,
+                    "height": H,
+                }
+            )
+        )
     return iaf.validate(pd.concat(rows, ignore_index=True))
 
 
@@ -119,10 +163,19 @@ def traces(*, n_items=20, vertices=10_000, noise=0.002, seed=0) -> pd.DataFrame:
         base = r * (1 + 0.2 * np.sin(3 * a + rng.uniform(0, 6)))
         for name in ("A", "B"):
             rr = base * (1 + rng.normal(0, noise, vertices))
-            poly = shapely.make_valid(shapely.Polygon(np.column_stack(
-                [cx + rr * np.cos(a), cy + rr * np.sin(a)])))
-            rows.append({"item": f"img_{i:03d}", "annotator": name, "label": "organ",
-                         "geometry": poly, "width": 1000.0, "height": 800.0})
+            poly = shapely.make_valid(
+                shapely.Polygon(np.column_stack([cx + rr * np.cos(a), cy + rr * np.sin(a)]))
+            )
+            rows.append(
+                {
+                    "item": f"img_{i:03d}",
+                    "annotator": name,
+                    "label": "organ",
+                    "geometry": poly,
+                    "width": 1000.0,
+                    "height": 800.0,
+                }
+            )
     return iaf.validate(pd.DataFrame(rows))
 
 
@@ -141,13 +194,31 @@ def to_coco_raters(df: pd.DataFrame, path) -> None:
         parts = list(g.geoms) if g.geom_type == "MultiPolygon" else [g]
         seg = [np.asarray(p.exterior.coords)[:-1].ravel().round(2).tolist() for p in parts]
         x0, y0, x1, y1 = g.bounds
-        anns.append({"id": k + 1, "image_id": image_id[row.item], "category_id": cat[row.label],
-                     "segmentation": seg, "area": float(g.area),
-                     "bbox": [x0, y0, x1 - x0, y1 - y0], "iscrowd": 0, "rater": row.annotator})
-    data = {"images": [{"id": image_id[n], "file_name": f"{n}.jpg",
-                        "width": int(sizes.loc[n, "width"]), "height": int(sizes.loc[n, "height"]),
-                        "rater_list": sorted(raters[n].tolist())} for n in items],
-            "annotations": anns,
-            "categories": [{"id": cat[c], "name": c} for c in classes]}
+        anns.append(
+            {
+                "id": k + 1,
+                "image_id": image_id[row.item],
+                "category_id": cat[row.label],
+                "segmentation": seg,
+                "area": float(g.area),
+                "bbox": [x0, y0, x1 - x0, y1 - y0],
+                "iscrowd": 0,
+                "rater": row.annotator,
+            }
+        )
+    data = {
+        "images": [
+            {
+                "id": image_id[n],
+                "file_name": f"{n}.jpg",
+                "width": int(sizes.loc[n, "width"]),
+                "height": int(sizes.loc[n, "height"]),
+                "rater_list": sorted(raters[n].tolist()),
+            }
+            for n in items
+        ],
+        "annotations": anns,
+        "categories": [{"id": cat[c], "name": c} for c in classes],
+    }
     with open(path, "w") as f:
         json.dump(data, f)

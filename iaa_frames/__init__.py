@@ -3,8 +3,15 @@
 Importing the package registers the ``DataFrame.iaa`` accessor.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 
+from . import dask  # noqa: F401  (iaf.dask: agreement of dask DataFrames; imports dask lazily)
+from .accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
+from .conflicts import conflict_counts, conflicts
+from .confusion import confusion, label_alpha
+from .distances import Shapes, available_distances, get_distance, register_distance
+from .engine import agreement, agreement_from_tables, pairwise
 from .errors import (
     AnnotatorNameWarning,
     DroppedRowsWarning,
@@ -17,21 +24,7 @@ from .errors import (
     RepairedGeometryWarning,
     SchemaError,
 )
-from .frame import ALL, ValidationResult, check, from_records, is_object, validate
-from .simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
-from .distances import Shapes, available_distances, get_distance, register_distance
-from .krippendorff_alpha import nominal_alpha
-from .pairs import PairTables, between, pair_tables, within
-from .engine import agreement, agreement_from_tables, pairwise
-from .items import items
-from .kalpha import kalpha, kalpha_items, kalpha_units
-from .ranking import annotator_quality, annotator_quality_from_tables
-from .report import report
-from .accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
-from .conflicts import conflict_counts, conflicts
-from .confusion import confusion, label_alpha
-from .reference import accuracy
-from .item_agreement import item_agreement
+from .frame import ALL, ValidationResult, check, is_object, validate
 from .io import (
     load_sample,
     read_coco,
@@ -43,7 +36,17 @@ from .io import (
     read_yolo_classes,
 )
 from .io.parquet import read_parquet, to_parquet
-from . import dask  # iaa_frames.dask: agreement of dask DataFrames (imports dask lazily)
+from .item_agreement import item_agreement
+from .items import items
+from .kalpha import kalpha, kalpha_items, kalpha_units
+from .krippendorff_alpha import nominal_alpha
+from .pairs import PairTables, between, pair_tables, pair_tables_by_threshold, within
+from .ranking import annotator_quality, annotator_quality_from_tables
+from .records import from_records
+from .reference import accuracy
+from .report import report
+from .simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
+from .threshold_choice import suggest_threshold, threshold_separation
 
 try:
     __version__ = _version("iaa-frames")
@@ -90,10 +93,13 @@ __all__ = [
     "ks",
     "nominal_alpha",
     "pair_tables",
+    "pair_tables_by_threshold",
     "register_distance",
     "sigma",
     "simulate",
     "simulate_with_truth",
+    "suggest_threshold",
+    "threshold_separation",
     "within",
     "AnnotatorNameWarning",
     "DroppedRowsWarning",

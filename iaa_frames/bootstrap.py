@@ -1,4 +1,4 @@
-"""Cluster bootstrap over items: replicate weights of the stored table rows (DESIGN §5).
+"""Cluster bootstrap over items: replicate weights of the stored table rows.
 
 A replicate draws ``n_items`` items with replacement; item ``i`` is drawn ``k_i`` times
 (its *multiplicity*). Nothing geometric is recomputed: the rows of the stored pair and unit
@@ -48,15 +48,22 @@ array([[ 2.,  0.],
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
 from .errors import ParameterError
 
-__all__ = ["CI_METHODS", "ItemSums", "PairSums", "bca_interval", "block_size",
-           "jackknife_blocks", "multiplicity_blocks"]
+__all__ = [
+    "CI_METHODS",
+    "ItemSums",
+    "PairSums",
+    "bca_interval",
+    "block_size",
+    "jackknife_blocks",
+    "multiplicity_blocks",
+]
 
 #: Key of the bootstrap's random stream, so that it differs from the chance sample's even
 #: when both use the same seed.
@@ -81,8 +88,9 @@ def block_size(n_boot: int, width: int) -> int:
     return int(max(1, min(n_boot, BLOCK_ELEMENTS // max(width, 1))))
 
 
-def multiplicity_blocks(n_items: int, n_boot: int, *, seed: int = 0,
-                        block_size: int = 64) -> Iterator[np.ndarray]:
+def multiplicity_blocks(
+    n_items: int, n_boot: int, *, seed: int = 0, block_size: int = 64
+) -> Iterator[np.ndarray]:
     """Item multiplicities of ``n_boot`` replicates, in blocks of replicates.
 
     Each replicate draws ``n_items`` items uniformly with replacement; row ``b`` of a
@@ -115,15 +123,18 @@ def multiplicity_blocks(n_items: int, n_boot: int, *, seed: int = 0,
     rng = np.random.default_rng([seed, _STREAM])
     for start in range(0, n_boot, block_size):  # blocks of replicates, not items
         b = min(block_size, n_boot - start)
-        draws = rng.integers(0, n_items, size=(b, n_items)) if n_items else \
-            np.zeros((b, 0), dtype=np.int64)
+        draws = (
+            rng.integers(0, n_items, size=(b, n_items))
+            if n_items
+            else np.zeros((b, 0), dtype=np.int64)
+        )
         flat = draws + (np.arange(b) * n_items)[:, None]
-        yield np.bincount(flat.ravel(), minlength=b * n_items).reshape(b, n_items) \
-            .astype(np.int32)
+        yield np.bincount(flat.ravel(), minlength=b * n_items).reshape(b, n_items).astype(np.int32)
 
 
-def jackknife_blocks(n_items: int, *, n_groups: int = JACKKNIFE_GROUPS,
-                     block_size: int = 64) -> Iterator[np.ndarray]:
+def jackknife_blocks(
+    n_items: int, *, n_groups: int = JACKKNIFE_GROUPS, block_size: int = 64
+) -> Iterator[np.ndarray]:
     """Item multiplicities of a grouped delete-a-group jackknife, in blocks.
 
     Items are dealt into ``g = min(n_items, n_groups)`` groups by code (item ``i`` in
@@ -169,8 +180,9 @@ def _quantiles(sorted_values, n_valid, prob):
     return np.where(n_valid > 0, v_lo + frac * (v_hi - v_lo), np.nan)
 
 
-def bca_interval(estimate, replicates, jackknife, *, level: float = 0.95,
-                 n_items: int | None = None):
+def bca_interval(
+    estimate, replicates, jackknife, *, level: float = 0.95, n_items: int | None = None
+):
     """Bias-corrected and accelerated bootstrap interval of many statistics at once.
 
     Parameters
@@ -213,8 +225,11 @@ def bca_interval(estimate, replicates, jackknife, *, level: float = 0.95,
     """
     from scipy.special import ndtr, ndtri
 
-    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.number)) \
-            or not 0.0 < float(level) < 1.0:
+    if (
+        isinstance(level, (bool, np.bool_))
+        or not isinstance(level, (int, float, np.number))
+        or not 0.0 < float(level) < 1.0
+    ):
         raise ParameterError(f"level must be a number in (0, 1), got {level!r}")
     est = np.asarray(estimate, dtype=np.float64)
     reps = np.asarray(replicates, dtype=np.float64).reshape((-1,) + est.shape)
@@ -222,16 +237,18 @@ def bca_interval(estimate, replicates, jackknife, *, level: float = 0.95,
     finite = np.isfinite(reps)
     n_valid = finite.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        below = np.sum(finite & (reps < est), axis=0) + 0.5 * np.sum(finite & (reps == est),
-                                                                      axis=0)
-        share = np.clip(below / np.maximum(n_valid, 1), 0.5 / np.maximum(n_valid, 1),
-                        1.0 - 0.5 / np.maximum(n_valid, 1))
+        below = np.sum(finite & (reps < est), axis=0) + 0.5 * np.sum(finite & (reps == est), axis=0)
+        share = np.clip(
+            below / np.maximum(n_valid, 1),
+            0.5 / np.maximum(n_valid, 1),
+            1.0 - 0.5 / np.maximum(n_valid, 1),
+        )
         z0 = ndtri(share)
         jfin = np.isfinite(jack)
         jmean = np.nansum(np.where(jfin, jack, 0.0), axis=0) / np.maximum(jfin.sum(axis=0), 1)
         d = np.where(jfin, jmean - jack, 0.0)
         s2 = np.sum(d * d, axis=0)
-        accel = np.where(s2 > 0, np.sum(d ** 3, axis=0) / (6.0 * s2 ** 1.5), 0.0)
+        accel = np.where(s2 > 0, np.sum(d**3, axis=0) / (6.0 * s2**1.5), 0.0)
         z = ndtri(np.array([(1.0 - level) / 2.0, (1.0 + level) / 2.0]))
         shifted = z0 + z.reshape((2,) + (1,) * est.ndim)
         prob = ndtr(z0 + shifted / (1.0 - accel * shifted))
@@ -273,9 +290,13 @@ class ItemSums:
         n_items, n_columns : int
             Shape of the matrix.
         """
-        m = sp.coo_matrix((np.asarray(value, dtype=np.float64),
-                           (np.asarray(item, dtype=np.int64), np.asarray(column, dtype=np.int64))),
-                          shape=(n_items, n_columns)).tocsr()
+        m = sp.coo_matrix(
+            (
+                np.asarray(value, dtype=np.float64),
+                (np.asarray(item, dtype=np.int64), np.asarray(column, dtype=np.int64)),
+            ),
+            shape=(n_items, n_columns),
+        ).tocsr()
         m.sum_duplicates()
         return cls(m)
 
@@ -293,12 +314,30 @@ class PairSums:
     """Per-row contributions of rows that pair two items (chance rows).
 
     Row ``r`` weighs ``k[item_a[r]] * k[item_b[r]]`` in a replicate with multiplicities
-    ``k``.
+    ``k``. The weight is the same for every row of one unordered pair of items, so rows
+    are summed per pair when built: a replicate costs one weight per pair of items, not
+    per row. After construction ``item_a``, ``item_b`` and ``matrix`` hold one row per
+    distinct pair of items (``item_a <= item_b``).
     """
 
     item_a: np.ndarray
     item_b: np.ndarray
     matrix: sp.csr_matrix
+    _by_column: sp.csr_matrix = field(init=False, repr=False)
+
+    def __post_init__(self):
+        a = np.asarray(self.item_a, dtype=np.int64)
+        b = np.asarray(self.item_b, dtype=np.int64)
+        n = int(max(a.max(initial=0), b.max(initial=0))) + 1
+        pair, row_pair = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_inverse=True)
+        group = sp.csr_matrix(
+            (np.ones(len(a)), (row_pair.ravel(), np.arange(len(a)))), shape=(len(pair), len(a))
+        )
+        matrix = sp.csr_matrix(group @ self.matrix)
+        object.__setattr__(self, "item_a", pair // n)
+        object.__setattr__(self, "item_b", pair % n)
+        object.__setattr__(self, "matrix", matrix)
+        object.__setattr__(self, "_by_column", matrix.T.tocsr())
 
     @classmethod
     def from_entries(cls, item_a, item_b, row, column, value, *, n_columns: int) -> PairSums:
@@ -317,9 +356,13 @@ class PairSums:
             Number of columns.
         """
         item_a = np.asarray(item_a, dtype=np.int64)
-        m = sp.coo_matrix((np.asarray(value, dtype=np.float64),
-                           (np.asarray(row, dtype=np.int64), np.asarray(column, dtype=np.int64))),
-                          shape=(len(item_a), n_columns)).tocsr()
+        m = sp.coo_matrix(
+            (
+                np.asarray(value, dtype=np.float64),
+                (np.asarray(row, dtype=np.int64), np.asarray(column, dtype=np.int64)),
+            ),
+            shape=(len(item_a), n_columns),
+        ).tocsr()
         m.sum_duplicates()
         return cls(item_a, np.asarray(item_b, dtype=np.int64), m)
 
@@ -330,10 +373,10 @@ class PairSums:
             return np.asarray(self.matrix.sum(axis=0)).ravel()
         k = np.asarray(multiplicities, dtype=np.float64)
         step = block_size(len(k), len(self.item_a))
-        mt = self.matrix.T.tocsr()
+        mt = self._by_column
         parts = []
         for start in range(0, len(k), step):  # blocks of replicates, not rows
-            kb = k[start:start + step]
+            kb = k[start : start + step]
             weights = kb[:, self.item_a] * kb[:, self.item_b]
             parts.append(np.asarray(mt @ weights.T).T)
         return np.concatenate(parts, axis=0) if parts else np.zeros((0, self.matrix.shape[1]))

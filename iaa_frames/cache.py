@@ -8,8 +8,14 @@ therefore keeps the tables of the last few frames here, keyed by a digest of the
 parameters. Editing the frame changes the digest, so a stale entry is never used.
 
 The agreement Dataset, the pairwise tables and the item tables computed from one entry's
-tables are kept with it. A result Dataset records its entry in the attr ``tables_key`` (a
+tables are kept with it (:meth:`Entry.result`, :meth:`Entry.pairwise_of`,
+:meth:`Entry.items_of`). A result Dataset records its entry in the attr ``tables_key`` (a
 plain string: ``to_netcdf`` still works), which is how ``res.iaa`` finds its tables.
+
+:func:`entries_for` takes one validated :class:`~iaa_frames.settings.MatchSettings` and
+gives one entry per threshold; :func:`entry` and :func:`entries` take the engine parameters
+as keywords. What the entry points compute from the entries is in
+:mod:`iaa_frames.cached`.
 
 At most :data:`MAXSIZE` entries are kept (least recently used first out); :func:`clear`
 empties the cache and :func:`info` reports it.
@@ -35,11 +41,27 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import pandas as pd
+import xarray as xr
 
-from .distances import DEFAULT_DISTANCE, get_distance
-from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
+from .distances import get_distance
+from .engine import DEFAULT_N_BOOT, agreement_from_tables, pairwise_from_tables
+from .frame import ALL
+from .items import items as item_table
+from .pairs import PairTables, pair_tables, pair_tables_by_threshold
+from .settings import DEFAULTS, MatchSettings
+from .views import check_top
 
-__all__ = ["MAXSIZE", "Entry", "clear", "entry", "frame_digest", "info", "lookup"]
+__all__ = [
+    "MAXSIZE",
+    "Entry",
+    "clear",
+    "entries",
+    "entries_for",
+    "entry",
+    "frame_digest",
+    "info",
+    "lookup",
+]
 
 #: Largest number of (frame, parameters) entries kept.
 MAXSIZE = 4
@@ -53,17 +75,31 @@ _STATS = {"hits": 0, "misses": 0}
 class Entry:
     """The pair tables of one (frame, parameters) and what was computed from them.
 
+    An entry with an empty ``key`` is not cached (its frame could not be digested): what
+    its methods compute is not kept beyond the entry itself.
+
     Attributes
     ----------
     key : str
-        Digest of the frame's content and the parameters.
+        Digest of the frame's content and the parameters ("" for an entry not cached).
     tables : PairTables
     results : dict
         ``(n_boot, seed) -> xarray.Dataset`` (the agreement results).
     pairwise : dict
         ``(component, label) -> xarray.DataArray``.
     items : dict
-        ``component -> pandas.DataFrame`` (the item drilldown tables).
+        ``(component, label, sort) -> pandas.DataFrame`` (the item drilldown tables).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> e = entry(iaf.simulate(n_items=6, seed=0), n_chance=50)
+    >>> e.result(n_boot=0, seed=0).attrs["tables_key"] == e.key
+    True
+    >>> e.pairwise_of(component="detection").dims
+    ('annotator_a', 'annotator_b')
+    >>> len(e.results), len(e.pairwise)
+    (1, 1)
     """
 
     key: str
@@ -73,8 +109,54 @@ class Entry:
     items: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return (f"<cache.Entry {self.key[:12]}: {len(self.results)} result(s), "
-                f"{len(self.pairwise)} pairwise, {len(self.items)} item table(s)>")
+        return (
+            f"<cache.Entry {self.key[:12]}: {len(self.results)} result(s), "
+            f"{len(self.pairwise)} pairwise, {len(self.items)} item table(s)>"
+        )
+
+    def result(
+        self,
+        *,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        progress: bool | None = DEFAULTS.progress,
+    ) -> xr.Dataset:
+        """The agreement Dataset of these tables
+        (:func:`iaa_frames.engine.agreement_from_tables`), computed once per ``n_boot``
+        and ``seed``; its attr ``tables_key`` names this entry."""
+        key = (n_boot, seed)
+        if key not in self.results:
+            ds = agreement_from_tables(self.tables, n_boot=n_boot, seed=seed, progress=progress)
+            if self.key:
+                ds.attrs["tables_key"] = self.key
+            self.results[key] = ds
+        return self.results[key].copy()
+
+    def pairwise_of(self, *, component: str = "localization", label: str = ALL) -> xr.DataArray:
+        """Annotator x annotator agreement of these tables
+        (:func:`iaa_frames.engine.pairwise_from_tables`), computed once per component and
+        label."""
+        key = (component, label)
+        if key not in self.pairwise:
+            self.pairwise[key] = pairwise_from_tables(self.tables, component=component, label=label)
+        return self.pairwise[key].copy()
+
+    def items_of(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        top: int | None = None,
+        sort: str = "excess",
+    ) -> pd.DataFrame:
+        """The item drilldown of these tables (:func:`iaa_frames.items.items`), computed
+        once per component, label and order; the first ``top`` items."""
+        top = check_top(top)
+        key = (component, label, sort)
+        if key not in self.items:
+            self.items[key] = item_table(self.tables, component=component, label=label, sort=sort)
+        table = self.items[key]
+        return (table if top is None else table.head(top)).copy()
 
 
 def _column_digest(values: pd.Series) -> bytes:
@@ -110,17 +192,13 @@ def frame_digest(df: pd.DataFrame) -> str:
     return h.hexdigest()
 
 
-def _params(distance, match_threshold, n_chance, overall, seed) -> dict:
-    return dict(distance=distance, match_threshold=match_threshold, n_chance=n_chance,
-                overall=overall, seed=seed)
-
-
-def _key(digest: str, params: dict) -> str:
-    d = params["distance"]
+def _key(digest: str, s: MatchSettings, tau: float) -> str:
+    """The key of a frame's digest, the settings and one of their thresholds (``progress``
+    is not part of it)."""
+    d = s.distance
     # a registered name, or a user callable: its identity (two lambdas are not the same)
     name = d if isinstance(d, str) else f"{get_distance(d).name}@{id(d):x}"
-    text = repr((digest, name, float(params["match_threshold"]), int(params["n_chance"]),
-                 str(params["overall"]), int(params["seed"])))
+    text = repr((digest, name, float(tau), int(s.n_chance), str(s.overall), int(s.seed)))
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
@@ -139,34 +217,7 @@ def lookup(key: str) -> Entry | None:
         return found
 
 
-def entry(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-          n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
-          progress: bool | None = None) -> Entry:
-    """The cached entry of ``df`` and the parameters, computing the pair tables once.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        A tidy annotation frame.
-    distance, match_threshold, n_chance, overall, seed, progress
-        As in :func:`iaa_frames.pairs.pair_tables` (``progress`` is not part of the key).
-
-    Returns
-    -------
-    Entry
-    """
-    params = _params(distance, match_threshold, n_chance, overall, seed)
-    if not isinstance(df, pd.DataFrame):  # pair_tables raises the project's error for it
-        return Entry("", pair_tables(df, progress=progress, **params))
-    try:
-        key = _key(frame_digest(df), params)
-    except (TypeError, ValueError):  # bad parameter values: let pair_tables say why
-        return Entry("", pair_tables(df, progress=progress, **params))
-    found = lookup(key)
-    if found is not None:
-        _STATS["hits"] += 1
-        return found
-    tables = pair_tables(df, progress=progress, **params)
+def _store(key: str, tables: PairTables) -> Entry:
     made = Entry(key, tables)
     with _LOCK:
         _STATS["misses"] += 1
@@ -175,6 +226,148 @@ def entry(df: pd.DataFrame, *, distance=DEFAULT_DISTANCE, match_threshold: float
         while len(_ENTRIES) > MAXSIZE:
             _ENTRIES.popitem(last=False)
     return made
+
+
+def entries_for(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> list[Entry]:
+    """The entries of ``df`` at every threshold of ``settings``, computing the missing
+    pair tables once.
+
+    One threshold: :func:`iaa_frames.pairs.pair_tables`. Several (a sequence of
+    ``match_threshold``): the missing ones together with
+    :func:`iaa_frames.pairs.pair_tables_by_threshold` (the frame prepared once, polygon
+    pair values shared), each equal to the entry of its threshold alone. Only the last
+    :data:`MAXSIZE` stay cached. A frame whose content cannot be digested (e.g. a column
+    of lists) or an object that is not a DataFrame gets entries that are not cached
+    (empty ``key``): :func:`~iaa_frames.pairs.pair_tables` says what is wrong with it.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    settings : MatchSettings
+        The engine parameters, validated (``progress`` is not part of the key).
+
+    Returns
+    -------
+    list of Entry
+        One per threshold, in increasing order of τ (``settings.thresholds``).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.settings import MatchSettings
+    >>> df = iaf.simulate(n_items=6, seed=0)
+    >>> e3, e5 = entries_for(df, MatchSettings(match_threshold=[0.5, 0.3], n_chance=50))
+    >>> entries_for(df, MatchSettings(n_chance=50))[0] is e5
+    True
+    """
+    taus = settings.thresholds
+    try:
+        digest = frame_digest(df) if isinstance(df, pd.DataFrame) else ""
+    except (TypeError, ValueError):  # unhashable values: pair_tables says what is wrong
+        digest = ""
+    keys = [_key(digest, settings, t) if digest else "" for t in taus]
+    found = [lookup(k) if k else None for k in keys]
+    missing = [i for i, f in enumerate(found) if f is None]
+    _STATS["hits"] += len(taus) - len(missing)
+    if not missing:
+        return found
+    if settings.several:
+        computed = pair_tables_by_threshold(
+            df,
+            thresholds=[taus[i] for i in missing],
+            distance=settings.distance,
+            n_chance=settings.n_chance,
+            overall=settings.overall,
+            seed=settings.seed,
+            progress=settings.progress,
+        )
+    else:
+        computed = [pair_tables(df, **settings.as_kwargs())]
+    for i, tables in zip(missing, computed):
+        found[i] = _store(keys[i], tables) if keys[i] else Entry("", tables)
+    return found
+
+
+def entry(
+    df: pd.DataFrame,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+) -> Entry:
+    """The cached entry of ``df`` and the parameters, computing the pair tables once.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    distance, match_threshold, n_chance, overall, seed, progress
+        As in :func:`iaa_frames.pairs.pair_tables` (one threshold; ``progress`` is not
+        part of the key).
+
+    Returns
+    -------
+    Entry
+    """
+    settings = MatchSettings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return entries_for(df, settings.single())[0]
+
+
+def entries(
+    df: pd.DataFrame,
+    *,
+    thresholds,
+    distance=DEFAULTS.distance,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+) -> list[Entry]:
+    """The entries of ``df`` at several match thresholds, in the given order: the keyword
+    form of :func:`entries_for` (each is the entry :func:`entry` gives for that
+    threshold).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    thresholds : sequence of float
+        Match thresholds (:func:`iaa_frames.thresholds.check_thresholds`).
+    distance, n_chance, overall, seed, progress
+        As in :func:`entry`.
+
+    Returns
+    -------
+    list of Entry
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=6, seed=0)
+    >>> e5, e3 = entries(df, thresholds=[0.5, 0.3], n_chance=50)
+    >>> entry(df, match_threshold=0.5, n_chance=50) is e5
+    True
+    """
+    settings = MatchSettings(
+        distance=distance,
+        match_threshold=list(thresholds),
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    found = dict(zip(settings.thresholds, entries_for(df, settings)))
+    return [found[float(t)] for t in thresholds]
 
 
 def clear() -> None:

@@ -61,8 +61,10 @@ def shared_items(df: pd.DataFrame) -> pd.DataFrame:
 def _aligning_key(cov: pd.DataFrame) -> tuple[str, str] | None:
     """An ``item_key`` under which two annotators would share an item, and an example."""
     items = cov["item"].astype(str)
-    for key, func in (("name", lambda s: base_name(labelstudio_file(s))),
-                      ("stem", lambda s: stem(labelstudio_file(s)))):
+    for key, func in (
+        ("name", lambda s: base_name(labelstudio_file(s))),
+        ("stem", lambda s: stem(labelstudio_file(s))),
+    ):
         uniq = pd.unique(items.to_numpy())
         mapped = dict(zip(uniq, (func(s) for s in uniq)))
         keyed = cov.assign(key=items.map(mapped))
@@ -132,28 +134,35 @@ def require_comparable(df: pd.DataFrame, *, min_items: int = 1, objects: bool = 
             f"agreement needs at least two annotators who annotated the same items; found {who}. "
             "If the export holds several people's work, check how the reader names annotators "
             "(annotator=, rater_key=, or one file or directory per annotator); to compare "
-            "several exports, read each and pd.concat the frames")
+            "several exports, read each and pd.concat the frames"
+        )
     per_item = cov.groupby("item", sort=False)["annotator"].nunique()
     if not (per_item.to_numpy() >= 2).any():
         counts = cov.groupby("annotator", sort=True)["item"].agg(["size", "first"])
-        listed = "; ".join(f"{a!r}: {n} item(s), e.g. {str(first)!r}"
-                           for a, (n, first) in list(counts.iterrows())[:_EXAMPLES])
+        listed = "; ".join(
+            f"{a!r}: {n} item(s), e.g. {str(first)!r}"
+            for a, (n, first) in list(counts.iterrows())[:_EXAMPLES]
+        )
         more = f"; and {len(counts) - _EXAMPLES} more annotators" if len(counts) > _EXAMPLES else ""
         hint = _aligning_key(cov)
         if hint is not None:
-            fix = (f"the same images have different names in different exports ({hint[1]} "
-                   f"with item_key={hint[0]!r}): read the exports with item_key={hint[0]!r}")
+            fix = (
+                f"the same images have different names in different exports ({hint[1]} "
+                f"with item_key={hint[0]!r}): read the exports with item_key={hint[0]!r}"
+            )
         else:
-            fix = ("if the same images appear under different names, pass item_key= to the "
-                   "readers ('name', 'stem' or a function) so that they become the same item; "
-                   "if each annotator saw different images, agreement cannot be measured")
-        raise NotComparableError(
-            f"no item was annotated by two annotators ({listed}{more}): {fix}")
+            fix = (
+                "if the same images appear under different names, pass item_key= to the "
+                "readers ('name', 'stem' or a function) so that they become the same item; "
+                "if each annotator saw different images, agreement cannot be measured"
+            )
+        raise NotComparableError(f"no item was annotated by two annotators ({listed}{more}): {fix}")
     if n_items < min_items:
         raise NotComparableError(
             f"agreement needs at least {min_items} items: the chance baseline compares "
             f"annotations of different items, and only {n_items} item(s) were annotated "
-            f"({', '.join(repr(v) for v in cov['item'].unique()[:_EXAMPLES])})")
+            f"({', '.join(repr(v) for v in cov['item'].unique()[:_EXAMPLES])})"
+        )
     if not objects:
         return
     has_object = np.zeros(len(df), bool)
@@ -163,4 +172,5 @@ def require_comparable(df: pd.DataFrame, *, min_items: int = 1, objects: bool = 
     if not has_object.any():
         raise NotComparableError(
             f"no object was drawn: all {len(df)} rows are coverage rows (empty annotations), "
-            "so there is nothing to compare")
+            "so there is nothing to compare"
+        )

@@ -1,3 +1,5 @@
+# Over 400 lines: one table (conflicts) and its counts, with the rules of each kind of conflict
+# documented in full.
 """Object-level disagreements: one row per conflict of the engine's matching.
 
 :func:`conflicts` lists *where and how* annotators disagree, from the same within-item
@@ -36,13 +38,23 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
-from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
+from .matched import partners, reference_code, tables_of
+from .pairs import PairTables
+from .settings import DEFAULTS
 
-__all__ = ["CONFLICT_COLUMNS", "DEFAULT_LOW_OVERLAP", "KINDS", "conflict_counts",
-           "conflicts", "partners", "reference_code", "tables_of"]
+# partners, reference_code and tables_of live in iaa_frames.matched; importable from here
+__all__ = [
+    "CONFLICT_COLUMNS",
+    "DEFAULT_LOW_OVERLAP",
+    "KINDS",
+    "conflict_counts",
+    "conflicts",
+    "partners",
+    "reference_code",
+    "tables_of",
+]
 
 #: Kinds of conflict, in display order.
 KINDS = ("missed", "extra", "unmatched", "label", "low_overlap")
@@ -56,9 +68,9 @@ CONFLICT_COLUMNS = {
     "kind": "missed / extra (against a reference), unmatched, label or low_overlap",
     "item": "the item",
     "annotator_a": "the reference (reference mode); else the annotator whose object is "
-                   "unmatched, or the first annotator of the pair by name",
+    "unmatched, or the first annotator of the pair by name",
     "annotator_b": "the annotator compared with annotator_a (the one scored in reference "
-                   "mode; the one with no matching object for an unmatched object)",
+    "mode; the one with no matching object for an unmatched object)",
     "object_id_a": "object_id of annotator_a's object (NA for an extra object)",
     "object_id_b": "object_id of annotator_b's object (NA for a missed or unmatched object)",
     "label_a": "label of annotator_a's object",
@@ -67,102 +79,17 @@ CONFLICT_COLUMNS = {
     "distance": "distance of the matched pair, as chosen (NaN for an unmatched object)",
 }
 
-_ENGINE = ("distance", "match_threshold", "n_chance", "seed", "overall", "progress")
 
-
-def tables_of(data, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-              n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-              progress: bool | None = None) -> PairTables:
-    """``data`` itself when it is :class:`~iaa_frames.pairs.PairTables`, else the pair
-    tables of the annotation frame ``data`` (with the keywords given).
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> t = iaf.pair_tables(iaf.simulate(n_items=3, seed=0), n_chance=20)
-    >>> tables_of(t) is t
-    True
-    """
-    if isinstance(data, PairTables):
-        return data
-    if isinstance(data, pd.DataFrame):
-        return pair_tables(data, distance=distance, match_threshold=match_threshold,
-                           n_chance=n_chance, seed=seed, overall=overall, progress=progress)
-    raise ParameterError("data must be a tidy annotation frame or PairTables; got "
-                         f"{type(data).__name__}")
-
-
-def reference_code(tables: PairTables, reference) -> int | None:
-    """The annotator code of ``reference`` (None for None); a clear error when it is not
-    one of the corpus's annotators.
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> t = iaf.pair_tables(iaf.simulate(n_items=3, annotators={"a": "good", "b": "good"},
-    ...                                  seed=0), n_chance=20)
-    >>> str(t.corpus.annotators[reference_code(t, "b")])
-    'b'
-    """
-    if reference is None:
-        return None
-    names = [str(a) for a in tables.corpus.annotators]
-    if not isinstance(reference, str) or reference not in names:
-        raise ParameterError(f"reference must be one of the annotators {sorted(names)}; "
-                             f"got {reference!r}")
-    return names.index(reference)
-
-
-def _check_low_overlap(low_overlap, tau):
+def _check_low_overlap(low_overlap):
     if low_overlap is None:
         return None
-    if isinstance(low_overlap, bool) or not isinstance(low_overlap, (int, float, np.number)) \
-            or not 0 <= float(low_overlap) <= 1:
-        raise ParameterError(f"low_overlap must be None or a number in [0, 1]; got "
-                             f"{low_overlap!r}")
+    if (
+        isinstance(low_overlap, bool)
+        or not isinstance(low_overlap, (int, float, np.number))
+        or not 0 <= float(low_overlap) <= 1
+    ):
+        raise ParameterError(f"low_overlap must be None or a number in [0, 1]; got {low_overlap!r}")
     return float(low_overlap)
-
-
-def partners(tables: PairTables) -> pd.DataFrame:
-    """Every object against every other annotator who covered its item, with whether the
-    matching paired it with one of that annotator's objects.
-
-    Parameters
-    ----------
-    tables : PairTables
-
-    Returns
-    -------
-    pandas.DataFrame
-        Integer codes (see ``tables.corpus``), one row per (object, other annotator):
-        ``object`` (index into ``tables.corpus.objects``), ``item``, ``owner`` (the
-        annotator who drew it), ``other`` and ``matched`` (bool).
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> t = iaf.pair_tables(iaf.simulate(n_items=4, annotators={"a": "perfect",
-    ...                                                         "b": "perfect"}, seed=0),
-    ...                     n_chance=20)
-    >>> bool(partners(t)["matched"].all())
-    True
-    """
-    n_ann = len(tables.corpus.annotators)
-    u = tables.units
-    obj = pd.DataFrame({"object": np.arange(len(u), dtype=np.int64),
-                        "item": u["item"].to_numpy(np.int64),
-                        "owner": u["annotator"].to_numpy(np.int64)})
-    cov = pd.DataFrame({"item": tables.coverage["item"].to_numpy(np.int64),
-                        "other": tables.coverage["annotator"].to_numpy(np.int64)})
-    rows = obj.merge(cov, on="item", how="inner", sort=False)
-    rows = rows[rows["owner"].to_numpy() != rows["other"].to_numpy()].reset_index(drop=True)
-    w = tables.localization_within
-    matched = np.concatenate([
-        w["object_a"].to_numpy(np.int64) * n_ann + w["annotator_b"].to_numpy(np.int64),
-        w["object_b"].to_numpy(np.int64) * n_ann + w["annotator_a"].to_numpy(np.int64)])
-    key = rows["object"].to_numpy(np.int64) * n_ann + rows["other"].to_numpy(np.int64)
-    rows["matched"] = np.isin(key, matched)
-    return rows
 
 
 def _unmatched(tables: PairTables):
@@ -188,15 +115,36 @@ def _codes(tables: PairTables, ref, low_overlap):
     nan = np.full(len(obj), np.nan)
     none = np.full(len(obj), -1, np.int64)
     if ref is None:
-        parts.append((np.full(len(obj), KINDS.index("unmatched")), item, owner, other, obj,
-                      none, nan, nan))
+        parts.append(
+            (np.full(len(obj), KINDS.index("unmatched")), item, owner, other, obj, none, nan, nan)
+        )
     else:
         missed = owner == ref
-        parts.append((np.full(int(missed.sum()), KINDS.index("missed")), item[missed], owner[missed],
-                      other[missed], obj[missed], none[missed], nan[missed], nan[missed]))
+        parts.append(
+            (
+                np.full(int(missed.sum()), KINDS.index("missed")),
+                item[missed],
+                owner[missed],
+                other[missed],
+                obj[missed],
+                none[missed],
+                nan[missed],
+                nan[missed],
+            )
+        )
         extra = other == ref
-        parts.append((np.full(int(extra.sum()), KINDS.index("extra")), item[extra], other[extra],
-                      owner[extra], none[extra], obj[extra], nan[extra], nan[extra]))
+        parts.append(
+            (
+                np.full(int(extra.sum()), KINDS.index("extra")),
+                item[extra],
+                other[extra],
+                owner[extra],
+                none[extra],
+                obj[extra],
+                nan[extra],
+                nan[extra],
+            )
+        )
     w = tables.localization_within
     a, b = w["annotator_a"].to_numpy(np.int64), w["annotator_b"].to_numpy(np.int64)
     oa, ob = w["object_a"].to_numpy(np.int64), w["object_b"].to_numpy(np.int64)
@@ -212,11 +160,25 @@ def _codes(tables: PairTables, ref, low_overlap):
     a, b = np.where(swap, b, a), np.where(swap, a, b)
     oa, ob = np.where(swap, ob, oa), np.where(swap, oa, ob)
     label = tables.corpus.label
-    for kind, mask in (("label", label[oa] != label[ob]),
-                       ("low_overlap", (iou < low_overlap) if low_overlap is not None
-                        else np.zeros(len(iou), bool))):
-        parts.append((np.full(int(mask.sum()), KINDS.index(kind)), witem[mask], a[mask],
-                      b[mask], oa[mask], ob[mask], iou[mask], dist[mask]))
+    for kind, mask in (
+        ("label", label[oa] != label[ob]),
+        (
+            "low_overlap",
+            (iou < low_overlap) if low_overlap is not None else np.zeros(len(iou), bool),
+        ),
+    ):
+        parts.append(
+            (
+                np.full(int(mask.sum()), KINDS.index(kind)),
+                witem[mask],
+                a[mask],
+                b[mask],
+                oa[mask],
+                ob[mask],
+                iou[mask],
+                dist[mask],
+            )
+        )
     return [np.concatenate(col) for col in zip(*parts)]
 
 
@@ -226,10 +188,18 @@ def _take(values: np.ndarray, index: np.ndarray, fill=None) -> np.ndarray:
     return out
 
 
-def conflicts(data, *, reference: str | None = None,
-              low_overlap: float | None = DEFAULT_LOW_OVERLAP, distance=DEFAULT_DISTANCE,
-              match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
-              overall: str = "pooled", progress: bool | None = None) -> pd.DataFrame:
+def conflicts(
+    data,
+    *,
+    reference: str | None = None,
+    low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+) -> pd.DataFrame:
     """Every disagreement of the within-item matching, one row per conflict.
 
     Parameters
@@ -294,40 +264,55 @@ def conflicts(data, *, reference: str | None = None,
     >>> c.groupby("kind").size().to_dict()  # doctest: +SKIP
     {'missed': 9}
     """
-    engine = {"distance": distance, "match_threshold": match_threshold, "n_chance": n_chance,
-                  "seed": seed, "overall": overall, "progress": progress}
-    t = tables_of(data, **engine)
+    t = tables_of(
+        data,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     tau = float(t.params.get("match_threshold", match_threshold))
-    low = _check_low_overlap(low_overlap, tau)
+    low = _check_low_overlap(low_overlap)
     ref = reference_code(t, reference)
     kind, item, a, b, oa, ob, iou, dist = _codes(t, ref, low)
     c = t.corpus
     rank_ann = _name_rank(c.annotators)
     rank_item = _name_rank(c.items)
     order = np.lexsort((ob, oa, rank_ann[b], rank_ann[a], kind, rank_item[item]))
-    kind, item, a, b, oa, ob, iou, dist = (x[order] for x in (kind, item, a, b, oa, ob,
-                                                              iou, dist))
+    kind, item, a, b, oa, ob, iou, dist = (x[order] for x in (kind, item, a, b, oa, ob, iou, dist))
     ids = c.objects["object_id"].array
     if ids.dtype.kind in "iub":  # numpy integers: nullable, so that "no object" is <NA>
         ids = pd.array(ids, dtype="Int64")
     labels = np.asarray(c.labels, dtype=object)
-    out = pd.DataFrame({
-        "kind": pd.Series(np.asarray(KINDS, dtype=object)[kind], dtype="str"),
-        "item": pd.Series(_take(c.items, item), dtype=c.objects["item"].dtype),
-        "annotator_a": pd.Series(_take(c.annotators, a), dtype="str"),
-        "annotator_b": pd.Series(_take(c.annotators, b), dtype="str"),
-        "object_id_a": ids.take(oa, allow_fill=True),
-        "object_id_b": ids.take(ob, allow_fill=True),
-        "label_a": pd.Series(_take(labels, _take(c.label, oa, fill=-1).astype(np.int64),
-                                   fill=np.nan), dtype="str"),
-        "label_b": pd.Series(_take(labels, _take(c.label, ob, fill=-1).astype(np.int64),
-                                   fill=np.nan), dtype="str"),
-        "iou": iou.astype(float),
-        "distance": dist.astype(float),
-    })
-    out.attrs = {"reference": reference, "low_overlap": low, "match_threshold": tau,
-                 "distance": str(t.params.get("distance", "")),
-                 "long_names": dict(CONFLICT_COLUMNS)}
+    out = pd.DataFrame(
+        {
+            "kind": pd.Series(np.asarray(KINDS, dtype=object)[kind], dtype="str"),
+            "item": pd.Series(_take(c.items, item), dtype=c.objects["item"].dtype),
+            "annotator_a": pd.Series(_take(c.annotators, a), dtype="str"),
+            "annotator_b": pd.Series(_take(c.annotators, b), dtype="str"),
+            "object_id_a": ids.take(oa, allow_fill=True),
+            "object_id_b": ids.take(ob, allow_fill=True),
+            "label_a": pd.Series(
+                _take(labels, _take(c.label, oa, fill=-1).astype(np.int64), fill=np.nan),
+                dtype="str",
+            ),
+            "label_b": pd.Series(
+                _take(labels, _take(c.label, ob, fill=-1).astype(np.int64), fill=np.nan),
+                dtype="str",
+            ),
+            "iou": iou.astype(float),
+            "distance": dist.astype(float),
+        }
+    )
+    out.attrs = {
+        "reference": reference,
+        "low_overlap": low,
+        "match_threshold": tau,
+        "distance": str(t.params.get("distance", "")),
+        "long_names": dict(CONFLICT_COLUMNS),
+    }
     return out
 
 
@@ -335,8 +320,9 @@ def _is_conflicts(data) -> bool:
     return isinstance(data, pd.DataFrame) and set(CONFLICT_COLUMNS) <= set(data.columns)
 
 
-def conflict_counts(data, *, reference: str | None = None,
-                    low_overlap: float | None = DEFAULT_LOW_OVERLAP, **kwargs) -> pd.DataFrame:
+def conflict_counts(
+    data, *, reference: str | None = None, low_overlap: float | None = DEFAULT_LOW_OVERLAP, **kwargs
+) -> pd.DataFrame:
     """Conflicts counted per kind, class and annotator, with ``"(all)"`` margins.
 
     Parameters
@@ -380,8 +366,10 @@ def conflict_counts(data, *, reference: str | None = None,
     """
     if _is_conflicts(data):
         if kwargs:
-            raise ParameterError(f"unexpected keyword(s) {sorted(kwargs)}: they only apply "
-                                 "when the conflicts are computed here")
+            raise ParameterError(
+                f"unexpected keyword(s) {sorted(kwargs)}: they only apply "
+                "when the conflicts are computed here"
+            )
         table = data
         reference = table.attrs.get("reference", reference)
     else:
@@ -412,16 +400,19 @@ def conflict_counts(data, *, reference: str | None = None,
     ann["kind"] = kind[ann["row"].to_numpy()]
     whole["kind"] = kind
     long = pd.concat([whole, lab, ann, both], ignore_index=True)
-    counts = long.groupby(["kind", "label", "annotator"], sort=False)["row"].nunique() \
-        .rename("count").reset_index()
+    counts = (
+        long.groupby(["kind", "label", "annotator"], sort=False)["row"]
+        .nunique()
+        .rename("count")
+        .reset_index()
+    )
     korder = {k: i for i, k in enumerate(KINDS)}
 
     def key(col):
         s = counts[col].astype(str)
         return np.where(s == ALL, "", s)  # "(all)" first
 
-    order = np.lexsort((key("annotator"), key("label"),
-                        counts["kind"].map(korder).to_numpy()))
+    order = np.lexsort((key("annotator"), key("label"), counts["kind"].map(korder).to_numpy()))
     counts = counts.iloc[order].reset_index(drop=True)
     counts["count"] = counts["count"].astype(np.int64)
     for col in ("kind", "label", "annotator"):

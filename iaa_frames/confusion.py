@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .krippendorff_alpha import binary_alpha_per_category, nominal_alpha_from_codes
 from .conflicts import reference_code, tables_of
 from .errors import ParameterError
 from .frame import ALL
+from .krippendorff_alpha import binary_alpha_per_category, nominal_alpha_from_codes
 
 __all__ = ["confusion", "label_alpha"]
 
@@ -35,8 +35,14 @@ def _annotator_code(t, annotator):
     return names.index(annotator)
 
 
-def confusion(data, *, reference: str | None = None, annotator: str | None = None,
-              normalize: bool = False, **kwargs) -> pd.DataFrame:
+def confusion(
+    data,
+    *,
+    reference: str | None = None,
+    annotator: str | None = None,
+    normalize: bool = False,
+    **kwargs,
+) -> pd.DataFrame:
     """Label confusion matrix over matched within-item object pairs.
 
     Parameters
@@ -100,8 +106,10 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
         rows = np.where(swap, lb[keep], la[keep])
         cols = np.where(swap, la[keep], lb[keep])
         n_pairs = int(keep.sum())
-        row_name, col_name = str(reference), (str(annotator) if ann is not None
-                                              else "other annotators")
+        row_name, col_name = (
+            str(reference),
+            (str(annotator) if ann is not None else "other annotators"),
+        )
     elif ann is not None:
         keep = (a == ann) | (b == ann)
         swap = b[keep] == ann
@@ -122,13 +130,21 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
         total = counts.sum(axis=1, keepdims=True).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(total > 0, counts / np.where(total > 0, total, 1), np.nan)
-    out = pd.DataFrame(values, index=pd.Index(names, name=row_name, dtype=object),
-                       columns=pd.Index(names, name=col_name, dtype=object))
+    out = pd.DataFrame(
+        values,
+        index=pd.Index(names, name=row_name, dtype=object),
+        columns=pd.Index(names, name=col_name, dtype=object),
+    )
     alpha = label_alpha(t)
-    out.attrs = {"n_pairs": n_pairs, "reference": reference, "annotator": annotator,
-                 "normalize": bool(normalize), "alpha": float(alpha[ALL]),
-                 "alpha_by_label": {k: float(v) for k, v in alpha.iloc[1:].items()},
-                 "match_threshold": float(t.params.get("match_threshold", np.nan))}
+    out.attrs = {
+        "n_pairs": n_pairs,
+        "reference": reference,
+        "annotator": annotator,
+        "normalize": bool(normalize),
+        "alpha": float(alpha[ALL]),
+        "alpha_by_label": {k: float(v) for k, v in alpha.iloc[1:].items()},
+        "match_threshold": float(t.params.get("match_threshold", np.nan)),
+    }
     return out
 
 
@@ -174,13 +190,14 @@ def label_alpha(data, **kwargs) -> pd.Series:
     n_lab = len(t.corpus.labels)
     if len(values) >= 2:
         pooled = float(nominal_alpha_from_codes(units, values))
-        per = np.asarray(binary_alpha_per_category(units, values, n_categories=n_lab),
-                         dtype=float)
+        per = np.asarray(binary_alpha_per_category(units, values, n_categories=n_lab), dtype=float)
     else:
         pooled, per = np.nan, np.full(n_lab, np.nan)
     order, names = _sorted_labels(t.corpus)
-    out = pd.Series(np.r_[pooled, per[order]], index=pd.Index([ALL, *names], dtype=object,
-                                                             name="label"), name="alpha")
-    out.attrs = {"long_name": "classification α (Krippendorff)",
-                 "n_units": len(np.unique(units))}
+    out = pd.Series(
+        np.r_[pooled, per[order]],
+        index=pd.Index([ALL, *names], dtype=object, name="label"),
+        name="alpha",
+    )
+    out.attrs = {"long_name": "classification α (Krippendorff)", "n_units": len(np.unique(units))}
     return out

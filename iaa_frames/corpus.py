@@ -95,7 +95,9 @@ class Corpus:
     @property
     def _by_label_keys(self):
         s = self.by_label
-        return (s.item[:-1] * len(self.annotators) + s.annotator[:-1]) * len(self.labels) + s.label[:-1]
+        return (s.item[:-1] * len(self.annotators) + s.annotator[:-1]) * len(self.labels) + s.label[
+            :-1
+        ]
 
 
 def _rank(fingerprint: np.ndarray, names: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -116,24 +118,37 @@ def _slices(keys: np.ndarray, n_objects_keys: np.ndarray, columns: dict) -> Slic
     start = np.searchsorted(n_objects_keys, keys, side="left")
     stop = np.searchsorted(n_objects_keys, keys, side="right")
     pad = lambda a, v: np.append(np.asarray(a, dtype=np.int64), v)  # noqa: E731
-    return Slices(start=pad(start, 0), count=pad(stop - start, 0),
-                  **{k: pad(v, -1) for k, v in columns.items()})
+    return Slices(
+        start=pad(start, 0),
+        count=pad(stop - start, 0),
+        **{k: pad(v, -1) for k, v in columns.items()},
+    )
 
 
-def annotation_slices(item, annotator, label, coverage_key, *, n_annotators: int,
-                      n_labels: int) -> tuple[Slices, Slices]:
+def annotation_slices(
+    item, annotator, label, coverage_key, *, n_annotators: int, n_labels: int
+) -> tuple[Slices, Slices]:
     """The annotation slots (one per covering (item, annotator), ``coverage_key`` =
     ``item * n_annotators + annotator``, sorted) and the per-class slots of objects given
     in canonical order by their codes."""
     n_lab = max(n_labels, 1)
     obj_key = item * n_annotators + annotator
-    annotations = _slices(coverage_key, obj_key, {"item": coverage_key // n_annotators,
-                                                  "annotator": coverage_key % n_annotators})
+    annotations = _slices(
+        coverage_key,
+        obj_key,
+        {"item": coverage_key // n_annotators, "annotator": coverage_key % n_annotators},
+    )
     lab_obj_key = obj_key * n_lab + label
     lab_key = np.unique(lab_obj_key)
-    by_label = _slices(lab_key, lab_obj_key,
-                       {"item": lab_key // n_lab // n_annotators,
-                        "annotator": lab_key // n_lab % n_annotators, "label": lab_key % n_lab})
+    by_label = _slices(
+        lab_key,
+        lab_obj_key,
+        {
+            "item": lab_key // n_lab // n_annotators,
+            "annotator": lab_key // n_lab % n_annotators,
+            "label": lab_key % n_lab,
+        },
+    )
     return annotations, by_label
 
 
@@ -163,19 +178,27 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     objects = df.loc[is_obj]
     shapes = Shapes.from_frame(objects, normalize=normalize)
     known = np.isfinite(objects["width"].to_numpy()) & np.isfinite(objects["height"].to_numpy())
-    normalization = ("none" if not normalize or not known.any()
-                     else "image size" if known.all() else "mixed")
+    normalization = (
+        "none" if not normalize or not known.any() else "image size" if known.all() else "mixed"
+    )
 
     # raw codes (by first appearance) for items and annotators over every row
     item_raw, item_names = pd.factorize(df["item"])
     ann_raw, ann_names = pd.factorize(df["annotator"])
-    item_names, ann_names = np.asarray(item_names, dtype=object), np.asarray(ann_names, dtype=object)
+    item_names, ann_names = (
+        np.asarray(item_names, dtype=object),
+        np.asarray(ann_names, dtype=object),
+    )
     # an object's fingerprint: its box, and how common its class is (a name-free trait,
     # so that items differing only by their labels are told apart whatever the names)
-    _, label_raw = np.unique(objects["label"].to_numpy(dtype=object).astype(str),
-                             return_inverse=True)
-    fp = (np.nan_to_num(shapes.boxes) @ _FINGERPRINT + 0.37
-          + 0.000731 * np.bincount(label_raw)[label_raw] / max(len(label_raw), 1))
+    _, label_raw = np.unique(
+        objects["label"].to_numpy(dtype=object).astype(str), return_inverse=True
+    )
+    fp = (
+        np.nan_to_num(shapes.boxes) @ _FINGERPRINT
+        + 0.37
+        + 0.000731 * np.bincount(label_raw)[label_raw] / max(len(label_raw), 1)
+    )
     obj_item, obj_ann = item_raw[is_obj], ann_raw[is_obj]
     item_fp = np.bincount(obj_item, weights=fp, minlength=len(item_names)).astype(float)
     ann_fp = np.bincount(obj_ann, weights=fp, minlength=len(ann_names)).astype(float)
@@ -185,10 +208,12 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     # ties (identical boxes and class frequencies): the class names decide before the
     # entity's own name, so renaming items or annotators never reorders them
     by_name = np.sqrt(1.0 + label_raw)
-    item_code = _rank(item_fp, item_names,
-                      np.bincount(obj_item, weights=by_name, minlength=len(item_names)))
-    ann_code = _rank(ann_fp, ann_names,
-                     np.bincount(obj_ann, weights=by_name, minlength=len(ann_names)))
+    item_code = _rank(
+        item_fp, item_names, np.bincount(obj_item, weights=by_name, minlength=len(item_names))
+    )
+    ann_code = _rank(
+        ann_fp, ann_names, np.bincount(obj_ann, weights=by_name, minlength=len(ann_names))
+    )
     items = np.empty_like(item_names)
     items[item_code] = item_names
     annotators = np.empty_like(ann_names)
@@ -204,12 +229,23 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
 
     n_ann = len(annotators)
     cov_key = np.unique(item_code[item_raw] * n_ann + ann_code[ann_raw])
-    annotations, by_label = annotation_slices(o_item, o_ann, o_label, cov_key,
-                                              n_annotators=n_ann, n_labels=len(labels))
-    return Corpus(objects=objects, shapes=shapes, item=o_item, annotator=o_ann, label=o_label,
-                  items=items, annotators=annotators, labels=labels, annotations=annotations,
-                  by_label=by_label, normalization=normalization, area=areas(shapes))
-
+    annotations, by_label = annotation_slices(
+        o_item, o_ann, o_label, cov_key, n_annotators=n_ann, n_labels=len(labels)
+    )
+    return Corpus(
+        objects=objects,
+        shapes=shapes,
+        item=o_item,
+        annotator=o_ann,
+        label=o_label,
+        items=items,
+        annotators=annotators,
+        labels=labels,
+        annotations=annotations,
+        by_label=by_label,
+        normalization=normalization,
+        area=areas(shapes),
+    )
 
 
 # -- public names of the steps of prepare(), for iaa_frames.dask, which builds the same

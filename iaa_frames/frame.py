@@ -1,7 +1,11 @@
-"""The tidy annotation frame: construction and validation.
+"""The tidy annotation frame: its schema and its validation.
 
 One row per drawn object, plus *coverage rows* (an annotator reviewed an item and drew
-nothing). See ``docs/CONTRACTS.md`` for the exact columns after :func:`validate`.
+nothing). See ``docs/CONTRACTS.md`` for the exact columns after :func:`validate`;
+:func:`iaa_frames.records.from_records` builds a frame from a list of dicts.
+
+(Over 400 lines: every rule of the tidy frame, schema, dtypes, geometry checks and repairs,
+the reason of each invalid row, sits in this one module, so that the rules read together.)
 
 Validation is vectorized: every check is a whole-column numpy/pandas/shapely operation, so a
 million box rows validate in well under a second per check.
@@ -30,7 +34,6 @@ __all__ = [
     "ValidationResult",
     "check",
     "validate",
-    "from_records",
     "is_object",
     "INVALID_REASONS",
 ]
@@ -87,9 +90,11 @@ class ValidationResult:
 
     def __repr__(self) -> str:
         reasons = ", ".join(f"{k}: {v:,}" for k, v in self.counts.items()) or "none"
-        return (f"<ValidationResult: {len(self.frame):,} valid rows, {len(self.dropped):,} "
-                f"dropped ({reasons}), {self.repaired:,} repaired polygons; "
-                ".frame, .dropped, .counts>")
+        return (
+            f"<ValidationResult: {len(self.frame):,} valid rows, {len(self.dropped):,} "
+            f"dropped ({reasons}), {self.repaired:,} repaired polygons; "
+            ".frame, .dropped, .counts>"
+        )
 
 
 def is_object(df: pd.DataFrame) -> pd.Series:
@@ -169,11 +174,16 @@ def _annotator_column(ann: pd.Series) -> pd.Series:
         out = np.full(len(vals), None, dtype=object)
         out[present] = vals[present].astype(np.int64).astype(str)
         return pd.Series(pd.array(out, dtype="str"), index=ann.index)
-    if dtype == object:
+    if dtype == object:  # noqa: E721  (numpy and pandas dtypes compare equal to object)
         arr = ann.to_numpy(dtype=object)
         numeric = np.frompyfunc(
-            lambda v: isinstance(v, (int, float, np.integer, np.floating))
-            and not isinstance(v, (bool, np.bool_)), 1, 1)(arr).astype(bool)
+            lambda v: (
+                isinstance(v, (int, float, np.integer, np.floating))
+                and not isinstance(v, (bool, np.bool_))
+            ),
+            1,
+            1,
+        )(arr).astype(bool)
         if numeric.any():
             arr = arr.copy()
             arr[numeric] = [_integral_to_str(v) for v in arr[numeric]]
@@ -390,10 +400,16 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     frame = frame.astype({"annotator": "str", "label": "str"})
     counts = pd.Series(reason).value_counts().to_dict() if bad.any() else {}
     n_repaired = int(repaired[~bad].sum())
-    frame.attrs = {"iaa_dropped": {str(k): int(v) for k, v in counts.items()},
-                   "iaa_repaired": n_repaired}
-    result = ValidationResult(frame=frame, dropped=dropped, repaired=n_repaired,
-                              counts={str(k): int(v) for k, v in counts.items()})
+    frame.attrs = {
+        "iaa_dropped": {str(k): int(v) for k, v in counts.items()},
+        "iaa_repaired": n_repaired,
+    }
+    result = ValidationResult(
+        frame=frame,
+        dropped=dropped,
+        repaired=n_repaired,
+        counts={str(k): int(v) for k, v in counts.items()},
+    )
     return result, np.flatnonzero(bad)
 
 
@@ -480,84 +496,3 @@ def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:
             stacklevel=2,
         )
     return res.frame
-
-
-def from_records(records, *, on_invalid: str = "raise") -> pd.DataFrame:
-    """Build a validated tidy frame from a list of dicts, one per object or coverage row.
-
-    Each record holds column values (see :func:`validate`). For convenience a record may
-    give a polygon as ``points``: a sequence of (x, y) vertices, or a sequence of such
-    sequences for a multi-part polygon; it becomes the ``geometry``.
-
-    Parameters
-    ----------
-    records : iterable of dict
-        One dict per row.
-    on_invalid : {"raise", "drop"}, default "raise"
-        Passed to :func:`validate`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The validated tidy frame.
-
-    Raises
-    ------
-    SchemaError
-        When the records lack a required key (``item``, ``annotator``, ``label``, and a
-        shape: ``x0, y0, x1, y1``, ``geometry`` or ``points``), as :func:`validate` does
-        for a frame. Records of coverage rows alone need only ``item`` and ``annotator``.
-
-    Examples
-    --------
-    >>> df = from_records([
-    ...     {"item": "img1", "annotator": "ana", "label": "cat", "x0": 10, "y0": 10, "x1": 50, "y1": 40},
-    ...     {"item": "img1", "annotator": "ben", "label": "cat",
-    ...      "points": [(12, 10), (50, 10), (50, 42), (12, 42)]},
-    ...     {"item": "img2", "annotator": "ana"},
-    ... ])
-    >>> df[["item", "annotator", "label", "x0", "x1"]]
-       item annotator label    x0    x1
-    0  img1       ana   cat  10.0  50.0
-    1  img1       ben   cat  12.0  50.0
-    2  img2       ana   NaN   NaN   NaN
-    """
-    if isinstance(records, pd.DataFrame) or isinstance(records, (str, bytes, dict)):
-        raise ParameterError("records must be an iterable of dicts (use validate() for a DataFrame)")
-    records = list(records)
-    bad = [i for i, r in enumerate(records) if not isinstance(r, dict)]
-    if bad:
-        raise InvalidAnnotationError(
-            f"record {bad[0]} is a {type(records[bad[0]]).__name__}, not a dict"
-        )
-    df = pd.DataFrame.from_records(records)
-    if len(df) == 0:
-        df = pd.DataFrame({c: [] for c in ("item", "annotator", "label", *BOX_COLUMNS)})
-    shape_keys = {*BOX_COLUMNS, "geometry", "points"} & set(df.columns)
-    if not shape_keys and "label" not in df.columns and {"item", "annotator"} <= set(df.columns):
-        # only coverage rows: no shape and no label in any record
-        df = df.assign(label=None, **{c: np.nan for c in BOX_COLUMNS})
-    if "points" in df.columns:
-        df = df.assign(geometry=_points_to_geometry(df["points"], df.get("geometry"))).drop(
-            columns="points"
-        )
-    # wrong or missing keys give the SchemaError of validate(), which lists the keys found
-    return validate(df, on_invalid=on_invalid)
-
-
-def _points_to_geometry(points: pd.Series, geometry: pd.Series | None) -> np.ndarray:
-    """Convert ``points`` records into polygons (construction from user records)."""
-    out = (np.full(len(points), None, dtype=object) if geometry is None
-           else geometry.to_numpy(dtype=object).copy())
-    for pos, pts in enumerate(points.to_numpy(dtype=object)):
-        if pts is None or (isinstance(pts, float) and np.isnan(pts)):
-            continue
-        try:
-            arr = [np.asarray(p, dtype=float) for p in pts]
-            if arr and arr[0].ndim == 2:  # several rings/parts
-                out[pos] = shapely.MultiPolygon([shapely.Polygon(p) for p in arr])
-            else:
-                out[pos] = shapely.Polygon(np.asarray(pts, dtype=float))
-        except (TypeError, ValueError, shapely.errors.GEOSException) as exc:
-            raise InvalidAnnotationError(f"record {pos}: cannot build a polygon from points: {exc}") from exc
-    return out

@@ -29,8 +29,13 @@ ITEM_AGREEMENT_COLUMNS = {
 }
 
 
-def item_agreement(data, *, components=("detection", "classification", "localization"),
-                   low_overlap: float | None = DEFAULT_LOW_OVERLAP, **kwargs) -> pd.DataFrame:
+def item_agreement(
+    data,
+    *,
+    components=("detection", "classification", "localization"),
+    low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    **kwargs,
+) -> pd.DataFrame:
     """Each item's own agreement, as columns to join on the item.
 
     Parameters
@@ -77,8 +82,9 @@ def item_agreement(data, *, components=("detection", "classification", "localiza
     components = list(components)
     bad = [c for c in components if c not in _COMPONENTS]
     if bad or not components:
-        raise ParameterError(f"components must be a non-empty subset of {_COMPONENTS}; got "
-                             f"{components!r}")
+        raise ParameterError(
+            f"components must be a non-empty subset of {_COMPONENTS}; got {components!r}"
+        )
     t = tables_of(data, **kwargs)
     names = pd.Index(t.corpus.items, name="item")
     try:  # by value (numbers numerically); by name when the items mix types
@@ -102,6 +108,9 @@ def item_agreement(data, *, components=("detection", "classification", "localiza
     out["rank"] = rank.reindex(out.index).to_numpy(np.int64)
     long_names = {c: f"item agreement: {c}" for c in components}
     long_names.update(ITEM_AGREEMENT_COLUMNS)
-    out.attrs = {"long_names": long_names, "components": components,
-                 "distance": str(t.params.get("distance", ""))}
+    out.attrs = {
+        "long_names": long_names,
+        "components": components,
+        "distance": str(t.params.get("distance", "")),
+    }
     return out

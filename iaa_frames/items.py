@@ -1,4 +1,4 @@
-"""Per-item drilldown: which items concentrate the disagreement (DESIGN §5).
+"""Per-item drilldown: which items concentrate the disagreement.
 
 :func:`items` sets each item's mean within-item distance against the chance distribution
 of the same component, and counts the objects nobody else matched and the clusters whose
@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
-from .pairs import DEFAULT_N_CHANCE, PairTables, pair_tables
+from .krippendorff_alpha import nominal_disagreements
+from .pairs import PairTables, pair_tables
+from .settings import DEFAULTS
 
 __all__ = ["ITEM_COLUMNS", "SORTS", "items"]
 
@@ -84,13 +85,12 @@ def _classification(t: PairTables, n_items: int, code: int):
         cluster, label = u["cluster"].to_numpy(), u["label"].to_numpy()
         has = np.bincount(cluster[label == code], minlength=int(cluster.max(initial=-1)) + 1)
         u = u[has[cluster] > 0].assign(label=lambda f: (f["label"] == code).astype(np.int64))
-    per_cluster = u.groupby("cluster", sort=False).agg(item=("item", "first"),
-                                                      n=("label", "size"))
+    per_cluster = u.groupby("cluster", sort=False).agg(item=("item", "first"), n=("label", "size"))
     per_value = u.groupby(["cluster", "label"], sort=False).size().rename("n_c").reset_index()
     pairable = per_cluster[per_cluster["n"] >= 2]
     per_value = per_value[per_value["cluster"].isin(pairable.index)]
     n = pairable["n"].to_numpy(dtype=float)
-    pairs = n * (n - 1)                                    # ordered member pairs
+    pairs = n * (n - 1)  # ordered member pairs
     n_c = per_value["n_c"].to_numpy(dtype=float)
     agree = pd.Series(n_c * (n_c - 1)).groupby(per_value["cluster"].to_numpy()).sum()
     agree = agree.reindex(pairable.index, fill_value=0.0).to_numpy()
@@ -98,12 +98,8 @@ def _classification(t: PairTables, n_items: int, code: int):
     total = np.bincount(item, weights=pairs - agree, minlength=n_items)
     count = np.bincount(item, weights=pairs, minlength=n_items)
     values = u.loc[u["cluster"].isin(pairable.index), "label"].to_numpy()
-    big_n = len(values)
-    if big_n >= 2:
-        counts = np.bincount(values).astype(float)
-        expected = 1.0 - float((counts * (counts - 1)).sum()) / (big_n * (big_n - 1))
-    else:
-        expected = np.nan
+    margins = np.bincount(values).astype(float) if len(values) else np.zeros(1)
+    expected = float(nominal_disagreements(float(len(values)), margins, 0.0)[1])
     # count is in ordered pairs; report unordered pairs
     return total, count, None, expected
 
@@ -117,10 +113,20 @@ def _label_code(t: PairTables, label) -> int:
     raise ParameterError(f"label must be {ALL!r} or one of the classes {labels}; got {label!r}")
 
 
-def items(data, *, component: str = "localization", label: str = ALL,
-          top: int | None = None, sort: str = "excess", distance=DEFAULT_DISTANCE,
-          match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
-          overall: str = "pooled", progress: bool | None = None) -> pd.DataFrame:
+def items(
+    data,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = None,
+    sort: str = "excess",
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+) -> pd.DataFrame:
     """Per-item drilldown table, the items that carry the most disagreement first.
 
     Parameters
@@ -206,19 +212,28 @@ def items(data, *, component: str = "localization", label: str = ALL,
     """
     if not isinstance(component, str) or component not in _COMPONENTS:
         raise ParameterError(f"component must be one of {_COMPONENTS}; got {component!r}")
-    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
-                            or top < 1):
+    if top is not None and (
+        isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1
+    ):
         raise ParameterError(f"top must be a positive integer or None; got {top!r}")
     if not isinstance(sort, str) or sort not in SORTS:
         raise ParameterError(f"sort must be one of {SORTS}; got {sort!r}")
     if isinstance(data, PairTables):
         t = data
     elif isinstance(data, pd.DataFrame):
-        t = pair_tables(data, distance=distance, match_threshold=match_threshold,
-                        n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+        t = pair_tables(
+            data,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
     else:
-        raise ParameterError("data must be a tidy annotation frame or PairTables; got "
-                             f"{type(data).__name__}")
+        raise ParameterError(
+            f"data must be a tidy annotation frame or PairTables; got {type(data).__name__}"
+        )
 
     code = _label_code(t, label)
     names = np.asarray(t.corpus.items)
@@ -226,8 +241,11 @@ def items(data, *, component: str = "localization", label: str = ALL,
     total, count, chance, chance_mean = _within_and_chance(t, component, n_items, code)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
-        sig = 1.0 - mean / chance_mean if chance_mean and np.isfinite(chance_mean) \
+        sig = (
+            1.0 - mean / chance_mean
+            if chance_mean and np.isfinite(chance_mean)
             else np.full(n_items, np.nan)
+        )
         share = total / total.sum() if total.sum() > 0 else np.where(count > 0, 0.0, np.nan)
         corpus_mean = total.sum() / count.sum() if count.sum() > 0 else np.nan
     if chance is not None and len(chance):
@@ -247,35 +265,49 @@ def items(data, *, component: str = "localization", label: str = ALL,
     size = np.bincount(cluster)[cluster] if len(cluster) else np.zeros(0, np.int64)
     lonely = (size == 1) & (n_annotators[u_item] >= 2) & mine
     n_unmatched = np.bincount(u_item[lonely], minlength=n_items)
-    per_cluster = u.assign(mine=mine).groupby("cluster", sort=False).agg(
-        item=("item", "first"), n=("label", "size"), n_labels=("label", "nunique"),
-        mine=("mine", "any"))
-    bad = per_cluster[(per_cluster["n"] >= 2) & (per_cluster["n_labels"] > 1)
-                      & per_cluster["mine"]]
+    per_cluster = (
+        u.assign(mine=mine)
+        .groupby("cluster", sort=False)
+        .agg(
+            item=("item", "first"),
+            n=("label", "size"),
+            n_labels=("label", "nunique"),
+            mine=("mine", "any"),
+        )
+    )
+    bad = per_cluster[(per_cluster["n"] >= 2) & (per_cluster["n_labels"] > 1) & per_cluster["mine"]]
     n_mislabeled = np.bincount(bad["item"].to_numpy(), minlength=n_items)
 
-    out = pd.DataFrame({
-        "item": names,
-        "n_annotators": n_annotators.astype(np.int64),
-        "n_objects": n_objects.astype(np.int64),
-        "n_pairs": n_pairs.astype(np.int64),
-        "mean_distance": mean,
-        "sigma": sig,
-        "chance_percentile": pct,
-        "share": share,
-        "n_unmatched": n_unmatched.astype(np.int64),
-        "n_mislabeled": n_mislabeled.astype(np.int64),
-        "excess": excess,
-    })
+    out = pd.DataFrame(
+        {
+            "item": names,
+            "n_annotators": n_annotators.astype(np.int64),
+            "n_objects": n_objects.astype(np.int64),
+            "n_pairs": n_pairs.astype(np.int64),
+            "mean_distance": mean,
+            "sigma": sig,
+            "chance_percentile": pct,
+            "share": share,
+            "n_unmatched": n_unmatched.astype(np.int64),
+            "n_mislabeled": n_mislabeled.astype(np.int64),
+            "excess": excess,
+        }
+    )
     key = -excess if sort == "excess" else sig
     key = np.where(np.isnan(key), np.inf, key)
-    order = np.lexsort((names.astype(str), -out["n_mislabeled"].to_numpy(),
-                        -out["n_unmatched"].to_numpy(), key))
+    order = np.lexsort(
+        (names.astype(str), -out["n_mislabeled"].to_numpy(), -out["n_unmatched"].to_numpy(), key)
+    )
     out = out.iloc[order].reset_index(drop=True)
     if top is not None:
         out = out.head(int(top))
-    out.attrs = {"component": component, "label": str(label), "sort": sort,
-                 "chance_mean": float(chance_mean), "corpus_mean": float(corpus_mean),
-                 "distance": str(t.params.get("distance", "")),
-                 "long_names": dict(ITEM_COLUMNS)}
+    out.attrs = {
+        "component": component,
+        "label": str(label),
+        "sort": sort,
+        "chance_mean": float(chance_mean),
+        "corpus_mean": float(corpus_mean),
+        "distance": str(t.params.get("distance", "")),
+        "long_names": dict(ITEM_COLUMNS),
+    }
     return out

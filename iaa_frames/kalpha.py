@@ -1,5 +1,8 @@
 """Krippendorff's α as *kalphacv* computes it, for comparison with published figures.
 
+(Over 400 lines: the definition it reproduces is spelled out below in full, so that it can
+be checked against kalphacv without reading kalphacv's code.)
+
 Agreement figures published for object detection and instance segmentation are often
 those of the ``kalphacv`` package (Tschirschwitz et al., "A Dataset for Analysing Complex
 Document Layouts in the Digital Humanities and its Evaluation with Krippendorff's Alpha",
@@ -68,12 +71,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import shapely
-from .progress import tqdm
 
-from .krippendorff_alpha import nominal_alpha_from_codes
 from .errors import InvalidAnnotationError, ParameterError
 from .frame import validate
+from .krippendorff_alpha import nominal_alpha_from_codes
 from .matching import assign, candidate_pairs
+from .progress import tqdm
 
 __all__ = ["AVERAGES", "KINDS", "MISS", "kalpha", "kalpha_items", "kalpha_units"]
 
@@ -92,15 +95,22 @@ _PROGRESS_MIN_OBJECTS = 200_000
 
 
 def _check(match_threshold, kind, decimals=None, average=None, progress=None):
-    if isinstance(match_threshold, (bool, np.bool_)) \
-            or not isinstance(match_threshold, (int, float, np.number)) \
-            or not 0.0 < float(match_threshold) <= 1.0:
-        raise ParameterError("match_threshold must be a number in (0, 1] (kalphacv's IoU "
-                             f"threshold); got {match_threshold!r}")
+    if (
+        isinstance(match_threshold, (bool, np.bool_))
+        or not isinstance(match_threshold, (int, float, np.number))
+        or not 0.0 < float(match_threshold) <= 1.0
+    ):
+        raise ParameterError(
+            "match_threshold must be a number in (0, 1] (kalphacv's IoU "
+            f"threshold); got {match_threshold!r}"
+        )
     if kind not in KINDS:
         raise ParameterError(f"kind must be one of {KINDS}; got {kind!r}")
-    if decimals is not None and (isinstance(decimals, (bool, np.bool_))
-                                 or not isinstance(decimals, (int, np.integer)) or decimals < 0):
+    if decimals is not None and (
+        isinstance(decimals, (bool, np.bool_))
+        or not isinstance(decimals, (int, np.integer))
+        or decimals < 0
+    ):
         raise ParameterError(f"decimals must be None or a non-negative integer; got {decimals!r}")
     if average is not None and average not in AVERAGES:
         raise ParameterError(f"average must be one of {AVERAGES}; got {average!r}")
@@ -172,8 +182,11 @@ def _objects(df: pd.DataFrame, kind: str):
     cov = cov.sort_values(["item", "annotator"], kind="stable").reset_index(drop=True)
     cov["rank"] = cov.groupby("item").cumcount()
     raters = np.bincount(cov["item"].to_numpy(), minlength=len(items))
-    rank = pd.DataFrame({"item": item_code[obj], "annotator": annotator[obj]}) \
-        .merge(cov, on=["item", "annotator"], how="left")["rank"].to_numpy()
+    rank = (
+        pd.DataFrame({"item": item_code[obj], "annotator": annotator[obj]})
+        .merge(cov, on=["item", "annotator"], how="left")["rank"]
+        .to_numpy()
+    )
     boxes = df.loc[obj, ["x0", "y0", "x1", "y1"]].to_numpy(dtype=np.float64)
     polygons = None
     if kind == "segm":
@@ -185,10 +198,19 @@ def _objects(df: pd.DataFrame, kind: str):
                 f"kind='segm' needs a polygon on every object; {lacking.size} object(s) "
                 f"are plain boxes (first: item {first['item']!r}, annotator "
                 f"{first['annotator']!r}, object_id {first['object_id']!r}); use "
-                "kind='bbox' or give them a geometry")
-    return (np.asarray(items, dtype=object), raters, cov, item_code[obj], rank, boxes,
-            polygons, df.loc[obj, "label"].to_numpy(dtype=object),
-            df.loc[obj, "object_id"].to_numpy(dtype=object))
+                "kind='bbox' or give them a geometry"
+            )
+    return (
+        np.asarray(items, dtype=object),
+        raters,
+        cov,
+        item_code[obj],
+        rank,
+        boxes,
+        polygons,
+        df.loc[obj, "label"].to_numpy(dtype=object),
+        df.loc[obj, "object_id"].to_numpy(dtype=object),
+    )
 
 
 def _grouped(select: np.ndarray, item: np.ndarray):
@@ -291,14 +313,16 @@ def _per_image(unit, col_item, value, n_values, n_items, raters, decimals):
     """
     n_cols = len(col_item)
     uc, uc_count = np.unique(unit * n_values + value, return_counts=True)
-    unit_sq = np.bincount(uc // n_values, weights=uc_count.astype(np.float64) ** 2,
-                          minlength=n_cols)
+    unit_sq = np.bincount(
+        uc // n_values, weights=uc_count.astype(np.float64) ** 2, minlength=n_cols
+    )
     sq_units = np.bincount(col_item, weights=unit_sq, minlength=n_items)
     n_units = np.bincount(col_item, minlength=n_items)
     cell_item = col_item[unit]
     ic, ic_count = np.unique(cell_item * n_values + value, return_counts=True)
-    sq_categories = np.bincount(ic // n_values, weights=ic_count.astype(np.float64) ** 2,
-                                minlength=n_items)
+    sq_categories = np.bincount(
+        ic // n_values, weights=ic_count.astype(np.float64) ** 2, minlength=n_items
+    )
     distinct = np.bincount(ic // n_values, minlength=n_items)
     R = raters.astype(np.float64)
     n = R * n_units
@@ -310,16 +334,22 @@ def _per_image(unit, col_item, value, n_values, n_items, raters, decimals):
     alpha = np.where(one_value, 1.0, np.where(one_rater, 0.0, alpha))
     if decimals is not None:
         alpha = np.round(alpha, int(decimals))
-    rule = np.where(one_value, "one value: scored 1",
-                    np.where(one_rater, "one annotator: scored 0", ""))
+    rule = np.where(
+        one_value, "one value: scored 1", np.where(one_rater, "one annotator: scored 0", "")
+    )
     return alpha, rule, n_units, distinct
 
 
 # --------------------------------------------------------------------------- public
 
 
-def kalpha_units(df: pd.DataFrame, *, match_threshold: float = 0.5, kind: str = "bbox",
-                 progress: bool | None = None) -> pd.DataFrame:
+def kalpha_units(
+    df: pd.DataFrame,
+    *,
+    match_threshold: float = 0.5,
+    kind: str = "bbox",
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """The reliability data of :func:`kalpha`: one row per (unit, annotator) of each image.
 
     Parameters
@@ -367,19 +397,38 @@ def kalpha_units(df: pd.DataFrame, *, match_threshold: float = 0.5, kind: str = 
     local = np.empty(len(col_item), dtype=np.int64)
     local[order] = np.arange(len(col_item)) - start[col_item[order]]
     cell_item = col_item[unit]
-    annotator = m.coverage.set_index(["item", "rank"])["annotator"] \
-        .reindex(pd.MultiIndex.from_arrays([cell_item, cell_rank])).to_numpy()
-    ids = pd.array(np.where(obj >= 0, object_id[np.maximum(obj, 0)], None)
-                   if len(object_id) else np.full(len(obj), None), dtype=object)
-    out = pd.DataFrame({"item": items[cell_item],
-                        "unit": local[unit], "annotator": annotator,
-                        "value": np.append(names, MISS)[value], "object_id": ids})
+    annotator = (
+        m.coverage.set_index(["item", "rank"])["annotator"]
+        .reindex(pd.MultiIndex.from_arrays([cell_item, cell_rank]))
+        .to_numpy()
+    )
+    ids = pd.array(
+        np.where(obj >= 0, object_id[np.maximum(obj, 0)], None)
+        if len(object_id)
+        else np.full(len(obj), None),
+        dtype=object,
+    )
+    out = pd.DataFrame(
+        {
+            "item": items[cell_item],
+            "unit": local[unit],
+            "annotator": annotator,
+            "value": np.append(names, MISS)[value],
+            "object_id": ids,
+        }
+    )
     out["object_id"] = out["object_id"].where(obj >= 0, pd.NA)
     return out.iloc[np.lexsort((cell_rank, local[unit], cell_item))].reset_index(drop=True)
 
 
-def kalpha_items(df: pd.DataFrame, *, match_threshold: float = 0.5, kind: str = "bbox",
-                 decimals: int | None = 4, progress: bool | None = None) -> pd.DataFrame:
+def kalpha_items(
+    df: pd.DataFrame,
+    *,
+    match_threshold: float = 0.5,
+    kind: str = "bbox",
+    decimals: int | None = 4,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """kalphacv's per-image α: one row per image (what its CSV output lists).
 
     Parameters
@@ -423,16 +472,30 @@ def kalpha_items(df: pd.DataFrame, *, match_threshold: float = 0.5, kind: str = 
     m = _reliability(df, float(match_threshold), kind, progress)
     items, raters = m.items, m.raters
     unit, col_item, _, value, _, names = _cells(m)
-    alpha, rule, n_units, distinct = _per_image(unit, col_item, value, len(names) + 1,
-                                                len(items), raters, decimals)
-    return pd.DataFrame({"item": items, "alpha": alpha,
-                         "n_annotators": raters.astype(np.int64), "n_units": n_units,
-                         "n_values": distinct.astype(np.int64), "rule": rule})
+    alpha, rule, n_units, distinct = _per_image(
+        unit, col_item, value, len(names) + 1, len(items), raters, decimals
+    )
+    return pd.DataFrame(
+        {
+            "item": items,
+            "alpha": alpha,
+            "n_annotators": raters.astype(np.int64),
+            "n_units": n_units,
+            "n_values": distinct.astype(np.int64),
+            "rule": rule,
+        }
+    )
 
 
-def kalpha(df: pd.DataFrame, *, match_threshold: float = 0.5, kind: str = "bbox",
-           average: str = "images", decimals: int | None = 4,
-           progress: bool | None = None) -> float:
+def kalpha(
+    df: pd.DataFrame,
+    *,
+    match_threshold: float = 0.5,
+    kind: str = "bbox",
+    average: str = "images",
+    decimals: int | None = 4,
+    progress: bool | None = None,
+) -> float:
     """Krippendorff's α with IoU matching, as the kalphacv package computes it.
 
     The definition is in the module docstring of :mod:`iaa_frames.kalpha`: per image, a
@@ -497,7 +560,5 @@ def kalpha(df: pd.DataFrame, *, match_threshold: float = 0.5, kind: str = "bbox"
     unit, col_item, _, value, _, names = _cells(m)
     if average == "pooled":
         return float(nominal_alpha_from_codes(unit, value)) if len(unit) else float("nan")
-    alpha = _per_image(unit, col_item, value, len(names) + 1, len(items), raters,
-                       decimals)[0]
+    alpha = _per_image(unit, col_item, value, len(names) + 1, len(items), raters, decimals)[0]
     return float(np.mean(alpha))
-

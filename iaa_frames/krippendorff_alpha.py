@@ -11,14 +11,6 @@ square of the number of categories. With ``m_u = sum_c n_uc`` (only units with
     alpha = 1 - D_o / D_e
 
 (Krippendorff, "Computing Krippendorff's Alpha-Reliability", 2011.)
-
-**Unit weights.** The ``*_from_codes`` and ``*_from_counts`` functions take ``weights``:
-``None``, a ``(n_units,)`` array or a ``(B, n_units)`` array of per-unit multiplicities.
-Unit ``u`` then counts ``w_u`` times: ``n = sum_u w_u m_u``, ``n_c = sum_u w_u n_uc`` and
-``D_o = (1/n) sum_u w_u [...] / (m_u - 1)``. Integer weights give exactly the alpha of
-the data with unit ``u`` duplicated ``w_u`` times, which is what a cluster bootstrap over
-items needs; a ``(B, n_units)`` array evaluates ``B`` replicates at once with sparse
-matrix products and returns a ``(B,)`` array.
 """
 
 from __future__ import annotations
@@ -30,16 +22,12 @@ import scipy.sparse as sp
 from .errors import InvalidAnnotationError, ParameterError, SchemaError
 
 __all__ = [
+    "binary_alpha_per_category",
+    "binary_disagreements",
     "nominal_alpha",
     "nominal_alpha_from_codes",
-    "binary_alpha_from_codes",
-    "binary_alpha_per_category",
-    "presence_alpha_from_counts",
+    "nominal_disagreements",
 ]
-
-# Replicates are evaluated in blocks so that a float64 copy of one block of weights stays
-# around this many elements (about 64 MB); a loop over blocks of replicates, not units.
-_BLOCK_ELEMENTS = 1 << 23
 
 
 # ----------------------------------------------------------------------------- public
@@ -99,27 +87,23 @@ def nominal_alpha(data, *, unit="unit", annotator="annotator", value="value"):
         unit_codes, value_codes = _codes_from_tidy(data, unit, annotator, value)
     else:
         unit_codes, value_codes = _codes_from_matrix(data)
-    return _nominal_alpha_core(unit_codes, value_codes, None, None)
+    return _nominal_alpha_core(unit_codes, value_codes)
 
 
-def nominal_alpha_from_codes(unit_codes, value_codes, *, weights=None):
-    """Nominal alpha from integer codes, optionally with per-unit weights.
+def nominal_alpha_from_codes(unit_codes, value_codes):
+    """Nominal alpha from integer codes.
 
     Parameters
     ----------
     unit_codes, value_codes : array-like of int, shape (n_values,)
         One entry per pairable value: the unit it belongs to and its category, both as
         non-negative integer codes (e.g. from :func:`pandas.factorize`).
-    weights : None or array-like, shape (n_units,) or (B, n_units)
-        Per-unit multiplicities (non-negative, finite). ``n_units`` must exceed the
-        largest unit code. A 2-D array evaluates ``B`` replicates at once, as in a
-        cluster bootstrap where unit ``u`` is drawn ``w_u`` times.
 
     Returns
     -------
-    float or numpy.ndarray
-        Alpha, or a ``(B,)`` array for 2-D weights. NaN when undefined (fewer than two
-        pairable values, or no expected disagreement).
+    float
+        Alpha; NaN when undefined (fewer than two pairable values, or no expected
+        disagreement).
 
     Examples
     --------
@@ -128,68 +112,24 @@ def nominal_alpha_from_codes(unit_codes, value_codes, *, weights=None):
     >>> values = [0, 0, 1, 1, 0, 1]
     >>> round(nominal_alpha_from_codes(units, values), 4)
     0.4444
-    >>> nominal_alpha_from_codes(units, values, weights=[[1, 1, 1], [1, 1, 0]]).round(4)
-    array([0.4444, 1.    ])
     """
-    unit_codes, value_codes, w, n_units = _validate_codes(unit_codes, value_codes, weights)
-    return _nominal_alpha_core(unit_codes, value_codes, w, n_units)
+    unit_codes, value_codes = _validate_codes(unit_codes, value_codes)
+    return _nominal_alpha_core(unit_codes, value_codes)
 
 
-def binary_alpha_from_codes(unit_codes, value_codes, category, *, weights=None):
-    """Alpha for one category after recoding every value to {category, other}.
-
-    This is how Krippendorff assesses the reliability of a single category; the
-    per-class classification agreement uses it.
-
-    Parameters
-    ----------
-    unit_codes, value_codes : array-like of int, shape (n_values,)
-        As in :func:`nominal_alpha_from_codes`.
-    category : int
-        The value code kept; every other code becomes "other".
-    weights : None or array-like, shape (n_units,) or (B, n_units)
-        Per-unit multiplicities, as in :func:`nominal_alpha_from_codes`.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Binary alpha, or ``(B,)`` for 2-D weights. NaN when the category is never or
-        always used among pairable values.
-
-    See Also
-    --------
-    binary_alpha_per_category : the same for every category at once.
-
-    Examples
-    --------
-    >>> from iaa_frames.krippendorff_alpha import binary_alpha_from_codes
-    >>> units = [0, 0, 1, 1, 2, 2]
-    >>> values = [0, 0, 1, 2, 2, 2]
-    >>> round(binary_alpha_from_codes(units, values, 0), 4)
-    1.0
-    """
-    unit_codes, value_codes, w, n_units = _validate_codes(unit_codes, value_codes, weights)
-    if isinstance(category, (bool, np.bool_)) or not isinstance(category, (int, np.integer)):
-        raise ParameterError(f"category must be an integer value code, got {category!r}")
-    recoded = (value_codes == category).astype(np.int64)
-    return _nominal_alpha_core(unit_codes, recoded, w, n_units)
-
-
-def binary_alpha_per_category(unit_codes, value_codes, *, weights=None, n_categories=None):
+def binary_alpha_per_category(unit_codes, value_codes, *, n_categories=None):
     """Binary alpha of every category at once, from the same unit x value counts.
 
-    For category ``c`` the values are recoded to {c, other}; each unit then holds
-    ``n_uc`` and ``m_u - n_uc`` values, so::
+    For category ``c`` the values are recoded to {c, other} (how Krippendorff assesses
+    the reliability of a single category); each unit then holds ``n_uc`` and
+    ``m_u - n_uc`` values, so::
 
-        alpha_c = 1 - (n - 1) sum_u w_u n_uc (m_u - n_uc) / (m_u - 1)
-                      / (n_c (n - n_c))
+        alpha_c = 1 - (n - 1) sum_u n_uc (m_u - n_uc) / (m_u - 1) / (n_c (n - n_c))
 
     Parameters
     ----------
     unit_codes, value_codes : array-like of int, shape (n_values,)
         As in :func:`nominal_alpha_from_codes`.
-    weights : None or array-like, shape (n_units,) or (B, n_units)
-        Per-unit multiplicities, as in :func:`nominal_alpha_from_codes`.
     n_categories : int, optional
         Length of the result; must exceed the largest value code. Defaults to the
         largest value code + 1.
@@ -197,8 +137,8 @@ def binary_alpha_per_category(unit_codes, value_codes, *, weights=None, n_catego
     Returns
     -------
     numpy.ndarray
-        Shape ``(n_categories,)``, or ``(B, n_categories)`` for 2-D weights. NaN for a
-        category that no pairable value uses, or that every pairable value uses.
+        Shape ``(n_categories,)``. NaN for a category that no pairable value uses, or
+        that every pairable value uses.
 
     Examples
     --------
@@ -208,82 +148,15 @@ def binary_alpha_per_category(unit_codes, value_codes, *, weights=None, n_catego
     >>> binary_alpha_per_category(units, values).round(4)
     array([1.    , 0.    , 0.4444])
     """
-    unit_codes, value_codes, w, n_units = _validate_codes(unit_codes, value_codes, weights)
+    unit_codes, value_codes = _validate_codes(unit_codes, value_codes)
     n_categories = _n_categories(value_codes, n_categories)
+    n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
     counts, m = _unit_value_counts(unit_codes, value_codes, n_units, n_categories)
     pairing = _pairing_disagreement(counts, m)
-    n = _weighted_sum(w, m)
-    n_c = _weighted_sum(w, counts)
-    observed_c = _weighted_sum(w, pairing)
-    return _binary_alpha(n[..., None] if np.ndim(n) else n, n_c, observed_c)
-
-
-def presence_alpha_from_counts(n_present, n_raters, *, weights=None):
-    """The "nominal alpha over presence" that other tools report for detection.
-
-    Units are the clusters of matched objects; each of the ``n_raters`` annotators who
-    covered the item gives the value "present" (drew a member of the cluster) or
-    "absent". Nominal alpha over these values is reported for comparison only.
-
-    Parameters
-    ----------
-    n_present : array-like of int, shape (n_units,)
-        Per cluster, how many annotators drew a member.
-    n_raters : array-like of int, shape (n_units,)
-        Per cluster, how many annotators covered its item (``>= n_present``). Clusters
-        with fewer than two raters are not pairable and are ignored.
-    weights : None or array-like, shape (n_units,) or (B, n_units)
-        Per-unit multiplicities, as in :func:`nominal_alpha_from_codes`.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Alpha, or ``(B,)`` for 2-D weights; NaN when every value is "present" (no
-        expected disagreement) or there are no pairable values.
-
-    Notes
-    -----
-    The measure is structurally broken: a cluster exists only because somebody found
-    it, so no unit is ever absent/absent. With two annotators, ``n`` clusters of which
-    ``u`` are unmatched (present/absent), there are ``2n`` values, ``2n - u`` of them
-    "present", so ``D_o = u / n`` and ``D_e = 2u(2n - u) / (2n(2n - 1))``, giving::
-
-        alpha = 1 - (2n - 1) / (2n - u)  <=  0   for every u >= 1,
-
-    and NaN for ``u = 0``. Detection agreement therefore uses the chance-baseline
-    distances instead (DESIGN section 5).
-
-    Examples
-    --------
-    >>> from iaa_frames.krippendorff_alpha import presence_alpha_from_counts
-    >>> # two annotators, 10 clusters, 3 of them found by only one annotator
-    >>> n_present = [2] * 7 + [1] * 3
-    >>> round(presence_alpha_from_counts(n_present, [2] * 10), 4)  # 1 - 19/17
-    -0.1176
-    """
-    present = _as_int_codes(n_present, "n_present")
-    raters = _as_int_codes(n_raters, "n_raters")
-    if present.shape != raters.shape:
-        raise ParameterError(
-            f"n_present and n_raters must have the same length, got {present.size} "
-            f"and {raters.size}"
-        )
-    if np.any(present > raters):
-        first = int(np.flatnonzero(present > raters)[0])
-        raise ParameterError(
-            f"n_present exceeds n_raters at unit {first}: "
-            f"{present[first]} > {raters[first]}"
-        )
-    w = _validate_weights(weights, present.size)
-    pairable = raters >= 2
-    m = np.where(pairable, raters, 0).astype(np.float64)
-    p = np.where(pairable, present, 0).astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pairing = np.where(pairable, p * (m - p) / (m - 1), 0.0)
-    n = _weighted_sum(w, m)
-    n_present_total = _weighted_sum(w, p)
-    observed = _weighted_sum(w, pairing)
-    return _binary_alpha(n, n_present_total, observed)
+    n = m.sum()
+    n_c = np.asarray(counts.sum(axis=0)).ravel()
+    observed_c = np.asarray(pairing.sum(axis=0)).ravel()
+    return _binary_alpha(n, n_c, observed_c)
 
 
 # ------------------------------------------------------------------ formula helpers
@@ -292,9 +165,7 @@ def presence_alpha_from_counts(n_present, n_raters, *, weights=None):
 def _unit_value_counts(unit_codes, value_codes, n_units, n_categories):
     """Sparse ``n_uc`` (units x categories) restricted to pairable units, and ``m_u``."""
     ones = np.ones(unit_codes.size, dtype=np.float64)
-    counts = sp.csr_matrix(
-        (ones, (unit_codes, value_codes)), shape=(n_units, n_categories)
-    )
+    counts = sp.csr_matrix((ones, (unit_codes, value_codes)), shape=(n_units, n_categories))
     counts.sum_duplicates()
     m = np.asarray(counts.sum(axis=1)).ravel()
     unpairable = m < 2
@@ -315,31 +186,47 @@ def _pairing_disagreement(counts, m):
     return pairing
 
 
-def _weighted_sum(weights, x):
-    """``sum_u w_u x_u`` over units (axis 0 of `x`), for ``w`` None, (U,) or (B, U)."""
-    if weights is None:
-        total = x.sum(axis=0)
-        return np.asarray(total).ravel() if sp.issparse(x) else total
-    if weights.ndim == 1:
-        return np.asarray(x.T @ weights).ravel() if sp.issparse(x) else weights @ x
-    n_reps, n_units = weights.shape
-    block = max(1, _BLOCK_ELEMENTS // max(n_units, 1))
-    xt = x.T.tocsr() if sp.issparse(x) else x.T
-    parts = []
-    for start in range(0, n_reps, block):  # blocks of replicates, not units
-        w_block = np.ascontiguousarray(weights[start : start + block], dtype=np.float64)
-        parts.append(np.asarray(xt @ w_block.T).T if sp.issparse(x) else w_block @ x)
-    return np.concatenate(parts, axis=0)
+def nominal_disagreements(n, n_c, o):
+    """Observed and expected disagreement of nominal values, from pairable totals.
+
+    ``D_o = o / n`` and ``D_e = (n^2 - sum_c n_c^2) / (n (n - 1))``, where ``n`` is the
+    number of pairable values, ``n_c`` their count per category (last axis) and ``o`` the
+    coincidence mass off the diagonal, ``sum_u [sum_c n_uc (m_u - n_uc)] / (m_u - 1)``.
+    NaN where ``n <= 1``. Arrays broadcast (a leading replicate axis, cells).
+
+    Examples
+    --------
+    Two units of two values, one agreeing (a, a), one not (a, b):
+
+    >>> d_o, d_e = nominal_disagreements(4.0, np.array([3.0, 1.0]), 2.0)
+    >>> float(d_o), float(d_e), float(1 - d_o / d_e)
+    (0.5, 0.5, 0.0)
+    """
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = o / n
+        d_e = (n * n - np.sum(n_c * n_c, axis=-1)) / (n * (n - 1.0))
+    return np.where(n > 1, d_o, np.nan), np.where(n > 1, d_e, np.nan)
 
 
-def _observed_disagreement(n, observed_sum):
-    """``D_o = (1/n) sum_u w_u [sum_c n_uc (m_u - n_uc)] / (m_u - 1)``."""
-    return observed_sum / n
+def binary_disagreements(n, n_c, o_c):
+    """Observed and expected disagreement for the two values {c, other}.
 
+    ``D_o = 2 o_c / n`` and ``D_e = 2 n_c (n - n_c) / (n (n - 1))``, where ``o_c`` is the
+    mass of c-other coincidences in one direction,
+    ``sum_u n_uc (m_u - n_uc) / (m_u - 1)``. NaN where ``n <= 1``.
 
-def _expected_disagreement(n, n_c):
-    """``D_e = (1/(n(n-1))) sum_c n_c (n - n_c) = (n^2 - sum_c n_c^2) / (n(n-1))``."""
-    return (n * n - np.sum(n_c * n_c, axis=-1)) / (n * (n - 1.0))
+    Examples
+    --------
+    >>> d_o, d_e = binary_disagreements(4.0, 3.0, 1.0)
+    >>> float(d_o), float(d_e)
+    (0.5, 0.5)
+    """
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_o = 2.0 * o_c / n
+        d_e = 2.0 * n_c * (n - n_c) / (n * (n - 1.0))
+    return np.where(n > 1, d_o, np.nan), np.where(n > 1, d_e, np.nan)
 
 
 def _alpha(d_o, d_e, n):
@@ -351,30 +238,22 @@ def _alpha(d_o, d_e, n):
 
 
 def _binary_alpha(n, n_c, observed_c):
-    """``alpha_c = 1 - (n - 1) O_c / (n_c (n - n_c))`` with
-    ``O_c = sum_u w_u n_uc (m_u - n_uc) / (m_u - 1)``; the binary case of
-    ``1 - D_o / D_e`` where both disagreements carry the same factor 2."""
+    """``alpha_c = 1 - D_o / D_e`` for {c, other} (:func:`binary_disagreements`)."""
     n = np.asarray(n, dtype=np.float64)
-    n_c = np.asarray(n_c, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d_o = _observed_disagreement(n, 2.0 * observed_c)
-        d_e = 2.0 * n_c * (n - n_c) / (n * (n - 1.0))
+    d_o, d_e = binary_disagreements(n, np.asarray(n_c, dtype=np.float64), observed_c)
     return _alpha(d_o, d_e, n)
 
 
-def _nominal_alpha_core(unit_codes, value_codes, weights, n_units):
-    """Validated codes -> alpha (float, or (B,) for 2-D weights)."""
-    if n_units is None:
-        n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
+def _nominal_alpha_core(unit_codes, value_codes):
+    """Validated codes -> alpha."""
+    n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
     n_categories = int(value_codes.max()) + 1 if value_codes.size else 0
     counts, m = _unit_value_counts(unit_codes, value_codes, n_units, n_categories)
     pairing = _pairing_disagreement(counts, m)
+    n = m.sum()
+    n_c = np.asarray(counts.sum(axis=0)).ravel()
     unit_disagreement = np.asarray(pairing.sum(axis=1)).ravel()
-    n = _weighted_sum(weights, m)
-    n_c = _weighted_sum(weights, counts)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d_o = _observed_disagreement(n, _weighted_sum(weights, unit_disagreement))
-        d_e = _expected_disagreement(n, n_c)
+    d_o, d_e = nominal_disagreements(n, n_c, unit_disagreement.sum())
     return _alpha(d_o, d_e, n)
 
 
@@ -447,28 +326,7 @@ def _as_int_codes(x, name):
     return arr
 
 
-def _validate_weights(weights, n_units):
-    if weights is None:
-        return None
-    w = np.asarray(weights)
-    if w.ndim not in (1, 2):
-        raise ParameterError(
-            f"weights must be (n_units,) or (B, n_units), got shape {w.shape}"
-        )
-    if w.dtype.kind not in "biuf":
-        raise ParameterError(f"weights must be numeric, got dtype {w.dtype}")
-    if w.shape[-1] < n_units:
-        raise ParameterError(
-            f"weights cover {w.shape[-1]} units but the codes use {n_units} units"
-        )
-    if w.dtype.kind == "f" and not np.isfinite(w).all():
-        raise ParameterError("weights must be finite")
-    if w.size and w.min() < 0:
-        raise ParameterError("weights must be non-negative")
-    return w
-
-
-def _validate_codes(unit_codes, value_codes, weights):
+def _validate_codes(unit_codes, value_codes):
     units = _as_int_codes(unit_codes, "unit_codes")
     values = _as_int_codes(value_codes, "value_codes")
     if units.size != values.size:
@@ -476,10 +334,7 @@ def _validate_codes(unit_codes, value_codes, weights):
             f"unit_codes and value_codes must have the same length, got {units.size} "
             f"and {values.size}"
         )
-    needed = int(units.max()) + 1 if units.size else 0
-    w = _validate_weights(weights, needed)
-    n_units = needed if w is None else w.shape[-1]
-    return units, values, w, n_units
+    return units, values
 
 
 def _n_categories(value_codes, n_categories):
@@ -491,7 +346,5 @@ def _n_categories(value_codes, n_categories):
     ):
         raise ParameterError(f"n_categories must be an integer, got {n_categories!r}")
     if n_categories < needed:
-        raise ParameterError(
-            f"n_categories={n_categories} but value_codes use {needed} categories"
-        )
+        raise ParameterError(f"n_categories={n_categories} but value_codes use {needed} categories")
     return int(n_categories)

@@ -38,11 +38,18 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .bootstrap import multiplicity_blocks
+from .bootstrap import block_size, multiplicity_blocks
 from .errors import ParameterError
+from .settings import check_int
 
-__all__ = ["DEFAULT_RESAMPLES", "MAX_GRID", "MIN_ITEMS", "KSAgreementTest",
-           "ks_agreement_test", "ks_agreement_tests"]
+__all__ = [
+    "DEFAULT_RESAMPLES",
+    "MAX_GRID",
+    "MIN_ITEMS",
+    "KSAgreementTest",
+    "ks_agreement_test",
+    "ks_agreement_tests",
+]
 
 #: Bootstrap replicates of the test by default (p-values resolve to 1 / 200).
 DEFAULT_RESAMPLES = 199
@@ -52,7 +59,6 @@ MIN_ITEMS = 3
 MAX_GRID = 256
 #: Key of the test's random stream (distinct from the bootstrap of the intervals).
 _STREAM = 0x5EED5
-_BLOCK_ELEMENTS = 1 << 22
 
 
 class KSAgreementTest(NamedTuple):
@@ -76,16 +82,26 @@ class KSAgreementTest(NamedTuple):
 
 def _as_codes(values, n, name):
     arr = np.asarray(values)
-    if arr.shape != (n,) or (arr.size and (not np.issubdtype(arr.dtype, np.integer)
-                                           or arr.min() < 0)):
+    if arr.shape != (n,) or (
+        arr.size and (not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0)
+    ):
         raise ParameterError(f"{name} must be {n} non-negative integer item codes")
     return arr.astype(np.int64)
 
 
-def ks_agreement_test(within, between, *, within_item, between_item_a, between_item_b,
-                      n_items: int | None = None, n_resamples: int = DEFAULT_RESAMPLES,
-                      seed: int = 0, min_items: int = MIN_ITEMS,
-                      max_grid: int = MAX_GRID) -> KSAgreementTest:
+def ks_agreement_test(
+    within,
+    between,
+    *,
+    within_item,
+    between_item_a,
+    between_item_b,
+    n_items: int | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    min_items: int = MIN_ITEMS,
+    max_grid: int = MAX_GRID,
+) -> KSAgreementTest:
     """One-sided KS test of agreement, with a cluster bootstrap over items.
 
     Parameters
@@ -135,17 +151,20 @@ def ks_agreement_test(within, between, *, within_item, between_item_a, between_i
     x = np.asarray(within, dtype=np.float64).ravel()
     y = np.asarray(between, dtype=np.float64).ravel()
     stat, pval, used = ks_agreement_tests(
-        x, y, within_item=within_item, between_item_a=between_item_a,
-        between_item_b=between_item_b, within_cells=[np.arange(x.size)],
-        between_cells=[np.arange(y.size)], n_items=n_items, n_resamples=n_resamples,
-        seed=seed, min_items=min_items, max_grid=max_grid)
+        x,
+        y,
+        within_item=within_item,
+        between_item_a=between_item_a,
+        between_item_b=between_item_b,
+        within_cells=[np.arange(x.size)],
+        between_cells=[np.arange(y.size)],
+        n_items=n_items,
+        n_resamples=n_resamples,
+        seed=seed,
+        min_items=min_items,
+        max_grid=max_grid,
+    )
     return KSAgreementTest(float(stat[0]), float(pval[0]), int(used[0]))
-
-
-def _check_int(name, value, low):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < low:
-        raise ParameterError(f"{name} must be an integer >= {low}; got {value!r}")
 
 
 def _cell_bins(x, y, max_grid):
@@ -153,15 +172,27 @@ def _cell_bins(x, y, max_grid):
     (a value counts in the ECDF at every grid point from its bin on)."""
     grid = np.unique(np.concatenate([x, y]))
     if grid.size > max_grid:  # pooled quantiles, always with the largest value
-        grid = np.unique(np.r_[np.quantile(grid, np.linspace(0, 1, max_grid),
-                                           method="inverted_cdf"), grid[-1]])
+        grid = np.unique(
+            np.r_[np.quantile(grid, np.linspace(0, 1, max_grid), method="inverted_cdf"), grid[-1]]
+        )
     return grid.size, np.searchsorted(grid, x), np.searchsorted(grid, y)
 
 
-def ks_agreement_tests(within, between, *, within_item, between_item_a, between_item_b,
-                       within_cells, between_cells, n_items: int | None = None,
-                       n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                       min_items: int = MIN_ITEMS, max_grid: int = MAX_GRID):
+def ks_agreement_tests(
+    within,
+    between,
+    *,
+    within_item,
+    between_item_a,
+    between_item_b,
+    within_cells,
+    between_cells,
+    n_items: int | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    min_items: int = MIN_ITEMS,
+    max_grid: int = MAX_GRID,
+):
     """:func:`ks_agreement_test` for many cells (subsets of the rows) at once.
 
     The cells share the replicates: one draw of item multiplicities per replicate
@@ -200,10 +231,10 @@ def ks_agreement_tests(within, between, *, within_item, between_item_a, between_
     wi = _as_codes(within_item, x.size, "within_item")
     ba = _as_codes(between_item_a, y.size, "between_item_a")
     bb = _as_codes(between_item_b, y.size, "between_item_b")
-    _check_int("n_resamples", n_resamples, 1)
-    _check_int("seed", seed, 0)
-    _check_int("min_items", min_items, 1)
-    _check_int("max_grid", max_grid, 2)
+    check_int(n_resamples, "n_resamples", low=1)
+    check_int(seed, "seed", low=0)
+    check_int(min_items, "min_items", low=1)
+    check_int(max_grid, "max_grid", low=2)
     if len(within_cells) != len(between_cells):
         raise ParameterError("within_cells and between_cells must have one entry per cell")
     top = int(max(wi.max(initial=-1), ba.max(initial=-1), bb.max(initial=-1))) + 1
@@ -223,8 +254,10 @@ def ks_agreement_tests(within, between, *, within_item, between_item_a, between_
         if rw.size == 0 or rb.size == 0:
             continue
         size, bin_x, bin_y = _cell_bins(x[rw], y[rb], max_grid)
-        diff = (np.cumsum(np.bincount(bin_x, minlength=size)) / rw.size
-                - np.cumsum(np.bincount(bin_y, minlength=size)) / rb.size)
+        diff = (
+            np.cumsum(np.bincount(bin_x, minlength=size)) / rw.size
+            - np.cumsum(np.bincount(bin_y, minlength=size)) / rb.size
+        )
         statistic[c] = max(float(diff.max()), 0.0)
         if np.count_nonzero(np.bincount(wi[rw], minlength=n)) < min_items:
             continue
@@ -240,17 +273,34 @@ def ks_agreement_tests(within, between, *, within_item, between_item_a, between_
     ends = np.asarray(offsets[1:], dtype=np.int64) - 1
     observed = np.concatenate(observed)
     stat = statistic[tested]
-    hist_x = sp.csr_matrix((np.ones(sum(len(i) for i, _ in hx)),
-                            (np.concatenate([i for i, _ in hx]),
-                             np.concatenate([j for _, j in hx]))), shape=(n, width))
-    hist_y = sp.csr_matrix((np.ones(sum(len(r) for r, _ in hy)),
-                            (np.concatenate([r for r, _ in hy]),
-                             np.concatenate([j for _, j in hy]))), shape=(y.size, width))
+    hist_x = sp.csr_matrix(
+        (
+            np.ones(sum(len(i) for i, _ in hx)),
+            (np.concatenate([i for i, _ in hx]), np.concatenate([j for _, j in hx])),
+        ),
+        shape=(n, width),
+    )
+    hist_y = sp.csr_matrix(
+        (
+            np.ones(sum(len(r) for r, _ in hy)),
+            (np.concatenate([r for r, _ in hy]), np.concatenate([j for _, j in hy])),
+        ),
+        shape=(y.size, width),
+    )
+    # chance rows of one unordered pair of items share their weight k_a * k_b: sum them
+    pair, row_pair = np.unique(np.minimum(ba, bb) * n + np.maximum(ba, bb), return_inverse=True)
+    hist_y = (
+        sp.csr_matrix(
+            (np.ones(y.size), (row_pair.ravel(), np.arange(y.size))), shape=(len(pair), y.size)
+        )
+        @ hist_y
+    )
+    ba, bb = pair // n, pair % n
     hist_xt, hist_yt = hist_x.T.tocsr(), hist_y.T.tocsr()
     widen = np.sqrt(n / (n - 1.0)) if n > 1 else 1.0
     exceed = np.zeros(len(tested), dtype=np.int64)
     count_ok = np.zeros(len(tested), dtype=np.int64)
-    step = max(1, _BLOCK_ELEMENTS // max(y.size + n + 3 * width, 1))
+    step = block_size(n_resamples, y.size + n + 3 * width)
     seed_stream = int(np.random.SeedSequence([seed, _STREAM]).generate_state(1)[0])
     for k in multiplicity_blocks(n, n_resamples, seed=seed_stream, block_size=step):
         k = k.astype(np.float64)  # a block of replicates at once, not a loop over rows

@@ -1,4 +1,4 @@
-"""Object matching between two annotations and clusters of matched objects (DESIGN §4).
+"""Object matching between two annotations and clusters of matched objects.
 
 Everything here works on many *pairings* at once. A pairing is two annotations (an
 annotator's objects on an item), given as slices ``[start, start + count)`` into one
@@ -30,7 +30,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-__all__ = ["candidate_pairs", "assign", "clusters", "pairs_within_runs"]
+__all__ = ["candidate_pairs", "assign", "clusters", "pairs_within_runs", "run_starts"]
 
 #: Largest number of injective row-to-column maps enumerated at once for one matrix
 #: shape; bigger ambiguous matrices go to :func:`scipy.optimize.linear_sum_assignment`.
@@ -38,11 +38,30 @@ _MAX_PERMUTATIONS = 5040
 _CHUNK = 4_000_000  # elements of a (matrices x permutations x rows) block
 
 
-def _starts(counts: np.ndarray) -> np.ndarray:
-    """Exclusive cumulative sum: where each run of ``counts`` starts."""
+def run_starts(counts: np.ndarray) -> np.ndarray:
+    """Where each run starts when runs of ``counts[i]`` elements are laid end to end.
+
+    The exclusive cumulative sum of ``counts``: run ``i`` occupies
+    ``[start[i], start[i] + counts[i])``. Pairings, slots and groups laid out in one array
+    are indexed with it throughout the package.
+
+    Parameters
+    ----------
+    counts : ndarray of int, shape (n,)
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
+    Examples
+    --------
+    >>> run_starts(np.array([2, 0, 3, 1])).tolist()
+    [0, 2, 2, 5]
+    """
     out = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=out[1:])
     return out
+
 
 def pairs_within_runs(key):
     """Positions (i, j), i < j, of every unordered pair of equal entries of a sorted key.
@@ -91,7 +110,7 @@ def candidate_pairs(start_a, count_a, start_b, count_b):
     count_b = np.asarray(count_b, dtype=np.int64)
     n_edges = count_a * count_b
     pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), n_edges)
-    k = np.arange(pairing.size, dtype=np.int64) - _starts(n_edges)[pairing]
+    k = np.arange(pairing.size, dtype=np.int64) - run_starts(n_edges)[pairing]
     nb = count_b[pairing]
     local_a = k // np.maximum(nb, 1)
     local_b = k - local_a * nb
@@ -114,9 +133,9 @@ def _best_injection(values: np.ndarray) -> np.ndarray:
     out = np.empty((g, r), dtype=np.int64)
     step = max(1, _CHUNK // max(1, maps.shape[0] * r))
     for lo in range(0, g, step):  # blocks of matrices, to bound memory
-        block = values[lo:lo + step]
+        block = values[lo : lo + step]
         totals = block[:, rows, maps].sum(axis=2)  # (block, n_maps)
-        out[lo:lo + step] = maps[np.argmax(totals, axis=1)]
+        out[lo : lo + step] = maps[np.argmax(totals, axis=1)]
     return out
 
 
@@ -147,8 +166,8 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     """
     count_a = np.asarray(count_a, dtype=np.int64)
     count_b = np.asarray(count_b, dtype=np.int64)
-    key_a = _starts(count_a)[pairing] + local_a
-    key_b = _starts(count_b)[pairing] + local_b
+    key_a = run_starts(count_a)[pairing] + local_a
+    key_b = run_starts(count_b)[pairing] + local_b
     deg_a = np.bincount(key_a[eligible], minlength=int(count_a.sum()))
     deg_b = np.bincount(key_b[eligible], minlength=int(count_b.sum()))
     contested = eligible & ((deg_a[key_a] > 1) | (deg_b[key_b] > 1))
@@ -175,7 +194,7 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     shape = r * (int(c.max()) + 1) + c
     order = np.argsort(shape, kind="stable")
     bounds = np.flatnonzero(np.r_[True, shape[order][1:] != shape[order][:-1], True])
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         sel = order[lo:hi]
         ri, ci = int(r[sel[0]]), int(c[sel[0]])
         ps = p[sel]
@@ -189,10 +208,9 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
             best = _best_injection(values)
             picked = np.take_along_axis(index, best[:, :, None], axis=2).ravel()
         else:  # rare: a large matrix with a real choice
-            picked = np.concatenate([
-                index[g][linear_sum_assignment(values[g], maximize=True)]
-                for g in range(n_mats)
-            ])
+            picked = np.concatenate(
+                [index[g][linear_sum_assignment(values[g], maximize=True)] for g in range(n_mats)]
+            )
         chosen[picked[picked >= 0]] = True
     return chosen
 
@@ -210,8 +228,10 @@ def _dense_rank(group: np.ndarray, value: np.ndarray) -> np.ndarray:
     first_of_group = np.ones(len(order), dtype=bool)
     first_of_group[1:] = g[1:] != g[:-1]
     distinct = np.cumsum(new) - 1
-    rank_sorted = distinct - distinct[np.maximum.accumulate(np.where(first_of_group,
-                                                                     np.arange(len(order)), 0))]
+    rank_sorted = (
+        distinct
+        - distinct[np.maximum.accumulate(np.where(first_of_group, np.arange(len(order)), 0))]
+    )
     out = np.empty(len(order), dtype=np.int64)
     out[order] = rank_sorted
     return out
@@ -250,8 +270,7 @@ def clusters(n_objects, object_a, object_b, strength, annotator):
     object_a = np.asarray(object_a, dtype=np.int64)
     object_b = np.asarray(object_b, dtype=np.int64)
     annotator = np.asarray(annotator, dtype=np.int64)
-    graph = coo_matrix((np.ones(len(object_a)), (object_a, object_b)),
-                       shape=(n_objects, n_objects))
+    graph = coo_matrix((np.ones(len(object_a)), (object_a, object_b)), shape=(n_objects, n_objects))
     _, comp = connected_components(graph, directed=False)
     # a component is in conflict when an annotator appears in it twice
     n_ann = int(annotator.max()) + 1 if n_objects else 1

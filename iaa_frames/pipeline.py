@@ -1,10 +1,15 @@
+# Over 400 lines: the one matching pipeline: bounds, exact IoU and the chunked run are its steps.
 """The one matching pipeline, applied to within-item and between-item pairings alike.
+
 
 :func:`run` takes *pairings* — two annotations each, given as slots of a
 :class:`~iaa_frames.corpus.Slices` — and returns the matched object pairs (for
 localization) and one row per pairing with the detection and set-level distances. The
-chance baseline rule of DESIGN §5 holds by construction: between-item pairings go through
-exactly this code, with the same threshold, as within-item pairings.
+chance baseline rule holds by construction: between-item pairings (the annotation of item
+i by annotator a against that of item j by annotator b) go through exactly this code,
+with the same threshold, as within-item pairings. (Filtering the within-item pairs by the
+matcher but not the chance pairs would make annotators who draw at random score σ near
+0.7 rather than 0.)
 """
 
 from __future__ import annotations
@@ -16,17 +21,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from .corpus import Corpus, Slices
-from .distances import (Distance, Shapes, areas_inside, mask_iou_upper_bound, may_use_masks,
-                        uses_mask_iou)
+from .distances import (
+    Distance,
+    Shapes,
+    areas_inside,
+    mask_iou_upper_bound,
+    may_use_masks,
+    uses_mask_iou,
+)
 from .distances import iou as pair_iou
-from .matching import _starts, assign, candidate_pairs
+from .matching import assign, candidate_pairs, run_starts
+from .pair_cache import IoUCache, cached_values
 
 __all__ = ["IoUCache", "Matched", "can_match", "iou_upper_bound", "run"]
 
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
 _TIEBREAK = 1e-6
-_THREAD_MIN = 5_000  # shape pairs below which splitting over threads does not pay
+_THREAD_MIN = 256  # shape pairs below which splitting over threads does not pay
 _WORKERS = min(os.cpu_count() or 1, 4)
 #: Relative slack of the clipped-area bound, so that rounding never lets it fall below
 #: the exact IoU computed by the overlay.
@@ -53,7 +65,7 @@ class Matched:
     set_overall: np.ndarray
 
     @classmethod
-    def empty(cls) -> "Matched":
+    def empty(cls) -> Matched:
         """The result of matching no pairing at all."""
         i, f = np.zeros(0, np.int64), np.zeros(0)
         return cls(i, i, i, f, f, i, i, i, f, f)
@@ -86,7 +98,7 @@ def _iou_bound(corpus: Corpus, oa, ob):
 
     Polygon IoU is at most min(I, A, B) / (A + B - min(I, A, B)), with I the
     intersection of the bounding boxes and A, B the polygon areas; pairs whose IoU is a
-    mask IoU get the bound of :func:`~iaa_frames.distances.iou_upper_bound` instead.
+    mask IoU get the bound of :func:`~iaa_frames.geometry.bounds.iou_upper_bound` instead.
 
     Returns
     -------
@@ -110,7 +122,7 @@ def _iou_bound(corpus: Corpus, oa, ob):
 
 def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
     """Raise ``bound`` where the IoU is a mask IoU, which can exceed the bound of the
-    exact IoU by the rasterization error (:func:`~iaa_frames.distances.iou_upper_bound`)."""
+    exact IoU by the rasterization error (:func:`~iaa_frames.geometry.bounds.iou_upper_bound`)."""
     shapes = corpus.shapes
     if not may_use_masks(shapes):
         return
@@ -119,8 +131,7 @@ def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
     masked = uses_mask_iou(a, b)
     if masked.any():
         rows = rows[masked]
-        bound[rows] = np.maximum(bound[rows],
-                                 mask_iou_upper_bound(a.take(masked), b.take(masked)))
+        bound[rows] = np.maximum(bound[rows], mask_iou_upper_bound(a.take(masked), b.take(masked)))
 
 
 def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
@@ -128,14 +139,13 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
     (aligned with ``rows``; pairs that get the mask IoU keep it).
 
     The shared area is at most the area of either shape inside the other's bounding box
-    (:func:`~iaa_frames.distances.areas_inside`, numpy, no overlay): the bound of
+    (:func:`~iaa_frames.geometry.overlap.areas_inside`, numpy, no overlay): the bound of
     :func:`_iou_bound` with that area in place of the boxes' intersection.
     """
     out = np.array(bound, dtype=np.float64)
     shapes = corpus.shapes
     a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
-    exact = (~uses_mask_iou(a, b) if may_use_masks(shapes)
-             else np.ones(len(rows), bool))
+    exact = ~uses_mask_iou(a, b) if may_use_masks(shapes) else np.ones(len(rows), bool)
     e = np.flatnonzero(exact)
     if not e.size:
         return out
@@ -205,8 +215,9 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
     out = np.zeros(len(a), dtype=bool)
     for lo, hi in _chunks(slots.count[a] * slots.count[b]):
         n_a, n_b = slots.count[a[lo:hi]], slots.count[b[lo:hi]]
-        pairing, _, _, oa, ob = candidate_pairs(slots.start[a[lo:hi]], n_a,
-                                                slots.start[b[lo:hi]], n_b)
+        pairing, _, _, oa, ob = candidate_pairs(
+            slots.start[a[lo:hi]], n_a, slots.start[b[lo:hi]], n_b
+        )
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
     return out
@@ -215,43 +226,28 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
 def _chunks(cost):
     """(lo, hi) ranges of pairings holding about CHUNK_PAIRS candidate pairs each."""
     cum = np.cumsum(cost)
-    bounds = np.searchsorted(cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0,
-                                            CHUNK_PAIRS), side="right")
-    return [(lo, hi) for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)]) if hi > lo]
+    bounds = np.searchsorted(
+        cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0, CHUNK_PAIRS), side="right"
+    )
+    return [
+        (lo, hi)
+        for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)], strict=True)
+        if hi > lo
+    ]
 
 
 def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
     """Fill ``iou[rows]`` with the exact IoU of polygon pairs (shapely), via ``cache``."""
-    if not len(rows):
-        return
-    keys = oa[rows] * len(corpus.area) + ob[rows]
-    found, known = cache.lookup(keys) if cache is not None else (np.zeros(len(keys), bool), None)
-    if found.any():
-        iou[rows[found]] = known
-    todo = rows[~found]
     shapes = corpus.shapes
-    iou[todo] = np.nan_to_num(_threaded(pair_iou, shapes.take(oa[todo]), shapes.take(ob[todo])))
-    if cache is not None:
-        cache.add(keys[~found], iou[todo])
-
-
-class IoUCache:
-    """Exact polygon IoU already computed, keyed by object pair (shared between runs on
-    the same pairs, e.g. whole annotations and the same annotations split by class)."""
-
-    def __init__(self):
-        self.keys = np.zeros(0, np.int64)
-        self.values = np.zeros(0)
-
-    def lookup(self, keys):
-        pos = np.minimum(np.searchsorted(self.keys, keys), max(len(self.keys) - 1, 0))
-        found = (self.keys[pos] == keys) if len(self.keys) else np.zeros(len(keys), bool)
-        return found, self.values[pos[found]]
-
-    def add(self, keys, values):
-        keys = np.concatenate([self.keys, keys])
-        order = np.argsort(keys, kind="stable")
-        self.keys, self.values = keys[order], np.concatenate([self.values, values])[order]
+    iou[rows] = cached_values(
+        corpus,
+        cache,
+        "iou",
+        oa,
+        ob,
+        rows,
+        lambda r: np.nan_to_num(_threaded(pair_iou, shapes.take(oa[r]), shapes.take(ob[r]))),
+    )
 
 
 def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
@@ -260,7 +256,7 @@ def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
     if n < _THREAD_MIN or _WORKERS < 2:
         return func(a, b, **kwargs)
     cuts = np.linspace(0, n, _WORKERS + 1).astype(int)
-    parts = [(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
+    parts = [(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
 
     def one(rows):
         kw = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
@@ -276,8 +272,9 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     out = np.zeros(len(rows))
     r = np.flatnonzero(iou[rows] > 0)
     shapes = corpus.shapes
-    out[r] = _threaded(distance.similar, shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]),
-                       known_iou=iou[rows[r]])
+    out[r] = _threaded(
+        distance.similar, shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]), known_iou=iou[rows[r]]
+    )
     return out
 
 
@@ -290,24 +287,35 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     dx = (ba[:, 0] + ba[:, 2] - bb[:, 0] - bb[:, 2]) / 2
     dy = (ba[:, 1] + ba[:, 3] - bb[:, 1] - bb[:, 3]) / 2
     del ba, bb
-    chosen = assign(pairing, la, lb, n_a, n_b, iou + _TIEBREAK / (1 + np.hypot(dx, dy)),
-                    iou >= tau)
+    chosen = assign(pairing, la, lb, n_a, n_b, iou + _TIEBREAK / (1 + np.hypot(dx, dy)), iou >= tau)
     del dx, dy
     rows = np.flatnonzero(chosen)
     matched = np.bincount(pairing[rows], minlength=P)
     shapes = corpus.shapes
     out = dict(
-        pair_pairing=pairing[rows], pair_a=oa[rows], pair_b=ob[rows], pair_iou=iou[rows],
-        pair_distance=_threaded(distance, shapes.take(oa[rows]), shapes.take(ob[rows]),
-                                known_iou=iou[rows]),
-        set_n_a=n_a, set_n_b=n_b, set_matched=matched,
+        pair_pairing=pairing[rows],
+        pair_a=oa[rows],
+        pair_b=ob[rows],
+        pair_iou=iou[rows],
+        pair_distance=cached_values(
+            corpus,
+            cache,
+            "distance",
+            oa,
+            ob,
+            rows,
+            lambda r: _threaded(distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]),
+        ),
+        set_n_a=n_a,
+        set_n_b=n_b,
+        set_matched=matched,
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         out["set_detection"] = np.where(n_a + n_b == 0, 0.0, 1 - 2 * matched / (n_a + n_b))
     if not sets:
         out["set_overall"] = np.full(P, np.nan)
         return out
-    key_a, key_b = _starts(n_a)[pairing] + la, _starts(n_b)[pairing] + lb
+    key_a, key_b = run_starts(n_a)[pairing] + la, run_starts(n_b)[pairing] + lb
     if distance.similarity is None:
         sim, higher = distance(shapes.take(oa), shapes.take(ob)), False
     elif distance.reuses_iou:
@@ -316,8 +324,12 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
         # only change a best match if its IoU (or, pending, its IoU bound) beats the best
         # similarity one of its objects already has.
         sim, higher = np.zeros(len(iou)), True
-        sim[rows] = distance.similar(shapes.take(oa[rows]), shapes.take(ob[rows]),
-                                     known_iou=iou[rows], known_distance=out["pair_distance"])
+        sim[rows] = distance.similar(
+            shapes.take(oa[rows]),
+            shapes.take(ob[rows]),
+            known_iou=iou[rows],
+            known_distance=out["pair_distance"],
+        )
         for kind in ("overlapping", "pending"):
             best_a = _best(sim, key_a, int(n_a.sum()), True)
             best_b = _best(sim, key_b, int(n_b.sum()), True)
@@ -332,20 +344,46 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
                 top = _tighter_bound(corpus, oa, ob, need, top[beats])
                 need = need[(top > best_a[key_a[need]]) | (top > best_b[key_b[need]])]
                 _exact_iou(corpus, oa, ob, need, iou, cache)
-            sim[need] = _iou_similarity(corpus, distance, oa, ob, iou, need)
+            sim[need] = cached_values(
+                corpus,
+                cache,
+                "similarity",
+                oa,
+                ob,
+                need,
+                lambda r: _iou_similarity(corpus, distance, oa, ob, iou, r),
+            )
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)
     best_a = _best(sim, key_a, int(n_a.sum()), higher)
     best_b = _best(sim, key_b, int(n_b.sum()), higher)
-    out["set_overall"] = _set_distance(best_a, best_b, np.repeat(np.arange(P), n_a),
-                                       np.repeat(np.arange(P), n_b), n_a, n_b, higher, overall)
+    out["set_overall"] = _set_distance(
+        best_a,
+        best_b,
+        np.repeat(np.arange(P), n_a),
+        np.repeat(np.arange(P), n_b),
+        n_a,
+        n_b,
+        higher,
+        overall,
+    )
     return out
 
 
-def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: float,
-        distance: Distance, overall: str = "pooled", sets: bool = True,
-        cache: IoUCache | None = None, progress=None) -> Matched:
+def run(
+    corpus: Corpus,
+    slots: Slices,
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    tau: float,
+    distance: Distance,
+    overall: str = "pooled",
+    sets: bool = True,
+    cache: IoUCache | None = None,
+    advance=None,
+) -> Matched:
     """Match the two annotations of every pairing and measure them.
 
     Parameters
@@ -365,7 +403,7 @@ def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: flo
         Compute the set-level distance (``set_overall``, NaN otherwise).
     cache : IoUCache, optional
         Exact polygon IoU shared with other runs over the same object pairs.
-    progress : callable, optional
+    advance : callable, optional
         Called with the number of candidate pairs done after each chunk.
 
     Returns
@@ -379,8 +417,8 @@ def run(corpus: Corpus, slots: Slices, a: np.ndarray, b: np.ndarray, *, tau: flo
         part = _run_chunk(corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache)
         part["pair_pairing"] = part["pair_pairing"] + lo
         parts.append(part)
-        if progress is not None:
-            progress(int((slots.count[a[lo:hi]] * slots.count[b[lo:hi]]).sum()))
+        if advance is not None:
+            advance(int((slots.count[a[lo:hi]] * slots.count[b[lo:hi]]).sum()))
     if not parts:
         return Matched.empty()
     return Matched(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})

@@ -52,11 +52,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from .progress import tqdm
 
 from .bootstrap import block_size, multiplicity_blocks
 from .errors import ParameterError
 from .pairs import PairTables, pair_tables
+from .progress import tqdm
+from .settings import DEFAULTS
 
 __all__ = ["QUALITY_COLUMNS", "annotator_quality", "annotator_quality_from_tables"]
 
@@ -94,8 +95,9 @@ def _pair_scores(tables: PairTables):
     n_items = len(tables.corpus.items)
 
     def key(frame):
-        return ((frame["item"].to_numpy().astype(np.int64) * n_ann
-                 + frame["annotator_a"].to_numpy()) * n_ann + frame["annotator_b"].to_numpy())
+        return (
+            frame["item"].to_numpy().astype(np.int64) * n_ann + frame["annotator_a"].to_numpy()
+        ) * n_ann + frame["annotator_b"].to_numpy()
 
     pairing_key = key(s)
     order = np.argsort(pairing_key, kind="stable")
@@ -103,10 +105,15 @@ def _pair_scores(tables: PairTables):
     num = np.bincount(order[pos], weights=w["iou"].to_numpy()[same], minlength=len(s))
     den = (s["n_a"].to_numpy() + s["n_b"].to_numpy()) / 2.0
     keep = den > 0
-    return (s["annotator_a"].to_numpy()[keep].astype(np.int64),
-            s["annotator_b"].to_numpy()[keep].astype(np.int64),
-            s["item"].to_numpy()[keep].astype(np.int64), num[keep], den[keep],
-            n_ann, n_items)
+    return (
+        s["annotator_a"].to_numpy()[keep].astype(np.int64),
+        s["annotator_b"].to_numpy()[keep].astype(np.int64),
+        s["item"].to_numpy()[keep].astype(np.int64),
+        num[keep],
+        den[keep],
+        n_ann,
+        n_items,
+    )
 
 
 # ------------------------------------------------------------------------ fixed point
@@ -115,8 +122,9 @@ def _pair_scores(tables: PairTables):
 def _sides(a, b, n_ann):
     """Annotators x pairings indicators of side a and side b."""
     p = np.arange(len(a))
-    return tuple(sp.csr_matrix((np.ones(len(a)), (side, p)), shape=(n_ann, len(a)))
-                 for side in (a, b))
+    return tuple(
+        sp.csr_matrix((np.ones(len(a)), (side, p)), shape=(n_ann, len(a))) for side in (a, b)
+    )
 
 
 def _per_annotator(sides, values, q_a, q_b):
@@ -152,7 +160,7 @@ def _fixed_point(a, b, num, den, n_ann, weights=None, max_iter=_MAX_ITER, tol=_T
     present = _per_annotator(sides, w, 1.0, 1.0) > 0
     q = np.where(present, 1.0, np.nan)
     k = 0
-    for k in range(1, max_iter + 1):  # iterations over the whole crowd, not annotators
+    for k in range(1, max_iter + 1):  # noqa: B007  (k is returned: iterations used)
         q1 = step(q)
         q2 = step(q1)
         r, v = np.nan_to_num(q1 - q), np.nan_to_num(q2 - 2.0 * q1 + q)
@@ -177,16 +185,24 @@ def _fixed_point(a, b, num, den, n_ann, weights=None, max_iter=_MAX_ITER, tol=_T
 
 def _check(n_boot, seed, max_iter, progress):
     for name, value, low in (("n_boot", n_boot, 0), ("seed", seed, 0), ("max_iter", max_iter, 1)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-                or value < low:
+        if (
+            isinstance(value, (bool, np.bool_))
+            or not isinstance(value, (int, np.integer))
+            or value < low
+        ):
             raise ParameterError(f"{name} must be an integer >= {low}; got {value!r}")
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise ParameterError(f"progress must be None, True or False; got {progress!r}")
 
 
-def annotator_quality_from_tables(tables: PairTables, *, n_boot: int = 0, seed: int = 0,
-                                  max_iter: int = _MAX_ITER,
-                                  progress: bool | None = None) -> pd.DataFrame:
+def annotator_quality_from_tables(
+    tables: PairTables,
+    *,
+    n_boot: int = 0,
+    seed: int = 0,
+    max_iter: int = _MAX_ITER,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """Per-annotator quality from already computed pair tables.
 
     See :func:`annotator_quality` (the module docstring has the definition).
@@ -217,8 +233,10 @@ def annotator_quality_from_tables(tables: PairTables, *, n_boot: int = 0, seed: 
     ['A', 'B', 'C']
     """
     if not isinstance(tables, PairTables):
-        raise ParameterError("tables must be the PairTables of iaa_frames.pairs.pair_tables; "
-                             f"got {type(tables).__name__}")
+        raise ParameterError(
+            "tables must be the PairTables of iaa_frames.pairs.pair_tables; "
+            f"got {type(tables).__name__}"
+        )
     _check(n_boot, seed, max_iter, progress)
     a, b, item, num, den, n_ann, n_items = _pair_scores(tables)
     q, _ = _fixed_point(a, b, num, den, n_ann, max_iter=max_iter)
@@ -227,13 +245,13 @@ def annotator_quality_from_tables(tables: PairTables, *, n_boot: int = 0, seed: 
     if n_boot:
         reps = np.empty((n_boot, n_ann))
         step = block_size(n_boot, max(len(a), 1))
-        disable = (n_boot * len(a) * 50 < _PROGRESS_MIN_WORK) if progress is None \
-            else not progress
+        disable = (n_boot * len(a) * 50 < _PROGRESS_MIN_WORK) if progress is None else not progress
         with tqdm(total=n_boot, unit="replicate", desc="bootstrap", disable=disable) as bar:
             start = 0
             for k in multiplicity_blocks(n_items, n_boot, seed=seed, block_size=step):
-                reps[start:start + len(k)] = _fixed_point(
-                    a, b, num, den, n_ann, weights=k[:, item], max_iter=max_iter)[0]
+                reps[start : start + len(k)] = _fixed_point(
+                    a, b, num, den, n_ann, weights=k[:, item], max_iter=max_iter
+                )[0]
                 start += len(k)
                 bar.update(len(k))
         tail = 50.0 * (1.0 - _LEVEL)
@@ -255,33 +273,52 @@ def annotator_quality_from_tables(tables: PairTables, *, n_boot: int = 0, seed: 
         raw_pq = np.where(raw_den > 0, raw_num / raw_den, np.nan)
         raw_iou = np.where(iou_n > 0, iou_sum / iou_n, np.nan)
     n_pairings = np.bincount(a, minlength=n_ann) + np.bincount(b, minlength=n_ann)
-    note = np.where(np.isnan(q), np.where(n_pairings == 0,
-                                          "no pairing with a peer that holds objects",
-                                          "every partner has quality 0"), "")
+    note = np.where(
+        np.isnan(q),
+        np.where(
+            n_pairings == 0,
+            "no pairing with a peer that holds objects",
+            "every partner has quality 0",
+        ),
+        "",
+    )
     names = np.asarray([str(x) for x in tables.corpus.annotators], dtype=object)
-    out = pd.DataFrame({
-        "annotator": names,
-        "quality": q,
-        "ci_low": low,
-        "ci_high": high,
-        "rank": pd.Series(q).rank(ascending=False, method="min").astype("Int64").to_numpy(),
-        "raw_pq": raw_pq,
-        "raw_iou": raw_iou,
-        "n_items": np.bincount(cov["annotator"].to_numpy(), minlength=n_ann).astype(np.int64),
-        "n_pairings": n_pairings.astype(np.int64),
-        "n_objects": np.bincount(units["annotator"].to_numpy(), minlength=n_ann)
-        .astype(np.int64),
-        "note": note,
-    })
+    out = pd.DataFrame(
+        {
+            "annotator": names,
+            "quality": q,
+            "ci_low": low,
+            "ci_high": high,
+            "rank": pd.Series(q).rank(ascending=False, method="min").astype("Int64").to_numpy(),
+            "raw_pq": raw_pq,
+            "raw_iou": raw_iou,
+            "n_items": np.bincount(cov["annotator"].to_numpy(), minlength=n_ann).astype(np.int64),
+            "n_pairings": n_pairings.astype(np.int64),
+            "n_objects": np.bincount(units["annotator"].to_numpy(), minlength=n_ann).astype(
+                np.int64
+            ),
+            "note": note,
+        }
+    )
     out = out.iloc[np.argsort(names, kind="stable")].reset_index(drop=True)
-    out.attrs = {"long_names": dict(QUALITY_COLUMNS), "n_boot": int(n_boot),
-                 "ci_level": _LEVEL, "match_threshold": tables.params.get("match_threshold")}
+    out.attrs = {
+        "long_names": dict(QUALITY_COLUMNS),
+        "n_boot": int(n_boot),
+        "ci_level": _LEVEL,
+        "match_threshold": tables.params.get("match_threshold"),
+    }
     return out
 
 
-def annotator_quality(df: pd.DataFrame, *, match_threshold: float = 0.5, n_boot: int = 0,
-                      seed: int = 0, max_iter: int = _MAX_ITER,
-                      progress: bool | None = None) -> pd.DataFrame:
+def annotator_quality(
+    df: pd.DataFrame,
+    *,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_boot: int = 0,
+    seed: int = DEFAULTS.seed,
+    max_iter: int = _MAX_ITER,
+    progress: bool | None = DEFAULTS.progress,
+) -> pd.DataFrame:
     """Each annotator's quality, corrected for the quality of its partners.
 
     The pair score is the panoptic quality (PQ) of two annotations of an item; the
@@ -329,7 +366,9 @@ def annotator_quality(df: pd.DataFrame, *, match_threshold: float = 0.5, n_boot:
     """
     _check(n_boot, seed, max_iter, progress)
     # the chance sample is not used here: keep it small
-    tables = pair_tables(df, match_threshold=match_threshold, n_chance=50, seed=seed,
-                         progress=progress)
-    return annotator_quality_from_tables(tables, n_boot=n_boot, seed=seed, max_iter=max_iter,
-                                         progress=progress)
+    tables = pair_tables(
+        df, match_threshold=match_threshold, n_chance=50, seed=seed, progress=progress
+    )
+    return annotator_quality_from_tables(
+        tables, n_boot=n_boot, seed=seed, max_iter=max_iter, progress=progress
+    )

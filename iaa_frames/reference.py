@@ -1,3 +1,5 @@
+# Over 400 lines: accuracy against a reference annotator: the definition, its bootstrap and its
+# table.
 """Accuracy against a reference annotator: precision, recall, F1, IoU, label accuracy.
 
 When one annotator is a reference (a ground-truth job, an expert), every other annotator
@@ -18,14 +20,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import xarray as xr
-from .progress import tqdm
 
 from .bootstrap import ItemSums, block_size, multiplicity_blocks
 from .conflicts import partners, reference_code, tables_of
-from .distances import DEFAULT_DISTANCE
 from .errors import ParameterError
 from .frame import ALL
-from .pairs import DEFAULT_N_CHANCE
+from .progress import tqdm
+from .settings import DEFAULTS, check_int
 from .stats import percentile_ci
 
 __all__ = ["ACCURACY_METRICS", "CI_LEVEL", "accuracy", "accuracy_frame"]
@@ -37,31 +38,41 @@ CI_LEVEL = 0.95
 ACCURACY_METRICS = {
     "precision": (
         "precision",
-        ("Share of the annotator's objects matched to a reference object (IoU >= τ, any "
-        "label). For a class: the annotator's objects of that class."),
+        (
+            "Share of the annotator's objects matched to a reference object (IoU >= τ, any "
+            "label). For a class: the annotator's objects of that class."
+        ),
     ),
     "recall": (
         "recall",
-        ("Share of the reference's objects matched by one of the annotator's objects "
-        "(IoU >= τ, any label): 1 - miss rate. For a class: the reference's objects of "
-        "that class."),
+        (
+            "Share of the reference's objects matched by one of the annotator's objects "
+            "(IoU >= τ, any label): 1 - miss rate. For a class: the reference's objects of "
+            "that class."
+        ),
     ),
     "f1": (
         "F1",
-        ("Harmonic mean of precision and recall; for '(all)' classes 2 n_matched / "
-        "(n_reference + n_annotator), i.e. 1 minus the detection distance. 0 when nothing "
-        "matched."),
+        (
+            "Harmonic mean of precision and recall; for '(all)' classes 2 n_matched / "
+            "(n_reference + n_annotator), i.e. 1 minus the detection distance. 0 when nothing "
+            "matched."
+        ),
     ),
     "mean_iou": (
         "mean IoU of matched pairs",
-        ("Mean IoU of the matched (reference, annotator) object pairs; for a class, the "
-        "pairs whose reference object carries it. Uncorrected for chance."),
+        (
+            "Mean IoU of the matched (reference, annotator) object pairs; for a class, the "
+            "pairs whose reference object carries it. Uncorrected for chance."
+        ),
     ),
     "label_accuracy": (
         "label accuracy",
-        ("Share of matched pairs where the annotator gives the reference's label: 1 - "
-        "confusion rate. For a class: among pairs whose reference object carries it (the "
-        "row-normalized diagonal of the confusion matrix)."),
+        (
+            "Share of matched pairs where the annotator gives the reference's label: 1 - "
+            "confusion rate. For a class: among pairs whose reference object carries it (the "
+            "row-normalized diagonal of the confusion matrix)."
+        ),
     ),
 }
 
@@ -70,38 +81,54 @@ _QI = {q: i for i, q in enumerate(_Q)}
 _PROGRESS_MIN_WORK = 2_000_000_000
 
 _VARIABLES = {
-    "score": ("accuracy against the reference",
-              ("The metric (see the `metric` coordinate's description) of the annotator "
-              "against the reference, pooled over items (ratio of sums). Accuracy against "
-              "a reference, not chance-corrected agreement. NaN where the denominator is "
-              "0; `note` says why.")),
-    "ci_low": ("lower confidence bound",
-               ("Lower percentile bound of the cluster-bootstrap interval of `score` (items "
-               "resampled with replacement; level, n_boot and seed in the Dataset attrs). "
-               "NaN when n_boot is 0 or `score` is NaN.")),
-    "ci_high": ("upper confidence bound",
-                "Upper percentile bound of the cluster-bootstrap interval of `score`."),
-    "n_units": ("denominator",
-                ("What `score` is a share or mean of: the annotator's objects (precision), "
-                "the reference's objects (recall), both (f1), matched pairs (mean_iou, "
-                "label_accuracy).")),
-    "n_reference": ("reference objects",
-                    ("Objects of the reference (of the class) on the items the annotator "
-                    "also covered.")),
-    "n_annotator": ("annotator objects",
-                    ("Objects of the annotator (of the class, by the annotator's label) on "
-                    "the items the reference also covered.")),
-    "n_matched": ("matched pairs",
-                  ("Matched (reference, annotator) object pairs; for a class, those whose "
-                  "reference object carries it.")),
+    "score": (
+        "accuracy against the reference",
+        (
+            "The metric (see the `metric` coordinate's description) of the annotator "
+            "against the reference, pooled over items (ratio of sums). Accuracy against "
+            "a reference, not chance-corrected agreement. NaN where the denominator is "
+            "0; `note` says why."
+        ),
+    ),
+    "ci_low": (
+        "lower confidence bound",
+        (
+            "Lower percentile bound of the cluster-bootstrap interval of `score` (items "
+            "resampled with replacement; level, n_boot and seed in the Dataset attrs). "
+            "NaN when n_boot is 0 or `score` is NaN."
+        ),
+    ),
+    "ci_high": (
+        "upper confidence bound",
+        "Upper percentile bound of the cluster-bootstrap interval of `score`.",
+    ),
+    "n_units": (
+        "denominator",
+        (
+            "What `score` is a share or mean of: the annotator's objects (precision), "
+            "the reference's objects (recall), both (f1), matched pairs (mean_iou, "
+            "label_accuracy)."
+        ),
+    ),
+    "n_reference": (
+        "reference objects",
+        ("Objects of the reference (of the class) on the items the annotator also covered."),
+    ),
+    "n_annotator": (
+        "annotator objects",
+        (
+            "Objects of the annotator (of the class, by the annotator's label) on "
+            "the items the reference also covered."
+        ),
+    ),
+    "n_matched": (
+        "matched pairs",
+        (
+            "Matched (reference, annotator) object pairs; for a class, those whose "
+            "reference object carries it."
+        ),
+    ),
 }
-
-
-def _check_int(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < 0:
-        raise ParameterError(f"{name} must be a non-negative integer; got {value!r}")
-    return int(value)
 
 
 def _entries(t, ref: int):
@@ -110,21 +137,25 @@ def _entries(t, ref: int):
     Label cells: 0 = "(all)", 1 + label code. Groups: 0 = "(all)", 1 + rank of the
     annotator among the non-reference annotators (by name)."""
     c = t.corpus
-    others = [i for i in np.argsort([str(a) for a in c.annotators], kind="stable")
-              if i != ref]
+    others = [i for i in np.argsort([str(a) for a in c.annotators], kind="stable") if i != ref]
     group = np.zeros(len(c.annotators), np.int64)
     group[others] = 1 + np.arange(len(others))
     p = partners(t)
-    obj, owner, other, item = (p[k].to_numpy(np.int64) for k in ("object", "owner",
-                                                                   "other", "item"))
+    obj, owner, other, item = (
+        p[k].to_numpy(np.int64) for k in ("object", "owner", "other", "item")
+    )
     matched = p["matched"].to_numpy(float)
     out = []
     r = owner == ref  # reference objects against each annotator who covered the item
-    out += [(item[r], 1 + c.label[obj[r]], group[other[r]], _QI["n_ref"], np.ones(r.sum())),
-            (item[r], 1 + c.label[obj[r]], group[other[r]], _QI["tp_ref"], matched[r])]
+    out += [
+        (item[r], 1 + c.label[obj[r]], group[other[r]], _QI["n_ref"], np.ones(r.sum())),
+        (item[r], 1 + c.label[obj[r]], group[other[r]], _QI["tp_ref"], matched[r]),
+    ]
     s = other == ref  # the annotators' objects against the reference
-    out += [(item[s], 1 + c.label[obj[s]], group[owner[s]], _QI["n_ann"], np.ones(s.sum())),
-            (item[s], 1 + c.label[obj[s]], group[owner[s]], _QI["tp_ann"], matched[s])]
+    out += [
+        (item[s], 1 + c.label[obj[s]], group[owner[s]], _QI["n_ann"], np.ones(s.sum())),
+        (item[s], 1 + c.label[obj[s]], group[owner[s]], _QI["tp_ann"], matched[s]),
+    ]
     w = t.localization_within
     a, b = w["annotator_a"].to_numpy(np.int64), w["annotator_b"].to_numpy(np.int64)
     keep = (a == ref) | (b == ref)
@@ -136,10 +167,11 @@ def _entries(t, ref: int):
     witem = w["item"].to_numpy(np.int64)[keep]
     lab = 1 + c.label[ref_obj]
     g = group[ann]
-    out += [(witem, lab, g, _QI["iou_sum"], w["iou"].to_numpy(float)[keep]),
-            (witem, lab, g, _QI["n_pairs"], np.ones(len(witem))),
-            (witem, lab, g, _QI["n_agree"], (c.label[ref_obj] == c.label[ann_obj])
-             .astype(float))]
+    out += [
+        (witem, lab, g, _QI["iou_sum"], w["iou"].to_numpy(float)[keep]),
+        (witem, lab, g, _QI["n_pairs"], np.ones(len(witem))),
+        (witem, lab, g, _QI["n_agree"], (c.label[ref_obj] == c.label[ann_obj]).astype(float)),
+    ]
     return out, others
 
 
@@ -154,16 +186,19 @@ def _sums(entries, n_items, n_labels, n_groups) -> ItemSums:
                 items.append(item)
                 cols.append(q * cells + ll * n_groups + gg)
                 vals.append(v)
-    return ItemSums.from_entries(np.concatenate(items), np.concatenate(cols),
-                                 np.concatenate(vals), n_items=n_items,
-                                 n_columns=len(_Q) * cells)
+    return ItemSums.from_entries(
+        np.concatenate(items),
+        np.concatenate(cols),
+        np.concatenate(vals),
+        n_items=n_items,
+        n_columns=len(_Q) * cells,
+    )
 
 
 def _metrics(totals: np.ndarray, cells: int) -> np.ndarray:
     """(..., metric, cell) scores from (..., quantity * cell) totals."""
     q = totals.reshape(totals.shape[:-1] + (len(_Q), cells))
-    tp_ref, n_ref, tp_ann, n_ann, iou_sum, n_pairs, n_agree = (q[..., i, :]
-                                                               for i in range(len(_Q)))
+    tp_ref, n_ref, tp_ann, n_ann, iou_sum, n_pairs, n_agree = (q[..., i, :] for i in range(len(_Q)))
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = np.where(n_ann > 0, tp_ann / np.where(n_ann > 0, n_ann, 1), np.nan)
         recall = np.where(n_ref > 0, tp_ref / np.where(n_ref > 0, n_ref, 1), np.nan)
@@ -187,10 +222,18 @@ def _notes(q: np.ndarray) -> np.ndarray:
     return np.stack([no_ann, no_ref, no_both, no_pairs, no_pairs]).astype(object)
 
 
-def accuracy(data, *, reference: str, n_boot: int = 0, seed: int = 0,
-             distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-             n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled",
-             progress: bool | None = None) -> xr.Dataset:
+def accuracy(
+    data,
+    *,
+    reference: str,
+    n_boot: int = 0,
+    seed: int = DEFAULTS.seed,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+) -> xr.Dataset:
     """Score every annotator against a reference annotator (accuracy, not agreement).
 
     For each annotator A other than the reference R, over the items both covered (an
@@ -258,10 +301,17 @@ def accuracy(data, *, reference: str, n_boot: int = 0, seed: int = 0,
     >>> bool(0.5 < recall < 0.9)
     True
     """
-    n_boot = _check_int(n_boot, "n_boot")
-    seed = _check_int(seed, "seed")
-    t = tables_of(data, distance=distance, match_threshold=match_threshold,
-                  n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+    n_boot = check_int(n_boot, "n_boot")
+    seed = check_int(seed, "seed")
+    t = tables_of(
+        data,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     ref = reference_code(t, reference)
     c = t.corpus
     n_items = len(c.items)
@@ -284,14 +334,21 @@ def accuracy(data, *, reference: str, n_boot: int = 0, seed: int = 0,
         with tqdm(total=n_boot, unit="replicate", desc="bootstrap", disable=disable) as bar:
             start = 0
             for k in multiplicity_blocks(n_items, n_boot, seed=seed, block_size=step):
-                reps[start:start + len(k)] = _metrics(sums.total(k), cells)
+                reps[start : start + len(k)] = _metrics(sums.total(k), cells)
                 start += len(k)
                 bar.update(len(k))
         low, high = percentile_ci(reps, level=CI_LEVEL)
         defined = np.isfinite(score)
         low, high = np.where(defined, low, np.nan), np.where(defined, high, np.nan)
-    n_units = np.stack([q[_QI["n_ann"]], q[_QI["n_ref"]], q[_QI["n_ref"]] + q[_QI["n_ann"]],
-                        q[_QI["n_pairs"]], q[_QI["n_pairs"]]])
+    n_units = np.stack(
+        [
+            q[_QI["n_ann"]],
+            q[_QI["n_ref"]],
+            q[_QI["n_ref"]] + q[_QI["n_ann"]],
+            q[_QI["n_pairs"]],
+            q[_QI["n_pairs"]],
+        ]
+    )
 
     lab_idx = np.r_[0, 1 + label_order]
 
@@ -303,8 +360,11 @@ def accuracy(data, *, reference: str, n_boot: int = 0, seed: int = 0,
 
     def var(name, dims, values, dtype=np.float64):
         long_name, description = _VARIABLES[name]
-        return (dims, np.asarray(values, dtype=dtype),
-                {"long_name": long_name, "description": description})
+        return (
+            dims,
+            np.asarray(values, dtype=dtype),
+            {"long_name": long_name, "description": description},
+        )
 
     data_vars = {
         "score": var("score", metric_dims, grid(score)),
@@ -314,37 +374,63 @@ def accuracy(data, *, reference: str, n_boot: int = 0, seed: int = 0,
         "n_reference": var("n_reference", cell_dims, grid(np.rint(q[_QI["n_ref"]])), np.int64),
         "n_annotator": var("n_annotator", cell_dims, grid(np.rint(q[_QI["n_ann"]])), np.int64),
         "n_matched": var("n_matched", cell_dims, grid(np.rint(q[_QI["n_pairs"]])), np.int64),
-        "note": (metric_dims, grid(note).astype(object),
-                 {"long_name": "reason score is NaN",
-                  "description": "'' where the score is defined, else why not (an empty "
-                                 "denominator)."}),
+        "note": (
+            metric_dims,
+            grid(note).astype(object),
+            {
+                "long_name": "reason score is NaN",
+                "description": "'' where the score is defined, else why not (an empty "
+                "denominator).",
+            },
+        ),
     }
     labels = [ALL] + [str(x) for x in np.asarray(c.labels, dtype=object)[label_order]]
     annotators = [ALL] + [str(c.annotators[i]) for i in others]
     coords = {
-        "metric": ("metric", np.array(list(ACCURACY_METRICS), dtype=object),
-                   {"long_name": "metric of accuracy against the reference",
-                    "description": "; ".join(f"{k}: {d}" for k, (_, d)
-                                             in ACCURACY_METRICS.items())}),
-        "metric_long_name": ("metric", np.array([v[0] for v in ACCURACY_METRICS.values()],
-                                                dtype=object),
-                             {"long_name": "name of the metric"}),
-        "label": ("label", np.asarray(labels, dtype=object),
-                  {"long_name": "class",
-                   "description": f"{ALL!r} pools every class; a class keeps the "
-                                  "reference's objects of that class (the annotator's, for "
-                                  "precision)"}),
-        "annotator": ("annotator", np.asarray(annotators, dtype=object),
-                      {"long_name": "annotator",
-                       "description": f"an annotator scored against the reference; {ALL!r} "
-                                      "pools every annotator but the reference"}),
+        "metric": (
+            "metric",
+            np.array(list(ACCURACY_METRICS), dtype=object),
+            {
+                "long_name": "metric of accuracy against the reference",
+                "description": "; ".join(f"{k}: {d}" for k, (_, d) in ACCURACY_METRICS.items()),
+            },
+        ),
+        "metric_long_name": (
+            "metric",
+            np.array([v[0] for v in ACCURACY_METRICS.values()], dtype=object),
+            {"long_name": "name of the metric"},
+        ),
+        "label": (
+            "label",
+            np.asarray(labels, dtype=object),
+            {
+                "long_name": "class",
+                "description": f"{ALL!r} pools every class; a class keeps the "
+                "reference's objects of that class (the annotator's, for "
+                "precision)",
+            },
+        ),
+        "annotator": (
+            "annotator",
+            np.asarray(annotators, dtype=object),
+            {
+                "long_name": "annotator",
+                "description": f"an annotator scored against the reference; {ALL!r} "
+                "pools every annotator but the reference",
+            },
+        ),
     }
-    attrs = {"title": "iaa_frames accuracy against a reference",
-             "description": "Accuracy of each annotator against the reference annotator "
-                            "(taken to be right): not chance-corrected, not agreement.",
-             "reference": str(reference), **t.params, "n_boot": int(n_boot),
-             "bootstrap_seed": int(seed), "ci_level": CI_LEVEL,
-             "n_items": int(n_items)}
+    attrs = {
+        "title": "iaa_frames accuracy against a reference",
+        "description": "Accuracy of each annotator against the reference annotator "
+        "(taken to be right): not chance-corrected, not agreement.",
+        "reference": str(reference),
+        **t.params,
+        "n_boot": int(n_boot),
+        "bootstrap_seed": int(seed),
+        "ci_level": CI_LEVEL,
+        "n_items": int(n_items),
+    }
     return xr.Dataset(data_vars, coords=coords, attrs=attrs)
 
 
@@ -362,5 +448,4 @@ def accuracy_frame(result: xr.Dataset) -> pd.DataFrame:
     if not isinstance(result, xr.Dataset) or "score" not in result:
         raise ParameterError("expected the Dataset of iaa_frames.accuracy")
     cols = ["score", "ci_low", "ci_high", "n_units", "note"]
-    return result[cols].to_dataframe().reset_index()[["metric", "label", "annotator",
-                                                      *cols]]
+    return result[cols].to_dataframe().reset_index()[["metric", "label", "annotator", *cols]]

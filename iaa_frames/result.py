@@ -1,4 +1,4 @@
-"""The labeled agreement result: an ``xarray.Dataset`` with attrs and reasons (DESIGN §6).
+"""The labeled agreement result: an ``xarray.Dataset`` with attrs and reasons.
 
 :func:`build_dataset` turns the cell arrays computed by :mod:`iaa_frames.engine` into the
 Dataset of the public contract: dims ``(component, label, annotator)``, the coord
@@ -15,12 +15,24 @@ import xarray as xr
 
 from .frame import ALL
 
-__all__ = ["COMPONENTS", "MEASURES", "VARIABLES", "NOTE_DESCRIPTION", "NO_MATCH_NOTE",
-           "build_dataset", "build_pairwise", "notes"]
+__all__ = [
+    "COMPONENTS",
+    "MEASURES",
+    "VARIABLES",
+    "NOTE_DESCRIPTION",
+    "NO_MATCH_NOTE",
+    "build_dataset",
+    "build_pairwise",
+    "notes",
+]
 
 COMPONENTS = ("detection", "classification", "localization", "overall")
-MEASURES = {"detection": "sigma", "classification": "alpha", "localization": "sigma",
-            "overall": "sigma"}
+MEASURES = {
+    "detection": "sigma",
+    "classification": "alpha",
+    "localization": "sigma",
+    "overall": "sigma",
+}
 
 _SIGMA_ONLY = "NaN for classification, which is an alpha."
 
@@ -113,7 +125,7 @@ VARIABLES = {
         "found it, so no unit is ever absent/absent; with two annotators and u "
         "unmatched clusters out of n it equals 1 - (2n - 1) / (2n - u) <= 0, and it is "
         "about 0 under independent misses whatever the miss rate. Detection agreement "
-        "uses the chance-baseline sigma instead (DESIGN section 5). NaN when every "
+        "uses the chance-baseline sigma instead. NaN when every "
         "value is 'present' (no expected disagreement).",
     ),
 }
@@ -142,8 +154,9 @@ NOTE_DESCRIPTION = (
 )
 
 
-def notes(*, n_units, n_chance, expected, min_units, min_chance,
-          min_expected: float = 0.0) -> np.ndarray:
+def notes(
+    *, n_units, n_chance, expected, min_units, min_chance, min_expected: float = 0.0
+) -> np.ndarray:
     """The reason each cell's agreement is NaN ('' where it is defined).
 
     Parameters
@@ -176,8 +189,11 @@ def notes(*, n_units, n_chance, expected, min_units, min_chance,
     count_chance = np.nan_to_num(chance).astype(np.int64)
     out = np.full(n_units.shape, "", dtype=object)
     out = np.where(~(np.asarray(expected) > min_expected), NO_VARIATION_NOTE, out)
-    out = np.where(~np.isnan(chance) & (count_chance < min_chance),
-                   _counted("too few chance units", count_chance), out)
+    out = np.where(
+        ~np.isnan(chance) & (count_chance < min_chance),
+        _counted("too few chance units", count_chance),
+        out,
+    )
     out = np.where(n_units < min_units, _counted("too few within units", n_units), out)
     return out.astype(object)
 
@@ -219,28 +235,50 @@ def build_dataset(values: dict, *, labels, annotators, attrs: dict) -> xr.Datase
     ['sigma', 'alpha', 'sigma', 'sigma']
     """
     dims = ("component", "label", "annotator")
-    data = {name: (dims, np.asarray(values[name], dtype=np.float64), _attrs(name))
-            for name in VARIABLES}
-    data["note"] = (dims, np.asarray(values["note"], dtype=object),
-                    {"long_name": "reason agreement is NaN", "description": NOTE_DESCRIPTION})
+    data = {
+        name: (dims, np.asarray(values[name], dtype=np.float64), _attrs(name)) for name in VARIABLES
+    }
+    data["note"] = (
+        dims,
+        np.asarray(values["note"], dtype=object),
+        {"long_name": "reason agreement is NaN", "description": NOTE_DESCRIPTION},
+    )
     if "chance_source" in values:
-        data["chance_source"] = (dims, np.asarray(values["chance_source"], dtype=object),
-                                 {"long_name": "source of the chance units",
-                                  "description": CHANCE_SOURCE_DESCRIPTION})
+        data["chance_source"] = (
+            dims,
+            np.asarray(values["chance_source"], dtype=object),
+            {"long_name": "source of the chance units", "description": CHANCE_SOURCE_DESCRIPTION},
+        )
     coords = {
-        "component": ("component", np.array(COMPONENTS, dtype=object),
-                      {"long_name": "component of agreement"}),
-        "label": ("label", np.asarray(labels, dtype=object),
-                  {"long_name": "class", "description": f"{ALL!r} pools every class"}),
-        "annotator": ("annotator", np.asarray(annotators, dtype=object),
-                      {"long_name": "annotator",
-                       "description": f"{ALL!r} pools every annotator; an annotator's cell "
-                                      "keeps only the pairs or pairable values that "
-                                      "involve it"}),
-        "measure": ("component", np.array([MEASURES[c] for c in COMPONENTS], dtype=object),
-                    {"long_name": "statistic of the component",
-                     "description": "sigma: 1 - mean within / mean chance distance; "
-                                    "alpha: Krippendorff's alpha"}),
+        "component": (
+            "component",
+            np.array(COMPONENTS, dtype=object),
+            {"long_name": "component of agreement"},
+        ),
+        "label": (
+            "label",
+            np.asarray(labels, dtype=object),
+            {"long_name": "class", "description": f"{ALL!r} pools every class"},
+        ),
+        "annotator": (
+            "annotator",
+            np.asarray(annotators, dtype=object),
+            {
+                "long_name": "annotator",
+                "description": f"{ALL!r} pools every annotator; an annotator's cell "
+                "keeps only the pairs or pairable values that "
+                "involve it",
+            },
+        ),
+        "measure": (
+            "component",
+            np.array([MEASURES[c] for c in COMPONENTS], dtype=object),
+            {
+                "long_name": "statistic of the component",
+                "description": "sigma: 1 - mean within / mean chance distance; "
+                "alpha: Krippendorff's alpha",
+            },
+        ),
     }
     return xr.Dataset(data, coords=coords, attrs=dict(attrs))
 
@@ -277,12 +315,18 @@ def build_pairwise(values: dict, *, annotators, attrs: dict) -> xr.DataArray:
         "annotator_a": ("annotator_a", names),
         "annotator_b": ("annotator_b", names),
         "n_units": (dims, np.asarray(values["n_units"], dtype=np.float64), _attrs("n_units")),
-        "n_chance": (dims, np.asarray(values["n_chance"], dtype=np.float64),
-                     _attrs("n_chance")),
-        "note": (dims, np.asarray(values["note"], dtype=object),
-                 {"long_name": "reason agreement is NaN", "description": NOTE_DESCRIPTION}),
+        "n_chance": (dims, np.asarray(values["n_chance"], dtype=np.float64), _attrs("n_chance")),
+        "note": (
+            dims,
+            np.asarray(values["note"], dtype=object),
+            {"long_name": "reason agreement is NaN", "description": NOTE_DESCRIPTION},
+        ),
     }
     long_name, description = VARIABLES["agreement"]
-    return xr.DataArray(np.asarray(values["agreement"], dtype=np.float64), dims=dims,
-                        coords=coords, name="agreement",
-                        attrs={"long_name": long_name, "description": description, **attrs})
+    return xr.DataArray(
+        np.asarray(values["agreement"], dtype=np.float64),
+        dims=dims,
+        coords=coords,
+        name="agreement",
+        attrs={"long_name": long_name, "description": description, **attrs},
+    )

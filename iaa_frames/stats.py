@@ -1,12 +1,13 @@
+# Over 400 lines: the sample statistics (sigma, KS, fraction below chance, percentile CI) and their
+# cell-wise version.
 """Statistics on within-item and between-item (chance) distance samples.
 
 All functions take two 1-D samples of distances, ``within`` (pairs on the same item) and
-``between`` (chance pairs on different items), where 0 means identical. The weighted
-variants take ``within_weights`` / ``between_weights`` of shape ``(n,)`` or ``(B, n)``:
-per-row multiplicities, as produced by a cluster bootstrap over items (a row of an item
-drawn k times has weight k). Integer weights give exactly the statistic of the sample with
-each row repeated that many times; a 2-D array evaluates ``B`` replicates at once and the
-result gains a leading ``(B,)`` axis.
+``between`` (chance pairs on different items), where 0 means identical, and optional
+per-row weights of shape ``(n,)`` (a pooled chance baseline weighs its rows). Integer
+weights give exactly the statistic of the sample with each row repeated that many times.
+:func:`cell_tests` computes the KS test and the fraction below chance of many cells at
+once, as the engine needs them.
 """
 
 from __future__ import annotations
@@ -18,18 +19,7 @@ import scipy.stats
 
 from .errors import ParameterError
 
-__all__ = [
-    "KSResult",
-    "cell_tests",
-    "sigma",
-    "ks",
-    "ks_statistic_weighted",
-    "frac_below_chance",
-    "percentile_ci",
-]
-
-# Replicates are processed in blocks of about this many (replicate x row) elements.
-_BLOCK_ELEMENTS = 1 << 22
+__all__ = ["KSResult", "cell_tests", "frac_below_chance", "ks", "percentile_ci", "sigma"]
 
 
 class KSResult(NamedTuple):
@@ -62,26 +52,25 @@ def sigma(within, between, *, within_weights=None, between_weights=None):
     ----------
     within, between : array-like of float, shape (n_within,) and (n_between,)
         Within-item and between-item (chance) distances.
-    within_weights, between_weights : None or array-like, shape (n,) or (B, n)
-        Per-row multiplicities (non-negative, finite); the means become weighted means.
+    within_weights, between_weights : None or array-like, shape (n,)
+        Per-row weights (non-negative, finite); the means become weighted means.
 
     Returns
     -------
-    float or numpy.ndarray
+    float
         Sigma, never clipped: negative when within-item distances exceed chance
-        (systematic disagreement). ``(B,)`` when a weight array is 2-D. NaN when a side is
-        empty (or has zero total weight) or the between mean is 0.
+        (systematic disagreement). NaN when a side is empty (or has zero total weight) or
+        the between mean is 0.
 
     Examples
     --------
     >>> from iaa_frames.stats import sigma
     >>> sigma([0.1, 0.3], [0.4, 0.6])
     0.6
-    >>> sigma([0.1, 0.3], [0.4, 0.6], within_weights=[[1, 1], [0, 2]]).round(2)
-    array([0.6, 0.4])
+    >>> round(sigma([0.1, 0.3], [0.4, 0.6], within_weights=[0, 2]), 2)
+    0.4
     """
     x, y, wx, wy = _validate_samples(within, between, within_weights, between_weights)
-    _n_replicates(wx, wy)
     return _sigma(_weighted_mean(x, wx), _weighted_mean(y, wy))
 
 
@@ -134,64 +123,13 @@ def _ks_weighted(x, y, wy) -> KSResult:
     diff = fx - fy
     at = int(np.argmax(np.abs(diff)))
     stat = float(abs(diff[at]))
-    n_eff = cum[-1] ** 2 / float(np.sum(wy ** 2))
+    n_eff = cum[-1] ** 2 / float(np.sum(wy**2))
     en = max(round(x.size * n_eff / (x.size + n_eff)), 1)  # as ks_2samp(method="asymp")
     p = float(scipy.stats.kstwo.sf(stat, en)) if stat > 0 else 1.0
     return KSResult(stat, float(np.sign(diff[at])) if stat > 0 else 0.0, min(p, 1.0))
 
 
-def ks_statistic_weighted(within, between, *, within_weights=None, between_weights=None):
-    """Two-sided KS statistic from weighted ECDFs, exact (no binning).
-
-    Parameters
-    ----------
-    within, between : array-like of float
-        Within-item and between-item (chance) distances.
-    within_weights, between_weights : None or array-like, shape (n,) or (B, n)
-        Per-row multiplicities. With all weights 1 the result equals the statistic of
-        :func:`scipy.stats.ks_2samp`.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``max_t |F_within(t) - F_between(t)|`` over the pooled values; ``(B,)`` when a
-        weight array is 2-D. NaN when a side is empty or has zero total weight.
-
-    Notes
-    -----
-    Both samples are sorted once; each replicate then takes cumulative sums of its
-    weights and reads both ECDFs at the distinct pooled values. Replicates are processed
-    in blocks so that memory stays bounded for samples of millions of rows.
-
-    Examples
-    --------
-    >>> from iaa_frames.stats import ks_statistic_weighted
-    >>> ks_statistic_weighted([0.1, 0.2, 0.3], [0.2, 0.6, 0.7])
-    0.6666666666666667
-    >>> ks_statistic_weighted([0.1, 0.2, 0.3], [0.2, 0.6, 0.7],
-    ...                       within_weights=[[1, 1, 1], [3, 0, 0]]).round(4)
-    array([0.6667, 1.    ])
-    """
-    x, y, wx, wy = _validate_samples(within, between, within_weights, between_weights)
-    n_reps = _n_replicates(wx, wy)
-    if x.size == 0 or y.size == 0:
-        return np.full(n_reps, np.nan) if n_reps else np.nan
-    order_x, order_y = np.argsort(x, kind="stable"), np.argsort(y, kind="stable")
-    xs, ys = x[order_x], y[order_y]
-    grid = np.union1d(xs, ys)
-    # number of rows <= each grid value: the ECDF support points
-    at_x = np.searchsorted(xs, grid, side="right")
-    at_y = np.searchsorted(ys, grid, side="right")
-    out = []
-    for wx_b, wy_b in _replicate_blocks(wx, wy, x.size, y.size, n_reps):
-        f_x = _weighted_ecdf(wx_b, order_x, at_x)
-        f_y = _weighted_ecdf(wy_b, order_y, at_y)
-        out.append(np.max(np.abs(f_x - f_y), axis=-1))
-    return _finish(np.concatenate(out), n_reps)
-
-
-def frac_below_chance(within, between, *, q=0.05, within_weights=None,
-                      between_weights=None):
+def frac_below_chance(within, between, *, q=0.05, within_weights=None, between_weights=None):
     """Share of within-item distances strictly below the q-quantile of chance.
 
     This is the figure that Braylan et al.'s code calls "sigma" (not ours).
@@ -202,14 +140,14 @@ def frac_below_chance(within, between, *, q=0.05, within_weights=None,
         Within-item and between-item (chance) distances.
     q : float, default 0.05
         Quantile of the between distribution used as threshold, in [0, 1].
-    within_weights, between_weights : None or array-like, shape (n,) or (B, n)
-        Per-row multiplicities.
+    within_weights, between_weights : None or array-like, shape (n,)
+        Per-row weights.
 
     Returns
     -------
-    float or numpy.ndarray
-        The (weighted) share in [0, 1]; ``(B,)`` when a weight array is 2-D. NaN when a
-        side is empty or has zero total weight.
+    float
+        The (weighted) share in [0, 1]. NaN when a side is empty or has zero total
+        weight.
 
     Notes
     -----
@@ -224,20 +162,20 @@ def frac_below_chance(within, between, *, q=0.05, within_weights=None,
     >>> frac_below_chance([0.0, 0.1, 0.5, 0.9], [0.2, 0.4, 0.6, 0.8, 1.0], q=0.2)
     0.5
     """
-    if isinstance(q, (bool, np.bool_)) or not isinstance(q, (int, float, np.number)) \
-            or not 0.0 <= float(q) <= 1.0:
+    if (
+        isinstance(q, (bool, np.bool_))
+        or not isinstance(q, (int, float, np.number))
+        or not 0.0 <= float(q) <= 1.0
+    ):
         raise ParameterError(f"q must be a number in [0, 1], got {q!r}")
     x, y, wx, wy = _validate_samples(within, between, within_weights, between_weights)
-    n_reps = _n_replicates(wx, wy)
     if x.size == 0 or y.size == 0:
-        return np.full(n_reps, np.nan) if n_reps else np.nan
+        return np.nan
     order_x, order_y = np.argsort(x, kind="stable"), np.argsort(y, kind="stable")
-    xs, ys = x[order_x], y[order_y]
-    out = []
-    for wx_b, wy_b in _replicate_blocks(wx, wy, x.size, y.size, n_reps):
-        threshold = _chance_quantile(ys, _cumulative(wy_b, order_y), float(q))
-        out.append(_share_below(xs, _cumulative(wx_b, order_x), threshold))
-    return _finish(np.concatenate(out), n_reps)
+    wx = np.ones((1, x.size)) if wx is None else wx[None, :]
+    wy = np.ones((1, y.size)) if wy is None else wy[None, :]
+    threshold = _chance_quantile(y[order_y], _cumulative(wy, order_y), float(q))
+    return float(_share_below(x[order_x], _cumulative(wx, order_x), threshold)[0])
 
 
 def percentile_ci(replicates, *, level=0.95):
@@ -264,8 +202,11 @@ def percentile_ci(replicates, *, level=0.95):
     >>> round(low, 6), round(high, 6)
     (5.0, 95.0)
     """
-    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.number)) \
-            or not 0.0 < float(level) < 1.0:
+    if (
+        isinstance(level, (bool, np.bool_))
+        or not isinstance(level, (int, float, np.number))
+        or not 0.0 < float(level) < 1.0
+    ):
         raise ParameterError(f"level must be a number in (0, 1), got {level!r}")
     reps = np.asarray(replicates, dtype=np.float64)
     if reps.ndim == 0:
@@ -311,13 +252,6 @@ def _cumulative(w_block, order):
     return cum
 
 
-def _weighted_ecdf(w_block, order, at):
-    """``F(t) = sum_{i: v_i <= t} w_i / sum_i w_i`` at the grid points."""
-    cum = _cumulative(w_block, order)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return cum[:, at] / cum[:, -1:]
-
-
 def _chance_quantile(sorted_between, cum, q):
     """Inverted-CDF q-quantile: the smallest ``v`` with ``F_between(v) >= q``."""
     total = cum[:, -1]
@@ -342,40 +276,6 @@ def _share_below(sorted_within, cum, threshold):
 # ------------------------------------------------------------------------ plumbing
 
 
-def _n_replicates(wx, wy):
-    """B when either weight array is 2-D (they must agree), else 0."""
-    bs = {w.shape[0] for w in (wx, wy) if w is not None and w.ndim == 2}
-    if len(bs) > 1:
-        raise ParameterError(
-            f"within_weights and between_weights have different numbers of replicates: "
-            f"{sorted(bs)}"
-        )
-    return bs.pop() if bs else 0
-
-
-def _replicate_blocks(wx, wy, n_x, n_y, n_reps):
-    """Yield (b, n_x) and (b, n_y) float weight blocks covering all replicates (a single
-    block of one row when neither weight array is 2-D)."""
-    total = max(n_reps, 1)
-    block = max(1, _BLOCK_ELEMENTS // max(n_x + n_y, 1))
-    for start in range(0, total, block):  # blocks of replicates, never rows
-        stop = min(start + block, total)
-        yield (_weight_block(wx, n_x, start, stop), _weight_block(wy, n_y, start, stop))
-
-
-def _weight_block(w, n, start, stop):
-    """Rows ``start:stop`` of the weights as a (b, n) float array (1 for None)."""
-    if w is None:
-        return np.ones((stop - start, n))
-    if w.ndim == 1:
-        return np.broadcast_to(w, (stop - start, n))
-    return w[start:stop]
-
-
-def _finish(values, n_reps):
-    return values if n_reps else float(values[0])
-
-
 def _as_sample(x, name):
     arr = np.asarray(x)
     if arr.ndim != 1:
@@ -392,10 +292,8 @@ def _as_weights(w, n, name):
     if w is None:
         return None
     arr = np.asarray(w)
-    if arr.ndim not in (1, 2) or arr.shape[-1] != n:
-        raise ParameterError(
-            f"{name} must have shape ({n},) or (B, {n}), got {arr.shape}"
-        )
+    if arr.shape != (n,):
+        raise ParameterError(f"{name} must have shape ({n},), got {arr.shape}")
     if arr.size and arr.dtype.kind not in "biuf":
         raise ParameterError(f"{name} must be numeric, got dtype {arr.dtype}")
     arr = arr.astype(np.float64, copy=False)
@@ -412,8 +310,9 @@ def _validate_samples(within, between, within_weights, between_weights):
     return x, y, wx, wy
 
 
-def cell_tests(within, within_cell, between, between_cell, between_weight, n_cells, *,
-               q: float = 0.05):
+def cell_tests(
+    within, within_cell, between, between_cell, between_weight, n_cells, *, q: float = 0.05
+):
     """KS statistic, sign, asymptotic p-value and fraction below chance of many cells at
     once (each cell a subset of the rows), without a loop over cells.
 
@@ -481,7 +380,7 @@ def cell_tests(within, within_cell, between, between_cell, between_weight, n_cel
     sign = np.zeros(n_cells)
     stat[d_cell[at]] = a[at]
     sign[d_cell[at]] = np.sign(d[at])
-    n_eff = np.where(w2_b > 0, w_b ** 2 / np.maximum(w2_b, 1e-300), 0)
+    n_eff = np.where(w2_b > 0, w_b**2 / np.maximum(w2_b, 1e-300), 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         en = np.round(n_w * n_eff / (n_w + n_eff))  # scipy's ks_2samp(method="asymp")
     p = np.where((stat > 0) & (en >= 1), scipy.stats.kstwo.sf(stat, np.maximum(en, 1)), 1.0)
@@ -490,8 +389,12 @@ def cell_tests(within, within_cell, between, between_cell, between_weight, n_cel
     b_order = np.lexsort((between, bc))
     b_cell, b_val = bc[b_order], between[b_order]
     with np.errstate(divide="ignore", invalid="ignore"):
-        cum = np.cumsum(bw[b_order]) - np.r_[0.0, np.cumsum(bw[b_order])][
-            np.searchsorted(b_cell, np.arange(n_cells))][b_cell]
+        cum = (
+            np.cumsum(bw[b_order])
+            - np.r_[0.0, np.cumsum(bw[b_order])][np.searchsorted(b_cell, np.arange(n_cells))][
+                b_cell
+            ]
+        )
         frac = cum / w_b[b_cell]
     reach = frac >= q - 1e-12
     first_reach = np.full(n_cells, -1)
@@ -499,9 +402,7 @@ def cell_tests(within, within_cell, between, between_cell, between_weight, n_cel
     first_idx = np.r_[True, b_cell[idx][1:] != b_cell[idx][:-1]] if len(idx) else idx
     first_reach[b_cell[idx][first_idx]] = idx[first_idx]
     threshold = np.where(first_reach >= 0, b_val[np.maximum(first_reach, 0)], np.inf)
-    below = np.bincount(wc, weights=(within < threshold[wc]).astype(float),
-                        minlength=n_cells)
+    below = np.bincount(wc, weights=(within < threshold[wc]).astype(float), minlength=n_cells)
     out[3] = below / np.where(n_w > 0, n_w, np.nan)
     out[:, ~ok] = np.nan
     return out
-

@@ -1,18 +1,24 @@
-"""Tests for the ``DataFrame.iaa`` accessor: every method equals its plain function
-(pingouin style), parameters are keyword-only and checked uniformly, and the accessor is
-cheap and stateless."""
+"""Tests for the ``DataFrame.iaa`` accessor (:mod:`iaa_frames.accessor`): every method takes
+the parameters and defaults of the plain function it stands for and returns what that
+function returns on fresh tables, whatever path filled the cache (a sweep, another
+method); parameters are keyword-only and checked uniformly; the accessor is cheap and
+stateless. ``res.iaa``: tests/test_accessor_result.py."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 
+import golden_corpora
 import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
 
-import iaa_frames.accessor  # noqa: F401  registers df.iaa
+from iaa_frames import shortcuts
 from iaa_frames.accessor import IAAAccessor
+from iaa_frames.conflicts import conflict_counts, conflicts
+from iaa_frames.confusion import confusion
 from iaa_frames.engine import (
     agreement,
     agreement_from_tables,
@@ -22,7 +28,12 @@ from iaa_frames.engine import (
     pairwise,
 )
 from iaa_frames.errors import ParameterError
+from iaa_frames.item_agreement import item_agreement
+from iaa_frames.items import items
+from iaa_frames.kalpha import kalpha
 from iaa_frames.pairs import between, pair_tables, within
+from iaa_frames.ranking import annotator_quality
+from iaa_frames.reference import accuracy
 from iaa_frames.simulate import simulate
 
 PARAMS = dict(n_chance=150, seed=3)
@@ -30,8 +41,9 @@ PARAMS = dict(n_chance=150, seed=3)
 
 @pytest.fixture(scope="module")
 def df():
-    return simulate(n_items=25, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler"},
-                    seed=8)
+    return simulate(
+        n_items=25, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler"}, seed=8
+    )
 
 
 def _untagged(ds):
@@ -43,18 +55,22 @@ def _untagged(ds):
 
 
 def test_agreement_equals_function(df):
-    xr.testing.assert_identical(_untagged(df.iaa.agreement(n_boot=10, **PARAMS)),
-                                agreement(df, n_boot=10, **PARAMS))
+    xr.testing.assert_identical(
+        _untagged(df.iaa.agreement(n_boot=10, **PARAMS)), agreement(df, n_boot=10, **PARAMS)
+    )
 
 
-@pytest.mark.parametrize("method, function, kwargs", [
-    ("sigma", component_sigma, {}),
-    ("sigma", component_sigma, {"component": "detection"}),
-    ("ks", component_ks, {}),
-    ("alpha", component_alpha, {}),
-    ("alpha", component_alpha, {"component": "detection"}),
-    ("pairwise", pairwise, {"component": "classification"}),
-])
+@pytest.mark.parametrize(
+    "method, function, kwargs",
+    [
+        ("sigma", component_sigma, {}),
+        ("sigma", component_sigma, {"component": "detection"}),
+        ("ks", component_ks, {}),
+        ("alpha", component_alpha, {}),
+        ("alpha", component_alpha, {"component": "detection"}),
+        ("pairwise", pairwise, {"component": "classification"}),
+    ],
+)
 def test_dataarray_methods_equal_functions(df, method, function, kwargs):
     got = getattr(df.iaa, method)(**kwargs, **PARAMS)
     xr.testing.assert_identical(got, function(df, **kwargs, **PARAMS))
@@ -74,21 +90,27 @@ def test_shortcuts_are_slices_of_the_dataset(df):
     np.testing.assert_array_equal(p.values, ds["presence_alpha"].sel(component="detection").values)
 
 
-@pytest.mark.parametrize("method, function", [
-    ("within", within), ("between", between),
-])
+@pytest.mark.parametrize(
+    "method, function",
+    [
+        ("within", within),
+        ("between", between),
+    ],
+)
 def test_table_methods_equal_functions(df, method, function):
     pd.testing.assert_frame_equal(getattr(df.iaa, method)(**PARAMS), function(df, **PARAMS))
 
 
 def test_items_and_plot_are_reachable(df):
-    from iaa_frames.items import items
     from iaa_frames.plot import FramePlots
 
-    pd.testing.assert_frame_equal(df.iaa.items(component="detection", top=3, **PARAMS),
-                                  items(df, component="detection", top=3, **PARAMS))
-    pd.testing.assert_frame_equal(df.iaa.items(label="car", **PARAMS),
-                                  items(df, label="car", **PARAMS))
+    pd.testing.assert_frame_equal(
+        df.iaa.items(component="detection", top=3, **PARAMS),
+        items(df, component="detection", top=3, **PARAMS),
+    )
+    pd.testing.assert_frame_equal(
+        df.iaa.items(label="car", **PARAMS), items(df, label="car", **PARAMS)
+    )
     plot = df.iaa.plot
     assert isinstance(plot, FramePlots) and plot._df is df
 
@@ -96,11 +118,18 @@ def test_items_and_plot_are_reachable(df):
 def test_tables_equal_pair_tables(df):
     got, ref = df.iaa.tables(**PARAMS), pair_tables(df, **PARAMS)
     assert got.params == ref.params
-    for name in ("localization_within", "localization_between", "sets_within", "sets_between",
-                 "units", "coverage"):
+    for name in (
+        "localization_within",
+        "localization_between",
+        "sets_within",
+        "sets_between",
+        "units",
+        "coverage",
+    ):
         pd.testing.assert_frame_equal(getattr(got, name), getattr(ref, name))
-    xr.testing.assert_identical(agreement_from_tables(got, seed=3),
-                                _untagged(df.iaa.agreement(**PARAMS)))
+    xr.testing.assert_identical(
+        agreement_from_tables(got, seed=3), _untagged(df.iaa.agreement(**PARAMS))
+    )
 
 
 def test_accessor_is_cheap_and_stateless(df):
@@ -122,18 +151,158 @@ def test_parameters_are_keyword_only():
         simulate(n_items=2, seed=0).iaa.agreement("giou")
 
 
-@pytest.mark.parametrize("method, kwargs, message", [
-    ("agreement", {"n_boot": -2}, "n_boot must be a non-negative integer; got -2"),
-    ("sigma", {"progress": 1}, "progress must be None, True or False; got 1"),
-    ("sigma", {"component": "classification"}, "component must be one of"),
-    ("ks", {"match_threshold": -0.1}, "match_threshold must be a number in"),
-    ("alpha", {"component": "localization"}, "component must be one of"),
-    ("pairwise", {"component": "everything"}, "component must be one of"),
-    ("pairwise", {"label": "unicorn"}, "label must be"),
-    ("within", {"n_chance": 0}, "n_chance must be a positive integer"),
-    ("between", {"overall": "max"}, "overall must be one of"),
-    ("tables", {"seed": 1.5}, "seed must be a non-negative integer"),
-])
+#: method -> (the function it stands for, the function that function passes **kwargs to)
+WRAPS = {
+    "agreement": (agreement, None),
+    "sigma": (shortcuts.sigma, None),
+    "ks": (shortcuts.ks, None),
+    "alpha": (shortcuts.alpha, None),
+    "pairwise": (pairwise, None),
+    "items": (items, None),
+    "tables": (pair_tables, None),
+    "within": (within, pair_tables),
+    "between": (between, pair_tables),
+    "conflicts": (conflicts, None),
+    "conflict_counts": (conflict_counts, conflicts),
+    "confusion": (confusion, pair_tables),
+    "item_agreement": (item_agreement, pair_tables),
+    "accuracy": (accuracy, None),
+    "annotators": (annotator_quality, None),
+    "kalpha": (kalpha, None),
+}
+
+
+def _keywords(function, forwarded=None) -> dict:
+    """name -> default of the parameters after the data; ``**kwargs`` stands for the
+    parameters of the function it is passed to."""
+    params = list(inspect.signature(function).parameters.values())[1:]
+    out = {p.name: p.default for p in params if p.kind is not p.VAR_KEYWORD}
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        assert forwarded is not None, f"{function.__name__} passes **kwargs on"
+        for name, default in _keywords(forwarded).items():
+            out.setdefault(name, default)
+    return out
+
+
+def test_every_method_says_which_function_it_stands_for():
+    public = {
+        name
+        for name, _ in inspect.getmembers(IAAAccessor, inspect.isfunction)
+        if not name.startswith("_")
+    }
+    assert public == set(WRAPS)
+
+
+@pytest.mark.parametrize("method", sorted(WRAPS))
+def test_methods_take_the_parameters_and_defaults_of_their_function(method):
+    function, forwarded = WRAPS[method]
+    mine = _keywords(getattr(IAAAccessor, method))
+    theirs = _keywords(function, forwarded)
+    assert mine.keys() == theirs.keys(), method
+    differ = {k: (mine[k], theirs[k]) for k in mine if mine[k] != theirs[k]}
+    assert differ == {}, method
+
+
+#: method, the plain function computing from fresh tables, keywords
+FROM_TABLES = [
+    ("agreement", agreement, {"n_boot": 10}),
+    ("sigma", component_sigma, {"component": "overall", "n_boot": 10}),
+    ("ks", component_ks, {"component": "detection"}),
+    ("alpha", component_alpha, {}),
+    ("pairwise", pairwise, {"component": "classification", "label": "car"}),
+    ("items", items, {"component": "detection", "top": 4}),
+    ("within", within, {}),
+    ("between", between, {}),
+    ("conflicts", conflicts, {"reference": "ann", "low_overlap": 0.9}),
+    ("conflict_counts", conflict_counts, {}),
+    ("confusion", confusion, {"reference": "ann", "normalize": True}),
+    ("accuracy", accuracy, {"reference": "bob", "n_boot": 20}),
+    ("item_agreement", item_agreement, {"low_overlap": None}),
+]
+
+
+def _assert_same(got, want):
+    if isinstance(got, xr.Dataset):  # agreement names its cached tables, accuracy not
+        xr.testing.assert_identical(_untagged(got) if "tables_key" in got.attrs else got, want)
+    elif isinstance(got, xr.DataArray):
+        xr.testing.assert_identical(got, want)
+    else:
+        pd.testing.assert_frame_equal(got, want)
+        assert got.attrs == want.attrs
+
+
+@pytest.mark.parametrize(
+    "method, function, kwargs", FROM_TABLES, ids=[case[0] for case in FROM_TABLES]
+)
+def test_results_from_tables_a_sweep_cached_equal_fresh_ones(
+    df, counted_sweeps, method, function, kwargs
+):
+    """The cache is filled by a sweep (pair_tables_by_threshold); the method then reads
+    τ = 0.5 from it and must return what the function computes from fresh tables."""
+    df.iaa.agreement(match_threshold=[0.5, 0.3], n_boot=0, **PARAMS)
+    assert sorted(counted_sweeps) == [0.3, 0.5]
+    got = getattr(df.iaa, method)(**kwargs, **PARAMS)
+    assert sorted(counted_sweeps) == [0.3, 0.5], "the tables were computed again"
+    _assert_same(got, function(df, **kwargs, **PARAMS))
+
+
+@pytest.mark.parametrize("method", [m for m in sorted(WRAPS) if m not in ("annotators", "kalpha")])
+def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeypatch):
+    from iaa_frames import settings
+
+    kwargs = {"reference": "ann"} if method == "accuracy" else {}
+    getattr(df.iaa, method)(**kwargs, **PARAMS)  # fills the cache
+    checked = []
+    real = settings.check_progress
+
+    def counting(progress):
+        checked.append(progress)
+        return real(progress)
+
+    monkeypatch.setattr(settings, "check_progress", counting)
+    getattr(df.iaa, method)(progress=False, **kwargs, **PARAMS)
+    assert checked == [False]
+    with pytest.raises(ParameterError, match="progress must be None, True or False"):
+        getattr(df.iaa, method)(progress="yes", **kwargs, **PARAMS)
+
+
+@functools.cache
+def _golden_cases():
+    return golden_corpora.cases()
+
+
+@pytest.mark.parametrize("name", ["boxes_sampled", "sample_coco"])
+def test_the_accessor_gives_the_golden_results(name, counted_sweeps):
+    """Through the cache, after a sweep computed the tables, the result still equals the
+    stored golden result (tests/test_golden.py computes it with iaf.agreement)."""
+    frame, kwargs = _golden_cases()[name]
+    frame.iaa.agreement(match_threshold=[0.5, 0.7], n_boot=0, seed=0, progress=False, **kwargs)
+    got = frame.iaa.agreement(n_boot=golden_corpora.N_BOOT, seed=0, progress=False, **kwargs)
+    assert sorted(counted_sweeps) == [0.5, 0.7]
+    want = xr.load_dataset(golden_corpora.GOLDEN / f"{name}.nc")
+    for var in want.data_vars:
+        a, b = got[var].values, want[var].values
+        if b.dtype.kind in "OUS":
+            assert a.astype(str).tolist() == b.astype(str).tolist(), var
+        else:
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, err_msg=var)
+
+
+@pytest.mark.parametrize(
+    "method, kwargs, message",
+    [
+        ("agreement", {"n_boot": -2}, "n_boot must be an integer >= 0; got -2"),
+        ("sigma", {"progress": 1}, "progress must be None, True or False; got 1"),
+        ("sigma", {"component": "classification"}, "component must be one of"),
+        ("ks", {"match_threshold": -0.1}, "match_threshold must be a number in"),
+        ("alpha", {"component": "localization"}, "component must be one of"),
+        ("pairwise", {"component": "everything"}, "component must be one of"),
+        ("pairwise", {"label": "unicorn"}, "label must be"),
+        ("within", {"n_chance": 0}, "n_chance must be an integer >= 1"),
+        ("between", {"overall": "max"}, "overall must be one of"),
+        ("tables", {"seed": 1.5}, "seed must be an integer >= 0"),
+    ],
+)
 def test_bad_values_raise_uniform_parameter_errors(method, kwargs, message):
     df = simulate(n_items=4, seed=0)
     with pytest.raises(ParameterError, match=message):
@@ -178,43 +347,6 @@ def test_tables_are_computed_once_per_frame_and_parameters(df, counted):
     assert len(counted) == 3
 
 
-def test_the_cache_is_bounded_and_a_result_says_when_its_tables_left(df, counted):
-    from iaa_frames import cache
-    from iaa_frames.errors import IAAError
-
-    res = df.iaa.agreement(**PARAMS)
-    for seed in range(10, 10 + cache.MAXSIZE):
-        df.iaa.tables(n_chance=150, seed=seed)
-    assert cache.info()["size"] == cache.MAXSIZE
-    with pytest.raises(IAAError, match="left the cache"):
-        res.iaa.pairwise()
-    # attach them again explicitly
-    tables = pair_tables(df, **PARAMS)
-    got = res.iaa.use_tables(tables).pairwise(component="detection")
-    xr.testing.assert_identical(got, pairwise(df, component="detection", **PARAMS))
-    with pytest.raises(ParameterError, match="other parameters"):
-        res.iaa.use_tables(pair_tables(df, n_chance=150, seed=4))
-
-
-def test_result_accessor_views_equal_the_functions(df, tmp_path):
-    from iaa_frames.report import by_annotator, by_label, headline, reading
-
-    res = df.iaa.agreement(**PARAMS)
-    pd.testing.assert_frame_equal(res.iaa.headline(), headline(res))
-    pd.testing.assert_frame_equal(res.iaa.by_label(), by_label(res))
-    pd.testing.assert_frame_equal(res.iaa.by_annotator(), by_annotator(res))
-    assert res.iaa.reading() == reading(res)
-    xr.testing.assert_identical(res.iaa.sigma(component="overall"),
-                                component_sigma(df, component="overall", **PARAMS))
-    s = res.iaa.sigma()
-    assert str(s["component"].values) == "localization"  # the default is visible
-    # the result still writes to netCDF (tables_key is a plain string)
-    res.to_netcdf(tmp_path / "r.nc")
-    back = xr.open_dataset(tmp_path / "r.nc")
-    assert back.attrs["tables_key"] == res.attrs["tables_key"]
-    assert "headline()" in repr(res.iaa)
-
-
 def test_default_intervals_are_numbers(df):
     res = df.iaa.agreement(n_chance=150, seed=3)
     assert res.attrs["n_boot"] == 200
@@ -222,17 +354,17 @@ def test_default_intervals_are_numbers(df):
     assert np.isfinite(float(ci))
 
 
-def test_frame_level_functions_and_no_module_shadowing(df):
+def test_public_names_stay_where_they_were():
     import iaa_frames as iaf
+    import iaa_frames.accessor as acc
+    from iaa_frames import shortcuts
 
     for name in ("sigma", "ks", "alpha"):
-        fn = getattr(iaf, name)
-        assert callable(fn)
-        xr.testing.assert_identical(fn(df, **PARAMS), getattr(df.iaa, name)(**PARAMS))
+        assert getattr(iaf, name) is getattr(shortcuts, name) is getattr(acc, name)
+    assert pd.DataFrame.iaa is acc.IAAAccessor and xr.Dataset.iaa is acc.ResultAccessor
 
 
-@pytest.mark.parametrize("cls", ["IAAAccessor", "ResultAccessor", "FramePlots",
-                                 "ResultPlots"])
+@pytest.mark.parametrize("cls", ["IAAAccessor", "ResultAccessor", "FramePlots", "ResultPlots"])
 def test_signatures_are_explicit(cls):
     import iaa_frames.accessor as acc
     import iaa_frames.plot as plot
@@ -244,3 +376,71 @@ def test_signatures_are_explicit(cls):
         kinds = {p.kind for p in inspect.signature(member).parameters.values()}
         assert inspect.Parameter.VAR_KEYWORD not in kinds, f"{cls}.{name} takes **kwargs"
         assert inspect.Parameter.VAR_POSITIONAL not in kinds, f"{cls}.{name} takes *args"
+
+
+# ------------------------------------------------------------------ threshold sweeps
+
+
+@pytest.fixture
+def counted_sweeps(monkeypatch):
+    """Count the thresholds computed through the cache (single and swept)."""
+    from iaa_frames import cache
+
+    calls = []
+    single, sweep = cache.pair_tables, cache.pair_tables_by_threshold
+
+    def one(*args, **kwargs):
+        calls.append(kwargs["match_threshold"])
+        return single(*args, **kwargs)
+
+    def several(*args, **kwargs):
+        calls.extend(kwargs["thresholds"])
+        return sweep(*args, **kwargs)
+
+    cache.clear()
+    monkeypatch.setattr(cache, "pair_tables", one)
+    monkeypatch.setattr(cache, "pair_tables_by_threshold", several)
+    yield calls
+    cache.clear()
+
+
+def test_sweep_equals_function_and_caches_each_threshold(df, counted_sweeps):
+    taus = [0.3, 0.5, 0.7]
+    res = df.iaa.agreement(match_threshold=[0.7, 0.3, 0.5], n_boot=10, **PARAMS)
+    assert sorted(counted_sweeps) == taus  # each threshold computed once
+    assert len(res.attrs["tables_key"].split()) == 3
+    plain = agreement(df, match_threshold=taus, n_boot=10, **PARAMS)
+    xr.testing.assert_identical(_untagged(res), plain)
+    # every threshold's tables are cached as if computed alone
+    for tau in taus:
+        one = df.iaa.agreement(match_threshold=tau, n_boot=10, **PARAMS)
+        xr.testing.assert_identical(res.sel(threshold=tau).drop_attrs(), one.drop_attrs())
+    assert sorted(counted_sweeps) == taus
+    # a later sweep computes only the thresholds it lacks
+    df.iaa.agreement(match_threshold=[0.5, 0.6], n_boot=0, **PARAMS)
+    assert sorted(counted_sweeps) == [0.3, 0.5, 0.6, 0.7]
+
+
+def test_sweep_of_shortcuts_and_pairwise(df):
+    taus = [0.4, 0.6]
+    for method in ("sigma", "ks", "alpha"):
+        da = getattr(df.iaa, method)(match_threshold=taus, **PARAMS)
+        assert da.dims == ("threshold", "label", "annotator")
+        one = getattr(df.iaa, method)(match_threshold=0.6, **PARAMS)
+        xr.testing.assert_identical(da.sel(threshold=0.6).drop_attrs(), one.drop_attrs())
+    pw = df.iaa.pairwise(match_threshold=taus, **PARAMS)
+    xr.testing.assert_identical(pw, pairwise(df, match_threshold=taus, **PARAMS))
+
+
+@pytest.mark.parametrize("method", ["agreement", "sigma", "ks", "alpha", "pairwise"])
+def test_sweep_values_are_checked(df, method):
+    with pytest.raises(ParameterError, match="match_threshold"):
+        getattr(df.iaa, method)(match_threshold=[0.5, 1.5], **PARAMS)
+    with pytest.raises(ParameterError, match="empty"):
+        getattr(df.iaa, method)(match_threshold=[], **PARAMS)
+
+
+@pytest.mark.parametrize("method", ["tables", "within", "between", "items"])
+def test_table_methods_take_one_threshold(df, method):
+    with pytest.raises(ParameterError, match="several thresholds are accepted"):
+        getattr(df.iaa, method)(match_threshold=[0.3, 0.5], **PARAMS)

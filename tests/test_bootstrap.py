@@ -9,15 +9,32 @@ import scipy.sparse as sp
 import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import weighted_nominal_alpha
 
+from iaa_frames.bootstrap import (
+    ItemSums,
+    PairSums,
+    bca_interval,
+    block_size,
+    jackknife_blocks,
+    multiplicity_blocks,
+)
 from iaa_frames.engine import agreement, agreement_from_tables
-from iaa_frames.krippendorff_alpha import nominal_alpha_from_codes
-from iaa_frames.bootstrap import (ItemSums, PairSums, bca_interval, block_size,
-                                  jackknife_blocks, multiplicity_blocks)
 from iaa_frames.errors import ParameterError
 from iaa_frames.pairs import pair_tables
 from iaa_frames.simulate import simulate
 from iaa_frames.stats import percentile_ci, sigma
+
+
+def replicate_sigma(within, between, within_weights, between_weights):
+    """sigma of every replicate (a row of each weight array), one call each."""
+    return np.array(
+        [
+            sigma(within, between, within_weights=a, between_weights=b)
+            for a, b in zip(within_weights, between_weights)
+        ]
+    )
+
 
 ALL = "(all)"
 
@@ -66,8 +83,7 @@ def test_sums_equal_explicit_weighted_sums(n_items, n_rows, n_cols, seed):
     np.testing.assert_allclose(items.total(k), k[:, item_a] @ dense, atol=1e-12)
     pairs = PairSums.from_entries(item_a, item_b, np.arange(n_rows), col, val, n_columns=n_cols)
     np.testing.assert_allclose(pairs.total(), dense.sum(axis=0), atol=1e-12)
-    np.testing.assert_allclose(pairs.total(k), (k[:, item_a] * k[:, item_b]) @ dense,
-                               atol=1e-12)
+    np.testing.assert_allclose(pairs.total(k), (k[:, item_a] * k[:, item_b]) @ dense, atol=1e-12)
     assert sp.issparse(items.matrix) and items.matrix.shape == (n_items, n_cols)
 
 
@@ -79,15 +95,15 @@ N_BOOT = 60
 
 @pytest.fixture(scope="module")
 def corpus():
-    df = simulate(n_items=50, annotators={"ann": "good", "bob": "sloppy", "cyd": "misser"},
-                  seed=13)
+    df = simulate(n_items=50, annotators={"ann": "good", "bob": "sloppy", "cyd": "misser"}, seed=13)
     tables = pair_tables(df, n_chance=300)
     return tables, agreement_from_tables(tables, n_boot=N_BOOT, seed=5, ci_method="percentile")
 
 
 def reference_multiplicities(tables, seed):
-    return next(multiplicity_blocks(len(tables.corpus.items), N_BOOT, seed=seed,
-                                    block_size=N_BOOT)).astype(float)
+    return next(
+        multiplicity_blocks(len(tables.corpus.items), N_BOOT, seed=seed, block_size=N_BOOT)
+    ).astype(float)
 
 
 def ci(ds, component, label=ALL, annotator=ALL):
@@ -99,16 +115,19 @@ def test_sigma_intervals_equal_weighted_primitives(corpus):
     tables, ds = corpus
     k = reference_multiplicities(tables, 5)
     w, b = tables.localization_within, tables.localization_between.query("in_uniform")
-    reps = sigma(w["distance"], b["distance"],
-                 within_weights=k[:, w["item"]],
-                 between_weights=k[:, b["item_a"]] * k[:, b["item_b"]])
+    reps = replicate_sigma(
+        w["distance"], b["distance"], k[:, w["item"]], k[:, b["item_a"]] * k[:, b["item_b"]]
+    )
     assert ci(ds, "localization") == pytest.approx(percentile_ci(reps))
     # an annotator's detection cell: the pairings that involve it
     bob = int(np.flatnonzero(tables.corpus.annotators == "bob")[0])
-    w, b = (t[(t["label"] == -1) & ((t["annotator_a"] == bob) | (t["annotator_b"] == bob))]
-            for t in (tables.sets_within, tables.sets_between))
-    reps = sigma(w["detection"], b["detection"], within_weights=k[:, w["item"]],
-                 between_weights=k[:, b["item_a"]] * k[:, b["item_b"]])
+    w, b = (
+        t[(t["label"] == -1) & ((t["annotator_a"] == bob) | (t["annotator_b"] == bob))]
+        for t in (tables.sets_within, tables.sets_between)
+    )
+    reps = replicate_sigma(
+        w["detection"], b["detection"], k[:, w["item"]], k[:, b["item_a"]] * k[:, b["item_b"]]
+    )
     assert ci(ds, "detection", ALL, "bob") == pytest.approx(percentile_ci(reps))
 
 
@@ -120,7 +139,8 @@ def test_alpha_intervals_equal_weighted_primitives(corpus):
     u = u.loc[size >= 2]
     unit = np.unique(u["cluster"], return_inverse=True)[1]
     item_of_unit = u.groupby("cluster")["item"].first().sort_index().to_numpy()
-    reps = nominal_alpha_from_codes(unit, u["label"], weights=k[:, item_of_unit])
+    labels = u["label"].to_numpy()
+    reps = np.array([weighted_nominal_alpha(unit, labels, w) for w in k[:, item_of_unit]])
     assert ci(ds, "classification") == pytest.approx(percentile_ci(reps))
 
 
@@ -151,10 +171,10 @@ def test_no_bootstrap_no_interval(corpus):
 @pytest.mark.slow
 def test_intervals_are_wider_with_fewer_items():
     annotators = {"ann": "good", "bob": "sloppy", "cyd": "mislabeler"}
-    small = agreement(simulate(n_items=30, annotators=annotators, seed=1), n_chance=300,
-                      n_boot=100)
-    large = agreement(simulate(n_items=240, annotators=annotators, seed=1), n_chance=300,
-                      n_boot=100)
+    small = agreement(simulate(n_items=30, annotators=annotators, seed=1), n_chance=300, n_boot=100)
+    large = agreement(
+        simulate(n_items=240, annotators=annotators, seed=1), n_chance=300, n_boot=100
+    )
     for component in ("detection", "classification", "localization", "overall"):
         lo_s, hi_s = ci(small, component)
         lo_l, hi_l = ci(large, component)
@@ -189,8 +209,9 @@ def test_bca_equals_scipy_bca_on_its_own_bootstrap_distribution():
     # formulas (Efron & Tibshirani 1993, 14.3) on the same replicates
     rng = np.random.default_rng(1)
     data = rng.lognormal(0.0, 0.8, 40)
-    res = scipy.stats.bootstrap((data,), np.mean, n_resamples=2000, method="BCa",
-                                random_state=np.random.default_rng(7))
+    res = scipy.stats.bootstrap(
+        (data,), np.mean, n_resamples=2000, method="BCa", random_state=np.random.default_rng(7)
+    )
     jack = np.array([np.delete(data, i).mean() for i in range(len(data))])
     low, high = bca_interval(data.mean(), res.bootstrap_distribution, jack)
     assert low == pytest.approx(res.confidence_interval.low, rel=1e-9)
@@ -234,11 +255,14 @@ def test_bca_intervals_equal_weighted_primitives(corpus):
     w, b = tables.localization_within, tables.localization_between.query("in_uniform")
 
     def stat(weights):
-        return sigma(w["distance"], b["distance"], within_weights=weights[:, w["item"]],
-                     between_weights=weights[:, b["item_a"]] * weights[:, b["item_b"]])
+        return replicate_sigma(
+            w["distance"],
+            b["distance"],
+            weights[:, w["item"]],
+            weights[:, b["item_a"]] * weights[:, b["item_b"]],
+        )
 
-    expected = bca_interval(sigma(w["distance"], b["distance"]), stat(k), stat(jk),
-                            n_items=n)
+    expected = bca_interval(sigma(w["distance"], b["distance"]), stat(k), stat(jk), n_items=n)
     assert ci(ds, "localization") == pytest.approx(expected)
 
 

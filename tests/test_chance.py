@@ -62,8 +62,7 @@ corpora = _load_corpora()
 # ------------------------------------------------------------------------------ corpora
 
 
-def anchored_random(n_items, n_annotators, per_item, *, seed, grid=3, classes=3,
-                    size=(0.15, 0.25)):
+def anchored_random(n_items, n_annotators, per_item, *, seed, grid=3, classes=3, size=(0.15, 0.25)):
     """Random annotators whose boxes sit near the nodes of a coarse grid.
 
     Every annotator draws a Poisson number of boxes per item, at a random node of a
@@ -81,14 +80,24 @@ def anchored_random(n_items, n_annotators, per_item, *, seed, grid=3, classes=3,
         w, h = rng.uniform(*size, m), rng.uniform(*size, m)
         cx = (rng.integers(0, grid, m) + 0.5) / grid + rng.normal(0, 0.02, m)
         cy = (rng.integers(0, grid, m) + 0.5) / grid + rng.normal(0, 0.02, m)
-        rows.append(pd.DataFrame({
-            "item": np.asarray(names, dtype=object)[item], "annotator": f"r{k}",
-            "label": [f"c{c}" for c in rng.integers(0, classes, m)],
-            "x0": (cx - w / 2) * 640, "x1": (cx + w / 2) * 640,
-            "y0": (cy - h / 2) * 480, "y1": (cy + h / 2) * 480,
-            "width": 640.0, "height": 480.0}))
-        rows.append(pd.DataFrame({"item": names, "annotator": f"r{k}",
-                                  "width": 640.0, "height": 480.0}))  # coverage
+        rows.append(
+            pd.DataFrame(
+                {
+                    "item": np.asarray(names, dtype=object)[item],
+                    "annotator": f"r{k}",
+                    "label": [f"c{c}" for c in rng.integers(0, classes, m)],
+                    "x0": (cx - w / 2) * 640,
+                    "x1": (cx + w / 2) * 640,
+                    "y0": (cy - h / 2) * 480,
+                    "y1": (cy + h / 2) * 480,
+                    "width": 640.0,
+                    "height": 480.0,
+                }
+            )
+        )
+        rows.append(
+            pd.DataFrame({"item": names, "annotator": f"r{k}", "width": 640.0, "height": 480.0})
+        )  # coverage
     return iaf.validate(pd.concat(rows, ignore_index=True))
 
 
@@ -116,12 +125,21 @@ def lvis_random(n_images, n_classes, per_image, *, seed, grid=3, annotators=("r1
         w, h = side * np.sqrt(aspect), side / np.sqrt(aspect)
         cx = (rng.integers(0, grid, m) + 0.5) / grid + rng.normal(0, 0.15, m) * w
         cy = (rng.integers(0, grid, m) + 0.5) / grid + rng.normal(0, 0.15, m) * h
-        rows.append(pd.DataFrame({
-            "item": names[item], "annotator": rater,
-            "label": [f"class_{c:03d}" for c in lab],
-            "x0": np.clip(cx - w / 2, 0, 1) * W[item], "x1": np.clip(cx + w / 2, 0, 1) * W[item],
-            "y0": np.clip(cy - h / 2, 0, 1) * H[item], "y1": np.clip(cy + h / 2, 0, 1) * H[item],
-            "width": W[item], "height": H[item]}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "item": names[item],
+                    "annotator": rater,
+                    "label": [f"class_{c:03d}" for c in lab],
+                    "x0": np.clip(cx - w / 2, 0, 1) * W[item],
+                    "x1": np.clip(cx + w / 2, 0, 1) * W[item],
+                    "y0": np.clip(cy - h / 2, 0, 1) * H[item],
+                    "y1": np.clip(cy + h / 2, 0, 1) * H[item],
+                    "width": W[item],
+                    "height": H[item],
+                }
+            )
+        )
         rows.append(pd.DataFrame({"item": names, "annotator": rater, "width": W, "height": H}))
     return iaf.validate(pd.concat(rows, ignore_index=True))
 
@@ -166,8 +184,11 @@ def _valid_pairings(corpus):
     """Every unordered pairing of two annotation slots of different items by different
     annotators, enumerated with itertools (independently of iaa_frames.chance)."""
     ann = corpus.annotations
-    pairs = [(s, t) for s, t in itertools.combinations(range(ann.empty), 2)
-             if ann.item[s] != ann.item[t] and ann.annotator[s] != ann.annotator[t]]
+    pairs = [
+        (s, t)
+        for s, t in itertools.combinations(range(ann.empty), 2)
+        if ann.item[s] != ann.item[t] and ann.annotator[s] != ann.annotator[t]
+    ]
     a = np.array([p[0] for p in pairs], dtype=np.int64)
     b = np.array([p[1] for p in pairs], dtype=np.int64)
     return a, b
@@ -185,8 +206,9 @@ def _class_detection_by_hand(corpus, s, t, pairs, label):
     lab = corpus.label
     found = sum(1 for oa, ob in pairs if lab[oa] == label or lab[ob] == label)
     matched = {o for p in pairs for o in p}
-    unmatched = sum(1 for side in (s, t) for o in _objects(ann, side)
-                    if lab[o] == label and o not in matched)
+    unmatched = sum(
+        1 for side in (s, t) for o in _objects(ann, side) if lab[o] == label and o not in matched
+    )
     if found + unmatched == 0:
         return 0.0, found
     return unmatched / (2 * found + unmatched), found
@@ -206,8 +228,12 @@ def _random_slices(n_items, n_annotators, *, seed, cover=0.8, max_objects=4):
     item, annotator = np.nonzero(rng.random((n_items, n_annotators)) < cover)
     count = rng.integers(0, max_objects, len(item))
     start = np.r_[0, np.cumsum(count)[:-1]]
-    return Slices(start=np.r_[start, 0], count=np.r_[count, 0], item=np.r_[item, -1],
-                  annotator=np.r_[annotator, -1])
+    return Slices(
+        start=np.r_[start, 0],
+        count=np.r_[count, 0],
+        item=np.r_[item, -1],
+        annotator=np.r_[annotator, -1],
+    )
 
 
 def _brute_pairings(slots, first=None, second=None):
@@ -216,9 +242,13 @@ def _brute_pairings(slots, first=None, second=None):
     n = slots.empty
     first = set(range(n)) if first is None else set(first)
     second = set(range(n)) if second is None else set(second)
-    return sorted((s, t) for s, t in itertools.combinations(range(n), 2)
-                  if slots.item[s] != slots.item[t] and slots.annotator[s] != slots.annotator[t]
-                  and ((s in first and t in second) or (t in first and s in second)))
+    return sorted(
+        (s, t)
+        for s, t in itertools.combinations(range(n), 2)
+        if slots.item[s] != slots.item[t]
+        and slots.annotator[s] != slots.annotator[t]
+        and ((s in first and t in second) or (t in first and s in second))
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -253,7 +283,7 @@ def _assert_uniform(hits, need, runs, name):
     replacement: each count is a sum of ``runs`` Bernoulli(p) draws)."""
     p = need / len(hits)
     z = (hits - runs * p) / np.sqrt(runs * p * (1 - p))
-    statistic = float((z ** 2).sum())
+    statistic = float((z**2).sum())
     # chi-square with len - 1 degrees of freedom, at the 1e-4 level
     assert stats.chi2.sf(statistic, len(hits) - 1) > 1e-4, (name, statistic, len(hits))
     return z
@@ -263,7 +293,7 @@ def test_sample_groups_is_uniform_without_replacement_over_each_population():
     slots = _random_slices(60, 3, seed=0)
     n = slots.empty
     rng = np.random.default_rng(1)
-    pool = np.sort(rng.choice(n, 40, replace=False))   # e.g. the slots holding a class
+    pool = np.sort(rng.choice(n, 40, replace=False))  # e.g. the slots holding a class
     rest = np.setdiff1d(np.arange(n), pool)
     second = np.sort(rng.choice(rest, 50, replace=False))
     one, zero = np.array([len(pool)]), np.array([0])
@@ -272,13 +302,21 @@ def test_sample_groups_is_uniform_without_replacement_over_each_population():
         # can be drawn both ways round and must not be favoured
         "all": (_brute_pairings(slots, pool), {"other": "all"}, 300),
         "same pool": (_brute_pairings(slots, pool, pool), {}, 150),
-        "two pools": (_brute_pairings(slots, pool, second),
-                      {"other": (second, zero, np.array([len(second)]))}, 300),
+        "two pools": (
+            _brute_pairings(slots, pool, second),
+            {"other": (second, zero, np.array([len(second)]))},
+            300,
+        ),
     }
     for name, (population, kwargs, need) in cases.items():
-        hits = _inclusion(slots, population, 300, lambda rng, need=need, kwargs=kwargs:
-                          sample_groups(rng, slots, np.array([need]), pool, zero, one,
-                                        **kwargs))
+        hits = _inclusion(
+            slots,
+            population,
+            300,
+            lambda rng, need=need, kwargs=kwargs: sample_groups(
+                rng, slots, np.array([need]), pool, zero, one, **kwargs
+            ),
+        )
         assert hits.sum() == 300 * need  # the target is met every time
         z = _assert_uniform(hits, need, 300, name)
         if name == "all":  # pairings with both sides in the pool: not drawn twice as often
@@ -297,13 +335,25 @@ def test_sample_groups_enumerates_small_populations_and_skips_taken_pairings():
     taken = np.sort([pairing_key(s, t, n_slots) for s, t in taken_pairs])
     left = [p for p in population if p not in set(taken_pairs)]
     need = len(left) // 2
-    hits = _inclusion(slots, left, 400, lambda rng: sample_groups(
-        rng, slots, np.array([need]), pool, np.array([0]), np.array([n]), taken=taken))
+    hits = _inclusion(
+        slots,
+        left,
+        400,
+        lambda rng: sample_groups(
+            rng, slots, np.array([need]), pool, np.array([0]), np.array([n]), taken=taken
+        ),
+    )
     assert hits.sum() == 400 * need
     _assert_uniform(hits, need, 400, "small")
     # asking for more than the population gives the whole population, once each
-    a, b, _ = sample_groups(np.random.default_rng(0), slots, np.array([10 * len(population)]),
-                            pool, np.array([0]), np.array([n]))
+    a, b, _ = sample_groups(
+        np.random.default_rng(0),
+        slots,
+        np.array([10 * len(population)]),
+        pool,
+        np.array([0]),
+        np.array([n]),
+    )
     assert sorted(zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist())) == population
 
 
@@ -319,40 +369,73 @@ def test_uniform_stratum_holds_n_chance_distinct_pairings_when_sampled(sampled_t
 
 BRUTE_CASES = [
     # kind, tau, annotators, items, layout, distance, overall
-    (kind, tau, n_ann, 4 + (i % 5),
-     "random" if (tau == 0 or i % 4 == 3) else "single_center",
-     "iou" if i % 4 == 1 else "l2" if i % 7 == 5 else "giou",
-     "per_direction" if i % 5 == 2 else "pooled")
+    (
+        kind,
+        tau,
+        n_ann,
+        4 + (i % 5),
+        "random" if (tau == 0 or i % 4 == 3) else "single_center",
+        "iou" if i % 4 == 1 else "l2" if i % 7 == 5 else "giou",
+        "per_direction" if i % 5 == 2 else "pooled",
+    )
     for i, (kind, tau, n_ann) in enumerate(
-        itertools.product(("box", "polygon"), (0.0, 0.3, 0.5, 0.7), (2, 3)))
+        itertools.product(("box", "polygon"), (0.0, 0.3, 0.5, 0.7), (2, 3))
+    )
 ]
 
 
 @pytest.mark.parametrize("kind, tau, n_ann, n_items, layout, distance, overall", BRUTE_CASES)
-def test_chance_units_equal_an_exhaustive_enumeration(kind, tau, n_ann, n_items, layout,
-                                                      distance, overall):
+def test_chance_units_equal_an_exhaustive_enumeration(
+    kind, tau, n_ann, n_items, layout, distance, overall
+):
     # at a high threshold, annotators drawing a jittered central box give chance matches
     lazy = {"lazy_center": True, "jitter": 0.03}
-    profiles = dict(zip("abc", (["good", "sloppy", "mislabeler"] if tau < 0.5
-                                else [lazy, lazy, "good"])[:n_ann]))
-    df = iaf.simulate(n_items=n_items, annotators=profiles, kind=kind, layout=layout,
-                      objects_per_item=3 if layout == "single_center" else 6,
-                      seed=n_items + n_ann)
+    profiles = dict(
+        zip(
+            "abc", (["good", "sloppy", "mislabeler"] if tau < 0.5 else [lazy, lazy, "good"])[:n_ann]
+        )
+    )
+    df = iaf.simulate(
+        n_items=n_items,
+        annotators=profiles,
+        kind=kind,
+        layout=layout,
+        objects_per_item=3 if layout == "single_center" else 6,
+        seed=n_items + n_ann,
+    )
     tables = pair_tables(df, match_threshold=tau, distance=distance, overall=overall, seed=3)
     assert tables.params["chance_population"] == "enumerated"
     corpus = prepare(df)
     a, b = _valid_pairings(corpus)
-    m = run(corpus, corpus.annotations, a, b, tau=tau, distance=get_distance(distance),
-            overall=overall, sets=True)
+    m = run(
+        corpus,
+        corpus.annotations,
+        a,
+        b,
+        tau=tau,
+        distance=get_distance(distance),
+        overall=overall,
+        sets=True,
+    )
 
     # localization: every matched object pair of every pairing, once, same distances
-    want = pd.DataFrame({"lo": np.minimum(m.pair_a, m.pair_b),
-                         "hi": np.maximum(m.pair_a, m.pair_b),
-                         "iou": m.pair_iou, "distance": m.pair_distance})
+    want = pd.DataFrame(
+        {
+            "lo": np.minimum(m.pair_a, m.pair_b),
+            "hi": np.maximum(m.pair_a, m.pair_b),
+            "iou": m.pair_iou,
+            "distance": m.pair_distance,
+        }
+    )
     lb = tables.localization_between
-    got = pd.DataFrame({"lo": np.minimum(lb["object_a"], lb["object_b"]),
-                        "hi": np.maximum(lb["object_a"], lb["object_b"]),
-                        "iou": lb["iou"], "distance": lb["distance"]})
+    got = pd.DataFrame(
+        {
+            "lo": np.minimum(lb["object_a"], lb["object_b"]),
+            "hi": np.maximum(lb["object_a"], lb["object_b"]),
+            "iou": lb["iou"],
+            "distance": lb["distance"],
+        }
+    )
     want, got = (f.sort_values(["lo", "hi"]).reset_index(drop=True) for f in (want, got))
     assert len(want) > 0 or (0 < tau < 0.5 and layout == "random")
     assert want[["lo", "hi"]].equals(got[["lo", "hi"]])
@@ -365,11 +448,24 @@ def test_chance_units_equal_an_exhaustive_enumeration(kind, tau, n_ann, n_items,
     sb = tables.sets_between
     whole = sb[sb["label"] == -1]
     lo, hi = _pairing_keys(tables, whole)
-    got = pd.DataFrame({"lo": lo, "hi": hi, "detection": whole["detection"].to_numpy(),
-                        "overall": whole["overall"].to_numpy(),
-                        "n_matched": whole["n_matched"].to_numpy()})
-    want = pd.DataFrame({"lo": a, "hi": b, "detection": m.set_detection,
-                         "overall": m.set_overall, "n_matched": m.set_matched})
+    got = pd.DataFrame(
+        {
+            "lo": lo,
+            "hi": hi,
+            "detection": whole["detection"].to_numpy(),
+            "overall": whole["overall"].to_numpy(),
+            "n_matched": whole["n_matched"].to_numpy(),
+        }
+    )
+    want = pd.DataFrame(
+        {
+            "lo": a,
+            "hi": b,
+            "detection": m.set_detection,
+            "overall": m.set_overall,
+            "n_matched": m.set_matched,
+        }
+    )
     want, got = (f.sort_values(["lo", "hi"]).reset_index(drop=True) for f in (want, got))
     assert len(want) == len(a) > 0
     assert want[["lo", "hi", "n_matched"]].equals(got[["lo", "hi", "n_matched"]])
@@ -391,19 +487,36 @@ def test_chance_units_equal_an_exhaustive_enumeration(kind, tau, n_ann, n_items,
     want = pd.DataFrame(rows, columns=["lo", "hi", "label", "detection", "n_matched"])
     sa = corpus.by_label_of(ann.item[want["lo"]], ann.annotator[want["lo"]], want["label"])
     sb_ = corpus.by_label_of(ann.item[want["hi"]], ann.annotator[want["hi"]], want["label"])
-    restricted = run(corpus, corpus.by_label, sa, sb_, tau=tau,
-                     distance=get_distance(distance), overall=overall, sets=True)
+    restricted = run(
+        corpus,
+        corpus.by_label,
+        sa,
+        sb_,
+        tau=tau,
+        distance=get_distance(distance),
+        overall=overall,
+        sets=True,
+    )
     want["overall"] = restricted.set_overall
     per_class = sb[sb["label"] >= 0]
     lo, hi = _pairing_keys(tables, per_class)
-    got = pd.DataFrame({"lo": lo, "hi": hi, "label": per_class["label"].to_numpy(),
-                        "detection": per_class["detection"].to_numpy(),
-                        "n_matched": per_class["n_matched"].to_numpy(),
-                        "overall": per_class["overall"].to_numpy()})
+    got = pd.DataFrame(
+        {
+            "lo": lo,
+            "hi": hi,
+            "label": per_class["label"].to_numpy(),
+            "detection": per_class["detection"].to_numpy(),
+            "n_matched": per_class["n_matched"].to_numpy(),
+            "overall": per_class["overall"].to_numpy(),
+        }
+    )
     keys = ["lo", "hi", "label"]
     want, got = (f.sort_values(keys).reset_index(drop=True) for f in (want, got))
-    assert want[keys + ["n_matched"]].astype(np.int64).equals(
-        got[keys + ["n_matched"]].astype(np.int64))
+    assert (
+        want[keys + ["n_matched"]]
+        .astype(np.int64)
+        .equals(got[keys + ["n_matched"]].astype(np.int64))
+    )
     np.testing.assert_allclose(got["detection"], want["detection"], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(got["overall"], want["overall"], rtol=1e-12, atol=1e-12)
 
@@ -425,8 +538,9 @@ def _assert_no_duplicates(tables):
     assert len(lb) > 0 and len(sb) > 0
     pairs = lb[["object_a", "object_b"]].to_numpy()
     assert len(np.unique(pairs, axis=0)) == len(pairs), "an object pair is listed twice"
-    assert len(np.unique(np.sort(pairs, axis=1), axis=0)) == len(pairs), \
+    assert len(np.unique(np.sort(pairs, axis=1), axis=0)) == len(pairs), (
         "an object pair is listed twice, once each way round"
+    )
     lo, hi = _pairing_keys(tables, sb)
     keys = pd.DataFrame({"lo": lo, "hi": hi, "label": sb["label"].to_numpy()})
     assert not keys.duplicated().any(), "a (pairing, label) chance unit is listed twice"
@@ -445,14 +559,31 @@ def _assert_units_are_reproducible(tables, n=400):
     distinct = np.unique(np.column_stack([lo, hi]), axis=0)
     pick = distinct[np.random.default_rng(0).permutation(len(distinct))[:n]]
     p = tables.params
-    m = run(c, c.annotations, pick[:, 0], pick[:, 1], tau=p["match_threshold"],
-            distance=get_distance(p["distance"]), overall=p["overall"], sets=True)
-    want = pd.DataFrame({"lo": np.minimum(m.pair_a, m.pair_b),
-                         "hi": np.maximum(m.pair_a, m.pair_b), "distance": m.pair_distance})
+    m = run(
+        c,
+        c.annotations,
+        pick[:, 0],
+        pick[:, 1],
+        tau=p["match_threshold"],
+        distance=get_distance(p["distance"]),
+        overall=p["overall"],
+        sets=True,
+    )
+    want = pd.DataFrame(
+        {
+            "lo": np.minimum(m.pair_a, m.pair_b),
+            "hi": np.maximum(m.pair_a, m.pair_b),
+            "distance": m.pair_distance,
+        }
+    )
     chosen = pd.MultiIndex.from_arrays([lo, hi]).isin(pd.MultiIndex.from_arrays(pick.T))
-    got = pd.DataFrame({"lo": np.minimum(lb["object_a"], lb["object_b"]),
-                        "hi": np.maximum(lb["object_a"], lb["object_b"]),
-                        "distance": lb["distance"]})[chosen]
+    got = pd.DataFrame(
+        {
+            "lo": np.minimum(lb["object_a"], lb["object_b"]),
+            "hi": np.maximum(lb["object_a"], lb["object_b"]),
+            "distance": lb["distance"],
+        }
+    )[chosen]
     merged = got.merge(want, on=["lo", "hi"], how="left", suffixes=("", "_want"))
     assert merged["distance_want"].notna().all(), "a chance pair the pipeline does not match"
     np.testing.assert_allclose(merged["distance"], merged["distance_want"], rtol=1e-12)
@@ -479,9 +610,11 @@ def test_no_duplicated_chance_unit_on_the_lvis_shaped_corpus(lvis_tables):
     _assert_no_duplicates(lvis_tables)
 
 
-@pytest.mark.parametrize("make", [lambda: iaf.load_sample("coco"),
-                                  lambda: iaf.simulate(n_items=300, seed=0)],
-                         ids=["coco", "simulated-300"])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: iaf.load_sample("coco"), lambda: iaf.simulate(n_items=300, seed=0)],
+    ids=["coco", "simulated-300"],
+)
 def test_public_between_lists_each_object_pair_once(make):
     df = make()
     b = iaf.between(df)
@@ -549,8 +682,9 @@ def test_every_crowd_worker_has_detection_localization_and_overall(crowd_tables)
 
 def test_per_class_detection_ignores_label_confusion():
     good = {"preset": "good", "miss": 0.0}
-    df = iaf.simulate(n_items=100, annotators={"a": good, "b": good, "c": {"confusion": 0.4}},
-                      seed=0)
+    df = iaf.simulate(
+        n_items=100, annotators={"a": good, "b": good, "c": {"confusion": 0.4}}, seed=0
+    )
     ds = iaf.agreement(df, n_boot=0)
     det = ds["agreement"].sel(component="detection")
     assert det.sizes["label"] == 4  # "(all)" and three classes
@@ -559,10 +693,8 @@ def test_per_class_detection_ignores_label_confusion():
     cls = ds["agreement"].sel(component="classification", annotator="c")
     assert (cls.values < 0.6).all()
     # control: an annotator who misses a third of the objects loses per-class detection
-    miss = iaf.simulate(n_items=100, annotators={"a": good, "b": good, "c": {"miss": 0.3}},
-                        seed=0)
-    det = iaf.agreement(miss, n_boot=0)["agreement"].sel(component="detection",
-                                                          annotator="c")
+    miss = iaf.simulate(n_items=100, annotators={"a": good, "b": good, "c": {"miss": 0.3}}, seed=0)
+    det = iaf.agreement(miss, n_boot=0)["agreement"].sel(component="detection", annotator="c")
     assert (det.values < 0.9).all()
 
 
@@ -579,8 +711,7 @@ def test_per_class_localization_is_defined_for_every_class_with_enough_pairs(lvi
     ds = _agreement(lvis_tables)
     loc = ds.sel(component="localization", annotator=ALL, label=names)
     undefined = np.isnan(loc["agreement"].values)
-    assert not undefined.any(), dict(zip(np.array(names)[undefined],
-                                         loc["note"].values[undefined]))
+    assert not undefined.any(), dict(zip(np.array(names)[undefined], loc["note"].values[undefined]))
     assert set(loc["chance_source"].values) <= {"enumerated", "sampled", "pooled"}
     # the second rater is a noisy redraw of the first: clear agreement in every class
     assert (loc["agreement"].values > 0.3).all()
@@ -619,8 +750,13 @@ def _lvis_classes(n=200):
 def test_lazy_center_annotators_score_zero_or_nan_in_every_class():
     classes, weights = _lvis_classes()
     lazy = {"lazy_center": True}
-    df = iaf.simulate(n_items=200, classes=classes, class_weights=weights,
-                      annotators={"a": lazy, "b": lazy}, seed=0)
+    df = iaf.simulate(
+        n_items=200,
+        classes=classes,
+        class_weights=weights,
+        annotators={"a": lazy, "b": lazy},
+        seed=0,
+    )
     ds = iaf.agreement(df, n_boot=0)
     loc = ds.sel(component="localization")
     value = loc["agreement"].values
@@ -631,8 +767,10 @@ def test_lazy_center_annotators_score_zero_or_nan_in_every_class():
     assert (loc["note"].values[enough] == "no variation: expected disagreement is 0").all()
     # and detection (they always draw one box, which always matches) has none either
     det = ds.sel(component="detection")
-    assert np.isnan(det["agreement"].values).all() or \
-        np.nanmax(np.abs(det["agreement"].values)) <= 0.05
+    assert (
+        np.isnan(det["agreement"].values).all()
+        or np.nanmax(np.abs(det["agreement"].values)) <= 0.05
+    )
 
 
 def test_jittered_lazy_center_annotators_score_zero_in_the_pooled_classes():
@@ -645,8 +783,13 @@ def test_jittered_lazy_center_annotators_score_zero_in_the_pooled_classes():
     jittered = {"lazy_center": True, "jitter": 0.05}
     means, pooled = [], 0
     for seed in range(3):
-        df = iaf.simulate(n_items=200, classes=classes, class_weights=weights,
-                          annotators={"a": jittered, "b": jittered}, seed=seed)
+        df = iaf.simulate(
+            n_items=200,
+            classes=classes,
+            class_weights=weights,
+            annotators={"a": jittered, "b": jittered},
+            seed=seed,
+        )
         ds = iaf.agreement(df, n_boot=0, seed=seed)
         value, n, source = _pooled_class_sigma(ds)
         pooled += int((source == "pooled").sum())
@@ -667,10 +810,19 @@ def _never_coinciding_boxes(duplicate=False):
         for k, annotator in enumerate("abc"):
             for j in range(3):
                 x, y = 10 + 100 * j + 7 * i + 1.5 * k, 20 + 50 * j + 3 * i + 0.5 * k
-                rows.append({"item": f"im{i}", "annotator": annotator,
-                             "label": ("cat", "dog")[j % 2], "x0": x, "y0": y,
-                             "x1": x + 40 + i + k, "y1": y + 30 + 2 * k,
-                             "width": 640.0, "height": 480.0})
+                rows.append(
+                    {
+                        "item": f"im{i}",
+                        "annotator": annotator,
+                        "label": ("cat", "dog")[j % 2],
+                        "x0": x,
+                        "y0": y,
+                        "x1": x + 40 + i + k,
+                        "y1": y + 30 + 2 * k,
+                        "width": 640.0,
+                        "height": 480.0,
+                    }
+                )
     if duplicate:
         rows[3].update({key: rows[0][key] for key in ("x0", "y0", "x1", "y1")})
     return iaf.from_records(rows)
@@ -706,23 +858,35 @@ def test_threshold_one_with_a_match_is_not_reported_as_no_match():
 # object counts only, by 0.03-0.04).
 RANDOM_CASES = {
     "tau0-dense-2": (
-        {"kind": "box", "objects_per_item": 10, "n_items": 200, "annotators": 2}, 0.0,
-        ("detection", "classification", "localization", "overall")),
+        {"kind": "box", "objects_per_item": 10, "n_items": 200, "annotators": 2},
+        0.0,
+        ("detection", "classification", "localization", "overall"),
+    ),
     "tau0-sparse-2-polygons": (
-        {"kind": "polygon", "objects_per_item": 3, "n_items": 150, "annotators": 2}, 0.0,
-        ("localization", "overall")),
+        {"kind": "polygon", "objects_per_item": 3, "n_items": 150, "annotators": 2},
+        0.0,
+        ("localization", "overall"),
+    ),
     "tau0.3-dense-3": (
-        {"kind": "box", "objects_per_item": 10, "n_items": 150, "annotators": 3}, 0.3,
-        ("detection", "localization", "overall")),
+        {"kind": "box", "objects_per_item": 10, "n_items": 150, "annotators": 3},
+        0.3,
+        ("detection", "localization", "overall"),
+    ),
     "tau0.5-dense-4": (
-        {"kind": "box", "objects_per_item": 10, "n_items": 120, "annotators": 4}, 0.5,
-        ("detection", "localization", "overall")),
+        {"kind": "box", "objects_per_item": 10, "n_items": 120, "annotators": 4},
+        0.5,
+        ("detection", "localization", "overall"),
+    ),
     "tau0.5-dense-5-grid": (
-        {"grid": True, "per_item": 8, "n_items": 80, "annotators": 5}, 0.5,
-        ("detection", "classification", "localization", "overall")),
+        {"grid": True, "per_item": 8, "n_items": 80, "annotators": 5},
+        0.5,
+        ("detection", "classification", "localization", "overall"),
+    ),
     "tau0.7-sparse-2-grid": (
-        {"grid": True, "per_item": 3, "n_items": 900, "annotators": 2}, 0.7,
-        ("detection", "localization", "overall")),
+        {"grid": True, "per_item": 3, "n_items": 900, "annotators": 2},
+        0.7,
+        ("detection", "localization", "overall"),
+    ),
 }
 
 
@@ -731,8 +895,7 @@ def _random_corpus(spec, seed):
     n_ann = spec.pop("annotators")
     if spec.pop("grid", False):
         return anchored_random(spec["n_items"], n_ann, spec["per_item"], seed=seed)
-    return iaf.simulate(annotators={f"r{k}": "random" for k in range(n_ann)}, seed=seed,
-                        **spec)
+    return iaf.simulate(annotators={f"r{k}": "random" for k in range(n_ann)}, seed=seed, **spec)
 
 
 @pytest.mark.parametrize("case", list(RANDOM_CASES))
@@ -740,8 +903,7 @@ def test_random_annotators_score_zero(case):
     spec, tau, components = RANDOM_CASES[case]
     values = []
     for seed in range(3):
-        ds = iaf.agreement(_random_corpus(spec, seed), match_threshold=tau, n_boot=0,
-                           seed=seed)
+        ds = iaf.agreement(_random_corpus(spec, seed), match_threshold=tau, n_boot=0, seed=seed)
         cell = ds.sel(label=ALL, annotator=ALL, component=list(components))
         assert (cell["n_units"].values >= 100).all()  # enough for the tolerance above
         values.append(cell["agreement"].values)
@@ -751,8 +913,12 @@ def test_random_annotators_score_zero(case):
 
 @pytest.mark.parametrize("kind, n_items", [("box", 30), ("polygon", 30), ("box", 300)])
 def test_identical_annotators_score_one_everywhere(kind, n_items):
-    df = iaf.simulate(n_items=n_items, annotators={"a": "perfect", "b": "perfect",
-                                                   "c": "perfect"}, kind=kind, seed=1)
+    df = iaf.simulate(
+        n_items=n_items,
+        annotators={"a": "perfect", "b": "perfect", "c": "perfect"},
+        kind=kind,
+        seed=1,
+    )
     ds = iaf.agreement(df, n_boot=0)
     value = ds["agreement"].values
     assert not np.isnan(value).any(), ds["note"].to_pandas()
@@ -773,10 +939,13 @@ def _sets_cell_units(tables, frame, annotator=None, *, every_row=False):
     elif annotator is None:
         sel = uni
     else:
-        sel = (((frame["annotator_a"].to_numpy() == annotator)
-                & (uni | frame["in_annotator_a"].to_numpy()))
-               | ((frame["annotator_b"].to_numpy() == annotator)
-                  & (uni | frame["in_annotator_b"].to_numpy())))
+        sel = (
+            (frame["annotator_a"].to_numpy() == annotator)
+            & (uni | frame["in_annotator_a"].to_numpy())
+        ) | (
+            (frame["annotator_b"].to_numpy() == annotator)
+            & (uni | frame["in_annotator_b"].to_numpy())
+        )
     lo, hi = _pairing_keys(tables, frame[sel])
     return len(set(zip(lo, hi)))
 
@@ -787,12 +956,15 @@ def _loc_cell_units(tables, annotator=None, label=None):
         pooled = tables.localization_pooled
         if (pooled["label"] == label).any():
             return int((pooled["label"] == label).sum())
-        sel = ((lb["label_a"] == label) & (lb["label_b"] == label)
-               & (lb["in_uniform"] | lb["in_label"]))
+        sel = (
+            (lb["label_a"] == label)
+            & (lb["label_b"] == label)
+            & (lb["in_uniform"] | lb["in_label"])
+        )
     elif annotator is not None:
-        sel = (((lb["annotator_a"] == annotator) & (lb["in_uniform"] | lb["in_annotator_a"]))
-               | ((lb["annotator_b"] == annotator)
-                  & (lb["in_uniform"] | lb["in_annotator_b"])))
+        sel = ((lb["annotator_a"] == annotator) & (lb["in_uniform"] | lb["in_annotator_a"])) | (
+            (lb["annotator_b"] == annotator) & (lb["in_uniform"] | lb["in_annotator_b"])
+        )
     else:
         sel = lb["in_uniform"]
     pairs = lb.loc[sel.to_numpy(), ["object_a", "object_b"]].to_numpy()
@@ -800,8 +972,9 @@ def _loc_cell_units(tables, annotator=None, label=None):
 
 
 @pytest.mark.parametrize("which", ["sampled", "crowd", "lvis"])
-def test_n_chance_counts_the_distinct_units_of_each_cell(which, sampled_tables, crowd_tables,
-                                                          lvis_tables):
+def test_n_chance_counts_the_distinct_units_of_each_cell(
+    which, sampled_tables, crowd_tables, lvis_tables
+):
     tables = {"sampled": sampled_tables, "crowd": crowd_tables, "lvis": lvis_tables}[which]
     c = tables.corpus
     ds = _agreement(tables)
@@ -878,8 +1051,9 @@ def _assert_same_result(ds, other, ann_map):
 
 
 def test_row_order_and_renaming_change_nothing_on_a_sampled_corpus():
-    df = iaf.simulate(n_items=150, annotators={"a": "good", "b": "sloppy", "c": "mislabeler"},
-                      seed=4)
+    df = iaf.simulate(
+        n_items=150, annotators={"a": "good", "b": "sloppy", "c": "mislabeler"}, seed=4
+    )
     ds = iaf.agreement(df, n_boot=20)
     assert ds.attrs["chance_population"] == "sampled"
     other, ann_map = _renamed(df, seed=4)
@@ -903,12 +1077,16 @@ def test_renaming_classes_changes_nothing_on_the_lvis_shaped_corpus(lvis_tables)
     _assert_same_result(ds, other.sel(label=ds["label"].values), {})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "annotators a, b, c are indistinguishable by content (identical lazy-center boxes and "
-    "labels): only their names order them, so renaming them permutes which one gets which "
-    "random stream and bootstrap column; their cells differ by sampling noise (a documented "
-    "limit of name-free canonical codes: corpus.prepare breaks exact ties by class, then "
-    "by name)"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "annotators a, b, c are indistinguishable by content (identical lazy-center boxes and "
+        "labels): only their names order them, so renaming them permutes which one gets which "
+        "random stream and bootstrap column; their cells differ by sampling noise (a documented "
+        "limit of name-free canonical codes: corpus.prepare breaks exact ties by class, then "
+        "by name)"
+    ),
+)
 @pytest.mark.parametrize("n_items, population", [(12, "enumerated"), (150, "sampled")])
 def test_renaming_items_that_differ_only_by_label_changes_nothing(n_items, population):
     # lazy-center annotators: every item has the same central box (in normalized

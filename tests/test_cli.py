@@ -1,5 +1,6 @@
 """Tests for the command line (``python -m iaa_frames``): a successful run, every error
-path with its exit status and message, ``demo``, ``--help``; and the input readers."""
+path with its exit status and message, ``demo``, ``--help``, ``--on-invalid`` and threshold
+sweeps. The inputs' format detection and reading: tests/test_cli_inputs.py."""
 
 from __future__ import annotations
 
@@ -10,14 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from iaa_frames.cli import FORMATS, read_inputs
-from iaa_frames.errors import ParameterError, ReaderError
-from iaa_frames.io import load_sample
-from iaa_frames.io.samples import sample_path
+from iaa_frames.cli import FORMATS
 from iaa_frames.simulate import simulate
 
 HAS_PYARROW = importlib.util.find_spec("pyarrow") is not None
@@ -27,10 +24,19 @@ FAST = ["--n-boot", "0", "--n-chance", "100"]
 def run(*args, cwd=None):
     # run this checkout's package, not whatever an editable install points at
     root = str(Path(__file__).resolve().parents[1])
-    env = dict(os.environ, MPLBACKEND="Agg",
-               PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    return subprocess.run([sys.executable, "-m", "iaa_frames", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+    env = dict(
+        os.environ,
+        MPLBACKEND="Agg",
+        PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "iaa_frames", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
 
 
 class Done:
@@ -65,8 +71,7 @@ def assert_one_line_error(proc, status, *fragments):
 @pytest.fixture(scope="module")
 def boxes_csv(tmp_path_factory):
     """A small tidy box corpus as CSV (coverage rows included)."""
-    df = simulate(n_items=12, annotators={"ana": "good", "ben": "sloppy", "cy": "misser"},
-                  seed=2)
+    df = simulate(n_items=12, annotators={"ana": "good", "ben": "sloppy", "cy": "misser"}, seed=2)
     path = tmp_path_factory.mktemp("cli") / "corpus.csv"
     df.drop(columns="geometry").to_csv(path, index=False)
     return path
@@ -77,8 +82,23 @@ def boxes_csv(tmp_path_factory):
 
 def test_report_from_csv(boxes_csv, tmp_path):
     out = tmp_path / "out"
-    proc = run("report", boxes_csv, "--format", "csv", "--out", out, *FAST, "--seed", "3",
-               "--title", "CLI test", "--match-threshold", "0.6", "--distance", "iou")
+    proc = run(
+        "report",
+        boxes_csv,
+        "--format",
+        "csv",
+        "--out",
+        out,
+        *FAST,
+        "--seed",
+        "3",
+        "--title",
+        "CLI test",
+        "--match-threshold",
+        "0.6",
+        "--distance",
+        "iou",
+    )
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()) == (out / "report.html").resolve()
     assert "reading 1 input(s) as csv" in proc.stderr and "wrote" in proc.stderr
@@ -139,32 +159,37 @@ def test_csv_without_required_columns(tmp_path):
 
 def test_csv_with_bad_geometry(tmp_path):
     bad = tmp_path / "bad.csv"
-    pd.DataFrame({"item": ["a"], "annotator": ["x"], "label": ["car"],
-                  "geometry": ["POLYGON ((0 0, 1"]}).to_csv(bad, index=False)
+    pd.DataFrame(
+        {"item": ["a"], "annotator": ["x"], "label": ["car"], "geometry": ["POLYGON ((0 0, 1"]}
+    ).to_csv(bad, index=False)
     proc = run("report", bad, "--format", "csv", "--out", tmp_path / "o")
     assert_one_line_error(proc, 1, "geometry column is not WKT")
 
 
 def test_bad_option_value(boxes_csv, tmp_path):
-    proc = run("report", boxes_csv, "--format", "csv", "--out", tmp_path,
-               "--match-threshold", "2")
+    proc = run("report", boxes_csv, "--format", "csv", "--out", tmp_path, "--match-threshold", "2")
     assert_one_line_error(proc, 2, "--match-threshold", "not a number in [0, 1]")
 
 
-@pytest.mark.parametrize("option, value", [("--match-threshold", "abc"),
-                                           ("--n-boot", "-1"), ("--n-chance", "0"),
-                                           ("--seed", "1.5"), ("--top", "0"),
-                                           ("--distance", "manhattan")])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--match-threshold", "abc"),
+        ("--n-boot", "-1"),
+        ("--n-chance", "0"),
+        ("--seed", "1.5"),
+        ("--top", "0"),
+        ("--distance", "manhattan"),
+    ],
+)
 def test_bad_option_values_in_process(capsys, boxes_csv, tmp_path, option, value):
-    done = call(capsys, "report", boxes_csv, "--format", "csv", "--out", tmp_path,
-                option, value)
+    done = call(capsys, "report", boxes_csv, "--format", "csv", "--out", tmp_path, option, value)
     assert_one_line_error(done, 2, option)
 
 
 def test_missing_arguments(capsys, tmp_path):
     assert_one_line_error(run(), 2, "COMMAND")
-    assert_one_line_error(call(capsys, "report", "--format", "csv", "--out", tmp_path), 2,
-                          "INPUT")
+    assert_one_line_error(call(capsys, "report", "--format", "csv", "--out", tmp_path), 2, "INPUT")
     assert_one_line_error(call(capsys, "report", "--out", tmp_path), 2, "INPUT")
     # --format is optional: a missing input is an input error naming it
     assert_one_line_error(call(capsys, "report", "x.csv", "--out", tmp_path, "-q"), 1, "x.csv")
@@ -189,9 +214,22 @@ def test_help_is_complete(capsys):
     assert "examples:" in top.stdout and "iaa-frames demo" in top.stdout
     rep = call(capsys, "report", "--help")
     assert rep.returncode == 0
-    for word in (*FORMATS, "--distance", "--match-threshold", "--n-boot", "--n-chance",
-                 "--seed", "--out", "--title", "--top", "--classes", "--image-sizes",
-                 "--quiet", "--progress", "examples:"):
+    for word in (
+        *FORMATS,
+        "--distance",
+        "--match-threshold",
+        "--n-boot",
+        "--n-chance",
+        "--seed",
+        "--out",
+        "--title",
+        "--top",
+        "--classes",
+        "--image-sizes",
+        "--quiet",
+        "--progress",
+        "examples:",
+    ):
         assert word in rep.stdout, word
     demo = call(capsys, "demo", "--help")
     assert demo.returncode == 0 and "--out" in demo.stdout
@@ -199,96 +237,9 @@ def test_help_is_complete(capsys):
     assert version.returncode == 0 and version.stdout.startswith("iaa-frames ")
 
 
-# -------------------------------------------------------------------------- reading
-
-
-def _canonical(df):
-    cols = ["annotator", "label", "x0", "y0", "x1", "y1"]
-    out = df[df["label"].notna()][cols].copy()
-    out["item"] = [Path(str(i)).stem for i in df.loc[out.index, "item"]]
-    out["annotator"] = out["annotator"].str.split("@").str[0]
-    return out.round(1).sort_values(["item", "annotator", "x0", "y0"]).reset_index(drop=True)
-
-
-@pytest.mark.parametrize("fmt", ["coco", "cvat", "labelstudio", "voc", "darwin"])
-def test_read_inputs_matches_the_readers(fmt):
-    path = sample_path(fmt)
-    if fmt in ("coco", "cvat"):
-        inputs = sorted(path.glob("*.json" if fmt == "coco" else "*.xml"))
-    elif fmt in ("voc", "darwin"):
-        inputs = sorted(p for p in path.iterdir() if p.is_dir())  # one directory each
-    else:
-        inputs = [path]
-    df = read_inputs(inputs, fmt)
-    ref = load_sample(fmt)
-    assert len(df) == len(ref)
-    pd.testing.assert_frame_equal(_canonical(df), _canonical(ref))
-
-
-def test_read_inputs_yolo_options():
-    path = sample_path("yolo")
-    df = read_inputs([path], "yolo", classes=path / "classes.txt",
-                     image_sizes=path / "image_sizes.csv")
-    pd.testing.assert_frame_equal(_canonical(df), _canonical(load_sample("yolo")))
-    with pytest.raises(ParameterError, match="yolo only"):
-        read_inputs([path], "voc", classes=path / "classes.txt")
-
-
-def test_read_inputs_csv_with_wkt_and_several_files(tmp_path):
-    corpus = pd.read_csv(sample_path("coco").parent / "corpus.csv")
-    half = corpus["annotator"].isin(["ana", "ben"])
-    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
-    corpus[half].to_csv(a, index=False)
-    corpus[~half].to_csv(b, index=False)
-    df = read_inputs([a, b], "csv")
-    assert len(df) == len(corpus)
-    assert df["object_id"].is_unique
-    polygons = df["geometry"].notna()
-    assert polygons.sum() == corpus["geometry"].notna().sum()
-    assert {g.geom_type for g in df.loc[polygons, "geometry"]} <= {"Polygon", "MultiPolygon"}
-    bounds = np.array([g.bounds for g in df.loc[polygons, "geometry"]])
-    np.testing.assert_allclose(df.loc[polygons, ["x0", "y0", "x1", "y1"]].to_numpy(), bounds)
-    pd.testing.assert_frame_equal(_canonical(df), _canonical(corpus))
-
-
-def test_read_inputs_errors(tmp_path):
-    with pytest.raises(FileNotFoundError):
-        read_inputs([tmp_path / "missing.csv"], "csv")
-    empty = tmp_path / "empty.csv"
-    empty.write_text("")
-    with pytest.raises(ReaderError, match="not a readable CSV"):
-        read_inputs([empty], "csv")
-    with pytest.raises(ParameterError, match="unknown format"):
-        read_inputs([empty], "excel")
-
-
-# -- formats told from the inputs, --on-invalid, warnings ------------------------------------
+# -- --on-invalid, warnings (reading and format detection: tests/test_cli_inputs.py) ------
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def test_guess_format_from_names_and_contents(boxes_csv):
-    from iaa_frames.cli import guess_format
-    from iaa_frames.errors import ParameterError
-
-    cases = {
-        "coco": [FIXTURES / "coco" / "ana.json"],
-        "labelstudio": [FIXTURES / "labelstudio" / "export.json"],
-        "cvat": [FIXTURES / "cvat" / "job_12.xml", FIXTURES / "cvat" / "video_job_ana.xml"],
-        "darwin": [FIXTURES / "darwin_export"],
-        "voc": [FIXTURES / "voc"],
-        "yolo": [FIXTURES / "yolo_ultralytics"],
-        "csv": [boxes_csv],
-    }
-    for fmt, inputs in cases.items():
-        assert guess_format(inputs) == fmt, inputs
-    assert guess_format([FIXTURES / "labelstudio" / "json_min.json"]) == "labelstudio"
-    assert guess_format([FIXTURES / "yolo_darknet"]) == "yolo"
-    assert guess_format([FIXTURES / "darwin_export" / "street_01.json"]) == "darwin"
-    with pytest.raises(ParameterError, match="different formats.*job_12.xml: cvat"):
-        guess_format([FIXTURES / "coco" / "ana.json", FIXTURES / "cvat" / "job_12.xml"])
-    with pytest.raises(ParameterError, match="cannot tell the format of .*data.yaml; pass --format"):
-        guess_format([FIXTURES / "yolo" / "data.yaml"])
 
 
 def test_on_invalid_drop_and_the_dropped_table(tmp_path):
@@ -296,14 +247,22 @@ def test_on_invalid_drop_and_the_dropped_table(tmp_path):
     # the file, the shape and the fix; --on-invalid drop reads it and lists what it dropped
     bad = FIXTURES / "cvat" / "datumaro_for_images.xml"
     other = tmp_path / "other.xml"
-    other.write_text(bad.read_text().replace('label=""', 'label="cat"')
-                     .replace("<username></username>", "<username>ben</username>"))
+    other.write_text(
+        bad.read_text()
+        .replace('label=""', 'label="cat"')
+        .replace("<username></username>", "<username>ben</username>")
+    )
     cvat_a = tmp_path / "dm.xml"
     cvat_a.write_text(bad.read_text().replace("<username></username>", "<username>ana</username>"))
     out = tmp_path / "r"
     proc = run("report", cvat_a, other, "--out", out, *FAST)
-    assert_one_line_error(proc, 1, "dm.xml: image[0] (name='images/photo.jpg') box[1]",
-                          "an object has no label", "on_invalid='drop'")
+    assert_one_line_error(
+        proc,
+        1,
+        "dm.xml: image[0] (name='images/photo.jpg') box[1]",
+        "an object has no label",
+        "on_invalid='drop'",
+    )
     proc = run("report", cvat_a, other, "--out", out, "--on-invalid", "drop", *FAST)
     assert proc.returncode == 0, proc.stderr
     warns = [ln for ln in proc.stderr.splitlines() if ln.startswith("iaa-frames: warning:")]
@@ -317,6 +276,85 @@ def test_on_invalid_drop_and_the_dropped_table(tmp_path):
 
 def test_same_images_from_label_studio_and_cvat_on_the_command_line(tmp_path):
     # mixed formats are refused with the way out; each export read on its own works
-    proc = run("report", FIXTURES / "crosstool" / "labelstudio_ana.json",
-               FIXTURES / "crosstool" / "cvat_ben.xml", "--out", tmp_path / "r", *FAST)
+    proc = run(
+        "report",
+        FIXTURES / "crosstool" / "labelstudio_ana.json",
+        FIXTURES / "crosstool" / "cvat_ben.xml",
+        "--out",
+        tmp_path / "r",
+        *FAST,
+    )
     assert_one_line_error(proc, 1, "different formats", "pd.concat")
+
+
+# ------------------------------------------------------------------ threshold sweeps
+
+
+def test_report_with_several_thresholds(capsys, boxes_csv, tmp_path):
+    import xarray as xr
+
+    out = tmp_path / "sweep"
+    done = call(
+        capsys,
+        "report",
+        boxes_csv,
+        "--format",
+        "csv",
+        "--out",
+        out,
+        *FAST,
+        "-q",
+        "--match-threshold",
+        "0.7, 0.3,0.5,0.3",
+    )
+    assert done.returncode == 0, done.stderr
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert 'id="threshold"' in html and 'id="fig-threshold"' in html
+    with xr.open_dataset(out / "agreement.nc") as res:
+        assert res["threshold"].values.tolist() == [0.3, 0.5, 0.7]
+        assert res["agreement"].dims[0] == "threshold"
+    table = pd.read_csv(out / "thresholds.csv")
+    assert sorted(table["threshold"].unique()) == [0.3, 0.5, 0.7]
+    # the rest of the report is at 0.5, as a report at 0.5 alone
+    alone = tmp_path / "alone"
+    call(
+        capsys,
+        "report",
+        boxes_csv,
+        "--format",
+        "csv",
+        "--out",
+        alone,
+        *FAST,
+        "-q",
+        "--match-threshold",
+        "0.5",
+    )
+    pd.testing.assert_frame_equal(
+        pd.read_csv(out / "headline.csv"), pd.read_csv(alone / "headline.csv")
+    )
+    assert 'id="threshold"' not in (alone / "report.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "value, fragment",
+    [
+        ("0.3,,0.5", "comma-separated"),
+        ("0.3,1.5", "'1.5' is not a number in [0, 1]"),
+        ("0.3;0.5", "not a number in [0, 1]"),
+        (",", "comma-separated"),
+    ],
+)
+def test_bad_threshold_lists(capsys, boxes_csv, tmp_path, value, fragment):
+    done = call(
+        capsys,
+        "report",
+        boxes_csv,
+        "--format",
+        "csv",
+        "--out",
+        tmp_path,
+        "--match-threshold",
+        value,
+    )
+    assert_one_line_error(done, 2, "--match-threshold", fragment)

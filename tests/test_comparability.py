@@ -12,15 +12,29 @@ from iaa_frames.errors import NotComparableError
 
 
 def _box(item, ann, label="cat", x=0):
-    return {"item": item, "annotator": ann, "label": label, "x0": x, "y0": 0, "x1": x + 10, "y1": 10,
-                "width": 100, "height": 100}
+    return {
+        "item": item,
+        "annotator": ann,
+        "label": label,
+        "x0": x,
+        "y0": 0,
+        "x1": x + 10,
+        "y1": 10,
+        "width": 100,
+        "height": 100,
+    }
 
 
 def test_one_annotator_is_an_error_everywhere(tmp_path):
     df = iaf.from_records([_box("a.jpg", "ana"), _box("b.jpg", "ana")])
-    for call in (lambda: iaf.agreement(df, n_chance=10), lambda: df.iaa.sigma(n_chance=10),
-                 lambda: iaf.pair_tables(df, n_chance=10)):
-        with pytest.raises(NotComparableError, match=r"at least two annotators.*found one \('ana', 2 item"):
+    for call in (
+        lambda: iaf.agreement(df, n_chance=10),
+        lambda: df.iaa.sigma(n_chance=10),
+        lambda: iaf.pair_tables(df, n_chance=10),
+    ):
+        with pytest.raises(
+            NotComparableError, match=r"at least two annotators.*found one \('ana', 2 item"
+        ):
             call()
     out = tmp_path / "report"
     with pytest.raises(NotComparableError, match="at least two annotators"):
@@ -31,8 +45,10 @@ def test_one_annotator_is_an_error_everywhere(tmp_path):
 
 def test_disjoint_items_name_the_item_key_that_aligns_them():
     # Label Studio upload paths against CVAT names: the base name (prefix stripped) aligns
-    ls = [_box(f"/data/upload/1/{h}-{n}", "ana") for h, n in (("48c2f1a0", "photo.jpg"),
-                                                             ("0a1b2c3d", "dog.jpg"))]
+    ls = [
+        _box(f"/data/upload/1/{h}-{n}", "ana")
+        for h, n in (("48c2f1a0", "photo.jpg"), ("0a1b2c3d", "dog.jpg"))
+    ]
     cvat = [_box("photo.jpg", "ben"), _box("dog.jpg", "ben")]
     df = iaf.from_records(ls + cvat)
     with pytest.raises(NotComparableError) as info:
@@ -42,8 +58,14 @@ def test_disjoint_items_name_the_item_key_that_aligns_them():
     assert "'ana': 2 item(s)" in msg and "'ben': 2 item(s)" in msg
     assert "item_key='name'" in msg and "'photo.jpg'" in msg
     # YOLO stems against file names: the stem aligns
-    df = iaf.from_records([_box("photo", "ana"), _box("dog", "ana"),
-                           _box("imgs/photo.jpg", "ben"), _box("imgs/dog.jpg", "ben")])
+    df = iaf.from_records(
+        [
+            _box("photo", "ana"),
+            _box("dog", "ana"),
+            _box("imgs/photo.jpg", "ben"),
+            _box("imgs/dog.jpg", "ben"),
+        ]
+    )
     with pytest.raises(NotComparableError, match="item_key='stem'"):
         require_comparable(df)
     # nothing aligns: the generic advice
@@ -82,8 +104,12 @@ def test_enough_overlap_passes_and_integer_annotators_count():
 
 def test_shared_items_is_the_brute_force_count():
     rng = np.random.default_rng(0)
-    rows = [{"item": int(i), "annotator": str(a)} for i in range(30) for a in "ABCD"
-            if rng.random() < 0.5]
+    rows = [
+        {"item": int(i), "annotator": str(a)}
+        for i in range(30)
+        for a in "ABCD"
+        if rng.random() < 0.5
+    ]
     df = iaf.from_records(rows)
     t = shared_items(df)
     cov = {a: {r["item"] for r in rows if r["annotator"] == a} for a in "ABCD"}

@@ -21,8 +21,16 @@ from iaa_frames.conflicts import (
 from iaa_frames.errors import ParameterError
 
 TAU, LOW = 0.5, 0.8
-KEY = ["kind", "item", "annotator_a", "annotator_b", "object_id_a", "object_id_b",
-       "label_a", "label_b"]
+KEY = [
+    "kind",
+    "item",
+    "annotator_a",
+    "annotator_b",
+    "object_id_a",
+    "object_id_b",
+    "label_a",
+    "label_b",
+]
 
 
 def _shape(row):
@@ -68,10 +76,12 @@ def _faulty_corpus(base, rng, *, n_miss=6, n_extra=5, n_flip=6, n_low=5, n_far=3
     gold = base.assign(annotator="gold", object_id="gold/" + base["object_id"].astype(str))
     eve = base.assign(annotator="eve", object_id="eve/" + base["object_id"].astype(str))
     objects = eve[eve["label"].notna()]
-    shapes = {oid: _shape(r) for oid, r in gold.set_index("object_id").iterrows()
-              if r["label"] is not None and not pd.isna(r["label"])}
-    by_item = {k: list(v) for k, v in gold[gold["label"].notna()]
-               .groupby("item")["object_id"]}
+    shapes = {
+        oid: _shape(r)
+        for oid, r in gold.set_index("object_id").iterrows()
+        if r["label"] is not None and not pd.isna(r["label"])
+    }
+    by_item = {k: list(v) for k, v in gold[gold["label"].notna()].groupby("item")["object_id"]}
     # objects on items with >= 2 objects (a miss never empties an item), isolated from
     # the other objects of their item (IoU < 0.05 with each), in random order
     cand = []
@@ -96,15 +106,17 @@ def _faulty_corpus(base, rng, *, n_miss=6, n_extra=5, n_flip=6, n_low=5, n_far=3
         used_items.add(r["item"])
         cand.remove(idx)
         drop.append(idx)
-        expected.append(("missed", r["item"], "gold", "eve", gold_of(r), None, r["label"],
-                         None, np.nan))
+        expected.append(
+            ("missed", r["item"], "gold", "eve", gold_of(r), None, r["label"], None, np.nan)
+        )
     # label flips
     for idx in cand[:n_flip]:
         r = eve.loc[idx]
         new = classes[(classes.index(r["label"]) + 1) % len(classes)]
         eve.loc[idx, "label"] = new
-        expected.append(("label", r["item"], "gold", "eve", gold_of(r), r["object_id"],
-                         r["label"], new, 1.0))
+        expected.append(
+            ("label", r["item"], "gold", "eve", gold_of(r), r["object_id"], r["label"], new, 1.0)
+        )
     cand = cand[n_flip:]
     # shifts: low overlap (IoU ~0.62) and far (IoU ~0.3: a miss plus an extra)
     n_done = {"low": 0, "far": 0}
@@ -127,14 +139,27 @@ def _faulty_corpus(base, rng, *, n_miss=6, n_extra=5, n_flip=6, n_low=5, n_far=3
         n_done[kind] += 1
         if kind == "low":
             assert TAU <= iou < LOW
-            expected.append(("low_overlap", r["item"], "gold", "eve", gold_of(r),
-                             r["object_id"], r["label"], r["label"], iou))
+            expected.append(
+                (
+                    "low_overlap",
+                    r["item"],
+                    "gold",
+                    "eve",
+                    gold_of(r),
+                    r["object_id"],
+                    r["label"],
+                    r["label"],
+                    iou,
+                )
+            )
         else:
             assert iou < TAU
-            expected.append(("missed", r["item"], "gold", "eve", gold_of(r), None,
-                             r["label"], None, np.nan))
-            expected.append(("extra", r["item"], "gold", "eve", None, r["object_id"], None,
-                             r["label"], np.nan))
+            expected.append(
+                ("missed", r["item"], "gold", "eve", gold_of(r), None, r["label"], None, np.nan)
+            )
+            expected.append(
+                ("extra", r["item"], "gold", "eve", None, r["object_id"], None, r["label"], np.nan)
+            )
     assert n_done == {"low": n_low, "far": n_far}
     # extra objects: small boxes overlapping nothing of gold's on their item
     extras = []
@@ -151,9 +176,21 @@ def _faulty_corpus(base, rng, *, n_miss=6, n_extra=5, n_flip=6, n_low=5, n_far=3
         oid = f"eve/extra{k}"
         k += 1
         label = classes[int(rng.integers(len(classes)))]
-        extras.append({"item": item, "annotator": "eve", "label": label, "object_id": oid,
-                           "x0": x, "y0": y, "x1": x + 0.06 * W, "y1": y + 0.06 * H, "geometry": None,
-                           "width": W, "height": H})
+        extras.append(
+            {
+                "item": item,
+                "annotator": "eve",
+                "label": label,
+                "object_id": oid,
+                "x0": x,
+                "y0": y,
+                "x1": x + 0.06 * W,
+                "y1": y + 0.06 * H,
+                "geometry": None,
+                "width": W,
+                "height": H,
+            }
+        )
         expected.append(("extra", item, "gold", "eve", None, oid, None, label, np.nan))
     eve = pd.concat([eve.drop(index=drop), pd.DataFrame(extras)], ignore_index=True)
     exp = pd.DataFrame(expected, columns=KEY + ["iou"])
@@ -194,30 +231,32 @@ def test_sample_faults_without_reference(sample_faults):
     want = []
     for r in exp.itertuples(index=False):
         if r.kind == "missed":
-            want.append(("unmatched", r.item, "gold", "eve", r.object_id_a, None,
-                         r.label_a, None))
+            want.append(("unmatched", r.item, "gold", "eve", r.object_id_a, None, r.label_a, None))
         elif r.kind == "extra":
-            want.append(("unmatched", r.item, "eve", "gold", r.object_id_b, None,
-                         r.label_b, None))
+            want.append(("unmatched", r.item, "eve", "gold", r.object_id_b, None, r.label_b, None))
         else:  # pairs are ordered by annotator name: eve < gold
-            want.append((r.kind, r.item, "eve", "gold", r.object_id_b, r.object_id_a,
-                         r.label_b, r.label_a))
+            want.append(
+                (r.kind, r.item, "eve", "gold", r.object_id_b, r.object_id_a, r.label_b, r.label_a)
+            )
     assert len(got) == len(want)
     assert _as_set(got) == set(want)
 
 
 def test_simulated_truth_faults_listed_exactly():
     sim = iaf.simulate_with_truth(
-        n_items=60, seed=3, kind="mixed",
-        annotators={"m": {"miss": 0.25, "confusion": 0.25}, "p": "perfect"})
-    truth = sim.truth.assign(annotator="gold",
-                             object_id=lambda d: "t" + d["truth_id"].astype(str))
+        n_items=60,
+        seed=3,
+        kind="mixed",
+        annotators={"m": {"miss": 0.25, "confusion": 0.25}, "p": "perfect"},
+    )
+    truth = sim.truth.assign(annotator="gold", object_id=lambda d: "t" + d["truth_id"].astype(str))
     ann = sim.annotations
     # items without true objects: the reference reviewed them and drew nothing
     empty = sorted(set(ann["item"]) - set(truth["item"]))
     cover = pd.DataFrame({"item": empty, "annotator": "gold"})
-    df = pd.concat([truth.drop(columns="truth_id"), cover, ann.drop(columns="truth_id")],
-                   ignore_index=True)
+    df = pd.concat(
+        [truth.drop(columns="truth_id"), cover, ann.drop(columns="truth_id")], ignore_index=True
+    )
     got = conflicts(df, reference="gold", n_chance=100)
     assert set(got["annotator_b"]) <= {"m"}  # the perfect copy has no conflict at all
     m = ann[(ann["annotator"] == "m") & ann["label"].notna()]
@@ -230,8 +269,9 @@ def test_simulated_truth_faults_listed_exactly():
     for r in m.itertuples(index=False):
         true = t_label[int(r.truth_id)]
         if r.label != true:
-            want.add(("label", r.item, "gold", "m", f"t{int(r.truth_id)}", r.object_id,
-                      true, r.label))
+            want.add(
+                ("label", r.item, "gold", "m", f"t{int(r.truth_id)}", r.object_id, true, r.label)
+            )
     assert len(want) > 30  # the test has teeth
     assert len(got) == len(want)
     assert _as_set(got) == want
@@ -243,21 +283,29 @@ def test_unmatched_rows_are_the_detection_counts():
     got = conflicts(t)
     s = t.sets_within[t.sets_within["label"] == -1]
     c = t.corpus
-    want = pd.Series((s["n_a"] + s["n_b"] - 2 * s["n_matched"]).to_numpy(),
-                     index=pd.MultiIndex.from_arrays([
-                         c.items[s["item"]],
-                         [frozenset(p) for p in zip(c.annotators[s["annotator_a"]],
-                                                    c.annotators[s["annotator_b"]])]]))
+    want = pd.Series(
+        (s["n_a"] + s["n_b"] - 2 * s["n_matched"]).to_numpy(),
+        index=pd.MultiIndex.from_arrays(
+            [
+                c.items[s["item"]],
+                [
+                    frozenset(p)
+                    for p in zip(c.annotators[s["annotator_a"]], c.annotators[s["annotator_b"]])
+                ],
+            ]
+        ),
+    )
     un = got[got["kind"] == "unmatched"]
-    have = un.groupby([un["item"].to_numpy(),
-                       [frozenset(p) for p in zip(un["annotator_a"], un["annotator_b"])]]) \
-        .size()
+    have = un.groupby(
+        [un["item"].to_numpy(), [frozenset(p) for p in zip(un["annotator_a"], un["annotator_b"])]]
+    ).size()
     want = want[want > 0].groupby(level=[0, 1]).sum()
     assert have.sort_index().to_dict() == want.sort_index().to_dict()
     w = t.localization_within
     label = c.label
-    assert (got["kind"] == "label").sum() == int((label[w["object_a"]]
-                                                   != label[w["object_b"]]).sum())
+    assert (got["kind"] == "label").sum() == int(
+        (label[w["object_a"]] != label[w["object_b"]]).sum()
+    )
     assert (got["kind"] == "low_overlap").sum() == int((w["iou"] < LOW).sum())
 
 
@@ -298,8 +346,9 @@ def test_single_annotator_and_two_items():
     one = iaf.simulate(n_items=3, annotators={"solo": "good"}, seed=0)
     with pytest.raises(iaf.NotComparableError, match="two annotators"):
         conflicts(one, n_chance=10)  # nothing to compare: an error, not an empty table
-    got = conflicts(iaf.simulate(n_items=3, annotators={"a": "perfect", "b": "perfect"},
-                                 seed=0), n_chance=10)
+    got = conflicts(
+        iaf.simulate(n_items=3, annotators={"a": "perfect", "b": "perfect"}, seed=0), n_chance=10
+    )
     assert got.empty and list(got.columns) == list(CONFLICT_COLUMNS)
     counts = conflict_counts(got)
     assert counts.empty and list(counts.columns) == ["kind", "label", "annotator", "count"]
@@ -319,8 +368,11 @@ def test_counts_margins_and_involvement():
         sub = c[c["kind"] == kind]
         assert n == int(((sub["annotator_a"] == a) | (sub["annotator_b"] == a)).sum())
     # a label conflict counts for both of its classes
-    lab = counts[(counts["kind"] == "label") & (counts["annotator"] == "(all)")
-                 & (counts["label"] != "(all)")].set_index("label")["count"]
+    lab = counts[
+        (counts["kind"] == "label")
+        & (counts["annotator"] == "(all)")
+        & (counts["label"] != "(all)")
+    ].set_index("label")["count"]
     sub = c[c["kind"] == "label"]
     for cls, n in lab.items():
         assert n == int(((sub["label_a"] == cls) | (sub["label_b"] == cls)).sum())
@@ -333,10 +385,15 @@ def test_counts_reference_mode():
     assert "ana" not in set(counts["annotator"])
     per = counts[(counts["label"] == "(all)") & (counts["annotator"] != "(all)")]
     want = c.groupby(["kind", "annotator_b"]).size()
-    assert per.set_index(["kind", "annotator"])["count"].sort_index().to_dict() == \
-        want.sort_index().to_dict()
-    extra = counts[(counts["kind"] == "extra") & (counts["annotator"] == "(all)")
-                   & (counts["label"] != "(all)")].set_index("label")["count"]
+    assert (
+        per.set_index(["kind", "annotator"])["count"].sort_index().to_dict()
+        == want.sort_index().to_dict()
+    )
+    extra = counts[
+        (counts["kind"] == "extra")
+        & (counts["annotator"] == "(all)")
+        & (counts["label"] != "(all)")
+    ].set_index("label")["count"]
     assert extra.to_dict() == c[c["kind"] == "extra"].groupby("label_b").size().to_dict()
     with pytest.raises(ParameterError, match="unexpected"):
         conflict_counts(c, n_chance=5)
@@ -362,7 +419,9 @@ def test_integer_object_ids_stay_integers():
 
 def test_accessor_equals_function():
     df = iaf.simulate(n_items=8, annotators={"g": "perfect", "s": "sloppy"}, seed=0)
-    pd.testing.assert_frame_equal(df.iaa.conflicts(reference="g", n_chance=30),
-                                  iaf.conflicts(df, reference="g", n_chance=30))
-    pd.testing.assert_frame_equal(df.iaa.conflict_counts(n_chance=30),
-                                  iaf.conflict_counts(df, n_chance=30))
+    pd.testing.assert_frame_equal(
+        df.iaa.conflicts(reference="g", n_chance=30), iaf.conflicts(df, reference="g", n_chance=30)
+    )
+    pd.testing.assert_frame_equal(
+        df.iaa.conflict_counts(n_chance=30), iaf.conflict_counts(df, n_chance=30)
+    )

@@ -46,8 +46,7 @@ def test_reference_orientation(tables):
     # the reference's own rows over all annotators sum to its matched objects
     acc = iaf.accuracy(tables, reference="ana")
     allm = confusion(tables, reference="ana")
-    assert allm.to_numpy().sum() == int(acc["n_matched"].sel(label="(all)",
-                                                             annotator="(all)"))
+    assert allm.to_numpy().sum() == int(acc["n_matched"].sel(label="(all)", annotator="(all)"))
 
 
 def test_annotator_rows_and_normalize(tables):
@@ -58,17 +57,14 @@ def test_annotator_rows_and_normalize(tables):
     assert m.to_numpy().sum() == n
     s = confusion(tables, annotator="chloe", normalize=True)
     np.testing.assert_allclose(s.sum(axis=1), 1.0)
-    np.testing.assert_allclose(s.to_numpy(), m.to_numpy() / m.to_numpy().sum(axis=1,
-                                                                             keepdims=True))
+    np.testing.assert_allclose(s.to_numpy(), m.to_numpy() / m.to_numpy().sum(axis=1, keepdims=True))
 
 
 def test_label_alpha_equals_engine_and_krippendorff(tables):
     a = label_alpha(tables)
     res = iaf.agreement_from_tables(tables)
-    engine = res["agreement"].sel(component="classification", annotator="(all)") \
-        .to_series()
-    pd.testing.assert_series_equal(a, engine.reindex(a.index), check_names=False,
-                                   rtol=1e-12)
+    engine = res["agreement"].sel(component="classification", annotator="(all)").to_series()
+    pd.testing.assert_series_equal(a, engine.reindex(a.index), check_names=False, rtol=1e-12)
     # independent: krippendorff's reliability matrix, annotators x clusters
     u = tables.units
     mat = np.full((len(tables.corpus.annotators), u["cluster"].max() + 1), np.nan)
@@ -94,8 +90,7 @@ def test_attrs_and_errors(tables):
 
 
 def test_single_class_and_no_pairs():
-    df = iaf.simulate(n_items=5, classes=["car"], annotators={"a": "good", "b": "good"},
-                      seed=0)
+    df = iaf.simulate(n_items=5, classes=["car"], annotators={"a": "good", "b": "good"}, seed=0)
     m = confusion(df, n_chance=10)
     assert m.shape == (1, 1)
     assert np.isnan(label_alpha(df, n_chance=10)["(all)"])  # no variation: undefined
@@ -109,18 +104,22 @@ def test_plot_cells_alpha_and_top(tables):
     counts = [t for t in ax.texts if t.get_gid() == "count"]
     assert len(counts) == 9
     m = confusion(tables, reference="ana")
-    assert sorted(int(t.get_text().replace(",", "")) for t in counts) == \
-        sorted(m.to_numpy().ravel().tolist())
+    assert sorted(int(t.get_text().replace(",", "")) for t in counts) == sorted(
+        m.to_numpy().ravel().tolist()
+    )
     alphas = [t.get_text() for t in ax.texts if t.get_gid() == "alpha"]
     want = label_alpha(tables)
     assert alphas == [f"{want[c]:.2f}" for c in m.index]
     matplotlib.pyplot.close("all")
-    many = iaf.simulate(n_items=60, classes=[f"c{i:02d}" for i in range(20)],
-                        annotators={"a": "good", "b": "mislabeler"}, seed=0)
+    many = iaf.simulate(
+        n_items=60,
+        classes=[f"c{i:02d}" for i in range(20)],
+        annotators={"a": "good", "b": "mislabeler"},
+        seed=0,
+    )
     ax = plot_confusion(many, top=5, n_chance=20)
     assert len(ax.get_yticklabels()) == 5
-    assert any(t.get_gid() == "note" and "15 more classes" in t.get_text()
-               for t in ax.texts)
+    assert any(t.get_gid() == "note" and "15 more classes" in t.get_text() for t in ax.texts)
     with pytest.raises(ParameterError, match="counts"):
         plot_confusion(confusion(tables, normalize=True))
     matplotlib.pyplot.close("all")

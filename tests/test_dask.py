@@ -29,16 +29,26 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")
 
-TABLES = ("localization_within", "localization_between", "sets_within", "sets_between",
-          "units", "coverage", "localization_pooled")
+TABLES = (
+    "localization_within",
+    "localization_between",
+    "sets_within",
+    "sets_between",
+    "units",
+    "coverage",
+    "localization_pooled",
+)
 
 
 @pytest.fixture(scope="module")
 def client():
     """A LocalCluster of two workers (threads, so that the test stays fast)."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
@@ -66,8 +76,7 @@ def assert_same_result(got: xr.Dataset, want: xr.Dataset):
     for name, var in want.data_vars.items():
         a, b = got[name].values, var.values
         if np.issubdtype(b.dtype, np.number):
-            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, equal_nan=True,
-                                       err_msg=name)
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, equal_nan=True, err_msg=name)
         else:
             assert (a == b).all(), name
         assert got[name].attrs == var.attrs
@@ -95,8 +104,9 @@ def test_pair_tables_are_identical(client, corpora, kind):
     got = iaf.dask.pair_tables(ddf, n_chance=300, seed=1)
     want = iaf.pair_tables(ddf.compute(), n_chance=300, seed=1)
     for name in TABLES:
-        pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name),
-                                      check_exact=True, obj=name)
+        pd.testing.assert_frame_equal(
+            getattr(got, name), getattr(want, name), check_exact=True, obj=name
+        )
     np.testing.assert_array_equal(got.label_source, want.label_source)
     assert got.params == want.params
     c, w = got.corpus, want.corpus
@@ -113,9 +123,12 @@ def test_pair_tables_are_identical(client, corpora, kind):
 def test_worker_processes(corpora):
     """Worker processes: codes, distances and polygons cross process boundaries."""
     df = corpora["polygon"].iloc[:600]
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster):
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
         ddf = split_items(df, 3)
         got = iaf.agreement(ddf, n_chance=200, n_boot=20, distance="iou")
     assert_same_result(got, iaf.agreement(df, n_chance=200, n_boot=20, distance="iou"))
@@ -130,11 +143,31 @@ def tied_corpus():
     equally common, so those items tie and the tie goes by class name, against the item
     names ("q7" < "q6" < "q5" by class). Annotators x and y draw the same.
     """
-    labels = {"i0": "a", "i1": "a", "i2": "a", "i3": "b", "i4": "b", "q7": "c", "q6": "d",
-              "q5": "e"}
-    rows = [{"item": item, "annotator": ann, "label": label, "x0": 10, "y0": 10, "x1": 50,
-             "y1": 50, "width": 100, "height": 100}
-            for item, label in labels.items() for ann in ("x", "y")]
+    labels = {
+        "i0": "a",
+        "i1": "a",
+        "i2": "a",
+        "i3": "b",
+        "i4": "b",
+        "q7": "c",
+        "q6": "d",
+        "q5": "e",
+    }
+    rows = [
+        {
+            "item": item,
+            "annotator": ann,
+            "label": label,
+            "x0": 10,
+            "y0": 10,
+            "x1": 50,
+            "y1": 50,
+            "width": 100,
+            "height": 100,
+        }
+        for item, label in labels.items()
+        for ann in ("x", "y")
+    ]
     return pd.DataFrame(rows)
 
 
@@ -148,8 +181,9 @@ def test_codes_of_tied_items_and_annotators(npartitions):
     assert list(got.corpus.items) == list(want.corpus.items)
     assert list(got.corpus.annotators) == list(want.corpus.annotators)
     for name in TABLES:
-        pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name),
-                                      check_exact=True, obj=name)
+        pd.testing.assert_frame_equal(
+            getattr(got, name), getattr(want, name), check_exact=True, obj=name
+        )
 
 
 def test_parquet_partitions_need_no_shuffle(client, corpora, tmp_path):
@@ -159,10 +193,17 @@ def test_parquet_partitions_need_no_shuffle(client, corpora, tmp_path):
     assert ddf.npartitions >= 3
     graph = ddf.__dask_graph__()
     assert not any("shuffle" in str(k) for k in graph)
-    params = {"distance": "iou", "match_threshold": 0.3, "overall": "per_direction", "n_chance": 200,
-                  "n_boot": 0, "seed": 11}
-    assert_same_result(iaf.agreement(ddf, **params), iaf.agreement(iaf.read_parquet(path),
-                                                                   **params))
+    params = {
+        "distance": "iou",
+        "match_threshold": 0.3,
+        "overall": "per_direction",
+        "n_chance": 200,
+        "n_boot": 0,
+        "seed": 11,
+    }
+    assert_same_result(
+        iaf.agreement(ddf, **params), iaf.agreement(iaf.read_parquet(path), **params)
+    )
 
 
 def test_whole_items_per_partition(corpora):
@@ -207,8 +248,9 @@ def test_empty_partitions_are_harmless(corpora):
     with_empty = dd.concat([empty, ddf, empty])
     assert with_empty.npartitions == 5
     params = {"n_chance": 200, "n_boot": 0}
-    assert_same_result(iaf.agreement(with_empty, **params),
-                       iaf.agreement(with_empty.compute(), **params))
+    assert_same_result(
+        iaf.agreement(with_empty, **params), iaf.agreement(with_empty.compute(), **params)
+    )
 
 
 def test_text_geometry_is_a_clear_error(corpora):
@@ -218,8 +260,9 @@ def test_text_geometry_is_a_clear_error(corpora):
 
 
 def test_wkb_geometry_read_by_dask_itself_is_a_clear_error(tmp_path):
-    path = iaf.to_parquet(iaf.simulate(n_items=8, kind="polygon", seed=0), tmp_path,
-                          rows_per_file=50)
+    path = iaf.to_parquet(
+        iaf.simulate(n_items=8, kind="polygon", seed=0), tmp_path, rows_per_file=50
+    )
     with pytest.raises(SchemaError, match=r"iaa_frames\.dask\.read_parquet"):
         iaf.agreement(dd.read_parquet(str(path)), n_boot=0)
 
@@ -238,8 +281,9 @@ def test_object_ids_repeated_across_partitions_raise():
     first = df["item"] == df["item"].iloc[0]
     last = df["item"] == df["item"].iloc[-1]
     obj = df["label"].notna()
-    df.loc[(last & obj).to_numpy().nonzero()[0][0], "object_id"] = \
-        df.loc[first & obj, "object_id"].iloc[0]  # same id in the first and last item
+    df.loc[(last & obj).to_numpy().nonzero()[0][0], "object_id"] = df.loc[
+        first & obj, "object_id"
+    ].iloc[0]  # same id in the first and last item
     with pytest.raises(InvalidAnnotationError, match="object_id"):
         iaf.agreement(df, n_boot=0)  # as in memory
     with pytest.raises(InvalidAnnotationError, match="duplicate_object_id"):
@@ -273,13 +317,18 @@ def test_repaired_polygons_warn_once():
     rows = []
     for item in range(6):
         for ann in ("x", "y"):
-            rows.append({"item": item, "annotator": ann, "label": "c",
-                         "geometry": bowtie if item < 2 else shapely.box(0, 0, 5, 5 + item)})
+            rows.append(
+                {
+                    "item": item,
+                    "annotator": ann,
+                    "label": "c",
+                    "geometry": bowtie if item < 2 else shapely.box(0, 0, 5, 5 + item),
+                }
+            )
     df = pd.DataFrame(rows)
     # synchronous: warnings.catch_warnings is not thread-safe, and the module's cluster
     # runs workers as threads that validate partitions (and silence their warnings)
-    with warnings.catch_warnings(record=True) as caught, \
-            dask.config.set(scheduler="synchronous"):
+    with warnings.catch_warnings(record=True) as caught, dask.config.set(scheduler="synchronous"):
         warnings.simplefilter("always")
         ds = iaf.agreement(iaf.dask.from_pandas(df, npartitions=3), n_chance=50, n_boot=0)
     repaired = [w for w in caught if issubclass(w.category, RepairedGeometryWarning)]
@@ -297,14 +346,29 @@ def test_progress_bars(corpora, capsys):
     assert "KS tests, localization" in err
 
 
+def test_threshold_sweep_equals_in_memory(client, corpora):
+    ddf = split_items(corpora["box"], 3)
+    params = {"n_chance": 300, "n_boot": 20, "seed": 2}
+    got = iaf.agreement(ddf, match_threshold=[0.7, 0.3], **params)
+    want = iaf.agreement(ddf.compute(), match_threshold=[0.3, 0.7], **params)
+    assert got["threshold"].values.tolist() == [0.3, 0.7]
+    assert_same_result(got, want)
+    with pytest.raises(ParameterError, match="match_threshold"):
+        iaf.agreement(ddf, match_threshold=[0.3, 2.0])
+
+
 # ------------------------------------------------- statistics from per-partition sums
 
 
 def lvis_shaped(n_items=120, n_classes=60, seed=0):
     """A long tail of classes: the rare ones borrow pooled chance units."""
     weights = 1.0 / np.arange(1, n_classes + 1) ** 1.1
-    return iaf.simulate(n_items=n_items, classes=[f"class_{c:03d}" for c in range(n_classes)],
-                        class_weights=weights, seed=seed)
+    return iaf.simulate(
+        n_items=n_items,
+        classes=[f"class_{c:03d}" for c in range(n_classes)],
+        class_weights=weights,
+        seed=seed,
+    )
 
 
 def test_pooled_classes_equal_in_memory(client):
@@ -338,21 +402,29 @@ def engine_and_sampled_cells(tables, chunk_entries):
     w = tables.localization_within
     la, lb = w["label_a"].to_numpy(), w["label_b"].to_numpy()
     order = np.random.default_rng(0).permutation(len(w))  # any row order
-    sample = WithinSample(w["item"].to_numpy()[order], w["annotator_a"].to_numpy()[order],
-                          w["annotator_b"].to_numpy()[order], np.where(la == lb, la, -1)[order],
-                          n_annotators=layout.n_annotators, n_labels=layout.n_labels,
-                          all_rows=True)
+    sample = WithinSample(
+        w["item"].to_numpy()[order],
+        w["annotator_a"].to_numpy()[order],
+        w["annotator_b"].to_numpy()[order],
+        np.where(la == lb, la, -1)[order],
+        n_annotators=layout.n_annotators,
+        n_labels=layout.n_labels,
+        all_rows=True,
+    )
     fields = {f: getattr(cells, f) for f in cells.__dataclass_fields__}
-    sampled = SampledSigmaCells(**fields, sample=sample,
-                                sample_distance=w["distance"].to_numpy()[order],
-                                chunk_entries=chunk_entries)
+    sampled = SampledSigmaCells(
+        **fields,
+        sample=sample,
+        sample_distance=w["distance"].to_numpy()[order],
+        chunk_entries=chunk_entries,
+    )
     n_units, n_chance = cells.counts()
     return cells, sampled, np.flatnonzero((n_units >= 2) & (n_chance >= 10))
 
 
 def test_grouped_ks_tests_equal_the_engine():
     tables = iaf.pair_tables(lvis_shaped(n_items=80, n_classes=20, seed=4), n_chance=300)
-    cells, sampled, tested = engine_and_sampled_cells(tables, chunk_entries=10 ** 9)
+    cells, sampled, tested = engine_and_sampled_cells(tables, chunk_entries=10**9)
     assert len(tested) >= 20
     want = cells.tests(tested, seed=5)
     # one group: bitwise, whatever the order of the rows
@@ -366,8 +438,13 @@ def test_grouped_ks_tests_equal_the_engine():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 60), st.integers(2, 6), st.integers(1, 4), st.booleans(),
-       st.integers(0, 2 ** 32 - 1))
+@given(
+    st.integers(1, 60),
+    st.integers(2, 6),
+    st.integers(1, 4),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
 def test_within_sample_rows_are_the_engine_cells(n, n_ann, n_lab, localization, seed):
     """Rows of every cell, and cell sizes, as the engine's rows x cells membership."""
     from iaa_frames.dask.ks import WithinSample
@@ -378,16 +455,26 @@ def test_within_sample_rows_are_the_engine_cells(n, n_ann, n_lab, localization, 
     b = a + rng.integers(1, n_ann - a)  # a < b, as within pairings
     label = rng.integers(-1, n_lab, n)
     layout = CellLayout(n_lab, n_ann)
-    label_cells = (np.column_stack([np.zeros(n, np.int64), np.where(label >= 0, 1 + label, -1)])
-                   if localization else (1 + label)[:, None])
+    label_cells = (
+        np.column_stack([np.zeros(n, np.int64), np.where(label >= 0, 1 + label, -1)])
+        if localization
+        else (1 + label)[:, None]
+    )
     member = layout.membership(label_cells, layout.groups(a, b)).tocsc()
-    s = WithinSample(np.zeros(n, np.int32), a.astype(np.int8), b.astype(np.int8),
-                     label.astype(np.int8), n_annotators=n_ann, n_labels=n_lab,
-                     all_rows=localization)
+    s = WithinSample(
+        np.zeros(n, np.int32),
+        a.astype(np.int8),
+        b.astype(np.int8),
+        label.astype(np.int8),
+        n_annotators=n_ann,
+        n_labels=n_lab,
+        all_rows=localization,
+    )
     np.testing.assert_array_equal(s.cell_size, np.diff(member.indptr))
     cells = np.flatnonzero(s.cell_size)
     rows, count = s.rows(cells)
     got = np.split(rows, np.cumsum(count)[:-1])
     for c, r in zip(cells, got):
-        assert sorted(r.tolist()) == sorted(member.indices[member.indptr[c]:member.indptr[c + 1]]
-                                            .tolist())
+        assert sorted(r.tolist()) == sorted(
+            member.indices[member.indptr[c] : member.indptr[c + 1]].tolist()
+        )

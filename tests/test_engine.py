@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from oracles import binary_alpha, presence_alpha, weighted_nominal_alpha
 
 from iaa_frames.engine import (
     MIN_CHANCE_UNITS,
@@ -17,13 +18,11 @@ from iaa_frames.engine import (
     pairwise,
     pairwise_from_tables,
 )
+from iaa_frames.errors import ParameterError
 from iaa_frames.krippendorff_alpha import (
     binary_alpha_per_category,
     nominal_alpha,
-    nominal_alpha_from_codes,
-    presence_alpha_from_counts,
 )
-from iaa_frames.errors import ParameterError
 from iaa_frames.kstest import ks_agreement_test
 from iaa_frames.pairs import pair_tables
 from iaa_frames.result import NO_MATCH_NOTE
@@ -40,16 +39,21 @@ SIGMA_COMPONENTS = ("detection", "localization", "overall")
 @pytest.fixture(scope="module")
 def mixed():
     """A small corpus with every kind of failure, its tables and its result."""
-    df = simulate(n_items=60, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler",
-                                          "dee": "misser"}, seed=11)
+    df = simulate(
+        n_items=60,
+        annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler", "dee": "misser"},
+        seed=11,
+    )
     tables = pair_tables(df, n_chance=300)
     return df, tables, agreement_from_tables(tables)
 
 
 def codes(tables):
     c = tables.corpus
-    return ({str(n): i for i, n in enumerate(c.annotators)},
-            {str(n): i for i, n in enumerate(c.labels)})
+    return (
+        {str(n): i for i, n in enumerate(c.annotators)},
+        {str(n): i for i, n in enumerate(c.labels)},
+    )
 
 
 def cell(ds, var, component, label=ALL, annotator=ALL):
@@ -76,8 +80,11 @@ def sigma_rows(tables, component, label, annotator):
                 weight[p["row"].to_numpy()] = p["weight"].to_numpy()
                 bm = weight > 0
             else:
-                bm = ((b["label_a"] == label) & (b["label_b"] == label)
-                      & (b["in_uniform"] | b["in_label"])).to_numpy()
+                bm = (
+                    (b["label_a"] == label)
+                    & (b["label_b"] == label)
+                    & (b["in_uniform"] | b["in_label"])
+                ).to_numpy()
         column = "distance"
     else:
         w, b = tables.sets_within, tables.sets_between
@@ -91,10 +98,14 @@ def sigma_rows(tables, component, label, annotator):
         side_b = (b["annotator_b"] == annotator).to_numpy()
         bm = bm & (side_a | side_b)
         if label is None:  # and the annotator's own stratum
-            own = (b["in_annotator_a"].to_numpy() & side_a) | (b["in_annotator_b"].to_numpy()
-                                                             & side_b)
-            whole = np.ones(len(b), bool) if component == "localization" else \
-                (b["label"] == -1).to_numpy()
+            own = (b["in_annotator_a"].to_numpy() & side_a) | (
+                b["in_annotator_b"].to_numpy() & side_b
+            )
+            whole = (
+                np.ones(len(b), bool)
+                if component == "localization"
+                else (b["label"] == -1).to_numpy()
+            )
             bm = bm | (whole & own)
     weight = np.ones(int(bm.sum())) if weight is None else weight[bm]
     return w.loc[wm], b.loc[bm], column, weight
@@ -128,26 +139,35 @@ def test_sigma_cells_equal_primitives_on_filtered_rows(mixed, component):
         assert note == ""
         assert value == pytest.approx(sigma(x, y, between_weights=wy), rel=1e-12, abs=1e-12)
         assert cell(ds, "observed", component, label, annotator) == pytest.approx(x.mean())
-        assert cell(ds, "expected", component, label, annotator) == \
-            pytest.approx(np.average(y, weights=wy))
+        assert cell(ds, "expected", component, label, annotator) == pytest.approx(
+            np.average(y, weights=wy)
+        )
         if not np.all(wy == 1):  # a pooled class: weighted KS (checked in test_stats)
             checked += 1
             continue
         ref = scipy.stats.ks_2samp(x, y)
         assert cell(ds, "ks", component, label, annotator) == pytest.approx(ref.statistic)
         # the p-value: the one-sided cluster-bootstrap test on the same rows (seed 0)
-        test = ks_agreement_test(x, y, within_item=w["item"].to_numpy(),
-                                 between_item_a=b["item_a"].to_numpy(),
-                                 between_item_b=b["item_b"].to_numpy(),
-                                 n_items=len(tables.corpus.items), seed=0)
-        assert cell(ds, "ks_pvalue", component, label, annotator) == \
-            pytest.approx(test.pvalue, nan_ok=True)
+        test = ks_agreement_test(
+            x,
+            y,
+            within_item=w["item"].to_numpy(),
+            between_item_a=b["item_a"].to_numpy(),
+            between_item_b=b["item_b"].to_numpy(),
+            n_items=len(tables.corpus.items),
+            seed=0,
+        )
+        assert cell(ds, "ks_pvalue", component, label, annotator) == pytest.approx(
+            test.pvalue, nan_ok=True
+        )
         assert cell(ds, "ks_sign", component, label, annotator) == ref.statistic_sign
-        assert cell(ds, "frac_below_chance", component, label, annotator) == \
-            pytest.approx(frac_below_chance(x, y))
+        assert cell(ds, "frac_below_chance", component, label, annotator) == pytest.approx(
+            frac_below_chance(x, y)
+        )
         if component == "localization":
-            assert cell(ds, "raw_iou", component, label, annotator) == \
-                pytest.approx(w["iou"].mean())
+            assert cell(ds, "raw_iou", component, label, annotator) == pytest.approx(
+                w["iou"].mean()
+            )
         else:
             assert np.isnan(cell(ds, "raw_iou", component, label, annotator))
         checked += 1
@@ -183,7 +203,8 @@ def test_classification_cells_equal_alpha_primitives(mixed):
     n_lab = len(lab)
     # "(all)" annotators: alpha over the clusters
     assert cell(ds, "agreement", "classification") == pytest.approx(
-        nominal_alpha(units, unit="cluster", annotator="annotator", value="label"))
+        nominal_alpha(units, unit="cluster", annotator="annotator", value="label")
+    )
     per_class = binary_alpha_per_category(units["cluster"], units["label"], n_categories=n_lab)
     for name, code in lab.items():
         assert cell(ds, "agreement", "classification", name) == pytest.approx(per_class[code])
@@ -193,14 +214,15 @@ def test_classification_cells_equal_alpha_primitives(mixed):
     # an annotator: the pairs of values that involve it
     for name, code in ann.items():
         u, v, w = annotator_pair_units(units, code)
-        expected = nominal_alpha_from_codes(u, v, weights=w)
+        expected = weighted_nominal_alpha(u, v, w)
         assert cell(ds, "agreement", "classification", ALL, name) == pytest.approx(expected)
-        binary = binary_alpha_per_category(u, v, weights=w, n_categories=n_lab)
         for lname, lcode in lab.items():
             got = cell(ds, "agreement", "classification", lname, name)
-            assert got == pytest.approx(binary[lcode], nan_ok=True)
-        assert cell(ds, "n_units", "classification", ALL, name) == \
-            units.loc[units["annotator"] == code, "cluster"].nunique()
+            assert got == pytest.approx(binary_alpha(u, v, lcode, w), nan_ok=True)
+        assert (
+            cell(ds, "n_units", "classification", ALL, name)
+            == units.loc[units["annotator"] == code, "cluster"].nunique()
+        )
 
 
 def presence_units(tables, label=None):
@@ -221,8 +243,9 @@ def test_presence_alpha_equals_primitives(mixed):
         rows = presence_units(tables, label)
         name = ALL if label is None else str(tables.corpus.labels[label])
         got = cell(ds, "presence_alpha", "detection", name)
-        assert got == pytest.approx(presence_alpha_from_counts(
-            [len(d) for _, d in rows], [len(r) for r, _ in rows]))
+        assert got == pytest.approx(
+            presence_alpha([len(d) for _, d in rows], [len(r) for r, _ in rows])
+        )
         for aname, a in ann.items():
             # pairs (A, another rater) of every unit on an item A covered, weight 1/(r-1)
             unit_codes, values, weights = [], [], []
@@ -233,22 +256,33 @@ def test_presence_alpha_equals_primitives(mixed):
                     unit_codes += [len(weights)] * 2
                     values += [int(a in drew), int(o in drew)]
                     weights.append(1.0 / (len(r) - 1))
-            ref = nominal_alpha_from_codes(unit_codes, values, weights=weights)
-            assert cell(ds, "presence_alpha", "detection", name, aname) == \
-                pytest.approx(ref, nan_ok=True)
+            ref = weighted_nominal_alpha(unit_codes, values, weights)
+            assert cell(ds, "presence_alpha", "detection", name, aname) == pytest.approx(
+                ref, nan_ok=True
+            )
     for component in ("classification", "localization", "overall"):
         assert ds["presence_alpha"].sel(component=component).isnull().all()
 
 
 def hand_frame():
     """Four items, one box each drawn identically by a, b, c, with these labels."""
-    labels = {"i1": "cat cat cat", "i2": "cat dog cat", "i3": "dog dog dog",
-              "i4": "dog dog cat"}
+    labels = {"i1": "cat cat cat", "i2": "cat dog cat", "i3": "dog dog dog", "i4": "dog dog cat"}
     rows = []
     for k, (item, labs) in enumerate(labels.items()):
         for annotator, label in zip("abc", labs.split()):
-            rows.append(dict(item=item, annotator=annotator, label=label, x0=10.0 * k,
-                             y0=5.0, x1=10.0 * k + 30, y1=40.0, width=100.0, height=100.0))
+            rows.append(
+                dict(
+                    item=item,
+                    annotator=annotator,
+                    label=label,
+                    x0=10.0 * k,
+                    y0=5.0,
+                    x1=10.0 * k + 30,
+                    y1=40.0,
+                    width=100.0,
+                    height=100.0,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -266,8 +300,9 @@ def test_classification_per_annotator_by_hand():
     assert got.sel(annotator="b") == pytest.approx(1 / 3)
     assert got.sel(annotator="c") == pytest.approx(1 / 3)
     # two categories: the binary alpha of either class is the nominal alpha
-    assert float(ds["agreement"].sel(component="classification", label="cat",
-                                     annotator=ALL)) == pytest.approx(0.3889, abs=1e-4)
+    assert float(
+        ds["agreement"].sel(component="classification", label="cat", annotator=ALL)
+    ) == pytest.approx(0.3889, abs=1e-4)
     pw = pairwise_from_tables(tables, component="classification")
     assert float(pw.sel(annotator_a="a", annotator_b="b")) == pytest.approx(1 - 0.25 / (30 / 56))
     assert float(pw.sel(annotator_a="b", annotator_b="a")) == pytest.approx(1 - 0.25 / (30 / 56))
@@ -289,16 +324,24 @@ def test_pairwise_equals_rows_of_the_pair(mixed):
                 if a >= b:
                     continue
                 w, _, col, _ = sigma_rows(tables, component, None, None)
-                bt = (tables.localization_between if component == "localization"
-                      else tables.sets_between.query("label == -1"))
+                bt = (
+                    tables.localization_between
+                    if component == "localization"
+                    else tables.sets_between.query("label == -1")
+                )
                 pair = {ann[a], ann[b]}
                 keep_w = [set(p) == pair for p in zip(w["annotator_a"], w["annotator_b"])]
                 # a pair's cell: its chance units from the uniform stratum, from either
                 # annotator's stratum and from the pair's own stratum
-                flagged = bt[["in_uniform", "in_annotator_a", "in_annotator_b",
-                              "in_pair"]].any(axis=1).to_numpy()
-                keep_b = [set(p) == pair and f for p, f in
-                          zip(zip(bt["annotator_a"], bt["annotator_b"]), flagged)]
+                flagged = (
+                    bt[["in_uniform", "in_annotator_a", "in_annotator_b", "in_pair"]]
+                    .any(axis=1)
+                    .to_numpy()
+                )
+                keep_b = [
+                    set(p) == pair and f
+                    for p, f in zip(zip(bt["annotator_a"], bt["annotator_b"]), flagged)
+                ]
                 ref = sigma(w.loc[keep_w, col], bt.loc[keep_b, col])
                 got = float(pw.sel(annotator_a=a, annotator_b=b))
                 if sum(keep_b) >= MIN_CHANCE_UNITS and sum(keep_w) >= MIN_WITHIN_UNITS:
@@ -307,8 +350,9 @@ def test_pairwise_equals_rows_of_the_pair(mixed):
                     assert np.isnan(got)
     # the function on the frame equals the function on the tables
     direct = pairwise(df, component="detection", n_chance=300)
-    np.testing.assert_array_equal(direct.values,
-                                  pairwise_from_tables(tables, component="detection").values)
+    np.testing.assert_array_equal(
+        direct.values, pairwise_from_tables(tables, component="detection").values
+    )
 
 
 def test_pairwise_label_and_parameters(mixed):
@@ -345,9 +389,13 @@ def test_too_few_units_and_chance_units_are_counted():
     n_chance = ds["n_chance"].sel(component=list(SIGMA_COMPONENTS))
     few_within = (n_units < MIN_WITHIN_UNITS).values
     few_chance = (n_chance < MIN_CHANCE_UNITS).values
-    for note, n, m, fw, fc in zip(notes.values.ravel(), n_units.values.ravel(),
-                                  n_chance.values.ravel(), few_within.ravel(),
-                                  few_chance.ravel()):
+    for note, n, m, fw, fc in zip(
+        notes.values.ravel(),
+        n_units.values.ravel(),
+        n_chance.values.ravel(),
+        few_within.ravel(),
+        few_chance.ravel(),
+    ):
         if fw:
             assert note == f"too few within units (n={int(n)})"
         elif fc:
@@ -359,8 +407,10 @@ def test_too_few_units_and_chance_units_are_counted():
     # 40 items: the whole chance population is enumerated, whatever n_chance asks
     assert ds.attrs["chance_population"] == "enumerated"
     # nothing of the unicorn class ever matches: no information, not sigma = 0
-    assert ds["note"].sel(component="detection", label="unicorn", annotator="a").item() \
+    assert (
+        ds["note"].sel(component="detection", label="unicorn", annotator="a").item()
         == NO_MATCH_NOTE
+    )
     sig = ds["agreement"].sel(component=list(SIGMA_COMPONENTS)).values
     assert np.isnan(sig[few_within | few_chance]).all()
     # alpha needs no chance units
@@ -373,8 +423,12 @@ def test_too_few_units_and_chance_units_are_counted():
 @pytest.mark.parametrize("kind", ["box", "polygon", "mixed"])
 def test_perfect_annotators_score_one_where_defined(kind):
     # polygons are star-shaped (concave): GIoU must not penalize a shape against itself
-    df = simulate(n_items=60, annotators={"p1": "perfect", "p2": "perfect", "p3": "perfect"},
-                  kind=kind, seed=4)
+    df = simulate(
+        n_items=60,
+        annotators={"p1": "perfect", "p2": "perfect", "p3": "perfect"},
+        kind=kind,
+        seed=4,
+    )
     ds = agreement(df, n_chance=200)
     defined = ds["note"] == ""
     assert int(defined.sum()) >= 3 * 4 * 4  # nearly every cell is defined
@@ -387,8 +441,12 @@ def test_perfect_annotators_score_one_where_defined(kind):
 @pytest.mark.slow
 @pytest.mark.parametrize("tau", [0.5, 0.0])
 def test_random_annotators_score_zero(tau):
-    df = simulate(n_items=300, annotators={"r1": "random", "r2": "random", "r3": "random"},
-                  objects_per_item=8, seed=1)
+    df = simulate(
+        n_items=300,
+        annotators={"r1": "random", "r2": "random", "r3": "random"},
+        objects_per_item=8,
+        seed=1,
+    )
     ds = agreement(df, match_threshold=tau, n_chance=1000, n_boot=100)
     loc = cell(ds, "agreement", "localization")
     assert abs(loc) < 0.05, loc
@@ -403,8 +461,7 @@ def test_random_annotators_score_zero(tau):
 
 
 def test_good_detectors_high_detection_but_presence_alpha_near_zero():
-    df = simulate(n_items=150, annotators={k: {"miss": 0.03} for k in ("a", "b", "c")},
-                  seed=2)
+    df = simulate(n_items=150, annotators={k: {"miss": 0.03} for k in ("a", "b", "c")}, seed=2)
     ds = agreement(df, n_chance=500)
     # measured: detection sigma 0.96, presence alpha -0.01
     det = cell(ds, "agreement", "detection")
@@ -417,18 +474,25 @@ def test_good_detectors_high_detection_but_presence_alpha_near_zero():
 def test_lazy_center_high_raw_iou_but_no_agreement():
     # pure lazy-center boxes are identical in normalized coordinates on every item: no
     # variation at all, so sigma is undefined (not 1) while raw IoU is perfect
-    df = simulate(n_items=80, annotators={"a": "lazy-center", "b": "lazy-center"},
-                  layout="single_center", seed=3)
+    df = simulate(
+        n_items=80,
+        annotators={"a": "lazy-center", "b": "lazy-center"},
+        layout="single_center",
+        seed=3,
+    )
     ds = agreement(df, n_chance=200)
     assert cell(ds, "raw_iou", "localization") == pytest.approx(1.0)
     assert np.isnan(cell(ds, "agreement", "localization"))
-    assert ds["note"].sel(component="localization", label=ALL, annotator=ALL).item() == \
-        "no variation: expected disagreement is 0"
+    assert (
+        ds["note"].sel(component="localization", label=ALL, annotator=ALL).item()
+        == "no variation: expected disagreement is 0"
+    )
     # with some hand noise, raw IoU stays above 0.9 (measured 0.91) and sigma near 0
     # (measured 0.03): the figure shows that the boxes carry no information
     lazy = {"lazy_center": True, "jitter": 0.02}
-    df = simulate(n_items=120, annotators={"a": lazy, "b": lazy, "c": lazy},
-                  layout="single_center", seed=3)
+    df = simulate(
+        n_items=120, annotators={"a": lazy, "b": lazy, "c": lazy}, layout="single_center", seed=3
+    )
     ds = agreement(df, n_chance=300)
     assert cell(ds, "raw_iou", "localization") > 0.9
     assert abs(cell(ds, "agreement", "localization")) < 0.1
@@ -436,15 +500,29 @@ def test_lazy_center_high_raw_iou_but_no_agreement():
 
 @pytest.mark.slow
 def test_each_failure_shows_only_in_its_component():
-    df = simulate(n_items=150, annotators={"good1": "good", "good2": "good", "good3": "good",
-                                           "misser": "misser", "mislabeler": "mislabeler",
-                                           "sloppy": "sloppy"}, seed=0)
+    df = simulate(
+        n_items=150,
+        annotators={
+            "good1": "good",
+            "good2": "good",
+            "good3": "good",
+            "misser": "misser",
+            "mislabeler": "mislabeler",
+            "sloppy": "sloppy",
+        },
+        seed=0,
+    )
     ds = agreement(df, n_chance=500)
     by = ds["agreement"].sel(label=ALL).drop_sel(annotator=ALL)
-    lowest = {c: str(by.sel(component=c).idxmin("annotator").item())
-              for c in ("detection", "classification", "localization")}
-    assert lowest == {"detection": "misser", "classification": "mislabeler",
-                      "localization": "sloppy"}
+    lowest = {
+        c: str(by.sel(component=c).idxmin("annotator").item())
+        for c in ("detection", "classification", "localization")
+    }
+    assert lowest == {
+        "detection": "misser",
+        "classification": "mislabeler",
+        "localization": "sloppy",
+    }
 
 
 def test_localization_sigma_falls_with_jitter():
@@ -464,8 +542,14 @@ def test_mirror_gives_negative_sigma_not_clipped():
     # copy is farther than a chance pair: sigma < 0 and reported as such. (With giou the
     # simulator's single_center objects vary more in size than mirroring moves them, so
     # sigma stays positive: measured +0.29.)
-    df = simulate(n_items=150, annotators={"p": "perfect", "m": "mirror"},
-                  layout="single_center", objects_per_item=1, objects_per="fixed", seed=5)
+    df = simulate(
+        n_items=150,
+        annotators={"p": "perfect", "m": "mirror"},
+        layout="single_center",
+        objects_per_item=1,
+        objects_per="fixed",
+        seed=5,
+    )
     ds = agreement(df, n_chance=400, distance="centroid")
     loc = cell(ds, "agreement", "localization")
     assert loc < -0.05, loc
@@ -482,8 +566,19 @@ def test_opposite_conventions_give_sigma_near_minus_one():
     rows = []
     for i in range(n):
         for annotator, x in (("a", cx[i]), ("b", 1 - cx[i])):
-            rows.append(dict(item=f"i{i}", annotator=annotator, label="obj", x0=100 * (x - 0.1),
-                             y0=40.0, x1=100 * (x + 0.1), y1=60.0, width=100.0, height=100.0))
+            rows.append(
+                dict(
+                    item=f"i{i}",
+                    annotator=annotator,
+                    label="obj",
+                    x0=100 * (x - 0.1),
+                    y0=40.0,
+                    x1=100 * (x + 0.1),
+                    y1=60.0,
+                    width=100.0,
+                    height=100.0,
+                )
+            )
     ds = agreement(pd.DataFrame(rows), match_threshold=0.0, n_chance=300)
     loc = cell(ds, "agreement", "localization")
     assert loc < -0.8, loc
@@ -494,8 +589,9 @@ def test_opposite_conventions_give_sigma_near_minus_one():
 
 @pytest.fixture(scope="module")
 def small():
-    df = simulate(n_items=40, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler"},
-                  seed=21)
+    df = simulate(
+        n_items=40, annotators={"ann": "good", "bob": "sloppy", "cyd": "mislabeler"}, seed=21
+    )
     return df, agreement(df, n_chance=200, n_boot=30)
 
 
@@ -523,22 +619,26 @@ def test_renaming_items_and_annotators_does_not_matter(small):
         if ds[var].dtype == object:
             np.testing.assert_array_equal(other[var].values, ds[var].values)
         else:
-            np.testing.assert_allclose(other[var].values, ds[var].values, rtol=1e-12,
-                                       equal_nan=True)
+            np.testing.assert_allclose(
+                other[var].values, ds[var].values, rtol=1e-12, equal_nan=True
+            )
 
 
 # ----------------------------------------------------------------------- parameters
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"n_boot": -1}, "n_boot must be a non-negative integer; got -1"),
-    ({"n_boot": 2.5}, "n_boot must be a non-negative integer; got 2.5"),
-    ({"n_boot": True}, "n_boot must be a non-negative integer; got True"),
-    ({"progress": "yes"}, "progress must be None, True or False; got 'yes'"),
-    ({"match_threshold": 2}, "match_threshold must be a number in"),
-    ({"overall": "mean"}, "overall must be one of"),
-    ({"seed": -3}, "seed must be a non-negative integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"n_boot": -1}, "n_boot must be an integer >= 0; got -1"),
+        ({"n_boot": 2.5}, "n_boot must be an integer >= 0; got 2.5"),
+        ({"n_boot": True}, "n_boot must be an integer >= 0; got True"),
+        ({"progress": "yes"}, "progress must be None, True or False; got 'yes'"),
+        ({"match_threshold": 2}, "match_threshold must be a number in"),
+        ({"overall": "mean"}, "overall must be one of"),
+        ({"seed": -3}, "seed must be an integer >= 0"),
+    ],
+)
 def test_bad_parameters_raise_parameter_error(kwargs, message):
     df = simulate(n_items=3, seed=0)
     with pytest.raises(ParameterError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -548,3 +648,156 @@ def test_bad_parameters_raise_parameter_error(kwargs, message):
 def test_agreement_from_tables_checks_its_input():
     with pytest.raises(ParameterError, match="tables must be the PairTables"):
         agreement_from_tables(pd.DataFrame())
+
+
+# ------------------------------------------------------------------ threshold sweeps
+
+
+def _same_result(got, one):
+    """``got`` (one threshold of a sweep) equals the result of that threshold alone:
+    every variable and coordinate bitwise; attrs alike but match_threshold (the list)."""
+    import xarray as xr
+
+    assert float(got["threshold"]) == float(one["threshold"]) and one["threshold"].dims == ()
+    assert {k: v for k, v in got.attrs.items() if k != "match_threshold"} == {
+        k: v for k, v in one.attrs.items() if k not in ("match_threshold", "tables_key")
+    }
+    xr.testing.assert_identical(got.assign_attrs(one.attrs), one)
+    for name in one.data_vars:  # bitwise, NaN where NaN
+        a, b = got[name].values, one[name].values
+        assert a.dtype == b.dtype
+        if a.dtype.kind == "f":
+            assert np.array_equal(a.view(np.int64), b.view(np.int64)), name
+        else:
+            assert np.array_equal(a, b), name
+
+
+@pytest.mark.parametrize(
+    "kind, n_items, n_chance",
+    [
+        ("box", 12, 2000),  # chance population enumerated
+        ("box", 90, 150),  # chance pairings sampled
+        ("polygon", 10, 2000),
+        ("polygon", 100, 120),
+    ],
+)
+def test_sweep_equals_one_call_per_threshold(kind, n_items, n_chance):
+    df = simulate(
+        n_items=n_items, kind=kind, seed=7, annotators={"a": "good", "b": "sloppy", "c": "misser"}
+    )
+    taus = [0.0, 0.3, 0.5, 0.75]
+    sweep = agreement(df, match_threshold=taus[::-1], n_chance=n_chance, n_boot=30, seed=2)
+    assert sweep["agreement"].dims == ("threshold", "component", "label", "annotator")
+    assert sweep["threshold"].values.tolist() == taus
+    assert sweep.attrs["match_threshold"] == taus and "tables_key" not in sweep.attrs
+    population = set()
+    for tau in taus:
+        one = agreement(df, match_threshold=tau, n_chance=n_chance, n_boot=30, seed=2)
+        population.add(one.attrs["chance_population"])
+        _same_result(sweep.sel(threshold=tau), one)
+    # the sweep moves the figures: the gate is not ignored
+    pooled = sweep["agreement"].sel(label=ALL, annotator=ALL).values  # (threshold, component)
+    assert not np.array_equal(pooled[0], pooled[-1], equal_nan=True)
+    assert population == ({"enumerated"} if n_chance == 2000 else {"sampled"})
+
+
+def test_sweep_tables_equal_pair_tables_at_each_threshold():
+    from iaa_frames.pairs import pair_tables_by_threshold
+
+    df = simulate(n_items=60, kind="polygon", seed=3, annotators={"a": "good", "b": "good"})
+    every = pair_tables_by_threshold(df, thresholds=[0.6, 0.2], n_chance=100, seed=5)
+    assert [t.params["match_threshold"] for t in every] == [0.2, 0.6]
+    for t in every:
+        alone = pair_tables(df, match_threshold=t.params["match_threshold"], n_chance=100, seed=5)
+        assert t.params == alone.params
+        for name in (
+            "localization_within",
+            "localization_between",
+            "sets_within",
+            "sets_between",
+            "units",
+            "coverage",
+            "localization_pooled",
+        ):
+            pd.testing.assert_frame_equal(getattr(t, name), getattr(alone, name), check_exact=True)
+        assert np.array_equal(t.label_source, alone.label_source)
+
+
+def test_scalar_threshold_is_a_scalar_coordinate():
+    df = simulate(n_items=8, seed=0)
+    ds = agreement(df, n_chance=100, n_boot=0, match_threshold=0.4)
+    assert "threshold" not in ds.dims and ds["threshold"].dims == ()
+    assert float(ds["threshold"]) == 0.4 == ds.attrs["match_threshold"]
+    assert ds["threshold"].attrs["long_name"] and "IoU" in ds["threshold"].attrs["description"]
+    assert ds["agreement"].dims == ("component", "label", "annotator")
+    # a one-element sequence is still a dimension (the type of the input decides)
+    one = agreement(df, n_chance=100, n_boot=0, match_threshold=[0.4])
+    assert one.sizes["threshold"] == 1
+    _same_result(one.sel(threshold=0.4), ds)
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ([], "empty sequence"),
+        ([0.3, 1.2], "must be a number in \\[0, 1\\]; got 1.2 \\(position 1"),
+        ([0.3, float("nan")], "got nan"),
+        ("0.3,0.5", "a string"),
+        ([[0.3, 0.5]], "must be a number"),
+        ([0.5, True], "got True"),
+        (None, "got NoneType"),
+        (-0.1, "must be a number in \\[0, 1\\]; got -0.1"),
+    ],
+)
+def test_bad_thresholds_raise_parameter_error(value, message):
+    df = simulate(n_items=3, seed=0)
+    with pytest.raises(ParameterError, match=message):
+        agreement(df, match_threshold=value, n_chance=50, n_boot=0)
+    with pytest.raises(ParameterError, match=message):
+        pairwise(df, match_threshold=value, n_chance=50)
+
+
+def test_pair_tables_takes_one_threshold_and_says_where_several_go():
+    with pytest.raises(ParameterError, match="several thresholds are accepted by agreement"):
+        pair_tables(simulate(n_items=3, seed=0), match_threshold=[0.3, 0.5])
+
+
+def test_pairwise_and_shortcuts_sweep():
+    from iaa_frames.engine import component_alpha, component_ks, component_sigma
+
+    df = simulate(n_items=30, seed=4, annotators={"a": "good", "b": "sloppy", "c": "good"})
+    kw = {"n_chance": 200, "seed": 1}
+    pw = pairwise(df, match_threshold=[0.3, 0.6], **kw)
+    assert pw.dims == ("threshold", "annotator_a", "annotator_b")
+    assert pw["n_units"].dims == pw.dims
+    for tau in (0.3, 0.6):
+        one = pairwise(df, match_threshold=tau, **kw)
+        got = pw.sel(threshold=tau)
+        assert np.array_equal(got.values, one.values, equal_nan=True)
+        assert np.array_equal(got["n_units"].values, one["n_units"].values, equal_nan=True)
+        assert (got["note"].values == one["note"].values).all()
+    for func in (component_sigma, component_ks, component_alpha):
+        da = func(df, match_threshold=[0.3, 0.6], n_boot=0, **kw)
+        assert da.dims == ("threshold", "label", "annotator")
+        one = func(df, match_threshold=0.6, n_boot=0, **kw)
+        assert np.array_equal(da.sel(threshold=0.6).values, one.values, equal_nan=True)
+
+
+def test_sweep_progress_bar_over_thresholds(capsys):
+    agreement(
+        simulate(n_items=6, seed=0),
+        match_threshold=[0.3, 0.6],
+        n_chance=50,
+        n_boot=0,
+        progress=True,
+    )
+    err = capsys.readouterr().err
+    assert "thresholds" in err and "2/2" in err and "τ = 0.6" in err and "matching" in err
+    agreement(
+        simulate(n_items=6, seed=0),
+        match_threshold=[0.3, 0.6],
+        n_chance=50,
+        n_boot=0,
+        progress=False,
+    )
+    assert capsys.readouterr().err == ""

@@ -23,8 +23,10 @@ def _hostile_frame():
     """One frame that mixes every kind of bad row with good ones (rows labelled by intent)."""
     rows = [
         ("ok_box", _box("i1", "ann", "cat", 0, 0, 10, 10)),
-        ("ok_poly", dict(item="i1", annotator="bob", label="cat",
-                         geometry=shapely.box(1, 1, 9, 9))),
+        (
+            "ok_poly",
+            dict(item="i1", annotator="bob", label="cat", geometry=shapely.box(1, 1, 9, 9)),
+        ),
         ("ok_coverage", dict(item="i2", annotator="ann", label=None)),
         ("repaired", dict(item="i2", annotator="bob", label="dog", geometry=BOWTIE)),
         ("missing_item", _box(None, "ann", "cat", 0, 0, 1, 1)),
@@ -34,13 +36,27 @@ def _hostile_frame():
         ("nonfinite_coordinates", _box("i1", "ann", "cat", 0, 0, np.inf, 1)),
         ("inverted_box", _box("i1", "ann", "cat", 5, 0, 1, 1)),
         ("zero_area", _box("i1", "ann", "cat", 1, 0, 1, 1)),
-        ("zero_area", dict(item="i1", annotator="ann", label="cat",
-                           geometry=shapely.Polygon([(0, 0), (1, 1), (2, 2)]))),
+        (
+            "zero_area",
+            dict(
+                item="i1",
+                annotator="ann",
+                label="cat",
+                geometry=shapely.Polygon([(0, 0), (1, 1), (2, 2)]),
+            ),
+        ),
         ("reserved_label", _box("i1", "ann", iaf.ALL, 0, 0, 1, 1)),
         ("missing_label", _box("i1", "ann", None, 0, 0, 1, 1)),
         ("missing_geometry", dict(item="i1", annotator="ann", label="cat")),
-        ("not_polygonal", dict(item="i1", annotator="ann", label="cat",
-                               geometry=shapely.LineString([(0, 0), (1, 1)]))),
+        (
+            "not_polygonal",
+            dict(
+                item="i1",
+                annotator="ann",
+                label="cat",
+                geometry=shapely.LineString([(0, 0), (1, 1)]),
+            ),
+        ),
         ("not_a_geometry", dict(item="i1", annotator="ann", label="cat", geometry="POLYGON")),
         ("invalid_image_size", _box("i1", "ann", "cat", 0, 0, 1, 1, width=-3)),
     ]
@@ -48,8 +64,12 @@ def _hostile_frame():
     df = pd.DataFrame([r[1] for r in rows])
     df["object_id"] = [f"o{i}" for i in range(len(df))]
     # two rows sharing an id: both are dropped (keeping one would depend on row order)
-    extra = pd.DataFrame([_box("i3", "ann", "cat", 0, 0, 1, 1, object_id="dup"),
-                          _box("i3", "bob", "cat", 0, 0, 1, 1, object_id="dup")])
+    extra = pd.DataFrame(
+        [
+            _box("i3", "ann", "cat", 0, 0, 1, 1, object_id="dup"),
+            _box("i3", "bob", "cat", 0, 0, 1, 1, object_id="dup"),
+        ]
+    )
     df = pd.concat([df, extra], ignore_index=True)
     intents += ["duplicate_object_id", "duplicate_object_id"]
     df["note"] = intents  # an extra column, carried through
@@ -110,11 +130,13 @@ def test_repair_keeps_polygonal_area():
 
 def test_missing_columns_is_a_schema_error():
     with pytest.raises(iaf.SchemaError, match="annotator"):
-        iaf.validate(pd.DataFrame({"item": [1], "label": ["a"], "x0": [0], "y0": [0],
-                                   "x1": [1], "y1": [1]}))
+        iaf.validate(
+            pd.DataFrame({"item": [1], "label": ["a"], "x0": [0], "y0": [0], "x1": [1], "y1": [1]})
+        )
     with pytest.raises(iaf.SchemaError, match="x1"):
-        iaf.validate(pd.DataFrame({"item": [1], "annotator": ["a"], "label": ["a"],
-                                   "x0": [0], "y0": [0]}))
+        iaf.validate(
+            pd.DataFrame({"item": [1], "annotator": ["a"], "label": ["a"], "x0": [0], "y0": [0]})
+        )
     with pytest.raises(iaf.SchemaError, match="DataFrame"):
         iaf.validate([1, 2])
     with pytest.raises(iaf.ParameterError, match="on_invalid"):
@@ -122,15 +144,32 @@ def test_missing_columns_is_a_schema_error():
 
 
 def test_mixed_boxes_polygons_coverage_and_extras():
-    df = iaf.from_records([
-        _box("a", "ann", "cat", 0, 0, 10, 10, width=100, height=50, colour="red"),
-        dict(item="a", annotator="bob", label="cat", points=[(0, 0), (10, 0), (10, 10)]),
-        dict(item="a", annotator="cid", label="dog",
-             points=[[(0, 0), (1, 0), (1, 1)], [(5, 5), (6, 5), (6, 6)]]),
-        dict(item="b", annotator="ann"),
-    ])
-    assert list(df.columns[:11]) == ["item", "annotator", "label", "object_id", "x0", "y0",
-                                     "x1", "y1", "geometry", "width", "height"]
+    df = iaf.from_records(
+        [
+            _box("a", "ann", "cat", 0, 0, 10, 10, width=100, height=50, colour="red"),
+            dict(item="a", annotator="bob", label="cat", points=[(0, 0), (10, 0), (10, 10)]),
+            dict(
+                item="a",
+                annotator="cid",
+                label="dog",
+                points=[[(0, 0), (1, 0), (1, 1)], [(5, 5), (6, 5), (6, 6)]],
+            ),
+            dict(item="b", annotator="ann"),
+        ]
+    )
+    assert list(df.columns[:11]) == [
+        "item",
+        "annotator",
+        "label",
+        "object_id",
+        "x0",
+        "y0",
+        "x1",
+        "y1",
+        "geometry",
+        "width",
+        "height",
+    ]
     assert df["colour"].iloc[0] == "red"
     assert df["geometry"].iloc[0] is None
     assert df["geometry"].iloc[1].geom_type == "Polygon"
@@ -152,8 +191,13 @@ def test_integer_annotator_ids_become_strings():
     assert df["annotator"].tolist() == ["7", "12"]
     ints = pd.DataFrame([_box("a", 7, "cat", 0, 0, 1, 1), _box("a", 8, "cat", 0, 0, 1, 1)])
     assert iaf.validate(ints)["annotator"].tolist() == ["7", "8"]
-    mixed = pd.DataFrame([_box("a", 7, "cat", 0, 0, 1, 1), _box("a", "ana", "cat", 0, 0, 1, 1),
-                          _box("a", np.int64(9), "cat", 0, 0, 1, 1)])
+    mixed = pd.DataFrame(
+        [
+            _box("a", 7, "cat", 0, 0, 1, 1),
+            _box("a", "ana", "cat", 0, 0, 1, 1),
+            _box("a", np.int64(9), "cat", 0, 0, 1, 1),
+        ]
+    )
     assert iaf.validate(mixed)["annotator"].tolist() == ["7", "ana", "9"]
     nullable = pd.DataFrame([_box("a", 1, "cat", 0, 0, 1, 1), _box("b", 2, None, *[np.nan] * 4)])
     nullable["annotator"] = nullable["annotator"].astype("Int64")
@@ -167,8 +211,9 @@ def test_integer_annotator_ids_become_strings():
 def test_from_records_with_wrong_keys_is_a_schema_error():
     # the same SchemaError as validate(), naming what is missing and the keys found
     with pytest.raises(iaf.SchemaError, match=r"missing required column\(s\): item.*'image'"):
-        iaf.from_records([{"image": "a", "annotator": "x", "label": "cat",
-                           "x0": 0, "y0": 0, "x1": 1, "y1": 1}])
+        iaf.from_records(
+            [{"image": "a", "annotator": "x", "label": "cat", "x0": 0, "y0": 0, "x1": 1, "y1": 1}]
+        )
     with pytest.raises(iaf.SchemaError, match=r"x0, y0, x1, y1 or geometry.*'bbox'"):
         iaf.from_records([{"item": "a", "annotator": "x", "label": "cat", "bbox": [0, 0, 1, 1]}])
     with pytest.raises(iaf.SchemaError, match="label"):
@@ -187,6 +232,7 @@ def test_labels_are_strings_and_annotator_dtype():
 
 # -- properties ---------------------------------------------------------------------------
 
+
 @st.composite
 def frames(draw):
     n = draw(st.integers(1, 25))
@@ -199,8 +245,13 @@ def frames(draw):
         w, h = draw(st.floats(-5, 50)), draw(st.floats(0.5, 50))
         row = dict(item=item, annotator=ann, object_id=f"id{i}")
         if kind in ("box", "bad_box"):
-            row.update(label="cat", x0=x0, y0=y0, x1=x0 + (w if kind == "bad_box" else abs(w) + 1),
-                       y1=y0 + h)
+            row.update(
+                label="cat",
+                x0=x0,
+                y0=y0,
+                x1=x0 + (w if kind == "bad_box" else abs(w) + 1),
+                y1=y0 + h,
+            )
         elif kind == "poly":
             row.update(label="dog", geometry=shapely.box(x0, y0, x0 + abs(w) + 1, y0 + h))
         else:

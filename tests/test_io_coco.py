@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from helpers import FIX, row_of
 from pycocotools import mask as mask_utils
-from test_io_helpers import FIX, row_of
 
 import iaa_frames as iaf
 from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
@@ -19,12 +19,25 @@ from iaa_frames.io.coco import mask_to_geometry
 
 def test_per_annotator_file(tmp_path):
     df = read_coco(FIX / "coco" / "ana.json")
-    assert list(df.columns[:11]) == ["item", "annotator", "label", "object_id", "x0", "y0", "x1",
-                                     "y1", "geometry", "width", "height"]
+    assert list(df.columns[:11]) == [
+        "item",
+        "annotator",
+        "label",
+        "object_id",
+        "x0",
+        "y0",
+        "x1",
+        "y1",
+        "geometry",
+        "width",
+        "height",
+    ]
     assert set(df["annotator"]) == {"ana"}  # from the file name
     box = row_of(df, object_id=101)
     assert (box["label"], box["item"]) == ("car", "street_001.jpg")
-    np.testing.assert_allclose([box.x0, box.y0, box.x1, box.y1], [100.5, 200.0, 150.5, 225.5])  # xywh
+    np.testing.assert_allclose(
+        [box.x0, box.y0, box.x1, box.y1], [100.5, 200.0, 150.5, 225.5]
+    )  # xywh
     assert box["geometry"] is None
     assert (box["width"], box["height"]) == (640, 480)
     assert (box["area"], box["iscrowd"]) == (1275.0, 0)
@@ -68,7 +81,10 @@ def test_lvis_rater_keys():
     assert row_of(df, object_id=3)["annotator"] == "2"
     # rater_list gives coverage: rater 1 reviewed 000000000285.jpg and drew nothing
     cov = df[df["x0"].isna()]
-    assert set(zip(cov["item"], cov["annotator"])) == {("000000000285.jpg", "1"), ("000000000632.jpg", "2")}
+    assert set(zip(cov["item"], cov["annotator"], strict=True)) == {
+        ("000000000285.jpg", "1"),
+        ("000000000632.jpg", "2"),
+    }
     assert cov.set_index("item").loc["000000000632.jpg", "height"] == 483
     assert "rater_id" not in df.columns
 
@@ -84,12 +100,17 @@ def test_rater_key_on_some_annotations_only(tmp_path):
     del doc["annotations"][2]["rater_id"]
     p = tmp_path / "mixed.json"
     p.write_text(json.dumps(doc))
-    with pytest.raises(ReaderError, match=r"mixed\.json: annotations\[2\] \(id=3\): no 'rater_id' although other"):
+    with pytest.raises(
+        ReaderError, match=r"mixed\.json: annotations\[2\] \(id=3\): no 'rater_id' although other"
+    ):
         read_coco(p)
     for a in doc["annotations"]:
         a.pop("rater_id", None)
     p.write_text(json.dumps(doc))
-    with pytest.raises(ReaderError, match=r"annotations\[0\] \(id=1\): no 'rater_id' although the images .* 'rater_list'"):
+    with pytest.raises(
+        ReaderError,
+        match=r"annotations\[0\] \(id=1\): no 'rater_id' although the images .* 'rater_list'",
+    ):
         read_coco(p)
 
 
@@ -135,7 +156,7 @@ def _random_masks(rng, n, h, w, p=0.5):
     out = []
     for _ in range(n):
         noise = rng.random((h + 4, w + 4))
-        blur = sum(noise[dy:dy + h, dx:dx + w] for dy in range(5) for dx in range(5)) / 25
+        blur = sum(noise[dy : dy + h, dx : dx + w] for dy in range(5) for dx in range(5)) / 25
         m = (blur > np.quantile(blur, 1 - p)).astype(np.uint8)
         if not m.any():
             m[0, 0] = 1
@@ -160,7 +181,7 @@ def test_mask_polygon_iou_is_pycocotools_pixel_iou():
 
 def _mask_coco(path, masks, sizes, *, compressed=True):
     images, anns = [], []
-    for k, ((h, w), item_masks) in enumerate(zip(sizes, masks)):
+    for k, ((h, w), item_masks) in enumerate(zip(sizes, masks, strict=True)):
         images.append({"id": k + 1, "file_name": f"img_{k:03d}.png", "width": w, "height": h})
         for m in item_masks:
             rle = mask_utils.encode(np.asfortranarray(m))
@@ -171,11 +192,22 @@ def _mask_coco(path, masks, sizes, *, compressed=True):
                 change = np.flatnonzero(np.diff(np.r_[0, flat, 1 - flat[-1]]))
                 seg = {"size": [h, w], "counts": np.diff(np.r_[0, change]).tolist()}
             x0, y0, bw, bh = mask_utils.toBbox(rle).tolist()
-            anns.append({"id": len(anns) + 1, "image_id": k + 1, "category_id": 1,
-                         "segmentation": seg, "bbox": [x0, y0, bw, bh],
-                         "area": int(m.sum()), "iscrowd": int(not compressed)})
-    path.write_text(json.dumps({"images": images, "annotations": anns,
-                                "categories": [{"id": 1, "name": "blob"}]}))
+            anns.append(
+                {
+                    "id": len(anns) + 1,
+                    "image_id": k + 1,
+                    "category_id": 1,
+                    "segmentation": seg,
+                    "bbox": [x0, y0, bw, bh],
+                    "area": int(m.sum()),
+                    "iscrowd": int(not compressed),
+                }
+            )
+    path.write_text(
+        json.dumps(
+            {"images": images, "annotations": anns, "categories": [{"id": 1, "name": "blob"}]}
+        )
+    )
     return path
 
 
@@ -233,7 +265,10 @@ def test_bad_rle_names_the_entry(tmp_path):
     doc["annotations"][0]["segmentation"]["counts"] = [3, 3, 1, 2, 4]
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(doc))
-    with pytest.raises(ReaderError, match=r"bad\.json: annotations\[0\] \(id=1\): segmentation.counts adds up to 13"):
+    with pytest.raises(
+        ReaderError,
+        match=r"bad\.json: annotations\[0\] \(id=1\): segmentation.counts adds up to 13",
+    ):
         read_coco(p)
     doc["annotations"][0]["segmentation"] = {"size": [3], "counts": "abc"}
     p.write_text(json.dumps(doc))
@@ -253,23 +288,40 @@ def test_mask_to_geometry_holes_and_parts():
     g = mask_to_geometry(m)
     assert g.geom_type == "MultiPolygon"
     assert g.area == m.sum()
-    assert shapely.equals(g, shapely.MultiPolygon([
-        shapely.Polygon([(1, 1), (5, 1), (5, 5), (1, 5)], [[(2, 2), (3, 2), (3, 3), (2, 3)]]),
-        shapely.box(6, 0, 7, 1)]))
+    assert shapely.equals(
+        g,
+        shapely.MultiPolygon(
+            [
+                shapely.Polygon(
+                    [(1, 1), (5, 1), (5, 5), (1, 5)], [[(2, 2), (3, 2), (3, 3), (2, 3)]]
+                ),
+                shapely.box(6, 0, 7, 1),
+            ]
+        ),
+    )
     assert mask_to_geometry(np.zeros((3, 3))) is None
 
 
 def test_images_without_annotations_is_all_coverage(tmp_path):
     p = tmp_path / "ann.json"
-    p.write_text(json.dumps({"images": [{"id": 1, "file_name": "a.jpg", "width": 10, "height": 10}],
-                             "annotations": [], "categories": []}))
+    p.write_text(
+        json.dumps(
+            {
+                "images": [{"id": 1, "file_name": "a.jpg", "width": 10, "height": 10}],
+                "annotations": [],
+                "categories": [],
+            }
+        )
+    )
     df = read_coco(p)
     assert len(df) == 1 and df["x0"].isna().all() and df["annotator"].iloc[0] == "ann"
 
 
 def test_results_file_top_level_list(tmp_path):
     p = tmp_path / "detections.json"
-    p.write_text(json.dumps([{"image_id": 4, "category_id": 2, "bbox": [1, 2, 3, 4], "score": 0.5}]))
+    p.write_text(
+        json.dumps([{"image_id": 4, "category_id": 2, "bbox": [1, 2, 3, 4], "score": 0.5}])
+    )
     df = read_coco(p)
     assert (df["item"].iloc[0], df["label"].iloc[0], df["score"].iloc[0]) == (4, "2", 0.5)
 
@@ -319,7 +371,11 @@ def test_duplicate_annotation_ids_raise(tmp_path):
 
 def test_key_order_does_not_matter(tmp_path):
     doc = json.loads((FIX / "coco" / "ana.json").read_text())
-    reordered = {"annotations": doc["annotations"], "categories": doc["categories"], "images": doc["images"]}
+    reordered = {
+        "annotations": doc["annotations"],
+        "categories": doc["categories"],
+        "images": doc["images"],
+    }
     p = tmp_path / "ana.json"
     p.write_text(json.dumps(reordered, indent=4))
     pd.testing.assert_frame_equal(read_coco(p), read_coco(FIX / "coco" / "ana.json"))
@@ -327,14 +383,14 @@ def test_key_order_does_not_matter(tmp_path):
 
 def test_streaming_across_chunk_boundaries(tmp_path, monkeypatch):
     """Tiny read chunks put element and number boundaries everywhere."""
-    import iaa_frames.io._common as common
+    import iaa_frames.io.json_stream as json_stream
 
-    orig = common.JSONStream.__init__
+    orig = json_stream.JSONStream.__init__
 
     def tiny(self, path, stream_keys=(), chunk_size=7, **kw):
         orig(self, path, stream_keys, chunk_size=7, **kw)
 
-    monkeypatch.setattr(common.JSONStream, "__init__", tiny)
+    monkeypatch.setattr(json_stream.JSONStream, "__init__", tiny)
     small = read_coco(FIX / "coco" / "ana.json")
     monkeypatch.undo()
     pd.testing.assert_frame_equal(small, read_coco(FIX / "coco" / "ana.json"))

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from test_io_helpers import FIX, row_of
+from helpers import FIX, row_of
 
 import iaa_frames as iaf
 from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ReaderError
@@ -42,8 +42,10 @@ def test_job_export():
     assert len(df) == 5
     # the polyline and the tag are counted, with their entries
     assert w.counts == {"unsupported_shape": 2}
-    assert list(w.dropped["entry"]) == ["image[2] (name='frame_002.jpg') polyline[0]",
-                                        "image[3] (name='frame_003.jpg') tag[0]"]
+    assert list(w.dropped["entry"]) == [
+        "image[2] (name='frame_002.jpg') polyline[0]",
+        "image[3] (name='frame_003.jpg') tag[0]",
+    ]
 
 
 def test_annotator_fallbacks():
@@ -69,7 +71,9 @@ def test_several_exports():
 def test_bad_coordinates_name_the_shape(tmp_path):
     p = tmp_path / "bad.xml"
     p.write_text(JOB.read_text().replace('xtl="100.00"', 'xtl="abc"'))
-    with pytest.raises(ReaderError, match=r"bad\.xml: image\[0\] \(name='frame_000.jpg'\) box\[0\]: .*xtl"):
+    with pytest.raises(
+        ReaderError, match=r"bad\.xml: image\[0\] \(name='frame_000.jpg'\) box\[0\]: .*xtl"
+    ):
         read_cvat(p)
     p.write_text(JOB.read_text().replace(' ybr="260.00"', ""))
     with pytest.raises(ReaderError, match=r"box\[0\]: missing attribute 'ybr'"):
@@ -82,7 +86,9 @@ def test_bad_coordinates_name_the_shape(tmp_path):
 def test_inverted_box_raises_or_drops(tmp_path):
     p = tmp_path / "inv.xml"
     p.write_text(JOB.read_text().replace('xbr="300.50"', 'xbr="50"'))
-    with pytest.raises(ReaderError, match=r"inv\.xml: image\[0\] \(name='frame_000.jpg'\) box\[0\].*inverted"):
+    with pytest.raises(
+        ReaderError, match=r"inv\.xml: image\[0\] \(name='frame_000.jpg'\) box\[0\].*inverted"
+    ):
         read_cvat(p)
     with pytest.warns(DroppedRowsWarning) as rec:
         df = read_cvat(p, on_invalid="drop")
@@ -161,7 +167,10 @@ def test_datumaro_empty_label_raises_one_line_or_drops():
     with pytest.raises(ReaderError) as info:
         read_cvat(DATUMARO, annotator="dm")
     msg = str(info.value)
-    assert "datumaro_for_images.xml: image[0] (name='images/photo.jpg') box[1]: an object has no label" in msg
+    assert (
+        "datumaro_for_images.xml: image[0] (name='images/photo.jpg') box[1]: an object has no label"
+        in msg
+    )
     assert "on_invalid='drop'" in msg
     with pytest.warns(DroppedRowsWarning) as rec:
         df = read_cvat(DATUMARO, annotator="dm", on_invalid="drop")
@@ -208,6 +217,9 @@ def test_item_key_options():
 def test_two_images_with_one_base_name_are_not_merged(tmp_path):
     p = tmp_path / "two.xml"
     p.write_text(DATUMARO.read_text().replace("images/dog.jpg", "other/photo.jpg"))
-    with pytest.raises(ReaderError, match=r"'images/photo.jpg' and 'other/photo.jpg' both become "
-                                          r"item 'photo.jpg'.*item_key='path'"):
+    with pytest.raises(
+        ReaderError,
+        match=r"'images/photo.jpg' and 'other/photo.jpg' both become "
+        r"item 'photo.jpg'.*item_key='path'",
+    ):
         read_cvat(p, annotator="dm", on_invalid="drop")

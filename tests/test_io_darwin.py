@@ -5,7 +5,7 @@ import warnings
 
 import pytest
 import shapely
-from test_io_helpers import FIX, row_of
+from helpers import FIX, row_of
 
 from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ReaderError
 from iaa_frames.io import read_darwin
@@ -19,7 +19,12 @@ def test_directory_per_annotator():
     assert "tag" in w.dropped["detail"].iloc[0]
     bench = row_of(df, object_id="a1b2c3d4-0001")
     assert (bench.x0, bench.y0, bench.x1, bench.y1) == (10, 20, 60, 120)
-    assert (bench["annotator"], bench["item"], bench["width"], bench["height"]) == ("ana", "park_01.jpg", 1000, 800)
+    assert (bench["annotator"], bench["item"], bench["width"], bench["height"]) == (
+        "ana",
+        "park_01.jpg",
+        1000,
+        800,
+    )
     pond = row_of(df, object_id="a1b2c3d4-0002")["geometry"]
     # paths filled even-odd: the second path is a hole of the first, the third a separate part
     assert pond.geom_type == "MultiPolygon"
@@ -53,7 +58,9 @@ def test_bad_entries(tmp_path):
     doc["annotations"][1]["polygon"]["paths"][0][2] = {"x": "300", "y": 200}
     p = tmp_path / "p.json"
     p.write_text(json.dumps(doc))
-    with pytest.raises(ReaderError, match=r"p\.json: annotations\[1\] \(id='a1b2c3d4-0002'\): polygon\.paths\[0\]"):
+    with pytest.raises(
+        ReaderError, match=r"p\.json: annotations\[1\] \(id='a1b2c3d4-0002'\): polygon\.paths\[0\]"
+    ):
         read_darwin(p)
     doc = json.loads((FIX / "darwin" / "ana" / "park_01.json").read_text())
     del doc["annotations"][0]["name"]
@@ -61,16 +68,23 @@ def test_bad_entries(tmp_path):
     with pytest.raises(ReaderError, match=r"annotations\[0\] \(id='a1b2c3d4-0001'\): 'name'"):
         read_darwin(p)
     p.write_text(json.dumps({"dataset": "x", "image": {}, "annotations": []}))
-    with pytest.raises(ReaderError, match=r"p\.json: item: missing or invalid 'item' \(Darwin JSON 1\.0"):
+    with pytest.raises(
+        ReaderError, match=r"p\.json: item: missing or invalid 'item' \(Darwin JSON 1\.0"
+    ):
         read_darwin(p)
 
 
 def test_legacy_path_keys(tmp_path):
     square = [{"x": 0, "y": 0}, {"x": 10, "y": 0}, {"x": 10, "y": 10}, {"x": 0, "y": 10}]
     hole = [{"x": 2, "y": 2}, {"x": 4, "y": 2}, {"x": 4, "y": 4}, {"x": 2, "y": 4}]
-    doc = {"version": "2.0", "item": {"name": "a.jpg", "slots": [{"width": 20, "height": 20}]},
-           "annotations": [{"id": "s", "name": "c", "polygon": {"path": square}},
-                           {"id": "h", "name": "c", "complex_polygon": {"path": [square, hole]}}]}
+    doc = {
+        "version": "2.0",
+        "item": {"name": "a.jpg", "slots": [{"width": 20, "height": 20}]},
+        "annotations": [
+            {"id": "s", "name": "c", "polygon": {"path": square}},
+            {"id": "h", "name": "c", "complex_polygon": {"path": [square, hole]}},
+        ],
+    }
     p = tmp_path / "a.json"
     p.write_text(json.dumps(doc))
     df = read_darwin(p, annotator="ana")
@@ -87,7 +101,10 @@ def test_export_without_annotators_is_one_annotator_not_one_per_file():
     assert set(df["annotator"]) == {"darwin_export"}
     assert sorted(df["item"]) == ["street_01.jpg", "street_02.jpg", "street_03.jpg"]
     person = row_of(df, item="street_02.jpg")
-    assert person["geometry"].area == 80 * 200 and (person["width"], person["height"]) == (1280, 720)
+    assert person["geometry"].area == 80 * 200 and (person["width"], person["height"]) == (
+        1280,
+        720,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         df = read_darwin(d, annotator="ana")
@@ -100,10 +117,14 @@ def test_export_without_annotators_is_one_annotator_not_one_per_file():
 
 def test_on_invalid_drop_skips_bad_annotations(tmp_path):
     doc = json.loads((FIX / "darwin_export" / "street_01.json").read_text())
-    doc["annotations"].append({"id": "x1", "name": "car", "bounding_box": {"x": "a", "y": 0, "w": 1, "h": 1}})
+    doc["annotations"].append(
+        {"id": "x1", "name": "car", "bounding_box": {"x": "a", "y": 0, "w": 1, "h": 1}}
+    )
     p = tmp_path / "street_01.json"
     p.write_text(json.dumps(doc))
-    with pytest.raises(ReaderError, match=r"street_01\.json: annotations\[1\] \(id='x1'\): bounding_box\.x"):
+    with pytest.raises(
+        ReaderError, match=r"street_01\.json: annotations\[1\] \(id='x1'\): bounding_box\.x"
+    ):
         read_darwin(p, annotator="a")
     with pytest.warns(DroppedRowsWarning) as rec:
         df = read_darwin(p, annotator="a", on_invalid="drop")

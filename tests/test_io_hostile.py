@@ -6,11 +6,17 @@ import shutil
 import time
 
 import pytest
+from helpers import FIX
 
 from iaa_frames.errors import IAAError, ReaderError
-from iaa_frames.io import read_coco, read_cvat, read_darwin, read_labelstudio, read_voc, read_yolo
-
-from test_io_helpers import FIX
+from iaa_frames.io import (
+    read_coco,
+    read_cvat,
+    read_darwin,
+    read_labelstudio,
+    read_voc,
+    read_yolo,
+)
 
 FILE_READERS = {
     "coco": read_coco,
@@ -88,16 +94,18 @@ def test_truncated_coco_names_the_annotation(tmp_path):
     text = (FIX / "coco" / "ana.json").read_text()
     cut = text.index('"id": 102')  # inside annotations[1]
     p = tmp_path / "cut.json"
-    p.write_text(text[:cut + 20])
+    p.write_text(text[: cut + 20])
     with pytest.raises(ReaderError, match=r"cut\.json: annotations\[1\]: truncated JSON"):
         read_coco(p)
 
 
 @pytest.mark.parametrize("fraction", [0.1, 0.3, 0.5, 0.7, 0.9, 0.99])
 def test_truncated_anywhere_is_a_reader_error(tmp_path, fraction):
-    for name, src in (("coco", FIX / "coco" / "ana.json"),
-                      ("labelstudio", FIX / "labelstudio" / "export.json"),
-                      ("darwin", FIX / "darwin" / "ana" / "park_01.json")):
+    for name, src in (
+        ("coco", FIX / "coco" / "ana.json"),
+        ("labelstudio", FIX / "labelstudio" / "export.json"),
+        ("darwin", FIX / "darwin" / "ana" / "park_01.json"),
+    ):
         text = src.read_text()
         p = tmp_path / f"{name}.json"
         p.write_text(text[: int(len(text) * fraction)])
@@ -115,8 +123,12 @@ def test_truncated_labelstudio_names_the_task(tmp_path):
 
 def test_syntax_error_gives_line_and_column(tmp_path):
     p = tmp_path / "bad.json"
-    p.write_text('{"images": [\n  {"id": 1, "file_name": "a.jpg"},\n  {"id": 2 "file_name": "b.jpg"}\n]}')
-    with pytest.raises(ReaderError, match=r"bad\.json: images\[1\]: invalid JSON at line 3, column 12"):
+    p.write_text(
+        '{"images": [\n  {"id": 1, "file_name": "a.jpg"},\n  {"id": 2 "file_name": "b.jpg"}\n]}'
+    )
+    with pytest.raises(
+        ReaderError, match=r"bad\.json: images\[1\]: invalid JSON at line 3, column 12"
+    ):
         read_coco(p)
 
 
@@ -149,10 +161,16 @@ def test_deeply_nested_json_does_not_crash(tmp_path):
 
 
 def test_nan_coordinates_name_the_entry(tmp_path):
-    doc = (FIX / "coco" / "ana.json").read_text().replace("[100.5, 200.0, 50.0, 25.5]", "[NaN, 200.0, 50.0, 25.5]")
+    doc = (
+        (FIX / "coco" / "ana.json")
+        .read_text()
+        .replace("[100.5, 200.0, 50.0, 25.5]", "[NaN, 200.0, 50.0, 25.5]")
+    )
     p = tmp_path / "nan.json"
     p.write_text(doc)
-    with pytest.raises(ReaderError, match=r"nan\.json: annotations\[0\] \(id=101\): .*NaN or infinite"):
+    with pytest.raises(
+        ReaderError, match=r"nan\.json: annotations\[0\] \(id=101\): .*NaN or infinite"
+    ):
         read_coco(p)
 
 
@@ -167,35 +185,87 @@ def _coco(tmp_path, edit):
     return p
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda d: d["annotations"][0].update(bbox="100,200,50,25"), r"annotations\[0\] \(id=101\): bbox must be a list"),
-    (lambda d: d["annotations"][0].update(bbox=[1, 2, "3", 4]), r"annotations\[0\] \(id=101\): bbox must hold 4 numbers"),
-    (lambda d: d["annotations"][1].update(category_id=[1]), r"annotations\[1\] \(id=102\): category_id must be"),
-    (lambda d: d["annotations"][1].update(segmentation=[[1, 2, 3]]), r"annotations\[1\] \(id=102\): segmentation\[0\] has an odd number"),
-    (lambda d: d["annotations"][1].update(segmentation="poly"), r"annotations\[1\] \(id=102\): segmentation must be"),
-    (lambda d: d["annotations"][2].update(iscrowd="no"), r"annotations\[2\] \(id=103\): iscrowd must be 0 or 1"),
-    (lambda d: d["annotations"].append(7), r"annotations\[3\]: an annotation must be a JSON object"),
-    (lambda d: d.update(images={"id": 1}), r"images: 'images' must be a list"),
-    (lambda d: d["images"][1].update(width="800px"), r"images\[1\] \(id=2\): width must be a number"),
-    (lambda d: d["images"][1].pop("id"), r"images\[1\]: missing key 'id'"),
-    (lambda d: d["categories"][0].pop("name"), r"categories\[0\]: missing key 'name'"),
-    (lambda d: d["annotations"][0].pop("image_id"), r"annotations\[0\] \(id=101\): missing key 'image_id'"),
-    (lambda d: d["annotations"][0].update(image_id=99), r"annotations\[0\] \(id=101\): image_id 99 is not in 'images'"),
-    (lambda d: d["annotations"][2].update(category_id=9), r"annotations\[2\] \(id=103\): category_id 9 is not defined in 'categories'"),
-    (lambda d: d.pop("categories"), r"edited\.json: no 'categories'"),
-    (lambda d: [d["annotations"][0].pop(k) for k in ("bbox", "segmentation")], r"annotations\[0\] \(id=101\): has neither bbox nor segmentation"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda d: d["annotations"][0].update(bbox="100,200,50,25"),
+            r"annotations\[0\] \(id=101\): bbox must be a list",
+        ),
+        (
+            lambda d: d["annotations"][0].update(bbox=[1, 2, "3", 4]),
+            r"annotations\[0\] \(id=101\): bbox must hold 4 numbers",
+        ),
+        (
+            lambda d: d["annotations"][1].update(category_id=[1]),
+            r"annotations\[1\] \(id=102\): category_id must be",
+        ),
+        (
+            lambda d: d["annotations"][1].update(segmentation=[[1, 2, 3]]),
+            r"annotations\[1\] \(id=102\): segmentation\[0\] has an odd number",
+        ),
+        (
+            lambda d: d["annotations"][1].update(segmentation="poly"),
+            r"annotations\[1\] \(id=102\): segmentation must be",
+        ),
+        (
+            lambda d: d["annotations"][2].update(iscrowd="no"),
+            r"annotations\[2\] \(id=103\): iscrowd must be 0 or 1",
+        ),
+        (
+            lambda d: d["annotations"].append(7),
+            r"annotations\[3\]: an annotation must be a JSON object",
+        ),
+        (lambda d: d.update(images={"id": 1}), r"images: 'images' must be a list"),
+        (
+            lambda d: d["images"][1].update(width="800px"),
+            r"images\[1\] \(id=2\): width must be a number",
+        ),
+        (lambda d: d["images"][1].pop("id"), r"images\[1\]: missing key 'id'"),
+        (lambda d: d["categories"][0].pop("name"), r"categories\[0\]: missing key 'name'"),
+        (
+            lambda d: d["annotations"][0].pop("image_id"),
+            r"annotations\[0\] \(id=101\): missing key 'image_id'",
+        ),
+        (
+            lambda d: d["annotations"][0].update(image_id=99),
+            r"annotations\[0\] \(id=101\): image_id 99 is not in 'images'",
+        ),
+        (
+            lambda d: d["annotations"][2].update(category_id=9),
+            r"annotations\[2\] \(id=103\): category_id 9 is not defined in 'categories'",
+        ),
+        (lambda d: d.pop("categories"), r"edited\.json: no 'categories'"),
+        (
+            lambda d: [d["annotations"][0].pop(k) for k in ("bbox", "segmentation")],
+            r"annotations\[0\] \(id=101\): has neither bbox nor segmentation",
+        ),
+    ],
+)
 def test_coco_wrong_types_and_missing_keys(tmp_path, edit, message):
-    with pytest.raises(ReaderError, match=r"edited\.json: " + message if not message.startswith("edited") else message):
+    with pytest.raises(
+        ReaderError,
+        match=r"edited\.json: " + message if not message.startswith("edited") else message,
+    ):
         read_coco(_coco(tmp_path, edit))
 
 
-@pytest.mark.parametrize("doc", [{}, {"info": {"year": 2024}}, {"images": [], "annotations": []},
-                                 {"images": []}, {"annotations": [], "categories": []}])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {},
+        {"info": {"year": 2024}},
+        {"images": [], "annotations": []},
+        {"images": []},
+        {"annotations": [], "categories": []},
+    ],
+)
 def test_coco_export_with_neither_images_nor_annotations(tmp_path, doc):
     p = tmp_path / "nothing.json"
     p.write_text(json.dumps(doc))
-    with pytest.raises(ReaderError, match=r"nothing\.json: .*(neither|no images and no annotations)"):
+    with pytest.raises(
+        ReaderError, match=r"nothing\.json: .*(neither|no images and no annotations)"
+    ):
         read_coco(p)
 
 
@@ -203,12 +273,42 @@ def test_labelstudio_wrong_types(tmp_path):
     p = tmp_path / "ls.json"
     for tasks, message in [
         (["not a task"], r"tasks\[0\]: a task must be a JSON object"),
-        ([{"id": 3, "data": {"image": "a.jpg"}, "annotations": {"id": 1}}], r"tasks\[0\] \(id=3\): 'annotations' must be a list"),
-        ([{"id": 3, "data": {"image": "a.jpg"}, "annotations": [{"id": 1, "completed_by": 1, "result": {}}]}],
-         r"tasks\[0\] \(id=3\) annotations\[0\] \(id=1\): 'result' must be a list"),
-        ([{"id": 3, "data": {"image": "a.jpg"}, "annotations": [{"id": 1, "completed_by": 1, "result": [
-            {"id": "r", "type": "polygonlabels", "value": {"points": [[1, 2], [3]], "polygonlabels": ["a"]}}]}]}],
-         r"tasks\[0\] \(id=3\) annotations\[0\] \(id=1\) result\[0\]: value\.points holds \[3\]"),
+        (
+            [{"id": 3, "data": {"image": "a.jpg"}, "annotations": {"id": 1}}],
+            r"tasks\[0\] \(id=3\): 'annotations' must be a list",
+        ),
+        (
+            [
+                {
+                    "id": 3,
+                    "data": {"image": "a.jpg"},
+                    "annotations": [{"id": 1, "completed_by": 1, "result": {}}],
+                }
+            ],
+            r"tasks\[0\] \(id=3\) annotations\[0\] \(id=1\): 'result' must be a list",
+        ),
+        (
+            [
+                {
+                    "id": 3,
+                    "data": {"image": "a.jpg"},
+                    "annotations": [
+                        {
+                            "id": 1,
+                            "completed_by": 1,
+                            "result": [
+                                {
+                                    "id": "r",
+                                    "type": "polygonlabels",
+                                    "value": {"points": [[1, 2], [3]], "polygonlabels": ["a"]},
+                                }
+                            ],
+                        }
+                    ],
+                }
+            ],
+            r"tasks\[0\] \(id=3\) annotations\[0\] \(id=1\) result\[0\]: value\.points holds \[3\]",
+        ),
         ([{"id": 3, "data": {}, "annotations": []}], r"tasks\[0\] \(id=3\): cannot tell which key"),
     ]:
         p.write_text(json.dumps(tasks))
@@ -220,10 +320,24 @@ def test_darwin_wrong_types(tmp_path):
     p = tmp_path / "d.json"
     for doc, message in [
         ([1, 2], "not Darwin JSON"),
-        ({"version": "2.0", "item": {"name": "a.jpg"}, "annotations": {"x": 1}}, r"annotations: must be a list"),
-        ({"version": "2.0", "item": {"name": "a.jpg", "slots": [{"width": "wide"}]}}, r"item\.slots\[0\]: width must be a number"),
-        ({"version": "2.0", "item": {"name": "a.jpg"}, "annotations": [{"id": "z", "name": "c", "bounding_box": {"x": 1, "y": 1, "w": None, "h": 1}}]},
-         r"annotations\[0\] \(id='z'\): bounding_box\.w must be a number"),
+        (
+            {"version": "2.0", "item": {"name": "a.jpg"}, "annotations": {"x": 1}},
+            r"annotations: must be a list",
+        ),
+        (
+            {"version": "2.0", "item": {"name": "a.jpg", "slots": [{"width": "wide"}]}},
+            r"item\.slots\[0\]: width must be a number",
+        ),
+        (
+            {
+                "version": "2.0",
+                "item": {"name": "a.jpg"},
+                "annotations": [
+                    {"id": "z", "name": "c", "bounding_box": {"x": 1, "y": 1, "w": None, "h": 1}}
+                ],
+            },
+            r"annotations\[0\] \(id='z'\): bounding_box\.w must be a number",
+        ),
     ]:
         p.write_text(json.dumps(doc))
         with pytest.raises(ReaderError, match=r"d\.json: " + message):

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from test_io_helpers import FIX, row_of
+from helpers import FIX, row_of
 
 import iaa_frames as iaf
 from iaa_frames.errors import (
@@ -17,7 +17,9 @@ from iaa_frames.errors import (
 from iaa_frames.io import read_cvat, read_labelstudio
 
 EXPORT = FIX / "labelstudio" / "export.json"
-DOG_PARK = "dog_park.jpg"  # the upload path /data/upload/1/6a1b2c3d-dog_park.jpg, by item_key="name"
+DOG_PARK = (
+    "dog_park.jpg"  # the upload path /data/upload/1/6a1b2c3d-dog_park.jpg, by item_key="name"
+)
 
 
 def _read(path=EXPORT, **kw):
@@ -45,7 +47,9 @@ def test_export():
     assert rot["rotation"] == 90
     # task 2: an empty result is a coverage row; the cancelled annotation gives nothing
     cov = df[df["x0"].isna()]
-    assert list(zip(cov["item"], cov["annotator"])) == [("empty_lot.jpg", "ana@example.org")]
+    assert list(zip(cov["item"], cov["annotator"], strict=True)) == [
+        ("empty_lot.jpg", "ana@example.org")
+    ]
     assert "12" not in set(df["annotator"])
     assert len(df) == 4
     assert w.counts == {"unsupported_result": 1, "cancelled_annotation": 1}
@@ -87,11 +91,34 @@ def test_multiple_labels_are_counted(tmp_path):
 
 
 def test_rectangle_labelled_by_a_labels_tag(tmp_path):
-    tasks = [{"id": 5, "data": {"image": "a.jpg"}, "annotations": [{"id": 1, "completed_by": 1, "result": [
-        {"id": "q", "type": "rectangle", "original_width": 100, "original_height": 100,
-         "value": {"x": 0, "y": 0, "width": 10, "height": 10}},
-        {"id": "q", "type": "labels", "original_width": 100, "original_height": 100,
-         "value": {"x": 0, "y": 0, "width": 10, "height": 10, "labels": ["Car"]}}]}]}]
+    tasks = [
+        {
+            "id": 5,
+            "data": {"image": "a.jpg"},
+            "annotations": [
+                {
+                    "id": 1,
+                    "completed_by": 1,
+                    "result": [
+                        {
+                            "id": "q",
+                            "type": "rectangle",
+                            "original_width": 100,
+                            "original_height": 100,
+                            "value": {"x": 0, "y": 0, "width": 10, "height": 10},
+                        },
+                        {
+                            "id": "q",
+                            "type": "labels",
+                            "original_width": 100,
+                            "original_height": 100,
+                            "value": {"x": 0, "y": 0, "width": 10, "height": 10, "labels": ["Car"]},
+                        },
+                    ],
+                }
+            ],
+        }
+    ]
     p = tmp_path / "e.json"
     p.write_text(json.dumps(tasks))
     df = read_labelstudio(p)
@@ -103,12 +130,17 @@ def test_wrong_types_name_the_entry(tmp_path):
     tasks[0]["annotations"][1]["result"][0]["value"]["x"] = "50%"
     p = tmp_path / "e.json"
     p.write_text(json.dumps(tasks))
-    with pytest.raises(ReaderError, match=r"e\.json: tasks\[0\] \(id=1\) annotations\[1\] \(id=1002\) result\[0\]: value\.x"):
+    with pytest.raises(
+        ReaderError,
+        match=r"e\.json: tasks\[0\] \(id=1\) annotations\[1\] \(id=1002\) result\[0\]: value\.x",
+    ):
         read_labelstudio(p)
     tasks = json.loads(EXPORT.read_text())
     tasks[1]["annotations"][0]["completed_by"] = [1]
     p.write_text(json.dumps(tasks))
-    with pytest.raises(ReaderError, match=r"tasks\[1\] \(id=2\) annotations\[0\] \(id=1004\): completed_by"):
+    with pytest.raises(
+        ReaderError, match=r"tasks\[1\] \(id=2\) annotations\[0\] \(id=1004\): completed_by"
+    ):
         read_labelstudio(p)
     tasks = json.loads(EXPORT.read_text())
     del tasks[1]["annotations"][0]["completed_by"]
@@ -130,9 +162,18 @@ def test_not_a_task_list(tmp_path):
 def test_relations_and_image_level_results_are_counted(tmp_path):
     tasks = json.loads(EXPORT.read_text())
     result = tasks[0]["annotations"][0]["result"]
-    result.append({"from_id": "Dx_aB91ISN", "to_id": "p0ly9", "type": "relation", "direction": "right"})
-    result.append({"id": "img1", "from_name": "weather", "to_name": "image", "type": "choices",
-                   "value": {"choices": ["sunny"]}})
+    result.append(
+        {"from_id": "Dx_aB91ISN", "to_id": "p0ly9", "type": "relation", "direction": "right"}
+    )
+    result.append(
+        {
+            "id": "img1",
+            "from_name": "weather",
+            "to_name": "image",
+            "type": "choices",
+            "value": {"choices": ["sunny"]},
+        }
+    )
     p = tmp_path / "e.json"
     p.write_text(json.dumps(tasks))
     df, w = _read(p)
@@ -194,7 +235,9 @@ def test_on_invalid_drop_skips_unreadable_results(tmp_path):
     tasks[0]["annotations"][0]["result"][0]["value"]["x"] = "left"
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(tasks))
-    with pytest.raises(ReaderError, match=r"tasks\[0\] \(id=1\) annotations\[0\] \(id=1001\) result\[0\]: value.x"):
+    with pytest.raises(
+        ReaderError, match=r"tasks\[0\] \(id=1\) annotations\[0\] \(id=1001\) result\[0\]: value.x"
+    ):
         read_labelstudio(p)
     df, w = _read(p, on_invalid="drop")
     assert w.counts["unreadable_entry"] == 1
@@ -207,7 +250,11 @@ def test_same_images_from_label_studio_and_cvat_give_agreement():
     # the default item_key="name" they are the same items, without editing any path
     ls = read_labelstudio(CROSS / "labelstudio_ana.json")
     cvat = read_cvat(CROSS / "cvat_ben.xml")
-    assert set(ls["item"]) == set(cvat["item"]) == {"street.jpg", "park.jpg", "beach.jpg", "garage.jpg"}
+    assert (
+        set(ls["item"])
+        == set(cvat["item"])
+        == {"street.jpg", "park.jpg", "beach.jpg", "garage.jpg"}
+    )
     df = pd.concat([ls, cvat], ignore_index=True)
     df["object_id"] = range(len(df))
     res = iaf.agreement(df, n_chance=200)

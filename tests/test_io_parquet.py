@@ -19,16 +19,43 @@ def _mixed():
     """Boxes, polygons (one with a hole, one multi-part), coverage rows, extra columns."""
     ring = shapely.Polygon([(0, 0), (40, 0), (40, 40), (0, 40)], [[(10, 10), (20, 10), (20, 20)]])
     multi = shapely.MultiPolygon([shapely.box(50, 50, 60, 60), shapely.box(70, 70, 80, 85)])
-    return iaf.from_records([
-        {"item": "a", "annotator": "ana", "label": "cat", "x0": 1.5, "y0": 2, "x1": 30, "y1": 40,
-         "width": 100, "height": 80, "source": "cvat"},
-        {"item": "a", "annotator": "ben", "label": "cat", "geometry": ring,
-         "width": 100, "height": 80, "source": "coco"},
-        {"item": "b", "annotator": "ana", "label": "dog", "geometry": multi, "source": "coco"},
-        {"item": "b", "annotator": "ben", "source": "cvat"},  # coverage row
-        {"item": "c", "annotator": "ben", "label": "dog", "x0": 0.1 + 0.2, "y0": 1 / 3,
-         "x1": 7, "y1": 9, "source": None},
-    ])
+    return iaf.from_records(
+        [
+            {
+                "item": "a",
+                "annotator": "ana",
+                "label": "cat",
+                "x0": 1.5,
+                "y0": 2,
+                "x1": 30,
+                "y1": 40,
+                "width": 100,
+                "height": 80,
+                "source": "cvat",
+            },
+            {
+                "item": "a",
+                "annotator": "ben",
+                "label": "cat",
+                "geometry": ring,
+                "width": 100,
+                "height": 80,
+                "source": "coco",
+            },
+            {"item": "b", "annotator": "ana", "label": "dog", "geometry": multi, "source": "coco"},
+            {"item": "b", "annotator": "ben", "source": "cvat"},  # coverage row
+            {
+                "item": "c",
+                "annotator": "ben",
+                "label": "dog",
+                "x0": 0.1 + 0.2,
+                "y0": 1 / 3,
+                "x1": 7,
+                "y1": 9,
+                "source": None,
+            },
+        ]
+    )
 
 
 def test_round_trip_is_exact(tmp_path):
@@ -36,7 +63,7 @@ def test_round_trip_is_exact(tmp_path):
     back = iaf.read_parquet(iaf.to_parquet(df, tmp_path / "t"))
     pd.testing.assert_frame_equal(back, iaf.validate(df))
     # the coordinates are the same doubles, not a printed approximation
-    for g, h in zip(df["geometry"], back["geometry"]):
+    for g, h in zip(df["geometry"], back["geometry"], strict=True):
         assert (g is None and h is None) or shapely.equals_exact(g, h, tolerance=0)
 
 
@@ -47,7 +74,8 @@ def test_round_trip_of_simulated_corpus(tmp_path, kind):
     back = iaf.read_parquet(out)
     pd.testing.assert_frame_equal(back.sort_index(), iaf.validate(df).sort_index())
     assert iaf.agreement(back, n_chance=200, n_boot=0).identical(
-        iaf.agreement(df, n_chance=200, n_boot=0))
+        iaf.agreement(df, n_chance=200, n_boot=0)
+    )
 
 
 def test_every_item_lies_in_one_file(tmp_path):
@@ -102,31 +130,68 @@ def test_existing_directory_needs_overwrite(tmp_path):
 
 
 def test_mixed_item_types_are_a_schema_error(tmp_path):
-    df = pd.DataFrame({"item": [1, "b"], "annotator": ["x", "y"], "label": ["c", "c"],
-                       "x0": [0, 0], "y0": [0, 0], "x1": [1, 1], "y1": [1, 1]})
+    df = pd.DataFrame(
+        {
+            "item": [1, "b"],
+            "annotator": ["x", "y"],
+            "label": ["c", "c"],
+            "x0": [0, 0],
+            "y0": [0, 0],
+            "x1": [1, 1],
+            "y1": [1, 1],
+        }
+    )
     with pytest.raises(SchemaError, match="astype"):
         iaf.to_parquet(df, tmp_path)
 
 
 def test_integer_items_stay_integers(tmp_path):
-    df = pd.DataFrame({"item": [7, 7, 9], "annotator": ["x", "y", "x"], "label": ["c"] * 3,
-                       "x0": [0, 1, 2], "y0": [0, 0, 0], "x1": [5, 5, 5], "y1": [5, 5, 5]})
+    df = pd.DataFrame(
+        {
+            "item": [7, 7, 9],
+            "annotator": ["x", "y", "x"],
+            "label": ["c"] * 3,
+            "x0": [0, 1, 2],
+            "y0": [0, 0, 0],
+            "x1": [5, 5, 5],
+            "y1": [5, 5, 5],
+        }
+    )
     back = iaf.read_parquet(iaf.to_parquet(df, tmp_path))
     assert back["item"].tolist() == [7, 7, 9]
 
 
 def test_invalid_wkb_names_file_and_row(tmp_path):
-    table = pa.table({"item": ["a", "a"], "annotator": ["x", "y"], "label": ["c", "c"],
-                      "x0": [0.0, 0.0], "y0": [0.0, 0.0], "x1": [1.0, 1.0], "y1": [1.0, 1.0],
-                      "geometry": pa.array([None, b"\x01\x03garbage"], pa.binary())})
+    table = pa.table(
+        {
+            "item": ["a", "a"],
+            "annotator": ["x", "y"],
+            "label": ["c", "c"],
+            "x0": [0.0, 0.0],
+            "y0": [0.0, 0.0],
+            "x1": [1.0, 1.0],
+            "y1": [1.0, 1.0],
+            "geometry": pa.array([None, b"\x01\x03garbage"], pa.binary()),
+        }
+    )
     pq.write_table(table, tmp_path / "bad.parquet")
     with pytest.raises(ReaderError, match=r"bad\.parquet: row 1: invalid WKB"):
         iaf.read_parquet(tmp_path)
 
 
 def test_geometry_must_be_wkb(tmp_path):
-    table = pa.table({"item": ["a"], "annotator": ["x"], "label": ["c"], "x0": [0.0],
-                      "y0": [0.0], "x1": [1.0], "y1": [1.0], "geometry": ["POLYGON EMPTY"]})
+    table = pa.table(
+        {
+            "item": ["a"],
+            "annotator": ["x"],
+            "label": ["c"],
+            "x0": [0.0],
+            "y0": [0.0],
+            "x1": [1.0],
+            "y1": [1.0],
+            "geometry": ["POLYGON EMPTY"],
+        }
+    )
     pq.write_table(table, tmp_path / "text.parquet")
     with pytest.raises(ReaderError, match="WKB bytes"):
         iaf.read_parquet(tmp_path / "text.parquet")
@@ -146,8 +211,17 @@ def test_not_parquet_is_a_reader_error(tmp_path):
 
 
 def test_invalid_rows_are_refused_before_writing(tmp_path):
-    df = pd.DataFrame({"item": ["a"], "annotator": ["x"], "label": ["c"], "x0": [5.0],
-                       "y0": [0.0], "x1": [1.0], "y1": [1.0]})
+    df = pd.DataFrame(
+        {
+            "item": ["a"],
+            "annotator": ["x"],
+            "label": ["c"],
+            "x0": [5.0],
+            "y0": [0.0],
+            "x1": [1.0],
+            "y1": [1.0],
+        }
+    )
     with pytest.raises(iaf.InvalidAnnotationError):
         iaf.to_parquet(df, tmp_path / "out")
     assert not (tmp_path / "out").exists()

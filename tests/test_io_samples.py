@@ -24,8 +24,15 @@ make_samples = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_samples)
 
 #: Documented rounding of each sample (data/samples/README.md), in pixels.
-TOLERANCE = {"coco": 0.011, "coco_raters": 0.011, "cvat": 0.006, "voc": 0.006, "darwin": 0.011,
-             "yolo": 0.002, "labelstudio": 1e-3}
+TOLERANCE = {
+    "coco": 0.011,
+    "coco_raters": 0.011,
+    "cvat": 0.006,
+    "voc": 0.006,
+    "darwin": 0.011,
+    "yolo": 0.002,
+    "labelstudio": 1e-3,
+}
 POLYGONS = {"coco", "coco_raters", "cvat", "labelstudio", "yolo", "darwin"}  # not VOC
 
 
@@ -52,9 +59,15 @@ def assert_same_corpus(got, corpus, fmt):
     g, w = keyed(got), keyed(want)
     assert g.index.equals(w.index), "objects differ"
     assert (g["label"] == w["label"]).all()
-    np.testing.assert_allclose(g[["x0", "y0", "x1", "y1"]].to_numpy(), w[["x0", "y0", "x1", "y1"]].to_numpy(),
-                               atol=tol, rtol=0)
-    np.testing.assert_array_equal(g[["width", "height"]].to_numpy(), w[["width", "height"]].to_numpy())
+    np.testing.assert_allclose(
+        g[["x0", "y0", "x1", "y1"]].to_numpy(),
+        w[["x0", "y0", "x1", "y1"]].to_numpy(),
+        atol=tol,
+        rtol=0,
+    )
+    np.testing.assert_array_equal(
+        g[["width", "height"]].to_numpy(), w[["width", "height"]].to_numpy()
+    )
     gg, wg = g["geometry"].to_numpy(), w["geometry"].to_numpy()
     has_w = ~np.equal(wg, None)
     if fmt in POLYGONS:
@@ -76,7 +89,9 @@ def test_corpus_is_the_simulated_one(corpus):
     assert len(sim) == len(corpus) == 448
     np.testing.assert_array_equal(sim["item"].to_numpy(), corpus["item"].to_numpy())
     np.testing.assert_array_equal(sim["annotator"].to_numpy(), corpus["annotator"].to_numpy())
-    np.testing.assert_allclose(sim[["x0", "y0", "x1", "y1"]].to_numpy(), corpus[["x0", "y0", "x1", "y1"]].to_numpy())
+    np.testing.assert_allclose(
+        sim[["x0", "y0", "x1", "y1"]].to_numpy(), corpus[["x0", "y0", "x1", "y1"]].to_numpy()
+    )
     assert sorted(corpus["annotator"].unique()) == ["ana", "ben", "chloe", "dev"]
     assert corpus["item"].nunique() == 40
     assert 0 < corpus["geometry"].notna().sum() < corpus["x0"].notna().sum()  # boxes and polygons
@@ -93,8 +108,11 @@ def test_sample_reads_back_into_the_corpus(name, corpus):
 
 def test_packaged_copy_is_identical():
     def tree(root):
-        return sorted(str(p.relative_to(root)) for p in root.rglob("*")
-                      if p.is_file() and "__pycache__" not in p.parts and p.name != "make_samples.py")
+        return sorted(
+            str(p.relative_to(root))
+            for p in root.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.name != "make_samples.py"
+        )
 
     assert tree(DATA) == tree(PACKAGED)
     for rel in tree(DATA):
@@ -109,12 +127,25 @@ def test_unknown_sample_lists_the_names():
 
 @pytest.mark.parametrize("kind", ["mixed", "box"])
 def test_writers_and_readers_round_trip_a_fresh_corpus(tmp_path, kind):
-    from iaa_frames.io import read_coco, read_cvat, read_darwin, read_labelstudio, read_voc, read_yolo
-    from iaa_frames.io import writers
+    from iaa_frames.io import (
+        read_coco,
+        read_cvat,
+        read_darwin,
+        read_labelstudio,
+        read_voc,
+        read_yolo,
+        writers,
+    )
     from iaa_frames.simulate import simulate
 
-    corpus = simulate(n_items=6, annotators={"p": "good", "q": "sloppy", "r": {"miss": 0.5, "coverage": 0.7}},
-                      kind=kind, classes=("a", "b"), objects_per_item=2, seed=7)
+    corpus = simulate(
+        n_items=6,
+        annotators={"p": "good", "q": "sloppy", "r": {"miss": 0.5, "coverage": 0.7}},
+        kind=kind,
+        classes=("a", "b"),
+        objects_per_item=2,
+        seed=7,
+    )
     writers.write_coco(corpus, tmp_path / "coco")
     writers.write_coco_raters(corpus, tmp_path / "raters.json")
     writers.write_cvat(corpus, tmp_path / "cvat")
@@ -131,7 +162,9 @@ def test_writers_and_readers_round_trip_a_fresh_corpus(tmp_path, kind):
             "cvat": read_cvat(sorted((tmp_path / "cvat").glob("*.xml"))),
             "labelstudio": read_labelstudio(tmp_path / "ls.json"),
             "voc": read_voc(tmp_path / "voc"),
-            "yolo": read_yolo(tmp_path / "yolo", classes=tmp_path / "yolo" / "classes.txt", image_sizes=sizes),
+            "yolo": read_yolo(
+                tmp_path / "yolo", classes=tmp_path / "yolo" / "classes.txt", image_sizes=sizes
+            ),
             "darwin": read_darwin(tmp_path / "darwin"),
         }
     for fmt, df in read.items():
@@ -182,5 +215,8 @@ def test_agreement_is_the_same_from_every_format(corpus):
         np.testing.assert_allclose(results[name], reference, atol=0.01, err_msg=name)
     # VOC has the same objects as boxes: detection and classification still agree
     boxes = agreement(canonical(load_sample("coco")).assign(geometry=None), n_boot=0, seed=0)
-    np.testing.assert_allclose(results["voc"], boxes["agreement"].sel(label="(all)", annotator="(all)").to_numpy(),
-                               atol=0.01)
+    np.testing.assert_allclose(
+        results["voc"],
+        boxes["agreement"].sel(label="(all)", annotator="(all)").to_numpy(),
+        atol=0.01,
+    )

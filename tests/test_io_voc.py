@@ -3,7 +3,7 @@
 import shutil
 
 import pytest
-from test_io_helpers import FIX, row_of
+from helpers import FIX, row_of
 
 from iaa_frames.errors import DroppedRowsWarning, ReaderError
 from iaa_frames.io import read_voc
@@ -43,9 +43,11 @@ def test_mapping_and_single_directory(tmp_path):
 def test_no_filename_uses_stem_and_zero_size_is_unknown(tmp_path):
     d = tmp_path / "ann"
     d.mkdir()
-    (d / "x.xml").write_text("<annotation><size><width>0</width><height>0</height></size>"
-                             "<object><name>cat</name><bndbox><xmin>1</xmin><ymin>1</ymin>"
-                             "<xmax>5</xmax><ymax>5</ymax></bndbox></object></annotation>")
+    (d / "x.xml").write_text(
+        "<annotation><size><width>0</width><height>0</height></size>"
+        "<object><name>cat</name><bndbox><xmin>1</xmin><ymin>1</ymin>"
+        "<xmax>5</xmax><ymax>5</ymax></bndbox></object></annotation>"
+    )
     df = read_voc(tmp_path)
     assert df["item"].iloc[0] == "x" and df["width"].isna().all()
 
@@ -56,7 +58,10 @@ def test_bad_objects_name_file_and_object(tmp_path):
     p = d / "000005.xml"
     text = p.read_text()
     p.write_text(text.replace("<xmax>67</xmax>", "<xmax>sixty</xmax>"))
-    with pytest.raises(ReaderError, match=r"000005\.xml: object\[1\] \(name='chair'\): <xmax>='sixty' is not a number"):
+    with pytest.raises(
+        ReaderError,
+        match=r"000005\.xml: object\[1\] \(name='chair'\): <xmax>='sixty' is not a number",
+    ):
         read_voc(tmp_path)
     p.write_text(text.replace("<ymax>374</ymax>", ""))
     with pytest.raises(ReaderError, match=r"object\[1\] \(name='chair'\): missing element <ymax>"):
@@ -90,7 +95,8 @@ def test_person_layout_parts_are_counted(tmp_path):
         "<annotation><filename>p.jpg</filename><size><width>100</width><height>100</height></size>"
         "<object><name>person</name><bndbox><xmin>10</xmin><ymin>10</ymin><xmax>60</xmax><ymax>90</ymax></bndbox>"
         "<part><name>head</name><bndbox><xmin>20</xmin><ymin>10</ymin><xmax>40</xmax><ymax>30</ymax></bndbox></part>"
-        "</object></annotation>")
+        "</object></annotation>"
+    )
     with pytest.warns(DroppedRowsWarning) as rec:
         df = read_voc(tmp_path)
     assert len(df) == 1 and df["label"].iloc[0] == "person"

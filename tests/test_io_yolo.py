@@ -5,9 +5,14 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from test_io_helpers import FIX, row_of
+from helpers import FIX, row_of
 
-from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.errors import (
+    AnnotatorNameWarning,
+    DroppedRowsWarning,
+    ParameterError,
+    ReaderError,
+)
 from iaa_frames.io import read_yolo, read_yolo_classes
 
 SIZES = {"img_a": (640, 480), "img_b": (640, 480)}
@@ -26,7 +31,9 @@ def test_boxes_polygons_and_coverage():
     np.testing.assert_allclose([bike.x0, bike.y0, bike.x1, bike.y1], [64, 48, 192, 192])
     assert row_of(df, annotator="ben", label="car")["score"] == 0.87
     cov = df[df["x0"].isna()]
-    assert list(zip(cov["item"], cov["annotator"])) == [("img_b", "ana")]  # the empty .txt
+    assert list(zip(cov["item"], cov["annotator"], strict=True)) == [
+        ("img_b", "ana")
+    ]  # the empty .txt
     assert len(df) == 5
 
 
@@ -40,11 +47,14 @@ def test_classes_from_files_and_default_lookup():
     pd.testing.assert_frame_equal(a, c)
 
 
-@pytest.mark.parametrize("text", [
-    "names: [car, 'person', \"bicycle\"]  # flow list\n",
-    "nc: 3\nnames:\n  - car\n  - person\n  - bicycle\nval: x\n",
-    "names:\n  0: car\n  1: person\n  2: bicycle\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "names: [car, 'person', \"bicycle\"]  # flow list\n",
+        "nc: 3\nnames:\n  - car\n  - person\n  - bicycle\nval: x\n",
+        "names:\n  0: car\n  1: person\n  2: bicycle\n",
+    ],
+)
 def test_yaml_names_forms(tmp_path, text):
     p = tmp_path / "data.yaml"
     p.write_text(text)
@@ -69,7 +79,9 @@ def test_without_sizes_coordinates_stay_normalized():
 
 
 def test_image_sizes_as_dataframe_and_missing_size():
-    sizes = pd.DataFrame({"item": ["img_a.jpg", "img_b.jpg"], "width": [640, 640], "height": [480, 480]})
+    sizes = pd.DataFrame(
+        {"item": ["img_a.jpg", "img_b.jpg"], "width": [640, 640], "height": [480, 480]}
+    )
     df = read_yolo(FIX / "yolo", image_sizes=sizes)
     assert row_of(df, annotator="ana", label="car").x1 == 400
     with pytest.raises(ReaderError, match=r"img_b\.txt: no size for image 'img_b'"):
@@ -97,8 +109,6 @@ def test_bad_lines_name_file_and_line(tmp_path):
 
 # -- the layouts the tools write -------------------------------------------------------------
 
-from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning
-
 ULTRA = FIX / "yolo_ultralytics"
 DARKNET = FIX / "yolo_darknet"
 
@@ -112,7 +122,9 @@ def test_ultralytics_layout_with_splits_obb_and_segments():
     assert sorted(set(df["item"])) == ["000000000009.jpg", "000000000036.jpg", "P0861.png"]
     assert sorted(df["label"].dropna()) == ["car", "person", "person", "plane"]
     person = row_of(df, item="000000000009.jpg", label="person")
-    np.testing.assert_allclose([person.x0, person.x1], [0.481719 - 0.690625 / 2, 0.481719 + 0.690625 / 2])
+    np.testing.assert_allclose(
+        [person.x0, person.x1], [0.481719 - 0.690625 / 2, 0.481719 + 0.690625 / 2]
+    )
     # the oriented box of Ultralytics' OBB docs: four corners, a polygon
     plane = row_of(df, label="plane")
     assert plane["geometry"].geom_type == "Polygon" and len(plane["geometry"].exterior.coords) == 5
@@ -135,7 +147,9 @@ def test_darknet_layout_reads_lists_as_lists():
 def test_darknet_list_naming_a_missing_label(tmp_path):
     d = tmp_path / "export"
     shutil.copytree(DARKNET, d)
-    (d / "train.txt").write_text("data/obj_train_data/frame_000000.jpg\ndata/obj_train_data/gone.jpg\n")
+    (d / "train.txt").write_text(
+        "data/obj_train_data/frame_000000.jpg\ndata/obj_train_data/gone.jpg\n"
+    )
     with pytest.raises(ReaderError, match=r"train\.txt: line 2: no label file 'gone\.txt'"):
         read_yolo(d, annotator="a")
 
@@ -145,13 +159,17 @@ def test_several_annotators_each_an_ultralytics_export(tmp_path):
         shutil.copytree(ULTRA, tmp_path / name)
     df = read_yolo(tmp_path)
     assert set(df["annotator"]) == {"ana", "ben"}
-    assert set(df.loc[df["annotator"] == "ben", "item"]) == set(df.loc[df["annotator"] == "ana", "item"])
+    assert set(df.loc[df["annotator"] == "ben", "item"]) == set(
+        df.loc[df["annotator"] == "ana", "item"]
+    )
 
 
 def test_on_invalid_drop_skips_bad_lines(tmp_path):
     d = tmp_path / "export"
     shutil.copytree(DARKNET, d)
-    (d / "obj_train_data" / "frame_000002.txt").write_text("0 0.5 0.5 0.25\n7 0.5 0.5 0.1 0.1\n1 0.5 0.5 0.1 0.1\n")
+    (d / "obj_train_data" / "frame_000002.txt").write_text(
+        "0 0.5 0.5 0.25\n7 0.5 0.5 0.1 0.1\n1 0.5 0.5 0.1 0.1\n"
+    )
     with pytest.raises(ReaderError, match=r"frame_000002\.txt: line 1: 4 values"):
         read_yolo(d, annotator="a")
     with pytest.warns(DroppedRowsWarning) as rec:

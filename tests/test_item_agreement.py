@@ -21,8 +21,12 @@ def test_index_columns_and_values(tables):
     got = item_agreement(tables)
     assert got.index.name == "item"
     assert sorted(got.index) == sorted(tables.corpus.items) == list(got.index)
-    assert list(got.columns) == ["detection", "classification", "localization",
-                                 *ITEM_AGREEMENT_COLUMNS]
+    assert list(got.columns) == [
+        "detection",
+        "classification",
+        "localization",
+        *ITEM_AGREEMENT_COLUMNS,
+    ]
     for comp in ("detection", "classification", "localization"):
         ref = iaf.items(tables, component=comp).set_index("item")["sigma"]
         np.testing.assert_allclose(got[comp], ref.reindex(got.index), equal_nan=True)
@@ -36,8 +40,12 @@ def test_index_columns_and_values(tables):
 
 def test_join_back_to_user_table(tables):
     scores = item_agreement(tables, components="localization")
-    mine = pd.DataFrame({"file_name": ["img_00003.jpg", "img_00019.jpg", "not_there.jpg"],
-                         "camera": ["a", "b", "c"]})
+    mine = pd.DataFrame(
+        {
+            "file_name": ["img_00003.jpg", "img_00019.jpg", "not_there.jpg"],
+            "camera": ["a", "b", "c"],
+        }
+    )
     joined = mine.join(scores, on="file_name")
     assert len(joined) == 3 and joined["camera"].tolist() == ["a", "b", "c"]
     assert np.isnan(joined.loc[2, "localization"])

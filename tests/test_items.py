@@ -8,15 +8,24 @@ import pandas as pd
 import pytest
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.frame import from_records
 from iaa_frames.items import ITEM_COLUMNS, items
 from iaa_frames.pairs import pair_tables
+from iaa_frames.records import from_records
 from iaa_frames.simulate import simulate
 
 
 def _box(item, annotator, label, x0, y0, x1, y1):
-    return dict(item=item, annotator=annotator, label=label, x0=x0, y0=y0, x1=x1, y1=y1,
-                width=100.0, height=100.0)
+    return dict(
+        item=item,
+        annotator=annotator,
+        label=label,
+        x0=x0,
+        y0=y0,
+        x1=x1,
+        y1=y1,
+        width=100.0,
+        height=100.0,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -31,13 +40,16 @@ def hand():
     * fillers give the chance sample something to pair.
     """
     rows = [
-        _box("same", "a", "car", 10, 10, 40, 40), _box("same", "b", "car", 10, 10, 40, 40),
+        _box("same", "a", "car", 10, 10, 40, 40),
+        _box("same", "b", "car", 10, 10, 40, 40),
         _box("relabel", "a", "car", 50, 50, 90, 90),
         _box("relabel", "b", "person", 50, 50, 90, 90),
-        _box("miss", "a", "car", 5, 5, 30, 30), _box("miss", "a", "car", 60, 60, 95, 95),
+        _box("miss", "a", "car", 5, 5, 30, 30),
+        _box("miss", "a", "car", 60, 60, 95, 95),
         _box("miss", "b", "car", 5, 5, 30, 31),
         _box("alone", "a", "person", 20, 20, 60, 60),
-        _box("shifted", "a", "car", 0, 0, 40, 40), _box("shifted", "b", "car", 5, 5, 45, 45),
+        _box("shifted", "a", "car", 0, 0, 40, 40),
+        _box("shifted", "b", "car", 5, 5, 45, 45),
     ]
     rng = np.random.default_rng(0)
     for k in range(6):
@@ -90,7 +102,7 @@ def test_distance_columns_match_groupby_on_tables():
             chance = b.loc[b["in_uniform"], "distance"].to_numpy()
         else:
             sw = tables.sets_within
-            w = sw[sw["label"] == -1].assign(d=lambda f: f[comp])
+            w = sw[sw["label"] == -1].assign(d=lambda f, comp=comp: f[comp])
             sb = tables.sets_between
             chance = sb.loc[sb["label"] == -1, comp].to_numpy()
         mean = w.groupby("item")["d"].mean()
@@ -122,8 +134,9 @@ def test_top_and_frame_input(hand):
     pd.testing.assert_frame_equal(from_frame, items(tables))
 
 
-@pytest.mark.parametrize("kwargs", [{"component": "colour"}, {"top": 0}, {"top": 1.5},
-                                    {"top": True}])
+@pytest.mark.parametrize(
+    "kwargs", [{"component": "colour"}, {"top": 0}, {"top": 1.5}, {"top": True}]
+)
 def test_bad_parameters(hand, kwargs):
     with pytest.raises(ParameterError):
         items(hand[1], **kwargs)

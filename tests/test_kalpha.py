@@ -23,8 +23,15 @@ kalphacv = pytest.importorskip("kalphacv")
 
 
 def box(item, annotator, label, x0, x1, y0=0.0, y1=10.0):
-    return {"item": item, "annotator": annotator, "label": label,
-            "x0": x0, "y0": y0, "x1": x1, "y1": y1}
+    return {
+        "item": item,
+        "annotator": annotator,
+        "label": label,
+        "x0": x0,
+        "y0": y0,
+        "x1": x1,
+        "y1": y1,
+    }
 
 
 def frame(rows):
@@ -40,8 +47,14 @@ def _kalphacv_per_image(path, mode, tau, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         overall = kalphacv.calculate_iaa_from_annotations(
-            mode, str(path), images_rater_key="rater_list", annotations_rater_key="rater_id",
-            iou_thresholds=[tau], silent=True, result_destination=str(out))[tau]
+            mode,
+            str(path),
+            images_rater_key="rater_list",
+            annotations_rater_key="rater_id",
+            iou_thresholds=[tau],
+            silent=True,
+            result_destination=str(out),
+        )[tau]
     per_image = pd.read_csv(out / f"{tau}iou_all_results.csv")
     per_image["item"] = per_image["file name"]
     return float(overall), per_image.set_index("item")["iaa"]
@@ -59,7 +72,7 @@ CROWD = {
 def _close_to_rounding_tie(alpha, decimals=4):
     """True where alpha lies (numerically) halfway between two rounded values, where
     kalphacv's floating-point α may round either way."""
-    scaled = np.asarray(alpha) * 10 ** decimals
+    scaled = np.asarray(alpha) * 10**decimals
     return np.abs(scaled - np.floor(scaled) - 0.5) < 1e-7
 
 
@@ -85,8 +98,14 @@ def test_matches_kalphacv_on_written_coco(tmp_path, kind, mode, seed):
 
 
 def test_matches_kalphacv_with_many_annotators_and_empty_images(tmp_path):
-    annotators = {f"w{k:02d}": {"jitter": 0.02 + 0.03 * (k % 4), "miss": 0.05 * (k % 3),
-                                "confusion": 0.1 * (k % 2)} for k in range(7)}
+    annotators = {
+        f"w{k:02d}": {
+            "jitter": 0.02 + 0.03 * (k % 4),
+            "miss": 0.05 * (k % 3),
+            "confusion": 0.1 * (k % 2),
+        }
+        for k in range(7)
+    }
     df = iaf.simulate(n_items=30, annotators=annotators, objects_per_item=2, seed=5)
     path = write_coco_raters(df, tmp_path / "raters.json")
     back = iaf.read_coco(path)
@@ -133,8 +152,9 @@ def test_two_annotators_hand_computed():
     # a: cat at [0, 10], dog at [50, 60]; b: cat at [1, 11] (IoU 9/11), nothing else.
     # Units (cat, cat) and (dog, miss): n = 4, n_cat = 2, n_dog = n_miss = 1;
     # D_o sum = 2, alpha = 1 - (n - 1) * 2 / (16 - 4 - 1 - 1) = 1 - 6/10 = 0.4.
-    df = frame([box("i", "a", "cat", 0, 10), box("i", "a", "dog", 50, 60),
-                box("i", "b", "cat", 1, 11)])
+    df = frame(
+        [box("i", "a", "cat", 0, 10), box("i", "a", "dog", 50, 60), box("i", "b", "cat", 1, 11)]
+    )
     assert kalpha(df) == pytest.approx(0.4)
     units = kalpha_units(df)
     assert units["value"].tolist() == ["cat", "cat", "dog", MISS]
@@ -150,9 +170,13 @@ def test_assignment_maximizes_total_iou_before_the_threshold():
     # IoU: A1-B1 0.4211, A1-B2 0.6471, A2-B1 0.5294, A2-B2 0.8 (B3: no partner > 0.5).
     # Total IoU prefers A1-B1 + A2-B2 (1.2211 > 1.1765), and A1-B1 is under tau: one
     # match (A2-B2), whereas assigning among pairs above tau would give two.
-    rows = [box("i", "a", "cat", 2, 15), box("i", "a", "cat", 4, 16),
-            box("i", "b", "cat", 7, 21), box("i", "b", "cat", 4, 19),
-            box("i", "b", "cat", 10, 14)]
+    rows = [
+        box("i", "a", "cat", 2, 15),
+        box("i", "a", "cat", 4, 16),
+        box("i", "b", "cat", 7, 21),
+        box("i", "b", "cat", 4, 19),
+        box("i", "b", "cat", 10, 14),
+    ]
     df = frame(rows)
     # units (cat, cat), (cat, miss), (miss, cat), (miss, cat): n = 8, n_cat = 5,
     # n_miss = 3; alpha = 1 - 7 * 6 / (64 - 25 - 9) = -0.4
@@ -161,9 +185,13 @@ def test_assignment_maximizes_total_iou_before_the_threshold():
 
 
 def test_assignment_rule_agrees_with_kalphacv(tmp_path):
-    rows = [box("i", "a", "cat", 2, 15), box("i", "a", "cat", 4, 16),
-            box("i", "b", "cat", 7, 21), box("i", "b", "cat", 4, 19),
-            box("i", "b", "cat", 10, 14)]
+    rows = [
+        box("i", "a", "cat", 2, 15),
+        box("i", "a", "cat", 4, 16),
+        box("i", "b", "cat", 7, 21),
+        box("i", "b", "cat", 4, 19),
+        box("i", "b", "cat", 10, 14),
+    ]
     df = frame(rows).assign(width=100.0, height=100.0)
     path = write_coco_raters(df, tmp_path / "r.json")
     ref_overall, _ = _kalphacv_per_image(path, "bbox", 0.5, tmp_path)
@@ -175,8 +203,9 @@ def test_sequential_matching_against_earlier_rows_in_order():
     # a: X = [0, 10]; b: Y = [2, 12] (IoU(X, Y) = 8/12); c: Z = [4, 14]
     # (IoU(X, Z) = 6/14 < 0.5, IoU(Y, Z) = 8/12). c is matched against a first (no
     # partner), then against b's available object Y: one unit (X, Y, Z).
-    df = frame([box("i", "a", "cat", 0, 10), box("i", "b", "cat", 2, 12),
-                box("i", "c", "dog", 4, 14)])
+    df = frame(
+        [box("i", "a", "cat", 0, 10), box("i", "b", "cat", 2, 12), box("i", "c", "dog", 4, 14)]
+    )
     units = kalpha_units(df)
     assert units["unit"].nunique() == 1
     assert units["value"].tolist() == ["cat", "cat", "dog"]
@@ -186,8 +215,9 @@ def test_sequential_matching_against_earlier_rows_in_order():
     # with c's box moved away, c opens its own unit: (cat, cat, miss), (miss, miss, dog)
     # n = 6, n_cat = 2, n_miss = 3, n_dog = 1; D_o sum = (9 - 5)/2 + (9 - 5)/2 = 4;
     # alpha = 1 - 5 * 4 / (36 - 4 - 9 - 1) = 1 - 20/22
-    moved = frame([box("i", "a", "cat", 0, 10), box("i", "b", "cat", 2, 12),
-                   box("i", "c", "dog", 40, 50)])
+    moved = frame(
+        [box("i", "a", "cat", 0, 10), box("i", "b", "cat", 2, 12), box("i", "c", "dog", 40, 50)]
+    )
     assert kalpha(moved, decimals=None) == pytest.approx(1 - 20 / 22)
 
 
@@ -195,8 +225,14 @@ def test_a_column_taken_by_an_earlier_row_is_not_available():
     # a: X = [0, 10]; b: Y = [1, 11]; c: Z = [0.5, 10.5] matches X (row 0) first; c's
     # second box W = [1.5, 11.5] would match Y, but Y's column already holds Z: W opens
     # a new unit.
-    df = frame([box("i", "a", "cat", 0, 10), box("i", "b", "cat", 1, 11),
-                box("i", "c", "cat", 0.5, 10.5), box("i", "c", "cat", 1.5, 11.5)])
+    df = frame(
+        [
+            box("i", "a", "cat", 0, 10),
+            box("i", "b", "cat", 1, 11),
+            box("i", "c", "cat", 0.5, 10.5),
+            box("i", "c", "cat", 1.5, 11.5),
+        ]
+    )
     units = kalpha_units(df)
     assert units["unit"].nunique() == 2
     second = units[units["unit"] == 1].set_index("annotator")["value"]
@@ -204,12 +240,17 @@ def test_a_column_taken_by_an_earlier_row_is_not_available():
 
 
 def test_rules_for_single_values_and_single_annotators():
-    df = frame([
-        box("same", "a", "cat", 0, 10), box("same", "b", "cat", 0, 10),   # one value
-        {"item": "empty", "annotator": "a"}, {"item": "empty", "annotator": "b"},
-        box("alone1", "a", "cat", 0, 10),                                 # one annotator
-        box("alone2", "a", "cat", 0, 10), box("alone2", "a", "dog", 50, 60),
-    ])
+    df = frame(
+        [
+            box("same", "a", "cat", 0, 10),
+            box("same", "b", "cat", 0, 10),  # one value
+            {"item": "empty", "annotator": "a"},
+            {"item": "empty", "annotator": "b"},
+            box("alone1", "a", "cat", 0, 10),  # one annotator
+            box("alone2", "a", "cat", 0, 10),
+            box("alone2", "a", "dog", 50, 60),
+        ]
+    )
     items = kalpha_items(df).set_index("item")
     assert items.loc["same", "alpha"] == 1.0
     assert items.loc["empty", "alpha"] == 1.0 and items.loc["empty", "n_units"] == 0
@@ -223,8 +264,12 @@ def test_rules_for_single_values_and_single_annotators():
 
 
 def test_coverage_rows_count_as_misses_and_absent_annotators_do_not():
-    rows = [box("i", "a", "cat", 0, 10), box("i", "b", "cat", 0, 10),
-            box("j", "a", "cat", 0, 10), box("j", "b", "cat", 0, 10)]
+    rows = [
+        box("i", "a", "cat", 0, 10),
+        box("i", "b", "cat", 0, 10),
+        box("j", "a", "cat", 0, 10),
+        box("j", "b", "cat", 0, 10),
+    ]
     base = kalpha(frame(rows), average="pooled", decimals=None)
     assert np.isnan(base)  # every value the same
     # c reviewed j and drew nothing: a miss in j's only unit
@@ -239,10 +284,12 @@ def test_segm_uses_polygon_iou():
     # two L-shaped polygons with the same bounding box: box IoU 1, polygon IoU 1/3
     ell = shapely.Polygon([(0, 0), (10, 0), (10, 2), (2, 2), (2, 10), (0, 10)])
     mirrored = shapely.Polygon([(10, 10), (0, 10), (0, 8), (8, 8), (8, 0), (10, 0)])
-    df = iaf.from_records([
-        {"item": "i", "annotator": "a", "label": "cat", "geometry": ell},
-        {"item": "i", "annotator": "b", "label": "cat", "geometry": mirrored},
-    ])
+    df = iaf.from_records(
+        [
+            {"item": "i", "annotator": "a", "label": "cat", "geometry": ell},
+            {"item": "i", "annotator": "b", "label": "cat", "geometry": mirrored},
+        ]
+    )
     inter = ell.intersection(mirrored).area / ell.union(mirrored).area
     assert inter < 0.5
     assert kalpha(df, kind="bbox") == 1.0  # one unit, one value
@@ -259,18 +306,19 @@ def test_segm_needs_polygons():
 def test_row_order_and_names_do_not_matter():
     df = iaf.simulate(n_items=12, annotators=CROWD, seed=7)
     shuffled = df.sample(frac=1.0, random_state=3).reset_index(drop=True)
-    assert kalpha(shuffled, decimals=None) == pytest.approx(kalpha(df, decimals=None),
-                                                            abs=1e-12)
+    assert kalpha(shuffled, decimals=None) == pytest.approx(kalpha(df, decimals=None), abs=1e-12)
     assert kalpha(shuffled, average="pooled") == pytest.approx(
-        kalpha(df, average="pooled"), abs=1e-12)
+        kalpha(df, average="pooled"), abs=1e-12
+    )
 
 
 def test_identical_annotators_score_one_and_random_ones_about_zero():
     same = iaf.simulate(n_items=20, annotators={"a": "perfect", "b": "perfect"}, seed=0)
     assert kalpha(same) == 1.0
     assert kalpha(same, average="pooled") == 1.0
-    rand = iaf.simulate(n_items=60, annotators={"a": "random", "b": "random", "c": "random"},
-                        seed=0)
+    rand = iaf.simulate(
+        n_items=60, annotators={"a": "random", "b": "random", "c": "random"}, seed=0
+    )
     # random drawers almost never match: nearly every unit is (object, miss, miss)
     assert kalpha(rand, average="pooled") < 0.05
 
@@ -281,15 +329,18 @@ def test_accessor_and_package_export():
     assert df.iaa.kalpha(match_threshold=0.9) == kalpha(df, match_threshold=0.9)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"match_threshold": 0}, "match_threshold"),
-    ({"match_threshold": 1.5}, "match_threshold"),
-    ({"match_threshold": True}, "match_threshold"),
-    ({"kind": "box"}, "kind"),
-    ({"average": "mean"}, "average"),
-    ({"decimals": -1}, "decimals"),
-    ({"progress": "yes"}, "progress"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"match_threshold": 0}, "match_threshold"),
+        ({"match_threshold": 1.5}, "match_threshold"),
+        ({"match_threshold": True}, "match_threshold"),
+        ({"kind": "box"}, "kind"),
+        ({"average": "mean"}, "average"),
+        ({"decimals": -1}, "decimals"),
+        ({"progress": "yes"}, "progress"),
+    ],
+)
 def test_bad_parameters(kwargs, match):
     df = frame([box("i", "a", "cat", 0, 10), box("i", "b", "cat", 1, 11)])
     with pytest.raises(ParameterError, match=match):

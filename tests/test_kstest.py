@@ -10,8 +10,7 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.kstest import ks_agreement_test, ks_agreement_tests
 
 
-def clustered(rng, n_items=20, per_item=5, n_between=120, shift=0.0, spread=1.0,
-              shared=True):
+def clustered(rng, n_items=20, per_item=5, n_between=120, shift=0.0, spread=1.0, shared=True):
     """Distances with strong item effects. Within rows of item i: u_i + e; chance rows
     of items (i, j): (v_i + v_j) / sqrt(2) + e, with v = u (``shared``: the chance rows
     reuse the items' effects) or independent effects. Both have the same marginal law
@@ -45,8 +44,12 @@ def test_false_positive_rate_under_clustering(shared):
     ours, naive = [], []
     for r in range(200):
         x, y, wi, a, b = clustered(rng, shared=shared)
-        ours.append(ks_agreement_test(x, y, within_item=wi, between_item_a=a,
-                                      between_item_b=b, seed=r).pvalue < 0.05)
+        ours.append(
+            ks_agreement_test(
+                x, y, within_item=wi, between_item_a=a, between_item_b=b, seed=r
+            ).pvalue
+            < 0.05
+        )
         naive.append(scipy.stats.ks_2samp(x, y, alternative="greater").pvalue < 0.05)
     assert np.mean(ours) <= 0.08
     if not shared:
@@ -55,11 +58,17 @@ def test_false_positive_rate_under_clustering(shared):
 
 def test_power_against_agreement():
     rng = np.random.default_rng(2)
-    rejected = [ks_agreement_test(*clustered(rng, shift=1.5)[:2],
-                                  within_item=np.repeat(np.arange(20), 5),
-                                  between_item_a=np.zeros(120, int),
-                                  between_item_b=np.ones(120, int), seed=r).pvalue < 0.05
-                for r in range(20)]
+    rejected = [
+        ks_agreement_test(
+            *clustered(rng, shift=1.5)[:2],
+            within_item=np.repeat(np.arange(20), 5),
+            between_item_a=np.zeros(120, int),
+            between_item_b=np.ones(120, int),
+            seed=r,
+        ).pvalue
+        < 0.05
+        for r in range(20)
+    ]
     assert np.mean(rejected) >= 0.9
     # disagreement (within above chance) is not agreement
     x, y, wi, a, b = clustered(rng, shift=-2.0)
@@ -71,18 +80,22 @@ def test_too_few_items_gives_no_pvalue():
     rng = np.random.default_rng(3)
     x, y, wi, a, b = clustered(rng, n_items=6)
     two = np.isin(wi, [0, 1])
-    res = ks_agreement_test(x[two], y, within_item=wi[two], between_item_a=a,
-                            between_item_b=b, n_items=6)
+    res = ks_agreement_test(
+        x[two], y, within_item=wi[two], between_item_a=a, between_item_b=b, n_items=6
+    )
     assert np.isfinite(res.statistic) and np.isnan(res.pvalue) and res.n_resamples == 0
     three = np.isin(wi, [0, 1, 2])
-    assert np.isfinite(ks_agreement_test(x[three], y, within_item=wi[three],
-                                         between_item_a=a, between_item_b=b,
-                                         n_items=6).pvalue)
+    assert np.isfinite(
+        ks_agreement_test(
+            x[three], y, within_item=wi[three], between_item_a=a, between_item_b=b, n_items=6
+        ).pvalue
+    )
 
 
 def test_empty_samples():
-    res = ks_agreement_test([], [0.1, 0.2], within_item=[], between_item_a=[0, 1],
-                            between_item_b=[1, 0])
+    res = ks_agreement_test(
+        [], [0.1, 0.2], within_item=[], between_item_a=[0, 1], between_item_b=[1, 0]
+    )
     assert np.isnan(res.statistic) and np.isnan(res.pvalue)
 
 
@@ -90,18 +103,31 @@ def test_seeded_and_cells_equal_single_tests():
     rng = np.random.default_rng(4)
     x, y, wi, a, b = clustered(rng, shift=0.2)
     one = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b, seed=9)
-    again = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b,
-                              seed=9)
+    again = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b, seed=9)
     assert one == again
     cells_w = [np.arange(x.size), np.flatnonzero(wi < 10), np.flatnonzero(wi < 2)]
     cells_b = [np.arange(y.size), np.flatnonzero(a < 10), np.arange(y.size)]
-    stat, p, used = ks_agreement_tests(x, y, within_item=wi, between_item_a=a,
-                                       between_item_b=b, within_cells=cells_w,
-                                       between_cells=cells_b, n_items=20, seed=9)
+    stat, p, used = ks_agreement_tests(
+        x,
+        y,
+        within_item=wi,
+        between_item_a=a,
+        between_item_b=b,
+        within_cells=cells_w,
+        between_cells=cells_b,
+        n_items=20,
+        seed=9,
+    )
     for c in range(3):
-        single = ks_agreement_test(x[cells_w[c]], y[cells_b[c]], within_item=wi[cells_w[c]],
-                                   between_item_a=a[cells_b[c]], between_item_b=b[cells_b[c]],
-                                   n_items=20, seed=9)
+        single = ks_agreement_test(
+            x[cells_w[c]],
+            y[cells_b[c]],
+            within_item=wi[cells_w[c]],
+            between_item_a=a[cells_b[c]],
+            between_item_b=b[cells_b[c]],
+            n_items=20,
+            seed=9,
+        )
         assert stat[c] == pytest.approx(single.statistic)
         assert p[c] == pytest.approx(single.pvalue, nan_ok=True)
         assert used[c] == single.n_resamples
@@ -111,30 +137,40 @@ def test_seeded_and_cells_equal_single_tests():
 def test_coarse_grid_for_large_samples():
     rng = np.random.default_rng(5)
     x, y, wi, a, b = clustered(rng, n_items=50, per_item=40, n_between=3000, shift=0.3)
-    fine = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b,
-                             max_grid=100_000)
+    fine = ks_agreement_test(
+        x, y, within_item=wi, between_item_a=a, between_item_b=b, max_grid=100_000
+    )
     coarse = ks_agreement_test(x, y, within_item=wi, between_item_a=a, between_item_b=b)
     assert coarse.statistic <= fine.statistic + 1e-12
     assert coarse.statistic == pytest.approx(fine.statistic, abs=0.01)
     assert (coarse.pvalue < 0.05) == (fine.pvalue < 0.05)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"n_resamples": 0}, "n_resamples"),
-    ({"seed": -1}, "seed"),
-    ({"min_items": 0}, "min_items"),
-    ({"n_items": 1}, "n_items"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"n_resamples": 0}, "n_resamples"),
+        ({"seed": -1}, "seed"),
+        ({"min_items": 0}, "min_items"),
+        ({"n_items": 1}, "n_items"),
+    ],
+)
 def test_bad_parameters(kwargs, match):
     with pytest.raises(ParameterError, match=match):
-        ks_agreement_test([0.1, 0.2, 0.3], [0.5, 0.6], within_item=[0, 1, 2],
-                          between_item_a=[0, 1], between_item_b=[1, 2], **kwargs)
+        ks_agreement_test(
+            [0.1, 0.2, 0.3],
+            [0.5, 0.6],
+            within_item=[0, 1, 2],
+            between_item_a=[0, 1],
+            between_item_b=[1, 2],
+            **kwargs,
+        )
 
 
 def test_bad_item_codes():
     with pytest.raises(ParameterError, match="within_item"):
-        ks_agreement_test([0.1, 0.2], [0.5], within_item=[0], between_item_a=[0],
-                          between_item_b=[1])
+        ks_agreement_test(
+            [0.1, 0.2], [0.5], within_item=[0], between_item_a=[0], between_item_b=[1]
+        )
     with pytest.raises(ParameterError, match="finite"):
-        ks_agreement_test([np.nan], [0.5], within_item=[0], between_item_a=[0],
-                          between_item_b=[1])
+        ks_agreement_test([np.nan], [0.5], within_item=[0], between_item_a=[0], between_item_b=[1])

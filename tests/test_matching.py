@@ -30,9 +30,14 @@ def test_optimal_beats_greedy():
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 7), st.integers(1, 7), st.integers(0, 2**31 - 1)),
-                min_size=1, max_size=12),
-       st.sampled_from([0.0, 0.3, 0.5]))
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 7), st.integers(1, 7), st.integers(0, 2**31 - 1)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from([0.0, 0.3, 0.5]),
+)
 def test_assignment_is_optimal_against_scipy(shapes, tau):
     mats = []
     for r, c, seed in shapes:
@@ -62,8 +67,7 @@ def test_large_ambiguous_matrix_uses_fallback():
 
 def test_clusters_respect_one_object_per_annotator():
     # objects 0 (ann 0), 1 (ann 0), 2 (ann 1): 0-2 is stronger than 1-2
-    ids = clusters(3, np.array([0, 1]), np.array([2, 2]), np.array([0.6, 0.9]),
-                   np.array([0, 0, 1]))
+    ids = clusters(3, np.array([0, 1]), np.array([2, 2]), np.array([0.6, 0.9]), np.array([0, 0, 1]))
     assert ids[1] == ids[2] != ids[0]
 
 
@@ -89,8 +93,9 @@ def test_clusters_properties(n, n_ann, seed):
     for c in np.unique(ids):
         members = set(np.flatnonzero(ids == c).tolist())
         if len(members) > 1:
-            inside = [(x, y) for x, y in zip(a.tolist(), b.tolist())
-                      if x in members and y in members]
+            inside = [
+                (x, y) for x, y in zip(a.tolist(), b.tolist()) if x in members and y in members
+            ]
             assert inside
 
 

@@ -17,9 +17,13 @@ BUDGET = 120
 
 def test_there_are_notebooks():
     names = {p.name for p in NOTEBOOKS}
-    for expected in ("01_quickstart.ipynb", "02_per_class_drilldown.ipynb",
-                     "03_figures_for_a_report.ipynb", "04_why_chance_correction.ipynb",
-                     "05_polygons.ipynb"):
+    for expected in (
+        "01_quickstart.ipynb",
+        "02_per_class_drilldown.ipynb",
+        "03_figures_for_a_report.ipynb",
+        "04_why_chance_correction.ipynb",
+        "05_polygons.ipynb",
+    ):
         assert expected in names
 
 
@@ -28,8 +32,9 @@ def test_committed_without_outputs(path):
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None, \
+            assert cell.outputs == [] and cell.execution_count is None, (
                 f"{path.name}: strip the outputs before committing"
+            )
 
 
 @pytest.mark.slow
@@ -41,8 +46,9 @@ def test_notebook_runs_without_warnings(path, tmp_path):
     env_backend = os.environ.get("MPLBACKEND")
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     try:
-        NotebookClient(nb, timeout=BUDGET, kernel_name="python3",
-                       resources={"metadata": {"path": str(ROOT)}}).execute()
+        NotebookClient(
+            nb, timeout=BUDGET, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+        ).execute()
     finally:
         if env_backend is None:
             os.environ.pop("MPLBACKEND", None)
@@ -51,6 +57,7 @@ def test_notebook_runs_without_warnings(path, tmp_path):
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             text = out.get("text", "") if out.get("output_type") == "stream" else ""
-            assert out.get("name") != "stderr" or "Warning" not in text, \
+            assert out.get("name") != "stderr" or "Warning" not in text, (
                 f"{path.name} printed a warning: {text[:300]}"
+            )
             assert out.get("output_type") != "error"

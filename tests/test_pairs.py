@@ -9,18 +9,26 @@ from iaa_frames.pairs import pair_tables
 
 
 def _boxes(rows):
-    return iaf.from_records([
-        dict(item=i, annotator=a, label=l, x0=x0, y0=0, x1=x1, y1=10)
-        for i, a, l, x0, x1 in rows
-    ])
+    return iaf.from_records(
+        [
+            dict(item=i, annotator=a, label=lab, x0=x0, y0=0, x1=x1, y1=10)
+            for i, a, lab, x0, x1 in rows
+        ]
+    )
 
 
 def test_optimal_assignment_on_boxes_beats_greedy():
     # a0=[0,10] b0=[1,11]: IoU 9/11 = 0.818 (the greedy first choice)
     # a1=[3,13] b0: IoU 8/12 = 0.667;  a0 b1=[-2,8]: IoU 8/12 = 0.667;  a1 b1: 5/15 = 0.333
     # greedy keeps one pair (a0-b0); the optimal assignment keeps two (a0-b1, a1-b0)
-    df = _boxes([("img", "A", "c", 0, 10), ("img", "A", "c", 3, 13),
-                 ("img", "B", "c", 1, 11), ("img", "B", "c", -2, 8)])
+    df = _boxes(
+        [
+            ("img", "A", "c", 0, 10),
+            ("img", "A", "c", 3, 13),
+            ("img", "B", "c", 1, 11),
+            ("img", "B", "c", -2, 8),
+        ]
+    )
     w = iaf.within(df, n_chance=10)
     got = {frozenset(p) for p in zip(w["object_id_a"], w["object_id_b"])}
     assert got == {frozenset((0, 3)), frozenset((1, 2))}
@@ -30,8 +38,17 @@ def test_optimal_assignment_on_boxes_beats_greedy():
 def test_within_columns_and_threshold():
     df = iaf.simulate(n_items=30, seed=2)
     w = iaf.within(df, match_threshold=0.7, n_chance=100)
-    assert list(w.columns) == ["item", "annotator_a", "annotator_b", "label_a", "label_b",
-                               "object_id_a", "object_id_b", "iou", "distance"]
+    assert list(w.columns) == [
+        "item",
+        "annotator_a",
+        "annotator_b",
+        "label_a",
+        "label_b",
+        "object_id_a",
+        "object_id_b",
+        "iou",
+        "distance",
+    ]
     assert (w["iou"] >= 0.7).all()
     assert (w["annotator_a"] != w["annotator_b"]).all()
     assert w["distance"].between(0, 1).all()
@@ -71,8 +88,12 @@ def test_chance_sample_is_seeded_and_meets_its_target():
     assert not b.duplicated(["object_a", "object_b"]).any()
     assert b["in_uniform"].sum() >= 400
     # every annotator's cell: the uniform units that involve it and its own stratum's
-    per_annotator = np.bincount(np.r_[b.annotator_a[b.in_uniform | b.in_annotator_a],
-                                      b.annotator_b[b.in_uniform | b.in_annotator_b]])
+    per_annotator = np.bincount(
+        np.r_[
+            b.annotator_a[b.in_uniform | b.in_annotator_a],
+            b.annotator_b[b.in_uniform | b.in_annotator_b],
+        ]
+    )
     assert per_annotator.min() >= 400
     own = b[(b.label_a == b.label_b) & (b.in_uniform | b.in_label)]
     assert (own.groupby("label_a").size() >= 400).all()
@@ -84,8 +105,14 @@ def test_chance_sample_is_seeded_and_meets_its_target():
 
 def test_detection_and_overall_distances_by_hand():
     # A draws two boxes, B draws one matching box: F1 = 2*1/(2+1) -> detection 1/3
-    df = _boxes([("x", "A", "c", 0, 10), ("x", "A", "c", 50, 60), ("x", "B", "c", 0, 10),
-                 ("y", "A", "c", 0, 10)])
+    df = _boxes(
+        [
+            ("x", "A", "c", 0, 10),
+            ("x", "A", "c", 50, 60),
+            ("x", "B", "c", 0, 10),
+            ("y", "A", "c", 0, 10),
+        ]
+    )
     df = pd.concat([df, pd.DataFrame([{"item": "y", "annotator": "B"}])], ignore_index=True)
     t = pair_tables(df, n_chance=5)
     s = t.sets_within.query("label == -1").set_index("item")
@@ -101,7 +128,7 @@ def test_items_left_empty_by_everyone_count_as_agreement_on_absence():
     df = iaf.simulate(n_items=20, seed=5)
     empty = iaf.from_records([{"item": "blank", "annotator": a} for a in "ABC"])
     t = pair_tables(pd.concat([df, empty], ignore_index=True), n_chance=100)
-    blank = np.flatnonzero(t.corpus.items == "blank")[0]
+    blank = np.flatnonzero(t.corpus.items == "blank")[0]  # noqa: F841  (used by query)
     rows = t.sets_within.query("item == @blank")
     assert len(rows) == 3 and (rows["detection"] == 0).all() and (rows["overall"] == 0).all()
     # an all-empty corpus has no objects and still builds (empty) tables
@@ -110,8 +137,12 @@ def test_items_left_empty_by_everyone_count_as_agreement_on_absence():
 
 
 def test_clusters_hold_one_object_per_annotator():
-    df = iaf.simulate(n_items=50, annotators={"a": "sloppy", "b": "sloppy", "c": "good"},
-                      objects_per_item=8, seed=6)
+    df = iaf.simulate(
+        n_items=50,
+        annotators={"a": "sloppy", "b": "sloppy", "c": "good"},
+        objects_per_item=8,
+        seed=6,
+    )
     u = pair_tables(df, match_threshold=0.1, n_chance=50).units
     assert not u.duplicated(["cluster", "annotator"]).any()
     assert (u.groupby("cluster")["item"].nunique() == 1).all()
@@ -119,11 +150,15 @@ def test_clusters_hold_one_object_per_annotator():
 
 def _canonical(t, frame, cols):
     c = t.corpus
-    out = pd.DataFrame({
-        "item": c.items[frame["item"]],
-        "ann": [tuple(sorted(p)) for p in zip(c.annotators[frame["annotator_a"]],
-                                             c.annotators[frame["annotator_b"]])],
-    })
+    out = pd.DataFrame(
+        {
+            "item": c.items[frame["item"]],
+            "ann": [
+                tuple(sorted(p))
+                for p in zip(c.annotators[frame["annotator_a"]], c.annotators[frame["annotator_b"]])
+            ],
+        }
+    )
     for col in cols:
         out[col] = frame[col].to_numpy()
     return out.sort_values(list(out.columns)).reset_index(drop=True)
@@ -134,34 +169,48 @@ def test_tables_do_not_depend_on_row_order_or_names():
     t = pair_tables(df, n_chance=300, seed=3)
     shuffled = df.sample(frac=1, random_state=1).reset_index(drop=True)
     t2 = pair_tables(shuffled, n_chance=300, seed=3)
-    pd.testing.assert_frame_equal(_canonical(t, t.localization_within, ["iou", "distance"]),
-                                  _canonical(t2, t2.localization_within, ["iou", "distance"]))
+    pd.testing.assert_frame_equal(
+        _canonical(t, t.localization_within, ["iou", "distance"]),
+        _canonical(t2, t2.localization_within, ["iou", "distance"]),
+    )
     # the chance sample itself is the same: identical distances in the same order
-    np.testing.assert_array_equal(t.localization_between["distance"],
-                                  t2.localization_between["distance"])
+    np.testing.assert_array_equal(
+        t.localization_between["distance"], t2.localization_between["distance"]
+    )
     # renaming items and annotators (reversing their sort order) changes nothing either
-    ren = df.assign(item=df["item"].map(lambda s: "z" + s[::-1]),
-                    annotator=df["annotator"].map({"A": "zz", "B": "yy", "C": "xx"}))
+    ren = df.assign(
+        item=df["item"].map(lambda s: "z" + s[::-1]),
+        annotator=df["annotator"].map({"A": "zz", "B": "yy", "C": "xx"}),
+    )
     t3 = pair_tables(ren, n_chance=300, seed=3)
-    np.testing.assert_allclose(np.sort(t.localization_within["distance"]),
-                               np.sort(t3.localization_within["distance"]))
-    np.testing.assert_array_equal(t.localization_between["distance"],
-                                  t3.localization_between["distance"])
+    np.testing.assert_allclose(
+        np.sort(t.localization_within["distance"]), np.sort(t3.localization_within["distance"])
+    )
+    np.testing.assert_array_equal(
+        t.localization_between["distance"], t3.localization_between["distance"]
+    )
     np.testing.assert_array_equal(t.sets_between["detection"], t3.sets_between["detection"])
 
 
 # -- the chance baseline: random annotators -------------------------------------------------
 
-@pytest.mark.parametrize("tau, k, n_items", [(0.5, 1, 4000), (0.0, 1, 400),
-                                             (0.5, 10, 150), (0.0, 10, 100)])
+
+@pytest.mark.parametrize(
+    "tau, k, n_items", [(0.5, 1, 4000), (0.0, 1, 400), (0.5, 10, 150), (0.0, 10, 100)]
+)
 def test_random_annotators_within_equals_between(tau, k, n_items):
     """The property existing tools get wrong: for annotators who draw at random, the
     within-item and between-item distances have the same mean (within sampling error),
     at any threshold and density. Filtering only the within pairs by the matcher would
     give sigma around 0.7 here."""
     n_ann = 6 if k == 1 and tau > 0 else 4
-    df = iaf.simulate(n_items=n_items, annotators={f"r{i}": "random" for i in range(n_ann)},
-                      objects_per_item=k, objects_per="fixed", seed=11)
+    df = iaf.simulate(
+        n_items=n_items,
+        annotators={f"r{i}": "random" for i in range(n_ann)},
+        objects_per_item=k,
+        objects_per="fixed",
+        seed=11,
+    )
     t = pair_tables(df, match_threshold=tau, n_chance=2000, seed=0)
     w = t.localization_within["distance"].to_numpy()
     b = t.localization_between.query("in_uniform")["distance"].to_numpy()
@@ -178,8 +227,13 @@ def test_random_annotators_within_equals_between(tau, k, n_items):
 
 def test_naive_chance_pairs_would_be_biased():
     """Guard that the test above can fail: unfiltered chance pairs give a large sigma."""
-    df = iaf.simulate(n_items=400, annotators={f"r{i}": "random" for i in range(4)},
-                      objects_per_item=1, objects_per="fixed", seed=11)
+    df = iaf.simulate(
+        n_items=400,
+        annotators={f"r{i}": "random" for i in range(4)},
+        objects_per_item=1,
+        objects_per="fixed",
+        seed=11,
+    )
     t = pair_tables(df, match_threshold=0.5, n_chance=200, seed=0)
     w = t.localization_within["distance"].to_numpy()
     c = t.corpus
@@ -218,14 +272,15 @@ def test_polygon_shortcuts_give_the_exact_matching():
     from iaa_frames.corpus import prepare
     from iaa_frames.distances import as_polygons
     from iaa_frames.matching import assign, candidate_pairs
-    from iaa_frames.pairs import _within_pairings
+    from iaa_frames.pair_steps import within_pairings
 
-    df = iaf.simulate(n_items=30, kind="polygon", seed=10,
-                      annotators={"a": "sloppy", "b": "good", "c": "sloppy"})
+    df = iaf.simulate(
+        n_items=30, kind="polygon", seed=10, annotators={"a": "sloppy", "b": "good", "c": "sloppy"}
+    )
     t = pair_tables(df, n_chance=50)
     corpus = prepare(df)
     ann = corpus.annotations
-    a, b = _within_pairings(ann)
+    a, b = within_pairings(ann)
     p, la, lb, oa, ob = candidate_pairs(ann.start[a], ann.count[a], ann.start[b], ann.count[b])
     polys = as_polygons(corpus.shapes)
     inter = shapely.area(shapely.intersection(polys[oa], polys[ob]))
@@ -243,21 +298,34 @@ def test_set_distance_equals_brute_force(kind):
     from iaa_frames.corpus import prepare
     from iaa_frames.distances import giou
     from iaa_frames.matching import candidate_pairs
-    from iaa_frames.pairs import _within_pairings
+    from iaa_frames.pair_steps import within_pairings
 
-    df = iaf.simulate(n_items=25, kind=kind, seed=12, objects_per_item=6,
-                      annotators={"a": "sloppy", "b": "good", "c": "misser"})
+    df = iaf.simulate(
+        n_items=25,
+        kind=kind,
+        seed=12,
+        objects_per_item=6,
+        annotators={"a": "sloppy", "b": "good", "c": "misser"},
+    )
     t = pair_tables(df, n_chance=50)
     corpus = prepare(df)
     ann = corpus.annotations
-    a, b = _within_pairings(ann)
+    a, b = within_pairings(ann)
     p, la, lb, oa, ob = candidate_pairs(ann.start[a], ann.count[a], ann.start[b], ann.count[b])
     sim = np.maximum(giou(corpus.shapes.take(oa), corpus.shapes.take(ob)), 0)
     best_a = pd.Series(sim).groupby([p, la]).max().groupby(level=0).sum()
     best_b = pd.Series(sim).groupby([p, lb]).max().groupby(level=0).sum()
     n = ann.count[a] + ann.count[b]
-    expected = np.where(n == 0, 0.0, 1 - (best_a.reindex(range(len(a)), fill_value=0)
-                                          + best_b.reindex(range(len(a)), fill_value=0)) / n)
+    expected = np.where(
+        n == 0,
+        0.0,
+        1
+        - (
+            best_a.reindex(range(len(a)), fill_value=0)
+            + best_b.reindex(range(len(a)), fill_value=0)
+        )
+        / n,
+    )
     expected = np.where((ann.count[a] == 0) != (ann.count[b] == 0), 1.0, expected)
     got = t.sets_within.query("label == -1")["overall"].to_numpy()
     np.testing.assert_allclose(got, expected, atol=1e-12)

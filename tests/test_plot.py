@@ -11,14 +11,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-from conftest_plot import make_pairwise, make_result  # noqa: E402
+from results import make_pairwise, make_result  # noqa: E402
 
+import iaa_frames.accessor  # noqa: E402,F401  registers df.iaa and res.iaa
 from iaa_frames import plot  # noqa: E402
 from iaa_frames.engine import agreement_from_tables, pairwise_from_tables  # noqa: E402
 from iaa_frames.errors import ParameterError  # noqa: E402
 from iaa_frames.items import items as item_table  # noqa: E402
 from iaa_frames.pairs import pair_tables  # noqa: E402
-import iaa_frames.accessor  # noqa: E402,F401  registers df.iaa and res.iaa
 from iaa_frames.simulate import simulate  # noqa: E402
 
 ALL = "(all)"
@@ -34,8 +34,12 @@ def close_figures():
 def corpus():
     """A small box corpus with a careful, a sloppy, a missing and a mislabeling annotator,
     its tables and its result (real engine)."""
-    profiles = {"ana": {"jitter": 0.02}, "ben": {"jitter": 0.12},
-                "cy": {"jitter": 0.02, "miss": 0.35}, "dev": {"jitter": 0.02, "confusion": 0.4}}
+    profiles = {
+        "ana": {"jitter": 0.02},
+        "ben": {"jitter": 0.12},
+        "cy": {"jitter": 0.02, "miss": 0.35},
+        "dev": {"jitter": 0.02, "confusion": 0.4},
+    }
     df = simulate(n_items=25, annotators=profiles, seed=4)
     tables = pair_tables(df, n_chance=300, seed=0)
     result = agreement_from_tables(tables, n_boot=40, seed=0)
@@ -151,8 +155,9 @@ def test_forest_frame_is_what_is_drawn():
     assert list(frame["row"].unique()) == [ALL, "car", "person"]
     assert frame.attrs["n_hidden"] == 1
     row = frame[(frame["component"] == "overall") & (frame["row"] == "car")].iloc[0]
-    assert row["agreement"] == float(ds["agreement"].sel(component="overall", label="car",
-                                                         annotator=ALL))
+    assert row["agreement"] == float(
+        ds["agreement"].sel(component="overall", label="car", annotator=ALL)
+    )
 
 
 # ---------------------------------------------------------------------- decomposition
@@ -174,7 +179,10 @@ def test_decomposition_dots_and_whiskers():
         np.testing.assert_allclose(segs[:, 1, 0], sub["ci_high"].values[fin])
     assert by_gid(ax, "estimate:overall") == []
     assert [t.get_text() for t in ax.get_legend().get_texts()][1:] == [
-        "detection σ", "classification α", "localization σ"]
+        "detection σ",
+        "classification α",
+        "localization σ",
+    ]
     assert ax.get_xlabel() == "chance-corrected agreement (0 = chance, 1 = perfect)"
 
 
@@ -184,8 +192,9 @@ def test_decomposition_truncates_and_uses_given_ax():
     out = plot.decomposition(ds, top=5, ax=ax)
     assert out is ax
     assert len(ax.get_yticklabels()) == 6
-    assert texts(ax, "note") == ["+ 35 more labels not shown (top 5 by support "
-                                 "(localization n_units))"]
+    assert texts(ax, "note") == [
+        "+ 35 more labels not shown (top 5 by support (localization n_units))"
+    ]
 
 
 # ------------------------------------------------------------------------- annotators
@@ -203,24 +212,35 @@ def test_annotator_profiles_hand_built():
         expected = ds["agreement"].sel(component=comps, label=ALL, annotator=name).values
         np.testing.assert_allclose(ln.get_ydata(), expected)
         segs = np.array(by_gid(ax, f"ci:{name}")[0].get_segments())
-        np.testing.assert_allclose(segs[:, 0, 1], ds["ci_low"].sel(
-            component=comps, label=ALL, annotator=name).values)
+        np.testing.assert_allclose(
+            segs[:, 0, 1], ds["ci_low"].sel(component=comps, label=ALL, annotator=name).values
+        )
     assert ax.get_ylabel() == "chance-corrected agreement"
     assert [t.get_text() for t in ax.get_xticklabels()] == [
-        "detection\nσ", "classification\nα", "localization\nσ", "overall\nσ"]
-    assert texts(ax, "note") == ["+ 8 more annotators not shown (top 4 by support "
-                                 "(localization n_units))"]
+        "detection\nσ",
+        "classification\nα",
+        "localization\nσ",
+        "overall\nσ",
+    ]
+    assert texts(ax, "note") == [
+        "+ 8 more annotators not shown (top 4 by support (localization n_units))"
+    ]
 
 
 def test_annotator_profiles_tell_failures_apart(corpus):
     _, _, res = corpus
     ax = plot.annotators(res)
-    profile = {ln.get_gid().split(":", 1)[1]: ln.get_ydata() for ln in ax.get_lines()
-               if str(ln.get_gid()).startswith("profile:")}
+    profile = {
+        ln.get_gid().split(":", 1)[1]: ln.get_ydata()
+        for ln in ax.get_lines()
+        if str(ln.get_gid()).startswith("profile:")
+    }
     assert set(profile) == {ALL, "ana", "ben", "cy", "dev"}
     # each failing annotator is the lowest on its own component
-    worst = {c: min(("ana", "ben", "cy", "dev"), key=lambda a: profile[a][k])
-             for k, c in enumerate(["detection", "classification", "localization"])}
+    worst = {
+        c: min(("ana", "ben", "cy", "dev"), key=lambda a: profile[a][k])
+        for k, c in enumerate(["detection", "classification", "localization"])
+    }
     assert worst == {"detection": "cy", "classification": "dev", "localization": "ben"}
 
 
@@ -251,7 +271,9 @@ def test_pairwise_top_note_and_real_engine(corpus):
     ax = plot.pairwise(m, top=2)
     assert len(ax.get_xticklabels()) == 2
     assert texts(ax, "note") == ["+ 2 more annotators not shown (top 2 by support (n_units))"]
-    assert "(α)" in next(c for c in ax.collections if c.get_gid() == "cells").colorbar.ax.get_ylabel()
+    assert (
+        "(α)" in next(c for c in ax.collections if c.get_gid() == "cells").colorbar.ax.get_ylabel()
+    )
     # from tables: the same matrix
     ax2 = plot.pairwise(tables, component="classification")
     frame = plot.pairwise_frame(m)
@@ -307,8 +329,7 @@ def test_distributions_annotations_match_engine(corpus):
         ax_e = fig.axes[2 * k + 1]
         cell = res.sel(component="localization", label=facet, annotator=ALL)
         sign = "+" if float(cell["ks_sign"]) > 0 else "−"
-        assert stat == (f"σ = {float(cell['agreement']):.2f} · "
-                        f"KS = {sign}{float(cell['ks']):.2f}")
+        assert stat == (f"σ = {float(cell['agreement']):.2f} · KS = {sign}{float(cell['ks']):.2f}")
         assert n.startswith(f"n = {int(cell['n_units']):,} within")
         (gap,) = by_gid(ax_e, "ks_gap")
         (seg,) = gap.get_segments()
@@ -323,8 +344,7 @@ def test_distributions_annotations_match_engine(corpus):
 @pytest.mark.parametrize("component", ["detection", "overall"])
 def test_distributions_set_components_by_annotator(corpus, component):
     _, tables, res = corpus
-    fig = plot.distributions(tables, component=component, by="annotator", top=None,
-                             kind="kde")
+    fig = plot.distributions(tables, component=component, by="annotator", top=None, kind="kde")
     facets = [ax for ax in fig.axes if ax.get_title(loc="left")]
     assert len(facets) == 5
     for ax_d in facets:
@@ -348,19 +368,6 @@ def test_distributions_from_frame_and_errors(corpus):
         plot.distributions([1, 2])
 
 
-def test_distance_samples_long_form(corpus):
-    _, tables, _ = corpus
-    s = plot.distance_samples(tables, component="detection", by="annotator")
-    assert list(s.columns) == ["facet", "sample", "distance", "weight"]
-    sw = tables.sets_within
-    # every pairing counts for each of its two annotators, and once for "(all)"
-    n_all = int((sw["label"] == -1).sum())
-    counts = s[s["sample"] == "within"].groupby("facet").size()
-    assert counts[ALL] == n_all
-    assert counts.drop(ALL).sum() == 2 * n_all
-    assert s.attrs["long_name"] == "1 − F1 of the matching"
-
-
 # --------------------------------------------------------------------------- accessor
 
 
@@ -369,7 +376,12 @@ def test_plot_accessors_draw_the_cached_result(corpus):
     res = df.iaa.agreement(n_chance=100, n_boot=10)
     fig = df.iaa.plot.forest(n_chance=100, n_boot=10, top=2)
     assert [ax.get_title() for ax in fig.axes] == [
-        "detection σ", "classification α", "localization σ", "raw IoU", "overall σ"]
+        "detection σ",
+        "classification α",
+        "localization σ",
+        "raw IoU",
+        "overall σ",
+    ]
     for plots, kw in ((df.iaa.plot, {"n_chance": 100, "n_boot": 10}), (res.iaa.plot, {})):
         assert isinstance(plots.decomposition(**kw), matplotlib.axes.Axes)
         ax = plots.annotators(top=2, **kw)
@@ -393,8 +405,7 @@ def test_forest_rows_are_annotators_for_a_label(corpus):
     for t in fig.axes[0].get_yticklabels():  # names in the annotators' colors
         assert matplotlib.colors.same_color(t.get_color(), colors[t.get_text()])
     (pts,) = by_gid(fig.axes[0], "estimate")
-    expected = res["agreement"].sel(component="localization", label="car",
-                                    annotator=rows).values
+    expected = res["agreement"].sel(component="localization", label="car", annotator=rows).values
     np.testing.assert_allclose(pts.get_xdata(), expected[np.isfinite(expected)])
     with pytest.raises(ParameterError, match="not both"):
         plot.forest(res, label="car", annotator="ana")
@@ -403,8 +414,11 @@ def test_forest_rows_are_annotators_for_a_label(corpus):
 def test_annotator_colors_and_label_order_are_shared(corpus):
     _, tables, res = corpus
     colors = plot.annotator_colors(res)
-    assert colors == plot.annotator_colors(tables) == plot.annotator_colors(
-        ["dev", "cy", "ben", "ana"])
+    assert (
+        colors
+        == plot.annotator_colors(tables)
+        == plot.annotator_colors(["dev", "cy", "ben", "ana"])
+    )
     assert len(set(colors.values())) == len(colors)  # distinct for a few annotators
     order = plot.label_order(res)
     assert order == plot.label_order(tables)
@@ -420,23 +434,34 @@ def test_annotator_colors_and_label_order_are_shared(corpus):
 def test_figures_fit_their_width(corpus, width):
     """Every figure is drawn at the requested width and no two texts overlap."""
     _, tables, res = corpus
-    figures = [plot.forest(res, width=width), plot.decomposition(res, width=width).figure,
-               plot.annotators(res, width=width).figure,
-               plot.pairwise(res.iaa.use_tables(tables).pairwise(), width=width).figure,
-               plot.distributions(tables, by="label", width=width),
-               plot.items(tables, width=width).figure]
+    figures = [
+        plot.forest(res, width=width),
+        plot.decomposition(res, width=width).figure,
+        plot.annotators(res, width=width).figure,
+        plot.pairwise(res.iaa.use_tables(tables).pairwise(), width=width).figure,
+        plot.distributions(tables, by="label", width=width),
+        plot.items(tables, width=width).figure,
+    ]
     for fig in figures:
         assert fig.get_figwidth() == pytest.approx(width)
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
-        ticks = {id(t) for ax in fig.axes for t in
-                 ax.xaxis.get_ticklabels(which="both") + ax.yaxis.get_ticklabels(which="both")}
-        shown = [t for t in fig.findobj(matplotlib.text.Text)  # matplotlib spaces ticks
-                 if t.get_text().strip() and t.get_visible() and t.get_gid() != "value"
-                 and id(t) not in ticks]
+        ticks = {
+            id(t)
+            for ax in fig.axes
+            for t in ax.xaxis.get_ticklabels(which="both") + ax.yaxis.get_ticklabels(which="both")
+        }
+        shown = [
+            t
+            for t in fig.findobj(matplotlib.text.Text)  # matplotlib spaces ticks
+            if t.get_text().strip()
+            and t.get_visible()
+            and t.get_gid() != "value"
+            and id(t) not in ticks
+        ]
         texts_of = [t.get_text() for t in shown]
         boxes = [t.get_window_extent(renderer) for t in shown]
         for i, a in enumerate(boxes):
-            for b in boxes[i + 1:]:
+            for b in boxes[i + 1 :]:
                 overlap = min(a.x1, b.x1) - max(a.x0, b.x0), min(a.y1, b.y1) - max(a.y0, b.y0)
                 assert min(overlap) <= 1.0, f"{texts_of[i]!r} overlaps another text"

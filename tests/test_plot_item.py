@@ -1,5 +1,5 @@
-"""Tests for iaa_frames.plot.item: the item view equals the corpus's matching, every
-object, pair and conflict is drawn, images (path and array) go under the shapes, the
+"""Tests for iaa_frames.plot.item: every object, pair and conflict of the item view
+(tested in test_item_view.py) is drawn, images (path and array) go under the shapes, the
 grid of the worst items follows the item ranking."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from matplotlib.image import AxesImage
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
+from iaa_frames.item_view import item_view
 from iaa_frames.plot import annotator_colors
-from iaa_frames.plot.item import item, item_view, worst_items
+from iaa_frames.plot.item import item, worst_items
 
 matplotlib.use("Agg")
 plt = matplotlib.pyplot
@@ -27,29 +28,14 @@ def sample():
     return df, iaf.pair_tables(df, n_chance=100)
 
 
-def test_view_from_frame_equals_view_from_tables(sample):
-    df, t = sample
-    a = item_view(df, ITEM)
-    b = item_view(t, ITEM)
-    key = ["object_id_a", "object_id_b"]
-    pa = a.pairs.sort_values(key).reset_index(drop=True)
-    pb = b.pairs.sort_values(key).reset_index(drop=True)
-    pd.testing.assert_frame_equal(pa, pb)
-    pd.testing.assert_frame_equal(a.conflicts.reset_index(drop=True),
-                                  b.conflicts.reset_index(drop=True))
-    assert sorted(a.objects["object_id"]) == sorted(df.loc[(df["item"] == ITEM)
-                                                           & df["label"].notna(),
-                                                           "object_id"])
-    assert (a.width, a.height) == (1280.0, 720.0) and a.size_known
-
-
 def test_everything_is_drawn(sample):
     _df, t = sample
     view = item_view(t, ITEM)
     ax = item(t, ITEM)
     outlines = [p for p in ax.patches if (p.get_gid() or "").startswith("shape:")]
-    n_parts = sum(len(getattr(g, "geoms", [g])) if g is not None else 1
-                  for g in view.objects["geometry"])
+    n_parts = sum(
+        len(getattr(g, "geoms", [g])) if g is not None else 1 for g in view.objects["geometry"]
+    )
     assert len(outlines) == n_parts
     colors = annotator_colors(t.corpus.annotators)
     for p in outlines:
@@ -57,8 +43,11 @@ def test_everything_is_drawn(sample):
         np.testing.assert_allclose(p.get_edgecolor()[:3], matplotlib.colors.to_rgb(colors[name]))
     links = [ln for ln in ax.lines if ln.get_gid() == "pair"]
     assert len(links) == len(view.pairs)
-    marks = [ln.get_gid().split(":", 1)[1] for ln in ax.lines
-             if (ln.get_gid() or "").startswith("conflict:")]
+    marks = [
+        ln.get_gid().split(":", 1)[1]
+        for ln in ax.lines
+        if (ln.get_gid() or "").startswith("conflict:")
+    ]
     want = view.conflicts["kind"].value_counts().to_dict()
     assert pd.Series(marks).value_counts().to_dict() == want
     assert ax.get_legend() is not None
@@ -96,9 +85,11 @@ def test_image_path_and_array(sample, tmp_path):
 
 
 def test_blank_canvas_unknown_size_and_errors():
-    rows = [{"item": "x", "annotator": "a", "label": "car", "x0": 10, "y0": 10, "x1": 50, "y1": 40},
-            {"item": "x", "annotator": "b", "label": "bus", "x0": 12, "y0": 10, "x1": 50, "y1": 42},
-            {"item": "x", "annotator": "c"}]
+    rows = [
+        {"item": "x", "annotator": "a", "label": "car", "x0": 10, "y0": 10, "x1": 50, "y1": 40},
+        {"item": "x", "annotator": "b", "label": "bus", "x0": 12, "y0": 10, "x1": 50, "y1": 42},
+        {"item": "x", "annotator": "c"},
+    ]
     df = iaf.from_records(rows)
     view = item_view(df, "x")
     assert not view.size_known and (view.width, view.height) == (50.0, 42.0)
@@ -125,8 +116,9 @@ def test_colors_consistent_across_items(sample):
         for p in ax.patches:
             gid = p.get_gid() or ""
             if gid.startswith("shape:"):
-                np.testing.assert_allclose(p.get_edgecolor()[:3],
-                                           matplotlib.colors.to_rgb(colors[gid.split(":", 1)[1]]))
+                np.testing.assert_allclose(
+                    p.get_edgecolor()[:3], matplotlib.colors.to_rgb(colors[gid.split(":", 1)[1]])
+                )
         plt.close("all")
 
 
@@ -134,8 +126,11 @@ def test_worst_items_grid_follows_ranking(sample):
     _, t = sample
     fig = worst_items(t, n=4, ncols=2)
     ranking = iaf.items(t, top=4)["item"].tolist()
-    titles = [ax.get_title(loc="left").split("  ")[0] for ax in fig.axes
-              if ax.get_visible() and ax.get_title(loc="left")]
+    titles = [
+        ax.get_title(loc="left").split("  ")[0]
+        for ax in fig.axes
+        if ax.get_visible() and ax.get_title(loc="left")
+    ]
     assert titles == ranking
     assert len(fig.legends) == 1
     plt.close("all")

@@ -25,8 +25,7 @@ def _close():
 
 def table(n=5, ci=True):
     q = np.linspace(0.9, 0.3, n)
-    out = pd.DataFrame({"annotator": [f"w{k}" for k in range(n)], "quality": q,
-                        "raw_pq": q * 0.6})
+    out = pd.DataFrame({"annotator": [f"w{k}" for k in range(n)], "quality": q, "raw_pq": q * 0.6})
     if ci:
         out["ci_low"], out["ci_high"] = q - 0.05, q + 0.04
     return out
@@ -78,8 +77,7 @@ def test_undefined_quality_is_left_out_with_a_note():
 
 
 def test_given_axes_and_real_quality():
-    df = simulate(n_items=20, seed=2, annotators={"ann": "good", "bob": "sloppy",
-                                                  "cy": "random"})
+    df = simulate(n_items=20, seed=2, annotators={"ann": "good", "bob": "sloppy", "cy": "random"})
     q = annotator_quality(df, n_boot=20)
     _fig, ax = plt.subplots()
     assert plot.ranking(q, ax=ax) is ax

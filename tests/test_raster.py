@@ -1,9 +1,10 @@
-"""Tests for iaa_frames.raster (mask IoU of detailed polygons) and its use by distances.
+"""Tests for iaa_frames.geometry.raster (mask IoU of detailed polygons) and its use by
+distances.
 
 Cross-checks: pycocotools (the COCO reference implementation of run-length masks and mask
 IoU) on hand-built masks and on random polygons; brute-force pixel counting with numpy
 bitmasks; shapely's exact IoU within the rasterization error bound stated in
-``iaa_frames.distances``.
+``iaa_frames.geometry.mask_rule``.
 """
 
 import pickle
@@ -19,10 +20,11 @@ from hypothesis.extra.numpy import arrays
 import iaa_frames as iaf
 from iaa_frames import distances as D
 from iaa_frames import pipeline
-from iaa_frames import raster as R
 from iaa_frames.distances import Shapes, giou, iou, uses_mask_iou
 from iaa_frames.errors import ParameterError
-from iaa_frames.raster import Masks, intersection_pixels, mask_iou, rasterize
+from iaa_frames.geometry import mask_rule
+from iaa_frames.geometry import raster as R
+from iaa_frames.geometry.raster import Masks, intersection_pixels, mask_iou, rasterize
 
 mask_utils = pytest.importorskip("pycocotools.mask")
 # pycocotools' Cython code trips numpy 2's __array__(copy=) deprecation
@@ -44,8 +46,9 @@ def star(rng, k, cx, cy, rmin, rmax):
     """A simple star-shaped polygon: one vertex per angular sector keeps it valid."""
     angle = (np.arange(k) + rng.uniform(0, 1, k)) * (2 * np.pi / k)
     radius = rng.uniform(rmin, rmax, k)
-    return shapely.Polygon(np.column_stack([cx + radius * np.cos(angle),
-                                            cy + radius * np.sin(angle)]))
+    return shapely.Polygon(
+        np.column_stack([cx + radius * np.cos(angle), cy + radius * np.sin(angle)])
+    )
 
 
 def trace(rng, k, cx, cy, r, noise):
@@ -116,7 +119,7 @@ def test_pixel_polygons_give_back_their_masks_and_pycocotools_iou():
     for b in bitmasks:  # a few random rectangles each, so there are holes and parts
         for _ in range(4):
             r0, c0 = rng.integers(0, H - 5), rng.integers(0, W - 5)
-            b[r0:r0 + rng.integers(1, 12), c0:c0 + rng.integers(1, 12)] ^= True
+            b[r0 : r0 + rng.integers(1, 12), c0 : c0 + rng.integers(1, 12)] ^= True
     polys = [pixel_polygon(b) for b in bitmasks]
     m = rasterize(polys, W, H)
     for k, b in enumerate(bitmasks):
@@ -125,10 +128,13 @@ def test_pixel_polygons_give_back_their_masks_and_pycocotools_iou():
     rles = [coco_rle(b) for b in bitmasks]
     i, j = np.arange(7), np.arange(1, 8)
     ours = mask_iou(m, i, m, j)
-    np.testing.assert_array_equal(ours, [mask_utils.iou([rles[a]], [rles[b]], [0])[0, 0]
-                                         for a, b in zip(i, j)])
-    exact = [polys[a].intersection(polys[b]).area / polys[a].union(polys[b]).area
-             for a, b in zip(i, j)]
+    np.testing.assert_array_equal(
+        ours, [mask_utils.iou([rles[a]], [rles[b]], [0])[0, 0] for a, b in zip(i, j, strict=True)]
+    )
+    exact = [
+        polys[a].intersection(polys[b]).area / polys[a].union(polys[b]).area
+        for a, b in zip(i, j, strict=True)
+    ]
     np.testing.assert_allclose(ours, exact, rtol=1e-12)
 
 
@@ -187,8 +193,7 @@ def test_rasterize_and_intersection_errors():
 
 def test_intersection_does_not_depend_on_batching_or_order(monkeypatch):
     rng = np.random.default_rng(7)
-    polys = [trace(rng, 400, rng.uniform(40, 60), rng.uniform(40, 60), 25, 0.01)
-             for _ in range(12)]
+    polys = [trace(rng, 400, rng.uniform(40, 60), rng.uniform(40, 60), 25, 0.01) for _ in range(12)]
     m = rasterize(polys, 100, 100)
     i, j = rng.integers(0, 12, 200), rng.integers(0, 12, 200)
     whole = intersection_pixels(m, i, j)
@@ -197,12 +202,13 @@ def test_intersection_does_not_depend_on_batching_or_order(monkeypatch):
     np.testing.assert_array_equal(intersection_pixels(m, j, i), whole)
     perm = rng.permutation(200)
     np.testing.assert_array_equal(intersection_pixels(m, i[perm], j[perm]), whole[perm])
-    brute = [(m.to_bitmask(a) & m.to_bitmask(b)).sum() for a, b in zip(i, j)]
+    brute = [(m.to_bitmask(a) & m.to_bitmask(b)).sum() for a, b in zip(i, j, strict=True)]
     np.testing.assert_array_equal(whole, brute)
     # two different containers
     other = rasterize(polys[:5], 100, 100)
-    np.testing.assert_array_equal(mask_iou(other, [0, 4], m, [6, 4]),
-                                  mask_iou(m, [0, 4], m, [6, 4]))
+    np.testing.assert_array_equal(
+        mask_iou(other, [0, 4], m, [6, 4]), mask_iou(m, [0, 4], m, [6, 4])
+    )
 
 
 # ------------------------------------------------------------------ vs the exact overlay
@@ -223,8 +229,9 @@ def test_mask_area_and_iou_within_the_documented_error_of_the_exact_ones():
     for _ in range(60):
         k = int(rng.integers(3, 300))
         a = star(rng, k, rng.uniform(60, 140), rng.uniform(50, 100), 5, 50)
-        b = star(rng, k, a.centroid.x + rng.uniform(-20, 20), a.centroid.y + rng.uniform(-20, 20),
-                 5, 50)
+        b = star(
+            rng, k, a.centroid.x + rng.uniform(-20, 20), a.centroid.y + rng.uniform(-20, 20), 5, 50
+        )
         m = rasterize([a, b], W, H)
         ea, eb = band_bound(a, 1, 1), band_bound(b, 1, 1)
         assert abs(m.area[0] - a.area) <= ea
@@ -242,8 +249,13 @@ def sized(geoms, size):
     """Shapes in normalized coordinates on images of the given (width, height)."""
     size = np.asarray(size, dtype=float).reshape(-1, 2)
     size = np.broadcast_to(size, (len(geoms), 2))
-    g = np.array([shapely.affinity.scale(p, 1 / w, 1 / h, origin=(0, 0))
-                  for p, (w, h) in zip(geoms, size)], dtype=object)
+    g = np.array(
+        [
+            shapely.affinity.scale(p, 1 / w, 1 / h, origin=(0, 0))
+            for p, (w, h) in zip(geoms, size, strict=True)
+        ],
+        dtype=object,
+    )
     return Shapes(shapely.bounds(g), g, size)
 
 
@@ -263,12 +275,17 @@ def test_rule_by_coordinate_count(monkeypatch):
     boxes = Shapes(b.boxes, None, b.image_size)
     assert not uses_mask_iou(boxes, boxes).any()  # box-box pairs: numpy, never masks
     assert not uses_mask_iou(boxes, b).any()  # a box counts 5: 5 + 251 <= 500
-    monkeypatch.setattr(D, "MASK_IOU_MIN_COORDINATES", 200)
+    monkeypatch.setattr(mask_rule, "MASK_IOU_MIN_COORDINATES", 200)
     assert uses_mask_iou(boxes, b).all()
-    monkeypatch.setattr(D, "MASK_IOU_MIN_COORDINATES", 10**9)
+    monkeypatch.setattr(mask_rule, "MASK_IOU_MIN_COORDINATES", 10**9)
     assert not uses_mask_iou(a, b).any()
-    np.testing.assert_allclose(iou(a, b), [p.intersection(q).area / p.union(q).area
-                                           for p, q in zip([small, mid, big, big], [big] * 4)])
+    np.testing.assert_allclose(
+        iou(a, b),
+        [
+            p.intersection(q).area / p.union(q).area
+            for p, q in zip([small, mid, big, big], [big] * 4, strict=True)
+        ],
+    )
 
 
 def test_iou_by_masks_is_the_mask_iou_on_the_pair_grid():
@@ -289,7 +306,7 @@ def test_iou_by_masks_is_the_mask_iou_on_the_pair_grid():
     np.testing.assert_array_equal(iou(a, c), mask_iou(m2, [0, 1, 2], m2, [3, 4, 5]))
     np.testing.assert_array_equal(iou(c, a), iou(a, c))  # symmetric
     # close to the exact overlay of the same normalized shapes
-    exact = [p.intersection(q).area / p.union(q).area for p, q in zip(na, nc)]
+    exact = [p.intersection(q).area / p.union(q).area for p, q in zip(na, nc, strict=True)]
     np.testing.assert_allclose(iou(a, c), exact, atol=0.01)
 
 
@@ -310,8 +327,9 @@ def test_giou_is_consistent_with_the_mask_iou():
 
 def test_cached_values_do_not_depend_on_order_batching_or_threads(monkeypatch):
     rng = np.random.default_rng(9)
-    polys = [trace(rng, 700, rng.uniform(150, 250), rng.uniform(150, 250), 80, 0.004)
-             for _ in range(30)]
+    polys = [
+        trace(rng, 700, rng.uniform(150, 250), rng.uniform(150, 250), 80, 0.004) for _ in range(30)
+    ]
     sizes = np.array([(400, 400), (500, 300)])[rng.integers(0, 2, 30)]
     shapes = sized(polys, sizes)
     i, j = rng.integers(0, 30, 400), rng.integers(0, 30, 400)
@@ -333,8 +351,16 @@ def test_cached_values_do_not_depend_on_order_batching_or_threads(monkeypatch):
 
 
 def test_from_frame_keeps_the_image_size():
-    df = pd.DataFrame({"x0": [10.0, 1.0], "y0": [20.0, 1.0], "x1": [50.0, 2.0],
-                       "y1": [60.0, 2.0], "width": [100.0, np.nan], "height": [200.0, np.nan]})
+    df = pd.DataFrame(
+        {
+            "x0": [10.0, 1.0],
+            "y0": [20.0, 1.0],
+            "x1": [50.0, 2.0],
+            "y1": [60.0, 2.0],
+            "width": [100.0, np.nan],
+            "height": [200.0, np.nan],
+        }
+    )
     s = Shapes.from_frame(df)
     np.testing.assert_array_equal(s.image_size, [[100, 200], [np.nan, np.nan]])
     assert Shapes.from_frame(df, normalize=False).image_size is None
@@ -352,13 +378,30 @@ def traces(n_items, vertices, *, identical=False, seed=0):
     for k in range(n_items):
         w, h = (1000.0, 800.0) if k % 2 else (640.0, 480.0)
         # central contours of similar sizes, so that chance pairs overlap too
-        p = trace(rng, vertices, rng.uniform(0.4, 0.6) * w, rng.uniform(0.4, 0.6) * h,
-                  rng.uniform(0.2, 0.3) * h, 0.002)
-        q = p if identical else trace(rng, vertices, p.centroid.x, p.centroid.y,
-                                      np.sqrt(p.area / np.pi), 0.002)
+        p = trace(
+            rng,
+            vertices,
+            rng.uniform(0.4, 0.6) * w,
+            rng.uniform(0.4, 0.6) * h,
+            rng.uniform(0.2, 0.3) * h,
+            0.002,
+        )
+        q = (
+            p
+            if identical
+            else trace(rng, vertices, p.centroid.x, p.centroid.y, np.sqrt(p.area / np.pi), 0.002)
+        )
         for name, g in (("A", p), ("B", q)):
-            rows.append({"item": f"img_{k:02d}", "annotator": name, "label": "organ",
-                         "geometry": g, "width": w, "height": h})
+            rows.append(
+                {
+                    "item": f"img_{k:02d}",
+                    "annotator": name,
+                    "label": "organ",
+                    "geometry": g,
+                    "width": w,
+                    "height": h,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -376,8 +419,13 @@ def test_random_detailed_polygons_score_chance_on_mixed_image_sizes():
     # localization stays at chance
     values = []
     for seed in range(3):
-        df = iaf.simulate(n_items=150, kind="polygon", seed=seed, objects_per_item=3,
-                          annotators={"a": "random", "b": "random"})
+        df = iaf.simulate(
+            n_items=150,
+            kind="polygon",
+            seed=seed,
+            objects_per_item=3,
+            annotators={"a": "random", "b": "random"},
+        )
         poly = df["geometry"].map(shapely.is_geometry, na_action="ignore").fillna(False)
         poly = poly.astype(bool).to_numpy()
         geoms = df.loc[poly, "geometry"].to_numpy()
@@ -386,8 +434,9 @@ def test_random_detailed_polygons_score_chance_on_mixed_image_sizes():
         assert (shapely.get_num_coordinates(dense) > 250).mean() > 0.9
         assert df["width"].nunique() > 2
         res = iaf.agreement(df, match_threshold=0.3)
-        values.append(res["agreement"].sel(label="(all)", annotator="(all)",
-                                           component="localization").item())
+        values.append(
+            res["agreement"].sel(label="(all)", annotator="(all)", component="localization").item()
+        )
     assert abs(np.mean(values)) <= 0.05, values
 
 
@@ -402,10 +451,17 @@ def test_upper_bound_holds_for_the_mask_iou():
         r = rng.choice([1.5, 5, 40, 150]) * min(w, h) / 480
         p = trace(rng, int(rng.integers(260, 900)), rng.uniform(0, w), rng.uniform(0, h), r, 0.01)
         shift = rng.choice([0, 0.2, 1]) * r
-        q = trace(rng, int(rng.integers(260, 900)), p.centroid.x + rng.uniform(-shift, shift),
-                  p.centroid.y + rng.uniform(-shift, shift), r * rng.uniform(0.8, 1.2), 0.01)
-        w2, h2 = [(64, 48), (640, 480), (1000, 800)][int(rng.integers(0, 3))] if k % 4 == 0 \
-            else (w, h)
+        q = trace(
+            rng,
+            int(rng.integers(260, 900)),
+            p.centroid.x + rng.uniform(-shift, shift),
+            p.centroid.y + rng.uniform(-shift, shift),
+            r * rng.uniform(0.8, 1.2),
+            0.01,
+        )
+        w2, h2 = (
+            [(64, 48), (640, 480), (1000, 800)][int(rng.integers(0, 3))] if k % 4 == 0 else (w, h)
+        )
         pa.append(shapely.affinity.scale(p, 1 / w, 1 / h, origin=(0, 0)))
         pb.append(shapely.affinity.scale(q, 1 / w, 1 / h, origin=(0, 0)))
         sa.append((w, h))
@@ -416,7 +472,6 @@ def test_upper_bound_holds_for_the_mask_iou():
     value, bound = np.nan_to_num(iou(a, b)), D.iou_upper_bound(a, b)
     assert (bound >= value - 1e-12).all()  # (shapes under a pixel: exact overlay, to an ulp)
     assert ((value > 0.3) & (value < 0.9)).sum() > 10  # the bound was tested where it matters
-
 
 
 def test_upper_bound_for_masks_is_close_to_the_exact_one():
@@ -438,5 +493,7 @@ def test_upper_bound_for_masks_is_close_to_the_exact_one():
 def test_outline_lengths():
     donut = shapely.box(0, 0, 4, 2).difference(shapely.box(1, 0.5, 2, 1.5))
     s = Shapes(np.array([donut.bounds, [0, 0, 3, 1]]), [donut, None])
-    lx, ly, rings = s._store.outline()
+    lx, ly, rings = s.outline()
     assert lx.tolist() == [8 + 2, 6] and ly.tolist() == [4 + 2, 2] and rings.tolist() == [2, 1]
+    # a container taken from it shares the cache, in its own row order
+    assert [v.tolist() for v in s.take([1, 0]).outline()] == [[6, 10], [2, 6], [1, 2]]

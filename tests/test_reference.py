@@ -22,23 +22,23 @@ ALL = "(all)"
 def _with_gold(sim):
     """The simulated annotations plus the truth as annotator ``gold`` (with coverage rows
     for items without true objects)."""
-    truth = sim.truth.assign(annotator="gold",
-                             object_id=lambda d: "t" + d["truth_id"].astype(str))
+    truth = sim.truth.assign(annotator="gold", object_id=lambda d: "t" + d["truth_id"].astype(str))
     ann = sim.annotations
     empty = sorted(set(ann["item"]) - set(truth["item"]))
     cover = pd.DataFrame({"item": empty, "annotator": "gold"})
     return pd.concat([truth.drop(columns="truth_id"), cover, ann], ignore_index=True)
 
 
-PROFILES = {"m10": {"miss": 0.10, "confusion": 0.05},
-            "m30": {"miss": 0.30, "confusion": 0.20},
-            "c40": {"miss": 0.02, "confusion": 0.40}}
+PROFILES = {
+    "m10": {"miss": 0.10, "confusion": 0.05},
+    "m30": {"miss": 0.30, "confusion": 0.20},
+    "c40": {"miss": 0.02, "confusion": 0.40},
+}
 
 
 @pytest.fixture(scope="module")
 def recovered():
-    sim = iaf.simulate_with_truth(n_items=300, annotators=PROFILES, seed=11,
-                                  kind="mixed")
+    sim = iaf.simulate_with_truth(n_items=300, annotators=PROFILES, seed=11, kind="mixed")
     df = _with_gold(sim)
     ds = accuracy(df, reference="gold", n_boot=400, seed=5, n_chance=50)
     return sim, df, ds
@@ -49,8 +49,11 @@ def test_recovers_injected_rates_within_ci(recovered, name):
     _, _, ds = recovered
     p = PROFILES[name]
     cell = ds.sel(label=ALL, annotator=name)
-    for metric, true in (("recall", 1 - p["miss"]), ("label_accuracy", 1 - p["confusion"]),
-                         ("precision", 1.0)):
+    for metric, true in (
+        ("recall", 1 - p["miss"]),
+        ("label_accuracy", 1 - p["confusion"]),
+        ("precision", 1.0),
+    ):
         low = float(cell["ci_low"].sel(metric=metric))
         high = float(cell["ci_high"].sel(metric=metric))
         if true == 1.0:
@@ -85,8 +88,7 @@ def test_point_estimates_are_the_realized_rates(recovered, name):
 
 
 def test_false_positives_lower_precision():
-    sim = iaf.simulate_with_truth(n_items=200, seed=4,
-                                  annotators={"fp": {"false_positives": 0.5}})
+    sim = iaf.simulate_with_truth(n_items=200, seed=4, annotators={"fp": {"false_positives": 0.5}})
     df = _with_gold(sim)
     ds = accuracy(df, reference="gold", n_boot=300, n_chance=50)
     ann = sim.annotations
@@ -113,16 +115,21 @@ def _brute_force(df, ref, other, tau=0.5):
         sub = df[(df["item"] == item) & df["label"].notna()]
         a = sub[sub["annotator"] == ref]
         b = sub[sub["annotator"] == other]
-        ga = [shapely.box(*r[["x0", "y0", "x1", "y1"]]) if r["geometry"] is None
-              else r["geometry"] for _, r in a.iterrows()]
-        gb = [shapely.box(*r[["x0", "y0", "x1", "y1"]]) if r["geometry"] is None
-              else r["geometry"] for _, r in b.iterrows()]
+        ga = [
+            shapely.box(*r[["x0", "y0", "x1", "y1"]]) if r["geometry"] is None else r["geometry"]
+            for _, r in a.iterrows()
+        ]
+        gb = [
+            shapely.box(*r[["x0", "y0", "x1", "y1"]]) if r["geometry"] is None else r["geometry"]
+            for _, r in b.iterrows()
+        ]
         out["n_ref"] += len(ga)
         out["n_ann"] += len(gb)
         if not ga or not gb:
             continue
-        m = np.array([[shapely.intersection(x, y).area / shapely.union(x, y).area
-                       for y in gb] for x in ga])
+        m = np.array(
+            [[shapely.intersection(x, y).area / shapely.union(x, y).area for y in gb] for x in ga]
+        )
         score = np.where(m >= tau, m, 0.0)
         r, c = linear_sum_assignment(score, maximize=True)
         keep = m[r, c] >= tau
@@ -140,9 +147,9 @@ def test_against_brute_force_matching():
         assert float(cell.sel(metric="recall")) == pytest.approx(bf["tp"] / bf["n_ref"])
         assert float(cell.sel(metric="precision")) == pytest.approx(bf["tp"] / bf["n_ann"])
         assert float(cell.sel(metric="f1")) == pytest.approx(
-            2 * bf["tp"] / (bf["n_ref"] + bf["n_ann"]))
-        assert float(cell.sel(metric="mean_iou")) == pytest.approx(bf["iou"] / bf["tp"],
-                                                                   rel=1e-9)
+            2 * bf["tp"] / (bf["n_ref"] + bf["n_ann"])
+        )
+        assert float(cell.sel(metric="mean_iou")) == pytest.approx(bf["iou"] / bf["tp"], rel=1e-9)
 
 
 def test_consistent_with_conflicts_and_confusion():
@@ -167,15 +174,16 @@ def test_consistent_with_conflicts_and_confusion():
     # "(all)" pools the annotators: ratio of sums
     n = ds["n_units"].sel(metric="recall", label=ALL)
     s = ds["score"].sel(metric="recall", label=ALL)
-    pooled = float((s.sel(annotator=["ben", "chloe", "dev"])
-                    * n.sel(annotator=["ben", "chloe", "dev"])).sum() / n.sel(annotator=ALL))
+    pooled = float(
+        (s.sel(annotator=["ben", "chloe", "dev"]) * n.sel(annotator=["ben", "chloe", "dev"])).sum()
+        / n.sel(annotator=ALL)
+    )
     assert float(s.sel(annotator=ALL)) == pytest.approx(pooled)
 
 
 def test_coverage_limits_the_comparison():
     """Items the annotator never reviewed are neither misses nor extras."""
-    sim = iaf.simulate_with_truth(n_items=80, seed=2,
-                                  annotators={"half": {"coverage": 0.5}})
+    sim = iaf.simulate_with_truth(n_items=80, seed=2, annotators={"half": {"coverage": 0.5}})
     df = _with_gold(sim)
     ds = accuracy(df, reference="gold", n_chance=30)
     assert float(ds["score"].sel(metric="recall", label=ALL, annotator="half")) == 1.0
@@ -185,8 +193,7 @@ def test_coverage_limits_the_comparison():
 
 
 def test_dataset_shape_attrs_and_netcdf(tmp_path):
-    df = iaf.simulate(n_items=30, annotators={"g": "perfect", "b": "sloppy", "a": "misser"},
-                      seed=0)
+    df = iaf.simulate(n_items=30, annotators={"g": "perfect", "b": "sloppy", "a": "misser"}, seed=0)
     ds = accuracy(df, reference="g", n_boot=50, n_chance=30)
     assert ds["score"].dims == ("metric", "label", "annotator")
     assert ds["metric"].values.tolist() == list(ACCURACY_METRICS)
@@ -194,8 +201,10 @@ def test_dataset_shape_attrs_and_netcdf(tmp_path):
     assert ds["label"].values.tolist()[0] == ALL
     for name, var in ds.data_vars.items():
         assert var.attrs.get("long_name") and var.attrs.get("description"), name
-    assert "not agreement" in ds.attrs["description"].lower() or \
-        "not chance-corrected" in ds.attrs["description"]
+    assert (
+        "not agreement" in ds.attrs["description"].lower()
+        or "not chance-corrected" in ds.attrs["description"]
+    )
     assert ds.attrs["reference"] == "g"
     ok = np.isfinite(ds["score"].values)
     assert (ds["ci_low"].values[ok] <= ds["score"].values[ok] + 1e-12).all()
@@ -215,17 +224,18 @@ def test_bootstrap_is_seeded():
     b = accuracy(t, reference="g", n_boot=60, seed=3)
     c = accuracy(t, reference="g", n_boot=60, seed=4)
     xr.testing.assert_identical(a, b)
-    assert not np.allclose(np.nan_to_num(a["ci_low"].values),
-                           np.nan_to_num(c["ci_low"].values))
+    assert not np.allclose(np.nan_to_num(a["ci_low"].values), np.nan_to_num(c["ci_low"].values))
     none = accuracy(t, reference="g")
     assert np.isnan(none["ci_low"].values).all()
 
 
 def test_undefined_cells_have_notes():
-    rows = [{"item": "i1", "annotator": "g", "label": "car", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
-            {"item": "i1", "annotator": "b", "label": "car", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
-            {"item": "i2", "annotator": "g", "label": "bus", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
-            {"item": "i2", "annotator": "b"}]
+    rows = [
+        {"item": "i1", "annotator": "g", "label": "car", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
+        {"item": "i1", "annotator": "b", "label": "car", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
+        {"item": "i2", "annotator": "g", "label": "bus", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
+        {"item": "i2", "annotator": "b"},
+    ]
     ds = accuracy(iaf.from_records(rows), reference="g", n_chance=5)
     cell = ds.sel(label="bus", annotator="b")
     assert np.isnan(float(cell["score"].sel(metric="precision")))
@@ -240,5 +250,6 @@ def test_errors_and_accessor():
         accuracy(df, reference="x", n_chance=10)
     with pytest.raises(ParameterError, match="n_boot"):
         accuracy(df, reference="g", n_boot=-1, n_chance=10)
-    xr.testing.assert_identical(df.iaa.accuracy(reference="g", n_chance=10),
-                                iaf.accuracy(df, reference="g", n_chance=10))
+    xr.testing.assert_identical(
+        df.iaa.accuracy(reference="g", n_chance=10), iaf.accuracy(df, reference="g", n_chance=10)
+    )

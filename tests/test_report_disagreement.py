@@ -1,4 +1,4 @@
-"""Tests for the report's "Where they disagree" section (iaa_frames.report_disagreement):
+"""Tests for the report's "Where they disagree" section (iaa_frames.report.disagreement):
 the section and its figures are in the page, the CSV files equal the functions' output,
 a failing figure becomes a warning, not a broken report."""
 
@@ -17,7 +17,7 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames.errors import IAAWarning
-from iaa_frames.report_disagreement import disagreement_section
+from iaa_frames.report.disagreement import disagreement_section
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +41,7 @@ def test_section_in_page_with_figures(written):
     assert "Conflicts by annotator" in body and "Conflicts by class" in body
     assert '<a href="#disagree">Where they disagree</a>' in page
     # before the parameters, after the hardest items
-    assert page.index('id="items"') < page.index('id="disagree"') < \
-        page.index('id="parameters"')
+    assert page.index('id="items"') < page.index('id="disagree"') < page.index('id="parameters"')
 
 
 def test_csv_files_equal_the_functions(written):

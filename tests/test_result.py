@@ -1,4 +1,4 @@
-"""Tests for the agreement Dataset: the public contract of DESIGN §6 (dims, coords,
+"""Tests for the agreement Dataset: the public contract of docs/ARCHITECTURE.md ("The result Dataset") (dims, coords,
 variables, attrs), reasons for NaN, a netCDF round trip, and the pairwise DataArray."""
 
 from __future__ import annotations
@@ -15,17 +15,33 @@ from iaa_frames.result import VARIABLES, build_pairwise, notes
 from iaa_frames.simulate import simulate
 
 ALL = "(all)"
-DATA_VARIABLES = ["agreement", "observed", "expected", "ks", "ks_sign", "ks_pvalue", "n_units",
-                  "n_chance", "ci_low", "ci_high", "raw_iou", "frac_below_chance",
-                  "presence_alpha"]
+DATA_VARIABLES = [
+    "agreement",
+    "observed",
+    "expected",
+    "ks",
+    "ks_sign",
+    "ks_pvalue",
+    "n_units",
+    "n_chance",
+    "ci_low",
+    "ci_high",
+    "raw_iou",
+    "frac_below_chance",
+    "presence_alpha",
+]
 
 
 @pytest.fixture(scope="module")
 def df():
     # names chosen so that sorting by name differs from order of appearance
     # 120 items: enough chance units (distinct, counted once) for every pairwise cell
-    return simulate(n_items=120, annotators={"zoe": "good", "adam": "sloppy", "mia": "misser"},
-                    classes=("truck", "bus", "person"), seed=2)
+    return simulate(
+        n_items=120,
+        annotators={"zoe": "good", "adam": "sloppy", "mia": "misser"},
+        classes=("truck", "bus", "person"),
+        seed=2,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +51,12 @@ def ds(df):
 
 def test_dims_coords_and_order(ds, df):
     assert ds["agreement"].dims == ("component", "label", "annotator")
-    assert ds["component"].values.tolist() == ["detection", "classification", "localization",
-                                               "overall"]
+    assert ds["component"].values.tolist() == [
+        "detection",
+        "classification",
+        "localization",
+        "overall",
+    ]
     assert ds["measure"].dims == ("component",)
     assert ds["measure"].values.tolist() == ["sigma", "alpha", "sigma", "sigma"]
     labels = sorted(df["label"].dropna().unique())
@@ -88,22 +108,33 @@ def test_netcdf_round_trip(ds, tmp_path):
 
 
 def test_notes_distinguish_reasons():
-    got = notes(n_units=np.array([0.0, 1, 40, 40, 40, 40]),
-                n_chance=np.array([500.0, 500, 3, 500, 500, np.nan]),
-                expected=np.array([0.3, 0.3, 0.3, 0.0, 1e-15, 0.2]),
-                min_units=2, min_chance=30, min_expected=1e-12)
+    got = notes(
+        n_units=np.array([0.0, 1, 40, 40, 40, 40]),
+        n_chance=np.array([500.0, 500, 3, 500, 500, np.nan]),
+        expected=np.array([0.3, 0.3, 0.3, 0.0, 1e-15, 0.2]),
+        min_units=2,
+        min_chance=30,
+        min_expected=1e-12,
+    )
     assert got.tolist() == [
-        "too few within units (n=0)", "too few within units (n=1)",
-        "too few chance units (n=3)", "no variation: expected disagreement is 0",
-        "no variation: expected disagreement is 0", "",
+        "too few within units (n=0)",
+        "too few within units (n=1)",
+        "too few chance units (n=3)",
+        "no variation: expected disagreement is 0",
+        "no variation: expected disagreement is 0",
+        "",
     ]
 
 
 def test_perfect_agreement_is_told_apart_from_no_variation():
     # identical lazy-center boxes: localization has no variation (NaN with a reason);
     # their labels are identical and varied: classification alpha is exactly 1
-    df = simulate(n_items=30, annotators={"a": "lazy-center", "b": "lazy-center"},
-                  layout="single_center", seed=3)
+    df = simulate(
+        n_items=30,
+        annotators={"a": "lazy-center", "b": "lazy-center"},
+        layout="single_center",
+        seed=3,
+    )
     ds = agreement(df, n_chance=100)
     loc = ds.sel(component="localization", label=ALL, annotator=ALL)
     cls = ds.sel(component="classification", label=ALL, annotator=ALL)
@@ -122,15 +153,18 @@ def test_pairwise_dataarray(df):
     assert np.isfinite(pw.values[~np.eye(3, dtype=bool)]).all()
     np.testing.assert_array_equal(pw["note"].values == "not applicable", np.eye(3, dtype=bool))
     # the sloppy annotator's pairs are the worst
-    assert float(pw.sel(annotator_a="mia", annotator_b="zoe")) > \
-        float(pw.sel(annotator_a="adam", annotator_b="zoe"))
+    assert float(pw.sel(annotator_a="mia", annotator_b="zoe")) > float(
+        pw.sel(annotator_a="adam", annotator_b="zoe")
+    )
 
 
 def test_build_pairwise_keeps_counts_and_notes():
-    vals = {"agreement": np.array([[np.nan, 0.5], [0.5, np.nan]]),
-            "n_units": np.array([[np.nan, 7.0], [7.0, np.nan]]),
-            "n_chance": np.array([[np.nan, 40.0], [40.0, np.nan]]),
-            "note": np.array([["not applicable", ""], ["", "not applicable"]], dtype=object)}
+    vals = {
+        "agreement": np.array([[np.nan, 0.5], [0.5, np.nan]]),
+        "n_units": np.array([[np.nan, 7.0], [7.0, np.nan]]),
+        "n_chance": np.array([[np.nan, 40.0], [40.0, np.nan]]),
+        "note": np.array([["not applicable", ""], ["", "not applicable"]], dtype=object),
+    }
     da = build_pairwise(vals, annotators=["x", "y"], attrs={"component": "overall"})
     assert float(da["n_units"].sel(annotator_a="x", annotator_b="y")) == 7.0
     assert da.attrs["component"] == "overall"

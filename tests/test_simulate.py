@@ -128,8 +128,10 @@ def test_seed_changes_output():
     a = simulate_with_truth(n_items=20, seed=0)
     b = simulate_with_truth(n_items=20, seed=1)
     assert not a.truth[BOX].equals(b.truth[BOX])
-    assert not objects(a.annotations)[BOX].reset_index(drop=True).equals(
-        objects(b.annotations)[BOX].reset_index(drop=True)
+    assert (
+        not objects(a.annotations)[BOX]
+        .reset_index(drop=True)
+        .equals(objects(b.annotations)[BOX].reset_index(drop=True))
     )
 
 
@@ -140,7 +142,9 @@ def test_annotator_streams_are_independent(kind):
                "coverage": 0.7}  # fmt: skip
     alone = simulate_with_truth(n_items=50, kind=kind, seed=3, annotators={"m": profile})
     crowd = simulate_with_truth(
-        n_items=50, kind=kind, seed=3,
+        n_items=50,
+        kind=kind,
+        seed=3,
         annotators={"z": "sloppy", "m": profile, "a": "random", "b": "good"},
     )
     assert_frames_identical(alone.truth, crowd.truth)
@@ -180,8 +184,11 @@ def test_perfect_annotator_reproduces_truth():
 def test_poisson_counts_and_empty_items():
     sim = simulate_with_truth(n_items=3000, objects_per_item=2.5, seed=5,
                               annotators={"p": "perfect"})  # fmt: skip
-    counts = sim.truth.groupby("item").size().reindex(
-        [f"img_{i:05d}" for i in range(3000)], fill_value=0)
+    counts = (
+        sim.truth.groupby("item")
+        .size()
+        .reindex([f"img_{i:05d}" for i in range(3000)], fill_value=0)
+    )
     assert abs(counts.mean() - 2.5) < 4.5 * np.sqrt(2.5 / 3000)
     assert abs(counts.var() - 2.5) < 0.3  # Poisson: variance = mean
     empty = set(counts.index[counts == 0])
@@ -263,8 +270,12 @@ def test_polygons_stay_valid_under_heavy_jitter():
 
 
 def test_boxes_inside_and_positive_under_extreme_jitter():
-    df = simulate(n_items=300, seed=9, image_size=(64, 48),
-                  annotators={"s": {"jitter": 3.0}, "t": {"jitter": 0.5, "mirror": True}})
+    df = simulate(
+        n_items=300,
+        seed=9,
+        image_size=(64, 48),
+        annotators={"s": {"jitter": 3.0}, "t": {"jitter": 0.5, "mirror": True}},
+    )
     check_invariants(df)
     obj = objects(df)
     assert ((obj["x1"] - obj["x0"]) >= 1 - 1e-9).all()
@@ -582,8 +593,9 @@ profiles = st.fixed_dictionaries(
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    annotators=st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), profiles,
-                               min_size=1, max_size=3),  # fmt: skip
+    annotators=st.dictionaries(
+        st.sampled_from(["a", "b", "c", "d"]), profiles, min_size=1, max_size=3
+    ),  # fmt: skip
     kind=st.sampled_from(["box", "polygon", "mixed"]),
     n_items=st.integers(1, 12),
     objects_per_item=st.floats(0, 6),

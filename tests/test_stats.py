@@ -12,7 +12,6 @@ from iaa_frames.stats import (
     KSResult,
     frac_below_chance,
     ks,
-    ks_statistic_weighted,
     percentile_ci,
     sigma,
 )
@@ -56,8 +55,9 @@ def test_sigma_nan_cases():
     assert np.isnan(sigma([], [0.5]))
     assert np.isnan(sigma([0.5], []))
     assert np.isnan(sigma([0.5], [0.0, 0.0]))
-    out = sigma([0.2], [0.4, 0.0], between_weights=[[1, 1], [0, 1], [0, 0]])
-    assert out[0] == pytest.approx(0.0) and np.isnan(out[1]) and np.isnan(out[2])
+    assert sigma([0.2], [0.4, 0.0], between_weights=[1, 1]) == pytest.approx(0.0)
+    assert np.isnan(sigma([0.2], [0.4, 0.0], between_weights=[0, 1]))  # chance mean 0
+    assert np.isnan(sigma([0.2], [0.4, 0.0], between_weights=[0, 0]))  # no weight
 
 
 @settings(max_examples=80, deadline=None)
@@ -68,22 +68,6 @@ def test_sigma_integer_weights_equal_repeated_rows(x, y, wx, wy):
     expected = 1 - np.repeat(x, wx).mean() / mean_between if mean_between else nan
     got = sigma(x, y, within_weights=wx, between_weights=wy)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
-
-
-def test_sigma_2d_weights_equal_stacked_calls():
-    rng = np.random.default_rng(0)
-    x, y = rng.random(30), rng.random(50) + 0.2
-    wx, wy = rng.integers(0, 3, (7, 30)), rng.integers(1, 3, (7, 50))
-    got = sigma(x, y, within_weights=wx, between_weights=wy)
-    assert got.shape == (7,)
-    np.testing.assert_allclose(
-        got, [sigma(x, y, within_weights=a, between_weights=b) for a, b in zip(wx, wy)]
-    )
-    # one side 2-D, the other 1-D or unweighted
-    got = sigma(x, y, within_weights=wx)
-    np.testing.assert_allclose(got, [sigma(x, y, within_weights=a) for a in wx])
-    with pytest.raises(ParameterError, match="replicates"):
-        sigma(x, y, within_weights=wx, between_weights=wy[:3])
 
 
 # -------------------------------------------------------------------------------- ks
@@ -129,60 +113,6 @@ def test_ks_degenerate():
     assert same.statistic == 0.0 and same.sign == 0.0 and same.pvalue == pytest.approx(1.0)
 
 
-# ---------------------------------------------------------------------- weighted KS
-
-
-@pytest.mark.filterwarnings("ignore:ks_2samp. Exact calculation unsuccessful")
-@settings(max_examples=100, deadline=None)
-@given(samples, samples)
-def test_weighted_ks_unit_weights_equal_scipy(x, y):
-    ref = scipy.stats.ks_2samp(x, y).statistic
-    assert ks_statistic_weighted(x, y) == pytest.approx(ref, abs=1e-12)
-    got = ks_statistic_weighted(
-        x, y, within_weights=np.ones(x.size), between_weights=np.ones(y.size)
-    )
-    assert got == pytest.approx(ref, abs=1e-12)
-
-
-@pytest.mark.filterwarnings("ignore:ks_2samp. Exact calculation unsuccessful")
-@settings(max_examples=100, deadline=None)
-@given(samples, samples, weight_lists, weight_lists)
-def test_weighted_ks_integer_weights_equal_repeated_rows(x, y, wx, wy):
-    wx, wy = weights_for(wx, x.size), weights_for(wy, y.size)
-    ref = scipy.stats.ks_2samp(np.repeat(x, wx), np.repeat(y, wy)).statistic
-    got = ks_statistic_weighted(x, y, within_weights=wx, between_weights=wy)
-    assert got == pytest.approx(ref, abs=1e-12)
-
-
-def test_weighted_ks_2d_weights_and_blocks(monkeypatch):
-    import iaa_frames.stats as stats_mod
-
-    rng = np.random.default_rng(4)
-    x, y = np.round(rng.random(60), 2), np.round(rng.random(90) + 0.1, 2)
-    wx, wy = rng.integers(0, 3, (11, 60)), rng.integers(0, 3, (11, 90))
-    wy[3] = 0  # a replicate without any chance pair
-    stacked = [
-        ks_statistic_weighted(x, y, within_weights=a, between_weights=b)
-        for a, b in zip(wx, wy)
-    ]
-    got = ks_statistic_weighted(x, y, within_weights=wx, between_weights=wy)
-    np.testing.assert_allclose(got, stacked)
-    assert np.isnan(got[3])
-    monkeypatch.setattr(stats_mod, "_BLOCK_ELEMENTS", 200)  # several replicates a block
-    np.testing.assert_allclose(
-        ks_statistic_weighted(x, y, within_weights=wx, between_weights=wy), stacked
-    )
-    for b in (0, 5, 10):
-        ref = scipy.stats.ks_2samp(np.repeat(x, wx[b]), np.repeat(y, wy[b])).statistic
-        assert got[b] == pytest.approx(ref, abs=1e-12)
-
-
-def test_weighted_ks_empty():
-    assert np.isnan(ks_statistic_weighted([], [0.1]))
-    out = ks_statistic_weighted([], [0.1], within_weights=np.ones((3, 0)))
-    assert out.shape == (3,) and np.isnan(out).all()
-
-
 # ---------------------------------------------------------------- frac_below_chance
 
 
@@ -216,20 +146,6 @@ def test_frac_below_chance_integer_weights_equal_repeated_rows(x, y, wx, wy, q):
     assert got == pytest.approx(expected, abs=1e-12)
 
 
-def test_frac_below_chance_2d_weights():
-    rng = np.random.default_rng(5)
-    x, y = rng.random(40) * 0.5, rng.random(70)
-    wx, wy = rng.integers(0, 3, (6, 40)), rng.integers(0, 3, (6, 70))
-    wx[2] = 0
-    got = frac_below_chance(x, y, within_weights=wx, between_weights=wy, q=0.1)
-    stacked = [
-        frac_below_chance(x, y, within_weights=a, between_weights=b, q=0.1)
-        for a, b in zip(wx, wy)
-    ]
-    np.testing.assert_allclose(got, stacked)
-    assert np.isnan(got[2])
-
-
 # --------------------------------------------------------------------- percentile_ci
 
 
@@ -240,9 +156,7 @@ def test_percentile_ci():
     reps[:, 2] = nan
     low, high = percentile_ci(reps, level=0.9)
     assert low.shape == high.shape == (3,)
-    np.testing.assert_allclose(
-        [low[0], high[0]], np.percentile(reps[:, 0], [5, 95]), rtol=1e-12
-    )
+    np.testing.assert_allclose([low[0], high[0]], np.percentile(reps[:, 0], [5, 95]), rtol=1e-12)
     col = reps[:, 1][~np.isnan(reps[:, 1])]
     np.testing.assert_allclose([low[1], high[1]], np.percentile(col, [5, 95]), rtol=1e-12)
     assert np.isnan(low[2]) and np.isnan(high[2])
@@ -274,7 +188,7 @@ def test_validation_errors():
     with pytest.raises(ParameterError, match="shape"):
         sigma([0.1, 0.2], [0.2], within_weights=[1, 1, 1])
     with pytest.raises(ParameterError, match="non-negative"):
-        ks_statistic_weighted([0.1], [0.2], between_weights=[-1])
+        sigma([0.1], [0.2], between_weights=[-1])
     with pytest.raises(ParameterError, match="q must"):
         frac_below_chance([0.1], [0.2], q=5)
 
@@ -298,11 +212,13 @@ def test_cell_tests_equal_ks_and_frac_below_chance_cell_by_cell():
             assert np.isnan(out[:, c]).all()
             continue
         r = ks(x, y, between_weights=w, method="asymp")
-        np.testing.assert_allclose(out[:, c], [r.statistic, r.sign, r.pvalue,
-                                               frac_below_chance(x, y, between_weights=w)],
-                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            out[:, c],
+            [r.statistic, r.sign, r.pvalue, frac_below_chance(x, y, between_weights=w)],
+            rtol=1e-9,
+            atol=1e-12,
+        )
         if c < 30:
             ref = scipy.stats.ks_2samp(x, y, method="asymp")
             assert out[0, c] == pytest.approx(ref.statistic)
             assert out[2, c] == pytest.approx(ref.pvalue)
-

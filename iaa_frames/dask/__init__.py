@@ -44,16 +44,33 @@ from __future__ import annotations
 from ..distances import DEFAULT_DISTANCE
 from ..engine import DEFAULT_N_BOOT
 from ..pairs import DEFAULT_N_CHANCE
+from ..settings import DEFAULTS
 from . import statistics
 from .frame import from_pandas, read_parquet
 from .tables import is_dask_frame, pair_tables
 
-__all__ = ["agreement", "from_pandas", "is_dask_frame", "pair_tables", "read_parquet"]
+__all__ = [
+    "agreement",
+    "from_pandas",
+    "is_dask_frame",
+    "pair_tables",
+    "read_parquet",
+    "DEFAULT_DISTANCE",
+    "DEFAULT_N_CHANCE",
+]
 
 
-def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-              n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
-              overall: str = "pooled", progress: bool | None = None):
+def agreement(
+    ddf,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
     """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`.
 
     ``iaa_frames.agreement(ddf, ...)`` calls this for a dask DataFrame.
@@ -82,6 +99,13 @@ def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     >>> bool(ds.equals(iaf.agreement(df, n_chance=200, n_boot=0)))
     True
     """
-    return statistics.agreement(ddf, distance=distance, match_threshold=match_threshold,
-                                n_chance=n_chance, n_boot=n_boot, seed=seed,
-                                overall=overall, progress=progress)
+    return statistics.agreement(
+        ddf,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        n_boot=n_boot,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )

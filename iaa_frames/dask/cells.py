@@ -1,3 +1,5 @@
+# Over 400 lines: the within half of every component's cells on the partitions, one step of the dask
+# path.
 """The cells of the statistics from per-partition sums.
 
 Every figure of :func:`iaa_frames.agreement_from_tables` is computed from sums over the
@@ -48,26 +50,73 @@ from .partition import (
     narrow,
 )
 
-__all__ = ["between_tables", "merge_cells", "merge_samples", "partition_statistics",
-           "pooled_from_sample"]
+__all__ = [
+    "between_tables",
+    "merge_cells",
+    "merge_samples",
+    "partition_statistics",
+    "pooled_from_sample",
+]
 
 SIGMA = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
 
 _I, _F, _B = np.int64, np.float64, np.bool_
 #: Columns of the pair tables (docs/CONTRACTS.md), for the empty halves.
-LOCALIZATION_WITHIN = {"item": _I, "annotator_a": _I, "annotator_b": _I, "label_a": _I,
-                       "label_b": _I, "object_a": _I, "object_b": _I, "iou": _F,
-                       "distance": _F}
-LOCALIZATION_BETWEEN = {"item_a": _I, "item_b": _I, "annotator_a": _I, "annotator_b": _I,
-                        "label_a": _I, "label_b": _I, "object_a": _I, "object_b": _I,
-                        "iou": _F, "distance": _F, "in_uniform": _B, "in_annotator_a": _B,
-                        "in_annotator_b": _B, "in_pair": _B, "in_label": _B}
-SETS_WITHIN = {"item": _I, "annotator_a": _I, "annotator_b": _I, "label": _I, "n_a": _I,
-               "n_b": _I, "n_matched": _I, "detection": _F, "overall": _F}
-SETS_BETWEEN = {"item_a": _I, "item_b": _I, "annotator_a": _I, "annotator_b": _I,
-                "label": _I, "n_a": _I, "n_b": _I, "n_matched": _I, "detection": _F,
-                "overall": _F, "in_uniform": _B, "in_annotator_a": _B, "in_annotator_b": _B,
-                "in_pair": _B}
+LOCALIZATION_WITHIN = {
+    "item": _I,
+    "annotator_a": _I,
+    "annotator_b": _I,
+    "label_a": _I,
+    "label_b": _I,
+    "object_a": _I,
+    "object_b": _I,
+    "iou": _F,
+    "distance": _F,
+}
+LOCALIZATION_BETWEEN = {
+    "item_a": _I,
+    "item_b": _I,
+    "annotator_a": _I,
+    "annotator_b": _I,
+    "label_a": _I,
+    "label_b": _I,
+    "object_a": _I,
+    "object_b": _I,
+    "iou": _F,
+    "distance": _F,
+    "in_uniform": _B,
+    "in_annotator_a": _B,
+    "in_annotator_b": _B,
+    "in_pair": _B,
+    "in_label": _B,
+}
+SETS_WITHIN = {
+    "item": _I,
+    "annotator_a": _I,
+    "annotator_b": _I,
+    "label": _I,
+    "n_a": _I,
+    "n_b": _I,
+    "n_matched": _I,
+    "detection": _F,
+    "overall": _F,
+}
+SETS_BETWEEN = {
+    "item_a": _I,
+    "item_b": _I,
+    "annotator_a": _I,
+    "annotator_b": _I,
+    "label": _I,
+    "n_a": _I,
+    "n_b": _I,
+    "n_matched": _I,
+    "detection": _F,
+    "overall": _F,
+    "in_uniform": _B,
+    "in_annotator_a": _B,
+    "in_annotator_b": _B,
+    "in_pair": _B,
+}
 POOLED = {"label": _I, "row": _I, "weight": _F}
 UNITS = {"item": _I, "annotator": _I, "label": _I, "cluster": _I}
 COVERAGE = {"item": _I, "annotator": _I}
@@ -93,12 +142,17 @@ def partition_cells(m: Matching) -> dict:
     """
     corpus = m.corpus
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
-    tables = PairTables(corpus=corpus, localization_within=m.localization_within,
-                        localization_between=_empty(LOCALIZATION_BETWEEN),
-                        sets_within=m.sets_within, sets_between=_empty(SETS_BETWEEN),
-                        units=m.units, coverage=m.coverage,
-                        localization_pooled=_empty(POOLED),
-                        label_source=np.full(len(corpus.labels), "", dtype=object))
+    tables = PairTables(
+        corpus=corpus,
+        localization_within=m.localization_within,
+        localization_between=_empty(LOCALIZATION_BETWEEN),
+        sets_within=m.sets_within,
+        sets_between=_empty(SETS_BETWEEN),
+        units=m.units,
+        coverage=m.coverage,
+        localization_pooled=_empty(POOLED),
+        label_source=np.full(len(corpus.labels), "", dtype=object),
+    )
     items = distinct(m.coverage["item"].to_numpy())
     out = {"items": items}
     for c in COMPONENTS:
@@ -133,23 +187,33 @@ def within_samples(m: Matching) -> dict:
     def sample(frame, distance, label, **extra):
         d = frame[distance].to_numpy()
         order = np.argsort(d, kind="stable")
-        return {"distance": d[order], "item": frame["item"].to_numpy()[order].astype(np.int32),
-                "annotator_a": narrow(frame["annotator_a"].to_numpy()[order], A),
-                "annotator_b": narrow(frame["annotator_b"].to_numpy()[order], A),
-                "label": narrow(label[order], L),
-                **{k: v[order].astype(np.int32) for k, v in extra.items()}}
+        return {
+            "distance": d[order],
+            "item": frame["item"].to_numpy()[order].astype(np.int32),
+            "annotator_a": narrow(frame["annotator_a"].to_numpy()[order], A),
+            "annotator_b": narrow(frame["annotator_b"].to_numpy()[order], A),
+            "label": narrow(label[order], L),
+            **{k: v[order].astype(np.int32) for k, v in extra.items()},
+        }
 
     la, lb = loc["label_a"].to_numpy(), loc["label_b"].to_numpy()
-    out = {"localization": sample(loc, "distance", np.where(la == lb, la, -1),
-                                  object_a=loc["object_a"].to_numpy(),
-                                  object_b=loc["object_b"].to_numpy())}
+    out = {
+        "localization": sample(
+            loc,
+            "distance",
+            np.where(la == lb, la, -1),
+            object_a=loc["object_a"].to_numpy(),
+            object_b=loc["object_b"].to_numpy(),
+        )
+    }
     for c in ("detection", "overall"):
         out[c] = sample(sets, c, sets["label"].to_numpy())
     return out
 
 
-def partition_statistics(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
-                         overall: str, keep_geometry: bool):
+def partition_statistics(
+    frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: str, keep_geometry: bool
+):
     """What the agreement of a dask DataFrame needs from one partition (run on a worker).
 
     Returns
@@ -162,16 +226,26 @@ def partition_statistics(frame: pd.DataFrame, codes: Codes, *, distance, tau: fl
         See :func:`~iaa_frames.dask.partition.geometry_of`.
     """
     m = match(frame, codes, distance=distance, tau=tau, overall=overall)
-    out = {**index_arrays(m.corpus), "counts": m.counts, "cells": partition_cells(m),
-           "samples": within_samples(m)}
+    out = {
+        **index_arrays(m.corpus),
+        "counts": m.counts,
+        "cells": partition_cells(m),
+        "samples": within_samples(m),
+    }
     return out, geometry_of(m.corpus, keep_geometry)
 
 
 # ------------------------------------------------------------------------------ driver
 
 
-def merge_samples(parts: list[dict], position: np.ndarray, offsets: np.ndarray, *,
-                  n_annotators: int, n_labels: int) -> dict:
+def merge_samples(
+    parts: list[dict],
+    position: np.ndarray,
+    offsets: np.ndarray,
+    *,
+    n_annotators: int,
+    n_labels: int,
+) -> dict:
     """The partitions' within samples, joined (and taken out of ``parts``).
 
     Each partition's rows are in order of distance; the joined rows are too (a stable
@@ -200,14 +274,20 @@ def merge_samples(parts: list[dict], position: np.ndarray, offsets: np.ndarray, 
         if kind == "localization":
             part = np.repeat(np.arange(len(pieces)), np.diff(rows))
             base = np.asarray(offsets, dtype=np.int64)[part]
-            index = np.int32 if len(position) < 2 ** 31 else np.int64
+            index = np.int32 if len(position) < 2**31 else np.int64
             for name in ("object_a", "object_b"):
                 local = np.concatenate([q.pop(name) for q in pieces])
                 merged[name] = position[base + local].astype(index)[order]
             del part, base
         merged["sample"] = WithinSample(
-            cat("item"), cat("annotator_a"), cat("annotator_b"), cat("label"),
-            n_annotators=n_annotators, n_labels=n_labels, all_rows=kind == "localization")
+            cat("item"),
+            cat("annotator_a"),
+            cat("annotator_b"),
+            cat("label"),
+            n_annotators=n_annotators,
+            n_labels=n_labels,
+            all_rows=kind == "localization",
+        )
         out[kind] = merged
     return out
 
@@ -225,19 +305,27 @@ def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sa
     L = len(corpus.labels)
     within_n = np.bincount(own[own >= 0], minlength=L)
     ba, bb = loc_between["label_a"].to_numpy(), loc_between["label_b"].to_numpy()
-    chance_own = (ba == bb) & (loc_between["in_uniform"].to_numpy()
-                               | loc_between["in_label"].to_numpy())
+    chance_own = (ba == bb) & (
+        loc_between["in_uniform"].to_numpy() | loc_between["in_label"].to_numpy()
+    )
     need = (within_n >= 2) & (np.bincount(ba[chance_own], minlength=L) < MIN_CHANCE_UNITS)
     rows = np.flatnonzero((own >= 0) & need[np.maximum(own, 0)])
-    frame = pd.DataFrame({
-        "item": s.item[rows].astype(np.int64),
-        "annotator_a": s.annotator_a[rows].astype(np.int64),
-        "annotator_b": s.annotator_b[rows].astype(np.int64),
-        "label_a": own[rows], "label_b": own[rows],
-        "object_a": localization["object_a"][rows].astype(np.int64),
-        "object_b": localization["object_b"][rows].astype(np.int64)})
-    frame = frame.take(np.lexsort([frame[c].to_numpy() for c in
-                                   ("object_a", "annotator_b", "annotator_a", "item")]))
+    frame = pd.DataFrame(
+        {
+            "item": s.item[rows].astype(np.int64),
+            "annotator_a": s.annotator_a[rows].astype(np.int64),
+            "annotator_b": s.annotator_b[rows].astype(np.int64),
+            "label_a": own[rows],
+            "label_b": own[rows],
+            "object_a": localization["object_a"][rows].astype(np.int64),
+            "object_b": localization["object_b"][rows].astype(np.int64),
+        }
+    )
+    frame = frame.take(
+        np.lexsort(
+            [frame[c].to_numpy() for c in ("object_a", "annotator_b", "annotator_a", "item")]
+        )
+    )
     return pooled_baseline(corpus, frame.reset_index(drop=True), loc_between, sample)
 
 
@@ -245,14 +333,23 @@ def between_tables(corpus, sets_between, loc_between, pooled, source, params) ->
     """The chance half of the pair tables, with empty within tables: what
     :func:`iaa_frames.engine.agreement_from_cells` reads names, parameters and chance
     sources from, and the engine builds the chance half of the cells from."""
-    return PairTables(corpus=corpus, localization_within=_empty(LOCALIZATION_WITHIN),
-                      localization_between=loc_between, sets_within=_empty(SETS_WITHIN),
-                      sets_between=sets_between, units=_empty(UNITS), coverage=_empty(COVERAGE),
-                      localization_pooled=pooled, label_source=source, params=params)
+    return PairTables(
+        corpus=corpus,
+        localization_within=_empty(LOCALIZATION_WITHIN),
+        localization_between=loc_between,
+        sets_within=_empty(SETS_WITHIN),
+        sets_between=sets_between,
+        units=_empty(UNITS),
+        coverage=_empty(COVERAGE),
+        localization_pooled=pooled,
+        label_source=source,
+        params=params,
+    )
 
 
-def merge_cells(parts: list[dict], between: PairTables, samples: dict, *,
-                progress: bool | None = None):
+def merge_cells(
+    parts: list[dict], between: PairTables, samples: dict, *, progress: bool | None = None
+):
     """Every component's cells and the presence cells, within and chance halves joined.
 
     The partitions' rows of the per-item sums are stacked in item order (taken out of
@@ -271,15 +368,18 @@ def merge_cells(parts: list[dict], between: PairTables, samples: dict, *,
     halves = [p.pop("cells") for p in parts]
     items = np.concatenate([h.pop("items") for h in halves]) if halves else np.zeros(0, int)
     if len(items) != n_items or not np.array_equal(np.sort(items), np.arange(n_items)):
-        raise IAAError("internal error: the partitions' items are not every item once "
-                       f"({len(items)} rows for {n_items} items)")
+        raise IAAError(
+            "internal error: the partitions' items are not every item once "
+            f"({len(items)} rows for {n_items} items)"
+        )
     order = np.empty(n_items, dtype=np.int64)
     order[items] = np.arange(n_items)
 
     def stacked(name) -> ItemSums:
         blocks = [h.pop(name) for h in halves]
-        return ItemSums(sp.vstack(blocks, format="csr")[order] if blocks
-                        else sp.csr_matrix((n_items, 0)))
+        return ItemSums(
+            sp.vstack(blocks, format="csr")[order] if blocks else sp.csr_matrix((n_items, 0))
+        )
 
     def added(name):
         return sum(h.pop(name) for h in halves)
@@ -294,8 +394,12 @@ def merge_cells(parts: list[dict], between: PairTables, samples: dict, *,
         fields["within"] = stacked(c)
         if half.matched is not None:
             fields["matched"] = half.matched + added(f"{c}_matched")
-        out[c] = SampledSigmaCells(**fields, sample=samples[c]["sample"],
-                                   sample_distance=samples[c]["distance"],
-                                   chunk_entries=ks.CHUNK_ENTRIES, name=c,
-                                   progress=progress)
+        out[c] = SampledSigmaCells(
+            **fields,
+            sample=samples[c]["sample"],
+            sample_distance=samples[c]["distance"],
+            chunk_entries=ks.CHUNK_ENTRIES,
+            name=c,
+            progress=progress,
+        )
     return out, PresenceCells(layout.n_cells, stacked("presence"))

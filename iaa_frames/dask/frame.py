@@ -63,9 +63,13 @@ def read_parquet(path, *, columns=None):
         raise FileNotFoundError(f"{path}: no Parquet file (*.parquet) in this directory")
     meta = read_parquet_file(files[0], columns=columns).iloc[:0]
     with _keep_objects():
-        return dd.from_map(functools.partial(read_parquet_file, columns=columns),
-                           [str(f) for f in files], meta=meta, label="iaa-read-parquet",
-                           enforce_metadata=False)
+        return dd.from_map(
+            functools.partial(read_parquet_file, columns=columns),
+            [str(f) for f in files],
+            meta=meta,
+            label="iaa-read-parquet",
+            enforce_metadata=False,
+        )
 
 
 def from_pandas(df: pd.DataFrame, *, npartitions: int):
@@ -103,8 +107,9 @@ def from_pandas(df: pd.DataFrame, *, npartitions: int):
     part = item_partitions(df["item"], max(math.ceil(len(df) / npartitions), 1))
     pieces = [df.iloc[part == k] for k in range(int(part.max()) + 1)] if len(df) else [df]
     with _keep_objects():
-        return dd.from_map(_identity, pieces, meta=df.iloc[:0], label="iaa-from-pandas",
-                           enforce_metadata=False)
+        return dd.from_map(
+            _identity, pieces, meta=df.iloc[:0], label="iaa-from-pandas", enforce_metadata=False
+        )
 
 
 def _identity(frame):

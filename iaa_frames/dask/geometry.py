@@ -88,19 +88,41 @@ def run_fetched(corpus: Corpus, store: GeometryStore, slots: Slices, a, b, **par
     objects = objects_of_slots(slots, used)
     count = slots.count[used]
     pad = lambda v, x: np.append(np.asarray(v, dtype=np.int64), x)
-    sub_slots = Slices(start=pad(np.cumsum(count) - count, 0), count=pad(count, 0),
-                       item=pad(slots.item[used], -1), annotator=pad(slots.annotator[used], -1),
-                       label=None if slots.label is None else pad(slots.label[used], -1))
+    sub_slots = Slices(
+        start=pad(np.cumsum(count) - count, 0),
+        count=pad(count, 0),
+        item=pad(slots.item[used], -1),
+        annotator=pad(slots.annotator[used], -1),
+        label=None if slots.label is None else pad(slots.label[used], -1),
+    )
     polygons = store.get(objects)
-    shapes = Shapes(corpus.shapes.boxes[objects],
-                    polygons if any(p is not None for p in polygons) else None)
-    sub = Corpus(objects=pd.DataFrame(index=pd.RangeIndex(len(objects))), shapes=shapes,
-                 item=corpus.item[objects], annotator=corpus.annotator[objects],
-                 label=corpus.label[objects], items=corpus.items,
-                 annotators=corpus.annotators, labels=corpus.labels, annotations=sub_slots,
-                 by_label=sub_slots, normalization=corpus.normalization,
-                 area=corpus.area[objects])
-    m = run(sub, sub_slots, inverse[:len(a)], inverse[len(a):], **params)
-    return Matched(m.pair_pairing, objects[m.pair_a], objects[m.pair_b], m.pair_iou,
-                   m.pair_distance, m.set_n_a, m.set_n_b, m.set_matched, m.set_detection,
-                   m.set_overall)
+    shapes = Shapes(
+        corpus.shapes.boxes[objects], polygons if any(p is not None for p in polygons) else None
+    )
+    sub = Corpus(
+        objects=pd.DataFrame(index=pd.RangeIndex(len(objects))),
+        shapes=shapes,
+        item=corpus.item[objects],
+        annotator=corpus.annotator[objects],
+        label=corpus.label[objects],
+        items=corpus.items,
+        annotators=corpus.annotators,
+        labels=corpus.labels,
+        annotations=sub_slots,
+        by_label=sub_slots,
+        normalization=corpus.normalization,
+        area=corpus.area[objects],
+    )
+    m = run(sub, sub_slots, inverse[: len(a)], inverse[len(a) :], **params)
+    return Matched(
+        m.pair_pairing,
+        objects[m.pair_a],
+        objects[m.pair_b],
+        m.pair_iou,
+        m.pair_distance,
+        m.set_n_a,
+        m.set_n_b,
+        m.set_matched,
+        m.set_detection,
+        m.set_overall,
+    )

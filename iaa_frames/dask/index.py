@@ -49,16 +49,19 @@ class IndexShapes(Shapes):
     def take(self, indices) -> Shapes:
         indices = np.asarray(indices)
         if self.is_polygon[indices].any():
-            raise RuntimeError("IndexShapes holds no polygons: fetch them from the "
-                               "partitions (iaa_frames.dask.geometry) before measuring")
+            raise RuntimeError(
+                "IndexShapes holds no polygons: fetch them from the "
+                "partitions (iaa_frames.dask.geometry) before measuring"
+            )
         return Shapes(self.boxes[indices])
 
 
 def _combine(names, fingerprints, rows):
     """Names in order of first appearance over the partitions, sums per name."""
     raw, uniq = pd.factorize(pd.Series(np.concatenate(names) if names else [], dtype=object))
-    fp = np.bincount(raw, weights=np.concatenate(fingerprints) if names else [],
-                     minlength=len(uniq))
+    fp = np.bincount(
+        raw, weights=np.concatenate(fingerprints) if names else [], minlength=len(uniq)
+    )
     n = np.bincount(raw, weights=np.concatenate(rows) if names else [], minlength=len(uniq))
     return np.asarray(uniq, dtype=object), fp, n, raw
 
@@ -73,12 +76,12 @@ def codes(summaries: list[dict]) -> tuple[Codes, np.ndarray]:
         Sorted keys ``item * n_annotators + annotator`` of every covered pair.
     """
     s = summaries
-    items, item_fp, item_rows, item_raw = _combine([x["items"] for x in s],
-                                                   [x["item_fp"] for x in s],
-                                                   [x["item_rows"] for x in s])
-    anns, ann_fp, ann_rows, ann_raw = _combine([x["annotators"] for x in s],
-                                               [x["ann_fp"] for x in s],
-                                               [x["ann_rows"] for x in s])
+    items, item_fp, item_rows, item_raw = _combine(
+        [x["items"] for x in s], [x["item_fp"] for x in s], [x["item_rows"] for x in s]
+    )
+    anns, ann_fp, ann_rows, ann_raw = _combine(
+        [x["annotators"] for x in s], [x["ann_fp"] for x in s], [x["ann_rows"] for x in s]
+    )
     # the class terms of prepare(): every object adds 0.000731 x (its class's share of
     # the objects) to the fingerprint, and sqrt(1 + rank of its class name) to the
     # tie-breaker
@@ -107,8 +110,13 @@ def codes(summaries: list[dict]) -> tuple[Codes, np.ndarray]:
     ann_code = rank_codes(ann_fp + ann_cls + 0.013 * ann_rows, anns, ann_tie)
     by_code = np.empty_like(anns)
     by_code[ann_code] = anns
-    labels = pd.factorize(pd.Series(np.concatenate([x["labels"] for x in s]), dtype=object),
-                          sort=True)[1] if s else []
+    labels = (
+        pd.factorize(pd.Series(np.concatenate([x["labels"] for x in s]), dtype=object), sort=True)[
+            1
+        ]
+        if s
+        else []
+    )
     n_obj = sum(x["n_objects"] for x in s)
     known = sum(x["known"] for x in s)
     normalization = "none" if not known else "image size" if known == n_obj else "mixed"
@@ -121,11 +129,16 @@ def codes(summaries: list[dict]) -> tuple[Codes, np.ndarray]:
         keys.append(it * A + an)
         i_off, a_off = i_off + len(x["items"]), a_off + len(x["annotators"])
     coverage = distinct(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
-    out = Codes(item_index=pd.Index(items, dtype=object, tupleize_cols=False),
-                item_code=item_code,
-                annotator_index=pd.Index(anns, dtype=object), annotator_code=ann_code,
-                annotators=by_code, labels=np.asarray(labels, dtype=object),
-                n_items=len(items), normalization=normalization)
+    out = Codes(
+        item_index=pd.Index(items, dtype=object, tupleize_cols=False),
+        item_code=item_code,
+        annotator_index=pd.Index(anns, dtype=object),
+        annotator_code=ann_code,
+        annotators=by_code,
+        labels=np.asarray(labels, dtype=object),
+        n_items=len(items),
+        normalization=normalization,
+    )
     return out, coverage
 
 
@@ -151,8 +164,10 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
     """
     offsets = np.cumsum([0] + [len(p["item"]) for p in parts])
     # taken out of the partitions' outputs as they are gathered (memory)
-    cat = {k: np.concatenate([p.pop(k) for p in parts]) if parts else np.zeros(0)
-           for k in ("item", "annotator", "label", "area", "is_polygon", "object_id")}
+    cat = {
+        k: np.concatenate([p.pop(k) for p in parts]) if parts else np.zeros(0)
+        for k in ("item", "annotator", "label", "area", "is_polygon", "object_id")
+    }
     boxes = np.concatenate([p.pop("boxes") for p in parts]) if parts else np.zeros((0, 4))
     # an item lies in one partition, in canonical order there: a stable sort by item
     # code gives the corpus-wide order
@@ -160,13 +175,23 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
     item, ann, label = (cat[k][order].astype(np.int64) for k in ("item", "annotator", "label"))
-    annotations, by_label = annotation_slices(item, ann, label, coverage,
-                                              n_annotators=len(c.annotators),
-                                              n_labels=len(c.labels))
+    annotations, by_label = annotation_slices(
+        item, ann, label, coverage, n_annotators=len(c.annotators), n_labels=len(c.labels)
+    )
     shapes = IndexShapes(boxes[order], cat["is_polygon"][order].astype(bool))
     objects = pd.DataFrame({"object_id": cat["object_id"][order]})
-    corpus = Corpus(objects=objects, shapes=shapes, item=item, annotator=ann, label=label,
-                    items=items_by_code(c), annotators=c.annotators, labels=c.labels,
-                    annotations=annotations, by_label=by_label,
-                    normalization=c.normalization, area=cat["area"][order].astype(np.float64))
+    corpus = Corpus(
+        objects=objects,
+        shapes=shapes,
+        item=item,
+        annotator=ann,
+        label=label,
+        items=items_by_code(c),
+        annotators=c.annotators,
+        labels=c.labels,
+        annotations=annotations,
+        by_label=by_label,
+        normalization=c.normalization,
+        area=cat["area"][order].astype(np.float64),
+    )
     return corpus, position, offsets

@@ -64,8 +64,17 @@ class WithinSample:
     ([0, 1, 2, 2, 0], [3, 2])
     """
 
-    def __init__(self, item, annotator_a, annotator_b, label, *, n_annotators: int,
-                 n_labels: int, all_rows: bool):
+    def __init__(
+        self,
+        item,
+        annotator_a,
+        annotator_b,
+        label,
+        *,
+        n_annotators: int,
+        n_labels: int,
+        all_rows: bool,
+    ):
         self.item = np.asarray(item)
         self.annotator_a = np.asarray(annotator_a)
         self.annotator_b = np.asarray(annotator_b)
@@ -75,19 +84,21 @@ class WithinSample:
         self.n_label_cells = int(n_labels) + 1
         self.all_rows = bool(all_rows)
         cell = self.label.astype(np.int64) + 1
-        index = np.int32 if len(cell) < 2 ** 31 else np.int64
+        index = np.int32 if len(cell) < 2**31 else np.int64
         self._by_label = np.argsort(cell, kind="stable").astype(index)
         self._label_start = np.r_[0, np.cumsum(np.bincount(cell, minlength=self.n_label_cells))]
         A = self.n_annotators
         size = np.zeros((self.n_label_cells, self.n_groups), dtype=np.int64)
         size[:, 0] = np.diff(self._label_start)
-        size[:, 1:] = (np.bincount(cell * A + self.annotator_a, minlength=A * len(size))
-                       + np.bincount(cell * A + self.annotator_b, minlength=A * len(size))) \
-            .reshape(len(size), A)
+        size[:, 1:] = (
+            np.bincount(cell * A + self.annotator_a, minlength=A * len(size))
+            + np.bincount(cell * A + self.annotator_b, minlength=A * len(size))
+        ).reshape(len(size), A)
         if self.all_rows:
             size[0, 0] = len(cell)
-            size[0, 1:] = (np.bincount(self.annotator_a, minlength=A)
-                           + np.bincount(self.annotator_b, minlength=A))
+            size[0, 1:] = np.bincount(self.annotator_a, minlength=A) + np.bincount(
+                self.annotator_b, minlength=A
+            )
         self.cell_size = size.ravel()
         self._cached = None  # (label cell, its rows grouped by annotator)
 
@@ -97,7 +108,7 @@ class WithinSample:
     def _label_rows(self, label_cell: int) -> np.ndarray:
         if self.all_rows and label_cell == 0:
             return np.arange(len(self.item), dtype=self._by_label.dtype)
-        return self._by_label[self._label_start[label_cell]:self._label_start[label_cell + 1]]
+        return self._by_label[self._label_start[label_cell] : self._label_start[label_cell + 1]]
 
     def _by_annotator(self, label_cell: int):
         """The rows of a label cell, each listed under both its annotators, grouped by
@@ -181,8 +192,13 @@ class SampledSigmaCells(SigmaCells):
         groups at a time, each sent with its rows' distances and items only)."""
         chunks = self.sample.chunks(np.asarray(cells, dtype=np.int64), self.chunk_entries)
         disable = len(chunks) < 2 if self.progress is None else not self.progress
-        with tqdm(total=len(chunks), desc=f"KS tests, {self.name}".rstrip(", "),
-                  unit="group", disable=disable, delay=0 if self.progress else DELAY) as bar:
+        with tqdm(
+            total=len(chunks),
+            desc=f"KS tests, {self.name}".rstrip(", "),
+            unit="group",
+            disable=disable,
+            delay=0 if self.progress else DELAY,
+        ) as bar:
             return self._tests(chunks, seed, bar)
 
     def _tests(self, chunks, seed, bar):
@@ -190,16 +206,20 @@ class SampledSigmaCells(SigmaCells):
         client = active_client() if chunks else None
         if client is None:
             for chunk in chunks:
-                out[:, chunk] = group_tests(**self._group(chunk), n_items=self.n_items,
-                                            seed=seed)
+                out[:, chunk] = group_tests(**self._group(chunk), n_items=self.n_items, seed=seed)
                 bar.update(1)
         else:
             from distributed import wait
 
-            shared = _scatter(client, {"between_distance": self.between_distance,
-                                       "between_item_a": self.between_items[0],
-                                       "between_item_b": self.between_items[1]},
-                              broadcast=True)
+            shared = _scatter(
+                client,
+                {
+                    "between_distance": self.between_distance,
+                    "between_item_a": self.between_items[0],
+                    "between_item_b": self.between_items[1],
+                },
+                broadcast=True,
+            )
             running = {}
             limit = 2 * max(len(client.scheduler_info().get("workers", {})), 1)
             for k, chunk in enumerate(chunks):
@@ -211,9 +231,12 @@ class SampledSigmaCells(SigmaCells):
                         bar.update(1)
                 # the scattered rows are held until their task is done
                 group = _scatter(client, self._group(chunk, between=False))
-                running[k] = (client.submit(group_tests, **group, **shared,
-                                            n_items=self.n_items, seed=seed, pure=False),
-                              group)
+                running[k] = (
+                    client.submit(
+                        group_tests, **group, **shared, n_items=self.n_items, seed=seed, pure=False
+                    ),
+                    group,
+                )
             for j, (f, _) in running.items():
                 out[:, chunks[j]] = f.result()
                 bar.update(1)
@@ -223,17 +246,27 @@ class SampledSigmaCells(SigmaCells):
     def _group(self, chunk, between: bool = True) -> dict:
         """The arguments of :func:`group_tests` for a group of cells."""
         rows, w_n = self.sample.rows(chunk)
-        bp, bi, bw = (self.between_members.indptr, self.between_members.indices,
-                      self.between_members.data)
+        bp, bi, bw = (
+            self.between_members.indptr,
+            self.between_members.indices,
+            self.between_members.data,
+        )
         b_n = bp[chunk + 1] - bp[chunk]
         b_at = _ranges(bp[chunk], b_n)
-        out = {"within": self.sample_distance[rows], "within_item": self.sample.item[rows],
-               "within_count": w_n, "between_rows": bi[b_at], "between_count": b_n,
-               "between_weight": bw[b_at]}
+        out = {
+            "within": self.sample_distance[rows],
+            "within_item": self.sample.item[rows],
+            "within_count": w_n,
+            "between_rows": bi[b_at],
+            "between_count": b_n,
+            "between_weight": bw[b_at],
+        }
         if between:
-            out.update(between_distance=self.between_distance,
-                       between_item_a=self.between_items[0],
-                       between_item_b=self.between_items[1])
+            out.update(
+                between_distance=self.between_distance,
+                between_item_a=self.between_items[0],
+                between_item_b=self.between_items[1],
+            )
         return out
 
 
@@ -244,9 +277,20 @@ def _scatter(client, arrays: dict, broadcast: bool = False) -> dict:
     return dict(zip(arrays, futures))
 
 
-def group_tests(within, within_item, within_count, between_rows, between_count,
-                between_weight, between_distance, between_item_a, between_item_b, *,
-                n_items: int, seed: int):
+def group_tests(
+    within,
+    within_item,
+    within_count,
+    between_rows,
+    between_count,
+    between_weight,
+    between_distance,
+    between_item_a,
+    between_item_b,
+    *,
+    n_items: int,
+    seed: int,
+):
     """The tests of a group of cells (rows of the result: KS statistic, sign, p-value,
     fraction below chance; one column per cell).
 
@@ -268,9 +312,14 @@ def group_tests(within, within_item, within_count, between_rows, between_count,
         w_start = np.cumsum(within_count) - within_count
         b_start = np.cumsum(between_count) - between_count
         out[2, plain] = ks_agreement_tests(
-            within, between_distance, within_item=within_item, between_item_a=between_item_a,
+            within,
+            between_distance,
+            within_item=within_item,
+            between_item_a=between_item_a,
             between_item_b=between_item_b,
             within_cells=[np.arange(w_start[j], w_start[j] + within_count[j]) for j in plain],
-            between_cells=[between_rows[b_start[j]:b_start[j] + between_count[j]]
-                           for j in plain], n_items=n_items, seed=seed)[1]
+            between_cells=[between_rows[b_start[j] : b_start[j] + between_count[j]] for j in plain],
+            n_items=n_items,
+            seed=seed,
+        )[1]
     return out

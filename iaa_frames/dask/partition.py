@@ -1,3 +1,5 @@
+# Over 400 lines: the work of one partition (validation, summary, within tables), one step of the
+# dask path.
 """The work done on one partition of a dask DataFrame (one pandas frame, on a worker).
 
 Two passes run on every partition:
@@ -40,8 +42,21 @@ from ..pairs import (
 )
 from ..pipeline import IoUCache, run
 
-__all__ = ["Codes", "Matching", "checked", "distinct", "geometry_of", "id_hash", "index_arrays",
-           "match", "narrow", "rows_with_ids", "summarize", "within_order", "within_tables"]
+__all__ = [
+    "Codes",
+    "Matching",
+    "checked",
+    "distinct",
+    "geometry_of",
+    "id_hash",
+    "index_arrays",
+    "match",
+    "narrow",
+    "rows_with_ids",
+    "summarize",
+    "within_order",
+    "within_tables",
+]
 
 
 def distinct(values) -> np.ndarray:
@@ -69,13 +84,15 @@ def checked(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
         raise SchemaError(
             "the geometry column holds bytes (WKB), not shapely polygons: read a directory "
             "written by iaa_frames.to_parquet with iaa_frames.dask.read_parquet(path), "
-            "which decodes them")
+            "which decodes them"
+        )
     if str in kinds:
         raise SchemaError(
             "the geometry column holds text, not shapely polygons: dask converts object "
             "columns to strings unless dask.config.set({'dataframe.convert-string': False}) "
             "is set when the frame is made; build it with iaa_frames.dask.from_pandas(df) "
-            "or iaa_frames.dask.read_parquet(path), which keep the polygons")
+            "or iaa_frames.dask.read_parquet(path), which keep the polygons"
+        )
     res = check(frame)
     if res.counts:
         validate(frame)  # raises, naming the rows and the reasons
@@ -113,13 +130,13 @@ def summarize(frame: pd.DataFrame) -> dict:
     # class names (as str, the order prepare() ranks them in) and the objects of every
     # (item, class) and (annotator, class): the class terms of the fingerprints need the
     # corpus-wide class frequencies, so they are added by the driver
-    label_str, label_raw = np.unique(objects["label"].to_numpy(dtype=object).astype(str),
-                                     return_inverse=True)
+    label_str, label_raw = np.unique(
+        objects["label"].to_numpy(dtype=object).astype(str), return_inverse=True
+    )
     n_l = max(len(label_str), 1)
 
     def by_label(raw):
-        key, count = np.unique(raw[is_obj].astype(np.int64) * n_l + label_raw,
-                               return_counts=True)
+        key, count = np.unique(raw[is_obj].astype(np.int64) * n_l + label_raw, return_counts=True)
         return key // n_l, key % n_l, count
 
     return {
@@ -130,11 +147,16 @@ def summarize(frame: pd.DataFrame) -> dict:
         "ann_fp": np.bincount(ann_raw[is_obj], weights=fp, minlength=n_a).astype(float),
         "ann_rows": np.bincount(ann_raw, minlength=n_a),
         "labels": np.asarray(pd.unique(objects["label"]), dtype=object),
-        "label_str": label_str, "item_label": by_label(item_raw),
+        "label_str": label_str,
+        "item_label": by_label(item_raw),
         "ann_label": by_label(ann_raw),
-        "cov_item": cov // max(n_a, 1), "cov_annotator": cov % max(n_a, 1),
-        "n_rows": len(v), "n_objects": int(is_obj.sum()), "known": int(known.sum()),
-        "polygons": bool(shapes.is_polygon.any()), "repaired": repaired,
+        "cov_item": cov // max(n_a, 1),
+        "cov_annotator": cov % max(n_a, 1),
+        "n_rows": len(v),
+        "n_objects": int(is_obj.sum()),
+        "known": int(known.sum()),
+        "polygons": bool(shapes.is_polygon.any()),
+        "repaired": repaired,
         "id_hash": np.sort(id_hash(objects["object_id"])) if given_ids else None,
     }
 
@@ -186,13 +208,28 @@ def local_corpus(v: pd.DataFrame, codes: Codes) -> Corpus:
     shapes = shapes.take(order)
     o_item, o_ann, o_label = o_item[order], o_ann[order], label[order]
     n_ann = len(codes.annotators)
-    annotations, by_label = annotation_slices(o_item, o_ann, o_label,
-                                              distinct(item * n_ann + ann),
-                                              n_annotators=n_ann, n_labels=len(codes.labels))
-    return Corpus(objects=objects, shapes=shapes, item=o_item, annotator=o_ann, label=o_label,
-                  items=np.full(codes.n_items, None, dtype=object),
-                  annotators=codes.annotators, labels=codes.labels, annotations=annotations,
-                  by_label=by_label, normalization=codes.normalization, area=areas(shapes))
+    annotations, by_label = annotation_slices(
+        o_item,
+        o_ann,
+        o_label,
+        distinct(item * n_ann + ann),
+        n_annotators=n_ann,
+        n_labels=len(codes.labels),
+    )
+    return Corpus(
+        objects=objects,
+        shapes=shapes,
+        item=o_item,
+        annotator=o_ann,
+        label=o_label,
+        items=np.full(codes.n_items, None, dtype=object),
+        annotators=codes.annotators,
+        labels=codes.labels,
+        annotations=annotations,
+        by_label=by_label,
+        normalization=codes.normalization,
+        area=areas(shapes),
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,8 +254,7 @@ class Matching:
     counts: object
 
 
-def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
-          overall: str) -> Matching:
+def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: str) -> Matching:
     """The within-item steps of :func:`iaa_frames.pairs.pair_tables` on one partition:
     the matching of every pair of annotations of an item, whole and per class, and the
     clusters."""
@@ -231,27 +267,56 @@ def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
     whole = run(corpus, ann, a, b, tau=tau, distance=dist, overall=overall, cache=cache)
     pl, ll = labels_of_pairings(corpus, a, b)
     la, lb = to_label_slots(corpus, a[pl], b[pl], ll)
-    by_label = run(corpus, corpus.by_label, la, lb, tau=tau, distance=dist, overall=overall,
-                   cache=cache)
+    by_label = run(
+        corpus, corpus.by_label, la, lb, tau=tau, distance=dist, overall=overall, cache=cache
+    )
     del cache
-    loc_within = localization_frame(corpus, whole, a, b, ann).drop(columns="item_b") \
+    loc_within = (
+        localization_frame(corpus, whole, a, b, ann)
+        .drop(columns="item_b")
         .rename(columns={"item_a": "item"})
-    sets_within = pd.concat([
-        sets_frame(whole, a, b, ann, -1),
-        sets_frame(by_label, a[pl], b[pl], ann, ll,
-                   **class_detection(corpus, ann, a, b, whole, pl, ll)),
-    ], ignore_index=True).drop(columns="item_b").rename(columns={"item_a": "item"})
+    )
+    sets_within = (
+        pd.concat(
+            [
+                sets_frame(whole, a, b, ann, -1),
+                sets_frame(
+                    by_label,
+                    a[pl],
+                    b[pl],
+                    ann,
+                    ll,
+                    **class_detection(corpus, ann, a, b, whole, pl, ll),
+                ),
+            ],
+            ignore_index=True,
+        )
+        .drop(columns="item_b")
+        .rename(columns={"item_a": "item"})
+    )
     loc_within, sets_within = within_order(loc_within, sets_within)
     n = len(corpus.objects)
     cluster = clusters(n, whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator)
     first_of = np.unique(cluster, return_index=True)[1]  # ids follow first objects
     first = first_of[cluster] if n else np.zeros(0, np.int64)
-    units = pd.DataFrame({"item": corpus.item, "annotator": corpus.annotator,
-                          "label": corpus.label,
-                          "cluster": np.unique(first, return_inverse=True)[1].ravel()})
+    units = pd.DataFrame(
+        {
+            "item": corpus.item,
+            "annotator": corpus.annotator,
+            "label": corpus.label,
+            "cluster": np.unique(first, return_inverse=True)[1].ravel(),
+        }
+    )
     coverage = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
-    return Matching(corpus, loc_within, sets_within, units, coverage, first,
-                    within_counts(corpus, a, b, whole, ll))
+    return Matching(
+        corpus,
+        loc_within,
+        sets_within,
+        units,
+        coverage,
+        first,
+        within_counts(corpus, a, b, whole, ll),
+    )
 
 
 def within_order(loc: pd.DataFrame, sets: pd.DataFrame):
@@ -259,13 +324,26 @@ def within_order(loc: pd.DataFrame, sets: pd.DataFrame):
     annotators (whole annotations first, then per class), matched pairs by first object.
     Object indices may be local to a partition (they follow the canonical order within
     an item)."""
-    lo = np.lexsort((loc["object_a"].to_numpy(), loc["annotator_b"].to_numpy(),
-                     loc["annotator_a"].to_numpy(), loc["item"].to_numpy()))
+    lo = np.lexsort(
+        (
+            loc["object_a"].to_numpy(),
+            loc["annotator_b"].to_numpy(),
+            loc["annotator_a"].to_numpy(),
+            loc["item"].to_numpy(),
+        )
+    )
     loc = loc.take(lo).reset_index(drop=True)
     del lo
     label = sets["label"].to_numpy()
-    so = np.lexsort((label, sets["annotator_b"].to_numpy(), sets["annotator_a"].to_numpy(),
-                     sets["item"].to_numpy(), label >= 0))
+    so = np.lexsort(
+        (
+            label,
+            sets["annotator_b"].to_numpy(),
+            sets["annotator_a"].to_numpy(),
+            sets["item"].to_numpy(),
+            label >= 0,
+        )
+    )
     return loc, sets.take(so).reset_index(drop=True)
 
 
@@ -276,7 +354,8 @@ def index_arrays(corpus: Corpus) -> dict:
         "item": corpus.item.astype(np.int32),
         "annotator": narrow(corpus.annotator, len(corpus.annotators)),
         "label": narrow(corpus.label, len(corpus.labels)),
-        "boxes": corpus.shapes.boxes, "area": corpus.area,
+        "boxes": corpus.shapes.boxes,
+        "area": corpus.area,
         "is_polygon": corpus.shapes.is_polygon,
         "object_id": corpus.objects["object_id"].to_numpy(),
     }
@@ -284,7 +363,7 @@ def index_arrays(corpus: Corpus) -> dict:
 
 def narrow(codes: np.ndarray, n: int) -> np.ndarray:
     """Integer codes in [-1, n) in the narrowest signed type that holds them."""
-    dtype = np.int8 if n < 2 ** 7 else np.int16 if n < 2 ** 15 else np.int32
+    dtype = np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32
     return np.asarray(codes).astype(dtype)
 
 
@@ -297,8 +376,9 @@ def geometry_of(corpus: Corpus, keep_geometry: bool):
     return np.full(len(corpus.objects), None, dtype=object) if geometry is None else geometry
 
 
-def within_tables(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
-                  overall: str, keep_geometry: bool):
+def within_tables(
+    frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: str, keep_geometry: bool
+):
     """The within-item tables of one partition (object indices local to it).
 
     Returns
@@ -314,8 +394,13 @@ def within_tables(frame: pd.DataFrame, codes: Codes, *, distance, tau: float,
         See :func:`geometry_of`.
     """
     m = match(frame, codes, distance=distance, tau=tau, overall=overall)
-    tables = {**index_arrays(m.corpus), "localization_within": m.localization_within,
-              "sets_within": m.sets_within, "first": m.first, "counts": m.counts}
+    tables = {
+        **index_arrays(m.corpus),
+        "localization_within": m.localization_within,
+        "sets_within": m.sets_within,
+        "first": m.first,
+        "counts": m.counts,
+    }
     return tables, geometry_of(m.corpus, keep_geometry)
 
 

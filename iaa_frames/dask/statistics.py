@@ -27,10 +27,9 @@ import sys
 
 import numpy as np
 
-from ..distances import DEFAULT_DISTANCE
 from ..engine import DEFAULT_N_BOOT, agreement_from_cells
 from ..errors import ParameterError
-from ..pairs import DEFAULT_N_CHANCE
+from ..settings import DEFAULTS
 from .cells import (
     between_tables,
     merge_cells,
@@ -53,8 +52,7 @@ __all__ = ["agreement", "release_memory"]
 
 
 def _check_count(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < 0:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
         raise ParameterError(f"{name} must be a non-negative integer; got {value!r}")
 
 
@@ -72,9 +70,17 @@ def release_memory() -> None:
             pass
 
 
-def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-              n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
-              overall: str = "pooled", progress: bool | None = None):
+def agreement(
+    ddf,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
     """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`.
 
     See :func:`iaa_frames.dask.agreement`.
@@ -90,36 +96,56 @@ def agreement(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     from dask import delayed
 
     _check_count(n_boot, "n_boot")
-    prep = prepare(ddf, distance=distance, match_threshold=match_threshold,
-                   n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+    prep = prepare(
+        ddf,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        overall=overall,
+        seed=seed,
+        progress=progress,
+    )
     tau = float(match_threshold)
     codes = prep.codes
     shared = shared_value(codes)
-    outputs = [delayed(partition_statistics, nout=2, pure=True)(
-        p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons)
-        for p in prep.ddf.to_delayed()]
+    outputs = [
+        delayed(partition_statistics, nout=2, pure=True)(
+            p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons
+        )
+        for p in prep.ddf.to_delayed()
+    ]
     parts, geometry = run_partitions(outputs, prep.polygons, progress)
     del outputs
     corpus, position, offsets = index_corpus(codes, prep.coverage, parts)
     release_memory()
     counts = merge_counts(parts)
-    samples = merge_samples(parts, position, offsets, n_annotators=len(codes.annotators),
-                            n_labels=len(codes.labels))
+    samples = merge_samples(
+        parts, position, offsets, n_annotators=len(codes.annotators), n_labels=len(codes.labels)
+    )
     release_memory()
 
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
     sample, sets_between, loc_between = chance_tables(
-        corpus, store, counts, distance=distance, tau=tau, overall=overall,
-        n_chance=n_chance, seed=seed)
+        corpus,
+        store,
+        counts,
+        distance=distance,
+        tau=tau,
+        overall=overall,
+        n_chance=n_chance,
+        seed=seed,
+    )
     del store, geometry
     del position
     pooled, source = pooled_from_sample(corpus, samples["localization"], loc_between, sample)
-    params = table_params(corpus, sample, distance=distance, tau=tau, n_chance=n_chance,
-                          overall=overall, seed=seed)
+    params = table_params(
+        corpus, sample, distance=distance, tau=tau, n_chance=n_chance, overall=overall, seed=seed
+    )
     between = between_tables(corpus, sets_between, loc_between, pooled, source, params)
     del sample
     cells, presence = merge_cells(parts, between, samples, progress=progress)
     del parts
     release_memory()
-    return agreement_from_cells(between, cells, presence, n_boot=n_boot, seed=seed,
-                                progress=progress)
+    return agreement_from_cells(
+        between, cells, presence, n_boot=n_boot, seed=seed, progress=progress
+    )

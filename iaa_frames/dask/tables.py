@@ -1,3 +1,5 @@
+# Over 400 lines: the driver's steps of the dask path (prepare, run the partitions, chance tables),
+# in order.
 """The pair tables of a dask DataFrame: the steps of :func:`iaa_frames.pairs.pair_tables`,
 spread over partitions.
 
@@ -29,26 +31,35 @@ import pandas as pd
 from .. import chance
 from ..chance import WithinCounts
 from ..comparability import require_comparable
-from ..distances import DEFAULT_DISTANCE, get_distance
+from ..distances import get_distance
 from ..errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
 from ..pairs import (
-    DEFAULT_N_CHANCE,
     PairTables,
     between_frames,
-    check_params,
     labels_of_pairings,
     pooled_baseline,
     to_label_slots,
 )
 from ..pipeline import can_match, run
 from ..progress import tqdm
+from ..settings import DEFAULTS, MatchSettings
 from .geometry import GeometryStore, run_fetched
 from .index import codes as make_codes
 from .index import index_corpus
 from .partition import Codes, rows_with_ids, summarize, within_order, within_tables
 
-__all__ = ["Prepared", "active_client", "chance_tables", "is_dask_frame", "merge_counts",
-           "pair_tables", "prepare", "run_partitions", "shared_value", "table_params"]
+__all__ = [
+    "Prepared",
+    "active_client",
+    "chance_tables",
+    "is_dask_frame",
+    "merge_counts",
+    "pair_tables",
+    "prepare",
+    "run_partitions",
+    "shared_value",
+    "table_params",
+]
 
 
 def is_dask_frame(obj) -> bool:
@@ -66,14 +77,17 @@ def is_dask_frame(obj) -> bool:
 
 def _require_dask(ddf):
     if not is_dask_frame(ddf):
-        raise ParameterError(f"expected a dask DataFrame; got {type(ddf).__name__} (use "
-                             "iaa_frames.agreement for a pandas DataFrame)")
+        raise ParameterError(
+            f"expected a dask DataFrame; got {type(ddf).__name__} (use "
+            "iaa_frames.agreement for a pandas DataFrame)"
+        )
     missing = [c for c in ("item", "annotator") if c not in ddf.columns]
     if missing:
         from ..errors import SchemaError
 
-        raise SchemaError(f"the frame lacks the required column(s) {missing}; found "
-                          f"{list(ddf.columns)}")
+        raise SchemaError(
+            f"the frame lacks the required column(s) {missing}; found {list(ddf.columns)}"
+        )
 
 
 def active_client():
@@ -116,8 +130,9 @@ def _compute(tasks, desc, progress):
     futures = client.compute(tasks)
     where = {id(f): k for k, f in enumerate(futures)}
     out = [None] * len(futures)
-    with tqdm(total=len(futures), desc=desc, unit="partition", delay=0,
-              disable=not progress) as bar:
+    with tqdm(
+        total=len(futures), desc=desc, unit="partition", delay=0, disable=not progress
+    ) as bar:
         for future in as_completed(futures):
             out[where[id(future)]] = future.result()
             future.release()
@@ -128,8 +143,12 @@ def _compute(tasks, desc, progress):
 
 def merge_counts(parts) -> WithinCounts:
     """The partitions' shares of :class:`~iaa_frames.chance.WithinCounts`, added up."""
-    return WithinCounts(**{f: sum(getattr(p["counts"], f) for p in parts)
-                           for f in WithinCounts.__dataclass_fields__})
+    return WithinCounts(
+        **{
+            f: sum(getattr(p["counts"], f) for p in parts)
+            for f in WithinCounts.__dataclass_fields__
+        }
+    )
 
 
 def _assemble_within(parts, position, offsets):
@@ -141,8 +160,12 @@ def _assemble_within(parts, position, offsets):
     for k, p in enumerate(parts):
         base = offsets[k]
         loc = p.pop("localization_within")
-        loc_parts.append(loc.assign(object_a=position[base + loc["object_a"].to_numpy()],
-                                    object_b=position[base + loc["object_b"].to_numpy()]))
+        loc_parts.append(
+            loc.assign(
+                object_a=position[base + loc["object_a"].to_numpy()],
+                object_b=position[base + loc["object_b"].to_numpy()],
+            )
+        )
         del loc
         sets_parts.append(p.pop("sets_within"))
         first.append(position[base + np.asarray(p.pop("first"), dtype=np.int64)])
@@ -179,21 +202,35 @@ def _check_object_ids(ddf, summaries) -> None:
         return
     from dask import delayed
 
-    rows = pd.concat(_compute([delayed(rows_with_ids)(p, repeated) for p in ddf.to_delayed()],
-                              "object ids", None), ignore_index=True)
+    rows = pd.concat(
+        _compute(
+            [delayed(rows_with_ids)(p, repeated) for p in ddf.to_delayed()], "object ids", None
+        ),
+        ignore_index=True,
+    )
     dup = rows[rows["object_id"].duplicated(keep=False)]
     if not len(dup):  # hash collisions only
         return
-    shown = "; ".join(f"{r.object_id!r} (item {r.item!r}, annotator {r.annotator!r})"
-                      for r in dup.head(5).itertuples())
+    shown = "; ".join(
+        f"{r.object_id!r} (item {r.item!r}, annotator {r.annotator!r})"
+        for r in dup.head(5).itertuples()
+    )
     raise InvalidAnnotationError(
         f"{len(dup)} object(s) share an object_id with another row "
-        f"(duplicate_object_id: the object_id is not unique), e.g. {shown}")
+        f"(duplicate_object_id: the object_id is not unique), e.g. {shown}"
+    )
 
 
-def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                n_chance: int = DEFAULT_N_CHANCE, overall: str = "pooled", seed: int = 0,
-                progress: bool | None = None) -> PairTables:
+def pair_tables(
+    ddf,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+) -> PairTables:
     """Every within-item and between-item table of a dask DataFrame.
 
     The same tables as :func:`iaa_frames.pairs.pair_tables` on ``ddf.compute()``, computed
@@ -224,15 +261,25 @@ def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     """
     from dask import delayed
 
-    prep = prepare(ddf, distance=distance, match_threshold=match_threshold,
-                   n_chance=n_chance, overall=overall, seed=seed, progress=progress)
+    prep = prepare(
+        ddf,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        overall=overall,
+        seed=seed,
+        progress=progress,
+    )
     tau = float(match_threshold)
 
     # 3. within-item tables per partition
     shared = shared_value(prep.codes)
-    outputs = [delayed(within_tables, nout=2, pure=True)(
-        p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons)
-        for p in prep.ddf.to_delayed()]
+    outputs = [
+        delayed(within_tables, nout=2, pure=True)(
+            p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons
+        )
+        for p in prep.ddf.to_delayed()
+    ]
     parts, geometry = run_partitions(outputs, prep.polygons, progress)
     corpus, position, offsets = index_corpus(prep.codes, prep.coverage, parts)
     loc_within, sets_within, cluster_of, counts = _assemble_within(parts, position, offsets)
@@ -241,19 +288,46 @@ def pair_tables(ddf, *, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
     # 4. chance sample on the corpus-wide index
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
     sample, sets_between, loc_between = chance_tables(
-        corpus, store, counts, distance=distance, tau=tau, overall=overall,
-        n_chance=n_chance, seed=seed)
+        corpus,
+        store,
+        counts,
+        distance=distance,
+        tau=tau,
+        overall=overall,
+        n_chance=n_chance,
+        seed=seed,
+    )
     pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
     ann = corpus.annotations
-    units = pd.DataFrame({"item": corpus.item, "annotator": corpus.annotator,
-                          "label": corpus.label, "cluster": cluster_of})
+    units = pd.DataFrame(
+        {
+            "item": corpus.item,
+            "annotator": corpus.annotator,
+            "label": corpus.label,
+            "cluster": cluster_of,
+        }
+    )
     coverage_frame = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
-    return PairTables(corpus=corpus, localization_within=loc_within,
-                      localization_between=loc_between, sets_within=sets_within,
-                      sets_between=sets_between, units=units, coverage=coverage_frame,
-                      localization_pooled=pooled, label_source=source,
-                      params=table_params(corpus, sample, distance=distance, tau=tau,
-                                          n_chance=n_chance, overall=overall, seed=seed))
+    return PairTables(
+        corpus=corpus,
+        localization_within=loc_within,
+        localization_between=loc_between,
+        sets_within=sets_within,
+        sets_between=sets_between,
+        units=units,
+        coverage=coverage_frame,
+        localization_pooled=pooled,
+        label_source=source,
+        params=table_params(
+            corpus,
+            sample,
+            distance=distance,
+            tau=tau,
+            n_chance=n_chance,
+            overall=overall,
+            seed=seed,
+        ),
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -268,29 +342,45 @@ class Prepared:
     polygons: bool
 
 
-def prepare(ddf, *, distance, match_threshold, n_chance, overall, seed,
-            progress) -> Prepared:
+def prepare(ddf, *, distance, match_threshold, n_chance, overall, seed, progress) -> Prepared:
     """Steps 1 and 2: the parameters checked, every partition validated and summarized,
     the corpus-wide codes made from the summaries, and the frame shuffled on ``item``
     when an item's rows lie in several partitions."""
     _require_dask(ddf)
-    check_params(match_threshold, n_chance, overall, seed, progress)
-    get_distance(distance)  # an unknown distance raises before any work
+    MatchSettings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    ).single()
     from dask import delayed
 
-    summaries = _compute([delayed(summarize)(p) for p in ddf.to_delayed()], "validating",
-                         progress)
-    coverage_pairs = pd.DataFrame({
-        "item": np.concatenate([s["items"][s["cov_item"]] for s in summaries]),
-        "annotator": np.concatenate([s["annotators"][s["cov_annotator"]] for s in summaries]),
-    }) if summaries else pd.DataFrame({"item": [], "annotator": []})
+    summaries = _compute([delayed(summarize)(p) for p in ddf.to_delayed()], "validating", progress)
+    coverage_pairs = (
+        pd.DataFrame(
+            {
+                "item": np.concatenate([s["items"][s["cov_item"]] for s in summaries]),
+                "annotator": np.concatenate(
+                    [s["annotators"][s["cov_annotator"]] for s in summaries]
+                ),
+            }
+        )
+        if summaries
+        else pd.DataFrame({"item": [], "annotator": []})
+    )
     require_comparable(coverage_pairs)
     del coverage_pairs
     _check_object_ids(ddf, summaries)
     repaired = sum(s["repaired"] for s in summaries)
     if repaired:
-        warnings.warn(RepairedGeometryWarning(
-            f"repaired {repaired} invalid polygon(s) with shapely.make_valid"), stacklevel=4)
+        warnings.warn(
+            RepairedGeometryWarning(
+                f"repaired {repaired} invalid polygon(s) with shapely.make_valid"
+            ),
+            stacklevel=4,
+        )
     codes, coverage = make_codes(summaries)
     polygons = any(s["polygons"] for s in summaries)
     if _items_split(summaries):
@@ -337,17 +427,23 @@ def chance_tables(corpus, store, counts, *, distance, tau, overall, n_chance, se
 
     def match(slots, pa, pb, sets=True):
         if store is None:
-            return run(corpus, slots, pa, pb, tau=tau, distance=dist, overall=overall,
-                       sets=sets)
-        return run_fetched(corpus, store, slots, pa, pb, tau=tau, distance=dist,
-                           overall=overall, sets=sets)
+            return run(corpus, slots, pa, pb, tau=tau, distance=dist, overall=overall, sets=sets)
+        return run_fetched(
+            corpus, store, slots, pa, pb, tau=tau, distance=dist, overall=overall, sets=sets
+        )
 
     sample = chance.draw(
-        corpus, lambda pa, pb, sets: match(ann, pa, pb, sets=sets), counts,
-        n_chance=int(n_chance), seed=int(seed), tau=tau,
+        corpus,
+        lambda pa, pb, sets: match(ann, pa, pb, sets=sets),
+        counts,
+        n_chance=int(n_chance),
+        seed=int(seed),
+        tau=tau,
         reachable=lambda pa, pb: can_match(corpus, ann, pa, pb, tau=tau),
         label_reachable=lambda pa, pb, lab: can_match(
-            corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau))
+            corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau
+        ),
+    )
     if sample.exact:
         d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
     else:
@@ -362,7 +458,12 @@ def chance_tables(corpus, store, counts, *, distance, tau, overall, n_chance, se
 
 def table_params(corpus, sample, *, distance, tau, n_chance, overall, seed) -> dict:
     """``PairTables.params``, as :func:`iaa_frames.pairs.pair_tables` sets them."""
-    return {"distance": get_distance(distance).name, "match_threshold": tau,
-            "n_chance_target": int(n_chance), "overall": overall, "seed": int(seed),
-            "normalization": corpus.normalization,
-            "chance_population": "enumerated" if sample.exact else "sampled"}
+    return {
+        "distance": get_distance(distance).name,
+        "match_threshold": tau,
+        "n_chance_target": int(n_chance),
+        "overall": overall,
+        "seed": int(seed),
+        "normalization": corpus.normalization,
+        "chance_population": "enumerated" if sample.exact else "sampled",
+    }

@@ -15,8 +15,18 @@ hostile input raises :class:`~iaa_frames.errors.ReaderError` naming the file and
 :func:`read_voc`       Pascal VOC XML, one directory per annotator
 :func:`read_yolo`      YOLO ``.txt`` (boxes and segmentation polygons)
 :func:`read_darwin`    V7 Darwin JSON 2.0
+:func:`read_table`     a tidy frame saved as CSV (polygons as WKT) or one Parquet file
 :func:`load_sample`    the packaged samples (one simulated corpus in every format)
 =====================  ==========================================================
+
+Every reader is one module named after its format (``coco``, ``cvat``, ...). What they
+share has one module each: ``paths`` (the files a reader is given, and the error that
+names a file and an entry), ``json_stream`` (JSON decoded element by element),
+``safe_xml`` (XML through defusedxml), ``values`` (checked numbers and coordinates),
+``item_keys`` (image names to items), ``shapes`` (rotated boxes), ``masks`` (pixel masks
+as polygons) and ``builder`` (the frame built column-wise, then validated and reported by
+``finish``). ``parquet`` reads and writes the frame partitioned by item, ``writers``
+writes the frame in each tool's format, ``samples`` holds the packaged samples.
 """
 
 from .coco import read_coco
@@ -24,8 +34,10 @@ from .cvat import read_cvat
 from .darwin import read_darwin
 from .labelstudio import read_labelstudio
 from .samples import SAMPLES, load_sample
+from .table import read_table
 from .voc import read_voc
-from .yolo import read_yolo, read_yolo_classes
+from .yolo import read_yolo
+from .yolo_classes import read_yolo_classes
 
 __all__ = [
     "SAMPLES",
@@ -34,6 +46,7 @@ __all__ = [
     "read_cvat",
     "read_darwin",
     "read_labelstudio",
+    "read_table",
     "read_voc",
     "read_yolo",
     "read_yolo_classes",

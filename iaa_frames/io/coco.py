@@ -1,26 +1,20 @@
+# Over 400 lines: one format (COCO JSON, streamed); 94 of them are documentation.
 """Reader for COCO object-detection JSON (one file per annotator, or rater keys)."""
 
 from __future__ import annotations
 
 import math
-import warnings
 from array import array
 
 import numpy as np
-import shapely
 
 from ..errors import ParameterError, ReaderError
-from ._common import (
-    FrameBuilder,
-    JSONStream,
-    files_and_annotators,
-    finish,
-    flat_ring,
-    is_number,
-    reader_error,
-    size_value,
-)
+from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
+from .json_stream import JSONStream
+from .masks import mask_to_geometry, rle_geometry
+from .paths import files_and_annotators, reader_error
+from .values import flat_ring, is_number, size_value
 
 __all__ = ["mask_to_geometry", "read_coco"]
 
@@ -33,95 +27,12 @@ def _entry(i, aid):
     return f"annotations[{i}]" if aid is None else f"annotations[{i}] (id={aid})"
 
 
-def mask_to_geometry(mask: np.ndarray):
-    """Turn a binary mask (height x width) into its exact (Multi)Polygon in pixel coordinates.
-
-    Pixel (row r, column c) is the unit square [c, c+1] x [r, r+1], so the polygon is the
-    union of the mask's pixel squares: its area is the number of pixels, and the area of
-    the intersection (union) of two such polygons is the number of pixels the masks share
-    (cover): vector IoU equals pixel IoU exactly. The mask is cut into vertical runs, runs
-    of neighbouring columns with the same rows are merged into rectangles (vectorized),
-    and the rectangles are merged with :func:`shapely.union_all`, so holes and several
-    parts come out exactly. An empty mask gives None.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> m = np.zeros((4, 5), dtype=np.uint8); m[1:3, 1:4] = 1
-    >>> g = mask_to_geometry(m)
-    >>> g.bounds, g.area
-    ((1.0, 1.0, 4.0, 3.0), 6.0)
-    """
-    m = np.asarray(mask).astype(bool)
-    if m.ndim != 2 or not m.any():
-        return None
-    t = np.pad(m.T, ((0, 0), (1, 1))).astype(np.int8)  # rows of t are the image columns
-    d = np.diff(t, axis=1)
-    sc, sr = np.nonzero(d == 1)  # run starts, column-major: (column, first row)
-    _, er = np.nonzero(d == -1)  # run ends (one past the last row), in the same order
-    # merge runs of consecutive columns that cover the same rows into one rectangle
-    order = np.lexsort((sc, er, sr))
-    sc, sr, er = sc[order], sr[order], er[order]
-    new = np.ones(len(sc), bool)
-    new[1:] = (sr[1:] != sr[:-1]) | (er[1:] != er[:-1]) | (sc[1:] != sc[:-1] + 1)
-    group = np.cumsum(new) - 1
-    x0 = sc[new]
-    x1 = np.zeros(group[-1] + 1, dtype=sc.dtype)
-    np.maximum.at(x1, group, sc + 1)
-    boxes = shapely.box(x0, sr[new], x1, er[new])
-    # rectangles of neighbouring columns share edges without sharing vertices, which rules
-    # out the faster coverage union
-    return shapely.union_all(boxes)
-
-
-def _rle_size(path, entry, seg):
-    size = seg.get("size")
-    if (not isinstance(size, list) or len(size) != 2
-            or not all(type(v) is int and v > 0 for v in size)):
-        raise reader_error(path, entry, f"segmentation.size must be [height, width] (positive integers), got {size!r}")
-    return size
-
-
-def _rle_geometry(path, entry, seg):
-    """Decode an RLE segmentation (compressed: ``counts`` a string; uncompressed: a list of
-    run lengths, column-major, starting with background) with pycocotools into its exact
-    pixel polygon; None when pycocotools is missing."""
-    try:
-        from pycocotools import mask as mask_utils
-    except ImportError:
-        return None
-    h, w = _rle_size(path, entry, seg)
-    counts = seg["counts"]
-    if isinstance(counts, list):
-        if not all(type(v) is int and v >= 0 for v in counts):
-            raise reader_error(path, entry, "segmentation.counts must hold non-negative integers")
-        if sum(counts) != h * w:
-            raise reader_error(path, entry, f"segmentation.counts adds up to {sum(counts)} pixels, "
-                               f"not height x width = {h * w}")
-        rle = mask_utils.frPyObjects(seg, h, w)
-    elif isinstance(counts, str):
-        rle = {"size": [h, w], "counts": counts}
-    else:
-        raise reader_error(path, entry, f"segmentation.counts must be a string (compressed RLE) or "
-                           f"a list of run lengths, got {type(counts).__name__}")
-    try:
-        with warnings.catch_warnings():
-            # pycocotools' Cython code trips numpy 2's __array__(copy=) deprecation
-            warnings.simplefilter("ignore", DeprecationWarning)
-            decoded = mask_utils.decode(rle)
-    except (ValueError, TypeError, UnicodeError) as exc:
-        raise reader_error(path, entry, f"segmentation is not a valid RLE: {exc}") from None
-    geom = mask_to_geometry(decoded)
-    if geom is None:
-        raise reader_error(path, entry, "the RLE mask is empty (no pixel set)")
-    return geom
-
-
 class _CocoFile:
     """State while streaming one COCO file."""
 
-    def __init__(self, path, annotator, builder: FrameBuilder, rater_key, rater_list_key,
-                 keys: ItemKeys):
+    def __init__(
+        self, path, annotator, builder: FrameBuilder, rater_key, rater_list_key, keys: ItemKeys
+    ):
         self.path = path
         self.keys = keys
         self.explicit = annotator
@@ -148,12 +59,16 @@ class _CocoFile:
     def image(self, i, img):
         entry = f"images[{i}]"
         if not isinstance(img, dict):
-            raise reader_error(self.path, entry, f"an image must be a JSON object, got {type(img).__name__}")
+            raise reader_error(
+                self.path, entry, f"an image must be a JSON object, got {type(img).__name__}"
+            )
         if "id" not in img:
             raise reader_error(self.path, entry, "missing key 'id'")
         iid = img["id"]
         if not isinstance(iid, (int, str)) or isinstance(iid, bool):
-            raise reader_error(self.path, entry, f"image id must be an integer or string, got {iid!r}")
+            raise reader_error(
+                self.path, entry, f"image id must be an integer or string, got {iid!r}"
+            )
         entry = f"images[{i}] (id={iid})"
         if iid in self.images:
             raise reader_error(self.path, entry, "duplicate image id")
@@ -170,41 +85,67 @@ class _CocoFile:
             if not isinstance(raters, list) or not all(
                 isinstance(r, (int, str)) and not isinstance(r, bool) for r in raters
             ):
-                raise reader_error(self.path, entry, f"{self.rater_list_key} must be a list of rater ids, got {raters!r}")
+                raise reader_error(
+                    self.path,
+                    entry,
+                    f"{self.rater_list_key} must be a list of rater ids, got {raters!r}",
+                )
         self.images[iid] = (name, w, h, raters, i)
 
     def category(self, i, cat):
         entry = f"categories[{i}]"
         if not isinstance(cat, dict):
-            raise reader_error(self.path, entry, f"a category must be a JSON object, got {type(cat).__name__}")
+            raise reader_error(
+                self.path, entry, f"a category must be a JSON object, got {type(cat).__name__}"
+            )
         for k in ("id", "name"):
             if k not in cat:
                 raise reader_error(self.path, entry, f"missing key {k!r}")
         cid, name = cat["id"], cat["name"]
         if not isinstance(cid, (int, str)) or isinstance(cid, bool):
-            raise reader_error(self.path, entry, f"category id must be an integer or string, got {cid!r}")
+            raise reader_error(
+                self.path, entry, f"category id must be an integer or string, got {cid!r}"
+            )
         if not isinstance(name, str) or not name:
-            raise reader_error(self.path, entry, f"category name must be a non-empty string, got {name!r}")
+            raise reader_error(
+                self.path, entry, f"category name must be a non-empty string, got {name!r}"
+            )
         if cid in self.categories and self.categories[cid] != name:
-            raise reader_error(self.path, f"{entry} (id={cid})", f"category id {cid} is defined twice ({self.categories[cid]!r} and {name!r})")
+            raise reader_error(
+                self.path,
+                f"{entry} (id={cid})",
+                f"category id {cid} is defined twice ({self.categories[cid]!r} and {name!r})",
+            )
         self.categories[cid] = name
 
     def annotation(self, i, ann):
         path = self.path
         if type(ann) is not dict:
-            raise reader_error(path, f"annotations[{i}]", f"an annotation must be a JSON object, got {type(ann).__name__}")
+            raise reader_error(
+                path,
+                f"annotations[{i}]",
+                f"an annotation must be a JSON object, got {type(ann).__name__}",
+            )
         aid = ann.get("id")
         if aid is not None and type(aid) not in _ID:
-            raise reader_error(path, f"annotations[{i}]", f"annotation id must be an integer or string, got {aid!r}")
+            raise reader_error(
+                path,
+                f"annotations[{i}]",
+                f"annotation id must be an integer or string, got {aid!r}",
+            )
         try:
             iid = ann["image_id"]
             cid = ann["category_id"]
         except KeyError as exc:
             raise reader_error(path, _entry(i, aid), f"missing key {exc.args[0]!r}") from None
         if type(iid) not in _ID:
-            raise reader_error(path, _entry(i, aid), f"image_id must be an integer or string, got {iid!r}")
+            raise reader_error(
+                path, _entry(i, aid), f"image_id must be an integer or string, got {iid!r}"
+            )
         if type(cid) not in _ID:
-            raise reader_error(path, _entry(i, aid), f"category_id must be an integer or string, got {cid!r}")
+            raise reader_error(
+                path, _entry(i, aid), f"category_id must be an integer or string, got {cid!r}"
+            )
         annotator = self.annotator
         rater_given = False
         extras = {}
@@ -212,7 +153,9 @@ class _CocoFile:
             v = ann[k]
             if k == self.rater_key:
                 if type(v) not in _ID or v == "":
-                    raise reader_error(path, _entry(i, aid), f"{k} must be an integer or string, got {v!r}")
+                    raise reader_error(
+                        path, _entry(i, aid), f"{k} must be an integer or string, got {v!r}"
+                    )
                 annotator = str(v)
                 rater_given = True
             else:
@@ -233,9 +176,16 @@ class _CocoFile:
         bbox = ann.get("bbox")
         if bbox is not None:
             if type(bbox) is not list or len(bbox) != 4:
-                raise reader_error(path, _entry(i, aid), f"bbox must be a list [x, y, width, height], got {bbox!r}")
+                raise reader_error(
+                    path, _entry(i, aid), f"bbox must be a list [x, y, width, height], got {bbox!r}"
+                )
             x, y, w, h = bbox
-            if type(x) not in _NUM or type(y) not in _NUM or type(w) not in _NUM or type(h) not in _NUM:
+            if (
+                type(x) not in _NUM
+                or type(y) not in _NUM
+                or type(w) not in _NUM
+                or type(h) not in _NUM
+            ):
                 raise reader_error(path, _entry(i, aid), f"bbox must hold 4 numbers, got {bbox!r}")
         seg = ann.get("segmentation")
         if seg is not None and seg != []:
@@ -244,18 +194,32 @@ class _CocoFile:
         kw = {"object_id": oid, "file_idx": self.file_idx, "entry": i, "extras": extras}
         if isinstance(seg, dict):
             if "counts" not in seg or "size" not in seg:
-                raise reader_error(path, entry, "segmentation is a dict but not an RLE (needs 'counts' and 'size')")
-            geom = _rle_geometry(path, entry, seg)
+                raise reader_error(
+                    path, entry, "segmentation is a dict but not an RLE (needs 'counts' and 'size')"
+                )
+            geom = rle_geometry(path, entry, seg)
             if geom is None:
                 if self.rle == "bbox" and bbox is not None:
-                    b.drop(path, entry, "rle_unsupported_bbox_kept",
-                           "RLE mask not decoded (pycocotools, the 'coco' extra, is not installed); its bbox was kept as a box",
-                           item=iid, annotator=annotator, record=seg)
+                    b.drop(
+                        path,
+                        entry,
+                        "rle_unsupported_bbox_kept",
+                        "RLE mask not decoded (pycocotools, the 'coco' extra, is not installed); its bbox was kept as a box",
+                        item=iid,
+                        annotator=annotator,
+                        record=seg,
+                    )
                     b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
                 else:
-                    b.drop(path, entry, "rle_unsupported",
-                           "RLE mask not decoded: install the 'coco' extra (pycocotools), or pass rle='bbox' to keep its bbox",
-                           item=iid, annotator=annotator, record=ann)
+                    b.drop(
+                        path,
+                        entry,
+                        "rle_unsupported",
+                        "RLE mask not decoded: install the 'coco' extra (pycocotools), or pass rle='bbox' to keep its bbox",
+                        item=iid,
+                        annotator=annotator,
+                        record=ann,
+                    )
                     self._reviewed(iid, annotator, rater_given, i)
                     return
             else:
@@ -263,7 +227,11 @@ class _CocoFile:
                 b.add_geometry(iid, annotator, cid, geom, **kw)
         elif seg is not None and seg != []:
             if not isinstance(seg, list):
-                raise reader_error(path, entry, f"segmentation must be a list of polygons or an RLE dict, got {type(seg).__name__}")
+                raise reader_error(
+                    path,
+                    entry,
+                    f"segmentation must be a list of polygons or an RLE dict, got {type(seg).__name__}",
+                )
             if all(is_number(v) for v in seg):
                 seg = [seg]  # a single flat polygon, written without the outer list
             parts = []
@@ -274,22 +242,49 @@ class _CocoFile:
                 parts.append([ring])
             if not parts:
                 if bbox is None:
-                    raise reader_error(path, entry, "segmentation has no polygon with 3 or more points and there is no bbox")
-                b.drop(path, entry, "degenerate_polygon_bbox_kept",
-                       "no polygon part has 3 or more points; the bbox was kept as a box",
-                       item=iid, annotator=annotator, record=seg)
+                    raise reader_error(
+                        path,
+                        entry,
+                        "segmentation has no polygon with 3 or more points and there is no bbox",
+                    )
+                b.drop(
+                    path,
+                    entry,
+                    "degenerate_polygon_bbox_kept",
+                    "no polygon part has 3 or more points; the bbox was kept as a box",
+                    item=iid,
+                    annotator=annotator,
+                    record=seg,
+                )
                 b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
             else:
                 if len(parts) < len(seg):
-                    b.drop(path, entry, "degenerate_polygon_part",
-                           "a polygon part with fewer than 3 points was skipped; the other parts were kept",
-                           item=iid, annotator=annotator, record=seg)
+                    b.drop(
+                        path,
+                        entry,
+                        "degenerate_polygon_part",
+                        "a polygon part with fewer than 3 points was skipped; the other parts were kept",
+                        item=iid,
+                        annotator=annotator,
+                        record=seg,
+                    )
                 b.add_polygon(iid, annotator, cid, parts, **kw)
         else:
             if bbox is None:
                 raise reader_error(path, _entry(i, aid), "has neither bbox nor segmentation")
-            b.add_box(iid, annotator, cid, x, y, x + w, y + h, object_id=oid,
-                            file_idx=self.file_idx, entry=i, extras=extras)
+            b.add_box(
+                iid,
+                annotator,
+                cid,
+                x,
+                y,
+                x + w,
+                y + h,
+                object_id=oid,
+                file_idx=self.file_idx,
+                entry=i,
+                extras=extras,
+            )
         self.rater_rows.append(rater_given)
 
     def ann_entry(self, r):
@@ -308,18 +303,31 @@ class _CocoFile:
         if not self.images and not self.n_annotations:
             raise reader_error(path, None, "no images and no annotations: nothing to read")
         if self.n_annotations and not self.results and not self.has_categories:
-            raise reader_error(path, None, "no 'categories': the category_id of the annotations cannot be named")
+            raise reader_error(
+                path, None, "no 'categories': the category_id of the annotations cannot be named"
+            )
         rows = range(self.rows_start, b.n)  # every row this file added (coverage comes later)
-        rater = np.frombuffer(self.rater_rows, dtype=np.int8).astype(bool) if len(self.rater_rows) else np.zeros(0, bool)
+        rater = (
+            np.frombuffer(self.rater_rows, dtype=np.int8).astype(bool)
+            if len(self.rater_rows)
+            else np.zeros(0, bool)
+        )
         any_rater_list = any(v[3] is not None for v in self.images.values())
         rater_mode = bool(rater.any()) or any_rater_list
         if rater_mode and not rater.all() and len(rows):
             r = rows[int(np.flatnonzero(~rater)[0])]
             _, entry = b.describe(r)
-            why = ("other annotations of this file carry one" if rater.any()
-                   else f"the images of this file carry {self.rater_list_key!r}")
-            raise reader_error(path, entry, f"no {self.rater_key!r} although {why}; "
-                               "pass annotator= to read the file as one annotator")
+            why = (
+                "other annotations of this file carry one"
+                if rater.any()
+                else f"the images of this file carry {self.rater_list_key!r}"
+            )
+            raise reader_error(
+                path,
+                entry,
+                f"no {self.rater_key!r} although {why}; "
+                "pass annotator= to read the file as one annotator",
+            )
         # labels and items
         cats = self.categories
         mask_w, mask_h = b.extras.get("mask_width"), b.extras.get("mask_height")
@@ -330,8 +338,13 @@ class _CocoFile:
             name = cats.get(cid)
             if img is None and self.has_images:
                 entry = self.ann_entry(r)
-                b.void(r, reader_error(path, entry, f"image_id {iid!r} is not in 'images'"), path, entry,
-                       cover=False)
+                b.void(
+                    r,
+                    reader_error(path, entry, f"image_id {iid!r} is not in 'images'"),
+                    path,
+                    entry,
+                    cover=False,
+                )
                 continue
             if img is not None:
                 b.item[r] = img[0]
@@ -342,28 +355,44 @@ class _CocoFile:
             if name is None:
                 if not self.results:
                     entry = self.ann_entry(r)
-                    b.void(r, reader_error(path, entry, f"category_id {cid!r} is not defined in 'categories'"),
-                           path, entry)
+                    b.void(
+                        r,
+                        reader_error(
+                            path, entry, f"category_id {cid!r} is not defined in 'categories'"
+                        ),
+                        path,
+                        entry,
+                    )
                     continue
                 name = str(cid)  # a results file without categories: the id is the label
             b.label[r] = name
-        for iid, annotator, rater_given, i in self.pending_cover:
+        for iid, annotator, _rater_given, i in self.pending_cover:
             img = self.images.get(iid)
             name, w, h = (img[0], img[1], img[2]) if img else (iid, math.nan, math.nan)
             b.cover(name, annotator, width=w, height=h, file_idx=self.file_idx, entry=i)
         # coverage
-        for iid, (name, w, h, raters, i) in self.images.items():
+        for _iid, (name, w, h, raters, i) in self.images.items():
             entry = f"images[{i}]"
             if not rater_mode:
-                b.cover(name, self.annotator, width=w, height=h, file_idx=self.file_idx, entry=entry)
+                b.cover(
+                    name, self.annotator, width=w, height=h, file_idx=self.file_idx, entry=entry
+                )
             elif raters is not None:
                 for r in raters:
                     b.cover(name, str(r), width=w, height=h, file_idx=self.file_idx, entry=entry)
 
 
-def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
-              rater_list_key: str = "rater_list", item_key="name", rle: str = "drop",
-              on_invalid: str = "raise", return_dropped: bool = False):
+def read_coco(
+    path_or_paths,
+    *,
+    annotator=None,
+    rater_key: str = "rater_id",
+    rater_list_key: str = "rater_list",
+    item_key="name",
+    rle: str = "drop",
+    on_invalid: str = "raise",
+    return_dropped: bool = False,
+):
     """Read COCO object-detection JSON into the tidy annotation frame.
 
     Parameters
@@ -462,14 +491,18 @@ def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
     names = [a if a is not None else p.stem for p, a in files]
     if len(files) > 1 and len(set(names)) < len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
-        raise ParameterError(f"read_coco: several files give the annotator name(s) {dup} "
-                             "(from their file names); pass a mapping {annotator: path} or annotator=[...]")
+        raise ParameterError(
+            f"read_coco: several files give the annotator name(s) {dup} "
+            "(from their file names); pass a mapping {annotator: path} or annotator=[...]"
+        )
     b = FrameBuilder("coco", on_invalid=on_invalid)
     keys = ItemKeys(item_key)
     for path, ann_name in files:
         f = _CocoFile(path, ann_name, b, rater_key, rater_list_key, keys)
         f.rle = rle
-        stream = JSONStream(path, stream_keys=("images", "annotations", "categories"), top_name="annotations")
+        stream = JSONStream(
+            path, stream_keys=("images", "annotations", "categories"), top_name="annotations"
+        )
         for kind, key, i, value in stream:
             if stream.top == "array":
                 f.results = f.has_annotations = True
@@ -491,7 +524,9 @@ def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
                     b.entry_failed(exc, path, f"{key}[{i}]", record=value)
             elif key in ("images", "annotations", "categories"):
                 if not isinstance(value, list) and value is not None:
-                    raise reader_error(path, key, f"'{key}' must be a list, got {type(value).__name__}")
+                    raise reader_error(
+                        path, key, f"'{key}' must be a list, got {type(value).__name__}"
+                    )
             if key == "images":
                 f.has_images = True
             elif key == "annotations":
@@ -502,5 +537,8 @@ def read_coco(path_or_paths, *, annotator=None, rater_key: str = "rater_id",
             raise reader_error(path, None, "an empty list: no images and no annotations")
         f.finish()
     if len(files) > 1:
-        b.object_id = [oid if oid is None else f"{a}/{oid}" for oid, a in zip(b.object_id, b.annotator)]
+        b.object_id = [
+            oid if oid is None else f"{a}/{oid}"
+            for oid, a in zip(b.object_id, b.annotator, strict=True)
+        ]
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)

@@ -1,3 +1,4 @@
+# Over 400 lines: one format; images and video tracks share the shape parsing; 86 are documentation.
 """Reader for CVAT XML 1.1 exports: "CVAT for images" and "CVAT for video"."""
 
 from __future__ import annotations
@@ -6,38 +7,31 @@ import math
 import warnings
 
 from ..errors import AnnotatorNameWarning, ReaderError
-from ._common import (
-    FrameBuilder,
-    files_and_annotators,
-    finish,
-    iterparse_xml,
-    reader_error,
-    xml_float,
-)
+from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
+from .paths import files_and_annotators, reader_error
+from .safe_xml import iterparse_xml
+from .shapes import rotated_rectangle
+from .values import xml_float
 
 __all__ = ["read_cvat"]
 
 _SUPPORTED = {"box", "polygon"}
 _UNSUPPORTED = {"polyline", "points", "mask", "ellipse", "cuboid", "skeleton", "tag"}
-_RESERVED = {"item", "annotator", "label", "object_id", "x0", "y0", "x1", "y1", "geometry",
-             "width", "height", "occluded"}
-
-
-def rotated_rectangle(x0, y0, x1, y1, degrees, *, about="center"):
-    """Corners of the box (x0, y0, x1, y1) rotated by ``degrees`` clockwise on screen (the
-    y axis points down), about its center or its top-left corner, as a flat list."""
-    if about == "center":
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    else:
-        cx, cy = x0, y0
-    t = math.radians(degrees)
-    c, s = math.cos(t), math.sin(t)
-    out = []
-    for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)):
-        dx, dy = x - cx, y - cy
-        out += [cx + dx * c - dy * s, cy + dx * s + dy * c]
-    return out
+_RESERVED = {
+    "item",
+    "annotator",
+    "label",
+    "object_id",
+    "x0",
+    "y0",
+    "x1",
+    "y1",
+    "geometry",
+    "width",
+    "height",
+    "occluded",
+}
 
 
 def _person(el):
@@ -77,8 +71,14 @@ def _points(path, entry, raw):
     return out
 
 
-def read_cvat(path_or_paths, *, annotator=None, item_key="name", on_invalid: str = "raise",
-              return_dropped: bool = False):
+def read_cvat(
+    path_or_paths,
+    *,
+    annotator=None,
+    item_key="name",
+    on_invalid: str = "raise",
+    return_dropped: bool = False,
+):
     """Read CVAT XML 1.1 exports ("CVAT for images" or "CVAT for video"), one per job or
     annotator.
 
@@ -233,10 +233,14 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys):
             annotator = meta.job_assignee or meta.task_assignee
             if annotator is None:
                 annotator = path.stem
-                warnings.warn(AnnotatorNameWarning(
-                    f"{path}: the export names no assignee (meta/job/assignee, "
-                    f"meta/task/assignee); its annotator is the file name {annotator!r}: "
-                    "pass annotator= to name it"), stacklevel=4)
+                warnings.warn(
+                    AnnotatorNameWarning(
+                        f"{path}: the export names no assignee (meta/job/assignee, "
+                        f"meta/task/assignee); its annotator is the file name {annotator!r}: "
+                        "pass annotator= to name it"
+                    ),
+                    stacklevel=4,
+                )
         return annotator
 
     for event, el in iterparse_xml(path):
@@ -244,7 +248,11 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys):
             stack.append(el.tag)
             if len(stack) == 1:
                 if el.tag != "annotations":
-                    raise reader_error(path, None, f"not a CVAT XML export: the root element is <{el.tag}>, expected <annotations>")
+                    raise reader_error(
+                        path,
+                        None,
+                        f"not a CVAT XML export: the root element is <{el.tag}>, expected <annotations>",
+                    )
                 saw_root = True
             continue
         stack.pop()
@@ -271,11 +279,19 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys):
         frames = range(first_last[0], first_last[1] + 1) if first_last else sorted(frames_seen)
         w, h = meta.size
         for fr in frames:
-            b.cover(keys(_frame_name(fr), path=path, entry=f"frame {fr}"), ann, width=w, height=h,
-                    file_idx=f, entry=f"frame {fr}")
+            b.cover(
+                keys(_frame_name(fr), path=path, entry=f"frame {fr}"),
+                ann,
+                width=w,
+                height=h,
+                file_idx=f,
+                entry=f"frame {fr}",
+            )
         saw_content = True
     if not saw_content:
-        raise reader_error(path, None, "no <image> or <track> elements: neither images nor annotations")
+        raise reader_error(
+            path, None, "no <image> or <track> elements: neither images nor annotations"
+        )
 
 
 def _frame_name(frame: int) -> str:
@@ -342,10 +358,20 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys):
         counts[tag] = j + 1
         entry = f"{ientry} {tag}[{j}]"
         if tag not in _SUPPORTED:
-            detail = ("a tag (an image-level label, not a shape)" if tag == "tag"
-                      else f"<{tag}> shapes are not supported (only box and polygon)")
-            b.drop(path, entry, "unsupported_shape", detail, item=item, annotator=annotator,
-                   record={"tag": tag, **shape.attrib})
+            detail = (
+                "a tag (an image-level label, not a shape)"
+                if tag == "tag"
+                else f"<{tag}> shapes are not supported (only box and polygon)"
+            )
+            b.drop(
+                path,
+                entry,
+                "unsupported_shape",
+                detail,
+                item=item,
+                annotator=annotator,
+                record={"tag": tag, **shape.attrib},
+            )
             continue
         try:
             label = shape.get("label") or None  # Datumaro writes label="" for no label
@@ -358,13 +384,26 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys):
             else:
                 ring = _points(path, entry, shape.get("points"))
                 if len(ring) < 6:
-                    b.drop(path, entry, "degenerate_polygon", "a polygon with fewer than 3 points",
-                           item=item, annotator=annotator, record={"tag": tag, **shape.attrib})
+                    b.drop(
+                        path,
+                        entry,
+                        "degenerate_polygon",
+                        "a polygon with fewer than 3 points",
+                        item=item,
+                        annotator=annotator,
+                        record={"tag": tag, **shape.attrib},
+                    )
                     continue
                 b.add_polygon(item, annotator, label, [[ring]], **kw)
         except ReaderError as exc:
-            b.entry_failed(exc, path, entry, item=item, annotator=annotator,
-                           record={"tag": tag, **shape.attrib})
+            b.entry_failed(
+                exc,
+                path,
+                entry,
+                item=item,
+                annotator=annotator,
+                record={"tag": tag, **shape.attrib},
+            )
 
 
 def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen, keys):
@@ -394,9 +433,15 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             fr = int(fr_text)
             frames_seen.add(fr)
             if tag not in _SUPPORTED:
-                b.drop(path, entry, "unsupported_shape", f"<{tag}> track shapes are not supported "
-                       "(only box and polygon)", item=_frame_name(fr), annotator=annotator,
-                       record={"tag": tag, **shape.attrib})
+                b.drop(
+                    path,
+                    entry,
+                    "unsupported_shape",
+                    f"<{tag}> track shapes are not supported (only box and polygon)",
+                    item=_frame_name(fr),
+                    annotator=annotator,
+                    record={"tag": tag, **shape.attrib},
+                )
                 continue
             outside = bool(_bool(shape.get("outside")))
             keyframe = _bool(shape.get("keyframe"))
@@ -406,21 +451,39 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             if label is None and el.get("label") is None:
                 raise reader_error(path, tentry, "missing attribute 'label'")
             extras = {**base, **_shape_extras(path, entry, shape), "keyframe": keyframe}
-            geom = (_box_coords(path, entry, shape) if tag == "box"
-                    else _points(path, entry, shape.get("points")))
+            geom = (
+                _box_coords(path, entry, shape)
+                if tag == "box"
+                else _points(path, entry, shape.get("points"))
+            )
             if tag == "polygon" and len(geom) < 6:
-                b.drop(path, entry, "degenerate_polygon", "a polygon with fewer than 3 points",
-                       item=_frame_name(fr), annotator=annotator, record={"tag": tag, **shape.attrib})
+                b.drop(
+                    path,
+                    entry,
+                    "degenerate_polygon",
+                    "a polygon with fewer than 3 points",
+                    item=_frame_name(fr),
+                    annotator=annotator,
+                    record={"tag": tag, **shape.attrib},
+                )
                 shapes.append((fr, tag, True, keyframe, entry, None, None))  # not drawable
                 continue
             shapes.append((fr, tag, False, keyframe, entry, geom, extras))
         except ReaderError as exc:
-            b.entry_failed(exc, path, entry, annotator=annotator, record={"tag": tag, **shape.attrib})
+            b.entry_failed(
+                exc, path, entry, annotator=annotator, record={"tag": tag, **shape.attrib}
+            )
     shapes.sort(key=lambda s: s[0])
-    for n, (fr, tag, outside, keyframe, entry, geom, extras) in enumerate(shapes):
+    for n, (fr, tag, outside, _keyframe, entry, geom, extras) in enumerate(shapes):
         if n + 1 < len(shapes) and shapes[n + 1][0] == fr:
-            b.drop(path, entry, "duplicate_track_frame", f"track {tid} has two shapes on frame {fr}; "
-                   "the later one was kept", item=_frame_name(fr), annotator=annotator)
+            b.drop(
+                path,
+                entry,
+                "duplicate_track_frame",
+                f"track {tid} has two shapes on frame {fr}; the later one was kept",
+                item=_frame_name(fr),
+                annotator=annotator,
+            )
             continue
         if outside:
             continue
@@ -435,13 +498,18 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             elif nxt is not None and not nxt[2] and nxt[1] == tag and nxt[5] != geom:
                 if tag == "box":  # linear interpolation between two visible boxes
                     t = (g - fr) / (nxt[0] - fr)
-                    shape_geom = tuple(a + (c - a) * t for a, c in zip(geom, nxt[5]))
+                    shape_geom = tuple(a + (c - a) * t for a, c in zip(geom, nxt[5], strict=True))
                     gentry = f"{entry} interpolated to frame {g}"
                 else:
-                    b.drop(path, f"{entry} frames {fr + 1}-{end}", "track_gap_not_interpolated",
-                           f"polygon track {tid}: frames {fr + 1}-{end} between two keyframes are "
-                           "not written in the export (export again from CVAT, which writes them)",
-                           item=item, annotator=annotator)
+                    b.drop(
+                        path,
+                        f"{entry} frames {fr + 1}-{end}",
+                        "track_gap_not_interpolated",
+                        f"polygon track {tid}: frames {fr + 1}-{end} between two keyframes are "
+                        "not written in the export (export again from CVAT, which writes them)",
+                        item=item,
+                        annotator=annotator,
+                    )
                     break
             else:
                 shape_geom = geom  # held: copied until the next shape or the last frame

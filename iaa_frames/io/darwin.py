@@ -12,35 +12,47 @@ from pathlib import Path
 import shapely
 
 from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
-from ._common import (
-    FrameBuilder,
-    check_file,
-    finish,
-    is_number,
-    load_json,
-    reader_error,
-    size_value,
-)
+from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
+from .json_stream import load_json
+from .paths import check_file, reader_error
+from .values import is_number, size_value
 
 __all__ = ["read_darwin"]
 
 _SHAPES = ("polygon", "complex_polygon", "bounding_box")
-_OTHER = ("tag", "keypoint", "line", "ellipse", "skeleton", "mask", "raster_layer", "cuboid",
-          "directional_vector", "string", "text", "attributes", "instance_id")
+_OTHER = (
+    "tag",
+    "keypoint",
+    "line",
+    "ellipse",
+    "skeleton",
+    "mask",
+    "raster_layer",
+    "cuboid",
+    "directional_vector",
+    "string",
+    "text",
+    "attributes",
+    "instance_id",
+)
 
 
 def _sources(path_or_dir, annotator):
     """[(file, annotator from the argument or layout or None, name of the export)]."""
     if isinstance(path_or_dir, Mapping):
         if annotator is not None:
-            raise ParameterError("pass annotator names either as mapping keys or as annotator=, not both")
+            raise ParameterError(
+                "pass annotator names either as mapping keys or as annotator=, not both"
+            )
         out = []
         for ann, p in path_or_dir.items():
             out += [(f, ann, ann) for f, _, _ in _sources(p, None)]
         return out
     if not isinstance(path_or_dir, (str, os.PathLike)):
-        raise ParameterError(f"expected a path or a mapping {{annotator: path}}, got {type(path_or_dir).__name__}")
+        raise ParameterError(
+            f"expected a path or a mapping {{annotator: path}}, got {type(path_or_dir).__name__}"
+        )
     p = Path(path_or_dir)
     if p.is_dir():
         files = sorted(q for q in p.iterdir() if q.is_file() and q.suffix.lower() == ".json")
@@ -61,7 +73,9 @@ def _sources(path_or_dir, annotator):
 
 def _points(path, entry, pts, name):
     if not isinstance(pts, list):
-        raise reader_error(path, entry, f"{name} must be a list of {{x, y}} points, got {type(pts).__name__}")
+        raise reader_error(
+            path, entry, f"{name} must be a list of {{x, y}} points, got {type(pts).__name__}"
+        )
     ring = []
     for pt in pts:
         if not isinstance(pt, dict) or not is_number(pt.get("x")) or not is_number(pt.get("y")):
@@ -77,7 +91,9 @@ def _points(path, entry, pts, name):
 def _even_odd(rings):
     """Several paths of one polygon, filled with the even-odd rule: a path inside another
     is a hole, disjoint paths are separate parts."""
-    polys = [shapely.make_valid(shapely.Polygon(list(zip(r[::2], r[1::2])))) for r in rings]
+    polys = [
+        shapely.make_valid(shapely.Polygon(list(zip(r[::2], r[1::2], strict=True)))) for r in rings
+    ]
     return reduce(shapely.symmetric_difference, polys)
 
 
@@ -102,8 +118,14 @@ def _annotator_of(ann):
     return None
 
 
-def read_darwin(path_or_dir, *, annotator=None, item_key="name", on_invalid: str = "raise",
-                return_dropped: bool = False):
+def read_darwin(
+    path_or_dir,
+    *,
+    annotator=None,
+    item_key="name",
+    on_invalid: str = "raise",
+    return_dropped: bool = False,
+):
     """Read V7 Darwin JSON 2.0 exports.
 
     Parameters
@@ -179,10 +201,14 @@ def read_darwin(path_or_dir, *, annotator=None, item_key="name", on_invalid: str
         if _read_file(path, ann_name, export, b, keys):
             unnamed[export] = unnamed.get(export, 0) + 1
     for export, n in unnamed.items():
-        warnings.warn(AnnotatorNameWarning(
-            f"darwin: {n} file(s) of the export {export!r} record no annotator (no 'annotators' "
-            f"on their annotations); their annotator is the export's name {export!r}: pass "
-            "annotator= (or a mapping {annotator: directory}) to name it"), stacklevel=2)
+        warnings.warn(
+            AnnotatorNameWarning(
+                f"darwin: {n} file(s) of the export {export!r} record no annotator (no 'annotators' "
+                f"on their annotations); their annotator is the export's name {export!r}: pass "
+                "annotator= (or a mapping {annotator: directory}) to name it"
+            ),
+            stacklevel=2,
+        )
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
@@ -220,7 +246,8 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
     f = b.add_file(path)
     file_annotator = layout_annotator if layout_annotator is not None else export
     guessed = layout_annotator is None and not any(
-        isinstance(a, dict) and _annotator_of(a) for a in anns)
+        isinstance(a, dict) and _annotator_of(a) for a in anns
+    )
     if not anns:
         b.cover(item, file_annotator, width=w, height=h, file_idx=f, entry="(no annotations)")
     for k, ann in enumerate(anns):
@@ -235,7 +262,9 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
 def _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h):
     entry = f"annotations[{k}]"
     if not isinstance(ann, dict):
-        raise reader_error(path, entry, f"an annotation must be a JSON object, got {type(ann).__name__}")
+        raise reader_error(
+            path, entry, f"an annotation must be a JSON object, got {type(ann).__name__}"
+        )
     aid = ann.get("id")
     if aid is not None:
         entry += f" (id={aid!r})"
@@ -244,29 +273,51 @@ def _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h
     b.cover(item, annotator, width=w, height=h, file_idx=f, entry=entry)
     label = ann.get("name")
     if not isinstance(label, str) or not label:
-        raise reader_error(path, entry, f"'name' (the class) must be a non-empty string, got {label!r}")
+        raise reader_error(
+            path, entry, f"'name' (the class) must be a non-empty string, got {label!r}"
+        )
     extras = None
     if layout_annotator is not None and recorded is not None:
         extras = {"annotators": ", ".join(_people(ann))}
-    kw = {"object_id": aid, "width": w, "height": h, "file_idx": f, "entry": entry, "extras": extras}
+    kw = {
+        "object_id": aid,
+        "width": w,
+        "height": h,
+        "file_idx": f,
+        "entry": entry,
+        "extras": extras,
+    }
     poly = ann.get("polygon", ann.get("complex_polygon"))
     if poly is not None:
         if not isinstance(poly, dict):
-            raise reader_error(path, entry, f"polygon must be a JSON object, got {type(poly).__name__}")
+            raise reader_error(
+                path, entry, f"polygon must be a JSON object, got {type(poly).__name__}"
+            )
         if "paths" in poly:
             paths = poly["paths"]
             if not isinstance(paths, list) or not paths:
                 raise reader_error(path, entry, "polygon.paths must be a non-empty list of paths")
         elif "path" in poly:  # Darwin 1.0 style: one path, or a list of paths (complex)
             path_ = poly["path"]
-            paths = path_ if isinstance(path_, list) and path_ and isinstance(path_[0], list) else [path_]
+            paths = (
+                path_
+                if isinstance(path_, list) and path_ and isinstance(path_[0], list)
+                else [path_]
+            )
         else:
             raise reader_error(path, entry, "polygon has no 'paths'")
         rings = [_points(path, entry, p, f"polygon.paths[{j}]") for j, p in enumerate(paths)]
         rings = [r for r in rings if len(r) >= 6]
         if not rings:
-            b.drop(path, entry, "degenerate_polygon", "a polygon with no path of 3 or more points",
-                   item=item, annotator=annotator, record=ann)
+            b.drop(
+                path,
+                entry,
+                "degenerate_polygon",
+                "a polygon with no path of 3 or more points",
+                item=item,
+                annotator=annotator,
+                record=ann,
+            )
             return
         if len(rings) == 1:
             b.add_polygon(item, annotator, label, [rings], **kw)
@@ -275,7 +326,9 @@ def _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h
     elif ann.get("bounding_box") is not None:
         bb = ann["bounding_box"]
         if not isinstance(bb, dict):
-            raise reader_error(path, entry, f"bounding_box must be a JSON object, got {type(bb).__name__}")
+            raise reader_error(
+                path, entry, f"bounding_box must be a JSON object, got {type(bb).__name__}"
+            )
         vals = []
         for key in ("x", "y", "w", "h"):
             v = bb.get(key)
@@ -286,6 +339,9 @@ def _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h
         b.add_box(item, annotator, label, x, y, x + bw, y + bh, **kw)
     else:
         kind = next((k for k in _OTHER if k in ann), None)
-        detail = (f"a {kind!r} annotation (only polygons and bounding boxes are read)" if kind
-                  else "an annotation with no polygon or bounding_box")
+        detail = (
+            f"a {kind!r} annotation (only polygons and bounding boxes are read)"
+            if kind
+            else "an annotation with no polygon or bounding_box"
+        )
         b.drop(path, entry, "unsupported_shape", detail, item=item, annotator=annotator, record=ann)

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..errors import ParameterError
-from ._common import reader_error
+from .paths import reader_error
 
 __all__ = ["ITEM_KEYS", "ItemKeys", "base_name", "item_key_function", "labelstudio_file", "stem"]
 
@@ -143,16 +143,28 @@ class ItemKeys:
             source = self.pre(source)
         try:
             key = self.func(source)
-        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:  # a user callable
-            raise reader_error(path, entry, f"item_key failed on {raw!r}: {type(exc).__name__}: {exc}") from None
+        except (
+            TypeError,
+            ValueError,
+            KeyError,
+            IndexError,
+            AttributeError,
+        ) as exc:  # a user callable
+            raise reader_error(
+                path, entry, f"item_key failed on {raw!r}: {type(exc).__name__}: {exc}"
+            ) from None
         if key is None or (isinstance(key, str) and not key):
             raise reader_error(path, entry, f"item_key gave an empty item for {raw!r}")
         prev = self.seen.setdefault((scope, key), raw)
         if prev != raw:
             how = self.key if isinstance(self.key, str) else "the item_key function"
-            exc = reader_error(path, entry, f"{prev!r} and {raw!r} both become item {key!r} with "
-                               f"item_key={how!r}; pass item_key='path' (or a function) to keep "
-                               "them apart")
+            exc = reader_error(
+                path,
+                entry,
+                f"{prev!r} and {raw!r} both become item {key!r} with "
+                f"item_key={how!r}; pass item_key='path' (or a function) to keep "
+                "them apart",
+            )
             exc.fatal = True  # a wrong item_key, not a bad entry: never dropped
             raise exc
         self.cache[(scope, raw)] = key

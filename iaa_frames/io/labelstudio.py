@@ -1,3 +1,4 @@
+# Over 400 lines: one format; JSON and JSON-MIN share the region parsing; 87 are documentation.
 """Reader for Label Studio JSON exports: the full "JSON" export (a list of tasks with their
 annotations) and "JSON-MIN" (one flat record per annotation)."""
 
@@ -7,24 +8,31 @@ import math
 import warnings
 
 from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
-from ._common import (
-    FrameBuilder,
-    JSONStream,
-    check_file,
-    finish,
-    is_number,
-    reader_error,
-)
-from .cvat import rotated_rectangle
+from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, labelstudio_file
+from .json_stream import JSONStream
+from .paths import check_file, reader_error
+from .shapes import rotated_rectangle
+from .values import is_number
 
 __all__ = ["read_labelstudio"]
 
 _RECT = {"rectanglelabels": "rectanglelabels", "rectangle": None}
 _POLY = {"polygonlabels": "polygonlabels", "polygon": None}
 # JSON-MIN: keys of a record that are neither data nor regions
-_MIN_META = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time",
-             "agreement", "history", "drafts", "predictions", "meta"}
+_MIN_META = {
+    "id",
+    "annotator",
+    "annotation_id",
+    "created_at",
+    "updated_at",
+    "lead_time",
+    "agreement",
+    "history",
+    "drafts",
+    "predictions",
+    "meta",
+}
 _REGION_KEYS = ("rectanglelabels", "polygonlabels", "labels", "points", "width", "height")
 # results that describe a region drawn by another result (same "id"): kept as columns
 _PER_REGION = {"choices", "textarea", "number", "rating", "datetime", "taxonomy"}
@@ -36,12 +44,20 @@ def _annotator(path, entry, completed_by):
             v = completed_by.get(key)
             if v not in (None, ""):
                 if not isinstance(v, (str, int)) or isinstance(v, bool):
-                    raise reader_error(path, entry, f"completed_by.{key} must be a string or integer, got {v!r}")
+                    raise reader_error(
+                        path, entry, f"completed_by.{key} must be a string or integer, got {v!r}"
+                    )
                 return str(v)
         raise reader_error(path, entry, "completed_by has no email, username or id")
-    if isinstance(completed_by, (int, str)) and not isinstance(completed_by, bool) and completed_by != "":
+    if (
+        isinstance(completed_by, (int, str))
+        and not isinstance(completed_by, bool)
+        and completed_by != ""
+    ):
         return str(completed_by)
-    raise reader_error(path, entry, f"completed_by must be a user id or a dict with email/id, got {completed_by!r}")
+    raise reader_error(
+        path, entry, f"completed_by must be a user id or a dict with email/id, got {completed_by!r}"
+    )
 
 
 def _pct(path, entry, value, key):
@@ -69,14 +85,25 @@ def _label(value, labels_key):
         labels = value.get("labels")
     if isinstance(labels, str):
         labels = [labels]
-    if not isinstance(labels, list) or not labels or not all(isinstance(x, str) and x for x in labels):
+    if (
+        not isinstance(labels, list)
+        or not labels
+        or not all(isinstance(x, str) and x for x in labels)
+    ):
         return None, 0
     return labels[0], len(labels)
 
 
-def read_labelstudio(path, *, item: str = "image", item_key="name", data_key: str | None = None,
-                     annotator: str | None = None, on_invalid: str = "raise",
-                     return_dropped: bool = False):
+def read_labelstudio(
+    path,
+    *,
+    item: str = "image",
+    item_key="name",
+    data_key: str | None = None,
+    annotator: str | None = None,
+    on_invalid: str = "raise",
+    return_dropped: bool = False,
+):
     """Read a Label Studio JSON or JSON-MIN export.
 
     Parameters
@@ -167,16 +194,26 @@ def read_labelstudio(path, *, item: str = "image", item_key="name", data_key: st
     f = b.add_file(path)
     stream = JSONStream(path, top_name="tasks")
     n = 0
-    ctx = {"item": item, "data_key": data_key, "keys": keys, "annotator": annotator,
-           "warned": False}
-    for kind, key, i, task in stream:
+    ctx = {
+        "item": item,
+        "data_key": data_key,
+        "keys": keys,
+        "annotator": annotator,
+        "warned": False,
+    }
+    for _kind, _key, i, task in stream:
         if stream.top != "array":
-            raise reader_error(path, None, "not a Label Studio JSON export: expected a list of tasks, "
-                               "found a JSON object (is this a COCO export?)")
+            raise reader_error(
+                path,
+                None,
+                "not a Label Studio JSON export: expected a list of tasks, "
+                "found a JSON object (is this a COCO export?)",
+            )
         entry = f"tasks[{i}]"
         try:
-            if isinstance(task, dict) and not ("annotations" in task or "completions" in task
-                                               or "data" in task):
+            if isinstance(task, dict) and not (
+                "annotations" in task or "completions" in task or "data" in task
+            ):
                 _min_record(path, f, b, i, task, ctx)
             else:
                 _task(path, f, b, i, task, ctx)
@@ -196,7 +233,9 @@ def _item_of(path, tentry, task, data, ctx):
             raise reader_error(path, tentry, "missing key 'id' (needed with item='task')")
         return tid
     if not isinstance(data, dict):
-        raise reader_error(path, tentry, f"missing or invalid 'data' (a dict holding the image), got {data!r}")
+        raise reader_error(
+            path, tentry, f"missing or invalid 'data' (a dict holding the image), got {data!r}"
+        )
     key = ctx["data_key"]
     if key is None:
         if "image" in data:
@@ -204,8 +243,12 @@ def _item_of(path, tentry, task, data, ctx):
         else:
             strings = [k for k, v in data.items() if isinstance(v, str) and k not in _MIN_META]
             if len(strings) != 1:
-                raise reader_error(path, tentry, f"cannot tell which key of data {sorted(data)} holds the image; "
-                                   "pass data_key= or item='task'")
+                raise reader_error(
+                    path,
+                    tentry,
+                    f"cannot tell which key of data {sorted(data)} holds the image; "
+                    "pass data_key= or item='task'",
+                )
             key = strings[0]
     source = data.get(key)
     if not isinstance(source, str) or not source:
@@ -230,7 +273,11 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
     tw = th = math.nan
     for a in anns:
         for r in (a.get("result") or []) if isinstance(a, dict) else []:
-            if isinstance(r, dict) and is_number(r.get("original_width")) and is_number(r.get("original_height")):
+            if (
+                isinstance(r, dict)
+                and is_number(r.get("original_width"))
+                and is_number(r.get("original_height"))
+            ):
                 tw, th = float(r["original_width"]), float(r["original_height"])
                 break
         if not math.isnan(tw):
@@ -238,7 +285,9 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
     for j, ann in enumerate(anns):
         aentry = f"{tentry} annotations[{j}]"
         if not isinstance(ann, dict):
-            raise reader_error(path, aentry, f"an annotation must be a JSON object, got {type(ann).__name__}")
+            raise reader_error(
+                path, aentry, f"an annotation must be a JSON object, got {type(ann).__name__}"
+            )
         aid = ann.get("id")
         if aid is not None:
             aentry += f" (id={aid})"
@@ -250,18 +299,41 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             b.entry_failed(exc, path, aentry, item=item, record=ann)
             continue
         if ann.get("was_cancelled"):
-            b.drop(path, aentry, "cancelled_annotation", "the annotator skipped (cancelled) the task",
-                   item=item, annotator=annotator, record=None)
+            b.drop(
+                path,
+                aentry,
+                "cancelled_annotation",
+                "the annotator skipped (cancelled) the task",
+                item=item,
+                annotator=annotator,
+                record=None,
+            )
             continue
         result = ann.get("result")
         if result is None:
             result = []
         if not isinstance(result, list):
-            b.entry_failed(reader_error(path, aentry, f"'result' must be a list, got {type(result).__name__}"),
-                           path, aentry, item=item, annotator=annotator, record=ann)
+            b.entry_failed(
+                reader_error(path, aentry, f"'result' must be a list, got {type(result).__name__}"),
+                path,
+                aentry,
+                item=item,
+                annotator=annotator,
+                record=ann,
+            )
             continue
         b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=aentry)
-        _results(path, f, b, aentry, item, annotator, aid if aid is not None else f"{tid}.{j}", tid, result)
+        _results(
+            path,
+            f,
+            b,
+            aentry,
+            item,
+            annotator,
+            aid if aid is not None else f"{tid}.{j}",
+            tid,
+            result,
+        )
 
 
 def _results(path, f, b, aentry, item, annotator, aid, tid, result):
@@ -271,14 +343,18 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result):
         rentry = f"{aentry} result[{k}]"
         try:
             if not isinstance(r, dict):
-                raise reader_error(path, rentry, f"a result must be a JSON object, got {type(r).__name__}")
+                raise reader_error(
+                    path, rentry, f"a result must be a JSON object, got {type(r).__name__}"
+                )
             rtype = r.get("type")
             if not isinstance(rtype, str):
                 raise reader_error(path, rentry, f"missing or invalid 'type', got {rtype!r}")
             value = r.get("value")
             if rtype in _RECT or rtype in _POLY:
                 if not isinstance(value, dict):
-                    raise reader_error(path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}")
+                    raise reader_error(
+                        path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}"
+                    )
                 regions.setdefault(r.get("id", f"#{k}"), []).append((k, r))
             else:
                 per_region.append((k, r))  # relations, choices, ...: value may be absent
@@ -298,21 +374,55 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result):
                 v = v[0]
             extras_by_region.setdefault(rid, {})[name] = v
         else:
-            b.drop(path, f"{aentry} result[{k}]", "unsupported_result",
-                   f"a {r['type']!r} result (only rectanglelabels and polygonlabels regions are read)",
-                   item=item, annotator=annotator, record=r)
+            b.drop(
+                path,
+                f"{aentry} result[{k}]",
+                "unsupported_result",
+                f"a {r['type']!r} result (only rectanglelabels and polygonlabels regions are read)",
+                item=item,
+                annotator=annotator,
+                record=r,
+            )
     for rid, parts in regions.items():
         for k, r in parts:
             rentry = f"{aentry} result[{k}]"
             try:
-                _region(path, f, b, rentry, item, annotator, aid, tid, rid, len(parts), k, r,
-                        labels_by_region, extras_by_region)
+                _region(
+                    path,
+                    f,
+                    b,
+                    rentry,
+                    item,
+                    annotator,
+                    aid,
+                    tid,
+                    rid,
+                    len(parts),
+                    k,
+                    r,
+                    labels_by_region,
+                    extras_by_region,
+                )
             except ReaderError as exc:
                 b.entry_failed(exc, path, rentry, item=item, annotator=annotator, record=r)
 
 
-def _region(path, f, b, rentry, item, annotator, aid, tid, rid, n_parts, k, r, labels_by_region,
-            extras_by_region):
+def _region(
+    path,
+    f,
+    b,
+    rentry,
+    item,
+    annotator,
+    aid,
+    tid,
+    rid,
+    n_parts,
+    k,
+    r,
+    labels_by_region,
+    extras_by_region,
+):
     """One rectangle or polygon result."""
     rtype, value = r["type"], r["value"]
     labels_key = _RECT.get(rtype, _POLY.get(rtype))
@@ -320,20 +430,40 @@ def _region(path, f, b, rentry, item, annotator, aid, tid, rid, n_parts, k, r, l
     if label is None and rid in labels_by_region:
         label, n_labels = _label(labels_by_region[rid], None)
     if label is None:
-        b.drop(path, rentry, "unlabelled_region", "a region without a label",
-               item=item, annotator=annotator, record=r)
+        b.drop(
+            path,
+            rentry,
+            "unlabelled_region",
+            "a region without a label",
+            item=item,
+            annotator=annotator,
+            record=r,
+        )
         return
     if n_labels > 1:
-        b.drop(path, rentry, "extra_labels_ignored",
-               f"a region with {n_labels} labels: the first ({label!r}) was kept",
-               item=item, annotator=annotator, record=value.get(labels_key or "labels"))
+        b.drop(
+            path,
+            rentry,
+            "extra_labels_ignored",
+            f"a region with {n_labels} labels: the first ({label!r}) was kept",
+            item=item,
+            annotator=annotator,
+            record=value.get(labels_key or "labels"),
+        )
     w = _size(path, rentry, r, "original_width")
     h = _size(path, rentry, r, "original_height")
     if math.isnan(w) or math.isnan(h):
         w = h = 100.0  # percent coordinates, image of 100 x 100 units
     extras = {"task": tid, **extras_by_region.get(rid, {})}
     oid = f"{aid}/{rid}" if n_parts == 1 else f"{aid}/{rid}/{k}"
-    kw = {"object_id": oid, "width": w, "height": h, "file_idx": f, "entry": rentry, "extras": extras}
+    kw = {
+        "object_id": oid,
+        "width": w,
+        "height": h,
+        "file_idx": f,
+        "entry": rentry,
+        "extras": extras,
+    }
     if rtype in _RECT:
         x = _pct(path, rentry, value, "x") * w / 100
         y = _pct(path, rentry, value, "y") * h / 100
@@ -344,25 +474,47 @@ def _region(path, f, b, rentry, item, annotator, aid, tid, rid, n_parts, k, r, l
             raise reader_error(path, rentry, f"rotation must be a number, got {rot!r}")
         if rot % 360:
             extras["rotation"] = float(rot)
-            b.add_polygon(item, annotator, label,
-                          [[rotated_rectangle(x, y, x1, y1, rot, about="top-left")]], **kw)
+            b.add_polygon(
+                item,
+                annotator,
+                label,
+                [[rotated_rectangle(x, y, x1, y1, rot, about="top-left")]],
+                **kw,
+            )
         else:
             b.add_box(item, annotator, label, x, y, x1, y1, **kw)
     else:
         pts = value.get("points")
         if not isinstance(pts, list):
-            raise reader_error(path, rentry, f"value.points must be a list of [x, y] (percent), got {pts!r}")
+            raise reader_error(
+                path, rentry, f"value.points must be a list of [x, y] (percent), got {pts!r}"
+            )
         ring = []
         for p in pts:
-            if (not isinstance(p, list) or len(p) != 2 or not is_number(p[0])
-                    or not is_number(p[1]) or not math.isfinite(p[0]) or not math.isfinite(p[1])):
-                raise reader_error(path, rentry, f"value.points holds {p!r}, not an [x, y] pair of numbers")
+            if (
+                not isinstance(p, list)
+                or len(p) != 2
+                or not is_number(p[0])
+                or not is_number(p[1])
+                or not math.isfinite(p[0])
+                or not math.isfinite(p[1])
+            ):
+                raise reader_error(
+                    path, rentry, f"value.points holds {p!r}, not an [x, y] pair of numbers"
+                )
             ring += [p[0] * w / 100, p[1] * h / 100]
         if len(ring) >= 4 and ring[:2] == ring[-2:]:
             ring = ring[:-2]
         if len(ring) < 6:
-            b.drop(path, rentry, "degenerate_polygon", "a polygon with fewer than 3 points",
-                   item=item, annotator=annotator, record=r)
+            b.drop(
+                path,
+                rentry,
+                "degenerate_polygon",
+                "a polygon with fewer than 3 points",
+                item=item,
+                annotator=annotator,
+                record=r,
+            )
             return
         b.add_polygon(item, annotator, label, [[ring]], **kw)
 
@@ -376,8 +528,12 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
     region values (a list, or one value), and the annotation's ``annotator``."""
     tid = rec.get("id")
     tentry = f"tasks[{i}]" + (f" (id={tid})" if tid is not None else "")
-    region_keys = [k for k, v in rec.items() if k not in _MIN_META and (
-        _is_region(v) or (isinstance(v, list) and v and all(_is_region(x) for x in v)))]
+    region_keys = [
+        k
+        for k, v in rec.items()
+        if k not in _MIN_META
+        and (_is_region(v) or (isinstance(v, list) and v and all(_is_region(x) for x in v)))
+    ]
     data = {k: v for k, v in rec.items() if k not in region_keys}
     item = _item_of(path, tentry, rec, data, ctx)
     who = rec.get("annotator")
@@ -387,9 +543,13 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
             annotator = path.stem
             if not ctx["warned"]:
                 ctx["warned"] = True
-                warnings.warn(AnnotatorNameWarning(
-                    f"{path}: JSON-MIN records without 'annotator'; their annotator is the file "
-                    f"name {annotator!r}: pass annotator= to name it"), stacklevel=4)
+                warnings.warn(
+                    AnnotatorNameWarning(
+                        f"{path}: JSON-MIN records without 'annotator'; their annotator is the file "
+                        f"name {annotator!r}: pass annotator= to name it"
+                    ),
+                    stacklevel=4,
+                )
     else:
         annotator = _annotator(path, tentry, who)
     aid = rec.get("annotation_id", f"{tid}.{i}")

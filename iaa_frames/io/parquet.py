@@ -30,8 +30,16 @@ import shapely
 from ..errors import ParameterError, ReaderError, SchemaError
 from ..frame import validate
 
-__all__ = ["FILE_PATTERN", "METADATA_KEY", "decode_geometry", "item_partitions",
-           "parquet_files", "read_parquet", "read_parquet_file", "to_parquet"]
+__all__ = [
+    "FILE_PATTERN",
+    "METADATA_KEY",
+    "decode_geometry",
+    "item_partitions",
+    "parquet_files",
+    "read_parquet",
+    "read_parquet_file",
+    "to_parquet",
+]
 
 #: Names of the files :func:`to_parquet` writes (``str.format`` with the file number).
 FILE_PATTERN = "part-{:05d}.parquet"
@@ -47,8 +55,10 @@ def _pyarrow():
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - pyarrow is in the test extra
-        raise ImportError("reading and writing Parquet needs the pyarrow package: "
-                          "pip install 'iaa-frames[parquet]'") from exc
+        raise ImportError(
+            "reading and writing Parquet needs the pyarrow package: "
+            "pip install 'iaa-frames[parquet]'"
+        ) from exc
     return pa, pq
 
 
@@ -94,15 +104,18 @@ def decode_geometry(frame: pd.DataFrame, *, source="") -> pd.DataFrame:
     present = np.array([isinstance(v, (bytes, bytearray, memoryview)) for v in raw], dtype=bool)
     other = np.flatnonzero(~present & ~pd.isna(raw))
     if len(other):
-        raise ReaderError(f"{source or 'parquet'}: row {other[0]}: the geometry column must "
-                          f"hold WKB bytes (or null); found {type(raw[other[0]]).__name__}")
+        raise ReaderError(
+            f"{source or 'parquet'}: row {other[0]}: the geometry column must "
+            f"hold WKB bytes (or null); found {type(raw[other[0]]).__name__}"
+        )
     if present.any():
         try:
             out[present] = shapely.from_wkb(raw[present])
         except shapely.errors.GEOSException as exc:
             bad = next(i for i in np.flatnonzero(present) if _bad_wkb(raw[i]))
-            raise ReaderError(f"{source or 'parquet'}: row {bad}: invalid WKB geometry "
-                              f"({exc})") from exc
+            raise ReaderError(
+                f"{source or 'parquet'}: row {bad}: invalid WKB geometry ({exc})"
+            ) from exc
     return frame.assign(geometry=out)
 
 
@@ -117,13 +130,21 @@ def _bad_wkb(value) -> bool:
 def _geo_metadata(geometry: np.ndarray) -> bytes:
     kinds = sorted(set(shapely.get_type_id(geometry[shapely.is_geometry(geometry)]).tolist()))
     names = {3: "Polygon", 6: "MultiPolygon"}
-    return json.dumps({
-        "version": "1.0.0", "primary_column": "geometry",
-        "columns": {"geometry": {"encoding": "WKB",
-                                 "geometry_types": [names.get(k, "Unknown") for k in kinds]
-                                 if kinds else _GEO_TYPES,
-                                 "crs": None}},  # pixel coordinates: no CRS
-    }).encode()
+    return json.dumps(
+        {
+            "version": "1.0.0",
+            "primary_column": "geometry",
+            "columns": {
+                "geometry": {
+                    "encoding": "WKB",
+                    "geometry_types": [names.get(k, "Unknown") for k in kinds]
+                    if kinds
+                    else _GEO_TYPES,
+                    "crs": None,
+                }
+            },  # pixel coordinates: no CRS
+        }
+    ).encode()
 
 
 def item_partitions(item: pd.Series, rows_per_part: int) -> np.ndarray:
@@ -141,8 +162,9 @@ def item_partitions(item: pd.Series, rows_per_part: int) -> np.ndarray:
     return (before // rows_per_part)[codes]
 
 
-def to_parquet(df: pd.DataFrame, path, *, rows_per_file: int = ROWS_PER_FILE,
-               overwrite: bool = False) -> Path:
+def to_parquet(
+    df: pd.DataFrame, path, *, rows_per_file: int = ROWS_PER_FILE, overwrite: bool = False
+) -> Path:
     """Write a tidy annotation frame into a directory of Parquet files, by item.
 
     Parameters
@@ -183,8 +205,11 @@ def to_parquet(df: pd.DataFrame, path, *, rows_per_file: int = ROWS_PER_FILE,
     (True, True)
     """
     pa, pq = _pyarrow()
-    if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, (int, np.integer)) \
-            or rows_per_file < 1:
+    if (
+        isinstance(rows_per_file, bool)
+        or not isinstance(rows_per_file, (int, np.integer))
+        or rows_per_file < 1
+    ):
         raise ParameterError(f"rows_per_file must be a positive integer; got {rows_per_file!r}")
     frame = validate(df)
     out = Path(path)
@@ -192,8 +217,9 @@ def to_parquet(df: pd.DataFrame, path, *, rows_per_file: int = ROWS_PER_FILE,
         raise NotADirectoryError(f"{out} exists and is not a directory")
     old = parquet_files(out) if out.is_dir() else []
     if old and not overwrite:
-        raise FileExistsError(f"{out} already holds {len(old)} Parquet file(s); pass "
-                              "overwrite=True to replace them")
+        raise FileExistsError(
+            f"{out} already holds {len(old)} Parquet file(s); pass overwrite=True to replace them"
+        )
     for f in old:
         f.unlink()
     out.mkdir(parents=True, exist_ok=True)
@@ -206,16 +232,24 @@ def to_parquet(df: pd.DataFrame, path, *, rows_per_file: int = ROWS_PER_FILE,
     frame.attrs = {}  # validate's counts are not data
     bounds = np.searchsorted(file_of, np.arange(int(file_of.max()) + 2 if len(file_of) else 1))
     n_files = max(len(bounds) - 1, 1)
-    layout = {"format_version": 1, "partitioned_by": "item", "geometry_encoding": "WKB",
-              "n_files": n_files, "rows": len(frame), "items": int(frame["item"].nunique())}
+    layout = {
+        "format_version": 1,
+        "partitioned_by": "item",
+        "geometry_encoding": "WKB",
+        "n_files": n_files,
+        "rows": len(frame),
+        "items": int(frame["item"].nunique()),
+    }
     geo = _geo_metadata(geometry)
     for k in range(n_files):
-        part = frame.iloc[bounds[k]:bounds[k + 1]] if len(frame) else frame
+        part = frame.iloc[bounds[k] : bounds[k + 1]] if len(frame) else frame
         try:
             table = pa.Table.from_pandas(part, preserve_index=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-            raise SchemaError(f"the frame cannot be stored in Parquet: {exc} (a column "
-                              "mixes types? convert it, e.g. df['item'].astype(str))") from exc
+            raise SchemaError(
+                f"the frame cannot be stored in Parquet: {exc} (a column "
+                "mixes types? convert it, e.g. df['item'].astype(str))"
+            ) from exc
         meta = dict(table.schema.metadata or {})
         meta[b"geo"] = geo
         meta[METADATA_KEY] = json.dumps({**layout, "file": k}).encode()
@@ -236,8 +270,11 @@ def parquet_files(path) -> list[Path]:
         return [p]
     if not p.is_dir():
         raise FileNotFoundError(f"{p}: no such file or directory")
-    return sorted(f for f in p.iterdir() if f.suffix in (".parquet", ".pq") and f.is_file()
-                  and not f.name.startswith(("_", ".")))
+    return sorted(
+        f
+        for f in p.iterdir()
+        if f.suffix in (".parquet", ".pq") and f.is_file() and not f.name.startswith(("_", "."))
+    )
 
 
 def read_parquet_file(path, *, columns=None) -> pd.DataFrame:

@@ -16,7 +16,10 @@ __all__ = ["SAMPLES", "load_sample", "sample_path"]
 #: Sample name -> (path inside ``iaa_frames/samples``, one-line description).
 SAMPLES = {
     "coco": ("coco", "COCO JSON, one file per annotator (boxes and polygons)"),
-    "coco_raters": ("coco_raters.json", "COCO JSON, one file with rater_id / rater_list (LVIS style)"),
+    "coco_raters": (
+        "coco_raters.json",
+        "COCO JSON, one file with rater_id / rater_list (LVIS style)",
+    ),
     "cvat": ("cvat", "CVAT for images 1.1 XML, one job per annotator (job assignee)"),
     "labelstudio": ("labelstudio.json", "Label Studio JSON export (rectangles and polygons)"),
     "voc": ("voc", "Pascal VOC XML, one directory per annotator (boxes only)"),

@@ -6,16 +6,11 @@ import math
 from collections.abc import Mapping
 
 from ..errors import ReaderError
-from ._common import (
-    FrameBuilder,
-    annotator_dirs,
-    check_dir,
-    finish,
-    parse_xml,
-    reader_error,
-    xml_float,
-)
+from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
+from .paths import annotator_dirs, check_dir, reader_error
+from .safe_xml import parse_xml
+from .values import xml_float
 
 __all__ = ["read_voc"]
 
@@ -27,8 +22,9 @@ def _xml_files(d):
     return sorted(p for p in d.iterdir() if p.is_file() and p.suffix.lower() == ".xml")
 
 
-def read_voc(dir_per_annotator, *, item_key="name", on_invalid: str = "raise",
-             return_dropped: bool = False):
+def read_voc(
+    dir_per_annotator, *, item_key="name", on_invalid: str = "raise", return_dropped: bool = False
+):
     """Read Pascal VOC XML annotations, one directory per annotator.
 
     Parameters
@@ -100,8 +96,12 @@ def read_voc(dir_per_annotator, *, item_key="name", on_invalid: str = "raise",
             dirs = annotator_dirs(root, "read_voc")
             own = _xml_files(root)
             if own and dirs:
-                raise reader_error(root, None, "holds both .xml files and subdirectories: "
-                                   "pass a mapping {annotator: directory}")
+                raise reader_error(
+                    root,
+                    None,
+                    "holds both .xml files and subdirectories: "
+                    "pass a mapping {annotator: directory}",
+                )
             if own:
                 dirs = [(root.name, root)]
             elif not dirs:
@@ -134,7 +134,11 @@ def _flag(path, entry, obj, name):
 def _read_file(path, annotator, b: FrameBuilder, keys: ItemKeys, scope):
     root = parse_xml(path)
     if root.tag != "annotation":
-        raise reader_error(path, None, f"not a VOC annotation: the root element is <{root.tag}>, expected <annotation>")
+        raise reader_error(
+            path,
+            None,
+            f"not a VOC annotation: the root element is <{root.tag}>, expected <annotation>",
+        )
     f = b.add_file(path)
     source = (root.findtext("filename") or "").strip()
     item = keys(source, scope=scope, path=path, entry="<filename>") if source else path.stem
@@ -162,8 +166,15 @@ def _object(path, f, b, obj, name, entry, item, annotator, w, h):
         raise reader_error(path, entry, "missing <name>")
     bb = obj.find("bndbox")
     if bb is None:
-        b.drop(path, entry, "unsupported_shape", "an <object> without <bndbox>",
-               item=item, annotator=annotator, record={"name": name})
+        b.drop(
+            path,
+            entry,
+            "unsupported_shape",
+            "an <object> without <bndbox>",
+            item=item,
+            annotator=annotator,
+            record={"name": name},
+        )
         return
     x0 = xml_float(path, entry, bb, "xmin", attr=False)
     y0 = xml_float(path, entry, bb, "ymin", attr=False)
@@ -179,10 +190,28 @@ def _object(path, f, b, obj, name, entry, item, annotator, w, h):
     pose = obj.findtext("pose")
     if pose is not None:
         extras["pose"] = pose.strip()
-    b.add_box(item, annotator, name, x0, y0, x1, y1, width=w, height=h, file_idx=f,
-              entry=entry, extras=extras)
+    b.add_box(
+        item,
+        annotator,
+        name,
+        x0,
+        y0,
+        x1,
+        y1,
+        width=w,
+        height=h,
+        file_idx=f,
+        entry=entry,
+        extras=extras,
+    )
     for j, part in enumerate(obj.findall("part")):
         pname = (part.findtext("name") or "").strip()
-        b.drop(path, f"{entry} part[{j}]", "unsupported_shape",
-               f"a <part> ({pname or 'unnamed'}) of an object (VOC person layout): only objects are read",
-               item=item, annotator=annotator, record={"object": name, "part": pname})
+        b.drop(
+            path,
+            f"{entry} part[{j}]",
+            "unsupported_shape",
+            f"a <part> ({pname or 'unnamed'}) of an object (VOC person layout): only objects are read",
+            item=item,
+            annotator=annotator,
+            record={"object": name, "part": pname},
+        )

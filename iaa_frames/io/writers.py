@@ -1,3 +1,4 @@
+# Over 400 lines: one writer per export format of the bundled samples, sharing their layout.
 """Minimal writers of the supported formats, used to make the packaged samples.
 
 They write a validated tidy frame the way the annotation tools export it: one file (or
@@ -68,7 +69,7 @@ def _size(row):
 def _rows(df, obj):
     """Per (annotator, item): (size, list of object rows) for every covered item."""
     out = {}
-    for rec, is_obj in zip(df.to_dict("records"), obj):
+    for rec, is_obj in zip(df.to_dict("records"), obj, strict=True):
         key = (rec["annotator"], rec["item"])
         entry = out.setdefault(key, [rec, []])
         if is_obj:
@@ -82,8 +83,10 @@ def _indent(el, level=0):
 
 def _write_xml(root, path: Path):
     _indent(root)
-    path.write_text('<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n",
+        encoding="utf-8",
+    )
 
 
 def write_coco(df, directory, *, suffix=".jpg", decimals=2):
@@ -109,12 +112,19 @@ def write_coco(df, directory, *, suffix=".jpg", decimals=2):
                 continue
             first, objs = by[(ann, it)]
             w, h = _size(first)
-            images.append({"id": image_id[it], "file_name": f"{it}{suffix}", "width": w, "height": h})
+            images.append(
+                {"id": image_id[it], "file_name": f"{it}{suffix}", "width": w, "height": h}
+            )
             for rec in objs:
                 anns.append(_coco_ann(rec, image_id[it], cat_id, decimals))
         path = directory / f"{ann}.json"
-        doc = {"info": {"description": f"annotations by {ann}", "version": "1.0"}, "licenses": [],
-               "images": images, "annotations": anns, "categories": cats}
+        doc = {
+            "info": {"description": f"annotations by {ann}", "version": "1.0"},
+            "licenses": [],
+            "images": images,
+            "annotations": anns,
+            "categories": cats,
+        }
         path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
         paths.append(path)
     return paths
@@ -122,8 +132,11 @@ def write_coco(df, directory, *, suffix=".jpg", decimals=2):
 
 def _coco_ann(rec, iid, cat_id, decimals, extra=None):
     oid = rec["object_id"]
-    a = {"id": int(oid) + 1 if isinstance(oid, (int, np.integer)) else oid, "image_id": iid,
-         "category_id": cat_id[rec["label"]]}
+    a = {
+        "id": int(oid) + 1 if isinstance(oid, (int, np.integer)) else oid,
+        "image_id": iid,
+        "category_id": cat_id[rec["label"]],
+    }
     g = rec["geometry"]
     if g is not None:
         segs = []
@@ -158,15 +171,25 @@ def write_coco_raters(df, path, *, suffix=".jpg", decimals=2):
     for (ann, it), (first, _) in by.items():
         raters[it].append(ann)
         size.setdefault(it, _size(first))
-    images = [{"id": image_id[it], "file_name": f"{it}{suffix}", "width": size[it][0],
-               "height": size[it][1], "rater_list": sorted(raters[it])} for it in items]
+    images = [
+        {
+            "id": image_id[it],
+            "file_name": f"{it}{suffix}",
+            "width": size[it][0],
+            "height": size[it][1],
+            "rater_list": sorted(raters[it]),
+        }
+        for it in items
+    ]
     anns = []
     for (ann, it), (_, objs) in sorted(by.items(), key=lambda kv: (image_id[kv[0][1]], kv[0][0])):
         for rec in objs:
             anns.append(_coco_ann(rec, image_id[it], cat_id, decimals, {"rater_id": ann}))
     cats = [{"id": cat_id[lab], "name": lab} for lab in labels]
-    path.write_text(json.dumps({"images": images, "annotations": anns, "categories": cats}, indent=1),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({"images": images, "annotations": anns, "categories": cats}, indent=1),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -186,8 +209,14 @@ def write_cvat(df, directory, *, suffix=".jpg", decimals=2):
         meta = ET.SubElement(root, "meta")
         job = ET.SubElement(meta, "job")
         mine = [it for it in items if (ann, it) in by]
-        for tag, text in (("id", str(k)), ("size", str(len(mine))), ("mode", "annotation"),
-                          ("overlap", "0"), ("bugtracker", ""), ("subset", "default")):
+        for tag, text in (
+            ("id", str(k)),
+            ("size", str(len(mine))),
+            ("mode", "annotation"),
+            ("overlap", "0"),
+            ("bugtracker", ""),
+            ("subset", "default"),
+        ):
             ET.SubElement(job, tag).text = text
         owner = ET.SubElement(job, "owner")
         ET.SubElement(owner, "username").text = "admin"
@@ -205,16 +234,28 @@ def write_cvat(df, directory, *, suffix=".jpg", decimals=2):
         for it in mine:
             first, objs = by[(ann, it)]
             w, h = _size(first)
-            im = ET.SubElement(root, "image", id=str(items.index(it)), name=f"{it}{suffix}",
-                               width=str(w), height=str(h))
+            im = ET.SubElement(
+                root,
+                "image",
+                id=str(items.index(it)),
+                name=f"{it}{suffix}",
+                width=str(w),
+                height=str(h),
+            )
             for rec in objs:
                 g = rec["geometry"]
                 common = {"label": rec["label"], "source": "manual", "occluded": "0"}
                 if g is None:
-                    ET.SubElement(im, "box", **common, **{
-                        "xtl": f"{rec['x0']:.{decimals}f}", "ytl": f"{rec['y0']:.{decimals}f}",
-                        "xbr": f"{rec['x1']:.{decimals}f}", "ybr": f"{rec['y1']:.{decimals}f}",
-                        "z_order": "0"})
+                    ET.SubElement(
+                        im,
+                        "box",
+                        **common,
+                        xtl=f"{rec['x0']:.{decimals}f}",
+                        ytl=f"{rec['y0']:.{decimals}f}",
+                        xbr=f"{rec['x1']:.{decimals}f}",
+                        ybr=f"{rec['y1']:.{decimals}f}",
+                        z_order="0",
+                    )
                 else:
                     for rings in _rings(g):
                         pts = ";".join(f"{x:.{decimals}f},{y:.{decimals}f}" for x, y in rings[0])
@@ -250,24 +291,63 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
             result = []
             for rec in objs:
                 g = rec["geometry"]
-                base = {"id": f"r{rec['object_id']}", "from_name": "label", "to_name": "image",
-                        "original_width": int(W), "original_height": int(H), "image_rotation": 0}
+                base = {
+                    "id": f"r{rec['object_id']}",
+                    "from_name": "label",
+                    "to_name": "image",
+                    "original_width": int(W),
+                    "original_height": int(H),
+                    "image_rotation": 0,
+                }
                 if g is None:
-                    result.append({**base, "type": "rectanglelabels", "value": {
-                        "x": round(rec["x0"] / W * 100, 6), "y": round(rec["y0"] / H * 100, 6),
-                        "width": round((rec["x1"] - rec["x0"]) / W * 100, 6),
-                        "height": round((rec["y1"] - rec["y0"]) / H * 100, 6),
-                        "rotation": 0, "rectanglelabels": [rec["label"]]}})
+                    result.append(
+                        {
+                            **base,
+                            "type": "rectanglelabels",
+                            "value": {
+                                "x": round(rec["x0"] / W * 100, 6),
+                                "y": round(rec["y0"] / H * 100, 6),
+                                "width": round((rec["x1"] - rec["x0"]) / W * 100, 6),
+                                "height": round((rec["y1"] - rec["y0"]) / H * 100, 6),
+                                "rotation": 0,
+                                "rectanglelabels": [rec["label"]],
+                            },
+                        }
+                    )
                 else:
                     ring = _rings(g)[0][0]
                     pts = [[round(x / W * 100, 6), round(y / H * 100, 6)] for x, y in ring]
-                    result.append({**base, "from_name": "outline", "type": "polygonlabels", "value": {
-                        "points": pts, "closed": True, "polygonlabels": [rec["label"]]}})
-            annotations.append({"id": aid, "completed_by": {"id": user[ann], "email": f"{ann}@example.org"},
-                                "result": result, "was_cancelled": False, "ground_truth": False,
-                                "lead_time": 10.0, "task": t})
-        tasks.append({"id": t, "data": {"image": f"{upload_dir}{it}{suffix}"},
-                      "annotations": annotations, "predictions": []})
+                    result.append(
+                        {
+                            **base,
+                            "from_name": "outline",
+                            "type": "polygonlabels",
+                            "value": {
+                                "points": pts,
+                                "closed": True,
+                                "polygonlabels": [rec["label"]],
+                            },
+                        }
+                    )
+            annotations.append(
+                {
+                    "id": aid,
+                    "completed_by": {"id": user[ann], "email": f"{ann}@example.org"},
+                    "result": result,
+                    "was_cancelled": False,
+                    "ground_truth": False,
+                    "lead_time": 10.0,
+                    "task": t,
+                }
+            )
+        tasks.append(
+            {
+                "id": t,
+                "data": {"image": f"{upload_dir}{it}{suffix}"},
+                "annotations": annotations,
+                "predictions": [],
+            }
+        )
     path.write_text(json.dumps(tasks, indent=1), encoding="utf-8")
     return path
 
@@ -339,13 +419,17 @@ def write_yolo(df, directory, *, classes=None):
             else:
                 parts = _rings(g)
                 if len(parts) != 1:
-                    raise ParameterError("write_yolo writes one polygon per object, not a MultiPolygon")
+                    raise ParameterError(
+                        "write_yolo writes one polygon per object, not a MultiPolygon"
+                    )
                 xy = parts[0][0] / (W, H)
                 lines.append(f"{c} " + " ".join(f"{v:.6f}" for v in xy.ravel()))
         (d / f"{it}.txt").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     (directory / "classes.txt").write_text("".join(c + "\n" for c in classes), encoding="utf-8")
-    pd.DataFrame([(it, w, h) for it, (w, h) in sorted(sizes.items(), key=lambda kv: str(kv[0]))],
-                 columns=["item", "width", "height"]).to_csv(directory / "image_sizes.csv", index=False)
+    pd.DataFrame(
+        [(it, w, h) for it, (w, h) in sorted(sizes.items(), key=lambda kv: str(kv[0]))],
+        columns=["item", "width", "height"],
+    ).to_csv(directory / "image_sizes.csv", index=False)
     return directory
 
 
@@ -363,24 +447,48 @@ def write_darwin(df, directory, *, suffix=".jpg", decimals=2):
         for rec in objs:
             g = rec["geometry"]
             x0, y0, x1, y1 = (_r(rec[c], decimals) for c in ("x0", "y0", "x1", "y1"))
-            a = {"bounding_box": {"h": _r(y1 - y0, decimals), "w": _r(x1 - x0, decimals), "x": x0, "y": y0},
-                 "id": f"{int(rec['object_id']):08d}-0000-4000-8000-000000000000"
-                 if isinstance(rec["object_id"], (int, np.integer)) else str(rec["object_id"]),
-                 "name": rec["label"], "properties": [], "slot_names": ["0"],
-                 "annotators": [{"email": f"{ann}@example.org", "full_name": ann.title()}],
-                 "reviewers": []}
+            a = {
+                "bounding_box": {
+                    "h": _r(y1 - y0, decimals),
+                    "w": _r(x1 - x0, decimals),
+                    "x": x0,
+                    "y": y0,
+                },
+                "id": f"{int(rec['object_id']):08d}-0000-4000-8000-000000000000"
+                if isinstance(rec["object_id"], (int, np.integer))
+                else str(rec["object_id"]),
+                "name": rec["label"],
+                "properties": [],
+                "slot_names": ["0"],
+                "annotators": [{"email": f"{ann}@example.org", "full_name": ann.title()}],
+                "reviewers": [],
+            }
             if g is not None:
                 paths = []
                 for rings in _rings(g):
                     for ring in rings:
-                        paths.append([{"x": _r(x, decimals), "y": _r(y, decimals)} for x, y in ring])
+                        paths.append(
+                            [{"x": _r(x, decimals), "y": _r(y, decimals)} for x, y in ring]
+                        )
                 a["polygon"] = {"paths": paths}
             annotations.append(a)
-        doc = {"version": "2.0",
-               "schema_ref": "https://darwin-public.s3.eu-west-1.amazonaws.com/darwin_json/2.0/schema.json",
-               "item": {"name": f"{it}{suffix}", "path": "/",
-                        "slots": [{"type": "image", "slot_name": "0", "width": w, "height": h,
-                                   "source_files": [{"file_name": f"{it}{suffix}"}]}]},
-               "annotations": annotations}
+        doc = {
+            "version": "2.0",
+            "schema_ref": "https://darwin-public.s3.eu-west-1.amazonaws.com/darwin_json/2.0/schema.json",
+            "item": {
+                "name": f"{it}{suffix}",
+                "path": "/",
+                "slots": [
+                    {
+                        "type": "image",
+                        "slot_name": "0",
+                        "width": w,
+                        "height": h,
+                        "source_files": [{"file_name": f"{it}{suffix}"}],
+                    }
+                ],
+            },
+            "annotations": annotations,
+        }
         (d / f"{it}.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
     return directory

@@ -1,145 +1,28 @@
+# Over 400 lines: one format in its three dialects (Darknet, Ultralytics, OBB/segments); a third is
+# documentation.
 """Reader for YOLO text labels (one ``.txt`` per image, one directory per annotator)."""
 
 from __future__ import annotations
 
 import math
-import os
-import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
-from ._common import (
-    FrameBuilder,
-    annotator_dirs,
-    check_dir,
-    check_file,
-    finish,
-    reader_error,
-)
+from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
+from .paths import annotator_dirs, check_dir, reader_error
+from .yolo_classes import class_names, read_yolo_classes
 
 __all__ = ["read_yolo", "read_yolo_classes"]
 
-_CLASS_FILES = ("classes.txt", "obj.names", "data.yaml", "dataset.yaml")
 _NOT_LABELS = {"classes.txt", "obj.names", "train.txt", "val.txt", "valid.txt", "test.txt"}
 _IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".gif", ".dng", ".mpo"}
 _SPLITS = ("train", "val", "valid", "validation", "test")
-
-
-def _unquote(s: str) -> str:
-    s = s.strip()
-    if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
-        return s[1:-1]
-    return s
-
-
-def _strip_comment(line: str) -> str:
-    # a '#' starts a comment unless it is inside quotes
-    out, quote = [], None
-    for ch in line:
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#":
-            break
-        out.append(ch)
-    return "".join(out).rstrip()
-
-
-def _yaml_names(path: Path, text: str) -> list[str]:
-    """The ``names`` of a YOLO data.yaml: a flow list ``[a, b]``, a block list ``- a``, or
-    a mapping ``0: a``. Nothing else of YAML is interpreted."""
-    lines = [_strip_comment(line) for line in text.splitlines()]
-    for n, line in enumerate(lines):
-        m = re.match(r"^names\s*:\s*(.*)$", line)
-        if not m:
-            continue
-        rest = m.group(1).strip()
-        if rest:
-            if not (rest.startswith("[") and rest.endswith("]")):
-                raise reader_error(path, f"line {n + 1}", "names must be a list [a, b, ...], a block list "
-                                   "or a mapping 0: a; pass classes=[...] instead")
-            items = re.findall(r"""\s*('[^']*'|"[^"]*"|[^,]+)\s*(?:,|$)""", rest[1:-1])
-            return [_unquote(x) for x in items if _unquote(x)]
-        names: dict[int, str] = {}
-        block: list[str] = []
-        for k, sub in enumerate(lines[n + 1:], start=n + 2):
-            if not sub.strip():
-                continue
-            if not sub[0].isspace() and not sub.lstrip().startswith("-"):
-                break
-            s = sub.strip()
-            if s.startswith("- "):
-                block.append(_unquote(s[2:]))
-            elif re.match(r"^\d+\s*:", s):
-                key, _, val = s.partition(":")
-                names[int(key)] = _unquote(val)
-            else:
-                raise reader_error(path, f"line {k}", f"cannot read {s!r} as a class name; pass classes=[...] instead")
-        if block and names:
-            raise reader_error(path, f"line {n + 1}", "names mixes a list and a mapping")
-        if names:
-            if sorted(names) != list(range(len(names))):
-                raise reader_error(path, f"line {n + 1}", f"names keys must be 0..{len(names) - 1}, got {sorted(names)}")
-            return [names[i] for i in range(len(names))]
-        if block:
-            return block
-        raise reader_error(path, f"line {n + 1}", "names is empty")
-    raise reader_error(path, None, "no 'names:' entry")
-
-
-def read_yolo_classes(path) -> list[str]:
-    """Class names from ``classes.txt``/``obj.names`` (one per line) or a YOLO ``data.yaml``.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "data.yaml"
-    >>> _ = p.write_text("path: .\\nnames:\\n  0: cat\\n  1: dog\\n")
-    >>> read_yolo_classes(p)
-    ['cat', 'dog']
-    """
-    path = check_file(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise reader_error(path, None, "not UTF-8 text") from None
-    if path.suffix.lower() in (".yaml", ".yml"):
-        names = _yaml_names(path, text)
-    else:
-        names = [line.strip() for line in text.splitlines() if line.strip()]
-    if not names:
-        raise reader_error(path, None, "no class names")
-    return names
-
-
-def _classes(classes, dirs):
-    if classes is None:
-        for _, d in dirs:
-            for cand in (d, d.parent):
-                for name in _CLASS_FILES:
-                    if (cand / name).is_file():
-                        return read_yolo_classes(cand / name)
-        return None
-    if isinstance(classes, (str, os.PathLike)):
-        return read_yolo_classes(classes)
-    if isinstance(classes, Mapping):
-        if not all(isinstance(k, int) for k in classes):
-            raise ParameterError("classes as a mapping must map class indices (int) to names")
-        return dict(classes)
-    if isinstance(classes, Sequence):
-        names = list(classes)
-        if not all(isinstance(c, str) and c for c in names):
-            raise ParameterError("classes must hold non-empty strings")
-        return names
-    raise ParameterError(f"classes must be a list of names, a mapping, or a path, got {type(classes).__name__}")
 
 
 def _sizes(image_sizes):
@@ -148,21 +31,37 @@ def _sizes(image_sizes):
     if isinstance(image_sizes, pd.DataFrame):
         key = next((c for c in ("item", "stem", "image") if c in image_sizes.columns), None)
         if key is None or "width" not in image_sizes or "height" not in image_sizes:
-            raise ParameterError("image_sizes as a DataFrame needs columns item (or stem), width and height")
+            raise ParameterError(
+                "image_sizes as a DataFrame needs columns item (or stem), width and height"
+            )
         stems = [Path(str(v)).stem for v in image_sizes[key]]
-        return dict(zip(stems, zip(image_sizes["width"].astype(float), image_sizes["height"].astype(float))))
+        return dict(
+            zip(
+                stems,
+                zip(
+                    image_sizes["width"].astype(float),
+                    image_sizes["height"].astype(float),
+                    strict=True,
+                ),
+                strict=True,
+            )
+        )
     if isinstance(image_sizes, Mapping):
         out = {}
         for k, v in image_sizes.items():
             try:
                 w, h = (float(x) for x in v)
             except (TypeError, ValueError):
-                raise ParameterError(f"image_sizes[{k!r}] must be (width, height), got {v!r}") from None
+                raise ParameterError(
+                    f"image_sizes[{k!r}] must be (width, height), got {v!r}"
+                ) from None
             if not (w > 0 and h > 0 and math.isfinite(w) and math.isfinite(h)):
                 raise ParameterError(f"image_sizes[{k!r}] must be positive, got {v!r}")
             out[Path(str(k)).stem] = (w, h)
         return out
-    raise ParameterError("image_sizes must be a mapping {image stem: (width, height)} or a DataFrame")
+    raise ParameterError(
+        "image_sizes must be a mapping {image stem: (width, height)} or a DataFrame"
+    )
 
 
 def _list_files(d: Path) -> list[Path]:
@@ -178,7 +77,9 @@ def _list_files(d: Path) -> list[Path]:
                 if (d / name).is_file():
                     out.append(d / name)
     if not out:
-        out = [d / n for n in ("train.txt", "valid.txt", "val.txt", "test.txt") if (d / n).is_file()]
+        out = [
+            d / n for n in ("train.txt", "valid.txt", "val.txt", "test.txt") if (d / n).is_file()
+        ]
     return out
 
 
@@ -188,10 +89,14 @@ def _is_dataset(d: Path) -> bool:
         return True
     if any((d / sp / "labels").is_dir() for sp in _SPLITS):
         return True
-    if any(p.is_dir() and p.name.startswith("obj_") and p.name.endswith("_data") for p in d.iterdir()):
+    if any(
+        p.is_dir() and p.name.startswith("obj_") and p.name.endswith("_data") for p in d.iterdir()
+    ):
         return True
-    return any(p.is_file() and p.suffix.lower() == ".txt" and p.name.lower() not in _NOT_LABELS
-               for p in d.iterdir())
+    return any(
+        p.is_file() and p.suffix.lower() == ".txt" and p.name.lower() not in _NOT_LABELS
+        for p in d.iterdir()
+    )
 
 
 def _images_by_stem(dirs) -> dict:
@@ -216,7 +121,9 @@ def _label_files(d: Path) -> list[tuple[Path, str | None]]:
     if (d / "labels").is_dir():
         roots = [(d / "labels", d / "images")]
     else:
-        roots = [(d / sp / "labels", d / sp / "images") for sp in _SPLITS if (d / sp / "labels").is_dir()]
+        roots = [
+            (d / sp / "labels", d / sp / "images") for sp in _SPLITS if (d / sp / "labels").is_dir()
+        ]
     if roots:
         out = []
         for lab, img in roots:
@@ -231,31 +138,57 @@ def _label_files(d: Path) -> list[tuple[Path, str | None]]:
     if lists:
         out, seen = [], set()
         for lst in lists:
-            for n, line in enumerate(lst.read_text(encoding="utf-8-sig", errors="replace").splitlines(), 1):
+            for n, line in enumerate(
+                lst.read_text(encoding="utf-8-sig", errors="replace").splitlines(), 1
+            ):
                 line = line.strip()
                 if not line:
                     continue
                 rel = Path(line)
                 cands = [d / rel, *(d / Path(*rel.parts[k:]) for k in range(1, len(rel.parts)))]
-                label = next((c.with_suffix(".txt") for c in cands if c.with_suffix(".txt").is_file()), None)
+                label = next(
+                    (c.with_suffix(".txt") for c in cands if c.with_suffix(".txt").is_file()), None
+                )
                 if label is None:
-                    raise reader_error(lst, f"line {n}", f"no label file {rel.with_suffix('.txt').name!r} "
-                                       f"for the listed image {line!r} (looked in {d})")
+                    raise reader_error(
+                        lst,
+                        f"line {n}",
+                        f"no label file {rel.with_suffix('.txt').name!r} "
+                        f"for the listed image {line!r} (looked in {d})",
+                    )
                 if label not in seen:
                     seen.add(label)
                     out.append((label, line))
         return out
-    files = sorted(p for p in d.iterdir()
-                   if p.is_file() and p.suffix.lower() == ".txt" and p.name.lower() not in _NOT_LABELS)
+    files = sorted(
+        p
+        for p in d.iterdir()
+        if p.is_file() and p.suffix.lower() == ".txt" and p.name.lower() not in _NOT_LABELS
+    )
     for sub in sorted(p for p in d.iterdir() if p.is_dir() and p.name.startswith("obj_")):
         files += sorted(q for q in sub.rglob("*.txt") if q.name.lower() not in _NOT_LABELS)
     images = _images_by_stem(sorted({p.parent for p in files}))
-    return [(p, None if images.get(p.with_suffix("")) is None
-             else str(images[p.with_suffix("")].relative_to(d))) for p in files]
+    return [
+        (
+            p,
+            None
+            if images.get(p.with_suffix("")) is None
+            else str(images[p.with_suffix("")].relative_to(d)),
+        )
+        for p in files
+    ]
 
 
-def read_yolo(dir_per_annotator, *, classes=None, image_sizes=None, annotator: str | None = None,
-              item_key="name", on_invalid: str = "raise", return_dropped: bool = False):
+def read_yolo(
+    dir_per_annotator,
+    *,
+    classes=None,
+    image_sizes=None,
+    annotator: str | None = None,
+    item_key="name",
+    on_invalid: str = "raise",
+    return_dropped: bool = False,
+):
     """Read YOLO text labels, one ``.txt`` per image and one directory per annotator.
 
     Parameters
@@ -337,35 +270,48 @@ def read_yolo(dir_per_annotator, *, classes=None, image_sizes=None, annotator: s
         raise ParameterError(f"annotator must be a non-empty string, got {annotator!r}")
     if isinstance(dir_per_annotator, Mapping):
         if annotator is not None:
-            raise ParameterError("pass annotator names either as mapping keys or as annotator=, not both")
+            raise ParameterError(
+                "pass annotator names either as mapping keys or as annotator=, not both"
+            )
         dirs = annotator_dirs(dir_per_annotator, "read_yolo")
     else:
         root = check_dir(dir_per_annotator)
         if _is_dataset(root):
             if annotator is None:
                 annotator = root.resolve().name
-                warnings.warn(AnnotatorNameWarning(
-                    f"{root}: one YOLO export, and YOLO labels name no annotator; its "
-                    f"annotator is the directory name {annotator!r}: pass annotator= to name it"),
-                    stacklevel=2)
+                warnings.warn(
+                    AnnotatorNameWarning(
+                        f"{root}: one YOLO export, and YOLO labels name no annotator; its "
+                        f"annotator is the directory name {annotator!r}: pass annotator= to name it"
+                    ),
+                    stacklevel=2,
+                )
             dirs = [(annotator, root)]
         else:
             dirs = [(a, d) for a, d in annotator_dirs(root, "read_yolo") if a != "images"]
             if annotator is not None:
-                raise ParameterError(f"{root} holds one export per subdirectory: annotator= names "
-                                     "one export; pass a mapping {annotator: directory} instead")
+                raise ParameterError(
+                    f"{root} holds one export per subdirectory: annotator= names "
+                    "one export; pass a mapping {annotator: directory} instead"
+                )
             if not dirs:
-                raise reader_error(root, None, "no annotator subdirectories and no .txt label files")
-    names = _classes(classes, dirs)
+                raise reader_error(
+                    root, None, "no annotator subdirectories and no .txt label files"
+                )
+    names = class_names(classes, dirs)
     sizes = _sizes(image_sizes)
     b = FrameBuilder("yolo", on_invalid=on_invalid)
     keys = ItemKeys(item_key)
     for ann, d in dirs:
         files = _label_files(d)
         if not files:
-            raise reader_error(d, None, f"no .txt label files for annotator {ann!r} (looked in "
-                               "labels/, <split>/labels/, the image lists of obj.data and the "
-                               "directory itself)")
+            raise reader_error(
+                d,
+                None,
+                f"no .txt label files for annotator {ann!r} (looked in "
+                "labels/, <split>/labels/, the image lists of obj.data and the "
+                "directory itself)",
+            )
         for path, image in files:
             source = image if image is not None else str(path.relative_to(d).with_suffix(""))
             item = keys(source, scope=d, path=path, entry="(file)")
@@ -399,23 +345,48 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder, item):
     is_box = [kind == "box" for _, _, kind, _ in lines]
     if any(is_box):
         a = np.asarray([v[:4] for (_, _, kind, v) in lines if kind == "box"], dtype="float64")
-        corners = np.column_stack([(a[:, 0] - a[:, 2] / 2) * w, (a[:, 1] - a[:, 3] / 2) * h,
-                                   (a[:, 0] + a[:, 2] / 2) * w, (a[:, 1] + a[:, 3] / 2) * h]).tolist()
+        corners = np.column_stack(
+            [
+                (a[:, 0] - a[:, 2] / 2) * w,
+                (a[:, 1] - a[:, 3] / 2) * h,
+                (a[:, 0] + a[:, 2] / 2) * w,
+                (a[:, 1] + a[:, 3] / 2) * h,
+            ]
+        ).tolist()
     j = 0
-    for (entry, label, kind, v) in lines:
+    for entry, label, kind, v in lines:
         if kind == "box":
             x0, y0, x1, y1 = corners[j]
             j += 1
             extras = {"score": v[4]} if len(v) == 5 else None
-            b.add_box(item, annotator, label, x0, y0, x1, y1, width=w, height=h, file_idx=f,
-                      entry=entry, extras=extras)
+            b.add_box(
+                item,
+                annotator,
+                label,
+                x0,
+                y0,
+                x1,
+                y1,
+                width=w,
+                height=h,
+                file_idx=f,
+                entry=entry,
+                extras=extras,
+            )
             continue
         ring = (np.asarray(v, dtype="float64").reshape(-1, 2) * (w, h)).ravel().tolist()
         if ring[:2] == ring[-2:]:
             ring = ring[:-2]
         if len(ring) < 6:
-            b.drop(path, entry, "degenerate_polygon", "a polygon with fewer than 3 distinct points",
-                   item=item, annotator=annotator, record=v)
+            b.drop(
+                path,
+                entry,
+                "degenerate_polygon",
+                "a polygon with fewer than 3 distinct points",
+                item=item,
+                annotator=annotator,
+                record=v,
+            )
             continue
         b.add_polygon(item, annotator, label, [[ring]], width=w, height=h, file_idx=f, entry=entry)
 
@@ -439,12 +410,17 @@ def _line(path, entry, line, tok, names):
     else:
         label = names[c] if c < len(names) else None
     if label is None:
-        raise reader_error(path, entry, f"class index {c} is not defined in classes "
-                           f"({len(names)} names)")
+        raise reader_error(
+            path, entry, f"class index {c} is not defined in classes ({len(names)} names)"
+        )
     k = len(vals)
     if k in (5, 6):
         return (entry, label, "box", vals[1:])
     if k >= 7 and k % 2 == 1:
         return (entry, label, "polygon", vals[1:])
-    raise reader_error(path, entry, f"{k} values: expected 'class cx cy w h' (5, or 6 with a score) "
-                       "or 'class x1 y1 x2 y2 x3 y3 ...' (an odd number >= 7)")
+    raise reader_error(
+        path,
+        entry,
+        f"{k} values: expected 'class cx cy w h' (5, or 6 with a score) "
+        "or 'class x1 y1 x2 y2 x3 y3 ...' (an odd number >= 7)",
+    )

@@ -3,8 +3,10 @@
 Every function takes its data first and keyword-only options after it; axes-level
 functions accept ``ax=`` and return the Axes they drew on, figure-level ones (several
 panels) return the Figure. Computing is kept apart: each figure has a function returning
-the long-form table it draws (:func:`forest_frame`, :func:`profile_frame`, ...). Axis
-labels come from the result's ``long_name`` attrs. Colors: one fixed color per component
+the long-form table it draws (:func:`forest_frame`, :func:`profile_frame`, ...), from the
+views of the result (:mod:`iaa_frames.views`), the distances behind a cell
+(:mod:`iaa_frames.distance_view`) or one item (:mod:`iaa_frames.item_view`); the look
+(colors, sizes, notes) is in :mod:`iaa_frames.plot.style`. Axis labels come from the result's ``long_name`` attrs. Colors: one fixed color per component
 (seaborn's colorblind palette) and one per annotator (:func:`annotator_colors`, the same in
 every figure of a result); labels in one order everywhere (:func:`label_order`). Figures
 are sized for print: 8 pt text, 7 in wide by default, readable at 3.5 in (``width=3.5``).
@@ -23,10 +25,11 @@ how many were left out.
 :func:`worst_items`      a grid of the worst items drawn by :func:`item` (Figure)
 :func:`confusion`        label confusion of matched pairs, α per class (Axes)
 :func:`ranking`          annotators by partner-corrected quality vs raw PQ (Axes)
+:func:`threshold_curve`  every component against the match threshold τ, CI bands (Axes)
 =======================  ================================================================
 """
 
-from ._style import ANNOTATOR_PALETTE, annotator_colors, label_order, theme
+from ..views import label_order
 from .accessor import FramePlots, ResultPlots
 from .agreement import agreement, forest, forest_frame
 from .annotators import annotators, profile_frame
@@ -37,6 +40,8 @@ from .item import item, item_view, worst_items
 from .items import items
 from .pairwise import pairwise, pairwise_frame
 from .ranking import ranking, ranking_frame
+from .style import ANNOTATOR_PALETTE, annotator_colors, theme
+from .threshold import threshold_curve, threshold_frame
 
 __all__ = [
     "ANNOTATOR_PALETTE",
@@ -63,5 +68,7 @@ __all__ = [
     "ranking",
     "ranking_frame",
     "sample_summary",
+    "threshold_curve",
+    "threshold_frame",
     "worst_items",
 ]

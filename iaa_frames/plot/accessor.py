@@ -1,3 +1,5 @@
+# Over 400 lines: one thin method per figure with its full keyword signature (for completion in
+# Jupyter); no logic.
 """``res.iaa.plot`` and ``df.iaa.plot``: the figures of a result, of a frame.
 
 :class:`ResultPlots` draws one agreement result with :mod:`iaa_frames.plot`; the figures
@@ -18,10 +20,11 @@ from collections.abc import Callable
 import pandas as pd
 import xarray as xr
 
-from ..distances import DEFAULT_DISTANCE
 from ..engine import DEFAULT_N_BOOT
 from ..frame import ALL
-from ..pairs import DEFAULT_N_CHANCE, PairTables
+from ..pairs import PairTables
+from ..settings import DEFAULTS
+from ..thresholds import DEFAULT_SWEEP
 
 __all__ = ["FramePlots", "ResultPlots"]
 
@@ -32,6 +35,7 @@ _FIGURES = {
     "pairwise()": "annotator x annotator heatmap of a component",
     "distributions()": "within-item vs chance distances, ECDFs and the KS gap",
     "items()": "the items that carry the most disagreement",
+    "threshold_curve()": "every component against the match threshold τ (a sweep)",
 }
 
 
@@ -71,13 +75,24 @@ class ResultPlots:
         if self._tables is None:
             from ..errors import IAAError
 
-            raise IAAError("this figure needs the pair tables of the result; compute it "
-                           "with df.iaa.agreement() or attach them with res.iaa.use_tables()")
+            raise IAAError(
+                "this figure needs the pair tables of the result; compute it "
+                "with df.iaa.agreement() or attach them with res.iaa.use_tables()"
+            )
         return self._tables()
 
-    def forest(self, *, components=None, label: str | None = None,
-               annotator: str | None = None, top: int | None = 20, raw_iou: bool = True,
-               width: float | None = None, height: float | None = None, axes=None):
+    def forest(
+        self,
+        *,
+        components=None,
+        label: str | None = None,
+        annotator: str | None = None,
+        top: int | None = 20,
+        raw_iou: bool = True,
+        width: float | None = None,
+        height: float | None = None,
+        axes=None,
+    ):
         """Forest plot: :func:`iaa_frames.plot.agreement` (rows are labels; with
         ``label=``, rows are the annotators on that label).
 
@@ -87,15 +102,29 @@ class ResultPlots:
         """
         from .agreement import agreement
 
-        return agreement(self._result, components=components, label=label,
-                         annotator=annotator, top=top, raw_iou=raw_iou, width=width,
-                         height=height, axes=axes)
+        return agreement(
+            self._result,
+            components=components,
+            label=label,
+            annotator=annotator,
+            top=top,
+            raw_iou=raw_iou,
+            width=width,
+            height=height,
+            axes=axes,
+        )
 
     agreement = forest
 
-    def decomposition(self, *, components=("detection", "classification", "localization"),
-                      annotator: str = ALL, top: int | None = 15,
-                      width: float | None = None, ax=None):
+    def decomposition(
+        self,
+        *,
+        components=("detection", "classification", "localization"),
+        annotator: str = ALL,
+        top: int | None = 15,
+        width: float | None = None,
+        ax=None,
+    ):
         """:func:`iaa_frames.plot.decomposition` of this result.
 
         Returns
@@ -104,13 +133,19 @@ class ResultPlots:
         """
         from .decomposition import decomposition
 
-        return decomposition(self._result, components=components, annotator=annotator,
-                             top=top, width=width, ax=ax)
+        return decomposition(
+            self._result, components=components, annotator=annotator, top=top, width=width, ax=ax
+        )
 
-    def annotators(self, *, components=("detection", "classification", "localization",
-                                        "overall"),
-                   label: str = ALL, top: int | None = 10, width: float | None = None,
-                   ax=None):
+    def annotators(
+        self,
+        *,
+        components=("detection", "classification", "localization", "overall"),
+        label: str = ALL,
+        top: int | None = 10,
+        width: float | None = None,
+        ax=None,
+    ):
         """:func:`iaa_frames.plot.annotators` of this result.
 
         Returns
@@ -119,12 +154,20 @@ class ResultPlots:
         """
         from .annotators import annotators
 
-        return annotators(self._result, components=components, label=label, top=top,
-                          width=width, ax=ax)
+        return annotators(
+            self._result, components=components, label=label, top=top, width=width, ax=ax
+        )
 
-    def pairwise(self, *, component: str = "localization", label: str = ALL,
-                 top: int | None = 30, annot: bool | None = None,
-                 width: float | None = None, ax=None):
+    def pairwise(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        top: int | None = 30,
+        annot: bool | None = None,
+        width: float | None = None,
+        ax=None,
+    ):
         """:func:`iaa_frames.plot.pairwise` of this result's annotator pairs.
 
         Returns
@@ -138,13 +181,20 @@ class ResultPlots:
         try:
             matrix = self._result.iaa.pairwise(component=component, label=label)
         except IAAError:  # not cached: from the tables given
-            matrix = pairwise_from_tables(self._need_tables(), component=component,
-                                          label=label)
+            matrix = pairwise_from_tables(self._need_tables(), component=component, label=label)
         return pairwise(matrix, top=top, annot=annot, width=width, ax=ax)
 
-    def distributions(self, *, component: str = "localization", by: str | None = None,
-                      kind: str = "hist", top: int | None = 5, ncols: int | None = None,
-                      bins: int = 30, width: float | None = None):
+    def distributions(
+        self,
+        *,
+        component: str = "localization",
+        by: str | None = None,
+        kind: str = "hist",
+        top: int | None = 5,
+        ncols: int | None = None,
+        bins: int = 30,
+        width: float | None = None,
+    ):
         """:func:`iaa_frames.plot.distributions` of this result's pair tables.
 
         Returns
@@ -153,12 +203,27 @@ class ResultPlots:
         """
         from .distributions import distributions
 
-        return distributions(self._need_tables(), component=component, by=by, kind=kind,
-                             top=top, ncols=ncols, bins=bins, width=width)
+        return distributions(
+            self._need_tables(),
+            component=component,
+            by=by,
+            kind=kind,
+            top=top,
+            ncols=ncols,
+            bins=bins,
+            width=width,
+        )
 
-    def items(self, *, component: str = "localization", label: str = ALL,
-              top: int | None = 15, sort: str = "excess", width: float | None = None,
-              ax=None):
+    def items(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        top: int | None = 15,
+        sort: str = "excess",
+        width: float | None = None,
+        ax=None,
+    ):
         """:func:`iaa_frames.plot.items` of this result's item drilldown.
 
         Returns
@@ -172,9 +237,43 @@ class ResultPlots:
         try:
             table = self._result.iaa.items(component=component, label=label, sort=sort)
         except IAAError:  # not cached: from the tables given
-            table = item_table(self._need_tables(), component=component, label=label,
-                               sort=sort)
+            table = item_table(self._need_tables(), component=component, label=label, sort=sort)
         return items(table, top=top, width=width, ax=ax)
+
+    def threshold_curve(
+        self,
+        *,
+        label: str = ALL,
+        annotator: str = ALL,
+        components=("detection", "classification", "localization", "overall"),
+        width: float | None = None,
+        ax=None,
+    ):
+        """:func:`iaa_frames.plot.threshold_curve` of this result, which must have a
+        ``threshold`` dimension (computed with several ``match_threshold`` values).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Examples
+        --------
+        >>> import iaa_frames as iaf
+        >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=0,
+        ...                     match_threshold=[0.3, 0.5, 0.7])
+        >>> res.iaa.plot.threshold_curve(components=["localization"]).get_ylabel()
+        'chance-corrected agreement'
+        """
+        from .threshold import threshold_curve
+
+        return threshold_curve(
+            self._result,
+            label=label,
+            annotator=annotator,
+            components=components,
+            width=width,
+            ax=ax,
+        )
 
 
 class FramePlots:
@@ -199,155 +298,328 @@ class FramePlots:
     def __repr__(self) -> str:
         return _repr("df.iaa.plot")
 
-    def _plots(self, distance, match_threshold, n_chance, n_boot, seed, overall,
-               progress) -> ResultPlots:
-        res = self._df.iaa.agreement(distance=distance, match_threshold=match_threshold,
-                                     n_chance=n_chance, n_boot=n_boot, seed=seed,
-                                     overall=overall, progress=progress)
+    def _plots(
+        self, distance, match_threshold, n_chance, n_boot, seed, overall, progress
+    ) -> ResultPlots:
+        res = self._df.iaa.agreement(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            n_boot=n_boot,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
         return res.iaa.plot
 
-    def forest(self, *, components=None, label: str | None = None,
-               annotator: str | None = None, top: int | None = 20, raw_iou: bool = True,
-               width: float | None = None, height: float | None = None, axes=None,
-               distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-               n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
-               seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+    def forest(
+        self,
+        *,
+        components=None,
+        label: str | None = None,
+        annotator: str | None = None,
+        top: int | None = 20,
+        raw_iou: bool = True,
+        width: float | None = None,
+        height: float | None = None,
+        axes=None,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ):
         """Forest plot of this frame's agreement: :meth:`ResultPlots.forest`.
 
         Returns
         -------
         matplotlib.figure.Figure
         """
-        return self._plots(distance, match_threshold, n_chance, n_boot, seed, overall,
-                           progress).forest(components=components, label=label,
-                                            annotator=annotator, top=top, raw_iou=raw_iou,
-                                            width=width, height=height, axes=axes)
+        return self._plots(
+            distance, match_threshold, n_chance, n_boot, seed, overall, progress
+        ).forest(
+            components=components,
+            label=label,
+            annotator=annotator,
+            top=top,
+            raw_iou=raw_iou,
+            width=width,
+            height=height,
+            axes=axes,
+        )
 
     agreement = forest
 
-    def decomposition(self, *, components=("detection", "classification", "localization"),
-                      annotator: str = ALL, top: int | None = 15,
-                      width: float | None = None, ax=None, distance=DEFAULT_DISTANCE,
-                      match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                      n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-                      progress: bool | None = None):
+    def decomposition(
+        self,
+        *,
+        components=("detection", "classification", "localization"),
+        annotator: str = ALL,
+        top: int | None = 15,
+        width: float | None = None,
+        ax=None,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ):
         """:meth:`ResultPlots.decomposition` of this frame's result.
 
         Returns
         -------
         matplotlib.axes.Axes
         """
-        return self._plots(distance, match_threshold, n_chance, n_boot, seed, overall,
-                           progress).decomposition(components=components,
-                                                   annotator=annotator, top=top,
-                                                   width=width, ax=ax)
+        return self._plots(
+            distance, match_threshold, n_chance, n_boot, seed, overall, progress
+        ).decomposition(components=components, annotator=annotator, top=top, width=width, ax=ax)
 
-    def annotators(self, *, components=("detection", "classification", "localization",
-                                        "overall"),
-                   label: str = ALL, top: int | None = 10, width: float | None = None,
-                   ax=None, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                   n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
-                   seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+    def annotators(
+        self,
+        *,
+        components=("detection", "classification", "localization", "overall"),
+        label: str = ALL,
+        top: int | None = 10,
+        width: float | None = None,
+        ax=None,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ):
         """:meth:`ResultPlots.annotators` of this frame's result.
 
         Returns
         -------
         matplotlib.axes.Axes
         """
-        return self._plots(distance, match_threshold, n_chance, n_boot, seed, overall,
-                           progress).annotators(components=components, label=label,
-                                                top=top, width=width, ax=ax)
+        return self._plots(
+            distance, match_threshold, n_chance, n_boot, seed, overall, progress
+        ).annotators(components=components, label=label, top=top, width=width, ax=ax)
 
-    def pairwise(self, *, component: str = "localization", label: str = ALL,
-                 top: int | None = 30, annot: bool | None = None,
-                 width: float | None = None, ax=None, distance=DEFAULT_DISTANCE,
-                 match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                 n_boot: int = DEFAULT_N_BOOT, seed: int = 0, overall: str = "pooled",
-                 progress: bool | None = None):
+    def pairwise(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        top: int | None = 30,
+        annot: bool | None = None,
+        width: float | None = None,
+        ax=None,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ):
         """:meth:`ResultPlots.pairwise` of this frame.
 
         Returns
         -------
         matplotlib.axes.Axes
         """
-        return self._plots(distance, match_threshold, n_chance, n_boot, seed, overall,
-                           progress).pairwise(component=component, label=label, top=top,
-                                              annot=annot, width=width, ax=ax)
+        return self._plots(
+            distance, match_threshold, n_chance, n_boot, seed, overall, progress
+        ).pairwise(component=component, label=label, top=top, annot=annot, width=width, ax=ax)
 
-    def distributions(self, *, component: str = "localization", by: str | None = None,
-                      kind: str = "hist", top: int | None = 5, ncols: int | None = None,
-                      bins: int = 30, width: float | None = None,
-                      distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                      n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
-                      seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+    def distributions(
+        self,
+        *,
+        component: str = "localization",
+        by: str | None = None,
+        kind: str = "hist",
+        top: int | None = 5,
+        ncols: int | None = None,
+        bins: int = 30,
+        width: float | None = None,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ):
         """:meth:`ResultPlots.distributions` of this frame.
 
         Returns
         -------
         matplotlib.figure.Figure
         """
-        return self._plots(distance, match_threshold, n_chance, n_boot, seed, overall,
-                           progress).distributions(component=component, by=by, kind=kind,
-                                                   top=top, ncols=ncols, bins=bins,
-                                                   width=width)
+        return self._plots(
+            distance, match_threshold, n_chance, n_boot, seed, overall, progress
+        ).distributions(
+            component=component, by=by, kind=kind, top=top, ncols=ncols, bins=bins, width=width
+        )
 
-    def items(self, *, component: str = "localization", label: str = ALL,
-              top: int | None = 15, sort: str = "excess", width: float | None = None,
-              ax=None, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-              n_chance: int = DEFAULT_N_CHANCE, n_boot: int = DEFAULT_N_BOOT,
-              seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+    def items(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        top: int | None = 15,
+        sort: str = "excess",
+        width: float | None = None,
+        ax=None,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ):
         """:meth:`ResultPlots.items` of this frame.
 
         Returns
         -------
         matplotlib.axes.Axes
         """
-        return self._plots(distance, match_threshold, n_chance, n_boot, seed, overall,
-                           progress).items(component=component, label=label, top=top,
-                                           sort=sort, width=width, ax=ax)
+        return self._plots(
+            distance, match_threshold, n_chance, n_boot, seed, overall, progress
+        ).items(component=component, label=label, top=top, sort=sort, width=width, ax=ax)
+
+    def threshold_curve(
+        self,
+        *,
+        label: str = ALL,
+        annotator: str = ALL,
+        components=("detection", "classification", "localization", "overall"),
+        width: float | None = None,
+        ax=None,
+        distance=DEFAULTS.distance,
+        match_threshold=DEFAULT_SWEEP,
+        n_chance: int = DEFAULTS.n_chance,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ):
+        """:meth:`ResultPlots.threshold_curve` of this frame's agreement at every threshold
+        of ``match_threshold`` (by default 0.1, 0.2, ..., 0.9).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        return self._plots(
+            distance, match_threshold, n_chance, n_boot, seed, overall, progress
+        ).threshold_curve(
+            label=label, annotator=annotator, components=components, width=width, ax=ax
+        )
 
     # -- where they disagree ----------------------------------------------------------
 
-    def item(self, item, *, image=None, reference: str | None = None,
-             low_overlap: float | None = 0.8, labels: bool = True, legend: bool = True,
-             colors=None, ax=None, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-             n_chance: int = 1):
+    def item(
+        self,
+        item,
+        *,
+        image=None,
+        reference: str | None = None,
+        low_overlap: float | None = 0.8,
+        labels: bool = True,
+        legend: bool = True,
+        colors=None,
+        ax=None,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+    ):
         """:func:`iaa_frames.plot.item`: every annotator's objects on ``item`` (over
         ``image``, a path or an array, when given), matched pairs linked, conflicts
         marked. Only the item's rows are matched; colours follow every annotator of the
         frame."""
         from .item import item as _plot_item
 
-        return _plot_item(self._df, item, image=image, reference=reference,
-                          low_overlap=low_overlap, labels=labels, legend=legend,
-                          colors=colors, ax=ax, distance=distance,
-                          match_threshold=match_threshold, n_chance=n_chance)
+        return _plot_item(
+            self._df,
+            item,
+            image=image,
+            reference=reference,
+            low_overlap=low_overlap,
+            labels=labels,
+            legend=legend,
+            colors=colors,
+            ax=ax,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+        )
 
-    def worst_items(self, *, n: int = 6, component: str = "localization", ncols: int = 3,
-                    images=None, reference: str | None = None, low_overlap: float | None = 0.8,
-                    panel_width: float = 2.6, distance=DEFAULT_DISTANCE,
-                    match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                    seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+    def worst_items(
+        self,
+        *,
+        n: int = 6,
+        component: str = "localization",
+        ncols: int = 3,
+        images=None,
+        reference: str | None = None,
+        low_overlap: float | None = 0.8,
+        panel_width: float = 2.6,
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ):
         """:func:`iaa_frames.plot.worst_items` of this frame (its cached pair tables)."""
         from .item import worst_items as _plot_worst
 
-        tables = self._df.iaa.tables(distance=distance, match_threshold=match_threshold,
-                                     n_chance=n_chance, seed=seed, overall=overall,
-                                     progress=progress)
-        return _plot_worst(tables, n=n, component=component, ncols=ncols, images=images,
-                           reference=reference, low_overlap=low_overlap,
-                           panel_width=panel_width)
+        tables = self._df.iaa.tables(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return _plot_worst(
+            tables,
+            n=n,
+            component=component,
+            ncols=ncols,
+            images=images,
+            reference=reference,
+            low_overlap=low_overlap,
+            panel_width=panel_width,
+        )
 
-    def confusion(self, *, reference: str | None = None, annotator: str | None = None,
-                  top: int | None = 12, ax=None, cmap: str = "Blues",
-                  distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                  n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-                  progress: bool | None = None):
+    def confusion(
+        self,
+        *,
+        reference: str | None = None,
+        annotator: str | None = None,
+        top: int | None = 12,
+        ax=None,
+        cmap: str = "Blues",
+        distance=DEFAULTS.distance,
+        match_threshold: float = DEFAULTS.match_threshold,
+        n_chance: int = DEFAULTS.n_chance,
+        seed: int = DEFAULTS.seed,
+        overall: str = DEFAULTS.overall,
+        progress: bool | None = DEFAULTS.progress,
+    ):
         """:func:`iaa_frames.plot.confusion` of this frame (its cached pair tables)."""
         from .confusion import confusion as _plot_confusion
 
-        tables = self._df.iaa.tables(distance=distance, match_threshold=match_threshold,
-                                     n_chance=n_chance, seed=seed, overall=overall,
-                                     progress=progress)
-        return _plot_confusion(tables, reference=reference, annotator=annotator, top=top,
-                               ax=ax, cmap=cmap)
+        tables = self._df.iaa.tables(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return _plot_confusion(
+            tables, reference=reference, annotator=annotator, top=top, ax=ax, cmap=cmap
+        )

@@ -8,15 +8,23 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from .. import views
 from ..errors import ParameterError
 from ..frame import ALL
-from . import _style
+from ..result import COMPONENTS
+from . import style
 
 __all__ = ["agreement", "forest", "forest_frame"]
 
 
-def forest_frame(result, *, components=None, label: str | None = None,
-                 annotator: str | None = None, top: int | None = 20) -> pd.DataFrame:
+def forest_frame(
+    result,
+    *,
+    components=None,
+    label: str | None = None,
+    annotator: str | None = None,
+    top: int | None = 20,
+) -> pd.DataFrame:
     """The numbers of the forest plot, in long form.
 
     Parameters
@@ -51,45 +59,68 @@ def forest_frame(result, *, components=None, label: str | None = None,
     >>> forest_frame(res, label="car")["row"].unique().tolist()
     ['(all)', 'A', 'B', 'C']
     """
-    _style.check_dataset(result, ("agreement", "n_units"))
+    views.check_dataset(result, ("agreement", "n_units"))
     comps = _components(result, components)
     if label is not None and annotator is not None:
-        raise ParameterError("give label= (rows are annotators) or annotator= (rows are "
-                             "labels), not both")
+        raise ParameterError(
+            "give label= (rows are annotators) or annotator= (rows are labels), not both"
+        )
     if label is not None:
         along, fixed_dim, fixed = "annotator", "label", label
     else:
         along, fixed_dim, fixed = "label", "annotator", ALL if annotator is None else annotator
     if fixed not in [str(v) for v in result[fixed_dim].values]:
-        raise ParameterError(f"unknown {fixed_dim} {fixed!r}; the result has "
-                             f"{[str(v) for v in result[fixed_dim].values]}")
+        raise ParameterError(
+            f"unknown {fixed_dim} {fixed!r}; the result has "
+            f"{[str(v) for v in result[fixed_dim].values]}"
+        )
     # support of the rows at the fixed coordinate (relabelled "(all)" for top_by_support)
     at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})
-    rows, hidden = _style.top_by_support(at_fixed, along, top)
+    rows, hidden = views.top_by_support(at_fixed, along, top)
     if along == "annotator":  # annotators in name order (their colors' order)
         rows = [ALL] + sorted(r for r in rows if r != ALL)
     sub = result.sel({"component": comps, along: rows, fixed_dim: fixed})
-    variables = [v for v in ("agreement", "ci_low", "ci_high", "raw_iou", "n_units", "note")
-                 if v in sub.data_vars]
+    variables = [
+        v
+        for v in ("agreement", "ci_low", "ci_high", "raw_iou", "n_units", "note")
+        if v in sub.data_vars
+    ]
     frame = sub[variables].to_dataframe().reset_index().rename(columns={along: "row"})
     for v in ("ci_low", "ci_high", "raw_iou"):
         if v not in frame:
             frame[v] = np.nan
     if "note" not in frame:
         frame["note"] = ""
-    frame["measure"] = [_style.measure_of(result, c) for c in frame["component"]]
-    frame = frame[["component", "measure", "row", "agreement", "ci_low", "ci_high",
-                   "raw_iou", "n_units", "note"]]
-    frame.attrs = {"rows": along, "fixed": fixed, "fixed_dim": fixed_dim,
-                   "n_hidden": hidden, "top": top}
+    frame["measure"] = [views.measure_of(result, c) for c in frame["component"]]
+    frame = frame[
+        [
+            "component",
+            "measure",
+            "row",
+            "agreement",
+            "ci_low",
+            "ci_high",
+            "raw_iou",
+            "n_units",
+            "note",
+        ]
+    ]
+    frame.attrs = {
+        "rows": along,
+        "fixed": fixed,
+        "fixed_dim": fixed_dim,
+        "n_hidden": hidden,
+        "top": top,
+    }
     return frame
 
 
 def _components(result, components):
     available = [str(c) for c in result["component"].values]
     if components is None:
-        return [c for c in _style.COMPONENTS if c in available] + \
-            [c for c in available if c not in _style.COMPONENTS]
+        return [c for c in COMPONENTS if c in available] + [
+            c for c in available if c not in COMPONENTS
+        ]
     if isinstance(components, str):
         components = [components]
     unknown = [c for c in components if c not in available]
@@ -98,13 +129,22 @@ def _components(result, components):
     return list(components)
 
 
-_MIN_PANEL = 1.15   # inches: narrowest readable panel
-_RAW = "raw IoU"    # the extra panel
+_MIN_PANEL = 1.15  # inches: narrowest readable panel
+_RAW = "raw IoU"  # the extra panel
 
 
-def agreement(result, *, components=None, label: str | None = None,
-              annotator: str | None = None, top: int | None = 20, raw_iou: bool = True,
-              width: float | None = None, height: float | None = None, axes=None):
+def agreement(
+    result,
+    *,
+    components=None,
+    label: str | None = None,
+    annotator: str | None = None,
+    top: int | None = 20,
+    raw_iou: bool = True,
+    width: float | None = None,
+    height: float | None = None,
+    axes=None,
+):
     """Forest plot: agreement with bootstrap CIs, one panel per component.
 
     Each row (a label, or with ``label=`` an annotator) is a dot at its agreement (σ or
@@ -151,51 +191,56 @@ def agreement(result, *, components=None, label: str | None = None,
     >>> [ax.get_title() for ax in fig.axes]
     ['detection σ', 'localization σ', 'raw IoU']
     """
-    frame = forest_frame(result, components=components, label=label, annotator=annotator,
-                         top=top)
+    frame = forest_frame(result, components=components, label=label, annotator=annotator, top=top)
     comps = list(dict.fromkeys(frame["component"]))
     rows = list(dict.fromkeys(frame["row"]))
     panels = list(comps)
-    has_raw = raw_iou and "localization" in comps and bool(np.isfinite(
-        frame.loc[frame["component"] == "localization", "raw_iou"]).any())
+    has_raw = (
+        raw_iou
+        and "localization" in comps
+        and bool(np.isfinite(frame.loc[frame["component"] == "localization", "raw_iou"]).any())
+    )
     if has_raw:
         panels.insert(panels.index("localization") + 1, _RAW)
-    with _style.theme():
+    with style.theme():
         if axes is None:
             fig, axes = _figure(len(panels), len(rows), width, height)
         else:
             axes = list(np.ravel(axes))
             if len(axes) != len(panels):
-                raise ParameterError(f"axes must hold {len(panels)} Axes (one per panel: "
-                                     f"{panels}); got {len(axes)}")
+                raise ParameterError(
+                    f"axes must hold {len(panels)} Axes (one per panel: {panels}); got {len(axes)}"
+                )
             fig = axes[0].figure
         y_of = {r: i for i, r in enumerate(rows)}
-        colors = _style.annotator_colors(result) if frame.attrs["rows"] == "annotator" \
-            else None
+        colors = style.annotator_colors(result) if frame.attrs["rows"] == "annotator" else None
         for k, (ax, comp) in enumerate(zip(axes, panels)):
             if comp == _RAW:
                 _raw_panel(ax, frame[frame["component"] == "localization"], y_of)
             else:
                 sub = frame[frame["component"] == comp]
                 _panel(ax, sub, comp, y_of, colors)
-                ax.set_title(f"{comp} {_style.symbol(sub['measure'].iloc[0])}")
+                ax.set_title(f"{comp} {views.symbol(sub['measure'].iloc[0])}")
             ax.set_yticks(range(len(rows)), rows)
             ax.set_ylim(len(rows) - 0.5, -0.5)
             first_in_row = k % _ncols(fig, axes) == 0 if axes is not None else k == 0
-            ax.tick_params(axis="y", labelleft=first_in_row, length=0 if not first_in_row
-                           else 3)
+            ax.tick_params(axis="y", labelleft=first_in_row, length=0 if not first_in_row else 3)
             if colors is not None and first_in_row:
                 for t in ax.get_yticklabels():
                     t.set_color(colors.get(t.get_text(), "black"))
-        fig.supxlabel(_style.long_name(result["agreement"], "agreement")
-                      + " (0 = chance, 1 = perfect)", fontsize="medium")
+        fig.supxlabel(
+            style.long_name(result["agreement"], "agreement") + " (0 = chance, 1 = perfect)",
+            fontsize="medium",
+        )
         what = frame.attrs["rows"]
         if frame.attrs["fixed"] != ALL:
-            fig.suptitle(f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by "
-                         f"{what}", fontsize="medium")
+            fig.suptitle(
+                f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by {what}",
+                fontsize="medium",
+            )
         has_ci = bool((np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).any())
-        _legend(fig, has_ci, width or _style.WIDTH)
-        _style.note(fig, _style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top))
+        _legend(fig, has_ci, width or style.WIDTH)
+        style.note(fig, style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top))
     return fig
 
 
@@ -205,7 +250,7 @@ def _ncols(fig, axes) -> int:
 
 
 def _figure(n_panels, n_rows, width, height):
-    width = float(width) if width is not None else _style.WIDTH
+    width = float(width) if width is not None else style.WIDTH
     label_room = 0.9
     ncols = max(1, min(n_panels, int((width - label_room) // _MIN_PANEL)))
     nrows = math.ceil(n_panels / ncols)
@@ -222,20 +267,36 @@ def _figure(n_panels, n_rows, width, height):
 
 
 def _panel(ax, sub, comp, y_of, colors=None):
-    color = _style.component_color(comp)
+    color = style.component_color(comp)
     y = np.array([y_of[r] for r in sub["row"]], dtype=float)
     x = sub["agreement"].to_numpy(dtype=float)
     lo, hi = sub["ci_low"].to_numpy(dtype=float), sub["ci_high"].to_numpy(dtype=float)
     has_ci = np.isfinite(lo) & np.isfinite(hi)
-    _style.chance_line(ax)
+    style.chance_line(ax)
     if has_ci.any():
         ax.hlines(y[has_ci], lo[has_ci], hi[has_ci], color=color, linewidth=1.4, gid="ci")
     ok = np.isfinite(x)
-    ax.plot(x[ok], y[ok], "o", color=color, markersize=4.5, gid="estimate",
-            markeredgecolor="white", markeredgewidth=0.5)
+    ax.plot(
+        x[ok],
+        y[ok],
+        "o",
+        color=color,
+        markersize=4.5,
+        gid="estimate",
+        markeredgecolor="white",
+        markeredgewidth=0.5,
+    )
     for yy in y[~ok]:
-        ax.text(0.04, yy, "n/a", transform=ax.get_yaxis_transform(), va="center",
-                fontsize="small", color=_style.grey(), gid="undefined")
+        ax.text(
+            0.04,
+            yy,
+            "n/a",
+            transform=ax.get_yaxis_transform(),
+            va="center",
+            fontsize="small",
+            color=style.grey(),
+            gid="undefined",
+        )
     if 0 in y:  # separate "(all)" from the rest
         ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
     finite = np.concatenate([x[ok], lo[has_ci], hi[has_ci]])
@@ -250,30 +311,54 @@ def _raw_panel(ax, sub, y_of):
     y = np.array([y_of[r] for r in sub["row"]], dtype=float)
     r = sub["raw_iou"].to_numpy(dtype=float)
     fin = np.isfinite(r)
-    ax.plot(r[fin], y[fin], "D", markerfacecolor="none", markeredgecolor=_style.grey(),
-            markersize=4, gid="raw_iou")
+    ax.plot(
+        r[fin],
+        y[fin],
+        "D",
+        markerfacecolor="none",
+        markeredgecolor=style.grey(),
+        markersize=4,
+        gid="raw_iou",
+    )
     for yy in y[~fin]:
-        ax.text(0.04, yy, "n/a", transform=ax.get_yaxis_transform(), va="center",
-                fontsize="small", color=_style.grey(), gid="undefined")
+        ax.text(
+            0.04,
+            yy,
+            "n/a",
+            transform=ax.get_yaxis_transform(),
+            va="center",
+            fontsize="small",
+            color=style.grey(),
+            gid="undefined",
+        )
     if 0 in y:
         ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
     ax.set_xlim(-0.02, 1.04)
     ax.xaxis.set_major_locator(plt.MaxNLocator(3))
     ax.set_title(_RAW)
-    ax.set_xlabel("uncorrected mean IoU", fontsize="small", color=_style.grey())
+    ax.set_xlabel("uncorrected mean IoU", fontsize="small", color=style.grey())
     ax.grid(axis="x", color="0.92")
 
 
 def _legend(fig, with_ci, width):
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], marker="o", linestyle="none", color="0.25", markersize=4.5,
-                      label="agreement")]
+    handles = [
+        Line2D(
+            [], [], marker="o", linestyle="none", color="0.25", markersize=4.5, label="agreement"
+        )
+    ]
     if with_ci:
         handles.append(Line2D([], [], color="0.25", linewidth=1.4, label="95% bootstrap CI"))
-    handles.append(Line2D([], [], color=_style.grey(), linestyle="--", label="chance (0)"))
-    return fig.legend(handles=handles, loc="outside upper center", ncols=len(handles),
-                      frameon=False, handlelength=1.6, columnspacing=1.0)
+    handles.append(Line2D([], [], color=style.grey(), linestyle="--", label="chance (0)"))
+    return fig.legend(
+        handles=handles,
+        loc="outside upper center",
+        ncols=len(handles),
+        frameon=False,
+        handlelength=1.6,
+        columnspacing=1.0,
+    )
 
 
 #: The forest plot under its descriptive name.

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import views
 from ..frame import ALL
-from . import _style
+from . import style
 
 __all__ = ["annotators", "profile_frame"]
 
@@ -14,14 +15,15 @@ _DEFAULT = ("detection", "classification", "localization", "overall")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 
 
-def profile_frame(result, *, components=_DEFAULT, label: str = ALL,
-                  top: int | None = 10) -> pd.DataFrame:
+def profile_frame(
+    result, *, components=_DEFAULT, label: str = ALL, top: int | None = 10
+) -> pd.DataFrame:
     """The numbers of :func:`annotators`: one row per (annotator, component).
 
     Parameters
     ----------
     result : xarray.Dataset
-        The agreement result (DESIGN §6).
+        The agreement result.
     components : sequence of str, default every component
     label : str, default "(all)"
     top : int or None, default 10
@@ -42,12 +44,20 @@ def profile_frame(result, *, components=_DEFAULT, label: str = ALL,
     >>> profile_frame(res)["annotator"].iloc[0]
     '(all)'
     """
-    return _style.component_frame(result, components=components, along="annotator",
-                                  fixed_dim="label", fixed=label, top=top)
+    return views.component_frame(
+        result, components=components, along="annotator", fixed_dim="label", fixed=label, top=top
+    )
 
 
-def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None = 10,
-               width: float | None = None, ax=None):
+def annotators(
+    result,
+    *,
+    components=_DEFAULT,
+    label: str = ALL,
+    top: int | None = 10,
+    width: float | None = None,
+    ax=None,
+):
     """Each annotator's agreement profile across the components.
 
     One line per annotator over the components (x axis), with bootstrap CI whiskers, in
@@ -88,49 +98,68 @@ def annotators(result, *, components=_DEFAULT, label: str = ALL, top: int | None
     names = list(dict.fromkeys(frame["annotator"]))
     others = sorted(a for a in names if a != ALL)
     names = ([ALL] if ALL in names else []) + others
-    colors = _style.annotator_colors(result)
-    markers = {a: _MARKERS[i % len(_MARKERS)] for i, a in
-               enumerate(sorted(colors)[1:] if ALL in colors else sorted(colors))}
-    with _style.theme():
-        w = float(width) if width is not None else _style.WIDTH
-        ax = _style.new_axes(ax, (w, 2.4 + 0.12 * len(others) / max(1, w / 3.5)))
-        _style.chance_line(ax, orientation="horizontal")
+    colors = style.annotator_colors(result)
+    markers = {
+        a: _MARKERS[i % len(_MARKERS)]
+        for i, a in enumerate(sorted(colors)[1:] if ALL in colors else sorted(colors))
+    }
+    with style.theme():
+        w = float(width) if width is not None else style.WIDTH
+        ax = style.new_axes(ax, (w, 2.4 + 0.12 * len(others) / max(1, w / 3.5)))
+        style.chance_line(ax, orientation="horizontal")
         span = min(0.56, 0.07 * (len(others) + 1))
         for name in names:
             sub = frame[frame["annotator"] == name]
             x = np.arange(len(comps), dtype=float)
             if name == ALL:
-                style = dict(color=colors[ALL], linestyle="--", marker="_", markersize=12,
-                             linewidth=1.1, zorder=3, label="all annotators")
+                look = dict(
+                    color=colors[ALL],
+                    linestyle="--",
+                    marker="_",
+                    markersize=12,
+                    linewidth=1.1,
+                    zorder=3,
+                    label="all annotators",
+                )
             else:
                 j = others.index(name)
                 x = x + (j - (len(others) - 1) / 2) * (span / max(len(others), 1))
-                style = dict(color=colors[name], marker=markers.get(name, "o"),
-                             linewidth=1.1, markersize=4.5, label=name, alpha=0.95)
+                look = dict(
+                    color=colors[name],
+                    marker=markers.get(name, "o"),
+                    linewidth=1.1,
+                    markersize=4.5,
+                    label=name,
+                    alpha=0.95,
+                )
             y = sub["agreement"].to_numpy(dtype=float)
-            ax.plot(x, y, gid=f"profile:{name}", **style)
+            ax.plot(x, y, gid=f"profile:{name}", **look)
             lo = sub["ci_low"].to_numpy(dtype=float)
             hi = sub["ci_high"].to_numpy(dtype=float)
             ci = np.isfinite(lo) & np.isfinite(hi)
             if ci.any():
-                ax.vlines(x[ci], lo[ci], hi[ci], color=style["color"], linewidth=0.9,
-                          alpha=0.8, gid=f"ci:{name}")
-        ticks = [f"{c}\n{_style.symbol(_style.measure_of(result, c))}" for c in comps]
+                ax.vlines(
+                    x[ci],
+                    lo[ci],
+                    hi[ci],
+                    color=look["color"],
+                    linewidth=0.9,
+                    alpha=0.8,
+                    gid=f"ci:{name}",
+                )
+        ticks = [f"{c}\n{views.symbol(views.measure_of(result, c))}" for c in comps]
         ax.set_xticks(range(len(comps)), ticks)
         ax.set_xlim(-0.5, len(comps) - 0.5)
         values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
         values = values[np.isfinite(values)]
         bottom = min(0.0, float(values.min())) if values.size else 0.0
-        ax.set_ylim(bottom - 0.05,
-                    max(1.0, float(values.max()) if values.size else 1.0) + 0.03)
+        ax.set_ylim(bottom - 0.05, max(1.0, float(values.max()) if values.size else 1.0) + 0.03)
         ax.grid(axis="y", color="0.92")
-        ax.set_ylabel(_style.long_name(result["agreement"], "agreement"))
+        ax.set_ylabel(style.long_name(result["agreement"], "agreement"))
         title = "annotator profiles"
         if label != ALL:
             title += f" (label {label})"
         ax.set_title(title)
-        legend = _style.legend_below(ax, min_width=0.95,
-                                     handlelength=1.6, columnspacing=1.0)
-        _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "annotators", top),
-                    below=legend)
+        legend = style.legend_below(ax, min_width=0.95, handlelength=1.6, columnspacing=1.0)
+        style.note(ax, style.hidden_note(frame.attrs["n_hidden"], "annotators", top), below=legend)
     return ax

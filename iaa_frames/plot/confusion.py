@@ -6,9 +6,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from .. import views
 from ..confusion import confusion as confusion_table
 from ..errors import ParameterError
-from . import _style
+from . import style
 
 __all__ = ["confusion"]
 
@@ -16,12 +17,23 @@ _MAX_ANNOTATED = 15  # classes above which cell counts are not written
 
 
 def _is_confusion(data) -> bool:
-    return isinstance(data, pd.DataFrame) and "n_pairs" in data.attrs \
+    return (
+        isinstance(data, pd.DataFrame)
+        and "n_pairs" in data.attrs
         and list(data.index) == list(data.columns)
+    )
 
 
-def confusion(data, *, reference: str | None = None, annotator: str | None = None,
-              top: int | None = 12, ax=None, cmap: str = "Blues", **kwargs):
+def confusion(
+    data,
+    *,
+    reference: str | None = None,
+    annotator: str | None = None,
+    top: int | None = 12,
+    ax=None,
+    cmap: str = "Blues",
+    **kwargs,
+):
     """Heatmap of the label confusion of matched pairs; binary α per class beside it.
 
     Each cell's shade is the share of its row (row-normalized: where the row's class
@@ -59,14 +71,17 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
     >>> len([t for t in ax.texts if t.get_gid() == "alpha"])
     3
     """
-    top = _style.check_top(top)
+    top = views.check_top(top)
     if _is_confusion(data):
         if kwargs or reference is not None or annotator is not None:
-            raise ParameterError("reference, annotator and engine keywords only apply when "
-                                 "the confusion matrix is computed here")
+            raise ParameterError(
+                "reference, annotator and engine keywords only apply when "
+                "the confusion matrix is computed here"
+            )
         if data.attrs.get("normalize"):
-            raise ParameterError("pass the counts (normalize=False): the figure shows "
-                                 "counts and shades by row share")
+            raise ParameterError(
+                "pass the counts (normalize=False): the figure shows counts and shades by row share"
+            )
         table = data
     else:
         table = confusion_table(data, reference=reference, annotator=annotator, **kwargs)
@@ -80,14 +95,15 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
     sub = counts[np.ix_(keep, keep)]
     shown = [names[i] for i in keep]
     n = max(len(shown), 1)
-    ax = _style.new_axes(ax, (min(7.0, 2.4 + 0.55 * n), min(7.0, 1.9 + 0.5 * n)))
+    ax = style.new_axes(ax, (min(7.0, 2.4 + 0.55 * n), min(7.0, 1.9 + 0.5 * n)))
     row_total = counts[keep].sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(row_total > 0, sub / np.where(row_total > 0, row_total, 1), np.nan)
     colormap = plt.get_cmap(cmap).with_extremes(bad="0.93")
     edges = np.arange(len(shown) + 1) - 0.5  # vector cells (no raster in SVG exports)
-    ax.pcolormesh(edges, edges, np.ma.masked_invalid(share), cmap=colormap, vmin=0, vmax=1,
-                  gid="confusion")
+    ax.pcolormesh(
+        edges, edges, np.ma.masked_invalid(share), cmap=colormap, vmin=0, vmax=1, gid="confusion"
+    )
     ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(edges[-1], edges[0])
     ax.set_aspect("equal")
@@ -97,31 +113,74 @@ def confusion(data, *, reference: str | None = None, annotator: str | None = Non
             for j in range(len(shown)):
                 s = share[i, j]
                 color = "white" if np.isfinite(s) and s > 0.55 else "0.15"
-                ax.text(j, i, f"{int(sub[i, j]):,}", ha="center", va="center",
-                        fontsize=small, color=color, gid="count")
-    ax.set_xticks(range(len(shown)), shown, rotation=45 if max(map(len, shown), default=0) > 4
-                  else 0, ha="right" if max(map(len, shown), default=0) > 4 else "center",
-                  rotation_mode="anchor")
+                ax.text(
+                    j,
+                    i,
+                    f"{int(sub[i, j]):,}",
+                    ha="center",
+                    va="center",
+                    fontsize=small,
+                    color=color,
+                    gid="count",
+                )
+    ax.set_xticks(
+        range(len(shown)),
+        shown,
+        rotation=45 if max(map(len, shown), default=0) > 4 else 0,
+        ha="right" if max(map(len, shown), default=0) > 4 else "center",
+        rotation_mode="anchor",
+    )
     ax.set_yticks(range(len(shown)), shown)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
     alphas = table.attrs.get("alpha_by_label", {})
     for i, name in enumerate(shown):
-        ax.annotate(_style.fmt(alphas.get(name)), xy=(1.0, i), xycoords=("axes fraction", "data"),
-                    xytext=(6, 0), textcoords="offset points", ha="left", va="center",
-                    fontsize="small", gid="alpha", annotation_clip=False)
-    ax.annotate("α", xy=(1.0, -0.5), xycoords=("axes fraction", "data"), xytext=(6, 3),
-                textcoords="offset points", ha="left", va="bottom", fontsize="small",
-                fontweight="bold", annotation_clip=False)
-    ax.annotate(f"all\n{_style.fmt(table.attrs.get('alpha'))}", xy=(1.0, len(shown) - 0.5),
-                xycoords=("axes fraction", "data"), xytext=(6, -3), textcoords="offset points",
-                ha="left", va="top", fontsize="small", fontweight="bold", gid="alpha_all",
-                annotation_clip=False)
+        ax.annotate(
+            style.fmt(alphas.get(name)),
+            xy=(1.0, i),
+            xycoords=("axes fraction", "data"),
+            xytext=(6, 0),
+            textcoords="offset points",
+            ha="left",
+            va="center",
+            fontsize="small",
+            gid="alpha",
+            annotation_clip=False,
+        )
+    ax.annotate(
+        "α",
+        xy=(1.0, -0.5),
+        xycoords=("axes fraction", "data"),
+        xytext=(6, 3),
+        textcoords="offset points",
+        ha="left",
+        va="bottom",
+        fontsize="small",
+        fontweight="bold",
+        annotation_clip=False,
+    )
+    ax.annotate(
+        f"all\n{style.fmt(table.attrs.get('alpha'))}",
+        xy=(1.0, len(shown) - 0.5),
+        xycoords=("axes fraction", "data"),
+        xytext=(6, -3),
+        textcoords="offset points",
+        ha="left",
+        va="top",
+        fontsize="small",
+        fontweight="bold",
+        gid="alpha_all",
+        annotation_clip=False,
+    )
     ax.set_ylabel(f"label: {table.index.name}")
     ax.set_xlabel(f"label: {table.columns.name}\n(shade: share of the row)")
-    ax.set_title(f"labels of {table.attrs.get('n_pairs', 0):,} matched pairs", loc="left",
-                 fontsize="medium", pad=14)  # above the α header
+    ax.set_title(
+        f"labels of {table.attrs.get('n_pairs', 0):,} matched pairs",
+        loc="left",
+        fontsize="medium",
+        pad=14,
+    )  # above the α header
     if hidden:
-        _style.note(ax, _style.hidden_note(hidden, "classes", top, by="matched pairs"))
+        style.note(ax, style.hidden_note(hidden, "classes", top, by="matched pairs"))
     return ax

@@ -5,22 +5,24 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import views
 from ..frame import ALL
-from . import _style
+from . import style
 
 __all__ = ["decomposition", "decomposition_frame"]
 
 _DEFAULT = ("detection", "classification", "localization")
 
 
-def decomposition_frame(result, *, components=_DEFAULT, annotator: str = ALL,
-                        top: int | None = 15) -> pd.DataFrame:
+def decomposition_frame(
+    result, *, components=_DEFAULT, annotator: str = ALL, top: int | None = 15
+) -> pd.DataFrame:
     """The numbers of :func:`decomposition`: one row per (label, component).
 
     Parameters
     ----------
     result : xarray.Dataset
-        The agreement result (DESIGN §6).
+        The agreement result.
     components : sequence of str, default ("detection", "classification", "localization")
     annotator : str, default "(all)"
     top : int or None, default 15
@@ -41,12 +43,25 @@ def decomposition_frame(result, *, components=_DEFAULT, annotator: str = ALL,
     >>> decomposition_frame(res)["component"].unique().tolist()
     ['detection', 'classification', 'localization']
     """
-    return _style.component_frame(result, components=components, along="label",
-                                  fixed_dim="annotator", fixed=annotator, top=top)
+    return views.component_frame(
+        result,
+        components=components,
+        along="label",
+        fixed_dim="annotator",
+        fixed=annotator,
+        top=top,
+    )
 
 
-def decomposition(result, *, components=_DEFAULT, annotator: str = ALL,
-                  top: int | None = 15, width: float | None = None, ax=None):
+def decomposition(
+    result,
+    *,
+    components=_DEFAULT,
+    annotator: str = ALL,
+    top: int | None = 15,
+    width: float | None = None,
+    ax=None,
+):
     """Detection, classification and localization of each label, side by side.
 
     One row per label ("(all)" first, then the ``top`` labels by support), one dot per
@@ -82,27 +97,32 @@ def decomposition(result, *, components=_DEFAULT, annotator: str = ALL,
     frame = decomposition_frame(result, components=components, annotator=annotator, top=top)
     labels = list(dict.fromkeys(frame["label"]))
     comps = list(dict.fromkeys(frame["component"]))
-    with _style.theme():
-        w = float(width) if width is not None else _style.WIDTH
-        ax = _style.new_axes(ax, (w, 1.0 + 0.3 * len(labels)))
+    with style.theme():
+        w = float(width) if width is not None else style.WIDTH
+        ax = style.new_axes(ax, (w, 1.0 + 0.3 * len(labels)))
         step = min(0.8 / max(len(comps), 1), 0.22)
         y_of = {lab: i for i, lab in enumerate(labels)}
-        _style.chance_line(ax)
+        style.chance_line(ax)
         for k, comp in enumerate(comps):
             sub = frame[frame["component"] == comp]
-            y = sub["label"].map(y_of).to_numpy(dtype=float) \
-                + (k - (len(comps) - 1) / 2) * step
+            y = sub["label"].map(y_of).to_numpy(dtype=float) + (k - (len(comps) - 1) / 2) * step
             x = sub["agreement"].to_numpy(dtype=float)
             lo = sub["ci_low"].to_numpy(dtype=float)
             hi = sub["ci_high"].to_numpy(dtype=float)
-            color = _style.component_color(comp)
+            color = style.component_color(comp)
             ci = np.isfinite(lo) & np.isfinite(hi)
             if ci.any():
-                ax.hlines(y[ci], lo[ci], hi[ci], color=color, linewidth=1.2,
-                          gid=f"ci:{comp}")
+                ax.hlines(y[ci], lo[ci], hi[ci], color=color, linewidth=1.2, gid=f"ci:{comp}")
             ok = np.isfinite(x)
-            ax.plot(x[ok], y[ok], "o", color=color, markersize=4, gid=f"estimate:{comp}",
-                    label=f"{comp} {_style.symbol(sub['measure'].iloc[0])}")
+            ax.plot(
+                x[ok],
+                y[ok],
+                "o",
+                color=color,
+                markersize=4,
+                gid=f"estimate:{comp}",
+                label=f"{comp} {views.symbol(sub['measure'].iloc[0])}",
+            )
         ax.set_yticks(range(len(labels)), labels)
         ax.set_ylim(len(labels) - 0.5, -0.5)
         if len(labels) > 1:
@@ -113,14 +133,13 @@ def decomposition(result, *, components=_DEFAULT, annotator: str = ALL,
         right = max(1.0, float(values.max())) if values.size else 1.0
         ax.set_xlim(left - 0.08, right + 0.05)
         ax.grid(axis="x", color="0.92")
-        ax.set_xlabel(_style.long_name(result["agreement"], "agreement")
-                      + " (0 = chance, 1 = perfect)")
+        ax.set_xlabel(
+            style.long_name(result["agreement"], "agreement") + " (0 = chance, 1 = perfect)"
+        )
         title = "agreement by component and label"
         if annotator != ALL:
             title += f" (annotator {annotator})"
         ax.set_title(title)
-        legend = _style.legend_below(ax, min_width=1.25,
-                                     handlelength=1.6, columnspacing=1.0)
-        _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "labels", top),
-                    below=legend)
+        legend = style.legend_below(ax, min_width=1.25, handlelength=1.6, columnspacing=1.0)
+        style.note(ax, style.hidden_note(frame.attrs["n_hidden"], "labels", top), below=legend)
     return ax

@@ -1,8 +1,8 @@
 """Within-item against between-item (chance) distance distributions, with the KS gap.
 
-:func:`distance_samples` extracts the two samples of a component from the pair tables
-(long form, one row per distance); :func:`sample_summary` computes σ and KS per facet;
-:func:`distributions` draws them.
+:func:`distributions` draws the samples of :func:`iaa_frames.distance_view.distance_samples`
+and their summary (:func:`~iaa_frames.distance_view.sample_summary`, σ and KS per facet);
+both are re-exported here.
 """
 
 from __future__ import annotations
@@ -11,151 +11,15 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 
-from ..distances import DEFAULT_DISTANCE
+from .. import views
+from ..distance_view import distance_samples, sample_summary, tables_of
 from ..errors import ParameterError
 from ..frame import ALL
-from ..pairs import DEFAULT_N_CHANCE, PairTables
-from ..stats import ks as _ks
-from ..stats import sigma as _sigma
-from . import _style
+from ..settings import DEFAULTS
+from . import style
 
-__all__ = ["distance_samples", "sample_summary", "distributions"]
-
-_DISTANCE_COMPONENTS = ("localization", "detection", "overall")
-_BY = (None, "label", "annotator")
-
-
-def _tables(data, **kwargs) -> PairTables:
-    if isinstance(data, PairTables):
-        return data
-    if isinstance(data, pd.DataFrame):
-        return data.iaa.tables(**kwargs)  # cached per frame content and parameters
-    raise ParameterError("data must be a tidy annotation frame or PairTables; got "
-                         f"{type(data).__name__}")
-
-
-def _distance_name(component: str, distance: str) -> str:
-    if component == "localization":
-        return f"{distance} distance" if distance else "distance"
-    if component == "detection":
-        return "1 − F1 of the matching"
-    return "set distance"
-
-
-def distance_samples(data, *, component: str = "localization", by: str | None = None,
-                     distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-                     n_chance: int = DEFAULT_N_CHANCE, seed: int = 0,
-                     overall: str = "pooled", progress: bool | None = None) -> pd.DataFrame:
-    """The within-item and chance distances of a component, in long form.
-
-    Parameters
-    ----------
-    data : pandas.DataFrame or PairTables
-        A tidy annotation frame (tables are built with the parameters below) or tables.
-    component : {"localization", "detection", "overall"}
-        Classification has no distances (it is a nominal α).
-    by : {None, "label", "annotator"}
-        Facet: ``"(all)"`` only, or ``"(all)"`` and every class / annotator. The rows of
-        a facet are exactly those the engine averages for that cell
-        (:func:`iaa_frames.engine.cell_distances`).
-    distance, match_threshold, n_chance, seed, overall, progress
-        Passed to :func:`~iaa_frames.pairs.pair_tables` when ``data`` is a frame.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``facet`` (str; ``"(all)"`` first), ``sample`` (``"within"`` or
-        ``"between"``), ``distance`` and ``weight`` (1, or the weight of a pooled chance
-        unit). ``attrs`` holds ``component``, ``by`` and
-        ``long_name`` (the distance's axis label).
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> s = distance_samples(iaf.simulate(n_items=10, seed=0), n_chance=100)
-    >>> sorted(s["sample"].unique())
-    ['between', 'within']
-    """
-    _style.check_choice("component", component, _DISTANCE_COMPONENTS)
-    if by not in _BY:
-        raise ParameterError(f"by must be one of {_BY}; got {by!r}")
-    t = _tables(data, distance=distance, match_threshold=match_threshold, n_chance=n_chance,
-                seed=seed, overall=overall, progress=progress)
-    from ..engine import cell_distances
-
-    d = cell_distances(t, component, by=by)
-    if by is None:
-        facet = d["label"]
-    else:
-        facet = d[by]
-        d = d[(d["annotator"] == ALL) if by == "label" else (d["label"] == ALL)]
-        facet = facet[d.index]
-    out = pd.DataFrame({"facet": facet.to_numpy(), "sample": d["sample"].to_numpy(),
-                        "distance": d["distance"].to_numpy(dtype=float),
-                        "weight": d["weight"].to_numpy(dtype=float)})
-    out["facet"] = out["facet"].astype(str)
-    out["sample"] = out["sample"].astype(str)
-    out.attrs = {"component": component, "by": by or "",
-                 "long_name": _distance_name(component, str(t.params.get("distance", "")))}
-    return out
-
-
-def sample_summary(samples: pd.DataFrame) -> pd.DataFrame:
-    """σ and KS of each facet of :func:`distance_samples`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by facet (``"(all)"`` first, then by decreasing ``n_within``), columns
-        ``n_within``, ``n_between``, ``sigma``, ``ks``, ``ks_sign``, ``ks_pvalue``, and
-        ``gap_at``, ``gap_within``, ``gap_between``: where the ECDFs are furthest apart
-        and their values there.
-
-    Examples
-    --------
-    >>> s = pd.DataFrame({"facet": "(all)", "sample": ["within"] * 2 + ["between"] * 2,
-    ...                   "distance": [0.1, 0.3, 0.4, 0.6]})
-    >>> sample_summary(s).loc["(all)", ["n_within", "sigma", "ks"]].tolist()
-    [2.0, 0.6, 1.0]
-    """
-    rows = {}
-    for facet, g in samples.groupby("facet", sort=False):
-        is_w = g["sample"].to_numpy() == "within"
-        x = g["distance"].to_numpy(dtype=float)
-        within, between = x[is_w], x[~is_w]
-        weight = (g["weight"].to_numpy(dtype=float)[~is_w] if "weight" in g
-                  else np.ones(len(between)))
-        res = _ks(within, between, between_weights=weight)
-        at, fw, fb = _gap(within, between, weight)
-        rows[facet] = dict(n_within=len(within), n_between=len(between),
-                           sigma=float(_sigma(within, between, between_weights=weight)),
-                           ks=res.statistic,
-                           ks_sign=res.sign, ks_pvalue=res.pvalue,
-                           gap_at=at, gap_within=fw, gap_between=fb)
-    out = pd.DataFrame.from_dict(rows, orient="index")
-    out.index.name = "facet"
-    if len(out):
-        key = np.where(out.index == ALL, np.inf, out["n_within"].to_numpy(dtype=float))
-        out = out.iloc[np.lexsort((out.index.to_numpy().astype(str), -key))]
-    return out
-
-
-def _gap(within, between, weight=None):
-    """Where |F_within - F_between| is largest (the chance ECDF weighted), and both
-    ECDFs there."""
-    if len(within) == 0 or len(between) == 0:
-        return np.nan, np.nan, np.nan
-    weight = np.ones(len(between)) if weight is None else np.asarray(weight, dtype=float)
-    w = np.sort(within)
-    order = np.argsort(between, kind="stable")
-    b, cum = between[order], np.r_[0.0, np.cumsum(weight[order])]
-    grid = np.unique(np.concatenate([w, b]))
-    fw = np.searchsorted(w, grid, side="right") / len(w)
-    fb = cum[np.searchsorted(b, grid, side="right")] / cum[-1]
-    k = int(np.argmax(np.abs(fw - fb)))
-    return float(grid[k]), float(fw[k]), float(fb[k])
+__all__ = ["distance_samples", "distributions", "sample_summary"]
 
 
 def _ecdf_points(v, max_points: int = 600):
@@ -177,20 +41,40 @@ def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors):
         if len(v) == 0:
             continue
         if kind == "hist" or len(np.unique(v)) < 2:
-            ax_d.hist(v, bins=bins, density=True, histtype="stepfilled", alpha=0.35,
-                      color=colors[sample], edgecolor=colors[sample], linewidth=1.0,
-                      gid=f"dist_{sample}")
+            ax_d.hist(
+                v,
+                bins=bins,
+                density=True,
+                histtype="stepfilled",
+                alpha=0.35,
+                color=colors[sample],
+                edgecolor=colors[sample],
+                linewidth=1.0,
+                gid=f"dist_{sample}",
+            )
         else:
             import seaborn as sns
 
-            sns.kdeplot(x=v, ax=ax_d, color=colors[sample], fill=True, alpha=0.3,
-                        clip=(bins[0], bins[-1]), warn_singular=False)
+            sns.kdeplot(
+                x=v,
+                ax=ax_d,
+                color=colors[sample],
+                fill=True,
+                alpha=0.3,
+                clip=(bins[0], bins[-1]),
+                warn_singular=False,
+            )
         ex, ey = _ecdf_points(v)
-        ax_e.step(ex, ey, where="post", color=colors[sample], linewidth=1.2,
-                  gid=f"ecdf_{sample}")
+        ax_e.step(ex, ey, where="post", color=colors[sample], linewidth=1.2, gid=f"ecdf_{sample}")
     if np.isfinite(row["gap_at"]):
-        ax_e.vlines(row["gap_at"], row["gap_between"], row["gap_within"], color="black",
-                    linewidth=1.8, gid="ks_gap")
+        ax_e.vlines(
+            row["gap_at"],
+            row["gap_between"],
+            row["gap_within"],
+            color="black",
+            linewidth=1.8,
+            gid="ks_gap",
+        )
     ax_e.set_ylim(0, 1.02)
     ax_d.set_yticks([])
     ax_d.spines[["left", "top", "right"]].set_visible(False)
@@ -200,8 +84,10 @@ def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors):
 def _facet_title(facet, row, by, component):
     head = facet if by else component
     sign = "" if not np.isfinite(row["ks_sign"]) else ("+" if row["ks_sign"] > 0 else "−")
-    return (f"{head}\nσ = {_style.fmt(row['sigma'])} · KS = {sign}{_style.fmt(row['ks'])}"
-            f"\nn = {int(row['n_within']):,} within, {int(row['n_between']):,} chance")
+    return (
+        f"{head}\nσ = {style.fmt(row['sigma'])} · KS = {sign}{style.fmt(row['ks'])}"
+        f"\nn = {int(row['n_within']):,} within, {int(row['n_between']):,} chance"
+    )
 
 
 def _grid(n, width, min_facet=1.65):
@@ -213,11 +99,23 @@ def _grid(n, width, min_facet=1.65):
     return ncols, nrows
 
 
-def distributions(data, *, component: str = "localization", by: str | None = None,
-                  kind: str = "hist", top: int | None = 5, ncols: int | None = None,
-                  bins: int = 30, width: float | None = None, distance=DEFAULT_DISTANCE,
-                  match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                  seed: int = 0, overall: str = "pooled", progress: bool | None = None):
+def distributions(
+    data,
+    *,
+    component: str = "localization",
+    by: str | None = None,
+    kind: str = "hist",
+    top: int | None = 5,
+    ncols: int | None = None,
+    bins: int = 30,
+    width: float | None = None,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
     """Within-item vs between-item distance distributions, with an ECDF panel per facet.
 
     Each facet has a distribution panel (histogram or KDE of within-item distances, in
@@ -269,18 +167,26 @@ def distributions(data, *, component: str = "localization", by: str | None = Non
     >>> len(fig.axes)
     2
     """
-    _style.check_choice("kind", kind, ("hist", "kde"))
-    top = _style.check_top(top)
-    if ncols is not None and (isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer))
-                              or ncols < 1):
+    views.check_choice("kind", kind, ("hist", "kde"))
+    top = views.check_top(top)
+    if ncols is not None and (
+        isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1
+    ):
         raise ParameterError(f"ncols must be a positive integer; got {ncols!r}")
-    tables = _tables(data, distance=distance, match_threshold=match_threshold,
-                     n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+    tables = tables_of(
+        data,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     samples = distance_samples(tables, component=component, by=by)
     summary = sample_summary(samples)
     facets = list(summary.index)
     if by == "label":
-        rank = {f: i for i, f in enumerate(_style.label_order(tables))}
+        rank = {f: i for i, f in enumerate(views.label_order(tables))}
         facets.sort(key=lambda f: rank.get(f, len(rank)))
     elif by == "annotator":
         facets = ([ALL] if ALL in facets else []) + sorted(f for f in facets if f != ALL)
@@ -288,15 +194,15 @@ def distributions(data, *, component: str = "localization", by: str | None = Non
     shown = ([ALL] if ALL in facets else []) + (others if top is None else others[:top])
     hidden = len(others) - (len(shown) - (ALL in shown))
 
-    w = float(width) if width is not None else _style.WIDTH
+    w = float(width) if width is not None else style.WIDTH
     n = max(len(shown), 1)
     if ncols is None:
         ncol, nrow = _grid(n, w)
     else:
         ncol = min(n, int(ncols))
         nrow = math.ceil(n / ncol)
-    colors = {"within": _style.component_color(component), "between": _style.grey()}
-    with _style.theme():
+    colors = {"within": style.component_color(component), "between": style.grey()}
+    with style.theme():
         facet_h = 2.05
         fig = plt.figure(figsize=(w, facet_h * nrow + 0.55), layout="constrained")
         grid = fig.add_gridspec(nrow * 2, ncol, height_ratios=[1.25, 1] * nrow)
@@ -314,8 +220,9 @@ def distributions(data, *, component: str = "localization", by: str | None = Non
             ax_e = fig.add_subplot(grid[2 * r + 1, col], sharex=ax_d, sharey=first_e)
             first_d, first_e = first_d or ax_d, first_e or ax_e
             _draw_facet(ax_d, ax_e, groups[facet], summary.loc[facet], kind, edges, colors)
-            ax_d.set_title(_facet_title(facet, summary.loc[facet], by, component),
-                           fontsize="small", loc="left")
+            ax_d.set_title(
+                _facet_title(facet, summary.loc[facet], by, component), fontsize="small", loc="left"
+            )
             ax_d.tick_params(labelbottom=False)
             if col == 0:
                 ax_e.set_ylabel("ECDF")
@@ -323,27 +230,33 @@ def distributions(data, *, component: str = "localization", by: str | None = Non
             else:
                 ax_e.tick_params(labelleft=False)
         for ax in fig.axes[1::2]:  # the ECDF panels of the bottom of each column
-            below = [a for a in fig.axes[1::2] if a is not ax
-                     and a.get_subplotspec().colspan == ax.get_subplotspec().colspan
-                     and a.get_subplotspec().rowspan.start > ax.get_subplotspec().rowspan.start]
+            below = [
+                a
+                for a in fig.axes[1::2]
+                if a is not ax
+                and a.get_subplotspec().colspan == ax.get_subplotspec().colspan
+                and a.get_subplotspec().rowspan.start > ax.get_subplotspec().rowspan.start
+            ]
             if not below:
                 ax.set_xlabel(xlabel)
         handles = _legend_handles(colors)
         empty = nrow * ncol - len(shown)
         if empty > 0:
-            slot = fig.add_subplot(grid[2 * (nrow - 1):, ncol - empty:])
+            slot = fig.add_subplot(grid[2 * (nrow - 1) :, ncol - empty :])
             slot.axis("off")
             slot.legend(handles=handles, loc="center", frameon=False)
         else:
-            fig.legend(handles=handles, loc="outside lower center",
-                       ncols=3 if w >= 5 else 2, frameon=False)
+            fig.legend(
+                handles=handles, loc="outside lower center", ncols=3 if w >= 5 else 2, frameon=False
+            )
         title = f"{component}: within-item vs chance distances"
         if by:
             title += f", by {by}"
         fig.suptitle(title, fontsize="medium")
         what = "labels" if by == "label" else "annotators"
-        _style.note(fig, _style.hidden_note(hidden, what, top,
-                                            by="support" if by == "label" else "name"))
+        style.note(
+            fig, style.hidden_note(hidden, what, top, by="support" if by == "label" else "name")
+        )
     return fig
 
 
@@ -351,8 +264,15 @@ def _legend_handles(colors):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    return [Patch(facecolor=colors["within"], alpha=0.5, edgecolor=colors["within"],
-                  label="within item"),
-            Patch(facecolor=colors["between"], alpha=0.5, edgecolor=colors["between"],
-                  label="between items (chance)"),
-            Line2D([], [], color="black", linewidth=1.8, label="KS gap (largest ECDF gap)")]
+    return [
+        Patch(
+            facecolor=colors["within"], alpha=0.5, edgecolor=colors["within"], label="within item"
+        ),
+        Patch(
+            facecolor=colors["between"],
+            alpha=0.5,
+            edgecolor=colors["between"],
+            label="between items (chance)",
+        ),
+        Line2D([], [], color="black", linewidth=1.8, label="KS gap (largest ECDF gap)"),
+    ]

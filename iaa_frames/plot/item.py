@@ -1,5 +1,10 @@
+# Over 400 lines: one figure (an item with every annotator's shapes and conflicts) and its small
+# multiples.
 """One item as the annotators drew it: shapes, matched pairs, conflicts (and a grid of the
 worst items).
+
+The numbers drawn come from :func:`iaa_frames.item_view.item_view` (re-exported here with
+:class:`~iaa_frames.item_view.ItemView`); this module only draws them.
 
 Annotators have one fixed colour each (:func:`iaa_frames.plot.annotator_colors`: the palette in
 annotator-name order over the whole corpus, so an annotator keeps its colour on every
@@ -21,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -30,163 +34,30 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 
 from ..conflicts import DEFAULT_LOW_OVERLAP, tables_of
-from ..conflicts import conflicts as conflict_table
 from ..errors import ParameterError
+from ..item_view import ItemView, item_view
 from ..items import items as item_ranking
-from ..pairs import PairTables, pair_tables
-from . import _style
+from ..pairs import PairTables
+from . import style
 
 __all__ = ["ItemView", "item", "item_view", "worst_items"]
 
 #: Colours of the conflict marks (not in the annotator palette's role).
-CONFLICT_COLORS = {"label": "#c0392b", "low_overlap": "#e67e22", "unmatched": "black",
-                   "missed": "black", "extra": "black"}
+CONFLICT_COLORS = {
+    "label": "#c0392b",
+    "low_overlap": "#e67e22",
+    "unmatched": "black",
+    "missed": "black",
+    "extra": "black",
+}
 _MARKERS = {"unmatched": "X", "missed": "X", "extra": "P", "label": "D", "low_overlap": "^"}
-_LEGEND = {"unmatched": "no match by (✕ colour)", "missed": "missed by (✕ colour)",
-           "extra": "extra (no match in the reference)", "label": "labels differ",
-           "low_overlap": "low overlap"}
-
-
-class ItemView(NamedTuple):
-    """What :func:`item` draws (from :func:`item_view`).
-
-    Attributes
-    ----------
-    objects : pandas.DataFrame
-        The item's objects (the validated rows, pixel coordinates) with ``annotator``,
-        ``label``, ``object_id``, ``x0..y1``, ``geometry``, plus ``cluster`` (objects of
-        one matched group share it) and ``conflict`` (comma-separated kinds of the
-        unmatched/missed/extra conflicts of the object, '' when none).
-    pairs : pandas.DataFrame
-        Matched pairs: ``object_id_a, object_id_b, annotator_a, annotator_b, iou,
-        label_conflict, low_overlap`` (``annotator_a`` < ``annotator_b`` by name).
-    conflicts : pandas.DataFrame
-        The item's rows of :func:`iaa_frames.conflicts.conflicts`.
-    annotators : list of str
-        Annotators who covered the item (drew something or reviewed it and drew nothing).
-    width, height : float
-        Image size in pixels (from the annotations; the objects' extent when unknown).
-    size_known : bool
-        Whether the image size came from the annotations.
-    """
-
-    objects: pd.DataFrame
-    pairs: pd.DataFrame
-    conflicts: pd.DataFrame
-    annotators: list
-    width: float
-    height: float
-    size_known: bool
-
-
-def _item_code(t: PairTables, item) -> int:
-    names = t.corpus.items
-    hits = np.flatnonzero(np.asarray([n == item for n in names], dtype=bool))
-    if len(hits) == 0:
-        shown = ", ".join(map(repr, list(names[:5])))
-        raise ParameterError(f"item {item!r} is not in the corpus (items: {shown}"
-                             f"{', ...' if len(names) > 5 else ''})")
-    return int(hits[0])
-
-
-def item_view(data, item, *, reference: str | None = None,
-              low_overlap: float | None = DEFAULT_LOW_OVERLAP, **kwargs) -> ItemView:
-    """The objects, matched pairs and conflicts of one item.
-
-    Parameters
-    ----------
-    data : pandas.DataFrame or PairTables
-        A tidy annotation frame (only the item's rows are matched: within-item matching
-        depends on nothing else, so the result equals the corpus's matching) or the
-        corpus's pair tables (reused).
-    item
-        The item, as in the frame's ``item`` column.
-    reference, low_overlap
-        As in :func:`iaa_frames.conflicts.conflicts`.
-    **kwargs
-        ``distance``, ``match_threshold``, ... for the matching when ``data`` is a frame.
-
-    Returns
-    -------
-    ItemView
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> df = iaf.simulate(n_items=3, annotators={"a": "good", "b": "misser"}, seed=0)
-    >>> v = item_view(df, "img_00000")
-    >>> sorted(v.annotators)
-    ['a', 'b']
-    """
-    if isinstance(data, pd.DataFrame):
-        if "item" not in data.columns:
-            raise ParameterError("the annotation frame has no 'item' column")
-        mask = (data["item"] == item).to_numpy(dtype=bool)
-        if not mask.any():
-            raise ParameterError(f"item {item!r} is not in the annotation frame")
-        kwargs.setdefault("n_chance", 1)  # one item: there is no chance sample to draw
-        t = pair_tables(data.loc[mask], **kwargs)
-    elif isinstance(data, PairTables):
-        if kwargs:
-            raise ParameterError(f"unexpected keyword(s) {sorted(kwargs)} with PairTables")
-        t = data
-    else:
-        raise ParameterError("data must be a tidy annotation frame or PairTables; got "
-                             f"{type(data).__name__}")
-    code = _item_code(t, item)
-    c = t.corpus
-    rows = np.flatnonzero(c.item == code)
-    objects = c.objects.iloc[rows].copy()
-    objects["annotator"] = objects["annotator"].astype(str)
-    objects["cluster"] = t.units["cluster"].to_numpy()[rows]
-    conf = conflict_table(t, reference=reference, low_overlap=low_overlap)
-    conf = conf[np.asarray([i == item for i in conf["item"]], dtype=bool)] \
-        .reset_index(drop=True)
-    kinds: dict = {}
-    for kind, side in (("unmatched", "a"), ("missed", "a"), ("extra", "b")):
-        sel = conf[conf["kind"] == kind]
-        for oid in sel[f"object_id_{side}"]:
-            kinds.setdefault(oid, set()).add(kind)
-    objects["conflict"] = [",".join(sorted(kinds.get(o, ()))) for o in objects["object_id"]]
-    w = t.localization_within
-    w = w[w["item"].to_numpy() == code]
-    ids = c.objects["object_id"].array
-    label = c.label
-    oa, ob = w["object_a"].to_numpy(np.int64), w["object_b"].to_numpy(np.int64)
-    iou = w["iou"].to_numpy(float)
-    pairs = pd.DataFrame({
-        "object_id_a": ids.take(oa), "object_id_b": ids.take(ob),
-        "annotator_a": [str(x) for x in c.annotators[w["annotator_a"].to_numpy(np.int64)]],
-        "annotator_b": [str(x) for x in c.annotators[w["annotator_b"].to_numpy(np.int64)]],
-        "iou": iou,
-        "label_conflict": label[oa] != label[ob],
-        "low_overlap": (iou < low_overlap) if low_overlap is not None
-        else np.zeros(len(iou), bool),
-    })
-    # orientation by annotator name (codes depend on the corpus the tables come from)
-    swap = (pairs["annotator_a"] > pairs["annotator_b"]).to_numpy()
-    for x, y in (("object_id_a", "object_id_b"), ("annotator_a", "annotator_b")):
-        xa, ya = pairs[x].to_numpy(copy=True), pairs[y].to_numpy(copy=True)
-        pairs[x] = np.where(swap, ya, xa)
-        pairs[y] = np.where(swap, xa, ya)
-    pairs = pairs.sort_values(["annotator_a", "annotator_b", "object_id_a"],
-                              kind="stable").reset_index(drop=True)
-    if reference is not None:
-        keep = (pairs["annotator_a"] == reference) | (pairs["annotator_b"] == reference)
-        pairs = pairs[keep.to_numpy()].reset_index(drop=True)
-    covered = t.coverage[t.coverage["item"].to_numpy() == code]["annotator"].to_numpy()
-    annotators = sorted(str(x) for x in c.annotators[covered])
-    wh = objects[["width", "height"]].to_numpy(dtype=float)
-    known = np.isfinite(wh).all(axis=1)
-    if known.any():
-        width, height = wh[known][0]
-        size_known = True
-    else:
-        width = float(np.nanmax(objects["x1"].to_numpy(float), initial=1.0))
-        height = float(np.nanmax(objects["y1"].to_numpy(float), initial=1.0))
-        size_known = False
-    return ItemView(objects.reset_index(drop=True), pairs, conf, annotators, float(width),
-                    float(height), size_known)
+_LEGEND = {
+    "unmatched": "no match by (✕ colour)",
+    "missed": "missed by (✕ colour)",
+    "extra": "extra (no match in the reference)",
+    "label": "labels differ",
+    "low_overlap": "low overlap",
+}
 
 
 def _load_image(image):
@@ -196,8 +67,9 @@ def _load_image(image):
         try:
             from PIL import Image
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError("drawing over an image file needs Pillow: pip install "
-                              "'iaa-frames[image]'") from exc
+            raise ImportError(
+                "drawing over an image file needs Pillow: pip install 'iaa-frames[image]'"
+            ) from exc
         path = Path(image)
         if not path.is_file():
             raise FileNotFoundError(f"image file not found: {path}")
@@ -205,8 +77,10 @@ def _load_image(image):
             return np.asarray(im.convert("RGB"))
     arr = np.asarray(image)
     if arr.ndim not in (2, 3) or (arr.ndim == 3 and arr.shape[2] not in (3, 4)):
-        raise ParameterError(f"image must be a path or an (H, W), (H, W, 3) or (H, W, 4) "
-                             f"array; got shape {arr.shape}")
+        raise ParameterError(
+            f"image must be a path or an (H, W), (H, W, 3) or (H, W, 4) "
+            f"array; got shape {arr.shape}"
+        )
     return arr
 
 
@@ -223,23 +97,43 @@ def _outline(row):
 
 
 def _legend_handles(colors, annotators, view_kinds, empty):
-    handles = [Line2D([], [], color=colors[a], lw=2,
-                      label=a + (" (drew nothing)" if a in empty else ""))
-               for a in annotators]
+    handles = [
+        Line2D([], [], color=colors[a], lw=2, label=a + (" (drew nothing)" if a in empty else ""))
+        for a in annotators
+    ]
     handles.append(Line2D([], [], color="0.2", lw=0.8, label="matched pair"))
     for kind in ("unmatched", "missed", "extra", "label", "low_overlap"):
         if kind in view_kinds:
-            handles.append(Line2D([], [], color=CONFLICT_COLORS[kind], marker=_MARKERS[kind],
-                                  markeredgecolor="white", markersize=7,
-                                  linestyle="--" if kind in ("unmatched", "missed", "extra")
-                                  else (":" if kind == "low_overlap" else "-"),
-                                  label=_LEGEND[kind]))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color=CONFLICT_COLORS[kind],
+                    marker=_MARKERS[kind],
+                    markeredgecolor="white",
+                    markersize=7,
+                    linestyle="--"
+                    if kind in ("unmatched", "missed", "extra")
+                    else (":" if kind == "low_overlap" else "-"),
+                    label=_LEGEND[kind],
+                )
+            )
     return handles
 
 
-def item(data, item, *, image=None, reference: str | None = None,
-         low_overlap: float | None = DEFAULT_LOW_OVERLAP, labels: bool = True,
-         legend: bool = True, colors: Mapping | None = None, ax=None, **kwargs):
+def item(
+    data,
+    item,
+    *,
+    image=None,
+    reference: str | None = None,
+    low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    labels: bool = True,
+    legend: bool = True,
+    colors: Mapping | None = None,
+    ax=None,
+    **kwargs,
+):
     """Every annotator's objects on one item, matched pairs linked, conflicts marked.
 
     Parameters
@@ -292,22 +186,34 @@ def item(data, item, *, image=None, reference: str | None = None,
         corpus_annotators = [str(a) for a in pd.unique(data["annotator"])]
     view = item_view(data, item, reference=reference, low_overlap=low_overlap, **kwargs)
     img = _load_image(image)
-    colors = dict(colors) if colors is not None else _style.annotator_colors(
-        corpus_annotators or view.annotators)
+    colors = (
+        dict(colors)
+        if colors is not None
+        else style.annotator_colors(corpus_annotators or view.annotators)
+    )
     missing = [a for a in view.annotators if a not in colors]
     if missing:
         raise ParameterError(f"colors has no colour for annotator(s) {missing}")
     W, H = view.width, view.height
     if ax is None:
         aspect = H / W if W > 0 else 1.0
-        _, ax = plt.subplots(figsize=(5.0, min(7.0, max(2.5, 5.0 * aspect + 1.2))),
-                             layout="constrained")
+        _, ax = plt.subplots(
+            figsize=(5.0, min(7.0, max(2.5, 5.0 * aspect + 1.2))), layout="constrained"
+        )
     if img is not None:
-        ax.imshow(img, extent=(0, W, H, 0), interpolation="antialiased", zorder=0,
-                  cmap="gray" if img.ndim == 2 else None)
+        ax.imshow(
+            img,
+            extent=(0, W, H, 0),
+            interpolation="antialiased",
+            zorder=0,
+            cmap="gray" if img.ndim == 2 else None,
+        )
     else:
-        ax.add_patch(Rectangle((0, 0), W, H, facecolor="0.97", edgecolor="0.6", lw=0.8,
-                               zorder=0, gid="canvas"))
+        ax.add_patch(
+            Rectangle(
+                (0, 0), W, H, facecolor="0.97", edgecolor="0.6", lw=0.8, zorder=0, gid="canvas"
+            )
+        )
     centre = {}
     obj = view.objects
     unmatched_kinds = set()
@@ -316,18 +222,22 @@ def item(data, item, *, image=None, reference: str | None = None,
         rings, ctr = _outline(row)
         centre[row.object_id] = ctr
         dashed = bool(row.conflict)
-        style = {"edgecolor": color, "lw": 2.0 if dashed else 1.4,
-                     "linestyle": (0, (3, 2)) if dashed else "-", "zorder": 2,
-                     "gid": f"shape:{row.annotator}"}
+        edge = {
+            "edgecolor": color,
+            "lw": 2.0 if dashed else 1.4,
+            "linestyle": (0, (3, 2)) if dashed else "-",
+            "zorder": 2,
+            "gid": f"shape:{row.annotator}",
+        }
         fill = {"facecolor": color, "alpha": 0.10, "lw": 0, "zorder": 1}
         if rings is None:
             xy, w, h = (row.x0, row.y0), row.x1 - row.x0, row.y1 - row.y0
             ax.add_patch(Rectangle(xy, w, h, **fill))
-            ax.add_patch(Rectangle(xy, w, h, fill=False, **style))
+            ax.add_patch(Rectangle(xy, w, h, fill=False, **edge))
         else:
             for ring in rings:
                 ax.add_patch(Polygon(ring, closed=True, **fill))
-                ax.add_patch(Polygon(ring, closed=True, fill=False, **style))
+                ax.add_patch(Polygon(ring, closed=True, fill=False, **edge))
         for kind in row.conflict.split(",") if row.conflict else ():
             unmatched_kinds.add(kind)
     # a ✕ per (object, annotator without a match), in that annotator's colour, along the
@@ -343,54 +253,94 @@ def item(data, item, *, image=None, reference: str | None = None,
         seen[anchor] = k + 1
         x, y = corner[anchor]
         color = "black" if c.kind == "extra" else colors[c.annotator_b]
-        ax.plot(x - k * step, y, marker=_MARKERS[c.kind], color=color, markersize=8,
-                markeredgecolor="black" if c.kind != "extra" else "white",
-                markeredgewidth=0.6, zorder=5, clip_on=False, gid=f"conflict:{c.kind}")
+        ax.plot(
+            x - k * step,
+            y,
+            marker=_MARKERS[c.kind],
+            color=color,
+            markersize=8,
+            markeredgecolor="black" if c.kind != "extra" else "white",
+            markeredgewidth=0.6,
+            zorder=5,
+            clip_on=False,
+            gid=f"conflict:{c.kind}",
+        )
     pair_kinds = set()
     for p in view.pairs.itertuples(index=False):
         (xa, ya), (xb, yb) = centre[p.object_id_a], centre[p.object_id_b]
-        kinds = [k for k, on in (("label", p.label_conflict), ("low_overlap", p.low_overlap))
-                 if on]
+        kinds = [k for k, on in (("label", p.label_conflict), ("low_overlap", p.low_overlap)) if on]
         first = kinds[0] if kinds else None
         ls = ":" if first == "low_overlap" else "-"
-        ax.plot([xa, xb], [ya, yb], color=CONFLICT_COLORS.get(first, "0.2"),
-                lw=1.6 if kinds else 0.8, linestyle=ls, zorder=3, gid="pair")
+        ax.plot(
+            [xa, xb],
+            [ya, yb],
+            color=CONFLICT_COLORS.get(first, "0.2"),
+            lw=1.6 if kinds else 0.8,
+            linestyle=ls,
+            zorder=3,
+            gid="pair",
+        )
         for kind, at in zip(kinds, (0.5, 0.3)):  # a pair can be both: two marks
             pair_kinds.add(kind)
-            ax.plot(xa + at * (xb - xa), ya + at * (yb - ya), marker=_MARKERS[kind],
-                    color=CONFLICT_COLORS[kind], markeredgecolor="white", markersize=7,
-                    zorder=5, gid=f"conflict:{kind}")
+            ax.plot(
+                xa + at * (xb - xa),
+                ya + at * (yb - ya),
+                marker=_MARKERS[kind],
+                color=CONFLICT_COLORS[kind],
+                markeredgecolor="white",
+                markersize=7,
+                zorder=5,
+                gid=f"conflict:{kind}",
+            )
     if labels and len(obj):
         groups = obj.groupby("cluster", sort=True).agg(
-            x=("x0", "min"), y=("y0", "min"),
-            labels=("label", lambda s: " / ".join(sorted(set(map(str, s))))))
+            x=("x0", "min"),
+            y=("y0", "min"),
+            labels=("label", lambda s: " / ".join(sorted(set(map(str, s))))),
+        )
         for g in groups.itertuples(index=False):
             differ = " / " in g.labels
-            ax.annotate(g.labels, xy=(g.x, g.y), xytext=(1, 1), textcoords="offset points",
-                        ha="left", va="bottom", fontsize="x-small", zorder=6, gid="tag",
-                        color=CONFLICT_COLORS["label"] if differ else "0.1",
-                        fontweight="bold" if differ else "normal",
-                        bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "alpha": 0.7,
-                                  "lw": 0}, annotation_clip=True)
+            ax.annotate(
+                g.labels,
+                xy=(g.x, g.y),
+                xytext=(1, 1),
+                textcoords="offset points",
+                ha="left",
+                va="bottom",
+                fontsize="x-small",
+                zorder=6,
+                gid="tag",
+                color=CONFLICT_COLORS["label"] if differ else "0.1",
+                fontweight="bold" if differ else "normal",
+                bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "alpha": 0.7, "lw": 0},
+                annotation_clip=True,
+            )
     ax.set_xlim(0, W)
     ax.set_ylim(H, 0)
     ax.set_aspect("equal")
     ax.set_xticks([])
     ax.set_yticks([])
     counts = view.conflicts["kind"].value_counts()
-    summary = " · ".join(f"{int(counts[k])} {k.replace('_', ' ')}"
-                         for k in ("missed", "extra", "unmatched", "label", "low_overlap")
-                         if k in counts.index)
+    summary = " · ".join(
+        f"{int(counts[k])} {k.replace('_', ' ')}"
+        for k in ("missed", "extra", "unmatched", "label", "low_overlap")
+        if k in counts.index
+    )
     size = f"{W:.0f}×{H:.0f} px" if view.size_known else "image size unknown"
-    ax.set_title(f"{item}  ({size})\n{summary or 'no conflicts'}", fontsize="small",
-                 loc="left")
+    ax.set_title(f"{item}  ({size})\n{summary or 'no conflicts'}", fontsize="small", loc="left")
     if legend:
         drew = set(obj["annotator"])
         empty = [a for a in view.annotators if a not in drew]
-        handles = _legend_handles(colors, view.annotators, unmatched_kinds | pair_kinds,
-                                  empty)
-        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.02),
-                  ncols=2, fontsize="x-small", frameon=False, borderaxespad=0)
+        handles = _legend_handles(colors, view.annotators, unmatched_kinds | pair_kinds, empty)
+        ax.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.02),
+            ncols=2,
+            fontsize="x-small",
+            frameon=False,
+            borderaxespad=0,
+        )
     return ax
 
 
@@ -404,10 +354,18 @@ def _resolve_image(images, name):
     raise ParameterError("images must be None, a mapping item -> image, or a callable")
 
 
-def worst_items(data, *, n: int = 6, component: str = "localization", ncols: int = 3,
-                images: Mapping | Callable | None = None, reference: str | None = None,
-                low_overlap: float | None = DEFAULT_LOW_OVERLAP, panel_width: float = 2.6,
-                **kwargs):
+def worst_items(
+    data,
+    *,
+    n: int = 6,
+    component: str = "localization",
+    ncols: int = 3,
+    images: Mapping | Callable | None = None,
+    reference: str | None = None,
+    low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    panel_width: float = 2.6,
+    **kwargs,
+):
     """A grid of the ``n`` items with the lowest item-level agreement, drawn as
     :func:`item` draws one.
 
@@ -454,23 +412,44 @@ def worst_items(data, *, n: int = 6, component: str = "localization", ncols: int
         raise ParameterError("the corpus has no items")
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
-    colors = _style.annotator_colors(t.corpus.annotators)
-    fig, axes = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
-                             figsize=(panel_width * ncols, panel_width * 0.95 * nrows + 0.9))
+    colors = style.annotator_colors(t.corpus.annotators)
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        squeeze=False,
+        layout="constrained",
+        figsize=(panel_width * ncols, panel_width * 0.95 * nrows + 0.9),
+    )
     kinds = set()
     for ax, name, row in zip(axes.flat, names, ranking.itertuples(index=False)):
-        item(t, name, image=_resolve_image(images, name), reference=reference,
-             low_overlap=low_overlap, colors=colors, legend=False, ax=ax)
+        item(
+            t,
+            name,
+            image=_resolve_image(images, name),
+            reference=reference,
+            low_overlap=low_overlap,
+            colors=colors,
+            legend=False,
+            ax=ax,
+        )
         summary = ax.get_title(loc="left").split("\n", 1)[1]
-        ax.set_title(f"{name}  (item σ = {_style.fmt(row.sigma)})\n{summary}",
-                     fontsize="small", loc="left")
-        kinds |= {g.split(":", 1)[1] for g in (a.get_gid() or "" for a in ax.lines)
-                  if g.startswith("conflict:")}
-    for ax in axes.flat[len(names):]:
+        ax.set_title(
+            f"{name}  (item σ = {style.fmt(row.sigma)})\n{summary}", fontsize="small", loc="left"
+        )
+        kinds |= {
+            g.split(":", 1)[1]
+            for g in (a.get_gid() or "" for a in ax.lines)
+            if g.startswith("conflict:")
+        }
+    for ax in axes.flat[len(names) :]:
         ax.set_visible(False)
     handles = _legend_handles(colors, sorted(colors), kinds, [])
-    fig.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)),
-               fontsize="x-small", frameon=False)
-    fig.suptitle(f"the {len(names)} items with the lowest {component} agreement",
-                 fontsize="medium")
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=min(4, len(handles)),
+        fontsize="x-small",
+        frameon=False,
+    )
+    fig.suptitle(f"the {len(names)} items with the lowest {component} agreement", fontsize="medium")
     return fig

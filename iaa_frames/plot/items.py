@@ -6,26 +6,42 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..distances import DEFAULT_DISTANCE
+from .. import views
 from ..errors import ParameterError
 from ..frame import ALL
 from ..items import items as _items
-from ..pairs import DEFAULT_N_CHANCE, PairTables
-from . import _style
+from ..pairs import PairTables
+from ..settings import DEFAULTS
+from . import style
 
 __all__ = ["items"]
 
 
 def _is_items_table(data) -> bool:
-    return isinstance(data, pd.DataFrame) and {"item", "sigma", "n_unmatched",
-                                               "n_mislabeled"} <= set(data.columns)
+    return isinstance(data, pd.DataFrame) and {
+        "item",
+        "sigma",
+        "n_unmatched",
+        "n_mislabeled",
+    } <= set(data.columns)
 
 
-def items(data, *, component: str = "localization", label: str = ALL,
-          top: int | None = 15, sort: str = "excess", width: float | None = None, ax=None,
-          distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-          n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-          progress: bool | None = None):
+def items(
+    data,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = 15,
+    sort: str = "excess",
+    width: float | None = None,
+    ax=None,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
     """The items that carry the most disagreement: each item's agreement and its counts.
 
     Each bar is the item's own agreement ``sigma`` (its mean within-item distance against
@@ -64,45 +80,66 @@ def items(data, *, component: str = "localization", label: str = ALL,
     >>> len(ax.get_yticklabels())
     5
     """
-    top = _style.check_top(top)
+    top = views.check_top(top)
     if _is_items_table(data):
         table = data
     elif isinstance(data, PairTables):
         table = _items(data, component=component, label=label, sort=sort)
     elif isinstance(data, pd.DataFrame):
-        table = data.iaa.items(component=component, label=label, sort=sort,
-                               distance=distance, match_threshold=match_threshold,
-                               n_chance=n_chance, seed=seed, overall=overall,
-                               progress=progress)
+        table = data.iaa.items(
+            component=component,
+            label=label,
+            sort=sort,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
     else:
-        raise ParameterError("data must be an item table, PairTables or an annotation "
-                             f"frame; got {type(data).__name__}")
+        raise ParameterError(
+            "data must be an item table, PairTables or an annotation "
+            f"frame; got {type(data).__name__}"
+        )
     n_total = len(table)
     shown = table if top is None else table.head(top)
     hidden = n_total - len(shown)
     comp = table.attrs.get("component", component)
     lab = table.attrs.get("label", ALL)
     n = max(len(shown), 1)
-    with _style.theme():
-        w = float(width) if width is not None else _style.WIDTH
+    with style.theme():
+        w = float(width) if width is not None else style.WIDTH
         own_figure = ax is None
         if own_figure:
-            _, (ax, tab) = plt.subplots(1, 2, figsize=(w, 1.1 + 0.19 * n), sharey=True,
-                                          layout="constrained",
-                                          gridspec_kw={"width_ratios": [3.0, 1.8]})
+            _, (ax, tab) = plt.subplots(
+                1,
+                2,
+                figsize=(w, 1.1 + 0.19 * n),
+                sharey=True,
+                layout="constrained",
+                gridspec_kw={"width_ratios": [3.0, 1.8]},
+            )
         else:
             tab = ax.inset_axes([1.02, 0, 0.5, 1], sharey=ax)
         y = np.arange(len(shown))
         sig = shown["sigma"].to_numpy(dtype=float)
-        below = _style.colors(4)[3]
-        colors = [below if (np.isfinite(v) and v < 0) else _style.component_color(comp)
-                  for v in sig]
+        below = style.colors(4)[3]
+        colors = [below if (np.isfinite(v) and v < 0) else style.component_color(comp) for v in sig]
         ax.barh(y, np.nan_to_num(sig), color=colors, height=0.7, gid="item_bar")
-        _style.chance_line(ax)
+        style.chance_line(ax)
         for yy, v in zip(y, sig):
             if not np.isfinite(v):
-                ax.text(0.02, yy, "n/a", transform=ax.get_yaxis_transform(), va="center",
-                        fontsize="small", color=_style.grey(), gid="undefined")
+                ax.text(
+                    0.02,
+                    yy,
+                    "n/a",
+                    transform=ax.get_yaxis_transform(),
+                    va="center",
+                    fontsize="small",
+                    color=style.grey(),
+                    gid="undefined",
+                )
         ax.set_yticks(y, [str(i) for i in shown["item"]])
         ax.set_ylim(len(shown) - 0.5, -0.5)
         finite = sig[np.isfinite(sig)]
@@ -112,23 +149,22 @@ def items(data, *, component: str = "localization", label: str = ALL,
         _count_table(tab, shown, y)
         ax.set_xlabel("item agreement σ (0 = chance)")
         what = comp if lab == ALL else f"{comp}, {lab}"
-        order = "excess disagreement" if table.attrs.get("sort", "excess") == "excess" \
-            else "item σ"
+        order = "excess disagreement" if table.attrs.get("sort", "excess") == "excess" else "item σ"
         title = f"items that carry the most disagreement ({what}), ranked by {order}"
         if own_figure:  # over the bars and the table
-            ax.figure.suptitle(title if w >= 5 else title.replace(", ranked", "\nranked"),
-                               fontsize="medium")
+            ax.figure.suptitle(
+                title if w >= 5 else title.replace(", ranked", "\nranked"), fontsize="medium"
+            )
         else:
             ax.set_title(title.replace(", ranked", "\nranked"), fontsize="medium")
         ax.grid(axis="x", color="0.92")
         ax.set_axisbelow(True)
         if hidden:
-            _style.note(ax, f"first {len(shown)} of {n_total:,} items shown")
+            style.note(ax, f"first {len(shown)} of {n_total:,} items shown")
     return ax
 
 
-_COUNTS = (("n_pairs", "units"), ("n_unmatched", "un-\nmatched"),
-           ("n_mislabeled", "mis-\nlabeled"))
+_COUNTS = (("n_pairs", "units"), ("n_unmatched", "un-\nmatched"), ("n_mislabeled", "mis-\nlabeled"))
 
 
 def _count_table(tab, shown, y):
@@ -138,10 +174,27 @@ def _count_table(tab, shown, y):
     for side in tab.spines.values():
         side.set_visible(False)
     for k, (col, head) in enumerate(_COUNTS):
-        tab.annotate(head, xy=(k + 0.5, 1.0), xycoords=("data", "axes fraction"),
-                     xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
-                     fontsize="x-small", color=_style.grey(), gid="counts", linespacing=1.0)
+        tab.annotate(
+            head,
+            xy=(k + 0.5, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(0, 2),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize="x-small",
+            color=style.grey(),
+            gid="counts",
+            linespacing=1.0,
+        )
         for yy, v in zip(y, shown[col].to_numpy()):
-            tab.text(k + 0.5, yy, f"{int(v):,}", ha="center", va="center",
-                     fontsize="small", gid="counts",
-                     color="black" if v or col == "n_pairs" else _style.grey())
+            tab.text(
+                k + 0.5,
+                yy,
+                f"{int(v):,}",
+                ha="center",
+                va="center",
+                fontsize="small",
+                gid="counts",
+                color="black" if v or col == "n_pairs" else style.grey(),
+            )

@@ -6,20 +6,31 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..distances import DEFAULT_DISTANCE
+from .. import views
+from ..engine import pairwise_from_tables
 from ..errors import ParameterError
 from ..frame import ALL
-from ..pairs import DEFAULT_N_CHANCE, PairTables
-from . import _style
+from ..pairs import PairTables
+from ..result import MEASURES
+from ..settings import DEFAULTS
+from . import style
 
 __all__ = ["pairwise", "pairwise_frame"]
 
 
-def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
-                   top: int | None = 30, distance=DEFAULT_DISTANCE,
-                   match_threshold: float = 0.5, n_chance: int = DEFAULT_N_CHANCE,
-                   seed: int = 0, overall: str = "pooled",
-                   progress: bool | None = None) -> pd.DataFrame:
+def pairwise_frame(
+    data,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = 30,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+) -> pd.DataFrame:
     """The annotator x annotator matrix as a square DataFrame.
 
     Parameters
@@ -53,27 +64,35 @@ def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
     >>> pairwise_frame(m).loc["a", "b"]
     np.float64(0.5)
     """
-    top = _style.check_top(top)
+    top = views.check_top(top)
     if isinstance(data, PairTables):
-        from ..engine import pairwise_from_tables
-
         data = pairwise_from_tables(data, component=component, label=label)
     elif isinstance(data, pd.DataFrame):
-        data = data.iaa.pairwise(component=component, label=label, distance=distance,
-                                 match_threshold=match_threshold, n_chance=n_chance,
-                                 seed=seed, overall=overall, progress=progress)
+        data = data.iaa.pairwise(
+            component=component,
+            label=label,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
     if isinstance(data, xr.Dataset):
         if "agreement" not in data:
             raise ParameterError("a pairwise Dataset needs an 'agreement' variable")
         data = data["agreement"]
     if not isinstance(data, xr.DataArray) or data.ndim != 2:
-        raise ParameterError("data must be a 2-D annotator x annotator DataArray, pair "
-                             f"tables or an annotation frame; got {type(data).__name__}")
+        raise ParameterError(
+            "data must be a 2-D annotator x annotator DataArray, pair "
+            f"tables or an annotation frame; got {type(data).__name__}"
+        )
     rows, cols = data.dims
-    frame = pd.DataFrame(np.asarray(data.values, dtype=float),
-                         index=pd.Index([str(v) for v in data[rows].values], name="annotator"),
-                         columns=pd.Index([str(v) for v in data[cols].values],
-                                          name="annotator"))
+    frame = pd.DataFrame(
+        np.asarray(data.values, dtype=float),
+        index=pd.Index([str(v) for v in data[rows].values], name="annotator"),
+        columns=pd.Index([str(v) for v in data[cols].values], name="annotator"),
+    )
     if "n_units" in data.coords and data["n_units"].dims == data.dims:
         units = np.nan_to_num(np.asarray(data["n_units"].values, dtype=float))
         weight, by = units.sum(axis=1) + units.sum(axis=0), "support (n_units)"
@@ -90,21 +109,41 @@ def pairwise_frame(data, *, component: str = "localization", label: str = ALL,
     comp = str(data.attrs.get("component", component))
     if "component" in data.coords and data["component"].ndim == 0:
         comp = str(data["component"].values)
-    measure = str(data.attrs.get("measure", "alpha" if comp == "classification" else "sigma"))
+    measure = str(data.attrs.get("measure", MEASURES.get(comp, "sigma")))
     if "measure" in data.coords and data["measure"].ndim == 0:
         measure = str(data["measure"].values)
-    frame.attrs = {"long_name": _style.long_name(data, "agreement"), "component": comp,
-                   "measure": measure, "label": str(data.attrs.get("label", label)),
-                   "n_hidden": hidden, "top": top, "ranked_by": by}
+    frame.attrs = {
+        "long_name": style.long_name(data, "agreement"),
+        "component": comp,
+        "measure": measure,
+        "label": str(data.attrs.get("label", label)),
+        "n_hidden": hidden,
+        "top": top,
+        "ranked_by": by,
+    }
     return frame
 
 
-def pairwise(data, *, component: str = "localization", label: str = ALL,
-             top: int | None = 30, annot: bool | None = None, cmap: str = _style.DIVERGING,
-             vmin: float = -1.0, vmax: float = 1.0, width: float | None = None, ax=None,
-             colorbar: bool = True, distance=DEFAULT_DISTANCE, match_threshold: float = 0.5,
-             n_chance: int = DEFAULT_N_CHANCE, seed: int = 0, overall: str = "pooled",
-             progress: bool | None = None):
+def pairwise(
+    data,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = 30,
+    annot: bool | None = None,
+    cmap: str = style.DIVERGING,
+    vmin: float = -1.0,
+    vmax: float = 1.0,
+    width: float | None = None,
+    ax=None,
+    colorbar: bool = True,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
     """Annotator x annotator heatmap of a component's agreement.
 
     The colormap is diverging and centred at 0 (chance): blue cells agree beyond chance,
@@ -152,14 +191,23 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
-    frame = pairwise_frame(data, component=component, label=label, top=top,
-                           distance=distance, match_threshold=match_threshold,
-                           n_chance=n_chance, seed=seed, overall=overall, progress=progress)
+    frame = pairwise_frame(
+        data,
+        component=component,
+        label=label,
+        top=top,
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     n = max(len(frame.index), 1)
     names = list(frame.index)
     values = frame.to_numpy(dtype=float)
-    colors = _style.annotator_colors(names)
-    with _style.theme():
+    colors = style.annotator_colors(names)
+    with style.theme():
         if ax is None:
             w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
             fig, ax = plt.subplots(figsize=(w, w * 0.86), layout="constrained")
@@ -168,20 +216,39 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
             annot = n <= 12
         cm = plt.get_cmap(cmap).with_extremes(bad="white")
         # vector cells (pcolormesh, not a raster image): sharp in print and in SVG
-        image = ax.pcolormesh(np.arange(values.shape[1] + 1) - 0.5,
-                              np.arange(values.shape[0] + 1) - 0.5,
-                              np.ma.masked_invalid(values), cmap=cm, vmin=vmin, vmax=vmax)
+        image = ax.pcolormesh(
+            np.arange(values.shape[1] + 1) - 0.5,
+            np.arange(values.shape[0] + 1) - 0.5,
+            np.ma.masked_invalid(values),
+            cmap=cm,
+            vmin=vmin,
+            vmax=vmax,
+        )
         ax.set_aspect("equal")
         ax.set_xlim(-0.5, values.shape[1] - 0.5)
         ax.set_ylim(values.shape[0] - 0.5, -0.5)
         image.set_gid("cells")
         diagonal = np.arange(n) if len(frame.index) == len(frame.columns) else []
         for i in diagonal:
-            ax.add_patch(Rectangle((i - 0.5, i - 0.5), 1, 1, facecolor="0.88",
-                                   edgecolor="0.7", hatch="////", linewidth=0,
-                                   gid="diagonal"))
-        ax.set_xticks(range(len(frame.columns)), frame.columns, rotation=45, ha="right",
-                      rotation_mode="anchor")
+            ax.add_patch(
+                Rectangle(
+                    (i - 0.5, i - 0.5),
+                    1,
+                    1,
+                    facecolor="0.88",
+                    edgecolor="0.7",
+                    hatch="////",
+                    linewidth=0,
+                    gid="diagonal",
+                )
+            )
+        ax.set_xticks(
+            range(len(frame.columns)),
+            frame.columns,
+            rotation=45,
+            ha="right",
+            rotation_mode="anchor",
+        )
         ax.set_yticks(range(len(frame.index)), frame.index)
         for t in list(ax.get_xticklabels()) + list(ax.get_yticklabels()):
             t.set_color(colors.get(t.get_text(), "black"))
@@ -199,24 +266,36 @@ def pairwise(data, *, component: str = "localization", label: str = ALL,
                         continue
                     v = values[i, j]
                     dark = np.isfinite(v) and abs(v) > 0.6 * max(abs(vmin), abs(vmax))
-                    ax.text(j, i, _style.fmt(v), ha="center", va="center", fontsize=size,
-                            color=("white" if dark else ("0.15" if np.isfinite(v)
-                                                         else _style.grey())),
-                            gid="value")
+                    ax.text(
+                        j,
+                        i,
+                        style.fmt(v),
+                        ha="center",
+                        va="center",
+                        fontsize=size,
+                        color=("white" if dark else ("0.15" if np.isfinite(v) else style.grey())),
+                        gid="value",
+                    )
         ax.set_xlabel("annotator")
         ax.set_ylabel("annotator")
-        what = f"{frame.attrs['component']} {_style.symbol(frame.attrs['measure'])}"
+        what = f"{frame.attrs['component']} {views.symbol(frame.attrs['measure'])}"
         if frame.attrs.get("label", ALL) != ALL:
             what += f", label {frame.attrs['label']}"
         ax.set_title(f"{what}: pairs of annotators")
         if colorbar:
             cax = ax.inset_axes([1.04, 0.0, 0.045, 1.0])  # as tall as the cells
             cbar = ax.figure.colorbar(image, cax=cax)
-            cbar.set_label(f"{frame.attrs['long_name']} ({_style.symbol(frame.attrs['measure'])})")
+            cbar.set_label(f"{frame.attrs['long_name']} ({views.symbol(frame.attrs['measure'])})")
             cbar.solids.set_edgecolor("face")  # no seams between the color bands
             cbar.solids.set_rasterized(False)
             cbar.ax.axhline(0, color="0.3", linewidth=0.6)
-        _style.note(ax, _style.hidden_note(frame.attrs["n_hidden"], "annotators",
-                                           frame.attrs["top"], by=frame.attrs["ranked_by"]))
+        style.note(
+            ax,
+            style.hidden_note(
+                frame.attrs["n_hidden"],
+                "annotators",
+                frame.attrs["top"],
+                by=frame.attrs["ranked_by"],
+            ),
+        )
     return ax
-

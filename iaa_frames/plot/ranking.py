@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import views
 from ..errors import ParameterError
-from . import _style
+from . import style
 
 __all__ = ["ranking", "ranking_frame"]
 
@@ -14,8 +15,9 @@ _WHICH = ("worst", "best")
 _REQUIRED = ("annotator", "quality", "raw_pq")
 
 
-def ranking_frame(quality: pd.DataFrame, *, top: int | None = 20,
-                  which: str = "worst") -> pd.DataFrame:
+def ranking_frame(
+    quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
+) -> pd.DataFrame:
     """The rows :func:`ranking` draws, in drawing order (best at the top).
 
     Parameters
@@ -43,21 +45,28 @@ def ranking_frame(quality: pd.DataFrame, *, top: int | None = 20,
     ['c', 'b']
     """
     if not isinstance(quality, pd.DataFrame) or any(c not in quality for c in _REQUIRED):
-        raise ParameterError("expected the table of iaa_frames.ranking.annotator_quality "
-                             f"(columns {list(_REQUIRED)} at least)")
-    top = _style.check_top(top)
-    _style.check_choice("which", which, _WHICH)
+        raise ParameterError(
+            "expected the table of iaa_frames.ranking.annotator_quality "
+            f"(columns {list(_REQUIRED)} at least)"
+        )
+    top = views.check_top(top)
+    views.check_choice("which", which, _WHICH)
     q = quality["quality"].to_numpy(dtype=float)
     defined = quality[np.isfinite(q)]
-    order = np.lexsort((defined["annotator"].astype(str).to_numpy(),
-                        -defined["quality"].to_numpy(dtype=float)))
+    order = np.lexsort(
+        (defined["annotator"].astype(str).to_numpy(), -defined["quality"].to_numpy(dtype=float))
+    )
     ranked = defined.iloc[order]
     if top is not None and len(ranked) > top:
         ranked = ranked.tail(top) if which == "worst" else ranked.head(top)
     out = ranked.reset_index(drop=True)
-    out.attrs = {"n_hidden": len(quality) - len(out), "n_undefined": int((~np.isfinite(q)).sum()),
-                 "top": top, "which": which,
-                 "long_names": dict(quality.attrs.get("long_names", {}))}
+    out.attrs = {
+        "n_hidden": len(quality) - len(out),
+        "n_undefined": int((~np.isfinite(q)).sum()),
+        "top": top,
+        "which": which,
+        "long_names": dict(quality.attrs.get("long_names", {})),
+    }
     return out
 
 
@@ -98,22 +107,41 @@ def ranking(quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
     """
     frame = ranking_frame(quality, top=top, which=which)
     n = len(frame)
-    ax = _style.new_axes(ax, (5.2, 0.3 * max(n, 3) + 1.5))
+    ax = style.new_axes(ax, (5.2, 0.3 * max(n, 3) + 1.5))
     y = np.arange(n)[::-1].astype(float)  # best at the top
     est = frame["quality"].to_numpy(dtype=float)
     raw = frame["raw_pq"].to_numpy(dtype=float)
-    color = _style.component_color("overall")
+    color = style.component_color("overall")
     ax.hlines(y, np.fmin(est, raw), np.fmax(est, raw), color="0.8", linewidth=1.0, zorder=1)
     if {"ci_low", "ci_high"} <= set(frame.columns):
         lo, hi = frame["ci_low"].to_numpy(dtype=float), frame["ci_high"].to_numpy(dtype=float)
         ok = np.isfinite(lo) & np.isfinite(hi)
         if ok.any():
-            ax.hlines(y[ok], lo[ok], hi[ok], color=color, linewidth=2.2, alpha=0.55, zorder=2,
-                      gid="ci", label="95 % bootstrap interval")
-    ax.scatter(raw, y, s=30, facecolors="white", edgecolors="0.35", linewidths=1.1, zorder=3,
-               gid="raw", label="raw PQ with peers")
-    ax.scatter(est, y, s=34, color=color, zorder=4, gid="estimate",
-               label="quality (partner-corrected)")
+            ax.hlines(
+                y[ok],
+                lo[ok],
+                hi[ok],
+                color=color,
+                linewidth=2.2,
+                alpha=0.55,
+                zorder=2,
+                gid="ci",
+                label="95 % bootstrap interval",
+            )
+    ax.scatter(
+        raw,
+        y,
+        s=30,
+        facecolors="white",
+        edgecolors="0.35",
+        linewidths=1.1,
+        zorder=3,
+        gid="raw",
+        label="raw PQ with peers",
+    )
+    ax.scatter(
+        est, y, s=34, color=color, zorder=4, gid="estimate", label="quality (partner-corrected)"
+    )
     ax.set_yticks(y, frame["annotator"].astype(str).tolist())
     ax.set_ylim(-0.7, max(n, 1) - 0.3)
     values = np.r_[est, raw]
@@ -124,17 +152,27 @@ def ranking(quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
     ax.set_xlabel(long_names.get("quality", "quality: estimated PQ vs a perfect annotator"))
     # the legend takes the place of a title: one column fits a narrow figure
     handles, labels = ax.get_legend_handles_labels()
-    order = [labels.index(x) for x in ("quality (partner-corrected)", "95 % bootstrap interval",
-                                       "raw PQ with peers") if x in labels]
-    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="lower left",
-              bbox_to_anchor=(0.0, 1.01), ncol=1, fontsize="small", frameon=False,
-              borderaxespad=0.0, handletextpad=0.4)
+    order = [
+        labels.index(x)
+        for x in ("quality (partner-corrected)", "95 % bootstrap interval", "raw PQ with peers")
+        if x in labels
+    ]
+    ax.legend(
+        [handles[i] for i in order],
+        [labels[i] for i in order],
+        loc="lower left",
+        bbox_to_anchor=(0.0, 1.01),
+        ncol=1,
+        fontsize="small",
+        frameon=False,
+        borderaxespad=0.0,
+        handletextpad=0.4,
+    )
     hidden = frame.attrs["n_hidden"] - frame.attrs["n_undefined"]
     parts = []
     if hidden > 0:
         parts.append(f"+ {hidden:,} more not shown ({which} {n} by quality)")
     if frame.attrs["n_undefined"]:
-        parts.append(f"{frame.attrs['n_undefined']} without a quality (no pairing with a "
-                     "peer)")
-    _style.note(ax, "; ".join(parts))
+        parts.append(f"{frame.attrs['n_undefined']} without a quality (no pairing with a peer)")
+    style.note(ax, "; ".join(parts))
     return ax

@@ -18,8 +18,15 @@ from hypothesis import strategies as st
 import iaa_frames as iaf
 
 ALL = iaf.ALL
-PROFILES = ("good", "sloppy", "mislabeler", "misser", "random", "perfect",
-            {"preset": "good", "coverage": 0.7})
+PROFILES = (
+    "good",
+    "sloppy",
+    "mislabeler",
+    "misser",
+    "random",
+    "perfect",
+    {"preset": "good", "coverage": 0.7},
+)
 N_BOOT = 30
 
 
@@ -27,15 +34,20 @@ N_BOOT = 30
 def corpora(draw):
     """A small simulated corpus: 3-8 items, 2-3 annotators, boxes or polygons."""
     n_annotators = draw(st.integers(2, 3))
-    profiles = draw(st.lists(st.sampled_from(range(len(PROFILES))),
-                             min_size=n_annotators, max_size=n_annotators))
+    profiles = draw(
+        st.lists(
+            st.sampled_from(range(len(PROFILES))), min_size=n_annotators, max_size=n_annotators
+        )
+    )
     annotators = {name: PROFILES[p] for name, p in zip("abc", profiles)}
     return iaf.simulate(
-        n_items=draw(st.integers(3, 8)), annotators=annotators,
+        n_items=draw(st.integers(3, 8)),
+        annotators=annotators,
         kind=draw(st.sampled_from(("box", "polygon", "mixed"))),
-        classes=("car", "person", "bicycle", "dog")[:draw(st.integers(1, 4))],
+        classes=("car", "person", "bicycle", "dog")[: draw(st.integers(1, 4))],
         objects_per_item=draw(st.sampled_from((1.0, 3.0, 6.0))),
-        seed=draw(st.integers(0, 2 ** 16)))
+        seed=draw(st.integers(0, 2**16)),
+    )
 
 
 def _same(ds, other, where=None):
@@ -75,7 +87,7 @@ def test_renaming_classes_changes_no_exact_cell(df, tau):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(df=corpora(), tau=st.sampled_from((0.0, 0.5)), shuffle=st.integers(0, 2 ** 16))
+@given(df=corpora(), tau=st.sampled_from((0.0, 0.5)), shuffle=st.integers(0, 2**16))
 def test_row_order_and_renaming_items_and_annotators_change_nothing(df, tau, shuffle):
     rng = np.random.default_rng(shuffle)
     other = df.iloc[rng.permutation(len(df))].reset_index(drop=True)
@@ -88,7 +100,6 @@ def test_row_order_and_renaming_items_and_annotators_change_nothing(df, tau, shu
     ds = _agreement(df, match_threshold=tau)
     renamed = _agreement(other, match_threshold=tau)
     back = {v: k for k, v in ann_map.items()}
-    renamed = renamed.assign_coords(
-        annotator=[back.get(x, x) for x in renamed["annotator"].values])
+    renamed = renamed.assign_coords(annotator=[back.get(x, x) for x in renamed["annotator"].values])
     renamed = renamed.sel(annotator=ds["annotator"].values)
     _same(ds, renamed)

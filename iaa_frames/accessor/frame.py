@@ -1,0 +1,110 @@
+"""``df.iaa``: the accessor of a tidy annotation frame, registered on every
+:class:`pandas.DataFrame`.
+
+:class:`IAAAccessor` holds only the frame; its methods are grouped by purpose in the
+classes it is made of:
+
+=============================================  ===============================================
+:class:`~.statistics.AgreementMethods`         ``agreement``, ``sigma``, ``ks``, ``alpha``,
+                                               ``pairwise``
+:class:`~.tables.TableMethods`                 ``tables``, ``within``, ``between``, ``items``
+:class:`~.disagreement.DisagreementMethods`    ``conflicts``, ``conflict_counts``,
+                                               ``confusion``, ``item_agreement``
+:class:`~.measures.MeasureMethods`             ``accuracy``, ``annotators``, ``kalpha``
+=============================================  ===============================================
+
+and ``plot`` (:class:`iaa_frames.plot.FramePlots`). pandas 3 builds the accessor again on
+every ``df.iaa``: ``__init__`` only stores the frame, nothing is validated or computed
+until a method runs.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .disagreement import DisagreementMethods
+from .measures import MeasureMethods
+from .result import method_table
+from .statistics import AgreementMethods
+from .tables import TableMethods
+
+__all__ = ["IAAAccessor"]
+
+_METHODS = {
+    "agreement()": "xr.Dataset by component x label x annotator (explore it with res.iaa)",
+    "sigma()": "sigma of a component (localization by default), (label, annotator)",
+    "ks()": "KS statistic of a component (localization by default), (label, annotator)",
+    "alpha()": "classification alpha (or presence alpha), (label, annotator)",
+    "pairwise()": "annotator x annotator agreement of a component",
+    "items()": "per-item drilldown table, worst item first",
+    "within()": "within-item matched pairs",
+    "between()": "between-item (chance) matched pairs",
+    "tables()": "every pair table (PairTables)",
+    "kalpha()": "kalphacv's Krippendorff alpha (literature comparability)",
+    "annotators()": "per-annotator quality, corrected for partners' quality",
+    "conflicts()": "one row per disagreement of the matching",
+    "conflict_counts()": "conflicts per kind, class and annotator",
+    "confusion()": "label confusion matrix of matched pairs",
+    "accuracy()": "precision/recall/label accuracy against a reference annotator",
+    "item_agreement()": "per-item agreement columns, indexed by item (join key)",
+    "plot": "figures: df.iaa.plot.<name>(...)",
+}
+
+
+@pd.api.extensions.register_dataframe_accessor("iaa")
+class IAAAccessor(AgreementMethods, TableMethods, DisagreementMethods, MeasureMethods):
+    """Inter-annotator agreement of a tidy annotation frame: ``df.iaa``.
+
+    Every method is a plain function of the package applied to the frame, with the same
+    keyword-only parameters and defaults (``distance``, ``match_threshold``, ``n_chance``,
+    ``n_boot``, ``seed``, ``overall``, ``progress`` where they apply). The pair tables are
+    computed once per frame content and parameters and reused (:mod:`iaa_frames.cache`);
+    ``progress`` is not part of the key. :meth:`agreement`, :meth:`sigma`, :meth:`ks`,
+    :meth:`alpha` and :meth:`pairwise` also take a sequence of ``match_threshold``
+    values, which adds a ``threshold`` dimension.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame (validated when a method runs).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=20, annotators={"ann": "good", "bob": "sloppy"}, seed=0)
+    >>> res = df.iaa.agreement(n_chance=200)
+    >>> res["annotator"].values.tolist()
+    ['(all)', 'ann', 'bob']
+    >>> df.iaa.sigma(n_chance=200).dims       # the cached result, sliced
+    ('label', 'annotator')
+    """
+
+    def __init__(self, df: pd.DataFrame):
+        self._df = df
+
+    def __repr__(self) -> str:
+        lines = [f"<df.iaa: agreement of a frame with {len(self._df):,} rows>"]
+        width = max(map(len, _METHODS))
+        lines += [f"  .{name:<{width}} {what}" for name, what in _METHODS.items()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return (
+            f"<p><b>df.iaa</b>: agreement of a frame with {len(self._df):,} rows</p>"
+            f"<table>{method_table(_METHODS)}</table>"
+        )
+
+    @property
+    def plot(self):
+        """Figures of this frame: ``df.iaa.plot.<name>(...)``
+        (:class:`iaa_frames.plot.FramePlots`; matplotlib is imported on use).
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import simulate
+        >>> type(simulate(n_items=2, seed=0).iaa.plot).__name__
+        'FramePlots'
+        """
+        from ..plot.accessor import FramePlots  # matplotlib is imported on use
+
+        return FramePlots(self._df)

@@ -1,0 +1,303 @@
+"""``res.iaa``: the views and figures of an agreement result, with no recomputation.
+
+Registered on every :class:`xarray.Dataset` when :mod:`iaa_frames` is imported. The views
+slice the Dataset (:mod:`iaa_frames.shortcuts`) or read it (:mod:`iaa_frames.views`,
+:func:`iaa_frames.report.reading`);
+the views that need the pair tables (pairwise, items, distributions) find them in
+:mod:`iaa_frames.cache` through the result's ``tables_key`` attr while they are cached,
+or take them from :meth:`ResultAccessor.use_tables`.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .. import cache
+from ..errors import IAAError, ParameterError
+from ..frame import ALL
+from ..pairs import PairTables
+from ..report import reading
+from ..shortcuts import alpha_of, ks_of, sigma_of
+from ..thresholds import has_threshold_dim, nearest_threshold
+from ..views import by_annotator, by_label, headline
+
+__all__ = ["ResultAccessor", "method_table"]
+
+_RESULT_METHODS = {
+    "headline()": "the four components pooled over labels and annotators",
+    "by_label()": "every class, one column group per component",
+    "by_annotator()": "every annotator, one column group per component",
+    "sigma()": "sigma of a component (localization by default), (label, annotator)",
+    "ks()": "KS statistic of a component, (label, annotator)",
+    "alpha()": "classification alpha (or presence alpha), (label, annotator)",
+    "pairwise()": "annotator x annotator agreement (needs the cached tables)",
+    "items()": "per-item drilldown (needs the cached tables)",
+    "reading()": "the plain-language reading of the numbers",
+    "plot": "figures: res.iaa.plot.<name>(...)",
+}
+
+
+def method_table(methods: dict) -> str:
+    """The rows of an HTML table of ``{".method()": "what it gives"}`` (the accessors'
+    ``_repr_html_``).
+
+    Examples
+    --------
+    >>> method_table({"sigma()": "σ < 1"})
+    '<tr><td><code>.sigma()</code></td><td>σ &lt; 1</td></tr>'
+    """
+    return "".join(
+        f"<tr><td><code>.{html.escape(n)}</code></td><td>{html.escape(w)}</td></tr>"
+        for n, w in methods.items()
+    )
+
+
+@xr.register_dataset_accessor("iaa")
+class ResultAccessor:
+    """Views and figures of an agreement result: ``res.iaa``.
+
+    Nothing is recomputed: the views slice the Dataset; :meth:`pairwise`, :meth:`items`
+    and the distribution plots use the pair tables the result was computed from, kept in
+    :mod:`iaa_frames.cache` under the result's ``tables_key`` attr (or given with
+    ``tables=``).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The agreement result of :func:`iaa_frames.agreement` / ``df.iaa.agreement()``.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> res = iaf.simulate(n_items=20, seed=0).iaa.agreement(n_chance=200)
+    >>> res.iaa.by_label().index[0]
+    '(all)'
+    """
+
+    def __init__(self, ds: xr.Dataset):
+        self._ds = ds
+        self._attached: cache.Entry | None = None  # tables given with use_tables()
+
+    # -- helpers
+    def _check(self):
+        if "agreement" not in self._ds.data_vars or "component" not in self._ds.dims:
+            raise ParameterError(
+                "res.iaa works on the agreement result Dataset (dims "
+                "component, label, annotator); this Dataset is not one"
+            )
+        return self._ds
+
+    def _single(self, view: str):
+        """The result, which must be of one threshold (no ``threshold`` dimension)."""
+        ds = self._check()
+        if has_threshold_dim(ds):
+            taus = ds["threshold"].values
+            raise ParameterError(
+                f"this result has a threshold dimension (τ = "
+                f"{', '.join(f'{t:g}' for t in taus)}); .iaa.{view} needs one threshold: "
+                f"select it first, e.g. res.sel(threshold={nearest_threshold(taus):g})"
+                f".iaa.{view} (res.iaa.plot.threshold_curve() draws every threshold)"
+            )
+        return ds
+
+    def _entry(self, view: str) -> cache.Entry:
+        """The attached or cached tables of this result (and what was computed from them)."""
+        if self._attached is not None:
+            return self._attached
+        keys = str(self._ds.attrs.get("tables_key", "")).split()
+        if len(keys) > 1:  # a sweep: one key per threshold, in the order of match_threshold
+            self._single(view)
+            taus = [float(t) for t in np.atleast_1d(self._ds.attrs.get("match_threshold", []))]
+            tau = float(self._ds["threshold"]) if "threshold" in self._ds.coords else None
+            keys = [keys[taus.index(tau)]] if tau in taus and len(taus) == len(keys) else []
+        found = cache.lookup(keys[0]) if keys else None
+        if found is None:
+            raise IAAError(
+                "the pair tables of this result are not available: it was not computed "
+                "by df.iaa.agreement(), was loaded from a file, or its tables left the cache "
+                f"(it keeps the last {cache.MAXSIZE}). Recompute with df.iaa.agreement(...) "
+                "or attach tables with res.iaa.use_tables(df.iaa.tables(...))."
+            )
+        return found
+
+    def use_tables(self, tables: PairTables) -> ResultAccessor:
+        """Attach the pair tables this result was computed from (for :meth:`pairwise`,
+        :meth:`items` and the distribution plots), e.g. after loading it from netCDF.
+
+        Returns
+        -------
+        ResultAccessor
+            This accessor.
+        """
+        if not isinstance(tables, PairTables):
+            raise ParameterError(f"tables must be PairTables; got {type(tables).__name__}")
+        mine = {k: self._ds.attrs.get(k) for k in tables.params if k in self._ds.attrs}
+        if "threshold" in self._ds.coords and not has_threshold_dim(self._ds):
+            mine["match_threshold"] = float(self._ds["threshold"])  # one τ of a sweep
+        differ = {k: (v, tables.params[k]) for k, v in mine.items() if v != tables.params[k]}
+        if differ:
+            raise ParameterError(f"these tables were computed with other parameters: {differ}")
+        self._attached = cache.Entry("", tables)  # not cached: it lives with this accessor
+        return self
+
+    @property
+    def tables(self) -> PairTables:
+        """The pair tables of this result (from the cache, or attached with
+        :meth:`use_tables`)."""
+        return self._entry("tables").tables
+
+    def __repr__(self) -> str:
+        ds = self._ds
+        n_lab = max(ds.sizes.get("label", 1) - 1, 0)
+        n_ann = max(ds.sizes.get("annotator", 1) - 1, 0)
+        lines = [
+            f"<res.iaa: agreement of {n_lab} class{'es' if n_lab != 1 else ''} x "
+            f"{n_ann} annotator{'s' if n_ann != 1 else ''}, "
+            f"n_boot={ds.attrs.get('n_boot', '?')}>"
+        ]
+        lines += [f"  .{name:<15} {what}" for name, what in _RESULT_METHODS.items()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return (
+            f"<p><b>res.iaa</b>: views and figures of this result</p><table>"
+            f"{method_table(_RESULT_METHODS)}</table>"
+        )
+
+    # -- views
+    def headline(self) -> pd.DataFrame:
+        """The four components pooled over labels and annotators
+        (:func:`iaa_frames.views.headline`).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return headline(self._single("headline()"))
+
+    def by_label(self) -> pd.DataFrame:
+        """Every class ("(all)" first), one column group per component
+        (:func:`iaa_frames.views.by_label`).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return by_label(self._single("by_label()"))
+
+    def by_annotator(self) -> pd.DataFrame:
+        """Every annotator ("(all)" first), one column group per component
+        (:func:`iaa_frames.views.by_annotator`).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return by_annotator(self._single("by_annotator()"))
+
+    def reading(self, *, max_labels: int = 8) -> list[str]:
+        """The plain-language reading of the numbers (:func:`iaa_frames.report.reading`).
+
+        Returns
+        -------
+        list of str
+        """
+        return reading(self._single("reading()"), max_labels=max_labels)
+
+    def sigma(self, *, component: str = "localization") -> xr.DataArray:
+        """σ of one component by label and annotator.
+
+        Parameters
+        ----------
+        component : {"localization", "detection", "overall"}, default "localization"
+            Localization unless said otherwise: matched objects drawn in the same place.
+
+        Returns
+        -------
+        xarray.DataArray
+            Named ``sigma``, dims ``(label, annotator)``, with ``component``, ``ci_low``,
+            ``ci_high``, ``n_units``, ``n_chance`` and ``note`` as coordinates.
+        """
+        return sigma_of(self._check(), component=component)
+
+    def ks(self, *, component: str = "localization") -> xr.DataArray:
+        """KS statistic of one component by label and annotator.
+
+        Parameters
+        ----------
+        component : {"localization", "detection", "overall"}, default "localization"
+
+        Returns
+        -------
+        xarray.DataArray
+            Named ``ks``, dims ``(label, annotator)``, with ``ks_sign``, ``ks_pvalue`` and
+            ``note`` as coordinates.
+        """
+        return ks_of(self._check(), component=component)
+
+    def alpha(self, *, component: str = "classification") -> xr.DataArray:
+        """Krippendorff's α by label and annotator.
+
+        Parameters
+        ----------
+        component : {"classification", "detection"}, default "classification"
+            "classification": the α of the labels (the component's agreement);
+            "detection": the presence α, reported only for comparison with tools that
+            show it (it is about 0 whatever the miss rate; see the variable's description).
+
+        Returns
+        -------
+        xarray.DataArray
+            Named ``alpha``, dims ``(label, annotator)``.
+        """
+        return alpha_of(self._check(), component=component)
+
+    def pairwise(self, *, component: str = "localization", label: str = ALL) -> xr.DataArray:
+        """Annotator x annotator agreement of one component, from the result's tables
+        (:func:`iaa_frames.engine.pairwise_from_tables`).
+
+        Parameters
+        ----------
+        component : {"detection", "classification", "localization", "overall"}
+        label : str, default "(all)"
+
+        Returns
+        -------
+        xarray.DataArray
+        """
+        return self._entry("pairwise()").pairwise_of(component=component, label=label)
+
+    def items(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        top: int | None = None,
+        sort: str = "excess",
+    ) -> pd.DataFrame:
+        """Per-item drilldown from the result's tables (:func:`iaa_frames.items.items`).
+
+        Parameters
+        ----------
+        component : {"localization", "detection", "overall", "classification"}
+        label : str, default "(all)"
+        top : int, optional
+        sort : {"excess", "sigma"}, default "excess"
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return self._entry("items()").items_of(component=component, label=label, top=top, sort=sort)
+
+    @property
+    def plot(self):
+        """Figures of this result: ``res.iaa.plot.<name>(...)``
+        (:class:`iaa_frames.plot.ResultPlots`)."""
+        from ..plot.accessor import ResultPlots  # matplotlib is imported on use
+
+        return ResultPlots(self._check(), tables=lambda: self.tables)

@@ -1,0 +1,124 @@
+"""The chance sample: which between-item pairings stand for chance, and why.
+
+A *chance pairing* is the annotation of item i by annotator a and the annotation of item
+j by annotator b, with i != j and a != b; it is unordered ({s, t} and {t, s} are one
+pairing). The pairings chosen here go through the same matching pipeline, with the same
+threshold, as the within-item pairings (:mod:`iaa_frames.pipeline`). A *chance unit* is a
+pairing (detection, overall) or a matched object pair of a pairing (localization); a
+matched pair belongs to one pairing, so distinct pairings give distinct units.
+
+Populations and strata
+----------------------
+Every reported cell draws its chance units from its own population:
+
+========================  ==========================================================
+cell                      population (pairings)
+========================  ==========================================================
+"(all)" x "(all)"         every chance pairing (U)
+"(all)" x annotator A     the pairings in U with one side drawn by A
+annotator pair A, B       the pairings of an annotation of A with one of B
+class L (detection,       the pairings in which at least one side contains L
+overall)
+class L (localization)    the pairings of two annotations that both contain L; the
+                          units are their matched pairs of two objects of class L
+========================  ==========================================================
+
+The *uniform* stratum samples U; it is uniform over every sub-population, so its
+pairings count in every cell they belong to. A cell whose population the uniform stratum
+covers too thinly gets a stratum of its own, sampled uniformly over that population, and
+uses the union of the two samples (still a uniform sample of its population, each
+pairing once).
+
+Exact or sampled
+----------------
+* When U holds at most :data:`EXACT_PAIRINGS` pairings and matching all of them costs at
+  most :data:`EXACT_WORK` candidate object pairs, U is **enumerated**: every cell of
+  every component uses its whole population, with no sampling noise, and the result does
+  not depend on the seed or on any name.
+* A class's localization population is enumerated when its objects are few enough for
+  every pair of them to be bounded (at most :data:`EXACT_WORK` object pairs): the pairs
+  whose IoU bound can reach the threshold (:func:`iaa_frames.pipeline.iou_upper_bound`)
+  give the pairings that can produce a unit, and those are all matched when that costs
+  at most :data:`EXACT_WORK` candidate pairs (otherwise sampled from that list).
+* Otherwise pairings are sampled **uniformly without replacement** (independent draws in
+  which a repeat is skipped), with a random stream that depends on the seed and on the
+  content of the annotations, never on names or row order.
+
+Targets
+-------
+``n_chance`` (default :data:`DEFAULT_N_CHANCE`) is the target number of chance units of
+the uniform stratum. The stratum of a narrower cell (an annotator, a pair of annotators,
+a class) aims at ``min(n_chance, max(MIN_TARGET, 5 * w))`` units, ``w`` being the
+cell's within-item units (more chance units than that would not make the cell more
+precise: its within units limit it); cells with fewer than two within units get none.
+A stratum stops after :func:`stratum_cap` pairings even if its target is not met (at a
+threshold so high that unrelated objects rarely match). ``n_chance`` in the result is
+the number of distinct chance units a cell used.
+
+Modules
+-------
+=========================  ==========================================================
+:mod:`.population`          budgets, targets, pairing keys, U and the pools of strata
+:mod:`.sampling`            uniform sampling without replacement, per group
+:mod:`.gating`              the pairings that can match at a threshold (index + bound)
+:mod:`.store`               records of what was drawn and matched; the finished sample
+:mod:`.strata`              :func:`draw`: every stratum, in order
+=========================  ==========================================================
+"""
+
+from .gating import OBJECT_PAIR_BUDGET, gated_pairings
+from .population import (
+    DEFAULT_N_CHANCE,
+    EXACT_PAIRINGS,
+    EXACT_WORK,
+    LOC_ANNOTATOR,
+    LOC_LABEL,
+    LOC_UNIFORM,
+    MIN_CHANCE_UNITS,
+    MIN_TARGET,
+    PAIR_BUDGET,
+    POOL_NEIGHBOURS,
+    SETS_ANNOTATOR,
+    SETS_LABEL,
+    SETS_PAIR,
+    SETS_UNIFORM,
+    cell_target,
+    enumerate_uniform,
+    label_fingerprint_order,
+    pairing_key,
+    stratum_cap,
+    uniform_population,
+)
+from .sampling import sample_groups
+from .store import ChanceSample, Draws, WithinCounts
+from .strata import draw
+
+__all__ = [
+    "DEFAULT_N_CHANCE",
+    "EXACT_PAIRINGS",
+    "LOC_ANNOTATOR",
+    "LOC_LABEL",
+    "LOC_UNIFORM",
+    "SETS_ANNOTATOR",
+    "SETS_LABEL",
+    "SETS_PAIR",
+    "SETS_UNIFORM",
+    "EXACT_WORK",
+    "MIN_CHANCE_UNITS",
+    "MIN_TARGET",
+    "OBJECT_PAIR_BUDGET",
+    "PAIR_BUDGET",
+    "POOL_NEIGHBOURS",
+    "ChanceSample",
+    "Draws",
+    "WithinCounts",
+    "cell_target",
+    "draw",
+    "enumerate_uniform",
+    "gated_pairings",
+    "label_fingerprint_order",
+    "pairing_key",
+    "sample_groups",
+    "stratum_cap",
+    "uniform_population",
+]

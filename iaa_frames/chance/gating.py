@@ -1,0 +1,100 @@
+"""The chance pairings that can produce a matched pair at a threshold, found from an
+index of normalized boxes and the IoU upper bound, without matching anything."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..corpus import Corpus
+from ..matching import pairs_within_runs, run_starts
+from ..pipeline import iou_upper_bound
+from .population import pairing_key
+
+#: Most object pairs looked at by the index of chance pairs that can match.
+OBJECT_PAIR_BUDGET = 20_000_000
+
+
+def gated_pairings(corpus: Corpus, tau: float):
+    """Every chance pairing that can produce a matched pair at ``tau`` > 0, from an index
+    of the objects' normalized boxes: a sweep along x lists the object pairs whose boxes
+    overlap in x (items and annotators different), and the IoU bound of
+    :func:`iaa_frames.pipeline.iou_upper_bound` keeps those that can reach ``tau``. The
+    cost grows with the pairs that overlap, not with the pairings. Returns None when
+    more than :data:`OBJECT_PAIR_BUDGET` object pairs overlap in x (then pairings are
+    drawn and tested instead).
+
+    Returns
+    -------
+    key : ndarray
+        Distinct pairing keys (:func:`pairing_key`) that can produce a matched pair.
+    label, label_key : ndarray
+        (class, pairing key) for the pairings that can produce a matched pair of two
+        objects of that class.
+    """
+    slots = corpus.annotations
+    n_slots = slots.empty + 1
+    box = corpus.shapes.boxes
+    order = np.argsort(box[:, 0], kind="stable")
+    x0 = box[order, 0]
+    later = np.searchsorted(x0, box[order, 2], side="left") - np.arange(len(order)) - 1
+    later = np.maximum(later, 0)
+    if later.sum() > OBJECT_PAIR_BUDGET:
+        return None
+    keys, label_keys = [], []
+    first = run_starts(later)
+    step = 4_000_000
+    bounds = np.searchsorted(np.cumsum(later), np.arange(step, later.sum() + step, step))
+    lo = 0
+    for hi in np.unique(np.r_[bounds + 1, len(order)]).clip(max=len(order)):
+        if hi <= lo:
+            continue
+        n = later[lo:hi]
+        i = np.repeat(np.arange(lo, hi), n)
+        j = i + 1 + np.arange(len(i)) - (first[lo:hi] - first[lo])[i - lo]
+        oi, oj = order[i], order[j]
+        ok = (
+            (corpus.item[oi] != corpus.item[oj])
+            & (corpus.annotator[oi] != corpus.annotator[oj])
+            & (np.minimum(box[oi, 3], box[oj, 3]) > np.maximum(box[oi, 1], box[oj, 1]))
+        )
+        oi, oj = oi[ok], oj[ok]
+        reach = iou_upper_bound(corpus, oi, oj) >= tau
+        oi, oj = oi[reach], oj[reach]
+        key = pairing_key(
+            corpus.annotation_of(corpus.item[oi], corpus.annotator[oi]),
+            corpus.annotation_of(corpus.item[oj], corpus.annotator[oj]),
+            n_slots,
+        )
+        keys.append(key)
+        same = corpus.label[oi] == corpus.label[oj]
+        label_keys.append(corpus.label[oi][same] * n_slots**2 + key[same])
+        lo = hi
+    key = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+    lk = np.unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
+    return key, lk // n_slots**2, lk % n_slots**2
+
+
+def reachable_label_pairings(corpus, labels, tau):
+    """Every pairing that can produce a matched pair of two objects of class ``l``, for
+    each class in ``labels``, from all pairs of the class's objects and their IoU bound.
+
+    Returns (class, a, b) with a < b, distinct per class.
+    """
+    slots = corpus.annotations
+    n_slots = slots.empty + 1
+    objects = np.flatnonzero(np.isin(corpus.label, labels))
+    objects = objects[np.argsort(corpus.label[objects], kind="stable")]
+    parts = []
+    i, j = pairs_within_runs(corpus.label[objects])
+    for lo in range(0, len(i), 4_000_000):  # bounded memory
+        oi, oj = objects[i[lo : lo + 4_000_000]], objects[j[lo : lo + 4_000_000]]
+        ok = (corpus.item[oi] != corpus.item[oj]) & (corpus.annotator[oi] != corpus.annotator[oj])
+        oi, oj = oi[ok], oj[ok]
+        keep = iou_upper_bound(corpus, oi, oj) >= tau
+        oi, oj = oi[keep], oj[keep]
+        sa = corpus.annotation_of(corpus.item[oi], corpus.annotator[oi])
+        sb = corpus.annotation_of(corpus.item[oj], corpus.annotator[oj])
+        parts.append(corpus.label[oi] * n_slots**2 + pairing_key(sa, sb, n_slots))
+    key = np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+    label, pair = key // n_slots**2, key % n_slots**2
+    return label, pair // n_slots, pair % n_slots

@@ -1,0 +1,120 @@
+"""Chance populations: budgets and targets, pairing keys, the uniform population U, and
+the pools of annotations (per annotator, per class) that narrower strata draw from."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..corpus import Corpus, Slices
+from ..matching import run_starts
+
+#: Target number of chance units of the uniform stratum.
+DEFAULT_N_CHANCE = 2000
+#: Fewest chance units a narrower stratum aims at (see the package notes).
+MIN_TARGET = 200
+#: Largest number of pairings of U that is enumerated instead of sampled.
+EXACT_PAIRINGS = 20_000
+#: Largest number of candidate object pairs an enumerated population may cost to match.
+EXACT_WORK = 500_000
+#: Most pairings drawn in all the annotator-pair strata together (pairwise cells).
+PAIR_BUDGET = 50_000
+#: A class's localization cell with fewer own chance units than this uses pooled units.
+MIN_CHANCE_UNITS = 30
+#: Nearest pooled chance pairs per within pair in the pooled baseline of a class.
+POOL_NEIGHBOURS = 50
+
+# kinds of strata: the random stream of each is keyed by (seed, kind, content)
+SETS_UNIFORM, SETS_ANNOTATOR, SETS_PAIR, SETS_LABEL = 1, 2, 3, 4
+LOC_UNIFORM, LOC_ANNOTATOR, LOC_LABEL = 5, 6, 7
+
+
+def stratum_cap(target):
+    """Most pairings drawn for a stratum of the given target (array or number)."""
+    return np.maximum(100 * np.asarray(target, dtype=np.int64), 10_000)
+
+
+def cell_target(n_chance: int, within_units) -> np.ndarray:
+    """Chance units a narrower stratum aims at: ``min(n_chance, max(MIN_TARGET, 5 w))``,
+    0 where the cell has fewer than two within units.
+
+    Examples
+    --------
+    >>> cell_target(2000, np.array([0, 1, 2, 100, 1000])).tolist()
+    [0, 0, 200, 500, 2000]
+    """
+    w = np.asarray(within_units, dtype=np.int64)
+    return np.where(w >= 2, np.minimum(n_chance, np.maximum(MIN_TARGET, 5 * w)), 0)
+
+
+def pairing_key(a, b, n_slots: int) -> np.ndarray:
+    """One integer per unordered pairing {a, b} of slots."""
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    return np.minimum(a, b) * n_slots + np.maximum(a, b)
+
+
+def valid_pairings(slots: Slices, a, b) -> np.ndarray:
+    return (slots.item[a] != slots.item[b]) & (slots.annotator[a] != slots.annotator[b])
+
+
+def uniform_population(slots: Slices) -> tuple[int, int]:
+    """(pairings, candidate object pairs) of U, the population of the uniform stratum.
+
+    Ordered pairs of slots on different items and of different annotators, by inclusion
+    and exclusion, halved (every pairing is two ordered pairs).
+
+    Examples
+    --------
+    >>> s = Slices(start=np.array([0, 1, 2, 3, 0]), count=np.array([1, 1, 1, 1, 0]),
+    ...            item=np.array([0, 0, 1, 1, -1]), annotator=np.array([0, 1, 0, 1, -1]))
+    >>> uniform_population(s)
+    (2, 2)
+    """
+    n = slots.empty
+    item, ann = slots.item[:n], slots.annotator[:n]
+    k = slots.count[:n].astype(np.float64)
+
+    def ordered(weight):
+        total = weight.sum() ** 2
+        by_item = np.bincount(item, weights=weight)
+        by_ann = np.bincount(ann, weights=weight)
+        return total - (by_item**2).sum() - (by_ann**2).sum() + (weight**2).sum()
+
+    return int(round(ordered(np.ones(n)) / 2)), int(round(ordered(k) / 2))
+
+
+def enumerate_uniform(slots: Slices) -> tuple[np.ndarray, np.ndarray]:
+    """Every chance pairing (a < b), for a U small enough to enumerate."""
+    n = slots.empty
+    a, b = np.triu_indices(n, k=1)
+    ok = valid_pairings(slots, a, b)
+    return a[ok].astype(np.int64), b[ok].astype(np.int64)
+
+
+def label_fingerprint_order(corpus: Corpus) -> np.ndarray:
+    """Class codes in an order fixed by the content of each class's objects (names only
+    break exact ties), so that the per-class strata draw the same pairings whatever the
+    class names."""
+    fp = np.nan_to_num(corpus.shapes.boxes) @ np.array([1.1, 1.3, 1.7, 1.9]) + 0.37
+    n = len(corpus.labels)
+    by_label = np.round(np.bincount(corpus.label, weights=fp, minlength=n), 6)
+    names = np.argsort(
+        np.argsort(np.asarray([str(x) for x in corpus.labels], dtype=object), kind="stable")
+    )
+    return np.lexsort((names, by_label))
+
+
+def label_pools(corpus: Corpus):
+    """Annotation slots containing each class, sorted, grouped by class (CSR)."""
+    bl = corpus.by_label
+    owner = corpus.annotation_of(bl.item[:-1], bl.annotator[:-1])
+    order = np.lexsort((owner, bl.label[:-1]))
+    count = np.bincount(bl.label[:-1], minlength=len(corpus.labels))
+    return owner[order], run_starts(count), count
+
+
+def annotator_pools(slots: Slices, n_annotators: int):
+    """Annotation slots of each annotator, sorted, grouped by annotator (CSR)."""
+    ann = slots.annotator[:-1]
+    order = np.lexsort((np.arange(len(ann)), ann))
+    count = np.bincount(ann, minlength=n_annotators)
+    return order.astype(np.int64), run_starts(count), count

@@ -1,0 +1,164 @@
+"""Sampling pairings uniformly without replacement, per group of a stratum.
+
+Draws are independent; a repeat, or a pairing a group already holds, is skipped. A
+population hardly larger than what is needed is enumerated and a random prefix taken."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..corpus import Slices
+from ..matching import candidate_pairs, run_starts
+from .population import pairing_key, stratum_cap, valid_pairings
+
+
+def sample_groups(
+    rng, slots: Slices, need, pool, start, count, *, other=None, taken=None, cap=None
+):
+    """Distinct pairings per group, uniform without replacement over each group's
+    population.
+
+    Group g's population: the valid pairings {s, t} with s from its pool
+    (``pool[start[g]:start[g] + count[g]]``) and t from the same pool (``other=None``),
+    from every slot (``other="all"``), or from a second pool per group (``other`` a
+    ``(pool, start, count)`` triple disjoint from the first). Both sides are drawn
+    uniformly; with ``"all"``, a pairing that could have been drawn either way round (t
+    in the pool too) is kept with probability 1/2, so that every pairing of the
+    population is equally likely. Draws repeat until ``need[g]`` new
+    distinct pairings are found that are not already in ``taken[g]`` (a set of keys per
+    group, given as a sorted array of ``group * n_keys + key``), or ``cap[g]`` draws
+    were made.
+
+    Returns
+    -------
+    a, b, group : ndarray of int64
+        The new pairings, in order of draw (so a prefix of them is itself a uniform
+        sample), grouped by group.
+    """
+    n_slots = slots.empty + 1
+    n_keys = n_slots * n_slots
+    need = np.asarray(need, dtype=np.int64).copy()
+    need[count == 0] = 0
+    cap = stratum_cap(need) if cap is None else np.asarray(cap, dtype=np.int64)
+    drawn = np.zeros(len(need), dtype=np.int64)
+    seen = np.zeros(0, np.int64) if taken is None else np.asarray(taken, dtype=np.int64)
+    out = []
+    # a population hardly larger than what is needed: enumerate it, take a random prefix
+    pool2 = (
+        (pool, start, count)
+        if other is None
+        else (
+            np.arange(slots.empty),
+            np.zeros(len(need), np.int64),
+            np.full(len(need), slots.empty),
+        )
+        if isinstance(other, str)
+        else other
+    )
+    small = (need > 0) & (count * pool2[2] <= 4 * need + 256)
+    if small.any():
+        out.append(
+            _enumerate_groups(
+                rng, slots, np.where(small, need, 0), (pool, start, count), pool2, seen
+            )
+        )
+        need[small] = 0
+    stalled = 0
+    for _ in range(200):  # rounds of independent draws; most strata finish in 1-3
+        active = (need > 0) & (drawn < cap)
+        if not active.any() or stalled >= 3:
+            break
+        m = np.where(active, np.minimum(np.ceil(need * 1.5).astype(np.int64) + 16, cap - drawn), 0)
+        g = np.repeat(np.arange(len(need)), m)
+        drawn += m
+        a = pool[start[g] + rng.integers(0, count[g])]
+        if other is None:
+            b = pool[start[g] + rng.integers(0, count[g])]
+            keep = valid_pairings(slots, a, b)
+        elif isinstance(other, str):
+            b = rng.integers(0, slots.empty, size=len(g))
+            keep = valid_pairings(slots, a, b)
+            # b in g's pool too: this pairing can be drawn both ways round
+            flip = rng.random(len(g)) < 0.5
+            keep &= ~_in_group_pool(b, g, pool, start, count, n_slots) | flip
+        else:
+            pool2, start2, count2 = other
+            b = pool2[start2[g] + rng.integers(0, np.maximum(count2[g], 1))]
+            keep = valid_pairings(slots, a, b) & (count2[g] > 0)
+        a, b, g = a[keep], b[keep], g[keep]
+        key = g * n_keys + pairing_key(a, b, n_slots)
+        first = first_occurrence(key)
+        new = first & ~np.isin(key, seen)
+        a, b, g, key = a[new], b[new], g[new], key[new]
+        # keep the first need[g] new pairings of each group, in order of draw
+        order = np.argsort(g, kind="stable")
+        a, b, g, key = a[order], b[order], g[order], key[order]
+        rank = np.arange(len(g)) - np.searchsorted(g, g)
+        take = rank < need[g]
+        out.append((a[take], b[take], g[take]))
+        need -= np.bincount(g[take], minlength=len(need))
+        seen = np.union1d(seen, key[take])
+        stalled = 0 if take.any() else stalled + 1
+    if not out:
+        z = np.zeros(0, np.int64)
+        return z, z, z
+    a, b, g = (np.concatenate(x) for x in zip(*out))
+    order = np.argsort(g, kind="stable")
+    return a[order], b[order], g[order]
+
+
+def _enumerate_groups(rng, slots, need, first, second, taken):
+    """Up to ``need[g]`` pairings per group, a uniformly random subset of every valid
+    pairing of the group's two pools not in ``taken`` (each pool a CSR triple)."""
+    pool, start, count = first
+    pool2, start2, count2 = second
+    n_slots = slots.empty + 1
+    groups = np.flatnonzero(need > 0)
+    g, i, j, _, _ = candidate_pairs(start[groups], count[groups], start2[groups], count2[groups])
+    a, b, g = pool[start[groups][g] + i], pool2[start2[groups][g] + j], groups[g]
+    ok = valid_pairings(slots, a, b)
+    a, b, g = a[ok], b[ok], g[ok]
+    key = g * n_slots**2 + pairing_key(a, b, n_slots)
+    keep = first_occurrence(key) & ~np.isin(key, taken)
+    a, b, g = a[keep], b[keep], g[keep]
+    order = np.lexsort((rng.random(len(g)), g))
+    a, b, g = a[order], b[order], g[order]
+    take = np.arange(len(g)) - np.searchsorted(g, g) < need[g]
+    return a[take], b[take], g[take]
+
+
+def first_occurrence(key) -> np.ndarray:
+    """True at the first occurrence of every value of ``key``."""
+    _, first = np.unique(key, return_index=True)
+    out = np.zeros(len(key), dtype=bool)
+    out[first] = True
+    return out
+
+
+def _in_group_pool(b, g, pool, start, count, n_slots) -> np.ndarray:
+    """Whether slot ``b[r]`` is in the pool of group ``g[r]``."""
+    if not len(b) or not count.sum():
+        return np.zeros(len(b), dtype=bool)
+    group = np.repeat(np.arange(len(count)), count)
+    members = pool[start[group] + np.arange(len(group)) - run_starts(count)[group]]
+    key_pool = np.sort(group * n_slots + members)
+    key = g * n_slots + b
+    pos = np.minimum(np.searchsorted(key_pool, key), len(key_pool) - 1)
+    return key_pool[pos] == key
+
+
+def rank_of(order, n):
+    """Position of each code in ``order``."""
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    return rank
+
+
+def rank_in_group(group) -> np.ndarray:
+    """0, 1, 2, ... within each run of equal (contiguous) values of ``group``."""
+    n = len(group)
+    if not n:
+        return np.zeros(0, np.int64)
+    new = np.r_[True, group[1:] != group[:-1]]
+    start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
+    return np.arange(n) - start

@@ -1,0 +1,446 @@
+# Over 400 lines: every stratum of the chance sample is drawn here, in order, so the draw reads top
+# to bottom.
+"""Drawing the strata: :func:`draw` forms every stratum of the chance sample (uniform, per
+annotator, per pair of annotators, per class; for detection and overall, then for
+localization) and matches each pairing once."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..corpus import Corpus
+from .gating import gated_pairings, reachable_label_pairings
+from .population import (
+    EXACT_PAIRINGS,
+    EXACT_WORK,
+    LOC_ANNOTATOR,
+    LOC_LABEL,
+    LOC_UNIFORM,
+    MIN_TARGET,
+    PAIR_BUDGET,
+    SETS_ANNOTATOR,
+    SETS_LABEL,
+    SETS_PAIR,
+    SETS_UNIFORM,
+    annotator_pools,
+    cell_target,
+    enumerate_uniform,
+    label_fingerprint_order,
+    label_pools,
+    pairing_key,
+    stratum_cap,
+    uniform_population,
+)
+from .sampling import rank_in_group, rank_of, sample_groups
+from .store import ChanceSample, Draws, Store, WithinCounts
+
+
+def draw(
+    corpus: Corpus,
+    run,
+    within: WithinCounts,
+    *,
+    n_chance: int,
+    seed: int,
+    tau: float,
+    reachable,
+    label_reachable,
+) -> ChanceSample:
+    """Draw (or enumerate) the chance pairings of every stratum and match them.
+
+    Parameters
+    ----------
+    corpus : Corpus
+    run : callable ``(a, b, sets) -> Matched``
+        The matching pipeline on whole annotations (:func:`iaa_frames.pipeline.run`).
+    within : WithinCounts
+    n_chance, seed, tau
+        See :func:`iaa_frames.pairs.pair_tables`.
+    reachable : callable ``(a, b) -> bool array``
+        Pairings of whole annotations that can produce a matched pair.
+    label_reachable : callable ``(a, b, label) -> bool array``
+        Pairings that can produce a matched pair of two objects of ``label``.
+
+    Returns
+    -------
+    ChanceSample
+    """
+    slots = corpus.annotations
+    n_slots = slots.empty + 1
+    A, L = len(corpus.annotators), len(corpus.labels)
+    store, draws = Store(slots, run), Draws(n_slots)
+    label_source = np.full(L, "", dtype=object)
+
+    def rng(kind):
+        return np.random.default_rng([seed, kind])
+
+    n_pairings, work = uniform_population(slots)
+    if n_pairings <= EXACT_PAIRINGS and work <= EXACT_WORK:
+        a, b = enumerate_uniform(slots)
+        store.run(a, b, sets=True)
+        draws.add(SETS_UNIFORM, 0, a, b)
+        label_source[:] = "enumerated"
+        return store.finish(draws, True, label_source)
+
+    gated = gated_pairings(corpus, tau) if tau > 0 else None
+    if gated is not None:
+        store.reachable = gated[0]
+    everyone = np.arange(slots.empty)
+    ann_pool = annotator_pools(slots, A)
+    # -- detection and overall: uniform, per annotator, per pair of annotators
+    a, b, _ = sample_groups(
+        rng(SETS_UNIFORM), slots, [n_chance], everyone, np.array([0]), np.array([slots.empty])
+    )
+    store.run(a, b, sets=True)
+    draws.add(SETS_UNIFORM, 0, a, b)
+    uni_key = pairing_key(a, b, n_slots)
+    aa, ab = slots.annotator[a], slots.annotator[b]
+    have = np.bincount(aa, minlength=A) + np.bincount(ab, minlength=A)
+    taken = np.concatenate([aa * n_slots**2 + uni_key, ab * n_slots**2 + uni_key])
+    a2, b2, g2 = sample_groups(
+        rng(SETS_ANNOTATOR),
+        slots,
+        np.maximum(cell_target(n_chance, within.sets_annotator) - have, 0),
+        *ann_pool,
+        other="all",
+        taken=np.unique(taken),
+    )
+    store.run(a2, b2, sets=True)
+    draws.add(SETS_ANNOTATOR, g2, a2, b2)
+    _pair_strata(
+        rng(SETS_PAIR),
+        slots,
+        store,
+        draws,
+        within,
+        n_chance,
+        ann_pool,
+        np.concatenate([a, a2]),
+        np.concatenate([b, b2]),
+    )
+
+    # -- per-class detection and overall: pairings where one side contains the class
+    l_pool, l_start, l_count = label_pools(corpus)
+    order = label_fingerprint_order(corpus)
+    target = cell_target(n_chance, within.sets_label)
+    a, b, g = sample_groups(
+        rng(SETS_LABEL), slots, target[order], l_pool, l_start[order], l_count[order], other="all"
+    )
+    store.run(a, b, sets=False)
+    draws.add(SETS_LABEL, order[g], a, b)
+
+    # -- localization: matched pairs, uniform then per annotator then per class
+    if gated is not None:
+        _localization_from_index(
+            rng(LOC_UNIFORM), corpus, store, draws, within, n_chance, order, gated, label_source
+        )
+        return store.finish(draws, False, label_source)
+    rate = _localization_uniform(rng(LOC_UNIFORM), slots, store, draws, n_chance, reachable)
+    _localization_annotators(
+        rng(LOC_ANNOTATOR), corpus, store, draws, within, n_chance, ann_pool, reachable, rate
+    )
+    _localization_labels(
+        rng(LOC_LABEL),
+        corpus,
+        store,
+        draws,
+        within,
+        n_chance,
+        tau,
+        order,
+        (l_pool, l_start, l_count),
+        label_reachable,
+        label_source,
+    )
+    return store.finish(draws, False, label_source)
+
+
+def _units_per(values, flags, n):
+    """Count of ``values`` (codes) over the entries where ``flags``."""
+    return np.bincount(values[flags], minlength=n)
+
+
+def _pair_strata(rng, slots, store, draws, within, n_chance, ann_pool, a, b):
+    """Top up the annotator pairs whose pairwise cells the earlier strata cover thinly."""
+    A = within.sets_pair.shape[0]
+    n_slots = slots.empty + 1
+    pa, pb = np.nonzero(np.triu(within.sets_pair >= 2, k=1))
+    if not len(pa):
+        return
+    lo, hi = (
+        np.minimum(slots.annotator[a], slots.annotator[b]),
+        np.maximum(slots.annotator[a], slots.annotator[b]),
+    )
+    have = np.bincount(lo * A + hi, minlength=A * A)[pa * A + pb]
+    need = np.maximum(cell_target(n_chance, within.sets_pair[pa, pb]) - have, 0)
+    if need.sum() > PAIR_BUDGET:  # documented budget: shrink every deficit alike
+        need = np.floor(need * PAIR_BUDGET / need.sum()).astype(np.int64)
+    pool, start, count = ann_pool
+    key = pairing_key(a, b, n_slots)
+    group = np.full(A * A, -1)
+    group[pa * A + pb] = np.arange(len(pa))
+    g_have = group[lo * A + hi]
+    taken = np.unique((g_have * n_slots**2 + key)[g_have >= 0])
+    a2, b2, g2 = sample_groups(
+        rng,
+        slots,
+        need,
+        pool,
+        start[pa],
+        count[pa],
+        other=(pool, start[pb], count[pb]),
+        taken=taken,
+    )
+    store.run(a2, b2, sets=True)
+    draws.add(SETS_PAIR, pa[g2] * A + pb[g2], a2, b2)
+
+
+def _fill_from_lists(rng, store, draws, kind, group, key, target, units, n_slots, codes=None):
+    """Per group, matched pairings taken in random order from the group's list of
+    pairings that can match (a uniform sample without replacement of that list) until
+    ``units()`` reaches ``target`` per group; the whole list when it is short. Groups
+    are recorded as ``codes[group]`` when ``codes`` is given."""
+    if not len(key):
+        return
+    order = np.lexsort((rng.random(len(key)), group))
+    group, key = group[order], key[order]
+    pos = rank_in_group(group)
+    size = np.bincount(group, minlength=len(target))
+    done = np.zeros(len(target), dtype=np.int64)
+    for _ in range(30):
+        left = np.maximum(target - units(), 0)
+        active = (left > 0) & (done < size)
+        if not active.any():
+            return
+        step = np.maximum(2 * left, MIN_TARGET)
+        pick = active[group] & (pos >= done[group]) & (pos < (done + step)[group])
+        a, b = key[pick] // n_slots, key[pick] % n_slots
+        store.run(a, b, sets=False)
+        draws.add(kind, group[pick] if codes is None else codes[group[pick]], a, b)
+        done = np.where(active, done + step, done)
+
+
+def _localization_from_index(
+    rng, corpus, store, draws, within, n_chance, order, gated, label_source
+):
+    """Localization strata drawn from the pairings that can match (:func:`gated_pairings`):
+    all of them when matching them all costs at most :data:`EXACT_WORK`."""
+    slots = corpus.annotations
+    A, L, n_slots = len(corpus.annotators), len(corpus.labels), slots.empty + 1
+    key, lab, lab_key = gated
+    lo, hi = key // n_slots, key % n_slots
+    if (slots.count[lo] * slots.count[hi]).sum() <= EXACT_WORK:
+        store.run(lo, hi, sets=False)
+        draws.add(LOC_UNIFORM, 0, lo, hi)
+        label_source[:] = "enumerated"
+        return
+    uni = (SETS_UNIFORM, LOC_UNIFORM)
+
+    def uniform_units():
+        k = store.pairs()[0]
+        return np.array([np.isin(k, draws.keys(*uni)[1]).sum()])
+
+    _fill_from_lists(
+        rng,
+        store,
+        draws,
+        LOC_UNIFORM,
+        np.zeros(len(key), np.int64),
+        key,
+        np.array([n_chance]),
+        uniform_units,
+        n_slots,
+    )
+
+    def annotator_units():
+        k, aa, ab, _, _ = _matched_codes(corpus, store)
+        u = draws.contains(uni, 0, k, max(A, 1))
+        own = (SETS_ANNOTATOR, LOC_ANNOTATOR)
+        return _units_per(aa, u | draws.contains(own, aa, k, max(A, 1)), A) + _units_per(
+            ab, u | draws.contains(own, ab, k, max(A, 1)), A
+        )
+
+    _fill_from_lists(
+        rng,
+        store,
+        draws,
+        LOC_ANNOTATOR,
+        np.concatenate([slots.annotator[lo], slots.annotator[hi]]),
+        np.concatenate([key, key]),
+        cell_target(n_chance, within.loc_annotator),
+        annotator_units,
+        n_slots,
+    )
+    # classes, in an order fixed by content (class names do not change the draw)
+    rank = rank_of(order, L)
+    work = np.bincount(
+        lab, weights=slots.count[lab_key // n_slots] * slots.count[lab_key % n_slots], minlength=L
+    )
+    target = cell_target(n_chance, within.loc_label)
+    exact = (work <= EXACT_WORK) & (target > 0)
+    e = exact[lab]
+    store.run(lab_key[e] // n_slots, lab_key[e] % n_slots, sets=False)
+    draws.add(LOC_LABEL, lab[e], lab_key[e] // n_slots, lab_key[e] % n_slots)
+    label_source[exact] = "enumerated"
+    label_source[~exact & (target > 0)] = "sampled"
+    _fill_from_lists(
+        rng,
+        store,
+        draws,
+        LOC_LABEL,
+        rank[lab[~e]],
+        lab_key[~e],
+        target[order],
+        lambda: _class_units(corpus, store, draws, L)[order],
+        n_slots,
+        codes=order,
+    )
+
+
+def _localization_uniform(rng, slots, store, draws, n_chance, reachable):
+    """Uniform pairings until the uniform sample holds ``n_chance`` matched pairs."""
+    n_slots = slots.empty + 1
+    g, key = draws.keys(SETS_UNIFORM)
+    taken = np.sort(key)
+    units = int(np.isin(store.pairs()[0], taken).sum())
+    drawn, cap = len(taken), int(stratum_cap(n_chance))
+    everyone = np.arange(slots.empty)
+    while units < n_chance and drawn < cap:
+        rate = max(units, 1) / max(drawn, 1)
+        batch = int(min(cap - drawn, max(n_chance, np.ceil((n_chance - units) / rate * 1.2))))
+        a, b, _ = sample_groups(
+            rng, slots, [batch], everyone, np.array([0]), np.array([slots.empty]), taken=taken
+        )
+        if not len(a):
+            break
+        drawn += len(a)
+        taken = np.union1d(taken, pairing_key(a, b, n_slots))
+        ok = reachable(a, b)
+        store.run(a[ok], b[ok], sets=False)
+        draws.add(LOC_UNIFORM, 0, a[ok], b[ok])
+        key_ok = pairing_key(a[ok], b[ok], n_slots)
+        units += int(np.isin(store.pairs()[0], key_ok).sum())
+    return max(units, 1) / max(drawn, 1)
+
+
+def _matched_codes(corpus, store):
+    """Matched chance pairs so far: (pairing key, annotators a/b, labels a/b)."""
+    key, oa, ob = store.pairs()
+    return key, corpus.annotator[oa], corpus.annotator[ob], corpus.label[oa], corpus.label[ob]
+
+
+def _localization_annotators(
+    rng, corpus, store, draws, within, n_chance, ann_pool, reachable, rate0
+):
+    """Per annotator: uniform pairings involving it until its cell has its target
+    (``rate0``: matched pairs per pairing in the uniform stratum, the first guess of how
+    many pairings that takes)."""
+    slots = corpus.annotations
+    A = len(corpus.annotators)
+    target = cell_target(n_chance, within.loc_annotator)
+    cap = stratum_cap(target)
+    drawn = np.zeros(A, dtype=np.int64)
+    n_groups = max(A, 1)
+    for _ in range(20):
+        key, aa, ab, _, _ = _matched_codes(corpus, store)
+        uni = draws.contains((SETS_UNIFORM, LOC_UNIFORM), 0, key, n_groups)
+        own_a = uni | draws.contains((SETS_ANNOTATOR, LOC_ANNOTATOR), aa, key, n_groups)
+        own_b = uni | draws.contains((SETS_ANNOTATOR, LOC_ANNOTATOR), ab, key, n_groups)
+        have = _units_per(aa, own_a, A) + _units_per(ab, own_b, A)
+        if not drawn.any():
+            start = have
+        deficit = np.maximum(target - have, 0)
+        active = (deficit > 0) & (drawn < cap)
+        if not active.any():
+            return
+        rate = np.where(drawn > 0, np.maximum(have - start, 1) / np.maximum(drawn, 1), rate0)
+        need = np.where(
+            active,
+            np.minimum(
+                cap - drawn, np.maximum(MIN_TARGET, np.ceil(deficit / np.maximum(rate, 1e-3) * 1.2))
+            ),
+            0,
+        ).astype(np.int64)
+        # a pairing the cell already holds adds no unit (the store matches it once): the
+        # loop counts units, not draws, so repeats need no bookkeeping here
+        a, b, g = sample_groups(rng, slots, need, *ann_pool, other="all")
+        drawn += np.bincount(g, minlength=A)
+        ok = reachable(a, b)
+        store.run(a[ok], b[ok], sets=False)
+        draws.add(LOC_ANNOTATOR, g[ok], a[ok], b[ok])
+
+
+def _class_units(corpus, store, draws, L):
+    """Matched chance pairs of two objects of one class that count in its cell, per class."""
+    key, _, _, la, lb = _matched_codes(corpus, store)
+    n_groups = max(L, 1)
+    same = la == lb
+    uni = draws.contains((SETS_UNIFORM, LOC_UNIFORM), 0, key, n_groups)
+    own = draws.contains((SETS_LABEL, LOC_LABEL), la, key, n_groups)
+    return _units_per(la, same & (uni | own), L)
+
+
+def _localization_labels(
+    rng, corpus, store, draws, within, n_chance, tau, order, l_pools, label_reachable, label_source
+):
+    """Per class: pairings of two annotations containing it until its localization cell
+    has its target; enumerated where the class's objects are few (see the package notes)."""
+    slots = corpus.annotations
+    L = len(corpus.labels)
+    target = cell_target(n_chance, within.loc_label)
+    deficit = np.maximum(target - _class_units(corpus, store, draws, L), 0)
+    n_obj = np.bincount(corpus.label, minlength=L)
+    cost = n_obj * (n_obj - 1) // 2
+    small = (deficit > 0) & (cost <= EXACT_WORK)
+    small &= np.cumsum(np.where(small, cost, 0)) <= 10 * EXACT_WORK
+    if small.any():
+        lab, a, b = reachable_label_pairings(corpus, np.flatnonzero(small), tau)
+        work = np.bincount(lab, weights=slots.count[a] * slots.count[b], minlength=L)
+        exact = small & (work <= EXACT_WORK)
+        e = exact[lab]
+        store.run(a[e], b[e], sets=False)
+        draws.add(LOC_LABEL, lab[e], a[e], b[e])
+        label_source[exact] = "enumerated"
+        # the other small classes: a uniform prefix of their reachable pairings
+        s = ~e
+        lab, a, b = lab[s], a[s], b[s]
+        shuffled = np.lexsort((rng.random(len(lab)), rank_of(order, L)[lab]))
+        lab, a, b = lab[shuffled], a[shuffled], b[shuffled]
+        pos = rank_in_group(lab)
+        done = np.zeros(L, dtype=np.int64)
+        for _ in range(20):
+            left = np.maximum(target - _class_units(corpus, store, draws, L), 0)
+            active = ~exact & small & (left > 0)
+            if not active.any():
+                break
+            step = np.maximum(2 * left, MIN_TARGET)
+            pick = active[lab] & (pos >= done[lab]) & (pos < done[lab] + step[lab])
+            if not pick.any():
+                break
+            store.run(a[pick], b[pick], sets=False)
+            draws.add(LOC_LABEL, lab[pick], a[pick], b[pick])
+            done = np.where(active, done + step, done)
+        label_source[small & ~exact] = "sampled"
+    big = (deficit > 0) & ~small
+    if not big.any():
+        return
+    label_source[big] = "sampled"
+    pool, start, count = l_pools
+    cap = stratum_cap(target)
+    drawn = np.zeros(L, dtype=np.int64)
+    for _ in range(20):
+        have = _class_units(corpus, store, draws, L)
+        left = np.maximum(target - have, 0)
+        active = big & (left > 0) & (drawn < cap)
+        if not active.any():
+            break
+        rate = np.maximum(have, 1) / np.maximum(drawn, 1)
+        need = np.where(
+            active, np.minimum(cap - drawn, np.maximum(target, np.ceil(left / rate * 1.2))), 0
+        ).astype(np.int64)
+        a, b, g = sample_groups(rng, slots, need[order], pool, start[order], count[order])
+        g = order[g]
+        drawn += np.bincount(g, minlength=L)
+        ok = label_reachable(a, b, g)
+        store.run(a[ok], b[ok], sets=False)
+        draws.add(LOC_LABEL, g[ok], a[ok], b[ok])

@@ -1,0 +1,210 @@
+"""The inputs of ``iaa-frames report``: their format told from names and contents, read
+into one tidy frame.
+
+:func:`guess_format` looks at file names and the first bytes of each file (or the files of
+a directory); :func:`read_inputs` calls the reader of the format
+(:mod:`iaa_frames.io`) on one or several inputs and concatenates their frames, keeping
+object ids unique. The error messages speak of the command's options (``--format``,
+``--classes``, ``--image-sizes``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from .. import io as readers
+from ..errors import ParameterError
+
+__all__ = ["FORMATS", "guess_format", "read_inputs"]
+
+#: ``--format`` choices.
+FORMATS = ("coco", "cvat", "labelstudio", "voc", "yolo", "darwin", "csv", "parquet")
+
+_IMAGE_LIST = ("obj.data", "data.yaml", "dataset.yaml", "obj.names")
+
+
+def _head(path: Path, n: int = 65536) -> str:
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            return fh.read(n)
+    except OSError:
+        return ""
+
+
+def _json_format(path: Path):
+    head = _head(path).lstrip()
+    if head.startswith("["):
+        if re.search(r'"image_id"\s*:', head) and re.search(r'"category_id"\s*:', head):
+            return "coco"  # a COCO results file: a list of annotations
+        return "labelstudio"
+    if head.startswith("{"):
+        if re.search(r'"item"\s*:\s*\{', head) and re.search(r'"slots"|"annotations"', head):
+            return "darwin"
+        if re.search(r'"(images|annotations|categories)"\s*:', head):
+            return "coco"
+        if re.search(r'"image"\s*:\s*\{', head):
+            return "darwin"  # Darwin 1.0: read_darwin says to export 2.0
+    return None
+
+
+def _xml_format(path: Path):
+    head = _head(path, 8192)
+    m = re.search(r"<(annotations|annotation)[\s>]", head)
+    if m is None:
+        return None
+    return "cvat" if m.group(1) == "annotations" else "voc"
+
+
+def _file_format(path: Path):
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    if suffix == ".xml":
+        return _xml_format(path)
+    if suffix == ".json":
+        return _json_format(path)
+    return None
+
+
+def _dir_format(path: Path, depth: int = 0):
+    if any((path / n).is_file() for n in _IMAGE_LIST) or (path / "labels").is_dir():
+        return "yolo"
+    found = set()
+    for p in sorted(path.iterdir())[:200]:
+        if p.is_file():
+            if p.suffix.lower() == ".txt" and p.name not in ("train.txt", "valid.txt", "test.txt"):
+                found.add("yolo")
+            elif p.suffix.lower() in (".xml", ".json"):
+                fmt = _file_format(p)
+                if fmt is not None:
+                    found.add(fmt)
+        elif p.is_dir() and depth == 0 and not p.name.startswith("."):
+            fmt = _dir_format(p, depth=1)
+            if fmt is not None:
+                found.add(fmt)
+    return found.pop() if len(found) == 1 else None
+
+
+def guess_format(inputs) -> str:
+    """The ``--format`` of the inputs, told from their names and contents.
+
+    ``.csv`` and ``.parquet`` by name; ``.xml``: CVAT (root ``<annotations>``) or VOC
+    (``<annotation>``); ``.json``: COCO (``images``/``annotations``/``categories``, or a
+    list of annotations), Darwin (``item``) or Label Studio (a list of tasks or JSON-MIN
+    records); directories by the files they (or their subdirectories) hold, YOLO when they
+    hold ``.txt`` labels, ``labels/``, ``data.yaml`` or ``obj.data``.
+
+    Raises
+    ------
+    ParameterError
+        When an input's format cannot be told, or the inputs have different formats.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "ann.json").write_text('{"images": [], "annotations": [], "categories": []}')
+    >>> _ = (d / "job.xml").write_text("<annotations><version>1.1</version></annotations>")
+    >>> guess_format([d / "ann.json"]), guess_format([d / "job.xml"])
+    ('coco', 'cvat')
+    """
+    formats = {}
+    for p in map(Path, inputs):
+        fmt = _dir_format(p) if p.is_dir() else _file_format(p)
+        if fmt is None:
+            raise ParameterError(
+                f"cannot tell the format of {p}; pass --format ({', '.join(FORMATS)})"
+            )
+        formats[p] = fmt
+    kinds = set(formats.values())
+    if len(kinds) > 1:
+        listed = ", ".join(f"{p.name}: {f}" for p, f in formats.items())
+        raise ParameterError(
+            f"the inputs have different formats ({listed}); read them in "
+            "Python (iaa_frames.read_*) and pd.concat the frames, or pass --format"
+        )
+    return kinds.pop()
+
+
+def _check_paths(paths):
+    for p in paths:
+        if not p.exists():
+            raise FileNotFoundError(f"no such file or directory: {p}")
+
+
+def _concat(frames):
+    """Concatenate reader outputs, keeping object ids unique across inputs."""
+    if len(frames) == 1:
+        return frames[0]
+    parts = []
+    for k, f in enumerate(frames):
+        f = f.copy()
+        if "object_id" in f.columns:
+            f["object_id"] = [f"{k}/{v}" for v in f["object_id"]]
+        parts.append(f)
+    return pd.concat(parts, ignore_index=True)
+
+
+def read_inputs(
+    inputs, fmt: str | None = None, *, classes=None, image_sizes=None, on_invalid: str = "raise"
+):
+    """Read the inputs of ``iaa-frames report`` into one tidy frame.
+
+    Parameters
+    ----------
+    inputs : list of path
+    fmt : str, optional
+        One of :data:`FORMATS`; by default told by :func:`guess_format`.
+    classes, image_sizes : path, optional
+        YOLO class names and image sizes.
+    on_invalid : {"raise", "drop"}, default "raise"
+        Passed to the readers (and to ``validate`` for tables).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    paths = [Path(p) for p in inputs]
+    _check_paths(paths)
+    if fmt is None:
+        fmt = guess_format(paths)
+    if fmt not in FORMATS:
+        raise ParameterError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    if (classes or image_sizes) and fmt != "yolo":
+        raise ParameterError("--classes and --image-sizes apply to --format yolo only")
+    one = len(paths) == 1
+    kw = {"on_invalid": on_invalid}
+    if fmt in ("coco", "cvat"):
+        read = readers.read_coco if fmt == "coco" else readers.read_cvat
+        return read(paths[0] if one else paths, **kw)
+    if fmt in ("csv", "parquet"):
+        return _concat([readers.read_table(p, fmt=fmt, on_invalid=on_invalid) for p in paths])
+    if fmt == "labelstudio":
+        return _concat([readers.read_labelstudio(p, **kw) for p in paths])
+    if fmt == "yolo":
+        if classes:
+            _check_paths([Path(classes)])
+            kw["classes"] = Path(classes)
+        if image_sizes:
+            _check_paths([Path(image_sizes)])
+            kw["image_sizes"] = pd.read_csv(image_sizes)
+        read = lambda p: readers.read_yolo(p, **kw)
+    else:
+        reader = readers.read_voc if fmt == "voc" else readers.read_darwin
+        read = lambda p: reader(p, **kw)
+    if one:
+        return read(paths[0])
+    if all(p.is_dir() for p in paths):
+        names = [p.resolve().name for p in paths]
+        if len(set(names)) < len(names):
+            raise ParameterError(
+                "several input directories have the same name; each "
+                "directory is one annotator, named after it"
+            )
+        return read(dict(zip(names, paths)))
+    return _concat([read(p) for p in paths])

@@ -1,0 +1,112 @@
+"""Agreement of every cell (component x label x annotator) from the pair tables.
+
+Every component is an agreement ``1 - observed / expected`` (definitions: docs/ARCHITECTURE.md, "The components"):
+
+* ``detection``, ``localization``, ``overall``: **sigma**, the mean within-item distance
+  over the mean between-item (chance) distance, with the KS test of the two samples;
+* ``classification``: **Krippendorff's alpha** of the labels of clusters with at least two
+  members (nominal for ``"(all)"``, binary {class, other} for a class).
+
+How a cell is computed
+----------------------
+Each table row is a member of a few cells: its label cells ("(all)", and its class where
+one applies) times its annotator cells ("(all)", and each annotator the row involves).
+Rows are summed into cells with sparse matrix products, never looped over. Alpha is
+computed from *pairs of values*: every unordered pair of values of a unit of ``m`` values,
+weighted ``1 / (m - 1)``, which reproduces Krippendorff's coincidence matrix exactly
+(``o_ck = sum_u (number of c-k pairs in u) / (m_u - 1)``), so that an annotator's cell can
+keep only the pairs that involve it.
+
+Per annotator A
+~~~~~~~~~~~~~~~
+Only pairs or pairable values involving A count:
+
+* detection, overall: the pairings (within and chance alike) in which one of the two
+  annotations is A's;
+* localization: the matched object pairs (within and chance) with one object drawn by A;
+* classification: alpha over the coincidences of the pairs of values that involve A: for
+  every cluster with ``m >= 2`` members one of which is A's, the pairs (A's label, another
+  member's label), each weighted ``1 / (m - 1)`` as in the full coincidence matrix (so each
+  of A's pairable labels counts once, against the mean of the others). ``n_units`` counts
+  those clusters;
+* presence alpha (detection rows): the same, with the rater pairs (A, another annotator
+  who covered the item) of every cluster of the items A covered.
+
+Per class L
+~~~~~~~~~~~
+Localization: pairs whose two objects both carry L (within and chance). Detection and
+overall: both annotations restricted to L, for the pairings where one of them contains L.
+Classification: binary alpha after recoding every label to {L, other}, over all pairable
+clusters. Presence alpha: every cluster's members labelled L (units where at least one
+member is L).
+
+Pairwise
+~~~~~~~~
+:func:`pairwise` restricts each figure to one pair of annotators: the pairings or object
+pairs of exactly those two; for classification, alpha of the two annotators' labels on
+the clusters where both drew a member (two values per unit, the usual two-coder alpha).
+
+Undefined values
+~~~~~~~~~~~~~~~~
+A cell's agreement is NaN, with the reason in ``note``, when it has fewer within units
+than :data:`MIN_WITHIN_UNITS` (sigma) or :data:`MIN_ALPHA_UNITS` (alpha), fewer chance units
+than :data:`MIN_CHANCE_UNITS` (sigma), or an expected disagreement of 0.
+
+Modules
+-------
+=======================  ===========================================================
+:mod:`.cells`            cells, the sparse sums of rows into cells, the ratio formulas
+:mod:`.rows`             table rows as cell members; the chance cells of each unit
+:mod:`.sigma`            sigma cells (detection, localization, overall) and their KS
+:mod:`.alpha`            alpha cells (classification, presence alpha)
+:mod:`.assemble`         estimates, tests, bootstrap intervals: the agreement Dataset
+:mod:`.views`            one component's figures, the rows behind a cell, pairwise
+=======================  ===========================================================
+"""
+
+from ..chance import MIN_CHANCE_UNITS
+from .alpha import ClassificationCells, PresenceCells
+from .assemble import (
+    CI_LEVEL,
+    DEFAULT_N_BOOT,
+    MIN_ALPHA_UNITS,
+    MIN_WITHIN_UNITS,
+    agreement,
+    agreement_from_cells,
+    agreement_from_tables,
+    component_cells,
+)
+from .cells import NO_VARIATION, CellLayout
+from .sigma import SigmaCells, within_item_sums
+from .views import (
+    cell_distances,
+    component_alpha,
+    component_ks,
+    component_sigma,
+    pairwise,
+    pairwise_from_tables,
+)
+
+__all__ = [
+    "CI_LEVEL",
+    "DEFAULT_N_BOOT",
+    "MIN_ALPHA_UNITS",
+    "MIN_CHANCE_UNITS",
+    "MIN_WITHIN_UNITS",
+    "NO_VARIATION",
+    "CellLayout",
+    "ClassificationCells",
+    "PresenceCells",
+    "SigmaCells",
+    "agreement",
+    "agreement_from_cells",
+    "agreement_from_tables",
+    "cell_distances",
+    "component_alpha",
+    "component_cells",
+    "component_ks",
+    "component_sigma",
+    "pairwise",
+    "pairwise_from_tables",
+    "within_item_sums",
+]

@@ -1,0 +1,196 @@
+"""Alpha cells: the label coincidences of clusters (classification) and the
+presence/absence coincidences of every cluster (presence alpha), summed per cell and
+item, in closed form over pairs of values (weight ``1 / (m - 1)``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ..bootstrap import ItemSums
+from ..krippendorff_alpha import binary_disagreements, nominal_disagreements
+from ..matching import pairs_within_runs
+from .cells import CellLayout, one_minus_ratio, per_item, sparse_rows
+from .rows import column
+
+
+@dataclass(frozen=True, eq=False)
+class ClassificationCells:
+    """Coincidences of the labels of clusters with >= 2 members, summed per item.
+
+    Columns: ``N`` (groups x categories: the margins n_c) then ``O`` (groups x categories:
+    the mass of disagreeing coincidences on each category's side).
+    """
+
+    layout: CellLayout
+    within: ItemSums
+    units_per_group: np.ndarray
+
+    @classmethod
+    def build(cls, layout: CellLayout, n_items: int, units: pd.DataFrame):
+        cluster, item = column(units, "cluster"), column(units, "item")
+        annotator, label = column(units, "annotator"), column(units, "label")
+        size = np.bincount(cluster) if len(cluster) else np.zeros(0, np.int64)
+        pairable = np.flatnonzero(size[cluster] >= 2)
+        pairable = pairable[np.lexsort((annotator[pairable], cluster[pairable]))]
+        i, j = pairs_within_runs(cluster[pairable])
+        i, j = pairable[i], pairable[j]
+        groups = layout.groups(annotator[i], annotator[j])
+        weight = layout.coincidence_weight(size[cluster[i]])
+        G, C = layout.n_groups, layout.n_labels
+        x, y = label[i][:, None], label[j][:, None]
+        same = x == y
+        k = groups.shape[1]
+        # margins, per pair and group: the weight on both values' categories (one slot of
+        # twice the weight when they are equal)
+        margin = np.concatenate([groups * C + x, groups * C + y], axis=1)
+        share = np.concatenate(
+            [np.broadcast_to(1.0 + same, (len(i), k)), np.broadcast_to(~same, (len(i), k))], axis=1
+        )
+        # off-diagonal mass, for the pairs whose values differ: the weight on both sides
+        differ = np.flatnonzero(~same[:, 0])
+        rows = sp.vstack(
+            [
+                sparse_rows(margin, share * weight[:, None], 2 * G * C),
+                sparse_rows(
+                    G * C + margin[differ],
+                    np.broadcast_to(weight[differ, None], (len(differ), 2 * k)),
+                    2 * G * C,
+                ),
+            ]
+        ).tocsr()
+        within = ItemSums(
+            per_item(
+                np.concatenate([item[i], item[i][differ]]), n_items, [np.ones(rows.shape[0])], rows
+            )
+        )
+        if layout.pairwise:
+            units_per_group = np.bincount(groups[:, 0], minlength=G).astype(np.float64)
+        else:
+            # every member of a pairable cluster: one unit for its annotator
+            units_per_group = np.bincount(1 + annotator[pairable], minlength=G).astype(float)
+            units_per_group[0] = np.count_nonzero(size >= 2)
+        return cls(layout, within, units_per_group)
+
+    def statistics(self, multiplicities=None):
+        """(D_o, D_e, alpha) per cell: nominal for "(all)", binary for each class."""
+        G, C = self.layout.n_groups, self.layout.n_labels
+        t = self.within.total(multiplicities)
+        lead = t.shape[:-1]
+        margins = t[..., : G * C].reshape(lead + (G, C))
+        off_diagonal = t[..., G * C :].reshape(lead + (G, C))
+        n = margins.sum(axis=-1)
+        nominal = nominal_disagreements(n, margins, off_diagonal.sum(axis=-1))
+        binary = binary_disagreements(n[..., None], margins, off_diagonal)
+        observed, expected = (
+            np.concatenate([nom[..., None, :], np.swapaxes(bin_, -1, -2)], axis=-2).reshape(
+                lead + (self.layout.n_cells,)
+            )
+            for nom, bin_ in zip(nominal, binary)
+        )
+        return observed, expected, one_minus_ratio(observed, expected)
+
+    def counts(self):
+        """(n_units, n_chance): pairable clusters per annotator cell; no chance units."""
+        n_units = np.tile(self.units_per_group, self.layout.n_labels + 1)
+        return n_units, np.full(self.layout.n_cells, np.nan)
+
+    @property
+    def work(self) -> int:
+        return self.within.matrix.nnz
+
+
+@dataclass(frozen=True, eq=False)
+class PresenceCells:
+    """Presence/absence coincidences of every cluster (and class unit), summed per item.
+
+    Columns: [n | n_present | o] per cell. A unit with ``r >= 2`` raters of whom ``p`` drew
+    a member contributes, in closed form over its rater pairs (weight ``1 / (r - 1)``)::
+
+        "(all)":               n = r,  n_present = p,            o = p (r - p) / (r - 1)
+        A, drew nothing:       n = 2,  n_present = p / (r - 1),  o = p / (r - 1)
+        A, drew a member: the above plus   n_present += (r - 2) / (r - 1),
+                                           o += (r - 2 p) / (r - 1)
+
+    so the annotator cells are a per-(item, label cell) baseline given to every rater of
+    the item, plus one correction per member: no (unit x rater) expansion.
+    """
+
+    n_cells: int
+    within: ItemSums
+
+    @classmethod
+    def build(cls, layout: CellLayout, n_items: int, units: pd.DataFrame, coverage: pd.DataFrame):
+        C, G, n_lc = max(layout.n_labels, 1), layout.n_groups, layout.n_labels + 1
+        cluster, item = column(units, "cluster"), column(units, "item")
+        annotator, label = column(units, "annotator"), column(units, "label")
+        n_clusters = int(cluster.max()) + 1 if len(cluster) else 0
+        class_of, class_keys = pd.factorize(cluster * C + label)
+        unit = np.concatenate([cluster, n_clusters + class_of])  # unit of every member
+        member = np.concatenate([annotator, annotator])
+        n_units = n_clusters + len(class_keys)
+        unit_item = np.zeros(n_units, dtype=np.int64)
+        unit_item[unit] = np.concatenate([item, item])
+        unit_label_cell = np.concatenate([np.zeros(n_clusters, np.int64), 1 + class_keys % C])
+        p = np.bincount(unit, minlength=n_units).astype(np.float64)
+        cov_item, cov_ann = column(coverage, "item"), column(coverage, "annotator")
+        order = np.lexsort((cov_ann, cov_item))
+        cov_item, cov_ann = cov_item[order], cov_ann[order]
+        r_item = np.bincount(cov_item, minlength=n_items)
+        start = np.zeros(n_items, dtype=np.int64)
+        np.cumsum(r_item[:-1], out=start[1:])
+        r = r_item[unit_item].astype(np.float64)
+        ok = r >= 2  # a unit needs two raters to be pairable
+
+        # sums over the units of every (item, label cell)
+        group, keys = pd.factorize(unit_item[ok] * n_lc + unit_label_cell[ok])
+        g_item, g_cell = keys // n_lc, keys % n_lc * G
+        pu, ru = p[ok], r[ok]
+
+        def per_group(v):
+            return np.bincount(group, weights=v, minlength=len(keys))
+
+        everyone = (per_group(ru), per_group(pu), per_group(pu * (ru - pu) / (ru - 1)))
+        nothing = (
+            per_group(np.full(len(pu), 2.0)),
+            per_group(pu / (ru - 1)),
+            per_group(pu / (ru - 1)),
+        )
+        # the baseline goes to every rater of the group's item
+        rg = r_item[g_item]
+        gi = np.repeat(np.arange(len(keys)), rg)
+        first = np.zeros(len(keys), dtype=np.int64)
+        np.cumsum(rg[:-1], out=first[1:])
+        rater = cov_ann[start[g_item[gi]] + np.arange(len(gi)) - first[gi]]
+        # one correction per member of a pairable unit
+        mu, ma = unit[ok[unit]], member[ok[unit]]
+        drew = (np.zeros(len(mu)), (r[mu] - 2) / (r[mu] - 1), (r[mu] - 2 * p[mu]) / (r[mu] - 1))
+
+        n = layout.n_cells
+        cells = np.concatenate([g_cell, g_cell[gi] + 1 + rater, unit_label_cell[mu] * G + 1 + ma])
+        rows = np.concatenate([g_item, g_item[gi], unit_item[mu]])
+        columns = np.concatenate([q * n + cells for q in range(3)])
+        values = np.concatenate(
+            [np.concatenate([a, b[gi], c]) for a, b, c in zip(everyone, nothing, drew)]
+        )
+        return cls(
+            n,
+            ItemSums.from_entries(
+                np.tile(rows, 3), columns, values, n_items=n_items, n_columns=3 * n
+            ),
+        )
+
+    def statistics(self, multiplicities=None):
+        """(D_o, D_e, presence alpha) per cell."""
+        n_cells = self.n_cells
+        t = self.within.total(multiplicities)
+        n, n_present, o = (t[..., b * n_cells : (b + 1) * n_cells] for b in range(3))
+        observed, expected = binary_disagreements(n, n_present, o)
+        return observed, expected, one_minus_ratio(observed, expected)
+
+    @property
+    def work(self) -> int:
+        return self.within.matrix.nnz

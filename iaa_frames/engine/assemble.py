@@ -1,0 +1,434 @@
+# Over 400 lines: the statistics of the result in the order they are computed (estimates, tests,
+# bootstrap, Dataset).
+"""The agreement Dataset: every component's cells, their point estimates, tests and
+bootstrap intervals, assembled into the labelled result (:func:`agreement`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..bootstrap import CI_METHODS, bca_interval, block_size, jackknife_blocks, multiplicity_blocks
+from ..chance import MIN_CHANCE_UNITS
+from ..errors import ParameterError
+from ..frame import ALL
+from ..pairs import PairTables, iter_pair_tables, pair_tables
+from ..progress import DELAY, tqdm
+from ..result import COMPONENTS, NO_MATCH_NOTE, VARIABLES, build_dataset, notes
+from ..settings import DEFAULTS, check_int, check_progress
+from ..stats import percentile_ci
+from ..thresholds import check_thresholds, concat_thresholds, with_threshold
+from .alpha import ClassificationCells, PresenceCells
+from .cells import NO_VARIATION, SIGMA_COMPONENTS, CellLayout, check_tables
+from .rows import localization_rows, sets_rows
+from .sigma import SigmaCells
+
+#: Fewest within units (pairings or matched pairs) for which sigma and KS are reported.
+MIN_WITHIN_UNITS = 2
+#: Fewest pairable units (clusters with at least two members) for which alpha is reported.
+MIN_ALPHA_UNITS = 2
+#: Coverage of the bootstrap percentile interval.
+CI_LEVEL = 0.95
+#: Default number of bootstrap replicates (library, accessor and command line alike).
+DEFAULT_N_BOOT = 200
+
+_PROGRESS_MIN_WORK = 10_000_000_000  # (replicate x stored entry) products: about 5 s or more
+
+
+def component_cells(tables: PairTables, layout: CellLayout, component: str):
+    n_items = len(tables.corpus.items)
+    if component == "classification":
+        return ClassificationCells.build(layout, n_items, tables.units)
+    rows = (
+        localization_rows(tables, layout)
+        if component == "localization"
+        else sets_rows(tables, component, layout)
+    )
+    return SigmaCells.build(layout, n_items, *rows)
+
+
+def name_order(names) -> np.ndarray:
+    """Axis positions: "(all)" (cell 0) first, then codes sorted by name."""
+    by_name = np.argsort(np.asarray([str(x) for x in names], dtype=object), kind="stable")
+    return np.r_[0, 1 + by_name].astype(np.int64)
+
+
+def names_in_order(names, order) -> list[str]:
+    """Coordinate values of an axis ordered by :func:`name_order`."""
+    return [ALL] + [str(v) for v in np.asarray(names, dtype=object)[order[1:] - 1]]
+
+
+def package_version() -> str:
+    import iaa_frames  # the package is fully imported by the time this runs
+
+    return str(getattr(iaa_frames, "__version__", "0+unknown"))
+
+
+def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> np.ndarray:
+    """Agreement replicates of every cell: (n_boot, n_components, n_cells)."""
+    n_cells = parts[COMPONENTS[0]].statistics()[2].shape[-1]
+    reps = np.empty((n_boot, len(COMPONENTS), n_cells))
+    width = max([n_items] + [p.within.matrix.shape[1] for p in parts.values()])
+    step = block_size(n_boot, width)
+    work = n_boot * sum(p.work for p in parts.values())
+    disable = (work < _PROGRESS_MIN_WORK) if progress is None else not progress
+    with tqdm(
+        total=n_boot,
+        unit="replicate",
+        desc="bootstrap",
+        disable=disable,
+        delay=0 if progress else DELAY,
+    ) as bar:
+        start = 0
+        for k in multiplicity_blocks(n_items, n_boot, seed=seed, block_size=step):
+            for c, name in enumerate(COMPONENTS):
+                reps[start : start + len(k), c] = parts[name].statistics(k)[2]
+            start += len(k)
+            bar.update(len(k))
+    return reps
+
+
+def _jackknife(parts: dict, n_items: int) -> np.ndarray:
+    """Agreement of every cell on the grouped jackknife replicates (for the BCa
+    acceleration): (n_groups, n_components, n_cells)."""
+    return np.concatenate(
+        [
+            np.stack([parts[name].statistics(k)[2] for name in COMPONENTS], axis=1)
+            for k in jackknife_blocks(n_items)
+        ]
+    )
+
+
+def _point_estimates(parts: dict, n_cells: int) -> dict:
+    """Every variable of every cell (NaN where not computed yet), with the notes."""
+    out = {name: np.full((len(COMPONENTS), n_cells), np.nan) for name in VARIABLES}
+    for c, name in enumerate(COMPONENTS):
+        out["observed"][c], out["expected"][c], out["agreement"][c] = parts[name].statistics()
+        out["n_units"][c], out["n_chance"][c] = parts[name].counts()
+    sigma = np.isin(COMPONENTS, SIGMA_COMPONENTS)
+    min_units = np.where(sigma, MIN_WITHIN_UNITS, MIN_ALPHA_UNITS)[:, None]
+    out["note"] = notes(
+        n_units=out["n_units"],
+        n_chance=out["n_chance"],
+        expected=out["expected"],
+        min_units=min_units,
+        min_chance=MIN_CHANCE_UNITS,
+        min_expected=NO_VARIATION,
+    )
+    det = COMPONENTS.index("detection")
+    silent = (out["note"][det] == "") & (parts["detection"].matched == 0)
+    out["note"][det] = np.where(silent, NO_MATCH_NOTE, out["note"][det])
+    return out
+
+
+def whole_population_notes(tables: PairTables, note: np.ndarray) -> np.ndarray:
+    """Say so where too few chance units are the whole chance population."""
+    if tables.params.get("chance_population") != "enumerated":
+        return note
+    text = note.astype(str)
+    text = text.astype(f"<U{text.dtype.itemsize // 4 + 32}")  # room for the suffix
+    few = np.strings.startswith(text, "too few chance units")
+    return np.where(
+        few, np.strings.replace(text, ")", ": the whole chance population)"), note
+    ).astype(object)
+
+
+def _chance_sources(tables: PairTables, layout: CellLayout) -> np.ndarray:
+    """Per component and cell: "enumerated", "sampled" or "pooled" ('' for alpha)."""
+    base = tables.params.get("chance_population", "sampled")
+    out = np.full((len(COMPONENTS), layout.n_labels + 1, layout.n_groups), base, dtype=object)
+    out[COMPONENTS.index("classification")] = ""
+    source = np.asarray(tables.label_source, dtype=object)
+    loc = out[COMPONENTS.index("localization"), 1:]
+    loc[:] = np.where(source != "", source, base)[:, None]
+    return out.reshape(len(COMPONENTS), layout.n_cells)
+
+
+def _tests(parts: dict, out: dict, seed: int = 0) -> dict:
+    """KS and fraction below chance of the sigma cells with enough units."""
+    tested = {var: out[var].copy() for var in ("ks", "ks_sign", "ks_pvalue", "frac_below_chance")}
+    enough = (out["n_units"] >= MIN_WITHIN_UNITS) & (out["n_chance"] >= MIN_CHANCE_UNITS)
+    for c, name in enumerate(COMPONENTS):
+        if name in SIGMA_COMPONENTS:  # three components, each over all its cells
+            values = parts[name].tests(np.flatnonzero(enough[c]), seed=seed)
+            for v, var in enumerate(tested):
+                tested[var][c] = values[v]
+    return tested
+
+
+def agreement_from_tables(
+    tables: PairTables,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    progress: bool | None = None,
+    ci_method: str = "bca",
+):
+    """The agreement Dataset from already computed pair tables.
+
+    Every statistic is computed from the stored tables; the bootstrap reweights their rows
+    (see :mod:`iaa_frames.bootstrap`) and recomputes nothing geometric.
+
+    Parameters
+    ----------
+    tables : PairTables
+        From :func:`iaa_frames.pairs.pair_tables`.
+    n_boot : int, default 200
+        Cluster-bootstrap replicates over items for ``ci_low`` / ``ci_high`` (0: none).
+    seed : int, default 0
+        Seed of the bootstrap.
+    progress : bool, optional
+        Show a progress bar for the bootstrap; by default only when it is long.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval: bias-corrected and accelerated with the small-sample
+        widening (:func:`iaa_frames.bootstrap.bca_interval`), or the plain percentile
+        interval of the replicates.
+
+    Returns
+    -------
+    xarray.Dataset
+        See :func:`agreement`.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> tables = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
+    >>> ds = agreement_from_tables(tables, n_boot=20)
+    >>> bool(ds["ci_low"].sel(component="localization", label="(all)", annotator="(all)")
+    ...      <= ds["agreement"].sel(component="localization", label="(all)", annotator="(all)"))
+    True
+    """
+    check_tables(tables)
+    check_statistics(n_boot, seed, progress, ci_method)
+    corpus = tables.corpus
+    layout = CellLayout(len(corpus.labels), len(corpus.annotators))
+    n_items = len(corpus.items)
+    parts = {c: component_cells(tables, layout, c) for c in COMPONENTS}
+    presence = PresenceCells.build(layout, n_items, tables.units, tables.coverage)
+    return agreement_from_cells(
+        tables, parts, presence, n_boot=n_boot, seed=seed, progress=progress, ci_method=ci_method
+    )
+
+
+def check_statistics(n_boot, seed, progress, ci_method):
+    check_int(n_boot, "n_boot")
+    check_int(seed, "seed")
+    check_progress(progress)
+    if ci_method not in CI_METHODS:
+        raise ParameterError(f"ci_method must be one of {CI_METHODS}; got {ci_method!r}")
+
+
+def agreement_from_cells(
+    tables: PairTables,
+    parts: dict,
+    presence,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    progress: bool | None = None,
+    ci_method: str = "bca",
+):
+    """The agreement Dataset from the cells of every component, already summed.
+
+    The statistics step of :func:`agreement_from_tables`, for cells built elsewhere:
+    :mod:`iaa_frames.dask` builds the within-item half of every component's cells on the
+    partitions of a dask DataFrame and merges it with the chance half.
+
+    Parameters
+    ----------
+    tables : PairTables
+        Gives the names of the codes (``tables.corpus``), the parameters and the chance
+        sources of the classes; its row tables are not read.
+    parts : dict
+        Per component, its cells (:class:`SigmaCells` or :class:`ClassificationCells`,
+        as :func:`component_cells` builds them).
+    presence : PresenceCells
+        The presence alpha cells.
+    n_boot, seed, progress, ci_method
+        As in :func:`agreement_from_tables`.
+
+    Returns
+    -------
+    xarray.Dataset
+        See :func:`agreement`.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> tables = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
+    >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    >>> parts = {c: component_cells(tables, layout, c) for c in COMPONENTS}
+    >>> presence = PresenceCells.build(layout, len(tables.corpus.items), tables.units,
+    ...                                tables.coverage)
+    >>> ds = agreement_from_cells(tables, parts, presence, n_boot=20)
+    >>> ds.equals(agreement_from_tables(tables, n_boot=20))
+    True
+    """
+    check_tables(tables)
+    check_statistics(n_boot, seed, progress, ci_method)
+    corpus = tables.corpus
+    layout = CellLayout(len(corpus.labels), len(corpus.annotators))
+    n_items = len(corpus.items)
+    out = _point_estimates(parts, layout.n_cells)
+    out["note"] = whole_population_notes(tables, out["note"])
+    out["chance_source"] = _chance_sources(tables, layout)
+    defined = out["note"] == ""
+    out["agreement"] = np.where(defined, out["agreement"], np.nan)
+    out.update(_tests(parts, out, seed))
+    out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
+    out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
+    if n_boot:
+        reps = _bootstrap(parts, n_items, n_boot, seed, progress)
+        if ci_method == "bca":
+            low, high = bca_interval(
+                out["agreement"], reps, _jackknife(parts, n_items), level=CI_LEVEL, n_items=n_items
+            )
+        else:
+            low, high = percentile_ci(reps, level=CI_LEVEL)
+        out["ci_low"], out["ci_high"] = (np.where(defined, v, np.nan) for v in (low, high))
+
+    labels, annotators = name_order(corpus.labels), name_order(corpus.annotators)
+    grid = (len(COMPONENTS), layout.n_labels + 1, layout.n_groups)
+    values = {k: v.reshape(grid)[:, labels][:, :, annotators] for k, v in out.items()}
+    attrs = {
+        "title": "iaa_frames agreement",
+        **tables.params,
+        "n_boot": int(n_boot),
+        "bootstrap_seed": int(seed),
+        "ci_level": CI_LEVEL,
+        "ci_method": ci_method,
+        "min_within_units": MIN_WITHIN_UNITS,
+        "min_chance_units": MIN_CHANCE_UNITS,
+        "min_alpha_units": MIN_ALPHA_UNITS,
+        "iaa_frames_version": package_version(),
+    }
+    ds = build_dataset(
+        values,
+        labels=names_in_order(corpus.labels, labels),
+        annotators=names_in_order(corpus.annotators, annotators),
+        attrs=attrs,
+    )
+    return with_threshold(ds, tables.params["match_threshold"])
+
+
+def agreement(
+    df: pd.DataFrame,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold=DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+):
+    """Chance-corrected agreement by component, label and annotator.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame (docs/ARCHITECTURE.md, "The tidy frame").
+    distance : str or callable, default "giou"
+        Distance between matched objects (:func:`iaa_frames.distances.get_distance`).
+    match_threshold : float or sequence of float, default 0.5
+        τ: an assigned object pair is matched when its IoU >= τ. A sequence gives a
+        ``threshold`` dimension (sorted, duplicates removed), computed with the frame
+        prepared once and polygon pair values shared between thresholds
+        (:func:`iaa_frames.pairs.iter_pair_tables`); the result at each τ equals
+        the result of that τ alone (same chance ``seed`` and bootstrap ``seed``). What the
+        gate does to each component: :mod:`iaa_frames.thresholds`.
+    n_chance : int, default 2000
+        Target number of chance units per stratum (:mod:`iaa_frames.pairs`).
+    n_boot : int, default 200
+        Cluster-bootstrap replicates over items for ``ci_low`` / ``ci_high`` (0: none,
+        the intervals are then NaN).
+    seed : int, default 0
+        Seed of the chance sample and of the bootstrap.
+    overall : {"pooled", "per_direction"}, default "pooled"
+        How the set-level (overall) distance averages best matches.
+    progress : bool, optional
+        Progress bars for matching and bootstrap; by default only when the work is long.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``(component, label, annotator)``, "(all)" first on label and annotator,
+        preceded by ``threshold`` when ``match_threshold`` is a sequence (a scalar
+        ``threshold`` coordinate otherwise); coord ``measure(component)``; data
+        variables ``agreement, observed, expected,
+        ks, ks_sign, ks_pvalue, n_units, n_chance, ci_low, ci_high, raw_iou,
+        frac_below_chance, presence_alpha`` and ``note`` (why a cell's agreement is NaN).
+        Each variable's attrs describe it; the Dataset attrs hold the parameters.
+
+    Notes
+    -----
+    The cells are defined in the module docstring of :mod:`iaa_frames.engine`: an
+    annotator's cell keeps only the pairs or pairable values that involve the
+    annotator; classification uses alpha over the coincidences of those pairs of labels.
+    Agreement is NaN, with a reason in ``note``, below :data:`MIN_WITHIN_UNITS` within
+    units (:data:`MIN_ALPHA_UNITS` for alpha), below :data:`MIN_CHANCE_UNITS` chance units,
+    or when the expected disagreement is 0. Sigma is never clipped.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> df = simulate(n_items=20, annotators={"ann": "good", "bob": "good"}, seed=1)
+    >>> ds = agreement(df, n_chance=200)
+    >>> ds["agreement"].dims
+    ('component', 'label', 'annotator')
+    >>> ds["annotator"].values.tolist()
+    ['(all)', 'ann', 'bob']
+    >>> bool(ds["agreement"].sel(component="localization", label="(all)",
+    ...                          annotator="(all)") > 0.5)
+    True
+    >>> sweep = agreement(df, n_chance=200, n_boot=0, match_threshold=[0.3, 0.5, 0.7])
+    >>> sweep["agreement"].dims
+    ('threshold', 'component', 'label', 'annotator')
+    >>> sweep["threshold"].values.tolist()
+    [0.3, 0.5, 0.7]
+    """
+    taus, scalar = check_thresholds(match_threshold)
+    if type(df).__module__.startswith("dask"):  # a dask DataFrame: see iaa_frames.dask
+        from ..dask import agreement as dask_agreement
+
+        parts = [
+            dask_agreement(
+                df,
+                distance=distance,
+                match_threshold=tau,
+                n_chance=n_chance,
+                n_boot=n_boot,
+                seed=seed,
+                overall=overall,
+                progress=progress,
+            )
+            for tau in taus
+        ]
+        return parts[0] if scalar else concat_thresholds(parts)
+    check_int(n_boot, "n_boot")
+    check_progress(progress)
+    if scalar:
+        tables = pair_tables(
+            df,
+            distance=distance,
+            match_threshold=taus[0],
+            n_chance=n_chance,
+            overall=overall,
+            seed=seed,
+            progress=progress,
+        )
+        return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
+    every = iter_pair_tables(
+        df,
+        thresholds=taus,
+        distance=distance,
+        n_chance=n_chance,
+        overall=overall,
+        seed=seed,
+        progress=progress,
+    )
+    return concat_thresholds(
+        [agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress) for t in every]
+    )

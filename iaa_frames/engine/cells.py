@@ -1,0 +1,134 @@
+"""Cells and how table rows are summed into them.
+
+A cell is ``label_cell * n_groups + group``: label cells 0 = "(all)" and 1 + class
+code; groups 0 = "(all)" and 1 + annotator code, or, pairwise, ``a * n_annotators + b``.
+Each table row is a member of a few cells and rows are summed into cells with sparse
+matrix products, per item (so that the bootstrap reweights items), never looped over."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ParameterError
+from ..frame import ALL
+from ..pairs import PairTables
+from ..result import COMPONENTS, MEASURES
+
+#: An expected disagreement at or below this counts as none ("no variation"): identical
+#: shapes in normalized coordinates differ by rounding (about 1e-16), which must not turn
+#: an undefined ratio into a perfect score.
+NO_VARIATION = 1e-12
+#: The components whose measure is sigma (the others: alpha).
+SIGMA_COMPONENTS = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
+
+
+def mean_of(total, count):
+    """``sum / count``, NaN where there is nothing to average."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(count > 0, total / count, np.nan)
+
+
+def one_minus_ratio(observed, expected):
+    """``agreement = 1 - observed / expected``, NaN where there is no expected
+    disagreement (``expected <= NO_VARIATION``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(expected > NO_VARIATION, 1.0 - observed / expected, np.nan)
+
+
+@dataclass(frozen=True)
+class CellLayout:
+    """Cells ``label_cell * n_groups + group``. Label cells: 0 = "(all)", 1 + class code.
+    Groups: 0 = "(all)" and 1 + annotator code; or, pairwise, ``a * n_annotators + b``
+    for the annotator pair a < b."""
+
+    n_labels: int
+    n_annotators: int
+    pairwise: bool = False
+
+    @property
+    def n_groups(self) -> int:
+        return self.n_annotators**2 if self.pairwise else self.n_annotators + 1
+
+    @property
+    def n_cells(self) -> int:
+        return (self.n_labels + 1) * self.n_groups
+
+    def groups(self, a, b) -> np.ndarray:
+        """Annotator cells of rows involving annotators ``a`` and ``b``: shape (n, j)."""
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        if self.pairwise:
+            return (np.minimum(a, b) * self.n_annotators + np.maximum(a, b))[:, None]
+        return np.column_stack([np.zeros_like(a), 1 + a, 1 + b])
+
+    def coincidence_weight(self, m) -> np.ndarray:
+        """Weight of one pair of values of a unit of ``m`` values: ``1 / (m - 1)``; a
+        pairwise table keeps two values per unit, hence 1."""
+        m = np.asarray(m, dtype=np.float64)
+        return np.ones_like(m) if self.pairwise else 1.0 / (m - 1.0)
+
+    def membership(self, label_cells, groups) -> sp.csr_matrix:
+        """Rows x cells indicator: every combination of a row's label cells (-1 = none)
+        and annotator cells."""
+        n = len(label_cells)
+        cell = label_cells[:, :, None] * self.n_groups + groups[:, None, :]
+        valid = np.broadcast_to((label_cells >= 0)[:, :, None], cell.shape)
+        slots = cell.shape[1] * cell.shape[2]
+        return sparse_rows(
+            cell.reshape(n, slots), valid.reshape(n, slots).astype(np.float64), self.n_cells
+        )
+
+
+def sparse_rows(columns, values, n_columns) -> sp.csr_matrix:
+    """Rows x columns matrix holding ``values[r, s]`` at ``columns[r, s]`` for every slot
+    ``s`` of row ``r`` whose value is not 0 (a row has no repeated column)."""
+    keep = values != 0
+    indptr = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(keep.sum(axis=1), out=indptr[1:])
+    return sp.csr_matrix((values[keep], columns[keep], indptr), shape=(len(values), n_columns))
+
+
+def by_item(item, n_items) -> sp.csr_matrix:
+    """Items x rows indicator (row r belongs to item ``item[r]``)."""
+    item = np.asarray(item, dtype=np.int64)
+    indptr = np.zeros(n_items + 1, dtype=np.int64)
+    np.cumsum(np.bincount(item, minlength=n_items), out=indptr[1:])
+    rows = np.argsort(item, kind="stable")
+    return sp.csr_matrix((np.ones(len(item)), rows, indptr), shape=(n_items, len(item)))
+
+
+def per_item(item, n_items, quantities, membership) -> sp.csr_matrix:
+    """``S[i, q * n_cells + cell]`` = sum of quantity ``q`` over the rows of item ``i`` in
+    the cell (rows x cells ``membership``)."""
+    items_by_rows = by_item(item, n_items)
+    per_row = np.diff(membership.indptr)
+    parts = []
+    for q in quantities:  # a few quantities, each a sparse product over all rows
+        scaled = membership.copy()
+        scaled.data = scaled.data * np.repeat(q, per_row)
+        parts.append(items_by_rows @ scaled)
+    return sp.hstack(parts).tocsr()
+
+
+def check_tables(tables):
+    if not isinstance(tables, PairTables):
+        raise ParameterError(
+            f"tables must be the PairTables of iaa_frames.pairs.pair_tables; "
+            f"got {type(tables).__name__}"
+        )
+
+
+def check_component(component, allowed=COMPONENTS):
+    if not isinstance(component, str) or component not in allowed:
+        raise ParameterError(f"component must be one of {allowed}; got {component!r}")
+
+
+def label_cell(tables: PairTables, label) -> int:
+    labels = [str(x) for x in tables.corpus.labels]
+    if label == ALL:
+        return 0
+    if isinstance(label, str) and label in labels:
+        return 1 + labels.index(label)
+    raise ParameterError(f"label must be {ALL!r} or one of the classes {labels}; got {label!r}")

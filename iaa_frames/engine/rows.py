@@ -1,0 +1,141 @@
+"""The rows of the pair tables as cell members: within rows and their label and
+annotator cells, and the chance rows with the cells each distinct chance unit counts in
+(the rules of the strata that drew it, :mod:`iaa_frames.chance`)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ..pairs import PairTables
+from .cells import CellLayout
+
+
+class Rows(NamedTuple):
+    """Rows of a distance table: items, annotators, label cells (n, k), distances."""
+
+    item_a: np.ndarray
+    item_b: np.ndarray | None  # None for within-item rows
+    annotator_a: np.ndarray
+    annotator_b: np.ndarray
+    label_cells: np.ndarray
+    distance: np.ndarray
+    iou: np.ndarray | None = None
+    n_matched: np.ndarray | None = None
+
+
+def column(frame, name):
+    return frame[name].to_numpy()
+
+
+class Chance(NamedTuple):
+    """Distinct chance units of a sigma component: items, distances, matched pairs, and
+    the rows x cells membership (weights: 1, or a pooled unit's weight)."""
+
+    item_a: np.ndarray
+    item_b: np.ndarray
+    distance: np.ndarray
+    membership: sp.csr_matrix
+    n_matched: np.ndarray | None = None
+
+
+def chance_membership(
+    layout: CellLayout, frame: pd.DataFrame, whole, own_class, pooled: pd.DataFrame | None = None
+) -> sp.csr_matrix:
+    """Rows x cells of the chance rows: the cells each distinct chance unit counts in.
+
+    A unit counts in a cell when the stratum that drew it samples the cell's population
+    uniformly (see :mod:`iaa_frames.chance`): the uniform stratum for every cell it
+    belongs to, an annotator's stratum for that annotator's cells (and its pairs), a pair
+    stratum for that pair, a class's stratum for that class. ``whole`` marks the rows of
+    the "(all)" label cell, ``own_class`` the class (or -1) of the class cells; ``pooled``
+    rows (label, row, weight) give the classes that borrow the uniform units.
+    """
+    aa, ab = column(frame, "annotator_a"), column(frame, "annotator_b")
+    uni, own_a, own_b = (
+        column(frame, f) for f in ("in_uniform", "in_annotator_a", "in_annotator_b")
+    )
+    rows, cells, weights = [], [], []
+
+    def add(select, label_cell, group):
+        r = np.flatnonzero(select)
+        rows.append(r)
+        cells.append(
+            np.broadcast_to(label_cell, len(aa))[r] * layout.n_groups
+            + np.broadcast_to(group, len(aa))[r]
+        )
+        weights.append(np.ones(len(r)))
+
+    cls = np.asarray(own_class)
+    if layout.pairwise:
+        pair = layout.groups(aa, ab)[:, 0]
+        add(whole & (uni | own_a | own_b | column(frame, "in_pair")), 0, pair)
+        add(cls >= 0, 1 + cls, pair)
+    else:
+        add(whole & uni, 0, 0)
+        add(whole & (uni | own_a), 0, 1 + aa)
+        add(whole & (uni | own_b), 0, 1 + ab)
+        for group in (0, 1 + aa, 1 + ab):
+            add(cls >= 0, 1 + cls, group)
+    if pooled is not None and len(pooled):
+        r, lab, w = (pooled[c].to_numpy() for c in ("row", "label", "weight"))
+        for group in (layout.groups(aa, ab)[:, 0],) if layout.pairwise else (0, 1 + aa, 1 + ab):
+            g = np.broadcast_to(group, len(aa))[r]
+            rows.append(r)
+            cells.append((1 + lab) * layout.n_groups + g)
+            weights.append(w)
+    return sp.csr_matrix(
+        (np.concatenate(weights), (np.concatenate(rows), np.concatenate(cells))),
+        shape=(len(frame), layout.n_cells),
+    )
+
+
+def localization_rows(tables: PairTables, layout: CellLayout):
+    w, b = tables.localization_within, tables.localization_between
+    la, lb = column(w, "label_a"), column(w, "label_b")
+    own_class = np.where(la == lb, 1 + la, -1)
+    within = Rows(
+        column(w, "item"),
+        None,
+        column(w, "annotator_a"),
+        column(w, "annotator_b"),
+        np.column_stack([np.zeros_like(la), own_class]),
+        column(w, "distance"),
+        column(w, "iou"),
+    )
+    pooled = tables.localization_pooled
+    borrowed = np.zeros(len(tables.corpus.labels) + 1, dtype=bool)
+    borrowed[pooled["label"].to_numpy()] = True
+    ba, bb = column(b, "label_a"), column(b, "label_b")
+    own = (ba == bb) & (column(b, "in_uniform") | column(b, "in_label")) & ~borrowed[ba]
+    membership = chance_membership(
+        layout, b, np.ones(len(b), dtype=bool), np.where(own, ba, -1), pooled
+    )
+    between = Chance(column(b, "item_a"), column(b, "item_b"), column(b, "distance"), membership)
+    return within, between
+
+
+def sets_rows(tables: PairTables, component: str, layout: CellLayout):
+    w, b = tables.sets_within, tables.sets_between
+    within = Rows(
+        column(w, "item"),
+        None,
+        column(w, "annotator_a"),
+        column(w, "annotator_b"),
+        (1 + column(w, "label"))[:, None],
+        column(w, component),
+        n_matched=column(w, "n_matched"),
+    )
+    label = column(b, "label")
+    membership = chance_membership(layout, b, label == -1, label)
+    between = Chance(
+        column(b, "item_a"),
+        column(b, "item_b"),
+        column(b, component),
+        membership,
+        column(b, "n_matched"),
+    )
+    return within, between

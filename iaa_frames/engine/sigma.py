@@ -1,0 +1,184 @@
+"""Sigma cells: within and chance distances of detection, localization and overall,
+summed per cell and item, with each cell's sorted distances for the KS test."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..bootstrap import ItemSums, PairSums
+from ..kstest import ks_agreement_tests
+from ..pairs import PairTables
+from ..stats import cell_tests
+from .cells import CellLayout, mean_of, one_minus_ratio, per_item
+from .rows import Chance, Rows, localization_rows, sets_rows
+
+
+def within_sums(layout: CellLayout, n_items: int, within: Rows):
+    """Per-item sums [count | distance | iou] of the within rows in every cell, their
+    matched pairs per cell (sets; else None) and their rows x cells membership."""
+    mw = layout.membership(
+        within.label_cells, layout.groups(within.annotator_a, within.annotator_b)
+    )
+    quantities = [np.ones(len(within.distance)), within.distance]
+    if within.iou is not None:
+        quantities.append(within.iou)
+    matched = None
+    if within.n_matched is not None:
+        matched = np.asarray(mw.T @ within.n_matched).ravel()
+    return ItemSums(per_item(within.item_a, n_items, quantities, mw)), matched, mw
+
+
+def within_item_sums(tables: PairTables, layout: CellLayout, component: str):
+    """The within-item half of a sigma component's cells, without its KS lists.
+
+    For :mod:`iaa_frames.dask`, which builds it on every partition of a dask DataFrame
+    and stacks the partitions' rows.
+
+    Returns
+    -------
+    sums : ItemSums
+        Per item, the within rows' [count | distance | iou] of every cell (what
+        :class:`SigmaCells` ``.within`` holds).
+    matched : ndarray or None
+        Matched object pairs of the within rows per cell (detection, overall).
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> from iaa_frames.engine import component_cells
+    >>> tables = pair_tables(simulate(n_items=10, seed=0), n_chance=100)
+    >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    >>> sums, _ = within_item_sums(tables, layout, "localization")
+    >>> cells = component_cells(tables, layout, "localization")
+    >>> bool((sums.matrix != cells.within.matrix).nnz == 0)
+    True
+    """
+    rows = (
+        localization_rows(tables, layout)
+        if component == "localization"
+        else sets_rows(tables, component, layout)
+    )
+    sums, matched, _ = within_sums(layout, len(tables.corpus.items), rows[0])
+    return sums, matched
+
+
+@dataclass(frozen=True, eq=False)
+class SigmaCells:
+    """Within and chance distances of a sigma component, summed per cell.
+
+    ``within`` columns: [count | distance | iou] per cell; ``between``: [count | distance].
+    ``*_members`` (CSC of rows x cells, rows in order of distance) list each cell's
+    distances, sorted, for KS.
+    """
+
+    n_cells: int
+    within: ItemSums
+    between: PairSums
+    within_distance: np.ndarray
+    between_distance: np.ndarray
+    within_members: sp.csc_matrix
+    between_members: sp.csc_matrix
+    n_chance: np.ndarray
+    matched: np.ndarray | None  # matched object pairs within + chance per cell (sets)
+    within_item: np.ndarray | None = None  # item of each within row, in distance order
+    between_items: tuple | None = None  # (item_a, item_b) of each chance row, same order
+    n_items: int = 0
+
+    @classmethod
+    def build(cls, layout: CellLayout, n_items: int, within: Rows, between: Chance):
+        sums, matched, mw = within_sums(layout, n_items, within)
+        mb = between.membership
+        per_row = sp.hstack([mb, sp.diags(between.distance) @ mb]).tocsr()
+        if matched is not None:
+            matched = matched + np.asarray((mb != 0).T @ between.n_matched).ravel()
+        # each cell's rows in order of distance, which makes the sorting inside the KS
+        # test and the chance quantile of every cell cheap
+        rank_w, rank_b = np.argsort(within.distance), np.argsort(between.distance)
+        return cls(
+            layout.n_cells,
+            sums,
+            PairSums(between.item_a.astype(np.int64), between.item_b.astype(np.int64), per_row),
+            np.asarray(within.distance, dtype=np.float64)[rank_w],
+            np.asarray(between.distance, dtype=np.float64)[rank_b],
+            mw[rank_w].tocsc(),
+            mb[rank_b].tocsc(),
+            np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel(),
+            matched,
+            np.asarray(within.item_a, dtype=np.int64)[rank_w],
+            (
+                np.asarray(between.item_a, dtype=np.int64)[rank_b],
+                np.asarray(between.item_b, dtype=np.int64)[rank_b],
+            ),
+            n_items,
+        )
+
+    def statistics(self, multiplicities=None):
+        """(observed, expected, agreement) per cell; a leading replicate axis for a block
+        of multiplicities."""
+        n = self.n_cells
+        w = self.within.total(multiplicities)
+        b = self.between.total(multiplicities)
+        observed = mean_of(w[..., n : 2 * n], w[..., :n])
+        expected = mean_of(b[..., n:], b[..., :n])
+        return observed, expected, one_minus_ratio(observed, expected)
+
+    def counts(self):
+        """(n_units, n_chance) per cell: within units, and distinct chance units."""
+        return self.within.total()[: self.n_cells], self.n_chance
+
+    def raw_iou(self):
+        """Mean IoU of the within rows of every cell (localization)."""
+        n = self.n_cells
+        w = self.within.total()
+        return mean_of(w[2 * n : 3 * n], w[:n]) if w.size >= 3 * n else np.full(n, np.nan)
+
+    def tests(self, cells, seed: int = 0):
+        """KS statistic, sign, p-value and fraction below chance of the given cells, all
+        at once (:func:`iaa_frames.stats.cell_tests`). The p-value is the one-sided
+        cluster-bootstrap test of :func:`iaa_frames.kstest.ks_agreement_tests`; a pooled
+        class (weighted chance units) keeps the asymptotic p-value of its weighted KS."""
+        out = np.full((4, self.n_cells), np.nan)
+        cells = np.asarray(cells, dtype=np.int64)
+        if not len(cells):
+            return out
+        wp, wi = self.within_members.indptr, self.within_members.indices
+        bp, bi = self.between_members.indptr, self.between_members.indices
+        bw = self.between_members.data
+        # the entries of the tested cells, all cells at once (no loop over cells)
+        w_n, b_n = wp[cells + 1] - wp[cells], bp[cells + 1] - bp[cells]
+        w_cell = np.repeat(np.arange(len(cells)), w_n)
+        b_cell = np.repeat(np.arange(len(cells)), b_n)
+        w_at = wp[cells][w_cell] + np.arange(len(w_cell)) - np.repeat(np.cumsum(w_n) - w_n, w_n)
+        b_at = bp[cells][b_cell] + np.arange(len(b_cell)) - np.repeat(np.cumsum(b_n) - b_n, b_n)
+        out[:, cells] = cell_tests(
+            self.within_distance[wi[w_at]],
+            w_cell,
+            self.between_distance[bi[b_at]],
+            b_cell,
+            bw[b_at],
+            len(cells),
+        )
+        # the p-value: the one-sided cluster-bootstrap test, for the cells whose chance
+        # units are unweighted (a pooled class keeps the weighted asymptotic p-value)
+        plain = [c for c in cells if np.all(bw[bp[c] : bp[c + 1]] == 1)]
+        if plain:
+            out[2, plain] = ks_agreement_tests(
+                self.within_distance,
+                self.between_distance,
+                within_item=self.within_item,
+                between_item_a=self.between_items[0],
+                between_item_b=self.between_items[1],
+                within_cells=[wi[wp[c] : wp[c + 1]] for c in plain],
+                between_cells=[bi[bp[c] : bp[c + 1]] for c in plain],
+                n_items=self.n_items,
+                seed=seed,
+            )[1]
+        return out
+
+    @property
+    def work(self) -> int:
+        return self.within.matrix.nnz + self.between.matrix.nnz

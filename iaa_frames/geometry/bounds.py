@@ -1,0 +1,122 @@
+"""Upper bounds of the IoU of pairs of shapes, from boxes, areas and outlines only.
+
+The matcher keeps an object pair only when its IoU reaches the threshold, and it needs the
+best match of each object; a bound that costs a few numpy operations per pair lets it skip
+the overlay (or the rasterization) of the many pairs that cannot qualify
+(:mod:`iaa_frames.pipeline`). A bound must hold for the IoU actually computed, so for
+pairs given by masks (:mod:`iaa_frames.geometry.mask_rule`) it allows for the
+rasterization error: each mask is within the band ``e = sqrt(2) L + pi/2`` pixels of its
+shape (``L`` the outline length in pixels, per ring), and two masks share at most the pixel
+centres of their bounding boxes' intersection.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ParameterError
+from .mask_rule import on_masks
+from .overlap import areas
+from .shapes import Shapes, check_aligned
+
+__all__ = ["iou_upper_bound", "mask_iou_upper_bound"]
+
+
+def iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
+    """An upper bound of the IoU of every pair, without overlay or rasterization.
+
+    Box-box pairs: their IoU. Pairs with a polygon: ``min(I, A, B) / (A + B - min(I, A,
+    B))`` with ``I`` the intersection of the bounding boxes and ``A, B`` the areas; for
+    pairs given by masks (:func:`~iaa_frames.geometry.mask_rule.uses_mask_iou`) the largest
+    value the mask IoU can take (:func:`mask_iou_upper_bound`), so that the bound holds
+    for whichever IoU :func:`~iaa_frames.geometry.overlap.iou` returns.
+
+    Parameters
+    ----------
+    a, b : Shapes
+        Aligned, of equal length.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        In [0, 1]; 0 where a shape is missing.
+
+    Examples
+    --------
+    >>> a = Shapes([[0, 0, 2, 2]])
+    >>> iou_upper_bound(a, Shapes([[1, 0, 3, 2]])).round(4).tolist()
+    [0.3333]
+    """
+    check_aligned(a, b, "iou_upper_bound")
+    ba, bb = a.boxes, b.boxes
+    iw = np.minimum(ba[:, 2], bb[:, 2]) - np.maximum(ba[:, 0], bb[:, 0])
+    ih = np.minimum(ba[:, 3], bb[:, 3]) - np.maximum(ba[:, 1], bb[:, 1])
+    inter = np.maximum(iw, 0) * np.maximum(ih, 0)
+    area_a, area_b = areas(a), areas(b)
+    poly_pair = a.is_polygon | b.is_polygon
+    top = np.where(poly_pair, np.minimum(inter, np.minimum(area_a, area_b)), inter)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bound = np.nan_to_num(top / (area_a + area_b - top))
+    rows = np.flatnonzero(poly_pair & (inter > 0))
+    rows = rows[on_masks(a, b, rows)]
+    if rows.size:
+        bound[rows] = np.maximum(bound[rows], mask_iou_upper_bound(a.take(rows), b.take(rows)))
+    return bound
+
+
+def mask_iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
+    """An upper bound of the mask IoU of every pair on its grid.
+
+    From the boxes, exact areas and outline lengths only: each mask has at most as many
+    pixels as its area plus the band bound ``e = sqrt(2) L + pi/2`` per ring (``L`` in
+    pixels, bounded by the sums of ``|dx| * width`` and ``|dy| * height``), at least its
+    area minus ``e`` when the shape lies inside the image, and the two share at most the
+    pixel centres in the intersection of their bounding boxes. Needs both image sizes.
+
+    Parameters
+    ----------
+    a, b : Shapes
+        Aligned, of equal length, with :attr:`Shapes.image_size` known.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+
+    Examples
+    --------
+    >>> import shapely
+    >>> from iaa_frames.geometry.overlap import iou
+    >>> disc = shapely.Point(0.5, 0.5).buffer(0.25, quad_segs=200)
+    >>> a = Shapes([disc.bounds], [disc], [[100, 100]])
+    >>> b = Shapes([(0.3, 0.3, 0.35, 0.35)], None, [[100, 100]])  # a 5 x 5 pixel box
+    >>> bound = mask_iou_upper_bound(a, b)
+    >>> bool(bound[0] >= iou(a, b)[0]), bool(bound[0] < 0.2)
+    (True, True)
+    """
+    check_aligned(a, b, "mask_iou_upper_bound")
+    if a.image_size is None or b.image_size is None:
+        raise ParameterError("mask_iou_upper_bound needs the image size of both sides")
+    grid = np.ceil(np.maximum(a.image_size, b.image_size))
+    W, H = grid[:, 0], grid[:, 1]
+    ba, bb = a.boxes, b.boxes
+
+    def centres(lo, hi, n):  # pixel centres c + 0.5 in [lo * n, hi * n]
+        return np.maximum(np.floor(hi * n - 0.5) - np.ceil(lo * n - 0.5) + 1, 0)
+
+    shared = centres(np.maximum(ba[:, 0], bb[:, 0]), np.minimum(ba[:, 2], bb[:, 2]), W) * centres(
+        np.maximum(ba[:, 1], bb[:, 1]), np.minimum(ba[:, 3], bb[:, 3]), H
+    )
+
+    def pixels(s):  # (fewest, most) pixels the mask of each shape can have
+        lx, ly, rings = s.outline()
+        band = np.sqrt(2) * (lx * W + ly * H) + np.pi / 2 * rings
+        area = areas(s) * W * H
+        inside = (s.boxes[:, :2] >= 0).all(axis=1) & (s.boxes[:, 2:] <= 1).all(axis=1)
+        return np.where(inside, np.maximum(area - band, 0), 0), area + band
+
+    lo_a, hi_a = pixels(a)
+    lo_b, hi_b = pixels(b)
+    top = np.minimum(shared, np.minimum(hi_a, hi_b))
+    low = np.maximum(np.maximum(lo_a, lo_b), lo_a + lo_b - shared)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(low > 0, np.minimum(top / low, 1.0), np.where(top > 0, 1.0, 0.0))

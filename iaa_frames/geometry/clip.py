@@ -1,0 +1,164 @@
+"""Area of polygons clipped to axis-aligned rectangles, batched over pairs, in numpy.
+
+The exact IoU of two polygons needs an overlay (shapely), which costs tens of
+microseconds per pair even for a few dozen vertices. The area of a polygon ``A`` inside
+the bounding box of ``B`` is an upper bound of the area ``A`` shares with ``B``, and it
+costs a few numpy operations per edge: the matching uses it to skip the overlay of pairs
+whose IoU cannot reach the threshold (:mod:`iaa_frames.pipeline`).
+
+How it is computed: clamping each coordinate to the rectangle (the nearest-point
+projection onto it) maps the boundary of ``A`` onto a closed curve inside the rectangle.
+Every point strictly inside the rectangle keeps its winding number, because the straight
+path from a boundary point to its projection leaves the rectangle's interior untouched.
+So the area of ``A`` inside the rectangle is the signed (shoelace) area of the projected
+boundary. Between the points where an edge crosses one of the four lines ``x = x0``,
+``x = x1``, ``y = y0`` and ``y = y1``, the projection of the edge is a straight segment.
+Each edge is therefore cut at those crossings (at most four), and the shoelace sum runs
+over the at most five pieces. Rings are oriented first (exterior counter-clockwise, holes
+clockwise), so holes and the parts of a multipolygon subtract and add correctly.
+
+Examples
+--------
+>>> import shapely
+>>> tri = shapely.Polygon([(0, 0), (4, 0), (0, 4)])
+>>> e = RingEdges.from_geometries([tri])
+>>> clipped_areas(e, [0, 0], [[0, 0, 2, 2], [0, 0, 4, 4]]).tolist()
+[4.0, 8.0]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+
+__all__ = ["RingEdges", "clipped_areas"]
+
+#: Edges handled at once (bounds the memory: about 100 bytes per edge and piece).
+CHUNK_EDGES = 1 << 20
+
+
+@dataclass(frozen=True, eq=False)
+class RingEdges:
+    """The edges of every ring of every shape, rings oriented, grouped by shape.
+
+    Attributes
+    ----------
+    x0, y0, x1, y1 : ndarray of float64
+        Start and end of each edge.
+    offset : ndarray of int64, shape (n + 1,)
+        The edges of shape ``i`` are ``offset[i]:offset[i + 1]``.
+    """
+
+    x0: np.ndarray
+    y0: np.ndarray
+    x1: np.ndarray
+    y1: np.ndarray
+    offset: np.ndarray
+
+    @classmethod
+    def from_geometries(cls, geometries) -> RingEdges:
+        """Edges of polygons and multipolygons (anything else has none).
+
+        Examples
+        --------
+        >>> import shapely
+        >>> e = RingEdges.from_geometries([shapely.box(0, 0, 1, 1), None])
+        >>> e.offset.tolist()
+        [0, 4, 4]
+        """
+        geoms = np.empty(len(geometries), dtype=object)
+        geoms[:] = list(geometries)
+        kind = shapely.get_type_id(geoms)
+        surface = (kind == 3) | (kind == 6)  # polygons, multipolygons
+        geoms[~surface] = None
+        geoms[surface] = shapely.orient_polygons(geoms[surface])
+        parts, part_of = shapely.get_parts(geoms, return_index=True)
+        rings, ring_of = shapely.get_rings(parts, return_index=True)
+        xy, vertex_ring = shapely.get_coordinates(rings, return_index=True)
+        same = vertex_ring[1:] == vertex_ring[:-1]  # consecutive vertices of one ring
+        owner = part_of[ring_of[vertex_ring[:-1][same]]]
+        start, end = xy[:-1][same], xy[1:][same]
+        offset = np.zeros(len(geoms) + 1, np.int64)
+        np.cumsum(np.bincount(owner, minlength=len(geoms)), out=offset[1:])
+        return cls(
+            start[:, 0].copy(), start[:, 1].copy(), end[:, 0].copy(), end[:, 1].copy(), offset
+        )
+
+
+def _shoelace_of_clamped_edges(x0, y0, x1, y1, rect):
+    """Twice the signed area swept by each edge once projected onto its rectangle."""
+    lo_x, lo_y, hi_x, hi_y = rect.T
+    out = x0 * y1 - x1 * y0  # right for edges inside their rectangle
+    cross = ~(
+        (x0 >= lo_x)
+        & (x0 <= hi_x)
+        & (x1 >= lo_x)
+        & (x1 <= hi_x)
+        & (y0 >= lo_y)
+        & (y0 <= hi_y)
+        & (y1 >= lo_y)
+        & (y1 <= hi_y)
+    )
+    if not cross.any():
+        return out
+    x0, y0, x1, y1 = x0[cross], y0[cross], x1[cross], y1[cross]
+    lo_x, lo_y, hi_x, hi_y = lo_x[cross], lo_y[cross], hi_x[cross], hi_y[cross]
+    dx, dy = x1 - x0, y1 - y0
+    t = np.empty((len(x0), 6))
+    t[:, 0], t[:, 5] = 0.0, 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t[:, 1], t[:, 2] = (lo_x - x0) / dx, (hi_x - x0) / dx
+        t[:, 3], t[:, 4] = (lo_y - y0) / dy, (hi_y - y0) / dy
+    inner = t[:, 1:5]
+    inner[~((inner > 0) & (inner < 1))] = 0.0  # no crossing: a repeated start, a null piece
+    inner.sort(axis=1)
+    px = np.clip(x0[:, None] + t * dx[:, None], lo_x[:, None], hi_x[:, None])
+    py = np.clip(y0[:, None] + t * dy[:, None], lo_y[:, None], hi_y[:, None])
+    out[cross] = (px[:, :-1] * py[:, 1:] - px[:, 1:] * py[:, :-1]).sum(axis=1)
+    return out
+
+
+def clipped_areas(edges: RingEdges, shape, rect) -> np.ndarray:
+    """Area of shape ``shape[k]`` inside the rectangle ``rect[k]``, for every ``k``.
+
+    Parameters
+    ----------
+    edges : RingEdges
+    shape : array_like of int, shape (m,)
+        Index of a shape of ``edges`` per query.
+    rect : array_like of float, shape (m, 4)
+        ``x0, y0, x1, y1`` of each query's rectangle (``x0 <= x1``, ``y0 <= y1``).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (m,)
+        Exact up to rounding; 0 for a shape without edges.
+
+    Examples
+    --------
+    >>> import shapely
+    >>> donut = shapely.box(0, 0, 4, 4).difference(shapely.box(1, 1, 3, 3))
+    >>> e = RingEdges.from_geometries([donut])
+    >>> clipped_areas(e, [0, 0], [[0, 0, 2, 2], [-1, -1, 9, 9]]).tolist()  # 4 - 1; 16 - 4
+    [3.0, 12.0]
+    """
+    shape = np.asarray(shape, dtype=np.int64)
+    rect = np.asarray(rect, dtype=np.float64).reshape(-1, 4)
+    n_edges = edges.offset[shape + 1] - edges.offset[shape]
+    out = np.zeros(len(shape))
+    cum = np.cumsum(n_edges)
+    cuts = np.searchsorted(
+        cum, np.arange(CHUNK_EDGES, cum[-1] if len(cum) else 0, CHUNK_EDGES), side="right"
+    )
+    for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(shape)], strict=True):
+        n = n_edges[lo:hi]
+        query = np.repeat(np.arange(lo, hi), n)
+        first = np.repeat(edges.offset[shape[lo:hi]] - np.cumsum(n) + n, n)
+        edge = first + np.arange(len(query))
+        twice = _shoelace_of_clamped_edges(
+            edges.x0[edge], edges.y0[edge], edges.x1[edge], edges.y1[edge], rect[query]
+        )
+        out[lo:hi] = np.bincount(query - lo, weights=twice, minlength=hi - lo) / 2
+    return out

@@ -1,0 +1,133 @@
+"""Generalized IoU (Rezatofighi et al., CVPR 2019) of pairs of shapes.
+
+``GIoU = IoU - (C - U) / C`` penalizes the empty space ``C - U`` of the smallest convex
+region ``C`` enclosing both shapes: for box-box pairs the enclosing axis-aligned box (numpy),
+for pairs involving a polygon the convex hull of the two shapes (shapely, with the hulls of
+single shapes computed once per shape by :meth:`Shapes.hulls`). For polygons the union in
+the penalty is that of the two shapes' own convex hulls (:func:`hull_terms`), so that a
+concave shape or one with a hole has GIoU 1 with itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+from .overlap import areas, iou_union
+from .shapes import Shapes, check_aligned
+
+__all__ = ["giou", "hull_terms"]
+
+
+def hull_terms(a: Shapes, b: Shapes, rows: np.ndarray, union: np.ndarray):
+    """Enclosing area C and the union U' of the GIoU penalty (C - U') / C for polygons.
+
+    C is the area of the convex hull of the two shapes together (= of their union). U' is
+    the area of the union of the two shapes' own convex hulls, so that the penalty
+    measures the empty space *between* the shapes, not their concavities: a concave
+    polygon or one with a hole then has GIoU 1 with itself. For two convex shapes U' is
+    the plain union, as in Rezatofighi et al. The hulls are computed once per shape.
+
+    Parameters
+    ----------
+    a, b : Shapes
+        Aligned, of equal length.
+    rows : ndarray of int
+        The pairs wanted (those involving a polygon).
+    union : ndarray of float64, shape (len(rows),)
+        The union of the two shapes of each of those pairs.
+
+    Returns
+    -------
+    enclosing, hull_union : ndarray of float64, shape (len(rows),)
+
+    Examples
+    --------
+    >>> import shapely
+    >>> L = Shapes.from_geometries([shapely.Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2),
+    ...                                               (0, 2)])])
+    >>> c, u = hull_terms(L, L, np.array([0]), np.array([3.0]))
+    >>> c.tolist(), u.tolist()  # the hull of the L, twice: no penalty
+    ([3.5], [3.5])
+    """
+    hull_a, area_ha = a.hulls(rows)
+    hull_b, area_hb = b.hulls(rows)
+    n = len(rows)
+    both = shapely.geometrycollections(
+        np.column_stack([hull_a, hull_b]).ravel(), indices=np.repeat(np.arange(n), 2)
+    )
+    enclosing = shapely.area(shapely.convex_hull(both))
+    convex = np.isclose(area_ha, areas(a.take(rows)), rtol=1e-12, atol=0) & np.isclose(
+        area_hb, areas(b.take(rows)), rtol=1e-12, atol=0
+    )
+    hull_union = np.asarray(union, dtype=np.float64).copy()
+    nc = np.flatnonzero(~convex)
+    if nc.size:
+        shared = shapely.area(shapely.intersection(hull_a[nc], hull_b[nc]))
+        hull_union[nc] = area_ha[nc] + area_hb[nc] - shared
+    return enclosing, hull_union
+
+
+def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.ndarray:
+    """Generalized IoU (Rezatofighi et al., CVPR 2019) of each pair, in [-1, 1].
+
+    ``GIoU = IoU - (C - U) / C`` with ``U`` the area of the union and ``C`` the area of
+    the smallest enclosing axis-aligned box for box-box pairs, and of the convex hull
+    of the union for pairs involving a polygon. For polygons ``U`` in the penalty is the
+    union of the two shapes' convex hulls, so that concavities and holes are not
+    penalized: GIoU of any shape with itself is 1 (for convex shapes this is the plain
+    union). Note the two definitions of ``C`` differ for boxes that are not aligned on an
+    axis, so a polygon that happens to be a box can get a higher GIoU than the same box.
+
+    ``IoU`` is :func:`~iaa_frames.geometry.overlap.iou` (the mask IoU for detailed
+    polygons, :mod:`iaa_frames.geometry.mask_rule`); the penalty always uses the exact areas and hulls, and for pairs given
+    by masks the union is the one the IoU implies, ``U = (A + B) / (1 + IoU)`` with the
+    exact areas ``A, B``, so that passing ``known_iou=iou(a, b)`` gives the same values.
+    The penalty is floored at 0 (C contains U; a mask IoU slightly above the exact one
+    could otherwise make GIoU exceed IoU).
+
+    Parameters
+    ----------
+    a, b : Shapes
+        Aligned, of equal length.
+    known_iou : ndarray, optional
+        The IoU of the pairs when already known: the union is then derived from it
+        (U = (A + B) / (1 + IoU)) and no intersection is computed again.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        NaN where a shape is missing or ``C`` is zero.
+
+    Examples
+    --------
+    >>> a = Shapes([[0, 0, 1, 1]])
+    >>> b = Shapes([[2, 0, 3, 1]])
+    >>> giou(a, b).round(4).tolist()  # IoU 0, U = 2, C = 3 x 1
+    [-0.3333]
+    """
+    check_aligned(a, b, "giou")
+    if known_iou is None:
+        value, union, masked = iou_union(a, b)
+        if masked.size:
+            union[masked] = (areas(a.take(masked)) + areas(b.take(masked))) / (1.0 + value[masked])
+    else:
+        value = np.array(known_iou, dtype=np.float64)
+        union = (areas(a) + areas(b)) / (1.0 + value)
+    ab = a.boxes
+    bb = b.boxes
+    cw = np.maximum(ab[:, 2], bb[:, 2])
+    cw -= np.minimum(ab[:, 0], bb[:, 0])
+    ch = np.maximum(ab[:, 3], bb[:, 3])
+    ch -= np.minimum(ab[:, 1], bb[:, 1])
+    enclosing = cw
+    enclosing *= ch
+    rows = np.flatnonzero((a.is_polygon | b.is_polygon) & np.isfinite(value))
+    if rows.size:
+        enclosing[rows], union[rows] = hull_terms(a, b, rows, union[rows])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slack = enclosing - union
+        slack /= enclosing
+    np.maximum(slack, 0.0, out=slack, where=~np.isnan(slack))
+    value -= slack
+    return value

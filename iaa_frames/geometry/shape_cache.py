@@ -1,0 +1,160 @@
+"""Quantities of single shapes that cost time to compute, computed once and kept.
+
+A :class:`~iaa_frames.geometry.shapes.Shapes` container owns one :class:`ShapeCache`,
+shared by every container taken from it (:meth:`Shapes.take`), so a shape's convex hull,
+area, coordinate count, outline lengths, ring edges and masks are computed once however
+many pairs it appears in. Everything here is indexed by *cache rows* (the rows of the
+container that owns the cache); :class:`Shapes` maps its own rows to them, and callers use
+the methods of :class:`Shapes`, never this class.
+
+The values depend on the shape alone, so they are the same whoever computes them first and
+in whatever batch; a lock makes the lazy filling safe when pairs are split over threads.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import shapely
+
+from .clip import RingEdges
+from .raster import Masks, rasterize
+from .rings import ring_vertices
+
+__all__ = ["ShapeCache"]
+
+
+class ShapeCache:
+    """Per-shape quantities of the boxes and polygons of one container, filled lazily.
+
+    Parameters
+    ----------
+    boxes : ndarray, shape (n, 4)
+    polygons : ndarray of object, shape (n,), or None
+        As held by :class:`~iaa_frames.geometry.shapes.Shapes`.
+
+    Examples
+    --------
+    >>> import numpy as np, shapely
+    >>> cache = ShapeCache(np.array([[0.0, 0, 2, 2]]), np.array([shapely.box(0, 0, 2, 2)]))
+    >>> cache.n_coords().tolist(), cache.polygon_areas(np.array([0])).tolist()
+    ([5], [4.0])
+    """
+
+    def __init__(self, boxes: np.ndarray, polygons: np.ndarray | None):
+        self.boxes = boxes
+        self.polygons = polygons
+        self.lock = threading.Lock()
+        self._coords = None
+        self._area = None
+        self._hull = None
+        self._hull_area = None
+        self._masks: dict = {}
+        self._outline = None
+        self._edges = None
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["lock"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.lock = threading.Lock()
+
+    def geometry(self, rows: np.ndarray) -> np.ndarray:
+        """The polygon of each row, or the polygon of its box."""
+        out = np.empty(len(rows), dtype=object)
+        poly = (
+            shapely.is_geometry(self.polygons[rows])
+            if self.polygons is not None
+            else np.zeros(len(rows), bool)
+        )
+        if poly.any():
+            out[poly] = self.polygons[rows[poly]]
+        b = self.boxes[rows[~poly]]
+        out[~poly] = shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+        return out
+
+    def n_coords(self) -> np.ndarray:
+        """Coordinates of every shape (all rings, closing points included; boxes 5)."""
+        with self.lock:
+            if self._coords is None:
+                coords = np.full(len(self.boxes), 5, np.int64)
+                if self.polygons is not None:
+                    poly = shapely.is_geometry(self.polygons)
+                    coords[poly] = shapely.get_num_coordinates(self.polygons[poly])
+                self._coords = coords
+            return self._coords
+
+    def polygon_areas(self, rows: np.ndarray) -> np.ndarray:
+        """Exact area of the polygons at ``rows`` (all polygon rows)."""
+        with self.lock:
+            if self._area is None:
+                self._area = np.full(len(self.boxes), np.nan)
+            todo = np.unique(rows[np.isnan(self._area[rows])])
+            if todo.size:
+                self._area[todo] = shapely.area(self.polygons[todo])
+            return self._area[rows]
+
+    def outline(self):
+        """Per shape: the sums of |dx| and of |dy| along every ring, and the number of
+        rings (boxes: their perimeter, one ring)."""
+        with self.lock:
+            if self._outline is None:
+                b = self.boxes
+                lx, ly = 2 * (b[:, 2] - b[:, 0]), 2 * (b[:, 3] - b[:, 1])
+                rings = np.ones(len(b))
+                if self.polygons is not None:
+                    poly = np.flatnonzero(shapely.is_geometry(self.polygons))
+                    xy, ring, owner = ring_vertices(self.polygons[poly])
+                    same = ring[1:] == ring[:-1]
+                    step = np.abs(np.diff(xy, axis=0))[same]
+                    edge_owner = owner[:-1][same]
+                    lx[poly] = np.bincount(edge_owner, step[:, 0], minlength=len(poly))
+                    ly[poly] = np.bincount(edge_owner, step[:, 1], minlength=len(poly))
+                    first = np.concatenate([[True], ~same]) if len(ring) else np.zeros(0, bool)
+                    rings[poly] = np.bincount(owner[first], minlength=len(poly))
+                self._outline = (lx, ly, rings)
+            return self._outline
+
+    def ring_edges(self) -> RingEdges:
+        """The oriented ring edges of every polygon (none for plain boxes)."""
+        with self.lock:
+            if self._edges is None:
+                polygons = (
+                    self.polygons
+                    if self.polygons is not None
+                    else np.full(len(self.boxes), None, dtype=object)
+                )
+                self._edges = RingEdges.from_geometries(polygons)
+            return self._edges
+
+    def hulls(self, rows: np.ndarray):
+        """Convex hull of the shapes at ``rows`` and its area."""
+        with self.lock:
+            if self._hull is None:
+                self._hull = np.empty(len(self.boxes), dtype=object)
+                self._hull_area = np.full(len(self.boxes), np.nan)
+            todo = np.unique(rows[np.isnan(self._hull_area[rows])])
+            if todo.size:
+                hull = shapely.convex_hull(self.geometry(todo))
+                self._hull[todo] = hull
+                self._hull_area[todo] = shapely.area(hull)
+            return self._hull[rows], self._hull_area[rows]
+
+    def masks_on(self, width: int, height: int, rows: np.ndarray):
+        """Masks of the shapes at ``rows`` on a ``width`` x ``height`` grid over the
+        normalized image: the block holding them and their positions in it."""
+        with self.lock:
+            block, pos = self._masks.get((width, height), (None, None))
+            if block is None:
+                block, pos = Masks.empty(), np.full(len(self.boxes), -1, np.int64)
+            todo = np.unique(rows[pos[rows] < 0])
+            if todo.size:
+                new = rasterize(self.geometry(todo), width, height, normalized=True)
+                pos[todo] = len(block) + np.arange(len(todo))
+                block = Masks.concat([block, new])
+            self._masks[(width, height)] = (block, pos)
+            return block, pos[rows]

@@ -1,0 +1,483 @@
+"""The container of annotated objects that every geometric function takes: :class:`Shapes`.
+
+(Over 400 lines as one class: most are the docstrings and examples of its methods.)
+
+A :class:`Shapes` holds an ``(n, 4)`` array of boxes and, optionally, an ``(n,)`` object
+array of shapely polygons (``None`` where the row is a plain box) and the ``(n, 2)`` image
+size of each row. Functions of pairs take two aligned containers ``a`` and ``b`` of equal
+length and return one value per pair ``(a[i], b[i])`` (:func:`check_aligned`). Missing
+input (NaN box, no geometry) gives NaN, in the style of shapely.
+
+The quantities of single shapes that cost time (areas, convex hulls, coordinate counts,
+outline lengths, ring edges, masks) are public methods of the container, computed once per
+shape and shared by every :meth:`Shapes.take` of it
+(:mod:`iaa_frames.geometry.shape_cache`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import shapely
+
+from ..errors import ParameterError, SchemaError
+from .raster import Masks
+from .shape_cache import ShapeCache
+
+__all__ = ["Shapes", "as_polygons", "check_aligned"]
+
+_BOX_COLUMNS = ["x0", "y0", "x1", "y1"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Shapes:
+    """Aligned arrays of boxes and (optional) polygons, one row per object.
+
+    Parameters
+    ----------
+    boxes : array_like, shape (n, 4)
+        ``x0, y0, x1, y1`` per row, converted to float64. For polygon rows these are
+        the polygon's bounds (:meth:`from_frame` and :meth:`from_geometries` ensure it).
+        NaN marks a missing shape.
+    polygons : array_like of shapely geometries, shape (n,), optional
+        The polygon of each row, ``None`` where the row is a plain box. Anything that
+        is not a shapely geometry (NaN, pandas NA) is stored as ``None``. ``None``
+        altogether when every row is a box.
+    image_size : array_like, shape (n, 2), optional
+        ``width, height`` in pixels of the image whose size normalized the row's
+        coordinates (NaN where unknown or not normalized). It gives the pixel grid of the
+        mask IoU of detailed polygons (:mod:`iaa_frames.geometry.mask_rule`); :meth:`from_frame` sets
+        it. ``None``: unknown for every row, so every IoU is the exact overlay.
+
+    Notes
+    -----
+    Convex hulls, areas, coordinate counts, outlines, ring edges and masks of the shapes
+    are computed when first needed and kept, shared by every :meth:`take` of the same
+    container (a :class:`Shapes` is immutable, so they cannot go stale).
+
+    Examples
+    --------
+    >>> import shapely
+    >>> s = Shapes([[0, 0, 2, 2], [1, 1, 3, 4]])
+    >>> len(s), s.is_polygon.tolist()
+    (2, [False, False])
+    >>> t = Shapes.from_geometries([shapely.box(0, 0, 1, 1), None])
+    >>> t.boxes[0].tolist(), t.is_polygon.tolist()
+    ([0.0, 0.0, 1.0, 1.0], [True, False])
+    """
+
+    boxes: np.ndarray
+    polygons: np.ndarray | None = None
+    image_size: np.ndarray | None = None
+    _cache: ShapeCache = field(init=False, repr=False, compare=False)
+    _rows: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        boxes = np.asarray(self.boxes, dtype=np.float64)
+        if boxes.ndim == 1 and boxes.size == 0:
+            boxes = boxes.reshape(0, 4)
+        if boxes.ndim != 2 or boxes.shape[1] != 4:
+            raise ParameterError(
+                f"Shapes.boxes must have shape (n, 4) (x0, y0, x1, y1); got {boxes.shape}"
+            )
+        object.__setattr__(self, "boxes", boxes)
+        polygons = self.polygons
+        if polygons is not None:
+            polygons = _object_array(polygons)
+            if polygons.shape != (boxes.shape[0],):
+                raise ParameterError(
+                    f"Shapes.polygons must have shape ({boxes.shape[0]},) to match the "
+                    f"boxes; got {polygons.shape}"
+                )
+            is_geom = shapely.is_geometry(polygons)
+            if not is_geom.all():
+                polygons = polygons.copy()
+                polygons[~is_geom] = None
+            object.__setattr__(self, "polygons", polygons)
+        size = self.image_size
+        if size is not None:
+            size = np.asarray(size, dtype=np.float64)
+            if size.shape != (boxes.shape[0], 2):
+                raise ParameterError(
+                    f"Shapes.image_size must have shape ({boxes.shape[0]}, 2) (width, "
+                    f"height); got {size.shape}"
+                )
+            bad = ~(np.isfinite(size) & (size > 0)).all(axis=1)
+            if bad.any():
+                size = size.copy()
+                size[bad] = np.nan
+            object.__setattr__(self, "image_size", size)
+        object.__setattr__(self, "_cache", ShapeCache(self.boxes, self.polygons))
+        object.__setattr__(self, "_rows", None)
+
+    # -- constructors -----------------------------------------------------------------
+
+    @classmethod
+    def from_geometries(cls, geometries) -> Shapes:
+        """Build from shapely geometries; the boxes are their bounds.
+
+        Parameters
+        ----------
+        geometries : array_like of shapely geometries, shape (n,)
+            ``None`` (or a non-geometry) marks a missing shape.
+
+        Returns
+        -------
+        Shapes
+
+        Examples
+        --------
+        >>> import shapely
+        >>> Shapes.from_geometries([shapely.box(1, 2, 3, 4)]).boxes.tolist()
+        [[1.0, 2.0, 3.0, 4.0]]
+        """
+        geoms = _object_array(geometries)
+        if geoms.ndim != 1:
+            raise ParameterError(f"geometries must be one-dimensional; got {geoms.shape}")
+        geoms = np.where(shapely.is_geometry(geoms), geoms, None)
+        return cls(shapely.bounds(geoms), geoms)
+
+    @classmethod
+    def from_frame(cls, df, *, normalize: bool = True) -> Shapes:
+        """Build from the rows of a validated tidy frame (``docs/CONTRACTS.md``).
+
+        One row of the result per row of ``df``, in order; coverage rows (NaN
+        coordinates, no geometry) become missing shapes, so their distances are NaN.
+        Pass only the object rows if you do not want them.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            Needs ``x0, y0, x1, y1``; uses ``geometry`` (polygons, ``None`` on boxes)
+            and ``width, height`` (image size in pixels) when present.
+        normalize : bool, default True
+            Divide x by ``width`` and y by ``height`` on rows where both are known
+            (finite and > 0), and keep the size as :attr:`image_size`. Other rows keep
+            pixel coordinates (and an unknown image size).
+
+        Returns
+        -------
+        Shapes
+            For polygon rows ``boxes`` holds the bounds of the (scaled) polygon.
+
+        Raises
+        ------
+        SchemaError
+            If a box column is missing.
+
+        Examples
+        --------
+        >>> import pandas as pd, shapely
+        >>> df = pd.DataFrame({"x0": [10.0, 1.0], "y0": [20.0, 1.0], "x1": [50.0, 2.0],
+        ...                    "y1": [60.0, 2.0], "width": [100.0, float("nan")],
+        ...                    "height": [200.0, float("nan")],
+        ...                    "geometry": [shapely.box(10, 20, 50, 60), None]})
+        >>> s = Shapes.from_frame(df)
+        >>> s.boxes.tolist()
+        [[0.1, 0.1, 0.5, 0.3], [1.0, 1.0, 2.0, 2.0]]
+        >>> shapely.area(s.polygons[0]).round(3)
+        np.float64(0.08)
+        """
+        missing = [c for c in _BOX_COLUMNS if c not in df.columns]
+        if missing:
+            raise SchemaError(f"Shapes.from_frame needs the box columns; missing {missing}")
+        n = len(df)
+        boxes = np.column_stack(
+            [df[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in _BOX_COLUMNS]
+        ).reshape(n, 4)
+
+        if "geometry" in df.columns:
+            geoms = _object_array(df["geometry"].to_numpy(dtype=object))
+            geoms = np.where(shapely.is_geometry(geoms), geoms, None)
+            has_poly = shapely.is_geometry(geoms)
+        else:
+            geoms = None
+            has_poly = np.zeros(n, dtype=bool)
+
+        size = None
+        if normalize and "width" in df.columns and "height" in df.columns:
+            w = df["width"].to_numpy(dtype=np.float64, na_value=np.nan)
+            h = df["height"].to_numpy(dtype=np.float64, na_value=np.nan)
+            known = np.isfinite(w) & np.isfinite(h) & (w > 0) & (h > 0)
+            size = np.where(known[:, None], np.column_stack([w, h]), np.nan)
+            sx = np.where(known, w, 1.0)
+            sy = np.where(known, h, 1.0)
+            boxes = boxes / np.column_stack([sx, sy, sx, sy])
+            if has_poly.any():
+                rows = np.flatnonzero(has_poly & known)
+                if rows.size:
+                    geoms = geoms.copy()
+                    geoms[rows] = _scale_geometries(geoms[rows], sx[rows], sy[rows])
+
+        if has_poly.any():
+            boxes = boxes.copy()
+            boxes[has_poly] = shapely.bounds(geoms[has_poly])
+        else:
+            geoms = None
+        return cls(boxes, geoms, size)
+
+    # -- container protocol ---------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self.boxes.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Shapes(n={len(self)}, polygons={int(self.is_polygon.sum())})"
+
+    @cached_property
+    def is_polygon(self) -> np.ndarray:
+        """Boolean mask, True where the row holds a polygon rather than a plain box."""
+        if self.polygons is None:
+            return np.zeros(len(self), dtype=bool)
+        return shapely.is_geometry(self.polygons)
+
+    def take(self, indices) -> Shapes:
+        """Rows at ``indices`` (integer array or boolean mask), as a new :class:`Shapes`.
+
+        Examples
+        --------
+        >>> Shapes([[0, 0, 1, 1], [2, 2, 3, 3]]).take([1, 1, 0]).boxes[:, 0].tolist()
+        [2.0, 2.0, 0.0]
+        """
+        indices = np.asarray(indices)
+        if indices.dtype != bool and not np.issubdtype(indices.dtype, np.integer):
+            if indices.size:
+                raise ParameterError("Shapes.take needs integer indices or a boolean mask")
+            indices = indices.astype(np.intp)
+        polygons = None if self.polygons is None else self.polygons[indices]
+        size = None if self.image_size is None else self.image_size[indices]
+        # rows of a validated container need no validation again
+        out = object.__new__(Shapes)
+        for name, value in (
+            ("boxes", self.boxes[indices]),
+            ("polygons", polygons),
+            ("image_size", size),
+            ("_rows", None),
+        ):
+            object.__setattr__(out, name, value)
+        object.__setattr__(out, "_cache", ShapeCache(out.boxes, out.polygons))
+        if self.polygons is not None:
+            # share the per-shape cache of the container this one was taken from (boxes
+            # alone have nothing costly to cache: no row map for them)
+            object.__setattr__(out, "_cache", self._cache)
+            object.__setattr__(out, "_rows", self._cache_rows()[indices])
+        return out
+
+    def _cache_rows(self) -> np.ndarray:
+        """Row of each shape in the container that owns the cache."""
+        if self._rows is None:
+            object.__setattr__(self, "_rows", np.arange(len(self)))
+        return self._rows
+
+    # -- shapely geometries ---------------------------------------------------------------
+
+    def polygons_at(self, rows: np.ndarray) -> np.ndarray:
+        """The shapely polygon of each row at ``rows``: its polygon, or the box as one.
+
+        Parameters
+        ----------
+        rows : ndarray of int
+
+        Returns
+        -------
+        numpy.ndarray of object, shape (len(rows),)
+            ``None`` where the shape is missing (NaN box and no polygon).
+
+        Examples
+        --------
+        >>> s = Shapes([[0, 0, 2, 3], [1, 1, 2, 2]])
+        >>> [p.bounds for p in s.polygons_at(np.array([1]))]
+        [(1.0, 1.0, 2.0, 2.0)]
+        """
+        out = np.empty(rows.size, dtype=object)
+        is_poly = self.is_polygon[rows]
+        if is_poly.any():
+            out[is_poly] = self.polygons[rows[is_poly]]
+        box_rows = rows[~is_poly]
+        if box_rows.size:
+            b = self.boxes[box_rows]
+            # shapely.box returns None for NaN coordinates
+            out[~is_poly] = shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+        return out
+
+    # -- per-shape quantities, computed once (see iaa_frames.geometry.shape_cache) -------
+
+    def n_coords(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """Coordinates of each shape: every ring, closing points included; a box counts 5.
+
+        Parameters
+        ----------
+        rows : ndarray of int, optional
+            The rows wanted; all by default.
+
+        Examples
+        --------
+        >>> import shapely
+        >>> Shapes.from_geometries([shapely.Point(0, 0).buffer(1, quad_segs=2), None]).n_coords()
+        array([9, 5])
+        """
+        rows = self._cache_rows() if rows is None else self._cache_rows()[rows]
+        return self._cache.n_coords()[rows]
+
+    def polygon_areas(self, rows: np.ndarray) -> np.ndarray:
+        """Exact area of the polygons at ``rows`` (which must all be polygon rows).
+
+        Examples
+        --------
+        >>> import shapely
+        >>> Shapes.from_geometries([shapely.box(0, 0, 2, 3)]).polygon_areas(np.array([0]))
+        array([6.])
+        """
+        return self._cache.polygon_areas(self._cache_rows()[rows])
+
+    def hulls(self, rows: np.ndarray):
+        """Convex hull of each shape at ``rows`` (boxes too) and its area.
+
+        Returns
+        -------
+        hulls : ndarray of object
+        area : ndarray of float64
+
+        Examples
+        --------
+        >>> import shapely
+        >>> L = shapely.Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)])
+        >>> hull, area = Shapes.from_geometries([L]).hulls(np.array([0]))
+        >>> area.tolist()
+        [3.5]
+        """
+        return self._cache.hulls(self._cache_rows()[rows])
+
+    def outline(self):
+        """Per row: the sums of ``|dx|`` and of ``|dy|`` along every ring of the shape, and
+        its number of rings (a box: its perimeter, one ring).
+
+        Returns
+        -------
+        lx, ly, rings : ndarray of float64, shape (n,)
+
+        Examples
+        --------
+        >>> import shapely
+        >>> donut = shapely.box(0, 0, 4, 2).difference(shapely.box(1, 0.5, 2, 1.5))
+        >>> lx, ly, rings = Shapes.from_geometries([donut]).outline()
+        >>> lx.tolist(), ly.tolist(), rings.tolist()
+        ([10.0], [6.0], [2.0])
+        """
+        rows = self._cache_rows()
+        return tuple(v[rows] for v in self._cache.outline())
+
+    def ring_edges(self):
+        """The oriented ring edges of the polygons, and where each row's shape is in them.
+
+        Returns
+        -------
+        edges : iaa_frames.geometry.clip.RingEdges
+            Shared by every container taken from the same one (plain boxes have none).
+        index : ndarray of int, shape (n,)
+            The shape of ``edges`` holding the rings of each row, as
+            :func:`iaa_frames.geometry.clip.clipped_areas` takes it.
+
+        Examples
+        --------
+        >>> import shapely
+        >>> edges, index = Shapes.from_geometries([shapely.box(0, 0, 1, 1)]).ring_edges()
+        >>> edges.offset.tolist(), index.tolist()
+        ([0, 4], [0])
+        """
+        return self._cache.ring_edges(), self._cache_rows()
+
+    def pair_masks(self, other: Shapes, rows: np.ndarray, width: int, height: int):
+        """Masks of ``self[rows]`` and ``other[rows]`` on one ``width`` x ``height`` grid
+        over the normalized image, rasterized once per shape and grid.
+
+        Returns
+        -------
+        block : iaa_frames.geometry.raster.Masks
+            Holds the masks of both sides.
+        pos_self, pos_other : ndarray of int64, shape (len(rows),)
+            Position in ``block`` of the mask of each pair's two shapes.
+
+        Examples
+        --------
+        >>> s = Shapes([[0, 0, 0.5, 0.5], [0.25, 0.25, 1, 1]])
+        >>> block, i, j = s.pair_masks(s.take([1]), np.array([0]), 4, 4)
+        >>> block.area[i].tolist(), block.area[j].tolist()
+        ([4], [9])
+        """
+        ra, rb = self._cache_rows()[rows], other._cache_rows()[rows]
+        if self._cache is other._cache:
+            block, pos = self._cache.masks_on(width, height, np.concatenate([ra, rb]))
+            return block, pos[: len(rows)], pos[len(rows) :]
+        block_a, pa = self._cache.masks_on(width, height, ra)
+        block_b, pb = other._cache.masks_on(width, height, rb)
+        return Masks.concat([block_a, block_b]), pa, pb + len(block_a)
+
+
+def _object_array(values) -> np.ndarray:
+    """1-d object array from any sequence, without numpy unpacking geometries."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return values
+    values = list(values) if not isinstance(values, np.ndarray) else values
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _scale_geometries(geoms: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
+    """Divide x by ``sx[i]`` and y by ``sy[i]`` in geometry ``i``, in one shapely call."""
+    _, index = shapely.get_coordinates(geoms, return_index=True)
+    divisor = np.column_stack([sx, sy])[index]
+    return shapely.transform(geoms, lambda coords: coords / divisor)
+
+
+def as_polygons(shapes: Shapes) -> np.ndarray:
+    """Shapely polygons for every row: the polygon, or ``shapely.box`` of the box.
+
+    Parameters
+    ----------
+    shapes : Shapes
+
+    Returns
+    -------
+    numpy.ndarray of object, shape (n,)
+        ``None`` where the shape is missing (NaN box and no polygon).
+
+    Examples
+    --------
+    >>> p = as_polygons(Shapes([[0, 0, 2, 3], [float("nan")] * 4]))
+    >>> float(shapely.area(p[0])), p[1] is None
+    (6.0, True)
+    """
+    if not isinstance(shapes, Shapes):
+        raise ParameterError(f"as_polygons needs a Shapes; got {type(shapes).__name__}")
+    return shapes.polygons_at(np.arange(len(shapes)))
+
+
+def check_aligned(a, b, name: str) -> None:
+    """Raise unless ``a`` and ``b`` are two :class:`Shapes` of equal length.
+
+    Every function of pairs calls it first, with its own ``name`` for the message.
+
+    Raises
+    ------
+    ParameterError
+
+    Examples
+    --------
+    >>> check_aligned(Shapes([[0, 0, 1, 1]]), Shapes([[0, 0, 1, 1]]), "iou")
+    >>> check_aligned(Shapes([[0, 0, 1, 1]]), Shapes(np.zeros((0, 4))), "iou")
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: iou needs aligned Shapes of equal length; got 1 and 0
+    """
+    if not isinstance(a, Shapes) or not isinstance(b, Shapes):
+        raise ParameterError(
+            f"{name} needs two Shapes; got {type(a).__name__} and {type(b).__name__}"
+        )
+    if len(a) != len(b):
+        raise ParameterError(
+            f"{name} needs aligned Shapes of equal length; got {len(a)} and {len(b)}"
+        )

@@ -1,0 +1,522 @@
+# Over 400 lines: collecting, assembling and validating the frame are one step; 54 are documentation.
+"""The column-wise builder of the tidy frame, and :func:`finish`, the last step of every reader.
+
+Every reader goes through :class:`FrameBuilder`, which
+
+* collects the rows column-wise (``array``/list per column, one ``DataFrame`` at the end),
+* builds polygons in one vectorized :mod:`shapely` call from flat coordinate arrays,
+* adds *coverage rows* for every (item, annotator) that was reviewed and has no object,
+* keeps every skipped record (cancelled annotations, unsupported shapes, ...) with its
+  file, entry and reason,
+
+and then :func:`finish` validates the result with :func:`iaa_frames.frame.check`, turns any
+invalid row into a :class:`~iaa_frames.errors.ReaderError` that names the file and the
+entry (or drops it), and reports what was skipped with a
+:class:`~iaa_frames.errors.DroppedRowsWarning`.
+
+Examples
+--------
+>>> b = FrameBuilder("example")
+>>> f = b.add_file("ann.json")
+>>> _ = b.add_box("a.jpg", "ana", "cat", 10, 20, 40, 60, file_idx=f, entry=0)
+>>> b.cover("b.jpg", "ana", file_idx=f)
+>>> finish(b)[["item", "annotator", "label", "x0", "x1"]]
+    item annotator label    x0    x1
+0  a.jpg       ana   cat  10.0  40.0
+1  b.jpg       ana   NaN   NaN   NaN
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from array import array
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import shapely
+
+from ..errors import (
+    DroppedRowsWarning,
+    ParameterError,
+    ReaderError,
+    RepairedGeometryWarning,
+)
+from ..frame import INVALID_REASONS, check
+from .values import is_number
+
+__all__ = ["BOX", "COVERAGE", "POLYGON", "FrameBuilder", "finish", "record_text"]
+
+_MAX_RECORD_CHARS = 2000  # a dropped record is kept as JSON text up to this length
+
+
+def record_text(record) -> str:
+    """A dropped record as (truncated) JSON text, so it stays retrievable and printable."""
+    try:
+        text = json.dumps(record, default=str)
+    except (TypeError, ValueError):
+        text = repr(record)
+    if len(text) > _MAX_RECORD_CHARS:
+        text = text[:_MAX_RECORD_CHARS] + f"... ({len(text)} chars)"
+    return text
+
+
+COVERAGE, BOX, POLYGON = 0, 1, 2
+
+
+class FrameBuilder:
+    """Collects rows column-wise and assembles the tidy frame once.
+
+    Rows are objects (``add_box``, ``add_polygon``, ``add_geometry``); coverage is declared
+    with ``cover`` (an annotator reviewed an item) and turned into coverage rows at
+    :meth:`build` for the (item, annotator) pairs that have no object row. Skipped input is
+    recorded with :meth:`drop`.
+    """
+
+    def __init__(self, fmt: str, *, on_invalid: str = "raise"):
+        if on_invalid not in ("raise", "drop"):
+            raise ParameterError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}")
+        self.fmt = fmt
+        self.dropping = on_invalid == "drop"
+        self.voided: set[int] = set()  # rows removed after they were added (see void())
+        self.item: list = []
+        self.annotator: list = []
+        self.label: list = []
+        self.object_id: list = []
+        self.kind = array("b")
+        self.box = array("d")  # 4 per row
+        self.width = array("d")
+        self.height = array("d")
+        self.file_idx = array("l")
+        self.entry = array("q")  # per row: an int the file's describer formats, or -1 ...
+        self.entry_text: dict[int, str] = {}  # ... and the row's description here
+        self.extras: dict[str, list] = {}
+        # polygons: flat xy, points per ring, part of each ring, row of each part
+        self.poly_xy = array("d")
+        self.ring_len = array("q")
+        self.ring_part = array("q")
+        self.part_row = array("q")
+        self.geoms: dict[int, Any] = {}  # row -> prebuilt geometry
+        self.files: list = []  # path per file index
+        self.describers: list = []
+        self.covered: dict = {}  # (item, annotator) -> (width, height, file_idx, entry)
+        self.dropped: list[dict] = []
+        self._order = None  # row order of the built frame (coverage rows moved), if changed
+
+    # --- files ---------------------------------------------------------------------------
+    def add_file(self, path, describe: Callable[[Any], str] | None = None) -> int:
+        self.files.append(path)
+        self.describers.append(describe)
+        return len(self.files) - 1
+
+    def describe(self, row: int) -> tuple[Any, str]:
+        """(file, entry description) of a row, e.g. ``annotations[17] (id=123)``; ``row`` is
+        a position in the built frame."""
+        order = self._order
+        return self.describe_row(int(order[row]) if order is not None else row)
+
+    def describe_row(self, row: int) -> tuple[Any, str]:
+        """(file, entry description) of a row by its position in the builder (before
+        :meth:`build`)."""
+        f = self.file_idx[row]
+        e = self.entry[row]
+        d = self.describers[f]
+        if e < 0:
+            text = self.entry_text.get(row, "(unknown entry)")
+        else:
+            text = d(e) if d is not None else f"entry {e}"
+        oid = self.object_id[row] if row < len(self.object_id) else None
+        if oid is not None and "(id=" not in text:
+            text += f" (id={oid})"
+        return self.files[f], text
+
+    @property
+    def n(self) -> int:
+        return len(self.kind)
+
+    # --- rows ----------------------------------------------------------------------------
+    def _row(self, kind, item, annotator, label, object_id, width, height, file_idx, entry, extras):
+        n = len(self.kind)
+        self.kind.append(kind)
+        self.item.append(item)
+        self.annotator.append(annotator)
+        self.label.append(label)
+        self.object_id.append(object_id)
+        self.width.append(width)
+        self.height.append(height)
+        self.file_idx.append(file_idx)
+        if isinstance(entry, int) and entry >= 0:
+            self.entry.append(entry)
+        else:
+            self.entry.append(-1)
+            self.entry_text[n] = "" if entry is None else str(entry)
+        if extras:
+            for k, v in extras.items():
+                col = self.extras.get(k)
+                if col is None:
+                    col = self.extras[k] = [None] * n
+                elif len(col) < n:
+                    col.extend([None] * (n - len(col)))
+                col.append(v)
+        return n
+
+    def add_box(
+        self,
+        item,
+        annotator,
+        label,
+        x0,
+        y0,
+        x1,
+        y1,
+        *,
+        object_id=None,
+        width=math.nan,
+        height=math.nan,
+        file_idx=0,
+        entry=None,
+        extras=None,
+    ) -> int:
+        row = self._row(
+            BOX, item, annotator, label, object_id, width, height, file_idx, entry, extras
+        )
+        self.box.extend((x0, y0, x1, y1))
+        return row
+
+    def add_polygon(
+        self,
+        item,
+        annotator,
+        label,
+        parts,
+        *,
+        object_id=None,
+        width=math.nan,
+        height=math.nan,
+        file_idx=0,
+        entry=None,
+        extras=None,
+    ) -> int:
+        """``parts``: a list of parts, each a list of rings (shell first, then holes), each
+        ring a flat [x1, y1, x2, y2, ...] list of at least 3 points."""
+        row = self._row(
+            POLYGON, item, annotator, label, object_id, width, height, file_idx, entry, extras
+        )
+        self.box.extend((math.nan, math.nan, math.nan, math.nan))
+        for rings in parts:
+            part = len(self.part_row)
+            self.part_row.append(row)
+            for ring in rings:
+                self.poly_xy.extend(ring)
+                self.ring_len.append(len(ring) // 2)
+                self.ring_part.append(part)
+        return row
+
+    def add_geometry(
+        self,
+        item,
+        annotator,
+        label,
+        geometry,
+        *,
+        object_id=None,
+        width=math.nan,
+        height=math.nan,
+        file_idx=0,
+        entry=None,
+        extras=None,
+    ) -> int:
+        row = self._row(
+            POLYGON, item, annotator, label, object_id, width, height, file_idx, entry, extras
+        )
+        self.box.extend((math.nan, math.nan, math.nan, math.nan))
+        self.geoms[row] = geometry
+        return row
+
+    def cover(self, item, annotator, *, width=math.nan, height=math.nan, file_idx=0, entry=None):
+        """Declare that ``annotator`` reviewed ``item`` (a coverage row if nothing is drawn)."""
+        key = (item, annotator)
+        prev = self.covered.get(key)
+        if prev is None or (math.isnan(prev[0]) and not math.isnan(width)):
+            self.covered[key] = (width, height, file_idx, entry)
+
+    def drop(self, path, entry, reason, detail=None, *, item=None, annotator=None, record=None):
+        """Record a skipped input record; it is reported, counted (per ``reason``, a short
+        code) and retrievable (``detail`` explains, ``record`` holds the input as JSON)."""
+        self.dropped.append(
+            {
+                "file": str(path),
+                "entry": entry,
+                "item": item,
+                "annotator": annotator,
+                "reason": reason,
+                "detail": detail if detail is not None else reason,
+                "record": None if record is None else record_text(record),
+            }
+        )
+
+    def entry_failed(
+        self, exc: ReaderError, path, entry, *, item=None, annotator=None, record=None
+    ) -> None:
+        """An entry could not be read: re-raise ``exc`` (``on_invalid="raise"``) or record
+        the entry as dropped with the error's message (``on_invalid="drop"``)."""
+        if not self.dropping or getattr(exc, "fatal", False):
+            raise exc
+        self.drop(
+            path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator, record=record
+        )
+
+    def void(
+        self, row: int, exc: ReaderError, path, entry, record=None, *, cover: bool = True
+    ) -> None:
+        """Remove a row already added whose entry turned out unusable (a category id not
+        defined, ...): re-raise ``exc``, or drop the row, keeping its annotator's coverage
+        of the item."""
+        if not self.dropping:
+            raise exc
+        self.voided.add(row)
+        item, annotator = self.item[row], self.annotator[row]
+        if cover:
+            self.cover(
+                item,
+                annotator,
+                width=self.width[row],
+                height=self.height[row],
+                file_idx=self.file_idx[row],
+                entry=entry,
+            )
+        self.drop(
+            path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator, record=record
+        )
+
+    # --- assembly ------------------------------------------------------------------------
+    def geometry_column(self, n: int, batch: int = 20_000) -> np.ndarray:
+        """Polygons from the flat coordinates, built with shapely in batches of parts (so
+        that the temporary rings never hold more than a batch of coordinates)."""
+        geometry = np.full(n, None, dtype=object)
+        n_parts = len(self.part_row)
+        if n_parts:
+            coords = np.frombuffer(self.poly_xy, dtype="float64").reshape(-1, 2)
+            ring_len = np.frombuffer(self.ring_len, dtype="int64")
+            ring_start = np.concatenate([[0], np.cumsum(ring_len)])
+            ring_part = np.frombuffer(self.ring_part, dtype="int64")
+            part_first_ring = np.searchsorted(ring_part, np.arange(n_parts + 1))
+            polys = np.empty(n_parts, dtype=object)
+            for p0 in range(0, n_parts, batch):
+                p1 = min(p0 + batch, n_parts)
+                r0, r1 = part_first_ring[p0], part_first_ring[p1]
+                lens = ring_len[r0:r1]
+                rings = shapely.linearrings(
+                    coords[ring_start[r0] : ring_start[r1]],
+                    indices=np.repeat(np.arange(r1 - r0), lens),
+                )
+                polys[p0:p1] = shapely.polygons(rings, indices=ring_part[r0:r1] - p0)
+                del rings
+            del coords
+            part_row = np.frombuffer(self.part_row, dtype="int64")
+            rows, first, counts = np.unique(part_row, return_index=True, return_counts=True)
+            single = counts == 1
+            geometry[rows[single]] = polys[first[single]]
+            if (~single).any():
+                multi_rows = rows[~single]
+                sel = np.isin(part_row, multi_rows)
+                compact = np.searchsorted(multi_rows, part_row[sel])
+                out = np.empty(len(multi_rows), dtype=object)
+                shapely.multipolygons(polys[sel], indices=compact, out=out)
+                geometry[multi_rows] = out
+        for row, g in self.geoms.items():
+            geometry[row] = g
+        return geometry
+
+    def _coverage_rows(self):
+        if not self.covered:
+            return
+        if self.n:
+            have = (
+                {
+                    (i, a)
+                    for r, (i, a) in enumerate(zip(self.item, self.annotator, strict=True))
+                    if r not in self.voided
+                }
+                if self.voided
+                else set(zip(self.item, self.annotator, strict=True))
+            )
+        else:
+            have = set()
+        for (item, ann), (w, h, f, e) in self.covered.items():
+            if (item, ann) not in have:
+                self._row(COVERAGE, item, ann, None, None, w, h, f, e, None)
+                self.box.extend((math.nan, math.nan, math.nan, math.nan))
+
+    def build(self) -> pd.DataFrame:
+        self._coverage_rows()
+        n = self.n
+        box = (
+            np.frombuffer(self.box, dtype="float64").reshape(-1, 4).copy()
+            if n
+            else np.empty((0, 4))
+        )
+        geometry = self.geometry_column(n)
+        has_geom = ~np.equal(geometry, None)
+        if has_geom.any():
+            box[has_geom] = shapely.bounds(geometry[has_geom])
+        kind = np.frombuffer(self.kind, dtype="int8") if n else np.empty(0, "int8")
+        object_id = _object_ids(self, kind)
+        cols = {
+            "item": self.item,
+            "annotator": pd.array(self.annotator, dtype="str"),
+            "label": pd.array(self.label, dtype="str"),
+            "object_id": object_id,
+            "x0": box[:, 0],
+            "y0": box[:, 1],
+            "x1": box[:, 2],
+            "y1": box[:, 3],
+            "geometry": geometry,
+            "width": np.frombuffer(self.width, dtype="float64") if n else np.empty(0),
+            "height": np.frombuffer(self.height, dtype="float64") if n else np.empty(0),
+        }
+        df = pd.DataFrame(cols)
+        del cols
+        for k, col in self.extras.items():
+            if len(col) < n:
+                col.extend([None] * (n - len(col)))
+            df[k] = _tidy_extra(col)
+        # the frame holds the data now; keep only what describe() needs
+        self.item = self.annotator = self.label = None
+        self.box = self.width = self.height = self.poly_xy = None
+        self.extras = {}
+        self.geoms = {}
+        # coverage rows were appended last: move each next to the rows of its file; rows
+        # voided after they were added leave the frame
+        file_idx = np.array(self.file_idx, dtype=np.int64)
+        keep = None
+        if self.voided:
+            keep = np.setdiff1d(np.arange(n), np.fromiter(self.voided, dtype=np.int64))
+            file_idx = file_idx[keep]
+        if n and (np.diff(file_idx) < 0).any():
+            order = np.argsort(file_idx, kind="stable")
+            if keep is not None:
+                order = keep[order]
+            df = df.take(order)
+            self._order = order
+        elif keep is not None:
+            df = df.take(keep)
+            self._order = keep
+        else:
+            self._order = None
+        return df.reset_index(drop=True)
+
+
+def _object_ids(builder: FrameBuilder, kind: np.ndarray):
+    """The object_id column: the format's ids, or ``annotator/item/k`` where it has none;
+    missing (NA) on coverage rows. All-integer ids become a nullable ``Int64`` column."""
+    ids = builder.object_id
+    n = len(ids)
+    out = np.array(ids + [None], dtype=object)[:-1] if n else np.empty(0, object)
+    missing = [r for r in range(n) if ids[r] is None and kind[r] != COVERAGE]
+    if missing:
+        counter: dict = {}
+        for r in missing:
+            key = (builder.annotator[r], builder.item[r])
+            k = counter.get(key, 0)
+            counter[key] = k + 1
+            out[r] = f"{key[0]}/{key[1]}/{k}"
+    present = [v for v in out if v is not None]
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return pd.array(out, dtype="Int64")
+    return out
+
+
+def _tidy_extra(values: list):
+    """An extra column: numeric when every present value is a number, else object."""
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, bool) for v in present):
+        return (
+            pd.array(values, dtype="boolean")
+            if len(present) < len(values)
+            else np.array(values, dtype=bool)
+        )
+    if present and all(is_number(v) for v in present):
+        if all(isinstance(v, int) for v in present):
+            return (
+                pd.array(values, dtype="Int64")
+                if len(present) < len(values)
+                else np.array(values, dtype="int64")
+            )
+        return np.array([math.nan if v is None else v for v in values], dtype="float64")
+    if present and all(isinstance(v, str) for v in present):
+        return pd.array(values, dtype="str")
+    return np.array(values + [None], dtype=object)[:-1]
+
+
+def finish(
+    builder: FrameBuilder,
+    *,
+    on_invalid: str = "raise",
+    return_dropped: bool = False,
+    stacklevel: int = 3,
+):
+    """Assemble, validate and report: the last step of every reader."""
+    if on_invalid not in ("raise", "drop"):
+        raise ParameterError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}")
+    on_invalid = "drop" if builder.dropping else on_invalid
+    df = builder.build()
+    res = check(df)
+    if res.counts:
+        bad = np.flatnonzero(~df.index.isin(res.frame.index))
+        if on_invalid == "raise":
+            reasons = res.dropped["reason"].to_numpy()
+            lines = []
+            for pos, reason in list(zip(bad, reasons, strict=True))[:5]:
+                path, entry = builder.describe(int(pos))
+                lines.append(f"{path}: {entry}: {INVALID_REASONS.get(reason, reason)}")
+            more = f"\n... and {len(bad) - 5} more" if len(bad) > 5 else ""
+            summary = ", ".join(f"{k}: {v}" for k, v in res.counts.items())
+            raise ReaderError(
+                f"{len(bad)} unusable annotation(s) ({summary}):\n"
+                + "\n".join(lines)
+                + more
+                + "\nPass on_invalid='drop' to drop them with a warning."
+            )
+        for pos, reason in zip(bad, res.dropped["reason"].to_numpy(), strict=True):
+            path, entry = builder.describe(int(pos))
+            builder.drop(
+                path,
+                entry,
+                reason,
+                INVALID_REASONS.get(reason, reason),
+                item=df["item"].iat[pos],
+                annotator=df["annotator"].iat[pos],
+            )
+    frame = res.frame.reset_index(drop=True)
+    dropped = pd.DataFrame(
+        builder.dropped,
+        columns=["file", "entry", "item", "annotator", "reason", "detail", "record"],
+    )
+    counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
+    frame.attrs = {**frame.attrs, "iaa_reader": builder.fmt, "iaa_reader_dropped": counts}
+    if res.repaired:
+        warnings.warn(
+            RepairedGeometryWarning(
+                f"{builder.fmt}: repaired {res.repaired} invalid polygon(s) with shapely.make_valid"
+            ),
+            stacklevel=stacklevel,
+        )
+    if return_dropped:
+        return frame, dropped
+    if len(dropped):
+        summary = ", ".join(f"{k}: {v}" for k, v in counts.items())
+        warnings.warn(
+            DroppedRowsWarning(
+                f"{builder.fmt}: skipped or changed {len(dropped)} record(s) ({summary}); the warning's "
+                ".dropped attribute holds them (file, entry, reason, record), or pass "
+                "return_dropped=True",
+                counts=counts,
+                dropped=dropped,
+            ),
+            stacklevel=stacklevel,
+        )
+    return frame

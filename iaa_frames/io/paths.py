@@ -1,0 +1,112 @@
+"""The paths a reader is given, checked, and the error that names a file and an entry.
+
+Every reader takes one file, a list of files or a mapping ``{annotator: path}``
+(:func:`files_and_annotators`), or a directory per annotator (:func:`annotator_dirs`);
+a path that cannot be read is a :class:`~iaa_frames.errors.ReaderError` before any
+parsing starts. :func:`reader_error` builds every ReaderError of the readers, so that
+each message reads ``file: entry: reason``.
+
+Examples
+--------
+>>> str(reader_error("ann.json", "annotations[17] (id=123)", "missing key 'bbox'"))
+"ann.json: annotations[17] (id=123): missing key 'bbox'"
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..errors import ParameterError, ReaderError
+
+__all__ = ["annotator_dirs", "check_dir", "check_file", "files_and_annotators", "reader_error"]
+
+
+def reader_error(path, entry: str | None, reason: str) -> ReaderError:
+    """A :class:`ReaderError` whose message names the file, the entry and the reason."""
+    where = f"{path}" if entry is None else f"{path}: {entry}"
+    return ReaderError(f"{where}: {reason}")
+
+
+def check_file(path) -> Path:
+    """Return ``path`` as a :class:`~pathlib.Path`, or raise ReaderError if it cannot be read."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterError(f"expected a file path, got {type(path).__name__}: {path!r}")
+    p = Path(path)
+    if not p.exists():
+        raise reader_error(p, None, "no such file")
+    if p.is_dir():
+        raise reader_error(p, None, "is a directory, expected a file")
+    if p.stat().st_size == 0:
+        raise reader_error(p, None, "the file is empty")
+    return p
+
+
+def check_dir(path) -> Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterError(f"expected a directory path, got {type(path).__name__}: {path!r}")
+    p = Path(path)
+    if not p.exists():
+        raise reader_error(p, None, "no such directory")
+    if not p.is_dir():
+        raise reader_error(p, None, "is not a directory")
+    return p
+
+
+def annotator_dirs(dir_per_annotator, fmt: str) -> list[tuple[str, Path]]:
+    """Resolve ``{annotator: directory}`` or a parent directory whose subdirectories are the
+    annotators, into a sorted list of (annotator, directory)."""
+    if isinstance(dir_per_annotator, Mapping):
+        if not dir_per_annotator:
+            raise ParameterError(f"{fmt}: the mapping of annotators to directories is empty")
+        out = []
+        for ann, d in dir_per_annotator.items():
+            if not isinstance(ann, str) or not ann:
+                raise ParameterError(
+                    f"{fmt}: annotator names must be non-empty strings, got {ann!r}"
+                )
+            out.append((ann, check_dir(d)))
+        return out
+    parent = check_dir(dir_per_annotator)
+    subdirs = sorted(p for p in parent.iterdir() if p.is_dir() and not p.name.startswith("."))
+    return [(p.name, p) for p in subdirs]
+
+
+def files_and_annotators(path_or_paths, annotator, *, reader: str):
+    """[(path, annotator or None)] from a reader's flexible first argument.
+
+    ``path_or_paths`` is one path, a list of paths (``annotator`` then a list of one name
+    per file, one name for every file, or None) or a mapping {annotator: path}.
+    """
+    if isinstance(path_or_paths, Mapping):
+        if annotator is not None:
+            raise ParameterError(
+                "pass annotator names either as mapping keys or as annotator=, not both"
+            )
+        if not path_or_paths:
+            raise ParameterError(f"{reader}: the mapping of annotators to files is empty")
+        for ann in path_or_paths:
+            if not isinstance(ann, str) or not ann:
+                raise ParameterError(
+                    f"{reader}: annotator names must be non-empty strings, got {ann!r}"
+                )
+        return [(check_file(p), ann) for ann, p in path_or_paths.items()]
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        if annotator is not None and not isinstance(annotator, str):
+            raise ParameterError(f"annotator must be a string for one file, got {annotator!r}")
+        return [(check_file(path_or_paths), annotator)]
+    paths = list(path_or_paths)
+    if not paths:
+        raise ParameterError(f"{reader}: no files given")
+    if annotator is None:
+        names = [None] * len(paths)
+    elif isinstance(annotator, str):
+        names = [annotator] * len(
+            paths
+        )  # one annotator for every file (several jobs of one person)
+    else:
+        names = list(annotator)
+        if len(names) != len(paths):
+            raise ParameterError(f"{len(paths)} files but {len(names)} annotator names")
+    return [(check_file(p), a) for p, a in zip(paths, names, strict=True)]

@@ -1,0 +1,81 @@
+"""Checked numbers and coordinates from the records of an export.
+
+A reader never lets a value it cannot use through: a coordinate that is not a finite
+number, a size that is negative, a ring with an odd number of coordinates is a
+:class:`~iaa_frames.errors.ReaderError` naming the file, the entry and the field.
+Booleans are not numbers here (JSON ``true`` is not ``1``).
+
+Examples
+--------
+>>> is_number(3), is_number(2.5), is_number(True), is_number("3")
+(True, True, False, False)
+>>> flat_ring("a.json", "annotations[0]", [0, 0, 4, 0, 4, 3, 0, 0], "segmentation[0]")
+[0, 0, 4, 0, 4, 3]
+"""
+
+from __future__ import annotations
+
+import math
+
+from .paths import reader_error
+
+__all__ = ["flat_ring", "is_number", "number", "size_value", "xml_float"]
+
+_NUMBER_TYPES = {int, float}
+
+
+def is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def number(path, entry, v, name) -> float:
+    if not is_number(v):
+        raise reader_error(path, entry, f"{name} must be a number, got {type(v).__name__} {v!r}")
+    v = float(v)
+    if not math.isfinite(v):
+        raise reader_error(path, entry, f"{name} must be finite, got {v!r}")
+    return v
+
+
+def size_value(path, entry, v, name) -> float:
+    """An image size: a positive number, or NaN when absent (None/0 counts as unknown)."""
+    if v is None or v == 0:
+        return math.nan
+    v = number(path, entry, v, name)
+    if v < 0:
+        raise reader_error(path, entry, f"{name} must be positive, got {v!r}")
+    return v
+
+
+def flat_ring(path, entry, values, name) -> list:
+    """Validate a flat [x1, y1, x2, y2, ...] list and drop an explicit closing point."""
+    if not isinstance(values, list):
+        raise reader_error(
+            path, entry, f"{name} must be a list of numbers, got {type(values).__name__}"
+        )
+    if len(values) % 2:
+        raise reader_error(path, entry, f"{name} has an odd number of coordinates ({len(values)})")
+    if not set(map(type, values)) <= _NUMBER_TYPES:
+        bad = next(v for v in values if type(v) not in _NUMBER_TYPES)
+        raise reader_error(path, entry, f"{name} holds a non-number {bad!r}")
+    if len(values) >= 4 and values[0] == values[-2] and values[1] == values[-1]:
+        values = values[:-2]
+    return values
+
+
+def xml_float(path, entry, el, name, *, attr=True, required=True):
+    """A number from an XML attribute (``attr=True``) or a child element's text."""
+    raw = el.get(name) if attr else el.findtext(name)
+    if raw is None or (not attr and raw.strip() == ""):
+        if required:
+            what = f"attribute {name!r}" if attr else f"element <{name}>"
+            raise reader_error(path, entry, f"missing {what}")
+        return math.nan
+    try:
+        v = float(raw)
+    except ValueError:
+        what = f"attribute {name}" if attr else f"<{name}>"
+        raise reader_error(path, entry, f"{what}={raw!r} is not a number") from None
+    if not math.isfinite(v):
+        raise reader_error(path, entry, f"{name}={raw!r} is not a finite number")
+    return v

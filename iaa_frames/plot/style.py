@@ -1,0 +1,286 @@
+"""The look of the plots: palette, component and annotator colors, sizes for print,
+axis labels from attrs, number formats, legends and notes below an Axes.
+
+Style only: what a figure shows (which classes or annotators, in which order, with which
+numbers) comes from :mod:`iaa_frames.views` and the ``*_frame`` functions of each plot
+module. Every plotting function of :mod:`iaa_frames.plot` draws its artists with a
+``gid`` so that tests (and users post-processing a figure) can find them: ``"estimate"``,
+``"ci"``, ``"raw_iou"``, ``"chance"``, ``"note"``, ``"stat"``, ``"ks_gap"``,
+``"undefined"``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import seaborn as sns
+from matplotlib.transforms import ScaledTranslation
+
+from ..frame import ALL
+
+__all__ = [
+    "ALL_COLOR",
+    "ANNOTATOR_PALETTE",
+    "DIVERGING",
+    "PALETTE",
+    "RC",
+    "WIDTH",
+    "annotator_colors",
+    "chance_line",
+    "colors",
+    "component_color",
+    "fmt",
+    "fmt_p",
+    "grey",
+    "hidden_note",
+    "legend_below",
+    "long_name",
+    "new_axes",
+    "note",
+    "theme",
+]
+
+#: Seaborn palette used throughout (colorblind-safe).
+PALETTE = "colorblind"
+
+#: Diverging colormap for agreement values centred at chance (0).
+DIVERGING = "vlag_r"
+
+#: Colors of annotators, in order of their names (Paul Tol's colorblind-safe "muted"
+#: scheme, reordered so that the first ones are the most distinct); distinct from the
+#: component colors. Beyond nine annotators the colors repeat (markers still differ).
+ANNOTATOR_PALETTE = (
+    "#332288",
+    "#CC6677",
+    "#117733",
+    "#44AA99",
+    "#882255",
+    "#999933",
+    "#AA4499",
+    "#88CCEE",
+    "#DDCC77",
+)
+
+#: Color of "(all)" (everybody) wherever annotators are drawn.
+ALL_COLOR = "black"
+
+#: Sizes for figures printed at 3.5 in (one column) to 7 in (full page width): 8 pt text.
+RC = {
+    "font.size": 8,
+    "axes.titlesize": 9,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7.5,
+    "ytick.labelsize": 7.5,
+    "legend.fontsize": 7.5,
+    "legend.title_fontsize": 8,
+    "figure.titlesize": 9.5,
+    "axes.titlepad": 4,
+    "lines.linewidth": 1.3,
+    "savefig.dpi": 200,
+    "figure.dpi": 100,
+    "svg.fonttype": "none",
+}
+
+#: Default figure width in inches (full page width; 3.5 is one column).
+WIDTH = 7.0
+
+_GREY = "0.45"
+
+
+def theme():
+    """Context manager with the figure sizes of :data:`RC` (used around every plot).
+
+    Examples
+    --------
+    >>> with theme():
+    ...     import matplotlib.pyplot as plt
+    ...     plt.rcParams["font.size"]
+    8.0
+    """
+    return plt.rc_context(RC)
+
+
+def _names(dim_values) -> list[str]:
+    return [str(v) for v in dim_values if str(v) != ALL]
+
+
+def annotator_colors(data) -> dict:
+    """One fixed color per annotator of a result, the same in every figure.
+
+    Parameters
+    ----------
+    data : xarray.Dataset, PairTables or sequence of str
+        An agreement result (its ``annotator`` coordinate), pair tables (their
+        annotators), or the annotator names. Colors follow the names' sorted order, so
+        two results over the same annotators color them alike.
+
+    Returns
+    -------
+    dict
+        ``name -> color`` (``"(all)"`` -> black).
+
+    Examples
+    --------
+    >>> annotator_colors(["ben", "ana"])
+    {'(all)': 'black', 'ana': '#332288', 'ben': '#CC6677'}
+    """
+    if hasattr(data, "corpus"):
+        names = [str(v) for v in data.corpus.annotators]
+    elif hasattr(data, "coords") and "annotator" in data.coords:
+        names = _names(data["annotator"].values)
+    else:
+        names = [str(v) for v in data]
+    names = sorted(n for n in dict.fromkeys(names) if n != ALL)
+    out = {ALL: ALL_COLOR}
+    out.update({n: ANNOTATOR_PALETTE[i % len(ANNOTATOR_PALETTE)] for i, n in enumerate(names)})
+    return out
+
+
+def colors(n: int) -> list:
+    """``n`` colorblind-safe colors (cycled beyond the palette's 10)."""
+    base = sns.color_palette(PALETTE, 10)
+    return [base[i % len(base)] for i in range(n)]
+
+
+def component_color(component: str):
+    """The fixed color of a component (the same in every figure)."""
+    base = sns.color_palette(PALETTE, 10)
+    index = {"detection": 0, "classification": 1, "localization": 2, "overall": 4}
+    return base[index.get(component, 7)]
+
+
+def long_name(obj, default: str) -> str:
+    """The ``long_name`` attr of a DataArray / DataFrame column, else ``default``."""
+    attrs = getattr(obj, "attrs", None) or {}
+    name = attrs.get("long_name")
+    return str(name) if name else default
+
+
+def fmt(x, digits: int = 2) -> str:
+    """A number for a label: ``0.82``, ``-0.10``, or ``n/a`` for NaN/None."""
+    if x is None:
+        return "n/a"
+    x = float(x)
+    if not math.isfinite(x):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def fmt_p(p) -> str:
+    """A p-value: ``p = 0.032``, ``p < 0.001`` or ``p = n/a``."""
+    if p is None or not math.isfinite(float(p)):
+        return "p = n/a"
+    p = float(p)
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def hidden_note(
+    n_hidden: int, what: str, top: int | None, by: str = "support (localization n_units)"
+) -> str:
+    """'+ 1,188 more labels not shown (top 12 by support ...)' or ''."""
+    if n_hidden <= 0:
+        return ""
+    plural = what if n_hidden != 1 else what.rstrip("s")
+    return f"+ {n_hidden:,} more {plural} not shown (top {top} by {by})"
+
+
+def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwargs):
+    """An Axes legend centred below the x label (all entries on as few rows as fit).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    ncols : int, optional
+        Default: as many as fit, ``min_width`` inches per entry.
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.legend`.
+    """
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    if ncols is None:
+        ncols = max(1, min(len(handles), int(ax.figure.get_figwidth() // min_width)))
+    fig = ax.figure
+    fig.canvas.draw()  # where the x label ends, below the axes
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.xaxis.label.get_window_extent(renderer)] if ax.get_xlabel() else []
+    boxes += [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+    axes_bottom = ax.get_window_extent(renderer).y0
+    bottom = min((b.y0 for b in boxes), default=axes_bottom)
+    # anchored that far below the axes in inches, not in axes fractions: the layout
+    # engine then shrinks the axes to make room for the legend without moving the legend
+    # onto the x label
+    drop = (axes_bottom - bottom) / fig.dpi + 0.03
+    anchor = ax.transAxes + ScaledTranslation(0, -drop, fig.dpi_scale_trans)
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0),
+        bbox_transform=anchor,
+        ncols=ncols,
+        frameon=False,
+        borderaxespad=0.2,
+        **kwargs,
+    )
+
+
+def note(target, text: str, *, below=None):
+    """Write a small grey note under an Axes (below its x label, or below the artist
+    ``below``, e.g. a legend) or at the bottom of a Figure (gid "note")."""
+    if not text:
+        return None
+    if hasattr(target, "transAxes"):
+        # below the x label (set the label first) or the given artist
+        return target.annotate(
+            text,
+            xy=(0.0, 0.0),
+            xycoords=("axes fraction", below if below is not None else target.xaxis.label),
+            xytext=(0, -4),
+            textcoords="offset points",
+            ha="left",
+            va="top",
+            fontsize="small",
+            color=_GREY,
+            style="italic",
+            gid="note",
+            annotation_clip=False,
+        )
+    engine = target.get_layout_engine()
+    if engine is not None and hasattr(engine, "set"):
+        # keep a strip at the bottom free of axes for the note
+        try:
+            engine.set(rect=(0, 0.3 / target.get_figheight(), 1, 1 - 0.3 / target.get_figheight()))
+        except TypeError:  # a layout engine without rect
+            pass
+    return target.text(
+        0.01,
+        0.005,
+        text,
+        ha="left",
+        va="bottom",
+        fontsize="small",
+        color=_GREY,
+        style="italic",
+        gid="note",
+    )
+
+
+def new_axes(ax, figsize):
+    """``ax`` itself, or a fresh Axes on a new Figure of ``figsize``."""
+    if ax is not None:
+        return ax
+    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def chance_line(ax, *, orientation: str = "vertical", label: str = "chance (0)"):
+    """The reference line at 0 (chance agreement)."""
+    kw = dict(color=_GREY, linestyle="--", linewidth=1, zorder=0, gid="chance", label=label)
+    return ax.axvline(0, **kw) if orientation == "vertical" else ax.axhline(0, **kw)
+
+
+def grey() -> str:
+    """The grey of chance lines, notes and undefined values."""
+    return _GREY

@@ -1,0 +1,228 @@
+"""Every component against the match threshold τ, with its confidence band."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import numpy as np
+import pandas as pd
+
+from .. import views
+from ..errors import ParameterError
+from ..frame import ALL
+from ..thresholds import has_threshold_dim
+from . import style
+
+__all__ = ["threshold_curve", "threshold_frame"]
+
+_DEFAULT = ("detection", "classification", "localization", "overall")
+_MARKERS = {"detection": "o", "classification": "s", "localization": "^", "overall": "D"}
+
+
+def threshold_frame(
+    result, *, label: str = ALL, annotator: str = ALL, components=_DEFAULT
+) -> pd.DataFrame:
+    """The numbers of :func:`threshold_curve`: one row per (threshold, component).
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        An agreement result with a ``threshold`` dimension
+        (``iaf.agreement(df, match_threshold=[...])``).
+    label, annotator : str, default "(all)"
+        The cell drawn.
+    components : sequence of str, default every component
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``threshold``, ``component``, ``measure``, ``agreement``, ``ci_low``,
+        ``ci_high``, ``n_units``, ``n_chance``, ``note``; thresholds increasing within
+        each component, components in the order given.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=0,
+    ...                     match_threshold=[0.3, 0.5, 0.7])
+    >>> f = threshold_frame(res, components=["localization"])
+    >>> f["threshold"].tolist(), f["measure"].iloc[0]
+    ([0.3, 0.5, 0.7], 'sigma')
+    """
+    views.check_dataset(result, ("agreement",), sweep=True)
+    if not has_threshold_dim(result):
+        raise ParameterError(
+            "the threshold curve needs a result with a threshold dimension: compute it "
+            "with several thresholds, e.g. iaf.agreement(df, match_threshold=[0.3, 0.5, "
+            "0.7]) or df.iaa.plot.threshold_curve()"
+        )
+    available = [str(c) for c in result["component"].values]
+    components = [components] if isinstance(components, str) else list(components)
+    unknown = [c for c in components if c not in available]
+    if unknown or not components:
+        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
+    for dim, value in (("label", label), ("annotator", annotator)):
+        names = [str(v) for v in result[dim].values]
+        if value not in names:
+            raise ParameterError(f"unknown {dim} {value!r}; the result has {names}")
+    cell = result.sel(label=label, annotator=annotator, component=components)
+    cols = [
+        v
+        for v in ("agreement", "ci_low", "ci_high", "n_units", "n_chance", "note")
+        if v in cell.data_vars
+    ]
+    frame = cell[cols].to_dataframe().reset_index()
+    for v in ("ci_low", "ci_high", "n_units", "n_chance"):
+        if v not in frame:
+            frame[v] = np.nan
+    if "note" not in frame:
+        frame["note"] = ""
+    frame["measure"] = [views.measure_of(result, c) for c in frame["component"]]
+    order = {c: i for i, c in enumerate(components)}
+    frame = frame.iloc[
+        np.lexsort((frame["threshold"].to_numpy(), frame["component"].map(order).to_numpy()))
+    ]
+    frame = frame[
+        [
+            "threshold",
+            "component",
+            "measure",
+            "agreement",
+            "ci_low",
+            "ci_high",
+            "n_units",
+            "n_chance",
+            "note",
+        ]
+    ].reset_index(drop=True)
+    frame.attrs = {"label": label, "annotator": annotator}
+    return frame
+
+
+def _undefined_note(frame: pd.DataFrame, width: float) -> str:
+    """'not defined: localization at τ = 0.8, 0.9 (too few chance units)', wrapped to
+    ``width`` inches, or ''."""
+    bad = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
+    parts = []
+    for comp, sub in bad.groupby("component", sort=False):
+        taus = ", ".join(f"{t:g}" for t in sub["threshold"])
+        reasons = sorted(
+            {
+                re.sub(r"\(n=\d+: ", "(", re.sub(r"\s*\(n=\d+\)", "", str(n)))
+                for n in sub["note"]
+                if str(n)
+            }
+        )
+        why = f" ({'; '.join(reasons)})" if reasons else ""
+        parts.append(f"{comp} at τ = {taus}{why}")
+    if not parts:
+        return ""
+    return textwrap.fill("not defined: " + "; ".join(parts), width=max(40, int(width * 16)))
+
+
+def threshold_curve(
+    result,
+    *,
+    label: str = ALL,
+    annotator: str = ALL,
+    components=_DEFAULT,
+    width: float | None = None,
+    ax=None,
+):
+    """Every component against the match threshold τ, with its confidence band.
+
+    τ is the IoU gate of the matching (an assigned pair is a match when IoU >= τ, within
+    items and for the chance pairings alike). Reading: where a component's curve is flat,
+    its figure does not depend on the choice of τ; where it moves, the gate shapes it and
+    the τ used must be reported with it. Detection falls when loosely drawn objects stop
+    clearing the gate (they become misses); localization σ shrinks at high τ because only
+    well-aligned pairs remain, within items and by chance alike; classification compares
+    the labels of the pairs that pass the gate; overall does not use the gate except
+    through the chance sample. Bands are the bootstrap intervals of the result (none when
+    it was computed with ``n_boot=0``); a gap is a threshold where the figure is
+    undefined, and the note under the plot says why.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        An agreement result with a ``threshold`` dimension
+        (``iaf.agreement(df, match_threshold=[0.1, 0.2, ..., 0.9])``).
+    label, annotator : str, default "(all)"
+        The cell drawn (a class, an annotator).
+    components : sequence of str, default every component
+    width : float, optional
+        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Lines have ``gid="estimate:<component>"``, bands ``gid="ci:<component>"``.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=20,
+    ...                     match_threshold=[0.3, 0.5, 0.7])
+    >>> ax = threshold_curve(res)
+    >>> ax.get_xlabel()
+    'match threshold τ (IoU)'
+    >>> sorted(line.get_gid() for line in ax.lines if line.get_gid().startswith("estimate"))
+    ['estimate:classification', 'estimate:detection', 'estimate:localization', 'estimate:overall']
+    """
+    frame = threshold_frame(result, label=label, annotator=annotator, components=components)
+    comps = list(dict.fromkeys(frame["component"]))
+    taus = np.unique(frame["threshold"].to_numpy(dtype=float))
+    w = float(width) if width is not None else style.WIDTH
+    note = _undefined_note(frame, w if ax is None else ax.figure.get_figwidth())
+    with style.theme():
+        # room for the note under the legend: about 0.13 in per line
+        ax = style.new_axes(ax, (w, (2.6 if w >= 5 else 2.9) + 0.13 * note.count("\n")))
+        style.chance_line(ax, orientation="horizontal")
+        for comp in comps:
+            sub = frame[frame["component"] == comp]
+            x = sub["threshold"].to_numpy(dtype=float)
+            y, lo, hi = (sub[v].to_numpy(dtype=float) for v in ("agreement", "ci_low", "ci_high"))
+            color = style.component_color(comp)
+            name = f"{comp} {views.symbol(views.measure_of(result, comp))}"
+            band = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(y)
+            if band.any():
+                ax.fill_between(
+                    x,
+                    np.where(band, lo, np.nan),
+                    np.where(band, hi, np.nan),
+                    color=color,
+                    alpha=0.18,
+                    linewidth=0,
+                    gid=f"ci:{comp}",
+                )
+            ax.plot(
+                x,
+                y,
+                color=color,
+                marker=_MARKERS.get(comp, "o"),
+                markersize=3.5,
+                linewidth=1.3,
+                label=name,
+                gid=f"estimate:{comp}",
+            )
+        if len(taus) <= 11:
+            ax.set_xticks(taus, [f"{t:g}" for t in taus])
+        pad = 0.03 if len(taus) > 1 else 0.1
+        ax.set_xlim(float(taus.min()) - pad, float(taus.max()) + pad)
+        values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
+        values = values[np.isfinite(values)]
+        bottom = min(0.0, float(values.min())) if values.size else 0.0
+        top = max(1.0, float(values.max())) if values.size else 1.0
+        ax.set_ylim(bottom - 0.05, top + 0.03)
+        ax.grid(axis="both", color="0.92")
+        ax.set_xlabel(style.long_name(result["threshold"], "match threshold τ"))
+        ax.set_ylabel(style.long_name(result["agreement"], "agreement"))
+        where = [f"{d} {v}" for d, v in (("label", label), ("annotator", annotator)) if v != ALL]
+        ax.set_title(
+            "agreement against the match threshold" + (f" ({', '.join(where)})" if where else "")
+        )
+        legend = style.legend_below(ax, min_width=1.15, handlelength=1.6, columnspacing=1.0)
+        style.note(ax, note, below=legend)
+    return ax

@@ -1,0 +1,342 @@
+"""A self-contained HTML report of a corpus's agreement, with the numbers as files.
+
+:func:`report` computes the pair tables once, the agreement result (with bootstrap CIs),
+the annotator x annotator tables and the per-item drilldown, draws every figure of
+:mod:`iaa_frames.plot`, and writes into one directory:
+
+* ``report.html``: one file, figures inline as SVG, no external asset (opens offline);
+* ``agreement.nc``: the result Dataset (netCDF);
+* ``agreement.csv`` (every cell, long form), ``headline.csv``, ``by_label.csv``,
+  ``by_annotator.csv``, ``pairwise.csv`` and ``items.csv``.
+
+:func:`reading` is the plain-language reading of the numbers (the diagnosis table,
+"Reading the components together" in docs/ARCHITECTURE.md), usable on its own.
+
+The parts of the report, one module each:
+
+=======================================  ==================================================
+:mod:`~iaa_frames.report.diagnosis`      the plain-language reading (:func:`reading`)
+:mod:`~iaa_frames.report.tables`         the HTML tables
+:mod:`~iaa_frames.report.figures`        the figures as inline SVG, with captions
+:mod:`~iaa_frames.report.page`           the sections and the HTML document
+:mod:`~iaa_frames.report.threshold`      the "Match threshold" section (several τ)
+:mod:`~iaa_frames.report.disagreement`   the "Where they disagree" section
+:mod:`~iaa_frames.report.formatting`     numbers and words as the report writes them
+=======================================  ==================================================
+
+The tables of the result it writes (:func:`headline`, :func:`by_label`,
+:func:`by_annotator`) are :mod:`iaa_frames.views`, re-exported here.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .. import cache
+from ..comparability import require_comparable
+from ..engine import agreement_from_tables, pairwise_from_tables
+from ..errors import ParameterError
+from ..items import items as item_drilldown
+from ..pairs import iter_pair_tables, pair_tables
+from ..result import COMPONENTS
+from ..result import MEASURES as MEASURE_OF
+from ..settings import DEFAULTS
+from ..thresholds import check_thresholds, concat_thresholds, has_threshold_dim
+from ..views import by_annotator, by_label, headline
+from .diagnosis import GAP, HIGH, LOW, against_chance, level, reading, relative_levels
+from .disagreement import disagreement_section
+from .figures import draw_figures, svg
+from .formatting import plural
+from .page import RESULT_SECTIONS, SECTIONS, Context, render_page
+from .threshold import report_threshold, threshold_section, threshold_table
+
+__all__ = [
+    "GAP",
+    "HIGH",
+    "LOW",
+    "MEASURE_OF",
+    "RESULT_SECTIONS",
+    "SECTIONS",
+    "against_chance",
+    "by_annotator",
+    "by_label",
+    "disagreement_section",
+    "headline",
+    "level",
+    "reading",
+    "relative_levels",
+    "report",
+    "report_threshold",
+    "threshold_section",
+    "threshold_table",
+]
+
+
+def _check_report_params(n_boot, top):
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
+        raise ParameterError(f"n_boot must be a non-negative integer; got {n_boot!r}")
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+        raise ParameterError(f"top must be a positive integer; got {top!r}")
+
+
+def report(
+    df: pd.DataFrame,
+    path,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold=DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    n_boot: int = 200,
+    seed: int = DEFAULTS.seed,
+    overall: str = DEFAULTS.overall,
+    progress: bool | None = DEFAULTS.progress,
+    title: str | None = None,
+    top: int = 20,
+) -> Path:
+    """Write a self-contained HTML report of ``df``'s agreement into directory ``path``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame or xarray.Dataset
+        A tidy annotation frame; or an agreement result already computed (the Dataset
+        of :func:`iaa_frames.agreement`, for instance of a dask DataFrame), whose report
+        holds the reading, the headline, the classes, the annotators and their figures,
+        but not the sections that need the pair tables (annotator pairs, distance
+        distributions, hardest items, where they disagree); the computation parameters
+        are then those recorded in the Dataset and the ones given here are not used.
+    path : str or os.PathLike
+        Output directory (created if missing; existing report files are overwritten).
+    distance, match_threshold, n_chance, seed, overall
+        As in :func:`iaa_frames.engine.agreement`. With several thresholds
+        (``match_threshold=[0.3, 0.5, 0.7]``, or a result with a ``threshold``
+        dimension), a "Match threshold" section shows every component against τ, and the
+        rest of the report is at 0.5, or the threshold nearest it
+        (:func:`report_threshold`).
+    n_boot : int, default 200
+        Bootstrap replicates for the confidence intervals (0: no intervals).
+    progress : bool, optional
+        Progress bars (matching, bootstrap); by default only for long work.
+    title : str, optional
+        Report title (default "Inter-annotator agreement report").
+    top : int, default 20
+        Classes shown in figures and HTML tables, by support (the CSV files hold all).
+
+    Returns
+    -------
+    pathlib.Path
+        The path of ``report.html``. Beside it: ``agreement.nc``, ``agreement.csv``,
+        ``headline.csv``, ``by_label.csv``, ``by_annotator.csv``, ``pairwise.csv``,
+        ``items.csv``, ``conflicts.csv``, ``conflict_counts.csv``; with several
+        thresholds, also ``thresholds.csv``, and ``agreement.nc`` / ``agreement.csv`` hold
+        every threshold.
+
+    Raises
+    ------
+    ParameterError
+        For bad parameter values.
+    OSError
+        When ``path`` cannot be created or written (e.g. it is a file).
+
+    Examples
+    --------
+    >>> import tempfile, iaa_frames as iaf
+    >>> out = report(iaf.simulate(n_items=8, seed=0), tempfile.mkdtemp(), n_chance=50,
+    ...              n_boot=0)
+    >>> out.name
+    'report.html'
+    """
+    from .. import __version__
+
+    _check_report_params(n_boot, top)
+    if title is not None and not isinstance(title, str):
+        raise ParameterError(f"title must be a string; got {title!r}")
+    out_dir = Path(path)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise NotADirectoryError(f"{out_dir} exists and is not a directory")
+    if isinstance(df, xr.Dataset):  # a result computed elsewhere (e.g. of a dask frame)
+        return _report_of_result(df, out_dir, title=title, top=top, version=__version__)
+    if type(df).__module__.startswith("dask"):
+        raise ParameterError(
+            "report() of a dask DataFrame: compute its agreement first "
+            "(ds = iaf.agreement(ddf)) and pass the Dataset: "
+            "iaf.report(ds, path)"
+        )
+    taus, scalar = check_thresholds(match_threshold)
+    start = time.perf_counter()
+    require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures
+    sweep = None
+    if not scalar:  # every threshold, the frame prepared once; the page at one of them
+        if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
+            every = (
+                e.tables
+                for e in cache.entries(
+                    df,
+                    thresholds=taus,
+                    distance=distance,
+                    n_chance=n_chance,
+                    overall=overall,
+                    seed=seed,
+                    progress=progress,
+                )
+            )
+        else:  # one threshold's tables at a time
+            every = iter_pair_tables(
+                df,
+                thresholds=taus,
+                distance=distance,
+                n_chance=n_chance,
+                overall=overall,
+                seed=seed,
+                progress=progress,
+            )
+        shown, parts = report_threshold(taus), []
+        for t in every:
+            parts.append(agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress))
+            if t.params["match_threshold"] == shown:
+                tables, result = t, parts[-1]
+        sweep = concat_thresholds(parts)
+    elif isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
+        tables = df.iaa.tables(
+            distance=distance,
+            match_threshold=taus[0],
+            n_chance=n_chance,
+            overall=overall,
+            seed=seed,
+            progress=progress,
+        )
+    else:
+        tables = pair_tables(
+            df,
+            distance=distance,
+            match_threshold=taus[0],
+            n_chance=n_chance,
+            overall=overall,
+            seed=seed,
+            progress=progress,
+        )
+    if scalar:
+        result = agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
+    pw = {c: pairwise_from_tables(tables, component=c) for c in COMPONENTS}
+    item_table = item_drilldown(tables, component="localization")
+    item_detection = item_drilldown(tables, component="detection")
+    figures = draw_figures(tables, result, pw, item_table, top)
+    disagree_html, disagree_files = disagreement_section(tables, svg=svg, top=top)
+    sections, threshold_files = _threshold_sections(SECTIONS, sweep, result)
+    elapsed = time.perf_counter() - start
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    # files
+    _write_result(sweep if sweep is not None else result, out_dir)
+    head = headline(result)
+    head.to_csv(out_dir / "headline.csv")
+    by_label(result).to_csv(out_dir / "by_label.csv")
+    by_annotator(result).to_csv(out_dir / "by_annotator.csv")
+    pd.concat(
+        [p.to_dataframe().reset_index().assign(component=c) for c, p in pw.items()],
+        ignore_index=True,
+    )[
+        ["component", "annotator_a", "annotator_b", "agreement", "n_units", "n_chance", "note"]
+    ].to_csv(out_dir / "pairwise.csv", index=False)
+    pd.concat(
+        [item_table.assign(component="localization"), item_detection.assign(component="detection")],
+        ignore_index=True,
+    ).to_csv(out_dir / "items.csv", index=False)
+    for name, frame in {**disagree_files, **threshold_files}.items():
+        frame.to_csv(out_dir / name, index=False)
+
+    ctx = Context(
+        df=df,
+        tables=tables,
+        result=result,
+        head=head,
+        figures=figures,
+        item_table=item_table,
+        item_detection=item_detection,
+        pairwise=pw,
+        top=top,
+        elapsed=elapsed,
+        version=__version__,
+        disagree_html=disagree_html,
+    )
+    page = render_page(ctx, title or "Inter-annotator agreement report", sections=sections)
+    target = out_dir / "report.html"
+    target.write_text(page, encoding="utf-8")
+    return target
+
+
+def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
+    """:func:`report` of an agreement Dataset: what needs only the Dataset."""
+    missing = [
+        v
+        for v in ("agreement", "ci_low", "ci_high", "n_units", "note")
+        if v not in result.data_vars
+    ]
+    if missing or not {"component", "label", "annotator"} <= set(result.dims):
+        raise ParameterError(
+            "report() takes a tidy annotation frame or the Dataset of "
+            f"iaa_frames.agreement(); this Dataset lacks {missing or 'its dims'}"
+        )
+    start = time.perf_counter()
+    sweep = None
+    if has_threshold_dim(result):  # a sweep: the page at one threshold, plus the curve
+        sweep = result
+        result = sweep.sel(threshold=report_threshold(sweep["threshold"].values))
+    sections, threshold_files = _threshold_sections(RESULT_SECTIONS, sweep, result)
+    figures = draw_figures(None, result, {}, None, top)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_result(sweep if sweep is not None else result, out_dir)
+    for name, frame in threshold_files.items():
+        frame.to_csv(out_dir / name, index=False)
+    head = headline(result)
+    head.to_csv(out_dir / "headline.csv")
+    by_label(result).to_csv(out_dir / "by_label.csv")
+    by_annotator(result).to_csv(out_dir / "by_annotator.csv")
+    ctx = Context(
+        df=None,
+        tables=None,
+        result=result,
+        head=head,
+        figures=figures,
+        top=top,
+        elapsed=time.perf_counter() - start,
+        version=version,
+    )
+    n_lab, n_ann = result.sizes["label"] - 1, result.sizes["annotator"] - 1
+    intro = (
+        f"{plural(n_ann, 'annotator')} and {plural(n_lab, 'class', 'classes')}, from "
+        "an agreement result computed beforehand. The annotator pairs, the distance "
+        "distributions, the hardest items and where annotators disagree need the pair "
+        "tables: report() of the annotation frame itself shows them."
+    )
+    page = render_page(
+        ctx, title or "Inter-annotator agreement report", intro=intro, sections=sections
+    )
+    target = out_dir / "report.html"
+    target.write_text(page, encoding="utf-8")
+    return target
+
+
+def _write_result(result, out_dir: Path) -> None:
+    """agreement.nc and agreement.csv (every cell, long form; a threshold column for a
+    sweep)."""
+    result.to_netcdf(out_dir / "agreement.nc")
+    result.to_dataframe().reset_index().to_csv(out_dir / "agreement.csv", index=False)
+
+
+def _threshold_sections(sections, sweep, result):
+    """The report's sections, with "Match threshold" after the headline when ``sweep``
+    (a result with a threshold dimension) is given; and the files of that section."""
+    if sweep is None:
+        return sections, {}
+    body, files = threshold_section(sweep, svg=svg, shown_at=float(result["threshold"]))
+    out = []
+    for entry in sections:
+        out.append(entry)
+        if entry[0] == "headline":
+            out.append(("threshold", "Match threshold", lambda ctx, body=body: body))
+    return out, files

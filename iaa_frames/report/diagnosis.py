@@ -1,0 +1,334 @@
+"""The plain-language reading of an agreement result: the report's "Reading" section.
+
+Sigma has no conventional cut-offs, so it is read against chance (:func:`against_chance`,
+with the bootstrap interval) and against the other components (:func:`relative_levels`);
+alpha is also set against Krippendorff's thresholds (:func:`level`). :func:`reading`
+matches the pooled levels against the diagnosis table ("Reading the components together"
+in docs/ARCHITECTURE.md), then names the classes and annotators that stand out.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..frame import ALL
+from ..result import COMPONENTS, MEASURES
+from ..views import cell_value, top_by_support
+from .formatting import component_name, fmt, listing
+
+__all__ = ["GAP", "HIGH", "LOW", "against_chance", "level", "reading", "relative_levels"]
+
+#: Alpha at or above this reads "high": Krippendorff's (2004, *Content Analysis*, §11.4)
+#: conventional threshold for relying on data. It applies to alpha only: sigma has no
+#: calibrated cut-offs, so sigma is read against chance and against the other components.
+HIGH = 0.8
+#: Alpha below this reads "low" (Krippendorff's lowest threshold, for tentative
+#: conclusions); between LOW and HIGH reads "moderate".
+LOW = 2 / 3
+#: In the diagnosis, a component reads as a weak point when it is more than this below the
+#: best of detection, classification and localization (or not above chance). A rule of
+#: thumb for comparing the components with each other, not a quality threshold.
+GAP = 0.15
+
+_TRIAD = ("detection", "classification", "localization")
+_MEANING = {
+    "detection": "finding the same objects",
+    "classification": "giving matched objects the same class",
+    "localization": "drawing matched objects in the same place",
+    "overall": "the annotations as a whole",
+}
+_ANNOTATOR_GAP = {  # verb phrases in the base form ("they find", "this annotator finds")
+    "detection": "find different objects than the others (miss objects or add extra ones)",
+    "classification": "label the objects everybody found differently (class confusion)",
+    "localization": "draw the objects everybody found less precisely (loose or shifted shapes)",
+    "overall": "differ from the others on the annotation as a whole",
+}
+
+
+def level(value) -> str:
+    """'high', 'moderate', 'low', 'below chance' or 'undefined' for an **alpha** value
+    (Krippendorff's thresholds :data:`HIGH` and :data:`LOW`; not meant for sigma).
+
+    Examples
+    --------
+    >>> [level(v) for v in (0.9, 0.7, 0.3, -0.1, float("nan"))]
+    ['high', 'moderate', 'low', 'below chance', 'undefined']
+    """
+    if value is None or not math.isfinite(float(value)):
+        return "undefined"
+    v = float(value)
+    if v < 0:
+        return "below chance"
+    if v < LOW:
+        return "low"
+    if v < HIGH:
+        return "moderate"
+    return "high"
+
+
+def against_chance(value, ci_low=float("nan"), ci_high=float("nan")) -> str:
+    """'above chance', 'chance level', 'below chance' or 'undefined': a sigma read against
+    chance (0), with its bootstrap interval when there is one.
+
+    Examples
+    --------
+    >>> against_chance(0.4, 0.3, 0.5), against_chance(0.1, -0.1, 0.3), against_chance(-0.2)
+    ('above chance', 'chance level', 'below chance')
+    """
+    if value is None or not math.isfinite(float(value)):
+        return "undefined"
+    lo, hi = float(ci_low), float(ci_high)
+    if math.isfinite(lo) and math.isfinite(hi):
+        return "above chance" if lo > 0 else ("below chance" if hi < 0 else "chance level")
+    v = float(value)
+    return "above chance" if v > 0 else ("below chance" if v < 0 else "chance level")
+
+
+def relative_levels(values: dict, cis: dict | None = None) -> dict:
+    """Levels of the components for the diagnosis, relative to each other: 'low' when more
+    than :data:`GAP` below the best component or not above chance, 'below chance' when
+    below it, 'undefined' for NaN, 'high' otherwise.
+
+    Examples
+    --------
+    >>> relative_levels({"detection": 0.9, "classification": 0.85, "localization": 0.5})
+    {'detection': 'high', 'classification': 'high', 'localization': 'low'}
+    """
+    cis = cis or {}
+    finite = [float(v) for v in values.values() if v is not None and math.isfinite(float(v))]
+    best = max(finite) if finite else float("nan")
+    out = {}
+    for c, v in values.items():
+        vs_chance = against_chance(v, *cis.get(c, (float("nan"), float("nan"))))
+        if vs_chance in ("undefined", "below chance"):
+            out[c] = vs_chance
+        elif vs_chance == "chance level" or float(v) < best - GAP:
+            out[c] = "low"
+        else:
+            out[c] = "high"
+    return out
+
+
+def _note(result, component, label=ALL, annotator=ALL) -> str:
+    if "note" not in result:
+        return ""
+    return str(
+        result["note"].sel(component=component, label=label, annotator=annotator).values
+    ).strip()
+
+
+def _diagnose(d: str, c: str, loc: str) -> str | None:
+    """The diagnosis table ("Reading the components together" in docs/ARCHITECTURE.md), on
+    levels (moderate counts as neither high nor low except where noted)."""
+    hi = lambda x: x == "high"  # noqa: E731
+    lo = lambda x: x in ("low", "below chance")  # noqa: E731
+    if loc == "below chance":
+        return (
+            "localization is below chance: systematic disagreement, most likely two "
+            "incompatible drawing conventions in use (e.g. tight vs loose boxes, "
+            "visible vs amodal extent)."
+        )
+    if lo(d) and lo(c) and lo(loc):
+        return "all three components are low: the task needs rethinking, not more annotators."
+    if hi(d) and hi(c) and lo(loc):
+        return (
+            "annotators agree on what to annotate and how to label it, but not on how "
+            "to draw it: the drawing guidelines are too loose (tight vs loose boxes, "
+            "occluded parts)."
+        )
+    if lo(d) and hi(loc):
+        return (
+            "annotators draw well what they both find, but do not find the same "
+            'objects: the definition of "an object" is unclear (minimum size, groups, '
+            "truncation)."
+        )
+    if hi(d) and lo(c) and hi(loc):
+        return (
+            "annotators find and draw the same objects but label them differently: the "
+            "class definitions overlap or are confusing."
+        )
+    if hi(d) and hi(c) and hi(loc):
+        return f"no component stands out as the weak point (they are within {GAP:g} of each other)."
+    return None
+
+
+def reading(result, *, max_labels: int = 8) -> list[str]:
+    """A short plain-language reading of an agreement result (the diagnosis table of docs/ARCHITECTURE.md).
+
+    Sigma has no conventional cut-offs, so the components are read against chance (with
+    their bootstrap intervals) and against each other (:func:`relative_levels`: a
+    component more than :data:`GAP` below the best one is the weak point); alpha is also
+    set against Krippendorff's thresholds (:func:`level`). The pooled figures are matched
+    against the diagnosis table; then the classes and annotators that stand out are named, σ and
+    KS are compared (a high KS with a lower σ means a minority of items concentrates the
+    disagreement), raw IoU is set beside localization σ, and undefined figures are
+    explained with their ``note``.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        The agreement result.
+    max_labels : int, default 8
+        Largest number of class / annotator names listed per sentence.
+
+    Returns
+    -------
+    list of str
+        Sentences, most important first.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.engine import agreement
+    >>> res = agreement(iaf.simulate(n_items=10, seed=0), n_chance=100)
+    >>> reading(res)[0].startswith("Detection")
+    True
+    """
+    out = []
+    comps = [c for c in _TRIAD if c in result["component"].values]
+    cis = {
+        c: (cell_value(result, c, var="ci_low"), cell_value(result, c, var="ci_high"))
+        for c in COMPONENTS
+    }
+    lv = relative_levels({c: cell_value(result, c) for c in _TRIAD}, cis)
+    lv["overall"] = against_chance(cell_value(result, "overall"), *cis["overall"])
+    parts = []
+    for c in comps:
+        v = cell_value(result, c)
+        extra = against_chance(v, *cis[c])
+        if MEASURES.get(c) == "alpha" and math.isfinite(v):
+            extra = f"{level(v)} by Krippendorff's thresholds"
+        parts.append(f"{component_name(result, c)} = {fmt(v)} ({_MEANING[c]}; {extra})")
+    first = "; ".join(parts) + "."
+    out.append(first[:1].upper() + first[1:])
+    diagnosis = _diagnose(lv["detection"], lv["classification"], lv["localization"])
+    if diagnosis:
+        out.append("Overall reading: " + diagnosis)
+    else:
+        weak = [c for c in _TRIAD if lv[c] in ("low", "below chance")]
+        if weak:
+            out.append(
+                "Overall reading: the weak point is "
+                + " and ".join(f"{c} ({_MEANING[c]}, {lv[c]})" for c in weak)
+                + "."
+            )
+    below = [c for c in COMPONENTS if lv[c] == "below chance" and c != "localization"]
+    for c in below:
+        out.append(
+            f"{c.capitalize()} is below chance ({fmt(cell_value(result, c))}): "
+            "systematic disagreement, not noise."
+        )
+    for c in _TRIAD:
+        lo, hi = cell_value(result, c, var="ci_low"), cell_value(result, c, var="ci_high")
+        if math.isfinite(lo) and math.isfinite(hi) and lo <= 0 <= hi:
+            out.append(
+                f"The confidence interval of {c} [{fmt(lo)}, {fmt(hi)}] includes "
+                "0: it cannot be told apart from chance."
+            )
+    for c in _TRIAD:
+        if lv[c] == "undefined":
+            why = _note(result, c)
+            out.append(
+                f"{c.capitalize()} is undefined (NaN, not 0 or 1 by fiat)"
+                + (f": {why}." if why else ".")
+            )
+    raw = cell_value(result, "localization", var="raw_iou")
+    if math.isfinite(raw) and math.isfinite(cell_value(result, "localization")):
+        out.append(
+            f"The raw mean IoU of matched pairs is {fmt(raw)}, the figure annotation "
+            f"tools show; corrected for chance, localization σ is "
+            f"{fmt(cell_value(result, 'localization'))}."
+        )
+    for c in ("localization", "detection"):
+        k = cell_value(result, c, var="ks") * cell_value(result, c, var="ks_sign")
+        s = cell_value(result, c)
+        p = cell_value(result, c, var="ks_pvalue")
+        if math.isfinite(k) and math.isfinite(s) and k - s > 0.25 and p < 0.05:
+            out.append(
+                f"For {c}, KS ({fmt(k)}) is well above σ ({fmt(s)}): most pairs "
+                "agree and a minority of items concentrates the disagreement; the "
+                "hardest items below show which."
+            )
+    out.extend(_label_sentences(result, max_labels))
+    out.extend(_annotator_sentences(result, max_labels))
+    return out
+
+
+def _label_sentences(result, limit):
+    """Classes grouped by diagnosis, most supported first."""
+    labels, _ = top_by_support(result, "label", None, keep_all=False)
+    if not labels:
+        return []
+    comps = [c for c in _TRIAD if c in result["component"].values]
+    values = result["agreement"].sel(component=comps, label=labels, annotator=ALL).values
+    sub = result.sel(component=comps, label=labels, annotator=ALL)
+    low = sub["ci_low"].values if "ci_low" in sub else np.full(values.shape, np.nan)
+    high = sub["ci_high"].values if "ci_high" in sub else np.full(values.shape, np.nan)
+    groups: dict[str, list] = {}
+    undefined = []
+    for k, lab in enumerate(labels):
+        lv = relative_levels(
+            dict(zip(comps, values[:, k])),
+            {c: (low[i, k], high[i, k]) for i, c in enumerate(comps)},
+        )
+        if "undefined" in lv.values():
+            undefined.append(lab)
+        text = _diagnose(lv.get("detection"), lv.get("classification"), lv.get("localization"))
+        if text and not text.startswith("no component stands out"):
+            groups.setdefault(text, []).append(lab)
+    out = []
+    for text, labs in groups.items():
+        out.append(
+            f"Classes {listing(labs, limit)}: {text}"
+            if len(labs) > 1
+            else f"Class {labs[0]}: {text}"
+        )
+    if undefined:
+        out.append(
+            f"Some figures of {len(undefined)} class(es) ({listing(undefined, limit)}) "
+            "are undefined (too few units or no variation; see the note column)."
+        )
+    return out
+
+
+def _clearly_below(result, component, annotator, pooled):
+    """An annotator's cell is clearly below the pooled one: its CI lies below the pooled
+    value (with CIs), or it is more than 0.1 lower (without)."""
+    v = cell_value(result, component, annotator=annotator)
+    if not math.isfinite(v) or v >= pooled:
+        return False
+    high = cell_value(result, component, annotator=annotator, var="ci_high")
+    if math.isfinite(high):
+        return high < pooled
+    return v < pooled - 0.1
+
+
+def _annotator_sentences(result, limit):
+    names = [str(v) for v in result["annotator"].values if str(v) != ALL]
+    out = []
+    if len(names) < 3:  # with two annotators, an annotator's cell is the pooled one
+        return out
+    for c in _TRIAD:
+        pooled = cell_value(result, c)
+        if not math.isfinite(pooled):
+            continue
+        worse = sorted(
+            (cell_value(result, c, annotator=a), a)
+            for a in names
+            if _clearly_below(result, c, a, pooled)
+        )
+        if worse:
+            who = listing([f"{a} ({fmt(v)})" for v, a in worse], limit)
+            phrase = _ANNOTATOR_GAP[c]
+            if len(worse) == 1:
+                verb, rest = phrase.split(" ", 1)
+                subject, phrase = "this annotator", f"{verb}s {rest}"
+            else:
+                subject = "they"
+            out.append(
+                f"On {c}, {who} {'is' if len(worse) == 1 else 'are'} clearly below "
+                f"everybody ({fmt(pooled)}): {subject} {phrase}."
+            )
+    return out

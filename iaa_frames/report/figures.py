@@ -1,0 +1,270 @@
+"""The report's figures: each figure of :mod:`iaa_frames.plot` drawn as inline SVG, with a
+caption that names what stands out (the best and worst classes, annotators and pairs).
+
+:func:`draw_figures` draws every figure a report shows; a figure that fails becomes a
+warning and a line of text in its place, not a broken report. :func:`svg` turns a
+Matplotlib figure into markup for one HTML page.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+import warnings
+
+from ..errors import IAAWarning
+from ..frame import ALL
+from ..result import MEASURES
+from ..views import cell_value, symbol
+from .formatting import fmt, plural
+
+__all__ = [
+    "caption_annotators",
+    "caption_distributions",
+    "caption_forest",
+    "caption_items",
+    "caption_pairwise",
+    "draw_figures",
+    "svg",
+]
+
+
+def svg(fig, name: str) -> str:
+    """The figure as inline SVG markup (no XML prolog, DOCTYPE, metadata or namespaces
+    declarations: the HTML parser supplies them), and close it.
+
+    Element ids are prefixed with ``name``, so that the figures of one page never share
+    one.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> svg(plt.figure(figsize=(1, 1)), "f").startswith("<svg")
+    True
+    """
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    for artist in fig.findobj():
+        artist.set_gid(None)  # plot gids repeat within a figure; SVG ids must not
+        if artist.get_rasterized():  # colorbars are rasterized by default: keep vectors
+            artist.set_rasterized(False)
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": name}):
+        fig.savefig(buf, format="svg")
+    plt.close(fig)
+    markup = buf.getvalue()
+    markup = markup[markup.index("<svg") :]
+    markup = re.sub(r"<metadata>.*?</metadata>", "", markup, flags=re.S)
+    markup = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", markup)
+    # ids unique across the figures of one page (matplotlib numbers them per figure)
+    markup = re.sub(r'\bid="', f'id="{name}-', markup)
+    markup = re.sub(r'href="#', f'href="#{name}-', markup)
+    markup = markup.replace("url(#", f"url(#{name}-")
+    return markup
+
+
+def _extremes(result, dim, component):
+    """(best, worst) coordinate of ``dim`` (not "(all)") on a component, with values."""
+    other = "annotator" if dim == "label" else "label"
+    v = result["agreement"].sel(component=component, **{other: ALL}).to_series()
+    v = v[[str(i) != ALL for i in v.index]].dropna()
+    if v.empty:
+        return None
+    return (str(v.idxmax()), float(v.max())), (str(v.idxmin()), float(v.min()))
+
+
+def caption_forest(result):
+    """Caption of the forest plot: the highest and lowest class of each component."""
+    parts = []
+    for c in ("detection", "classification", "localization"):
+        ext = _extremes(result, "label", c)
+        if ext and ext[0][0] != ext[1][0]:
+            (hi, vh), (lo, vl) = ext
+            parts.append(f"{c}: highest {hi} ({vh:.2f}), lowest {lo} ({vl:.2f})")
+    raw = cell_value(result, "localization", var="raw_iou")
+    text = (
+        "Agreement of each class, one panel per component, with 95% bootstrap "
+        "intervals; the dashed line is chance (0)."
+    )
+    if parts:
+        text += " " + "; ".join(parts) + "."
+    if math.isfinite(raw):
+        text += (
+            f" The raw IoU panel shows the uncorrected mean IoU of matched pairs "
+            f"({raw:.2f} pooled), on its own axis."
+        )
+    return text
+
+
+def caption_annotators(result):
+    """Caption of the annotator profiles: the lowest annotator where below everybody."""
+    names = [str(a) for a in result["annotator"].values if str(a) != ALL]
+    if len(names) < 2:
+        return "Only one annotator: there is no profile to compare."
+    parts = []
+    for c in ("detection", "classification", "localization", "overall"):
+        ext = _extremes(result, "annotator", c)
+        pooled = cell_value(result, c)
+        if ext and math.isfinite(pooled) and ext[1][1] < pooled:
+            parts.append(
+                f"{c}: lowest {ext[1][0]} ({ext[1][1]:.2f} against {pooled:.2f} for everybody)"
+            )
+    text = (
+        f"Each of the {plural(len(names), 'annotator')} across the components "
+        "(dashed black: everybody), with 95% bootstrap intervals."
+    )
+    return text + (" " + "; ".join(parts) + "." if parts else "")
+
+
+def caption_pairwise(pw):
+    """Caption of the pair heatmaps: the closest and furthest pair of each component."""
+    texts = []
+    for c, m in pw.items():
+        v = m.to_series().dropna()
+        v = v[[a < b for a, b in v.index]]
+        if len(v):
+            (a, b), (x, y) = v.idxmax(), v.idxmin()
+            texts.append(
+                f"{c}: closest pair {a}–{b} ({v.max():.2f}), furthest {x}–{y} ({v.min():.2f})"
+            )
+    return (
+        "Agreement of every pair of annotators (hatched diagonal: an annotator with "
+        "itself, no value). " + ("; ".join(texts) + "." if texts else "")
+    )
+
+
+def caption_distributions(result, comp):
+    """Caption of a distance figure: what the distances are, and the pooled σ and KS."""
+    s = cell_value(result, comp)
+    k = cell_value(result, comp, var="ks") * cell_value(result, comp, var="ks_sign")
+    n, nc = cell_value(result, comp, var="n_units"), cell_value(result, comp, var="n_chance")
+    what = (
+        "distances of matched object pairs"
+        if comp == "localization"
+        else "detection distances (1 − F1) of pairs of annotations"
+    )
+    text = (
+        f"Within-item {what} (colored) against chance: the same pipeline on "
+        "annotations of different items (grey). The black segment is the KS gap."
+    )
+    if math.isfinite(s) and math.isfinite(n):
+        text += (
+            f" Pooled: σ = {s:.2f}, KS = {k:+.2f}, {int(n):,} within-item units "
+            f"against {int(nc):,} chance units."
+        )
+    return text
+
+
+def caption_items(item_table):
+    """Caption of the hardest items: how they are ranked, and the first."""
+    if item_table.empty:
+        return "No item has within-item units."
+    top = item_table.iloc[0]
+    return (
+        f"Items ranked by the disagreement they carry beyond the corpus mean (units x "
+        f"(item mean distance − corpus mean)); the bar is the item's own σ. First: "
+        f"{top['item']} ({int(top['n_pairs'])} units, σ = {fmt(top['sigma'])})."
+    )
+
+
+def draw_figures(tables, result, pw, item_table, top):
+    """Every figure of the report, as ``(key, title, markup, caption)`` tuples.
+
+    Parameters
+    ----------
+    tables : PairTables or None
+        The report's pair tables; None for a report of a Dataset (the figures that need
+        the tables are left out).
+    result : xarray.Dataset
+        The agreement result.
+    pw : dict
+        Component -> annotator x annotator DataArray (:func:`iaa_frames.pairwise`).
+    item_table : pandas.DataFrame or None
+        The localization table of :func:`iaa_frames.items.items`.
+    top : int
+        Classes shown.
+    """
+    import matplotlib.pyplot as plt
+
+    from .. import plot
+
+    figs = []
+
+    def add(key, title, caption, make):
+        try:
+            fig = make()
+        except Exception as exc:  # a figure must not sink the report; say what failed
+            plt.close("all")
+            warnings.warn(
+                f"the figure {title!r} could not be drawn: {type(exc).__name__}: {exc}",
+                IAAWarning,
+                stacklevel=3,
+            )
+            figs.append(
+                (
+                    key,
+                    title,
+                    f'<p class="warn">This figure could not be drawn: '
+                    f"{html.escape(type(exc).__name__)}: "
+                    f"{html.escape(str(exc))}</p>",
+                    caption,
+                )
+            )
+            return
+        fig = getattr(fig, "figure", fig)
+        figs.append((key, title, svg(fig, key), caption))
+
+    add(
+        "agreement",
+        "Agreement by class",
+        caption_forest(result),
+        lambda: plot.forest(result, top=top),
+    )
+    add(
+        "decomposition",
+        "Decomposition by class",
+        "Detection, classification and localization of each class side by side, classes "
+        "in order of support (matched pairs).",
+        lambda: plot.decomposition(result, top=top),
+    )
+    add(
+        "annotators",
+        "Annotator profiles",
+        caption_annotators(result),
+        lambda: plot.annotators(result, top=10),
+    )
+
+    def heatmaps():
+        comps = [c for c in ("detection", "classification", "localization") if c in pw]
+        fig, axes = plt.subplots(
+            1, len(comps), figsize=(7.0, 2.7), layout="constrained", squeeze=False
+        )
+        for k, (ax, c) in enumerate(zip(axes[0], comps)):
+            plot.pairwise(pw[c], ax=ax, top=20, colorbar=k == len(comps) - 1)
+            ax.set_title(f"{c} {symbol(MEASURES.get(c, 'sigma'))}")
+            if k:
+                ax.set_ylabel("")
+        return fig
+
+    if tables is None:  # a report of a Dataset: no pair tables
+        return figs
+    add(
+        "pairwise",
+        "Annotator pairs",
+        caption_pairwise(
+            {c: pw[c] for c in ("detection", "classification", "localization") if c in pw}
+        ),
+        heatmaps,
+    )
+    for comp in ("localization", "detection"):
+        add(
+            f"distributions_{comp}",
+            f"Distances: {comp}",
+            caption_distributions(result, comp),
+            lambda comp=comp: plot.distributions(tables, component=comp, by="label", top=3),
+        )
+    add("items", "Hardest items", caption_items(item_table), lambda: plot.items(item_table, top=15))
+    return figs

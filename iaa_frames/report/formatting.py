@@ -1,0 +1,78 @@
+"""Numbers and words as the report writes them: ``0.82``, ``0.82 [0.75, 0.88]``,
+``n/a``, ``3 annotators``, ``a, b and 4 more``, ``localization σ``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..views import measure_of, symbol
+
+__all__ = ["cell_text", "component_name", "fmt", "listing", "plural"]
+
+
+def fmt(x, digits=2) -> str:
+    """A number with ``digits`` decimals; ``n/a`` for NaN or what is not a number.
+
+    Examples
+    --------
+    >>> fmt(0.8237), fmt(float("nan")), fmt(None)
+    ('0.82', 'n/a', 'n/a')
+    """
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return "n/a"
+    return f"{x:.{digits}f}" if math.isfinite(x) else "n/a"
+
+
+def cell_text(v, lo, hi) -> str:
+    """An agreement with its interval: ``0.82 [0.75, 0.88]``, ``0.82`` without one,
+    ``n/a`` when undefined.
+
+    Examples
+    --------
+    >>> cell_text(0.8237, 0.75, 0.881), cell_text(0.5, float("nan"), float("nan"))
+    ('0.82 [0.75, 0.88]', '0.50')
+    """
+    if not math.isfinite(v):
+        return "n/a"
+    if math.isfinite(lo) and math.isfinite(hi):
+        return f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
+    return f"{v:.2f}"
+
+
+def plural(n: int, word: str, plural: str | None = None) -> str:
+    """'1 annotator', '3 annotators', '1,200 classes'.
+
+    Examples
+    --------
+    >>> plural(1, "annotator"), plural(1200, "class", "classes")
+    ('1 annotator', '1,200 classes')
+    """
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
+def listing(names, limit) -> str:
+    """The first ``limit`` names, and how many more.
+
+    Examples
+    --------
+    >>> listing(["a", "b", "c"], 2)
+    'a, b and 1 more'
+    """
+    names = list(names)
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def component_name(result, component) -> str:
+    """The component and the symbol of its measure: ``"classification α"``.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> component_name(xr.Dataset(), "localization")
+    'localization σ'
+    """
+    return f"{component} {symbol(measure_of(result, component))}"

@@ -1,0 +1,140 @@
+"""The report's HTML tables: the headline, the classes and annotators (top rows by
+support), the hardest items and the parameters; :func:`html_table` writes any frame as an
+escaped table.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..views import by_annotator, by_label, symbol, top_by_support
+from .diagnosis import against_chance
+from .formatting import cell_text, component_name, fmt
+
+__all__ = ["headline_html", "html_table", "items_html", "params_table", "summary_table"]
+
+
+def html_table(frame: pd.DataFrame, *, index_name: str | None = None, classes: str = "") -> str:
+    """An escaped HTML table; numbers right-aligned, floats with 3 decimals.
+
+    Examples
+    --------
+    >>> html_table(pd.DataFrame({"x": [0.5]}, index=["a"]), index_name="k")
+    '<table class=""><thead><tr><th>k</th><th>x</th></tr></thead><tbody><tr><th>a</th><td class=num>0.500</td></tr></tbody></table>'
+    """
+    head = "".join(
+        f"<th>{html.escape(str(c))}</th>"
+        for c in ([index_name] if index_name is not None else []) + list(frame.columns)
+    )
+    columns = []
+    for col in frame.columns:
+        values = frame[col]
+        if pd.api.types.is_bool_dtype(values):
+            columns.append([(str(v), False) for v in values])
+        elif pd.api.types.is_integer_dtype(values):
+            columns.append([(str(v), True) for v in values])
+        elif pd.api.types.is_float_dtype(values):
+            columns.append([(fmt(v, 3), True) for v in values])
+        else:
+            columns.append([("" if v is None else str(v), False) for v in values])
+    rows = []
+    for i, idx in enumerate(frame.index):
+        cells = [f"<th>{html.escape(str(idx))}</th>"] if index_name is not None else []
+        cells += [
+            f"<td{' class=num' if num else ''}>{html.escape(text)}</td>"
+            for text, num in (col[i] for col in columns)
+        ]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f'<table class="{html.escape(classes)}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def summary_table(result, dim, top):
+    """The classes (``dim="label"``) or annotators of the report: agreement [CI] and n
+    per component, "(all)" and the ``top`` rows by support; and how many rows were left
+    out."""
+    shown, hidden = top_by_support(result, dim, top)
+    wide = (by_label if dim == "label" else by_annotator)(result).reindex(shown)
+    out = pd.DataFrame(index=wide.index)
+    for c in [str(c) for c in result["component"].values]:
+        v, lo, hi = (
+            wide.get(f"{c}_{k}", pd.Series(np.nan, index=wide.index))
+            for k in ("agreement", "ci_low", "ci_high")
+        )
+        out[component_name(result, c)] = [
+            cell_text(float(a), float(b), float(d)) for a, b, d in zip(v, lo, hi)
+        ]
+        n = wide.get(f"{c}_n_units", pd.Series(np.nan, index=wide.index))
+        out[f"n ({c})"] = [str(int(x)) if math.isfinite(float(x)) else "0" for x in n]
+    return out, hidden
+
+
+def params_table(result, tables, elapsed, version):
+    """The result's attrs (the parameters), the package version and the time taken."""
+    rows = {k: result.attrs[k] for k in result.attrs}
+    rows.setdefault("iaa_frames_version", version)
+    rows["computed in" if tables is not None else "report made in"] = f"{elapsed:.1f} s"
+    frame = pd.DataFrame({"value": [str(v) for v in rows.values()]}, index=list(rows))
+    return html_table(frame, index_name="parameter")
+
+
+def headline_html(result, head):
+    """The headline table: each component's agreement [CI], reading against chance, KS,
+    raw IoU, presence α, units and note (``head`` is :func:`iaa_frames.views.headline`)."""
+    rows = []
+    for comp, r in head.iterrows():
+        measure = symbol(r.get("measure", ""))
+        ks = (
+            f"{'+' if r.get('ks_sign', 0) > 0 else '−'}{fmt(r['ks'])}"
+            if math.isfinite(float(r.get("ks", np.nan)))
+            else "n/a"
+        )
+        rows.append(
+            {
+                "component": comp,
+                "measure": measure,
+                "agreement [95% CI]": cell_text(
+                    float(r["agreement"]), float(r["ci_low"]), float(r["ci_high"])
+                ),
+                "vs chance": against_chance(r["agreement"], r["ci_low"], r["ci_high"]),
+                "KS": ks,
+                "raw IoU": fmt(r.get("raw_iou")),
+                "presence α": fmt(r.get("presence_alpha")),
+                "n units": str(int(r["n_units"])) if math.isfinite(float(r["n_units"])) else "0",
+                "n chance": (
+                    str(int(r["n_chance"])) if math.isfinite(float(r["n_chance"])) else "—"
+                ),
+                "note": str(r.get("note", "") or ""),
+            }
+        )
+    frame = pd.DataFrame(rows).set_index("component")
+    return html_table(frame, index_name="component", classes="headline")
+
+
+def items_html(item_table, item_detection, n=15):
+    """The ``n`` hardest items on localization and on detection (tables of
+    :func:`iaa_frames.items.items`)."""
+    cols = [
+        "item",
+        "sigma",
+        "mean_distance",
+        "chance_percentile",
+        "n_pairs",
+        "n_unmatched",
+        "n_mislabeled",
+        "n_annotators",
+        "n_objects",
+    ]
+    parts = []
+    for name, t in (("localization", item_table), ("detection", item_detection)):
+        parts.append(f"<h3>{html.escape(name)}</h3>")
+        parts.append(
+            html_table(t[cols].head(n).set_index("item"), index_name="item", classes="items")
+        )
+    return "".join(parts)

@@ -1,0 +1,105 @@
+"""Tests for :mod:`iaa_frames.cli.inputs`: the format of ``iaa-frames report``'s inputs told
+from their names and contents, and ``read_inputs`` equal to the readers on the bundled
+samples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from iaa_frames.cli import guess_format, read_inputs
+from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.io import load_sample
+from iaa_frames.io.samples import sample_path
+from iaa_frames.simulate import simulate
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _canonical(df):
+    cols = ["annotator", "label", "x0", "y0", "x1", "y1"]
+    out = df[df["label"].notna()][cols].copy()
+    out["item"] = [Path(str(i)).stem for i in df.loc[out.index, "item"]]
+    out["annotator"] = out["annotator"].str.split("@").str[0]
+    return out.round(1).sort_values(["item", "annotator", "x0", "y0"]).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("fmt", ["coco", "cvat", "labelstudio", "voc", "darwin"])
+def test_read_inputs_matches_the_readers(fmt):
+    path = sample_path(fmt)
+    if fmt in ("coco", "cvat"):
+        inputs = sorted(path.glob("*.json" if fmt == "coco" else "*.xml"))
+    elif fmt in ("voc", "darwin"):
+        inputs = sorted(p for p in path.iterdir() if p.is_dir())  # one directory each
+    else:
+        inputs = [path]
+    df = read_inputs(inputs, fmt)
+    ref = load_sample(fmt)
+    assert len(df) == len(ref)
+    pd.testing.assert_frame_equal(_canonical(df), _canonical(ref))
+
+
+def test_read_inputs_yolo_options():
+    path = sample_path("yolo")
+    df = read_inputs(
+        [path], "yolo", classes=path / "classes.txt", image_sizes=path / "image_sizes.csv"
+    )
+    pd.testing.assert_frame_equal(_canonical(df), _canonical(load_sample("yolo")))
+    with pytest.raises(ParameterError, match="yolo only"):
+        read_inputs([path], "voc", classes=path / "classes.txt")
+
+
+def test_read_inputs_csv_with_wkt_and_several_files(tmp_path):
+    corpus = pd.read_csv(sample_path("coco").parent / "corpus.csv")
+    half = corpus["annotator"].isin(["ana", "ben"])
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    corpus[half].to_csv(a, index=False)
+    corpus[~half].to_csv(b, index=False)
+    df = read_inputs([a, b], "csv")
+    assert len(df) == len(corpus)
+    assert df["object_id"].is_unique
+    polygons = df["geometry"].notna()
+    assert polygons.sum() == corpus["geometry"].notna().sum()
+    assert {g.geom_type for g in df.loc[polygons, "geometry"]} <= {"Polygon", "MultiPolygon"}
+    bounds = np.array([g.bounds for g in df.loc[polygons, "geometry"]])
+    np.testing.assert_allclose(df.loc[polygons, ["x0", "y0", "x1", "y1"]].to_numpy(), bounds)
+    pd.testing.assert_frame_equal(_canonical(df), _canonical(corpus))
+
+
+def test_read_inputs_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_inputs([tmp_path / "missing.csv"], "csv")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ReaderError, match="not a readable CSV"):
+        read_inputs([empty], "csv")
+    with pytest.raises(ParameterError, match="unknown format"):
+        read_inputs([empty], "excel")
+
+
+def test_guess_format_from_names_and_contents(tmp_path):
+    boxes_csv = tmp_path / "corpus.csv"
+    simulate(n_items=3, seed=2).drop(columns="geometry").to_csv(boxes_csv, index=False)
+    cases = {
+        "coco": [FIXTURES / "coco" / "ana.json"],
+        "labelstudio": [FIXTURES / "labelstudio" / "export.json"],
+        "cvat": [FIXTURES / "cvat" / "job_12.xml", FIXTURES / "cvat" / "video_job_ana.xml"],
+        "darwin": [FIXTURES / "darwin_export"],
+        "voc": [FIXTURES / "voc"],
+        "yolo": [FIXTURES / "yolo_ultralytics"],
+        "csv": [boxes_csv],
+    }
+    for fmt, inputs in cases.items():
+        assert guess_format(inputs) == fmt, inputs
+    assert guess_format([FIXTURES / "labelstudio" / "json_min.json"]) == "labelstudio"
+    assert guess_format([FIXTURES / "yolo_darknet"]) == "yolo"
+    assert guess_format([FIXTURES / "darwin_export" / "street_01.json"]) == "darwin"
+    with pytest.raises(ParameterError, match="different formats.*job_12.xml: cvat"):
+        guess_format([FIXTURES / "coco" / "ana.json", FIXTURES / "cvat" / "job_12.xml"])
+    with pytest.raises(
+        ParameterError, match="cannot tell the format of .*data.yaml; pass --format"
+    ):
+        guess_format([FIXTURES / "yolo" / "data.yaml"])

@@ -1,0 +1,29 @@
+"""The frame builder shared by the readers: polygons built in batches come out the same."""
+
+import numpy as np
+import shapely
+
+from iaa_frames.io.builder import FrameBuilder
+
+
+def test_polygons_are_built_the_same_in_any_batch_size():
+    b = FrameBuilder("test")
+    square = [0, 0, 10, 0, 10, 10, 0, 10]
+    hole = [2, 2, 4, 2, 4, 4, 2, 4]
+    b.add_polygon("i", "a", "x", [[square]])
+    b.add_polygon(
+        "i", "a", "x", [[square, hole], [[20, 20, 30, 20, 30, 30]]]
+    )  # holed part + triangle
+    b.add_box("i", "a", "x", 0, 0, 1, 1)
+    b.add_polygon("j", "a", "y", [[hole], [square[:6]], [[50, 50, 60, 50, 60, 60]]])
+    whole = b.geometry_column(b.n, batch=10_000)
+    for batch in (1, 2, 3):
+        parts = b.geometry_column(b.n, batch=batch)
+        assert all(
+            (g is None and h is None) or shapely.equals(g, h)
+            for g, h in zip(parts, whole, strict=True)
+        )
+    assert whole[2] is None
+    assert whole[0].area == 100
+    assert whole[1].geom_type == "MultiPolygon" and whole[1].area == 100 - 4 + 50
+    assert np.isclose(whole[3].area, 4 + 50 + 50)

@@ -1,0 +1,118 @@
+"""The matching pipeline (iaa_frames.pipeline): its shortcuts change no result."""
+
+import numpy as np
+import pytest
+import shapely
+
+import iaa_frames as iaf
+from iaa_frames import pipeline
+from iaa_frames.corpus import prepare
+from iaa_frames.distances import as_polygons, get_distance
+from iaa_frames.pair_cache import IoUCache
+from iaa_frames.pipeline import iou_upper_bound, run
+
+
+@pytest.fixture(scope="module")
+def polygon_corpus():
+    df = iaf.simulate(
+        n_items=40, kind="polygon", seed=4, annotators={"a": "good", "b": "sloppy", "c": "sloppy"}
+    )
+    return prepare(df)
+
+
+def _pairings(corpus, n, seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, corpus.annotations.empty, (2, n))
+    return a, b
+
+
+def _exact_iou(corpus, oa, ob):
+    polys = as_polygons(corpus.shapes)
+    inter = shapely.area(shapely.intersection(polys[oa], polys[ob]))
+    return inter / (corpus.area[oa] + corpus.area[ob] - inter)
+
+
+def test_bounds_are_never_below_the_exact_iou(polygon_corpus):
+    """Both bounds (boxes; area inside the other's box) hold on every overlapping pair
+    (up to the overlay's own rounding, 1e-12), and the clipped-area bound is tighter."""
+    c = polygon_corpus
+    rng = np.random.default_rng(1)
+    oa, ob = rng.integers(0, len(c.area), (2, 20_000))
+    box = iou_upper_bound(c, oa, ob)
+    rows = np.flatnonzero(box > 0)
+    exact = _exact_iou(c, oa[rows], ob[rows])
+    tight = pipeline._tighter_bound(c, oa, ob, rows, box[rows])
+    assert (tight >= exact - 1e-12).all() and (tight <= box[rows]).all()
+    assert (box[rows] >= exact - 1e-12).all()
+    assert (tight < box[rows] - 0.05).mean() > 0.2  # it does prune
+
+
+def test_identical_polygons_keep_iou_one():
+    """The bound of a shape with itself is not below 1 despite rounding, so tau = 1
+    still matches identical polygons."""
+    df = iaf.simulate(
+        n_items=10, kind="polygon", seed=2, annotators={"a": "perfect", "b": "perfect"}
+    )
+    c = prepare(df)
+    a, b = _within(c)
+    m = run(c, c.annotations, a, b, tau=1.0, distance=get_distance("giou"))
+    assert len(m.pair_a) == int(iaf.is_object(df).sum()) // 2
+    assert (m.pair_iou == 1.0).all()
+
+
+def _within(corpus):
+    ann = corpus.annotations
+    item = ann.item[:-1]
+    a, b = np.triu_indices(ann.empty, k=1)
+    keep = item[a] == item[b]
+    return a[keep], b[keep]
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.3, 0.5, 0.9])
+def test_tighter_bound_changes_nothing(polygon_corpus, tau, monkeypatch):
+    """The clipped-area bound only skips overlays: matches, distances and set distances
+    are the same with it and without it (bound left at the boxes' bound)."""
+    c = polygon_corpus
+    a, b = _pairings(c, 4000, seed=int(tau * 10))
+    giou = get_distance("giou")
+    tight = run(c, c.annotations, a, b, tau=tau, distance=giou)
+    monkeypatch.setattr(pipeline, "_tighter_bound", lambda corpus, oa, ob, rows, bound: bound)
+    loose = run(c, c.annotations, a, b, tau=tau, distance=giou)
+    for name in (
+        "pair_pairing",
+        "pair_a",
+        "pair_b",
+        "pair_iou",
+        "pair_distance",
+        "set_matched",
+        "set_detection",
+        "set_overall",
+    ):
+        np.testing.assert_array_equal(getattr(tight, name), getattr(loose, name), err_msg=name)
+
+
+def test_cache_gives_the_same_values_and_is_used(polygon_corpus, monkeypatch):
+    """A cache shared between runs returns exactly what computing again gives, and the
+    second run over the same pairs computes no polygon IoU at all."""
+    c = polygon_corpus
+    a, b = _within(c)
+    giou = get_distance("giou")
+    fresh = run(c, c.annotations, a, b, tau=0.5, distance=giou)
+    cache = IoUCache()
+    first = run(c, c.annotations, a, b, tau=0.5, distance=giou, cache=cache)
+    assert len(cache.store("iou").keys) > 0 and len(cache.store("distance").keys) > 0
+    calls = []
+    monkeypatch.setattr(pipeline, "pair_iou", lambda x, y: calls.append(len(x)) or 1 / 0)
+    second = run(c, c.annotations, a, b, tau=0.5, distance=giou, cache=cache)
+    assert calls == []
+    for m in (first, second):
+        for name in ("pair_a", "pair_b", "pair_iou", "pair_distance", "set_overall"):
+            np.testing.assert_array_equal(getattr(m, name), getattr(fresh, name))
+
+
+def test_box_pairs_are_never_cached():
+    c = prepare(iaf.simulate(n_items=20, seed=1))
+    a, b = _within(c)
+    cache = IoUCache()
+    run(c, c.annotations, a, b, tau=0.5, distance=get_distance("giou"), cache=cache)
+    assert all(len(cache.store(k).keys) == 0 for k in ("iou", "distance", "similarity"))

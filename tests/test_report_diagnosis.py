@@ -1,0 +1,129 @@
+"""Tests for iaa_frames.report.diagnosis: sigma read against chance and the other
+components, alpha against Krippendorff's thresholds, the diagnosis table ("Reading the
+components together" in docs/ARCHITECTURE.md), the classes and annotators named, undefined
+figures explained. On hand-built results (tests/results.py) whose values are set."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from results import make_result
+
+from iaa_frames.frame import ALL
+from iaa_frames.report import GAP, HIGH, LOW, against_chance, level, reading, relative_levels
+
+
+def test_sigma_is_read_against_chance_and_the_other_components():
+    assert against_chance(0.5, 0.2, 0.7) == "above chance"
+    assert against_chance(0.5, -0.1, 0.9) == "chance level"  # the interval includes 0
+    assert against_chance(-0.3, -0.5, -0.1) == "below chance"
+    assert against_chance(float("nan")) == "undefined"
+    lv = relative_levels(
+        {"detection": 0.95, "classification": 0.95 - GAP + 0.01, "localization": 0.95 - GAP - 0.01}
+    )
+    assert lv == {"detection": "high", "classification": "high", "localization": "low"}
+    lv = relative_levels(
+        {"detection": 0.9, "classification": 0.9, "localization": 0.85},
+        {"localization": (-0.02, 1.0)},
+    )  # not distinguishable from chance
+    assert lv["localization"] == "low"
+    # Krippendorff's thresholds are kept for alpha only
+    text = reading(_with((0.9, 0.7, 0.9)))[0]
+    assert (
+        "classification α = 0.70 (giving matched objects the same class; moderate by "
+        "Krippendorff's thresholds)" in text
+    )
+    assert "detection σ = 0.90 (finding the same objects; above chance)" in text.lower()
+
+
+def test_levels():
+    assert [level(v) for v in (1.0, HIGH, HIGH - 1e-9, LOW, LOW - 1e-9, 0.0, -0.01)] == [
+        "high",
+        "high",
+        "moderate",
+        "moderate",
+        "low",
+        "low",
+        "below chance",
+    ]
+    assert level(float("nan")) == "undefined" and level(None) == "undefined"
+
+
+def _with(values, **per_label):
+    """A hand-built result whose pooled D, C, L (and optionally per-label) are given."""
+    ds = make_result(nan_cells=())
+    comps = ["detection", "classification", "localization"]
+    for c, v in zip(comps, values):
+        ds["agreement"].loc[dict(component=c, label=ALL, annotator=ALL)] = v
+    for label, vals in per_label.items():
+        for c, v in zip(comps, vals):
+            ds["agreement"].loc[dict(component=c, label=label, annotator=ALL)] = v
+    ds["ci_low"][:] = np.nan
+    ds["ci_high"][:] = np.nan
+    return ds
+
+
+@pytest.mark.parametrize(
+    "values, phrase",
+    [
+        ((0.9, 0.9, 0.3), "drawing guidelines are too loose"),
+        ((0.3, 0.5, 0.9), 'definition of "an object" is unclear'),
+        ((0.3, 0.95, 0.9), 'definition of "an object" is unclear'),
+        ((0.9, 0.3, 0.9), "class definitions overlap or are confusing"),
+        ((0.0, 0.0, 0.0), "the task needs rethinking"),  # all at chance level
+        ((0.3, 0.3, 0.3), "no component stands out"),  # sigma has no absolute cut-offs
+        ((0.9, 0.9, -0.2), "systematic disagreement"),
+        ((0.3, 0.9, -0.2), "systematic disagreement"),
+        ((0.9, 0.9, 0.9), "no component stands out"),
+    ],
+)
+def test_reading_follows_the_diagnosis_table(values, phrase):
+    sentences = reading(_with(values))
+    assert sentences[0].startswith(f"Detection σ = {values[0]:.2f}")
+    assert any(phrase in s for s in sentences), sentences
+
+
+def test_reading_names_classes_and_annotators():
+    ds = _with(
+        (0.9, 0.9, 0.9), car=(0.9, 0.3, 0.9), person=(0.9, 0.9, 0.9), bicycle=(0.9, 0.9, 0.9)
+    )
+    for a in ("ana", "ben", "chloe"):
+        for c in ("detection", "classification", "localization"):
+            ds["agreement"].loc[dict(component=c, label=ALL, annotator=a)] = 0.9
+    ds["agreement"].loc[dict(component="localization", label=ALL, annotator="ben")] = 0.4
+    text = " ".join(reading(ds))
+    assert "Class car: annotators find and draw the same objects but label them" in text
+    assert "On localization, ben (0.40) is clearly below everybody (0.90)" in text
+    assert "this annotator draws the objects everybody found less precisely" in text
+    assert "person" not in text
+    # two annotators below: plural
+    ds["agreement"].loc[dict(component="classification", label=ALL, annotator="ana")] = 0.5
+    ds["agreement"].loc[dict(component="classification", label=ALL, annotator="chloe")] = 0.4
+    text = " ".join(reading(ds))
+    assert (
+        "On classification, chloe (0.40), ana (0.50) are clearly below everybody "
+        "(0.90): they label the objects everybody found differently"
+    ) in text
+
+
+def test_reading_flags_ks_above_sigma_and_ci_through_zero():
+    ds = _with((0.9, 0.9, 0.3))
+    sel = dict(component="localization", label=ALL, annotator=ALL)
+    ds["ks"].loc[sel], ds["ks_sign"].loc[sel] = 0.8, 1.0
+    ds["ci_low"].loc[sel], ds["ci_high"].loc[sel] = -0.05, 0.6
+    text = " ".join(reading(ds))
+    assert "a minority of items concentrates the disagreement" in text
+    assert "The confidence interval of localization [-0.05, 0.60] includes 0" in text
+
+
+def test_reading_explains_undefined_figures():
+    ds = _with((0.9, 0.9, np.nan))
+    ds["note"].loc[dict(component="localization", label=ALL, annotator=ALL)] = (
+        "too few chance units (n=3)"
+    )
+    text = " ".join(reading(ds))
+    assert "localization σ = n/a (drawing matched objects in the same place; undefined)" in text
+    assert (
+        "Localization is undefined (NaN, not 0 or 1 by fiat): too few chance units (n=3)." in text
+    )
+    assert "raw mean IoU" not in text  # nothing to contrast it with
