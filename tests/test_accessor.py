@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
+from oracles import component_alpha, component_ks, component_sigma
 
 from iaa_frames import shortcuts
 from iaa_frames.accessor import IAAAccessor
@@ -22,9 +23,6 @@ from iaa_frames.confusion import confusion
 from iaa_frames.engine import (
     agreement,
     agreement_from_tables,
-    component_alpha,
-    component_ks,
-    component_sigma,
     pairwise,
 )
 from iaa_frames.errors import ParameterError

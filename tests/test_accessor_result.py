@@ -10,13 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
+from oracles import component_alpha, component_ks, component_sigma
 
 from iaa_frames import cache, shortcuts
 from iaa_frames.accessor import ResultAccessor
 from iaa_frames.engine import (
-    component_alpha,
-    component_ks,
-    component_sigma,
     pairwise,
     pairwise_from_tables,
 )

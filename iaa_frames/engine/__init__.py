@@ -80,9 +80,6 @@ from .cells import NO_VARIATION, CellLayout
 from .sigma import SigmaCells, within_item_sums
 from .views import (
     cell_distances,
-    component_alpha,
-    component_ks,
-    component_sigma,
     pairwise,
     pairwise_from_tables,
 )
@@ -102,10 +99,7 @@ __all__ = [
     "agreement_from_cells",
     "agreement_from_tables",
     "cell_distances",
-    "component_alpha",
     "component_cells",
-    "component_ks",
-    "component_sigma",
     "pairwise",
     "pairwise_from_tables",
     "within_item_sums",

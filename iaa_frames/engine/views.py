@@ -1,6 +1,5 @@
-"""Views of the engine's cells: one component's sigma, KS or alpha by label and
-annotator, the rows behind each sigma cell (:func:`cell_distances`), and the annotator
-x annotator figures (:func:`pairwise`)."""
+"""Views of the engine's cells: the rows behind each sigma cell (:func:`cell_distances`)
+and the annotator x annotator figures (:func:`pairwise`)."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from ..thresholds import check_thresholds, concat_thresholds, with_threshold
 from .assemble import (
     MIN_ALPHA_UNITS,
     MIN_WITHIN_UNITS,
-    agreement,
     component_cells,
     name_order,
     package_version,
@@ -31,104 +29,6 @@ from .cells import (
     check_tables,
     label_cell,
 )
-
-
-def _with_coords(da, ds, component, names):
-    extra = {n: ds[n].sel(component=component) for n in names}
-    return da.assign_coords({n: (v.dims, v.values, v.attrs) for n, v in extra.items()})
-
-
-def component_sigma(df: pd.DataFrame, *, component: str = "localization", **params):
-    """Sigma of one component by label and annotator (the accessor's ``.sigma()``).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        A tidy annotation frame.
-    component : {"localization", "detection", "overall"}, default "localization"
-    **params
-        Keyword parameters of :func:`agreement`.
-
-    Returns
-    -------
-    xarray.DataArray
-        Dims ``(label, annotator)``, with ``ci_low``, ``ci_high``, ``n_units``,
-        ``n_chance`` and ``note`` as coordinates.
-
-    Examples
-    --------
-    >>> from iaa_frames.simulate import simulate
-    >>> s = component_sigma(simulate(n_items=20, seed=0), n_chance=200)
-    >>> s.dims
-    ('label', 'annotator')
-    """
-    check_component(component, SIGMA_COMPONENTS)
-    ds = agreement(df, **params)
-    da = ds["agreement"].sel(component=component).rename("sigma")
-    return _with_coords(da, ds, component, ("ci_low", "ci_high", "n_units", "n_chance", "note"))
-
-
-def component_ks(df: pd.DataFrame, *, component: str = "localization", **params):
-    """KS statistic of one component by label and annotator (the accessor's ``.ks()``).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-    component : {"localization", "detection", "overall"}, default "localization"
-    **params
-        Keyword parameters of :func:`agreement`.
-
-    Returns
-    -------
-    xarray.DataArray
-        Dims ``(label, annotator)``, with ``ks_sign``, ``ks_pvalue`` and ``note`` as
-        coordinates.
-
-    Examples
-    --------
-    >>> from iaa_frames.simulate import simulate
-    >>> k = component_ks(simulate(n_items=20, seed=0), n_chance=200)
-    >>> float(k.sel(label="(all)", annotator="(all)").ks_sign)
-    1.0
-    """
-    check_component(component, SIGMA_COMPONENTS)
-    ds = agreement(df, **params)
-    return _with_coords(
-        ds["ks"].sel(component=component), ds, component, ("ks_sign", "ks_pvalue", "note")
-    )
-
-
-def component_alpha(df: pd.DataFrame, *, component: str = "classification", **params):
-    """Alpha by label and annotator (the accessor's ``.alpha()``).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-    component : {"classification", "detection"}, default "classification"
-        "classification": Krippendorff's alpha of the labels (the component's agreement);
-        "detection": the presence alpha reported beside detection sigma for comparison.
-    **params
-        Keyword parameters of :func:`agreement`.
-
-    Returns
-    -------
-    xarray.DataArray
-        Dims ``(label, annotator)``; classification carries ``ci_low``, ``ci_high``,
-        ``n_units`` and ``note`` as coordinates.
-
-    Examples
-    --------
-    >>> from iaa_frames.simulate import simulate
-    >>> a = component_alpha(simulate(n_items=20, seed=0), n_chance=200)
-    >>> float(a.sel(label="(all)", annotator="(all)")) > 0.5
-    True
-    """
-    check_component(component, ("classification", "detection"))
-    ds = agreement(df, **params)
-    if component == "detection":
-        return ds["presence_alpha"].sel(component="detection").rename("alpha")
-    da = ds["agreement"].sel(component="classification").rename("alpha")
-    return _with_coords(da, ds, component, ("ci_low", "ci_high", "n_units", "note"))
 
 
 def cell_distances(tables: PairTables, component: str, *, by: str | None = None) -> pd.DataFrame:
