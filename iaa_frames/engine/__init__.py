@@ -60,7 +60,7 @@ Modules
 :mod:`.sigma`            sigma cells (detection, localization, overall) and their KS
 :mod:`.alpha`            alpha cells (classification, presence alpha)
 :mod:`.assemble`         estimates, tests, bootstrap intervals: the agreement Dataset
-:mod:`.views`            one component's figures, the rows behind a cell, pairwise
+:mod:`.views`            the rows behind a cell (cell_distances), pairwise figures
 =======================  ===========================================================
 """
 
