@@ -1,0 +1,111 @@
+"""The canonical corpus (iaa_frames.corpus): codes fixed by content, slices that cover
+every object once, lookups that invert them."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_frames as iaf
+from iaa_frames.corpus import prepare
+
+
+@pytest.fixture(scope="module")
+def frame():
+    df = iaf.simulate(
+        n_items=25,
+        kind="mixed",
+        seed=7,
+        annotators={"ana": "good", "ben": "sloppy", "cy": {"preset": "misser", "coverage": 0.7}},
+    )
+    return df
+
+
+def _canonical(c):
+    """The corpus as plain values: objects (item, annotator, label, box) in order."""
+    return pd.DataFrame(
+        {
+            "item": c.items[c.item],
+            "annotator": c.annotators[c.annotator],
+            "label": c.labels[c.label],
+            "box": [tuple(np.round(b, 12)) for b in c.shapes.boxes],
+        }
+    )
+
+
+def test_slices_cover_every_object_once(frame):
+    c = prepare(frame)
+    for slots in (c.annotations, c.by_label):
+        n = slots.empty
+        assert slots.count[n] == 0  # the last slot is the empty annotation
+        covered = np.concatenate(
+            [np.arange(s, s + k) for s, k in zip(slots.start[:n], slots.count[:n])]
+        )
+        objects = np.sort(covered[np.isin(covered, np.arange(len(c.objects)))])
+        if slots is c.annotations:
+            np.testing.assert_array_equal(objects, np.arange(len(c.objects)))
+        else:  # per class: every object once, in its own class's slot
+            np.testing.assert_array_equal(np.sort(covered), np.arange(len(c.objects)))
+            owner = np.repeat(np.arange(n), slots.count[:n])
+            np.testing.assert_array_equal(c.label[covered], slots.label[owner])
+    # an annotation holds only its own item's and annotator's objects
+    ann = c.annotations
+    owner = np.repeat(np.arange(ann.empty), ann.count[:-1])
+    np.testing.assert_array_equal(c.item, ann.item[owner])
+    np.testing.assert_array_equal(c.annotator, ann.annotator[owner])
+
+
+def test_coverage_slots_include_empty_annotations(frame):
+    c = prepare(frame)
+    covered = frame.groupby(["item", "annotator"]).size()
+    assert c.annotations.empty == len(covered)  # every reviewed (item, annotator), drawn or not
+    assert (c.annotations.count[:-1] == 0).sum() == int(
+        (~frame["x0"].notna()).groupby([frame["item"], frame["annotator"]]).all().sum()
+    )
+
+
+def test_lookups_invert_the_slices(frame):
+    c = prepare(frame)
+    ann = c.annotations
+    slots = np.arange(ann.empty)
+    np.testing.assert_array_equal(c.annotation_of(ann.item[:-1], ann.annotator[:-1]), slots)
+    bl = c.by_label
+    np.testing.assert_array_equal(
+        c.by_label_of(bl.item[:-1], bl.annotator[:-1], bl.label[:-1]), np.arange(bl.empty)
+    )
+    # a class an annotation does not contain: the empty slot
+    lonely = np.flatnonzero(ann.count[:-1] > 0)[0]
+    missing = [
+        lab for lab in range(len(c.labels)) if lab not in set(c.label[c.item == ann.item[lonely]])
+    ]
+    if missing:
+        got = c.by_label_of(ann.item[[lonely]], ann.annotator[[lonely]], np.array([missing[0]]))
+        assert got.tolist() == [bl.empty]
+
+
+def test_codes_do_not_depend_on_row_order_or_names(frame):
+    c = prepare(frame)
+    shuffled = frame.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    assert _canonical(prepare(shuffled)).equals(_canonical(c))
+    renamed = frame.assign(
+        item=frame["item"].map(lambda s: f"z{len(s)}_{s[::-1]}"),
+        annotator=frame["annotator"].map({"ana": "zed", "ben": "al", "cy": "mo"}),
+    )
+    r = prepare(renamed)
+    # the same objects in the same order: only the names differ
+    np.testing.assert_array_equal(r.item, c.item)
+    np.testing.assert_array_equal(r.annotator, c.annotator)
+    np.testing.assert_array_equal(r.shapes.boxes, c.shapes.boxes)
+
+
+def test_normalization_and_areas(frame):
+    c = prepare(frame)
+    assert c.normalization == "image size"
+    assert np.nanmax(c.shapes.boxes) <= 1.0 + 1e-9
+    raw = prepare(frame, normalize=False)
+    assert raw.normalization == "none" and np.nanmax(raw.shapes.boxes) > 1.0
+    w = (c.shapes.boxes[:, 2] - c.shapes.boxes[:, 0]) * (
+        c.shapes.boxes[:, 3] - c.shapes.boxes[:, 1]
+    )
+    boxes = ~c.shapes.is_polygon
+    np.testing.assert_allclose(c.area[boxes], w[boxes])
+    assert (c.area[~boxes] <= w[~boxes] + 1e-12).all()  # a polygon fills at most its box
