@@ -763,7 +763,7 @@ def test_pair_tables_takes_one_threshold_and_says_where_several_go():
 
 
 def test_pairwise_and_shortcuts_sweep():
-    from iaa_frames.engine import component_alpha, component_ks, component_sigma
+    from oracles import component_alpha, component_ks, component_sigma
 
     df = simulate(n_items=30, seed=4, annotators={"a": "good", "b": "sloppy", "c": "good"})
     kw = {"n_chance": 200, "seed": 1}

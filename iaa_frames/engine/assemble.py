@@ -5,6 +5,8 @@ bootstrap intervals, assembled into the labelled result (:func:`agreement`)."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pandas as pd
 
@@ -276,18 +278,23 @@ def agreement_from_cells(
     out["chance_source"] = _chance_sources(tables, layout)
     defined = out["note"] == ""
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
-    out.update(_tests(parts, out, seed))
-    out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
-    out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
-    if n_boot:
-        reps = _bootstrap(parts, n_items, n_boot, seed, progress)
-        if ci_method == "bca":
-            low, high = bca_interval(
-                out["agreement"], reps, _jackknife(parts, n_items), level=CI_LEVEL, n_items=n_items
-            )
-        else:
-            low, high = percentile_ci(reps, level=CI_LEVEL)
-        out["ci_low"], out["ci_high"] = (np.where(defined, v, np.nan) for v in (low, high))
+    # the KS tests and the bootstrap are independent: the tests run in a second thread
+    # (numpy and scipy release the GIL in their array loops)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        tests = pool.submit(_tests, parts, out, seed)
+        out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
+        out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
+        if n_boot:
+            reps = _bootstrap(parts, n_items, n_boot, seed, progress)
+            if ci_method == "bca":
+                jack = _jackknife(parts, n_items)
+                low, high = bca_interval(
+                    out["agreement"], reps, jack, level=CI_LEVEL, n_items=n_items
+                )
+            else:
+                low, high = percentile_ci(reps, level=CI_LEVEL)
+            out["ci_low"], out["ci_high"] = (np.where(defined, v, np.nan) for v in (low, high))
+        out.update(tests.result())
 
     labels, annotators = name_order(corpus.labels), name_order(corpus.annotators)
     grid = (len(COMPONENTS), layout.n_labels + 1, layout.n_groups)
