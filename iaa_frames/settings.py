@@ -26,7 +26,7 @@ parameter              default      meaning
 from __future__ import annotations
 
 import numbers
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -75,8 +75,6 @@ class MatchSettings:
     >>> s = MatchSettings(match_threshold=[0.7, 0.3])
     >>> s.thresholds, s.several
     ((0.3, 0.7), True)
-    >>> s.at(0.7).match_threshold
-    0.7
     >>> MatchSettings(overall="mean")
     Traceback (most recent call last):
     ...
@@ -112,10 +110,6 @@ class MatchSettings:
     def thresholds(self) -> tuple[float, ...]:
         """The thresholds, sorted and distinct (one for a single number)."""
         return self.match_threshold if self.several else (self.match_threshold,)
-
-    def at(self, tau: float) -> MatchSettings:
-        """The same settings at the single threshold ``tau``."""
-        return replace(self, match_threshold=float(tau))
 
     def single(self) -> MatchSettings:
         """These settings, checked to hold one threshold (for the functions that build the
