@@ -8,7 +8,10 @@ distribution of chance):
 
 * ``shuffled``: three ``"good"`` annotators on an easy corpus (one large central object
   per image, ``layout="single_center"``, 640 x 480), then each annotator's annotations
-  are moved to other images (a random permutation of the items per annotator): the
+  are moved to other images: the items are put in a random cyclic order and annotator
+  ``k`` moves each annotation ``k`` places along it, so no item holds two annotations of
+  one original image (independent permutations per annotator would leave about one item
+  per pair of annotators with its own annotations, a little real agreement). The
   annotators ignore the image, yet their boxes overlap a lot, so raw IoU is high and
   localization has matched pairs within and between items;
 * ``random``: three annotators who draw at random (``"random"`` profile).
@@ -76,10 +79,10 @@ def corpus(kind, n_items, seed):
     if kind != "shuffled":
         return df
     rng = np.random.default_rng([seed, 1])
-    items = np.array(sorted(df["item"].unique()))
+    cycle = rng.permutation(np.array(sorted(df["item"].unique())))
     parts = [
-        sub.assign(item=sub["item"].map(dict(zip(items, rng.permutation(items)))))
-        for _, sub in df.groupby("annotator")
+        sub.assign(item=sub["item"].map(dict(zip(cycle, np.roll(cycle, k + 1)))))
+        for k, (_, sub) in enumerate(df.groupby("annotator"))
     ]
     return pd.concat(parts, ignore_index=True)
 
