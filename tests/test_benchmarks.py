@@ -1,0 +1,74 @@
+"""The validation studies of ``benchmarks/`` still run on the current tables.
+
+They read the pair tables and the result directly, so a change of schema breaks them
+silently (``bench_kstest`` once selected a column that no longer existed). These tests run
+one small corpus of each study's code path and check the null constructions themselves.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import iaa_frames as iaf
+
+
+def _load(name):
+    """A benchmark script, loaded by path: benchmarks/ is not a package."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"iaa_bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench_kstest = _load("bench_kstest")
+
+
+@pytest.mark.parametrize("n_items", [4, 9])
+def test_shuffled_null_never_puts_two_annotations_of_one_image_on_one_item(n_items):
+    shuffled = bench_kstest.corpus("shuffled", n_items, seed=3)
+    original = iaf.simulate(
+        n_items=n_items,
+        seed=3,
+        layout="single_center",
+        image_size=(640, 480),
+        annotators={"a": "good", "b": "good", "c": "good"},
+    )
+    source = shuffled.merge(
+        original[["object_id", "item"]].rename(columns={"item": "source"}), on="object_id"
+    )
+    assert len(source) == len(original)  # nothing lost or duplicated by the shuffle
+    per_item = source.groupby("item").agg(
+        sources=("source", "nunique"), annotators=("annotator", "nunique")
+    )
+    assert (per_item["sources"] == per_item["annotators"]).all()
+    # every annotation moved: no annotator kept an image's own annotations
+    assert not (source["item"] == source["source"]).any()
+
+
+def test_samples_of_the_all_cell_are_the_uniform_chance_rows():
+    df = iaf.simulate(n_items=12, annotators={"a": "good", "b": "sloppy", "c": "good"}, seed=1)
+    tables = iaf.pair_tables(df, seed=1, progress=False)
+    ds = iaf.agreement_from_tables(tables, n_boot=0, progress=False)
+    for component in ("detection", "localization", "overall"):
+        within, chance = bench_kstest.samples(tables, component)
+        cell = ds.sel(component=component, label=iaf.ALL, annotator=iaf.ALL)
+        assert len(within) == int(cell["n_units"])
+        assert len(chance) == int(cell["n_chance"])
+        # the observed and expected means of the cell are the means of these samples
+        np.testing.assert_allclose(within.mean(), float(cell["observed"]), rtol=1e-12)
+        np.testing.assert_allclose(chance.mean(), float(cell["expected"]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["shuffled", "random", "sloppy"])
+def test_one_corpus_reports_every_test_as_a_decision(kind):
+    rows = bench_kstest.one_corpus(6, 11, kind)
+    assert rows, "no component had a p-value"
+    for row in rows:
+        assert row["component"] in bench_kstest.COMPONENTS
+        for method in ("scipy two-sided", "scipy, agreement", "cluster one-sided"):
+            assert isinstance(row[method], (bool, np.bool_))
