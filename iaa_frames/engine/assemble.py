@@ -10,7 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-from ..bootstrap import CI_METHODS, bca_interval, block_size, jackknife_blocks, multiplicity_blocks
+from ..bootstrap import (
+    CI_METHODS,
+    bca_interval,
+    block_size,
+    interval_scale,
+    jackknife_blocks,
+    multiplicity_blocks,
+)
 from ..chance import MIN_CHANCE_UNITS
 from ..errors import ParameterError
 from ..frame import ALL
@@ -101,6 +108,20 @@ def _jackknife(parts: dict, n_items: int) -> np.ndarray:
     )
 
 
+def _interval_scale(parts: dict, jack: np.ndarray, n_items: int) -> np.ndarray:
+    """Per component and cell, the factor on the bootstrap interval's half-widths
+    (:func:`iaa_frames.bootstrap.interval_scale`): the pair-level variance of the chance
+    means is the sigma components' (classification's expected disagreement is a
+    function of item sums: none)."""
+    pair = np.stack(
+        [
+            parts[name].pair_variance() if name in SIGMA_COMPONENTS else np.zeros(jack.shape[-1])
+            for name in COMPONENTS
+        ]
+    )
+    return interval_scale(jack, pair, n_items=n_items, level=CI_LEVEL)
+
+
 def _point_estimates(parts: dict, n_cells: int) -> dict:
     """Every variable of every cell (NaN where not computed yet), with the notes."""
     out = {name: np.full((len(COMPONENTS), n_cells), np.nan) for name in VARIABLES}
@@ -182,9 +203,11 @@ def agreement_from_tables(
     progress : bool, optional
         Show a progress bar for the bootstrap; by default only when it is long.
     ci_method : {"bca", "percentile"}, default "bca"
-        The bootstrap interval: bias-corrected and accelerated with the small-sample
-        widening (:func:`iaa_frames.bootstrap.bca_interval`), or the plain percentile
-        interval of the replicates.
+        The bootstrap interval: bias-corrected and accelerated, its width corrected for
+        the pair-level noise of chance means and for the noise of the variance
+        (:func:`iaa_frames.bootstrap.bca_interval`,
+        :func:`iaa_frames.bootstrap.interval_scale`), or the plain percentile interval
+        of the replicates.
 
     Returns
     -------
@@ -289,7 +312,11 @@ def agreement_from_cells(
             if ci_method == "bca":
                 jack = _jackknife(parts, n_items)
                 low, high = bca_interval(
-                    out["agreement"], reps, jack, level=CI_LEVEL, n_items=n_items
+                    out["agreement"],
+                    reps,
+                    jack,
+                    level=CI_LEVEL,
+                    scale=_interval_scale(parts, jack, n_items),
                 )
             else:
                 low, high = percentile_ci(reps, level=CI_LEVEL)

@@ -126,6 +126,25 @@ class SigmaCells:
         expected = mean_of(b[..., n:], b[..., :n])
         return observed, expected, one_minus_ratio(observed, expected)
 
+    def pair_variance(self):
+        """Per cell, the pair-level part of the bootstrap variance of the agreement.
+
+        With ``c_d`` and ``s_d`` the chance count and distance sum of the pair of items
+        ``d``, ``E`` the chance mean and ``O`` the within mean, the chance rows' residual
+        ``r_d = s_d - E c_d`` enters the agreement ``1 - O / E`` with slope ``O / E^2``:
+        ``P = (O / E^2)^2 * sum_d r_d^2 / (sum_d c_d)^2``
+        (:func:`iaa_frames.bootstrap.pair_level_shrink`).
+        """
+        n = self.n_cells
+        m = self.between.matrix
+        count, total = m[:, :n], m[:, n:]
+        c = np.asarray(count.sum(axis=0)).ravel()
+        observed, expected, _ = self.statistics()
+        resid = sp.csr_matrix(total - count @ sp.diags(np.nan_to_num(expected)))
+        ss = np.asarray(resid.multiply(resid).sum(axis=0)).ravel()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (observed / expected**2) ** 2 * ss / c**2
+
     def counts(self):
         """(n_units, n_chance) per cell: within units, and distinct chance units."""
         return self.within.total()[: self.n_cells], self.n_chance
