@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import weighted_nominal_alpha
@@ -14,17 +13,13 @@ from oracles import weighted_nominal_alpha
 from iaa_frames.bootstrap import (
     ItemSums,
     PairSums,
-    bca_interval,
     block_size,
-    interval_scale,
     jackknife_blocks,
-    jackknife_df,
-    jackknife_variance,
     multiplicity_blocks,
-    pair_level_shrink,
 )
 from iaa_frames.engine import agreement, agreement_from_tables
 from iaa_frames.errors import ParameterError
+from iaa_frames.intervals import bca_interval, interval_scale
 from iaa_frames.pairs import pair_tables
 from iaa_frames.simulate import simulate
 from iaa_frames.stats import percentile_ci, sigma
@@ -208,47 +203,6 @@ def test_jackknife_blocks_leave_one_group_out():
     assert (grouped.sum(axis=0) == 199).all()  # each item left out exactly once
 
 
-def test_bca_equals_scipy_bca_on_its_own_bootstrap_distribution():
-    # scipy.stats.bootstrap(method="BCa") with the delete-one jackknife: the same
-    # formulas (Efron & Tibshirani 1993, 14.3) on the same replicates
-    rng = np.random.default_rng(1)
-    data = rng.lognormal(0.0, 0.8, 40)
-    res = scipy.stats.bootstrap(
-        (data,), np.mean, n_resamples=2000, method="BCa", random_state=np.random.default_rng(7)
-    )
-    jack = np.array([np.delete(data, i).mean() for i in range(len(data))])
-    low, high = bca_interval(data.mean(), res.bootstrap_distribution, jack)
-    assert low == pytest.approx(res.confidence_interval.low, rel=1e-9)
-    assert high == pytest.approx(res.confidence_interval.high, rel=1e-9)
-    # skewed data: BCa sits to the right of the percentile interval
-    p_low, p_high = percentile_ci(res.bootstrap_distribution)
-    assert low > p_low and high > p_high
-
-
-def test_bca_reduces_to_percentile_without_bias_or_skew():
-    reps = np.r_[np.linspace(-1, 1, 401)]
-    jack = np.array([-0.1, 0.1, -0.2, 0.2])
-    assert bca_interval(0.0, reps, jack) == pytest.approx(percentile_ci(reps))
-    # the small-sample widening scales the half-widths by sqrt(n / (n - 1))
-    low, high = bca_interval(0.0, reps, jack, n_items=5)
-    assert high - low == pytest.approx(np.sqrt(5 / 4) * 2 * 0.95, rel=1e-9)
-
-
-def test_bca_many_statistics_nan_and_shapes():
-    rng = np.random.default_rng(0)
-    reps = rng.normal(size=(500, 2, 3))
-    reps[:, 1, 2] = np.nan
-    reps[::2, 0, 1] = np.nan  # half the replicates undefined: ignored
-    est = np.zeros((2, 3))
-    est[1, 0] = np.nan
-    low, high = bca_interval(est, reps, rng.normal(size=(20, 2, 3)))
-    assert low.shape == (2, 3)
-    assert np.isnan(low[1, 2]) and np.isnan(low[1, 0])
-    assert (low[0] < 0).all() and (high[0] > 0).all()
-    with pytest.raises(ParameterError):
-        bca_interval(0.0, reps[:, 0, 0], reps[:20, 0, 0], level=1.0)
-
-
 def test_bca_intervals_equal_weighted_primitives(corpus):
     tables, _ = corpus
     ds = agreement_from_tables(tables, n_boot=N_BOOT, seed=5)
@@ -281,84 +235,3 @@ def test_bca_intervals_equal_weighted_primitives(corpus):
 def test_bad_ci_method(corpus):
     with pytest.raises(ParameterError, match="ci_method"):
         agreement_from_tables(corpus[0], n_boot=5, ci_method="studentized")
-
-
-# ------------------------------------------------------- width of the interval (scale)
-
-
-def test_jackknife_variance_is_the_bootstrap_variance_of_a_mean():
-    # the exact variance of the mean under multinomial resampling is sum (x - mean)^2 / n^2
-    x = np.random.default_rng(3).gamma(2.0, size=25)
-    jack = (x.sum() - x) / 24
-    assert float(jackknife_variance(jack, n_items=25)) == pytest.approx(x.var() / 25)
-    # a statistic the jackknife leaves undefined in some replicates: those are ignored
-    jack2 = np.r_[jack, np.nan]
-    assert float(jackknife_variance(jack2, n_items=25)) == pytest.approx(x.var() / 25)
-    assert np.isnan(jackknife_variance([1.0, np.nan], n_items=2))
-
-
-def test_jackknife_df_falls_with_heavy_tails():
-    rng = np.random.default_rng(0)
-    normal = rng.normal(size=60)
-    heavy = normal.copy()
-    heavy[:3] *= 12  # three items carry most of the variance
-    df = [float(jackknife_df((x.sum() - x) / 59)) for x in (normal, heavy)]
-    assert 30 < df[0] < 120
-    assert df[1] < 10
-    # even influences: no variation of the squared pseudo-values, infinite df
-    assert jackknife_df(np.array([1.0, -1.0, 1.0, -1.0])) == np.inf
-
-
-def test_pair_level_shrink_bounds():
-    shrink = pair_level_shrink([1.0, 1.0, 1.0, 0.0, np.nan], [0.0, 0.5, 2.0, 0.0, 1.0])
-    np.testing.assert_allclose(shrink, [1.0, np.sqrt(1 / 3), np.sqrt(1 / 3), 1.0, 1.0])
-
-
-@pytest.mark.parametrize("item_sd", [0.0, 0.5])
-def test_pair_level_shrink_corrects_the_bootstrap_of_a_mean_over_pairs(item_sd):
-    # a mean over all pairs of n items of g_i + g_j + h_ij (Hoeffding decomposition):
-    # the item bootstrap's variance overstates the pair-level part about three times;
-    # scaled by pair_level_shrink^2 it matches the variance over independent corpora
-    n, n_corpora, n_boot = 30, 300, 300
-    rng = np.random.default_rng(11)
-    a, b = np.triu_indices(n, 1)
-    estimates, boot, corrected = [], [], []
-    for c in range(n_corpora):  # independent corpora, each with its own bootstrap
-        g = rng.normal(0.0, item_sd, n)
-        value = 1.0 + g[a] + g[b] + rng.normal(0.0, 1.0, len(a))
-        estimates.append(value.mean())
-        k = next(multiplicity_blocks(n, n_boot, seed=c, block_size=n_boot)).astype(float)
-        w = k[:, a] * k[:, b]
-        reps = (w @ value) / w.sum(axis=1)
-        jk = np.concatenate(list(jackknife_blocks(n))).astype(float)
-        jack = (jk[:, a] * jk[:, b]) @ value / (jk[:, a] * jk[:, b]).sum(axis=1)
-        resid = value - value.mean()
-        p = np.sum(resid**2) / len(a) ** 2
-        v = jackknife_variance(jack, n_items=n)
-        boot.append(reps.var())
-        corrected.append(reps.var() * float(pair_level_shrink(v, p)) ** 2)
-    true = np.var(estimates)
-    ratio_boot, ratio_corrected = np.mean(boot) / true, np.mean(corrected) / true
-    if item_sd == 0.0:
-        assert 2.3 < ratio_boot < 3.7  # three times over
-    else:
-        assert 1.0 < ratio_boot < 1.4  # item effects dominate: a small excess
-    assert 0.8 < ratio_corrected < 1.2
-
-
-def test_interval_scale_is_student_over_normal_without_pairs():
-    rng = np.random.default_rng(2)
-    x = rng.normal(size=(40, 200))  # 200 statistics, 40 items each
-    jack = (x.sum(axis=0) - x) / 39
-    scale = interval_scale(jack, 0.0, n_items=40)
-    df = jackknife_df(jack)
-    np.testing.assert_allclose(
-        scale, scipy.stats.t.ppf(0.975, df) / scipy.stats.norm.ppf(0.975), rtol=1e-9
-    )
-    assert 1.0 < np.median(scale) < 1.06
-    # the pair-level part narrows it, never below sqrt(1/3) of the Student width
-    v = jackknife_variance(jack, n_items=40)
-    narrowed = interval_scale(jack, 10 * v, n_items=40)
-    assert (narrowed < scale).all() and (narrowed >= np.sqrt(1 / 3)).all()
-    # a statistic without jackknife variance keeps its width
-    assert interval_scale(np.ones((5, 1)), 0.0, n_items=5).tolist() == [1.0]

@@ -10,17 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-from ..bootstrap import (
-    CI_METHODS,
-    bca_interval,
-    block_size,
-    interval_scale,
-    jackknife_blocks,
-    multiplicity_blocks,
-)
+from ..bootstrap import block_size, jackknife_blocks, multiplicity_blocks
 from ..chance import MIN_CHANCE_UNITS
 from ..errors import ParameterError
 from ..frame import ALL
+from ..intervals import CI_METHODS, bca_interval, interval_scale
 from ..pairs import PairTables, iter_pair_tables, pair_tables
 from ..progress import DELAY, tqdm
 from ..result import COMPONENTS, NO_MATCH_NOTE, VARIABLES, build_dataset, notes
@@ -110,7 +104,7 @@ def _jackknife(parts: dict, n_items: int) -> np.ndarray:
 
 def _interval_scale(parts: dict, jack: np.ndarray, n_items: int) -> np.ndarray:
     """Per component and cell, the factor on the bootstrap interval's half-widths
-    (:func:`iaa_frames.bootstrap.interval_scale`): the pair-level variance of the chance
+    (:func:`iaa_frames.intervals.interval_scale`): the pair-level variance of the chance
     means is the sigma components' (classification's expected disagreement is a
     function of item sums: none)."""
     pair = np.stack(
@@ -205,8 +199,8 @@ def agreement_from_tables(
     ci_method : {"bca", "percentile"}, default "bca"
         The bootstrap interval: bias-corrected and accelerated, its width corrected for
         the pair-level noise of chance means and for the noise of the variance
-        (:func:`iaa_frames.bootstrap.bca_interval`,
-        :func:`iaa_frames.bootstrap.interval_scale`), or the plain percentile interval
+        (:func:`iaa_frames.intervals.bca_interval`,
+        :func:`iaa_frames.intervals.interval_scale`), or the plain percentile interval
         of the replicates.
 
     Returns

@@ -133,7 +133,7 @@ class SigmaCells:
         ``d``, ``E`` the chance mean and ``O`` the within mean, the chance rows' residual
         ``r_d = s_d - E c_d`` enters the agreement ``1 - O / E`` with slope ``O / E^2``:
         ``P = (O / E^2)^2 * sum_d r_d^2 / (sum_d c_d)^2``
-        (:func:`iaa_frames.bootstrap.pair_level_shrink`).
+        (:func:`iaa_frames.intervals.pair_level_shrink`).
         """
         n = self.n_cells
         m = self.between.matrix
