@@ -7,13 +7,15 @@ Two kinds of null corpora, where "no agreement" holds (within-item distances hav
 distribution of chance):
 
 * ``shuffled``: three ``"good"`` annotators on an easy corpus (one large central object
-  per image, ``layout="single_center"``, 640 x 480), then each annotator's annotations
-  are moved to other images: the items are put in a random cyclic order and annotator
-  ``k`` moves each annotation ``k`` places along it, so no item holds two annotations of
-  one original image (independent permutations per annotator would leave about one item
-  per pair of annotators with its own annotations, a little real agreement). The
-  annotators ignore the image, yet their boxes overlap a lot, so raw IoU is high and
-  localization has matched pairs within and between items;
+  per image, ``layout="single_center"``, 640 x 480) of three times as many images as
+  items; the images are dealt at random into groups of three, and item ``j`` holds
+  annotator ``k``'s annotations of the ``k``-th image of group ``j`` only. The annotators
+  ignore the image, yet their boxes overlap a lot, so raw IoU is high and localization has
+  matched pairs within and between items. Every image is used once: no item holds two
+  annotations of one image (real agreement), and no two items share an image (the test
+  assumes independent items; moving each annotator's annotations along a cyclic order
+  of the items, as this study once did, makes neighbouring items share images and
+  correlates their within-item distances);
 * ``random``: three annotators who draw at random (``"random"`` profile).
 
 For every corpus and every sigma component (detection, localization, overall; label and
@@ -64,27 +66,34 @@ def samples(tables, component):
 
 def corpus(kind, n_items, seed):
     """A null ("shuffled", "random") or an agreeing ("sloppy") corpus."""
+    annotators = ("a", "b", "c")
     if kind == "random":
         return iaf.simulate(
-            n_items=n_items, seed=seed, annotators={"a": "random", "b": "random", "c": "random"}
+            n_items=n_items, seed=seed, annotators=dict.fromkeys(annotators, "random")
         )
     profile = "good" if kind == "shuffled" else "sloppy"
+    images = n_items * (len(annotators) if kind == "shuffled" else 1)
     df = iaf.simulate(
-        n_items=n_items,
+        n_items=images,
         seed=seed,
         layout="single_center",
         image_size=(640, 480),
-        annotators={"a": profile, "b": profile, "c": profile},
+        annotators=dict.fromkeys(annotators, profile),
     )
     if kind != "shuffled":
         return df
+    # item j takes annotator k's annotations of image order[3 j + k]: every image is used
+    # once, by one annotator, so items share no image and stay independent
     rng = np.random.default_rng([seed, 1])
-    cycle = rng.permutation(np.array(sorted(df["item"].unique())))
-    parts = [
-        sub.assign(item=sub["item"].map(dict(zip(cycle, np.roll(cycle, k + 1)))))
-        for k, (_, sub) in enumerate(df.groupby("annotator"))
-    ]
-    return pd.concat(parts, ignore_index=True)
+    order = rng.permutation(np.array(sorted(df["item"].unique())))
+    item_of = {
+        (image, annotators[pos % len(annotators)]): f"item_{pos // len(annotators):05d}"
+        for pos, image in enumerate(order)
+    }
+    keys = list(zip(df["item"], df["annotator"]))
+    item = pd.Series([item_of.get(key) for key in keys], index=df.index, dtype=object)
+    kept = item.notna()
+    return df[kept].assign(item=item[kept].astype(str)).reset_index(drop=True)
 
 
 def one_corpus(n_items, seed, kind):

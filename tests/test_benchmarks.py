@@ -29,10 +29,10 @@ bench_kstest = _load("bench_kstest")
 
 
 @pytest.mark.parametrize("n_items", [4, 9])
-def test_shuffled_null_never_puts_two_annotations_of_one_image_on_one_item(n_items):
+def test_shuffled_null_gives_every_item_three_images_of_its_own(n_items):
     shuffled = bench_kstest.corpus("shuffled", n_items, seed=3)
     original = iaf.simulate(
-        n_items=n_items,
+        n_items=3 * n_items,
         seed=3,
         layout="single_center",
         image_size=(640, 480),
@@ -41,13 +41,25 @@ def test_shuffled_null_never_puts_two_annotations_of_one_image_on_one_item(n_ite
     source = shuffled.merge(
         original[["object_id", "item"]].rename(columns={"item": "source"}), on="object_id"
     )
-    assert len(source) == len(original)  # nothing lost or duplicated by the shuffle
+    assert len(source) == len(shuffled)  # every row is an original annotation, once
+    assert shuffled["item"].nunique() == n_items
+    # an image feeds one item, through one annotator: items share nothing
+    per_source = source.groupby("source").agg(
+        items=("item", "nunique"), annotators=("annotator", "nunique")
+    )
+    assert (per_source[["items", "annotators"]] == 1).all().all()
+    # an item holds one image per annotator, all different
     per_item = source.groupby("item").agg(
         sources=("source", "nunique"), annotators=("annotator", "nunique")
     )
     assert (per_item["sources"] == per_item["annotators"]).all()
-    # every annotation moved: no annotator kept an image's own annotations
-    assert not (source["item"] == source["source"]).any()
+    # every annotation of the images kept for an annotator is there
+    kept = original.merge(
+        source[["source", "annotator"]].drop_duplicates(),
+        left_on=["item", "annotator"],
+        right_on=["source", "annotator"],
+    )
+    assert len(kept) == len(shuffled)
 
 
 def test_samples_of_the_all_cell_are_the_uniform_chance_rows():
