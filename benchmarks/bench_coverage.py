@@ -28,7 +28,8 @@ The study
 Each replicate draws a corpus of ``--items`` items from the pool without replacement,
 computes ``pair_tables`` (``--n-chance``) and the 95 % intervals (``--n-boot``
 replicates) of every component at label and annotator "(all)", with the percentile
-interval and with the shipped BCa interval (same bootstrap replicates). Reported per
+interval and with the shipped interval (BCa, its width corrected by
+``iaa_frames.intervals.interval_scale``; same bootstrap replicates). Reported per
 component: coverage of the population value (with its Monte-Carlo standard error), the
 share of misses above and below, the mean width, and the bias of the estimate.
 """

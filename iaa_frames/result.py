@@ -93,15 +93,15 @@ VARIABLES = {
     "ci_low": (
         "lower confidence bound",
         "Lower bound of the cluster-bootstrap interval of `agreement` (items resampled "
-        "with replacement; BCa by default, see iaa_frames.bootstrap; level, method and "
-        "n_boot in the Dataset attrs). NaN "
+        "with replacement; BCa with a corrected width by default, see "
+        "iaa_frames.intervals; level, method and n_boot in the Dataset attrs). NaN "
         "when n_boot is 0 or `agreement` is NaN.",
     ),
     "ci_high": (
         "upper confidence bound",
         "Upper bound of the cluster-bootstrap interval of `agreement` (items resampled "
-        "with replacement; BCa by default, see iaa_frames.bootstrap; level, method and "
-        "n_boot in the Dataset attrs). NaN "
+        "with replacement; BCa with a corrected width by default, see "
+        "iaa_frames.intervals; level, method and n_boot in the Dataset attrs). NaN "
         "when n_boot is 0 or `agreement` is NaN.",
     ),
     "raw_iou": (
