@@ -8,9 +8,9 @@ interval (BCa; Efron, JASA 1987; Efron & Tibshirani, *An Introduction to the Boo
 ch. 14): the percentiles are moved by the bias correction ``z0`` (the share of
 replicates below the estimate) and the acceleration ``a`` (the skewness of the
 jackknife values, from a grouped delete-a-group jackknife over items,
-:func:`iaa_frames.bootstrap.jackknife_blocks`). Its half-widths are then scaled about the BCa median by
-:func:`interval_scale`, which corrects the two ways the spread of the replicates is not
-the uncertainty of the estimate:
+:func:`iaa_frames.bootstrap.jackknife_blocks`). Its half-widths are then scaled about the
+BCa median by :func:`interval_scale`, which corrects the two ways the spread of the
+replicates is not the uncertainty of the estimate:
 
 * **Chance means are means over pairs of items.** Weighing a chance row by ``k_i k_j``
   counts its pair-level noise about three times over (in variance), so the bootstrap
@@ -86,8 +86,9 @@ def bca_interval(
     replicates : array-like, shape (B, *S)
         Their bootstrap replicates (NaN replicates are ignored).
     jackknife : array-like, shape (G, *S)
-        Their values on the jackknife replicates of :func:`iaa_frames.bootstrap.jackknife_blocks` (they give
-        the acceleration; NaN ones are ignored).
+        Their values on the jackknife replicates of
+        :func:`iaa_frames.bootstrap.jackknife_blocks` (they give the acceleration; NaN
+        ones are ignored).
     level : float, default 0.95
         Coverage of the interval.
     n_items : int, optional
@@ -170,9 +171,9 @@ def jackknife_variance(jackknife, *, n_items: int):
     """Variance of statistics on the bootstrap's scale, from their jackknife values.
 
     The jackknife estimate ``(g - 1) / g * sum (t_j - mean t)^2`` over the ``g`` finite
-    values of :func:`iaa_frames.bootstrap.jackknife_blocks`, times ``(n - 1) / n``: for a linear statistic
-    it is then the variance of the bootstrap distribution (the sum of the squared item
-    influences).
+    values of :func:`iaa_frames.bootstrap.jackknife_blocks`, times ``(n - 1) / n``: for
+    a linear statistic it is then the variance of the bootstrap distribution (the sum of
+    the squared item influences).
 
     Parameters
     ----------
@@ -297,7 +298,8 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
     Parameters
     ----------
     jackknife : array-like, shape (G, *S)
-        The statistics on the jackknife replicates of :func:`iaa_frames.bootstrap.jackknife_blocks`.
+        The statistics on the jackknife replicates of
+        :func:`iaa_frames.bootstrap.jackknife_blocks`.
     pair_variance : array-like, shape S
         ``P``, the pair-level part of the bootstrap variance (0 for statistics without
         chance rows).
