@@ -167,6 +167,17 @@ def bca_interval(
     return low, high
 
 
+def _jackknife_deviations(jackknife):
+    """(finite mask, number of finite values, deviations from their mean; 0 where not
+    finite) of jackknife values, per statistic."""
+    jack = np.asarray(jackknife, dtype=np.float64)
+    finite = np.isfinite(jack)
+    g = finite.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(finite, jack, 0.0).sum(axis=0) / g
+        return finite, g, np.where(finite, jack - mean, 0.0)
+
+
 def jackknife_variance(jackknife, *, n_items: int):
     """Variance of statistics on the bootstrap's scale, from their jackknife values.
 
@@ -194,13 +205,9 @@ def jackknife_variance(jackknife, *, n_items: int):
     >>> round(float(jackknife_variance(jack, n_items=4)), 6), float(x.var() / 4)
     (1.3125, 1.3125)
     """
-    jack = np.asarray(jackknife, dtype=np.float64)
-    finite = np.isfinite(jack)
-    g = finite.sum(axis=0)
+    finite, g, dev = _jackknife_deviations(jackknife)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(finite, jack, 0.0).sum(axis=0) / g
-        ss = np.where(finite, (jack - mean) ** 2, 0.0).sum(axis=0)
-        out = (g - 1.0) / g * ss * (n_items - 1.0) / max(n_items, 1)
+        out = (g - 1.0) / g * np.sum(dev**2, axis=0) * (n_items - 1.0) / max(n_items, 1)
     return np.where(g >= 2, out, np.nan)
 
 
@@ -270,12 +277,9 @@ def jackknife_df(jackknife):
     >>> 300 < float(jackknife_df(jack)) < 500
     True
     """
-    jack = np.asarray(jackknife, dtype=np.float64)
-    finite = np.isfinite(jack)
-    g = finite.sum(axis=0)
+    finite, g, dev = _jackknife_deviations(jackknife)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(finite, jack, 0.0).sum(axis=0) / g
-        sq = np.where(finite, ((g - 1.0) * (mean - jack)) ** 2, 0.0)
+        sq = ((g - 1.0) * dev) ** 2  # squared pseudo-values (0 where not finite)
         sq_mean = sq.sum(axis=0) / g
         sq_var = np.where(finite, (sq - sq_mean) ** 2, 0.0).sum(axis=0) / (g - 1.0)
         df = np.where(sq_var > 0, 2.0 * g * sq_mean**2 / sq_var, np.inf)
