@@ -101,8 +101,8 @@ VARIABLES = {
         "upper confidence bound",
         "Upper bound of the cluster-bootstrap interval of `agreement` (items resampled "
         "with replacement; BCa with a corrected width by default, see "
-        "iaa_frames.intervals; level, method and n_boot in the Dataset attrs). NaN "
-        "when n_boot is 0 or `agreement` is NaN.",
+        "iaa_frames.intervals; level, method and n_boot in the Dataset attrs); at most "
+        "1. NaN when n_boot is 0 or `agreement` is NaN.",
     ),
     "raw_iou": (
         "raw IoU",

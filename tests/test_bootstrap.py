@@ -235,3 +235,16 @@ def test_bca_intervals_equal_weighted_primitives(corpus):
 def test_bad_ci_method(corpus):
     with pytest.raises(ParameterError, match="ci_method"):
         agreement_from_tables(corpus[0], n_boot=5, ci_method="studentized")
+
+
+def test_widened_intervals_stay_at_most_one():
+    # near-perfect detection on a small corpus: Student's widening about the BCa median
+    # would put the upper bound of some class cells above 1 (measured: 5 cells, up to
+    # 1.04); agreement is at most 1, and so is the interval
+    df = simulate(n_items=20, annotators={"a": "good", "b": "good", "c": "sloppy"}, seed=0)
+    ds = agreement_from_tables(pair_tables(df, n_chance=300), n_boot=100)
+    high = ds["ci_high"].values
+    assert np.nanmax(high) <= 1.0
+    at_one = (high == 1.0) & (ds["agreement"].values < 1.0)
+    assert at_one.sum() >= 5  # the widened bounds that reached 1 are kept at 1
+    assert (ds["ci_low"].values[at_one] < ds["agreement"].values[at_one]).all()

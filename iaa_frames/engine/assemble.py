@@ -312,6 +312,8 @@ def agreement_from_cells(
                     level=CI_LEVEL,
                     scale=_interval_scale(parts, jack, n_items),
                 )
+                # the widened interval stays in the range of agreement: at most 1
+                high = np.minimum(high, 1.0)
             else:
                 low, high = percentile_ci(reps, level=CI_LEVEL)
             out["ci_low"], out["ci_high"] = (np.where(defined, v, np.nan) for v in (low, high))
