@@ -101,6 +101,7 @@ def test_pair_level_shrink_corrects_the_bootstrap_of_a_mean_over_pairs(item_sd):
     n, n_corpora, n_boot = 30, 300, 300
     rng = np.random.default_rng(11)
     a, b = np.triu_indices(n, 1)
+    jk = np.concatenate(list(jackknife_blocks(n))).astype(float)
     estimates, boot, corrected = [], [], []
     for c in range(n_corpora):  # independent corpora, each with its own bootstrap
         g = rng.normal(0.0, item_sd, n)
@@ -109,7 +110,6 @@ def test_pair_level_shrink_corrects_the_bootstrap_of_a_mean_over_pairs(item_sd):
         k = next(multiplicity_blocks(n, n_boot, seed=c, block_size=n_boot)).astype(float)
         w = k[:, a] * k[:, b]
         reps = (w @ value) / w.sum(axis=1)
-        jk = np.concatenate(list(jackknife_blocks(n))).astype(float)
         jack = (jk[:, a] * jk[:, b]) @ value / (jk[:, a] * jk[:, b]).sum(axis=1)
         resid = value - value.mean()
         p = np.sum(resid**2) / len(a) ** 2
@@ -135,7 +135,7 @@ def test_interval_scale_is_student_over_normal_without_pairs():
         scale, scipy.stats.t.ppf(0.975, df) / scipy.stats.norm.ppf(0.975), rtol=1e-9
     )
     assert 1.0 < np.median(scale) < 1.06
-    # the pair-level part narrows it, never below sqrt(1/3) of the Student width
+    # the pair-level part narrows it, never below sqrt(1/3)
     v = jackknife_variance(jack, n_items=40)
     narrowed = interval_scale(jack, 10 * v, n_items=40)
     assert (narrowed < scale).all() and (narrowed >= np.sqrt(1 / 3)).all()
