@@ -1,8 +1,8 @@
 """Coverage of the 95 % bootstrap intervals of ``iaf.agreement``.
 
 Run: ``python benchmarks/bench_coverage.py --items 60 [--replicates 500] [--n-boot 400]
-[--n-chance 1000] [--seed 0] [--save rows.csv]`` (one corpus size per run; 2,000 replicates of
-60 items take about 7 minutes on one core, of 20 items about 5).
+[--n-chance 1000] [--seed 0] [--save rows.csv] [--annotators]`` (one corpus size per run;
+2,000 replicates of 60 items take about 7 minutes on one core, of 20 items about 5).
 
 The population
 --------------
@@ -27,7 +27,8 @@ The study
 ---------
 Each replicate draws a corpus of ``--items`` items from the pool without replacement,
 computes ``pair_tables`` (``--n-chance``) and the 95 % intervals (``--n-boot``
-replicates) of every component at label and annotator "(all)", with the percentile
+replicates) of every component at label and annotator "(all)" (with ``--annotators``,
+also at every annotator's cell of label "(all)"), with the percentile
 interval and with the shipped interval (BCa, its width corrected by
 ``iaa_frames.intervals.interval_scale``; same bootstrap replicates). Reported per
 component: coverage of the population value (with its Monte-Carlo standard error), the
@@ -84,21 +85,28 @@ def population(seed: int = 2024) -> pd.DataFrame:
     return out.assign(object_id=np.arange(len(out)))
 
 
-def values(ds, var="agreement"):
-    return np.array(
-        [float(ds[var].sel(component=c, label=iaf.ALL, annotator=iaf.ALL)) for c in COMPONENTS]
+def values(ds, annotators=(iaf.ALL,)):
+    """Estimate and interval of every component at label "(all)" and the given annotator
+    cells: a frame indexed by (component, annotator)."""
+    cells = ds[["agreement", "ci_low", "ci_high"]].sel(
+        component=list(COMPONENTS), label=iaf.ALL, annotator=list(annotators)
     )
+    out = cells.to_dataframe()[["agreement", "ci_low", "ci_high"]]
+    return out.rename(columns={"agreement": "estimate", "ci_low": "low", "ci_high": "high"})
 
 
 def run(args):
     t0 = time.perf_counter()
     pool = population()
-    truth = values(iaf.agreement(pool, n_chance=20000, seed=args.seed))
+    cells = [iaf.ALL, *SCALES] if args.annotators else [iaf.ALL]
+    truth = values(iaf.agreement(pool, n_chance=20000, seed=args.seed, n_boot=0), cells)
+    truth = truth["estimate"].rename("truth")
     items = pool["item"].unique()
+    overall = truth.xs(iaf.ALL, level="annotator")
     print(
         f"pool: {len(items):,} items, {int(pool['label'].notna().sum()):,} objects; "
         f"population values "
-        + ", ".join(f"{c} {v:.4f}" for c, v in zip(COMPONENTS, truth))
+        + ", ".join(f"{c} {overall[c]:.4f}" for c in COMPONENTS)
         + f" ({time.perf_counter() - t0:.0f} s)",
         flush=True,
     )
@@ -114,22 +122,10 @@ def run(args):
             ds = agreement_from_tables(
                 tables, n_boot=args.n_boot, seed=args.seed + r, ci_method=method, progress=False
             )
-            est, low, high = values(ds), values(ds, "ci_low"), values(ds, "ci_high")
-            for c, comp in enumerate(COMPONENTS):
-                rows.append(
-                    {
-                        "replicate": r,
-                        "method": method,
-                        "component": comp,
-                        "estimate": est[c],
-                        "low": low[c],
-                        "high": high[c],
-                    }
-                )
+            rows.append(values(ds, cells).assign(replicate=r, method=method))
         if (r + 1) % 50 == 0:
             print(f"  {r + 1} replicates ({time.perf_counter() - t0:.0f} s)", flush=True)
-    out = pd.DataFrame(rows)
-    out["truth"] = out["component"].map(dict(zip(COMPONENTS, truth)))
+    out = pd.concat(rows).join(truth).reset_index()
     if args.save:
         out.to_csv(args.save, index=False)
     ok = out[["estimate", "low", "high"]].notna().all(axis=1)
@@ -138,7 +134,7 @@ def run(args):
     out["above"] = out["truth"] > out["high"]
     out["below"] = out["truth"] < out["low"]
     out["width"] = out["high"] - out["low"]
-    summary = out.groupby(["method", "component"], sort=False).agg(
+    summary = out.groupby(["method", "annotator", "component"], sort=False).agg(
         n=("covered", "size"),
         coverage=("covered", "mean"),
         above=("above", "mean"),
@@ -147,15 +143,18 @@ def run(args):
         estimate=("estimate", "mean"),
         truth=("truth", "first"),
     )
+    order = {"method": ["percentile", "bca"], "annotator": cells, "component": list(COMPONENTS)}
+    summary = summary.sort_index(key=lambda level: level.map(order[level.name].index))
     summary["se"] = np.sqrt(summary["coverage"] * (1 - summary["coverage"]) / summary["n"])
     summary["bias"] = summary["estimate"] - summary["truth"]
     print(
         f"\n{args.items}-item corpora, {args.replicates} replicates, n_boot {args.n_boot}, "
         f"n_chance {args.n_chance}: coverage of the 95 % interval"
     )
-    for (method, comp), s in summary.iterrows():
+    for (method, annotator, comp), s in summary.iterrows():
         print(
-            f"  {method:<10} {comp:<15} {100 * s.coverage:5.1f} % (se {100 * s.se:.1f})"
+            f"  {method:<10} {annotator:<6} {comp:<15} {100 * s.coverage:5.1f} %"
+            f" (se {100 * s.se:.1f})"
             f"  truth above {100 * s.above:4.1f} %, below {100 * s.below:4.1f} %"
             f"  width {s.width:.4f}  bias {s.bias:+.4f}  (n {int(s.n)})"
         )
@@ -170,6 +169,11 @@ def main():
     p.add_argument("--n-chance", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--save", help="write every replicate's estimate and interval to this CSV")
+    p.add_argument(
+        "--annotators",
+        action="store_true",
+        help="also every annotator's cell (label '(all)'), not only the '(all)' cell",
+    )
     args = p.parse_args()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=iaf.IAAWarning)

@@ -26,6 +26,7 @@ def _load(name):
 
 
 bench_kstest = _load("bench_kstest")
+bench_coverage = _load("bench_coverage")
 
 
 @pytest.mark.parametrize("n_items", [4, 9])
@@ -84,3 +85,16 @@ def test_one_corpus_reports_every_test_as_a_decision(kind):
         assert row["component"] in bench_kstest.COMPONENTS
         for method in ("scipy two-sided", "scipy, agreement", "cluster one-sided"):
             assert isinstance(row[method], (bool, np.bool_))
+
+
+def test_coverage_study_reads_every_requested_cell():
+    df = iaf.simulate(n_items=12, annotators={"a": "good", "b": "sloppy"}, seed=2)
+    ds = iaf.agreement(df, n_chance=300, n_boot=20)
+    cells = bench_coverage.values(ds, [iaf.ALL, "b"])
+    assert list(cells.columns) == ["estimate", "low", "high"]
+    assert len(cells) == 2 * len(bench_coverage.COMPONENTS)
+    row = cells.loc[("overall", "b")]
+    sel = ds.sel(component="overall", label=iaf.ALL, annotator="b")
+    assert np.isfinite(row["estimate"])
+    assert row["estimate"] == float(sel["agreement"])
+    assert (row["low"], row["high"]) == (float(sel["ci_low"]), float(sel["ci_high"]))
