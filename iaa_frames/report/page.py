@@ -51,7 +51,9 @@ and a minority of items carries the disagreement.</dd>
 members (classification).</dd>
 <dt>n chance</dt><dd>Distinct chance units (pairs of annotations of different items, or
 their matched object pairs) behind the expected disagreement.</dd>
-<dt>95% CI</dt><dd>Cluster-bootstrap interval: items resampled with replacement.</dd>
+<dt>95% CI</dt><dd>Cluster-bootstrap interval: items resampled with replacement;
+bias-corrected and accelerated, its width corrected for the noise of chance pairs and
+widened by Student's t where few items carry the variance. At most 1.</dd>
 <dt>raw IoU</dt><dd>Mean IoU of matched pairs, uncorrected: the figure annotation tools
 show. An easy corpus gives a high raw IoU to annotators who never looked at the image;
 σ does not.</dd>
