@@ -187,6 +187,7 @@ def ks_agreement_tests(
     between_item_b,
     within_cells,
     between_cells,
+    between_weights=None,
     n_items: int | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
@@ -205,6 +206,10 @@ def ks_agreement_tests(
         All rows, as in :func:`ks_agreement_test`.
     within_cells, between_cells : sequence of array-like of int
         The within rows and the chance rows of every cell (positions in the arrays above).
+    between_weights : sequence of array-like of float, optional
+        The weight of each of a cell's chance rows (a post-stratified or pooled chance
+        sample, :mod:`iaa_frames.engine.poststrata`): the chance ECDF is weighted, and a
+        replicate multiplies each row's weight by ``k_a k_b``. By default 1.
     n_items, n_resamples, seed, min_items, max_grid
         As in :func:`ks_agreement_test`.
 
@@ -249,21 +254,30 @@ def ks_agreement_tests(
     # per cell (a loop over cells, each vectorized): grid, bins, observed difference
     offsets, observed, hx, hy = [0], [], [], []
     tested = []
+    if between_weights is not None and len(between_weights) != len(between_cells):
+        raise ParameterError("between_weights must have one entry per cell")
     for c, (rw, rb) in enumerate(zip(within_cells, between_cells)):
         rw, rb = np.asarray(rw, dtype=np.int64), np.asarray(rb, dtype=np.int64)
-        if rw.size == 0 or rb.size == 0:
+        wb = (
+            np.ones(rb.size)
+            if between_weights is None
+            else np.asarray(between_weights[c], dtype=np.float64)
+        )
+        if wb.shape != rb.shape or not (np.isfinite(wb).all() and (wb >= 0).all()):
+            raise ParameterError("between_weights must be finite, >= 0, one per chance row")
+        if rw.size == 0 or rb.size == 0 or not wb.sum() > 0:
             continue
         size, bin_x, bin_y = _cell_bins(x[rw], y[rb], max_grid)
         diff = (
             np.cumsum(np.bincount(bin_x, minlength=size)) / rw.size
-            - np.cumsum(np.bincount(bin_y, minlength=size)) / rb.size
+            - np.cumsum(np.bincount(bin_y, weights=wb, minlength=size)) / wb.sum()
         )
         statistic[c] = max(float(diff.max()), 0.0)
         if np.count_nonzero(np.bincount(wi[rw], minlength=n)) < min_items:
             continue
         tested.append(c)
         hx.append((wi[rw], offsets[-1] + bin_x))
-        hy.append((rb, offsets[-1] + bin_y))
+        hy.append((rb, offsets[-1] + bin_y, wb))
         observed.append(diff)
         offsets.append(offsets[-1] + size)
     if not tested:
@@ -282,8 +296,8 @@ def ks_agreement_tests(
     )
     hist_y = sp.csr_matrix(
         (
-            np.ones(sum(len(r) for r, _ in hy)),
-            (np.concatenate([r for r, _ in hy]), np.concatenate([j for _, j in hy])),
+            np.concatenate([wb for _, _, wb in hy]),
+            (np.concatenate([r for r, _, _ in hy]), np.concatenate([j for _, j, _ in hy])),
         ),
         shape=(y.size, width),
     )

@@ -1,27 +1,76 @@
-"""The pooled chance baseline of per-class localization: a class with too few chance
-units of its own borrows the uniform chance pairs nearest to its within pairs in shape
-(log size, log aspect, fill), weighted so that each within pair takes its
-``POOL_NEIGHBOURS`` nearest, ties sharing the weight."""
+"""The borrowed chance baseline of per-class localization, for a class whose own chance
+population is too small.
+
+The rule
+--------
+A class's localization cell uses its **own** chance units (matched pairs of two of its
+objects on unrelated items) wherever it has at least :data:`MIN_OWN_CHANCE_UNITS` of
+them, however few items they come from: a class can have its own position and size prior
+(a logo always top-left, a sky always on top), and only its own units know it. Their
+interval says how few items they rest on.
+
+A class with fewer own units (and at least two within pairs) **borrows** matched chance
+pairs of other classes from the uniform stratum, matched to its within pairs on what
+makes two unrelated objects overlap by coincidence: where the pair is (centre x, centre
+y of the two objects' mean) and what the two objects are like (mean log size, log
+aspect, fill), standardized. Each within pair takes its :data:`POOL_NEIGHBOURS` nearest
+borrowed pairs (with every pair tied with the last, sharing the within pair's unit
+weight); a borrowed pair weighs the share of the class's within pairs that took it. The
+relative position of the two objects, what agreement is about, is not matched on. The
+assumption is written in the cell's ``note``: the class is drawn like other objects of
+its size and shape at its position. A borrowed baseline cannot catch a class-specific
+lazy annotator (one who puts the class on the same spot in every image), because the
+other classes' objects at that spot are not lazy.
+
+A within pair whose nearest borrowed pair is farther than :data:`POOL_CALIPER` times the
+borrowed pairs' median distance to their own nearest neighbour is outside their support
+and has nothing comparable; a class where fewer than half of its within pairs (or fewer than 2)
+have comparable pairs, or whose weighted units are too few (effective sample size
+``(sum w)^2 / sum w^2`` below :data:`MIN_POOLED_ESS`), borrows nothing, and its cell is
+NaN with a note.
+
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from .chance import MIN_CHANCE_UNITS, POOL_NEIGHBOURS, ChanceSample
+from .chance import MIN_CHANCE_UNITS, ChanceSample
 from .corpus import Corpus
 
-__all__ = ["object_features", "pooled_baseline"]
+__all__ = [
+    "MIN_OWN_CHANCE_UNITS",
+    "MIN_POOLED_ESS",
+    "POOL_CALIPER",
+    "POOL_NEIGHBOURS",
+    "needs_pooling",
+    "object_features",
+    "pooled_baseline",
+]
+
+#: Fewest own chance units with which a class's localization cell uses its own baseline.
+MIN_OWN_CHANCE_UNITS = 10
+#: Fewest effective borrowed units (``(sum w)^2 / sum w^2``) a borrowed baseline needs.
+MIN_POOLED_ESS = MIN_CHANCE_UNITS
+#: Nearest borrowed chance pairs each within pair of a borrowing class takes.
+POOL_NEIGHBOURS = 50
+#: Largest distance of the nearest borrowed pair from a within pair, in units of the
+#: borrowed pairs' median distance to their own nearest neighbour.
+POOL_CALIPER = 5.0
 
 
 def object_features(corpus: Corpus, objects) -> np.ndarray:
-    """Shape features of objects: log size, log aspect ratio, fill of the box."""
+    """Features of objects: centre x, centre y, log size, log aspect ratio, fill of the
+    box (in the corpus's coordinates: normalized where image sizes are known)."""
     box = corpus.shapes.boxes[objects]
     w, h = box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]
     area = corpus.area[objects]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.column_stack(
             [
+                (box[:, 0] + box[:, 2]) / 2,
+                (box[:, 1] + box[:, 3]) / 2,
                 0.5 * np.log(np.maximum(area, 1e-12)),
                 np.log(np.maximum(w, 1e-12) / np.maximum(h, 1e-12)),
                 np.clip(area / np.maximum(w * h, 1e-24), 0, 1),
@@ -29,22 +78,41 @@ def object_features(corpus: Corpus, objects) -> np.ndarray:
         )
 
 
+def needs_pooling(within_n, own_n) -> np.ndarray:
+    """Classes whose localization cell borrows: at least two within pairs, fewer than
+    :data:`MIN_OWN_CHANCE_UNITS` own chance units."""
+    return (np.asarray(within_n) >= 2) & (np.asarray(own_n) < MIN_OWN_CHANCE_UNITS)
+
+
 def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSample):
     """Chance units of classes whose own localization population is too small.
 
-    A class with at least two within pairs but fewer than ``MIN_CHANCE_UNITS`` chance
-    pairs of its own borrows the uniform stratum's chance pairs (any classes), weighted
-    by shape: each of the class's within pairs takes its ``POOL_NEIGHBOURS`` nearest
-    uniform chance pairs in (log size, log aspect ratio, fill) of the pair's two objects,
-    standardized (with every pair tied with the last one, sharing the within pair's unit
-    weight), and a chance pair's weight is the share of the class's within pairs that
-    took it. Under the match threshold, the overlap two unrelated shapes reach by
-    coincidence depends on their relative shapes and sizes, not on their class.
+    Parameters
+    ----------
+    corpus : Corpus
+    loc_within : pandas.DataFrame
+        The within-item matched pairs (``label_a``, ``label_b``): their classes' counts.
+    loc_between : pandas.DataFrame
+        The chance matched pairs, with their strata flags.
+    sample : ChanceSample
+        Gives each class's own source ("enumerated", "sampled").
 
     Returns
     -------
     pooled : DataFrame (label, row, weight)
-    source : ndarray of str, per class: "enumerated", "sampled", "pooled" or ""
+        The uniform chance rows each borrowing class uses and their weights (summing to
+        1 per class).
+    source : ndarray of str, per class
+        "enumerated" or "sampled" (its own units), "pooled" (borrowed), "none" (too few
+        own units and nothing comparable to borrow) or "" (no within pairs).
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.pairs import pair_tables
+    >>> t = pair_tables(simulate(n_items=30, seed=0), n_chance=300)
+    >>> sorted(set(t.label_source.tolist()) - {"enumerated", "sampled", "pooled", "none", ""})
+    []
     """
     L = len(corpus.labels)
     source = sample.label_source.copy()
@@ -54,12 +122,15 @@ def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSampl
     own = (ba == bb) & (loc_between["in_uniform"].to_numpy() | loc_between["in_label"].to_numpy())
     own_n = np.bincount(ba[own], minlength=L)
     source = np.where((own_n > 0) & (source == ""), "sampled", source)
-    need = (within_n >= 2) & (own_n < MIN_CHANCE_UNITS)
+    need = needs_pooling(within_n, own_n)
     empty = pd.DataFrame(
         {"label": np.zeros(0, np.int64), "row": np.zeros(0, np.int64), "weight": np.zeros(0)}
     )
     pool_rows = np.flatnonzero(loc_between["in_uniform"].to_numpy())
-    if not need.any() or not len(pool_rows):
+    if not need.any():
+        return empty, source
+    source[need] = "none"
+    if not len(pool_rows):
         return empty, source
     from scipy.spatial import cKDTree
 
@@ -77,7 +148,20 @@ def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSampl
     k = min(POOL_NEIGHBOURS, len(pool_rows))
     tree, x = cKDTree(pool_x / scale), features(loc_within, queries) / scale
     reach, _ = tree.query(x, k=k)
-    reach = np.asarray(reach).reshape(len(queries), k)[:, -1]
+    reach = np.asarray(reach).reshape(len(queries), k)
+    # a within pair farther from every borrowed pair than POOL_CALIPER times the borrowed
+    # pairs' median distance to their own nearest neighbour is outside their support
+    distinct = np.unique(pool_x / scale, axis=0)  # copies (identical drawers) have no spacing
+    spacing = (
+        np.median(np.asarray(cKDTree(distinct).query(distinct, k=2)[0])[:, 1])
+        if len(distinct) > 1
+        else np.inf
+    )
+    near = reach[:, 0] <= POOL_CALIPER * spacing
+    comparable = np.bincount(q_label[near], minlength=L)
+    ok = need & (comparable >= np.maximum(2, within_n / 2))
+    use = near & ok[q_label]
+    queries, q_label, x, reach = queries[use], q_label[use], x[use], reach[use, -1]
     # every pooled pair as near as the k-th nearest: ties are all taken (shared weight),
     # so the weights never depend on the order of the rows
     found = tree.query_ball_point(x, r=reach * (1 + 1e-9) + 1e-12)
@@ -91,8 +175,26 @@ def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSampl
     share = 1.0 / size[query]
     lab = q_label[query]
     key, inverse = np.unique(lab * len(pool_rows) + nearest, return_inverse=True)
-    total = np.bincount(inverse, weights=share)
-    label, row = key // len(pool_rows), pool_rows[key % len(pool_rows)]
-    weight = total / within_n[label].astype(np.float64)
-    source[need] = "pooled"
-    return pd.DataFrame({"label": label, "row": row, "weight": weight}), source
+    weight = np.bincount(inverse, weights=share)
+    label, row = key // len(pool_rows), key % len(pool_rows)
+    total = np.bincount(label, weights=weight, minlength=L)
+    squares = np.bincount(label, weights=weight**2, minlength=L)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ess = np.where(squares > 0, total**2 / squares, 0.0)
+    ok &= ess >= MIN_POOLED_ESS
+    keep = ok[label]
+    source[ok] = "pooled"
+    if not keep.any():
+        return empty, source
+    label, row, weight = label[keep], row[keep], weight[keep]
+    order = np.lexsort((row, label))
+    return (
+        pd.DataFrame(
+            {
+                "label": label[order],
+                "row": pool_rows[row[order]],
+                "weight": (weight / total[label])[order],
+            }
+        ),
+        source,
+    )

@@ -162,3 +162,61 @@ def component_alpha(df, *, component: str = "classification", **params):
         return ds["presence_alpha"].sel(component="detection").rename("alpha")
     da = ds["agreement"].sel(component="classification").rename("alpha")
     return _with_coords(da, ds, component, ("ci_low", "ci_high", "n_units", "note"))
+
+
+def ratio_bin_oracle(n, m):
+    """The count-ratio bin of :mod:`iaa_frames.engine.poststrata`, by its definition:
+    ``min(n, m) / max(n, m)`` (1 for two empty annotations) in [0, .5), [.5, .75),
+    [.75, 1) or exactly 1."""
+    r = 1.0 if max(n, m) == 0 else min(n, m) / max(n, m)
+    return 3 if r == 1 else 2 if r >= 0.75 else 1 if r >= 0.5 else 0
+
+
+def poststratified_weights(tables, within, between, weights, pools_classes):
+    """Weights of a cell's chance rows after post-stratification, by the textbook rule,
+    one row at a time: the cell's chance mean is ``sum_s p_s mean_s`` over the strata of
+    its within units (class pair x count-ratio bin where the cell pools classes, count-ratio
+    bin otherwise), a stratum with fewer than 5 chance units falling back to its class
+    pair, then to the cell's plain mean; rows weighted so that the weighted mean equals it and the
+    weights sum to the cell's chance weight."""
+    corpus = tables.corpus
+    count = {}
+    for slot in range(corpus.annotations.empty):
+        key = (int(corpus.annotations.item[slot]), int(corpus.annotations.annotator[slot]))
+        count[key] = int(corpus.annotations.count[slot])
+
+    def strata(item_a, item_b, ann_a, ann_b, la, lb):
+        cpair = ratio_bin_oracle(count[(int(item_a), int(ann_a))], count[(int(item_b), int(ann_b))])
+        lpair = (min(la, lb), max(la, lb)) if pools_classes else None
+        return (lpair, cpair), lpair
+
+    w_keys = [
+        strata(r.item, r.item, r.annotator_a, r.annotator_b, r.label_a, r.label_b)
+        for r in within.itertuples()
+    ]
+    b_keys = [
+        strata(r.item_a, r.item_b, r.annotator_a, r.annotator_b, r.label_a, r.label_b)
+        for r in between.itertuples()
+    ]
+    weights = np.asarray(weights, dtype=float)
+    total = weights.sum()
+    fine_b, coarse_b, fine_n, coarse_n = {}, {}, {}, {}
+    for (f, g), m in zip(b_keys, weights):
+        fine_b[f] = fine_b.get(f, 0.0) + m
+        coarse_b[g] = coarse_b.get(g, 0.0) + m
+        fine_n[f] = fine_n.get(f, 0) + 1
+        coarse_n[g] = coarse_n.get(g, 0) + 1
+    p, q, r = {}, {}, 0.0
+    for f, g in w_keys:
+        share = 1.0 / len(w_keys)
+        if fine_n.get(f, 0) >= 5:  # MIN_STRATUM_UNITS
+            p[f] = p.get(f, 0.0) + share
+        elif coarse_n.get(g, 0) >= 5:
+            q[g] = q.get(g, 0.0) + share
+        else:
+            r += share
+    out = []
+    for (f, g), m in zip(b_keys, weights):
+        factor = p.get(f, 0.0) / fine_b[f] + q.get(g, 0.0) / coarse_b[g] + r / total
+        out.append(m * factor * total)
+    return np.asarray(out)

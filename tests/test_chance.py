@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import poststratified_weights
 from scipy import stats
 
 import iaa_frames as iaf
@@ -525,7 +526,16 @@ def test_chance_units_equal_an_exhaustive_enumeration(
     n_chance = ds["n_chance"].sel(label=ALL, annotator=ALL)
     assert int(n_chance.sel(component="detection")) == len(a)
     assert int(n_chance.sel(component="overall")) == len(a)
-    assert int(n_chance.sel(component="localization")) == len(m.pair_a)
+    # localization: the units that carry weight once post-stratified over the within
+    # units' strata (iaa_frames.engine.poststrata; the rule by hand in tests/oracles.py)
+    lw = tables.localization_within
+    if len(lw) and len(lb):
+        weight = poststratified_weights(tables, lw, lb, np.ones(len(lb)), pools_classes=True)
+        assert int(n_chance.sel(component="localization")) == int((weight > 0).sum())
+        expected = float(ds["expected"].sel(component="localization", label=ALL, annotator=ALL))
+        assert expected == pytest.approx(np.average(lb["distance"], weights=weight), rel=1e-12)
+    else:
+        assert int(n_chance.sel(component="localization")) == len(m.pair_a)
     sources = ds["chance_source"].sel(component=["detection", "overall"]).values
     assert (sources == "enumerated").all()
 
@@ -955,7 +965,13 @@ def _loc_cell_units(tables, annotator=None, label=None):
     if label is not None:
         pooled = tables.localization_pooled
         if (pooled["label"] == label).any():
-            return int((pooled["label"] == label).sum())
+            p = pooled[pooled["label"] == label]
+            lw = tables.localization_within
+            lw = lw[(lw["label_a"] == label) & (lw["label_b"] == label)]
+            weight = poststratified_weights(
+                tables, lw, lb.iloc[p["row"].to_numpy()], p["weight"].to_numpy(), False
+            )
+            return int((weight > 0).sum())
         sel = (
             (lb["label_a"] == label)
             & (lb["label_b"] == label)
@@ -967,7 +983,19 @@ def _loc_cell_units(tables, annotator=None, label=None):
         )
     else:
         sel = lb["in_uniform"]
-    pairs = lb.loc[sel.to_numpy(), ["object_a", "object_b"]].to_numpy()
+    # the units that carry weight once post-stratified (tests/oracles.py)
+    lw = tables.localization_within
+    if label is not None:
+        lw = lw[(lw["label_a"] == label) & (lw["label_b"] == label)]
+    elif annotator is not None:
+        lw = lw[(lw["annotator_a"] == annotator) | (lw["annotator_b"] == annotator)]
+    rows = lb.loc[sel.to_numpy()]
+    if len(lw) and len(rows):
+        weight = poststratified_weights(
+            tables, lw, rows, np.ones(len(rows)), pools_classes=label is None
+        )
+        rows = rows[weight > 0]
+    pairs = rows[["object_a", "object_b"]].to_numpy()
     return len({frozenset(p) for p in map(tuple, pairs)})
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
-from oracles import binary_alpha, presence_alpha, weighted_nominal_alpha
+import xarray as xr
+from oracles import binary_alpha, poststratified_weights, presence_alpha, weighted_nominal_alpha
 
 from iaa_frames.engine import (
     MIN_CHANCE_UNITS,
@@ -23,8 +24,9 @@ from iaa_frames.krippendorff_alpha import (
     binary_alpha_per_category,
     nominal_alpha,
 )
-from iaa_frames.kstest import ks_agreement_test
+from iaa_frames.kstest import ks_agreement_test, ks_agreement_tests
 from iaa_frames.pairs import pair_tables
+from iaa_frames.pooled import MIN_OWN_CHANCE_UNITS
 from iaa_frames.result import NO_MATCH_NOTE
 from iaa_frames.simulate import simulate
 from iaa_frames.stats import frac_below_chance, sigma
@@ -108,7 +110,11 @@ def sigma_rows(tables, component, label, annotator):
             )
             bm = bm | (whole & own)
     weight = np.ones(int(bm.sum())) if weight is None else weight[bm]
-    return w.loc[wm], b.loc[bm], column, weight
+    w, b = w.loc[wm], b.loc[bm]
+    if component == "localization" and len(w) and len(b):
+        weight = poststratified_weights(tables, w, b, weight, pools_classes=label is None)
+        b, weight = b.loc[weight > 0], weight[weight > 0]
+    return w, b, column, weight
 
 
 def all_cells(ds):
@@ -132,17 +138,38 @@ def test_sigma_cells_equal_primitives_on_filtered_rows(mixed, component):
         assert cell(ds, "n_chance", component, label, annotator) == len(y)
         note = ds["note"].sel(component=component, label=label, annotator=annotator).item()
         value = cell(ds, "agreement", component, label, annotator)
-        if len(x) < MIN_WITHIN_UNITS or len(y) < MIN_CHANCE_UNITS:
+        source = str(
+            ds["chance_source"].sel(component=component, label=label, annotator=annotator).item()
+        )
+        own = component == "localization" and label != ALL and source in ("enumerated", "sampled")
+        if len(x) < MIN_WITHIN_UNITS or len(y) < (
+            MIN_OWN_CHANCE_UNITS if own else MIN_CHANCE_UNITS
+        ):
             assert np.isnan(value) and note.startswith("too few")
             assert np.isnan(cell(ds, "ks", component, label, annotator))
             continue
-        assert note == ""
+        assert note == "" or (source == "pooled" and note.startswith("pooled"))
         assert value == pytest.approx(sigma(x, y, between_weights=wy), rel=1e-12, abs=1e-12)
         assert cell(ds, "observed", component, label, annotator) == pytest.approx(x.mean())
         assert cell(ds, "expected", component, label, annotator) == pytest.approx(
             np.average(y, weights=wy)
         )
-        if not np.all(wy == 1):  # a pooled class: weighted KS (checked in test_stats)
+        if not np.all(wy == 1):  # weighted chance units: weighted KS (checked in test_stats)
+            _, p, _ = ks_agreement_tests(
+                x,
+                y,
+                within_item=w["item"].to_numpy(),
+                between_item_a=b["item_a"].to_numpy(),
+                between_item_b=b["item_b"].to_numpy(),
+                within_cells=[np.arange(len(x))],
+                between_cells=[np.arange(len(y))],
+                between_weights=[wy],
+                n_items=len(tables.corpus.items),
+                seed=0,
+            )
+            assert cell(ds, "ks_pvalue", component, label, annotator) == pytest.approx(
+                p[0], nan_ok=True
+            )
             checked += 1
             continue
         ref = scipy.stats.ks_2samp(x, y)
@@ -342,9 +369,15 @@ def test_pairwise_equals_rows_of_the_pair(mixed):
                     set(p) == pair and f
                     for p, f in zip(zip(bt["annotator_a"], bt["annotator_b"]), flagged)
                 ]
-                ref = sigma(w.loc[keep_w, col], bt.loc[keep_b, col])
+                wy = np.ones(sum(keep_b))
+                if component == "localization" and sum(keep_w) and sum(keep_b):
+                    wy = poststratified_weights(
+                        tables, w.loc[keep_w], bt.loc[keep_b], wy, pools_classes=True
+                    )
+                ref = sigma(w.loc[keep_w, col], bt.loc[keep_b, col], between_weights=wy)
+                keep_b = np.flatnonzero(keep_b)[wy > 0]
                 got = float(pw.sel(annotator_a=a, annotator_b=b))
-                if sum(keep_b) >= MIN_CHANCE_UNITS and sum(keep_w) >= MIN_WITHIN_UNITS:
+                if len(keep_b) >= MIN_CHANCE_UNITS and sum(keep_w) >= MIN_WITHIN_UNITS:
                     assert got == pytest.approx(ref)
                 else:
                     assert np.isnan(got)
@@ -388,7 +421,14 @@ def test_too_few_units_and_chance_units_are_counted():
     n_units = ds["n_units"].sel(component=list(SIGMA_COMPONENTS))
     n_chance = ds["n_chance"].sel(component=list(SIGMA_COMPONENTS))
     few_within = (n_units < MIN_WITHIN_UNITS).values
-    few_chance = (n_chance < MIN_CHANCE_UNITS).values
+    source = ds["chance_source"].sel(component=list(SIGMA_COMPONENTS))
+    own = (
+        (source["component"] == "localization")
+        & (source["label"] != ALL)
+        & source.isin(["enumerated", "sampled"])
+    )
+    # a class's own localization units need only MIN_OWN_CHANCE_UNITS (iaa_frames.pooled)
+    few_chance = (n_chance < xr.where(own, MIN_OWN_CHANCE_UNITS, MIN_CHANCE_UNITS)).values
     for note, n, m, fw, fc in zip(
         notes.values.ravel(),
         n_units.values.ravel(),

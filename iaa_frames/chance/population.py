@@ -18,10 +18,9 @@ EXACT_PAIRINGS = 20_000
 EXACT_WORK = 500_000
 #: Most pairings drawn in all the annotator-pair strata together (pairwise cells).
 PAIR_BUDGET = 50_000
-#: A class's localization cell with fewer own chance units than this uses pooled units.
+#: Fewest distinct chance units for which a cell's sigma is reported (a class's own
+#: localization cell: :data:`iaa_frames.pooled.MIN_OWN_CHANCE_UNITS`).
 MIN_CHANCE_UNITS = 30
-#: Nearest pooled chance pairs per within pair in the pooled baseline of a class.
-POOL_NEIGHBOURS = 50
 
 # kinds of strata: the random stream of each is keyed by (seed, kind, content)
 SETS_UNIFORM, SETS_ANNOTATOR, SETS_PAIR, SETS_LABEL = 1, 2, 3, 4

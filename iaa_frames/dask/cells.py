@@ -27,7 +27,6 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..bootstrap import ItemSums
-from ..chance import MIN_CHANCE_UNITS
 from ..engine import (
     CellLayout,
     ClassificationCells,
@@ -37,6 +36,7 @@ from ..engine import (
 )
 from ..errors import IAAError
 from ..pairs import PairTables, pooled_baseline
+from ..pooled import needs_pooling
 from ..result import COMPONENTS, MEASURES
 from . import ks
 from .ks import SampledSigmaCells, WithinSample
@@ -296,7 +296,7 @@ def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sa
     """:func:`iaa_frames.pairs.pooled_baseline` from the localization within sample.
 
     The classes it pools are those with at least two within pairs and fewer than
-    ``MIN_CHANCE_UNITS`` chance pairs of their own; their within rows (all of them, in
+    ``MIN_OWN_CHANCE_UNITS`` chance pairs of their own (:func:`iaa_frames.pooled.needs_pooling`); their within rows (all of them, in
     the order of the whole frame's table, objects in corpus-wide indices) are what it
     reads, so it gives what it gives the whole table.
     """
@@ -308,7 +308,7 @@ def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sa
     chance_own = (ba == bb) & (
         loc_between["in_uniform"].to_numpy() | loc_between["in_label"].to_numpy()
     )
-    need = (within_n >= 2) & (np.bincount(ba[chance_own], minlength=L) < MIN_CHANCE_UNITS)
+    need = needs_pooling(within_n, np.bincount(ba[chance_own], minlength=L))
     rows = np.flatnonzero((own >= 0) & need[np.maximum(own, 0)])
     frame = pd.DataFrame(
         {

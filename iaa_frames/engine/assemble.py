@@ -16,6 +16,7 @@ from ..errors import ParameterError
 from ..frame import ALL
 from ..intervals import CI_METHODS, bca_interval, interval_scale
 from ..pairs import PairTables, iter_pair_tables, pair_tables
+from ..pooled import MIN_OWN_CHANCE_UNITS
 from ..progress import DELAY, tqdm
 from ..result import COMPONENTS, NO_MATCH_NOTE, VARIABLES, build_dataset, notes
 from ..settings import DEFAULTS, check_int, check_progress
@@ -116,8 +117,9 @@ def _interval_scale(parts: dict, jack: np.ndarray, n_items: int) -> np.ndarray:
     return interval_scale(jack, pair, n_items=n_items, level=CI_LEVEL)
 
 
-def _point_estimates(parts: dict, n_cells: int) -> dict:
-    """Every variable of every cell (NaN where not computed yet), with the notes."""
+def _point_estimates(parts: dict, n_cells: int, min_chance=MIN_CHANCE_UNITS) -> dict:
+    """Every variable of every cell (NaN where not computed yet), with the notes
+    (``min_chance``: fewest chance units, per component and cell or for all)."""
     out = {name: np.full((len(COMPONENTS), n_cells), np.nan) for name in VARIABLES}
     for c, name in enumerate(COMPONENTS):
         out["observed"][c], out["expected"][c], out["agreement"][c] = parts[name].statistics()
@@ -129,7 +131,7 @@ def _point_estimates(parts: dict, n_cells: int) -> dict:
         n_chance=out["n_chance"],
         expected=out["expected"],
         min_units=min_units,
-        min_chance=MIN_CHANCE_UNITS,
+        min_chance=min_chance,
         min_expected=NO_VARIATION,
     )
     det = COMPONENTS.index("detection")
@@ -161,10 +163,48 @@ def _chance_sources(tables: PairTables, layout: CellLayout) -> np.ndarray:
     return out.reshape(len(COMPONENTS), layout.n_cells)
 
 
-def _tests(parts: dict, out: dict, seed: int = 0) -> dict:
+def _min_chance(sources: np.ndarray, n_groups: int) -> np.ndarray:
+    """Fewest chance units per component and cell: :data:`MIN_CHANCE_UNITS`, and
+    :data:`~iaa_frames.pooled.MIN_OWN_CHANCE_UNITS` for a class's localization cell on
+    its own units (:mod:`iaa_frames.pooled`)."""
+    out = np.full(sources.shape, MIN_CHANCE_UNITS, dtype=np.int64)
+    loc = COMPONENTS.index("localization")
+    own = np.isin(sources[loc], ("enumerated", "sampled"))
+    own[:n_groups] = False  # the "(all)" label cells pool classes
+    out[loc] = np.where(own, MIN_OWN_CHANCE_UNITS, MIN_CHANCE_UNITS)
+    return out
+
+
+def _class_source_notes(out: dict, sources: np.ndarray) -> np.ndarray:
+    """Notes of the classes' localization cells that borrow their chance baseline
+    ("pooled": what it assumes, on a defined cell) or could not ("none": why NaN)."""
+    note = out["note"].copy()
+    loc = COMPONENTS.index("localization")
+    src = sources[loc]
+    for kind, text in (
+        (
+            "pooled",
+            "pooled chance baseline: assumes the class is drawn like other objects of its "
+            "size and shape at its position (too few chance units of its own); it cannot "
+            "catch an annotator who is lazy on this class alone",
+        ),
+        (
+            "none",
+            "too few chance units of the class's own and no objects of other classes like "
+            "its objects (position, size, shape) to borrow a baseline from",
+        ),
+    ):
+        cells = np.flatnonzero((src == kind) & ((note[loc] == "") | (kind == "none")))
+        if kind == "none":
+            cells = cells[out["n_units"][loc][cells] >= MIN_WITHIN_UNITS]
+        note[loc, cells] = text
+    return note
+
+
+def _tests(parts: dict, out: dict, seed: int = 0, min_chance=MIN_CHANCE_UNITS) -> dict:
     """KS and fraction below chance of the sigma cells with enough units."""
     tested = {var: out[var].copy() for var in ("ks", "ks_sign", "ks_pvalue", "frac_below_chance")}
-    enough = (out["n_units"] >= MIN_WITHIN_UNITS) & (out["n_chance"] >= MIN_CHANCE_UNITS)
+    enough = (out["n_units"] >= MIN_WITHIN_UNITS) & (out["n_chance"] >= min_chance)
     for c, name in enumerate(COMPONENTS):
         if name in SIGMA_COMPONENTS:  # three components, each over all its cells
             values = parts[name].tests(np.flatnonzero(enough[c]), seed=seed)
@@ -290,15 +330,18 @@ def agreement_from_cells(
     corpus = tables.corpus
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
     n_items = len(corpus.items)
-    out = _point_estimates(parts, layout.n_cells)
+    sources = _chance_sources(tables, layout)
+    min_chance = _min_chance(sources, layout.n_groups)
+    out = _point_estimates(parts, layout.n_cells, min_chance)
     out["note"] = whole_population_notes(tables, out["note"])
-    out["chance_source"] = _chance_sources(tables, layout)
+    out["chance_source"] = sources
     defined = out["note"] == ""
+    out["note"] = _class_source_notes(out, sources)
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
     # the KS tests and the bootstrap are independent: the tests run in a second thread
     # (numpy and scipy release the GIL in their array loops)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        tests = pool.submit(_tests, parts, out, seed)
+        tests = pool.submit(_tests, parts, out, seed, min_chance)
         out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
         out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
         if n_boot:

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 from ..pairs import PairTables
 from .cells import CellLayout
+from .poststrata import poststratify, stratum_keys
 
 
 class Rows(NamedTuple):
@@ -114,8 +115,53 @@ def localization_rows(tables: PairTables, layout: CellLayout):
     membership = chance_membership(
         layout, b, np.ones(len(b), dtype=bool), np.where(own, ba, -1), pooled
     )
+    membership = _poststratified(tables, layout, within, w, b, membership)
     between = Chance(column(b, "item_a"), column(b, "item_b"), column(b, "distance"), membership)
     return within, between
+
+
+def _strata(tables: PairTables, frame: pd.DataFrame, item_b: str):
+    """Fine and coarse stratum keys (:func:`~iaa_frames.engine.poststrata.stratum_keys`)
+    of localization rows: their annotations' object counts and their objects' classes."""
+    corpus = tables.corpus
+    count = corpus.annotations.count
+    na = count[corpus.annotation_of(column(frame, item_b[0]), column(frame, "annotator_a"))]
+    nb = count[corpus.annotation_of(column(frame, item_b[1]), column(frame, "annotator_b"))]
+    return stratum_keys(
+        na, nb, column(frame, "label_a"), column(frame, "label_b"), len(corpus.labels)
+    )
+
+
+def _poststratified(tables, layout, within: Rows, w, b, membership):
+    """The chance membership reweighted over the within units' strata
+    (:func:`~iaa_frames.engine.poststrata.poststratify`): a cell that pools classes by
+    (class pair, count pair), a class's own cell by count pair."""
+    if not len(w) or not len(b):
+        return membership
+    mw = layout.membership(
+        within.label_cells, layout.groups(within.annotator_a, within.annotator_b)
+    )
+    w_fine, w_coarse = _strata(tables, w, ("item", "item"))
+    b_fine, b_coarse = _strata(tables, b, ("item_a", "item_b"))
+
+    def by_cell(fine, coarse, pooled_cell):
+        def fine_of(rows, cells):
+            return np.where(pooled_cell(cells), fine[rows], fine[rows] % 4096)
+
+        def coarse_of(rows, cells):
+            return np.where(pooled_cell(cells), coarse[rows], -1)
+
+        return fine_of, coarse_of
+
+    def pools_classes(cells):
+        return cells // layout.n_groups == 0
+
+    return poststratify(
+        membership,
+        *by_cell(b_fine, b_coarse, pools_classes),
+        mw,
+        *by_cell(w_fine, w_coarse, pools_classes),
+    )
 
 
 def sets_rows(tables: PairTables, component: str, layout: CellLayout):

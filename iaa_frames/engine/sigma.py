@@ -158,8 +158,8 @@ class SigmaCells:
     def tests(self, cells, seed: int = 0):
         """KS statistic, sign, p-value and fraction below chance of the given cells, all
         at once (:func:`iaa_frames.stats.cell_tests`). The p-value is the one-sided
-        cluster-bootstrap test of :func:`iaa_frames.kstest.ks_agreement_tests`; a pooled
-        class (weighted chance units) keeps the asymptotic p-value of its weighted KS."""
+        cluster-bootstrap test of :func:`iaa_frames.kstest.ks_agreement_tests`, with the
+        chance units' weights."""
         out = np.full((4, self.n_cells), np.nan)
         cells = np.asarray(cells, dtype=np.int64)
         if not len(cells):
@@ -181,9 +181,9 @@ class SigmaCells:
             bw[b_at],
             len(cells),
         )
-        # the p-value: the one-sided cluster-bootstrap test, for the cells whose chance
-        # units are unweighted (a pooled class keeps the weighted asymptotic p-value)
-        plain = [c for c in cells if np.all(bw[bp[c] : bp[c + 1]] == 1)]
+        # the p-value: the one-sided cluster-bootstrap test, with the chance units'
+        # weights (post-stratified, pooled)
+        plain = cells.tolist()
         if plain:
             out[2, plain] = ks_agreement_tests(
                 self.within_distance,
@@ -193,6 +193,7 @@ class SigmaCells:
                 between_item_b=self.between_items[1],
                 within_cells=[wi[wp[c] : wp[c + 1]] for c in plain],
                 between_cells=[bi[bp[c] : bp[c + 1]] for c in plain],
+                between_weights=[bw[bp[c] : bp[c + 1]] for c in plain],
                 n_items=self.n_items,
                 seed=seed,
             )[1]

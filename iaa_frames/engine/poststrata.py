@@ -1,0 +1,209 @@
+"""Post-stratified chance expectations of localization: a cell's chance mean taken over
+the same mix of strata as its within-item units.
+
+Why
+---
+The chance mean of a cell is an average over unrelated pairs of objects. Two things that
+are not agreement change how close a matched pair is by coincidence:
+
+* **which classes the two objects have.** A large class overlaps more by chance than a
+  small one. When annotators agree on *which* images hold a large class but not *where*
+  it is, a pooled cell ("(all)", an annotator, a pair of annotators) holds more large-large
+  pairs within items than the chance sample does, and its sigma is positive for
+  annotators who place objects at random.
+* **how many objects the two annotations hold.** The assignment of two annotations of
+  ``n`` and ``m`` objects keeps ``min(n, m)`` pairs chosen from ``n x m``: with unequal
+  counts it picks closer pairs than with equal ones. Annotators who agree on the count
+  of an item (but not on positions) pair equal counts within items, while chance pairs
+  mix counts, which makes sigma negative for random drawers who know the count.
+
+The rule
+--------
+Every matched pair has a **stratum**: the ratio of its two annotations' object counts,
+``min / max``, binned by :func:`ratio_bin` (equal counts, then below 1, 0.75, 0.5), and,
+in the cells that pool classes, the unordered pair of its objects' classes. The chance mean of
+a cell is the Mantel-Haenszel style mean over strata,
+
+    E_c = sum_s p_cs * mean_cs
+
+with ``p_cs`` the share of the cell's within units in stratum ``s`` and ``mean_cs`` the
+mean chance distance of the cell's chance units in ``s``. A stratum with fewer than
+:data:`MIN_STRATUM_UNITS` chance units in the cell falls back to its coarse stratum (the
+class pair, all counts); one where that has too few as well falls back to the cell's
+plain chance mean. This is done by weighting each
+chance unit of the cell,
+
+    w_r = m_r * B_c * (P_cs / B_cs + Q_cg / B_cg + R_c / B_c)
+
+(``m_r`` the unit's weight before: 1, or a pooled class's weight; ``B`` the chance units'
+weight in the cell, its fine stratum ``s`` and its coarse stratum ``g``; ``P``, ``Q``,
+``R`` the shares of within units that use the fine stratum, the coarse one and the whole
+cell), so that the weighted mean equals ``E_c`` and the weights still sum to ``B_c``.
+
+The weights are fixed by the whole corpus; bootstrap replicates reweight items, not
+strata. A class's own cells have one class pair, so they are stratified by counts only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "MIN_STRATUM_UNITS",
+    "RATIO_EDGES",
+    "poststratify",
+    "ratio_bin",
+    "stratum_keys",
+]
+
+#: Fewest chance units of a cell in a stratum for the stratum's own mean to be used
+#: (below it, the stratum's within units fall back to the coarse stratum, then the cell).
+MIN_STRATUM_UNITS = 5
+
+
+#: Edges of the bins of the count ratio min(n, m) / max(n, m) of two annotations.
+RATIO_EDGES = (0.5, 0.75, 1.0)
+
+
+def ratio_bin(count_a, count_b) -> np.ndarray:
+    """Bin of the ratio of two annotations' object counts, ``min / max``: 0 below 0.5,
+    1 below 0.75, 2 below 1, 3 at 1 (equal counts).
+
+    Examples
+    --------
+    >>> ratio_bin(np.array([1, 3, 2, 4, 0]), np.array([1, 4, 3, 9, 0])).tolist()
+    [3, 2, 1, 0, 3]
+    """
+    a, b = np.asarray(count_a, np.float64), np.asarray(count_b, np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(np.maximum(a, b) > 0, np.minimum(a, b) / np.maximum(a, b), 1.0)
+    return np.searchsorted(np.asarray(RATIO_EDGES), r, side="right")
+
+
+def stratum_keys(count_a, count_b, label_a, label_b, n_labels: int):
+    """(fine, coarse) stratum keys of matched pairs, for the cells that pool classes.
+
+    ``fine`` is (class pair, count-ratio bin), ``coarse`` the unordered class pair. The
+    count-ratio bin alone (the fine key of a class's own cells) is ``fine % 4096``.
+
+    Examples
+    --------
+    >>> fine, coarse = stratum_keys([2, 3], [2, 6], [0, 1], [1, 0], n_labels=2)
+    >>> (fine % 4096).tolist(), coarse.tolist()
+    ([3, 0], [1, 1])
+    """
+    cpair = ratio_bin(count_a, count_b)
+    la, lb = np.asarray(label_a, np.int64), np.asarray(label_b, np.int64)
+    lpair = np.minimum(la, lb) * max(int(n_labels), 1) + np.maximum(la, lb)
+    return lpair * 4096 + cpair, lpair
+
+
+def _lookup(keys, table_keys, table_values):
+    """``table_values`` at ``keys`` (0 where a key is absent)."""
+    if not len(table_keys):
+        return np.zeros(len(keys))
+    at = np.minimum(np.searchsorted(table_keys, keys), len(table_keys) - 1)
+    return np.where(table_keys[at] == keys, table_values[at], 0.0)
+
+
+def _sums(cell, key, weight, n_keys):
+    """Sorted unique (cell, key) codes and the weight summed over each."""
+    code, inverse = np.unique(cell * n_keys + key, return_inverse=True)
+    return code, np.bincount(inverse.ravel(), weights=weight, minlength=len(code))
+
+
+def poststratify(
+    between: sp.csr_matrix,
+    between_fine,
+    between_coarse,
+    within: sp.csr_matrix,
+    within_fine,
+    within_coarse,
+) -> sp.csr_matrix:
+    """Chance membership (rows x cells) reweighted so that each cell's chance mean is
+    taken over its within units' mix of strata (module notes).
+
+    Parameters
+    ----------
+    between : scipy.sparse.csr_matrix
+        Chance rows x cells, the weight of each unit in each cell.
+    between_fine, between_coarse : ndarray of int, shape (n_chance_rows, n_cells) or callable
+        Per stored entry's (row, cell): the fine and coarse stratum; given as functions
+        ``(rows, cells) -> keys`` so that a cell can use a stratum of its own kind.
+    within : scipy.sparse.csr_matrix
+        Within rows x cells, 1 where a within unit counts in a cell.
+    within_fine, within_coarse : callable
+        As for the chance rows.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        The reweighted chance membership (same pattern; weight 0 kept as no entry).
+
+    Examples
+    --------
+    Two chance units in stratum 0 (distances 0.2, 0.4) and two in stratum 1; within
+    units all in stratum 1: the cell's chance mean is stratum 1's alone.
+
+    >>> import scipy.sparse as sp
+    >>> b = sp.csr_matrix(np.ones((4, 1)))
+    >>> w = sp.csr_matrix(np.ones((3, 1)))
+    >>> fine_b = lambda r, c: np.array([0, 0, 1, 1])[r]
+    >>> fine_w = lambda r, c: np.array([1, 1, 1])[r]
+    >>> coarse = lambda r, c: np.zeros(len(r), np.int64)
+    >>> poststratify(b, fine_b, coarse, w, fine_w, coarse).toarray().ravel().tolist()
+    [0.0, 0.0, 2.0, 2.0]
+    """
+    b = between.tocoo()
+    w = within.tocoo()
+    br, bc, bm = b.row.astype(np.int64), b.col.astype(np.int64), b.data.astype(np.float64)
+    wr, wc = w.row.astype(np.int64), w.col.astype(np.int64)
+    bf, bg = between_fine(br, bc), between_coarse(br, bc)
+    wf, wg = within_fine(wr, wc), within_coarse(wr, wc)
+    # dense codes of the strata, so that (cell, stratum) codes fit in int64
+    fine, fine_code = np.unique(np.concatenate([bf, wf]), return_inverse=True)
+    coarse, coarse_code = np.unique(np.concatenate([bg, wg]), return_inverse=True)
+    fine_code, coarse_code = fine_code.ravel(), coarse_code.ravel()
+    nf, ng = max(len(fine), 1), max(len(coarse), 1)
+    bf, wf = fine_code[: len(br)], fine_code[len(br) :]
+    bg, wg = coarse_code[: len(br)], coarse_code[len(br) :]
+    n_cells = between.shape[1]
+
+    # chance weight per cell, (cell, fine), (cell, coarse)
+    b_cell = np.bincount(bc, weights=bm, minlength=n_cells)
+    bf_code, bf_sum = _sums(bc, bf, bm, nf)
+    bg_code, bg_sum = _sums(bc, bg, bm, ng)
+    # within units per cell and (cell, fine); which level each (cell, fine) group uses
+    w_cell = np.bincount(wc, minlength=n_cells).astype(np.float64)
+    wf_code, wf_sum = _sums(wc, wf, np.ones(len(wr)), nf)
+    wf_cell = wf_code // nf
+    # the coarse stratum of each (cell, fine) within group (fine determines coarse)
+    first = np.unique(wc * nf + wf, return_index=True)[1]
+    wf_coarse = wg[first]
+    _, bf_n = _sums(bc, bf, np.ones(len(br)), nf)
+    _, bg_n = _sums(bc, bg, np.ones(len(br)), ng)
+    fine_ok = _lookup(wf_code, bf_code, bf_n) >= MIN_STRATUM_UNITS
+    coarse_ok = ~fine_ok & (_lookup(wf_cell * ng + wf_coarse, bg_code, bg_n) >= MIN_STRATUM_UNITS)
+    rest = ~fine_ok & ~coarse_ok
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = wf_sum / w_cell[wf_cell]
+    p_code, p_val = wf_code[fine_ok], share[fine_ok]
+    q_code, q_inv = np.unique(wf_cell[coarse_ok] * ng + wf_coarse[coarse_ok], return_inverse=True)
+    q_val = np.bincount(q_inv.ravel(), weights=share[coarse_ok], minlength=len(q_code))
+    r_val = np.bincount(wf_cell[rest], weights=share[rest], minlength=n_cells)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        factor = (
+            _lookup(bc * nf + bf, p_code, p_val) / _lookup(bc * nf + bf, bf_code, bf_sum)
+            + np.nan_to_num(
+                _lookup(bc * ng + bg, q_code, q_val) / _lookup(bc * ng + bg, bg_code, bg_sum)
+            )
+            + r_val[bc] / b_cell[bc]
+        ) * b_cell[bc]
+    factor = np.nan_to_num(factor)
+    # cells without within units keep their weights (their agreement is undefined anyway)
+    factor = np.where(w_cell[bc] > 0, factor, 1.0)
+    out = sp.csr_matrix((bm * factor, (br, bc)), shape=between.shape)
+    out.eliminate_zeros()
+    return out
