@@ -965,13 +965,8 @@ def _loc_cell_units(tables, annotator=None, label=None):
     if label is not None:
         pooled = tables.localization_pooled
         if (pooled["label"] == label).any():
-            p = pooled[pooled["label"] == label]
-            lw = tables.localization_within
-            lw = lw[(lw["label_a"] == label) & (lw["label_b"] == label)]
-            weight = poststratified_weights(
-                tables, lw, lb.iloc[p["row"].to_numpy()], p["weight"].to_numpy(), False
-            )
-            return int((weight > 0).sum())
+            # a borrowing class keeps its borrowed weights (no post-stratification)
+            return int((pooled["label"] == label).sum())
         sel = (
             (lb["label_a"] == label)
             & (lb["label_b"] == label)

@@ -111,7 +111,8 @@ def sigma_rows(tables, component, label, annotator):
             bm = bm | (whole & own)
     weight = np.ones(int(bm.sum())) if weight is None else weight[bm]
     w, b = w.loc[wm], b.loc[bm]
-    if component == "localization" and len(w) and len(b):
+    borrowing = label is not None and label in set(tables.localization_pooled["label"])
+    if component == "localization" and len(w) and len(b) and not borrowing:
         weight = poststratified_weights(tables, w, b, weight, pools_classes=label is None)
         b, weight = b.loc[weight > 0], weight[weight > 0]
     return w, b, column, weight

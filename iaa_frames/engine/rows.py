@@ -115,7 +115,7 @@ def localization_rows(tables: PairTables, layout: CellLayout):
     membership = chance_membership(
         layout, b, np.ones(len(b), dtype=bool), np.where(own, ba, -1), pooled
     )
-    membership = _poststratified(tables, layout, within, w, b, membership)
+    membership = _poststratified(tables, layout, within, w, b, membership, borrowed)
     between = Chance(column(b, "item_a"), column(b, "item_b"), column(b, "distance"), membership)
     return within, between
 
@@ -132,10 +132,12 @@ def _strata(tables: PairTables, frame: pd.DataFrame, item_b: str):
     )
 
 
-def _poststratified(tables, layout, within: Rows, w, b, membership):
+def _poststratified(tables, layout, within: Rows, w, b, membership, borrowed):
     """The chance membership reweighted over the within units' strata
     (:func:`~iaa_frames.engine.poststrata.poststratify`): a cell that pools classes by
-    (class pair, count pair), a class's own cell by count pair."""
+    (class pair, count ratio), a class's own cell by count ratio; the cells of a class
+    that borrows (``borrowed``, by class code) keep the borrowed weights, which already
+    match its within pairs (:mod:`iaa_frames.pooled`)."""
     if not len(w) or not len(b):
         return membership
     mw = layout.membership(
@@ -146,7 +148,9 @@ def _poststratified(tables, layout, within: Rows, w, b, membership):
 
     def by_cell(fine, coarse, pooled_cell):
         def fine_of(rows, cells):
-            return np.where(pooled_cell(cells), fine[rows], fine[rows] % 4096)
+            label_cell = cells // layout.n_groups
+            own = np.where(borrowed[np.maximum(label_cell - 1, 0)], -1, fine[rows] % 4096)
+            return np.where(pooled_cell(cells), fine[rows], own)
 
         def coarse_of(rows, cells):
             return np.where(pooled_cell(cells), coarse[rows], -1)
