@@ -42,26 +42,25 @@ import numpy as np
 import pandas as pd
 
 import iaa_frames as iaf
-from iaa_frames.engine import agreement_from_tables
+from iaa_frames.engine import agreement_from_tables, cell_distances
 from iaa_frames.stats import ks
 
 COMPONENTS = ("detection", "localization", "overall")
 
 
 def samples(tables, component):
-    """(within, chance) distances of the cell at label and annotator "(all)": every
-    within-item row, and the chance rows drawn by the uniform stratum (the ones that cell
-    counts, see :mod:`iaa_frames.chance`)."""
-    if component == "localization":
-        w = tables.localization_within
-        b = tables.localization_between
-        col = "distance"
-    else:
-        w = tables.sets_within[tables.sets_within["label"] == -1]
-        b = tables.sets_between[tables.sets_between["label"] == -1]
-        col = component
-    b = b[b["in_uniform"]]
-    return w[col].to_numpy(), b[col].to_numpy()
+    """(within, chance, chance weights) of the cell at label and annotator "(all)": every
+    within-item row, and the chance rows that cell counts with their weights (the uniform
+    stratum's rows, post-stratified for localization; see :mod:`iaa_frames.chance` and
+    :mod:`iaa_frames.engine.poststrata`)."""
+    d = cell_distances(tables, component)
+    d = d[(d["label"] == iaf.ALL) & (d["annotator"] == iaf.ALL)]
+    within, chance = d[d["sample"] == "within"], d[d["sample"] == "between"]
+    return (
+        within["distance"].to_numpy(),
+        chance["distance"].to_numpy(),
+        chance["weight"].to_numpy(),
+    )
 
 
 def corpus(kind, n_items, seed):
@@ -101,11 +100,11 @@ def one_corpus(n_items, seed, kind):
     ds = agreement_from_tables(tables, n_boot=0, seed=seed, progress=False)
     rows = []
     for comp in COMPONENTS:
-        x, y = samples(tables, comp)
+        x, y, wy = samples(tables, comp)
         pvalue = float(ds["ks_pvalue"].sel(component=comp, label=iaf.ALL, annotator=iaf.ALL))
         if len(x) < 2 or len(y) < 2 or np.isnan(pvalue):
             continue
-        res = ks(x, y)
+        res = ks(x, y, between_weights=wy)
         rows.append(
             {
                 "component": comp,

@@ -22,9 +22,11 @@ its size and shape at its position. A borrowed baseline cannot catch a class-spe
 lazy annotator (one who puts the class on the same spot in every image), because the
 other classes' objects at that spot are not lazy.
 
-A within pair whose nearest borrowed pair is farther than :data:`POOL_CALIPER` times the
-borrowed pairs' median distance to their own nearest neighbour is outside their support
-and has nothing comparable; a class where fewer than half of its within pairs (or fewer than 2)
+A within pair whose position is farther from every borrowed pair's than
+:data:`POOL_CALIPER` times the borrowed positions' median distance to their own nearest
+neighbour is outside their support and has nothing comparable (size and shape are matched
+on but not required to be close: under the match threshold, an IoU-based distance of two
+unrelated objects depends little on their absolute size); a class where fewer than half of its within pairs (or fewer than 2)
 have comparable pairs, or whose weighted units are too few (effective sample size
 ``(sum w)^2 / sum w^2`` below :data:`MIN_POOLED_ESS`), borrows nothing, and its cell is
 NaN with a note.
@@ -55,9 +57,9 @@ MIN_OWN_CHANCE_UNITS = 10
 MIN_POOLED_ESS = MIN_CHANCE_UNITS
 #: Nearest borrowed chance pairs each within pair of a borrowing class takes.
 POOL_NEIGHBOURS = 50
-#: Largest distance of the nearest borrowed pair from a within pair, in units of the
-#: borrowed pairs' median distance to their own nearest neighbour.
-POOL_CALIPER = 5.0
+#: Largest distance of a within pair's position from the nearest borrowed pair's, in units
+#: of the borrowed positions' median distance to their own nearest neighbour.
+POOL_CALIPER = 20.0
 
 
 def object_features(corpus: Corpus, objects) -> np.ndarray:
@@ -149,15 +151,16 @@ def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSampl
     tree, x = cKDTree(pool_x / scale), features(loc_within, queries) / scale
     reach, _ = tree.query(x, k=k)
     reach = np.asarray(reach).reshape(len(queries), k)
-    # a within pair farther from every borrowed pair than POOL_CALIPER times the borrowed
-    # pairs' median distance to their own nearest neighbour is outside their support
-    distinct = np.unique(pool_x / scale, axis=0)  # copies (identical drawers) have no spacing
+    # support, on position (what a class prior of its own is about): a within pair farther
+    # from every borrowed pair's position than POOL_CALIPER times the borrowed positions'
+    # median spacing has nothing comparable
+    where = np.unique(pool_x[:, :2] / scale[:2], axis=0)
     spacing = (
-        np.median(np.asarray(cKDTree(distinct).query(distinct, k=2)[0])[:, 1])
-        if len(distinct) > 1
+        np.median(np.asarray(cKDTree(where).query(where, k=2)[0])[:, 1])
+        if len(where) > 1
         else np.inf
     )
-    near = reach[:, 0] <= POOL_CALIPER * spacing
+    near = cKDTree(where).query(x[:, :2], k=1)[0] <= POOL_CALIPER * max(spacing, 1e-9)
     comparable = np.bincount(q_label[near], minlength=L)
     ok = need & (comparable >= np.maximum(2, within_n / 2))
     use = near & ok[q_label]

@@ -56,6 +56,7 @@ __all__ = [
     "merge_samples",
     "partition_statistics",
     "pooled_from_sample",
+    "within_strata",
 ]
 
 SIGMA = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
@@ -329,6 +330,22 @@ def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sa
     return pooled_baseline(corpus, frame.reset_index(drop=True), loc_between, sample)
 
 
+def within_strata(corpus, localization: dict) -> pd.DataFrame:
+    """The localization within rows' items, annotators and classes (from the merged
+    sample, objects in corpus-wide indices): what the chance means are post-stratified
+    over (:func:`iaa_frames.engine.rows.localization_rows`)."""
+    s = localization["sample"]
+    return pd.DataFrame(
+        {
+            "item": s.item.astype(np.int64),
+            "annotator_a": s.annotator_a.astype(np.int64),
+            "annotator_b": s.annotator_b.astype(np.int64),
+            "label_a": corpus.label[localization["object_a"]].astype(np.int64),
+            "label_b": corpus.label[localization["object_b"]].astype(np.int64),
+        }
+    )
+
+
 def between_tables(corpus, sets_between, loc_between, pooled, source, params) -> PairTables:
     """The chance half of the pair tables, with empty within tables: what
     :func:`iaa_frames.engine.agreement_from_cells` reads names, parameters and chance
@@ -384,12 +401,14 @@ def merge_cells(
     def added(name):
         return sum(h.pop(name) for h in halves)
 
+    strata = within_strata(corpus, samples["localization"])
     out = {}
     for c in COMPONENTS:
         if c == "classification":
             out[c] = ClassificationCells(layout, stacked(c), added("units_per_group"))
             continue
-        half = component_cells(between, layout, c)  # chance rows only
+        # chance rows only (localization's post-stratified over the partitions' within rows)
+        half = component_cells(between, layout, c, strata_within=strata)
         fields = {f: getattr(half, f) for f in half.__dataclass_fields__}
         fields["within"] = stacked(c)
         if half.matched is not None:

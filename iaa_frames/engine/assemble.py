@@ -39,12 +39,14 @@ DEFAULT_N_BOOT = 200
 _PROGRESS_MIN_WORK = 10_000_000_000  # (replicate x stored entry) products: about 5 s or more
 
 
-def component_cells(tables: PairTables, layout: CellLayout, component: str):
+def component_cells(tables: PairTables, layout: CellLayout, component: str, *, strata_within=None):
+    """The cells of a component (``strata_within``: see
+    :func:`iaa_frames.engine.rows.localization_rows`)."""
     n_items = len(tables.corpus.items)
     if component == "classification":
         return ClassificationCells.build(layout, n_items, tables.units)
     rows = (
-        localization_rows(tables, layout)
+        localization_rows(tables, layout, strata_within)
         if component == "localization"
         else sets_rows(tables, component, layout)
     )

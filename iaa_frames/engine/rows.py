@@ -94,7 +94,11 @@ def chance_membership(
     )
 
 
-def localization_rows(tables: PairTables, layout: CellLayout):
+def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None):
+    """Within rows and chance units of localization. ``strata_within`` (default: the
+    ``localization_within`` table) holds the within rows (``item, annotator_a,
+    annotator_b, label_a, label_b``) whose strata the chance means are taken over
+    (:func:`_poststratified`); :mod:`iaa_frames.dask` passes them from its partitions."""
     w, b = tables.localization_within, tables.localization_between
     la, lb = column(w, "label_a"), column(w, "label_b")
     own_class = np.where(la == lb, 1 + la, -1)
@@ -115,7 +119,9 @@ def localization_rows(tables: PairTables, layout: CellLayout):
     membership = chance_membership(
         layout, b, np.ones(len(b), dtype=bool), np.where(own, ba, -1), pooled
     )
-    membership = _poststratified(tables, layout, within, w, b, membership, borrowed)
+    membership = _poststratified(
+        tables, layout, w if strata_within is None else strata_within, b, membership, borrowed
+    )
     between = Chance(column(b, "item_a"), column(b, "item_b"), column(b, "distance"), membership)
     return within, between
 
@@ -132,7 +138,7 @@ def _strata(tables: PairTables, frame: pd.DataFrame, item_b: str):
     )
 
 
-def _poststratified(tables, layout, within: Rows, w, b, membership, borrowed):
+def _poststratified(tables, layout, w, b, membership, borrowed):
     """The chance membership reweighted over the within units' strata
     (:func:`~iaa_frames.engine.poststrata.poststratify`): a cell that pools classes by
     (class pair, count ratio), a class's own cell by count ratio; the cells of a class
@@ -140,8 +146,10 @@ def _poststratified(tables, layout, within: Rows, w, b, membership, borrowed):
     match its within pairs (:mod:`iaa_frames.pooled`)."""
     if not len(w) or not len(b):
         return membership
+    la, lb = column(w, "label_a"), column(w, "label_b")
     mw = layout.membership(
-        within.label_cells, layout.groups(within.annotator_a, within.annotator_b)
+        np.column_stack([np.zeros_like(la), np.where(la == lb, 1 + la, -1)]),
+        layout.groups(column(w, "annotator_a"), column(w, "annotator_b")),
     )
     w_fine, w_coarse = _strata(tables, w, ("item", "item"))
     b_fine, b_coarse = _strata(tables, b, ("item_a", "item_b"))
