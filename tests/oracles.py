@@ -176,7 +176,7 @@ def poststratified_weights(tables, within, between, weights, pools_classes):
     """Weights of a cell's chance rows after post-stratification, by the textbook rule,
     one row at a time: the cell's chance mean is ``sum_s p_s mean_s`` over the strata of
     its within units (class pair x count-ratio bin where the cell pools classes, count-ratio
-    bin otherwise), a stratum with fewer than 5 chance units falling back to its class
+    bin otherwise), a stratum with fewer than 10 chance units falling back to its class
     pair, then to the cell's plain mean; rows weighted so that the weighted mean equals it and the
     weights sum to the cell's chance weight."""
     corpus = tables.corpus
@@ -209,9 +209,9 @@ def poststratified_weights(tables, within, between, weights, pools_classes):
     p, q, r = {}, {}, 0.0
     for f, g in w_keys:
         share = 1.0 / len(w_keys)
-        if fine_n.get(f, 0) >= 5:  # MIN_STRATUM_UNITS
+        if fine_n.get(f, 0) >= 10:  # MIN_STRATUM_UNITS
             p[f] = p.get(f, 0.0) + share
-        elif coarse_n.get(g, 0) >= 5:
+        elif coarse_n.get(g, 0) >= 10:
             q[g] = q.get(g, 0.0) + share
         else:
             r += share

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracles import weighted_nominal_alpha
+from oracles import poststratified_weights, weighted_nominal_alpha
 
 from iaa_frames.bootstrap import (
     ItemSums,
@@ -36,6 +36,14 @@ def replicate_sigma(within, between, within_weights, between_weights):
 
 
 ALL = "(all)"
+
+
+def localization_rows_of_all(tables):
+    """Within rows, chance rows and chance weights of the "(all)" localization cell: the
+    uniform stratum's rows, post-stratified (the rule by hand: tests/oracles.py)."""
+    w, b = tables.localization_within, tables.localization_between.query("in_uniform")
+    wy = poststratified_weights(tables, w, b, np.ones(len(b)), pools_classes=True)
+    return w, b[wy > 0], wy[wy > 0]
 
 
 # ---------------------------------------------------------------------- multiplicities
@@ -113,9 +121,12 @@ def ci(ds, component, label=ALL, annotator=ALL):
 def test_sigma_intervals_equal_weighted_primitives(corpus):
     tables, ds = corpus
     k = reference_multiplicities(tables, 5)
-    w, b = tables.localization_within, tables.localization_between.query("in_uniform")
+    w, b, wy = localization_rows_of_all(tables)
     reps = replicate_sigma(
-        w["distance"], b["distance"], k[:, w["item"]], k[:, b["item_a"]] * k[:, b["item_b"]]
+        w["distance"],
+        b["distance"],
+        k[:, w["item"]],
+        k[:, b["item_a"]] * k[:, b["item_b"]] * wy,
     )
     assert ci(ds, "localization") == pytest.approx(percentile_ci(reps))
     # an annotator's detection cell: the pairings that involve it
@@ -210,24 +221,30 @@ def test_bca_intervals_equal_weighted_primitives(corpus):
     n = len(tables.corpus.items)
     k = reference_multiplicities(tables, 5)
     jk = np.concatenate(list(jackknife_blocks(n))).astype(float)
-    w, b = tables.localization_within, tables.localization_between.query("in_uniform")
+    w, b, wy = localization_rows_of_all(tables)
 
     def stat(weights):
         return replicate_sigma(
             w["distance"],
             b["distance"],
             weights[:, w["item"]],
-            weights[:, b["item_a"]] * weights[:, b["item_b"]],
+            weights[:, b["item_a"]] * weights[:, b["item_b"]] * wy,
         )
 
-    # the pair-level variance, by hand: chance rows summed per unordered pair of items
-    pairs = b.assign(a=np.minimum(b["item_a"], b["item_b"]), z=np.maximum(b["item_a"], b["item_b"]))
-    per_pair = pairs.groupby(["a", "z"])["distance"].agg(["size", "sum"])
-    o, e = w["distance"].mean(), b["distance"].mean()
-    resid = per_pair["sum"] - e * per_pair["size"]
-    pair_var = (o / e**2) ** 2 * np.sum(resid**2) / len(b) ** 2
+    # the pair-level variance, by hand: weighted chance rows summed per pair of items
+    pairs = b.assign(
+        a=np.minimum(b["item_a"], b["item_b"]),
+        z=np.maximum(b["item_a"], b["item_b"]),
+        w=wy,
+        wd=wy * b["distance"].to_numpy(),
+    )
+    per_pair = pairs.groupby(["a", "z"])[["w", "wd"]].sum()
+    o, e = w["distance"].mean(), np.average(b["distance"], weights=wy)
+    resid = per_pair["wd"] - e * per_pair["w"]
+    pair_var = (o / e**2) ** 2 * np.sum(resid**2) / wy.sum() ** 2
     scale = interval_scale(stat(jk), pair_var, n_items=n)
-    expected = bca_interval(sigma(w["distance"], b["distance"]), stat(k), stat(jk), scale=scale)
+    point = sigma(w["distance"], b["distance"], between_weights=wy)
+    expected = bca_interval(point, stat(k), stat(jk), scale=scale)
     assert ci(ds, "localization") == pytest.approx(expected)
     assert 0.5 < scale < 1.2
 

@@ -298,27 +298,28 @@ def group_tests(
     (``within_count`` each) with their items; ``between_rows`` the chance rows of the
     cells (indices into ``between_distance``, ``between_count`` each) with their
     weights. The p-value is the one-sided cluster-bootstrap test of
-    :func:`iaa_frames.kstest.ks_agreement_tests` for the cells whose chance units are
-    unweighted, the asymptotic one of :func:`iaa_frames.stats.cell_tests` for a pooled
-    class (weighted chance units).
+    :func:`iaa_frames.kstest.ks_agreement_tests`, with the chance units' weights.
     """
     k = len(within_count)
     w_cell = np.repeat(np.arange(k), within_count)
     b_cell = np.repeat(np.arange(k), between_count)
     out = cell_tests(within, w_cell, between_distance[between_rows], b_cell, between_weight, k)
-    unweighted = np.bincount(b_cell, weights=(between_weight != 1).astype(float), minlength=k)
-    plain = np.flatnonzero(unweighted == 0)
-    if len(plain):
-        w_start = np.cumsum(within_count) - within_count
-        b_start = np.cumsum(between_count) - between_count
-        out[2, plain] = ks_agreement_tests(
+    w_start = np.cumsum(within_count) - within_count
+    b_start = np.cumsum(between_count) - between_count
+    if k:
+        out[2] = ks_agreement_tests(
             within,
             between_distance,
             within_item=within_item,
             between_item_a=between_item_a,
             between_item_b=between_item_b,
-            within_cells=[np.arange(w_start[j], w_start[j] + within_count[j]) for j in plain],
-            between_cells=[between_rows[b_start[j] : b_start[j] + between_count[j]] for j in plain],
+            within_cells=[np.arange(w_start[j], w_start[j] + within_count[j]) for j in range(k)],
+            between_cells=[
+                between_rows[b_start[j] : b_start[j] + between_count[j]] for j in range(k)
+            ],
+            between_weights=[
+                between_weight[b_start[j] : b_start[j] + between_count[j]] for j in range(k)
+            ],
             n_items=n_items,
             seed=seed,
         )[1]

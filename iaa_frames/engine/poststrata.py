@@ -59,7 +59,7 @@ __all__ = [
 
 #: Fewest chance units of a cell in a stratum for the stratum's own mean to be used
 #: (below it, the stratum's within units fall back to the coarse stratum, then the cell).
-MIN_STRATUM_UNITS = 5
+MIN_STRATUM_UNITS = 10
 
 
 #: Edges of the bins of the count ratio min(n, m) / max(n, m) of two annotations.
