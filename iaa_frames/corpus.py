@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .distances import Shapes, areas
+from .errors import ParameterError
 from .frame import GROUP, validate
 
 __all__ = ["Corpus", "annotation_slices", "item_groups", "prepare"]
@@ -228,15 +229,20 @@ def _group_of_items(df: pd.DataFrame, item_raw: np.ndarray, n_items: int) -> np.
     return out
 
 
-def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
+def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -> Corpus:
     """Validate ``df`` and put it in the canonical form the matcher works on.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        A tidy annotation frame (it is validated; invalid rows raise).
+        A tidy annotation frame (it is validated; invalid rows raise). Its optional
+        ``group`` column gives every item a group (:attr:`Corpus.group`).
     normalize : bool, default True
         Divide coordinates by the image size where it is known.
+    copies : {"warn", "ignore"}, default "warn"
+        Without a ``group`` column, look for items that look like copies of one another
+        (:func:`iaa_frames.copies.find_copies`) and issue a
+        :class:`~iaa_frames.errors.CopiedItemsWarning` naming them.
 
     Returns
     -------
@@ -249,6 +255,8 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     >>> int(c.annotations.count[:-1].sum()) == len(c.objects)
     True
     """
+    if copies not in ("warn", "ignore"):
+        raise ParameterError(f"copies must be 'warn' or 'ignore', got {copies!r}")
     df = validate(df)
     is_obj = df["x0"].notna().to_numpy()
     objects = df.loc[is_obj]
@@ -313,7 +321,7 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     annotations, by_label = annotation_slices(
         o_item, o_ann, o_label, cov_key, n_annotators=n_ann, n_labels=len(labels), group=group
     )
-    return Corpus(
+    corpus = Corpus(
         objects=objects,
         shapes=shapes,
         item=o_item,
@@ -328,6 +336,11 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
         area=areas(shapes),
         group=group,
     )
+    if copies == "warn" and group is None:
+        from .copies import warn_copies  # copies builds on this module
+
+        warn_copies(corpus)
+    return corpus
 
 
 # -- public names of the steps of prepare(), for iaa_frames.dask, which builds the same

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..copies import warn_copies
 from ..corpus import Corpus, annotation_slices, item_groups, rank_codes
 from ..distances import Shapes
 from ..frame import GROUP, group_column
@@ -223,4 +224,6 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
         area=cat["area"][order].astype(np.float64),
         group=c.item_group,
     )
+    if c.item_group is None:  # as prepare() does: copies among items are worth a warning
+        warn_copies(corpus, stacklevel=4)
     return corpus, position, offsets
