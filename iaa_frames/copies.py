@@ -224,7 +224,8 @@ def warn_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE, stacklevel: int
             f"{shown}{more}. A chance pairing of an item with its copy looks like "
             "agreement and lowers sigma. If they are frames of one video, one burst or "
             "copies of one image, give the frame a 'group' column naming it (chance "
-            "pairings never join two items of one group); the warning's .copies "
+            "pairings never join two items of one group); if every annotator drew the "
+            "same boxes whatever the image, sigma near 0 says so; the warning's .copies "
             "attribute (or iaa_frames.copies.find_copies(df)) lists them",
             copies=copies,
         ),
