@@ -11,10 +11,12 @@ Two annotations *match* when they are drawn by the same annotator, hold the same
 of objects with the same classes, and every normalized box coordinate of one is within
 ``tolerance`` of the other (objects compared in the canonical order of the corpus: class,
 then box). Two items are copies when the annotations of every annotator who drew
-objects on both match, two annotators or more (one annotator's matching boxes are too
-weak a sign: an annotator who ignores the image draws the same boxes everywhere, while
-the others do not), and, unless they are exact, two objects or more per annotation
-(one box within the tolerance of another is too common in a large corpus).
+objects on both match, two annotators or more, and no annotator who covered both drew on
+one only (one annotator's matching boxes are too weak a sign: an annotator who ignores
+the image draws the same boxes everywhere, while the others do not), and, unless they are exact, two objects or more per annotation
+(one box within the tolerance of another is too common in a large corpus). Limit: where
+annotators draw the same boxes whatever the image (image-blind annotators) and the
+others drew nothing on two items, those items look like copies.
 
 The search is linear-ish in the number of annotations, never over all pairs of items:
 every annotation gets a fingerprint (its number of objects, the mean and the extremes of
@@ -43,6 +45,13 @@ DEFAULT_TOLERANCE = 0.005
 WINDOW = 8
 #: Copies named in the warning.
 _SHOWN = 5
+
+
+def _distinct(values) -> np.ndarray:
+    """Sorted distinct integers, by a sort (numpy's ``unique`` hashes, much slower on
+    millions of keys)."""
+    values = np.sort(values)
+    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
 
 
 def _fingerprints(corpus, scale: float):
@@ -78,41 +87,43 @@ def _candidates(slots, slot, k, fp, tolerance):
             ok = item[i] != item[j]
             parts.append(np.column_stack([np.minimum(i[ok], j[ok]), np.maximum(i[ok], j[ok])]))
     pairs = np.concatenate(parts) if parts else np.zeros((0, 2), np.int64)
-    return np.unique(pairs, axis=0) if len(pairs) else pairs
+    key = _distinct(pairs[:, 0].astype(np.int64) * len(slot) + pairs[:, 1])
+    return np.column_stack([key // max(len(slot), 1), key % max(len(slot), 1)])
 
 
-def _verify(corpus, slot, pairs, tolerance, scale):
-    """Of the candidate pairs, those whose objects match one by one; with the largest
-    coordinate difference of each."""
+def _verify(corpus, s, t, scale):
+    """Per pair of slots (s, t): the largest coordinate difference of their objects
+    compared one by one (inf where the counts or a class differ)."""
     slots = corpus.annotations
-    s, t = slot[pairs[:, 0]], slot[pairs[:, 1]]
     k = slots.count[s]
     owner = np.repeat(np.arange(len(s)), k)
     rank = np.arange(len(owner)) - np.repeat(np.cumsum(k) - k, k)
     oa, ob = slots.start[s][owner] + rank, slots.start[t][owner] + rank
+    same = k == slots.count[t]
+    ob = np.where(same[owner], ob, oa)  # not compared where the counts differ
     box = np.nan_to_num(corpus.shapes.boxes) / scale
     diff = np.abs(box[oa] - box[ob]).max(axis=1, initial=0.0)
     diff = np.where(corpus.label[oa] == corpus.label[ob], diff, np.inf)
-    worst = np.full(len(s), 0.0)
+    worst = np.where(same, 0.0, np.inf)
     np.maximum.at(worst, owner, diff)
-    ok = worst <= tolerance
-    return s[ok], t[ok], worst[ok]
+    return worst
 
 
-def _drawn_on_both(corpus, slot, a, b) -> np.ndarray:
-    """Per pair of items (a, b), the annotators who drew objects on both."""
+def _partners(corpus, slot, a, b):
+    """For item pairs (a, b): (pair, slot of a, slot of b) for every annotator who drew
+    objects on ``a`` and covered ``b`` (the slot of b may be empty)."""
     slots = corpus.annotations
     n_ann = max(len(corpus.annotators), 1)
-    key = np.sort(slots.item[slot] * n_ann + slots.annotator[slot])  # slots with objects
-    first = np.searchsorted(key, a * n_ann)
-    last = np.searchsorted(key, (a + 1) * n_ann)
-    k = last - first
+    drawn = slots.item[slot] * n_ann + slots.annotator[slot]  # sorted, as slots are
+    covered = slots.item[:-1] * n_ann + slots.annotator[:-1]
+    first = np.searchsorted(drawn, a * n_ann)
+    k = np.searchsorted(drawn, (a + 1) * n_ann) - first
     pair = np.repeat(np.arange(len(a)), k)  # the annotators of a, pair by pair
-    ann = key[np.repeat(first, k) + np.arange(len(pair)) - np.repeat(np.cumsum(k) - k, k)]
-    want = b[pair] * n_ann + ann % n_ann
-    pos = np.minimum(np.searchsorted(key, want), max(len(key) - 1, 0))
-    hit = key[pos] == want if len(key) else np.zeros(len(want), bool)
-    return np.bincount(pair[hit], minlength=len(a))
+    at = np.repeat(first, k) + np.arange(len(pair)) - np.repeat(np.cumsum(k) - k, k)
+    want = b[pair] * n_ann + drawn[at] % n_ann
+    pos = np.minimum(np.searchsorted(covered, want), max(len(covered) - 1, 0))
+    hit = covered[pos] == want if len(covered) else np.zeros(len(want), bool)
+    return pair[hit], slot[at[hit]], pos[hit]
 
 
 def find_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE) -> pd.DataFrame:
@@ -130,8 +141,8 @@ def find_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE) -> pd.DataFrame
     -------
     pandas.DataFrame
         One row per pair of copies: ``item``, ``copy`` (names; ``item`` is the one
-        that comes first in the canonical order), ``annotators`` (annotators whose
-        annotations match), ``max_difference`` (largest coordinate difference over
+        that comes first in the canonical order), ``n_annotators`` (the annotators
+        whose annotations match: all who drew objects on both), ``max_difference`` (largest coordinate difference over
         them, normalized), ``exact`` (every coordinate equal), ``copy_set`` (a number
         shared by items that are copies of one another, directly or through others).
         Items of one group of the frame are not reported.
@@ -160,35 +171,34 @@ def find_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE) -> pd.DataFrame
         else float(max(np.nanmax(np.abs(box)), 1e-12))
     )
     slot, k, fp = _fingerprints(corpus, scale)
-    pairs = _candidates(slots, slot, k, fp, tolerance)
-    s, t, worst = _verify(corpus, slot, pairs, tolerance, scale)
-    # items: a pair counts when half of each item's drawing annotators match
-    ia, ib = slots.item[s], slots.item[t]
-    if corpus.group is not None:
+    cand = _candidates(slots, slot, k, fp, tolerance)
+    # candidate items: a pair of their annotations matched in fingerprint (one annotator
+    # is enough to find them); then every annotator who drew on both is compared
+    ia, ib = slots.item[slot[cand[:, 0]]], slots.item[slot[cand[:, 1]]]
+    if corpus.group is not None:  # items of one group are not reported
         other = corpus.group[ia] != corpus.group[ib]
-        s, t, worst, ia, ib = s[other], t[other], worst[other], ia[other], ib[other]
-    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+        ia, ib = ia[other], ib[other]
     n_items = len(corpus.items)
-    key, inv = np.unique(lo * n_items + hi, return_inverse=True)
-    inv = inv.ravel()
-    n_slots = np.bincount(inv, minlength=len(key))
-    n_objects = np.bincount(inv, weights=slots.count[s], minlength=len(key))
+    key = _distinct(np.minimum(ia, ib) * n_items + np.maximum(ia, ib))
     a, b = key // n_items, key % n_items
-    worst_pair = np.zeros(len(key))
-    np.maximum.at(worst_pair, inv, worst)
+    pair, s, t = _partners(corpus, slot, a, b)
+    # an annotator who covered both items and drew on one only: not copies
+    blank = np.bincount(pair[slots.count[t] == 0], minlength=len(a))
+    back, _, t_back = _partners(corpus, slot, b, a)
+    blank += np.bincount(back[slots.count[t_back] == 0], minlength=len(a))
+    both = slots.count[t] > 0
+    pair, s, t = pair[both], s[both], t[both]
+    worst = _verify(corpus, s, t, scale)
+    n_both = np.bincount(pair, minlength=len(a))
+    n_match = np.bincount(pair, weights=worst <= tolerance, minlength=len(a))
+    n_objects = np.bincount(pair, weights=slots.count[s], minlength=len(a))
+    worst_pair = np.zeros(len(a))
+    np.maximum.at(worst_pair, pair, worst)
     # near (not exact) copies of one object per annotation are too weak a sign: one box
     # falls within the tolerance of another often enough in a large corpus
-    keep = (n_slots >= 2) & (n_slots == _drawn_on_both(corpus, slot, a, b))
-    keep &= (worst_pair == 0) | (n_objects >= 2 * n_slots)
-    a, b, worst_pair = a[keep], b[keep], worst_pair[keep]
-    names = np.zeros(len(key), dtype=object)
-    if keep.any():
-        ann = (
-            pd.Series(corpus.annotators[slots.annotator[s]].astype(str))
-            .groupby(inv)
-            .agg(lambda x: ", ".join(sorted(set(x))))
-        )
-        names = ann.reindex(np.arange(len(key))).to_numpy(dtype=object)[keep]
+    keep = (n_both >= 2) & (n_match == n_both) & (blank == 0)
+    keep &= (worst_pair == 0) | (n_objects >= 2 * n_both)
+    a, b, worst_pair, n_both = a[keep], b[keep], worst_pair[keep], n_both[keep]
     graph = sp.coo_matrix((np.ones(len(a)), (a, b)), shape=(n_items, n_items))
     _, component = connected_components(graph, directed=False)
     _, copy_set = np.unique(component[a], return_inverse=True)
@@ -196,7 +206,7 @@ def find_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE) -> pd.DataFrame
         {
             "item": corpus.items[a],
             "copy": corpus.items[b],
-            "annotators": names if keep.any() else np.zeros(0, dtype=object),
+            "n_annotators": n_both,
             "max_difference": worst_pair * 1.0,
             "exact": worst_pair == 0,
             "copy_set": copy_set.ravel().astype(np.int64),
