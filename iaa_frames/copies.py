@@ -236,7 +236,7 @@ def warn_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE, stacklevel: int
             "copies of one image, give the frame a 'group' column naming it (chance "
             "pairings never join two items of one group); if every annotator drew the "
             "same boxes whatever the image, sigma near 0 says so; the warning's .copies "
-            "attribute (or iaa_frames.copies.find_copies(df)) lists them",
+            "attribute (or iaa_frames.find_copies(df)) lists them",
             copies=copies,
         ),
         stacklevel=stacklevel,
