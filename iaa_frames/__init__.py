@@ -9,8 +9,8 @@ from importlib.metadata import version as _version
 from . import dask  # noqa: F401  (iaf.dask: agreement of dask DataFrames; imports dask lazily)
 from .accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
 from .conflicts import conflict_counts, conflicts
-from .copies import find_copies
 from .confusion import confusion, label_alpha
+from .copies import find_copies
 from .distances import Shapes, available_distances, get_distance, register_distance
 from .engine import agreement, agreement_from_tables, pairwise
 from .errors import (
