@@ -227,15 +227,21 @@ def warn_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE, stacklevel: int
         f"{a!r} and {b!r}" for a, b in zip(copies["item"][:_SHOWN], copies["copy"][:_SHOWN])
     )
     more = f" and {len(copies) - _SHOWN} more pair(s)" if len(copies) > _SHOWN else ""
+    # most of the corpus alike: more likely annotators who ignore the image than copies
+    blind = (
+        "most items look alike: if the annotators drew the same boxes whatever the image, "
+        "sigma near 0 says so; "
+        if 2 * n_items > len(corpus.items)
+        else ""
+    )
     warnings.warn(
         CopiedItemsWarning(
-            f"{n_items} items look like copies of one another ({n_sets} set(s); their "
+            f"{blind}{n_items} items look like copies of one another ({n_sets} set(s); their "
             f"annotators drew the same boxes, within {tolerance:g} of the image size): "
             f"{shown}{more}. A chance pairing of an item with its copy looks like "
             "agreement and lowers sigma. If they are frames of one video, one burst or "
             "copies of one image, give the frame a 'group' column naming it (chance "
-            "pairings never join two items of one group); if every annotator drew the "
-            "same boxes whatever the image, sigma near 0 says so; the warning's .copies "
+            "pairings never join two items of one group); the warning's .copies "
             "attribute (or iaa_frames.find_copies(df)) lists them",
             copies=copies,
         ),
