@@ -10,10 +10,12 @@ from . import dask  # noqa: F401  (iaf.dask: agreement of dask DataFrames; impor
 from .accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
 from .conflicts import conflict_counts, conflicts
 from .confusion import confusion, label_alpha
+from .copies import find_copies
 from .distances import Shapes, available_distances, get_distance, register_distance
 from .engine import agreement, agreement_from_tables, pairwise
 from .errors import (
     AnnotatorNameWarning,
+    CopiedItemsWarning,
     DroppedRowsWarning,
     IAAError,
     IAAWarning,
@@ -59,6 +61,7 @@ __all__ = [
     "conflict_counts",
     "conflicts",
     "confusion",
+    "find_copies",
     "item_agreement",
     "label_alpha",
     "agreement",
@@ -102,6 +105,7 @@ __all__ = [
     "threshold_separation",
     "within",
     "AnnotatorNameWarning",
+    "CopiedItemsWarning",
     "DroppedRowsWarning",
     "IAAError",
     "IAAWarning",

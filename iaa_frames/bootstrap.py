@@ -2,7 +2,11 @@
 
 A replicate draws ``n_items`` items with replacement; item ``i`` is drawn ``k_i`` times
 (its *multiplicity*). Nothing geometric is recomputed: the rows of the stored pair and unit
-tables are reweighted.
+tables are reweighted. When items come in groups (the ``group`` column: frames of one
+video, copies of one image), the items of a group are not independent: a replicate draws
+the groups with replacement instead, and every item of a group drawn ``k`` times has
+multiplicity ``k`` (``clusters=`` of :func:`multiplicity_blocks` and
+:func:`jackknife_blocks`).
 
 * A row that belongs to one item (a within-item pair, a cluster, a pair of values in a
   cluster) weighs ``k_i``: the item's rows appear ``k_i`` times in the resampled corpus.
@@ -71,7 +75,7 @@ def block_size(n_boot: int, width: int) -> int:
 
 
 def multiplicity_blocks(
-    n_items: int, n_boot: int, *, seed: int = 0, block_size: int = 64
+    n_items: int, n_boot: int, *, seed: int = 0, block_size: int = 64, clusters=None
 ) -> Iterator[np.ndarray]:
     """Item multiplicities of ``n_boot`` replicates, in blocks of replicates.
 
@@ -91,6 +95,11 @@ def multiplicity_blocks(
         the stream of the chance sample with the same seed).
     block_size : int, default 64
         Replicates per block (the last block may be smaller).
+    clusters : array-like of int, shape (n_items,), optional
+        The cluster (group) of every item, ``0 .. C - 1``: each replicate draws the
+        ``C`` clusters with replacement, and every item takes the multiplicity of its
+        cluster (rows then sum to the number of items of the drawn clusters). Without
+        it every item is a cluster (the same stream as with ``clusters=arange(n_items)``).
 
     Yields
     ------
@@ -101,7 +110,16 @@ def multiplicity_blocks(
     >>> blocks = list(multiplicity_blocks(3, 2, seed=1))
     >>> blocks[0].sum(axis=1).tolist()
     [3, 3]
+    >>> k = next(multiplicity_blocks(4, 3, seed=1, clusters=[0, 0, 1, 1]))
+    >>> bool((k[:, 0] == k[:, 1]).all() and (k[:, 2] == k[:, 3]).all())
+    True
     """
+    if clusters is not None:
+        clusters = np.asarray(clusters, dtype=np.int64)
+        n_clusters = int(clusters.max(initial=-1)) + 1
+        for k in multiplicity_blocks(n_clusters, n_boot, seed=seed, block_size=block_size):
+            yield k[:, clusters]
+        return
     rng = np.random.default_rng([seed, _STREAM])
     for start in range(0, n_boot, block_size):  # blocks of replicates, not items
         b = min(block_size, n_boot - start)
@@ -115,7 +133,7 @@ def multiplicity_blocks(
 
 
 def jackknife_blocks(
-    n_items: int, *, n_groups: int = JACKKNIFE_GROUPS, block_size: int = 64
+    n_items: int, *, n_groups: int = JACKKNIFE_GROUPS, block_size: int = 64, clusters=None
 ) -> Iterator[np.ndarray]:
     """Item multiplicities of a grouped delete-a-group jackknife, in blocks.
 
@@ -131,6 +149,10 @@ def jackknife_blocks(
         Largest number of groups.
     block_size : int, default 64
         Replicates per block.
+    clusters : array-like of int, shape (n_items,), optional
+        The cluster (group) of every item, ``0 .. C - 1``: clusters are dealt into the
+        jackknife groups (cluster ``c`` in group ``c % g``, ``g = min(C, n_groups)``)
+        and leave together. Without it every item is a cluster.
 
     Yields
     ------
@@ -142,9 +164,16 @@ def jackknife_blocks(
     [[0, 1, 1], [1, 0, 1], [1, 1, 0]]
     >>> next(jackknife_blocks(4, n_groups=2)).tolist()
     [[0, 1, 0, 1], [1, 0, 1, 0]]
+    >>> next(jackknife_blocks(3, clusters=[0, 1, 0])).tolist()
+    [[0, 1, 0], [1, 0, 1]]
     """
-    g = min(n_items, n_groups)
-    group = np.arange(n_items) % max(g, 1)
+    if clusters is None:
+        cluster, n_clusters = np.arange(n_items), n_items
+    else:
+        cluster = np.asarray(clusters, dtype=np.int64)
+        n_clusters = int(cluster.max(initial=-1)) + 1
+    g = min(n_clusters, n_groups)
+    group = cluster % max(g, 1)
     for start in range(0, g, block_size):  # blocks of replicates, not items
         j = np.arange(start, min(g, start + block_size))
         yield (group[None, :] != j[:, None]).astype(np.int32)

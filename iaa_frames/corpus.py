@@ -8,15 +8,16 @@ independent of row order and of renaming.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from .distances import Shapes, areas
-from .frame import validate
+from .errors import ParameterError
+from .frame import GROUP, validate
 
-__all__ = ["Corpus", "annotation_slices", "prepare"]
+__all__ = ["Corpus", "annotation_slices", "item_groups", "prepare"]
 
 _FINGERPRINT = np.array([1.1, 1.3, 1.7, 1.9])
 
@@ -30,11 +31,18 @@ class Slices:
     item: np.ndarray
     annotator: np.ndarray
     label: np.ndarray | None = None
+    #: Group code of each slot's item (see :attr:`Corpus.group`); None: every item is a
+    #: group of its own.
+    group: np.ndarray | None = None
 
     @property
     def empty(self) -> int:
         """Index of the empty slot."""
         return len(self.start) - 1
+
+    def group_of(self, s) -> np.ndarray:
+        """Group code of slots ``s`` (their item code when there are no groups)."""
+        return (self.item if self.group is None else self.group)[s]
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,6 +67,10 @@ class Corpus:
         "image size", "none" or "mixed" (see :func:`prepare`).
     area : ndarray of float
         Area of each (normalized) shape.
+    group : ndarray of int or None
+        Per item code, the code of its group: the smallest item code in the group (so
+        it depends on content, not on the names of groups). None when the frame has no
+        ``group`` column: every item is a group of its own.
     """
 
     objects: pd.DataFrame
@@ -73,6 +85,22 @@ class Corpus:
     by_label: Slices
     normalization: str
     area: np.ndarray
+    group: np.ndarray | None = None
+
+    def group_of_item(self, item) -> np.ndarray:
+        """Group code of items ``item`` (the item code itself without groups)."""
+        item = np.asarray(item)
+        return item if self.group is None else self.group[item]
+
+    @property
+    def n_groups(self) -> int:
+        """Number of groups (of items, when there are no groups)."""
+        return len(self.items) if self.group is None else len(np.unique(self.group))
+
+    def group_codes(self) -> np.ndarray | None:
+        """Per item code, its group as 0 .. n_groups - 1 (in order of the groups' smallest
+        item codes); None without groups."""
+        return None if self.group is None else np.unique(self.group, return_inverse=True)[1]
 
     def annotation_of(self, item, annotator) -> np.ndarray:
         """Slot in :attr:`annotations` of each (item, annotator) code pair."""
@@ -126,11 +154,12 @@ def _slices(keys: np.ndarray, n_objects_keys: np.ndarray, columns: dict) -> Slic
 
 
 def annotation_slices(
-    item, annotator, label, coverage_key, *, n_annotators: int, n_labels: int
+    item, annotator, label, coverage_key, *, n_annotators: int, n_labels: int, group=None
 ) -> tuple[Slices, Slices]:
     """The annotation slots (one per covering (item, annotator), ``coverage_key`` =
     ``item * n_annotators + annotator``, sorted) and the per-class slots of objects given
-    in canonical order by their codes."""
+    in canonical order by their codes; ``group`` (per item code, see
+    :attr:`Corpus.group`) gives the slots their group codes."""
     n_lab = max(n_labels, 1)
     obj_key = item * n_annotators + annotator
     annotations = _slices(
@@ -149,18 +178,71 @@ def annotation_slices(
             "label": lab_key % n_lab,
         },
     )
+    if group is not None:
+        group = np.asarray(group, dtype=np.int64)
+        annotations = replace(annotations, group=np.append(group[annotations.item[:-1]], -1))
+        by_label = replace(by_label, group=np.append(group[by_label.item[:-1]], -1))
     return annotations, by_label
 
 
-def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
+def item_groups(item_code, item_group_raw) -> np.ndarray | None:
+    """Per item code, its group code: the smallest item code of its group.
+
+    Parameters
+    ----------
+    item_code : ndarray of int
+        Canonical code of each item (indexed by the item's raw position).
+    item_group_raw : ndarray of int
+        Raw group code of each item (same positions), -1 for an item with no group (a
+        group of its own).
+
+    Returns
+    -------
+    ndarray of int64, indexed by item code
+
+    Examples
+    --------
+    >>> item_groups(np.array([2, 0, 1, 3]), np.array([5, 5, -1, 7])).tolist()
+    [0, 1, 0, 3]
+    """
+    item_code = np.asarray(item_code, dtype=np.int64)
+    raw = np.asarray(item_group_raw, dtype=np.int64)
+    n = len(item_code)
+    # items without a group: a group of their own, numbered after the named ones
+    raw = np.where(raw < 0, raw.max(initial=-1) + 1 + np.arange(n), raw)
+    _, dense = np.unique(raw, return_inverse=True)
+    smallest = np.full(n, n, dtype=np.int64)
+    np.minimum.at(smallest, dense, item_code)
+    out = np.empty(n, dtype=np.int64)
+    out[item_code] = smallest[dense]
+    return out
+
+
+def _group_of_items(df: pd.DataFrame, item_raw: np.ndarray, n_items: int) -> np.ndarray:
+    """Raw group code per item (by raw item code), -1 where its rows name no group; the
+    frame is validated (an item has at most one group)."""
+    group = df[GROUP]
+    named = group.notna().to_numpy()
+    codes, _ = pd.factorize(group.to_numpy(dtype=object)[named])
+    out = np.full(n_items, -1, dtype=np.int64)
+    out[item_raw[named]] = codes
+    return out
+
+
+def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -> Corpus:
     """Validate ``df`` and put it in the canonical form the matcher works on.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        A tidy annotation frame (it is validated; invalid rows raise).
+        A tidy annotation frame (it is validated; invalid rows raise). Its optional
+        ``group`` column gives every item a group (:attr:`Corpus.group`).
     normalize : bool, default True
         Divide coordinates by the image size where it is known.
+    copies : {"warn", "ignore"}, default "warn"
+        Without a ``group`` column, look for items that look like copies of one another
+        (:func:`iaa_frames.copies.find_copies`) and issue a
+        :class:`~iaa_frames.errors.CopiedItemsWarning` naming them.
 
     Returns
     -------
@@ -173,6 +255,8 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     >>> int(c.annotations.count[:-1].sum()) == len(c.objects)
     True
     """
+    if copies not in ("warn", "ignore"):
+        raise ParameterError(f"copies must be 'warn' or 'ignore', got {copies!r}")
     df = validate(df)
     is_obj = df["x0"].notna().to_numpy()
     objects = df.loc[is_obj]
@@ -229,10 +313,15 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
 
     n_ann = len(annotators)
     cov_key = np.unique(item_code[item_raw] * n_ann + ann_code[ann_raw])
-    annotations, by_label = annotation_slices(
-        o_item, o_ann, o_label, cov_key, n_annotators=n_ann, n_labels=len(labels)
+    group = (
+        item_groups(item_code, _group_of_items(df, item_raw, len(item_names)))
+        if GROUP in df.columns
+        else None
     )
-    return Corpus(
+    annotations, by_label = annotation_slices(
+        o_item, o_ann, o_label, cov_key, n_annotators=n_ann, n_labels=len(labels), group=group
+    )
+    corpus = Corpus(
         objects=objects,
         shapes=shapes,
         item=o_item,
@@ -245,7 +334,13 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
         by_label=by_label,
         normalization=normalization,
         area=areas(shapes),
+        group=group,
     )
+    if copies == "warn" and group is None:
+        from .copies import warn_copies  # copies builds on this module
+
+        warn_copies(corpus)
+    return corpus
 
 
 # -- public names of the steps of prepare(), for iaa_frames.dask, which builds the same

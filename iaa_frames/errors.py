@@ -18,6 +18,7 @@ __all__ = [
     "DroppedRowsWarning",
     "RepairedGeometryWarning",
     "AnnotatorNameWarning",
+    "CopiedItemsWarning",
 ]
 
 
@@ -67,3 +68,14 @@ class RepairedGeometryWarning(IAAWarning):
 class AnnotatorNameWarning(IAAWarning):
     """An export records no annotator, and the reader named one (the name of the file or
     directory): pass ``annotator=`` to choose the name and silence the warning."""
+
+
+class CopiedItemsWarning(IAAWarning):
+    """Items look like copies of one another (the same boxes drawn by the same
+    annotators: video frames, burst photos, augmented copies) and the frame has no
+    ``group`` column to keep chance pairings from joining them; ``copies`` holds the
+    table of :func:`iaa_frames.copies.find_copies`."""
+
+    def __init__(self, message, copies=None):
+        super().__init__(message)
+        self.copies = copies

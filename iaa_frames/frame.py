@@ -31,12 +31,17 @@ from .errors import (
 __all__ = [
     "ALL",
     "BOX_COLUMNS",
+    "GROUP",
     "ValidationResult",
     "check",
     "validate",
     "is_object",
     "INVALID_REASONS",
 ]
+
+#: The optional column naming the group of an item (video, sequence, scene, patient,
+#: source image of an augmentation): chance pairings never join two items of one group.
+GROUP = "group"
 
 #: The reserved label / annotator coordinate meaning "every class" or "every annotator".
 ALL = "(all)"
@@ -338,6 +343,56 @@ def _reasons(df: pd.DataFrame):
     return columns, code, repaired
 
 
+def group_column(frame: pd.DataFrame) -> pd.Series:
+    """The ``group`` column as strings (integer ids as their decimal strings, like
+    annotators), missing values kept; raises where an item is given two groups.
+
+    An item's group is the one group its rows name (rows that name none, such as a
+    coverage row without the column filled in, take it); an item none of whose rows
+    names a group is a group of its own.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": ["a", "a", "b"], "group": [1, None, 2]})
+    >>> group_column(df).tolist()
+    ['1', nan, '2']
+    >>> group_column(pd.DataFrame({"item": ["a", "a"], "group": ["v1", "v2"]}))
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.InvalidAnnotationError: 1 item(s) in two or more groups: item 'a' (groups 'v1', 'v2'); an item belongs to one group (one video, scene or source image)
+    """
+    raw = _annotator_column(frame[GROUP])
+    missing = raw.isna().to_numpy()
+    not_str = ~missing & ~_string_mask(raw)
+    if not_str.any():
+        pos = np.flatnonzero(not_str)[:_MAX_LISTED]
+        raise InvalidAnnotationError(
+            f"{int(not_str.sum())} row(s) have a group that is neither a string nor an "
+            "integer id: "
+            + ", ".join(
+                f"row {p} (item {frame['item'].iloc[p]!r}, group {raw.iloc[p]!r})" for p in pos
+            )
+        )
+    group = raw.astype("str").where(~missing)
+    named = ~missing
+    item_code, items = pd.factorize(frame["item"].to_numpy(dtype=object)[named])
+    group_code, groups = pd.factorize(group.to_numpy(dtype=object)[named])
+    key = np.unique(item_code.astype(np.int64) * max(len(groups), 1) + group_code)
+    owner = key // max(len(groups), 1)
+    twice = np.flatnonzero(np.bincount(owner, minlength=len(items)) > 1)
+    if len(twice):
+        shown = []
+        for i in twice[:_MAX_LISTED]:  # a few items, for the message
+            names = sorted(map(str, groups[key[owner == i] % max(len(groups), 1)]))
+            shown.append(f"item {items[i]!r} (groups {', '.join(map(repr, names))})")
+        more = f" and {len(twice) - _MAX_LISTED} more" if len(twice) > _MAX_LISTED else ""
+        raise InvalidAnnotationError(
+            f"{len(twice)} item(s) in two or more groups: {'; '.join(shown)}{more}; an item "
+            "belongs to one group (one video, scene or source image)"
+        )
+    return group
+
+
 def _describe(df: pd.DataFrame, positions: np.ndarray, reasons: np.ndarray) -> str:
     lines = []
     for pos, reason in zip(positions[:_MAX_LISTED], reasons[:_MAX_LISTED]):
@@ -398,6 +453,8 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     dropped = df.loc[bad].assign(reason=reason) if bad.any() else df.iloc[:0].assign(reason=[])
     frame = out.loc[~bad] if bad.any() else out
     frame = frame.astype({"annotator": "str", "label": "str"})
+    if GROUP in frame.columns:
+        frame[GROUP] = group_column(frame)
     counts = pd.Series(reason).value_counts().to_dict() if bad.any() else {}
     n_repaired = int(repaired[~bad].sum())
     frame.attrs = {
@@ -424,7 +481,10 @@ def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:
         ``geometry`` (Polygon or MultiPolygon), or both (mixed frames). Optional: ``width``
         and ``height`` (image size, used to normalize distances) and ``object_id``. A row
         with no label and no shape is a *coverage row*: the annotator reviewed the item and
-        drew nothing. Other columns are carried through untouched.
+        drew nothing. Optional ``group``: the group of the item (video, sequence, scene,
+        patient, source image of an augmentation; see :func:`group_column`): chance
+        pairings never join two items of one group. Other columns are carried through
+        untouched.
     on_invalid : {"raise", "drop"}, default "raise"
         What to do with rows that cannot be used. ``"raise"`` raises
         :class:`~iaa_frames.errors.InvalidAnnotationError` naming the rows and reasons;
@@ -452,7 +512,8 @@ def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:
     SchemaError
         If a required column is missing.
     InvalidAnnotationError
-        If ``on_invalid="raise"`` and some row is invalid (see :data:`INVALID_REASONS`).
+        If ``on_invalid="raise"`` and some row is invalid (see :data:`INVALID_REASONS`);
+        whatever ``on_invalid``, if an item is given two groups.
 
     Examples
     --------

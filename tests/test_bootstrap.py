@@ -3,7 +3,10 @@ intervals of the agreement table against the weight-aware primitives of stats/al
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
@@ -18,7 +21,7 @@ from iaa_frames.bootstrap import (
     multiplicity_blocks,
 )
 from iaa_frames.engine import agreement, agreement_from_tables
-from iaa_frames.errors import ParameterError
+from iaa_frames.errors import CopiedItemsWarning, ParameterError
 from iaa_frames.intervals import bca_interval, interval_scale
 from iaa_frames.pairs import pair_tables
 from iaa_frames.simulate import simulate
@@ -265,3 +268,66 @@ def test_widened_intervals_stay_at_most_one():
     at_one = (high == 1.0) & (ds["agreement"].values < 1.0)
     assert at_one.sum() >= 5  # the widened bounds that reached 1 are kept at 1
     assert (ds["ci_low"].values[at_one] < ds["agreement"].values[at_one]).all()
+
+
+# ------------------------------------------------------------------ groups of items
+
+
+def test_cluster_multiplicities_draw_whole_groups():
+    clusters = np.array([0, 0, 1, 2, 2, 2, 1])
+    k = np.concatenate(list(multiplicity_blocks(7, 500, seed=3, clusters=clusters)))
+    # a group's items share its multiplicity; the groups are drawn 3 at a time
+    for g in range(3):
+        assert (k[:, clusters == g] == k[:, clusters == g][:, :1]).all()
+    per_group = k[:, [0, 2, 3]]
+    assert (per_group.sum(axis=1) == 3).all()
+    # each group's multiplicity is Binomial(3, 1/3): mean 1, variance 2/3
+    assert per_group.mean() == pytest.approx(1.0, abs=0.06)
+    assert per_group.var() == pytest.approx(2 / 3, abs=0.08)
+    # one group per item is the item bootstrap, stream and all
+    same = multiplicity_blocks(7, 20, seed=3, clusters=np.arange(7))
+    np.testing.assert_array_equal(next(same), next(multiplicity_blocks(7, 20, seed=3)))
+
+
+def test_cluster_jackknife_leaves_whole_groups_out():
+    clusters = np.array([1, 0, 1, 2])
+    jack = np.concatenate(list(jackknife_blocks(4, clusters=clusters)))
+    assert jack.tolist() == [[1, 0, 1, 1], [0, 1, 0, 1], [1, 1, 1, 0]]
+    np.testing.assert_array_equal(
+        np.concatenate(list(jackknife_blocks(5, clusters=np.arange(5)))),
+        np.concatenate(list(jackknife_blocks(5))),
+    )
+
+
+def test_grouped_intervals_equal_weighted_primitives_over_groups():
+    df = simulate(n_items=24, annotators={"ann": "good", "bob": "sloppy"}, seed=2)
+    items = np.sort(df["item"].unique())
+    df = df.assign(group=df["item"].map(dict(zip(items, np.arange(24) // 3))))
+    tables = pair_tables(df, n_chance=200)
+    ds = agreement_from_tables(tables, n_boot=N_BOOT, seed=5, ci_method="percentile")
+    clusters = tables.corpus.group_codes()
+    k = next(multiplicity_blocks(24, N_BOOT, seed=5, block_size=N_BOOT, clusters=clusters)).astype(
+        float
+    )
+    w, b = tables.localization_within, tables.localization_between.query("in_uniform")
+    reps = replicate_sigma(
+        w["distance"], b["distance"], k[:, w["item"]], k[:, b["item_a"]] * k[:, b["item_b"]]
+    )
+    assert ci(ds, "localization") == pytest.approx(percentile_ci(reps))
+
+
+def test_copies_in_one_group_widen_the_interval():
+    # every item copied once: 2n items that hold only n independent images; resampling
+    # items treats the copies as independent (too narrow), resampling groups does not
+    df = simulate(n_items=20, annotators={"ann": "good", "bob": "sloppy"}, seed=4)
+    copy = df.assign(item=df["item"] + "_copy")
+    both = pd.concat([df, copy], ignore_index=True).drop(columns="object_id")
+    both["group"] = both["item"].str.removesuffix("_copy")
+    sel = dict(component="localization", label=ALL, annotator=ALL)
+    width = {}
+    for name, frame in (("items", both.drop(columns="group")), ("groups", both)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CopiedItemsWarning)
+            ds = agreement(frame, n_boot=200, seed=1, n_chance=300)
+        width[name] = float(ds["ci_high"].sel(**sel) - ds["ci_low"].sel(**sel))
+    assert width["groups"] > 1.2 * width["items"]

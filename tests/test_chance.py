@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from oracles import poststratified_weights
 from scipy import stats
 
@@ -1120,3 +1123,146 @@ def test_renaming_items_that_differ_only_by_label_changes_nothing(n_items, popul
     assert ds.attrs["chance_population"] == population
     other, ann_map = _renamed(df, seed=0)
     _assert_same_result(ds, iaf.agreement(other, n_boot=50), ann_map)
+
+
+# ------------------------------------------------------------------ groups of items
+
+
+def _grouped_slices(n_items, n_annotators, n_groups, *, seed):
+    """:func:`_random_slices` whose items are dealt into ``n_groups`` random groups."""
+    slots = _random_slices(n_items, n_annotators, seed=seed)
+    group_of_item = np.random.default_rng(seed + 100).integers(0, n_groups, n_items)
+    item = slots.item[:-1]
+    return replace(slots, group=np.r_[group_of_item[item], -1])
+
+
+def _brute_grouped(slots, first=None, second=None):
+    """:func:`_brute_pairings` with groups: never two slots of one group."""
+    return [
+        (s, t) for s, t in _brute_pairings(slots, first, second) if slots.group[s] != slots.group[t]
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n_items=st.integers(2, 9),
+    n_annotators=st.integers(2, 4),
+    n_groups=st.integers(1, 6),
+    seed=st.integers(0, 2**16),
+)
+def test_grouped_uniform_population_and_its_enumeration_match_itertools(
+    n_items, n_annotators, n_groups, seed
+):
+    # inclusion-exclusion subtracts the pairs of one group, not only of one item
+    slots = _grouped_slices(n_items, n_annotators, n_groups, seed=seed)
+    want = _brute_grouped(slots)
+    a, b = enumerate_uniform(slots)
+    assert sorted(zip(a.tolist(), b.tolist())) == want
+    work = sum(int(slots.count[s] * slots.count[t]) for s, t in want)
+    assert uniform_population(slots) == (len(want), work)
+
+
+def test_grouped_sample_groups_is_uniform_over_pairings_across_groups():
+    slots = _grouped_slices(60, 3, 12, seed=0)
+    n = slots.empty
+    rng = np.random.default_rng(1)
+    pool = np.sort(rng.choice(n, 40, replace=False))
+    one, zero = np.array([len(pool)]), np.array([0])
+    for name, population, kwargs, need in (
+        ("all", _brute_grouped(slots, pool), {"other": "all"}, 300),
+        ("same pool", _brute_grouped(slots, pool, pool), {}, 150),
+    ):
+        hits = _inclusion(
+            slots,
+            population,
+            200,
+            lambda rng, need=need, kwargs=kwargs: sample_groups(
+                rng, slots, np.array([need]), pool, zero, one, **kwargs
+            ),
+        )
+        assert hits.sum() == 200 * need
+        _assert_uniform(hits, need, 200, name)
+
+
+def _with_groups(df, size, *, seed):
+    """``df`` with a ``group`` column: items dealt at random into groups of ``size``."""
+    items = np.sort(df["item"].unique())
+    order = np.random.default_rng(seed).permutation(len(items))
+    return df.assign(group=df["item"].map(dict(zip(items[order], np.arange(len(items)) // size))))
+
+
+def _assert_no_chance_row_within_a_group(t):
+    g = t.corpus.group
+    assert g is not None
+    for name in ("sets_between", "localization_between"):
+        b = getattr(t, name)
+        assert name != "sets_between" or len(b) > 0
+        assert (g[b["item_a"].to_numpy()] != g[b["item_b"].to_numpy()]).all(), name
+    pooled = t.localization_pooled
+    if pooled is not None and len(pooled):
+        rows = t.localization_between.iloc[pooled["row"].to_numpy()]
+        assert (g[rows["item_a"].to_numpy()] != g[rows["item_b"].to_numpy()]).all()
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    population=st.sampled_from(("enumerated", "sampled")),
+    size=st.integers(2, 6),
+    tau=st.sampled_from((0.0, 0.5)),
+    seed=st.integers(0, 2**16),
+)
+def test_no_chance_row_joins_two_items_of_one_group(population, size, tau, seed):
+    n_items = 12 if population == "enumerated" else 160
+    df = _with_groups(iaf.simulate(n_items=n_items, seed=seed), size, seed=seed)
+    t = pair_tables(df, match_threshold=tau, n_chance=300)
+    assert t.params["chance_population"] == population
+    _assert_no_chance_row_within_a_group(t)
+    # and the chance sample uses the pairings that remain: as many as without groups
+    # in the uniform stratum when sampled
+    if population == "enumerated":
+        s = t.corpus.annotations
+        n_pairings, _ = uniform_population(s)
+        whole = t.sets_between[t.sets_between["label"] == -1]
+        assert len(whole) == n_pairings
+
+
+def test_one_group_per_item_changes_nothing():
+    # every item its own group is the behaviour without the column, bit for bit
+    for n_items in (12, 200):
+        df = iaf.simulate(n_items=n_items, seed=4)
+        for tau in (0.0, 0.5):
+            t0 = pair_tables(df, match_threshold=tau, n_chance=300)
+            t1 = pair_tables(df.assign(group=df["item"]), match_threshold=tau, n_chance=300)
+            assert t1.corpus.group is not None
+            for name in ("sets_between", "localization_between", "sets_within"):
+                pd.testing.assert_frame_equal(getattr(t0, name), getattr(t1, name))
+
+
+def test_group_names_and_row_order_change_nothing():
+    df = _with_groups(iaf.simulate(n_items=150, seed=5), 3, seed=5)
+    renamed = df.assign(group="video-" + (1000 - df["group"]).astype(str))
+    shuffled = renamed.sample(frac=1.0, random_state=1)
+    t0 = pair_tables(df, n_chance=300)
+    t1 = pair_tables(shuffled, n_chance=300)
+    np.testing.assert_array_equal(t0.corpus.group, t1.corpus.group)
+    pd.testing.assert_frame_equal(t0.sets_between, t1.sets_between)
+    pd.testing.assert_frame_equal(t0.localization_between, t1.localization_between)
+
+
+def test_copies_in_their_group_leave_localization_as_without_them():
+    # issue 21, point 4: 8 of 40 items copied under new names deflate localization; in
+    # one group with their originals they do not (benchmarks/bench_groups.py)
+    bench = _load_bench("bench_groups")
+    for seed in range(2):
+        r = bench.run("good+sloppy+misser", 40, 8, seed, 0.5)
+        assert r["copies"] < r["clean"] - 0.05  # the deflation is real
+        assert abs(r["grouped"] - r["clean"]) <= 0.03
+        assert r["warning names every copy"] and not r["warning when grouped"]
+
+
+def _load_bench(name):
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"iaa_bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -358,3 +358,29 @@ def test_bad_threshold_lists(capsys, boxes_csv, tmp_path, value, fragment):
         value,
     )
     assert_one_line_error(done, 2, "--match-threshold", fragment)
+
+
+def test_group_column_option(capsys, tmp_path):
+    df = simulate(n_items=12, annotators={"ana": "good", "ben": "sloppy"}, seed=2)
+    items = sorted(df["item"].unique())
+    df["video"] = df["item"].map({it: f"v{k // 4}" for k, it in enumerate(items)})
+    path = tmp_path / "corpus.csv"
+    df.drop(columns="geometry").to_csv(path, index=False)
+    out = tmp_path / "out"
+    proc = call(capsys, "report", path, "--format", "csv", "--out", out, *FAST, "--group", "video")
+    assert proc.returncode == 0, proc.stderr
+    import xarray as xr
+
+    # three groups of four items: the pairings within a group are no chance pairings
+    with xr.open_dataset(out / "agreement.nc") as grouped:
+        n_grouped = float(
+            grouped["n_chance"].sel(component="detection", label="(all)", annotator="(all)")
+        )
+    proc = call(capsys, "report", path, "--format", "csv", "--out", tmp_path / "o2", *FAST)
+    with xr.open_dataset(tmp_path / "o2" / "agreement.nc") as plain:
+        n_plain = float(
+            plain["n_chance"].sel(component="detection", label="(all)", annotator="(all)")
+        )
+    assert n_grouped < n_plain
+    bad = call(capsys, "report", path, "--format", "csv", "--out", out, *FAST, "--group", "nope")
+    assert_one_line_error(bad, 1, "--group nope", "no column 'nope'")

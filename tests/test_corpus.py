@@ -109,3 +109,47 @@ def test_normalization_and_areas(frame):
     boxes = ~c.shapes.is_polygon
     np.testing.assert_allclose(c.area[boxes], w[boxes])
     assert (c.area[~boxes] <= w[~boxes] + 1e-12).all()  # a polygon fills at most its box
+
+
+# ------------------------------------------------------------------ groups of items
+
+
+def _grouped(df, groups):
+    items = np.sort(df["item"].unique())
+    return df.assign(group=df["item"].map(dict(zip(items, groups))))
+
+
+def test_group_code_is_the_smallest_item_code_of_the_group():
+    df = iaf.simulate(n_items=9, seed=2)
+    groups = ["a", "b", "a", "c", "b", "a", None, "c", None]
+    c = prepare(_grouped(df, groups))
+    name = dict(zip(np.sort(df["item"].unique()), groups))
+    by_code = [name[i] for i in c.items]
+    for code, g in enumerate(by_code):
+        members = [k for k, h in enumerate(by_code) if h == g and g is not None]
+        assert c.group[code] == (min(members) if g is not None else code)
+    assert c.n_groups == 5  # a, b, c and the two items without a group
+    dense = c.group_codes()
+    assert sorted(set(dense)) == list(range(5))
+    assert (np.unique(c.group, return_inverse=True)[1] == dense).all()
+    # every slot carries its item's group
+    s = c.annotations
+    assert (s.group[:-1] == c.group[s.item[:-1]]).all() and s.group[-1] == -1
+    b = c.by_label
+    assert (b.group[:-1] == c.group[b.item[:-1]]).all()
+
+
+def test_without_groups_every_item_is_its_own():
+    c = prepare(iaf.simulate(n_items=5, seed=2))
+    assert c.group is None and c.annotations.group is None and c.group_codes() is None
+    assert c.n_groups == 5
+    assert (c.group_of_item(np.arange(5)) == np.arange(5)).all()
+
+
+def test_group_codes_do_not_depend_on_group_names_or_row_order():
+    df = iaf.simulate(n_items=12, seed=3)
+    groups = [k // 3 for k in range(12)]
+    a = prepare(_grouped(df, groups))
+    renamed = _grouped(df, [f"video {100 - g}" for g in groups]).sample(frac=1, random_state=0)
+    b = prepare(renamed)
+    assert (a.items == b.items).all() and (a.group == b.group).all()

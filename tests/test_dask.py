@@ -478,3 +478,39 @@ def test_within_sample_rows_are_the_engine_cells(n, n_ann, n_lab, localization, 
         assert sorted(r.tolist()) == sorted(
             member.indices[member.indptr[c] : member.indptr[c + 1]].tolist()
         )
+
+
+def _grouped(df, size):
+    """``df`` with items dealt into groups of ``size`` (by item name)."""
+    items = np.sort(df["item"].unique())
+    return df.assign(group=df["item"].map(dict(zip(items, np.arange(len(items)) // size))))
+
+
+@pytest.mark.parametrize("npartitions", [1, 4])
+def test_groups_give_the_in_memory_result(client, corpora, npartitions):
+    # a group's items fall in several partitions: the driver joins their groups
+    df = _grouped(corpora["box"], 4)
+    ddf = split_items(df, npartitions)
+    params = {"n_chance": 300, "n_boot": 30, "seed": 7}
+    want = iaf.agreement(df, **params)
+    assert_same_result(iaf.agreement(ddf, **params), want)
+    t = iaf.dask.pair_tables(ddf, n_chance=300)
+    mem = iaf.pair_tables(df, n_chance=300)
+    np.testing.assert_array_equal(t.corpus.group, mem.corpus.group)
+    for name in ("sets_between", "localization_between"):
+        pd.testing.assert_frame_equal(getattr(t, name), getattr(mem, name))
+    g = t.corpus.group
+    b = t.sets_between
+    assert (g[b["item_a"].to_numpy()] != g[b["item_b"].to_numpy()]).all()
+    # and the groups change the result: without them, pairings within groups count
+    assert not iaf.agreement(df.drop(columns="group"), **params).equals(want)
+
+
+def test_an_item_in_two_groups_across_partitions_raises(corpora):
+    df = _grouped(corpora["box"], 4)
+    first = df["item"].iloc[0]
+    rows = np.flatnonzero(df["item"] == first)
+    df.loc[df.index[rows[-1]], "group"] = 999  # the item's last row names another group
+    ddf = dd.from_pandas(df, npartitions=2, sort=False)
+    with pytest.raises(InvalidAnnotationError, match=f"item '{first}'"):
+        iaf.agreement(ddf, n_chance=100, n_boot=0)

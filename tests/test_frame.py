@@ -294,3 +294,50 @@ def test_validation_result_repr_counts_without_printing_frames():
     text = repr(res)
     assert "\n" not in text and text.startswith(f"<ValidationResult: {len(res.frame):,} valid")
     assert "1 dropped" in text
+
+
+# ------------------------------------------------------------------ the group column
+
+
+def _boxes(items, groups):
+    n = len(items)
+    return pd.DataFrame(
+        {
+            "item": items,
+            "annotator": ["a"] * n,
+            "label": ["cat"] * n,
+            "x0": [0.0] * n,
+            "y0": [0.0] * n,
+            "x1": [1.0] * n,
+            "y1": [1.0] * n,
+            "group": groups,
+        }
+    )
+
+
+def test_group_ids_become_strings_and_missing_stays_missing():
+    out = iaf.validate(_boxes(["i", "j", "j", "k"], [7, 7.0, None, np.nan]))
+    assert out["group"].iloc[:2].tolist() == ["7", "7"]
+    assert out["group"].iloc[2:].isna().all()
+    assert pd.api.types.is_string_dtype(out["group"])
+    pd.testing.assert_frame_equal(iaf.validate(out), out)  # idempotent
+
+
+def test_an_item_in_two_groups_raises_naming_it():
+    df = _boxes(["i", "i", "j", "k", "k"], ["v1", "v2", "v1", "v3", None])
+    for on_invalid in ("raise", "drop"):  # not a row problem: dropping cannot fix it
+        with pytest.raises(iaf.errors.InvalidAnnotationError) as err:
+            iaf.validate(df, on_invalid=on_invalid)
+        message = str(err.value)
+        assert "item 'i' (groups 'v1', 'v2')" in message
+        assert "'j'" not in message and "'k'" not in message  # only the culprit
+
+
+def test_a_group_that_is_not_a_name_raises():
+    with pytest.raises(iaf.errors.InvalidAnnotationError, match=r"row 1 \(item 'j'"):
+        iaf.validate(_boxes(["i", "j"], ["v1", ("a", "b")]))
+
+
+def test_without_a_group_column_none_is_added():
+    df = _boxes(["i"], ["v"]).drop(columns="group")
+    assert "group" not in iaf.validate(df).columns

@@ -394,3 +394,39 @@ def test_streaming_across_chunk_boundaries(tmp_path, monkeypatch):
     small = read_coco(FIX / "coco" / "ana.json")
     monkeypatch.undo()
     pd.testing.assert_frame_equal(small, read_coco(FIX / "coco" / "ana.json"))
+
+
+def _video_coco(path, video_ids, annotator):
+    coco = {
+        "images": [
+            {"id": i, "file_name": f"f{i}.jpg", "width": 100, "height": 100, **v}
+            for i, v in enumerate(video_ids)
+        ],
+        "categories": [{"id": 1, "name": "car"}],
+        "annotations": [
+            {"id": i, "image_id": i, "category_id": 1, "bbox": [10, 10, 20, 20]}
+            for i in range(len(video_ids))
+        ],
+    }
+    p = path / f"{annotator}.json"
+    p.write_text(json.dumps(coco))
+    return p
+
+
+def test_video_id_gives_the_group(tmp_path):
+    ids = [{"video_id": 3}, {"video_id": 3}, {"video_id": "v9"}, {}]
+    df = read_coco(
+        {"ann": _video_coco(tmp_path, ids, "ann"), "bob": _video_coco(tmp_path, ids, "bob")}
+    )
+    group = df.groupby("item")["group"].first()
+    assert group[["f0.jpg", "f1.jpg", "f2.jpg"]].tolist() == ["3", "3", "v9"]
+    assert pd.isna(group["f3.jpg"])
+    assert iaf.corpus.prepare(df).n_groups == 3  # f3 is a group of its own
+    assert "group" not in read_coco(tmp_path / "ann.json", group_key=None).columns
+
+
+def test_an_image_in_two_videos_raises(tmp_path):
+    a = _video_coco(tmp_path, [{"video_id": 1}], "ann")
+    b = _video_coco(tmp_path, [{"video_id": 2}], "bob")
+    with pytest.raises(ReaderError, match="'f0.jpg': '1', '2'"):
+        read_coco({"ann": a, "bob": b})

@@ -223,3 +223,30 @@ def test_two_images_with_one_base_name_are_not_merged(tmp_path):
         r"item 'photo.jpg'.*item_key='path'",
     ):
         read_cvat(p, annotator="dm", on_invalid="drop")
+
+
+def test_video_frames_form_one_group_and_images_none():
+    # exports of one video read in separate calls (one per annotator) share the group
+    ana, ben = read_cvat(VIDEO_ANA), read_cvat(VIDEO_BEN)
+    assert set(ana["group"]) == {"video"} and set(ben["group"]) == {"video"}
+    df = pd.concat([ana, ben], ignore_index=True).assign(object_id=lambda d: range(len(d)))
+    t = iaf.pair_tables(df, n_chance=50)
+    assert t.corpus.n_groups == 1 and len(t.sets_between) == 0  # no chance pairing
+    # a name of one's own, or none (every frame its own group, as before)
+    assert set(read_cvat(VIDEO_ANA, group="street.mp4")["group"]) == {"street.mp4"}
+    assert "group" not in read_cvat(VIDEO_ANA, group=None).columns
+    # images have no natural group
+    df, _ = _read(JOB)
+    assert "group" not in df.columns
+    with pytest.raises(iaf.errors.ParameterError, match="group"):
+        read_cvat(VIDEO_ANA, group="")
+
+
+def test_two_videos_read_apart_keep_their_groups():
+    one = read_cvat(VIDEO_ANA, group="a.mp4", item_key=lambda s: f"a/{s}")
+    two = read_cvat(VIDEO_ANA, group="b.mp4", item_key=lambda s: f"b/{s}")
+    df = pd.concat([one, two], ignore_index=True).assign(object_id=lambda d: range(len(d)))
+    c = iaf.corpus.prepare(df)
+    assert c.n_groups == 2
+    by_video = pd.Series(c.group_codes(), index=c.items).groupby(lambda s: s[0]).nunique()
+    assert (by_video == 1).all()

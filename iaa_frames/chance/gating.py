@@ -17,7 +17,7 @@ OBJECT_PAIR_BUDGET = 20_000_000
 def gated_pairings(corpus: Corpus, tau: float):
     """Every chance pairing that can produce a matched pair at ``tau`` > 0, from an index
     of the objects' normalized boxes: a sweep along x lists the object pairs whose boxes
-    overlap in x (items and annotators different), and the IoU bound of
+    overlap in x (groups of items and annotators different), and the IoU bound of
     :func:`iaa_frames.pipeline.iou_upper_bound` keeps those that can reach ``tau``. The
     cost grows with the pairs that overlap, not with the pairings. Returns None when
     more than :data:`OBJECT_PAIR_BUDGET` object pairs overlap in x (then pairings are
@@ -53,7 +53,7 @@ def gated_pairings(corpus: Corpus, tau: float):
         j = i + 1 + np.arange(len(i)) - (first[lo:hi] - first[lo])[i - lo]
         oi, oj = order[i], order[j]
         ok = (
-            (corpus.item[oi] != corpus.item[oj])
+            (corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj]))
             & (corpus.annotator[oi] != corpus.annotator[oj])
             & (np.minimum(box[oi, 3], box[oj, 3]) > np.maximum(box[oi, 1], box[oj, 1]))
         )
@@ -88,7 +88,9 @@ def reachable_label_pairings(corpus, labels, tau):
     i, j = pairs_within_runs(corpus.label[objects])
     for lo in range(0, len(i), 4_000_000):  # bounded memory
         oi, oj = objects[i[lo : lo + 4_000_000]], objects[j[lo : lo + 4_000_000]]
-        ok = (corpus.item[oi] != corpus.item[oj]) & (corpus.annotator[oi] != corpus.annotator[oj])
+        ok = (corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj])) & (
+            corpus.annotator[oi] != corpus.annotator[oj]
+        )
         oi, oj = oi[ok], oj[ok]
         keep = iou_upper_bound(corpus, oi, oj) >= tau
         oi, oj = oi[keep], oj[keep]

@@ -52,14 +52,18 @@ def pairing_key(a, b, n_slots: int) -> np.ndarray:
 
 
 def valid_pairings(slots: Slices, a, b) -> np.ndarray:
-    return (slots.item[a] != slots.item[b]) & (slots.annotator[a] != slots.annotator[b])
+    """Whether each pairing {a, b} of slots is a chance pairing: items of different
+    groups (different items when there are no groups), different annotators."""
+    return (slots.group_of(a) != slots.group_of(b)) & (slots.annotator[a] != slots.annotator[b])
 
 
 def uniform_population(slots: Slices) -> tuple[int, int]:
     """(pairings, candidate object pairs) of U, the population of the uniform stratum.
 
-    Ordered pairs of slots on different items and of different annotators, by inclusion
-    and exclusion, halved (every pairing is two ordered pairs).
+    Ordered pairs of slots on items of different groups (different items without
+    groups) and of different annotators, by inclusion and exclusion, halved (every
+    pairing is two ordered pairs): all pairs, less those of one group, less those of one
+    annotator, plus those of one group and one annotator.
 
     Examples
     --------
@@ -67,16 +71,22 @@ def uniform_population(slots: Slices) -> tuple[int, int]:
     ...            item=np.array([0, 0, 1, 1, -1]), annotator=np.array([0, 1, 0, 1, -1]))
     >>> uniform_population(s)
     (2, 2)
+    >>> from dataclasses import replace
+    >>> uniform_population(replace(s, group=np.array([0, 0, 0, 0, -1])))  # one group
+    (0, 0)
     """
     n = slots.empty
-    item, ann = slots.item[:n], slots.annotator[:n]
+    item, ann = slots.group_of(np.arange(n)), slots.annotator[:n]
     k = slots.count[:n].astype(np.float64)
+    # (group, annotator) of each slot; without groups every slot is its own
+    both = None if slots.group is None else item * (ann.max(initial=0) + 1) + ann
 
     def ordered(weight):
         total = weight.sum() ** 2
         by_item = np.bincount(item, weights=weight)
         by_ann = np.bincount(ann, weights=weight)
-        return total - (by_item**2).sum() - (by_ann**2).sum() + (weight**2).sum()
+        same = weight if both is None else np.bincount(both, weights=weight)
+        return total - (by_item**2).sum() - (by_ann**2).sum() + (same**2).sum()
 
     return int(round(ordered(np.ones(n)) / 2)), int(round(ordered(k) / 2))
 

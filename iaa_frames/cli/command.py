@@ -18,7 +18,7 @@ import pandas as pd
 from ..errors import DroppedRowsWarning, IAAError
 from ..io import load_sample
 from ..report import report
-from .inputs import guess_format, read_inputs
+from .inputs import group_by_column, guess_format, read_inputs
 from .parser import PROG, build_parser
 
 __all__ = ["main"]
@@ -68,6 +68,8 @@ def _command(args):
         image_sizes=args.image_sizes,
         on_invalid=args.on_invalid,
     )
+    if args.group:
+        df = group_by_column(df, args.group)
     return _run_report(args, df, args.title)
 
 

@@ -150,6 +150,22 @@ def _concat(frames):
     return pd.concat(parts, ignore_index=True)
 
 
+def group_by_column(df: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``df`` with its ``group`` column taken from ``column`` (``--group COLUMN``).
+
+    Examples
+    --------
+    >>> group_by_column(pd.DataFrame({"item": ["a"], "video": ["v1"]}), "video")["group"].tolist()
+    ['v1']
+    """
+    if column not in df.columns:
+        raise ParameterError(
+            f"--group {column}: the inputs have no column {column!r}; their columns are "
+            f"{', '.join(map(str, df.columns))}"
+        )
+    return df.assign(group=df[column])
+
+
 def read_inputs(
     inputs, fmt: str | None = None, *, classes=None, image_sizes=None, on_invalid: str = "raise"
 ):

@@ -215,6 +215,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "-o", "--out", required=True, metavar="DIR", help="output directory (created if missing)"
     )
+    rep.add_argument(
+        "--group",
+        metavar="COLUMN",
+        help="column naming the group of each item (video, scene, patient, source image of "
+        "an augmentation): chance pairings never join two items of one group",
+    )
     y = rep.add_argument_group("yolo options")
     y.add_argument(
         "--classes",

@@ -94,6 +94,7 @@ def run_fetched(corpus: Corpus, store: GeometryStore, slots: Slices, a, b, **par
         item=pad(slots.item[used], -1),
         annotator=pad(slots.annotator[used], -1),
         label=None if slots.label is None else pad(slots.label[used], -1),
+        group=None if slots.group is None else pad(slots.group[used], -1),
     )
     polygons = store.get(objects)
     shapes = Shapes(

@@ -20,8 +20,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..corpus import Corpus, annotation_slices, rank_codes
+from ..copies import warn_copies
+from ..corpus import Corpus, annotation_slices, item_groups, rank_codes
 from ..distances import Shapes
+from ..frame import GROUP, group_column
 from .partition import Codes, distinct
 
 __all__ = ["IndexShapes", "codes", "index_corpus"]
@@ -130,6 +132,7 @@ def codes(summaries: list[dict]) -> tuple[Codes, np.ndarray]:
         i_off, a_off = i_off + len(x["items"]), a_off + len(x["annotators"])
     coverage = distinct(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
     out = Codes(
+        item_group=_groups(s, items, item_raw, item_code),
         item_index=pd.Index(items, dtype=object, tupleize_cols=False),
         item_code=item_code,
         annotator_index=pd.Index(anns, dtype=object),
@@ -140,6 +143,26 @@ def codes(summaries: list[dict]) -> tuple[Codes, np.ndarray]:
         normalization=normalization,
     )
     return out, coverage
+
+
+def _groups(summaries, items, item_raw, item_code):
+    """Per item code, its group code, as :func:`iaa_frames.corpus.prepare` gives it; an
+    item whose partitions name two groups raises as :func:`iaa_frames.validate` does."""
+    named = [x.get("item_group") for x in summaries]
+    if not summaries or all(g is None for g in named):
+        return None
+    names = np.concatenate(
+        [
+            np.full(len(x["items"]), None, dtype=object) if g is None else g
+            for x, g in zip(summaries, named)
+        ]
+    )
+    rows = pd.DataFrame({"item": np.asarray(items, dtype=object)[item_raw], GROUP: names})
+    group = group_column(rows)  # raises on an item with two groups
+    ok = group.notna().to_numpy()
+    raw = np.full(len(items), -1, dtype=np.int64)
+    raw[item_raw[ok]] = pd.factorize(group.to_numpy(dtype=object)[ok])[0]
+    return item_groups(item_code, raw)
 
 
 def items_by_code(c: Codes) -> np.ndarray:
@@ -176,7 +199,13 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
     position[order] = np.arange(len(order))
     item, ann, label = (cat[k][order].astype(np.int64) for k in ("item", "annotator", "label"))
     annotations, by_label = annotation_slices(
-        item, ann, label, coverage, n_annotators=len(c.annotators), n_labels=len(c.labels)
+        item,
+        ann,
+        label,
+        coverage,
+        n_annotators=len(c.annotators),
+        n_labels=len(c.labels),
+        group=c.item_group,
     )
     shapes = IndexShapes(boxes[order], cat["is_polygon"][order].astype(bool))
     objects = pd.DataFrame({"object_id": cat["object_id"][order]})
@@ -193,5 +222,8 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
         by_label=by_label,
         normalization=c.normalization,
         area=cat["area"][order].astype(np.float64),
+        group=c.item_group,
     )
+    if c.item_group is None:  # as prepare() does: copies among items are worth a warning
+        warn_copies(corpus, stacklevel=4)
     return corpus, position, offsets

@@ -29,7 +29,7 @@ import pandas as pd
 from ..corpus import FINGERPRINT, Corpus, annotation_slices
 from ..distances import Shapes, areas, get_distance
 from ..errors import SchemaError
-from ..frame import check, validate
+from ..frame import GROUP, check, validate
 from ..matching import clusters
 from ..pairs import (
     class_detection,
@@ -116,7 +116,8 @@ def summarize(frame: pd.DataFrame) -> dict:
         ``labels`` (classes present); ``cov_item``, ``cov_annotator`` (positions in
         ``items`` / ``annotators`` of every distinct covered pair); ``n_rows``,
         ``n_objects``, ``known`` (objects with a known image size), ``polygons``,
-        ``repaired``.
+        ``repaired``; ``item_group`` (the group of each item, None without a group
+        column).
     """
     v, repaired = checked(frame)
     is_obj, objects, shapes = _objects(v)
@@ -158,7 +159,20 @@ def summarize(frame: pd.DataFrame) -> dict:
         "polygons": bool(shapes.is_polygon.any()),
         "repaired": repaired,
         "id_hash": np.sort(id_hash(objects["object_id"])) if given_ids else None,
+        "item_group": _item_group_names(v, item_raw, n_i),
     }
+
+
+def _item_group_names(v: pd.DataFrame, item_raw: np.ndarray, n_items: int):
+    """Per item of the partition (order of first appearance), the group its rows name
+    (None where they name none); None when the frame has no group column."""
+    if GROUP not in v.columns:
+        return None
+    out = np.full(n_items, None, dtype=object)
+    group = v[GROUP]
+    named = group.notna().to_numpy()
+    out[item_raw[named]] = group.to_numpy(dtype=object)[named]
+    return out
 
 
 def id_hash(ids: pd.Series) -> np.ndarray:
@@ -190,6 +204,9 @@ class Codes:
     labels: np.ndarray
     n_items: int
     normalization: str
+    #: Per item code, its group code (:attr:`iaa_frames.corpus.Corpus.group`); None
+    #: without a group column.
+    item_group: np.ndarray | None = None
 
 
 def local_corpus(v: pd.DataFrame, codes: Codes) -> Corpus:

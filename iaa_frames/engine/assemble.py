@@ -70,8 +70,12 @@ def package_version() -> str:
     return str(getattr(iaa_frames, "__version__", "0+unknown"))
 
 
-def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> np.ndarray:
-    """Agreement replicates of every cell: (n_boot, n_components, n_cells)."""
+def _bootstrap(
+    parts: dict, n_items: int, n_boot: int, seed: int, progress, clusters=None
+) -> np.ndarray:
+    """Agreement replicates of every cell: (n_boot, n_components, n_cells); ``clusters``
+    (the group of every item, :meth:`iaa_frames.corpus.Corpus.group_codes`) makes the
+    replicates draw whole groups."""
     n_cells = parts[COMPONENTS[0]].statistics()[2].shape[-1]
     reps = np.empty((n_boot, len(COMPONENTS), n_cells))
     width = max([n_items] + [p.within.matrix.shape[1] for p in parts.values()])
@@ -86,7 +90,9 @@ def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> n
         delay=0 if progress else DELAY,
     ) as bar:
         start = 0
-        for k in multiplicity_blocks(n_items, n_boot, seed=seed, block_size=step):
+        for k in multiplicity_blocks(
+            n_items, n_boot, seed=seed, block_size=step, clusters=clusters
+        ):
             for c, name in enumerate(COMPONENTS):
                 reps[start : start + len(k), c] = parts[name].statistics(k)[2]
             start += len(k)
@@ -94,13 +100,13 @@ def _bootstrap(parts: dict, n_items: int, n_boot: int, seed: int, progress) -> n
     return reps
 
 
-def _jackknife(parts: dict, n_items: int) -> np.ndarray:
+def _jackknife(parts: dict, n_items: int, clusters=None) -> np.ndarray:
     """Agreement of every cell on the grouped jackknife replicates (for the BCa
     acceleration): (n_groups, n_components, n_cells)."""
     return np.concatenate(
         [
             np.stack([parts[name].statistics(k)[2] for name in COMPONENTS], axis=1)
-            for k in jackknife_blocks(n_items)
+            for k in jackknife_blocks(n_items, clusters=clusters)
         ]
     )
 
@@ -347,15 +353,17 @@ def agreement_from_cells(
         out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
         out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
         if n_boot:
-            reps = _bootstrap(parts, n_items, n_boot, seed, progress)
+            # groups of items (the group column) are the clusters of the bootstrap
+            clusters = corpus.group_codes()
+            reps = _bootstrap(parts, n_items, n_boot, seed, progress, clusters)
             if ci_method == "bca":
-                jack = _jackknife(parts, n_items)
+                jack = _jackknife(parts, n_items, clusters)
                 low, high = bca_interval(
                     out["agreement"],
                     reps,
                     jack,
                     level=CI_LEVEL,
-                    scale=_interval_scale(parts, jack, n_items),
+                    scale=_interval_scale(parts, jack, corpus.n_groups),
                 )
                 # the widened interval stays in the range of agreement: at most 1
                 high = np.minimum(high, 1.0)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import ParameterError, ReaderError
 from .builder import FrameBuilder, finish
+from .groups import with_groups
 from .item_keys import ItemKeys
 from .json_stream import JSONStream
 from .masks import mask_to_geometry, rle_geometry
@@ -52,6 +53,7 @@ class _CocoFile:
         self.image_ids: list = []  # image id per row
         self.file_idx = builder.add_file(path, lambda i: f"annotations[{i}]")
         self.rle = "drop"
+        self.group_key, self.groups = None, {}  # set by read_coco
         self.results = False  # a top-level list of annotations (COCO results format)
         self.pending_cover: list = []  # (image id, annotator, rater given, index) of skipped annotations
 
@@ -91,6 +93,13 @@ class _CocoFile:
                     f"{self.rater_list_key} must be a list of rater ids, got {raters!r}",
                 )
         self.images[iid] = (name, w, h, raters, i)
+        if self.group_key is not None and img.get(self.group_key) is not None:
+            g = img[self.group_key]
+            if not isinstance(g, (int, str)) or isinstance(g, bool):
+                raise reader_error(
+                    self.path, entry, f"{self.group_key} must be an integer or string, got {g!r}"
+                )
+            self.groups.setdefault(name, set()).add(str(g))
 
     def category(self, i, cat):
         entry = f"categories[{i}]"
@@ -392,6 +401,7 @@ def read_coco(
     rle: str = "drop",
     on_invalid: str = "raise",
     return_dropped: bool = False,
+    group_key: str | None = "video_id",
 ):
     """Read COCO object-detection JSON into the tidy annotation frame.
 
@@ -425,6 +435,11 @@ def read_coco(
         counted, with a warning.
     return_dropped : bool, default False
         Return ``(frame, dropped)`` instead of warning about skipped records.
+    group_key : str or None, default "video_id"
+        Image key naming the image's group (the ``video_id`` of COCO-style video data
+        sets: YouTube-VIS, TAO, ImageNet-VID in COCO form): where images carry it, the
+        frame gets a ``group`` column, so that chance pairings never join two frames of
+        one video (see :func:`iaa_frames.validate`). None: no group column.
 
     Returns
     -------
@@ -497,9 +512,11 @@ def read_coco(
         )
     b = FrameBuilder("coco", on_invalid=on_invalid)
     keys = ItemKeys(item_key)
+    groups: dict = {}  # item -> the groups its images name, over every file
     for path, ann_name in files:
         f = _CocoFile(path, ann_name, b, rater_key, rater_list_key, keys)
         f.rle = rle
+        f.group_key, f.groups = group_key, groups
         stream = JSONStream(
             path, stream_keys=("images", "annotations", "categories"), top_name="annotations"
         )
@@ -541,4 +558,5 @@ def read_coco(
             oid if oid is None else f"{a}/{oid}"
             for oid, a in zip(b.object_id, b.annotator, strict=True)
         ]
-    return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
+    out = finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
+    return with_groups(out, groups, return_dropped=return_dropped, reader="read_coco")

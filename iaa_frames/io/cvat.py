@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..errors import AnnotatorNameWarning, ReaderError
+from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
 from .builder import FrameBuilder, finish
+from .groups import with_groups
 from .item_keys import ItemKeys
 from .paths import files_and_annotators, reader_error
 from .safe_xml import iterparse_xml
@@ -78,6 +79,7 @@ def read_cvat(
     item_key="name",
     on_invalid: str = "raise",
     return_dropped: bool = False,
+    group: str | None = "video",
 ):
     """Read CVAT XML 1.1 exports ("CVAT for images" or "CVAT for video"), one per job or
     annotator.
@@ -102,6 +104,17 @@ def read_cvat(
         and the shape, or drop them, counted, with a warning.
     return_dropped : bool, default False
         Return ``(frame, dropped)`` instead of warning about skipped shapes.
+    group : str or None, default "video"
+        The frames of the video exports form one group of this name (column ``group``),
+        so that chance pairings never join two frames of the video (consecutive frames
+        are near copies; see :func:`iaa_frames.validate`). CVAT names frames by number,
+        so the frames of one call are frames of one video, and exports of it read in
+        separate calls (one per annotator) get the same group; to compare several
+        videos, read each with its own ``group`` and an ``item_key`` that makes its frame
+        names distinct, and concatenate. Images get no group. None: no ``group`` column
+        (every frame its own group, as before groups existed). A corpus of one video
+        has no chance pairings then: its sigma is NaN with a note, the honest answer for
+        frames of one shot.
 
     Returns
     -------
@@ -162,12 +175,17 @@ def read_cvat(
     0  a.jpg       ana   cat  10.0  20.0  40.0  60.0     False
     1  b.jpg       ana   NaN   NaN   NaN   NaN   NaN      <NA>
     """
+    if group is not None and not (isinstance(group, str) and group):
+        raise ParameterError(f"group must be a non-empty string or None, got {group!r}")
     b = FrameBuilder("cvat", on_invalid=on_invalid)
     keys = ItemKeys(item_key)
     files = files_and_annotators(path_or_paths, annotator, reader="read_cvat")
+    video: set = set()
     for path, explicit in files:
-        _read_one(path, explicit, b, keys)
-    return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
+        _read_one(path, explicit, b, keys, video)
+    out = finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
+    groups = {} if group is None else dict.fromkeys(video, {group})
+    return with_groups(out, groups, return_dropped=return_dropped, reader="read_cvat")
 
 
 def _int_text(el, tag):
@@ -218,7 +236,7 @@ class _Meta:
         self.size = (w, h)
 
 
-def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys):
+def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set):
     f = b.add_file(path)
     annotator = explicit
     saw_root = saw_content = False
@@ -279,8 +297,10 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys):
         frames = range(first_last[0], first_last[1] + 1) if first_last else sorted(frames_seen)
         w, h = meta.size
         for fr in frames:
+            item = keys(_frame_name(fr), path=path, entry=f"frame {fr}")
+            video.add(item)
             b.cover(
-                keys(_frame_name(fr), path=path, entry=f"frame {fr}"),
+                item,
                 ann,
                 width=w,
                 height=h,
