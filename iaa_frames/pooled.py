@@ -29,7 +29,11 @@ on but not required to be close: under the match threshold, an IoU-based distanc
 unrelated objects depends little on their absolute size); a class where fewer than half of its within pairs (or fewer than 2)
 have comparable pairs, or whose weighted units are too few (effective sample size
 ``(sum w)^2 / sum w^2`` below :data:`MIN_POOLED_ESS`), borrows nothing, and its cell is
-NaN with a note.
+NaN with a note. So is a class whose few own chance units (at least
+:data:`OWN_CHECK_UNITS`) are closer than the borrowed baseline allows (their mean below
+the borrowed mean by more than :data:`OWN_CHECK_Z` standard errors): the class is drawn
+in a place or a way of its own, the assumption fails, and its own units are all the
+evidence there is.
 
 """
 
@@ -44,6 +48,8 @@ from .corpus import Corpus
 __all__ = [
     "MIN_OWN_CHANCE_UNITS",
     "MIN_POOLED_ESS",
+    "OWN_CHECK_UNITS",
+    "OWN_CHECK_Z",
     "POOL_CALIPER",
     "POOL_NEIGHBOURS",
     "needs_pooling",
@@ -55,6 +61,11 @@ __all__ = [
 MIN_OWN_CHANCE_UNITS = 10
 #: Fewest effective borrowed units (``(sum w)^2 / sum w^2``) a borrowed baseline needs.
 MIN_POOLED_ESS = MIN_CHANCE_UNITS
+#: Fewest own chance units with which a borrowing class's own units are checked against
+#: the borrowed baseline.
+OWN_CHECK_UNITS = 2
+#: One-sided z above which the own units are too close for the borrowed baseline.
+OWN_CHECK_Z = 2.0
 #: Nearest borrowed chance pairs each within pair of a borrowing class takes.
 POOL_NEIGHBOURS = 50
 #: Largest distance of a within pair's position from the nearest borrowed pair's, in units
@@ -84,6 +95,24 @@ def needs_pooling(within_n, own_n) -> np.ndarray:
     """Classes whose localization cell borrows: at least two within pairs, fewer than
     :data:`MIN_OWN_CHANCE_UNITS` own chance units."""
     return (np.asarray(within_n) >= 2) & (np.asarray(own_n) < MIN_OWN_CHANCE_UNITS)
+
+
+def _own_units_disagree(loc_between, own, pool_rows, label, row, weight, total, L):
+    """Per class: its few own chance units are closer than the borrowed baseline allows
+    (a one-sided z-test at :data:`OWN_CHECK_Z`, with at least :data:`OWN_CHECK_UNITS`
+    own units): the class has a position or a drawing of its own (an annotator lazy on
+    this class), which a borrowed baseline would read as agreement."""
+    d = loc_between["distance"].to_numpy()
+    la = loc_between["label_a"].to_numpy()
+    own_n = np.bincount(la[own], minlength=L)
+    own_sum = np.bincount(la[own], weights=d[own], minlength=L)
+    pd_ = d[pool_rows[row]]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(label, weights=weight * pd_, minlength=L) / total
+        var = np.bincount(label, weights=weight * pd_**2, minlength=L) / total - mean**2
+        own_mean = own_sum / own_n
+        z = (mean - own_mean) / np.sqrt(np.maximum(var, 0) / own_n)
+    return (own_n >= OWN_CHECK_UNITS) & (z > OWN_CHECK_Z)
 
 
 def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSample):
@@ -185,6 +214,7 @@ def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSampl
     with np.errstate(invalid="ignore", divide="ignore"):
         ess = np.where(squares > 0, total**2 / squares, 0.0)
     ok &= ess >= MIN_POOLED_ESS
+    ok &= ~_own_units_disagree(loc_between, own, pool_rows, label, row, weight, total, L)
     keep = ok[label]
     source[ok] = "pooled"
     if not keep.any():

@@ -198,8 +198,9 @@ def _class_source_notes(out: dict, sources: np.ndarray) -> np.ndarray:
         ),
         (
             "none",
-            "too few chance units of the class's own and no objects of other classes like "
-            "its objects (position, size, shape) to borrow a baseline from",
+            "too few chance units of the class's own, and no honest baseline to borrow: no "
+            "objects of other classes like its objects (position, size, shape), or its own "
+            "few chance units are closer than theirs (a position or a drawing of its own)",
         ),
     ):
         cells = np.flatnonzero((src == kind) & ((note[loc] == "") | (kind == "none")))
