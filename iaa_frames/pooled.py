@@ -61,8 +61,8 @@ __all__ = [
 MIN_OWN_CHANCE_UNITS = 10
 #: Fewest effective borrowed units (``(sum w)^2 / sum w^2``) a borrowed baseline needs.
 MIN_POOLED_ESS = MIN_CHANCE_UNITS
-#: Fewest own chance units with which a borrowing class's own units are checked against
-#: the borrowed baseline.
+#: Fewest distinct pairs of items among a borrowing class's own chance units for them to
+#: be checked against the borrowed baseline.
 OWN_CHECK_UNITS = 2
 #: One-sided z above which the own units are too close for the borrowed baseline.
 OWN_CHECK_Z = 2.0
@@ -99,18 +99,23 @@ def needs_pooling(within_n, own_n) -> np.ndarray:
 
 def _own_units_disagree(loc_between, own, pool_rows, label, row, weight, total, L):
     """Per class: its few own chance units are closer than the borrowed baseline allows
-    (a one-sided z-test at :data:`OWN_CHECK_Z`, with at least :data:`OWN_CHECK_UNITS`
-    own units): the class has a position or a drawing of its own (an annotator lazy on
+    (a one-sided z-test at :data:`OWN_CHECK_Z`, on at least :data:`OWN_CHECK_UNITS`
+    distinct pairs of items): the class has a position or a drawing of its own (an annotator lazy on
     this class), which a borrowed baseline would read as agreement."""
     d = loc_between["distance"].to_numpy()
     la = loc_between["label_a"].to_numpy()
-    own_n = np.bincount(la[own], minlength=L)
     own_sum = np.bincount(la[own], weights=d[own], minlength=L)
+    own_rows = np.bincount(la[own], minlength=L)
+    # units that share a pair of items are not independent: count the pairs of items
+    ia, ib = (loc_between[c].to_numpy()[own].astype(np.int64) for c in ("item_a", "item_b"))
+    n_items = int(max(ia.max(initial=0), ib.max(initial=0))) + 1
+    pair = np.unique((la[own] * n_items + np.minimum(ia, ib)) * n_items + np.maximum(ia, ib))
+    own_n = np.bincount(pair // (n_items * n_items), minlength=L)
     pd_ = d[pool_rows[row]]
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.bincount(label, weights=weight * pd_, minlength=L) / total
         var = np.bincount(label, weights=weight * pd_**2, minlength=L) / total - mean**2
-        own_mean = own_sum / own_n
+        own_mean = own_sum / own_rows
         z = (mean - own_mean) / np.sqrt(np.maximum(var, 0) / own_n)
     return (own_n >= OWN_CHECK_UNITS) & (z > OWN_CHECK_Z)
 
