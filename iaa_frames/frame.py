@@ -203,9 +203,23 @@ def _annotator_column(ann: pd.Series) -> pd.Series:
     return ann
 
 
+def _float_or_infinite(v):
+    """``float(v)``, an integer too large for float64 as a signed infinity (which then
+    fails the finiteness check), anything else as it is."""
+    try:
+        return float(v)
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")
+    except (TypeError, ValueError):
+        return v
+
+
 def _numeric(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Coordinates as float64 and a mask of values that were present but not numeric."""
-    coerced = pd.to_numeric(values, errors="coerce")
+    try:
+        coerced = pd.to_numeric(values, errors="coerce")
+    except OverflowError:  # integers beyond float64 (a 400-digit CSV cell): infinite
+        coerced = pd.to_numeric(values.map(_float_or_infinite), errors="coerce")
     out = coerced.to_numpy(dtype="float64", na_value=np.nan)
     return out, (coerced.isna() & values.notna()).to_numpy()
 

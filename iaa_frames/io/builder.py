@@ -50,6 +50,7 @@ from .values import is_number
 
 __all__ = ["BOX", "COVERAGE", "POLYGON", "FrameBuilder", "finish", "record_text"]
 
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _MAX_RECORD_CHARS = 2000  # a dropped record is kept as JSON text up to this length
 
 
@@ -139,6 +140,7 @@ class FrameBuilder:
 
     # --- rows ----------------------------------------------------------------------------
     def _row(self, kind, item, annotator, label, object_id, width, height, file_idx, entry, extras):
+        width, height = float(width), float(height)  # may raise: before any column grows
         n = len(self.kind)
         self.kind.append(kind)
         self.item.append(item)
@@ -180,10 +182,11 @@ class FrameBuilder:
         entry=None,
         extras=None,
     ) -> int:
+        box = array("d", (x0, y0, x1, y1))  # may raise OverflowError: before the row is added
         row = self._row(
             BOX, item, annotator, label, object_id, width, height, file_idx, entry, extras
         )
-        self.box.extend((x0, y0, x1, y1))
+        self.box.extend(box)
         return row
 
     def add_polygon(
@@ -202,6 +205,9 @@ class FrameBuilder:
     ) -> int:
         """``parts``: a list of parts, each a list of rings (shell first, then holes), each
         ring a flat [x1, y1, x2, y2, ...] list of at least 3 points."""
+        # converted first (OverflowError for an integer beyond float64): a row that fails
+        # leaves no trace
+        parts = [[array("d", ring) for ring in rings] for rings in parts]
         row = self._row(
             POLYGON, item, annotator, label, object_id, width, height, file_idx, entry, extras
         )
@@ -426,7 +432,9 @@ def _object_ids(builder: FrameBuilder, kind: np.ndarray):
             out[r] = f"{key[0]}/{key[1]}/{k}"
     present = [v for v in out if v is not None]
     if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-        return pd.array(out, dtype="Int64")
+        if all(_INT64_MIN <= v <= _INT64_MAX for v in present):
+            return pd.array(out, dtype="Int64")
+        return np.array([None if v is None else str(v) for v in out] + [None], dtype=object)[:-1]
     return out
 
 
@@ -441,6 +449,8 @@ def _tidy_extra(values: list):
         )
     if present and all(is_number(v) for v in present):
         if all(isinstance(v, int) for v in present):
+            if not all(_INT64_MIN <= v <= _INT64_MAX for v in present):
+                return np.array(values + [None], dtype=object)[:-1]  # beyond int64: as given
             return (
                 pd.array(values, dtype="Int64")
                 if len(present) < len(values)

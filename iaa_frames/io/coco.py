@@ -13,14 +13,15 @@ from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .json_stream import JSONStream
 from .masks import mask_to_geometry, rle_geometry
-from .paths import files_and_annotators, reader_error
-from .values import flat_ring, is_number, size_value
+from .paths import ENTRY_ERRORS, entry_error, files_and_annotators, reader_error
+from .values import flat_ring, is_number, number, size_value
 
 __all__ = ["mask_to_geometry", "read_coco"]
 
 _KNOWN = {"id", "image_id", "category_id", "bbox", "segmentation", "area", "iscrowd", "score"}
 _ID = {int, str}  # exact types: bool is not an id
 _NUM = {int, float}
+_FLOAT_MAX = 1 << 1024
 
 
 def _entry(i, aid):
@@ -72,7 +73,7 @@ class _CocoFile:
         entry = f"images[{i}] (id={iid})"
         if iid in self.images:
             raise reader_error(self.path, entry, "duplicate image id")
-        name = img.get("file_name", iid)
+        name = img.get("file_name", str(iid))  # an item is text, whatever the id
         if not isinstance(name, (str, int)) or isinstance(name, bool):
             raise reader_error(self.path, entry, f"file_name must be a string, got {name!r}")
         if "file_name" in img:
@@ -165,7 +166,9 @@ class _CocoFile:
             if v is not None:
                 if type(v) not in _NUM:
                     raise reader_error(path, _entry(i, aid), f"{k} must be a number, got {v!r}")
-                extras[k] = v
+                extras[k] = number(path, _entry(i, aid), v, k) if type(v) is float else v
+                if type(v) is int and not -_FLOAT_MAX < v < _FLOAT_MAX:
+                    raise OverflowError(k)
         v = ann.get("iscrowd")
         if v is not None:
             if type(v) is not int or v not in (0, 1):
@@ -346,7 +349,9 @@ class _CocoFile:
                     cover=False,
                 )
                 continue
-            if img is not None:
+            if img is None:
+                b.item[r] = str(iid)  # a results file: the image id, as text
+            else:
                 b.item[r] = img[0]
                 b.width[r] = img[1]
                 b.height[r] = img[2]
@@ -368,7 +373,7 @@ class _CocoFile:
             b.label[r] = name
         for iid, annotator, _rater_given, i in self.pending_cover:
             img = self.images.get(iid)
-            name, w, h = (img[0], img[1], img[2]) if img else (iid, math.nan, math.nan)
+            name, w, h = (img[0], img[1], img[2]) if img else (str(iid), math.nan, math.nan)
             b.cover(name, annotator, width=w, height=h, file_idx=self.file_idx, entry=i)
         # coverage
         for _iid, (name, w, h, raters, i) in self.images.items():
@@ -509,8 +514,9 @@ def read_coco(
                 f.n_annotations += 1
                 try:
                     f.annotation(i, value)
-                except ReaderError as exc:
-                    b.entry_failed(exc, path, f"annotations[{i}]", record=value)
+                except ENTRY_ERRORS as exc:
+                    entry = f"annotations[{i}]"
+                    b.entry_failed(entry_error(exc, path, entry), path, entry, record=value)
             elif kind == "item":
                 try:
                     if key == "annotations":
@@ -520,8 +526,9 @@ def read_coco(
                         f.image(i, value)
                     else:
                         f.category(i, value)
-                except ReaderError as exc:
-                    b.entry_failed(exc, path, f"{key}[{i}]", record=value)
+                except ENTRY_ERRORS as exc:
+                    entry = f"{key}[{i}]"
+                    b.entry_failed(entry_error(exc, path, entry), path, entry, record=value)
             elif key in ("images", "annotations", "categories"):
                 if not isinstance(value, list) and value is not None:
                     raise reader_error(
