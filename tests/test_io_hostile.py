@@ -669,8 +669,13 @@ def test_labelstudio_and_darwin_overflowing_numbers(tmp_path, digits):
                             "type": "rectanglelabels",
                             "original_width": 100,
                             "original_height": 100,
-                            "value": {"x": 1, "y": 1, "width": 1, "height": 1,
-                                      "rectanglelabels": ["a"]},
+                            "value": {
+                                "x": 1,
+                                "y": 1,
+                                "width": 1,
+                                "height": 1,
+                                "rectanglelabels": ["a"],
+                            },
                         }
                     ],
                 }
@@ -763,8 +768,12 @@ def test_coco_lone_surrogate_names_the_entry(tmp_path, field):
     )
     p = tmp_path / "sur.json"
     p.write_text(text)
-    with pytest.raises(ReaderError, match=r"sur\.json: .*(images|categories|annotations)\[0\].*surrogate"):
+    with pytest.raises(
+        ReaderError, match=r"sur\.json: .*(images|categories|annotations)\[0\].*surrogate"
+    ):
         read_coco(p)
+    df, dropped = read_coco(p, on_invalid="drop", return_dropped=True)
+    assert len(df) == 0 and len(dropped) == 1 and "surrogate" in dropped["detail"].iloc[0]
 
 
 def test_labelstudio_lone_surrogate_names_the_task(tmp_path):
@@ -782,9 +791,16 @@ def test_to_parquet_with_a_lone_surrogate_is_an_iaa_error(tmp_path):
     import iaa_frames as iaf
 
     df = pd.DataFrame(
-        {"item": ["a\ud800", "b"], "annotator": ["x", "y"], "label": ["c", "c"],
-         "x0": [0, 0], "y0": [0, 0], "x1": [1, 1], "y1": [1, 1]}
-    ).astype({"item": object})
+        {
+            "item": pd.Series(["a\ud800", "b"], dtype=object),
+            "annotator": ["x", "y"],
+            "label": ["c", "c"],
+            "x0": [0, 0],
+            "y0": [0, 0],
+            "x1": [1, 1],
+            "y1": [1, 1],
+        }
+    )  # pandas itself refuses the text in a str column: only an object column holds it
     with pytest.raises(IAAError, match=r"item.*row 0.*surrogate"):
         iaf.to_parquet(df, tmp_path / "out")
 
@@ -799,7 +815,9 @@ def test_corrupt_parquet_is_a_reader_error(tmp_path, content):
 
     p = tmp_path / "bad.parquet"
     p.write_bytes(content)
-    with pytest.raises(ReaderError, match=r"bad\.parquet: (not a readable Parquet|the file is empty)"):
+    with pytest.raises(
+        ReaderError, match=r"bad\.parquet: (not a readable Parquet|the file is empty)"
+    ):
         read_table(p)
     with pytest.raises(ReaderError, match=r"bad\.parquet"):
         read_table(p, fmt="parquet")
@@ -827,9 +845,17 @@ def test_writers_refuse_names_that_leave_the_folder(tmp_path, writer, column, na
     if writer == "write_coco" and column == "item":
         pytest.skip("write_coco names its files after the annotators only")
     df = pd.DataFrame(
-        {"item": ["a", "b"], "annotator": ["x", "y"], "label": ["c", "c"],
-         "x0": [0.0, 0.0], "y0": [0.0, 0.0], "x1": [5.0, 5.0], "y1": [5.0, 5.0],
-         "width": [10.0, 10.0], "height": [10.0, 10.0]}
+        {
+            "item": ["a", "b"],
+            "annotator": ["x", "y"],
+            "label": ["c", "c"],
+            "x0": [0.0, 0.0],
+            "y0": [0.0, 0.0],
+            "x1": [5.0, 5.0],
+            "y1": [5.0, 5.0],
+            "width": [10.0, 10.0],
+            "height": [10.0, 10.0],
+        }
     )
     df.loc[0, column] = name
     target = tmp_path / "deep" / "er" / "out"

@@ -46,6 +46,7 @@ from ..errors import (
     RepairedGeometryWarning,
 )
 from ..frame import INVALID_REASONS, check
+from .paths import reader_error
 from .values import is_number
 
 __all__ = ["BOX", "COVERAGE", "POLYGON", "FrameBuilder", "finish", "record_text"]
@@ -357,8 +358,41 @@ class FrameBuilder:
                 self._row(COVERAGE, item, ann, None, None, w, h, f, e, None)
                 self.box.extend((math.nan, math.nan, math.nan, math.nan))
 
+    def _check_text(self) -> None:
+        """Rows whose item, annotator or label is not valid Unicode (a lone surrogate such
+        as JSON's ``"\\ud800"``): a ReaderError naming the entry, or dropped. One encoding
+        of all the names at once; the rows are looked for only when it fails."""
+        for name, values in (
+            ("item", self.item),
+            ("annotator", self.annotator),
+            ("label", self.label),
+        ):
+            texts = [v for v in values if isinstance(v, str)]
+            try:
+                "".join(texts).encode("utf-8")
+                continue
+            except UnicodeEncodeError:
+                pass
+            for row, v in enumerate(values):
+                if not isinstance(v, str) or row in self.voided:
+                    continue
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    path, entry = self.describe_row(row)
+                    exc = reader_error(
+                        path,
+                        entry,
+                        f"the {name} {v!r} holds a lone surrogate, which is not valid "
+                        "Unicode (a broken \\uXXXX escape): fix the text in the export",
+                    )
+                    # the voided row leaves the frame; its record keeps the text escaped
+                    values[row] = v.encode("utf-8", "backslashreplace").decode("utf-8")
+                    self.void(row, exc, path, entry, cover=False)
+
     def build(self) -> pd.DataFrame:
         self._coverage_rows()
+        self._check_text()
         n = self.n
         box = (
             np.frombuffer(self.box, dtype="float64").reshape(-1, 4).copy()
