@@ -423,9 +423,8 @@ def test_table_keeps_identifiers_as_text(tmp_path):
 
 def test_integer_labels_with_a_coverage_row_agree_with_themselves(tmp_path):
     # issue #23: "1.0"/"2.0" in one file and "1"/"2" in the other gave classification -0.198
-    from iaa_frames.io import read_table
-
     import iaa_frames as iaf
+    from iaa_frames.io import read_table
 
     df = iaf.simulate(n_items=30, seed=5, kind="box")
     codes = {lab: str(k + 1) for k, lab in enumerate(sorted(df["label"].dropna().unique()))}
@@ -633,7 +632,7 @@ def test_coco_overflowing_numbers_name_the_entry(tmp_path, digits, where, entry)
 @pytest.mark.parametrize("digits", [BIG, HUGE], ids=["1e400", "5000_digits"])
 def test_coco_overflowing_image_size(tmp_path, digits):
     p = tmp_path / "big.json"
-    images = '[{"id": 1, "file_name": "a.jpg", "width": %s}]' % digits
+    images = '[{"id": 1, "file_name": "a.jpg", "width": ' + digits + "}]"
     p.write_text(f'{{"images": {images}, "categories": [], "annotations": []}}')
     with pytest.raises(ReaderError, match=r"big\.json: images\[0\]"):
         read_coco(p)

@@ -8,7 +8,7 @@ from array import array
 
 import numpy as np
 
-from ..errors import ParameterError, ReaderError
+from ..errors import ParameterError
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .json_stream import JSONStream
