@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .builder import FrameBuilder, finish
-from .item_keys import ItemKeys
+from .item_keys import ItemKeys, one_item_per_image
 from .json_stream import JSONStream
 from .masks import mask_to_geometry, rle_geometry
 from .paths import ENTRY_ERRORS, entry_error, files_and_annotators, reader_error
@@ -42,6 +42,8 @@ class _CocoFile:
         self.rater_key = rater_key if annotator is None else None
         self.rater_list_key = rater_list_key if annotator is None else None
         self.images: dict = {}  # id -> (name, width, height, raters or None, index)
+        self.items: dict = {}  # item -> (entry, size) of the image record that gave it
+        self.by_id = False  # item_key="id": the item is the image id
         self.categories: dict = {}
         self.has_images = False
         self.has_annotations = False
@@ -76,10 +78,13 @@ class _CocoFile:
         name = img.get("file_name", str(iid))  # an item is text, whatever the id
         if not isinstance(name, (str, int)) or isinstance(name, bool):
             raise reader_error(self.path, entry, f"file_name must be a string, got {name!r}")
-        if "file_name" in img:
+        if self.by_id:
+            name = str(iid)
+        elif "file_name" in img:
             name = self.keys(name, scope=self.path, path=self.path, entry=entry)
         w = size_value(self.path, entry, img.get("width"), "width")
         h = size_value(self.path, entry, img.get("height"), "height")
+        one_item_per_image(self.path, self.items, name, entry, (w, h))
         raters = None
         if self.rater_list_key is not None and self.rater_list_key in img:
             raters = img[self.rater_list_key]
@@ -414,10 +419,12 @@ def read_coco(
     rater_list_key : str, default "rater_list"
         Image key listing the raters who reviewed the image; each gives a coverage row
         when that rater drew nothing on the image.
-    item_key : {"name", "stem", "path"} or callable, default "name"
+    item_key : {"name", "stem", "path", "id"} or callable, default "name"
         How an image ``file_name`` becomes the ``item`` (see :mod:`iaa_frames.io.item_keys`):
         by default its base name, so that it lines up with the same image in other tools'
-        exports.
+        exports; ``"id"``: the image ``id`` as text. Two image records of one file that give
+        one item (the same ``file_name``, different ids) are refused: pass ``"id"`` to read
+        them as two items.
     rle : {"drop", "bbox"}, default "drop"
         What to do with RLE mask segmentations when ``pycocotools`` (the ``coco`` extra) is
         not installed: drop the object, or keep its ``bbox`` as a box. Either way it is
@@ -501,10 +508,11 @@ def read_coco(
             "(from their file names); pass a mapping {annotator: path} or annotator=[...]"
         )
     b = FrameBuilder("coco", on_invalid=on_invalid)
-    keys = ItemKeys(item_key)
+    keys = ItemKeys("path" if item_key == "id" else item_key)
     for path, ann_name in files:
         f = _CocoFile(path, ann_name, b, rater_key, rater_list_key, keys)
         f.rle = rle
+        f.by_id = item_key == "id"
         stream = JSONStream(
             path, stream_keys=("images", "annotations", "categories"), top_name="annotations"
         )

@@ -8,7 +8,7 @@ import warnings
 
 from ..errors import AnnotatorNameWarning, ReaderError
 from .builder import FrameBuilder, finish
-from .item_keys import ItemKeys
+from .item_keys import ItemKeys, one_item_per_image
 from .paths import files_and_annotators, reader_error
 from .safe_xml import iterparse_xml
 from .shapes import rotated_rectangle
@@ -92,10 +92,11 @@ def read_cvat(
         (``meta/task/assignee``), else the file name stem, with an
         :class:`~iaa_frames.errors.AnnotatorNameWarning` saying so. The task ``owner`` is
         *not* used: it is whoever created the task, often the same person for every job.
-    item_key : {"name", "stem", "path"} or callable, default "name"
+    item_key : {"name", "stem", "path", "id"} or callable, default "name"
         How an image ``name`` becomes the ``item`` (see :mod:`iaa_frames.io.item_keys`):
         by default its base name, so that ``photo.jpg`` lines up with the same image in
-        other tools' exports.
+        other tools' exports; ``"id"``: the image ``id`` attribute. Two ``<image>`` records
+        of one file that give one item are refused: pass ``"id"`` to read them as two.
     on_invalid : {"raise", "drop"}, default "raise"
         Unusable entries (a shape without a label, as Datumaro writes ``label=""``, a
         zero-area box, non-numeric coordinates, ...): raise a ReaderError naming the file
@@ -163,7 +164,8 @@ def read_cvat(
     1  b.jpg       ana   NaN   NaN   NaN   NaN   NaN      <NA>
     """
     b = FrameBuilder("cvat", on_invalid=on_invalid)
-    keys = ItemKeys(item_key)
+    keys = ItemKeys("path" if item_key == "id" else item_key)
+    keys.by_id = item_key == "id"
     files = files_and_annotators(path_or_paths, annotator, reader="read_cvat")
     for path, explicit in files:
         _read_one(path, explicit, b, keys)
@@ -225,6 +227,7 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys):
     meta = _Meta()
     n_images = n_tracks = 0
     frames_seen: set = set()
+    items: dict = {}  # item -> (entry, size) of the <image> that gave it
     stack = []
 
     def who():
@@ -261,7 +264,7 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys):
             meta = _Meta(el)
             el.clear()
         elif depth == 1 and el.tag == "image":
-            _image(path, f, b, el, n_images, who(), keys)
+            _image(path, f, b, el, n_images, who(), keys, items)
             n_images += 1
             saw_content = True
             el.clear()
@@ -336,13 +339,18 @@ def _add_box(b, item, annotator, label, coords, kw):
         b.add_box(item, annotator, label, x0, y0, x1, y1, **kw)
 
 
-def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys):
+def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: dict):
     name = el.get("name")
     ientry = f"image[{k}]" + (f" (name={name!r})" if name else "")
     try:
-        if not name:
-            raise reader_error(path, ientry, "missing attribute 'name'")
-        item = keys(name, path=path, entry=ientry)
+        if getattr(keys, "by_id", False):
+            if el.get("id") is None:
+                raise reader_error(path, ientry, "missing attribute 'id' (item_key='id')")
+            item = el.get("id")
+        else:
+            if not name:
+                raise reader_error(path, ientry, "missing attribute 'name'")
+            item = keys(name, path=path, entry=ientry)
         w = xml_float(path, ientry, el, "width", required=False)
         h = xml_float(path, ientry, el, "height", required=False)
     except ReaderError as exc:
@@ -350,6 +358,7 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys):
         return
     w = math.nan if w == 0 else w
     h = math.nan if h == 0 else h
+    one_item_per_image(path, items, item, ientry, (w, h))
     b.cover(item, annotator, width=w, height=h, file_idx=f, entry=ientry)
     counts: dict = {}
     for shape in el:
