@@ -12,7 +12,7 @@ from ..errors import ParameterError
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, one_item_per_image
 from .json_stream import JSONStream
-from .masks import mask_to_geometry, rle_geometry
+from .masks import MAX_MASK_PIXELS, mask_to_geometry, rle_geometry
 from .paths import ENTRY_ERRORS, entry_error, files_and_annotators, reader_error
 from .values import flat_ring, is_number, number, size_value
 
@@ -44,6 +44,7 @@ class _CocoFile:
         self.images: dict = {}  # id -> (name, width, height, raters or None, index)
         self.items: dict = {}  # item -> (entry, size) of the image record that gave it
         self.by_id = False  # item_key="id": the item is the image id
+        self.max_mask_pixels = MAX_MASK_PIXELS
         self.categories: dict = {}
         self.has_images = False
         self.has_annotations = False
@@ -205,7 +206,7 @@ class _CocoFile:
                 raise reader_error(
                     path, entry, "segmentation is a dict but not an RLE (needs 'counts' and 'size')"
                 )
-            geom = rle_geometry(path, entry, seg)
+            geom = rle_geometry(path, entry, seg, self.max_mask_pixels)
             if geom is None:
                 if self.rle == "bbox" and bbox is not None:
                     b.drop(
@@ -400,6 +401,7 @@ def read_coco(
     rater_list_key: str = "rater_list",
     item_key="name",
     rle: str = "drop",
+    max_mask_pixels: int = MAX_MASK_PIXELS,
     on_invalid: str = "raise",
     return_dropped: bool = False,
 ):
@@ -430,6 +432,11 @@ def read_coco(
         not installed: drop the object, or keep its ``bbox`` as a box. Either way it is
         counted in the :class:`~iaa_frames.errors.DroppedRowsWarning`. With pycocotools,
         masks are decoded and turned into exact pixel polygons (see Notes).
+    max_mask_pixels : int, default 100_000_000
+        The largest RLE mask decoded (height x width, as its ``size`` declares; the default
+        is 10,000 x 10,000). A few bytes of RLE can declare any size, and decoding takes
+        about 5 bytes per pixel: a larger mask is a ReaderError naming the entry, raised
+        before anything is allocated (dropped with ``on_invalid="drop"``).
     on_invalid : {"raise", "drop"}, default "raise"
         What to do with annotations the frame cannot use (zero-area or inverted boxes, an
         entry that cannot be read, a category or image id that is not defined, ...):
@@ -499,6 +506,12 @@ def read_coco(
     """
     if rle not in ("drop", "bbox"):
         raise ParameterError(f"rle must be 'drop' or 'bbox', got {rle!r}")
+    if (
+        isinstance(max_mask_pixels, bool)
+        or not isinstance(max_mask_pixels, (int, np.integer))
+        or max_mask_pixels < 1
+    ):
+        raise ParameterError(f"max_mask_pixels must be a positive integer, got {max_mask_pixels!r}")
     files = files_and_annotators(path_or_paths, annotator, reader="read_coco")
     names = [a if a is not None else p.stem for p, a in files]
     if len(files) > 1 and len(set(names)) < len(names):
@@ -513,6 +526,7 @@ def read_coco(
         f = _CocoFile(path, ann_name, b, rater_key, rater_list_key, keys)
         f.rle = rle
         f.by_id = item_key == "id"
+        f.max_mask_pixels = int(max_mask_pixels)
         stream = JSONStream(
             path, stream_keys=("images", "annotations", "categories"), top_name="annotations"
         )

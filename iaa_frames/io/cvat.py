@@ -427,7 +427,7 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
     if el.get("source") is not None:
         base["source"] = el.get("source")
     w, h = meta.size
-    last = meta.frames[1] if meta.frames else None
+    first, last = meta.frames if meta.frames else (None, None)
     shapes = []  # (frame, tag, outside, keyframe, entry, coords or ring, extras)
     counts: dict = {}
     for shape in el:
@@ -436,11 +436,35 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
         counts[tag] = j + 1
         fr_text = shape.get("frame")
         entry = f"{tentry} {tag}[{j}]" + (f" (frame={fr_text})" if fr_text is not None else "")
+        if tag == "track":  # an element track of a skeleton (its keypoints), nested in it
+            sub_id = shape.get("id")
+            b.drop(
+                path,
+                entry + (f" (id={sub_id})" if sub_id is not None else ""),
+                "unsupported_shape",
+                "a skeleton's element track (keypoints) is not supported (only box and polygon)",
+                annotator=annotator,
+                record={"tag": tag, **shape.attrib},
+            )
+            continue
         try:
             if fr_text is None or not fr_text.strip().lstrip("-").isdigit():
                 raise reader_error(path, entry, f"frame={fr_text!r} is not a frame number")
             fr = int(fr_text)
-            frames_seen.add(fr)
+            if first is not None and not first <= fr <= last:
+                # kept as the end of an interpolation, but no object past the declared frames
+                b.drop(
+                    path,
+                    entry,
+                    "frame_out_of_range",
+                    f"frame {fr} is outside the frames the export declares "
+                    f"({first}-{last}: start_frame/stop_frame, segments or size)",
+                    item=_frame_name(fr),
+                    annotator=annotator,
+                    record={"tag": tag, **shape.attrib},
+                )
+            else:
+                frames_seen.add(fr)
             if tag not in _SUPPORTED:
                 b.drop(
                     path,
@@ -494,11 +518,13 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                 annotator=annotator,
             )
             continue
-        if outside:
+        if outside or (last is not None and fr > last):
             continue
         nxt = shapes[n + 1] if n + 1 < len(shapes) else None
         end = nxt[0] - 1 if nxt is not None else max(fr, last if last is not None else fr)
-        for g in range(fr, end + 1):
+        if last is not None:  # only the frames the export declares
+            end = min(end, last)
+        for g in range(fr if first is None else max(fr, first), end + 1):
             item = keys(_frame_name(g), path=path, entry=entry)
             gentry = entry if g == fr else f"{entry} held to frame {g}"
             ex = dict(extras)
