@@ -49,9 +49,20 @@ from ..frame import INVALID_REASONS, check
 from .paths import reader_error
 from .values import is_number
 
-__all__ = ["BOX", "COVERAGE", "POLYGON", "FrameBuilder", "finish", "record_text"]
+__all__ = [
+    "BOX",
+    "COVERAGE",
+    "MAX_EXTRA_COLUMNS",
+    "POLYGON",
+    "FrameBuilder",
+    "finish",
+    "record_text",
+]
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+#: The most extra columns (distinct annotation keys, attribute names) a reader makes:
+#: beyond it the file is refused, so that memory stays proportional to the file.
+MAX_EXTRA_COLUMNS = 1000
 _MAX_RECORD_CHARS = 2000  # a dropped record is kept as JSON text up to this length
 
 
@@ -142,6 +153,8 @@ class FrameBuilder:
     # --- rows ----------------------------------------------------------------------------
     def _row(self, kind, item, annotator, label, object_id, width, height, file_idx, entry, extras):
         width, height = float(width), float(height)  # may raise: before any column grows
+        if extras and len(self.extras) + len(extras) > MAX_EXTRA_COLUMNS:
+            self._check_extra_columns(extras, file_idx, entry)
         n = len(self.kind)
         self.kind.append(kind)
         self.item.append(item)
@@ -165,6 +178,22 @@ class FrameBuilder:
                     col.extend([None] * (n - len(col)))
                 col.append(v)
         return n
+
+    def _check_extra_columns(self, extras, file_idx, entry) -> None:
+        new = [k for k in extras if k not in self.extras]
+        if len(self.extras) + len(new) <= MAX_EXTRA_COLUMNS:
+            return
+        d = self.describers[file_idx] if file_idx < len(self.describers) else None
+        text = (d(entry) if d else f"entry {entry}") if isinstance(entry, int) else entry
+        exc = reader_error(
+            self.files[file_idx] if file_idx < len(self.files) else "(unknown file)",
+            text,
+            f"the key {new[0]!r} would make more than {MAX_EXTRA_COLUMNS:,} extra columns "
+            "(every distinct annotation key or attribute name is one): not an annotation "
+            "export a frame can hold; remove the keys from the export",
+        )
+        exc.fatal = True  # the file, not an entry, is the problem
+        raise exc
 
     def add_box(
         self,
@@ -420,10 +449,16 @@ class FrameBuilder:
         }
         df = pd.DataFrame(cols)
         del cols
-        for k, col in self.extras.items():
-            if len(col) < n:
-                col.extend([None] * (n - len(col)))
-            df[k] = _tidy_extra(col)
+        if self.extras:  # all at once: a column at a time copies the frame per column
+            for col in self.extras.values():
+                if len(col) < n:
+                    col.extend([None] * (n - len(col)))
+            same = [k for k in self.extras if k in df.columns]  # replaces a core column
+            for k in same:
+                df[k] = _tidy_extra(self.extras[k])
+            new = {k: _tidy_extra(c) for k, c in self.extras.items() if k not in df.columns}
+            if new:
+                df = pd.concat([df, pd.DataFrame(new)], axis=1)
         # the frame holds the data now; keep only what describe() needs
         self.item = self.annotator = self.label = None
         self.box = self.width = self.height = self.poly_xy = None
