@@ -65,7 +65,7 @@ def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with every text cell, index label and column name that a spreadsheet
     would read as a formula prefixed with ``'``; other values (numbers) as they are."""
     changed = {}
-    for k, col in enumerate(frame.columns):
+    for k in range(frame.shape[1]):
         values = frame.iloc[:, k]
         if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
             out, hit = _safe_values(values.to_numpy(dtype=object))
