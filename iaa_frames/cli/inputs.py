@@ -147,7 +147,7 @@ def read_image_sizes(path) -> pd.DataFrame:
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "sizes.csv"
-    >>> _ = p.write_text("item,width,height\n01,640,480\n")
+    >>> _ = p.write_text("item,width,height\\n01,640,480\\n")
     >>> read_image_sizes(p)["item"].tolist()
     ['01']
     """

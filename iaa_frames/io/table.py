@@ -40,7 +40,7 @@ def read_csv_text_ids(path, identifiers) -> pd.DataFrame:
     Examples
     --------
     >>> import io
-    >>> read_csv_text_ids(io.StringIO("item,x\n01,1\n1,\n"), ["item"]).to_dict("list")
+    >>> read_csv_text_ids(io.StringIO("item,x\\n01,1\\n1,\\n"), ["item"]).to_dict("list")
     {'item': ['01', '1'], 'x': [1.0, nan]}
     """
 

@@ -15,10 +15,10 @@ Examples
 --------
 >>> import pandas as pd
 >>> neutralise(pd.DataFrame({"label": ["=1+2", "cat", "-x"], "n": [-1, 2, 3]}))
-  label  n
-0 '=1+2 -1
-1   cat  2
-2   '-x  3
+   label  n
+0  '=1+2 -1
+1    cat  2
+2    '-x  3
 """
 
 from __future__ import annotations
