@@ -431,13 +431,14 @@ def test_integer_labels_with_a_coverage_row_agree_with_themselves(tmp_path):
     df = df.assign(label=df["label"].map(codes)).drop(columns=["geometry"])
     ann = sorted(df["annotator"].unique())
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
-    first = df[df["annotator"] == ann[0]]
-    rest = df[df["annotator"] != ann[0]]
-    first.to_csv(a, index=False)  # with coverage rows: a label column with gaps
-    rest[rest["x0"].notna()].to_csv(b, index=False)  # no gap
+    empty = pd.DataFrame([{"item": "nothing here", "annotator": ann[0]}])  # a coverage row
+    first = pd.concat([df[df["annotator"] == ann[0]], empty], ignore_index=True)
+    rest = df[(df["annotator"] != ann[0]) & df["x0"].notna()]
+    first.to_csv(a, index=False)  # a label column with a gap: pandas would read 1.0, 2.0
+    rest.to_csv(b, index=False)  # no gap: pandas would read 1, 2
     back = pd.concat([read_table(a), read_table(b)], ignore_index=True)
-    assert set(back["label"].dropna()) <= set(codes.values())
-    expected = df[df["x0"].notna() | (df["annotator"] == ann[0])]
+    assert set(back["label"].dropna()) == set(codes.values())
+    expected = pd.concat([first, rest], ignore_index=True)
     want = _agreement(expected.assign(object_id=range(len(expected))), "classification")
     assert _agreement(back.assign(object_id=range(len(back))), "classification") == want
 
