@@ -517,10 +517,30 @@ def _fill_item_sizes(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def _bad_text(df: pd.DataFrame) -> str:
+    """Where the identifiers hold text that is not valid Unicode (a lone surrogate, which
+    pandas' string columns refuse), as an error message; looked for only after it failed."""
+    for col in ("item", "annotator", "label"):
+        for pos, v in enumerate(df[col].to_numpy(dtype=object)):
+            if isinstance(v, str):
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    return (
+                        f"row {pos} (index {_short(df.index[pos])}): the {col} {_short(v)} holds "
+                        "a lone surrogate, which is not valid Unicode; fix the text "
+                        "(e.g. s.encode('utf-8', 'replace').decode())"
+                    )
+    return "a value of the frame is not valid Unicode (a lone surrogate)"
+
+
 def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     """:func:`check`, plus the positions of the invalid rows."""
     _schema(df)
-    columns, code, repaired = _reasons(df)
+    try:
+        columns, code, repaired = _reasons(df)
+    except UnicodeEncodeError:
+        raise InvalidAnnotationError(_bad_text(df)) from None
     extras = [c for c in df.columns if c not in _FRONT]
     out = _with_extras(pd.DataFrame(columns, index=df.index), df, extras)
     bad = code > 0

@@ -137,3 +137,55 @@ def test_missing_input_without_format_says_no_such_file(capsys, tmp_path):
     proc = call(capsys, "report", tmp_path / "nope.json", "--out", tmp_path / "o", "-q")
     assert_one_line_error(proc, 1, "nope.json", "no such file")
     assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------------ 14-17: one line, no traceback
+
+
+def _coco_text(annotation):
+    return (
+        '{"images": [{"id": 1, "file_name": "a.jpg"}], "categories": [{"id": 1, "name": "c"}],'
+        f' "annotations": [{annotation}]}}'
+    )
+
+
+@pytest.mark.parametrize(
+    "name, content, fragment",
+    [
+        ("bad.parquet", b"not parquet", "not a readable Parquet file"),
+        (
+            "big.json",
+            _coco_text('{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 1e999, 9]}'),
+            "annotations[0]",
+        ),
+        (
+            "big.json",
+            _coco_text(
+                '{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, ' + "9" * 400 + ", 9]}"
+            ),
+            "too large",
+        ),
+        (
+            "digits.json",
+            _coco_text(
+                '{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, ' + "9" * 5000 + ", 9]}"
+            ),
+            "annotations[0]",
+        ),
+        (
+            "sur.json",
+            _coco_text(
+                '{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 9, 9], "rater_id": "\\ud800"}'
+            ),
+            "surrogate",
+        ),
+    ],
+)
+def test_bad_inputs_give_one_line(capsys, tmp_path, name, content, fragment):
+    p = tmp_path / name
+    if isinstance(content, bytes):
+        p.write_bytes(content)
+    else:
+        p.write_text(content)
+    proc = call(capsys, "report", p, "--out", tmp_path / "o", "-q", *FAST)
+    assert_one_line_error(proc, 1, name, fragment)

@@ -185,3 +185,13 @@ def test_nonfinite_polygons_are_invalid_rows_not_geos_errors(bad):
         out = validate(df, on_invalid="drop")
     assert out["annotator"].tolist() == ["x"]
     assert _nothing_lost(df).counts == {"nonfinite_coordinates": 2}
+
+
+# ---------------------------------------------------------------- 16. lone surrogates
+
+
+def test_lone_surrogate_in_a_user_frame_names_the_row():
+    df = _boxes()
+    df["annotator"] = pd.Series(["ana", "b\ud800n"] * 3, dtype=object)
+    with pytest.raises(InvalidAnnotationError, match=r"row 1 .*annotator 'b\\ud800n'.*surrogate"):
+        validate(df)
