@@ -863,3 +863,20 @@ def test_writers_refuse_names_that_leave_the_folder(tmp_path, writer, column, na
         getattr(writers, writer)(df, target)
     written = {p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file()}
     assert written == set()
+
+
+def test_cvat_track_without_a_declared_range_is_bounded(tmp_path):
+    from iaa_frames.io.cvat import MAX_UNDECLARED_FRAMES
+
+    text = (HOSTILE / "track_past_stop.xml").read_text()
+    a, z = text.index("<meta>"), text.index("</meta>") + len("</meta>")
+    p = tmp_path / "nometa.xml"
+    p.write_text(text[:a] + "<meta><task><assignee>ana</assignee></task></meta>" + text[z:])
+    start = time.perf_counter()
+    with pytest.raises(
+        ReaderError, match=rf"nometa\.xml: track\[0\] \(id=0\): .*{MAX_UNDECLARED_FRAMES:,}"
+    ):
+        read_cvat(p)
+    df, dropped = read_cvat(p, on_invalid="drop", return_dropped=True)
+    assert time.perf_counter() - start < 2
+    assert df["track_id"].dropna().tolist() == [1] and len(dropped) == 1

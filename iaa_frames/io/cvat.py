@@ -14,7 +14,11 @@ from .safe_xml import iterparse_xml
 from .shapes import rotated_rectangle
 from .values import xml_float
 
-__all__ = ["read_cvat"]
+__all__ = ["MAX_UNDECLARED_FRAMES", "read_cvat"]
+
+#: The most frames a track may span in an export that declares no frame range (a track
+#: gives one object per frame from its first shape to its last).
+MAX_UNDECLARED_FRAMES = 100_000
 
 _SUPPORTED = {"box", "polygon"}
 _UNSUPPORTED = {"polyline", "points", "mask", "ellipse", "cuboid", "skeleton", "tag"}
@@ -507,6 +511,23 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                 exc, path, entry, annotator=annotator, record={"tag": tag, **shape.attrib}
             )
     shapes.sort(key=lambda s: s[0])
+    if first is None and shapes and shapes[-1][0] - shapes[0][0] > MAX_UNDECLARED_FRAMES:
+        # no frame range declared: a track cannot make millions of objects from two shapes
+        b.entry_failed(
+            reader_error(
+                path,
+                tentry,
+                f"spans frames {shapes[0][0]}-{shapes[-1][0]}, more than "
+                f"{MAX_UNDECLARED_FRAMES:,}, and the export declares no frame range "
+                "(meta start_frame/stop_frame, segments or size): export the job again "
+                "from CVAT, which writes it",
+            ),
+            path,
+            tentry,
+            annotator=annotator,
+            record={"tag": "track", **el.attrib},
+        )
+        return
     for n, (fr, tag, outside, _keyframe, entry, geom, extras) in enumerate(shapes):
         if n + 1 < len(shapes) and shapes[n + 1][0] == fr:
             b.drop(

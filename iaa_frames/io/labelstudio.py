@@ -116,7 +116,7 @@ def read_labelstudio(
     item : {"image", "task"}, default "image"
         What identifies an item: the image in the task ``data`` (so that exports of
         several projects, or other tools' exports, line up on the same images), or the
-        task ``id``.
+        task ``id`` (as text).
     item_key : {"name", "stem", "path"} or callable, default "name"
         How the image source becomes the ``item`` (see :mod:`iaa_frames.io.item_keys`).
         With ``"name"`` and ``"stem"`` the source is first reduced to the file it points at:
@@ -231,7 +231,7 @@ def _item_of(path, tentry, task, data, ctx):
     if ctx["item"] == "task":
         if tid is None:
             raise reader_error(path, tentry, "missing key 'id' (needed with item='task')")
-        return tid
+        return str(tid)  # an item is text, whatever the id
     if not isinstance(data, dict):
         raise reader_error(
             path, tentry, f"missing or invalid 'data' (a dict holding the image), got {data!r}"
