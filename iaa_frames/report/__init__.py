@@ -180,7 +180,8 @@ def report(
     out_dir = Path(path)
     if out_dir.exists() and not out_dir.is_dir():
         raise NotADirectoryError(f"{out_dir} exists and is not a directory")
-    claim(out_dir, RESULT_FILES)  # before any work; every name again before writing
+    # before any work (every name again before writing)
+    claim(out_dir, RESULT_FILES if isinstance(df, xr.Dataset) else REPORT_FILES)
     if isinstance(df, xr.Dataset):  # a result computed elsewhere (e.g. of a dask frame)
         return _report_of_result(df, out_dir, title=title, top=top, version=__version__)
     if type(df).__module__.startswith("dask"):
