@@ -473,7 +473,8 @@ def _fill_item_sizes(frame: pd.DataFrame) -> pd.DataFrame:
     w = frame["width"].to_numpy(dtype="float64", na_value=np.nan)
     h = frame["height"].to_numpy(dtype="float64", na_value=np.nan)
     known = ~np.isnan(w) & ~np.isnan(h)
-    if known.all() or not known.any():
+    objects = frame["x0"].notna().to_numpy()
+    if known[objects].all() or not known.any():
         return frame
     codes, names = pd.factorize(frame["item"], use_na_sentinel=False)
     n_items = len(names)
@@ -483,7 +484,7 @@ def _fill_item_sizes(frame: pd.DataFrame) -> pd.DataFrame:
     first_h[codes[known][::-1]] = h[known][::-1]
     differs = known & ((w != first_w[codes]) | (h != first_h[codes]))
     consistent = np.bincount(codes[differs], minlength=n_items) == 0
-    fill = ~known & consistent[codes] & ~np.isnan(first_w[codes])
+    fill = objects & ~known & consistent[codes] & ~np.isnan(first_w[codes])
     if fill.any():
         w, h = w.copy(), h.copy()
         w[fill], h[fill] = first_w[codes[fill]], first_h[codes[fill]]
@@ -498,7 +499,6 @@ def _fill_item_sizes(frame: pd.DataFrame) -> pd.DataFrame:
             stacklevel=4,
         )
         known = known | fill
-    objects = frame["x0"].notna().to_numpy()
     sized = np.bincount(codes[known & objects], minlength=n_items) > 0
     has_objects = np.bincount(codes[objects], minlength=n_items) > 0
     unsized = has_objects & ~sized
