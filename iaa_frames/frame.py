@@ -337,7 +337,8 @@ def _reasons(df: pd.DataFrame):
     if has_geom.any():
         box[has_geom] = shapely.bounds(geoms[has_geom])
         empty = np.zeros(n, bool)
-        empty[has_geom] = shapely.area(geoms[has_geom]) <= 0
+        with np.errstate(over="ignore", invalid="ignore"):  # extreme_coordinates says so
+            empty[has_geom] = shapely.area(geoms[has_geom]) <= 0
     else:
         empty = np.zeros(n, bool)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import shapely
 
@@ -139,10 +140,11 @@ def read_table(path, *, fmt: str | None = None, on_invalid: str = "raise") -> pd
         geoms = [None] * len(df)
         try:
             values = g[present].to_list()
-            if values and isinstance(values[0], (bytes, bytearray)):
-                parsed = shapely.from_wkb(values)
-            else:
-                parsed = shapely.from_wkt([str(v) for v in values])
+            with np.errstate(invalid="ignore"):  # NaN coordinates: nonfinite_coordinates
+                if values and isinstance(values[0], (bytes, bytearray)):
+                    parsed = shapely.from_wkb(values)
+                else:
+                    parsed = shapely.from_wkt([str(v) for v in values])
         except shapely.errors.GEOSException as exc:
             raise ReaderError(f"{path}: the geometry column is not WKT/WKB ({exc})") from None
         for i, geom in zip(present.nonzero()[0], parsed, strict=True):
