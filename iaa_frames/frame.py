@@ -459,7 +459,7 @@ def _with_extras(out: pd.DataFrame, df: pd.DataFrame, extras: list) -> pd.DataFr
     time costs a copy of the frame per column)."""
     if not extras:
         return out
-    rest = pd.DataFrame({c: df[c].array for c in extras})
+    rest = df[extras].reset_index(drop=True)  # one selection of blocks, not per column
     joined = pd.concat([out.reset_index(drop=True), rest], axis=1)
     joined.index = df.index
     return joined
@@ -548,7 +548,11 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     reason = np.array(_REASONS, dtype=object)[code[bad] - 1] if bad.any() else np.array([], object)
     dropped = df.loc[bad].assign(reason=reason) if bad.any() else df.iloc[:0].assign(reason=[])
     frame = out.loc[~bad] if bad.any() else out
-    frame = _fill_item_sizes(frame.astype({"annotator": "str", "label": "str"}))
+    # two columns converted: frame.astype({...}) walks every column of a wide frame
+    frame = frame.assign(
+        annotator=frame["annotator"].astype("str"), label=frame["label"].astype("str")
+    )
+    frame = _fill_item_sizes(frame)
     counts = pd.Series(reason).value_counts().to_dict() if bad.any() else {}
     n_repaired = int(repaired[~bad].sum())
     frame.attrs = {
