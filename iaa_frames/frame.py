@@ -22,6 +22,7 @@ import shapely
 
 from .errors import (
     DroppedRowsWarning,
+    IAAWarning,
     InvalidAnnotationError,
     ParameterError,
     RepairedGeometryWarning,
@@ -32,6 +33,7 @@ __all__ = [
     "ALL",
     "BOX_COLUMNS",
     "GROUP",
+    "MAX_NAME_CHARS",
     "ValidationResult",
     "check",
     "validate",
@@ -55,15 +57,19 @@ INVALID_REASONS = {
     "missing_item": "the item is missing",
     "missing_annotator": "the annotator is missing",
     "non_string_annotator": "the annotator is neither a string nor an integer id",
+    "reserved_annotator": f"the annotator {ALL!r} is reserved (it names every annotator)",
     "non_numeric_coordinates": "a box coordinate is not a number",
     "not_a_geometry": "geometry is not a shapely geometry",
     "not_polygonal": "geometry is not a Polygon or MultiPolygon",
     "nonfinite_coordinates": "a box coordinate is NaN or infinite",
     "inverted_box": "the box is inverted (x1 < x0 or y1 < y0)",
+    "extreme_coordinates": "a coordinate is beyond 1e100 in size or the shape is below 1e-200 "
+    "in area, so that areas overflow or underflow float64: rescale the coordinates",
     "zero_area": "the shape has zero area (x1 == x0, y1 == y0, or an empty polygon)",
     "missing_geometry": "a label is given but no box or geometry",
     "missing_label": "an object has no label",
     "reserved_label": f"the label {ALL!r} is reserved",
+    "name_too_long": "the label or the annotator is longer than 1,000 characters",
     "invalid_image_size": "width/height is not a positive finite number",
     "missing_object_id": "an object has no object_id",
     "duplicate_object_id": "the object_id is not unique",
@@ -71,6 +77,12 @@ INVALID_REASONS = {
 _REASONS = list(INVALID_REASONS)
 _POLYGONAL = np.array([3, 6])  # shapely type ids of Polygon and MultiPolygon
 _MAX_LISTED = 5
+#: The longest label or annotator name a frame may hold (longer ones are invalid rows).
+MAX_NAME_CHARS = 1000
+#: Coordinates beyond this magnitude, or shapes of an area below :data:`MIN_AREA`, are
+#: invalid (``extreme_coordinates``): their areas would overflow or underflow float64.
+MAX_COORDINATE = 1e100
+MIN_AREA = 1e-200
 
 
 @dataclass(frozen=True)
@@ -196,9 +208,23 @@ def _annotator_column(ann: pd.Series) -> pd.Series:
     return ann
 
 
+def _float_or_infinite(v):
+    """``float(v)``, an integer too large for float64 as a signed infinity (which then
+    fails the finiteness check), anything else as it is."""
+    try:
+        return float(v)
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")
+    except (TypeError, ValueError):
+        return v
+
+
 def _numeric(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Coordinates as float64 and a mask of values that were present but not numeric."""
-    coerced = pd.to_numeric(values, errors="coerce")
+    try:
+        coerced = pd.to_numeric(values, errors="coerce")
+    except OverflowError:  # integers beyond float64 (a 400-digit CSV cell): infinite
+        coerced = pd.to_numeric(values.map(_float_or_infinite), errors="coerce")
     out = coerced.to_numpy(dtype="float64", na_value=np.nan)
     return out, (coerced.isna() & values.notna()).to_numpy()
 
@@ -235,7 +261,7 @@ def _geometry(df: pd.DataFrame, n: int):
     not_poly = np.zeros(n, bool)
     repaired = np.zeros(n, bool)
     if "geometry" not in df.columns:
-        return geoms, not_geom, not_poly, repaired
+        return geoms, not_geom, not_poly, repaired, np.zeros(n, bool)
     raw = df["geometry"].to_numpy(dtype=object)
     is_geom = shapely.is_geometry(raw)
     present = pd.notna(raw) & ~np.equal(raw, None)
@@ -243,7 +269,8 @@ def _geometry(df: pd.DataFrame, n: int):
     geoms[is_geom] = raw[is_geom]
     g = geoms[is_geom]
     not_poly_g = ~np.isin(shapely.get_type_id(g), _POLYGONAL)
-    invalid_g = ~not_poly_g & ~shapely.is_valid(g)
+    nonfinite_g = _nonfinite_geometries(g)
+    invalid_g = ~not_poly_g & ~nonfinite_g & ~shapely.is_valid(g)
     if invalid_g.any():
         fixed = _polygonal_parts(shapely.make_valid(g[invalid_g]))
         g = g.copy()
@@ -252,8 +279,40 @@ def _geometry(df: pd.DataFrame, n: int):
     idx = np.flatnonzero(is_geom)
     not_poly[idx[not_poly_g]] = True
     repaired[idx[invalid_g]] = True
+    nonfinite = np.zeros(n, bool)
+    nonfinite[idx[nonfinite_g & ~not_poly_g]] = True
     geoms[not_poly] = None
-    return geoms, not_geom, not_poly, repaired
+    return geoms, not_geom, not_poly, repaired, nonfinite
+
+
+def _nonfinite_geometries(g: np.ndarray) -> np.ndarray:
+    """True where a geometry has a NaN or infinite coordinate (GEOS cannot repair or
+    compare them); one vectorized pass over every coordinate."""
+    out = np.zeros(len(g), bool)
+    if len(g):
+        xy, owner = shapely.get_coordinates(g, return_index=True)
+        bad = ~np.isfinite(xy).all(axis=1)
+        out[owner[bad]] = True
+    return out
+
+
+def _extreme_coordinates(box: np.ndarray, has_geom: np.ndarray) -> np.ndarray:
+    """True where a finite shape is so large or so small that its area overflows or
+    underflows float64 (``box`` holds the bounds of polygons)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        big = (np.abs(box) > MAX_COORDINATE).any(axis=1)
+        w, h = box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]
+        tiny = (w > 0) & (h > 0) & (w * h < MIN_AREA)
+    return np.isfinite(box).all(axis=1) & (big | tiny)
+
+
+def _too_long(values: pd.Series) -> np.ndarray:
+    """True where a string value is longer than :data:`MAX_NAME_CHARS`."""
+    if pd.api.types.is_string_dtype(values.dtype) and not values.dtype == object:
+        return (values.str.len() > MAX_NAME_CHARS).fillna(False).to_numpy(dtype=bool)
+    arr = values.to_numpy(dtype=object)
+    long = np.frompyfunc(lambda v: isinstance(v, str) and len(v) > MAX_NAME_CHARS, 1, 1)
+    return long(arr).astype(bool)
 
 
 def _reasons(df: pd.DataFrame):
@@ -266,6 +325,7 @@ def _reasons(df: pd.DataFrame):
     ann_missing = ann.isna().to_numpy()
     masks["missing_annotator"] = ann_missing
     masks["non_string_annotator"] = ~ann_missing & ~_string_mask(ann)
+    masks["reserved_annotator"] = (ann.astype("str") == ALL).to_numpy() & ~ann_missing
 
     if "x0" in df.columns:
         coords, non_numeric = zip(*(_numeric(df[c]) for c in BOX_COLUMNS))
@@ -275,21 +335,23 @@ def _reasons(df: pd.DataFrame):
         box = np.full((n, 4), np.nan)
         masks["non_numeric_coordinates"] = np.zeros(n, bool)
 
-    geoms, not_geom, not_poly, repaired = _geometry(df, n)
+    geoms, not_geom, not_poly, repaired, nonfinite_geom = _geometry(df, n)
     masks["not_a_geometry"] = not_geom
     masks["not_polygonal"] = not_poly
     has_geom = ~np.equal(geoms, None)
     if has_geom.any():
         box[has_geom] = shapely.bounds(geoms[has_geom])
         empty = np.zeros(n, bool)
-        empty[has_geom] = shapely.area(geoms[has_geom]) <= 0
+        with np.errstate(over="ignore", invalid="ignore"):  # extreme_coordinates says so
+            empty[has_geom] = shapely.area(geoms[has_geom]) <= 0
     else:
         empty = np.zeros(n, bool)
 
     finite = np.isfinite(box)
     all_nan = np.isnan(box).all(axis=1)
     no_box = ~has_geom & all_nan
-    masks["nonfinite_coordinates"] = ~has_geom & ~all_nan & ~finite.all(axis=1)
+    masks["nonfinite_coordinates"] = (~has_geom & ~all_nan & ~finite.all(axis=1)) | nonfinite_geom
+    masks["extreme_coordinates"] = _extreme_coordinates(box, has_geom)
     with np.errstate(invalid="ignore"):
         masks["inverted_box"] = ~has_geom & ((box[:, 2] < box[:, 0]) | (box[:, 3] < box[:, 1]))
         masks["zero_area"] = empty | (
@@ -302,6 +364,7 @@ def _reasons(df: pd.DataFrame):
     masks["missing_label"] = ~no_box & label_missing
     label_str = label.astype("str")
     masks["reserved_label"] = (label_str == ALL).to_numpy() & ~label_missing
+    masks["name_too_long"] = _too_long(label) | _too_long(ann)
 
     size = {}
     bad_size = np.zeros(n, bool)
@@ -393,13 +456,19 @@ def group_column(frame: pd.DataFrame) -> pd.Series:
     return group
 
 
+def _short(value, n: int = 60) -> str:
+    """``repr(value)``, cut to about ``n`` characters (names may be huge)."""
+    text = repr(value)
+    return text if len(text) <= n else f"{text[:n]}... ({len(text):,} chars)"
+
+
 def _describe(df: pd.DataFrame, positions: np.ndarray, reasons: np.ndarray) -> str:
     lines = []
     for pos, reason in zip(positions[:_MAX_LISTED], reasons[:_MAX_LISTED]):
         row = df.iloc[pos]
         lines.append(
-            f"  row {pos} (index {df.index[pos]!r}, item {row['item']!r}, "
-            f"annotator {row['annotator']!r}): {INVALID_REASONS[reason]}"
+            f"  row {pos} (index {_short(df.index[pos])}, item {_short(row['item'])}, "
+            f"annotator {_short(row['annotator'])}): {INVALID_REASONS[reason]}"
         )
     if len(positions) > _MAX_LISTED:
         lines.append(f"  ... and {len(positions) - _MAX_LISTED} more")
@@ -440,21 +509,107 @@ def check(df: pd.DataFrame) -> ValidationResult:
     return _check(df)[0]
 
 
+def _with_extras(out: pd.DataFrame, df: pd.DataFrame, extras: list) -> pd.DataFrame:
+    """``out`` with the extra columns of ``df`` appended, all at once (one column at a
+    time costs a copy of the frame per column)."""
+    if not extras:
+        return out
+    rest = df[extras].reset_index(drop=True)  # one selection of blocks, not per column
+    joined = pd.concat([out.reset_index(drop=True), rest], axis=1)
+    joined.index = df.index
+    return joined
+
+
+def _fill_item_sizes(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows without width/height beside rows with them (one annotator's export carried no
+    image size) would compare pixel with normalized coordinates. Within an item whose rows
+    agree on one size, the rows without it get that size (it is the same image), with an
+    :class:`~iaa_frames.errors.IAAWarning`; items whose objects have no size at all beside
+    sized items are left as they are, with a warning saying how to fix them."""
+    w = frame["width"].to_numpy(dtype="float64", na_value=np.nan)
+    h = frame["height"].to_numpy(dtype="float64", na_value=np.nan)
+    known = ~np.isnan(w) & ~np.isnan(h)
+    objects = frame["x0"].notna().to_numpy()
+    if known[objects].all() or not known.any():
+        return frame
+    codes, names = pd.factorize(frame["item"], use_na_sentinel=False)
+    n_items = len(names)
+    first_w = np.full(n_items, np.nan)
+    first_h = np.full(n_items, np.nan)
+    first_w[codes[known][::-1]] = w[known][::-1]  # the first known size of each item
+    first_h[codes[known][::-1]] = h[known][::-1]
+    differs = known & ((w != first_w[codes]) | (h != first_h[codes]))
+    consistent = np.bincount(codes[differs], minlength=n_items) == 0
+    fill = objects & ~known & consistent[codes] & ~np.isnan(first_w[codes])
+    if fill.any():
+        w, h = w.copy(), h.copy()
+        w[fill], h[fill] = first_w[codes[fill]], first_h[codes[fill]]
+        frame = frame.assign(width=w, height=h)
+        who = sorted(map(str, pd.unique(frame["annotator"].to_numpy()[fill])))
+        warnings.warn(
+            IAAWarning(
+                f"{int(fill.sum()):,} row(s) had no width/height (annotator(s) "
+                f"{', '.join(who[:_MAX_LISTED])}{' ...' if len(who) > _MAX_LISTED else ''}); "
+                "they were given the image size of the other rows of the same item"
+            ),
+            stacklevel=4,
+        )
+        known = known | fill
+    sized = np.bincount(codes[known & objects], minlength=n_items) > 0
+    has_objects = np.bincount(codes[objects], minlength=n_items) > 0
+    unsized = has_objects & ~sized
+    if unsized.any() and sized.any():
+        examples = ", ".join(_short(v) for v in names[unsized][:_MAX_LISTED])
+        warnings.warn(
+            IAAWarning(
+                f"{int(unsized.sum()):,} item(s) have no width/height ({examples}) while "
+                f"{int(sized.sum()):,} have: their coordinates are compared in pixels, the "
+                "others' normalized by the image size, so chance pairs across them mix "
+                "scales; give every item its size (width and height columns, or "
+                "--image-sizes for YOLO), or drop the width and height columns"
+            ),
+            stacklevel=4,
+        )
+    return frame
+
+
+def _bad_text(df: pd.DataFrame) -> str:
+    """Where the identifiers hold text that is not valid Unicode (a lone surrogate, which
+    pandas' string columns refuse), as an error message; looked for only after it failed."""
+    for col in ("item", "annotator", "label"):
+        for pos, v in enumerate(df[col].to_numpy(dtype=object)):
+            if isinstance(v, str):
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    return (
+                        f"row {pos} (index {_short(df.index[pos])}): the {col} {_short(v)} holds "
+                        "a lone surrogate, which is not valid Unicode; fix the text "
+                        "(e.g. s.encode('utf-8', 'replace').decode())"
+                    )
+    return "a value of the frame is not valid Unicode (a lone surrogate)"
+
+
 def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     """:func:`check`, plus the positions of the invalid rows."""
     _schema(df)
-    columns, code, repaired = _reasons(df)
+    try:
+        columns, code, repaired = _reasons(df)
+    except UnicodeEncodeError:
+        raise InvalidAnnotationError(_bad_text(df)) from None
     extras = [c for c in df.columns if c not in _FRONT]
-    out = pd.DataFrame(columns, index=df.index)
-    for c in extras:
-        out[c] = df[c]
+    out = _with_extras(pd.DataFrame(columns, index=df.index), df, extras)
     bad = code > 0
     reason = np.array(_REASONS, dtype=object)[code[bad] - 1] if bad.any() else np.array([], object)
     dropped = df.loc[bad].assign(reason=reason) if bad.any() else df.iloc[:0].assign(reason=[])
     frame = out.loc[~bad] if bad.any() else out
-    frame = frame.astype({"annotator": "str", "label": "str"})
+    # two columns converted: frame.astype({...}) walks every column of a wide frame
+    frame = frame.assign(
+        annotator=frame["annotator"].astype("str"), label=frame["label"].astype("str")
+    )
     if GROUP in frame.columns:
         frame[GROUP] = group_column(frame)
+    frame = _fill_item_sizes(frame)
     counts = pd.Series(reason).value_counts().to_dict() if bad.any() else {}
     n_repaired = int(repaired[~bad].sum())
     frame.attrs = {

@@ -70,11 +70,11 @@ def test_read_inputs_csv_with_wkt_and_several_files(tmp_path):
 
 
 def test_read_inputs_errors(tmp_path):
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ReaderError, match=r"missing\.csv: no such file"):
         read_inputs([tmp_path / "missing.csv"], "csv")
     empty = tmp_path / "empty.csv"
     empty.write_text("")
-    with pytest.raises(ReaderError, match="not a readable CSV"):
+    with pytest.raises(ReaderError, match="empty.csv: the file is empty"):
         read_inputs([empty], "csv")
     with pytest.raises(ParameterError, match="unknown format"):
         read_inputs([empty], "excel")

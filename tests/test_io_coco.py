@@ -323,7 +323,8 @@ def test_results_file_top_level_list(tmp_path):
         json.dumps([{"image_id": 4, "category_id": 2, "bbox": [1, 2, 3, 4], "score": 0.5}])
     )
     df = read_coco(p)
-    assert (df["item"].iloc[0], df["label"].iloc[0], df["score"].iloc[0]) == (4, "2", 0.5)
+    # the image id as text, like the category id (issue #23: identifiers stay text)
+    assert (df["item"].iloc[0], df["label"].iloc[0], df["score"].iloc[0]) == ("4", "2", 0.5)
 
 
 def test_unknown_annotation_keys_are_carried_through(tmp_path):

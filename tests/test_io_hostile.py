@@ -5,6 +5,7 @@ import json
 import shutil
 import time
 
+import pandas as pd
 import pytest
 from helpers import FIX
 
@@ -379,3 +380,503 @@ def test_malformed_xml(tmp_path):
 def test_errors_are_value_errors():
     # callers that know nothing of iaa_frames can still catch the failure
     assert issubclass(ReaderError, IAAError) and issubclass(ReaderError, ValueError)
+
+
+# ================================================================== issue #23, round two
+# Each case gives the right number, or one ReaderError naming the file, the entry and the
+# fix; skipped records are counted (rows in = kept + dropped).
+
+HOSTILE = FIX / "hostile"
+
+
+def _agreement(df, component):
+    import iaa_frames as iaf
+
+    res = iaf.agreement(df, n_boot=0, n_chance=50)
+    return float(res["agreement"].sel(component=component, label="(all)", annotator="(all)"))
+
+
+# ------------------------------------------------------------------ 1. identifiers stay text
+
+
+def test_table_keeps_identifiers_as_text(tmp_path):
+    from iaa_frames.io import read_table
+
+    p = tmp_path / "ids.csv"
+    p.write_text(
+        "item,annotator,label,object_id,x0,y0,x1,y1\n"
+        "01,007,1,01,0,0,10,10\n"
+        "1,007,2,1,20,20,30,30\n"
+        "01,7,1,a,0,0,10,10\n"
+        "1,7,2,b,20,20,30,30\n"
+        "2,7,,,,,,\n"
+        "NA,7,None,c,0,0,5,5\n"
+    )
+    df = read_table(p)
+    assert df["item"].tolist() == ["01", "1", "01", "1", "2", "NA"]
+    assert df["annotator"].tolist() == ["007", "007", "7", "7", "7", "7"]
+    assert df["label"].tolist()[:4] == ["1", "2", "1", "2"] and pd.isna(df["label"].iloc[4])
+    assert df["label"].iloc[5] == "None"
+    assert df["object_id"].tolist()[:2] == ["01", "1"]
+    assert df["x0"].dtype == "float64"
+
+
+def test_integer_labels_with_a_coverage_row_agree_with_themselves(tmp_path):
+    # issue #23: "1.0"/"2.0" in one file and "1"/"2" in the other gave classification -0.198
+    import iaa_frames as iaf
+    from iaa_frames.io import read_table
+
+    df = iaf.simulate(n_items=30, seed=5, kind="box")
+    codes = {lab: str(k + 1) for k, lab in enumerate(sorted(df["label"].dropna().unique()))}
+    df = df.assign(label=df["label"].map(codes)).drop(columns=["geometry"])
+    ann = sorted(df["annotator"].unique())
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    empty = pd.DataFrame([{"item": "nothing here", "annotator": ann[0]}])  # a coverage row
+    first = pd.concat([df[df["annotator"] == ann[0]], empty], ignore_index=True)
+    rest = df[(df["annotator"] != ann[0]) & df["x0"].notna()]
+    first.to_csv(a, index=False)  # a label column with a gap: pandas would read 1.0, 2.0
+    rest.to_csv(b, index=False)  # no gap: pandas would read 1, 2
+    back = pd.concat([read_table(a), read_table(b)], ignore_index=True)
+    assert set(back["label"].dropna()) == set(codes.values())
+    expected = pd.concat([first, rest], ignore_index=True)
+    want = _agreement(expected.assign(object_id=range(len(expected))), "classification")
+    assert _agreement(back.assign(object_id=range(len(back))), "classification") == want
+
+
+def test_image_sizes_csv_keeps_item_names(tmp_path):
+    from iaa_frames.cli.inputs import read_image_sizes
+
+    p = tmp_path / "sizes.csv"
+    p.write_text("item,width,height\n01,640,480\n1,800,600\n")
+    sizes = read_image_sizes(p)
+    assert sizes["item"].tolist() == ["01", "1"]
+
+
+# ------------------------------------------------------------------ 3. one file name, two images
+
+
+def _two_images(tmp_path, same_size=False):
+    doc = {
+        "images": [
+            {"id": 1, "file_name": "a.jpg", "width": 640, "height": 480},
+            {"id": 2, "file_name": "a.jpg", "width": 640 if same_size else 800, "height": 600},
+        ],
+        "categories": [{"id": 1, "name": "cat"}],
+        "annotations": [
+            {"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10]},
+            {"id": 2, "image_id": 2, "category_id": 1, "bbox": [0, 0, 10, 10]},
+        ],
+    }
+    p = tmp_path / "two.json"
+    p.write_text(json.dumps(doc))
+    return p
+
+
+def test_coco_one_file_name_two_image_records_is_refused(tmp_path):
+    p = _two_images(tmp_path)
+    with pytest.raises(
+        ReaderError,
+        match=r"two\.json: images\[1\] \(id=2\): .*'a\.jpg'.*images\[0\] \(id=1\).*item_key='id'",
+    ):
+        read_coco(p)
+    with pytest.raises(ReaderError, match="item_key='id'"):
+        read_coco(p, on_invalid="drop")  # a wrong key, not a bad entry: never dropped
+    df = read_coco(p, item_key="id")
+    assert df["item"].tolist() == ["1", "2"] and df["width"].tolist() == [640.0, 800.0]
+
+
+def test_cvat_one_image_name_two_image_records_is_refused(tmp_path):
+    p = tmp_path / "two.xml"
+    p.write_text(
+        "<annotations><version>1.1</version><meta><task><assignee>ana</assignee></task></meta>"
+        '<image id="0" name="a.jpg" width="640" height="480">'
+        '<box label="cat" xtl="0" ytl="0" xbr="10" ybr="10"/></image>'
+        '<image id="1" name="a.jpg" width="800" height="600">'
+        '<box label="cat" xtl="0" ytl="0" xbr="10" ybr="10"/></image>'
+        "</annotations>"
+    )
+    with pytest.raises(
+        ReaderError, match=r"two\.xml: image\[1\] \(name='a\.jpg'\): .*image\[0\].*item_key='id'"
+    ):
+        read_cvat(p)
+    df = read_cvat(p, item_key="id")
+    assert df["item"].tolist() == ["0", "1"] and df["width"].tolist() == [640.0, 800.0]
+
+
+# ------------------------------------------------------------------ 9. RLE bomb
+
+
+def test_rle_bomb_is_refused_quickly_without_decoding(tmp_path):
+    pytest.importorskip("pycocotools")
+    import tracemalloc
+
+    p = HOSTILE / "rle_bomb.json"
+    assert p.stat().st_size < 1000
+    tracemalloc.start()
+    start = time.perf_counter()
+    with pytest.raises(
+        ReaderError,
+        match=r"rle_bomb\.json: annotations\[0\] \(id=1\): .*60000 x 60000.*"
+        r"3,600,000,000 pixels.*max_mask_pixels=100,000,000",
+    ):
+        read_coco(p)
+    elapsed = time.perf_counter() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert elapsed < 1 and peak < 50e6, (elapsed, peak)
+    df, dropped = read_coco(p, on_invalid="drop", return_dropped=True)
+    assert len(df) == 1 and dropped["entry"].tolist() == ["annotations[0]"]
+    with pytest.raises(ReaderError, match="max_mask_pixels"):
+        read_coco(p, max_mask_pixels=10)
+    from iaa_frames.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="max_mask_pixels"):
+        read_coco(p, max_mask_pixels=0)
+
+
+# ------------------------------------------------------------------ 10. track past stop_frame
+
+
+def test_cvat_track_past_stop_frame_reads_the_declared_frames():
+    start = time.perf_counter()
+    df, dropped = read_cvat(HOSTILE / "track_past_stop.xml", return_dropped=True)
+    assert time.perf_counter() - start < 1
+    objects = df[df["x0"].notna()]
+    assert len(df) == 100 and len(objects) == 100  # frames 0-99, each with track 0's box
+    assert objects["item"].tolist() == [f"frame_{k:06d}" for k in range(100)]
+    # CVAT's interpolation toward the keyframe at 3,000,000, cut at the last frame, 99
+    assert objects["x0"].iloc[99] == pytest.approx(99 * 3_000_000 / 3_000_000)
+    assert sorted(dropped["reason"]) == ["frame_out_of_range", "frame_out_of_range"]
+    assert "stop_frame" in " ".join(dropped["detail"])
+
+
+# ------------------------------------------------------------------ 19. skeleton tracks
+
+
+def test_cvat_skeleton_track_is_skipped_and_counted():
+    df, dropped = read_cvat(HOSTILE / "skeleton_track.xml", return_dropped=True)
+    objects = df[df["x0"].notna()]
+    assert objects["track_id"].tolist() == [3] and objects["item"].tolist() == ["frame_000000"]
+    assert len(df) == 3  # frames 1 and 2 are coverage rows
+    assert set(dropped["reason"]) == {"unsupported_shape"}
+    assert (dropped["entry"].str.startswith("track[0] (id=0)")).all()
+    assert any("skeleton" in d for d in dropped["detail"])
+
+
+# ------------------------------------------------------------------ 13. too many extra columns
+
+
+def test_too_many_distinct_extra_keys_is_refused(tmp_path):
+    from iaa_frames.io.builder import MAX_EXTRA_COLUMNS
+
+    anns = [
+        {"id": k, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], f"key{k}": 1}
+        for k in range(MAX_EXTRA_COLUMNS + 5)
+    ]
+    doc = {"images": [{"id": 1, "file_name": "a.jpg"}], "categories": [{"id": 1, "name": "c"}]}
+    p = tmp_path / "keys.json"
+    p.write_text(json.dumps({**doc, "annotations": anns}))
+    start = time.perf_counter()
+    with pytest.raises(ReaderError, match=rf"keys\.json: annotations\[{MAX_EXTRA_COLUMNS}\]"):
+        read_coco(p)
+    assert time.perf_counter() - start < 5
+
+
+def test_long_labels_name_the_entry(tmp_path):
+    from iaa_frames.frame import MAX_NAME_CHARS
+
+    doc = {
+        "images": [{"id": 1, "file_name": "a.jpg"}],
+        "categories": [{"id": 1, "name": "c" * (MAX_NAME_CHARS + 1)}, {"id": 2, "name": "d"}],
+        "annotations": [
+            {"id": 5, "image_id": 1, "category_id": 2, "bbox": [0, 0, 10, 10]},
+            {"id": 6, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10]},
+        ],
+    }
+    p = tmp_path / "long.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ReaderError, match=r"long\.json: annotations\[1\] \(id=6\): .*1,000") as e:
+        read_coco(p)
+    assert len(str(e.value)) < 3000
+    df, dropped = read_coco(p, on_invalid="drop", return_dropped=True)
+    assert len(df) == 1 and dropped["reason"].tolist() == ["name_too_long"]
+
+
+# ------------------------------------------------------------------ 14. numeric overflow
+
+
+BIG = "9" * 400  # above 1.8e308
+HUGE = "9" * 5000  # above Python's 4,300-digit limit for int()
+
+
+@pytest.mark.parametrize("digits", [BIG, HUGE], ids=["1e400", "5000_digits"])
+@pytest.mark.parametrize(
+    "where, entry",
+    [
+        ('"bbox": [0, 0, {n}, 10]', r"annotations\[0\]"),
+        ('"bbox": [0, 0, 10, 10], "segmentation": [[0, 0, {n}, 0, 5, 5]]', r"annotations\[0\]"),
+        ('"bbox": [0, 0, 10, 10], "area": {n}', r"annotations\[0\]"),
+    ],
+)
+def test_coco_overflowing_numbers_name_the_entry(tmp_path, digits, where, entry):
+    ann = '{"id": 1, "image_id": 1, "category_id": 1, ' + where.format(n=digits) + "}"
+    text = (
+        '{"images": [{"id": 1, "file_name": "a.jpg"}], "categories": [{"id": 1, "name": "c"}],'
+        f' "annotations": [{ann}]}}'
+    )
+    p = tmp_path / "big.json"
+    p.write_text(text)
+    with pytest.raises(ReaderError, match=rf"big\.json: {entry}.*(too large|finite)"):
+        read_coco(p)
+
+
+@pytest.mark.parametrize("digits", [BIG, HUGE], ids=["1e400", "5000_digits"])
+def test_coco_overflowing_image_size(tmp_path, digits):
+    p = tmp_path / "big.json"
+    images = '[{"id": 1, "file_name": "a.jpg", "width": ' + digits + "}]"
+    p.write_text(f'{{"images": {images}, "categories": [], "annotations": []}}')
+    with pytest.raises(ReaderError, match=r"big\.json: images\[0\]"):
+        read_coco(p)
+
+
+def test_coco_ids_beyond_int64_stay_text(tmp_path):
+    big = 10**30
+    doc = {
+        "images": [{"id": big}],
+        "categories": [{"id": big, "name": "c"}],
+        "annotations": [{"id": big, "image_id": big, "category_id": big, "bbox": [0, 0, 5, 5]}],
+    }
+    p = tmp_path / "ids.json"
+    p.write_text(json.dumps(doc))
+    df = read_coco(p)
+    assert df["item"].tolist() == [str(big)] and df["object_id"].tolist() == [str(big)]
+    assert df["label"].tolist() == ["c"]
+
+
+@pytest.mark.parametrize("digits", [BIG, HUGE], ids=["1e400", "5000_digits"])
+def test_labelstudio_and_darwin_overflowing_numbers(tmp_path, digits):
+    ls = [
+        {
+            "id": 1,
+            "data": {"image": "a.jpg"},
+            "annotations": [
+                {
+                    "id": 1,
+                    "completed_by": 1,
+                    "result": [
+                        {
+                            "id": "r",
+                            "type": "rectanglelabels",
+                            "original_width": 100,
+                            "original_height": 100,
+                            "value": {
+                                "x": 1,
+                                "y": 1,
+                                "width": 1,
+                                "height": 1,
+                                "rectanglelabels": ["a"],
+                            },
+                        }
+                    ],
+                }
+            ],
+        }
+    ]
+    p = tmp_path / "ls.json"
+    p.write_text(json.dumps(ls).replace('"width": 1,', f'"width": {digits},'))
+    with pytest.raises(ReaderError, match=r"ls\.json: tasks\[0\]"):
+        read_labelstudio(p)
+    p.write_text(json.dumps(ls).replace('"original_width": 100', f'"original_width": {digits}'))
+    with pytest.raises(ReaderError, match=r"ls\.json: tasks\[0\]"):
+        read_labelstudio(p)
+    d = tmp_path / "d.json"
+    doc = {
+        "version": "2.0",
+        "item": {"name": "a.jpg", "slots": [{"width": 100, "height": 100}]},
+        "annotations": [{"id": "z", "name": "c", "bounding_box": {"x": 1, "y": 1, "w": 7, "h": 1}}],
+    }
+    d.write_text(json.dumps(doc).replace('"w": 7', f'"w": {digits}'))
+    with pytest.raises(ReaderError, match=r"d\.json: .*annotations"):
+        read_darwin(d)
+
+
+def test_csv_overflowing_numbers_are_invalid_rows(tmp_path):
+    from iaa_frames.io import read_table
+
+    p = tmp_path / "big.csv"
+    p.write_text(
+        "item,annotator,label,x0,y0,x1,y1,width,height\n"
+        f"a,x,c,0,0,{BIG},10,100,100\n"
+        f"a,y,c,0,0,10,10,{HUGE},100\n"
+        "a,z,c,0,0,10,10,100,100\n"
+    )
+    with pytest.raises(IAAError, match=r"nonfinite_coordinates: 1, invalid_image_size: 1"):
+        read_table(p)
+    with pytest.warns(Warning):
+        df = read_table(p, on_invalid="drop")
+    assert df["annotator"].tolist() == ["z"]
+
+
+# ------------------------------------------------------------------ 15. NaN/inf polygons
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
+def test_coco_nonfinite_segmentation_names_the_entry(tmp_path, value):
+    text = (
+        '{"images": [{"id": 1, "file_name": "a.jpg"}], "categories": [{"id": 1, "name": "c"}],'
+        ' "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 9, 9]},'
+        ' {"id": 2, "image_id": 1, "category_id": 1, "bbox": [0, 0, 9, 9],'
+        f' "segmentation": [[0, 0, {value}, 0, 5, 5]]}}]}}'
+    )
+    p = tmp_path / "nan.json"
+    p.write_text(text)
+    with pytest.raises(ReaderError, match=r"nan\.json: annotations\[1\] \(id=2\): .*finite"):
+        read_coco(p)
+    df, dropped = read_coco(p, on_invalid="drop", return_dropped=True)
+    assert len(df) == 1 and dropped["entry"].str.startswith("annotations[1]").all()
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf"])
+def test_csv_nonfinite_wkt_is_an_invalid_row(tmp_path, value):
+    from iaa_frames.io import read_table
+
+    p = tmp_path / "wkt.csv"
+    p.write_text(
+        "item,annotator,label,geometry\n"
+        'a,x,c,"POLYGON ((0 0, 4 0, 4 3, 0 0))"\n'
+        f'a,y,c,"POLYGON ((0 0, {value} 0, 4 3, 0 0))"\n'
+    )
+    with pytest.raises(IAAError, match="nonfinite_coordinates: 1"):
+        read_table(p)
+    with pytest.warns(Warning):
+        df = read_table(p, on_invalid="drop")
+    assert df["annotator"].tolist() == ["x"]
+
+
+# ------------------------------------------------------------------ 16. lone surrogates
+
+
+@pytest.mark.parametrize("field", ["file_name", "category", "rater"])
+def test_coco_lone_surrogate_names_the_entry(tmp_path, field):
+    name = {"file_name": "a\\ud800.jpg", "category": "a.jpg", "rater": "a.jpg"}[field]
+    cat = "c\\udfff" if field == "category" else "c"
+    extra = ', "rater_id": "r\\ud800"' if field == "rater" else ""
+    text = (
+        f'{{"images": [{{"id": 1, "file_name": "{name}"}}],'
+        f' "categories": [{{"id": 1, "name": "{cat}"}}],'
+        f' "annotations": [{{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 9, 9]{extra}}}]}}'
+    )
+    p = tmp_path / "sur.json"
+    p.write_text(text)
+    with pytest.raises(
+        ReaderError, match=r"sur\.json: .*(images|categories|annotations)\[0\].*surrogate"
+    ):
+        read_coco(p)
+    df, dropped = read_coco(p, on_invalid="drop", return_dropped=True)
+    assert len(df) == 0 and len(dropped) == 1 and "surrogate" in dropped["detail"].iloc[0]
+
+
+def test_labelstudio_lone_surrogate_names_the_task(tmp_path):
+    p = tmp_path / "ls.json"
+    p.write_text(
+        '[{"id": 1, "data": {"image": "a\\ud800.jpg"}, "annotations": '
+        '[{"id": 1, "completed_by": 1, "result": []}]}]'
+    )
+    with pytest.raises(ReaderError, match=r"ls\.json: tasks\[0\].*surrogate"):
+        read_labelstudio(p)
+
+
+def test_to_parquet_with_a_lone_surrogate_is_an_iaa_error(tmp_path):
+    pytest.importorskip("pyarrow")
+    import iaa_frames as iaf
+
+    df = pd.DataFrame(
+        {
+            "item": pd.Series(["a\ud800", "b"], dtype=object),
+            "annotator": ["x", "y"],
+            "label": ["c", "c"],
+            "x0": [0, 0],
+            "y0": [0, 0],
+            "x1": [1, 1],
+            "y1": [1, 1],
+        }
+    )  # pandas itself refuses the text in a str column: only an object column holds it
+    with pytest.raises(IAAError, match=r"item.*row 0.*surrogate"):
+        iaf.to_parquet(df, tmp_path / "out")
+
+
+# ------------------------------------------------------------------ 17. corrupt parquet, missing
+
+
+@pytest.mark.parametrize("content", [b"", b"not parquet at all", b"PAR1\x00\x00garbagePAR1"])
+def test_corrupt_parquet_is_a_reader_error(tmp_path, content):
+    pytest.importorskip("pyarrow")
+    from iaa_frames.io import read_table
+
+    p = tmp_path / "bad.parquet"
+    p.write_bytes(content)
+    with pytest.raises(
+        ReaderError, match=r"bad\.parquet: (not a readable Parquet|the file is empty)"
+    ):
+        read_table(p)
+    with pytest.raises(ReaderError, match=r"bad\.parquet"):
+        read_table(p, fmt="parquet")
+
+
+@pytest.mark.parametrize("name", ["nope.csv", "nope.parquet"])
+def test_missing_table_is_a_reader_error(tmp_path, name):
+    from iaa_frames.io import read_table
+
+    with pytest.raises(ReaderError, match=rf"{name.replace('.', '[.]')}: no such file"):
+        read_table(tmp_path / name)
+
+
+# ------------------------------------------------------------------ 8. writers stay in their folder
+
+
+@pytest.mark.parametrize("writer", ["write_voc", "write_yolo", "write_darwin", "write_coco"])
+@pytest.mark.parametrize(
+    "column, name", [("item", "../../x"), ("annotator", "../evil"), ("item", "/abs/x")]
+)
+def test_writers_refuse_names_that_leave_the_folder(tmp_path, writer, column, name):
+    from iaa_frames.errors import ParameterError
+    from iaa_frames.io import writers
+
+    if writer == "write_coco" and column == "item":
+        pytest.skip("write_coco names its files after the annotators only")
+    df = pd.DataFrame(
+        {
+            "item": ["a", "b"],
+            "annotator": ["x", "y"],
+            "label": ["c", "c"],
+            "x0": [0.0, 0.0],
+            "y0": [0.0, 0.0],
+            "x1": [5.0, 5.0],
+            "y1": [5.0, 5.0],
+            "width": [10.0, 10.0],
+            "height": [10.0, 10.0],
+        }
+    )
+    df.loc[0, column] = name
+    target = tmp_path / "deep" / "er" / "out"
+    with pytest.raises(ParameterError, match=rf"{column}.*leave"):
+        getattr(writers, writer)(df, target)
+    written = {p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file()}
+    assert written == set()
+
+
+def test_cvat_track_without_a_declared_range_is_bounded(tmp_path):
+    from iaa_frames.io.cvat import MAX_UNDECLARED_FRAMES
+
+    text = (HOSTILE / "track_past_stop.xml").read_text()
+    a, z = text.index("<meta>"), text.index("</meta>") + len("</meta>")
+    p = tmp_path / "nometa.xml"
+    p.write_text(text[:a] + "<meta><task><assignee>ana</assignee></task></meta>" + text[z:])
+    start = time.perf_counter()
+    with pytest.raises(
+        ReaderError, match=rf"nometa\.xml: track\[0\] \(id=0\): .*{MAX_UNDECLARED_FRAMES:,}"
+    ):
+        read_cvat(p)
+    df, dropped = read_cvat(p, on_invalid="drop", return_dropped=True)
+    assert time.perf_counter() - start < 2
+    assert df["track_id"].dropna().tolist() == [1] and len(dropped) == 1

@@ -58,7 +58,7 @@ def test_export():
 
 def test_item_is_task_id():
     df, _ = _read(item="task")
-    assert set(df["item"]) == {1, 2}
+    assert set(df["item"]) == {"1", "2"}  # items are text (issue #23)
     with pytest.raises(ParameterError):
         read_labelstudio(EXPORT, item="nope")
 

@@ -76,7 +76,7 @@ def test_without_geometry_column_every_row_is_a_box_or_coverage(tmp_path, frame)
 def test_broken_tables_name_the_file(tmp_path, monkeypatch):
     empty = tmp_path / "empty.csv"
     empty.write_text("")
-    with pytest.raises(ReaderError, match=r"empty\.csv: not a readable CSV"):
+    with pytest.raises(ReaderError, match=r"empty\.csv: the file is empty"):
         read_table(empty)
     bad = tmp_path / "bad.csv"
     pd.DataFrame(

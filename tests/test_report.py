@@ -96,7 +96,7 @@ def test_report_of_the_bundled_sample(sample_report):
     )  # timing only shown: benchmarks/ holds the timings
     assert path.name == "report.html"
     assert path.parent.is_dir() and sorted(p.name for p in path.parent.iterdir()) == sorted(
-        FILES + ["conflicts.csv", "conflict_counts.csv"]
+        FILES + ["conflicts.csv", "conflict_counts.csv", ".iaa-frames-report"]
     )
 
 
@@ -197,8 +197,8 @@ def test_files_round_trip(sample_report):
 
 def test_report_rewrites_into_existing_directory(tmp_path):
     out = tmp_path / "nested" / "dir"
-    out.mkdir(parents=True)
-    (out / "report.html").write_text("stale")
+    report(simulate(n_items=6, seed=0), out, n_boot=0, n_chance=50)
+    (out / "report.html").write_text("stale")  # a file an earlier report wrote is replaced
     path = report(simulate(n_items=6, seed=0), out, n_boot=0, n_chance=50, title="again")
     assert path == out / "report.html"
     text = path.read_text(encoding="utf-8")

@@ -18,7 +18,8 @@ import pandas as pd
 from ..errors import DroppedRowsWarning, IAAError
 from ..io import load_sample
 from ..report import report
-from .inputs import group_by_column, guess_format, read_inputs
+from ..report.output import claim, record, write_csv
+from .inputs import check_paths, group_by_column, guess_format, read_inputs
 from .parser import PROG, build_parser
 
 __all__ = ["main"]
@@ -59,6 +60,7 @@ def _command(args):
         df = load_sample("coco")
         title = args.title or "iaa_frames demo: the bundled sample corpus"
         return _run_report(args, df, title)
+    check_paths([Path(p) for p in args.inputs])  # "no such file" before "which format"
     fmt = args.format or guess_format(args.inputs)
     _status(args, f"reading {len(args.inputs)} input(s) as {fmt} ...")
     df = read_inputs(
@@ -77,11 +79,13 @@ def _write_dropped(args, frames) -> None:
     if not frames or not getattr(args, "out", None):
         return
     out = Path(args.out)
+    claim(out, ["dropped.csv"])  # never a file the user wrote
     out.mkdir(parents=True, exist_ok=True)
     table = pd.concat([f.astype(object) for f in frames], ignore_index=True)
     if "geometry" in table.columns:
         table["geometry"] = [getattr(g, "wkt", g) for g in table["geometry"]]
-    table.to_csv(out / "dropped.csv", index=False)
+    record(out, ["dropped.csv"])
+    write_csv(table, out / "dropped.csv", index=False)
 
 
 def _one_line(exc) -> str:

@@ -16,9 +16,10 @@ from pathlib import Path
 import pandas as pd
 
 from .. import io as readers
-from ..errors import ParameterError
+from ..errors import ParameterError, ReaderError
+from ..io.table import read_csv_text_ids
 
-__all__ = ["FORMATS", "guess_format", "read_inputs"]
+__all__ = ["FORMATS", "check_paths", "guess_format", "read_image_sizes", "read_inputs"]
 
 #: ``--format`` choices.
 FORMATS = ("coco", "cvat", "labelstudio", "voc", "yolo", "darwin", "csv", "parquet")
@@ -131,10 +132,27 @@ def guess_format(inputs) -> str:
     return kinds.pop()
 
 
-def _check_paths(paths):
+def check_paths(paths):
+    """Raise a ReaderError naming the first of ``paths`` that does not exist."""
     for p in paths:
         if not p.exists():
-            raise FileNotFoundError(f"no such file or directory: {p}")
+            raise ReaderError(f"{p}: no such file or directory")
+
+
+def read_image_sizes(path) -> pd.DataFrame:
+    """The ``--image-sizes`` CSV (columns item or stem, width, height), the names as text
+    (``01`` and ``1`` are two images); an unreadable file is a ReaderError naming it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "sizes.csv"
+    >>> _ = p.write_text("item,width,height\\n01,640,480\\n")
+    >>> read_image_sizes(p)["item"].tolist()
+    ['01']
+    """
+    check_paths([Path(path)])
+    return read_csv_text_ids(Path(path), ("item", "stem", "image"))
 
 
 def _concat(frames):
@@ -186,7 +204,7 @@ def read_inputs(
     pandas.DataFrame
     """
     paths = [Path(p) for p in inputs]
-    _check_paths(paths)
+    check_paths(paths)
     if fmt is None:
         fmt = guess_format(paths)
     if fmt not in FORMATS:
@@ -204,11 +222,11 @@ def read_inputs(
         return _concat([readers.read_labelstudio(p, **kw) for p in paths])
     if fmt == "yolo":
         if classes:
-            _check_paths([Path(classes)])
+            check_paths([Path(classes)])
             kw["classes"] = Path(classes)
         if image_sizes:
-            _check_paths([Path(image_sizes)])
-            kw["image_sizes"] = pd.read_csv(image_sizes)
+            check_paths([Path(image_sizes)])
+            kw["image_sizes"] = read_image_sizes(image_sizes)
         read = lambda p: readers.read_yolo(p, **kw)
     else:
         reader = readers.read_voc if fmt == "voc" else readers.read_darwin

@@ -139,7 +139,7 @@ def _add_engine_options(p, *, n_boot_default):
     )
     g.add_argument(
         "--seed",
-        type=_bounded(int, 0, None, "a non-negative integer"),
+        type=_bounded(int, 0, 2**63 - 1, "an integer in [0, 2**63 - 1]"),
         default=DEFAULTS.seed,
         help="seed of the chance sample and bootstrap (default: %(default)s)",
     )

@@ -46,10 +46,23 @@ from ..errors import (
     RepairedGeometryWarning,
 )
 from ..frame import INVALID_REASONS, check
+from .paths import reader_error
 from .values import is_number
 
-__all__ = ["BOX", "COVERAGE", "POLYGON", "FrameBuilder", "finish", "record_text"]
+__all__ = [
+    "BOX",
+    "COVERAGE",
+    "MAX_EXTRA_COLUMNS",
+    "POLYGON",
+    "FrameBuilder",
+    "finish",
+    "record_text",
+]
 
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+#: The most extra columns (distinct annotation keys, attribute names) a reader makes:
+#: beyond it the file is refused, so that memory stays proportional to the file.
+MAX_EXTRA_COLUMNS = 1000
 _MAX_RECORD_CHARS = 2000  # a dropped record is kept as JSON text up to this length
 
 
@@ -139,6 +152,9 @@ class FrameBuilder:
 
     # --- rows ----------------------------------------------------------------------------
     def _row(self, kind, item, annotator, label, object_id, width, height, file_idx, entry, extras):
+        width, height = float(width), float(height)  # may raise: before any column grows
+        if extras and len(self.extras) + len(extras) > MAX_EXTRA_COLUMNS:
+            self._check_extra_columns(extras, file_idx, entry)
         n = len(self.kind)
         self.kind.append(kind)
         self.item.append(item)
@@ -163,6 +179,22 @@ class FrameBuilder:
                 col.append(v)
         return n
 
+    def _check_extra_columns(self, extras, file_idx, entry) -> None:
+        new = [k for k in extras if k not in self.extras]
+        if len(self.extras) + len(new) <= MAX_EXTRA_COLUMNS:
+            return
+        d = self.describers[file_idx] if file_idx < len(self.describers) else None
+        text = (d(entry) if d else f"entry {entry}") if isinstance(entry, int) else entry
+        exc = reader_error(
+            self.files[file_idx] if file_idx < len(self.files) else "(unknown file)",
+            text,
+            f"the key {new[0]!r} would make more than {MAX_EXTRA_COLUMNS:,} extra columns "
+            "(every distinct annotation key or attribute name is one): not an annotation "
+            "export a frame can hold; remove the keys from the export",
+        )
+        exc.fatal = True  # the file, not an entry, is the problem
+        raise exc
+
     def add_box(
         self,
         item,
@@ -180,10 +212,11 @@ class FrameBuilder:
         entry=None,
         extras=None,
     ) -> int:
+        box = array("d", (x0, y0, x1, y1))  # may raise OverflowError: before the row is added
         row = self._row(
             BOX, item, annotator, label, object_id, width, height, file_idx, entry, extras
         )
-        self.box.extend((x0, y0, x1, y1))
+        self.box.extend(box)
         return row
 
     def add_polygon(
@@ -202,6 +235,9 @@ class FrameBuilder:
     ) -> int:
         """``parts``: a list of parts, each a list of rings (shell first, then holes), each
         ring a flat [x1, y1, x2, y2, ...] list of at least 3 points."""
+        # converted first (OverflowError for an integer beyond float64): a row that fails
+        # leaves no trace
+        parts = [[array("d", ring) for ring in rings] for rings in parts]
         row = self._row(
             POLYGON, item, annotator, label, object_id, width, height, file_idx, entry, extras
         )
@@ -351,8 +387,41 @@ class FrameBuilder:
                 self._row(COVERAGE, item, ann, None, None, w, h, f, e, None)
                 self.box.extend((math.nan, math.nan, math.nan, math.nan))
 
+    def _check_text(self) -> None:
+        """Rows whose item, annotator or label is not valid Unicode (a lone surrogate such
+        as JSON's ``"\\ud800"``): a ReaderError naming the entry, or dropped. One encoding
+        of all the names at once; the rows are looked for only when it fails."""
+        for name, values in (
+            ("item", self.item),
+            ("annotator", self.annotator),
+            ("label", self.label),
+        ):
+            texts = [v for v in values if isinstance(v, str)]
+            try:
+                "".join(texts).encode("utf-8")
+                continue
+            except UnicodeEncodeError:
+                pass
+            for row, v in enumerate(values):
+                if not isinstance(v, str) or row in self.voided:
+                    continue
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    path, entry = self.describe_row(row)
+                    exc = reader_error(
+                        path,
+                        entry,
+                        f"the {name} {v!r} holds a lone surrogate, which is not valid "
+                        "Unicode (a broken \\uXXXX escape): fix the text in the export",
+                    )
+                    # the voided row leaves the frame; its record keeps the text escaped
+                    values[row] = v.encode("utf-8", "backslashreplace").decode("utf-8")
+                    self.void(row, exc, path, entry, cover=False)
+
     def build(self) -> pd.DataFrame:
         self._coverage_rows()
+        self._check_text()
         n = self.n
         box = (
             np.frombuffer(self.box, dtype="float64").reshape(-1, 4).copy()
@@ -380,10 +449,16 @@ class FrameBuilder:
         }
         df = pd.DataFrame(cols)
         del cols
-        for k, col in self.extras.items():
-            if len(col) < n:
-                col.extend([None] * (n - len(col)))
-            df[k] = _tidy_extra(col)
+        if self.extras:  # all at once: a column at a time copies the frame per column
+            for col in self.extras.values():
+                if len(col) < n:
+                    col.extend([None] * (n - len(col)))
+            same = [k for k in self.extras if k in df.columns]  # replaces a core column
+            for k in same:
+                df[k] = _tidy_extra(self.extras[k])
+            new = {k: _tidy_extra(c) for k, c in self.extras.items() if k not in df.columns}
+            if new:
+                df = pd.concat([df, pd.DataFrame(new)], axis=1)
         # the frame holds the data now; keep only what describe() needs
         self.item = self.annotator = self.label = None
         self.box = self.width = self.height = self.poly_xy = None
@@ -426,7 +501,9 @@ def _object_ids(builder: FrameBuilder, kind: np.ndarray):
             out[r] = f"{key[0]}/{key[1]}/{k}"
     present = [v for v in out if v is not None]
     if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-        return pd.array(out, dtype="Int64")
+        if all(_INT64_MIN <= v <= _INT64_MAX for v in present):
+            return pd.array(out, dtype="Int64")
+        return np.array([None if v is None else str(v) for v in out] + [None], dtype=object)[:-1]
     return out
 
 
@@ -441,6 +518,8 @@ def _tidy_extra(values: list):
         )
     if present and all(is_number(v) for v in present):
         if all(isinstance(v, int) for v in present):
+            if not all(_INT64_MIN <= v <= _INT64_MAX for v in present):
+                return np.array(values + [None], dtype=object)[:-1]  # beyond int64: as given
             return (
                 pd.array(values, dtype="Int64")
                 if len(present) < len(values)

@@ -8,20 +8,21 @@ from array import array
 
 import numpy as np
 
-from ..errors import ParameterError, ReaderError
+from ..errors import ParameterError
 from .builder import FrameBuilder, finish
 from .groups import with_groups
-from .item_keys import ItemKeys
+from .item_keys import ItemKeys, one_item_per_image
 from .json_stream import JSONStream
-from .masks import mask_to_geometry, rle_geometry
-from .paths import files_and_annotators, reader_error
-from .values import flat_ring, is_number, size_value
+from .masks import MAX_MASK_PIXELS, mask_to_geometry, rle_geometry
+from .paths import ENTRY_ERRORS, entry_error, files_and_annotators, reader_error
+from .values import flat_ring, is_number, number, size_value
 
 __all__ = ["mask_to_geometry", "read_coco"]
 
 _KNOWN = {"id", "image_id", "category_id", "bbox", "segmentation", "area", "iscrowd", "score"}
 _ID = {int, str}  # exact types: bool is not an id
 _NUM = {int, float}
+_FLOAT_MAX = 1 << 1024
 
 
 def _entry(i, aid):
@@ -42,6 +43,9 @@ class _CocoFile:
         self.rater_key = rater_key if annotator is None else None
         self.rater_list_key = rater_list_key if annotator is None else None
         self.images: dict = {}  # id -> (name, width, height, raters or None, index)
+        self.items: dict = {}  # item -> (entry, size) of the image record that gave it
+        self.by_id = False  # item_key="id": the item is the image id
+        self.max_mask_pixels = MAX_MASK_PIXELS
         self.categories: dict = {}
         self.has_images = False
         self.has_annotations = False
@@ -74,13 +78,16 @@ class _CocoFile:
         entry = f"images[{i}] (id={iid})"
         if iid in self.images:
             raise reader_error(self.path, entry, "duplicate image id")
-        name = img.get("file_name", iid)
+        name = img.get("file_name", str(iid))  # an item is text, whatever the id
         if not isinstance(name, (str, int)) or isinstance(name, bool):
             raise reader_error(self.path, entry, f"file_name must be a string, got {name!r}")
-        if "file_name" in img:
+        if self.by_id:
+            name = str(iid)
+        elif "file_name" in img:
             name = self.keys(name, scope=self.path, path=self.path, entry=entry)
         w = size_value(self.path, entry, img.get("width"), "width")
         h = size_value(self.path, entry, img.get("height"), "height")
+        one_item_per_image(self.path, self.items, name, entry, (w, h))
         raters = None
         if self.rater_list_key is not None and self.rater_list_key in img:
             raters = img[self.rater_list_key]
@@ -174,7 +181,9 @@ class _CocoFile:
             if v is not None:
                 if type(v) not in _NUM:
                     raise reader_error(path, _entry(i, aid), f"{k} must be a number, got {v!r}")
-                extras[k] = v
+                extras[k] = number(path, _entry(i, aid), v, k) if type(v) is float else v
+                if type(v) is int and not -_FLOAT_MAX < v < _FLOAT_MAX:
+                    raise OverflowError(k)
         v = ann.get("iscrowd")
         if v is not None:
             if type(v) is not int or v not in (0, 1):
@@ -206,7 +215,7 @@ class _CocoFile:
                 raise reader_error(
                     path, entry, "segmentation is a dict but not an RLE (needs 'counts' and 'size')"
                 )
-            geom = rle_geometry(path, entry, seg)
+            geom = rle_geometry(path, entry, seg, self.max_mask_pixels)
             if geom is None:
                 if self.rle == "bbox" and bbox is not None:
                     b.drop(
@@ -355,7 +364,9 @@ class _CocoFile:
                     cover=False,
                 )
                 continue
-            if img is not None:
+            if img is None:
+                b.item[r] = str(iid)  # a results file: the image id, as text
+            else:
                 b.item[r] = img[0]
                 b.width[r] = img[1]
                 b.height[r] = img[2]
@@ -377,7 +388,7 @@ class _CocoFile:
             b.label[r] = name
         for iid, annotator, _rater_given, i in self.pending_cover:
             img = self.images.get(iid)
-            name, w, h = (img[0], img[1], img[2]) if img else (iid, math.nan, math.nan)
+            name, w, h = (img[0], img[1], img[2]) if img else (str(iid), math.nan, math.nan)
             b.cover(name, annotator, width=w, height=h, file_idx=self.file_idx, entry=i)
         # coverage
         for _iid, (name, w, h, raters, i) in self.images.items():
@@ -399,6 +410,7 @@ def read_coco(
     rater_list_key: str = "rater_list",
     item_key="name",
     rle: str = "drop",
+    max_mask_pixels: int = MAX_MASK_PIXELS,
     on_invalid: str = "raise",
     return_dropped: bool = False,
     group_key: str | None = "video_id",
@@ -419,15 +431,22 @@ def read_coco(
     rater_list_key : str, default "rater_list"
         Image key listing the raters who reviewed the image; each gives a coverage row
         when that rater drew nothing on the image.
-    item_key : {"name", "stem", "path"} or callable, default "name"
+    item_key : {"name", "stem", "path", "id"} or callable, default "name"
         How an image ``file_name`` becomes the ``item`` (see :mod:`iaa_frames.io.item_keys`):
         by default its base name, so that it lines up with the same image in other tools'
-        exports.
+        exports; ``"id"``: the image ``id`` as text. Two image records of one file that give
+        one item (the same ``file_name``, different ids) are refused: pass ``"id"`` to read
+        them as two items.
     rle : {"drop", "bbox"}, default "drop"
         What to do with RLE mask segmentations when ``pycocotools`` (the ``coco`` extra) is
         not installed: drop the object, or keep its ``bbox`` as a box. Either way it is
         counted in the :class:`~iaa_frames.errors.DroppedRowsWarning`. With pycocotools,
         masks are decoded and turned into exact pixel polygons (see Notes).
+    max_mask_pixels : int, default 100_000_000
+        The largest RLE mask decoded (height x width, as its ``size`` declares; the default
+        is 10,000 x 10,000). A few bytes of RLE can declare any size, and decoding takes
+        about 5 bytes per pixel: a larger mask is a ReaderError naming the entry, raised
+        before anything is allocated (dropped with ``on_invalid="drop"``).
     on_invalid : {"raise", "drop"}, default "raise"
         What to do with annotations the frame cannot use (zero-area or inverted boxes, an
         entry that cannot be read, a category or image id that is not defined, ...):
@@ -502,6 +521,12 @@ def read_coco(
     """
     if rle not in ("drop", "bbox"):
         raise ParameterError(f"rle must be 'drop' or 'bbox', got {rle!r}")
+    if (
+        isinstance(max_mask_pixels, bool)
+        or not isinstance(max_mask_pixels, (int, np.integer))
+        or max_mask_pixels < 1
+    ):
+        raise ParameterError(f"max_mask_pixels must be a positive integer, got {max_mask_pixels!r}")
     files = files_and_annotators(path_or_paths, annotator, reader="read_coco")
     names = [a if a is not None else p.stem for p, a in files]
     if len(files) > 1 and len(set(names)) < len(names):
@@ -511,12 +536,14 @@ def read_coco(
             "(from their file names); pass a mapping {annotator: path} or annotator=[...]"
         )
     b = FrameBuilder("coco", on_invalid=on_invalid)
-    keys = ItemKeys(item_key)
+    keys = ItemKeys("path" if item_key == "id" else item_key)
     groups: dict = {}  # item -> the groups its images name, over every file
     for path, ann_name in files:
         f = _CocoFile(path, ann_name, b, rater_key, rater_list_key, keys)
         f.rle = rle
         f.group_key, f.groups = group_key, groups
+        f.by_id = item_key == "id"
+        f.max_mask_pixels = int(max_mask_pixels)
         stream = JSONStream(
             path, stream_keys=("images", "annotations", "categories"), top_name="annotations"
         )
@@ -526,8 +553,9 @@ def read_coco(
                 f.n_annotations += 1
                 try:
                     f.annotation(i, value)
-                except ReaderError as exc:
-                    b.entry_failed(exc, path, f"annotations[{i}]", record=value)
+                except ENTRY_ERRORS as exc:
+                    entry = f"annotations[{i}]"
+                    b.entry_failed(entry_error(exc, path, entry), path, entry, record=value)
             elif kind == "item":
                 try:
                     if key == "annotations":
@@ -537,8 +565,9 @@ def read_coco(
                         f.image(i, value)
                     else:
                         f.category(i, value)
-                except ReaderError as exc:
-                    b.entry_failed(exc, path, f"{key}[{i}]", record=value)
+                except ENTRY_ERRORS as exc:
+                    entry = f"{key}[{i}]"
+                    b.entry_failed(entry_error(exc, path, entry), path, entry, record=value)
             elif key in ("images", "annotations", "categories"):
                 if not isinstance(value, list) and value is not None:
                     raise reader_error(

@@ -9,13 +9,17 @@ import warnings
 from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
 from .builder import FrameBuilder, finish
 from .groups import with_groups
-from .item_keys import ItemKeys
+from .item_keys import ItemKeys, one_item_per_image
 from .paths import files_and_annotators, reader_error
 from .safe_xml import iterparse_xml
 from .shapes import rotated_rectangle
 from .values import xml_float
 
-__all__ = ["read_cvat"]
+__all__ = ["MAX_UNDECLARED_FRAMES", "read_cvat"]
+
+#: The most frames a track may span in an export that declares no frame range (a track
+#: gives one object per frame from its first shape to its last).
+MAX_UNDECLARED_FRAMES = 100_000
 
 _SUPPORTED = {"box", "polygon"}
 _UNSUPPORTED = {"polyline", "points", "mask", "ellipse", "cuboid", "skeleton", "tag"}
@@ -94,10 +98,11 @@ def read_cvat(
         (``meta/task/assignee``), else the file name stem, with an
         :class:`~iaa_frames.errors.AnnotatorNameWarning` saying so. The task ``owner`` is
         *not* used: it is whoever created the task, often the same person for every job.
-    item_key : {"name", "stem", "path"} or callable, default "name"
+    item_key : {"name", "stem", "path", "id"} or callable, default "name"
         How an image ``name`` becomes the ``item`` (see :mod:`iaa_frames.io.item_keys`):
         by default its base name, so that ``photo.jpg`` lines up with the same image in
-        other tools' exports.
+        other tools' exports; ``"id"``: the image ``id`` attribute. Two ``<image>`` records
+        of one file that give one item are refused: pass ``"id"`` to read them as two.
     on_invalid : {"raise", "drop"}, default "raise"
         Unusable entries (a shape without a label, as Datumaro writes ``label=""``, a
         zero-area box, non-numeric coordinates, ...): raise a ReaderError naming the file
@@ -178,7 +183,8 @@ def read_cvat(
     if group is not None and not (isinstance(group, str) and group):
         raise ParameterError(f"group must be a non-empty string or None, got {group!r}")
     b = FrameBuilder("cvat", on_invalid=on_invalid)
-    keys = ItemKeys(item_key)
+    keys = ItemKeys("path" if item_key == "id" else item_key)
+    keys.by_id = item_key == "id"
     files = files_and_annotators(path_or_paths, annotator, reader="read_cvat")
     video: set = set()
     for path, explicit in files:
@@ -243,6 +249,7 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set):
     meta = _Meta()
     n_images = n_tracks = 0
     frames_seen: set = set()
+    items: dict = {}  # item -> (entry, size) of the <image> that gave it
     stack = []
 
     def who():
@@ -279,7 +286,7 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set):
             meta = _Meta(el)
             el.clear()
         elif depth == 1 and el.tag == "image":
-            _image(path, f, b, el, n_images, who(), keys)
+            _image(path, f, b, el, n_images, who(), keys, items)
             n_images += 1
             saw_content = True
             el.clear()
@@ -356,13 +363,18 @@ def _add_box(b, item, annotator, label, coords, kw):
         b.add_box(item, annotator, label, x0, y0, x1, y1, **kw)
 
 
-def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys):
+def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: dict):
     name = el.get("name")
     ientry = f"image[{k}]" + (f" (name={name!r})" if name else "")
     try:
-        if not name:
-            raise reader_error(path, ientry, "missing attribute 'name'")
-        item = keys(name, path=path, entry=ientry)
+        if getattr(keys, "by_id", False):
+            if el.get("id") is None:
+                raise reader_error(path, ientry, "missing attribute 'id' (item_key='id')")
+            item = el.get("id")
+        else:
+            if not name:
+                raise reader_error(path, ientry, "missing attribute 'name'")
+            item = keys(name, path=path, entry=ientry)
         w = xml_float(path, ientry, el, "width", required=False)
         h = xml_float(path, ientry, el, "height", required=False)
     except ReaderError as exc:
@@ -370,6 +382,7 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys):
         return
     w = math.nan if w == 0 else w
     h = math.nan if h == 0 else h
+    one_item_per_image(path, items, item, ientry, (w, h))
     b.cover(item, annotator, width=w, height=h, file_idx=f, entry=ientry)
     counts: dict = {}
     for shape in el:
@@ -438,7 +451,7 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
     if el.get("source") is not None:
         base["source"] = el.get("source")
     w, h = meta.size
-    last = meta.frames[1] if meta.frames else None
+    first, last = meta.frames if meta.frames else (None, None)
     shapes = []  # (frame, tag, outside, keyframe, entry, coords or ring, extras)
     counts: dict = {}
     for shape in el:
@@ -447,11 +460,35 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
         counts[tag] = j + 1
         fr_text = shape.get("frame")
         entry = f"{tentry} {tag}[{j}]" + (f" (frame={fr_text})" if fr_text is not None else "")
+        if tag == "track":  # an element track of a skeleton (its keypoints), nested in it
+            sub_id = shape.get("id")
+            b.drop(
+                path,
+                entry + (f" (id={sub_id})" if sub_id is not None else ""),
+                "unsupported_shape",
+                "a skeleton's element track (keypoints) is not supported (only box and polygon)",
+                annotator=annotator,
+                record={"tag": tag, **shape.attrib},
+            )
+            continue
         try:
             if fr_text is None or not fr_text.strip().lstrip("-").isdigit():
                 raise reader_error(path, entry, f"frame={fr_text!r} is not a frame number")
             fr = int(fr_text)
-            frames_seen.add(fr)
+            if first is not None and not first <= fr <= last:
+                # kept as the end of an interpolation, but no object past the declared frames
+                b.drop(
+                    path,
+                    entry,
+                    "frame_out_of_range",
+                    f"frame {fr} is outside the frames the export declares "
+                    f"({first}-{last}: start_frame/stop_frame, segments or size)",
+                    item=_frame_name(fr),
+                    annotator=annotator,
+                    record={"tag": tag, **shape.attrib},
+                )
+            else:
+                frames_seen.add(fr)
             if tag not in _SUPPORTED:
                 b.drop(
                     path,
@@ -494,6 +531,23 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                 exc, path, entry, annotator=annotator, record={"tag": tag, **shape.attrib}
             )
     shapes.sort(key=lambda s: s[0])
+    if first is None and shapes and shapes[-1][0] - shapes[0][0] > MAX_UNDECLARED_FRAMES:
+        # no frame range declared: a track cannot make millions of objects from two shapes
+        b.entry_failed(
+            reader_error(
+                path,
+                tentry,
+                f"spans frames {shapes[0][0]}-{shapes[-1][0]}, more than "
+                f"{MAX_UNDECLARED_FRAMES:,}, and the export declares no frame range "
+                "(meta start_frame/stop_frame, segments or size): export the job again "
+                "from CVAT, which writes it",
+            ),
+            path,
+            tentry,
+            annotator=annotator,
+            record={"tag": "track", **el.attrib},
+        )
+        return
     for n, (fr, tag, outside, _keyframe, entry, geom, extras) in enumerate(shapes):
         if n + 1 < len(shapes) and shapes[n + 1][0] == fr:
             b.drop(
@@ -505,11 +559,13 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                 annotator=annotator,
             )
             continue
-        if outside:
+        if outside or (last is not None and fr > last):
             continue
         nxt = shapes[n + 1] if n + 1 < len(shapes) else None
         end = nxt[0] - 1 if nxt is not None else max(fr, last if last is not None else fr)
-        for g in range(fr, end + 1):
+        if last is not None:  # only the frames the export declares
+            end = min(end, last)
+        for g in range(fr if first is None else max(fr, first), end + 1):
             item = keys(_frame_name(g), path=path, entry=entry)
             gentry = entry if g == fr else f"{entry} held to frame {g}"
             ex = dict(extras)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import shapely
 
-from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
+from ..errors import AnnotatorNameWarning, ParameterError
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .json_stream import load_json
-from .paths import check_file, reader_error
+from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
 from .values import is_number, size_value
 
 __all__ = ["read_darwin"]
@@ -198,7 +198,11 @@ def read_darwin(
     keys = ItemKeys(item_key)
     unnamed: dict = {}  # export name -> files where it stood in for the annotator
     for path, ann_name, export in sources:
-        if _read_file(path, ann_name, export, b, keys):
+        try:
+            guessed = _read_file(path, ann_name, export, b, keys)
+        except OverflowError as exc:  # in the item's sizes: the whole file is unusable
+            raise entry_error(exc, path, "item") from None
+        if guessed:
             unnamed[export] = unnamed.get(export, 0) + 1
     for export, n in unnamed.items():
         warnings.warn(
@@ -254,8 +258,8 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
         entry = f"annotations[{k}]"
         try:
             _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h)
-        except ReaderError as exc:
-            b.entry_failed(exc, path, entry, item=item, record=ann)
+        except ENTRY_ERRORS as exc:
+            b.entry_failed(entry_error(exc, path, entry), path, entry, item=item, record=ann)
     return guessed
 
 

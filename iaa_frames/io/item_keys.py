@@ -31,7 +31,15 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from ..errors import ParameterError
 from .paths import reader_error
 
-__all__ = ["ITEM_KEYS", "ItemKeys", "base_name", "item_key_function", "labelstudio_file", "stem"]
+__all__ = [
+    "ITEM_KEYS",
+    "ItemKeys",
+    "base_name",
+    "item_key_function",
+    "labelstudio_file",
+    "one_item_per_image",
+    "stem",
+]
 
 #: The named item keys.
 ITEM_KEYS = ("name", "stem", "path")
@@ -121,6 +129,27 @@ def item_key_function(item_key) -> Callable:
     if item_key == "path":
         return _as_written
     raise ParameterError(f"item_key must be 'name', 'stem', 'path' or a callable, got {item_key!r}")
+
+
+def one_item_per_image(path, items: dict, item, entry: str, size) -> None:
+    """Refuse a second image record of one export that gives an item already given by
+    another record (``items``: item -> (entry, size), filled here): two images, maybe of
+    different sizes, are never merged into one item silently. The error is fatal (a key
+    that cannot tell the images apart, not a bad entry) and says to pass ``item_key="id"``.
+    """
+    prev = items.setdefault(item, (entry, size))
+    if prev[0] == entry:
+        return
+    sizes = ", ".join("no size" if w != w else f"{w:g} x {h:g}" for w, h in (prev[1], size))
+    exc = reader_error(
+        path,
+        entry,
+        f"gives the item {item!r}, as {prev[0]} does ({sizes}): two image records cannot "
+        "be one item; pass item_key='id' to read them as two items (named by their image "
+        "ids), or remove the duplicate from the export",
+    )
+    exc.fatal = True
+    raise exc
 
 
 class ItemKeys:

@@ -138,6 +138,10 @@ class JSONStream:
                 ) from None
             except RecursionError:
                 raise reader_error(self.path, entry, "JSON nested too deeply") from None
+            except ValueError as exc:  # an integer of over 4,300 digits (int()'s limit)
+                raise reader_error(
+                    self.path, entry, f"a number too large to read ({str(exc)[:80]}...)"
+                ) from None
             if not self.eof and end > len(self.buf) - 32:
                 # a number may continue in the next chunk ("0" then ".5"): decode again with
                 # more input until the value ends well inside the buffer
@@ -193,7 +197,7 @@ class JSONStream:
             pos = ws(buf, self.pos).end()
             try:
                 value, end = decode(buf, pos)
-            except (json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):  # decoded again below, with the error
                 end = n
             after = ws(buf, end).end() if end < n else n
             if after < n:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
+from ..errors import AnnotatorNameWarning, ParameterError
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, labelstudio_file
 from .json_stream import JSONStream
-from .paths import check_file, reader_error
+from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
 from .shapes import rotated_rectangle
 from .values import is_number
 
@@ -116,7 +116,7 @@ def read_labelstudio(
     item : {"image", "task"}, default "image"
         What identifies an item: the image in the task ``data`` (so that exports of
         several projects, or other tools' exports, line up on the same images), or the
-        task ``id``.
+        task ``id`` (as text).
     item_key : {"name", "stem", "path"} or callable, default "name"
         How the image source becomes the ``item`` (see :mod:`iaa_frames.io.item_keys`).
         With ``"name"`` and ``"stem"`` the source is first reduced to the file it points at:
@@ -217,8 +217,8 @@ def read_labelstudio(
                 _min_record(path, f, b, i, task, ctx)
             else:
                 _task(path, f, b, i, task, ctx)
-        except ReaderError as exc:
-            b.entry_failed(exc, path, entry, record=task)
+        except ENTRY_ERRORS as exc:
+            b.entry_failed(entry_error(exc, path, entry), path, entry, record=task)
         n += 1
     if n == 0:
         raise reader_error(path, None, "an empty list: no tasks and no annotations")
@@ -231,7 +231,7 @@ def _item_of(path, tentry, task, data, ctx):
     if ctx["item"] == "task":
         if tid is None:
             raise reader_error(path, tentry, "missing key 'id' (needed with item='task')")
-        return tid
+        return str(tid)  # an item is text, whatever the id
     if not isinstance(data, dict):
         raise reader_error(
             path, tentry, f"missing or invalid 'data' (a dict holding the image), got {data!r}"
@@ -295,8 +295,8 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             if "completed_by" not in ann:
                 raise reader_error(path, aentry, "missing key 'completed_by'")
             annotator = _annotator(path, aentry, ann["completed_by"])
-        except ReaderError as exc:
-            b.entry_failed(exc, path, aentry, item=item, record=ann)
+        except ENTRY_ERRORS as exc:
+            b.entry_failed(entry_error(exc, path, aentry), path, aentry, item=item, record=ann)
             continue
         if ann.get("was_cancelled"):
             b.drop(
@@ -358,8 +358,15 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result):
                 regions.setdefault(r.get("id", f"#{k}"), []).append((k, r))
             else:
                 per_region.append((k, r))  # relations, choices, ...: value may be absent
-        except ReaderError as exc:
-            b.entry_failed(exc, path, rentry, item=item, annotator=annotator, record=r)
+        except ENTRY_ERRORS as exc:
+            b.entry_failed(
+                entry_error(exc, path, rentry),
+                path,
+                rentry,
+                item=item,
+                annotator=annotator,
+                record=r,
+            )
     extras_by_region: dict = {}
     labels_by_region: dict = {}
     for k, r in per_region:
@@ -403,8 +410,15 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result):
                     labels_by_region,
                     extras_by_region,
                 )
-            except ReaderError as exc:
-                b.entry_failed(exc, path, rentry, item=item, annotator=annotator, record=r)
+            except ENTRY_ERRORS as exc:
+                b.entry_failed(
+                    entry_error(exc, path, rentry),
+                    path,
+                    rentry,
+                    item=item,
+                    annotator=annotator,
+                    record=r,
+                )
 
 
 def _region(
@@ -572,5 +586,12 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
     for rentry, r in regions:
         try:
             _region(path, f, b, rentry, item, annotator, aid, tid, r["id"], 1, 0, r, {}, {})
-        except ReaderError as exc:
-            b.entry_failed(exc, path, rentry, item=item, annotator=annotator, record=r)
+        except ENTRY_ERRORS as exc:
+            b.entry_failed(
+                entry_error(exc, path, rentry),
+                path,
+                rentry,
+                item=item,
+                annotator=annotator,
+                record=r,
+            )

@@ -15,7 +15,13 @@ import shapely
 
 from .paths import reader_error
 
-__all__ = ["mask_to_geometry", "rle_geometry"]
+__all__ = ["MAX_MASK_PIXELS", "mask_to_geometry", "rle_geometry"]
+
+#: The largest RLE mask decoded by default (``read_coco(max_mask_pixels=)``): 10,000 x
+#: 10,000 pixels. Decoding and tracing a mask takes about 5 bytes per pixel, and a few
+#: bytes of RLE can declare any size: larger masks are refused before anything is
+#: allocated.
+MAX_MASK_PIXELS = 100_000_000
 
 
 def mask_to_geometry(mask: np.ndarray):
@@ -74,15 +80,24 @@ def _rle_size(path, entry, seg):
     return size
 
 
-def rle_geometry(path, entry, seg):
+def rle_geometry(path, entry, seg, max_pixels: int = MAX_MASK_PIXELS):
     """Decode an RLE segmentation (compressed: ``counts`` a string; uncompressed: a list of
     run lengths, column-major, starting with background) with pycocotools into its exact
-    pixel polygon; None when pycocotools is missing."""
+    pixel polygon; None when pycocotools is missing. A mask of more than ``max_pixels``
+    pixels is a ReaderError, raised before anything is decoded."""
     try:
         from pycocotools import mask as mask_utils
     except ImportError:
         return None
     h, w = _rle_size(path, entry, seg)
+    if h * w > max_pixels:
+        raise reader_error(
+            path,
+            entry,
+            f"segmentation.size declares a {h} x {w} mask, {h * w:,} pixels, above "
+            f"max_mask_pixels={max_pixels:,} (decoding takes about 5 bytes per pixel); "
+            "pass a larger read_coco(max_mask_pixels=) to decode it",
+        )
     counts = seg["counts"]
     if isinstance(counts, list):
         if not all(type(v) is int and v >= 0 for v in counts):

@@ -245,6 +245,8 @@ def to_parquet(
         part = frame.iloc[bounds[k] : bounds[k + 1]] if len(frame) else frame
         try:
             table = pa.Table.from_pandas(part, preserve_index=True)
+        except UnicodeEncodeError:
+            raise SchemaError(_bad_text(part)) from None
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
             raise SchemaError(
                 f"the frame cannot be stored in Parquet: {exc} (a column "
@@ -255,6 +257,24 @@ def to_parquet(
         meta[METADATA_KEY] = json.dumps({**layout, "file": k}).encode()
         pq.write_table(table.replace_schema_metadata(meta), out / FILE_PATTERN.format(k))
     return out
+
+
+def _bad_text(frame: pd.DataFrame) -> str:
+    """Where a frame holds text that is not valid Unicode (looked for after Arrow refused
+    it), as the message of the error."""
+    for col in frame.columns:
+        values = frame[col].to_numpy(dtype=object)
+        for pos, v in enumerate(values):
+            if isinstance(v, str):
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    return (
+                        f"column {col!r}, row {pos} (index {frame.index[pos]!r}): {v!r} holds a "
+                        "lone surrogate, which is not valid Unicode and cannot be stored in "
+                        "Parquet; fix the text (e.g. s.encode('utf-8', 'replace').decode())"
+                    )
+    return "a value is not valid Unicode and cannot be stored in Parquet"
 
 
 def parquet_files(path) -> list[Path]:

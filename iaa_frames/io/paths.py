@@ -20,13 +20,45 @@ from pathlib import Path
 
 from ..errors import ParameterError, ReaderError
 
-__all__ = ["annotator_dirs", "check_dir", "check_file", "files_and_annotators", "reader_error"]
+__all__ = [
+    "ENTRY_ERRORS",
+    "annotator_dirs",
+    "check_dir",
+    "check_file",
+    "entry_error",
+    "files_and_annotators",
+    "reader_error",
+]
+
+#: What reading one entry of an export may raise: a ReaderError, or an OverflowError when
+#: a JSON integer does not fit a float (``1e400`` written out in digits).
+ENTRY_ERRORS = (ReaderError, OverflowError)
+_MAX_ENTRY_CHARS = 300
+_MAX_REASON_CHARS = 2000
 
 
 def reader_error(path, entry: str | None, reason: str) -> ReaderError:
     """A :class:`ReaderError` whose message names the file, the entry and the reason."""
+    entry = entry if entry is None or len(entry) <= _MAX_ENTRY_CHARS else _cut(entry)
+    reason = reason if len(reason) <= _MAX_REASON_CHARS else _cut(reason, _MAX_REASON_CHARS)
     where = f"{path}" if entry is None else f"{path}: {entry}"
     return ReaderError(f"{where}: {reason}")
+
+
+def _cut(text: str, n: int = _MAX_ENTRY_CHARS) -> str:
+    return f"{text[:n]}... ({len(text):,} chars)"
+
+
+def entry_error(exc: Exception, path, entry) -> ReaderError:
+    """``exc`` (one of :data:`ENTRY_ERRORS`) as the ReaderError naming ``path`` and
+    ``entry``."""
+    if isinstance(exc, ReaderError):
+        return exc
+    return reader_error(
+        path,
+        entry,
+        "a number is too large for a float64 (beyond 1.8e308): it cannot be a coordinate",
+    )
 
 
 def check_file(path) -> Path:

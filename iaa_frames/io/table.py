@@ -11,16 +11,73 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import shapely
 
 from ..errors import ParameterError, ReaderError
 from ..frame import validate
+from .paths import check_file
 
-__all__ = ["TABLE_FORMATS", "read_table"]
+__all__ = ["IDENTIFIERS", "TABLE_FORMATS", "read_csv_text_ids", "read_table"]
 
 #: The table formats :func:`read_table` reads.
 TABLE_FORMATS = ("csv", "parquet")
+#: Columns read from CSV as text, never guessed to numbers (``01`` and ``1`` are two items).
+IDENTIFIERS = ("item", "annotator", "label", "object_id")
+#: What pandas reads as missing by default (``pandas.read_csv``, ``na_values``): kept for
+#: the other columns; an identifier is missing only when its cell is empty.
+_NA_TEXT = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
+
+
+def read_csv_text_ids(path, identifiers) -> pd.DataFrame:
+    """``pandas.read_csv`` with the ``identifiers`` columns read as text, exactly as written
+    (an empty cell is missing; ``NA`` or ``None`` is a name); other columns as pandas reads
+    them. Unreadable files are a :class:`~iaa_frames.errors.ReaderError` naming the file.
+
+    Examples
+    --------
+    >>> import io
+    >>> read_csv_text_ids(io.StringIO("item,x\\n01,1\\n1,\\n"), ["item"]).to_dict("list")
+    {'item': ['01', '1'], 'x': [1.0, nan]}
+    """
+
+    def read(**kw):
+        if hasattr(path, "seek"):
+            path.seek(0)
+        try:
+            return pd.read_csv(path, **kw)
+        except (
+            pd.errors.ParserError,
+            pd.errors.EmptyDataError,
+            UnicodeDecodeError,
+            OverflowError,
+        ) as exc:
+            raise ReaderError(
+                f"{path}: not a readable CSV file ({' '.join(str(exc).split())})"
+            ) from None
+        except OSError as exc:
+            raise ReaderError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+    columns = read(nrows=0).columns
+    ids = [c for c in columns if c in identifiers]
+    return read(
+        dtype=dict.fromkeys(ids, "str"),
+        keep_default_na=False,
+        na_values={c: ([""] if c in ids else list(_NA_TEXT)) for c in columns},
+    )
+
+
+def _read_parquet(path) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise ReaderError(
+            f"{path}: not a readable Parquet file ({' '.join(str(exc).split())[:300]})"
+        ) from None
 
 
 def read_table(path, *, fmt: str | None = None, on_invalid: str = "raise") -> pd.DataFrame:
@@ -74,24 +131,20 @@ def read_table(path, *, fmt: str | None = None, on_invalid: str = "raise") -> pd
                 "installed (pip install pyarrow); or read the table as CSV "
                 "(fmt='csv', --format csv)"
             )
-        df = pd.read_parquet(path)
+        df = _read_parquet(check_file(path))
     else:
-        try:
-            df = pd.read_csv(path)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise ReaderError(
-                f"{path}: not a readable CSV file ({' '.join(str(exc).split())})"
-            ) from None
+        df = read_csv_text_ids(check_file(path), IDENTIFIERS)
     if "geometry" in df.columns:
         g = df["geometry"]
         present = g.notna().to_numpy()
         geoms = [None] * len(df)
         try:
             values = g[present].to_list()
-            if values and isinstance(values[0], (bytes, bytearray)):
-                parsed = shapely.from_wkb(values)
-            else:
-                parsed = shapely.from_wkt([str(v) for v in values])
+            with np.errstate(invalid="ignore"):  # NaN coordinates: nonfinite_coordinates
+                if values and isinstance(values[0], (bytes, bytearray)):
+                    parsed = shapely.from_wkb(values)
+                else:
+                    parsed = shapely.from_wkt([str(v) for v in values])
         except shapely.errors.GEOSException as exc:
             raise ReaderError(f"{path}: the geometry column is not WKT/WKB ({exc})") from None
         for i, geom in zip(present.nonzero()[0], parsed, strict=True):

@@ -37,6 +37,24 @@ def _frame(df):
     return df, df["x0"].notna().to_numpy()
 
 
+def _safe_names(df, columns) -> None:
+    """Refuse an item or annotator that would not stay one file name inside the target
+    folder (``../x``, ``/abs``, ``a/b``, ``..``), before anything is written."""
+    for col in columns:
+        for name in pd.unique(df[col].to_numpy(dtype=object)):
+            text = str(name)
+            if (
+                text in ("", ".", "..")
+                or any(c in text for c in ("/", "\\", "\0"))
+                or Path(text).is_absolute()
+                or (len(text) > 1 and text[1] == ":")  # a Windows drive
+            ):
+                raise ParameterError(
+                    f"the {col} {text!r} names a file here, and would leave the target "
+                    "folder or not be one file name: rename it (no '/', '\\', '..')"
+                )
+
+
 def _r(v, decimals):
     v = round(float(v), decimals)
     return int(v) if v == int(v) else v
@@ -96,6 +114,7 @@ def write_coco(df, directory, *, suffix=".jpg", decimals=2):
     when integer) are shared by all files; ``file_name`` is ``f"{item}{suffix}"``.
     """
     df, obj = _frame(df)
+    _safe_names(df, ("annotator",))
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     items = _items(df)
@@ -356,6 +375,7 @@ def write_voc(df, directory, *, suffix=".jpg", decimals=2):
     """Pascal VOC XML, ``{directory}/{annotator}/{item}.xml``; polygons are written as their
     bounding boxes (VOC has no polygons)."""
     df, obj = _frame(df)
+    _safe_names(df, ("annotator", "item"))
     directory = Path(directory)
     by = _rows(df, obj)
     paths = []
@@ -393,6 +413,7 @@ def write_yolo(df, directory, *, classes=None):
     polygons as segmentation lines), plus ``classes.txt`` and ``image_sizes.csv`` (item,
     width, height) in ``directory``."""
     df, obj = _frame(df)
+    _safe_names(df, ("annotator", "item"))
     if df["width"].isna().any() or df["height"].isna().any():
         raise ParameterError("write_yolo needs width and height on every row")
     directory = Path(directory)
@@ -437,6 +458,7 @@ def write_darwin(df, directory, *, suffix=".jpg", decimals=2):
     """V7 Darwin JSON 2.0, ``{directory}/{annotator}/{item}.json``, every annotation with
     its ``annotators`` (email ``{annotator}@example.org``)."""
     df, obj = _frame(df)
+    _safe_names(df, ("annotator", "item"))
     directory = Path(directory)
     by = _rows(df, obj)
     for (ann, it), (first, objs) in sorted(by.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):

@@ -22,6 +22,7 @@ The parts of the report, one module each:
 :mod:`~iaa_frames.report.threshold`      the "Match threshold" section (several τ)
 :mod:`~iaa_frames.report.disagreement`   the "Where they disagree" section
 :mod:`~iaa_frames.report.formatting`     numbers and words as the report writes them
+:mod:`~iaa_frames.report.output`         CSV safe in spreadsheets; files never overwritten
 =======================================  ==================================================
 
 The tables of the result it writes (:func:`headline`, :func:`by_label`,
@@ -52,6 +53,7 @@ from .diagnosis import GAP, HIGH, LOW, against_chance, level, reading, relative_
 from .disagreement import disagreement_section
 from .figures import draw_figures, svg
 from .formatting import plural
+from .output import claim, record, write_csv
 from .page import RESULT_SECTIONS, SECTIONS, Context, render_page
 from .threshold import report_threshold, threshold_section, threshold_table
 
@@ -77,7 +79,22 @@ __all__ = [
 ]
 
 
-def _check_report_params(n_boot, top):
+#: The files every report writes (beside its sections' own tables).
+RESULT_FILES = (
+    "report.html",
+    "agreement.nc",
+    "agreement.csv",
+    "headline.csv",
+    "by_label.csv",
+    "by_annotator.csv",
+)
+REPORT_FILES = (*RESULT_FILES, "pairwise.csv", "items.csv")
+
+
+def _check_report_params(n_boot, top, seed=0):
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed > 2**63 - 1:
+        # agreement.nc stores it as an int64: refused before anything is written
+        raise ParameterError(f"seed must be at most 2**63 - 1; got {seed!r}")
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
         raise ParameterError(f"n_boot must be a non-negative integer; got {n_boot!r}")
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
@@ -110,7 +127,12 @@ def report(
         distributions, hardest items, where they disagree); the computation parameters
         are then those recorded in the Dataset and the ones given here are not used.
     path : str or os.PathLike
-        Output directory (created if missing; existing report files are overwritten).
+        Output directory (created if missing). The files of an earlier report there are
+        replaced (they are listed in its ``.iaa-frames-report`` file); any other file of a
+        name the report writes is left untouched and the report refused
+        (:class:`~iaa_frames.errors.ParameterError`), before anything is written. Text
+        cells of the CSV tables that a spreadsheet would run as a formula (beginning with
+        ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) are prefixed with ``'``.
     distance, match_threshold, n_chance, seed, overall
         As in :func:`iaa_frames.engine.agreement`. With several thresholds
         (``match_threshold=[0.3, 0.5, 0.7]``, or a result with a ``threshold``
@@ -152,12 +174,14 @@ def report(
     """
     from .. import __version__
 
-    _check_report_params(n_boot, top)
+    _check_report_params(n_boot, top, seed)
     if title is not None and not isinstance(title, str):
         raise ParameterError(f"title must be a string; got {title!r}")
     out_dir = Path(path)
     if out_dir.exists() and not out_dir.is_dir():
         raise NotADirectoryError(f"{out_dir} exists and is not a directory")
+    # before any work (every name again before writing)
+    claim(out_dir, RESULT_FILES if isinstance(df, xr.Dataset) else REPORT_FILES)
     if isinstance(df, xr.Dataset):  # a result computed elsewhere (e.g. of a dask frame)
         return _report_of_result(df, out_dir, title=title, top=top, version=__version__)
     if type(df).__module__.startswith("dask"):
@@ -228,26 +252,29 @@ def report(
     disagree_html, disagree_files = disagreement_section(tables, svg=svg, top=top)
     sections, threshold_files = _threshold_sections(SECTIONS, sweep, result)
     elapsed = time.perf_counter() - start
+    written = [*REPORT_FILES, *disagree_files, *threshold_files]
+    claim(out_dir, written)
     out_dir.mkdir(parents=True, exist_ok=True)
+    record(out_dir, written)
 
     # files
     _write_result(sweep if sweep is not None else result, out_dir)
     head = headline(result)
-    head.to_csv(out_dir / "headline.csv")
-    by_label(result).to_csv(out_dir / "by_label.csv")
-    by_annotator(result).to_csv(out_dir / "by_annotator.csv")
-    pd.concat(
+    write_csv(head, out_dir / "headline.csv")
+    write_csv(by_label(result), out_dir / "by_label.csv")
+    write_csv(by_annotator(result), out_dir / "by_annotator.csv")
+    pairwise_table = pd.concat(
         [p.to_dataframe().reset_index().assign(component=c) for c, p in pw.items()],
         ignore_index=True,
-    )[
-        ["component", "annotator_a", "annotator_b", "agreement", "n_units", "n_chance", "note"]
-    ].to_csv(out_dir / "pairwise.csv", index=False)
-    pd.concat(
+    )[["component", "annotator_a", "annotator_b", "agreement", "n_units", "n_chance", "note"]]
+    write_csv(pairwise_table, out_dir / "pairwise.csv", index=False)
+    items_table = pd.concat(
         [item_table.assign(component="localization"), item_detection.assign(component="detection")],
         ignore_index=True,
-    ).to_csv(out_dir / "items.csv", index=False)
+    )
+    write_csv(items_table, out_dir / "items.csv", index=False)
     for name, frame in {**disagree_files, **threshold_files}.items():
-        frame.to_csv(out_dir / name, index=False)
+        write_csv(frame, out_dir / name, index=False)
 
     ctx = Context(
         df=df,
@@ -288,14 +315,17 @@ def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
         result = sweep.sel(threshold=report_threshold(sweep["threshold"].values))
     sections, threshold_files = _threshold_sections(RESULT_SECTIONS, sweep, result)
     figures = draw_figures(None, result, {}, None, top)
+    written = [*RESULT_FILES, *threshold_files]
+    claim(out_dir, written)
     out_dir.mkdir(parents=True, exist_ok=True)
+    record(out_dir, written)
     _write_result(sweep if sweep is not None else result, out_dir)
     for name, frame in threshold_files.items():
-        frame.to_csv(out_dir / name, index=False)
+        write_csv(frame, out_dir / name, index=False)
     head = headline(result)
-    head.to_csv(out_dir / "headline.csv")
-    by_label(result).to_csv(out_dir / "by_label.csv")
-    by_annotator(result).to_csv(out_dir / "by_annotator.csv")
+    write_csv(head, out_dir / "headline.csv")
+    write_csv(by_label(result), out_dir / "by_label.csv")
+    write_csv(by_annotator(result), out_dir / "by_annotator.csv")
     ctx = Context(
         df=None,
         tables=None,
@@ -325,7 +355,7 @@ def _write_result(result, out_dir: Path) -> None:
     """agreement.nc and agreement.csv (every cell, long form; a threshold column for a
     sweep)."""
     result.to_netcdf(out_dir / "agreement.nc")
-    result.to_dataframe().reset_index().to_csv(out_dir / "agreement.csv", index=False)
+    write_csv(result.to_dataframe().reset_index(), out_dir / "agreement.csv", index=False)
 
 
 def _threshold_sections(sections, sweep, result):

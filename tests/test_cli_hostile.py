@@ -1,0 +1,191 @@
+"""Hostile and careless input on the command line and in the report's files (issue #23):
+one line of error, never a traceback; no file the report did not write is overwritten; no
+CSV cell a spreadsheet would run as a formula."""
+
+from __future__ import annotations
+
+import csv
+
+import pandas as pd
+import pytest
+from test_cli import FAST, assert_one_line_error, call
+
+import iaa_frames as iaf
+from iaa_frames.errors import ParameterError
+from iaa_frames.report.output import MANIFEST, neutralise
+
+INJECTIONS = ["=cmd|' /C calc'!A0", "=1+2", '+HYPERLINK("x")', "@SUM(A1)", "-2+3", "\tTAB", "\rCR"]
+
+
+@pytest.fixture(scope="module")
+def corpus_csv(tmp_path_factory):
+    df = iaf.simulate(n_items=12, annotators={"ana": "good", "ben": "sloppy"}, seed=4)
+    path = tmp_path_factory.mktemp("hostile_cli") / "items.csv"
+    df.drop(columns="geometry").to_csv(path, index=False)
+    return path
+
+
+# ------------------------------------------------------------------ 6. never overwrite
+
+
+def test_report_into_the_folder_of_its_input_is_refused(corpus_csv, capsys, tmp_path):
+    folder = tmp_path / "here"
+    folder.mkdir()
+    mine = folder / "items.csv"  # the input has the name of a report table
+    mine.write_bytes(corpus_csv.read_bytes())
+    before = mine.read_bytes()
+    proc = call(capsys, "report", mine, "--out", folder, "-q", *FAST)
+    assert_one_line_error(proc, 1, "items.csv exists and was not written by an iaa-frames report")
+    assert mine.read_bytes() == before
+    assert sorted(p.name for p in folder.iterdir()) == ["items.csv"]  # nothing written
+
+
+def test_report_replaces_its_own_files(corpus_csv, capsys, tmp_path):
+    out = tmp_path / "out"
+    assert call(capsys, "report", corpus_csv, "--out", out, "-q", *FAST).returncode == 0
+    assert (out / MANIFEST).is_file() and "items.csv" in (out / MANIFEST).read_text()
+    (out / "items.csv").write_text("old")
+    assert call(capsys, "report", corpus_csv, "--out", out, "-q", *FAST).returncode == 0
+    assert (out / "items.csv").read_text() != "old"
+    (out / "notes.txt").write_text("the user's")  # other files are left alone
+    assert call(capsys, "report", corpus_csv, "--out", out, "-q", *FAST).returncode == 0
+    assert (out / "notes.txt").read_text() == "the user's"
+
+
+def test_report_function_refuses_a_foreign_file(tmp_path):
+    df = iaf.simulate(n_items=8, seed=0)
+    (tmp_path / "headline.csv").write_text("mine")
+    with pytest.raises(ParameterError, match="headline.csv exists"):
+        iaf.report(df, tmp_path, n_boot=0, n_chance=50)
+    assert (tmp_path / "headline.csv").read_text() == "mine"
+
+
+# ------------------------------------------------------------------ 7. formula injection
+
+
+def test_neutralise_text_only():
+    frame = pd.DataFrame(
+        {"label": INJECTIONS + ["cat"], "value": [-1.5, 2, -3, 4, 5, 6, -7, 8]},
+        index=pd.Index(["=a", "b", "-c", "d", "e", "f", "g", "h"], name="@k"),
+    )
+    out = neutralise(frame)
+    assert out["label"].tolist() == ["'" + v for v in INJECTIONS] + ["cat"]
+    assert out["value"].tolist() == frame["value"].tolist()  # negative numbers stay numbers
+    assert out.index.tolist()[:3] == ["'=a", "b", "'-c"] and out.index.name == "'@k"
+    assert frame["label"].tolist()[0] == INJECTIONS[0]  # the input is not changed
+
+
+def test_no_csv_cell_of_the_report_is_a_formula(tmp_path):
+    df = iaf.simulate(
+        n_items=14, annotators={"ana": "good", "ben": "sloppy", "cy": "mislabeler"}, seed=6
+    )
+    labels = sorted(df["label"].dropna().unique())
+    df["label"] = df["label"].map(dict(zip(labels, INJECTIONS, strict=False)))
+    df["annotator"] = df["annotator"].map({"ana": "=ana", "ben": "+ben", "cy": "@cy"})
+    out = tmp_path / "r"
+    iaf.report(df, out, n_boot=0, n_chance=50)
+    names = sorted(p.name for p in out.glob("*.csv"))
+    assert {"conflicts.csv", "by_label.csv", "by_annotator.csv", "pairwise.csv"} <= set(names)
+    for path in out.glob("*.csv"):
+        with open(path, newline="", encoding="utf-8") as fh:
+            for row in csv.reader(fh):
+                for cell in row:
+                    if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+                        float(cell)  # only a number may begin so
+    text = (out / "by_annotator.csv").read_text(encoding="utf-8")
+    assert "'=ana" in text and "'+ben" in text and "'@cy" in text
+
+
+# ------------------------------------------------------------------ 18. bad option values
+
+
+def test_malformed_image_sizes_csv_is_one_line(capsys, tmp_path):
+    yolo = tmp_path / "y" / "ana"
+    yolo.mkdir(parents=True)
+    (yolo / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    sizes = tmp_path / "sizes.csv"
+    sizes.write_text('item,width,height\na,640,480\n"b,800\nc,1,2,3,4,5\n')
+    proc = call(
+        capsys,
+        "report",
+        tmp_path / "y",
+        "--format",
+        "yolo",
+        "--image-sizes",
+        sizes,
+        "--out",
+        tmp_path / "o",
+        "-q",
+    )
+    assert_one_line_error(proc, 1, "sizes.csv")
+
+
+def test_seed_above_int64_is_refused_before_any_output(capsys, corpus_csv, tmp_path):
+    out = tmp_path / "o"
+    proc = call(capsys, "report", corpus_csv, "--out", out, "--seed", str(2**63), "-q", *FAST)
+    assert proc.returncode == 2 and "--seed" in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
+    with pytest.raises(ParameterError, match="seed"):
+        iaf.report(iaf.simulate(n_items=8, seed=0), out, seed=2**63, n_boot=0)
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------ 19. missing input, no --format
+
+
+def test_missing_input_without_format_says_no_such_file(capsys, tmp_path):
+    proc = call(capsys, "report", tmp_path / "nope.json", "--out", tmp_path / "o", "-q")
+    assert_one_line_error(proc, 1, "nope.json", "no such file")
+    assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------------ 14-17: one line, no traceback
+
+
+def _coco_text(annotation):
+    return (
+        '{"images": [{"id": 1, "file_name": "a.jpg"}], "categories": [{"id": 1, "name": "c"}],'
+        f' "annotations": [{annotation}]}}'
+    )
+
+
+@pytest.mark.parametrize(
+    "name, content, fragment",
+    [
+        ("bad.parquet", b"not parquet", "not a readable Parquet file"),
+        (
+            "big.json",
+            _coco_text('{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 1e999, 9]}'),
+            "annotations[0]",
+        ),
+        (
+            "big.json",
+            _coco_text(
+                '{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, ' + "9" * 400 + ", 9]}"
+            ),
+            "too large",
+        ),
+        (
+            "digits.json",
+            _coco_text(
+                '{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, ' + "9" * 5000 + ", 9]}"
+            ),
+            "annotations[0]",
+        ),
+        (
+            "sur.json",
+            _coco_text(
+                '{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 9, 9], "rater_id": "\\ud800"}'
+            ),
+            "surrogate",
+        ),
+    ],
+)
+def test_bad_inputs_give_one_line(capsys, tmp_path, name, content, fragment):
+    p = tmp_path / name
+    if isinstance(content, bytes):
+        p.write_bytes(content)
+    else:
+        p.write_text(content)
+    proc = call(capsys, "report", p, "--out", tmp_path / "o", "-q", *FAST)
+    assert_one_line_error(proc, 1, name, fragment)
