@@ -5,6 +5,10 @@
   two raters, the second a noisy redraw of the first with misses and a few label slips.
 * :func:`crowd`: many workers with a handful of images each (crowdsourcing).
 * :func:`traces`: two annotators tracing the same contour with many vertices.
+* :func:`corner_corpus`, :func:`cooccurring_corpus`, :func:`counting_corpus`: the class
+  structures that biased per-class and pooled cells (a class with its own position and
+  size prior, a large class on the same items for everyone, random drawers who know the
+  count), every annotator placing objects at random given the class.
 
 All take a ``seed`` and return a tidy frame; :func:`to_coco_raters` writes one COCO file
 with ``images[].rater_list`` and ``annotations[].rater`` (the layout kalphacv reads).
@@ -222,3 +226,65 @@ def to_coco_raters(df: pd.DataFrame, path) -> None:
     }
     with open(path, "w") as f:
         json.dump(data, f)
+
+
+def random_boxes(rng, n, lo=0.0, hi=1.0, smin=0.05, smax=0.3):
+    """``n`` boxes (normalized x0, y0, x1, y1) with sides in [smin, smax] inside [lo, hi]."""
+    w, h = rng.uniform(smin, smax, n), rng.uniform(smin, smax, n)
+    x, y = rng.uniform(lo, hi - w), rng.uniform(lo, hi - h)
+    return np.column_stack([x, y, x + w, y + h])
+
+
+def structure_frame(rows):
+    """Rows (item, annotator, label, normalized box) as a frame of 1000 x 1000 images."""
+    df = pd.DataFrame(rows, columns=["item", "annotator", "label", "x0", "y0", "x1", "y1"])
+    df[["x0", "y0", "x1", "y1"]] *= 1000
+    return df.assign(width=1000, height=1000)
+
+
+def corner_corpus(seed, mode, n_items=150, n_class_items=3, annotators=("a", "b", "c")):
+    """Background boxes at random; class A tiny and in the top-left corner, in a few
+    items; every annotator ignores the image: random boxes, A at random in its corner
+    ("random") or on the annotator's own spot in every image ("spot")."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    with_a = set(rng.choice(n_items, n_class_items, replace=False).tolist())
+    spot = {a: 0.01 + rng.uniform(0, 0.05, 2) for a in annotators}
+    for i in range(n_items):
+        n_bg = rng.integers(2, 6)
+        for a in annotators:
+            rows += [(f"i{i}", a, "bg", *bx) for bx in random_boxes(rng, n_bg)]
+            if i in with_a:
+                if mode == "random":
+                    bx = random_boxes(rng, 1, 0.0, 0.12, 0.03, 0.05)[0]
+                else:
+                    s = spot[a] + rng.normal(0, 0.002, 2)
+                    bx = [s[0], s[1], s[0] + 0.04, s[1] + 0.04]
+                rows.append((f"i{i}", a, "A", *bx))
+    return structure_frame(rows)
+
+
+def cooccurring_corpus(seed, n_items=150, annotators=("a", "b", "c")):
+    """Positions random given the class; a large class B drawn on the same 10 items by
+    every annotator (they agree which images hold B, not where)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    with_b = set(rng.choice(n_items, 10, replace=False).tolist())
+    for i in range(n_items):
+        n_bg = rng.integers(2, 6)
+        for a in annotators:
+            rows += [(f"i{i}", a, "bg", *bx) for bx in random_boxes(rng, n_bg)]
+            if i in with_b:
+                rows.append((f"i{i}", a, "B", *random_boxes(rng, 1, 0, 1, 0.6, 0.9)[0]))
+    return structure_frame(rows)
+
+
+def counting_corpus(seed, n_items=150, annotators=("a", "b", "c")):
+    """Random drawers who know how many objects each item holds."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_items):
+        n = rng.integers(1, 8)
+        for a in annotators:
+            rows += [(f"i{i}", a, "obj", *bx) for bx in random_boxes(rng, n)]
+    return structure_frame(rows)

@@ -4,6 +4,9 @@ prior, a large class drawn on the same items by everyone, random drawers who kno
 object count. Annotators who place objects at random given the class must score
 sigma ~ 0 in every cell, or the cell is NaN with a note."""
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,6 +23,21 @@ from iaa_frames.engine.poststrata import (
 )
 
 ALL = iaf.ALL
+
+
+def _load_corpora():
+    """benchmarks/corpora.py, loaded by path (benchmarks/ is not a package)."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "corpora.py"
+    spec = importlib.util.spec_from_file_location("iaa_bench_corpora", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+corpora = _load_corpora()
+corner_corpus = corpora.corner_corpus
+cooccurring_corpus = corpora.cooccurring_corpus
+counting_corpus = corpora.counting_corpus
 
 
 # ---------------------------------------------------------------- the weights
@@ -95,66 +113,6 @@ def test_ratio_bins_and_strata_are_symmetric():
 # ------------------------------------------------------- the structures of #21
 
 
-def _boxes(rng, n, lo=0.0, hi=1.0, smin=0.05, smax=0.3):
-    w, h = rng.uniform(smin, smax, n), rng.uniform(smin, smax, n)
-    x, y = rng.uniform(lo, hi - w), rng.uniform(lo, hi - h)
-    return np.column_stack([x, y, x + w, y + h])
-
-
-def _frame(rows):
-    df = pd.DataFrame(rows, columns=["item", "annotator", "label", "x0", "y0", "x1", "y1"])
-    df[["x0", "y0", "x1", "y1"]] *= 1000
-    return df.assign(width=1000, height=1000)
-
-
-def corner_corpus(seed, mode, n_items=150, n_class_items=3, annotators=("a", "b", "c")):
-    """Background boxes at random; class A tiny and in the top-left corner, in a few
-    items; every annotator ignores the image: random boxes, A at random in its corner
-    ("random") or on the annotator's own spot in every image ("spot")."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    with_a = set(rng.choice(n_items, n_class_items, replace=False).tolist())
-    spot = {a: 0.01 + rng.uniform(0, 0.05, 2) for a in annotators}
-    for i in range(n_items):
-        n_bg = rng.integers(2, 6)
-        for a in annotators:
-            rows += [(f"i{i}", a, "bg", *bx) for bx in _boxes(rng, n_bg)]
-            if i in with_a:
-                if mode == "random":
-                    bx = _boxes(rng, 1, 0.0, 0.12, 0.03, 0.05)[0]
-                else:
-                    s = spot[a] + rng.normal(0, 0.002, 2)
-                    bx = [s[0], s[1], s[0] + 0.04, s[1] + 0.04]
-                rows.append((f"i{i}", a, "A", *bx))
-    return _frame(rows)
-
-
-def cooccurring_corpus(seed, n_items=150, annotators=("a", "b", "c")):
-    """Positions random given the class; a large class B drawn on the same 10 items by
-    every annotator (they agree which images hold B, not where)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    with_b = set(rng.choice(n_items, 10, replace=False).tolist())
-    for i in range(n_items):
-        n_bg = rng.integers(2, 6)
-        for a in annotators:
-            rows += [(f"i{i}", a, "bg", *bx) for bx in _boxes(rng, n_bg)]
-            if i in with_b:
-                rows.append((f"i{i}", a, "B", *_boxes(rng, 1, 0, 1, 0.6, 0.9)[0]))
-    return _frame(rows)
-
-
-def counting_corpus(seed, n_items=150, annotators=("a", "b", "c")):
-    """Random drawers who know how many objects each item holds."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for i in range(n_items):
-        n = rng.integers(1, 8)
-        for a in annotators:
-            rows += [(f"i{i}", a, "obj", *bx) for bx in _boxes(rng, n)]
-    return _frame(rows)
-
-
 def _loc(ds, label=ALL, annotator=ALL):
     cell = ds.sel(component="localization", label=label, annotator=annotator)
     return float(cell["agreement"]), str(cell["note"].item())
@@ -224,13 +182,13 @@ def test_random_positions_given_any_class_prior_score_zero(
     for i in range(120):
         n_bg = rng.integers(1, 5)
         for a in ("a", "b", "c"):
-            rows += [(f"i{i}", a, "bg", *bx) for bx in _boxes(rng, n_bg)]
+            rows += [(f"i{i}", a, "bg", *bx) for bx in corpora.random_boxes(rng, n_bg)]
             if i in with_c:
                 s = rng.uniform(lo_size, lo_size + width, 2)
                 x = np.clip(centre[0] + rng.uniform(-spread, spread), 0, 1 - s[0])
                 y = np.clip(centre[1] + rng.uniform(-spread, spread), 0, 1 - s[1])
                 rows.append((f"i{i}", a, "C", x, y, x + s[0], y + s[1]))
-    ds = iaf.agreement(_frame(rows), match_threshold=0.0, n_boot=0, seed=seed)
+    ds = iaf.agreement(corpora.structure_frame(rows), match_threshold=0.0, n_boot=0, seed=seed)
     for label in (ALL, "C"):
         value, note = _loc(ds, label=label)
         assert np.isnan(value) and note or abs(value) <= 0.12, (label, value, note)
