@@ -22,6 +22,7 @@ from ..frame import ALL
 from ..pairs import PairTables
 from ..report import reading
 from ..shortcuts import alpha_of, ks_of, sigma_of
+from ..table_view import AgreementTable, agreement_table
 from ..thresholds import has_threshold_dim, nearest_threshold
 from ..views import by_annotator, by_label, headline
 
@@ -31,6 +32,7 @@ _RESULT_METHODS = {
     "headline()": "the four components pooled over labels and annotators",
     "by_label()": "every class, one column group per component",
     "by_annotator()": "every annotator, one column group per component",
+    "table(by=...)": "compact table per label, annotator or pair: 0.86 [0.81, 0.89], notes",
     "sigma()": "sigma of a component (localization by default), (label, annotator)",
     "ks()": "KS statistic of a component, (label, annotator)",
     "alpha()": "classification alpha (or presence alpha), (label, annotator)",
@@ -198,6 +200,58 @@ class ResultAccessor:
         pandas.DataFrame
         """
         return by_annotator(self._single("by_annotator()"))
+
+    def table(
+        self,
+        *,
+        by: str = "label",
+        sort: str = "support",
+        top: int | None = None,
+        label: str = ALL,
+        digits: int = 2,
+    ) -> AgreementTable:
+        """The compact table: one row per class, annotator or pair of annotators, one
+        ``"0.86 [0.81, 0.89]"`` cell per component, integer counts and the reason of every
+        "n/a" (:func:`iaa_frames.table_view.agreement_table`); rich display in Jupyter.
+
+        Parameters
+        ----------
+        by : {"label", "annotator", "pair", "component"}, default "label"
+            The rows. "pair" needs the result's pair tables (cached by
+            ``df.iaa.agreement()``, or :meth:`use_tables`); its cells have no interval.
+            With two annotators the "annotator" rows both equal "(all)": each of them is
+            in the only pair.
+        sort : {"support", "name"}, default "support"
+            Most matched object pairs first, or natural order of the names ("2" before
+            "10", case ignored); "(all)" first either way.
+        top : int, optional
+            Keep the first ``top`` rows after "(all)".
+        label : str, default "(all)"
+            The class of the pairs (``by="pair"`` only).
+        digits : int, default 2
+
+        Returns
+        -------
+        AgreementTable
+            ``.frame`` is the table shown (a DataFrame), ``.numbers`` the same rows as
+            numbers.
+
+        Examples
+        --------
+        >>> import iaa_frames as iaf
+        >>> res = iaf.load_sample("coco").iaa.agreement(n_boot=0)
+        >>> res.iaa.table(by="pair").frame.index[0]
+        ('ana', 'dev')
+        """
+        if by == "pair":
+            entry = self._entry("table(by='pair')")
+            comps = [str(c) for c in self._single("table()")["component"].values]
+            data = {c: entry.pairwise_of(component=c, label=label) for c in comps}
+        else:
+            if label != ALL:
+                raise ParameterError("label= is used by table(by='pair') only")
+            data = self._single("table()")
+        return agreement_table(data, by=by, sort=sort, top=top, digits=digits)
 
     def reading(self, *, max_labels: int = 8) -> list[str]:
         """The plain-language reading of the numbers (:func:`iaa_frames.report.reading`).
