@@ -256,7 +256,7 @@ def _figure(n_panels, n_rows, width, height):
     nrows = math.ceil(n_panels / ncols)
     per_grid_row = 0.45 + 0.17 * n_rows
     h = height if height is not None else 0.75 + nrows * per_grid_row
-    fig = plt.figure(figsize=(width, h), layout="constrained")
+    fig = style.figure(figsize=(width, h), layout="constrained")
     grid = fig.add_gridspec(nrows, ncols)
     axes = []
     for k in range(n_panels):

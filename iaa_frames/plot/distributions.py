@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from .. import views
@@ -204,7 +203,7 @@ def distributions(
     colors = {"within": style.component_color(component), "between": style.grey()}
     with style.theme():
         facet_h = 2.05
-        fig = plt.figure(figsize=(w, facet_h * nrow + 0.55), layout="constrained")
+        fig = style.figure(figsize=(w, facet_h * nrow + 0.55), layout="constrained")
         grid = fig.add_gridspec(nrow * 2, ncol, height_ratios=[1.25, 1] * nrow)
         x = samples["distance"].to_numpy(dtype=float)
         lo, hi = (float(np.nanmin(x)), float(np.nanmax(x))) if len(x) else (0.0, 1.0)

@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
@@ -197,7 +196,7 @@ def item(
     W, H = view.width, view.height
     if ax is None:
         aspect = H / W if W > 0 else 1.0
-        _, ax = plt.subplots(
+        _, ax = style.subplots(
             figsize=(5.0, min(7.0, max(2.5, 5.0 * aspect + 1.2))), layout="constrained"
         )
     if img is not None:
@@ -413,7 +412,7 @@ def worst_items(
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
     colors = style.annotator_colors(t.corpus.annotators)
-    fig, axes = plt.subplots(
+    fig, axes = style.subplots(
         nrows,
         ncols,
         squeeze=False,

@@ -112,7 +112,7 @@ def items(
         w = float(width) if width is not None else style.WIDTH
         own_figure = ax is None
         if own_figure:
-            _, (ax, tab) = plt.subplots(
+            _, (ax, tab) = style.subplots(
                 1,
                 2,
                 figsize=(w, 1.1 + 0.19 * n),

@@ -210,7 +210,7 @@ def pairwise(
     with style.theme():
         if ax is None:
             w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
-            fig, ax = plt.subplots(figsize=(w, w * 0.86), layout="constrained")
+            fig, ax = style.subplots(figsize=(w, w * 0.86), layout="constrained")
             fig.get_layout_engine().set(w_pad=0.06, h_pad=0.06)  # room for the y label
         if annot is None:
             annot = n <= 12

@@ -15,6 +15,7 @@ import math
 
 import matplotlib.pyplot as plt
 import seaborn as sns
+from matplotlib.figure import Figure
 from matplotlib.transforms import ScaledTranslation
 
 from ..frame import ALL
@@ -26,9 +27,11 @@ __all__ = [
     "PALETTE",
     "RC",
     "WIDTH",
+    "ShownOnce",
     "annotator_colors",
     "chance_line",
     "colors",
+    "figure",
     "component_color",
     "fmt",
     "fmt_p",
@@ -38,6 +41,7 @@ __all__ = [
     "long_name",
     "new_axes",
     "note",
+    "subplots",
     "theme",
 ]
 
@@ -267,11 +271,56 @@ def note(target, text: str, *, below=None):
     )
 
 
+class ShownOnce(Figure):
+    """The Figure of every plot of :mod:`iaa_frames.plot`: a matplotlib Figure that Jupyter
+    shows once.
+
+    In Jupyter a Figure returned by the last line of a cell is shown twice: as the cell's
+    result and again by pyplot's inline backend, which shows every open figure after the
+    cell. Shown as a result, this one is taken out of pyplot's figures first, so the
+    backend does not show it again; a figure assigned to a name is shown once by the
+    backend. Everywhere else it is a plain :class:`matplotlib.figure.Figure`.
+    """
+
+    def __repr__(self) -> str:
+        return super().__repr__().replace(type(self).__name__, "Figure", 1)
+
+    def _ipython_display_(self):
+        from IPython import get_ipython
+        from IPython.display import publish_display_data
+
+        shell = get_ipython()
+        if shell is None:  # pragma: no cover - only called by IPython
+            return
+        manager = getattr(self.canvas, "manager", None)
+        if manager is not None and plt.fignum_exists(manager.num):
+            plt.close(self)  # pyplot's inline backend will not show it a second time
+        data, metadata = {}, {}
+        for mime, formatter in shell.display_formatter.formatters.items():
+            if mime in shell.display_formatter.active_types:
+                out = formatter(self)
+                if out is not None:
+                    if isinstance(out, tuple):
+                        out, metadata[mime] = out
+                    data[mime] = out
+        publish_display_data(data, metadata=metadata)
+
+
+def figure(**kwargs) -> Figure:
+    """:func:`matplotlib.pyplot.figure` of a :class:`ShownOnce` figure."""
+    return plt.figure(FigureClass=ShownOnce, **kwargs)
+
+
+def subplots(*args, **kwargs):
+    """:func:`matplotlib.pyplot.subplots` on a :class:`ShownOnce` figure."""
+    return plt.subplots(*args, FigureClass=ShownOnce, **kwargs)
+
+
 def new_axes(ax, figsize):
     """``ax`` itself, or a fresh Axes on a new Figure of ``figsize``."""
     if ax is not None:
         return ax
-    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    _, ax = subplots(figsize=figsize, layout="constrained")
     return ax
 
 
