@@ -385,7 +385,7 @@ def component_frame(
     -------
     pandas.DataFrame
         One row per (entry, component): ``along, component, measure, agreement, ci_low,
-        ci_high, n_units``; ``attrs`` hold ``n_hidden``, ``top`` and the fixed
+        ci_high, n_units, note`` (why ``agreement`` is NaN); ``attrs`` hold ``n_hidden``, ``top`` and the fixed
         coordinate.
 
     Examples
@@ -410,11 +410,13 @@ def component_frame(
     at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})
     shown, hidden = top_by_support(at_fixed, along, top)
     sub = result.sel({"component": components, along: shown, fixed_dim: fixed})
-    cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units") if v in sub.data_vars]
+    cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units", "note") if v in sub.data_vars]
     frame = sub[cols].to_dataframe().reset_index()
     for v in ("ci_low", "ci_high"):
         if v not in frame:
             frame[v] = np.nan
+    if "note" not in frame:
+        frame["note"] = ""
     frame["measure"] = [measure_of(result, c) for c in frame["component"]]
     order = {a: i for i, a in enumerate(shown)}
     corder = {c: i for i, c in enumerate(components)}
@@ -422,7 +424,7 @@ def component_frame(
         np.lexsort((frame["component"].map(corder).to_numpy(), frame[along].map(order).to_numpy()))
     ]
     frame = frame[
-        [along, "component", "measure", "agreement", "ci_low", "ci_high", "n_units"]
+        [along, "component", "measure", "agreement", "ci_low", "ci_high", "n_units", "note"]
     ].reset_index(drop=True)
     frame.attrs = {"n_hidden": hidden, "top": top, fixed_dim: fixed}
     return frame

@@ -200,17 +200,39 @@ def test_decomposition_truncates_and_uses_given_ax():
 # ------------------------------------------------------------------------- annotators
 
 
+def profiles(ax, n_components=4):
+    """name -> agreement per component group (NaN where not drawn), from the artists."""
+    out = {}
+    for a in ax.get_children():
+        gid = str(a.get_gid())
+        if not gid.startswith("profile:"):
+            continue
+        if isinstance(a, matplotlib.lines.Line2D):
+            xy = np.column_stack([a.get_xdata(), a.get_ydata()])
+        else:  # everybody: one bar (segment) per component
+            xy = np.array([seg.mean(axis=0) for seg in a.get_segments()])
+        values = np.full(n_components, np.nan)
+        values[np.rint(xy[:, 0]).astype(int)] = xy[:, 1]
+        out[gid.split(":", 1)[1]] = values
+    return out
+
+
 def test_annotator_profiles_hand_built():
     ds = make_result(annotators=[f"a{i}" for i in range(12)])
     ax = plot.annotators(ds, top=4)
-    lines = [a for a in ax.get_lines() if str(a.get_gid()).startswith("profile:")]
-    assert len(lines) == 5  # everybody + 4 annotators
-    names = [ln.get_gid().split(":", 1)[1] for ln in lines]
-    assert names[0] == ALL
+    drawn = profiles(ax)
+    assert len(drawn) == 5  # everybody + 4 annotators
+    assert list(drawn)[0] == ALL
     comps = ["detection", "classification", "localization", "overall"]
-    for ln, name in zip(lines, names):
+    # dots and intervals, no line joining the components (σ and α are different scales)
+    assert all(
+        ln.get_linestyle() == "None" for ln in ax.get_lines() if "profile" in str(ln.get_gid())
+    )
+    for name, values in drawn.items():
         expected = ds["agreement"].sel(component=comps, label=ALL, annotator=name).values
-        np.testing.assert_allclose(ln.get_ydata(), expected)
+        np.testing.assert_allclose(values, expected)
+        if name == ALL:
+            continue
         segs = np.array(by_gid(ax, f"ci:{name}")[0].get_segments())
         np.testing.assert_allclose(
             segs[:, 0, 1], ds["ci_low"].sel(component=comps, label=ALL, annotator=name).values
@@ -230,11 +252,7 @@ def test_annotator_profiles_hand_built():
 def test_annotator_profiles_tell_failures_apart(corpus):
     _, _, res = corpus
     ax = plot.annotators(res)
-    profile = {
-        ln.get_gid().split(":", 1)[1]: ln.get_ydata()
-        for ln in ax.get_lines()
-        if str(ln.get_gid()).startswith("profile:")
-    }
+    profile = profiles(ax)
     assert set(profile) == {ALL, "ana", "ben", "cy", "dev"}
     # each failing annotator is the lowest on its own component
     worst = {
@@ -425,9 +443,11 @@ def test_annotator_colors_and_label_order_are_shared(corpus):
     ax = plot.decomposition(res)
     assert [t.get_text() for t in ax.get_yticklabels()] == order
     ax = plot.annotators(res)
-    lines = {a.get_gid(): a for a in ax.get_lines() if str(a.get_gid()).startswith("profile:")}
+    drawn = {a.get_gid(): a for a in ax.get_children() if str(a.get_gid()).startswith("profile:")}
     for name, color in colors.items():
-        assert matplotlib.colors.same_color(lines[f"profile:{name}"].get_color(), color)
+        artist = drawn[f"profile:{name}"]
+        got = artist.get_color() if hasattr(artist, "get_xdata") else artist.get_color()[0]
+        assert matplotlib.colors.same_color(got, color)
 
 
 @pytest.mark.parametrize("width", [3.5, 7.0])
@@ -465,3 +485,42 @@ def test_figures_fit_their_width(corpus, width):
             for b in boxes[i + 1 :]:
                 overlap = min(a.x1, b.x1) - max(a.x0, b.x0), min(a.y1, b.y1) - max(a.y0, b.y0)
                 assert min(overlap) <= 1.0, f"{texts_of[i]!r} overlaps another text"
+
+
+# ------------------------------------------------ what the bundled sample leaves undefined
+
+
+@pytest.fixture(scope="module")
+def sample_result():
+    from iaa_frames.io import load_sample
+
+    return load_sample("coco").iaa.agreement(n_boot=20)
+
+
+def test_pairwise_default_is_a_component_with_values_on_the_sample(sample_result):
+    res = sample_result
+    loc = res.iaa.pairwise(component="localization").values
+    assert not np.isfinite(loc).any()  # every pair has too few chance units
+    ax = res.iaa.plot.pairwise()
+    assert ax.get_title() == "detection σ: pairs of annotators"
+    note = " ".join(" ".join(texts(ax, "note")).split())
+    assert "localization is not shown" in note and "too few chance units" in note
+    ax = res.iaa.plot.pairwise(component="localization")  # asked for: says why it is empty
+    inside = " ".join(" ".join(t for t in texts(ax, "undefined") if t != "n/a").split())
+    assert "too few chance units" in inside and "component='detection'" in inside
+    assert "n/a: too few chance units" in " ".join(" ".join(texts(ax, "note")).split())
+
+
+def test_annotator_profile_says_why_a_value_is_missing(sample_result):
+    ax = plot.annotators(sample_result)
+    assert texts(ax, "undefined") == ["n/a", "n/a"]  # ben and chloe on localization
+    (note,) = texts(ax, "note")
+    note = " ".join(note.split())
+    assert "too few chance units" in note and "ben" in note and "chloe" in note
+
+
+def test_forest_says_why_a_value_is_missing(sample_result):
+    fig = plot.forest(sample_result, label="car")
+    assert texts(fig, "undefined")
+    note = " ".join(" ".join(texts(fig, "note")).split())
+    assert "n/a: too few chance units" in note and "localization of ben" in note

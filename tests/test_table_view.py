@@ -119,8 +119,6 @@ def test_bad_arguments(res):
         res.iaa.table(sort="size")
     with pytest.raises(ParameterError, match="pairwise matrices"):
         agreement_table(res, by="pair")
-    with pytest.raises(ParameterError, match="label= is used"):
-        res.iaa.table(by="label", label="car")
     with pytest.raises(ParameterError, match="digits"):
         agreement_table(res, digits=-1)
     assert isinstance(agreement_table(res).to_frame(), pd.DataFrame)

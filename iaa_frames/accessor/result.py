@@ -207,7 +207,6 @@ class ResultAccessor:
         by: str = "label",
         sort: str = "support",
         top: int | None = None,
-        label: str = ALL,
         digits: int = 2,
     ) -> AgreementTable:
         """The compact table: one row per class, annotator or pair of annotators, one
@@ -226,8 +225,6 @@ class ResultAccessor:
             "10", case ignored); "(all)" first either way.
         top : int, optional
             Keep the first ``top`` rows after "(all)".
-        label : str, default "(all)"
-            The class of the pairs (``by="pair"`` only).
         digits : int, default 2
 
         Returns
@@ -246,10 +243,8 @@ class ResultAccessor:
         if by == "pair":
             entry = self._entry("table(by='pair')")
             comps = [str(c) for c in self._single("table()")["component"].values]
-            data = {c: entry.pairwise_of(component=c, label=label) for c in comps}
+            data = {c: entry.pairwise_of(component=c) for c in comps}
         else:
-            if label != ALL:
-                raise ParameterError("label= is used by table(by='pair') only")
             data = self._single("table()")
         return agreement_table(data, by=by, sort=sort, top=top, digits=digits)
 

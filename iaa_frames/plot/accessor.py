@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import xarray as xr
 
@@ -161,7 +162,7 @@ class ResultPlots:
     def pairwise(
         self,
         *,
-        component: str = "localization",
+        component: str | None = None,
         label: str = ALL,
         top: int | None = 30,
         annot: bool | None = None,
@@ -170,19 +171,50 @@ class ResultPlots:
     ):
         """:func:`iaa_frames.plot.pairwise` of this result's annotator pairs.
 
+        Parameters
+        ----------
+        component : str, optional
+            Default: localization when some pair has a localization value, else the
+            first of detection, overall, classification that has one (a note under the
+            panel says why localization is not shown). A component whose every pair is
+            undefined draws the reason in the panel.
+
         Returns
         -------
         matplotlib.axes.Axes
         """
         from ..engine import pairwise_from_tables
         from ..errors import IAAError
-        from .pairwise import pairwise
+        from .pairwise import pairwise, pairwise_frame, undefined_reason
 
-        try:
-            matrix = self._result.iaa.pairwise(component=component, label=label)
-        except IAAError:  # not cached: from the tables given
-            matrix = pairwise_from_tables(self._need_tables(), component=component, label=label)
-        return pairwise(matrix, top=top, annot=annot, width=width, ax=ax)
+        def matrix_of(comp):
+            try:
+                return self._result.iaa.pairwise(component=comp, label=label)
+            except IAAError:  # not cached: from the tables given
+                return pairwise_from_tables(self._need_tables(), component=comp, label=label)
+
+        skipped = ""
+        if component is None:
+            order = ["localization", "detection", "overall", "classification"]
+            comps = [c for c in order if c in [str(v) for v in self._result["component"].values]]
+            component = comps[0]
+            first = matrix_of(component)
+            for comp in comps:
+                m = first if comp == component else matrix_of(comp)
+                values = np.asarray(m.values, dtype=float)
+                if np.isfinite(values[~np.eye(*values.shape, dtype=bool)]).any():
+                    if comp != comps[0]:
+                        reason = undefined_reason(pairwise_frame(first, top=top))
+                        skipped = (
+                            f"{comps[0]} is not shown: no pair has a value "
+                            f"({reason.split(chr(10))[0][len('n/a: ') :].split(':')[0]}); "
+                            f"pass component= to choose"
+                        )
+                    component = comp
+                    break
+        return pairwise(
+            matrix_of(component), top=top, annot=annot, width=width, ax=ax, caption=skipped
+        )
 
     def distributions(
         self,
@@ -407,7 +439,7 @@ class FramePlots:
     def pairwise(
         self,
         *,
-        component: str = "localization",
+        component: str | None = None,
         label: str = ALL,
         top: int | None = 30,
         annot: bool | None = None,

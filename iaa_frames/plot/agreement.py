@@ -240,7 +240,12 @@ def agreement(
             )
         has_ci = bool((np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).any())
         _legend(fig, has_ci, width or style.WIDTH)
-        style.note(fig, style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top))
+        missing = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
+        reasons = style.na_note(
+            zip(missing["component"] + " of " + missing["row"].astype(str), missing["note"])
+        )
+        notes = [style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top), reasons]
+        style.note(fig, "\n".join(n for n in notes if n))
     return fig
 
 

@@ -12,6 +12,8 @@ module. Every plotting function of :mod:`iaa_frames.plot` draws its artists with
 from __future__ import annotations
 
 import math
+import re
+import textwrap
 
 import matplotlib.pyplot as plt
 import seaborn as sns
@@ -39,6 +41,7 @@ __all__ = [
     "hidden_note",
     "legend_below",
     "long_name",
+    "na_note",
     "new_axes",
     "note",
     "subplots",
@@ -189,6 +192,55 @@ def hidden_note(
     return f"+ {n_hidden:,} more {plural} not shown (top {top} by {by})"
 
 
+_COUNT = re.compile(r"\(n=(\d+)([^)]*)\)")
+
+
+def na_note(entries, *, limit: int = 6) -> str:
+    """Why values are missing, grouped by reason: one line per reason, naming where.
+
+    Parameters
+    ----------
+    entries : iterable of (str, str)
+        ``(where, reason)`` of each missing value (e.g. ``("localization, ben", "too few
+        chance units (n=27: ...)")``); empty reasons and "not applicable" are left out.
+    limit : int, default 6
+        Places named per reason; the others are counted.
+
+    Returns
+    -------
+    str
+        ``"n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe"``
+        (one line per reason), or ``""``.
+
+    Examples
+    --------
+    >>> na_note([("ben", "too few chance units (n=27: the whole chance population)"),
+    ...          ("chloe", "too few chance units (n=29: the whole chance population)")])
+    'n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe'
+    """
+    groups: dict = {}
+    for where, reason in entries:
+        reason = "" if reason is None else str(reason)
+        if not reason or reason == "not applicable":
+            continue
+        m = _COUNT.search(reason)
+        key = _COUNT.sub("(n=#\\2)", reason) if m else reason
+        ns, places = groups.setdefault(key, ([], []))
+        if m and int(m.group(1)) not in ns:
+            ns.append(int(m.group(1)))
+        places.append(str(where))
+    lines = []
+    for key, (ns, places) in groups.items():
+        ns = sorted(ns)
+        counts = ", ".join(f"{n:,}" for n in ns[:4]) + ("…" if len(ns) > 4 else "")
+        text = key.replace("#", counts) if ns else key
+        named = ", ".join(places[:limit])
+        if len(places) > limit:
+            named += f" and {len(places) - limit:,} more"
+        lines.append(f"n/a: {text}: {named}")
+    return "\n".join(lines)
+
+
 def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwargs):
     """An Axes legend centred below the x label (all entries on as few rows as fit).
 
@@ -235,6 +287,13 @@ def note(target, text: str, *, below=None):
     ``below``, e.g. a legend) or at the bottom of a Figure (gid "note")."""
     if not text:
         return None
+    fig = target.figure if hasattr(target, "transAxes") else target
+    # wrapped to the figure's width (about 17 characters of small italic per inch), so
+    # that a long note never widens the layout
+    chars = max(30, int(fig.get_figwidth() * 17))
+    text = "\n".join(
+        textwrap.fill(line, chars, subsequent_indent="  ") for line in str(text).split("\n")
+    )
     if hasattr(target, "transAxes"):
         # below the x label (set the label first) or the given artist
         return target.annotate(
@@ -254,8 +313,9 @@ def note(target, text: str, *, below=None):
     engine = target.get_layout_engine()
     if engine is not None and hasattr(engine, "set"):
         # keep a strip at the bottom free of axes for the note
+        room = (0.12 + 0.13 * (text.count("\n") + 1)) / target.get_figheight()
         try:
-            engine.set(rect=(0, 0.3 / target.get_figheight(), 1, 1 - 0.3 / target.get_figheight()))
+            engine.set(rect=(0, room, 1, 1 - room))
         except TypeError:  # a layout engine without rect
             pass
     return target.text(
