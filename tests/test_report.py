@@ -285,3 +285,27 @@ def test_report_threshold_errors(tmp_path):
     for bad in ([], [0.2, 1.4], "0.3,0.5"):
         with pytest.raises(ParameterError, match="match_threshold"):
             report(df, tmp_path, match_threshold=bad, n_boot=0)
+
+
+def test_every_na_of_the_page_says_why(sample_report):
+    """A table cell "n/a" (or "—") carries its reason on hover and as a numbered footnote;
+    a figure that writes "n/a" writes the reason under it."""
+    import re
+
+    path, _, _ = sample_report
+    page = path.read_text(encoding="utf-8")
+    body = re.sub(r"<svg.*?</svg>", "", page, flags=re.S)
+    cells = re.findall(r"<td([^>]*)>(n/a|—)(.*?)</td>", body)
+    assert cells, "the sample has undefined cells (localization of ben and chloe, KS of α)"
+    for attrs, _, mark in cells:
+        assert 'title="' in attrs and "<sup><a href=" in mark, attrs
+    reasons = re.findall(r'<li id="([\w-]+note-\d+)" value=\d+>([^<]+)</li>', body)
+    assert {f"{i}" for i in re.findall(r'<sup><a href="#([\w-]+)">', body)} <= {
+        i for i, _ in reasons
+    }
+    text = " ".join(r for _, r in reasons)
+    for why in ("too few chance units", "a localization figure", "no KS"):
+        assert why in text
+    for svg in re.findall(r"<svg.*?</svg>", page, flags=re.S):
+        if re.search(r">n/a<", svg):
+            assert "n/a: " in svg or "no pair has a defined" in svg

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -334,18 +335,21 @@ def pairwise(
         if off.size and not np.isfinite(off).any():
             # nothing to see: say why in the panel, and what to ask for instead
             other = {"localization": "detection"}.get(frame.attrs["component"], "localization")
+            why = re.sub(r"\s*\(n=[^)]*\)", "", reason.split("\n")[0][len("n/a: ") :])
+            box = (
+                f"no pair has a defined {frame.attrs['component']} value: "
+                f"{why.split(':')[0]}; try component={other!r}"
+            )
+            panel = ax.get_position().width * ax.figure.get_figwidth()  # inches
             ax.text(
                 0.5,
                 0.5,
-                f"no pair has a defined {frame.attrs['component']} value:\n"
-                + re.sub(r"\s*\(n=[^)]*\)", "", reason.split("\n")[0][len("n/a: ") :]).split(":")[0]
-                + f"\ntry component={other!r}",
+                textwrap.fill(box, max(18, int(panel * 15))),
                 transform=ax.transAxes,
                 ha="center",
                 va="center",
                 fontsize="small",
                 color="0.2",
-                wrap=True,
                 bbox=dict(facecolor="white", edgecolor="0.7", boxstyle="round,pad=0.4"),
                 gid="undefined",
             )

@@ -25,6 +25,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}thead th{background:#f
 figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
 svg{max-width:100%;height:auto}.note{color:#666;font-style:italic}.warn{color:#a33}
 ul.reading li{margin:.3em 0}nav a{margin-right:1em}
+ol.notes{font-size:.85em;color:#555;margin:.2em 0 1em}td[title]{cursor:help}
+sup a{text-decoration:none;color:#a33}
 dl.howto dt{font-weight:600;margin-top:.5em}dl.howto dd{margin-left:1.2em;color:#333}
 figure svg{max-width:900px}
 """
@@ -110,7 +112,10 @@ def _section_by_label(ctx):
         if hidden
         else ""
     )
-    return html_table(table, index_name="class") + note
+    return (
+        html_table(table, index_name="class", reasons=table.attrs["reasons"], notes_id="label-")
+        + note
+    )
 
 
 def _section_by_annotator(ctx):
@@ -123,7 +128,10 @@ def _section_by_annotator(ctx):
         if hidden
         else ""
     )
-    return html_table(table, index_name="annotator") + note
+    return (
+        html_table(table, index_name="annotator", reasons=table.attrs["reasons"], notes_id="ann-")
+        + note
+    )
 
 
 def _section_items(ctx):
