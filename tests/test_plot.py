@@ -319,9 +319,12 @@ def test_items_bars_and_counts(corpus):
     assert [t.get_text() for t in ax.get_yticklabels()] == table["item"].head(5).tolist()
     counts = texts(ax.figure.axes[1], "counts")  # header, then one cell per item
     first = table.iloc[0]
-    assert counts[:2] == ["units", str(first.n_pairs)]
-    assert counts[6:8] == ["un-\nmatched", str(first.n_unmatched)]
-    assert counts[12:14] == ["mis-\nlabeled", str(first.n_mislabeled)]
+    # the ranking value first, then the counts (objects matched by nobody: items' n_unmatched)
+    assert counts[:2] == ["excess\n(rank)", f"{first.excess:.2f}"]
+    assert counts[6:8] == ["units", str(first.n_pairs)]
+    assert counts[12:14] == ["matched\nby\nnobody", str(first.n_unmatched)]
+    assert counts[18:20] == ["label\ncon-\nflicts", str(first.n_mislabeled)]
+    assert "ranked by excess" in ax.figure.get_suptitle()
     assert texts(ax, "note") == [f"first 5 of {len(table)} items shown"]
     assert ax.get_xlabel() == "item agreement σ (0 = chance)"
 

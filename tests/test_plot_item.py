@@ -127,12 +127,36 @@ def test_worst_items_grid_follows_ranking(sample):
     fig = worst_items(t, n=4, ncols=2)
     ranking = iaf.items(t, top=4)["item"].tolist()
     titles = [
-        ax.get_title(loc="left").split("  ")[0]
+        ax.get_title(loc="left").split("\n")
         for ax in fig.axes
         if ax.get_visible() and ax.get_title(loc="left")
     ]
-    assert titles == ranking
+    assert [t[0] for t in titles] == ranking
+    # each panel shows the value it is ranked by, and the grid says so
+    excess = iaf.items(t, top=4)["excess"].tolist()
+    assert [t[1].split(" · ")[0] for t in titles] == [f"excess {v:.2f}" for v in excess]
+    assert "ranked by excess" in fig.get_suptitle()
     assert len(fig.legends) == 1
     plt.close("all")
     with pytest.raises(ParameterError, match="n must be"):
         worst_items(t, n=0)
+
+
+@pytest.mark.parametrize("width", [3.5, 7.0])
+def test_worst_items_titles_and_legend_fit(sample, width):
+    """No panel title runs into a neighbour's, and the legend stays on the figure."""
+    _, t = sample
+    fig = worst_items(t, n=6, width=width)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    boxes = [ax._left_title for ax in shown]  # the loc="left" titles (matplotlib has no getter)
+    extents = [b.get_window_extent(renderer) for b in boxes]
+    for i, a in enumerate(extents):
+        for b in extents[i + 1 :]:
+            assert not a.overlaps(b)
+    (legend,) = fig.legends
+    box = legend.get_window_extent(renderer)
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width + 0.5
+    assert abs(fig.get_figwidth() - width) < 1e-9
+    plt.close(fig)

@@ -561,6 +561,7 @@ class FramePlots:
         labels: bool = True,
         legend: bool = True,
         colors=None,
+        width: float | None = None,
         ax=None,
         distance=DEFAULTS.distance,
         match_threshold: float = DEFAULTS.match_threshold,
@@ -581,6 +582,7 @@ class FramePlots:
             labels=labels,
             legend=legend,
             colors=colors,
+            width=width,
             ax=ax,
             distance=distance,
             match_threshold=match_threshold,
@@ -592,11 +594,11 @@ class FramePlots:
         *,
         n: int = 6,
         component: str = "localization",
-        ncols: int = 3,
+        ncols: int | None = None,
         images=None,
         reference: str | None = None,
         low_overlap: float | None = 0.8,
-        panel_width: float = 2.6,
+        width: float | None = None,
         distance=DEFAULTS.distance,
         match_threshold: float = DEFAULTS.match_threshold,
         n_chance: int = DEFAULTS.n_chance,
@@ -623,7 +625,7 @@ class FramePlots:
             images=images,
             reference=reference,
             low_overlap=low_overlap,
-            panel_width=panel_width,
+            width=width,
         )
 
     def confusion(
