@@ -527,3 +527,58 @@ def test_forest_says_why_a_value_is_missing(sample_result):
     assert texts(fig, "undefined")
     note = " ".join(" ".join(texts(fig, "note")).split())
     assert "n/a: too few chance units" in note and "localization of ben" in note
+
+
+def test_every_figure_takes_width_and_an_axes():
+    """One name for the width, and ax= (axes= for the panels of a forest plot) wherever
+    a single panel is drawn; grids (forest, distributions, worst_items) return a Figure."""
+    import inspect
+
+    grids = {"forest", "distributions", "worst_items"}
+    for name in (
+        "forest",
+        "decomposition",
+        "annotators",
+        "pairwise",
+        "distributions",
+        "items",
+        "item",
+        "worst_items",
+        "confusion",
+        "ranking",
+        "threshold_curve",
+    ):
+        params = inspect.signature(getattr(plot, name)).parameters
+        assert "width" in params and "panel_width" not in params, name
+        if name not in grids:
+            assert "ax" in params, name
+    assert "axes" in inspect.signature(plot.forest).parameters
+
+
+def test_a_returned_figure_is_shown_once_in_jupyter():
+    """The plots' Figure takes itself out of pyplot's figures when shown as a cell's
+    result, so that the inline backend does not show it a second time."""
+    import matplotlib.pyplot as plt
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.pylabtools import select_figure_formats
+
+    shell = InteractiveShell.instance()
+    select_figure_formats(shell, {"png"})  # what the inline backend registers
+    try:
+        fig = plot.forest(make_result())
+        assert plt.fignum_exists(fig.number)
+        published = []
+        import IPython.display
+
+        original = IPython.display.publish_display_data
+        IPython.display.publish_display_data = lambda data, **kw: published.append(data)
+        try:
+            fig._ipython_display_()
+        finally:
+            IPython.display.publish_display_data = original
+        assert not plt.fignum_exists(fig.number)
+        assert published and "image/png" in published[0]
+        assert repr(fig).startswith("<Figure size")
+    finally:
+        InteractiveShell.clear_instance()
+        del shell

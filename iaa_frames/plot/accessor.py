@@ -634,6 +634,7 @@ class FramePlots:
         reference: str | None = None,
         annotator: str | None = None,
         top: int | None = 12,
+        width: float | None = None,
         ax=None,
         cmap: str = "Blues",
         distance=DEFAULTS.distance,
@@ -655,5 +656,11 @@ class FramePlots:
             progress=progress,
         )
         return _plot_confusion(
-            tables, reference=reference, annotator=annotator, top=top, ax=ax, cmap=cmap
+            tables,
+            reference=reference,
+            annotator=annotator,
+            top=top,
+            width=width,
+            ax=ax,
+            cmap=cmap,
         )
