@@ -94,11 +94,23 @@ def _section_headline(ctx):
     return headline_html(ctx.result, ctx.head)
 
 
+#: Figures shown in a section of their own rather than under "Figures".
+_OWN_SECTION = {"items": "items"}
+
+
+def _figure_html(key, ftitle, body, caption, heading=True):
+    head = f"<h3>{html.escape(ftitle)}</h3>" if heading else ""
+    return (
+        f'<figure id="fig-{html.escape(key)}">{head}{body}'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )
+
+
 def _section_figures(ctx):
     return "".join(
-        f'<figure id="fig-{html.escape(key)}"><h3>{html.escape(ftitle)}</h3>{body}'
-        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        _figure_html(key, ftitle, body, caption)
         for key, ftitle, body, caption in ctx.figures
+        if key not in _OWN_SECTION
     )
 
 
@@ -120,6 +132,14 @@ def _section_by_label(ctx):
 
 def _section_by_annotator(ctx):
     table, hidden = summary_table(ctx.result, "annotator", 50)
+    n_annotators = ctx.result.sizes.get("annotator", 1) - 1
+    pair = (
+        "<p class=note>With two annotators each annotator's row equals (all): an "
+        "annotator's figures come from the pairs of annotations that involve it, and the "
+        "only pair involves both.</p>"
+        if n_annotators == 2
+        else ""
+    )
     note = (
         (
             f"<p class=note>{plural(hidden, 'more annotator')} not shown; by_annotator.csv "
@@ -129,17 +149,24 @@ def _section_by_annotator(ctx):
         else ""
     )
     return (
-        html_table(table, index_name="annotator", reasons=table.attrs["reasons"], notes_id="ann-")
+        pair
+        + html_table(table, index_name="annotator", reasons=table.attrs["reasons"], notes_id="ann-")
         + note
     )
 
 
 def _section_items(ctx):
-    return (
+    figure = "".join(
+        _figure_html(key, ftitle, body, caption, heading=False)
+        for key, ftitle, body, caption in ctx.figures
+        if _OWN_SECTION.get(key) == "items"
+    )
+    return figure + (
         "<p>Items ranked by the disagreement they carry beyond the corpus mean "
         "(<em>excess</em> = units × (item mean distance − corpus mean)); <em>sigma</em> "
-        "is the item's own agreement, <em>n_unmatched</em> its objects no other "
-        "annotator matched, <em>n_mislabeled</em> its clusters with conflicting labels. "
+        "is the item's own agreement, <em>n_unmatched</em> its objects matched by "
+        "nobody (no other annotator has a match for them), <em>n_mislabeled</em> its "
+        "clusters with conflicting labels. "
         "All items: items.csv.</p>" + items_html(ctx.item_table, ctx.item_detection)
     )
 
@@ -162,14 +189,14 @@ def _section_parameters(ctx):
 #: ``item_table``, ``item_detection``, ``pairwise``, ``top``, ...) and returns HTML. To add
 #: a section, insert an entry (e.g. before "parameters").
 SECTIONS = [
-    ("summary", "Reading", _section_reading),
-    ("how-to-read", "How to read this", _section_how_to_read),
     ("headline", "Headline", _section_headline),
+    ("summary", "Reading", _section_reading),
     ("figures", "Figures", _section_figures),
     ("by-label", "By class", _section_by_label),
     ("by-annotator", "By annotator", _section_by_annotator),
     ("items", "Hardest items", _section_items),
     ("disagree", "Where they disagree", lambda ctx: ctx.disagree_html),
+    ("how-to-read", "How to read this", _section_how_to_read),
     ("parameters", "Parameters", _section_parameters),
 ]
 
@@ -222,5 +249,5 @@ RESULT_SECTIONS = [
     entry
     for entry in SECTIONS
     if entry[0]
-    in ("summary", "how-to-read", "headline", "figures", "by-label", "by-annotator", "parameters")
+    in ("headline", "summary", "figures", "by-label", "by-annotator", "how-to-read", "parameters")
 ]

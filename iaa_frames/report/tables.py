@@ -126,7 +126,8 @@ def summary_table(result, dim, top):
 
 def params_table(result, tables, elapsed, version):
     """The result's attrs (the parameters), the package version and the time taken."""
-    rows = {k: result.attrs[k] for k in result.attrs}
+    # the Dataset's own title is not the page's: left out
+    rows = {k: result.attrs[k] for k in result.attrs if k != "title"}
     rows.setdefault("iaa_frames_version", version)
     rows["computed in" if tables is not None else "report made in"] = f"{elapsed:.1f} s"
     frame = pd.DataFrame({"value": [str(v) for v in rows.values()]}, index=list(rows))
