@@ -127,7 +127,7 @@ def test_html_parses_with_every_section_and_figure(sample_report):
         "ben",
         "chloe",
         "dev",
-        "n_unmatched",
+        "matched by nobody",
         "match_threshold",
     ):
         assert word in text, word

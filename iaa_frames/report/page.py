@@ -162,12 +162,12 @@ def _section_items(ctx):
         if _OWN_SECTION.get(key) == "items"
     )
     return figure + (
-        "<p>Items ranked by the disagreement they carry beyond the corpus mean "
-        "(<em>excess</em> = units × (item mean distance − corpus mean)); <em>sigma</em> "
-        "is the item's own agreement, <em>n_unmatched</em> its objects matched by "
-        "nobody (no other annotator has a match for them), <em>n_mislabeled</em> its "
-        "clusters with conflicting labels. "
-        "All items: items.csv.</p>" + items_html(ctx.item_table, ctx.item_detection)
+        "<p>The tables rank items the same way (<em>excess</em> = units × (item mean "
+        "distance − corpus mean)), on localization and on detection: <em>sigma</em> is the "
+        "item's own agreement, <em>matched by nobody</em> its objects no other annotator "
+        "has a match for, <em>label conflicts</em> its clusters whose members carry "
+        "different labels. All items: items.csv.</p>"
+        + items_html(ctx.item_table, ctx.item_detection)
     )
 
 

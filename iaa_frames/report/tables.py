@@ -186,6 +186,20 @@ def headline_html(result, head):
     )
 
 
+#: The report's headings of the item table's columns (the words of the figures and of
+#: "Where they disagree": "unmatched" there counts an object once per annotator without a
+#: match for it; an item's objects no other annotator matched are "matched by nobody").
+ITEM_HEADINGS = {
+    "n_pairs": "units",
+    "n_unmatched": "matched by nobody",
+    "n_mislabeled": "label conflicts",
+    "n_annotators": "annotators",
+    "n_objects": "objects",
+    "mean_distance": "mean distance",
+    "chance_percentile": "chance percentile",
+}
+
+
 def items_html(item_table, item_detection, n=15):
     """The ``n`` hardest items on localization and on detection (tables of
     :func:`iaa_frames.items.items`)."""
@@ -203,7 +217,6 @@ def items_html(item_table, item_detection, n=15):
     parts = []
     for name, t in (("localization", item_table), ("detection", item_detection)):
         parts.append(f"<h3>{html.escape(name)}</h3>")
-        parts.append(
-            html_table(t[cols].head(n).set_index("item"), index_name="item", classes="items")
-        )
+        shown = t[cols].head(n).set_index("item").rename(columns=ITEM_HEADINGS)
+        parts.append(html_table(shown, index_name="item", classes="items"))
     return "".join(parts)
