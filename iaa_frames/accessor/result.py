@@ -62,6 +62,13 @@ def method_table(methods: dict) -> str:
 class ResultAccessor:
     """Views and figures of an agreement result: ``res.iaa``.
 
+    The numbers are chance-corrected agreement: σ = 1 − mean(within-item distance) /
+    mean(chance distance) for detection, localization and overall (1 perfect, 0 what
+    annotations of unrelated items give, below 0 systematic disagreement; never clipped)
+    and Krippendorff's α for the labels (classification). ``table(by=...)`` shows them
+    with their 95% intervals and the reason of every "n/a"; ``reading()`` says them in
+    words.
+
     Nothing is recomputed: the views slice the Dataset; :meth:`pairwise`, :meth:`items`
     and the distribution plots use the pair tables the result was computed from, kept in
     :mod:`iaa_frames.cache` under the result's ``tables_key`` attr (or given with
@@ -249,11 +256,34 @@ class ResultAccessor:
         return agreement_table(data, by=by, sort=sort, top=top, digits=digits)
 
     def reading(self, *, max_labels: int = 8) -> list[str]:
-        """The plain-language reading of the numbers (:func:`iaa_frames.report.reading`).
+        """The plain-language reading of the numbers, as the report's "Reading" section
+        writes it (:func:`iaa_frames.report.reading`).
+
+        Each line reads one thing against chance and against the other components: the
+        pooled components with their level (σ: 1 perfect, 0 no better than annotations of
+        unrelated items, below 0 systematic disagreement; α of the labels read with
+        Krippendorff's 0.667 / 0.8); what the three components say together (e.g. "agree
+        on what to annotate and how to label it, but not on how to draw it"); the raw
+        IoU against localization σ; the classes whose profile differs; each annotator
+        clearly below everybody on a component, and what that suggests.
+
+        Parameters
+        ----------
+        max_labels : int, default 8
+            Classes named at most per line.
 
         Returns
         -------
         list of str
+            One sentence per line.
+
+        Examples
+        --------
+        >>> import iaa_frames as iaf
+        >>> res = iaf.load_sample("coco").iaa.agreement(n_boot=0)
+        >>> lines = res.iaa.reading()
+        >>> isinstance(lines[0], str) and any("σ" in line for line in lines)
+        True
         """
         return reading(self._single("reading()"), max_labels=max_labels)
 
