@@ -582,3 +582,27 @@ def test_a_returned_figure_is_shown_once_in_jupyter():
     finally:
         InteractiveShell.clear_instance()
         del shell
+
+
+@pytest.mark.parametrize("width", [3.5, 7.0])
+def test_pairwise_of_a_big_crowd_keeps_names_apart(width):
+    """200 annotators: as many as their names fit (about 0.13 in each), natural order of
+    the names, one note; no two names overlap."""
+    m = make_pairwise(annotators=[str(i) for i in range(200)])
+    ax = plot.pairwise(m, width=width)
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert 2 <= len(names) <= 30
+    assert names == sorted(names, key=int)
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.get_yticklabels()]
+    for a, b in zip(boxes, boxes[1:]):
+        assert not a.overlaps(b)
+    # the x names are rotated 45°: apart when their spacing across the slant exceeds the
+    # height of a line of text
+    ticks = ax.get_xticklabels()
+    step = np.diff([t.get_window_extent(renderer).x1 for t in ticks]).min()  # pixels
+    height = ticks[0].get_fontsize() * ax.figure.dpi / 72
+    assert step * np.sin(np.pi / 4) >= height
+    (note,) = texts(ax, "note")
+    assert f"+ {200 - len(names)} more annotators not shown" in note

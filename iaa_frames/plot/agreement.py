@@ -12,6 +12,7 @@ from .. import views
 from ..errors import ParameterError
 from ..frame import ALL
 from ..result import COMPONENTS
+from ..table_view import natural_key
 from . import style
 
 __all__ = ["agreement", "forest", "forest_frame"]
@@ -78,7 +79,7 @@ def forest_frame(
     at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})
     rows, hidden = views.top_by_support(at_fixed, along, top)
     if along == "annotator":  # annotators in name order (their colors' order)
-        rows = [ALL] + sorted(r for r in rows if r != ALL)
+        rows = [ALL] + sorted((r for r in rows if r != ALL), key=natural_key)
     sub = result.sel({"component": comps, along: rows, fixed_dim: fixed})
     variables = [
         v

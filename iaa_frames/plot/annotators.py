@@ -7,6 +7,7 @@ import pandas as pd
 
 from .. import views
 from ..frame import ALL
+from ..table_view import natural_key
 from . import style
 
 __all__ = ["annotators", "profile_frame"]
@@ -98,12 +99,12 @@ def annotators(
     frame = profile_frame(result, components=components, label=label, top=top)
     comps = list(dict.fromkeys(frame["component"]))
     names = list(dict.fromkeys(frame["annotator"]))
-    others = sorted(a for a in names if a != ALL)
+    others = sorted((a for a in names if a != ALL), key=natural_key)
     names = ([ALL] if ALL in names else []) + others
     colors = style.annotator_colors(result)
     markers = {
         a: _MARKERS[i % len(_MARKERS)]
-        for i, a in enumerate(sorted(colors)[1:] if ALL in colors else sorted(colors))
+        for i, a in enumerate(a for a in colors if a != ALL)  # colors: natural order
     }
     with style.theme():
         w = float(width) if width is not None else style.WIDTH

@@ -16,6 +16,7 @@ from ..distance_view import distance_samples, sample_summary, tables_of
 from ..errors import ParameterError
 from ..frame import ALL
 from ..settings import DEFAULTS
+from ..table_view import natural_key
 from . import style
 
 __all__ = ["distance_samples", "distributions", "sample_summary"]
@@ -188,7 +189,9 @@ def distributions(
         rank = {f: i for i, f in enumerate(views.label_order(tables))}
         facets.sort(key=lambda f: rank.get(f, len(rank)))
     elif by == "annotator":
-        facets = ([ALL] if ALL in facets else []) + sorted(f for f in facets if f != ALL)
+        facets = ([ALL] if ALL in facets else []) + sorted(
+            (f for f in facets if f != ALL), key=natural_key
+        )
     others = [f for f in facets if f != ALL]
     shown = ([ALL] if ALL in facets else []) + (others if top is None else others[:top])
     hidden = len(others) - (len(shown) - (ALL in shown))

@@ -16,9 +16,13 @@ from ..frame import ALL
 from ..pairs import PairTables
 from ..result import MEASURES
 from ..settings import DEFAULTS
+from ..table_view import natural_key
 from . import style
 
 __all__ = ["pairwise", "pairwise_frame", "undefined_reason"]
+
+#: Smallest cell side in inches: the annotator names beside it stay readable.
+_MIN_CELL = 0.13
 
 
 def pairwise_frame(
@@ -109,7 +113,9 @@ def pairwise_frame(
         weight, by = finite.sum(axis=1) + finite.sum(axis=0), "number of defined cells"
     order = sorted(range(len(frame.index)), key=lambda i: (-weight[i], frame.index[i]))
     if len(frame.index) == len(frame.columns) and list(frame.index) == list(frame.columns):
-        keep = order if top is None else sorted(order[:top])
+        kept = order if top is None else order[:top]
+        # shown in natural order of the names ("2" before "10")
+        keep = sorted(kept, key=lambda i: natural_key(frame.index[i]))
         hidden = len(frame.index) - len(keep)
         frame = frame.iloc[keep, keep]
         notes = notes[np.ix_(keep, keep)]
@@ -190,9 +196,12 @@ def pairwise(
         Used when the matrix is computed here; the title uses the DataArray's
         ``component`` attr when it has one.
     top : int or None, default 30
-        Show at most ``top`` annotators, by support; a note says how many were left out.
+        Show at most ``top`` annotators, by support (fewer when the panel is too narrow
+        for their names: about 0.13 in each), in natural order of their names; a note says
+        how many were left out.
     annot : bool, optional
-        Write the values in the cells (default: when at most 12 annotators are shown).
+        Write the values in the cells (default: when at most 12 annotators are shown and
+        the cells are at least 0.24 in wide).
     cmap : str, default "vlag_r"
     vmin : float, optional
         Lowest color (default: the lowest value, at most -0.25). The colormap is centred
@@ -241,16 +250,28 @@ def pairwise(
         progress=progress,
     )
     n = max(len(frame.index), 1)
+    if ax is None:
+        w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
+        room = w - 1.9  # inches left for the cells (names, colour bar)
+    else:
+        w = None
+        room = ax.get_position().width * ax.figure.get_figwidth() - 0.2
+    fit = max(2, int(room / _MIN_CELL))  # a name needs about 0.13 in
+    if len(frame.index) > fit and frame.attrs["n_hidden"] + len(frame.index) > fit:
+        frame = pairwise_frame(data, component=component, label=label, top=fit,
+                               distance=distance, match_threshold=match_threshold,
+                               n_chance=n_chance, seed=seed, overall=overall,
+                               progress=progress)  # fmt: skip
+        n = max(len(frame.index), 1)
     names = list(frame.index)
     values = frame.to_numpy(dtype=float)
     colors = style.annotator_colors(names)
     with style.theme():
         if ax is None:
-            w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
             fig, ax = style.subplots(figsize=(w, w * 0.86), layout="constrained")
             fig.get_layout_engine().set(w_pad=0.06, h_pad=0.06)  # room for the y label
-        if annot is None:
-            annot = n <= 12
+        if annot is None:  # values written when the cells have room for "0.82"
+            annot = n <= 12 and room / n >= 0.24
         cm = plt.get_cmap(cmap).with_extremes(bad="white")
         finite = values[np.isfinite(values)]
         if vmin is None:
@@ -292,6 +313,8 @@ def pairwise(
         ax.set_yticks(range(len(frame.index)), frame.index)
         for t in list(ax.get_xticklabels()) + list(ax.get_yticklabels()):
             t.set_color(colors.get(t.get_text(), "black"))
+        if n > 16:
+            ax.tick_params(which="major", labelsize=6.5)
         ax.set_xticks(np.arange(len(frame.columns) + 1) - 0.5, minor=True)
         ax.set_yticks(np.arange(len(frame.index) + 1) - 0.5, minor=True)
         ax.grid(which="minor", color="white", linewidth=1.0)

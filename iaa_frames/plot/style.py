@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import ScaledTranslation
 
 from ..frame import ALL
+from ..table_view import natural_key
 
 __all__ = [
     "ALL_COLOR",
@@ -138,7 +139,7 @@ def annotator_colors(data) -> dict:
         names = _names(data["annotator"].values)
     else:
         names = [str(v) for v in data]
-    names = sorted(n for n in dict.fromkeys(names) if n != ALL)
+    names = sorted((n for n in dict.fromkeys(names) if n != ALL), key=natural_key)
     out = {ALL: ALL_COLOR}
     out.update({n: ANNOTATOR_PALETTE[i % len(ANNOTATOR_PALETTE)] for i, n in enumerate(names)})
     return out
