@@ -357,8 +357,8 @@ def test_distributions_annotations_match_engine(corpus):
         np.testing.assert_allclose(abs(seg[1, 1] - seg[0, 1]), float(cell["ks"]))
         assert ax_e.get_ylabel() == ("ECDF" if k == 0 else "")
         assert {ln.get_gid() for ln in ax_e.get_lines()} == {"ecdf_within", "ecdf_between"}
-    (note,) = texts(fig, "note")
-    assert note == "+ 1 more label not shown (top 2 by support)"
+    # the truncation note is under the title (the legend takes the bottom of the figure)
+    assert fig.get_suptitle().split("\n")[-1] == "+ 1 more label not shown (top 2 by support)"
     assert len(fig.legends) == 1  # one legend for every facet
 
 
@@ -606,3 +606,22 @@ def test_pairwise_of_a_big_crowd_keeps_names_apart(width):
     assert step * np.sin(np.pi / 4) >= height
     (note,) = texts(ax, "note")
     assert f"+ {200 - len(names)} more annotators not shown" in note
+
+
+@pytest.mark.parametrize("width", [3.5, 7.0])
+def test_forest_note_and_x_label_do_not_overlap(width):
+    """'+ N more labels not shown' under the x label, not on it, nor on a panel's labels."""
+    ds = make_result(labels=[f"c{i}" for i in range(250)])
+    fig = plot.forest(ds, width=width)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    label = fig.get_supxlabel()
+    (note,) = [t for t in fig.texts if t.get_gid() == "note"]
+    xlabel = next(t for t in fig.texts if t.get_text() == label)
+    a, b = xlabel.get_window_extent(renderer), note.get_window_extent(renderer)
+    assert not a.overlaps(b) and a.y0 > b.y1
+    for ax in fig.axes:
+        for t in [ax.xaxis.label, *ax.get_xticklabels()]:
+            if t.get_text():
+                assert not t.get_window_extent(renderer).overlaps(a)
+    assert b.y0 >= 0

@@ -229,11 +229,23 @@ def agreement(
             if colors is not None and first_in_row:
                 for t in ax.get_yticklabels():
                     t.set_color(colors.get(t.get_text(), "black"))
-        fig.supxlabel(
+        what = frame.attrs["rows"]
+        missing = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
+        reasons = style.na_note(
+            zip(missing["component"] + " of " + missing["row"].astype(str), missing["note"])
+        )
+        notes = [style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top), reasons]
+        note_text = "\n".join(n for n in notes if n)
+        # the x label sits above the note (placed by hand: the layout would put it at the
+        # very bottom, on the note)
+        label = fig.supxlabel(
             style.long_name(result["agreement"], "agreement") + " (0 = chance, 1 = perfect)",
             fontsize="medium",
         )
-        what = frame.attrs["rows"]
+        if note_text:  # the label out of the layout, in a strip kept free above the note
+            label.set_in_layout(False)
+            label.set_y((style.note_room(fig, note_text) + 0.02) / fig.get_figheight())
+            label.set_verticalalignment("bottom")
         if frame.attrs["fixed"] != ALL:
             fig.suptitle(
                 f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by {what}",
@@ -241,12 +253,7 @@ def agreement(
             )
         has_ci = bool((np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).any())
         _legend(fig, has_ci, width or style.WIDTH)
-        missing = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
-        reasons = style.na_note(
-            zip(missing["component"] + " of " + missing["row"].astype(str), missing["note"])
-        )
-        notes = [style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top), reasons]
-        style.note(fig, "\n".join(n for n in notes if n))
+        style.note(fig, note_text, reserve=0.2)
     return fig
 
 

@@ -8,6 +8,7 @@ both are re-exported here.
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
@@ -254,11 +255,13 @@ def distributions(
         title = f"{component}: within-item vs chance distances"
         if by:
             title += f", by {by}"
-        fig.suptitle(title, fontsize="medium")
         what = "labels" if by == "label" else "annotators"
-        style.note(
-            fig, style.hidden_note(hidden, what, top, by="support" if by == "label" else "name")
+        hidden_text = style.hidden_note(
+            hidden, what, top, by="support" if by == "label" else "name"
         )
+        if hidden_text:  # under the title: an outside legend takes the bottom of the figure
+            title += "\n" + textwrap.fill(hidden_text, max(40, int(w * 15)))
+        fig.suptitle(title, fontsize="medium")
     return fig
 
 

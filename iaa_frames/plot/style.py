@@ -44,6 +44,7 @@ __all__ = [
     "long_name",
     "na_note",
     "new_axes",
+    "note_room",
     "note",
     "subplots",
     "theme",
@@ -283,18 +284,31 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
     )
 
 
-def note(target, text: str, *, below=None):
-    """Write a small grey note under an Axes (below its x label, or below the artist
-    ``below``, e.g. a legend) or at the bottom of a Figure (gid "note")."""
-    if not text:
-        return None
-    fig = target.figure if hasattr(target, "transAxes") else target
+def _wrapped(fig, text: str) -> str:
     # wrapped to the figure's width (about 17 characters of small italic per inch), so
     # that a long note never widens the layout
     chars = max(30, int(fig.get_figwidth() * 17))
-    text = "\n".join(
+    return "\n".join(
         textwrap.fill(line, chars, subsequent_indent="  ") for line in str(text).split("\n")
     )
+
+
+def note_room(fig, text: str) -> float:
+    """Inches a note of the Figure (:func:`note`) takes at its bottom; 0 for no note."""
+    if not text:
+        return 0.0
+    return 0.12 + 0.13 * (_wrapped(fig, text).count("\n") + 1)
+
+
+def note(target, text: str, *, below=None, reserve: float = 0.0):
+    """Write a small grey note under an Axes (below its x label, or below the artist
+    ``below``, e.g. a legend) or at the bottom of a Figure (gid "note"); on a Figure,
+    ``reserve`` inches more are kept free above the note (for a label placed there by
+    hand)."""
+    if not text:
+        return None
+    fig = target.figure if hasattr(target, "transAxes") else target
+    text = _wrapped(fig, text)
     if hasattr(target, "transAxes"):
         # below the x label (set the label first) or the given artist
         return target.annotate(
@@ -314,7 +328,7 @@ def note(target, text: str, *, below=None):
     engine = target.get_layout_engine()
     if engine is not None and hasattr(engine, "set"):
         # keep a strip at the bottom free of axes for the note
-        room = (0.12 + 0.13 * (text.count("\n") + 1)) / target.get_figheight()
+        room = (note_room(target, text) + reserve) / target.get_figheight()
         try:
             engine.set(rect=(0, room, 1, 1 - room))
         except TypeError:  # a layout engine without rect
