@@ -80,3 +80,15 @@ def test_every_block_runs_in_a_fresh_kernel(tmp_path):
         assert len(images) <= max(1, blocks[i].count(".plot.")), f"block {i + 1} drew twice"
         if ".plot." in blocks[i]:
             assert images, f"block {i + 1} shows no figure"
+
+
+def test_dir_of_the_package_is_its_public_api():
+    import iaa_frames as iaf
+
+    listed = set(dir(iaf))
+    assert listed == set(iaf.__all__) | {"__version__"}
+    for internal in ("engine", "pair_steps", "pooled", "corpus", "PackageNotFoundError"):
+        assert internal not in listed
+    for name in iaf.__all__:  # every listed name exists (plot is imported on first use)
+        assert getattr(iaf, name) is not None
+    assert iaf.plot.forest is not None and iaf.sample_path("coco").is_dir()
