@@ -285,9 +285,9 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
 
 
 def _wrapped(fig, text: str) -> str:
-    # wrapped to the figure's width (about 17 characters of small italic per inch), so
+    # wrapped to the figure's width (about 15 characters of small italic per inch), so
     # that a long note never widens the layout
-    chars = max(30, int(fig.get_figwidth() * 17))
+    chars = max(30, int(fig.get_figwidth() * 15))
     return "\n".join(
         textwrap.fill(line, chars, subsequent_indent="  ") for line in str(text).split("\n")
     )

@@ -256,7 +256,17 @@ def draw_figures(tables, result, pw, item_table, top):
             ax.set_title(f"{c} {symbol(MEASURES.get(c, 'sigma'))}")
             for t in list(ax.texts):  # the notes of the panels: one note under the figure
                 if t.get_gid() == "note":
-                    reasons.append(f"{c}: " + " ".join(t.get_text().split()))
+                    lines = []  # the note's lines, its wrapped continuations joined back
+                    for line in t.get_text().split("\n"):
+                        if line.startswith("  ") and lines:
+                            lines[-1] += " " + line.strip()
+                        else:
+                            lines.append(line)
+                    for line in lines:
+                        shared = line.startswith("+ ")  # "+ N more annotators not shown"
+                        text = line if shared else f"{c}: {line}"
+                        if text not in reasons:
+                            reasons.append(text)
                     t.remove()
             if k:
                 ax.set_ylabel("")
