@@ -19,6 +19,7 @@ from iaa_frames.engine import agreement_from_tables, pairwise_from_tables  # noq
 from iaa_frames.errors import ParameterError  # noqa: E402
 from iaa_frames.items import items as item_table  # noqa: E402
 from iaa_frames.pairs import pair_tables  # noqa: E402
+from iaa_frames.plot import style  # noqa: E402
 from iaa_frames.simulate import simulate  # noqa: E402
 
 ALL = "(all)"
@@ -288,7 +289,9 @@ def test_pairwise_top_note_and_real_engine(corpus):
     m = pairwise_from_tables(tables, component="classification")
     ax = plot.pairwise(m, top=2)
     assert len(ax.get_xticklabels()) == 2
-    assert texts(ax, "note") == ["+ 2 more annotators not shown (top 2 by support (n_units))"]
+    assert [" ".join(t.split()) for t in texts(ax, "note")] == [
+        "+ 2 more annotators not shown (top 2 by support (n_units))"
+    ]
     assert (
         "(α)" in next(c for c in ax.collections if c.get_gid() == "cells").colorbar.ax.get_ylabel()
     )
@@ -424,7 +427,8 @@ def test_forest_rows_are_annotators_for_a_label(corpus):
     assert rows == [ALL, "ana", "ben", "cy", "dev"]
     colors = plot.annotator_colors(res)
     for t in fig.axes[0].get_yticklabels():  # names in the annotators' colors
-        assert matplotlib.colors.same_color(t.get_color(), colors[t.get_text()])
+        # (light colours darkened to read on white)
+        assert matplotlib.colors.same_color(t.get_color(), style.text_color(colors[t.get_text()]))
     (pts,) = by_gid(fig.axes[0], "estimate")
     expected = res["agreement"].sel(component="localization", label="car", annotator=rows).values
     np.testing.assert_allclose(pts.get_xdata(), expected[np.isfinite(expected)])

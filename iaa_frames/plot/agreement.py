@@ -228,7 +228,7 @@ def agreement(
             ax.tick_params(axis="y", labelleft=first_in_row, length=0 if not first_in_row else 3)
             if colors is not None and first_in_row:
                 for t in ax.get_yticklabels():
-                    t.set_color(colors.get(t.get_text(), "black"))
+                    t.set_color(style.text_color(colors.get(t.get_text(), "black")))
         what = frame.attrs["rows"]
         missing = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
         reasons = style.na_note(

@@ -312,7 +312,7 @@ def pairwise(
         )
         ax.set_yticks(range(len(frame.index)), frame.index)
         for t in list(ax.get_xticklabels()) + list(ax.get_yticklabels()):
-            t.set_color(colors.get(t.get_text(), "black"))
+            t.set_color(style.text_color(colors.get(t.get_text(), "black")))
         if n > 16:
             ax.tick_params(which="major", labelsize=6.5)
         ax.set_xticks(np.arange(len(frame.columns) + 1) - 0.5, minor=True)

@@ -15,6 +15,7 @@ import math
 import re
 import textwrap
 
+import matplotlib.colors
 import matplotlib.pyplot as plt
 import seaborn as sns
 from matplotlib.figure import Figure
@@ -47,6 +48,7 @@ __all__ = [
     "note_room",
     "note",
     "subplots",
+    "text_color",
     "theme",
 ]
 
@@ -144,6 +146,31 @@ def annotator_colors(data) -> dict:
     out = {ALL: ALL_COLOR}
     out.update({n: ANNOTATOR_PALETTE[i % len(ANNOTATOR_PALETTE)] for i, n in enumerate(names)})
     return out
+
+
+def text_color(color) -> tuple:
+    """``color`` for text on white: a light colour (e.g. the palette's sand and sky blue)
+    is darkened until it reads (a contrast of at least 3:1 with white).
+
+    Examples
+    --------
+    >>> text_color("#332288") == matplotlib.colors.to_rgb("#332288")
+    True
+    >>> round(_luminance(text_color("#DDCC77")), 2) <= 0.3
+    True
+    """
+    rgb = matplotlib.colors.to_rgb(color)
+    for _ in range(20):
+        if _luminance(rgb) <= 0.3:  # (1.05) / (L + 0.05) >= 3
+            break
+        rgb = tuple(0.85 * c for c in rgb)
+    return rgb
+
+
+def _luminance(rgb) -> float:
+    """WCAG relative luminance of an RGB triple in [0, 1]."""
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
 
 def colors(n: int) -> list:
