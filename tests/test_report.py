@@ -290,10 +290,20 @@ def test_report_threshold_errors(tmp_path):
 def test_every_na_of_the_page_says_why(sample_report):
     """A table cell "n/a" (or "—") carries its reason on hover and as a numbered footnote;
     a figure that writes "n/a" writes the reason under it."""
+    path, _, _ = sample_report
+    assert_every_na_says_why(path.read_text(encoding="utf-8"))
+
+
+def test_every_na_of_a_sweep_says_why(tmp_path):
+    page = report(load_sample("coco"), tmp_path, n_boot=0, match_threshold=[0.5, 0.9])
+    page = page.read_text(encoding="utf-8")
+    assert 'id="tau-note-1"' in page  # localization is undefined at 0.9
+    assert_every_na_says_why(page)
+
+
+def assert_every_na_says_why(page):
     import re
 
-    path, _, _ = sample_report
-    page = path.read_text(encoding="utf-8")
     body = re.sub(r"<svg.*?</svg>", "", page, flags=re.S)
     cells = re.findall(r"<td([^>]*)>(n/a|—)(.*?)</td>", body)
     assert cells, "the sample has undefined cells (localization of ben and chloe, KS of α)"
