@@ -11,10 +11,12 @@ module. Every plotting function of :mod:`iaa_frames.plot` draws its artists with
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import textwrap
 
+import matplotlib
 import matplotlib.colors
 import matplotlib.pyplot as plt
 import seaborn as sns
@@ -109,7 +111,20 @@ def theme():
     ...     plt.rcParams["font.size"]
     8.0
     """
-    return plt.rc_context(RC)
+    return _theme()
+
+
+@contextlib.contextmanager
+def _theme():
+    # pyplot loads its backend on the first figure, inside this context; in Jupyter the
+    # inline backend then turns interactive mode on, which rc_context would undo on exit
+    # (and the inline backend would stop showing figures): interactive mode is kept
+    with plt.rc_context(RC):
+        try:
+            yield
+        finally:
+            interactive = matplotlib.is_interactive()
+    matplotlib.interactive(interactive)
 
 
 def _names(dim_values) -> list[str]:
