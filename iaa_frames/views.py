@@ -322,6 +322,13 @@ def _by(result, dim):
         if f"{c}_{v}" in wide.columns
     ]
     wide = wide[cols]
+    for c in [c for c in cols if c.endswith("_n_units")]:  # counts: integers (NA if none)
+        wide[c] = wide[c].round().astype("Int64")
+    # "(all)" first, then natural order of the names ("2" before "10", case ignored)
+    from .table_view import natural_key
+
+    rest = sorted((n for n in wide.index if n != ALL), key=natural_key)
+    wide = wide.reindex(([ALL] if ALL in wide.index else []) + rest)
     wide.index.name = dim
     return wide
 
@@ -332,9 +339,12 @@ def by_label(result) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Indexed by label ("(all)" first, then the result's order); columns
-        ``<component>_<var>`` for ``agreement``, ``ci_low``, ``ci_high``, ``n_units``,
-        ``note``.
+        Indexed by label ("(all)" first, then the classes in natural order: "2" before
+        "10", case ignored); for each component (detection, classification,
+        localization, overall) the columns ``<component>_agreement`` (σ, or α for
+        classification), ``<component>_ci_low``, ``<component>_ci_high`` (95% interval),
+        ``<component>_n_units`` (within units, integer) and ``<component>_note`` (why
+        the agreement is NaN). ``res.iaa.table()`` is the compact view of it.
 
     Examples
     --------
