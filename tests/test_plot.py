@@ -629,3 +629,23 @@ def test_forest_note_and_x_label_do_not_overlap(width):
             if t.get_text():
                 assert not t.get_window_extent(renderer).overlaps(a)
     assert b.y0 >= 0
+
+
+def test_distribution_facets_say_sigma_is_undefined_as_the_result_does(sample_result):
+    """ben and chloe have too few localization chance units: the result's σ is NaN, and
+    the facets say so rather than a σ of the few distances drawn."""
+    tables = sample_result.iaa.tables
+    fig = plot.distributions(tables, by="annotator")
+    titles = {
+        ax.get_title(loc="left").split("\n")[0]: ax.get_title(loc="left")
+        for ax in fig.axes
+        if ax.get_title(loc="left")
+    }
+    for name in ("ben", "chloe"):
+        assert not np.isfinite(
+            float(
+                sample_result["agreement"].sel(component="localization", label=ALL, annotator=name)
+            )
+        )
+        assert "σ = n/a (< 30 chance units)" in titles[name]
+    assert "n/a" not in titles["ana"]

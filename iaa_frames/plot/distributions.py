@@ -13,7 +13,9 @@ import textwrap
 import numpy as np
 
 from .. import views
+from ..chance import MIN_CHANCE_UNITS
 from ..distance_view import distance_samples, sample_summary, tables_of
+from ..engine import MIN_WITHIN_UNITS
 from ..errors import ParameterError
 from ..frame import ALL
 from ..settings import DEFAULTS
@@ -85,8 +87,16 @@ def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors):
 def _facet_title(facet, row, by, component):
     head = facet if by else component
     sign = "" if not np.isfinite(row["ks_sign"]) else ("+" if row["ks_sign"] > 0 else "−")
+    sep = " · "
+    sigma = style.fmt(row["sigma"])
+    # the result leaves σ undefined on too few units (iaa_frames.agreement): say so here
+    # too, rather than a σ of the few distances drawn
+    if int(row["n_between"]) < MIN_CHANCE_UNITS:
+        sigma, sep = f"n/a (< {MIN_CHANCE_UNITS} chance units)", "\n"
+    elif int(row["n_within"]) < MIN_WITHIN_UNITS:
+        sigma, sep = f"n/a (< {MIN_WITHIN_UNITS} within units)", "\n"
     return (
-        f"{head}\nσ = {style.fmt(row['sigma'])} · KS = {sign}{style.fmt(row['ks'])}"
+        f"{head}\nσ = {sigma}{sep}KS = {sign}{style.fmt(row['ks'])}"
         f"\nn = {int(row['n_within']):,} within, {int(row['n_between']):,} chance"
     )
 
