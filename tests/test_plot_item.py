@@ -160,3 +160,25 @@ def test_worst_items_titles_and_legend_fit(sample, width):
     assert box.x0 >= 0 and box.x1 <= fig.bbox.width + 0.5
     assert abs(fig.get_figwidth() - width) < 1e-9
     plt.close(fig)
+
+
+def test_worst_items_legend_names_only_the_annotators_drawn():
+    """A crowd: the legend lists the annotators of the panels, not all 40 (which collapsed
+    the layout), and no "(all)"."""
+    rng = np.random.default_rng(0)
+    names = [f"w{i}" for i in range(40)]
+    df = iaf.simulate(n_items=40, seed=0, annotators=dict.fromkeys(names, "sloppy"))
+    keep = {it: set(rng.choice(names, 3, replace=False)) for it in df["item"].unique()}
+    df = df[[a in keep[i] for i, a in zip(df["item"], df["annotator"])]].reset_index(drop=True)
+    fig = worst_items(df, n=4, n_chance=200)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    drawn = {
+        str(a.get_gid()).split(":", 1)[1]
+        for ax in fig.axes
+        for a in ax.get_children()
+        if str(a.get_gid()).startswith("shape:")
+    }
+    people = [x for x in labels if x in names]
+    assert set(people) == drawn and len(people) <= 12
+    assert "(all)" not in labels
+    plt.close(fig)

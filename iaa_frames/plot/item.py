@@ -38,6 +38,7 @@ from ..errors import ParameterError
 from ..item_view import ItemView, item_view
 from ..items import items as item_ranking
 from ..pairs import PairTables
+from ..table_view import natural_key
 from . import style
 
 __all__ = ["ItemView", "item", "item_view", "worst_items"]
@@ -473,6 +474,7 @@ def worst_items(
             max(14, int(panel_width * 14)),
         )
         ax.set_title("\n".join(lines), fontsize="x-small", loc="left")
+        ax.set_anchor("W")  # a narrow (portrait) item sits left: its title starts its cell
         kinds |= {
             g.split(":", 1)[1]
             for g in (a.get_gid() or "" for a in ax.lines)
@@ -480,7 +482,15 @@ def worst_items(
         }
     for ax in axes.flat[len(names) :]:
         ax.set_visible(False)
-    handles = _legend_handles(colors, sorted(colors), kinds, [])
+    # the legend names the annotators the panels draw (not every annotator of a crowd)
+    drawn = {
+        str(a.get_gid()).split(":", 1)[1]
+        for ax in axes.flat[: len(names)]
+        for a in ax.get_children()
+        if str(a.get_gid()).startswith("shape:")
+    }
+    shown_names = sorted((a for a in colors if a in drawn), key=natural_key)
+    handles = _legend_handles(colors, shown_names, kinds, [])
     fig.legend(
         handles=handles,
         loc="outside lower center",
