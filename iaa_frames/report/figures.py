@@ -274,7 +274,9 @@ def draw_figures(tables, result, pw, item_table, top):
         if last.colorbar is not None:
             measures = sorted({symbol(MEASURES.get(c, "sigma")) for c in comps}, reverse=True)
             last.colorbar.set_label(f"chance-corrected agreement ({', '.join(measures)})")
-        style.note(fig, "\n".join(reasons))
+        text = "\n".join(reasons)
+        fig.set_figheight(fig.get_figheight() + style.note_room(fig, text))  # room for it
+        style.note(fig, text)
         return fig
 
     if tables is None:  # a report of a Dataset: no pair tables
