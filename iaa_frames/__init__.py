@@ -3,10 +3,14 @@
 Importing the package registers the ``DataFrame.iaa`` accessor.
 """
 
-from importlib.metadata import PackageNotFoundError
+from importlib import import_module as _import_module
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
-from . import dask  # noqa: F401  (iaf.dask: agreement of dask DataFrames; imports dask lazily)
+from . import (
+    dask,  # noqa: F401  (iaf.dask: agreement of dask DataFrames; imports dask lazily)
+    stats,  # noqa: F401  (iaf.stats: sigma and KS of two plain samples)
+)
 from .accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
 from .conflicts import conflict_counts, conflicts
 from .confusion import confusion, label_alpha
@@ -38,6 +42,7 @@ from .io import (
     read_yolo_classes,
 )
 from .io.parquet import read_parquet, to_parquet
+from .io.samples import sample_path
 from .item_agreement import item_agreement
 from .items import items
 from .kalpha import kalpha, kalpha_items, kalpha_units
@@ -52,7 +57,7 @@ from .threshold_choice import suggest_threshold, threshold_separation
 
 try:
     __version__ = _version("iaa-frames")
-except PackageNotFoundError:  # running from a checkout without installation
+except _PackageNotFoundError:  # running from a checkout without installation
     __version__ = "0+unknown"
 
 __all__ = [
@@ -84,6 +89,7 @@ __all__ = [
     "between",
     "get_distance",
     "load_sample",
+    "sample_path",
     "read_coco",
     "read_cvat",
     "read_darwin",
@@ -120,4 +126,24 @@ __all__ = [
     "from_records",
     "is_object",
     "validate",
+    # namespaces: iaf.plot (figures; imports matplotlib on first use), iaf.dask (agreement
+    # of dask DataFrames), iaf.stats (sigma and KS of two plain samples of distances)
+    "dask",
+    "plot",  # noqa: F822 (imported on first use, by __getattr__)
+    "stats",
 ]
+
+#: Submodules imported on first use (``iaf.plot`` imports matplotlib and seaborn).
+_LAZY = {"plot"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return _import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'iaa_frames' has no attribute {name!r}")
+
+
+def __dir__():
+    # the public API only: the package's modules stay importable (iaa_frames.io, ...)
+    # but are not listed
+    return sorted([*__all__, "__version__"])

@@ -322,6 +322,13 @@ def _by(result, dim):
         if f"{c}_{v}" in wide.columns
     ]
     wide = wide[cols]
+    for c in [c for c in cols if c.endswith("_n_units")]:  # counts: integers (NA if none)
+        wide[c] = wide[c].round().astype("Int64")
+    # "(all)" first, then natural order of the names ("2" before "10", case ignored)
+    from .table_view import natural_key
+
+    rest = sorted((n for n in wide.index if n != ALL), key=natural_key)
+    wide = wide.reindex(([ALL] if ALL in wide.index else []) + rest)
     wide.index.name = dim
     return wide
 
@@ -332,9 +339,12 @@ def by_label(result) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Indexed by label ("(all)" first, then the result's order); columns
-        ``<component>_<var>`` for ``agreement``, ``ci_low``, ``ci_high``, ``n_units``,
-        ``note``.
+        Indexed by label ("(all)" first, then the classes in natural order: "2" before
+        "10", case ignored); for each component (detection, classification,
+        localization, overall) the columns ``<component>_agreement`` (σ, or α for
+        classification), ``<component>_ci_low``, ``<component>_ci_high`` (95% interval),
+        ``<component>_n_units`` (within units, integer) and ``<component>_note`` (why
+        the agreement is NaN). ``res.iaa.table()`` is the compact view of it.
 
     Examples
     --------
@@ -385,7 +395,7 @@ def component_frame(
     -------
     pandas.DataFrame
         One row per (entry, component): ``along, component, measure, agreement, ci_low,
-        ci_high, n_units``; ``attrs`` hold ``n_hidden``, ``top`` and the fixed
+        ci_high, n_units, note`` (why ``agreement`` is NaN); ``attrs`` hold ``n_hidden``, ``top`` and the fixed
         coordinate.
 
     Examples
@@ -410,11 +420,13 @@ def component_frame(
     at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})
     shown, hidden = top_by_support(at_fixed, along, top)
     sub = result.sel({"component": components, along: shown, fixed_dim: fixed})
-    cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units") if v in sub.data_vars]
+    cols = [v for v in ("agreement", "ci_low", "ci_high", "n_units", "note") if v in sub.data_vars]
     frame = sub[cols].to_dataframe().reset_index()
     for v in ("ci_low", "ci_high"):
         if v not in frame:
             frame[v] = np.nan
+    if "note" not in frame:
+        frame["note"] = ""
     frame["measure"] = [measure_of(result, c) for c in frame["component"]]
     order = {a: i for i, a in enumerate(shown)}
     corder = {c: i for i, c in enumerate(components)}
@@ -422,7 +434,7 @@ def component_frame(
         np.lexsort((frame["component"].map(corder).to_numpy(), frame[along].map(order).to_numpy()))
     ]
     frame = frame[
-        [along, "component", "measure", "agreement", "ci_low", "ci_high", "n_units"]
+        [along, "component", "measure", "agreement", "ci_low", "ci_high", "n_units", "note"]
     ].reset_index(drop=True)
     frame.attrs = {"n_hidden": hidden, "top": top, fixed_dim: fixed}
     return frame

@@ -23,6 +23,7 @@ from iaa_frames.items import items
 from iaa_frames.pairs import pair_tables
 from iaa_frames.report import by_annotator, by_label, headline, reading
 from iaa_frames.simulate import simulate
+from iaa_frames.table_view import agreement_table
 
 PARAMS = dict(n_chance=150, seed=3)
 
@@ -52,6 +53,7 @@ VIEWS = {
     "alpha": shortcuts.alpha_of,
     "pairwise": pairwise_from_tables,
     "items": items,
+    "table": agreement_table,
 }
 
 

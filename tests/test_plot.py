@@ -19,6 +19,7 @@ from iaa_frames.engine import agreement_from_tables, pairwise_from_tables  # noq
 from iaa_frames.errors import ParameterError  # noqa: E402
 from iaa_frames.items import items as item_table  # noqa: E402
 from iaa_frames.pairs import pair_tables  # noqa: E402
+from iaa_frames.plot import style  # noqa: E402
 from iaa_frames.simulate import simulate  # noqa: E402
 
 ALL = "(all)"
@@ -200,17 +201,39 @@ def test_decomposition_truncates_and_uses_given_ax():
 # ------------------------------------------------------------------------- annotators
 
 
+def profiles(ax, n_components=4):
+    """name -> agreement per component group (NaN where not drawn), from the artists."""
+    out = {}
+    for a in ax.get_children():
+        gid = str(a.get_gid())
+        if not gid.startswith("profile:"):
+            continue
+        if isinstance(a, matplotlib.lines.Line2D):
+            xy = np.column_stack([a.get_xdata(), a.get_ydata()])
+        else:  # everybody: one bar (segment) per component
+            xy = np.array([seg.mean(axis=0) for seg in a.get_segments()])
+        values = np.full(n_components, np.nan)
+        values[np.rint(xy[:, 0]).astype(int)] = xy[:, 1]
+        out[gid.split(":", 1)[1]] = values
+    return out
+
+
 def test_annotator_profiles_hand_built():
     ds = make_result(annotators=[f"a{i}" for i in range(12)])
     ax = plot.annotators(ds, top=4)
-    lines = [a for a in ax.get_lines() if str(a.get_gid()).startswith("profile:")]
-    assert len(lines) == 5  # everybody + 4 annotators
-    names = [ln.get_gid().split(":", 1)[1] for ln in lines]
-    assert names[0] == ALL
+    drawn = profiles(ax)
+    assert len(drawn) == 5  # everybody + 4 annotators
+    assert list(drawn)[0] == ALL
     comps = ["detection", "classification", "localization", "overall"]
-    for ln, name in zip(lines, names):
+    # dots and intervals, no line joining the components (σ and α are different scales)
+    assert all(
+        ln.get_linestyle() == "None" for ln in ax.get_lines() if "profile" in str(ln.get_gid())
+    )
+    for name, values in drawn.items():
         expected = ds["agreement"].sel(component=comps, label=ALL, annotator=name).values
-        np.testing.assert_allclose(ln.get_ydata(), expected)
+        np.testing.assert_allclose(values, expected)
+        if name == ALL:
+            continue
         segs = np.array(by_gid(ax, f"ci:{name}")[0].get_segments())
         np.testing.assert_allclose(
             segs[:, 0, 1], ds["ci_low"].sel(component=comps, label=ALL, annotator=name).values
@@ -230,11 +253,7 @@ def test_annotator_profiles_hand_built():
 def test_annotator_profiles_tell_failures_apart(corpus):
     _, _, res = corpus
     ax = plot.annotators(res)
-    profile = {
-        ln.get_gid().split(":", 1)[1]: ln.get_ydata()
-        for ln in ax.get_lines()
-        if str(ln.get_gid()).startswith("profile:")
-    }
+    profile = profiles(ax)
     assert set(profile) == {ALL, "ana", "ben", "cy", "dev"}
     # each failing annotator is the lowest on its own component
     worst = {
@@ -270,7 +289,9 @@ def test_pairwise_top_note_and_real_engine(corpus):
     m = pairwise_from_tables(tables, component="classification")
     ax = plot.pairwise(m, top=2)
     assert len(ax.get_xticklabels()) == 2
-    assert texts(ax, "note") == ["+ 2 more annotators not shown (top 2 by support (n_units))"]
+    assert [" ".join(t.split()) for t in texts(ax, "note")] == [
+        "+ 2 more annotators not shown (top 2 by support (n_units))"
+    ]
     assert (
         "(α)" in next(c for c in ax.collections if c.get_gid() == "cells").colorbar.ax.get_ylabel()
     )
@@ -301,9 +322,12 @@ def test_items_bars_and_counts(corpus):
     assert [t.get_text() for t in ax.get_yticklabels()] == table["item"].head(5).tolist()
     counts = texts(ax.figure.axes[1], "counts")  # header, then one cell per item
     first = table.iloc[0]
-    assert counts[:2] == ["units", str(first.n_pairs)]
-    assert counts[6:8] == ["un-\nmatched", str(first.n_unmatched)]
-    assert counts[12:14] == ["mis-\nlabeled", str(first.n_mislabeled)]
+    # the ranking value first, then the counts (objects matched by nobody: items' n_unmatched)
+    assert counts[:2] == ["excess\n(rank)", f"{first.excess:.2f}"]
+    assert counts[6:8] == ["units", str(first.n_pairs)]
+    assert counts[12:14] == ["matched\nby\nnobody", str(first.n_unmatched)]
+    assert counts[18:20] == ["label\ncon-\nflicts", str(first.n_mislabeled)]
+    assert "ranked by excess" in ax.figure.get_suptitle()
     assert texts(ax, "note") == [f"first 5 of {len(table)} items shown"]
     assert ax.get_xlabel() == "item agreement σ (0 = chance)"
 
@@ -336,8 +360,8 @@ def test_distributions_annotations_match_engine(corpus):
         np.testing.assert_allclose(abs(seg[1, 1] - seg[0, 1]), float(cell["ks"]))
         assert ax_e.get_ylabel() == ("ECDF" if k == 0 else "")
         assert {ln.get_gid() for ln in ax_e.get_lines()} == {"ecdf_within", "ecdf_between"}
-    (note,) = texts(fig, "note")
-    assert note == "+ 1 more label not shown (top 2 by support)"
+    # the truncation note is under the title (the legend takes the bottom of the figure)
+    assert fig.get_suptitle().split("\n")[-1] == "+ 1 more label not shown (top 2 by support)"
     assert len(fig.legends) == 1  # one legend for every facet
 
 
@@ -403,7 +427,8 @@ def test_forest_rows_are_annotators_for_a_label(corpus):
     assert rows == [ALL, "ana", "ben", "cy", "dev"]
     colors = plot.annotator_colors(res)
     for t in fig.axes[0].get_yticklabels():  # names in the annotators' colors
-        assert matplotlib.colors.same_color(t.get_color(), colors[t.get_text()])
+        # (light colours darkened to read on white)
+        assert matplotlib.colors.same_color(t.get_color(), style.text_color(colors[t.get_text()]))
     (pts,) = by_gid(fig.axes[0], "estimate")
     expected = res["agreement"].sel(component="localization", label="car", annotator=rows).values
     np.testing.assert_allclose(pts.get_xdata(), expected[np.isfinite(expected)])
@@ -425,9 +450,11 @@ def test_annotator_colors_and_label_order_are_shared(corpus):
     ax = plot.decomposition(res)
     assert [t.get_text() for t in ax.get_yticklabels()] == order
     ax = plot.annotators(res)
-    lines = {a.get_gid(): a for a in ax.get_lines() if str(a.get_gid()).startswith("profile:")}
+    drawn = {a.get_gid(): a for a in ax.get_children() if str(a.get_gid()).startswith("profile:")}
     for name, color in colors.items():
-        assert matplotlib.colors.same_color(lines[f"profile:{name}"].get_color(), color)
+        artist = drawn[f"profile:{name}"]
+        got = artist.get_color() if hasattr(artist, "get_xdata") else artist.get_color()[0]
+        assert matplotlib.colors.same_color(got, color)
 
 
 @pytest.mark.parametrize("width", [3.5, 7.0])
@@ -465,3 +492,160 @@ def test_figures_fit_their_width(corpus, width):
             for b in boxes[i + 1 :]:
                 overlap = min(a.x1, b.x1) - max(a.x0, b.x0), min(a.y1, b.y1) - max(a.y0, b.y0)
                 assert min(overlap) <= 1.0, f"{texts_of[i]!r} overlaps another text"
+
+
+# ------------------------------------------------ what the bundled sample leaves undefined
+
+
+@pytest.fixture(scope="module")
+def sample_result():
+    from iaa_frames.io import load_sample
+
+    return load_sample("coco").iaa.agreement(n_boot=20)
+
+
+def test_pairwise_default_is_a_component_with_values_on_the_sample(sample_result):
+    res = sample_result
+    loc = res.iaa.pairwise(component="localization").values
+    assert not np.isfinite(loc).any()  # every pair has too few chance units
+    ax = res.iaa.plot.pairwise()
+    assert ax.get_title() == "detection σ: pairs of annotators"
+    note = " ".join(" ".join(texts(ax, "note")).split())
+    assert "localization is not shown" in note and "too few chance units" in note
+    ax = res.iaa.plot.pairwise(component="localization")  # asked for: says why it is empty
+    inside = " ".join(" ".join(t for t in texts(ax, "undefined") if t != "n/a").split())
+    assert "too few chance units" in inside and "component='detection'" in inside
+    assert "n/a: too few chance units" in " ".join(" ".join(texts(ax, "note")).split())
+
+
+def test_annotator_profile_says_why_a_value_is_missing(sample_result):
+    ax = plot.annotators(sample_result)
+    assert texts(ax, "undefined") == ["n/a", "n/a"]  # ben and chloe on localization
+    (note,) = texts(ax, "note")
+    note = " ".join(note.split())
+    assert "too few chance units" in note and "ben" in note and "chloe" in note
+
+
+def test_forest_says_why_a_value_is_missing(sample_result):
+    fig = plot.forest(sample_result, label="car")
+    assert texts(fig, "undefined")
+    note = " ".join(" ".join(texts(fig, "note")).split())
+    assert "n/a: too few chance units" in note and "localization of ben" in note
+
+
+def test_every_figure_takes_width_and_an_axes():
+    """One name for the width, and ax= (axes= for the panels of a forest plot) wherever
+    a single panel is drawn; grids (forest, distributions, worst_items) return a Figure."""
+    import inspect
+
+    grids = {"forest", "distributions", "worst_items"}
+    for name in (
+        "forest",
+        "decomposition",
+        "annotators",
+        "pairwise",
+        "distributions",
+        "items",
+        "item",
+        "worst_items",
+        "confusion",
+        "ranking",
+        "threshold_curve",
+    ):
+        params = inspect.signature(getattr(plot, name)).parameters
+        assert "width" in params and "panel_width" not in params, name
+        if name not in grids:
+            assert "ax" in params, name
+    assert "axes" in inspect.signature(plot.forest).parameters
+
+
+def test_a_returned_figure_is_shown_once_in_jupyter():
+    """The plots' Figure takes itself out of pyplot's figures when shown as a cell's
+    result, so that the inline backend does not show it a second time."""
+    import matplotlib.pyplot as plt
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.pylabtools import select_figure_formats
+
+    shell = InteractiveShell.instance()
+    select_figure_formats(shell, {"png"})  # what the inline backend registers
+    try:
+        fig = plot.forest(make_result())
+        assert plt.fignum_exists(fig.number)
+        published = []
+        import IPython.display
+
+        original = IPython.display.publish_display_data
+        IPython.display.publish_display_data = lambda data, **kw: published.append(data)
+        try:
+            fig._ipython_display_()
+        finally:
+            IPython.display.publish_display_data = original
+        assert not plt.fignum_exists(fig.number)
+        assert published and "image/png" in published[0]
+        assert repr(fig).startswith("<Figure size")
+    finally:
+        InteractiveShell.clear_instance()
+        del shell
+
+
+@pytest.mark.parametrize("width", [3.5, 7.0])
+def test_pairwise_of_a_big_crowd_keeps_names_apart(width):
+    """200 annotators: as many as their names fit (about 0.13 in each), natural order of
+    the names, one note; no two names overlap."""
+    m = make_pairwise(annotators=[str(i) for i in range(200)])
+    ax = plot.pairwise(m, width=width)
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert 2 <= len(names) <= 30
+    assert names == sorted(names, key=int)
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.get_yticklabels()]
+    for a, b in zip(boxes, boxes[1:]):
+        assert not a.overlaps(b)
+    # the x names are rotated 45°: apart when their spacing across the slant exceeds the
+    # height of a line of text
+    ticks = ax.get_xticklabels()
+    step = np.diff([t.get_window_extent(renderer).x1 for t in ticks]).min()  # pixels
+    height = ticks[0].get_fontsize() * ax.figure.dpi / 72
+    assert step * np.sin(np.pi / 4) >= height
+    (note,) = texts(ax, "note")
+    assert f"+ {200 - len(names)} more annotators not shown" in note
+
+
+@pytest.mark.parametrize("width", [3.5, 7.0])
+def test_forest_note_and_x_label_do_not_overlap(width):
+    """'+ N more labels not shown' under the x label, not on it, nor on a panel's labels."""
+    ds = make_result(labels=[f"c{i}" for i in range(250)])
+    fig = plot.forest(ds, width=width)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    label = fig.get_supxlabel()
+    (note,) = [t for t in fig.texts if t.get_gid() == "note"]
+    xlabel = next(t for t in fig.texts if t.get_text() == label)
+    a, b = xlabel.get_window_extent(renderer), note.get_window_extent(renderer)
+    assert not a.overlaps(b) and a.y0 > b.y1
+    for ax in fig.axes:
+        for t in [ax.xaxis.label, *ax.get_xticklabels()]:
+            if t.get_text():
+                assert not t.get_window_extent(renderer).overlaps(a)
+    assert b.y0 >= 0
+
+
+def test_distribution_facets_say_sigma_is_undefined_as_the_result_does(sample_result):
+    """ben and chloe have too few localization chance units: the result's σ is NaN, and
+    the facets say so rather than a σ of the few distances drawn."""
+    tables = sample_result.iaa.tables
+    fig = plot.distributions(tables, by="annotator")
+    titles = {
+        ax.get_title(loc="left").split("\n")[0]: ax.get_title(loc="left")
+        for ax in fig.axes
+        if ax.get_title(loc="left")
+    }
+    for name in ("ben", "chloe"):
+        assert not np.isfinite(
+            float(
+                sample_result["agreement"].sel(component="localization", label=ALL, annotator=name)
+            )
+        )
+        assert "σ = n/a (< 30 chance units)" in titles[name]
+    assert "n/a" not in titles["ana"]

@@ -127,12 +127,58 @@ def test_worst_items_grid_follows_ranking(sample):
     fig = worst_items(t, n=4, ncols=2)
     ranking = iaf.items(t, top=4)["item"].tolist()
     titles = [
-        ax.get_title(loc="left").split("  ")[0]
+        ax.get_title(loc="left").split("\n")
         for ax in fig.axes
         if ax.get_visible() and ax.get_title(loc="left")
     ]
-    assert titles == ranking
+    assert [t[0] for t in titles] == ranking
+    # each panel shows the value it is ranked by, and the grid says so
+    excess = iaf.items(t, top=4)["excess"].tolist()
+    assert [t[1].split(" · ")[0] for t in titles] == [f"excess {v:.2f}" for v in excess]
+    assert "ranked by excess" in fig.get_suptitle()
     assert len(fig.legends) == 1
     plt.close("all")
     with pytest.raises(ParameterError, match="n must be"):
         worst_items(t, n=0)
+
+
+@pytest.mark.parametrize("width", [3.5, 7.0])
+def test_worst_items_titles_and_legend_fit(sample, width):
+    """No panel title runs into a neighbour's, and the legend stays on the figure."""
+    _, t = sample
+    fig = worst_items(t, n=6, width=width)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    boxes = [ax._left_title for ax in shown]  # the loc="left" titles (matplotlib has no getter)
+    extents = [b.get_window_extent(renderer) for b in boxes]
+    for i, a in enumerate(extents):
+        for b in extents[i + 1 :]:
+            assert not a.overlaps(b)
+    (legend,) = fig.legends
+    box = legend.get_window_extent(renderer)
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width + 0.5
+    assert abs(fig.get_figwidth() - width) < 1e-9
+    plt.close(fig)
+
+
+def test_worst_items_legend_names_only_the_annotators_drawn():
+    """A crowd: the legend lists the annotators of the panels, not all 40 (which collapsed
+    the layout), and no "(all)"."""
+    rng = np.random.default_rng(0)
+    names = [f"w{i}" for i in range(40)]
+    df = iaf.simulate(n_items=40, seed=0, annotators=dict.fromkeys(names, "sloppy"))
+    keep = {it: set(rng.choice(names, 3, replace=False)) for it in df["item"].unique()}
+    df = df[[a in keep[i] for i, a in zip(df["item"], df["annotator"])]].reset_index(drop=True)
+    fig = worst_items(df, n=4, n_chance=200)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    drawn = {
+        str(a.get_gid()).split(":", 1)[1]
+        for ax in fig.axes
+        for a in ax.get_children()
+        if str(a.get_gid()).startswith("shape:")
+    }
+    people = [x for x in labels if x in names]
+    assert set(people) == drawn and len(people) <= 12
+    assert "(all)" not in labels
+    plt.close(fig)

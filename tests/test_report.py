@@ -127,7 +127,7 @@ def test_html_parses_with_every_section_and_figure(sample_report):
         "ben",
         "chloe",
         "dev",
-        "n_unmatched",
+        "matched by nobody",
         "match_threshold",
     ):
         assert word in text, word
@@ -285,3 +285,108 @@ def test_report_threshold_errors(tmp_path):
     for bad in ([], [0.2, 1.4], "0.3,0.5"):
         with pytest.raises(ParameterError, match="match_threshold"):
             report(df, tmp_path, match_threshold=bad, n_boot=0)
+
+
+def test_every_na_of_the_page_says_why(sample_report):
+    """A table cell "n/a" (or "—") carries its reason on hover and as a numbered footnote;
+    a figure that writes "n/a" writes the reason under it."""
+    path, _, _ = sample_report
+    assert_every_na_says_why(path.read_text(encoding="utf-8"))
+
+
+def test_every_na_of_a_sweep_says_why(tmp_path):
+    page = report(load_sample("coco"), tmp_path, n_boot=0, match_threshold=[0.5, 0.9])
+    page = page.read_text(encoding="utf-8")
+    assert 'id="tau-note-1"' in page  # localization is undefined at 0.9
+    assert_every_na_says_why(page)
+
+
+def assert_every_na_says_why(page):
+    import re
+
+    body = re.sub(r"<svg.*?</svg>", "", page, flags=re.S)
+    cells = re.findall(r"<td([^>]*)>(n/a|—)(.*?)</td>", body)
+    assert cells, "the sample has undefined cells (localization of ben and chloe, KS of α)"
+    for attrs, _, mark in cells:
+        assert 'title="' in attrs and "<sup><a href=" in mark, attrs
+    reasons = re.findall(r'<li id="([\w-]+note-\d+)" value=\d+>([^<]+)</li>', body)
+    assert {f"{i}" for i in re.findall(r'<sup><a href="#([\w-]+)">', body)} <= {
+        i for i, _ in reasons
+    }
+    text = " ".join(r for _, r in reasons)
+    for why in ("too few chance units", "a localization figure", "no KS"):
+        assert why in text
+    for svg in re.findall(r"<svg.*?</svg>", page, flags=re.S):
+        if re.search(r">n/a<", svg):
+            assert "n/a: " in svg or "no pair has a defined" in svg
+
+
+def test_headline_and_reading_come_first_glossary_after(sample_report):
+    import re
+
+    path, _, _ = sample_report
+    page = path.read_text(encoding="utf-8")
+    order = re.findall(r'<section id="([\w-]+)"><h2>([^<]+)</h2>', page)
+    ids = [i for i, _ in order]
+    assert ids[:2] == ["headline", "summary"]
+    assert ids.index("how-to-read") > ids.index("items")
+    headings = [t for _, t in order] + re.findall(r"<h3>([^<]+)</h3>", page)
+    assert headings.count("Hardest items") == 1  # the figure sits in its section
+    assert 'id="fig-items"' in page.split('<section id="items">')[1].split("</section>")[0]
+    assert "iaa_frames agreement" not in page  # the Dataset's title is not the page's
+
+
+def test_two_raters_say_why_their_rows_equal_all(tmp_path):
+    df = simulate(n_items=20, annotators={"ana": "good", "ben": "sloppy"}, seed=0)
+    page = report(df, tmp_path, n_boot=0, n_chance=200).read_text(encoding="utf-8")
+    assert "With two annotators each annotator's row equals (all)" in page
+    assert "With two annotators" not in (
+        report(simulate(n_items=20, seed=0), tmp_path / "b", n_boot=0, n_chance=200).read_text(
+            encoding="utf-8"
+        )
+    )
+
+
+@pytest.mark.slow
+def test_chromium_renders_the_page(sample_report, tmp_path):
+    """Headless Chromium (the Debian package) opens the report with no console error and
+    draws a page that is not blank."""
+    import shutil
+    import subprocess
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    path, _, _ = sample_report
+    shot = tmp_path / "page.png"
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--window-size=1280,3000",
+    ]
+    done = subprocess.run(
+        [
+            browser,
+            *flags,
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--screenshot={shot}",
+            path.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert shot.exists(), done.stderr[-2000:]
+    console = [ln for ln in done.stderr.splitlines() if "CONSOLE" in ln and "ERROR" in ln.upper()]
+    assert console == []
+    from PIL import Image
+
+    image = Image.open(shot).convert("L")
+    lo, hi = image.getextrema()
+    assert hi - lo > 100  # text and figures, not a blank page
+    colors = image.getcolors(maxcolors=1 << 16)
+    assert colors is None or len(colors) > 20

@@ -42,7 +42,8 @@ def test_tables_of_a_result():
     ds = make_result()
     assert headline(ds).index.tolist() == ["detection", "classification", "localization", "overall"]
     lab = by_label(ds)
-    assert lab.index.tolist() == [ALL, "car", "person", "bicycle"]
+    assert lab.index.tolist() == [ALL, "bicycle", "car", "person"]  # natural order
+    assert str(lab["localization_n_units"].dtype) == "Int64"  # counts are integers
     assert lab.loc["car", "overall_agreement"] == float(
         ds["agreement"].sel(component="overall", label="car", annotator=ALL)
     )

@@ -22,6 +22,7 @@ from ..frame import ALL
 from ..pairs import PairTables
 from ..report import reading
 from ..shortcuts import alpha_of, ks_of, sigma_of
+from ..table_view import AgreementTable, agreement_table
 from ..thresholds import has_threshold_dim, nearest_threshold
 from ..views import by_annotator, by_label, headline
 
@@ -31,6 +32,7 @@ _RESULT_METHODS = {
     "headline()": "the four components pooled over labels and annotators",
     "by_label()": "every class, one column group per component",
     "by_annotator()": "every annotator, one column group per component",
+    "table(by=...)": "compact table per label, annotator or pair: 0.86 [0.81, 0.89], notes",
     "sigma()": "sigma of a component (localization by default), (label, annotator)",
     "ks()": "KS statistic of a component, (label, annotator)",
     "alpha()": "classification alpha (or presence alpha), (label, annotator)",
@@ -59,6 +61,13 @@ def method_table(methods: dict) -> str:
 @xr.register_dataset_accessor("iaa")
 class ResultAccessor:
     """Views and figures of an agreement result: ``res.iaa``.
+
+    The numbers are chance-corrected agreement: σ = 1 − mean(within-item distance) /
+    mean(chance distance) for detection, localization and overall (1 perfect, 0 what
+    annotations of unrelated items give, below 0 systematic disagreement; never clipped)
+    and Krippendorff's α for the labels (classification). ``table(by=...)`` shows them
+    with their 95% intervals and the reason of every "n/a"; ``reading()`` says them in
+    words.
 
     Nothing is recomputed: the views slice the Dataset; :meth:`pairwise`, :meth:`items`
     and the distribution plots use the pair tables the result was computed from, kept in
@@ -199,12 +208,82 @@ class ResultAccessor:
         """
         return by_annotator(self._single("by_annotator()"))
 
+    def table(
+        self,
+        *,
+        by: str = "label",
+        sort: str = "support",
+        top: int | None = None,
+        digits: int = 2,
+    ) -> AgreementTable:
+        """The compact table: one row per class, annotator or pair of annotators, one
+        ``"0.86 [0.81, 0.89]"`` cell per component, integer counts and the reason of every
+        "n/a" (:func:`iaa_frames.table_view.agreement_table`); rich display in Jupyter.
+
+        Parameters
+        ----------
+        by : {"label", "annotator", "pair", "component"}, default "label"
+            The rows. "pair" needs the result's pair tables (cached by
+            ``df.iaa.agreement()``, or :meth:`use_tables`); its cells have no interval.
+            With two annotators the "annotator" rows both equal "(all)": each of them is
+            in the only pair.
+        sort : {"support", "name"}, default "support"
+            Most matched object pairs first, or natural order of the names ("2" before
+            "10", case ignored); "(all)" first either way.
+        top : int, optional
+            Keep the first ``top`` rows after "(all)".
+        digits : int, default 2
+
+        Returns
+        -------
+        AgreementTable
+            ``.frame`` is the table shown (a DataFrame), ``.numbers`` the same rows as
+            numbers.
+
+        Examples
+        --------
+        >>> import iaa_frames as iaf
+        >>> res = iaf.load_sample("coco").iaa.agreement(n_boot=0)
+        >>> res.iaa.table(by="pair").frame.index[0]
+        ('ana', 'dev')
+        """
+        if by == "pair":
+            entry = self._entry("table(by='pair')")
+            comps = [str(c) for c in self._single("table()")["component"].values]
+            data = {c: entry.pairwise_of(component=c) for c in comps}
+        else:
+            data = self._single("table()")
+        return agreement_table(data, by=by, sort=sort, top=top, digits=digits)
+
     def reading(self, *, max_labels: int = 8) -> list[str]:
-        """The plain-language reading of the numbers (:func:`iaa_frames.report.reading`).
+        """The plain-language reading of the numbers, as the report's "Reading" section
+        writes it (:func:`iaa_frames.report.reading`).
+
+        Each line reads one thing against chance and against the other components: the
+        pooled components with their level (σ: 1 perfect, 0 no better than annotations of
+        unrelated items, below 0 systematic disagreement; α of the labels read with
+        Krippendorff's 0.667 / 0.8); what the three components say together (e.g. "agree
+        on what to annotate and how to label it, but not on how to draw it"); the raw
+        IoU against localization σ; the classes whose profile differs; each annotator
+        clearly below everybody on a component, and what that suggests.
+
+        Parameters
+        ----------
+        max_labels : int, default 8
+            Classes named at most per line.
 
         Returns
         -------
         list of str
+            One sentence per line.
+
+        Examples
+        --------
+        >>> import iaa_frames as iaf
+        >>> res = iaf.load_sample("coco").iaa.agreement(n_boot=0)
+        >>> lines = res.iaa.reading()
+        >>> isinstance(lines[0], str) and any("σ" in line for line in lines)
+        True
         """
         return reading(self._single("reading()"), max_labels=max_labels)
 

@@ -1,8 +1,11 @@
 """Figures of agreement results, pair tables and item drilldowns (seaborn/matplotlib).
 
-Every function takes its data first and keyword-only options after it; axes-level
-functions accept ``ax=`` and return the Axes they drew on, figure-level ones (several
-panels) return the Figure. Computing is kept apart: each figure has a function returning
+Every function takes its data first and keyword-only options after it, and ``width=``
+(inches; 7 by default, 3.5 for one column). A function that draws one panel accepts
+``ax=`` and returns the Axes it drew on; a grid of panels (:func:`forest`,
+:func:`distributions`, :func:`worst_items`) returns its Figure, which Jupyter shows once
+(:class:`~iaa_frames.plot.style.ShownOnce`). A value that cannot be computed is written
+"n/a" where it would be, and the note under the panel says why. Computing is kept apart: each figure has a function returning
 the long-form table it draws (:func:`forest_frame`, :func:`profile_frame`, ...), from the
 views of the result (:mod:`iaa_frames.views`), the distances behind a cell
 (:mod:`iaa_frames.distance_view`) or one item (:mod:`iaa_frames.item_view`); the look

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import xarray as xr
 
@@ -161,7 +162,7 @@ class ResultPlots:
     def pairwise(
         self,
         *,
-        component: str = "localization",
+        component: str | None = None,
         label: str = ALL,
         top: int | None = 30,
         annot: bool | None = None,
@@ -170,19 +171,50 @@ class ResultPlots:
     ):
         """:func:`iaa_frames.plot.pairwise` of this result's annotator pairs.
 
+        Parameters
+        ----------
+        component : str, optional
+            Default: localization when some pair has a localization value, else the
+            first of detection, overall, classification that has one (a note under the
+            panel says why localization is not shown). A component whose every pair is
+            undefined draws the reason in the panel.
+
         Returns
         -------
         matplotlib.axes.Axes
         """
         from ..engine import pairwise_from_tables
         from ..errors import IAAError
-        from .pairwise import pairwise
+        from .pairwise import pairwise, pairwise_frame, undefined_reason
 
-        try:
-            matrix = self._result.iaa.pairwise(component=component, label=label)
-        except IAAError:  # not cached: from the tables given
-            matrix = pairwise_from_tables(self._need_tables(), component=component, label=label)
-        return pairwise(matrix, top=top, annot=annot, width=width, ax=ax)
+        def matrix_of(comp):
+            try:
+                return self._result.iaa.pairwise(component=comp, label=label)
+            except IAAError:  # not cached: from the tables given
+                return pairwise_from_tables(self._need_tables(), component=comp, label=label)
+
+        skipped = ""
+        if component is None:
+            order = ["localization", "detection", "overall", "classification"]
+            comps = [c for c in order if c in [str(v) for v in self._result["component"].values]]
+            component = comps[0]
+            first = matrix_of(component)
+            for comp in comps:
+                m = first if comp == component else matrix_of(comp)
+                values = np.asarray(m.values, dtype=float)
+                if np.isfinite(values[~np.eye(*values.shape, dtype=bool)]).any():
+                    if comp != comps[0]:
+                        reason = undefined_reason(pairwise_frame(first, top=top))
+                        skipped = (
+                            f"{comps[0]} is not shown: no pair has a value "
+                            f"({reason.split(chr(10))[0][len('n/a: ') :].split(':')[0]}); "
+                            f"pass component= to choose"
+                        )
+                    component = comp
+                    break
+        return pairwise(
+            matrix_of(component), top=top, annot=annot, width=width, ax=ax, caption=skipped
+        )
 
     def distributions(
         self,
@@ -407,7 +439,7 @@ class FramePlots:
     def pairwise(
         self,
         *,
-        component: str = "localization",
+        component: str | None = None,
         label: str = ALL,
         top: int | None = 30,
         annot: bool | None = None,
@@ -529,6 +561,7 @@ class FramePlots:
         labels: bool = True,
         legend: bool = True,
         colors=None,
+        width: float | None = None,
         ax=None,
         distance=DEFAULTS.distance,
         match_threshold: float = DEFAULTS.match_threshold,
@@ -549,6 +582,7 @@ class FramePlots:
             labels=labels,
             legend=legend,
             colors=colors,
+            width=width,
             ax=ax,
             distance=distance,
             match_threshold=match_threshold,
@@ -560,11 +594,11 @@ class FramePlots:
         *,
         n: int = 6,
         component: str = "localization",
-        ncols: int = 3,
+        ncols: int | None = None,
         images=None,
         reference: str | None = None,
         low_overlap: float | None = 0.8,
-        panel_width: float = 2.6,
+        width: float | None = None,
         distance=DEFAULTS.distance,
         match_threshold: float = DEFAULTS.match_threshold,
         n_chance: int = DEFAULTS.n_chance,
@@ -591,7 +625,7 @@ class FramePlots:
             images=images,
             reference=reference,
             low_overlap=low_overlap,
-            panel_width=panel_width,
+            width=width,
         )
 
     def confusion(
@@ -600,6 +634,7 @@ class FramePlots:
         reference: str | None = None,
         annotator: str | None = None,
         top: int | None = 12,
+        width: float | None = None,
         ax=None,
         cmap: str = "Blues",
         distance=DEFAULTS.distance,
@@ -621,5 +656,11 @@ class FramePlots:
             progress=progress,
         )
         return _plot_confusion(
-            tables, reference=reference, annotator=annotator, top=top, ax=ax, cmap=cmap
+            tables,
+            reference=reference,
+            annotator=annotator,
+            top=top,
+            width=width,
+            ax=ax,
+            cmap=cmap,
         )

@@ -12,6 +12,7 @@ from .. import views
 from ..errors import ParameterError
 from ..frame import ALL
 from ..result import COMPONENTS
+from ..table_view import natural_key
 from . import style
 
 __all__ = ["agreement", "forest", "forest_frame"]
@@ -78,7 +79,7 @@ def forest_frame(
     at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})
     rows, hidden = views.top_by_support(at_fixed, along, top)
     if along == "annotator":  # annotators in name order (their colors' order)
-        rows = [ALL] + sorted(r for r in rows if r != ALL)
+        rows = [ALL] + sorted((r for r in rows if r != ALL), key=natural_key)
     sub = result.sel({"component": comps, along: rows, fixed_dim: fixed})
     variables = [
         v
@@ -227,12 +228,24 @@ def agreement(
             ax.tick_params(axis="y", labelleft=first_in_row, length=0 if not first_in_row else 3)
             if colors is not None and first_in_row:
                 for t in ax.get_yticklabels():
-                    t.set_color(colors.get(t.get_text(), "black"))
-        fig.supxlabel(
+                    t.set_color(style.text_color(colors.get(t.get_text(), "black")))
+        what = frame.attrs["rows"]
+        missing = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
+        reasons = style.na_note(
+            zip(missing["component"] + " of " + missing["row"].astype(str), missing["note"])
+        )
+        notes = [style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top), reasons]
+        note_text = "\n".join(n for n in notes if n)
+        # the x label sits above the note (placed by hand: the layout would put it at the
+        # very bottom, on the note)
+        label = fig.supxlabel(
             style.long_name(result["agreement"], "agreement") + " (0 = chance, 1 = perfect)",
             fontsize="medium",
         )
-        what = frame.attrs["rows"]
+        if note_text:  # the label out of the layout, in a strip kept free above the note
+            label.set_in_layout(False)
+            label.set_y((style.note_room(fig, note_text) + 0.02) / fig.get_figheight())
+            label.set_verticalalignment("bottom")
         if frame.attrs["fixed"] != ALL:
             fig.suptitle(
                 f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by {what}",
@@ -240,7 +253,7 @@ def agreement(
             )
         has_ci = bool((np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).any())
         _legend(fig, has_ci, width or style.WIDTH)
-        style.note(fig, style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top))
+        style.note(fig, note_text, reserve=0.2)
     return fig
 
 
@@ -256,7 +269,7 @@ def _figure(n_panels, n_rows, width, height):
     nrows = math.ceil(n_panels / ncols)
     per_grid_row = 0.45 + 0.17 * n_rows
     h = height if height is not None else 0.75 + nrows * per_grid_row
-    fig = plt.figure(figsize=(width, h), layout="constrained")
+    fig = style.figure(figsize=(width, h), layout="constrained")
     grid = fig.add_gridspec(nrows, ncols)
     axes = []
     for k in range(n_panels):

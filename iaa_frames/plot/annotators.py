@@ -7,6 +7,7 @@ import pandas as pd
 
 from .. import views
 from ..frame import ALL
+from ..table_view import natural_key
 from . import style
 
 __all__ = ["annotators", "profile_frame"]
@@ -60,10 +61,12 @@ def annotators(
 ):
     """Each annotator's agreement profile across the components.
 
-    One line per annotator over the components (x axis), with bootstrap CI whiskers, in
-    the annotator's color of :func:`~iaa_frames.plot.annotator_colors` (the same in every
-    figure of the result); the dashed black line is everybody ("(all)"), the grey dashed
-    line chance. An annotator below the black line on one component is the one to look
+    One group per component (x axis), one dot per annotator with its bootstrap CI
+    whisker, in the annotator's color of :func:`~iaa_frames.plot.annotator_colors` (the
+    same in every figure of the result); the black bar is everybody ("(all)"), with its
+    interval as a grey band, the grey dashed line chance. No line joins the components:
+    σ and α are different scales. A missing value is written "n/a" at its place, and the
+    note under the legend says why. An annotator below the black line on one component is the one to look
     at there. The per-annotator figures are those of the result (pairs and units
     involving the annotator; see :func:`iaa_frames.agreement`).
 
@@ -82,8 +85,8 @@ def annotators(
     Returns
     -------
     matplotlib.axes.Axes
-        Lines have ``gid="profile:<annotator>"`` (``"profile:(all)"`` for everybody),
-        whiskers ``gid="ci:<annotator>"``.
+        Dots have ``gid="profile:<annotator>"`` (``"profile:(all)"``: the bars of
+        everybody), whiskers ``gid="ci:<annotator>"``, "n/a" marks ``gid="undefined"``.
 
     Examples
     --------
@@ -96,56 +99,96 @@ def annotators(
     frame = profile_frame(result, components=components, label=label, top=top)
     comps = list(dict.fromkeys(frame["component"]))
     names = list(dict.fromkeys(frame["annotator"]))
-    others = sorted(a for a in names if a != ALL)
+    others = sorted((a for a in names if a != ALL), key=natural_key)
     names = ([ALL] if ALL in names else []) + others
     colors = style.annotator_colors(result)
     markers = {
         a: _MARKERS[i % len(_MARKERS)]
-        for i, a in enumerate(sorted(colors)[1:] if ALL in colors else sorted(colors))
+        for i, a in enumerate(a for a in colors if a != ALL)  # colors: natural order
     }
     with style.theme():
         w = float(width) if width is not None else style.WIDTH
         ax = style.new_axes(ax, (w, 2.4 + 0.12 * len(others) / max(1, w / 3.5)))
         style.chance_line(ax, orientation="horizontal")
-        span = min(0.56, 0.07 * (len(others) + 1))
+        span = min(0.7, 0.09 * (len(others) + 1))
+        x0 = np.arange(len(comps), dtype=float)
+        missing = []
         for name in names:
             sub = frame[frame["annotator"] == name]
-            x = np.arange(len(comps), dtype=float)
-            if name == ALL:
-                look = dict(
-                    color=colors[ALL],
-                    linestyle="--",
-                    marker="_",
-                    markersize=12,
-                    linewidth=1.1,
-                    zorder=3,
-                    label="all annotators",
-                )
-            else:
-                j = others.index(name)
-                x = x + (j - (len(others) - 1) / 2) * (span / max(len(others), 1))
-                look = dict(
-                    color=colors[name],
-                    marker=markers.get(name, "o"),
-                    linewidth=1.1,
-                    markersize=4.5,
-                    label=name,
-                    alpha=0.95,
-                )
             y = sub["agreement"].to_numpy(dtype=float)
-            ax.plot(x, y, gid=f"profile:{name}", **look)
             lo = sub["ci_low"].to_numpy(dtype=float)
             hi = sub["ci_high"].to_numpy(dtype=float)
             ci = np.isfinite(lo) & np.isfinite(hi)
+            ok = np.isfinite(y)
+            if "note" in sub:
+                missing += [
+                    (f"{c} of {name}", n)
+                    for c, n, fine in zip(sub["component"], sub["note"], ok)
+                    if not fine
+                ]
+            if name == ALL:
+                # everybody: a black bar across the component's group, its interval a band
+                half = span / 2 + 0.06
+                for xx, lo_, hi_ in zip(x0[ci], lo[ci], hi[ci]):
+                    ax.fill_between(
+                        [xx - half, xx + half],
+                        lo_,
+                        hi_,
+                        color="0.85",
+                        linewidth=0,
+                        zorder=1,
+                        gid="ci:(all)",
+                    )
+                ax.hlines(
+                    y[ok],
+                    x0[ok] - half,
+                    x0[ok] + half,
+                    color=colors[ALL],
+                    linewidth=1.4,
+                    zorder=3,
+                    gid="profile:(all)",
+                    label="all annotators",
+                )
+                continue
+            j = others.index(name)
+            x = x0 + (j - (len(others) - 1) / 2) * (span / max(len(others), 1))
+            color = colors[name]
             if ci.any():
                 ax.vlines(
                     x[ci],
                     lo[ci],
                     hi[ci],
-                    color=look["color"],
-                    linewidth=0.9,
-                    alpha=0.8,
+                    color=color,
+                    linewidth=1.0,
+                    alpha=0.9,
+                    zorder=4,
                     gid=f"ci:{name}",
+                )
+            ax.plot(
+                x[ok],
+                y[ok],
+                linestyle="none",
+                marker=markers.get(name, "o"),
+                color=color,
+                markersize=4.5,
+                markeredgecolor="white",
+                markeredgewidth=0.4,
+                zorder=5,
+                label=name,
+                gid=f"profile:{name}",
+            )
+            for xx in x[~ok]:
+                ax.text(
+                    xx,
+                    0.1,
+                    "n/a",
+                    transform=ax.get_xaxis_transform(),
+                    rotation=90,
+                    ha="center",
+                    va="bottom",
+                    fontsize=6,
+                    color=color,
+                    gid="undefined",
                 )
         ticks = [f"{c}\n{views.symbol(views.measure_of(result, c))}" for c in comps]
         ax.set_xticks(range(len(comps)), ticks)
@@ -161,5 +204,7 @@ def annotators(
             title += f" (label {label})"
         ax.set_title(title)
         legend = style.legend_below(ax, min_width=0.95, handlelength=1.6, columnspacing=1.0)
-        style.note(ax, style.hidden_note(frame.attrs["n_hidden"], "annotators", top), below=legend)
+        notes = [style.hidden_note(frame.attrs["n_hidden"], "annotators", top)]
+        notes.append(style.na_note(missing))
+        style.note(ax, "\n".join(n for n in notes if n), below=legend)
     return ax

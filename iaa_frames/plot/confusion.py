@@ -30,6 +30,7 @@ def confusion(
     reference: str | None = None,
     annotator: str | None = None,
     top: int | None = 12,
+    width: float | None = None,
     ax=None,
     cmap: str = "Blues",
     **kwargs,
@@ -51,6 +52,9 @@ def confusion(
     reference, annotator : str, optional
         See :func:`iaa_frames.confusion.confusion`.
     top : int or None, default 12
+    width : float, optional
+        Figure width in inches when ``ax`` is not given (default: grows with the number
+        of classes, up to 7).
     ax : matplotlib.axes.Axes, optional
     cmap : str, default "Blues"
     **kwargs
@@ -95,7 +99,8 @@ def confusion(
     sub = counts[np.ix_(keep, keep)]
     shown = [names[i] for i in keep]
     n = max(len(shown), 1)
-    ax = style.new_axes(ax, (min(7.0, 2.4 + 0.55 * n), min(7.0, 1.9 + 0.5 * n)))
+    w = float(width) if width is not None else min(7.0, 2.4 + 0.55 * n)
+    ax = style.new_axes(ax, (w, min(7.0, 1.9 + 0.5 * n) * w / min(7.0, 2.4 + 0.55 * n)))
     row_total = counts[keep].sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(row_total > 0, sub / np.where(row_total > 0, row_total, 1), np.nan)

@@ -133,8 +133,11 @@ def decomposition(
         right = max(1.0, float(values.max())) if values.size else 1.0
         ax.set_xlim(left - 0.08, right + 0.05)
         ax.grid(axis="x", color="0.92")
+        narrow = ax.get_position().width * ax.figure.get_figwidth() < 3.2  # inches
         ax.set_xlabel(
-            style.long_name(result["agreement"], "agreement") + " (0 = chance, 1 = perfect)"
+            style.long_name(result["agreement"], "agreement")
+            + ("\n" if narrow else " ")
+            + "(0 = chance, 1 = perfect)"
         )
         title = "agreement by component and label"
         if annotator != ALL:

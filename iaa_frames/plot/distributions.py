@@ -8,15 +8,18 @@ both are re-exported here.
 from __future__ import annotations
 
 import math
+import textwrap
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from .. import views
+from ..chance import MIN_CHANCE_UNITS
 from ..distance_view import distance_samples, sample_summary, tables_of
+from ..engine import MIN_WITHIN_UNITS
 from ..errors import ParameterError
 from ..frame import ALL
 from ..settings import DEFAULTS
+from ..table_view import natural_key
 from . import style
 
 __all__ = ["distance_samples", "distributions", "sample_summary"]
@@ -84,8 +87,16 @@ def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors):
 def _facet_title(facet, row, by, component):
     head = facet if by else component
     sign = "" if not np.isfinite(row["ks_sign"]) else ("+" if row["ks_sign"] > 0 else "−")
+    sep = " · "
+    sigma = style.fmt(row["sigma"])
+    # the result leaves σ undefined on too few units (iaa_frames.agreement): say so here
+    # too, rather than a σ of the few distances drawn
+    if int(row["n_between"]) < MIN_CHANCE_UNITS:
+        sigma, sep = f"n/a (< {MIN_CHANCE_UNITS} chance units)", "\n"
+    elif int(row["n_within"]) < MIN_WITHIN_UNITS:
+        sigma, sep = f"n/a (< {MIN_WITHIN_UNITS} within units)", "\n"
     return (
-        f"{head}\nσ = {style.fmt(row['sigma'])} · KS = {sign}{style.fmt(row['ks'])}"
+        f"{head}\nσ = {sigma}{sep}KS = {sign}{style.fmt(row['ks'])}"
         f"\nn = {int(row['n_within']):,} within, {int(row['n_between']):,} chance"
     )
 
@@ -189,7 +200,9 @@ def distributions(
         rank = {f: i for i, f in enumerate(views.label_order(tables))}
         facets.sort(key=lambda f: rank.get(f, len(rank)))
     elif by == "annotator":
-        facets = ([ALL] if ALL in facets else []) + sorted(f for f in facets if f != ALL)
+        facets = ([ALL] if ALL in facets else []) + sorted(
+            (f for f in facets if f != ALL), key=natural_key
+        )
     others = [f for f in facets if f != ALL]
     shown = ([ALL] if ALL in facets else []) + (others if top is None else others[:top])
     hidden = len(others) - (len(shown) - (ALL in shown))
@@ -204,7 +217,7 @@ def distributions(
     colors = {"within": style.component_color(component), "between": style.grey()}
     with style.theme():
         facet_h = 2.05
-        fig = plt.figure(figsize=(w, facet_h * nrow + 0.55), layout="constrained")
+        fig = style.figure(figsize=(w, facet_h * nrow + 0.55), layout="constrained")
         grid = fig.add_gridspec(nrow * 2, ncol, height_ratios=[1.25, 1] * nrow)
         x = samples["distance"].to_numpy(dtype=float)
         lo, hi = (float(np.nanmin(x)), float(np.nanmax(x))) if len(x) else (0.0, 1.0)
@@ -252,11 +265,13 @@ def distributions(
         title = f"{component}: within-item vs chance distances"
         if by:
             title += f", by {by}"
-        fig.suptitle(title, fontsize="medium")
         what = "labels" if by == "label" else "annotators"
-        style.note(
-            fig, style.hidden_note(hidden, what, top, by="support" if by == "label" else "name")
+        hidden_text = style.hidden_note(
+            hidden, what, top, by="support" if by == "label" else "name"
         )
+        if hidden_text:  # under the title: an outside legend takes the bottom of the figure
+            title += "\n" + textwrap.fill(hidden_text, max(40, int(w * 15)))
+        fig.suptitle(title, fontsize="medium")
     return fig
 
 

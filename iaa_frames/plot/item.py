@@ -24,10 +24,10 @@ item). Encoding:
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
@@ -38,6 +38,7 @@ from ..errors import ParameterError
 from ..item_view import ItemView, item_view
 from ..items import items as item_ranking
 from ..pairs import PairTables
+from ..table_view import natural_key
 from . import style
 
 __all__ = ["ItemView", "item", "item_view", "worst_items"]
@@ -131,6 +132,7 @@ def item(
     labels: bool = True,
     legend: bool = True,
     colors: Mapping | None = None,
+    width: float | None = None,
     ax=None,
     **kwargs,
 ):
@@ -159,6 +161,8 @@ def item(
         Annotator -> colour; default :func:`annotator_colors` of every annotator of
         ``data`` (the whole frame or tables, not only the item's), so that an annotator
         has the same colour on every item.
+    width : float, optional
+        Figure width in inches when ``ax`` is not given (default 5; 3.5 for one column).
     ax : matplotlib.axes.Axes, optional
     **kwargs
         Matching parameters when ``data`` is a frame.
@@ -197,8 +201,9 @@ def item(
     W, H = view.width, view.height
     if ax is None:
         aspect = H / W if W > 0 else 1.0
-        _, ax = plt.subplots(
-            figsize=(5.0, min(7.0, max(2.5, 5.0 * aspect + 1.2))), layout="constrained"
+        w = float(width) if width is not None else 5.0
+        _, ax = style.subplots(
+            figsize=(w, min(1.4 * w, max(2.5, w * aspect + 1.2))), layout="constrained"
         )
     if img is not None:
         ax.imshow(
@@ -321,8 +326,11 @@ def item(
     ax.set_xticks([])
     ax.set_yticks([])
     counts = view.conflicts["kind"].value_counts()
+    # the kinds of iaa_frames.conflicts; "unmatched" counts (object, annotator without a
+    # match for it) rows, as conflicts() does, not objects matched by nobody
+    words = {"unmatched": "unmatched (object, annotator)", "low_overlap": "low overlap"}
     summary = " · ".join(
-        f"{int(counts[k])} {k.replace('_', ' ')}"
+        f"{int(counts[k])} {words.get(k, k)}"
         for k in ("missed", "extra", "unmatched", "label", "low_overlap")
         if k in counts.index
     )
@@ -344,6 +352,24 @@ def item(
     return ax
 
 
+def _pack(parts, chars):
+    """The first two parts on their own lines, the rest joined by " · " into lines of at
+    most ``chars`` characters."""
+    lines = list(parts[:2])
+    current = ""
+    pieces = [p for part in parts[2:] for p in textwrap.wrap(part, chars)]
+    for part in pieces:
+        joined = f"{current} · {part}" if current else part
+        if current and len(joined) > chars:
+            lines.append(current)
+            current = part
+        else:
+            current = joined
+    if current:
+        lines.append(current)
+    return lines
+
+
 def _resolve_image(images, name):
     if images is None:
         return None
@@ -359,19 +385,21 @@ def worst_items(
     *,
     n: int = 6,
     component: str = "localization",
-    ncols: int = 3,
+    ncols: int | None = None,
     images: Mapping | Callable | None = None,
     reference: str | None = None,
     low_overlap: float | None = DEFAULT_LOW_OVERLAP,
-    panel_width: float = 2.6,
+    width: float | None = None,
     **kwargs,
 ):
-    """A grid of the ``n`` items with the lowest item-level agreement, drawn as
-    :func:`item` draws one.
+    """A grid of the ``n`` items that carry the most disagreement, drawn as :func:`item`
+    draws one.
 
-    Items are ranked by :func:`iaa_frames.items.items` (worst first: its ``sigma`` on
-    ``component``, then unmatched and mislabelled counts). Each panel's title gives the
-    item and its item agreement; one legend serves the grid.
+    Items are ranked as :func:`iaa_frames.items.items` ranks them (``sort="excess"``: the
+    disagreement an item carries beyond the corpus mean, units x (item mean distance −
+    corpus mean), so that a big item of middling agreement can come before a tiny item of
+    low agreement). Each panel's title gives the item, its rank value and its item σ; one
+    legend serves the grid.
 
     Parameters
     ----------
@@ -380,13 +408,14 @@ def worst_items(
     n : int, default 6
     component : str, default "localization"
         Component of the ranking (see :func:`iaa_frames.items.items`).
-    ncols : int, default 3
+    ncols : int, optional
+        Panels per row (default 3, or 2 when ``width`` is under 6 in).
     images : mapping or callable, optional
         Item -> image path or array (None to draw a blank canvas).
     reference, low_overlap
         As in :func:`item`.
-    panel_width : float, default 2.6
-        Width of one panel in inches.
+    width : float, optional
+        Figure width in inches (default 7; panels are ``width / ncols`` wide).
     **kwargs
         Passed to :func:`~iaa_frames.pairs.pair_tables` when ``data`` is a frame.
 
@@ -402,6 +431,9 @@ def worst_items(
     >>> len([ax for ax in fig.axes if ax.get_title(loc="left")])
     4
     """
+    fig_width = float(width) if width is not None else style.WIDTH
+    if ncols is None:
+        ncols = 3 if fig_width >= 6 else 2
     for name, value in (("n", n), ("ncols", ncols)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ParameterError(f"{name} must be a positive integer; got {value!r}")
@@ -412,8 +444,9 @@ def worst_items(
         raise ParameterError("the corpus has no items")
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
+    panel_width = fig_width / ncols
     colors = style.annotator_colors(t.corpus.annotators)
-    fig, axes = plt.subplots(
+    fig, axes = style.subplots(
         nrows,
         ncols,
         squeeze=False,
@@ -433,9 +466,15 @@ def worst_items(
             ax=ax,
         )
         summary = ax.get_title(loc="left").split("\n", 1)[1]
-        ax.set_title(
-            f"{name}  (item σ = {style.fmt(row.sigma)})\n{summary}", fontsize="small", loc="left"
+        # the title fits its panel: the conflict counts wrapped at " · " (x-small text is
+        # about 16 characters per inch)
+        lines = _pack(
+            [f"{name}", f"excess {style.fmt(row.excess)} · item σ {style.fmt(row.sigma)}"]
+            + summary.split(" · "),
+            max(14, int(panel_width * 14)),
         )
+        ax.set_title("\n".join(lines), fontsize="x-small", loc="left")
+        ax.set_anchor("W")  # a narrow (portrait) item sits left: its title starts its cell
         kinds |= {
             g.split(":", 1)[1]
             for g in (a.get_gid() or "" for a in ax.lines)
@@ -443,13 +482,27 @@ def worst_items(
         }
     for ax in axes.flat[len(names) :]:
         ax.set_visible(False)
-    handles = _legend_handles(colors, sorted(colors), kinds, [])
+    # the legend names the annotators the panels draw (not every annotator of a crowd)
+    drawn = {
+        str(a.get_gid()).split(":", 1)[1]
+        for ax in axes.flat[: len(names)]
+        for a in ax.get_children()
+        if str(a.get_gid()).startswith("shape:")
+    }
+    shown_names = sorted((a for a in colors if a in drawn), key=natural_key)
+    handles = _legend_handles(colors, shown_names, kinds, [])
     fig.legend(
         handles=handles,
         loc="outside lower center",
-        ncols=min(4, len(handles)),
+        ncols=min(4 if fig_width >= 6 else 2, len(handles)),
         fontsize="x-small",
         frameon=False,
     )
-    fig.suptitle(f"the {len(names)} items with the lowest {component} agreement", fontsize="medium")
+    chars = max(30, int(panel_width * ncols * 13))
+    fig.suptitle(
+        textwrap.fill(f"the {len(names)} items that carry the most {component} disagreement", chars)
+        + "\n"
+        + textwrap.fill("ranked by excess = units × (item mean distance − corpus mean)", chars),
+        fontsize="small",
+    )
     return fig

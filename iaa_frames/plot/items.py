@@ -48,8 +48,9 @@ def items(
     the chance mean; 0 = no better than unrelated annotations, negative = worse; red when
     negative). Items are ranked by ``sort`` (default: the disagreement an item carries
     beyond the corpus's mean, which weighs in its number of units, so that 2-pair items
-    do not come first by noise). A table on the right gives each item's units, objects
-    nobody else matched and clusters with conflicting labels.
+    do not come first by noise). A table on the right gives the ranking value
+    (``excess``), each item's units, its objects matched by nobody (no other annotator has
+    a match for them) and its clusters with conflicting labels.
 
     Parameters
     ----------
@@ -112,13 +113,13 @@ def items(
         w = float(width) if width is not None else style.WIDTH
         own_figure = ax is None
         if own_figure:
-            _, (ax, tab) = plt.subplots(
+            _, (ax, tab) = style.subplots(
                 1,
                 2,
                 figsize=(w, 1.1 + 0.19 * n),
                 sharey=True,
                 layout="constrained",
-                gridspec_kw={"width_ratios": [3.0, 1.8]},
+                gridspec_kw={"width_ratios": [3.0, 1.8 if w >= 5 else 2.4]},
             )
         else:
             tab = ax.inset_axes([1.02, 0, 0.5, 1], sharey=ax)
@@ -151,6 +152,8 @@ def items(
         what = comp if lab == ALL else f"{comp}, {lab}"
         order = "excess disagreement" if table.attrs.get("sort", "excess") == "excess" else "item σ"
         title = f"items that carry the most disagreement ({what}), ranked by {order}"
+        if order == "excess disagreement":
+            title += "; bars: item σ"
         if own_figure:  # over the bars and the table
             ax.figure.suptitle(
                 title if w >= 5 else title.replace(", ranked", "\nranked"), fontsize="medium"
@@ -164,16 +167,24 @@ def items(
     return ax
 
 
-_COUNTS = (("n_pairs", "units"), ("n_unmatched", "un-\nmatched"), ("n_mislabeled", "mis-\nlabeled"))
+_COUNTS = (
+    ("excess", "excess\n(rank)"),
+    ("n_pairs", "units"),
+    ("n_unmatched", "matched\nby\nnobody"),
+    ("n_mislabeled", "label\ncon-\nflicts"),
+)
 
 
 def _count_table(tab, shown, y):
-    """Columns of counts beside the bars, with a header (gid "counts")."""
-    tab.set_xlim(0, len(_COUNTS))
+    """Columns of counts beside the bars, with a header (gid "counts"): the ranking value
+    first (``excess``, when the table has it), then units, objects no other annotator
+    matched and clusters with conflicting labels."""
+    cols = [(c, h) for c, h in _COUNTS if c in shown.columns]
+    tab.set_xlim(0, len(cols))
     tab.tick_params(left=False, labelleft=False, bottom=False, labelbottom=False)
     for side in tab.spines.values():
         side.set_visible(False)
-    for k, (col, head) in enumerate(_COUNTS):
+    for k, (col, head) in enumerate(cols):
         tab.annotate(
             head,
             xy=(k + 0.5, 1.0),
@@ -191,10 +202,10 @@ def _count_table(tab, shown, y):
             tab.text(
                 k + 0.5,
                 yy,
-                f"{int(v):,}",
+                f"{float(v):.2f}" if col == "excess" else f"{int(v):,}",
                 ha="center",
                 va="center",
                 fontsize="small",
                 gid="counts",
-                color="black" if v or col == "n_pairs" else style.grey(),
+                color="black" if v or col in ("n_pairs", "excess") else style.grey(),
             )

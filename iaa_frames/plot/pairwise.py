@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import textwrap
+
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -13,9 +16,13 @@ from ..frame import ALL
 from ..pairs import PairTables
 from ..result import MEASURES
 from ..settings import DEFAULTS
+from ..table_view import natural_key
 from . import style
 
-__all__ = ["pairwise", "pairwise_frame"]
+__all__ = ["pairwise", "pairwise_frame", "undefined_reason"]
+
+#: Smallest cell side in inches: the annotator names beside it stay readable.
+_MIN_CELL = 0.13
 
 
 def pairwise_frame(
@@ -88,6 +95,11 @@ def pairwise_frame(
             f"tables or an annotation frame; got {type(data).__name__}"
         )
     rows, cols = data.dims
+    notes = (
+        np.asarray(data["note"].values, dtype=object)
+        if "note" in data.coords and data["note"].dims == data.dims
+        else np.full(data.shape, "", dtype=object)
+    )
     frame = pd.DataFrame(
         np.asarray(data.values, dtype=float),
         index=pd.Index([str(v) for v in data[rows].values], name="annotator"),
@@ -101,9 +113,12 @@ def pairwise_frame(
         weight, by = finite.sum(axis=1) + finite.sum(axis=0), "number of defined cells"
     order = sorted(range(len(frame.index)), key=lambda i: (-weight[i], frame.index[i]))
     if len(frame.index) == len(frame.columns) and list(frame.index) == list(frame.columns):
-        keep = order if top is None else sorted(order[:top])
+        kept = order if top is None else order[:top]
+        # shown in natural order of the names ("2" before "10")
+        keep = sorted(kept, key=lambda i: natural_key(frame.index[i]))
         hidden = len(frame.index) - len(keep)
         frame = frame.iloc[keep, keep]
+        notes = notes[np.ix_(keep, keep)]
     else:
         hidden = 0
     comp = str(data.attrs.get("component", component))
@@ -120,8 +135,29 @@ def pairwise_frame(
         "n_hidden": hidden,
         "top": top,
         "ranked_by": by,
+        "notes": notes,
     }
     return frame
+
+
+def undefined_reason(frame: pd.DataFrame) -> str:
+    """Why the undefined cells of a :func:`pairwise_frame` are missing, grouped by reason
+    (:func:`~iaa_frames.plot.style.na_note`); "" when every pair is defined."""
+    values = frame.to_numpy(dtype=float)
+    notes = frame.attrs.get("notes")
+    if notes is None:
+        return ""
+    ia, ib = (
+        np.triu_indices(len(frame.index), k=1)
+        if values.shape[0] == values.shape[1]
+        else (np.indices(values.shape).reshape(2, -1))
+    )
+    where = [
+        (f"{frame.index[i]}–{frame.columns[j]}", notes[i, j])
+        for i, j in zip(ia, ib)
+        if not np.isfinite(values[i, j])
+    ]
+    return style.na_note(where, limit=4)
 
 
 def pairwise(
@@ -132,11 +168,12 @@ def pairwise(
     top: int | None = 30,
     annot: bool | None = None,
     cmap: str = style.DIVERGING,
-    vmin: float = -1.0,
+    vmin: float | None = None,
     vmax: float = 1.0,
     width: float | None = None,
     ax=None,
     colorbar: bool = True,
+    caption: str = "",
     distance=DEFAULTS.distance,
     match_threshold: float = DEFAULTS.match_threshold,
     n_chance: int = DEFAULTS.n_chance,
@@ -159,17 +196,25 @@ def pairwise(
         Used when the matrix is computed here; the title uses the DataArray's
         ``component`` attr when it has one.
     top : int or None, default 30
-        Show at most ``top`` annotators, by support; a note says how many were left out.
+        Show at most ``top`` annotators, by support (fewer when the panel is too narrow
+        for their names: about 0.13 in each), in natural order of their names; a note says
+        how many were left out.
     annot : bool, optional
-        Write the values in the cells (default: when at most 12 annotators are shown).
+        Write the values in the cells (default: when at most 12 annotators are shown and
+        the cells are at least 0.24 in wide).
     cmap : str, default "vlag_r"
-    vmin, vmax : float, default -1, 1
-        Color limits; the colormap is centred at 0.
+    vmin : float, optional
+        Lowest color (default: the lowest value, at most -0.25). The colormap is centred
+        at chance (0) with its two halves scaled apart, so that the range 0 to ``vmax``
+        (where agreement usually lies) takes the whole blue half.
+    vmax : float, default 1
     width : float, optional
         Figure width in inches when ``ax`` is not given (default: 3.5 up to 8 annotators,
         then wider).
     ax : matplotlib.axes.Axes, optional
     colorbar : bool, default True
+    caption : str, default ""
+        A line added to the note under the panel (which says why cells are "n/a").
     distance, match_threshold, n_chance, seed, overall, progress
         As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
 
@@ -189,6 +234,7 @@ def pairwise(
     ('annotator', 'annotator')
     """
     import matplotlib.pyplot as plt
+    from matplotlib.colors import TwoSlopeNorm
     from matplotlib.patches import Rectangle
 
     frame = pairwise_frame(
@@ -204,25 +250,40 @@ def pairwise(
         progress=progress,
     )
     n = max(len(frame.index), 1)
+    if ax is None:
+        w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
+        room = w - 1.9  # inches left for the cells (names, colour bar)
+    else:
+        w = None
+        room = ax.get_position().width * ax.figure.get_figwidth() - 0.2
+    fit = max(2, int(room / _MIN_CELL))  # a name needs about 0.13 in
+    if len(frame.index) > fit and frame.attrs["n_hidden"] + len(frame.index) > fit:
+        frame = pairwise_frame(data, component=component, label=label, top=fit,
+                               distance=distance, match_threshold=match_threshold,
+                               n_chance=n_chance, seed=seed, overall=overall,
+                               progress=progress)  # fmt: skip
+        n = max(len(frame.index), 1)
     names = list(frame.index)
     values = frame.to_numpy(dtype=float)
     colors = style.annotator_colors(names)
     with style.theme():
         if ax is None:
-            w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
-            fig, ax = plt.subplots(figsize=(w, w * 0.86), layout="constrained")
+            fig, ax = style.subplots(figsize=(w, w * 0.86), layout="constrained")
             fig.get_layout_engine().set(w_pad=0.06, h_pad=0.06)  # room for the y label
-        if annot is None:
-            annot = n <= 12
+        if annot is None:  # values written when the cells have room for "0.82"
+            annot = n <= 12 and room / n >= 0.24
         cm = plt.get_cmap(cmap).with_extremes(bad="white")
+        finite = values[np.isfinite(values)]
+        if vmin is None:
+            vmin = min(-0.25, float(finite.min()) if finite.size else 0.0)
+        norm = TwoSlopeNorm(vcenter=0.0, vmin=min(float(vmin), -1e-6), vmax=max(vmax, 1e-6))
         # vector cells (pcolormesh, not a raster image): sharp in print and in SVG
         image = ax.pcolormesh(
             np.arange(values.shape[1] + 1) - 0.5,
             np.arange(values.shape[0] + 1) - 0.5,
             np.ma.masked_invalid(values),
             cmap=cm,
-            vmin=vmin,
-            vmax=vmax,
+            norm=norm,
         )
         ax.set_aspect("equal")
         ax.set_xlim(-0.5, values.shape[1] - 0.5)
@@ -251,7 +312,9 @@ def pairwise(
         )
         ax.set_yticks(range(len(frame.index)), frame.index)
         for t in list(ax.get_xticklabels()) + list(ax.get_yticklabels()):
-            t.set_color(colors.get(t.get_text(), "black"))
+            t.set_color(style.text_color(colors.get(t.get_text(), "black")))
+        if n > 16:
+            ax.tick_params(which="major", labelsize=6.5)
         ax.set_xticks(np.arange(len(frame.columns) + 1) - 0.5, minor=True)
         ax.set_yticks(np.arange(len(frame.index) + 1) - 0.5, minor=True)
         ax.grid(which="minor", color="white", linewidth=1.0)
@@ -265,7 +328,7 @@ def pairwise(
                     if i == j and len(diagonal):
                         continue
                     v = values[i, j]
-                    dark = np.isfinite(v) and abs(v) > 0.6 * max(abs(vmin), abs(vmax))
+                    dark = np.isfinite(v) and abs(float(norm(v)) - 0.5) > 0.3
                     ax.text(
                         j,
                         i,
@@ -289,13 +352,39 @@ def pairwise(
             cbar.solids.set_edgecolor("face")  # no seams between the color bands
             cbar.solids.set_rasterized(False)
             cbar.ax.axhline(0, color="0.3", linewidth=0.6)
-        style.note(
-            ax,
+            cbar.set_ticks(sorted({round(float(norm.vmin), 2), 0.0, 0.5, float(norm.vmax)}))
+        reason = undefined_reason(frame)
+        off = values[~np.eye(*values.shape, dtype=bool)] if values.size else values
+        if off.size and not np.isfinite(off).any():
+            # nothing to see: say why in the panel, and what to ask for instead
+            other = {"localization": "detection"}.get(frame.attrs["component"], "localization")
+            why = re.sub(r"\s*\(n=[^)]*\)", "", reason.split("\n")[0][len("n/a: ") :])
+            box = (
+                f"no pair has a defined {frame.attrs['component']} value: "
+                f"{why.split(':')[0]}; try component={other!r}"
+            )
+            panel = ax.get_position().width * ax.figure.get_figwidth()  # inches
+            ax.text(
+                0.5,
+                0.5,
+                textwrap.fill(box, max(18, int(panel * 15))),
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                fontsize="small",
+                color="0.2",
+                bbox=dict(facecolor="white", edgecolor="0.7", boxstyle="round,pad=0.4"),
+                gid="undefined",
+            )
+        notes = [
             style.hidden_note(
                 frame.attrs["n_hidden"],
                 "annotators",
                 frame.attrs["top"],
                 by=frame.attrs["ranked_by"],
             ),
-        )
+            reason,
+            caption,
+        ]
+        style.note(ax, "\n".join(n for n in notes if n))
     return ax

@@ -70,7 +70,14 @@ def ranking_frame(
     return out
 
 
-def ranking(quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst", ax=None):
+def ranking(
+    quality: pd.DataFrame,
+    *,
+    top: int | None = 20,
+    which: str = "worst",
+    width: float | None = None,
+    ax=None,
+):
     """Annotators ranked by partner-corrected quality, against their raw agreement.
 
     One row per annotator, best at the top: the filled dot is the quality of
@@ -87,6 +94,8 @@ def ranking(quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
         Largest number of annotators drawn; a note says how many were left out.
     which : {"worst", "best"}, default "worst"
         With more than ``top`` annotators, draw the lowest-quality ones or the best.
+    width : float, optional
+        Figure width in inches when ``ax`` is not given (default 5.2; 3.5 for one column).
     ax : matplotlib.axes.Axes, optional
 
     Returns
@@ -107,7 +116,7 @@ def ranking(quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
     """
     frame = ranking_frame(quality, top=top, which=which)
     n = len(frame)
-    ax = style.new_axes(ax, (5.2, 0.3 * max(n, 3) + 1.5))
+    ax = style.new_axes(ax, (float(width) if width is not None else 5.2, 0.3 * max(n, 3) + 1.5))
     y = np.arange(n)[::-1].astype(float)  # best at the top
     est = frame["quality"].to_numpy(dtype=float)
     raw = frame["raw_pq"].to_numpy(dtype=float)

@@ -11,13 +11,19 @@ module. Every plotting function of :mod:`iaa_frames.plot` draws its artists with
 
 from __future__ import annotations
 
+import contextlib
 import math
+import re
+import textwrap
 
+import matplotlib
 import matplotlib.pyplot as plt
 import seaborn as sns
 from matplotlib.transforms import ScaledTranslation
 
 from ..frame import ALL
+from ..table_view import natural_key
+from .figure import ShownOnce, figure, subplots, text_color
 
 __all__ = [
     "ALL_COLOR",
@@ -26,9 +32,11 @@ __all__ = [
     "PALETTE",
     "RC",
     "WIDTH",
+    "ShownOnce",
     "annotator_colors",
     "chance_line",
     "colors",
+    "figure",
     "component_color",
     "fmt",
     "fmt_p",
@@ -36,8 +44,12 @@ __all__ = [
     "hidden_note",
     "legend_below",
     "long_name",
+    "na_note",
     "new_axes",
+    "note_room",
     "note",
+    "subplots",
+    "text_color",
     "theme",
 ]
 
@@ -98,7 +110,20 @@ def theme():
     ...     plt.rcParams["font.size"]
     8.0
     """
-    return plt.rc_context(RC)
+    return _theme()
+
+
+@contextlib.contextmanager
+def _theme():
+    # pyplot loads its backend on the first figure, inside this context; in Jupyter the
+    # inline backend then turns interactive mode on, which rc_context would undo on exit
+    # (and the inline backend would stop showing figures): interactive mode is kept
+    with plt.rc_context(RC):
+        try:
+            yield
+        finally:
+            interactive = matplotlib.is_interactive()
+    matplotlib.interactive(interactive)
 
 
 def _names(dim_values) -> list[str]:
@@ -131,7 +156,7 @@ def annotator_colors(data) -> dict:
         names = _names(data["annotator"].values)
     else:
         names = [str(v) for v in data]
-    names = sorted(n for n in dict.fromkeys(names) if n != ALL)
+    names = sorted((n for n in dict.fromkeys(names) if n != ALL), key=natural_key)
     out = {ALL: ALL_COLOR}
     out.update({n: ANNOTATOR_PALETTE[i % len(ANNOTATOR_PALETTE)] for i, n in enumerate(names)})
     return out
@@ -185,6 +210,55 @@ def hidden_note(
     return f"+ {n_hidden:,} more {plural} not shown (top {top} by {by})"
 
 
+_COUNT = re.compile(r"\(n=(\d+)([^)]*)\)")
+
+
+def na_note(entries, *, limit: int = 6) -> str:
+    """Why values are missing, grouped by reason: one line per reason, naming where.
+
+    Parameters
+    ----------
+    entries : iterable of (str, str)
+        ``(where, reason)`` of each missing value (e.g. ``("localization, ben", "too few
+        chance units (n=27: ...)")``); empty reasons and "not applicable" are left out.
+    limit : int, default 6
+        Places named per reason; the others are counted.
+
+    Returns
+    -------
+    str
+        ``"n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe"``
+        (one line per reason), or ``""``.
+
+    Examples
+    --------
+    >>> na_note([("ben", "too few chance units (n=27: the whole chance population)"),
+    ...          ("chloe", "too few chance units (n=29: the whole chance population)")])
+    'n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe'
+    """
+    groups: dict = {}
+    for where, reason in entries:
+        reason = "" if reason is None else str(reason)
+        if not reason or reason == "not applicable":
+            continue
+        m = _COUNT.search(reason)
+        key = _COUNT.sub("(n=#\\2)", reason) if m else reason
+        ns, places = groups.setdefault(key, ([], []))
+        if m and int(m.group(1)) not in ns:
+            ns.append(int(m.group(1)))
+        places.append(str(where))
+    lines = []
+    for key, (ns, places) in groups.items():
+        ns = sorted(ns)
+        counts = ", ".join(f"{n:,}" for n in ns[:4]) + ("…" if len(ns) > 4 else "")
+        text = key.replace("#", counts) if ns else key
+        named = ", ".join(places[:limit])
+        if len(places) > limit:
+            named += f" and {len(places) - limit:,} more"
+        lines.append(f"n/a: {text}: {named}")
+    return "\n".join(lines)
+
+
 def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwargs):
     """An Axes legend centred below the x label (all entries on as few rows as fit).
 
@@ -226,11 +300,31 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
     )
 
 
-def note(target, text: str, *, below=None):
+def _wrapped(fig, text: str) -> str:
+    # wrapped to the figure's width (about 15 characters of small italic per inch), so
+    # that a long note never widens the layout
+    chars = max(30, int(fig.get_figwidth() * 15))
+    return "\n".join(
+        textwrap.fill(line, chars, subsequent_indent="  ") for line in str(text).split("\n")
+    )
+
+
+def note_room(fig, text: str) -> float:
+    """Inches a note of the Figure (:func:`note`) takes at its bottom; 0 for no note."""
+    if not text:
+        return 0.0
+    return 0.12 + 0.13 * (_wrapped(fig, text).count("\n") + 1)
+
+
+def note(target, text: str, *, below=None, reserve: float = 0.0):
     """Write a small grey note under an Axes (below its x label, or below the artist
-    ``below``, e.g. a legend) or at the bottom of a Figure (gid "note")."""
+    ``below``, e.g. a legend) or at the bottom of a Figure (gid "note"); on a Figure,
+    ``reserve`` inches more are kept free above the note (for a label placed there by
+    hand)."""
     if not text:
         return None
+    fig = target.figure if hasattr(target, "transAxes") else target
+    text = _wrapped(fig, text)
     if hasattr(target, "transAxes"):
         # below the x label (set the label first) or the given artist
         return target.annotate(
@@ -250,8 +344,9 @@ def note(target, text: str, *, below=None):
     engine = target.get_layout_engine()
     if engine is not None and hasattr(engine, "set"):
         # keep a strip at the bottom free of axes for the note
+        room = (note_room(target, text) + reserve) / target.get_figheight()
         try:
-            engine.set(rect=(0, 0.3 / target.get_figheight(), 1, 1 - 0.3 / target.get_figheight()))
+            engine.set(rect=(0, room, 1, 1 - room))
         except TypeError:  # a layout engine without rect
             pass
     return target.text(
@@ -271,7 +366,7 @@ def new_axes(ax, figsize):
     """``ax`` itself, or a fresh Axes on a new Figure of ``figsize``."""
     if ax is not None:
         return ax
-    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    _, ax = subplots(figsize=figsize, layout="constrained")
     return ax
 
 

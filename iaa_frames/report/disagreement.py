@@ -32,6 +32,7 @@ def _table(frame: pd.DataFrame, index_name: str) -> str:
     frame = frame.copy()
     frame.index.name = index_name
     frame.columns.name = None
+    frame.columns = [str(c).replace("_", " ") for c in frame.columns]  # "low overlap"
     return frame.reset_index().to_html(border=0, classes="conflicts", na_rep="", index=False)
 
 
@@ -140,12 +141,13 @@ def disagreement_section(
 
     figure(
         "worst-items",
-        "The items with the lowest agreement, as drawn",
+        "The items that carry the most disagreement, as drawn",
         "Each annotator's objects in its colour; thin lines link matched pairs. Dashed "
         "outline: an object another annotator has no match for, with a ✕ in the colour "
         "of each such annotator. Red link and diamond: the pair's labels differ; orange "
         "dotted link and triangle: matched with low overlap. Tags give each group's "
-        "label(s).",
+        "label(s). Ranked as the hardest items are (excess disagreement); each title "
+        "gives the item's excess, its σ and its conflicts.",
         lambda: plot.worst_items(tables, n=n_items, low_overlap=low_overlap),
     )
     figure(

@@ -25,6 +25,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}thead th{background:#f
 figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
 svg{max-width:100%;height:auto}.note{color:#666;font-style:italic}.warn{color:#a33}
 ul.reading li{margin:.3em 0}nav a{margin-right:1em}
+ol.notes{font-size:.85em;color:#555;margin:.2em 0 1em}td[title]{cursor:help}
+sup a{text-decoration:none;color:#a33}
 dl.howto dt{font-weight:600;margin-top:.5em}dl.howto dd{margin-left:1.2em;color:#333}
 figure svg{max-width:900px}
 """
@@ -92,11 +94,23 @@ def _section_headline(ctx):
     return headline_html(ctx.result, ctx.head)
 
 
+#: Figures shown in a section of their own rather than under "Figures".
+_OWN_SECTION = {"items": "items"}
+
+
+def _figure_html(key, ftitle, body, caption, heading=True):
+    head = f"<h3>{html.escape(ftitle)}</h3>" if heading else ""
+    return (
+        f'<figure id="fig-{html.escape(key)}">{head}{body}'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )
+
+
 def _section_figures(ctx):
     return "".join(
-        f'<figure id="fig-{html.escape(key)}"><h3>{html.escape(ftitle)}</h3>{body}'
-        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        _figure_html(key, ftitle, body, caption)
         for key, ftitle, body, caption in ctx.figures
+        if key not in _OWN_SECTION
     )
 
 
@@ -110,11 +124,22 @@ def _section_by_label(ctx):
         if hidden
         else ""
     )
-    return html_table(table, index_name="class") + note
+    return (
+        html_table(table, index_name="class", reasons=table.attrs["reasons"], notes_id="label-")
+        + note
+    )
 
 
 def _section_by_annotator(ctx):
     table, hidden = summary_table(ctx.result, "annotator", 50)
+    n_annotators = ctx.result.sizes.get("annotator", 1) - 1
+    pair = (
+        "<p class=note>With two annotators each annotator's row equals (all): an "
+        "annotator's figures come from the pairs of annotations that involve it, and the "
+        "only pair involves both.</p>"
+        if n_annotators == 2
+        else ""
+    )
     note = (
         (
             f"<p class=note>{plural(hidden, 'more annotator')} not shown; by_annotator.csv "
@@ -123,16 +148,26 @@ def _section_by_annotator(ctx):
         if hidden
         else ""
     )
-    return html_table(table, index_name="annotator") + note
+    return (
+        pair
+        + html_table(table, index_name="annotator", reasons=table.attrs["reasons"], notes_id="ann-")
+        + note
+    )
 
 
 def _section_items(ctx):
-    return (
-        "<p>Items ranked by the disagreement they carry beyond the corpus mean "
-        "(<em>excess</em> = units × (item mean distance − corpus mean)); <em>sigma</em> "
-        "is the item's own agreement, <em>n_unmatched</em> its objects no other "
-        "annotator matched, <em>n_mislabeled</em> its clusters with conflicting labels. "
-        "All items: items.csv.</p>" + items_html(ctx.item_table, ctx.item_detection)
+    figure = "".join(
+        _figure_html(key, ftitle, body, caption, heading=False)
+        for key, ftitle, body, caption in ctx.figures
+        if _OWN_SECTION.get(key) == "items"
+    )
+    return figure + (
+        "<p>The tables rank items the same way (<em>excess</em> = units × (item mean "
+        "distance − corpus mean)), on localization and on detection: <em>sigma</em> is the "
+        "item's own agreement, <em>matched by nobody</em> its objects no other annotator "
+        "has a match for, <em>label conflicts</em> its clusters whose members carry "
+        "different labels. All items: items.csv.</p>"
+        + items_html(ctx.item_table, ctx.item_detection)
     )
 
 
@@ -154,14 +189,14 @@ def _section_parameters(ctx):
 #: ``item_table``, ``item_detection``, ``pairwise``, ``top``, ...) and returns HTML. To add
 #: a section, insert an entry (e.g. before "parameters").
 SECTIONS = [
-    ("summary", "Reading", _section_reading),
-    ("how-to-read", "How to read this", _section_how_to_read),
     ("headline", "Headline", _section_headline),
+    ("summary", "Reading", _section_reading),
     ("figures", "Figures", _section_figures),
     ("by-label", "By class", _section_by_label),
     ("by-annotator", "By annotator", _section_by_annotator),
     ("items", "Hardest items", _section_items),
     ("disagree", "Where they disagree", lambda ctx: ctx.disagree_html),
+    ("how-to-read", "How to read this", _section_how_to_read),
     ("parameters", "Parameters", _section_parameters),
 ]
 
@@ -214,5 +249,5 @@ RESULT_SECTIONS = [
     entry
     for entry in SECTIONS
     if entry[0]
-    in ("summary", "how-to-read", "headline", "figures", "by-label", "by-annotator", "parameters")
+    in ("headline", "summary", "figures", "by-label", "by-annotator", "how-to-read", "parameters")
 ]

@@ -18,13 +18,29 @@ from .formatting import cell_text, component_name, fmt
 __all__ = ["headline_html", "html_table", "items_html", "params_table", "summary_table"]
 
 
-def html_table(frame: pd.DataFrame, *, index_name: str | None = None, classes: str = "") -> str:
+def html_table(
+    frame: pd.DataFrame,
+    *,
+    index_name: str | None = None,
+    classes: str = "",
+    reasons: pd.DataFrame | None = None,
+    notes_id: str = "",
+) -> str:
     """An escaped HTML table; numbers right-aligned, floats with 3 decimals.
+
+    With ``reasons`` (a frame of the same shape, ``""`` where there is nothing to say),
+    a cell with a reason carries it on hover (``title=``) and a footnote marker, and the
+    reasons are listed, numbered, under the table: a reader of the page, printed or not,
+    learns why a number is "n/a". ``notes_id`` makes the footnote ids unique in a page.
 
     Examples
     --------
     >>> html_table(pd.DataFrame({"x": [0.5]}, index=["a"]), index_name="k")
     '<table class=""><thead><tr><th>k</th><th>x</th></tr></thead><tbody><tr><th>a</th><td class=num>0.500</td></tr></tbody></table>'
+    >>> page = html_table(pd.DataFrame({"x": ["n/a"]}, index=["a"]),
+    ...                   reasons=pd.DataFrame({"x": ["too few units"]}, index=["a"]))
+    >>> 'title="too few units"' in page and "<li id=" in page
+    True
     """
     head = "".join(
         f"<th>{html.escape(str(c))}</th>"
@@ -41,43 +57,77 @@ def html_table(frame: pd.DataFrame, *, index_name: str | None = None, classes: s
             columns.append([(fmt(v, 3), True) for v in values])
         else:
             columns.append([("" if v is None else str(v), False) for v in values])
+    numbered: dict = {}  # reason -> its footnote number
     rows = []
     for i, idx in enumerate(frame.index):
         cells = [f"<th>{html.escape(str(idx))}</th>"] if index_name is not None else []
-        cells += [
-            f"<td{' class=num' if num else ''}>{html.escape(text)}</td>"
-            for text, num in (col[i] for col in columns)
-        ]
+        for j, (text, num) in enumerate(col[i] for col in columns):
+            why = ""
+            if reasons is not None and frame.columns[j] in reasons.columns:
+                why = str(reasons[frame.columns[j]].iloc[i] or "")
+            attrs = " class=num" if num else ""
+            mark = ""
+            if why:
+                k = numbered.setdefault(why, len(numbered) + 1)
+                attrs += f' title="{html.escape(why)}"'
+                mark = f'<sup><a href="#{notes_id}note-{k}">{k}</a></sup>'
+            cells.append(f"<td{attrs}>{html.escape(text)}{mark}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (
+    table = (
         f'<table class="{html.escape(classes)}"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
+    if numbered:
+        table += (
+            "<ol class=notes>"
+            + "".join(
+                f'<li id="{notes_id}note-{k}" value={k}>{html.escape(why)}</li>'
+                for why, k in numbered.items()
+            )
+            + "</ol>"
+        )
+    return table
+
+
+#: Why a column of the headline is "n/a" where the figure does not apply.
+NOT_APPLICABLE = {
+    "KS": "KS compares distances; classification is Krippendorff's α of labels, not a "
+    "distance: no KS",
+    "raw IoU": "raw IoU is the mean IoU of matched object pairs: a localization figure",
+    "presence α": "presence α is a detection figure (objects present or absent)",
+    "n chance": "classification needs no chance units: its expected disagreement comes "
+    "from the labels in use",
+}
 
 
 def summary_table(result, dim, top):
     """The classes (``dim="label"``) or annotators of the report: agreement [CI] and n
-    per component, "(all)" and the ``top`` rows by support; and how many rows were left
-    out."""
+    per component, "(all)" and the ``top`` rows by support; how many rows were left out;
+    and the reason of every "n/a" (a frame of the table's shape, for :func:`html_table`).
+    """
     shown, hidden = top_by_support(result, dim, top)
     wide = (by_label if dim == "label" else by_annotator)(result).reindex(shown)
     out = pd.DataFrame(index=wide.index)
+    why = pd.DataFrame(index=wide.index)
     for c in [str(c) for c in result["component"].values]:
         v, lo, hi = (
             wide.get(f"{c}_{k}", pd.Series(np.nan, index=wide.index))
             for k in ("agreement", "ci_low", "ci_high")
         )
-        out[component_name(result, c)] = [
-            cell_text(float(a), float(b), float(d)) for a, b, d in zip(v, lo, hi)
-        ]
+        name = component_name(result, c)
+        out[name] = [cell_text(float(a), float(b), float(d)) for a, b, d in zip(v, lo, hi)]
+        note = wide.get(f"{c}_note", pd.Series("", index=wide.index)).fillna("").astype(str)
+        why[name] = [(n or "undefined") if t == "n/a" else "" for t, n in zip(out[name], note)]
         n = wide.get(f"{c}_n_units", pd.Series(np.nan, index=wide.index))
         out[f"n ({c})"] = [str(int(x)) if math.isfinite(float(x)) else "0" for x in n]
+    out.attrs["reasons"] = why
     return out, hidden
 
 
 def params_table(result, tables, elapsed, version):
     """The result's attrs (the parameters), the package version and the time taken."""
-    rows = {k: result.attrs[k] for k in result.attrs}
+    # the Dataset's own title is not the page's: left out
+    rows = {k: result.attrs[k] for k in result.attrs if k != "title"}
     rows.setdefault("iaa_frames_version", version)
     rows["computed in" if tables is not None else "report made in"] = f"{elapsed:.1f} s"
     frame = pd.DataFrame({"value": [str(v) for v in rows.values()]}, index=list(rows))
@@ -87,7 +137,7 @@ def params_table(result, tables, elapsed, version):
 def headline_html(result, head):
     """The headline table: each component's agreement [CI], reading against chance, KS,
     raw IoU, presence α, units and note (``head`` is :func:`iaa_frames.views.headline`)."""
-    rows = []
+    rows, why = [], []
     for comp, r in head.iterrows():
         measure = symbol(r.get("measure", ""))
         ks = (
@@ -95,26 +145,59 @@ def headline_html(result, head):
             if math.isfinite(float(r.get("ks", np.nan)))
             else "n/a"
         )
+        undefined = str(r.get("note", "") or "") or "undefined"
+        agree_text = cell_text(float(r["agreement"]), float(r["ci_low"]), float(r["ci_high"]))
+        raw_text, pres_text = fmt(r.get("raw_iou")), fmt(r.get("presence_alpha"))
+        nc_text = str(int(r["n_chance"])) if math.isfinite(float(r["n_chance"])) else "—"
+        why.append(
+            {
+                "agreement [95% CI]": undefined if agree_text == "n/a" else "",
+                "vs chance": "",
+                "KS": (NOT_APPLICABLE["KS"] if measure == "α" else undefined)
+                if ks == "n/a"
+                else "",
+                "raw IoU": (NOT_APPLICABLE["raw IoU"] if comp != "localization" else undefined)
+                if raw_text == "n/a"
+                else "",
+                "presence α": (NOT_APPLICABLE["presence α"] if comp != "detection" else undefined)
+                if pres_text == "n/a"
+                else "",
+                "n chance": NOT_APPLICABLE["n chance"] if nc_text == "—" else "",
+            }
+        )
         rows.append(
             {
                 "component": comp,
                 "measure": measure,
-                "agreement [95% CI]": cell_text(
-                    float(r["agreement"]), float(r["ci_low"]), float(r["ci_high"])
-                ),
+                "agreement [95% CI]": agree_text,
                 "vs chance": against_chance(r["agreement"], r["ci_low"], r["ci_high"]),
                 "KS": ks,
-                "raw IoU": fmt(r.get("raw_iou")),
-                "presence α": fmt(r.get("presence_alpha")),
+                "raw IoU": raw_text,
+                "presence α": pres_text,
                 "n units": str(int(r["n_units"])) if math.isfinite(float(r["n_units"])) else "0",
-                "n chance": (
-                    str(int(r["n_chance"])) if math.isfinite(float(r["n_chance"])) else "—"
-                ),
+                "n chance": nc_text,
                 "note": str(r.get("note", "") or ""),
             }
         )
     frame = pd.DataFrame(rows).set_index("component")
-    return html_table(frame, index_name="component", classes="headline")
+    reasons = pd.DataFrame(why, index=frame.index).reindex(columns=frame.columns, fill_value="")
+    return html_table(
+        frame, index_name="component", classes="headline", reasons=reasons, notes_id="head-"
+    )
+
+
+#: The report's headings of the item table's columns (the words of the figures and of
+#: "Where they disagree": "unmatched" there counts an object once per annotator without a
+#: match for it; an item's objects no other annotator matched are "matched by nobody").
+ITEM_HEADINGS = {
+    "n_pairs": "units",
+    "n_unmatched": "matched by nobody",
+    "n_mislabeled": "label conflicts",
+    "n_annotators": "annotators",
+    "n_objects": "objects",
+    "mean_distance": "mean distance",
+    "chance_percentile": "chance percentile",
+}
 
 
 def items_html(item_table, item_detection, n=15):
@@ -134,7 +217,6 @@ def items_html(item_table, item_detection, n=15):
     parts = []
     for name, t in (("localization", item_table), ("detection", item_detection)):
         parts.append(f"<h3>{html.escape(name)}</h3>")
-        parts.append(
-            html_table(t[cols].head(n).set_index("item"), index_name="item", classes="items")
-        )
+        shown = t[cols].head(n).set_index("item").rename(columns=ITEM_HEADINGS)
+        parts.append(html_table(shown, index_name="item", classes="items"))
     return "".join(parts)

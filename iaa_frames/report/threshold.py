@@ -20,6 +20,7 @@ from ..errors import IAAWarning
 from ..frame import ALL
 from ..thresholds import nearest_threshold
 from .formatting import cell_text
+from .tables import html_table
 
 __all__ = ["READING", "report_threshold", "threshold_section", "threshold_table"]
 
@@ -134,11 +135,16 @@ def threshold_section(sweep, *, svg: Callable, shown_at: float):
             for r in table[["agreement", "ci_low", "ci_high"]].itertuples(index=False, name=None)
         ]
     )
-    wide = wide.pivot(index="component", columns="threshold", values="text")
-    wide = wide.loc[list(dict.fromkeys(table["component"]))]
-    wide.columns = [f"τ = {t:g}" for t in wide.columns]
+    wide = wide.assign(why=[(n or "undefined") if t == "n/a" else "" for t, n in zip(
+        wide["text"], wide["note"].fillna("").astype(str))])  # fmt: skip
+    order = list(dict.fromkeys(table["component"]))
+    reasons = wide.pivot(index="component", columns="threshold", values="why").loc[order]
+    wide = wide.pivot(index="component", columns="threshold", values="text").loc[order]
+    wide.columns = reasons.columns = [f"τ = {t:g}" for t in wide.columns]
     wide.index.name = "component"
-    cells = wide.reset_index().to_html(border=0, classes="thresholds", index=False, escape=True)
+    cells = html_table(
+        wide, index_name="component", classes="thresholds", reasons=reasons, notes_id="tau-"
+    )
     body = (
         intro + f'<figure id="fig-threshold"><h3>Agreement against τ</h3>{figure}'
         f"<figcaption>{html.escape(caption)}</figcaption></figure>"

@@ -1,0 +1,83 @@
+"""The Figure of every plot of :mod:`iaa_frames.plot` (:class:`ShownOnce`: Jupyter shows
+it once) and the colour of names written as text (:func:`text_color`).
+
+Re-exported by :mod:`iaa_frames.plot.style`.
+"""
+
+from __future__ import annotations
+
+import matplotlib.colors
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+__all__ = ["ShownOnce", "figure", "subplots", "text_color"]
+
+
+class ShownOnce(Figure):
+    """The Figure of every plot of :mod:`iaa_frames.plot`: a matplotlib Figure that Jupyter
+    shows once.
+
+    In Jupyter a Figure returned by the last line of a cell is shown twice: as the cell's
+    result and again by pyplot's inline backend, which shows every open figure after the
+    cell. Shown as a result, this one is taken out of pyplot's figures first, so the
+    backend does not show it again; a figure assigned to a name is shown once by the
+    backend. Everywhere else it is a plain :class:`matplotlib.figure.Figure`.
+    """
+
+    def __repr__(self) -> str:
+        return super().__repr__().replace(type(self).__name__, "Figure", 1)
+
+    def _ipython_display_(self):
+        from IPython import get_ipython
+        from IPython.display import publish_display_data
+
+        shell = get_ipython()
+        if shell is None:  # pragma: no cover - only called by IPython
+            return
+        manager = getattr(self.canvas, "manager", None)
+        if manager is not None and plt.fignum_exists(manager.num):
+            plt.close(self)  # pyplot's inline backend will not show it a second time
+        data, metadata = {}, {}
+        for mime, formatter in shell.display_formatter.formatters.items():
+            if mime in shell.display_formatter.active_types:
+                out = formatter(self)
+                if out is not None:
+                    if isinstance(out, tuple):
+                        out, metadata[mime] = out
+                    data[mime] = out
+        publish_display_data(data, metadata=metadata)
+
+
+def figure(**kwargs) -> Figure:
+    """:func:`matplotlib.pyplot.figure` of a :class:`ShownOnce` figure."""
+    return plt.figure(FigureClass=ShownOnce, **kwargs)
+
+
+def subplots(*args, **kwargs):
+    """:func:`matplotlib.pyplot.subplots` on a :class:`ShownOnce` figure."""
+    return plt.subplots(*args, FigureClass=ShownOnce, **kwargs)
+
+
+def text_color(color) -> tuple:
+    """``color`` for text on white: a light colour (e.g. the palette's sand and sky blue)
+    is darkened until it reads (a contrast of at least 3:1 with white).
+
+    Examples
+    --------
+    >>> text_color("#332288") == matplotlib.colors.to_rgb("#332288")
+    True
+    >>> round(_luminance(text_color("#DDCC77")), 2) <= 0.3
+    True
+    """
+    rgb = matplotlib.colors.to_rgb(color)
+    for _ in range(20):
+        if _luminance(rgb) <= 0.3:  # (1.05) / (L + 0.05) >= 3
+            break
+        rgb = tuple(0.85 * c for c in rgb)
+    return rgb
+
+
+def _luminance(rgb) -> float:
+    """WCAG relative luminance of an RGB triple in [0, 1]."""
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]

@@ -1,0 +1,124 @@
+"""The compact table (``res.iaa.table``): cells equal the result, counts are integers, rows
+sorted by support then natural order, every "n/a" carries its reason."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_frames as iaf
+from iaa_frames.errors import ParameterError
+from iaa_frames.table_view import AgreementTable, agreement_table, natural_key
+
+CELL = re.compile(r"^-?\d\.\d\d( \[-?\d\.\d\d, -?\d\.\d\d\])?$")
+
+
+@pytest.fixture(scope="module")
+def res():
+    return iaf.load_sample("coco").iaa.agreement(n_boot=50)
+
+
+def test_natural_key_orders_numbers_as_numbers_and_ignores_case():
+    names = ["10", "100", "2", "0", "1"]
+    assert sorted(names, key=natural_key) == ["0", "1", "2", "10", "100"]
+    classes = ["car", "Christmas_tree", "air_conditioner", "Bus"]
+    assert sorted(classes, key=natural_key) == ["air_conditioner", "Bus", "car", "Christmas_tree"]
+    assert sorted(["w10", "w9", "w100"], key=natural_key) == ["w9", "w10", "w100"]
+
+
+@pytest.mark.parametrize("by", ["label", "annotator"])
+def test_cells_are_the_result_rounded(res, by):
+    t = res.iaa.table(by=by)
+    assert isinstance(t, AgreementTable)
+    other = "annotator" if by == "label" else "label"
+    for name in t.frame.index:
+        for comp in res["component"].values:
+            cell = res.sel(component=comp, **{by: name, other: "(all)"})
+            v, lo, hi = (float(cell[k]) for k in ("agreement", "ci_low", "ci_high"))
+            text = t.frame.loc[name, str(comp)]
+            if np.isfinite(v):
+                assert CELL.match(text), text
+                assert text.startswith(f"{v:.2f}")
+                if np.isfinite(lo):
+                    assert text == f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
+            else:
+                assert text == "n/a"
+                assert str(cell["note"].values) in t.frame.loc[name, "notes"]
+
+
+def test_counts_are_integers_and_rows_sorted_by_support(res):
+    t = res.iaa.table(by="label")
+    assert t.frame["matched pairs"].dtype == np.int64
+    assert t.frame["pairings"].dtype == np.int64
+    assert t.frame.index[0] == "(all)"
+    pairs = t.frame["matched pairs"].to_numpy()[1:]
+    assert (np.diff(pairs) <= 0).all()
+    expected = res["n_units"].sel(component="localization", annotator="(all)")
+    for name, n in t.frame["matched pairs"].items():
+        assert n == int(expected.sel(label=name))
+
+
+def test_ties_and_name_sort_are_natural():
+    df = iaf.simulate(n_items=30, seed=1, annotators={str(k): "good" for k in (0, 1, 2, 10, 100)})
+    res = df.iaa.agreement(n_boot=0, n_chance=200)
+    by_name = res.iaa.table(by="annotator", sort="name")
+    assert by_name.frame.index.tolist() == ["(all)", "0", "1", "2", "10", "100"]
+    by_support = res.iaa.table(by="annotator").frame
+    support = by_support["matched pairs"].to_numpy()[1:]
+    names = by_support.index[1:].tolist()
+    keys = [(-s, natural_key(n)) for s, n in zip(support, names)]
+    assert keys == sorted(keys)
+
+
+def test_every_na_has_its_reason_in_text_and_on_hover(res):
+    t = res.iaa.table(by="annotator")
+    missing = [
+        (i, c)
+        for i in t.frame.index
+        for c in res["component"].values
+        if t.frame.loc[i, str(c)] == "n/a"
+    ]
+    assert missing, "the sample has undefined localization cells for ben and chloe"
+    page = t._repr_html_()
+    for i, c in missing:
+        reason = str(res["note"].sel(component=c, label="(all)", annotator=i).values)
+        assert reason and f"{c}: {reason}" in t.frame.loc[i, "notes"]
+        assert f'title="{reason}"' in page.replace("&#x27;", "'")
+    assert page.count("n/a<sup>*</sup>") == len(missing)
+    assert "too few chance units" in repr(t)
+
+
+def test_pairs_equal_the_pairwise_matrices(res):
+    t = res.iaa.table(by="pair")
+    assert len(t) == 6  # 4 annotators
+    det = res.iaa.pairwise(component="detection")
+    for (a, b), text in t.frame["detection"].items():
+        assert natural_key(a) < natural_key(b)
+        assert text == f"{float(det.sel(annotator_a=a, annotator_b=b)):.2f}"
+    assert "no interval" in t.title
+    assert (t.frame["notes"].str.contains("localization: too few chance units")).all()
+
+
+def test_top_and_component_rows(res):
+    t = res.iaa.table(by="label", top=1)
+    assert t.frame.index.tolist() == ["(all)", "bicycle"] and t.n_hidden == 2
+    assert "+ 2 more rows" in repr(t)
+    head = res.iaa.table(by="component")
+    assert head.frame.index.tolist() == ["detection", "classification", "localization", "overall"]
+    assert head.frame["measure"].tolist() == ["σ", "α", "σ", "σ"]
+    assert head.frame["n units"].dtype == np.int64
+
+
+def test_bad_arguments(res):
+    with pytest.raises(ParameterError, match="by must be one of"):
+        res.iaa.table(by="class")
+    with pytest.raises(ParameterError, match="sort must be one of"):
+        res.iaa.table(sort="size")
+    with pytest.raises(ParameterError, match="pairwise matrices"):
+        agreement_table(res, by="pair")
+    with pytest.raises(ParameterError, match="digits"):
+        agreement_table(res, digits=-1)
+    assert isinstance(agreement_table(res).to_frame(), pd.DataFrame)
