@@ -52,6 +52,7 @@ __all__ = [
     "OWN_CHECK_Z",
     "POOL_CALIPER",
     "POOL_NEIGHBOURS",
+    "min_chance_units",
     "needs_pooling",
     "object_features",
     "pooled_baseline",
@@ -89,6 +90,20 @@ def object_features(corpus: Corpus, objects) -> np.ndarray:
                 np.clip(area / np.maximum(w * h, 1e-24), 0, 1),
             ]
         )
+
+
+def min_chance_units(source) -> np.ndarray:
+    """Fewest chance units a class's localization cell needs, by its chance source:
+    :data:`MIN_OWN_CHANCE_UNITS` on its own units ("enumerated", "sampled"),
+    :data:`MIN_CHANCE_UNITS` otherwise.
+
+    Examples
+    --------
+    >>> min_chance_units(["sampled", "pooled"]).tolist()
+    [10, 30]
+    """
+    own = np.isin(np.asarray(source, dtype=object), ("enumerated", "sampled"))
+    return np.where(own, MIN_OWN_CHANCE_UNITS, MIN_CHANCE_UNITS)
 
 
 def needs_pooling(within_n, own_n) -> np.ndarray:

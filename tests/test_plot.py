@@ -117,7 +117,9 @@ def test_forest_without_cis_draws_no_whiskers(corpus):
     res = agreement_from_tables(tables, n_boot=0)
     fig = plot.agreement(res)
     assert all(by_gid(ax, "ci") == [] for ax in fig.axes)
-    assert texts(fig, "note") == []  # three classes: nothing left out
+    # three classes: nothing left out (a note may say why a cell is n/a, nothing more)
+    assert not [t for t in texts(fig, "note") if "not shown" in t]
+    assert all(t.startswith("n/a") for t in texts(fig, "note"))
 
 
 def test_forest_on_real_result(corpus):
@@ -126,11 +128,12 @@ def test_forest_on_real_result(corpus):
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     for ax, comp in zip(fig.axes, res["component"].values):
         sub = res.sel(component=comp, annotator=ALL, label=labels)
-        n_ci = int((np.isfinite(sub["ci_low"]) & np.isfinite(sub["ci_high"])).sum())
+        finite = (np.isfinite(sub["ci_low"]) & np.isfinite(sub["ci_high"])).values
         segs = np.array(by_gid(ax, "ci")[0].get_segments())
-        assert len(segs) == n_ci
-        np.testing.assert_allclose(segs[:, 0, 0], sub["ci_low"].values[:n_ci])
-        np.testing.assert_allclose(segs[:, 1, 0], sub["ci_high"].values[:n_ci])
+        assert len(segs) == int(finite.sum())
+        # one segment per label with an interval, in the order of the labels
+        np.testing.assert_allclose(segs[:, 0, 0], sub["ci_low"].values[finite])
+        np.testing.assert_allclose(segs[:, 1, 0], sub["ci_high"].values[finite])
 
 
 def test_forest_axes_argument_and_errors():
@@ -349,11 +352,15 @@ def test_distributions_annotations_match_engine(corpus):
     assert len(fig.axes) == 6  # (all) + 2 classes, two panels each
     titles = [ax.get_title(loc="left").split("\n") for ax in fig.axes[::2]]
     assert [t[0] for t in titles] == plot.label_order(res)[:3]  # the result's order
-    for k, (facet, stat, n) in enumerate(titles):
+    for k, (facet, *stat, n) in enumerate(titles):
         ax_e = fig.axes[2 * k + 1]
         cell = res.sel(component="localization", label=facet, annotator=ALL)
         sign = "+" if float(cell["ks_sign"]) > 0 else "−"
-        assert stat == (f"σ = {float(cell['agreement']):.2f} · KS = {sign}{float(cell['ks']):.2f}")
+        ks = f"KS = {sign}{float(cell['ks']):.2f}"
+        if np.isnan(float(cell["agreement"])):  # the result's n/a, on the facet too
+            assert stat[0].startswith("σ = n/a")
+        else:
+            assert stat == [f"σ = {float(cell['agreement']):.2f} · {ks}"]
         assert n.startswith(f"n = {int(cell['n_units']):,} within")
         (gap,) = by_gid(ax_e, "ks_gap")
         (seg,) = gap.get_segments()

@@ -16,7 +16,7 @@ from ..errors import ParameterError
 from ..frame import ALL
 from ..intervals import CI_METHODS, bca_interval, interval_scale
 from ..pairs import PairTables, iter_pair_tables, pair_tables
-from ..pooled import MIN_OWN_CHANCE_UNITS
+from ..pooled import min_chance_units
 from ..progress import DELAY, tqdm
 from ..result import COMPONENTS, NO_MATCH_NOTE, VARIABLES, build_dataset, notes
 from ..settings import DEFAULTS, check_int, check_progress
@@ -173,13 +173,10 @@ def _chance_sources(tables: PairTables, layout: CellLayout) -> np.ndarray:
 
 def _min_chance(sources: np.ndarray, n_groups: int) -> np.ndarray:
     """Fewest chance units per component and cell: :data:`MIN_CHANCE_UNITS`, and
-    :data:`~iaa_frames.pooled.MIN_OWN_CHANCE_UNITS` for a class's localization cell on
-    its own units (:mod:`iaa_frames.pooled`)."""
+    :func:`~iaa_frames.pooled.min_chance_units` for a class's localization cell."""
     out = np.full(sources.shape, MIN_CHANCE_UNITS, dtype=np.int64)
     loc = COMPONENTS.index("localization")
-    own = np.isin(sources[loc], ("enumerated", "sampled"))
-    own[:n_groups] = False  # the "(all)" label cells pool classes
-    out[loc] = np.where(own, MIN_OWN_CHANCE_UNITS, MIN_CHANCE_UNITS)
+    out[loc, n_groups:] = min_chance_units(sources[loc, n_groups:])  # "(all)" pools classes
     return out
 
 

@@ -18,6 +18,7 @@ from ..distance_view import distance_samples, sample_summary, tables_of
 from ..engine import MIN_WITHIN_UNITS
 from ..errors import ParameterError
 from ..frame import ALL
+from ..pooled import min_chance_units
 from ..settings import DEFAULTS
 from ..table_view import natural_key
 from . import style
@@ -84,15 +85,25 @@ def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors):
     ax_e.spines[["top", "right"]].set_visible(False)
 
 
-def _facet_title(facet, row, by, component):
+def _facet_min_chance(tables, facet, by, component) -> int:
+    """The fewest chance units the result needs for the facet's cell: a class's own
+    localization units need fewer (:func:`iaa_frames.pooled.min_chance_units`)."""
+    if by != "label" or component != "localization" or facet == ALL:
+        return MIN_CHANCE_UNITS
+    names = [str(x) for x in tables.corpus.labels]
+    source = tables.label_source[names.index(facet)] if facet in names else ""
+    return int(min_chance_units([source])[0])
+
+
+def _facet_title(facet, row, by, component, min_chance=MIN_CHANCE_UNITS):
     head = facet if by else component
     sign = "" if not np.isfinite(row["ks_sign"]) else ("+" if row["ks_sign"] > 0 else "−")
     sep = " · "
     sigma = style.fmt(row["sigma"])
     # the result leaves σ undefined on too few units (iaa_frames.agreement): say so here
     # too, rather than a σ of the few distances drawn
-    if int(row["n_between"]) < MIN_CHANCE_UNITS:
-        sigma, sep = f"n/a (< {MIN_CHANCE_UNITS} chance units)", "\n"
+    if int(row["n_between"]) < min_chance:
+        sigma, sep = f"n/a (< {min_chance} chance units)", "\n"
     elif int(row["n_within"]) < MIN_WITHIN_UNITS:
         sigma, sep = f"n/a (< {MIN_WITHIN_UNITS} within units)", "\n"
     return (
@@ -234,7 +245,15 @@ def distributions(
             first_d, first_e = first_d or ax_d, first_e or ax_e
             _draw_facet(ax_d, ax_e, groups[facet], summary.loc[facet], kind, edges, colors)
             ax_d.set_title(
-                _facet_title(facet, summary.loc[facet], by, component), fontsize="small", loc="left"
+                _facet_title(
+                    facet,
+                    summary.loc[facet],
+                    by,
+                    component,
+                    _facet_min_chance(tables, facet, by, component),
+                ),
+                fontsize="small",
+                loc="left",
             )
             ax_d.tick_params(labelbottom=False)
             if col == 0:
