@@ -364,7 +364,8 @@ def test_distributions_annotations_match_engine(corpus):
         assert n.startswith(f"n = {int(cell['n_units']):,} within")
         (gap,) = by_gid(ax_e, "ks_gap")
         (seg,) = gap.get_segments()
-        np.testing.assert_allclose(abs(seg[1, 1] - seg[0, 1]), float(cell["ks"]))
+        if np.isfinite(float(cell["ks"])):  # the result tests only cells it defines
+            np.testing.assert_allclose(abs(seg[1, 1] - seg[0, 1]), float(cell["ks"]))
         assert ax_e.get_ylabel() == ("ECDF" if k == 0 else "")
         assert {ln.get_gid() for ln in ax_e.get_lines()} == {"ecdf_within", "ecdf_between"}
     # the truncation note is under the title (the legend takes the bottom of the figure)
