@@ -103,7 +103,9 @@ NOT_APPLICABLE = {
 def summary_table(result, dim, top):
     """The classes (``dim="label"``) or annotators of the report: agreement [CI] and n
     per component, "(all)" and the ``top`` rows by support; how many rows were left out;
-    and the reason of every "n/a" (a frame of the table's shape, for :func:`html_table`).
+    and the reason of every "n/a", or the note of a defined cell (a class's borrowed
+    chance baseline says what it assumes), as a frame of the table's shape for
+    :func:`html_table`.
     """
     shown, hidden = top_by_support(result, dim, top)
     wide = (by_label if dim == "label" else by_annotator)(result).reindex(shown)
@@ -117,7 +119,8 @@ def summary_table(result, dim, top):
         name = component_name(result, c)
         out[name] = [cell_text(float(a), float(b), float(d)) for a, b, d in zip(v, lo, hi)]
         note = wide.get(f"{c}_note", pd.Series("", index=wide.index)).fillna("").astype(str)
-        why[name] = [(n or "undefined") if t == "n/a" else "" for t, n in zip(out[name], note)]
+        # the reason of an "n/a", and what a defined cell assumes (a borrowed baseline)
+        why[name] = [(n or "undefined") if t == "n/a" else n for t, n in zip(out[name], note)]
         n = wide.get(f"{c}_n_units", pd.Series(np.nan, index=wide.index))
         out[f"n ({c})"] = [str(int(x)) if math.isfinite(float(x)) else "0" for x in n]
     out.attrs["reasons"] = why
