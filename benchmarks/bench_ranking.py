@@ -1,21 +1,27 @@
 """Does the per-annotator quality order crowd workers by their true quality?
 
-Run: ``python benchmarks/bench_ranking.py [--crowds 20] [--seed 0] [--workload skewed]``
+Run: ``python benchmarks/bench_ranking.py [--crowds 20] [--seed 0] [--workload skewed]
+[--scenario crowds|sparse|skewed196] [--n-boot 200]``
 
-Each crowd (simulated with ``iaa_frames.simulate_with_truth``):
+Each crowd (simulated with ``iaa_frames.simulate_with_truth``; each worker draws its own
+profile: jitter ~ U(0, 0.25), miss ~ U(0, 0.4), confusion ~ U(0, 0.4), false positives
+~ U(0, 0.5) per item; 5 % of the workers are spammers who draw at random; boxes, 3
+classes, 4 objects per item on average):
 
-* 50 to 200 workers (uniform); each worker draws its own profile: jitter ~ U(0, 0.25),
-  miss ~ U(0, 0.4), confusion ~ U(0, 0.4), false positives ~ U(0, 0.5) per item; 5 % of
-  the workers are spammers who draw at random;
-* 3 x n_workers items (boxes, 3 classes, 4 objects per item on average); each item is
+* ``--scenario crowds`` (default): 50 to 200 workers (uniform), 3 x n_workers items, each
   annotated by 3 to 7 workers (uniform), drawn without replacement with probability
   proportional to the worker's activity: log-normal(0, 1) with ``--workload skewed``
   (some workers do many items, most do few, as on crowdsourcing platforms), equal with
   ``--workload uniform``;
-* the **true quality** of a worker is its PQ (panoptic quality: IoU of same-class matches
-  over (n_worker + n_truth) / 2, pooled over items) against the true objects on 40
-  held-out items that every worker annotates; it combines jitter, misses, confusion and
-  false positives in one number, and does not depend on who the worker's partners were.
+* ``--scenario sparse``: 2,000 workers who take 1 to 5 items each (uniform), dealt into
+  items of 3 to 7 workers (about 1,200 items; a fifth of the workers have one item);
+* ``--scenario skewed196``: 196 workers (the size of a public crowdsourced box data set)
+  on 300 items, activity log-normal(0, 2): a few workers do most items, many do one.
+
+The **true quality** of a worker is its PQ (panoptic quality: IoU of same-class matches
+over (n_worker + n_truth) / 2, pooled over items) against the true objects on 40
+held-out items that every worker annotates; it combines jitter, misses, confusion and
+false positives in one number, and does not depend on who the worker's partners were.
 
 Per worker, from the crowd's annotations alone (no truth):
 
@@ -27,13 +33,18 @@ Per worker, from the crowd's annotations alone (no truth):
   overall σ of ``iaf.agreement`` divides it by a chance mean; with 50 to 200 workers most
   workers have fewer than 30 chance pairings of their own there, so their σ is NaN;
   with a crowd-wide chance mean σ orders workers exactly as this raw figure does;
-* ``fixed point``: ``iaf.annotator_quality`` (partner-weighted PQ iterated to a fixed
-  point).
+* ``fixed point``: the partner-corrected fixed point of ``iaf.annotator_quality`` before
+  shrinkage (column ``unshrunk``, bounded to [0, 1]);
+* ``shrunk``: ``quality`` of ``iaf.annotator_quality``, the fixed point shrunk towards
+  the crowd (empirical Bayes).
 
 Reported: Spearman ρ of each with the true quality (workers without an estimate rank
-last), per crowd and averaged, the gain of the fixed point over raw IoU and raw PQ, and
-the calibration of the fixed point (mean |quality - true PQ|). Target: the fixed point's
-ρ exceeds raw peer IoU's by at least 0.05 on average over 20 crowds.
+last), per crowd and averaged, the gain of the shrunk quality over the others; the
+calibration (mean |estimate - true PQ|); workers above 1; how many of the 10 best workers
+by each estimate annotated a single item; and the share of workers whose 95 % interval
+holds their true PQ. Targets: shrunk ρ exceeds raw peer IoU's by at least 0.05 on
+average, is at least the fixed point's, no quality above 1, and at most 2 one-item
+workers in any crowd's top 10.
 """
 
 from __future__ import annotations
@@ -186,7 +197,7 @@ def run(args):
         t0 = time.perf_counter()
         df, oracle, names = crowd(seed, args.workload, args.scenario)
         truth = true_quality(oracle, names).to_numpy()
-        tables = iaf.pair_tables(df, seed=seed, progress=False)
+        tables = iaf.pair_tables(df, seed=seed, n_chance=50, progress=False)  # within only
         q = (
             annotator_quality_from_tables(tables, n_boot=args.n_boot, seed=seed, progress=False)
             .set_index("annotator")

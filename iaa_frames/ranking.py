@@ -31,14 +31,21 @@ pairing weighted by its number of objects, satisfies::
 
 over the pairings of ``a``: a **partner-weighted agreement**, where a partner's pairings
 count more the better the partner (a random partner says nothing about ``a``), divided by
-what the partners can reach. It is iterated from ``q = 1`` to a fixed point, with
-geometric damping (``q <- sqrt(q * update)``) so that the overall scale settles at once,
-and SQUAREM acceleration. Everything is vectorized over pairings (and bootstrap
-replicates); the loop runs over iterations.
+what the partners can reach. The fit is restricted to ``q`` in [0, 1] (box-constrained
+least squares): each update is bounded by 1, the minimiser of the annotator's own squares
+within the box, and the fixed point satisfies the Karush-Kuhn-Tucker conditions.
+Unbounded, the least squares can run off to infinity: an annotator whose only agreeing
+partner agrees with nobody else lets that partner's ``q`` fall to 0 while its own grows
+without limit (a product ``q_a q_b`` fixed, nothing else to pin the scale), which
+bootstrap replicates of sparse crowds produce. It is iterated from ``q = 1`` to a fixed
+point, with geometric damping (``q <- min(1, sqrt(q * update))``) so that the overall
+scale settles at once, and SQUAREM acceleration. Everything is vectorized over pairings
+(and bootstrap replicates); the loop runs over iterations.
 
-This estimate, ``q̂_a`` (column ``unshrunk``), is noisy where an annotator
-has few pairings, and nothing keeps it below 1: a worker who annotated one easy image with
-good partners gets ``q̂ > 1``. Ranked raw, such workers come first.
+This estimate, ``q̂_a`` (column ``unshrunk``), is noisy where an annotator has few
+pairings: a worker who annotated one easy image with good partners reaches the bound 1
+(unbounded, the same fit gave such workers up to 1.28 on a public crowd). Ranked raw, such
+workers come first.
 
 Shrinkage towards the crowd (``quality``)
 -----------------------------------------
@@ -72,7 +79,7 @@ Bayes inference", JASA 78, 1983):
 
 Identical annotators leave no residual (``φ = 0``): nothing is shrunk and their quality is
 exactly 1. Where ``φ`` cannot be estimated (no annotator covers two items with partners)
-nothing is shrunk, ``q̂`` is bounded to [0, 1] and the note says so.
+nothing is shrunk (``quality`` is ``q̂``) and the note says so.
 
 Uncertainty
 -----------
@@ -115,7 +122,7 @@ QUALITY_COLUMNS = {
     "ci_low": "lower bound of the 95 % interval of quality",
     "ci_high": "upper bound of the 95 % interval of quality",
     "rank": "rank by quality (1 = best)",
-    "unshrunk": "partner-corrected estimate before shrinkage (may exceed 1)",
+    "unshrunk": "partner-corrected estimate before shrinkage, in [0, 1]",
     "shrinkage": "share of the way from the unshrunk estimate to the crowd mean",
     "raw_pq": "raw mean PQ with peers",
     "raw_iou": "raw mean IoU of matched pairs with peers",
@@ -208,7 +215,9 @@ def _fixed_point(a, b, num, den, n_ann, weights=None, max_iter=_MAX_ITER, tol=_T
         bottom = _per_annotator(sides, wd, qa * qa, qb * qb)
         with np.errstate(divide="ignore", invalid="ignore"):
             update = np.where(bottom > 0, top / bottom, np.nan)
-        return np.sqrt(q * update)  # geometric damping: the overall scale settles at once
+        # geometric damping (the overall scale settles at once), bounded by 1: the
+        # minimiser over q_a of its own pairings' squares, restricted to [0, 1]
+        return np.minimum(np.sqrt(q * update), 1.0)
 
     present = _per_annotator(sides, w, 1.0, 1.0) > 0
     q = np.where(present, 1.0, np.nan)
@@ -339,8 +348,8 @@ def _notes(q, unshrunk, shrink, n_items, n_partners, n_pairings, estimable):
             text = f"{items}, {partners}: shrunk {100 * shrink[k]:.0f} % towards the crowd"
             if shrink[k] >= 0.5:
                 text += " (little evidence: mostly the crowd's figure)"
-        if unshrunk[k] > 1:
-            text += f"; unshrunk estimate {unshrunk[k]:.2f} > 1"
+        if unshrunk[k] >= 1:
+            text += "; unshrunk estimate at the bound 1"
         out[k] = text
     return out
 
@@ -515,7 +524,7 @@ def annotator_quality(
     pandas.DataFrame
         One row per annotator, sorted by name: ``annotator``, ``quality`` (in [0, 1]),
         ``ci_low``, ``ci_high`` (95 % interval), ``rank`` (1 = best), ``unshrunk`` (the
-        partner-corrected estimate before shrinkage, which can exceed 1), ``shrinkage``
+        partner-corrected estimate before shrinkage, also in [0, 1]), ``shrinkage``
         (0 = the annotator's own estimate, 1 = the crowd mean), ``raw_pq`` (raw mean PQ
         with peers, pooled over pairings), ``raw_iou`` (raw mean IoU of its matched
         pairs), ``n_items``, ``n_partners`` (distinct peers met), ``n_pairings``

@@ -192,7 +192,7 @@ def gate_evidence(result, *, sweep=None, label=ALL, annotator=ALL) -> dict | Non
     --------
     >>> import iaa_frames as iaf
     >>> df = iaf.simulate(n_items=40, seed=1, annotators={k: {"jitter": 0.25} for k in "ABC"})
-    >>> ev = gate_evidence(iaf.agreement(df, n_chance=200, n_boot=0, progress=False))
+    >>> ev = gate_evidence(iaf.agreement(df, n_chance=200, n_boot=30, progress=False))
     >>> ev["tau"], ev["raw_iou"] < ev["tau"] + (1 - ev["tau"]) * NEAR_GATE
     (0.5, True)
     """
