@@ -138,6 +138,7 @@ DEFAULT_N_BOOT = 200
 
 _MAX_ITER = 2000
 _TOL = 1e-10
+_TOL_REPLICATES = 1e-8  # a replicate only feeds the crowd's parameters
 _LEVEL = 0.95
 _PROGRESS_MIN_WORK = 50_000_000  # replicate x pairing products
 
@@ -194,51 +195,62 @@ def _per_annotator(sides, values, q_a, q_b):
     return (side_a @ (values * q_b).T).T + (side_b @ (values * q_a).T).T
 
 
-def _fixed_point(a, b, num, den, n_ann, weights=None, max_iter=_MAX_ITER, tol=_TOL):
+def _fixed_point(a, b, num, den, n_ann, weights=None, max_iter=_MAX_ITER, tol=_TOL, start=None):
     """Solve ``q_a = sum_b q_b num / sum_b q_b^2 den`` for one or many replicates.
 
     The damped map ``F(q) = sqrt(q * update(q))`` is iterated with SQUAREM acceleration
     (Varadhan & Roland, Scand. J. Statist. 2008, scheme S3): plain iteration converges
     only linearly, slowly where two groups of annotators meet rarely.
 
-    ``weights``: None or (B, n_pairings) pairing weights. Returns (q, iterations): q is
-    (n_ann,) or (B, n_ann), NaN where an annotator has no weighted pairing.
+    ``weights``: None or (B, n_pairings) pairing weights; ``start``: None (q = 1) or
+    (n_ann,) starting values (a replicate starts from the corpus's solution, which it is
+    close to). Returns (q, iterations): q is (n_ann,) or (B, n_ann), NaN where an
+    annotator has no weighted pairing.
     """
     single = weights is None
     w = np.ones((1, len(a))) if single else np.asarray(weights, dtype=np.float64)
     sides = _sides(a, b, n_ann)
     wn, wd = w * num, w * den
 
-    def step(q):
-        qa, qb = np.nan_to_num(q[:, a]), np.nan_to_num(q[:, b])
+    def step(q, wn, wd):
+        """The damped update and its denominator; q holds 0 for absent annotators."""
+        qa, qb = q[:, a], q[:, b]
         top = _per_annotator(sides, wn, qa, qb)
         bottom = _per_annotator(sides, wd, qa * qa, qb * qb)
         with np.errstate(divide="ignore", invalid="ignore"):
-            update = np.where(bottom > 0, top / bottom, np.nan)
+            update = np.where(bottom > 0, top / bottom, 0.0)
         # geometric damping (the overall scale settles at once), bounded by 1: the
         # minimiser over q_a of its own pairings' squares, restricted to [0, 1]
-        return np.minimum(np.sqrt(q * update), 1.0)
+        return np.minimum(np.sqrt(q * update), 1.0), bottom
 
     present = _per_annotator(sides, w, 1.0, 1.0) > 0
-    q = np.where(present, 1.0, np.nan)
+    first = 1.0 if start is None else np.where(np.isfinite(start) & (start > 0), start, 1.0)
+    q = np.where(present, first, 0.0)
+    active = np.arange(len(w))  # replicates not converged yet
+    wn_act, wd_act = wn, wd
     k = 0
     for k in range(1, max_iter + 1):  # noqa: B007  (k is returned: iterations used)
-        q1 = step(q)
-        q2 = step(q1)
-        r, v = np.nan_to_num(q1 - q), np.nan_to_num(q2 - 2.0 * q1 + q)
+        qs = q[active]
+        q1 = step(qs, wn_act, wd_act)[0]
+        q2 = step(q1, wn_act, wd_act)[0]
+        r, v = q1 - qs, q2 - 2.0 * q1 + qs
         nr = np.sqrt(np.sum(r * r, axis=1, keepdims=True))
         nv = np.sqrt(np.sum(v * v, axis=1, keepdims=True))
         with np.errstate(divide="ignore", invalid="ignore"):
             alpha = np.minimum(np.where(nv > 0, -nr / nv, -1.0), -1.0)
-        jump = np.maximum(q - 2.0 * alpha * r + alpha * alpha * v, 0.0)
-        new = step(np.where(np.isfinite(q), jump, np.nan))
-        # where the extrapolation left the domain, keep the plain double step
-        lost = (np.isfinite(q) & ~np.isfinite(new)).any(axis=1, keepdims=True)
-        new = np.where(lost, q2, new)
-        change = np.nanmax(np.abs(new - q), initial=0.0)
-        q = new
-        if change < tol:
+        jump = np.clip(qs - 2.0 * alpha * r + alpha * alpha * v, 0.0, 1.0)
+        new = step(jump, wn_act, wd_act)[0]
+        change = np.max(np.abs(new - qs), axis=1, initial=0.0)
+        q[active] = new
+        going = change >= tol
+        if not going.any():
             break
+        if not going.all():
+            active = active[going]
+            wn_act, wd_act = wn[active], wd[active]
+    # NaN where an annotator has no weighted pairing or only partners of quality 0
+    reach = step(q, wn, wd)[1] > 0
+    q = np.where(present & reach, q, np.nan)
     return (q[0] if single else q), k
 
 
@@ -307,7 +319,9 @@ def _check(n_boot, seed, max_iter, progress):
         raise ParameterError(f"progress must be None, True or False; got {progress!r}")
 
 
-def _replicates(a, b, item, num, den, n_ann, n_items, groups, n_boot, seed, max_iter, progress):
+def _replicates(
+    a, b, item, num, den, n_ann, n_items, groups, n_boot, seed, max_iter, progress, start
+):
     """(φ, μ, τ²) of every bootstrap replicate, each (n_boot,)."""
     phi, mu, tau2 = (np.empty(n_boot) for _ in range(3))
     step = block_size(n_boot, max(2 * len(a), 1))
@@ -315,7 +329,17 @@ def _replicates(a, b, item, num, den, n_ann, n_items, groups, n_boot, seed, max_
     with tqdm(total=n_boot, unit="replicate", desc="bootstrap", disable=disable) as bar:
         start = 0
         for k in multiplicity_blocks(n_items, n_boot, seed=seed, block_size=step):
-            q = _fixed_point(a, b, num, den, n_ann, weights=k[:, item], max_iter=max_iter)[0]
+            q = _fixed_point(
+                a,
+                b,
+                num,
+                den,
+                n_ann,
+                weights=k[:, item],
+                max_iter=max_iter,
+                tol=_TOL_REPLICATES,
+                start=start,
+            )[0]
             f, info = groups.dispersion(q, k)
             with np.errstate(divide="ignore", invalid="ignore"):
                 v = np.where(info > 0, f[:, None] / info, np.nan)
@@ -416,7 +440,7 @@ def annotator_quality_from_tables(
     tail = 0.5 * (1.0 - _LEVEL)
     if n_boot:
         r_phi, r_mu, r_tau2 = _replicates(
-            a, b, item, num, den, n_ann, n_items, groups, n_boot, seed, max_iter, progress
+            a, b, item, num, den, n_ann, n_items, groups, n_boot, seed, max_iter, progress, unshrunk
         )
         with np.errstate(divide="ignore", invalid="ignore"):
             r_v = np.where(info > 0, r_phi[:, None] / info[None, :], np.nan)

@@ -199,14 +199,15 @@ class ResultAccessor:
         """
         return by_annotator(self._single("by_annotator()"))
 
-    def reading(self, *, max_labels: int = 8) -> list[str]:
-        """The plain-language reading of the numbers (:func:`iaa_frames.report.reading`).
+    def reading(self, *, max_labels: int = 8, sweep=None) -> list[str]:
+        """The plain-language reading of the numbers (:func:`iaa_frames.report.reading`;
+        ``sweep``: the same corpus at several thresholds, read for the gate τ).
 
         Returns
         -------
         list of str
         """
-        return reading(self._single("reading()"), max_labels=max_labels)
+        return reading(self._single("reading()"), max_labels=max_labels, sweep=sweep)
 
     def sigma(self, *, component: str = "localization") -> xr.DataArray:
         """σ of one component by label and annotator.
