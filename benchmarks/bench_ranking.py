@@ -16,7 +16,8 @@ classes, 4 objects per item on average):
 * ``--scenario sparse``: 2,000 workers who take 1 to 5 items each (uniform), dealt into
   items of 3 to 7 workers (about 1,200 items; a fifth of the workers have one item);
 * ``--scenario skewed196``: 196 workers (the size of a public crowdsourced box data set)
-  on 300 items, activity log-normal(0, 2): a few workers do most items, many do one.
+  on 300 items, activity log-normal(0, 2): a few workers do most items, many do one
+  (a worker the draw left idle joins one random item: everyone annotated something).
 
 The **true quality** of a worker is its PQ (panoptic quality: IoU of same-class matches
 over (n_worker + n_truth) / 2, pooled over items) against the true objects on 40
@@ -133,6 +134,10 @@ def crowd(seed: int, workload: str, scenario: str = "crowds"):
         else:
             activity = np.ones(n_workers)
         chosen = _assign_by_activity(rng, names, np.arange(n_items), activity)
+        if scenario == "skewed196":  # everyone in a crowd's data set annotated something
+            idle = sorted(set(names) - set(chosen["annotator"]))
+            extra = pd.DataFrame({"item": rng.integers(0, n_items, len(idle)), "annotator": idle})
+            chosen = pd.concat([chosen, extra], ignore_index=True)
     width = max(5, len(str(n_items + HELD_OUT - 1)))
     chosen["item"] = [f"img_{i:0{width}d}" for i in chosen["item"]]
     held = [f"img_{i:0{width}d}" for i in range(n_items, n_items + HELD_OUT)]

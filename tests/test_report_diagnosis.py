@@ -15,7 +15,6 @@ from results import make_result
 import iaa_frames as iaf
 from iaa_frames.frame import ALL
 from iaa_frames.report import GAP, HIGH, LOW, against_chance, level, reading, relative_levels
-from iaa_frames.report.diagnosis import NEAR_GATE, gate_evidence
 
 
 def test_sigma_is_read_against_chance_and_the_other_components():
@@ -137,64 +136,8 @@ def test_reading_explains_undefined_figures():
 # ------------------------------------------------- readings that take τ into account
 
 
-def _gated(values, raw_iou, tau=0.5, cis=None):
-    """A hand-built result at threshold ``tau`` whose pooled D, C, L and raw IoU are set."""
-    ds = _with(values).assign_coords(threshold=tau)
-    ds["raw_iou"].loc[dict(component="localization", label=ALL, annotator=ALL)] = raw_iou
-    for c, (lo, hi) in (cis or {}).items():
-        ds["ci_low"].loc[dict(component=c, label=ALL, annotator=ALL)] = lo
-        ds["ci_high"].loc[dict(component=c, label=ALL, annotator=ALL)] = hi
-    return ds
-
-
 def _overall(sentences):
     return next(s for s in sentences if s.startswith("Overall reading"))
-
-
-@pytest.mark.parametrize(
-    "raw, gated",
-    [
-        (0.5 + 0.5 * NEAR_GATE - 0.01, True),  # matched pairs crowd at the gate
-        (0.5 + 0.5 * NEAR_GATE + 0.01, False),  # they do not: the old diagnosis
-        (0.85, False),
-        (float("nan"), False),
-    ],
-)
-def test_gate_rule_on_the_raw_iou_of_matched_pairs(raw, gated):
-    ds = _gated((0.3, 0.95, 0.05), raw)
-    assert (gate_evidence(ds) is not None) == gated
-    text = _overall(reading(ds))
-    assert ("because of the match threshold" in text) == gated
-    assert ("threshold curve" in text) == gated
-    if gated:
-        assert f"({raw:.2f}) sits just above the gate τ = 0.5" in text
-
-
-def test_gate_rule_needs_detection_above_chance_and_a_threshold():
-    # detection at chance: random annotators also match only at the gate, nothing to say
-    ds = _gated((0.02, 0.95, 0.01), 0.58, cis={"detection": (-0.03, 0.07)})
-    assert gate_evidence(ds) is None
-    # without a threshold coordinate (a result of unknown τ) or at τ = 0: no gate rule
-    assert gate_evidence(_with((0.3, 0.95, 0.05))) is None
-    assert gate_evidence(_gated((0.3, 0.95, 0.05), 0.1, tau=0.0)) is None
-    # detection high: the diagnosis table applies (loose drawing guidelines)
-    assert gate_evidence(_gated((0.9, 0.95, 0.3), 0.55)) is None
-
-
-def test_gate_rule_with_a_sweep_follows_detection_at_lower_thresholds():
-    import xarray as xr
-
-    at_05 = _gated((0.3, 0.95, 0.05), 0.85)  # raw IoU far from the gate
-    rises = xr.concat([_gated((0.9, 0.95, 0.3), 0.7, tau=0.3), at_05], dim="threshold")
-    ev = gate_evidence(at_05, sweep=rises)
-    assert ev["lower_tau"] == 0.3 and ev["lower_detection"] == pytest.approx(0.9)
-    text = _overall(reading(rises))  # a result with a threshold dimension is read at 0.5
-    assert "detection rises from 0.30 at τ = 0.5 to 0.90 at τ = 0.3" in text
-    # flat at lower thresholds: not the gate, even with matched pairs at the gate
-    at_05 = _gated((0.3, 0.95, 0.05), 0.55)
-    flat = xr.concat([_gated((0.32, 0.95, 0.1), 0.4, tau=0.3), at_05], dim="threshold")
-    assert gate_evidence(at_05, sweep=flat) is None
-    assert "because of the match threshold" not in " ".join(reading(flat))
 
 
 def _simulated(annotators, thresholds=0.5, seed=1):

@@ -6,20 +6,9 @@ alpha is also set against Krippendorff's thresholds (:func:`level`). :func:`read
 matches the pooled levels against the diagnosis table ("Reading the components together"
 in docs/ARCHITECTURE.md), then names the classes and annotators that stand out.
 
-The match threshold τ is read too (:func:`gate_evidence`). A drawing that misses the gate
-IoU >= τ turns one object into two misses, so loose drawing lowers detection along with
-localization, and "detection and localization are low" alone would send the reader to
-rethink the task. When both fall together, detection is above chance (the annotators do
-find the same objects) and the gate explains it, the reading says so and points at the
-threshold curve instead. The gate explains it when the result has lower thresholds and
-detection rises there by more than :data:`GAP`; or, without lower thresholds, when the raw
-IoU of the matched pairs sits in the lowest :data:`NEAR_GATE` of [τ, 1]: a mean below
-``τ + (1 - τ) / 3`` means the density of matched IoUs falls faster than linearly above
-τ (a density falling linearly from τ to 0 at 1 has its mean at exactly a third), i.e. the
-gate cuts into the bulk of the pairs. On simulated corpora (pure jitter of 0.2 to 0.45 of
-the object size at τ = 0.5) that mean is 0.59 (0.18 of the way), with good annotators it
-is 0.85 and more (0.7), and with annotators who miss objects but draw well 0.83; random
-annotators match only by chance, at 0.58, but their detection is at chance level.
+The match threshold τ is read first (:mod:`iaa_frames.report.gate`): when detection and
+localization fall together because of the gate, the reading says so and points at the
+threshold curve instead of the diagnosis table.
 """
 
 from __future__ import annotations
@@ -33,19 +22,10 @@ from ..result import COMPONENTS, MEASURES
 from ..thresholds import has_threshold_dim
 from ..views import cell_value, top_by_support
 from .formatting import component_name, fmt, listing
+from .gate import gate_evidence, gate_text
 from .threshold import report_threshold
 
-__all__ = [
-    "GAP",
-    "HIGH",
-    "LOW",
-    "NEAR_GATE",
-    "against_chance",
-    "gate_evidence",
-    "level",
-    "reading",
-    "relative_levels",
-]
+__all__ = ["GAP", "HIGH", "LOW", "against_chance", "level", "reading", "relative_levels"]
 
 #: Alpha at or above this reads "high": Krippendorff's (2004, *Content Analysis*, §11.4)
 #: conventional threshold for relying on data. It applies to alpha only: sigma has no
@@ -59,15 +39,7 @@ LOW = 2 / 3
 #: thumb for comparing the components with each other, not a quality threshold.
 GAP = 0.15
 
-#: The raw IoU of matched pairs reads "just above the gate τ" when it lies in the lowest
-#: third of [τ, 1] (module docstring: the mean of a density falling linearly from τ).
-NEAR_GATE = 1 / 3
-
 _TRIAD = ("detection", "classification", "localization")
-_CURVE = (
-    "the threshold curve (df.iaa.plot.threshold_curve(), or report(..., "
-    "match_threshold=[0.1, 0.2, ..., 0.9]))"
-)
 _MEANING = {
     "detection": "finding the same objects",
     "classification": "giving matched objects the same class",
@@ -154,143 +126,6 @@ def _note(result, component, label=ALL, annotator=ALL) -> str:
     ).strip()
 
 
-def _finite(x) -> bool:
-    return x is not None and math.isfinite(float(x))
-
-
-def gate_evidence(result, *, sweep=None, label=ALL, annotator=ALL) -> dict | None:
-    """Whether the match threshold τ explains low detection and localization of a cell.
-
-    Detection and localization must both read low relative to each other and to
-    classification (:func:`relative_levels`; localization below chance is another
-    diagnosis). Then, with a ``sweep`` (a result with a ``threshold`` dimension) holding
-    thresholds below τ, the gate explains it when detection at one of them is above chance
-    and clearly above detection at τ (its interval above τ's interval; without intervals,
-    more than :data:`GAP` above), and does not when it stays flat.
-    Without lower thresholds, it explains it when detection is above chance (the
-    annotators find the same objects; random annotators do not) and the raw IoU of the
-    matched pairs lies within :data:`NEAR_GATE` of the way from τ to 1 (module
-    docstring).
-
-    Parameters
-    ----------
-    result : xarray.Dataset
-        An agreement result at one threshold (scalar ``threshold`` coordinate).
-    sweep : xarray.Dataset, optional
-        The same corpus at several thresholds.
-    label, annotator : str, default "(all)"
-        The cell.
-
-    Returns
-    -------
-    dict or None
-        None when the gate does not explain it (or τ is unknown); otherwise ``tau``,
-        ``raw_iou``, ``detection`` and, from the sweep, ``lower_tau`` and
-        ``lower_detection`` (NaN without one).
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> df = iaf.simulate(n_items=40, seed=1, annotators={k: {"jitter": 0.25} for k in "ABC"})
-    >>> ev = gate_evidence(iaf.agreement(df, n_chance=200, n_boot=30, progress=False))
-    >>> ev["tau"], ev["raw_iou"] < ev["tau"] + (1 - ev["tau"]) * NEAR_GATE
-    (0.5, True)
-    """
-    if "threshold" not in result.coords or has_threshold_dim(result):
-        return None
-    tau = float(result["threshold"])
-    if not (0.0 < tau < 1.0):
-        return None
-    cell = dict(label=label, annotator=annotator)
-    values = {c: cell_value(result, c, **cell) for c in _TRIAD}
-    cis = {
-        c: (
-            cell_value(result, c, var="ci_low", **cell),
-            cell_value(result, c, var="ci_high", **cell),
-        )
-        for c in _TRIAD
-    }
-    lv = relative_levels(values, cis)
-    d = values["detection"]
-    if lv["detection"] != "low" or lv["localization"] != "low":
-        return None
-    raw = (
-        cell_value(result, "localization", var="raw_iou", **cell)
-        if "raw_iou" in result
-        else float("nan")
-    )
-    out = {
-        "tau": tau,
-        "raw_iou": raw,
-        "detection": d,
-        "lower_tau": float("nan"),
-        "lower_detection": float("nan"),
-    }
-    if sweep is not None and has_threshold_dim(sweep):
-        lower = [float(t) for t in sweep["threshold"].values if float(t) < tau - 1e-9]
-        if lower:
-            d_high = cis["detection"][1]
-            rises = {}
-            for t in lower:
-                at = sweep.sel(threshold=t)
-                v = cell_value(at, "detection", **cell)
-                v_low = cell_value(at, "detection", var="ci_low", **cell)
-                v_high = cell_value(at, "detection", var="ci_high", **cell)
-                if against_chance(v, v_low, v_high) != "above chance" or not _finite(d):
-                    continue
-                clearly = v_low > d_high if _finite(v_low) and _finite(d_high) else v - d > GAP
-                if clearly:
-                    rises[t] = v
-            if rises:
-                best = max(rises, key=lambda t: (rises[t], -t))
-                out.update(lower_tau=best, lower_detection=rises[best])
-                return out
-            return None  # lower thresholds do not bring detection back: not the gate
-    # one threshold: the annotators find the same objects (detection above chance) and
-    # their matched pairs crowd at the gate
-    if against_chance(d, *cis["detection"]) != "above chance":
-        return None
-    if _finite(raw) and raw < tau + NEAR_GATE * (1.0 - tau):
-        return out
-    return None
-
-
-def _gate_text(ev, *, short=False) -> str:
-    """The reading of :func:`gate_evidence`."""
-    if short:
-        return (
-            "detection and localization fall together because of the match threshold τ "
-            "(loose drawing rather than disagreement on what to annotate; see the "
-            "threshold curve)."
-        )
-    tau = ev["tau"]
-    if _finite(ev["lower_tau"]):
-        evidence = (
-            f"detection rises from {fmt(ev['detection'])} at τ = {tau:g} to "
-            f"{fmt(ev['lower_detection'])} at τ = {ev['lower_tau']:g}"
-        )
-        advice = (
-            "the annotators find the same objects but draw them loosely. Read the "
-            "threshold curve (res.iaa.plot.threshold_curve()) and the figures at a lower "
-            "τ; the drawing guidelines are what needs tightening, not the task"
-        )
-    else:
-        evidence = (
-            f"the raw IoU of the matched pairs ({fmt(ev['raw_iou'])}) sits just above "
-            f"the gate τ = {tau:g}"
-        )
-        advice = (
-            "many drawings of the same object probably miss the gate and count as two "
-            "misses: loose drawing rather than disagreement on what to annotate. Look at "
-            + _CURVE
-            + " or at the figures at a lower τ before rethinking the task"
-        )
-    return (
-        "detection and localization fall together because of the match threshold: "
-        f"{evidence}; {advice}."
-    )
-
-
 def _diagnose(d: str, c: str, loc: str) -> str | None:
     """The diagnosis table ("Reading the components together" in docs/ARCHITECTURE.md), on
     levels (moderate counts as neither high nor low except where noted)."""
@@ -337,7 +172,7 @@ def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
     KS are compared (a high KS with a lower σ means a minority of items concentrates the
     disagreement), raw IoU is set beside localization σ, and undefined figures are
     explained with their ``note``. When detection and localization fall together because
-    of the match threshold τ (:func:`gate_evidence`), the reading says so and points at
+    of the match threshold τ (:func:`iaa_frames.report.gate.gate_evidence`), the reading says so and points at
     the threshold curve instead of the diagnosis table.
 
     Parameters
@@ -386,7 +221,7 @@ def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
     out.append(first[:1].upper() + first[1:])
     gate = gate_evidence(result, sweep=sweep) if lv["localization"] != "below chance" else None
     diagnosis = (
-        _gate_text(gate)
+        gate_text(gate)
         if gate
         else _diagnose(lv["detection"], lv["classification"], lv["localization"])
     )
@@ -465,7 +300,7 @@ def _label_sentences(result, limit, sweep=None):
         if lv.get("localization") != "below chance" and set(comps) == set(_TRIAD):
             gate = gate_evidence(result, sweep=sweep, label=lab)
         text = (
-            _gate_text(gate, short=True)
+            gate_text(gate, short=True)
             if gate
             else _diagnose(lv.get("detection"), lv.get("classification"), lv.get("localization"))
         )
