@@ -160,7 +160,7 @@ def gate_text(ev, *, short: bool = False) -> str:
     Examples
     --------
     >>> gate_text({"tau": 0.5, "raw_iou": 0.59, "detection": 0.3,
-    ...            "lower_tau": float("nan"), "lower_detection": float("nan")})[:73]
+    ...            "lower_tau": float("nan"), "lower_detection": float("nan")})[:72]
     'detection and localization fall together because of the match threshold:'
     """
     if short:
