@@ -72,8 +72,9 @@ Bayes inference", JASA 78, 1983):
   the likelihood of ``q̂_a`` is ``N(q_a, v_a)``; the posterior is then the normal of mean
   ``μ + B_a (q̂_a - μ)`` and variance ``B_a v_a`` restricted to [0, 1], with
   ``B_a = τ² / (τ² + v_a)``. ``quality`` is its mean: in [0, 1] **by construction**, not
-  by clipping. ``shrinkage`` is ``1 - B_a``, the share of the way to the crowd mean: near
-  1 for an annotator with one item, near 0 for one with hundreds. Annotators are ranked by
+  by clipping. ``shrinkage`` is ``1 - B_a``, the share of the way to the crowd mean:
+  about 0.5 to 0.6 for an annotator with one item in the simulated crowds of
+  ``benchmarks/bench_ranking.py``, near 0 for one with forty. Annotators are ranked by
   ``quality``, so a one-item worker reaches the top only when its evidence outweighs the
   crowd's spread.
 
@@ -93,6 +94,12 @@ samples", JASA 82, 1987): the uncertainty of the crowd's parameters widens the i
 With ``n_boot=0`` it is the posterior interval at the estimated parameters. The quantiles
 are found by bisection on the mixture's distribution function, so they do not depend on
 random draws.
+
+Limits: the interval carries the noise of the pair scores and of the crowd's parameters,
+not the bias of the ``q_a q_b`` model against the true PQ; in the simulated crowds it holds
+the true PQ for 81 to 86 % of the workers (mean |quality - true PQ| 0.07 to 0.09). The
+prior is one normal: in a crowd where half the workers annotated one item, up to 4 of them
+reached the top 10 in one of 5 simulated crowds (1.8 on average, against 7.2 unshrunk).
 """
 
 from __future__ import annotations
