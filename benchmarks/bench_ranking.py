@@ -1,21 +1,28 @@
 """Does the per-annotator quality order crowd workers by their true quality?
 
-Run: ``python benchmarks/bench_ranking.py [--crowds 20] [--seed 0] [--workload skewed]``
+Run: ``python benchmarks/bench_ranking.py [--crowds 20] [--seed 0] [--workload skewed]
+[--scenario crowds|sparse|skewed196] [--n-boot 200]``
 
-Each crowd (simulated with ``iaa_frames.simulate_with_truth``):
+Each crowd (simulated with ``iaa_frames.simulate_with_truth``; each worker draws its own
+profile: jitter ~ U(0, 0.25), miss ~ U(0, 0.4), confusion ~ U(0, 0.4), false positives
+~ U(0, 0.5) per item; 5 % of the workers are spammers who draw at random; boxes, 3
+classes, 4 objects per item on average):
 
-* 50 to 200 workers (uniform); each worker draws its own profile: jitter ~ U(0, 0.25),
-  miss ~ U(0, 0.4), confusion ~ U(0, 0.4), false positives ~ U(0, 0.5) per item; 5 % of
-  the workers are spammers who draw at random;
-* 3 x n_workers items (boxes, 3 classes, 4 objects per item on average); each item is
+* ``--scenario crowds`` (default): 50 to 200 workers (uniform), 3 x n_workers items, each
   annotated by 3 to 7 workers (uniform), drawn without replacement with probability
   proportional to the worker's activity: log-normal(0, 1) with ``--workload skewed``
   (some workers do many items, most do few, as on crowdsourcing platforms), equal with
   ``--workload uniform``;
-* the **true quality** of a worker is its PQ (panoptic quality: IoU of same-class matches
-  over (n_worker + n_truth) / 2, pooled over items) against the true objects on 40
-  held-out items that every worker annotates; it combines jitter, misses, confusion and
-  false positives in one number, and does not depend on who the worker's partners were.
+* ``--scenario sparse``: 2,000 workers who take 1 to 5 items each (uniform), dealt into
+  items of 3 to 7 workers (about 1,200 items; a fifth of the workers have one item);
+* ``--scenario skewed196``: 196 workers (the size of a public crowdsourced box data set)
+  on 300 items, activity log-normal(0, 2): a few workers do most items, many do one
+  (a worker the draw left idle joins one random item: everyone annotated something).
+
+The **true quality** of a worker is its PQ (panoptic quality: IoU of same-class matches
+over (n_worker + n_truth) / 2, pooled over items) against the true objects on 40
+held-out items that every worker annotates; it combines jitter, misses, confusion and
+false positives in one number, and does not depend on who the worker's partners were.
 
 Per worker, from the crowd's annotations alone (no truth):
 
@@ -27,13 +34,18 @@ Per worker, from the crowd's annotations alone (no truth):
   overall σ of ``iaf.agreement`` divides it by a chance mean; with 50 to 200 workers most
   workers have fewer than 30 chance pairings of their own there, so their σ is NaN;
   with a crowd-wide chance mean σ orders workers exactly as this raw figure does;
-* ``fixed point``: ``iaf.annotator_quality`` (partner-weighted PQ iterated to a fixed
-  point).
+* ``fixed point``: the partner-corrected fixed point of ``iaf.annotator_quality`` before
+  shrinkage (column ``unshrunk``, bounded to [0, 1]);
+* ``shrunk``: ``quality`` of ``iaf.annotator_quality``, the fixed point shrunk towards
+  the crowd (empirical Bayes).
 
 Reported: Spearman ρ of each with the true quality (workers without an estimate rank
-last), per crowd and averaged, the gain of the fixed point over raw IoU and raw PQ, and
-the calibration of the fixed point (mean |quality - true PQ|). Target: the fixed point's
-ρ exceeds raw peer IoU's by at least 0.05 on average over 20 crowds.
+last), per crowd and averaged, the gain of the shrunk quality over the others; the
+calibration (mean |estimate - true PQ|); workers above 1; how many of the 10 best workers
+by each estimate annotated a single item; and the share of workers whose 95 % interval
+holds their true PQ. Targets: shrunk ρ exceeds raw peer IoU's by at least 0.05 on
+average, is at least the fixed point's, no quality above 1, and at most 2 one-item
+workers in any crowd's top 10.
 """
 
 from __future__ import annotations
@@ -50,14 +62,15 @@ import iaa_frames as iaf
 from iaa_frames.ranking import annotator_quality_from_tables
 
 HELD_OUT = 40
+BATCH = 250  # workers simulated at once
+SPARSE_WORKERS = 2000
+SKEWED196_ITEMS = 300
+SKEWED196_SIGMA = 2.0  # log-normal sd of the workers' activity
+TOP = 10
 TRUTH = "__truth__"
 
 
-def crowd(seed: int, workload: str):
-    """(crowd frame, oracle frame, worker names) of one simulated crowd."""
-    rng = np.random.default_rng([seed, 7])
-    n_workers = int(rng.integers(50, 201))
-    names = [f"w{k:03d}" for k in range(n_workers)]
+def _profiles(rng, names):
     profiles = {}
     for name in names:
         if rng.random() < 0.05:
@@ -69,17 +82,14 @@ def crowd(seed: int, workload: str):
                 "confusion": float(rng.uniform(0, 0.4)),
                 "false_positives": float(rng.uniform(0, 0.5)),
             }
-    n_items = 3 * n_workers
-    sim = iaf.simulate_with_truth(
-        n_items=n_items + HELD_OUT, annotators=profiles, seed=seed, objects_per_item=4
-    )
-    ann = sim.annotations
-    items = np.array(sorted(ann["item"].unique()))
-    work, held = items[:n_items], items[n_items:]
-    activity = rng.lognormal(0.0, 1.0, n_workers) if workload == "skewed" else np.ones(n_workers)
-    activity /= activity.sum()
-    k = rng.integers(3, 8, n_items)
-    chosen = pd.DataFrame(
+    return profiles
+
+
+def _assign_by_activity(rng, names, work, activity):
+    """Each item gets 3 to 7 workers, drawn with probability proportional to activity."""
+    activity = activity / activity.sum()
+    k = rng.integers(3, 8, len(work))
+    return pd.DataFrame(
         [
             (it, w)
             for it, kk in zip(work, k)
@@ -87,13 +97,74 @@ def crowd(seed: int, workload: str):
         ],
         columns=["item", "annotator"],
     )
-    df = ann.merge(chosen, on=["item", "annotator"])
+
+
+def _assign_sparse(rng, names):
+    """Each worker takes 1 to 5 items; the slots are dealt into items of 3 to 7 workers
+    (a worker dealt twice into one item keeps one slot). Returns (n_items, assignment)."""
+    slots = np.repeat(np.asarray(names, dtype=object), rng.integers(1, 6, len(names)))
+    slots = slots[rng.permutation(len(slots))]
+    sizes = rng.integers(3, 8, len(slots) // 3 + 1)
+    bounds = np.cumsum(sizes)
+    bounds = bounds[bounds < len(slots)]
+    item = np.searchsorted(bounds, np.arange(len(slots)), side="right")
+    chosen = pd.DataFrame({"item": item, "annotator": slots}).drop_duplicates()
+    return int(item.max()) + 1, chosen
+
+
+def crowd(seed: int, workload: str, scenario: str = "crowds"):
+    """(crowd frame, oracle frame, worker names) of one simulated crowd."""
+    rng = np.random.default_rng([seed, 7])
+    if scenario == "sparse":
+        n_workers = SPARSE_WORKERS
+    elif scenario == "skewed196":
+        n_workers = 196
+    else:
+        n_workers = int(rng.integers(50, 201))
+    names = [f"w{k:0{max(3, len(str(n_workers - 1)))}d}" for k in range(n_workers)]
+    profiles = _profiles(rng, names)
+    if scenario == "sparse":
+        n_items, chosen = _assign_sparse(rng, names)
+    else:
+        n_items = 3 * n_workers if scenario == "crowds" else SKEWED196_ITEMS
+        if scenario == "skewed196":
+            activity = rng.lognormal(0.0, SKEWED196_SIGMA, n_workers)
+        elif workload == "skewed":
+            activity = rng.lognormal(0.0, 1.0, n_workers)
+        else:
+            activity = np.ones(n_workers)
+        chosen = _assign_by_activity(rng, names, np.arange(n_items), activity)
+        if scenario == "skewed196":  # everyone in a crowd's data set annotated something
+            idle = sorted(set(names) - set(chosen["annotator"]))
+            extra = pd.DataFrame({"item": rng.integers(0, n_items, len(idle)), "annotator": idle})
+            chosen = pd.concat([chosen, extra], ignore_index=True)
+    width = max(5, len(str(n_items + HELD_OUT - 1)))
+    chosen["item"] = [f"img_{i:0{width}d}" for i in chosen["item"]]
+    held = [f"img_{i:0{width}d}" for i in range(n_items, n_items + HELD_OUT)]
+
+    # the truth depends on the seed only, each worker's drawing on the seed and its name:
+    # simulating the workers in batches and keeping their own items gives the same crowd
+    parts, truth = [], None
+    for start in range(0, n_workers, BATCH):
+        batch = {w: profiles[w] for w in names[start : start + BATCH]}
+        sim = iaf.simulate_with_truth(
+            n_items=n_items + HELD_OUT, annotators=batch, seed=seed, objects_per_item=4
+        )
+        ann = sim.annotations.drop(columns=["truth_id", "object_id"])
+        truth = sim.truth
+        parts.append(
+            (
+                ann.merge(chosen, on=["item", "annotator"]),
+                ann[ann["item"].isin(held)],
+            )
+        )
+    df = pd.concat([p[0] for p in parts], ignore_index=True)
+    mine = pd.concat([p[1] for p in parts], ignore_index=True)
 
     # oracle: every worker against the truth on the held-out items, one pseudo-item per
     # (item, worker) so that only worker-truth pairings are matched
-    mine = ann[ann["item"].isin(held)].drop(columns=["truth_id", "object_id"])
     mine = mine.assign(item=mine["item"] + "|" + mine["annotator"])
-    truth = sim.truth[sim.truth["item"].isin(held)].drop(columns=["truth_id"])
+    truth = truth[truth["item"].isin(held)].drop(columns=["truth_id"])
     truth_rows = pd.concat(
         [truth.assign(item=truth["item"] + "|" + w, annotator=TRUTH) for w in names],
         ignore_index=True,
@@ -108,7 +179,7 @@ def crowd(seed: int, workload: str):
 def true_quality(oracle: pd.DataFrame, names) -> pd.Series:
     """Pooled PQ of every worker against the truth."""
     t = iaf.pair_tables(oracle, n_chance=50, progress=False)
-    q = annotator_quality_from_tables(t)  # its raw_pq against the only partner, the truth
+    q = annotator_quality_from_tables(t, n_boot=0)  # its raw_pq against the only partner, the truth
     return q.set_index("annotator")["raw_pq"].reindex(names)
 
 
@@ -117,15 +188,26 @@ def rho(estimate, truth) -> float:
     return float(spearmanr(x, truth)[0])
 
 
+def one_item_in_top(q: pd.DataFrame, column: str) -> int:
+    """How many of the TOP best workers by ``column`` annotated a single item."""
+    x = q[column].to_numpy(dtype=float)
+    top = np.argsort(-np.where(np.isfinite(x), x, -np.inf), kind="stable")[:TOP]
+    return int((q["n_items"].to_numpy()[top] == 1).sum())
+
+
 def run(args):
     rows = []
     for c in range(args.crowds):
         seed = args.seed + c
         t0 = time.perf_counter()
-        df, oracle, names = crowd(seed, args.workload)
+        df, oracle, names = crowd(seed, args.workload, args.scenario)
         truth = true_quality(oracle, names).to_numpy()
-        tables = iaf.pair_tables(df, seed=seed, progress=False)
-        q = annotator_quality_from_tables(tables).set_index("annotator").reindex(names)
+        tables = iaf.pair_tables(df, seed=seed, n_chance=50, progress=False)  # within only
+        q = (
+            annotator_quality_from_tables(tables, n_boot=args.n_boot, seed=seed, progress=False)
+            .set_index("annotator")
+            .reindex(names)
+        )
         sets = tables.sets_within[tables.sets_within["label"] == -1]
         sim = 1.0 - sets["overall"].to_numpy()
         n_ann = len(tables.corpus.annotators)
@@ -139,17 +221,26 @@ def run(args):
             .reindex(names)
             .to_numpy()
         )
-        est = q["quality"].to_numpy()
+        est, fixed = q["quality"].to_numpy(), q["unshrunk"].to_numpy()
+        inside = (q["ci_low"].to_numpy() <= truth) & (truth <= q["ci_high"].to_numpy())
         row = {
             "crowd": c,
             "workers": len(names),
             "items": df["item"].nunique(),
             "items/worker": df.groupby("annotator")["item"].nunique().median(),
+            "1-item workers": int((q["n_items"] == 1).sum()),
             "raw IoU": rho(q["raw_iou"].to_numpy(), truth),
             "raw PQ": rho(q["raw_pq"].to_numpy(), truth),
             "raw overall": rho(overall, truth),
-            "fixed point": rho(est, truth),
+            "fixed point": rho(fixed, truth),
+            "shrunk": rho(est, truth),
+            "|fp - PQ|": float(np.nanmean(np.abs(fixed - truth))),
             "|q - PQ|": float(np.nanmean(np.abs(est - truth))),
+            "fp > 1": int((fixed > 1).sum()),
+            "q > 1": int((est > 1).sum()),
+            "top-10 1-item fp": one_item_in_top(q, "unshrunk"),
+            "top-10 1-item q": one_item_in_top(q, "quality"),
+            "coverage": float(np.mean(inside[np.isfinite(est)])),
             "s": time.perf_counter() - t0,
         }
         rows.append(row)
@@ -160,25 +251,42 @@ def run(args):
             flush=True,
         )
     out = pd.DataFrame(rows)
-    cols = ["raw IoU", "raw PQ", "raw overall", "fixed point"]
+    cols = ["raw IoU", "raw PQ", "raw overall", "fixed point", "shrunk"]
     print(
         f"\nSpearman rho with the true quality over {len(out)} crowds "
-        f"({args.workload} workload): mean (sd) [min, max]"
+        f"({args.scenario}, {args.workload} workload): mean (sd) [min, max]"
     )
     for col in cols:
         v = out[col]
         print(f"  {col:<12} {v.mean():.3f} ({v.std():.3f}) [{v.min():.3f}, {v.max():.3f}]")
-    for base in ("raw IoU", "raw PQ", "raw overall"):
-        d = out["fixed point"] - out[base]
+    for base in ("raw IoU", "raw PQ", "raw overall", "fixed point"):
+        d = out["shrunk"] - out[base]
         print(
-            f"  fixed point - {base:<10} {d.mean():+.3f} ({d.std():.3f}) "
+            f"  shrunk - {base:<12} {d.mean():+.3f} ({d.std():.3f}) "
             f"[{d.min():+.3f}, {d.max():+.3f}], better in {int((d > 0).sum())}/{len(d)}"
         )
-    print(f"  mean |quality - true PQ|: {out['|q - PQ|'].mean():.3f}")
-    gain = (out["fixed point"] - out["raw IoU"]).mean()
     print(
-        f"target (fixed point - raw IoU >= +0.05 on average): "
-        f"{'met' if gain >= 0.05 else 'NOT met'} ({gain:+.3f})"
+        f"  mean |estimate - true PQ|: fixed point {out['|fp - PQ|'].mean():.3f}, "
+        f"shrunk {out['|q - PQ|'].mean():.3f}"
+    )
+    print(
+        f"  workers above 1 per crowd: fixed point {out['fp > 1'].mean():.1f}, "
+        f"shrunk {out['q > 1'].mean():.1f}"
+    )
+    print(
+        f"  one-item workers among the top {TOP}: fixed point {out['top-10 1-item fp'].mean():.1f}"
+        f" (max {out['top-10 1-item fp'].max()}), shrunk {out['top-10 1-item q'].mean():.1f}"
+        f" (max {out['top-10 1-item q'].max()})"
+    )
+    print(f"  95 % interval contains the true PQ: {out['coverage'].mean():.1%} of workers")
+    gain = (out["shrunk"] - out["raw IoU"]).mean()
+    print(
+        f"targets: shrunk - raw IoU >= +0.05 on average: "
+        f"{'met' if gain >= 0.05 else 'NOT met'} ({gain:+.3f}); shrunk rho >= fixed point "
+        f"rho on average: {'met' if out['shrunk'].mean() >= out['fixed point'].mean() else 'NOT met'};"
+        f" at most 2 one-item workers in the top {TOP}: "
+        f"{'met' if out['top-10 1-item q'].max() <= 2 else 'NOT met'}; quality <= 1: "
+        f"{'met' if out['q > 1'].max() == 0 else 'NOT met'}"
     )
     return out
 
@@ -188,6 +296,8 @@ def main():
     p.add_argument("--crowds", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workload", choices=("skewed", "uniform"), default="skewed")
+    p.add_argument("--scenario", choices=("crowds", "sparse", "skewed196"), default="crowds")
+    p.add_argument("--n-boot", type=int, default=200)
     args = p.parse_args()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=iaf.IAAWarning)

@@ -1,14 +1,18 @@
 """Tests for iaa_frames.report.diagnosis: sigma read against chance and the other
 components, alpha against Krippendorff's thresholds, the diagnosis table ("Reading the
 components together" in docs/ARCHITECTURE.md), the classes and annotators named, undefined
-figures explained. On hand-built results (tests/results.py) whose values are set."""
+figures explained, the match threshold taken into account. On hand-built results
+(tests/results.py) whose values are set, and on simulated jitter / random corpora."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
 from results import make_result
 
+import iaa_frames as iaf
 from iaa_frames.frame import ALL
 from iaa_frames.report import GAP, HIGH, LOW, against_chance, level, reading, relative_levels
 
@@ -127,3 +131,55 @@ def test_reading_explains_undefined_figures():
         "Localization is undefined (NaN, not 0 or 1 by fiat): too few chance units (n=3)." in text
     )
     assert "raw mean IoU" not in text  # nothing to contrast it with
+
+
+# ------------------------------------------------- readings that take τ into account
+
+
+def _overall(sentences):
+    return next(s for s in sentences if s.startswith("Overall reading"))
+
+
+def _simulated(annotators, thresholds=0.5, seed=1):
+    df = iaf.simulate(n_items=50, seed=seed, annotators=annotators)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=iaf.IAAWarning)
+        return iaf.agreement(df, n_chance=200, n_boot=50, match_threshold=thresholds)
+
+
+@pytest.mark.parametrize("jitter", [0.2, 0.3])
+def test_jittered_corpora_are_read_as_loose_drawing(jitter):
+    jittered = {k: {"jitter": jitter} for k in "ABC"}
+    one = _simulated(jittered)
+    text = _overall(reading(one))
+    assert "because of the match threshold" in text and "threshold curve" in text
+    assert "task needs rethinking" not in " ".join(reading(one))
+    sweep = _simulated(jittered, thresholds=[0.3, 0.5])
+    text = _overall(reading(sweep))
+    assert "detection rises from" in text and "at τ = 0.3" in text
+    # the sweep confirms it: the annotators find the same objects at a lower τ
+    assert "draw them loosely" in text
+
+
+@pytest.mark.parametrize("thresholds", [0.5, [0.3, 0.5]])
+def test_random_annotators_keep_the_old_diagnosis(thresholds):
+    res = _simulated({k: "random" for k in "ABC"}, thresholds=thresholds)
+    text = " ".join(reading(res))
+    assert "Overall reading: all three components are low: the task needs rethinking" in text
+    assert "because of the match threshold" not in text
+
+
+def test_annotators_who_miss_but_draw_well_are_not_read_as_the_gate():
+    res = _simulated({"A": "misser", "B": {"jitter": 0.05, "miss": 0.3}, "C": "misser"})
+    assert "because of the match threshold" not in " ".join(reading(res))
+
+
+def test_the_report_page_reads_the_sweep(tmp_path):
+    df = iaf.simulate(n_items=30, seed=1, annotators={k: {"jitter": 0.25} for k in "ABC"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=iaf.IAAWarning)
+        page = iaf.report(
+            df, tmp_path, match_threshold=[0.3, 0.5], n_chance=200, n_boot=30, progress=False
+        ).read_text(encoding="utf-8")
+    assert "detection and localization fall together because of the match threshold" in page
+    assert "detection rises from" in page

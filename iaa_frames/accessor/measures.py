@@ -14,6 +14,7 @@ import xarray as xr
 
 from .. import cached
 from ..kalpha import kalpha
+from ..ranking import DEFAULT_N_BOOT as DEFAULT_QUALITY_N_BOOT
 from ..ranking import annotator_quality
 from ..reference import accuracy
 from ..settings import DEFAULTS, MatchSettings
@@ -67,7 +68,7 @@ class MeasureMethods:
         self,
         *,
         match_threshold: float = DEFAULTS.match_threshold,
-        n_boot: int = 0,
+        n_boot: int = DEFAULT_QUALITY_N_BOOT,
         seed: int = DEFAULTS.seed,
         max_iter: int = 2000,
         progress: bool | None = DEFAULTS.progress,

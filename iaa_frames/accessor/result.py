@@ -255,7 +255,7 @@ class ResultAccessor:
             data = self._single("table()")
         return agreement_table(data, by=by, sort=sort, top=top, digits=digits)
 
-    def reading(self, *, max_labels: int = 8) -> list[str]:
+    def reading(self, *, max_labels: int = 8, sweep=None) -> list[str]:
         """The plain-language reading of the numbers, as the report's "Reading" section
         writes it (:func:`iaa_frames.report.reading`).
 
@@ -271,6 +271,9 @@ class ResultAccessor:
         ----------
         max_labels : int, default 8
             Classes named at most per line.
+        sweep : xarray.Dataset, optional
+            The same corpus at several thresholds (a ``threshold`` dimension): the reading
+            then says when detection and localization fall together because of τ.
 
         Returns
         -------
@@ -285,7 +288,7 @@ class ResultAccessor:
         >>> isinstance(lines[0], str) and any("σ" in line for line in lines)
         True
         """
-        return reading(self._single("reading()"), max_labels=max_labels)
+        return reading(self._single("reading()"), max_labels=max_labels, sweep=sweep)
 
     def sigma(self, *, component: str = "localization") -> xr.DataArray:
         """σ of one component by label and annotator.

@@ -289,6 +289,7 @@ def report(
         elapsed=elapsed,
         version=__version__,
         disagree_html=disagree_html,
+        sweep=sweep,
     )
     page = render_page(ctx, title or "Inter-annotator agreement report", sections=sections)
     target = out_dir / "report.html"
@@ -335,6 +336,7 @@ def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
         top=top,
         elapsed=time.perf_counter() - start,
         version=version,
+        sweep=sweep,
     )
     n_lab, n_ann = result.sizes["label"] - 1, result.sizes["annotator"] - 1
     intro = (

@@ -5,6 +5,10 @@ with the bootstrap interval) and against the other components (:func:`relative_l
 alpha is also set against Krippendorff's thresholds (:func:`level`). :func:`reading`
 matches the pooled levels against the diagnosis table ("Reading the components together"
 in docs/ARCHITECTURE.md), then names the classes and annotators that stand out.
+
+The match threshold τ is read first (:mod:`iaa_frames.report.gate`): when detection and
+localization fall together because of the gate, the reading says so and points at the
+threshold curve instead of the diagnosis table.
 """
 
 from __future__ import annotations
@@ -15,8 +19,11 @@ import numpy as np
 
 from ..frame import ALL
 from ..result import COMPONENTS, MEASURES
+from ..thresholds import has_threshold_dim
 from ..views import cell_value, top_by_support
 from .formatting import component_name, fmt, listing
+from .gate import gate_evidence, gate_text
+from .threshold import report_threshold
 
 __all__ = ["GAP", "HIGH", "LOW", "against_chance", "level", "reading", "relative_levels"]
 
@@ -154,7 +161,7 @@ def _diagnose(d: str, c: str, loc: str) -> str | None:
     return None
 
 
-def reading(result, *, max_labels: int = 8) -> list[str]:
+def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
     """A short plain-language reading of an agreement result (the diagnosis table of docs/ARCHITECTURE.md).
 
     Sigma has no conventional cut-offs, so the components are read against chance (with
@@ -164,14 +171,20 @@ def reading(result, *, max_labels: int = 8) -> list[str]:
     against the diagnosis table; then the classes and annotators that stand out are named, σ and
     KS are compared (a high KS with a lower σ means a minority of items concentrates the
     disagreement), raw IoU is set beside localization σ, and undefined figures are
-    explained with their ``note``.
+    explained with their ``note``. When detection and localization fall together because
+    of the match threshold τ (:func:`iaa_frames.report.gate.gate_evidence`), the reading says so and points at
+    the threshold curve instead of the diagnosis table.
 
     Parameters
     ----------
     result : xarray.Dataset
-        The agreement result.
+        The agreement result; with a ``threshold`` dimension, it is read at the report's
+        threshold (0.5, or the nearest) and serves as ``sweep``.
     max_labels : int, default 8
         Largest number of class / annotator names listed per sentence.
+    sweep : xarray.Dataset, optional
+        The same corpus at several thresholds (a ``threshold`` dimension): detection at
+        lower thresholds tells whether τ explains low detection.
 
     Returns
     -------
@@ -186,6 +199,9 @@ def reading(result, *, max_labels: int = 8) -> list[str]:
     >>> reading(res)[0].startswith("Detection")
     True
     """
+    if has_threshold_dim(result):
+        sweep = result if sweep is None else sweep
+        result = result.sel(threshold=report_threshold(result["threshold"].values))
     out = []
     comps = [c for c in _TRIAD if c in result["component"].values]
     cis = {
@@ -203,7 +219,12 @@ def reading(result, *, max_labels: int = 8) -> list[str]:
         parts.append(f"{component_name(result, c)} = {fmt(v)} ({_MEANING[c]}; {extra})")
     first = "; ".join(parts) + "."
     out.append(first[:1].upper() + first[1:])
-    diagnosis = _diagnose(lv["detection"], lv["classification"], lv["localization"])
+    gate = gate_evidence(result, sweep=sweep) if lv["localization"] != "below chance" else None
+    diagnosis = (
+        gate_text(gate)
+        if gate
+        else _diagnose(lv["detection"], lv["classification"], lv["localization"])
+    )
     if diagnosis:
         out.append("Overall reading: " + diagnosis)
     else:
@@ -251,12 +272,12 @@ def reading(result, *, max_labels: int = 8) -> list[str]:
                 "agree and a minority of items concentrates the disagreement; the "
                 "hardest items below show which."
             )
-    out.extend(_label_sentences(result, max_labels))
+    out.extend(_label_sentences(result, max_labels, sweep))
     out.extend(_annotator_sentences(result, max_labels))
     return out
 
 
-def _label_sentences(result, limit):
+def _label_sentences(result, limit, sweep=None):
     """Classes grouped by diagnosis, most supported first."""
     labels, _ = top_by_support(result, "label", None, keep_all=False)
     if not labels:
@@ -275,7 +296,14 @@ def _label_sentences(result, limit):
         )
         if "undefined" in lv.values():
             undefined.append(lab)
-        text = _diagnose(lv.get("detection"), lv.get("classification"), lv.get("localization"))
+        gate = None
+        if lv.get("localization") != "below chance" and set(comps) == set(_TRIAD):
+            gate = gate_evidence(result, sweep=sweep, label=lab)
+        text = (
+            gate_text(gate, short=True)
+            if gate
+            else _diagnose(lv.get("detection"), lv.get("classification"), lv.get("localization"))
+        )
         if text and not text.startswith("no component stands out"):
             groups.setdefault(text, []).append(lab)
     out = []

@@ -81,7 +81,10 @@ class Context:
 def _section_reading(ctx):
     return (
         "<ul class=reading>"
-        + "".join(f"<li>{html.escape(x)}</li>" for x in reading(ctx.result))
+        + "".join(
+            f"<li>{html.escape(x)}</li>"
+            for x in reading(ctx.result, sweep=getattr(ctx, "sweep", None))
+        )
         + "</ul>"
     )
 
