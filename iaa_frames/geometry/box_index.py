@@ -54,10 +54,15 @@ class _Index:
         if k not in self.axes:
             lo, hi = self.boxes[self.obj, k], self.boxes[self.obj, k + 2]
             _, rank = np.unique(np.concatenate([lo, hi]), return_inverse=True)
-            rank = rank.ravel().astype(np.int64)
+            rank = rank.ravel().astype(np.int32 if len(rank) < 2**31 - 2 else np.int64)
             n = len(lo)
             r_lo, r_hi = rank[:n], rank[n:]
             width = int(rank.max()) + 2 if n else 1
+            # an empty interval (x1 <= x0, or a NaN) overlaps nothing: it starts after
+            # every other and ends before every other
+            bad = ~(lo < hi)
+            r_lo = np.where(bad, width - 1, r_lo)
+            r_hi = np.where(bad, -1, r_hi)
             key = self.seg * width + r_lo
             order = np.argsort(key, kind="stable")  # by segment, then by interval start
             self.axes[k] = (key[order], order, r_lo, r_hi, width)
@@ -150,19 +155,23 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b):
         sel = np.flatnonzero(chosen)
         searches = index.searches(k, index.seg_a[sel], index.seg_b[sel])
         _, order, *_ = index.axis(k)
+        # exact test of both axes on the ranks of the coordinates (integers, no gather of
+        # boxes): the sweep lists x0_i <= x0_j < x1_i (or the converse), not x0_i < x1_j
+        lo_k, hi_k = index.axis(k)[2:4]
+        lo_o, hi_o = index.axis(1 - k)[2:4]
         for side, (pairing, entry, lo, count) in enumerate(searches):
             owner, step = _runs(count)
             found = order[lo[owner] + step]  # entries of the other side
             query = entry[owner]
+            keep = (
+                (lo_o[query] < hi_o[found])
+                & (lo_o[found] < hi_o[query])
+                & (lo_k[query] < hi_k[found])
+                & (lo_k[found] < hi_k[query])
+            )
+            query, found, owner = query[keep], found[keep], owner[keep]
             ea, eb = (query, found) if side == 0 else (found, query)
             parts.append((sel[pairing[owner]], index.local[ea], index.local[eb]))
     pairing, la, lb = (np.concatenate(x) for x in zip(*parts))
-    oa = np.asarray(start_a, dtype=np.int64)[pairing] + la
-    ob = np.asarray(start_b, dtype=np.int64)[pairing] + lb
-    ba, bb = boxes[oa], boxes[ob]
-    keep = (np.minimum(ba[:, 2], bb[:, 2]) - np.maximum(ba[:, 0], bb[:, 0]) > 0) & (
-        np.minimum(ba[:, 3], bb[:, 3]) - np.maximum(ba[:, 1], bb[:, 1]) > 0
-    )
-    pairing, la, lb = pairing[keep], la[keep], lb[keep]
     order = np.lexsort((lb, la, pairing))
     return pairing[order], la[order], lb[order]
