@@ -150,10 +150,17 @@ def in_sorted(values, keys) -> np.ndarray:
     [True, False, True]
     """
     values = np.asarray(values, dtype=np.int64)
-    if not len(keys):
+    if not len(keys) or not values.size:
         return np.zeros(values.shape, dtype=bool)
-    pos = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
-    return keys[pos] == values
+    if values.size < 4096:
+        pos = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
+        return keys[pos] == values
+    # binary search of sorted needles walks the keys in order: several times faster
+    order = np.argsort(values, kind="stable")
+    v = values.ravel()[order]
+    out = np.empty(values.size, dtype=bool)
+    out[order] = keys[np.minimum(np.searchsorted(keys, v), len(keys) - 1)] == v
+    return out.reshape(values.shape)
 
 
 def union_sorted(keys, values) -> np.ndarray:

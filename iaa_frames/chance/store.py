@@ -89,8 +89,10 @@ class Draws:
     kind: list = field(default_factory=list)
     group: list = field(default_factory=list)
     key: list = field(default_factory=list)
+    _index: dict = field(default_factory=dict, repr=False)
 
     def add(self, kind: int, group, a, b) -> None:
+        self._index.clear()
         a = np.asarray(a, dtype=np.int64)
         self.kind.append(np.full(len(a), kind, dtype=np.int64))
         self.group.append(np.broadcast_to(np.asarray(group, dtype=np.int64), a.shape).copy())
@@ -111,14 +113,17 @@ class Draws:
         Groups are renumbered among those drawn, so that no product of a key and a group
         code can overflow (pair groups run to annotators²).
         """
-        g, k = self.keys(*kinds)
+        kinds = tuple(sorted(set(kinds)))
+        if kinds not in self._index:  # built once per kinds until the next add()
+            g, k = self.keys(*kinds)
+            codes = sorted_unique(g)
+            self._index[kinds] = codes, sorted_unique(k * len(codes) + np.searchsorted(codes, g))
+        codes, drawn = self._index[kinds]
         key = np.asarray(key, dtype=np.int64)
         group = np.broadcast_to(np.asarray(group, dtype=np.int64), key.shape)
-        codes = sorted_unique(g)
         if not len(codes):
             return np.zeros(key.shape, dtype=bool)
         pos = np.minimum(np.searchsorted(codes, group), len(codes) - 1)
-        drawn = sorted_unique(k * len(codes) + np.searchsorted(codes, g))
         return (codes[pos] == group) & in_sorted(key * len(codes) + pos, drawn)
 
 
