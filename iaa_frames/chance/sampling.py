@@ -136,7 +136,7 @@ def sorted_unique(values) -> np.ndarray:
     >>> sorted_unique(np.array([5, 1, 5, 3])).tolist()
     [1, 3, 5]
     """
-    s = np.sort(np.asarray(values, dtype=np.int64), kind="stable")
+    s = np.sort(np.asarray(values, dtype=np.int64))
     return s[np.r_[True, s[1:] != s[:-1]]] if len(s) else s
 
 
@@ -156,7 +156,7 @@ def in_sorted(values, keys) -> np.ndarray:
         pos = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
         return keys[pos] == values
     # binary search of sorted needles walks the keys in order: several times faster
-    order = np.argsort(values, kind="stable")
+    order = np.argsort(values.ravel())
     v = values.ravel()[order]
     out = np.empty(values.size, dtype=bool)
     out[order] = keys[np.minimum(np.searchsorted(keys, v), len(keys) - 1)] == v
