@@ -202,9 +202,7 @@ def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restr
     loc["in_annotator_a"] = d.contains(own, aa, key)
     loc["in_annotator_b"] = d.contains(own, ab, key)
     loc["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key)
-    loc["in_label"] = (la == lb) & d.contains(
-        (chance.SETS_LABEL, chance.LOC_LABEL), la, key
-    )
+    loc["in_label"] = (la == lb) & d.contains((chance.SETS_LABEL, chance.LOC_LABEL), la, key)
     flags = ["in_uniform", "in_annotator_a", "in_annotator_b", "in_pair", "in_label"]
     loc = loc[loc[flags].any(axis=1).to_numpy()].reset_index(drop=True)
     return sets_between, loc

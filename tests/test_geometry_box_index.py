@@ -32,9 +32,7 @@ def test_overlapping_pairs_equal_the_brute_force(seed):
     if seed % 5 == 0:
         boxes[rng.integers(0, n, 3), rng.integers(0, 4, 3)] = np.nan
     if seed % 2 == 0:
-        boxes[rng.integers(0, n, 3), rng.integers(0, 4, 3)] = rng.choice(
-            [np.inf, -np.inf, -0.0], 3
-        )
+        boxes[rng.integers(0, n, 3), rng.integers(0, 4, 3)] = rng.choice([np.inf, -np.inf, -0.0], 3)
     P = int(rng.integers(1, 7))
     sa, sb = rng.integers(0, n, P), rng.integers(0, n, P)
     ca, cb = rng.integers(0, n - sa + 1), rng.integers(0, n - sb + 1)
