@@ -10,6 +10,13 @@ i by annotator a against that of item j by annotator b) go through exactly this 
 with the same threshold, as within-item pairings. (Filtering the within-item pairs by the
 matcher but not the chance pairs would make annotators who draw at random score σ near
 0.7 rather than 0.)
+
+Dense items: at ``tau > 0`` a pair of objects whose boxes do not overlap has IoU 0, is
+never eligible, and (for IoU-based similarities) is never anyone's best match, so large
+pairings list only the overlapping pairs (:mod:`iaa_frames.geometry.box_index`) and the
+assignment splits them into connected components (:func:`~iaa_frames.matching.assign`):
+the result is exactly that of listing every pair, at a cost that grows with the
+overlaps. At ``tau = 0`` every pair is eligible and every pair is listed.
 """
 
 from __future__ import annotations
