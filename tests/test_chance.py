@@ -36,6 +36,7 @@ from iaa_frames import pair_steps
 from iaa_frames.chance import (
     MIN_CHANCE_UNITS,
     enumerate_uniform,
+    gating,
     pairing_key,
     sample_groups,
     uniform_population,
@@ -1354,3 +1355,16 @@ def test_crowd_within_counts_are_sparse():
     assert (counts.sets_pair.count == 1).all()
     tables = pair_tables(df, progress=False)
     assert len(tables.sets_between) > 0
+
+
+@pytest.mark.parametrize("tau", [0.1, 0.5])
+def test_gating_by_rtree_lists_the_pairings_of_the_sweep(tau):
+    """Past the sweep's budget of pairs overlapping in x, the R-tree lists the same
+    pairings (those the sweep lists with no budget)."""
+    df = iaf.simulate(n_items=60, seed=7, annotators={"a": "good", "b": "sloppy", "c": "good"})
+    corpus = prepare(df)
+    sweep = gating.gated_pairings(corpus, tau)
+    tree = gating._gated_by_tree(corpus, tau)
+    assert sweep is not None and tree is not None and len(sweep[0]) > 0
+    for s, t in zip(sweep, tree, strict=True):
+        np.testing.assert_array_equal(s, t)
