@@ -13,6 +13,10 @@ from .population import pairing_key
 
 #: Most object pairs looked at by the index of chance pairs that can match.
 OBJECT_PAIR_BUDGET = 20_000_000
+#: Most object pairs overlapping in x and y that the R-tree index looks at (they cost a
+#: few numpy operations each, in blocks of bounded memory; drawing pairings instead
+#: costs far more in a crowd, where per-annotator strata need many draws per unit).
+TREE_PAIR_BUDGET = 200_000_000
 
 
 def gated_pairings(corpus: Corpus, tau: float):
@@ -21,7 +25,7 @@ def gated_pairings(corpus: Corpus, tau: float):
     overlap in x (groups of items and annotators different), and the IoU bound of
     :func:`iaa_frames.pipeline.iou_upper_bound` keeps those that can reach ``tau``. The
     cost grows with the pairs that overlap, not with the pairings. Returns None when
-    more than :data:`OBJECT_PAIR_BUDGET` object pairs overlap in x and in y (then
+    more than :data:`TREE_PAIR_BUDGET` object pairs overlap in x and in y (then
     pairings are drawn and tested instead); past that many overlaps in x alone, the
     pairs that overlap in both come from an R-tree (the same pairs, found faster).
 
@@ -81,7 +85,7 @@ def gated_pairings(corpus: Corpus, tau: float):
 def _gated_by_tree(corpus: Corpus, tau: float):
     """:func:`gated_pairings` from an R-tree of the boxes (:class:`shapely.STRtree`),
     queried in blocks: the object pairs whose boxes overlap in x and y, then the same
-    tests as the sweep. None when more than :data:`OBJECT_PAIR_BUDGET` pairs overlap, or
+    tests as the sweep. None when more than :data:`TREE_PAIR_BUDGET` pairs overlap, or
     when a box is not finite (the tree cannot hold it)."""
     slots = corpus.annotations
     n_slots = slots.empty + 1
@@ -98,7 +102,7 @@ def _gated_by_tree(corpus: Corpus, tau: float):
         ok = oi < oj
         oi, oj = oi[ok], oj[ok]
         seen += len(oi)
-        if seen > OBJECT_PAIR_BUDGET:
+        if seen > TREE_PAIR_BUDGET:
             return None
         ok = (
             (np.minimum(box[oi, 2], box[oj, 2]) > np.maximum(box[oi, 0], box[oj, 0]))
