@@ -144,8 +144,10 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
 
     Edges whose two objects have no other eligible edge are taken directly. Pairings
     with a real choice are solved exactly: by enumerating every assignment, vectorized
-    over all matrices of the same shape, or with
-    :func:`scipy.optimize.linear_sum_assignment` when a matrix is too large for that.
+    over all matrices of the same shape. A pairing too large for that is split into the
+    connected components of its eligible edges (each solved on its own, by enumeration
+    when small, else with :func:`scipy.optimize.linear_sum_assignment`), so that a dense
+    item costs its many small conflicts, not one matrix of all its objects.
 
     Parameters
     ----------
@@ -186,13 +188,18 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     n_cols = np.zeros(len(count_a), dtype=np.int64)
     np.maximum.at(n_rows, p, rows + 1)
     np.maximum.at(n_cols, p, cols + 1)
+    large = _too_large(np.minimum(n_rows, n_cols), np.maximum(n_rows, n_cols))
+    if large.any():
+        edges, p, rows, cols, n_rows, n_cols = _split_large(
+            edges, p, large, contested, chosen, key_a, key_b, local_a, local_b
+        )
     flip = n_rows[p] > n_cols[p]  # put the smaller side on the rows
     rows, cols = np.where(flip, cols, rows), np.where(flip, rows, cols)
     r = np.minimum(n_rows, n_cols)[p]
     c = np.maximum(n_rows, n_cols)[p]
-    # one group per matrix shape; a stable sort keeps each group's edges in pairing order
+    # one group per matrix shape, each matrix's edges together, in pairing order
     shape = r * (int(c.max()) + 1) + c
-    order = np.argsort(shape, kind="stable")
+    order = np.lexsort((p, shape))
     bounds = np.flatnonzero(np.r_[True, shape[order][1:] != shape[order][:-1], True])
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         sel = order[lo:hi]
@@ -217,6 +224,56 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
 
 def _n_injections(r: int, c: int) -> int:
     return math.perm(c, r)  # exact: a float product overflows for large matrices
+
+
+def _too_large(r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Whether an r x c matrix (r <= c) has too many assignments to enumerate."""
+    out = np.zeros(len(r), dtype=bool)
+    shapes, inverse = np.unique(np.stack([r, c], axis=1), axis=0, return_inverse=True)
+    big = np.array([_n_injections(int(ri), int(ci)) > _MAX_PERMUTATIONS for ri, ci in shapes])
+    if len(shapes):
+        out = big[inverse.ravel()]
+    return out
+
+
+def _split_large(edges, p, large, contested, chosen, key_a, key_b, local_a, local_b):
+    """Split the matrices of the ``large`` pairings into the connected components of
+    their contested edges.
+
+    An optimal assignment of a pairing is the union of optimal assignments of the
+    components of its graph of eligible edges (no edge joins two components), and an
+    uncontested edge (a component of its own) is in every optimal assignment: it is
+    taken here. A dense pairing of thousands of objects thus becomes many small
+    matrices, solved by enumeration, instead of one matrix of all its objects.
+
+    Returns the edges left to solve with their matrix (``P`` + component for the split
+    pairings), rows, columns and the matrices' row and column counts.
+    """
+    P = len(large)
+    split = large[p]
+    alone = edges[split & ~contested[edges]]
+    chosen[alone] = True
+    keep = ~split | contested[edges]
+    edges, p, split = edges[keep], p[keep], split[keep]
+    s = np.flatnonzero(split)
+    unit = p.copy()
+    if s.size:
+        n_a = int(key_a[edges[s]].max()) + 1
+        n_b = int(key_b[edges[s]].max()) + 1
+        graph = coo_matrix(
+            (np.ones(s.size), (key_a[edges[s]], n_a + key_b[edges[s]])),
+            shape=(n_a + n_b, n_a + n_b),
+        )
+        _, comp = connected_components(graph, directed=False)
+        unit[s] = P + comp[key_a[edges[s]]]
+    rows = _dense_rank(unit, local_a[edges])
+    cols = _dense_rank(unit, local_b[edges])
+    n_units = int(unit.max()) + 1 if len(unit) else P
+    n_rows = np.zeros(n_units, dtype=np.int64)
+    n_cols = np.zeros(n_units, dtype=np.int64)
+    np.maximum.at(n_rows, unit, rows + 1)
+    np.maximum.at(n_cols, unit, cols + 1)
+    return edges, unit, rows, cols, n_rows, n_cols
 
 
 def _dense_rank(group: np.ndarray, value: np.ndarray) -> np.ndarray:

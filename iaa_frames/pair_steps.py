@@ -10,6 +10,8 @@ import pandas as pd
 
 from . import chance
 from .chance import ChanceSample, WithinCounts
+from .chance.sampling import sorted_unique
+from .chance.store import PairCounts
 from .corpus import Corpus, Slices
 from .matching import run_starts
 from .pipeline import Matched
@@ -50,7 +52,7 @@ def labels_of_pairings(corpus: Corpus, a, b):
         pairing = np.repeat(np.arange(len(side)), n_lab[side])
         k = np.arange(len(pairing)) - run_starts(n_lab[side])[pairing]
         rows.append(pairing * len(corpus.labels) + bl.label[first[side][pairing] + k])
-    both = np.unique(np.concatenate(rows))
+    both = sorted_unique(np.concatenate(rows))
     return both // len(corpus.labels), both % len(corpus.labels)
 
 
@@ -148,8 +150,7 @@ def within_counts(corpus: Corpus, a, b, whole: Matched, ll) -> WithinCounts:
     A, L = len(corpus.annotators), len(corpus.labels)
     ann = corpus.annotations
     aa, ab = ann.annotator[a], ann.annotator[b]
-    pair = np.zeros((A, A), dtype=np.int64)
-    np.add.at(pair, (np.minimum(aa, ab), np.maximum(aa, ab)), 1)
+    pair = PairCounts.of(np.minimum(aa, ab), np.maximum(aa, ab), A)  # sparse, not A x A
     oa, ob = corpus.annotator[whole.pair_a], corpus.annotator[whole.pair_b]
     la, lb = corpus.label[whole.pair_a], corpus.label[whole.pair_b]
     return WithinCounts(
@@ -165,7 +166,6 @@ def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restr
     """The chance tables: one row per distinct pairing (sets) and matched pair."""
     ann = corpus.annotations
     A = len(corpus.annotators)
-    n_groups = max(A * A, len(corpus.labels), 1)
     m = sample.matched
     s = np.flatnonzero(sample.has_sets)
     sets = sets_frame_rows(m, s, sample.a[s], sample.b[s], ann)
@@ -173,10 +173,10 @@ def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restr
     aa, ab = ann.annotator[sample.a[s]], ann.annotator[sample.b[s]]
     d = sample.draws
     lo, hi = np.minimum(aa, ab), np.maximum(aa, ab)
-    sets["in_uniform"] = d.contains((chance.SETS_UNIFORM,), 0, key, n_groups)
-    sets["in_annotator_a"] = d.contains((chance.SETS_ANNOTATOR,), aa, key, n_groups)
-    sets["in_annotator_b"] = d.contains((chance.SETS_ANNOTATOR,), ab, key, n_groups)
-    sets["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key, n_groups)
+    sets["in_uniform"] = d.contains((chance.SETS_UNIFORM,), 0, key)
+    sets["in_annotator_a"] = d.contains((chance.SETS_ANNOTATOR,), aa, key)
+    sets["in_annotator_b"] = d.contains((chance.SETS_ANNOTATOR,), ab, key)
+    sets["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key)
     det = class_detection(
         corpus,
         ann,
@@ -198,13 +198,11 @@ def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restr
     lo, hi = np.minimum(aa, ab), np.maximum(aa, ab)
     uni = (chance.SETS_UNIFORM, chance.LOC_UNIFORM)
     own = (chance.SETS_ANNOTATOR, chance.LOC_ANNOTATOR)
-    loc["in_uniform"] = d.contains(uni, 0, key, n_groups)
-    loc["in_annotator_a"] = d.contains(own, aa, key, n_groups)
-    loc["in_annotator_b"] = d.contains(own, ab, key, n_groups)
-    loc["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key, n_groups)
-    loc["in_label"] = (la == lb) & d.contains(
-        (chance.SETS_LABEL, chance.LOC_LABEL), la, key, n_groups
-    )
+    loc["in_uniform"] = d.contains(uni, 0, key)
+    loc["in_annotator_a"] = d.contains(own, aa, key)
+    loc["in_annotator_b"] = d.contains(own, ab, key)
+    loc["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key)
+    loc["in_label"] = (la == lb) & d.contains((chance.SETS_LABEL, chance.LOC_LABEL), la, key)
     flags = ["in_uniform", "in_annotator_a", "in_annotator_b", "in_pair", "in_label"]
     loc = loc[loc[flags].any(axis=1).to_numpy()].reset_index(drop=True)
     return sets_between, loc

@@ -10,6 +10,13 @@ i by annotator a against that of item j by annotator b) go through exactly this 
 with the same threshold, as within-item pairings. (Filtering the within-item pairs by the
 matcher but not the chance pairs would make annotators who draw at random score σ near
 0.7 rather than 0.)
+
+Dense items: at ``tau > 0`` a pair of objects whose boxes do not overlap has IoU 0, is
+never eligible, and (for IoU-based similarities) is never anyone's best match, so large
+pairings list only the overlapping pairs (:mod:`iaa_frames.geometry.box_index`) and the
+assignment splits them into connected components (:func:`~iaa_frames.matching.assign`):
+the result is exactly that of listing every pair, at a cost that grows with the
+overlaps. At ``tau = 0`` every pair is eligible and every pair is listed.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from .distances import (
     uses_mask_iou,
 )
 from .distances import iou as pair_iou
+from .geometry.box_index import overlapping_pairs, sweep_cost
 from .matching import assign, candidate_pairs, run_starts
 from .pair_cache import IoUCache, cached_values
 
@@ -40,6 +48,9 @@ CHUNK_PAIRS = 2_000_000
 _TIEBREAK = 1e-6
 _THREAD_MIN = 256  # shape pairs below which splitting over threads does not pay
 _WORKERS = min(os.cpu_count() or 1, 4)
+#: Pairings with more candidate pairs than this list only the object pairs whose boxes
+#: overlap (:mod:`iaa_frames.geometry.box_index`) when the others cannot change the result.
+SPARSE_MIN_PAIRS = 1024
 #: Relative slack of the clipped-area bound, so that rounding never lets it fall below
 #: the exact IoU computed by the overlay.
 _BOUND_SLACK = 1e-9
@@ -71,10 +82,63 @@ class Matched:
         return cls(i, i, i, f, f, i, i, i, f, f)
 
 
-def _best(values, group, n_groups, higher):
+def _best(values, group, n_groups, higher, unlisted=None):
+    """Best value per group; groups flagged ``unlisted`` also have pairs left out of the
+    candidates (boxes apart), whose similarity is 0."""
     out = np.full(n_groups, -np.inf if higher else np.inf)
     (np.maximum if higher else np.minimum).at(out, group, values)
+    if unlisted is not None and unlisted.any():
+        out[unlisted] = np.maximum(out[unlisted], 0.0)
     return out
+
+
+def _sparse_ok(tau: float, distance: Distance, sets: bool) -> bool:
+    """Whether object pairs whose boxes do not overlap can be left out of a run.
+
+    Such a pair has IoU 0: at ``tau > 0`` it is never eligible, and an IoU-based
+    similarity (``reuses_iou``) is 0 there, so leaving it out changes neither the
+    assignment nor a best match (:func:`_best` restores the 0). At ``tau = 0`` every
+    pair is eligible, and other similarities need every pair: all pairs are listed.
+    """
+    return tau > 0 and (not sets or distance.reuses_iou)
+
+
+def _candidates(corpus: Corpus, slots: Slices, a, b, sparse: bool):
+    """The candidate pairs of the pairings (a, b), in the order of
+    :func:`~iaa_frames.matching.candidate_pairs`: all of them, or with ``sparse`` only
+    the pairs whose boxes overlap in the pairings with over :data:`SPARSE_MIN_PAIRS`."""
+    sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
+    big = (na * nb > SPARSE_MIN_PAIRS) if sparse else np.zeros(len(a), dtype=bool)
+    if not big.any():
+        return candidate_pairs(sa, na, sb, nb)
+    small = np.flatnonzero(~big)
+    large = np.flatnonzero(big)
+    p1, la1, lb1, _, _ = candidate_pairs(sa[small], na[small], sb[small], nb[small])
+    p2, la2, lb2 = overlapping_pairs(
+        corpus.shapes.boxes, sa[large], na[large], sb[large], nb[large]
+    )
+    pairing = np.concatenate([small[p1], large[p2]])
+    order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
+    pairing = pairing[order]
+    la, lb = np.concatenate([la1, la2])[order], np.concatenate([lb1, lb2])[order]
+    return pairing, la, lb, sa[pairing] + la, sb[pairing] + lb
+
+
+def _cost(corpus: Corpus, slots: Slices, a, b, sparse: bool) -> np.ndarray:
+    """Candidate pairs each pairing costs (for chunking)."""
+    cost = slots.count[a] * slots.count[b]
+    if sparse:
+        big = np.flatnonzero(cost > SPARSE_MIN_PAIRS)
+        if big.size:
+            cost = cost.copy()
+            cost[big] = sweep_cost(
+                corpus.shapes.boxes,
+                slots.start[a[big]],
+                slots.count[a[big]],
+                slots.start[b[big]],
+                slots.count[b[big]],
+            )
+    return cost
 
 
 def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
@@ -213,11 +277,9 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     out = np.zeros(len(a), dtype=bool)
-    for lo, hi in _chunks(slots.count[a] * slots.count[b]):
-        n_a, n_b = slots.count[a[lo:hi]], slots.count[b[lo:hi]]
-        pairing, _, _, oa, ob = candidate_pairs(
-            slots.start[a[lo:hi]], n_a, slots.start[b[lo:hi]], n_b
-        )
+    sparse = tau > 0  # a bound above 0 needs overlapping boxes
+    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse)):
+        pairing, _, _, oa, ob = _candidates(corpus, slots, a[lo:hi], b[lo:hi], sparse)
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
     return out
@@ -278,10 +340,10 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     return out
 
 
-def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
+def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False):
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
-    pairing, la, lb, oa, ob = candidate_pairs(slots.start[a], n_a, slots.start[b], n_b)
+    pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse)
     iou, ba, bb, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
     # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box
     dx = (ba[:, 0] + ba[:, 2] - bb[:, 0] - bb[:, 2]) / 2
@@ -316,6 +378,9 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
         out["set_overall"] = np.full(P, np.nan)
         return out
     key_a, key_b = run_starts(n_a)[pairing] + la, run_starts(n_b)[pairing] + lb
+    # objects with pairs left out of the candidates (boxes apart: similarity 0)
+    unlisted_a = np.bincount(key_a, minlength=int(n_a.sum())) < np.repeat(n_b, n_a)
+    unlisted_b = np.bincount(key_b, minlength=int(n_b.sum())) < np.repeat(n_a, n_b)
     if distance.similarity is None:
         sim, higher = distance(shapes.take(oa), shapes.take(ob)), False
     elif distance.reuses_iou:
@@ -331,8 +396,8 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
             known_distance=out["pair_distance"],
         )
         for kind in ("overlapping", "pending"):
-            best_a = _best(sim, key_a, int(n_a.sum()), True)
-            best_b = _best(sim, key_b, int(n_b.sum()), True)
+            best_a = _best(sim, key_a, int(n_a.sum()), True, unlisted_a)
+            best_b = _best(sim, key_b, int(n_b.sum()), True, unlisted_b)
             if kind == "overlapping":
                 cand = np.flatnonzero((iou > 0) & ~chosen)
                 top = iou[cand]
@@ -356,8 +421,8 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache):
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)
-    best_a = _best(sim, key_a, int(n_a.sum()), higher)
-    best_b = _best(sim, key_b, int(n_b.sum()), higher)
+    best_a = _best(sim, key_a, int(n_a.sum()), higher, unlisted_a)
+    best_b = _best(sim, key_b, int(n_b.sum()), higher, unlisted_b)
     out["set_overall"] = _set_distance(
         best_a,
         best_b,
@@ -412,9 +477,12 @@ def run(
     """
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
+    sparse = _sparse_ok(tau, distance, sets)
     parts = []
-    for lo, hi in _chunks(slots.count[a] * slots.count[b]):
-        part = _run_chunk(corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache)
+    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse)):
+        part = _run_chunk(
+            corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache, sparse
+        )
         part["pair_pairing"] = part["pair_pairing"] + lo
         parts.append(part)
         if advance is not None:

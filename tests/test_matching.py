@@ -108,3 +108,44 @@ def test_large_ambiguous_matrix_goes_to_scipy():
     rows, cols = linear_sum_assignment(m, maximize=True)
     assert len(la) == 200 and len(set(lb.tolist())) == 200
     assert s.sum() == pytest.approx(m[rows, cols].sum())
+
+
+def _lsa_per_pairing(mats, tau):
+    """Reference: the optimum of each whole matrix (scipy), restricted to eligible edges."""
+    out = []
+    for k, m in enumerate(mats):
+        gated = np.where(m >= tau, m, 0.0)
+        rows, cols = linear_sum_assignment(gated, maximize=True)
+        keep = m[rows, cols] >= tau
+        out += [(k, int(i), int(j)) for i, j in zip(rows[keep], cols[keep], strict=True)]
+    return sorted(out)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("tau", [0.3, 0.5, 0.7])
+def test_large_sparse_pairings_split_into_components_exactly(seed, tau):
+    """Large pairings (too many injections to enumerate) are split into the components
+    of their eligible edges: the chosen edges are exactly scipy's optimum of the whole
+    matrix (scores continuous, so the optimum is unique), small pairings unchanged."""
+    rng = np.random.default_rng(seed)
+    mats = []
+    for r, c in [(40, 45), (3, 4), (120, 110), (9, 9)]:
+        m = rng.random((r, c)) * (rng.random((r, c)) < 4 / c)  # a few edges per object
+        mats.append(m)
+    p, la, lb, s = _solve(mats, tau)
+    got = sorted(zip(p.tolist(), la.tolist(), lb.tolist(), strict=True))
+    assert got == _lsa_per_pairing(mats, tau)
+
+
+def test_large_pairing_with_a_big_component_still_optimal():
+    """A component too large to enumerate goes to scipy on its own rows and columns."""
+    rng = np.random.default_rng(11)
+    dense = rng.random((10, 10)) + 0.5  # one 10 x 10 component, every edge eligible
+    sparse = np.zeros((50, 50))
+    sparse[np.arange(50), np.arange(50)] = 0.9  # 50 uncontested edges
+    m = np.zeros((60, 60))
+    m[:10, :10] = dense
+    m[10:, 10:] = sparse
+    p, la, lb, s = _solve([m], 0.5)
+    got = sorted(zip(p.tolist(), la.tolist(), lb.tolist(), strict=True))
+    assert got == _lsa_per_pairing([m], 0.5)

@@ -1,6 +1,7 @@
 """The matching pipeline (iaa_frames.pipeline): its shortcuts change no result."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import shapely
 
@@ -116,3 +117,81 @@ def test_box_pairs_are_never_cached():
     cache = IoUCache()
     run(c, c.annotations, a, b, tau=0.5, distance=get_distance("giou"), cache=cache)
     assert all(len(cache.store(k).keys) == 0 for k in ("iou", "distance", "similarity"))
+
+
+def _dense_frame(n, kind, seed, n_items=3):
+    """Items with n objects per annotator, two annotators: jittered copies of random
+    boxes (or polygons: rotated squares), overlapping their neighbours."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_items):
+        centre = rng.uniform(0, 100, (n, 2))
+        size = rng.uniform(4, 14, (n, 2))
+        for ann in "ab":
+            c = centre + rng.normal(0, 1, (n, 2))
+            for k in range(n):
+                x0, y0 = c[k] - size[k] / 2
+                x1, y1 = c[k] + size[k] / 2
+                row = {"item": f"i{i}", "annotator": ann, "label": "cell" if k % 3 else "dot"}
+                if kind == "polygon" and k % 2:
+                    w, h = size[k] / 2
+                    cx, cy = c[k]
+                    row["geometry"] = shapely.Polygon(
+                        [(cx - w, cy), (cx, cy - h), (cx + w, cy), (cx, cy + h)]
+                    )
+                else:
+                    row.update(x0=x0, y0=y0, x1=x1, y1=y1)
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+_FIELDS = (
+    "pair_pairing",
+    "pair_a",
+    "pair_b",
+    "pair_iou",
+    "pair_distance",
+    "set_n_a",
+    "set_n_b",
+    "set_matched",
+    "set_detection",
+    "set_overall",
+)
+
+
+@pytest.mark.parametrize("kind", ["box", "polygon"])
+@pytest.mark.parametrize("tau", [0.0, 0.3, 0.5, 0.7])
+@pytest.mark.parametrize("n", [12, 150])
+def test_sparse_candidates_give_the_dense_result(kind, tau, n, monkeypatch):
+    """Listing only the overlapping object pairs of large pairings (box sort-and-sweep,
+    components of the assignment) gives exactly the matching and set distances of
+    listing every pair: within-item and chance (between-item) pairings, giou, iou and a
+    distance without IoU reuse (which keeps every pair), with and without sets."""
+    c = prepare(_dense_frame(n, kind, seed=n + int(tau * 10)))
+    ann = c.annotations
+    a, b = np.triu_indices(ann.empty, k=1)  # every pairing, within and between items
+    keep = ann.annotator[a] != ann.annotator[b]
+    a, b = a[keep], b[keep]
+    for name in ("giou", "iou", "centroid"):
+        dist = get_distance(name)
+        for sets in (True, False):
+            monkeypatch.setattr(pipeline, "SPARSE_MIN_PAIRS", 0)
+            sparse = run(c, ann, a, b, tau=tau, distance=dist, sets=sets)
+            monkeypatch.setattr(pipeline, "SPARSE_MIN_PAIRS", 10**18)
+            dense = run(c, ann, a, b, tau=tau, distance=dist, sets=sets)
+            for f in _FIELDS:
+                np.testing.assert_array_equal(
+                    getattr(sparse, f), getattr(dense, f), err_msg=f"{name} {sets} {f}"
+                )
+            assert (sparse.set_matched > 0).any()
+
+
+def test_sparse_can_match_equals_dense(monkeypatch):
+    c = prepare(_dense_frame(60, "box", seed=3))
+    ann = c.annotations
+    a, b = np.triu_indices(ann.empty, k=1)
+    for tau in (0.0, 0.5, 0.9):
+        monkeypatch.setattr(pipeline, "SPARSE_MIN_PAIRS", 0)
+        sparse = pipeline.can_match(c, ann, a, b, tau=tau)
+        monkeypatch.setattr(pipeline, "SPARSE_MIN_PAIRS", 10**18)
+        np.testing.assert_array_equal(sparse, pipeline.can_match(c, ann, a, b, tau=tau))

@@ -4,6 +4,7 @@ index of normalized boxes and the IoU upper bound, without matching anything."""
 from __future__ import annotations
 
 import numpy as np
+import shapely
 
 from ..corpus import Corpus
 from ..matching import pairs_within_runs, run_starts
@@ -12,6 +13,10 @@ from .population import pairing_key
 
 #: Most object pairs looked at by the index of chance pairs that can match.
 OBJECT_PAIR_BUDGET = 20_000_000
+#: Most object pairs overlapping in x and y that the R-tree index looks at (they cost a
+#: few numpy operations each, in blocks of bounded memory; drawing pairings instead
+#: costs far more in a crowd, where per-annotator strata need many draws per unit).
+TREE_PAIR_BUDGET = 200_000_000
 
 
 def gated_pairings(corpus: Corpus, tau: float):
@@ -20,8 +25,9 @@ def gated_pairings(corpus: Corpus, tau: float):
     overlap in x (groups of items and annotators different), and the IoU bound of
     :func:`iaa_frames.pipeline.iou_upper_bound` keeps those that can reach ``tau``. The
     cost grows with the pairs that overlap, not with the pairings. Returns None when
-    more than :data:`OBJECT_PAIR_BUDGET` object pairs overlap in x (then pairings are
-    drawn and tested instead).
+    more than :data:`TREE_PAIR_BUDGET` object pairs overlap in x and in y (then
+    pairings are drawn and tested instead); past that many overlaps in x alone, the
+    pairs that overlap in both come from an R-tree (the same pairs, found faster).
 
     Returns
     -------
@@ -39,7 +45,9 @@ def gated_pairings(corpus: Corpus, tau: float):
     later = np.searchsorted(x0, box[order, 2], side="left") - np.arange(len(order)) - 1
     later = np.maximum(later, 0)
     if later.sum() > OBJECT_PAIR_BUDGET:
-        return None
+        # many boxes share x ranges (a crowd of thousands of annotations): list the
+        # pairs whose boxes overlap in x and y from an R-tree instead, the same pairs
+        return _gated_by_tree(corpus, tau)
     keys, label_keys = [], []
     first = run_starts(later)
     step = 4_000_000
@@ -69,6 +77,50 @@ def gated_pairings(corpus: Corpus, tau: float):
         same = corpus.label[oi] == corpus.label[oj]
         label_keys.append(corpus.label[oi][same] * n_slots**2 + key[same])
         lo = hi
+    key = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+    lk = np.unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
+    return key, lk // n_slots**2, lk % n_slots**2
+
+
+def _gated_by_tree(corpus: Corpus, tau: float):
+    """:func:`gated_pairings` from an R-tree of the boxes (:class:`shapely.STRtree`),
+    queried in blocks: the object pairs whose boxes overlap in x and y, then the same
+    tests as the sweep. None when more than :data:`TREE_PAIR_BUDGET` pairs overlap, or
+    when a box is not finite (the tree cannot hold it)."""
+    slots = corpus.annotations
+    n_slots = slots.empty + 1
+    box = corpus.shapes.boxes
+    if not len(box) or not np.isfinite(box).all():
+        return None
+    geoms = shapely.box(box[:, 0], box[:, 1], box[:, 2], box[:, 3])
+    tree = shapely.STRtree(geoms)
+    keys, label_keys, seen = [], [], 0
+    step = 4096
+    for lo in range(0, len(box), step):
+        q, t = tree.query(geoms[lo : lo + step])  # bounding boxes that meet
+        oi, oj = q + lo, t
+        ok = oi < oj
+        oi, oj = oi[ok], oj[ok]
+        seen += len(oi)
+        if seen > TREE_PAIR_BUDGET:
+            return None
+        ok = (
+            (np.minimum(box[oi, 2], box[oj, 2]) > np.maximum(box[oi, 0], box[oj, 0]))
+            & (np.minimum(box[oi, 3], box[oj, 3]) > np.maximum(box[oi, 1], box[oj, 1]))
+            & (corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj]))
+            & (corpus.annotator[oi] != corpus.annotator[oj])
+        )
+        oi, oj = oi[ok], oj[ok]
+        reach = iou_upper_bound(corpus, oi, oj) >= tau
+        oi, oj = oi[reach], oj[reach]
+        key = pairing_key(
+            corpus.annotation_of(corpus.item[oi], corpus.annotator[oi]),
+            corpus.annotation_of(corpus.item[oj], corpus.annotator[oj]),
+            n_slots,
+        )
+        keys.append(key)
+        same = corpus.label[oi] == corpus.label[oj]
+        label_keys.append(corpus.label[oi][same] * n_slots**2 + key[same])
     key = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
     lk = np.unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
     return key, lk // n_slots**2, lk % n_slots**2

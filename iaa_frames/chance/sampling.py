@@ -41,7 +41,7 @@ def sample_groups(
     need[count == 0] = 0
     cap = stratum_cap(need) if cap is None else np.asarray(cap, dtype=np.int64)
     drawn = np.zeros(len(need), dtype=np.int64)
-    seen = np.zeros(0, np.int64) if taken is None else np.asarray(taken, dtype=np.int64)
+    seen = np.zeros(0, np.int64) if taken is None else sorted_unique(taken)
     out = []
     # a population hardly larger than what is needed: enumerate it, take a random prefix
     pool2 = (
@@ -88,7 +88,7 @@ def sample_groups(
         a, b, g = a[keep], b[keep], g[keep]
         key = g * n_keys + pairing_key(a, b, n_slots)
         first = first_occurrence(key)
-        new = first & ~np.isin(key, seen)
+        new = first & ~in_sorted(key, seen)
         a, b, g, key = a[new], b[new], g[new], key[new]
         # keep the first need[g] new pairings of each group, in order of draw
         order = np.argsort(g, kind="stable")
@@ -97,7 +97,7 @@ def sample_groups(
         take = rank < need[g]
         out.append((a[take], b[take], g[take]))
         need -= np.bincount(g[take], minlength=len(need))
-        seen = np.union1d(seen, key[take])
+        seen = union_sorted(seen, key[take])
         stalled = 0 if take.any() else stalled + 1
     if not out:
         z = np.zeros(0, np.int64)
@@ -119,12 +119,53 @@ def _enumerate_groups(rng, slots, need, first, second, taken):
     ok = valid_pairings(slots, a, b)
     a, b, g = a[ok], b[ok], g[ok]
     key = g * n_slots**2 + pairing_key(a, b, n_slots)
-    keep = first_occurrence(key) & ~np.isin(key, taken)
+    keep = first_occurrence(key) & ~in_sorted(key, taken)
     a, b, g = a[keep], b[keep], g[keep]
     order = np.lexsort((rng.random(len(g)), g))
     a, b, g = a[order], b[order], g[order]
     take = np.arange(len(g)) - np.searchsorted(g, g) < need[g]
     return a[take], b[take], g[take]
+
+
+def sorted_unique(values) -> np.ndarray:
+    """The distinct values, sorted (as :func:`numpy.unique`, by sorting: numpy's hash
+    path is much slower on the millions of int64 keys a crowd's chance sample holds).
+
+    Examples
+    --------
+    >>> sorted_unique(np.array([5, 1, 5, 3])).tolist()
+    [1, 3, 5]
+    """
+    s = np.sort(np.asarray(values, dtype=np.int64))
+    return s[np.r_[True, s[1:] != s[:-1]]] if len(s) else s
+
+
+def in_sorted(values, keys) -> np.ndarray:
+    """Whether each value is in ``keys`` (sorted, distinct): :func:`numpy.isin` by
+    binary search.
+
+    Examples
+    --------
+    >>> in_sorted(np.array([3, 4, 9]), np.array([1, 3, 9])).tolist()
+    [True, False, True]
+    """
+    values = np.asarray(values, dtype=np.int64)
+    if not len(keys) or not values.size:
+        return np.zeros(values.shape, dtype=bool)
+    if values.size < 4096:
+        pos = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
+        return keys[pos] == values
+    # binary search of sorted needles walks the keys in order: several times faster
+    order = np.argsort(values.ravel())
+    v = values.ravel()[order]
+    out = np.empty(values.size, dtype=bool)
+    out[order] = keys[np.minimum(np.searchsorted(keys, v), len(keys) - 1)] == v
+    return out.reshape(values.shape)
+
+
+def union_sorted(keys, values) -> np.ndarray:
+    """``keys`` (sorted, distinct) with ``values`` added, sorted and distinct."""
+    return sorted_unique(np.concatenate([np.asarray(keys, dtype=np.int64), values]))
 
 
 def first_occurrence(key) -> np.ndarray:

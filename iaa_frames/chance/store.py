@@ -12,7 +12,58 @@ from ..corpus import Slices
 from ..matching import run_starts
 from ..pipeline import Matched
 from .population import pairing_key
-from .sampling import first_occurrence
+from .sampling import first_occurrence, in_sorted, sorted_unique, union_sorted
+
+
+@dataclass(frozen=True, eq=False)
+class PairCounts:
+    """Within-item pairings of each pair of annotators ``a < b`` that has any, sparse:
+    memory grows with the pairs that annotate a common item, not with annotators².
+
+    ``key = a * n_annotators + b`` (sorted, distinct) and ``count`` per key. Shares of
+    several partitions add up with ``+`` (and ``sum``).
+
+    Examples
+    --------
+    >>> c = PairCounts.of(np.array([0, 2, 0]), np.array([1, 3, 1]), 4)
+    >>> c.pairs(1)
+    (array([0, 2]), array([1, 3]), array([2, 1]))
+    >>> (c + c).pairs(3)
+    (array([0]), array([1]), array([4]))
+    """
+
+    key: np.ndarray
+    count: np.ndarray
+    n_annotators: int
+
+    @classmethod
+    def of(cls, lo, hi, n_annotators: int, weight=None) -> PairCounts:
+        """Counts of the pairs (lo[i], hi[i]), lo < hi (each weighted by ``weight``)."""
+        key = np.asarray(lo, dtype=np.int64) * n_annotators + np.asarray(hi, dtype=np.int64)
+        w = np.ones(len(key), np.int64) if weight is None else np.asarray(weight, np.int64)
+        order = np.argsort(key, kind="stable")
+        key, w = key[order], w[order]
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else order[:0]
+        return cls(key[first], np.add.reduceat(w, first) if len(first) else w[:0], n_annotators)
+
+    def pairs(self, min_count: int = 1):
+        """(a, b, count) of the pairs with at least ``min_count`` pairings, a < b, by key."""
+        a, b = self._codes()
+        sel = (self.count >= min_count) & (a < b)
+        return a[sel], b[sel], self.count[sel]
+
+    def __add__(self, other):
+        if isinstance(other, int) and other == 0:  # sum() starts from 0
+            return self
+        n = max(self.n_annotators, other.n_annotators)
+        a, b = (np.concatenate(x) for x in zip(self._codes(), other._codes(), strict=True))
+        return PairCounts.of(a, b, n, np.concatenate([self.count, other.count]))
+
+    def _codes(self):
+        n = max(self.n_annotators, 1)
+        return self.key // n, self.key % n
+
+    __radd__ = __add__
 
 
 @dataclass(frozen=True)
@@ -20,7 +71,7 @@ class WithinCounts:
     """Within-item units per narrower cell, which set the targets of their strata."""
 
     sets_annotator: np.ndarray  # (A,) pairings involving each annotator
-    sets_pair: np.ndarray  # (A, A) pairings of each pair of annotators (a < b)
+    sets_pair: PairCounts  # pairings of each pair of annotators (a < b), sparse
     sets_label: np.ndarray  # (L,) (pairing, class) rows of each class
     loc_annotator: np.ndarray  # (A,) matched pairs involving each annotator
     loc_label: np.ndarray  # (L,) matched pairs of two objects of each class
@@ -38,8 +89,10 @@ class Draws:
     kind: list = field(default_factory=list)
     group: list = field(default_factory=list)
     key: list = field(default_factory=list)
+    _index: dict = field(default_factory=dict, repr=False)
 
     def add(self, kind: int, group, a, b) -> None:
+        self._index.clear()
         a = np.asarray(a, dtype=np.int64)
         self.kind.append(np.full(len(a), kind, dtype=np.int64))
         self.group.append(np.broadcast_to(np.asarray(group, dtype=np.int64), a.shape).copy())
@@ -54,10 +107,24 @@ class Draws:
         sel = np.isin(kind, kinds)
         return np.concatenate(self.group)[sel], np.concatenate(self.key)[sel]
 
-    def contains(self, kinds, group, key, n_groups: int) -> np.ndarray:
-        """Whether each (group, key) was drawn by a stratum of one of ``kinds``."""
-        g, k = self.keys(*kinds)
-        return np.isin(np.asarray(key) * n_groups + np.asarray(group), k * n_groups + g)
+    def contains(self, kinds, group, key) -> np.ndarray:
+        """Whether each (group, key) was drawn by a stratum of one of ``kinds``.
+
+        Groups are renumbered among those drawn, so that no product of a key and a group
+        code can overflow (pair groups run to annotators²).
+        """
+        kinds = tuple(sorted(set(kinds)))
+        if kinds not in self._index:  # built once per kinds until the next add()
+            g, k = self.keys(*kinds)
+            codes = sorted_unique(g)
+            self._index[kinds] = codes, sorted_unique(k * len(codes) + np.searchsorted(codes, g))
+        codes, drawn = self._index[kinds]
+        key = np.asarray(key, dtype=np.int64)
+        group = np.broadcast_to(np.asarray(group, dtype=np.int64), key.shape)
+        if not len(codes):
+            return np.zeros(key.shape, dtype=bool)
+        pos = np.minimum(np.searchsorted(codes, group), len(codes) - 1)
+        return (codes[pos] == group) & in_sorted(key * len(codes) + pos, drawn)
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,13 +165,13 @@ class Store:
     def run(self, a, b, *, sets: bool) -> None:
         a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
         key = pairing_key(a, b, self.n_slots)
-        new = first_occurrence(key) & ~np.isin(key, self.keys)
+        new = first_occurrence(key) & ~in_sorted(key, self.keys)
         if not new.any():
             return
         a, b, key = a[new], b[new], key[new]
-        self.keys = np.union1d(self.keys, key)
+        self.keys = union_sorted(self.keys, key)
         if not sets and self.reachable is not None:
-            can = np.isin(key, self.reachable)
+            can = in_sorted(key, self.reachable)
             if (~can).any():
                 self.parts.append(
                     (

@@ -31,7 +31,7 @@ from .population import (
     stratum_cap,
     uniform_population,
 )
-from .sampling import rank_in_group, rank_of, sample_groups
+from .sampling import in_sorted, rank_in_group, rank_of, sample_groups, sorted_unique, union_sorted
 from .store import ChanceSample, Draws, Store, WithinCounts
 
 
@@ -103,7 +103,7 @@ def draw(
         np.maximum(cell_target(n_chance, within.sets_annotator) - have, 0),
         *ann_pool,
         other="all",
-        taken=np.unique(taken),
+        taken=sorted_unique(taken),
     )
     store.run(a2, b2, sets=True)
     draws.add(SETS_ANNOTATOR, g2, a2, b2)
@@ -162,25 +162,26 @@ def _units_per(values, flags, n):
 
 def _pair_strata(rng, slots, store, draws, within, n_chance, ann_pool, a, b):
     """Top up the annotator pairs whose pairwise cells the earlier strata cover thinly."""
-    A = within.sets_pair.shape[0]
+    A = within.sets_pair.n_annotators
     n_slots = slots.empty + 1
-    pa, pb = np.nonzero(np.triu(within.sets_pair >= 2, k=1))
+    pa, pb, w = within.sets_pair.pairs(2)  # sparse: only pairs that share items
     if not len(pa):
         return
     lo, hi = (
         np.minimum(slots.annotator[a], slots.annotator[b]),
         np.maximum(slots.annotator[a], slots.annotator[b]),
     )
-    have = np.bincount(lo * A + hi, minlength=A * A)[pa * A + pb]
-    need = np.maximum(cell_target(n_chance, within.sets_pair[pa, pb]) - have, 0)
+    cell = pa * A + pb  # sorted
+    drawn = lo * A + hi
+    pos = np.minimum(np.searchsorted(cell, drawn), len(cell) - 1)
+    g_have = np.where(cell[pos] == drawn, pos, -1)  # the pair's group, -1 if none
+    have = np.bincount(g_have[g_have >= 0], minlength=len(pa))
+    need = np.maximum(cell_target(n_chance, w) - have, 0)
     if need.sum() > PAIR_BUDGET:  # documented budget: shrink every deficit alike
         need = np.floor(need * PAIR_BUDGET / need.sum()).astype(np.int64)
     pool, start, count = ann_pool
     key = pairing_key(a, b, n_slots)
-    group = np.full(A * A, -1)
-    group[pa * A + pb] = np.arange(len(pa))
-    g_have = group[lo * A + hi]
-    taken = np.unique((g_have * n_slots**2 + key)[g_have >= 0])
+    taken = sorted_unique((g_have * n_slots**2 + key)[g_have >= 0])
     a2, b2, g2 = sample_groups(
         rng,
         slots,
@@ -238,7 +239,7 @@ def _localization_from_index(
 
     def uniform_units():
         k = store.pairs()[0]
-        return np.array([np.isin(k, draws.keys(*uni)[1]).sum()])
+        return np.array([in_sorted(k, sorted_unique(draws.keys(*uni)[1])).sum()])
 
     _fill_from_lists(
         rng,
@@ -254,10 +255,10 @@ def _localization_from_index(
 
     def annotator_units():
         k, aa, ab, _, _ = _matched_codes(corpus, store)
-        u = draws.contains(uni, 0, k, max(A, 1))
+        u = draws.contains(uni, 0, k)
         own = (SETS_ANNOTATOR, LOC_ANNOTATOR)
-        return _units_per(aa, u | draws.contains(own, aa, k, max(A, 1)), A) + _units_per(
-            ab, u | draws.contains(own, ab, k, max(A, 1)), A
+        return _units_per(aa, u | draws.contains(own, aa, k), A) + _units_per(
+            ab, u | draws.contains(own, ab, k), A
         )
 
     _fill_from_lists(
@@ -301,8 +302,8 @@ def _localization_uniform(rng, slots, store, draws, n_chance, reachable):
     """Uniform pairings until the uniform sample holds ``n_chance`` matched pairs."""
     n_slots = slots.empty + 1
     g, key = draws.keys(SETS_UNIFORM)
-    taken = np.sort(key)
-    units = int(np.isin(store.pairs()[0], taken).sum())
+    taken = sorted_unique(key)
+    units = int(in_sorted(store.pairs()[0], taken).sum())
     drawn, cap = len(taken), int(stratum_cap(n_chance))
     everyone = np.arange(slots.empty)
     while units < n_chance and drawn < cap:
@@ -314,12 +315,12 @@ def _localization_uniform(rng, slots, store, draws, n_chance, reachable):
         if not len(a):
             break
         drawn += len(a)
-        taken = np.union1d(taken, pairing_key(a, b, n_slots))
+        taken = union_sorted(taken, pairing_key(a, b, n_slots))
         ok = reachable(a, b)
         store.run(a[ok], b[ok], sets=False)
         draws.add(LOC_UNIFORM, 0, a[ok], b[ok])
         key_ok = pairing_key(a[ok], b[ok], n_slots)
-        units += int(np.isin(store.pairs()[0], key_ok).sum())
+        units += int(in_sorted(store.pairs()[0], sorted_unique(key_ok)).sum())
     return max(units, 1) / max(drawn, 1)
 
 
@@ -340,12 +341,11 @@ def _localization_annotators(
     target = cell_target(n_chance, within.loc_annotator)
     cap = stratum_cap(target)
     drawn = np.zeros(A, dtype=np.int64)
-    n_groups = max(A, 1)
     for _ in range(20):
         key, aa, ab, _, _ = _matched_codes(corpus, store)
-        uni = draws.contains((SETS_UNIFORM, LOC_UNIFORM), 0, key, n_groups)
-        own_a = uni | draws.contains((SETS_ANNOTATOR, LOC_ANNOTATOR), aa, key, n_groups)
-        own_b = uni | draws.contains((SETS_ANNOTATOR, LOC_ANNOTATOR), ab, key, n_groups)
+        uni = draws.contains((SETS_UNIFORM, LOC_UNIFORM), 0, key)
+        own_a = uni | draws.contains((SETS_ANNOTATOR, LOC_ANNOTATOR), aa, key)
+        own_b = uni | draws.contains((SETS_ANNOTATOR, LOC_ANNOTATOR), ab, key)
         have = _units_per(aa, own_a, A) + _units_per(ab, own_b, A)
         if not drawn.any():
             start = have
@@ -373,10 +373,9 @@ def _localization_annotators(
 def _class_units(corpus, store, draws, L):
     """Matched chance pairs of two objects of one class that count in its cell, per class."""
     key, _, _, la, lb = _matched_codes(corpus, store)
-    n_groups = max(L, 1)
     same = la == lb
-    uni = draws.contains((SETS_UNIFORM, LOC_UNIFORM), 0, key, n_groups)
-    own = draws.contains((SETS_LABEL, LOC_LABEL), la, key, n_groups)
+    uni = draws.contains((SETS_UNIFORM, LOC_UNIFORM), 0, key)
+    own = draws.contains((SETS_LABEL, LOC_LABEL), la, key)
     return _units_per(la, same & (uni | own), L)
 
 

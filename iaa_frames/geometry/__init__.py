@@ -12,6 +12,8 @@ the computation uses them:
 * ``mask_rule``: which pairs get the exact overlay and which the mask IoU, and why;
 * ``overlap``: areas and the IoU of pairs;
 * ``bounds``: cheap upper bounds of the IoU, which let the matcher skip pairs;
+* ``box_index``: the object pairs of many pairings whose boxes overlap (a sort-and-sweep),
+  so that dense items do not cost every pair of their objects;
 * ``giou``: the generalized IoU.
 
 The distances built on them, and the registry of distances by name, are in

@@ -1,0 +1,60 @@
+"""The box sort-and-sweep (iaa_frames.geometry.box_index) against listing every pair."""
+
+import numpy as np
+import pytest
+
+from iaa_frames.geometry.box_index import overlapping_pairs, sweep_cost
+from iaa_frames.matching import candidate_pairs
+
+
+def _brute(boxes, sa, ca, sb, cb):
+    p, i, j, oa, ob = candidate_pairs(sa, ca, sb, cb)
+    ba, bb = boxes[oa], boxes[ob]
+    with np.errstate(invalid="ignore"):
+        keep = (np.minimum(ba[:, 2], bb[:, 2]) - np.maximum(ba[:, 0], bb[:, 0]) > 0) & (
+            np.minimum(ba[:, 3], bb[:, 3]) - np.maximum(ba[:, 1], bb[:, 1]) > 0
+        )
+    return p[keep], i[keep], j[keep]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_overlapping_pairs_equal_the_brute_force(seed):
+    """Random boxes, with ties (integer coordinates), empty and reversed boxes, NaN,
+    infinities and -0.0: exactly the pairs (and the order) of the all-pairs test."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 80))
+    centre, size = rng.uniform(0, 10, (n, 2)), rng.uniform(0, 3, (n, 2))
+    if seed % 3 == 0:
+        centre, size = np.round(centre), np.round(size)
+    if seed % 4 == 0:
+        size[rng.random((n, 2)) < 0.2] *= -1
+    boxes = np.c_[centre - size / 2, centre + size / 2]
+    if seed % 5 == 0:
+        boxes[rng.integers(0, n, 3), rng.integers(0, 4, 3)] = np.nan
+    if seed % 2 == 0:
+        boxes[rng.integers(0, n, 3), rng.integers(0, 4, 3)] = rng.choice([np.inf, -np.inf, -0.0], 3)
+    P = int(rng.integers(1, 7))
+    sa, sb = rng.integers(0, n, P), rng.integers(0, n, P)
+    ca, cb = rng.integers(0, n - sa + 1), rng.integers(0, n - sb + 1)
+    want = _brute(boxes, sa, ca, sb, cb)
+    got = overlapping_pairs(boxes, sa, ca, sb, cb)
+    for w, g in zip(want, got, strict=True):
+        np.testing.assert_array_equal(g, w)
+    cost = sweep_cost(boxes, sa, ca, sb, cb)
+    assert (cost >= np.bincount(got[0], minlength=P)).all()
+    assert (cost <= ca * cb).all()
+
+
+def test_strips_use_the_other_axis():
+    """Tall thin boxes side by side all overlap in y: the sweep runs along x, so it looks
+    at about one pair per box, not n^2."""
+    n = 2000
+    x = np.arange(n, dtype=float)
+    boxes = np.c_[x, np.zeros(n), x + 0.9, np.full(n, 100.0)]
+    start, count = np.array([0]), np.array([n])
+    cost = sweep_cost(boxes, start, count, start, count)
+    assert cost[0] <= 2 * n
+    p, i, j = overlapping_pairs(boxes, start, count, start, count)
+    assert (i == j).all() and len(i) == n
+    rot = boxes[:, [1, 0, 3, 2]]  # the same along the other axis
+    assert sweep_cost(rot, start, count, start, count)[0] <= 2 * n
