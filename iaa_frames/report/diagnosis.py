@@ -19,11 +19,10 @@ import numpy as np
 
 from ..frame import ALL
 from ..result import COMPONENTS, MEASURES
-from ..thresholds import has_threshold_dim
+from ..thresholds import has_threshold_dim, nearest_threshold
 from ..views import cell_value, top_by_support
 from .formatting import component_name, fmt, listing
 from .gate import gate_evidence, gate_text
-from .threshold import report_threshold
 
 __all__ = ["GAP", "HIGH", "LOW", "against_chance", "level", "reading", "relative_levels"]
 
@@ -201,7 +200,8 @@ def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
     """
     if has_threshold_dim(result):
         sweep = result if sweep is None else sweep
-        result = result.sel(threshold=report_threshold(result["threshold"].values))
+        # the report's threshold (report.threshold.report_threshold): 0.5 or the nearest
+        result = result.sel(threshold=nearest_threshold(result["threshold"].values, 0.5))
     out = []
     comps = [c for c in _TRIAD if c in result["component"].values]
     cis = {
