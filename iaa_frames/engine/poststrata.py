@@ -91,7 +91,7 @@ def stratum_keys(count_a, count_b, label_a, label_b, n_labels: int):
     --------
     >>> fine, coarse = stratum_keys([2, 3], [2, 6], [0, 1], [1, 0], n_labels=2)
     >>> (fine % 4096).tolist(), coarse.tolist()
-    ([3, 0], [1, 1])
+    ([3, 1], [1, 1])
     """
     cpair = ratio_bin(count_a, count_b)
     la, lb = np.asarray(label_a, np.int64), np.asarray(label_b, np.int64)
@@ -143,17 +143,25 @@ def poststratify(
 
     Examples
     --------
-    Two chance units in stratum 0 (distances 0.2, 0.4) and two in stratum 1; within
-    units all in stratum 1: the cell's chance mean is stratum 1's alone.
+    Ten chance units in stratum 0 and ten in stratum 1; the within units all in stratum
+    1: the cell's chance mean is stratum 1's alone (its units weigh 2, the others 0).
 
     >>> import scipy.sparse as sp
-    >>> b = sp.csr_matrix(np.ones((4, 1)))
+    >>> b = sp.csr_matrix(np.ones((20, 1)))
     >>> w = sp.csr_matrix(np.ones((3, 1)))
-    >>> fine_b = lambda r, c: np.array([0, 0, 1, 1])[r]
-    >>> fine_w = lambda r, c: np.array([1, 1, 1])[r]
+    >>> fine_b = lambda r, c: (r >= 10).astype(np.int64)
+    >>> fine_w = lambda r, c: np.ones(len(r), np.int64)
     >>> coarse = lambda r, c: np.zeros(len(r), np.int64)
-    >>> poststratify(b, fine_b, coarse, w, fine_w, coarse).toarray().ravel().tolist()
-    [0.0, 0.0, 2.0, 2.0]
+    >>> out = poststratify(b, fine_b, coarse, w, fine_w, coarse).toarray().ravel()
+    >>> out[:10].tolist() == [0.0] * 10, out[10:].tolist() == [2.0] * 10
+    (True, True)
+
+    With fewer than :data:`MIN_STRATUM_UNITS` units in stratum 1, its within units fall
+    back to the plain chance mean: every weight stays 1.
+
+    >>> fine_b = lambda r, c: (r >= 15).astype(np.int64)
+    >>> set(poststratify(b, fine_b, coarse, w, fine_w, coarse).toarray().ravel())
+    {np.float64(1.0)}
     """
     b = between.tocoo()
     w = within.tocoo()
