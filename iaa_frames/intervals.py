@@ -337,7 +337,7 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
     Returns
     -------
     numpy.ndarray, shape S
-        1 where the jackknife gives no variance (and ``k >= 2``).
+        1 where the jackknife gives no variance; NaN where ``k < 2``.
 
     Examples
     --------
@@ -366,4 +366,5 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
     nu = np.fmin(jackknife_df(jackknife) * kept**2, k - 1.0)
     q = (1.0 + level) / 2.0
     student = np.where(np.isfinite(nu) & (nu > 0), stdtrit(np.maximum(nu, 1.0), q), ndtri(q))
-    return np.where(np.isfinite(v) & (v > 0), shrink * student / ndtri(q), 1.0) * plug_in
+    factor = np.where(np.isfinite(v) & (v > 0), shrink * student / ndtri(q) * plug_in, 1.0)
+    return np.where(k >= 2, factor, np.nan)
