@@ -189,9 +189,7 @@ def run_rare(args):
     truth = rare_values(full, pool)["estimate"].rename("truth")
     print(
         f"pool: {pool['item'].nunique():,} items; rare classes in "
-        + ", ".join(
-            f"{n} {int(pool.loc[pool['label'] == n, 'item'].nunique())}" for n, _ in RARE
-        )
+        + ", ".join(f"{n} {int(pool.loc[pool['label'] == n, 'item'].nunique())}" for n, _ in RARE)
         + " items; population values\n"
         + truth.unstack("component").round(4).to_string()
         + f"\n({time.perf_counter() - t0:.0f} s)",
@@ -235,13 +233,17 @@ def summarize_rare(out: pd.DataFrame, args, shipped_guard: int) -> pd.DataFrame:
         with_interval=("with_interval", "mean"),
         bias=("error", "mean"),
     )
-    with_ci = out[has].groupby(["component", "bin"], sort=False).agg(
-        n=("covered", "size"),
-        coverage=("covered", "mean"),
-        above=("above", "mean"),
-        below=("below", "mean"),
-        width=("width", "mean"),
-        zero_width=("width", lambda w: float(np.mean(w < 1e-9))),
+    with_ci = (
+        out[has]
+        .groupby(["component", "bin"], sort=False)
+        .agg(
+            n=("covered", "size"),
+            coverage=("covered", "mean"),
+            above=("above", "mean"),
+            below=("below", "mean"),
+            width=("width", "mean"),
+            zero_width=("width", lambda w: float(np.mean(w < 1e-9))),
+        )
     )
     summary = summary.join(with_ci)
     summary = summary.sort_index(
