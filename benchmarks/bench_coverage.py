@@ -51,7 +51,9 @@ than 10. Reported per bin and component: the share of cells with an interval, an
 coverage, misses, width and bias of those that have one. The shipped interval is NaN
 below ``iaa_frames.intervals.MIN_CI_ITEMS`` items; to state what it would cover there,
 the study lowers that guard to 2 items (``--guard`` sets it; 1 item never has an
-interval: its width factor is undefined).
+interval: its width factor is undefined). ``--df corpus`` measures the interval as it
+was before this study: Student's degrees of freedom from the jackknife over the corpus,
+not capped at the cell's items - 1.
 """
 
 from __future__ import annotations
@@ -183,6 +185,9 @@ def run_rare(args):
     from iaa_frames.engine import assemble
 
     assemble.MIN_CI_ITEMS = args.guard  # what the interval would cover below the guard
+    if args.df == "corpus":  # the interval before the rare-class study: degrees of freedom of the corpus
+        scale = assemble._interval_scale
+        assemble._interval_scale = lambda parts, jack, n, cell_items: scale(parts, jack, n, None)
     t0 = time.perf_counter()
     pool = with_rare_classes(population())
     full = iaf.agreement(pool, n_chance=20000, seed=args.seed, n_boot=0)
@@ -255,8 +260,9 @@ def summarize_rare(out: pd.DataFrame, args, shipped_guard: int) -> pd.DataFrame:
     print(
         f"\n{args.items}-item corpora, {out['replicate'].nunique()} replicates, n_boot "
         f"{args.n_boot}, n_chance {args.n_chance}; rare classes by the number of items they "
-        f"are in; guard lowered to {args.guard} items (shipped: NaN below {shipped_guard}):"
-        " coverage of the 95 % interval"
+        f"are in; guard lowered to {args.guard} items (shipped: NaN below {shipped_guard}); "
+        f"degrees of freedom of the {getattr(args, 'df', 'items')}: coverage of the 95 % "
+        "interval"
     )
     for (comp, b), s in summary.iterrows():
         cov = (
@@ -372,6 +378,13 @@ def main():
         type=int,
         default=2,
         help="with --rare: fewest items for an interval during the study (default 2)",
+    )
+    p.add_argument(
+        "--df",
+        choices=("items", "corpus"),
+        default="items",
+        help="with --rare: the interval's degrees of freedom at most the cell's items - 1 "
+        "(shipped) or from the corpus (the interval before the rare-class study)",
     )
     args = p.parse_args()
     with warnings.catch_warnings():
