@@ -130,11 +130,10 @@ def test_interval_scale_is_student_over_normal_without_pairs():
     x = rng.normal(size=(40, 200))  # 200 statistics, 40 items each
     jack = (x.sum(axis=0) - x) / 39
     scale = interval_scale(jack, 0.0, n_items=40)
-    # Student's t on the Satterthwaite df, at most n - 1
+    # Student's t on the Satterthwaite df (at most n - 1), times the plug-in correction
     df = np.minimum(jackknife_df(jack), 39)
-    np.testing.assert_allclose(
-        scale, scipy.stats.t.ppf(0.975, df) / scipy.stats.norm.ppf(0.975), rtol=1e-9
-    )
+    t_over_z = scipy.stats.t.ppf(0.975, df) / scipy.stats.norm.ppf(0.975)
+    np.testing.assert_allclose(scale, t_over_z * np.sqrt(40 / 39), rtol=1e-9)
     assert 1.0 < np.median(scale) < 1.06
     # the pair-level part narrows it, never below sqrt(1/3)
     v = jackknife_variance(jack, n_items=40)
@@ -154,12 +153,12 @@ def _rare_mean(values, k_items, n_items, multiplicities):
 
 def test_interval_scale_uses_the_items_a_statistic_rests_on():
     # a statistic that changes only with 5 of the 40 items: Student's t with 4 degrees
-    # of freedom, whatever the corpus size
+    # of freedom and the plug-in correction sqrt(5 / 4), whatever the corpus size
     rng = np.random.default_rng(3)
     values = rng.normal(size=5)
     jk = np.concatenate(list(jackknife_blocks(40)))
     jack = _rare_mean(values, 5, 40, jk)
-    want = scipy.stats.t.ppf(0.975, 4) / scipy.stats.norm.ppf(0.975)
+    want = scipy.stats.t.ppf(0.975, 4) / scipy.stats.norm.ppf(0.975) * np.sqrt(5 / 4)
     assert float(interval_scale(jack, 0.0, n_items=40, cell_items=5)) == pytest.approx(want)
     # by default the statistic is taken to rest on every item: narrower
     assert float(interval_scale(jack, 0.0, n_items=40)) < want - 0.05
@@ -170,10 +169,10 @@ def test_interval_scale_uses_the_items_a_statistic_rests_on():
 @pytest.mark.parametrize("k_items", [4, 5])
 def test_interval_on_few_items_covers_its_level(k_items):
     # a mean over the k items of a 40-item corpus that hold a rare class (normal values):
-    # the item bootstrap's BCa interval, with Student's t on k - 1 degrees of freedom,
-    # covers about 95 %; with the degrees of freedom of the corpus it covers less, and
-    # never more (same replicates, narrower). 1,000 corpora: MC SE 0.7 pt; with 2,000:
-    # k = 4: 94.0 % against 90.8 %, k = 5: 94.8 % against 93.5 %.
+    # the item bootstrap's BCa interval, with Student's t on k - 1 degrees of freedom and
+    # the plug-in correction, covers about 95 %; corrected for the corpus instead it
+    # covers less, and never more (same replicates, narrower). 1,000 corpora: MC SE
+    # 0.7 pt; with 2,000: k = 4: 96.0 % against 90.8 %, k = 5: 96.1 % against 93.5 %.
     n, n_corpora, n_boot = 40, 1000, 400
     rng = np.random.default_rng(k_items)
     jk = np.concatenate(list(jackknife_blocks(n))).astype(float)
@@ -188,5 +187,5 @@ def test_interval_on_few_items_covers_its_level(k_items):
             scale = interval_scale(jack, 0.0, n_items=n, cell_items=cell_items)
             low, high = bca_interval(est, reps, jack, scale=scale)
             covered[key] += low <= 0.0 <= high
-    assert 0.925 <= covered["items"] / n_corpora <= 0.975
-    assert covered["corpus"] / n_corpora < covered["items"] / n_corpora - 0.005
+    assert 0.93 <= covered["items"] / n_corpora <= 0.98
+    assert covered["corpus"] / n_corpora < covered["items"] / n_corpora - 0.01
