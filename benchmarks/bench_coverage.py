@@ -185,7 +185,9 @@ def run_rare(args):
     from iaa_frames.engine import assemble
 
     assemble.MIN_CI_ITEMS = args.guard  # what the interval would cover below the guard
-    if args.df == "corpus":  # the interval before the rare-class study: degrees of freedom of the corpus
+    if (
+        args.df == "corpus"
+    ):  # the interval before the rare-class study: degrees of freedom of the corpus
         scale = assemble._interval_scale
         assemble._interval_scale = lambda parts, jack, n, cell_items: scale(parts, jack, n, None)
     t0 = time.perf_counter()
