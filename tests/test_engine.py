@@ -870,3 +870,13 @@ def test_sweep_progress_bar_over_thresholds(capsys):
         progress=False,
     )
     assert capsys.readouterr().err == ""
+
+
+def test_classification_counts_without_any_pairable_cluster():
+    from iaa_frames.engine.alpha import units_per_cell
+    from iaa_frames.engine.cells import CellLayout
+
+    for layout in (CellLayout(3, 2), CellLayout(3, 2, pairwise=True)):
+        empty = np.zeros(0, dtype=np.int64)
+        got = units_per_cell(layout, empty, empty, empty, layout.groups(empty, empty))
+        assert got.shape == (layout.n_cells,) and not got.any()

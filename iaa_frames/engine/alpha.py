@@ -126,7 +126,8 @@ def units_per_cell(layout: CellLayout, cluster, x, y, groups) -> np.ndarray:
     """
     n = layout.n_cells
     label_cells = np.column_stack([np.zeros_like(x), 1 + x, 1 + y])
-    cells = (label_cells[:, :, None] * layout.n_groups + groups[:, None, :]).reshape(len(x), -1)
+    slots = label_cells.shape[1] * groups.shape[1]
+    cells = (label_cells[:, :, None] * layout.n_groups + groups[:, None, :]).reshape(len(x), slots)
     keys = np.unique(np.asarray(cluster, dtype=np.int64)[:, None] * n + cells)
     return np.bincount(keys % n, minlength=n).astype(np.float64)
 
