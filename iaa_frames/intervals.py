@@ -23,8 +23,8 @@ replicates is not the uncertainty of the estimate:
   Satterthwaite degrees of freedom of the jackknife variance (:func:`jackknife_df`).
 * **A cell may rest on a few items of the corpus.** A rare class's cell changes only
   with the ``k`` items that hold it: the estimate of its variance has at most ``k - 1``
-  degrees of freedom, whatever the corpus size, and the bootstrap's (plug-in) variance
-  is about ``(k - 1) / k`` of the unbiased one (``cell_items`` of
+  degrees of freedom, whatever the corpus size, and the small-sample (plug-in) bias of
+  its bootstrap variance is that of ``k`` items, not of the corpus (``cell_items`` of
   :func:`interval_scale`). Below :data:`MIN_CI_ITEMS` items no interval is reported at
   all: from one or two items the bootstrap interval has (near) zero width, and from
   three it still covers too little.
@@ -303,8 +303,8 @@ def jackknife_df(jackknife):
 def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.95, cell_items=None):
     """Factor on the half-widths of the bootstrap interval of each statistic.
 
-    ``sqrt(C / (V + P)) * t_nu(q) / z(q) * sqrt(k / (k - 1))`` at
-    ``q = (1 + level) / 2``, for a statistic that rests on ``k`` items:
+    ``sqrt(C / (V + P)) * t_nu(q) / z(q) * sqrt(k (n - 1) / ((k - 1) n))`` at
+    ``q = (1 + level) / 2``, for a statistic that rests on ``k`` of the ``n`` items:
 
     * ``sqrt(C / (V + P))``, ``C = V - P``: the pair-level correction of
       :func:`pair_level_shrink` (1 without chance rows, ``P = 0``);
@@ -313,13 +313,11 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
       Satterthwaite degrees of freedom of that estimate: ``nu`` of
       :func:`jackknife_df` times ``(C / V)^2`` (subtracting ``P`` keeps the noise of
       ``V`` on a smaller variance), and at most ``k - 1``;
-    * ``sqrt(k / (k - 1))``: the bootstrap's variance of a statistic that varies with
-      ``k`` items is about the plug-in one, ``(k - 1) / k`` of the unbiased variance
-      (with ``k = 4``: 1.15; ``k = 20``: 1.026; ``k = 60``: 1.008). For a statistic on
-      ``k`` of many more items the number of them a replicate draws varies, which offsets
-      part of it (for a plain mean of normal values on 4-10 of 40 items the interval
-      then covers 95-96 % instead of 94-95 %); on rare classes of simulated corpora it
-      is needed: without it detection covers 91.5 % on classes in 4-6 items
+    * ``sqrt(k (n - 1) / ((k - 1) n))``: the plug-in factor ``sqrt(k / (k - 1))`` of
+      the statistic's own items, relative to the corpus's: 1 for a statistic on every
+      item (the interval of a whole-corpus cell is calibrated without it: with the flat
+      ``sqrt(n / (n - 1))`` detection on 20 items covers 97.9 %), 1.14 for 4 of 40 items.
+      Without it detection covers 91.5 % on rare classes in 4-6 items
       (``benchmarks/bench_coverage.py --rare``).
 
     Parameters
@@ -355,7 +353,7 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
     >>> # the same statistic resting on 4 of the items: t with 3 degrees of freedom
     >>> factor4 = float(interval_scale(jack, 0.0, n_items=20, cell_items=4))
     >>> round(factor4, 2)
-    1.87
+    1.83
     """
     from scipy.special import ndtri, stdtrit
 
@@ -367,7 +365,7 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
     shrink = pair_level_shrink(v, p)
     with np.errstate(invalid="ignore", divide="ignore"):
         kept = np.where(v > 0, np.clip(1.0 - p / v, 0.5, 1.0), 1.0)
-        plug_in = np.sqrt(k / (k - 1.0))
+        plug_in = np.sqrt(k / (k - 1.0) * (n_items - 1.0) / n_items) if n_items > 1 else 1.0
     nu = np.fmin(jackknife_df(jackknife) * kept**2, k - 1.0)
     q = (1.0 + level) / 2.0
     student = np.where(np.isfinite(nu) & (nu > 0), stdtrit(np.maximum(nu, 1.0), q), ndtri(q))

@@ -130,10 +130,10 @@ def test_interval_scale_is_student_over_normal_without_pairs():
     x = rng.normal(size=(40, 200))  # 200 statistics, 40 items each
     jack = (x.sum(axis=0) - x) / 39
     scale = interval_scale(jack, 0.0, n_items=40)
-    # Student's t on the Satterthwaite df (at most n - 1), times the plug-in correction
+    # Student's t on the Satterthwaite df (at most n - 1); no plug-in factor on every item
     df = np.minimum(jackknife_df(jack), 39)
     t_over_z = scipy.stats.t.ppf(0.975, df) / scipy.stats.norm.ppf(0.975)
-    np.testing.assert_allclose(scale, t_over_z * np.sqrt(40 / 39), rtol=1e-9)
+    np.testing.assert_allclose(scale, t_over_z, rtol=1e-9)
     assert 1.0 < np.median(scale) < 1.06
     # the pair-level part narrows it, never below sqrt(1/3)
     v = jackknife_variance(jack, n_items=40)
@@ -153,12 +153,12 @@ def _rare_mean(values, k_items, n_items, multiplicities):
 
 def test_interval_scale_uses_the_items_a_statistic_rests_on():
     # a statistic that changes only with 5 of the 40 items: Student's t with 4 degrees
-    # of freedom and the plug-in correction sqrt(5 / 4), whatever the corpus size
+    # of freedom and the plug-in factor of 5 items relative to 40, sqrt(5 / 4 * 39 / 40)
     rng = np.random.default_rng(3)
     values = rng.normal(size=5)
     jk = np.concatenate(list(jackknife_blocks(40)))
     jack = _rare_mean(values, 5, 40, jk)
-    want = scipy.stats.t.ppf(0.975, 4) / scipy.stats.norm.ppf(0.975) * np.sqrt(5 / 4)
+    want = scipy.stats.t.ppf(0.975, 4) / scipy.stats.norm.ppf(0.975) * np.sqrt(5 / 4 * 39 / 40)
     assert float(interval_scale(jack, 0.0, n_items=40, cell_items=5)) == pytest.approx(want)
     # by default the statistic is taken to rest on every item: narrower
     assert float(interval_scale(jack, 0.0, n_items=40)) < want - 0.05
