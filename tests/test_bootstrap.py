@@ -226,7 +226,12 @@ def test_bca_intervals_equal_weighted_primitives(corpus):
     o, e = w["distance"].mean(), b["distance"].mean()
     resid = per_pair["sum"] - e * per_pair["size"]
     pair_var = (o / e**2) ** 2 * np.sum(resid**2) / len(b) ** 2
-    scale = interval_scale(stat(jk), pair_var, n_items=n)
+    # the cell rests on the items with a matched pair (its n_items), not on every item
+    cell_items = w["item"].nunique()
+    assert (
+        float(ds["n_items"].sel(component="localization", label=ALL, annotator=ALL)) == cell_items
+    )
+    scale = interval_scale(stat(jk), pair_var, n_items=n, cell_items=cell_items)
     expected = bca_interval(sigma(w["distance"], b["distance"]), stat(k), stat(jk), scale=scale)
     assert ci(ds, "localization") == pytest.approx(expected)
     assert 0.5 < scale < 1.2
