@@ -21,6 +21,8 @@ __all__ = [
     "VARIABLES",
     "NOTE_DESCRIPTION",
     "NO_MATCH_NOTE",
+    "FEW_ITEMS_NOTE",
+    "interval_notes",
     "build_dataset",
     "build_pairwise",
     "notes",
@@ -79,8 +81,17 @@ VARIABLES = {
         "within units",
         "Within-item units of the cell: pairings of two annotations of an item "
         "(detection, overall), matched object pairs (localization), clusters with at "
-        "least two members (classification; for an annotator, the clusters that contain "
-        "one of its objects).",
+        "least two members (classification; for a class, the clusters with a value of "
+        "that class, the units its binary {class, other} alpha rests on; for an "
+        "annotator, the clusters that contain one of its objects).",
+    ),
+    "n_items": (
+        "items",
+        "Number of items whose within units enter the cell (the items it rests on, "
+        "which the cluster bootstrap resamples): items with a pairing, a matched object "
+        "pair or a pairable cluster counted in `n_units`. Below min_ci_items (Dataset "
+        "attrs) the interval is not reported (`ci_low`, `ci_high` NaN, and `note` says "
+        "so).",
     ),
     "n_chance": (
         "chance units",
@@ -95,14 +106,16 @@ VARIABLES = {
         "Lower bound of the cluster-bootstrap interval of `agreement` (items resampled "
         "with replacement; BCa with a corrected width by default, see "
         "iaa_frames.intervals; level, method and n_boot in the Dataset attrs). NaN "
-        "when n_boot is 0 or `agreement` is NaN.",
+        "when n_boot is 0, `agreement` is NaN or the cell rests on fewer than "
+        "min_ci_items items (`n_items`).",
     ),
     "ci_high": (
         "upper confidence bound",
         "Upper bound of the cluster-bootstrap interval of `agreement` (items resampled "
         "with replacement; BCa with a corrected width by default, see "
         "iaa_frames.intervals; level, method and n_boot in the Dataset attrs); at most "
-        "1. NaN when n_boot is 0 or `agreement` is NaN.",
+        "1. NaN when n_boot is 0, `agreement` is NaN or the cell rests on fewer than "
+        "min_ci_items items (`n_items`).",
     ),
     "raw_iou": (
         "raw IoU",
@@ -132,6 +145,8 @@ VARIABLES = {
 
 NO_VARIATION_NOTE = "no variation: expected disagreement is 0"
 NO_MATCH_NOTE = "no object pair matches at the threshold, within items or by chance"
+#: Start of the note of a cell whose interval is not reported (too few items).
+FEW_ITEMS_NOTE = "interval not reported: rests on"
 
 CHANCE_SOURCE_DESCRIPTION = (
     "How the cell's chance units were formed: 'enumerated' (every chance pairing of the "
@@ -150,7 +165,11 @@ NOTE_DESCRIPTION = (
     "the expected disagreement is 0 (every chance distance is 0, or a single label is "
     "used); 'no object pair matches at the threshold, within items or by chance' "
     "(detection: nothing to compare); 'not applicable' where the cell has no meaning "
-    "(e.g. an annotator paired with itself)."
+    "(e.g. an annotator paired with itself). A cell whose `agreement` is defined may "
+    "still carry a note about its interval: 'interval not reported: rests on k items "
+    "(fewer than m)' when its within units come from fewer than min_ci_items items "
+    "(`n_items`; Dataset attrs), where a bootstrap interval would be of (near) zero "
+    "width and cover far less than its level."
 )
 
 
@@ -196,6 +215,43 @@ def notes(
     )
     out = np.where(n_units < min_units, _counted("too few within units", n_units), out)
     return out.astype(object)
+
+
+def interval_notes(note, *, n_items, min_items: int) -> np.ndarray:
+    """``note`` with the interval note added to the cells whose agreement is defined
+    (empty note) but which rest on fewer than ``min_items`` items.
+
+    Parameters
+    ----------
+    note : numpy.ndarray of object (str)
+        The notes of :func:`notes` ('' where agreement is defined).
+    n_items : numpy.ndarray
+        Items per cell (NaN counts as 0).
+    min_items : int
+        Fewest items for which the interval is reported.
+
+    Returns
+    -------
+    numpy.ndarray of object (str)
+
+    Examples
+    --------
+    >>> out = interval_notes(np.array(["", "", "too few within units (n=1)"], dtype=object),
+    ...                      n_items=np.array([1.0, 12, 1]), min_items=4)
+    >>> for reason in out:
+    ...     print(repr(reason))
+    'interval not reported: rests on 1 item (fewer than 4)'
+    ''
+    'too few within units (n=1)'
+    """
+    n = np.nan_to_num(np.asarray(n_items, dtype=np.float64)).astype(np.int64)
+    text = np.strings.add(
+        np.strings.add(f"{FEW_ITEMS_NOTE} ", n.astype(str)),
+        np.where(n == 1, " item", " items"),
+    )
+    text = np.strings.add(text, f" (fewer than {int(min_items)})")
+    few = (np.asarray(note, dtype=object) == "") & (n < min_items)
+    return np.where(few, text.astype(object), note).astype(object)
 
 
 def _counted(text: str, n: np.ndarray) -> np.ndarray:

@@ -161,8 +161,7 @@ def support(result, dim: str):
 
     Its localization ``n_units`` (matched object pairs of that class / involving that
     annotator), with the other dimension at ``"(all)"``; where the result has no
-    localization, the largest ``n_units`` over components. (Classification's ``n_units``
-    of a class counts every pairable cluster, so it cannot rank classes.)
+    localization, the largest ``n_units`` over components.
 
     Returns
     -------
@@ -260,7 +259,8 @@ def headline(result) -> pd.DataFrame:
     pandas.DataFrame
         One row per component: ``measure``, ``agreement``, ``ci_low``, ``ci_high``,
         ``observed``, ``expected``, ``ks``, ``ks_sign``, ``ks_pvalue``, ``raw_iou``,
-        ``presence_alpha``, ``frac_below_chance``, ``n_units``, ``n_chance``, ``note``.
+        ``presence_alpha``, ``frac_below_chance``, ``n_units``, ``n_items``, ``n_chance``,
+        ``note``.
 
     Examples
     --------
@@ -285,6 +285,7 @@ def headline(result) -> pd.DataFrame:
             "presence_alpha",
             "frac_below_chance",
             "n_units",
+            "n_items",
             "n_chance",
             "note",
         )
@@ -304,7 +305,11 @@ def _by(result, dim):
     sub = result.sel({other: ALL})
     frame = (
         sub[
-            [v for v in ("agreement", "ci_low", "ci_high", "n_units", "note") if v in sub.data_vars]
+            [
+                v
+                for v in ("agreement", "ci_low", "ci_high", "n_units", "n_items", "note")
+                if v in sub.data_vars
+            ]
         ]
         .to_dataframe()
         .reset_index()
@@ -318,7 +323,7 @@ def _by(result, dim):
     cols = [
         f"{c}_{v}"
         for c in comps
-        for v in ("agreement", "ci_low", "ci_high", "n_units", "note")
+        for v in ("agreement", "ci_low", "ci_high", "n_units", "n_items", "note")
         if f"{c}_{v}" in wide.columns
     ]
     wide = wide[cols]
@@ -343,8 +348,9 @@ def by_label(result) -> pd.DataFrame:
         "10", case ignored); for each component (detection, classification,
         localization, overall) the columns ``<component>_agreement`` (σ, or α for
         classification), ``<component>_ci_low``, ``<component>_ci_high`` (95% interval),
-        ``<component>_n_units`` (within units, integer) and ``<component>_note`` (why
-        the agreement is NaN). ``res.iaa.table()`` is the compact view of it.
+        ``<component>_n_units`` (within units, integer), ``<component>_n_items`` (items
+        the cell rests on) and ``<component>_note`` (why the agreement is NaN, or what it
+        assumes). ``res.iaa.table()`` is the compact view of it.
 
     Examples
     --------

@@ -62,6 +62,7 @@ def make_result(
         "ks_sign": np.ones(shape),
         "ks_pvalue": rng.uniform(0, 0.01, shape),
         "n_units": np.round(n_units),
+        "n_items": np.round(n_units / 3) + 1,
         "n_chance": np.full(shape, 2000.0),
         "ci_low": agreement - half,
         "ci_high": agreement + half,

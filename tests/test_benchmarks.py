@@ -100,3 +100,32 @@ def test_coverage_study_reads_every_requested_cell():
     assert np.isfinite(row["estimate"])
     assert row["estimate"] == float(sel["agreement"])
     assert (row["low"], row["high"]) == (float(sel["ci_low"]), float(sel["ci_high"]))
+
+
+def test_rare_class_study_reads_the_class_cells_and_their_items():
+    df = iaf.simulate(n_items=12, annotators={"a": "good", "b": "sloppy"}, seed=2)
+    name = bench_coverage.RARE[0][0]
+    chosen = df["item"].unique()[:5]
+    df.loc[df["item"].isin(chosen) & (df["label"] == "car"), "label"] = name
+    ds = iaf.agreement(df, n_chance=300, n_boot=20)
+    cells = bench_coverage.rare_values(ds, df)
+    assert list(cells.columns) == ["estimate", "low", "high", "n_items", "class_items"]
+    assert set(cells.index.get_level_values("label")) == {name}
+    drawn = df.loc[df["label"] == name, "item"].nunique()
+    assert (cells["class_items"] == drawn).all() and drawn <= 5
+    assert (cells["n_items"] <= drawn).all()
+    for comp in bench_coverage.COMPONENTS:
+        sel = ds.sel(component=comp, label=name, annotator=iaf.ALL)
+        row = cells.loc[(comp, name)]
+        assert row["estimate"] == pytest.approx(float(sel["agreement"]), nan_ok=True)
+        assert row["n_items"] == float(sel["n_items"])
+    assert bench_coverage.bin_of([1, 2, 3, 4, 6, 7, 10, 11]).tolist() == [
+        "1",
+        "2",
+        "3",
+        "4-6",
+        "4-6",
+        "7-10",
+        "7-10",
+        "> 10",
+    ]

@@ -245,7 +245,12 @@ def test_bca_intervals_equal_weighted_primitives(corpus):
     o, e = w["distance"].mean(), np.average(b["distance"], weights=wy)
     resid = per_pair["wd"] - e * per_pair["w"]
     pair_var = (o / e**2) ** 2 * np.sum(resid**2) / wy.sum() ** 2
-    scale = interval_scale(stat(jk), pair_var, n_items=n)
+    # the cell rests on the items with a matched pair (its n_items), not on every item
+    cell_items = w["item"].nunique()
+    assert (
+        float(ds["n_items"].sel(component="localization", label=ALL, annotator=ALL)) == cell_items
+    )
+    scale = interval_scale(stat(jk), pair_var, n_items=n, cell_items=cell_items)
     point = sigma(w["distance"], b["distance"], between_weights=wy)
     expected = bca_interval(point, stat(k), stat(jk), scale=scale)
     assert ci(ds, "localization") == pytest.approx(expected)

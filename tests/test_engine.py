@@ -20,6 +20,7 @@ from iaa_frames.engine import (
     pairwise_from_tables,
 )
 from iaa_frames.errors import ParameterError
+from iaa_frames.intervals import MIN_CI_ITEMS
 from iaa_frames.krippendorff_alpha import (
     binary_alpha_per_category,
     nominal_alpha,
@@ -27,7 +28,7 @@ from iaa_frames.krippendorff_alpha import (
 from iaa_frames.kstest import ks_agreement_test, ks_agreement_tests
 from iaa_frames.pairs import pair_tables
 from iaa_frames.pooled import MIN_OWN_CHANCE_UNITS
-from iaa_frames.result import NO_MATCH_NOTE
+from iaa_frames.result import FEW_ITEMS_NOTE, NO_MATCH_NOTE
 from iaa_frames.simulate import simulate
 from iaa_frames.stats import frac_below_chance, sigma
 
@@ -136,6 +137,7 @@ def test_sigma_cells_equal_primitives_on_filtered_rows(mixed, component):
         w, b, col, wy = sigma_rows(tables, component, lab.get(label), ann.get(annotator))
         x, y = w[col].to_numpy(), b[col].to_numpy()
         assert cell(ds, "n_units", component, label, annotator) == len(x)
+        assert cell(ds, "n_items", component, label, annotator) == w["item"].nunique()
         assert cell(ds, "n_chance", component, label, annotator) == len(y)
         note = ds["note"].sel(component=component, label=label, annotator=annotator).item()
         value = cell(ds, "agreement", component, label, annotator)
@@ -251,6 +253,67 @@ def test_classification_cells_equal_alpha_primitives(mixed):
             cell(ds, "n_units", "classification", ALL, name)
             == units.loc[units["annotator"] == code, "cluster"].nunique()
         )
+
+
+def test_classification_counts_by_brute_force(mixed):
+    # n_units of a class: the pairable clusters with a value of the class in a pair of
+    # the cell; n_items: the items of those clusters (a plain loop over clusters)
+    _, tables, ds = mixed
+    ann, lab = codes(tables)
+    units = pairable_units(tables)
+    want = {}
+    for cluster, members in units.groupby("cluster"):
+        labels, who = set(members["label"]), set(members["annotator"])
+        item = members["item"].iloc[0]
+        for a_name, a_code in [(ALL, None), *ann.items()]:
+            if a_code is not None and a_code not in who:
+                continue
+            for l_name, l_code in [(ALL, None), *lab.items()]:
+                if l_code is None or l_code in labels:
+                    want.setdefault((l_name, a_name), []).append((cluster, item))
+    checked = 0
+    for label, annotator in all_cells(ds):
+        got = want.get((label, annotator), [])
+        n_units = cell(ds, "n_units", "classification", label, annotator)
+        assert n_units == len(got), (label, annotator)
+        assert cell(ds, "n_items", "classification", label, annotator) == len({i for _, i in got})
+        checked += len(got) > 0
+    assert checked >= 15
+    # a class's count is what its cell rests on, not the corpus total
+    per_class = ds["n_units"].sel(component="classification", annotator=ALL).values[1:]
+    assert (per_class < cell(ds, "n_units", "classification")).all()
+
+
+def test_n_items_is_the_items_of_the_within_rows(mixed):
+    # localization: a pandas groupby count of the matched pairs' items, per class
+    _, tables, ds = mixed
+    _, lab = codes(tables)
+    w = tables.localization_within
+    same = w[w["label_a"] == w["label_b"]]
+    by_class = same.groupby("label_a")["item"].nunique()
+    for name, code in lab.items():
+        assert cell(ds, "n_items", "localization", name) == by_class.get(code, 0)
+    assert cell(ds, "n_items", "localization") == w["item"].nunique()
+
+
+def test_one_item_class_has_no_interval_and_says_so():
+    # a class drawn in one item of 30: its cells are defined, but the bootstrap of one
+    # item has nothing to resample (the interval was [1.000, 1.000] before the guard)
+    df = simulate(n_items=30, annotators={"a": "good", "b": "good", "c": "sloppy"}, seed=5)
+    first = df["item"].iloc[0]
+    df.loc[(df["item"] == first) & df["label"].notna(), "label"] = "ferry"
+    ds = agreement(df, n_chance=300, n_boot=50)
+    ferry = ds.sel(label="ferry", annotator=ALL)
+    assert (ferry["n_items"] == 1).all()
+    defined = ferry["agreement"].notnull()
+    assert int(defined.sum()) >= 3  # detection, localization, overall (and alpha if varied)
+    assert ferry["ci_low"].isnull().all() and ferry["ci_high"].isnull().all()
+    for comp in ferry["component"].values[defined.values]:
+        note = str(ferry["note"].sel(component=comp).item())
+        assert note == f"{FEW_ITEMS_NOTE} 1 item (fewer than {MIN_CI_ITEMS})", comp
+    # the other classes keep their intervals
+    others = ds.sel(label=["car", "person", "bicycle"], annotator=ALL, component="localization")
+    assert np.isfinite(others["ci_low"]).all()
 
 
 def presence_units(tables, label=None):
@@ -408,7 +471,9 @@ def test_notes_explain_every_nan(mixed):
     _, _, ds = mixed
     nan = ds["agreement"].isnull()
     assert bool((ds["note"].where(nan, "x") != "").all())
-    assert bool((ds["note"].where(~nan, "") == "").all())
+    # a defined cell's note is empty, or says why its interval is not reported
+    defined = ds["note"].where(~nan, "").values.ravel()
+    assert all(n == "" or n.startswith(FEW_ITEMS_NOTE) for n in defined)
 
 
 def test_too_few_units_and_chance_units_are_counted():
@@ -442,7 +507,11 @@ def test_too_few_units_and_chance_units_are_counted():
         elif fc:
             assert note == f"too few chance units (n={int(m)}: the whole chance population)"
         else:
-            assert note in ("", "no variation: expected disagreement is 0", NO_MATCH_NOTE)
+            assert note in (
+                "",
+                "no variation: expected disagreement is 0",
+                NO_MATCH_NOTE,
+            ) or note.startswith(FEW_ITEMS_NOTE)
     assert few_within.any()  # the unicorn
     assert cell(ds, "n_units", "localization", "unicorn") == 0
     # 40 items: the whole chance population is enumerated, whatever n_chance asks
@@ -842,3 +911,13 @@ def test_sweep_progress_bar_over_thresholds(capsys):
         progress=False,
     )
     assert capsys.readouterr().err == ""
+
+
+def test_classification_counts_without_any_pairable_cluster():
+    from iaa_frames.engine.alpha import units_per_cell
+    from iaa_frames.engine.cells import CellLayout
+
+    for layout in (CellLayout(3, 2), CellLayout(3, 2, pairwise=True)):
+        empty = np.zeros(0, dtype=np.int64)
+        got = units_per_cell(layout, empty, empty, empty, layout.groups(empty, empty))
+        assert got.shape == (layout.n_cells,) and not got.any()

@@ -130,10 +130,10 @@ def test_interval_scale_is_student_over_normal_without_pairs():
     x = rng.normal(size=(40, 200))  # 200 statistics, 40 items each
     jack = (x.sum(axis=0) - x) / 39
     scale = interval_scale(jack, 0.0, n_items=40)
-    df = jackknife_df(jack)
-    np.testing.assert_allclose(
-        scale, scipy.stats.t.ppf(0.975, df) / scipy.stats.norm.ppf(0.975), rtol=1e-9
-    )
+    # Student's t on the Satterthwaite df (at most n - 1); no plug-in factor on every item
+    df = np.minimum(jackknife_df(jack), 39)
+    t_over_z = scipy.stats.t.ppf(0.975, df) / scipy.stats.norm.ppf(0.975)
+    np.testing.assert_allclose(scale, t_over_z, rtol=1e-9)
     assert 1.0 < np.median(scale) < 1.06
     # the pair-level part narrows it, never below sqrt(1/3)
     v = jackknife_variance(jack, n_items=40)
@@ -141,3 +141,51 @@ def test_interval_scale_is_student_over_normal_without_pairs():
     assert (narrowed < scale).all() and (narrowed >= np.sqrt(1 / 3)).all()
     # a statistic without jackknife variance keeps its width
     assert interval_scale(np.ones((5, 1)), 0.0, n_items=5).tolist() == [1.0]
+
+
+def _rare_mean(values, k_items, n_items, multiplicities):
+    """Mean of ``values`` over the first ``k_items`` items of a corpus of ``n_items``
+    (the others hold nothing of the statistic), on replicate multiplicities."""
+    k = multiplicities[:, :k_items].astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (k @ values) / k.sum(axis=1)
+
+
+def test_interval_scale_uses_the_items_a_statistic_rests_on():
+    # a statistic that changes only with 5 of the 40 items: Student's t with 4 degrees
+    # of freedom and the plug-in factor of 5 items relative to 40, sqrt(5 / 4 * 39 / 40)
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=5)
+    jk = np.concatenate(list(jackknife_blocks(40)))
+    jack = _rare_mean(values, 5, 40, jk)
+    want = scipy.stats.t.ppf(0.975, 4) / scipy.stats.norm.ppf(0.975) * np.sqrt(5 / 4 * 39 / 40)
+    assert float(interval_scale(jack, 0.0, n_items=40, cell_items=5)) == pytest.approx(want)
+    # by default the statistic is taken to rest on every item: narrower
+    assert float(interval_scale(jack, 0.0, n_items=40)) < want - 0.05
+    # one item: no interval
+    assert np.isnan(interval_scale(jack, 0.0, n_items=40, cell_items=1))
+
+
+@pytest.mark.parametrize("k_items", [4, 5])
+def test_interval_on_few_items_covers_its_level(k_items):
+    # a mean over the k items of a 40-item corpus that hold a rare class (normal values):
+    # the item bootstrap's BCa interval, with Student's t on k - 1 degrees of freedom and
+    # the plug-in correction, covers about 95 %; corrected for the corpus instead it
+    # covers less, and never more (same replicates, narrower). 1,000 corpora: MC SE
+    # 0.7 pt; with 2,000: k = 4: 96.0 % against 90.8 %, k = 5: 96.1 % against 93.5 %.
+    n, n_corpora, n_boot = 40, 1000, 400
+    rng = np.random.default_rng(k_items)
+    jk = np.concatenate(list(jackknife_blocks(n))).astype(float)
+    covered = {"items": 0, "corpus": 0}
+    for c in range(n_corpora):  # independent corpora, each with its own bootstrap
+        values = rng.normal(size=k_items)
+        k = next(multiplicity_blocks(n, n_boot, seed=c, block_size=n_boot))
+        reps = _rare_mean(values, k_items, n, k)
+        jack = _rare_mean(values, k_items, n, jk)
+        est = values.mean()
+        for key, cell_items in (("items", k_items), ("corpus", None)):
+            scale = interval_scale(jack, 0.0, n_items=n, cell_items=cell_items)
+            low, high = bca_interval(est, reps, jack, scale=scale)
+            covered[key] += low <= 0.0 <= high
+    assert 0.93 <= covered["items"] / n_corpora <= 0.98
+    assert covered["corpus"] / n_corpora < covered["items"] / n_corpora - 0.01

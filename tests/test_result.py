@@ -11,7 +11,8 @@ import xarray as xr
 
 import iaa_frames
 from iaa_frames.engine import agreement, pairwise
-from iaa_frames.result import VARIABLES, build_pairwise, notes
+from iaa_frames.intervals import MIN_CI_ITEMS
+from iaa_frames.result import FEW_ITEMS_NOTE, VARIABLES, build_pairwise, interval_notes, notes
 from iaa_frames.simulate import simulate
 
 ALL = "(all)"
@@ -23,6 +24,7 @@ DATA_VARIABLES = [
     "ks_sign",
     "ks_pvalue",
     "n_units",
+    "n_items",
     "n_chance",
     "ci_low",
     "ci_high",
@@ -124,6 +126,32 @@ def test_notes_distinguish_reasons():
         "no variation: expected disagreement is 0",
         "",
     ]
+
+
+def test_interval_notes_only_on_defined_cells_with_few_items():
+    got = interval_notes(
+        np.array(["", "", "", "too few within units (n=1)"], dtype=object),
+        n_items=np.array([1.0, 3, 4, 1]),
+        min_items=4,
+    )
+    assert got.tolist() == [
+        "interval not reported: rests on 1 item (fewer than 4)",
+        "interval not reported: rests on 3 items (fewer than 4)",
+        "",
+        "too few within units (n=1)",
+    ]
+
+
+def test_few_item_guard_is_documented_and_in_the_attrs(ds):
+    assert ds.attrs["min_ci_items"] == MIN_CI_ITEMS >= 3
+    for var in ("n_items", "ci_low", "ci_high"):
+        assert "min_ci_items" in ds[var].attrs["description"], var
+    assert FEW_ITEMS_NOTE in ds["note"].attrs["description"]
+    # every cell below the guard has NaN bounds and says so; none above it is silenced
+    few = (ds["n_items"] < MIN_CI_ITEMS) & ds["agreement"].notnull()
+    assert bool(ds["ci_low"].where(few).isnull().all())
+    assert bool(ds["note"].where(few, FEW_ITEMS_NOTE).str.startswith(FEW_ITEMS_NOTE).all())
+    assert not bool(ds["note"].where(~few, "").str.startswith(FEW_ITEMS_NOTE).any())
 
 
 def test_perfect_agreement_is_told_apart_from_no_variation():

@@ -138,7 +138,7 @@ def partition_cells(m: Matching) -> dict:
     dict
         ``items`` (codes of the partition's items, ascending); per component and for
         ``presence``, the rows of those items of its per-item sums (CSR, one row per
-        item of ``items``); ``units_per_group`` (classification); ``<component>_matched``
+        item of ``items``); ``units_per_cell`` (classification); ``<component>_matched``
         (detection, overall: matched pairs per cell).
     """
     corpus = m.corpus
@@ -164,7 +164,7 @@ def partition_cells(m: Matching) -> dict:
         else:
             cells = component_cells(tables, layout, c)
             sums = cells.within
-            out["units_per_group"] = cells.units_per_group
+            out["units_per_cell"] = cells.units_per_cell
         out[c] = sums.matrix[items]
         del sums
     presence = PresenceCells.build(layout, len(corpus.items), m.units, m.coverage)
@@ -405,7 +405,7 @@ def merge_cells(
     out = {}
     for c in COMPONENTS:
         if c == "classification":
-            out[c] = ClassificationCells(layout, stacked(c), added("units_per_group"))
+            out[c] = ClassificationCells(layout, stacked(c), added("units_per_cell"))
             continue
         # chance rows only (localization's post-stratified over the partitions' within rows)
         half = component_cells(between, layout, c, strata_within=strata)

@@ -37,7 +37,8 @@ Per class L
 Localization: pairs whose two objects both carry L (within and chance). Detection and
 overall: both annotations restricted to L, for the pairings where one of them contains L.
 Classification: binary alpha after recoding every label to {L, other}, over all pairable
-clusters. Presence alpha: every cluster's members labelled L (units where at least one
+clusters; its ``n_units`` counts the pairable clusters with a value L (in a pair of the
+cell), the units that carry L. Presence alpha: every cluster's members labelled L (units where at least one
 member is L).
 
 Pairwise
@@ -50,7 +51,10 @@ Undefined values
 ~~~~~~~~~~~~~~~~
 A cell's agreement is NaN, with the reason in ``note``, when it has fewer within units
 than :data:`MIN_WITHIN_UNITS` (sigma) or :data:`MIN_ALPHA_UNITS` (alpha), fewer chance units
-than :data:`MIN_CHANCE_UNITS` (sigma), or an expected disagreement of 0.
+than :data:`MIN_CHANCE_UNITS` (sigma), or an expected disagreement of 0. Its interval is
+NaN, and ``note`` says so, when its within units come from fewer than
+:data:`iaa_frames.intervals.MIN_CI_ITEMS` items (``n_items``: the items whose within
+units enter the cell).
 
 Modules
 -------

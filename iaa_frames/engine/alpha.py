@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from ..bootstrap import ItemSums
 from ..krippendorff_alpha import binary_disagreements, nominal_disagreements
 from ..matching import pairs_within_runs
-from .cells import CellLayout, one_minus_ratio, per_item, sparse_rows
+from .cells import CellLayout, items_per_column, one_minus_ratio, per_item, sparse_rows
 from .rows import column
 
 
@@ -22,12 +22,15 @@ class ClassificationCells:
     """Coincidences of the labels of clusters with >= 2 members, summed per item.
 
     Columns: ``N`` (groups x categories: the margins n_c) then ``O`` (groups x categories:
-    the mass of disagreeing coincidences on each category's side).
+    the mass of disagreeing coincidences on each category's side). ``units_per_cell``:
+    per cell, the pairable clusters whose pairs of values enter it (a class's cell: the
+    clusters with a value of that class in one of the cell's pairs, the units that carry
+    the class in its binary {class, other} recoding).
     """
 
     layout: CellLayout
     within: ItemSums
-    units_per_group: np.ndarray
+    units_per_cell: np.ndarray
 
     @classmethod
     def build(cls, layout: CellLayout, n_items: int, units: pd.DataFrame):
@@ -67,13 +70,7 @@ class ClassificationCells:
                 np.concatenate([item[i], item[i][differ]]), n_items, [np.ones(rows.shape[0])], rows
             )
         )
-        if layout.pairwise:
-            units_per_group = np.bincount(groups[:, 0], minlength=G).astype(np.float64)
-        else:
-            # every member of a pairable cluster: one unit for its annotator
-            units_per_group = np.bincount(1 + annotator[pairable], minlength=G).astype(float)
-            units_per_group[0] = np.count_nonzero(size >= 2)
-        return cls(layout, within, units_per_group)
+        return cls(layout, within, units_per_cell(layout, cluster[i], x[:, 0], y[:, 0], groups))
 
     def statistics(self, multiplicities=None):
         """(D_o, D_e, alpha) per cell: nominal for "(all)", binary for each class."""
@@ -94,13 +91,45 @@ class ClassificationCells:
         return observed, expected, one_minus_ratio(observed, expected)
 
     def counts(self):
-        """(n_units, n_chance): pairable clusters per annotator cell; no chance units."""
-        n_units = np.tile(self.units_per_group, self.layout.n_labels + 1)
-        return n_units, np.full(self.layout.n_cells, np.nan)
+        """(n_units, n_chance): pairable clusters per cell; no chance units."""
+        return self.units_per_cell, np.full(self.layout.n_cells, np.nan)
+
+    def item_counts(self):
+        """Per cell, the number of items with a pair of values in it (``n_items``): for a
+        class, a pair with a value of that class."""
+        G, C = self.layout.n_groups, self.layout.n_labels
+        margins = self.within.matrix[:, : G * C]
+        per_class = items_per_column(margins, slice(0, G * C)).reshape(G, C)
+        to_group = sp.csr_matrix(
+            (np.ones(G * C), (np.arange(G * C), np.repeat(np.arange(G), C))), shape=(G * C, G)
+        )
+        per_group = items_per_column(sp.csr_matrix(margins) @ to_group, slice(0, G))
+        return np.concatenate([per_group, per_class.T.ravel()])
 
     @property
     def work(self) -> int:
         return self.within.matrix.nnz
+
+
+def units_per_cell(layout: CellLayout, cluster, x, y, groups) -> np.ndarray:
+    """Per cell, the distinct clusters among pairs of values (cluster, labels ``x`` and
+    ``y``, annotator cells ``groups`` (n, k)): a pair enters label cell "(all)" and the
+    cells of both its labels, for each of its annotator cells.
+
+    Examples
+    --------
+    >>> layout = CellLayout(n_labels=2, n_annotators=2)
+    >>> # cluster 0: A says class 0, B class 1; cluster 1: A and B say class 0
+    >>> units_per_cell(layout, np.array([0, 1]), np.array([0, 0]), np.array([1, 0]),
+    ...                layout.groups(np.array([0, 0]), np.array([1, 1]))).tolist()
+    [2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 1.0, 1.0, 1.0]
+    """
+    n = layout.n_cells
+    label_cells = np.column_stack([np.zeros_like(x), 1 + x, 1 + y])
+    slots = label_cells.shape[1] * groups.shape[1]
+    cells = (label_cells[:, :, None] * layout.n_groups + groups[:, None, :]).reshape(len(x), slots)
+    keys = np.unique(np.asarray(cluster, dtype=np.int64)[:, None] * n + cells)
+    return np.bincount(keys % n, minlength=n).astype(np.float64)
 
 
 @dataclass(frozen=True, eq=False)

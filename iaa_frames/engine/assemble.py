@@ -14,11 +14,18 @@ from ..bootstrap import block_size, jackknife_blocks, multiplicity_blocks
 from ..chance import MIN_CHANCE_UNITS
 from ..errors import ParameterError
 from ..frame import ALL
-from ..intervals import CI_METHODS, bca_interval, interval_scale
+from ..intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
 from ..pairs import PairTables, iter_pair_tables, pair_tables
 from ..pooled import min_chance_units
 from ..progress import DELAY, tqdm
-from ..result import COMPONENTS, NO_MATCH_NOTE, VARIABLES, build_dataset, notes
+from ..result import (
+    COMPONENTS,
+    NO_MATCH_NOTE,
+    VARIABLES,
+    build_dataset,
+    interval_notes,
+    notes,
+)
 from ..settings import DEFAULTS, check_int, check_progress
 from ..stats import percentile_ci
 from ..thresholds import check_thresholds, concat_thresholds, with_threshold
@@ -111,18 +118,19 @@ def _jackknife(parts: dict, n_items: int, clusters=None) -> np.ndarray:
     )
 
 
-def _interval_scale(parts: dict, jack: np.ndarray, n_items: int) -> np.ndarray:
+def _interval_scale(parts: dict, jack: np.ndarray, n_items: int, cell_items) -> np.ndarray:
     """Per component and cell, the factor on the bootstrap interval's half-widths
     (:func:`iaa_frames.intervals.interval_scale`): the pair-level variance of the chance
     means is the sigma components' (classification's expected disagreement is a
-    function of item sums: none)."""
+    function of item sums: none); the degrees of freedom are those of the items each
+    cell rests on (``cell_items``, the result's ``n_items``)."""
     pair = np.stack(
         [
             parts[name].pair_variance() if name in SIGMA_COMPONENTS else np.zeros(jack.shape[-1])
             for name in COMPONENTS
         ]
     )
-    return interval_scale(jack, pair, n_items=n_items, level=CI_LEVEL)
+    return interval_scale(jack, pair, n_items=n_items, level=CI_LEVEL, cell_items=cell_items)
 
 
 def _point_estimates(parts: dict, n_cells: int, min_chance=MIN_CHANCE_UNITS) -> dict:
@@ -132,6 +140,7 @@ def _point_estimates(parts: dict, n_cells: int, min_chance=MIN_CHANCE_UNITS) -> 
     for c, name in enumerate(COMPONENTS):
         out["observed"][c], out["expected"][c], out["agreement"][c] = parts[name].statistics()
         out["n_units"][c], out["n_chance"][c] = parts[name].counts()
+        out["n_items"][c] = parts[name].item_counts()
     sigma = np.isin(COMPONENTS, SIGMA_COMPONENTS)
     min_units = np.where(sigma, MIN_WITHIN_UNITS, MIN_ALPHA_UNITS)[:, None]
     out["note"] = notes(
@@ -361,14 +370,18 @@ def agreement_from_cells(
                     reps,
                     jack,
                     level=CI_LEVEL,
-                    scale=_interval_scale(parts, jack, corpus.n_groups),
+                    scale=_interval_scale(
+                        parts, jack, corpus.n_groups, np.minimum(out["n_items"], corpus.n_groups)
+                    ),
                 )
                 # the widened interval stays in the range of agreement: at most 1
                 high = np.minimum(high, 1.0)
             else:
                 low, high = percentile_ci(reps, level=CI_LEVEL)
-            out["ci_low"], out["ci_high"] = (np.where(defined, v, np.nan) for v in (low, high))
+            reported = defined & (out["n_items"] >= MIN_CI_ITEMS)
+            out["ci_low"], out["ci_high"] = (np.where(reported, v, np.nan) for v in (low, high))
         out.update(tests.result())
+    out["note"] = interval_notes(out["note"], n_items=out["n_items"], min_items=MIN_CI_ITEMS)
 
     labels, annotators = name_order(corpus.labels), name_order(corpus.annotators)
     grid = (len(COMPONENTS), layout.n_labels + 1, layout.n_groups)
@@ -383,6 +396,7 @@ def agreement_from_cells(
         "min_within_units": MIN_WITHIN_UNITS,
         "min_chance_units": MIN_CHANCE_UNITS,
         "min_alpha_units": MIN_ALPHA_UNITS,
+        "min_ci_items": MIN_CI_ITEMS,
         "iaa_frames_version": package_version(),
     }
     ds = build_dataset(
@@ -439,8 +453,10 @@ def agreement(
         preceded by ``threshold`` when ``match_threshold`` is a sequence (a scalar
         ``threshold`` coordinate otherwise); coord ``measure(component)``; data
         variables ``agreement, observed, expected,
-        ks, ks_sign, ks_pvalue, n_units, n_chance, ci_low, ci_high, raw_iou,
-        frac_below_chance, presence_alpha`` and ``note`` (why a cell's agreement is NaN).
+        ks, ks_sign, ks_pvalue, n_units, n_items, n_chance, ci_low, ci_high, raw_iou,
+        frac_below_chance, presence_alpha`` and ``note`` (why a cell's agreement is NaN,
+        or that its interval is not reported because it rests on fewer than
+        ``min_ci_items`` items).
         Each variable's attrs describe it; the Dataset attrs hold the parameters.
 
     Notes

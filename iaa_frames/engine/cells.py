@@ -112,6 +112,21 @@ def per_item(item, n_items, quantities, membership) -> sp.csr_matrix:
     return sp.hstack(parts).tocsr()
 
 
+def items_per_column(matrix, columns) -> np.ndarray:
+    """Number of items (rows of a per-item sums matrix) with a nonzero entry in each of
+    the given columns (an item "enters" a cell when one of its rows counts in it).
+
+    Examples
+    --------
+    >>> m = sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]))
+    >>> items_per_column(m, slice(0, 3)).tolist()
+    [1.0, 0.0, 2.0]
+    """
+    block = sp.csc_matrix(matrix[:, columns])
+    block.eliminate_zeros()
+    return np.diff(block.indptr).astype(np.float64)
+
+
 def check_tables(tables):
     if not isinstance(tables, PairTables):
         raise ParameterError(

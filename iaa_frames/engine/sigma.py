@@ -12,7 +12,7 @@ from ..bootstrap import ItemSums, PairSums
 from ..kstest import ks_agreement_tests
 from ..pairs import PairTables
 from ..stats import cell_tests
-from .cells import CellLayout, mean_of, one_minus_ratio, per_item
+from .cells import CellLayout, items_per_column, mean_of, one_minus_ratio, per_item
 from .rows import Chance, Rows, localization_rows, sets_rows
 
 
@@ -148,6 +148,10 @@ class SigmaCells:
     def counts(self):
         """(n_units, n_chance) per cell: within units, and distinct chance units."""
         return self.within.total()[: self.n_cells], self.n_chance
+
+    def item_counts(self):
+        """Per cell, the number of items with a within unit in it (``n_items``)."""
+        return items_per_column(self.within.matrix, slice(0, self.n_cells))
 
     def raw_iou(self):
         """Mean IoU of the within rows of every cell (localization)."""
