@@ -381,7 +381,14 @@ def agreement_from_cells(
             reported = defined & (out["n_items"] >= MIN_CI_ITEMS)
             out["ci_low"], out["ci_high"] = (np.where(reported, v, np.nan) for v in (low, high))
         out.update(tests.result())
-    out["note"] = interval_notes(out["note"], n_items=out["n_items"], min_items=MIN_CI_ITEMS)
+    # a defined cell on few items says so, after what it assumes (a borrowed baseline)
+    few = interval_notes(
+        np.where(defined, "", "x").astype(object), n_items=out["n_items"], min_items=MIN_CI_ITEMS
+    )
+    few = np.where(defined, few, "")
+    out["note"] = np.where(
+        few == "", out["note"], np.where(out["note"] == "", few, out["note"] + "; " + few)
+    ).astype(object)
 
     labels, annotators = name_order(corpus.labels), name_order(corpus.annotators)
     grid = (len(COMPONENTS), layout.n_labels + 1, layout.n_groups)
