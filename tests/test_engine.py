@@ -310,7 +310,8 @@ def test_one_item_class_has_no_interval_and_says_so():
     assert ferry["ci_low"].isnull().all() and ferry["ci_high"].isnull().all()
     for comp in ferry["component"].values[defined.values]:
         note = str(ferry["note"].sel(component=comp).item())
-        assert note == f"{FEW_ITEMS_NOTE} 1 item (fewer than {MIN_CI_ITEMS})", comp
+        # after what the cell assumes, if anything (a borrowed chance baseline)
+        assert note.endswith(f"{FEW_ITEMS_NOTE} 1 item (fewer than {MIN_CI_ITEMS})"), comp
     # the other classes keep their intervals
     others = ds.sel(label=["car", "person", "bicycle"], annotator=ALL, component="localization")
     assert np.isfinite(others["ci_low"]).all()
