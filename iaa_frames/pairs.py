@@ -74,8 +74,10 @@ class PairTables:
     localization_within, localization_between : pandas.DataFrame
         Matched object pairs: items, annotators, labels, objects, ``iou``, ``distance``;
         between rows are distinct and carry the flags of the strata that drew them
-        (``in_uniform``, ``in_annotator_a``, ``in_annotator_b``, ``in_pair``,
-        ``in_label``; see docs/CONTRACTS.md).
+        (:mod:`iaa_frames.chance`): ``in_uniform`` (the uniform stratum, which counts in
+        every cell), ``in_annotator_a`` / ``in_annotator_b`` (the stratum of
+        ``annotator_a`` / ``annotator_b``), ``in_pair`` (the stratum of the pair of
+        annotators), ``in_label`` (the stratum of the class).
     sets_within, sets_between : pandas.DataFrame
         One row per pairing and ``label`` (-1 = whole annotations): ``n_a``, ``n_b``,
         ``n_matched``, ``detection`` (1 - F1; per class from the label-agnostic matching)
@@ -141,6 +143,15 @@ def pair_tables(
     progress: bool | None = DEFAULTS.progress,
 ) -> PairTables:
     """Build every within-item and between-item table the statistics need.
+
+    The tables hold distances, not agreement: a within row is a pair of two annotators'
+    work on the same item, a between (chance) row one annotator's annotation of an item
+    against another annotator's annotation of a different item, both through the same
+    matching. :func:`iaa_frames.agreement` (or
+    :func:`iaa_frames.engine.agreement_from_tables`) turns them into
+    ``σ = 1 - mean within distance / mean chance distance`` (1 perfect, 0 chance,
+    < 0 systematic disagreement) and Krippendorff's α of the labels. Every column is
+    described in :class:`PairTables`.
 
     Parameters
     ----------
@@ -498,7 +509,7 @@ def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     the annotation of item i by annotator a and of item j by annotator b (i != j,
     a != b): all of them for a small corpus, otherwise uniform samples without
     replacement (see :mod:`iaa_frames.chance`). The ``in_*`` flags say which strata drew
-    the row (docs/CONTRACTS.md).
+    the row (:class:`PairTables`).
 
     Parameters
     ----------

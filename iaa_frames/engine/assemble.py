@@ -446,12 +446,51 @@ def agreement(
     overall: str = DEFAULTS.overall,
     progress: bool | None = DEFAULTS.progress,
 ):
-    """Chance-corrected agreement by component, label and annotator.
+    """Chance-corrected agreement by component, label and annotator: σ = 1 perfect,
+    0 chance, < 0 systematic disagreement.
+
+    Four components, each with its own question: **detection** (do annotators find the
+    same objects?), **classification** (do they give matched objects the same class?),
+    **localization** (do they draw matched objects in the same place?) and **overall**
+    (the annotations as a whole); each broken down by class (``label``) and by annotator.
+
+    What the numbers mean: every ``agreement`` is chance-corrected,
+    ``1 - observed / expected``, the disagreement of annotators on the same item over the
+    disagreement expected by chance.
+
+    * **σ (sigma)**, for detection, localization and overall: ``σ = 1 - mean within
+      distance / mean chance distance``. The within distances are those of two
+      annotators' work on the same item; the chance distances those of one annotator's
+      annotation of an item against another annotator's annotation of a *different* item,
+      sent through the same matching with the same threshold
+      (:mod:`iaa_frames.chance`). **σ = 1**: perfect agreement; **σ = 0**: no better than
+      chance; **σ < 0**: systematic disagreement (annotators are further apart on the
+      same item than on unrelated items: two incompatible conventions, say). σ has no
+      lower bound and no conventional cut-offs: read it against 0 (with its interval
+      ``ci_low``, ``ci_high``) and against the other components. The distances:
+      detection ``1 - F1`` of the object matching; localization the ``distance`` of
+      matched pairs (by default ``(1 - GIoU) / 2``, in [0, 1]); overall a set distance of
+      the whole annotations.
+    * **α (alpha)**, for classification (and ``presence_alpha``): Krippendorff's alpha,
+      over the labels of matched clusters (nominal for "(all)", class against the other
+      classes for a class), on the same scale (1 perfect, 0 chance, < 0 systematic
+      disagreement). Krippendorff's conventional thresholds:
+      α ≥ 0.8 to rely on the data, α ≥ 0.667 for tentative conclusions.
+    * ``ks`` / ``ks_pvalue``: the Kolmogorov-Smirnov statistic of the within against the
+      chance distances and its one-sided p-value (is within closer than chance?);
+      ``n_units`` / ``n_chance``: the within and chance units a cell rests on; ``note``:
+      why a number is missing.
+
+    The components, cells and chance baseline are defined in the module docstrings of
+    :mod:`iaa_frames.engine` and :mod:`iaa_frames.chance`.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        A tidy annotation frame (docs/ARCHITECTURE.md, "The tidy frame").
+        A tidy annotation frame: one row per drawn object with ``item``, ``annotator``,
+        ``label`` and the box ``x0, y0, x1, y1`` or a ``geometry`` (the columns:
+        :func:`iaa_frames.frame.validate`; readers of annotation exports:
+        :mod:`iaa_frames.io`).
     distance : str or callable, default "giou"
         Distance between matched objects (:func:`iaa_frames.distances.get_distance`).
     match_threshold : float or sequence of float, default 0.5
@@ -471,7 +510,9 @@ def agreement(
     overall : {"pooled", "per_direction"}, default "pooled"
         How the set-level (overall) distance averages best matches.
     progress : bool, optional
-        Progress bars for matching and bootstrap; by default only when the work is long.
+        Progress bars, one per stage (matching, chance pairings, bootstrap, KS tests),
+        each with its total known when it opens; by default a stage is shown only when it
+        lasts over 2 s (:mod:`iaa_frames.progress`).
 
     Returns
     -------
