@@ -1,7 +1,7 @@
 """The tidy annotation frame: its schema and its validation.
 
 One row per drawn object, plus *coverage rows* (an annotator reviewed an item and drew
-nothing). See ``docs/CONTRACTS.md`` for the exact columns after :func:`validate`;
+nothing). :func:`validate` lists the exact columns and dtypes it returns;
 :func:`iaa_frames.records.from_records` builds a frame from a list of dicts.
 
 (Over 400 lines: every rule of the tidy frame, schema, dtypes, geometry checks and repairs,

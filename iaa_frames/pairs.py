@@ -44,7 +44,7 @@ from .pair_steps import (
 )
 from .pipeline import IoUCache, can_match, run
 from .pooled import pooled_baseline
-from .progress import DELAY, tqdm
+from .progress import Bars
 from .settings import DEFAULTS, MatchSettings
 from .thresholds import check_thresholds
 
@@ -59,7 +59,6 @@ __all__ = [
     "between",
 ]
 
-_PROGRESS_MIN_PAIRS = 5_000_000
 _OVERALL = ("pooled", "per_direction")
 
 
@@ -75,8 +74,10 @@ class PairTables:
     localization_within, localization_between : pandas.DataFrame
         Matched object pairs: items, annotators, labels, objects, ``iou``, ``distance``;
         between rows are distinct and carry the flags of the strata that drew them
-        (``in_uniform``, ``in_annotator_a``, ``in_annotator_b``, ``in_pair``,
-        ``in_label``; see docs/CONTRACTS.md).
+        (:mod:`iaa_frames.chance`): ``in_uniform`` (the uniform stratum, which counts in
+        every cell), ``in_annotator_a`` / ``in_annotator_b`` (the stratum of
+        ``annotator_a`` / ``annotator_b``), ``in_pair`` (the stratum of the pair of
+        annotators), ``in_label`` (the stratum of the class).
     sets_within, sets_between : pandas.DataFrame
         One row per pairing and ``label`` (-1 = whole annotations): ``n_a``, ``n_b``,
         ``n_matched``, ``detection`` (1 - F1; per class from the label-agnostic matching)
@@ -143,6 +144,15 @@ def pair_tables(
 ) -> PairTables:
     """Build every within-item and between-item table the statistics need.
 
+    The tables hold distances, not agreement: a within row is a pair of two annotators'
+    work on the same item, a between (chance) row one annotator's annotation of an item
+    against another annotator's annotation of a different item, both through the same
+    matching. :func:`iaa_frames.agreement` (or
+    :func:`iaa_frames.engine.agreement_from_tables`) turns them into
+    ``σ = 1 - mean within distance / mean chance distance`` (1 perfect, 0 chance,
+    < 0 systematic disagreement) and Krippendorff's α of the labels. Every column is
+    described in :class:`PairTables`.
+
     Parameters
     ----------
     df : pandas.DataFrame
@@ -160,7 +170,10 @@ def pair_tables(
     seed : int, default 0
         Seed of the chance sample.
     progress : bool, optional
-        Show a progress bar; by default only for large corpora.
+        Progress bars, one per stage ("within-item matching", "chance index", "chance
+        pairings", "per-class chance matching"), each with its total known when it
+        opens; by default a stage is shown only when it lasts over 2 s
+        (:mod:`iaa_frames.progress`); ``False``: none, ``True``: all.
 
     Returns
     -------
@@ -189,7 +202,7 @@ def pair_tables(
         n_chance,
         overall,
         seed,
-        progress,
+        Bars(progress),
         IoUCache(),
     )
 
@@ -222,7 +235,8 @@ def pair_tables_by_threshold(
         The thresholds τ, each in [0, 1]; sorted and made unique
         (:func:`iaa_frames.thresholds.check_thresholds`).
     distance, n_chance, overall, seed, progress
-        As in :func:`pair_tables`; ``progress`` also shows a bar over the thresholds.
+        As in :func:`pair_tables`; the progress bars of each threshold start with it
+        ("τ = 0.5 (2/3): within-item matching").
 
     Returns
     -------
@@ -294,25 +308,30 @@ def iter_pair_tables(
     dist = get_distance(distance)
     corpus = prepare(df)
     cache = IoUCache()  # a pair's IoU, distance and similarity do not depend on τ
-    ann = corpus.annotations
-    a, b = within_pairings(ann)
-    work = int((ann.count[a] * ann.count[b]).sum()) * len(taus)
-    with tqdm(
-        taus,
-        unit="threshold",
-        desc="thresholds",
-        disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
-        delay=0 if progress else DELAY,
-    ) as bar:
-        for tau in bar:
-            bar.set_postfix_str(f"τ = {tau:g}", refresh=False)
-            yield _tables(corpus, tau, dist, n_chance, overall, seed, progress, cache)
+    for k, tau in enumerate(taus):
+        # one bar per stage and threshold, never nested: the threshold names the bars
+        bars = Bars(progress, prefix=threshold_prefix(tau, k, len(taus)))
+        yield _tables(corpus, tau, dist, n_chance, overall, seed, bars, cache)
+
+
+def threshold_prefix(tau: float, k: int, n: int) -> str:
+    """The name progress bars of threshold ``k`` of ``n`` start with ('' for one).
+
+    Examples
+    --------
+    >>> threshold_prefix(0.5, 1, 3)
+    'τ = 0.5 (2/3): '
+    >>> threshold_prefix(0.5, 0, 1)
+    ''
+    """
+    return f"τ = {tau:g} ({k + 1}/{n}): " if n > 1 else ""
 
 
 def _tables(
-    corpus: Corpus, tau: float, dist, n_chance, overall, seed, progress, cache: IoUCache
+    corpus: Corpus, tau: float, dist, n_chance, overall, seed, bars: Bars, cache: IoUCache
 ) -> PairTables:
-    """The tables of :func:`pair_tables` at threshold ``tau`` of a prepared corpus.
+    """The tables of :func:`pair_tables` at threshold ``tau`` of a prepared corpus
+    (progress bars from ``bars``, one per stage: :mod:`iaa_frames.progress`).
 
     ``cache`` serves every run (whole annotations, by class, chance); a pair's IoU,
     distance and similarity do not depend on τ, so it may be shared with runs at other
@@ -320,20 +339,12 @@ def _tables(
     """
     ann = corpus.annotations
     a, b = within_pairings(ann)
+    pl, ll = labels_of_pairings(corpus, a, b)
+    la, lb = to_label_slots(corpus, a[pl], b[pl], ll)
     work = int((ann.count[a] * ann.count[b]).sum())
-    bar = tqdm(
-        total=work,
-        unit="pairs",
-        unit_scale=True,
-        desc="matching",
-        disable=(work < _PROGRESS_MIN_PAIRS) if progress is None else not progress,
-        delay=0 if progress else DELAY,
-    )
+    label_work = int((corpus.by_label.count[la] * corpus.by_label.count[lb]).sum())
 
-    def match(slots, pa, pb, sets=True, counted=True):
-        if not counted:  # chance work is only known once drawn: grow the total
-            bar.total += int((slots.count[pa] * slots.count[pb]).sum())
-            bar.refresh()
+    def match(slots, pa, pb, sets=True, advance=None):
         return run(
             corpus,
             slots,
@@ -344,37 +355,43 @@ def _tables(
             overall=overall,
             sets=sets,
             cache=cache,
-            advance=bar.update,
+            advance=advance,
         )
 
-    with bar:
-        whole = match(ann, a, b)
-        pl, ll = labels_of_pairings(corpus, a, b)
-        la, lb = to_label_slots(corpus, a[pl], b[pl], ll)
-        bar.total += int((corpus.by_label.count[la] * corpus.by_label.count[lb]).sum())
-        by_label = match(corpus.by_label, la, lb)
-        sample = chance.draw(
-            corpus,
-            lambda pa, pb, sets: match(ann, pa, pb, sets=sets, counted=False),
-            within_counts(corpus, a, b, whole, ll),
-            n_chance=int(n_chance),
-            seed=int(seed),
-            tau=tau,
-            reachable=lambda pa, pb: can_match(corpus, ann, pa, pb, tau=tau),
-            label_reachable=lambda pa, pb, lab: can_match(
-                corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau
-            ),
-        )
-        # per-class chance rows of detection and overall
-        if sample.exact:  # every pairing, for every class either side contains
-            d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
-        else:
-            d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
-            by_key = np.argsort(sample.key)
-            d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
-        dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
-        bar.total += int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum())
-        d_restricted = match(corpus.by_label, dla, dlb)
+    # the candidate pairs of every within pairing, whole and by class, are known up front
+    with bars.bar(
+        total=work + label_work, desc="within-item matching", unit="pairs", unit_scale=True
+    ) as bar:
+        whole = match(ann, a, b, advance=bar.update)
+        by_label = match(corpus.by_label, la, lb, advance=bar.update)
+    sample = chance.draw(
+        corpus,
+        lambda pa, pb, sets: match(ann, pa, pb, sets=sets),
+        within_counts(corpus, a, b, whole, ll),
+        n_chance=int(n_chance),
+        seed=int(seed),
+        tau=tau,
+        reachable=lambda pa, pb: can_match(corpus, ann, pa, pb, tau=tau),
+        label_reachable=lambda pa, pb, lab: can_match(
+            corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau
+        ),
+        bars=bars,
+    )
+    # per-class chance rows of detection and overall
+    if sample.exact:  # every pairing, for every class either side contains
+        d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
+    else:
+        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
+        by_key = np.argsort(sample.key)
+        d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
+    dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
+    with bars.bar(
+        total=int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum()),
+        desc="per-class chance matching",
+        unit="pairs",
+        unit_scale=True,
+    ) as bar:
+        d_restricted = match(corpus.by_label, dla, dlb, advance=bar.update)
 
     loc_within = (
         localization_frame(corpus, whole, a, b, ann)
@@ -492,7 +509,7 @@ def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     the annotation of item i by annotator a and of item j by annotator b (i != j,
     a != b): all of them for a small corpus, otherwise uniform samples without
     replacement (see :mod:`iaa_frames.chance`). The ``in_*`` flags say which strata drew
-    the row (docs/CONTRACTS.md).
+    the row (:class:`PairTables`).
 
     Parameters
     ----------

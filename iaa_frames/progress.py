@@ -9,11 +9,32 @@
 Every bar waits :data:`DELAY` seconds before it appears: a run shorter than that prints
 nothing.
 
+The engine's bars (:class:`Bars`) follow three rules, so that a bar read in a notebook
+means what it says:
+
+* **one bar per stage** ("within-item matching", "chance index", "chance pairings",
+  "per-class chance matching", "bootstrap", "KS tests"), opened one after the other and
+  never nested (a notebook's text output cannot redraw two lines);
+* **the total is known when the bar opens** and never changes; a stage whose amount of
+  work is only found while it runs (the chance strata, drawn until their targets are met)
+  counts its steps instead (:class:`Steps`);
+* **every bar that finishes ends at its total**, exactly once.
+
+``progress=None`` (the default of every entry point) opens them all with the delay: only
+a stage that lasts over :data:`DELAY` seconds is shown. ``progress=True`` shows every bar
+at once, ``progress=False`` none.
+
 Examples
 --------
->>> from iaa_frames.progress import tqdm
+>>> from iaa_frames.progress import Bars, tqdm
 >>> with tqdm(total=3, desc="demo") as bar:  # done within the delay: prints nothing
 ...     _ = bar.update(3)
+>>> import io
+>>> out = io.StringIO()
+>>> with Bars(True, file=out).bar(total=4, desc="demo", unit="step") as bar:
+...     _ = bar.update(4)
+>>> "demo: 100%" in out.getvalue()
+True
 """
 
 from __future__ import annotations
@@ -21,10 +42,10 @@ from __future__ import annotations
 import importlib.util
 import sys
 
-__all__ = ["DELAY", "in_notebook", "tqdm"]
+__all__ = ["DELAY", "QUIET", "Bars", "Steps", "in_notebook", "tqdm"]
 
 #: Seconds a bar waits before it is shown (shorter runs print nothing).
-DELAY = 1.0
+DELAY = 2.0
 
 
 def in_notebook() -> bool:
@@ -60,3 +81,128 @@ class tqdm(_Base):  # noqa: N801  (tqdm's own name, so that call sites read as u
 
     def __init__(self, *args, delay: float = DELAY, **kwargs):
         super().__init__(*args, delay=delay, **kwargs)
+
+
+class Bars:
+    """The progress bars of one computation: how they show, and what their names start with.
+
+    Parameters
+    ----------
+    progress : bool, optional
+        ``None``: every bar waits :data:`DELAY` seconds before it appears (a short stage
+        prints nothing); ``True``: shown at once; ``False``: none.
+    prefix : str, default ""
+        Put before every bar's name (the threshold of a sweep, say).
+    file : file-like, optional
+        Where text bars are written (default ``sys.stderr``).
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> bars = Bars(True, prefix="τ = 0.5: ", file=out)
+    >>> with bars.bar(total=2, desc="demo", unit="pair") as bar:
+    ...     _ = bar.update(2)
+    >>> "τ = 0.5: demo: 100%" in out.getvalue()
+    True
+    >>> out = io.StringIO()
+    >>> with Bars(None, file=out).bar(total=2, desc="demo") as bar:  # short: silent
+    ...     _ = bar.update(2)
+    >>> out.getvalue()
+    ''
+    """
+
+    def __init__(self, progress: bool | None = None, *, prefix: str = "", file=None):
+        self.progress = progress
+        self.prefix = prefix
+        self.file = file
+
+    @property
+    def enabled(self) -> bool:
+        """False when no bar is ever shown (``progress=False``)."""
+        return self.progress is not False
+
+    def bar(self, *, total: int, desc: str, unit: str = "it", **kwargs):
+        """A bar over ``total`` units of work (fixed: the total never changes)."""
+        if self.file is not None:
+            kwargs.setdefault("file", self.file)
+        return tqdm(
+            total=int(total),
+            desc=self.prefix + desc,
+            unit=unit,
+            disable=not self.enabled,
+            delay=0 if self.progress else DELAY,
+            **kwargs,
+        )
+
+    def steps(self, names, *, desc: str) -> Steps:
+        """A bar over the named steps of a stage whose work is only known while it runs."""
+        return Steps(self, names, desc=desc)
+
+
+#: No bars at all.
+QUIET = Bars(False)
+
+
+class Steps:
+    """One bar over the named steps of a stage, for work whose size is only known as it
+    runs (the strata of the chance sample are drawn until their targets are met).
+
+    The total is fixed when the bar opens: every step is worth :attr:`SCALE` units. The
+    bar moves to the start of a step when it begins (:meth:`start`; steps a run skips
+    are passed over, never gone back to), within a step as its parts report
+    (:meth:`part`), and to its total when the stage ends without error.
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> with Bars(True, file=out).steps(["one", "two", "three"], desc="demo") as steps:
+    ...     steps.start("one")
+    ...     steps.part(1, 2)
+    ...     steps.start("three")  # "two" was not needed
+    >>> steps.bar.n == steps.bar.total == 3 * Steps.SCALE
+    True
+    >>> "demo: 100%" in out.getvalue()
+    True
+    """
+
+    #: Units of the bar per step.
+    SCALE = 1000
+
+    def __init__(self, bars: Bars, names, *, desc: str):
+        self.names = list(names)
+        self._step = 0
+        self.bar = bars.bar(
+            total=len(self.names) * self.SCALE,
+            desc=desc,
+            unit="step",
+            bar_format="{l_bar}{bar}| [{elapsed}<{remaining}{postfix}]",
+        )
+
+    def _move(self, n: int) -> None:
+        if n > self.bar.n:  # never back, never past the total
+            self.bar.update(min(n, self.bar.total) - self.bar.n)
+
+    def start(self, name: str) -> None:
+        """Step ``name`` begins (the bar moves to its start)."""
+        self._step = self.names.index(name)
+        self.bar.set_postfix_str(f"{name} ({self._step + 1}/{len(self.names)})", refresh=False)
+        self._move(self._step * self.SCALE)
+
+    def part(self, done: int, total: int) -> None:
+        """``done`` of ``total`` parts of the current step are done."""
+        frac = min(done / total, 1.0) if total > 0 else 1.0
+        self._move(int(self._step * self.SCALE + (self.SCALE - 1) * frac))
+
+    def close(self, completed: bool = True) -> None:
+        """Close the bar, at its total when the stage ``completed``."""
+        if completed:
+            self._move(self.bar.total)
+        self.bar.close()
+
+    def __enter__(self) -> Steps:
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.close(completed=kind is None)

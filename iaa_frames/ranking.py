@@ -332,7 +332,9 @@ def annotator_quality(
     [0, 1], and pulled towards the crowd mean the fewer items and partners the annotator
     has (module docstring of :mod:`iaa_frames.ranking`). It estimates the annotator's PQ
     against a perfect annotator, and orders annotators by quality better than their raw
-    agreement with peers (``benchmarks/bench_ranking.py``).
+    agreement with peers (measured on simulated crowds by the source repository's ranking
+    benchmark). Unlike σ it is not chance-corrected: 1 is an annotator who matches a
+    perfect one exactly, 0 one who never does.
 
     Parameters
     ----------

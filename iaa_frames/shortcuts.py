@@ -63,6 +63,11 @@ def _with_coords(da: xr.DataArray, ds: xr.Dataset, component: str, names) -> xr.
 def sigma_of(result: xr.Dataset, *, component: str = "localization") -> xr.DataArray:
     """σ of one component of an agreement result, by label and annotator.
 
+    ``σ = 1 - mean within-item distance / mean chance distance``: 1 perfect agreement, 0
+    no better than chance, below 0 systematic disagreement (annotators further apart on
+    the same item than on unrelated items); no conventional cut-offs: read it against 0
+    and against the other components (:func:`iaa_frames.agreement` says more).
+
     Parameters
     ----------
     result : xarray.Dataset
@@ -94,6 +99,10 @@ def sigma_of(result: xr.Dataset, *, component: str = "localization") -> xr.DataA
 def ks_of(result: xr.Dataset, *, component: str = "localization") -> xr.DataArray:
     """The KS statistic of one component of an agreement result, by label and annotator.
 
+    The Kolmogorov-Smirnov statistic of the within-item against the chance distances: 0
+    when they are alike (agreement at chance), up to 1 when they do not overlap; ``ks_sign``
+    says which side is closer (+1: within closer than chance, as agreement should be).
+
     Parameters
     ----------
     result : xarray.Dataset
@@ -122,6 +131,10 @@ def ks_of(result: xr.Dataset, *, component: str = "localization") -> xr.DataArra
 
 def alpha_of(result: xr.Dataset, *, component: str = "classification") -> xr.DataArray:
     """Krippendorff's α of an agreement result, by label and annotator.
+
+    α = 1 - observed / expected disagreement: 1 perfect agreement, 0 chance, below 0
+    systematic disagreement; Krippendorff's conventional thresholds are α ≥ 0.8 to rely on
+    the data and α ≥ 0.667 for tentative conclusions.
 
     Parameters
     ----------
@@ -187,6 +200,11 @@ def sigma(
     frame content and parameters (:mod:`iaa_frames.cache`). σ of two samples of distances
     is :func:`iaa_frames.stats.sigma`.
 
+    ``σ = 1 - mean within-item distance / mean chance distance``: 1 perfect agreement, 0
+    no better than chance, below 0 systematic disagreement (annotators further apart on
+    the same item than on unrelated items); no conventional cut-offs: read it against 0
+    and against the other components (:func:`iaa_frames.agreement` says more).
+
     Parameters
     ----------
     df : pandas.DataFrame
@@ -233,6 +251,10 @@ def ks(
     The slice :func:`ks_of` of the frame's cached agreement result. The KS test of two
     samples of distances is :func:`iaa_frames.stats.ks`.
 
+    The Kolmogorov-Smirnov statistic of the within-item against the chance distances: 0
+    when they are alike (agreement at chance), up to 1 when they do not overlap; ``ks_sign``
+    says which side is closer (+1: within closer than chance, as agreement should be).
+
     Parameters
     ----------
     df : pandas.DataFrame
@@ -274,6 +296,10 @@ def alpha(
 
     The slice :func:`alpha_of` of the frame's cached agreement result. Krippendorff's α of
     any reliability data is :func:`iaa_frames.nominal_alpha`.
+
+    Krippendorff's α: 1 perfect agreement, 0 chance, below 0 systematic disagreement;
+    his conventional thresholds are α ≥ 0.8 to rely on the data and α ≥ 0.667 for
+    tentative conclusions.
 
     Parameters
     ----------

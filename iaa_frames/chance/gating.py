@@ -9,6 +9,7 @@ import shapely
 from ..corpus import Corpus
 from ..matching import pairs_within_runs, run_starts
 from ..pipeline import iou_upper_bound
+from ..progress import QUIET, Bars
 from .population import pairing_key
 
 #: Most object pairs looked at by the index of chance pairs that can match.
@@ -19,7 +20,7 @@ OBJECT_PAIR_BUDGET = 20_000_000
 TREE_PAIR_BUDGET = 200_000_000
 
 
-def gated_pairings(corpus: Corpus, tau: float):
+def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
     """Every chance pairing that can produce a matched pair at ``tau`` > 0, from an index
     of the objects' normalized boxes: a sweep along x lists the object pairs whose boxes
     overlap in x (groups of items and annotators different), and the IoU bound of
@@ -28,6 +29,8 @@ def gated_pairings(corpus: Corpus, tau: float):
     more than :data:`TREE_PAIR_BUDGET` object pairs overlap in x and in y (then
     pairings are drawn and tested instead); past that many overlaps in x alone, the
     pairs that overlap in both come from an R-tree (the same pairs, found faster).
+    ``bars``: the "chance index" progress bar (over the object pairs the sweep looks
+    at, or the objects queried in the tree).
 
     Returns
     -------
@@ -47,8 +50,9 @@ def gated_pairings(corpus: Corpus, tau: float):
     if later.sum() > OBJECT_PAIR_BUDGET:
         # many boxes share x ranges (a crowd of thousands of annotations): list the
         # pairs whose boxes overlap in x and y from an R-tree instead, the same pairs
-        return _gated_by_tree(corpus, tau)
+        return _gated_by_tree(corpus, tau, bars)
     keys, label_keys = [], []
+    bar = bars.bar(total=later.sum(), desc="chance index", unit="pairs", unit_scale=True)
     first = run_starts(later)
     step = 4_000_000
     bounds = np.searchsorted(np.cumsum(later), np.arange(step, later.sum() + step, step))
@@ -76,13 +80,15 @@ def gated_pairings(corpus: Corpus, tau: float):
         keys.append(key)
         same = corpus.label[oi] == corpus.label[oj]
         label_keys.append(corpus.label[oi][same] * n_slots**2 + key[same])
+        bar.update(int(n.sum()))
         lo = hi
+    bar.close()
     key = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
     lk = np.unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
     return key, lk // n_slots**2, lk % n_slots**2
 
 
-def _gated_by_tree(corpus: Corpus, tau: float):
+def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET):
     """:func:`gated_pairings` from an R-tree of the boxes (:class:`shapely.STRtree`),
     queried in blocks: the object pairs whose boxes overlap in x and y, then the same
     tests as the sweep. None when more than :data:`TREE_PAIR_BUDGET` pairs overlap, or
@@ -96,13 +102,17 @@ def _gated_by_tree(corpus: Corpus, tau: float):
     tree = shapely.STRtree(geoms)
     keys, label_keys, seen = [], [], 0
     step = 4096
+    bar = bars.bar(total=len(box), desc="chance index", unit="objects", unit_scale=True)
     for lo in range(0, len(box), step):
         q, t = tree.query(geoms[lo : lo + step])  # bounding boxes that meet
         oi, oj = q + lo, t
         ok = oi < oj
         oi, oj = oi[ok], oj[ok]
         seen += len(oi)
-        if seen > TREE_PAIR_BUDGET:
+        if seen > TREE_PAIR_BUDGET:  # the stage ends here: pairings are drawn instead
+            bar.set_postfix_str("too many overlaps: pairings are drawn instead", refresh=False)
+            bar.update(bar.total - bar.n)
+            bar.close()
             return None
         ok = (
             (np.minimum(box[oi, 2], box[oj, 2]) > np.maximum(box[oi, 0], box[oj, 0]))
@@ -121,6 +131,8 @@ def _gated_by_tree(corpus: Corpus, tau: float):
         keys.append(key)
         same = corpus.label[oi] == corpus.label[oj]
         label_keys.append(corpus.label[oi][same] * n_slots**2 + key[same])
+        bar.update(min(step, len(box) - lo))
+    bar.close()
     key = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
     lk = np.unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
     return key, lk // n_slots**2, lk % n_slots**2

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..corpus import Corpus
+from ..progress import QUIET, Bars
 from .gating import gated_pairings, reachable_label_pairings
 from .population import (
     EXACT_PAIRINGS,
@@ -34,6 +35,17 @@ from .population import (
 from .sampling import in_sorted, rank_in_group, rank_of, sample_groups, sorted_unique, union_sorted
 from .store import ChanceSample, Draws, Store, WithinCounts
 
+#: The steps of the "chance pairings" progress bar of a sampled chance population.
+STEPS = (
+    "detection: uniform",
+    "detection: per annotator",
+    "detection: per annotator pair",
+    "detection: per class",
+    "localization: uniform",
+    "localization: per annotator",
+    "localization: per class",
+)
+
 
 def draw(
     corpus: Corpus,
@@ -45,6 +57,7 @@ def draw(
     tau: float,
     reachable,
     label_reachable,
+    bars: Bars = QUIET,
 ) -> ChanceSample:
     """Draw (or enumerate) the chance pairings of every stratum and match them.
 
@@ -60,6 +73,10 @@ def draw(
         Pairings of whole annotations that can produce a matched pair.
     label_reachable : callable ``(a, b, label) -> bool array``
         Pairings that can produce a matched pair of two objects of ``label``.
+    bars : Bars, optional
+        Progress bars (:mod:`iaa_frames.progress`): "chance index" while the pairings
+        that can match are listed, then "chance pairings" over the strata (:data:`STEPS`;
+        one step when the population is enumerated).
 
     Returns
     -------
@@ -76,18 +93,22 @@ def draw(
 
     n_pairings, work = uniform_population(slots)
     if n_pairings <= EXACT_PAIRINGS and work <= EXACT_WORK:
-        a, b = enumerate_uniform(slots)
-        store.run(a, b, sets=True)
-        draws.add(SETS_UNIFORM, 0, a, b)
+        with bars.steps(["every pairing (enumerated)"], desc="chance pairings") as steps:
+            steps.start("every pairing (enumerated)")
+            a, b = enumerate_uniform(slots)
+            store.run(a, b, sets=True)
+            draws.add(SETS_UNIFORM, 0, a, b)
         label_source[:] = "enumerated"
         return store.finish(draws, True, label_source)
 
-    gated = gated_pairings(corpus, tau) if tau > 0 else None
+    gated = gated_pairings(corpus, tau, bars=bars) if tau > 0 else None
+    steps = bars.steps(STEPS, desc="chance pairings")  # closed at its total on return
     if gated is not None:
         store.reachable = gated[0]
     everyone = np.arange(slots.empty)
     ann_pool = annotator_pools(slots, A)
     # -- detection and overall: uniform, per annotator, per pair of annotators
+    steps.start("detection: uniform")
     a, b, _ = sample_groups(
         rng(SETS_UNIFORM), slots, [n_chance], everyone, np.array([0]), np.array([slots.empty])
     )
@@ -97,6 +118,7 @@ def draw(
     aa, ab = slots.annotator[a], slots.annotator[b]
     have = np.bincount(aa, minlength=A) + np.bincount(ab, minlength=A)
     taken = np.concatenate([aa * n_slots**2 + uni_key, ab * n_slots**2 + uni_key])
+    steps.start("detection: per annotator")
     a2, b2, g2 = sample_groups(
         rng(SETS_ANNOTATOR),
         slots,
@@ -107,6 +129,7 @@ def draw(
     )
     store.run(a2, b2, sets=True)
     draws.add(SETS_ANNOTATOR, g2, a2, b2)
+    steps.start("detection: per annotator pair")
     _pair_strata(
         rng(SETS_PAIR),
         slots,
@@ -120,6 +143,7 @@ def draw(
     )
 
     # -- per-class detection and overall: pairings where one side contains the class
+    steps.start("detection: per class")
     l_pool, l_start, l_count = label_pools(corpus)
     order = label_fingerprint_order(corpus)
     target = cell_target(n_chance, within.sets_label)
@@ -130,15 +154,28 @@ def draw(
     draws.add(SETS_LABEL, order[g], a, b)
 
     # -- localization: matched pairs, uniform then per annotator then per class
+    steps.start("localization: uniform")
     if gated is not None:
         _localization_from_index(
-            rng(LOC_UNIFORM), corpus, store, draws, within, n_chance, order, gated, label_source
+            rng(LOC_UNIFORM),
+            corpus,
+            store,
+            draws,
+            within,
+            n_chance,
+            order,
+            gated,
+            label_source,
+            steps,
         )
+        steps.close()
         return store.finish(draws, False, label_source)
     rate = _localization_uniform(rng(LOC_UNIFORM), slots, store, draws, n_chance, reachable)
+    steps.start("localization: per annotator")
     _localization_annotators(
         rng(LOC_ANNOTATOR), corpus, store, draws, within, n_chance, ann_pool, reachable, rate
     )
+    steps.start("localization: per class")
     _localization_labels(
         rng(LOC_LABEL),
         corpus,
@@ -152,6 +189,7 @@ def draw(
         label_reachable,
         label_source,
     )
+    steps.close()
     return store.finish(draws, False, label_source)
 
 
@@ -222,7 +260,7 @@ def _fill_from_lists(rng, store, draws, kind, group, key, target, units, n_slots
 
 
 def _localization_from_index(
-    rng, corpus, store, draws, within, n_chance, order, gated, label_source
+    rng, corpus, store, draws, within, n_chance, order, gated, label_source, steps
 ):
     """Localization strata drawn from the pairings that can match (:func:`gated_pairings`):
     all of them when matching them all costs at most :data:`EXACT_WORK`."""
@@ -261,6 +299,7 @@ def _localization_from_index(
             ab, u | draws.contains(own, ab, k), A
         )
 
+    steps.start("localization: per annotator")
     _fill_from_lists(
         rng,
         store,
@@ -273,6 +312,7 @@ def _localization_from_index(
         n_slots,
     )
     # classes, in an order fixed by content (class names do not change the draw)
+    steps.start("localization: per class")
     rank = rank_of(order, L)
     work = np.bincount(
         lab, weights=slots.count[lab_key // n_slots] * slots.count[lab_key % n_slots], minlength=L

@@ -62,7 +62,7 @@ __all__ = [
 SIGMA = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
 
 _I, _F, _B = np.int64, np.float64, np.bool_
-#: Columns of the pair tables (docs/CONTRACTS.md), for the empty halves.
+#: Columns of the pair tables (:class:`~iaa_frames.pairs.PairTables`), for the empty halves.
 LOCALIZATION_WITHIN = {
     "item": _I,
     "annotator_a": _I,

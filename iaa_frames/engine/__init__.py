@@ -1,9 +1,14 @@
 """Agreement of every cell (component x label x annotator) from the pair tables.
 
-Every component is an agreement ``1 - observed / expected`` (definitions: docs/ARCHITECTURE.md, "The components"):
+Every component is an agreement ``1 - observed / expected`` (1: perfect agreement, 0: no
+better than chance, below 0: systematic disagreement):
 
-* ``detection``, ``localization``, ``overall``: **sigma**, the mean within-item distance
-  over the mean between-item (chance) distance, with the KS test of the two samples;
+* ``detection``, ``localization``, ``overall``: **sigma**, ``σ = 1 - mean within-item
+  distance / mean between-item (chance) distance``, with the KS test of the two samples.
+  Detection's distance is ``1 - F1`` of the object matching of two annotations,
+  localization's the distance of a matched object pair (``(1 - GIoU) / 2`` by default),
+  overall's a set distance of two whole annotations; the chance distances come from
+  pairings of annotations of different items (:mod:`iaa_frames.chance`);
 * ``classification``: **Krippendorff's alpha** of the labels of clusters with at least two
   members (nominal for ``"(all)"``, binary {class, other} for a class).
 

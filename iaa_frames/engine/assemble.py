@@ -5,6 +5,7 @@ bootstrap intervals, assembled into the labelled result (:func:`agreement`)."""
 
 from __future__ import annotations
 
+import queue
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..frame import ALL
 from ..intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
 from ..pairs import PairTables, iter_pair_tables, pair_tables
 from ..pooled import min_chance_units
-from ..progress import DELAY, tqdm
+from ..progress import Bars
 from ..result import (
     COMPONENTS,
     NO_MATCH_NOTE,
@@ -42,8 +43,6 @@ MIN_ALPHA_UNITS = 2
 CI_LEVEL = 0.95
 #: Default number of bootstrap replicates (library, accessor and command line alike).
 DEFAULT_N_BOOT = 200
-
-_PROGRESS_MIN_WORK = 10_000_000_000  # (replicate x stored entry) products: about 5 s or more
 
 
 def component_cells(tables: PairTables, layout: CellLayout, component: str, *, strata_within=None):
@@ -87,15 +86,7 @@ def _bootstrap(
     reps = np.empty((n_boot, len(COMPONENTS), n_cells))
     width = max([n_items] + [p.within.matrix.shape[1] for p in parts.values()])
     step = block_size(n_boot, width)
-    work = n_boot * sum(p.work for p in parts.values())
-    disable = (work < _PROGRESS_MIN_WORK) if progress is None else not progress
-    with tqdm(
-        total=n_boot,
-        unit="replicate",
-        desc="bootstrap",
-        disable=disable,
-        delay=0 if progress else DELAY,
-    ) as bar:
+    with Bars(progress).bar(total=n_boot, desc="bootstrap", unit="replicate") as bar:
         start = 0
         for k in multiplicity_blocks(
             n_items, n_boot, seed=seed, block_size=step, clusters=clusters
@@ -216,8 +207,11 @@ def _class_source_notes(out: dict, sources: np.ndarray) -> np.ndarray:
     return note
 
 
-def _tests(parts: dict, out: dict, seed: int = 0, min_chance=MIN_CHANCE_UNITS) -> dict:
-    """KS and fraction below chance of the sigma cells with enough units."""
+def _tests(
+    parts: dict, out: dict, seed: int = 0, min_chance=MIN_CHANCE_UNITS, advance=None
+) -> dict:
+    """KS and fraction below chance of the sigma cells with enough units (``advance()``
+    is called after each component)."""
     tested = {var: out[var].copy() for var in ("ks", "ks_sign", "ks_pvalue", "frac_below_chance")}
     enough = (out["n_units"] >= MIN_WITHIN_UNITS) & (out["n_chance"] >= min_chance)
     for c, name in enumerate(COMPONENTS):
@@ -225,7 +219,31 @@ def _tests(parts: dict, out: dict, seed: int = 0, min_chance=MIN_CHANCE_UNITS) -
             values = parts[name].tests(np.flatnonzero(enough[c]), seed=seed)
             for v, var in enumerate(tested):
                 tested[var][c] = values[v]
+            if advance is not None:
+                advance(name)
     return tested
+
+
+def _await_tests(future, done: queue.SimpleQueue, progress) -> dict:
+    """The result of :func:`_tests` running in ``future``; while it runs, a "KS tests" bar
+    over its components (``done`` receives one entry per component finished). Opened
+    only when the tests outlast the bootstrap (bars are never nested)."""
+    total = sum(name in SIGMA_COMPONENTS for name in COMPONENTS)
+    finished = 0
+    while not done.empty():
+        done.get()
+        finished += 1
+    if finished < total and not future.done():
+        bar = Bars(progress).bar(total=total, desc="KS tests", unit="component", initial=finished)
+        with bar:
+            while finished < total and not (future.done() and done.empty()):
+                try:
+                    done.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                finished += 1
+                bar.update(1)
+    return future.result()
 
 
 def agreement_from_tables(
@@ -250,7 +268,8 @@ def agreement_from_tables(
     seed : int, default 0
         Seed of the bootstrap.
     progress : bool, optional
-        Show a progress bar for the bootstrap; by default only when it is long.
+        Progress bars for the bootstrap and the KS tests; by default a bar appears only
+        when its stage lasts over 2 s (:mod:`iaa_frames.progress`).
     ci_method : {"bca", "percentile"}, default "bca"
         The bootstrap interval: bias-corrected and accelerated, its width corrected for
         the pair-level noise of chance means and for the noise of the variance
@@ -355,8 +374,9 @@ def agreement_from_cells(
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
     # the KS tests and the bootstrap are independent: the tests run in a second thread
     # (numpy and scipy release the GIL in their array loops)
+    done = queue.SimpleQueue()  # the components the tests have finished (progress bar)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        tests = pool.submit(_tests, parts, out, seed, min_chance)
+        tests = pool.submit(_tests, parts, out, seed, min_chance, done.put)
         out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
         out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
         if n_boot:
@@ -380,7 +400,7 @@ def agreement_from_cells(
                 low, high = percentile_ci(reps, level=CI_LEVEL)
             reported = defined & (out["n_items"] >= MIN_CI_ITEMS)
             out["ci_low"], out["ci_high"] = (np.where(reported, v, np.nan) for v in (low, high))
-        out.update(tests.result())
+        out.update(_await_tests(tests, done, progress))
     # a defined cell on few items says so, after what it assumes (a borrowed baseline)
     few = interval_notes(
         np.where(defined, "", "x").astype(object), n_items=out["n_items"], min_items=MIN_CI_ITEMS
@@ -426,12 +446,51 @@ def agreement(
     overall: str = DEFAULTS.overall,
     progress: bool | None = DEFAULTS.progress,
 ):
-    """Chance-corrected agreement by component, label and annotator.
+    """Chance-corrected agreement by component, label and annotator: σ = 1 perfect,
+    0 chance, < 0 systematic disagreement.
+
+    Four components, each with its own question: **detection** (do annotators find the
+    same objects?), **classification** (do they give matched objects the same class?),
+    **localization** (do they draw matched objects in the same place?) and **overall**
+    (the annotations as a whole); each broken down by class (``label``) and by annotator.
+
+    What the numbers mean: every ``agreement`` is chance-corrected,
+    ``1 - observed / expected``, the disagreement of annotators on the same item over the
+    disagreement expected by chance.
+
+    * **σ (sigma)**, for detection, localization and overall: ``σ = 1 - mean within
+      distance / mean chance distance``. The within distances are those of two
+      annotators' work on the same item; the chance distances those of one annotator's
+      annotation of an item against another annotator's annotation of a *different* item,
+      sent through the same matching with the same threshold
+      (:mod:`iaa_frames.chance`). **σ = 1**: perfect agreement; **σ = 0**: no better than
+      chance; **σ < 0**: systematic disagreement (annotators are further apart on the
+      same item than on unrelated items: two incompatible conventions, say). σ has no
+      lower bound and no conventional cut-offs: read it against 0 (with its interval
+      ``ci_low``, ``ci_high``) and against the other components. The distances:
+      detection ``1 - F1`` of the object matching; localization the ``distance`` of
+      matched pairs (by default ``(1 - GIoU) / 2``, in [0, 1]); overall a set distance of
+      the whole annotations.
+    * **α (alpha)**, for classification (and ``presence_alpha``): Krippendorff's alpha,
+      over the labels of matched clusters (nominal for "(all)", class against the other
+      classes for a class), on the same scale (1 perfect, 0 chance, < 0 systematic
+      disagreement). Krippendorff's conventional thresholds:
+      α ≥ 0.8 to rely on the data, α ≥ 0.667 for tentative conclusions.
+    * ``ks`` / ``ks_pvalue``: the Kolmogorov-Smirnov statistic of the within against the
+      chance distances and its one-sided p-value (is within closer than chance?);
+      ``n_units`` / ``n_chance``: the within and chance units a cell rests on; ``note``:
+      why a number is missing.
+
+    The components, cells and chance baseline are defined in the module docstrings of
+    :mod:`iaa_frames.engine` and :mod:`iaa_frames.chance`.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        A tidy annotation frame (docs/ARCHITECTURE.md, "The tidy frame").
+        A tidy annotation frame: one row per drawn object with ``item``, ``annotator``,
+        ``label`` and the box ``x0, y0, x1, y1`` or a ``geometry`` (the columns:
+        :func:`iaa_frames.frame.validate`; readers of annotation exports:
+        :mod:`iaa_frames.io`).
     distance : str or callable, default "giou"
         Distance between matched objects (:func:`iaa_frames.distances.get_distance`).
     match_threshold : float or sequence of float, default 0.5
@@ -451,7 +510,9 @@ def agreement(
     overall : {"pooled", "per_direction"}, default "pooled"
         How the set-level (overall) distance averages best matches.
     progress : bool, optional
-        Progress bars for matching and bootstrap; by default only when the work is long.
+        Progress bars, one per stage (matching, chance pairings, bootstrap, KS tests),
+        each with its total known when it opens; by default a stage is shown only when it
+        lasts over 2 s (:mod:`iaa_frames.progress`).
 
     Returns
     -------

@@ -141,7 +141,7 @@ class Shapes:
 
     @classmethod
     def from_frame(cls, df, *, normalize: bool = True) -> Shapes:
-        """Build from the rows of a validated tidy frame (``docs/CONTRACTS.md``).
+        """Build from the rows of a validated tidy frame (:func:`iaa_frames.frame.validate`).
 
         One row of the result per row of ``df``, in order; coverage rows (NaN
         coordinates, no geometry) become missing shapes, so their distances are NaN.

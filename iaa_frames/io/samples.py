@@ -75,8 +75,8 @@ def load_sample(name: str) -> pd.DataFrame:
     """The tidy frame read from a packaged sample export.
 
     All samples hold the same simulated corpus (40 images, 4 annotators with different
-    profiles, boxes and polygons), written in each format by ``data/samples/make_samples.py``;
-    see ``data/samples/README.md``.
+    profiles, boxes and polygons: :func:`iaa_frames.simulate`), written in each format by the
+    source repository's ``make_samples.py`` and shipped in the package.
 
     Parameters
     ----------

@@ -10,7 +10,8 @@ the annotator x annotator tables and the per-item drilldown, draws every figure 
   ``by_annotator.csv``, ``pairwise.csv`` and ``items.csv``.
 
 :func:`reading` is the plain-language reading of the numbers (the diagnosis table,
-"Reading the components together" in docs/ARCHITECTURE.md), usable on its own.
+"Reading the components together" in :mod:`iaa_frames.report.diagnosis`), usable on its
+own.
 
 The parts of the report, one module each:
 

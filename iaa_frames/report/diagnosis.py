@@ -3,8 +3,25 @@
 Sigma has no conventional cut-offs, so it is read against chance (:func:`against_chance`,
 with the bootstrap interval) and against the other components (:func:`relative_levels`);
 alpha is also set against Krippendorff's thresholds (:func:`level`). :func:`reading`
-matches the pooled levels against the diagnosis table ("Reading the components together"
-in docs/ARCHITECTURE.md), then names the classes and annotators that stand out.
+matches the pooled levels against the diagnosis table below, then names the classes and
+annotators that stand out.
+
+Reading the components together
+-------------------------------
+==========  ==============  ============  ==================================================
+detection   classification  localization  likely cause
+==========  ==============  ============  ==================================================
+high        high            low           loose drawing guidelines (tight vs loose boxes,
+                                          occluded parts)
+low         any             high          unclear definition of "an object" (minimum size,
+                                          groups, truncation)
+high        low             high          overlapping or confusing class definitions
+low         low             low           the task needs rethinking, not more annotators
+any         any             < 0           two incompatible conventions in use
+==========  ==============  ============  ==================================================
+
+If σ and the KS test disagree, a minority of items concentrates the disagreement; the
+per-item drilldown (:func:`iaa_frames.items`) shows which.
 
 The match threshold τ is read first (:mod:`iaa_frames.report.gate`): when detection and
 localization fall together because of the gate, the reading says so and points at the
@@ -126,7 +143,7 @@ def _note(result, component, label=ALL, annotator=ALL) -> str:
 
 
 def _diagnose(d: str, c: str, loc: str) -> str | None:
-    """The diagnosis table ("Reading the components together" in docs/ARCHITECTURE.md), on
+    """The diagnosis table ("Reading the components together" in the module docstring), on
     levels (moderate counts as neither high nor low except where noted)."""
     hi = lambda x: x == "high"  # noqa: E731
     lo = lambda x: x in ("low", "below chance")  # noqa: E731
@@ -161,7 +178,8 @@ def _diagnose(d: str, c: str, loc: str) -> str | None:
 
 
 def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
-    """A short plain-language reading of an agreement result (the diagnosis table of docs/ARCHITECTURE.md).
+    """A short plain-language reading of an agreement result (the diagnosis table of
+    :mod:`iaa_frames.report.diagnosis`).
 
     Sigma has no conventional cut-offs, so the components are read against chance (with
     their bootstrap intervals) and against each other (:func:`relative_levels`: a
