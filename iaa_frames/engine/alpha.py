@@ -106,10 +106,6 @@ class ClassificationCells:
         per_group = items_per_column(sp.csr_matrix(margins) @ to_group, slice(0, G))
         return np.concatenate([per_group, per_class.T.ravel()])
 
-    @property
-    def work(self) -> int:
-        return self.within.matrix.nnz
-
 
 def units_per_cell(layout: CellLayout, cluster, x, y, groups) -> np.ndarray:
     """Per cell, the distinct clusters among pairs of values (cluster, labels ``x`` and
@@ -219,7 +215,3 @@ class PresenceCells:
         n, n_present, o = (t[..., b * n_cells : (b + 1) * n_cells] for b in range(3))
         observed, expected = binary_disagreements(n, n_present, o)
         return observed, expected, one_minus_ratio(observed, expected)
-
-    @property
-    def work(self) -> int:
-        return self.within.matrix.nnz
