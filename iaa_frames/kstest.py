@@ -47,6 +47,7 @@ __all__ = [
     "MAX_GRID",
     "MIN_ITEMS",
     "KSAgreementTest",
+    "ks_agreement_entries",
     "ks_agreement_test",
     "ks_agreement_tests",
 ]
@@ -167,15 +168,48 @@ def ks_agreement_test(
     return KSAgreementTest(float(stat[0]), float(pval[0]), int(used[0]))
 
 
-def _cell_bins(x, y, max_grid):
-    """Grid of one cell and the bin of every value: the first grid point at or above it
-    (a value counts in the ECDF at every grid point from its bin on)."""
-    grid = np.unique(np.concatenate([x, y]))
-    if grid.size > max_grid:  # pooled quantiles, always with the largest value
-        grid = np.unique(
-            np.r_[np.quantile(grid, np.linspace(0, 1, max_grid), method="inverted_cdf"), grid[-1]]
-        )
-    return grid.size, np.searchsorted(grid, x), np.searchsorted(grid, y)
+def _segment_sums(values, cell, n_cells):
+    """``values[cell == c].sum()`` for every cell, bitwise as numpy's pairwise sum of each
+    cell's values (``cell`` sorted): the cells are gathered by length, one 2-D sum per
+    distinct length (few of them), not a loop over cells."""
+    count = np.bincount(cell, minlength=n_cells)
+    start = np.cumsum(count) - count
+    out = np.zeros(n_cells)
+    for size in np.unique(count[count > 0]):
+        which = np.flatnonzero(count == size)
+        out[which] = values[start[which][:, None] + np.arange(size)].sum(axis=1)
+    return out
+
+
+def _grids(key, n_cells, span, max_grid):
+    """Every cell's grid as sorted keys ``cell * span + rank``: its distinct pooled values,
+    or ``max_grid`` inverted-CDF quantiles of them and the largest when there are more
+    (as ``np.quantile(..., method="inverted_cdf")`` on each cell)."""
+    pooled = np.unique(key)
+    cell = pooled // span
+    m = np.bincount(cell, minlength=n_cells)
+    big = np.flatnonzero(m > max_grid)
+    if not big.size:
+        return pooled
+    keep = np.ones(pooled.size, dtype=bool)
+    start = np.cumsum(m) - m
+    keep[np.isin(cell, big)] = False
+    q = np.linspace(0, 1, max_grid)
+    index = m[big, None] * q[None, :] - 1  # numpy's inverted_cdf virtual index
+    below = np.floor(index)
+    pick = np.where(index - below == 0, below, below + 1).astype(np.int64)
+    pick = np.clip(pick, 0, None)
+    pick = np.column_stack([pick, m[big] - 1]) + start[big, None]
+    keep[pick.ravel()] = True
+    return pooled[keep]
+
+
+def _cell_entries(cells, dtype=np.int64):
+    """(entries, cell of each entry, size of each cell) of a sequence of cells."""
+    parts = [np.asarray(c, dtype=dtype).ravel() for c in cells]
+    sizes = np.fromiter((p.size for p in parts), dtype=np.int64, count=len(parts))
+    rows = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+    return rows, np.repeat(np.arange(len(parts)), sizes), sizes
 
 
 def ks_agreement_tests(
@@ -198,7 +232,8 @@ def ks_agreement_tests(
 
     The cells share the replicates: one draw of item multiplicities per replicate
     reweights every cell, and a block of replicates costs one sparse product for all
-    cells together.
+    cells together. The cells' grids and bins are computed for all cells together too
+    (:func:`ks_agreement_entries`, no loop over cells).
 
     Parameters
     ----------
@@ -229,6 +264,106 @@ def ks_agreement_tests(
     >>> stat.round(3).tolist(), bool(np.isnan(p[1]))      # cell 1: two items only
     ([0.583, 0.833], True)
     """
+    if len(within_cells) != len(between_cells):
+        raise ParameterError("within_cells and between_cells must have one entry per cell")
+    if between_weights is not None and len(between_weights) != len(between_cells):
+        raise ParameterError("between_weights must have one entry per cell")
+    w_rows, w_cell, _ = _cell_entries(within_cells)
+    b_rows, b_cell, b_sizes = _cell_entries(between_cells)
+    b_weight = None
+    if between_weights is not None:
+        b_weight, _, w_sizes = _cell_entries(between_weights, np.float64)
+        if not np.array_equal(w_sizes, b_sizes):
+            raise ParameterError("between_weights must be finite, >= 0, one per chance row")
+    return ks_agreement_entries(
+        within,
+        between,
+        within_item=within_item,
+        between_item_a=between_item_a,
+        between_item_b=between_item_b,
+        within_rows=w_rows,
+        within_cell=w_cell,
+        between_rows=b_rows,
+        between_cell=b_cell,
+        between_weight=b_weight,
+        n_cells=len(within_cells),
+        n_items=n_items,
+        n_resamples=n_resamples,
+        seed=seed,
+        min_items=min_items,
+        max_grid=max_grid,
+    )
+
+
+def _entries(rows, cell, size, n_cells, name):
+    rows = np.asarray(rows, dtype=np.int64).ravel()
+    cell = np.asarray(cell, dtype=np.int64).ravel()
+    if rows.shape != cell.shape or (
+        rows.size
+        and (rows.min() < 0 or rows.max() >= size or cell.min() < 0 or cell.max() >= n_cells)
+    ):
+        raise ParameterError(
+            f"{name}: one cell per row, rows in [0, {size}) and cells in [0, {n_cells})"
+        )
+    return rows, cell
+
+
+def ks_agreement_entries(
+    within,
+    between,
+    *,
+    within_item,
+    between_item_a,
+    between_item_b,
+    within_rows,
+    within_cell,
+    between_rows,
+    between_cell,
+    between_weight=None,
+    n_cells: int,
+    n_items: int | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    min_items: int = MIN_ITEMS,
+    max_grid: int = MAX_GRID,
+):
+    """:func:`ks_agreement_tests` with the cells given as entries (a row in one cell).
+
+    Every cell's grid (its distinct pooled values, or ``max_grid`` pooled quantiles) and
+    every entry's bin come from one sort of the (cell, value) keys of all cells, so the
+    cost does not carry a Python step per cell.
+
+    Parameters
+    ----------
+    within, between, within_item, between_item_a, between_item_b
+        All rows, as in :func:`ks_agreement_test`.
+    within_rows, within_cell : array-like of int
+        Every within entry's row and cell; a cell's rows keep the order given.
+    between_rows, between_cell : array-like of int
+        The same for the chance entries.
+    between_weight : array-like of float, optional
+        Weight of every chance entry (default 1).
+    n_cells : int
+        Number of cells (a cell without entries gets NaN).
+    n_items, n_resamples, seed, min_items, max_grid
+        As in :func:`ks_agreement_test`.
+
+    Returns
+    -------
+    (statistic, pvalue, n_resamples) : three arrays, one entry per cell
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = np.array([0.1, 0.2, 0.3, 0.9]), np.array([0.5, 0.6, 0.7, 0.8, 0.4, 0.2])
+    >>> stat, p, n = ks_agreement_entries(
+    ...     x, y, within_item=[0, 1, 2, 3], between_item_a=[0, 1, 2, 3, 0, 1],
+    ...     between_item_b=[1, 2, 3, 0, 2, 3], within_rows=[0, 1, 2, 3, 0, 1],
+    ...     within_cell=[0, 0, 0, 0, 1, 1], between_rows=np.r_[0:6, 0:6],
+    ...     between_cell=np.repeat([0, 1], 6), n_cells=3)
+    >>> stat.round(3).tolist()[:2], bool(np.isnan(stat[2]))   # cell 2 is empty
+    ([0.583, 0.833], True)
+    """
     x = np.asarray(within, dtype=np.float64).ravel()
     y = np.asarray(between, dtype=np.float64).ravel()
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
@@ -240,65 +375,94 @@ def ks_agreement_tests(
     check_int(seed, "seed", low=0)
     check_int(min_items, "min_items", low=1)
     check_int(max_grid, "max_grid", low=2)
-    if len(within_cells) != len(between_cells):
-        raise ParameterError("within_cells and between_cells must have one entry per cell")
+    check_int(n_cells, "n_cells", low=0)
     top = int(max(wi.max(initial=-1), ba.max(initial=-1), bb.max(initial=-1))) + 1
     n = top if n_items is None else int(n_items)
     if n < top:
         raise ParameterError(f"n_items ({n}) must exceed every item code (largest {top - 1})")
+    wr, wc = _entries(within_rows, within_cell, x.size, n_cells, "within entries")
+    br, bc = _entries(between_rows, between_cell, y.size, n_cells, "between entries")
+    bw = (
+        np.ones(br.size)
+        if between_weight is None
+        else np.asarray(between_weight, dtype=np.float64).ravel()
+    )
+    if bw.shape != br.shape or not (np.isfinite(bw).all() and (bw >= 0).all()):
+        raise ParameterError("between_weights must be finite, >= 0, one per chance row")
+    # entries grouped by cell, each cell's rows in the order given
+    if wc.size and (np.diff(wc) < 0).any():
+        order = np.argsort(wc, kind="stable")
+        wr, wc = wr[order], wc[order]
+    if bc.size and (np.diff(bc) < 0).any():
+        order = np.argsort(bc, kind="stable")
+        br, bc, bw = br[order], bc[order], bw[order]
 
-    n_cells = len(within_cells)
     statistic = np.full(n_cells, np.nan)
     pvalue = np.full(n_cells, np.nan)
     used = np.zeros(n_cells, dtype=np.int64)
-    # per cell (a loop over cells, each vectorized): grid, bins, observed difference
-    offsets, observed, hx, hy = [0], [], [], []
-    tested = []
-    if between_weights is not None and len(between_weights) != len(between_cells):
-        raise ParameterError("between_weights must have one entry per cell")
-    for c, (rw, rb) in enumerate(zip(within_cells, between_cells)):
-        rw, rb = np.asarray(rw, dtype=np.int64), np.asarray(rb, dtype=np.int64)
-        wb = (
-            np.ones(rb.size)
-            if between_weights is None
-            else np.asarray(between_weights[c], dtype=np.float64)
-        )
-        if wb.shape != rb.shape or not (np.isfinite(wb).all() and (wb >= 0).all()):
-            raise ParameterError("between_weights must be finite, >= 0, one per chance row")
-        if rw.size == 0 or rb.size == 0 or not wb.sum() > 0:
-            continue
-        size, bin_x, bin_y = _cell_bins(x[rw], y[rb], max_grid)
-        diff = (
-            np.cumsum(np.bincount(bin_x, minlength=size)) / rw.size
-            - np.cumsum(np.bincount(bin_y, weights=wb, minlength=size)) / wb.sum()
-        )
-        statistic[c] = max(float(diff.max()), 0.0)
-        if np.count_nonzero(np.bincount(wi[rw], minlength=n)) < min_items:
-            continue
-        tested.append(c)
-        hx.append((wi[rw], offsets[-1] + bin_x))
-        hy.append((rb, offsets[-1] + bin_y, wb))
-        observed.append(diff)
-        offsets.append(offsets[-1] + size)
-    if not tested:
+    n_w = np.bincount(wc, minlength=n_cells).astype(np.float64)
+    total = _segment_sums(bw, bc, n_cells)  # bitwise each cell's weights.sum()
+    valid = (n_w > 0) & (total > 0)
+    keep_w, keep_b = valid[wc], valid[bc]
+    wr, wc = wr[keep_w], wc[keep_w]
+    br, bc, bw = br[keep_b], bc[keep_b], bw[keep_b]
+    if not valid.any():
         return statistic, pvalue, used
-    width = offsets[-1]
-    starts = np.asarray(offsets[:-1], dtype=np.int64)
-    ends = np.asarray(offsets[1:], dtype=np.int64) - 1
+    # keys cell * span + rank of the value: one sort orders every cell's pooled values
+    values = np.unique(np.concatenate([x[wr], y[br]]))
+    span = np.int64(values.size)
+    kw = wc * span + np.searchsorted(values, x[wr])
+    kb = bc * span + np.searchsorted(values, y[br])
+    grid = _grids(np.concatenate([kw, kb]), n_cells, span, max_grid)
+    size = np.bincount(grid // span, minlength=n_cells)
+    g_start = np.cumsum(size) - size
+    bin_w = np.searchsorted(grid, kw) - g_start[wc]  # first grid point at or above
+    bin_b = np.searchsorted(grid, kb) - g_start[bc]
+    # items among each cell's within rows
+    pairs = np.unique(wc * np.int64(max(n, 1)) + wi[wr])
+    distinct = np.bincount(pairs // max(n, 1), minlength=n_cells)
+    tested_mask = valid & (distinct >= min_items)
+    offset = np.zeros(n_cells, dtype=np.int64)
+    offset[tested_mask] = np.cumsum(size[tested_mask]) - size[tested_mask]
+    # observed differences: cells in blocks of a padded (cells x grid) array, whose
+    # cumulative sums along a row run as each cell's own
+    cells = np.flatnonzero(valid)
+    width = int(size[cells].max())
+    per_block = max(1, (1 << 20) // width)
+    observed = []
+    for lo in range(0, cells.size, per_block):  # a loop over blocks of cells
+        block = cells[lo : lo + per_block]
+        k = block.size
+        w0, w1 = np.searchsorted(wc, [block[0], block[-1] + 1])
+        b0, b1 = np.searchsorted(bc, [block[0], block[-1] + 1])
+        row_w = np.searchsorted(block, wc[w0:w1])
+        row_b = np.searchsorted(block, bc[b0:b1])
+        hx = np.bincount(row_w * width + bin_w[w0:w1], minlength=k * width)
+        hy = np.bincount(row_b * width + bin_b[b0:b1], weights=bw[b0:b1], minlength=k * width)
+        diff = (
+            np.cumsum(hx.reshape(k, width), axis=1) / n_w[block, None]
+            - np.cumsum(hy.reshape(k, width), axis=1) / total[block, None]
+        )
+        statistic[block] = np.maximum(diff.max(axis=1), 0.0)
+        t = tested_mask[block]
+        observed.append(diff[t][np.arange(width) < size[block[t], None]])
+    tested = np.flatnonzero(tested_mask)
+    if not tested.size:
+        return statistic, pvalue, used
+    t_w, t_b = tested_mask[wc], tested_mask[bc]
+    sizes = size[tested]
+    offsets = np.r_[0, np.cumsum(sizes)]
+    width = int(offsets[-1])
+    starts = offsets[:-1]
+    ends = offsets[1:] - 1
     observed = np.concatenate(observed)
     stat = statistic[tested]
     hist_x = sp.csr_matrix(
-        (
-            np.ones(sum(len(i) for i, _ in hx)),
-            (np.concatenate([i for i, _ in hx]), np.concatenate([j for _, j in hx])),
-        ),
+        (np.ones(int(t_w.sum())), (wi[wr[t_w]], offset[wc[t_w]] + bin_w[t_w])),
         shape=(n, width),
     )
     hist_y = sp.csr_matrix(
-        (
-            np.concatenate([wb for _, _, wb in hy]),
-            (np.concatenate([r for r, _, _ in hy]), np.concatenate([j for _, j, _ in hy])),
-        ),
+        (bw[t_b], (br[t_b], offset[bc[t_b]] + bin_b[t_b])),
         shape=(y.size, width),
     )
     # chance rows of one unordered pair of items share their weight k_a * k_b: sum them
@@ -312,8 +476,8 @@ def ks_agreement_tests(
     ba, bb = pair // n, pair % n
     hist_xt, hist_yt = hist_x.T.tocsr(), hist_y.T.tocsr()
     widen = np.sqrt(n / (n - 1.0)) if n > 1 else 1.0
-    exceed = np.zeros(len(tested), dtype=np.int64)
-    count_ok = np.zeros(len(tested), dtype=np.int64)
+    exceed = np.zeros(tested.size, dtype=np.int64)
+    count_ok = np.zeros(tested.size, dtype=np.int64)
     step = block_size(n_resamples, y.size + n + 3 * width)
     seed_stream = int(np.random.SeedSequence([seed, _STREAM]).generate_state(1)[0])
     for k in multiplicity_blocks(n, n_resamples, seed=seed_stream, block_size=step):
@@ -323,7 +487,7 @@ def ks_agreement_tests(
         # cumulative sums restarted at every cell's first column
         before_x = np.where(starts > 0, cum_x[:, np.maximum(starts - 1, 0)], 0.0)
         before_y = np.where(starts > 0, cum_y[:, np.maximum(starts - 1, 0)], 0.0)
-        seg = np.repeat(np.arange(len(tested)), np.diff(offsets))
+        seg = np.repeat(np.arange(tested.size), np.diff(offsets))
         cx, cy = cum_x - before_x[:, seg], cum_y - before_y[:, seg]
         tx, ty = cx[:, ends], cy[:, ends]
         with np.errstate(invalid="ignore", divide="ignore"):
