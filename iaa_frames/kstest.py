@@ -461,15 +461,21 @@ def ks_agreement_entries(
         (np.ones(int(t_w.sum())), (wi[wr[t_w]], offset[wc[t_w]] + bin_w[t_w])),
         shape=(n, width),
     )
+    # only the chance rows of tested cells enter the replicates: the pairs of items are
+    # those of these rows (the other pairs would add nothing to any sum)
+    rows_b = br[t_b]
+    kept, row_code = np.unique(rows_b, return_inverse=True)
     hist_y = sp.csr_matrix(
-        (bw[t_b], (br[t_b], offset[bc[t_b]] + bin_b[t_b])),
-        shape=(y.size, width),
+        (bw[t_b], (row_code.ravel(), offset[bc[t_b]] + bin_b[t_b])),
+        shape=(kept.size, width),
     )
+    ba, bb = ba[kept], bb[kept]
     # chance rows of one unordered pair of items share their weight k_a * k_b: sum them
     pair, row_pair = np.unique(np.minimum(ba, bb) * n + np.maximum(ba, bb), return_inverse=True)
     hist_y = (
         sp.csr_matrix(
-            (np.ones(y.size), (row_pair.ravel(), np.arange(y.size))), shape=(len(pair), y.size)
+            (np.ones(kept.size), (row_pair.ravel(), np.arange(kept.size))),
+            shape=(len(pair), kept.size),
         )
         @ hist_y
     )
@@ -478,21 +484,25 @@ def ks_agreement_entries(
     widen = np.sqrt(n / (n - 1.0)) if n > 1 else 1.0
     exceed = np.zeros(tested.size, dtype=np.int64)
     count_ok = np.zeros(tested.size, dtype=np.int64)
-    step = block_size(n_resamples, y.size + n + 3 * width)
+    step = block_size(n_resamples, len(pair) + n + 3 * width)
     seed_stream = int(np.random.SeedSequence([seed, _STREAM]).generate_state(1)[0])
+    seg = np.repeat(np.arange(tested.size), np.diff(offsets))
+    first = np.maximum(starts - 1, 0)
     for k in multiplicity_blocks(n, n_resamples, seed=seed_stream, block_size=step):
         k = k.astype(np.float64)  # a block of replicates at once, not a loop over rows
-        cum_x = np.cumsum(np.asarray(hist_xt @ k.T).T, axis=1)
-        cum_y = np.cumsum(np.asarray(hist_yt @ (k[:, ba] * k[:, bb]).T).T, axis=1)
-        # cumulative sums restarted at every cell's first column
-        before_x = np.where(starts > 0, cum_x[:, np.maximum(starts - 1, 0)], 0.0)
-        before_y = np.where(starts > 0, cum_y[:, np.maximum(starts - 1, 0)], 0.0)
-        seg = np.repeat(np.arange(tested.size), np.diff(offsets))
-        cx, cy = cum_x - before_x[:, seg], cum_y - before_y[:, seg]
+        cx = np.cumsum(np.asarray(hist_xt @ k.T).T, axis=1)
+        cy = np.cumsum(np.asarray(hist_yt @ (k[:, ba] * k[:, bb]).T).T, axis=1)
+        # cumulative sums restarted at every cell's first column (in place)
+        cx -= np.where(starts > 0, cx[:, first], 0.0)[:, seg]
+        cy -= np.where(starts > 0, cy[:, first], 0.0)[:, seg]
         tx, ty = cx[:, ends], cy[:, ends]
         with np.errstate(invalid="ignore", divide="ignore"):
-            diff = cx / tx[:, seg] - cy / ty[:, seg]
-        t = np.maximum.reduceat(widen * (diff - observed), starts, axis=1)
+            cx /= tx[:, seg]
+            cy /= ty[:, seg]
+        cx -= cy  # the replicate's difference, recentred and widened
+        cx -= observed
+        cx *= widen
+        t = np.maximum.reduceat(cx, starts, axis=1)
         ok = (tx > 0) & (ty > 0)
         exceed += np.count_nonzero(ok & (t >= stat - 1e-12), axis=0)
         count_ok += np.count_nonzero(ok, axis=0)
