@@ -403,21 +403,33 @@ def ks_agreement_entries(
     n_w = np.bincount(wc, minlength=n_cells).astype(np.float64)
     total = _segment_sums(bw, bc, n_cells)  # bitwise each cell's weights.sum()
     valid = (n_w > 0) & (total > 0)
-    keep_w, keep_b = valid[wc], valid[bc]
-    wr, wc = wr[keep_w], wc[keep_w]
-    br, bc, bw = br[keep_b], bc[keep_b], bw[keep_b]
     if not valid.any():
         return statistic, pvalue, used
+    keep_w, keep_b = valid[wc], valid[bc]
+    if not keep_w.all():
+        wr, wc = wr[keep_w], wc[keep_w]
+    if not keep_b.all():
+        br, bc, bw = br[keep_b], bc[keep_b], bw[keep_b]
+    del keep_w, keep_b
     # keys cell * span + rank of the value: one sort orders every cell's pooled values
-    values = np.unique(np.concatenate([x[wr], y[br]]))
+    # (ranks among all rows' values, which order the values of every cell alike)
+    values = np.unique(np.concatenate([x, y]))
     span = np.int64(values.size)
-    kw = wc * span + np.searchsorted(values, x[wr])
-    kb = bc * span + np.searchsorted(values, y[br])
+    kw = np.searchsorted(values, x)[wr]
+    kw += wc * span
+    kb = np.searchsorted(values, y)[br]
+    kb += bc * span
+    del values
     grid = _grids(np.concatenate([kw, kb]), n_cells, span, max_grid)
     size = np.bincount(grid // span, minlength=n_cells)
     g_start = np.cumsum(size) - size
-    bin_w = np.searchsorted(grid, kw) - g_start[wc]  # first grid point at or above
-    bin_b = np.searchsorted(grid, kb) - g_start[bc]
+    bin_w = np.searchsorted(grid, kw)  # first grid point at or above, within the cell
+    bin_w -= g_start[wc]
+    del kw
+    bin_b = np.searchsorted(grid, kb)
+    del kb
+    bin_b -= g_start[bc]
+    del grid
     # items among each cell's within rows
     pairs = np.unique(wc * np.int64(max(n, 1)) + wi[wr])
     distinct = np.bincount(pairs // max(n, 1), minlength=n_cells)
