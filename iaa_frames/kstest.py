@@ -24,8 +24,9 @@ of item i weighs ``k_i`` and a chance row of items (i, j) weighs ``k_i k_j``.
 * Below :data:`MIN_ITEMS` distinct items among the within rows the p-value is NaN: the
   bootstrap cannot see how the within rows of a single item vary from item to item.
 
-Rows are binned once (per item for the within rows); a block of replicates then costs a
-sparse product, so the test scales to millions of rows.
+Rows are binned once (per item for the within rows), the grids and bins of all cells from
+one sort of (cell, value) keys; a block of replicates then costs a sparse product, so the
+test scales to millions of rows and tens of thousands of cells.
 
 ``benchmarks/bench_kstest.py`` measures the false-positive rate on corpora of annotators
 who draw at random (no agreement), from 4 to 200 items.
@@ -40,6 +41,7 @@ import scipy.sparse as sp
 
 from .bootstrap import block_size, multiplicity_blocks
 from .errors import ParameterError
+from .kstest_cells import cell_differences, cell_entries, check_entries, check_rows
 from .settings import check_int
 
 __all__ = [
@@ -79,15 +81,6 @@ class KSAgreementTest(NamedTuple):
     statistic: float
     pvalue: float
     n_resamples: int
-
-
-def _as_codes(values, n, name):
-    arr = np.asarray(values)
-    if arr.shape != (n,) or (
-        arr.size and (not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0)
-    ):
-        raise ParameterError(f"{name} must be {n} non-negative integer item codes")
-    return arr.astype(np.int64)
 
 
 def ks_agreement_test(
@@ -168,50 +161,6 @@ def ks_agreement_test(
     return KSAgreementTest(float(stat[0]), float(pval[0]), int(used[0]))
 
 
-def _segment_sums(values, cell, n_cells):
-    """``values[cell == c].sum()`` for every cell, bitwise as numpy's pairwise sum of each
-    cell's values (``cell`` sorted): the cells are gathered by length, one 2-D sum per
-    distinct length (few of them), not a loop over cells."""
-    count = np.bincount(cell, minlength=n_cells)
-    start = np.cumsum(count) - count
-    out = np.zeros(n_cells)
-    for size in np.unique(count[count > 0]):
-        which = np.flatnonzero(count == size)
-        out[which] = values[start[which][:, None] + np.arange(size)].sum(axis=1)
-    return out
-
-
-def _grids(key, n_cells, span, max_grid):
-    """Every cell's grid as sorted keys ``cell * span + rank``: its distinct pooled values,
-    or ``max_grid`` inverted-CDF quantiles of them and the largest when there are more
-    (as ``np.quantile(..., method="inverted_cdf")`` on each cell)."""
-    pooled = np.unique(key)
-    cell = pooled // span
-    m = np.bincount(cell, minlength=n_cells)
-    big = np.flatnonzero(m > max_grid)
-    if not big.size:
-        return pooled
-    keep = np.ones(pooled.size, dtype=bool)
-    start = np.cumsum(m) - m
-    keep[np.isin(cell, big)] = False
-    q = np.linspace(0, 1, max_grid)
-    index = m[big, None] * q[None, :] - 1  # numpy's inverted_cdf virtual index
-    below = np.floor(index)
-    pick = np.where(index - below == 0, below, below + 1).astype(np.int64)
-    pick = np.clip(pick, 0, None)
-    pick = np.column_stack([pick, m[big] - 1]) + start[big, None]
-    keep[pick.ravel()] = True
-    return pooled[keep]
-
-
-def _cell_entries(cells, dtype=np.int64):
-    """(entries, cell of each entry, size of each cell) of a sequence of cells."""
-    parts = [np.asarray(c, dtype=dtype).ravel() for c in cells]
-    sizes = np.fromiter((p.size for p in parts), dtype=np.int64, count=len(parts))
-    rows = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-    return rows, np.repeat(np.arange(len(parts)), sizes), sizes
-
-
 def ks_agreement_tests(
     within,
     between,
@@ -268,11 +217,11 @@ def ks_agreement_tests(
         raise ParameterError("within_cells and between_cells must have one entry per cell")
     if between_weights is not None and len(between_weights) != len(between_cells):
         raise ParameterError("between_weights must have one entry per cell")
-    w_rows, w_cell, _ = _cell_entries(within_cells)
-    b_rows, b_cell, b_sizes = _cell_entries(between_cells)
+    w_rows, w_cell, _ = cell_entries(within_cells)
+    b_rows, b_cell, b_sizes = cell_entries(between_cells)
     b_weight = None
     if between_weights is not None:
-        b_weight, _, w_sizes = _cell_entries(between_weights, np.float64)
+        b_weight, _, w_sizes = cell_entries(between_weights, np.float64)
         if not np.array_equal(w_sizes, b_sizes):
             raise ParameterError("between_weights must be finite, >= 0, one per chance row")
     return ks_agreement_entries(
@@ -293,19 +242,6 @@ def ks_agreement_tests(
         min_items=min_items,
         max_grid=max_grid,
     )
-
-
-def _entries(rows, cell, size, n_cells, name):
-    rows = np.asarray(rows, dtype=np.int64).ravel()
-    cell = np.asarray(cell, dtype=np.int64).ravel()
-    if rows.shape != cell.shape or (
-        rows.size
-        and (rows.min() < 0 or rows.max() >= size or cell.min() < 0 or cell.max() >= n_cells)
-    ):
-        raise ParameterError(
-            f"{name}: one cell per row, rows in [0, {size}) and cells in [0, {n_cells})"
-        )
-    return rows, cell
 
 
 def ks_agreement_entries(
@@ -364,13 +300,7 @@ def ks_agreement_entries(
     >>> stat.round(3).tolist()[:2], bool(np.isnan(stat[2]))   # cell 2 is empty
     ([0.583, 0.833], True)
     """
-    x = np.asarray(within, dtype=np.float64).ravel()
-    y = np.asarray(between, dtype=np.float64).ravel()
-    if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise ParameterError("distances must be finite")
-    wi = _as_codes(within_item, x.size, "within_item")
-    ba = _as_codes(between_item_a, y.size, "between_item_a")
-    bb = _as_codes(between_item_b, y.size, "between_item_b")
+    x, y, (wi, ba, bb) = check_rows(within, between, within_item, between_item_a, between_item_b)
     check_int(n_resamples, "n_resamples", low=1)
     check_int(seed, "seed", low=0)
     check_int(min_items, "min_items", low=1)
@@ -380,84 +310,25 @@ def ks_agreement_entries(
     n = top if n_items is None else int(n_items)
     if n < top:
         raise ParameterError(f"n_items ({n}) must exceed every item code (largest {top - 1})")
-    wr, wc = _entries(within_rows, within_cell, x.size, n_cells, "within entries")
-    br, bc = _entries(between_rows, between_cell, y.size, n_cells, "between entries")
-    bw = (
-        np.ones(br.size)
-        if between_weight is None
-        else np.asarray(between_weight, dtype=np.float64).ravel()
+    (wr, wc), (br, bc, bw) = check_entries(
+        x, y, (within_rows, within_cell), (between_rows, between_cell), between_weight, n_cells
     )
-    if bw.shape != br.shape or not (np.isfinite(bw).all() and (bw >= 0).all()):
-        raise ParameterError("between_weights must be finite, >= 0, one per chance row")
-    # entries grouped by cell, each cell's rows in the order given
-    if wc.size and (np.diff(wc) < 0).any():
-        order = np.argsort(wc, kind="stable")
-        wr, wc = wr[order], wc[order]
-    if bc.size and (np.diff(bc) < 0).any():
-        order = np.argsort(bc, kind="stable")
-        br, bc, bw = br[order], bc[order], bw[order]
-
-    statistic = np.full(n_cells, np.nan)
+    statistic, size, bin_w, bin_b, observed, tested_mask, (wr, wc), (br, bc, bw) = cell_differences(
+        x,
+        y,
+        wi,
+        (wr, wc),
+        (br, bc, bw),
+        n_cells=n_cells,
+        n_items=n,
+        min_items=min_items,
+        max_grid=max_grid,
+    )
+    # the replicates: only cells whose within rows span min_items items
     pvalue = np.full(n_cells, np.nan)
     used = np.zeros(n_cells, dtype=np.int64)
-    n_w = np.bincount(wc, minlength=n_cells).astype(np.float64)
-    total = _segment_sums(bw, bc, n_cells)  # bitwise each cell's weights.sum()
-    valid = (n_w > 0) & (total > 0)
-    if not valid.any():
-        return statistic, pvalue, used
-    keep_w, keep_b = valid[wc], valid[bc]
-    if not keep_w.all():
-        wr, wc = wr[keep_w], wc[keep_w]
-    if not keep_b.all():
-        br, bc, bw = br[keep_b], bc[keep_b], bw[keep_b]
-    del keep_w, keep_b
-    # keys cell * span + rank of the value: one sort orders every cell's pooled values
-    # (ranks among all rows' values, which order the values of every cell alike)
-    values = np.unique(np.concatenate([x, y]))
-    span = np.int64(values.size)
-    kw = np.searchsorted(values, x)[wr]
-    kw += wc * span
-    kb = np.searchsorted(values, y)[br]
-    kb += bc * span
-    del values
-    grid = _grids(np.concatenate([kw, kb]), n_cells, span, max_grid)
-    size = np.bincount(grid // span, minlength=n_cells)
-    g_start = np.cumsum(size) - size
-    bin_w = np.searchsorted(grid, kw)  # first grid point at or above, within the cell
-    bin_w -= g_start[wc]
-    del kw
-    bin_b = np.searchsorted(grid, kb)
-    del kb
-    bin_b -= g_start[bc]
-    del grid
-    # items among each cell's within rows
-    pairs = np.unique(wc * np.int64(max(n, 1)) + wi[wr])
-    distinct = np.bincount(pairs // max(n, 1), minlength=n_cells)
-    tested_mask = valid & (distinct >= min_items)
     offset = np.zeros(n_cells, dtype=np.int64)
     offset[tested_mask] = np.cumsum(size[tested_mask]) - size[tested_mask]
-    # observed differences: cells in blocks of a padded (cells x grid) array, whose
-    # cumulative sums along a row run as each cell's own
-    cells = np.flatnonzero(valid)
-    width = int(size[cells].max())
-    per_block = max(1, (1 << 20) // width)
-    observed = []
-    for lo in range(0, cells.size, per_block):  # a loop over blocks of cells
-        block = cells[lo : lo + per_block]
-        k = block.size
-        w0, w1 = np.searchsorted(wc, [block[0], block[-1] + 1])
-        b0, b1 = np.searchsorted(bc, [block[0], block[-1] + 1])
-        row_w = np.searchsorted(block, wc[w0:w1])
-        row_b = np.searchsorted(block, bc[b0:b1])
-        hx = np.bincount(row_w * width + bin_w[w0:w1], minlength=k * width)
-        hy = np.bincount(row_b * width + bin_b[b0:b1], weights=bw[b0:b1], minlength=k * width)
-        diff = (
-            np.cumsum(hx.reshape(k, width), axis=1) / n_w[block, None]
-            - np.cumsum(hy.reshape(k, width), axis=1) / total[block, None]
-        )
-        statistic[block] = np.maximum(diff.max(axis=1), 0.0)
-        t = tested_mask[block]
-        observed.append(diff[t][np.arange(width) < size[block[t], None]])
     tested = np.flatnonzero(tested_mask)
     if not tested.size:
         return statistic, pvalue, used
@@ -467,7 +338,6 @@ def ks_agreement_entries(
     width = int(offsets[-1])
     starts = offsets[:-1]
     ends = offsets[1:] - 1
-    observed = np.concatenate(observed)
     stat = statistic[tested]
     hist_x = sp.csr_matrix(
         (np.ones(int(t_w.sum())), (wi[wr[t_w]], offset[wc[t_w]] + bin_w[t_w])),

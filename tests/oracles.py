@@ -235,7 +235,17 @@ from iaa_frames.errors import ParameterError  # noqa: E402
 from iaa_frames.kstest import DEFAULT_RESAMPLES, MAX_GRID, MIN_ITEMS  # noqa: E402
 
 _STREAM = _kstest._STREAM  # noqa: SLF001  (the test's random stream)
-_as_codes = _kstest._as_codes  # noqa: SLF001
+
+
+def _as_codes(values, n, name):
+    arr = np.asarray(values)
+    if arr.shape != (n,) or (
+        arr.size and (not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0)
+    ):
+        raise ParameterError(f"{name} must be {n} non-negative integer item codes")
+    return arr.astype(np.int64)
+
+
 from iaa_frames.settings import check_int  # noqa: E402
 
 
