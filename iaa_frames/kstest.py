@@ -24,8 +24,9 @@ of item i weighs ``k_i`` and a chance row of items (i, j) weighs ``k_i k_j``.
 * Below :data:`MIN_ITEMS` distinct items among the within rows the p-value is NaN: the
   bootstrap cannot see how the within rows of a single item vary from item to item.
 
-Rows are binned once (per item for the within rows); a block of replicates then costs a
-sparse product, so the test scales to millions of rows.
+Rows are binned once (per item for the within rows), the grids and bins of all cells from
+one sort of (cell, value) keys; a block of replicates then costs a sparse product, so the
+test scales to millions of rows and tens of thousands of cells.
 
 ``benchmarks/bench_kstest.py`` measures the false-positive rate on corpora of annotators
 who draw at random (no agreement), from 4 to 200 items.
@@ -40,6 +41,7 @@ import scipy.sparse as sp
 
 from .bootstrap import block_size, multiplicity_blocks
 from .errors import ParameterError
+from .kstest_cells import cell_differences, cell_entries, check_entries, check_rows
 from .settings import check_int
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "MAX_GRID",
     "MIN_ITEMS",
     "KSAgreementTest",
+    "ks_agreement_entries",
     "ks_agreement_test",
     "ks_agreement_tests",
 ]
@@ -78,15 +81,6 @@ class KSAgreementTest(NamedTuple):
     statistic: float
     pvalue: float
     n_resamples: int
-
-
-def _as_codes(values, n, name):
-    arr = np.asarray(values)
-    if arr.shape != (n,) or (
-        arr.size and (not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0)
-    ):
-        raise ParameterError(f"{name} must be {n} non-negative integer item codes")
-    return arr.astype(np.int64)
 
 
 def ks_agreement_test(
@@ -167,17 +161,6 @@ def ks_agreement_test(
     return KSAgreementTest(float(stat[0]), float(pval[0]), int(used[0]))
 
 
-def _cell_bins(x, y, max_grid):
-    """Grid of one cell and the bin of every value: the first grid point at or above it
-    (a value counts in the ECDF at every grid point from its bin on)."""
-    grid = np.unique(np.concatenate([x, y]))
-    if grid.size > max_grid:  # pooled quantiles, always with the largest value
-        grid = np.unique(
-            np.r_[np.quantile(grid, np.linspace(0, 1, max_grid), method="inverted_cdf"), grid[-1]]
-        )
-    return grid.size, np.searchsorted(grid, x), np.searchsorted(grid, y)
-
-
 def ks_agreement_tests(
     within,
     between,
@@ -198,7 +181,8 @@ def ks_agreement_tests(
 
     The cells share the replicates: one draw of item multiplicities per replicate
     reweights every cell, and a block of replicates costs one sparse product for all
-    cells together.
+    cells together. The cells' grids and bins are computed for all cells together too
+    (:func:`ks_agreement_entries`, no loop over cells).
 
     Parameters
     ----------
@@ -229,106 +213,178 @@ def ks_agreement_tests(
     >>> stat.round(3).tolist(), bool(np.isnan(p[1]))      # cell 1: two items only
     ([0.583, 0.833], True)
     """
-    x = np.asarray(within, dtype=np.float64).ravel()
-    y = np.asarray(between, dtype=np.float64).ravel()
-    if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise ParameterError("distances must be finite")
-    wi = _as_codes(within_item, x.size, "within_item")
-    ba = _as_codes(between_item_a, y.size, "between_item_a")
-    bb = _as_codes(between_item_b, y.size, "between_item_b")
+    if len(within_cells) != len(between_cells):
+        raise ParameterError("within_cells and between_cells must have one entry per cell")
+    if between_weights is not None and len(between_weights) != len(between_cells):
+        raise ParameterError("between_weights must have one entry per cell")
+    w_rows, w_cell, _ = cell_entries(within_cells)
+    b_rows, b_cell, b_sizes = cell_entries(between_cells)
+    b_weight = None
+    if between_weights is not None:
+        b_weight, _, w_sizes = cell_entries(between_weights, np.float64)
+        if not np.array_equal(w_sizes, b_sizes):
+            raise ParameterError("between_weights must be finite, >= 0, one per chance row")
+    return ks_agreement_entries(
+        within,
+        between,
+        within_item=within_item,
+        between_item_a=between_item_a,
+        between_item_b=between_item_b,
+        within_rows=w_rows,
+        within_cell=w_cell,
+        between_rows=b_rows,
+        between_cell=b_cell,
+        between_weight=b_weight,
+        n_cells=len(within_cells),
+        n_items=n_items,
+        n_resamples=n_resamples,
+        seed=seed,
+        min_items=min_items,
+        max_grid=max_grid,
+    )
+
+
+def ks_agreement_entries(
+    within,
+    between,
+    *,
+    within_item,
+    between_item_a,
+    between_item_b,
+    within_rows,
+    within_cell,
+    between_rows,
+    between_cell,
+    between_weight=None,
+    n_cells: int,
+    n_items: int | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    min_items: int = MIN_ITEMS,
+    max_grid: int = MAX_GRID,
+):
+    """:func:`ks_agreement_tests` with the cells given as entries (a row in one cell).
+
+    Every cell's grid (its distinct pooled values, or ``max_grid`` pooled quantiles) and
+    every entry's bin come from one sort of the (cell, value) keys of all cells, so the
+    cost does not carry a Python step per cell.
+
+    Parameters
+    ----------
+    within, between, within_item, between_item_a, between_item_b
+        All rows, as in :func:`ks_agreement_test`.
+    within_rows, within_cell : array-like of int
+        Every within entry's row and cell; a cell's rows keep the order given.
+    between_rows, between_cell : array-like of int
+        The same for the chance entries.
+    between_weight : array-like of float, optional
+        Weight of every chance entry (default 1).
+    n_cells : int
+        Number of cells (a cell without entries gets NaN).
+    n_items, n_resamples, seed, min_items, max_grid
+        As in :func:`ks_agreement_test`.
+
+    Returns
+    -------
+    (statistic, pvalue, n_resamples) : three arrays, one entry per cell
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = np.array([0.1, 0.2, 0.3, 0.9]), np.array([0.5, 0.6, 0.7, 0.8, 0.4, 0.2])
+    >>> stat, p, n = ks_agreement_entries(
+    ...     x, y, within_item=[0, 1, 2, 3], between_item_a=[0, 1, 2, 3, 0, 1],
+    ...     between_item_b=[1, 2, 3, 0, 2, 3], within_rows=[0, 1, 2, 3, 0, 1],
+    ...     within_cell=[0, 0, 0, 0, 1, 1], between_rows=np.r_[0:6, 0:6],
+    ...     between_cell=np.repeat([0, 1], 6), n_cells=3)
+    >>> stat.round(3).tolist()[:2], bool(np.isnan(stat[2]))   # cell 2 is empty
+    ([0.583, 0.833], True)
+    """
+    x, y, (wi, ba, bb) = check_rows(within, between, within_item, between_item_a, between_item_b)
     check_int(n_resamples, "n_resamples", low=1)
     check_int(seed, "seed", low=0)
     check_int(min_items, "min_items", low=1)
     check_int(max_grid, "max_grid", low=2)
-    if len(within_cells) != len(between_cells):
-        raise ParameterError("within_cells and between_cells must have one entry per cell")
+    check_int(n_cells, "n_cells", low=0)
     top = int(max(wi.max(initial=-1), ba.max(initial=-1), bb.max(initial=-1))) + 1
     n = top if n_items is None else int(n_items)
     if n < top:
         raise ParameterError(f"n_items ({n}) must exceed every item code (largest {top - 1})")
-
-    n_cells = len(within_cells)
-    statistic = np.full(n_cells, np.nan)
+    (wr, wc), (br, bc, bw) = check_entries(
+        x, y, (within_rows, within_cell), (between_rows, between_cell), between_weight, n_cells
+    )
+    statistic, size, bin_w, bin_b, observed, tested_mask, (wr, wc), (br, bc, bw) = cell_differences(
+        x,
+        y,
+        wi,
+        (wr, wc),
+        (br, bc, bw),
+        n_cells=n_cells,
+        n_items=n,
+        min_items=min_items,
+        max_grid=max_grid,
+    )
+    # the replicates: only cells whose within rows span min_items items
     pvalue = np.full(n_cells, np.nan)
     used = np.zeros(n_cells, dtype=np.int64)
-    # per cell (a loop over cells, each vectorized): grid, bins, observed difference
-    offsets, observed, hx, hy = [0], [], [], []
-    tested = []
-    if between_weights is not None and len(between_weights) != len(between_cells):
-        raise ParameterError("between_weights must have one entry per cell")
-    for c, (rw, rb) in enumerate(zip(within_cells, between_cells)):
-        rw, rb = np.asarray(rw, dtype=np.int64), np.asarray(rb, dtype=np.int64)
-        wb = (
-            np.ones(rb.size)
-            if between_weights is None
-            else np.asarray(between_weights[c], dtype=np.float64)
-        )
-        if wb.shape != rb.shape or not (np.isfinite(wb).all() and (wb >= 0).all()):
-            raise ParameterError("between_weights must be finite, >= 0, one per chance row")
-        if rw.size == 0 or rb.size == 0 or not wb.sum() > 0:
-            continue
-        size, bin_x, bin_y = _cell_bins(x[rw], y[rb], max_grid)
-        diff = (
-            np.cumsum(np.bincount(bin_x, minlength=size)) / rw.size
-            - np.cumsum(np.bincount(bin_y, weights=wb, minlength=size)) / wb.sum()
-        )
-        statistic[c] = max(float(diff.max()), 0.0)
-        if np.count_nonzero(np.bincount(wi[rw], minlength=n)) < min_items:
-            continue
-        tested.append(c)
-        hx.append((wi[rw], offsets[-1] + bin_x))
-        hy.append((rb, offsets[-1] + bin_y, wb))
-        observed.append(diff)
-        offsets.append(offsets[-1] + size)
-    if not tested:
+    offset = np.zeros(n_cells, dtype=np.int64)
+    offset[tested_mask] = np.cumsum(size[tested_mask]) - size[tested_mask]
+    tested = np.flatnonzero(tested_mask)
+    if not tested.size:
         return statistic, pvalue, used
-    width = offsets[-1]
-    starts = np.asarray(offsets[:-1], dtype=np.int64)
-    ends = np.asarray(offsets[1:], dtype=np.int64) - 1
-    observed = np.concatenate(observed)
+    t_w, t_b = tested_mask[wc], tested_mask[bc]
+    sizes = size[tested]
+    offsets = np.r_[0, np.cumsum(sizes)]
+    width = int(offsets[-1])
+    starts = offsets[:-1]
+    ends = offsets[1:] - 1
     stat = statistic[tested]
     hist_x = sp.csr_matrix(
-        (
-            np.ones(sum(len(i) for i, _ in hx)),
-            (np.concatenate([i for i, _ in hx]), np.concatenate([j for _, j in hx])),
-        ),
+        (np.ones(int(t_w.sum())), (wi[wr[t_w]], offset[wc[t_w]] + bin_w[t_w])),
         shape=(n, width),
     )
+    # only the chance rows of tested cells enter the replicates: the pairs of items are
+    # those of these rows (the other pairs would add nothing to any sum)
+    rows_b = br[t_b]
+    kept, row_code = np.unique(rows_b, return_inverse=True)
     hist_y = sp.csr_matrix(
-        (
-            np.concatenate([wb for _, _, wb in hy]),
-            (np.concatenate([r for r, _, _ in hy]), np.concatenate([j for _, j, _ in hy])),
-        ),
-        shape=(y.size, width),
+        (bw[t_b], (row_code.ravel(), offset[bc[t_b]] + bin_b[t_b])),
+        shape=(kept.size, width),
     )
+    ba, bb = ba[kept], bb[kept]
     # chance rows of one unordered pair of items share their weight k_a * k_b: sum them
     pair, row_pair = np.unique(np.minimum(ba, bb) * n + np.maximum(ba, bb), return_inverse=True)
     hist_y = (
         sp.csr_matrix(
-            (np.ones(y.size), (row_pair.ravel(), np.arange(y.size))), shape=(len(pair), y.size)
+            (np.ones(kept.size), (row_pair.ravel(), np.arange(kept.size))),
+            shape=(len(pair), kept.size),
         )
         @ hist_y
     )
     ba, bb = pair // n, pair % n
     hist_xt, hist_yt = hist_x.T.tocsr(), hist_y.T.tocsr()
     widen = np.sqrt(n / (n - 1.0)) if n > 1 else 1.0
-    exceed = np.zeros(len(tested), dtype=np.int64)
-    count_ok = np.zeros(len(tested), dtype=np.int64)
-    step = block_size(n_resamples, y.size + n + 3 * width)
+    exceed = np.zeros(tested.size, dtype=np.int64)
+    count_ok = np.zeros(tested.size, dtype=np.int64)
+    step = block_size(n_resamples, len(pair) + n + 3 * width)
     seed_stream = int(np.random.SeedSequence([seed, _STREAM]).generate_state(1)[0])
+    seg = np.repeat(np.arange(tested.size), np.diff(offsets))
+    first = np.maximum(starts - 1, 0)
     for k in multiplicity_blocks(n, n_resamples, seed=seed_stream, block_size=step):
         k = k.astype(np.float64)  # a block of replicates at once, not a loop over rows
-        cum_x = np.cumsum(np.asarray(hist_xt @ k.T).T, axis=1)
-        cum_y = np.cumsum(np.asarray(hist_yt @ (k[:, ba] * k[:, bb]).T).T, axis=1)
-        # cumulative sums restarted at every cell's first column
-        before_x = np.where(starts > 0, cum_x[:, np.maximum(starts - 1, 0)], 0.0)
-        before_y = np.where(starts > 0, cum_y[:, np.maximum(starts - 1, 0)], 0.0)
-        seg = np.repeat(np.arange(len(tested)), np.diff(offsets))
-        cx, cy = cum_x - before_x[:, seg], cum_y - before_y[:, seg]
+        cx = np.cumsum(np.asarray(hist_xt @ k.T).T, axis=1)
+        cy = np.cumsum(np.asarray(hist_yt @ (k[:, ba] * k[:, bb]).T).T, axis=1)
+        # cumulative sums restarted at every cell's first column (in place)
+        cx -= np.where(starts > 0, cx[:, first], 0.0)[:, seg]
+        cy -= np.where(starts > 0, cy[:, first], 0.0)[:, seg]
         tx, ty = cx[:, ends], cy[:, ends]
         with np.errstate(invalid="ignore", divide="ignore"):
-            diff = cx / tx[:, seg] - cy / ty[:, seg]
-        t = np.maximum.reduceat(widen * (diff - observed), starts, axis=1)
+            cx /= tx[:, seg]
+            cy /= ty[:, seg]
+        cx -= cy  # the replicate's difference, recentred and widened
+        cx -= observed
+        cx *= widen
+        t = np.maximum.reduceat(cx, starts, axis=1)
         ok = (tx > 0) & (ty > 0)
         exceed += np.count_nonzero(ok & (t >= stat - 1e-12), axis=0)
         count_ok += np.count_nonzero(ok, axis=0)

@@ -363,14 +363,17 @@ def cell_tests(
     with np.errstate(divide="ignore", invalid="ignore"):
         step = np.concatenate([1.0 / n_w[wc], -bw / w_b[bc]])
     order = np.lexsort((value, cell))
-    cell, value, step = cell[order], value[order], step[order]
-    diff = np.cumsum(step)
+    cell = cell[order]  # one array at a time: entries are many (rows x cells)
+    value = value[order]
+    diff = np.cumsum(step[order])
+    del order, step
     start = np.searchsorted(cell, np.arange(n_cells))
     before = np.r_[0.0, diff][start]  # cumulative sum at the start of each cell
-    diff = diff - before[cell]
+    diff -= before[cell]
     # read the difference after the last entry of each run of equal values of a cell
     last = np.r_[(cell[1:] != cell[:-1]) | (value[1:] != value[:-1]), True]
     d_cell, d = cell[last], diff[last]
+    del cell, value, diff, last
     a = np.abs(d)
     # the largest |difference| of each cell, first position on ties
     top = np.lexsort((np.arange(len(a)), -a, d_cell))
@@ -388,14 +391,11 @@ def cell_tests(
     # fraction below chance: the smallest chance value whose weighted ECDF reaches q
     b_order = np.lexsort((between, bc))
     b_cell, b_val = bc[b_order], between[b_order]
+    cum = np.cumsum(bw[b_order])
+    cum -= np.r_[0.0, cum][np.searchsorted(b_cell, np.arange(n_cells))][b_cell]
     with np.errstate(divide="ignore", invalid="ignore"):
-        cum = (
-            np.cumsum(bw[b_order])
-            - np.r_[0.0, np.cumsum(bw[b_order])][np.searchsorted(b_cell, np.arange(n_cells))][
-                b_cell
-            ]
-        )
         frac = cum / w_b[b_cell]
+    del cum, b_order
     reach = frac >= q - 1e-12
     first_reach = np.full(n_cells, -1)
     idx = np.flatnonzero(reach)

@@ -220,3 +220,166 @@ def poststratified_weights(tables, within, between, weights, pools_classes):
         factor = p.get(f, 0.0) / fine_b[f] + q.get(g, 0.0) / coarse_b[g] + r / total
         out.append(m * factor * total)
     return np.asarray(out)
+
+
+# --- the KS test of agreement, one cell at a time ----------------------------------------
+# The implementation of iaa_frames.kstest.ks_agreement_tests before it was vectorized over
+# cells (a grid, bins and observed difference per cell in a Python loop), kept verbatim as
+# the oracle that the vectorized version must equal bitwise.
+
+import scipy.sparse as sp  # noqa: E402
+
+from iaa_frames import kstest as _kstest  # noqa: E402
+from iaa_frames.bootstrap import block_size, multiplicity_blocks  # noqa: E402
+from iaa_frames.errors import ParameterError  # noqa: E402
+from iaa_frames.kstest import DEFAULT_RESAMPLES, MAX_GRID, MIN_ITEMS  # noqa: E402
+
+_STREAM = _kstest._STREAM  # noqa: SLF001  (the test's random stream)
+
+
+def _as_codes(values, n, name):
+    arr = np.asarray(values)
+    if arr.shape != (n,) or (
+        arr.size and (not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0)
+    ):
+        raise ParameterError(f"{name} must be {n} non-negative integer item codes")
+    return arr.astype(np.int64)
+
+
+from iaa_frames.settings import check_int  # noqa: E402
+
+
+def _cell_bins(x, y, max_grid):
+    """Grid of one cell and the bin of every value: the first grid point at or above it
+    (a value counts in the ECDF at every grid point from its bin on)."""
+    grid = np.unique(np.concatenate([x, y]))
+    if grid.size > max_grid:  # pooled quantiles, always with the largest value
+        grid = np.unique(
+            np.r_[np.quantile(grid, np.linspace(0, 1, max_grid), method="inverted_cdf"), grid[-1]]
+        )
+    return grid.size, np.searchsorted(grid, x), np.searchsorted(grid, y)
+
+
+def ks_agreement_tests_loop(
+    within,
+    between,
+    *,
+    within_item,
+    between_item_a,
+    between_item_b,
+    within_cells,
+    between_cells,
+    between_weights=None,
+    n_items: int | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    min_items: int = MIN_ITEMS,
+    max_grid: int = MAX_GRID,
+):
+    """The loop-per-cell ks_agreement_tests (oracle)."""
+    x = np.asarray(within, dtype=np.float64).ravel()
+    y = np.asarray(between, dtype=np.float64).ravel()
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ParameterError("distances must be finite")
+    wi = _as_codes(within_item, x.size, "within_item")
+    ba = _as_codes(between_item_a, y.size, "between_item_a")
+    bb = _as_codes(between_item_b, y.size, "between_item_b")
+    check_int(n_resamples, "n_resamples", low=1)
+    check_int(seed, "seed", low=0)
+    check_int(min_items, "min_items", low=1)
+    check_int(max_grid, "max_grid", low=2)
+    if len(within_cells) != len(between_cells):
+        raise ParameterError("within_cells and between_cells must have one entry per cell")
+    top = int(max(wi.max(initial=-1), ba.max(initial=-1), bb.max(initial=-1))) + 1
+    n = top if n_items is None else int(n_items)
+    if n < top:
+        raise ParameterError(f"n_items ({n}) must exceed every item code (largest {top - 1})")
+
+    n_cells = len(within_cells)
+    statistic = np.full(n_cells, np.nan)
+    pvalue = np.full(n_cells, np.nan)
+    used = np.zeros(n_cells, dtype=np.int64)
+    # per cell (a loop over cells, each vectorized): grid, bins, observed difference
+    offsets, observed, hx, hy = [0], [], [], []
+    tested = []
+    if between_weights is not None and len(between_weights) != len(between_cells):
+        raise ParameterError("between_weights must have one entry per cell")
+    for c, (rw, rb) in enumerate(zip(within_cells, between_cells)):
+        rw, rb = np.asarray(rw, dtype=np.int64), np.asarray(rb, dtype=np.int64)
+        wb = (
+            np.ones(rb.size)
+            if between_weights is None
+            else np.asarray(between_weights[c], dtype=np.float64)
+        )
+        if wb.shape != rb.shape or not (np.isfinite(wb).all() and (wb >= 0).all()):
+            raise ParameterError("between_weights must be finite, >= 0, one per chance row")
+        if rw.size == 0 or rb.size == 0 or not wb.sum() > 0:
+            continue
+        size, bin_x, bin_y = _cell_bins(x[rw], y[rb], max_grid)
+        diff = (
+            np.cumsum(np.bincount(bin_x, minlength=size)) / rw.size
+            - np.cumsum(np.bincount(bin_y, weights=wb, minlength=size)) / wb.sum()
+        )
+        statistic[c] = max(float(diff.max()), 0.0)
+        if np.count_nonzero(np.bincount(wi[rw], minlength=n)) < min_items:
+            continue
+        tested.append(c)
+        hx.append((wi[rw], offsets[-1] + bin_x))
+        hy.append((rb, offsets[-1] + bin_y, wb))
+        observed.append(diff)
+        offsets.append(offsets[-1] + size)
+    if not tested:
+        return statistic, pvalue, used
+    width = offsets[-1]
+    starts = np.asarray(offsets[:-1], dtype=np.int64)
+    ends = np.asarray(offsets[1:], dtype=np.int64) - 1
+    observed = np.concatenate(observed)
+    stat = statistic[tested]
+    hist_x = sp.csr_matrix(
+        (
+            np.ones(sum(len(i) for i, _ in hx)),
+            (np.concatenate([i for i, _ in hx]), np.concatenate([j for _, j in hx])),
+        ),
+        shape=(n, width),
+    )
+    hist_y = sp.csr_matrix(
+        (
+            np.concatenate([wb for _, _, wb in hy]),
+            (np.concatenate([r for r, _, _ in hy]), np.concatenate([j for _, j, _ in hy])),
+        ),
+        shape=(y.size, width),
+    )
+    # chance rows of one unordered pair of items share their weight k_a * k_b: sum them
+    pair, row_pair = np.unique(np.minimum(ba, bb) * n + np.maximum(ba, bb), return_inverse=True)
+    hist_y = (
+        sp.csr_matrix(
+            (np.ones(y.size), (row_pair.ravel(), np.arange(y.size))), shape=(len(pair), y.size)
+        )
+        @ hist_y
+    )
+    ba, bb = pair // n, pair % n
+    hist_xt, hist_yt = hist_x.T.tocsr(), hist_y.T.tocsr()
+    widen = np.sqrt(n / (n - 1.0)) if n > 1 else 1.0
+    exceed = np.zeros(len(tested), dtype=np.int64)
+    count_ok = np.zeros(len(tested), dtype=np.int64)
+    step = block_size(n_resamples, y.size + n + 3 * width)
+    seed_stream = int(np.random.SeedSequence([seed, _STREAM]).generate_state(1)[0])
+    for k in multiplicity_blocks(n, n_resamples, seed=seed_stream, block_size=step):
+        k = k.astype(np.float64)  # a block of replicates at once, not a loop over rows
+        cum_x = np.cumsum(np.asarray(hist_xt @ k.T).T, axis=1)
+        cum_y = np.cumsum(np.asarray(hist_yt @ (k[:, ba] * k[:, bb]).T).T, axis=1)
+        # cumulative sums restarted at every cell's first column
+        before_x = np.where(starts > 0, cum_x[:, np.maximum(starts - 1, 0)], 0.0)
+        before_y = np.where(starts > 0, cum_y[:, np.maximum(starts - 1, 0)], 0.0)
+        seg = np.repeat(np.arange(len(tested)), np.diff(offsets))
+        cx, cy = cum_x - before_x[:, seg], cum_y - before_y[:, seg]
+        tx, ty = cx[:, ends], cy[:, ends]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            diff = cx / tx[:, seg] - cy / ty[:, seg]
+        t = np.maximum.reduceat(widen * (diff - observed), starts, axis=1)
+        ok = (tx > 0) & (ty > 0)
+        exceed += np.count_nonzero(ok & (t >= stat - 1e-12), axis=0)
+        count_ok += np.count_nonzero(ok, axis=0)
+    pvalue[tested] = (1.0 + exceed) / (1.0 + count_ok)
+    used[tested] = count_ok
+    return statistic, pvalue, used

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats
+from oracles import ks_agreement_tests_loop
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.kstest import ks_agreement_test, ks_agreement_tests
+from iaa_frames.kstest import ks_agreement_entries, ks_agreement_test, ks_agreement_tests
 
 
 def clustered(rng, n_items=20, per_item=5, n_between=120, shift=0.0, spread=1.0, shared=True):
@@ -174,3 +175,147 @@ def test_bad_item_codes():
         )
     with pytest.raises(ParameterError, match="finite"):
         ks_agreement_test([np.nan], [0.5], within_item=[0], between_item_a=[0], between_item_b=[1])
+
+
+def _random_cells(rng, *, weighted, discrete, max_grid):
+    """Rows with ties (discrete) or not, cells of random rows (some empty, repeated rows,
+    few items), weights with zeros (some cells weigh nothing)."""
+    n_items = int(rng.integers(1, 12))
+    nx, ny = int(rng.integers(0, 300)), int(rng.integers(0, 700))
+    draw = (lambda k: rng.integers(0, 25, k) / 7) if discrete else rng.random
+    x, y = draw(nx), draw(ny)
+    wi = rng.integers(0, n_items, nx)
+    a, b = rng.integers(0, n_items, ny), rng.integers(0, n_items, ny)
+
+    def cell(size):
+        if not size or rng.random() < 0.15:
+            return np.zeros(0, dtype=np.int64)
+        return rng.choice(size, int(rng.integers(0, size + 1)), replace=bool(rng.random() < 0.3))
+
+    n_cells = int(rng.integers(1, 15))
+    wc = [cell(nx) for _ in range(n_cells)]
+    bc = [cell(ny) for _ in range(n_cells)]
+    bw = [rng.random(c.size) * (rng.random(c.size) < 0.8) for c in bc] if weighted else None
+    kwargs = dict(
+        within_item=wi,
+        between_item_a=a,
+        between_item_b=b,
+        within_cells=wc,
+        between_cells=bc,
+        between_weights=bw,
+        n_items=n_items + int(rng.integers(0, 2)),
+        seed=int(rng.integers(0, 5)),
+        min_items=int(rng.integers(1, 4)),
+        max_grid=max_grid,
+        n_resamples=int(rng.choice([19, 99])),
+    )
+    return x, y, kwargs
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("discrete", [False, True])
+@pytest.mark.parametrize("max_grid", [2, 7, 256])
+def test_cells_at_once_equal_the_loop_over_cells_bitwise(weighted, discrete, max_grid):
+    # the vectorized grids, bins and observed differences against the former
+    # implementation, one cell at a time (tests/oracles.py): statistics, p-values and
+    # replicate counts bitwise equal, with empty cells, weightless cells, cells under
+    # min_items and cells with more distinct values than max_grid (quantile grids)
+    rng = np.random.default_rng([weighted, discrete, max_grid])
+    seen = np.zeros(4, dtype=bool)  # [empty cell, NaN p below min_items, p-value, quantile grid]
+    for _ in range(25):
+        x, y, kwargs = _random_cells(rng, weighted=weighted, discrete=discrete, max_grid=max_grid)
+        want = ks_agreement_tests_loop(x, y, **kwargs)
+        got = ks_agreement_tests(x, y, **kwargs)
+        for w, g in zip(want, got):
+            assert np.array_equal(w, g, equal_nan=True)
+        stat, p = want[0], want[1]
+        seen |= [
+            np.isnan(stat).any(),
+            (~np.isnan(stat) & np.isnan(p)).any(),
+            (~np.isnan(p)).any(),
+            any(
+                np.unique(np.r_[x[w], y[b]]).size > max_grid
+                for w, b in zip(kwargs["within_cells"], kwargs["between_cells"])
+            ),
+        ]
+    # every kind of cell was met (25 distinct values never need a quantile grid of 256)
+    assert seen[:3].all() and (seen[3] or (discrete and max_grid >= 25))
+
+
+def _interleave(rng, rows, cell):
+    """The entries in a random order of cells that keeps each cell's rows in order."""
+    slots = cell[rng.permutation(cell.size)]  # a random sequence of the cell labels
+    at = np.argsort(slots, kind="stable")  # the slot of each grouped entry
+    out_rows, out_cell = np.empty_like(rows), np.empty_like(cell)
+    out_rows[at], out_cell[at] = rows, cell
+    return out_rows, out_cell, at
+
+
+def test_entries_equal_the_cells_lists_in_any_order_of_cells():
+    # cells as entries, grouped or interleaved (each cell's rows in order): the same
+    # results bitwise as the lists of cells
+    rng = np.random.default_rng(4)
+    for weighted in (False, True):
+        x, y, kwargs = _random_cells(rng, weighted=weighted, discrete=True, max_grid=7)
+        want = ks_agreement_tests(x, y, **kwargs)
+        wc, bc, bw = (kwargs.pop(k) for k in ("within_cells", "between_cells", "between_weights"))
+        w_rows, b_rows = np.concatenate(wc).astype(np.int64), np.concatenate(bc).astype(np.int64)
+        w_cell = np.repeat(np.arange(len(wc)), [len(c) for c in wc])
+        b_cell = np.repeat(np.arange(len(bc)), [len(c) for c in bc])
+        w_rows, w_cell, _ = _interleave(rng, w_rows, w_cell)
+        b_rows, b_cell, at = _interleave(rng, b_rows, b_cell)
+        weight = None
+        if bw is not None:
+            weight = np.empty(b_rows.size)
+            weight[at] = np.concatenate(bw)
+        got = ks_agreement_entries(
+            x,
+            y,
+            within_rows=w_rows,
+            within_cell=w_cell,
+            between_rows=b_rows,
+            between_cell=b_cell,
+            between_weight=weight,
+            n_cells=len(wc),
+            **kwargs,
+        )
+        for w, g in zip(want, got):
+            assert np.array_equal(w, g, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(within_cell=[0, 5]), "within entries"),
+        (dict(between_rows=[0, 9]), "between entries"),
+        (dict(between_weight=[1.0]), "between_weights"),
+        (dict(between_weight=[1.0, -1.0]), "between_weights"),
+    ],
+)
+def test_bad_entries(kwargs, match):
+    args = dict(
+        within_item=[0, 1],
+        between_item_a=[0, 1],
+        between_item_b=[1, 0],
+        within_rows=[0, 1],
+        within_cell=[0, 0],
+        between_rows=[0, 1],
+        between_cell=[0, 0],
+        n_cells=2,
+    )
+    with pytest.raises(ParameterError, match=match):
+        ks_agreement_entries([0.1, 0.2], [0.3, 0.4], **{**args, **kwargs})
+
+
+def test_weights_must_match_the_chance_rows_of_each_cell():
+    with pytest.raises(ParameterError, match="one per chance row"):
+        ks_agreement_tests(
+            [0.1, 0.2],
+            [0.3, 0.4],
+            within_item=[0, 1],
+            between_item_a=[0, 1],
+            between_item_b=[1, 0],
+            within_cells=[[0, 1], [0]],
+            between_cells=[[0, 1], [1]],
+            between_weights=[[1.0], [1.0, 2.0]],  # same total, not one per row
+        )

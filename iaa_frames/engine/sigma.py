@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bootstrap import ItemSums, PairSums
-from ..kstest import ks_agreement_tests
+from ..kstest import ks_agreement_entries
 from ..pairs import PairTables
 from ..stats import cell_tests
 from .cells import CellLayout, items_per_column, mean_of, one_minus_ratio, per_item
@@ -162,7 +162,7 @@ class SigmaCells:
     def tests(self, cells, seed: int = 0):
         """KS statistic, sign, p-value and fraction below chance of the given cells, all
         at once (:func:`iaa_frames.stats.cell_tests`). The p-value is the one-sided
-        cluster-bootstrap test of :func:`iaa_frames.kstest.ks_agreement_tests`, with the
+        cluster-bootstrap test of :func:`iaa_frames.kstest.ks_agreement_entries`, with the
         chance units' weights."""
         out = np.full((4, self.n_cells), np.nan)
         cells = np.asarray(cells, dtype=np.int64)
@@ -187,20 +187,21 @@ class SigmaCells:
         )
         # the p-value: the one-sided cluster-bootstrap test, with the chance units'
         # weights (post-stratified, pooled)
-        plain = cells.tolist()
-        if plain:
-            out[2, plain] = ks_agreement_tests(
-                self.within_distance,
-                self.between_distance,
-                within_item=self.within_item,
-                between_item_a=self.between_items[0],
-                between_item_b=self.between_items[1],
-                within_cells=[wi[wp[c] : wp[c + 1]] for c in plain],
-                between_cells=[bi[bp[c] : bp[c + 1]] for c in plain],
-                between_weights=[bw[bp[c] : bp[c + 1]] for c in plain],
-                n_items=self.n_items,
-                seed=seed,
-            )[1]
+        out[2, cells] = ks_agreement_entries(
+            self.within_distance,
+            self.between_distance,
+            within_item=self.within_item,
+            between_item_a=self.between_items[0],
+            between_item_b=self.between_items[1],
+            within_rows=wi[w_at],
+            within_cell=w_cell,
+            between_rows=bi[b_at],
+            between_cell=b_cell,
+            between_weight=bw[b_at],
+            n_cells=len(cells),
+            n_items=self.n_items,
+            seed=seed,
+        )[1]
         return out
 
     @property

@@ -1,0 +1,49 @@
+"""Grids, bins and observed differences of many cells at once."""
+
+import numpy as np
+import pytest
+
+from iaa_frames.errors import ParameterError
+from iaa_frames.kstest_cells import cell_grids, check_entries, segment_sums
+
+
+def test_segment_sums_are_each_cells_numpy_sum_bitwise():
+    # numpy sums pairwise, so a sum over the concatenation differs in the last bits: the
+    # segments must equal each cell's own .sum(), for lengths across the pairwise blocks
+    rng = np.random.default_rng(0)
+    sizes = rng.choice([0, 1, 7, 8, 9, 127, 128, 129, 300, 1000], 40)
+    cell = np.repeat(np.arange(sizes.size), sizes)
+    values = rng.random(cell.size) * rng.random(cell.size)
+    got = segment_sums(values, cell, sizes.size + 2)
+    start = np.cumsum(sizes) - sizes
+    want = [values[a : a + n].sum() for a, n in zip(start, sizes)] + [0.0, 0.0]
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("max_grid", [2, 3, 10, 256])
+def test_grids_are_numpys_inverted_cdf_quantiles(max_grid):
+    # a cell with more distinct values than max_grid keeps np.quantile(inverted_cdf) of
+    # them and the largest; the others keep all their distinct values
+    rng = np.random.default_rng(max_grid)
+    span = 10_000
+    sizes = [1, max_grid, max_grid + 1, 3 * max_grid + 5, 2000]
+    cells = [np.unique(rng.integers(0, span, n)) for n in sizes]
+    key = np.concatenate([c * span + v for c, v in enumerate(cells)])
+    got = cell_grids(rng.permutation(np.r_[key, key[:50]]), len(cells), span, max_grid)
+    want = []
+    for c, v in enumerate(cells):
+        if v.size > max_grid:
+            q = np.quantile(v, np.linspace(0, 1, max_grid), method="inverted_cdf")
+            v = np.unique(np.r_[q, v[-1]])
+        want.append(c * span + v)
+    assert np.array_equal(got, np.concatenate(want))
+
+
+def test_entries_are_grouped_by_cell_keeping_each_cells_order():
+    within = ([4, 3, 2, 1, 0], [1, 0, 1, 0, 1])
+    between = ([0, 1, 2], [1, 1, 0])
+    (wr, wc), (br, bc, bw) = check_entries(np.zeros(5), np.zeros(3), within, between, None, 2)
+    assert wr.tolist() == [3, 1, 4, 2, 0] and wc.tolist() == [0, 0, 1, 1, 1]
+    assert br.tolist() == [2, 0, 1] and bw.tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(ParameterError, match="within entries"):
+        check_entries(np.zeros(5), np.zeros(3), ([0], [2]), between, None, 2)
