@@ -203,7 +203,3 @@ class SigmaCells:
             seed=seed,
         )[1]
         return out
-
-    @property
-    def work(self) -> int:
-        return self.within.matrix.nnz + self.between.matrix.nnz
