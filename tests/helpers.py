@@ -5,6 +5,7 @@ pytest loads as a plugin and which should not be imported: fixtures and hypothes
 settings live there, constants and functions that tests import live here.
 """
 
+import importlib.util
 from pathlib import Path
 
 #: The hand-written exports of tests/fixtures (see its README.md).
@@ -19,3 +20,12 @@ def row_of(df, **match):
     sub = df[mask]
     assert len(sub) == 1, f"{len(sub)} rows match {match}"
     return sub.iloc[0]
+
+
+def load_benchmark(name):
+    """A module of benchmarks/ (not a package), loaded by path, e.g. ``corpora``."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"iaa_bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

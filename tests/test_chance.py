@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import load_benchmark
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import poststratified_weights
@@ -54,17 +55,7 @@ SIGMA = ("detection", "localization", "overall")
 ALL = iaf.ALL
 
 
-def _load_corpora():
-    """benchmarks/corpora.py (the corpora of the issue), loaded by path: benchmarks/ is
-    not a package."""
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "corpora.py"
-    spec = importlib.util.spec_from_file_location("iaa_bench_corpora", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-corpora = _load_corpora()
+corpora = load_benchmark("corpora")  # the corpora of the issues
 
 
 # ------------------------------------------------------------------------------ corpora

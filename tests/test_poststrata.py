@@ -4,13 +4,11 @@ prior, a large class drawn on the same items by everyone, random drawers who kno
 object count. Annotators who place objects at random given the class must score
 sigma ~ 0 in every cell, or the cell is NaN with a note."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from helpers import load_benchmark
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,16 +23,7 @@ from iaa_frames.engine.poststrata import (
 ALL = iaf.ALL
 
 
-def _load_corpora():
-    """benchmarks/corpora.py, loaded by path (benchmarks/ is not a package)."""
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "corpora.py"
-    spec = importlib.util.spec_from_file_location("iaa_bench_corpora", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-corpora = _load_corpora()
+corpora = load_benchmark("corpora")  # the corpora of the issues
 corner_corpus = corpora.corner_corpus
 cooccurring_corpus = corpora.cooccurring_corpus
 counting_corpus = corpora.counting_corpus
