@@ -180,30 +180,30 @@ def _min_chance(sources: np.ndarray, n_groups: int) -> np.ndarray:
     return out
 
 
+#: The note of a class's localization cell on a borrowed chance baseline (defined).
+POOLED_NOTE = (
+    "pooled chance baseline: assumes the class is drawn like other objects of its size and "
+    "shape at its position (too few chance units of its own); it cannot catch an annotator "
+    "who is lazy on this class alone"
+)
+#: The note of a class's localization cell with no honest chance baseline (NaN).
+NO_BASELINE_NOTE = (
+    "too few chance units of the class's own, and no honest baseline to borrow: no objects "
+    "of other classes like its objects (position, size, shape), or its own few chance units "
+    "are closer than theirs (a position or a drawing of its own)"
+)
+
+
 def _class_source_notes(out: dict, sources: np.ndarray) -> np.ndarray:
     """Notes of the classes' localization cells that borrow their chance baseline
-    ("pooled": what it assumes, on a defined cell) or could not ("none": why NaN)."""
+    ("pooled": what it assumes, on a defined cell) or could not ("none": why NaN;
+    :mod:`iaa_frames.pooled`)."""
     note = out["note"].copy()
     loc = COMPONENTS.index("localization")
-    src = sources[loc]
-    for kind, text in (
-        (
-            "pooled",
-            "pooled chance baseline: assumes the class is drawn like other objects of its "
-            "size and shape at its position (too few chance units of its own); it cannot "
-            "catch an annotator who is lazy on this class alone",
-        ),
-        (
-            "none",
-            "too few chance units of the class's own, and no honest baseline to borrow: no "
-            "objects of other classes like its objects (position, size, shape), or its own "
-            "few chance units are closer than theirs (a position or a drawing of its own)",
-        ),
-    ):
-        cells = np.flatnonzero((src == kind) & ((note[loc] == "") | (kind == "none")))
-        if kind == "none":
-            cells = cells[out["n_units"][loc][cells] >= MIN_WITHIN_UNITS]
-        note[loc, cells] = text
+    pooled = (sources[loc] == "pooled") & (note[loc] == "")
+    none = (sources[loc] == "none") & (out["n_units"][loc] >= MIN_WITHIN_UNITS)
+    note[loc, pooled] = POOLED_NOTE
+    note[loc, none] = NO_BASELINE_NOTE
     return note
 
 
