@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine import SigmaCells
-from ..kstest import ks_agreement_tests
+from ..kstest import ks_agreement_entries
 from ..progress import DELAY, tqdm
 from ..stats import cell_tests
 from .tables import active_client
@@ -298,28 +298,25 @@ def group_tests(
     (``within_count`` each) with their items; ``between_rows`` the chance rows of the
     cells (indices into ``between_distance``, ``between_count`` each) with their
     weights. The p-value is the one-sided cluster-bootstrap test of
-    :func:`iaa_frames.kstest.ks_agreement_tests`, with the chance units' weights.
+    :func:`iaa_frames.kstest.ks_agreement_entries`, with the chance units' weights.
     """
     k = len(within_count)
     w_cell = np.repeat(np.arange(k), within_count)
     b_cell = np.repeat(np.arange(k), between_count)
     out = cell_tests(within, w_cell, between_distance[between_rows], b_cell, between_weight, k)
-    w_start = np.cumsum(within_count) - within_count
-    b_start = np.cumsum(between_count) - between_count
     if k:
-        out[2] = ks_agreement_tests(
+        out[2] = ks_agreement_entries(
             within,
             between_distance,
             within_item=within_item,
             between_item_a=between_item_a,
             between_item_b=between_item_b,
-            within_cells=[np.arange(w_start[j], w_start[j] + within_count[j]) for j in range(k)],
-            between_cells=[
-                between_rows[b_start[j] : b_start[j] + between_count[j]] for j in range(k)
-            ],
-            between_weights=[
-                between_weight[b_start[j] : b_start[j] + between_count[j]] for j in range(k)
-            ],
+            within_rows=np.arange(len(within)),
+            within_cell=w_cell,
+            between_rows=between_rows,
+            between_cell=b_cell,
+            between_weight=between_weight,
+            n_cells=k,
             n_items=n_items,
             seed=seed,
         )[1]
