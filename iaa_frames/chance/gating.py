@@ -20,6 +20,20 @@ OBJECT_PAIR_BUDGET = 20_000_000
 TREE_PAIR_BUDGET = 200_000_000
 
 
+def _reachable_keys(corpus, oi, oj, tau, n_slots):
+    """Of candidate object pairs, those whose IoU bound reaches ``tau``: the keys of their
+    pairings, and (class * n_slots**2 + key) of the pairs of two objects of one class."""
+    reach = iou_upper_bound(corpus, oi, oj) >= tau
+    oi, oj = oi[reach], oj[reach]
+    key = pairing_key(
+        corpus.annotation_of(corpus.item[oi], corpus.annotator[oi]),
+        corpus.annotation_of(corpus.item[oj], corpus.annotator[oj]),
+        n_slots,
+    )
+    same = corpus.label[oi] == corpus.label[oj]
+    return key, corpus.label[oi][same] * n_slots**2 + key[same]
+
+
 def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
     """Every chance pairing that can produce a matched pair at ``tau`` > 0, from an index
     of the objects' normalized boxes: a sweep along x lists the object pairs whose boxes
@@ -69,17 +83,9 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
             & (corpus.annotator[oi] != corpus.annotator[oj])
             & (np.minimum(box[oi, 3], box[oj, 3]) > np.maximum(box[oi, 1], box[oj, 1]))
         )
-        oi, oj = oi[ok], oj[ok]
-        reach = iou_upper_bound(corpus, oi, oj) >= tau
-        oi, oj = oi[reach], oj[reach]
-        key = pairing_key(
-            corpus.annotation_of(corpus.item[oi], corpus.annotator[oi]),
-            corpus.annotation_of(corpus.item[oj], corpus.annotator[oj]),
-            n_slots,
-        )
+        key, label_key = _reachable_keys(corpus, oi[ok], oj[ok], tau, n_slots)
         keys.append(key)
-        same = corpus.label[oi] == corpus.label[oj]
-        label_keys.append(corpus.label[oi][same] * n_slots**2 + key[same])
+        label_keys.append(label_key)
         bar.update(int(n.sum()))
         lo = hi
     bar.close()
@@ -120,17 +126,9 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET):
             & (corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj]))
             & (corpus.annotator[oi] != corpus.annotator[oj])
         )
-        oi, oj = oi[ok], oj[ok]
-        reach = iou_upper_bound(corpus, oi, oj) >= tau
-        oi, oj = oi[reach], oj[reach]
-        key = pairing_key(
-            corpus.annotation_of(corpus.item[oi], corpus.annotator[oi]),
-            corpus.annotation_of(corpus.item[oj], corpus.annotator[oj]),
-            n_slots,
-        )
+        key, label_key = _reachable_keys(corpus, oi[ok], oj[ok], tau, n_slots)
         keys.append(key)
-        same = corpus.label[oi] == corpus.label[oj]
-        label_keys.append(corpus.label[oi][same] * n_slots**2 + key[same])
+        label_keys.append(label_key)
         bar.update(min(step, len(box) - lo))
     bar.close()
     key = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
