@@ -22,12 +22,12 @@ its size and shape at its position. A borrowed baseline cannot catch a class-spe
 lazy annotator (one who puts the class on the same spot in every image), because the
 other classes' objects at that spot are not lazy.
 
-A within pair whose position is farther from every borrowed pair's than
-:data:`POOL_CALIPER` times the borrowed positions' median distance to their own nearest
-neighbour is outside their support and has nothing comparable (size and shape are matched
-on but not required to be close: under the match threshold, an IoU-based distance of two
-unrelated objects depends little on their absolute size); a class where fewer than half of its within pairs (or fewer than 2)
-have comparable pairs, or whose weighted units are too few (effective sample size
+A within pair whose position (standardized) is farther from every borrowed pair's than
+:data:`POOL_CALIPER` spacings, ``1 / sqrt(n)`` for ``n`` distinct borrowed positions, is
+outside their support and has nothing comparable (size and shape are matched on but not
+required to be close: under the match threshold, an IoU-based distance of two unrelated
+objects depends little on their absolute size); a class where fewer than half of its
+within pairs (or fewer than 2) have comparable pairs, or whose weighted units are too few (effective sample size
 ``(sum w)^2 / sum w^2`` below :data:`MIN_POOLED_ESS`), borrows nothing, and its cell is
 NaN with a note. So is a class whose few own chance units (at least
 :data:`OWN_CHECK_UNITS`) are closer than the borrowed baseline allows (their mean below
@@ -69,8 +69,8 @@ OWN_CHECK_UNITS = 2
 OWN_CHECK_Z = 2.0
 #: Nearest borrowed chance pairs each within pair of a borrowing class takes.
 POOL_NEIGHBOURS = 50
-#: Largest distance of a within pair's position from the nearest borrowed pair's, in units
-#: of the borrowed positions' median distance to their own nearest neighbour.
+#: Largest distance of a within pair's position from the nearest borrowed pair's, in
+#: spacings ``1 / sqrt(n)`` of ``n`` distinct borrowed positions on the standardized plane.
 POOL_CALIPER = 20.0
 
 
@@ -201,15 +201,13 @@ def pooled_baseline(corpus: Corpus, loc_within, loc_between, sample: ChanceSampl
     reach, _ = tree.query(x, k=k)
     reach = np.asarray(reach).reshape(len(queries), k)
     # support, on position (what a class prior of its own is about): a within pair farther
-    # from every borrowed pair's position than POOL_CALIPER times the borrowed positions'
-    # median spacing has nothing comparable
+    # from every borrowed pair's position than POOL_CALIPER spacings has nothing comparable
     where = np.unique(pool_x[:, :2] / scale[:2], axis=0)
-    spacing = (
-        np.median(np.asarray(cKDTree(where).query(where, k=2)[0])[:, 1])
-        if len(where) > 1
-        else np.inf
-    )
-    near = cKDTree(where).query(x[:, :2], k=1)[0] <= POOL_CALIPER * max(spacing, 1e-9)
+    # the typical distance between neighbours of that many positions spread over the
+    # standardized plane (near-copies, as identical annotators draw, would make the
+    # measured distance to the nearest one no scale at all)
+    spacing = 1.0 / np.sqrt(len(where))
+    near = cKDTree(where).query(x[:, :2], k=1)[0] <= POOL_CALIPER * spacing
     comparable = np.bincount(q_label[near], minlength=L)
     ok = need & (comparable >= np.maximum(2, within_n / 2))
     use = near & ok[q_label]
