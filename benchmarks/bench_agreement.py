@@ -33,8 +33,8 @@ def peak_rss_mb() -> float:
 
 def run_one(n, args):
     from iaa_frames.engine import agreement_from_tables
-    from iaa_frames.pairs import pair_tables
     from iaa_frames.simulate import simulate
+    from iaa_frames.tables.pairs import pair_tables
 
     n_items = max(1, round(n / (args.annotators * args.objects)))
     annotators = {f"ann{i}": ANNOTATORS[i % len(ANNOTATORS)] for i in range(args.annotators)}

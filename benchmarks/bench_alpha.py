@@ -22,8 +22,8 @@ import tracemalloc
 
 import numpy as np
 
-from iaa_frames.krippendorff_alpha import binary_alpha_per_category, nominal_alpha_from_codes
-from iaa_frames.stats import ks_statistic_weighted, sigma
+from iaa_frames.stats.krippendorff import binary_alpha_per_category, nominal_alpha_from_codes
+from iaa_frames.stats.samples import ks_statistic_weighted, sigma
 
 
 def timed(label, func, *args, repeat=3, **kwargs):

@@ -32,7 +32,7 @@ computes ``pair_tables`` (``--n-chance``) and the 95 % intervals (``--n-boot``
 replicates) of every component at label and annotator "(all)" (with ``--annotators``,
 also at every annotator's cell of label "(all)"), with the percentile
 interval and with the shipped interval (BCa, its width corrected by
-``iaa_frames.intervals.interval_scale``; same bootstrap replicates). Reported per
+``iaa_frames.stats.intervals.interval_scale``; same bootstrap replicates). Reported per
 component: coverage of the population value (with its Monte-Carlo standard error), the
 share of misses above and below, the mean width, and the bias of the estimate.
 
@@ -49,7 +49,7 @@ Each replicate's corpus gives the four classes' cells; a cell is binned by the n
 items of the corpus in which the class is drawn (by anyone): 1, 2, 3, 4-6, 7-10, more
 than 10. Reported per bin and component: the share of cells with an interval, and the
 coverage, misses, width and bias of those that have one. The shipped interval is NaN
-below ``iaa_frames.intervals.MIN_CI_ITEMS`` items; to state what it would cover there,
+below ``iaa_frames.stats.intervals.MIN_CI_ITEMS`` items; to state what it would cover there,
 the study lowers that guard to 2 items (``--guard`` sets it; 1 item never has an
 interval: its width factor is undefined). ``--df corpus`` measures the interval as it
 was before this study: Student's degrees of freedom from the jackknife over the corpus,
@@ -181,8 +181,8 @@ def bin_of(k) -> np.ndarray:
 
 
 def run_rare(args):
-    from iaa_frames import intervals
     from iaa_frames.engine import assemble
+    from iaa_frames.stats import intervals
 
     assemble.MIN_CI_ITEMS = args.guard  # what the interval would cover below the guard
     if (

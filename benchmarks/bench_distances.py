@@ -1,4 +1,4 @@
-"""Time the pairwise IoU / GIoU of iaa_frames.distances.
+"""Time the pairwise IoU / GIoU of iaa_frames.geometry.distances.
 
 Run: ``python benchmarks/bench_distances.py [--box-pairs N] [--poly-pairs M] [--seed S]``
 
@@ -16,7 +16,7 @@ import time
 import numpy as np
 import shapely
 
-from iaa_frames.distances import Shapes, giou, iou
+from iaa_frames.geometry.distances import Shapes, giou, iou
 
 
 def random_boxes(rng, n):

@@ -136,7 +136,7 @@ def _memory() -> tuple[float, float]:
 def _child(what: str, path: str) -> None:
     """Run one read in this (child) process and print a JSON line with time and memory."""
     sys.path.insert(0, str(ROOT))
-    import iaa_frames.io as io  # noqa: F401  (the import is part of the baseline)
+    from iaa_frames import io  # noqa: F401  (the import is part of the baseline)
 
     base, _ = _memory()
     t0 = time.perf_counter()

@@ -25,7 +25,7 @@ by
 * ``scipy two-sided``: ``scipy.stats.ks_2samp`` (independent samples), p < 0.05;
 * ``scipy, agreement``: the same and the within ECDF above chance (``ks_sign = +1``);
 * ``cluster one-sided``: ``ks_pvalue`` of ``iaf.agreement`` (the cluster-bootstrap test of
-  :mod:`iaa_frames.kstest` on the cell's distinct chance units), p < 0.05.
+  :mod:`iaa_frames.stats.kstest` on the cell's distinct chance units), p < 0.05.
 
 The rate of a valid test is at most 5 % (Monte-Carlo standard error ~1.3 points with 300
 corpora). Power: the easy corpus with three ``"sloppy"`` annotators
@@ -43,7 +43,7 @@ import pandas as pd
 
 import iaa_frames as iaf
 from iaa_frames.engine import agreement_from_tables, cell_distances
-from iaa_frames.stats import ks
+from iaa_frames.stats.samples import ks
 
 COMPONENTS = ("detection", "localization", "overall")
 
@@ -52,7 +52,7 @@ def samples(tables, component):
     """(within, chance, chance weights) of the cell at label and annotator "(all)": every
     within-item row, and the chance rows that cell counts with their weights (the uniform
     stratum's rows, post-stratified for localization; see :mod:`iaa_frames.chance` and
-    :mod:`iaa_frames.engine.poststrata`)."""
+    :mod:`iaa_frames.chance.poststrata`)."""
     d = cell_distances(tables, component)
     d = d[(d["label"] == iaf.ALL) & (d["annotator"] == iaf.ALL)]
     within, chance = d[d["sample"] == "within"], d[d["sample"] == "between"]

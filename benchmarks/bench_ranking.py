@@ -59,7 +59,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 import iaa_frames as iaf
-from iaa_frames.ranking import annotator_quality_from_tables
+from iaa_frames.measures.ranking import annotator_quality_from_tables
 
 HELD_OUT = 40
 BATCH = 250  # workers simulated at once

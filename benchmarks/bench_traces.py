@@ -6,7 +6,7 @@ Two annotators tracing the same contour give two nearly identical noisy polygons
 worst case for an exact overlay (:func:`corpora.traces`). Printed:
 
 1. Per vertex count, the cost of one pair's IoU by each method, on 1000 x 800 images:
-   shapely's overlay (intersection area, as ``iaa_frames.distances`` computes it) for
+   shapely's overlay (intersection area, as ``iaa_frames.geometry.distances`` computes it) for
    nearly identical pairs (within an item) and for pairs of different items (chance
    pairs); the mask IoU of ``iaa_frames.geometry.raster`` (rasterizing each shape once, then
    the pairs in one batch); and pycocotools (``frPyObjects`` once per shape, then
@@ -30,7 +30,7 @@ import numpy as np
 import shapely
 
 import iaa_frames as iaf
-import iaa_frames.distances as D
+from iaa_frames.geometry import distances as D
 
 try:
     from iaa_frames.geometry import mask_rule as RULE

@@ -4,20 +4,15 @@ Importing the package registers the ``DataFrame.iaa`` accessor.
 """
 
 from importlib import import_module as _import_module
-from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
-from importlib.metadata import version as _version
 
-from . import (
+from iaa_frames import (
     dask,  # noqa: F401  (iaf.dask: agreement of dask DataFrames; imports dask lazily)
     stats,  # noqa: F401  (iaf.stats: sigma and KS of two plain samples)
 )
-from .accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
-from .conflicts import conflict_counts, conflicts
-from .confusion import confusion, label_alpha
-from .copies import find_copies
-from .distances import Shapes, available_distances, get_distance, register_distance
-from .engine import agreement, agreement_from_tables, pairwise
-from .errors import (
+from iaa_frames.accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
+from iaa_frames.api.backend import agreement
+from iaa_frames.engine import agreement_from_tables, pairwise
+from iaa_frames.errors import (
     AnnotatorNameWarning,
     CopiedItemsWarning,
     DroppedRowsWarning,
@@ -30,8 +25,19 @@ from .errors import (
     RepairedGeometryWarning,
     SchemaError,
 )
-from .frame import ALL, ValidationResult, check, is_object, validate
-from .io import (
+from iaa_frames.explore.conflicts import conflict_counts, conflicts
+from iaa_frames.explore.confusion import confusion, label_alpha
+from iaa_frames.explore.item_agreement import item_agreement
+from iaa_frames.explore.items import items
+from iaa_frames.frame.records import from_records
+from iaa_frames.frame.schema import ALL, ValidationResult, check, is_object, validate
+from iaa_frames.geometry.distances import (
+    Shapes,
+    available_distances,
+    get_distance,
+    register_distance,
+)
+from iaa_frames.io import (
     load_sample,
     read_coco,
     read_cvat,
@@ -41,24 +47,24 @@ from .io import (
     read_yolo,
     read_yolo_classes,
 )
-from .io.parquet import read_parquet, to_parquet
-from .io.samples import sample_path
-from .item_agreement import item_agreement
-from .items import items
-from .kalpha import kalpha, kalpha_items, kalpha_units
-from .krippendorff_alpha import nominal_alpha
-from .pairs import PairTables, between, pair_tables, pair_tables_by_threshold, within
-from .ranking import annotator_quality, annotator_quality_from_tables
-from .records import from_records
-from .reference import accuracy
-from .report import report
-from .simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
-from .threshold_choice import suggest_threshold, threshold_separation
-
-try:
-    __version__ = _version("iaa-frames")
-except _PackageNotFoundError:  # running from a checkout without installation
-    __version__ = "0+unknown"
+from iaa_frames.io.parquet import read_parquet, to_parquet
+from iaa_frames.io.samples import sample_path
+from iaa_frames.matching.copies import find_copies
+from iaa_frames.measures.kalpha import kalpha, kalpha_items, kalpha_units
+from iaa_frames.measures.ranking import annotator_quality, annotator_quality_from_tables
+from iaa_frames.measures.reference import accuracy
+from iaa_frames.measures.threshold_choice import suggest_threshold, threshold_separation
+from iaa_frames.report import report
+from iaa_frames.simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
+from iaa_frames.stats.krippendorff import nominal_alpha
+from iaa_frames.tables.pairs import (
+    PairTables,
+    between,
+    pair_tables,
+    pair_tables_by_threshold,
+    within,
+)
+from iaa_frames.version import __version__
 
 __all__ = [
     "ALL",
@@ -131,6 +137,7 @@ __all__ = [
     "dask",
     "plot",  # noqa: F822 (imported on first use, by __getattr__)
     "stats",
+    "__version__",
 ]
 
 #: Submodules imported on first use (``iaf.plot`` imports matplotlib and seaborn).

@@ -62,7 +62,7 @@ def binary_alpha(unit_codes, value_codes, category, weights=None):
 
 
 # ---------------------------------------------- one component of a fresh agreement()
-# The slices of the result that ``iaf.sigma`` / ``res.iaa.sigma`` (iaa_frames.shortcuts)
+# The slices of the result that ``iaf.sigma`` / ``res.iaa.sigma`` (iaa_frames.api.shortcuts)
 # give, written again from the engine's Dataset for the accessor tests.
 
 
@@ -165,7 +165,7 @@ def component_alpha(df, *, component: str = "classification", **params):
 
 
 def ratio_bin_oracle(n, m):
-    """The count-ratio bin of :mod:`iaa_frames.engine.poststrata`, by its definition:
+    """The count-ratio bin of :mod:`iaa_frames.chance.poststrata`, by its definition:
     ``min(n, m) / max(n, m)`` (1 for two empty annotations) in [0, .5), [.5, .75),
     [.75, 1) or exactly 1."""
     r = 1.0 if max(n, m) == 0 else min(n, m) / max(n, m)
@@ -223,16 +223,16 @@ def poststratified_weights(tables, within, between, weights, pools_classes):
 
 
 # --- the KS test of agreement, one cell at a time ----------------------------------------
-# The implementation of iaa_frames.kstest.ks_agreement_tests before it was vectorized over
+# The implementation of iaa_frames.stats.kstest.ks_agreement_tests before it was vectorized over
 # cells (a grid, bins and observed difference per cell in a Python loop), kept verbatim as
 # the oracle that the vectorized version must equal bitwise.
 
 import scipy.sparse as sp  # noqa: E402
 
-from iaa_frames import kstest as _kstest  # noqa: E402
-from iaa_frames.bootstrap import block_size, multiplicity_blocks  # noqa: E402
 from iaa_frames.errors import ParameterError  # noqa: E402
-from iaa_frames.kstest import DEFAULT_RESAMPLES, MAX_GRID, MIN_ITEMS  # noqa: E402
+from iaa_frames.stats import kstest as _kstest  # noqa: E402
+from iaa_frames.stats.bootstrap import block_size, multiplicity_blocks  # noqa: E402
+from iaa_frames.stats.kstest import DEFAULT_RESAMPLES, MAX_GRID, MIN_ITEMS  # noqa: E402
 
 _STREAM = _kstest._STREAM  # noqa: SLF001  (the test's random stream)
 
@@ -246,7 +246,7 @@ def _as_codes(values, n, name):
     return arr.astype(np.int64)
 
 
-from iaa_frames.settings import check_int  # noqa: E402
+from iaa_frames.settings.parameters import check_int  # noqa: E402
 
 
 def _cell_bins(x, y, max_grid):

@@ -1,8 +1,8 @@
 """Hand-built agreement results with known values, for the tests of the views, plots and
 report (``from results import make_result, make_pairwise``).
 
-The Dataset is assembled by :func:`iaa_frames.result.build_dataset` from the package's own
-:data:`~iaa_frames.result.COMPONENTS` and :data:`~iaa_frames.result.VARIABLES`, so it has
+The Dataset is assembled by :func:`iaa_frames.engine.result.build_dataset` from the package's own
+:data:`~iaa_frames.engine.result.COMPONENTS` and :data:`~iaa_frames.engine.result.VARIABLES`, so it has
 exactly the schema of :func:`iaa_frames.agreement`; only the numbers are made up (random
 but plausible, seeded). Known values make the checks exact (whisker extents, annotation
 text); the integration tests run the real engine.
@@ -10,14 +10,14 @@ text); the integration tests run the real engine.
 
 import numpy as np
 
-from iaa_frames.frame import ALL
-from iaa_frames.result import (
+from iaa_frames.engine.result import (
     COMPONENTS,
     NO_VARIATION_NOTE,
     VARIABLES,
     build_dataset,
     build_pairwise,
 )
+from iaa_frames.frame.schema import ALL
 
 #: Dataset attrs of the hand-built results.
 ATTRS = {

@@ -16,23 +16,19 @@ import pytest
 import xarray as xr
 from oracles import component_alpha, component_ks, component_sigma
 
-from iaa_frames import shortcuts
 from iaa_frames.accessor import IAAAccessor
-from iaa_frames.conflicts import conflict_counts, conflicts
-from iaa_frames.confusion import confusion
-from iaa_frames.engine import (
-    agreement,
-    agreement_from_tables,
-    pairwise,
-)
+from iaa_frames.api import shortcuts
+from iaa_frames.engine import agreement, agreement_from_tables, pairwise
 from iaa_frames.errors import ParameterError
-from iaa_frames.item_agreement import item_agreement
-from iaa_frames.items import items
-from iaa_frames.kalpha import kalpha
-from iaa_frames.pairs import between, pair_tables, within
-from iaa_frames.ranking import annotator_quality
-from iaa_frames.reference import accuracy
+from iaa_frames.explore.conflicts import conflict_counts, conflicts
+from iaa_frames.explore.confusion import confusion
+from iaa_frames.explore.item_agreement import item_agreement
+from iaa_frames.explore.items import items
+from iaa_frames.measures.kalpha import kalpha
+from iaa_frames.measures.ranking import annotator_quality
+from iaa_frames.measures.reference import accuracy
 from iaa_frames.simulate import simulate
+from iaa_frames.tables.pairs import between, pair_tables, within
 
 PARAMS = dict(n_chance=150, seed=3)
 
@@ -246,7 +242,7 @@ def test_results_from_tables_a_sweep_cached_equal_fresh_ones(
 
 @pytest.mark.parametrize("method", [m for m in sorted(WRAPS) if m not in ("annotators", "kalpha")])
 def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeypatch):
-    from iaa_frames import settings
+    from iaa_frames.settings import parameters as settings
 
     kwargs = {"reference": "ann"} if method == "accuracy" else {}
     getattr(df.iaa, method)(**kwargs, **PARAMS)  # fills the cache
@@ -313,7 +309,7 @@ def test_bad_values_raise_uniform_parameter_errors(method, kwargs, message):
 @pytest.fixture
 def counted(monkeypatch):
     """Count the calls of pair_tables (the expensive part) made through the cache."""
-    from iaa_frames import cache
+    from iaa_frames.api import memo as cache
 
     calls = []
     real = cache.pair_tables
@@ -354,8 +350,8 @@ def test_default_intervals_are_numbers(df):
 
 def test_public_names_stay_where_they_were():
     import iaa_frames as iaf
-    import iaa_frames.accessor as acc
-    from iaa_frames import shortcuts
+    from iaa_frames import accessor as acc
+    from iaa_frames.api import shortcuts
 
     for name in ("sigma", "ks", "alpha"):
         assert getattr(iaf, name) is getattr(shortcuts, name) is getattr(acc, name)
@@ -364,8 +360,8 @@ def test_public_names_stay_where_they_were():
 
 @pytest.mark.parametrize("cls", ["IAAAccessor", "ResultAccessor", "FramePlots", "ResultPlots"])
 def test_signatures_are_explicit(cls):
-    import iaa_frames.accessor as acc
-    import iaa_frames.plot as plot
+    from iaa_frames import accessor as acc
+    from iaa_frames import plot
 
     klass = getattr(acc, cls, None) or getattr(plot, cls)
     for name, member in inspect.getmembers(klass, inspect.isfunction):
@@ -382,7 +378,7 @@ def test_signatures_are_explicit(cls):
 @pytest.fixture
 def counted_sweeps(monkeypatch):
     """Count the thresholds computed through the cache (single and swept)."""
-    from iaa_frames import cache
+    from iaa_frames.api import memo as cache
 
     calls = []
     single, sweep = cache.pair_tables, cache.pair_tables_by_threshold

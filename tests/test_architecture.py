@@ -4,7 +4,10 @@
 * no module is longer than :data:`MAX_LINES` lines unless its first lines say why
   ("Over 400 lines: ..." in a comment or the docstring);
 * docstrings define what they use: no reference to a design document outside this
-  repository.
+  repository;
+* the layers: a module imports (at the top or inside a function) only modules of its own
+  top-level package or of a lower layer of :data:`LAYERS`, so no two packages import each
+  other; at most :data:`MAX_FLAT` modules sit at the top of the package.
 """
 
 import ast
@@ -118,5 +121,90 @@ def _engine_defaults(path):
 def test_engine_parameters_have_their_defaults_in_one_place():
     """The six engine parameters take their defaults from settings.DEFAULTS everywhere
     (a named constant such as the threshold sweep of a τ plot is allowed)."""
-    found = [x for p in MODULES if p.name != "settings.py" for x in _engine_defaults(p)]
+    found = [x for p in MODULES if p.name != "parameters.py" for x in _engine_defaults(p)]
     assert found == []
+
+
+#: The layers of the package, lowest first, in the order the data flows. A module may
+#: import its own top-level package and any package of a lower layer; packages of one
+#: layer do not import each other.
+LAYERS = (
+    ("errors", "version", "progress"),
+    ("geometry",),
+    ("settings",),
+    ("frame",),
+    ("io", "stats", "simulate"),
+    ("matching",),
+    ("chance",),
+    ("tables",),
+    ("engine",),
+    ("dask",),
+    ("explore",),
+    ("measures",),
+    ("api",),
+    ("plot",),
+    ("report",),
+    ("accessor",),
+    ("cli",),
+    ("__init__", "__main__"),
+)
+RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
+MAX_FLAT = 10
+
+
+def _top(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imports(text: str, module: str, is_package: bool):
+    """The iaa_frames modules a source text imports, at the top or inside functions."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom):
+            source = _resolve(module, node, is_package)
+            if source == "iaa_frames":  # from iaa_frames import x: x is the imported module
+                yield from (f"iaa_frames.{a.name}" for a in node.names)
+            elif source.startswith("iaa_frames."):
+                yield source
+        elif isinstance(node, ast.Import):
+            yield from (a.name for a in node.names if a.name.startswith("iaa_frames."))
+
+
+def _layer_violations(path: Path, text: str | None = None):
+    module = _name(path)
+    own = "__main__" if path.name == "__main__.py" else _top(module)
+    source = path.read_text() if text is None else text
+    for target in _imports(source, module, path.name == "__init__.py"):
+        other = _top(target)
+        if other != own and RANK.get(other, -1) >= RANK[own]:
+            yield f"{module} imports {target} ({own}: layer {RANK[own]}, {other}: layer {RANK.get(other)})"
+
+
+def test_every_package_has_a_layer():
+    tops = {p.stem if p.parent == PACKAGE else p.relative_to(PACKAGE).parts[0] for p in MODULES}
+    assert tops - set(RANK) == set()
+
+
+def test_modules_import_only_their_layer_or_lower():
+    found = [x for p in MODULES for x in _layer_violations(p)]
+    assert found == []
+
+
+def test_layer_rule_catches_upward_and_sideways_imports():
+    """The checker itself: geometry -> tables (upward) and io -> stats (same layer) are
+    reported, inside a function too; tables -> geometry is allowed."""
+    text = (
+        "from iaa_frames.tables.pairs import pair_tables\n"
+        "def f():\n    from iaa_frames.geometry import distances\n"
+    )
+    assert list(_layer_violations(PACKAGE / "geometry" / "x.py", text)) == [
+        "iaa_frames.geometry.x imports iaa_frames.tables.pairs (geometry: layer 1, tables: layer 7)"
+    ]
+    assert list(_layer_violations(PACKAGE / "tables" / "x.py", text)) == []
+    sideways = "def f():\n    from iaa_frames.stats import samples\n"
+    assert len(list(_layer_violations(PACKAGE / "io" / "x.py", sideways))) == 1
+
+
+def test_few_flat_modules():
+    flat = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(flat) <= MAX_FLAT, flat

@@ -13,19 +13,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import poststratified_weights, weighted_nominal_alpha
 
-from iaa_frames.bootstrap import (
+from iaa_frames.engine import agreement, agreement_from_tables
+from iaa_frames.errors import CopiedItemsWarning, ParameterError
+from iaa_frames.simulate import simulate
+from iaa_frames.stats.bootstrap import (
     ItemSums,
     PairSums,
     block_size,
     jackknife_blocks,
     multiplicity_blocks,
 )
-from iaa_frames.engine import agreement, agreement_from_tables
-from iaa_frames.errors import CopiedItemsWarning, ParameterError
-from iaa_frames.intervals import bca_interval, interval_scale
-from iaa_frames.pairs import pair_tables
-from iaa_frames.simulate import simulate
-from iaa_frames.stats import percentile_ci, sigma
+from iaa_frames.stats.intervals import bca_interval, interval_scale
+from iaa_frames.stats.samples import percentile_ci, sigma
+from iaa_frames.tables.pairs import pair_tables
 
 
 def replicate_sigma(within, between, within_weights, between_weights):

@@ -1,4 +1,4 @@
-"""Tests for :mod:`iaa_frames.cache`: the content digest, the keys (what is and is not part of
+"""Tests for :mod:`iaa_frames.api.memo`: the content digest, the keys (what is and is not part of
 them), the least-recently-used bound, entries that cannot be cached, and what an entry
 computes once."""
 
@@ -9,11 +9,11 @@ import pytest
 import shapely
 import xarray as xr
 
-from iaa_frames import cache
+from iaa_frames.api import memo as cache
 from iaa_frames.engine import agreement
 from iaa_frames.errors import ParameterError, SchemaError
-from iaa_frames.items import items
-from iaa_frames.settings import MatchSettings
+from iaa_frames.explore.items import items
+from iaa_frames.settings.parameters import MatchSettings
 from iaa_frames.simulate import simulate
 
 N = dict(n_chance=40)

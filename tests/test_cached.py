@@ -1,4 +1,4 @@
-"""Tests for :mod:`iaa_frames.cached`: the cached computations equal the plain functions on
+"""Tests for :mod:`iaa_frames.api.results`: the cached computations equal the plain functions on
 fresh tables (one threshold and sweeps), name their tables, and check what the memo would
 otherwise hide."""
 
@@ -8,13 +8,14 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from iaa_frames import cache, cached
+from iaa_frames.api import memo as cache
+from iaa_frames.api import results as cached
 from iaa_frames.engine import agreement, pairwise
 from iaa_frames.errors import ParameterError
-from iaa_frames.items import items
-from iaa_frames.pairs import pair_tables
-from iaa_frames.settings import MatchSettings
+from iaa_frames.explore.items import items
+from iaa_frames.settings.parameters import MatchSettings
 from iaa_frames.simulate import simulate
+from iaa_frames.tables.pairs import pair_tables
 
 ONE = MatchSettings(n_chance=60, seed=2)
 SWEEP = MatchSettings(match_threshold=[0.6, 0.2], n_chance=60, seed=2)

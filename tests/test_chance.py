@@ -33,7 +33,6 @@ from oracles import poststratified_weights
 from scipy import stats
 
 import iaa_frames as iaf
-from iaa_frames import pair_steps
 from iaa_frames.chance import (
     MIN_CHANCE_UNITS,
     enumerate_uniform,
@@ -44,12 +43,13 @@ from iaa_frames.chance import (
 )
 from iaa_frames.chance.sampling import in_sorted, sorted_unique, union_sorted
 from iaa_frames.chance.store import Draws, PairCounts
-from iaa_frames.corpus import Slices, prepare
-from iaa_frames.distances import get_distance
 from iaa_frames.engine import agreement_from_tables, cell_distances
-from iaa_frames.pairs import pair_tables
-from iaa_frames.pipeline import run
-from iaa_frames.result import NO_MATCH_NOTE
+from iaa_frames.engine.result import NO_MATCH_NOTE
+from iaa_frames.geometry.distances import get_distance
+from iaa_frames.matching.corpus import Slices, prepare
+from iaa_frames.matching.pipeline import run
+from iaa_frames.tables import steps as pair_steps
+from iaa_frames.tables.pairs import pair_tables
 
 SIGMA = ("detection", "localization", "overall")
 ALL = iaf.ALL
@@ -525,7 +525,7 @@ def test_chance_units_equal_an_exhaustive_enumeration(
     assert int(n_chance.sel(component="detection")) == len(a)
     assert int(n_chance.sel(component="overall")) == len(a)
     # localization: the units that carry weight once post-stratified over the within
-    # units' strata (iaa_frames.engine.poststrata; the rule by hand in tests/oracles.py)
+    # units' strata (iaa_frames.chance.poststrata; the rule by hand in tests/oracles.py)
     lw = tables.localization_within
     if len(lw) and len(lb):
         weight = poststratified_weights(tables, lw, lb, np.ones(len(lb)), pools_classes=True)
@@ -719,7 +719,7 @@ def test_per_class_localization_is_defined_for_every_class_with_enough_pairs(lvi
     ds = _agreement(lvis_tables)
     loc = ds.sel(component="localization", annotator=ALL, label=names)
     undefined = np.isnan(loc["agreement"].values)
-    # a class is undefined only where no honest baseline exists (iaa_frames.pooled), and
+    # a class is undefined only where no honest baseline exists (iaa_frames.chance.pooled), and
     # then says so; measured: 1 of 24 classes (its few own units closer than the borrowed)
     assert undefined.mean() <= 0.1, dict(
         zip(np.array(names)[undefined], loc["note"].values[undefined])

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
-from iaa_frames.comparability import require_comparable, shared_items
 from iaa_frames.errors import NotComparableError
+from iaa_frames.tables.comparability import require_comparable, shared_items
 
 
 def _box(item, ann, label="cat", x=0):

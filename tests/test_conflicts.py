@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.conflicts: injected faults are listed exactly, one by one (on the
+"""Tests for iaa_frames.explore.conflicts: injected faults are listed exactly, one by one (on the
 bundled sample with hand-made faults, and on a simulated corpus with its truth), the
 counts agree with the pair tables, and the counting function's margins."""
 
@@ -11,14 +11,14 @@ import shapely
 from shapely.affinity import translate
 
 import iaa_frames as iaf
-from iaa_frames.conflicts import (
+from iaa_frames.errors import ParameterError
+from iaa_frames.explore.conflicts import (
     CONFLICT_COLUMNS,
     KINDS,
     conflict_counts,
     conflicts,
     partners,
 )
-from iaa_frames.errors import ParameterError
 
 TAU, LOW = 0.5, 0.8
 KEY = [

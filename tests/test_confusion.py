@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.confusion and its figure: counts against the pair tables, the
+"""Tests for iaa_frames.explore.confusion and its figure: counts against the pair tables, the
 orientations, row shares, and the classification α against the engine and the
 independent ``krippendorff`` package."""
 
@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
-from iaa_frames.confusion import confusion, label_alpha
 from iaa_frames.errors import ParameterError
+from iaa_frames.explore.confusion import confusion, label_alpha
 from iaa_frames.plot.confusion import confusion as plot_confusion
 
 matplotlib.use("Agg")

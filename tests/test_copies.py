@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
-from iaa_frames.copies import find_copies
-from iaa_frames.corpus import prepare
 from iaa_frames.errors import CopiedItemsWarning, ParameterError
+from iaa_frames.matching.copies import find_copies
+from iaa_frames.matching.corpus import prepare
 
 
 def _copied(df, items, *, jitter=0.0, seed=0):

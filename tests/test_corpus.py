@@ -1,4 +1,4 @@
-"""The canonical corpus (iaa_frames.corpus): codes fixed by content, slices that cover
+"""The canonical corpus (iaa_frames.matching.corpus): codes fixed by content, slices that cover
 every object once, lookups that invert them."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
-from iaa_frames.corpus import prepare
+from iaa_frames.matching.corpus import prepare
 
 
 @pytest.fixture(scope="module")

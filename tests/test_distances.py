@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.distances (definitions: docs/ARCHITECTURE.md, "Distances").
+"""Tests for iaa_frames.geometry.distances (definitions: docs/ARCHITECTURE.md, "Distances").
 
 Reference values are computed by hand (arithmetic in the comments); the polygon IoU is
 cross-checked against rasterization with matplotlib's point-in-polygon test.
@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.path import Path
 
-from iaa_frames import distances as D
-from iaa_frames.distances import (
+from iaa_frames.errors import IAAError, ParameterError, SchemaError
+from iaa_frames.geometry import distances as D
+from iaa_frames.geometry.distances import (
     Distance,
     Shapes,
     as_polygons,
@@ -28,7 +29,6 @@ from iaa_frames.distances import (
     l2_distance,
     register_distance,
 )
-from iaa_frames.errors import IAAError, ParameterError, SchemaError
 
 NAN = float("nan")
 

@@ -11,6 +11,7 @@ import scipy.stats
 import xarray as xr
 from oracles import binary_alpha, poststratified_weights, presence_alpha, weighted_nominal_alpha
 
+from iaa_frames.chance.pooled import MIN_OWN_CHANCE_UNITS
 from iaa_frames.engine import (
     MIN_CHANCE_UNITS,
     MIN_WITHIN_UNITS,
@@ -19,18 +20,14 @@ from iaa_frames.engine import (
     pairwise,
     pairwise_from_tables,
 )
+from iaa_frames.engine.result import FEW_ITEMS_NOTE, NO_MATCH_NOTE
 from iaa_frames.errors import ParameterError
-from iaa_frames.intervals import MIN_CI_ITEMS
-from iaa_frames.krippendorff_alpha import (
-    binary_alpha_per_category,
-    nominal_alpha,
-)
-from iaa_frames.kstest import ks_agreement_test, ks_agreement_tests
-from iaa_frames.pairs import pair_tables
-from iaa_frames.pooled import MIN_OWN_CHANCE_UNITS
-from iaa_frames.result import FEW_ITEMS_NOTE, NO_MATCH_NOTE
 from iaa_frames.simulate import simulate
-from iaa_frames.stats import frac_below_chance, sigma
+from iaa_frames.stats.intervals import MIN_CI_ITEMS
+from iaa_frames.stats.krippendorff import binary_alpha_per_category, nominal_alpha
+from iaa_frames.stats.kstest import ks_agreement_test, ks_agreement_tests
+from iaa_frames.stats.samples import frac_below_chance, sigma
+from iaa_frames.tables.pairs import pair_tables
 
 ALL = "(all)"
 SIGMA_COMPONENTS = ("detection", "localization", "overall")
@@ -494,7 +491,7 @@ def test_too_few_units_and_chance_units_are_counted():
         & (source["label"] != ALL)
         & source.isin(["enumerated", "sampled"])
     )
-    # a class's own localization units need only MIN_OWN_CHANCE_UNITS (iaa_frames.pooled)
+    # a class's own localization units need only MIN_OWN_CHANCE_UNITS (iaa_frames.chance.pooled)
     few_chance = (n_chance < xr.where(own, MIN_OWN_CHANCE_UNITS, MIN_CHANCE_UNITS)).values
     for note, n, m, fw, fc in zip(
         notes.values.ravel(),
@@ -813,7 +810,7 @@ def test_sweep_equals_one_call_per_threshold(kind, n_items, n_chance):
 
 
 def test_sweep_tables_equal_pair_tables_at_each_threshold():
-    from iaa_frames.pairs import pair_tables_by_threshold
+    from iaa_frames.tables.pairs import pair_tables_by_threshold
 
     df = simulate(n_items=60, kind="polygon", seed=3, annotators={"a": "good", "b": "good"})
     every = pair_tables_by_threshold(df, thresholds=[0.6, 0.2], n_chance=100, seed=5)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import iaa_frames as iaf
-from iaa_frames.frame import INVALID_REASONS
+from iaa_frames.frame.schema import INVALID_REASONS
 
 BOWTIE = shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])  # self-intersecting
 

@@ -12,7 +12,7 @@ import shapely
 
 import iaa_frames as iaf
 from iaa_frames.errors import IAAWarning, InvalidAnnotationError
-from iaa_frames.frame import MAX_NAME_CHARS, check, validate
+from iaa_frames.frame.schema import MAX_NAME_CHARS, check, validate
 
 
 def _boxes(n_items=3, annotators=("ana", "ben"), scale=1.0, **cols):

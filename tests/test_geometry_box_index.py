@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from iaa_frames.geometry.box_index import overlapping_pairs, sweep_cost
-from iaa_frames.matching import candidate_pairs
+from iaa_frames.matching.assignment import candidate_pairs
 
 
 def _brute(boxes, sa, ca, sb, cb):

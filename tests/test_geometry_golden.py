@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from iaa_frames.distances import (
+from iaa_frames.geometry.distances import (
     Shapes,
     areas,
     areas_inside,

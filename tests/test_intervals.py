@@ -7,16 +7,16 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from iaa_frames.bootstrap import jackknife_blocks, multiplicity_blocks
 from iaa_frames.errors import ParameterError
-from iaa_frames.intervals import (
+from iaa_frames.stats.bootstrap import jackknife_blocks, multiplicity_blocks
+from iaa_frames.stats.intervals import (
     bca_interval,
     interval_scale,
     jackknife_df,
     jackknife_variance,
     pair_level_shrink,
 )
-from iaa_frames.stats import percentile_ci
+from iaa_frames.stats.samples import percentile_ci
 
 # ------------------------------------------------------------------------------ BCa
 

@@ -15,6 +15,7 @@ import iaa_frames as iaf
 from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_coco
 from iaa_frames.io.coco import mask_to_geometry
+from iaa_frames.matching.corpus import prepare
 
 
 def test_per_annotator_file(tmp_path):
@@ -384,7 +385,7 @@ def test_key_order_does_not_matter(tmp_path):
 
 def test_streaming_across_chunk_boundaries(tmp_path, monkeypatch):
     """Tiny read chunks put element and number boundaries everywhere."""
-    import iaa_frames.io.json_stream as json_stream
+    from iaa_frames.io import json_stream
 
     orig = json_stream.JSONStream.__init__
 
@@ -422,7 +423,7 @@ def test_video_id_gives_the_group(tmp_path):
     group = df.groupby("item")["group"].first()
     assert group[["f0.jpg", "f1.jpg", "f2.jpg"]].tolist() == ["3", "3", "v9"]
     assert pd.isna(group["f3.jpg"])
-    assert iaf.corpus.prepare(df).n_groups == 3  # f3 is a group of its own
+    assert prepare(df).n_groups == 3  # f3 is a group of its own
     assert "group" not in read_coco(tmp_path / "ann.json", group_key=None).columns
 
 

@@ -8,6 +8,7 @@ from helpers import FIX, row_of
 import iaa_frames as iaf
 from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ReaderError
 from iaa_frames.io import read_cvat
+from iaa_frames.matching.corpus import prepare
 
 JOB = FIX / "cvat" / "job_12.xml"
 TASK = FIX / "cvat" / "task_7.xml"
@@ -246,7 +247,7 @@ def test_two_videos_read_apart_keep_their_groups():
     one = read_cvat(VIDEO_ANA, group="a.mp4", item_key=lambda s: f"a/{s}")
     two = read_cvat(VIDEO_ANA, group="b.mp4", item_key=lambda s: f"b/{s}")
     df = pd.concat([one, two], ignore_index=True).assign(object_id=lambda d: range(len(d)))
-    c = iaf.corpus.prepare(df)
+    c = prepare(df)
     assert c.n_groups == 2
     by_video = pd.Series(c.group_codes(), index=c.items).groupby(lambda s: s[0]).nunique()
     assert (by_video == 1).all()

@@ -10,14 +10,7 @@ import pytest
 from helpers import FIX
 
 from iaa_frames.errors import IAAError, ReaderError
-from iaa_frames.io import (
-    read_coco,
-    read_cvat,
-    read_darwin,
-    read_labelstudio,
-    read_voc,
-    read_yolo,
-)
+from iaa_frames.io import read_coco, read_cvat, read_darwin, read_labelstudio, read_voc, read_yolo
 
 FILE_READERS = {
     "coco": read_coco,
@@ -583,7 +576,7 @@ def test_too_many_distinct_extra_keys_is_refused(tmp_path):
 
 
 def test_long_labels_name_the_entry(tmp_path):
-    from iaa_frames.frame import MAX_NAME_CHARS
+    from iaa_frames.frame.schema import MAX_NAME_CHARS
 
     doc = {
         "images": [{"id": 1, "file_name": "a.jpg"}],

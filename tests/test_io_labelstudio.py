@@ -8,12 +8,7 @@ import pytest
 from helpers import FIX, row_of
 
 import iaa_frames as iaf
-from iaa_frames.errors import (
-    AnnotatorNameWarning,
-    DroppedRowsWarning,
-    ParameterError,
-    ReaderError,
-)
+from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_cvat, read_labelstudio
 
 EXPORT = FIX / "labelstudio" / "export.json"

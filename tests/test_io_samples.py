@@ -182,7 +182,9 @@ def canonical(df):
 def test_within_item_pairs_are_the_same_from_every_format():
     """End to end through the pair tables: every polygon format gives the same matched pairs
     with the same distances, and VOC the same as the corpus drawn as boxes."""
-    pairs = pytest.importorskip("iaa_frames.pairs", reason="the pair tables have not landed yet")
+    pairs = pytest.importorskip(
+        "iaa_frames.tables.pairs", reason="the pair tables have not landed yet"
+    )
 
     def table(df):
         w = pairs.within(df, n_chance=50, seed=0)

@@ -7,12 +7,7 @@ import pandas as pd
 import pytest
 from helpers import FIX, row_of
 
-from iaa_frames.errors import (
-    AnnotatorNameWarning,
-    DroppedRowsWarning,
-    ParameterError,
-    ReaderError,
-)
+from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_yolo, read_yolo_classes
 
 SIZES = {"img_a": (640, 480), "img_b": (640, 480)}

@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.item_agreement: the join key, every item present, values equal
+"""Tests for iaa_frames.explore.item_agreement: the join key, every item present, values equal
 to the item drilldown, and joining back to a user's own item table."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
-from iaa_frames.item_agreement import ITEM_AGREEMENT_COLUMNS, item_agreement
+from iaa_frames.explore.item_agreement import ITEM_AGREEMENT_COLUMNS, item_agreement
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.item_view: one item's objects, pairs and conflicts equal the
+"""Tests for iaa_frames.explore.item: one item's objects, pairs and conflicts equal the
 corpus's matching and conflict table, whether matched alone or taken from the tables;
 pairs are oriented by annotator name; clusters join matched objects; clear errors."""
 
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
-from iaa_frames.conflicts import conflicts
 from iaa_frames.errors import ParameterError
-from iaa_frames.item_view import ItemView, item_view
+from iaa_frames.explore.conflicts import conflicts
+from iaa_frames.explore.item import ItemView, item_view
 
 ITEM = "img_00019.jpg"
 

@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.items: counts on a hand-built corpus, the distance columns against
+"""Tests for iaa_frames.explore.items: counts on a hand-built corpus, the distance columns against
 groupby cross-checks on the pair tables, ordering, top and errors."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.items import ITEM_COLUMNS, items
-from iaa_frames.pairs import pair_tables
-from iaa_frames.records import from_records
+from iaa_frames.explore.items import ITEM_COLUMNS, items
+from iaa_frames.frame.records import from_records
 from iaa_frames.simulate import simulate
+from iaa_frames.tables.pairs import pair_tables
 
 
 def _box(item, annotator, label, x0, y0, x1, y1):

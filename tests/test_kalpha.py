@@ -16,7 +16,7 @@ import shapely
 import iaa_frames as iaf
 from iaa_frames.errors import InvalidAnnotationError, ParameterError
 from iaa_frames.io.writers import write_coco_raters
-from iaa_frames.kalpha import MISS, kalpha, kalpha_items, kalpha_units
+from iaa_frames.measures.kalpha import MISS, kalpha, kalpha_items, kalpha_units
 
 krippendorff = pytest.importorskip("krippendorff")
 kalphacv = pytest.importorskip("kalphacv")

@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.krippendorff_alpha: published values, the `krippendorff` package, properties."""
+"""Tests for iaa_frames.stats.krippendorff: published values, the `krippendorff` package, properties."""
 
 import tracemalloc
 
@@ -11,13 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from oracles import binary_alpha, presence_alpha, weighted_nominal_alpha
 
-from iaa_frames.errors import (
-    IAAError,
-    InvalidAnnotationError,
-    ParameterError,
-    SchemaError,
-)
-from iaa_frames.krippendorff_alpha import (
+from iaa_frames.errors import IAAError, InvalidAnnotationError, ParameterError, SchemaError
+from iaa_frames.stats.krippendorff import (
     binary_alpha_per_category,
     nominal_alpha,
     nominal_alpha_from_codes,

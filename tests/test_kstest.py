@@ -8,7 +8,7 @@ import scipy.stats
 from oracles import ks_agreement_tests_loop
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.kstest import ks_agreement_entries, ks_agreement_test, ks_agreement_tests
+from iaa_frames.stats.kstest import ks_agreement_entries, ks_agreement_test, ks_agreement_tests
 
 
 def clustered(rng, n_items=20, per_item=5, n_between=120, shift=0.0, spread=1.0, shared=True):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.kstest_cells import cell_grids, check_entries, segment_sums
+from iaa_frames.stats.ks_cells import cell_grids, check_entries, segment_sums
 
 
 def test_segment_sums_are_each_cells_numpy_sum_bitwise():

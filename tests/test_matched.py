@@ -1,4 +1,4 @@
-"""Tests for :mod:`iaa_frames.matched`: ``partners`` against a brute-force loop over the
+"""Tests for :mod:`iaa_frames.explore.matches`: ``partners`` against a brute-force loop over the
 objects, coverage and matched pairs; ``tables_of`` and ``reference_code`` on good and bad
 input."""
 
@@ -11,7 +11,7 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
-from iaa_frames.matched import partners, reference_code, tables_of
+from iaa_frames.explore.matches import partners, reference_code, tables_of
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,9 @@ def test_reference_code(tables):
 
 
 def test_importable_from_conflicts():
-    conflicts = importlib.import_module("iaa_frames.conflicts")  # iaf.conflicts: the function
+    conflicts = importlib.import_module(
+        "iaa_frames.explore.conflicts"
+    )  # iaf.conflicts: the function
     assert (conflicts.partners, conflicts.reference_code, conflicts.tables_of) == (
         partners,
         reference_code,

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from iaa_frames.matching import assign, candidate_pairs, clusters
+from iaa_frames.matching.assignment import assign, candidate_pairs, clusters
 
 
 def _solve(matrices, tau):

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
-from iaa_frames.pairs import pair_tables
+from iaa_frames.tables.pairs import pair_tables
 
 
 def _boxes(rows):
@@ -246,9 +246,9 @@ def test_naive_chance_pairs_would_be_biased():
 @pytest.mark.parametrize("kind, tau", [("box", 0.5), ("polygon", 0.5), ("mixed", 0.3)])
 def test_skipping_pairings_that_cannot_match_changes_nothing(kind, tau):
     """can_match is an exact shortcut: the pairings it rules out produce no matched pair."""
-    from iaa_frames.corpus import prepare
-    from iaa_frames.distances import get_distance
-    from iaa_frames.pipeline import can_match, run
+    from iaa_frames.geometry.distances import get_distance
+    from iaa_frames.matching.corpus import prepare
+    from iaa_frames.matching.pipeline import can_match, run
 
     corpus = prepare(iaf.simulate(n_items=60, kind=kind, seed=9))
     slots = corpus.annotations
@@ -269,10 +269,10 @@ def test_polygon_shortcuts_give_the_exact_matching():
     computation of every candidate IoU with shapely gives the same matches."""
     import shapely
 
-    from iaa_frames.corpus import prepare
-    from iaa_frames.distances import as_polygons
-    from iaa_frames.matching import assign, candidate_pairs
-    from iaa_frames.pair_steps import within_pairings
+    from iaa_frames.geometry.distances import as_polygons
+    from iaa_frames.matching.assignment import assign, candidate_pairs
+    from iaa_frames.matching.corpus import prepare
+    from iaa_frames.tables.steps import within_pairings
 
     df = iaf.simulate(
         n_items=30, kind="polygon", seed=10, annotators={"a": "sloppy", "b": "good", "c": "sloppy"}
@@ -295,10 +295,10 @@ def test_polygon_shortcuts_give_the_exact_matching():
 def test_set_distance_equals_brute_force(kind):
     """The set-level distance skips pairs that cannot change a best match; computing the
     floored GIoU of every candidate pair gives the same pooled distance (Braylan et al.)."""
-    from iaa_frames.corpus import prepare
-    from iaa_frames.distances import giou
-    from iaa_frames.matching import candidate_pairs
-    from iaa_frames.pair_steps import within_pairings
+    from iaa_frames.geometry.distances import giou
+    from iaa_frames.matching.assignment import candidate_pairs
+    from iaa_frames.matching.corpus import prepare
+    from iaa_frames.tables.steps import within_pairings
 
     df = iaf.simulate(
         n_items=25,

@@ -1,11 +1,11 @@
-"""The fit behind annotator_quality (iaa_frames.partner_fit): the bounded fixed point,
+"""The fit behind annotator_quality (iaa_frames.measures.partner_fit): the bounded fixed point,
 replicates solved at once, the leverage-corrected dispersion against a loop."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from iaa_frames.partner_fit import Dispersion, fixed_point
+from iaa_frames.measures.partner_fit import Dispersion, fixed_point
 
 
 def _design(seed, n_ann=8, n_items=30):

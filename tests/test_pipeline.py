@@ -1,4 +1,4 @@
-"""The matching pipeline (iaa_frames.pipeline): its shortcuts change no result."""
+"""The matching pipeline (iaa_frames.matching.pipeline): its shortcuts change no result."""
 
 import numpy as np
 import pandas as pd
@@ -6,11 +6,11 @@ import pytest
 import shapely
 
 import iaa_frames as iaf
-from iaa_frames import pipeline
-from iaa_frames.corpus import prepare
-from iaa_frames.distances import as_polygons, get_distance
-from iaa_frames.pair_cache import IoUCache
-from iaa_frames.pipeline import iou_upper_bound, run
+from iaa_frames.geometry.distances import as_polygons, get_distance
+from iaa_frames.matching import pipeline
+from iaa_frames.matching.corpus import prepare
+from iaa_frames.matching.pair_values import IoUCache
+from iaa_frames.matching.pipeline import iou_upper_bound, run
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from matplotlib.image import AxesImage
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
-from iaa_frames.item_view import item_view
+from iaa_frames.explore.item import item_view
 from iaa_frames.plot import annotator_colors
 from iaa_frames.plot.item import item, worst_items
 

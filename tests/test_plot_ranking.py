@@ -13,7 +13,7 @@ import pytest
 
 from iaa_frames import plot
 from iaa_frames.errors import ParameterError
-from iaa_frames.ranking import annotator_quality
+from iaa_frames.measures.ranking import annotator_quality
 from iaa_frames.simulate import simulate
 
 

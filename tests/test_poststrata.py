@@ -1,4 +1,4 @@
-"""Post-stratified chance means (iaa_frames.engine.poststrata) and the class structures
+"""Post-stratified chance means (iaa_frames.chance.poststrata) and the class structures
 that made the plain chance mean biased (#21): a class with its own position and size
 prior, a large class drawn on the same items by everyone, random drawers who know the
 object count. Annotators who place objects at random given the class must score
@@ -13,12 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import iaa_frames as iaf
-from iaa_frames.engine.poststrata import (
-    MIN_STRATUM_UNITS,
-    poststratify,
-    ratio_bin,
-    stratum_keys,
-)
+from iaa_frames.chance.poststrata import MIN_STRATUM_UNITS, poststratify, ratio_bin, stratum_keys
 
 ALL = iaf.ALL
 

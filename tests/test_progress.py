@@ -14,7 +14,7 @@ from iaa_frames import progress
 from iaa_frames.chance import gating
 from iaa_frames.chance.strata import STEPS
 from iaa_frames.engine import assemble
-from iaa_frames.pairs import pair_tables
+from iaa_frames.tables.pairs import pair_tables
 
 
 class Recorder:

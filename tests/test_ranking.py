@@ -1,4 +1,4 @@
-"""Per-annotator quality corrected for the partners' quality (iaa_frames.ranking)."""
+"""Per-annotator quality corrected for the partners' quality (iaa_frames.measures.ranking)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,12 @@ from scipy.stats import spearmanr
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
-from iaa_frames.pairs import PairTables
-from iaa_frames.ranking import DEFAULT_N_BOOT, annotator_quality, annotator_quality_from_tables
+from iaa_frames.measures.ranking import (
+    DEFAULT_N_BOOT,
+    annotator_quality,
+    annotator_quality_from_tables,
+)
+from iaa_frames.tables.pairs import PairTables
 
 
 def synthetic_tables(q, items_of_pair, pq=None):

@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import iaa_frames as iaf
-from iaa_frames import distances as D
-from iaa_frames import pipeline
-from iaa_frames.distances import Shapes, giou, iou, uses_mask_iou
 from iaa_frames.errors import ParameterError
+from iaa_frames.geometry import distances as D
 from iaa_frames.geometry import mask_rule
 from iaa_frames.geometry import raster as R
+from iaa_frames.geometry.distances import Shapes, giou, iou, uses_mask_iou
 from iaa_frames.geometry.raster import Masks, intersection_pixels, mask_iou, rasterize
+from iaa_frames.matching import pipeline
 
 mask_utils = pytest.importorskip("pycocotools.mask")
 # pycocotools' Cython code trips numpy 2's __array__(copy=) deprecation

@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.reference.accuracy: recovery of injected miss, confusion and
+"""Tests for iaa_frames.measures.reference.accuracy: recovery of injected miss, confusion and
 false-positive rates on simulated corpora with truth, an independent brute-force matching
 (scipy's Hungarian on shapely IoUs), per-class consistency with the conflicts and the
 confusion matrix, the bootstrap, and the Dataset's shape and attrs."""
@@ -14,7 +14,7 @@ from scipy.optimize import linear_sum_assignment
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
-from iaa_frames.reference import ACCURACY_METRICS, accuracy, accuracy_frame
+from iaa_frames.measures.reference import ACCURACY_METRICS, accuracy, accuracy_frame
 
 ALL = "(all)"
 

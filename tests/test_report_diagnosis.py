@@ -13,7 +13,7 @@ import pytest
 from results import make_result
 
 import iaa_frames as iaf
-from iaa_frames.frame import ALL
+from iaa_frames.frame.schema import ALL
 from iaa_frames.report import GAP, HIGH, LOW, against_chance, level, reading, relative_levels
 
 

@@ -9,7 +9,7 @@ import pytest
 import xarray as xr
 from results import make_result
 
-from iaa_frames.frame import ALL
+from iaa_frames.frame.schema import ALL
 from iaa_frames.report import reading
 from iaa_frames.report.gate import NEAR_GATE, gate_evidence, gate_text
 

@@ -14,7 +14,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import iaa_frames as iaf  # noqa: E402
-from iaa_frames.frame import ALL  # noqa: E402
+from iaa_frames.frame.schema import ALL  # noqa: E402
 from iaa_frames.report.threshold import (  # noqa: E402
     READING,
     report_threshold,
@@ -71,10 +71,3 @@ def test_section_shows_every_threshold_as_agreement_with_its_interval(sweep):
     assert shown >= 8
     assert list(files) == ["thresholds.csv"]
     assert files["thresholds.csv"].equals(threshold_table(sweep))
-
-
-def test_former_import_path_still_works():
-    import iaa_frames.report_threshold as former
-
-    assert former.threshold_section is threshold_section
-    assert former.report_threshold is report_threshold

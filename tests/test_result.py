@@ -11,9 +11,15 @@ import xarray as xr
 
 import iaa_frames
 from iaa_frames.engine import agreement, pairwise
-from iaa_frames.intervals import MIN_CI_ITEMS
-from iaa_frames.result import FEW_ITEMS_NOTE, VARIABLES, build_pairwise, interval_notes, notes
+from iaa_frames.engine.result import (
+    FEW_ITEMS_NOTE,
+    VARIABLES,
+    build_pairwise,
+    interval_notes,
+    notes,
+)
 from iaa_frames.simulate import simulate
+from iaa_frames.stats.intervals import MIN_CI_ITEMS
 
 ALL = "(all)"
 DATA_VARIABLES = [

@@ -1,4 +1,4 @@
-"""Tests for :mod:`iaa_frames.shortcuts`: each slice is the right variable at the right
+"""Tests for :mod:`iaa_frames.api.shortcuts`: each slice is the right variable at the right
 component with its qualifying variables as coordinates, sweeps keep their threshold
 dimension, and bad input raises uniform errors."""
 
@@ -9,7 +9,7 @@ import pytest
 import xarray as xr
 
 import iaa_frames as iaf
-from iaa_frames import shortcuts
+from iaa_frames.api import shortcuts
 from iaa_frames.errors import ParameterError
 
 PARAMS = dict(n_chance=100, seed=1, n_boot=20)
@@ -104,7 +104,7 @@ def test_bad_input(res, call, message):
 
 
 def test_a_bad_component_raises_before_anything_is_computed(monkeypatch):
-    from iaa_frames import cached
+    from iaa_frames.api import results as cached
 
     monkeypatch.setattr(cached, "agreement", lambda *a, **k: pytest.fail("computed"))
     with pytest.raises(ParameterError, match="component must be one of"):

@@ -1,4 +1,4 @@
-"""Normal empirical-Bayes shrinkage on [0, 1] (iaa_frames.shrinkage): against scipy's
+"""Normal empirical-Bayes shrinkage on [0, 1] (iaa_frames.stats.shrinkage): against scipy's
 truncated normal, sampling and the DerSimonian-Laird formula written out."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import truncnorm
 
-from iaa_frames.shrinkage import (
+from iaa_frames.stats.shrinkage import (
     dersimonian_laird,
     mixture_quantiles,
     normal_posterior,

@@ -615,10 +615,10 @@ def test_invariants_hold_for_any_profiles(annotators, kind, n_items, objects_per
 
 @pytest.mark.parametrize("kind", ["box", "polygon", "mixed"])
 def test_validate_accepts_simulated_frames(kind):
-    frame = pytest.importorskip("iaa_frames.frame")
+    frame = pytest.importorskip("iaa_frames.frame.schema")
     validate = getattr(frame, "validate", None)
     if validate is None:
-        pytest.skip("iaa_frames.frame.validate is not available yet")
+        pytest.skip("iaa_frames.frame.schema.validate is not available yet")
     df = simulate(n_items=60, kind=kind, seed=5,
                   annotators={"a": "good", "m": {"miss": 0.7, "coverage": 0.8},
                               "r": "random", "l": "lazy-center"})  # fmt: skip

@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.stats: arithmetic by hand, scipy/numpy cross-checks, properties."""
+"""Tests for iaa_frames.stats.samples: arithmetic by hand, scipy/numpy cross-checks, properties."""
 
 import numpy as np
 import pytest
@@ -8,13 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.stats import (
-    KSResult,
-    frac_below_chance,
-    ks,
-    percentile_ci,
-    sigma,
-)
+from iaa_frames.stats.samples import KSResult, frac_below_chance, ks, percentile_ci, sigma
 
 nan = np.nan
 
@@ -196,7 +190,7 @@ def test_validation_errors():
 def test_cell_tests_equal_ks_and_frac_below_chance_cell_by_cell():
     """The vectorized per-cell tests equal the one-cell functions (ties, weights, empty
     cells), i.e. scipy's ks_2samp(method="asymp") where the weights are 1."""
-    from iaa_frames.stats import cell_tests
+    from iaa_frames.stats.samples import cell_tests
 
     rng = np.random.default_rng(0)
     n_cells = 60

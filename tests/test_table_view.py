@@ -11,7 +11,7 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
-from iaa_frames.table_view import AgreementTable, agreement_table, natural_key
+from iaa_frames.explore.compact import AgreementTable, agreement_table, natural_key
 
 CELL = re.compile(r"^-?\d\.\d\d( \[-?\d\.\d\d, -?\d\.\d\d\])?$")
 

@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.threshold_choice: the data-driven threshold (Youden's J of
+"""Tests for iaa_frames.measures.threshold_choice: the data-driven threshold (Youden's J of
 same-item pairs against chance pairs)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
-from iaa_frames import threshold_choice
 from iaa_frames.errors import ParameterError
-from iaa_frames.pairs import pair_tables
-from iaa_frames.threshold_choice import GRID, suggest_threshold, threshold_separation
+from iaa_frames.measures import threshold_choice
+from iaa_frames.measures.threshold_choice import GRID, suggest_threshold, threshold_separation
+from iaa_frames.tables.pairs import pair_tables
 
 
 def trio(profile):

@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.thresholds: what match_threshold accepts, the threshold
+"""Tests for iaa_frames.settings.thresholds: what match_threshold accepts, the threshold
 coordinate, stacking results of single thresholds."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 import xarray as xr
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.thresholds import (
+from iaa_frames.settings.thresholds import (
     THRESHOLD_ATTRS,
     check_thresholds,
     concat_thresholds,

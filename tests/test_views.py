@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.views: the tables of a result hold the Dataset's own numbers, in the
+"""Tests for iaa_frames.explore.views: the tables of a result hold the Dataset's own numbers, in the
 order every figure and table uses (classes by support), and the argument checks say what
 is wrong. Exact checks on hand-built results (tests/results.py), then the real engine."""
 
@@ -9,12 +9,9 @@ import pytest
 from results import make_result
 
 from iaa_frames.engine import agreement_from_tables
+from iaa_frames.engine.result import COMPONENTS, MEASURES
 from iaa_frames.errors import ParameterError
-from iaa_frames.frame import ALL
-from iaa_frames.pairs import pair_tables
-from iaa_frames.result import COMPONENTS, MEASURES
-from iaa_frames.simulate import simulate
-from iaa_frames.views import (
+from iaa_frames.explore.views import (
     by_annotator,
     by_label,
     cell_value,
@@ -29,6 +26,9 @@ from iaa_frames.views import (
     symbol,
     top_by_support,
 )
+from iaa_frames.frame.schema import ALL
+from iaa_frames.simulate import simulate
+from iaa_frames.tables.pairs import pair_tables
 
 
 @pytest.fixture(scope="module")

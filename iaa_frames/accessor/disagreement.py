@@ -1,9 +1,9 @@
 """``df.iaa.conflicts()``, ``.conflict_counts()``, ``.confusion()``,
 ``.item_agreement()``: where the annotators of a frame disagree.
 
-Each method is the function of the same name (:mod:`iaa_frames.conflicts`,
-:mod:`iaa_frames.confusion`, :mod:`iaa_frames.item_agreement`) applied to the frame's
-cached pair tables (:func:`iaa_frames.cached.tables`): after ``df.iaa.agreement()`` with
+Each method is the function of the same name (:mod:`iaa_frames.explore.conflicts`,
+:mod:`iaa_frames.explore.confusion`, :mod:`iaa_frames.explore.item_agreement`) applied to the frame's
+cached pair tables (:func:`iaa_frames.api.results.tables`): after ``df.iaa.agreement()`` with
 the same parameters nothing is matched again.
 """
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import cached
-from ..conflicts import DEFAULT_LOW_OVERLAP, conflict_counts, conflicts
-from ..confusion import confusion
-from ..item_agreement import item_agreement
-from ..settings import DEFAULTS, MatchSettings
+from iaa_frames.api import results as cached
+from iaa_frames.explore.conflicts import DEFAULT_LOW_OVERLAP, conflict_counts, conflicts
+from iaa_frames.explore.confusion import confusion
+from iaa_frames.explore.item_agreement import item_agreement
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 
 __all__ = ["DisagreementMethods"]
 
@@ -38,7 +38,7 @@ class DisagreementMethods:
         progress: bool | None = DEFAULTS.progress,
     ) -> pd.DataFrame:
         """One row per disagreement of the within-item matching:
-        :func:`iaa_frames.conflicts.conflicts`.
+        :func:`iaa_frames.explore.conflicts.conflicts`.
 
         Examples
         --------
@@ -72,7 +72,7 @@ class DisagreementMethods:
         progress: bool | None = DEFAULTS.progress,
     ) -> pd.DataFrame:
         """Conflicts per kind, class and annotator (long form, "(all)" margins):
-        :func:`iaa_frames.conflicts.conflict_counts`.
+        :func:`iaa_frames.explore.conflicts.conflict_counts`.
 
         Examples
         --------
@@ -106,7 +106,7 @@ class DisagreementMethods:
         overall: str = DEFAULTS.overall,
         progress: bool | None = DEFAULTS.progress,
     ) -> pd.DataFrame:
-        """Label confusion matrix of matched pairs: :func:`iaa_frames.confusion.confusion`.
+        """Label confusion matrix of matched pairs: :func:`iaa_frames.explore.confusion.confusion`.
 
         Examples
         --------
@@ -143,7 +143,7 @@ class DisagreementMethods:
         progress: bool | None = DEFAULTS.progress,
     ) -> pd.DataFrame:
         """Per-item agreement columns indexed by ``item`` (the join key):
-        :func:`iaa_frames.item_agreement.item_agreement`.
+        :func:`iaa_frames.explore.item_agreement.item_agreement`.
 
         Examples
         --------

@@ -58,7 +58,7 @@ class IAAAccessor(AgreementMethods, TableMethods, DisagreementMethods, MeasureMe
     Every method is a plain function of the package applied to the frame, with the same
     keyword-only parameters and defaults (``distance``, ``match_threshold``, ``n_chance``,
     ``n_boot``, ``seed``, ``overall``, ``progress`` where they apply). The pair tables are
-    computed once per frame content and parameters and reused (:mod:`iaa_frames.cache`);
+    computed once per frame content and parameters and reused (:mod:`iaa_frames.api.memo`);
     ``progress`` is not part of the key. :meth:`agreement`, :meth:`sigma`, :meth:`ks`,
     :meth:`alpha` and :meth:`pairwise` also take a sequence of ``match_threshold``
     values, which adds a ``threshold`` dimension.
@@ -105,6 +105,6 @@ class IAAAccessor(AgreementMethods, TableMethods, DisagreementMethods, MeasureMe
         >>> type(simulate(n_items=2, seed=0).iaa.plot).__name__
         'FramePlots'
         """
-        from ..plot.accessor import FramePlots  # matplotlib is imported on use
+        from iaa_frames.plot.accessor import FramePlots  # matplotlib is imported on use
 
         return FramePlots(self._df)

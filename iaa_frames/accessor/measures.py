@@ -1,10 +1,10 @@
 """``df.iaa.accuracy()``, ``.annotators()``, ``.kalpha()``: other measures of a frame than
 the chance-corrected agreement.
 
-Accuracy against a reference annotator (:func:`iaa_frames.reference.accuracy`, from the
+Accuracy against a reference annotator (:func:`iaa_frames.measures.reference.accuracy`, from the
 frame's cached pair tables), partner-corrected annotator quality
-(:func:`iaa_frames.ranking.annotator_quality`) and kalphacv's Krippendorff α with IoU
-matching (:func:`iaa_frames.kalpha.kalpha`, for comparison with the literature).
+(:func:`iaa_frames.measures.ranking.annotator_quality`) and kalphacv's Krippendorff α with IoU
+matching (:func:`iaa_frames.measures.kalpha.kalpha`, for comparison with the literature).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from .. import cached
-from ..kalpha import kalpha
-from ..ranking import DEFAULT_N_BOOT as DEFAULT_QUALITY_N_BOOT
-from ..ranking import annotator_quality
-from ..reference import accuracy
-from ..settings import DEFAULTS, MatchSettings
+from iaa_frames.api import results as cached
+from iaa_frames.measures.kalpha import kalpha
+from iaa_frames.measures.ranking import DEFAULT_N_BOOT as DEFAULT_QUALITY_N_BOOT
+from iaa_frames.measures.ranking import annotator_quality
+from iaa_frames.measures.reference import accuracy
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 
 __all__ = ["MeasureMethods"]
 
@@ -40,7 +40,7 @@ class MeasureMethods:
         progress: bool | None = DEFAULTS.progress,
     ) -> xr.Dataset:
         """Accuracy of every annotator against a reference annotator (not agreement):
-        :func:`iaa_frames.reference.accuracy`.
+        :func:`iaa_frames.measures.reference.accuracy`.
 
         Examples
         --------
@@ -74,7 +74,7 @@ class MeasureMethods:
         progress: bool | None = DEFAULTS.progress,
     ) -> pd.DataFrame:
         """Per-annotator quality corrected for the partners' quality, one row per
-        annotator: :func:`iaa_frames.ranking.annotator_quality`.
+        annotator: :func:`iaa_frames.measures.ranking.annotator_quality`.
 
         Returns
         -------
@@ -107,7 +107,7 @@ class MeasureMethods:
         progress: bool | None = None,
     ) -> float:
         """Krippendorff's α with IoU matching as kalphacv computes it:
-        :func:`iaa_frames.kalpha.kalpha`.
+        :func:`iaa_frames.measures.kalpha.kalpha`.
 
         Returns
         -------

@@ -1,10 +1,10 @@
 """``res.iaa``: the views and figures of an agreement result, with no recomputation.
 
 Registered on every :class:`xarray.Dataset` when :mod:`iaa_frames` is imported. The views
-slice the Dataset (:mod:`iaa_frames.shortcuts`) or read it (:mod:`iaa_frames.views`,
+slice the Dataset (:mod:`iaa_frames.api.shortcuts`) or read it (:mod:`iaa_frames.explore.views`,
 :func:`iaa_frames.report.reading`);
 the views that need the pair tables (pairwise, items, distributions) find them in
-:mod:`iaa_frames.cache` through the result's ``tables_key`` attr while they are cached,
+:mod:`iaa_frames.api.memo` through the result's ``tables_key`` attr while they are cached,
 or take them from :meth:`ResultAccessor.use_tables`.
 """
 
@@ -16,15 +16,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .. import cache
-from ..errors import IAAError, ParameterError
-from ..frame import ALL
-from ..pairs import PairTables
-from ..report import reading
-from ..shortcuts import alpha_of, ks_of, sigma_of
-from ..table_view import AgreementTable, agreement_table
-from ..thresholds import has_threshold_dim, nearest_threshold
-from ..views import by_annotator, by_label, headline
+from iaa_frames.api import memo as cache
+from iaa_frames.api.shortcuts import alpha_of, ks_of, sigma_of
+from iaa_frames.errors import IAAError, ParameterError
+from iaa_frames.explore.compact import AgreementTable, agreement_table
+from iaa_frames.explore.views import by_annotator, by_label, headline
+from iaa_frames.frame.schema import ALL
+from iaa_frames.report import reading
+from iaa_frames.settings.thresholds import has_threshold_dim, nearest_threshold
+from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["ResultAccessor", "method_table"]
 
@@ -71,7 +71,7 @@ class ResultAccessor:
 
     Nothing is recomputed: the views slice the Dataset; :meth:`pairwise`, :meth:`items`
     and the distribution plots use the pair tables the result was computed from, kept in
-    :mod:`iaa_frames.cache` under the result's ``tables_key`` attr (or given with
+    :mod:`iaa_frames.api.memo` under the result's ``tables_key`` attr (or given with
     ``tables=``).
 
     Parameters
@@ -180,7 +180,7 @@ class ResultAccessor:
     # -- views
     def headline(self) -> pd.DataFrame:
         """The four components pooled over labels and annotators
-        (:func:`iaa_frames.views.headline`).
+        (:func:`iaa_frames.explore.views.headline`).
 
         Returns
         -------
@@ -190,7 +190,7 @@ class ResultAccessor:
 
     def by_label(self) -> pd.DataFrame:
         """Every class ("(all)" first), one column group per component
-        (:func:`iaa_frames.views.by_label`).
+        (:func:`iaa_frames.explore.views.by_label`).
 
         Returns
         -------
@@ -200,7 +200,7 @@ class ResultAccessor:
 
     def by_annotator(self) -> pd.DataFrame:
         """Every annotator ("(all)" first), one column group per component
-        (:func:`iaa_frames.views.by_annotator`).
+        (:func:`iaa_frames.explore.views.by_annotator`).
 
         Returns
         -------
@@ -218,7 +218,7 @@ class ResultAccessor:
     ) -> AgreementTable:
         """The compact table: one row per class, annotator or pair of annotators, one
         ``"0.86 [0.81, 0.89]"`` cell per component, integer counts and the reason of every
-        "n/a" (:func:`iaa_frames.table_view.agreement_table`); rich display in Jupyter.
+        "n/a" (:func:`iaa_frames.explore.compact.agreement_table`); rich display in Jupyter.
 
         Parameters
         ----------
@@ -361,7 +361,7 @@ class ResultAccessor:
         top: int | None = None,
         sort: str = "excess",
     ) -> pd.DataFrame:
-        """Per-item drilldown from the result's tables (:func:`iaa_frames.items.items`).
+        """Per-item drilldown from the result's tables (:func:`iaa_frames.explore.items.items`).
 
         Parameters
         ----------
@@ -380,6 +380,6 @@ class ResultAccessor:
     def plot(self):
         """Figures of this result: ``res.iaa.plot.<name>(...)``
         (:class:`iaa_frames.plot.ResultPlots`)."""
-        from ..plot.accessor import ResultPlots  # matplotlib is imported on use
+        from iaa_frames.plot.accessor import ResultPlots  # matplotlib is imported on use
 
         return ResultPlots(self._check(), tables=lambda: self.tables)

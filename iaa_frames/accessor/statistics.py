@@ -1,8 +1,8 @@
 """``df.iaa.agreement()``, ``.sigma()``, ``.ks()``, ``.alpha()``, ``.pairwise()``: the
 agreement of a frame, cached.
 
-Each method builds one :class:`~iaa_frames.settings.MatchSettings` from its keywords
-(validating them once) and takes the result from :mod:`iaa_frames.cached`, which computes
+Each method builds one :class:`~iaa_frames.settings.parameters.MatchSettings` from its keywords
+(validating them once) and takes the result from :mod:`iaa_frames.api.results`, which computes
 the pair tables once per frame content and parameters. Every method also takes a sequence
 of ``match_threshold`` values, which adds a ``threshold`` dimension.
 """
@@ -12,10 +12,11 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from .. import cached, shortcuts
-from ..engine import DEFAULT_N_BOOT
-from ..frame import ALL
-from ..settings import DEFAULTS, MatchSettings
+from iaa_frames.api import results as cached
+from iaa_frames.api import shortcuts
+from iaa_frames.engine import DEFAULT_N_BOOT
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 
 __all__ = ["AgreementMethods"]
 
@@ -43,7 +44,7 @@ class AgreementMethods:
         ``res.iaa.pairwise()``, ``res.iaa.items()`` and ``res.iaa.plot.distributions()``
         reuse them. With a sequence of ``match_threshold`` values the result has a
         ``threshold`` dimension; every threshold's tables are cached as if computed alone
-        (the missing ones together, see :func:`iaa_frames.cache.entries_for`), and
+        (the missing ones together, see :func:`iaa_frames.api.memo.entries_for`), and
         ``res.sel(threshold=τ).iaa`` finds τ's tables while they are cached.
 
         Returns

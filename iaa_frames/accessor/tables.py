@@ -1,18 +1,18 @@
 """``df.iaa.tables()``, ``.within()``, ``.between()``, ``.items()``: the pair tables of a
-frame and the per-item drilldown, cached (:mod:`iaa_frames.cached`).
+frame and the per-item drilldown, cached (:mod:`iaa_frames.api.results`).
 
 These take one threshold: a sequence of ``match_threshold`` values raises the error of
-:meth:`~iaa_frames.settings.MatchSettings.single`.
+:meth:`~iaa_frames.settings.parameters.MatchSettings.single`.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from .. import cached
-from ..frame import ALL
-from ..pairs import PairTables, named
-from ..settings import DEFAULTS, MatchSettings
+from iaa_frames.api import results as cached
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.tables.pairs import PairTables, named
 
 __all__ = ["TableMethods"]
 
@@ -36,7 +36,7 @@ class TableMethods:
         overall: str = DEFAULTS.overall,
         progress: bool | None = DEFAULTS.progress,
     ) -> pd.DataFrame:
-        """Per-item drilldown table, worst item first: :func:`iaa_frames.items.items`,
+        """Per-item drilldown table, worst item first: :func:`iaa_frames.explore.items.items`,
         cached.
 
         Parameters
@@ -80,7 +80,7 @@ class TableMethods:
         progress: bool | None = DEFAULTS.progress,
     ) -> pd.DataFrame:
         """Matched within-item object pairs, names instead of codes:
-        :func:`iaa_frames.pairs.within`, cached.
+        :func:`iaa_frames.tables.pairs.within`, cached.
 
         Returns
         -------
@@ -113,7 +113,7 @@ class TableMethods:
         overall: str = DEFAULTS.overall,
         progress: bool | None = DEFAULTS.progress,
     ) -> pd.DataFrame:
-        """Sampled between-item (chance) matched pairs: :func:`iaa_frames.pairs.between`,
+        """Sampled between-item (chance) matched pairs: :func:`iaa_frames.tables.pairs.between`,
         cached.
 
         Returns
@@ -147,7 +147,7 @@ class TableMethods:
         overall: str = DEFAULTS.overall,
         progress: bool | None = DEFAULTS.progress,
     ) -> PairTables:
-        """Every pair table: :func:`iaa_frames.pairs.pair_tables`, cached.
+        """Every pair table: :func:`iaa_frames.tables.pairs.pair_tables`, cached.
 
         Returns
         -------

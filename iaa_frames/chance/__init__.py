@@ -3,7 +3,7 @@
 A *chance pairing* is the annotation of item i by annotator a and the annotation of item
 j by annotator b, with i != j and a != b; it is unordered ({s, t} and {t, s} are one
 pairing). The pairings chosen here go through the same matching pipeline, with the same
-threshold, as the within-item pairings (:mod:`iaa_frames.pipeline`). A *chance unit* is a
+threshold, as the within-item pairings (:mod:`iaa_frames.matching.pipeline`). A *chance unit* is a
 pairing (detection, overall) or a matched object pair of a pairing (localization); a
 matched pair belongs to one pairing, so distinct pairings give distinct units.
 
@@ -37,7 +37,7 @@ Exact or sampled
   not depend on the seed or on any name.
 * A class's localization population is enumerated when its objects are few enough for
   every pair of them to be bounded (at most :data:`EXACT_WORK` object pairs): the pairs
-  whose IoU bound can reach the threshold (:func:`iaa_frames.pipeline.iou_upper_bound`)
+  whose IoU bound can reach the threshold (:func:`iaa_frames.matching.pipeline.iou_upper_bound`)
   give the pairings that can produce a unit, and those are all matched when that costs
   at most :data:`EXACT_WORK` candidate pairs (otherwise sampled from that list).
 * Otherwise pairings are sampled **uniformly without replacement** (independent draws in

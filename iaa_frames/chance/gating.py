@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-from ..corpus import Corpus
-from ..matching import pairs_within_runs, run_starts
-from ..pipeline import iou_upper_bound
-from ..progress import QUIET, Bars
+from iaa_frames.matching.assignment import pairs_within_runs, run_starts
+from iaa_frames.matching.corpus import Corpus
+from iaa_frames.matching.pipeline import iou_upper_bound
+from iaa_frames.progress import QUIET, Bars
+
 from .population import pairing_key
 
 #: Most object pairs looked at by the index of chance pairs that can match.
@@ -38,7 +39,7 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
     """Every chance pairing that can produce a matched pair at ``tau`` > 0, from an index
     of the objects' normalized boxes: a sweep along x lists the object pairs whose boxes
     overlap in x (groups of items and annotators different), and the IoU bound of
-    :func:`iaa_frames.pipeline.iou_upper_bound` keeps those that can reach ``tau``. The
+    :func:`iaa_frames.matching.pipeline.iou_upper_bound` keeps those that can reach ``tau``. The
     cost grows with the pairs that overlap, not with the pairings. Returns None when
     more than :data:`TREE_PAIR_BUDGET` object pairs overlap in x and in y (then
     pairings are drawn and tested instead); past that many overlaps in x alone, the

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..corpus import Corpus, Slices
-from ..matching import run_starts
+from iaa_frames.matching.assignment import run_starts
+from iaa_frames.matching.corpus import Corpus, Slices
 
 #: Target number of chance units of the uniform stratum.
 DEFAULT_N_CHANCE = 2000
@@ -19,7 +19,7 @@ EXACT_WORK = 500_000
 #: Most pairings drawn in all the annotator-pair strata together (pairwise cells).
 PAIR_BUDGET = 50_000
 #: Fewest distinct chance units for which a cell's sigma is reported (a class's own
-#: localization cell: :data:`iaa_frames.pooled.MIN_OWN_CHANCE_UNITS`).
+#: localization cell: :data:`iaa_frames.chance.pooled.MIN_OWN_CHANCE_UNITS`).
 MIN_CHANCE_UNITS = 30
 
 # kinds of strata: the random stream of each is keyed by (seed, kind, content)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..corpus import Slices
-from ..matching import candidate_pairs, run_starts
+from iaa_frames.matching.assignment import candidate_pairs, run_starts
+from iaa_frames.matching.corpus import Slices
+
 from .population import pairing_key, stratum_cap, valid_pairings
 
 

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..corpus import Slices
-from ..matching import run_starts
-from ..pipeline import Matched
+from iaa_frames.matching.assignment import run_starts
+from iaa_frames.matching.corpus import Slices
+from iaa_frames.matching.pipeline import Matched
+
 from .population import pairing_key
 from .sampling import first_occurrence, in_sorted, sorted_unique, union_sorted
 

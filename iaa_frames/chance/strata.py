@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..corpus import Corpus
-from ..progress import QUIET, Bars
+from iaa_frames.matching.corpus import Corpus
+from iaa_frames.progress import QUIET, Bars
+
 from .gating import gated_pairings, reachable_label_pairings
 from .population import (
     EXACT_PAIRINGS,
@@ -32,7 +33,14 @@ from .population import (
     stratum_cap,
     uniform_population,
 )
-from .sampling import in_sorted, rank_in_group, rank_of, sample_groups, sorted_unique, union_sorted
+from .sampling import (
+    in_sorted,
+    rank_in_group,
+    rank_of,
+    sample_groups,
+    sorted_unique,
+    union_sorted,
+)
 from .store import ChanceSample, Draws, Store, WithinCounts
 
 #: The steps of the "chance pairings" progress bar of a sampled chance population.
@@ -65,10 +73,10 @@ def draw(
     ----------
     corpus : Corpus
     run : callable ``(a, b, sets) -> Matched``
-        The matching pipeline on whole annotations (:func:`iaa_frames.pipeline.run`).
+        The matching pipeline on whole annotations (:func:`iaa_frames.matching.pipeline.run`).
     within : WithinCounts
     n_chance, seed, tau
-        See :func:`iaa_frames.pairs.pair_tables`.
+        See :func:`iaa_frames.tables.pairs.pair_tables`.
     reachable : callable ``(a, b) -> bool array``
         Pairings of whole annotations that can produce a matched pair.
     label_reachable : callable ``(a, b, label) -> bool array``

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DroppedRowsWarning, IAAError
-from ..io import load_sample
-from ..report import report
-from ..report.output import claim, record, write_csv
+from iaa_frames.errors import DroppedRowsWarning, IAAError
+from iaa_frames.io import load_sample
+from iaa_frames.report import report
+from iaa_frames.report.output import claim, record, write_csv
+
 from .inputs import check_paths, group_by_column, guess_format, read_inputs
 from .parser import PROG, build_parser
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import io as readers
-from ..errors import ParameterError, ReaderError
-from ..io.table import read_csv_text_ids
+from iaa_frames import io as readers
+from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.io.table import read_csv_text_ids
 
 __all__ = ["FORMATS", "check_paths", "guess_format", "read_image_sizes", "read_inputs"]
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..distances import available_distances
-from ..settings import DEFAULTS, OVERALL
+from iaa_frames.geometry.distances import available_distances
+from iaa_frames.settings.parameters import DEFAULTS, OVERALL
+
 from .inputs import FORMATS
 
 __all__ = ["PROG", "build_parser"]
@@ -179,7 +180,7 @@ def _add_engine_options(p, *, n_boot_default):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``iaa-frames``."""
-    from .. import __version__  # set by the package once it is imported
+    from iaa_frames.version import __version__
 
     parser = _Parser(
         prog=PROG,

@@ -41,10 +41,11 @@ It runs on the default local scheduler and on any ``dask.distributed`` cluster (
 
 from __future__ import annotations
 
-from ..distances import DEFAULT_DISTANCE
-from ..engine import DEFAULT_N_BOOT
-from ..pairs import DEFAULT_N_CHANCE
-from ..settings import DEFAULTS
+from iaa_frames.engine import DEFAULT_N_BOOT
+from iaa_frames.geometry.distances import DEFAULT_DISTANCE
+from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.tables.pairs import DEFAULT_N_CHANCE
+
 from . import statistics
 from .frame import from_pandas, read_parquet
 from .tables import is_dask_frame, pair_tables

@@ -3,7 +3,7 @@
 """The cells of the statistics from per-partition sums.
 
 Every figure of :func:`iaa_frames.agreement_from_tables` is computed from sums over the
-rows of the pair tables by item and cell (:class:`iaa_frames.bootstrap.ItemSums`: the
+rows of the pair tables by item and cell (:class:`iaa_frames.stats.bootstrap.ItemSums`: the
 point estimates and the bootstrap), from the chance rows, and, for the KS tests, from the
 within distances of every cell. An item lies in one partition, so:
 
@@ -26,18 +26,19 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..bootstrap import ItemSums
-from ..engine import (
+from iaa_frames.chance.pooled import needs_pooling
+from iaa_frames.engine import (
     CellLayout,
     ClassificationCells,
     PresenceCells,
     component_cells,
     within_item_sums,
 )
-from ..errors import IAAError
-from ..pairs import PairTables, pooled_baseline
-from ..pooled import needs_pooling
-from ..result import COMPONENTS, MEASURES
+from iaa_frames.engine.result import COMPONENTS, MEASURES
+from iaa_frames.errors import IAAError
+from iaa_frames.stats.bootstrap import ItemSums
+from iaa_frames.tables.pairs import PairTables, pooled_baseline
+
 from . import ks
 from .ks import SampledSigmaCells, WithinSample
 from .partition import (
@@ -62,7 +63,7 @@ __all__ = [
 SIGMA = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
 
 _I, _F, _B = np.int64, np.float64, np.bool_
-#: Columns of the pair tables (:class:`~iaa_frames.pairs.PairTables`), for the empty halves.
+#: Columns of the pair tables (:class:`~iaa_frames.tables.pairs.PairTables`), for the empty halves.
 LOCALIZATION_WITHIN = {
     "item": _I,
     "annotator_a": _I,
@@ -294,10 +295,10 @@ def merge_samples(
 
 
 def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sample):
-    """:func:`iaa_frames.pairs.pooled_baseline` from the localization within sample.
+    """:func:`iaa_frames.tables.pairs.pooled_baseline` from the localization within sample.
 
     The classes it pools are those with at least two within pairs and fewer than
-    ``MIN_OWN_CHANCE_UNITS`` chance pairs of their own (:func:`iaa_frames.pooled.needs_pooling`); their within rows (all of them, in
+    ``MIN_OWN_CHANCE_UNITS`` chance pairs of their own (:func:`iaa_frames.chance.pooled.needs_pooling`); their within rows (all of them, in
     the order of the whole frame's table, objects in corpus-wide indices) are what it
     reads, so it gives what it gives the whole table.
     """

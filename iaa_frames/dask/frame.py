@@ -13,8 +13,8 @@ import math
 
 import pandas as pd
 
-from ..errors import ParameterError
-from ..io.parquet import item_partitions, parquet_files, read_parquet_file
+from iaa_frames.errors import ParameterError
+from iaa_frames.io.parquet import item_partitions, parquet_files, read_parquet_file
 
 __all__ = ["from_pandas", "read_parquet"]
 
@@ -101,7 +101,7 @@ def from_pandas(df: pd.DataFrame, *, npartitions: int):
     if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
         raise ParameterError(f"npartitions must be a positive integer; got {npartitions!r}")
     if "item" not in df.columns:
-        from ..errors import SchemaError
+        from iaa_frames.errors import SchemaError
 
         raise SchemaError(f"the frame has no 'item' column; found {list(df.columns)}")
     part = item_partitions(df["item"], max(math.ceil(len(df) / npartitions), 1))

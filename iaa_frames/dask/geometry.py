@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..corpus import Corpus, Slices
-from ..distances import Shapes
-from ..pipeline import Matched, run
+from iaa_frames.geometry.distances import Shapes
+from iaa_frames.matching.corpus import Corpus, Slices
+from iaa_frames.matching.pipeline import Matched, run
+
 from .partition import take
 
 __all__ = ["GeometryStore", "objects_of_slots", "run_fetched"]
@@ -76,7 +77,7 @@ class GeometryStore:
 
 
 def run_fetched(corpus: Corpus, store: GeometryStore, slots: Slices, a, b, **params) -> Matched:
-    """:func:`iaa_frames.pipeline.run` on the pairings ``(a, b)`` of ``slots``, with the
+    """:func:`iaa_frames.matching.pipeline.run` on the pairings ``(a, b)`` of ``slots``, with the
     polygons of their objects fetched from ``store``.
 
     The pipeline runs on a corpus made of those objects only (same boxes, areas and

@@ -4,8 +4,8 @@ For its KS tests, :class:`iaa_frames.engine.SigmaCells` keeps a rows x cells mat
 the within rows and tests every cell at once, which at ten million objects takes several
 gigabytes. :class:`WithinSample` keeps, per within row, only its item, its two annotators
 and its class, in narrow integer types, and lists the rows of a cell when asked;
-:class:`SampledSigmaCells` runs the same tests (:func:`iaa_frames.stats.cell_tests`,
-:func:`iaa_frames.kstest.ks_agreement_tests`) on groups of cells of at most
+:class:`SampledSigmaCells` runs the same tests (:func:`iaa_frames.stats.samples.cell_tests`,
+:func:`iaa_frames.stats.kstest.ks_agreement_tests`) on groups of cells of at most
 :data:`CHUNK_ENTRIES` within entries together.
 
 The tests of a cell depend on its rows, not on their order: the p-value of the cluster
@@ -22,10 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine import SigmaCells
-from ..kstest import ks_agreement_entries
-from ..progress import DELAY, tqdm
-from ..stats import cell_tests
+from iaa_frames.engine import SigmaCells
+from iaa_frames.progress import DELAY, tqdm
+from iaa_frames.stats.kstest import ks_agreement_entries
+from iaa_frames.stats.samples import cell_tests
+
 from .tables import active_client
 
 __all__ = ["CHUNK_ENTRIES", "SampledSigmaCells", "WithinSample", "group_tests"]
@@ -298,7 +299,7 @@ def group_tests(
     (``within_count`` each) with their items; ``between_rows`` the chance rows of the
     cells (indices into ``between_distance``, ``between_count`` each) with their
     weights. The p-value is the one-sided cluster-bootstrap test of
-    :func:`iaa_frames.kstest.ks_agreement_entries`, with the chance units' weights.
+    :func:`iaa_frames.stats.kstest.ks_agreement_entries`, with the chance units' weights.
     """
     k = len(within_count)
     w_cell = np.repeat(np.arange(k), within_count)

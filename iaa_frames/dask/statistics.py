@@ -27,9 +27,10 @@ import sys
 
 import numpy as np
 
-from ..engine import DEFAULT_N_BOOT, agreement_from_cells
-from ..errors import ParameterError
-from ..settings import DEFAULTS
+from iaa_frames.engine import DEFAULT_N_BOOT, agreement_from_cells
+from iaa_frames.errors import ParameterError
+from iaa_frames.settings.parameters import DEFAULTS
+
 from .cells import (
     between_tables,
     merge_cells,

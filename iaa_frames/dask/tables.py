@@ -1,6 +1,6 @@
 # Over 400 lines: the driver's steps of the dask path (prepare, run the partitions, chance tables),
 # in order.
-"""The pair tables of a dask DataFrame: the steps of :func:`iaa_frames.pairs.pair_tables`,
+"""The pair tables of a dask DataFrame: the steps of :func:`iaa_frames.tables.pairs.pair_tables`,
 spread over partitions.
 
 1. Every partition is validated and summarized (:func:`~iaa_frames.dask.partition.summarize`);
@@ -16,7 +16,7 @@ spread over partitions.
    pairings it draws are matched by the same pipeline, with the polygons of their
    objects fetched from the partitions that hold them.
 
-The tables are those :func:`iaa_frames.pairs.pair_tables` gives ``ddf.compute()``: same
+The tables are those :func:`iaa_frames.tables.pairs.pair_tables` gives ``ddf.compute()``: same
 codes, same object order, same rows in the same order, same chance sample.
 """
 
@@ -28,21 +28,22 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import chance
-from ..chance import WithinCounts
-from ..comparability import require_comparable
-from ..distances import get_distance
-from ..errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
-from ..pairs import (
+from iaa_frames import chance
+from iaa_frames.chance import WithinCounts
+from iaa_frames.errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
+from iaa_frames.geometry.distances import get_distance
+from iaa_frames.matching.pipeline import can_match, run
+from iaa_frames.progress import tqdm
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.tables.comparability import require_comparable
+from iaa_frames.tables.pairs import (
     PairTables,
     between_frames,
     labels_of_pairings,
     pooled_baseline,
     to_label_slots,
 )
-from ..pipeline import can_match, run
-from ..progress import tqdm
-from ..settings import DEFAULTS, MatchSettings
+
 from .geometry import GeometryStore, run_fetched
 from .index import codes as make_codes
 from .index import index_corpus
@@ -83,7 +84,7 @@ def _require_dask(ddf):
         )
     missing = [c for c in ("item", "annotator") if c not in ddf.columns]
     if missing:
-        from ..errors import SchemaError
+        from iaa_frames.errors import SchemaError
 
         raise SchemaError(
             f"the frame lacks the required column(s) {missing}; found {list(ddf.columns)}"
@@ -233,7 +234,7 @@ def pair_tables(
 ) -> PairTables:
     """Every within-item and between-item table of a dask DataFrame.
 
-    The same tables as :func:`iaa_frames.pairs.pair_tables` on ``ddf.compute()``, computed
+    The same tables as :func:`iaa_frames.tables.pairs.pair_tables` on ``ddf.compute()``, computed
     partition by partition (see the module notes); they hold integer codes and numbers,
     no geometry, and ``tables.corpus`` holds boxes and codes of every object but no
     polygon.
@@ -243,7 +244,7 @@ def pair_tables(
     ddf : dask.dataframe.DataFrame
         A tidy annotation frame (see :func:`iaa_frames.validate`), in any partitioning.
     distance, match_threshold, n_chance, overall, seed
-        As in :func:`iaa_frames.pairs.pair_tables`.
+        As in :func:`iaa_frames.tables.pairs.pair_tables`.
     progress : bool, optional
         Progress bars over partitions (by default none).
 
@@ -457,7 +458,7 @@ def chance_tables(corpus, store, counts, *, distance, tau, overall, n_chance, se
 
 
 def table_params(corpus, sample, *, distance, tau, n_chance, overall, seed) -> dict:
-    """``PairTables.params``, as :func:`iaa_frames.pairs.pair_tables` sets them."""
+    """``PairTables.params``, as :func:`iaa_frames.tables.pairs.pair_tables` sets them."""
     return {
         "distance": get_distance(distance).name,
         "match_threshold": tau,

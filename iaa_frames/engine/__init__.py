@@ -58,7 +58,7 @@ A cell's agreement is NaN, with the reason in ``note``, when it has fewer within
 than :data:`MIN_WITHIN_UNITS` (sigma) or :data:`MIN_ALPHA_UNITS` (alpha), fewer chance units
 than :data:`MIN_CHANCE_UNITS` (sigma), or an expected disagreement of 0. Its interval is
 NaN, and ``note`` says so, when its within units come from fewer than
-:data:`iaa_frames.intervals.MIN_CI_ITEMS` items (``n_items``: the items whose within
+:data:`iaa_frames.stats.intervals.MIN_CI_ITEMS` items (``n_items``: the items whose within
 units enter the cell).
 
 Modules
@@ -73,7 +73,8 @@ Modules
 =======================  ===========================================================
 """
 
-from ..chance import MIN_CHANCE_UNITS
+from iaa_frames.chance import MIN_CHANCE_UNITS
+
 from .alpha import ClassificationCells, PresenceCells
 from .assemble import (
     CI_LEVEL,
@@ -86,12 +87,8 @@ from .assemble import (
     component_cells,
 )
 from .cells import NO_VARIATION, CellLayout
+from .pairwise import cell_distances, pairwise, pairwise_from_tables
 from .sigma import SigmaCells, within_item_sums
-from .views import (
-    cell_distances,
-    pairwise,
-    pairwise_from_tables,
-)
 
 __all__ = [
     "CI_LEVEL",

@@ -10,10 +10,17 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..bootstrap import ItemSums
-from ..krippendorff_alpha import binary_disagreements, nominal_disagreements
-from ..matching import pairs_within_runs
-from .cells import CellLayout, items_per_column, one_minus_ratio, per_item, sparse_rows
+from iaa_frames.matching.assignment import pairs_within_runs
+from iaa_frames.stats.bootstrap import ItemSums
+from iaa_frames.stats.krippendorff import binary_disagreements, nominal_disagreements
+
+from .cells import (
+    CellLayout,
+    items_per_column,
+    one_minus_ratio,
+    per_item,
+    sparse_rows,
+)
 from .rows import column
 
 

@@ -11,15 +11,22 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-from ..bootstrap import block_size, jackknife_blocks, multiplicity_blocks
-from ..chance import MIN_CHANCE_UNITS
-from ..errors import ParameterError
-from ..frame import ALL
-from ..intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
-from ..pairs import PairTables, iter_pair_tables, pair_tables
-from ..pooled import min_chance_units
-from ..progress import Bars
-from ..result import (
+from iaa_frames.chance import MIN_CHANCE_UNITS
+from iaa_frames.chance.pooled import min_chance_units
+from iaa_frames.errors import ParameterError
+from iaa_frames.frame.schema import ALL
+from iaa_frames.progress import Bars
+from iaa_frames.settings.parameters import DEFAULTS, check_int, check_progress
+from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds, with_threshold
+from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
+from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
+from iaa_frames.stats.samples import percentile_ci
+from iaa_frames.tables.pairs import PairTables, iter_pair_tables, pair_tables
+from iaa_frames.version import __version__
+
+from .alpha import ClassificationCells, PresenceCells
+from .cells import NO_VARIATION, SIGMA_COMPONENTS, CellLayout, check_tables
+from .result import (
     COMPONENTS,
     NO_MATCH_NOTE,
     VARIABLES,
@@ -27,11 +34,6 @@ from ..result import (
     interval_notes,
     notes,
 )
-from ..settings import DEFAULTS, check_int, check_progress
-from ..stats import percentile_ci
-from ..thresholds import check_thresholds, concat_thresholds, with_threshold
-from .alpha import ClassificationCells, PresenceCells
-from .cells import NO_VARIATION, SIGMA_COMPONENTS, CellLayout, check_tables
 from .rows import localization_rows, sets_rows
 from .sigma import SigmaCells
 
@@ -71,16 +73,14 @@ def names_in_order(names, order) -> list[str]:
 
 
 def package_version() -> str:
-    import iaa_frames  # the package is fully imported by the time this runs
-
-    return str(getattr(iaa_frames, "__version__", "0+unknown"))
+    return __version__
 
 
 def _bootstrap(
     parts: dict, n_items: int, n_boot: int, seed: int, progress, clusters=None
 ) -> np.ndarray:
     """Agreement replicates of every cell: (n_boot, n_components, n_cells); ``clusters``
-    (the group of every item, :meth:`iaa_frames.corpus.Corpus.group_codes`) makes the
+    (the group of every item, :meth:`iaa_frames.matching.corpus.Corpus.group_codes`) makes the
     replicates draw whole groups."""
     n_cells = parts[COMPONENTS[0]].statistics()[2].shape[-1]
     reps = np.empty((n_boot, len(COMPONENTS), n_cells))
@@ -111,7 +111,7 @@ def _jackknife(parts: dict, n_items: int, clusters=None) -> np.ndarray:
 
 def _interval_scale(parts: dict, jack: np.ndarray, n_items: int, cell_items) -> np.ndarray:
     """Per component and cell, the factor on the bootstrap interval's half-widths
-    (:func:`iaa_frames.intervals.interval_scale`): the pair-level variance of the chance
+    (:func:`iaa_frames.stats.intervals.interval_scale`): the pair-level variance of the chance
     means is the sigma components' (classification's expected disagreement is a
     function of item sums: none); the degrees of freedom are those of the items each
     cell rests on (``cell_items``, the result's ``n_items``)."""
@@ -173,7 +173,7 @@ def _chance_sources(tables: PairTables, layout: CellLayout) -> np.ndarray:
 
 def _min_chance(sources: np.ndarray, n_groups: int) -> np.ndarray:
     """Fewest chance units per component and cell: :data:`MIN_CHANCE_UNITS`, and
-    :func:`~iaa_frames.pooled.min_chance_units` for a class's localization cell."""
+    :func:`~iaa_frames.chance.pooled.min_chance_units` for a class's localization cell."""
     out = np.full(sources.shape, MIN_CHANCE_UNITS, dtype=np.int64)
     loc = COMPONENTS.index("localization")
     out[loc, n_groups:] = min_chance_units(sources[loc, n_groups:])  # "(all)" pools classes
@@ -197,7 +197,7 @@ NO_BASELINE_NOTE = (
 def _class_source_notes(out: dict, sources: np.ndarray) -> np.ndarray:
     """Notes of the classes' localization cells that borrow their chance baseline
     ("pooled": what it assumes, on a defined cell) or could not ("none": why NaN;
-    :mod:`iaa_frames.pooled`)."""
+    :mod:`iaa_frames.chance.pooled`)."""
     note = out["note"].copy()
     loc = COMPONENTS.index("localization")
     pooled = (sources[loc] == "pooled") & (note[loc] == "")
@@ -257,12 +257,12 @@ def agreement_from_tables(
     """The agreement Dataset from already computed pair tables.
 
     Every statistic is computed from the stored tables; the bootstrap reweights their rows
-    (see :mod:`iaa_frames.bootstrap`) and recomputes nothing geometric.
+    (see :mod:`iaa_frames.stats.bootstrap`) and recomputes nothing geometric.
 
     Parameters
     ----------
     tables : PairTables
-        From :func:`iaa_frames.pairs.pair_tables`.
+        From :func:`iaa_frames.tables.pairs.pair_tables`.
     n_boot : int, default 200
         Cluster-bootstrap replicates over items for ``ci_low`` / ``ci_high`` (0: none).
     seed : int, default 0
@@ -273,8 +273,8 @@ def agreement_from_tables(
     ci_method : {"bca", "percentile"}, default "bca"
         The bootstrap interval: bias-corrected and accelerated, its width corrected for
         the pair-level noise of chance means and for the noise of the variance
-        (:func:`iaa_frames.intervals.bca_interval`,
-        :func:`iaa_frames.intervals.interval_scale`), or the plain percentile interval
+        (:func:`iaa_frames.stats.intervals.bca_interval`,
+        :func:`iaa_frames.stats.intervals.interval_scale`), or the plain percentile interval
         of the replicates.
 
     Returns
@@ -285,7 +285,7 @@ def agreement_from_tables(
     Examples
     --------
     >>> from iaa_frames.simulate import simulate
-    >>> from iaa_frames.pairs import pair_tables
+    >>> from iaa_frames.tables.pairs import pair_tables
     >>> tables = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
     >>> ds = agreement_from_tables(tables, n_boot=20)
     >>> bool(ds["ci_low"].sel(component="localization", label="(all)", annotator="(all)")
@@ -349,7 +349,7 @@ def agreement_from_cells(
     Examples
     --------
     >>> from iaa_frames.simulate import simulate
-    >>> from iaa_frames.pairs import pair_tables
+    >>> from iaa_frames.tables.pairs import pair_tables
     >>> tables = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
     >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
     >>> parts = {c: component_cells(tables, layout, c) for c in COMPONENTS}
@@ -489,19 +489,19 @@ def agreement(
     df : pandas.DataFrame
         A tidy annotation frame: one row per drawn object with ``item``, ``annotator``,
         ``label`` and the box ``x0, y0, x1, y1`` or a ``geometry`` (the columns:
-        :func:`iaa_frames.frame.validate`; readers of annotation exports:
+        :func:`iaa_frames.frame.schema.validate`; readers of annotation exports:
         :mod:`iaa_frames.io`).
     distance : str or callable, default "giou"
-        Distance between matched objects (:func:`iaa_frames.distances.get_distance`).
+        Distance between matched objects (:func:`iaa_frames.geometry.distances.get_distance`).
     match_threshold : float or sequence of float, default 0.5
         τ: an assigned object pair is matched when its IoU >= τ. A sequence gives a
         ``threshold`` dimension (sorted, duplicates removed), computed with the frame
         prepared once and polygon pair values shared between thresholds
-        (:func:`iaa_frames.pairs.iter_pair_tables`); the result at each τ equals
+        (:func:`iaa_frames.tables.pairs.iter_pair_tables`); the result at each τ equals
         the result of that τ alone (same chance ``seed`` and bootstrap ``seed``). What the
-        gate does to each component: :mod:`iaa_frames.thresholds`.
+        gate does to each component: :mod:`iaa_frames.settings.thresholds`.
     n_chance : int, default 2000
-        Target number of chance units per stratum (:mod:`iaa_frames.pairs`).
+        Target number of chance units per stratum (:mod:`iaa_frames.tables.pairs`).
     n_boot : int, default 200
         Cluster-bootstrap replicates over items for ``ci_low`` / ``ci_high`` (0: none,
         the intervals are then NaN).
@@ -555,23 +555,6 @@ def agreement(
     [0.3, 0.5, 0.7]
     """
     taus, scalar = check_thresholds(match_threshold)
-    if type(df).__module__.startswith("dask"):  # a dask DataFrame: see iaa_frames.dask
-        from ..dask import agreement as dask_agreement
-
-        parts = [
-            dask_agreement(
-                df,
-                distance=distance,
-                match_threshold=tau,
-                n_chance=n_chance,
-                n_boot=n_boot,
-                seed=seed,
-                overall=overall,
-                progress=progress,
-            )
-            for tau in taus
-        ]
-        return parts[0] if scalar else concat_thresholds(parts)
     check_int(n_boot, "n_boot")
     check_progress(progress)
     if scalar:

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import ParameterError
-from ..frame import ALL
-from ..pairs import PairTables
-from ..result import COMPONENTS, MEASURES
+from iaa_frames.errors import ParameterError
+from iaa_frames.frame.schema import ALL
+from iaa_frames.tables.pairs import PairTables
+
+from .result import COMPONENTS, MEASURES
 
 #: An expected disagreement at or below this counts as none ("no variation"): identical
 #: shapes in normalized coordinates differ by rounding (about 1e-16), which must not turn
@@ -130,7 +131,7 @@ def items_per_column(matrix, columns) -> np.ndarray:
 def check_tables(tables):
     if not isinstance(tables, PairTables):
         raise ParameterError(
-            f"tables must be the PairTables of iaa_frames.pairs.pair_tables; "
+            f"tables must be the PairTables of iaa_frames.tables.pairs.pair_tables; "
             f"got {type(tables).__name__}"
         )
 

@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..pairs import PairTables
+from iaa_frames.chance.poststrata import poststratify, stratum_keys
+from iaa_frames.tables.pairs import PairTables
+
 from .cells import CellLayout
-from .poststrata import poststratify, stratum_keys
 
 
 class Rows(NamedTuple):
@@ -127,7 +128,7 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
 
 
 def _strata(tables: PairTables, frame: pd.DataFrame, item_b: str):
-    """Fine and coarse stratum keys (:func:`~iaa_frames.engine.poststrata.stratum_keys`)
+    """Fine and coarse stratum keys (:func:`~iaa_frames.chance.poststrata.stratum_keys`)
     of localization rows: their annotations' object counts and their objects' classes."""
     corpus = tables.corpus
     count = corpus.annotations.count
@@ -140,10 +141,10 @@ def _strata(tables: PairTables, frame: pd.DataFrame, item_b: str):
 
 def _poststratified(tables, layout, w, b, membership, borrowed):
     """The chance membership reweighted over the within units' strata
-    (:func:`~iaa_frames.engine.poststrata.poststratify`): a cell that pools classes by
+    (:func:`~iaa_frames.chance.poststrata.poststratify`): a cell that pools classes by
     (class pair, count ratio), a class's own cell by count ratio; the cells of a class
     that borrows (``borrowed``, by class code) keep the borrowed weights, which already
-    match its within pairs (:mod:`iaa_frames.pooled`)."""
+    match its within pairs (:mod:`iaa_frames.chance.pooled`)."""
     if not len(w) or not len(b):
         return membership
     la, lb = column(w, "label_a"), column(w, "label_b")

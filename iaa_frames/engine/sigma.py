@@ -8,10 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..bootstrap import ItemSums, PairSums
-from ..kstest import ks_agreement_entries
-from ..pairs import PairTables
-from ..stats import cell_tests
+from iaa_frames.stats.bootstrap import ItemSums, PairSums
+from iaa_frames.stats.kstest import ks_agreement_entries
+from iaa_frames.stats.samples import cell_tests
+from iaa_frames.tables.pairs import PairTables
+
 from .cells import CellLayout, items_per_column, mean_of, one_minus_ratio, per_item
 from .rows import Chance, Rows, localization_rows, sets_rows
 
@@ -48,7 +49,7 @@ def within_item_sums(tables: PairTables, layout: CellLayout, component: str):
     Examples
     --------
     >>> from iaa_frames.simulate import simulate
-    >>> from iaa_frames.pairs import pair_tables
+    >>> from iaa_frames.tables.pairs import pair_tables
     >>> from iaa_frames.engine import component_cells
     >>> tables = pair_tables(simulate(n_items=10, seed=0), n_chance=100)
     >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
@@ -133,7 +134,7 @@ class SigmaCells:
         ``d``, ``E`` the chance mean and ``O`` the within mean, the chance rows' residual
         ``r_d = s_d - E c_d`` enters the agreement ``1 - O / E`` with slope ``O / E^2``:
         ``P = (O / E^2)^2 * sum_d r_d^2 / (sum_d c_d)^2``
-        (:func:`iaa_frames.intervals.pair_level_shrink`).
+        (:func:`iaa_frames.stats.intervals.pair_level_shrink`).
         """
         n = self.n_cells
         m = self.between.matrix
@@ -161,8 +162,8 @@ class SigmaCells:
 
     def tests(self, cells, seed: int = 0):
         """KS statistic, sign, p-value and fraction below chance of the given cells, all
-        at once (:func:`iaa_frames.stats.cell_tests`). The p-value is the one-sided
-        cluster-bootstrap test of :func:`iaa_frames.kstest.ks_agreement_entries`, with the
+        at once (:func:`iaa_frames.stats.samples.cell_tests`). The p-value is the one-sided
+        cluster-bootstrap test of :func:`iaa_frames.stats.kstest.ks_agreement_entries`, with the
         chance units' weights."""
         out = np.full((4, self.n_cells), np.nan)
         cells = np.asarray(cells, dtype=np.int64)

@@ -17,6 +17,6 @@ the computation uses them:
 * ``giou``: the generalized IoU.
 
 The distances built on them, and the registry of distances by name, are in
-:mod:`iaa_frames.distances`, which also re-exports the public names used outside this
-package (``from iaa_frames.distances import Shapes, iou``).
+:mod:`iaa_frames.geometry.distances`, which also re-exports the public names used outside this
+package (``from iaa_frames.geometry.distances import Shapes, iou``).
 """

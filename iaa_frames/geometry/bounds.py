@@ -3,7 +3,7 @@
 The matcher keeps an object pair only when its IoU reaches the threshold, and it needs the
 best match of each object; a bound that costs a few numpy operations per pair lets it skip
 the overlay (or the rasterization) of the many pairs that cannot qualify
-(:mod:`iaa_frames.pipeline`). A bound must hold for the IoU actually computed, so for
+(:mod:`iaa_frames.matching.pipeline`). A bound must hold for the IoU actually computed, so for
 pairs given by masks (:mod:`iaa_frames.geometry.mask_rule`) it allows for the
 rasterization error: each mask is within the band ``e = sqrt(2) L + pi/2`` pixels of its
 shape (``L`` the outline length in pixels, per ring), and two masks share at most the pixel
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ParameterError
+from iaa_frames.errors import ParameterError
+
 from .mask_rule import on_masks
 from .overlap import areas
 from .shapes import Shapes, check_aligned

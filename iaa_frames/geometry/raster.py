@@ -39,7 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError
+from iaa_frames.errors import ParameterError
+
 from .rings import ring_vertices
 
 __all__ = ["Masks", "intersection_pixels", "mask_iou", "rasterize"]

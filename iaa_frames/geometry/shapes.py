@@ -22,7 +22,8 @@ from functools import cached_property
 import numpy as np
 import shapely
 
-from ..errors import ParameterError, SchemaError
+from iaa_frames.errors import ParameterError, SchemaError
+
 from .raster import Masks
 from .shape_cache import ShapeCache
 
@@ -141,7 +142,7 @@ class Shapes:
 
     @classmethod
     def from_frame(cls, df, *, normalize: bool = True) -> Shapes:
-        """Build from the rows of a validated tidy frame (:func:`iaa_frames.frame.validate`).
+        """Build from the rows of a validated tidy frame (:func:`iaa_frames.frame.schema.validate`).
 
         One row of the result per row of ``df``, in order; coverage rows (NaN
         coordinates, no geometry) become missing shapes, so their distances are NaN.

@@ -1,6 +1,6 @@
 """Readers of annotation exports into the tidy annotation frame.
 
-Every reader returns the validated tidy frame of :func:`iaa_frames.frame.validate`: one row per drawn
+Every reader returns the validated tidy frame of :func:`iaa_frames.frame.schema.validate`: one row per drawn
 object plus *coverage rows* for images an annotator reviewed and left empty, with
 ``width``/``height`` whenever the format carries them. Skipped input (cancelled
 annotations, unsupported shapes, RLE masks without pycocotools, ...) is never lost

@@ -9,7 +9,7 @@ Every reader goes through :class:`FrameBuilder`, which
 * keeps every skipped record (cancelled annotations, unsupported shapes, ...) with its
   file, entry and reason,
 
-and then :func:`finish` validates the result with :func:`iaa_frames.frame.check`, turns any
+and then :func:`finish` validates the result with :func:`iaa_frames.frame.schema.check`, turns any
 invalid row into a :class:`~iaa_frames.errors.ReaderError` that names the file and the
 entry (or drops it), and reports what was skipped with a
 :class:`~iaa_frames.errors.DroppedRowsWarning`.
@@ -39,13 +39,14 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from ..errors import (
+from iaa_frames.errors import (
     DroppedRowsWarning,
     ParameterError,
     ReaderError,
     RepairedGeometryWarning,
 )
-from ..frame import INVALID_REASONS, check
+from iaa_frames.frame.schema import INVALID_REASONS, check
+
 from .paths import reader_error
 from .values import is_number
 

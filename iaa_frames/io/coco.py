@@ -8,7 +8,8 @@ from array import array
 
 import numpy as np
 
-from ..errors import ParameterError
+from iaa_frames.errors import ParameterError
+
 from .builder import FrameBuilder, finish
 from .groups import with_groups
 from .item_keys import ItemKeys, one_item_per_image

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
+from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
+
 from .builder import FrameBuilder, finish
 from .groups import with_groups
 from .item_keys import ItemKeys, one_item_per_image

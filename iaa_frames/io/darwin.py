@@ -11,7 +11,8 @@ from pathlib import Path
 
 import shapely
 
-from ..errors import AnnotatorNameWarning, ParameterError
+from iaa_frames.errors import AnnotatorNameWarning, ParameterError
+
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .json_stream import load_json

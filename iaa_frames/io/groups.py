@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..errors import ReaderError
-from ..frame import GROUP
+from iaa_frames.errors import ReaderError
+from iaa_frames.frame.schema import GROUP
 
 __all__ = ["with_groups"]
 

@@ -28,7 +28,8 @@ import re
 from collections.abc import Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from ..errors import ParameterError
+from iaa_frames.errors import ParameterError
+
 from .paths import reader_error
 
 __all__ = [

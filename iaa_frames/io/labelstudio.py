@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..errors import AnnotatorNameWarning, ParameterError
+from iaa_frames.errors import AnnotatorNameWarning, ParameterError
+
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, labelstudio_file
 from .json_stream import JSONStream

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from ..errors import ParameterError, ReaderError, SchemaError
-from ..frame import validate
+from iaa_frames.errors import ParameterError, ReaderError, SchemaError
+from iaa_frames.frame.schema import validate
 
 __all__ = [
     "FILE_PATTERN",

@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import ParameterError, ReaderError
+from iaa_frames.errors import ParameterError, ReaderError
 
 __all__ = [
     "ENTRY_ERRORS",

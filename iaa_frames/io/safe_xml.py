@@ -14,7 +14,8 @@ from pathlib import Path
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse, parse
 
-from ..errors import ReaderError
+from iaa_frames.errors import ReaderError
+
 from .paths import reader_error
 
 __all__ = ["iterparse_xml", "parse_xml"]

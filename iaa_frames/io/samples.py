@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import ParameterError
+from iaa_frames.errors import ParameterError
 
 __all__ = ["SAMPLES", "load_sample", "sample_path"]
 

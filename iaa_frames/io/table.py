@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from ..errors import ParameterError, ReaderError
-from ..frame import validate
+from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.frame.schema import validate
+
 from .paths import check_file
 
 __all__ = ["IDENTIFIERS", "TABLE_FORMATS", "read_csv_text_ids", "read_table"]

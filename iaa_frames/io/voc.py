@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ..errors import ReaderError
+from iaa_frames.errors import ReaderError
+
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .paths import annotator_dirs, check_dir, reader_error

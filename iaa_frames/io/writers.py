@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
-from ..frame import validate
+from iaa_frames.errors import ParameterError
+from iaa_frames.frame.schema import validate
 
 __all__ = [
     "write_coco",

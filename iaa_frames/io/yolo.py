@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import AnnotatorNameWarning, ParameterError, ReaderError
+from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
+
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .paths import annotator_dirs, check_dir, reader_error

@@ -13,7 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..errors import ParameterError
+from iaa_frames.errors import ParameterError
+
 from .paths import check_file, reader_error
 
 __all__ = ["class_names", "read_yolo_classes"]

@@ -7,8 +7,8 @@ Every function takes its data first and keyword-only options after it, and ``wid
 (:class:`~iaa_frames.plot.style.ShownOnce`). A value that cannot be computed is written
 "n/a" where it would be, and the note under the panel says why. Computing is kept apart: each figure has a function returning
 the long-form table it draws (:func:`forest_frame`, :func:`profile_frame`, ...), from the
-views of the result (:mod:`iaa_frames.views`), the distances behind a cell
-(:mod:`iaa_frames.distance_view`) or one item (:mod:`iaa_frames.item_view`); the look
+views of the result (:mod:`iaa_frames.explore.views`), the distances behind a cell
+(:mod:`iaa_frames.explore.distances`) or one item (:mod:`iaa_frames.explore.item`); the look
 (colors, sizes, notes) is in :mod:`iaa_frames.plot.style`. Axis labels come from the result's ``long_name`` attrs. Colors: one fixed color per component
 (seaborn's colorblind palette) and one per annotator (:func:`annotator_colors`, the same in
 every figure of a result); labels in one order everywhere (:func:`label_order`). Figures
@@ -32,7 +32,8 @@ how many were left out.
 =======================  ================================================================
 """
 
-from ..views import label_order
+from iaa_frames.explore.views import label_order
+
 from .accessor import FramePlots, ResultPlots
 from .agreement import agreement, forest, forest_frame
 from .annotators import annotators, profile_frame

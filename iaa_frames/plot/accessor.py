@@ -4,7 +4,7 @@
 
 :class:`ResultPlots` draws one agreement result with :mod:`iaa_frames.plot`; the figures
 that need the pair tables (distributions, pairwise, items) take them from the cache
-(:mod:`iaa_frames.cache`), so nothing is recomputed. :class:`FramePlots` first gets the
+(:mod:`iaa_frames.api.memo`), so nothing is recomputed. :class:`FramePlots` first gets the
 (cached) result of the frame with the engine parameters, then draws it: one
 ``df.iaa.agreement()`` followed by any number of ``df.iaa.plot.*`` calls with the same
 parameters computes the pair tables once.
@@ -21,11 +21,11 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..engine import DEFAULT_N_BOOT
-from ..frame import ALL
-from ..pairs import PairTables
-from ..settings import DEFAULTS
-from ..thresholds import DEFAULT_SWEEP
+from iaa_frames.engine import DEFAULT_N_BOOT
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.thresholds import DEFAULT_SWEEP
+from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["FramePlots", "ResultPlots"]
 
@@ -74,7 +74,7 @@ class ResultPlots:
 
     def _need_tables(self) -> PairTables:
         if self._tables is None:
-            from ..errors import IAAError
+            from iaa_frames.errors import IAAError
 
             raise IAAError(
                 "this figure needs the pair tables of the result; compute it "
@@ -183,8 +183,9 @@ class ResultPlots:
         -------
         matplotlib.axes.Axes
         """
-        from ..engine import pairwise_from_tables
-        from ..errors import IAAError
+        from iaa_frames.engine import pairwise_from_tables
+        from iaa_frames.errors import IAAError
+
         from .pairwise import pairwise, pairwise_frame, undefined_reason
 
         def matrix_of(comp):
@@ -262,8 +263,9 @@ class ResultPlots:
         -------
         matplotlib.axes.Axes
         """
-        from ..errors import IAAError
-        from ..items import items as item_table
+        from iaa_frames.errors import IAAError
+        from iaa_frames.explore.items import items as item_table
+
         from .items import items
 
         try:

@@ -8,11 +8,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import views
-from ..errors import ParameterError
-from ..frame import ALL
-from ..result import COMPONENTS
-from ..table_view import natural_key
+from iaa_frames.engine.result import COMPONENTS
+from iaa_frames.errors import ParameterError
+from iaa_frames.explore import views
+from iaa_frames.explore.compact import natural_key
+from iaa_frames.frame.schema import ALL
+
 from . import style
 
 __all__ = ["agreement", "forest", "forest_frame"]

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import views
-from ..frame import ALL
-from ..table_view import natural_key
+from iaa_frames.explore import views
+from iaa_frames.explore.compact import natural_key
+from iaa_frames.frame.schema import ALL
+
 from . import style
 
 __all__ = ["annotators", "profile_frame"]

@@ -6,9 +6,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import views
-from ..confusion import confusion as confusion_table
-from ..errors import ParameterError
+from iaa_frames.errors import ParameterError
+from iaa_frames.explore import views
+from iaa_frames.explore.confusion import confusion as confusion_table
+
 from . import style
 
 __all__ = ["confusion"]
@@ -46,11 +47,11 @@ def confusion(
     Parameters
     ----------
     data : pandas.DataFrame or PairTables
-        The counts of :func:`iaa_frames.confusion.confusion` (``normalize=False``), or
+        The counts of :func:`iaa_frames.explore.confusion.confusion` (``normalize=False``), or
         an annotation frame / pair tables from which they are computed with
         ``reference``, ``annotator`` and ``**kwargs``.
     reference, annotator : str, optional
-        See :func:`iaa_frames.confusion.confusion`.
+        See :func:`iaa_frames.explore.confusion.confusion`.
     top : int or None, default 12
     width : float, optional
         Figure width in inches when ``ax`` is not given (default: grows with the number
@@ -58,7 +59,7 @@ def confusion(
     ax : matplotlib.axes.Axes, optional
     cmap : str, default "Blues"
     **kwargs
-        Passed to :func:`~iaa_frames.pairs.pair_tables` when computed here.
+        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when computed here.
 
     Returns
     -------

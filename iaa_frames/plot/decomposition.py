@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import views
-from ..frame import ALL
+from iaa_frames.explore import views
+from iaa_frames.frame.schema import ALL
+
 from . import style
 
 __all__ = ["decomposition", "decomposition_frame"]

@@ -1,7 +1,7 @@
 """Within-item against between-item (chance) distance distributions, with the KS gap.
 
-:func:`distributions` draws the samples of :func:`iaa_frames.distance_view.distance_samples`
-and their summary (:func:`~iaa_frames.distance_view.sample_summary`, σ and KS per facet);
+:func:`distributions` draws the samples of :func:`iaa_frames.explore.distances.distance_samples`
+and their summary (:func:`~iaa_frames.explore.distances.sample_summary`, σ and KS per facet);
 both are re-exported here.
 """
 
@@ -12,15 +12,16 @@ import textwrap
 
 import numpy as np
 
-from .. import views
-from ..chance import MIN_CHANCE_UNITS
-from ..distance_view import distance_samples, sample_summary, tables_of
-from ..engine import MIN_WITHIN_UNITS
-from ..errors import ParameterError
-from ..frame import ALL
-from ..pooled import min_chance_units
-from ..settings import DEFAULTS
-from ..table_view import natural_key
+from iaa_frames.chance import MIN_CHANCE_UNITS
+from iaa_frames.chance.pooled import min_chance_units
+from iaa_frames.engine import MIN_WITHIN_UNITS
+from iaa_frames.errors import ParameterError
+from iaa_frames.explore import views
+from iaa_frames.explore.compact import natural_key
+from iaa_frames.explore.distances import distance_samples, sample_summary, tables_of
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.parameters import DEFAULTS
+
 from . import style
 
 __all__ = ["distance_samples", "distributions", "sample_summary"]
@@ -87,7 +88,7 @@ def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors):
 
 def _facet_min_chance(tables, facet, by, component) -> int:
     """The fewest chance units the result needs for the facet's cell: a class's own
-    localization units need fewer (:func:`iaa_frames.pooled.min_chance_units`)."""
+    localization units need fewer (:func:`iaa_frames.chance.pooled.min_chance_units`)."""
     if by != "label" or component != "localization" or facet == ALL:
         return MIN_CHANCE_UNITS
     names = [str(x) for x in tables.corpus.labels]
@@ -183,7 +184,7 @@ def distributions(
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.pairs import pair_tables
+    >>> from iaa_frames.tables.pairs import pair_tables
     >>> t = pair_tables(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> fig = distributions(t, component="localization")
     >>> len(fig.axes)

@@ -3,8 +3,8 @@
 """One item as the annotators drew it: shapes, matched pairs, conflicts (and a grid of the
 worst items).
 
-The numbers drawn come from :func:`iaa_frames.item_view.item_view` (re-exported here with
-:class:`~iaa_frames.item_view.ItemView`); this module only draws them.
+The numbers drawn come from :func:`iaa_frames.explore.item.item_view` (re-exported here with
+:class:`~iaa_frames.explore.item.ItemView`); this module only draws them.
 
 Annotators have one fixed colour each (:func:`iaa_frames.plot.annotator_colors`: the palette in
 annotator-name order over the whole corpus, so an annotator keeps its colour on every
@@ -33,12 +33,13 @@ import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 
-from ..conflicts import DEFAULT_LOW_OVERLAP, tables_of
-from ..errors import ParameterError
-from ..item_view import ItemView, item_view
-from ..items import items as item_ranking
-from ..pairs import PairTables
-from ..table_view import natural_key
+from iaa_frames.errors import ParameterError
+from iaa_frames.explore.compact import natural_key
+from iaa_frames.explore.conflicts import DEFAULT_LOW_OVERLAP, tables_of
+from iaa_frames.explore.item import ItemView, item_view
+from iaa_frames.explore.items import items as item_ranking
+from iaa_frames.tables.pairs import PairTables
+
 from . import style
 
 __all__ = ["ItemView", "item", "item_view", "worst_items"]
@@ -326,7 +327,7 @@ def item(
     ax.set_xticks([])
     ax.set_yticks([])
     counts = view.conflicts["kind"].value_counts()
-    # the kinds of iaa_frames.conflicts; "unmatched" counts (object, annotator without a
+    # the kinds of iaa_frames.explore.conflicts; "unmatched" counts (object, annotator without a
     # match for it) rows, as conflicts() does, not objects matched by nobody
     words = {"unmatched": "unmatched (object, annotator)", "low_overlap": "low overlap"}
     summary = " · ".join(
@@ -395,7 +396,7 @@ def worst_items(
     """A grid of the ``n`` items that carry the most disagreement, drawn as :func:`item`
     draws one.
 
-    Items are ranked as :func:`iaa_frames.items.items` ranks them (``sort="excess"``: the
+    Items are ranked as :func:`iaa_frames.explore.items.items` ranks them (``sort="excess"``: the
     disagreement an item carries beyond the corpus mean, units x (item mean distance −
     corpus mean), so that a big item of middling agreement can come before a tiny item of
     low agreement). Each panel's title gives the item, its rank value and its item σ; one
@@ -407,7 +408,7 @@ def worst_items(
         An annotation frame (pair tables are built once) or the corpus's pair tables.
     n : int, default 6
     component : str, default "localization"
-        Component of the ranking (see :func:`iaa_frames.items.items`).
+        Component of the ranking (see :func:`iaa_frames.explore.items.items`).
     ncols : int, optional
         Panels per row (default 3, or 2 when ``width`` is under 6 in).
     images : mapping or callable, optional
@@ -417,7 +418,7 @@ def worst_items(
     width : float, optional
         Figure width in inches (default 7; panels are ``width / ncols`` wide).
     **kwargs
-        Passed to :func:`~iaa_frames.pairs.pair_tables` when ``data`` is a frame.
+        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
     -------

@@ -6,12 +6,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import views
-from ..errors import ParameterError
-from ..frame import ALL
-from ..items import items as _items
-from ..pairs import PairTables
-from ..settings import DEFAULTS
+from iaa_frames.errors import ParameterError
+from iaa_frames.explore import views
+from iaa_frames.explore.items import items as _items
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.tables.pairs import PairTables
+
 from . import style
 
 __all__ = ["items"]
@@ -55,10 +56,10 @@ def items(
     Parameters
     ----------
     data : pandas.DataFrame or PairTables
-        The table of :func:`iaa_frames.items.items`, or pair tables / a tidy annotation
+        The table of :func:`iaa_frames.explore.items.items`, or pair tables / a tidy annotation
         frame from which it is computed (``df.iaa.items``, cached).
     component, label, sort
-        As in :func:`iaa_frames.items.items`, when the table is computed here.
+        As in :func:`iaa_frames.explore.items.items`, when the table is computed here.
     top : int or None, default 15
         The first ``top`` items; a note says how many were left out.
     width : float, optional
@@ -75,7 +76,7 @@ def items(
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.items import items as item_table
+    >>> from iaa_frames.explore.items import items as item_table
     >>> table = item_table(iaf.simulate(n_items=8, seed=0), n_chance=100)
     >>> ax = items(table, top=5)
     >>> len(ax.get_yticklabels())

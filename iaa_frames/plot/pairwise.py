@@ -9,14 +9,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .. import views
-from ..engine import pairwise_from_tables
-from ..errors import ParameterError
-from ..frame import ALL
-from ..pairs import PairTables
-from ..result import MEASURES
-from ..settings import DEFAULTS
-from ..table_view import natural_key
+from iaa_frames.engine import pairwise_from_tables
+from iaa_frames.engine.result import MEASURES
+from iaa_frames.errors import ParameterError
+from iaa_frames.explore import views
+from iaa_frames.explore.compact import natural_key
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.tables.pairs import PairTables
+
 from . import style
 
 __all__ = ["pairwise", "pairwise_frame", "undefined_reason"]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import views
-from ..errors import ParameterError
+from iaa_frames.errors import ParameterError
+from iaa_frames.explore import views
+
 from . import style
 
 __all__ = ["ranking", "ranking_frame"]
@@ -23,7 +24,7 @@ def ranking_frame(
     Parameters
     ----------
     quality : pandas.DataFrame
-        The table of :func:`iaa_frames.ranking.annotator_quality`.
+        The table of :func:`iaa_frames.measures.ranking.annotator_quality`.
     top : int or None, default 20
         Largest number of annotators kept; None keeps all.
     which : {"worst", "best"}, default "worst"
@@ -46,7 +47,7 @@ def ranking_frame(
     """
     if not isinstance(quality, pd.DataFrame) or any(c not in quality for c in _REQUIRED):
         raise ParameterError(
-            "expected the table of iaa_frames.ranking.annotator_quality "
+            "expected the table of iaa_frames.measures.ranking.annotator_quality "
             f"(columns {list(_REQUIRED)} at least)"
         )
     top = views.check_top(top)
@@ -81,7 +82,7 @@ def ranking(
     """Annotators ranked by partner-corrected quality, against their raw agreement.
 
     One row per annotator, best at the top: the filled dot is the quality of
-    :func:`iaa_frames.ranking.annotator_quality` (an estimate of the annotator's PQ
+    :func:`iaa_frames.measures.ranking.annotator_quality` (an estimate of the annotator's PQ
     against a perfect annotator) with its bootstrap interval when computed; the hollow
     dot is the raw PQ with peers, which mixes in the partners' own quality (raw PQ sits
     below quality because every partner errs too). A thin line joins the two.
@@ -89,7 +90,7 @@ def ranking(
     Parameters
     ----------
     quality : pandas.DataFrame
-        The table of :func:`iaa_frames.ranking.annotator_quality`.
+        The table of :func:`iaa_frames.measures.ranking.annotator_quality`.
     top : int or None, default 20
         Largest number of annotators drawn; a note says how many were left out.
     which : {"worst", "best"}, default "worst"
@@ -107,7 +108,7 @@ def ranking(
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.ranking import annotator_quality
+    >>> from iaa_frames.measures.ranking import annotator_quality
     >>> q = annotator_quality(iaf.simulate(n_items=20, seed=0, annotators={
     ...     "ann": "good", "bob": "sloppy", "cy": "misser"}))
     >>> ax = ranking(q)

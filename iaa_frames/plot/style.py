@@ -2,7 +2,7 @@
 axis labels from attrs, number formats, legends and notes below an Axes.
 
 Style only: what a figure shows (which classes or annotators, in which order, with which
-numbers) comes from :mod:`iaa_frames.views` and the ``*_frame`` functions of each plot
+numbers) comes from :mod:`iaa_frames.explore.views` and the ``*_frame`` functions of each plot
 module. Every plotting function of :mod:`iaa_frames.plot` draws its artists with a
 ``gid`` so that tests (and users post-processing a figure) can find them: ``"estimate"``,
 ``"ci"``, ``"raw_iou"``, ``"chance"``, ``"note"``, ``"stat"``, ``"ks_gap"``,
@@ -21,8 +21,9 @@ import matplotlib.pyplot as plt
 import seaborn as sns
 from matplotlib.transforms import ScaledTranslation
 
-from ..frame import ALL
-from ..table_view import natural_key
+from iaa_frames.explore.compact import natural_key
+from iaa_frames.frame.schema import ALL
+
 from .figure import ShownOnce, figure, subplots, text_color
 
 __all__ = [

@@ -8,10 +8,11 @@ import textwrap
 import numpy as np
 import pandas as pd
 
-from .. import views
-from ..errors import ParameterError
-from ..frame import ALL
-from ..thresholds import has_threshold_dim
+from iaa_frames.errors import ParameterError
+from iaa_frames.explore import views
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.thresholds import has_threshold_dim
+
 from . import style
 
 __all__ = ["threshold_curve", "threshold_frame"]

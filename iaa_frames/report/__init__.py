@@ -27,7 +27,7 @@ The parts of the report, one module each:
 =======================================  ==================================================
 
 The tables of the result it writes (:func:`headline`, :func:`by_label`,
-:func:`by_annotator`) are :mod:`iaa_frames.views`, re-exported here.
+:func:`by_annotator`) are :mod:`iaa_frames.explore.views`, re-exported here.
 """
 
 from __future__ import annotations
@@ -39,18 +39,27 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .. import cache
-from ..comparability import require_comparable
-from ..engine import agreement_from_tables, pairwise_from_tables
-from ..errors import ParameterError
-from ..items import items as item_drilldown
-from ..pairs import iter_pair_tables, pair_tables
-from ..result import COMPONENTS
-from ..result import MEASURES as MEASURE_OF
-from ..settings import DEFAULTS
-from ..thresholds import check_thresholds, concat_thresholds, has_threshold_dim
-from ..views import by_annotator, by_label, headline
-from .diagnosis import GAP, HIGH, LOW, against_chance, level, reading, relative_levels
+from iaa_frames.api import memo as cache
+from iaa_frames.engine import agreement_from_tables, pairwise_from_tables
+from iaa_frames.engine.result import COMPONENTS
+from iaa_frames.engine.result import MEASURES as MEASURE_OF
+from iaa_frames.errors import ParameterError
+from iaa_frames.explore.items import items as item_drilldown
+from iaa_frames.explore.views import by_annotator, by_label, headline
+from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds, has_threshold_dim
+from iaa_frames.tables.comparability import require_comparable
+from iaa_frames.tables.pairs import iter_pair_tables, pair_tables
+
+from .diagnosis import (
+    GAP,
+    HIGH,
+    LOW,
+    against_chance,
+    level,
+    reading,
+    relative_levels,
+)
 from .disagreement import disagreement_section
 from .figures import draw_figures, svg
 from .formatting import plural
@@ -173,7 +182,7 @@ def report(
     >>> out.name
     'report.html'
     """
-    from .. import __version__
+    from iaa_frames.version import __version__
 
     _check_report_params(n_boot, top, seed)
     if title is not None and not isinstance(title, str):
@@ -196,7 +205,7 @@ def report(
     require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures
     sweep = None
     if not scalar:  # every threshold, the frame prepared once; the page at one of them
-        if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
+        if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.api.memo)
             every = (
                 e.tables
                 for e in cache.entries(
@@ -225,7 +234,7 @@ def report(
             if t.params["match_threshold"] == shown:
                 tables, result = t, parts[-1]
         sweep = concat_thresholds(parts)
-    elif isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.cache)
+    elif isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.api.memo)
         tables = df.iaa.tables(
             distance=distance,
             match_threshold=taus[0],

@@ -21,7 +21,7 @@ any         any             < 0           two incompatible conventions in use
 ==========  ==============  ============  ==================================================
 
 If σ and the KS test disagree, a minority of items concentrates the disagreement; the
-per-item drilldown (:func:`iaa_frames.items`) shows which.
+per-item drilldown (:func:`iaa_frames.explore.items`) shows which.
 
 The match threshold τ is read first (:mod:`iaa_frames.report.gate`): when detection and
 localization fall together because of the gate, the reading says so and points at the
@@ -34,10 +34,11 @@ import math
 
 import numpy as np
 
-from ..frame import ALL
-from ..result import COMPONENTS, MEASURES
-from ..thresholds import has_threshold_dim, nearest_threshold
-from ..views import cell_value, top_by_support
+from iaa_frames.engine.result import COMPONENTS, MEASURES
+from iaa_frames.explore.views import cell_value, top_by_support
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.thresholds import has_threshold_dim, nearest_threshold
+
 from .formatting import component_name, fmt, listing
 from .gate import gate_evidence, gate_text
 

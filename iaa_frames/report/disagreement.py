@@ -14,10 +14,10 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from ..conflicts import DEFAULT_LOW_OVERLAP, KINDS, conflict_counts, conflicts
-from ..errors import IAAWarning
-from ..frame import ALL
-from ..pairs import PairTables
+from iaa_frames.errors import IAAWarning
+from iaa_frames.explore.conflicts import DEFAULT_LOW_OVERLAP, KINDS, conflict_counts, conflicts
+from iaa_frames.frame.schema import ALL
+from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["disagreement_section"]
 
@@ -87,7 +87,7 @@ def disagreement_section(
     """
     import matplotlib.pyplot as plt
 
-    from .. import plot
+    from iaa_frames import plot
 
     table = conflicts(tables, low_overlap=low_overlap)
     counts = conflict_counts(table)

@@ -14,10 +14,11 @@ import math
 import re
 import warnings
 
-from ..errors import IAAWarning
-from ..frame import ALL
-from ..result import MEASURES
-from ..views import cell_value, symbol
+from iaa_frames.engine.result import MEASURES
+from iaa_frames.errors import IAAWarning
+from iaa_frames.explore.views import cell_value, symbol
+from iaa_frames.frame.schema import ALL
+
 from .formatting import fmt, plural
 
 __all__ = [
@@ -184,13 +185,13 @@ def draw_figures(tables, result, pw, item_table, top):
     pw : dict
         Component -> annotator x annotator DataArray (:func:`iaa_frames.pairwise`).
     item_table : pandas.DataFrame or None
-        The localization table of :func:`iaa_frames.items.items`.
+        The localization table of :func:`iaa_frames.explore.items.items`.
     top : int
         Classes shown.
     """
     import matplotlib.pyplot as plt
 
-    from .. import plot
+    from iaa_frames import plot
 
     figs = []
 
@@ -241,7 +242,7 @@ def draw_figures(tables, result, pw, item_table, top):
     def heatmaps():
         import numpy as np
 
-        from ..plot import style
+        from iaa_frames.plot import style
 
         comps = [c for c in ("detection", "classification", "localization") if c in pw]
         fig, axes = style.subplots(

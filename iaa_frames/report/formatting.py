@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ..views import measure_of, symbol
+from iaa_frames.explore.views import measure_of, symbol
 
 __all__ = ["cell_text", "component_name", "fmt", "listing", "plural"]
 

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import math
 
-from ..frame import ALL
-from ..thresholds import has_threshold_dim
-from ..views import cell_value
+from iaa_frames.explore.views import cell_value
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.thresholds import has_threshold_dim
+
 from .formatting import fmt
 
 __all__ = ["NEAR_GATE", "gate_evidence", "gate_text"]
@@ -92,7 +93,11 @@ def gate_evidence(result, *, sweep=None, label=ALL, annotator=ALL) -> dict | Non
     >>> ev["tau"], ev["raw_iou"] < ev["tau"] + (1 - ev["tau"]) * NEAR_GATE
     (0.5, True)
     """
-    from .diagnosis import GAP, against_chance, relative_levels  # they read the levels
+    from .diagnosis import (  # they read the levels
+        GAP,
+        against_chance,
+        relative_levels,
+    )
 
     if "threshold" not in result.coords or has_threshold_dim(result):
         return None

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
+from iaa_frames.errors import ParameterError
 
 __all__ = ["MANIFEST", "claim", "neutralise", "record", "write_csv"]
 

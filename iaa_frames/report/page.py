@@ -11,7 +11,13 @@ import html
 
 from .diagnosis import reading
 from .formatting import plural
-from .tables import headline_html, html_table, items_html, params_table, summary_table
+from .tables import (
+    headline_html,
+    html_table,
+    items_html,
+    params_table,
+    summary_table,
+)
 
 __all__ = ["RESULT_SECTIONS", "SECTIONS", "Context", "render_page"]
 

@@ -11,7 +11,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..views import by_annotator, by_label, symbol, top_by_support
+from iaa_frames.explore.views import by_annotator, by_label, symbol, top_by_support
+
 from .diagnosis import against_chance
 from .formatting import cell_text, component_name, fmt
 
@@ -139,7 +140,7 @@ def params_table(result, tables, elapsed, version):
 
 def headline_html(result, head):
     """The headline table: each component's agreement [CI], reading against chance, KS,
-    raw IoU, presence α, units and note (``head`` is :func:`iaa_frames.views.headline`)."""
+    raw IoU, presence α, units and note (``head`` is :func:`iaa_frames.explore.views.headline`)."""
     rows, why = [], []
     for comp, r in head.iterrows():
         measure = symbol(r.get("measure", ""))
@@ -205,7 +206,7 @@ ITEM_HEADINGS = {
 
 def items_html(item_table, item_detection, n=15):
     """The ``n`` hardest items on localization and on detection (tables of
-    :func:`iaa_frames.items.items`)."""
+    :func:`iaa_frames.explore.items.items`)."""
     cols = [
         "item",
         "sigma",

@@ -1,7 +1,7 @@
 """The report's "Match threshold" section, for a result computed at several thresholds.
 
 ``iaf.report(df, path, match_threshold=[0.3, 0.5, 0.7])`` computes every threshold (the
-frame prepared once, see :func:`iaa_frames.pairs.pair_tables_by_threshold`); the rest of
+frame prepared once, see :func:`iaa_frames.tables.pairs.pair_tables_by_threshold`); the rest of
 the report is at one of them (:func:`report_threshold`: 0.5, or the nearest), and this
 section shows every component against τ (:func:`iaa_frames.plot.threshold_curve`), how to
 read it, and the pooled figures at each τ. :func:`threshold_section` returns the HTML and
@@ -16,9 +16,10 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from ..errors import IAAWarning
-from ..frame import ALL
-from ..thresholds import nearest_threshold
+from iaa_frames.errors import IAAWarning
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.thresholds import nearest_threshold
+
 from .formatting import cell_text
 from .tables import html_table
 
@@ -66,7 +67,7 @@ def threshold_table(sweep) -> pd.DataFrame:
     >>> threshold_table(sweep).shape
     (8, 9)
     """
-    from ..plot.threshold import threshold_frame
+    from iaa_frames.plot.threshold import threshold_frame
 
     return threshold_frame(sweep, label=ALL, annotator=ALL)
 
@@ -100,7 +101,7 @@ def threshold_section(sweep, *, svg: Callable, shown_at: float):
     """
     import matplotlib.pyplot as plt
 
-    from ..plot.threshold import threshold_curve
+    from iaa_frames.plot.threshold import threshold_curve
 
     table = threshold_table(sweep)
     taus = [float(t) for t in sweep["threshold"].values]

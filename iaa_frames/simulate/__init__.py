@@ -3,7 +3,7 @@
 :func:`simulate_with_truth` draws true objects per item (image), then lets each annotator
 redraw them according to a :class:`Profile`: localization noise, misses, false positives,
 label confusion, and pathological behaviours (lazy-center, random, mirror). The result is a
-tidy annotation frame (see :func:`iaa_frames.frame.validate`) with coverage rows, plus the truth, so
+tidy annotation frame (see :func:`iaa_frames.frame.schema.validate`) with coverage rows, plus the truth, so
 that validation studies can check that the agreement measures rank annotators by their
 known quality. :func:`simulate` returns only the annotations.
 
@@ -28,7 +28,12 @@ arrays), :mod:`.annotators` (the truth and each annotator's draws, random stream
 """
 
 from .annotators import LAZY_CENTER_FRACTION
-from .generate import COMMON_IMAGE_SIZES, Simulated, simulate, simulate_with_truth
+from .generate import (
+    COMMON_IMAGE_SIZES,
+    Simulated,
+    simulate,
+    simulate_with_truth,
+)
 from .profiles import PRESETS, Profile
 
 __all__ = [

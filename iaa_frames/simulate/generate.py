@@ -11,9 +11,10 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
-from ..frame import ALL
-from ..settings import check_int
+from iaa_frames.errors import ParameterError
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.parameters import check_int
+
 from .annotators import T_SIZE, TRUTH, World, annotate, stream, truth_objects
 from .profiles import PRESETS, Profile, as_profile
 from .shapes import finish_shapes

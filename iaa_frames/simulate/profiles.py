@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import ParameterError
+from iaa_frames.errors import ParameterError
 
 __all__ = ["FIELDS", "PRESETS", "Profile", "as_profile", "check_fields"]
 

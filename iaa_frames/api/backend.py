@@ -1,0 +1,33 @@
+"""The one place that picks the back end: a pandas frame goes to :mod:`iaa_frames.engine`,
+a dask DataFrame to :mod:`iaa_frames.dask`, with the same parameters and the same result."""
+
+from __future__ import annotations
+
+import functools
+
+from iaa_frames import engine
+from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds
+
+__all__ = ["agreement", "is_dask"]
+
+
+def is_dask(df) -> bool:
+    """True for a dask DataFrame (checked by module name: dask is imported only if in use).
+
+    >>> import pandas as pd
+    >>> is_dask(pd.DataFrame())
+    False
+    """
+    return type(df).__module__.startswith("dask")
+
+
+@functools.wraps(engine.agreement)
+def agreement(df, **params):
+    if not is_dask(df):
+        return engine.agreement(df, **params)
+    from iaa_frames import dask
+
+    taus, scalar = check_thresholds(params.pop("match_threshold", DEFAULTS.match_threshold))
+    parts = [dask.agreement(df, match_threshold=tau, **params) for tau in taus]
+    return parts[0] if scalar else concat_thresholds(parts)

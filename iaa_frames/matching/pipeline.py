@@ -1,0 +1,493 @@
+# Over 400 lines: the one matching pipeline: bounds, exact IoU and the chunked run are its steps.
+"""The one matching pipeline, applied to within-item and between-item pairings alike.
+
+
+:func:`run` takes *pairings* — two annotations each, given as slots of a
+:class:`~iaa_frames.matching.corpus.Slices` — and returns the matched object pairs (for
+localization) and one row per pairing with the detection and set-level distances. The
+chance baseline rule holds by construction: between-item pairings (the annotation of item
+i by annotator a against that of item j by annotator b) go through exactly this code,
+with the same threshold, as within-item pairings. (Filtering the within-item pairs by the
+matcher but not the chance pairs would make annotators who draw at random score σ near
+0.7 rather than 0.)
+
+Dense items: at ``tau > 0`` a pair of objects whose boxes do not overlap has IoU 0, is
+never eligible, and (for IoU-based similarities) is never anyone's best match, so large
+pairings list only the overlapping pairs (:mod:`iaa_frames.geometry.box_index`) and the
+assignment splits them into connected components (:func:`~iaa_frames.matching.assignment.assign`):
+the result is exactly that of listing every pair, at a cost that grows with the
+overlaps. At ``tau = 0`` every pair is eligible and every pair is listed.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from iaa_frames.geometry.box_index import overlapping_pairs, sweep_cost
+from iaa_frames.geometry.distances import (
+    Distance,
+    Shapes,
+    areas_inside,
+    mask_iou_upper_bound,
+    may_use_masks,
+    uses_mask_iou,
+)
+from iaa_frames.geometry.distances import iou as pair_iou
+
+from .assignment import assign, candidate_pairs, run_starts
+from .corpus import Corpus, Slices
+from .pair_values import IoUCache, cached_values
+
+__all__ = ["IoUCache", "Matched", "can_match", "iou_upper_bound", "run"]
+
+#: Candidate object pairs handled per chunk (bounds memory; one progress step each).
+CHUNK_PAIRS = 2_000_000
+_TIEBREAK = 1e-6
+_THREAD_MIN = 256  # shape pairs below which splitting over threads does not pay
+_WORKERS = min(os.cpu_count() or 1, 4)
+#: Pairings with more candidate pairs than this list only the object pairs whose boxes
+#: overlap (:mod:`iaa_frames.geometry.box_index`) when the others cannot change the result.
+SPARSE_MIN_PAIRS = 1024
+#: Relative slack of the clipped-area bound, so that rounding never lets it fall below
+#: the exact IoU computed by the overlay.
+_BOUND_SLACK = 1e-9
+
+
+@dataclass(frozen=True, eq=False)
+class Matched:
+    """Output of :func:`run`.
+
+    ``pair_*`` arrays have one entry per matched object pair; ``set_*`` arrays one entry
+    per input pairing, in input order.
+    """
+
+    pair_pairing: np.ndarray
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+    pair_iou: np.ndarray
+    pair_distance: np.ndarray
+    set_n_a: np.ndarray
+    set_n_b: np.ndarray
+    set_matched: np.ndarray
+    set_detection: np.ndarray
+    set_overall: np.ndarray
+
+    @classmethod
+    def empty(cls) -> Matched:
+        """The result of matching no pairing at all."""
+        i, f = np.zeros(0, np.int64), np.zeros(0)
+        return cls(i, i, i, f, f, i, i, i, f, f)
+
+
+def _best(values, group, n_groups, higher, unlisted=None):
+    """Best value per group; groups flagged ``unlisted`` also have pairs left out of the
+    candidates (boxes apart), whose similarity is 0."""
+    out = np.full(n_groups, -np.inf if higher else np.inf)
+    (np.maximum if higher else np.minimum).at(out, group, values)
+    if unlisted is not None and unlisted.any():
+        out[unlisted] = np.maximum(out[unlisted], 0.0)
+    return out
+
+
+def _sparse_ok(tau: float, distance: Distance, sets: bool) -> bool:
+    """Whether object pairs whose boxes do not overlap can be left out of a run.
+
+    Such a pair has IoU 0: at ``tau > 0`` it is never eligible, and an IoU-based
+    similarity (``reuses_iou``) is 0 there, so leaving it out changes neither the
+    assignment nor a best match (:func:`_best` restores the 0). At ``tau = 0`` every
+    pair is eligible, and other similarities need every pair: all pairs are listed.
+    """
+    return tau > 0 and (not sets or distance.reuses_iou)
+
+
+def _candidates(corpus: Corpus, slots: Slices, a, b, sparse: bool):
+    """The candidate pairs of the pairings (a, b), in the order of
+    :func:`~iaa_frames.matching.assignment.candidate_pairs`: all of them, or with ``sparse`` only
+    the pairs whose boxes overlap in the pairings with over :data:`SPARSE_MIN_PAIRS`."""
+    sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
+    big = (na * nb > SPARSE_MIN_PAIRS) if sparse else np.zeros(len(a), dtype=bool)
+    if not big.any():
+        return candidate_pairs(sa, na, sb, nb)
+    small = np.flatnonzero(~big)
+    large = np.flatnonzero(big)
+    p1, la1, lb1, _, _ = candidate_pairs(sa[small], na[small], sb[small], nb[small])
+    p2, la2, lb2 = overlapping_pairs(
+        corpus.shapes.boxes, sa[large], na[large], sb[large], nb[large]
+    )
+    pairing = np.concatenate([small[p1], large[p2]])
+    order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
+    pairing = pairing[order]
+    la, lb = np.concatenate([la1, la2])[order], np.concatenate([lb1, lb2])[order]
+    return pairing, la, lb, sa[pairing] + la, sb[pairing] + lb
+
+
+def _cost(corpus: Corpus, slots: Slices, a, b, sparse: bool) -> np.ndarray:
+    """Candidate pairs each pairing costs (for chunking)."""
+    cost = slots.count[a] * slots.count[b]
+    if sparse:
+        big = np.flatnonzero(cost > SPARSE_MIN_PAIRS)
+        if big.size:
+            cost = cost.copy()
+            cost[big] = sweep_cost(
+                corpus.shapes.boxes,
+                slots.start[a[big]],
+                slots.count[a[big]],
+                slots.start[b[big]],
+                slots.count[b[big]],
+            )
+    return cost
+
+
+def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
+    """Braylan et al.'s set distance from the best-match scores of both sides."""
+    P = len(n_a)
+    sum_a = np.bincount(owner_a, weights=best_a, minlength=P)
+    sum_b = np.bincount(owner_b, weights=best_b, minlength=P)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if overall == "pooled":
+            score = (sum_a + sum_b) / (n_a + n_b)
+        else:
+            score = (sum_a / n_a + sum_b / n_b) / 2
+    dist = 1 - score if higher else score
+    one_empty = (n_a == 0) != (n_b == 0)
+    dist = np.where(one_empty, 1.0, dist)
+    return np.where((n_a == 0) & (n_b == 0), 0.0, dist)
+
+
+def _iou_bound(corpus: Corpus, oa, ob):
+    """IoU of box-box candidate pairs, and an upper bound of it for pairs with a polygon.
+
+    Polygon IoU is at most min(I, A, B) / (A + B - min(I, A, B)), with I the
+    intersection of the bounding boxes and A, B the polygon areas; pairs whose IoU is a
+    mask IoU get the bound of :func:`~iaa_frames.geometry.bounds.iou_upper_bound` instead.
+
+    Returns
+    -------
+    bound, boxes_a, boxes_b, has_polygon, boxes_overlap
+    """
+    ba, bb = corpus.shapes.boxes[oa], corpus.shapes.boxes[ob]
+    iw = np.minimum(ba[:, 2], bb[:, 2]) - np.maximum(ba[:, 0], bb[:, 0])
+    ih = np.minimum(ba[:, 3], bb[:, 3]) - np.maximum(ba[:, 1], bb[:, 1])
+    inter = np.maximum(iw, 0) * np.maximum(ih, 0)
+    del iw, ih
+    area_a, area_b = corpus.area[oa], corpus.area[ob]
+    poly = corpus.shapes.is_polygon
+    poly_pair = poly[oa] | poly[ob]
+    top = np.where(poly_pair, np.minimum(inter, np.minimum(area_a, area_b)), inter)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bound = np.nan_to_num(top / (area_a + area_b - top))
+    overlap = inter > 0
+    _bound_masks(corpus, oa, ob, bound, poly_pair & overlap)
+    return bound, ba, bb, poly_pair, overlap
+
+
+def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
+    """Raise ``bound`` where the IoU is a mask IoU, which can exceed the bound of the
+    exact IoU by the rasterization error (:func:`~iaa_frames.geometry.bounds.iou_upper_bound`)."""
+    shapes = corpus.shapes
+    if not may_use_masks(shapes):
+        return
+    rows = np.flatnonzero(candidates)
+    a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
+    masked = uses_mask_iou(a, b)
+    if masked.any():
+        rows = rows[masked]
+        bound[rows] = np.maximum(bound[rows], mask_iou_upper_bound(a.take(masked), b.take(masked)))
+
+
+def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
+    """A tighter IoU bound of the polygon pairs ``rows``, whose bound so far is ``bound``
+    (aligned with ``rows``; pairs that get the mask IoU keep it).
+
+    The shared area is at most the area of either shape inside the other's bounding box
+    (:func:`~iaa_frames.geometry.overlap.areas_inside`, numpy, no overlay): the bound of
+    :func:`_iou_bound` with that area in place of the boxes' intersection.
+    """
+    out = np.array(bound, dtype=np.float64)
+    shapes = corpus.shapes
+    a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
+    exact = ~uses_mask_iou(a, b) if may_use_masks(shapes) else np.ones(len(rows), bool)
+    e = np.flatnonzero(exact)
+    if not e.size:
+        return out
+    a, b = a.take(e), b.take(e)
+    top = np.minimum(areas_inside(a, b.boxes), areas_inside(b, a.boxes)) * (1 + _BOUND_SLACK)
+    area_a, area_b = corpus.area[oa[rows[e]]], corpus.area[ob[rows[e]]]
+    top = np.minimum(top, np.minimum(area_a, area_b))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[e] = np.minimum(out[e], np.nan_to_num(top / (area_a + area_b - top)))
+    return out
+
+
+def iou_upper_bound(corpus: Corpus, oa, ob) -> np.ndarray:
+    """IoU of box pairs, and an upper bound of it for pairs with a polygon (no shapely).
+
+    Parameters
+    ----------
+    corpus : Corpus
+    oa, ob : ndarray of int
+        Object indices of the two sides.
+
+    Returns
+    -------
+    ndarray of float
+    """
+    return _iou_bound(corpus, np.asarray(oa, dtype=np.int64), np.asarray(ob, dtype=np.int64))[0]
+
+
+def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
+    """IoU of every candidate pair, exact wherever the matching needs it.
+
+    Box-box pairs are computed with numpy. Pairs involving a polygon go to shapely only
+    where the bounding boxes overlap and the IoU could reach ``tau``: by the boxes'
+    bound (:func:`_iou_bound`), then by the tighter clipped-area bound
+    (:func:`_tighter_bound`). The other overlapping polygon pairs are returned as
+    *pending* (IoU left at 0, with their bound): they cannot be matched, so the matching
+    is exactly the one full IoU would give. Exact values are looked up in and added to
+    ``cache`` when given.
+
+    Returns
+    -------
+    iou, boxes_a, boxes_b, pending, pending_bound
+    """
+    bound, ba, bb, poly_pair, overlap = _iou_bound(corpus, oa, ob)
+    iou = np.where(poly_pair, 0.0, bound)
+    involved = np.flatnonzero(poly_pair & overlap)
+    maybe = involved[bound[involved] >= tau]
+    bound[maybe] = _tighter_bound(corpus, oa, ob, maybe, bound[maybe])
+    reachable = bound[involved] >= tau
+    _exact_iou(corpus, oa, ob, involved[reachable], iou, cache)
+    return iou, ba, bb, involved[~reachable], bound[involved[~reachable]]
+
+
+def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
+    """Pairings with at least one candidate pair whose IoU can reach ``tau``.
+
+    The other pairings cannot produce a matched pair, so leaving them out of a
+    localization-only :func:`run` changes nothing; this test costs a few numpy
+    operations per candidate pair (no shapely).
+
+    Returns
+    -------
+    ndarray of bool, one per pairing
+    """
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    out = np.zeros(len(a), dtype=bool)
+    sparse = tau > 0  # a bound above 0 needs overlapping boxes
+    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse)):
+        pairing, _, _, oa, ob = _candidates(corpus, slots, a[lo:hi], b[lo:hi], sparse)
+        bound = _iou_bound(corpus, oa, ob)[0]
+        out[lo + pairing[bound >= tau]] = True
+    return out
+
+
+def _chunks(cost):
+    """(lo, hi) ranges of pairings holding about CHUNK_PAIRS candidate pairs each."""
+    cum = np.cumsum(cost)
+    bounds = np.searchsorted(
+        cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0, CHUNK_PAIRS), side="right"
+    )
+    return [
+        (lo, hi)
+        for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)], strict=True)
+        if hi > lo
+    ]
+
+
+def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
+    """Fill ``iou[rows]`` with the exact IoU of polygon pairs (shapely), via ``cache``."""
+    shapes = corpus.shapes
+    iou[rows] = cached_values(
+        corpus,
+        cache,
+        "iou",
+        oa,
+        ob,
+        rows,
+        lambda r: np.nan_to_num(_threaded(pair_iou, shapes.take(oa[r]), shapes.take(ob[r]))),
+    )
+
+
+def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
+    """``func(a, b)`` split over the cores: shapely releases the GIL in array functions."""
+    n = len(a)
+    if n < _THREAD_MIN or _WORKERS < 2:
+        return func(a, b, **kwargs)
+    cuts = np.linspace(0, n, _WORKERS + 1).astype(int)
+    parts = [(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+
+    def one(rows):
+        kw = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+        return func(a.take(rows), b.take(rows), **kw)
+
+    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+        return np.concatenate(list(pool.map(one, parts)))
+
+
+def _iou_similarity(corpus, distance, oa, ob, iou, rows):
+    """Similarity of the candidate pairs ``rows`` (all when None) with IoU > 0."""
+    rows = np.arange(len(iou)) if rows is None else rows
+    out = np.zeros(len(rows))
+    r = np.flatnonzero(iou[rows] > 0)
+    shapes = corpus.shapes
+    out[r] = _threaded(
+        distance.similar, shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]), known_iou=iou[rows[r]]
+    )
+    return out
+
+
+def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False):
+    n_a, n_b = slots.count[a], slots.count[b]
+    P = len(a)
+    pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse)
+    iou, ba, bb, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
+    # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box
+    dx = (ba[:, 0] + ba[:, 2] - bb[:, 0] - bb[:, 2]) / 2
+    dy = (ba[:, 1] + ba[:, 3] - bb[:, 1] - bb[:, 3]) / 2
+    del ba, bb
+    chosen = assign(pairing, la, lb, n_a, n_b, iou + _TIEBREAK / (1 + np.hypot(dx, dy)), iou >= tau)
+    del dx, dy
+    rows = np.flatnonzero(chosen)
+    matched = np.bincount(pairing[rows], minlength=P)
+    shapes = corpus.shapes
+    out = dict(
+        pair_pairing=pairing[rows],
+        pair_a=oa[rows],
+        pair_b=ob[rows],
+        pair_iou=iou[rows],
+        pair_distance=cached_values(
+            corpus,
+            cache,
+            "distance",
+            oa,
+            ob,
+            rows,
+            lambda r: _threaded(distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]),
+        ),
+        set_n_a=n_a,
+        set_n_b=n_b,
+        set_matched=matched,
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["set_detection"] = np.where(n_a + n_b == 0, 0.0, 1 - 2 * matched / (n_a + n_b))
+    if not sets:
+        out["set_overall"] = np.full(P, np.nan)
+        return out
+    key_a, key_b = run_starts(n_a)[pairing] + la, run_starts(n_b)[pairing] + lb
+    # objects with pairs left out of the candidates (boxes apart: similarity 0)
+    unlisted_a = np.bincount(key_a, minlength=int(n_a.sum())) < np.repeat(n_b, n_a)
+    unlisted_b = np.bincount(key_b, minlength=int(n_b.sum())) < np.repeat(n_a, n_b)
+    if distance.similarity is None:
+        sim, higher = distance(shapes.take(oa), shapes.take(ob)), False
+    elif distance.reuses_iou:
+        # IoU-based similarities (IoU, GIoU floored at 0) never exceed IoU, and are 0
+        # where it is 0. Matched pairs get theirs from their distance; another pair can
+        # only change a best match if its IoU (or, pending, its IoU bound) beats the best
+        # similarity one of its objects already has.
+        sim, higher = np.zeros(len(iou)), True
+        sim[rows] = distance.similar(
+            shapes.take(oa[rows]),
+            shapes.take(ob[rows]),
+            known_iou=iou[rows],
+            known_distance=out["pair_distance"],
+        )
+        for kind in ("overlapping", "pending"):
+            best_a = _best(sim, key_a, int(n_a.sum()), True, unlisted_a)
+            best_b = _best(sim, key_b, int(n_b.sum()), True, unlisted_b)
+            if kind == "overlapping":
+                cand = np.flatnonzero((iou > 0) & ~chosen)
+                top = iou[cand]
+            else:
+                cand, top = pending, pending_bound
+            beats = (top > best_a[key_a[cand]]) | (top > best_b[key_b[cand]])
+            need = cand[beats]
+            if kind == "pending":
+                top = _tighter_bound(corpus, oa, ob, need, top[beats])
+                need = need[(top > best_a[key_a[need]]) | (top > best_b[key_b[need]])]
+                _exact_iou(corpus, oa, ob, need, iou, cache)
+            sim[need] = cached_values(
+                corpus,
+                cache,
+                "similarity",
+                oa,
+                ob,
+                need,
+                lambda r: _iou_similarity(corpus, distance, oa, ob, iou, r),
+            )
+    else:
+        sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
+    # best match of every object of either side (one group per object)
+    best_a = _best(sim, key_a, int(n_a.sum()), higher, unlisted_a)
+    best_b = _best(sim, key_b, int(n_b.sum()), higher, unlisted_b)
+    out["set_overall"] = _set_distance(
+        best_a,
+        best_b,
+        np.repeat(np.arange(P), n_a),
+        np.repeat(np.arange(P), n_b),
+        n_a,
+        n_b,
+        higher,
+        overall,
+    )
+    return out
+
+
+def run(
+    corpus: Corpus,
+    slots: Slices,
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    tau: float,
+    distance: Distance,
+    overall: str = "pooled",
+    sets: bool = True,
+    cache: IoUCache | None = None,
+    advance=None,
+) -> Matched:
+    """Match the two annotations of every pairing and measure them.
+
+    Parameters
+    ----------
+    corpus : Corpus
+    slots : Slices
+        ``corpus.annotations`` (whole annotations) or ``corpus.by_label`` (annotations
+        restricted to one class).
+    a, b : ndarray of int
+        The two slots of each pairing.
+    tau : float
+        Match threshold: an assigned pair is kept when IoU >= tau.
+    distance : Distance
+        Distance of matched pairs, and the similarity of the set-level distance.
+    overall : {"pooled", "per_direction"}
+    sets : bool, default True
+        Compute the set-level distance (``set_overall``, NaN otherwise).
+    cache : IoUCache, optional
+        Exact polygon IoU shared with other runs over the same object pairs.
+    advance : callable, optional
+        Called with the number of candidate pairs done after each chunk.
+
+    Returns
+    -------
+    Matched
+    """
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    sparse = _sparse_ok(tau, distance, sets)
+    parts = []
+    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse)):
+        part = _run_chunk(
+            corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache, sparse
+        )
+        part["pair_pairing"] = part["pair_pairing"] + lo
+        parts.append(part)
+        if advance is not None:
+            advance(int((slots.count[a[lo:hi]] * slots.count[b[lo:hi]]).sum()))
+    if not parts:
+        return Matched.empty()
+    return Matched(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})

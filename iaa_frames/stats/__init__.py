@@ -1,0 +1,21 @@
+"""Statistics on samples and tables: σ, KS, Krippendorff's α, bootstrap and intervals.
+
+``iaf.stats.sigma`` and ``iaf.stats.ks`` compute σ and the KS test of two plain samples of
+distances (:mod:`~iaa_frames.stats.samples`); the other modules serve the engine: the cluster
+bootstrap (:mod:`~iaa_frames.stats.bootstrap`), interval widths
+(:mod:`~iaa_frames.stats.intervals`), the KS test of many cells
+(:mod:`~iaa_frames.stats.kstest`, :mod:`~iaa_frames.stats.ks_cells`), nominal α
+(:mod:`~iaa_frames.stats.krippendorff`) and empirical-Bayes shrinkage
+(:mod:`~iaa_frames.stats.shrinkage`).
+"""
+
+from .samples import (
+    KSResult,
+    cell_tests,
+    frac_below_chance,
+    ks,
+    percentile_ci,
+    sigma,
+)
+
+__all__ = ["KSResult", "cell_tests", "frac_below_chance", "ks", "percentile_ci", "sigma"]

@@ -1,0 +1,294 @@
+"""Cluster bootstrap over items: replicate weights of the stored table rows.
+
+A replicate draws ``n_items`` items with replacement; item ``i`` is drawn ``k_i`` times
+(its *multiplicity*). Nothing geometric is recomputed: the rows of the stored pair and unit
+tables are reweighted. When items come in groups (the ``group`` column: frames of one
+video, copies of one image), the items of a group are not independent: a replicate draws
+the groups with replacement instead, and every item of a group drawn ``k`` times has
+multiplicity ``k`` (``clusters=`` of :func:`multiplicity_blocks` and
+:func:`jackknife_blocks`).
+
+* A row that belongs to one item (a within-item pair, a cluster, a pair of values in a
+  cluster) weighs ``k_i``: the item's rows appear ``k_i`` times in the resampled corpus.
+* A between-item (chance) row pairing items ``i`` and ``j`` weighs ``k_i * k_j``: the number
+  of copies of that pairing among the pairings of the resampled corpus, so the chance
+  sample is reweighted exactly as the corpus it stands for.
+
+Every statistic of the agreement table is a function of *sums* of row values (counts,
+sums of distances, coincidences) that are linear in these weights. A table is therefore
+summarised once, as a sparse matrix of per-item (or per-row) contributions to every cell
+(:class:`ItemSums`, :class:`PairSums`), and a block of replicates costs one sparse-dense
+product.
+
+The intervals built on the replicates are in :mod:`iaa_frames.stats.intervals`.
+
+Examples
+--------
+>>> import numpy as np
+>>> from iaa_frames.stats.bootstrap import ItemSums, multiplicity_blocks
+>>> sums = ItemSums.from_entries(item=[0, 1, 1], column=[0, 0, 1], value=[1.0, 2.0, 5.0],
+...                              n_items=2, n_columns=2)
+>>> sums.total()
+array([3., 5.])
+>>> sums.total(np.array([[2, 0], [0, 2]]))
+array([[ 2.,  0.],
+       [ 4., 10.]])
+>>> [block.shape for block in multiplicity_blocks(4, 5, seed=0, block_size=2)]
+[(2, 4), (2, 4), (1, 4)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "ItemSums",
+    "PairSums",
+    "block_size",
+    "jackknife_blocks",
+    "multiplicity_blocks",
+]
+
+#: Key of the bootstrap's random stream, so that it differs from the chance sample's even
+#: when both use the same seed.
+_STREAM = 0xB0075
+#: Replicates are processed in blocks of about this many (replicate x column) elements.
+BLOCK_ELEMENTS = 1 << 22
+#: Largest number of groups of the jackknife that estimates the BCa acceleration.
+JACKKNIFE_GROUPS = 200
+
+
+def block_size(n_boot: int, width: int) -> int:
+    """Replicates per block so that a (block, width) float array stays near
+    :data:`BLOCK_ELEMENTS` elements.
+
+    Examples
+    --------
+    >>> block_size(200, 1 << 21)
+    2
+    """
+    return int(max(1, min(n_boot, BLOCK_ELEMENTS // max(width, 1))))
+
+
+def multiplicity_blocks(
+    n_items: int, n_boot: int, *, seed: int = 0, block_size: int = 64, clusters=None
+) -> Iterator[np.ndarray]:
+    """Item multiplicities of ``n_boot`` replicates, in blocks of replicates.
+
+    Each replicate draws ``n_items`` items uniformly with replacement; row ``b`` of a
+    block holds how many times each item was drawn (it sums to ``n_items``). The draws
+    come from one seeded stream consumed in replicate order, so the replicates do not
+    depend on ``block_size``.
+
+    Parameters
+    ----------
+    n_items : int
+        Number of items (clusters of the bootstrap).
+    n_boot : int
+        Number of replicates.
+    seed : int, default 0
+        Seed of the stream (``numpy.random.default_rng([seed, _STREAM])``, distinct from
+        the stream of the chance sample with the same seed).
+    block_size : int, default 64
+        Replicates per block (the last block may be smaller).
+    clusters : array-like of int, shape (n_items,), optional
+        The cluster (group) of every item, ``0 .. C - 1``: each replicate draws the
+        ``C`` clusters with replacement, and every item takes the multiplicity of its
+        cluster (rows then sum to the number of items of the drawn clusters). Without
+        it every item is a cluster (the same stream as with ``clusters=arange(n_items)``).
+
+    Yields
+    ------
+    numpy.ndarray of int32, shape (b, n_items)
+
+    Examples
+    --------
+    >>> blocks = list(multiplicity_blocks(3, 2, seed=1))
+    >>> blocks[0].sum(axis=1).tolist()
+    [3, 3]
+    >>> k = next(multiplicity_blocks(4, 3, seed=1, clusters=[0, 0, 1, 1]))
+    >>> bool((k[:, 0] == k[:, 1]).all() and (k[:, 2] == k[:, 3]).all())
+    True
+    """
+    if clusters is not None:
+        clusters = np.asarray(clusters, dtype=np.int64)
+        n_clusters = int(clusters.max(initial=-1)) + 1
+        for k in multiplicity_blocks(n_clusters, n_boot, seed=seed, block_size=block_size):
+            yield k[:, clusters]
+        return
+    rng = np.random.default_rng([seed, _STREAM])
+    for start in range(0, n_boot, block_size):  # blocks of replicates, not items
+        b = min(block_size, n_boot - start)
+        draws = (
+            rng.integers(0, n_items, size=(b, n_items))
+            if n_items
+            else np.zeros((b, 0), dtype=np.int64)
+        )
+        flat = draws + (np.arange(b) * n_items)[:, None]
+        yield np.bincount(flat.ravel(), minlength=b * n_items).reshape(b, n_items).astype(np.int32)
+
+
+def jackknife_blocks(
+    n_items: int, *, n_groups: int = JACKKNIFE_GROUPS, block_size: int = 64, clusters=None
+) -> Iterator[np.ndarray]:
+    """Item multiplicities of a grouped delete-a-group jackknife, in blocks.
+
+    Items are dealt into ``g = min(n_items, n_groups)`` groups by code (item ``i`` in
+    group ``i % g``); replicate ``j`` leaves group ``j`` out (multiplicity 0) and keeps
+    every other item once. With ``n_items <= n_groups`` it is the delete-one jackknife.
+
+    Parameters
+    ----------
+    n_items : int
+        Number of items.
+    n_groups : int, default 200
+        Largest number of groups.
+    block_size : int, default 64
+        Replicates per block.
+    clusters : array-like of int, shape (n_items,), optional
+        The cluster (group) of every item, ``0 .. C - 1``: clusters are dealt into the
+        jackknife groups (cluster ``c`` in group ``c % g``, ``g = min(C, n_groups)``)
+        and leave together. Without it every item is a cluster.
+
+    Yields
+    ------
+    numpy.ndarray of int32, shape (b, n_items)
+
+    Examples
+    --------
+    >>> np.concatenate(list(jackknife_blocks(3))).tolist()
+    [[0, 1, 1], [1, 0, 1], [1, 1, 0]]
+    >>> next(jackknife_blocks(4, n_groups=2)).tolist()
+    [[0, 1, 0, 1], [1, 0, 1, 0]]
+    >>> next(jackknife_blocks(3, clusters=[0, 1, 0])).tolist()
+    [[0, 1, 0], [1, 0, 1]]
+    """
+    if clusters is None:
+        cluster, n_clusters = np.arange(n_items), n_items
+    else:
+        cluster = np.asarray(clusters, dtype=np.int64)
+        n_clusters = int(cluster.max(initial=-1)) + 1
+    g = min(n_clusters, n_groups)
+    group = cluster % max(g, 1)
+    for start in range(0, g, block_size):  # blocks of replicates, not items
+        j = np.arange(start, min(g, start + block_size))
+        yield (group[None, :] != j[:, None]).astype(np.int32)
+
+
+@dataclass(frozen=True, eq=False)
+class ItemSums:
+    """Per-item contributions to a set of columns (cells x quantities).
+
+    ``matrix[i, c]`` is the sum of column ``c``'s row values over the rows of item ``i``;
+    a replicate's column totals are ``k @ matrix`` for multiplicities ``k``.
+    """
+
+    matrix: sp.csr_matrix
+
+    @classmethod
+    def from_entries(cls, item, column, value, *, n_items: int, n_columns: int) -> ItemSums:
+        """Sum ``value`` into ``(item, column)``; duplicates add up.
+
+        Parameters
+        ----------
+        item, column : array-like of int
+            Item code and column of every entry.
+        value : array-like of float
+            Value of every entry.
+        n_items, n_columns : int
+            Shape of the matrix.
+        """
+        m = sp.coo_matrix(
+            (
+                np.asarray(value, dtype=np.float64),
+                (np.asarray(item, dtype=np.int64), np.asarray(column, dtype=np.int64)),
+            ),
+            shape=(n_items, n_columns),
+        ).tocsr()
+        m.sum_duplicates()
+        return cls(m)
+
+    def total(self, multiplicities: np.ndarray | None = None) -> np.ndarray:
+        """Column totals: ``(n_columns,)``, or ``(b, n_columns)`` for a (b, n_items) block of
+        multiplicities."""
+        if multiplicities is None:
+            return np.asarray(self.matrix.sum(axis=0)).ravel()
+        k = np.asarray(multiplicities, dtype=np.float64)
+        return np.asarray(self.matrix.T @ k.T).T
+
+
+@dataclass(frozen=True, eq=False)
+class PairSums:
+    """Per-row contributions of rows that pair two items (chance rows).
+
+    Row ``r`` weighs ``k[item_a[r]] * k[item_b[r]]`` in a replicate with multiplicities
+    ``k``. The weight is the same for every row of one unordered pair of items, so rows
+    are summed per pair when built: a replicate costs one weight per pair of items, not
+    per row. After construction ``item_a``, ``item_b`` and ``matrix`` hold one row per
+    distinct pair of items (``item_a <= item_b``).
+    """
+
+    item_a: np.ndarray
+    item_b: np.ndarray
+    matrix: sp.csr_matrix
+    _by_column: sp.csr_matrix = field(init=False, repr=False)
+
+    def __post_init__(self):
+        a = np.asarray(self.item_a, dtype=np.int64)
+        b = np.asarray(self.item_b, dtype=np.int64)
+        n = int(max(a.max(initial=0), b.max(initial=0))) + 1
+        pair, row_pair = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_inverse=True)
+        group = sp.csr_matrix(
+            (np.ones(len(a)), (row_pair.ravel(), np.arange(len(a)))), shape=(len(pair), len(a))
+        )
+        matrix = sp.csr_matrix(group @ self.matrix)
+        object.__setattr__(self, "item_a", pair // n)
+        object.__setattr__(self, "item_b", pair % n)
+        object.__setattr__(self, "matrix", matrix)
+        object.__setattr__(self, "_by_column", matrix.T.tocsr())
+
+    @classmethod
+    def from_entries(cls, item_a, item_b, row, column, value, *, n_columns: int) -> PairSums:
+        """Sum ``value`` into ``(row, column)``; rows pair ``item_a[row]`` and
+        ``item_b[row]``.
+
+        Parameters
+        ----------
+        item_a, item_b : array-like of int, shape (n_rows,)
+            The two items of every row.
+        row, column : array-like of int
+            Row and column of every entry.
+        value : array-like of float
+            Value of every entry.
+        n_columns : int
+            Number of columns.
+        """
+        item_a = np.asarray(item_a, dtype=np.int64)
+        m = sp.coo_matrix(
+            (
+                np.asarray(value, dtype=np.float64),
+                (np.asarray(row, dtype=np.int64), np.asarray(column, dtype=np.int64)),
+            ),
+            shape=(len(item_a), n_columns),
+        ).tocsr()
+        m.sum_duplicates()
+        return cls(item_a, np.asarray(item_b, dtype=np.int64), m)
+
+    def total(self, multiplicities: np.ndarray | None = None) -> np.ndarray:
+        """Column totals: ``(n_columns,)``, or ``(b, n_columns)`` for a (b, n_items) block of
+        multiplicities (row weights ``k_a * k_b``, built in sub-blocks to bound memory)."""
+        if multiplicities is None:
+            return np.asarray(self.matrix.sum(axis=0)).ravel()
+        k = np.asarray(multiplicities, dtype=np.float64)
+        step = block_size(len(k), len(self.item_a))
+        mt = self._by_column
+        parts = []
+        for start in range(0, len(k), step):  # blocks of replicates, not rows
+            kb = k[start : start + step]
+            weights = kb[:, self.item_a] * kb[:, self.item_b]
+            parts.append(np.asarray(mt @ weights.T).T)
+        return np.concatenate(parts, axis=0) if parts else np.zeros((0, self.matrix.shape[1]))

@@ -1,0 +1,240 @@
+"""Grids, bins and observed ECDF differences of many cells at once, for the KS test of
+agreement (:mod:`iaa_frames.stats.kstest`).
+
+A cell is a subset of the within rows and of the chance rows; an *entry* is a row in one
+cell. Every cell's grid (its distinct pooled values, or ``max_grid`` inverted-CDF pooled
+quantiles when it has more) and every entry's bin come from one sort of integer keys
+``cell * span + rank of the value``; the observed differences
+``F_within - F_between`` are cumulative sums along the rows of a padded
+(cells x grid) array, block by block, so each runs as the cell's own: the results are
+bitwise those of a loop over cells, without one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from iaa_frames.errors import ParameterError
+
+WHICH = ("within entries", "between entries")
+
+__all__ = [
+    "cell_differences",
+    "cell_entries",
+    "cell_grids",
+    "check_entries",
+    "check_rows",
+    "segment_sums",
+]
+
+
+def segment_sums(values, cell, n_cells):
+    """``values[cell == c].sum()`` for every cell, bitwise as numpy's pairwise sum of each
+    cell's values (``cell`` sorted): the cells are gathered by length, one 2-D sum per
+    distinct length (few of them), not a loop over cells."""
+    count = np.bincount(cell, minlength=n_cells)
+    start = np.cumsum(count) - count
+    out = np.zeros(n_cells)
+    for size in np.unique(count[count > 0]):
+        which = np.flatnonzero(count == size)
+        out[which] = values[start[which][:, None] + np.arange(size)].sum(axis=1)
+    return out
+
+
+def cell_grids(key, n_cells, span, max_grid):
+    """Every cell's grid as sorted keys ``cell * span + rank``: its distinct pooled values,
+    or ``max_grid`` inverted-CDF quantiles of them and the largest when there are more
+    (as ``np.quantile(..., method="inverted_cdf")`` on each cell)."""
+    pooled = np.unique(key)
+    cell = pooled // span
+    m = np.bincount(cell, minlength=n_cells)
+    big = np.flatnonzero(m > max_grid)
+    if not big.size:
+        return pooled
+    keep = np.ones(pooled.size, dtype=bool)
+    start = np.cumsum(m) - m
+    keep[np.isin(cell, big)] = False
+    q = np.linspace(0, 1, max_grid)
+    index = m[big, None] * q[None, :] - 1  # numpy's inverted_cdf virtual index
+    below = np.floor(index)
+    pick = np.where(index - below == 0, below, below + 1).astype(np.int64)
+    pick = np.clip(pick, 0, None)
+    pick = np.column_stack([pick, m[big] - 1]) + start[big, None]
+    keep[pick.ravel()] = True
+    return pooled[keep]
+
+
+def cell_entries(cells, dtype=np.int64):
+    """(entries, cell of each entry, size of each cell) of a sequence of cells."""
+    parts = [np.asarray(c, dtype=dtype).ravel() for c in cells]
+    sizes = np.fromiter((p.size for p in parts), dtype=np.int64, count=len(parts))
+    rows = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+    return rows, np.repeat(np.arange(len(parts)), sizes), sizes
+
+
+def check_rows(within, between, within_item, between_item_a, between_item_b):
+    """The distances (finite floats) and item codes (non-negative integers) of all rows.
+
+    Examples
+    --------
+    >>> check_rows([0.5], [0.1, 0.2], [0], [0, 1], [1, 0])[2][1].tolist()
+    [0, 1]
+    """
+    x = np.asarray(within, dtype=np.float64).ravel()
+    y = np.asarray(between, dtype=np.float64).ravel()
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ParameterError("distances must be finite")
+    codes = []
+    for values, n, name in (
+        (within_item, x.size, "within_item"),
+        (between_item_a, y.size, "between_item_a"),
+        (between_item_b, y.size, "between_item_b"),
+    ):
+        arr = np.asarray(values)
+        if arr.shape != (n,) or (
+            arr.size and (not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0)
+        ):
+            raise ParameterError(f"{name} must be {n} non-negative integer item codes")
+        codes.append(arr.astype(np.int64))
+    return x, y, tuple(codes)
+
+
+def check_entries(x, y, within, between, weight, n_cells):
+    """The within and chance entries checked, grouped by cell (a stable sort: each
+    cell's rows keep their order), with the chance entries' weights (default 1).
+
+    Examples
+    --------
+    >>> (wr, wc), (br, bc, bw) = check_entries(np.zeros(2), np.zeros(1), ([1, 0], [1, 0]),
+    ...                                         ([0], [1]), None, 2)
+    >>> wr.tolist(), wc.tolist(), bw.tolist()
+    ([0, 1], [0, 1], [1.0])
+    """
+    out = []
+    for (rows, cell), size, name in zip((within, between), (x.size, y.size), WHICH):
+        rows = np.asarray(rows, dtype=np.int64).ravel()
+        cell = np.asarray(cell, dtype=np.int64).ravel()
+        if rows.shape != cell.shape or (
+            rows.size
+            and (rows.min() < 0 or rows.max() >= size or cell.min() < 0 or cell.max() >= n_cells)
+        ):
+            raise ParameterError(
+                f"{name}: one cell per row, rows in [0, {size}) and cells in [0, {n_cells})"
+            )
+        out.append([rows, cell])
+    rows = out[1][0]
+    bw = np.ones(rows.size) if weight is None else np.asarray(weight, dtype=np.float64).ravel()
+    if bw.shape != rows.shape or not (np.isfinite(bw).all() and (bw >= 0).all()):
+        raise ParameterError("between_weights must be finite, >= 0, one per chance row")
+    out[1].append(bw)
+    for entries in out:
+        if entries[1].size and (np.diff(entries[1]) < 0).any():
+            order = np.argsort(entries[1], kind="stable")
+            entries[:] = [a[order] for a in entries]
+    return tuple(out[0]), tuple(out[1])
+
+
+def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, max_grid):
+    """Grid sizes, bins, one-sided statistics and observed differences of all cells.
+
+    Parameters
+    ----------
+    x, y : ndarray of float
+        Within and chance distances of all rows.
+    wi : ndarray of int
+        Item of every within row.
+    within : (rows, cell) of ndarray of int
+        The within entries, grouped by cell (each cell's rows in their order).
+    between : (rows, cell, weight)
+        The chance entries, grouped by cell, with their weights.
+    n_cells, n_items, min_items, max_grid : int
+        As in :func:`iaa_frames.stats.kstest.ks_agreement_tests`.
+
+    Returns
+    -------
+    statistic : ndarray, shape (n_cells,)
+        ``max(0, max_t F_within(t) - F_between(t))``; NaN where a side is empty or weighs 0.
+    size : ndarray of int, shape (n_cells,)
+        Points in every cell's grid.
+    bin_w, bin_b : ndarray of int
+        Bin (within its cell's grid) of every kept within and chance entry.
+    observed : ndarray of float
+        The differences at the grid points of the tested cells, one after the other.
+    tested : ndarray of bool, shape (n_cells,)
+        Cells with both sides and within rows of at least ``min_items`` items.
+    within, between
+        The entries kept (those of cells with both sides), as given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = np.array([0.1, 0.2, 0.3]), np.array([0.2, 0.5])
+    >>> out = cell_differences(x, y, np.arange(3), (np.arange(3), np.zeros(3, int)),
+    ...                        (np.arange(2), np.zeros(2, int), np.ones(2)), n_cells=1,
+    ...                        n_items=3, min_items=3, max_grid=256)
+    >>> out[0].tolist(), out[1].tolist(), out[4].round(3).tolist()
+    ([0.5], [4], [0.333, 0.167, 0.5, 0.0])
+    """
+    wr, wc = within
+    br, bc, bw = between
+    n_w = np.bincount(wc, minlength=n_cells).astype(np.float64)
+    total = segment_sums(bw, bc, n_cells)  # bitwise each cell's weights.sum()
+    valid = (n_w > 0) & (total > 0)
+    statistic = np.full(n_cells, np.nan)
+    if not valid.any():
+        none = np.zeros(0, dtype=np.int64)
+        size = np.zeros(n_cells, dtype=np.int64)
+        return statistic, size, none, none, np.zeros(0), valid, (wr, wc), (br, bc, bw)
+    keep_w, keep_b = valid[wc], valid[bc]
+    if not keep_w.all():
+        wr, wc = wr[keep_w], wc[keep_w]
+    if not keep_b.all():
+        br, bc, bw = br[keep_b], bc[keep_b], bw[keep_b]
+    del keep_w, keep_b
+    # keys cell * span + rank of the value: one sort orders every cell's pooled values
+    # (ranks among all rows' values, which order the values of every cell alike)
+    values = np.unique(np.concatenate([x, y]))
+    span = np.int64(values.size)
+    kw = np.searchsorted(values, x)[wr]
+    kw += wc * span
+    kb = np.searchsorted(values, y)[br]
+    kb += bc * span
+    del values
+    grid = cell_grids(np.concatenate([kw, kb]), n_cells, span, max_grid)
+    size = np.bincount(grid // span, minlength=n_cells)
+    g_start = np.cumsum(size) - size
+    bin_w = np.searchsorted(grid, kw)  # first grid point at or above, within the cell
+    bin_w -= g_start[wc]
+    del kw
+    bin_b = np.searchsorted(grid, kb)
+    del kb
+    bin_b -= g_start[bc]
+    del grid
+    # items among each cell's within rows
+    pairs = np.unique(wc * np.int64(max(n_items, 1)) + wi[wr])
+    distinct = np.bincount(pairs // max(n_items, 1), minlength=n_cells)
+    tested_mask = valid & (distinct >= min_items)
+    # observed differences: cells in blocks of a padded (cells x grid) array, whose
+    # cumulative sums along a row run as each cell's own
+    cells = np.flatnonzero(valid)
+    width = int(size[cells].max())
+    per_block = max(1, (1 << 20) // width)
+    observed = []
+    for lo in range(0, cells.size, per_block):  # a loop over blocks of cells
+        block = cells[lo : lo + per_block]
+        k = block.size
+        w0, w1 = np.searchsorted(wc, [block[0], block[-1] + 1])
+        b0, b1 = np.searchsorted(bc, [block[0], block[-1] + 1])
+        row_w = np.searchsorted(block, wc[w0:w1])
+        row_b = np.searchsorted(block, bc[b0:b1])
+        hx = np.bincount(row_w * width + bin_w[w0:w1], minlength=k * width)
+        hy = np.bincount(row_b * width + bin_b[b0:b1], weights=bw[b0:b1], minlength=k * width)
+        diff = (
+            np.cumsum(hx.reshape(k, width), axis=1) / n_w[block, None]
+            - np.cumsum(hy.reshape(k, width), axis=1) / total[block, None]
+        )
+        statistic[block] = np.maximum(diff.max(axis=1), 0.0)
+        t = tested_mask[block]
+        observed.append(diff[t][np.arange(width) < size[block[t], None]])
+    observed = np.concatenate(observed)
+    return statistic, size, bin_w, bin_b, observed, tested_mask, (wr, wc), (br, bc, bw)

@@ -1,0 +1,536 @@
+# Over 400 lines: the PairTables contract, documented table by table, and the entry points that
+# build it.
+"""Within-item and between-item pair tables.
+
+:func:`pair_tables` builds every table the statistics need, once:
+
+* **localization**: one row per matched object pair, within items and between items;
+* **sets**: one row per pairing of two annotations, with the detection distance
+  (1 - F1 of their matching) and the set-level ``overall`` distance; for the whole
+  annotations (``label == -1``) and for annotations restricted to each class;
+* **units**: every object with its cluster, for classification α and presence α.
+
+Between-item rows are *chance pairings*: the annotation of item i by annotator a and of
+item j by annotator b, i != j and a != b, drawn at random (seeded) and sent through the
+same pipeline, with the same threshold, as the within-item pairings.
+
+The chance sample is drawn by :mod:`iaa_frames.chance`, whose docstring documents the
+strata and the default target ``n_chance``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from iaa_frames import chance
+from iaa_frames.chance import DEFAULT_N_CHANCE
+from iaa_frames.chance.pooled import pooled_baseline
+from iaa_frames.frame.schema import ALL
+from iaa_frames.geometry.distances import get_distance
+from iaa_frames.matching.assignment import clusters
+from iaa_frames.matching.corpus import Corpus, prepare
+from iaa_frames.matching.pipeline import IoUCache, can_match, run
+from iaa_frames.progress import Bars
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.settings.thresholds import check_thresholds
+
+from .comparability import require_comparable
+from .steps import (
+    between_frames,
+    class_detection,
+    labels_of_pairings,
+    localization_frame,
+    sets_frame,
+    to_label_slots,
+    within_counts,
+    within_pairings,
+)
+
+__all__ = [
+    "DEFAULT_N_CHANCE",
+    "PairTables",
+    "iter_pair_tables",
+    "named",
+    "pair_tables",
+    "pair_tables_by_threshold",
+    "within",
+    "between",
+]
+
+_OVERALL = ("pooled", "per_direction")
+
+
+@dataclass(frozen=True, eq=False)
+class PairTables:
+    """Every table the statistics are computed from (integer codes; see ``corpus``).
+
+    Attributes
+    ----------
+    corpus : Corpus
+        Names of the codes: ``corpus.items[code]``, ``corpus.annotators[code]``,
+        ``corpus.labels[code]``; a label code of -1 means "(all)".
+    localization_within, localization_between : pandas.DataFrame
+        Matched object pairs: items, annotators, labels, objects, ``iou``, ``distance``;
+        between rows are distinct and carry the flags of the strata that drew them
+        (:mod:`iaa_frames.chance`): ``in_uniform`` (the uniform stratum, which counts in
+        every cell), ``in_annotator_a`` / ``in_annotator_b`` (the stratum of
+        ``annotator_a`` / ``annotator_b``), ``in_pair`` (the stratum of the pair of
+        annotators), ``in_label`` (the stratum of the class).
+    sets_within, sets_between : pandas.DataFrame
+        One row per pairing and ``label`` (-1 = whole annotations): ``n_a``, ``n_b``,
+        ``n_matched``, ``detection`` (1 - F1; per class from the label-agnostic matching)
+        and ``overall`` (set distance); between rows carry strata flags too.
+    units : pandas.DataFrame
+        One row per object: ``item``, ``annotator``, ``label``, ``cluster``.
+    coverage : pandas.DataFrame
+        One row per (item, annotator) that covered the item.
+    localization_pooled : pandas.DataFrame
+        ``label, row, weight``: the uniform chance rows a class borrows (with weights) when
+        its own chance population is too small.
+    label_source : numpy.ndarray of str
+        Per class: how its localization chance units were formed ("enumerated",
+        "sampled", "pooled").
+    params : dict
+        The parameters used.
+    """
+
+    corpus: Corpus
+    localization_within: pd.DataFrame
+    localization_between: pd.DataFrame
+    sets_within: pd.DataFrame
+    sets_between: pd.DataFrame
+    units: pd.DataFrame
+    coverage: pd.DataFrame
+    localization_pooled: pd.DataFrame = None
+    label_source: np.ndarray = None
+    params: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        c = self.corpus
+        rows = ", ".join(
+            f"{name} {len(getattr(self, name)):,}"
+            for name in (
+                "localization_within",
+                "localization_between",
+                "sets_within",
+                "sets_between",
+                "units",
+            )
+        )
+        return (
+            f"<PairTables: {len(c.items):,} items, {len(c.annotators):,} annotators, "
+            f"{len(c.labels):,} classes; chance population "
+            f"{self.params.get('chance_population', '?')}; rows: {rows}>"
+        )
+
+
+# -- pairings ------------------------------------------------------------------------------
+
+
+# -- tables -------------------------------------------------------------------------------------
+
+
+def pair_tables(
+    df: pd.DataFrame,
+    *,
+    distance=DEFAULTS.distance,
+    match_threshold: float = DEFAULTS.match_threshold,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+) -> PairTables:
+    """Build every within-item and between-item table the statistics need.
+
+    The tables hold distances, not agreement: a within row is a pair of two annotators'
+    work on the same item, a between (chance) row one annotator's annotation of an item
+    against another annotator's annotation of a different item, both through the same
+    matching. :func:`iaa_frames.agreement` (or
+    :func:`iaa_frames.engine.agreement_from_tables`) turns them into
+    ``σ = 1 - mean within distance / mean chance distance`` (1 perfect, 0 chance,
+    < 0 systematic disagreement) and Krippendorff's α of the labels. Every column is
+    described in :class:`PairTables`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame (validated here; invalid rows raise).
+    distance : str or callable, default "giou"
+        Distance between matched objects (see :func:`iaa_frames.geometry.distances.get_distance`).
+    match_threshold : float, default 0.5
+        τ: an assigned object pair is kept when its IoU >= τ.
+    n_chance : int, default 2000
+        Target number of chance units of the uniform stratum (see
+        :mod:`iaa_frames.chance`, which also says when the chance population is
+        enumerated instead of sampled).
+    overall : {"pooled", "per_direction"}, default "pooled"
+        How the set-level distance averages best matches (Braylan et al.).
+    seed : int, default 0
+        Seed of the chance sample.
+    progress : bool, optional
+        Progress bars, one per stage ("within-item matching", "chance index", "chance
+        pairings", "per-class chance matching"), each with its total known when it
+        opens; by default a stage is shown only when it lasts over 2 s
+        (:mod:`iaa_frames.progress`); ``False``: none, ``True``: all.
+
+    Returns
+    -------
+    PairTables
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> t = pair_tables(iaf.simulate(n_items=20, seed=0), n_chance=200)
+    >>> sorted(t.localization_within.columns)[:4]
+    ['annotator_a', 'annotator_b', 'distance', 'iou']
+    """
+    require_comparable(df)
+    MatchSettings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    ).single()
+    return _tables(
+        prepare(df),
+        float(match_threshold),
+        get_distance(distance),
+        n_chance,
+        overall,
+        seed,
+        Bars(progress),
+        IoUCache(),
+    )
+
+
+def pair_tables_by_threshold(
+    df: pd.DataFrame,
+    *,
+    thresholds,
+    distance=DEFAULTS.distance,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+) -> list[PairTables]:
+    """The pair tables at each of several match thresholds, sharing what τ does not change.
+
+    The frame is validated and prepared once, and the exact IoU, distance and similarity
+    of an object pair involving a polygon, computed at one threshold, are reused at the
+    others (one :class:`~iaa_frames.matching.pair_values.IoUCache` for every run). The matching, the
+    chance sample
+    (drawn with the same ``seed`` at every threshold) and everything computed from them
+    depend on τ and are computed for each: the tables at τ are exactly those of
+    ``pair_tables(df, match_threshold=τ, ...)``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    thresholds : float or sequence of float
+        The thresholds τ, each in [0, 1]; sorted and made unique
+        (:func:`iaa_frames.settings.thresholds.check_thresholds`).
+    distance, n_chance, overall, seed, progress
+        As in :func:`pair_tables`; the progress bars of each threshold start with it
+        ("τ = 0.5 (2/3): within-item matching").
+
+    Returns
+    -------
+    list of PairTables
+        One per threshold, in increasing order of τ (``tables.params["match_threshold"]``).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> ts = pair_tables_by_threshold(iaf.simulate(n_items=10, seed=0),
+    ...                               thresholds=[0.7, 0.3], n_chance=100)
+    >>> [t.params["match_threshold"] for t in ts]
+    [0.3, 0.7]
+    >>> len(ts[0].localization_within) >= len(ts[1].localization_within)
+    True
+    """
+    return list(
+        iter_pair_tables(
+            df,
+            thresholds=thresholds,
+            distance=distance,
+            n_chance=n_chance,
+            overall=overall,
+            seed=seed,
+            progress=progress,
+        )
+    )
+
+
+def iter_pair_tables(
+    df: pd.DataFrame,
+    *,
+    thresholds,
+    distance=DEFAULTS.distance,
+    n_chance: int = DEFAULTS.n_chance,
+    overall: str = DEFAULTS.overall,
+    seed: int = DEFAULTS.seed,
+    progress: bool | None = DEFAULTS.progress,
+):
+    """The tables of :func:`pair_tables_by_threshold`, one threshold at a time (a
+    generator: only one threshold's tables need to be in memory).
+
+    The parameters are checked and the frame prepared on the first ``next()``.
+
+    Yields
+    ------
+    PairTables
+        In increasing order of τ.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> for t in iter_pair_tables(iaf.simulate(n_items=6, seed=0), thresholds=[0.5, 0.2],
+    ...                           n_chance=50):
+    ...     print(t.params["match_threshold"], len(t.localization_within) > 0)
+    0.2 True
+    0.5 True
+    """
+    taus, _ = check_thresholds(thresholds)
+    require_comparable(df)
+    MatchSettings(
+        distance=distance,
+        match_threshold=taus[0],
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    dist = get_distance(distance)
+    corpus = prepare(df)
+    cache = IoUCache()  # a pair's IoU, distance and similarity do not depend on τ
+    for k, tau in enumerate(taus):
+        # one bar per stage and threshold, never nested: the threshold names the bars
+        bars = Bars(progress, prefix=threshold_prefix(tau, k, len(taus)))
+        yield _tables(corpus, tau, dist, n_chance, overall, seed, bars, cache)
+
+
+def threshold_prefix(tau: float, k: int, n: int) -> str:
+    """The name progress bars of threshold ``k`` of ``n`` start with ('' for one).
+
+    Examples
+    --------
+    >>> threshold_prefix(0.5, 1, 3)
+    'τ = 0.5 (2/3): '
+    >>> threshold_prefix(0.5, 0, 1)
+    ''
+    """
+    return f"τ = {tau:g} ({k + 1}/{n}): " if n > 1 else ""
+
+
+def _tables(
+    corpus: Corpus, tau: float, dist, n_chance, overall, seed, bars: Bars, cache: IoUCache
+) -> PairTables:
+    """The tables of :func:`pair_tables` at threshold ``tau`` of a prepared corpus
+    (progress bars from ``bars``, one per stage: :mod:`iaa_frames.progress`).
+
+    ``cache`` serves every run (whole annotations, by class, chance); a pair's IoU,
+    distance and similarity do not depend on τ, so it may be shared with runs at other
+    thresholds.
+    """
+    ann = corpus.annotations
+    a, b = within_pairings(ann)
+    pl, ll = labels_of_pairings(corpus, a, b)
+    la, lb = to_label_slots(corpus, a[pl], b[pl], ll)
+    work = int((ann.count[a] * ann.count[b]).sum())
+    label_work = int((corpus.by_label.count[la] * corpus.by_label.count[lb]).sum())
+
+    def match(slots, pa, pb, sets=True, advance=None):
+        return run(
+            corpus,
+            slots,
+            pa,
+            pb,
+            tau=tau,
+            distance=dist,
+            overall=overall,
+            sets=sets,
+            cache=cache,
+            advance=advance,
+        )
+
+    # the candidate pairs of every within pairing, whole and by class, are known up front
+    with bars.bar(
+        total=work + label_work, desc="within-item matching", unit="pairs", unit_scale=True
+    ) as bar:
+        whole = match(ann, a, b, advance=bar.update)
+        by_label = match(corpus.by_label, la, lb, advance=bar.update)
+    sample = chance.draw(
+        corpus,
+        lambda pa, pb, sets: match(ann, pa, pb, sets=sets),
+        within_counts(corpus, a, b, whole, ll),
+        n_chance=int(n_chance),
+        seed=int(seed),
+        tau=tau,
+        reachable=lambda pa, pb: can_match(corpus, ann, pa, pb, tau=tau),
+        label_reachable=lambda pa, pb, lab: can_match(
+            corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau
+        ),
+        bars=bars,
+    )
+    # per-class chance rows of detection and overall
+    if sample.exact:  # every pairing, for every class either side contains
+        d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
+    else:
+        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
+        by_key = np.argsort(sample.key)
+        d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
+    dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
+    with bars.bar(
+        total=int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum()),
+        desc="per-class chance matching",
+        unit="pairs",
+        unit_scale=True,
+    ) as bar:
+        d_restricted = match(corpus.by_label, dla, dlb, advance=bar.update)
+
+    loc_within = (
+        localization_frame(corpus, whole, a, b, ann)
+        .drop(columns="item_b")
+        .rename(columns={"item_a": "item"})
+    )
+    sets_within = (
+        pd.concat(
+            [
+                sets_frame(whole, a, b, ann, -1),
+                sets_frame(
+                    by_label,
+                    a[pl],
+                    b[pl],
+                    ann,
+                    ll,
+                    **class_detection(corpus, ann, a, b, whole, pl, ll),
+                ),
+            ],
+            ignore_index=True,
+        )
+        .drop(columns="item_b")
+        .rename(columns={"item_a": "item"})
+    )
+    sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
+    pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
+    cluster = clusters(
+        len(corpus.objects), whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator
+    )
+    units = pd.DataFrame(
+        {
+            "item": corpus.item,
+            "annotator": corpus.annotator,
+            "label": corpus.label,
+            "cluster": cluster,
+        }
+    )
+    coverage = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
+    params = dict(
+        distance=dist.name,
+        match_threshold=tau,
+        n_chance_target=int(n_chance),
+        overall=overall,
+        seed=int(seed),
+        normalization=corpus.normalization,
+        chance_population="enumerated" if sample.exact else "sampled",
+    )
+    return PairTables(
+        corpus=corpus,
+        localization_within=loc_within,
+        localization_between=loc_between,
+        sets_within=sets_within,
+        sets_between=sets_between,
+        units=units,
+        coverage=coverage,
+        localization_pooled=pooled,
+        label_source=source,
+        params=params,
+    )
+
+
+def named(tables: PairTables, frame: pd.DataFrame) -> pd.DataFrame:
+    """Replace codes by names, object indices by object ids."""
+    c = tables.corpus
+    labels = np.append(c.labels, ALL)  # code -1 -> "(all)"
+    ids = c.objects["object_id"].to_numpy()
+    out = {}
+    for col in frame.columns:
+        v = frame[col].to_numpy()
+        if col.startswith("item"):
+            out[col] = c.items[v]
+        elif col.startswith("annotator"):
+            out[col] = c.annotators[v]
+        elif col.startswith("label"):
+            out[col] = labels[v]
+        elif col.startswith("object"):
+            out[col.replace("object", "object_id")] = ids[v]
+        else:
+            out[col] = v
+    return pd.DataFrame(out)
+
+
+def within(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
+    """Matched within-item object pairs, one row per pair.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    **kwargs
+        Keyword-only parameters of :func:`pair_tables` (``distance``,
+        ``match_threshold``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item, annotator_a, annotator_b, label_a, label_b, object_id_a,
+        object_id_b, iou, distance``.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> w = within(iaf.simulate(n_items=5, seed=0), n_chance=50)
+    >>> list(w.columns)
+    ['item', 'annotator_a', 'annotator_b', 'label_a', 'label_b', 'object_id_a', 'object_id_b', 'iou', 'distance']
+    """
+    t = pair_tables(df, **kwargs)
+    return named(t, t.localization_within)
+
+
+def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
+    """The between-item (chance) object pairs, one row per distinct matched pair.
+
+    Built by the same matcher, with the same threshold, as :func:`within`, on pairings of
+    the annotation of item i by annotator a and of item j by annotator b (i != j,
+    a != b): all of them for a small corpus, otherwise uniform samples without
+    replacement (see :mod:`iaa_frames.chance`). The ``in_*`` flags say which strata drew
+    the row (:class:`PairTables`).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    **kwargs
+        Keyword-only parameters of :func:`pair_tables`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item_a, item_b, annotator_a, annotator_b, label_a, label_b,
+        object_id_a, object_id_b, iou, distance, in_uniform, in_annotator_a,
+        in_annotator_b, in_pair, in_label``.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> b = between(iaf.simulate(n_items=10, seed=0), n_chance=50)
+    >>> bool((b["item_a"] != b["item_b"]).all())
+    True
+    """
+    t = pair_tables(df, **kwargs)
+    return named(t, t.localization_between)

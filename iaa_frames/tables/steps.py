@@ -1,0 +1,250 @@
+"""The steps of :func:`iaa_frames.tables.pairs.pair_tables`: which pairings are within items,
+the per-class slots of a pairing, and the frames of within and chance rows built from the
+pipeline's output (:class:`iaa_frames.matching.pipeline.Matched`). :mod:`iaa_frames.dask` runs the
+same steps on the partitions of a dask DataFrame."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from iaa_frames import chance
+from iaa_frames.chance import ChanceSample, WithinCounts
+from iaa_frames.chance.sampling import sorted_unique
+from iaa_frames.chance.store import PairCounts
+from iaa_frames.matching.assignment import run_starts
+from iaa_frames.matching.corpus import Corpus, Slices
+from iaa_frames.matching.pipeline import Matched
+
+__all__ = [
+    "between_frames",
+    "class_detection",
+    "labels_of_pairings",
+    "localization_frame",
+    "sets_frame",
+    "to_label_slots",
+    "within_counts",
+    "within_pairings",
+]
+
+
+def within_pairings(slots: Slices):
+    """Every pair of slots of the same item (slots are sorted by item)."""
+    n = slots.empty
+    item = slots.item[:n]
+    new = np.r_[True, item[1:] != item[:-1]]
+    group_start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
+    group_size = np.bincount(np.cumsum(new) - 1)[np.cumsum(new) - 1]
+    later = group_start + group_size - np.arange(n) - 1  # slots after this one in its item
+    a = np.repeat(np.arange(n), later)
+    b = a + 1 + np.arange(len(a)) - run_starts(later)[np.repeat(np.arange(n), later)]
+    return a, b
+
+
+def labels_of_pairings(corpus: Corpus, a, b):
+    """(pairing, label) for every class present in either annotation of each pairing."""
+    bl = corpus.by_label
+    owner = corpus.annotation_of(bl.item[:-1], bl.annotator[:-1])  # annotation of each slot
+    first = np.searchsorted(owner, np.arange(corpus.annotations.empty))
+    n_lab = np.diff(np.r_[first, len(owner)])
+    rows = []
+    for side in (a, b):
+        pairing = np.repeat(np.arange(len(side)), n_lab[side])
+        k = np.arange(len(pairing)) - run_starts(n_lab[side])[pairing]
+        rows.append(pairing * len(corpus.labels) + bl.label[first[side][pairing] + k])
+    both = sorted_unique(np.concatenate(rows))
+    return both // len(corpus.labels), both % len(corpus.labels)
+
+
+def to_label_slots(corpus: Corpus, a, b, label):
+    ann = corpus.annotations
+    return (
+        corpus.by_label_of(ann.item[a], ann.annotator[a], label),
+        corpus.by_label_of(ann.item[b], ann.annotator[b], label),
+    )
+
+
+def localization_frame(corpus, m: Matched, a, b, slots, **extra):
+    pa, pb = a[m.pair_pairing], b[m.pair_pairing]
+    out = {
+        "item_a": slots.item[pa],
+        "item_b": slots.item[pb],
+        "annotator_a": slots.annotator[pa],
+        "annotator_b": slots.annotator[pb],
+        "label_a": corpus.label[m.pair_a],
+        "label_b": corpus.label[m.pair_b],
+        "object_a": m.pair_a,
+        "object_b": m.pair_b,
+        "iou": m.pair_iou,
+        "distance": m.pair_distance,
+    }
+    out.update(
+        {k: (v[m.pair_pairing] if isinstance(v, np.ndarray) else v) for k, v in extra.items()}
+    )
+    return pd.DataFrame(out)
+
+
+def sets_frame(m: Matched, a, b, slots, label, **replace):
+    """One row per pairing; ``replace`` overrides columns (per-class detection)."""
+    columns = {
+        "item_a": slots.item[a],
+        "item_b": slots.item[b],
+        "annotator_a": slots.annotator[a],
+        "annotator_b": slots.annotator[b],
+        "label": label,
+        "n_a": m.set_n_a,
+        "n_b": m.set_n_b,
+        "n_matched": m.set_matched,
+        "detection": m.set_detection,
+        "overall": m.set_overall,
+    }
+    columns.update(replace)
+    return pd.DataFrame(columns)
+
+
+def count_by_key(keys, query) -> np.ndarray:
+    """How many times each ``query`` value occurs in ``keys``."""
+    values, counts = np.unique(keys, return_counts=True)
+    if not len(values):
+        return np.zeros(len(query), dtype=np.int64)
+    pos = np.minimum(np.searchsorted(values, query), len(values) - 1)
+    return np.where(values[pos] == query, counts[pos], 0)
+
+
+def objects_of(slots: Slices, s):
+    """(position in ``s``, object) for every object of the slots ``s``."""
+    n = slots.count[s]
+    owner = np.repeat(np.arange(len(s)), n)
+    return owner, slots.start[s][owner] + np.arange(len(owner)) - run_starts(n)[owner]
+
+
+def class_detection(corpus: Corpus, slots: Slices, a, b, m: Matched, pl, ll):
+    """Per-class detection from the label-agnostic matching of the pairings (a, b).
+
+    For class L of pairing p: ``n_a``, ``n_b`` objects of class L on each side; a matched
+    pair counts as found for L when either member carries L (``n_matched``); each
+    unmatched object counts against its own class. Detection distance =
+    ``(u_a + u_b) / (2 n_matched + u_a + u_b)`` with ``u`` the unmatched objects of L
+    (0 when the pairing has nothing of L).
+    """
+    L = max(len(corpus.labels), 1)
+    query = pl * L + ll
+    la, lb = corpus.label[m.pair_a], corpus.label[m.pair_b]
+    pp = m.pair_pairing
+    found = count_by_key(np.concatenate([pp * L + la, (pp * L + lb)[lb != la]]), query)
+    out = {"n_matched": found}
+    for side, s, lab in (("a", a, la), ("b", b, lb)):
+        owner, obj = objects_of(slots, s)
+        n = count_by_key(owner * L + corpus.label[obj], query)
+        out[f"n_{side}"] = n
+        out[f"u_{side}"] = n - count_by_key(pp * L + lab, query)
+    unmatched = out.pop("u_a") + out.pop("u_b")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["detection"] = np.where(
+            unmatched + found > 0, unmatched / (2.0 * found + unmatched), 0.0
+        )
+    return out
+
+
+def within_counts(corpus: Corpus, a, b, whole: Matched, ll) -> WithinCounts:
+    A, L = len(corpus.annotators), len(corpus.labels)
+    ann = corpus.annotations
+    aa, ab = ann.annotator[a], ann.annotator[b]
+    pair = PairCounts.of(np.minimum(aa, ab), np.maximum(aa, ab), A)  # sparse, not A x A
+    oa, ob = corpus.annotator[whole.pair_a], corpus.annotator[whole.pair_b]
+    la, lb = corpus.label[whole.pair_a], corpus.label[whole.pair_b]
+    return WithinCounts(
+        sets_annotator=np.bincount(aa, minlength=A) + np.bincount(ab, minlength=A),
+        sets_pair=pair,
+        sets_label=np.bincount(ll, minlength=L),
+        loc_annotator=np.bincount(oa, minlength=A) + np.bincount(ob, minlength=A),
+        loc_label=np.bincount(la[la == lb], minlength=L),
+    )
+
+
+def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restricted):
+    """The chance tables: one row per distinct pairing (sets) and matched pair."""
+    ann = corpus.annotations
+    A = len(corpus.annotators)
+    m = sample.matched
+    s = np.flatnonzero(sample.has_sets)
+    sets = sets_frame_rows(m, s, sample.a[s], sample.b[s], ann)
+    key = sample.key[s]
+    aa, ab = ann.annotator[sample.a[s]], ann.annotator[sample.b[s]]
+    d = sample.draws
+    lo, hi = np.minimum(aa, ab), np.maximum(aa, ab)
+    sets["in_uniform"] = d.contains((chance.SETS_UNIFORM,), 0, key)
+    sets["in_annotator_a"] = d.contains((chance.SETS_ANNOTATOR,), aa, key)
+    sets["in_annotator_b"] = d.contains((chance.SETS_ANNOTATOR,), ab, key)
+    sets["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key)
+    det = class_detection(
+        corpus,
+        ann,
+        sample.a[d_idx],
+        sample.b[d_idx],
+        subset(m, d_idx),
+        np.arange(len(d_idx)),
+        d_group,
+    )
+    by_class = sets_frame(d_restricted, sample.a[d_idx], sample.b[d_idx], ann, d_group, **det)
+    for flag in ("in_uniform", "in_annotator_a", "in_annotator_b", "in_pair"):
+        by_class[flag] = flag == "in_uniform"
+    sets_between = pd.concat([sets, by_class], ignore_index=True)
+
+    loc = localization_frame(corpus, m, sample.a, sample.b, ann)
+    key = sample.key[m.pair_pairing]
+    aa, ab = loc["annotator_a"].to_numpy(), loc["annotator_b"].to_numpy()
+    la, lb = loc["label_a"].to_numpy(), loc["label_b"].to_numpy()
+    lo, hi = np.minimum(aa, ab), np.maximum(aa, ab)
+    uni = (chance.SETS_UNIFORM, chance.LOC_UNIFORM)
+    own = (chance.SETS_ANNOTATOR, chance.LOC_ANNOTATOR)
+    loc["in_uniform"] = d.contains(uni, 0, key)
+    loc["in_annotator_a"] = d.contains(own, aa, key)
+    loc["in_annotator_b"] = d.contains(own, ab, key)
+    loc["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key)
+    loc["in_label"] = (la == lb) & d.contains((chance.SETS_LABEL, chance.LOC_LABEL), la, key)
+    flags = ["in_uniform", "in_annotator_a", "in_annotator_b", "in_pair", "in_label"]
+    loc = loc[loc[flags].any(axis=1).to_numpy()].reset_index(drop=True)
+    return sets_between, loc
+
+
+def subset(m: Matched, idx) -> Matched:
+    """The matching of the pairings ``idx`` only (renumbered 0..len(idx)-1)."""
+    idx = np.asarray(idx, dtype=np.int64)
+    # a pairing may be listed several times (one per class): repeat its matched pairs
+    order = np.argsort(m.pair_pairing, kind="stable")
+    starts = np.searchsorted(m.pair_pairing[order], np.arange(len(m.set_n_a)))
+    count = np.bincount(m.pair_pairing, minlength=len(m.set_n_a))
+    n = count[idx]
+    owner = np.repeat(np.arange(len(idx)), n)
+    rows = order[starts[idx][owner] + np.arange(len(owner)) - run_starts(n)[owner]]
+    return Matched(
+        owner,
+        m.pair_a[rows],
+        m.pair_b[rows],
+        m.pair_iou[rows],
+        m.pair_distance[rows],
+        m.set_n_a[idx],
+        m.set_n_b[idx],
+        m.set_matched[idx],
+        m.set_detection[idx],
+        m.set_overall[idx],
+    )
+
+
+def sets_frame_rows(m: Matched, rows, a, b, slots):
+    """The sets frame of the pairings ``rows`` of a Matched (label -1)."""
+    return pd.DataFrame(
+        {
+            "item_a": slots.item[a],
+            "item_b": slots.item[b],
+            "annotator_a": slots.annotator[a],
+            "annotator_b": slots.annotator[b],
+            "label": -1,
+            "n_a": m.set_n_a[rows],
+            "n_b": m.set_n_b[rows],
+            "n_matched": m.set_matched[rows],
+            "detection": m.set_detection[rows],
+            "overall": m.set_overall[rows],
+        }
+    )
