@@ -6,6 +6,9 @@ settings live there, constants and functions that tests import live here.
 """
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 #: The hand-written exports of tests/fixtures (see its README.md).
@@ -29,3 +32,56 @@ def load_benchmark(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+# --- the command line (tests/cli) ---
+
+#: CLI flags that keep a run short
+FAST = ["--n-boot", "0", "--n-chance", "100"]
+
+
+def run(*args, cwd=None):
+    # run this checkout's package, not whatever an editable install points at
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(
+        os.environ,
+        MPLBACKEND="Agg",
+        PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "iaa_frames", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
+
+
+class Done:
+    """The outcome of an in-process ``main(argv)``, shaped like a CompletedProcess."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def call(capsys, *args):
+    """``main(args)`` in-process (argparse exits through SystemExit)."""
+    from iaa_frames.cli import main
+
+    try:
+        status = main([str(a) for a in args])
+    except SystemExit as exc:
+        status = exc.code
+    out, err = capsys.readouterr()
+    return Done(status, out, err)
+
+
+def assert_one_line_error(proc, status, *fragments):
+    assert proc.returncode == status, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("iaa-frames: error:")]
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for f in fragments:
+        assert f in lines[0], lines[0]
+    assert proc.stdout == ""

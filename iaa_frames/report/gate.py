@@ -21,7 +21,7 @@ Both components must read low relative to each other (``relative_levels`` of
   to 0 at 1 has its mean at exactly a third of the way), i.e. the gate cuts into the bulk
   of the pairs.
 
-On simulated corpora at τ = 0.5 (``tests/test_report_diagnosis.py``): pure jitter of 0.2
+On simulated corpora at τ = 0.5 (``tests/report/test_diagnosis.py``): pure jitter of 0.2
 to 0.45 of the object size gives a matched raw IoU of 0.59 (0.18 of the way) with detection
 0.33 to 0.05, above chance, and detection rises at τ = 0.3; good annotators give 0.85 and
 more, annotators who miss objects but draw well 0.83; random annotators match only by

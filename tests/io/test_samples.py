@@ -15,7 +15,7 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.io import SAMPLES, load_sample
 from iaa_frames.io.samples import sample_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "samples"
 PACKAGED = ROOT / "iaa_frames" / "samples"
 

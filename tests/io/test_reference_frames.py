@@ -5,7 +5,7 @@
 The recorded frames were written by :func:`record` with the readers as they stood before
 the io package was split into modules (issue #12), so this test shows that the split changed
 no output. When a reader's output changes on purpose, record again
-(``python tests/test_io_reference_frames.py``) and say why in the commit.
+(``python tests/io/test_reference_frames.py``) and say why in the commit.
 """
 
 import hashlib
@@ -22,8 +22,8 @@ from iaa_frames.io.table import read_table
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-RECORDED = Path(__file__).parent / "fixtures" / "reader_frames"
-CORPUS_CSV = Path(__file__).resolve().parent.parent / "data" / "samples" / "corpus.csv"
+RECORDED = Path(__file__).parents[1] / "fixtures" / "reader_frames"
+CORPUS_CSV = Path(__file__).resolve().parents[2] / "data" / "samples" / "corpus.csv"
 #: name -> how the frame is read: every packaged sample, and the CSV table reader
 FRAMES = {
     **{name: (lambda name=name: load_sample(name)) for name in SAMPLES},

@@ -19,7 +19,7 @@ hulls, centroids and Hausdorff distances, so the comparison is bitwise when the 
 version is the one that wrote the file, and to 1e-12 otherwise.
 
 Regenerate (only when a result is meant to change, and say so in the commit):
-``python tests/test_geometry_golden.py``.
+``python tests/geometry/test_golden.py``.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from iaa_frames.geometry.distances import (
     uses_mask_iou,
 )
 
-FIXTURE = Path(__file__).parent / "fixtures" / "golden" / "geometry.npz"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "golden" / "geometry.npz"
 BUILTIN = ("giou", "iou", "l2", "centroid", "hausdorff")
 NAN = np.nan
 

@@ -155,7 +155,7 @@ def test_mixed_boxes_polygons_coverage_and_extras():
         ),
         dict(item="b", annotator="ann"),
     ]
-    # the rows without a size get their item's (tests/test_frame_hostile.py)
+    # the rows without a size get their item's (tests/frame/test_schema_hostile.py)
     with pytest.warns(iaf.IAAWarning, match="image size of the other rows of the same item"):
         df = iaf.from_records(records)
     assert list(df.columns[:11]) == [

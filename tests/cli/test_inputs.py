@@ -16,7 +16,7 @@ from iaa_frames.io import load_sample
 from iaa_frames.io.samples import sample_path
 from iaa_frames.simulate import simulate
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 def _canonical(df):

@@ -1,71 +1,21 @@
 """Tests for the command line (``python -m iaa_frames``): a successful run, every error
 path with its exit status and message, ``demo``, ``--help``, ``--on-invalid`` and threshold
-sweeps. The inputs' format detection and reading: tests/test_cli_inputs.py."""
+sweeps. The inputs' format detection and reading: tests/cli/test_inputs.py."""
 
 from __future__ import annotations
 
 import importlib.util
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import FAST, assert_one_line_error, call, run
 
 from iaa_frames.cli import FORMATS
 from iaa_frames.simulate import simulate
 
 HAS_PYARROW = importlib.util.find_spec("pyarrow") is not None
-FAST = ["--n-boot", "0", "--n-chance", "100"]
-
-
-def run(*args, cwd=None):
-    # run this checkout's package, not whatever an editable install points at
-    root = str(Path(__file__).resolve().parents[1])
-    env = dict(
-        os.environ,
-        MPLBACKEND="Agg",
-        PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "iaa_frames", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=300,
-    )
-
-
-class Done:
-    """The outcome of an in-process ``main(argv)``, shaped like a CompletedProcess."""
-
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def call(capsys, *args):
-    """``main(args)`` in-process (argparse exits through SystemExit)."""
-    from iaa_frames.cli import main
-
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:
-        status = exc.code
-    out, err = capsys.readouterr()
-    return Done(status, out, err)
-
-
-def assert_one_line_error(proc, status, *fragments):
-    assert proc.returncode == status, proc.stderr
-    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("iaa-frames: error:")]
-    assert len(lines) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
-    for f in fragments:
-        assert f in lines[0], lines[0]
-    assert proc.stdout == ""
 
 
 @pytest.fixture(scope="module")
@@ -237,9 +187,9 @@ def test_help_is_complete(capsys):
     assert version.returncode == 0 and version.stdout.startswith("iaa-frames ")
 
 
-# -- --on-invalid, warnings (reading and format detection: tests/test_cli_inputs.py) ------
+# -- --on-invalid, warnings (reading and format detection: tests/cli/test_inputs.py) ------
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 def test_on_invalid_drop_and_the_dropped_table(tmp_path):

@@ -8,7 +8,7 @@ import csv
 
 import pandas as pd
 import pytest
-from test_cli import FAST, assert_one_line_error, call
+from helpers import FAST, assert_one_line_error, call
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError

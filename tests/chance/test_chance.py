@@ -1261,7 +1261,7 @@ def test_copies_in_their_group_leave_localization_as_without_them():
 
 
 def _load_bench(name):
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"iaa_bench_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -2,7 +2,7 @@
 the parameters and defaults of the plain function it stands for and returns what that
 function returns on fresh tables, whatever path filled the cache (a sweep, another
 method); parameters are keyword-only and checked uniformly; the accessor is cheap and
-stateless. ``res.iaa``: tests/test_accessor_result.py."""
+stateless. ``res.iaa``: tests/accessor/test_result.py."""
 
 from __future__ import annotations
 
