@@ -1,5 +1,5 @@
 """Results are unchanged by refactoring: every variable of ``agreement()`` on the golden
-corpora (tests/golden_corpora.py) equals the stored result.
+corpora (tests/support/golden_corpora.py) equals the stored result.
 
 Floating-point values are compared to 1e-12 rather than bit for bit, because a CI
 machine with other SIMD instructions may sum in another order; on the machine that wrote

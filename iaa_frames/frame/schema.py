@@ -573,6 +573,18 @@ def _fill_item_sizes(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def _has_bad_text(df: pd.DataFrame) -> bool:
+    """Whether an identifier column holds text that is not valid Unicode: one UTF-8
+    encoding of the column's distinct values joined, not one per row."""
+    for col in ("item", "annotator", "label"):
+        if col in df.columns:
+            try:
+                "\n".join(map(str, pd.unique(df[col].to_numpy(dtype=object)))).encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+    return False
+
+
 def _bad_text(df: pd.DataFrame) -> str:
     """Where the identifiers hold text that is not valid Unicode (a lone surrogate, which
     pandas' string columns refuse), as an error message; looked for only after it failed."""
@@ -593,6 +605,8 @@ def _bad_text(df: pd.DataFrame) -> str:
 def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     """:func:`check`, plus the positions of the invalid rows."""
     _schema(df)
+    if _has_bad_text(df):  # pandas without pyarrow stores lone surrogates without a word
+        raise InvalidAnnotationError(_bad_text(df))
     try:
         columns, code, repaired = _reasons(df)
     except UnicodeEncodeError:

@@ -525,7 +525,7 @@ def test_chance_units_equal_an_exhaustive_enumeration(
     assert int(n_chance.sel(component="detection")) == len(a)
     assert int(n_chance.sel(component="overall")) == len(a)
     # localization: the units that carry weight once post-stratified over the within
-    # units' strata (iaa_frames.chance.poststrata; the rule by hand in tests/oracles.py)
+    # units' strata (iaa_frames.chance.poststrata; the rule by hand in tests/support/oracles.py)
     lw = tables.localization_within
     if len(lw) and len(lb):
         weight = poststratified_weights(tables, lw, lb, np.ones(len(lb)), pools_classes=True)
@@ -738,6 +738,7 @@ def _pooled_class_sigma(ds, component="localization"):
     return value[ok], n[ok], cell["chance_source"].values[ok]
 
 
+@pytest.mark.slow
 def test_random_annotators_on_an_lvis_shaped_corpus_score_zero_in_every_class():
     # Measured over 5 seeds: the within-units-weighted mean of the per-class sigma has a
     # standard deviation of 0.02 between seeds (7-9 defined classes, ~240 within pairs).
@@ -911,6 +912,7 @@ def _random_corpus(spec, seed):
     return iaf.simulate(annotators={f"r{k}": "random" for k in range(n_ann)}, seed=seed, **spec)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(RANDOM_CASES))
 def test_random_annotators_score_zero(case):
     spec, tau, components = RANDOM_CASES[case]
@@ -981,7 +983,7 @@ def _loc_cell_units(tables, annotator=None, label=None):
         )
     else:
         sel = lb["in_uniform"]
-    # the units that carry weight once post-stratified (tests/oracles.py)
+    # the units that carry weight once post-stratified (tests/support/oracles.py)
     lw = tables.localization_within
     if label is not None:
         lw = lw[(lw["label_a"] == label) & (lw["label_b"] == label)]

@@ -5,6 +5,7 @@ CSV cell a spreadsheet would run as a formula."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 
 import pandas as pd
 import pytest
@@ -13,6 +14,8 @@ from helpers import FAST, assert_one_line_error, call
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
 from iaa_frames.report.output import MANIFEST, neutralise
+
+HAS_PYARROW = importlib.util.find_spec("pyarrow") is not None
 
 INJECTIONS = ["=cmd|' /C calc'!A0", "=1+2", '+HYPERLINK("x")', "@SUM(A1)", "-2+3", "\tTAB", "\rCR"]
 
@@ -152,7 +155,12 @@ def _coco_text(annotation):
 @pytest.mark.parametrize(
     "name, content, fragment",
     [
-        ("bad.parquet", b"not parquet", "not a readable Parquet file"),
+        pytest.param(
+            "bad.parquet",
+            b"not parquet",
+            "not a readable Parquet file",
+            marks=pytest.mark.skipif(not HAS_PYARROW, reason="the parquet extra is not installed"),
+        ),
         (
             "big.json",
             _coco_text('{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 1e999, 9]}'),

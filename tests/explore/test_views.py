@@ -1,6 +1,6 @@
 """Tests for iaa_frames.explore.views: the tables of a result hold the Dataset's own numbers, in the
 order every figure and table uses (classes by support), and the argument checks say what
-is wrong. Exact checks on hand-built results (tests/results.py), then the real engine."""
+is wrong. Exact checks on hand-built results (tests/support/results.py), then the real engine."""
 
 from __future__ import annotations
 

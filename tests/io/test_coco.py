@@ -9,13 +9,17 @@ import pandas as pd
 import pytest
 import shapely
 from helpers import FIX, row_of
-from pycocotools import mask as mask_utils
 
 import iaa_frames as iaf
 from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_coco
 from iaa_frames.io.coco import mask_to_geometry
 from iaa_frames.matching.corpus import prepare
+
+
+def _mask_utils():
+    """pycocotools.mask, the reference of the mask tests (skipped without the coco extra)."""
+    return pytest.importorskip("pycocotools.mask")
 
 
 def test_per_annotator_file(tmp_path):
@@ -141,6 +145,7 @@ def test_rle_without_pycocotools_is_counted_not_silent(monkeypatch):
 def test_rle_with_pycocotools():
     """The real pycocotools decodes the uncompressed RLE of the fixture (iscrowd=1) into the
     exact pixel polygon."""
+    _mask_utils()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         df = read_coco(FIX / "coco" / "rle.json")
@@ -170,8 +175,8 @@ def test_mask_polygon_iou_is_pycocotools_pixel_iou():
     rng = np.random.default_rng(7)
     for h, w in [(1, 1), (7, 5), (31, 40), (64, 48)]:
         masks = _random_masks(rng, 12, h, w, p=rng.uniform(0.05, 0.9))
-        rles = mask_utils.encode(np.asfortranarray(np.stack(masks, axis=-1)))
-        ref = mask_utils.iou(rles, rles, [0] * len(rles))
+        rles = _mask_utils().encode(np.asfortranarray(np.stack(masks, axis=-1)))
+        ref = _mask_utils().iou(rles, rles, [0] * len(rles))
         geoms = np.array([mask_to_geometry(m) for m in masks], dtype=object)
         assert np.array_equal(shapely.area(geoms), [m.sum() for m in masks])
         a, b = np.meshgrid(np.arange(len(masks)), np.arange(len(masks)), indexing="ij")
@@ -185,14 +190,14 @@ def _mask_coco(path, masks, sizes, *, compressed=True):
     for k, ((h, w), item_masks) in enumerate(zip(sizes, masks, strict=True)):
         images.append({"id": k + 1, "file_name": f"img_{k:03d}.png", "width": w, "height": h})
         for m in item_masks:
-            rle = mask_utils.encode(np.asfortranarray(m))
+            rle = _mask_utils().encode(np.asfortranarray(m))
             if compressed:
                 seg = {"size": rle["size"], "counts": rle["counts"].decode("ascii")}
             else:  # uncompressed: run lengths, column-major, starting with background
                 flat = m.ravel(order="F")
                 change = np.flatnonzero(np.diff(np.r_[0, flat, 1 - flat[-1]]))
                 seg = {"size": [h, w], "counts": np.diff(np.r_[0, change]).tolist()}
-            x0, y0, bw, bh = mask_utils.toBbox(rle).tolist()
+            x0, y0, bw, bh = _mask_utils().toBbox(rle).tolist()
             anns.append(
                 {
                     "id": len(anns) + 1,
@@ -262,6 +267,7 @@ def test_random_masks_score_zero_identical_masks_one(tmp_path):
 
 
 def test_bad_rle_names_the_entry(tmp_path):
+    _mask_utils()  # the reader decodes RLE with pycocotools
     doc = json.loads((FIX / "coco" / "rle.json").read_text())
     doc["annotations"][0]["segmentation"]["counts"] = [3, 3, 1, 2, 4]
     p = tmp_path / "bad.json"

@@ -570,6 +570,7 @@ def test_every_figure_takes_width_and_an_axes():
 def test_a_returned_figure_is_shown_once_in_jupyter():
     """The plots' Figure takes itself out of pyplot's figures when shown as a cell's
     result, so that the inline backend does not show it a second time."""
+    pytest.importorskip("IPython")
     import matplotlib.pyplot as plt
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.core.pylabtools import select_figure_formats

@@ -2,7 +2,7 @@
 components, alpha against Krippendorff's thresholds, the diagnosis table ("Reading the
 components together" in docs/ARCHITECTURE.md), the classes and annotators named, undefined
 figures explained, the match threshold taken into account. On hand-built results
-(tests/results.py) whose values are set, and on simulated jitter / random corpora."""
+(tests/support/results.py) whose values are set, and on simulated jitter / random corpora."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Tests for iaa_frames.report.gate: when the match threshold τ explains low detection
-and localization, on hand-built results (tests/results.py) whose values are set; the
+and localization, on hand-built results (tests/support/results.py) whose values are set; the
 reading of simulated jitter and random corpora is in tests/report/test_diagnosis.py."""
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ ALL = "(all)"
 
 def localization_rows_of_all(tables):
     """Within rows, chance rows and chance weights of the "(all)" localization cell: the
-    uniform stratum's rows, post-stratified (the rule by hand: tests/oracles.py)."""
+    uniform stratum's rows, post-stratified (the rule by hand: tests/support/oracles.py)."""
     w, b = tables.localization_within, tables.localization_between.query("in_uniform")
     wy = poststratified_weights(tables, w, b, np.ones(len(b)), pools_classes=True)
     return w, b[wy > 0], wy[wy > 0]

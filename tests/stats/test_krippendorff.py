@@ -163,7 +163,7 @@ def test_tidy_equals_array(m, rnd):
 
 
 def test_oracle_integer_weights_equal_duplicated_units():
-    """tests/oracles.py's weighted alpha (used to check the engine's weighted cells)
+    """tests/support/oracles.py's weighted alpha (used to check the engine's weighted cells)
     against the `krippendorff` package on duplicated units."""
     rng = np.random.default_rng(3)
     for _ in range(3):

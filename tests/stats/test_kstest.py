@@ -217,7 +217,7 @@ def _random_cells(rng, *, weighted, discrete, max_grid):
 @pytest.mark.parametrize("max_grid", [2, 7, 256])
 def test_cells_at_once_equal_the_loop_over_cells_bitwise(weighted, discrete, max_grid):
     # the vectorized grids, bins and observed differences against the former
-    # implementation, one cell at a time (tests/oracles.py): statistics, p-values and
+    # implementation, one cell at a time (tests/support/oracles.py): statistics, p-values and
     # replicate counts bitwise equal, with empty cells, weightless cells, cells under
     # min_items and cells with more distinct values than max_grid (quantile grids)
     rng = np.random.default_rng([weighted, discrete, max_grid])

@@ -195,6 +195,7 @@ def test_tables_do_not_depend_on_row_order_or_names():
 # -- the chance baseline: random annotators -------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "tau, k, n_items", [(0.5, 1, 4000), (0.0, 1, 400), (0.5, 10, 150), (0.0, 10, 100)]
 )

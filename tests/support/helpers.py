@@ -1,4 +1,4 @@
-"""Plain helpers shared by test modules (``from helpers import FIX, row_of``).
+"""Plain helpers shared by test modules (``from helpers import FIX, row_of``; tests/support is on pytest's ``pythonpath``).
 
 Not a test module (pytest collects ``test_*.py`` only) and not ``conftest.py``, which
 pytest loads as a plugin and which should not be imported: fixtures and hypothesis
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 #: The hand-written exports of tests/fixtures (see its README.md).
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).parents[1] / "fixtures"
 
 
 def row_of(df, **match):
@@ -27,7 +27,7 @@ def row_of(df, **match):
 
 def load_benchmark(name):
     """A module of benchmarks/ (not a package), loaded by path, e.g. ``corpora``."""
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"iaa_bench_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -42,7 +42,7 @@ FAST = ["--n-boot", "0", "--n-chance", "100"]
 
 def run(*args, cwd=None):
     # run this checkout's package, not whatever an editable install points at
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])
     env = dict(
         os.environ,
         MPLBACKEND="Agg",

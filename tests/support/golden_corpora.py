@@ -3,14 +3,14 @@
 Small versions of the benchmarks' corpora, chosen so that every path of the engine runs:
 sampled and enumerated chance populations, polygons (pooled per-class baselines on many
 small classes), crowds with many annotators, a bundled export, and a threshold sweep.
-``python tests/golden_corpora.py`` rewrites the stored results: run it only when a change
+``python tests/support/golden_corpora.py`` rewrites the stored results: run it only when a change
 of the numbers is intended, and say so in the commit.
 """
 
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 GOLDEN = HERE / "fixtures" / "golden"
 sys.path.insert(0, str(HERE.parent / "benchmarks"))
 
