@@ -90,6 +90,7 @@ def bca_interval(
     level: float = 0.95,
     n_items: int | None = None,
     scale=None,
+    bound: float | None = 1.0,
 ):
     """Bias-corrected and accelerated bootstrap interval of many statistics at once.
 
@@ -112,6 +113,10 @@ def bca_interval(
     scale : array-like, shape S, optional
         A further factor on the half-widths about the BCa median, per statistic (for
         example :func:`pair_level_shrink`).
+    bound : float or None, default 1.0
+        The statistics' largest value (agreement: 1). The widening by ``n_items`` and
+        ``scale`` acts on the cube root of the distance to it, ``-(bound - t)^(1/3)``,
+        not on ``t`` itself (Notes); None: on ``t`` (the same factor on both sides).
 
     Returns
     -------
@@ -126,6 +131,19 @@ def bca_interval(
     jackknife values from their mean, the bounds are the replicates' quantiles at
     ``Phi(z0 + (z0 + z) / (1 - a (z0 + z)))`` for ``z = Phi^-1((1 -+ level) / 2)``.
     With ``z0 = a = 0`` and no widening it is the percentile interval.
+
+    The widening (``n_items``, ``scale``) moves each bound away from the BCa median ``m``
+    (the replicates' quantile at ``Phi(z0)``) by its factor ``w``: ``u(low) = u(m) - w (u(m)
+    - u(low))`` and likewise ``high``, on the scale ``u(t) = -(bound - t)^(1/3)`` (real
+    cube root: every ``t`` has one). An agreement is ``1 - D``, ``D`` a ratio of mean
+    disagreements, and the spread of ``D`` grows with ``D`` (for detection's rare-class
+    cells, bootstrap standard deviation about ``D^0.66``): ``D^(1/3)`` is about its
+    variance-stabilizing power, and the normalizing power of a gamma- or Poisson-like
+    quantity (Wilson & Hilferty, *PNAS* 1931), the scale on which a Student
+    correction (:func:`interval_scale`) holds. On ``t`` itself the same factor on both
+    sides leaves the side towards more disagreement too short where a corpus happened
+    to agree well, and the side towards ``bound`` too long (see :func:`interval_scale`).
+    With ``w = 1`` the scale does not matter.
 
     Examples
     --------
@@ -143,6 +161,12 @@ def bca_interval(
         or not 0.0 < float(level) < 1.0
     ):
         raise ParameterError(f"level must be a number in (0, 1), got {level!r}")
+    if bound is not None and (
+        isinstance(bound, (bool, np.bool_))
+        or not isinstance(bound, (int, float, np.number))
+        or not np.isfinite(bound)
+    ):
+        raise ParameterError(f"bound must be a finite number or None, got {bound!r}")
     est = np.asarray(estimate, dtype=np.float64)
     reps = np.asarray(replicates, dtype=np.float64).reshape((-1,) + est.shape)
     jack = np.asarray(jackknife, dtype=np.float64).reshape((-1,) + est.shape)
@@ -173,7 +197,12 @@ def bca_interval(
         widen = widen * np.sqrt(n_items / (n_items - 1.0))
     if n_items is not None and n_items > 1 or scale is not None:
         centre = _quantiles(ordered, n_valid, ndtr(z0))
-        low, high = centre - widen * (centre - low), centre + widen * (high - centre)
+        if bound is None:
+            low, high = centre - widen * (centre - low), centre + widen * (high - centre)
+        else:
+            u_centre, u_low, u_high = (-np.cbrt(bound - v) for v in (centre, low, high))
+            low = bound + (u_centre - widen * (u_centre - u_low)) ** 3
+            high = bound + (u_centre + widen * (u_high - u_centre)) ** 3
     bad = ~np.isfinite(est) | (n_valid == 0)
     low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
     if est.ndim == 0:
