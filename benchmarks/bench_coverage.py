@@ -32,7 +32,8 @@ computes ``pair_tables`` (``--n-chance``) and the 95 % intervals (``--n-boot``
 replicates) of every component at label and annotator "(all)" (with ``--annotators``,
 also at every annotator's cell of label "(all)"), with the percentile
 interval and with the shipped interval (BCa, its width corrected by
-``iaa_frames.intervals.interval_scale``; same bootstrap replicates). Reported per
+``iaa_frames.intervals.interval_scale`` on the cube root of 1 - agreement; same
+bootstrap replicates). Reported per
 component: coverage of the population value (with its Monte-Carlo standard error), the
 share of misses above and below, the mean width, and the bias of the estimate.
 

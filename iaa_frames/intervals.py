@@ -28,6 +28,16 @@ replicates is not the uncertainty of the estimate:
   :func:`interval_scale`). Below :data:`MIN_CI_ITEMS` items no interval is reported at
   all: from one or two items the bootstrap interval has (near) zero width, and from
   three it still covers too little.
+* **An agreement is bounded by 1, and its spread shrinks towards it.** Agreement is
+  ``1 - D``, ``D`` a ratio of mean disagreements, and the bootstrap spread of ``D`` grows
+  with ``D`` (about ``D^0.66`` over detection's rare-class cells). A corpus whose few
+  items happened to agree well gets a narrow interval that misses the truth from
+  below, while the side towards 1 is too long: detection of a class in 4-6 of 40
+  items, widened on the agreement itself, covered 92.3 % (seed 1; 93.8 % seed 0) with
+  6.8 % of the misses below and 0.8 % above. :func:`bca_interval` therefore widens on
+  ``-(1 - t)^(1/3)``, about the variance-stabilizing power of ``D`` and the normalizing
+  power of a gamma- or Poisson-like quantity (Wilson & Hilferty 1931), where the
+  Student correction holds: 93.4 % (5.6 % below, 1.0 % above) and 94.7 %.
 
 ``benchmarks/bench_coverage.py`` measures the coverage of the percentile and of the
 shipped interval.
@@ -348,6 +358,10 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
       ``sqrt(n / (n - 1))`` detection on 20 items covers 97.9 %), 1.14 for 4 of 40 items.
       Without it detection covers 91.5 % on rare classes in 4-6 items
       (``benchmarks/bench_coverage.py --rare``).
+
+    :func:`bca_interval` applies the factor on the cube root of ``1 - t`` (its
+    ``bound``), not on ``t``: the same factor then lengthens the side towards
+    disagreement more than the side towards 1.
 
     Parameters
     ----------
