@@ -32,7 +32,8 @@ computes ``pair_tables`` (``--n-chance``) and the 95 % intervals (``--n-boot``
 replicates) of every component at label and annotator "(all)" (with ``--annotators``,
 also at every annotator's cell of label "(all)"), with the percentile
 interval and with the shipped interval (BCa, its width corrected by
-``iaa_frames.stats.intervals.interval_scale``; same bootstrap replicates). Reported per
+``iaa_frames.stats.intervals.interval_scale`` on the cube root of 1 - agreement; same
+bootstrap replicates). Reported per
 component: coverage of the population value (with its Monte-Carlo standard error), the
 share of misses above and below, the mean width, and the bias of the estimate.
 
@@ -53,7 +54,8 @@ below ``iaa_frames.stats.intervals.MIN_CI_ITEMS`` items; to state what it would 
 the study lowers that guard to 2 items (``--guard`` sets it; 1 item never has an
 interval: its width factor is undefined). ``--df corpus`` measures the interval as it
 was before this study: Student's degrees of freedom from the jackknife over the corpus,
-not capped at the cell's items - 1.
+not capped at the cell's items - 1. ``--widening linear`` (both studies) widens the BCa
+interval on the agreement itself, as before it acted on the cube root of 1 - agreement.
 """
 
 from __future__ import annotations
@@ -263,8 +265,8 @@ def summarize_rare(out: pd.DataFrame, args, shipped_guard: int) -> pd.DataFrame:
         f"\n{args.items}-item corpora, {out['replicate'].nunique()} replicates, n_boot "
         f"{args.n_boot}, n_chance {args.n_chance}; rare classes by the number of items they "
         f"are in; guard lowered to {args.guard} items (shipped: NaN below {shipped_guard}); "
-        f"degrees of freedom of the {getattr(args, 'df', 'items')}: coverage of the 95 % "
-        "interval"
+        f"degrees of freedom of the {getattr(args, 'df', 'items')}; widening "
+        f"{getattr(args, 'widening', 'cube-root')}: coverage of the 95 % interval"
     )
     for (comp, b), s in summary.iterrows():
         cov = (
@@ -388,7 +390,21 @@ def main():
         help="with --rare: the interval's degrees of freedom at most the cell's items - 1 "
         "(shipped) or from the corpus (the interval before the rare-class study)",
     )
+    p.add_argument(
+        "--widening",
+        choices=("cube-root", "linear"),
+        default="cube-root",
+        help="widen the BCa interval on the cube root of 1 - agreement (shipped) or on the "
+        "agreement itself (before)",
+    )
     args = p.parse_args()
+    if args.widening == "linear":
+        import functools
+
+        from iaa_frames.engine import assemble
+        from iaa_frames.stats.intervals import bca_interval
+
+        assemble.bca_interval = functools.partial(bca_interval, bound=None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=iaf.IAAWarning)
         run_rare(args) if args.rare else run(args)

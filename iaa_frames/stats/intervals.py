@@ -28,6 +28,10 @@ replicates is not the uncertainty of the estimate:
   :func:`interval_scale`). Below :data:`MIN_CI_ITEMS` items no interval is reported at
   all: from one or two items the bootstrap interval has (near) zero width, and from
   three it still covers too little.
+* **Agreement is bounded by 1.** Widened on the agreement itself, detection of a class
+  in 4-6 of 40 items covered 92.3 % (seed 1; 93.8 % seed 0), 6.8 % of misses below and
+  0.8 % above; so :func:`bca_interval` widens on the cube root of ``1 - t`` (its Notes):
+  93.4 % (5.6 % below, 1.0 % above; seed 0: 94.7 %).
 
 ``benchmarks/bench_coverage.py`` measures the coverage of the percentile and of the
 shipped interval.
@@ -90,6 +94,7 @@ def bca_interval(
     level: float = 0.95,
     n_items: int | None = None,
     scale=None,
+    bound: float | None = 1.0,
 ):
     """Bias-corrected and accelerated bootstrap interval of many statistics at once.
 
@@ -112,6 +117,10 @@ def bca_interval(
     scale : array-like, shape S, optional
         A further factor on the half-widths about the BCa median, per statistic (for
         example :func:`pair_level_shrink`).
+    bound : float or None, default 1.0
+        The statistics' largest value (agreement: 1). The widening by ``n_items`` and
+        ``scale`` acts on the cube root of the distance to it, ``-(bound - t)^(1/3)``,
+        not on ``t`` itself (Notes); None: on ``t`` (the same factor on both sides).
 
     Returns
     -------
@@ -126,6 +135,15 @@ def bca_interval(
     jackknife values from their mean, the bounds are the replicates' quantiles at
     ``Phi(z0 + (z0 + z) / (1 - a (z0 + z)))`` for ``z = Phi^-1((1 -+ level) / 2)``.
     With ``z0 = a = 0`` and no widening it is the percentile interval.
+
+    The widening ``w`` (``n_items``, ``scale``) moves each bound away from the BCa median
+    ``m`` on ``u(t) = -(bound - t)^(1/3)``: ``u(low) = u(m) - w (u(m) - u(low))``, alike
+    ``high``. Agreement is ``1 - D``, ``D`` a ratio of mean disagreements whose spread
+    grows with it (bootstrap sd about ``D^0.66`` over detection's rare-class cells), so a
+    corpus that happened to agree well gets a short interval. ``D^(1/3)`` is about its
+    variance-stabilizing power and the normalizing power of a Poisson- or gamma-like
+    quantity (Wilson & Hilferty, *PNAS* 1931): there the Student correction of
+    :func:`interval_scale` holds, and the side towards disagreement gets the longer share.
 
     Examples
     --------
@@ -143,6 +161,10 @@ def bca_interval(
         or not 0.0 < float(level) < 1.0
     ):
         raise ParameterError(f"level must be a number in (0, 1), got {level!r}")
+    if bound is not None and (
+        isinstance(bound, bool) or not isinstance(bound, (int, float)) or not np.isfinite(bound)
+    ):
+        raise ParameterError(f"bound must be a finite number or None, got {bound!r}")
     est = np.asarray(estimate, dtype=np.float64)
     reps = np.asarray(replicates, dtype=np.float64).reshape((-1,) + est.shape)
     jack = np.asarray(jackknife, dtype=np.float64).reshape((-1,) + est.shape)
@@ -173,7 +195,12 @@ def bca_interval(
         widen = widen * np.sqrt(n_items / (n_items - 1.0))
     if n_items is not None and n_items > 1 or scale is not None:
         centre = _quantiles(ordered, n_valid, ndtr(z0))
-        low, high = centre - widen * (centre - low), centre + widen * (high - centre)
+        if bound is None:
+            low, high = centre - widen * (centre - low), centre + widen * (high - centre)
+        else:
+            u_centre, u_low, u_high = (-np.cbrt(bound - v) for v in (centre, low, high))
+            low = bound + (u_centre - widen * (u_centre - u_low)) ** 3
+            high = bound + (u_centre + widen * (u_high - u_centre)) ** 3
     bad = ~np.isfinite(est) | (n_valid == 0)
     low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
     if est.ndim == 0:
