@@ -1,0 +1,475 @@
+"""Bridge to ``supervision`` (Roboflow): ``sv.Detections`` in and out of the tidy frame.
+
+:func:`from_supervision` turns one :class:`supervision.Detections` per (item, annotator)
+into the tidy frame: boxes from ``xyxy``, labels from ``data["class_name"]`` or
+``class_id`` (through ``class_names``), masks as their exact pixel polygons (see
+:func:`iaa_frames.io.masks.mask_to_geometry`), oriented boxes (``data["xyxyxyxy"]``) as
+polygons, ``confidence`` and ``tracker_id`` as extra columns, and an empty Detections as a
+coverage row (the annotator reviewed the item and drew nothing). :func:`to_supervision`
+goes back. Neither imports ``supervision`` until it is needed: :func:`from_supervision`
+reads any object shaped like a Detections, :func:`to_supervision` needs the
+``supervision`` extra (``pip install iaa-frames[supervision]``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import shapely
+
+from iaa_frames.errors import (
+    DroppedRowsWarning,
+    IAAError,
+    IAAWarning,
+    InvalidAnnotationError,
+    ParameterError,
+)
+from iaa_frames.frame.schema import BOX_COLUMNS, INVALID_REASONS, check, validate
+
+from .masks import mask_to_geometry
+
+__all__ = ["from_supervision", "to_supervision"]
+
+#: supervision's ``data`` key of the class names (``supervision.config.CLASS_NAME_DATA_FIELD``)
+CLASS_NAME = "class_name"
+#: supervision's ``data`` key of oriented boxes, (n, 4, 2) corners
+#: (``supervision.config.ORIENTED_BOX_COORDINATES``)
+ORIENTED = "xyxyxyxy"
+_CORE = ("item", "annotator", "label", "object_id", *BOX_COLUMNS, "geometry", "width", "height")
+_MAX_LISTED = 5
+_REASONS = {
+    "unknown_class": "the class_id is not in class_names",
+    "no_class": "the detection has neither data['class_name'] nor a class_id",
+    "empty_mask": "the mask is empty (no pixel set)",
+}
+
+
+def _is_detections(v) -> bool:
+    return hasattr(v, "xyxy") and hasattr(v, "class_id")
+
+
+def _entries(detections, item):
+    """The (key, item, annotator, Detections) of each input, in input order."""
+    if not isinstance(detections, Mapping):
+        raise ParameterError(
+            "detections must be a dict {annotator: sv.Detections}, "
+            "{(item, annotator): sv.Detections} or {annotator: {item: sv.Detections}}, "
+            f"got {type(detections).__name__}"
+        )
+    out = []
+    for key, value in detections.items():
+        if isinstance(value, Mapping):
+            for it, det in value.items():
+                out.append(((key, it), it, key, det))
+        elif isinstance(key, tuple):
+            if len(key) != 2:
+                raise ParameterError(f"a tuple key must be (item, annotator), got {key!r}")
+            out.append((key, key[0], key[1], value))
+        else:
+            out.append((key, item, key, value))
+    for key, _, _, det in out:
+        if not _is_detections(det):
+            raise ParameterError(
+                f"detections[{key!r}] is a {type(det).__name__}, not a supervision.Detections "
+                "(an object with xyxy and class_id)"
+            )
+    return out
+
+
+def _labels(det, n, class_names, where):
+    """Labels of one Detections and a reason code per row ('' = fine)."""
+    bad = np.full(n, "", dtype=object)
+    data = getattr(det, "data", None) or {}
+    names = data.get(CLASS_NAME)
+    if names is not None:
+        labels = np.asarray(names, dtype=object).reshape(-1)
+        if len(labels) != n:
+            raise ParameterError(
+                f"{where}: data['class_name'] has {len(labels)} values for {n} boxes"
+            )
+        return np.array([None if v is None else str(v) for v in labels], dtype=object), bad
+    if det.class_id is None:
+        bad[:] = "no_class"
+        return np.full(n, None, dtype=object), bad
+    ids = np.asarray(det.class_id).reshape(-1)
+    if len(ids) != n:
+        raise ParameterError(f"{where}: class_id has {len(ids)} values for {n} boxes")
+    if class_names is None:
+        return ids.astype(np.int64).astype(str).astype(object), bad
+    if isinstance(class_names, Mapping):
+        mapped = pd.Series(ids).map(dict(class_names)).to_numpy(dtype=object)
+        missing = pd.isna(mapped)
+    else:
+        table = np.asarray(list(class_names), dtype=object)
+        ids = ids.astype(np.int64)
+        missing = (ids < 0) | (ids >= len(table))
+        mapped = table[np.where(missing, 0, ids)] if len(table) else np.full(n, None, object)
+    mapped = np.where(missing, None, mapped).astype(object)
+    bad[missing] = "unknown_class"
+    return np.array([None if v is None else str(v) for v in mapped], dtype=object), bad
+
+
+def _shapes(det, n, masks):
+    """(box (n, 4), geometry (n,) object, empty-mask flags, (width, height) or None)."""
+    box = np.asarray(det.xyxy, dtype="float64")
+    if box.shape != (n, 4):
+        raise ParameterError(f"xyxy must have shape (n, 4), got {box.shape}")
+    geometry = np.full(n, None, dtype=object)
+    empty = np.zeros(n, bool)
+    size = None
+    mask = getattr(det, "mask", None)
+    data = getattr(det, "data", None) or {}
+    if masks and mask is not None:
+        shape = tuple(getattr(mask, "shape", ()))
+        if len(shape) != 3 or shape[0] != n:
+            raise ParameterError(f"mask must have shape (n, height, width), got {shape}")
+        size = (float(shape[2]), float(shape[1]))
+        for i in range(n):  # one exact polygon per mask (a shapely union each)
+            geometry[i] = mask_to_geometry(np.asarray(mask[i]))
+        empty = np.equal(geometry, None)
+    elif data.get(ORIENTED) is not None:
+        corners = np.asarray(data[ORIENTED], dtype="float64")
+        if corners.shape != (n, 4, 2):
+            raise ParameterError(
+                f"data['{ORIENTED}'] must have shape (n, 4, 2), got {corners.shape}"
+            )
+        geometry = shapely.polygons(corners)
+    return box, geometry, empty, size
+
+
+def _extras(det, n):
+    """``confidence``, ``tracker_id`` and the other one-value-per-box ``data`` arrays."""
+    out = {}
+    for name in ("confidence", "tracker_id"):
+        v = getattr(det, name, None)
+        if v is not None:
+            out[name] = np.asarray(v).reshape(-1)
+    for key, v in (getattr(det, "data", None) or {}).items():
+        if key in (CLASS_NAME, ORIENTED):
+            continue
+        arr = np.asarray(v)
+        if arr.ndim == 1 and len(arr) == n:
+            out[key if key not in _CORE and key not in out else f"data_{key}"] = arr
+    return out
+
+
+def from_supervision(
+    detections,
+    *,
+    class_names=None,
+    item="image",
+    masks: bool = True,
+    image_sizes=None,
+    on_invalid: str = "raise",
+) -> pd.DataFrame:
+    """The tidy annotation frame of ``supervision.Detections``, one per (item, annotator).
+
+    Parameters
+    ----------
+    detections : dict
+        ``{(item, annotator): sv.Detections}``, ``{annotator: {item: sv.Detections}}``, or
+        ``{annotator: sv.Detections}`` for one item (named ``item``). Every Detections
+        given is a review: an empty one becomes a coverage row (the annotator saw the item
+        and drew nothing), which detection agreement counts.
+    class_names : sequence or dict, optional
+        The name of each ``class_id`` (a list indexed by id, or a dict id -> name), used
+        when a Detections has no ``data["class_name"]``. Without it, labels are the ids as
+        text (``"0"``, ``"1"``, ...).
+    item : str, default "image"
+        The item of ``{annotator: sv.Detections}`` input.
+    masks : bool, default True
+        Whether a Detections' ``mask`` (``(n, H, W)`` booleans or a ``CompactMask``) is the
+        shape: each mask becomes its exact pixel polygon (vector IoU = pixel IoU), the
+        rows get ``width = W, height = H``, and ``xyxy`` is then replaced by the mask's
+        bounds. ``False`` compares the boxes. Without masks, oriented boxes
+        (``data["xyxyxyxy"]``) are polygons, else ``xyxy`` is the box.
+    image_sizes : dict, optional
+        ``{item: (width, height)}`` in pixels, used to normalize distances (masks give
+        their own size).
+    on_invalid : {"raise", "drop"}, default "raise"
+        What to do with unusable detections (a ``class_id`` missing from ``class_names``,
+        an empty mask, an inverted or zero-area box): raise
+        :class:`~iaa_frames.errors.InvalidAnnotationError` naming each as
+        ``detections[key][i]``, or drop them with a
+        :class:`~iaa_frames.errors.DroppedRowsWarning` counting them per reason (its
+        ``dropped`` attribute lists them). An annotator whose detections on an item are
+        all dropped keeps a coverage row there.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The validated tidy frame (:func:`iaa_frames.validate`), in input order, with the
+        extra columns ``confidence`` and ``tracker_id`` where given, and one per
+        one-value-per-box ``data`` array (named ``data_<key>`` if the key is a column of
+        the frame); other ``data`` (arrays of another shape) and ``metadata`` are not kept.
+
+    Raises
+    ------
+    ParameterError
+        When ``detections`` is not one of the shapes above, or a Detections' arrays do not
+        have one entry per box.
+    InvalidAnnotationError
+        With ``on_invalid="raise"``, for the first unusable detections.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import supervision as sv  # doctest: +SKIP
+    >>> ana = sv.Detections(xyxy=np.array([[10., 10, 50, 40]]), class_id=np.array([0]),
+    ...                     confidence=np.array([0.9]))  # doctest: +SKIP
+    >>> df = from_supervision({("img1", "ana"): ana, ("img1", "ben"): ana,
+    ...                        ("img2", "ana"): sv.Detections.empty()},
+    ...                       class_names=["car"])  # doctest: +SKIP
+    >>> df[["item", "annotator", "label", "x0", "x1", "confidence"]]  # doctest: +SKIP
+       item annotator label    x0    x1  confidence
+    0  img1       ana   car  10.0  50.0         0.9
+    1  img1       ben   car  10.0  50.0         0.9
+    2  img2       ana   NaN   NaN   NaN         NaN
+    """
+    if on_invalid not in ("raise", "drop"):
+        raise ParameterError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}")
+    entries = _entries(detections, item)
+    sizes = dict(image_sizes or {})
+    parts, keys, idx, code = [], [], [], []
+    coverage = []
+    for pos, (key, it, ann, det) in enumerate(entries):
+        n = len(np.asarray(det.xyxy).reshape(-1, 4)) if np.size(det.xyxy) else 0
+        where = f"detections[{key!r}]"
+        try:
+            box, geometry, empty, size = _shapes(det, n, masks)
+        except ParameterError as exc:
+            raise ParameterError(f"{where}: {exc}") from None
+        labels, bad = _labels(det, n, class_names, where)
+        bad[empty & (bad == "")] = "empty_mask"
+        w, h = size if size is not None else sizes.get(it, (math.nan, math.nan))
+        coverage.append({"item": it, "annotator": ann, "width": w, "height": h, "_pos": pos})
+        if not n:
+            continue
+        parts.append(
+            pd.DataFrame(
+                {
+                    "item": pd.Series([it] * n, dtype=object),
+                    "annotator": pd.Series([ann] * n, dtype=object),
+                    "label": labels,
+                    **{c: box[:, j] for j, c in enumerate(BOX_COLUMNS)},
+                    "geometry": geometry,
+                    "width": np.full(n, w, dtype="float64"),
+                    "height": np.full(n, h, dtype="float64"),
+                    **_extras(det, n),
+                    "_pos": np.full(n, pos),
+                }
+            )
+        )
+        keys += [key] * n
+        idx.append(np.arange(n))
+        code.append(bad)
+    objects = (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else pd.DataFrame({c: [] for c in ("item", "annotator", "label", *BOX_COLUMNS, "_pos")})
+    )
+    index = np.concatenate(idx) if idx else np.empty(0, int)
+    own = np.concatenate(code) if code else np.empty(0, object)
+    # geometry of rows this bridge refuses is blanked so that check() gives them no reason
+    mine = own != ""
+    res = check(objects.assign(label=np.where(mine, "-", objects["label"].to_numpy(object))))
+    reason = np.where(mine, own, "")
+    theirs = objects.index.isin(res.dropped.index) & ~mine
+    reason[theirs] = res.dropped["reason"].reindex(objects.index[theirs]).to_numpy(object)
+    dropped = _dropped(keys, index, objects, reason)
+    if len(dropped) and on_invalid == "raise":
+        raise InvalidAnnotationError(_message(dropped))
+    kept = res.frame.loc[~res.frame.index.isin(objects.index[mine])]
+    present = set(zip(kept["item"], kept["annotator"], strict=True))
+    cover = pd.DataFrame(
+        [c for c in coverage if (c["item"], c["annotator"]) not in present],
+        columns=["item", "annotator", "width", "height", "_pos"],
+    )
+    cover = cover.assign(label=None, **{c: np.nan for c in BOX_COLUMNS})
+    frame = pd.concat([kept.drop(columns="object_id"), cover], ignore_index=True)
+    frame = frame.sort_values("_pos", kind="stable").drop(columns="_pos")
+    frame = validate(frame.reset_index(drop=True))
+    if len(dropped):
+        counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
+        warnings.warn(
+            DroppedRowsWarning(
+                f"supervision: dropped {len(dropped)} detection(s) ("
+                + ", ".join(f"{k}: {v}" for k, v in counts.items())
+                + "); the warning's .dropped attribute lists them",
+                counts=counts,
+                dropped=dropped,
+            ),
+            stacklevel=2,
+        )
+    return frame
+
+
+def _dropped(keys, index, objects, reason) -> pd.DataFrame:
+    bad = np.flatnonzero(reason != "")
+    return pd.DataFrame(
+        {
+            "key": [keys[i] for i in bad],
+            "index": index[bad],
+            "item": objects["item"].to_numpy(object)[bad],
+            "annotator": objects["annotator"].to_numpy(object)[bad],
+            "reason": reason[bad],
+            "detail": [_REASONS.get(r) or INVALID_REASONS.get(r, r) for r in reason[bad]],
+        }
+    )
+
+
+def _message(dropped: pd.DataFrame) -> str:
+    lines = [
+        f"detections[{k!r}][{i}]: {d}"
+        for k, i, d in zip(
+            dropped["key"][:_MAX_LISTED], dropped["index"][:_MAX_LISTED], dropped["detail"]
+        )
+    ]
+    more = f"\n... and {len(dropped) - _MAX_LISTED} more" if len(dropped) > _MAX_LISTED else ""
+    return (
+        f"{len(dropped)} unusable detection(s):\n"
+        + "\n".join(lines)
+        + more
+        + "\nPass on_invalid='drop' to drop them with a warning."
+    )
+
+
+def _import_supervision():
+    try:
+        with warnings.catch_warnings():  # "OpenCV is not installed; ... NumPy fallback"
+            warnings.simplefilter("ignore", UserWarning)
+            import supervision
+    except ImportError:
+        raise IAAError(
+            "to_supervision needs the supervision package, which is not installed "
+            "(pip install 'iaa-frames[supervision]')"
+        ) from None
+    return supervision
+
+
+def _rasterize(geoms, box, width: int, height: int) -> np.ndarray:
+    """(n, height, width) masks: the pixels whose centre lies inside each shape (a mask
+    read by :func:`from_supervision` comes back exactly)."""
+    out = np.zeros((len(box), height, width), dtype=bool)
+    for i in range(len(box)):
+        c0 = max(int(math.floor(box[i, 0])), 0)
+        c1 = min(int(math.ceil(box[i, 2])), width)
+        r0 = max(int(math.floor(box[i, 1])), 0)
+        r1 = min(int(math.ceil(box[i, 3])), height)
+        if c1 <= c0 or r1 <= r0:
+            continue
+        xs = np.arange(c0, c1) + 0.5
+        ys = np.arange(r0, r1) + 0.5
+        if geoms[i] is None:
+            inside = ((xs > box[i, 0]) & (xs < box[i, 2]))[None, :] & (
+                (ys > box[i, 1]) & (ys < box[i, 3])
+            )[:, None]
+        else:
+            gx, gy = np.meshgrid(xs, ys)
+            inside = shapely.contains_xy(geoms[i], gx, gy)
+        out[i, r0:r1, c0:c1] = inside
+    return out
+
+
+def to_supervision(frame: pd.DataFrame, *, class_names=None, masks: bool = False) -> dict:
+    """One ``supervision.Detections`` per (item, annotator) of a tidy frame.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A tidy annotation frame (validated first).
+    class_names : sequence of str, optional
+        The classes, in ``class_id`` order; by default the frame's labels, sorted. A label
+        not in the list is a :class:`~iaa_frames.errors.ParameterError`.
+    masks : bool, default False
+        Also write ``mask``: every object rasterized at its item's ``width`` x ``height``
+        (a pixel is set when its centre is inside the shape, so the masks read by
+        :func:`from_supervision` come back exactly). Needs ``width`` and ``height``. With
+        ``False``, a polygon is written as its bounding box, with an
+        :class:`~iaa_frames.errors.IAAWarning` counting them.
+
+    Returns
+    -------
+    dict
+        ``{(item, annotator): sv.Detections}`` in frame order, with ``xyxy``,
+        ``class_id``, ``data["class_name"]``, and ``confidence`` / ``tracker_id`` from
+        those columns when the frame has them; a coverage row gives an empty Detections.
+
+    Raises
+    ------
+    IAAError
+        When supervision is not installed (the ``supervision`` extra).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.from_records([
+    ...     {"item": "img1", "annotator": "ana", "label": "car", "x0": 1, "y0": 2, "x1": 5, "y1": 6},
+    ...     {"item": "img1", "annotator": "ben"},
+    ... ])
+    >>> dets = to_supervision(df)  # doctest: +SKIP
+    >>> dets["img1", "ana"].xyxy, dets["img1", "ana"].data["class_name"]  # doctest: +SKIP
+    (array([[1., 2., 5., 6.]]), array(['car'], dtype='<U3'))
+    >>> len(dets["img1", "ben"])  # doctest: +SKIP
+    0
+    """
+    sv = _import_supervision()
+    frame = validate(frame)
+    objects = frame["x0"].notna().to_numpy()
+    labels = frame["label"].to_numpy(object)
+    if class_names is None:
+        class_names = sorted({str(v) for v in labels[objects]})
+    class_names = [str(c) for c in class_names]
+    lookup = {c: i for i, c in enumerate(class_names)}
+    unknown = sorted({str(v) for v in labels[objects]} - set(lookup))
+    if unknown:
+        raise ParameterError(f"labels {unknown[:_MAX_LISTED]} are not in class_names")
+    has_geom = ~np.equal(frame["geometry"].to_numpy(object), None)
+    if not masks and has_geom.any():
+        warnings.warn(
+            IAAWarning(
+                f"to_supervision: {int(has_geom.sum())} polygon(s) written as their bounding "
+                "boxes (pass masks=True to write them as masks)"
+            ),
+            stacklevel=2,
+        )
+    box = frame[list(BOX_COLUMNS)].to_numpy("float64")
+    geoms = frame["geometry"].to_numpy(object)
+    width = frame["width"].to_numpy("float64")
+    height = frame["height"].to_numpy("float64")
+    conf = frame["confidence"].to_numpy("float64") if "confidence" in frame else None
+    track = frame["tracker_id"] if "tracker_id" in frame else None
+    codes, uniques = pd.factorize(
+        pd.MultiIndex.from_arrays([frame["item"], frame["annotator"]]), sort=False
+    )
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
+    out = {}
+    for g, key in enumerate(uniques):
+        rows = order[bounds[g] : bounds[g + 1]]
+        rows = rows[objects[rows]]
+        if not len(rows):
+            out[key] = sv.Detections.empty()
+            continue
+        kw = {
+            "xyxy": box[rows],
+            "class_id": np.array([lookup[str(v)] for v in labels[rows]], dtype=int),
+            "data": {CLASS_NAME: np.array([str(v) for v in labels[rows]])},
+        }
+        if conf is not None:
+            kw["confidence"] = conf[rows]
+        if track is not None:
+            kw["tracker_id"] = track.to_numpy()[rows].astype(int)
+        if masks:
+            w, h = width[rows[0]], height[rows[0]]
+            if not (np.isfinite(w) and np.isfinite(h)):
+                raise ParameterError(
+                    f"masks=True needs the image size: item {key[0]!r} has no width/height"
+                )
+            kw["mask"] = _rasterize(geoms[rows], box[rows], int(w), int(h))
+        out[key] = sv.Detections(**kw)
+    return out
