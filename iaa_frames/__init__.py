@@ -49,6 +49,7 @@ from iaa_frames.io import (
 )
 from iaa_frames.io.parquet import read_parquet, to_parquet
 from iaa_frames.io.samples import sample_path
+from iaa_frames.io.supervision import from_supervision, to_supervision
 from iaa_frames.matching.copies import find_copies
 from iaa_frames.measures.kalpha import kalpha, kalpha_items, kalpha_units
 from iaa_frames.measures.ranking import annotator_quality, annotator_quality_from_tables
@@ -130,6 +131,8 @@ __all__ = [
     "ValidationResult",
     "check",
     "from_records",
+    "from_supervision",
+    "to_supervision",
     "is_object",
     "validate",
     # namespaces: iaf.plot (figures; imports matplotlib on first use), iaf.dask (agreement

@@ -252,8 +252,8 @@ def from_supervision(
         parts.append(
             pd.DataFrame(
                 {
-                    "item": pd.Series([it] * n, dtype=object),
-                    "annotator": pd.Series([ann] * n, dtype=object),
+                    "item": [it] * n,  # a list: str dtype when the items are strings
+                    "annotator": [ann] * n,
                     "label": labels,
                     **{c: box[:, j] for j, c in enumerate(BOX_COLUMNS)},
                     "geometry": geometry,
@@ -290,7 +290,10 @@ def from_supervision(
         columns=["item", "annotator", "width", "height", "_pos"],
     )
     cover = cover.assign(label=None, **{c: np.nan for c in BOX_COLUMNS})
-    frame = pd.concat([kept.drop(columns="object_id"), cover], ignore_index=True)
+    kept = kept.drop(columns="object_id")
+    # (an empty piece would turn str columns into object)
+    pieces = [p for p in (kept, cover) if len(p)] or [kept]
+    frame = pd.concat(pieces, ignore_index=True)
     frame = frame.sort_values("_pos", kind="stable").drop(columns="_pos")
     frame = validate(frame.reset_index(drop=True))
     if len(dropped):
