@@ -49,7 +49,8 @@ from iaa_frames.io import (
 )
 from iaa_frames.io.parquet import read_parquet, to_parquet
 from iaa_frames.io.samples import sample_path
-from iaa_frames.io.supervision import from_supervision, to_supervision
+from iaa_frames.io.supervision import from_supervision
+from iaa_frames.io.supervision_export import to_supervision
 from iaa_frames.matching.copies import find_copies
 from iaa_frames.measures.kalpha import kalpha, kalpha_items, kalpha_units
 from iaa_frames.measures.ranking import annotator_quality, annotator_quality_from_tables

@@ -15,7 +15,8 @@ import shapely
 
 import iaa_frames as iaf
 from iaa_frames.errors import DroppedRowsWarning, IAAError, InvalidAnnotationError, ParameterError
-from iaa_frames.io.supervision import from_supervision, to_supervision
+from iaa_frames.io.supervision import from_supervision
+from iaa_frames.io.supervision_export import to_supervision
 
 with warnings.catch_warnings():  # "OpenCV is not installed; using the NumPy fallback"
     warnings.simplefilter("ignore", UserWarning)
