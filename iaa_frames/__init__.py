@@ -47,6 +47,7 @@ from iaa_frames.io import (
     read_yolo,
     read_yolo_classes,
 )
+from iaa_frames.io.fiftyone import from_fiftyone, to_fiftyone
 from iaa_frames.io.parquet import read_parquet, to_parquet
 from iaa_frames.io.samples import sample_path
 from iaa_frames.io.supervision import from_supervision
@@ -132,7 +133,9 @@ __all__ = [
     "ValidationResult",
     "check",
     "from_records",
+    "from_fiftyone",
     "from_supervision",
+    "to_fiftyone",
     "to_supervision",
     "is_object",
     "validate",
