@@ -47,7 +47,8 @@ from iaa_frames.io import (
     read_yolo,
     read_yolo_classes,
 )
-from iaa_frames.io.fiftyone import from_fiftyone, to_fiftyone
+from iaa_frames.io.fiftyone import from_fiftyone
+from iaa_frames.io.fiftyone_export import to_fiftyone
 from iaa_frames.io.parquet import read_parquet, to_parquet
 from iaa_frames.io.samples import sample_path
 from iaa_frames.io.supervision import from_supervision

@@ -11,7 +11,8 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames.errors import DroppedRowsWarning, IAAWarning, ParameterError, ReaderError
-from iaa_frames.io.fiftyone import from_fiftyone, to_fiftyone
+from iaa_frames.io.fiftyone import from_fiftyone
+from iaa_frames.io.fiftyone_export import to_fiftyone
 
 
 class Label:
