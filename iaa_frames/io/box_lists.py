@@ -38,7 +38,16 @@ _MAX_CELL_CHARS = 300
 
 
 def _number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
+        v, (bool, np.bool_)
+    )
+
+
+def _plain(v):
+    """Nested numpy arrays (Parquet list cells) as lists."""
+    if isinstance(v, np.ndarray):
+        return [_plain(x) for x in v] if v.dtype == object else v.tolist()
+    return v
 
 
 def _box(el, k: int, box_format: str, label_key: str):
@@ -76,7 +85,7 @@ def _box(el, k: int, box_format: str, label_key: str):
 def _cell(cell, box_format: str, label_key: str):
     """The boxes of one cell (a list, possibly empty) or (reason code, detail)."""
     if isinstance(cell, np.ndarray):  # Parquet lists
-        cell = cell.tolist()
+        cell = _plain(cell)
     if cell is None or (isinstance(cell, float) and math.isnan(cell)) or cell == "":
         return "empty_cell", "the cell is empty (write [] for a worker who drew nothing)"
     if isinstance(cell, (str, bytes)):

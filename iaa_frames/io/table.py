@@ -17,7 +17,7 @@ import pandas as pd
 import shapely
 
 from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
-from iaa_frames.frame.schema import validate
+from iaa_frames.frame.schema import INVALID_REASONS, check, validate
 
 from .box_lists import explode_boxes
 from .paths import check_file
@@ -81,6 +81,27 @@ def _read_parquet(path) -> pd.DataFrame:
         raise ReaderError(
             f"{path}: not a readable Parquet file ({' '.join(str(exc).split())[:300]})"
         ) from None
+
+
+def _check_boxes(path, df: pd.DataFrame) -> None:
+    """Invalid boxes of a list-of-boxes table as a ReaderError naming the data rows (the
+    exploded frame's index)."""
+    res = check(df)
+    if not res.counts:
+        return
+    bad = res.dropped
+    lines = [
+        f"{path}: row {row}: {INVALID_REASONS.get(r, r)}"
+        for row, r in zip(bad.index[:5], bad["reason"][:5], strict=True)
+    ]
+    more = f"\n... and {len(bad) - 5} more" if len(bad) > 5 else ""
+    summary = ", ".join(f"{k}: {v}" for k, v in res.counts.items())
+    raise ReaderError(
+        f"{len(bad)} unusable box(es) ({summary}):\n"
+        + "\n".join(lines)
+        + more
+        + "\nPass on_invalid='drop' to drop them with a warning."
+    )
 
 
 def read_table(
@@ -201,6 +222,8 @@ def read_table(
         for i, geom in zip(present.nonzero()[0], parsed, strict=True):
             geoms[i] = geom
         df = df.assign(geometry=pd.Series(geoms, index=df.index, dtype=object))
+    if boxes is not None and on_invalid == "raise":
+        _check_boxes(path, df)
     frame = validate(df, on_invalid=on_invalid)
     if dropped is not None and len(dropped):
         counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
