@@ -231,8 +231,11 @@ def from_supervision(
         raise ParameterError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}")
     entries = _entries(detections, item)
     sizes = dict(image_sizes or {})
-    parts, keys, idx, code = [], [], [], []
+    # column pieces, one per non-empty Detections, concatenated once
+    who, counts, boxes, geoms, labs, sizes_wh, keys, idx, code = ([] for _ in range(9))
+    extras: dict[str, list] = {}
     coverage = []
+    start = 0
     for pos, (key, it, ann, det) in enumerate(entries):
         n = len(np.asarray(det.xyxy).reshape(-1, 4)) if np.size(det.xyxy) else 0
         where = f"detections[{key!r}]"
@@ -246,29 +249,19 @@ def from_supervision(
         coverage.append({"item": it, "annotator": ann, "width": w, "height": h, "_pos": pos})
         if not n:
             continue
-        parts.append(
-            pd.DataFrame(
-                {
-                    "item": [it] * n,  # a list: str dtype when the items are strings
-                    "annotator": [ann] * n,
-                    "label": labels,
-                    **{c: box[:, j] for j, c in enumerate(BOX_COLUMNS)},
-                    "geometry": geometry,
-                    "width": np.full(n, w, dtype="float64"),
-                    "height": np.full(n, h, dtype="float64"),
-                    **_extras(det, n),
-                    "_pos": np.full(n, pos),
-                }
-            )
-        )
+        who.append((it, ann, pos))
+        counts.append(n)
+        boxes.append(box)
+        geoms.append(geometry)
+        labs.append(labels)
+        sizes_wh.append((w, h))
+        for name, arr in _extras(det, n).items():
+            extras.setdefault(name, []).append((start, arr))
         keys += [key] * n
         idx.append(np.arange(n))
         code.append(bad)
-    objects = (
-        pd.concat(parts, ignore_index=True)
-        if parts
-        else pd.DataFrame({c: [] for c in ("item", "annotator", "label", *BOX_COLUMNS, "_pos")})
-    )
+        start += n
+    objects = _objects(who, counts, boxes, geoms, labs, sizes_wh, extras, start)
     index = np.concatenate(idx) if idx else np.empty(0, int)
     own = np.concatenate(code) if code else np.empty(0, object)
     # geometry of rows this bridge refuses is blanked so that check() gives them no reason
@@ -306,6 +299,45 @@ def from_supervision(
             stacklevel=2,
         )
     return frame
+
+
+def _extra_column(pieces, total: int):
+    """One extra column from its (start, array) pieces: int64 when every row has an integer,
+    float64 (NaN where missing) when numbers, else object (None where missing)."""
+    kinds = {a.dtype.kind for _, a in pieces}
+    covered = sum(len(a) for _, a in pieces) == total
+    if kinds <= set("iu") and covered:
+        out = np.empty(total, dtype="int64")
+    elif kinds <= set("biuf"):
+        out = np.full(total, np.nan)
+    else:
+        out = np.full(total, None, dtype=object)
+    for s0, a in pieces:
+        out[s0 : s0 + len(a)] = a
+    return out
+
+
+def _objects(who, counts, boxes, geoms, labs, sizes_wh, extras, total) -> pd.DataFrame:
+    """The object rows of every Detections, each column built once."""
+    if not total:
+        return pd.DataFrame({c: [] for c in ("item", "annotator", "label", *BOX_COLUMNS, "_pos")})
+    counts = np.asarray(counts)
+    rep = lambda values: np.repeat(np.array(values + [None], dtype=object)[:-1], counts)
+    box = np.concatenate(boxes)
+    wh = np.repeat(np.asarray(sizes_wh, dtype="float64"), counts, axis=0)
+    return pd.DataFrame(
+        {
+            "item": rep([w[0] for w in who]).tolist(),  # a list: str dtype for string items
+            "annotator": rep([w[1] for w in who]).tolist(),
+            "label": np.concatenate(labs),
+            **{c: box[:, j] for j, c in enumerate(BOX_COLUMNS)},
+            "geometry": np.concatenate(geoms),
+            "width": wh[:, 0],
+            "height": wh[:, 1],
+            **{k: _extra_column(v, total) for k, v in extras.items()},
+            "_pos": np.repeat([w[2] for w in who], counts),
+        }
+    )
 
 
 def _dropped(keys, index, objects, reason) -> pd.DataFrame:
