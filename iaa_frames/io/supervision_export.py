@@ -151,7 +151,9 @@ def to_supervision(frame: pd.DataFrame, *, class_names=None, masks: bool = False
         rows = order[bounds[g] : bounds[g + 1]]
         rows = rows[objects[rows]]
         if not len(rows):
-            out[key] = sv.Detections.empty()
+            empty = sv.Detections.empty()
+            empty.data = {CLASS_NAME: np.empty(0, dtype=str)}  # as supervision's readers do
+            out[key] = empty
             continue
         kw = {
             "xyxy": box[rows],

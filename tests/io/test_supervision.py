@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import iaa_frames as iaf
 from iaa_frames.errors import DroppedRowsWarning, IAAError, InvalidAnnotationError, ParameterError
@@ -225,3 +227,40 @@ def test_supervision_is_imported_only_when_needed(monkeypatch):
     df = iaf.from_records([{"item": "i", "annotator": "a"}])
     with pytest.raises(IAAError, match=r"iaa-frames\[supervision\]"):
         to_supervision(df)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["i1", "i2", "i3"]),
+            st.sampled_from(["ana", "ben"]),
+            st.lists(
+                st.tuples(
+                    st.floats(-1e6, 1e6),
+                    st.floats(-1e6, 1e6),
+                    st.floats(1e-3, 1e4),
+                    st.floats(1e-3, 1e4),
+                    st.sampled_from(["car", "Car", "12", "person walking"]),
+                ),
+                max_size=6,
+            ),
+        ),
+        min_size=1,
+        max_size=6,
+        unique_by=lambda t: (t[0], t[1]),
+    )
+)
+def test_detections_to_frame_and_back_are_identical(entries):
+    dets = {}
+    for item, ann, boxes in entries:
+        xyxy = np.array([[x, y, x + w, y + h] for x, y, w, h, _ in boxes]).reshape(-1, 4)
+        names = np.array([c for *_, c in boxes], dtype=str)
+        dets[item, ann] = sv.Detections(
+            xyxy=xyxy, class_id=np.zeros(len(boxes), int), data={"class_name": names}
+        )
+    back = to_supervision(from_supervision(dets))
+    assert list(back) == list(dets)
+    for key, d in dets.items():
+        assert np.array_equal(back[key].xyxy, d.xyxy)
+        assert back[key].data["class_name"].tolist() == d.data["class_name"].tolist()
