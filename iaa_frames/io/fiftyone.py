@@ -43,7 +43,13 @@ def _fields(fields, annotator_attribute):
     if not out:
         raise ParameterError("fields must name at least one label field")
     if annotator_attribute is not None:
-        out = dict.fromkeys(out)
+        return dict.fromkeys(out)
+    unnamed = [k for k, v in out.items() if v is None]
+    if unnamed:
+        raise ParameterError(
+            f"field {unnamed[0]!r} names no annotator: give one ({{field: annotator}}), or "
+            "pass annotator_attribute= for fields whose labels name their annotator"
+        )
     return out
 
 
@@ -285,7 +291,20 @@ def _add(b, kind, lab, key, who, w, h, f, entry, masks, name):
         return
     parts = []
     for shape in _get(lab, "points") or []:
-        pts = np.asarray(shape, dtype="float64").reshape(-1, 2) * (w, h)
+        try:
+            pts = np.asarray(shape, dtype="float64").reshape(-1, 2) * (w, h)
+        except (TypeError, ValueError, OverflowError):
+            _refuse(
+                b,
+                name,
+                entry,
+                "bad_points",
+                f"points are not (x, y) pairs: {shape!r}",
+                item=key,
+                annotator=who,
+            )
+            b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
+            return
         if len(pts) < 3:
             _refuse(
                 b,

@@ -177,6 +177,11 @@ def test_other_label_types_and_missing_items_are_errors():
         from_fiftyone([Sample("a", c=Detections([]))], fields="c", item="uid")
     with pytest.raises(ParameterError, match="at least one"):
         from_fiftyone([], fields=[])
+    with pytest.raises(ParameterError, match="names no annotator"):
+        from_fiftyone([], fields={"gt": None})
+    bad = Polylines([Label(label="p", points=[[(0, 0), (1,)]], closed=True)])
+    with pytest.raises(ReaderError, match=r"p.polylines\[0\]: points are not"):
+        from_fiftyone([Sample("a", Metadata(4, 4), p=bad)], fields="p")
 
 
 def test_agreement_written_back_per_sample():
