@@ -121,6 +121,13 @@ def test_masks_are_exact_polygons_and_round_trip():
     np.testing.assert_allclose(inter / union, sv.mask_iou_batch(ma, mb), atol=1e-6)
     back = to_supervision(df, masks=True)
     assert np.array_equal(back["i", "a"].mask, ma) and np.array_equal(back["i", "b"].mask, mb)
+    # supervision's run-length CompactMask gives the same polygons
+    compact = getattr(getattr(sv, "detection", None), "compact_mask", None)
+    if compact is not None:
+        cm = compact.CompactMask.from_dense(ma, da.xyxy, image_shape=(24, 32))
+        dc = sv.Detections(xyxy=da.xyxy, mask=cm, class_id=da.class_id)
+        got = from_supervision({("i", "a"): dc}, class_names=["blob"])["geometry"].to_numpy()
+        assert shapely.equals(got, ga).all()
     # masks=False compares the boxes given
     boxes = from_supervision({("i", "a"): da}, masks=False)
     assert boxes["geometry"].isna().all()
