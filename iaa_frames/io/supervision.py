@@ -68,7 +68,13 @@ def _entries(detections, item):
             out.append((key, key[0], key[1], value))
         else:
             out.append((key, item, key, value))
-    for key, _, _, det in out:
+    seen = set()
+    for key, it, ann, det in out:
+        if (it, ann) in seen:
+            raise ParameterError(
+                f"detections[{key!r}]: item {it!r}, annotator {ann!r} is given twice"
+            )
+        seen.add((it, ann))
         if not _is_detections(det):
             raise ParameterError(
                 f"detections[{key!r}] is a {type(det).__name__}, not a supervision.Detections "

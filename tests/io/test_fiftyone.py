@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
-from iaa_frames.errors import DroppedRowsWarning, IAAWarning, ParameterError, ReaderError
+from iaa_frames.errors import DroppedRowsWarning, IAAError, IAAWarning, ParameterError, ReaderError
 from iaa_frames.io.fiftyone import from_fiftyone
 from iaa_frames.io.fiftyone_export import to_fiftyone
 
@@ -131,7 +131,7 @@ def test_without_metadata_coordinates_stay_relative():
     assert df.loc[0, ["x0", "x1", "width", "height"]].tolist() == pytest.approx([0.1, 0.3, 1, 1])
 
 
-def test_instance_masks_stretch_over_the_box(tmp_path):
+def test_instance_masks_stretch_over_the_box(tmp_path, monkeypatch):
     pil = pytest.importorskip("PIL.Image")
     m = np.zeros((4, 5), bool)
     m[1:3, 1:4] = True  # 6 of 20 mask pixels
@@ -148,6 +148,10 @@ def test_instance_masks_stretch_over_the_box(tmp_path):
     assert df.loc[0, ["x0", "y0", "x1", "y1"]].tolist() == [20, 20, 50, 40]
     boxes = from_fiftyone(ds, fields=["r1"], masks=False)
     assert boxes["geometry"].isna().all() and boxes["x1"].iloc[0] == 60
+    with monkeypatch.context() as mp:
+        mp.setitem(sys.modules, "PIL", None)  # Pillow missing: mask_path needs it
+        with pytest.raises(IAAError, match=r"iaa-frames\[image\]"):
+            from_fiftyone(ds, fields=["r2"])
     ds[0].r1.detections[0].mask = np.zeros((3, 3), bool)
     with pytest.raises(ReaderError, match="mask is empty"):
         from_fiftyone(ds, fields=["r1"])

@@ -216,6 +216,8 @@ def test_malformed_input_is_a_parameter_error():
         from_supervision({"a": [1, 2]})
     with pytest.raises(ParameterError, match=r"\(item, annotator\)"):
         from_supervision({("i", "a", "x"): d})
+    with pytest.raises(ParameterError, match="given twice"):
+        from_supervision({("image", "a"): d, "a": d})
     no_class = sv.Detections(xyxy=np.array([[0.0, 0, 2, 2]]))
     with pytest.raises(InvalidAnnotationError, match="neither data"):
         from_supervision({"a": no_class})
