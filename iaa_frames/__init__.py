@@ -43,12 +43,17 @@ from iaa_frames.io import (
     read_cvat,
     read_darwin,
     read_labelstudio,
+    read_table,
     read_voc,
     read_yolo,
     read_yolo_classes,
 )
+from iaa_frames.io.fiftyone import from_fiftyone
+from iaa_frames.io.fiftyone_export import to_fiftyone
 from iaa_frames.io.parquet import read_parquet, to_parquet
 from iaa_frames.io.samples import sample_path
+from iaa_frames.io.supervision import from_supervision
+from iaa_frames.io.supervision_export import to_supervision
 from iaa_frames.matching.copies import find_copies
 from iaa_frames.measures.kalpha import kalpha, kalpha_items, kalpha_units
 from iaa_frames.measures.ranking import annotator_quality, annotator_quality_from_tables
@@ -100,6 +105,7 @@ __all__ = [
     "read_cvat",
     "read_darwin",
     "read_labelstudio",
+    "read_table",
     "read_voc",
     "read_yolo",
     "read_yolo_classes",
@@ -130,6 +136,10 @@ __all__ = [
     "ValidationResult",
     "check",
     "from_records",
+    "from_fiftyone",
+    "from_supervision",
+    "to_fiftyone",
+    "to_supervision",
     "is_object",
     "validate",
     # namespaces: iaf.plot (figures; imports matplotlib on first use), iaf.dask (agreement

@@ -15,7 +15,10 @@ hostile input raises :class:`~iaa_frames.errors.ReaderError` naming the file and
 :func:`read_voc`       Pascal VOC XML, one directory per annotator
 :func:`read_yolo`      YOLO ``.txt`` (boxes and segmentation polygons)
 :func:`read_darwin`    V7 Darwin JSON 2.0
-:func:`read_table`     a tidy frame saved as CSV (polygons as WKT) or one Parquet file
+:func:`read_table`     a tidy frame saved as CSV (polygons as WKT) or one Parquet file;
+                       ``boxes=``: a list-of-boxes column (crowdsourcing exports)
+:func:`from_supervision`  ``supervision.Detections`` per (item, annotator)
+:func:`from_fiftyone`  FiftyOne label fields (Detections, Polylines, masks)
 :func:`load_sample`    the packaged samples (one simulated corpus in every format)
 =====================  ==========================================================
 
@@ -27,13 +30,20 @@ names a file and an entry), ``json_stream`` (JSON decoded element by element),
 as polygons) and ``builder`` (the frame built column-wise, then validated and reported by
 ``finish``). ``parquet`` reads and writes the frame partitioned by item, ``writers``
 writes the frame in each tool's format, ``samples`` holds the packaged samples.
+``box_lists`` reads list-of-boxes cells. ``supervision`` / ``supervision_export`` and
+``fiftyone`` / ``fiftyone_export`` are the bridges to those libraries (imported only when
+a bridge needs them: ``to_supervision`` needs the ``supervision`` extra).
 """
 
 from .coco import read_coco
 from .cvat import read_cvat
 from .darwin import read_darwin
+from .fiftyone import from_fiftyone
+from .fiftyone_export import to_fiftyone
 from .labelstudio import read_labelstudio
 from .samples import SAMPLES, load_sample
+from .supervision import from_supervision
+from .supervision_export import to_supervision
 from .table import read_table
 from .voc import read_voc
 from .yolo import read_yolo
@@ -41,6 +51,8 @@ from .yolo_classes import read_yolo_classes
 
 __all__ = [
     "SAMPLES",
+    "from_fiftyone",
+    "from_supervision",
     "load_sample",
     "read_coco",
     "read_cvat",
@@ -50,4 +62,6 @@ __all__ = [
     "read_voc",
     "read_yolo",
     "read_yolo_classes",
+    "to_fiftyone",
+    "to_supervision",
 ]

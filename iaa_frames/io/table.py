@@ -9,15 +9,17 @@ directory of Parquet files written by :func:`iaa_frames.to_parquet` use
 from __future__ import annotations
 
 import importlib.util
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import shapely
 
-from iaa_frames.errors import ParameterError, ReaderError
-from iaa_frames.frame.schema import validate
+from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
+from iaa_frames.frame.schema import INVALID_REASONS, check, validate
 
+from .box_lists import explode_boxes
 from .paths import check_file
 
 __all__ = ["IDENTIFIERS", "TABLE_FORMATS", "read_csv_text_ids", "read_table"]
@@ -81,7 +83,36 @@ def _read_parquet(path) -> pd.DataFrame:
         ) from None
 
 
-def read_table(path, *, fmt: str | None = None, on_invalid: str = "raise") -> pd.DataFrame:
+def _check_boxes(path, df: pd.DataFrame) -> None:
+    """Invalid boxes of a list-of-boxes table as a ReaderError naming the data rows (the
+    exploded frame's index)."""
+    res = check(df)
+    if not res.counts:
+        return
+    bad = res.dropped
+    lines = [
+        f"{path}: row {row}: {INVALID_REASONS.get(r, r)}"
+        for row, r in zip(bad.index[:5], bad["reason"][:5], strict=True)
+    ]
+    more = f"\n... and {len(bad) - 5} more" if len(bad) > 5 else ""
+    summary = ", ".join(f"{k}: {v}" for k, v in res.counts.items())
+    raise ReaderError(
+        f"{len(bad)} unusable box(es) ({summary}):\n"
+        + "\n".join(lines)
+        + more
+        + "\nPass on_invalid='drop' to drop them with a warning."
+    )
+
+
+def read_table(
+    path,
+    *,
+    fmt: str | None = None,
+    on_invalid: str = "raise",
+    columns: dict | None = None,
+    boxes: str | None = None,
+    box_format: str = "xyxy",
+) -> pd.DataFrame:
     """Read a tidy annotation frame from a CSV or Parquet table.
 
     Parameters
@@ -91,7 +122,24 @@ def read_table(path, *, fmt: str | None = None, on_invalid: str = "raise") -> pd
     fmt : {"csv", "parquet"}, optional
         The format; by default ``"parquet"`` for a ``.parquet``/``.pq`` file, else ``"csv"``.
     on_invalid : {"raise", "drop"}, default "raise"
-        Passed to :func:`iaa_frames.validate`.
+        Passed to :func:`iaa_frames.validate`; with ``boxes``, ``"drop"`` also drops the
+        rows whose cell of boxes is malformed (a
+        :class:`~iaa_frames.errors.DroppedRowsWarning` counts them per reason, its
+        ``dropped`` attribute lists file, row, reason and cell).
+    columns : dict, optional
+        Columns of the file renamed to the frame's, e.g. ``{"Input.image_url": "item",
+        "WorkerId": "annotator", "Answer.boxes": "boxes"}`` (the renamed identifiers are
+        read as text, like ``item`` and ``annotator``).
+    boxes : str, optional
+        A list-of-boxes column (after renaming): each row is one (item, annotator) and
+        the cell holds its boxes as JSON, ``[{"x": .., "y": .., "width": .., "height":
+        .., "label": ..}, ...]`` or ``[[x0, y0, x1, y1], ...]``; ``[]`` is a coverage
+        row (the annotator drew nothing). See
+        :func:`iaa_frames.io.box_lists.explode_boxes` for the box objects read. A box
+        without a label takes the row's ``label`` column; the other columns (``width``,
+        ``height``, ``group``, ...) are repeated on every box of the row.
+    box_format : {"xyxy", "xywh"}, default "xyxy"
+        With ``boxes``: how a box written as a list of 4 numbers is read.
 
     Returns
     -------
@@ -103,7 +151,9 @@ def read_table(path, *, fmt: str | None = None, on_invalid: str = "raise") -> pd
     ------
     ReaderError
         When the file is not a readable CSV, the geometry column is neither WKT nor WKB,
-        or Parquet is asked for without the ``pyarrow`` package.
+        Parquet is asked for without the ``pyarrow`` package, or (``boxes``, with
+        ``on_invalid="raise"``) a cell of boxes is malformed: the message names the file,
+        the row (1-based data row), the column and why.
 
     Examples
     --------
@@ -119,6 +169,17 @@ def read_table(path, *, fmt: str | None = None, on_invalid: str = "raise") -> pd
     1       ben  0.0  0.0  4.0  3.0
     >>> df["geometry"].iloc[1].area
     6.0
+
+    A crowdsourcing export, one row per worker and image, the boxes as JSON:
+
+    >>> _ = p.write_text("image,worker,answer\\n"
+    ...     'a.jpg,w1,"[{""left"": 0, ""top"": 0, ""width"": 4, ""height"": 2, ""label"": ""cat""}]"\\n'
+    ...     "a.jpg,w2,[]\\n")
+    >>> df = read_table(p, columns={"image": "item", "worker": "annotator"}, boxes="answer")
+    >>> df[["item", "annotator", "label", "x0", "y0", "x1", "y1"]]
+        item annotator label   x0   y0   x1   y1
+    1  a.jpg        w1   cat  0.0  0.0  4.0  2.0
+    2  a.jpg        w2   NaN  NaN  NaN  NaN  NaN
     """
     path = Path(path)
     if fmt is None:
@@ -134,7 +195,17 @@ def read_table(path, *, fmt: str | None = None, on_invalid: str = "raise") -> pd
             )
         df = _read_parquet(check_file(path))
     else:
-        df = read_csv_text_ids(check_file(path), IDENTIFIERS)
+        renamed = [k for k, v in (columns or {}).items() if v in IDENTIFIERS]
+        df = read_csv_text_ids(check_file(path), (*IDENTIFIERS, *renamed))
+    if columns:
+        df = df.rename(columns=dict(columns))
+    dropped = None
+    if boxes is not None:
+        if on_invalid not in ("raise", "drop"):
+            raise ParameterError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}")
+        df, dropped = explode_boxes(
+            df, boxes, path=path, box_format=box_format, dropping=on_invalid == "drop"
+        )
     if "geometry" in df.columns:
         g = df["geometry"]
         present = g.notna().to_numpy()
@@ -151,4 +222,20 @@ def read_table(path, *, fmt: str | None = None, on_invalid: str = "raise") -> pd
         for i, geom in zip(present.nonzero()[0], parsed, strict=True):
             geoms[i] = geom
         df = df.assign(geometry=pd.Series(geoms, index=df.index, dtype=object))
-    return validate(df, on_invalid=on_invalid)
+    if boxes is not None and on_invalid == "raise":
+        _check_boxes(path, df)
+    frame = validate(df, on_invalid=on_invalid)
+    if dropped is not None and len(dropped):
+        counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
+        frame.attrs["iaa_reader_dropped"] = counts
+        warnings.warn(
+            DroppedRowsWarning(
+                f"{path}: dropped {len(dropped)} row(s) whose {boxes!r} cell is malformed ("
+                + ", ".join(f"{k}: {v}" for k, v in counts.items())
+                + "); the warning's .dropped attribute lists them (file, row, reason, cell)",
+                counts=counts,
+                dropped=dropped,
+            ),
+            stacklevel=2,
+        )
+    return frame
