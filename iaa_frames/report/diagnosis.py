@@ -159,19 +159,19 @@ def _diagnose(d: str, c: str, loc: str) -> str | None:
     if hi(d) and hi(c) and lo(loc):
         return (
             "annotators agree on what to annotate and how to label it, but not on how "
-            "to draw it: the drawing guidelines are too loose (tight vs loose boxes, "
+            "to draw it: most likely the drawing guidelines are too loose (tight vs loose boxes, "
             "occluded parts)."
         )
     if lo(d) and hi(loc):
         return (
             "annotators draw well what they both find, but do not find the same "
-            'objects: the definition of "an object" is unclear (minimum size, groups, '
+            'objects: most likely the definition of "an object" is unclear (minimum size, groups, '
             "truncation)."
         )
     if hi(d) and lo(c) and hi(loc):
         return (
-            "annotators find and draw the same objects but label them differently: the "
-            "class definitions overlap or are confusing."
+            "annotators find and draw the same objects but label them differently: most "
+            "likely the class definitions overlap or are confusing."
         )
     if hi(d) and hi(c) and hi(loc):
         return f"no component stands out as the weak point (they are within {GAP:g} of each other)."
@@ -223,12 +223,8 @@ def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
         result = result.sel(threshold=nearest_threshold(result["threshold"].values, 0.5))
     out = []
     comps = [c for c in _TRIAD if c in result["component"].values]
-    cis = {
-        c: (cell_value(result, c, var="ci_low"), cell_value(result, c, var="ci_high"))
-        for c in COMPONENTS
-    }
-    lv = relative_levels({c: cell_value(result, c) for c in _TRIAD}, cis)
-    lv["overall"] = against_chance(cell_value(result, "overall"), *cis["overall"])
+    cis = _intervals(result)
+    lv = _corpus_levels(result)
     parts = []
     for c in comps:
         v = cell_value(result, c)
@@ -246,6 +242,8 @@ def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
     )
     if diagnosis:
         out.append("Overall reading: " + diagnosis)
+        if not gate:
+            out.extend(_gap_evidence(result, lv, cis))
     else:
         weak = [c for c in _TRIAD if lv[c] in ("low", "below chance")]
         if weak:
@@ -296,6 +294,55 @@ def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
     return out
 
 
+def _intervals(result) -> dict:
+    """component -> (ci_low, ci_high) of the pooled cell."""
+    return {
+        c: (cell_value(result, c, var="ci_low"), cell_value(result, c, var="ci_high"))
+        for c in COMPONENTS
+    }
+
+
+def _corpus_levels(result) -> dict:
+    """:func:`relative_levels` of the pooled cells, and overall against chance."""
+    cis = _intervals(result)
+    lv = relative_levels({c: cell_value(result, c) for c in _TRIAD}, cis)
+    lv["overall"] = against_chance(cell_value(result, "overall"), *cis["overall"])
+    return lv
+
+
+def _with_interval(result, component, **cell) -> str:
+    """'0.55 [0.45, 0.61]', or '0.55' without an interval."""
+    v = cell_value(result, component, **cell)
+    lo = cell_value(result, component, var="ci_low", **cell)
+    hi = cell_value(result, component, var="ci_high", **cell)
+    return f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}]" if math.isfinite(lo) and math.isfinite(hi) else fmt(v)
+
+
+def _gap_evidence(result, lv: dict, cis: dict) -> list[str]:
+    """What the weak point of the diagnosis rests on: each weak component against the best
+    one, with both intervals, and whether the intervals overlap (a gap inside overlapping
+    intervals may be sampling noise)."""
+    weak = [c for c in _TRIAD if lv.get(c) == "low"]
+    strong = [c for c in _TRIAD if lv.get(c) == "high"]
+    if not weak or not strong:
+        return []
+    best = max(strong, key=lambda c: cell_value(result, c))
+    parts, separated = [], []
+    for c in weak:
+        parts.append(f"{c} {_with_interval(result, c)}")
+        lo_best, hi_weak = cis[best][0], cis[c][1]
+        if math.isfinite(lo_best) and math.isfinite(hi_weak):
+            separated.append(hi_weak < lo_best)
+    text = f"It rests on {' and '.join(parts)} against {best} {_with_interval(result, best)}"
+    if not separated:
+        text += f": no intervals (n_boot=0), a gap of more than {GAP:g} between the estimates."
+    elif all(separated):
+        text += ": the intervals do not overlap."
+    else:
+        text += ": the intervals overlap, so the gap may be sampling noise."
+    return [text]
+
+
 def _label_sentences(result, limit, sweep=None):
     """Classes grouped by diagnosis, most supported first."""
     labels, _ = top_by_support(result, "label", None, keep_all=False)
@@ -326,7 +373,10 @@ def _label_sentences(result, limit, sweep=None):
         if text and not text.startswith("no component stands out"):
             groups.setdefault(text, []).append(lab)
     out = []
+    corpus = _diagnose(*(_corpus_levels(result)[c] for c in _TRIAD))
     for text, labs in groups.items():
+        if text == corpus:
+            text = "the same pattern as the corpus as a whole (above)."
         out.append(
             f"Classes {listing(labs, limit)}: {text}"
             if len(labs) > 1
@@ -341,8 +391,8 @@ def _label_sentences(result, limit, sweep=None):
 
 
 def _clearly_below(result, component, annotator, pooled):
-    """An annotator's cell is clearly below the pooled one: its CI lies below the pooled
-    value (with CIs), or it is more than 0.1 lower (without)."""
+    """An annotator's cell is below the pooled one beyond its noise: its CI lies below the
+    pooled value (with CIs), or it is more than 0.1 lower (without)."""
     v = cell_value(result, component, annotator=annotator)
     if not math.isfinite(v) or v >= pooled:
         return False
@@ -367,7 +417,16 @@ def _annotator_sentences(result, limit):
             if _clearly_below(result, c, a, pooled)
         )
         if worse:
-            who = listing([f"{a} ({fmt(v)})" for v, a in worse], limit)
+            who = listing(
+                [f"{a} ({_with_interval(result, c, annotator=a)})" for _, a in worse], limit
+            )
+            with_ci = math.isfinite(cell_value(result, c, annotator=worse[0][1], var="ci_high"))
+            evidence = (
+                "above the upper end of "
+                + ("the annotator's interval" if len(worse) == 1 else "each one's interval")
+                if with_ci
+                else "more than 0.1 higher; no intervals"
+            )
             phrase = _ANNOTATOR_GAP[c]
             if len(worse) == 1:
                 verb, rest = phrase.split(" ", 1)
@@ -375,7 +434,7 @@ def _annotator_sentences(result, limit):
             else:
                 subject = "they"
             out.append(
-                f"On {c}, {who} {'is' if len(worse) == 1 else 'are'} clearly below "
-                f"everybody ({fmt(pooled)}): {subject} {phrase}."
+                f"On {c}, {who} {'is' if len(worse) == 1 else 'are'} below everybody "
+                f"({fmt(pooled)}, {evidence}): {subject} {phrase}."
             )
     return out

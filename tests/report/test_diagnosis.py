@@ -97,7 +97,9 @@ def test_reading_names_classes_and_annotators():
     ds["agreement"].loc[dict(component="localization", label=ALL, annotator="ben")] = 0.4
     text = " ".join(reading(ds))
     assert "Class car: annotators find and draw the same objects but label them" in text
-    assert "On localization, ben (0.40) is clearly below everybody (0.90)" in text
+    assert (
+        "On localization, ben (0.40) is below everybody (0.90, more than 0.1 higher; no intervals)"
+    ) in text
     assert "this annotator draws the objects everybody found less precisely" in text
     assert "person" not in text
     # two annotators below: plural
@@ -105,9 +107,66 @@ def test_reading_names_classes_and_annotators():
     ds["agreement"].loc[dict(component="classification", label=ALL, annotator="chloe")] = 0.4
     text = " ".join(reading(ds))
     assert (
-        "On classification, chloe (0.40), ana (0.50) are clearly below everybody "
-        "(0.90): they label the objects everybody found differently"
+        "On classification, chloe (0.40), ana (0.50) are below everybody "
+        "(0.90, more than 0.1 higher; no intervals): they label the objects everybody "
+        "found differently"
     ) in text
+
+
+def _set_ci(ds, component, lo, hi, annotator=ALL):
+    sel = dict(component=component, label=ALL, annotator=annotator)
+    ds["ci_low"].loc[sel], ds["ci_high"].loc[sel] = lo, hi
+
+
+@pytest.mark.parametrize(
+    "loc_ci, det_ci, verdict",
+    [
+        ((0.2, 0.4), (0.85, 0.95), "the intervals do not overlap"),
+        ((0.2, 0.9), (0.85, 0.95), "the intervals overlap, so the gap may be sampling noise"),
+        (None, None, "no intervals (n_boot=0), a gap of more than 0.15"),
+    ],
+)
+def test_the_weak_point_says_what_it_rests_on(loc_ci, det_ci, verdict):
+    ds = _with((0.9, 0.9, 0.3))
+    if loc_ci:
+        _set_ci(ds, "localization", *loc_ci)
+        _set_ci(ds, "detection", *det_ci)
+        _set_ci(ds, "classification", 0.8, 0.95)
+    sentences = reading(ds)
+    k = next(i for i, s in enumerate(sentences) if s.startswith("Overall reading"))
+    assert "most likely the drawing guidelines are too loose" in sentences[k]
+    evidence = sentences[k + 1]
+    assert evidence.startswith("It rests on localization 0.30")
+    assert "against detection 0.90" in evidence and verdict in evidence, evidence
+    if loc_ci:
+        assert f"[{loc_ci[0]:.2f}, {loc_ci[1]:.2f}]" in evidence
+
+
+def test_classes_with_the_corpus_pattern_get_one_short_sentence():
+    ds = _with(
+        (0.9, 0.9, 0.3), car=(0.9, 0.9, 0.3), person=(0.9, 0.9, 0.3), bicycle=(0.9, 0.3, 0.9)
+    )
+    sentences = reading(ds)
+    same = [s for s in sentences if "the same pattern as the corpus" in s]
+    assert len(same) == 1 and "car" in same[0] and "person" in same[0]
+    assert sum("drawing guidelines are too loose" in s for s in sentences) == 1
+    assert any(s.startswith("Class bicycle: annotators find and draw") for s in sentences)
+
+
+def test_an_annotator_below_everybody_shows_its_interval():
+    ds = _with((0.9, 0.9, 0.9))
+    for a in ("ana", "ben", "chloe"):
+        for c in ("detection", "classification", "localization"):
+            ds["agreement"].loc[dict(component=c, label=ALL, annotator=a)] = 0.9
+    ds["agreement"].loc[dict(component="detection", label=ALL, annotator="ben")] = 0.7
+    _set_ci(ds, "detection", 0.6, 0.8, annotator="ben")
+    text = " ".join(reading(ds))
+    assert (
+        "On detection, ben (0.70 [0.60, 0.80]) is below everybody (0.90, above the upper "
+        "end of the annotator's interval)"
+    ) in text
+    _set_ci(ds, "detection", 0.6, 0.95, annotator="ben")  # the interval reaches 0.90
+    assert "On detection, ben" not in " ".join(reading(ds))
 
 
 def test_reading_flags_ks_above_sigma_and_ci_through_zero():
