@@ -1,93 +1,265 @@
-"""Our ``agreement()`` against kalphacv on the same LVIS-shaped polygon file, in one run.
+"""Our ``agreement()`` against the peers on the same files, each run in a fresh process.
 
-Usage: ``python benchmarks/bench_peers.py [--images 200] [--repeat 3] [--seed 0]``
+Usage::
 
-kalphacv (``pip install kalphacv``; a benchmark-only package, not a dependency) computes
-its segmentation alpha (per-image Krippendorff's alpha with IoU matching at 0.5, averaged
-over images). We compute every cell of ``agreement()`` (four components x every class x
-every annotator, chance baseline, KS, 200 bootstrap replicates) on the same file, read
-with ``iaf.read_coco``. Each tool runs ``--repeat`` times, alternating, and the medians
-are compared, so that both see the same load on the machine. Target: ours <= 1/3 of
-kalphacv's time.
+    python benchmarks/bench_peers.py [--coco PATH] [--peer-python PY] [--potato DIR]
+                                     [--repeat 3] [--box-items 1500] [--skip TOOL ...]
+
+* **Polygons** (``--coco``: a COCO file whose images carry ``rater_list`` and whose
+  annotations carry ``rater_id``, e.g. the LVIS double-annotation subset; without it an
+  LVIS-shaped file from :func:`corpora.lvis_like`). Ours: ``iaf.read_coco`` +
+  ``iaf.agreement(n_boot=200)`` (every cell: four components x every class x every
+  annotator, chance baseline, KS, 200 bootstrap replicates). kalphacv: its segmentation α
+  at IoU 0.5 (``calculate_iaa_from_annotations("segm", ...)``). KαLOS (``kalos``): its
+  shortest route, reading the file and one ``calculate_iaa`` at similarity 0.5 (greedy
+  matching, ``segm_iou_similarity``), without the calc-disagreement / configure steps.
+* **Boxes** (``--box-items`` items x 3 annotators from ``iaf.simulate``, written once as
+  CSV): ours (``iaf.read_table`` + ``agreement(n_boot=200)``) against Potato's own
+  ``geometry_agreement(bootstrap=200)`` (``potato.server_utils.iaa.geometry_agreement``,
+  pure Python; ``--potato`` is a folder holding the ``potato`` package, e.g. an unpacked
+  ``pip download potato-annotation`` wheel, or omit it when the peer Python has
+  ``potato-annotation`` installed).
+
+Every run is a fresh process (nothing cached between runs); its clock starts after the
+imports and includes reading the file. Peers run with ``--peer-python`` (an interpreter of
+an environment of their own: ``pip install kalphacv kalos``; they are never dependencies of
+iaa_frames); ours with this interpreter. The tools alternate ``--repeat`` times so that
+they see the same load, and the medians are compared. Printed: wall and CPU seconds of
+every run, the medians and the ratio peer / ours (targets: kalphacv ≥ 6, KαLOS ≥ 15,
+Potato ≥ 50).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
 
-import corpora  # noqa: E402
+#: tool -> (which interpreter runs it, which input it reads)
+TOOLS = {
+    "ours_polygons": ("ours", "coco"),
+    "kalphacv": ("peer", "coco"),
+    "kalos": ("peer", "coco"),
+    "ours_boxes": ("ours", "boxes"),
+    "potato": ("peer", "boxes"),
+}
+#: the pairs compared: (peer, ours, target ratio peer / ours)
+RATIOS = (
+    ("kalphacv", "ours_polygons", 6),
+    ("kalos", "ours_polygons", 15),
+    ("potato", "ours_boxes", 50),
+)
 
-import iaa_frames as iaf  # noqa: E402
+
+# ------------------------------------------------------------------ child processes
+
+
+def _clock(work):
+    """Run ``work()``; its wall and CPU seconds and its summary."""
+    t, c = time.perf_counter(), time.process_time()
+    summary = work()
+    return {"wall": time.perf_counter() - t, "cpu": time.process_time() - c, "value": summary}
+
+
+def run_ours_polygons(path):
+    import iaa_frames as iaf
+
+    def work():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            frame = iaf.read_coco(path, rater_key="rater_id", rater_list_key="rater_list")
+            res = iaf.agreement(frame, n_boot=200, progress=False)
+        cell = res["agreement"].sel(label="(all)", annotator="(all)")
+        return {str(c): round(float(v), 4) for c, v in zip(res["component"].values, cell.values)}
+
+    return _clock(work)
+
+
+def run_kalphacv(path):
+    from kalphacv.calculate_iaa import calculate_iaa_from_annotations
+
+    def work():
+        r = calculate_iaa_from_annotations(
+            "segm",
+            str(path),
+            images_rater_key="rater_list",
+            annotations_rater_key="rater_id",
+            silent=True,
+        )
+        return {"segm_alpha_0.5": round(float(r[0.5]), 4)}
+
+    return _clock(work)
+
+
+def run_kalos(path):
+    import logging
+
+    from kalos.iaa.core import calculate_iaa
+    from kalos.utils.data_loading import load_and_preprocess_data
+
+    logging.disable(logging.INFO)
+
+    def work():
+        data = load_and_preprocess_data(Path(path), "coco-json")
+        out = calculate_iaa(
+            processed_data=data["processed_data"],
+            categories=data["categories"],
+            method="greedy",
+            threshold_func="segm_iou_similarity",
+            cost_func="negative_score",
+            similarity_threshold=0.5,
+            calculate_vitality=False,
+            calculate_difficulty=False,
+            collaboration_clusters=False,
+            all_raters=data.get("all_raters"),
+        )
+        return {
+            "mean_image_alpha": round(float(out[0]), 4),
+            "global_alpha": round(float(out[1]), 4),
+        }
+
+    return _clock(work)
+
+
+def run_ours_boxes(path):
+    import iaa_frames as iaf
+
+    def work():
+        res = iaf.agreement(iaf.read_table(path), n_boot=200, progress=False)
+        cell = res["agreement"].sel(label="(all)", annotator="(all)")
+        return {str(c): round(float(v), 4) for c, v in zip(res["component"].values, cell.values)}
+
+    return _clock(work)
+
+
+def run_potato(path):
+    import csv
+    from collections import defaultdict
+
+    from potato.server_utils.iaa.geometry_agreement import geometry_agreement
+
+    def work():
+        items = defaultdict(lambda: defaultdict(list))
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                objects = items[row["item"]][row["annotator"]]
+                if row["x0"]:  # a coverage row (drew nothing) keeps the annotator
+                    x0, y0, x1, y1 = (float(row[k]) for k in ("x0", "y0", "x1", "y1"))
+                    objects.append({"bbox": [x0, y0, x1 - x0, y1 - y0], "label": row["label"]})
+        out = geometry_agreement(items, distance="iou", bootstrap=200)
+        return {
+            "detection": out["detection"].get("alpha"),
+            "classification": out["classification"].get("alpha"),
+            "localization": out["localization"]["sigma"],
+        }
+
+    return _clock(work)
+
+
+RUNNERS = {
+    "ours_polygons": run_ours_polygons,
+    "kalphacv": run_kalphacv,
+    "kalos": run_kalos,
+    "ours_boxes": run_ours_boxes,
+    "potato": run_potato,
+}
+
+
+def child(tool: str, path: str, extra_path: str | None) -> None:
+    if extra_path:
+        sys.path.insert(0, extra_path)
+    print(json.dumps(RUNNERS[tool](path)))
+
+
+# ------------------------------------------------------------------ the parent
+
+
+def fresh_run(tool: str, path: Path, args) -> dict:
+    """One run of ``tool`` in a new process; its timings, or the reason it failed."""
+    python = sys.executable if TOOLS[tool][0] == "ours" else args.peer_python
+    cmd = [python, str(Path(__file__).resolve()), "--child", tool, str(path)]
+    if tool == "potato" and args.potato:
+        cmd += ["--extra-path", str(args.potato)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE.parent)
+    if done.returncode != 0:
+        return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def inputs(args, tmp: Path) -> dict:
+    sys.path.insert(0, str(HERE))
+    import corpora
+
+    import iaa_frames as iaf
+
+    if args.coco:
+        coco = Path(args.coco)
+        print(f"polygons: {coco} ({coco.stat().st_size / 1e6:.1f} MB)")
+    else:
+        df = corpora.lvis_like(n_images=200, seed=args.seed)
+        coco = tmp / "lvis_like.json"
+        corpora.to_coco_raters(df, coco)
+        print(f"polygons: generated LVIS-like file ({int(iaf.is_object(df).sum()):,} polygons)")
+    boxes = tmp / "boxes.csv"
+    frame = iaf.simulate(n_items=args.box_items, seed=args.seed)
+    frame[["item", "annotator", "label", "x0", "y0", "x1", "y1"]].to_csv(boxes, index=False)
+    print(
+        f"boxes: {args.box_items:,} items x {frame['annotator'].nunique()} annotators, "
+        f"{int(iaf.is_object(frame).sum()):,} boxes"
+    )
+    return {"coco": coco, "boxes": boxes}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--images", type=int, default=200)
+    parser.add_argument("--coco", help="COCO file with rater_list / rater_id (real data)")
+    parser.add_argument("--peer-python", default=sys.executable)
+    parser.add_argument("--potato", help="folder holding the potato package")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--box-items", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip", nargs="*", default=[], choices=sorted(TOOLS))
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("path", nargs="?", help=argparse.SUPPRESS)
+    parser.add_argument("--extra-path", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    try:
-        from kalphacv.calculate_iaa import calculate_iaa_from_annotations
-    except ImportError:
-        sys.exit("kalphacv is not installed: pip install kalphacv (benchmark only)")
-
-    df = corpora.lvis_like(n_images=args.images, seed=args.seed)
+    if args.child:
+        return child(args.child, args.path, args.extra_path)
+    if args.coco and not Path(args.coco).exists():
+        sys.exit(f"skipped: {args.coco} does not exist (pass the real file's path)")
+    tools = [t for t in TOOLS if t not in args.skip]
+    runs = {t: [] for t in tools}
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "lvis_like.json"
-        corpora.to_coco_raters(df, path)
-        print(
-            f"{path.stat().st_size / 1e6:.1f} MB COCO file: {args.images} images, "
-            f"{int(iaf.is_object(df).sum()):,} polygons, {df['label'].nunique()} classes, "
-            "2 raters"
-        )
-        ours, theirs, ours_cpu, theirs_cpu = [], [], [], []
-        for _ in range(args.repeat):
-            t, c = time.perf_counter(), time.process_time()
-            r = calculate_iaa_from_annotations(
-                "segm",
-                str(path),
-                images_rater_key="rater_list",
-                annotations_rater_key="rater",
-                silent=True,
-            )
-            theirs.append(time.perf_counter() - t)
-            theirs_cpu.append(time.process_time() - c)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                t, c = time.perf_counter(), time.process_time()
-                frame = iaf.read_coco(path, rater_key="rater", rater_list_key="rater_list")
-                res = iaf.agreement(frame, progress=False)
-                ours.append(time.perf_counter() - t)
-                ours_cpu.append(time.process_time() - c)
-    k, o = statistics.median(theirs), statistics.median(ours)
-    print(
-        f"kalphacv segm alpha        {r[0.5]:.3f}   median {k:6.2f} s  ({', '.join(f'{x:.2f}' for x in theirs)})"
-    )
-    head = res["agreement"].sel(label="(all)", annotator="(all)").values
-    print(
-        f"iaa_frames agreement()     {' / '.join(f'{x:.3f}' for x in head)}   median "
-        f"{o:6.2f} s  ({', '.join(f'{x:.2f}' for x in ours)})"
-    )
-    loc = res["agreement"].sel(component="localization", annotator="(all)")
-    print(
-        f"  cells: {res.sizes['label']} labels x {res.sizes['annotator']} annotators; "
-        f"per-class localization defined for {int(loc.notnull().sum()) - 1} classes"
-    )
-    print(f"ratio ours / kalphacv = {o / k:.2f}  (target <= 0.33)")
-    # CPU seconds (all threads): kalphacv runs on one thread, so on a busy machine this
-    # ratio bounds the wall-time ratio of an idle one from above
-    print(
-        f"CPU seconds: kalphacv {min(theirs_cpu):.2f}, ours {min(ours_cpu):.2f}, "
-        f"ratio {min(ours_cpu) / min(theirs_cpu):.2f}"
-    )
+        paths = inputs(args, Path(tmp))
+        for r in range(args.repeat):
+            for tool in tools:
+                out = fresh_run(tool, paths[TOOLS[tool][1]], args)
+                runs[tool].append(out)
+                shown = (
+                    f"wall {out['wall']:7.2f} s  cpu {out['cpu']:7.2f} s  {out['value']}"
+                    if "wall" in out
+                    else f"failed: {out['error']}"
+                )
+                print(f"run {r + 1}  {tool:<14} {shown}", flush=True)
+    medians = {
+        t: statistics.median(x["wall"] for x in rs)
+        for t, rs in runs.items()
+        if rs and "wall" in rs[0]
+    }
+    print("\nmedian wall seconds: " + ", ".join(f"{t} {m:.2f}" for t, m in medians.items()))
+    for peer, ours, target in RATIOS:
+        if peer in medians and ours in medians:
+            ratio = medians[peer] / medians[ours]
+            verdict = "met" if ratio >= target else "not met"
+            print(f"{peer} / {ours} = x{ratio:.1f}  (target x{target}: {verdict})")
 
 
 if __name__ == "__main__":

@@ -184,7 +184,8 @@ def traces(*, n_items=20, vertices=10_000, noise=0.002, seed=0) -> pd.DataFrame:
 
 
 def to_coco_raters(df: pd.DataFrame, path) -> None:
-    """Write ``df`` (polygons) as one COCO file with rater keys (kalphacv's layout)."""
+    """Write ``df`` (polygons) as one COCO file with rater keys (the layout of the LVIS
+    double annotations, which kalphacv and KαLOS read: ``rater_list`` and ``rater_id``)."""
     obj = df[iaf.is_object(df)]
     items = sorted(df["item"].unique())
     image_id = {name: i + 1 for i, name in enumerate(items)}
@@ -207,7 +208,7 @@ def to_coco_raters(df: pd.DataFrame, path) -> None:
                 "area": float(g.area),
                 "bbox": [x0, y0, x1 - x0, y1 - y0],
                 "iscrowd": 0,
-                "rater": row.annotator,
+                "rater_id": row.annotator,
             }
         )
     data = {
