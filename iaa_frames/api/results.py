@@ -2,8 +2,9 @@
 
 ``df.iaa.agreement()``, ``df.iaa.pairwise()``, ``df.iaa.items()``, ``df.iaa.tables()`` and
 the frame functions :func:`iaa_frames.sigma`, :func:`iaa_frames.ks` and
-:func:`iaa_frames.alpha` build one :class:`~iaa_frames.settings.parameters.MatchSettings` from their
-keywords and call the functions here, which take the pair tables of every threshold from
+:func:`iaa_frames.alpha` check their parameters once, at the boundary, and pass one
+:class:`~iaa_frames.settings.parameters.MatchSettings` to the functions here (which check
+nothing again), which take the pair tables of every threshold from
 :mod:`iaa_frames.api.memo` (computing the missing ones) and what was computed from them (the
 agreement Dataset per ``n_boot`` and seed, the pairwise and item tables). Each equals the
 plain function of the same name on a fresh computation.
@@ -23,9 +24,8 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine import DEFAULT_N_BOOT
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.thresholds import concat_thresholds
 from iaa_frames.tables.pairs import PairTables
 
@@ -80,7 +80,6 @@ def agreement(
     >>> sweep.sizes["threshold"], len(sweep.attrs["tables_key"].split())
     (2, 2)
     """
-    n_boot = check_int(n_boot, "n_boot")
     found = entries_for(df, settings)
     parts = [e.result(n_boot=n_boot, seed=settings.seed, progress=settings.progress) for e in found]
     if not settings.several:
