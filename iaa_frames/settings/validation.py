@@ -230,7 +230,7 @@ def validate_params(constraints: dict[str, Constraint] | None = None):
         unknown = sorted(set(own) - set(params))
         if unknown:
             raise TypeError(f"{func.__qualname__} has no parameters {unknown}")
-        table = {n: c for n, c in ENGINE_CONSTRAINTS.items() if n in params} | own
+        engine = [n for n in ENGINE_CONSTRAINTS if n in params and n not in own]
         var_kw = next((p.name for p in params.values() if p.kind is p.VAR_KEYWORD), None)
 
         @functools.wraps(func)
@@ -239,6 +239,7 @@ def validate_params(constraints: dict[str, Constraint] | None = None):
                 return func(*args, **kwargs)
             bound = sig.bind(*args, **kwargs)
             given = bound.arguments
+            table = {n: ENGINE_CONSTRAINTS[n] for n in engine} | own
             for name, constraint in table.items():
                 if name in given:
                     constraint.check(name, given[name])
@@ -251,7 +252,7 @@ def validate_params(constraints: dict[str, Constraint] | None = None):
             finally:
                 _INSIDE.reset(token)
 
-        validated.constraints = table
+        validated.constraints = {n: ENGINE_CONSTRAINTS[n] for n in engine} | own
         return validated
 
     return decorate

@@ -242,18 +242,20 @@ def test_results_from_tables_a_sweep_cached_equal_fresh_ones(
 
 @pytest.mark.parametrize("method", [m for m in sorted(WRAPS) if m not in ("annotators", "kalpha")])
 def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeypatch):
-    from iaa_frames.settings import parameters as settings
+    """The boundary checks each parameter once (the declared constraint of ``progress``
+    is asked once), however many layers the call goes through."""
+    from iaa_frames.settings.validation import ENGINE_CONSTRAINTS, Progress
 
     kwargs = {"reference": "ann"} if method == "accuracy" else {}
     getattr(df.iaa, method)(**kwargs, **PARAMS)  # fills the cache
     checked = []
-    real = settings.check_progress
 
-    def counting(progress):
-        checked.append(progress)
-        return real(progress)
+    class Counting(Progress):
+        def check(self, name, value):
+            checked.append(value)
+            return super().check(name, value)
 
-    monkeypatch.setattr(settings, "check_progress", counting)
+    monkeypatch.setitem(ENGINE_CONSTRAINTS, "progress", Counting())
     getattr(df.iaa, method)(progress=False, **kwargs, **PARAMS)
     assert checked == [False]
     with pytest.raises(ParameterError, match="progress must be None, True or False"):
