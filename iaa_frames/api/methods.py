@@ -59,7 +59,15 @@ def _named(call, name: str, doc: str | None, sig: inspect.Signature, qualname: s
     return call
 
 
-def method(func, *, attr: str = "_df", name: str | None = None, doc: str | None = None):
+def method(
+    func,
+    *,
+    attr: str = "_df",
+    name: str | None = None,
+    doc: str | None = None,
+    source=None,
+    drop=(),
+):
     """A method ``self.<name>(**kw)`` that is ``func(self.<attr>, **kw)``.
 
     Parameters
@@ -71,18 +79,26 @@ def method(func, *, attr: str = "_df", name: str | None = None, doc: str | None 
         The accessor's attribute holding that object.
     name, doc : str, optional
         The method's name and docstring (default: the function's).
+    source : callable, optional
+        ``source(self)`` gives the first argument instead of ``self.<attr>``.
+    drop : sequence of str
+        Parameters of ``func`` the method does not take (their defaults are used).
 
     Returns
     -------
     function
         With the signature of ``func`` minus its first parameter (``self`` instead).
     """
+    sig = method_signature(func)
+    if drop:
+        sig = sig.replace(parameters=[p for p in sig.parameters.values() if p.name not in drop])
+    first = source or (lambda self: getattr(self, attr))
 
     def call(self, *args, **kwargs):
-        return func(getattr(self, attr), *args, **kwargs)
+        return func(first(self), *args, **kwargs)
 
     doc = func.__doc__ if doc is None else doc
-    return _named(call, name or func.__name__, doc, method_signature(func))
+    return _named(call, name or func.__name__, doc, sig)
 
 
 def method_signature(func) -> inspect.Signature:

@@ -185,7 +185,7 @@ def sigma(
     (``df.iaa.sigma()``).
 
     The slice :func:`sigma_of` of the frame's agreement result, which is computed once per
-    frame content and parameters (:mod:`iaa_frames.api.memo`). σ of two samples of distances
+    frame content and parameters (:mod:`iaa_frames.engine.memo`). σ of two samples of distances
     is :func:`iaa_frames.stats.samples.sigma`.
 
     ``σ = 1 - mean within-item distance / mean chance distance``: 1 perfect agreement, 0

@@ -144,7 +144,7 @@ class MatchSettings:
 ENGINE = tuple(f.name for f in fields(MatchSettings))
 
 
-def settings_of(params: Mapping) -> MatchSettings:
+def settings_of(params: Mapping, *, strict: bool = False) -> MatchSettings:
     """The :class:`MatchSettings` of the engine parameters in ``params`` (e.g. a public
     entry point's ``locals()``; missing ones take their defaults), which the boundary
     (:func:`~iaa_frames.settings.validation.validate_params`) has checked: normalized,
@@ -154,7 +154,15 @@ def settings_of(params: Mapping) -> MatchSettings:
     --------
     >>> settings_of({"n_chance": 50, "match_threshold": [0.5, 0.3], "other": 1})
     MatchSettings(distance='giou', match_threshold=(0.3, 0.5), n_chance=50, seed=0, overall='pooled', progress=None)
+    >>> settings_of({"n_chanse": 50}, strict=True)
+    Traceback (most recent call last):
+    ...
+    TypeError: got an unexpected keyword argument 'n_chanse'
     """
+    if strict:
+        for name in params:
+            if name not in ENGINE:
+                raise TypeError(f"got an unexpected keyword argument {name!r}")
     return MatchSettings._checked(params)
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "OneOf",
     "Progress",
     "SINGLE_THRESHOLD",
+    "TOP",
     "Thresholds",
     "validate_params",
 ]
@@ -87,9 +88,9 @@ class Integer(Constraint):
     ('an integer >= 1', 'None or an integer >= 0')
     """
 
-    def __init__(self, low: int = 0, *, none: bool = False):
+    def __init__(self, low: int = 0, *, none: bool = False, expected: str | None = None):
         self.low, self.none = low, none
-        self.expected = ("None or " if none else "") + f"an integer >= {low}"
+        self.expected = expected or ("None or " if none else "") + f"an integer >= {low}"
 
     def accepts(self, value) -> bool:
         if value is None:
@@ -187,6 +188,9 @@ class DistanceSpec(Constraint):
         get_distance(value)  # raises for an unknown name or another type
         return value
 
+
+#: ``top``: how many rows a view keeps.
+TOP = Integer(1, none=True, expected="a positive integer or None")
 
 #: The constraint of a function that builds the tables of one threshold.
 SINGLE_THRESHOLD = {"match_threshold": Thresholds(single=True)}

@@ -311,7 +311,7 @@ def iter_tables_from(df: pd.DataFrame, thresholds, settings: MatchSettings):
     for k, tau in enumerate(taus):
         # one bar per stage and threshold, never nested: the threshold names the bars
         bars = Bars(settings.progress, prefix=threshold_prefix(tau, k, len(taus)))
-        at = MatchSettings._checked({**settings.as_kwargs(), "match_threshold": tau})
+        at = settings_of({**settings.as_kwargs(), "match_threshold": tau})
         yield tables_of_corpus(corpus, at, bars, cache)
 
 

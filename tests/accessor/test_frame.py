@@ -311,7 +311,7 @@ def test_bad_values_raise_uniform_parameter_errors(method, kwargs, message):
 @pytest.fixture
 def counted(monkeypatch):
     """Count the calls of pair_tables (the expensive part) made through the cache."""
-    from iaa_frames.api import memo as cache
+    from iaa_frames.engine import memo as cache
 
     calls = []
     real = cache.pair_tables
@@ -380,7 +380,7 @@ def test_signatures_are_explicit(cls):
 @pytest.fixture
 def counted_sweeps(monkeypatch):
     """Count the thresholds computed through the cache (single and swept)."""
-    from iaa_frames.api import memo as cache
+    from iaa_frames.engine import memo as cache
 
     calls = []
     single, sweep = cache.pair_tables, cache.pair_tables_by_threshold

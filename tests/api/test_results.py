@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from iaa_frames.api import memo as cache
+from iaa_frames.engine import memo as cache
 from iaa_frames.api import results as cached
 from iaa_frames.engine import agreement, pairwise
 from iaa_frames.errors import ParameterError
