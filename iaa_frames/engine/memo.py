@@ -57,6 +57,7 @@ from .pairwise import pairwise_from_tables
 __all__ = [
     "MAXSIZE",
     "Entry",
+    "cached",
     "clear",
     "entries_for",
     "entry",
@@ -292,6 +293,18 @@ def entry(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> Entry:
     True
     """
     return entries_for(df, settings.single())[0]
+
+
+def cached() -> list[Entry]:
+    """The entries kept, least recently used first.
+
+    Examples
+    --------
+    >>> clear(); cached()
+    []
+    """
+    with _LOCK:
+        return list(_ENTRIES.values())
 
 
 def clear() -> None:

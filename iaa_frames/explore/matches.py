@@ -15,14 +15,13 @@ import pandas as pd
 
 from iaa_frames.engine import resolve
 from iaa_frames.errors import ParameterError
-from iaa_frames.settings.parameters import settings_of
-from iaa_frames.settings.validation import validate_params
+from iaa_frames.settings.parameters import MatchSettings, settings_of
+from iaa_frames.settings.validation import below_boundary
 from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["partners", "reference_code", "tables_of"]
 
 
-@validate_params()
 def tables_of(data, **engine) -> PairTables:
     """``data`` itself when it is :class:`~iaa_frames.tables.pairs.PairTables`, else the pair
     tables of the annotation frame ``data``, from the memo (:func:`iaa_frames.engine.resolve.tables_of`:
@@ -35,8 +34,8 @@ def tables_of(data, **engine) -> PairTables:
     **engine
         The engine parameters of :func:`~iaa_frames.tables.pairs.pair_tables` (``distance``,
         ``match_threshold``, ``n_chance``, ``seed``, ``overall``, ``progress``; defaults
-        :data:`iaa_frames.settings.parameters.DEFAULTS`), checked once at the boundary;
-        ignored for tables.
+        :data:`iaa_frames.settings.parameters.DEFAULTS`), checked once (at the boundary
+        when one is above); ignored for tables.
 
     Returns
     -------
@@ -51,11 +50,14 @@ def tables_of(data, **engine) -> PairTables:
     >>> tables_of(iaf.simulate(n_items=3, seed=0), n_chance=20).params["n_chance_target"]
     20
     """
-    settings = settings_of(engine, strict=True)
-    if not isinstance(data, (PairTables, pd.DataFrame)):
+    if isinstance(data, PairTables):
+        return data
+    if not isinstance(data, pd.DataFrame):
         raise ParameterError(
             f"data must be a tidy annotation frame or PairTables; got {type(data).__name__}"
         )
+    # checked by the entry point above, or here when called on its own
+    settings = settings_of(engine, strict=True) if below_boundary() else MatchSettings(**engine)
     return resolve.tables_of(data, settings)
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "SINGLE_THRESHOLD",
     "TOP",
     "Thresholds",
+    "below_boundary",
     "validate_params",
 ]
 
@@ -207,6 +208,16 @@ ENGINE_CONSTRAINTS: dict[str, Constraint] = {
 }
 
 _INSIDE = contextvars.ContextVar("iaa_frames_validated", default=False)
+
+
+def below_boundary() -> bool:
+    """True while a function decorated with :func:`validate_params` runs: its
+    parameters were checked, nothing below checks them again.
+
+    >>> below_boundary()
+    False
+    """
+    return _INSIDE.get()
 
 
 def validate_params(constraints: dict[str, Constraint] | None = None):
