@@ -41,9 +41,9 @@ It runs on the default local scheduler and on any ``dask.distributed`` cluster (
 
 from __future__ import annotations
 
-from iaa_frames.engine import DEFAULT_N_BOOT
 from iaa_frames.geometry.distances import DEFAULT_DISTANCE
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS
+from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.tables.pairs import DEFAULT_N_CHANCE
 
 from . import statistics
@@ -61,6 +61,7 @@ __all__ = [
 ]
 
 
+@validate_params(SINGLE_THRESHOLD)
 def agreement(
     ddf,
     *,

@@ -25,11 +25,9 @@ from __future__ import annotations
 import ctypes
 import sys
 
-import numpy as np
-
-from iaa_frames.engine import DEFAULT_N_BOOT, agreement_from_cells
-from iaa_frames.errors import ParameterError
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.engine import agreement_from_cells
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, settings_of
+from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 
 from .cells import (
     between_tables,
@@ -52,11 +50,6 @@ from .tables import (
 __all__ = ["agreement", "release_memory"]
 
 
-def _check_count(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ParameterError(f"{name} must be a non-negative integer; got {value!r}")
-
-
 def release_memory() -> None:
     """Give the memory freed so far back to the operating system (glibc's heap only).
 
@@ -71,6 +64,7 @@ def release_memory() -> None:
             pass
 
 
+@validate_params(SINGLE_THRESHOLD)
 def agreement(
     ddf,
     *,
@@ -96,16 +90,8 @@ def agreement(
     """
     from dask import delayed
 
-    _check_count(n_boot, "n_boot")
-    prep = prepare(
-        ddf,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        overall=overall,
-        seed=seed,
-        progress=progress,
-    )
+    settings = settings_of(locals())
+    prep = prepare(ddf, settings)
     tau = float(match_threshold)
     codes = prep.codes
     shared = shared_value(codes)
@@ -126,22 +112,11 @@ def agreement(
     release_memory()
 
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
-    sample, sets_between, loc_between = chance_tables(
-        corpus,
-        store,
-        counts,
-        distance=distance,
-        tau=tau,
-        overall=overall,
-        n_chance=n_chance,
-        seed=seed,
-    )
+    sample, sets_between, loc_between = chance_tables(corpus, store, counts, settings)
     del store, geometry
     del position
     pooled, source = pooled_from_sample(corpus, samples["localization"], loc_between, sample)
-    params = table_params(
-        corpus, sample, distance=distance, tau=tau, n_chance=n_chance, overall=overall, seed=seed
-    )
+    params = table_params(corpus, sample, settings)
     between = between_tables(corpus, sets_between, loc_between, pooled, source, params)
     del sample
     cells, presence = merge_cells(parts, between, samples, progress=progress)

@@ -138,7 +138,7 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
     sigma = MEASURES[component] == "sigma"
     note = notes(
         n_units=n_units[pick],
-        n_chance=n_chance[pick],
+        n_chance_units=n_chance[pick],
         expected=expected[pick],
         min_units=MIN_WITHIN_UNITS if sigma else MIN_ALPHA_UNITS,
         min_chance=MIN_CHANCE_UNITS,

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from iaa_frames.engine import memo as cache
 from iaa_frames.api import results as cached
 from iaa_frames.engine import agreement, pairwise
+from iaa_frames.engine import memo as cache
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.items import items
 from iaa_frames.settings.parameters import MatchSettings
