@@ -26,8 +26,7 @@ import ctypes
 import sys
 
 from iaa_frames.engine import agreement_from_cells
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, settings_of
-from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, MatchSettings
 
 from .cells import (
     between_tables,
@@ -64,33 +63,24 @@ def release_memory() -> None:
             pass
 
 
-@validate_params(SINGLE_THRESHOLD)
-def agreement(
-    ddf,
-    *,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
-):
-    """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`.
-
-    See :func:`iaa_frames.dask.agreement`.
+def agreement(ddf, settings: MatchSettings, *, n_boot: int = DEFAULT_N_BOOT):
+    """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`,
+    at the one threshold of ``settings`` (checked at the boundary:
+    :func:`iaa_frames.dask.agreement`).
 
     Examples
     --------
     >>> import dask.dataframe as dd, iaa_frames as iaf
+    >>> from iaa_frames.settings.parameters import MatchSettings
     >>> df = iaf.simulate(n_items=20, seed=0)
-    >>> ds = agreement(dd.from_pandas(df, npartitions=4), n_chance=200, n_boot=20)
+    >>> ds = agreement(dd.from_pandas(df, npartitions=4), MatchSettings(n_chance=200), n_boot=20)
     >>> bool(ds.equals(iaf.agreement(df, n_chance=200, n_boot=20)))
     True
     """
     from dask import delayed
 
-    settings = settings_of(locals())
+    distance, overall, seed = settings.distance, settings.overall, settings.seed
+    match_threshold, progress = settings.match_threshold, settings.progress
     prep = prepare(ddf, settings)
     tau = float(match_threshold)
     codes = prep.codes

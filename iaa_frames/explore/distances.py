@@ -16,7 +16,7 @@ import pandas as pd
 from iaa_frames.engine import cell_distances
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULTS, engine_kwargs
 from iaa_frames.stats.samples import ks as _ks
 from iaa_frames.stats.samples import sigma as _sigma
 
@@ -83,15 +83,7 @@ def distance_samples(
     check_choice("component", component, _DISTANCE_COMPONENTS)
     if by not in _BY:
         raise ParameterError(f"by must be one of {_BY}; got {by!r}")
-    t = tables_of(
-        data,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
+    t = tables_of(data, **engine_kwargs(locals()))
     d = cell_distances(t, component, by=by)
     if by is None:
         facet = d["label"]

@@ -44,6 +44,7 @@ __all__ = [
     "MatchSettings",
     "check_int",
     "check_progress",
+    "engine_kwargs",
     "settings_of",
 ]
 
@@ -164,6 +165,18 @@ def settings_of(params: Mapping, *, strict: bool = False) -> MatchSettings:
             if name not in ENGINE:
                 raise TypeError(f"got an unexpected keyword argument {name!r}")
     return MatchSettings._checked(params)
+
+
+def engine_kwargs(params: Mapping) -> dict:
+    """The engine parameters among ``params`` (e.g. an entry point's ``locals()``), as
+    keywords to pass on.
+
+    Examples
+    --------
+    >>> engine_kwargs({"n_chance": 50, "top": 3, "seed": 1})
+    {'n_chance': 50, 'seed': 1}
+    """
+    return {name: params[name] for name in ENGINE if name in params}
 
 
 #: The defaults of every entry point.
