@@ -15,6 +15,7 @@ import html
 import pandas as pd
 import xarray as xr
 
+from iaa_frames.api.methods import method
 from iaa_frames.api.results import items_of
 from iaa_frames.api.shortcuts import alpha_of, ks_of, sigma_of
 from iaa_frames.engine import memo as cache
@@ -268,53 +269,10 @@ class ResultAccessor:
         """
         return reading(self._single("reading()"), max_labels=max_labels, sweep=sweep)
 
-    def sigma(self, *, component: str = "localization") -> xr.DataArray:
-        """σ of one component by label and annotator.
-
-        Parameters
-        ----------
-        component : {"localization", "detection", "overall"}, default "localization"
-            Localization unless said otherwise: matched objects drawn in the same place.
-
-        Returns
-        -------
-        xarray.DataArray
-            Named ``sigma``, dims ``(label, annotator)``, with ``component``, ``ci_low``,
-            ``ci_high``, ``n_units``, ``n_chance`` and ``note`` as coordinates.
-        """
-        return sigma_of(self._check(), component=component)
-
-    def ks(self, *, component: str = "localization") -> xr.DataArray:
-        """KS statistic of one component by label and annotator.
-
-        Parameters
-        ----------
-        component : {"localization", "detection", "overall"}, default "localization"
-
-        Returns
-        -------
-        xarray.DataArray
-            Named ``ks``, dims ``(label, annotator)``, with ``ks_sign``, ``ks_pvalue`` and
-            ``note`` as coordinates.
-        """
-        return ks_of(self._check(), component=component)
-
-    def alpha(self, *, component: str = "classification") -> xr.DataArray:
-        """Krippendorff's α by label and annotator.
-
-        Parameters
-        ----------
-        component : {"classification", "detection"}, default "classification"
-            "classification": the α of the labels (the component's agreement);
-            "detection": the presence α, reported only for comparison with tools that
-            show it (it is about 0 whatever the miss rate; see the variable's description).
-
-        Returns
-        -------
-        xarray.DataArray
-            Named ``alpha``, dims ``(label, annotator)``.
-        """
-        return alpha_of(self._check(), component=component)
+    # slices of the result: the functions of iaa_frames.api.shortcuts, built from them
+    sigma = method(sigma_of, source=lambda self: self._check())
+    ks = method(ks_of, source=lambda self: self._check())
+    alpha = method(alpha_of, source=lambda self: self._check())
 
     def pairwise(self, *, component: str = "localization", label: str = ALL) -> xr.DataArray:
         """Annotator x annotator agreement of one component, from the result's tables

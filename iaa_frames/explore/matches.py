@@ -15,7 +15,7 @@ import pandas as pd
 
 from iaa_frames.engine import resolve
 from iaa_frames.errors import ParameterError
-from iaa_frames.settings.parameters import MatchSettings, settings_of
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
 from iaa_frames.settings.validation import below_boundary
 from iaa_frames.tables.pairs import PairTables
 
@@ -50,14 +50,9 @@ def tables_of(data, **engine) -> PairTables:
     >>> tables_of(iaf.simulate(n_items=3, seed=0), n_chance=20).params["n_chance_target"]
     20
     """
-    if isinstance(data, PairTables):
-        return data
-    if not isinstance(data, pd.DataFrame):
-        raise ParameterError(
-            f"data must be a tidy annotation frame or PairTables; got {type(data).__name__}"
-        )
-    # checked by the entry point above, or here when called on its own
-    settings = settings_of(engine, strict=True) if below_boundary() else MatchSettings(**engine)
+    settings = DEFAULTS  # the keywords apply to a frame only
+    if isinstance(data, pd.DataFrame):  # checked by the entry point above, or here
+        settings = settings_of(engine, strict=True) if below_boundary() else MatchSettings(**engine)
     return resolve.tables_of(data, settings)
 
 
