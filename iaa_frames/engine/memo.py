@@ -97,6 +97,7 @@ class Entry:
     Examples
     --------
     >>> import iaa_frames as iaf
+    >>> clear()                                   # a fresh entry for this example
     >>> e = entry(iaf.simulate(n_items=6, seed=0), MatchSettings(n_chance=50))
     >>> e.result(n_boot=0, seed=0).attrs["tables_key"] == e.key
     True
