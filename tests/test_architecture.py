@@ -208,3 +208,43 @@ def test_layer_rule_catches_upward_and_sideways_imports():
 def test_few_flat_modules():
     flat = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(flat) <= MAX_FLAT, flat
+
+
+def _accessor_uses(path: Path):
+    """Lines of ``path`` that reach an accessor (``x.iaa``) in code, not in docstrings."""
+    return [
+        f"{_name(path)}:{node.lineno}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr == "iaa"
+    ]
+
+
+def test_nothing_below_the_accessor_calls_it():
+    """The views, plots and report take their tables from the memo
+    (iaa_frames.engine.resolve), never through ``df.iaa`` / ``res.iaa``."""
+    found = [
+        use
+        for p in MODULES
+        if p.relative_to(PACKAGE).parts[0] != "accessor"
+        for use in _accessor_uses(p)
+    ]
+    assert found == []
+
+
+def test_shared_constants_are_defined_once():
+    """SIGMA_COMPONENTS in engine.cells, DEFAULT_N_BOOT in settings.parameters: every
+    other module imports them."""
+    where = {}
+    for p in MODULES:
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and target.id in (
+                        "SIGMA_COMPONENTS",
+                        "DEFAULT_N_BOOT",
+                    ):
+                        where.setdefault(target.id, []).append(_name(p))
+    assert where == {
+        "SIGMA_COMPONENTS": ["iaa_frames.engine.cells"],
+        "DEFAULT_N_BOOT": ["iaa_frames.settings.parameters"],
+    }

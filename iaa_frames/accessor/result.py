@@ -4,7 +4,7 @@ Registered on every :class:`xarray.Dataset` when :mod:`iaa_frames` is imported. 
 slice the Dataset (:mod:`iaa_frames.api.shortcuts`) or read it (:mod:`iaa_frames.explore.views`,
 :func:`iaa_frames.report.reading`);
 the views that need the pair tables (pairwise, items, distributions) find them in
-:mod:`iaa_frames.api.memo` through the result's ``tables_key`` attr while they are cached,
+:mod:`iaa_frames.engine.memo` through the result's ``tables_key`` attr while they are cached,
 or take them from :meth:`ResultAccessor.use_tables`.
 """
 
@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import html
 
-import numpy as np
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.api import memo as cache
+from iaa_frames.api.methods import method
+from iaa_frames.api.results import items_of
 from iaa_frames.api.shortcuts import alpha_of, ks_of, sigma_of
-from iaa_frames.errors import IAAError, ParameterError
+from iaa_frames.engine import memo as cache
+from iaa_frames.engine import resolve
+from iaa_frames.errors import ParameterError
 from iaa_frames.explore.compact import AgreementTable, agreement_table
-from iaa_frames.explore.views import by_annotator, by_label, headline
+from iaa_frames.explore.views import by_annotator, by_label, check_top, headline
 from iaa_frames.frame.schema import ALL
 from iaa_frames.report import reading
-from iaa_frames.settings.thresholds import has_threshold_dim, nearest_threshold
+from iaa_frames.settings.thresholds import has_threshold_dim
 from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["ResultAccessor", "method_table"]
@@ -71,7 +73,7 @@ class ResultAccessor:
 
     Nothing is recomputed: the views slice the Dataset; :meth:`pairwise`, :meth:`items`
     and the distribution plots use the pair tables the result was computed from, kept in
-    :mod:`iaa_frames.api.memo` under the result's ``tables_key`` attr (or given with
+    :mod:`iaa_frames.engine.memo` under the result's ``tables_key`` attr (or given with
     ``tables=``).
 
     Parameters
@@ -102,36 +104,13 @@ class ResultAccessor:
 
     def _single(self, view: str):
         """The result, which must be of one threshold (no ``threshold`` dimension)."""
-        ds = self._check()
-        if has_threshold_dim(ds):
-            taus = ds["threshold"].values
-            raise ParameterError(
-                f"this result has a threshold dimension (τ = "
-                f"{', '.join(f'{t:g}' for t in taus)}); .iaa.{view} needs one threshold: "
-                f"select it first, e.g. res.sel(threshold={nearest_threshold(taus):g})"
-                f".iaa.{view} (res.iaa.plot.threshold_curve() draws every threshold)"
-            )
-        return ds
+        return resolve.one_threshold(self._check(), view)
 
     def _entry(self, view: str) -> cache.Entry:
         """The attached or cached tables of this result (and what was computed from them)."""
         if self._attached is not None:
             return self._attached
-        keys = str(self._ds.attrs.get("tables_key", "")).split()
-        if len(keys) > 1:  # a sweep: one key per threshold, in the order of match_threshold
-            self._single(view)
-            taus = [float(t) for t in np.atleast_1d(self._ds.attrs.get("match_threshold", []))]
-            tau = float(self._ds["threshold"]) if "threshold" in self._ds.coords else None
-            keys = [keys[taus.index(tau)]] if tau in taus and len(taus) == len(keys) else []
-        found = cache.lookup(keys[0]) if keys else None
-        if found is None:
-            raise IAAError(
-                "the pair tables of this result are not available: it was not computed "
-                "by df.iaa.agreement(), was loaded from a file, or its tables left the cache "
-                f"(it keeps the last {cache.MAXSIZE}). Recompute with df.iaa.agreement(...) "
-                "or attach tables with res.iaa.use_tables(df.iaa.tables(...))."
-            )
-        return found
+        return resolve.entry_of(self._ds, view=view)
 
     def use_tables(self, tables: PairTables) -> ResultAccessor:
         """Attach the pair tables this result was computed from (for :meth:`pairwise`,
@@ -290,53 +269,10 @@ class ResultAccessor:
         """
         return reading(self._single("reading()"), max_labels=max_labels, sweep=sweep)
 
-    def sigma(self, *, component: str = "localization") -> xr.DataArray:
-        """σ of one component by label and annotator.
-
-        Parameters
-        ----------
-        component : {"localization", "detection", "overall"}, default "localization"
-            Localization unless said otherwise: matched objects drawn in the same place.
-
-        Returns
-        -------
-        xarray.DataArray
-            Named ``sigma``, dims ``(label, annotator)``, with ``component``, ``ci_low``,
-            ``ci_high``, ``n_units``, ``n_chance`` and ``note`` as coordinates.
-        """
-        return sigma_of(self._check(), component=component)
-
-    def ks(self, *, component: str = "localization") -> xr.DataArray:
-        """KS statistic of one component by label and annotator.
-
-        Parameters
-        ----------
-        component : {"localization", "detection", "overall"}, default "localization"
-
-        Returns
-        -------
-        xarray.DataArray
-            Named ``ks``, dims ``(label, annotator)``, with ``ks_sign``, ``ks_pvalue`` and
-            ``note`` as coordinates.
-        """
-        return ks_of(self._check(), component=component)
-
-    def alpha(self, *, component: str = "classification") -> xr.DataArray:
-        """Krippendorff's α by label and annotator.
-
-        Parameters
-        ----------
-        component : {"classification", "detection"}, default "classification"
-            "classification": the α of the labels (the component's agreement);
-            "detection": the presence α, reported only for comparison with tools that
-            show it (it is about 0 whatever the miss rate; see the variable's description).
-
-        Returns
-        -------
-        xarray.DataArray
-            Named ``alpha``, dims ``(label, annotator)``.
-        """
-        return alpha_of(self._check(), component=component)
+    # slices of the result: the functions of iaa_frames.api.shortcuts, built from them
+    sigma = method(sigma_of, source=lambda self: self._check())
+    ks = method(ks_of, source=lambda self: self._check())
+    alpha = method(alpha_of, source=lambda self: self._check())
 
     def pairwise(self, *, component: str = "localization", label: str = ALL) -> xr.DataArray:
         """Annotator x annotator agreement of one component, from the result's tables
@@ -374,7 +310,9 @@ class ResultAccessor:
         -------
         pandas.DataFrame
         """
-        return self._entry("items()").items_of(component=component, label=label, top=top, sort=sort)
+        return items_of(
+            self._entry("items()"), component=component, label=label, top=check_top(top), sort=sort
+        )
 
     @property
     def plot(self):

@@ -1,6 +1,8 @@
-"""The entry points: one place that picks the back end and one memo of pair tables.
+"""The entry points: one place that picks the back end, and the results computed from
+the memo of pair tables (:mod:`iaa_frames.engine.memo`).
 
-:mod:`~iaa_frames.api.memo` keeps the pair tables of recent frames;
+:mod:`~iaa_frames.api.backend` sends a frame to the pandas or the dask engine;
+:mod:`~iaa_frames.api.methods` builds the accessor methods from the functions they wrap;
 :mod:`~iaa_frames.api.results` computes the entry points' results from them and
 :mod:`~iaa_frames.api.shortcuts` one statistic by label and annotator (``iaf.sigma``).
 """

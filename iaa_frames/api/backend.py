@@ -8,6 +8,7 @@ import functools
 from iaa_frames import engine
 from iaa_frames.settings.parameters import DEFAULTS
 from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds
+from iaa_frames.settings.validation import validate_params
 
 __all__ = ["agreement", "is_dask"]
 
@@ -23,6 +24,7 @@ def is_dask(df) -> bool:
 
 
 @functools.wraps(engine.agreement)
+@validate_params()
 def agreement(df, **params):
     if not is_dask(df):
         return engine.agreement(df, **params)

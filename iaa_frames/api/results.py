@@ -2,9 +2,10 @@
 
 ``df.iaa.agreement()``, ``df.iaa.pairwise()``, ``df.iaa.items()``, ``df.iaa.tables()`` and
 the frame functions :func:`iaa_frames.sigma`, :func:`iaa_frames.ks` and
-:func:`iaa_frames.alpha` build one :class:`~iaa_frames.settings.parameters.MatchSettings` from their
-keywords and call the functions here, which take the pair tables of every threshold from
-:mod:`iaa_frames.api.memo` (computing the missing ones) and what was computed from them (the
+:func:`iaa_frames.alpha` check their parameters once, at the boundary, and pass one
+:class:`~iaa_frames.settings.parameters.MatchSettings` to the functions here (which check
+nothing again), which take the pair tables of every threshold from
+:mod:`iaa_frames.engine.memo` (computing the missing ones) and what was computed from them (the
 agreement Dataset per ``n_boot`` and seed, the pairwise and item tables). Each equals the
 plain function of the same name on a fresh computation.
 
@@ -23,15 +24,15 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine import DEFAULT_N_BOOT
+from iaa_frames.engine.memo import entries_for
+from iaa_frames.explore.items import items as item_table
+from iaa_frames.explore.views import check_top
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.thresholds import concat_thresholds
 from iaa_frames.tables.pairs import PairTables
 
-from .memo import entries_for
-
-__all__ = ["agreement", "items", "pairwise", "tables"]
+__all__ = ["agreement", "items", "items_of", "pairwise", "tables"]
 
 
 def tables(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> PairTables:
@@ -80,7 +81,6 @@ def agreement(
     >>> sweep.sizes["threshold"], len(sweep.attrs["tables_key"].split())
     (2, 2)
     """
-    n_boot = check_int(n_boot, "n_boot")
     found = entries_for(df, settings)
     parts = [e.result(n_boot=n_boot, seed=settings.seed, progress=settings.progress) for e in found]
     if not settings.several:
@@ -132,6 +132,27 @@ def items(
     >>> len(items(df, MatchSettings(n_chance=50), top=2))
     2
     """
-    return entries_for(df, settings.single())[0].items_of(
-        component=component, label=label, top=top, sort=sort
+    top = check_top(top)
+    e = entries_for(df, settings.single())[0]
+    return items_of(e, component=component, label=label, sort=sort, top=top)
+
+
+def items_of(entry, *, component="localization", label=ALL, sort="excess", top=None):
+    """The item drilldown of an entry's tables (:func:`iaa_frames.explore.items.items`),
+    computed once per component, label and order; the first ``top`` items.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.engine.memo import entry
+    >>> from iaa_frames.settings.parameters import MatchSettings
+    >>> e = entry(iaf.simulate(n_items=6, seed=0), MatchSettings(n_chance=50))
+    >>> items_of(e, top=1) is not items_of(e, top=1), len(e.items)   # copies of one table
+    (True, 1)
+    """
+    table = entry.keep(
+        entry.items,
+        (component, label, sort),
+        lambda: item_table(entry.tables, component=component, label=label, sort=sort),
     )
+    return table if top is None else table.head(top)

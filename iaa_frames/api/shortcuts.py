@@ -28,9 +28,10 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine import DEFAULT_N_BOOT
+from iaa_frames.engine.cells import SIGMA_COMPONENTS
 from iaa_frames.explore.views import check_choice, check_dataset
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, settings_of
+from iaa_frames.settings.validation import OneOf, validate_params
 
 from . import results as cached
 
@@ -44,9 +45,6 @@ __all__ = [
     "sigma",
     "sigma_of",
 ]
-
-#: The components with a σ and a KS statistic (classification has α).
-SIGMA_COMPONENTS = ("detection", "localization", "overall")
 
 #: The components with an α: the labels' (classification), presence (detection).
 ALPHA_COMPONENTS = ("classification", "detection")
@@ -170,18 +168,7 @@ def alpha_of(result: xr.Dataset, *, component: str = "classification") -> xr.Dat
 # ------------------------------------------------------------------- of a frame, cached
 
 
-def _result(df, distance, match_threshold, n_chance, n_boot, seed, overall, progress):
-    settings = MatchSettings(
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
-    return cached.agreement(df, settings, n_boot=n_boot)
-
-
+@validate_params({"component": OneOf(SIGMA_COMPONENTS)})
 def sigma(
     df: pd.DataFrame,
     *,
@@ -198,7 +185,7 @@ def sigma(
     (``df.iaa.sigma()``).
 
     The slice :func:`sigma_of` of the frame's agreement result, which is computed once per
-    frame content and parameters (:mod:`iaa_frames.api.memo`). σ of two samples of distances
+    frame content and parameters (:mod:`iaa_frames.engine.memo`). σ of two samples of distances
     is :func:`iaa_frames.stats.samples.sigma`.
 
     ``σ = 1 - mean within-item distance / mean chance distance``: 1 perfect agreement, 0
@@ -229,11 +216,11 @@ def sigma(
     >>> str(s["component"].values), bool(s.sel(label="(all)", annotator="(all)") > 0)
     ('localization', True)
     """
-    check_choice("component", component, SIGMA_COMPONENTS)
-    res = _result(df, distance, match_threshold, n_chance, n_boot, seed, overall, progress)
+    res = cached.agreement(df, settings_of(locals()), n_boot=n_boot)
     return sigma_of(res, component=component)
 
 
+@validate_params({"component": OneOf(SIGMA_COMPONENTS)})
 def ks(
     df: pd.DataFrame,
     *,
@@ -275,11 +262,11 @@ def ks(
     >>> k.name, 0 <= float(k.sel(label="(all)", annotator="(all)")) <= 1
     ('ks', True)
     """
-    check_choice("component", component, SIGMA_COMPONENTS)
-    res = _result(df, distance, match_threshold, n_chance, n_boot, seed, overall, progress)
+    res = cached.agreement(df, settings_of(locals()), n_boot=n_boot)
     return ks_of(res, component=component)
 
 
+@validate_params({"component": OneOf(ALPHA_COMPONENTS)})
 def alpha(
     df: pd.DataFrame,
     *,
@@ -320,6 +307,5 @@ def alpha(
     >>> iaf.alpha(iaf.simulate(n_items=20, seed=0), n_chance=200).dims
     ('label', 'annotator')
     """
-    check_choice("component", component, ALPHA_COMPONENTS)
-    res = _result(df, distance, match_threshold, n_chance, n_boot, seed, overall, progress)
+    res = cached.agreement(df, settings_of(locals()), n_boot=n_boot)
     return alpha_of(res, component=component)

@@ -41,9 +41,9 @@ It runs on the default local scheduler and on any ``dask.distributed`` cluster (
 
 from __future__ import annotations
 
-from iaa_frames.engine import DEFAULT_N_BOOT
 from iaa_frames.geometry.distances import DEFAULT_DISTANCE
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, settings_of
+from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.tables.pairs import DEFAULT_N_CHANCE
 
 from . import statistics
@@ -61,6 +61,7 @@ __all__ = [
 ]
 
 
+@validate_params(SINGLE_THRESHOLD)
 def agreement(
     ddf,
     *,
@@ -100,13 +101,4 @@ def agreement(
     >>> bool(ds.equals(iaf.agreement(df, n_chance=200, n_boot=0)))
     True
     """
-    return statistics.agreement(
-        ddf,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        n_boot=n_boot,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
+    return statistics.agreement(ddf, settings_of(locals()), n_boot=n_boot)

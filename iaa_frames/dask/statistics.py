@@ -25,11 +25,8 @@ from __future__ import annotations
 import ctypes
 import sys
 
-import numpy as np
-
-from iaa_frames.engine import DEFAULT_N_BOOT, agreement_from_cells
-from iaa_frames.errors import ParameterError
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.engine import agreement_from_cells
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, MatchSettings
 
 from .cells import (
     between_tables,
@@ -52,11 +49,6 @@ from .tables import (
 __all__ = ["agreement", "release_memory"]
 
 
-def _check_count(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ParameterError(f"{name} must be a non-negative integer; got {value!r}")
-
-
 def release_memory() -> None:
     """Give the memory freed so far back to the operating system (glibc's heap only).
 
@@ -71,41 +63,25 @@ def release_memory() -> None:
             pass
 
 
-def agreement(
-    ddf,
-    *,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
-):
-    """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`.
-
-    See :func:`iaa_frames.dask.agreement`.
+def agreement(ddf, settings: MatchSettings, *, n_boot: int = DEFAULT_N_BOOT):
+    """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`,
+    at the one threshold of ``settings`` (checked at the boundary:
+    :func:`iaa_frames.dask.agreement`).
 
     Examples
     --------
     >>> import dask.dataframe as dd, iaa_frames as iaf
+    >>> from iaa_frames.settings.parameters import MatchSettings
     >>> df = iaf.simulate(n_items=20, seed=0)
-    >>> ds = agreement(dd.from_pandas(df, npartitions=4), n_chance=200, n_boot=20)
+    >>> ds = agreement(dd.from_pandas(df, npartitions=4), MatchSettings(n_chance=200), n_boot=20)
     >>> bool(ds.equals(iaf.agreement(df, n_chance=200, n_boot=20)))
     True
     """
     from dask import delayed
 
-    _check_count(n_boot, "n_boot")
-    prep = prepare(
-        ddf,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        overall=overall,
-        seed=seed,
-        progress=progress,
-    )
+    distance, overall, seed = settings.distance, settings.overall, settings.seed
+    match_threshold, progress = settings.match_threshold, settings.progress
+    prep = prepare(ddf, settings)
     tau = float(match_threshold)
     codes = prep.codes
     shared = shared_value(codes)
@@ -126,22 +102,11 @@ def agreement(
     release_memory()
 
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
-    sample, sets_between, loc_between = chance_tables(
-        corpus,
-        store,
-        counts,
-        distance=distance,
-        tau=tau,
-        overall=overall,
-        n_chance=n_chance,
-        seed=seed,
-    )
+    sample, sets_between, loc_between = chance_tables(corpus, store, counts, settings)
     del store, geometry
     del position
     pooled, source = pooled_from_sample(corpus, samples["localization"], loc_between, sample)
-    params = table_params(
-        corpus, sample, distance=distance, tau=tau, n_chance=n_chance, overall=overall, seed=seed
-    )
+    params = table_params(corpus, sample, settings)
     between = between_tables(corpus, sets_between, loc_between, pooled, source, params)
     del sample
     cells, presence = merge_cells(parts, between, samples, progress=progress)

@@ -34,7 +34,8 @@ from iaa_frames.errors import InvalidAnnotationError, ParameterError, RepairedGe
 from iaa_frames.geometry.distances import get_distance
 from iaa_frames.matching.pipeline import can_match, run
 from iaa_frames.progress import tqdm
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
+from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.tables.comparability import require_comparable
 from iaa_frames.tables.pairs import (
     PairTables,
@@ -222,6 +223,7 @@ def _check_object_ids(ddf, summaries) -> None:
     )
 
 
+@validate_params(SINGLE_THRESHOLD)
 def pair_tables(
     ddf,
     *,
@@ -262,15 +264,8 @@ def pair_tables(
     """
     from dask import delayed
 
-    prep = prepare(
-        ddf,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        overall=overall,
-        seed=seed,
-        progress=progress,
-    )
+    settings = settings_of(locals())
+    prep = prepare(ddf, settings)
     tau = float(match_threshold)
 
     # 3. within-item tables per partition
@@ -288,16 +283,7 @@ def pair_tables(
 
     # 4. chance sample on the corpus-wide index
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
-    sample, sets_between, loc_between = chance_tables(
-        corpus,
-        store,
-        counts,
-        distance=distance,
-        tau=tau,
-        overall=overall,
-        n_chance=n_chance,
-        seed=seed,
-    )
+    sample, sets_between, loc_between = chance_tables(corpus, store, counts, settings)
     pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
     ann = corpus.annotations
     units = pd.DataFrame(
@@ -319,15 +305,7 @@ def pair_tables(
         coverage=coverage_frame,
         localization_pooled=pooled,
         label_source=source,
-        params=table_params(
-            corpus,
-            sample,
-            distance=distance,
-            tau=tau,
-            n_chance=n_chance,
-            overall=overall,
-            seed=seed,
-        ),
+        params=table_params(corpus, sample, settings),
     )
 
 
@@ -343,19 +321,12 @@ class Prepared:
     polygons: bool
 
 
-def prepare(ddf, *, distance, match_threshold, n_chance, overall, seed, progress) -> Prepared:
-    """Steps 1 and 2: the parameters checked, every partition validated and summarized,
-    the corpus-wide codes made from the summaries, and the frame shuffled on ``item``
-    when an item's rows lie in several partitions."""
+def prepare(ddf, settings: MatchSettings) -> Prepared:
+    """Steps 1 and 2 (the parameters were checked at the boundary): every partition
+    validated and summarized, the corpus-wide codes made from the summaries, and the frame
+    shuffled on ``item`` when an item's rows lie in several partitions."""
     _require_dask(ddf)
-    MatchSettings(
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    ).single()
+    progress = settings.progress
     from dask import delayed
 
     summaries = _compute([delayed(summarize)(p) for p in ddf.to_delayed()], "validating", progress)
@@ -413,7 +384,7 @@ def run_partitions(outputs, polygons: bool, progress):
     return _compute([o[0] for o in outputs], "matching", progress), geometry
 
 
-def chance_tables(corpus, store, counts, *, distance, tau, overall, n_chance, seed):
+def chance_tables(corpus, store, counts, settings: MatchSettings):
     """Step 4: the chance sample drawn on the corpus-wide index with
     :func:`iaa_frames.chance.draw` (the same function and seed as in memory), its
     pairings matched by the same pipeline, polygons fetched from ``store``.
@@ -423,7 +394,7 @@ def chance_tables(corpus, store, counts, *, distance, tau, overall, n_chance, se
     sample : ChanceSample
     sets_between, localization_between : DataFrame
     """
-    dist = get_distance(distance)
+    dist, tau, overall = get_distance(settings.distance), settings.match_threshold, settings.overall
     ann = corpus.annotations
 
     def match(slots, pa, pb, sets=True):
@@ -437,8 +408,8 @@ def chance_tables(corpus, store, counts, *, distance, tau, overall, n_chance, se
         corpus,
         lambda pa, pb, sets: match(ann, pa, pb, sets=sets),
         counts,
-        n_chance=int(n_chance),
-        seed=int(seed),
+        n_chance=settings.n_chance,
+        seed=settings.seed,
         tau=tau,
         reachable=lambda pa, pb: can_match(corpus, ann, pa, pb, tau=tau),
         label_reachable=lambda pa, pb, lab: can_match(
@@ -457,14 +428,14 @@ def chance_tables(corpus, store, counts, *, distance, tau, overall, n_chance, se
     return sample, sets_between, loc_between
 
 
-def table_params(corpus, sample, *, distance, tau, n_chance, overall, seed) -> dict:
+def table_params(corpus, sample, settings: MatchSettings) -> dict:
     """``PairTables.params``, as :func:`iaa_frames.tables.pairs.pair_tables` sets them."""
     return {
-        "distance": get_distance(distance).name,
-        "match_threshold": tau,
-        "n_chance_target": int(n_chance),
-        "overall": overall,
-        "seed": int(seed),
+        "distance": get_distance(settings.distance).name,
+        "match_threshold": float(settings.match_threshold),
+        "n_chance_target": settings.n_chance,
+        "overall": settings.overall,
+        "seed": settings.seed,
         "normalization": corpus.normalization,
         "chance_population": "enumerated" if sample.exact else "sampled",
     }

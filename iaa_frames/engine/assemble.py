@@ -13,15 +13,19 @@ import pandas as pd
 
 from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.chance.pooled import min_chance_units
-from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.progress import Bars
-from iaa_frames.settings.parameters import DEFAULTS, check_int, check_progress
-from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds, with_threshold
+from iaa_frames.settings.parameters import (
+    DEFAULT_N_BOOT,
+    DEFAULTS,
+    settings_of,
+)
+from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
+from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
 from iaa_frames.stats.samples import percentile_ci
-from iaa_frames.tables.pairs import PairTables, iter_pair_tables, pair_tables
+from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 from iaa_frames.version import __version__
 
 from .alpha import ClassificationCells, PresenceCells
@@ -43,8 +47,6 @@ MIN_WITHIN_UNITS = 2
 MIN_ALPHA_UNITS = 2
 #: Coverage of the bootstrap percentile interval.
 CI_LEVEL = 0.95
-#: Default number of bootstrap replicates (library, accessor and command line alike).
-DEFAULT_N_BOOT = 200
 
 
 def component_cells(tables: PairTables, layout: CellLayout, component: str, *, strata_within=None):
@@ -136,7 +138,7 @@ def _point_estimates(parts: dict, n_cells: int, min_chance=MIN_CHANCE_UNITS) -> 
     min_units = np.where(sigma, MIN_WITHIN_UNITS, MIN_ALPHA_UNITS)[:, None]
     out["note"] = notes(
         n_units=out["n_units"],
-        n_chance=out["n_chance"],
+        n_chance_units=out["n_chance"],
         expected=out["expected"],
         min_units=min_units,
         min_chance=min_chance,
@@ -246,6 +248,7 @@ def _await_tests(future, done: queue.SimpleQueue, progress) -> dict:
     return future.result()
 
 
+@validate_params({"ci_method": OneOf(CI_METHODS)})
 def agreement_from_tables(
     tables: PairTables,
     *,
@@ -293,7 +296,6 @@ def agreement_from_tables(
     True
     """
     check_tables(tables)
-    check_statistics(n_boot, seed, progress, ci_method)
     corpus = tables.corpus
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
     n_items = len(corpus.items)
@@ -304,14 +306,7 @@ def agreement_from_tables(
     )
 
 
-def check_statistics(n_boot, seed, progress, ci_method):
-    check_int(n_boot, "n_boot")
-    check_int(seed, "seed")
-    check_progress(progress)
-    if ci_method not in CI_METHODS:
-        raise ParameterError(f"ci_method must be one of {CI_METHODS}; got {ci_method!r}")
-
-
+@validate_params({"ci_method": OneOf(CI_METHODS)})
 def agreement_from_cells(
     tables: PairTables,
     parts: dict,
@@ -360,7 +355,6 @@ def agreement_from_cells(
     True
     """
     check_tables(tables)
-    check_statistics(n_boot, seed, progress, ci_method)
     corpus = tables.corpus
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
     n_items = len(corpus.items)
@@ -435,6 +429,7 @@ def agreement_from_cells(
     return with_threshold(ds, tables.params["match_threshold"])
 
 
+@validate_params()
 def agreement(
     df: pd.DataFrame,
     *,
@@ -554,29 +549,11 @@ def agreement(
     >>> sweep["threshold"].values.tolist()
     [0.3, 0.5, 0.7]
     """
-    taus, scalar = check_thresholds(match_threshold)
-    check_int(n_boot, "n_boot")
-    check_progress(progress)
-    if scalar:
-        tables = pair_tables(
-            df,
-            distance=distance,
-            match_threshold=taus[0],
-            n_chance=n_chance,
-            overall=overall,
-            seed=seed,
-            progress=progress,
-        )
+    settings = settings_of(locals())
+    if not settings.several:
+        tables = pair_tables_from(df, settings)
         return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
-    every = iter_pair_tables(
-        df,
-        thresholds=taus,
-        distance=distance,
-        n_chance=n_chance,
-        overall=overall,
-        seed=seed,
-        progress=progress,
-    )
+    every = iter_tables_from(df, settings.thresholds, settings)
     return concat_thresholds(
         [agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress) for t in every]
     )

@@ -9,9 +9,10 @@ import pandas as pd
 from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, check_progress
-from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds, with_threshold
-from iaa_frames.tables.pairs import PairTables, iter_pair_tables, pair_tables
+from iaa_frames.settings.parameters import DEFAULTS, settings_of
+from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
+from iaa_frames.settings.validation import validate_params
+from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 
 from .assemble import (
     MIN_ALPHA_UNITS,
@@ -137,7 +138,7 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
     sigma = MEASURES[component] == "sigma"
     note = notes(
         n_units=n_units[pick],
-        n_chance=n_chance[pick],
+        n_chance_units=n_chance[pick],
         expected=expected[pick],
         min_units=MIN_WITHIN_UNITS if sigma else MIN_ALPHA_UNITS,
         min_chance=MIN_CHANCE_UNITS,
@@ -174,6 +175,7 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
     )
 
 
+@validate_params()
 def pairwise(
     df: pd.DataFrame,
     *,
@@ -221,28 +223,11 @@ def pairwise(
     True
     """
     check_component(component)
-    check_progress(progress)
-    taus, scalar = check_thresholds(match_threshold)
-    if scalar:
-        tables = pair_tables(
-            df,
-            distance=distance,
-            match_threshold=taus[0],
-            n_chance=n_chance,
-            overall=overall,
-            seed=seed,
-            progress=progress,
-        )
+    settings = settings_of(locals())
+    if not settings.several:
+        tables = pair_tables_from(df, settings)
         return pairwise_from_tables(tables, component=component, label=label)
-    every = iter_pair_tables(
-        df,
-        thresholds=taus,
-        distance=distance,
-        n_chance=n_chance,
-        overall=overall,
-        seed=seed,
-        progress=progress,
-    )
+    every = iter_tables_from(df, settings.thresholds, settings)
     return concat_thresholds(
         [pairwise_from_tables(t, component=component, label=label) for t in every]
     )

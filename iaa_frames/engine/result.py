@@ -174,14 +174,15 @@ NOTE_DESCRIPTION = (
 
 
 def notes(
-    *, n_units, n_chance, expected, min_units, min_chance, min_expected: float = 0.0
+    *, n_units, n_chance_units, expected, min_units, min_chance, min_expected: float = 0.0
 ) -> np.ndarray:
     """The reason each cell's agreement is NaN ('' where it is defined).
 
     Parameters
     ----------
-    n_units, n_chance, expected : numpy.ndarray
-        Per cell; ``n_chance`` is NaN where no chance units are needed (alpha).
+    n_units, n_chance_units, expected : numpy.ndarray
+        Per cell (the variables ``n_units``, ``n_chance`` and ``expected`` of the result);
+        ``n_chance_units`` is NaN where no chance units are needed (alpha).
     min_units, min_chance : int or numpy.ndarray
         Minimum counts (broadcast against the cells).
     min_expected : float, default 0
@@ -194,7 +195,7 @@ def notes(
     Examples
     --------
     >>> out = notes(n_units=np.array([1.0, 5, 5, 5]),
-    ...             n_chance=np.array([100.0, 3, 100, np.nan]),
+    ...             n_chance_units=np.array([100.0, 3, 100, np.nan]),
     ...             expected=np.array([0.5, 0.5, 0.0, 0.2]), min_units=2, min_chance=30)
     >>> for reason in out:
     ...     print(repr(reason))
@@ -204,7 +205,7 @@ def notes(
     ''
     """
     n_units = np.nan_to_num(np.asarray(n_units, dtype=np.float64)).astype(np.int64)
-    chance = np.asarray(n_chance, dtype=np.float64)
+    chance = np.asarray(n_chance_units, dtype=np.float64)
     count_chance = np.nan_to_num(chance).astype(np.int64)
     out = np.full(n_units.shape, "", dtype=object)
     out = np.where(~(np.asarray(expected) > min_expected), NO_VARIATION_NOTE, out)

@@ -40,7 +40,7 @@ import pandas as pd
 
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULTS, engine_kwargs
 from iaa_frames.tables.pairs import PairTables
 
 from .matches import partners, reference_code, tables_of
@@ -265,15 +265,7 @@ def conflicts(
     >>> c.groupby("kind").size().to_dict()  # doctest: +SKIP
     {'missed': 9}
     """
-    t = tables_of(
-        data,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
+    t = tables_of(data, **engine_kwargs(locals()))
     tau = float(t.params.get("match_threshold", match_threshold))
     low = _check_low_overlap(low_overlap)
     ref = reference_code(t, reference)

@@ -16,38 +16,17 @@ import pandas as pd
 from iaa_frames.engine import cell_distances
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULTS, engine_kwargs
 from iaa_frames.stats.samples import ks as _ks
 from iaa_frames.stats.samples import sigma as _sigma
-from iaa_frames.tables.pairs import PairTables
 
+from .matches import tables_of
 from .views import check_choice
 
 __all__ = ["distance_samples", "sample_summary", "tables_of"]
 
 _DISTANCE_COMPONENTS = ("localization", "detection", "overall")
 _BY = (None, "label", "annotator")
-
-
-def tables_of(data, **kwargs) -> PairTables:
-    """``data`` itself when it is :class:`~iaa_frames.tables.pairs.PairTables`, else the frame's
-    cached pair tables (:meth:`iaa_frames.accessor.IAAAccessor.tables`) built with
-    ``kwargs``.
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> t = iaf.pair_tables(iaf.simulate(n_items=3, seed=0), n_chance=20)
-    >>> tables_of(t) is t
-    True
-    """
-    if isinstance(data, PairTables):
-        return data
-    if isinstance(data, pd.DataFrame):
-        return data.iaa.tables(**kwargs)  # cached per frame content and parameters
-    raise ParameterError(
-        f"data must be a tidy annotation frame or PairTables; got {type(data).__name__}"
-    )
 
 
 def _distance_name(component: str, distance: str) -> str:
@@ -83,7 +62,8 @@ def distance_samples(
         a facet are exactly those the engine averages for that cell
         (:func:`iaa_frames.engine.cell_distances`).
     distance, match_threshold, n_chance, seed, overall, progress
-        Used when ``data`` is a frame (see :func:`tables_of`).
+        Used when ``data`` is a frame (its cached tables:
+        :func:`iaa_frames.explore.matches.tables_of`).
 
     Returns
     -------
@@ -103,15 +83,7 @@ def distance_samples(
     check_choice("component", component, _DISTANCE_COMPONENTS)
     if by not in _BY:
         raise ParameterError(f"by must be one of {_BY}; got {by!r}")
-    t = tables_of(
-        data,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
+    t = tables_of(data, **engine_kwargs(locals()))
     d = cell_distances(t, component, by=by)
     if by is None:
         facet = d["label"]

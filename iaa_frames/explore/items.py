@@ -11,11 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.engine import resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULTS, settings_of
+from iaa_frames.settings.validation import TOP, OneOf, validate_params
 from iaa_frames.stats.krippendorff import nominal_disagreements
-from iaa_frames.tables.pairs import PairTables, pair_tables
+from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["ITEM_COLUMNS", "SORTS", "items"]
 
@@ -113,6 +115,7 @@ def _label_code(t: PairTables, label) -> int:
     raise ParameterError(f"label must be {ALL!r} or one of the classes {labels}; got {label!r}")
 
 
+@validate_params({"top": TOP, "sort": OneOf(SORTS)})
 def items(
     data,
     *,
@@ -212,29 +215,7 @@ def items(
     """
     if not isinstance(component, str) or component not in _COMPONENTS:
         raise ParameterError(f"component must be one of {_COMPONENTS}; got {component!r}")
-    if top is not None and (
-        isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1
-    ):
-        raise ParameterError(f"top must be a positive integer or None; got {top!r}")
-    if not isinstance(sort, str) or sort not in SORTS:
-        raise ParameterError(f"sort must be one of {SORTS}; got {sort!r}")
-    if isinstance(data, PairTables):
-        t = data
-    elif isinstance(data, pd.DataFrame):
-        t = pair_tables(
-            data,
-            distance=distance,
-            match_threshold=match_threshold,
-            n_chance=n_chance,
-            seed=seed,
-            overall=overall,
-            progress=progress,
-        )
-    else:
-        raise ParameterError(
-            f"data must be a tidy annotation frame or PairTables; got {type(data).__name__}"
-        )
-
+    t = resolve.tables_of(data, settings_of(locals()))
     code = _label_code(t, label)
     names = np.asarray(t.corpus.items)
     n_items = len(names)

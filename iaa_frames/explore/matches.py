@@ -13,15 +13,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.engine import resolve
 from iaa_frames.errors import ParameterError
-from iaa_frames.tables.pairs import PairTables, pair_tables
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
+from iaa_frames.settings.validation import below_boundary
+from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["partners", "reference_code", "tables_of"]
 
 
 def tables_of(data, **engine) -> PairTables:
     """``data`` itself when it is :class:`~iaa_frames.tables.pairs.PairTables`, else the pair
-    tables of the annotation frame ``data``.
+    tables of the annotation frame ``data``, from the memo (:func:`iaa_frames.engine.resolve.tables_of`:
+    computed once per frame content and parameters, shared with ``iaf.sigma``,
+    ``df.iaa.*`` and the other views).
 
     Parameters
     ----------
@@ -29,7 +34,8 @@ def tables_of(data, **engine) -> PairTables:
     **engine
         The engine parameters of :func:`~iaa_frames.tables.pairs.pair_tables` (``distance``,
         ``match_threshold``, ``n_chance``, ``seed``, ``overall``, ``progress``; defaults
-        :data:`iaa_frames.settings.parameters.DEFAULTS`), validated there once; ignored for tables.
+        :data:`iaa_frames.settings.parameters.DEFAULTS`), checked once (at the boundary
+        when one is above); ignored for tables.
 
     Returns
     -------
@@ -44,13 +50,10 @@ def tables_of(data, **engine) -> PairTables:
     >>> tables_of(iaf.simulate(n_items=3, seed=0), n_chance=20).params["n_chance_target"]
     20
     """
-    if isinstance(data, PairTables):
-        return data
-    if isinstance(data, pd.DataFrame):
-        return pair_tables(data, **engine)
-    raise ParameterError(
-        f"data must be a tidy annotation frame or PairTables; got {type(data).__name__}"
-    )
+    settings = DEFAULTS  # the keywords apply to a frame only
+    if isinstance(data, pd.DataFrame):  # checked by the entry point above, or here
+        settings = settings_of(engine, strict=True) if below_boundary() else MatchSettings(**engine)
+    return resolve.tables_of(data, settings)
 
 
 def reference_code(tables: PairTables, reference) -> int | None:

@@ -108,7 +108,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS
 from iaa_frames.stats.shrinkage import (
     dersimonian_laird,
     mixture_quantiles,
@@ -144,8 +144,6 @@ QUALITY_COLUMNS = {
     "note": "how much evidence the quality rests on, or why it is NaN",
 }
 
-#: Bootstrap replicates of :func:`annotator_quality` by default.
-DEFAULT_N_BOOT = 200
 
 _LEVEL = 0.95
 

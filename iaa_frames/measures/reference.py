@@ -25,7 +25,7 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.explore.conflicts import partners, reference_code, tables_of
 from iaa_frames.frame.schema import ALL
 from iaa_frames.progress import tqdm
-from iaa_frames.settings.parameters import DEFAULTS, check_int
+from iaa_frames.settings.parameters import DEFAULTS, check_int, engine_kwargs
 from iaa_frames.stats.bootstrap import ItemSums, block_size, multiplicity_blocks
 from iaa_frames.stats.samples import percentile_ci
 
@@ -303,15 +303,7 @@ def accuracy(
     """
     n_boot = check_int(n_boot, "n_boot")
     seed = check_int(seed, "seed")
-    t = tables_of(
-        data,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
+    t = tables_of(data, **engine_kwargs(locals()))
     ref = reference_code(t, reference)
     c = t.corpus
     n_items = len(c.items)

@@ -28,8 +28,9 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.settings.parameters import DEFAULTS
-from iaa_frames.tables.pairs import PairTables, pair_tables
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
+from iaa_frames.settings.validation import validate_params
+from iaa_frames.tables.pairs import PairTables, pair_tables_from
 
 __all__ = ["GRID", "suggest_threshold", "threshold_separation"]
 
@@ -37,7 +38,9 @@ __all__ = ["GRID", "suggest_threshold", "threshold_separation"]
 GRID = np.round(np.arange(1, 101) / 100, 2)
 
 
-def _ungated(data, distance, n_chance, seed, progress) -> PairTables:
+def _ungated(data, settings: MatchSettings) -> PairTables:
+    """The tables at τ = 0 of a frame (fresh, with ``settings`` at τ = 0), or the tables
+    given, which must be at τ = 0."""
     if isinstance(data, PairTables):
         if data.params.get("match_threshold") != 0.0:
             raise ParameterError(
@@ -45,16 +48,10 @@ def _ungated(data, distance, n_chance, seed, progress) -> PairTables:
                 f"kept); these are at {data.params.get('match_threshold')!r}"
             )
         return data
-    return pair_tables(
-        data,
-        distance=distance,
-        match_threshold=0.0,
-        n_chance=n_chance,
-        seed=seed,
-        progress=progress,
-    )
+    return pair_tables_from(data, settings_of({**settings.as_kwargs(), "match_threshold": 0.0}))
 
 
+@validate_params()
 def threshold_separation(
     data,
     *,
@@ -89,7 +86,7 @@ def threshold_separation(
     >>> bool(sep["youden_j"].max() > 0.5)
     True
     """
-    tables = _ungated(data, distance, n_chance, seed, progress)
+    tables = _ungated(data, settings_of(locals()))
     within = np.sort(tables.localization_within["iou"].to_numpy(dtype=float))
     b = tables.localization_between
     chance = np.sort(b.loc[b["in_uniform"].to_numpy(), "iou"].to_numpy(dtype=float))
@@ -108,6 +105,7 @@ def threshold_separation(
     return out
 
 
+@validate_params()
 def suggest_threshold(
     data,
     *,

@@ -1,13 +1,16 @@
-# Over 400 lines: one thin method per figure with its full keyword signature (for completion in
-# Jupyter); no logic.
 """``res.iaa.plot`` and ``df.iaa.plot``: the figures of a result, of a frame.
 
 :class:`ResultPlots` draws one agreement result with :mod:`iaa_frames.plot`; the figures
 that need the pair tables (distributions, pairwise, items) take them from the cache
-(:mod:`iaa_frames.api.memo`), so nothing is recomputed. :class:`FramePlots` first gets the
+(:mod:`iaa_frames.engine.memo`), so nothing is recomputed. :class:`FramePlots` first gets the
 (cached) result of the frame with the engine parameters, then draws it: one
 ``df.iaa.agreement()`` followed by any number of ``df.iaa.plot.*`` calls with the same
 parameters computes the pair tables once.
+
+The methods are built from the functions they draw with (:mod:`iaa_frames.api.methods`):
+a ``res.iaa.plot`` method has the keywords of its :mod:`iaa_frames.plot` function, a
+``df.iaa.plot`` method those of the ``res.iaa.plot`` method followed by the engine
+parameters of :func:`iaa_frames.agreement`.
 
 Annotator colors (:func:`~iaa_frames.plot.annotator_colors`) and label order
 (:func:`~iaa_frames.plot.label_order`) are the same in every figure of one result.
@@ -21,11 +24,23 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine import DEFAULT_N_BOOT
+from iaa_frames.api import results
+from iaa_frames.api.methods import engine_method, method, with_engine
+from iaa_frames.engine import agreement as _agreement
+from iaa_frames.engine import memo, resolve
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULTS, ENGINE
 from iaa_frames.settings.thresholds import DEFAULT_SWEEP
 from iaa_frames.tables.pairs import PairTables
+
+from .agreement import agreement as _forest
+from .annotators import annotators as _annotators
+from .confusion import confusion as _confusion
+from .decomposition import decomposition as _decomposition
+from .distributions import distributions as _distributions
+from .item import item as _item
+from .item import worst_items as _worst_items
+from .threshold import threshold_curve as _threshold_curve
 
 __all__ = ["FramePlots", "ResultPlots"]
 
@@ -72,7 +87,8 @@ class ResultPlots:
     def __repr__(self) -> str:
         return _repr("res.iaa.plot")
 
-    def _need_tables(self) -> PairTables:
+    def _entry(self) -> memo.Entry:
+        """The result's tables (given by ``tables``: pair tables or their cache entry)."""
         if self._tables is None:
             from iaa_frames.errors import IAAError
 
@@ -80,84 +96,19 @@ class ResultPlots:
                 "this figure needs the pair tables of the result; compute it "
                 "with df.iaa.agreement() or attach them with res.iaa.use_tables()"
             )
-        return self._tables()
+        return resolve.entry_of(self._tables())
 
-    def forest(
-        self,
-        *,
-        components=None,
-        label: str | None = None,
-        annotator: str | None = None,
-        top: int | None = 20,
-        raw_iou: bool = True,
-        width: float | None = None,
-        height: float | None = None,
-        axes=None,
-    ):
-        """Forest plot: :func:`iaa_frames.plot.agreement` (rows are labels; with
-        ``label=``, rows are the annotators on that label).
+    def _need_tables(self) -> PairTables:
+        return self._entry().tables
 
-        Returns
-        -------
-        matplotlib.figure.Figure
-        """
-        from .agreement import agreement
-
-        return agreement(
-            self._result,
-            components=components,
-            label=label,
-            annotator=annotator,
-            top=top,
-            raw_iou=raw_iou,
-            width=width,
-            height=height,
-            axes=axes,
-        )
-
+    forest = method(_forest, attr="_result", name="forest")
     agreement = forest
-
-    def decomposition(
-        self,
-        *,
-        components=("detection", "classification", "localization"),
-        annotator: str = ALL,
-        top: int | None = 15,
-        width: float | None = None,
-        ax=None,
-    ):
-        """:func:`iaa_frames.plot.decomposition` of this result.
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-        """
-        from .decomposition import decomposition
-
-        return decomposition(
-            self._result, components=components, annotator=annotator, top=top, width=width, ax=ax
-        )
-
-    def annotators(
-        self,
-        *,
-        components=("detection", "classification", "localization", "overall"),
-        label: str = ALL,
-        top: int | None = 10,
-        width: float | None = None,
-        ax=None,
-    ):
-        """:func:`iaa_frames.plot.annotators` of this result.
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-        """
-        from .annotators import annotators
-
-        return annotators(
-            self._result, components=components, label=label, top=top, width=width, ax=ax
-        )
+    decomposition = method(_decomposition, attr="_result")
+    annotators = method(_annotators, attr="_result")
+    threshold_curve = method(_threshold_curve, attr="_result")
+    distributions = method(
+        _distributions, source=lambda self: self._need_tables(), drop=(*ENGINE, "n_boot")
+    )
 
     def pairwise(
         self,
@@ -183,16 +134,12 @@ class ResultPlots:
         -------
         matplotlib.axes.Axes
         """
-        from iaa_frames.engine import pairwise_from_tables
-        from iaa_frames.errors import IAAError
-
         from .pairwise import pairwise, pairwise_frame, undefined_reason
 
+        entry = self._entry()
+
         def matrix_of(comp):
-            try:
-                return self._result.iaa.pairwise(component=comp, label=label)
-            except IAAError:  # not cached: from the tables given
-                return pairwise_from_tables(self._need_tables(), component=comp, label=label)
+            return entry.pairwise_of(component=comp, label=label)
 
         skipped = ""
         if component is None:
@@ -217,36 +164,6 @@ class ResultPlots:
             matrix_of(component), top=top, annot=annot, width=width, ax=ax, caption=skipped
         )
 
-    def distributions(
-        self,
-        *,
-        component: str = "localization",
-        by: str | None = None,
-        kind: str = "hist",
-        top: int | None = 5,
-        ncols: int | None = None,
-        bins: int = 30,
-        width: float | None = None,
-    ):
-        """:func:`iaa_frames.plot.distributions` of this result's pair tables.
-
-        Returns
-        -------
-        matplotlib.figure.Figure
-        """
-        from .distributions import distributions
-
-        return distributions(
-            self._need_tables(),
-            component=component,
-            by=by,
-            kind=kind,
-            top=top,
-            ncols=ncols,
-            bins=bins,
-            width=width,
-        )
-
     def items(
         self,
         *,
@@ -263,51 +180,40 @@ class ResultPlots:
         -------
         matplotlib.axes.Axes
         """
-        from iaa_frames.errors import IAAError
-        from iaa_frames.explore.items import items as item_table
-
         from .items import items
 
-        try:
-            table = self._result.iaa.items(component=component, label=label, sort=sort)
-        except IAAError:  # not cached: from the tables given
-            table = item_table(self._need_tables(), component=component, label=label, sort=sort)
+        table = results.items_of(self._entry(), component=component, label=label, sort=sort)
         return items(table, top=top, width=width, ax=ax)
 
-    def threshold_curve(
-        self,
-        *,
-        label: str = ALL,
-        annotator: str = ALL,
-        components=("detection", "classification", "localization", "overall"),
-        width: float | None = None,
-        ax=None,
-    ):
-        """:func:`iaa_frames.plot.threshold_curve` of this result, which must have a
-        ``threshold`` dimension (computed with several ``match_threshold`` values).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+def _frame_plot(name: str, **defaults):
+    """The ``df.iaa.plot`` method of :class:`ResultPlots` ``name``: its keywords, then the
+    engine parameters of :func:`iaa_frames.agreement`; it draws the frame's cached
+    result."""
+    drawn = getattr(ResultPlots, name)
 
-        Examples
-        --------
-        >>> import iaa_frames as iaf
-        >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=0,
-        ...                     match_threshold=[0.3, 0.5, 0.7])
-        >>> res.iaa.plot.threshold_curve(components=["localization"]).get_ylabel()
-        'chance-corrected agreement'
-        """
-        from .threshold import threshold_curve
+    def run(df, settings, *, n_boot, **own):
+        res = results.agreement(df, settings, n_boot=n_boot)
+        plots = ResultPlots(res, tables=lambda: resolve.entry_of(res, view=f"plot.{name}()"))
+        return getattr(plots, name)(**own)
 
-        return threshold_curve(
-            self._result,
-            label=label,
-            annotator=annotator,
-            components=components,
-            width=width,
-            ax=ax,
-        )
+    doc = (
+        f":meth:`ResultPlots.{name}` of this frame's agreement result (computed, or taken "
+        f"from the cache, with the engine parameters of :func:`iaa_frames.agreement`).\n\n"
+        f"{drawn.__doc__ or ''}"
+    )
+    return engine_method(with_engine(drawn, _agreement, **defaults), run, name=name, doc=doc)
+
+
+def _tables_plot(func, name: str):
+    """The ``df.iaa.plot`` method of ``func(tables, **own)``: its keywords, then the six
+    engine parameters; it draws the frame's cached pair tables."""
+
+    def run(df, settings, **own):
+        return func(resolve.tables_of(df, settings), **own)
+
+    doc = f":func:`iaa_frames.plot.{name}` of this frame (its cached pair tables).\n\n"
+    return engine_method(with_engine(func), run, name=name, doc=doc + (func.__doc__ or ""))
 
 
 class FramePlots:
@@ -332,224 +238,14 @@ class FramePlots:
     def __repr__(self) -> str:
         return _repr("df.iaa.plot")
 
-    def _plots(
-        self, distance, match_threshold, n_chance, n_boot, seed, overall, progress
-    ) -> ResultPlots:
-        res = self._df.iaa.agreement(
-            distance=distance,
-            match_threshold=match_threshold,
-            n_chance=n_chance,
-            n_boot=n_boot,
-            seed=seed,
-            overall=overall,
-            progress=progress,
-        )
-        return res.iaa.plot
-
-    def forest(
-        self,
-        *,
-        components=None,
-        label: str | None = None,
-        annotator: str | None = None,
-        top: int | None = 20,
-        raw_iou: bool = True,
-        width: float | None = None,
-        height: float | None = None,
-        axes=None,
-        distance=DEFAULTS.distance,
-        match_threshold: float = DEFAULTS.match_threshold,
-        n_chance: int = DEFAULTS.n_chance,
-        n_boot: int = DEFAULT_N_BOOT,
-        seed: int = DEFAULTS.seed,
-        overall: str = DEFAULTS.overall,
-        progress: bool | None = DEFAULTS.progress,
-    ):
-        """Forest plot of this frame's agreement: :meth:`ResultPlots.forest`.
-
-        Returns
-        -------
-        matplotlib.figure.Figure
-        """
-        return self._plots(
-            distance, match_threshold, n_chance, n_boot, seed, overall, progress
-        ).forest(
-            components=components,
-            label=label,
-            annotator=annotator,
-            top=top,
-            raw_iou=raw_iou,
-            width=width,
-            height=height,
-            axes=axes,
-        )
-
+    forest = _frame_plot("forest")
     agreement = forest
-
-    def decomposition(
-        self,
-        *,
-        components=("detection", "classification", "localization"),
-        annotator: str = ALL,
-        top: int | None = 15,
-        width: float | None = None,
-        ax=None,
-        distance=DEFAULTS.distance,
-        match_threshold: float = DEFAULTS.match_threshold,
-        n_chance: int = DEFAULTS.n_chance,
-        n_boot: int = DEFAULT_N_BOOT,
-        seed: int = DEFAULTS.seed,
-        overall: str = DEFAULTS.overall,
-        progress: bool | None = DEFAULTS.progress,
-    ):
-        """:meth:`ResultPlots.decomposition` of this frame's result.
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-        """
-        return self._plots(
-            distance, match_threshold, n_chance, n_boot, seed, overall, progress
-        ).decomposition(components=components, annotator=annotator, top=top, width=width, ax=ax)
-
-    def annotators(
-        self,
-        *,
-        components=("detection", "classification", "localization", "overall"),
-        label: str = ALL,
-        top: int | None = 10,
-        width: float | None = None,
-        ax=None,
-        distance=DEFAULTS.distance,
-        match_threshold: float = DEFAULTS.match_threshold,
-        n_chance: int = DEFAULTS.n_chance,
-        n_boot: int = DEFAULT_N_BOOT,
-        seed: int = DEFAULTS.seed,
-        overall: str = DEFAULTS.overall,
-        progress: bool | None = DEFAULTS.progress,
-    ):
-        """:meth:`ResultPlots.annotators` of this frame's result.
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-        """
-        return self._plots(
-            distance, match_threshold, n_chance, n_boot, seed, overall, progress
-        ).annotators(components=components, label=label, top=top, width=width, ax=ax)
-
-    def pairwise(
-        self,
-        *,
-        component: str | None = None,
-        label: str = ALL,
-        top: int | None = 30,
-        annot: bool | None = None,
-        width: float | None = None,
-        ax=None,
-        distance=DEFAULTS.distance,
-        match_threshold: float = DEFAULTS.match_threshold,
-        n_chance: int = DEFAULTS.n_chance,
-        n_boot: int = DEFAULT_N_BOOT,
-        seed: int = DEFAULTS.seed,
-        overall: str = DEFAULTS.overall,
-        progress: bool | None = DEFAULTS.progress,
-    ):
-        """:meth:`ResultPlots.pairwise` of this frame.
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-        """
-        return self._plots(
-            distance, match_threshold, n_chance, n_boot, seed, overall, progress
-        ).pairwise(component=component, label=label, top=top, annot=annot, width=width, ax=ax)
-
-    def distributions(
-        self,
-        *,
-        component: str = "localization",
-        by: str | None = None,
-        kind: str = "hist",
-        top: int | None = 5,
-        ncols: int | None = None,
-        bins: int = 30,
-        width: float | None = None,
-        distance=DEFAULTS.distance,
-        match_threshold: float = DEFAULTS.match_threshold,
-        n_chance: int = DEFAULTS.n_chance,
-        n_boot: int = DEFAULT_N_BOOT,
-        seed: int = DEFAULTS.seed,
-        overall: str = DEFAULTS.overall,
-        progress: bool | None = DEFAULTS.progress,
-    ):
-        """:meth:`ResultPlots.distributions` of this frame.
-
-        Returns
-        -------
-        matplotlib.figure.Figure
-        """
-        return self._plots(
-            distance, match_threshold, n_chance, n_boot, seed, overall, progress
-        ).distributions(
-            component=component, by=by, kind=kind, top=top, ncols=ncols, bins=bins, width=width
-        )
-
-    def items(
-        self,
-        *,
-        component: str = "localization",
-        label: str = ALL,
-        top: int | None = 15,
-        sort: str = "excess",
-        width: float | None = None,
-        ax=None,
-        distance=DEFAULTS.distance,
-        match_threshold: float = DEFAULTS.match_threshold,
-        n_chance: int = DEFAULTS.n_chance,
-        n_boot: int = DEFAULT_N_BOOT,
-        seed: int = DEFAULTS.seed,
-        overall: str = DEFAULTS.overall,
-        progress: bool | None = DEFAULTS.progress,
-    ):
-        """:meth:`ResultPlots.items` of this frame.
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-        """
-        return self._plots(
-            distance, match_threshold, n_chance, n_boot, seed, overall, progress
-        ).items(component=component, label=label, top=top, sort=sort, width=width, ax=ax)
-
-    def threshold_curve(
-        self,
-        *,
-        label: str = ALL,
-        annotator: str = ALL,
-        components=("detection", "classification", "localization", "overall"),
-        width: float | None = None,
-        ax=None,
-        distance=DEFAULTS.distance,
-        match_threshold=DEFAULT_SWEEP,
-        n_chance: int = DEFAULTS.n_chance,
-        n_boot: int = DEFAULT_N_BOOT,
-        seed: int = DEFAULTS.seed,
-        overall: str = DEFAULTS.overall,
-        progress: bool | None = DEFAULTS.progress,
-    ):
-        """:meth:`ResultPlots.threshold_curve` of this frame's agreement at every threshold
-        of ``match_threshold`` (by default 0.1, 0.2, ..., 0.9).
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-        """
-        return self._plots(
-            distance, match_threshold, n_chance, n_boot, seed, overall, progress
-        ).threshold_curve(
-            label=label, annotator=annotator, components=components, width=width, ax=ax
-        )
+    decomposition = _frame_plot("decomposition")
+    annotators = _frame_plot("annotators")
+    pairwise = _frame_plot("pairwise")
+    distributions = _frame_plot("distributions")
+    items = _frame_plot("items")
+    threshold_curve = _frame_plot("threshold_curve", match_threshold=DEFAULT_SWEEP)
 
     # -- where they disagree ----------------------------------------------------------
 
@@ -573,9 +269,7 @@ class FramePlots:
         ``image``, a path or an array, when given), matched pairs linked, conflicts
         marked. Only the item's rows are matched; colours follow every annotator of the
         frame."""
-        from .item import item as _plot_item
-
-        return _plot_item(
+        return _item(
             self._df,
             item,
             image=image,
@@ -591,78 +285,5 @@ class FramePlots:
             n_chance=n_chance,
         )
 
-    def worst_items(
-        self,
-        *,
-        n: int = 6,
-        component: str = "localization",
-        ncols: int | None = None,
-        images=None,
-        reference: str | None = None,
-        low_overlap: float | None = 0.8,
-        width: float | None = None,
-        distance=DEFAULTS.distance,
-        match_threshold: float = DEFAULTS.match_threshold,
-        n_chance: int = DEFAULTS.n_chance,
-        seed: int = DEFAULTS.seed,
-        overall: str = DEFAULTS.overall,
-        progress: bool | None = DEFAULTS.progress,
-    ):
-        """:func:`iaa_frames.plot.worst_items` of this frame (its cached pair tables)."""
-        from .item import worst_items as _plot_worst
-
-        tables = self._df.iaa.tables(
-            distance=distance,
-            match_threshold=match_threshold,
-            n_chance=n_chance,
-            seed=seed,
-            overall=overall,
-            progress=progress,
-        )
-        return _plot_worst(
-            tables,
-            n=n,
-            component=component,
-            ncols=ncols,
-            images=images,
-            reference=reference,
-            low_overlap=low_overlap,
-            width=width,
-        )
-
-    def confusion(
-        self,
-        *,
-        reference: str | None = None,
-        annotator: str | None = None,
-        top: int | None = 12,
-        width: float | None = None,
-        ax=None,
-        cmap: str = "Blues",
-        distance=DEFAULTS.distance,
-        match_threshold: float = DEFAULTS.match_threshold,
-        n_chance: int = DEFAULTS.n_chance,
-        seed: int = DEFAULTS.seed,
-        overall: str = DEFAULTS.overall,
-        progress: bool | None = DEFAULTS.progress,
-    ):
-        """:func:`iaa_frames.plot.confusion` of this frame (its cached pair tables)."""
-        from .confusion import confusion as _plot_confusion
-
-        tables = self._df.iaa.tables(
-            distance=distance,
-            match_threshold=match_threshold,
-            n_chance=n_chance,
-            seed=seed,
-            overall=overall,
-            progress=progress,
-        )
-        return _plot_confusion(
-            tables,
-            reference=reference,
-            annotator=annotator,
-            top=top,
-            width=width,
-            ax=ax,
-            cmap=cmap,
-        )
+    worst_items = _tables_plot(_worst_items, "worst_items")
+    confusion = _tables_plot(_confusion, "confusion")

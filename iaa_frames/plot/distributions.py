@@ -20,7 +20,7 @@ from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.explore.distances import distance_samples, sample_summary, tables_of
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULTS, engine_kwargs
 
 from . import style
 
@@ -196,15 +196,7 @@ def distributions(
         isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1
     ):
         raise ParameterError(f"ncols must be a positive integer; got {ncols!r}")
-    tables = tables_of(
-        data,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
+    tables = tables_of(data, **engine_kwargs(locals()))
     samples = distance_samples(tables, component=component, by=by)
     summary = sample_summary(samples)
     facets = list(summary.index)

@@ -6,11 +6,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from iaa_frames.api import results
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.items import items as _items
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULTS, settings_of
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables
 
 from . import style
@@ -27,6 +29,7 @@ def _is_items_table(data) -> bool:
     } <= set(data.columns)
 
 
+@validate_params()
 def items(
     data,
     *,
@@ -57,7 +60,7 @@ def items(
     ----------
     data : pandas.DataFrame or PairTables
         The table of :func:`iaa_frames.explore.items.items`, or pair tables / a tidy annotation
-        frame from which it is computed (``df.iaa.items``, cached).
+        frame from which it is computed (:func:`iaa_frames.api.results.items`, cached).
     component, label, sort
         As in :func:`iaa_frames.explore.items.items`, when the table is computed here.
     top : int or None, default 15
@@ -88,16 +91,8 @@ def items(
     elif isinstance(data, PairTables):
         table = _items(data, component=component, label=label, sort=sort)
     elif isinstance(data, pd.DataFrame):
-        table = data.iaa.items(
-            component=component,
-            label=label,
-            sort=sort,
-            distance=distance,
-            match_threshold=match_threshold,
-            n_chance=n_chance,
-            seed=seed,
-            overall=overall,
-            progress=progress,
+        table = results.items(
+            data, settings_of(locals()), component=component, label=label, sort=sort
         )
     else:
         raise ParameterError(

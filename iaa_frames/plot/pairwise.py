@@ -9,13 +9,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from iaa_frames.api import results
 from iaa_frames.engine import pairwise_from_tables
 from iaa_frames.engine.result import MEASURES
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULTS, settings_of
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables
 
 from . import style
@@ -26,6 +28,7 @@ __all__ = ["pairwise", "pairwise_frame", "undefined_reason"]
 _MIN_CELL = 0.13
 
 
+@validate_params()
 def pairwise_frame(
     data,
     *,
@@ -46,7 +49,7 @@ def pairwise_frame(
     data : xarray.DataArray, PairTables or pandas.DataFrame
         A 2-D DataArray (as returned by :func:`iaa_frames.pairwise`; rows and columns are
         annotators), pair tables, or a tidy annotation frame, from which it is computed
-        (``df.iaa.pairwise``, cached) with ``component``, ``label`` and the parameters.
+        (:func:`iaa_frames.api.results.pairwise`, cached) with ``component``, ``label`` and the parameters.
     component : str, default "localization"
         Used only when the matrix is computed here.
     label : str, default "(all)"
@@ -76,16 +79,7 @@ def pairwise_frame(
     if isinstance(data, PairTables):
         data = pairwise_from_tables(data, component=component, label=label)
     elif isinstance(data, pd.DataFrame):
-        data = data.iaa.pairwise(
-            component=component,
-            label=label,
-            distance=distance,
-            match_threshold=match_threshold,
-            n_chance=n_chance,
-            seed=seed,
-            overall=overall,
-            progress=progress,
-        )
+        data = results.pairwise(data, settings_of(locals()), component=component, label=label)
     if isinstance(data, xr.Dataset):
         if "agreement" not in data:
             raise ParameterError("a pairwise Dataset needs an 'agreement' variable")

@@ -39,17 +39,18 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.api import memo as cache
-from iaa_frames.engine import agreement_from_tables, pairwise_from_tables
+from iaa_frames.engine import agreement_from_tables, pairwise_from_tables, resolve
+from iaa_frames.engine import memo as cache
 from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.engine.result import MEASURES as MEASURE_OF
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.items import items as item_drilldown
 from iaa_frames.explore.views import by_annotator, by_label, headline
-from iaa_frames.settings.parameters import DEFAULTS
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, settings_of
 from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds, has_threshold_dim
+from iaa_frames.settings.validation import Integer, validate_params
 from iaa_frames.tables.comparability import require_comparable
-from iaa_frames.tables.pairs import iter_pair_tables, pair_tables
+from iaa_frames.tables.pairs import iter_tables_from, pair_tables_from
 
 from .diagnosis import (
     GAP,
@@ -86,6 +87,7 @@ __all__ = [
     "report_threshold",
     "threshold_section",
     "threshold_table",
+    "check_thresholds",
 ]
 
 
@@ -101,16 +103,13 @@ RESULT_FILES = (
 REPORT_FILES = (*RESULT_FILES, "pairwise.csv", "items.csv")
 
 
-def _check_report_params(n_boot, top, seed=0):
+def _check_seed(seed):
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed > 2**63 - 1:
         # agreement.nc stores it as an int64: refused before anything is written
         raise ParameterError(f"seed must be at most 2**63 - 1; got {seed!r}")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise ParameterError(f"n_boot must be a non-negative integer; got {n_boot!r}")
-    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
-        raise ParameterError(f"top must be a positive integer; got {top!r}")
 
 
+@validate_params({"top": Integer(1, expected="a positive integer")})
 def report(
     df: pd.DataFrame,
     path,
@@ -118,7 +117,7 @@ def report(
     distance=DEFAULTS.distance,
     match_threshold=DEFAULTS.match_threshold,
     n_chance: int = DEFAULTS.n_chance,
-    n_boot: int = 200,
+    n_boot: int = DEFAULT_N_BOOT,
     seed: int = DEFAULTS.seed,
     overall: str = DEFAULTS.overall,
     progress: bool | None = DEFAULTS.progress,
@@ -184,7 +183,7 @@ def report(
     """
     from iaa_frames.version import __version__
 
-    _check_report_params(n_boot, top, seed)
+    _check_seed(seed)
     if title is not None and not isinstance(title, str):
         raise ParameterError(f"title must be a string; got {title!r}")
     out_dir = Path(path)
@@ -200,59 +199,26 @@ def report(
             "(ds = iaf.agreement(ddf)) and pass the Dataset: "
             "iaf.report(ds, path)"
         )
-    taus, scalar = check_thresholds(match_threshold)
+    settings = settings_of(locals())
+    taus, scalar = settings.thresholds, not settings.several
     start = time.perf_counter()
     require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures
     sweep = None
     if not scalar:  # every threshold, the frame prepared once; the page at one of them
-        if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.api.memo)
-            every = (
-                e.tables
-                for e in cache.entries(
-                    df,
-                    thresholds=taus,
-                    distance=distance,
-                    n_chance=n_chance,
-                    overall=overall,
-                    seed=seed,
-                    progress=progress,
-                )
-            )
+        if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.engine.memo)
+            every = (e.tables for e in cache.entries_for(df, settings))
         else:  # one threshold's tables at a time
-            every = iter_pair_tables(
-                df,
-                thresholds=taus,
-                distance=distance,
-                n_chance=n_chance,
-                overall=overall,
-                seed=seed,
-                progress=progress,
-            )
+            every = iter_tables_from(df, taus, settings)
         shown, parts = report_threshold(taus), []
         for t in every:
             parts.append(agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress))
             if t.params["match_threshold"] == shown:
                 tables, result = t, parts[-1]
         sweep = concat_thresholds(parts)
-    elif isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.api.memo)
-        tables = df.iaa.tables(
-            distance=distance,
-            match_threshold=taus[0],
-            n_chance=n_chance,
-            overall=overall,
-            seed=seed,
-            progress=progress,
-        )
+    elif isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.engine.memo)
+        tables = resolve.tables_of(df, settings)
     else:
-        tables = pair_tables(
-            df,
-            distance=distance,
-            match_threshold=taus[0],
-            n_chance=n_chance,
-            overall=overall,
-            seed=seed,
-            progress=progress,
-        )
+        tables = pair_tables_from(df, settings)
     if scalar:
         result = agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
     pw = {c: pairwise_from_tables(tables, component=c) for c in COMPONENTS}

@@ -3,8 +3,12 @@
 Every entry point that builds pair tables or an agreement result (``iaf.agreement``,
 ``df.iaa.*``, ``iaf.items``, ``iaf.report``, the plots that compute, the CLI, the dask
 path) takes the same six parameters. Their defaults live in :data:`DEFAULTS`; public
-signatures spell them out as ``distance=DEFAULTS.distance`` and so on, and build one
-:class:`MatchSettings` from their keywords, which validates every value once.
+signatures spell them out as ``distance=DEFAULTS.distance`` and so on. Their constraints
+are declared once (:data:`iaa_frames.settings.validation.ENGINE_CONSTRAINTS`): a public
+entry point is decorated with :func:`~iaa_frames.settings.validation.validate_params`,
+which checks them at the boundary, and passes one :class:`MatchSettings`
+(:func:`settings_of` its keywords) inward; nothing below checks them again.
+:class:`MatchSettings` built directly checks its values with the same constraints.
 
 =====================  ===========  ===================================================
 parameter              default      meaning
@@ -20,22 +24,32 @@ parameter              default      meaning
 ``overall``            ``"pooled"`` how the set distance averages best matches
                                     (``"pooled"`` or ``"per_direction"``)
 ``progress``           ``None``     progress bars: ``None`` shows them on long work only
+``n_boot``             ``200``      cluster-bootstrap replicates of an agreement result
+                                    (:data:`DEFAULT_N_BOOT`; 0: no intervals)
 =====================  ===========  ===================================================
 """
 
 from __future__ import annotations
 
-import numbers
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 
-import numpy as np
+from .validation import ENGINE_CONSTRAINTS, OVERALL, Integer, Progress
 
-from iaa_frames.errors import ParameterError
+__all__ = [
+    "DEFAULTS",
+    "DEFAULT_N_BOOT",
+    "ENGINE",
+    "OVERALL",
+    "MatchSettings",
+    "check_int",
+    "check_progress",
+    "engine_kwargs",
+    "settings_of",
+]
 
-__all__ = ["DEFAULTS", "OVERALL", "MatchSettings", "check_int", "check_progress"]
-
-#: The set-distance averages of the ``overall`` component.
-OVERALL = ("pooled", "per_direction")
+#: Cluster-bootstrap replicates of an agreement result (and of the annotator ranking).
+DEFAULT_N_BOOT = 200
 
 
 def check_int(value, name: str, *, low: int = 0) -> int:
@@ -50,25 +64,21 @@ def check_int(value, name: str, *, low: int = 0) -> int:
     ...
     iaa_frames.errors.ParameterError: seed must be an integer >= 0; got -1
     """
-    if (
-        isinstance(value, (bool, np.bool_))
-        or not isinstance(value, numbers.Integral)
-        or value < low
-    ):
-        raise ParameterError(f"{name} must be an integer >= {low}; got {value!r}")
-    return int(value)
+    return Integer(low).check(name, value)
 
 
 def check_progress(progress) -> bool | None:
     """``progress`` when it is None, True or False; a uniform error otherwise."""
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise ParameterError(f"progress must be None, True or False; got {progress!r}")
-    return None if progress is None else bool(progress)
+    return Progress().check("progress", progress)
 
 
 @dataclass(frozen=True)
 class MatchSettings:
     """The six engine parameters, validated once (see the module table).
+
+    Built directly, it checks every value with the constraints of
+    :data:`~iaa_frames.settings.validation.ENGINE_CONSTRAINTS`; at a validated public
+    boundary :func:`settings_of` builds it without checking again.
 
     Examples
     --------
@@ -89,20 +99,18 @@ class MatchSettings:
     progress: bool | None = None
 
     def __post_init__(self):
-        from iaa_frames.geometry.distances import (
-            get_distance,  # the registry lives with the distances
-        )
+        for f in fields(self):
+            value = ENGINE_CONSTRAINTS[f.name].check(f.name, getattr(self, f.name))
+            object.__setattr__(self, f.name, value)
 
-        from .thresholds import check_thresholds
-
-        get_distance(self.distance)  # raises for an unknown name
-        thresholds, scalar = check_thresholds(self.match_threshold)
-        object.__setattr__(self, "match_threshold", thresholds[0] if scalar else thresholds)
-        object.__setattr__(self, "n_chance", check_int(self.n_chance, "n_chance", low=1))
-        object.__setattr__(self, "seed", check_int(self.seed, "seed"))
-        if self.overall not in OVERALL:
-            raise ParameterError(f"overall must be one of {OVERALL}; got {self.overall!r}")
-        object.__setattr__(self, "progress", check_progress(self.progress))
+    @classmethod
+    def _checked(cls, values: Mapping) -> MatchSettings:
+        """Settings of values already checked at the boundary: normalized only."""
+        made = object.__new__(cls)
+        for f in fields(cls):
+            value = values.get(f.name, f.default)
+            object.__setattr__(made, f.name, ENGINE_CONSTRAINTS[f.name].normalize(value))
+        return made
 
     @property
     def several(self) -> bool:
@@ -118,6 +126,8 @@ class MatchSettings:
         """These settings, checked to hold one threshold (for the functions that build the
         tables of one threshold)."""
         if self.several:
+            from iaa_frames.errors import ParameterError
+
             from .thresholds import SEQUENCE_HINT
 
             raise ParameterError(
@@ -129,6 +139,44 @@ class MatchSettings:
     def as_kwargs(self) -> dict:
         """The parameters as keywords."""
         return asdict(self)
+
+
+#: The names of the engine parameters, in the order of :class:`MatchSettings`.
+ENGINE = tuple(f.name for f in fields(MatchSettings))
+
+
+def settings_of(params: Mapping, *, strict: bool = False) -> MatchSettings:
+    """The :class:`MatchSettings` of the engine parameters in ``params`` (e.g. a public
+    entry point's ``locals()``; missing ones take their defaults), which the boundary
+    (:func:`~iaa_frames.settings.validation.validate_params`) has checked: normalized,
+    not checked again.
+
+    Examples
+    --------
+    >>> settings_of({"n_chance": 50, "match_threshold": [0.5, 0.3], "other": 1})
+    MatchSettings(distance='giou', match_threshold=(0.3, 0.5), n_chance=50, seed=0, overall='pooled', progress=None)
+    >>> settings_of({"n_chanse": 50}, strict=True)
+    Traceback (most recent call last):
+    ...
+    TypeError: got an unexpected keyword argument 'n_chanse'
+    """
+    if strict:
+        for name in params:
+            if name not in ENGINE:
+                raise TypeError(f"got an unexpected keyword argument {name!r}")
+    return MatchSettings._checked(params)
+
+
+def engine_kwargs(params: Mapping) -> dict:
+    """The engine parameters among ``params`` (e.g. an entry point's ``locals()``), as
+    keywords to pass on.
+
+    Examples
+    --------
+    >>> engine_kwargs({"n_chance": 50, "top": 3, "seed": 1})
+    {'n_chance': 50, 'seed': 1}
+    """
+    return {name: params[name] for name in ENGINE if name in params}
 
 
 #: The defaults of every entry point.

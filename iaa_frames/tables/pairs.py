@@ -34,8 +34,9 @@ from iaa_frames.matching.assignment import clusters
 from iaa_frames.matching.corpus import Corpus, prepare
 from iaa_frames.matching.pipeline import IoUCache, can_match, run
 from iaa_frames.progress import Bars
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
 from iaa_frames.settings.thresholds import check_thresholds
+from iaa_frames.settings.validation import SINGLE_THRESHOLD, Thresholds, validate_params
 
 from .comparability import require_comparable
 from .steps import (
@@ -53,9 +54,11 @@ __all__ = [
     "DEFAULT_N_CHANCE",
     "PairTables",
     "iter_pair_tables",
+    "iter_tables_from",
     "named",
     "pair_tables",
     "pair_tables_by_threshold",
+    "pair_tables_from",
     "within",
     "between",
 ]
@@ -133,6 +136,7 @@ class PairTables:
 # -- tables -------------------------------------------------------------------------------------
 
 
+@validate_params(SINGLE_THRESHOLD)
 def pair_tables(
     df: pd.DataFrame,
     *,
@@ -187,27 +191,25 @@ def pair_tables(
     >>> sorted(t.localization_within.columns)[:4]
     ['annotator_a', 'annotator_b', 'distance', 'iou']
     """
+    return pair_tables_from(df, settings_of(locals()))
+
+
+def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
+    """:func:`pair_tables` of settings checked at the boundary (one threshold).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=6, seed=0)
+    >>> t = pair_tables_from(df, MatchSettings(n_chance=50))
+    >>> t.localization_within.equals(pair_tables(df, n_chance=50).localization_within)
+    True
+    """
     require_comparable(df)
-    MatchSettings(
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    ).single()
-    return _tables(
-        prepare(df),
-        float(match_threshold),
-        get_distance(distance),
-        n_chance,
-        overall,
-        seed,
-        Bars(progress),
-        IoUCache(),
-    )
+    return tables_of_corpus(prepare(df), settings.single(), Bars(settings.progress), IoUCache())
 
 
+@validate_params({"thresholds": Thresholds()})
 def pair_tables_by_threshold(
     df: pd.DataFrame,
     *,
@@ -254,17 +256,7 @@ def pair_tables_by_threshold(
     >>> len(ts[0].localization_within) >= len(ts[1].localization_within)
     True
     """
-    return list(
-        iter_pair_tables(
-            df,
-            thresholds=thresholds,
-            distance=distance,
-            n_chance=n_chance,
-            overall=overall,
-            seed=seed,
-            progress=progress,
-        )
-    )
+    return list(iter_tables_from(df, thresholds, settings_of(locals())))
 
 
 def iter_pair_tables(
@@ -296,9 +288,9 @@ def iter_pair_tables(
     0.2 True
     0.5 True
     """
+    # checked here, on the first next(), as the other entry points check at the call
     taus, _ = check_thresholds(thresholds)
-    require_comparable(df)
-    MatchSettings(
+    settings = MatchSettings(
         distance=distance,
         match_threshold=taus[0],
         n_chance=n_chance,
@@ -306,13 +298,21 @@ def iter_pair_tables(
         overall=overall,
         progress=progress,
     )
-    dist = get_distance(distance)
+    yield from iter_tables_from(df, taus, settings)
+
+
+def iter_tables_from(df: pd.DataFrame, thresholds, settings: MatchSettings):
+    """:func:`iter_pair_tables` of settings checked at the boundary (their threshold
+    is replaced by each of ``thresholds``)."""
+    taus, _ = check_thresholds(thresholds)
+    require_comparable(df)
     corpus = prepare(df)
     cache = IoUCache()  # a pair's IoU, distance and similarity do not depend on τ
     for k, tau in enumerate(taus):
         # one bar per stage and threshold, never nested: the threshold names the bars
-        bars = Bars(progress, prefix=threshold_prefix(tau, k, len(taus)))
-        yield _tables(corpus, tau, dist, n_chance, overall, seed, bars, cache)
+        bars = Bars(settings.progress, prefix=threshold_prefix(tau, k, len(taus)))
+        at = settings_of({**settings.as_kwargs(), "match_threshold": tau})
+        yield tables_of_corpus(corpus, at, bars, cache)
 
 
 def threshold_prefix(tau: float, k: int, n: int) -> str:
@@ -328,16 +328,18 @@ def threshold_prefix(tau: float, k: int, n: int) -> str:
     return f"τ = {tau:g} ({k + 1}/{n}): " if n > 1 else ""
 
 
-def _tables(
-    corpus: Corpus, tau: float, dist, n_chance, overall, seed, bars: Bars, cache: IoUCache
+def tables_of_corpus(
+    corpus: Corpus, settings: MatchSettings, bars: Bars, cache: IoUCache
 ) -> PairTables:
-    """The tables of :func:`pair_tables` at threshold ``tau`` of a prepared corpus
-    (progress bars from ``bars``, one per stage: :mod:`iaa_frames.progress`).
+    """The tables of :func:`pair_tables` of a prepared corpus at the one threshold of
+    ``settings`` (progress bars from ``bars``, one per stage: :mod:`iaa_frames.progress`).
 
     ``cache`` serves every run (whole annotations, by class, chance); a pair's IoU,
     distance and similarity do not depend on τ, so it may be shared with runs at other
     thresholds.
     """
+    tau, dist = float(settings.match_threshold), get_distance(settings.distance)
+    n_chance, overall, seed = settings.n_chance, settings.overall, settings.seed
     ann = corpus.annotations
     a, b = within_pairings(ann)
     pl, ll = labels_of_pairings(corpus, a, b)

@@ -242,18 +242,20 @@ def test_results_from_tables_a_sweep_cached_equal_fresh_ones(
 
 @pytest.mark.parametrize("method", [m for m in sorted(WRAPS) if m not in ("annotators", "kalpha")])
 def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeypatch):
-    from iaa_frames.settings import parameters as settings
+    """The boundary checks each parameter once (the declared constraint of ``progress``
+    is asked once), however many layers the call goes through."""
+    from iaa_frames.settings.validation import ENGINE_CONSTRAINTS, Progress
 
     kwargs = {"reference": "ann"} if method == "accuracy" else {}
     getattr(df.iaa, method)(**kwargs, **PARAMS)  # fills the cache
     checked = []
-    real = settings.check_progress
 
-    def counting(progress):
-        checked.append(progress)
-        return real(progress)
+    class Counting(Progress):
+        def check(self, name, value):
+            checked.append(value)
+            return super().check(name, value)
 
-    monkeypatch.setattr(settings, "check_progress", counting)
+    monkeypatch.setitem(ENGINE_CONSTRAINTS, "progress", Counting())
     getattr(df.iaa, method)(progress=False, **kwargs, **PARAMS)
     assert checked == [False]
     with pytest.raises(ParameterError, match="progress must be None, True or False"):
@@ -306,21 +308,23 @@ def test_bad_values_raise_uniform_parameter_errors(method, kwargs, message):
 # ------------------------------------------------------------- compute once, explore
 
 
+class _Misses:
+    """The pair tables the memo computed: ``len()`` counts its misses."""
+
+    def __len__(self):
+        from iaa_frames.engine import memo as cache
+
+        return cache.info()["misses"]
+
+
 @pytest.fixture
-def counted(monkeypatch):
-    """Count the calls of pair_tables (the expensive part) made through the cache."""
-    from iaa_frames.api import memo as cache
-
-    calls = []
-    real = cache.pair_tables
-
-    def counting(*args, **kwargs):
-        calls.append(kwargs)
-        return real(*args, **kwargs)
+def counted():
+    """How many times the pair tables (the expensive part) were computed through the
+    memo: its miss count (a behaviour, not a patched import site)."""
+    from iaa_frames.engine import memo as cache
 
     cache.clear()
-    monkeypatch.setattr(cache, "pair_tables", counting)
-    yield calls
+    yield _Misses()
     cache.clear()
 
 
@@ -375,26 +379,25 @@ def test_signatures_are_explicit(cls):
 # ------------------------------------------------------------------ threshold sweeps
 
 
+class _Computed:
+    """The thresholds whose pair tables the memo computed, sorted: those of its entries,
+    and a NaN for each other miss (tables computed again after leaving the cache)."""
+
+    def __iter__(self):
+        from iaa_frames.engine import memo as cache
+
+        taus = sorted(float(e.tables.params["match_threshold"]) for e in cache.cached())
+        return iter(taus + [float("nan")] * (cache.info()["misses"] - len(taus)))
+
+
 @pytest.fixture
-def counted_sweeps(monkeypatch):
-    """Count the thresholds computed through the cache (single and swept)."""
-    from iaa_frames.api import memo as cache
-
-    calls = []
-    single, sweep = cache.pair_tables, cache.pair_tables_by_threshold
-
-    def one(*args, **kwargs):
-        calls.append(kwargs["match_threshold"])
-        return single(*args, **kwargs)
-
-    def several(*args, **kwargs):
-        calls.extend(kwargs["thresholds"])
-        return sweep(*args, **kwargs)
+def counted_sweeps():
+    """Count the thresholds computed through the cache (single and swept), from the
+    memo's entries and misses."""
+    from iaa_frames.engine import memo as cache
 
     cache.clear()
-    monkeypatch.setattr(cache, "pair_tables", one)
-    monkeypatch.setattr(cache, "pair_tables_by_threshold", several)
-    yield calls
+    yield _Computed()
     cache.clear()
 
 

@@ -13,8 +13,8 @@ import xarray as xr
 from oracles import component_alpha, component_ks, component_sigma
 
 from iaa_frames.accessor import ResultAccessor
-from iaa_frames.api import memo as cache
 from iaa_frames.api import shortcuts
+from iaa_frames.engine import memo as cache
 from iaa_frames.engine import pairwise, pairwise_from_tables
 from iaa_frames.errors import IAAError, ParameterError
 from iaa_frames.explore.compact import agreement_table

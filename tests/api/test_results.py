@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from iaa_frames.api import memo as cache
 from iaa_frames.api import results as cached
 from iaa_frames.engine import agreement, pairwise
+from iaa_frames.engine import memo as cache
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.items import items
 from iaa_frames.settings.parameters import MatchSettings
@@ -62,11 +62,17 @@ def test_pairwise_and_items_equal_the_functions(df):
     assert cached.tables(df, ONE) is cached.tables(df.copy(), ONE)
 
 
-def test_n_boot_is_checked_before_the_memo(df):
+def test_n_boot_is_checked_at_the_boundary_before_the_memo(df):
+    """The entry points check n_boot before the memo is asked (the functions here,
+    below the boundary, check nothing again)."""
+    import iaa_frames as iaf
+
+    kwargs = ONE.as_kwargs()
     cached.agreement(df, ONE, n_boot=1)
-    for bad in (True, -1, 2.0):  # True would find the result of n_boot=1
-        with pytest.raises(ParameterError, match="n_boot must be an integer >= 0"):
-            cached.agreement(df, ONE, n_boot=bad)
+    for call in (df.iaa.agreement, df.iaa.sigma, lambda **kw: iaf.ks(df, **kw)):
+        for bad in (True, -1, 2.0):  # True would find the result of n_boot=1
+            with pytest.raises(ParameterError, match="n_boot must be an integer >= 0"):
+                call(n_boot=bad, **kwargs)
 
 
 def test_one_threshold_only_where_the_result_has_no_threshold_dimension(df):

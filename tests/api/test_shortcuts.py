@@ -103,9 +103,10 @@ def test_bad_input(res, call, message):
         call(res)
 
 
-def test_a_bad_component_raises_before_anything_is_computed(monkeypatch):
-    from iaa_frames.api import results as cached
+def test_a_bad_component_raises_before_anything_is_computed():
+    from iaa_frames.engine import memo
 
-    monkeypatch.setattr(cached, "agreement", lambda *a, **k: pytest.fail("computed"))
+    memo.clear()
     with pytest.raises(ParameterError, match="component must be one of"):
         iaf.ks(iaf.simulate(n_items=2, seed=0), component="classification")
+    assert memo.info()["misses"] == 0 and memo.cached() == []

@@ -118,7 +118,7 @@ def test_netcdf_round_trip(ds, tmp_path):
 def test_notes_distinguish_reasons():
     got = notes(
         n_units=np.array([0.0, 1, 40, 40, 40, 40]),
-        n_chance=np.array([500.0, 500, 3, 500, 500, np.nan]),
+        n_chance_units=np.array([500.0, 500, 3, 500, 500, np.nan]),
         expected=np.array([0.3, 0.3, 0.3, 0.0, 1e-15, 0.2]),
         min_units=2,
         min_chance=30,

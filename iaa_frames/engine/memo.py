@@ -2,20 +2,22 @@
 
 Matching and the chance sample (:func:`iaa_frames.tables.pairs.pair_tables`) are the expensive
 part of every figure; everything else (agreement, bootstrap, pairwise tables, item
-drilldown, plots) is computed from the tables in milliseconds. The ``df.iaa`` accessor
+drilldown, plots) is computed from the tables in milliseconds. Every entry point that
+takes a frame (``iaf.sigma``, ``iaf.conflicts``, ``df.iaa.*``, the plots, the report)
 therefore keeps the tables of the last few frames here, keyed by a digest of the frame's
 *content* (every column's values, names and dtypes, polygons by their WKB) and the
 parameters. Editing the frame changes the digest, so a stale entry is never used.
 
 The agreement Dataset, the pairwise tables and the item tables computed from one entry's
 tables are kept with it (:meth:`Entry.result`, :meth:`Entry.pairwise_of`,
-:meth:`Entry.items_of`). A result Dataset records its entry in the attr ``tables_key`` (a
+:meth:`Entry.keep`). A result Dataset records its entry in the attr ``tables_key`` (a
 plain string: ``to_netcdf`` still works), which is how ``res.iaa`` finds its tables.
 
-:func:`entries_for` takes one validated :class:`~iaa_frames.settings.parameters.MatchSettings` and
-gives one entry per threshold; :func:`entry` and :func:`entries` take the engine parameters
-as keywords. What the entry points compute from the entries is in
-:mod:`iaa_frames.api.results`.
+:func:`entries_for` takes one :class:`~iaa_frames.settings.parameters.MatchSettings`
+(checked at the boundary) and gives one entry per threshold; :func:`entry` the entry of
+one threshold. :func:`iaa_frames.engine.resolve.entry_of` is the one way from "a frame,
+pair tables or a result" to the entry a view needs. What the entry points compute from the
+entries is in :mod:`iaa_frames.api.results`.
 
 At most :data:`MAXSIZE` entries are kept (least recently used first out); :func:`clear`
 empties the cache and :func:`info` reports it.
@@ -23,13 +25,14 @@ empties the cache and :func:`info` reports it.
 Examples
 --------
 >>> import iaa_frames as iaf
->>> from iaa_frames.api import memo as cache
+>>> from iaa_frames.engine import memo as cache
+>>> from iaa_frames.settings.parameters import MatchSettings
 >>> df = iaf.simulate(n_items=6, seed=0)
->>> e1 = cache.entry(df, n_chance=50)
->>> e2 = cache.entry(df.copy(), n_chance=50)    # same content: the same entry
+>>> e1 = cache.entry(df, MatchSettings(n_chance=50))
+>>> e2 = cache.entry(df.copy(), MatchSettings(n_chance=50))   # same content: the same entry
 >>> e1 is e2
 True
->>> cache.entry(df, n_chance=60) is e1          # other parameters: another entry
+>>> cache.entry(df, MatchSettings(n_chance=60)) is e1         # other parameters: another
 False
 """
 
@@ -43,19 +46,19 @@ from dataclasses import dataclass, field
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine import DEFAULT_N_BOOT, agreement_from_tables, pairwise_from_tables
-from iaa_frames.explore.items import items as item_table
-from iaa_frames.explore.views import check_top
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.distances import get_distance
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
-from iaa_frames.tables.pairs import PairTables, pair_tables, pair_tables_by_threshold
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
+from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_from
+
+from .assemble import agreement_from_tables
+from .pairwise import pairwise_from_tables
 
 __all__ = [
     "MAXSIZE",
     "Entry",
+    "cached",
     "clear",
-    "entries",
     "entries_for",
     "entry",
     "frame_digest",
@@ -88,12 +91,14 @@ class Entry:
     pairwise : dict
         ``(component, label) -> xarray.DataArray``.
     items : dict
-        ``(component, label, sort) -> pandas.DataFrame`` (the item drilldown tables).
+        ``(component, label, sort) -> pandas.DataFrame`` (the item drilldown tables,
+        kept by :meth:`keep`).
 
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> e = entry(iaf.simulate(n_items=6, seed=0), n_chance=50)
+    >>> clear()                                   # a fresh entry for this example
+    >>> e = entry(iaf.simulate(n_items=6, seed=0), MatchSettings(n_chance=50))
     >>> e.result(n_boot=0, seed=0).attrs["tables_key"] == e.key
     True
     >>> e.pairwise_of(component="detection").dims
@@ -141,22 +146,18 @@ class Entry:
             self.pairwise[key] = pairwise_from_tables(self.tables, component=component, label=label)
         return self.pairwise[key].copy()
 
-    def items_of(
-        self,
-        *,
-        component: str = "localization",
-        label: str = ALL,
-        top: int | None = None,
-        sort: str = "excess",
-    ) -> pd.DataFrame:
-        """The item drilldown of these tables (:func:`iaa_frames.explore.items.items`), computed
-        once per component, label and order; the first ``top`` items."""
-        top = check_top(top)
-        key = (component, label, sort)
-        if key not in self.items:
-            self.items[key] = item_table(self.tables, component=component, label=label, sort=sort)
-        table = self.items[key]
-        return (table if top is None else table.head(top)).copy()
+    def keep(self, store: dict, key, compute):
+        """``store[key]`` (one of :attr:`results`, :attr:`pairwise`, :attr:`items`),
+        computed once with ``compute()``; a copy is returned.
+
+        >>> import pandas as pd
+        >>> e = Entry("", tables=None)
+        >>> e.keep(e.items, "x", lambda: pd.DataFrame({"a": [1]}))["a"].tolist()
+        [1]
+        """
+        if key not in store:
+            store[key] = compute()
+        return store[key].copy()
 
 
 def _column_digest(values: pd.Series) -> bytes:
@@ -273,101 +274,38 @@ def entries_for(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> list[En
     if not missing:
         return found
     if settings.several:
-        computed = pair_tables_by_threshold(
-            df,
-            thresholds=[taus[i] for i in missing],
-            distance=settings.distance,
-            n_chance=settings.n_chance,
-            overall=settings.overall,
-            seed=settings.seed,
-            progress=settings.progress,
-        )
+        computed = list(iter_tables_from(df, [taus[i] for i in missing], settings))
     else:
-        computed = [pair_tables(df, **settings.as_kwargs())]
+        computed = [pair_tables_from(df, settings)]
     for i, tables in zip(missing, computed):
         found[i] = _store(keys[i], tables) if keys[i] else Entry("", tables)
     return found
 
 
-def entry(
-    df: pd.DataFrame,
-    *,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    seed: int = DEFAULTS.seed,
-    progress: bool | None = DEFAULTS.progress,
-) -> Entry:
-    """The cached entry of ``df`` and the parameters, computing the pair tables once.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        A tidy annotation frame.
-    distance, match_threshold, n_chance, overall, seed, progress
-        As in :func:`iaa_frames.tables.pairs.pair_tables` (one threshold; ``progress`` is not
-        part of the key).
-
-    Returns
-    -------
-    Entry
-    """
-    settings = MatchSettings(
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
-    return entries_for(df, settings.single())[0]
-
-
-def entries(
-    df: pd.DataFrame,
-    *,
-    thresholds,
-    distance=DEFAULTS.distance,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    seed: int = DEFAULTS.seed,
-    progress: bool | None = DEFAULTS.progress,
-) -> list[Entry]:
-    """The entries of ``df`` at several match thresholds, in the given order: the keyword
-    form of :func:`entries_for` (each is the entry :func:`entry` gives for that
-    threshold).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-    thresholds : sequence of float
-        Match thresholds (:func:`iaa_frames.settings.thresholds.check_thresholds`).
-    distance, n_chance, overall, seed, progress
-        As in :func:`entry`.
-
-    Returns
-    -------
-    list of Entry
+def entry(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> Entry:
+    """The cached entry of ``df`` at the one threshold of ``settings``, computing the pair
+    tables once (:func:`entries_for`).
 
     Examples
     --------
     >>> import iaa_frames as iaf
     >>> df = iaf.simulate(n_items=6, seed=0)
-    >>> e5, e3 = entries(df, thresholds=[0.5, 0.3], n_chance=50)
-    >>> entry(df, match_threshold=0.5, n_chance=50) is e5
+    >>> entry(df, MatchSettings(n_chance=50)) is entry(df, MatchSettings(n_chance=50))
     True
     """
-    settings = MatchSettings(
-        distance=distance,
-        match_threshold=list(thresholds),
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
-    found = dict(zip(settings.thresholds, entries_for(df, settings)))
-    return [found[float(t)] for t in thresholds]
+    return entries_for(df, settings.single())[0]
+
+
+def cached() -> list[Entry]:
+    """The entries kept, least recently used first.
+
+    Examples
+    --------
+    >>> clear(); cached()
+    []
+    """
+    with _LOCK:
+        return list(_ENTRIES.values())
 
 
 def clear() -> None:

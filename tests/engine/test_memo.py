@@ -1,4 +1,4 @@
-"""Tests for :mod:`iaa_frames.api.memo`: the content digest, the keys (what is and is not part of
+"""Tests for :mod:`iaa_frames.engine.memo`: the content digest, the keys (what is and is not part of
 them), the least-recently-used bound, entries that cannot be cached, and what an entry
 computes once."""
 
@@ -9,10 +9,12 @@ import pytest
 import shapely
 import xarray as xr
 
-from iaa_frames.api import memo as cache
+from iaa_frames.api.results import items_of
 from iaa_frames.engine import agreement
+from iaa_frames.engine import memo as cache
 from iaa_frames.errors import ParameterError, SchemaError
 from iaa_frames.explore.items import items
+from iaa_frames.geometry.distances import get_distance
 from iaa_frames.settings.parameters import MatchSettings
 from iaa_frames.simulate import simulate
 
@@ -31,23 +33,22 @@ def fresh_cache():
     cache.clear()
 
 
-@pytest.fixture
-def computed(monkeypatch):
-    """The thresholds whose pair tables the cache computed (single and swept)."""
-    calls = []
-    single, sweep = cache.pair_tables, cache.pair_tables_by_threshold
+def entry(df, **kwargs):
+    """The entry of ``df`` at the engine parameters ``kwargs`` (checked as the boundary
+    checks them)."""
+    return cache.entry(df, MatchSettings(**kwargs))
 
-    def one(*args, **kwargs):
-        calls.append(kwargs["match_threshold"])
-        return single(*args, **kwargs)
 
-    def several(*args, **kwargs):
-        calls.extend(kwargs["thresholds"])
-        return sweep(*args, **kwargs)
+def entries(df, thresholds, **kwargs):
+    """The entries of ``df`` at ``thresholds``, in the given order."""
+    found = cache.entries_for(df, MatchSettings(match_threshold=list(thresholds), **kwargs))
+    at = dict(zip(sorted(set(map(float, thresholds))), found))
+    return [at[float(t)] for t in thresholds]
 
-    monkeypatch.setattr(cache, "pair_tables", one)
-    monkeypatch.setattr(cache, "pair_tables_by_threshold", several)
-    return calls
+
+def computed():
+    """How many pair tables the cache computed (one miss per threshold computed)."""
+    return cache.info()["misses"]
 
 
 # ------------------------------------------------------------------------------ digest
@@ -79,39 +80,39 @@ def test_polygons_are_digested_by_their_shape():
 # -------------------------------------------------------------------------------- keys
 
 
-def test_what_is_part_of_the_key(df, computed):
-    e = cache.entry(df, **N)
-    assert cache.entry(df.copy(), progress=False, **N) is e  # progress is not
-    assert cache.entry(df, match_threshold=0.5000, n_chance=40, seed=0) is e
+def test_what_is_part_of_the_key(df):
+    e = entry(df, **N)
+    assert entry(df.copy(), progress=False, **N) is e  # progress is not
+    assert entry(df, match_threshold=0.5000, n_chance=40, seed=0) is e
     others = [
-        cache.entry(df, n_chance=41),
-        cache.entry(df, seed=1, **N),
-        cache.entry(df, overall="per_direction", **N),
-        cache.entry(df, distance="iou", **N),
-        cache.entry(df, match_threshold=0.6, **N),
+        entry(df, n_chance=41),
+        entry(df, seed=1, **N),
+        entry(df, overall="per_direction", **N),
+        entry(df, distance="iou", **N),
+        entry(df, match_threshold=0.6, **N),
     ]
     assert len({id(x) for x in [e, *others]}) == 6
     assert cache.info()["size"] == cache.MAXSIZE  # the oldest left
-    assert computed == [0.5] * 5 + [0.6]
+    assert computed() == 6  # five at 0.5, one at 0.6
 
 
 def test_a_callable_distance_is_keyed_by_its_identity(df):
     def first(a, b):
-        return cache.get_distance("l2")(a, b)
+        return get_distance("l2")(a, b)
 
     def second(a, b):
-        return cache.get_distance("l2")(a, b)
+        return get_distance("l2")(a, b)
 
-    e = cache.entry(df, distance=first, **N)
-    assert cache.entry(df, distance=first, **N) is e
-    assert cache.entry(df, distance=second, **N) is not e
+    e = entry(df, distance=first, **N)
+    assert entry(df, distance=first, **N) is e
+    assert entry(df, distance=second, **N) is not e
 
 
 def test_least_recently_used_leaves_first(df):
-    kept = cache.entry(df, seed=0, **N)
-    keys = [cache.entry(df, seed=seed, **N).key for seed in range(1, cache.MAXSIZE)]
+    kept = entry(df, seed=0, **N)
+    keys = [entry(df, seed=seed, **N).key for seed in range(1, cache.MAXSIZE)]
     assert cache.lookup(kept.key) is kept  # used again: now the most recent
-    cache.entry(df, seed=99, **N)
+    entry(df, seed=99, **N)
     assert cache.lookup(kept.key) is kept
     assert cache.lookup(keys[0]) is None  # seed 1 was the least recently used
     assert all(cache.lookup(k) is not None for k in keys[1:])
@@ -123,24 +124,24 @@ def test_least_recently_used_leaves_first(df):
     }
 
 
-def test_entries_keep_the_given_order_and_share_the_single_entries(df, computed):
-    e5, e3, e7 = cache.entries(df, thresholds=[0.5, 0.3, 0.7], **N)
+def test_entries_keep_the_given_order_and_share_the_single_entries(df):
+    e5, e3, e7 = entries(df, [0.5, 0.3, 0.7], **N)
     assert [e.tables.params["match_threshold"] for e in (e5, e3, e7)] == [0.5, 0.3, 0.7]
-    assert sorted(computed) == [0.3, 0.5, 0.7]
+    assert computed() == 3
     assert cache.entries_for(df, MatchSettings(match_threshold=[0.7, 0.3], **N)) == [e3, e7]
-    assert cache.entry(df, match_threshold=0.3, **N) is e3
-    assert sorted(computed) == [0.3, 0.5, 0.7]  # nothing computed again
+    assert entry(df, match_threshold=0.3, **N) is e3
+    assert computed() == 3  # nothing computed again
     # a later sweep computes only what it lacks
-    cache.entries(df, thresholds=[0.3, 0.4], **N)
-    assert sorted(computed) == [0.3, 0.4, 0.5, 0.7]
+    entries(df, [0.3, 0.4], **N)
+    assert computed() == 4 and cache.info()["hits"] == 4
 
 
-def test_the_parameters_are_checked_before_anything_is_computed(df, computed):
+def test_the_parameters_are_checked_before_anything_is_computed(df):
     with pytest.raises(ParameterError, match="several thresholds are accepted"):
-        cache.entry(df, match_threshold=[0.3, 0.5])
+        entry(df, match_threshold=[0.3, 0.5])
     with pytest.raises(ParameterError, match="n_chance must be an integer >= 1"):
-        cache.entries(df, thresholds=[0.3], n_chance=0)
-    assert computed == []
+        entries(df, [0.3], n_chance=0)
+    assert computed() == 0
 
 
 # ---------------------------------------------------------------- entries not cached
@@ -148,7 +149,7 @@ def test_the_parameters_are_checked_before_anything_is_computed(df, computed):
 
 def test_a_frame_that_cannot_be_digested_is_computed_but_not_kept(df):
     odd = df.assign(extra=[[i] for i in range(len(df))])  # lists: no hash
-    e = cache.entry(odd, **N)
+    e = entry(odd, **N)
     assert e.key == "" and cache.info()["size"] == 0
     res = e.result(n_boot=0, seed=0)
     assert "tables_key" not in res.attrs
@@ -157,36 +158,28 @@ def test_a_frame_that_cannot_be_digested_is_computed_but_not_kept(df):
 
 def test_not_a_frame_gets_the_error_of_pair_tables():
     with pytest.raises(SchemaError, match="expected a pandas DataFrame, got dict"):
-        cache.entry({"item": [1]}, **N)
+        entry({"item": [1]}, **N)
 
 
 # ------------------------------------------------------------------ computed once
 
 
-def test_an_entry_computes_each_result_once_and_hands_out_copies(df, monkeypatch):
-    e = cache.entry(df, **N)
-    calls = []
-    real = cache.agreement_from_tables
-
-    def counting(*args, **kwargs):
-        calls.append(kwargs)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(cache, "agreement_from_tables", counting)
+def test_an_entry_computes_each_result_once_and_hands_out_copies(df):
+    e = entry(df, **N)
     first = e.result(n_boot=5, seed=0)
     first.attrs["title"] = "changed by the user"
     first["agreement"].values[:] = 0.0
     second = e.result(n_boot=5, seed=0, progress=False)
-    assert len(calls) == 1 and second.attrs["title"] != "changed by the user"
+    assert len(e.results) == 1 and second.attrs["title"] != "changed by the user"
     xr.testing.assert_identical(second, e.result(n_boot=5, seed=0))
     assert second.attrs["tables_key"] == e.key
     e.result(n_boot=5, seed=1), e.result(n_boot=0, seed=0)
-    assert len(calls) == 3
-    table = e.items_of(component="detection", label="car")
+    assert len(e.results) == 3
+    table = items_of(e, component="detection", label="car")
     table.loc[0, "item"] = "edited"
     pd.testing.assert_frame_equal(
-        e.items_of(component="detection", label="car"),
+        items_of(e, component="detection", label="car"),
         items(e.tables, component="detection", label="car"),
     )
-    assert len(e.items_of(component="detection", label="car", top=2)) == 2
+    assert len(items_of(e, component="detection", label="car", top=2)) == 2
     assert "1 item table" in repr(e)

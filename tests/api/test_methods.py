@@ -1,0 +1,81 @@
+"""Tests for :mod:`iaa_frames.api.methods`: the accessor methods are built from the
+functions they wrap, so ``help()`` and completion show the real parameters."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import iaa_frames as iaf
+from iaa_frames.accessor.frame import IAAAccessor
+from iaa_frames.plot.accessor import FramePlots, ResultPlots
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, ENGINE
+
+WRAPPED = {
+    "agreement": iaf.agreement,
+    "sigma": iaf.sigma,
+    "ks": iaf.ks,
+    "alpha": iaf.alpha,
+    "pairwise": iaf.pairwise,
+    "items": iaf.items,
+    "conflicts": iaf.conflicts,
+    "accuracy": iaf.accuracy,
+    "annotators": iaf.annotator_quality,
+    "kalpha": iaf.kalpha,
+}
+
+
+def _keywords(func):
+    return [
+        (p.name, p.default)
+        for p in inspect.signature(func).parameters.values()
+        if p.kind is p.KEYWORD_ONLY
+    ]
+
+
+def test_df_iaa_sigma_lists_the_keywords_of_iaf_sigma():
+    df = iaf.simulate(n_items=2, seed=0)
+    assert _keywords(df.iaa.sigma) == _keywords(iaf.sigma)
+    assert [name for name, _ in _keywords(df.iaa.sigma)] == [
+        "component",
+        "distance",
+        "match_threshold",
+        "n_chance",
+        "n_boot",
+        "seed",
+        "overall",
+        "progress",
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPED))
+def test_each_method_has_the_signature_and_docstring_of_its_function(name):
+    method, func = getattr(IAAAccessor, name), WRAPPED[name]
+    assert _keywords(method) == _keywords(func)
+    assert list(inspect.signature(method).parameters)[0] == "self"
+    assert method.__doc__ == func.__doc__
+    assert method.__name__ == name
+
+
+@pytest.mark.parametrize("name", ["conflict_counts", "confusion", "item_agreement", "within"])
+def test_a_function_of_tables_gets_its_keywords_then_the_engine_parameters(name):
+    names = [n for n, _ in _keywords(getattr(IAAAccessor, name))]
+    assert names[-len(ENGINE) :] == list(ENGINE)
+    defaults = dict(_keywords(getattr(IAAAccessor, name)))
+    assert all(defaults[n] == getattr(DEFAULTS, n) for n in ENGINE)
+
+
+@pytest.mark.parametrize("name", ["forest", "decomposition", "annotators", "pairwise", "items"])
+def test_a_frame_figure_takes_the_result_figure_s_keywords_then_agreement_s(name):
+    drawn, engine = _keywords(getattr(ResultPlots, name)), _keywords(iaf.agreement)
+    assert _keywords(getattr(FramePlots, name)) == drawn + engine
+    assert dict(engine)["n_boot"] == DEFAULT_N_BOOT
+
+
+def test_a_frame_figure_draws_what_the_result_figure_draws():
+    df = iaf.simulate(n_items=8, seed=0)
+    got = df.iaa.plot.forest(components=["localization"], n_chance=50, n_boot=0)
+    res = df.iaa.agreement(n_chance=50, n_boot=0)
+    want = res.iaa.plot.forest(components=["localization"])
+    assert [ax.get_title() for ax in got.axes] == [ax.get_title() for ax in want.axes]
