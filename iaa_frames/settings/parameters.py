@@ -6,21 +6,21 @@ path) takes the same six parameters. Their defaults live in :data:`DEFAULTS`; pu
 signatures spell them out as ``distance=DEFAULTS.distance`` and so on, and build one
 :class:`MatchSettings` from their keywords, which validates every value once.
 
-=====================  ===========  ===================================================
-parameter              default      meaning
-=====================  ===========  ===================================================
-``distance``           ``"giou"``   distance between matched objects (a registered name,
-                                    a :class:`~iaa_frames.geometry.distances.Distance` or a
-                                    callable)
-``match_threshold``    ``0.5``      τ: an assigned pair of objects is matched when its
-                                    IoU >= τ; a sequence of thresholds gives a
-                                    ``threshold`` dimension
-``n_chance``           ``2000``     target number of chance units of the uniform stratum
-``seed``               ``0``        seed of the chance sample (and of the bootstrap)
-``overall``            ``"pooled"`` how the set distance averages best matches
-                                    (``"pooled"`` or ``"per_direction"``)
-``progress``           ``None``     progress bars: ``None`` shows them on long work only
-=====================  ===========  ===================================================
+=====================  ============  ===================================================
+parameter              default       meaning
+=====================  ============  ===================================================
+``distance``           ``"giou"``    distance between matched objects (a registered name,
+                                     a :class:`~iaa_frames.geometry.distances.Distance` or a
+                                     callable)
+``match_threshold``    ``0.5``       τ: an assigned pair of objects is matched when its
+                                     IoU >= τ; a sequence of thresholds gives a
+                                     ``threshold`` dimension
+``n_chance``           ``2000``      target number of chance units of the uniform stratum
+``seed``               ``0``         seed of the chance sample (and of the bootstrap)
+``overall``            ``"pooled"``  how the set distance averages best matches
+                                     (``"pooled"`` or ``"per_direction"``)
+``progress``           ``None``      progress bars: ``None`` shows them on long work only
+=====================  ============  ===================================================
 """
 
 from __future__ import annotations

@@ -97,9 +97,9 @@ def bca_interval(
     ----------
     estimate : array-like, shape S
         The statistics on the data.
-    replicates : array-like, shape (B, *S)
+    replicates : array-like, shape ``(B, *S)``
         Their bootstrap replicates (NaN replicates are ignored).
-    jackknife : array-like, shape (G, *S)
+    jackknife : array-like, shape ``(G, *S)``
         Their values on the jackknife replicates of
         :func:`iaa_frames.stats.bootstrap.jackknife_blocks` (they give the acceleration; NaN
         ones are ignored).
@@ -202,7 +202,7 @@ def jackknife_variance(jackknife, *, n_items: int):
 
     Parameters
     ----------
-    jackknife : array-like, shape (G, *S)
+    jackknife : array-like, shape ``(G, *S)``
         Values on the jackknife replicates (NaN ones are ignored).
     n_items : int
         Number of items.
@@ -274,7 +274,7 @@ def jackknife_df(jackknife):
 
     Parameters
     ----------
-    jackknife : array-like, shape (G, *S)
+    jackknife : array-like, shape ``(G, *S)``
         Values on the jackknife replicates (NaN ones are ignored).
 
     Returns
@@ -322,7 +322,7 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
 
     Parameters
     ----------
-    jackknife : array-like, shape (G, *S)
+    jackknife : array-like, shape ``(G, *S)``
         The statistics on the jackknife replicates of
         :func:`iaa_frames.stats.bootstrap.jackknife_blocks`.
     pair_variance : array-like, shape S
