@@ -66,7 +66,7 @@ CI_METHODS = ("bca", "percentile")
 #: (``n_items`` of the result; Dataset attr ``min_ci_items``). From fewer, the cluster
 #: bootstrap has almost nothing to resample: a class in one item gets an interval of zero
 #: width, and at 1-3 items the interval covers far less than its level
-#: (``benchmarks/bench_coverage.py --rare``; README, "Uncertainty and significance").
+#: (``benchmarks/bench_coverage.py --rare``; https://iaa-frames.readthedocs.io/en/latest/validation/coverage.html).
 MIN_CI_ITEMS = 4
 
 
