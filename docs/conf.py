@@ -84,6 +84,10 @@ numpydoc_validation_checks = set()
 
 # --- HTML -----------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
+#: Where the site is published (a placeholder until it is hosted): docstrings and the README
+#: link to DOCS_URL + "<page>.html" (tests/test_docs.py checks that the pages exist).
+DOCS_URL = "https://iaa-frames.readthedocs.io/en/latest/"
+html_baseurl = DOCS_URL
 html_title = f"iaa_frames {release}"
 html_theme_options = {
     "navigation_depth": 3,
