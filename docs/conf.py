@@ -19,13 +19,17 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))  # document this checkout, whatever is installed
-os.environ.setdefault("MPLBACKEND", "Agg")
 # the notebook kernels import this checkout too
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
 )
 
+import matplotlib  # noqa: E402
+
 import iaa_frames  # noqa: E402
+
+matplotlib.use("Agg")  # this process draws nothing; the notebook kernels draw inline:
+os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 
 project = "iaa_frames"
 author = "iaa_frames developers"
@@ -94,7 +98,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "header_links_before_dropdown": 6,
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 
 
 def _literal_role(name, rawtext, text, lineno, inliner, options=None, content=None):
