@@ -1,5 +1,7 @@
 """The package documents itself (#25 point 12): ``help()`` says what the numbers mean, and
-no docstring sends a pip user to a repository file that pip does not install."""
+no docstring sends a pip user to a repository file that pip does not install: they link to
+the documentation site (``docs/``, built in CI), whose pages must exist. The README is the
+door to that site (#22): short, and its links lead to pages that exist."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +19,15 @@ from iaa_frames.api import shortcuts
 #: Documents of the source repository that an installed package does not have (the
 #: docs folder, markdown files): a docstring points at a module docstring instead.
 REPOSITORY_FILE = re.compile(r"docs/|\b[\w./-]+\.md\b")
+#: The documentation site's address (a placeholder until the site is hosted; the pages are
+#: built from ``docs/``): docstrings and the README link to ``DOCS_URL + "<page>.html"``.
+DOCS_URL = "https://iaa-frames.readthedocs.io/en/latest/"
+SITE_LINK = re.compile(re.escape(DOCS_URL) + r"([\w/.-]*?)(?:\.html)?(?:#[\w-]*)?(?![\w/.-])")
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "docs"
+#: Lines the README may have: the two commands, the 30-second example, the short tour, what
+#: the numbers mean and the links to the site; everything else lives on the site.
+README_LINES = 220
 #: A Sphinx cross-reference to a full dotted name of the package.
 REFERENCE = re.compile(r":(?:mod|func|class|meth|data|attr):`~?(iaa_frames(?:\.\w+)+)`")
 
@@ -141,3 +153,38 @@ def test_diagnosis_table_is_in_the_package():
     doc = importlib.import_module("iaa_frames.report.diagnosis").__doc__
     assert "Reading the components together" in doc
     assert "the task needs rethinking, not more annotators" in doc
+
+
+def _page_exists(page: str) -> bool:
+    """Whether ``DOCS_URL + page + ".html"`` is a page of the site built from ``docs/``."""
+    page = page or "index"
+    if page.startswith("tutorials/") and page != "tutorials/index":  # copied from notebooks/
+        return (ROOT / "notebooks" / f"{page.split('/', 1)[1]}.ipynb").is_file()
+    if page.startswith("api/generated/"):  # generated from the docstrings
+        try:
+            importlib.import_module(page.rsplit("/", 1)[1])
+        except ImportError:
+            return False
+        return True
+    return any((SITE / f"{page}{suffix}").is_file() for suffix in (".md", ".rst"))
+
+
+def test_the_page_check_can_fail():
+    assert _page_exists("user-guide/measures") and _page_exists("tutorials/01_quickstart")
+    assert not _page_exists("user-guide/nonexistent") and not _page_exists("tutorials/nope")
+
+
+def test_docstrings_link_to_pages_of_the_site():
+    links = [(where, m.group(1)) for where, doc in DOCS for m in SITE_LINK.finditer(doc)]
+    assert links, "no docstring links to the site"
+    assert [f"{where}: {page}" for where, page in links if not _page_exists(page)] == []
+
+
+def test_readme_is_a_door_to_the_site():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= README_LINES
+    pages = {m.group(1) for m in SITE_LINK.finditer(text)}
+    for page in ("", "user-guide/exports", "user-guide/measures", "validation/index", "api/index"):
+        assert page in pages, page
+    assert sorted(page for page in pages if not _page_exists(page)) == []
+    assert "docs/ARCHITECTURE.md" not in text and "docs/CONTRACTS.md" not in text

@@ -99,7 +99,7 @@ class ShapeCache:
             return self._area[rows]
 
     def outline(self):
-        """Per shape: the sums of |dx| and of |dy| along every ring, and the number of
+        """Per shape: the sums of ``|dx|`` and of ``|dy|`` along every ring, and the number of
         rings (boxes: their perimeter, one ring)."""
         with self.lock:
             if self._outline is None:

@@ -97,7 +97,7 @@ random draws.
 
 Limits: the interval carries the noise of the pair scores and of the crowd's parameters,
 not the bias of the ``q_a q_b`` model against the true PQ; in the simulated crowds it holds
-the true PQ for 81 to 86 % of the workers (mean |quality - true PQ| 0.07 to 0.09). The
+the true PQ for 81 to 86 % of the workers (mean ``|quality - true PQ|`` 0.07 to 0.09). The
 prior is one normal: in a crowd where half the workers annotated one item, up to 4 of them
 reached the top 10 in one of 5 simulated crowds (1.8 on average, against 7.2 unshrunk).
 """

@@ -10,23 +10,23 @@ which checks them at the boundary, and passes one :class:`MatchSettings`
 (:func:`settings_of` its keywords) inward; nothing below checks them again.
 :class:`MatchSettings` built directly checks its values with the same constraints.
 
-=====================  ===========  ===================================================
-parameter              default      meaning
-=====================  ===========  ===================================================
-``distance``           ``"giou"``   distance between matched objects (a registered name,
-                                    a :class:`~iaa_frames.geometry.distances.Distance` or a
-                                    callable)
-``match_threshold``    ``0.5``      τ: an assigned pair of objects is matched when its
-                                    IoU >= τ; a sequence of thresholds gives a
-                                    ``threshold`` dimension
-``n_chance``           ``2000``     target number of chance units of the uniform stratum
-``seed``               ``0``        seed of the chance sample (and of the bootstrap)
-``overall``            ``"pooled"`` how the set distance averages best matches
-                                    (``"pooled"`` or ``"per_direction"``)
-``progress``           ``None``     progress bars: ``None`` shows them on long work only
-``n_boot``             ``200``      cluster-bootstrap replicates of an agreement result
-                                    (:data:`DEFAULT_N_BOOT`; 0: no intervals)
-=====================  ===========  ===================================================
+=====================  ============  ===================================================
+parameter              default       meaning
+=====================  ============  ===================================================
+``distance``           ``"giou"``    distance between matched objects (a registered name,
+                                     a :class:`~iaa_frames.geometry.distances.Distance` or a
+                                     callable)
+``match_threshold``    ``0.5``       τ: an assigned pair of objects is matched when its
+                                     IoU >= τ; a sequence of thresholds gives a
+                                     ``threshold`` dimension
+``n_chance``           ``2000``      target number of chance units of the uniform stratum
+``seed``               ``0``         seed of the chance sample (and of the bootstrap)
+``overall``            ``"pooled"``  how the set distance averages best matches
+                                     (``"pooled"`` or ``"per_direction"``)
+``progress``           ``None``      progress bars: ``None`` shows them on long work only
+``n_boot``             ``200``       cluster-bootstrap replicates of an agreement result
+                                     (:data:`DEFAULT_N_BOOT`; 0: no intervals)
+=====================  ============  ===================================================
 """
 
 from __future__ import annotations

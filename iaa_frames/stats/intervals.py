@@ -70,7 +70,7 @@ CI_METHODS = ("bca", "percentile")
 #: (``n_items`` of the result; Dataset attr ``min_ci_items``). From fewer, the cluster
 #: bootstrap has almost nothing to resample: a class in one item gets an interval of zero
 #: width, and at 1-3 items the interval covers far less than its level
-#: (``benchmarks/bench_coverage.py --rare``; README, "Uncertainty and significance").
+#: (``benchmarks/bench_coverage.py --rare``; https://iaa-frames.readthedocs.io/en/latest/validation/coverage.html).
 MIN_CI_ITEMS = 4
 
 
@@ -102,9 +102,9 @@ def bca_interval(
     ----------
     estimate : array-like, shape S
         The statistics on the data.
-    replicates : array-like, shape (B, *S)
+    replicates : array-like, shape ``(B, *S)``
         Their bootstrap replicates (NaN replicates are ignored).
-    jackknife : array-like, shape (G, *S)
+    jackknife : array-like, shape ``(G, *S)``
         Their values on the jackknife replicates of
         :func:`iaa_frames.stats.bootstrap.jackknife_blocks` (they give the acceleration; NaN
         ones are ignored).
@@ -229,7 +229,7 @@ def jackknife_variance(jackknife, *, n_items: int):
 
     Parameters
     ----------
-    jackknife : array-like, shape (G, *S)
+    jackknife : array-like, shape ``(G, *S)``
         Values on the jackknife replicates (NaN ones are ignored).
     n_items : int
         Number of items.
@@ -301,7 +301,7 @@ def jackknife_df(jackknife):
 
     Parameters
     ----------
-    jackknife : array-like, shape (G, *S)
+    jackknife : array-like, shape ``(G, *S)``
         Values on the jackknife replicates (NaN ones are ignored).
 
     Returns
@@ -349,7 +349,7 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
 
     Parameters
     ----------
-    jackknife : array-like, shape (G, *S)
+    jackknife : array-like, shape ``(G, *S)``
         The statistics on the jackknife replicates of
         :func:`iaa_frames.stats.bootstrap.jackknife_blocks`.
     pair_variance : array-like, shape S
