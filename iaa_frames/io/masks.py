@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-import shapely
-
 from iaa_frames.geometry.kinds.mask import mask_to_geometry
 
 from .paths import reader_error

@@ -358,6 +358,18 @@ def kind_of_rows(frame) -> np.ndarray:
 
 #: Columns of the tidy frame that no parametric kind may claim.
 _RESERVED = frozenset(
-    {"item", "annotator", "label", "object_id", "x0", "y0", "x1", "y1", "geometry", "width",
-     "height", "group"}
+    {
+        "item",
+        "annotator",
+        "label",
+        "object_id",
+        "x0",
+        "y0",
+        "x1",
+        "y1",
+        "geometry",
+        "width",
+        "height",
+        "group",
+    }
 )
