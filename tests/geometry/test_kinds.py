@@ -331,11 +331,16 @@ def test_anisotropic_images_are_refused(circles):
     )
 
 
-@pytest.mark.parametrize("npartitions", [1, 4])
-def test_dask_equals_in_memory_on_circles(circles, npartitions):
+@pytest.mark.parametrize(("npartitions", "with_polygons"), [(1, False), (4, False), (3, True)])
+def test_dask_equals_in_memory_on_circles(circles, npartitions, with_polygons):
+    """Circles alone (their parameters travel with the index), and beside polygons drawn
+    by another annotator (the chance pairings fetch the polygons from the partitions)."""
     dask = pytest.importorskip("dask")
     dd = pytest.importorskip("dask.dataframe")
     pytest.importorskip("distributed")
+    if with_polygons:
+        drawn = as_polygons_frame(circles[circles["annotator"] == "c"]).assign(annotator="p")
+        circles = pd.concat([circles, drawn], ignore_index=True)
     with dask.config.set({"dataframe.convert-string": False}):
         ddf = dd.from_pandas(circles, npartitions=npartitions, sort=False)
     params = {"n_chance": 300, "n_boot": 20, "seed": 7}
