@@ -276,6 +276,21 @@ def test_validation_fills_the_bounds_and_drops_bad_circles():
     ]
 
 
+def test_readers_add_circles_through_the_builder():
+    from iaa_frames.io.builder import FrameBuilder
+
+    b = FrameBuilder("toy")
+    b.add_shape("img", "a", "cell", "circle", [10, 20, 5])
+    b.add_box("img", "b", "cell", 5, 15, 15, 25)
+    frame = iaf.validate(b.build())
+    assert kinds.kind_of_rows(frame).tolist() == ["circle", "box"]
+    assert frame[["x0", "y0", "x1", "y1"]].to_numpy().tolist() == [[5, 15, 15, 25]] * 2
+    with pytest.raises(ParameterError, match="takes 3 parameters"):
+        b.add_shape("img", "a", "cell", "circle", [1, 2])
+    with pytest.raises(ParameterError, match="add_box, add_polygon"):
+        b.add_shape("img", "a", "cell", "polygon", [1, 2])
+
+
 @pytest.fixture(scope="module")
 def circles():
     return circle_corpus()
