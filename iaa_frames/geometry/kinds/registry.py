@@ -147,8 +147,12 @@ class Kind:
     # -- measuring ----------------------------------------------------------------------
 
     def bounds(self, data) -> np.ndarray:
-        """``(m, 4)`` bounding boxes ``x0, y0, x1, y1`` of the shapes; every shape lies in
-        its box (the IoU bounds of the matcher rely on it)."""
+        """``(m, 4)`` bounding boxes ``x0, y0, x1, y1`` of the shapes.
+
+        The matcher, the chance index and the sweep of overlapping pairs rely on a
+        contract: every shape lies in its box, two shapes whose boxes are disjoint share
+        nothing (IoU 0), and the area two shapes share is at most the area of their
+        boxes' intersection and either shape's :meth:`areas`."""
         raise NotImplementedError(f"geometry kind {self.name!r} defines no bounds")
 
     def areas(self, data) -> np.ndarray:
