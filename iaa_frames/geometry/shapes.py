@@ -212,8 +212,12 @@ class Shapes:
             geoms = None
             has_poly = np.zeros(n, dtype=bool)
 
-        params = {k.name: k.read(df) for k in parametric_kinds(df.columns)}
-        params = {name: p for name, p in params.items() if np.isfinite(p).all(axis=1).any()}
+        params = {}
+        for kind in parametric_kinds(df.columns):  # rows of other kinds (a polygon): NaN
+            p = np.array(kind.read(df), dtype=np.float64)
+            p[has_poly | ~np.isfinite(p).all(axis=1)] = np.nan
+            if not np.isnan(p).all():
+                params[kind.name] = p
         size = None
         if normalize and "width" in df.columns and "height" in df.columns:
             w = df["width"].to_numpy(dtype=np.float64, na_value=np.nan)

@@ -266,7 +266,7 @@ def unregister_kind(name: str) -> None:
         For an unknown name or a native kind.
     """
     kind = get_kind(name)
-    if kind.native or name == "mask":
+    if kind.native:
         raise ParameterError(f"the built-in geometry kind {name!r} cannot be removed")
     del _KINDS[name]
 
@@ -324,9 +324,10 @@ def parametric_kinds(columns=None) -> list[Kind]:
 def kind_of_rows(frame) -> np.ndarray:
     """The kind of every row of a tidy frame, by name (``""`` on coverage rows).
 
-    A row is of a parametric kind when it holds all the kind's columns; otherwise a
-    ``polygon`` when its ``geometry`` is a shapely geometry; otherwise a ``box`` when it has
-    box coordinates. (Masks are read as the exact polygons of their pixels, so they are
+    A row is a ``polygon`` when its ``geometry`` is a shapely geometry; otherwise of a
+    parametric kind when it holds all the kind's columns; otherwise a ``box`` when it has
+    box coordinates (the order :func:`iaa_frames.validate` and
+    :meth:`~iaa_frames.geometry.shapes.Shapes.from_frame` follow). (Masks are read as the exact polygons of their pixels, so they are
     ``polygon`` rows here; :mod:`iaa_frames.geometry.kinds.mask` says how they are read
     and measured.)
 
@@ -353,10 +354,10 @@ def kind_of_rows(frame) -> np.ndarray:
     out = np.full(n, "", dtype=object)
     if "x0" in frame.columns:
         out[frame["x0"].notna().to_numpy()] = "box"
-    if "geometry" in frame.columns:
-        out[shapely.is_geometry(frame["geometry"].to_numpy(dtype=object))] = "polygon"
     for kind in parametric_kinds(frame.columns):
         out[kind.rows(frame)] = kind.name
+    if "geometry" in frame.columns:
+        out[shapely.is_geometry(frame["geometry"].to_numpy(dtype=object))] = "polygon"
     return out
 
 
