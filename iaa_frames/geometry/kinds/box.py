@@ -1,6 +1,6 @@
 """The box kind: axis-aligned rectangles ``x0, y0, x1, y1``, the base of every kind.
 
-A box is stored as its four corners (:attr:`~iaa_frames.geometry.shapes.Shapes.boxes`) and
+A box is stored as its four corners (``Shapes.boxes``) and
 measured in numpy alone: its area, the area it shares with another box and its IoU are
 closed forms. Every other kind has a bounding box too, held in the same array, which is
 what the chance index (:mod:`iaa_frames.chance.gating`), the sweep of overlapping pairs

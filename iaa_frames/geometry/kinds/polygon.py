@@ -1,7 +1,7 @@
 """The polygon kind: shapely Polygons and MultiPolygons in the ``geometry`` column.
 
 A polygon row keeps its shapely geometry (holes and several parts allowed) in
-:attr:`~iaa_frames.geometry.shapes.Shapes.polygons` and its bounds in ``x0, y0, x1, y1``.
+``Shapes.polygons`` and its bounds in ``x0, y0, x1, y1``.
 Its area and the area it shares with another shape are exact shapely overlays
 (:meth:`PolygonKind.intersection`); the bound the matcher uses before an overlay is the
 area of each shape inside the other's box, in numpy (:mod:`iaa_frames.geometry.clip`);

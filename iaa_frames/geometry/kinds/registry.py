@@ -13,7 +13,7 @@ Two kinds are *native*: boxes and polygons, which
 Every other kind is *parametric*: a fixed number of floats per shape, read from frame
 columns the kind names (:attr:`Kind.columns`), carried by ``Shapes.params`` and measured by
 the kind's own methods. Whatever the kind, a shape has a bounding box (the ``x0, y0, x1,
-y1`` of the frame and :attr:`Shapes.boxes`): the chance index, the sweep of overlapping
+y1`` of the frame and ``Shapes.boxes``): the chance index, the sweep of overlapping
 pairs and the IoU upper bounds of the matcher use only boxes and areas, so a new kind gets
 them for free.
 
