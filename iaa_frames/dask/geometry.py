@@ -98,8 +98,12 @@ def run_fetched(corpus: Corpus, store: GeometryStore, slots: Slices, a, b, **par
         group=None if slots.group is None else pad(slots.group[used], -1),
     )
     polygons = store.get(objects)
+    kind_params = corpus.shapes.params  # of parametric geometry kinds, held by the index
     shapes = Shapes(
-        corpus.shapes.boxes[objects], polygons if any(p is not None for p in polygons) else None
+        corpus.shapes.boxes[objects],
+        polygons if any(p is not None for p in polygons) else None,
+        None,
+        None if kind_params is None else {k: v[objects] for k, v in kind_params.items()},
     )
     sub = Corpus(
         objects=pd.DataFrame(index=pd.RangeIndex(len(objects))),

@@ -36,7 +36,9 @@ class IndexShapes(Shapes):
 
     Everything that needs only boxes, areas and the polygon mask works on it (the IoU
     bound of :func:`iaa_frames.matching.pipeline.can_match`, the chance index); taking polygon
-    rows raises, since their distances need the polygons.
+    rows raises, since their distances need the polygons. The parameters of parametric
+    geometry kinds (``params``, :mod:`iaa_frames.geometry.kinds`) are held, so their rows
+    are measured here.
 
     Examples
     --------
@@ -45,8 +47,8 @@ class IndexShapes(Shapes):
     ([False, True], [[0.0, 0.0, 1.0, 1.0]])
     """
 
-    def __init__(self, boxes, is_polygon):
-        super().__init__(boxes)
+    def __init__(self, boxes, is_polygon, params=None):
+        super().__init__(boxes, None, None, params or None)
         self.__dict__["is_polygon"] = np.asarray(is_polygon, dtype=bool)
 
     def take(self, indices) -> Shapes:
@@ -56,7 +58,8 @@ class IndexShapes(Shapes):
                 "IndexShapes holds no polygons: fetch them from the "
                 "partitions (iaa_frames.dask.geometry) before measuring"
             )
-        return Shapes(self.boxes[indices])
+        params = None if self.params is None else {k: v[indices] for k, v in self.params.items()}
+        return Shapes(self.boxes[indices], None, None, params)
 
 
 def _combine(names, fingerprints, rows):
@@ -173,6 +176,22 @@ def items_by_code(c: Codes) -> np.ndarray:
     return out
 
 
+def _params(parts: list[dict], offsets: np.ndarray) -> dict:
+    """The parameters of parametric geometry kinds of every object in partition order, by
+    kind (NaN on the objects of partitions without the kind)."""
+    got = [p.pop("params", {}) for p in parts]
+    names = list(dict.fromkeys(k for g in got for k in g))
+    out = {}
+    for name in names:
+        width = next(g[name].shape[1] for g in got if name in g)
+        block = np.full((int(offsets[-1]), width), np.nan)
+        for g, lo, hi in zip(got, offsets[:-1], offsets[1:]):
+            if name in g:
+                block[lo:hi] = g[name]
+        out[name] = block
+    return out
+
+
 def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
     """The corpus-wide :class:`~iaa_frames.matching.corpus.Corpus` (without polygons) from the
     partitions' per-object arrays (which are removed from ``parts`` as they are used).
@@ -193,6 +212,7 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
         for k in ("item", "annotator", "label", "area", "is_polygon", "object_id")
     }
     boxes = np.concatenate([p.pop("boxes") for p in parts]) if parts else np.zeros((0, 4))
+    params = _params(parts, offsets)
     # an item lies in one partition, in canonical order there: a stable sort by item
     # code gives the corpus-wide order
     order = np.argsort(cat["item"], kind="stable")
@@ -208,7 +228,11 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
         n_labels=len(c.labels),
         group=c.item_group,
     )
-    shapes = IndexShapes(boxes[order], cat["is_polygon"][order].astype(bool))
+    shapes = IndexShapes(
+        boxes[order],
+        cat["is_polygon"][order].astype(bool),
+        {k: v[order] for k, v in params.items()},
+    )
     objects = pd.DataFrame({"object_id": cat["object_id"][order]})
     corpus = Corpus(
         objects=objects,

@@ -365,8 +365,10 @@ def within_order(loc: pd.DataFrame, sets: pd.DataFrame):
 
 
 def index_arrays(corpus: Corpus) -> dict:
-    """Per object (canonical order): the codes, normalized box, area, polygon mask and
-    id, for the driver's index of the corpus (codes in narrow integer types)."""
+    """Per object (canonical order): the codes, normalized box, area, polygon mask, the
+    parameters of parametric geometry kinds (a few floats per object, so they travel with
+    the index, unlike polygons) and id, for the driver's index of the corpus (codes in
+    narrow integer types)."""
     return {
         "item": corpus.item.astype(np.int32),
         "annotator": narrow(corpus.annotator, len(corpus.annotators)),
@@ -374,6 +376,7 @@ def index_arrays(corpus: Corpus) -> dict:
         "boxes": corpus.shapes.boxes,
         "area": corpus.area,
         "is_polygon": corpus.shapes.is_polygon,
+        "params": dict(corpus.shapes.params or {}),
         "object_id": corpus.objects["object_id"].to_numpy(),
     }
 

@@ -28,6 +28,7 @@ from iaa_frames.errors import (
     RepairedGeometryWarning,
     SchemaError,
 )
+from iaa_frames.geometry.kinds import parametric_kinds
 
 __all__ = [
     "ALL",
@@ -137,8 +138,8 @@ def _schema(df) -> None:
     has_box = [c for c in BOX_COLUMNS if c in df.columns]
     if 0 < len(has_box) < 4:
         missing += [c for c in BOX_COLUMNS if c not in df.columns]
-    if not has_box and "geometry" not in df.columns:
-        missing.append("x0, y0, x1, y1 or geometry")
+    if not has_box and "geometry" not in df.columns and not parametric_kinds(df.columns):
+        missing.append("x0, y0, x1, y1 or geometry (or the columns of a geometry kind)")
     if "label" not in df.columns:
         missing.append("label")
     if missing:
@@ -306,6 +307,33 @@ def _extreme_coordinates(box: np.ndarray, has_geom: np.ndarray) -> np.ndarray:
     return np.isfinite(box).all(axis=1) & (big | tiny)
 
 
+def _kind_boxes(df: pd.DataFrame, box: np.ndarray, has_geom: np.ndarray, non_numeric):
+    """Fill ``box`` with the bounds (pixels) of the rows of parametric geometry kinds
+    (:mod:`iaa_frames.geometry.kinds`: rows holding every column of a kind, and no
+    polygon), and mark their non-numeric parameters in ``non_numeric``.
+
+    Returns
+    -------
+    bad : ndarray of bool
+        Rows whose parameters are no shape of the kind (:meth:`Kind.invalid`, zero area).
+    partial : ndarray of bool
+        Rows holding some of a kind's parameters but not all of them finite.
+    """
+    n = len(df)
+    bad, partial = np.zeros(n, bool), np.zeros(n, bool)
+    for kind in parametric_kinds(df.columns):
+        values, not_num = zip(*(_numeric(df[c]) for c in kind.columns))
+        data = np.column_stack(values).reshape(n, len(kind.columns))
+        non_numeric |= np.logical_or.reduce(not_num)
+        complete = np.isfinite(data).all(axis=1) & ~has_geom
+        partial |= ~has_geom & ~np.isnan(data).all(axis=1) & ~complete
+        rows = np.flatnonzero(complete)
+        if rows.size:
+            box[rows] = kind.bounds(data[rows])
+            bad[rows] = kind.invalid(data[rows])
+    return bad, partial
+
+
 def _too_long(values: pd.Series) -> np.ndarray:
     """True where a string value is longer than :data:`MAX_NAME_CHARS`."""
     if pd.api.types.is_string_dtype(values.dtype) and not values.dtype == object:
@@ -347,10 +375,14 @@ def _reasons(df: pd.DataFrame):
     else:
         empty = np.zeros(n, bool)
 
+    kind_bad, kind_partial = _kind_boxes(df, box, has_geom, masks["non_numeric_coordinates"])
+    empty |= kind_bad
     finite = np.isfinite(box)
     all_nan = np.isnan(box).all(axis=1)
     no_box = ~has_geom & all_nan
-    masks["nonfinite_coordinates"] = (~has_geom & ~all_nan & ~finite.all(axis=1)) | nonfinite_geom
+    masks["nonfinite_coordinates"] = (
+        (~has_geom & ~all_nan & ~finite.all(axis=1)) | nonfinite_geom | kind_partial
+    )
     masks["extreme_coordinates"] = _extreme_coordinates(box, has_geom)
     with np.errstate(invalid="ignore"):
         masks["inverted_box"] = ~has_geom & ((box[:, 2] < box[:, 0]) | (box[:, 3] < box[:, 1]))

@@ -3,8 +3,11 @@
 Everything here is vectorized over arrays of pairs of objects. The modules, in the order
 the computation uses them:
 
-* ``shapes``: :class:`~.shapes.Shapes`, the container of boxes, polygons and image sizes
-  that every function takes, with its per-shape quantities as methods;
+* ``kinds``: the geometry kinds (box, polygon, mask, and any registered one), each saying
+  how it is read, normalized, bounded, measured and rasterized, and their registry;
+* ``shapes``: :class:`~.shapes.Shapes`, the container of boxes, polygons, the parameters of
+  other kinds and image sizes that every function takes, with its per-shape quantities as
+  methods;
 * ``shape_cache``: those per-shape quantities (areas, hulls, masks, ...), computed once;
 * ``rings``: the vertices of every ring of many polygons, in one array;
 * ``raster``: run-length masks of polygons on a pixel grid and their overlap (as COCO);

@@ -54,7 +54,7 @@ def iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
     ih = np.minimum(ba[:, 3], bb[:, 3]) - np.maximum(ba[:, 1], bb[:, 1])
     inter = np.maximum(iw, 0) * np.maximum(ih, 0)
     area_a, area_b = areas(a), areas(b)
-    poly_pair = a.is_polygon | b.is_polygon
+    poly_pair = ~(a.is_box & b.is_box)
     top = np.where(poly_pair, np.minimum(inter, np.minimum(area_a, area_b)), inter)
     with np.errstate(invalid="ignore", divide="ignore"):
         bound = np.nan_to_num(top / (area_a + area_b - top))

@@ -38,6 +38,8 @@ from iaa_frames.errors import ParameterError
 
 from .bounds import iou_upper_bound, mask_iou_upper_bound
 from .giou import giou
+from .kinds.polygon import POLYGON
+from .kinds.registry import get_kind
 from .mask_rule import MASK_IOU_MIN_COORDINATES, may_use_masks, uses_mask_iou
 from .overlap import areas, areas_inside, iou
 from .shapes import Shapes, as_polygons, check_aligned
@@ -122,8 +124,9 @@ def _centroids(shapes: Shapes) -> np.ndarray:
     xy = np.column_stack([(b[:, 0] + b[:, 2]) / 2.0, (b[:, 1] + b[:, 3]) / 2.0])
     poly = shapes.is_polygon
     if poly.any():
-        c = shapely.centroid(shapes.polygons[poly])
-        xy[poly] = np.column_stack([shapely.get_x(c), shapely.get_y(c)])
+        xy[poly] = POLYGON.centroids(shapes.polygons[poly])
+    for name, rows in shapes.kind_rows().items():
+        xy[rows] = get_kind(name).centroids(shapes.params[name][rows])
     return xy
 
 

@@ -122,7 +122,7 @@ def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.nda
     ch -= np.minimum(ab[:, 1], bb[:, 1])
     enclosing = cw
     enclosing *= ch
-    rows = np.flatnonzero((a.is_polygon | b.is_polygon) & np.isfinite(value))
+    rows = np.flatnonzero(~(a.is_box & b.is_box) & np.isfinite(value))
     if rows.size:
         enclosing[rows], union[rows] = hull_terms(a, b, rows, union[rows])
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -68,7 +68,7 @@ def on_masks(a: Shapes, b: Shapes, rows: np.ndarray) -> np.ndarray:
         return np.zeros(len(rows), bool)
     known = np.isfinite(a.image_size[rows, 0]) & np.isfinite(b.image_size[rows, 0])
     coords = a.n_coords(rows) + b.n_coords(rows)
-    return known & (coords > MASK_IOU_MIN_COORDINATES) & (a.is_polygon[rows] | b.is_polygon[rows])
+    return known & (coords > MASK_IOU_MIN_COORDINATES) & ~(a.is_box[rows] & b.is_box[rows])
 
 
 def mask_pixels(a: Shapes, b: Shapes, rows: np.ndarray):
@@ -116,7 +116,7 @@ def may_use_masks(shapes: Shapes) -> bool:
     >>> may_use_masks(Shapes([[0, 0, 1, 1]], None, [[640, 480]]))
     False
     """
-    if shapes.image_size is None or not len(shapes) or not shapes.is_polygon.any():
+    if shapes.image_size is None or not len(shapes) or shapes.is_box.all():
         return False
     coords = shapes.n_coords()
     return bool(2 * coords.max() > MASK_IOU_MIN_COORDINATES)

@@ -1,7 +1,8 @@
 """Areas and the IoU of pairs of shapes.
 
 * :func:`areas`: the exact area of every shape (numpy for boxes, shapely for polygons,
-  computed once per shape).
+  computed once per shape, the kind's own formula for the rows of parametric kinds,
+  :mod:`iaa_frames.geometry.kinds`).
 * :func:`areas_inside`: the exact area of every shape inside a rectangle, in numpy
   (:mod:`iaa_frames.geometry.clip`), the cheap upper bound of a shared area that lets the
   matcher skip overlays.
@@ -11,7 +12,10 @@
   IoU on the image's pixel grid, by the rule of :mod:`iaa_frames.geometry.mask_rule`. Two
   polygons with the same vertices in the same order (a copied annotation) have IoU exactly
   1 without an overlay, whose rounding could otherwise leave identical shapes just below a
-  threshold of 1.
+  threshold of 1. Two shapes of one parametric kind share the area the kind computes
+  (:meth:`~iaa_frames.geometry.kinds.Kind.intersection`); a shape of a parametric kind and
+  a shape of another kind, the overlay of their polygons
+  (:meth:`~iaa_frames.geometry.kinds.Kind.to_polygons`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ import numpy as np
 import shapely
 
 from .clip import clipped_areas
+from .kinds.box import BOX, box_intersection
+from .kinds.polygon import overlay_areas
+from .kinds.registry import get_kind
 from .mask_rule import mask_pixels, on_masks
 from .shapes import Shapes, check_aligned
 
@@ -34,12 +41,13 @@ def areas(shapes: Shapes) -> np.ndarray:
     >>> areas(Shapes([[0, 0, 2, 3]])).tolist()
     [6.0]
     """
-    bx = shapes.boxes
-    area = (bx[:, 2] - bx[:, 0]) * (bx[:, 3] - bx[:, 1])
+    area = BOX.areas(shapes.boxes)
     poly = shapes.is_polygon
     if poly.any():
         rows = np.flatnonzero(poly)
         area[rows] = shapes.polygon_areas(rows)
+    if shapes.params:
+        shapes.kind_areas(np.arange(len(shapes)), area)
     return area
 
 
@@ -48,7 +56,8 @@ def areas_inside(shapes: Shapes, rects) -> np.ndarray:
 
     Exact up to rounding, in numpy (:mod:`iaa_frames.geometry.clip`), at a few operations per
     polygon edge: an upper bound of the area a shape can share with any shape whose
-    bounding box is the rectangle, far cheaper than an overlay.
+    bounding box is the rectangle, far cheaper than an overlay. For the rows of parametric
+    kinds it is the area of their bounding box inside the rectangle, an upper bound.
 
     Parameters
     ----------
@@ -101,19 +110,9 @@ def overlap(a: Shapes, b: Shapes):
     >>> inter.tolist(), area_a.tolist(), area_b.tolist(), masked.tolist()
     ([2.0], [4.0], [4.0], [])
     """
-    ax0, ay0, ax1, ay1 = a.boxes.T
-    bx0, by0, bx1, by1 = b.boxes.T
-    # Box intersection: NaN propagates through np.minimum / np.maximum.
-    iw = np.minimum(ax1, bx1)
-    iw -= np.maximum(ax0, bx0)
-    np.maximum(iw, 0.0, out=iw)
-    ih = np.minimum(ay1, by1)
-    ih -= np.maximum(ay0, by0)
-    np.maximum(ih, 0.0, out=ih)
-    inter = iw
-    inter *= ih
-    area_a = (ax1 - ax0) * (ay1 - ay0)
-    area_b = (bx1 - bx0) * (by1 - by0)
+    inter = box_intersection(a.boxes, b.boxes)
+    area_a = BOX.areas(a.boxes)
+    area_b = BOX.areas(b.boxes)
 
     a_poly, b_poly = a.is_polygon, b.is_polygon
     if a_poly.any():
@@ -122,9 +121,13 @@ def overlap(a: Shapes, b: Shapes):
     if b_poly.any():
         rows = np.flatnonzero(b_poly)
         area_b[rows] = b.polygon_areas(rows)
-    # Pairs involving a polygon whose bounding boxes overlap need the intersection;
-    # where the boxes do not overlap the polygons cannot either.
-    rows = np.flatnonzero((a_poly | b_poly) & (inter > 0))
+    if a.params:
+        a.kind_areas(np.arange(len(a)), area_a)
+    if b.params:
+        b.kind_areas(np.arange(len(b)), area_b)
+    # Pairs involving a shape other than a box whose bounding boxes overlap need the
+    # intersection; where the boxes do not overlap the shapes cannot either.
+    rows = np.flatnonzero(~(a.is_box & b.is_box) & (inter > 0))
     masked = rows[on_masks(a, b, rows)]
     if masked.size:
         ipx, apx, bpx, pixels = mask_pixels(a, b, masked)
@@ -138,6 +141,8 @@ def overlap(a: Shapes, b: Shapes):
         rows = np.setdiff1d(rows, masked, assume_unique=True)
     else:
         mask_value = np.zeros(0)
+    if rows.size and (a.params or b.params):
+        rows = _same_kind(a, b, rows, inter)
     if rows.size:
         pa = a.polygons_at(rows)
         pb = b.polygons_at(rows)
@@ -146,17 +151,30 @@ def overlap(a: Shapes, b: Shapes):
         if same.any():
             inter[rows[same]] = np.minimum(area_a[rows[same]], area_b[rows[same]])
             rows, pa, pb = rows[~same], pa[~same], pb[~same]
-        try:
-            shared = shapely.intersection(pa, pb)
-        except shapely.errors.GEOSException:
+        shared, repaired = overlay_areas(pa, pb)
+        if repaired is not None:
             # invalid input (e.g. self-intersecting rings not passed through
-            # validate): repair as validate() would, then retry once
-            pa, pb = shapely.make_valid(pa), shapely.make_valid(pb)
-            shared = shapely.intersection(pa, pb)
-            area_a[rows] = shapely.area(pa)
-            area_b[rows] = shapely.area(pb)
-        inter[rows] = shapely.area(shared)
+            # validate), repaired as validate() would: the areas of the repaired shapes
+            area_a[rows] = shapely.area(repaired[0])
+            area_b[rows] = shapely.area(repaired[1])
+        inter[rows] = shared
     return inter, area_a, area_b, masked, mask_value
+
+
+def _same_kind(a: Shapes, b: Shapes, rows: np.ndarray, inter: np.ndarray) -> np.ndarray:
+    """Write into ``inter`` the shared area of the pairs ``rows`` whose two shapes are of
+    one parametric kind (by the kind's own method); return the other pairs."""
+    kinds_b = b.kind_rows()
+    for name, in_a in a.kind_rows().items():
+        in_b = kinds_b.get(name)
+        if in_b is None:
+            continue
+        same = in_a[rows] & in_b[rows]
+        if same.any():
+            r = rows[same]
+            inter[r] = get_kind(name).intersection(a.params[name][r], b.params[name][r])
+            rows = rows[~same]
+    return rows
 
 
 def iou_union(a: Shapes, b: Shapes):

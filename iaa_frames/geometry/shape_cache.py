@@ -19,6 +19,7 @@ import numpy as np
 import shapely
 
 from .clip import RingEdges
+from .kinds.registry import get_kind
 from .raster import Masks, rasterize
 from .rings import ring_vertices
 
@@ -32,7 +33,10 @@ class ShapeCache:
     ----------
     boxes : ndarray, shape (n, 4)
     polygons : ndarray of object, shape (n,), or None
-        As held by :class:`~iaa_frames.geometry.shapes.Shapes`.
+    params : dict or None
+        As held by :class:`~iaa_frames.geometry.shapes.Shapes`: the parameters of the rows
+        of parametric kinds, drawn as polygons (:meth:`Kind.to_polygons`) where a
+        quantity needs their outline.
 
     Examples
     --------
@@ -42,9 +46,10 @@ class ShapeCache:
     ([5], [4.0])
     """
 
-    def __init__(self, boxes: np.ndarray, polygons: np.ndarray | None):
+    def __init__(self, boxes: np.ndarray, polygons: np.ndarray | None, params=None):
         self.boxes = boxes
         self.polygons = polygons
+        self.params = params or None
         self.lock = threading.Lock()
         self._coords = None
         self._area = None
@@ -64,7 +69,8 @@ class ShapeCache:
         self.lock = threading.Lock()
 
     def geometry(self, rows: np.ndarray) -> np.ndarray:
-        """The polygon of each row, or the polygon of its box."""
+        """The polygon of each row, the polygons of a parametric kind's shape, or the
+        polygon of its box."""
         out = np.empty(len(rows), dtype=object)
         poly = (
             shapely.is_geometry(self.polygons[rows])
@@ -75,6 +81,21 @@ class ShapeCache:
             out[poly] = self.polygons[rows[poly]]
         b = self.boxes[rows[~poly]]
         out[~poly] = shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+        for name, p in (self.params or {}).items():
+            sel = np.isfinite(p[rows]).all(axis=1)
+            if sel.any():
+                out[sel] = get_kind(name).to_polygons(p[rows[sel]])
+        return out
+
+    def _outlined(self) -> np.ndarray:
+        """Rows whose outline is not their box's: polygons and parametric kinds."""
+        out = (
+            shapely.is_geometry(self.polygons)
+            if self.polygons is not None
+            else np.zeros(len(self.boxes), bool)
+        )
+        for p in (self.params or {}).values():
+            out = out | np.isfinite(p).all(axis=1)
         return out
 
     def n_coords(self) -> np.ndarray:
@@ -106,9 +127,9 @@ class ShapeCache:
                 b = self.boxes
                 lx, ly = 2 * (b[:, 2] - b[:, 0]), 2 * (b[:, 3] - b[:, 1])
                 rings = np.ones(len(b))
-                if self.polygons is not None:
-                    poly = np.flatnonzero(shapely.is_geometry(self.polygons))
-                    xy, ring, owner = ring_vertices(self.polygons[poly])
+                if self.polygons is not None or self.params:
+                    poly = np.flatnonzero(self._outlined())
+                    xy, ring, owner = ring_vertices(self.geometry(poly))
                     same = ring[1:] == ring[:-1]
                     step = np.abs(np.diff(xy, axis=0))[same]
                     edge_owner = owner[:-1][same]

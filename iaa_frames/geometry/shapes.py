@@ -3,8 +3,9 @@
 (Over 400 lines as one class: most are the docstrings and examples of its methods.)
 
 A :class:`Shapes` holds an ``(n, 4)`` array of boxes and, optionally, an ``(n,)`` object
-array of shapely polygons (``None`` where the row is a plain box) and the ``(n, 2)`` image
-size of each row. Functions of pairs take two aligned containers ``a`` and ``b`` of equal
+array of shapely polygons (``None`` where the row is a plain box), the ``(n, 2)`` image
+size of each row and the parameters of the rows of other geometry kinds
+(:mod:`iaa_frames.geometry.kinds`; their boxes are their bounds). Functions of pairs take two aligned containers ``a`` and ``b`` of equal
 length and return one value per pair ``(a[i], b[i])`` (:func:`check_aligned`). Missing
 input (NaN box, no geometry) gives NaN, in the style of shapely.
 
@@ -24,12 +25,15 @@ import shapely
 
 from iaa_frames.errors import ParameterError, SchemaError
 
+from .kinds.box import BOX_COLUMNS
+from .kinds.polygon import scale_geometries
+from .kinds.registry import get_kind, parametric_kinds
 from .raster import Masks
 from .shape_cache import ShapeCache
 
 __all__ = ["Shapes", "as_polygons", "check_aligned"]
 
-_BOX_COLUMNS = ["x0", "y0", "x1", "y1"]
+_BOX_COLUMNS = list(BOX_COLUMNS)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -51,6 +55,11 @@ class Shapes:
         coordinates (NaN where unknown or not normalized). It gives the pixel grid of the
         mask IoU of detailed polygons (:mod:`iaa_frames.geometry.mask_rule`); :meth:`from_frame` sets
         it. ``None``: unknown for every row, so every IoU is the exact overlay.
+    params : dict {str: array_like of shape (n, k)}, optional
+        The parameters of the rows of parametric geometry kinds
+        (:mod:`iaa_frames.geometry.kinds`), by kind name: one row per shape, NaN on the rows
+        of other kinds. The boxes of those rows must be their bounds
+        (:meth:`from_frame` ensures it). ``None``: no such row.
 
     Notes
     -----
@@ -72,6 +81,7 @@ class Shapes:
     boxes: np.ndarray
     polygons: np.ndarray | None = None
     image_size: np.ndarray | None = None
+    params: dict | None = None
     _cache: ShapeCache = field(init=False, repr=False, compare=False)
     _rows: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -110,7 +120,9 @@ class Shapes:
                 size = size.copy()
                 size[bad] = np.nan
             object.__setattr__(self, "image_size", size)
-        object.__setattr__(self, "_cache", ShapeCache(self.boxes, self.polygons))
+        if self.params is not None:
+            object.__setattr__(self, "params", _check_params(self.params, boxes.shape[0]))
+        object.__setattr__(self, "_cache", ShapeCache(self.boxes, self.polygons, self.params))
         object.__setattr__(self, "_rows", None)
 
     # -- constructors -----------------------------------------------------------------
@@ -151,8 +163,10 @@ class Shapes:
         Parameters
         ----------
         df : pandas.DataFrame
-            Needs ``x0, y0, x1, y1``; uses ``geometry`` (polygons, ``None`` on boxes)
-            and ``width, height`` (image size in pixels) when present.
+            Needs ``x0, y0, x1, y1``; uses ``geometry`` (polygons, ``None`` on boxes),
+            ``width, height`` (image size in pixels) and the columns of registered
+            parametric kinds (:func:`iaa_frames.geometry.kinds.parametric_kinds`) when
+            present.
         normalize : bool, default True
             Divide x by ``width`` and y by ``height`` on rows where both are known
             (finite and > 0), and keep the size as :attr:`image_size`. Other rows keep
@@ -161,7 +175,8 @@ class Shapes:
         Returns
         -------
         Shapes
-            For polygon rows ``boxes`` holds the bounds of the (scaled) polygon.
+            For polygon rows (and rows of other kinds) ``boxes`` holds the bounds of the
+            (scaled) shape.
 
         Raises
         ------
@@ -197,6 +212,12 @@ class Shapes:
             geoms = None
             has_poly = np.zeros(n, dtype=bool)
 
+        params = {}
+        for kind in parametric_kinds(df.columns):  # rows of other kinds (a polygon): NaN
+            p = np.array(kind.read(df), dtype=np.float64)
+            p[has_poly | ~np.isfinite(p).all(axis=1)] = np.nan
+            if not np.isnan(p).all():
+                params[kind.name] = p
         size = None
         if normalize and "width" in df.columns and "height" in df.columns:
             w = df["width"].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -210,14 +231,24 @@ class Shapes:
                 rows = np.flatnonzero(has_poly & known)
                 if rows.size:
                     geoms = geoms.copy()
-                    geoms[rows] = _scale_geometries(geoms[rows], sx[rows], sy[rows])
+                    geoms[rows] = scale_geometries(geoms[rows], sx[rows], sy[rows])
+            for name, p in params.items():
+                rows = np.flatnonzero(np.isfinite(p).all(axis=1) & known)
+                if rows.size:
+                    p = p.copy()
+                    p[rows] = get_kind(name).normalize(p[rows], sx[rows], sy[rows])
+                    params[name] = p
 
         if has_poly.any():
             boxes = boxes.copy()
             boxes[has_poly] = shapely.bounds(geoms[has_poly])
         else:
             geoms = None
-        return cls(boxes, geoms, size)
+        for name, p in params.items():
+            rows = np.flatnonzero(np.isfinite(p).all(axis=1))
+            boxes = boxes.copy()
+            boxes[rows] = get_kind(name).bounds(p[rows])
+        return cls(boxes, geoms, size, params or None)
 
     # -- container protocol ---------------------------------------------------------------
 
@@ -225,7 +256,8 @@ class Shapes:
         return self.boxes.shape[0]
 
     def __repr__(self) -> str:
-        return f"Shapes(n={len(self)}, polygons={int(self.is_polygon.sum())})"
+        kinds = "".join(f", {k}={int(v.sum())}" for k, v in self.kind_rows().items())
+        return f"Shapes(n={len(self)}, polygons={int(self.is_polygon.sum())}{kinds})"
 
     @cached_property
     def is_polygon(self) -> np.ndarray:
@@ -233,6 +265,38 @@ class Shapes:
         if self.polygons is None:
             return np.zeros(len(self), dtype=bool)
         return shapely.is_geometry(self.polygons)
+
+    @cached_property
+    def is_box(self) -> np.ndarray:
+        """Boolean mask, True where the row is a plain box (nor polygon nor another kind):
+        the rows whose IoU with another box is the closed form of their boxes.
+
+        Examples
+        --------
+        >>> import shapely
+        >>> Shapes.from_geometries([shapely.box(0, 0, 1, 1), None]).is_box.tolist()
+        [False, True]
+        """
+        out = ~self.is_polygon
+        for rows in self.kind_rows().values():
+            out &= ~rows
+        return out
+
+    def kind_rows(self) -> dict:
+        """Per parametric kind present (by name), the boolean mask of its rows.
+
+        Examples
+        --------
+        >>> Shapes([[0, 0, 1, 1]]).kind_rows()
+        {}
+        """
+        if not self.params:
+            return {}
+        rows = self.__dict__.get("_kind_rows")
+        if rows is None:
+            rows = {name: np.isfinite(p).all(axis=1) for name, p in self.params.items()}
+            self.__dict__["_kind_rows"] = rows
+        return rows
 
     def take(self, indices) -> Shapes:
         """Rows at ``indices`` (integer array or boolean mask), as a new :class:`Shapes`.
@@ -249,17 +313,19 @@ class Shapes:
             indices = indices.astype(np.intp)
         polygons = None if self.polygons is None else self.polygons[indices]
         size = None if self.image_size is None else self.image_size[indices]
+        params = None if self.params is None else {k: v[indices] for k, v in self.params.items()}
         # rows of a validated container need no validation again
         out = object.__new__(Shapes)
         for name, value in (
             ("boxes", self.boxes[indices]),
             ("polygons", polygons),
             ("image_size", size),
+            ("params", params),
             ("_rows", None),
         ):
             object.__setattr__(out, name, value)
-        object.__setattr__(out, "_cache", ShapeCache(out.boxes, out.polygons))
-        if self.polygons is not None:
+        object.__setattr__(out, "_cache", ShapeCache(out.boxes, out.polygons, out.params))
+        if self.polygons is not None or self.params is not None:
             # share the per-shape cache of the container this one was taken from (boxes
             # alone have nothing costly to cache: no row map for them)
             object.__setattr__(out, "_cache", self._cache)
@@ -296,12 +362,25 @@ class Shapes:
         is_poly = self.is_polygon[rows]
         if is_poly.any():
             out[is_poly] = self.polygons[rows[is_poly]]
-        box_rows = rows[~is_poly]
+        is_box = self.is_box[rows]
+        box_rows = rows[is_box]
         if box_rows.size:
             b = self.boxes[box_rows]
             # shapely.box returns None for NaN coordinates
-            out[~is_poly] = shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+            out[is_box] = shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+        for name, kind_rows in self.kind_rows().items():
+            sel = kind_rows[rows]
+            if sel.any():
+                out[sel] = get_kind(name).to_polygons(self.params[name][rows[sel]])
         return out
+
+    def kind_areas(self, rows: np.ndarray, area: np.ndarray) -> None:
+        """Write into ``area`` (aligned with ``rows``) the exact area of the rows of
+        parametric kinds among ``rows`` (nothing without such rows)."""
+        for name, kind_rows in self.kind_rows().items():
+            sel = kind_rows[rows]
+            if sel.any():
+                area[sel] = get_kind(name).areas(self.params[name][rows[sel]])
 
     # -- per-shape quantities, computed once (see iaa_frames.geometry.shape_cache) -------
 
@@ -427,11 +506,21 @@ def _object_array(values) -> np.ndarray:
     return out
 
 
-def _scale_geometries(geoms: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
-    """Divide x by ``sx[i]`` and y by ``sy[i]`` in geometry ``i``, in one shapely call."""
-    _, index = shapely.get_coordinates(geoms, return_index=True)
-    divisor = np.column_stack([sx, sy])[index]
-    return shapely.transform(geoms, lambda coords: coords / divisor)
+def _check_params(params, n: int) -> dict:
+    """The parameters of parametric kinds as float64 ``(n, k)`` arrays, by kind name."""
+    if not isinstance(params, dict):
+        raise ParameterError(f"Shapes.params must be a dict {{kind: array}}; got {params!r}")
+    out = {}
+    for name, p in params.items():
+        kind = get_kind(name)
+        p = np.asarray(p, dtype=np.float64)
+        if p.shape != (n, len(kind.columns)):
+            raise ParameterError(
+                f"Shapes.params[{name!r}] must have shape ({n}, {len(kind.columns)}) "
+                f"({', '.join(kind.columns)}); got {p.shape}"
+            )
+        out[name] = p
+    return out
 
 
 def as_polygons(shapes: Shapes) -> np.ndarray:

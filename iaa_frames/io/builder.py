@@ -46,6 +46,7 @@ from iaa_frames.errors import (
     RepairedGeometryWarning,
 )
 from iaa_frames.frame.schema import INVALID_REASONS, check
+from iaa_frames.geometry.kinds import get_kind
 
 from .paths import reader_error
 from .values import is_number
@@ -55,6 +56,7 @@ __all__ = [
     "COVERAGE",
     "MAX_EXTRA_COLUMNS",
     "POLYGON",
+    "SHAPE",
     "FrameBuilder",
     "finish",
     "record_text",
@@ -78,13 +80,14 @@ def record_text(record) -> str:
     return text
 
 
-COVERAGE, BOX, POLYGON = 0, 1, 2
+COVERAGE, BOX, POLYGON, SHAPE = 0, 1, 2, 3
 
 
 class FrameBuilder:
     """Collects rows column-wise and assembles the tidy frame once.
 
-    Rows are objects (``add_box``, ``add_polygon``, ``add_geometry``); coverage is declared
+    Rows are objects (``add_box``, ``add_polygon``, ``add_geometry``, and ``add_shape`` for
+    the parametric geometry kinds of :mod:`iaa_frames.geometry.kinds`); coverage is declared
     with ``cover`` (an annotator reviewed an item) and turned into coverage rows at
     :meth:`build` for the (item, annotator) pairs that have no object row. Skipped input is
     recorded with :meth:`drop`.
@@ -114,6 +117,7 @@ class FrameBuilder:
         self.ring_part = array("q")
         self.part_row = array("q")
         self.geoms: dict[int, Any] = {}  # row -> prebuilt geometry
+        self.shapes: dict[str, array] = {}  # parametric geometry kind -> its rows
         self.files: list = []  # path per file index
         self.describers: list = []
         self.covered: dict = {}  # (item, annotator) -> (width, height, file_idx, entry)
@@ -272,6 +276,81 @@ class FrameBuilder:
         self.box.extend((math.nan, math.nan, math.nan, math.nan))
         self.geoms[row] = geometry
         return row
+
+    def add_shape(
+        self,
+        item,
+        annotator,
+        label,
+        kind,
+        params,
+        *,
+        object_id=None,
+        width=math.nan,
+        height=math.nan,
+        file_idx=0,
+        entry=None,
+        extras=None,
+    ) -> int:
+        """A shape of the parametric geometry kind ``kind`` (a registered name,
+        :func:`iaa_frames.geometry.kinds.get_kind`): ``params`` (pixels) fill the kind's
+        columns, and validation gives the row its bounds as ``x0, y0, x1, y1``.
+
+        Examples
+        --------
+        >>> from iaa_frames.geometry.kinds import Kind, register_kind, unregister_kind
+        >>> class Squares(Kind):
+        ...     name, columns = "square_example", ("sq_x", "sq_y", "sq_side")
+        ...     def bounds(self, p):
+        ...         return np.column_stack([p[:, 0], p[:, 1], p[:, 0] + p[:, 2],
+        ...                                 p[:, 1] + p[:, 2]])
+        ...     def areas(self, p):
+        ...         return p[:, 2] ** 2
+        >>> _ = register_kind(Squares())
+        >>> b = FrameBuilder("example")
+        >>> b.add_shape("img", "ann", "cat", "square_example", [1, 2, 3])
+        0
+        >>> b.build()[["x0", "y0", "x1", "y1", "sq_side"]].to_numpy().tolist()
+        [[1.0, 2.0, 4.0, 5.0, 3.0]]
+        >>> unregister_kind("square_example")
+        """
+        shape_kind = get_kind(kind)
+        if shape_kind.native:
+            raise ParameterError(
+                f"add_shape takes a parametric geometry kind; {kind!r} rows are added with "
+                "add_box, add_polygon or add_geometry"
+            )
+        values = [float(v) for v in params]  # may raise: before the row is added
+        if len(values) != len(shape_kind.columns):
+            raise ParameterError(
+                f"geometry kind {kind!r} takes {len(shape_kind.columns)} parameters "
+                f"({', '.join(shape_kind.columns)}); got {len(values)}"
+            )
+        own = dict(zip(shape_kind.columns, values))
+        row = self._row(
+            SHAPE,
+            item,
+            annotator,
+            label,
+            object_id,
+            width,
+            height,
+            file_idx,
+            entry,
+            {**(extras or {}), **own},
+        )
+        self.box.extend((math.nan, math.nan, math.nan, math.nan))
+        self.shapes.setdefault(shape_kind.name, array("q")).append(row)
+        return row
+
+    def _shape_bounds(self, box: np.ndarray) -> None:
+        """Fill ``box`` with the bounds of the rows of parametric kinds, one call per kind."""
+        for name, rows in self.shapes.items():
+            kind = get_kind(name)
+            rows = np.frombuffer(rows, dtype=np.int64)
+            columns = [np.array(self.extras[c], dtype=object) for c in kind.columns]
+            params = np.column_stack([col[rows] for col in columns]).astype(np.float64)
+            box[rows] = kind.bounds(params)
 
     def cover(self, item, annotator, *, width=math.nan, height=math.nan, file_idx=0, entry=None):
         """Declare that ``annotator`` reviewed ``item`` (a coverage row if nothing is drawn)."""
@@ -433,6 +512,7 @@ class FrameBuilder:
         has_geom = ~np.equal(geometry, None)
         if has_geom.any():
             box[has_geom] = shapely.bounds(geometry[has_geom])
+        self._shape_bounds(box)
         kind = np.frombuffer(self.kind, dtype="int8") if n else np.empty(0, "int8")
         object_id = _object_ids(self, kind)
         cols = {

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-import shapely
+from iaa_frames.geometry.kinds.mask import mask_to_geometry
 
 from .paths import reader_error
 
@@ -22,47 +21,6 @@ __all__ = ["MAX_MASK_PIXELS", "mask_to_geometry", "rle_geometry"]
 #: bytes of RLE can declare any size: larger masks are refused before anything is
 #: allocated.
 MAX_MASK_PIXELS = 100_000_000
-
-
-def mask_to_geometry(mask: np.ndarray):
-    """Turn a binary mask (height x width) into its exact (Multi)Polygon in pixel coordinates.
-
-    Pixel (row r, column c) is the unit square [c, c+1] x [r, r+1], so the polygon is the
-    union of the mask's pixel squares: its area is the number of pixels, and the area of
-    the intersection (union) of two such polygons is the number of pixels the masks share
-    (cover): vector IoU equals pixel IoU exactly. The mask is cut into vertical runs, runs
-    of neighbouring columns with the same rows are merged into rectangles (vectorized),
-    and the rectangles are merged with :func:`shapely.union_all`, so holes and several
-    parts come out exactly. An empty mask gives None.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> m = np.zeros((4, 5), dtype=np.uint8); m[1:3, 1:4] = 1
-    >>> g = mask_to_geometry(m)
-    >>> g.bounds, g.area
-    ((1.0, 1.0, 4.0, 3.0), 6.0)
-    """
-    m = np.asarray(mask).astype(bool)
-    if m.ndim != 2 or not m.any():
-        return None
-    t = np.pad(m.T, ((0, 0), (1, 1))).astype(np.int8)  # rows of t are the image columns
-    d = np.diff(t, axis=1)
-    sc, sr = np.nonzero(d == 1)  # run starts, column-major: (column, first row)
-    _, er = np.nonzero(d == -1)  # run ends (one past the last row), in the same order
-    # merge runs of consecutive columns that cover the same rows into one rectangle
-    order = np.lexsort((sc, er, sr))
-    sc, sr, er = sc[order], sr[order], er[order]
-    new = np.ones(len(sc), bool)
-    new[1:] = (sr[1:] != sr[:-1]) | (er[1:] != er[:-1]) | (sc[1:] != sc[:-1] + 1)
-    group = np.cumsum(new) - 1
-    x0 = sc[new]
-    x1 = np.zeros(group[-1] + 1, dtype=sc.dtype)
-    np.maximum.at(x1, group, sc + 1)
-    boxes = shapely.box(x0, sr[new], x1, er[new])
-    # rectangles of neighbouring columns share edges without sharing vertices, which rules
-    # out the faster coverage union
-    return shapely.union_all(boxes)
 
 
 def _rle_size(path, entry, seg):

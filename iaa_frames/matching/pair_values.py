@@ -77,7 +77,7 @@ def cached_values(corpus, cache, kind: str, oa, ob, rows, compute) -> np.ndarray
     todo = np.flatnonzero(~found)
     if todo.size:
         out[todo] = compute(rows[todo])
-        poly = corpus.shapes.is_polygon
-        new = todo[poly[oa[rows[todo]]] | poly[ob[rows[todo]]]]
+        shape = ~corpus.shapes.is_box
+        new = todo[shape[oa[rows[todo]]] | shape[ob[rows[todo]]]]
         store.add(keys[new], out[new])
     return out

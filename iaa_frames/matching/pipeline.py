@@ -175,8 +175,8 @@ def _iou_bound(corpus: Corpus, oa, ob):
     inter = np.maximum(iw, 0) * np.maximum(ih, 0)
     del iw, ih
     area_a, area_b = corpus.area[oa], corpus.area[ob]
-    poly = corpus.shapes.is_polygon
-    poly_pair = poly[oa] | poly[ob]
+    shape = ~corpus.shapes.is_box  # rows whose IoU needs more than their boxes
+    poly_pair = shape[oa] | shape[ob]
     top = np.where(poly_pair, np.minimum(inter, np.minimum(area_a, area_b)), inter)
     with np.errstate(invalid="ignore", divide="ignore"):
         bound = np.nan_to_num(top / (area_a + area_b - top))

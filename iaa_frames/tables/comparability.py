@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import NotComparableError
+from iaa_frames.geometry.kinds import available_kinds, get_kind
 from iaa_frames.io.item_keys import base_name, labelstudio_file, stem
 
 __all__ = ["require_comparable", "shared_items"]
@@ -166,7 +167,8 @@ def require_comparable(df: pd.DataFrame, *, min_items: int = 1, objects: bool = 
     if not objects:
         return
     has_object = np.zeros(len(df), bool)
-    for c in ("x0", "geometry"):
+    # a row holding any column of any geometry kind (box corners, a polygon, ...)
+    for c in dict.fromkeys(c for name in available_kinds() for c in get_kind(name).columns):
         if c in df.columns:
             has_object |= df[c].notna().to_numpy()
     if not has_object.any():

@@ -1,0 +1,52 @@
+"""Geometry kinds: one module per kind, and the registry every layer asks.
+
+* ``registry``: :class:`Kind` (what a kind says about itself), :func:`register_kind`,
+  :func:`get_kind`, :func:`available_kinds`, :func:`kind_of_rows` (the kind of every row
+  of a frame);
+* ``box``: axis-aligned boxes, in numpy; every kind's bounding box;
+* ``polygon``: shapely polygons in the ``geometry`` column (exact overlay);
+* ``mask``: pixel masks, read as the exact polygons of their pixels; the COCO mask IoU of
+  detailed shapes.
+
+A new kind (keypoints, 3D boxes, circles) is a subclass of :class:`Kind` registered with
+:func:`register_kind`: its rows are the frame rows holding its columns, and matching, the
+chance baseline, the pair tables, dask and validation then handle it through
+:class:`~iaa_frames.geometry.shapes.Shapes` without a change elsewhere (see "Adding a
+geometry kind" in the architecture notes).
+
+Examples
+--------
+>>> from iaa_frames.geometry import kinds
+>>> kinds.available_kinds()[:3]
+['box', 'polygon', 'mask']
+"""
+
+from .box import BOX, BoxKind
+from .mask import MASK, MaskKind, mask_to_geometry
+from .polygon import POLYGON, PolygonKind
+from .registry import (
+    Kind,
+    available_kinds,
+    get_kind,
+    kind_of_rows,
+    parametric_kinds,
+    register_kind,
+    unregister_kind,
+)
+
+__all__ = [
+    "BOX",
+    "MASK",
+    "POLYGON",
+    "BoxKind",
+    "Kind",
+    "MaskKind",
+    "PolygonKind",
+    "available_kinds",
+    "get_kind",
+    "kind_of_rows",
+    "mask_to_geometry",
+    "parametric_kinds",
+    "register_kind",
+    "unregister_kind",
+]

@@ -1,0 +1,380 @@
+"""The registry of geometry kinds: :class:`Kind`, :func:`register_kind`, :func:`get_kind`.
+
+A *kind* is one way of drawing an object (a box, a polygon, a pixel mask, a circle, ...).
+It says, in one place, how its rows of a tidy frame are read and normalized, how it is
+bounded, how much area it covers and shares with another shape of its kind, and how it is
+turned into polygons (for pairs with other kinds, convex hulls and rasterization). Every
+method takes the data of *many* shapes at once, as arrays (shapely-2 style), never one
+shape per call: they run on the hot paths of the matcher and the chance index.
+
+Two kinds are *native*: boxes and polygons, which
+:class:`~iaa_frames.geometry.shapes.Shapes` stores in its own fields (``boxes``,
+``polygons``) and measures with the numpy and shapely code of :mod:`iaa_frames.geometry`.
+Every other kind is *parametric*: a fixed number of floats per shape, read from frame
+columns the kind names (:attr:`Kind.columns`), carried by ``Shapes.params`` and measured by
+the kind's own methods. Whatever the kind, a shape has a bounding box (the ``x0, y0, x1,
+y1`` of the frame and ``Shapes.boxes``): the chance index, the sweep of overlapping
+pairs and the IoU upper bounds of the matcher use only boxes and areas, so a new kind gets
+them for free.
+
+Examples
+--------
+>>> available_kinds()[:3]
+['box', 'polygon', 'mask']
+>>> get_kind("box").native
+True
+>>> get_kind("ellipse")
+Traceback (most recent call last):
+...
+iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask (register one with iaa_frames.geometry.kinds.register_kind)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from iaa_frames.errors import ParameterError
+
+__all__ = [
+    "Kind",
+    "available_kinds",
+    "get_kind",
+    "kind_of_rows",
+    "parametric_kinds",
+    "register_kind",
+    "unregister_kind",
+]
+
+
+class Kind:
+    """A kind of annotated shape: how it is read, bounded, measured and rasterized.
+
+    Subclass it, set :attr:`name` and :attr:`columns`, implement :meth:`bounds`,
+    :meth:`areas` and :meth:`intersection` (and :meth:`to_polygons` if the kind can be
+    drawn as polygons), and register an instance (:func:`register_kind`). Every method
+    takes the data of ``m`` shapes at once: for a parametric kind an ``(m, k)`` float64
+    array, one row of :attr:`columns` per shape, in the frame's units (pixels) before
+    :meth:`normalize` and in normalized image units after.
+
+    Attributes
+    ----------
+    name : str
+        The registry name.
+    columns : tuple of str
+        The frame columns holding the kind's parameters, one float each. A row of a frame
+        is of this kind when all of them are present (not NaN).
+    native : bool
+        True for the kinds :class:`~iaa_frames.geometry.shapes.Shapes` stores in its own
+        fields (``box``, ``polygon``); False for parametric kinds.
+    description : str
+        One line for listings.
+
+    Examples
+    --------
+    The toy kind of the tests, circles ``(cx, cy, r)``, in a few lines:
+
+    >>> import numpy as np, shapely
+    >>> class Circles(Kind):
+    ...     name, columns = "circle_example", ("cx", "cy", "r")
+    ...     def bounds(self, p):
+    ...         return np.column_stack([p[:, 0] - p[:, 2], p[:, 1] - p[:, 2],
+    ...                                 p[:, 0] + p[:, 2], p[:, 1] + p[:, 2]])
+    ...     def areas(self, p):
+    ...         return np.pi * p[:, 2] ** 2
+    ...     def intersection(self, pa, pb):  # discs as polygons, for the example
+    ...         return shapely.area(shapely.intersection(self.to_polygons(pa),
+    ...                                                  self.to_polygons(pb)))
+    ...     def to_polygons(self, p):
+    ...         return shapely.buffer(shapely.points(p[:, :2]), p[:, 2], quad_segs=64)
+    >>> kind = Circles()
+    >>> kind.bounds(np.array([[2.0, 3.0, 1.0]])).tolist()
+    [[1.0, 2.0, 3.0, 4.0]]
+    >>> kind.normalize(np.array([[10.0, 10.0, 5.0]]), np.array([10.0]), np.array([10.0])).tolist()
+    [[1.0, 1.0, 0.5]]
+    """
+
+    name: str = ""
+    columns: tuple[str, ...] = ()
+    native: bool = False
+    description: str = ""
+
+    # -- reading ----------------------------------------------------------------------
+
+    def rows(self, frame) -> np.ndarray:
+        """Which rows of a frame are of this kind: those with every column of
+        :attr:`columns` present (a bool array; all False when a column is missing)."""
+        if not self.columns or any(c not in frame.columns for c in self.columns):
+            return np.zeros(len(frame), dtype=bool)
+        return np.isfinite(self.read(frame)).all(axis=1)
+
+    def read(self, frame) -> np.ndarray:
+        """The parameters of every row of ``frame``, ``(len(frame), k)`` float64 (NaN on
+        rows of other kinds)."""
+        return np.column_stack(
+            [frame[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in self.columns]
+        ).reshape(len(frame), len(self.columns))
+
+    def normalize(self, data: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
+        """The shapes with x divided by ``sx`` and y by ``sy`` (one scale per shape).
+
+        The default suits parameters that are all lengths of a shape that scales
+        uniformly: it requires ``sx == sy`` on every shape and divides every parameter by
+        it. Override it for parameters that are x or y coordinates of anisotropic shapes.
+
+        Raises
+        ------
+        ParameterError
+            Where ``sx != sy``: the shape would change kind (a circle an ellipse).
+        """
+        sx, sy = np.asarray(sx, dtype=np.float64), np.asarray(sy, dtype=np.float64)
+        if np.any(sx != sy):
+            raise ParameterError(
+                f"geometry kind {self.name!r} cannot be normalized by an image of unequal "
+                "width and height (its shapes would change kind); give square images, "
+                "no width/height, or override Kind.normalize"
+            )
+        return data / sx[:, None]
+
+    def invalid(self, data: np.ndarray) -> np.ndarray:
+        """Rows whose parameters cannot be a shape (bool array): by default those with a
+        non-finite parameter or whose area is not positive. :func:`iaa_frames.validate`
+        drops or reports them."""
+        bad = ~np.isfinite(data).all(axis=1)
+        with np.errstate(invalid="ignore"):
+            bad[~bad] = ~(self.areas(data[~bad]) > 0)
+        return bad
+
+    # -- measuring ----------------------------------------------------------------------
+
+    def bounds(self, data) -> np.ndarray:
+        """``(m, 4)`` bounding boxes ``x0, y0, x1, y1`` of the shapes.
+
+        The matcher, the chance index and the sweep of overlapping pairs rely on a
+        contract: every shape lies in its box, two shapes whose boxes are disjoint share
+        nothing (IoU 0), and the area two shapes share is at most the area of their
+        boxes' intersection and either shape's :meth:`areas`."""
+        raise NotImplementedError(f"geometry kind {self.name!r} defines no bounds")
+
+    def areas(self, data) -> np.ndarray:
+        """``(m,)`` exact areas."""
+        raise NotImplementedError(f"geometry kind {self.name!r} defines no areas")
+
+    def intersection(self, data_a, data_b) -> np.ndarray:
+        """``(m,)`` exact area shared by each pair of two shapes of this kind."""
+        raise NotImplementedError(f"geometry kind {self.name!r} defines no intersection")
+
+    def to_polygons(self, data) -> np.ndarray:
+        """``(m,)`` object array of shapely polygons drawing the shapes.
+
+        Used for the pairs of this kind with another kind (their overlay), the convex
+        hulls of GIoU, centroids, Hausdorff distances and rasterization. A kind that
+        cannot be drawn as polygons leaves it unimplemented: those then raise."""
+        raise ParameterError(
+            f"geometry kind {self.name!r} cannot be drawn as polygons: its shapes can only "
+            "be compared with shapes of the same kind, with IoU-based distances"
+        )
+
+    def centroids(self, data) -> np.ndarray:
+        """``(m, 2)`` centroids; by default those of :meth:`to_polygons`."""
+        import shapely
+
+        c = shapely.centroid(self.to_polygons(data))
+        return np.column_stack([shapely.get_x(c), shapely.get_y(c)])
+
+    def __repr__(self) -> str:
+        return f"<geometry kind {self.name!r}>"
+
+
+_KINDS: dict[str, Kind] = {}
+
+
+def register_kind(kind: Kind, *, overwrite: bool = False) -> Kind:
+    """Register a geometry kind under ``kind.name``.
+
+    Parameters
+    ----------
+    kind : Kind
+        An instance of a subclass of :class:`Kind`, with a name and, unless native, its
+        columns.
+    overwrite : bool, default False
+        Replace a kind of that name instead of raising (the native kinds cannot be
+        replaced).
+
+    Returns
+    -------
+    Kind
+
+    Raises
+    ------
+    ParameterError
+        If ``kind`` is not a :class:`Kind`, has no name or no columns, its columns are
+        those of the tidy frame, another kind uses one of them, or the name is taken.
+
+    Examples
+    --------
+    >>> class Dots(Kind):
+    ...     name, columns = "dot_example", ("dot_x", "dot_y", "dot_r")
+    >>> register_kind(Dots(), overwrite=True)
+    <geometry kind 'dot_example'>
+    >>> register_kind(Dots())
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: geometry kind 'dot_example' is already registered; pass overwrite=True to replace it
+    >>> unregister_kind("dot_example")
+    """
+    if not isinstance(kind, Kind):
+        raise ParameterError(f"register_kind needs a Kind; got {type(kind).__name__}")
+    name = kind.name
+    if not isinstance(name, str) or not name:
+        raise ParameterError(f"a geometry kind needs a non-empty name; got {name!r}")
+    old = _KINDS.get(name)
+    if old is not None and (not overwrite or old.native):
+        raise ParameterError(
+            f"geometry kind {name!r} is already registered"
+            + ("; the native kinds cannot be replaced" if old.native else "")
+            + ("" if old.native else "; pass overwrite=True to replace it")
+        )
+    if not kind.native:
+        columns = tuple(kind.columns)
+        if not columns or not all(isinstance(c, str) and c for c in columns):
+            raise ParameterError(
+                f"geometry kind {name!r} needs its frame columns (Kind.columns, a tuple of "
+                f"names); got {kind.columns!r}"
+            )
+        reserved = set(columns) & _RESERVED
+        if reserved:
+            raise ParameterError(
+                f"geometry kind {name!r}: the columns {sorted(reserved)} belong to the tidy frame"
+            )
+        for other in _KINDS.values():
+            shared = set(columns) & set(other.columns)
+            if other.name != name and shared:
+                raise ParameterError(
+                    f"geometry kind {name!r}: the columns {sorted(shared)} are those of the "
+                    f"kind {other.name!r}"
+                )
+    _KINDS[name] = kind
+    return kind
+
+
+def unregister_kind(name: str) -> None:
+    """Remove a parametric kind from the registry (the native kinds stay).
+
+    Raises
+    ------
+    ParameterError
+        For an unknown name or a native kind.
+    """
+    kind = get_kind(name)
+    if kind.native:
+        raise ParameterError(f"the built-in geometry kind {name!r} cannot be removed")
+    del _KINDS[name]
+
+
+def get_kind(name: str) -> Kind:
+    """The registered kind called ``name``.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown name; the message lists the registered kinds.
+
+    Examples
+    --------
+    >>> get_kind("polygon").columns
+    ('geometry',)
+    """
+    try:
+        return _KINDS[name]
+    except (KeyError, TypeError):
+        raise ParameterError(
+            f"unknown geometry kind {name!r}; the registered kinds are "
+            f"{', '.join(available_kinds())} (register one with "
+            "iaa_frames.geometry.kinds.register_kind)"
+        ) from None
+
+
+def available_kinds() -> list[str]:
+    """Names of the registered kinds, in registration order (the built-ins first).
+
+    Examples
+    --------
+    >>> "polygon" in available_kinds()
+    True
+    """
+    return list(_KINDS)
+
+
+def parametric_kinds(columns=None) -> list[Kind]:
+    """The registered parametric kinds; with ``columns``, those whose every column is
+    among them (the kinds a frame with those columns can hold).
+
+    Examples
+    --------
+    >>> parametric_kinds(["x0", "y0", "x1", "y1"])
+    []
+    """
+    kinds = [k for k in _KINDS.values() if not k.native and k.columns]
+    if columns is None:
+        return kinds
+    have = set(columns)
+    return [k for k in kinds if set(k.columns) <= have]
+
+
+def kind_of_rows(frame) -> np.ndarray:
+    """The kind of every row of a tidy frame, by name (``""`` on coverage rows).
+
+    A row is a ``polygon`` when its ``geometry`` is a shapely geometry; otherwise of a
+    parametric kind when it holds all the kind's columns; otherwise a ``box`` when it has
+    box coordinates (the order :func:`iaa_frames.validate` and
+    :meth:`~iaa_frames.geometry.shapes.Shapes.from_frame` follow). (Masks are read as the exact polygons of their pixels, so they are
+    ``polygon`` rows here; :mod:`iaa_frames.geometry.kinds.mask` says how they are read
+    and measured.)
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+
+    Returns
+    -------
+    numpy.ndarray of object, shape (len(frame),)
+
+    Examples
+    --------
+    >>> import pandas as pd, shapely
+    >>> df = pd.DataFrame({"x0": [0.0, 1.0, None], "y0": [0.0, 1.0, None],
+    ...                    "x1": [1.0, 2.0, None], "y1": [1.0, 2.0, None],
+    ...                    "geometry": [None, shapely.box(1, 1, 2, 2), None]})
+    >>> kind_of_rows(df).tolist()
+    ['box', 'polygon', '']
+    """
+    import shapely
+
+    n = len(frame)
+    out = np.full(n, "", dtype=object)
+    if "x0" in frame.columns:
+        out[frame["x0"].notna().to_numpy()] = "box"
+    for kind in parametric_kinds(frame.columns):
+        out[kind.rows(frame)] = kind.name
+    if "geometry" in frame.columns:
+        out[shapely.is_geometry(frame["geometry"].to_numpy(dtype=object))] = "polygon"
+    return out
+
+
+#: Columns of the tidy frame that no parametric kind may claim.
+_RESERVED = frozenset(
+    {
+        "item",
+        "annotator",
+        "label",
+        "object_id",
+        "x0",
+        "y0",
+        "x1",
+        "y1",
+        "geometry",
+        "width",
+        "height",
+        "group",
+    }
+)
