@@ -242,9 +242,10 @@ class ResultAccessor:
         pooled components with their level (σ: 1 perfect, 0 no better than annotations of
         unrelated items, below 0 systematic disagreement; α of the labels read with
         Krippendorff's 0.667 / 0.8); what the three components say together (e.g. "agree
-        on what to annotate and how to label it, but not on how to draw it"); the raw
-        IoU against localization σ; the classes whose profile differs; each annotator
-        clearly below everybody on a component, and what that suggests.
+        on what to annotate and how to label it, but not on how to draw it") and the
+        intervals that conclusion rests on; the raw IoU against localization σ; the
+        classes whose profile differs; each annotator below everybody beyond its interval
+        on a component, and what that suggests.
 
         Parameters
         ----------

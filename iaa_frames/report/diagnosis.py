@@ -39,6 +39,8 @@ from iaa_frames.explore.views import cell_value, top_by_support
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.thresholds import has_threshold_dim, nearest_threshold
 
+from .evidence import TRIAD as _TRIAD
+from .evidence import annotator_sentences, gap_evidence
 from .formatting import component_name, fmt, listing
 from .gate import gate_evidence, gate_text
 
@@ -56,18 +58,11 @@ LOW = 2 / 3
 #: thumb for comparing the components with each other, not a quality threshold.
 GAP = 0.15
 
-_TRIAD = ("detection", "classification", "localization")
 _MEANING = {
     "detection": "finding the same objects",
     "classification": "giving matched objects the same class",
     "localization": "drawing matched objects in the same place",
     "overall": "the annotations as a whole",
-}
-_ANNOTATOR_GAP = {  # verb phrases in the base form ("they find", "this annotator finds")
-    "detection": "find different objects than the others (miss objects or add extra ones)",
-    "classification": "label the objects everybody found differently (class confusion)",
-    "localization": "draw the objects everybody found less precisely (loose or shifted shapes)",
-    "overall": "differ from the others on the annotation as a whole",
 }
 
 
@@ -243,7 +238,7 @@ def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
     if diagnosis:
         out.append("Overall reading: " + diagnosis)
         if not gate:
-            out.extend(_gap_evidence(result, lv, cis))
+            out.extend(gap_evidence(result, lv, cis, gap=GAP))
     else:
         weak = [c for c in _TRIAD if lv[c] in ("low", "below chance")]
         if weak:
@@ -290,7 +285,7 @@ def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
                 "hardest items below show which."
             )
     out.extend(_label_sentences(result, max_labels, sweep))
-    out.extend(_annotator_sentences(result, max_labels))
+    out.extend(annotator_sentences(result, max_labels))
     return out
 
 
@@ -308,39 +303,6 @@ def _corpus_levels(result) -> dict:
     lv = relative_levels({c: cell_value(result, c) for c in _TRIAD}, cis)
     lv["overall"] = against_chance(cell_value(result, "overall"), *cis["overall"])
     return lv
-
-
-def _with_interval(result, component, **cell) -> str:
-    """'0.55 [0.45, 0.61]', or '0.55' without an interval."""
-    v = cell_value(result, component, **cell)
-    lo = cell_value(result, component, var="ci_low", **cell)
-    hi = cell_value(result, component, var="ci_high", **cell)
-    return f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}]" if math.isfinite(lo) and math.isfinite(hi) else fmt(v)
-
-
-def _gap_evidence(result, lv: dict, cis: dict) -> list[str]:
-    """What the weak point of the diagnosis rests on: each weak component against the best
-    one, with both intervals, and whether the intervals overlap (a gap inside overlapping
-    intervals may be sampling noise)."""
-    weak = [c for c in _TRIAD if lv.get(c) == "low"]
-    strong = [c for c in _TRIAD if lv.get(c) == "high"]
-    if not weak or not strong:
-        return []
-    best = max(strong, key=lambda c: cell_value(result, c))
-    parts, separated = [], []
-    for c in weak:
-        parts.append(f"{c} {_with_interval(result, c)}")
-        lo_best, hi_weak = cis[best][0], cis[c][1]
-        if math.isfinite(lo_best) and math.isfinite(hi_weak):
-            separated.append(hi_weak < lo_best)
-    text = f"It rests on {' and '.join(parts)} against {best} {_with_interval(result, best)}"
-    if not separated:
-        text += f": no intervals (n_boot=0), a gap of more than {GAP:g} between the estimates."
-    elif all(separated):
-        text += ": the intervals do not overlap."
-    else:
-        text += ": the intervals overlap, so the gap may be sampling noise."
-    return [text]
 
 
 def _label_sentences(result, limit, sweep=None):
@@ -387,54 +349,4 @@ def _label_sentences(result, limit, sweep=None):
             f"Some figures of {len(undefined)} class(es) ({listing(undefined, limit)}) "
             "are undefined (too few units or no variation; see the note column)."
         )
-    return out
-
-
-def _clearly_below(result, component, annotator, pooled):
-    """An annotator's cell is below the pooled one beyond its noise: its CI lies below the
-    pooled value (with CIs), or it is more than 0.1 lower (without)."""
-    v = cell_value(result, component, annotator=annotator)
-    if not math.isfinite(v) or v >= pooled:
-        return False
-    high = cell_value(result, component, annotator=annotator, var="ci_high")
-    if math.isfinite(high):
-        return high < pooled
-    return v < pooled - 0.1
-
-
-def _annotator_sentences(result, limit):
-    names = [str(v) for v in result["annotator"].values if str(v) != ALL]
-    out = []
-    if len(names) < 3:  # with two annotators, an annotator's cell is the pooled one
-        return out
-    for c in _TRIAD:
-        pooled = cell_value(result, c)
-        if not math.isfinite(pooled):
-            continue
-        worse = sorted(
-            (cell_value(result, c, annotator=a), a)
-            for a in names
-            if _clearly_below(result, c, a, pooled)
-        )
-        if worse:
-            who = listing(
-                [f"{a} ({_with_interval(result, c, annotator=a)})" for _, a in worse], limit
-            )
-            with_ci = math.isfinite(cell_value(result, c, annotator=worse[0][1], var="ci_high"))
-            evidence = (
-                "above the upper end of "
-                + ("the annotator's interval" if len(worse) == 1 else "each one's interval")
-                if with_ci
-                else "more than 0.1 higher; no intervals"
-            )
-            phrase = _ANNOTATOR_GAP[c]
-            if len(worse) == 1:
-                verb, rest = phrase.split(" ", 1)
-                subject, phrase = "this annotator", f"{verb}s {rest}"
-            else:
-                subject = "they"
-            out.append(
-                f"On {c}, {who} {'is' if len(worse) == 1 else 'are'} below everybody "
-                f"({fmt(pooled)}, {evidence}): {subject} {phrase}."
-            )
     return out
