@@ -6,6 +6,8 @@ localization) and matches each pairing once."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from iaa_frames.matching.corpus import Corpus
@@ -95,6 +97,7 @@ def draw(
     A, L = len(corpus.annotators), len(corpus.labels)
     store, draws = Store(slots, run), Draws(n_slots)
     label_source = np.full(L, "", dtype=object)
+    state = _Strata(corpus, store, draws, within, n_chance, label_source)
 
     def rng(kind):
         return np.random.default_rng([seed, kind])
@@ -138,17 +141,7 @@ def draw(
     store.run(a2, b2, sets=True)
     draws.add(SETS_ANNOTATOR, g2, a2, b2)
     steps.start("detection: per annotator pair")
-    _pair_strata(
-        rng(SETS_PAIR),
-        slots,
-        store,
-        draws,
-        within,
-        n_chance,
-        ann_pool,
-        np.concatenate([a, a2]),
-        np.concatenate([b, b2]),
-    )
+    _pair_strata(state, rng(SETS_PAIR), ann_pool, np.concatenate([a, a2]), np.concatenate([b, b2]))
 
     # -- per-class detection and overall: pairings where one side contains the class
     steps.start("detection: per class")
@@ -164,41 +157,36 @@ def draw(
     # -- localization: matched pairs, uniform then per annotator then per class
     steps.start("localization: uniform")
     if gated is not None:
-        _localization_from_index(
-            rng(LOC_UNIFORM),
-            corpus,
-            store,
-            draws,
-            within,
-            n_chance,
-            order,
-            gated,
-            label_source,
-            steps,
-        )
+        _localization_from_index(state, rng(LOC_UNIFORM), order, gated, steps)
         steps.close()
         return store.finish(draws, False, label_source)
-    rate = _localization_uniform(rng(LOC_UNIFORM), slots, store, draws, n_chance, reachable)
+    rate = _localization_uniform(state, rng(LOC_UNIFORM), reachable)
     steps.start("localization: per annotator")
-    _localization_annotators(
-        rng(LOC_ANNOTATOR), corpus, store, draws, within, n_chance, ann_pool, reachable, rate
-    )
+    _localization_annotators(state, rng(LOC_ANNOTATOR), ann_pool, reachable, rate)
     steps.start("localization: per class")
     _localization_labels(
-        rng(LOC_LABEL),
-        corpus,
-        store,
-        draws,
-        within,
-        n_chance,
-        tau,
-        order,
-        (l_pool, l_start, l_count),
-        label_reachable,
-        label_source,
+        state, rng(LOC_LABEL), tau, order, (l_pool, l_start, l_count), label_reachable
     )
     steps.close()
     return store.finish(draws, False, label_source)
+
+
+@dataclass(frozen=True)
+class _Strata:
+    """What every stratum of one draw reads and adds to: the corpus, the store of matched
+    pairings, the record of which stratum drew which, the within counts that set the
+    targets, ``n_chance`` and the per-class source of the localization baseline."""
+
+    corpus: Corpus
+    store: Store
+    draws: Draws
+    within: WithinCounts
+    n_chance: int
+    label_source: np.ndarray
+
+    @property
+    def slots(self):
+        return self.corpus.annotations
 
 
 def _units_per(values, flags, n):
@@ -206,8 +194,9 @@ def _units_per(values, flags, n):
     return np.bincount(values[flags], minlength=n)
 
 
-def _pair_strata(rng, slots, store, draws, within, n_chance, ann_pool, a, b):
+def _pair_strata(s: _Strata, rng, ann_pool, a, b):
     """Top up the annotator pairs whose pairwise cells the earlier strata cover thinly."""
+    slots, store, draws, within, n_chance = s.slots, s.store, s.draws, s.within, s.n_chance
     A = within.sets_pair.n_annotators
     n_slots = slots.empty + 1
     pa, pb, w = within.sets_pair.pairs(2)  # sparse: only pairs that share items
@@ -267,11 +256,11 @@ def _fill_from_lists(rng, store, draws, kind, group, key, target, units, n_slots
         done = np.where(active, done + step, done)
 
 
-def _localization_from_index(
-    rng, corpus, store, draws, within, n_chance, order, gated, label_source, steps
-):
+def _localization_from_index(s: _Strata, rng, order, gated, steps):
     """Localization strata drawn from the pairings that can match (:func:`gated_pairings`):
     all of them when matching them all costs at most :data:`EXACT_WORK`."""
+    corpus, store, draws, within, n_chance = s.corpus, s.store, s.draws, s.within, s.n_chance
+    label_source = s.label_source
     slots = corpus.annotations
     A, L, n_slots = len(corpus.annotators), len(corpus.labels), slots.empty + 1
     key, lab, lab_key = gated
@@ -346,8 +335,9 @@ def _localization_from_index(
     )
 
 
-def _localization_uniform(rng, slots, store, draws, n_chance, reachable):
+def _localization_uniform(s: _Strata, rng, reachable):
     """Uniform pairings until the uniform sample holds ``n_chance`` matched pairs."""
+    slots, store, draws, n_chance = s.slots, s.store, s.draws, s.n_chance
     n_slots = slots.empty + 1
     g, key = draws.keys(SETS_UNIFORM)
     taken = sorted_unique(key)
@@ -378,12 +368,11 @@ def _matched_codes(corpus, store):
     return key, corpus.annotator[oa], corpus.annotator[ob], corpus.label[oa], corpus.label[ob]
 
 
-def _localization_annotators(
-    rng, corpus, store, draws, within, n_chance, ann_pool, reachable, rate0
-):
+def _localization_annotators(s: _Strata, rng, ann_pool, reachable, rate0):
     """Per annotator: uniform pairings involving it until its cell has its target
     (``rate0``: matched pairs per pairing in the uniform stratum, the first guess of how
     many pairings that takes)."""
+    corpus, store, draws, within, n_chance = s.corpus, s.store, s.draws, s.within, s.n_chance
     slots = corpus.annotations
     A = len(corpus.annotators)
     target = cell_target(n_chance, within.loc_annotator)
@@ -427,11 +416,11 @@ def _class_units(corpus, store, draws, L):
     return _units_per(la, same & (uni | own), L)
 
 
-def _localization_labels(
-    rng, corpus, store, draws, within, n_chance, tau, order, l_pools, label_reachable, label_source
-):
+def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
     """Per class: pairings of two annotations containing it until its localization cell
     has its target; enumerated where the class's objects are few (see the package notes)."""
+    corpus, store, draws, within, n_chance = s.corpus, s.store, s.draws, s.within, s.n_chance
+    label_source = s.label_source
     slots = corpus.annotations
     L = len(corpus.labels)
     target = cell_target(n_chance, within.loc_label)
