@@ -33,14 +33,12 @@ from iaa_frames.matching.assignment import clusters
 from iaa_frames.matching.corpus import FINGERPRINT, Corpus, annotation_slices
 from iaa_frames.matching.pipeline import IoUCache, run
 from iaa_frames.tables.pairs import (
-    class_detection,
     labels_of_pairings,
-    localization_frame,
-    sets_frame,
     to_label_slots,
     within_counts,
     within_pairings,
 )
+from iaa_frames.tables.steps import within_frames
 
 __all__ = [
     "Codes",
@@ -288,29 +286,7 @@ def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: s
         corpus, corpus.by_label, la, lb, tau=tau, distance=dist, overall=overall, cache=cache
     )
     del cache
-    loc_within = (
-        localization_frame(corpus, whole, a, b, ann)
-        .drop(columns="item_b")
-        .rename(columns={"item_a": "item"})
-    )
-    sets_within = (
-        pd.concat(
-            [
-                sets_frame(whole, a, b, ann, -1),
-                sets_frame(
-                    by_label,
-                    a[pl],
-                    b[pl],
-                    ann,
-                    ll,
-                    **class_detection(corpus, ann, a, b, whole, pl, ll),
-                ),
-            ],
-            ignore_index=True,
-        )
-        .drop(columns="item_b")
-        .rename(columns={"item_a": "item"})
-    )
+    loc_within, sets_within = within_frames(corpus, whole, by_label, a, b, ann, pl, ll)
     loc_within, sets_within = within_order(loc_within, sets_within)
     n = len(corpus.objects)
     cluster = clusters(n, whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator)

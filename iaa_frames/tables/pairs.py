@@ -41,12 +41,10 @@ from iaa_frames.settings.validation import SINGLE_THRESHOLD, Thresholds, validat
 from .comparability import require_comparable
 from .steps import (
     between_frames,
-    class_detection,
     labels_of_pairings,
-    localization_frame,
-    sets_frame,
     to_label_slots,
     within_counts,
+    within_frames,
     within_pairings,
 )
 
@@ -396,29 +394,7 @@ def tables_of_corpus(
     ) as bar:
         d_restricted = match(corpus.by_label, dla, dlb, advance=bar.update)
 
-    loc_within = (
-        localization_frame(corpus, whole, a, b, ann)
-        .drop(columns="item_b")
-        .rename(columns={"item_a": "item"})
-    )
-    sets_within = (
-        pd.concat(
-            [
-                sets_frame(whole, a, b, ann, -1),
-                sets_frame(
-                    by_label,
-                    a[pl],
-                    b[pl],
-                    ann,
-                    ll,
-                    **class_detection(corpus, ann, a, b, whole, pl, ll),
-                ),
-            ],
-            ignore_index=True,
-        )
-        .drop(columns="item_b")
-        .rename(columns={"item_a": "item"})
-    )
+    loc_within, sets_within = within_frames(corpus, whole, by_label, a, b, ann, pl, ll)
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
     pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
     cluster = clusters(

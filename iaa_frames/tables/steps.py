@@ -24,6 +24,7 @@ __all__ = [
     "sets_frame",
     "to_label_slots",
     "within_counts",
+    "within_frames",
     "within_pairings",
 ]
 
@@ -159,6 +160,32 @@ def within_counts(corpus: Corpus, a, b, whole: Matched, ll) -> WithinCounts:
         sets_label=np.bincount(ll, minlength=L),
         loc_annotator=np.bincount(oa, minlength=A) + np.bincount(ob, minlength=A),
         loc_label=np.bincount(la[la == lb], minlength=L),
+    )
+
+
+def within_frames(corpus: Corpus, whole: Matched, by_label: Matched, a, b, slots, pl, ll):
+    """The within-item rows of the pair tables: localization (one row per matched pair)
+    and detection/overall (one row per pairing, then per pairing and class), with the
+    item in ``item`` (both sides of a within pairing are one item)."""
+    loc = localization_frame(corpus, whole, a, b, slots)
+    sets = pd.concat(
+        [
+            sets_frame(whole, a, b, slots, -1),
+            sets_frame(
+                by_label,
+                a[pl],
+                b[pl],
+                slots,
+                ll,
+                **class_detection(corpus, slots, a, b, whole, pl, ll),
+            ),
+        ],
+        ignore_index=True,
+    )
+    one_item = {"item_a": "item"}
+    return (
+        loc.drop(columns="item_b").rename(columns=one_item),
+        sets.drop(columns="item_b").rename(columns=one_item),
     )
 
 
