@@ -97,13 +97,18 @@ def annotator_sentences(result, limit):
             who = listing(
                 [f"{a} ({with_interval(result, c, annotator=a)})" for _, a in worse], limit
             )
-            with_ci = math.isfinite(cell_value(result, c, annotator=worse[0][1], var="ci_high"))
-            evidence = (
-                "above the upper end of "
-                + ("the annotator's interval" if len(worse) == 1 else "each one's interval")
-                if with_ci
-                else "more than 0.1 higher; no intervals"
-            )
+            has_ci = [
+                math.isfinite(cell_value(result, c, annotator=a, var="ci_high")) for _, a in worse
+            ]
+            whose = "the annotator's interval" if len(worse) == 1 else "each one's interval"
+            if all(has_ci):
+                evidence = f"above the upper end of {whose}"
+            elif not any(has_ci):
+                evidence = "more than 0.1 higher; no intervals"
+            else:
+                evidence = (
+                    f"above the upper end of {whose}, or more than 0.1 higher where there is none"
+                )
             phrase = ANNOTATOR_GAP[c]
             if len(worse) == 1:
                 verb, rest = phrase.split(" ", 1)

@@ -165,8 +165,14 @@ def test_an_annotator_below_everybody_shows_its_interval():
         "On detection, ben (0.70 [0.60, 0.80]) is below everybody (0.90, above the upper "
         "end of the annotator's interval)"
     ) in text
+    ds["agreement"].loc[dict(component="detection", label=ALL, annotator="ana")] = 0.6
+    text = " ".join(reading(ds))  # ana has no interval, ben has one
+    assert (
+        "ana (0.60), ben (0.70 [0.60, 0.80]) are below everybody (0.90, above the upper end of "
+        "each one's interval, or more than 0.1 higher where there is none)"
+    ) in text
     _set_ci(ds, "detection", 0.6, 0.95, annotator="ben")  # the interval reaches 0.90
-    assert "On detection, ben" not in " ".join(reading(ds))
+    assert "ben (" not in " ".join(reading(ds))
 
 
 def test_reading_flags_ks_above_sigma_and_ci_through_zero():
