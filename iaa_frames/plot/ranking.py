@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
@@ -159,7 +161,9 @@ def ranking(
     ax.set_xlim(min(0.0, float(values.min()) if values.size else 0.0) - 0.02, 1.02)
     ax.grid(axis="x", color="0.92")
     long_names = frame.attrs.get("long_names", {})
-    ax.set_xlabel(long_names.get("quality", "quality: estimated PQ vs a perfect annotator"))
+    xlabel = long_names.get("quality", "quality: estimated PQ vs a perfect annotator")
+    # wrapped to the figure's width (about 14 characters of 8 pt text per inch)
+    ax.set_xlabel(textwrap.fill(xlabel, max(24, int(ax.figure.get_figwidth() * 14))))
     # the legend takes the place of a title: one column fits a narrow figure
     handles, labels = ax.get_legend_handles_labels()
     order = [

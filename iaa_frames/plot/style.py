@@ -301,10 +301,10 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
     )
 
 
-def _wrapped(fig, text: str) -> str:
-    # wrapped to the figure's width (about 15 characters of small italic per inch), so
-    # that a long note never widens the layout
-    chars = max(30, int(fig.get_figwidth() * 15))
+def _wrapped(fig, text: str, share: float = 1.0) -> str:
+    # wrapped to ``share`` of the figure's width (about 15 characters of small italic per
+    # inch), so that a long note never widens the layout
+    chars = max(30, int(fig.get_figwidth() * share * 15))
     return "\n".join(
         textwrap.fill(line, chars, subsequent_indent="  ") for line in str(text).split("\n")
     )
@@ -325,7 +325,8 @@ def note(target, text: str, *, below=None, reserve: float = 0.0):
     if not text:
         return None
     fig = target.figure if hasattr(target, "transAxes") else target
-    text = _wrapped(fig, text)
+    # under an Axes the note starts at the Axes' left edge, right of the tick labels
+    text = _wrapped(fig, text, share=0.75 if hasattr(target, "transAxes") else 1.0)
     if hasattr(target, "transAxes"):
         # below the x label (set the label first) or the given artist
         return target.annotate(

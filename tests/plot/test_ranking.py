@@ -94,3 +94,18 @@ def test_bad_options(kwargs):
 def test_bad_table():
     with pytest.raises(ParameterError, match="annotator_quality"):
         plot.ranking(pd.DataFrame({"annotator": ["a"]}))
+
+
+@pytest.mark.parametrize("width", [3.5, 7.0])
+def test_the_axis_label_fits_in_the_figure(width):
+    """The long name of ``quality`` (the default x label) is wrapped to the figure's width:
+    at one column (3.5 in) it was cut at both edges."""
+    q = table()
+    q.attrs["long_names"] = {
+        "quality": "quality: estimated PQ vs a perfect annotator, shrunk towards the crowd"
+    }
+    ax = plot.ranking(q, width=width)
+    fig = ax.figure
+    fig.canvas.draw()
+    box = ax.xaxis.label.get_window_extent(fig.canvas.get_renderer())
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width
