@@ -316,8 +316,15 @@ def _label_sentences(result, limit, sweep=None):
     low = sub["ci_low"].values if "ci_low" in sub else np.full(values.shape, np.nan)
     high = sub["ci_high"].values if "ci_high" in sub else np.full(values.shape, np.nan)
     groups: dict[str, list] = {}
-    undefined = []
+    undefined, unread = [], []
+    # with intervals in the corpus, a class whose figures have none (fewer than 4 items)
+    # is not read: its levels would rest on point estimates of a handful of units
+    intervals = bool(np.isfinite(list(_intervals(result)["detection"])).all())
     for k, lab in enumerate(labels):
+        finite = np.isfinite(values[:, k])
+        if intervals and finite.any() and not np.isfinite(low[finite, k]).all():
+            unread.append(lab)
+            continue
         lv = relative_levels(
             dict(zip(comps, values[:, k])),
             {c: (low[i, k], high[i, k]) for i, c in enumerate(comps)},
@@ -343,6 +350,11 @@ def _label_sentences(result, limit, sweep=None):
             f"Classes {listing(labs, limit)}: {text}"
             if len(labs) > 1
             else f"Class {labs[0]}: {text}"
+        )
+    if unread:
+        out.append(
+            f"{len(unread)} class(es) ({listing(unread, limit)}) are not read: their "
+            "figures rest on fewer than 4 items and have no interval."
         )
     if undefined:
         out.append(

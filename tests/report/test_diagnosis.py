@@ -248,3 +248,19 @@ def test_the_report_page_reads_the_sweep(tmp_path):
         ).read_text(encoding="utf-8")
     assert "detection and localization fall together because of the match threshold" in page
     assert "detection rises from" in page
+
+
+def test_classes_without_intervals_are_not_read_when_the_corpus_has_them():
+    """A class on fewer than 4 items has no interval: its levels would rest on a handful
+    of units, so it is named as not read instead of diagnosed (LVIS: 'localization is below
+    chance' from one class's point estimate)."""
+    ds = _with((0.9, 0.9, 0.3), car=(0.9, 0.9, -0.2), person=(0.9, 0.3, 0.9))
+    for c in ("detection", "classification", "localization"):
+        _set_ci(ds, c, 0.2, 0.95)
+        sel = dict(component=c, label="person", annotator=ALL)
+        ds["ci_low"].loc[sel], ds["ci_high"].loc[sel] = 0.1, 0.95
+    text = " ".join(reading(ds))
+    # bicycle (random values of the test result) has no interval either
+    assert "2 class(es) (car, bicycle) are not read: their figures rest on fewer than 4" in text
+    assert "localization is below chance" not in text  # car's -0.2 is not read
+    assert "Class person: annotators find and draw the same objects" in text
