@@ -609,11 +609,15 @@ def _has_bad_text(df: pd.DataFrame) -> bool:
     """Whether an identifier column holds text that is not valid Unicode: one UTF-8
     encoding of the column's distinct values joined, not one per row."""
     for col in ("item", "annotator", "label"):
-        if col in df.columns:
-            try:
-                "\n".join(map(str, pd.unique(df[col].to_numpy(dtype=object)))).encode("utf-8")
-            except UnicodeEncodeError:
-                return True
+        if col not in df.columns:
+            continue
+        dtype = df[col].dtype
+        if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
+            continue  # Arrow strings are valid UTF-8 by construction
+        try:
+            "\n".join(map(str, pd.unique(df[col].to_numpy(dtype=object)))).encode("utf-8")
+        except UnicodeEncodeError:
+            return True
     return False
 
 
