@@ -59,7 +59,7 @@ def gap_evidence(result, lv: dict, cis: dict, *, gap: float) -> list[str]:
             separated.append(hi_weak < lo_best)
     text = f"It rests on {' and '.join(parts)} against {best} {with_interval(result, best)}"
     if not separated:
-        text += f": no intervals (n_boot=0), a gap of more than {gap:g} between the estimates."
+        text += f": no intervals (n_boot=0 or too few items), a gap of more than {gap:g} between the estimates."
     elif all(separated):
         text += ": the intervals do not overlap."
     else:

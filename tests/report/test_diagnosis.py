@@ -123,7 +123,7 @@ def _set_ci(ds, component, lo, hi, annotator=ALL):
     [
         ((0.2, 0.4), (0.85, 0.95), "the intervals do not overlap"),
         ((0.2, 0.9), (0.85, 0.95), "the intervals overlap, so the gap may be sampling noise"),
-        (None, None, "no intervals (n_boot=0), a gap of more than 0.15"),
+        (None, None, "no intervals (n_boot=0 or too few items), a gap of more than 0.15"),
     ],
 )
 def test_the_weak_point_says_what_it_rests_on(loc_ci, det_ci, verdict):
