@@ -1,75 +1,80 @@
 """iaa_frames: chance-corrected inter-annotator agreement for boxes and polygons.
 
-Importing the package registers the ``DataFrame.iaa`` accessor.
+Importing the package registers the ``DataFrame.iaa`` and ``Dataset.iaa`` accessors and
+nothing else: every public name (``iaf.agreement``, ``iaf.read_coco``, ``iaf.report``, ...)
+and the namespaces ``iaf.plot``, ``iaf.dask`` and ``iaf.stats`` are imported on first use
+(:pep:`562`), so that ``import iaa_frames`` costs little more than pandas and xarray,
+and scipy, matplotlib, dask and the readers load only when they are needed.
+
+Examples
+--------
+>>> import iaa_frames as iaf
+>>> "agreement" in dir(iaf), iaf.agreement.__name__
+(True, 'agreement')
 """
 
+import sys as _sys
+import types as _types
 from importlib import import_module as _import_module
 
-from iaa_frames import (
-    dask,  # noqa: F401  (iaf.dask: agreement of dask DataFrames; imports dask lazily)
-    stats,  # noqa: F401  (iaf.stats: sigma and KS of two plain samples)
-)
-from iaa_frames.accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
-from iaa_frames.api.backend import agreement
-from iaa_frames.engine import agreement_from_tables, pairwise
-from iaa_frames.errors import (
-    AnnotatorNameWarning,
-    CopiedItemsWarning,
-    DroppedRowsWarning,
-    IAAError,
-    IAAWarning,
-    InvalidAnnotationError,
-    NotComparableError,
-    ParameterError,
-    ReaderError,
-    RepairedGeometryWarning,
-    SchemaError,
-)
-from iaa_frames.explore.conflicts import conflict_counts, conflicts
-from iaa_frames.explore.confusion import confusion, label_alpha
-from iaa_frames.explore.item_agreement import item_agreement
-from iaa_frames.explore.items import items
-from iaa_frames.frame.records import from_records
-from iaa_frames.frame.schema import ALL, ValidationResult, check, is_object, validate
-from iaa_frames.geometry.distances import (
-    Shapes,
-    available_distances,
-    get_distance,
-    register_distance,
-)
-from iaa_frames.io import (
-    load_sample,
-    read_coco,
-    read_cvat,
-    read_darwin,
-    read_labelstudio,
-    read_table,
-    read_voc,
-    read_yolo,
-    read_yolo_classes,
-)
-from iaa_frames.io.fiftyone import from_fiftyone
-from iaa_frames.io.fiftyone_export import to_fiftyone
-from iaa_frames.io.parquet import read_parquet, to_parquet
-from iaa_frames.io.samples import sample_path
-from iaa_frames.io.supervision import from_supervision
-from iaa_frames.io.supervision_export import to_supervision
-from iaa_frames.matching.copies import find_copies
-from iaa_frames.measures.kalpha import kalpha, kalpha_items, kalpha_units
-from iaa_frames.measures.ranking import annotator_quality, annotator_quality_from_tables
-from iaa_frames.measures.reference import accuracy
-from iaa_frames.measures.threshold_choice import suggest_threshold, threshold_separation
-from iaa_frames.report import report
-from iaa_frames.simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
-from iaa_frames.stats.krippendorff import nominal_alpha
-from iaa_frames.tables.pairs import (
-    PairTables,
-    between,
-    pair_tables,
-    pair_tables_by_threshold,
-    within,
-)
+import pandas as _pd
+import xarray as _xr
+
 from iaa_frames.version import __version__
+
+#: Where each public name lives (module under ``iaa_frames.``), imported on first use.
+_EXPORTS = {
+    "api.backend": ("agreement",),
+    "api.shortcuts": ("alpha", "ks", "sigma"),
+    "engine": ("agreement_from_tables", "pairwise"),
+    "errors": (
+        "AnnotatorNameWarning",
+        "CopiedItemsWarning",
+        "DroppedRowsWarning",
+        "IAAError",
+        "IAAWarning",
+        "InvalidAnnotationError",
+        "NotComparableError",
+        "ParameterError",
+        "ReaderError",
+        "RepairedGeometryWarning",
+        "SchemaError",
+    ),
+    "explore.conflicts": ("conflict_counts", "conflicts"),
+    "explore.confusion": ("confusion", "label_alpha"),
+    "explore.item_agreement": ("item_agreement",),
+    "explore.items": ("items",),
+    "frame.records": ("from_records",),
+    "frame.schema": ("ALL", "ValidationResult", "check", "is_object", "validate"),
+    "geometry.distances": ("Shapes", "available_distances", "get_distance", "register_distance"),
+    "io": (
+        "load_sample",
+        "read_coco",
+        "read_cvat",
+        "read_darwin",
+        "read_labelstudio",
+        "read_table",
+        "read_voc",
+        "read_yolo",
+        "read_yolo_classes",
+    ),
+    "io.fiftyone": ("from_fiftyone",),
+    "io.fiftyone_export": ("to_fiftyone",),
+    "io.parquet": ("read_parquet", "to_parquet"),
+    "io.samples": ("sample_path",),
+    "io.supervision": ("from_supervision",),
+    "io.supervision_export": ("to_supervision",),
+    "matching.copies": ("find_copies",),
+    "measures.kalpha": ("kalpha", "kalpha_items", "kalpha_units"),
+    "measures.ranking": ("annotator_quality", "annotator_quality_from_tables"),
+    "measures.reference": ("accuracy",),
+    "measures.threshold_choice": ("suggest_threshold", "threshold_separation"),
+    "report": ("report",),
+    "simulate": ("PRESETS", "Profile", "Simulated", "simulate", "simulate_with_truth"),
+    "stats.krippendorff": ("nominal_alpha",),
+    "tables.pairs": ("PairTables", "between", "pair_tables", "pair_tables_by_threshold", "within"),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
     "ALL",
@@ -145,22 +150,69 @@ __all__ = [
     # namespaces: iaf.plot (figures; imports matplotlib on first use), iaf.dask (agreement
     # of dask DataFrames), iaf.stats (sigma and KS of two plain samples of distances)
     "dask",
-    "plot",  # noqa: F822 (imported on first use, by __getattr__)
+    "plot",
     "stats",
     "__version__",
 ]
 
-#: Submodules imported on first use (``iaf.plot`` imports matplotlib and seaborn).
-_LAZY = {"plot"}
+#: Namespaces imported on first use (``iaf.plot`` imports matplotlib and seaborn).
+_NAMESPACES = {"dask", "plot", "stats"}
+#: Public functions named like the subpackage that defines them: the import system binds
+#: a subpackage to its parent on first import, which must not hide the function.
+_SHADOWED = {"report", "simulate"}
 
 
 def __getattr__(name):
-    if name in _LAZY:
-        return _import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'iaa_frames' has no attribute {name!r}")
+    if name in _NAMESPACES:
+        value = _import_module(f".{name}", __name__)
+    elif name in _WHERE:
+        value = getattr(_import_module(f".{_WHERE[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module 'iaa_frames' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__():
     # the public API only: the package's modules stay importable (iaa_frames.io, ...)
     # but are not listed
-    return sorted([*__all__, "__version__"])
+    return sorted({*__all__, "__version__"})
+
+
+class _Package(_types.ModuleType):
+    """The package module: keeps :data:`_SHADOWED` names bound to their functions when
+    the subpackage of that name is imported (``import iaa_frames.report.page``)."""
+
+    def __setattr__(self, name, value):
+        if name in _SHADOWED and isinstance(value, _types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
+
+
+class _Accessor:
+    """``df.iaa`` / ``res.iaa``: the accessor class, imported on first use (what pandas'
+    and xarray's ``register_*_accessor`` install, without importing it now). With
+    ``cached``, one accessor per object, kept in its ``_cache`` as xarray does."""
+
+    def __init__(self, module: str, name: str, *, cached: bool = False):
+        self._module, self._name, self._cached = module, name, cached
+
+    def __get__(self, obj, owner=None):
+        accessor = getattr(_import_module(self._module), self._name)
+        if obj is None:
+            return accessor
+        if not self._cached:
+            return accessor(obj)
+        if getattr(obj, "_cache", None) is None:
+            obj._cache = {}
+        if "iaa" not in obj._cache:
+            obj._cache["iaa"] = accessor(obj)
+        return obj._cache["iaa"]
+
+
+_pd.DataFrame.iaa = _Accessor("iaa_frames.accessor.frame", "IAAAccessor")
+_pd.DataFrame._accessors.add("iaa")
+_xr.Dataset.iaa = _Accessor("iaa_frames.accessor.result", "ResultAccessor", cached=True)

@@ -1,6 +1,7 @@
 """The ``DataFrame.iaa`` and ``Dataset.iaa`` accessors: compute once, explore the result.
 
-Importing this module registers two accessors:
+The package (``import iaa_frames``) registers two accessors, whose classes are here and
+are imported on first use:
 
 * ``df.iaa`` on every :class:`pandas.DataFrame` (a tidy annotation frame). Each method
   equals a plain function: ``df.iaa.agreement(...)`` is ``iaa_frames.agreement(df, ...)``,
@@ -43,7 +44,7 @@ Examples
 
 from iaa_frames.api.shortcuts import alpha, ks, sigma
 
-from .frame import IAAAccessor  # registers DataFrame.iaa
-from .result import ResultAccessor  # registers Dataset.iaa
+from .frame import IAAAccessor  # DataFrame.iaa
+from .result import ResultAccessor  # Dataset.iaa
 
 __all__ = ["IAAAccessor", "ResultAccessor", "alpha", "ks", "sigma"]

@@ -51,7 +51,6 @@ _METHODS = {
 }
 
 
-@pd.api.extensions.register_dataframe_accessor("iaa")
 class IAAAccessor(AgreementMethods, TableMethods, DisagreementMethods, MeasureMethods):
     """Inter-annotator agreement of a tidy annotation frame: ``df.iaa``.
 

@@ -60,7 +60,6 @@ def method_table(methods: dict) -> str:
     )
 
 
-@xr.register_dataset_accessor("iaa")
 class ResultAccessor:
     """Views and figures of an agreement result: ``res.iaa``.
 

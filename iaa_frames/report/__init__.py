@@ -39,8 +39,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine import agreement_from_tables, pairwise_from_tables, resolve
 from iaa_frames.engine import memo as cache
+from iaa_frames.engine import resolve
 from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.engine.result import MEASURES as MEASURE_OF
 from iaa_frames.errors import ParameterError
@@ -204,24 +204,27 @@ def report(
     start = time.perf_counter()
     require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures
     sweep = None
+    # a frame's cached entries (iaa_frames.engine.memo): after df.iaa.agreement() with the
+    # same parameters, its tables, result and pairwise views are not computed again
     if not scalar:  # every threshold, the frame prepared once; the page at one of them
-        if isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.engine.memo)
-            every = (e.tables for e in cache.entries_for(df, settings))
+        if isinstance(df, pd.DataFrame):
+            every = cache.entries_for(df, settings)
         else:  # one threshold's tables at a time
-            every = iter_tables_from(df, taus, settings)
+            every = (cache.Entry("", t) for t in iter_tables_from(df, taus, settings))
         shown, parts = report_threshold(taus), []
-        for t in every:
-            parts.append(agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress))
-            if t.params["match_threshold"] == shown:
-                tables, result = t, parts[-1]
+        for e in every:
+            parts.append(_result_of(e, n_boot, seed, progress))
+            if e.tables.params["match_threshold"] == shown:
+                entry, result = e, parts[-1]
         sweep = concat_thresholds(parts)
-    elif isinstance(df, pd.DataFrame):  # the frame's cached tables (iaa_frames.engine.memo)
-        tables = resolve.tables_of(df, settings)
+    elif isinstance(df, pd.DataFrame):
+        entry = resolve.entry_of(df, settings)
     else:
-        tables = pair_tables_from(df, settings)
+        entry = cache.Entry("", pair_tables_from(df, settings))
+    tables = entry.tables
     if scalar:
-        result = agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
-    pw = {c: pairwise_from_tables(tables, component=c) for c in COMPONENTS}
+        result = _result_of(entry, n_boot, seed, progress)
+    pw = {c: entry.pairwise_of(component=c) for c in COMPONENTS}
     item_table = item_drilldown(tables, component="localization")
     item_detection = item_drilldown(tables, component="detection")
     figures = draw_figures(tables, result, pw, item_table, top)
@@ -271,6 +274,14 @@ def report(
     target = out_dir / "report.html"
     target.write_text(page, encoding="utf-8")
     return target
+
+
+def _result_of(entry, n_boot, seed, progress) -> xr.Dataset:
+    """The entry's agreement result (computed once per ``n_boot`` and ``seed``), without
+    the ``tables_key`` attr, which names a cache entry of this process only."""
+    result = entry.result(n_boot=n_boot, seed=seed, progress=progress)
+    result.attrs.pop("tables_key", None)
+    return result
 
 
 def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:

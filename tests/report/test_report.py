@@ -390,3 +390,25 @@ def test_chromium_renders_the_page(sample_report, tmp_path):
     assert hi - lo > 100  # text and figures, not a blank page
     colors = image.getcolors(maxcolors=1 << 16)
     assert colors is None or len(colors) > 20
+
+
+def test_report_after_agreement_reuses_its_result(tmp_path, monkeypatch):
+    # issue #24: after df.iaa.agreement() with the same parameters, report() only draws
+    # and writes: neither the pair tables nor the result are computed again
+    from iaa_frames.engine import memo
+
+    df = simulate(n_items=8, seed=3)
+    res = df.iaa.agreement(n_boot=20, n_chance=100)
+    calls = []
+    original = memo.agreement_from_tables
+    monkeypatch.setattr(
+        memo, "agreement_from_tables", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
+    report(df, tmp_path, n_boot=20, n_chance=100)
+    assert calls == []
+    with xr.open_dataset(tmp_path / "agreement.nc") as ds:
+        written = ds.load()
+    np.testing.assert_array_equal(written["agreement"].values, res["agreement"].values)
+    assert "tables_key" not in written.attrs  # a cache name of this process only
+    report(df, tmp_path, n_boot=10, n_chance=100)  # other parameters: computed
+    assert calls == [1]

@@ -1,0 +1,56 @@
+"""Tests for the package module (iaa_frames/__init__.py): every public name resolves on
+first use, ``import iaa_frames`` loads none of the heavy back ends (issue #24), and the
+functions named like their subpackages (``report``, ``simulate``) stay functions."""
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+import xarray as xr
+
+
+def _fresh(code: str) -> str:
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_import_loads_no_heavy_back_end():
+    out = _fresh(
+        "import sys, numpy, pandas, xarray, shapely\n"
+        "before = set(sys.modules)\n"
+        "import iaa_frames\n"
+        "print(sorted({m.split('.')[0] for m in set(sys.modules) - before} - {'iaa_frames'}))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('iaa_frames')))"
+    )
+    loaded, ours = out.splitlines()
+    assert loaded == "[]"
+    assert ours == "['iaa_frames', 'iaa_frames.version']"
+
+
+def test_every_public_name_resolves():
+    import iaa_frames as iaf
+
+    for name in iaf.__all__:
+        assert getattr(iaf, name) is not None, name
+    assert dir(iaf) == sorted({*iaf.__all__, "__version__"})
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        iaf.nope  # noqa: B018
+
+
+def test_functions_named_like_their_subpackage_stay_functions():
+    out = _fresh(
+        "import iaa_frames as iaf\n"
+        "import iaa_frames.report.page, iaa_frames.simulate.profiles\n"
+        "print(callable(iaf.report), callable(iaf.simulate), iaf.report.__module__)"
+    )
+    assert out.split() == ["True", "True", "iaa_frames.report"]
+
+
+def test_accessors_are_registered_and_import_their_class_on_first_use():
+    from iaa_frames.accessor import IAAAccessor, ResultAccessor
+
+    assert pd.DataFrame.iaa is IAAAccessor and xr.Dataset.iaa is ResultAccessor
+    assert "iaa" in pd.DataFrame._accessors
+    assert isinstance(pd.DataFrame({"a": [1]}).iaa, IAAAccessor)
