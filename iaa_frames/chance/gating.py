@@ -23,8 +23,19 @@ OBJECT_PAIR_BUDGET = 1_000_000
 SWEEP_LIMIT = 20_000_000
 #: Most object pairs overlapping in x and y that the R-tree index looks at (they cost a
 #: few numpy operations each, in blocks of bounded memory; drawing pairings instead
-#: costs far more in a crowd, where per-annotator strata need many draws per unit).
+#: costs far more in a crowd, where per-annotator strata need many draws per unit) ...
 TREE_PAIR_BUDGET = 200_000_000
+#: ... and at most this many per object, or :data:`TREE_PAIR_FLOOR` in all: the index
+#: stays linear in the corpus. Boxes normalized by their images overlap those of every
+#: other image (a corpus of 20,000 boxes: 12 s in the tree, 3.7 s drawing pairings; 1M
+#: boxes: over 16 GB), a crowd's boxes those of its own item mostly (10,000 boxes: 32
+#: per object).
+TREE_PAIRS_PER_OBJECT = 200
+TREE_PAIR_FLOOR = 2_000_000
+#: Objects whose overlaps are counted, before the tree is queried, to estimate them all.
+TREE_SAMPLE = 256
+#: Object pairs listed at once (the memory of one block of queries).
+TREE_BLOCK_PAIRS = 4_000_000
 
 
 def _reachable_keys(corpus, oi, oj, tau, n_slots):
@@ -107,29 +118,34 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
 def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET):
     """:func:`gated_pairings` from an R-tree of the boxes (:class:`shapely.STRtree`),
     queried in blocks: the object pairs whose boxes overlap in x and y, then the same
-    tests as the sweep. None when more than :data:`TREE_PAIR_BUDGET` pairs overlap, or
-    when a box is not finite (the tree cannot hold it)."""
+    tests as the sweep. None when more pairs overlap than the budget
+    (:data:`TREE_PAIR_BUDGET`, :data:`TREE_PAIRS_PER_OBJECT` per object, estimated
+    from the overlaps of :data:`TREE_SAMPLE` objects spread over the corpus before the
+    tree is queried), or when a box is not finite (the tree cannot hold it)."""
     slots = corpus.annotations
     n_slots = slots.empty + 1
     box = corpus.shapes.boxes
     if not len(box) or not np.isfinite(box).all():
         return None
+    n = len(box)
     geoms = shapely.box(box[:, 0], box[:, 1], box[:, 2], box[:, 3])
     tree = shapely.STRtree(geoms)
+    budget = min(TREE_PAIR_BUDGET, max(TREE_PAIR_FLOOR, TREE_PAIRS_PER_OBJECT * n))
+    bar = bars.bar(total=n, desc="chance index", unit="objects", unit_scale=True)
+    sample = np.unique(np.linspace(0, n - 1, min(n, TREE_SAMPLE)).astype(np.int64))
+    per_object = len(tree.query(geoms[sample])[0]) / len(sample)  # itself included
+    if (per_object - 1) * n / 2 > budget:
+        return _give_up(bar)
     keys, label_keys, seen = [], [], 0
-    step = 4096
-    bar = bars.bar(total=len(box), desc="chance index", unit="objects", unit_scale=True)
-    for lo in range(0, len(box), step):
+    step = int(np.clip(TREE_BLOCK_PAIRS // max(per_object, 1.0), 1, 4096))
+    for lo in range(0, n, step):
         q, t = tree.query(geoms[lo : lo + step])  # bounding boxes that meet
         oi, oj = q + lo, t
         ok = oi < oj
         oi, oj = oi[ok], oj[ok]
         seen += len(oi)
-        if seen > TREE_PAIR_BUDGET:  # the stage ends here: pairings are drawn instead
-            bar.set_postfix_str("too many overlaps: pairings are drawn instead", refresh=False)
-            bar.update(bar.total - bar.n)
-            bar.close()
-            return None
+        if seen > budget:  # the estimate was low: pairings are drawn instead
+            return _give_up(bar)
         ok = (
             (np.minimum(box[oi, 2], box[oj, 2]) > np.maximum(box[oi, 0], box[oj, 0]))
             & (np.minimum(box[oi, 3], box[oj, 3]) > np.maximum(box[oi, 1], box[oj, 1]))
@@ -144,6 +160,13 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET):
     key = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
     lk = np.unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
     return key, lk // n_slots**2, lk % n_slots**2
+
+
+def _give_up(bar) -> None:
+    """End the chance index's bar at its total, saying why: pairings are drawn instead."""
+    bar.set_postfix_str("too many overlaps: pairings are drawn instead", refresh=False)
+    bar.update(bar.total - bar.n)
+    bar.close()
 
 
 def reachable_label_pairings(corpus, labels, tau):
