@@ -6,7 +6,9 @@
 * ``box``: axis-aligned boxes, in numpy; every kind's bounding box;
 * ``polygon``: shapely polygons in the ``geometry`` column (exact overlay);
 * ``mask``: pixel masks, read as the exact polygons of their pixels; the COCO mask IoU of
-  detailed shapes.
+  detailed shapes;
+* ``cuboid``: 3D cuboids of point clouds (metres), the exact volumetric IoU, and
+  ``polytope``, the volume two convex polyhedra share.
 
 A new kind (keypoints, 3D boxes, circles) is a subclass of :class:`Kind` registered with
 :func:`register_kind`: its rows are the frame rows holding its columns, and matching, the
@@ -24,6 +26,7 @@ Examples
 from .box import BOX, BoxKind
 from .mask import MASK, MaskKind, mask_to_geometry
 from .polygon import POLYGON, PolygonKind
+from .cuboid import CUBOID, CuboidKind, bird_eye_view  # noqa: I001 (registered after the built-ins)
 from .registry import (
     Kind,
     available_kinds,
@@ -36,13 +39,16 @@ from .registry import (
 
 __all__ = [
     "BOX",
+    "CUBOID",
     "MASK",
     "POLYGON",
     "BoxKind",
+    "CuboidKind",
     "Kind",
     "MaskKind",
     "PolygonKind",
     "available_kinds",
+    "bird_eye_view",
     "get_kind",
     "kind_of_rows",
     "mask_to_geometry",
