@@ -37,12 +37,15 @@ from iaa_frames.geometry.distances import (
     get_distance,
     register_distance,
 )
+from iaa_frames.geometry.kinds import bird_eye_view
 from iaa_frames.io import (
     load_sample,
     read_coco,
     read_cvat,
     read_darwin,
+    read_kitti,
     read_labelstudio,
+    read_supervisely_pointcloud,
     read_table,
     read_voc,
     read_yolo,
@@ -60,7 +63,14 @@ from iaa_frames.measures.ranking import annotator_quality, annotator_quality_fro
 from iaa_frames.measures.reference import accuracy
 from iaa_frames.measures.threshold_choice import suggest_threshold, threshold_separation
 from iaa_frames.report import report
-from iaa_frames.simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
+from iaa_frames.simulate import (
+    PRESETS,
+    Profile,
+    Simulated,
+    simulate,
+    simulate_cuboids,
+    simulate_with_truth,
+)
 from iaa_frames.stats.krippendorff import nominal_alpha
 from iaa_frames.tables.pairs import (
     PairTables,
@@ -104,6 +114,9 @@ __all__ = [
     "read_coco",
     "read_cvat",
     "read_darwin",
+    "read_kitti",
+    "read_supervisely_pointcloud",
+    "bird_eye_view",
     "read_labelstudio",
     "read_table",
     "read_voc",
@@ -119,6 +132,7 @@ __all__ = [
     "sigma",
     "simulate",
     "simulate_with_truth",
+    "simulate_cuboids",
     "suggest_threshold",
     "threshold_separation",
     "within",

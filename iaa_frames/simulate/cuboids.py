@@ -124,7 +124,9 @@ def simulate_cuboids(
         raise ParameterError(f"noise and tilt must be >= 0; got {noise!r} and {tilt!r}")
     lo, hi = objects
     if not (1 <= lo <= hi):
-        raise ParameterError(f"objects must be (fewest, most) with 1 <= fewest <= most; got {objects!r}")
+        raise ParameterError(
+            f"objects must be (fewest, most) with 1 <= fewest <= most; got {objects!r}"
+        )
     item, label, truth = _scenes(stream(seed, _TRUTH), n_items, (lo, hi), extent, tilt, road)
     parts = []
     for name in names:

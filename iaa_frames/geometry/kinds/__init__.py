@@ -26,7 +26,6 @@ Examples
 from .box import BOX, BoxKind
 from .mask import MASK, MaskKind, mask_to_geometry
 from .polygon import POLYGON, PolygonKind
-from .cuboid import CUBOID, CuboidKind, bird_eye_view  # noqa: I001 (registered after the built-ins)
 from .registry import (
     Kind,
     available_kinds,
@@ -56,3 +55,6 @@ __all__ = [
     "register_kind",
     "unregister_kind",
 ]
+
+# registered after the built-ins, so that they come first in the registry
+from .cuboid import CUBOID, CuboidKind, bird_eye_view  # noqa: E402

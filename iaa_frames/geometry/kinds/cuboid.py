@@ -68,7 +68,11 @@ CUBOID_COLUMNS = (
 )
 #: Corners of the unit cube [-1/2, 1/2]^3, bottom face first.
 _UNIT = np.array(
-    [[sx, sy, sz] for sz in (-0.5, 0.5) for sx, sy in ((-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5))]
+    [
+        [sx, sy, sz]
+        for sz in (-0.5, 0.5)
+        for sx, sy in ((-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5))
+    ]
 )
 
 
@@ -99,7 +103,9 @@ def corners(p: np.ndarray) -> np.ndarray:
 
 
 #: The corners of each face, in order, for the faces +x, +y, +z, -x, -y, -z.
-_FACES = np.array([[1, 2, 6, 5], [2, 3, 7, 6], [4, 5, 6, 7], [0, 3, 7, 4], [0, 1, 5, 4], [0, 1, 2, 3]])
+_FACES = np.array(
+    [[1, 2, 6, 5], [2, 3, 7, 6], [4, 5, 6, 7], [0, 3, 7, 4], [0, 1, 5, 4], [0, 1, 2, 3]]
+)
 
 
 def cuboid_faces(p: np.ndarray):
