@@ -123,22 +123,24 @@ def test_iou_upper_bounds_of_the_matcher_hold_for_volumes():
     # Without the kind's shared_bound, the bound min(box area, volumes) mixes square and
     # cubic metres: for identical 4 x 2 x 2 m cuboids it is 8 / (16 + 16 - 8) = 1/3 < 1,
     # and the matcher would never match them at 0.5.
-    from iaa_frames.matching.pipeline import _iou_bound
+    from iaa_frames.matching.pipeline import iou_upper_bound as matcher_bound
 
     a, b = random_pairs(400, seed=6, spread=1.0)
     p = np.vstack([a, b])
     s = shapes(p)
     n = len(a)
     exact = iou(s.take(np.arange(n)), s.take(np.arange(n, 2 * n)))
-    assert (iou_upper_bound(s.take(np.arange(n)), s.take(np.arange(n, 2 * n))) >= exact - 1e-12).all()
+    assert (
+        iou_upper_bound(s.take(np.arange(n)), s.take(np.arange(n, 2 * n))) >= exact - 1e-12
+    ).all()
 
     class Corpus:  # the two attributes the bound reads
         shapes = s
         area = CUBOID.areas(p)
 
-    bound = _iou_bound(Corpus, np.arange(n), np.arange(n, 2 * n))[0]
+    bound = matcher_bound(Corpus, np.arange(n), np.arange(n, 2 * n))
     assert (bound >= exact - 1e-12).all()
-    same = _iou_bound(Corpus, np.arange(n), np.arange(n))[0]
+    same = matcher_bound(Corpus, np.arange(n), np.arange(n))
     np.testing.assert_allclose(same, 1.0)
 
 
@@ -155,8 +157,9 @@ def test_giou_of_cuboids():
 
 def test_cuboids_are_not_normalized_by_an_image_size():
     row = dict(zip(CUBOID_COLUMNS, [0.0, 0, 1, 4, 2, 2, 0, 0, 0], strict=True))
-    df = pd.DataFrame([{"x0": 0.0, "y0": 0.0, "x1": 1.0, "y1": 1.0, "width": 100.0,
-                        "height": 100.0, **row}])
+    df = pd.DataFrame(
+        [{"x0": 0.0, "y0": 0.0, "x1": 1.0, "y1": 1.0, "width": 100.0, "height": 100.0, **row}]
+    )
     with pytest.raises(ParameterError, match="metres"):
         Shapes.from_frame(df)
 
