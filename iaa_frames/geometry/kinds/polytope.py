@@ -102,31 +102,39 @@ def _clip(faces, planes_n, planes_d, skip=None):
     (m, F, G) pairs of a face and a plane left out)."""
     m, F, V, _ = faces.shape
     width = V + planes_d.shape[1]  # a convex polygon gains at most a vertex per plane
-    poly = np.zeros((m, F, width, 3))
-    poly[:, :, :V] = faces
-    count = np.full((m, F), V)
+    P = m * F
+    poly = np.zeros((P, width, 3))
+    poly[:, :V] = faces.reshape(P, V, 3)
+    count = np.full(P, V)
     slot = np.arange(width)
+    base = np.arange(P)[:, None] * width  # first flat slot of each polygon
+    spare = np.arange(P)[:, None] * (width + 1) + width  # where unused points go
+    owner = np.repeat(np.arange(m), F)
     for k in range(planes_d.shape[1]):
-        n, d = planes_n[:, k], planes_d[:, k]
-        valid = slot[None, None, :] < count[..., None]
-        s = np.einsum("mfwa,ma->mfw", poly, n) - d[:, None, None]  # <= 0: inside
+        n, d = planes_n[owner, k], planes_d[owner, k]
+        valid = slot[None, :] < count[:, None]
+        s = np.einsum("pwa,pa->pw", poly, n) - d[:, None]  # <= 0: inside
         if skip is not None:
-            s = np.where(skip[:, :, k, None], -1.0, s)
-        nxt = np.where(slot + 1 < count[..., None], slot + 1, 0)
-        pn = np.take_along_axis(poly, nxt[..., None].repeat(3, axis=3), axis=2)
-        sn = np.take_along_axis(s, nxt, axis=2)
-        inside, inside_n = s <= 0, sn <= 0
-        cross = valid & (inside != inside_n)
+            s = np.where(skip[:, :, k].reshape(P, 1), -1.0, s)
+        nxt = base + np.where(slot + 1 < count[:, None], slot + 1, 0)
+        pn = poly.reshape(-1, 3)[nxt]
+        sn = s.reshape(-1)[nxt]
+        inside = s <= 0
+        cross = valid & (inside != (sn <= 0))
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.clip(np.where(cross, s / (s - sn), 0.0), 0.0, 1.0)
         point = poly + t[..., None] * (pn - poly)
-        # per vertex: itself if inside, then the crossing point of its edge if any
-        cand = np.stack([poly, point], axis=3).reshape(m, F, 2 * width, 3)
-        emit = np.stack([valid & inside, cross], axis=3).reshape(m, F, 2 * width)
-        order = np.argsort(~emit, axis=2, kind="stable")[..., :width]
-        poly = np.take_along_axis(cand, order[..., None].repeat(3, axis=3), axis=2)
-        count = np.minimum(emit.sum(axis=2), width)
-    return poly, count
+        # per vertex: itself if inside, then the crossing point of its edge if any; the
+        # j-th point emitted goes to slot j
+        cand = np.stack([poly, point], axis=2).reshape(P, 2 * width, 3)
+        emit = np.stack([valid & inside, cross], axis=2).reshape(P, 2 * width)
+        rank = np.cumsum(emit, axis=1) - 1
+        dest = np.where(emit & (rank < width), spare - width + rank, spare)
+        out = np.zeros((P * (width + 1), 3))
+        out[dest.reshape(-1)] = cand.reshape(-1, 3)
+        poly = out.reshape(P, width + 1, 3)[:, :width].copy()
+        count = np.minimum(emit.sum(axis=1), width)
+    return poly.reshape(m, F, width, 3), count.reshape(m, F)
 
 
 def _areas(poly, count) -> np.ndarray:
