@@ -178,3 +178,38 @@ def test_bird_eye_view_gives_footprints():
     assert not any(c in bev.columns for c in CUBOID_COLUMNS)
     with pytest.raises(ParameterError, match="cuboid columns"):
         bird_eye_view(df.drop(columns=["cuboid_roll"]))
+
+
+def _euler(r):
+    """yaw, pitch, roll of rotations ``(m, 3, 3)`` = Rz(yaw) Ry(pitch) Rx(roll)."""
+    return np.column_stack(
+        [
+            np.arctan2(r[:, 1, 0], r[:, 0, 0]),
+            np.arcsin(np.clip(-r[:, 2, 0], -1, 1)),
+            np.arctan2(r[:, 2, 1], r[:, 2, 2]),
+        ]
+    )
+
+
+def test_shared_volume_is_invariant_under_a_common_rigid_motion():
+    # an upright pair (measured on the ground x heights) moved by one random rotation and
+    # translation becomes a tilted pair (measured by clipping): the same volume
+    a, b = random_pairs(300, seed=10, tilted=False, spread=1.0)
+    rng = np.random.default_rng(11)
+    motion = rotations(np.column_stack([np.zeros((300, 6)), rng.uniform(-3, 3, (300, 3))]))
+    shift = rng.normal(0, 20, (300, 3))
+
+    def moved(p):
+        q = p.copy()
+        q[:, :3] = np.einsum("mij,mj->mi", motion, p[:, :3]) + shift
+        q[:, 6:] = _euler(np.einsum("mij,mjk->mik", motion, rotations(p)))
+        return q
+
+    np.testing.assert_allclose(
+        rotations(moved(a)), np.einsum("mij,mjk->mik", motion, rotations(a)), atol=1e-9
+    )
+    before = CUBOID.intersection(a, b)
+    after = CUBOID.intersection(moved(a), moved(b))
+    assert (before > 0).sum() > 200
+    np.testing.assert_allclose(after, before, rtol=1e-7, atol=1e-9)
+    assert CUBOID.intersection(b, a) == pytest.approx(before, rel=1e-12)
