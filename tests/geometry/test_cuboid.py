@@ -90,6 +90,8 @@ def test_identical_cuboids_iou_one_and_disjoint_zero():
     stacked = up.copy()
     stacked[:, 2] += up[:, 5]  # resting on top: they touch, share no volume
     assert np.abs(CUBOID.intersection(up, stacked)).max() < 1e-9
+    # the same by the clipping of faces (faces back to back cancel)
+    assert np.abs(shared_volume(*cuboid_faces(up), *cuboid_faces(stacked))).max() < 1e-9
 
 
 def test_nearly_coincident_faces_change_the_volume_smoothly():
