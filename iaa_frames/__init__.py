@@ -24,6 +24,7 @@ from iaa_frames.version import __version__
 
 #: Where each public name lives (module under ``iaa_frames.``), imported on first use.
 _EXPORTS = {
+    "geometry.kinds": ("bird_eye_view",),
     "api.backend": ("agreement",),
     "api.shortcuts": ("alpha", "ks", "sigma"),
     "engine": ("agreement_from_tables", "pairwise"),
@@ -57,6 +58,8 @@ _EXPORTS = {
         "read_voc",
         "read_yolo",
         "read_yolo_classes",
+        "read_kitti",
+        "read_supervisely_pointcloud",
     ),
     "io.fiftyone": ("from_fiftyone",),
     "io.fiftyone_export": ("to_fiftyone",),
@@ -70,7 +73,14 @@ _EXPORTS = {
     "measures.reference": ("accuracy",),
     "measures.threshold_choice": ("suggest_threshold", "threshold_separation"),
     "report": ("report",),
-    "simulate": ("PRESETS", "Profile", "Simulated", "simulate", "simulate_with_truth"),
+    "simulate": (
+        "PRESETS",
+        "Profile",
+        "Simulated",
+        "simulate",
+        "simulate_with_truth",
+        "simulate_cuboids",
+    ),
     "stats.krippendorff": ("nominal_alpha",),
     "tables.pairs": ("PairTables", "between", "pair_tables", "pair_tables_by_threshold", "within"),
 }
@@ -147,6 +157,7 @@ __all__ = [
     "to_supervision",
     "is_object",
     "validate",
+    "bird_eye_view",
     # namespaces: iaf.plot (figures; imports matplotlib on first use), iaf.dask (agreement
     # of dask DataFrames), iaf.stats (sigma and KS of two plain samples of distances)
     "dask",

@@ -16,18 +16,54 @@ import numpy as np
 
 from iaa_frames.errors import ParameterError
 
+from .kinds.registry import Kind, get_kind
 from .mask_rule import on_masks
 from .overlap import areas
 from .shapes import Shapes, check_aligned
 
-__all__ = ["iou_upper_bound", "mask_iou_upper_bound"]
+__all__ = ["iou_upper_bound", "kind_shared_bound", "mask_iou_upper_bound"]
+
+
+def kind_shared_bound(a: Shapes, b: Shapes, planar, ia=None, ib=None) -> np.ndarray:
+    """``planar`` (a bound of the area the bounding boxes of pairs share), with the pairs
+    of two shapes of one parametric kind bounded by the kind's own rule
+    (:meth:`~iaa_frames.geometry.kinds.Kind.shared_bound`: for cuboids, times the
+    overlap of their heights, so that it bounds a volume).
+
+    The pairs are ``(a[ia[k]], b[ib[k]])``, or ``(a[k], b[k])`` without ``ia, ib``.
+    ``planar`` itself (not a copy) when no pair needs a change.
+
+    Examples
+    --------
+    >>> kind_shared_bound(Shapes([[0, 0, 2, 2]]), Shapes([[1, 0, 3, 2]]), np.array([2.0]))
+    array([2.])
+    """
+    if not (a.params and b.params):
+        return planar
+    out = planar
+    kinds_b = b.kind_rows()
+    for name, in_a in a.kind_rows().items():
+        kind = get_kind(name)
+        in_b = kinds_b.get(name)
+        if in_b is None or type(kind).shared_bound is Kind.shared_bound:
+            continue
+        ra, rb = (in_a, in_b) if ia is None else (in_a[ia], in_b[ib])
+        sel = np.flatnonzero(ra & rb)
+        if sel.size:
+            out = np.array(out, dtype=np.float64)
+            pa = a.params[name][sel if ia is None else ia[sel]]
+            pb = b.params[name][sel if ib is None else ib[sel]]
+            out[sel] = kind.shared_bound(pa, pb, out[sel])
+    return out
 
 
 def iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
     """An upper bound of the IoU of every pair, without overlay or rasterization.
 
     Box-box pairs: their IoU. Pairs with a polygon: ``min(I, A, B) / (A + B - min(I, A,
-    B))`` with ``I`` the intersection of the bounding boxes and ``A, B`` the areas; for
+    B))`` with ``I`` the intersection of the bounding boxes (for two shapes of a kind not
+    measured in plane areas, the kind's bound of what they share from it,
+    :func:`kind_shared_bound`) and ``A, B`` the areas; for
     pairs given by masks (:func:`~iaa_frames.geometry.mask_rule.uses_mask_iou`) the largest
     value the mask IoU can take (:func:`mask_iou_upper_bound`), so that the bound holds
     for whichever IoU :func:`~iaa_frames.geometry.overlap.iou` returns.
@@ -55,7 +91,8 @@ def iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
     inter = np.maximum(iw, 0) * np.maximum(ih, 0)
     area_a, area_b = areas(a), areas(b)
     poly_pair = ~(a.is_box & b.is_box)
-    top = np.where(poly_pair, np.minimum(inter, np.minimum(area_a, area_b)), inter)
+    shared = kind_shared_bound(a, b, inter)
+    top = np.where(poly_pair, np.minimum(shared, np.minimum(area_a, area_b)), inter)
     with np.errstate(invalid="ignore", divide="ignore"):
         bound = np.nan_to_num(top / (area_a + area_b - top))
     rows = np.flatnonzero(poly_pair & (inter > 0))

@@ -36,7 +36,7 @@ import shapely
 
 from iaa_frames.errors import ParameterError
 
-from .bounds import iou_upper_bound, mask_iou_upper_bound
+from .bounds import iou_upper_bound, kind_shared_bound, mask_iou_upper_bound
 from .giou import giou
 from .kinds.polygon import POLYGON
 from .kinds.registry import get_kind
@@ -64,6 +64,7 @@ __all__ = [
     "MASK_IOU_MIN_COORDINATES",
     "uses_mask_iou",
     "iou_upper_bound",
+    "kind_shared_bound",
     "mask_iou_upper_bound",
     "may_use_masks",
 ]

@@ -13,10 +13,28 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from .kinds.registry import Kind, get_kind
 from .overlap import areas, iou_union
 from .shapes import Shapes, check_aligned
 
 __all__ = ["giou", "hull_terms"]
+
+
+def _kind_terms(a: Shapes, b: Shapes, rows, enclosing, union) -> np.ndarray:
+    """Write ``enclosing`` and ``union`` of the pairs ``rows`` of two shapes of one kind
+    with its own GIoU terms (:meth:`~iaa_frames.geometry.kinds.Kind.giou_terms`, the
+    upright prisms of cuboids); return the other pairs."""
+    kinds_b = b.kind_rows()
+    for name, in_a in a.kind_rows().items():
+        kind, in_b = get_kind(name), kinds_b.get(name)
+        if in_b is None or type(kind).giou_terms is Kind.giou_terms:
+            continue
+        same = in_a[rows] & in_b[rows]
+        if same.any():
+            r = rows[same]
+            enclosing[r], union[r] = kind.giou_terms(a.params[name][r], b.params[name][r], union[r])
+            rows = rows[~same]
+    return rows
 
 
 def hull_terms(a: Shapes, b: Shapes, rows: np.ndarray, union: np.ndarray):
@@ -123,6 +141,8 @@ def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.nda
     enclosing = cw
     enclosing *= ch
     rows = np.flatnonzero(~(a.is_box & b.is_box) & np.isfinite(value))
+    if rows.size and a.params and b.params:
+        rows = _kind_terms(a, b, rows, enclosing, union)
     if rows.size:
         enclosing[rows], union[rows] = hull_terms(a, b, rows, union[rows])
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -15,6 +15,9 @@ hostile input raises :class:`~iaa_frames.errors.ReaderError` naming the file and
 :func:`read_voc`            Pascal VOC XML, one directory per annotator
 :func:`read_yolo`           YOLO ``.txt`` (boxes and segmentation polygons)
 :func:`read_darwin`         V7 Darwin JSON 2.0
+:func:`read_kitti`          KITTI object labels (3D cuboids), one ``.txt`` per frame
+:func:`read_supervisely_pointcloud`
+                            Supervisely (and CVAT "Sly") point-cloud JSON, ``cuboid_3d``
 :func:`read_table`          a tidy frame saved as CSV (polygons as WKT) or one Parquet file;
                             ``boxes=``: a list-of-boxes column (crowdsourcing exports)
 :func:`from_supervision`    ``supervision.Detections`` per (item, annotator)
@@ -40,8 +43,10 @@ from .cvat import read_cvat
 from .darwin import read_darwin
 from .fiftyone import from_fiftyone
 from .fiftyone_export import to_fiftyone
+from .kitti import read_kitti
 from .labelstudio import read_labelstudio
 from .samples import SAMPLES, load_sample
+from .supervisely import read_supervisely_pointcloud
 from .supervision import from_supervision
 from .supervision_export import to_supervision
 from .table import read_table
@@ -57,7 +62,9 @@ __all__ = [
     "read_coco",
     "read_cvat",
     "read_darwin",
+    "read_kitti",
     "read_labelstudio",
+    "read_supervisely_pointcloud",
     "read_table",
     "read_voc",
     "read_yolo",

@@ -32,6 +32,7 @@ from iaa_frames.geometry.distances import (
     Distance,
     Shapes,
     areas_inside,
+    kind_shared_bound,
     mask_iou_upper_bound,
     may_use_masks,
     uses_mask_iou,
@@ -162,7 +163,9 @@ def _iou_bound(corpus: Corpus, oa, ob):
     """IoU of box-box candidate pairs, and an upper bound of it for pairs with a polygon.
 
     Polygon IoU is at most min(I, A, B) / (A + B - min(I, A, B)), with I the
-    intersection of the bounding boxes and A, B the polygon areas; pairs whose IoU is a
+    intersection of the bounding boxes (turned into a bound of the shared volume for
+    cuboids, :func:`~iaa_frames.geometry.bounds.kind_shared_bound`) and A, B the polygon
+    areas; pairs whose IoU is a
     mask IoU get the bound of :func:`~iaa_frames.geometry.bounds.iou_upper_bound` instead.
 
     Returns
@@ -177,7 +180,8 @@ def _iou_bound(corpus: Corpus, oa, ob):
     area_a, area_b = corpus.area[oa], corpus.area[ob]
     shape = ~corpus.shapes.is_box  # rows whose IoU needs more than their boxes
     poly_pair = shape[oa] | shape[ob]
-    top = np.where(poly_pair, np.minimum(inter, np.minimum(area_a, area_b)), inter)
+    shared = kind_shared_bound(corpus.shapes, corpus.shapes, inter, oa, ob)  # cuboids: volume
+    top = np.where(poly_pair, np.minimum(shared, np.minimum(area_a, area_b)), inter)
     with np.errstate(invalid="ignore", divide="ignore"):
         bound = np.nan_to_num(top / (area_a + area_b - top))
     overlap = inter > 0
@@ -216,6 +220,7 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
         return out
     a, b = a.take(e), b.take(e)
     top = np.minimum(areas_inside(a, b.boxes), areas_inside(b, a.boxes)) * (1 + _BOUND_SLACK)
+    top = kind_shared_bound(a, b, top)
     area_a, area_b = corpus.area[oa[rows[e]]], corpus.area[ob[rows[e]]]
     top = np.minimum(top, np.minimum(area_a, area_b))
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -24,10 +24,12 @@ Modules
 -------
 :mod:`.profiles` (how an annotator redraws), :mod:`.shapes` (synthetic objects as
 arrays), :mod:`.annotators` (the truth and each annotator's draws, random streams),
-:mod:`.generate` (the public functions and their checks).
+:mod:`.generate` (the public functions and their checks), :mod:`.cuboids` (3D cuboid
+scenes, :func:`simulate_cuboids`).
 """
 
 from .annotators import LAZY_CENTER_FRACTION
+from .cuboids import simulate_cuboids
 from .generate import (
     COMMON_IMAGE_SIZES,
     Simulated,
@@ -43,5 +45,6 @@ __all__ = [
     "Profile",
     "Simulated",
     "simulate",
+    "simulate_cuboids",
     "simulate_with_truth",
 ]

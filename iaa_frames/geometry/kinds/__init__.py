@@ -6,7 +6,9 @@
 * ``box``: axis-aligned boxes, in numpy; every kind's bounding box;
 * ``polygon``: shapely polygons in the ``geometry`` column (exact overlay);
 * ``mask``: pixel masks, read as the exact polygons of their pixels; the COCO mask IoU of
-  detailed shapes.
+  detailed shapes;
+* ``cuboid``: 3D cuboids of point clouds (metres), the exact volumetric IoU, and
+  ``polytope``, the volume two convex polyhedra share.
 
 A new kind (keypoints, 3D boxes, circles) is a subclass of :class:`Kind` registered with
 :func:`register_kind`: its rows are the frame rows holding its columns, and matching, the
@@ -36,13 +38,16 @@ from .registry import (
 
 __all__ = [
     "BOX",
+    "CUBOID",
     "MASK",
     "POLYGON",
     "BoxKind",
+    "CuboidKind",
     "Kind",
     "MaskKind",
     "PolygonKind",
     "available_kinds",
+    "bird_eye_view",
     "get_kind",
     "kind_of_rows",
     "mask_to_geometry",
@@ -50,3 +55,6 @@ __all__ = [
     "register_kind",
     "unregister_kind",
 ]
+
+# registered after the built-ins, so that they come first in the registry
+from .cuboid import CUBOID, CuboidKind, bird_eye_view  # noqa: E402

@@ -26,7 +26,7 @@ True
 >>> get_kind("ellipse")
 Traceback (most recent call last):
 ...
-iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask (register one with iaa_frames.geometry.kinds.register_kind)
+iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask, cuboid (register one with iaa_frames.geometry.kinds.register_kind)
 """
 
 from __future__ import annotations
@@ -162,6 +162,19 @@ class Kind:
     def intersection(self, data_a, data_b) -> np.ndarray:
         """``(m,)`` exact area shared by each pair of two shapes of this kind."""
         raise NotImplementedError(f"geometry kind {self.name!r} defines no intersection")
+
+    def shared_bound(self, data_a, data_b, planar) -> np.ndarray:
+        """``(m,)`` upper bound of the :meth:`intersection` of each pair, given ``planar``,
+        an upper bound of the area their bounding boxes share (what the matcher and the
+        chance index compute from boxes alone). ``planar`` itself by default; a kind whose
+        "area" is not an area of the plane (the volume of a cuboid) converts it."""
+        return planar
+
+    def giou_terms(self, data_a, data_b, union):
+        """GIoU's enclosing measure ``C`` and the union ``U'`` of its penalty ``(C - U') /
+        C`` for pairs of two shapes of this kind, or None (the default) for the convex
+        hulls of :meth:`to_polygons` (:func:`iaa_frames.geometry.giou.hull_terms`)."""
+        return None
 
     def to_polygons(self, data) -> np.ndarray:
         """``(m,)`` object array of shapely polygons drawing the shapes.

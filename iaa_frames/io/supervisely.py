@@ -1,0 +1,170 @@
+"""Reader for Supervisely point-cloud annotations (``cuboid_3d`` figures), also exported by
+CVAT as "Sly Point Cloud Format 1.0".
+
+A Supervisely point-cloud project holds, per dataset, one annotation file per point cloud,
+``<dataset>/ann/<name>.pcd.json``::
+
+    {"description": "", "key": "...", "tags": [],
+     "objects": [{"key": "o1", "classTitle": "car", "tags": []}],
+     "figures": [{"key": "f1", "objectKey": "o1", "geometryType": "cuboid_3d",
+                  "labelerLogin": "ana",
+                  "geometry": {"position": {"x": 1.0, "y": 2.0, "z": 0.5},
+                               "rotation": {"x": 0.0, "y": 0.0, "z": 0.3},
+                               "dimensions": {"x": 4.0, "y": 1.8, "z": 1.5}}}]}
+
+``position`` is the centre (metres), ``dimensions`` the size along the cuboid's own x, y,
+z axes and ``rotation`` the angles about x, y and z in radians. The cuboid kind
+(:mod:`iaa_frames.geometry.kinds.cuboid`) takes them as length, width, height and roll,
+pitch, yaw, rotated as ``Rz(yaw) Ry(pitch) Rx(roll)``: exact for the usual rotation about
+z alone; Supervisely's documentation does not state the order of combined rotations. The
+item is the point cloud's name (``<dataset>/<name>.pcd``), the label the object's
+``classTitle``, the annotator the figure's ``labelerLogin`` unless ``annotator=`` names
+one, and the object's key is kept as ``object_key`` (the track across frames). Figures of
+other geometry types are skipped and reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from iaa_frames.errors import ParameterError
+
+from .builder import FrameBuilder, finish
+from .paths import reader_error
+
+__all__ = ["read_supervisely_pointcloud"]
+
+
+def _files(path) -> list[tuple[Path, str]]:
+    """(annotation file, item) of a file, a dataset folder or a project folder."""
+    p = Path(path)
+    if not p.exists():
+        raise reader_error(p, None, "no such file or folder")
+    if p.is_file():
+        return [(p, p.name.removesuffix(".json"))]
+    out = []
+    for f in sorted(p.rglob("*.json")):
+        if f.parent.name == "ann":
+            dataset = f.parent.parent.relative_to(p).as_posix()
+            name = f.name.removesuffix(".json")
+            out.append((f, name if dataset == "." else f"{dataset}/{name}"))
+    if not out:
+        raise reader_error(p, None, "no point-cloud annotation files (ann/*.json)")
+    return out
+
+
+def read_supervisely_pointcloud(
+    path, *, annotator: str | None = None, on_invalid: str = "raise", return_dropped: bool = False
+):
+    """Read Supervisely point-cloud annotations (cuboids) into the tidy frame.
+
+    Parameters
+    ----------
+    path : path or mapping {annotator: path}
+        An annotation file, a dataset or project folder (its ``ann/*.json`` files), or a
+        mapping of annotators to those.
+    annotator : str, optional
+        The annotator of every figure; by default each figure's ``labelerLogin``.
+    on_invalid : {"raise", "drop"}, default "raise"
+    return_dropped : bool, default False
+
+    Returns
+    -------
+    pandas.DataFrame
+        Cuboid rows; coverage rows for point clouds an annotator left empty (known only
+        with a named annotator).
+
+    Raises
+    ------
+    ReaderError
+        For a file that is not JSON or a figure that is not a cuboid (naming the file and
+        the figure), or a figure without an annotator.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "scene.pcd.json"
+    >>> g = {"position": {"x": 1, "y": 2, "z": 0.5}, "rotation": {"x": 0, "y": 0, "z": 0.3},
+    ...      "dimensions": {"x": 4, "y": 1.8, "z": 1.5}}
+    >>> _ = f.write_text(json.dumps({"objects": [{"key": "o1", "classTitle": "car"}],
+    ...     "figures": [{"key": "f1", "objectKey": "o1", "geometryType": "cuboid_3d",
+    ...                  "labelerLogin": "ana", "geometry": g}]}))
+    >>> read_supervisely_pointcloud(f)[["item", "annotator", "label", "cuboid_yaw"]].values.tolist()
+    [['scene.pcd', 'ana', 'car', 0.3]]
+    """
+    if isinstance(path, Mapping):
+        if annotator is not None:
+            raise ParameterError("pass annotator names either as mapping keys or annotator=")
+        sources = [(str(a), p) for a, p in path.items()]
+    elif isinstance(path, (str, os.PathLike)):
+        sources = [(annotator, path)]
+    else:
+        raise ParameterError(f"read_supervisely_pointcloud needs a path; got {path!r}")
+    builder = FrameBuilder("supervisely_pointcloud", on_invalid=on_invalid)
+    for name, src in sources:
+        for file, item in _files(src):
+            _read_file(builder, file, item, name)
+    return finish(builder, on_invalid=on_invalid, return_dropped=return_dropped)
+
+
+def _read_file(builder, file: Path, item: str, annotator):
+    try:
+        data = json.loads(file.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise reader_error(file, None, f"not a JSON annotation file ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("figures", []), list):
+        raise reader_error(file, None, "expected an object with a list of 'figures'")
+    objects = {o.get("key"): o for o in data.get("objects", []) if isinstance(o, dict)}
+    f = builder.add_file(file, lambda e: f"figures[{e}]")
+    if annotator is not None:
+        builder.cover(item, annotator, file_idx=f)
+    for k, fig in enumerate(data.get("figures", [])):
+        entry = f"figures[{k}]"
+        if not isinstance(fig, dict):
+            raise reader_error(file, entry, "a figure must be an object")
+        if fig.get("geometryType", "cuboid_3d") != "cuboid_3d":
+            builder.drop(
+                file,
+                entry,
+                "unsupported_shape",
+                f"geometryType {fig.get('geometryType')!r}",
+                item=item,
+                record=fig,
+            )
+            continue
+        who = annotator if annotator is not None else fig.get("labelerLogin")
+        if not isinstance(who, str) or not who:
+            raise reader_error(
+                file, entry, "no labelerLogin: pass annotator= to name the annotator"
+            )
+        obj = objects.get(fig.get("objectKey"))
+        if obj is None:
+            raise reader_error(
+                file, entry, f"objectKey {fig.get('objectKey')!r} is no object of the file"
+            )
+        builder.cover(item, who, file_idx=f)
+        g = fig.get("geometry")
+        try:
+            pos, rot, dim = (
+                [float(g[part][axis]) for axis in "xyz"]
+                for part in ("position", "rotation", "dimensions")
+            )
+        except (TypeError, KeyError, ValueError):
+            raise reader_error(
+                file,
+                entry,
+                "geometry needs position, rotation and dimensions, each with numbers x, y, z",
+            ) from None
+        builder.add_shape(
+            item,
+            who,
+            str(obj.get("classTitle")),
+            "cuboid",
+            [*pos, *dim, rot[2], rot[1], rot[0]],
+            file_idx=f,
+            entry=k,
+            extras={"object_key": str(obj.get("key"))},
+        )
