@@ -32,7 +32,7 @@ import pandas as pd
 
 from iaa_frames.errors import ParameterError
 
-from .krippendorff import nominal_alpha, nominal_disagreements
+from .krippendorff import nominal_alpha
 
 __all__ = [
     "LEVELS",
