@@ -55,6 +55,7 @@ from iaa_frames.io.samples import sample_path
 from iaa_frames.io.supervision import from_supervision
 from iaa_frames.io.supervision_export import to_supervision
 from iaa_frames.matching.copies import find_copies
+from iaa_frames.measures.attributes import attribute_agreement
 from iaa_frames.measures.kalpha import kalpha, kalpha_items, kalpha_units
 from iaa_frames.measures.ranking import annotator_quality, annotator_quality_from_tables
 from iaa_frames.measures.reference import accuracy
@@ -74,6 +75,7 @@ from iaa_frames.version import __version__
 __all__ = [
     "ALL",
     "accuracy",
+    "attribute_agreement",
     "conflict_counts",
     "conflicts",
     "confusion",
