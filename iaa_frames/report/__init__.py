@@ -53,6 +53,7 @@ from iaa_frames.settings.validation import Integer, validate_params
 from iaa_frames.tables.comparability import require_comparable
 from iaa_frames.tables.pairs import iter_tables_from, pair_tables_from
 
+from .attributes import attribute_section
 from .diagnosis import (
     GAP,
     HIGH,
@@ -62,7 +63,6 @@ from .diagnosis import (
     reading,
     relative_levels,
 )
-from .attributes import attribute_section
 from .disagreement import disagreement_section
 from .figures import draw_figures, svg
 from .formatting import plural
