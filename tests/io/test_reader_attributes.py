@@ -102,3 +102,16 @@ def test_attribute_columns_survive_validate_and_selection():
     kept = df.drop(columns=["parked"])
     assert iaf.validate(kept).attrs["iaa_attributes"] == ["occluded", "color", "seats"]
     assert pd.concat([df, df.iloc[:0]]).attrs["iaa_attributes"] == df.attrs["iaa_attributes"]
+
+
+def test_darwin_attribute_tags_are_one_nominal_attribute():
+    df = iaf.read_darwin(ATTR / "darwin")  # one subdirectory per annotator
+    assert df.attrs["iaa_attributes"] == ["attributes"]
+    first = df[(df["annotator"] == "ben") & (df["item"] == "lot_1.jpg")].iloc[0]
+    assert first["attributes"] == ["parked", "red"]  # sorted: a set of tags
+    ds = iaf.attribute_agreement(df, n_boot=0, n_chance=20)
+    # units: {parked, red} twice, blue / red, red / red
+    want = krippendorff.alpha(
+        reliability_data=[[0, 1, 2], [0, 2, 2]], level_of_measurement="nominal"
+    )
+    assert _alpha(ds, "attributes") == pytest.approx(want)
