@@ -263,3 +263,14 @@ def test_multiple_choices_are_compared_as_tuples():
     ds = attribute_agreement(iaf.from_records(records), attributes="tags", n_boot=0, n_chance=20)
     cell = ds.sel(attribute="tags", label=ALL, annotator=ALL)
     assert int(cell["n_pairs"]) == 6 and float(cell["percent_agreement"]) == pytest.approx(4 / 6)
+
+
+def test_the_accessor_equals_the_function_and_reads_the_frames_own_attrs():
+    df = _frame({"c": {"color": 0.3}}, n_items=20)
+    via = df.iaa.attributes(levels=LEVELS, n_chance=100, n_boot=20)
+    assert via.equals(attribute_agreement(df, levels=LEVELS, n_chance=100, n_boot=20))
+    # the same content (cached tables) with other declared attributes: this frame's list
+    fewer = df.copy()
+    fewer.attrs = {"iaa_attributes": ["color"]}
+    assert fewer.iaa.attributes(n_chance=100, n_boot=0)["attribute"].values.tolist() == ["color"]
+    assert iaf.attribute_agreement is attribute_agreement
