@@ -118,7 +118,14 @@ def infer_level(values: pd.Series) -> str:
 
 
 def _hashable(v):
-    return tuple(_hashable(x) for x in v) if isinstance(v, (list, tuple)) else v
+    """A list of choices as a tuple, sorted where its items compare (a set of choices)."""
+    if not isinstance(v, (list, tuple)):
+        return v
+    items = [_hashable(x) for x in v]
+    try:
+        return tuple(sorted(items))
+    except TypeError:
+        return tuple(items)
 
 
 def _codes(name: str, values: pd.Series, level: str):
@@ -128,7 +135,7 @@ def _codes(name: str, values: pd.Series, level: str):
     if level == "nominal":
         try:
             codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        except TypeError:  # lists (several choices): compared as tuples
+        except TypeError:  # lists (several choices): compared as sets
             codes, uniques = pd.factorize(values.map(_hashable, na_action="ignore"))
         return codes.astype(np.int64), len(uniques)
     if isinstance(values.dtype, pd.CategoricalDtype):
@@ -277,7 +284,8 @@ def attribute_agreement(
     (nominal: equal or not; ordinal: ranks; interval: differences), and the raw percent
     agreement the share of pairs of values within units that are equal. A class's cell
     keeps the pairs whose two objects both carry the class; an annotator's cell the
-    pairs that involve it ("(all)": every pair).
+    pairs that involve it ("(all)": every pair). A list value (several choices of one
+    question) is compared as a set: equal when it holds the same choices.
 
     Parameters
     ----------

@@ -234,7 +234,7 @@ def test_errors_name_the_columns():
         attribute_agreement(df, attributes="color", levels="interval", n_boot=0, n_chance=50)
 
 
-def test_multiple_choices_are_compared_as_tuples():
+def test_multiple_choices_are_compared_as_sets():
     records = [
         {
             "item": "i",
@@ -246,7 +246,7 @@ def test_multiple_choices_are_compared_as_tuples():
             "y1": 10,
             "tags": t,
         }
-        for a, t in (("a", ["wet", "dark"]), ("b", ["wet", "dark"]), ("c", ["wet"]))
+        for a, t in (("a", ["wet", "dark"]), ("b", ["dark", "wet"]), ("c", ["wet"]))
     ] + [
         {
             "item": "j",
