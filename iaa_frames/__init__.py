@@ -24,6 +24,7 @@ from iaa_frames.version import __version__
 
 #: Where each public name lives (module under ``iaa_frames.``), imported on first use.
 _EXPORTS = {
+    "measures.attributes": ("attribute_agreement",),
     "geometry.kinds": ("bird_eye_view",),
     "api.backend": ("agreement",),
     "api.shortcuts": ("alpha", "ks", "sigma"),
@@ -158,6 +159,10 @@ __all__ = [
     "is_object",
     "validate",
     "bird_eye_view",
+    "attribute_agreement",
+    "read_kitti",
+    "read_supervisely_pointcloud",
+    "simulate_cuboids",
     # namespaces: iaf.plot (figures; imports matplotlib on first use), iaf.dask (agreement
     # of dask DataFrames), iaf.stats (sigma and KS of two plain samples of distances)
     "dask",

@@ -1,10 +1,12 @@
-"""``df.iaa.accuracy()``, ``.annotators()``, ``.kalpha()``: other measures of a frame than
-the chance-corrected agreement.
+"""``df.iaa.accuracy()``, ``.annotators()``, ``.kalpha()``, ``.attributes()``: other measures
+of a frame than the chance-corrected agreement of its objects.
 
 Accuracy against a reference annotator (:func:`iaa_frames.measures.reference.accuracy`, from the
 frame's cached pair tables), partner-corrected annotator quality
 (:func:`iaa_frames.measures.ranking.annotator_quality`) and kalphacv's Krippendorff α with IoU
-matching (:func:`iaa_frames.measures.kalpha.kalpha`, for comparison with the literature).
+matching (:func:`iaa_frames.measures.kalpha.kalpha`, for comparison with the literature) and
+Krippendorff's α of per-object attributes over the matched objects
+(:func:`iaa_frames.measures.attributes.attribute_agreement`, from the cached pair tables).
 Each method is built from the function (:mod:`iaa_frames.api.methods`).
 
 Examples
@@ -19,6 +21,10 @@ Examples
 'c'
 >>> simulate(n_items=5, annotators={"a": "perfect", "b": "perfect"}, seed=0).iaa.kalpha()
 1.0
+>>> df = simulate(n_items=10, attributes={"occluded": [False, True]}, seed=0)
+>>> float(df.iaa.attributes(n_chance=20, n_boot=0)["alpha"].sel(label="(all)",
+...                                                             annotator="(all)").item())
+1.0
 """
 
 from __future__ import annotations
@@ -27,6 +33,11 @@ import pandas as pd
 
 from iaa_frames.api import results as cached
 from iaa_frames.api.methods import engine_method, method, method_signature
+from iaa_frames.measures.attributes import (
+    attribute_agreement,
+    attribute_agreement_from_tables,
+    attribute_columns,
+)
 from iaa_frames.measures.kalpha import kalpha
 from iaa_frames.measures.ranking import annotator_quality
 from iaa_frames.measures.reference import accuracy
@@ -39,6 +50,13 @@ def _accuracy(df, settings, **own):
     return accuracy(cached.tables(df, settings), seed=settings.seed, **own)
 
 
+def _attributes(df, settings, *, attributes=None, **own):
+    names, source = attribute_columns(df, attributes)  # from this frame's attrs
+    return attribute_agreement_from_tables(
+        cached.tables(df, settings), names, source=source, seed=settings.seed, **own
+    )
+
+
 class MeasureMethods:
     """The other measures of ``df.iaa`` (:class:`iaa_frames.accessor.IAAAccessor`)."""
 
@@ -49,6 +67,13 @@ class MeasureMethods:
         _accuracy,
         name="accuracy",
         doc=accuracy.__doc__,
+        constraints=SINGLE_THRESHOLD,
+    )
+    attributes = engine_method(
+        method_signature(attribute_agreement),
+        _attributes,
+        name="attributes",
+        doc=attribute_agreement.__doc__,
         constraints=SINGLE_THRESHOLD,
     )
     annotators = method(annotator_quality, name="annotators")

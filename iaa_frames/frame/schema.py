@@ -666,6 +666,9 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
         "iaa_dropped": {str(k): int(v) for k, v in counts.items()},
         "iaa_repaired": n_repaired,
     }
+    kept = [c for c in df.attrs.get("iaa_attributes") or () if c in frame.columns]
+    if kept:  # the attribute columns a reader or the simulator declared
+        frame.attrs["iaa_attributes"] = kept
     result = ValidationResult(
         frame=frame,
         dropped=dropped,
@@ -710,7 +713,8 @@ def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:
         non-string annotators are invalid). Invalid polygons are repaired with :func:`shapely.make_valid`
         (a :class:`~iaa_frames.errors.RepairedGeometryWarning` counts them). The original
         index is kept. ``attrs["iaa_dropped"]`` and ``attrs["iaa_repaired"]`` record the
-        counts. Validating a validated frame returns an equal frame.
+        counts; ``attrs["iaa_attributes"]`` (the attribute columns, see
+        :func:`iaa_frames.attribute_agreement`) is kept. Validating a validated frame returns an equal frame.
 
     Raises
     ------

@@ -111,6 +111,9 @@ class FrameBuilder:
         self.entry = array("q")  # per row: an int the file's describer formats, or -1 ...
         self.entry_text: dict[int, str] = {}  # ... and the row's description here
         self.extras: dict[str, list] = {}
+        #: the extra columns that hold per-object attributes (an ordered set), listed in
+        #: the frame's ``attrs["iaa_attributes"]`` by :func:`finish`
+        self.attributes: dict[str, None] = {}
         # polygons: flat xy, points per ring, part of each ring, row of each part
         self.poly_xy = array("d")
         self.ring_len = array("q")
@@ -658,6 +661,9 @@ def finish(
     )
     counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
     frame.attrs = {**frame.attrs, "iaa_reader": builder.fmt, "iaa_reader_dropped": counts}
+    attributes = [c for c in builder.attributes if c in frame.columns]
+    if attributes:
+        frame.attrs["iaa_attributes"] = attributes
     if res.repaired:
         warnings.warn(
             RepairedGeometryWarning(

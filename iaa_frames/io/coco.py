@@ -20,6 +20,23 @@ from .values import flat_ring, is_number, number, size_value
 
 __all__ = ["mask_to_geometry", "read_coco"]
 
+#: Column names an ``attributes`` key does not take (it gets the prefix ``attr_``).
+_TAKEN = {
+    "item",
+    "annotator",
+    "label",
+    "object_id",
+    "x0",
+    "y0",
+    "x1",
+    "y1",
+    "geometry",
+    "width",
+    "height",
+    "group",
+    "mask_width",
+    "mask_height",
+}
 _KNOWN = {"id", "image_id", "category_id", "bbox", "segmentation", "area", "iscrowd", "score"}
 _ID = {int, str}  # exact types: bool is not an id
 _NUM = {int, float}
@@ -135,6 +152,16 @@ class _CocoFile:
             )
         self.categories[cid] = name
 
+    def _attributes(self, ann, attributes: dict, extras: dict) -> None:
+        """An ``attributes`` dictionary (CVAT's and Datumaro's COCO exports) as columns,
+        one per key (``attr_<key>`` when the key is a core column or an annotation key),
+        declared attributes of the frame."""
+        for key, value in attributes.items():
+            name = str(key)
+            col = f"attr_{name}" if name in _TAKEN or name in ann else name
+            extras[col] = value
+            self.b.attributes[col] = None
+
     def annotation(self, i, ann):
         path = self.path
         if type(ann) is not dict:
@@ -175,6 +202,8 @@ class _CocoFile:
                     )
                 annotator = str(v)
                 rater_given = True
+            elif k == "attributes" and type(v) is dict:
+                self._attributes(ann, v, extras)
             else:
                 extras[k] = v
         for k in ("area", "score"):
@@ -471,7 +500,11 @@ def read_coco(
         parts give a MultiPolygon). ``label`` is the category name. ``object_id`` is the
         COCO annotation ``id`` when one file is read, ``"{annotator}/{id}"`` when several
         are. ``iscrowd``, ``area`` and ``score`` are kept as columns when present, and so
-        are unknown annotation keys. Images that the annotator reviewed without drawing
+        are unknown annotation keys. An ``attributes`` dictionary (CVAT's and
+        Datumaro's COCO exports: ``{"occluded": false, "color": "red"}``) becomes one
+        column per key (``attr_<key>`` when the key is a core column or an annotation
+        key), and ``attrs["iaa_attributes"]`` lists those columns for
+        :func:`iaa_frames.attribute_agreement`. Images that the annotator reviewed without drawing
         give coverage rows: every image of a per-annotator file, and for rater-keyed files,
         every rater in the image's ``rater_list``.
 

@@ -149,6 +149,9 @@ def read_cvat(
         In both: ``occluded`` is a boolean column, every ``<attribute name="...">`` child is
         a column of strings (an attribute whose name is a core column gets the prefix
         ``attr_``), and ``z_order``, ``source`` and ``group_id`` are kept when present.
+        ``occluded`` and the ``<attribute>`` columns are the frame's attributes:
+        ``attrs["iaa_attributes"]`` lists them for :func:`iaa_frames.attribute_agreement`
+        (their text values are nominal unless ``levels=`` says otherwise).
 
     Raises
     ------
@@ -326,8 +329,11 @@ def _frame_name(frame: int) -> str:
     return f"frame_{frame:06d}"
 
 
-def _shape_extras(path, entry, shape):
+def _shape_extras(path, entry, shape, b):
+    """The extra columns of a shape; ``occluded`` and its ``<attribute>`` children are
+    declared attributes of the builder ``b``."""
     extras = {"occluded": _bool(shape.get("occluded"))}
+    b.attributes["occluded"] = None
     for key in ("z_order", "group_id"):
         v = shape.get(key)
         if v is not None:
@@ -343,6 +349,7 @@ def _shape_extras(path, entry, shape):
             raise reader_error(path, entry, "an <attribute> has no name")
         col = f"attr_{an}" if an in _RESERVED or an in ("z_order", "group_id", "source") else an
         extras[col] = attr.text if attr.text is not None else ""
+        b.attributes[col] = None
     return extras
 
 
@@ -411,7 +418,7 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
             label = shape.get("label") or None  # Datumaro writes label="" for no label
             if shape.get("label") is None:
                 raise reader_error(path, entry, "missing attribute 'label'")
-            extras = _shape_extras(path, entry, shape)
+            extras = _shape_extras(path, entry, shape, b)
             kw = {"width": w, "height": h, "file_idx": f, "entry": entry, "extras": extras}
             if tag == "box":
                 _add_box(b, item, annotator, label, _box_coords(path, entry, shape), kw)
@@ -508,7 +515,7 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                 continue
             if label is None and el.get("label") is None:
                 raise reader_error(path, tentry, "missing attribute 'label'")
-            extras = {**base, **_shape_extras(path, entry, shape), "keyframe": keyframe}
+            extras = {**base, **_shape_extras(path, entry, shape, b), "keyframe": keyframe}
             geom = (
                 _box_coords(path, entry, shape)
                 if tag == "box"

@@ -162,9 +162,12 @@ def read_darwin(
         one or more closed paths, filled with the even-odd rule, so a path inside another is
         a hole and disjoint paths are parts of a MultiPolygon (Darwin stores holes as plain
         extra paths). Annotations with only ``bounding_box`` {x, y, w, h} become boxes.
-        ``name`` is the label, ``id`` the object_id. A file with no annotations is a
-        coverage row for its annotator (from the argument or layout, else the export's
-        name).
+        ``name`` is the label, ``id`` the object_id. The ``attributes`` sub-annotation
+        (``{"attributes": ["parked", "red"]}``, a set of tags) becomes an ``attributes``
+        column holding the sorted list, listed in ``attrs["iaa_attributes"]`` for
+        :func:`iaa_frames.attribute_agreement` (nominal: two objects agree when their sets
+        are equal). A file with no annotations is a coverage row for its annotator (from
+        the argument or layout, else the export's name).
 
     Raises
     ------
@@ -284,6 +287,15 @@ def _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h
     extras = None
     if layout_annotator is not None and recorded is not None:
         extras = {"annotators": ", ".join(_people(ann))}
+    tags = ann.get("attributes")
+    if isinstance(tags, dict) and "attributes" in tags:  # the attributes sub-annotation
+        values = tags["attributes"]
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise reader_error(
+                path, entry, f"attributes.attributes must be a list of strings, got {values!r}"
+            )
+        extras = {**(extras or {}), "attributes": sorted(values)}
+        b.attributes["attributes"] = None
     kw = {
         "object_id": aid,
         "width": w,

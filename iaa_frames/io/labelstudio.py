@@ -151,7 +151,10 @@ def read_labelstudio(
         ``polygonlabels`` become polygons. ``width``/``height`` are
         ``original_width``/``original_height``. ``object_id`` is ``"{annotation id}/{result
         id}"``, ``task`` the task id, and per-region ``choices``/``textarea``/... results
-        (same result ``id`` as the region) are columns named after their ``from_name``.
+        (same result ``id`` as the region) are columns named after their ``from_name``:
+        the frame's attributes, listed in ``attrs["iaa_attributes"]`` for
+        :func:`iaa_frames.attribute_agreement` (a single choice is a string, several a
+        list, a rating or number a number).
 
     Raises
     ------
@@ -381,6 +384,7 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result):
             if isinstance(v, list) and len(v) == 1:
                 v = v[0]
             extras_by_region.setdefault(rid, {})[name] = v
+            b.attributes[name] = None  # a per-region choice, rating, number, text...
         else:
             b.drop(
                 path,

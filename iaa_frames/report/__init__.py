@@ -22,6 +22,7 @@ The parts of the report, one module each:
 :mod:`~iaa_frames.report.page`           the sections and the HTML document
 :mod:`~iaa_frames.report.threshold`      the "Match threshold" section (several τ)
 :mod:`~iaa_frames.report.disagreement`   the "Where they disagree" section
+:mod:`~iaa_frames.report.attributes`     the "Attributes" section (declared attributes)
 :mod:`~iaa_frames.report.formatting`     numbers and words as the report writes them
 :mod:`~iaa_frames.report.output`         CSV safe in spreadsheets; files never overwritten
 =======================================  ==================================================
@@ -52,6 +53,7 @@ from iaa_frames.settings.validation import Integer, validate_params
 from iaa_frames.tables.comparability import require_comparable
 from iaa_frames.tables.pairs import iter_tables_from, pair_tables_from
 
+from .attributes import attribute_section
 from .diagnosis import (
     GAP,
     HIGH,
@@ -162,7 +164,10 @@ def report(
     pathlib.Path
         The path of ``report.html``. Beside it: ``agreement.nc``, ``agreement.csv``,
         ``headline.csv``, ``by_label.csv``, ``by_annotator.csv``, ``pairwise.csv``,
-        ``items.csv``, ``conflicts.csv``, ``conflict_counts.csv``; with several
+        ``items.csv``, ``conflicts.csv``, ``conflict_counts.csv``; when the frame
+        declares attribute columns (``df.attrs["iaa_attributes"]``, set by the readers
+        and the simulator), an "Attributes" section and ``attributes.csv``
+        (:func:`iaa_frames.attribute_agreement`); with several
         thresholds, also ``thresholds.csv``, and ``agreement.nc`` / ``agreement.csv`` hold
         every threshold.
 
@@ -230,8 +235,13 @@ def report(
     figures = draw_figures(tables, result, pw, item_table, top)
     disagree_html, disagree_files = disagreement_section(tables, svg=svg, top=top)
     sections, threshold_files = _threshold_sections(SECTIONS, sweep, result)
+    attribute_html, attribute_files = attribute_section(df, tables, n_boot=n_boot, seed=seed)
+    if attribute_html:  # after "By annotator"
+        at = [entry[0] for entry in sections].index("by-annotator") + 1
+        sections = [*sections[:at], ("attributes", "Attributes", lambda ctx: attribute_html),
+                    *sections[at:]]  # fmt: skip
     elapsed = time.perf_counter() - start
-    written = [*REPORT_FILES, *disagree_files, *threshold_files]
+    written = [*REPORT_FILES, *disagree_files, *threshold_files, *attribute_files]
     claim(out_dir, written)
     out_dir.mkdir(parents=True, exist_ok=True)
     record(out_dir, written)
@@ -252,7 +262,7 @@ def report(
         ignore_index=True,
     )
     write_csv(items_table, out_dir / "items.csv", index=False)
-    for name, frame in {**disagree_files, **threshold_files}.items():
+    for name, frame in {**disagree_files, **threshold_files, **attribute_files}.items():
         write_csv(frame, out_dir / name, index=False)
 
     ctx = Context(

@@ -16,6 +16,7 @@ from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import check_int
 
 from .annotators import T_SIZE, TRUTH, World, annotate, stream, truth_objects
+from .attributes import attribute_frames, check_attributes
 from .profiles import PRESETS, Profile, as_profile
 from .shapes import finish_shapes
 
@@ -155,6 +156,7 @@ def simulate_with_truth(
     class_weights: Sequence[float] | None = None,
     layout: str = "random",
     vertices: tuple[int, int] = (5, 12),
+    attributes: Mapping[str, Sequence] | None = None,
 ) -> Simulated:
     """Simulate a corpus: true objects per item, and each annotator's redrawing of them.
 
@@ -195,6 +197,14 @@ def simulate_with_truth(
         (35–65 % of each side), centred up to ±10 % off the image centre.
     vertices : (int, int), default (5, 12)
         Range of the number of polygon vertices (each polygon draws its own count).
+    attributes : dict {str: list}, optional
+        Per-object attributes: name to its values (at least two distinct values of one
+        type: bool, int, float or str). Every true object draws a value uniformly; an
+        annotator keeps it or, with probability ``Profile.attribute_flip``, takes another
+        (:mod:`iaa_frames.simulate.attributes`). Each becomes a column of the annotations
+        and of the truth (missing on coverage rows), and the annotations'
+        ``attrs["iaa_attributes"]`` lists them (what
+        :func:`iaa_frames.attribute_agreement` reads).
 
     Returns
     -------
@@ -232,6 +242,7 @@ def simulate_with_truth(
     objects_per = _check_choice("objects_per", objects_per, _OBJECTS_PER)
     layout = _check_choice("layout", layout, _LAYOUTS)
     vrange = _check_vertices(vertices)
+    attribute_values = check_attributes(attributes, annotators)
     if isinstance(objects_per_item, bool) or not isinstance(objects_per_item, numbers.Real) \
             or not (math.isfinite(objects_per_item) and objects_per_item >= 0):  # fmt: skip
         raise ParameterError(
@@ -316,6 +327,12 @@ def simulate_with_truth(
         "geometry": tgeom,
         "width": W[truth.item], "height": H[truth.item],
     })  # fmt: skip
+    if attribute_values:
+        objects, true = attribute_frames(
+            seed, attribute_values, [annotators[n] for n in names], names, cols, len(truth.item)
+        )
+        annotations, truth_frame = annotations.assign(**objects), truth_frame.assign(**true)
+        annotations.attrs["iaa_attributes"] = list(attribute_values)
     return Simulated(annotations, truth_frame)
 
 
@@ -332,13 +349,14 @@ def simulate(
     class_weights: Sequence[float] | None = None,
     layout: str = "random",
     vertices: tuple[int, int] = (5, 12),
+    attributes: Mapping[str, Sequence] | None = None,
 ) -> pd.DataFrame:
     """Simulate an annotation corpus: ``simulate_with_truth(...).annotations``.
 
     Parameters
     ----------
     n_items, annotators, kind, classes, objects_per_item, seed, image_size, objects_per, \
-class_weights, layout, vertices
+class_weights, layout, vertices, attributes
         As in :func:`simulate_with_truth`.
 
     Returns
@@ -371,4 +389,5 @@ class_weights, layout, vertices
         class_weights=class_weights,
         layout=layout,
         vertices=vertices,
+        attributes=attributes,
     ).annotations

@@ -54,6 +54,12 @@ class Profile:
     coverage : float in (0, 1], default 1
         Probability that the annotator reviewed an item at all; items not reviewed get
         no rows, not even a coverage row.
+    attribute_flip : float in [0, 1] or dict {attribute: float}, default 0
+        Probability that a drawn object's attribute (``simulate(attributes=...)``) takes
+        another value than the true one, chosen uniformly among the others: one rate
+        for every attribute, or a rate per attribute (those not named: 0). Objects with
+        no true counterpart (false positives, random and lazy-center draws) draw every
+        attribute uniformly.
 
     See Also
     --------
@@ -63,7 +69,7 @@ class Profile:
     --------
     >>> from iaa_frames.simulate import Profile
     >>> Profile(jitter=0.05, miss=0.1)
-    Profile(jitter=0.05, miss=0.1, false_positives=0.0, confusion=0.0, lazy_center=False, random=False, mirror=False, coverage=1.0)
+    Profile(jitter=0.05, miss=0.1, false_positives=0.0, confusion=0.0, lazy_center=False, random=False, mirror=False, coverage=1.0, attribute_flip=0.0)
     >>> Profile.preset("sloppy", coverage=0.5).jitter
     0.15
     """
@@ -76,6 +82,7 @@ class Profile:
     random: bool = False
     mirror: bool = False
     coverage: float = 1.0
+    attribute_flip: float | tuple = 0.0
 
     def __post_init__(self):
         ranges = {
@@ -100,10 +107,25 @@ class Profile:
             if not isinstance(value, (bool, np.bool_)):
                 raise ParameterError(f"Profile.{name} must be True or False, got {value!r}")
             object.__setattr__(self, name, bool(value))
+        object.__setattr__(self, "attribute_flip", _flip_rates(self.attribute_flip))
         if self.lazy_center and self.random:
             raise ParameterError(
                 "Profile: lazy_center and random both replace the truth; set at most one"
             )
+
+    def flip_rate(self, attribute: str) -> float:
+        """The probability that this annotator flips ``attribute``.
+
+        Examples
+        --------
+        >>> from iaa_frames.simulate import Profile
+        >>> p = Profile(attribute_flip={"color": 0.2})
+        >>> p.flip_rate("color"), p.flip_rate("occluded")
+        (0.2, 0.0)
+        """
+        if isinstance(self.attribute_flip, float):
+            return self.attribute_flip
+        return dict(self.attribute_flip).get(attribute, 0.0)
 
     @classmethod
     def preset(cls, name: str, /, **overrides) -> Profile:
@@ -135,6 +157,26 @@ class Profile:
         """
         check_fields(changes, "Profile.replace")
         return dataclasses.replace(self, **changes)
+
+
+def _flip_rates(value):
+    """A flip rate (float) or sorted ``((attribute, rate), ...)`` (hashable)."""
+    what = "a probability in [0, 1] or a dict {attribute: probability}"
+
+    def rate(v):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0.0 <= v <= 1.0:
+            raise ParameterError(f"Profile.attribute_flip must be {what}, got {value!r}")
+        return float(v)
+
+    if isinstance(value, Mapping):
+        if not all(isinstance(k, str) for k in value):
+            raise ParameterError(
+                f"Profile.attribute_flip: attribute names must be strings, got {value!r}"
+            )
+        return tuple(sorted((k, rate(v)) for k, v in value.items()))
+    if isinstance(value, tuple) and all(isinstance(x, tuple) and len(x) == 2 for x in value):
+        return _flip_rates(dict(value))
+    return rate(value)
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Profile))

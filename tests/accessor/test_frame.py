@@ -24,6 +24,7 @@ from iaa_frames.explore.conflicts import conflict_counts, conflicts
 from iaa_frames.explore.confusion import confusion
 from iaa_frames.explore.item_agreement import item_agreement
 from iaa_frames.explore.items import items
+from iaa_frames.measures.attributes import attribute_agreement
 from iaa_frames.measures.kalpha import kalpha
 from iaa_frames.measures.ranking import annotator_quality
 from iaa_frames.measures.reference import accuracy
@@ -163,6 +164,7 @@ WRAPS = {
     "accuracy": (accuracy, None),
     "annotators": (annotator_quality, None),
     "kalpha": (kalpha, None),
+    "attributes": (attribute_agreement, None),
 }
 
 
@@ -246,7 +248,9 @@ def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeyp
     is asked once), however many layers the call goes through."""
     from iaa_frames.settings.validation import ENGINE_CONSTRAINTS, Progress
 
-    kwargs = {"reference": "ann"} if method == "accuracy" else {}
+    kwargs = {"accuracy": {"reference": "ann"}, "attributes": {"attributes": "truth_id"}}.get(
+        method, {}
+    )
     getattr(df.iaa, method)(**kwargs, **PARAMS)  # fills the cache
     checked = []
 

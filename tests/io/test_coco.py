@@ -337,10 +337,15 @@ def test_results_file_top_level_list(tmp_path):
 def test_unknown_annotation_keys_are_carried_through(tmp_path):
     doc = json.loads((FIX / "coco" / "ana.json").read_text())
     doc["annotations"][0]["attributes"] = {"occluded": True}
+    doc["annotations"][0]["note"] = {"by": "qa"}
     p = tmp_path / "ann.json"
     p.write_text(json.dumps(doc))
     df = read_coco(p)
-    assert row_of(df, object_id=101)["attributes"] == {"occluded": True}
+    assert row_of(df, object_id=101)["note"] == {"by": "qa"}
+    # an attributes dictionary becomes columns (tests/io/test_reader_attributes.py)
+    assert bool(row_of(df, object_id=101)["occluded"]) and df.attrs["iaa_attributes"] == [
+        "occluded"
+    ]
 
 
 def test_degenerate_polygon_keeps_bbox_and_counts(tmp_path):
