@@ -8,22 +8,21 @@ silently: it is counted in a :class:`~iaa_frames.errors.DroppedRowsWarning` whos
 ``dropped`` attribute holds the records, or returned with ``return_dropped=True``. Broken or
 hostile input raises :class:`~iaa_frames.errors.ReaderError` naming the file and the entry.
 
-==========================  ==========================================================
-:func:`read_coco`           COCO JSON: one file per annotator, or ``rater_id`` keys
-:func:`read_cvat`           CVAT for images 1.1 XML, one export per job or annotator
-:func:`read_labelstudio`    Label Studio JSON export (rectangles, polygons)
-:func:`read_voc`            Pascal VOC XML, one directory per annotator
-:func:`read_yolo`           YOLO ``.txt`` (boxes and segmentation polygons)
-:func:`read_darwin`         V7 Darwin JSON 2.0
-:func:`read_kitti`          KITTI object labels (3D cuboids), one ``.txt`` per frame
-:func:`read_supervisely_pointcloud`
-                            Supervisely (and CVAT "Sly") point-cloud JSON, ``cuboid_3d``
-:func:`read_table`          a tidy frame saved as CSV (polygons as WKT) or one Parquet file;
-                            ``boxes=``: a list-of-boxes column (crowdsourcing exports)
-:func:`from_supervision`    ``supervision.Detections`` per (item, annotator)
-:func:`from_fiftyone`       FiftyOne label fields (Detections, Polylines, masks)
-:func:`load_sample`         the packaged samples (one simulated corpus in every format)
-==========================  ==========================================================
+====================================  ==========================================================
+:func:`read_coco`                     COCO JSON: one file per annotator, or ``rater_id`` keys
+:func:`read_cvat`                     CVAT for images 1.1 XML, one export per job or annotator
+:func:`read_labelstudio`              Label Studio JSON export (rectangles, polygons)
+:func:`read_voc`                      Pascal VOC XML, one directory per annotator
+:func:`read_yolo`                     YOLO ``.txt`` (boxes and segmentation polygons)
+:func:`read_darwin`                   V7 Darwin JSON 2.0
+:func:`read_kitti`                    KITTI object labels (3D cuboids), one ``.txt`` per frame
+:func:`read_supervisely_pointcloud`   Supervisely (and CVAT "Sly") point-cloud JSON, ``cuboid_3d``
+:func:`read_table`                    a tidy frame saved as CSV (polygons as WKT) or one Parquet file;
+                                      ``boxes=``: a list-of-boxes column (crowdsourcing exports)
+:func:`from_supervision`              ``supervision.Detections`` per (item, annotator)
+:func:`from_fiftyone`                 FiftyOne label fields (Detections, Polylines, masks)
+:func:`load_sample`                   the packaged samples (one simulated corpus in every format)
+====================================  ==========================================================
 
 Every reader is one module named after its format (``coco``, ``cvat``, ...). What they
 share has one module each: ``paths`` (the files a reader is given, and the error that
