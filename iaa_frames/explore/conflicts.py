@@ -38,9 +38,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.engine import resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, engine_kwargs
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 from iaa_frames.tables.pairs import PairTables
 
 from .matches import partners, reference_code, tables_of
@@ -189,17 +191,13 @@ def _take(values: np.ndarray, index: np.ndarray, fill=None) -> np.ndarray:
     return out
 
 
+@engine_keywords
 def conflicts(
     data,
     *,
     reference: str | None = None,
     low_overlap: float | None = DEFAULT_LOW_OVERLAP,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> pd.DataFrame:
     """Every disagreement of the within-item matching, one row per conflict.
 
@@ -265,8 +263,8 @@ def conflicts(
     >>> c.groupby("kind").size().to_dict()  # doctest: +SKIP
     {'missed': 9}
     """
-    t = tables_of(data, **engine_kwargs(locals()))
-    tau = float(t.params.get("match_threshold", match_threshold))
+    t = resolve.tables_of(data, settings)
+    tau = float(t.params.get("match_threshold", settings.match_threshold))
     low = _check_low_overlap(low_overlap)
     ref = reference_code(t, reference)
     kind, item, a, b, oa, ob, iou, dist = _codes(t, ref, low)

@@ -13,10 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine import cell_distances
+from iaa_frames.engine import cell_distances, resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, engine_kwargs
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 from iaa_frames.stats.samples import ks as _ks
 from iaa_frames.stats.samples import sigma as _sigma
 
@@ -37,17 +38,13 @@ def _distance_name(component: str, distance: str) -> str:
     return "set distance"
 
 
+@engine_keywords
 def distance_samples(
     data,
     *,
     component: str = "localization",
     by: str | None = None,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> pd.DataFrame:
     """The within-item and chance distances of a component, in long form.
 
@@ -83,7 +80,7 @@ def distance_samples(
     check_choice("component", component, _DISTANCE_COMPONENTS)
     if by not in _BY:
         raise ParameterError(f"by must be one of {_BY}; got {by!r}")
-    t = tables_of(data, **engine_kwargs(locals()))
+    t = resolve.tables_of(data, settings)
     d = cell_distances(t, component, by=by)
     if by is None:
         facet = d["label"]

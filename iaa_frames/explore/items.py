@@ -14,7 +14,8 @@ import pandas as pd
 from iaa_frames.engine import resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, settings_of
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import TOP, OneOf, validate_params
 from iaa_frames.stats.krippendorff import nominal_disagreements
 from iaa_frames.tables.pairs import PairTables
@@ -116,6 +117,7 @@ def _label_code(t: PairTables, label) -> int:
 
 
 @validate_params({"top": TOP, "sort": OneOf(SORTS)})
+@engine_keywords
 def items(
     data,
     *,
@@ -123,12 +125,7 @@ def items(
     label: str = ALL,
     top: int | None = None,
     sort: str = "excess",
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> pd.DataFrame:
     """Per-item drilldown table, the items that carry the most disagreement first.
 
@@ -215,7 +212,7 @@ def items(
     """
     if not isinstance(component, str) or component not in _COMPONENTS:
         raise ParameterError(f"component must be one of {_COMPONENTS}; got {component!r}")
-    t = resolve.tables_of(data, settings_of(locals()))
+    t = resolve.tables_of(data, settings)
     code = _label_code(t, label)
     names = np.asarray(t.corpus.items)
     n_items = len(names)

@@ -11,8 +11,8 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.items import items as _items
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, settings_of
-from iaa_frames.settings.validation import validate_params
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 from iaa_frames.tables.pairs import PairTables
 
 from . import style
@@ -29,7 +29,7 @@ def _is_items_table(data) -> bool:
     } <= set(data.columns)
 
 
-@validate_params()
+@engine_keywords
 def items(
     data,
     *,
@@ -39,12 +39,7 @@ def items(
     sort: str = "excess",
     width: float | None = None,
     ax=None,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ):
     """The items that carry the most disagreement: each item's agreement and its counts.
 
@@ -91,9 +86,7 @@ def items(
     elif isinstance(data, PairTables):
         table = _items(data, component=component, label=label, sort=sort)
     elif isinstance(data, pd.DataFrame):
-        table = results.items(
-            data, settings_of(locals()), component=component, label=label, sort=sort
-        )
+        table = results.items(data, settings, component=component, label=label, sort=sort)
     else:
         raise ParameterError(
             "data must be an item table, PairTables or an annotation "

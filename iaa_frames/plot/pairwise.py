@@ -16,7 +16,8 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, settings_of
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables
 
@@ -29,18 +30,14 @@ _MIN_CELL = 0.13
 
 
 @validate_params()
+@engine_keywords
 def pairwise_frame(
     data,
     *,
     component: str = "localization",
     label: str = ALL,
     top: int | None = 30,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> pd.DataFrame:
     """The annotator x annotator matrix as a square DataFrame.
 
@@ -79,7 +76,7 @@ def pairwise_frame(
     if isinstance(data, PairTables):
         data = pairwise_from_tables(data, component=component, label=label)
     elif isinstance(data, pd.DataFrame):
-        data = results.pairwise(data, settings_of(locals()), component=component, label=label)
+        data = results.pairwise(data, settings, component=component, label=label)
     if isinstance(data, xr.Dataset):
         if "agreement" not in data:
             raise ParameterError("a pairwise Dataset needs an 'agreement' variable")
