@@ -6,7 +6,9 @@
 * ``box``: axis-aligned boxes, in numpy; every kind's bounding box;
 * ``polygon``: shapely polygons in the ``geometry`` column (exact overlay);
 * ``mask``: pixel masks, read as the exact polygons of their pixels; the COCO mask IoU of
-  detailed shapes.
+  detailed shapes;
+* ``keypoints``: skeletons of named joints with visibility, scored by COCO's OKS (a kind
+  with its own similarity, :meth:`Kind.similarity`, :meth:`Kind.reach`).
 
 A new kind (keypoints, 3D boxes, circles) is a subclass of :class:`Kind` registered with
 :func:`register_kind`: its rows are the frame rows holding its columns, and matching, the
@@ -34,16 +36,23 @@ from .registry import (
     unregister_kind,
 )
 
+# isort: split
+# registered after the built-in IoU kinds (the registry lists them first)
+from .keypoints import KEYPOINTS, KeypointsKind, keypoint_kinds
+
 __all__ = [
     "BOX",
+    "KEYPOINTS",
     "MASK",
     "POLYGON",
     "BoxKind",
     "Kind",
+    "KeypointsKind",
     "MaskKind",
     "PolygonKind",
     "available_kinds",
     "get_kind",
+    "keypoint_kinds",
     "kind_of_rows",
     "mask_to_geometry",
     "parametric_kinds",
