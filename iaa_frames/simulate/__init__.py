@@ -24,7 +24,8 @@ Modules
 -------
 :mod:`.profiles` (how an annotator redraws), :mod:`.shapes` (synthetic objects as
 arrays), :mod:`.annotators` (the truth and each annotator's draws, random streams),
-:mod:`.generate` (the public functions and their checks).
+:mod:`.generate` (the public functions and their checks), :mod:`.keypoints` (skeletons:
+:func:`simulate_keypoints`, :class:`KeypointProfile`).
 """
 
 from .annotators import LAZY_CENTER_FRACTION
@@ -34,14 +35,17 @@ from .generate import (
     simulate,
     simulate_with_truth,
 )
+from .keypoints import KeypointProfile, simulate_keypoints
 from .profiles import PRESETS, Profile
 
 __all__ = [
     "COMMON_IMAGE_SIZES",
+    "KeypointProfile",
     "LAZY_CENTER_FRACTION",
     "PRESETS",
     "Profile",
     "Simulated",
     "simulate",
+    "simulate_keypoints",
     "simulate_with_truth",
 ]
