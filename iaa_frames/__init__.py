@@ -56,6 +56,7 @@ from iaa_frames.io.supervision import from_supervision
 from iaa_frames.io.supervision_export import to_supervision
 from iaa_frames.matching.copies import find_copies
 from iaa_frames.measures.kalpha import kalpha, kalpha_items, kalpha_units
+from iaa_frames.measures.keypoints import keypoint_agreement
 from iaa_frames.measures.ranking import annotator_quality, annotator_quality_from_tables
 from iaa_frames.measures.reference import accuracy
 from iaa_frames.measures.threshold_choice import suggest_threshold, threshold_separation
@@ -90,6 +91,7 @@ __all__ = [
     "kalpha",
     "kalpha_items",
     "kalpha_units",
+    "keypoint_agreement",
     "report",
     "PRESETS",
     "PairTables",

@@ -64,7 +64,10 @@ class KeypointProfile:
     joint_jitter : dict {str: float}, optional
         Extra jitter of named joints (added to ``jitter``): one hard joint.
     swap : float, default 0
-        Probability that an object has its left and right joints swapped.
+        Probability that a left/right pair of joints of an object is swapped (each pair
+        independently; a whole swapped skeleton rarely reaches the match threshold).
+    swap_joints : tuple of str, optional
+        The pairs that may be swapped, by either joint's name; all by default.
     occlusion : float, default 0
         Probability that a labelled joint's visibility flips (visible <-> occluded).
     drop : float, default 0
@@ -79,6 +82,7 @@ class KeypointProfile:
     jitter: float = 0.0
     joint_jitter: dict | None = None
     swap: float = 0.0
+    swap_joints: tuple | None = None
     occlusion: float = 0.0
     drop: float = 0.0
     miss: float = 0.0
@@ -136,14 +140,18 @@ def _redraw(name, p: KeypointProfile, truth, seed, n_items, max_people, W, H, ki
     for joint, extra in (p.joint_jitter or {}).items():
         sd[kind.keypoints.index(joint)] += extra
     pts = pts + rng[_A_JITTER].normal(size=(n, K, 2)) * (sd[None, :] * scale)[..., None]
-    swap = rng[_A_SWAP].random(n) < p.swap
-    if swap.any() and kind.flip:
-        left, right = np.array(kind.flip).T
-        order = np.arange(K)
-        order[left], order[right] = right, left
-        pts[swap] = pts[swap][:, order]
-        v = v.copy()
-        v[swap] = v[swap][:, order]
+    pairs = [
+        (a, b)
+        for a, b in kind.flip
+        if p.swap_joints is None or {kind.keypoints[a], kind.keypoints[b]} & set(p.swap_joints)
+    ]
+    swap = rng[_A_SWAP].random((n, max(len(kind.flip), 1)))[:, : len(pairs)] < p.swap
+    if swap.any():
+        order = np.tile(np.arange(K), (n, 1))
+        for q, (a, b) in enumerate(pairs):
+            order[swap[:, q], a], order[swap[:, q], b] = b, a
+        pts = np.take_along_axis(pts, order[..., None], axis=1)
+        v = np.take_along_axis(v, order, axis=1)
     flip = (rng[_A_OCCLUDE].random((n, K)) < p.occlusion) & (v > 0)
     v = np.where(flip, 3.0 - v, v)
     drop = (rng[_A_DROP].random((n, K)) < p.drop) & (v > 0)
