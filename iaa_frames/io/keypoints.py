@@ -23,6 +23,8 @@ Examples
 'keypoints'
 >>> skeleton_kind(["tip", "base"], "Fish fin").columns[:2]
 ('keypoints_fish_fin_tip_x', 'keypoints_fish_fin_tip_y')
+>>> from iaa_frames.geometry.kinds import unregister_kind
+>>> unregister_kind("keypoints_fish_fin")
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ True
 >>> get_kind("ellipse")
 Traceback (most recent call last):
 ...
-iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask (register one with iaa_frames.geometry.kinds.register_kind)
+iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask, keypoints (register one with iaa_frames.geometry.kinds.register_kind)
 """
 
 from __future__ import annotations
