@@ -209,3 +209,20 @@ def test_invalid_rows():
     a[2, 2] = 0.0  # nothing labelled
     a[3, -1] = -1.0  # negative area
     assert KEYPOINTS.invalid(a).tolist() == [False, True, True, True]
+
+
+def test_validate_keeps_a_skeleton_with_one_labelled_joint():
+    import iaa_frames as iaf
+
+    rng = np.random.default_rng(6)
+    flat, area = _people(rng, 2)
+    flat[0, 2::3] = 0.0
+    flat[0, 0:3] = [50.0, 60.0, 1.0]  # only the nose, occluded: a flat box, still a shape
+    df = _frame(np.column_stack([flat, area]), 640.0, 480.0)
+    df["item"], df["annotator"], df["label"] = "i", ["a", "b"], "person"
+    out = iaf.validate(df)
+    assert len(out) == 2 and out.loc[0, ["x0", "y0", "x1", "y1"]].tolist() == [50, 60, 50, 60]
+    bad = df.copy()
+    bad.loc[1, "kp_nose_v"] = 3.0
+    with pytest.raises(iaf.errors.InvalidAnnotationError, match="a visibility not 0, 1 or 2"):
+        iaf.validate(bad)
