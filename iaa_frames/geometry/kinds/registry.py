@@ -175,38 +175,23 @@ class Kind:
         )
 
     # -- a similarity of its own (keypoints: OKS) -------------------------------------
-
     def similarity(self, data_a, data_b) -> np.ndarray:
-        """``(m,)`` similarity in [0, 1] of each pair of two shapes of this kind, 1 for
-        equal shapes; the matcher gates pairs by it (``>= tau``) and the ``iou`` / ``giou``
-        distances become ``1 - s`` / ``(1 - s) / 2``.
-
-        By default the IoU from :meth:`areas` and :meth:`intersection`, which the engine
-        computes by its own IoU path (this method is then never called). A kind that
-        overrides it (:attr:`own_similarity`) takes three commitments: the similarity is
-        cheap enough to compute for every candidate pair (as a box IoU is: the matcher
-        computes it exactly for every pair its boxes' :meth:`reach` lets through); a shape
-        of the kind and a shape of any other kind have similarity 0; and :meth:`reach`
-        bounds where it can reach a threshold.
-        """
+        """``(m,)`` similarity in [0, 1] of pairs (1: equal) that the matcher gates by and
+        IoU-based distances use; default the IoU (computed by the engine's IoU path). An
+        override (:attr:`own_similarity`) is cheap for every pair :meth:`reach` lets
+        through, and is 0 with shapes of other kinds."""
         inter = np.asarray(self.intersection(data_a, data_b), dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             return inter / (self.areas(data_a) + self.areas(data_b) - inter)
 
     @property
     def own_similarity(self) -> bool:
-        """True when the kind overrides :meth:`similarity` (its pairs are not scored by
-        IoU, and its boxes are grown by :meth:`reach` for the sweeps and the chance index)."""
+        """True when the kind overrides :meth:`similarity` (scored by it, not IoU)."""
         return type(self).similarity is not Kind.similarity
 
     def reach(self, data, tau: float) -> np.ndarray:
-        """``(m,)`` margin ``r >= 0`` per shape: two shapes of the kind can have
-        :meth:`similarity` ``>= tau`` (``0 < tau <= 1``) only if their bounding boxes,
-        each grown by its own margin on every side, meet. The sweep of overlapping pairs
-        and the chance index list pairs by those grown boxes, so a margin too small loses
-        matches; too large costs only time. Default 0: an IoU above 0 needs boxes that
-        overlap. Only kinds with :attr:`own_similarity` are asked.
-        """
+        """``(m,)`` margins: shapes reach :meth:`similarity` ``>= tau > 0`` only if their
+        boxes grown by them meet (sweeps, chance index). Default 0 (IoU: boxes overlap)."""
         return np.zeros(len(data))
 
     def centroids(self, data) -> np.ndarray:
