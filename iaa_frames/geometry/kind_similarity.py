@@ -28,7 +28,13 @@ import numpy as np
 
 from .kinds.registry import get_kind
 
-__all__ = ["has_own_similarity", "involves_own_similarity", "own_similarity_pairs", "reach_boxes"]
+__all__ = [
+    "has_own_similarity",
+    "involves_own_similarity",
+    "own_similarity_of",
+    "own_similarity_pairs",
+    "reach_boxes",
+]
 
 #: Added to every reach (normalized image units, far below a pixel) so that grown boxes
 #: meeting at one edge, or degenerate boxes (one labelled point), overlap strictly.
@@ -112,6 +118,35 @@ def own_similarity_pairs(a, b, rows=None):
         any_b |= in_b[rows]
     foreign = rows[(any_a | any_b) & ~same]
     return np.concatenate(own), np.concatenate(value), foreign
+
+
+def own_similarity_of(shapes, oa, ob):
+    """:func:`own_similarity_pairs` of the object pairs ``(shapes[oa[i]], shapes[ob[i]])``
+    of one container, without taking them (the matcher's hot path: every candidate pair).
+
+    Returns
+    -------
+    own : ndarray of int
+        Positions in ``oa`` of pairs of two shapes of one kind with its own similarity.
+    value : ndarray of float64
+        Their similarity.
+    foreign : ndarray of int
+        Positions of pairs of such a shape and a shape of another kind (similarity 0).
+    """
+    kinds = _own_kinds(shapes)
+    anyone = np.logical_or.reduce(list(kinds.values()))
+    involved = np.flatnonzero(anyone[oa] | anyone[ob])
+    own, value = [np.zeros(0, np.int64)], [np.zeros(0)]
+    same = np.zeros(len(involved), bool)
+    for name, rows in kinds.items():
+        sel = rows[oa[involved]] & rows[ob[involved]]
+        if sel.any():
+            r = involved[sel]
+            p = shapes.params[name]
+            same |= sel
+            own.append(r)
+            value.append(np.asarray(get_kind(name).similarity(p[oa[r]], p[ob[r]]), np.float64))
+    return np.concatenate(own), np.concatenate(value), involved[~same]
 
 
 def reach_boxes(shapes, tau: float) -> np.ndarray:

@@ -42,7 +42,7 @@ from iaa_frames.geometry.distances import (
 from iaa_frames.geometry.distances import iou as pair_iou
 from iaa_frames.geometry.kind_similarity import (
     has_own_similarity,
-    own_similarity_pairs,
+    own_similarity_of,
     reach_boxes,
 )
 
@@ -191,12 +191,10 @@ def _iou_bound(corpus: Corpus, oa, ob):
         bound = np.nan_to_num(top / (area_a + area_b - top))
     overlap = inter > 0
     if has_own_similarity(corpus.shapes):  # e.g. OKS: exact, cheap, and not from boxes
-        shapes = corpus.shapes
-        rows = np.flatnonzero(shape[oa] | shape[ob])
-        own, value, foreign = own_similarity_pairs(shapes.take(oa[rows]), shapes.take(ob[rows]))
-        bound[rows[own]] = value
-        bound[rows[foreign]] = 0.0
-        poly_pair[rows[own]] = poly_pair[rows[foreign]] = False
+        own, value, foreign = own_similarity_of(corpus.shapes, oa, ob)
+        bound[own] = value
+        bound[foreign] = 0.0
+        poly_pair[own] = poly_pair[foreign] = False
     _bound_masks(corpus, oa, ob, bound, poly_pair & overlap)
     return bound, ba, bb, poly_pair, overlap
 
