@@ -226,3 +226,31 @@ def test_validate_keeps_a_skeleton_with_one_labelled_joint():
     bad.loc[1, "kp_nose_v"] = 3.0
     with pytest.raises(iaf.errors.InvalidAnnotationError, match="a visibility not 0, 1 or 2"):
         iaf.validate(bad)
+
+
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_dask_equals_in_memory_on_skeletons(npartitions):
+    # the parameters of skeletons travel with the dask index: no special case there
+    import warnings
+
+    import iaa_frames as iaf
+    from iaa_frames.simulate import KeypointProfile, simulate_keypoints
+
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
+    profiles = {"a": KeypointProfile(jitter=0.1), "b": KeypointProfile(jitter=0.3, swap=0.3)}
+    df = iaf.validate(simulate_keypoints(n_items=60, annotators=profiles, seed=2))
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(df, npartitions=npartitions, sort=False)
+    params = {"n_chance": 300, "n_boot": 20, "seed": 7, "match_threshold": 0.3}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = iaf.agreement(ddf, **params)
+    want = iaf.agreement(df, **params)
+    for name, var in want.data_vars.items():
+        a, b = got[name].values, var.values
+        if np.issubdtype(b.dtype, np.number):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, equal_nan=True, err_msg=name)
+        else:
+            assert (a == b).all(), name
