@@ -37,7 +37,19 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.geometry.kinds import KEYPOINTS, KeypointsKind, get_kind, register_kind
 from iaa_frames.geometry.kinds.registry import available_kinds
 
-__all__ = ["joint_order", "keypoint_params", "skeleton_kind"]
+__all__ = ["coco_name", "joint_order", "keypoint_params", "skeleton_kind"]
+
+
+def coco_name(name) -> str:
+    """A joint name in COCO's spelling: lower case, other characters than letters and
+    digits as ``_``.
+
+    Examples
+    --------
+    >>> coco_name("Left Eye")
+    'left_eye'
+    """
+    return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_")
 
 
 def skeleton_kind(names, label, *, skeleton=()) -> KeypointsKind:
@@ -57,7 +69,7 @@ def skeleton_kind(names, label, *, skeleton=()) -> KeypointsKind:
         kind = get_kind(k)
         if isinstance(kind, KeypointsKind) and sorted(kind.keypoints) == sorted(names):
             return kind
-    name = "keypoints_" + re.sub(r"[^0-9a-z]+", "_", str(label).lower()).strip("_")
+    name = "keypoints_" + coco_name(label)
     if name in available_kinds():
         raise ParameterError(
             f"the skeleton {label!r} has the joints {list(names)}, but the geometry kind "

@@ -15,7 +15,7 @@ from iaa_frames.geometry.kinds import KEYPOINTS, KeypointsKind
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, labelstudio_file
 from .json_stream import JSONStream
-from .keypoints import keypoint_params, skeleton_kind
+from .keypoints import coco_name, keypoint_params, skeleton_kind
 from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
 from .shapes import rotated_rectangle
 from .values import is_number
@@ -175,7 +175,8 @@ def read_labelstudio(
     annotation one object labelled by the control tag's ``from_name``. Every joint placed
     is visible (``v = 2``; Label Studio has no visibility), the others not labelled. The
     skeleton is ``skeleton`` when given, else COCO's person (the kind ``keypoints``) when
-    every joint is one of its keypoints, else the kind of every joint name in the file
+    every joint is one of its keypoints (``Left Eye`` is ``left_eye``), else the kind of
+    every joint name in the file
     (:mod:`iaa_frames.io.keypoints`). (JSON-MIN keypoints are not read.)
 
     Skipped and counted (DroppedRowsWarning): cancelled annotations (``was_cancelled``;
@@ -655,11 +656,13 @@ def _skeletons(b: FrameBuilder, skeletons, kind) -> None:
         return
     if kind is None:
         names = sorted({j for _, joints, _, _ in skeletons for j in joints})
-        kind = (
-            KEYPOINTS
-            if set(names) <= set(KEYPOINTS.keypoints)
-            else skeleton_kind(names, "keypoints")
-        )
+        coco = {coco_name(n) for n in names} <= set(KEYPOINTS.keypoints)
+        if coco:  # "Left Eye" and "left_eye" alike
+            skeletons = [
+                (r, {coco_name(j): xy for j, xy in joints.items()}, a, bx)
+                for r, joints, a, bx in skeletons
+            ]
+        kind = KEYPOINTS if coco else skeleton_kind(names, "skeleton")
     for row, joints, area, box in skeletons:
         x = np.zeros(kind.n_keypoints)
         y = np.zeros(kind.n_keypoints)
