@@ -24,6 +24,7 @@ from iaa_frames.version import __version__
 
 #: Where each public name lives (module under ``iaa_frames.``), imported on first use.
 _EXPORTS = {
+    "measures.keypoints": ("keypoint_agreement",),
     "measures.attributes": ("attribute_agreement",),
     "geometry.kinds": ("bird_eye_view",),
     "api.backend": ("agreement",),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from iaa_frames.geometry.kind_similarity import reach_boxes
 from iaa_frames.matching.assignment import pairs_within_runs, run_starts
 from iaa_frames.matching.corpus import Corpus
 from iaa_frames.matching.pipeline import iou_upper_bound
@@ -74,7 +75,7 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
     """
     slots = corpus.annotations
     n_slots = slots.empty + 1
-    box = corpus.shapes.boxes
+    box = reach_boxes(corpus.shapes, tau)
     order = np.argsort(box[:, 0], kind="stable")
     x0 = box[order, 0]
     later = np.searchsorted(x0, box[order, 2], side="left") - np.arange(len(order)) - 1
@@ -124,7 +125,7 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET):
     tree is queried), or when a box is not finite (the tree cannot hold it)."""
     slots = corpus.annotations
     n_slots = slots.empty + 1
-    box = corpus.shapes.boxes
+    box = reach_boxes(corpus.shapes, tau)
     if not len(box) or not np.isfinite(box).all():
         return None
     n = len(box)

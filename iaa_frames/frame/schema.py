@@ -62,11 +62,14 @@ INVALID_REASONS = {
     "non_numeric_coordinates": "a box coordinate is not a number",
     "not_a_geometry": "geometry is not a shapely geometry",
     "not_polygonal": "geometry is not a Polygon or MultiPolygon",
-    "nonfinite_coordinates": "a box coordinate is NaN or infinite",
+    "nonfinite_coordinates": "a box coordinate is NaN or infinite (or a parameter of its "
+    "geometry kind: an unlabelled keypoint has v = 0 and x = y = 0, as in COCO)",
     "inverted_box": "the box is inverted (x1 < x0 or y1 < y0)",
     "extreme_coordinates": "a coordinate is beyond 1e100 in size or the shape is below 1e-200 "
     "in area, so that areas overflow or underflow float64: rescale the coordinates",
-    "zero_area": "the shape has zero area (x1 == x0, y1 == y0, or an empty polygon)",
+    "zero_area": "the shape has zero area (x1 == x0, y1 == y0, or an empty polygon), or "
+    "its kind's parameters make no shape (keypoints: a visibility not 0, 1 or 2, no "
+    "labelled joint, a negative area)",
     "missing_geometry": "a label is given but no box or geometry",
     "missing_label": "an object has no label",
     "reserved_label": f"the label {ALL!r} is reserved",
@@ -318,9 +321,12 @@ def _kind_boxes(df: pd.DataFrame, box: np.ndarray, has_geom: np.ndarray, non_num
         Rows whose parameters are no shape of the kind (:meth:`Kind.invalid`, zero area).
     partial : ndarray of bool
         Rows holding some of a kind's parameters but not all of them finite.
+    own : ndarray of bool
+        Rows of kinds with their own similarity (keypoints), whose box may be flat (one
+        labelled joint): their kind alone says whether they are a shape.
     """
     n = len(df)
-    bad, partial = np.zeros(n, bool), np.zeros(n, bool)
+    bad, partial, own = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
     for kind in parametric_kinds(df.columns):
         values, not_num = zip(*(_numeric(df[c]) for c in kind.columns))
         data = np.column_stack(values).reshape(n, len(kind.columns))
@@ -331,7 +337,8 @@ def _kind_boxes(df: pd.DataFrame, box: np.ndarray, has_geom: np.ndarray, non_num
         if rows.size:
             box[rows] = kind.bounds(data[rows])
             bad[rows] = kind.invalid(data[rows])
-    return bad, partial
+            own[rows] = kind.own_similarity
+    return bad, partial, own
 
 
 def _too_long(values: pd.Series) -> np.ndarray:
@@ -375,7 +382,9 @@ def _reasons(df: pd.DataFrame):
     else:
         empty = np.zeros(n, bool)
 
-    kind_bad, kind_partial = _kind_boxes(df, box, has_geom, masks["non_numeric_coordinates"])
+    kind_bad, kind_partial, flat_ok = _kind_boxes(
+        df, box, has_geom, masks["non_numeric_coordinates"]
+    )
     empty |= kind_bad
     finite = np.isfinite(box)
     all_nan = np.isnan(box).all(axis=1)
@@ -387,7 +396,7 @@ def _reasons(df: pd.DataFrame):
     with np.errstate(invalid="ignore"):
         masks["inverted_box"] = ~has_geom & ((box[:, 2] < box[:, 0]) | (box[:, 3] < box[:, 1]))
         masks["zero_area"] = empty | (
-            ~has_geom & ((box[:, 2] == box[:, 0]) | (box[:, 3] == box[:, 1]))
+            ~has_geom & ~flat_ok & ((box[:, 2] == box[:, 0]) | (box[:, 3] == box[:, 1]))
         )
 
     label = df["label"]

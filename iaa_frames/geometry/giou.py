@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from .kind_similarity import involves_own_similarity
 from .kinds.registry import Kind, get_kind
 from .overlap import areas, iou_union
 from .shapes import Shapes, check_aligned
@@ -140,7 +141,9 @@ def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.nda
     ch -= np.minimum(ab[:, 1], bb[:, 1])
     enclosing = cw
     enclosing *= ch
-    rows = np.flatnonzero(~(a.is_box & b.is_box) & np.isfinite(value))
+    own = involves_own_similarity(a, b)  # their GIoU is their similarity: no hull
+    keep = None if own is None else value[own]
+    rows = np.flatnonzero(~(a.is_box & b.is_box) & np.isfinite(value) & (own is None or ~own))
     if rows.size and a.params and b.params:
         rows = _kind_terms(a, b, rows, enclosing, union)
     if rows.size:
@@ -150,4 +153,6 @@ def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.nda
         slack /= enclosing
     np.maximum(slack, 0.0, out=slack, where=~np.isnan(slack))
     value -= slack
+    if own is not None:
+        value[own] = keep
     return value

@@ -15,7 +15,10 @@
   threshold of 1. Two shapes of one parametric kind share the area the kind computes
   (:meth:`~iaa_frames.geometry.kinds.Kind.intersection`); a shape of a parametric kind and
   a shape of another kind, the overlay of their polygons
-  (:meth:`~iaa_frames.geometry.kinds.Kind.to_polygons`).
+  (:meth:`~iaa_frames.geometry.kinds.Kind.to_polygons`). A kind with its own similarity
+  (:attr:`~iaa_frames.geometry.kinds.Kind.own_similarity`, keypoints' OKS) has that
+  similarity as its "IoU", and 0 with shapes of other kinds
+  (:mod:`iaa_frames.geometry.kind_similarity`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 import shapely
 
 from .clip import clipped_areas
+from .kind_similarity import involves_own_similarity, own_similarity_pairs
 from .kinds.box import BOX, box_intersection
 from .kinds.polygon import overlay_areas
 from .kinds.registry import get_kind
@@ -128,6 +132,10 @@ def overlap(a: Shapes, b: Shapes):
     # Pairs involving a shape other than a box whose bounding boxes overlap need the
     # intersection; where the boxes do not overlap the shapes cannot either.
     rows = np.flatnonzero(~(a.is_box & b.is_box) & (inter > 0))
+    own = involves_own_similarity(a, b)
+    if own is not None:  # scored by their kind's similarity in iou_union, not by areas
+        inter[own] = 0.0
+        rows = rows[~own[rows]]
     masked = rows[on_masks(a, b, rows)]
     if masked.size:
         ipx, apx, bpx, pixels = mask_pixels(a, b, masked)
@@ -201,6 +209,10 @@ def iou_union(a: Shapes, b: Shapes):
     with np.errstate(divide="ignore", invalid="ignore"):
         out = inter / union
     out[masked] = mask_value
+    if a.params or b.params:
+        own, value, foreign = own_similarity_pairs(a, b)
+        out[own] = value
+        out[foreign] = 0.0
     return out, union, masked
 
 

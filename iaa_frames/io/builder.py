@@ -346,6 +346,37 @@ class FrameBuilder:
         self.shapes.setdefault(shape_kind.name, array("q")).append(row)
         return row
 
+    def reshape_row(self, row: int, kind, params) -> None:
+        """Turn the row ``row``, added as a box, into a shape of the parametric geometry
+        kind ``kind``, for formats that name the kind only after the row (a COCO category,
+        listed after the annotations, names its keypoints): as :meth:`add_shape` would
+        have added it.
+
+        Examples
+        --------
+        >>> b = FrameBuilder("example")
+        >>> row = b.add_box("img", "ann", "cat", 0, 0, 1, 1)
+        >>> params = [5.0, 5.0, 2.0] + [0.0, 0.0, 0.0] * 16 + [40.0]
+        >>> b.reshape_row(row, "keypoints", params)
+        >>> b.build()[["x0", "x1", "kp_nose_x", "kp_area"]].to_numpy().tolist()
+        [[5.0, 5.0, 5.0, 40.0]]
+        """
+        shape_kind = get_kind(kind)
+        values = [float(v) for v in params]
+        if shape_kind.native or len(values) != len(shape_kind.columns):
+            raise ParameterError(
+                f"reshape_row takes the {len(shape_kind.columns)} parameters of a parametric "
+                f"geometry kind; got {len(values)} for {kind!r}"
+            )
+        n = self.n
+        for c, v in zip(shape_kind.columns, values, strict=True):
+            col = self.extras.setdefault(c, [])
+            if len(col) < n:
+                col.extend([None] * (n - len(col)))
+            col[row] = v
+        self.kind[row] = SHAPE
+        self.shapes.setdefault(shape_kind.name, array("q")).append(row)
+
     def _shape_bounds(self, box: np.ndarray) -> None:
         """Fill ``box`` with the bounds of the rows of parametric kinds, one call per kind."""
         for name, rows in self.shapes.items():

@@ -8,12 +8,14 @@ from array import array
 
 import numpy as np
 
-from iaa_frames.errors import ParameterError
+from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.geometry.kinds import KEYPOINTS
 
 from .builder import FrameBuilder, finish
 from .groups import with_groups
 from .item_keys import ItemKeys, one_item_per_image
 from .json_stream import JSONStream
+from .keypoints import joint_order, keypoint_params, skeleton_kind
 from .masks import MAX_MASK_PIXELS, mask_to_geometry, rle_geometry
 from .paths import ENTRY_ERRORS, entry_error, files_and_annotators, reader_error
 from .values import flat_ring, is_number, number, size_value
@@ -78,6 +80,9 @@ class _CocoFile:
         self.group_key, self.groups = None, {}  # set by read_coco
         self.results = False  # a top-level list of annotations (COCO results format)
         self.pending_cover: list = []  # (image id, annotator, rater given, index) of skipped annotations
+        self.keypoints = True  # read annotations with keypoints as skeletons
+        self.kp_rows: list = []  # (row, category id, x, y, v, area, box) of skeletons
+        self.skeletons: dict = {}  # category id -> (joint names, skeleton edges)
 
     # --- sections ----------------------------------------------------------------------
     def image(self, i, img):
@@ -151,6 +156,27 @@ class _CocoFile:
                 f"category id {cid} is defined twice ({self.categories[cid]!r} and {name!r})",
             )
         self.categories[cid] = name
+        joints = cat.get("keypoints")
+        if joints is not None:
+            if not isinstance(joints, list) or not all(isinstance(j, str) for j in joints):
+                raise reader_error(
+                    self.path,
+                    f"{entry} (id={cid})",
+                    f"keypoints must be a list of joint names, got {joints!r}",
+                )
+            edges = cat.get("skeleton") or []
+            if not isinstance(edges, list) or not all(
+                isinstance(e, list)
+                and len(e) == 2
+                and all(type(j) is int and 1 <= j <= len(joints) for j in e)
+                for e in edges
+            ):
+                raise reader_error(
+                    self.path,
+                    f"{entry} (id={cid})",
+                    f"skeleton must be a list of [joint, joint] pairs counted from 1, got {edges!r}",
+                )
+            self.skeletons[cid] = (joints, [(a - 1, b - 1) for a, b in edges])
 
     def _attributes(self, ann, attributes: dict, extras: dict) -> None:
         """An ``attributes`` dictionary (CVAT's and Datumaro's COCO exports) as columns,
@@ -235,6 +261,12 @@ class _CocoFile:
                 or type(h) not in _NUM
             ):
                 raise reader_error(path, _entry(i, aid), f"bbox must hold 4 numbers, got {bbox!r}")
+        if self.keypoints and "keypoints" in ann:
+            extras.pop("keypoints")
+            extras.pop("num_keypoints", None)
+            box = None if bbox is None else (x, y, x + w, y + h)
+            self._skeleton(i, aid, ann, iid, cid, annotator, rater_given, extras, box)
+            return
         seg = ann.get("segmentation")
         if seg is not None and seg != []:
             entry = _entry(i, aid)
@@ -335,6 +367,90 @@ class _CocoFile:
             )
         self.rater_rows.append(rater_given)
 
+    def _skeleton(self, i, aid, ann, iid, cid, annotator, rater_given, extras, box):
+        """An annotation with ``keypoints``: a skeleton (its segmentation and bbox give
+        only its area), added as a box until the category names its joints."""
+        path, entry = self.path, _entry(i, aid)
+        flat = ann["keypoints"]
+        if (
+            type(flat) is not list
+            or not flat
+            or len(flat) % 3
+            or not all(type(v) in _NUM for v in flat)
+        ):
+            raise reader_error(
+                path, entry, f"keypoints must be a list of numbers x, y, v per joint, got {flat!r}"
+            )
+        xyv = np.array(flat, dtype=np.float64).reshape(-1, 3)
+        v = xyv[:, 2]
+        if not np.isfinite(xyv).all() or not np.isin(v, (0, 1, 2)).all():
+            raise reader_error(
+                path,
+                entry,
+                f"keypoints must hold finite x, y and a visibility 0, 1 or 2, got {flat!r}",
+            )
+        if not (v > 0).any():  # COCOeval ignores them too (num_keypoints == 0)
+            self.b.drop(
+                path,
+                entry,
+                "keypoints_none_labelled",
+                "a skeleton with no labelled joint (num_keypoints 0) was skipped",
+                item=iid,
+                annotator=annotator,
+                record=ann,
+            )
+            self._reviewed(iid, annotator, rater_given, i)
+            return
+        on = xyv[v > 0]
+        row = self.b.add_box(
+            iid,
+            annotator,
+            cid,
+            on[:, 0].min(),
+            on[:, 1].min(),
+            on[:, 0].max(),
+            on[:, 1].max(),
+            object_id=aid,
+            file_idx=self.file_idx,
+            entry=i,
+            extras=extras,
+        )
+        area = ann.get("area")
+        self.kp_rows.append((row, cid, xyv, area if type(area) in _NUM else None, box))
+        self.rater_rows.append(rater_given)
+
+    def _skeleton_rows(self):
+        """The skeletons as shapes of their category's keypoints kind."""
+        for row, cid, xyv, area, box in self.kp_rows:
+            if row in self.b.voided:
+                continue
+            joints, edges = self.skeletons.get(cid, (None, ()))  # None: COCO's 17, by position
+            try:
+                if joints is None and len(xyv) != 17:
+                    raise reader_error(
+                        self.path,
+                        self.ann_entry(row),
+                        f"the category {cid!r} names no 'keypoints' and the annotation has "
+                        f"{len(xyv)} joints (not COCO's 17 person keypoints)",
+                    )
+                label = self.categories.get(cid, str(cid))
+                kind = skeleton_kind(joints, label, skeleton=edges) if joints else KEYPOINTS
+                if len(xyv) != kind.n_keypoints:
+                    raise reader_error(
+                        self.path,
+                        self.ann_entry(row),
+                        f"{len(xyv)} keypoints, but the category {label!r} names {kind.n_keypoints}",
+                    )
+            except (ReaderError, ParameterError) as exc:
+                if not isinstance(exc, ReaderError):
+                    exc = reader_error(self.path, self.ann_entry(row), str(exc))
+                self.b.void(row, exc, self.path, self.ann_entry(row))
+                continue
+            if joints:
+                xyv = xyv[joint_order(kind, joints)]
+            params = keypoint_params(xyv[:, 0], xyv[:, 1], xyv[:, 2], area, box)
+            self.b.reshape_row(row, kind.name, params)
+
     def ann_entry(self, r):
         _, entry = self.b.describe_row(r)
         return entry
@@ -416,6 +532,8 @@ class _CocoFile:
                     continue
                 name = str(cid)  # a results file without categories: the id is the label
             b.label[r] = name
+        if self.kp_rows:
+            self._skeleton_rows()
         for iid, annotator, _rater_given, i in self.pending_cover:
             img = self.images.get(iid)
             name, w, h = (img[0], img[1], img[2]) if img else (str(iid), math.nan, math.nan)
@@ -444,6 +562,7 @@ def read_coco(
     on_invalid: str = "raise",
     return_dropped: bool = False,
     group_key: str | None = "video_id",
+    keypoints: bool = True,
 ):
     """Read COCO object-detection JSON into the tidy annotation frame.
 
@@ -489,6 +608,10 @@ def read_coco(
         sets: YouTube-VIS, TAO, ImageNet-VID in COCO form): where images carry it, the
         frame gets a ``group`` column, so that chance pairings never join two frames of
         one video (see :func:`iaa_frames.validate`). None: no group column.
+    keypoints : bool, default True
+        Read annotations with ``keypoints`` (COCO's person keypoints format) as skeletons
+        (see Notes); False: read their bbox and segmentation as for detection, and keep
+        ``keypoints`` as a column.
 
     Returns
     -------
@@ -531,6 +654,17 @@ def read_coco(
     1280 x 960 image compares the fractions of their images they cover (the left half of
     one and the left half of the other have IoU 1). Within an item both masks share the
     image size, so the normalized IoU is the pixel IoU.
+
+    **Keypoints.** An annotation with ``keypoints`` (``x, y, v`` per joint, ``v`` 0 not
+    labelled, 1 occluded, 2 visible) is a skeleton of its category's joints (the
+    category's ``keypoints`` names and ``skeleton`` edges; COCO's 17 person keypoints when
+    the category names none and there are 17): a row of the keypoints kind of those joints
+    (:mod:`iaa_frames.io.keypoints`; COCO's person skeleton is the kind ``keypoints``,
+    columns ``kp_{joint}_x/_y/_v`` and ``kp_area``), scored by OKS, with ``area`` its scale
+    (the bbox area where the annotation has no ``area``). Its box is that of its labelled
+    joints; its bbox and segmentation are not read. One with no labelled joint
+    (``num_keypoints`` 0, which COCOeval ignores) is skipped, counted as
+    ``keypoints_none_labelled``.
 
     The file is streamed: the elements of ``images``, ``annotations`` and ``categories``
     are decoded one at a time and stored column-wise, so peak memory stays a small
@@ -578,6 +712,7 @@ def read_coco(
         f.group_key, f.groups = group_key, groups
         f.by_id = item_key == "id"
         f.max_mask_pixels = int(max_mask_pixels)
+        f.keypoints = bool(keypoints)
         stream = JSONStream(
             path, stream_keys=("images", "annotations", "categories"), top_name="annotations"
         )

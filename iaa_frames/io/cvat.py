@@ -6,11 +6,14 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
 
 from .builder import FrameBuilder, finish
 from .groups import with_groups
 from .item_keys import ItemKeys, one_item_per_image
+from .keypoints import joint_order, keypoint_params, skeleton_kind
 from .paths import files_and_annotators, reader_error
 from .safe_xml import iterparse_xml
 from .shapes import rotated_rectangle
@@ -163,8 +166,14 @@ def read_cvat(
 
     Notes
     -----
-    Other shapes (polyline, points, mask, ellipse, cuboid, skeleton, tag) are skipped,
-    counted and reported in a DroppedRowsWarning. The XML is parsed incrementally with
+    A ``<skeleton>`` (on an image, or the shapes of a skeleton track) is a keypoints
+    object: its ``<points>`` elements are its joints (``outside="1"``: not labelled,
+    ``occluded="1"``: occluded, else visible), of the keypoints kind of their labels
+    (:mod:`iaa_frames.io.keypoints`: COCO's person keypoints give the kind ``keypoints``),
+    scaled by the area of the box of its labelled joints; a skeleton track's nested
+    element tracks repeat its joints and are not read again, and its frames between two
+    keyframes move the joints labelled on both linearly. Other shapes (polyline, points,
+    mask, ellipse, cuboid, tag) are skipped, counted and reported in a DroppedRowsWarning. The XML is parsed incrementally with
     :mod:`defusedxml`.
 
     Examples
@@ -371,6 +380,62 @@ def _add_box(b, item, annotator, label, coords, kw):
         b.add_box(item, annotator, label, x0, y0, x1, y1, **kw)
 
 
+def _skeleton(path, entry, shape, label):
+    """A ``<skeleton>``'s elements (``<points label=... points="x,y">``, ``outside`` 1 not
+    labelled, ``occluded`` 1 occluded): its keypoints kind and parameters (pixels; the
+    scale is the area of the box of its labelled joints)."""
+    names, xs, ys, vs = [], [], [], []
+    for j, el in enumerate(shape.findall("points")):
+        name = el.get("label")
+        if not name:
+            raise reader_error(path, f"{entry} points[{j}]", "a skeleton element has no label")
+        if _bool(el.get("outside")):
+            x = y = 0.0
+            v = 0.0
+        else:
+            ring = _points(path, f"{entry} points[{j}]", el.get("points"))
+            if len(ring) != 2:
+                raise reader_error(
+                    path,
+                    f"{entry} points[{j}]",
+                    f"a skeleton element holds one point, got {len(ring) // 2}",
+                )
+            x, y = ring
+            v = 1.0 if _bool(el.get("occluded")) else 2.0
+        names.append(name)
+        xs.append(x)
+        ys.append(y)
+        vs.append(v)
+    if not names:
+        raise reader_error(path, entry, "a skeleton with no <points> element")
+    if not any(vs):
+        return None
+    try:
+        kind = skeleton_kind(names, label or "skeleton")
+    except ParameterError as exc:
+        raise reader_error(path, entry, str(exc)) from None
+    if len(names) != kind.n_keypoints:
+        raise reader_error(
+            path,
+            entry,
+            f"{len(names)} skeleton elements, but {kind.name!r} has {kind.n_keypoints} joints",
+        )
+    order = joint_order(kind, names)
+    x, y, v = (np.asarray(a)[order] for a in (xs, ys, vs))
+    return kind.name, keypoint_params(x, y, v)
+
+
+def _between(geom, nxt, t):
+    """A skeleton at fraction ``t`` between two keyframes: joints labelled on both move
+    linearly, the others keep the first keyframe's."""
+    name, p = geom
+    a, c = np.asarray(p[:-1]).reshape(-1, 3), np.asarray(nxt[1][:-1]).reshape(-1, 3)
+    both = (a[:, 2] > 0) & (c[:, 2] > 0)
+    out = a.copy()
+    out[both, :2] = a[both, :2] + (c[both, :2] - a[both, :2]) * t
+    return name, keypoint_params(out[:, 0], out[:, 1], out[:, 2])
+
+
 def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: dict):
     name = el.get("name")
     ientry = f"image[{k}]" + (f" (name={name!r})" if name else "")
@@ -398,7 +463,7 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
         j = counts.get(tag, 0)
         counts[tag] = j + 1
         entry = f"{ientry} {tag}[{j}]"
-        if tag not in _SUPPORTED:
+        if tag not in _SUPPORTED and tag != "skeleton":
             detail = (
                 "a tag (an image-level label, not a shape)"
                 if tag == "tag"
@@ -422,6 +487,20 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
             kw = {"width": w, "height": h, "file_idx": f, "entry": entry, "extras": extras}
             if tag == "box":
                 _add_box(b, item, annotator, label, _box_coords(path, entry, shape), kw)
+            elif tag == "skeleton":
+                skel = _skeleton(path, entry, shape, label)
+                if skel is None:
+                    b.drop(
+                        path,
+                        entry,
+                        "keypoints_none_labelled",
+                        "a skeleton with every element outside (no labelled joint)",
+                        item=item,
+                        annotator=annotator,
+                        record={"tag": tag, **shape.attrib},
+                    )
+                    continue
+                b.add_shape(item, annotator, label, skel[0], skel[1], **kw)
             else:
                 ring = _points(path, entry, shape.get("points"))
                 if len(ring) < 6:
@@ -468,7 +547,9 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
         counts[tag] = j + 1
         fr_text = shape.get("frame")
         entry = f"{tentry} {tag}[{j}]" + (f" (frame={fr_text})" if fr_text is not None else "")
-        if tag == "track":  # an element track of a skeleton (its keypoints), nested in it
+        if tag == "track" and el.find("skeleton") is not None:
+            continue  # an element track of a skeleton: the same joints as its <skeleton>s
+        if tag == "track":  # element tracks without the skeleton's shapes
             sub_id = shape.get("id")
             b.drop(
                 path,
@@ -497,7 +578,7 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                 )
             else:
                 frames_seen.add(fr)
-            if tag not in _SUPPORTED:
+            if tag not in _SUPPORTED and tag != "skeleton":
                 b.drop(
                     path,
                     entry,
@@ -516,11 +597,17 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             if label is None and el.get("label") is None:
                 raise reader_error(path, tentry, "missing attribute 'label'")
             extras = {**base, **_shape_extras(path, entry, shape, b), "keyframe": keyframe}
-            geom = (
-                _box_coords(path, entry, shape)
-                if tag == "box"
-                else _points(path, entry, shape.get("points"))
-            )
+            if tag == "skeleton":
+                geom = _skeleton(path, entry, shape, label)
+                if geom is None:  # every joint outside: nothing drawn on this frame
+                    shapes.append((fr, tag, True, keyframe, entry, None, None))
+                    continue
+            else:
+                geom = (
+                    _box_coords(path, entry, shape)
+                    if tag == "box"
+                    else _points(path, entry, shape.get("points"))
+                )
             if tag == "polygon" and len(geom) < 6:
                 b.drop(
                     path,
@@ -584,6 +671,9 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                     t = (g - fr) / (nxt[0] - fr)
                     shape_geom = tuple(a + (c - a) * t for a, c in zip(geom, nxt[5], strict=True))
                     gentry = f"{entry} interpolated to frame {g}"
+                elif tag == "skeleton" and nxt[5][0] == geom[0]:  # joints, as CVAT does
+                    shape_geom = _between(geom, nxt[5], (g - fr) / (nxt[0] - fr))
+                    gentry = f"{entry} interpolated to frame {g}"
                 else:
                     b.drop(
                         path,
@@ -602,5 +692,7 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             kw = {"width": w, "height": h, "file_idx": f, "entry": gentry, "extras": ex}
             if tag == "box":
                 _add_box(b, item, annotator, label, shape_geom, kw)
+            elif tag == "skeleton":
+                b.add_shape(item, annotator, label, shape_geom[0], shape_geom[1], **kw)
             else:
                 b.add_polygon(item, annotator, label, [[shape_geom]], **kw)

@@ -7,11 +7,15 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from iaa_frames.errors import AnnotatorNameWarning, ParameterError
+from iaa_frames.geometry.kinds import KEYPOINTS, KeypointsKind
 
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, labelstudio_file
 from .json_stream import JSONStream
+from .keypoints import coco_name, keypoint_params, skeleton_kind
 from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
 from .shapes import rotated_rectangle
 from .values import is_number
@@ -20,6 +24,7 @@ __all__ = ["read_labelstudio"]
 
 _RECT = {"rectanglelabels": "rectanglelabels", "rectangle": None}
 _POLY = {"polygonlabels": "polygonlabels", "polygon": None}
+_KEYPOINT = {"keypointlabels", "keypoint"}
 # JSON-MIN: keys of a record that are neither data nor regions
 _MIN_META = {
     "id",
@@ -104,6 +109,7 @@ def read_labelstudio(
     annotator: str | None = None,
     on_invalid: str = "raise",
     return_dropped: bool = False,
+    skeleton=None,
 ):
     """Read a Label Studio JSON or JSON-MIN export.
 
@@ -138,6 +144,8 @@ def read_labelstudio(
         with a warning.
     return_dropped : bool, default False
         Return ``(frame, dropped)`` instead of warning about skipped records.
+    skeleton : KeypointsKind, optional
+        The skeleton of ``keypointlabels`` results (see Notes).
 
     Returns
     -------
@@ -164,8 +172,18 @@ def read_labelstudio(
 
     Notes
     -----
+    **Keypoints.** ``keypointlabels`` results (one joint each, labelled with the joint's
+    name) are skeletons: the joints whose ``parentID`` is a rectangle region form that
+    rectangle's object (its label; its area is the scale of OKS), the other joints of an
+    annotation one object labelled by the control tag's ``from_name``. Every joint placed
+    is visible (``v = 2``; Label Studio has no visibility), the others not labelled. The
+    skeleton is ``skeleton`` when given, else COCO's person (the kind ``keypoints``) when
+    every joint is one of its keypoints (``Left Eye`` is ``left_eye``), else the kind of
+    every joint name in the file
+    (:mod:`iaa_frames.io.keypoints`). (JSON-MIN keypoints are not read.)
+
     Skipped and counted (DroppedRowsWarning): cancelled annotations (``was_cancelled``;
-    they give no coverage either), results of other types (keypoints, brushes, ellipses,
+    they give no coverage either), results of other types (brushes, ellipses,
     image-level choices, ...), regions without a label, and regions with several labels
     (the first is kept and the case is counted). Predictions are not annotations and are
     ignored. Without ``original_width``/``original_height`` coordinates stay in percent
@@ -192,6 +210,10 @@ def read_labelstudio(
         raise ParameterError(f"item must be 'image' or 'task', got {item!r}")
     if annotator is not None and (not isinstance(annotator, str) or not annotator):
         raise ParameterError(f"annotator must be a non-empty string, got {annotator!r}")
+    if skeleton is not None and not isinstance(skeleton, KeypointsKind):
+        raise ParameterError(
+            f"skeleton must be a KeypointsKind (iaa_frames.geometry.kinds), got {skeleton!r}"
+        )
     path = check_file(path)
     b = FrameBuilder("labelstudio", on_invalid=on_invalid)
     keys = ItemKeys(item_key, pre=labelstudio_file)
@@ -204,6 +226,7 @@ def read_labelstudio(
         "keys": keys,
         "annotator": annotator,
         "warned": False,
+        "skeletons": [],
     }
     for _kind, _key, i, task in stream:
         if stream.top != "array":
@@ -226,6 +249,7 @@ def read_labelstudio(
         n += 1
     if n == 0:
         raise reader_error(path, None, "an empty list: no tasks and no annotations")
+    _skeletons(b, ctx["skeletons"], skeleton)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
@@ -337,12 +361,14 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             aid if aid is not None else f"{tid}.{j}",
             tid,
             result,
+            ctx.get("skeletons"),
         )
 
 
-def _results(path, f, b, aentry, item, annotator, aid, tid, result):
+def _results(path, f, b, aentry, item, annotator, aid, tid, result, skeletons=None):
     regions = {}
     per_region = []
+    keypoints = []  # (k, result) of keypointlabels results
     for k, r in enumerate(result):
         rentry = f"{aentry} result[{k}]"
         try:
@@ -360,6 +386,12 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result):
                         path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}"
                     )
                 regions.setdefault(r.get("id", f"#{k}"), []).append((k, r))
+            elif rtype in _KEYPOINT and skeletons is not None:
+                if not isinstance(value, dict):
+                    raise reader_error(
+                        path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}"
+                    )
+                keypoints.append((k, r))
             else:
                 per_region.append((k, r))  # relations, choices, ...: value may be absent
         except ENTRY_ERRORS as exc:
@@ -371,6 +403,8 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result):
                 annotator=annotator,
                 record=r,
             )
+    if keypoints:
+        _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions, skeletons)
     extras_by_region: dict = {}
     labels_by_region: dict = {}
     for k, r in per_region:
@@ -536,6 +570,126 @@ def _region(
             )
             return
         b.add_polygon(item, annotator, label, [[ring]], **kw)
+
+
+def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions, skeletons):
+    """``keypointlabels`` results (one joint each, its label the joint's name) as
+    skeletons: the joints whose ``parentID`` is a rectangle region form that rectangle's
+    object (its label, its area as the scale; the rectangle is not read as a box); the
+    others of the annotation form one object, labelled by their control tag's
+    ``from_name``. The rows are added as boxes and become skeletons once every file is
+    read (:func:`_skeletons`), when the joints are known."""
+    groups: dict = {}
+    for k, r in keypoints:
+        rentry = f"{aentry} result[{k}]"
+        try:
+            value = r["value"]
+            joint, n_labels = _label(value, "keypointlabels")
+            if joint is None:
+                raise reader_error(path, rentry, "a keypoint without a label (its joint's name)")
+            w = _size(path, rentry, r, "original_width")
+            h = _size(path, rentry, r, "original_height")
+            if math.isnan(w) or math.isnan(h):
+                w = h = 100.0
+            x = _pct(path, rentry, value, "x") * w / 100
+            y = _pct(path, rentry, value, "y") * h / 100
+        except ENTRY_ERRORS as exc:
+            b.entry_failed(
+                entry_error(exc, path, rentry),
+                path,
+                rentry,
+                item=item,
+                annotator=annotator,
+                record=r,
+            )
+            continue
+        parent = r.get("parentID")
+        key = parent if parent in regions else (None, str(r.get("from_name", "keypoints")))
+        group = groups.setdefault(key, {"joints": {}, "size": (w, h), "k": k})
+        if joint in group["joints"]:
+            b.drop(
+                path,
+                rentry,
+                "duplicate_joint",
+                f"the joint {joint!r} is placed twice on one object; the first was kept",
+                item=item,
+                annotator=annotator,
+                record=r,
+            )
+            continue
+        group["joints"][joint] = (x, y)
+    for key, group in groups.items():
+        w, h = group["size"]
+        xy = np.array(list(group["joints"].values()))
+        box, area, label, oid = None, None, None, f"{aid}/keypoints/{group['k']}"
+        if not isinstance(key, tuple):  # the joints of a rectangle region
+            k, rect = regions.pop(key)[0]
+            value = rect["value"]
+            label, _ = _label(value, _RECT.get(rect["type"], "rectanglelabels"))
+            try:
+                x0 = _pct(path, aentry, value, "x") * w / 100
+                y0 = _pct(path, aentry, value, "y") * h / 100
+                box = (x0, y0, x0 + _pct(path, aentry, value, "width") * w / 100,
+                       y0 + _pct(path, aentry, value, "height") * h / 100)  # fmt: skip
+                area = (box[2] - box[0]) * (box[3] - box[1])
+            except ENTRY_ERRORS:
+                box = None
+            oid = f"{aid}/{key}"
+        label = label or key[1] if isinstance(key, tuple) else label or "keypoints"
+        row = b.add_box(
+            item,
+            annotator,
+            label,
+            *xy.min(axis=0),
+            *xy.max(axis=0),
+            object_id=oid,
+            width=w,
+            height=h,
+            file_idx=f,
+            entry=f"{aentry} result[{group['k']}]",
+            extras={"task": tid},
+        )
+        skeletons.append((row, group["joints"], area, box))
+
+
+def _skeletons(b: FrameBuilder, skeletons, kind) -> None:
+    """Turn the rows of :func:`_keypoints` into skeletons of one keypoints kind: ``kind``,
+    else COCO's person when every joint is one of its keypoints, else the kind of every
+    joint name read, sorted (:func:`iaa_frames.io.keypoints.skeleton_kind`)."""
+    if not skeletons:
+        return
+    if kind is None:
+        names = sorted({j for _, joints, _, _ in skeletons for j in joints})
+        coco = {coco_name(n) for n in names} <= set(KEYPOINTS.keypoints)
+        if coco:  # "Left Eye" and "left_eye" alike
+            skeletons = [
+                (r, {coco_name(j): xy for j, xy in joints.items()}, a, bx)
+                for r, joints, a, bx in skeletons
+            ]
+        kind = KEYPOINTS if coco else skeleton_kind(names, "skeleton")
+    for row, joints, area, box in skeletons:
+        x = np.zeros(kind.n_keypoints)
+        y = np.zeros(kind.n_keypoints)
+        v = np.zeros(kind.n_keypoints)
+        for i, name in enumerate(kind.keypoints):
+            if name in joints:
+                x[i], y[i] = joints[name]
+                v[i] = 2.0  # Label Studio has no visibility: a placed joint is visible
+        if set(joints) - set(kind.keypoints):
+            _, entry = b.describe_row(row)
+            b.void(
+                row,
+                reader_error(
+                    b.files[b.file_idx[row]],
+                    entry,
+                    f"joints {sorted(set(joints) - set(kind.keypoints))} are not in the "
+                    f"skeleton {kind.name!r} ({', '.join(kind.keypoints)})",
+                ),
+                b.files[b.file_idx[row]],
+                entry,
+            )
+            continue
+        b.reshape_row(row, kind.name, keypoint_params(x, y, v, area, box))
 
 
 def _is_region(v) -> bool:

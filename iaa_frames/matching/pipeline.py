@@ -16,7 +16,10 @@ never eligible, and (for IoU-based similarities) is never anyone's best match, s
 pairings list only the overlapping pairs (:mod:`iaa_frames.geometry.box_index`) and the
 assignment splits them into connected components (:func:`~iaa_frames.matching.assignment.assign`):
 the result is exactly that of listing every pair, at a cost that grows with the
-overlaps. At ``tau = 0`` every pair is eligible and every pair is listed.
+overlaps. At ``tau = 0`` every pair is eligible and every pair is listed. Shapes of a
+kind with its own similarity (keypoints' OKS, :mod:`iaa_frames.geometry.kind_similarity`)
+take it in place of the IoU, computed exactly for every listed pair, and are listed by
+their boxes grown by the kind's reach at ``tau``.
 """
 
 from __future__ import annotations
@@ -38,6 +41,11 @@ from iaa_frames.geometry.distances import (
     uses_mask_iou,
 )
 from iaa_frames.geometry.distances import iou as pair_iou
+from iaa_frames.geometry.kind_similarity import (
+    has_own_similarity,
+    own_similarity_of,
+    reach_boxes,
+)
 
 from .assignment import assign, candidate_pairs, run_starts
 from .corpus import Corpus, Slices
@@ -105,10 +113,11 @@ def _sparse_ok(tau: float, distance: Distance, sets: bool) -> bool:
     return tau > 0 and (not sets or distance.reuses_iou)
 
 
-def _candidates(corpus: Corpus, slots: Slices, a, b, sparse: bool):
+def _candidates(corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 0.0):
     """The candidate pairs of the pairings (a, b), in the order of
     :func:`~iaa_frames.matching.assignment.candidate_pairs`: all of them, or with ``sparse`` only
-    the pairs whose boxes overlap in the pairings with over :data:`SPARSE_MIN_PAIRS`."""
+    the pairs whose boxes overlap in the pairings with over :data:`SPARSE_MIN_PAIRS` (the
+    boxes grown by their kind's reach at ``tau``, :func:`~iaa_frames.geometry.kind_similarity.reach_boxes`)."""
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
     big = (na * nb > SPARSE_MIN_PAIRS) if sparse else np.zeros(len(a), dtype=bool)
     if not big.any():
@@ -117,7 +126,7 @@ def _candidates(corpus: Corpus, slots: Slices, a, b, sparse: bool):
     large = np.flatnonzero(big)
     p1, la1, lb1, _, _ = candidate_pairs(sa[small], na[small], sb[small], nb[small])
     p2, la2, lb2 = overlapping_pairs(
-        corpus.shapes.boxes, sa[large], na[large], sb[large], nb[large]
+        reach_boxes(corpus.shapes, tau), sa[large], na[large], sb[large], nb[large]
     )
     pairing = np.concatenate([small[p1], large[p2]])
     order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
@@ -126,7 +135,7 @@ def _candidates(corpus: Corpus, slots: Slices, a, b, sparse: bool):
     return pairing, la, lb, sa[pairing] + la, sb[pairing] + lb
 
 
-def _cost(corpus: Corpus, slots: Slices, a, b, sparse: bool) -> np.ndarray:
+def _cost(corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 0.0) -> np.ndarray:
     """Candidate pairs each pairing costs (for chunking)."""
     cost = slots.count[a] * slots.count[b]
     if sparse:
@@ -134,7 +143,7 @@ def _cost(corpus: Corpus, slots: Slices, a, b, sparse: bool) -> np.ndarray:
         if big.size:
             cost = cost.copy()
             cost[big] = sweep_cost(
-                corpus.shapes.boxes,
+                reach_boxes(corpus.shapes, tau),
                 slots.start[a[big]],
                 slots.count[a[big]],
                 slots.start[b[big]],
@@ -185,6 +194,11 @@ def _iou_bound(corpus: Corpus, oa, ob):
     with np.errstate(invalid="ignore", divide="ignore"):
         bound = np.nan_to_num(top / (area_a + area_b - top))
     overlap = inter > 0
+    if has_own_similarity(corpus.shapes):  # e.g. OKS: exact, cheap, and not from boxes
+        own, value, foreign = own_similarity_of(corpus.shapes, oa, ob)
+        bound[own] = value
+        bound[foreign] = 0.0
+        poly_pair[own] = poly_pair[foreign] = False
     _bound_masks(corpus, oa, ob, bound, poly_pair & overlap)
     return bound, ba, bb, poly_pair, overlap
 
@@ -283,9 +297,9 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     out = np.zeros(len(a), dtype=bool)
-    sparse = tau > 0  # a bound above 0 needs overlapping boxes
-    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse)):
-        pairing, _, _, oa, ob = _candidates(corpus, slots, a[lo:hi], b[lo:hi], sparse)
+    sparse = tau > 0  # a bound above 0 needs overlapping (reach) boxes
+    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau)):
+        pairing, _, _, oa, ob = _candidates(corpus, slots, a[lo:hi], b[lo:hi], sparse, tau)
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
     return out
@@ -349,7 +363,7 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
 def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False):
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
-    pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse)
+    pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse, tau)
     iou, ba, bb, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
     # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box
     dx = (ba[:, 0] + ba[:, 2] - bb[:, 0] - bb[:, 2]) / 2
@@ -484,8 +498,10 @@ def run(
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     sparse = _sparse_ok(tau, distance, sets)
+    if sets and has_own_similarity(corpus.shapes):
+        sparse = False  # their similarity is above 0 apart: best matches need every pair
     parts = []
-    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse)):
+    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau)):
         part = _run_chunk(
             corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache, sparse
         )

@@ -3,5 +3,6 @@
 :mod:`~iaa_frames.measures.reference` (precision, recall, F1 against one annotator),
 :mod:`~iaa_frames.measures.kalpha` (Krippendorff's α as kalphacv computes it),
 :mod:`~iaa_frames.measures.ranking` with :mod:`~iaa_frames.measures.partner_fit` (annotator
-quality), :mod:`~iaa_frames.measures.threshold_choice` (a data-driven match threshold).
+quality), :mod:`~iaa_frames.measures.threshold_choice` (a data-driven match threshold),
+:mod:`~iaa_frames.measures.keypoints` (which joints of skeletons disagree).
 """

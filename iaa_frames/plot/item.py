@@ -38,6 +38,7 @@ from iaa_frames.explore.compact import natural_key
 from iaa_frames.explore.conflicts import DEFAULT_LOW_OVERLAP, tables_of
 from iaa_frames.explore.item import ItemView, item_view
 from iaa_frames.explore.items import items as item_ranking
+from iaa_frames.geometry.kinds import keypoint_kinds
 from iaa_frames.tables.pairs import PairTables
 
 from . import style
@@ -96,6 +97,21 @@ def _outline(row):
         return rings, (centre.x, centre.y)
     x0, y0, x1, y1 = row.x0, row.y0, row.x1, row.y1
     return None, ((x0 + x1) / 2, (y0 + y1) / 2)
+
+
+def _skeleton(ax, kind, params, color, edge):
+    """Draw one skeleton (pixels): its edges between labelled joints, visible joints
+    filled, occluded ones hollow."""
+    x, y, v, _ = kind.split(params[None, :])
+    x, y, v = x[0], y[0], v[0]
+    for a, b in kind.skeleton:
+        if v[a] > 0 and v[b] > 0:
+            ax.plot([x[a], x[b]], [y[a], y[b]], color=color, lw=edge["lw"],
+                    linestyle=edge["linestyle"], zorder=2, gid=edge["gid"])  # fmt: skip
+    for visible, face in ((v == 2, color), (v == 1, "white")):
+        if visible.any():
+            ax.scatter(x[visible], y[visible], s=14, facecolor=face, edgecolor=color,
+                       linewidth=1.0, zorder=3, gid=edge["gid"])  # fmt: skip
 
 
 def _legend_handles(colors, annotators, view_kinds, empty):
@@ -223,7 +239,8 @@ def item(
     centre = {}
     obj = view.objects
     unmatched_kinds = set()
-    for row in obj.itertuples(index=False):  # one item: tens of objects at most
+    skeletons = [(k, obj[list(k.columns)].to_numpy(float)) for k in keypoint_kinds(obj.columns)]
+    for i, row in enumerate(obj.itertuples(index=False)):  # one item: tens of objects at most
         color = colors[row.annotator]
         rings, ctr = _outline(row)
         centre[row.object_id] = ctr
@@ -236,7 +253,10 @@ def item(
             "gid": f"shape:{row.annotator}",
         }
         fill = {"facecolor": color, "alpha": 0.10, "lw": 0, "zorder": 1}
-        if rings is None:
+        drawn = [k for k, p in skeletons if np.isfinite(p[i]).all()]
+        if drawn:
+            _skeleton(ax, drawn[0], dict(skeletons)[drawn[0]][i], color, edge)
+        elif rings is None:
             xy, w, h = (row.x0, row.y0), row.x1 - row.x0, row.y1 - row.y0
             ax.add_patch(Rectangle(xy, w, h, **fill))
             ax.add_patch(Rectangle(xy, w, h, fill=False, **edge))

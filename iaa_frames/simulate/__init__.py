@@ -25,7 +25,8 @@ Modules
 :mod:`.profiles` (how an annotator redraws), :mod:`.shapes` (synthetic objects as
 arrays), :mod:`.annotators` (the truth and each annotator's draws, random streams),
 :mod:`.generate` (the public functions and their checks), :mod:`.cuboids` (3D cuboid
-scenes, :func:`simulate_cuboids`).
+scenes, :func:`simulate_cuboids`), :mod:`.keypoints` (skeletons: :func:`simulate_keypoints`,
+:class:`KeypointProfile`).
 """
 
 from .annotators import LAZY_CENTER_FRACTION
@@ -36,15 +37,18 @@ from .generate import (
     simulate,
     simulate_with_truth,
 )
+from .keypoints import KeypointProfile, simulate_keypoints
 from .profiles import PRESETS, Profile
 
 __all__ = [
     "COMMON_IMAGE_SIZES",
+    "KeypointProfile",
     "LAZY_CENTER_FRACTION",
     "PRESETS",
     "Profile",
     "Simulated",
     "simulate",
     "simulate_cuboids",
+    "simulate_keypoints",
     "simulate_with_truth",
 ]

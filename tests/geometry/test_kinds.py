@@ -124,10 +124,10 @@ def test_builtin_kinds_come_first():
 
 
 def test_unknown_kind_names_it():
-    with pytest.raises(IAAError, match=r"unknown geometry kind 'keypoints'.*box, polygon, mask"):
-        get_kind("keypoints")
+    with pytest.raises(IAAError, match=r"unknown geometry kind 'ellipse'.*box, polygon, mask"):
+        get_kind("ellipse")
     with pytest.raises(ParameterError, match="unknown geometry kind"):
-        Shapes([[0, 0, 1, 1]], params={"keypoints": [[0.0]]})
+        Shapes([[0, 0, 1, 1]], params={"ellipse": [[0.0]]})
 
 
 def test_registering_twice():

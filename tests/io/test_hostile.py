@@ -547,14 +547,20 @@ def test_cvat_track_past_stop_frame_reads_the_declared_frames():
 # ------------------------------------------------------------------ 19. skeleton tracks
 
 
-def test_cvat_skeleton_track_is_skipped_and_counted():
+def test_cvat_skeleton_track_is_read_once():
+    # issue #26: the skeleton's shapes are its joints; its nested element tracks repeat
+    # them and are not read again (nor counted as skipped)
     df, dropped = read_cvat(HOSTILE / "skeleton_track.xml", return_dropped=True)
     objects = df[df["x0"].notna()]
-    assert objects["track_id"].tolist() == [3] and objects["item"].tolist() == ["frame_000000"]
-    assert len(df) == 3  # frames 1 and 2 are coverage rows
-    assert set(dropped["reason"]) == {"unsupported_shape"}
-    assert (dropped["entry"].str.startswith("track[0] (id=0)")).all()
-    assert any("skeleton" in d for d in dropped["detail"])
+    assert sorted(zip(objects["label"], objects["item"])) == [
+        ("car", "frame_000000"),
+        ("hand", "frame_000000"),
+        ("hand", "frame_000001"),  # held to the next keyframe, where it is outside
+    ]
+    hand = objects[objects["label"] == "hand"]
+    assert hand["keypoints_hand_thumb_x"].tolist() == [10.0, 10.0]
+    assert hand["keypoints_hand_index_v"].tolist() == [2.0, 2.0]
+    assert len(dropped) == 0
 
 
 # ------------------------------------------------------------------ 13. too many extra columns

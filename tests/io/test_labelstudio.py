@@ -46,9 +46,12 @@ def test_export():
         ("empty_lot.jpg", "ana@example.org")
     ]
     assert "12" not in set(df["annotator"])
-    assert len(df) == 4
-    assert w.counts == {"unsupported_result": 1, "cancelled_annotation": 1}
-    assert set(w.dropped["annotator"]) == {"ana@example.org", "12"}
+    # the keypointlabels result is a one-joint skeleton (issue #26), no longer skipped
+    nose = row_of(df, object_id="1001/keypoints/3")  # "Nose": COCO's person, its nose alone
+    assert (nose["kp_nose_x"], nose["kp_nose_y"], nose["kp_nose_v"]) == (40.0, 30.0, 2.0)
+    assert len(df) == 5
+    assert w.counts == {"cancelled_annotation": 1}
+    assert set(w.dropped["annotator"]) == {"12"}
 
 
 def test_item_is_task_id():
@@ -172,8 +175,8 @@ def test_relations_and_image_level_results_are_counted(tmp_path):
     p = tmp_path / "e.json"
     p.write_text(json.dumps(tasks))
     df, w = _read(p)
-    assert w.counts == {"unsupported_result": 3, "cancelled_annotation": 1}
-    assert len(df) == 4
+    assert w.counts == {"unsupported_result": 2, "cancelled_annotation": 1}
+    assert len(df) == 5
 
 
 # -- JSON-MIN, item keys, on_invalid, and the same images from Label Studio and CVAT --------

@@ -182,3 +182,26 @@ def test_worst_items_legend_names_only_the_annotators_drawn():
     assert set(people) == drawn and len(people) <= 12
     assert "(all)" not in labels
     plt.close(fig)
+
+
+def test_item_draws_skeletons():
+    # issue #26: keypoint rows are drawn as their skeletons (edges between labelled joints,
+    # visible joints filled, occluded hollow), not as their boxes
+    from matplotlib.patches import Rectangle
+
+    from iaa_frames.geometry.kinds import KEYPOINTS
+    from iaa_frames.simulate import KeypointProfile, simulate_keypoints
+
+    df = simulate_keypoints(
+        n_items=4, annotators={"a": KeypointProfile(), "b": KeypointProfile(jitter=0.2)}, seed=0
+    )
+    first = df["item"].iloc[0]
+    ax = iaf.plot.item(df, first, progress=False)
+    shown = df[(df["item"] == first) & df["kp_area"].notna()]
+    v = shown[[f"kp_{j}_v" for j in KEYPOINTS.keypoints]].to_numpy()
+    edges = sum(int(r[a] > 0 and r[b] > 0) for r in v for a, b in KEYPOINTS.skeleton)
+    lines = [ln for ln in ax.lines if str(ln.get_gid()).startswith("shape:")]
+    assert len(lines) == edges
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_gid() != "canvas"]
+    assert boxes == []
+    plt.close(ax.figure)

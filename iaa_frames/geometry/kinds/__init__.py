@@ -7,6 +7,8 @@
 * ``polygon``: shapely polygons in the ``geometry`` column (exact overlay);
 * ``mask``: pixel masks, read as the exact polygons of their pixels; the COCO mask IoU of
   detailed shapes;
+* ``keypoints``: skeletons of named joints with visibility, scored by COCO's OKS (a kind
+  with its own similarity, :meth:`Kind.similarity`, :meth:`Kind.reach`).
 * ``cuboid``: 3D cuboids of point clouds (metres), the exact volumetric IoU, and
   ``polytope``, the volume two convex polyhedra share.
 
@@ -36,19 +38,26 @@ from .registry import (
     unregister_kind,
 )
 
+# isort: split
+# registered after the built-in IoU kinds (the registry lists them first)
+from .keypoints import KEYPOINTS, KeypointsKind, keypoint_kinds
+
 __all__ = [
     "BOX",
     "CUBOID",
+    "KEYPOINTS",
     "MASK",
     "POLYGON",
     "BoxKind",
     "CuboidKind",
     "Kind",
+    "KeypointsKind",
     "MaskKind",
     "PolygonKind",
     "available_kinds",
     "bird_eye_view",
     "get_kind",
+    "keypoint_kinds",
     "kind_of_rows",
     "mask_to_geometry",
     "parametric_kinds",

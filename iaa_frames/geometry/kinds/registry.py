@@ -1,3 +1,6 @@
+# Over 400 lines: the Kind base class is the contract every geometry kind implements (IoU
+# terms, bounds, the optional own similarity and reach, the volume bounds of 3D kinds), kept
+# in one place with the registry functions so that a new kind reads one file.
 """The registry of geometry kinds: :class:`Kind`, :func:`register_kind`, :func:`get_kind`.
 
 A *kind* is one way of drawing an object (a box, a polygon, a pixel mask, a circle, ...).
@@ -26,7 +29,7 @@ True
 >>> get_kind("ellipse")
 Traceback (most recent call last):
 ...
-iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask, cuboid (register one with iaa_frames.geometry.kinds.register_kind)
+iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask, keypoints, cuboid (register one with iaa_frames.geometry.kinds.register_kind)
 """
 
 from __future__ import annotations
@@ -186,6 +189,26 @@ class Kind:
             f"geometry kind {self.name!r} cannot be drawn as polygons: its shapes can only "
             "be compared with shapes of the same kind, with IoU-based distances"
         )
+
+    # -- a similarity of its own (keypoints: OKS) -------------------------------------
+    def similarity(self, data_a, data_b) -> np.ndarray:
+        """``(m,)`` similarity in [0, 1] of pairs (1: equal) that the matcher gates by and
+        IoU-based distances use; default the IoU (computed by the engine's IoU path). An
+        override (:attr:`own_similarity`) is cheap for every pair :meth:`reach` lets
+        through, and is 0 with shapes of other kinds."""
+        inter = np.asarray(self.intersection(data_a, data_b), dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return inter / (self.areas(data_a) + self.areas(data_b) - inter)
+
+    @property
+    def own_similarity(self) -> bool:
+        """True when the kind overrides :meth:`similarity` (scored by it, not IoU)."""
+        return type(self).similarity is not Kind.similarity
+
+    def reach(self, data, tau: float) -> np.ndarray:
+        """``(m,)`` margins: shapes reach :meth:`similarity` ``>= tau > 0`` only if their
+        boxes grown by them meet (sweeps, chance index). Default 0 (IoU: boxes overlap)."""
+        return np.zeros(len(data))
 
     def centroids(self, data) -> np.ndarray:
         """``(m, 2)`` centroids; by default those of :meth:`to_polygons`."""

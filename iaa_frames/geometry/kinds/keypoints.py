@@ -1,0 +1,295 @@
+"""The keypoints kind: a skeleton of K named points per object, scored by COCO's OKS.
+
+Frame representation
+--------------------
+A skeleton is declared once (:class:`KeypointsKind`, registered with
+:func:`~iaa_frames.geometry.kinds.register_kind`); its rows hold, for every joint ``j``
+in order, the columns ``{prefix}{j}_x``, ``{prefix}{j}_y`` (pixels) and ``{prefix}{j}_v``
+(COCO's visibility: 0 not labelled, 1 labelled but occluded, 2 labelled and visible),
+and one column ``{prefix}area``: the object's area in pixels², the scale of OKS (COCO's
+``area``, the area of the person's segmentation; readers without one write the area of
+the object's box). A joint not labelled has ``v = 0`` and, as in COCO, ``x = y = 0`` (any
+finite value: it is never read). The built-in kind ``keypoints`` (:data:`KEYPOINTS`) is
+COCO's person skeleton with the prefix ``kp_`` (``kp_nose_x``, ..., ``kp_area``). The
+object's ``x0, y0, x1, y1`` are the bounds of its labelled points.
+
+Similarity (OKS)
+----------------
+For two objects ``a, b`` of a skeleton with per-joint constants ``σ_i``
+(:attr:`KeypointsKind.sigmas`)::
+
+    e_i = d_i² / ((2 σ_i)² · (s² + ε) · 2),   s² = (area_a + area_b) / 2,   ε = np.spacing(1)
+    OKS = mean of exp(-e_i) over the joints labelled (v > 0) by both; 0 if there is none
+
+which is ``COCOeval.computeOks`` (pycocotools) with the reference's area replaced by the
+mean of both areas: when both areas are equal and ``b`` labels every joint ``a`` labels
+(as COCO detections do), the OKS of ``(a, b)`` is COCO's with ``a`` the ground truth, to
+the bit on pixel coordinates (the tests check it against the real module). Joints
+labelled by one annotator only are left out of OKS and counted by the visibility
+agreement (:func:`iaa_frames.keypoint_agreement`).
+
+Constants: COCO's 17 person constants for the COCO person skeleton; user-given ones
+otherwise; when none are given, a joint named like a COCO person keypoint takes COCO's
+constant and any other joint the mean of COCO's 17 (:data:`DEFAULT_SIGMA`, 0.0669).
+
+Normalization: :meth:`~iaa_frames.geometry.shapes.Shapes.from_frame` divides x *and* y by
+one scale per image, ``sqrt(width · height)``, and the area by ``width · height``: OKS
+only sees pixel distances over pixel areas, so it is unchanged by it (a per-axis
+normalization would change it on images that are not square). The boxes of keypoint
+rows are in those units too.
+
+Reach: two objects reach OKS ≥ τ only if a joint is within
+``σ_max · sqrt(8 ln(1/τ) · max(area) )`` of its match, so a box grown by
+``σ_max · sqrt(8 ln(1/τ) · (area + ε))`` (:meth:`KeypointsKind.reach`) meets the other's.
+
+Examples
+--------
+>>> import numpy as np
+>>> kind = KeypointsKind("hand_example", ["wrist", "thumb"], sigmas=[0.1, 0.1])
+>>> kind.columns[:3], kind.columns[-1]
+(('hand_example_wrist_x', 'hand_example_wrist_y', 'hand_example_wrist_v'), 'hand_example_area')
+>>> a = np.array([[10.0, 10, 2, 20, 20, 2, 100]])
+>>> b = np.array([[10.0, 10, 2, 21, 20, 2, 100]])
+>>> kind.similarity(a, b).round(4).tolist()  # (1 + exp(-1 / 8)) / 2
+[0.9412]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from iaa_frames.errors import ParameterError
+
+from .registry import Kind, register_kind
+
+__all__ = [
+    "COCO_PERSON_KEYPOINTS",
+    "COCO_PERSON_SIGMAS",
+    "COCO_PERSON_SKELETON",
+    "DEFAULT_SIGMA",
+    "KEYPOINTS",
+    "KeypointsKind",
+    "keypoint_kinds",
+]
+
+#: COCO's person keypoints, in COCO's order (``person_keypoints_*.json``).
+COCO_PERSON_KEYPOINTS = (
+    "nose",
+    "left_eye",
+    "right_eye",
+    "left_ear",
+    "right_ear",
+    "left_shoulder",
+    "right_shoulder",
+    "left_elbow",
+    "right_elbow",
+    "left_wrist",
+    "right_wrist",
+    "left_hip",
+    "right_hip",
+    "left_knee",
+    "right_knee",
+    "left_ankle",
+    "right_ankle",
+)
+#: Their OKS constants, pycocotools ``COCOeval`` (``Params.kpt_oks_sigmas``).
+COCO_PERSON_SIGMAS = (
+    np.array(
+        [0.26, 0.25, 0.25, 0.35, 0.35, 0.79, 0.79, 0.72, 0.72, 0.62, 0.62]
+        + [1.07, 1.07, 0.87, 0.87, 0.89, 0.89]
+    )
+    / 10.0
+)
+#: COCO's person skeleton: pairs of joints (0-based here; COCO's file counts from 1).
+COCO_PERSON_SKELETON = tuple(
+    (a - 1, b - 1)
+    for a, b in [
+        (16, 14), (14, 12), (17, 15), (15, 13), (12, 13), (6, 12), (7, 13), (6, 7), (6, 8),
+        (7, 9), (8, 10), (9, 11), (2, 3), (1, 2), (1, 3), (2, 4), (3, 5), (4, 6), (5, 7),
+    ]
+)  # fmt: skip
+#: The constant of a joint without a given one and no COCO person name: the mean of COCO's 17.
+DEFAULT_SIGMA = float(COCO_PERSON_SIGMAS.mean())
+
+_EPS = np.spacing(1)  # pycocotools: (area + np.spacing(1))
+
+
+class KeypointsKind(Kind):
+    """A skeleton of named joints with visibility; OKS as its similarity.
+
+    Parameters
+    ----------
+    name : str
+        The registry name (and, by default, the column prefix ``{name}_``).
+    keypoints : sequence of str
+        The joints, in order.
+    sigmas : sequence of float, optional
+        One OKS constant per joint; the rule of the module docstring when omitted.
+    skeleton : sequence of (int, int), optional
+        Edges between joints (0-based), for drawing.
+    prefix : str, optional
+        Column prefix; ``{name}_`` by default.
+    flip : sequence of (int, int), optional
+        Left/right joint pairs (0-based; by default those named ``left_*``/``right_*``).
+
+    Raises
+    ------
+    ParameterError
+        On no joints, repeated joints, or constants not positive or not one per joint.
+    """
+
+    def __init__(self, name, keypoints, *, sigmas=None, skeleton=(), prefix=None, flip=None):
+        keypoints = tuple(str(k) for k in keypoints)
+        if not keypoints or len(set(keypoints)) != len(keypoints):
+            raise ParameterError(
+                f"keypoints kind {name!r} needs distinct joint names; got {list(keypoints)}"
+            )
+        if sigmas is None:
+            coco = dict(zip(COCO_PERSON_KEYPOINTS, COCO_PERSON_SIGMAS, strict=True))
+            sigmas = [coco.get(k, DEFAULT_SIGMA) for k in keypoints]
+        sigmas = np.asarray(sigmas, dtype=np.float64).reshape(-1)
+        if sigmas.shape != (len(keypoints),) or not (np.isfinite(sigmas) & (sigmas > 0)).all():
+            raise ParameterError(
+                f"keypoints kind {name!r} needs one positive OKS constant per joint "
+                f"({len(keypoints)}); got {sigmas.tolist()}"
+            )
+        self.name = name
+        self.keypoints = keypoints
+        self.sigmas = sigmas
+        self.skeleton = tuple((int(a), int(b)) for a, b in skeleton)
+        self.prefix = f"{name}_" if prefix is None else prefix
+        if flip is None:
+            index = {k: i for i, k in enumerate(keypoints)}
+            flip = [
+                (i, index["right_" + k[5:]])
+                for i, k in enumerate(keypoints)
+                if k.startswith("left_") and "right_" + k[5:] in index
+            ]
+        self.flip = tuple((int(a), int(b)) for a, b in flip)
+        self.columns = tuple(
+            f"{self.prefix}{k}_{c}" for k in keypoints for c in ("x", "y", "v")
+        ) + (f"{self.prefix}area",)
+        self.description = f"{len(keypoints)} keypoints with visibility, OKS ({self.prefix}*)"
+
+    @property
+    def n_keypoints(self) -> int:
+        """The number of joints K."""
+        return len(self.keypoints)
+
+    def split(self, data):
+        """``x, y, v`` as ``(m, K)`` arrays and the area ``(m,)`` of rows of parameters."""
+        data = np.asarray(data, dtype=np.float64)
+        k = self.n_keypoints
+        return data[:, 0 : 3 * k : 3], data[:, 1 : 3 * k : 3], data[:, 2 : 3 * k : 3], data[:, -1]
+
+    # -- reading ----------------------------------------------------------------------
+
+    def normalize(self, data, sx, sy):
+        """x and y divided by ``sqrt(sx · sy)``, the area by ``sx · sy`` (OKS unchanged)."""
+        data = np.array(data, dtype=np.float64)
+        s = np.sqrt(np.asarray(sx, np.float64) * np.asarray(sy, np.float64))
+        k = self.n_keypoints
+        data[:, 0 : 3 * k : 3] /= s[:, None]
+        data[:, 1 : 3 * k : 3] /= s[:, None]
+        data[:, -1] /= s * s
+        return data
+
+    def invalid(self, data):
+        """Rows with a non-finite value, a visibility not 0, 1 or 2, no labelled joint,
+        or a negative area."""
+        data = np.asarray(data, dtype=np.float64)
+        _, _, v, area = self.split(data)
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(data).all(axis=1) | ~(area >= 0)
+            bad |= ~np.isin(v, (0.0, 1.0, 2.0)).all(axis=1) | ~(v > 0).any(axis=1)
+        return bad
+
+    # -- measuring ----------------------------------------------------------------------
+
+    def bounds(self, data):
+        """The box of the labelled joints (of all joints where none is labelled)."""
+        x, y, v, _ = self.split(data)
+        on = v > 0
+        on[~on.any(axis=1)] = True
+        big = np.inf
+        return np.column_stack(
+            [
+                np.where(on, x, big).min(axis=1),
+                np.where(on, y, big).min(axis=1),
+                np.where(on, x, -big).max(axis=1),
+                np.where(on, y, -big).max(axis=1),
+            ]
+        )
+
+    def areas(self, data):
+        """The object's area (the scale of OKS), from its ``area`` column."""
+        return self.split(data)[3]
+
+    def centroids(self, data):
+        """The mean of the labelled joints."""
+        x, y, v, _ = self.split(data)
+        on = v > 0
+        n = np.maximum(on.sum(axis=1), 1)
+        return np.column_stack([(x * on).sum(axis=1) / n, (y * on).sum(axis=1) / n])
+
+    def point_similarity(self, data_a, data_b):
+        """Per joint, ``exp(-e_i)`` of OKS (``(m, K)``), and where both label it.
+
+        Returns
+        -------
+        ks : ndarray of float64, shape (m, K)
+        both : ndarray of bool, shape (m, K)
+        """
+        xa, ya, va, area_a = self.split(data_a)
+        xb, yb, vb, area_b = self.split(data_b)
+        dx = xb - xa
+        dy = yb - ya
+        variances = (self.sigmas * 2) ** 2
+        area = (area_a + area_b) / 2
+        # pycocotools' order of operations, so that equal inputs give COCO's bits
+        e = (dx**2 + dy**2) / variances / (area[:, None] + _EPS) / 2
+        return np.exp(-e), (va > 0) & (vb > 0)
+
+    def similarity(self, data_a, data_b):
+        """OKS of each pair (module docstring): in [0, 1], 0 without a joint labelled by both."""
+        ks, both = self.point_similarity(data_a, data_b)
+        n = both.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(both, ks, 0.0).sum(axis=1) / n
+        return np.where(n > 0, out, 0.0)
+
+    def reach(self, data, tau):
+        """``σ_max · sqrt(8 ln(1/τ) · (area + ε))``: an OKS ≥ τ needs one joint labelled
+        by both with ``exp(-e_i) ≥ τ``, i.e. within ``σ_i sqrt(8 ln(1/τ) (s² + ε))`` of
+        its match, and ``s² ≤ max(area_a, area_b)``, so the two margins add up to at least
+        that distance."""
+        area = self.split(data)[3]
+        if tau <= 0:
+            return np.full(len(area), np.inf)
+        log = max(-np.log(min(float(tau), 1.0)), 0.0)
+        return float(self.sigmas.max()) * np.sqrt(8 * log * (np.maximum(area, 0) + _EPS))
+
+
+def keypoint_kinds(columns=None) -> list[KeypointsKind]:
+    """The registered keypoints kinds (those whose columns are all in ``columns``).
+
+    Examples
+    --------
+    >>> [k.name for k in keypoint_kinds()][:1]
+    ['keypoints']
+    """
+    from .registry import parametric_kinds
+
+    return [k for k in parametric_kinds(columns) if isinstance(k, KeypointsKind)]
+
+
+#: COCO's person skeleton, columns ``kp_{joint}_x/_y/_v`` and ``kp_area``.
+KEYPOINTS = register_kind(
+    KeypointsKind(
+        "keypoints",
+        COCO_PERSON_KEYPOINTS,
+        sigmas=COCO_PERSON_SIGMAS,
+        skeleton=COCO_PERSON_SKELETON,
+        prefix="kp_",
+    )
+)
