@@ -11,6 +11,7 @@ from iaa_frames import (
 )
 from iaa_frames.accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
 from iaa_frames.api.backend import agreement
+from iaa_frames.decisions import Consensus, consensus
 from iaa_frames.engine import agreement_from_tables, pairwise
 from iaa_frames.errors import (
     AnnotatorNameWarning,
@@ -60,7 +61,14 @@ from iaa_frames.measures.ranking import annotator_quality, annotator_quality_fro
 from iaa_frames.measures.reference import accuracy
 from iaa_frames.measures.threshold_choice import suggest_threshold, threshold_separation
 from iaa_frames.report import report
-from iaa_frames.simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
+from iaa_frames.simulate import (
+    PRESETS,
+    Profile,
+    Simulated,
+    simulate,
+    simulate_crowd,
+    simulate_with_truth,
+)
 from iaa_frames.stats.krippendorff import nominal_alpha
 from iaa_frames.tables.pairs import (
     PairTables,
@@ -77,6 +85,8 @@ __all__ = [
     "conflict_counts",
     "conflicts",
     "confusion",
+    "Consensus",
+    "consensus",
     "find_copies",
     "item_agreement",
     "label_alpha",
@@ -118,6 +128,7 @@ __all__ = [
     "register_distance",
     "sigma",
     "simulate",
+    "simulate_crowd",
     "simulate_with_truth",
     "suggest_threshold",
     "threshold_separation",

@@ -24,10 +24,12 @@ Modules
 -------
 :mod:`.profiles` (how an annotator redraws), :mod:`.shapes` (synthetic objects as
 arrays), :mod:`.annotators` (the truth and each annotator's draws, random streams),
-:mod:`.generate` (the public functions and their checks).
+:mod:`.generate` (the public functions and their checks), :mod:`.crowd` (sparse crowds:
+many workers of mixed quality, a few per image).
 """
 
 from .annotators import LAZY_CENTER_FRACTION
+from .crowd import CROWD_MIX, Crowd, simulate_crowd
 from .generate import (
     COMMON_IMAGE_SIZES,
     Simulated,
@@ -38,10 +40,13 @@ from .profiles import PRESETS, Profile
 
 __all__ = [
     "COMMON_IMAGE_SIZES",
+    "CROWD_MIX",
+    "Crowd",
     "LAZY_CENTER_FRACTION",
     "PRESETS",
     "Profile",
     "Simulated",
     "simulate",
+    "simulate_crowd",
     "simulate_with_truth",
 ]
