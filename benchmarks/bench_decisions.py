@@ -111,6 +111,108 @@ def consensus_study(seed: int, **crowd_options) -> pd.DataFrame:
     return out.assign(seed=seed)
 
 
+#: The population of the plan study, and the half-width asked of each component.
+PLAN_MIX = {"good": 0.5, "sloppy": 0.2, "misser": 0.15, "mislabeler": 0.15}
+PLAN_TARGETS = {"detection": 0.04, "classification": 0.05, "localization": 0.06, "overall": 0.04}
+
+
+def plan_population(n_items, seed):
+    return iaf.simulate_crowd(
+        n_items=n_items, n_workers=40, per_item=(2, 2), mix=PLAN_MIX, seed=seed
+    ).annotations
+
+
+def plan_study(seed: int, components=None) -> pd.DataFrame:
+    """Plan from a 40-item pilot, then draw the recommended number of items (a fresh
+    corpus of the same population) and measure its interval."""
+    pilot = plan_population(40, seed)
+    rows = []
+    for comp in components or list(PLAN_TARGETS):
+        target = PLAN_TARGETS[comp]
+        p = iaf.plan(pilot, target_halfwidth=target, component=comp, n_outer=20, seed=seed)
+        row = p.table.iloc[0]
+        n = int(row["n_items"])
+        fresh = plan_population(n, 10_000 + seed)
+        ds = iaf.agreement(fresh, n_boot=200, seed=seed)
+        cell = ds.sel(component=comp, label="(all)", annotator="(all)")
+        achieved = 0.5 * float(cell["ci_high"] - cell["ci_low"])
+        rows.append(
+            {
+                "seed": seed,
+                "component": comp,
+                "target": target,
+                "n_items": n,
+                "n_low": int(row["n_low"]),
+                "n_high": int(row["n_high"]),
+                "achieved": achieved,
+                "ratio": achieved / target,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def next_study(
+    seed: int, *, n_items=150, n_workers=30, budget=30, component="localization", n_random=5
+):
+    """Items with 1 or 2 workers (a third with one); ``budget`` extra annotations chosen by
+    ``iaf.next_items`` or at random (``n_random`` draws); each extra annotation is the next worker of the item's
+    (random) order. The half-width of ``component``'s interval after."""
+    rng = np.random.default_rng(seed)
+    names = [f"w{k:03d}" for k in range(n_workers)]
+    from iaa_frames.simulate import CROWD_MIX
+
+    presets = list(CROWD_MIX)
+    share = np.array(list(CROWD_MIX.values()))
+    profile = rng.choice(presets, n_workers, p=share / share.sum())
+    full = iaf.simulate_with_truth(
+        n_items=n_items, annotators=dict(zip(names, profile, strict=True)), seed=seed
+    ).annotations
+    order = np.argsort(rng.random((n_items, n_workers)), axis=1)  # each item's workers
+    items = np.sort(full["item"].unique())
+    first = np.where(rng.random(n_items) < 1 / 3, 1, 2)
+
+    def corpus(count):
+        item_idx, slot = np.nonzero(np.arange(n_workers)[None, :] < count[:, None])
+        pairs = pd.DataFrame(
+            {"item": items[item_idx], "annotator": np.asarray(names)[order[item_idx, slot]]}
+        )
+        return full.merge(pairs, on=["item", "annotator"])
+
+    start = corpus(first)
+    chosen = iaf.next_items(start, budget=budget, component=component, seed=seed)
+    rows = []
+    draws = [("next_items", chosen["item"].to_numpy())] + [
+        ("random", rng.choice(items, budget, replace=False)) for _ in range(n_random)
+    ]
+    for selection, picked in draws:
+        count = first + np.isin(items, picked)
+        ds = iaf.agreement(corpus(count), n_boot=200, seed=seed)
+        cell = ds.sel(component=component, label="(all)", annotator="(all)")
+        rows.append(
+            {
+                "seed": seed,
+                "selection": selection,
+                "budget": budget,
+                "halfwidth": 0.5 * float(cell["ci_high"] - cell["ci_low"]),
+                "predicted": float(chosen["halfwidth_after"].iloc[-1])
+                if selection == "next_items"
+                else np.nan,
+            }
+        )
+    before = iaf.agreement(start, n_boot=200, seed=seed)
+    cell = before.sel(component=component, label="(all)", annotator="(all)")
+    rows.append(
+        {
+            "seed": seed,
+            "selection": "before",
+            "budget": 0,
+            "halfwidth": 0.5 * float(cell["ci_high"] - cell["ci_low"]),
+            "predicted": chosen.attrs["halfwidth"],
+        }
+    )
+    return pd.DataFrame(rows)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--study", default="all", choices=["consensus", "plan", "next", "all"])

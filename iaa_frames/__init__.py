@@ -11,7 +11,7 @@ from iaa_frames import (
 )
 from iaa_frames.accessor import alpha, ks, sigma  # registers DataFrame.iaa and Dataset.iaa
 from iaa_frames.api.backend import agreement
-from iaa_frames.decisions import Consensus, consensus
+from iaa_frames.decisions import Consensus, Plan, consensus, next_items, plan
 from iaa_frames.engine import agreement_from_tables, pairwise
 from iaa_frames.errors import (
     AnnotatorNameWarning,
@@ -97,12 +97,15 @@ __all__ = [
     "agreement_from_tables",
     "pairwise",
     "items",
+    "next_items",
     "kalpha",
     "kalpha_items",
     "kalpha_units",
     "report",
     "PRESETS",
     "PairTables",
+    "Plan",
+    "plan",
     "Profile",
     "Shapes",
     "Simulated",

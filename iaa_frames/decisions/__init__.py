@@ -11,5 +11,7 @@ which items to send next.
 """
 
 from .consensus import Consensus, consensus
+from .next_items import next_items
+from .plan import Plan, plan
 
-__all__ = ["Consensus", "consensus"]
+__all__ = ["Consensus", "Plan", "consensus", "next_items", "plan"]
