@@ -90,7 +90,7 @@ def interval_gains(tables, component: str = "localization"):
     >>> import iaa_frames as iaf
     >>> t = iaf.pair_tables(iaf.simulate(n_items=30, seed=0), n_chance=200)
     >>> g, state = interval_gains(t)
-    >>> bool((g["gain"] > 0).all()), state["halfwidth"] > 0
+    >>> bool((g["delta_den"] > 0).all()), state["halfwidth"] > 0
     (True, True)
     """
     pm, expected = _pairing_means(tables, component)
@@ -110,10 +110,10 @@ def interval_gains(tables, component: str = "localization"):
     multi = p_i[item] >= 2
     dev = d - y_i[item]
     s2 = float((dev[multi] ** 2).sum() / max((p_i[p_i >= 2] - 1).sum(), 1.0))
-    O = float((r * d).sum() / r.sum()) if r.sum() > 0 else np.nan
+    grand = float((r * d).sum() / r.sum()) if r.sum() > 0 else np.nan
     tau2 = 0.0
     if has.any():
-        tau2 = float(max(np.mean((y_i[has] - O) ** 2) - np.mean(s2 / p_i[has]), 0.0))
+        tau2 = float(max(np.mean((y_i[has] - grand) ** 2) - np.mean(s2 / p_i[has]), 0.0))
     v = np.where(p_i > 0, tau2 + s2 / np.maximum(p_i, 1), 0.0)
     num = float((n_i**2 * v).sum())
     den = float(n_i.sum())

@@ -115,7 +115,7 @@ def halfwidth_curve(cells, cell: int, n: int, sizes, *, n_boot: int, rng, outer=
     --------
     >>> import iaa_frames as iaf
     >>> from iaa_frames.engine import CellLayout, component_cells
-    >>> t = iaf.pair_tables(iaf.simulate(n_items=30, seed=0), n_chance=200)
+    >>> t = iaf.pair_tables(iaf.simulate(n_items=30, seed=0))
     >>> cells = component_cells(t, CellLayout(3, 3), "localization")
     >>> hw = halfwidth_curve(cells, 0, 30, [10, 30], n_boot=100,
     ...                      rng=np.random.default_rng(0))
