@@ -115,9 +115,9 @@ def halfwidth_curve(cells, cell: int, n: int, sizes, *, n_boot: int, rng, outer=
     --------
     >>> import iaa_frames as iaf
     >>> from iaa_frames.engine import CellLayout, component_cells
-    >>> t = iaf.pair_tables(iaf.simulate(n_items=30, seed=0))
+    >>> t = iaf.pair_tables(iaf.simulate(n_items=60, seed=0))
     >>> cells = component_cells(t, CellLayout(3, 3), "localization")
-    >>> hw = halfwidth_curve(cells, 0, 30, [10, 30], n_boot=100,
+    >>> hw = halfwidth_curve(cells, 0, 60, [15, 60], n_boot=100,
     ...                      rng=np.random.default_rng(0))
     >>> bool(hw[0] > hw[1] > 0)
     True
