@@ -68,17 +68,13 @@ class Plan:
     curve : pandas.DataFrame
         The resampled half-widths: ``component``, ``m`` (items), ``halfwidth``.
     params : dict
+
+    The figure of half-width against items is :func:`iaa_frames.plot.plan`.
     """
 
     table: pd.DataFrame
     curve: pd.DataFrame
     params: dict = field(default_factory=dict)
-
-    def plot(self, **options):
-        """Half-width against items (:func:`iaa_frames.plot.plan`)."""
-        from iaa_frames.plot.plan import plan as plot_plan
-
-        return plot_plan(self, **options)
 
 
 def thin_annotators(df: pd.DataFrame, annotators: int, seed: int):
