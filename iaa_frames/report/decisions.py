@@ -51,10 +51,13 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
     who = c.members.groupby("cluster")["annotator"].agg(", ".join)
     cols = ["item", "label", "support", "share", "margin", "agreement", "drawn by"]
 
-    def shown(frame):
+    def shown(frame, notes_id):
         frame = frame.head(top).copy()
         frame["drawn by"] = who.reindex(frame["object_id"].astype(int)).to_numpy()
-        return html_table(frame[cols].reset_index(drop=True))
+        frame = frame[cols].reset_index(drop=True)
+        reasons = pd.DataFrame("", index=frame.index, columns=frame.columns)
+        reasons.loc[frame["agreement"].isna(), "agreement"] = "drawn by one annotator: no pair"
+        return html_table(frame, reasons=reasons, notes_id=notes_id)
 
     text = (
         f"<p>One object per matched cluster, weighted by each annotator's estimated quality "
@@ -70,10 +73,14 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
     need = (
         f"<p>Label splits: {plural(len(split), 'accepted object')} with a margin below "
         f"{LOW_MARGIN:g}"
-        + (f" (the {min(top, len(split))} closest):</p>" + shown(split) if len(split) else ".</p>")
+        + (
+            f" (the {min(top, len(split))} closest):</p>" + shown(split, "split-")
+            if len(split)
+            else ".</p>"
+        )
     )
     need += f"<p>Below the quorum: {plural(len(below), 'cluster')}" + (
-        f" (the {min(top, len(below))} nearest to it):</p>" + shown(below)
+        f" (the {min(top, len(below))} nearest to it):</p>" + shown(below, "quorum-")
         if len(below)
         else ".</p>"
     )
@@ -116,12 +123,17 @@ def how_many_section(tables, result, *, top: int = 5) -> str:
             "gain (% of the half-width)": 100 * best["gain"].to_numpy() / state["halfwidth"],
         }
     )
+    reasons = pd.DataFrame("", index=table.index, columns=table.columns)
+    no_ci = ~np.isfinite(table["half-width now"].to_numpy(float))
+    for col in table.columns:
+        if col != "items now":
+            reasons.loc[no_ci, col] = "no interval (too few items, or the agreement is undefined)"
     return (
         "<p>The 95 % interval narrows as 1/√n with the number of items n (the same "
         "annotators per item): the items a half-width needs, from the intervals above. "
         "For a plan from a pilot, with its own uncertainty, per class or for another number "
         "of annotators per item: <code>iaf.plan(df, target_halfwidth=…)</code>.</p>"
-        + html_table(table, index_name="component")
+        + html_table(table, index_name="component", reasons=reasons, notes_id="more-")
         + "<p>The items whose next annotation narrows the localization interval most "
         "(<code>iaf.next_items(df, budget=k)</code>; predicted half-width now "
         f"{state['halfwidth']:.3f}):</p>" + html_table(best)
