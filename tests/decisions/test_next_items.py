@@ -78,9 +78,10 @@ def test_beats_random_selection_on_interval_width():
     """150 images, a third with one worker and the rest with two (30 workers of mixed
     quality, spammers included); 30 extra annotations chosen by next_items or at random
     (5 random draws per seed). Over seeds the chosen items give the narrower localization
-    interval on average (bench_decisions, next study: 8 seeds, 0.0731 against 0.0752;
-    better than the mean of the random draws on 6 of the 8)."""
-    table = pd.concat([_bench().next_study(seed) for seed in (0, 2, 3)], ignore_index=True)
+    interval on average, by a small margin (bench_decisions, next study: 8 seeds, mean
+    half-width 0.0731 against 0.0752, -2.8 %; narrower than the mean of the random draws
+    on 5 of the 8 seeds). Here the first three seeds."""
+    table = pd.concat([_bench().next_study(seed) for seed in (0, 1, 2)], ignore_index=True)
     mean = table.groupby(["seed", "selection"])["halfwidth"].mean().unstack()
     assert (mean["next_items"] < mean["random"]).mean() >= 2 / 3
     assert mean["next_items"].mean() < mean["random"].mean()
