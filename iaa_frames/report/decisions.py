@@ -48,12 +48,15 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
     )
     split = objects[objects["margin"] < LOW_MARGIN].sort_values("margin", kind="stable")
     below = c.unsupported.sort_values("share", ascending=False, kind="stable")
-    who = c.members.groupby("cluster")["annotator"].agg(", ".join)
+    members = c.members
     cols = ["item", "label", "support", "share", "margin", "agreement", "drawn by"]
 
     def shown(frame, notes_id):
         frame = frame.head(top).copy()
-        frame["drawn by"] = who.reindex(frame["object_id"].astype(int)).to_numpy()
+        ids = frame["object_id"].astype(int)
+        mine = members[members["cluster"].isin(ids)]  # the shown clusters only
+        who = mine.groupby("cluster")["annotator"].agg(", ".join)
+        frame["drawn by"] = who.reindex(ids).to_numpy()
         frame = frame[cols].reset_index(drop=True)
         reasons = pd.DataFrame("", index=frame.index, columns=frame.columns)
         reasons.loc[frame["agreement"].isna(), "agreement"] = "drawn by one annotator: no pair"
