@@ -2,7 +2,7 @@
 which items to send next.
 
 * :func:`~iaa_frames.decisions.consensus.consensus`: one object per matched cluster,
-  weighted by each annotator's quality (:mod:`.consensus`, with :mod:`.clusters`,
+  weighted by each annotator's quality (:mod:`.consensus`, with :mod:`.clusters`, :mod:`.votes`,
   :mod:`.weights`, :mod:`.masks` and :mod:`.staple`);
 * :func:`~iaa_frames.decisions.plan.plan`: the number of items a 95 % interval of a
   given half-width needs, from a pilot (:mod:`.plan`);
