@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from iaa_frames.engine import resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
-from iaa_frames.settings.parameters import DEFAULTS, check_int
-from iaa_frames.tables.pairs import pair_tables
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
 
 from .clusters import members_of
 from .masks import fuse_shapes
@@ -102,6 +102,16 @@ class Consensus:
         return write_cvat(self.objects, directory, **options)
 
 
+def _tables(df, match_threshold, seed):
+    """The frame's pair tables from the memo, at the engine's default chance sample (the
+    tables ``iaf.agreement(df)`` computes, shared with it; only the within-item tables are
+    read here)."""
+    settings = MatchSettings(match_threshold=match_threshold, seed=seed)
+    if settings.several:
+        raise ParameterError(f"match_threshold must be one value here, got {match_threshold!r}")
+    return resolve.tables_of(df, settings)
+
+
 def _check(min_support, quorum, method, resolution, name):
     min_support = check_int(min_support, "min_support", low=1)
     if isinstance(quorum, bool) or not isinstance(quorum, int | float) or not 0 <= quorum <= 1:
@@ -156,7 +166,8 @@ def consensus(
     name : str, default "consensus"
         The ``annotator`` of the consensus objects (the file name of the exports).
     seed : int, default 0
-        Seed of the pair tables (their chance sample is not used here).
+        Seed of the pair tables (their chance sample is not used here; the tables are
+        those of ``iaf.agreement(df, match_threshold=..., seed=...)``, computed once).
 
     Returns
     -------
@@ -177,7 +188,7 @@ def consensus(
     """
     min_support, quorum, resolution = _check(min_support, quorum, method, resolution, name)
     df = validate(df)
-    tables = pair_tables(df, match_threshold=match_threshold, n_chance=50, seed=seed)
+    tables = _tables(df, match_threshold, seed)
     return consensus_from_tables(
         df, tables, min_support=min_support, quorum=quorum, weights=weights, method=method,
         resolution=resolution, name=name,

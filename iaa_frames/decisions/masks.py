@@ -96,7 +96,7 @@ def fuse_shapes(geoms, boxes, cluster, rater, weight, n_clusters, n_raters, *, m
     d[np.repeat(member, length), flat] = True
     sens = spec = np.full(n_raters, np.nan)
     if method == "staple":
-        post, sens, spec = staple(d, cluster, rater, n_raters)
+        post, sens, spec = staple(d, cluster, rater, n_raters, tol=1e-5)
         keep = post >= 0.5
     else:
         starts = np.flatnonzero(np.r_[True, cluster[1:] != cluster[:-1]])

@@ -35,12 +35,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine import CellLayout, component_cells
+from iaa_frames.engine import CellLayout, component_cells, resolve
 from iaa_frames.engine.rows import localization_rows, sets_rows
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
-from iaa_frames.settings.parameters import DEFAULTS, check_int
-from iaa_frames.tables.pairs import pair_tables
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
 
 from .consensus import consensus
 
@@ -49,6 +48,14 @@ __all__ = ["GOALS", "interval_gains", "next_items"]
 GOALS = ("interval", "consensus")
 _SIGMA = ("detection", "localization", "overall")
 _Z = 1.959963984540054
+
+
+def _single(settings):
+    if settings.several:
+        raise ParameterError(
+            f"match_threshold must be one value here, got {settings.match_threshold!r}"
+        )
+    return settings
 
 
 def _pairing_means(tables, component):
@@ -230,7 +237,8 @@ def next_items(
     df = validate(df)
     names = None
     if goal == "interval":
-        tables = pair_tables(df, match_threshold=match_threshold, n_chance=n_chance, seed=seed)
+        settings = MatchSettings(match_threshold=match_threshold, n_chance=n_chance, seed=seed)
+        tables = resolve.tables_of(df, _single(settings))
         gains, state = interval_gains(tables, component)
         names = np.asarray(tables.corpus.items, dtype=object)
         gains["item"] = names[gains["item"].to_numpy()]

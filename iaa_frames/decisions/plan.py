@@ -38,12 +38,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine import CellLayout, component_cells
+from iaa_frames.engine import CellLayout, component_cells, resolve
 from iaa_frames.engine.cells import label_cell
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL, validate
-from iaa_frames.settings.parameters import DEFAULTS, check_int
-from iaa_frames.tables.pairs import pair_tables
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
 
 __all__ = ["COMPONENTS", "Plan", "halfwidth_curve", "plan", "thin_annotators"]
 
@@ -75,6 +74,14 @@ class Plan:
     table: pd.DataFrame
     curve: pd.DataFrame
     params: dict = field(default_factory=dict)
+
+
+def _single(settings):
+    if settings.several:
+        raise ParameterError(
+            f"match_threshold must be one value here, got {settings.match_threshold!r}"
+        )
+    return settings
 
 
 def thin_annotators(df: pd.DataFrame, annotators: int, seed: int):
@@ -213,7 +220,8 @@ def plan(
     comps = _check(target_halfwidth, component, annotators, n_boot, n_outer, seed)
     pilot = validate(pilot)
     thinned, fewer = thin_annotators(pilot, annotators, seed)
-    tables = pair_tables(thinned, match_threshold=match_threshold, n_chance=n_chance, seed=seed)
+    settings = MatchSettings(match_threshold=match_threshold, n_chance=n_chance, seed=seed)
+    tables = resolve.tables_of(thinned, _single(settings))
     corpus = tables.corpus
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
     cell = label_cell(tables, label) * layout.n_groups
