@@ -24,6 +24,7 @@ from iaa_frames.version import __version__
 
 #: Where each public name lives (module under ``iaa_frames.``), imported on first use.
 _EXPORTS = {
+    "decisions": ("Consensus", "Plan", "consensus", "next_items", "plan"),
     "measures.keypoints": ("keypoint_agreement",),
     "measures.attributes": ("attribute_agreement",),
     "geometry.kinds": ("bird_eye_view",),
@@ -82,6 +83,7 @@ _EXPORTS = {
         "simulate",
         "simulate_with_truth",
         "simulate_cuboids",
+        "simulate_crowd",
     ),
     "stats.krippendorff": ("nominal_alpha",),
     "tables.pairs": ("PairTables", "between", "pair_tables", "pair_tables_by_threshold", "within"),

@@ -142,6 +142,7 @@ LAYERS = (
     ("explore",),
     ("measures",),
     ("api",),
+    ("decisions",),
     ("plot",),
     ("report",),
     ("accessor",),

@@ -11,6 +11,7 @@ classes it is made of:
 :class:`~.disagreement.DisagreementMethods`    ``conflicts``, ``conflict_counts``,
                                                ``confusion``, ``item_agreement``
 :class:`~.measures.MeasureMethods`             ``accuracy``, ``annotators``, ``kalpha``
+:class:`~.decisions.DecisionMethods`           ``consensus``, ``plan``, ``next_items``
 =============================================  ===============================================
 
 and ``plot`` (:class:`iaa_frames.plot.FramePlots`). pandas 3 builds the accessor again on
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .decisions import DecisionMethods
 from .disagreement import DisagreementMethods
 from .measures import MeasureMethods
 from .result import method_table
@@ -47,11 +49,16 @@ _METHODS = {
     "confusion()": "label confusion matrix of matched pairs",
     "accuracy()": "precision/recall/label accuracy against a reference annotator",
     "item_agreement()": "per-item agreement columns, indexed by item (join key)",
+    "consensus()": "one object per matched cluster, weighted by annotator quality",
+    "plan()": "items needed for a 95 % interval of a given half-width",
+    "next_items()": "the items to send for one more annotation, ranked",
     "plot": "figures: df.iaa.plot.<name>(...)",
 }
 
 
-class IAAAccessor(AgreementMethods, TableMethods, DisagreementMethods, MeasureMethods):
+class IAAAccessor(
+    AgreementMethods, TableMethods, DisagreementMethods, MeasureMethods, DecisionMethods
+):
     """Inter-annotator agreement of a tidy annotation frame: ``df.iaa``.
 
     Every method is a plain function of the package applied to the frame, with the same

@@ -29,6 +29,7 @@ how many were left out.
 :func:`confusion`        label confusion of matched pairs, α per class (Axes)
 :func:`ranking`          annotators by partner-corrected quality vs raw PQ (Axes)
 :func:`threshold_curve`  every component against the match threshold τ, CI bands (Axes)
+:func:`plan`             half-width of the interval against items, from ``iaf.plan`` (Axes)
 =======================  ================================================================
 """
 
@@ -43,6 +44,7 @@ from .distributions import distance_samples, distributions, sample_summary
 from .item import item, item_view, worst_items
 from .items import items
 from .pairwise import pairwise, pairwise_frame
+from .plan import plan
 from .ranking import ranking, ranking_frame
 from .style import ANNOTATOR_PALETTE, annotator_colors, theme
 from .threshold import threshold_curve, threshold_frame
@@ -58,6 +60,7 @@ __all__ = [
     "agreement",
     "annotators",
     "confusion",
+    "plan",
     "decomposition",
     "decomposition_frame",
     "distance_samples",

@@ -23,6 +23,7 @@ The parts of the report, one module each:
 :mod:`~iaa_frames.report.threshold`      the "Match threshold" section (several τ)
 :mod:`~iaa_frames.report.disagreement`   the "Where they disagree" section
 :mod:`~iaa_frames.report.attributes`     the "Attributes" section (declared attributes)
+:mod:`~iaa_frames.report.decisions`      the "Consensus" and "How many more" sections
 :mod:`~iaa_frames.report.formatting`     numbers and words as the report writes them
 :mod:`~iaa_frames.report.output`         CSV safe in spreadsheets; files never overwritten
 =======================================  ==================================================
@@ -54,6 +55,7 @@ from iaa_frames.tables.comparability import require_comparable
 from iaa_frames.tables.pairs import iter_tables_from, pair_tables_from
 
 from .attributes import attribute_section
+from .decisions import consensus_section, how_many_section
 from .diagnosis import (
     GAP,
     HIGH,
@@ -234,6 +236,12 @@ def report(
     item_detection = item_drilldown(tables, component="detection")
     figures = draw_figures(tables, result, pw, item_table, top)
     disagree_html, disagree_files = disagreement_section(tables, svg=svg, top=top)
+    consensus_html = (
+        consensus_section(df, tables)
+        if isinstance(df, pd.DataFrame)
+        else "<p>The consensus needs the annotation frame.</p>"
+    )
+    how_many_html = how_many_section(tables, result)
     sections, threshold_files = _threshold_sections(SECTIONS, sweep, result)
     attribute_html, attribute_files = attribute_section(df, tables, n_boot=n_boot, seed=seed)
     if attribute_html:  # after "By annotator"
@@ -278,6 +286,8 @@ def report(
         elapsed=elapsed,
         version=__version__,
         disagree_html=disagree_html,
+        consensus_html=consensus_html,
+        how_many_html=how_many_html,
         sweep=sweep,
     )
     page = render_page(ctx, title or "Inter-annotator agreement report", sections=sections)

@@ -205,6 +205,8 @@ SECTIONS = [
     ("by-annotator", "By annotator", _section_by_annotator),
     ("items", "Hardest items", _section_items),
     ("disagree", "Where they disagree", lambda ctx: ctx.disagree_html),
+    ("consensus", "Consensus", lambda ctx: ctx.consensus_html),
+    ("how-many", "How many more", lambda ctx: ctx.how_many_html),
     ("how-to-read", "How to read this", _section_how_to_read),
     ("parameters", "Parameters", _section_parameters),
 ]

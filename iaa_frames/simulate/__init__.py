@@ -26,10 +26,12 @@ Modules
 arrays), :mod:`.annotators` (the truth and each annotator's draws, random streams),
 :mod:`.generate` (the public functions and their checks), :mod:`.cuboids` (3D cuboid
 scenes, :func:`simulate_cuboids`), :mod:`.keypoints` (skeletons: :func:`simulate_keypoints`,
-:class:`KeypointProfile`).
+:class:`KeypointProfile`), :mod:`.crowd` (sparse crowds: many workers of mixed quality, a few
+per image).
 """
 
 from .annotators import LAZY_CENTER_FRACTION
+from .crowd import CROWD_MIX, Crowd, simulate_crowd
 from .cuboids import simulate_cuboids
 from .generate import (
     COMMON_IMAGE_SIZES,
@@ -43,6 +45,8 @@ from .profiles import PRESETS, Profile
 __all__ = [
     "COMMON_IMAGE_SIZES",
     "KeypointProfile",
+    "CROWD_MIX",
+    "Crowd",
     "LAZY_CENTER_FRACTION",
     "PRESETS",
     "Profile",
@@ -50,5 +54,6 @@ __all__ = [
     "simulate",
     "simulate_cuboids",
     "simulate_keypoints",
+    "simulate_crowd",
     "simulate_with_truth",
 ]

@@ -18,6 +18,9 @@ from oracles import component_alpha, component_ks, component_sigma
 
 from iaa_frames.accessor import IAAAccessor
 from iaa_frames.api import shortcuts
+from iaa_frames.decisions.consensus import consensus
+from iaa_frames.decisions.next_items import next_items
+from iaa_frames.decisions.plan import plan
 from iaa_frames.engine import agreement, agreement_from_tables, pairwise
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.conflicts import conflict_counts, conflicts
@@ -165,6 +168,9 @@ WRAPS = {
     "annotators": (annotator_quality, None),
     "kalpha": (kalpha, None),
     "attributes": (attribute_agreement, None),
+    "consensus": (consensus, None),
+    "plan": (plan, None),
+    "next_items": (next_items, None),
 }
 
 
@@ -242,7 +248,14 @@ def test_results_from_tables_a_sweep_cached_equal_fresh_ones(
     _assert_same(got, function(df, **kwargs, **PARAMS))
 
 
-@pytest.mark.parametrize("method", [m for m in sorted(WRAPS) if m not in ("annotators", "kalpha")])
+@pytest.mark.parametrize(
+    "method",
+    [
+        m
+        for m in sorted(WRAPS)
+        if m not in ("annotators", "kalpha", "consensus", "plan", "next_items")
+    ],
+)
 def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeypatch):
     """The boundary checks each parameter once (the declared constraint of ``progress``
     is asked once), however many layers the call goes through."""

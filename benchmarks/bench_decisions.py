@@ -1,0 +1,250 @@
+"""Decisions on simulated crowds with known truth: consensus, plan, next items.
+
+Run: ``python benchmarks/bench_decisions.py [--study consensus|plan|next|all] [--seeds 5]``
+(writes ``benchmarks/results/decisions_<study>.txt``).
+
+* ``consensus``: sparse crowds of ``iaf.simulate_crowd`` (150 workers of mixed quality:
+  45 % good, 20 % sloppy, 15 % missers, 10 % mislabelers, 10 % random; 200 images of 3-7
+  workers each, so about 6.5 images per worker; boxes). Against the truth (``iaf.accuracy``
+  with the truth as reference, IoU >= 0.5): the quality-weighted consensus
+  (``iaf.consensus``), the unweighted majority (``weights="equal"``) and the best single
+  worker per image chosen without the truth (the worker of highest
+  ``iaf.annotator_quality`` among those who saw the image); F1 at IoU 0.5 and the mean IoU
+  of the matched boxes.
+* ``plan``: a 40-item pilot of a population (``simulate_crowd`` with 2 workers per image),
+  the plan's recommended number of items for a half-width, then a fresh corpus of that many
+  items from the same population: its 95 % interval's half-width against the target.
+* ``next``: a corpus where a third of the images has one worker, the rest two; a budget of
+  k extra annotations chosen by ``iaf.next_items`` or at random (a fresh worker of the
+  pool draws each); the localization interval's half-width after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import iaa_frames as iaf
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def truth_frame(crowd) -> pd.DataFrame:
+    """The true objects as the annotations of ``"truth"``, with a coverage row for every
+    image without objects."""
+    t = crowd.truth
+    items = pd.unique(crowd.annotations["item"])
+    obj = pd.DataFrame(
+        {
+            "item": t["item"],
+            "annotator": "truth",
+            "label": t["label"],
+            "x0": t["x0"],
+            "y0": t["y0"],
+            "x1": t["x1"],
+            "y1": t["y1"],
+            "geometry": t["geometry"],
+            "width": t["width"],
+            "height": t["height"],
+        }
+    )
+    obj = obj[obj["item"].isin(items)]
+    sizes = crowd.annotations.drop_duplicates("item").set_index("item")[["width", "height"]]
+    bare = pd.DataFrame({"item": np.setdiff1d(items, obj["item"].unique()), "annotator": "truth"})
+    bare = bare.join(sizes, on="item")
+    return pd.concat([obj, bare], ignore_index=True)
+
+
+def best_single(df: pd.DataFrame, quality: pd.DataFrame, name: str = "best_single"):
+    """Per image, the annotation of the worker with the highest estimated quality."""
+    q = quality.set_index("annotator")["quality"]
+    cov = df[["item", "annotator"]].drop_duplicates()
+    cov = cov.assign(q=q.reindex(cov["annotator"]).to_numpy())
+    pick = cov.sort_values(["item", "q"], ascending=[True, False]).drop_duplicates("item")
+    keep = df.merge(pick[["item", "annotator"]], on=["item", "annotator"])
+    return keep.assign(annotator=name)
+
+
+def _frame_cols(df):
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "geometry", "width", "height"]
+    return df[cols]
+
+
+def score_against_truth(candidates: dict, truth: pd.DataFrame) -> pd.DataFrame:
+    """F1 at IoU 0.5 and mean IoU of matched objects of every candidate frame."""
+    frames = [_frame_cols(truth)]
+    for name, frame in candidates.items():
+        frames.append(_frame_cols(frame.assign(annotator=name)))
+    both = pd.concat(frames, ignore_index=True)
+    acc = iaf.accuracy(both, reference="truth", n_boot=0, n_chance=50)
+    sel = acc["score"].sel(label="(all)", metric=["f1", "mean_iou"])
+    rows = []
+    for name in candidates:
+        s = sel.sel(annotator=name)
+        rows.append(
+            {
+                "method": name,
+                "f1": float(s.sel(metric="f1")),
+                "mean_iou": float(s.sel(metric="mean_iou")),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def consensus_study(seed: int, **crowd_options) -> pd.DataFrame:
+    crowd = iaf.simulate_crowd(seed=seed, **crowd_options)
+    df = crowd.annotations
+    weighted = iaf.consensus(df, weights="quality")
+    equal = iaf.consensus(df, weights="equal")
+    quality = iaf.annotator_quality(df, n_boot=0)
+    candidates = {
+        "consensus_quality": weighted.objects,
+        "majority_equal": equal.objects,
+        "best_single": best_single(df, quality),
+    }
+    out = score_against_truth(candidates, truth_frame(crowd))
+    return out.assign(seed=seed)
+
+
+#: The population of the plan study, and the half-width asked of each component.
+PLAN_MIX = {"good": 0.5, "sloppy": 0.2, "misser": 0.15, "mislabeler": 0.15}
+PLAN_TARGETS = {"detection": 0.04, "classification": 0.05, "localization": 0.06, "overall": 0.04}
+
+
+def plan_population(n_items, seed):
+    return iaf.simulate_crowd(
+        n_items=n_items, n_workers=40, per_item=(2, 2), mix=PLAN_MIX, seed=seed
+    ).annotations
+
+
+def plan_study(seed: int, components=None) -> pd.DataFrame:
+    """Plan from a 40-item pilot, then draw the recommended number of items (a fresh
+    corpus of the same population) and measure its interval."""
+    pilot = plan_population(40, seed)
+    rows = []
+    for comp in components or list(PLAN_TARGETS):
+        target = PLAN_TARGETS[comp]
+        p = iaf.plan(pilot, target_halfwidth=target, component=comp, n_outer=20, seed=seed)
+        row = p.table.iloc[0]
+        n = int(row["n_items"])
+        fresh = plan_population(n, 10_000 + seed)
+        ds = iaf.agreement(fresh, n_boot=200, seed=seed)
+        cell = ds.sel(component=comp, label="(all)", annotator="(all)")
+        achieved = 0.5 * float(cell["ci_high"] - cell["ci_low"])
+        rows.append(
+            {
+                "seed": seed,
+                "component": comp,
+                "target": target,
+                "n_items": n,
+                "n_low": int(row["n_low"]),
+                "n_high": int(row["n_high"]),
+                "achieved": achieved,
+                "ratio": achieved / target,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def next_study(
+    seed: int, *, n_items=150, n_workers=30, budget=30, component="localization", n_random=5
+):
+    """Items with 1 or 2 workers (a third with one); ``budget`` extra annotations chosen by
+    ``iaf.next_items`` or at random (``n_random`` draws); each extra annotation is the next worker of the item's
+    (random) order. The half-width of ``component``'s interval after."""
+    rng = np.random.default_rng(seed)
+    names = [f"w{k:03d}" for k in range(n_workers)]
+    from iaa_frames.simulate import CROWD_MIX
+
+    presets = list(CROWD_MIX)
+    share = np.array(list(CROWD_MIX.values()))
+    profile = rng.choice(presets, n_workers, p=share / share.sum())
+    full = iaf.simulate_with_truth(
+        n_items=n_items, annotators=dict(zip(names, profile, strict=True)), seed=seed
+    ).annotations
+    order = np.argsort(rng.random((n_items, n_workers)), axis=1)  # each item's workers
+    items = np.sort(full["item"].unique())
+    first = np.where(rng.random(n_items) < 1 / 3, 1, 2)
+
+    def corpus(count):
+        item_idx, slot = np.nonzero(np.arange(n_workers)[None, :] < count[:, None])
+        pairs = pd.DataFrame(
+            {"item": items[item_idx], "annotator": np.asarray(names)[order[item_idx, slot]]}
+        )
+        return full.merge(pairs, on=["item", "annotator"])
+
+    start = corpus(first)
+    chosen = iaf.next_items(start, budget=budget, component=component, seed=seed)
+    rows = []
+    draws = [("next_items", chosen["item"].to_numpy())] + [
+        ("random", rng.choice(items, budget, replace=False)) for _ in range(n_random)
+    ]
+    for selection, picked in draws:
+        count = first + np.isin(items, picked)
+        ds = iaf.agreement(corpus(count), n_boot=200, seed=seed)
+        cell = ds.sel(component=component, label="(all)", annotator="(all)")
+        rows.append(
+            {
+                "seed": seed,
+                "selection": selection,
+                "budget": budget,
+                "halfwidth": 0.5 * float(cell["ci_high"] - cell["ci_low"]),
+                "predicted": float(chosen["halfwidth_after"].iloc[-1])
+                if selection == "next_items"
+                else np.nan,
+            }
+        )
+    before = iaf.agreement(start, n_boot=200, seed=seed)
+    cell = before.sel(component=component, label="(all)", annotator="(all)")
+    rows.append(
+        {
+            "seed": seed,
+            "selection": "before",
+            "budget": 0,
+            "halfwidth": 0.5 * float(cell["ci_high"] - cell["ci_low"]),
+            "predicted": chosen.attrs["halfwidth"],
+        }
+    )
+    return pd.DataFrame(rows)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--study", default="all", choices=["consensus", "plan", "next", "all"])
+    parser.add_argument("--seeds", type=int, default=5)
+    args = parser.parse_args(argv)
+    RESULTS.mkdir(exist_ok=True)
+    studies = ["consensus", "plan", "next"] if args.study == "all" else [args.study]
+    for study in studies:
+        t0 = time.perf_counter()
+        fn = {"consensus": consensus_study, "plan": plan_study, "next": next_study}[study]
+        table = pd.concat([fn(seed) for seed in range(args.seeds)], ignore_index=True)
+        text = f"# bench_decisions --study {study} --seeds {args.seeds}\n"
+        text += table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
+        text += summary(study, table) + f"\n# {time.perf_counter() - t0:.1f} s\n"
+        (RESULTS / f"decisions_{study}.txt").write_text(text)
+        sys.stdout.write(text)
+
+
+def summary(study, table) -> str:
+    if study == "consensus":
+        means = table.groupby("method")[["f1", "mean_iou"]].agg(["mean", "min", "max"])
+        return "# mean over seeds\n" + means.to_string(float_format=lambda v: f"{v:.4f}")
+    if study == "plan":
+        ratio = table["ratio"]
+        return (
+            "# achieved / target half-width, per component\n"
+            + table.groupby("component")["ratio"].agg(["mean", "min", "max"]).to_string()
+            + f"\n# within +-20 %: {int(((ratio > 0.8) & (ratio < 1.2)).sum())} of {len(ratio)}"
+        )
+    means = table.groupby("selection")["halfwidth"].agg(["mean", "min", "max"])
+    return "# half-width after the extra annotations\n" + means.to_string()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""How many items: the interval's half-width against the number of items, from a plan."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from iaa_frames.errors import ParameterError
+
+from . import style
+
+__all__ = ["plan"]
+
+
+def plan(result, *, width: float | None = None, ax=None):
+    """The half-width of the 95 % interval against the number of items, per component.
+
+    Points: the half-widths of the pilot's m-out-of-n resamples
+    (:func:`iaa_frames.plan`); lines: the fitted ``c / sqrt(m)``, extended to the plan;
+    the dashed line is the target and each component's plan is marked on it (a triangle),
+    with the plan's own 95 % interval as a bar. Both axes are logarithmic, so the fitted
+    rate is a straight line of slope -1/2.
+
+    Parameters
+    ----------
+    result : Plan
+        From :func:`iaa_frames.plan`.
+    width : float, optional
+        Figure width in inches when ``ax`` is not given (default 7).
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Fitted lines have ``gid="fit:<component>"``, points ``gid="resampled:<component>"``.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> pilot = iaf.simulate(n_items=40, seed=0, annotators={"a": "good", "b": "sloppy"})
+    >>> p = iaf.plan(pilot, target_halfwidth=0.02, component="localization", n_outer=5)
+    >>> ax = plan(p)
+    >>> sorted(line.get_gid() for line in ax.lines if str(line.get_gid()).startswith("fit"))
+    ['fit:localization']
+    """
+    table, curve = getattr(result, "table", None), getattr(result, "curve", None)
+    if table is None or curve is None:
+        raise ParameterError(f"plan() draws the Plan of iaf.plan; got {type(result).__name__}")
+    w = float(width) if width is not None else style.WIDTH
+    target = float(result.params["target_halfwidth"])
+    rows = table[np.isfinite(table["c"].to_numpy(dtype=float))]
+    with style.theme():
+        ax = style.new_axes(ax, (w, 2.8))
+        top = max([float(rows["n_items"].max()) if len(rows) else 1.0] + [float(curve["m"].max())])
+        m = np.geomspace(max(2.0, float(curve["m"].min()) / 2), top * 1.5, 200)
+        for _, row in rows.iterrows():
+            comp = row["component"]
+            color = style.component_color(comp)
+            pts = curve[curve["component"] == comp]
+            ax.plot(pts["m"], pts["halfwidth"], "o", color=color, ms=4, gid=f"resampled:{comp}")
+            ax.plot(m, row["c"] / np.sqrt(m), color=color, lw=1.2, label=comp, gid=f"fit:{comp}")
+            n = float(row["n_items"])
+            ax.plot([n], [target], marker="v", color=color, ms=6, gid=f"plan:{comp}")
+            if not (pd.isna(row["n_low"]) or pd.isna(row["n_high"])):
+                ax.plot(
+                    [float(row["n_low"]), float(row["n_high"])],
+                    [target] * 2,
+                    color=color,
+                    lw=3,
+                    alpha=0.35,
+                    gid=f"plan_ci:{comp}",
+                )
+        ax.axhline(target, color=style.grey(), ls="--", lw=0.8, label=f"target ±{target:g}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("items annotated")
+        ax.set_ylabel("half-width of the 95 % interval")
+        style.legend_below(ax)
+        skipped = sorted(set(table["component"]) - set(rows["component"]))
+        if skipped:
+            style.note(ax, "no plan: " + ", ".join(skipped) + " (see the table's note)")
+    return ax

@@ -1,0 +1,143 @@
+"""The report's "Consensus" and "How many more" sections.
+
+Built from the report's pair tables (nothing is matched again): the quality-weighted
+consensus of :func:`iaa_frames.decisions.consensus.consensus_from_tables` (how much of it
+the annotators support, the objects that need a decision), and from the result's own
+intervals, the items a narrower interval needs (the 1/sqrt(n) rate of
+:mod:`iaa_frames.decisions.plan`, here from the corpus's bootstrap; ``iaf.plan`` adds the
+plan's own uncertainty) with the items to send next (:func:`iaa_frames.next_items`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from iaa_frames.decisions.consensus import consensus_from_tables
+from iaa_frames.decisions.next_items import interval_gains
+
+from .formatting import plural
+from .tables import html_table
+
+__all__ = ["consensus_section", "how_many_section"]
+
+#: Objects whose label margin is below this need a decision.
+LOW_MARGIN = 0.5
+_TARGETS = (0.05, 0.02)
+
+
+def consensus_section(df, tables, *, top: int = 10) -> str:
+    """HTML of the "Consensus" section.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=8, seed=0, annotators={"a": "good", "b": "mislabeler",
+    ...                                                   "c": "misser"})
+    >>> "weighted by each annotator" in consensus_section(df, iaf.pair_tables(df, n_chance=20))
+    True
+    """
+    c = consensus_from_tables(df, tables)
+    objects = c.objects.dropna(subset=["label"])
+    n_obj, n_un = len(objects), len(c.unsupported)
+    support = objects["support"].astype(int).value_counts().sort_index()
+    support_table = pd.DataFrame(
+        {"objects": support.to_numpy()}, index=[str(s) for s in support.index]
+    )
+    split = objects[objects["margin"] < LOW_MARGIN].sort_values("margin", kind="stable")
+    below = c.unsupported.sort_values("share", ascending=False, kind="stable")
+    members = c.members
+    cols = ["item", "label", "support", "share", "margin", "agreement", "drawn by"]
+
+    def shown(frame, notes_id):
+        frame = frame.head(top).copy()
+        ids = frame["object_id"].astype(int)
+        mine = members[members["cluster"].isin(ids)]  # the shown clusters only
+        who = mine.groupby("cluster")["annotator"].agg(", ".join)
+        frame["drawn by"] = who.reindex(ids).to_numpy()
+        frame = frame[cols].reset_index(drop=True)
+        reasons = pd.DataFrame("", index=frame.index, columns=frame.columns)
+        reasons.loc[frame["agreement"].isna(), "agreement"] = "drawn by one annotator: no pair"
+        return html_table(frame, reasons=reasons, notes_id=notes_id)
+
+    text = (
+        f"<p>One object per matched cluster, weighted by each annotator's estimated quality "
+        f"(<code>iaf.consensus</code>): {plural(n_obj, 'object')} accepted "
+        f"(drawn by annotators holding at least half the weight of those who saw the item), "
+        f"{plural(n_un, 'cluster')} below that quorum. Boxes are the weighted mean of the "
+        "members' coordinates (weights: each annotator's estimated precision), labels a "
+        "weighted vote; <em>margin</em> is the winner's share of the vote minus the "
+        "runner-up's, <em>share</em> the supporters' share of the weight of who saw the "
+        "item, <em>agreement</em> the mean IoU of the object's matched pairs.</p>"
+    )
+    table = html_table(support_table, index_name="annotators who drew it")
+    need = (
+        f"<p>Label splits: {plural(len(split), 'accepted object')} with a margin below "
+        f"{LOW_MARGIN:g}"
+        + (
+            f" (the {min(top, len(split))} closest):</p>" + shown(split, "split-")
+            if len(split)
+            else ".</p>"
+        )
+    )
+    need += f"<p>Below the quorum: {plural(len(below), 'cluster')}" + (
+        f" (the {min(top, len(below))} nearest to it):</p>" + shown(below, "quorum-")
+        if len(below)
+        else ".</p>"
+    )
+    return text + table + need
+
+
+def how_many_section(tables, result, *, top: int = 5) -> str:
+    """HTML of the "How many more" section.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=20, seed=0)
+    >>> t = iaf.pair_tables(df, n_chance=200)
+    >>> from iaa_frames.engine import agreement_from_tables
+    >>> "items for" in how_many_section(t, agreement_from_tables(t, n_boot=50))
+    True
+    """
+    cell = result.sel(label="(all)", annotator="(all)")
+    n = len(tables.corpus.items)
+    rows = {}
+    for comp in [str(c) for c in cell["component"].values]:
+        hw = 0.5 * float(cell["ci_high"].sel(component=comp) - cell["ci_low"].sel(component=comp))
+        row = {"items now": n, "half-width now": hw}
+        for target in _TARGETS:
+            need = math.ceil(n * (hw / target) ** 2) if np.isfinite(hw) and hw > 0 else np.nan
+            row[f"items for ±{target:g}"] = need
+        rows[comp] = row
+    table = pd.DataFrame(rows).T
+    for col in table.columns:
+        if col != "half-width now":
+            table[col] = table[col].astype("Int64")
+    gains, state = interval_gains(tables, "localization")
+    names = np.asarray(tables.corpus.items, dtype=object)
+    best = gains.sort_values(["gain", "n_annotators"], ascending=[False, True]).head(top)
+    best = pd.DataFrame(
+        {
+            "item": names[best["item"].to_numpy()],
+            "annotators now": best["n_annotators"].to_numpy(),
+            "gain (% of the half-width)": 100 * best["gain"].to_numpy() / state["halfwidth"],
+        }
+    )
+    reasons = pd.DataFrame("", index=table.index, columns=table.columns)
+    no_ci = ~np.isfinite(table["half-width now"].to_numpy(float))
+    for col in table.columns:
+        if col != "items now":
+            reasons.loc[no_ci, col] = "no interval (too few items, or the agreement is undefined)"
+    return (
+        "<p>The 95 % interval narrows as 1/√n with the number of items n (the same "
+        "annotators per item): the items a half-width needs, from the intervals above. "
+        "For a plan from a pilot, with its own uncertainty, per class or for another number "
+        "of annotators per item: <code>iaf.plan(df, target_halfwidth=…)</code>.</p>"
+        + html_table(table, index_name="component", reasons=reasons, notes_id="more-")
+        + "<p>The items whose next annotation narrows the localization interval most "
+        "(<code>iaf.next_items(df, budget=k)</code>; predicted half-width now "
+        f"{state['halfwidth']:.3f}):</p>" + html_table(best)
+    )

@@ -1,0 +1,88 @@
+"""iaf.next_items: ranked items with their expected gain; on simulated crowds the chosen
+items narrow the interval more than random items."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_frames as iaf
+
+
+def _bench():
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_decisions.py"
+    spec = importlib.util.spec_from_file_location("iaa_bench_decisions", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def sparse():
+    return iaf.simulate(
+        n_items=40,
+        seed=0,
+        annotators={k: {"preset": "good", "coverage": 0.5} for k in ("a", "b", "c", "d")},
+    )
+
+
+def test_ranked_by_gain_with_the_cumulative_halfwidth(sparse):
+    nxt = iaf.next_items(sparse, budget=8)
+    assert nxt["rank"].tolist() == list(range(1, 9))
+    assert nxt["gain"].is_monotonic_decreasing
+    assert nxt["item"].is_unique
+    assert nxt["halfwidth_after"].iloc[0] == pytest.approx(
+        nxt.attrs["halfwidth"] - nxt["gain"].iloc[0]
+    )
+    assert nxt["halfwidth_after"].iloc[-1] < nxt.attrs["halfwidth"]
+
+
+def test_an_item_seen_once_enters_the_corpus_first(sparse):
+    """An item with one annotator has no pair yet: a second annotation adds a whole item,
+    which the model ranks above a third annotation of a paired item when the items vary
+    more than the pairings of an item."""
+    nxt = iaf.next_items(sparse, budget=5)
+    n_ann = sparse.groupby("item")["annotator"].nunique()
+    if (n_ann == 1).sum() >= 5 and nxt.attrs["tau2"] > nxt.attrs["s2"]:
+        assert (nxt["n_annotators"] == 1).all()
+    assert set(nxt["item"]) <= set(n_ann.index)
+
+
+def test_consensus_goal_ranks_items_by_fragile_decisions():
+    df = iaf.simulate(
+        n_items=30, seed=1, annotators={"a": "good", "b": "misser", "c": "mislabeler"}
+    )
+    nxt = iaf.next_items(df, budget=30, goal="consensus")
+    c = iaf.consensus(df)
+    clusters = pd.concat([c.objects.dropna(subset=["label"]), c.unsupported])
+    fragile_labels = clusters[clusters["margin"] * clusters["weight"] < c.weights["weight"].mean()]
+    top = nxt[nxt["gain"] > 0]["item"]
+    assert set(fragile_labels["item"]) <= set(top)
+    assert nxt["gain"].is_monotonic_decreasing
+    assert "halfwidth_after" not in nxt.columns
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"budget": 0}, {"goal": "speed"}, {"component": "classification"}]
+)
+def test_invalid_parameters(sparse, kwargs):
+    with pytest.raises(iaf.ParameterError):
+        iaf.next_items(sparse, **kwargs)
+
+
+def test_beats_random_selection_on_interval_width():
+    """150 images, a third with one worker and the rest with two (30 workers of mixed
+    quality, spammers included); 30 extra annotations chosen by next_items or at random
+    (5 random draws per seed). Over seeds the chosen items give the narrower localization
+    interval on average, by a small margin (bench_decisions, next study: 8 seeds, mean
+    half-width 0.0731 against 0.0752, -2.8 %; narrower than the mean of the random draws
+    on 5 of the 8 seeds). Here the first three seeds."""
+    table = pd.concat([_bench().next_study(seed) for seed in (0, 1, 2)], ignore_index=True)
+    mean = table.groupby(["seed", "selection"])["halfwidth"].mean().unstack()
+    assert (mean["next_items"] < mean["random"]).mean() >= 2 / 3
+    assert mean["next_items"].mean() < mean["random"].mean()
+    assert np.isfinite(mean["before"]).all()

@@ -1,0 +1,35 @@
+"""plot.plan: half-width against items, from iaf.plan."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import iaa_frames as iaf  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def plan():
+    pilot = iaf.simulate(n_items=40, seed=0, annotators={"a": "good", "b": "sloppy"})
+    return iaf.plan(pilot, target_halfwidth=0.02, n_outer=5)
+
+
+def test_points_fit_and_plan_of_every_component_with_a_plan(plan):
+    ax = iaf.plot.plan(plan)
+    gids = {line.get_gid() for line in ax.lines}
+    for comp in plan.table.dropna(subset=["c"])["component"]:
+        assert {f"resampled:{comp}", f"fit:{comp}", f"plan:{comp}"} <= gids
+        fit = next(line for line in ax.lines if line.get_gid() == f"fit:{comp}")
+        x, y = fit.get_data()
+        c = plan.table.set_index("component").loc[comp, "c"]
+        np.testing.assert_allclose(y, c / np.sqrt(x))
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+
+
+def test_not_a_plan_is_a_clear_error():
+    with pytest.raises(iaf.ParameterError):
+        iaf.plot.plan(iaf.simulate(n_items=3, seed=0))
