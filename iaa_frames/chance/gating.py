@@ -26,12 +26,16 @@ SWEEP_LIMIT = 20_000_000
 #: few numpy operations each, in blocks of bounded memory; drawing pairings instead
 #: costs far more in a crowd, where per-annotator strata need many draws per unit) ...
 TREE_PAIR_BUDGET = 200_000_000
-#: ... and at most this many per object, or :data:`TREE_PAIR_FLOOR` in all: the index
-#: stays linear in the corpus. Boxes normalized by their images overlap those of every
-#: other image (a corpus of 20,000 boxes: 12 s in the tree, 3.7 s drawing pairings; 1M
-#: boxes: over 16 GB), a crowd's boxes those of its own item mostly (10,000 boxes: 32
-#: per object).
+#: ... and at most :data:`TREE_PAIRS_PER_OBJECT` per object or
+#: :data:`TREE_PAIRS_PER_ANNOTATOR` per annotator (:data:`TREE_PAIR_FLOOR` at least),
+#: whichever is more. Boxes normalized by their images overlap those of every other
+#: image: with a few annotators drawing pairings is cheaper (20,000 boxes of 5
+#: annotators: 12 s in the tree, 3.7 s drawing; 1M boxes: over 16 GB in the tree). In a
+#: crowd, every annotator's stratum needs draws of its own, and drawing them costs the
+#: square of the objects (20,000 workers: 3 GB at once), while the tree lists 420
+#: overlaps per object.
 TREE_PAIRS_PER_OBJECT = 200
+TREE_PAIRS_PER_ANNOTATOR = 20_000
 TREE_PAIR_FLOOR = 2_000_000
 #: Objects whose overlaps are counted, before the tree is queried, to estimate them all.
 TREE_SAMPLE = 256
@@ -120,7 +124,7 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET):
     """:func:`gated_pairings` from an R-tree of the boxes (:class:`shapely.STRtree`),
     queried in blocks: the object pairs whose boxes overlap in x and y, then the same
     tests as the sweep. None when more pairs overlap than the budget
-    (:data:`TREE_PAIR_BUDGET`, :data:`TREE_PAIRS_PER_OBJECT` per object, estimated
+    (:data:`TREE_PAIR_BUDGET`; per object and per annotator, estimated
     from the overlaps of :data:`TREE_SAMPLE` objects spread over the corpus before the
     tree is queried), or when a box is not finite (the tree cannot hold it)."""
     slots = corpus.annotations
@@ -131,7 +135,8 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET):
     n = len(box)
     geoms = shapely.box(box[:, 0], box[:, 1], box[:, 2], box[:, 3])
     tree = shapely.STRtree(geoms)
-    budget = min(TREE_PAIR_BUDGET, max(TREE_PAIR_FLOOR, TREE_PAIRS_PER_OBJECT * n))
+    per_corpus = TREE_PAIRS_PER_OBJECT * n, TREE_PAIRS_PER_ANNOTATOR * len(corpus.annotators)
+    budget = min(TREE_PAIR_BUDGET, max(TREE_PAIR_FLOOR, *per_corpus))
     bar = bars.bar(total=n, desc="chance index", unit="objects", unit_scale=True)
     sample = np.unique(np.linspace(0, n - 1, min(n, TREE_SAMPLE)).astype(np.int64))
     per_object = len(tree.query(geoms[sample])[0]) / len(sample)  # itself included
