@@ -61,6 +61,7 @@ from iaa_frames.measures.reference import accuracy
 from iaa_frames.measures.threshold_choice import suggest_threshold, threshold_separation
 from iaa_frames.report import report
 from iaa_frames.simulate import PRESETS, Profile, Simulated, simulate, simulate_with_truth
+from iaa_frames.simulate.tracks import simulate_drift, simulate_tracks
 from iaa_frames.stats.krippendorff import nominal_alpha
 from iaa_frames.tables.pairs import (
     PairTables,
@@ -69,6 +70,7 @@ from iaa_frames.tables.pairs import (
     pair_tables_by_threshold,
     within,
 )
+from iaa_frames.temporal import track_agreement, track_figures
 from iaa_frames.version import __version__
 
 __all__ = [
@@ -142,6 +144,11 @@ __all__ = [
     "to_supervision",
     "is_object",
     "validate",
+    # video and time (iaa_frames.temporal)
+    "simulate_drift",
+    "simulate_tracks",
+    "track_agreement",
+    "track_figures",
     # namespaces: iaf.plot (figures; imports matplotlib on first use), iaf.dask (agreement
     # of dask DataFrames), iaf.stats (sigma and KS of two plain samples of distances)
     "dask",

@@ -142,6 +142,7 @@ LAYERS = (
     ("explore",),
     ("measures",),
     ("api",),
+    ("temporal",),
     ("plot",),
     ("report",),
     ("accessor",),
