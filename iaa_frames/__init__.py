@@ -43,6 +43,7 @@ from iaa_frames.io import (
     read_cvat,
     read_darwin,
     read_labelstudio,
+    read_mot,
     read_table,
     read_voc,
     read_yolo,
@@ -145,6 +146,7 @@ __all__ = [
     "is_object",
     "validate",
     # video and time (iaa_frames.temporal)
+    "read_mot",
     "simulate_drift",
     "simulate_tracks",
     "track_agreement",

@@ -15,6 +15,7 @@ hostile input raises :class:`~iaa_frames.errors.ReaderError` naming the file and
 :func:`read_voc`            Pascal VOC XML, one directory per annotator
 :func:`read_yolo`           YOLO ``.txt`` (boxes and segmentation polygons)
 :func:`read_darwin`         V7 Darwin JSON 2.0
+:func:`read_mot`            MOTChallenge text files (``frame, id, x, y, w, h``), video tracks
 :func:`read_table`          a tidy frame saved as CSV (polygons as WKT) or one Parquet file;
                             ``boxes=``: a list-of-boxes column (crowdsourcing exports)
 :func:`from_supervision`    ``supervision.Detections`` per (item, annotator)
@@ -41,6 +42,7 @@ from .darwin import read_darwin
 from .fiftyone import from_fiftyone
 from .fiftyone_export import to_fiftyone
 from .labelstudio import read_labelstudio
+from .mot import read_mot
 from .samples import SAMPLES, load_sample
 from .supervision import from_supervision
 from .supervision_export import to_supervision
