@@ -60,6 +60,7 @@ __all__ = [
     "read_cvat",
     "read_darwin",
     "read_labelstudio",
+    "read_mot",
     "read_table",
     "read_voc",
     "read_yolo",
