@@ -71,7 +71,12 @@ from iaa_frames.tables.pairs import (
     pair_tables_by_threshold,
     within,
 )
-from iaa_frames.temporal import track_agreement, track_figures
+from iaa_frames.temporal import (
+    agreement_over_time,
+    intra_agreement,
+    track_agreement,
+    track_figures,
+)
 from iaa_frames.version import __version__
 
 __all__ = [
@@ -146,6 +151,8 @@ __all__ = [
     "is_object",
     "validate",
     # video and time (iaa_frames.temporal)
+    "agreement_over_time",
+    "intra_agreement",
     "read_mot",
     "simulate_drift",
     "simulate_tracks",

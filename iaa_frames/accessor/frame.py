@@ -11,6 +11,7 @@ classes it is made of:
 :class:`~.disagreement.DisagreementMethods`    ``conflicts``, ``conflict_counts``,
                                                ``confusion``, ``item_agreement``
 :class:`~.measures.MeasureMethods`             ``accuracy``, ``annotators``, ``kalpha``
+:class:`~.temporal.TemporalMethods`            ``tracks``, ``over_time``, ``intra``
 =============================================  ===============================================
 
 and ``plot`` (:class:`iaa_frames.plot.FramePlots`). pandas 3 builds the accessor again on
@@ -27,6 +28,7 @@ from .measures import MeasureMethods
 from .result import method_table
 from .statistics import AgreementMethods
 from .tables import TableMethods
+from .temporal import TemporalMethods
 
 __all__ = ["IAAAccessor"]
 
@@ -47,12 +49,17 @@ _METHODS = {
     "confusion()": "label confusion matrix of matched pairs",
     "accuracy()": "precision/recall/label accuracy against a reference annotator",
     "item_agreement()": "per-item agreement columns, indexed by item (join key)",
+    "tracks()": "track identity agreement: IDF1, ID switches, chance-corrected identity",
+    "over_time()": "agreement per time window, with a re-calibration flag",
+    "intra()": "agreement of annotators with their own earlier passes",
     "plot": "figures: df.iaa.plot.<name>(...)",
 }
 
 
 @pd.api.extensions.register_dataframe_accessor("iaa")
-class IAAAccessor(AgreementMethods, TableMethods, DisagreementMethods, MeasureMethods):
+class IAAAccessor(
+    AgreementMethods, TableMethods, DisagreementMethods, MeasureMethods, TemporalMethods
+):
     """Inter-annotator agreement of a tidy annotation frame: ``df.iaa``.
 
     Every method is a plain function of the package applied to the frame, with the same

@@ -234,6 +234,8 @@ def simulate_drift(
             n_items=hi - lo, annotators=dict.fromkeys(annotators, profile), seed=seed + 7919 * lo
         )
         number = df["item"].str.slice(4).astype(int) + lo
+        ids = df["object_id"].astype("str")
+        df = df.assign(object_id=ids.where(df["object_id"].isna(), f"p{lo}_" + ids))
         parts.append(df.assign(item=[f"img_{k:05d}" for k in number], order=number))
     out = pd.concat(parts, ignore_index=True)
     out["time"] = pd.Timestamp(start) + out["order"] * pd.Timedelta(freq)

@@ -9,6 +9,8 @@ sequences; :mod:`.over_time` gives the agreement per time window
 themselves (:func:`intra_agreement`).
 """
 
+from .intra import intra_agreement
+from .over_time import agreement_over_time
 from .tracks import track_agreement, track_figures
 
-__all__ = ["track_agreement", "track_figures"]
+__all__ = ["agreement_over_time", "intra_agreement", "track_agreement", "track_figures"]

@@ -28,6 +28,7 @@ from iaa_frames.measures.kalpha import kalpha
 from iaa_frames.measures.ranking import annotator_quality
 from iaa_frames.measures.reference import accuracy
 from iaa_frames.simulate import simulate
+from iaa_frames.temporal import agreement_over_time, intra_agreement, track_agreement
 from iaa_frames.tables.pairs import between, pair_tables, within
 
 PARAMS = dict(n_chance=150, seed=3)
@@ -163,6 +164,9 @@ WRAPS = {
     "accuracy": (accuracy, None),
     "annotators": (annotator_quality, None),
     "kalpha": (kalpha, None),
+    "tracks": (track_agreement, None),
+    "over_time": (agreement_over_time, None),
+    "intra": (intra_agreement, None),
 }
 
 
