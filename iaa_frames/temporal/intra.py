@@ -25,6 +25,7 @@ from iaa_frames.api.backend import agreement
 from iaa_frames.errors import ParameterError, SchemaError
 from iaa_frames.frame.schema import ALL, GROUP
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS
+from iaa_frames.settings.validation import validate_params
 
 __all__ = ["intra_agreement"]
 
@@ -51,6 +52,7 @@ def _cells(res: xr.Dataset, annotator: str) -> xr.Dataset:
     return res[list(_KEEP)].sel(annotator=ALL, drop=True).expand_dims(annotator=[annotator])
 
 
+@validate_params()
 def intra_agreement(
     df: pd.DataFrame,
     *,
@@ -60,6 +62,7 @@ def intra_agreement(
     n_chance: int = DEFAULTS.n_chance,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = DEFAULTS.seed,
+    progress=DEFAULTS.progress,
 ) -> xr.Dataset:
     """Every component between each annotator's own passes, beside the inter-annotator
     figures of the first passes.
@@ -72,7 +75,7 @@ def intra_agreement(
         annotator.
     repeat : str, default "round"
         The column of the pass (``"session"``...).
-    distance, match_threshold, n_chance, n_boot, seed
+    distance, match_threshold, n_chance, n_boot, seed, progress
         As in :func:`iaa_frames.agreement`.
 
     Returns
@@ -99,7 +102,13 @@ def intra_agreement(
     True
     """
     passes = _passes(df, repeat)
-    params = dict(distance=distance, match_threshold=match_threshold, n_chance=n_chance, seed=seed)
+    params = dict(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        progress=progress,
+    )
     names = pd.unique(df["annotator"].astype(str))
     n_pass = (
         pd.Series(passes.to_numpy())
