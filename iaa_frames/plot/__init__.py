@@ -29,6 +29,7 @@ how many were left out.
 :func:`confusion`        label confusion of matched pairs, α per class (Axes)
 :func:`ranking`          annotators by partner-corrected quality vs raw PQ (Axes)
 :func:`threshold_curve`  every component against the match threshold τ, CI bands (Axes)
+:func:`over_time`        every component per time window, the re-calibration flag (Axes)
 =======================  ================================================================
 """
 
@@ -46,6 +47,7 @@ from .pairwise import pairwise, pairwise_frame
 from .ranking import ranking, ranking_frame
 from .style import ANNOTATOR_PALETTE, annotator_colors, theme
 from .threshold import threshold_curve, threshold_frame
+from .time_windows import over_time, over_time_frame
 
 __all__ = [
     "ANNOTATOR_PALETTE",
@@ -58,6 +60,8 @@ __all__ = [
     "agreement",
     "annotators",
     "confusion",
+    "over_time",
+    "over_time_frame",
     "decomposition",
     "decomposition_frame",
     "distance_samples",

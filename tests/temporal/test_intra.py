@@ -7,11 +7,12 @@ import pytest
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError, SchemaError
 
+#: "good" with label confusion, so that classification is not trivially 1
+NOISY = {"preset": "good", "confusion": 0.1}
 
-def _redone(seed, again="good"):
-    df = iaf.simulate(
-        n_items=60, seed=seed, annotators={"A": "good", "A again": again, "B": "good"}
-    )
+
+def _redone(seed, again=NOISY):
+    df = iaf.simulate(n_items=60, seed=seed, annotators={"A": NOISY, "A again": again, "B": NOISY})
     df["round"] = df["annotator"].map({"A": 1, "A again": 2, "B": 1})
     df["annotator"] = df["annotator"].replace({"A again": "A"})
     return df
