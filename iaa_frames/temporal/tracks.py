@@ -295,7 +295,8 @@ def track_agreement(
         {k: (dims, np.asarray(v, dtype=float)) for k, v in data.items()},
         coords={"label": labels, "annotator": names, "partner": names},
     )
-    ds = ds.roll(label=1, annotator=1, partner=1, roll_coords=True)  # "(all)" first
+    who = [ALL, *sorted(names[:-1])]  # "(all)" first, then by name
+    ds = ds.sel(label=[ALL, *sorted(labels[:-1])], annotator=who, partner=who)
     ds.attrs.update(
         title="iaa_frames track agreement",
         match_threshold=float(match_threshold),
