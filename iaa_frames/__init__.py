@@ -43,6 +43,7 @@ from iaa_frames.io import (
     read_cvat,
     read_darwin,
     read_labelstudio,
+    read_labelstudio_video,
     read_mot,
     read_table,
     read_voc,
@@ -153,6 +154,7 @@ __all__ = [
     # video and time (iaa_frames.temporal)
     "agreement_over_time",
     "intra_agreement",
+    "read_labelstudio_video",
     "read_mot",
     "simulate_drift",
     "simulate_tracks",

@@ -15,7 +15,8 @@ hostile input raises :class:`~iaa_frames.errors.ReaderError` naming the file and
 :func:`read_voc`            Pascal VOC XML, one directory per annotator
 :func:`read_yolo`           YOLO ``.txt`` (boxes and segmentation polygons)
 :func:`read_darwin`         V7 Darwin JSON 2.0
-:func:`read_mot`            MOTChallenge text files (``frame, id, x, y, w, h``), video tracks
+:func:`read_mot`            MOTChallenge text files (``frame, id, x, y, w, h``), video tracks;
+                            Label Studio video tracks: ``read_labelstudio_video``
 :func:`read_table`          a tidy frame saved as CSV (polygons as WKT) or one Parquet file;
                             ``boxes=``: a list-of-boxes column (crowdsourcing exports)
 :func:`from_supervision`    ``supervision.Detections`` per (item, annotator)
@@ -42,6 +43,7 @@ from .darwin import read_darwin
 from .fiftyone import from_fiftyone
 from .fiftyone_export import to_fiftyone
 from .labelstudio import read_labelstudio
+from .labelstudio_video import read_labelstudio_video
 from .mot import read_mot
 from .samples import SAMPLES, load_sample
 from .supervision import from_supervision
@@ -60,6 +62,7 @@ __all__ = [
     "read_cvat",
     "read_darwin",
     "read_labelstudio",
+    "read_labelstudio_video",
     "read_mot",
     "read_table",
     "read_voc",

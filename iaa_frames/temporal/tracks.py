@@ -222,6 +222,8 @@ def track_agreement(
     frame. So consistent identities give 1, and annotators who assign ids at random on
     every frame give ≈ 0 however well they draw the boxes (the per-frame localization
     is that of :func:`~iaa_frames.agreement` on the frames, which ids do not change).
+    Where no frame has two matched objects there is no identity to confuse: the chance
+    distance is 0 and the identity agreement NaN (IDF1 and the counts are still given).
 
     Parameters
     ----------

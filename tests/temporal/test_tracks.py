@@ -155,3 +155,20 @@ def test_errors_name_the_problem():
     dup.loc[dup["x0"].notna(), "track_id"] = 7
     with pytest.raises(SchemaError, match="two objects on item"):
         iaf.track_agreement(dup, n_boot=0)
+
+
+def test_cvat_video_tracks():
+    """The CVAT video fixtures of tests/io: ana's car on frames 0-3 and a person on frame
+    2, ben's car on frames 0-5 (the same boxes on 0-3): IDTP 4, IDF1 = 2 * 4 / (5 + 6)."""
+    from pathlib import Path
+
+    fix = Path(__file__).resolve().parents[1] / "fixtures" / "cvat"
+    df = iaf.read_cvat([fix / "video_job_ana.xml", fix / "video_job_ben_keyframes.xml"])
+    t = iaf.track_figures(df, n_chance=20).set_index(["label", "annotator"])
+    assert t.loc[("(all)", "ana"), "idf1"] == pytest.approx(8 / 11)
+    assert t.loc[("car", "ana"), "idf1"] == pytest.approx(8 / 10)
+    assert t.loc[("person", "ana"), "idf1"] == 0
+    assert t.loc[("(all)", "ana"), "id_switches"] == 0
+    # one object per frame: no identity to confuse, no chance-corrected identity
+    res = iaf.track_agreement(df, n_chance=20, n_boot=0)
+    assert np.isnan(float(res["identity"].sel(label="(all)", annotator="ana", partner="ben")))
