@@ -49,16 +49,15 @@ def idtp(unit: np.ndarray, track_a: np.ndarray, track_b: np.ndarray, n_units: in
     out = np.zeros(n_units)
     if not len(unit):
         return out
-    cells = pd.DataFrame({"u": unit, "a": track_a, "b": track_b}).value_counts(sort=False)
-    cells = cells.sort_index()
-    u = cells.index.get_level_values("u").to_numpy()
-    a = cells.index.get_level_values("a").to_numpy()
-    b = cells.index.get_level_values("b").to_numpy()
-    n = cells.to_numpy().astype(float)
+    unit, track_a, track_b = (np.asarray(x, dtype=np.int64) for x in (unit, track_a, track_b))
+    n_t = int(max(track_a.max(), track_b.max())) + 1
+    key, n = np.unique((unit * n_t + track_a) * n_t + track_b, return_counts=True)
+    u, a, b = key // n_t // n_t, key // n_t % n_t, key % n_t
+    n = n.astype(float)
     total = np.bincount(u, weights=n, minlength=n_units)
     n_cells = np.bincount(u, minlength=n_units)
-    n_a = pd.Series(a).groupby(u).nunique().reindex(range(n_units), fill_value=0).to_numpy()
-    n_b = pd.Series(b).groupby(u).nunique().reindex(range(n_units), fill_value=0).to_numpy()
+    n_a = np.bincount(np.unique(u * n_t + a) // n_t, minlength=n_units)
+    n_b = np.bincount(np.unique(u * n_t + b) // n_t, minlength=n_units)
     # one partner track per track and conversely: the assignment keeps every matched frame
     clean = (n_cells == n_a) & (n_cells == n_b)
     out[clean] = total[clean]
@@ -88,7 +87,7 @@ def _fragmentations(present, matched_keys, side: int, n_units: int, n_obj: int):
     unit, track = p["unit"].to_numpy(), p["track"].to_numpy()
     order = np.lexsort((p["frame"].to_numpy(), track, unit))
     unit, track, obj = unit[order], track[order], p["object"].to_numpy()[order]
-    hit = np.isin(unit * n_obj + obj, matched_keys)
+    hit = _member(unit * n_obj + obj, matched_keys)
     group = np.r_[0, np.cumsum((unit[1:] != unit[:-1]) | (track[1:] != track[:-1]))]
     # whether a matched frame of the same track follows (reverse running maximum)
     later = np.zeros(len(hit), dtype=bool)
@@ -100,15 +99,28 @@ def _fragmentations(present, matched_keys, side: int, n_units: int, n_obj: int):
     return np.bincount(unit[frag], minlength=n_units).astype(float)
 
 
-def _shuffled(matched: pd.DataFrame, rng) -> np.ndarray:
-    """The partner's track of every matched pair, shuffled among the pairs of its frame."""
-    unit, item = matched["unit"].to_numpy(), matched["item"].to_numpy()
-    tb = matched["track_b"].to_numpy()
-    base = np.lexsort((item, unit))
-    order = np.lexsort((rng.random(len(tb)), item, unit))
-    out = np.empty_like(tb)
-    out[base] = tb[order]
-    return out
+def _member(keys: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """Whether each key is in ``pool`` (by a sorted search: the keys are large)."""
+    pool = np.sort(pool)
+    pos = np.minimum(np.searchsorted(pool, keys), max(len(pool) - 1, 0))
+    return (pool[pos] == keys) if len(pool) else np.zeros(len(keys), dtype=bool)
+
+
+class _Shuffler:
+    """The partner's track of every matched pair, shuffled among the pairs of its frame
+    (one argsort of a float key per draw: frame code + a uniform draw)."""
+
+    def __init__(self, matched: pd.DataFrame):
+        unit, item = matched["unit"].to_numpy(), matched["item"].to_numpy()
+        self.frame = np.unique(unit * (int(item.max(initial=0)) + 1) + item, return_inverse=True)[1]
+        self.base = np.argsort(self.frame, kind="stable")
+        self.tb = matched["track_b"].to_numpy()
+
+    def __call__(self, rng) -> np.ndarray:
+        order = np.argsort(self.frame + rng.random(len(self.tb)))
+        out = np.empty_like(self.tb)
+        out[self.base] = self.tb[order]
+        return out
 
 
 def unit_figures(fm: FrameMatches, *, n_draws: int, seed: int) -> pd.DataFrame:
@@ -151,9 +163,10 @@ def unit_figures(fm: FrameMatches, *, n_draws: int, seed: int) -> pd.DataFrame:
         }
     )
     rng = np.random.default_rng([seed, _CHANCE_STREAM])
+    shuffle = _Shuffler(matched)
     miss = np.zeros(n)
     for _ in range(n_draws):  # a few draws of the whole corpus, not a loop over rows
-        miss += out["matched"].to_numpy() - idtp(u, ta, _shuffled(matched, rng), n)
+        miss += out["matched"].to_numpy() - idtp(u, ta, shuffle(rng), n)
     out["chance_miss"] = miss / max(n_draws, 1)
     return out
 
