@@ -60,7 +60,11 @@ class FrameMatches:
 def _frame_keys(corpus: Corpus, frame: str | None) -> np.ndarray:
     """Per object, the order of its frame within its sequence."""
     objects = corpus.objects
-    if frame is not None and frame in objects.columns:
+    if frame is None and "frame" in objects.columns:
+        frame = "frame"
+    elif frame is not None and frame not in objects.columns:
+        raise SchemaError(f"no {frame!r} column (frame=None: the item names order the frames)")
+    if frame is not None:
         key = pd.to_numeric(objects[frame], errors="coerce").to_numpy(dtype=float)
         if np.isnan(key).any():
             bad = objects.loc[np.isnan(key), "item"].iloc[0]
@@ -126,8 +130,8 @@ def match_frames(
     df : pandas.DataFrame
         A tidy frame with a ``group`` column (the sequence of every frame) and ``track``.
     track, frame : str
-        Columns of the track id and of the frame number (None or absent: the item names
-        in string order give the order of the frames).
+        Columns of the track id and of the frame number (None: ``frame`` if there is
+        one, else the item names in string order give the order of the frames).
     tau : float
         Match threshold.
     distance

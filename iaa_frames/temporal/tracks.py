@@ -98,7 +98,7 @@ def track_figures(
     df: pd.DataFrame,
     *,
     track: str = "track_id",
-    frame: str | None = "frame",
+    frame: str | None = None,
     match_threshold=DEFAULTS.match_threshold,
     distance=DEFAULTS.distance,
     n_chance: int = DEFAULTS.n_chance,
@@ -114,9 +114,10 @@ def track_figures(
         :func:`~iaa_frames.read_mot` write it) and a ``track`` column.
     track : str, default "track_id"
         Column of the track id of every object (unique per annotator and sequence).
-    frame : str or None, default "frame"
-        Column of the frame number; absent or None: the item names in string order
-        (CVAT's ``frame_000123``) give the order of the frames.
+    frame : str, optional
+        Column of the frame number. Default: ``"frame"`` if the frame has it (read_mot,
+        read_labelstudio_video), else the item names in string order (CVAT's
+        ``frame_000123``) give the order of the frames.
     match_threshold, distance, n_chance, seed
         As in :func:`~iaa_frames.agreement`: frames are matched by the same pipeline
         (IoU >= τ); ``n_chance`` sequence pairs of chance (the draws of the shuffled ids)
@@ -202,7 +203,7 @@ def track_agreement(
     df: pd.DataFrame,
     *,
     track: str = "track_id",
-    frame: str | None = "frame",
+    frame: str | None = None,
     match_threshold=DEFAULTS.match_threshold,
     distance=DEFAULTS.distance,
     n_chance: int = DEFAULTS.n_chance,

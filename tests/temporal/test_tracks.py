@@ -151,6 +151,8 @@ def test_errors_name_the_problem():
         iaf.track_agreement(df.drop(columns="group"), n_boot=0)
     with pytest.raises(SchemaError, match="no 'tid' column"):
         iaf.track_agreement(df, track="tid", n_boot=0)
+    with pytest.raises(SchemaError, match="no 'fr' column"):
+        iaf.track_agreement(df, frame="fr", n_boot=0)
     dup = df.copy()
     dup.loc[dup["x0"].notna(), "track_id"] = 7
     with pytest.raises(SchemaError, match="two objects on item"):
