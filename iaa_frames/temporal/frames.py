@@ -80,7 +80,7 @@ def _track_codes(corpus: Corpus, seq_of_obj: np.ndarray, track: str):
     if track not in objects.columns:
         raise SchemaError(
             f"no {track!r} column: track agreement needs the track id of every object "
-            "(read_cvat writes 'track_id' for video tracks, read_mot 'track_id')"
+            "(read_cvat, read_mot and read_labelstudio_video write 'track_id')"
         )
     values = objects[track]
     if values.isna().any():
@@ -92,19 +92,18 @@ def _track_codes(corpus: Corpus, seq_of_obj: np.ndarray, track: str):
     codes, names = pd.factorize(
         pd.MultiIndex.from_arrays([seq_of_obj, corpus.annotator, values.astype(str).to_numpy()])
     )
-    dup = (
-        pd.Series(codes).duplicated().to_numpy()
-        & pd.Series(codes * len(corpus.items) + corpus.item).duplicated().to_numpy()
-    )
+    dup = pd.Series(codes.astype(np.int64) * len(corpus.items) + corpus.item).duplicated()
+    dup = dup.to_numpy()
     if dup.any():
         row = objects.iloc[int(np.flatnonzero(dup)[0])]
         raise SchemaError(
             f"track {row[track]!r} of {row['annotator']!r} has two objects on item "
             f"{row['item']!r}: a track has one object per frame"
         )
-    tracks = np.array(
-        [(corpus.annotators[a], t) for _, a, t in names.to_list()], dtype=object
-    ).reshape(-1, 2)
+    tracks = np.c_[
+        corpus.annotators[names.get_level_values(1).to_numpy(dtype=np.int64)],
+        names.get_level_values(2).to_numpy(dtype=object),
+    ]
     return codes.astype(np.int64), tracks
 
 
