@@ -150,7 +150,7 @@ def simulate_tracks(
     Examples
     --------
     >>> df = simulate_tracks(n_sequences=2, n_frames=5, n_tracks=2, seed=1)
-    >>> sorted(df["annotator"].unique()), df["group"].nunique(), df["frame"].max()
+    >>> sorted(df["annotator"].unique()), df["group"].nunique(), int(df["frame"].max())
     (['A', 'B'], 2, 4)
     >>> swapped = simulate_tracks(n_sequences=2, n_frames=5, n_tracks=2, seed=1,
     ...     annotators={"A": {"jitter": 0.05}, "B": {"jitter": 0.05, "swaps": 1}})
