@@ -154,7 +154,7 @@ def simulate_tracks(
     (['A', 'B'], 2, 4)
     >>> swapped = simulate_tracks(n_sequences=2, n_frames=5, n_tracks=2, seed=1,
     ...     annotators={"A": {"jitter": 0.05}, "B": {"jitter": 0.05, "swaps": 1}})
-    >>> bool((swapped["x0"].to_numpy() == df["x0"].to_numpy()).all())
+    >>> bool(np.array_equal(swapped["x0"], df["x0"], equal_nan=True))
     True
     """
     for name, value, low in (("n_sequences", n_sequences, 1), ("n_frames", n_frames, 2)):
