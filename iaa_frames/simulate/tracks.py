@@ -133,7 +133,7 @@ def simulate_tracks(
         Annotator name to a track profile, a dict of ``jitter`` (localization noise as
         in :class:`~iaa_frames.simulate.Profile`), ``miss`` (probability of skipping an
         object on a frame), ``swaps`` (identity swaps per sequence) and ``random_ids``
-        (shuffle the ids on every frame). Default: ``"A"`` and ``"B"`` with jitter 0.05.
+        (shuffle the ids of the true objects of every frame, missed ones included). Default: ``"A"`` and ``"B"`` with jitter 0.05.
     classes : sequence of str, default ("person", "car")
         Classes of the tracks (one per track).
     seed : int, default 0
