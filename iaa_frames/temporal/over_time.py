@@ -29,6 +29,18 @@ __all__ = ["agreement_over_time", "item_windows"]
 _KEEP = ("agreement", "observed", "expected", "ci_low", "ci_high", "note")
 
 
+def _datetimes(values: pd.Series) -> pd.Series:
+    """Datetimes of a column (ISO 8601 strings with their own precision and offsets, as
+    Label Studio and CVAT write them, then any other format pandas reads), in UTC."""
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return pd.to_datetime(values, utc=True)
+    out = pd.to_datetime(values, errors="coerce", utc=True, format="ISO8601")
+    rest = out.isna() & values.notna()
+    if rest.any():
+        out[rest] = pd.to_datetime(values[rest], errors="coerce", utc=True, format="mixed")
+    return out
+
+
 def item_windows(df: pd.DataFrame, *, time: str, freq) -> pd.Series:
     """The window (its start) of every item: the window of its last annotation.
 
@@ -47,7 +59,7 @@ def item_windows(df: pd.DataFrame, *, time: str, freq) -> pd.Series:
     values = df[time]
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
     if not numeric:
-        values = pd.to_datetime(values, errors="coerce", utc=False)
+        values = _datetimes(values)
     last = values.groupby(df["item"].to_numpy()).max()
     if last.isna().any():
         bad = last.index[last.isna()][:5].tolist()

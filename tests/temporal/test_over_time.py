@@ -69,3 +69,21 @@ def test_drift_is_flagged_and_a_stationary_corpus_rarely():
     assert (false_alarm[["detection", "localization", "overall"]] <= 0.15).all(), false_alarm
     assert (power[["detection", "overall"]] >= 0.95).all(), power
     assert power["localization"] >= 0.8, power
+
+
+def test_iso_strings_with_their_own_precision_and_offsets():
+    """Label Studio writes '2026-01-09T10:00:00.123456Z', CVAT '... +00:00': mixed in one
+    column, every value is read (in UTC)."""
+    df = pd.DataFrame(
+        {
+            "item": ["a", "b", "c", "d"],
+            "time": [
+                "2026-01-01T10:00:00Z",
+                "2026-01-04T23:30:00-02:00",  # 2026-01-05 01:30 UTC: the next week
+                "2026-01-09T10:00:00.123456Z",
+                "Jan 12 2026",
+            ],
+        }
+    )
+    w = item_windows(df, time="time", freq="W").astype(str).to_dict()
+    assert w == {"a": "2025-12-29", "b": "2026-01-05", "c": "2026-01-05", "d": "2026-01-12"}
