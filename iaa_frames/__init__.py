@@ -24,6 +24,8 @@ from iaa_frames.version import __version__
 
 #: Where each public name lives (module under ``iaa_frames.``), imported on first use.
 _EXPORTS = {
+    "simulate.tracks": ("simulate_drift", "simulate_tracks"),
+    "temporal": ("agreement_over_time", "intra_agreement", "track_agreement", "track_figures"),
     "decisions": ("Consensus", "Plan", "consensus", "next_items", "plan"),
     "measures.keypoints": ("keypoint_agreement",),
     "measures.attributes": ("attribute_agreement",),
@@ -63,6 +65,8 @@ _EXPORTS = {
         "read_yolo_classes",
         "read_kitti",
         "read_supervisely_pointcloud",
+        "read_labelstudio_video",
+        "read_mot",
     ),
     "io.fiftyone": ("from_fiftyone",),
     "io.fiftyone_export": ("to_fiftyone",),

@@ -142,7 +142,7 @@ LAYERS = (
     ("explore",),
     ("measures",),
     ("api",),
-    ("decisions",),
+    ("decisions", "temporal"),
     ("plot",),
     ("report",),
     ("accessor",),

@@ -12,6 +12,7 @@ classes it is made of:
                                                ``confusion``, ``item_agreement``
 :class:`~.measures.MeasureMethods`             ``accuracy``, ``annotators``, ``kalpha``
 :class:`~.decisions.DecisionMethods`           ``consensus``, ``plan``, ``next_items``
+:class:`~.temporal.TemporalMethods`            ``tracks``, ``over_time``, ``intra``
 =============================================  ===============================================
 
 and ``plot`` (:class:`iaa_frames.plot.FramePlots`). pandas 3 builds the accessor again on
@@ -29,6 +30,7 @@ from .measures import MeasureMethods
 from .result import method_table
 from .statistics import AgreementMethods
 from .tables import TableMethods
+from .temporal import TemporalMethods
 
 __all__ = ["IAAAccessor"]
 
@@ -52,12 +54,20 @@ _METHODS = {
     "consensus()": "one object per matched cluster, weighted by annotator quality",
     "plan()": "items needed for a 95 % interval of a given half-width",
     "next_items()": "the items to send for one more annotation, ranked",
+    "tracks()": "track identity agreement: IDF1, ID switches, chance-corrected identity",
+    "over_time()": "agreement per time window, with a re-calibration flag",
+    "intra()": "agreement of annotators with their own earlier passes",
     "plot": "figures: df.iaa.plot.<name>(...)",
 }
 
 
 class IAAAccessor(
-    AgreementMethods, TableMethods, DisagreementMethods, MeasureMethods, DecisionMethods
+    AgreementMethods,
+    TableMethods,
+    DisagreementMethods,
+    MeasureMethods,
+    DecisionMethods,
+    TemporalMethods,
 ):
     """Inter-annotator agreement of a tidy annotation frame: ``df.iaa``.
 

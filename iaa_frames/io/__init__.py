@@ -17,6 +17,8 @@ hostile input raises :class:`~iaa_frames.errors.ReaderError` naming the file and
 :func:`read_darwin`                   V7 Darwin JSON 2.0
 :func:`read_kitti`                    KITTI object labels (3D cuboids), one ``.txt`` per frame
 :func:`read_supervisely_pointcloud`   Supervisely (and CVAT "Sly") point-cloud JSON, ``cuboid_3d``
+:func:`read_mot`                      MOTChallenge text files (``frame, id, x, y, w, h``), video tracks
+:func:`read_labelstudio_video`        Label Studio video rectangles (keyframes filled in), video tracks
 :func:`read_table`                    a tidy frame saved as CSV (polygons as WKT) or one Parquet file;
                                       ``boxes=``: a list-of-boxes column (crowdsourcing exports)
 :func:`from_supervision`              ``supervision.Detections`` per (item, annotator)
@@ -44,6 +46,8 @@ from .fiftyone import from_fiftyone
 from .fiftyone_export import to_fiftyone
 from .kitti import read_kitti
 from .labelstudio import read_labelstudio
+from .labelstudio_video import read_labelstudio_video
+from .mot import read_mot
 from .samples import SAMPLES, load_sample
 from .supervisely import read_supervisely_pointcloud
 from .supervision import from_supervision
@@ -64,6 +68,8 @@ __all__ = [
     "read_kitti",
     "read_labelstudio",
     "read_supervisely_pointcloud",
+    "read_labelstudio_video",
+    "read_mot",
     "read_table",
     "read_voc",
     "read_yolo",

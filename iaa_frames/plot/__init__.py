@@ -30,6 +30,7 @@ how many were left out.
 :func:`ranking`          annotators by partner-corrected quality vs raw PQ (Axes)
 :func:`threshold_curve`  every component against the match threshold τ, CI bands (Axes)
 :func:`plan`             half-width of the interval against items, from ``iaf.plan`` (Axes)
+:func:`over_time`        every component per time window, the re-calibration flag (Axes)
 =======================  ================================================================
 """
 
@@ -48,6 +49,7 @@ from .plan import plan
 from .ranking import ranking, ranking_frame
 from .style import ANNOTATOR_PALETTE, annotator_colors, theme
 from .threshold import threshold_curve, threshold_frame
+from .time_windows import over_time, over_time_frame
 
 __all__ = [
     "ANNOTATOR_PALETTE",
@@ -61,6 +63,8 @@ __all__ = [
     "annotators",
     "confusion",
     "plan",
+    "over_time",
+    "over_time_frame",
     "decomposition",
     "decomposition_frame",
     "distance_samples",

@@ -33,6 +33,7 @@ from iaa_frames.measures.ranking import annotator_quality
 from iaa_frames.measures.reference import accuracy
 from iaa_frames.simulate import simulate
 from iaa_frames.tables.pairs import between, pair_tables, within
+from iaa_frames.temporal import agreement_over_time, intra_agreement, track_agreement
 
 PARAMS = dict(n_chance=150, seed=3)
 
@@ -171,6 +172,9 @@ WRAPS = {
     "consensus": (consensus, None),
     "plan": (plan, None),
     "next_items": (next_items, None),
+    "tracks": (track_agreement, None),
+    "over_time": (agreement_over_time, None),
+    "intra": (intra_agreement, None),
 }
 
 
@@ -248,14 +252,21 @@ def test_results_from_tables_a_sweep_cached_equal_fresh_ones(
     _assert_same(got, function(df, **kwargs, **PARAMS))
 
 
-@pytest.mark.parametrize(
-    "method",
-    [
-        m
-        for m in sorted(WRAPS)
-        if m not in ("annotators", "kalpha", "consensus", "plan", "next_items")
-    ],
+#: methods that need columns the generic corpus lacks (a sequence, a time, a pass) or
+#: compute more than the cached tables: tests/temporal and tests/decisions check them
+_SPECIAL = (
+    "annotators",
+    "kalpha",
+    "consensus",
+    "plan",
+    "next_items",
+    "tracks",
+    "over_time",
+    "intra",
 )
+
+
+@pytest.mark.parametrize("method", [m for m in sorted(WRAPS) if m not in _SPECIAL])
 def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeypatch):
     """The boundary checks each parameter once (the declared constraint of ``progress``
     is asked once), however many layers the call goes through."""

@@ -1,0 +1,245 @@
+"""Label Studio video object tracking (``VideoRectangle``): :func:`read_labelstudio_video`.
+
+A ``videorectangle`` result is one track (its region ``id``); ``value.sequence`` lists its
+keyframes (``frame`` from 1, ``x``, ``y``, ``width``, ``height`` in percent of the video,
+``rotation``, ``enabled``), ``value.labels`` its class and ``value.framesCount`` the
+frames of the video. Frames between keyframes are filled as Label Studio's own export with
+``interpolate_key_frames`` does (``label_studio_sdk``'s ``extract_key_frames``): after an
+enabled keyframe the box is interpolated linearly up to the next keyframe, or copied to
+the last frame when it is the last keyframe; after a disabled keyframe (``enabled:
+false``) the object is shown on that frame only, until the next keyframe.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from iaa_frames.errors import DroppedRowsWarning, ParameterError
+from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
+
+from .paths import check_file, reader_error
+
+__all__ = ["read_labelstudio_video"]
+
+_COORDS = ("x", "y", "width", "height")
+
+
+def _who(path, entry, completed_by) -> str:
+    if isinstance(completed_by, dict):
+        for key in ("email", "username", "id"):
+            if completed_by.get(key) not in (None, ""):
+                return str(completed_by[key])
+    elif isinstance(completed_by, (int, str)) and not isinstance(completed_by, bool):
+        if completed_by != "":
+            return str(completed_by)
+    raise reader_error(path, entry, f"completed_by names no annotator: {completed_by!r}")
+
+
+def _video(task, to_name) -> str:
+    data = task.get("data") if isinstance(task.get("data"), dict) else {}
+    value = data.get(to_name) if to_name else None
+    if not isinstance(value, str):
+        strings = [v for v in data.values() if isinstance(v, str)]
+        value = strings[0] if len(strings) == 1 else f"task_{task.get('id')}"
+    return Path(value.split("?")[0]).name or f"task_{task.get('id')}"
+
+
+def _keyframes(path, entry, value) -> pd.DataFrame:
+    seq = value.get("sequence")
+    if not isinstance(seq, list) or not seq:
+        raise reader_error(path, entry, "a videorectangle needs a non-empty value.sequence")
+    try:
+        kf = pd.DataFrame(
+            {
+                "frame": [int(k["frame"]) for k in seq],
+                **{c: [float(k[c]) for k in seq] for c in _COORDS},
+                "rotation": [float(k.get("rotation", 0) or 0) for k in seq],
+                "enabled": [bool(k.get("enabled", True)) for k in seq],
+            }
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise reader_error(path, entry, f"a keyframe lacks a number ({exc!r})") from None
+    if (kf["frame"] < 1).any():
+        raise reader_error(path, entry, "keyframe frames count from 1")
+    return kf.sort_values("frame", kind="stable").drop_duplicates("frame", keep="last")
+
+
+def _fill(kf: pd.DataFrame, n_frames: int) -> pd.DataFrame:
+    """Every frame the track is shown on, with its (interpolated) box."""
+    f = kf["frame"].to_numpy()
+    nxt = np.r_[f[1:], max(n_frames, f[-1]) + 1]
+    enabled = kf["enabled"].to_numpy()
+    span = np.where(enabled, nxt - f, 1)  # frames from this keyframe to the next
+    k = np.repeat(np.arange(len(f)), span)
+    step = np.arange(len(k)) - np.repeat(np.cumsum(span) - span, span)
+    out = {"frame": f[k] + step}
+    last = np.arange(len(f)) == len(f) - 1
+    frac = np.where(last[k], 0.0, step / np.maximum(nxt - f, 1)[k])
+    for c in (*_COORDS, "rotation"):
+        v = kf[c].to_numpy()
+        after = np.r_[v[1:], v[-1]]
+        out[c] = v[k] + frac * (after[k] - v[k])
+    return pd.DataFrame(out)
+
+
+def read_labelstudio_video(
+    path, *, to_name: str | None = "video", time: str = "updated_at", return_dropped=False
+) -> pd.DataFrame:
+    """Read a Label Studio JSON export of video object tracking (``VideoRectangle``).
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON export (a list of tasks with their ``annotations``).
+    to_name : str or None, default "video"
+        The ``data`` key of the video (its file name names the sequence); default the
+        only string of ``data``, else ``task_<id>``.
+    time : str, default "updated_at"
+        The annotation timestamp written to the ``time`` column (``"created_at"``...).
+    return_dropped : bool, default False
+        Return ``(frame, dropped)`` instead of warning about skipped records.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The tidy frame: items ``"<video>/frame_000001"``, ``group`` (the video),
+        ``frame`` (from 1), ``track_id`` (the region id), ``task``, ``time``; coordinates
+        in percent of the video, ``width``/``height`` 100. Every frame of the video
+        (``framesCount``) is covered by every annotation of its task.
+
+    Raises
+    ------
+    ReaderError
+        Malformed JSON, a result without keyframes or with non-numeric ones, an
+        annotation without ``completed_by``.
+
+    Notes
+    -----
+    Skipped and counted (DroppedRowsWarning): cancelled annotations, results of other
+    types, tracks without a label, rotated boxes (``rotation`` not 0).
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> box = lambda f, x, on=True: {"frame": f, "x": x, "y": 10, "width": 20, "height": 30,
+    ...                             "rotation": 0, "enabled": on, "time": f / 25}
+    >>> tasks = [{"id": 1, "data": {"video": "/data/upload/walk.mp4"}, "annotations": [
+    ...     {"id": 7, "completed_by": 3, "updated_at": "2026-01-05T10:00:00Z", "result": [
+    ...         {"id": "r1", "type": "videorectangle", "value": {"framesCount": 5,
+    ...          "labels": ["person"], "sequence": [box(1, 0), box(3, 10, False)]}}]}]}]
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "export.json"
+    >>> _ = p.write_text(json.dumps(tasks))
+    >>> read_labelstudio_video(p)[["item", "annotator", "x0", "track_id", "frame"]]
+                        item annotator    x0 track_id  frame
+    0  walk.mp4/frame_000001         3   0.0       r1      1
+    1  walk.mp4/frame_000002         3   5.0       r1      2
+    2  walk.mp4/frame_000003         3  10.0       r1      3
+    3  walk.mp4/frame_000004         3   NaN      NaN      4
+    4  walk.mp4/frame_000005         3   NaN      NaN      5
+    """
+    if not isinstance(time, str):
+        raise ParameterError(f"time must be a key of the annotations, got {time!r}")
+    path = check_file(path)
+    try:
+        tasks = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise reader_error(path, None, f"not JSON ({exc})") from None
+    if not isinstance(tasks, list):
+        raise reader_error(path, None, "a Label Studio export is a list of tasks")
+    objects, cover, dropped = [], [], []
+
+    def drop(entry, reason, detail):
+        dropped.append({"file": str(path), "entry": entry, "reason": reason, "detail": detail})
+
+    for i, task in enumerate(tasks):  # one record at a time (JSON records, not rows)
+        if not isinstance(task, dict):
+            raise reader_error(path, f"tasks[{i}]", "a task must be an object")
+        video = _video(task, to_name)
+        anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
+        counts = [
+            int(r["value"].get("framesCount", 0) or 0)
+            for a in anns
+            for r in a.get("result") or []
+            if isinstance(r, dict) and isinstance(r.get("value"), dict)
+        ]
+        n_frames = max(counts, default=0)
+        for j, ann in enumerate(anns):
+            entry = f"tasks[{i}] (id={task.get('id')}) annotations[{j}]"
+            if ann.get("was_cancelled"):
+                drop(entry, "cancelled", "a cancelled annotation (no coverage either)")
+                continue
+            who = _who(path, entry, ann.get("completed_by"))
+            stamp = ann.get(time)
+            tracks = []
+            for k, r in enumerate(ann.get("result") or []):
+                where = f"{entry} result[{k}]"
+                if not isinstance(r, dict) or r.get("type") != "videorectangle":
+                    drop(where, "unsupported_result", f"a {r.get('type')!r} result")
+                    continue
+                value = r.get("value") if isinstance(r.get("value"), dict) else {}
+                labels = value.get("labels") or []
+                if not labels:
+                    drop(where, "missing_label", "a track without a label")
+                    continue
+                kf = _keyframes(path, where, value)
+                if (kf["rotation"] != 0).any():
+                    drop(where, "rotated", "a rotated box (only axis-aligned tracks are read)")
+                    continue
+                shown = _fill(kf, n_frames)
+                tracks.append(shown.assign(track_id=str(r.get("id", k)), label=str(labels[0])))
+            base = {"annotator": who, "task": task.get("id"), "time": stamp, GROUP: video}
+            if tracks:
+                objects.append(pd.concat(tracks, ignore_index=True).assign(**base))
+            last = max([n_frames, *(int(t["frame"].max()) for t in tracks)])
+            cover.append(pd.DataFrame({"frame": np.arange(1, last + 1), **base}))
+    frames = pd.concat(objects, ignore_index=True) if objects else pd.DataFrame()
+    if len(frames):
+        frames = frames.assign(
+            x0=frames["x"],
+            y0=frames["y"],
+            x1=frames["x"] + frames["width"],
+            y1=frames["y"] + frames["height"],
+        ).drop(columns=["x", "y", "width", "height", "rotation"])
+    covered = pd.concat(cover, ignore_index=True) if cover else pd.DataFrame()
+    if len(frames) and len(covered):
+        seen = pd.MultiIndex.from_frame(frames[["annotator", GROUP, "frame"]].drop_duplicates())
+        key = pd.MultiIndex.from_frame(covered[["annotator", GROUP, "frame"]])
+        covered = covered.loc[~key.isin(seen)]
+    out = pd.concat([frames, covered], ignore_index=True)
+    if not len(out):
+        raise reader_error(path, None, "no annotation of a video in the export")
+    out.insert(0, "item", [f"{g}/frame_{int(f):06d}" for g, f in zip(out[GROUP], out["frame"])])
+    out["width"], out["height"] = 100.0, 100.0
+    out["time"] = pd.to_datetime(out["time"], errors="coerce", utc=True)
+    res = check(out)
+    if res.counts:
+        bad = out.loc[~out.index.isin(res.frame.index)].iloc[0]
+        reason = res.dropped["reason"].iloc[0]
+        raise reader_error(
+            path,
+            f"track {bad.get('track_id')!r} of {bad['annotator']!r}, frame {int(bad['frame'])}",
+            INVALID_REASONS.get(reason, reason),
+        )
+    frame = res.frame.sort_values(["item", "annotator"], kind="stable").reset_index(drop=True)
+    frame["frame"] = frame["frame"].astype(np.int64)
+    frame["track_id"] = frame["track_id"].astype("str")
+    dropped = pd.DataFrame(dropped, columns=["file", "entry", "reason", "detail"])
+    if return_dropped:
+        return frame, dropped
+    if len(dropped):
+        counts = dropped["reason"].value_counts().to_dict()
+        warnings.warn(
+            DroppedRowsWarning(
+                f"read_labelstudio_video: skipped {len(dropped)} record(s) ({counts}); the "
+                "warning's .dropped attribute holds them, or pass return_dropped=True",
+                counts=counts,
+                dropped=dropped,
+            ),
+            stacklevel=2,
+        )
+    return frame

@@ -1,0 +1,243 @@
+"""The frames of two annotators' tracks, matched frame by frame by the one matching pipeline.
+
+A *unit* is one sequence (the ``group`` of its frames) annotated by two annotators, on
+the frames both covered, for every class together (label code -1: the objects are matched
+whatever their class, as for ``label="(all)"`` elsewhere) or for one class (objects of
+that class only, matched among themselves). :func:`match_frames` lists, per unit, every
+object of either annotator on those frames (:attr:`FrameMatches.present`) and every pair
+the per-frame matching kept (IoU >= τ, :func:`iaa_frames.matching.pipeline.run`), with the
+track of each side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from iaa_frames.errors import ParameterError, SchemaError
+from iaa_frames.frame.schema import GROUP, validate
+from iaa_frames.geometry.distances import get_distance
+from iaa_frames.matching.assignment import pairs_within_runs
+from iaa_frames.matching.corpus import Corpus, prepare
+from iaa_frames.matching.pipeline import run
+
+__all__ = ["FrameMatches", "match_frames"]
+
+
+@dataclass(frozen=True, eq=False)
+class FrameMatches:
+    """Per-frame matches of every unit.
+
+    Attributes
+    ----------
+    units : pandas.DataFrame
+        One row per unit: ``unit`` (its code, the row position), ``sequence``,
+        ``annotator``, ``partner`` (codes: ``annotator < partner``), ``label`` (code, -1
+        for every class together), ``frames`` (frames both covered).
+    present : pandas.DataFrame
+        Every object of either side of a unit on its frames: ``unit``, ``side`` (0: the
+        unit's annotator, 1: its partner), ``object`` (position in ``corpus.objects``),
+        ``track`` (code, unique per sequence and annotator), ``frame`` (order key),
+        ``item`` (code).
+    matched : pandas.DataFrame
+        Every matched pair: ``unit``, ``object_a``, ``object_b``, ``track_a``, ``track_b``,
+        ``frame``, ``item``.
+    corpus : Corpus
+    sequences, tracks : ndarray
+        Names of the sequence codes, and the (annotator name, track id) of the track codes.
+    """
+
+    units: pd.DataFrame
+    present: pd.DataFrame
+    matched: pd.DataFrame
+    corpus: Corpus
+    sequences: np.ndarray
+    tracks: np.ndarray
+
+
+def _frame_keys(corpus: Corpus, frame: str | None) -> np.ndarray:
+    """Per object, the order of its frame within its sequence."""
+    objects = corpus.objects
+    if frame is None and "frame" in objects.columns:
+        frame = "frame"
+    elif frame is not None and frame not in objects.columns:
+        raise SchemaError(f"no {frame!r} column (frame=None: the item names order the frames)")
+    if frame is not None:
+        key = pd.to_numeric(objects[frame], errors="coerce").to_numpy(dtype=float)
+        if np.isnan(key).any():
+            bad = objects.loc[np.isnan(key), "item"].iloc[0]
+            raise SchemaError(f"column {frame!r} is not a number on item {bad!r}")
+        return key
+    rank = np.empty(len(corpus.items), dtype=float)
+    rank[pd.Index(corpus.items.astype(str)).argsort()] = np.arange(len(corpus.items))
+    return rank[corpus.item]  # item names in string order (CVAT's frame_000123)
+
+
+def _track_codes(corpus: Corpus, seq_of_obj: np.ndarray, track: str):
+    objects = corpus.objects
+    if track not in objects.columns:
+        raise SchemaError(
+            f"no {track!r} column: track agreement needs the track id of every object "
+            "(read_cvat, read_mot and read_labelstudio_video write 'track_id')"
+        )
+    values = objects[track]
+    if values.isna().any():
+        bad = objects.loc[values.isna().to_numpy(), ["item", "annotator"]].iloc[0]
+        raise SchemaError(
+            f"{int(values.isna().sum())} objects have no {track!r}, e.g. on item "
+            f"{bad['item']!r} by {bad['annotator']!r}"
+        )
+    codes, names = pd.factorize(
+        pd.MultiIndex.from_arrays([seq_of_obj, corpus.annotator, values.astype(str).to_numpy()])
+    )
+    dup = pd.Series(codes.astype(np.int64) * len(corpus.items) + corpus.item).duplicated()
+    dup = dup.to_numpy()
+    if dup.any():
+        row = objects.iloc[int(np.flatnonzero(dup)[0])]
+        raise SchemaError(
+            f"track {row[track]!r} of {row['annotator']!r} has two objects on item "
+            f"{row['item']!r}: a track has one object per frame"
+        )
+    tracks = np.c_[
+        corpus.annotators[names.get_level_values(1).to_numpy(dtype=np.int64)],
+        names.get_level_values(2).to_numpy(dtype=object),
+    ]
+    return codes.astype(np.int64), tracks
+
+
+def _pairings(slots, by_label: bool):
+    """Slot pairs (a, b), a's annotator before b's, of two annotators on one item (and
+    one class)."""
+    n = len(slots.start) - 1
+    key = slots.item[:n]
+    if by_label:  # slots are sorted by item, annotator, class: bring each class together
+        key = key * (int(slots.label[:n].max(initial=0)) + 1) + slots.label[:n]
+    order = np.argsort(key, kind="stable")
+    i, j = pairs_within_runs(key[order])
+    return order[i], order[j]
+
+
+def match_frames(
+    df: pd.DataFrame, *, track: str, frame: str | None, tau: float, distance, classes: bool
+) -> FrameMatches:
+    """Match every frame of every pair of annotators and list the units.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy frame with a ``group`` column (the sequence of every frame) and ``track``.
+    track, frame : str
+        Columns of the track id and of the frame number (None: ``frame`` if there is
+        one, else the item names in string order give the order of the frames).
+    tau : float
+        Match threshold.
+    distance
+        Distance of the matching pipeline (its IoU decides the matches).
+    classes : bool
+        Also list the units of each class.
+
+    Returns
+    -------
+    FrameMatches
+    """
+    if GROUP not in df.columns:
+        raise ParameterError(
+            f"track agreement needs a {GROUP!r} column naming the sequence (video) of every "
+            "frame (read_cvat and read_mot write it)"
+        )
+    df = validate(df)
+    corpus = prepare(df, copies="ignore")
+    seq_codes = corpus.group_codes()
+    first_item = corpus.items[np.unique(corpus.group)]  # a sequence's smallest item code
+    group_of = df.drop_duplicates("item").set_index("item")[GROUP]
+    sequences = np.asarray(group_of.reindex(pd.Index(first_item)), dtype=object)
+    seq_obj = seq_codes[corpus.item]
+    frame_obj = _frame_keys(corpus, frame)
+    track_obj, tracks = _track_codes(corpus, seq_obj, track)
+    dist = get_distance(distance)
+    n_ann = len(corpus.annotators)
+
+    s = corpus.annotations
+    ia, ib = _pairings(s, False)  # annotation pairings: frames both covered
+    pair_unit_key = (seq_codes[s.item[ia]] * n_ann + s.annotator[ia]) * n_ann + s.annotator[ib]
+    # every object of either side, per pairing
+    side_slot = np.concatenate([ia, ib])
+    side = np.repeat([0, 1], len(ia))
+    pairing = np.tile(np.arange(len(ia)), 2)
+    count = s.count[side_slot]
+    obj = np.repeat(s.start[side_slot] - np.cumsum(count) + count, count) + np.arange(count.sum())
+    present_key = np.repeat(pair_unit_key[pairing], count)
+    present_side = np.repeat(side, count)
+
+    m = run(corpus, s, ia, ib, tau=tau, distance=dist, sets=False)
+    parts = [(pair_unit_key[m.pair_pairing], -1, m.pair_a, m.pair_b)]
+    label_parts = [(present_key, -1, obj, present_side)]
+    if classes and len(corpus.labels):
+        lab = corpus.by_label
+        la, lb = _pairings(lab, True)
+        key = (seq_codes[lab.item[la]] * n_ann + lab.annotator[la]) * n_ann + lab.annotator[lb]
+        mc = run(corpus, lab, la, lb, tau=tau, distance=dist, sets=False)
+        parts.append((key[mc.pair_pairing], corpus.label[mc.pair_a], mc.pair_a, mc.pair_b))
+        label_parts.append((present_key, corpus.label[obj], obj, present_side))
+    # units: (sequence, annotator, partner, label); a class unit exists where the two
+    # annotators shared frames, whether or not both drew the class there
+    frames_per_key = pd.Series(1, index=pair_unit_key).groupby(level=0).sum()
+    labels = [-1] + (list(range(len(corpus.labels))) if classes else [])
+    keys = frames_per_key.index.to_numpy()
+    units = pd.DataFrame(
+        {
+            "key": np.tile(keys, len(labels)),
+            "label": np.repeat(labels, len(keys)),
+            "frames": np.tile(frames_per_key.to_numpy(), len(labels)),
+        }
+    )
+    units["sequence"] = units["key"] // n_ann // n_ann
+    units["annotator"] = units["key"] // n_ann % n_ann
+    units["partner"] = units["key"] % n_ann
+    units["unit"] = np.arange(len(units))
+    lookup = pd.Series(
+        units["unit"].to_numpy(), index=pd.MultiIndex.from_frame(units[["key", "label"]])
+    )
+
+    def unit_of(key, label):
+        return lookup.reindex(pd.MultiIndex.from_arrays([key, label])).to_numpy(dtype=np.int64)
+
+    present = pd.concat(
+        [
+            pd.DataFrame(
+                {"unit": unit_of(key, np.broadcast_to(label, len(o))), "side": sd, "object": o}
+            )
+            for key, label, o, sd in label_parts
+        ],
+        ignore_index=True,
+    )
+    present["track"] = track_obj[present["object"]]
+    present["frame"] = frame_obj[present["object"]]
+    present["item"] = corpus.item[present["object"]]
+    matched = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "unit": unit_of(key, np.broadcast_to(label, len(a))),
+                    "object_a": a,
+                    "object_b": b,
+                }
+            )
+            for key, label, a, b in parts
+        ],
+        ignore_index=True,
+    )
+    matched["track_a"] = track_obj[matched["object_a"]]
+    matched["track_b"] = track_obj[matched["object_b"]]
+    matched["frame"] = frame_obj[matched["object_a"]]
+    matched["item"] = corpus.item[matched["object_a"]]
+    return FrameMatches(
+        units=units.drop(columns="key"),
+        present=present,
+        matched=matched,
+        corpus=corpus,
+        sequences=sequences,
+        tracks=tracks,
+    )

@@ -1,0 +1,176 @@
+"""Identity figures of every unit: IDTP and IDF1, ID switches, fragmentations, and the
+identity distance within and under chance.
+
+* **IDTP** (Ristani et al. 2016, "Performance Measures and a Data Set for Multi-Target,
+  Multi-Camera Tracking"): the largest number of matched frames that a one-to-one
+  assignment of the annotator's tracks to the partner's keeps on assigned track pairs
+  (:func:`scipy.optimize.linear_sum_assignment` on the track x track matrix of matched
+  frames of each unit). IDF1 = 2 IDTP / (n_a + n_b), IDR = IDTP / n_a, IDP = IDTP / n_b.
+  A frame counts for a track pair when the per-frame matching matched the two objects;
+  Ristani et al. count every frame on which they are within the threshold, which is the
+  same unless an object is within τ of two objects of the other annotator on one frame.
+* **ID switches** (CLEAR MOT, Bernardin and Stiefelhagen 2008), with the annotator as the
+  reference: the times a track of the annotator is matched to another partner track than
+  on its previous matched frame; ``switches_b`` with the partner as the reference.
+* **Fragmentations** (CLEAR MOT as computed by ``motmetrics``): the times a reference
+  track goes from matched to unmatched between its first and last matched frame.
+* **Identity distance**: the share of matched frames outside the IDTP assignment,
+  ``(matched - IDTP) / matched`` per unit (0: every matched object keeps one identity
+  correspondence). Its chance value is the same computation on *unrelated sequences*:
+  the unit's matched pairs with the partner's track ids shuffled among the pairs of each
+  frame (independently from frame to frame, ``n_draws`` times), so that the partner's
+  identities on a frame say nothing about those on the other frames while detection and
+  localization are kept. For annotators who assign ids at random on every frame, within
+  and chance values have the same distribution: σ ≈ 0; consistent identities give σ = 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import linear_sum_assignment
+
+from .frames import FrameMatches
+
+__all__ = ["idtp", "unit_figures"]
+
+_CHANCE_STREAM = 0x1D5
+
+
+def idtp(unit: np.ndarray, track_a: np.ndarray, track_b: np.ndarray, n_units: int) -> np.ndarray:
+    """Identity true positives per unit of matched pairs ``(unit, track_a, track_b)``.
+
+    Examples
+    --------
+    >>> # track 0 matched to 1 on 3 frames and to 2 on 1 frame, track 5 to 2 on 2 frames
+    >>> idtp(np.zeros(6, int), np.array([0, 0, 0, 0, 5, 5]), np.array([1, 1, 1, 2, 2, 2]), 1)
+    array([5.])
+    """
+    out = np.zeros(n_units)
+    if not len(unit):
+        return out
+    unit, track_a, track_b = (np.asarray(x, dtype=np.int64) for x in (unit, track_a, track_b))
+    n_t = int(max(track_a.max(), track_b.max())) + 1
+    key, n = np.unique((unit * n_t + track_a) * n_t + track_b, return_counts=True)
+    u, a, b = key // n_t // n_t, key // n_t % n_t, key % n_t
+    n = n.astype(float)
+    total = np.bincount(u, weights=n, minlength=n_units)
+    n_cells = np.bincount(u, minlength=n_units)
+    n_a = np.bincount(np.unique(u * n_t + a) // n_t, minlength=n_units)
+    n_b = np.bincount(np.unique(u * n_t + b) // n_t, minlength=n_units)
+    # one partner track per track and conversely: the assignment keeps every matched frame
+    clean = (n_cells == n_a) & (n_cells == n_b)
+    out[clean] = total[clean]
+    starts = np.searchsorted(u, np.arange(n_units))
+    stops = np.searchsorted(u, np.arange(n_units), side="right")
+    for k in np.flatnonzero(~clean):  # one small assignment per unit with identity errors
+        lo, hi = starts[k], stops[k]
+        ra, ia = np.unique(a[lo:hi], return_inverse=True)
+        rb, ib = np.unique(b[lo:hi], return_inverse=True)
+        m = np.zeros((len(ra), len(rb)))
+        m[ia, ib] = n[lo:hi]
+        r, c = linear_sum_assignment(m, maximize=True)
+        out[k] = m[r, c].sum()
+    return out
+
+
+def _switches(unit, ref, other, frame, n_units):
+    order = np.lexsort((frame, ref, unit))
+    u, r, o = unit[order], ref[order], other[order]
+    same = np.r_[False, (u[1:] == u[:-1]) & (r[1:] == r[:-1])]
+    switch = same & np.r_[False, o[1:] != o[:-1]]
+    return np.bincount(u[switch], minlength=n_units).astype(float)
+
+
+def _fragmentations(present, matched_keys, side: int, n_units: int, n_obj: int):
+    p = present.loc[present["side"].to_numpy() == side]
+    unit, track = p["unit"].to_numpy(), p["track"].to_numpy()
+    order = np.lexsort((p["frame"].to_numpy(), track, unit))
+    unit, track, obj = unit[order], track[order], p["object"].to_numpy()[order]
+    hit = _member(unit * n_obj + obj, matched_keys)
+    group = np.r_[0, np.cumsum((unit[1:] != unit[:-1]) | (track[1:] != track[:-1]))]
+    # whether a matched frame of the same track follows (reverse running maximum)
+    later = np.zeros(len(hit), dtype=bool)
+    if len(hit):
+        rev = pd.Series(hit[::-1].astype(int)).groupby(group[::-1]).cummax().to_numpy()[::-1]
+        later[:-1] = (rev[1:] == 1) & (group[1:] == group[:-1])
+    prev = np.r_[False, hit[:-1] & (group[1:] == group[:-1])]
+    frag = prev & ~hit & later
+    return np.bincount(unit[frag], minlength=n_units).astype(float)
+
+
+def _member(keys: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """Whether each key is in ``pool`` (by a sorted search: the keys are large)."""
+    pool = np.sort(pool)
+    pos = np.minimum(np.searchsorted(pool, keys), max(len(pool) - 1, 0))
+    return (pool[pos] == keys) if len(pool) else np.zeros(len(keys), dtype=bool)
+
+
+class _Shuffler:
+    """The partner's track of every matched pair, shuffled among the pairs of its frame
+    (one argsort of a float key per draw: frame code + a uniform draw)."""
+
+    def __init__(self, matched: pd.DataFrame):
+        unit, item = matched["unit"].to_numpy(), matched["item"].to_numpy()
+        self.frame = np.unique(unit * (int(item.max(initial=0)) + 1) + item, return_inverse=True)[1]
+        self.base = np.argsort(self.frame, kind="stable")
+        self.tb = matched["track_b"].to_numpy()
+
+    def __call__(self, rng) -> np.ndarray:
+        order = np.argsort(self.frame + rng.random(len(self.tb)))
+        out = np.empty_like(self.tb)
+        out[self.base] = self.tb[order]
+        return out
+
+
+def unit_figures(fm: FrameMatches, *, n_draws: int, seed: int) -> pd.DataFrame:
+    """Per unit: counts, IDTP, switches and fragmentations both ways, and the mean number
+    of matched frames outside the assignment under chance (``chance_miss``).
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate.tracks import simulate_tracks
+    >>> from iaa_frames.temporal.frames import match_frames
+    >>> fm = match_frames(simulate_tracks(n_sequences=2, seed=0), track="track_id",
+    ...                   frame="frame", tau=0.5, distance="iou", classes=False)
+    >>> f = unit_figures(fm, n_draws=5, seed=0)
+    >>> bool((f["idtp"] == f["matched"]).all()), f["switches_a"].sum()
+    (True, np.float64(0.0))
+    """
+    units, present, matched = fm.units, fm.present, fm.matched
+    n = len(units)
+    mu, side = present["unit"].to_numpy(), present["side"].to_numpy()
+    u = matched["unit"].to_numpy()
+    ta, tb, fr = (matched[c].to_numpy() for c in ("track_a", "track_b", "frame"))
+    n_obj = len(fm.corpus.objects)
+    out = pd.DataFrame(
+        {
+            "unit": units["unit"].to_numpy(),
+            "n_a": np.bincount(mu[side == 0], minlength=n).astype(float),
+            "n_b": np.bincount(mu[side == 1], minlength=n).astype(float),
+            "tracks_a": _n_tracks(present, 0, n),
+            "tracks_b": _n_tracks(present, 1, n),
+            "matched": np.bincount(u, minlength=n).astype(float),
+            "idtp": idtp(u, ta, tb, n),
+            "switches_a": _switches(u, ta, tb, fr, n),
+            "switches_b": _switches(u, tb, ta, fr, n),
+            "fragmentations_a": _fragmentations(
+                present, u * n_obj + matched["object_a"].to_numpy(), 0, n, n_obj
+            ),
+            "fragmentations_b": _fragmentations(
+                present, u * n_obj + matched["object_b"].to_numpy(), 1, n, n_obj
+            ),
+        }
+    )
+    rng = np.random.default_rng([seed, _CHANCE_STREAM])
+    shuffle = _Shuffler(matched)
+    miss = np.zeros(n)
+    for _ in range(n_draws):  # a few draws of the whole corpus, not a loop over rows
+        miss += out["matched"].to_numpy() - idtp(u, ta, shuffle(rng), n)
+    out["chance_miss"] = miss / max(n_draws, 1)
+    return out
+
+
+def _n_tracks(present, side, n):
+    p = present.loc[present["side"].to_numpy() == side, ["unit", "track"]].drop_duplicates()
+    return np.bincount(p["unit"].to_numpy(), minlength=n).astype(float)
