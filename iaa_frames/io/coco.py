@@ -10,6 +10,7 @@ import numpy as np
 
 from iaa_frames.errors import ParameterError, ReaderError
 from iaa_frames.geometry.kinds import KEYPOINTS
+from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS
 
 from .builder import FrameBuilder, finish
 from .groups import with_groups
@@ -23,22 +24,7 @@ from .values import flat_ring, is_number, number, size_value
 __all__ = ["mask_to_geometry", "read_coco"]
 
 #: Column names an ``attributes`` key does not take (it gets the prefix ``attr_``).
-_TAKEN = {
-    "item",
-    "annotator",
-    "label",
-    "object_id",
-    "x0",
-    "y0",
-    "x1",
-    "y1",
-    "geometry",
-    "width",
-    "height",
-    "group",
-    "mask_width",
-    "mask_height",
-}
+_TAKEN = FRAME_COLUMNS | {"mask_width", "mask_height"}
 _KNOWN = {"id", "image_id", "category_id", "bbox", "segmentation", "area", "iscrowd", "score"}
 _ID = {int, str}  # exact types: bool is not an id
 _NUM = {int, float}

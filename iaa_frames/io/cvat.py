@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
+from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS
 
 from .builder import FrameBuilder, finish
 from .groups import with_groups
@@ -27,20 +28,7 @@ MAX_UNDECLARED_FRAMES = 100_000
 
 _SUPPORTED = {"box", "polygon"}
 _UNSUPPORTED = {"polyline", "points", "mask", "ellipse", "cuboid", "skeleton", "tag"}
-_RESERVED = {
-    "item",
-    "annotator",
-    "label",
-    "object_id",
-    "x0",
-    "y0",
-    "x1",
-    "y1",
-    "geometry",
-    "width",
-    "height",
-    "occluded",
-}
+_RESERVED = FRAME_COLUMNS | {"occluded"}
 
 
 def _person(el):

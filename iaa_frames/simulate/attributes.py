@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS
 
 from .annotators import ANNOTATOR, TRUTH, name_key, stream
 
@@ -26,20 +27,7 @@ __all__ = ["annotator_values", "as_column", "attribute_frames", "check_attribute
 # stream steps after those of .annotators (truth: 0-4, annotator: 0-6)
 T_ATTRIBUTE, A_FLIP, A_DRAW = 5, 7, 8
 
-_RESERVED = {
-    "item",
-    "annotator",
-    "label",
-    "object_id",
-    "x0",
-    "y0",
-    "x1",
-    "y1",
-    "geometry",
-    "width",
-    "height",
-    "truth_id",
-}
+_RESERVED = FRAME_COLUMNS | {"truth_id"}
 
 
 def check_attributes(attributes, profiles: Mapping) -> dict:

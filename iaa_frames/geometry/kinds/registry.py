@@ -39,6 +39,7 @@ import numpy as np
 from iaa_frames.errors import ParameterError
 
 __all__ = [
+    "FRAME_COLUMNS",
     "Kind",
     "available_kinds",
     "get_kind",
@@ -277,7 +278,7 @@ def register_kind(kind: Kind, *, overwrite: bool = False) -> Kind:
                 f"geometry kind {name!r} needs its frame columns (Kind.columns, a tuple of "
                 f"names); got {kind.columns!r}"
             )
-        reserved = set(columns) & _RESERVED
+        reserved = set(columns) & FRAME_COLUMNS
         if reserved:
             raise ParameterError(
                 f"geometry kind {name!r}: the columns {sorted(reserved)} belong to the tidy frame"
@@ -397,8 +398,9 @@ def kind_of_rows(frame) -> np.ndarray:
     return out
 
 
-#: Columns of the tidy frame that no parametric kind may claim.
-_RESERVED = frozenset(
+#: The columns of the tidy frame, which no parametric kind may claim (nor a per-object
+#: attribute of a reader or of the simulator: those take another name).
+FRAME_COLUMNS = frozenset(
     {
         "item",
         "annotator",
