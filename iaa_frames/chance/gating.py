@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.geometry.kind_similarity import reach_boxes
 from iaa_frames.matching.assignment import pairs_within_runs, run_starts
 from iaa_frames.matching.corpus import Corpus
@@ -115,8 +116,8 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
         bar.update(int(n.sum()))
         lo = hi
     bar.close()
-    key = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
-    lk = np.unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
+    key = sorted_unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+    lk = sorted_unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
     return key, lk // n_slots**2, lk % n_slots**2
 
 
@@ -163,8 +164,8 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET):
         label_keys.append(label_key)
         bar.update(min(step, len(box) - lo))
     bar.close()
-    key = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
-    lk = np.unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
+    key = sorted_unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+    lk = sorted_unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
     return key, lk // n_slots**2, lk % n_slots**2
 
 
@@ -198,6 +199,6 @@ def reachable_label_pairings(corpus, labels, tau):
         sa = corpus.annotation_of(corpus.item[oi], corpus.annotator[oi])
         sb = corpus.annotation_of(corpus.item[oj], corpus.annotator[oj])
         parts.append(corpus.label[oi] * n_slots**2 + pairing_key(sa, sb, n_slots))
-    key = np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+    key = sorted_unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
     label, pair = key // n_slots**2, key % n_slots**2
     return label, pair // n_slots, pair % n_slots

@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.matching.corpus import Corpus
 
 from . import MIN_CHANCE_UNITS, ChanceSample
@@ -125,7 +126,7 @@ def _own_units_disagree(loc_between, own, pool_rows, label, row, weight, total, 
     # units that share a pair of items are not independent: count the pairs of items
     ia, ib = (loc_between[c].to_numpy()[own].astype(np.int64) for c in ("item_a", "item_b"))
     n_items = int(max(ia.max(initial=0), ib.max(initial=0))) + 1
-    pair = np.unique((la[own] * n_items + np.minimum(ia, ib)) * n_items + np.maximum(ia, ib))
+    pair = sorted_unique((la[own] * n_items + np.minimum(ia, ib)) * n_items + np.maximum(ia, ib))
     own_n = np.bincount(pair // (n_items * n_items), minlength=L)
     pd_ = d[pool_rows[row]]
     with np.errstate(invalid="ignore", divide="ignore"):

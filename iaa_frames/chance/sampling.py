@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.matching.assignment import candidate_pairs, run_starts
 from iaa_frames.matching.corpus import Slices
 
@@ -126,19 +127,6 @@ def _enumerate_groups(rng, slots, need, first, second, taken):
     a, b, g = a[order], b[order], g[order]
     take = np.arange(len(g)) - np.searchsorted(g, g) < need[g]
     return a[take], b[take], g[take]
-
-
-def sorted_unique(values) -> np.ndarray:
-    """The distinct values, sorted (as :func:`numpy.unique`, by sorting: numpy's hash
-    path is much slower on the millions of int64 keys a crowd's chance sample holds).
-
-    Examples
-    --------
-    >>> sorted_unique(np.array([5, 1, 5, 3])).tolist()
-    [1, 3, 5]
-    """
-    s = np.sort(np.asarray(values, dtype=np.int64))
-    return s[np.r_[True, s[1:] != s[:-1]]] if len(s) else s
 
 
 def in_sorted(values, keys) -> np.ndarray:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.chance.pooled import needs_pooling
 from iaa_frames.engine import (
     CellLayout,
@@ -44,7 +45,6 @@ from .ks import SampledSigmaCells, WithinSample
 from .partition import (
     Codes,
     Matching,
-    distinct,
     geometry_of,
     index_arrays,
     match,
@@ -155,7 +155,7 @@ def partition_cells(m: Matching) -> dict:
         localization_pooled=_empty(POOLED),
         label_source=np.full(len(corpus.labels), "", dtype=object),
     )
-    items = distinct(m.coverage["item"].to_numpy())
+    items = sorted_unique(m.coverage["item"].to_numpy())
     out = {"items": items}
     for c in COMPONENTS:
         if c in SIGMA:

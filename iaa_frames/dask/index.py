@@ -20,12 +20,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.frame.schema import GROUP, group_column
 from iaa_frames.geometry.distances import Shapes
 from iaa_frames.matching.copies import warn_copies
 from iaa_frames.matching.corpus import Corpus, annotation_slices, item_groups, rank_codes
 
-from .partition import Codes, distinct
+from .partition import Codes
 
 __all__ = ["IndexShapes", "codes", "index_corpus"]
 
@@ -134,7 +135,7 @@ def codes(summaries: list[dict]) -> tuple[Codes, np.ndarray]:
         an = ann_code[ann_raw[a_off + x["cov_annotator"]]]
         keys.append(it * A + an)
         i_off, a_off = i_off + len(x["items"]), a_off + len(x["annotators"])
-    coverage = distinct(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+    coverage = sorted_unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
     out = Codes(
         item_group=_groups(s, items, item_raw, item_code),
         item_index=pd.Index(items, dtype=object, tupleize_cols=False),

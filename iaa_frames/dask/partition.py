@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import SchemaError
 from iaa_frames.frame.schema import GROUP, check, validate
 from iaa_frames.geometry.distances import Shapes, areas, get_distance
@@ -44,7 +45,6 @@ __all__ = [
     "Codes",
     "Matching",
     "checked",
-    "distinct",
     "geometry_of",
     "id_hash",
     "index_arrays",
@@ -55,19 +55,6 @@ __all__ = [
     "within_order",
     "within_tables",
 ]
-
-
-def distinct(values) -> np.ndarray:
-    """The sorted distinct values of an integer array: ``np.unique(values)``, by a sort
-    (numpy 2's ``unique`` hashes, which takes ten times longer on millions of keys).
-
-    Examples
-    --------
-    >>> distinct(np.array([3, 1, 3, 2])).tolist()
-    [1, 2, 3]
-    """
-    values = np.sort(np.asarray(values).ravel())
-    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
 
 
 def checked(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -124,7 +111,7 @@ def summarize(frame: pd.DataFrame) -> dict:
     item_raw, item_names = pd.factorize(v["item"])
     ann_raw, ann_names = pd.factorize(v["annotator"])
     n_i, n_a = len(item_names), len(ann_names)
-    cov = distinct(item_raw.astype(np.int64) * max(n_a, 1) + ann_raw)
+    cov = sorted_unique(item_raw.astype(np.int64) * max(n_a, 1) + ann_raw)
     known = np.isfinite(objects["width"].to_numpy()) & np.isfinite(objects["height"].to_numpy())
     # class names (as str, the order prepare() ranks them in) and the objects of every
     # (item, class) and (annotator, class): the class terms of the fingerprints need the
@@ -227,7 +214,7 @@ def local_corpus(v: pd.DataFrame, codes: Codes) -> Corpus:
         o_item,
         o_ann,
         o_label,
-        distinct(item * n_ann + ann),
+        sorted_unique(item * n_ann + ann),
         n_annotators=n_ann,
         n_labels=len(codes.labels),
     )

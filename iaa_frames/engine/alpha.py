@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.matching.assignment import pairs_within_runs
 from iaa_frames.stats.bootstrap import ItemSums
 from iaa_frames.stats.krippendorff import binary_disagreements, nominal_disagreements
@@ -131,7 +132,7 @@ def units_per_cell(layout: CellLayout, cluster, x, y, groups) -> np.ndarray:
     label_cells = np.column_stack([np.zeros_like(x), 1 + x, 1 + y])
     slots = label_cells.shape[1] * groups.shape[1]
     cells = (label_cells[:, :, None] * layout.n_groups + groups[:, None, :]).reshape(len(x), slots)
-    keys = np.unique(np.asarray(cluster, dtype=np.int64)[:, None] * n + cells)
+    keys = sorted_unique(np.asarray(cluster, dtype=np.int64)[:, None] * n + cells)
     return np.bincount(keys % n, minlength=n).astype(np.float64)
 
 

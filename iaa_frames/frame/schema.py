@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import (
     DroppedRowsWarning,
     IAAWarning,
@@ -481,7 +482,7 @@ def group_column(frame: pd.DataFrame) -> pd.Series:
     named = ~missing
     item_code, items = pd.factorize(frame["item"].to_numpy(dtype=object)[named])
     group_code, groups = pd.factorize(group.to_numpy(dtype=object)[named])
-    key = np.unique(item_code.astype(np.int64) * max(len(groups), 1) + group_code)
+    key = sorted_unique(item_code.astype(np.int64) * max(len(groups), 1) + group_code)
     owner = key // max(len(groups), 1)
     twice = np.flatnonzero(np.bincount(owner, minlength=len(items)) > 1)
     if len(twice):

@@ -18,6 +18,8 @@ import threading
 import numpy as np
 import shapely
 
+from iaa_frames.arrays import sorted_unique
+
 from .clip import RingEdges
 from .kinds.registry import get_kind
 from .raster import Masks, rasterize
@@ -114,7 +116,7 @@ class ShapeCache:
         with self.lock:
             if self._area is None:
                 self._area = np.full(len(self.boxes), np.nan)
-            todo = np.unique(rows[np.isnan(self._area[rows])])
+            todo = sorted_unique(rows[np.isnan(self._area[rows])])
             if todo.size:
                 self._area[todo] = shapely.area(self.polygons[todo])
             return self._area[rows]
@@ -158,7 +160,7 @@ class ShapeCache:
             if self._hull is None:
                 self._hull = np.empty(len(self.boxes), dtype=object)
                 self._hull_area = np.full(len(self.boxes), np.nan)
-            todo = np.unique(rows[np.isnan(self._hull_area[rows])])
+            todo = sorted_unique(rows[np.isnan(self._hull_area[rows])])
             if todo.size:
                 hull = shapely.convex_hull(self.geometry(todo))
                 self._hull[todo] = hull
@@ -172,7 +174,7 @@ class ShapeCache:
             block, pos = self._masks.get((width, height), (None, None))
             if block is None:
                 block, pos = Masks.empty(), np.full(len(self.boxes), -1, np.int64)
-            todo = np.unique(rows[pos[rows] < 0])
+            todo = sorted_unique(rows[pos[rows] < 0])
             if todo.size:
                 new = rasterize(self.geometry(todo), width, height, normalized=True)
                 pos[todo] = len(block) + np.arange(len(todo))

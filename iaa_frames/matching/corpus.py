@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import GROUP, validate
 from iaa_frames.geometry.distances import Shapes, areas
@@ -168,7 +169,7 @@ def annotation_slices(
         {"item": coverage_key // n_annotators, "annotator": coverage_key % n_annotators},
     )
     lab_obj_key = obj_key * n_lab + label
-    lab_key = np.unique(lab_obj_key)
+    lab_key = sorted_unique(lab_obj_key)
     by_label = _slices(
         lab_key,
         lab_obj_key,
@@ -312,7 +313,7 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
     o_item, o_ann, o_label = o_item[order], o_ann[order], label_codes[order].astype(np.int64)
 
     n_ann = len(annotators)
-    cov_key = np.unique(item_code[item_raw] * n_ann + ann_code[ann_raw])
+    cov_key = sorted_unique(item_code[item_raw] * n_ann + ann_code[ann_raw])
     group = (
         item_groups(item_code, _group_of_items(df, item_raw, len(item_names)))
         if GROUP in df.columns

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.engine.cells import CellLayout
 from iaa_frames.matching.assignment import pairs_within_runs
 from iaa_frames.stats.bootstrap import ItemSums
@@ -184,5 +185,5 @@ def _distinct(cell, key, n_cells) -> np.ndarray:
     """Per cell, the number of distinct ``key`` values among its entries."""
     if not len(cell):
         return np.zeros(n_cells, np.int64)
-    k = np.unique(cell * (int(key.max()) + 1) + key)
+    k = sorted_unique(cell * (int(key.max()) + 1) + key)
     return np.bincount(k // (int(key.max()) + 1), minlength=n_cells)

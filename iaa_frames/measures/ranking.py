@@ -107,6 +107,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS
 from iaa_frames.stats.shrinkage import (
@@ -280,7 +281,7 @@ def annotator_quality_from_tables(
         raw_pq = np.where(raw_den > 0, raw_num / raw_den, np.nan)
         raw_iou = np.where(iou_n > 0, iou_sum / iou_n, np.nan)
     n_pairings = np.bincount(a, minlength=n_ann) + np.bincount(b, minlength=n_ann)
-    met = np.unique(np.concatenate([a * n_ann + b, b * n_ann + a]))
+    met = sorted_unique(np.concatenate([a * n_ann + b, b * n_ann + a]))
     n_partners = np.bincount(met // max(n_ann, 1), minlength=n_ann).astype(np.int64)
     n_cov = np.bincount(cov["annotator"].to_numpy(), minlength=n_ann).astype(np.int64)
     names = np.asarray([str(x) for x in tables.corpus.annotators], dtype=object)

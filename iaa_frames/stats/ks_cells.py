@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import ParameterError
 
 WHICH = ("within entries", "between entries")
@@ -45,7 +46,7 @@ def cell_grids(key, n_cells, span, max_grid):
     """Every cell's grid as sorted keys ``cell * span + rank``: its distinct pooled values,
     or ``max_grid`` inverted-CDF quantiles of them and the largest when there are more
     (as ``np.quantile(..., method="inverted_cdf")`` on each cell)."""
-    pooled = np.unique(key)
+    pooled = sorted_unique(key)
     cell = pooled // span
     m = np.bincount(cell, minlength=n_cells)
     big = np.flatnonzero(m > max_grid)
@@ -211,7 +212,7 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     bin_b -= g_start[bc]
     del grid
     # items among each cell's within rows
-    pairs = np.unique(wc * np.int64(max(n_items, 1)) + wi[wr])
+    pairs = sorted_unique(wc * np.int64(max(n_items, 1)) + wi[wr])
     distinct = np.bincount(pairs // max(n_items, 1), minlength=n_cells)
     tested_mask = valid & (distinct >= min_items)
     # observed differences: cells in blocks of a padded (cells x grid) array, whose

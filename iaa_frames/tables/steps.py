@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames import chance
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.chance import ChanceSample, WithinCounts
-from iaa_frames.chance.sampling import sorted_unique
 from iaa_frames.chance.store import PairCounts
 from iaa_frames.matching.assignment import run_starts
 from iaa_frames.matching.corpus import Corpus, Slices

@@ -30,6 +30,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
+from iaa_frames.arrays import sorted_unique
+
 from .frames import FrameMatches
 
 __all__ = ["idtp", "unit_figures"]
@@ -56,8 +58,8 @@ def idtp(unit: np.ndarray, track_a: np.ndarray, track_b: np.ndarray, n_units: in
     n = n.astype(float)
     total = np.bincount(u, weights=n, minlength=n_units)
     n_cells = np.bincount(u, minlength=n_units)
-    n_a = np.bincount(np.unique(u * n_t + a) // n_t, minlength=n_units)
-    n_b = np.bincount(np.unique(u * n_t + b) // n_t, minlength=n_units)
+    n_a = np.bincount(sorted_unique(u * n_t + a) // n_t, minlength=n_units)
+    n_b = np.bincount(sorted_unique(u * n_t + b) // n_t, minlength=n_units)
     # one partner track per track and conversely: the assignment keeps every matched frame
     clean = (n_cells == n_a) & (n_cells == n_b)
     out[clean] = total[clean]
