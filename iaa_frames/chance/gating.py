@@ -38,8 +38,10 @@ TREE_PAIR_BUDGET = 200_000_000
 TREE_PAIRS_PER_OBJECT = 200
 TREE_PAIRS_PER_ANNOTATOR = 20_000
 TREE_PAIR_FLOOR = 2_000_000
-#: Objects whose overlaps are counted, before the tree is queried, to estimate them all.
+#: Objects whose overlaps are counted, before the tree is built, to estimate them all
+#: (at most TREE_SAMPLE_PAIRS of each one's x overlaps are looked at).
 TREE_SAMPLE = 256
+TREE_SAMPLE_PAIRS = 2_000
 #: Object pairs listed at once (the memory of one block of queries).
 TREE_BLOCK_PAIRS = 4_000_000
 
@@ -89,7 +91,10 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
         # many boxes share x ranges (a crowd of thousands of annotations, or boxes
         # normalized by their images): list the pairs whose boxes overlap in x and y
         # from an R-tree instead, the same pairs
-        return _gated_by_tree(corpus, tau, bars)
+        overlaps = _overlaps_estimate(box, order, later)
+        if overlaps > _tree_budget(corpus, len(box)):  # pairings are drawn instead
+            return _give_up(bars.bar(total=len(box), desc="chance index", unit="objects"))
+        return _gated_by_tree(corpus, tau, bars, overlaps=overlaps)
     if later.sum() > SWEEP_LIMIT:  # a box the tree cannot hold, and too many pairs
         return None
     keys, label_keys = [], []
@@ -121,13 +126,37 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
     return key, lk // n_slots**2, lk % n_slots**2
 
 
-def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET):
+def _tree_budget(corpus: Corpus, n: int) -> int:
+    """The most object pairs the R-tree index looks at (:data:`TREE_PAIR_BUDGET`)."""
+    per_corpus = TREE_PAIRS_PER_OBJECT * n, TREE_PAIRS_PER_ANNOTATOR * len(corpus.annotators)
+    return min(TREE_PAIR_BUDGET, max(TREE_PAIR_FLOOR, *per_corpus))
+
+
+def _overlaps_estimate(box, order, later) -> float:
+    """The number of object pairs whose boxes overlap in x and y, estimated from the
+    sweep's x overlaps of :data:`TREE_SAMPLE` objects spread along x (at most
+    :data:`TREE_SAMPLE_PAIRS` of each object's, evenly spaced): no tree is built for a
+    corpus the index gives up on."""
+    n = len(order)
+    pos = sorted_unique(np.linspace(0, n - 1, min(n, TREE_SAMPLE)).astype(np.int64))
+    count = later[pos]
+    take = np.minimum(count, TREE_SAMPLE_PAIRS)
+    owner = np.repeat(np.arange(len(pos)), take)
+    k = np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take)
+    j = pos[owner] + 1 + (k * count[owner] // np.maximum(take[owner], 1))
+    oi, oj = order[pos[owner]], order[j]
+    meet = np.minimum(box[oi, 3], box[oj, 3]) > np.maximum(box[oi, 1], box[oj, 1])
+    share = np.bincount(owner, weights=meet, minlength=len(pos)) / np.maximum(take, 1)
+    return float((share * count).mean() * n) if len(pos) else 0.0
+
+
+def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET, *, overlaps=None):
     """:func:`gated_pairings` from an R-tree of the boxes (:class:`shapely.STRtree`),
     queried in blocks: the object pairs whose boxes overlap in x and y, then the same
     tests as the sweep. None when more pairs overlap than the budget
-    (:data:`TREE_PAIR_BUDGET`; per object and per annotator, estimated
-    from the overlaps of :data:`TREE_SAMPLE` objects spread over the corpus before the
-    tree is queried), or when a box is not finite (the tree cannot hold it)."""
+    (:data:`TREE_PAIR_BUDGET`; per object and per annotator), or when a box is not
+    finite (the tree cannot hold it). ``overlaps``: their estimate
+    (:func:`_overlaps_estimate`), which sizes the blocks of queries."""
     slots = corpus.annotations
     n_slots = slots.empty + 1
     box = reach_boxes(corpus.shapes, tau)
@@ -136,15 +165,11 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET):
     n = len(box)
     geoms = shapely.box(box[:, 0], box[:, 1], box[:, 2], box[:, 3])
     tree = shapely.STRtree(geoms)
-    per_corpus = TREE_PAIRS_PER_OBJECT * n, TREE_PAIRS_PER_ANNOTATOR * len(corpus.annotators)
-    budget = min(TREE_PAIR_BUDGET, max(TREE_PAIR_FLOOR, *per_corpus))
+    budget = _tree_budget(corpus, n)
     bar = bars.bar(total=n, desc="chance index", unit="objects", unit_scale=True)
-    sample = np.unique(np.linspace(0, n - 1, min(n, TREE_SAMPLE)).astype(np.int64))
-    per_object = len(tree.query(geoms[sample])[0]) / len(sample)  # itself included
-    if (per_object - 1) * n / 2 > budget:
-        return _give_up(bar)
     keys, label_keys, seen = [], [], 0
-    step = int(np.clip(TREE_BLOCK_PAIRS // max(per_object, 1.0), 1, 4096))
+    per_object = 1.0 + 2.0 * (overlaps or 0.0) / n  # queries return both ways and itself
+    step = int(np.clip(TREE_BLOCK_PAIRS // per_object, 1, 4096))
     for lo in range(0, n, step):
         q, t = tree.query(geoms[lo : lo + step])  # bounding boxes that meet
         oi, oj = q + lo, t
