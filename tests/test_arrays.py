@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays, integer_dtypes
 
-from iaa_frames.arrays import sorted_unique
+from iaa_frames.arrays import sorted_unique, unique_inverse
 
 
 @settings(max_examples=80, deadline=None)
@@ -22,3 +22,14 @@ def test_other_dtypes_go_to_numpy_unique():
     assert sorted_unique(np.array(["b", "a", "b"])).tolist() == ["a", "b"]
     assert sorted_unique(np.array([True, False, True])).tolist() == [False, True]
     assert sorted_unique(np.zeros(0, np.int64)).dtype == np.int64
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 200), max_size=60) | st.lists(st.integers(-5, 10**12), max_size=60))
+def test_unique_inverse_equals_numpy(values):
+    a = np.array(values, dtype=np.int64)
+    u, inv = unique_inverse(a)
+    nu, ninv = np.unique(a, return_inverse=True)
+    np.testing.assert_array_equal(u, nu)
+    np.testing.assert_array_equal(inv, ninv.ravel())
+    assert u.dtype == nu.dtype

@@ -49,6 +49,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from iaa_frames.arrays import unique_inverse
+
 __all__ = [
     "MIN_STRATUM_UNITS",
     "RATIO_EDGES",
@@ -109,8 +111,8 @@ def _lookup(keys, table_keys, table_values):
 
 def _sums(cell, key, weight, n_keys):
     """Sorted unique (cell, key) codes and the weight summed over each."""
-    code, inverse = np.unique(cell * n_keys + key, return_inverse=True)
-    return code, np.bincount(inverse.ravel(), weights=weight, minlength=len(code))
+    code, inverse = unique_inverse(cell * n_keys + key)
+    return code, np.bincount(inverse, weights=weight, minlength=len(code))
 
 
 def poststratify(
@@ -170,9 +172,8 @@ def poststratify(
     bf, bg = between_fine(br, bc), between_coarse(br, bc)
     wf, wg = within_fine(wr, wc), within_coarse(wr, wc)
     # dense codes of the strata, so that (cell, stratum) codes fit in int64
-    fine, fine_code = np.unique(np.concatenate([bf, wf]), return_inverse=True)
-    coarse, coarse_code = np.unique(np.concatenate([bg, wg]), return_inverse=True)
-    fine_code, coarse_code = fine_code.ravel(), coarse_code.ravel()
+    fine, fine_code = unique_inverse(np.concatenate([bf, wf]))
+    coarse, coarse_code = unique_inverse(np.concatenate([bg, wg]))
     nf, ng = max(len(fine), 1), max(len(coarse), 1)
     bf, wf = fine_code[: len(br)], fine_code[len(br) :]
     bg, wg = coarse_code[: len(br)], coarse_code[len(br) :]
