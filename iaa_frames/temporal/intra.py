@@ -24,7 +24,8 @@ import xarray as xr
 from iaa_frames.api.backend import agreement
 from iaa_frames.errors import ParameterError, SchemaError
 from iaa_frames.frame.schema import ALL, GROUP
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import validate_params
 
 __all__ = ["intra_agreement"]
@@ -53,16 +54,13 @@ def _cells(res: xr.Dataset, annotator: str) -> xr.Dataset:
 
 
 @validate_params()
+@engine_keywords
 def intra_agreement(
     df: pd.DataFrame,
     *,
     repeat: str = "round",
-    distance=DEFAULTS.distance,
-    match_threshold=DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
     n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    progress=DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> xr.Dataset:
     """Every component between each annotator's own passes, beside the inter-annotator
     figures of the first passes.
@@ -75,7 +73,7 @@ def intra_agreement(
         annotator.
     repeat : str, default "round"
         The column of the pass (``"session"``...).
-    distance, match_threshold, n_chance, n_boot, seed, progress
+    n_boot, distance, match_threshold, n_chance, seed, overall, progress
         As in :func:`iaa_frames.agreement`.
 
     Returns
@@ -102,13 +100,7 @@ def intra_agreement(
     True
     """
     passes = _passes(df, repeat)
-    params = dict(
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        progress=progress,
-    )
+    params = settings.as_kwargs()
     names = pd.unique(df["annotator"].astype(str))
     n_pass = (
         pd.Series(passes.to_numpy())
@@ -150,6 +142,6 @@ def intra_agreement(
         "title": "iaa_frames intra-annotator agreement",
         "repeat": repeat,
         "n_boot": int(n_boot),
-        "seed": int(seed),
+        "seed": int(settings.seed),
     }
     return out

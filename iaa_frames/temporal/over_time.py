@@ -21,7 +21,8 @@ import xarray as xr
 
 from iaa_frames.api.backend import agreement
 from iaa_frames.errors import ParameterError, SchemaError
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import validate_params
 
 __all__ = ["agreement_over_time", "item_windows"]
@@ -79,18 +80,15 @@ def item_windows(df: pd.DataFrame, *, time: str, freq) -> pd.Series:
 
 
 @validate_params()
+@engine_keywords
 def agreement_over_time(
     df: pd.DataFrame,
     *,
     time: str = "time",
     freq="W",
-    distance=DEFAULTS.distance,
-    match_threshold=DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
     n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    progress=DEFAULTS.progress,
     min_items: int = 4,
+    settings: MatchSettings = DEFAULTS,
 ) -> xr.Dataset:
     """Every component of the agreement per time window, with intervals, and a flag when
     the latest window falls below the earlier ones.
@@ -104,7 +102,7 @@ def agreement_over_time(
         The column of the time of every row; an item's time is its latest.
     freq : str or number, default "W"
         The windows: a pandas period alias for datetimes, a width for numbers.
-    distance, match_threshold, n_chance, n_boot, seed, progress
+    n_boot, distance, match_threshold, n_chance, seed, overall, progress
         As in :func:`iaa_frames.agreement`, for each window.
     min_items : int, default 4
         Windows with fewer items are left out (their intervals would be meaningless).
@@ -136,13 +134,7 @@ def agreement_over_time(
     if len(kept) == 0:
         raise ParameterError(f"no window has {min_items} items or more; widen freq={freq!r}")
     item_window = df["item"].map(windows)
-    params = dict(
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        progress=progress,
-    )
+    params = settings.as_kwargs()
     parts = [
         agreement(df.loc[(item_window == w).to_numpy()], n_boot=n_boot, **params)[list(_KEEP)]
         for w in kept  # one agreement per window (a few), not per item
@@ -171,7 +163,7 @@ def agreement_over_time(
         "time": time,
         "freq": str(freq),
         "n_boot": int(n_boot),
-        "seed": int(seed),
+        "seed": int(settings.seed),
         "latest_window": str(kept[-1]),
     }
     return res
