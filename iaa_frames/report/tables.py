@@ -52,8 +52,8 @@ def html_table(
         values = frame[col]
         if pd.api.types.is_bool_dtype(values):
             columns.append([(str(v), False) for v in values])
-        elif pd.api.types.is_integer_dtype(values):
-            columns.append([(str(v), True) for v in values])
+        elif pd.api.types.is_integer_dtype(values):  # a nullable integer's NA is "n/a"
+            columns.append([("n/a" if pd.isna(v) else str(v), True) for v in values])
         elif pd.api.types.is_float_dtype(values):
             columns.append([(fmt(v, 3), True) for v in values])
         else:

@@ -42,3 +42,57 @@ def test_how_many_scales_the_current_halfwidth_by_the_square_rate():
     need = int(-(-20 * (hw / 0.02) ** 2 // 1))
     row = re.search(r"<th>localization</th>(.*?)</tr>", text).group(1)
     assert f">{need}<" in row or f">{need:,}<" in row
+
+
+def _two_raters_who_swap_labels():
+    """Two annotators who draw the same boxes; b calls every other car a bus."""
+    import pandas as pd
+
+    rows = []
+    for i in range(6):
+        for a in ("a", "b"):
+            label = "bus" if (a == "b" and i % 2) else "car"
+            rows.append((f"img{i}", a, label, 10.0, 10.0, 60.0, 50.0, 100, 100))
+            rows.append((f"img{i}", a, "car", 70.0, 60.0, 95.0, 90.0, 100, 100))
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_a_tied_vote_says_so_and_shows_both_labels():
+    # two raters of equal weight who disagree on a label: margin 0, the winner is one of
+    # the two; the table must not present it as the consensus without a word
+    df = _two_raters_who_swap_labels()
+    text = consensus_section(df, iaf.pair_tables(df, n_chance=50))
+    split = text[text.index("Label splits") : text.index("Below the quorum")]
+    assert "<th>labels drawn</th>" in split
+    assert "bus, car" in split or "car, bus" in split
+    assert 'title="a tie: the labels drawn carry the same weight' in split
+
+
+def test_how_many_names_the_model_half_width_beside_the_bootstrap_one():
+    # next_items' model has its own half-width; the section must not print it as if it
+    # were the bootstrap half-width of the table above
+    from iaa_frames.decisions.next_items import interval_gains
+    from iaa_frames.engine import agreement_from_tables
+
+    df = iaf.simulate(n_items=20, seed=0)
+    t = iaf.pair_tables(df, n_chance=200)
+    res = agreement_from_tables(t, n_boot=50)
+    text = how_many_section(t, res)
+    cell = res.sel(component="localization", label="(all)", annotator="(all)")
+    boot = 0.5 * float(cell["ci_high"] - cell["ci_low"])
+    model = interval_gains(t, "localization")[1]["halfwidth"]
+    assert f"half-width now is {model:.3f}, against {boot:.3f} from the bootstrap" in text
+    assert re.search(r"<td>[0-9.]+ %</td>", text)  # gains as percentages, not 3 decimals
+
+
+def test_how_many_without_bootstrap_says_why_each_cell_is_missing():
+    from iaa_frames.engine import agreement_from_tables
+
+    df = iaf.simulate(n_items=10, seed=0)
+    t = iaf.pair_tables(df, n_chance=100)
+    text = how_many_section(t, agreement_from_tables(t, n_boot=0))
+    table = text[: text.index("The items whose next")]
+    assert "&lt;NA&gt;" not in table  # a nullable integer's NA is written n/a
+    assert table.count("n/a<sup>") == table.count("n/a") == 12  # 4 components x 3 columns
+    assert "n_boot=0 (no bootstrap)" in table
