@@ -52,8 +52,9 @@ def _two_raters_who_swap_labels():
     for i in range(6):
         for a in ("a", "b"):
             label = "bus" if (a == "b" and i % 2) else "car"
-            rows.append((f"img{i}", a, label, 10.0, 10.0, 60.0, 50.0, 100, 100))
-            rows.append((f"img{i}", a, "car", 70.0, 60.0, 95.0, 90.0, 100, 100))
+            d = 3.0 * i  # items of their own, not copies of one another
+            rows.append((f"img{i}", a, label, 10.0 + d, 10.0, 50.0 + d, 40.0 + d, 100, 100))
+            rows.append((f"img{i}", a, "car", 70.0 - d, 60.0, 95.0, 90.0 - d, 100, 100))
     cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
     return pd.DataFrame(rows, columns=cols)
 
