@@ -286,6 +286,18 @@ def item(
     corner = {o: (x1, y0) for o, x1, y0 in zip(obj["object_id"], obj["x1"], obj["y0"])}
     step = 0.035 * W
     seen: dict = {}
+    # each object's row of marks runs left from its top-right corner: it starts far enough
+    # right, and low enough, to stay in the panel (marks are not clipped)
+    anchors = [
+        c.object_id_b if c.kind == "extra" else c.object_id_a
+        for c in view.conflicts.itertuples(index=False)
+        if c.kind in ("unmatched", "missed", "extra")
+    ]
+    n_marks = pd.Series(anchors, dtype=object).value_counts().to_dict() if anchors else {}
+    corner = {
+        o: (min(max(x, step * n_marks.get(o, 1)), W - step), max(y, 0.03 * H))
+        for o, (x, y) in corner.items()
+    }
     for c in view.conflicts.itertuples(index=False):
         if c.kind not in ("unmatched", "missed", "extra"):
             continue
@@ -389,6 +401,11 @@ def item(
     if own:
         _clamp_tags(ax.figure)
     return ax
+
+
+#: Annotators named in the legend of worst_items at 7 in (half as many when narrower);
+#: beyond, one entry says that each has its colour.
+_MAX_NAMES = 16
 
 
 def _clamp_tags(fig):
@@ -556,7 +573,16 @@ def worst_items(
         if str(a.get_gid()).startswith("shape:")
     }
     shown_names = sorted((a for a in colors if a in drawn), key=natural_key)
-    handles = _legend_handles(colors, shown_names, kinds, [])
+    # a crowd's names do not fit (40 names in two columns collapsed the panels at 3.5 in):
+    # one entry says what the colours are
+    crowd = len(shown_names) > (_MAX_NAMES if fig_width >= 6 else _MAX_NAMES // 2)
+    handles = _legend_handles(colors, [] if crowd else shown_names, kinds, [])
+    if crowd:
+        handles.insert(
+            0,
+            Line2D([], [], color="0.5", lw=2,
+                   label=f"{len(shown_names)} annotators, one colour each"),
+        )  # fmt: skip
     fig.legend(
         handles=handles,
         loc="outside lower center",

@@ -258,3 +258,36 @@ def test_worst_items_tags_stay_under_their_titles(sample, width):
             else:
                 assert _inside(tag, box)
     plt.close(fig)
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_worst_items_of_a_crowd_keeps_its_panels(width):
+    # 40-odd annotators named in a two-column legend collapsed the panels at 3.5 in
+    # ('constrained_layout not applied'); one entry now says each has its colour
+    import warnings
+
+    crowd = iaf.simulate_crowd(n_items=40, n_workers=60, seed=0).annotations
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the layout warning
+        fig = worst_items(crowd, n=6, width=width, n_chance=200)
+        fig.canvas.draw()
+    panels = [a for a in fig.axes if a.get_visible() and a.get_title(loc="left")]
+    assert all(a.get_window_extent().height / fig.dpi > 0.6 for a in panels)
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any(t.endswith("annotators, one colour each") for t in texts)
+    plt.close(fig)
+
+
+def test_cross_marks_stay_in_the_panel():
+    # a row of marks (one per annotator without a match) ran out of the panel's left edge
+    # and above its top, into the neighbours and titles
+    rows = [("img", a, "car", 2.0, 0.0, 30.0, 20.0, 640, 480) for a in ("a",)]
+    rows += [("img", a, "car", 300.0, 300.0, 400.0, 400.0, 640, 480) for a in "abcdef"]
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    ax = item(pd.DataFrame(rows, columns=cols), "img", width=3.5, n_chance=10)
+    marks = [ln for ln in ax.lines if str(ln.get_gid()).startswith("conflict:")]
+    assert len(marks) >= 5
+    for m in marks:
+        x, y = m.get_xdata()[0], m.get_ydata()[0]
+        assert 0 < x < 640 and 0 < y < 480
+    plt.close(ax.figure)
