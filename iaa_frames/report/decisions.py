@@ -80,6 +80,13 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
         "item, <em>agreement</em> the mean IoU of the object's matched pairs.</p>"
     )
     table = html_table(support_table, index_name="annotators who drew it")
+    alone = int(support.get(1, 0))
+    if alone:  # accepted, yet nobody else drew them: not an agreement
+        table += (
+            f"<p class=note>{plural(alone, 'accepted object')} drawn by one annotator alone, "
+            "whose weight reaches the quorum (one of two annotators, or one of high "
+            "estimated quality): a consensus of one, not an agreement.</p>"
+        )
     need = (
         f"<p>Label splits: {plural(len(split), 'accepted object')} with a margin below "
         f"{LOW_MARGIN:g}"

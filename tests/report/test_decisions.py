@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
+
 import iaa_frames as iaf
 from iaa_frames.report.decisions import consensus_section, how_many_section
 
@@ -97,3 +99,16 @@ def test_how_many_without_bootstrap_says_why_each_cell_is_missing():
     assert "&lt;NA&gt;" not in table  # a nullable integer's NA is written n/a
     assert table.count("n/a<sup>") == table.count("n/a") == 12  # 4 components x 3 columns
     assert "n_boot=0 (no bootstrap)" in table
+
+
+def test_objects_accepted_on_one_annotator_alone_are_counted_as_such():
+    # two raters: one of them holds half the weight, so an object only one drew is
+    # accepted; the section must not let it pass for agreement (LVIS: 711 of 2,116)
+    df = _two_raters_who_swap_labels()
+    extra = df.iloc[[0]].assign(x0=80.0, y0=5.0, x1=98.0, y1=25.0, label="dog")
+    df = pd.concat([df, extra], ignore_index=True)
+    c = iaf.consensus(df)
+    alone = int((c.objects.dropna(subset=["label"])["support"] == 1).sum())
+    assert alone >= 1
+    text = consensus_section(df, iaf.pair_tables(df, n_chance=50))
+    assert f"{alone:,} accepted object" in text and "a consensus of one" in text
