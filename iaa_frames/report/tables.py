@@ -140,7 +140,8 @@ def params_table(result, tables, elapsed, version):
 
 def headline_html(result, head):
     """The headline table: each component's agreement [CI], reading against chance, KS,
-    raw IoU, presence α, units and note (``head`` is :func:`iaa_frames.explore.views.headline`)."""
+    raw IoU, presence α, units and note (``head`` is :func:`iaa_frames.explore.views.headline`;
+    no note column when no component has one)."""
     rows, why = [], []
     for comp, r in head.iterrows():
         measure = symbol(r.get("measure", ""))
@@ -184,6 +185,8 @@ def headline_html(result, head):
             }
         )
     frame = pd.DataFrame(rows).set_index("component")
+    if not frame["note"].str.len().any():  # an empty column says nothing
+        frame = frame.drop(columns="note")
     reasons = pd.DataFrame(why, index=frame.index).reindex(columns=frame.columns, fill_value="")
     return html_table(
         frame, index_name="component", classes="headline", reasons=reasons, notes_id="head-"
