@@ -163,6 +163,10 @@ def how_many_section(tables, result, *, top: int = 5) -> str:
         for col in table.columns:
             if col != "items now":
                 reasons.loc[comp, col] = why
+    for target in _TARGETS:  # a target the corpus already meets is not a plan
+        col = f"items for ±{target:g}"
+        met = (table["half-width now"].to_numpy(float) <= target) & (reasons[col] == "")
+        reasons.loc[met, col] = "reached: the interval is already this narrow with fewer items"
     model_hw = float(state["halfwidth"])
     boot_hw = (
         float(table.loc["localization", "half-width now"])

@@ -112,3 +112,18 @@ def test_objects_accepted_on_one_annotator_alone_are_counted_as_such():
     assert alone >= 1
     text = consensus_section(df, iaf.pair_tables(df, n_chance=50))
     assert f"{alone:,} accepted object" in text and "a consensus of one" in text
+
+
+def test_a_target_already_met_is_footnoted():
+    # detection ±0.05 on the sample needs 29 items of the 40 it has: say it is reached
+    from iaa_frames.engine import agreement_from_tables
+
+    df = iaf.load_sample("coco")
+    t = iaf.pair_tables(df)
+    res = agreement_from_tables(t, n_boot=100)
+    text = how_many_section(t, res)
+    cell = res.sel(label="(all)", annotator="(all)")
+    hw = 0.5 * (cell["ci_high"] - cell["ci_low"]).to_series()
+    row = re.search(r"<th>detection</th>(.*?)</tr>", text).group(1)
+    assert (hw["detection"] <= 0.05) == ("reached" in row)
+    assert hw["detection"] <= 0.05  # the case this test is about
