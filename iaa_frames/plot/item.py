@@ -60,6 +60,8 @@ _LEGEND = {
     "extra": "extra (no match in the reference)",
     "label": "labels differ",
     "low_overlap": "low overlap",
+    "joint_visible": "joint visible",
+    "joint_occluded": "joint occluded",
 }
 
 
@@ -108,10 +110,16 @@ def _skeleton(ax, kind, params, color, edge):
         if v[a] > 0 and v[b] > 0:
             ax.plot([x[a], x[b]], [y[a], y[b]], color=color, lw=edge["lw"],
                     linestyle=edge["linestyle"], zorder=2, gid=edge["gid"])  # fmt: skip
-    for visible, face in ((v == 2, color), (v == 1, "white")):
+    drawn = set()
+    for kind_of, visible, face in (
+        ("joint_visible", v == 2, color),
+        ("joint_occluded", v == 1, "white"),
+    ):
         if visible.any():
             ax.scatter(x[visible], y[visible], s=14, facecolor=face, edgecolor=color,
-                       linewidth=1.0, zorder=3, gid=edge["gid"])  # fmt: skip
+                       linewidth=1.0, zorder=3, gid=edge["gid"], label=kind_of)  # fmt: skip
+            drawn.add(kind_of)
+    return drawn
 
 
 def _legend_handles(colors, annotators, view_kinds, empty):
@@ -120,6 +128,12 @@ def _legend_handles(colors, annotators, view_kinds, empty):
         for a in annotators
     ]
     handles.append(Line2D([], [], color="0.2", lw=0.8, label="matched pair"))
+    for kind, face in (("joint_visible", "0.3"), ("joint_occluded", "white")):
+        if kind in view_kinds:
+            handles.append(
+                Line2D([], [], ls="", marker="o", ms=4, markerfacecolor=face,
+                       markeredgecolor="0.3", label=_LEGEND[kind])
+            )  # fmt: skip
     for kind in ("unmatched", "missed", "extra", "label", "low_overlap"):
         if kind in view_kinds:
             handles.append(
@@ -216,6 +230,7 @@ def item(
     if missing:
         raise ParameterError(f"colors has no colour for annotator(s) {missing}")
     W, H = view.width, view.height
+    own = ax is None  # the figure is ours: its layout is final when we return
     if ax is None:
         aspect = H / W if W > 0 else 1.0
         w = float(width) if width is not None else 5.0
@@ -255,7 +270,7 @@ def item(
         fill = {"facecolor": color, "alpha": 0.10, "lw": 0, "zorder": 1}
         drawn = [k for k, p in skeletons if np.isfinite(p[i]).all()]
         if drawn:
-            _skeleton(ax, drawn[0], dict(skeletons)[drawn[0]][i], color, edge)
+            unmatched_kinds |= _skeleton(ax, drawn[0], dict(skeletons)[drawn[0]][i], color, edge)
         elif rings is None:
             xy, w, h = (row.x0, row.y0), row.x1 - row.x0, row.y1 - row.y0
             ax.add_patch(Rectangle(xy, w, h, **fill))
@@ -271,6 +286,18 @@ def item(
     corner = {o: (x1, y0) for o, x1, y0 in zip(obj["object_id"], obj["x1"], obj["y0"])}
     step = 0.035 * W
     seen: dict = {}
+    # each object's row of marks runs left from its top-right corner: it starts far enough
+    # right, and low enough, to stay in the panel (marks are not clipped)
+    anchors = [
+        c.object_id_b if c.kind == "extra" else c.object_id_a
+        for c in view.conflicts.itertuples(index=False)
+        if c.kind in ("unmatched", "missed", "extra")
+    ]
+    n_marks = pd.Series(anchors, dtype=object).value_counts().to_dict() if anchors else {}
+    corner = {
+        o: (min(max(x, step * n_marks.get(o, 1)), W - step), max(y, 0.03 * H))
+        for o, (x, y) in corner.items()
+    }
     for c in view.conflicts.itertuples(index=False):
         if c.kind not in ("unmatched", "missed", "extra"):
             continue
@@ -326,7 +353,7 @@ def item(
         )
         for g in groups.itertuples(index=False):
             differ = " / " in g.labels
-            ax.annotate(
+            tag = ax.annotate(  # kept inside the Axes by _clamp_tags
                 g.labels,
                 xy=(g.x, g.y),
                 xytext=(1, 1),
@@ -341,6 +368,7 @@ def item(
                 bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "alpha": 0.7, "lw": 0},
                 annotation_clip=True,
             )
+            tag.set_in_layout(False)
     ax.set_xlim(0, W)
     ax.set_ylim(H, 0)
     ax.set_aspect("equal")
@@ -370,7 +398,40 @@ def item(
             frameon=False,
             borderaxespad=0,
         )
+    if own:
+        _clamp_tags(ax.figure)
     return ax
+
+
+#: Annotators named in the legend of worst_items at 7 in (half as many when narrower);
+#: beyond, one entry says that each has its colour.
+_MAX_NAMES = 16
+
+
+def _clamp_tags(fig):
+    """Shift every label tag of ``fig`` that stands out of its Axes (over the title above,
+    past an edge) back inside, by the overflow, at the figure's present layout (a tag wider
+    than its Axes: from the left edge). Tags are
+    out of the layout (they do not grow the Axes' margins), so the layout settles first and
+    the shift holds."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    to_pt = 72 / fig.dpi
+    for ax in fig.axes:
+        tags = [t for t in ax.texts if t.get_gid() == "tag"]
+        if not tags:
+            continue
+        b = ax.get_window_extent(renderer)
+        for tag in tags:
+            e = tag.get_window_extent(renderer)
+            # a tag wider than its Axes starts at the Axes' left edge, as the title does
+            dx = min(0.0, b.x1 - e.x1)
+            dx = b.x0 - e.x0 if e.x0 + dx < b.x0 else dx
+            dy = max(0.0, b.y0 - e.y0)
+            dy = b.y1 - e.y1 if e.y1 + dy > b.y1 else dy  # never over the title
+            if dx or dy:
+                ox, oy = tag.xyann
+                tag.xyann = (ox + dx * to_pt, oy + dy * to_pt)
 
 
 def _pack(parts, chars):
@@ -501,6 +562,7 @@ def worst_items(
             for g in (a.get_gid() or "" for a in ax.lines)
             if g.startswith("conflict:")
         }
+        kinds |= {c.get_label() for c in ax.collections if c.get_label().startswith("joint_")}
     for ax in axes.flat[len(names) :]:
         ax.set_visible(False)
     # the legend names the annotators the panels draw (not every annotator of a crowd)
@@ -511,7 +573,16 @@ def worst_items(
         if str(a.get_gid()).startswith("shape:")
     }
     shown_names = sorted((a for a in colors if a in drawn), key=natural_key)
-    handles = _legend_handles(colors, shown_names, kinds, [])
+    # a crowd's names do not fit (40 names in two columns collapsed the panels at 3.5 in):
+    # one entry says what the colours are
+    crowd = len(shown_names) > (_MAX_NAMES if fig_width >= 6 else _MAX_NAMES // 2)
+    handles = _legend_handles(colors, [] if crowd else shown_names, kinds, [])
+    if crowd:
+        handles.insert(
+            0,
+            Line2D([], [], color="0.5", lw=2,
+                   label=f"{len(shown_names)} annotators, one colour each"),
+        )  # fmt: skip
     fig.legend(
         handles=handles,
         loc="outside lower center",
@@ -526,4 +597,5 @@ def worst_items(
         + textwrap.fill("ranked by excess = units × (item mean distance − corpus mean)", chars),
         fontsize="small",
     )
+    _clamp_tags(fig)
     return fig

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import textwrap
 
@@ -344,7 +345,10 @@ def pairwise(
             cbar.solids.set_edgecolor("face")  # no seams between the color bands
             cbar.solids.set_rasterized(False)
             cbar.ax.axhline(0, color="0.3", linewidth=0.6)
-            cbar.set_ticks(sorted({round(float(norm.vmin), 2), 0.0, 0.5, float(norm.vmax)}))
+            # the lowest tick rounded towards 0, inside the norm: a tick below vmin (-0.26
+            # for vmin -0.257) stretched the bar past the norm, which drew it empty
+            low = math.ceil(float(norm.vmin) * 100) / 100
+            cbar.set_ticks(sorted({low, 0.0, 0.5, float(norm.vmax)}))
         reason = undefined_reason(frame)
         off = values[~np.eye(*values.shape, dtype=bool)] if values.size else values
         if off.size and not np.isfinite(off).any():

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from iaa_frames.errors import ParameterError
 
 from . import style
+
+#: Each component's plan interval sits in its own lane, this factor below the previous.
+_LANE = 0.93
 
 __all__ = ["plan"]
 
@@ -18,7 +22,8 @@ def plan(result, *, width: float | None = None, ax=None):
     Points: the half-widths of the pilot's m-out-of-n resamples
     (:func:`iaa_frames.plan`); lines: the fitted ``c / sqrt(m)``, extended to the plan;
     the dashed line is the target and each component's plan is marked on it (a triangle),
-    with the plan's own 95 % interval as a bar. Both axes are logarithmic, so the fitted
+    with the plan's own 95 % interval as a bar just under it (one lane per component, so
+    that coinciding intervals stay apart). Both axes are logarithmic, so the fitted
     rate is a straight line of slope -1/2.
 
     Parameters
@@ -53,7 +58,7 @@ def plan(result, *, width: float | None = None, ax=None):
         ax = style.new_axes(ax, (w, 2.8))
         top = max([float(rows["n_items"].max()) if len(rows) else 1.0] + [float(curve["m"].max())])
         m = np.geomspace(max(2.0, float(curve["m"].min()) / 2), top * 1.5, 200)
-        for _, row in rows.iterrows():
+        for k, (_, row) in enumerate(rows.iterrows()):
             comp = row["component"]
             color = style.component_color(comp)
             pts = curve[curve["component"] == comp]
@@ -62,20 +67,34 @@ def plan(result, *, width: float | None = None, ax=None):
             n = float(row["n_items"])
             ax.plot([n], [target], marker="v", color=color, ms=6, gid=f"plan:{comp}")
             if not (pd.isna(row["n_low"]) or pd.isna(row["n_high"])):
+                # one lane per component under the target line: the intervals of two
+                # components overlap along x (detection and overall often coincide)
+                lane = target * _LANE ** (k + 1)
                 ax.plot(
                     [float(row["n_low"]), float(row["n_high"])],
-                    [target] * 2,
+                    [lane] * 2,
                     color=color,
-                    lw=3,
-                    alpha=0.35,
+                    lw=2,
+                    alpha=0.7,
+                    marker="|",
+                    ms=5,
                     gid=f"plan_ci:{comp}",
                 )
         ax.axhline(target, color=style.grey(), ls="--", lw=0.8, label=f"target ±{target:g}")
+        grey = style.grey()
+        ax.plot([], [], "o", color=grey, ms=4, label="pilot resamples")
+        ax.plot([], [], "v", color=grey, ms=6, label="plan")
+        ax.plot([], [], color=grey, lw=2, marker="|", label="plan 95 % CI")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        plain = FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}")
+        ax.xaxis.set_major_formatter(plain)
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("items annotated")
         ax.set_ylabel("half-width of the 95 % interval")
-        style.legend_below(ax)
+        style.legend_below(ax, min_width=1.4, handlelength=1.6, columnspacing=1.0)
         skipped = sorted(set(table["component"]) - set(rows["component"]))
         if skipped:
             style.note(ax, "no plan: " + ", ".join(skipped) + " (see the table's note)")

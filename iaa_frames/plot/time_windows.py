@@ -116,7 +116,8 @@ def over_time(
     w = float(width) if width is not None else style.WIDTH
     offsets = np.linspace(-0.15, 0.15, len(comps)) if len(comps) > 1 else [0.0]
     with style.theme():
-        ax = style.new_axes(ax, (w, 2.8))
+        # narrow: the slanted dates, the legend's rows and the note take more of the height
+        ax = style.new_axes(ax, (w, 2.8 if w >= 5 else 3.6))
         style.chance_line(ax, orientation="horizontal")
         for comp, dx in zip(comps, offsets):
             sub = frame[frame["component"] == comp]

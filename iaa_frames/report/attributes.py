@@ -10,13 +10,14 @@ annotator. Writes ``attributes.csv`` (every cell, long form).
 from __future__ import annotations
 
 import html
+import math
 
 import pandas as pd
 
 from iaa_frames.frame.schema import ALL
 from iaa_frames.measures.attributes import ATTRIBUTES_ATTR, attribute_agreement_from_tables
 
-from .formatting import cell_text, fmt
+from .formatting import cell_text, fmt, plural
 from .tables import html_table
 
 __all__ = ["ATTRIBUTE_FILES", "attribute_section"]
@@ -31,39 +32,90 @@ def has_attributes(df) -> bool:
     return isinstance(df, pd.DataFrame) and any(n in df.columns for n in names)
 
 
+def _percent_text(v, lo, hi) -> str:
+    """A share as a percentage with its interval: ``76 % [73, 79]``; ``n/a`` when
+    undefined."""
+    if not math.isfinite(v):
+        return "n/a"
+    if math.isfinite(lo) and math.isfinite(hi):
+        return f"{100 * v:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]"
+    return f"{100 * v:.0f} %"
+
+
 def attribute_table(ds) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The section's table (one row per attribute, "(all)" classes and annotators) and
     the reason of every "n/a" in it."""
     cell = ds.sel(label=ALL, annotator=ALL)
+    n_boot = int(ds.attrs.get("n_boot", 1) or 0)
     rows, reasons = [], []
     for a in ds["attribute"].values:
         c = cell.sel(attribute=a)
+        alpha = cell_text(float(c["alpha"]), float(c["ci_low"]), float(c["ci_high"]))
+        percent = _percent_text(
+            float(c["percent_agreement"]), float(c["percent_ci_low"]), float(c["percent_ci_high"])
+        )
+        note = str(c["note"].item())
         rows.append(
             {
                 "level": str(c["level"].item()),
-                "α [95% CI]": cell_text(float(c["alpha"]), float(c["ci_low"]), float(c["ci_high"])),
-                "% agreement [95% CI]": cell_text(
-                    float(c["percent_agreement"]),
-                    float(c["percent_ci_low"]),
-                    float(c["percent_ci_high"]),
-                ),
+                "α [95% CI]": alpha,
+                "agreement [95% CI]": percent,
                 "n pairs": int(c["n_pairs"]),
                 "n items": int(c["n_items"]),
             }
         )
-        reasons.append({"α [95% CI]": str(c["note"].item())})
+        no_boot = "no interval: n_boot=0 (no bootstrap)" if n_boot == 0 else "no interval"
+        reasons.append(
+            {
+                "α [95% CI]": _reason(alpha, note or no_boot),
+                "agreement [95% CI]": _reason(
+                    percent, "no matched pair" if percent == "n/a" else no_boot
+                ),
+            }
+        )
     index = pd.Index([str(a) for a in ds["attribute"].values], name="attribute")
     return pd.DataFrame(rows, index=index), pd.DataFrame(reasons, index=index)
 
 
+def _reason(text, why) -> str:
+    """``why`` for a cell that is "n/a" or has no interval; "" otherwise."""
+    return why if (text == "n/a" or "[" not in text) else ""
+
+
+#: Annotators shown in the per-annotator table (attributes.csv holds all).
+MAX_ANNOTATORS = 50
+
+
 def _by_annotator(ds) -> str:
-    alpha = ds["alpha"].sel(label=ALL).to_pandas()  # attribute x annotator
-    table = alpha.map(fmt).drop(columns=ALL)
+    cell = ds.sel(label=ALL).drop_sel(annotator=ALL)
+    alpha = cell["alpha"].to_pandas().T  # annotator x attribute
+    notes = cell["note"].to_pandas().T
+    pairs = cell["n_pairs"].sum("attribute").to_pandas()
+    order = sorted(alpha.index, key=lambda a: (-int(pairs[a]), str(a)))
+    shown = order[:MAX_ANNOTATORS]
+    table = alpha.loc[shown].map(fmt)
+    reasons = pd.DataFrame(
+        [[notes.loc[a, c] if table.loc[a, c] == "n/a" else "" for c in table.columns]
+         for a in shown],
+        index=table.index, columns=table.columns,
+    )  # fmt: skip
     table.columns = [str(c) for c in table.columns]
+    reasons.columns = table.columns
+    table.index = [str(a) for a in table.index]
+    reasons.index = table.index
+    hidden = len(order) - len(shown)
+    more = (
+        f"<p class=note>{plural(hidden, 'more annotator')} not shown (the first "
+        f"{MAX_ANNOTATORS} by matched pairs); attributes.csv holds all.</p>"
+        if hidden
+        else ""
+    )
     return (
-        "<p>α per annotator (the pairs of matched objects that involve it): an "
-        "annotator well below the others disagrees on that attribute.</p>"
-        + html_table(table, index_name="attribute", notes_id="attr-ann-")
+        "<p>α per annotator (the pairs of matched objects that involve it), annotators "
+        "by their number of pairs: an annotator well below the others disagrees on that "
+        "attribute.</p>"
+        + html_table(table, index_name="annotator", reasons=reasons, notes_id="attr-ann-")
+        + more
     )
 
 

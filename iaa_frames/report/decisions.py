@@ -49,7 +49,7 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
     split = objects[objects["margin"] < LOW_MARGIN].sort_values("margin", kind="stable")
     below = c.unsupported.sort_values("share", ascending=False, kind="stable")
     members = c.members
-    cols = ["item", "label", "support", "share", "margin", "agreement", "drawn by"]
+    cols = ["item", "label", "labels drawn", "support", "share", "margin", "agreement", "drawn by"]
 
     def shown(frame, notes_id):
         frame = frame.head(top).copy()
@@ -57,9 +57,16 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
         mine = members[members["cluster"].isin(ids)]  # the shown clusters only
         who = mine.groupby("cluster")["annotator"].agg(", ".join)
         frame["drawn by"] = who.reindex(ids).to_numpy()
+        drawn = mine.groupby("cluster")["label"].agg(_labels_drawn)
+        frame["labels drawn"] = drawn.reindex(ids).to_numpy()
         frame = frame[cols].reset_index(drop=True)
         reasons = pd.DataFrame("", index=frame.index, columns=frame.columns)
         reasons.loc[frame["agreement"].isna(), "agreement"] = "drawn by one annotator: no pair"
+        tie = frame["margin"].to_numpy(float) <= 1e-9
+        tie &= frame["labels drawn"].str.contains(",", regex=False).to_numpy(bool)
+        reasons.loc[tie, "label"] = (
+            "a tie: the labels drawn carry the same weight; the label shown is one of them"
+        )
         return html_table(frame, reasons=reasons, notes_id=notes_id)
 
     text = (
@@ -73,6 +80,13 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
         "item, <em>agreement</em> the mean IoU of the object's matched pairs.</p>"
     )
     table = html_table(support_table, index_name="annotators who drew it")
+    alone = int(support.get(1, 0))
+    if alone:  # accepted, yet nobody else drew them: not an agreement
+        table += (
+            f"<p class=note>{plural(alone, 'accepted object')} drawn by one annotator alone, "
+            "whose weight reaches the quorum (one of two annotators, or one of high "
+            "estimated quality): a consensus of one, not an agreement.</p>"
+        )
     need = (
         f"<p>Label splits: {plural(len(split), 'accepted object')} with a margin below "
         f"{LOW_MARGIN:g}"
@@ -88,6 +102,13 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
         else ".</p>"
     )
     return text + table + need
+
+
+def _labels_drawn(labels) -> str:
+    """The distinct labels of a cluster's members, the most drawn first: ``"car, bus"``."""
+    counts = pd.Series(labels, dtype=object).astype(str).value_counts(sort=False)
+    order = sorted(counts.index, key=lambda k: (-counts[k], k))
+    return ", ".join(order)
 
 
 def how_many_section(tables, result, *, top: int = 5) -> str:
@@ -118,26 +139,65 @@ def how_many_section(tables, result, *, top: int = 5) -> str:
             table[col] = table[col].astype("Int64")
     gains, state = interval_gains(tables, "localization")
     names = np.asarray(tables.corpus.items, dtype=object)
-    best = gains.sort_values(["gain", "n_annotators"], ascending=[False, True]).head(top)
-    best = pd.DataFrame(
+    ranked = gains.sort_values(["gain", "n_annotators"], ascending=[False, True])
+    best = ranked.head(top)
+    share = 100 * best["gain"].to_numpy(float) / state["halfwidth"]
+    best_table = pd.DataFrame(
         {
             "item": names[best["item"].to_numpy()],
             "annotators now": best["n_annotators"].to_numpy(),
-            "gain (% of the half-width)": 100 * best["gain"].to_numpy() / state["halfwidth"],
+            "narrows it by": [f"{g:.2g} %" if np.isfinite(g) else "n/a" for g in share],
         }
     )
     reasons = pd.DataFrame("", index=table.index, columns=table.columns)
-    no_ci = ~np.isfinite(table["half-width now"].to_numpy(float))
-    for col in table.columns:
-        if col != "items now":
-            reasons.loc[no_ci, col] = "no interval (too few items, or the agreement is undefined)"
+    n_boot = int(result.attrs.get("n_boot", 1) or 0)
+    for comp in table.index:
+        if np.isfinite(float(table.loc[comp, "half-width now"])):
+            continue
+        note = str(cell["note"].sel(component=comp).item()) if "note" in cell else ""
+        why = (
+            "no interval: n_boot=0 (no bootstrap)"
+            if n_boot == 0
+            else (f"no interval: {note}" if note else "no interval")
+        )
+        for col in table.columns:
+            if col != "items now":
+                reasons.loc[comp, col] = why
+    for target in _TARGETS:  # a target the corpus already meets is not a plan
+        col = f"items for ±{target:g}"
+        met = (table["half-width now"].to_numpy(float) <= target) & (reasons[col] == "")
+        reasons.loc[met, col] = "reached: the interval is already this narrow with fewer items"
+    model_hw = float(state["halfwidth"])
+    boot_hw = (
+        float(table.loc["localization", "half-width now"])
+        if "localization" in table.index
+        else np.nan
+    )
+    against = (
+        f", against {boot_hw:.3f} from the bootstrap above: read the gains as shares"
+        if np.isfinite(boot_hw)
+        else ""
+    )
+    gain = ranked["gain"].to_numpy(float)
+    last = gain[min(top, len(gain)) - 1] if len(gain) else np.nan
+    alike = int(np.isclose(gain, last, rtol=1e-9, atol=0).sum()) if np.isfinite(last) else 0
+    tie = (
+        f"<p class=note>{plural(alike, 'item')} share the gain of the last one shown: "
+        "the model tells items apart only by their annotators and units, so any of "
+        "them will do.</p>"
+        if alike > int((best["gain"].to_numpy(float) == last).sum())
+        else ""
+    )
     return (
         "<p>The 95 % interval narrows as 1/√n with the number of items n (the same "
-        "annotators per item): the items a half-width needs, from the intervals above. "
-        "For a plan from a pilot, with its own uncertainty, per class or for another number "
-        "of annotators per item: <code>iaf.plan(df, target_halfwidth=…)</code>.</p>"
+        "annotators per item): the items a half-width needs, from the intervals above, "
+        "extrapolated from this corpus alone. For a plan from a pilot, with its own "
+        "uncertainty, per class or for another number of annotators per item: "
+        "<code>iaf.plan(df, target_halfwidth=…)</code>.</p>"
         + html_table(table, index_name="component", reasons=reasons, notes_id="more-")
         + "<p>The items whose next annotation narrows the localization interval most "
-        "(<code>iaf.next_items(df, budget=k)</code>; predicted half-width now "
-        f"{state['halfwidth']:.3f}):</p>" + html_table(best)
+        "(<code>iaf.next_items(df, budget=k)</code>): a variance-components model of "
+        f"the within-item distances, whose half-width now is {model_hw:.3f}{against}.</p>"
+        + html_table(best_table, index_name=None)
+        + tie
     )

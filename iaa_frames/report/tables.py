@@ -52,8 +52,8 @@ def html_table(
         values = frame[col]
         if pd.api.types.is_bool_dtype(values):
             columns.append([(str(v), False) for v in values])
-        elif pd.api.types.is_integer_dtype(values):
-            columns.append([(str(v), True) for v in values])
+        elif pd.api.types.is_integer_dtype(values):  # a nullable integer's NA is "n/a"
+            columns.append([("n/a" if pd.isna(v) else str(v), True) for v in values])
         elif pd.api.types.is_float_dtype(values):
             columns.append([(fmt(v, 3), True) for v in values])
         else:
@@ -140,7 +140,8 @@ def params_table(result, tables, elapsed, version):
 
 def headline_html(result, head):
     """The headline table: each component's agreement [CI], reading against chance, KS,
-    raw IoU, presence α, units and note (``head`` is :func:`iaa_frames.explore.views.headline`)."""
+    raw IoU, presence α, units and note (``head`` is :func:`iaa_frames.explore.views.headline`;
+    no note column when no component has one)."""
     rows, why = [], []
     for comp, r in head.iterrows():
         measure = symbol(r.get("measure", ""))
@@ -184,6 +185,8 @@ def headline_html(result, head):
             }
         )
     frame = pd.DataFrame(rows).set_index("component")
+    if not frame["note"].str.len().any():  # an empty column says nothing
+        frame = frame.drop(columns="note")
     reasons = pd.DataFrame(why, index=frame.index).reindex(columns=frame.columns, fill_value="")
     return html_table(
         frame, index_name="component", classes="headline", reasons=reasons, notes_id="head-"

@@ -204,4 +204,90 @@ def test_item_draws_skeletons():
     assert len(lines) == edges
     boxes = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_gid() != "canvas"]
     assert boxes == []
+    # the legend says what filled and hollow joints are (it named the annotators only)
+    texts = {t.get_text() for t in ax.get_legend().get_texts()}
+    assert "joint visible" in texts
+    assert ("joint occluded" in texts) == bool((v == 1).any())
+    plt.close(ax.figure)
+
+
+def _edge_frame():
+    """Two annotators' boxes touching the image's top edge and its right edge."""
+    rows = []
+    for a, d in (("a", 0.0), ("b", 2.0)):
+        rows.append(("img", a, "traffic_light", 10 + d, 0.0, 60 + d, 40.0, 640, 480))
+        rows.append(("img", a, "fire_hydrant", 600 + d, 200.0, 638.0, 260.0, 640, 480))
+        rows.append(("img", a, "car", 200 + d, 200.0, 300 + d, 300.0, 640, 480))
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _inside(tag, box, tol=1.0):
+    t = tag.get_window_extent()
+    return (
+        t.x0 >= box.x0 - tol and t.x1 <= box.x1 + tol and t.y0 >= box.y0 - tol
+        and t.y1 <= box.y1 + tol
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_tags_stay_inside_the_axes(width):
+    # a tag above an object at the top edge stood over the title (LVIS, the crowd), one
+    # at the right edge ran out of the panel
+    ax = item(_edge_frame(), "img", width=width, n_chance=10)
+    fig = ax.figure
+    fig.canvas.draw()
+    box = ax.get_window_extent()
+    tags = [t for t in ax.texts if t.get_gid() == "tag"]
+    assert len(tags) == 3
+    assert all(_inside(t, box) for t in tags)
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_worst_items_tags_stay_under_their_titles(sample, width):
+    _, t = sample
+    fig = worst_items(t, n=6, width=width)
+    fig.canvas.draw()
+    for ax in (a for a in fig.axes if a.get_visible() and a.get_title(loc="left")):
+        box = ax.get_window_extent()
+        for tag in (t for t in ax.texts if t.get_gid() == "tag"):
+            e = tag.get_window_extent()
+            if e.width > box.width:  # wider than a portrait panel: from its left edge
+                assert abs(e.x0 - box.x0) <= 1 and box.y0 - 1 <= e.y0 and e.y1 <= box.y1 + 1
+            else:
+                assert _inside(tag, box)
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_worst_items_of_a_crowd_keeps_its_panels(width):
+    # 40-odd annotators named in a two-column legend collapsed the panels at 3.5 in
+    # ('constrained_layout not applied'); one entry now says each has its colour
+    import warnings
+
+    crowd = iaf.simulate_crowd(n_items=40, n_workers=60, seed=0).annotations
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the layout warning
+        fig = worst_items(crowd, n=6, width=width, n_chance=200)
+        fig.canvas.draw()
+    panels = [a for a in fig.axes if a.get_visible() and a.get_title(loc="left")]
+    assert all(a.get_window_extent().height / fig.dpi > 0.6 for a in panels)
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any(t.endswith("annotators, one colour each") for t in texts)
+    plt.close(fig)
+
+
+def test_cross_marks_stay_in_the_panel():
+    # a row of marks (one per annotator without a match) ran out of the panel's left edge
+    # and above its top, into the neighbours and titles
+    rows = [("img", a, "car", 2.0, 0.0, 30.0, 20.0, 640, 480) for a in ("a",)]
+    rows += [("img", a, "car", 300.0, 300.0, 400.0, 400.0, 640, 480) for a in "abcdef"]
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    ax = item(pd.DataFrame(rows, columns=cols), "img", width=3.5, n_chance=10)
+    marks = [ln for ln in ax.lines if str(ln.get_gid()).startswith("conflict:")]
+    assert len(marks) >= 5
+    for m in marks:
+        x, y = m.get_xdata()[0], m.get_ydata()[0]
+        assert 0 < x < 640 and 0 < y < 480
     plt.close(ax.figure)

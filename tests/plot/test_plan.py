@@ -33,3 +33,25 @@ def test_points_fit_and_plan_of_every_component_with_a_plan(plan):
 def test_not_a_plan_is_a_clear_error():
     with pytest.raises(iaf.ParameterError):
         iaf.plot.plan(iaf.simulate(n_items=3, seed=0))
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_plan_intervals_lie_apart_and_the_legend_names_every_mark(width):
+    # detection's and overall's intervals overlapped on the target line (one translucent
+    # band over the other); the legend named the lines only, not the points, triangles, bars
+    pilot = iaf.simulate(
+        n_items=40, seed=0, annotators={"a": "good", "b": "sloppy", "c": "mislabeler"}
+    )
+    p = iaf.plan(pilot, target_halfwidth=0.02, n_outer=5)
+    ax = iaf.plot.plan(p, width=width)
+    bars = [line for line in ax.lines if str(line.get_gid()).startswith("plan_ci:")]
+    assert len(bars) >= 2
+    lanes = [float(line.get_ydata()[0]) for line in bars]
+    assert len(set(lanes)) == len(lanes)  # one lane each
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert {"pilot resamples", "plan", "plan 95 % CI"} <= set(texts)
+    fig = ax.figure
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    assert legend.x0 >= 0 and legend.x1 <= fig.bbox.x1  # not cut at the edges
+    matplotlib.pyplot.close(fig)

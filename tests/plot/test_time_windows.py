@@ -44,3 +44,13 @@ def test_wrong_input(res):
         iaf.plot.over_time(res.isel(window=-1, drop=True).drop_vars("recalibrate"))
     with pytest.raises(ParameterError, match="unknown label"):
         iaf.plot.over_time(res, label="dog")
+
+
+@pytest.mark.parametrize("width", [7, 3.5])
+def test_the_panel_keeps_an_inch_of_height(res, width):
+    # at 3.5 in the slanted dates, two legend rows and the note left the data 0.74 in
+    ax = iaf.plot.over_time(res, width=width)
+    fig = ax.figure
+    fig.canvas.draw()
+    assert ax.get_window_extent().height / fig.dpi >= 1.2
+    matplotlib.pyplot.close(fig)

@@ -51,3 +51,37 @@ def test_no_section_without_declared_attributes(frame, tmp_path):
     page = iaf.report(plain, tmp_path, n_chance=100, n_boot=0).read_text()
     assert 'id="attributes"' not in page
     assert not (tmp_path / "attributes.csv").exists()
+
+
+def test_agreement_is_a_percentage_and_every_missing_number_says_why():
+    # one attribute without variation (α undefined), no bootstrap (no interval anywhere)
+    df = iaf.simulate(
+        n_items=10,
+        seed=1,
+        annotators={"a": "good", "b": "good", "c": "good"},
+        attributes={"occluded": [False, True], "color": ["red", "blue"]},
+    )
+    df["color"] = "red"
+    ds = iaf.attribute_agreement(df, n_chance=100, n_boot=0)
+    table, reasons = attribute_table(ds)
+    assert table.loc["color", "α [95% CI]"] == "n/a"
+    assert "no variation" in reasons.loc["color", "α [95% CI]"]
+    assert table.loc["color", "agreement [95% CI]"] == "100 %"  # a share, shown as one
+    assert "n_boot=0" in reasons.loc["color", "agreement [95% CI]"]
+    assert "n_boot=0" in reasons.loc["occluded", "α [95% CI]"]
+
+
+def test_per_annotator_rows_are_annotators_capped_with_a_note(tmp_path):
+    from iaa_frames.report.attributes import MAX_ANNOTATORS, attribute_section
+
+    crowd = iaf.simulate_crowd(n_items=60, n_workers=MAX_ANNOTATORS + 20, per_item=(3, 5),
+                               seed=0, attributes={"occluded": [False, True]})  # fmt: skip
+    df = crowd.annotations
+    t = iaf.pair_tables(df, n_chance=100)
+    body, _ = attribute_section(df, t, n_boot=0, seed=0)
+    per = body[body.index("α per annotator") :]
+    header = per[per.index("<thead>") : per.index("</thead>")]
+    assert header.count("<th>") == 2  # annotator, occluded: annotators are rows, not columns
+    assert per.count("<tr>") == MAX_ANNOTATORS + 1
+    assert "more annotators not shown" in per
+    assert per.count("n/a") == per.count("n/a<sup>")  # every n/a with its reason

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
+
 import iaa_frames as iaf
 from iaa_frames.report.decisions import consensus_section, how_many_section
 
@@ -42,3 +44,86 @@ def test_how_many_scales_the_current_halfwidth_by_the_square_rate():
     need = int(-(-20 * (hw / 0.02) ** 2 // 1))
     row = re.search(r"<th>localization</th>(.*?)</tr>", text).group(1)
     assert f">{need}<" in row or f">{need:,}<" in row
+
+
+def _two_raters_who_swap_labels():
+    """Two annotators who draw the same boxes; b calls every other car a bus."""
+    import pandas as pd
+
+    rows = []
+    for i in range(6):
+        for a in ("a", "b"):
+            label = "bus" if (a == "b" and i % 2) else "car"
+            d = 3.0 * i  # items of their own, not copies of one another
+            rows.append((f"img{i}", a, label, 10.0 + d, 10.0, 50.0 + d, 40.0 + d, 100, 100))
+            rows.append((f"img{i}", a, "car", 70.0 - d, 60.0, 95.0, 90.0 - d, 100, 100))
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_a_tied_vote_says_so_and_shows_both_labels():
+    # two raters of equal weight who disagree on a label: margin 0, the winner is one of
+    # the two; the table must not present it as the consensus without a word
+    df = _two_raters_who_swap_labels()
+    text = consensus_section(df, iaf.pair_tables(df, n_chance=50))
+    split = text[text.index("Label splits") : text.index("Below the quorum")]
+    assert "<th>labels drawn</th>" in split
+    assert "bus, car" in split or "car, bus" in split
+    assert 'title="a tie: the labels drawn carry the same weight' in split
+
+
+def test_how_many_names_the_model_half_width_beside_the_bootstrap_one():
+    # next_items' model has its own half-width; the section must not print it as if it
+    # were the bootstrap half-width of the table above
+    from iaa_frames.decisions.next_items import interval_gains
+    from iaa_frames.engine import agreement_from_tables
+
+    df = iaf.simulate(n_items=20, seed=0)
+    t = iaf.pair_tables(df, n_chance=200)
+    res = agreement_from_tables(t, n_boot=50)
+    text = how_many_section(t, res)
+    cell = res.sel(component="localization", label="(all)", annotator="(all)")
+    boot = 0.5 * float(cell["ci_high"] - cell["ci_low"])
+    model = interval_gains(t, "localization")[1]["halfwidth"]
+    assert f"half-width now is {model:.3f}, against {boot:.3f} from the bootstrap" in text
+    assert re.search(r"<td>[0-9.]+ %</td>", text)  # gains as percentages, not 3 decimals
+
+
+def test_how_many_without_bootstrap_says_why_each_cell_is_missing():
+    from iaa_frames.engine import agreement_from_tables
+
+    df = iaf.simulate(n_items=10, seed=0)
+    t = iaf.pair_tables(df, n_chance=100)
+    text = how_many_section(t, agreement_from_tables(t, n_boot=0))
+    table = text[: text.index("The items whose next")]
+    assert "&lt;NA&gt;" not in table  # a nullable integer's NA is written n/a
+    assert table.count("n/a<sup>") == table.count("n/a") == 12  # 4 components x 3 columns
+    assert "n_boot=0 (no bootstrap)" in table
+
+
+def test_objects_accepted_on_one_annotator_alone_are_counted_as_such():
+    # two raters: one of them holds half the weight, so an object only one drew is
+    # accepted; the section must not let it pass for agreement (LVIS: 711 of 2,116)
+    df = _two_raters_who_swap_labels()
+    extra = df.iloc[[0]].assign(x0=80.0, y0=5.0, x1=98.0, y1=25.0, label="dog")
+    df = pd.concat([df, extra], ignore_index=True)
+    c = iaf.consensus(df)
+    alone = int((c.objects.dropna(subset=["label"])["support"] == 1).sum())
+    assert alone >= 1
+    text = consensus_section(df, iaf.pair_tables(df, n_chance=50))
+    assert f"{alone:,} accepted object" in text and "a consensus of one" in text
+
+
+def test_a_target_already_met_is_footnoted():
+    # detection ±0.05 on the sample needs 29 items of the 40 it has: say it is reached
+    from iaa_frames.engine import agreement_from_tables
+
+    df = iaf.load_sample("coco")
+    t = iaf.pair_tables(df)
+    res = agreement_from_tables(t, n_boot=100)
+    text = how_many_section(t, res)
+    cell = res.sel(label="(all)", annotator="(all)")
+    hw = 0.5 * (cell["ci_high"] - cell["ci_low"]).to_series()
+    row = re.search(r"<th>detection</th>(.*?)</tr>", text).group(1)
+    assert (hw["detection"] <= 0.05) == ("reached" in row)
+    assert hw["detection"] <= 0.05  # the case this test is about
