@@ -65,10 +65,11 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
     of the objects' normalized boxes: a sweep along x lists the object pairs whose boxes
     overlap in x (groups of items and annotators different), and the IoU bound of
     :func:`iaa_frames.matching.pipeline.iou_upper_bound` keeps those that can reach ``tau``. The
-    cost grows with the pairs that overlap, not with the pairings. Returns None when
-    more than :data:`TREE_PAIR_BUDGET` object pairs overlap in x and in y (then
-    pairings are drawn and tested instead); past that many overlaps in x alone, the
-    pairs that overlap in both come from an R-tree (the same pairs, found faster).
+    cost grows with the pairs that overlap, not with the pairings. Past
+    :data:`OBJECT_PAIR_BUDGET` overlaps in x, the pairs that overlap in x and y come
+    from an R-tree (the same pairs, found faster), unless their estimate
+    (:func:`_overlaps_estimate`) passes the tree's budget (:func:`_tree_budget`): then
+    None, and pairings are drawn and tested instead.
     ``bars``: the "chance index" progress bar (over the object pairs the sweep looks
     at, or the objects queried in the tree).
 
