@@ -24,14 +24,9 @@ from iaa_frames.version import __version__
 
 #: Where each public name lives (module under ``iaa_frames.``), imported on first use.
 _EXPORTS = {
-    "simulate.tracks": ("simulate_drift", "simulate_tracks"),
-    "temporal": ("agreement_over_time", "intra_agreement", "track_agreement", "track_figures"),
-    "decisions": ("Consensus", "Plan", "consensus", "next_items", "plan"),
-    "measures.keypoints": ("keypoint_agreement",),
-    "measures.attributes": ("attribute_agreement",),
-    "geometry.kinds": ("bird_eye_view",),
     "api.backend": ("agreement",),
     "api.shortcuts": ("alpha", "ks", "sigma"),
+    "decisions": ("Consensus", "Plan", "consensus", "next_items", "plan"),
     "engine": ("agreement_from_tables", "pairwise"),
     "errors": (
         "AnnotatorNameWarning",
@@ -53,6 +48,7 @@ _EXPORTS = {
     "frame.records": ("from_records",),
     "frame.schema": ("ALL", "ValidationResult", "check", "is_object", "validate"),
     "geometry.distances": ("Shapes", "available_distances", "get_distance", "register_distance"),
+    "geometry.kinds": ("bird_eye_view",),
     "io": (
         "load_sample",
         "read_coco",
@@ -75,7 +71,9 @@ _EXPORTS = {
     "io.supervision": ("from_supervision",),
     "io.supervision_export": ("to_supervision",),
     "matching.copies": ("find_copies",),
+    "measures.attributes": ("attribute_agreement",),
     "measures.kalpha": ("kalpha", "kalpha_items", "kalpha_units"),
+    "measures.keypoints": ("keypoint_agreement",),
     "measures.ranking": ("annotator_quality", "annotator_quality_from_tables"),
     "measures.reference": ("accuracy",),
     "measures.threshold_choice": ("suggest_threshold", "threshold_separation"),
@@ -89,8 +87,10 @@ _EXPORTS = {
         "simulate_cuboids",
         "simulate_crowd",
     ),
+    "simulate.tracks": ("simulate_drift", "simulate_tracks"),
     "stats.krippendorff": ("nominal_alpha",),
     "tables.pairs": ("PairTables", "between", "pair_tables", "pair_tables_by_threshold", "within"),
+    "temporal": ("agreement_over_time", "intra_agreement", "track_agreement", "track_figures"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
