@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
@@ -13,7 +14,7 @@ from . import style
 
 __all__ = ["annotators", "profile_frame"]
 
-_DEFAULT = ("detection", "classification", "localization", "overall")
+_DEFAULT = COMPONENTS
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 
 

@@ -77,6 +77,8 @@ ANNOTATOR_PALETTE = (
 
 #: Color of "(all)" (everybody) wherever annotators are drawn.
 ALL_COLOR = "black"
+#: One marker per component, in the figures that draw the four side by side.
+COMPONENT_MARKERS = {"detection": "o", "classification": "s", "localization": "^", "overall": "D"}
 
 #: Sizes for figures printed at 3.5 in (one column) to 7 in (full page width): 8 pt text.
 RC = {

@@ -8,6 +8,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.frame.schema import ALL
@@ -17,8 +18,8 @@ from . import style
 
 __all__ = ["threshold_curve", "threshold_frame"]
 
-_DEFAULT = ("detection", "classification", "localization", "overall")
-_MARKERS = {"detection": "o", "classification": "s", "localization": "^", "overall": "D"}
+_DEFAULT = COMPONENTS
+_MARKERS = style.COMPONENT_MARKERS
 
 
 def threshold_frame(

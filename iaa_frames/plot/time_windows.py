@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.frame.schema import ALL
@@ -13,8 +14,8 @@ from . import style
 
 __all__ = ["over_time", "over_time_frame"]
 
-_DEFAULT = ("detection", "classification", "localization", "overall")
-_MARKERS = {"detection": "o", "classification": "s", "localization": "^", "overall": "D"}
+_DEFAULT = COMPONENTS
+_MARKERS = style.COMPONENT_MARKERS
 
 
 def over_time_frame(
