@@ -5,7 +5,7 @@
 pairing keys) takes a hundred times longer than sorting (3.3M keys: 2.9 s against
 0.02 s, numpy 2.4). The result is the same array. :func:`unique_inverse` is
 ``numpy.unique(..., return_inverse=True)`` of non-negative integer codes of a small range
-by counting instead of sorting (8M codes: 0.1 s against 0.8 s).
+by counting instead of sorting (8M codes below 2M: 0.07 s against 1.2 s).
 
 Examples
 --------
