@@ -19,6 +19,8 @@ import scipy.stats
 
 from iaa_frames.errors import ParameterError
 
+from .segments import first_argmax, merged_order, sorted_by_cell
+
 __all__ = ["KSResult", "cell_tests", "frac_below_chance", "ks", "percentile_ci", "sigma"]
 
 
@@ -361,8 +363,12 @@ def cell_tests(
     cell = np.concatenate([wc, bc])
     value = np.concatenate([within, between])
     with np.errstate(divide="ignore", invalid="ignore"):
-        step = np.concatenate([1.0 / n_w[wc], -bw / w_b[bc]])
-    order = np.lexsort((value, cell))
+        step = np.concatenate([(1.0 / n_w)[wc], -bw / w_b[bc]])  # one division per cell
+    presorted = sorted_by_cell(within, wc) and sorted_by_cell(between, bc)
+    if presorted:  # the engine's entries: merge the two sorted sides, no sort
+        order = merged_order(within, wc, between, bc)
+    else:
+        order = np.lexsort((value, cell))
     cell = cell[order]  # one array at a time: entries are many (rows x cells)
     value = value[order]
     diff = np.cumsum(step[order])
@@ -376,9 +382,10 @@ def cell_tests(
     del cell, value, diff, last
     a = np.abs(d)
     # the largest |difference| of each cell, first position on ties
-    top = np.lexsort((np.arange(len(a)), -a, d_cell))
-    first = np.r_[True, d_cell[top][1:] != d_cell[top][:-1]]
-    at = top[first]
+    at = first_argmax(a, d_cell)
+    if at is None:
+        top = np.lexsort((np.arange(len(a)), -a, d_cell))
+        at = top[np.r_[True, d_cell[top][1:] != d_cell[top][:-1]]]
     stat = np.zeros(n_cells)
     sign = np.zeros(n_cells)
     stat[d_cell[at]] = a[at]
@@ -389,7 +396,7 @@ def cell_tests(
     p = np.where((stat > 0) & (en >= 1), scipy.stats.kstwo.sf(stat, np.maximum(en, 1)), 1.0)
     out[0], out[1], out[2] = stat, np.where(stat > 0, sign, 0.0), np.minimum(p, 1.0)
     # fraction below chance: the smallest chance value whose weighted ECDF reaches q
-    b_order = np.lexsort((between, bc))
+    b_order = np.arange(len(bc)) if presorted else np.lexsort((between, bc))
     b_cell, b_val = bc[b_order], between[b_order]
     cum = np.cumsum(bw[b_order])
     cum -= np.r_[0.0, cum][np.searchsorted(b_cell, np.arange(n_cells))][b_cell]

@@ -1,0 +1,110 @@
+"""Entries grouped by cell (an *entry* is a value in one cell, cells in ascending order):
+the two sides of a test merged in order of (cell, value), and the first largest value of
+every cell, without a general sort.
+
+The engine's within and chance entries already come sorted by (cell, value) (every cell's
+rows in order of distance, :class:`iaa_frames.engine.sigma.SigmaCells`): merging them
+costs a binary search of every chance entry in its cell's within entries, where a
+``numpy.lexsort`` of the millions of entries would sort them again.
+
+Examples
+--------
+>>> import numpy as np
+>>> merged_order(np.array([0.1, 0.3]), np.array([0, 0]), np.array([0.2]), np.array([0])).tolist()
+[0, 2, 1]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["first_argmax", "merged_order", "sorted_by_cell"]
+
+
+def sorted_by_cell(value, cell) -> bool:
+    """Whether the entries are sorted by (cell, value): cells ascending, values ascending
+    within a cell (False with a NaN value).
+
+    Examples
+    --------
+    >>> sorted_by_cell(np.array([0.5, 0.1, 0.2]), np.array([0, 1, 1]))
+    True
+    >>> sorted_by_cell(np.array([0.5, 0.1]), np.array([0, 0]))
+    False
+    """
+    if len(cell) < 2:
+        return not np.isnan(value).any()
+    step = np.diff(cell)
+    return bool((step >= 0).all() and ((step > 0) | (value[1:] >= value[:-1])).all())
+
+
+def merged_order(value_a, cell_a, value_b, cell_b) -> np.ndarray:
+    """``numpy.lexsort((values, cells))`` of side a's entries followed by side b's, each
+    side already sorted by (cell, value) (:func:`sorted_by_cell`): the same stable order
+    (on ties side a first, each side in its order), from a binary search of every b entry
+    in its cell's a entries (side b is meant to be the smaller one).
+
+    Parameters
+    ----------
+    value_a, cell_a : ndarray
+        Side a's values (float) and cells (int), sorted by (cell, value).
+    value_b, cell_b : ndarray
+        The same for side b.
+
+    Returns
+    -------
+    ndarray of int64
+        Positions in the concatenation ``[side a, side b]``, in merged order.
+
+    Examples
+    --------
+    >>> a, ca = np.array([0.2, 0.2, 0.1]), np.array([0, 0, 1])
+    >>> b, cb = np.array([0.2, 0.0]), np.array([0, 1])
+    >>> merged_order(a, ca, b, cb).tolist()
+    [0, 1, 3, 4, 2]
+    >>> np.lexsort((np.r_[a, b], np.r_[ca, cb])).tolist()
+    [0, 1, 3, 4, 2]
+    """
+    n_a, n_b = len(value_a), len(value_b)
+    cell_a = np.asarray(cell_a, dtype=np.int64)
+    cell_b = np.asarray(cell_b, dtype=np.int64)
+    # a b entry follows the a entries of earlier cells and those of its cell with a value
+    # at most its own (ties: a first): a binary search in its cell's run of a entries,
+    # all b entries at once
+    low = np.searchsorted(cell_a, cell_b, side="left")
+    high = np.searchsorted(cell_a, cell_b, side="right")
+    while True:  # about log2(n_a) halvings, each over the b entries
+        open_ = low < high
+        if not open_.any():
+            break
+        mid = (low + high) // 2
+        below = open_ & (value_a[np.minimum(mid, max(n_a - 1, 0))] <= value_b)
+        low = np.where(below, mid + 1, low)
+        high = np.where(open_ & ~below, mid, high)
+    at_b = low + np.arange(n_b)
+    # a entries keep their order in the positions the b entries leave: the a entry at
+    # position p is p less the b entries before it
+    before = np.zeros(n_a + n_b, dtype=np.int64)
+    before[at_b] = 1
+    order = np.arange(n_a + n_b, dtype=np.int64)
+    order -= np.cumsum(before, out=before)
+    order[at_b] = np.arange(n_a, n_a + n_b)
+    return order
+
+
+def first_argmax(value, cell) -> np.ndarray | None:
+    """Per run of a sorted ``cell`` array, the position of its largest value, the first
+    on ties: ``numpy.lexsort((positions, -value, cell))`` read at each cell's first
+    entry. None when a value is NaN (the caller's sort decides those).
+
+    Examples
+    --------
+    >>> first_argmax(np.array([0.1, 0.3, 0.3, 0.2]), np.array([0, 0, 0, 2])).tolist()
+    [1, 3]
+    """
+    if not len(value) or np.isnan(value).any():
+        return None if len(value) else np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
+    top = np.maximum.reduceat(value, starts)
+    hit = np.flatnonzero(value == np.repeat(top, np.diff(np.r_[starts, len(value)])))
+    return hit[np.r_[True, cell[hit][1:] != cell[hit][:-1]]]
