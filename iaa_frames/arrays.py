@@ -5,7 +5,9 @@
 pairing keys) takes a hundred times longer than sorting (3.3M keys: 2.9 s against
 0.02 s, numpy 2.4). The result is the same array. :func:`unique_inverse` is
 ``numpy.unique(..., return_inverse=True)`` of non-negative integer codes of a small range
-by counting instead of sorting (8M codes below 2M: 0.07 s against 1.2 s).
+by counting instead of sorting (8M codes below 2M: 0.07 s against 1.2 s), other integers by
+a sort of keys that pack every value with its position (no argsort: 9M int64 codes
+0.25 s against 1.0 s); :func:`unique_first` is ``return_index=True`` the same way.
 
 Examples
 --------
@@ -17,12 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sorted_unique", "unique_inverse"]
+__all__ = ["sorted_unique", "unique_first", "unique_inverse"]
 
 
 def sorted_unique(values) -> np.ndarray:
     """The sorted distinct values of ``values`` (flattened), as :func:`numpy.unique`
-    returns them; integers and booleans by a sort, other dtypes by :func:`numpy.unique`.
+    returns them; integers and booleans by counting (non-negative codes of a small
+    range) or a sort (none when already sorted), other dtypes by :func:`numpy.unique`.
 
     Examples
     --------
@@ -34,26 +37,92 @@ def sorted_unique(values) -> np.ndarray:
     a = np.asarray(values).ravel()
     if a.dtype.kind not in "iub":
         return np.unique(a)
-    s = np.sort(a)
+    if _countable(a, 1):
+        return np.flatnonzero(np.bincount(a.astype(np.intp, copy=False))).astype(a.dtype)
+    s = a if _is_sorted(a) else np.sort(a)
     return s[np.r_[True, s[1:] != s[:-1]]] if s.size else s
 
 
 def unique_inverse(values) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.unique(values, return_inverse=True)`` of a 1-D array: the sorted distinct
     values and, for each value, the index of its distinct value. Non-negative integer
-    codes whose range is at most four times their number are counted (no sort); others
-    go to :func:`numpy.unique`.
+    codes whose range is at most four times their number are counted (no sort); other
+    integers are sorted with their positions packed into one int64 key when it fits (a
+    sort instead of an argsort); others go to :func:`numpy.unique`.
 
     Examples
     --------
     >>> u, inv = unique_inverse(np.array([7, 3, 7, 0]))
     >>> u.tolist(), inv.tolist()
     ([0, 3, 7], [2, 1, 2, 0])
+    >>> u, inv = unique_inverse(np.array([10**12, -5, 10**12]))
+    >>> u.tolist(), inv.tolist()
+    ([-5, 1000000000000], [1, 0, 1])
     """
     a = np.asarray(values).ravel()
-    if a.dtype.kind not in "iu" or not a.size or a.min() < 0 or a.max() >= 4 * a.size:
+    if _countable(a):
+        present = np.bincount(a.astype(np.intp, copy=False)) > 0
+        rank = np.cumsum(present) - 1
+        return np.flatnonzero(present).astype(a.dtype), rank[a]
+    packed = _packed_sort(a)
+    if packed is None:
         u, inv = np.unique(a, return_inverse=True)
         return u, inv.ravel()
-    present = np.bincount(a) > 0
-    rank = np.cumsum(present) - 1
-    return np.flatnonzero(present).astype(a.dtype), rank[a]
+    s, perm = packed
+    first = np.r_[True, s[1:] != s[:-1]]
+    inv = np.empty(a.size, dtype=np.intp)
+    inv[perm] = np.cumsum(first) - 1
+    return s[first], inv
+
+
+def unique_first(values) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(values, return_index=True)`` of a 1-D array: the sorted distinct
+    values and the position of each one's first occurrence (integers by a sort of the
+    values with their positions packed into one int64 key when it fits).
+
+    Examples
+    --------
+    >>> u, first = unique_first(np.array([7, 3, 7, 0, 3]))
+    >>> u.tolist(), first.tolist()
+    ([0, 3, 7], [3, 1, 0])
+    """
+    a = np.asarray(values).ravel()
+    packed = _packed_sort(a)
+    if packed is None:
+        return np.unique(a, return_index=True)
+    s, perm = packed
+    first = np.r_[True, s[1:] != s[:-1]]
+    return s[first], perm[first]
+
+
+def _countable(a: np.ndarray, factor: int = 4) -> bool:
+    """Non-negative integer codes whose range is at most ``factor`` times their number."""
+    return bool(a.dtype.kind in "iu" and a.size and a.min() >= 0 and int(a.max()) < factor * a.size)
+
+
+def _is_sorted(a: np.ndarray) -> bool:
+    return bool(a.size < 2 or (a[1:] >= a[:-1]).all())
+
+
+def _packed_sort(a: np.ndarray):
+    """(sorted values, stable sorting permutation) of integers by one sort of the keys
+    ``(value - min) * n + position`` when they fit in int64, else None."""
+    if a.dtype.kind not in "iu" or not a.size:
+        return None
+    low, high = int(a.min()), int(a.max())
+    n = a.size
+    if (high - low + 1) * n >= 2**62:
+        return None
+    if a.dtype == np.uint64:  # values above 2**63 do not fit int64; their offsets do
+        key = (a - np.uint64(low)).astype(np.int64)
+    else:
+        key = a.astype(np.int64) - np.int64(low)
+    key *= np.int64(n)
+    key += np.arange(n, dtype=np.int64)
+    key.sort()
+    perm = key % n
+    key //= n
+    if a.dtype == np.uint64:
+        return key.astype(np.uint64) + np.uint64(low), perm
+    key += np.int64(low)
+    return key.astype(a.dtype, copy=False), perm

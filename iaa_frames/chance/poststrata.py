@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from iaa_frames.arrays import unique_inverse
+from iaa_frames.arrays import unique_first, unique_inverse
 
 __all__ = [
     "MIN_STRATUM_UNITS",
@@ -188,7 +188,7 @@ def poststratify(
     wf_code, wf_sum = _sums(wc, wf, np.ones(len(wr)), nf)
     wf_cell = wf_code // nf
     # the coarse stratum of each (cell, fine) within group (fine determines coarse)
-    first = np.unique(wc * nf + wf, return_index=True)[1]
+    first = unique_first(wc * nf + wf)[1]
     wf_coarse = wg[first]
     _, bf_n = _sums(bc, bf, np.ones(len(br)), nf)
     _, bg_n = _sums(bc, bg, np.ones(len(br)), ng)

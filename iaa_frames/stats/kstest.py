@@ -43,6 +43,7 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import check_int
 
 from .bootstrap import block_size, multiplicity_blocks
+from .counts import CountMatrix
 from .ks_cells import cell_differences, cell_entries, check_entries, check_rows
 
 __all__ = [
@@ -340,10 +341,9 @@ def ks_agreement_entries(
     starts = offsets[:-1]
     ends = offsets[1:] - 1
     stat = statistic[tested]
-    hist_x = sp.csr_matrix(
-        (np.ones(int(t_w.sum())), (wi[wr[t_w]], offset[wc[t_w]] + bin_w[t_w])),
-        shape=(n, width),
-    )
+    # within rows per (grid column, item), built transposed: a replicate's column is
+    # the product with the items' multiplicities
+    counts = CountMatrix.of_entries(offset[wc[t_w]] + bin_w[t_w], wi[wr[t_w]], (width, n))
     # only the chance rows of tested cells enter the replicates: the pairs of items are
     # those of these rows (the other pairs would add nothing to any sum)
     rows_b = br[t_b]
@@ -363,7 +363,7 @@ def ks_agreement_entries(
         @ hist_y
     )
     ba, bb = pair // n, pair % n
-    hist_xt, hist_yt = hist_x.T.tocsr(), hist_y.T.tocsr()
+    hist_yt = hist_y.T.tocsr()
     widen = np.sqrt(n / (n - 1.0)) if n > 1 else 1.0
     exceed = np.zeros(tested.size, dtype=np.int64)
     count_ok = np.zeros(tested.size, dtype=np.int64)
@@ -372,8 +372,8 @@ def ks_agreement_entries(
     seg = np.repeat(np.arange(tested.size), np.diff(offsets))
     first = np.maximum(starts - 1, 0)
     for k in multiplicity_blocks(n, n_resamples, seed=seed_stream, block_size=step):
+        cx = np.cumsum(counts.times(k).T, axis=1)
         k = k.astype(np.float64)  # a block of replicates at once, not a loop over rows
-        cx = np.cumsum(np.asarray(hist_xt @ k.T).T, axis=1)
         cy = np.cumsum(np.asarray(hist_yt @ (k[:, ba] * k[:, bb]).T).T, axis=1)
         # cumulative sums restarted at every cell's first column (in place)
         cx -= np.where(starts > 0, cx[:, first], 0.0)[:, seg]

@@ -1,0 +1,101 @@
+"""Sparse matrices of counts (how many entries fall in each cell of a grid) and their
+products with blocks of bootstrap multiplicities, exact in float32.
+
+A product of counts and multiplicities is a sum of products of non-negative integers:
+while every such sum stays below 2**24 it is exact in float32, hence equal bit for bit to
+the float64 product, at a fraction of its cost (the KS test's within histograms of 1M
+boxes: about 5x faster). Rows whose sums could reach 2**24 are multiplied in float64.
+
+Examples
+--------
+>>> m = CountMatrix.of_entries(np.array([0, 0, 1]), np.array([1, 1, 0]), (2, 2))
+>>> m.matrix.toarray().tolist()
+[[0.0, 2.0], [1.0, 0.0]]
+>>> m.times(np.array([[1, 3]], dtype=np.int32)).tolist()
+[[6.0], [1.0]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["CountMatrix", "count_matrix"]
+
+#: Sums of non-negative integers below this are exact in float32.
+EXACT_FLOAT32 = 2.0**24
+#: The float32 rows are those exact for multiplicities up to this; a block with a larger
+#: multiplicity is multiplied in float64 throughout.
+MAX_MULTIPLICITY = 64
+
+
+def count_matrix(rows, cols, shape) -> sp.csr_matrix:
+    """``csr_matrix((ones, (rows, cols)), shape)`` with its duplicates summed: the number
+    of entries at every (row, column), in canonical form (sorted indices), by one sort of
+    the entries' flat codes instead of scipy's conversion from COO.
+
+    Examples
+    --------
+    >>> count_matrix([1, 0, 1], [2, 0, 2], (2, 3)).toarray().tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 2.0]]
+    """
+    n_rows, n_cols = (int(v) for v in shape)
+    code = np.asarray(rows, dtype=np.int64) * np.int64(n_cols)
+    code += np.asarray(cols, dtype=np.int64)
+    code.sort()
+    start = np.flatnonzero(np.r_[True, code[1:] != code[:-1]]) if code.size else code
+    count = np.diff(np.r_[start, code.size]).astype(np.float64)
+    code = code[start]
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(code // n_cols, minlength=n_rows), out=indptr[1:])
+    return sp.csr_matrix((count, code % n_cols, indptr), shape=(n_rows, n_cols))
+
+
+class CountMatrix:
+    """A count matrix and its products with blocks of multiplicities (``times``), float32
+    wherever exact.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse.csr_matrix
+        Non-negative integer counts, rows x items.
+    """
+
+    def __init__(self, matrix: sp.csr_matrix):
+        self.shape = matrix.shape
+        # a row's product entries are at most its sum times the largest multiplicity
+        row_sum = np.asarray(matrix.sum(axis=1)).ravel()
+        exact = row_sum * MAX_MULTIPLICITY < EXACT_FLOAT32
+        if exact.all():  # no row to split off: no copy of the indices
+            self._small, self._large = None, np.zeros(0, dtype=np.int64)
+            self._single, self._double = matrix.astype(np.float32), None
+        else:
+            self._small, self._large = np.flatnonzero(exact), np.flatnonzero(~exact)
+            self._single = matrix[self._small].astype(np.float32)
+            self._double = matrix[self._large]
+
+    @property
+    def matrix(self) -> sp.csr_matrix:
+        """The counts (float64, rows x items)."""
+        if self._small is None:
+            return self._single.astype(np.float64)
+        out = sp.vstack([self._single.astype(np.float64), self._double]).tocsr()
+        return out[np.argsort(np.r_[self._small, self._large])]
+
+    @classmethod
+    def of_entries(cls, rows, cols, shape) -> CountMatrix:
+        """The counts of entries at (row, column) (:func:`count_matrix`)."""
+        return cls(count_matrix(rows, cols, shape))
+
+    def times(self, k: np.ndarray) -> np.ndarray:
+        """``matrix @ k.T`` in float64, shape (rows, block), for a (block, items) array
+        of multiplicities."""
+        if not k.size or int(k.max()) > MAX_MULTIPLICITY:
+            return np.asarray(self.matrix @ np.ascontiguousarray(k.T, dtype=np.float64))
+        single = self._single @ np.ascontiguousarray(k.T, dtype=np.float32)
+        if self._small is None:
+            return single.astype(np.float64)
+        out = np.empty((self.shape[0], k.shape[0]))
+        out[self._small] = single
+        out[self._large] = self._double @ np.ascontiguousarray(k.T, dtype=np.float64)
+        return out
