@@ -114,9 +114,16 @@ def _shoelace_of_clamped_edges(x0, y0, x1, y1, rect):
     inner = t[:, 1:5]
     inner[~((inner > 0) & (inner < 1))] = 0.0  # no crossing: a repeated start, a null piece
     inner.sort(axis=1)
-    px = np.clip(x0[:, None] + t * dx[:, None], lo_x[:, None], hi_x[:, None])
-    py = np.clip(y0[:, None] + t * dy[:, None], lo_y[:, None], hi_y[:, None])
-    out[cross] = (px[:, :-1] * py[:, 1:] - px[:, 1:] * py[:, :-1]).sum(axis=1)
+    # in place, the same operations: x0 + t dx clamped, then the pieces' cross products
+    px = np.multiply(t, dx[:, None])
+    px += x0[:, None]
+    np.clip(px, lo_x[:, None], hi_x[:, None], out=px)
+    py = np.multiply(t, dy[:, None], out=t)
+    py += y0[:, None]
+    np.clip(py, lo_y[:, None], hi_y[:, None], out=py)
+    piece = np.multiply(px[:, :-1], py[:, 1:])
+    piece -= np.multiply(px[:, 1:], py[:, :-1], out=px[:, 1:])
+    out[cross] = piece.sum(axis=1)
     return out
 
 
