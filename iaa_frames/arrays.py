@@ -24,8 +24,8 @@ __all__ = ["sorted_unique", "unique_first", "unique_inverse"]
 
 def sorted_unique(values) -> np.ndarray:
     """The sorted distinct values of ``values`` (flattened), as :func:`numpy.unique`
-    returns them; integers and booleans by counting (non-negative codes of a small
-    range) or a sort (none when already sorted), other dtypes by :func:`numpy.unique`.
+    returns them; integers and booleans by counting (codes of a small range) or a sort
+    (none when already sorted), other dtypes by :func:`numpy.unique`.
 
     Examples
     --------
@@ -37,16 +37,17 @@ def sorted_unique(values) -> np.ndarray:
     a = np.asarray(values).ravel()
     if a.dtype.kind not in "iub":
         return np.unique(a)
-    if _countable(a, 1):
-        return np.flatnonzero(np.bincount(a.astype(np.intp, copy=False))).astype(a.dtype)
+    low = _countable(a, 1)
+    if low is not None:
+        return _values(np.flatnonzero(np.bincount(_offsets(a, low))), low, a.dtype)
     s = a if _is_sorted(a) else np.sort(a)
     return s[np.r_[True, s[1:] != s[:-1]]] if s.size else s
 
 
 def unique_inverse(values) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.unique(values, return_inverse=True)`` of a 1-D array: the sorted distinct
-    values and, for each value, the index of its distinct value. Non-negative integer
-    codes whose range is at most four times their number are counted (no sort); other
+    values and, for each value, the index of its distinct value. Integer codes whose
+    range is at most four times their number are counted (no sort); other
     integers are sorted with their positions packed into one int64 key when it fits (a
     sort instead of an argsort); others go to :func:`numpy.unique`.
 
@@ -60,10 +61,12 @@ def unique_inverse(values) -> tuple[np.ndarray, np.ndarray]:
     ([-5, 1000000000000], [1, 0, 1])
     """
     a = np.asarray(values).ravel()
-    if _countable(a):
-        present = np.bincount(a.astype(np.intp, copy=False)) > 0
+    low = _countable(a)
+    if low is not None:
+        offsets = _offsets(a, low)
+        present = np.bincount(offsets) > 0
         rank = np.cumsum(present) - 1
-        return np.flatnonzero(present).astype(a.dtype), rank[a]
+        return _values(np.flatnonzero(present), low, a.dtype), rank[offsets]
     packed = _packed_sort(a)
     if packed is None:
         u, inv = np.unique(a, return_inverse=True)
@@ -95,9 +98,29 @@ def unique_first(values) -> tuple[np.ndarray, np.ndarray]:
     return s[first], perm[first]
 
 
-def _countable(a: np.ndarray, factor: int = 4) -> bool:
-    """Non-negative integer codes whose range is at most ``factor`` times their number."""
-    return bool(a.dtype.kind in "iu" and a.size and a.min() >= 0 and int(a.max()) < factor * a.size)
+def _countable(a: np.ndarray, factor: int = 4) -> int | None:
+    """The smallest of integer codes whose range is below ``factor`` times their number
+    (to count them), else None."""
+    if a.dtype.kind not in "iu" or not a.size:
+        return None
+    low = int(a.min())
+    return low if int(a.max()) - low < factor * a.size else None
+
+
+def _offsets(a: np.ndarray, low: int) -> np.ndarray:
+    """``a - low`` as non-negative indices."""
+    if low == 0:
+        return a.astype(np.intp, copy=False)
+    if a.dtype == np.uint64:
+        return (a - np.uint64(low)).astype(np.intp)
+    return a.astype(np.intp) - low
+
+
+def _values(offsets: np.ndarray, low: int, dtype) -> np.ndarray:
+    """The codes ``offsets + low`` in ``dtype`` (the inverse of :func:`_offsets`)."""
+    if dtype == np.uint64:
+        return offsets.astype(np.uint64) + np.uint64(low)
+    return (offsets + low).astype(dtype)
 
 
 def _is_sorted(a: np.ndarray) -> bool:

@@ -58,3 +58,19 @@ def test_sorted_unique_of_sorted_and_of_small_codes():
     codes = np.array([4, 0, 4, 2, 2], dtype=np.uint16)
     assert sorted_unique(codes).tolist() == [0, 2, 4]
     assert sorted_unique(codes).dtype == np.uint16
+
+
+def test_counting_keeps_extreme_codes():
+    # small ranges far from 0 are counted from their minimum, in every dtype
+    for a in (
+        np.array([2**64 - 1, 2**64 - 3, 2**64 - 1], dtype=np.uint64),
+        np.array([-(2**63), -(2**63) + 2, -(2**63)], dtype=np.int64),
+        np.array([-128, 127, -128], dtype=np.int8),
+        np.array([-1, 8, -1, 3], dtype=np.int64),
+    ):
+        u, inv = unique_inverse(a)
+        nu, ninv = np.unique(a, return_inverse=True)
+        np.testing.assert_array_equal(u, nu)
+        np.testing.assert_array_equal(inv, ninv.ravel())
+        np.testing.assert_array_equal(sorted_unique(a), nu)
+        assert u.dtype == nu.dtype == sorted_unique(a).dtype
