@@ -54,7 +54,9 @@ def cell_grids(key, n_cells, span, max_grid):
         return pooled
     keep = np.ones(pooled.size, dtype=bool)
     start = np.cumsum(m) - m
-    keep[np.isin(cell, big)] = False
+    is_big = np.zeros(n_cells, dtype=bool)
+    is_big[big] = True
+    keep[is_big[cell]] = False
     q = np.linspace(0, 1, max_grid)
     index = m[big, None] * q[None, :] - 1  # numpy's inverted_cdf virtual index
     below = np.floor(index)
