@@ -169,21 +169,15 @@ class SigmaCells:
         cells = np.asarray(cells, dtype=np.int64)
         if not len(cells):
             return out
-        wp, wi = self.within_members.indptr, self.within_members.indices
-        bp, bi = self.between_members.indptr, self.between_members.indices
-        bw = self.between_members.data
         # the entries of the tested cells, all cells at once (no loop over cells)
-        w_n, b_n = wp[cells + 1] - wp[cells], bp[cells + 1] - bp[cells]
-        w_cell = np.repeat(np.arange(len(cells)), w_n)
-        b_cell = np.repeat(np.arange(len(cells)), b_n)
-        w_at = wp[cells][w_cell] + np.arange(len(w_cell)) - np.repeat(np.cumsum(w_n) - w_n, w_n)
-        b_at = bp[cells][b_cell] + np.arange(len(b_cell)) - np.repeat(np.cumsum(b_n) - b_n, b_n)
+        wi, w_cell, _ = _entries(self.within_members, cells)
+        bi, b_cell, bw = _entries(self.between_members, cells)
         out[:, cells] = cell_tests(
-            self.within_distance[wi[w_at]],
+            self.within_distance[wi],
             w_cell,
-            self.between_distance[bi[b_at]],
+            self.between_distance[bi],
             b_cell,
-            bw[b_at],
+            bw,
             len(cells),
         )
         # the p-value: the one-sided cluster-bootstrap test, with the chance units'
@@ -194,13 +188,31 @@ class SigmaCells:
             within_item=self.within_item,
             between_item_a=self.between_items[0],
             between_item_b=self.between_items[1],
-            within_rows=wi[w_at],
+            within_rows=wi,
             within_cell=w_cell,
-            between_rows=bi[b_at],
+            between_rows=bi,
             between_cell=b_cell,
-            between_weight=bw[b_at],
+            between_weight=bw,
             n_cells=len(cells),
             n_items=self.n_items,
             seed=seed,
         )[1]
         return out
+
+
+def _entries(members: sp.csc_matrix, cells: np.ndarray):
+    """The entries of the columns ``cells`` of a rows x cells CSC matrix, column after
+    column: their rows, the position of their cell in ``cells`` and their stored values.
+    Every column in order: the stored arrays themselves, no copy."""
+    indptr = members.indptr
+    count = indptr[cells + 1] - indptr[cells]
+    cell = np.repeat(np.arange(len(cells)), count)
+    if np.array_equal(cells, np.arange(members.shape[1])):
+        return members.indices, cell, members.data
+    if (np.diff(cells) > 0).all():  # ascending columns: a mask keeps their entries' order
+        chosen = np.zeros(members.shape[1], dtype=bool)
+        chosen[cells] = True
+        at = np.repeat(chosen, np.diff(indptr))
+    else:
+        at = indptr[cells][cell] + np.arange(len(cell)) - np.repeat(np.cumsum(count) - count, count)
+    return members.indices[at], cell, members.data[at]

@@ -43,9 +43,16 @@ def count_matrix(rows, cols, shape) -> sp.csr_matrix:
     code = np.asarray(rows, dtype=np.int64) * np.int64(n_cols)
     code += np.asarray(cols, dtype=np.int64)
     code.sort()
-    start = np.flatnonzero(np.r_[True, code[1:] != code[:-1]]) if code.size else code
-    count = np.diff(np.r_[start, code.size]).astype(np.float64)
+    first = np.empty(code.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(code[1:], code[:-1], out=first[1:])
+    start = np.flatnonzero(first)
+    del first
+    count = np.empty(start.size)
+    count[:-1] = np.diff(start)
+    count[-1:] = code.size - start[-1:]
     code = code[start]
+    del start
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(code // n_cols, minlength=n_rows), out=indptr[1:])
     return sp.csr_matrix((count, code % n_cols, indptr), shape=(n_rows, n_cols))

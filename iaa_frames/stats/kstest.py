@@ -343,7 +343,14 @@ def ks_agreement_entries(
     stat = statistic[tested]
     # within rows per (grid column, item), built transposed: a replicate's column is
     # the product with the items' multiplicities
-    counts = CountMatrix.of_entries(offset[wc[t_w]] + bin_w[t_w], wi[wr[t_w]], (width, n))
+    if t_w.all():  # every cell tested (the usual case): no copies of the entries
+        column, item = bin_w, wi[wr]
+        column += offset[wc]
+    else:
+        column, item = offset[wc[t_w]] + bin_w[t_w], wi[wr[t_w]]
+    del bin_w, wr, wc, t_w
+    counts = CountMatrix.of_entries(column, item, (width, n))
+    del column, item
     # only the chance rows of tested cells enter the replicates: the pairs of items are
     # those of these rows (the other pairs would add nothing to any sum)
     rows_b = br[t_b]
