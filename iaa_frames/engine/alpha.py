@@ -129,11 +129,22 @@ def units_per_cell(layout: CellLayout, cluster, x, y, groups) -> np.ndarray:
     [2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 1.0, 1.0, 1.0]
     """
     n = layout.n_cells
-    label_cells = np.column_stack([np.zeros_like(x), 1 + x, 1 + y])
-    slots = label_cells.shape[1] * groups.shape[1]
-    cells = (label_cells[:, :, None] * layout.n_groups + groups[:, None, :]).reshape(len(x), slots)
-    keys = sorted_unique(np.asarray(cluster, dtype=np.int64)[:, None] * n + cells)
-    return np.bincount(keys % n, minlength=n).astype(np.float64)
+    cluster = np.asarray(cluster, dtype=np.int64)
+    label_cells = (np.zeros_like(x), 1 + np.asarray(x), 1 + np.asarray(y))
+    n_keys = (int(cluster.max()) + 1) * n if len(cluster) else 0
+    if n_keys > 8 * len(cluster) * len(label_cells) * groups.shape[1]:
+        # many cells (a crowd's annotators): the distinct (cluster, cell) keys by a sort
+        cells = np.stack([lc[:, None] * layout.n_groups + groups for lc in label_cells], 1)
+        keys = sorted_unique(cluster[:, None, None] * n + cells)
+        return np.bincount(keys % n, minlength=n).astype(np.float64)
+    # which (cluster, cell) pairs occur: one flag each (a few bytes per pair of values),
+    # set slot by slot (3 label cells x the annotator cells), no (pairs x slots) keys
+    seen = np.zeros(n_keys, dtype=bool)
+    base = cluster * n
+    for label_cell in label_cells:
+        for g in range(groups.shape[1]):
+            seen[base + (label_cell * layout.n_groups + groups[:, g])] = True
+    return seen.reshape(-1, n).sum(axis=0).astype(np.float64)
 
 
 @dataclass(frozen=True, eq=False)

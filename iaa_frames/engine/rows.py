@@ -155,25 +155,33 @@ def _poststratified(tables, layout, w, b, membership, borrowed):
     w_fine, w_coarse = _strata(tables, w, ("item", "item"))
     b_fine, b_coarse = _strata(tables, b, ("item_a", "item_b"))
 
-    def by_cell(fine, coarse, pooled_cell):
+    # per cell (few of them), whether it pools classes and whether its class borrows:
+    # the entries (millions) look their cell up
+    label_cell = np.arange(layout.n_cells) // layout.n_groups
+    pools = label_cell == 0
+    borrows = ~pools & borrowed[np.maximum(label_cell - 1, 0)]
+
+    def by_cell(fine, coarse):
         def fine_of(rows, cells):
-            label_cell = cells // layout.n_groups
-            own = np.where(borrowed[np.maximum(label_cell - 1, 0)], -1, fine[rows] % 4096)
-            return np.where(pooled_cell(cells), fine[rows], own)
+            key = fine[rows]
+            pooled = pools[cells]
+            out = np.where(pooled, key, key % 4096)
+            del key
+            out[borrows[cells]] = -1
+            return out
 
         def coarse_of(rows, cells):
-            return np.where(pooled_cell(cells), coarse[rows], -1)
+            out = coarse[rows]
+            out[~pools[cells]] = -1
+            return out
 
         return fine_of, coarse_of
 
-    def pools_classes(cells):
-        return cells // layout.n_groups == 0
-
     return poststratify(
         membership,
-        *by_cell(b_fine, b_coarse, pools_classes),
+        *by_cell(b_fine, b_coarse),
         mw,
-        *by_cell(w_fine, w_coarse, pools_classes),
+        *by_cell(w_fine, w_coarse),
     )
 
 
