@@ -88,8 +88,9 @@ class RingEdges:
 
 
 def _shoelace_of_clamped_edges(x0, y0, x1, y1, rect):
-    """Twice the signed area swept by each edge once projected onto its rectangle."""
-    lo_x, lo_y, hi_x, hi_y = rect.T
+    """Twice the signed area swept by each edge once projected onto its rectangle
+    (``rect``: its four columns)."""
+    lo_x, lo_y, hi_x, hi_y = rect
     out = x0 * y1 - x1 * y0  # right for edges inside their rectangle
     cross = ~(
         (x0 >= lo_x)
@@ -155,6 +156,7 @@ def clipped_areas(edges: RingEdges, shape, rect) -> np.ndarray:
     rect = np.asarray(rect, dtype=np.float64).reshape(-1, 4)
     n_edges = edges.offset[shape + 1] - edges.offset[shape]
     out = np.zeros(len(shape))
+    columns = [np.ascontiguousarray(rect[:, k]) for k in range(4)]
     cum = np.cumsum(n_edges)
     cuts = np.searchsorted(
         cum, np.arange(CHUNK_EDGES, cum[-1] if len(cum) else 0, CHUNK_EDGES), side="right"
@@ -165,7 +167,11 @@ def clipped_areas(edges: RingEdges, shape, rect) -> np.ndarray:
         first = np.repeat(edges.offset[shape[lo:hi]] - np.cumsum(n) + n, n)
         edge = first + np.arange(len(query))
         twice = _shoelace_of_clamped_edges(
-            edges.x0[edge], edges.y0[edge], edges.x1[edge], edges.y1[edge], rect[query]
+            edges.x0[edge],
+            edges.y0[edge],
+            edges.x1[edge],
+            edges.y1[edge],
+            [column[query] for column in columns],  # contiguous, not (n, 4) rows
         )
         out[lo:hi] = np.bincount(query - lo, weights=twice, minlength=hi - lo) / 2
     return out
