@@ -341,8 +341,7 @@ def ks_agreement_entries(
     starts = offsets[:-1]
     ends = offsets[1:] - 1
     stat = statistic[tested]
-    # within rows per (grid column, item), built transposed: a replicate's column is
-    # the product with the items' multiplicities
+    # within rows per (grid column, item): times the multiplicities, a replicate column
     if t_w.all():  # every cell tested (the usual case): no copies of the entries
         column, item = bin_w, wi[wr]
         column += offset[wc]
