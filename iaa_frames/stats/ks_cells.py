@@ -131,7 +131,7 @@ def check_entries(x, y, within, between, weight, n_cells):
         raise ParameterError("between_weights must be finite, >= 0, one per chance row")
     out[1].append(bw)
     for entries in out:
-        if entries[1].size and (np.diff(entries[1]) < 0).any():
+        if entries[1].size and (entries[1][1:] < entries[1][:-1]).any():
             order = np.argsort(entries[1], kind="stable")
             entries[:] = [a[order] for a in entries]
     return tuple(out[0]), tuple(out[1])

@@ -19,7 +19,7 @@ import scipy.stats
 
 from iaa_frames.errors import ParameterError
 
-from .segments import first_argmax, merged_order, sorted_by_cell
+from .segments import first_argmax, merged_positions, sorted_by_cell
 
 __all__ = ["KSResult", "cell_tests", "frac_below_chance", "ks", "percentile_ci", "sigma"]
 
@@ -360,19 +360,20 @@ def cell_tests(
     if not ok.any():
         return out
     # every entry's step of F_within - F_between, in order of (cell, value)
-    cell = np.concatenate([wc, bc])
-    value = np.concatenate([within, between])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        step = np.concatenate([(1.0 / n_w)[wc], -bw / w_b[bc]])  # one division per cell
     presorted = sorted_by_cell(within, wc) and sorted_by_cell(between, bc)
-    if presorted:  # the engine's entries: merge the two sorted sides, no sort
-        order = merged_order(within, wc, between, bc)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        steps = ((1.0 / n_w)[wc], -bw / w_b[bc])  # one division per cell
+    if presorted:  # the engine's entries: the two sorted sides merged, no sort
+        cell, value, diff = _merged(within, wc, between, bc, steps, n_cells)
     else:
+        cell, value = np.concatenate([wc, bc]), np.concatenate([within, between])
         order = np.lexsort((value, cell))
-    cell = cell[order]  # one array at a time: entries are many (rows x cells)
-    value = value[order]
-    diff = np.cumsum(step[order])
-    del order, step
+        cell = cell[order]  # one array at a time: entries are many (rows x cells)
+        value = value[order]
+        diff = np.concatenate(steps)[order]
+        del order
+    del steps
+    np.cumsum(diff, out=diff)
     start = np.searchsorted(cell, np.arange(n_cells))
     before = np.r_[0.0, diff][start]  # cumulative sum at the start of each cell
     diff -= before[cell]
@@ -413,3 +414,22 @@ def cell_tests(
     out[3] = below / np.where(n_w > 0, n_w, np.nan)
     out[:, ~ok] = np.nan
     return out
+
+
+def _merged(within, wc, between, bc, steps, n_cells):
+    """(cell, value, step) of the within and chance entries, each side sorted by (cell,
+    value), in their merged order (:func:`~iaa_frames.stats.segments.merged_positions`),
+    written in place: no concatenation, no order array."""
+    at_b = merged_positions(within, wc, between, bc)
+    side_a = np.ones(len(wc) + len(bc), dtype=bool)
+    side_a[at_b] = False
+    cell = np.repeat(
+        np.arange(n_cells), np.bincount(wc, minlength=n_cells) + np.bincount(bc, minlength=n_cells)
+    )
+    merged = []
+    for a, b in ((within, between), steps):
+        out = np.empty(len(side_a))
+        out[side_a] = a
+        out[at_b] = b
+        merged.append(out)
+    return cell, merged[0], merged[1]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["first_argmax", "merged_order", "sorted_by_cell"]
+__all__ = ["first_argmax", "merged_order", "merged_positions", "sorted_by_cell"]
 
 
 def sorted_by_cell(value, cell) -> bool:
@@ -38,11 +38,10 @@ def sorted_by_cell(value, cell) -> bool:
     return bool((step >= 0).all() and ((step > 0) | (value[1:] >= value[:-1])).all())
 
 
-def merged_order(value_a, cell_a, value_b, cell_b) -> np.ndarray:
-    """``numpy.lexsort((values, cells))`` of side a's entries followed by side b's, each
-    side already sorted by (cell, value) (:func:`sorted_by_cell`): the same stable order
-    (on ties side a first, each side in its order), from a binary search of every b entry
-    in its cell's a entries (side b is meant to be the smaller one).
+def merged_positions(value_a, cell_a, value_b, cell_b) -> np.ndarray:
+    """Where side b's entries stand in the merged order of :func:`merged_order` (side a
+    fills the other positions, in its order), from a binary search of every b entry in
+    its cell's a entries (side b is meant to be the smaller one).
 
     Parameters
     ----------
@@ -54,16 +53,13 @@ def merged_order(value_a, cell_a, value_b, cell_b) -> np.ndarray:
     Returns
     -------
     ndarray of int64
-        Positions in the concatenation ``[side a, side b]``, in merged order.
+        The merged position of every b entry (ascending).
 
     Examples
     --------
     >>> a, ca = np.array([0.2, 0.2, 0.1]), np.array([0, 0, 1])
-    >>> b, cb = np.array([0.2, 0.0]), np.array([0, 1])
-    >>> merged_order(a, ca, b, cb).tolist()
-    [0, 1, 3, 4, 2]
-    >>> np.lexsort((np.r_[a, b], np.r_[ca, cb])).tolist()
-    [0, 1, 3, 4, 2]
+    >>> merged_positions(a, ca, np.array([0.2, 0.0]), np.array([0, 1])).tolist()
+    [2, 3]
     """
     n_a, n_b = len(value_a), len(value_b)
     cell_a = np.asarray(cell_a, dtype=np.int64)
@@ -81,7 +77,30 @@ def merged_order(value_a, cell_a, value_b, cell_b) -> np.ndarray:
         below = open_ & (value_a[np.minimum(mid, max(n_a - 1, 0))] <= value_b)
         low = np.where(below, mid + 1, low)
         high = np.where(open_ & ~below, mid, high)
-    at_b = low + np.arange(n_b)
+    return low + np.arange(n_b)
+
+
+def merged_order(value_a, cell_a, value_b, cell_b) -> np.ndarray:
+    """``numpy.lexsort((values, cells))`` of side a's entries followed by side b's, each
+    side already sorted by (cell, value) (:func:`sorted_by_cell`): the same stable order
+    (on ties side a first, each side in its order), from :func:`merged_positions`.
+
+    Returns
+    -------
+    ndarray of int64
+        Positions in the concatenation ``[side a, side b]``, in merged order.
+
+    Examples
+    --------
+    >>> a, ca = np.array([0.2, 0.2, 0.1]), np.array([0, 0, 1])
+    >>> b, cb = np.array([0.2, 0.0]), np.array([0, 1])
+    >>> merged_order(a, ca, b, cb).tolist()
+    [0, 1, 3, 4, 2]
+    >>> np.lexsort((np.r_[a, b], np.r_[ca, cb])).tolist()
+    [0, 1, 3, 4, 2]
+    """
+    n_a, n_b = len(value_a), len(value_b)
+    at_b = merged_positions(value_a, cell_a, value_b, cell_b)
     # a entries keep their order in the positions the b entries leave: the a entry at
     # position p is p less the b entries before it
     before = np.zeros(n_a + n_b, dtype=np.int64)
