@@ -30,7 +30,8 @@ import xarray as xr
 
 from iaa_frames.engine.cells import SIGMA_COMPONENTS
 from iaa_frames.explore.views import check_choice, check_dataset
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, settings_of
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import OneOf, validate_params
 
 from . import results as cached
@@ -169,17 +170,13 @@ def alpha_of(result: xr.Dataset, *, component: str = "classification") -> xr.Dat
 
 
 @validate_params({"component": OneOf(SIGMA_COMPONENTS)})
+@engine_keywords
 def sigma(
     df: pd.DataFrame,
     *,
     component: str = "localization",
-    distance=DEFAULTS.distance,
-    match_threshold=DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
     n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> xr.DataArray:
     """σ of one component of a frame by label and annotator; **localization by default**
     (``df.iaa.sigma()``).
@@ -216,22 +213,18 @@ def sigma(
     >>> str(s["component"].values), bool(s.sel(label="(all)", annotator="(all)") > 0)
     ('localization', True)
     """
-    res = cached.agreement(df, settings_of(locals()), n_boot=n_boot)
+    res = cached.agreement(df, settings, n_boot=n_boot)
     return sigma_of(res, component=component)
 
 
 @validate_params({"component": OneOf(SIGMA_COMPONENTS)})
+@engine_keywords
 def ks(
     df: pd.DataFrame,
     *,
     component: str = "localization",
-    distance=DEFAULTS.distance,
-    match_threshold=DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
     n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> xr.DataArray:
     """The KS statistic of one component of a frame by label and annotator; localization
     by default (``df.iaa.ks()``).
@@ -262,22 +255,18 @@ def ks(
     >>> k.name, 0 <= float(k.sel(label="(all)", annotator="(all)")) <= 1
     ('ks', True)
     """
-    res = cached.agreement(df, settings_of(locals()), n_boot=n_boot)
+    res = cached.agreement(df, settings, n_boot=n_boot)
     return ks_of(res, component=component)
 
 
 @validate_params({"component": OneOf(ALPHA_COMPONENTS)})
+@engine_keywords
 def alpha(
     df: pd.DataFrame,
     *,
     component: str = "classification",
-    distance=DEFAULTS.distance,
-    match_threshold=DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
     n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> xr.DataArray:
     """Classification α of a frame (or, with ``component="detection"``, presence α) by
     label and annotator (``df.iaa.alpha()``).
@@ -307,5 +296,5 @@ def alpha(
     >>> iaf.alpha(iaf.simulate(n_items=20, seed=0), n_chance=200).dims
     ('label', 'annotator')
     """
-    res = cached.agreement(df, settings_of(locals()), n_boot=n_boot)
+    res = cached.agreement(df, settings, n_boot=n_boot)
     return alpha_of(res, component=component)
