@@ -39,9 +39,9 @@ from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.tables.comparability import require_comparable
 from iaa_frames.tables.pairs import (
     PairTables,
+    assemble,
     between_frames,
     labels_of_pairings,
-    pooled_baseline,
     to_label_slots,
 )
 
@@ -60,7 +60,6 @@ __all__ = [
     "prepare",
     "run_partitions",
     "shared_value",
-    "table_params",
 ]
 
 
@@ -284,29 +283,8 @@ def pair_tables(
     # 4. chance sample on the corpus-wide index
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
     sample, sets_between, loc_between = chance_tables(corpus, store, counts, settings)
-    pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
-    ann = corpus.annotations
-    units = pd.DataFrame(
-        {
-            "item": corpus.item,
-            "annotator": corpus.annotator,
-            "label": corpus.label,
-            "cluster": cluster_of,
-        }
-    )
-    coverage_frame = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
-    return PairTables(
-        corpus=corpus,
-        localization_within=loc_within,
-        localization_between=loc_between,
-        sets_within=sets_within,
-        sets_between=sets_between,
-        units=units,
-        coverage=coverage_frame,
-        localization_pooled=pooled,
-        label_source=source,
-        params=table_params(corpus, sample, settings),
-    )
+    halves = (loc_within, loc_between, sets_within, sets_between)
+    return assemble(corpus, sample, halves, cluster_of, settings)
 
 
 @dataclass(frozen=True, eq=False)
@@ -426,16 +404,3 @@ def chance_tables(corpus, store, counts, settings: MatchSettings):
     d_restricted = match(corpus.by_label, dla, dlb)
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
     return sample, sets_between, loc_between
-
-
-def table_params(corpus, sample, settings: MatchSettings) -> dict:
-    """``PairTables.params``, as :func:`iaa_frames.tables.pairs.pair_tables` sets them."""
-    return {
-        "distance": get_distance(settings.distance).name,
-        "match_threshold": float(settings.match_threshold),
-        "n_chance_target": settings.n_chance,
-        "overall": settings.overall,
-        "seed": settings.seed,
-        "normalization": corpus.normalization,
-        "chance_population": "enumerated" if sample.exact else "sampled",
-    }

@@ -51,12 +51,14 @@ from .steps import (
 __all__ = [
     "DEFAULT_N_CHANCE",
     "PairTables",
+    "assemble",
     "iter_pair_tables",
     "iter_tables_from",
     "named",
     "pair_tables",
     "pair_tables_by_threshold",
     "pair_tables_from",
+    "table_params",
     "within",
     "between",
 ]
@@ -396,10 +398,22 @@ def tables_of_corpus(
 
     loc_within, sets_within = within_frames(corpus, whole, by_label, a, b, ann, pl, ll)
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
-    pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
     cluster = clusters(
         len(corpus.objects), whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator
     )
+    halves = (loc_within, loc_between, sets_within, sets_between)
+    return assemble(corpus, sample, halves, cluster, settings)
+
+
+def assemble(
+    corpus: Corpus, sample, halves, cluster: np.ndarray, settings: MatchSettings
+) -> PairTables:
+    """The :class:`PairTables` of the four halves ``(localization_within,
+    localization_between, sets_within, sets_between)`` of a corpus, with its units (the
+    cluster of every object), coverage, pooled chance baseline and parameters; shared by
+    the in-memory and the dask pipelines."""
+    loc_within, loc_between, sets_within, sets_between = halves
+    pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
     units = pd.DataFrame(
         {
             "item": corpus.item,
@@ -408,16 +422,7 @@ def tables_of_corpus(
             "cluster": cluster,
         }
     )
-    coverage = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
-    params = dict(
-        distance=dist.name,
-        match_threshold=tau,
-        n_chance_target=int(n_chance),
-        overall=overall,
-        seed=int(seed),
-        normalization=corpus.normalization,
-        chance_population="enumerated" if sample.exact else "sampled",
-    )
+    ann = corpus.annotations
     return PairTables(
         corpus=corpus,
         localization_within=loc_within,
@@ -425,11 +430,25 @@ def tables_of_corpus(
         sets_within=sets_within,
         sets_between=sets_between,
         units=units,
-        coverage=coverage,
+        coverage=pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]}),
         localization_pooled=pooled,
         label_source=source,
-        params=params,
+        params=table_params(corpus, sample, settings),
     )
+
+
+def table_params(corpus: Corpus, sample, settings: MatchSettings) -> dict:
+    """``PairTables.params``: the engine parameters the tables were built with, the
+    corpus's normalization and whether the chance population was enumerated."""
+    return {
+        "distance": get_distance(settings.distance).name,
+        "match_threshold": float(settings.match_threshold),
+        "n_chance_target": int(settings.n_chance),
+        "overall": settings.overall,
+        "seed": int(settings.seed),
+        "normalization": corpus.normalization,
+        "chance_population": "enumerated" if sample.exact else "sampled",
+    }
 
 
 def named(tables: PairTables, frame: pd.DataFrame) -> pd.DataFrame:
