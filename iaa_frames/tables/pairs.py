@@ -34,6 +34,7 @@ from iaa_frames.matching.assignment import clusters
 from iaa_frames.matching.corpus import Corpus, prepare
 from iaa_frames.matching.pipeline import IoUCache, can_match, run
 from iaa_frames.progress import Bars
+from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
 from iaa_frames.settings.thresholds import check_thresholds
 from iaa_frames.settings.validation import SINGLE_THRESHOLD, Thresholds, validate_params
@@ -209,16 +210,18 @@ def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
     return tables_of_corpus(prepare(df), settings.single(), Bars(settings.progress), IoUCache())
 
 
+#: The engine keywords of the tables at several thresholds (``thresholds`` replaces
+#: ``match_threshold``).
+SWEEP_KEYWORDS = ("distance", "n_chance", "overall", "seed", "progress")
+
+
 @validate_params({"thresholds": Thresholds()})
+@engine_keywords(names=SWEEP_KEYWORDS)
 def pair_tables_by_threshold(
     df: pd.DataFrame,
     *,
     thresholds,
-    distance=DEFAULTS.distance,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    seed: int = DEFAULTS.seed,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> list[PairTables]:
     """The pair tables at each of several match thresholds, sharing what τ does not change.
 
@@ -256,23 +259,21 @@ def pair_tables_by_threshold(
     >>> len(ts[0].localization_within) >= len(ts[1].localization_within)
     True
     """
-    return list(iter_tables_from(df, thresholds, settings_of(locals())))
+    return list(iter_tables_from(df, thresholds, settings))
 
 
+@validate_params({"thresholds": Thresholds()})
+@engine_keywords(names=SWEEP_KEYWORDS)
 def iter_pair_tables(
     df: pd.DataFrame,
     *,
     thresholds,
-    distance=DEFAULTS.distance,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    seed: int = DEFAULTS.seed,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ):
     """The tables of :func:`pair_tables_by_threshold`, one threshold at a time (a
     generator: only one threshold's tables need to be in memory).
 
-    The parameters are checked and the frame prepared on the first ``next()``.
+    The parameters are checked at the call, the frame is prepared on the first ``next()``.
 
     Yields
     ------
@@ -288,17 +289,7 @@ def iter_pair_tables(
     0.2 True
     0.5 True
     """
-    # checked here, on the first next(), as the other entry points check at the call
-    taus, _ = check_thresholds(thresholds)
-    settings = MatchSettings(
-        distance=distance,
-        match_threshold=taus[0],
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
-    yield from iter_tables_from(df, taus, settings)
+    return iter_tables_from(df, thresholds, settings)
 
 
 def iter_tables_from(df: pd.DataFrame, thresholds, settings: MatchSettings):
