@@ -27,6 +27,7 @@ from iaa_frames.engine.resolve import tables_of
 from iaa_frames.errors import ParameterError
 from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, check_int
+from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.stats.intervals import CI_METHODS
 from iaa_frames.stats.krippendorff_levels import LEVELS
 
@@ -262,6 +263,7 @@ def attribute_agreement_from_tables(
     )
 
 
+@validate_params(SINGLE_THRESHOLD)
 @engine_keywords
 def attribute_agreement(
     data,
