@@ -244,15 +244,13 @@ says which side is closer (+1: within closer than chance, as agreement should be
 
 Parameters
 ----------
-df : pandas.DataFrame
-component : {"localization", "detection", "overall"}, default "localization"
-distance, match_threshold, n_chance, n_boot, seed, overall, progress
-    As in :func:`iaa_frames.agreement`.
+df, component, distance, match_threshold, n_chance, n_boot, seed, overall, progress
+    As in :func:`sigma`.
 
 Returns
 -------
 xarray.DataArray
-    See :func:`ks_of`.
+    See :func:`ks_of`: ``ks`` with ``ks_sign``, ``ks_pvalue`` and ``note`` as coordinates.
 
 Examples
 --------
@@ -280,9 +278,12 @@ tentative conclusions.
 Parameters
 ----------
 df : pandas.DataFrame
+    A tidy annotation frame.
 component : {"classification", "detection"}, default "classification"
+    The labels' α, or the presence α of detection (whether each annotator drew the
+    object at all).
 distance, match_threshold, n_chance, n_boot, seed, overall, progress
-    As in :func:`iaa_frames.agreement`.
+    As in :func:`sigma`.
 
 Returns
 -------

@@ -339,13 +339,12 @@ def agreement_from_cells(
     Returns
     -------
     xarray.Dataset
-        See :func:`agreement`.
+        The result of :func:`agreement` for these cells.
 
     Examples
     --------
-    >>> from iaa_frames.simulate import simulate
-    >>> from iaa_frames.tables.pairs import pair_tables
-    >>> tables = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
+    >>> import iaa_frames as iaf
+    >>> tables = iaf.pair_tables(iaf.simulate(n_items=20, seed=0), n_chance=200)
     >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
     >>> parts = {c: component_cells(tables, layout, c) for c in COMPONENTS}
     >>> presence = PresenceCells.build(layout, len(tables.corpus.items), tables.units,

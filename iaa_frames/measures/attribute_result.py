@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from iaa_frames.engine.result import interval_notes
+from iaa_frames.engine.result import interval_notes, text
 from iaa_frames.frame.schema import ALL
 from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
 from iaa_frames.stats.intervals import MIN_CI_ITEMS, bca_interval, interval_scale
@@ -172,50 +172,36 @@ def attribute_dataset(
         if name.startswith("n_"):
             v = np.rint(np.nan_to_num(v)).astype(np.int64) if name != "n_values" else v
         data[name] = (dims, v, {"long_name": long_name, "description": description})
-    data["note"] = (
-        dims,
-        np.asarray(values["note"], dtype=object),
-        {"long_name": "reason alpha is NaN", "description": NOTE_DESCRIPTION},
-    )
+    data["note"] = text(dims, values["note"], "reason alpha is NaN", description=NOTE_DESCRIPTION)
     coords = {
-        "attribute": (
-            "attribute",
-            np.asarray(attributes, dtype=object),
-            {"long_name": "attribute", "description": "a column of per-object values"},
+        "attribute": text(
+            "attribute", attributes, "attribute", description="a column of per-object values"
         ),
-        "level": (
+        "level": text(
             "attribute",
-            np.asarray(levels, dtype=object),
-            {
-                "long_name": "level of measurement",
-                "description": "nominal, ordinal or interval: the distance alpha uses",
-            },
+            levels,
+            "level of measurement",
+            description="nominal, ordinal or interval: the distance alpha uses",
         ),
-        "level_source": (
+        "level_source": text(
             "attribute",
-            np.asarray(level_sources, dtype=object),
-            {
-                "long_name": "why this level",
-                "description": "'given' (levels=) or inferred from the column's dtype",
-            },
+            level_sources,
+            "why this level",
+            description="'given' (levels=) or inferred from the column's dtype",
         ),
-        "label": (
+        "label": text(
             "label",
-            np.asarray(labels, dtype=object),
-            {
-                "long_name": "class",
-                "description": f"{ALL!r} pools every class; a class keeps the pairs of "
-                "matched objects that both carry it",
-            },
+            labels,
+            "class",
+            description=f"{ALL!r} pools every class; a class keeps the pairs of "
+            "matched objects that both carry it",
         ),
-        "annotator": (
+        "annotator": text(
             "annotator",
-            np.asarray(annotators, dtype=object),
-            {
-                "long_name": "annotator",
-                "description": f"{ALL!r} pools every annotator; an annotator's cell keeps "
-                "the pairs of values that involve it",
-            },
+            annotators,
+            "annotator",
+            description=f"{ALL!r} pools every annotator; an annotator's cell keeps "
+            "the pairs of values that involve it",
         ),
     }
     description = (
