@@ -34,7 +34,8 @@ from iaa_frames.errors import InvalidAnnotationError, ParameterError, RepairedGe
 from iaa_frames.geometry.distances import get_distance
 from iaa_frames.matching.pipeline import can_match, run
 from iaa_frames.progress import tqdm
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.tables.comparability import require_comparable
 from iaa_frames.tables.pairs import (
@@ -223,16 +224,8 @@ def _check_object_ids(ddf, summaries) -> None:
 
 
 @validate_params(SINGLE_THRESHOLD)
-def pair_tables(
-    ddf,
-    *,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    seed: int = DEFAULTS.seed,
-    progress: bool | None = DEFAULTS.progress,
-) -> PairTables:
+@engine_keywords
+def pair_tables(ddf, *, settings: MatchSettings = DEFAULTS) -> PairTables:
     """Every within-item and between-item table of a dask DataFrame.
 
     The same tables as :func:`iaa_frames.tables.pairs.pair_tables` on ``ddf.compute()``, computed
@@ -263,9 +256,8 @@ def pair_tables(
     """
     from dask import delayed
 
-    settings = settings_of(locals())
     prep = prepare(ddf, settings)
-    tau = float(match_threshold)
+    distance, tau, overall = settings.distance, float(settings.match_threshold), settings.overall
 
     # 3. within-item tables per partition
     shared = shared_value(prep.codes)
@@ -275,7 +267,7 @@ def pair_tables(
         )
         for p in prep.ddf.to_delayed()
     ]
-    parts, geometry = run_partitions(outputs, prep.polygons, progress)
+    parts, geometry = run_partitions(outputs, prep.polygons, settings.progress)
     corpus, position, offsets = index_corpus(prep.codes, prep.coverage, parts)
     loc_within, sets_within, cluster_of, counts = _assemble_within(parts, position, offsets)
     del parts

@@ -138,16 +138,8 @@ class PairTables:
 
 
 @validate_params(SINGLE_THRESHOLD)
-def pair_tables(
-    df: pd.DataFrame,
-    *,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    seed: int = DEFAULTS.seed,
-    progress: bool | None = DEFAULTS.progress,
-) -> PairTables:
+@engine_keywords
+def pair_tables(df: pd.DataFrame, *, settings: MatchSettings = DEFAULTS) -> PairTables:
     """Build every within-item and between-item table the statistics need.
 
     The tables hold distances, not agreement: a within row is a pair of two annotators'
@@ -192,7 +184,7 @@ def pair_tables(
     >>> sorted(t.localization_within.columns)[:4]
     ['annotator_a', 'annotator_b', 'distance', 'iou']
     """
-    return pair_tables_from(df, settings_of(locals()))
+    return pair_tables_from(df, settings)
 
 
 def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
