@@ -118,7 +118,7 @@ def mask_iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
 
     Returns
     -------
-    numpy.ndarray of float64, shape (n,)
+    numpy.ndarray of float64, the largest mask IoU each pair can have
 
     Examples
     --------
