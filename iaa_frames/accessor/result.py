@@ -168,35 +168,9 @@ class ResultAccessor:
         )
 
     # -- views
-    def headline(self) -> pd.DataFrame:
-        """The four components pooled over labels and annotators
-        (:func:`iaa_frames.explore.views.headline`).
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return headline(self._single("headline()"))
-
-    def by_label(self) -> pd.DataFrame:
-        """Every class ("(all)" first), one column group per component
-        (:func:`iaa_frames.explore.views.by_label`).
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return by_label(self._single("by_label()"))
-
-    def by_annotator(self) -> pd.DataFrame:
-        """Every annotator ("(all)" first), one column group per component
-        (:func:`iaa_frames.explore.views.by_annotator`).
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return by_annotator(self._single("by_annotator()"))
+    headline = method(headline, source=lambda self: self._single("headline()"))
+    by_label = method(by_label, source=lambda self: self._single("by_label()"))
+    by_annotator = method(by_annotator, source=lambda self: self._single("by_annotator()"))
 
     def table(
         self,
