@@ -42,7 +42,7 @@ from iaa_frames.tables.pairs import (
     PairTables,
     assemble,
     between_frames,
-    labels_of_pairings,
+    label_chance_rows,
     to_label_slots,
 )
 
@@ -386,13 +386,7 @@ def chance_tables(corpus, store, counts, settings: MatchSettings):
             corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau
         ),
     )
-    if sample.exact:
-        d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
-    else:
-        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
-        by_key = np.argsort(sample.key)
-        d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
-    dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
+    d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)
     d_restricted = match(corpus.by_label, dla, dlb)
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
     return sample, sets_between, loc_between

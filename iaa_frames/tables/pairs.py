@@ -55,6 +55,7 @@ __all__ = [
     "assemble",
     "iter_pair_tables",
     "iter_tables_from",
+    "label_chance_rows",
     "named",
     "pair_tables",
     "pair_tables_by_threshold",
@@ -363,14 +364,7 @@ def tables_of_corpus(
         ),
         bars=bars,
     )
-    # per-class chance rows of detection and overall
-    if sample.exact:  # every pairing, for every class either side contains
-        d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
-    else:
-        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
-        by_key = np.argsort(sample.key)
-        d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
-    dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
+    d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)
     with bars.bar(
         total=int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum()),
         desc="per-class chance matching",
@@ -386,6 +380,24 @@ def tables_of_corpus(
     )
     halves = (loc_within, loc_between, sets_within, sets_between)
     return assemble(corpus, sample, halves, cluster, settings)
+
+
+def label_chance_rows(corpus: Corpus, sample):
+    """The per-class chance rows of detection and overall: which pairings of the chance
+    sample (``d_idx``) are compared in which class (``d_group``), and the class slots of
+    both sides (``dla``, ``dlb``) to match them in.
+
+    With an enumerated population every pairing counts for every class either side
+    contains; with a drawn one, the draws of the class stratum name their pairings.
+    """
+    if sample.exact:
+        d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
+    else:
+        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
+        by_key = np.argsort(sample.key)
+        d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
+    dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
+    return d_idx, d_group, dla, dlb
 
 
 def assemble(
