@@ -196,12 +196,8 @@ sigma = _shortcut(
 
 The slice :func:`sigma_of` of the frame's agreement result, which is computed once per
 frame content and parameters (:mod:`iaa_frames.engine.memo`). σ of two samples of distances
-is :func:`iaa_frames.stats.samples.sigma`.
-
-``σ = 1 - mean within-item distance / mean chance distance``: 1 perfect agreement, 0
-no better than chance, below 0 systematic disagreement (annotators further apart on
-the same item than on unrelated items); no conventional cut-offs: read it against 0
-and against the other components (:func:`iaa_frames.agreement` says more).
+is :func:`iaa_frames.stats.samples.sigma`; :func:`sigma_of` says how to read σ (1
+perfect, 0 chance, below 0 systematic disagreement).
 
 Parameters
 ----------

@@ -40,6 +40,7 @@ def tables_of(data, **engine) -> PairTables:
     Returns
     -------
     PairTables
+        ``data`` itself, or the frame's tables from the memo.
 
     Examples
     --------
