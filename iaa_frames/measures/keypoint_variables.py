@@ -35,14 +35,12 @@ VARIABLES = {
         "Sigma of the joint: 1 - within / chance, the mean of 1 - k_j (k_j = exp(-e_j), the "
         "joint's term of OKS) over the matched object pairs that label the joint on both "
         "sides, against the same over the between-item (chance) matched pairs. 1 perfect, "
-        "0 chance, < 0 systematic disagreement. NaN when undefined (`note` says why). "
-        + _CELL,
+        "0 chance, < 0 systematic disagreement. NaN when undefined (`note` says why). " + _CELL,
     ),
     **_bounds("localization", "localization", "those of `n_items`."),
     "within": (
         "observed disagreement",
-        "Mean 1 - k_j over the cell's within-item matched pairs labelling the joint on "
-        "both sides.",
+        "Mean 1 - k_j over the cell's within-item matched pairs labelling the joint on both sides.",
     ),
     "chance": (
         "expected disagreement",
