@@ -31,7 +31,7 @@ def _bounds(name: str, what: str, items: str) -> dict:
 
 VARIABLES = {
     "localization": (
-        "chance-corrected agreement of the joint's placement",
+        "chance-corrected localization (σ)",
         "Sigma of the joint: 1 - within / chance, the mean of 1 - k_j (k_j = exp(-e_j), the "
         "joint's term of OKS) over the matched object pairs that label the joint on both "
         "sides, against the same over the between-item (chance) matched pairs. 1 perfect, "
@@ -61,7 +61,7 @@ VARIABLES = {
     ),
     **_bounds("swapped", "swapped", "those with such a pair."),
     "visibility_alpha": (
-        "Krippendorff's alpha of the joint's visibility",
+        "visibility agreement (nominal α)",
         "Nominal alpha over the joint's visibility (absent 0, occluded 1, visible 2) on "
         "every within-item matched pair of the cell, a pair being a unit of two values "
         "(an annotator's cell: the coincidences of its pairs). NaN when every value is "
