@@ -36,10 +36,27 @@ from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicit
 from iaa_frames.stats.intervals import MIN_CI_ITEMS, bca_interval, interval_scale
 from iaa_frames.stats.samples import percentile_ci
 
-__all__ = ["CI_LEVEL", "cell_intervals", "replicates"]
+__all__ = ["CI_LEVEL", "cell_intervals", "interval_attrs", "replicates"]
 
 #: Coverage of the bootstrap intervals.
 CI_LEVEL = 0.95
+
+
+def interval_attrs(*, n_boot: int, seed: int, ci_method: str) -> dict:
+    """The Dataset attrs that say how the intervals were made.
+
+    Examples
+    --------
+    >>> interval_attrs(n_boot=200, seed=0, ci_method="bca")["min_ci_items"]
+    4
+    """
+    return {
+        "n_boot": int(n_boot),
+        "bootstrap_seed": int(seed),
+        "ci_level": CI_LEVEL,
+        "ci_method": ci_method,
+        "min_ci_items": MIN_CI_ITEMS,
+    }
 
 
 def replicates(statistics, blocks, n_replicates: int) -> dict:

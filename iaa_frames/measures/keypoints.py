@@ -51,11 +51,11 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.explore.matches import tables_of
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.kinds import KeypointsKind, get_kind
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, check_int, engine_kwargs
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, check_int
 from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS
 
-from .cell_intervals import CI_LEVEL, cell_intervals
+from .cell_intervals import cell_intervals, interval_attrs
 from .keypoint_cells import KeypointCells
 from .keypoint_variables import NOTE_DESCRIPTION, VARIABLES
 
@@ -140,14 +140,11 @@ def keypoint_agreement_from_tables(
     cells = KeypointCells.build(tables, kind)
     out = cells.point_values()
     stats = cells.statistics()
-    out["note"] = notes(
-        n_units=out["n_pairs"],
-        n_chance_units=out["n_chance"],
-        expected=out["chance"],
-        min_units=MIN_WITHIN_UNITS,
-        min_chance=MIN_CHANCE_UNITS,
-        min_expected=NO_VARIATION,
-    )
+    # the rules of the main result's sigma cells: too few within or chance units, no
+    # chance disagreement
+    counts = {"n_units": out["n_pairs"], "n_chance_units": out["n_chance"]}
+    limits = {"min_units": MIN_WITHIN_UNITS, "min_chance": MIN_CHANCE_UNITS}
+    out["note"] = notes(expected=out["chance"], min_expected=NO_VARIATION, **counts, **limits)
     defined = out["note"] == ""
     out["localization"] = np.where(defined, stats["localization"], np.nan)
     out["swapped"] = 1.0 - stats["not_swapped"]
@@ -193,30 +190,16 @@ def keypoint_agreement_from_tables(
         **tables.params,
         "n_matched_pairs": int(cells.matched[0]),
         "n_chance_pairs": cells.n_chance_pairs,
-        "n_boot": int(n_boot),
-        "bootstrap_seed": int(seed),
-        "ci_level": CI_LEVEL,
-        "ci_method": ci_method,
+        **interval_attrs(n_boot=n_boot, seed=seed, ci_method=ci_method),
         "min_within_units": MIN_WITHIN_UNITS,
         "min_chance_units": MIN_CHANCE_UNITS,
-        "min_ci_items": MIN_CI_ITEMS,
     }
     return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
 @validate_params({"ci_method": OneOf(CI_METHODS)})
 def keypoint_agreement(
-    data,
-    *,
-    kind=None,
-    n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    ci_method: str = "bca",
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    data, *, kind=None, n_boot: int = DEFAULT_N_BOOT, ci_method: str = "bca", **engine
 ) -> xr.Dataset:
     """Per-joint agreement of the skeletons of a frame, per annotator (module docstring).
 
@@ -230,13 +213,14 @@ def keypoint_agreement(
     n_boot : int, default 200
         Cluster-bootstrap replicates over items (groups of items with a ``group``
         column) for the ``*_ci_low`` / ``*_ci_high`` bounds (0: none).
-    seed : int, default 0
-        Seed of the bootstrap (and of the chance sample when tables are built here).
     ci_method : {"bca", "percentile"}, default "bca"
         As in :func:`iaa_frames.agreement`.
-    distance, match_threshold, n_chance, overall, progress
-        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame
-        (the pair tables are shared with :func:`iaa_frames.agreement`).
+    **engine
+        ``seed`` (default 0: of the bootstrap, and of the chance sample when the tables
+        are built here), ``distance``, ``match_threshold``, ``n_chance``, ``overall``,
+        ``progress``: as for :func:`iaa_frames.agreement`, passed to
+        :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame (the pair
+        tables are shared with it).
 
     Returns
     -------
@@ -268,7 +252,7 @@ def keypoint_agreement(
     >>> wrist.idxmin("annotator").item()
     'c'
     """
-    t = tables_of(data, **engine_kwargs(locals()))
+    seed = engine.get("seed", DEFAULTS.seed)
     return keypoint_agreement_from_tables(
-        t, kind=kind, n_boot=n_boot, seed=seed, ci_method=ci_method
+        tables_of(data, **engine), kind=kind, n_boot=n_boot, seed=seed, ci_method=ci_method
     )

@@ -121,15 +121,14 @@ def keypoints(
 
     Parameters
     ----------
-    result : xarray.Dataset
-        From :func:`iaa_frames.keypoint_agreement`.
-    variable : {"localization", "visibility_alpha", "swapped"}, default "localization"
-    top : int or None, default 6
-        Most annotators drawn: the lowest and the highest on ``variable``
-        (:func:`keypoint_frame`); a note says how many were left out.
+    result, variable, top
+        As in :func:`keypoint_frame`: the result of :func:`iaa_frames.keypoint_agreement`,
+        the variable drawn, the most annotators drawn (the lowest and the highest; a note
+        says how many were left out).
     width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
+        Inches, when ``ax`` is not given: 7 by default, 3.5 for one column.
     ax : matplotlib.axes.Axes, optional
+        Where to draw (default: a new figure).
 
     Returns
     -------

@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
+import iaa_frames as iaf
+from iaa_frames import plot
+from iaa_frames.errors import ParameterError
+from iaa_frames.frame.schema import ALL
+from iaa_frames.geometry.kinds import KEYPOINTS
+from iaa_frames.simulate import KeypointProfile, simulate_keypoints
 
+matplotlib.use("Agg")  # no display; no figure is open yet
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import iaa_frames as iaf  # noqa: E402
-from iaa_frames import plot  # noqa: E402
-from iaa_frames.errors import ParameterError  # noqa: E402
-from iaa_frames.geometry.kinds import KEYPOINTS  # noqa: E402
-from iaa_frames.simulate import KeypointProfile, simulate_keypoints  # noqa: E402
-
-ALL = "(all)"
-
-
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +33,12 @@ def crowd():
     profiles = {f"w{i}": KeypointProfile(jitter=0.1 + 0.05 * i) for i in range(9)}
     df = simulate_keypoints(n_items=40, annotators=profiles, seed=1)
     return iaf.keypoint_agreement(df, n_boot=20, seed=0)
+
+
+@pytest.fixture(autouse=True)
+def _each_test_closes_its_figures():
+    yield
+    plt.close("all")
 
 
 def by_gid(ax, gid):
