@@ -46,12 +46,13 @@ import xarray as xr
 from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.engine.assemble import MIN_WITHIN_UNITS, name_order, names_in_order
 from iaa_frames.engine.cells import NO_VARIATION
+from iaa_frames.engine.resolve import tables_of
 from iaa_frames.engine.result import interval_notes, notes
 from iaa_frames.errors import ParameterError
-from iaa_frames.explore.matches import tables_of
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.kinds import KeypointsKind, get_kind
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, check_int
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, check_int
 from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS
 
@@ -198,8 +199,14 @@ def keypoint_agreement_from_tables(
 
 
 @validate_params({"ci_method": OneOf(CI_METHODS)})
+@engine_keywords
 def keypoint_agreement(
-    data, *, kind=None, n_boot: int = DEFAULT_N_BOOT, ci_method: str = "bca", **engine
+    data,
+    *,
+    kind=None,
+    n_boot: int = DEFAULT_N_BOOT,
+    ci_method: str = "bca",
+    settings: MatchSettings = DEFAULTS,
 ) -> xr.Dataset:
     """Per-joint agreement of the skeletons of a frame, per annotator (module docstring).
 
@@ -215,12 +222,10 @@ def keypoint_agreement(
         column) for the ``*_ci_low`` / ``*_ci_high`` bounds (0: none).
     ci_method : {"bca", "percentile"}, default "bca"
         As in :func:`iaa_frames.agreement`.
-    **engine
-        ``seed`` (default 0: of the bootstrap, and of the chance sample when the tables
-        are built here), ``distance``, ``match_threshold``, ``n_chance``, ``overall``,
-        ``progress``: as for :func:`iaa_frames.agreement`, passed to
+    distance, match_threshold, n_chance, seed, overall, progress
+        As for :func:`iaa_frames.agreement`, passed to
         :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame (the pair
-        tables are shared with it).
+        tables are shared with it); ``seed`` also seeds the bootstrap.
 
     Returns
     -------
@@ -252,7 +257,10 @@ def keypoint_agreement(
     >>> wrist.idxmin("annotator").item()
     'c'
     """
-    seed = engine.get("seed", DEFAULTS.seed)
     return keypoint_agreement_from_tables(
-        tables_of(data, **engine), kind=kind, n_boot=n_boot, seed=seed, ci_method=ci_method
+        tables_of(data, settings),
+        kind=kind,
+        n_boot=n_boot,
+        seed=settings.seed,
+        ci_method=ci_method,
     )
