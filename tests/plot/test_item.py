@@ -291,3 +291,42 @@ def test_cross_marks_stay_in_the_panel():
         x, y = m.get_xdata()[0], m.get_ydata()[0]
         assert 0 < x < 640 and 0 < y < 480
     plt.close(ax.figure)
+
+
+def _crowded_frame(n=40, seed=0):
+    """``n`` groups of two annotators' boxes scattered over a small image (every fifth
+    with differing labels): far more tags than fit at 3.5 in."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(n):
+        x, y = rng.uniform(0, 560), rng.uniform(0, 420)
+        w, h = rng.uniform(20, 80), rng.uniform(20, 60)
+        for a, d in (("a", 0), ("b", 2)):
+            label = f"class_{k:02d}" if (a == "a" or k % 5) else f"other_{k:02d}"
+            rows.append(("img", a, label, x + d, y, x + w + d, y + h, 640, 480))
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_tags_of_a_crowded_item_do_not_overlap(width):
+    # 40 groups on one item: the tags drawn at their groups' corners ran into each other
+    ax = item(_crowded_frame(), "img", width=width, n_chance=10)
+    fig = ax.figure
+    fig.canvas.draw()
+    box = ax.get_window_extent()
+    tags = [t for t in ax.texts if t.get_gid() == "tag"]
+    boxes = [t.get_window_extent() for t in tags]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not a.overlaps(b), (a, b)
+    assert all(_inside(t, box) for t in tags)
+    title = ax.get_title(loc="left")
+    left_out = 40 - len(tags)
+    if left_out:
+        assert f"{left_out} of 40 label tags left out (no room)" in title
+    else:
+        assert "left out" not in title
+    # the tags of differing labels (every fifth group) are placed first: all drawn
+    assert sum(" / " in t.get_text() for t in tags) == 8
+    plt.close(fig)
