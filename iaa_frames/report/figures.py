@@ -100,6 +100,10 @@ def caption_forest(result):
     return text
 
 
+#: Annotators drawn in the profiles: a bigger crowd by its two ends.
+_PROFILES = 10
+
+
 def caption_annotators(result):
     """Caption of the annotator profiles: the lowest annotator where below everybody."""
     names = [str(a) for a in result["annotator"].values if str(a) != ALL]
@@ -113,8 +117,14 @@ def caption_annotators(result):
             parts.append(
                 f"{c}: lowest {ext[1][0]} ({ext[1][1]:.2f} against {pooled:.2f} for everybody)"
             )
+    who = (
+        f"Each of the {plural(len(names), 'annotator')}"
+        if len(names) <= _PROFILES
+        else f"The {_PROFILES - _PROFILES // 2} highest and the {_PROFILES // 2} lowest of the "
+        f"{len(names):,} annotators by overall agreement (apart at the dotted lines)"
+    )
     text = (
-        f"Each of the {plural(len(names), 'annotator')} across the components "
+        f"{who} across the components "
         "(black bar: everybody, its grey band the interval), each with its 95% bootstrap "
         "interval; no line joins the components, σ and α being different scales."
     )
@@ -236,7 +246,7 @@ def draw_figures(tables, result, pw, item_table, top):
         "annotators",
         "Annotator profiles",
         caption_annotators(result),
-        lambda: plot.annotators(result, top=10),
+        lambda: plot.annotators(result, top=_PROFILES),
     )
 
     def heatmaps():
