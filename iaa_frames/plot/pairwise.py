@@ -243,6 +243,7 @@ def pairwise(
         progress=progress,
     )
     n = max(len(frame.index), 1)
+    own = ax is None  # the figure is ours: its height follows the panel
     if ax is None:
         w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
         room = w - 1.9  # inches left for the cells (names, colour bar)
@@ -363,7 +364,7 @@ def pairwise(
             ax.text(
                 0.5,
                 0.5,
-                textwrap.fill(box, max(18, int(panel * 15))),
+                textwrap.fill(box, max(18, int(panel * 15)), break_long_words=False),
                 transform=ax.transAxes,
                 ha="center",
                 va="center",
@@ -382,5 +383,15 @@ def pairwise(
             reason,
             caption,
         ]
-        style.note(ax, "\n".join(n for n in notes if n))
+        text = "\n".join(n for n in notes if n)
+        if own:
+            # the square panel: no blank strip above it; the note under the figure, where
+            # its width does not squeeze the panel (under the Axes it stood out to the
+            # right of a narrow panel, and the layout shrank the panel to make room)
+            fig = ax.figure
+            style.fit_height(fig)
+            fig.set_figheight(fig.get_figheight() + style.note_room(fig, text))
+            style.note(fig, text)
+        else:
+            style.note(ax, text)
     return ax

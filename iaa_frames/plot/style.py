@@ -24,7 +24,7 @@ from matplotlib.transforms import ScaledTranslation
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
-from .figure import ShownOnce, figure, subplots, text_color
+from .figure import ShownOnce, figure, fit_height, subplots, text_color
 
 __all__ = [
     "ALL_COLOR",
@@ -38,6 +38,7 @@ __all__ = [
     "chance_line",
     "colors",
     "figure",
+    "fit_height",
     "component_color",
     "fmt",
     "fmt_p",

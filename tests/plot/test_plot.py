@@ -331,7 +331,7 @@ def test_pairwise_top_note_and_real_engine(corpus):
     m = pairwise_from_tables(tables, component="classification")
     ax = plot.pairwise(m, top=2)
     assert len(ax.get_xticklabels()) == 2
-    assert [" ".join(t.split()) for t in texts(ax, "note")] == [
+    assert [" ".join(t.split()) for t in texts(ax.figure, "note")] == [
         "+ 2 more annotators not shown (top 2 by support (n_units))"
     ]
     assert (
@@ -557,12 +557,12 @@ def test_pairwise_default_is_a_component_with_values_on_the_sample(sample_result
     assert not np.isfinite(loc).any()  # every pair has too few chance units
     ax = res.iaa.plot.pairwise()
     assert ax.get_title() == "detection σ: pairs of annotators"
-    note = " ".join(" ".join(texts(ax, "note")).split())
+    note = " ".join(" ".join(texts(ax.figure, "note")).split())
     assert "localization is not shown" in note and "too few chance units" in note
     ax = res.iaa.plot.pairwise(component="localization")  # asked for: says why it is empty
     inside = " ".join(" ".join(t for t in texts(ax, "undefined") if t != "n/a").split())
     assert "too few chance units" in inside and "component='detection'" in inside
-    assert "n/a: too few chance units" in " ".join(" ".join(texts(ax, "note")).split())
+    assert "n/a: too few chance units" in " ".join(" ".join(texts(ax.figure, "note")).split())
 
 
 def test_annotator_profile_says_why_a_value_is_missing(sample_result):
@@ -656,7 +656,7 @@ def test_pairwise_of_a_big_crowd_keeps_names_apart(width):
     step = np.diff([t.get_window_extent(renderer).x1 for t in ticks]).min()  # pixels
     height = ticks[0].get_fontsize() * ax.figure.dpi / 72
     assert step * np.sin(np.pi / 4) >= height
-    (note,) = texts(ax, "note")
+    (note,) = texts(ax.figure, "note")
     assert f"+ {200 - len(names)} more annotators not shown" in note
 
 
