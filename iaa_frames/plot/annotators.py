@@ -258,19 +258,8 @@ def annotators(
                 label=name,
                 gid=f"profile:{name}",
             )
-            for xx in x[~ok]:
-                ax.text(
-                    xx,
-                    0.1,
-                    "n/a",
-                    transform=ax.get_xaxis_transform(),
-                    rotation=90,
-                    ha="center",
-                    va="bottom",
-                    fontsize=6,
-                    color=color,
-                    gid="undefined",
-                )
+            style.na_marks(ax, x[~ok], along="x", at=0.1, rotation=90, ha="center",
+                           va="bottom", fontsize=6, color=color)  # fmt: skip
         if ends and 0 < n_high < len(others):
             # the two ends of the crowd apart: a dotted line in every group between them
             step = span / max(len(others), 1)
@@ -280,10 +269,8 @@ def annotators(
         ticks = [f"{c}\n{views.symbol(views.measure_of(result, c))}" for c in comps]
         ax.set_xticks(range(len(comps)), ticks)
         ax.set_xlim(-0.5, len(comps) - 0.5)
-        values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
-        values = values[np.isfinite(values)]
-        bottom = min(0.0, float(values.min())) if values.size else 0.0
-        ax.set_ylim(bottom - 0.05, max(1.0, float(values.max()) if values.size else 1.0) + 0.03)
+        bottom, top_ = style.value_range(frame[["agreement", "ci_low", "ci_high"]])
+        ax.set_ylim(bottom - 0.05, top_ + 0.03)
         ax.grid(axis="y", color="0.92")
         ax.set_ylabel(style.long_name(result["agreement"], "agreement"))
         title = "annotator profiles"

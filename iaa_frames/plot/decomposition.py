@@ -128,10 +128,7 @@ def decomposition(
         ax.set_ylim(len(labels) - 0.5, -0.5)
         if len(labels) > 1:
             ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
-        values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
-        values = values[np.isfinite(values)]
-        left = min(0.0, float(values.min())) if values.size else 0.0
-        right = max(1.0, float(values.max())) if values.size else 1.0
+        left, right = style.value_range(frame[["agreement", "ci_low", "ci_high"]])
         ax.set_xlim(left - 0.08, right + 0.05)
         ax.grid(axis="x", color="0.92")
         narrow = ax.get_position().width * ax.figure.get_figwidth() < 3.2  # inches

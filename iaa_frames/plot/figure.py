@@ -70,13 +70,13 @@ def fit_height(fig, *, pad: float = 0.04, passes: int = 3) -> Figure:
     --------
     >>> fig, ax = subplots(figsize=(4, 6), layout="constrained")
     >>> ax.set_aspect("equal")
-    >>> 3.5 < fit_height(fig).get_figheight() < 4.2
+    >>> 3.5 < float(fit_height(fig).get_figheight()) < 4.2
     True
     """
     for _ in range(passes):
         fig.canvas.draw()
         box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
-        height = box.height + 2 * pad
+        height = float(box.height) + 2 * pad
         if height >= fig.get_figheight() - 0.02:
             break
         fig.set_figheight(height)

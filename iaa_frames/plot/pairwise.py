@@ -153,6 +153,7 @@ def undefined_reason(frame: pd.DataFrame) -> str:
     return style.na_note(where, limit=4)
 
 
+@engine_keywords
 def pairwise(
     data,
     *,
@@ -167,12 +168,7 @@ def pairwise(
     ax=None,
     colorbar: bool = True,
     caption: str = "",
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ):
     """Annotator x annotator heatmap of a component's agreement.
 
@@ -230,17 +226,13 @@ def pairwise(
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.patches import Rectangle
 
+    engine = settings.as_kwargs()  # the engine keywords, to pass on
     frame = pairwise_frame(
         data,
         component=component,
         label=label,
         top=top,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
+        **engine,
     )
     n = max(len(frame.index), 1)
     own = ax is None  # the figure is ours: its height follows the panel
@@ -252,10 +244,7 @@ def pairwise(
         room = ax.get_position().width * ax.figure.get_figwidth() - 0.2
     fit = max(2, int(room / _MIN_CELL))  # a name needs about 0.13 in
     if len(frame.index) > fit and frame.attrs["n_hidden"] + len(frame.index) > fit:
-        frame = pairwise_frame(data, component=component, label=label, top=fit,
-                               distance=distance, match_threshold=match_threshold,
-                               n_chance=n_chance, seed=seed, overall=overall,
-                               progress=progress)  # fmt: skip
+        frame = pairwise_frame(data, component=component, label=label, top=fit, **engine)
         n = max(len(frame.index), 1)
     names = list(frame.index)
     values = frame.to_numpy(dtype=float)

@@ -46,6 +46,7 @@ __all__ = [
     "hidden_note",
     "legend_below",
     "long_name",
+    "na_marks",
     "na_note",
     "new_axes",
     "note_room",
@@ -53,6 +54,7 @@ __all__ = [
     "subplots",
     "text_color",
     "theme",
+    "value_range",
 ]
 
 #: Seaborn palette used throughout (colorblind-safe).
@@ -330,22 +332,13 @@ def note(target, text: str, *, below=None, reserve: float = 0.0):
     fig = target.figure if hasattr(target, "transAxes") else target
     # under an Axes the note starts at the Axes' left edge, right of the tick labels
     text = _wrapped(fig, text, share=0.75 if hasattr(target, "transAxes") else 1.0)
+    look = {"ha": "left", "fontsize": "small", "color": _GREY, "style": "italic", "gid": "note"}
     if hasattr(target, "transAxes"):
         # below the x label (set the label first) or the given artist
-        return target.annotate(
-            text,
-            xy=(0.0, 0.0),
-            xycoords=("axes fraction", below if below is not None else target.xaxis.label),
-            xytext=(0, -4),
-            textcoords="offset points",
-            ha="left",
-            va="top",
-            fontsize="small",
-            color=_GREY,
-            style="italic",
-            gid="note",
-            annotation_clip=False,
-        )
+        at = below if below is not None else target.xaxis.label
+        return target.annotate(text, xy=(0.0, 0.0), xycoords=("axes fraction", at),
+                               xytext=(0, -4), textcoords="offset points", va="top",
+                               annotation_clip=False, **look)  # fmt: skip
     engine = target.get_layout_engine()
     if engine is not None and hasattr(engine, "set"):
         # keep a strip at the bottom free of axes for the note
@@ -354,17 +347,7 @@ def note(target, text: str, *, below=None, reserve: float = 0.0):
             engine.set(rect=(0, room, 1, 1 - room))
         except TypeError:  # a layout engine without rect
             pass
-    return target.text(
-        0.01,
-        0.005,
-        text,
-        ha="left",
-        va="bottom",
-        fontsize="small",
-        color=_GREY,
-        style="italic",
-        gid="note",
-    )
+    return target.text(0.01, 0.005, text, va="bottom", **look)
 
 
 def new_axes(ax, figsize):
@@ -384,3 +367,51 @@ def chance_line(ax, *, orientation: str = "vertical", label: str = "chance (0)")
 def grey() -> str:
     """The grey of chance lines, notes and undefined values."""
     return _GREY
+
+
+def na_marks(ax, positions, *, along: str = "y", at: float = 0.04, **kwargs) -> list:
+    """ "n/a" written at each of ``positions`` (data coordinates along the axis ``along``),
+    ``at`` the Axes fraction across it, where a value would be drawn (gid "undefined").
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    positions : sequence of float
+    along : {"y", "x"}, default "y"
+        The axis of the positions (rows of a forest: "y"; groups of a profile: "x").
+    at : float, default 0.04
+    **kwargs
+        Text properties, over small grey text centred on its row.
+
+    Examples
+    --------
+    >>> fig, ax = subplots()
+    >>> [t.get_text() for t in na_marks(ax, [0, 2])]
+    ['n/a', 'n/a']
+    """
+    kw = {"va": "center", "fontsize": "small", "color": _GREY, "gid": "undefined", **kwargs}
+    if along == "y":
+        transform = ax.get_yaxis_transform()
+        return [ax.text(at, p, "n/a", transform=transform, **kw) for p in positions]
+    transform = ax.get_xaxis_transform()
+    return [ax.text(p, at, "n/a", transform=transform, **kw) for p in positions]
+
+
+def value_range(values, *, low: float = 0.0, high: float = 1.0) -> tuple[float, float]:
+    """The span of an agreement axis: from chance (``low``) or the lowest finite value,
+    whichever is lower, to ``high`` or the highest, whichever is higher.
+
+    Examples
+    --------
+    >>> value_range([0.2, float("nan"), -0.3])
+    (-0.3, 1.0)
+    >>> value_range([])
+    (0.0, 1.0)
+    """
+    import numpy as np
+
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v)]
+    if not v.size:
+        return low, high
+    return min(low, float(v.min())), max(high, float(v.max()))
