@@ -404,7 +404,7 @@ def item(
             borderaxespad=0,
         )
     if own:
-        _place_tags(ax.figure, "small")
+        _place_tags(ax.figure)
     return ax
 
 
@@ -474,34 +474,58 @@ def _place_axes_tags(ax, renderer, to_pt):
     return tags, dropped
 
 
-_LEFT_OUT = re.compile(r"\n\d+ of \d+ label tags? left out \(no room\)$")
+_LEFT_OUT = re.compile(r"\n\d+ of \d+ label\s+tags?\s+left\s+out\s+\(no\s+room\)$")
 
 
-def _left_out_note(ax, dropped, total, size):
-    title = _LEFT_OUT.sub("", ax.get_title(loc="left"))
-    if dropped:
-        title += f"\n{dropped} of {total} label tag{'s' if total != 1 else ''} left out (no room)"
-    ax.set_title(title, loc="left", fontsize=size)
+def _with_left_out(text, dropped, total, chars):
+    """``text`` (a title) ending with the line saying how many tags were left out, wrapped
+    at ``chars`` characters (none: ``text`` alone)."""
+    text = _LEFT_OUT.sub("", text)
+    if not dropped:
+        return text
+    tags = "tag" if total == 1 else "tags"
+    return (
+        text + "\n" + textwrap.fill(f"{dropped} of {total} label {tags} left out (no room)", chars)
+    )
 
 
-def _place_tags(fig, title_size):
+def _place_tags(fig, *, grid: str | None = None):
     """Place every label tag of ``fig`` at the figure's present layout: the first of its
     candidate places (:func:`_tag_boxes`) that stays inside its Axes and clear of the tags
-    already placed (tags of differing labels first); a tag with no free place is left out,
-    and the Axes' title says how many were. Tags are out of the layout (they do not grow
-    the Axes' margins), so the layout settles first and the places hold."""
+    already placed (tags of differing labels first); a tag with no free place is left out.
+    The Axes' title says how many were (small text, about 12 characters an inch); with
+    ``grid`` (the figure's title) the figure's title says how many in all, once for the
+    panels. Tags are out of the layout (they do not grow the Axes' margins), so the layout
+    settles first and the places hold."""
     to_pt = 72 / fig.dpi
-    for _attempt in range(2):
+    for attempt in range(4):
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
-        relayout = False
+        changed = []  # (setter, before, after) of titles whose lines the count changes
+        dropped_all = total_all = 0
         for ax in fig.axes:
             tags, dropped = _place_axes_tags(ax, renderer, to_pt)
             if not tags:
                 continue
-            had = bool(_LEFT_OUT.search(ax.get_title(loc="left")))
-            _left_out_note(ax, dropped, len(tags), title_size)
-            relayout |= had != bool(dropped)  # a title line added or removed
+            dropped_all, total_all = dropped_all + dropped, total_all + len(tags)
+            if grid is None:
+                before = ax.get_title(loc="left")
+                chars = max(14, int(ax.get_position().width * fig.get_figwidth() * 12))
+                after = _with_left_out(before, dropped, len(tags), chars)
+                changed.append((lambda t, ax=ax: ax.set_title(t, loc="left", fontsize="small"),
+                                before, after))  # fmt: skip
+        if grid is not None:
+            chars = max(30, int(fig.get_figwidth() * 13))
+            after = _with_left_out(grid, dropped_all, total_all, chars)
+            changed.append((lambda t: fig.suptitle(t, fontsize="small"), grid, after))
+            grid = after
+        relayout = False
+        for setter, before, after in changed:
+            moves = before.count("\n") != after.count("\n")
+            if moves and attempt == 3:  # the last pass moves no Axes: the places hold
+                continue
+            setter(after)
+            relayout |= moves
         if not relayout:
             break
     for ax in fig.axes:  # the tags left out are removed, not only hidden
@@ -666,11 +690,11 @@ def worst_items(
         frameon=False,
     )
     chars = max(30, int(panel_width * ncols * 13))
-    fig.suptitle(
+    title = (
         textwrap.fill(f"the {len(names)} items that carry the most {component} disagreement", chars)
         + "\n"
-        + textwrap.fill("ranked by excess = units × (item mean distance − corpus mean)", chars),
-        fontsize="small",
+        + textwrap.fill("ranked by excess = units × (item mean distance − corpus mean)", chars)
     )
-    _place_tags(fig, "x-small")
+    fig.suptitle(title, fontsize="small")
+    _place_tags(fig, grid=title)  # the figure's title says how many tags were left out
     return fig
