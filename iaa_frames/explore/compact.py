@@ -51,9 +51,9 @@ def natural_key(name) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p.casefold()) for p in parts if p)
 
 
-#: A number as text: "207", "1,204", "+0.96", "−0.10", "12%", "0.86 [0.81, 0.89]".
+#: A number as text ("207", "1,204", "+0.96", "−0.10", "12%", "0.86 [0.81, 0.89]"), and
+#: what stands for a missing one.
 _NUMBER = re.compile(r"[+\-−]?\d[\d,]*(\.\d+)?%?( \[[+\-−]?\d[\d.,]*, [+\-−]?\d[\d.]*\])?")
-#: What stands for a missing number in a column of numbers.
 _MISSING = {"", "n/a", "—", "-", "nan"}
 
 
@@ -136,14 +136,8 @@ class AgreementTable:
         left = "text-align:left"
         right = "text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap"
         head = "".join(f'<th style="{left}">{html.escape(str(n))}</th>' for n in index_names)
-        align = {
-            c: right
-            if c in comps
-            or (c != "notes" and pd.api.types.is_numeric_dtype(frame[c]))
-            or (c != "notes" and numeric_text([str(v) for v in frame[c]]))
-            else left
-            for c in frame.columns
-        }
+        num = {c: c in comps or numeric_text(frame[c].astype(str)) for c in frame.columns}
+        align = {c: right if num[c] and c != "notes" else left for c in frame.columns}
         head += "".join(f'<th style="{align[c]}">{html.escape(str(c))}</th>' for c in frame.columns)
         rows = []
         for i, idx in enumerate(frame.index):

@@ -25,6 +25,7 @@ from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
 from .figure import ShownOnce, figure, fit_height, subplots, text_color
+from .marks import GREY, na_marks, value_range
 
 __all__ = [
     "ALL_COLOR",
@@ -103,7 +104,7 @@ RC = {
 #: Default figure width in inches (full page width; 3.5 is one column).
 WIDTH = 7.0
 
-_GREY = "0.45"
+_GREY = GREY
 
 
 def theme():
@@ -367,51 +368,3 @@ def chance_line(ax, *, orientation: str = "vertical", label: str = "chance (0)")
 def grey() -> str:
     """The grey of chance lines, notes and undefined values."""
     return _GREY
-
-
-def na_marks(ax, positions, *, along: str = "y", at: float = 0.04, **kwargs) -> list:
-    """ "n/a" written at each of ``positions`` (data coordinates along the axis ``along``),
-    ``at`` the Axes fraction across it, where a value would be drawn (gid "undefined").
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-    positions : sequence of float
-    along : {"y", "x"}, default "y"
-        The axis of the positions (rows of a forest: "y"; groups of a profile: "x").
-    at : float, default 0.04
-    **kwargs
-        Text properties, over small grey text centred on its row.
-
-    Examples
-    --------
-    >>> fig, ax = subplots()
-    >>> [t.get_text() for t in na_marks(ax, [0, 2])]
-    ['n/a', 'n/a']
-    """
-    kw = {"va": "center", "fontsize": "small", "color": _GREY, "gid": "undefined", **kwargs}
-    if along == "y":
-        transform = ax.get_yaxis_transform()
-        return [ax.text(at, p, "n/a", transform=transform, **kw) for p in positions]
-    transform = ax.get_xaxis_transform()
-    return [ax.text(p, at, "n/a", transform=transform, **kw) for p in positions]
-
-
-def value_range(values, *, low: float = 0.0, high: float = 1.0) -> tuple[float, float]:
-    """The span of an agreement axis: from chance (``low``) or the lowest finite value,
-    whichever is lower, to ``high`` or the highest, whichever is higher.
-
-    Examples
-    --------
-    >>> value_range([0.2, float("nan"), -0.3])
-    (-0.3, 1.0)
-    >>> value_range([])
-    (0.0, 1.0)
-    """
-    import numpy as np
-
-    v = np.asarray(values, dtype=float).ravel()
-    v = v[np.isfinite(v)]
-    if not v.size:
-        return low, high
-    return min(low, float(v.min())), max(high, float(v.max()))
