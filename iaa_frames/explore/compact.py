@@ -53,7 +53,7 @@ def natural_key(name) -> tuple:
 
 #: A number as text ("207", "1,204", "+0.96", "−0.10", "12%", "0.86 [0.81, 0.89]"), and
 #: what stands for a missing one.
-_NUMBER = re.compile(r"[+\-−]?\d[\d,]*(\.\d+)?%?( \[[+\-−]?\d[\d.,]*, [+\-−]?\d[\d.]*\])?")
+_NUMBER = re.compile(r"[+\-−]?\d[\d,]*(\.\d+)?( ?%)?( \[[+\-−]?\d[\d.,]*, [+\-−]?\d[\d.]*\])?")
 _MISSING = {"", "n/a", "—", "-", "nan"}
 
 
@@ -63,7 +63,7 @@ def numeric_text(texts) -> bool:
 
     Examples
     --------
-    >>> numeric_text(["+0.96", "n/a", "0.86 [0.81, 0.89]", "1,204"])
+    >>> numeric_text(["+0.96", "n/a", "0.86 [0.81, 0.89]", "1,204", "0.97 %"])
     True
     >>> numeric_text(["above chance", "0.5"]), numeric_text(["n/a", ""])
     (False, False)
