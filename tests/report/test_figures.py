@@ -52,3 +52,22 @@ def test_heatmaps_start_at_the_top_of_their_figure(drawn):
     # every panel names the same annotators, in the same order
     names = {tuple(t.get_text() for t in ax.get_yticklabels()) for ax in panels}
     assert len(names) == 1
+
+
+def test_annotator_caption_names_only_a_difference_it_shows():
+    # "detection: lowest B (0.98 against 0.98 for everybody)" on a 250-class corpus
+    from results import make_result
+
+    res = make_result(annotators=("A", "B", "C"))
+    cell = {"component": "detection", "label": "(all)"}
+    res["agreement"].loc[{**cell, "annotator": ["(all)", "A", "B", "C"]}] = [
+        0.984,
+        0.99,
+        0.981,
+        0.99,
+    ]
+    res["agreement"].loc[{"component": "localization", "label": "(all)",
+                          "annotator": ["(all)", "A", "B", "C"]}] = [0.80, 0.85, 0.70, 0.9]  # fmt: skip
+    text = figures.caption_annotators(res)
+    assert "detection: lowest" not in text
+    assert "localization: lowest B (0.70 against 0.80 for everybody)" in text
