@@ -138,7 +138,9 @@ def caption_pairwise(pw):
     for c, m in pw.items():
         v = m.to_series().dropna()
         v = v[[a < b for a, b in v.index]]
-        if len(v):
+        if len(v) and f"{v.max():.2f}" == f"{v.min():.2f}":  # no pair stands out
+            texts.append(f"{c}: every pair {v.max():.2f}")
+        elif len(v):
             (a, b), (x, y) = v.idxmax(), v.idxmin()
             texts.append(
                 f"{c}: closest pair {a}–{b} ({v.max():.2f}), furthest {x}–{y} ({v.min():.2f})"

@@ -71,3 +71,14 @@ def test_annotator_caption_names_only_a_difference_it_shows():
     text = figures.caption_annotators(res)
     assert "detection: lowest" not in text
     assert "localization: lowest B (0.70 against 0.80 for everybody)" in text
+
+
+def test_pair_caption_says_when_no_pair_stands_out():
+    # "closest pair A–B (1.00), furthest A–B (1.00)" with three equal pairs
+    from results import make_pairwise
+
+    m = make_pairwise(annotators=("A", "B", "C"))
+    m = m.copy(data=m.values * 0 + 0.998)
+    assert "detection: every pair 1.00" in figures.caption_pairwise({"detection": m})
+    text = figures.caption_pairwise({"detection": make_pairwise(annotators=("A", "B", "C"))})
+    assert "closest pair" in text and "furthest" in text
