@@ -20,12 +20,7 @@ _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 
 
 def profile_frame(
-    result,
-    *,
-    components=_DEFAULT,
-    label: str = ALL,
-    top: int | None = 10,
-    rank_by: str | None = None,
+    result, *, components=_DEFAULT, label: str = ALL, top: int | None = 10, rank_by=None
 ) -> pd.DataFrame:
     """The numbers of :func:`annotators`: one row per (annotator, component).
 
@@ -235,16 +230,8 @@ def annotators(
             x = x0 + (j - (len(others) - 1) / 2) * (span / max(len(others), 1))
             color = colors[name]
             if ci.any():
-                ax.vlines(
-                    x[ci],
-                    lo[ci],
-                    hi[ci],
-                    color=color,
-                    linewidth=1.0,
-                    alpha=0.9,
-                    zorder=4,
-                    gid=f"ci:{name}",
-                )
+                ax.vlines(x[ci], lo[ci], hi[ci], color=color, linewidth=1.0, alpha=0.9, zorder=4,
+                          gid=f"ci:{name}")  # fmt: skip
             ax.plot(
                 x[ok],
                 y[ok],

@@ -115,14 +115,9 @@ def decomposition(
             if ci.any():
                 ax.hlines(y[ci], lo[ci], hi[ci], color=color, linewidth=1.2, gid=f"ci:{comp}")
             ok = np.isfinite(x)
+            what = f"{comp} {views.symbol(sub['measure'].iloc[0])}"
             ax.plot(
-                x[ok],
-                y[ok],
-                "o",
-                color=color,
-                markersize=4,
-                gid=f"estimate:{comp}",
-                label=f"{comp} {views.symbol(sub['measure'].iloc[0])}",
+                x[ok], y[ok], "o", color=color, markersize=4, gid=f"estimate:{comp}", label=what
             )
         ax.set_yticks(range(len(labels)), labels)
         ax.set_ylim(len(labels) - 0.5, -0.5)
