@@ -141,12 +141,13 @@ def in_sorted(values, keys) -> np.ndarray:
     values = np.asarray(values, dtype=np.int64)
     if not len(keys) or not values.size:
         return np.zeros(values.shape, dtype=bool)
-    if values.size < 4096:
+    v = values.ravel()
+    if values.size < 4096 or (v[1:] >= v[:-1]).all():  # few, or in order already
         pos = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
         return keys[pos] == values
     # binary search of sorted needles walks the keys in order: several times faster
-    order = np.argsort(values.ravel())
-    v = values.ravel()[order]
+    order = np.argsort(v)
+    v = v[order]
     out = np.empty(values.size, dtype=bool)
     out[order] = keys[np.minimum(np.searchsorted(keys, v), len(keys) - 1)] == v
     return out.reshape(values.shape)

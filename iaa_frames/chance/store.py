@@ -200,19 +200,30 @@ class Store:
         )
 
     def finish(self, draws, exact, label_source) -> ChanceSample:
+        """The sample of every pairing matched; the store is emptied (its parts are
+        concatenated one field at a time and released as they are, so that the sample
+        and the parts are never both held whole)."""
         if not self.parts:
             z = np.zeros(0, np.int64)
             return ChanceSample(
                 z, z, z, np.zeros(0, bool), Matched.empty(), draws, exact, label_source
             )
         offset = run_starts(np.array([len(p[0]) for p in self.parts]))
+        # one dict of fields per part, emptied field by field
+        parts = [
+            {"a": a, "b": b, "key": key, "has_sets": s}
+            | {name: getattr(m, name) for name in Matched.__dataclass_fields__}
+            for a, b, key, s, m in self.parts
+        ]
+        self.parts, self.keys = [], np.zeros(0, np.int64)
         fields = {}
-        for name in Matched.__dataclass_fields__:
-            values = [getattr(m, name) for *_, m in self.parts]
+        for name in ("a", "b", "key", "has_sets", *Matched.__dataclass_fields__):
+            values = [p.pop(name) for p in parts]
             if name == "pair_pairing":
                 values = [v + o for v, o in zip(values, offset)]
             fields[name] = np.concatenate(values)
-        a, b, key, has_sets = (np.concatenate([p[i] for p in self.parts]) for i in range(4))
+            del values
+        a, b, key, has_sets = (fields.pop(name) for name in ("a", "b", "key", "has_sets"))
         return ChanceSample(a, b, key, has_sets, Matched(**fields), draws, exact, label_source)
 
 

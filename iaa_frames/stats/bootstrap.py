@@ -40,7 +40,8 @@ array([[ 2.,  0.],
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,6 +52,7 @@ __all__ = [
     "block_size",
     "jackknife_blocks",
     "multiplicity_blocks",
+    "sum_rows_by_key",
 ]
 
 #: Key of the bootstrap's random stream, so that it differs from the chance sample's even
@@ -235,21 +237,20 @@ class PairSums:
     item_a: np.ndarray
     item_b: np.ndarray
     matrix: sp.csr_matrix
-    _by_column: sp.csr_matrix = field(init=False, repr=False)
 
     def __post_init__(self):
         a = np.asarray(self.item_a, dtype=np.int64)
         b = np.asarray(self.item_b, dtype=np.int64)
         n = int(max(a.max(initial=0), b.max(initial=0))) + 1
-        pair, row_pair = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_inverse=True)
-        group = sp.csr_matrix(
-            (np.ones(len(a)), (row_pair.ravel(), np.arange(len(a)))), shape=(len(pair), len(a))
-        )
-        matrix = sp.csr_matrix(group @ self.matrix)
+        pair, matrix = sum_rows_by_key(np.minimum(a, b) * n + np.maximum(a, b), self.matrix)
         object.__setattr__(self, "item_a", pair // n)
         object.__setattr__(self, "item_b", pair % n)
         object.__setattr__(self, "matrix", matrix)
-        object.__setattr__(self, "_by_column", matrix.T.tocsr())
+
+    @cached_property
+    def _by_column(self) -> sp.csr_matrix:
+        """The matrix transposed (columns x pairs), built on the first replicate."""
+        return self.matrix.T.tocsr()
 
     @classmethod
     def from_entries(cls, item_a, item_b, row, column, value, *, n_columns: int) -> PairSums:
@@ -292,3 +293,61 @@ class PairSums:
             weights = kb[:, self.item_a] * kb[:, self.item_b]
             parts.append(np.asarray(mt @ weights.T).T)
         return np.concatenate(parts, axis=0) if parts else np.zeros((0, self.matrix.shape[1]))
+
+
+def sum_rows_by_key(key, matrix) -> tuple[np.ndarray, sp.csr_matrix]:
+    """The rows of a sparse matrix summed per distinct ``key`` (one key per row).
+
+    Returns the sorted distinct keys and the (keys x columns) CSR matrix of sums, in
+    canonical form, without the entries that sum to 0. Every entry is the sum of its rows'
+    values added in order of row (and, within a row, of storage), starting from 0: the
+    sums of the product ``G @ matrix`` with ``G`` the keys x rows indicator, bit for bit,
+    found by two sorts of integer codes that break ties by position (rows by key, entries by
+    key and column) and one :func:`numpy.bincount` instead of a sparse product.
+
+    Examples
+    --------
+    >>> m = sp.csr_matrix(np.array([[1.0, 0.0], [2.0, 3.0], [4.0, -3.0]]))
+    >>> keys, sums = sum_rows_by_key(np.array([7, 5, 7]), m)
+    >>> keys.tolist(), sums.toarray().tolist()
+    ([5, 7], [[2.0, 3.0], [5.0, -3.0]])
+    """
+    key = np.asarray(key, dtype=np.int64)
+    matrix = sp.csr_matrix(matrix)
+    n_rows, width = len(key), max(matrix.shape[1], 1)
+    big = np.iinfo(np.int64).max
+    # rows in order of key, then of row: one sort of (key, row) codes, or a stable sort
+    if n_rows and key.min() >= 0 and key.max() < big // n_rows - 1:
+        code = np.sort(key * n_rows + np.arange(n_rows))
+        order, key = code % n_rows, code // n_rows
+    else:
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+    first = np.r_[True, key[1:] != key[:-1]] if n_rows else np.zeros(0, dtype=bool)
+    keys = key[first]
+    row_group = np.empty(n_rows, dtype=np.int64)
+    row_group[order] = np.cumsum(first) - 1
+    del order, key, first
+    group = np.repeat(row_group, np.diff(matrix.indptr))  # the key of every entry
+    column = matrix.indices.astype(np.int64)
+    n = len(group)
+    # entries in order of (key, column, entry): the entries of one sum in order of row
+    if n and len(keys) * width < big // n - 1:
+        code = np.sort((group * width + column) * n + np.arange(n))
+        entries = code % n
+        group, column = np.divmod(code // n, width)
+    else:
+        entries = np.lexsort((column, group))  # stable
+        group, column = group[entries], column[entries]
+    new = np.r_[True, (group[1:] != group[:-1]) | (column[1:] != column[:-1])][:n]
+    sums = np.bincount(
+        np.cumsum(new) - 1,
+        weights=matrix.data[entries].astype(np.float64, copy=False),
+        minlength=int(new.sum()),
+    )
+    del entries
+    keep = sums != 0
+    group, column = group[new][keep], column[new][keep]
+    indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(group, minlength=len(keys)), out=indptr[1:])
+    return keys, sp.csr_matrix((sums[keep], column, indptr), shape=(len(keys), matrix.shape[1]))
