@@ -93,7 +93,6 @@ class SigmaCells:
     def build(cls, layout: CellLayout, n_items: int, within: Rows, between: Chance):
         sums, matched, mw = within_sums(layout, n_items, within)
         mb = between.membership
-        per_row = sp.hstack([mb, sp.diags(between.distance) @ mb]).tocsr()
         if matched is not None:
             matched = matched + np.asarray((mb != 0).T @ between.n_matched).ravel()
         # each cell's rows in order of distance, which makes the sorting inside the KS
@@ -102,7 +101,8 @@ class SigmaCells:
         return cls(
             layout.n_cells,
             sums,
-            PairSums(between.item_a.astype(np.int64), between.item_b.astype(np.int64), per_row),
+            # [count | distance] per cell: rows [mb | diag(distance) @ mb], never stacked
+            PairSums(between.item_a, between.item_b, mb, scales=(None, between.distance)),
             np.asarray(within.distance, dtype=np.float64)[rank_w],
             np.asarray(between.distance, dtype=np.float64)[rank_b],
             mw[rank_w].tocsc(),

@@ -40,7 +40,7 @@ array([[ 2.,  0.],
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from functools import cached_property
 
 import numpy as np
@@ -232,17 +232,24 @@ class PairSums:
     are summed per pair when built: a replicate costs one weight per pair of items, not
     per row. After construction ``item_a``, ``item_b`` and ``matrix`` hold one row per
     distinct pair of items (``item_a <= item_b``).
+
+    With ``scales`` (each None or one factor per row), the rows are those of
+    ``hstack([diag(s) @ matrix for s in scales])``, summed without building that matrix.
     """
 
     item_a: np.ndarray
     item_b: np.ndarray
     matrix: sp.csr_matrix
 
-    def __post_init__(self):
+    scales: InitVar[tuple | None] = None
+
+    def __post_init__(self, scales):
         a = np.asarray(self.item_a, dtype=np.int64)
         b = np.asarray(self.item_b, dtype=np.int64)
         n = int(max(a.max(initial=0), b.max(initial=0))) + 1
-        pair, matrix = sum_rows_by_key(np.minimum(a, b) * n + np.maximum(a, b), self.matrix)
+        pair, matrix = sum_rows_by_key(
+            np.minimum(a, b) * n + np.maximum(a, b), self.matrix, scales or (None,)
+        )
         object.__setattr__(self, "item_a", pair // n)
         object.__setattr__(self, "item_b", pair % n)
         object.__setattr__(self, "matrix", matrix)
@@ -295,7 +302,7 @@ class PairSums:
         return np.concatenate(parts, axis=0) if parts else np.zeros((0, self.matrix.shape[1]))
 
 
-def sum_rows_by_key(key, matrix) -> tuple[np.ndarray, sp.csr_matrix]:
+def sum_rows_by_key(key, matrix, scales=(None,)) -> tuple[np.ndarray, sp.csr_matrix]:
     """The rows of a sparse matrix summed per distinct ``key`` (one key per row).
 
     Returns the sorted distinct keys and the (keys x columns) CSR matrix of sums, in
@@ -305,12 +312,19 @@ def sum_rows_by_key(key, matrix) -> tuple[np.ndarray, sp.csr_matrix]:
     found by two sorts of integer codes that break ties by position (rows by key, entries by
     key and column) and one :func:`numpy.bincount` instead of a sparse product.
 
+    ``scales`` (each None or one factor per row) gives the sums of the matrices
+    ``diag(scale) @ matrix`` side by side, ``G @ hstack([diag(s) @ matrix for s in
+    scales])``, from one sort of the entries.
+
     Examples
     --------
     >>> m = sp.csr_matrix(np.array([[1.0, 0.0], [2.0, 3.0], [4.0, -3.0]]))
     >>> keys, sums = sum_rows_by_key(np.array([7, 5, 7]), m)
     >>> keys.tolist(), sums.toarray().tolist()
     ([5, 7], [[2.0, 3.0], [5.0, -3.0]])
+    >>> sum_rows_by_key(np.array([7, 5, 7]), m, (None, np.array([1.0, 0.5, 2.0])))[1].toarray()
+    array([[ 2. ,  3. ,  1. ,  1.5],
+           [ 5. , -3. ,  9. , -6. ]])
     """
     key = np.asarray(key, dtype=np.int64)
     matrix = sp.csr_matrix(matrix)
@@ -328,7 +342,9 @@ def sum_rows_by_key(key, matrix) -> tuple[np.ndarray, sp.csr_matrix]:
     row_group = np.empty(n_rows, dtype=np.int64)
     row_group[order] = np.cumsum(first) - 1
     del order, key, first
-    group = np.repeat(row_group, np.diff(matrix.indptr))  # the key of every entry
+    per_row = np.diff(matrix.indptr)
+    group = np.repeat(row_group, per_row)  # the key of every entry
+    del row_group
     column = matrix.indices.astype(np.int64)
     n = len(group)
     # entries in order of (key, column, entry): the entries of one sum in order of row
@@ -340,14 +356,22 @@ def sum_rows_by_key(key, matrix) -> tuple[np.ndarray, sp.csr_matrix]:
         entries = np.lexsort((column, group))  # stable
         group, column = group[entries], column[entries]
     new = np.r_[True, (group[1:] != group[:-1]) | (column[1:] != column[:-1])][:n]
-    sums = np.bincount(
-        np.cumsum(new) - 1,
-        weights=matrix.data[entries].astype(np.float64, copy=False),
-        minlength=int(new.sum()),
-    )
-    del entries
-    keep = sums != 0
-    group, column = group[new][keep], column[new][keep]
-    indptr = np.zeros(len(keys) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(group, minlength=len(keys)), out=indptr[1:])
-    return keys, sp.csr_matrix((sums[keep], column, indptr), shape=(len(keys), matrix.shape[1]))
+    sum_of = np.cumsum(new) - 1
+    group, column = group[new], column[new]
+    values = matrix.data[entries].astype(np.float64)
+    rows = None
+    parts = []
+    for scale in scales:
+        weights = values
+        if scale is not None:
+            if rows is None:
+                rows = np.repeat(np.arange(n_rows), per_row)[entries]
+            weights = values * np.asarray(scale, dtype=np.float64)[rows]
+        sums = np.bincount(sum_of, weights=weights, minlength=len(group))
+        keep = sums != 0
+        indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(group[keep], minlength=len(keys)), out=indptr[1:])
+        parts.append(
+            sp.csr_matrix((sums[keep], column[keep], indptr), shape=(len(keys), matrix.shape[1]))
+        )
+    return keys, parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr")

@@ -130,11 +130,17 @@ def test_sum_rows_by_key_is_the_indicator_product_bit_for_bit(n_rows, n_cols, n_
         indicator = sp.csr_matrix(
             (np.ones(n_rows), (inverse, np.arange(n_rows))), shape=(len(keys), n_rows)
         )
-        product = sp.csr_matrix(indicator @ matrix)
-        product.sort_indices()
-        np.testing.assert_array_equal(product.indptr, sums.indptr)
-        np.testing.assert_array_equal(product.indices, sums.indices)
-        np.testing.assert_array_equal(product.data, sums.data)
+        scale = rng.normal(size=n_rows) * (rng.random(n_rows) < 0.8)
+        stacked = sp.hstack([matrix, sp.diags(scale) @ matrix], format="csr")
+        for got, rows in (
+            (sums, matrix),
+            (sum_rows_by_key(key, matrix, (None, scale))[1], stacked),
+        ):
+            product = sp.csr_matrix(indicator @ rows)
+            product.sort_indices()
+            np.testing.assert_array_equal(product.indptr, got.indptr)
+            np.testing.assert_array_equal(product.indices, got.indices)
+            np.testing.assert_array_equal(product.data, got.data)
 
 
 def test_sum_rows_by_key_with_columns_too_many_to_code():
