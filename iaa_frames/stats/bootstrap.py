@@ -331,47 +331,81 @@ def sum_rows_by_key(key, matrix, scales=(None,)) -> tuple[np.ndarray, sp.csr_mat
     n_rows, width = len(key), max(matrix.shape[1], 1)
     big = np.iinfo(np.int64).max
     # rows in order of key, then of row: one sort of (key, row) codes, or a stable sort
+    # (codes are built, sorted and split in place: a big crowd has millions of rows)
     if n_rows and key.min() >= 0 and key.max() < big // n_rows - 1:
-        code = np.sort(key * n_rows + np.arange(n_rows))
-        order, key = code % n_rows, code // n_rows
+        code = key * n_rows
+        code += np.arange(n_rows)
+        code.sort()
+        order = code % n_rows
+        code //= n_rows
+        key = code
     else:
         order = np.argsort(key, kind="stable")
         key = key[order]
     first = np.r_[True, key[1:] != key[:-1]] if n_rows else np.zeros(0, dtype=bool)
     keys = key[first]
+    del key
     row_group = np.empty(n_rows, dtype=np.int64)
     row_group[order] = np.cumsum(first) - 1
-    del order, key, first
+    del order, first
     per_row = np.diff(matrix.indptr)
     group = np.repeat(row_group, per_row)  # the key of every entry
     del row_group
-    column = matrix.indices.astype(np.int64)
     n = len(group)
+    # codes of keys, columns and entries in int32 when they fit (half the memory)
+    fits = max(len(keys), len(scales) * width, n) < 2**31
+    index = np.int32 if fits else np.int64
     # entries in order of (key, column, entry): the entries of one sum in order of row
     if n and len(keys) * width < big // n - 1:
-        code = np.sort((group * width + column) * n + np.arange(n))
+        code = group
+        code *= width
+        code += matrix.indices
+        code *= n
+        code += np.arange(n)
+        code.sort()
         entries = code % n
-        group, column = np.divmod(code // n, width)
+        code //= n
+        column = (code % width).astype(index)
+        code //= width
+        group = code.astype(index)
+        del code
     else:
+        column = matrix.indices.astype(np.int64)
         entries = np.lexsort((column, group))  # stable
-        group, column = group[entries], column[entries]
-    new = np.r_[True, (group[1:] != group[:-1]) | (column[1:] != column[:-1])][:n]
-    sum_of = np.cumsum(new) - 1
+        group, column = group[entries].astype(index), column[entries].astype(index)
+    new = np.ones(n, dtype=bool)
+    np.not_equal(group[1:], group[:-1], out=new[1:])
+    new[1:] |= column[1:] != column[:-1]
     group, column = group[new], column[new]
-    values = matrix.data[entries].astype(np.float64)
-    rows = None
-    parts = []
+    sum_of = np.cumsum(new)
+    sum_of -= 1
+    del new
+    values = matrix.data[entries].astype(np.float64, copy=False)
+    sums, keep = [], []
     for scale in scales:
         weights = values
         if scale is not None:
-            if rows is None:
-                rows = np.repeat(np.arange(n_rows), per_row)[entries]
-            weights = values * np.asarray(scale, dtype=np.float64)[rows]
-        sums = np.bincount(sum_of, weights=weights, minlength=len(group))
-        keep = sums != 0
-        indptr = np.zeros(len(keys) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(group[keep], minlength=len(keys)), out=indptr[1:])
-        parts.append(
-            sp.csr_matrix((sums[keep], column[keep], indptr), shape=(len(keys), matrix.shape[1]))
-        )
-    return keys, parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr")
+            weights = values * np.repeat(np.asarray(scale, np.float64), per_row)[entries]
+        total = np.bincount(sum_of, weights=weights, minlength=len(group))
+        del weights
+        keep.append(total != 0)
+        sums.append(total[keep[-1]])
+    del entries, values, sum_of
+    # the parts side by side, written in place: in every key's row, the entries of each
+    # part (in order of column) after those of the parts before it
+    count = [np.bincount(group[k], minlength=len(keys)) for k in keep]
+    indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(np.sum(count, axis=0), out=indptr[1:])
+    data = np.empty(indptr[-1], dtype=np.float64)
+    indices = np.empty(indptr[-1], dtype=index)
+    free = indptr[:-1].copy()  # next free position of every key's row
+    for part, c in enumerate(count):
+        k, v = keep.pop(0), sums.pop(0)
+        g = group[k]
+        at = free[g] + np.arange(len(g)) - (np.cumsum(c) - c)[g]
+        data[at], indices[at] = v, column[k] + index(part * matrix.shape[1])
+        del k, v, g, at
+        free += c
+    return keys, sp.csr_matrix(
+        (data, indices, indptr), shape=(len(keys), len(scales) * matrix.shape[1])
+    )
