@@ -118,14 +118,36 @@ class Draws:
         if kinds not in self._index:  # built once per kinds until the next add()
             g, k = self.keys(*kinds)
             codes = sorted_unique(g)
-            self._index[kinds] = codes, sorted_unique(k * len(codes) + np.searchsorted(codes, g))
+            self._index[kinds] = codes, sorted_unique(k * len(codes) + _positions(codes, g))
         codes, drawn = self._index[kinds]
         key = np.asarray(key, dtype=np.int64)
         group = np.broadcast_to(np.asarray(group, dtype=np.int64), key.shape)
         if not len(codes):
             return np.zeros(key.shape, dtype=bool)
-        pos = np.minimum(np.searchsorted(codes, group), len(codes) - 1)
-        return (codes[pos] == group) & in_sorted(key * len(codes) + pos, drawn)
+        pos = _positions(codes, group)
+        return (pos >= 0) & in_sorted(key * len(codes) + pos, drawn)
+
+
+def _positions(codes, group) -> np.ndarray:
+    """Position of each ``group`` in ``codes`` (sorted, distinct), -1 where
+    absent: a table lookup when the codes are small (annotator and class codes), else a
+    binary search (pairs of annotators).
+
+    Examples
+    --------
+    >>> _positions(np.array([2, 5]), np.array([5, 3, 2, 9])).tolist()
+    [1, -1, 0, -1]
+    """
+    if not len(codes):
+        return np.full(np.shape(group), -1, dtype=np.int64)
+    top = int(codes[-1])
+    if codes[0] >= 0 and top < 4 * (group.size + len(codes)) + 1024:
+        table = np.full(top + 1, -1, dtype=np.int64)
+        table[codes] = np.arange(len(codes))
+        inside = (group >= 0) & (group <= top)
+        return np.where(inside, table[np.clip(group, 0, top)], -1)
+    pos = np.minimum(np.searchsorted(codes, group), len(codes) - 1)
+    return np.where(codes[pos] == group, pos, -1)
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,6 +11,7 @@ import pandas as pd
 from iaa_frames import chance
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.chance import ChanceSample, WithinCounts
+from iaa_frames.chance.sampling import sort_with_order
 from iaa_frames.chance.store import PairCounts
 from iaa_frames.matching.assignment import run_starts
 from iaa_frames.matching.corpus import Corpus, Slices
@@ -274,8 +275,7 @@ def drawn_by(draws, key, strata: dict) -> dict:
     """Per name of ``strata`` (``name: (kinds, group)``), whether each ``(group, key)`` was
     drawn by a stratum of one of ``kinds`` (:meth:`iaa_frames.chance.store.Draws.contains`),
     the keys put in order once for every lookup."""
-    order = np.argsort(key, kind="stable")
-    in_order = key[order]
+    in_order, order = sort_with_order(key)
     out = {}
     for name, (kinds, group) in strata.items():
         flag = np.empty(len(key), dtype=bool)
