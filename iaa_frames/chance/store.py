@@ -83,7 +83,9 @@ class Draws:
     """Which strata drew which pairings: ``(kind, group, key)`` records.
 
     ``group`` is the annotator code (annotator strata), ``a * n_annotators + b`` (pair
-    strata), the class code (class strata) or 0 (uniform strata).
+    strata), the class code (class strata) or 0 (uniform strata). Records come in calls
+    of :meth:`add`: ``kind`` holds the kind of each call, ``group`` and ``key`` its
+    arrays.
     """
 
     n_slots: int
@@ -95,18 +97,20 @@ class Draws:
     def add(self, kind: int, group, a, b) -> None:
         self._index.clear()
         a = np.asarray(a, dtype=np.int64)
-        self.kind.append(np.full(len(a), kind, dtype=np.int64))
+        self.kind.append(int(kind))  # one kind per call: the records of a call share it
         self.group.append(np.broadcast_to(np.asarray(group, dtype=np.int64), a.shape).copy())
         self.key.append(pairing_key(a, b, self.n_slots))
 
     def keys(self, *kinds) -> tuple[np.ndarray, np.ndarray]:
-        """(group, key) of the records of the given kinds."""
-        if not self.kind:
+        """(group, key) of the records of the given kinds, in order of record."""
+        parts = [i for i, kind in enumerate(self.kind) if kind in kinds]
+        if not parts:
             z = np.zeros(0, np.int64)
             return z, z
-        kind = np.concatenate(self.kind)
-        sel = np.isin(kind, kinds)
-        return np.concatenate(self.group)[sel], np.concatenate(self.key)[sel]
+        return (
+            np.concatenate([self.group[i] for i in parts]),
+            np.concatenate([self.key[i] for i in parts]),
+        )
 
     def contains(self, kinds, group, key) -> np.ndarray:
         """Whether each (group, key) was drawn by a stratum of one of ``kinds``.

@@ -227,7 +227,8 @@ def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restr
     d = sample.draws
     s = np.flatnonzero(sample.has_sets)
     aa, ab = ann.annotator[sample.a[s]], ann.annotator[sample.b[s]]
-    whole = sets_columns(m, sample.a[s], sample.b[s], ann, -1, rows=s) | drawn_by(
+    # the flags before the columns: their lookups' temporaries never meet the columns
+    flags = drawn_by(
         d,
         sample.key[s],
         {
@@ -237,7 +238,9 @@ def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restr
             "in_pair": ((chance.SETS_PAIR,), np.minimum(aa, ab) * A + np.maximum(aa, ab)),
         },
     )
-    del aa, ab, s
+    del aa, ab
+    whole = sets_columns(m, sample.a[s], sample.b[s], ann, -1, rows=s) | flags
+    del flags, s
     da, db = sample.a[d_idx], sample.b[d_idx]
     det = class_detection(corpus, ann, da, db, subset(m, d_idx), np.arange(len(d_idx)), d_group)
     by_class = sets_columns(d_restricted, da, db, ann, d_group, **det)
