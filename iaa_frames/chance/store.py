@@ -15,6 +15,9 @@ from iaa_frames.matching.pipeline import Matched
 from .population import pairing_key
 from .sampling import first_occurrence, in_sorted, sorted_unique, union_sorted
 
+#: Most pairings one call of the matching pipeline receives from :meth:`Store.run`.
+RUN_PAIRINGS = 250_000
+
 
 @dataclass(frozen=True, eq=False)
 class PairCounts:
@@ -210,8 +213,20 @@ class Store:
                     )
                 )
             a, b, key = a[can], b[can], key[can]
-        if len(a):
-            self.parts.append((a, b, key, np.full(len(a), sets), self._run(a, b, sets)))
+        # a few hundred thousand pairings at a time: the pipeline's temporaries grow with
+        # the pairings of a call (a big crowd's annotator strata draw millions at once),
+        # and a pairing's matching does not depend on the others of its call
+        for lo in range(0, len(a), RUN_PAIRINGS):
+            hi = lo + RUN_PAIRINGS
+            self.parts.append(
+                (
+                    a[lo:hi],
+                    b[lo:hi],
+                    key[lo:hi],
+                    np.full(len(a[lo:hi]), sets),
+                    self._run(a[lo:hi], b[lo:hi], sets),
+                )
+            )
 
     def pairs(self):
         """Every matched pair so far: (pairing key, object a, object b)."""
