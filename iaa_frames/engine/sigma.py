@@ -93,7 +93,6 @@ class SigmaCells:
     def build(cls, layout: CellLayout, n_items: int, within: Rows, between: Chance):
         sums, matched, mw = within_sums(layout, n_items, within)
         mb = between.membership
-        per_row = sp.hstack([mb, sp.diags(between.distance) @ mb]).tocsr()
         if matched is not None:
             matched = matched + np.asarray((mb != 0).T @ between.n_matched).ravel()
         # each cell's rows in order of distance, which makes the sorting inside the KS
@@ -102,18 +101,16 @@ class SigmaCells:
         return cls(
             layout.n_cells,
             sums,
-            PairSums(between.item_a.astype(np.int64), between.item_b.astype(np.int64), per_row),
+            # [count | distance] per cell: rows [mb | diag(distance) @ mb], never stacked
+            PairSums(between.item_a, between.item_b, mb, scales=(None, between.distance)),
             np.asarray(within.distance, dtype=np.float64)[rank_w],
             np.asarray(between.distance, dtype=np.float64)[rank_b],
             mw[rank_w].tocsc(),
             mb[rank_b].tocsc(),
             np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel(),
             matched,
-            np.asarray(within.item_a, dtype=np.int64)[rank_w],
-            (
-                np.asarray(between.item_a, dtype=np.int64)[rank_b],
-                np.asarray(between.item_b, dtype=np.int64)[rank_b],
-            ),
+            _codes(within.item_a, n_items)[rank_w],
+            (_codes(between.item_a, n_items)[rank_b], _codes(between.item_b, n_items)[rank_b]),
             n_items,
         )
 
@@ -172,18 +169,21 @@ class SigmaCells:
         wp, wi = self.within_members.indptr, self.within_members.indices
         bp, bi = self.between_members.indptr, self.between_members.indices
         bw = self.between_members.data
-        # the entries of the tested cells, all cells at once (no loop over cells)
-        w_n, b_n = wp[cells + 1] - wp[cells], bp[cells + 1] - bp[cells]
-        w_cell = np.repeat(np.arange(len(cells)), w_n)
-        b_cell = np.repeat(np.arange(len(cells)), b_n)
-        w_at = wp[cells][w_cell] + np.arange(len(w_cell)) - np.repeat(np.cumsum(w_n) - w_n, w_n)
-        b_at = bp[cells][b_cell] + np.arange(len(b_cell)) - np.repeat(np.cumsum(b_n) - b_n, b_n)
+        # the entries of the tested cells, all cells at once (no loop over cells): the
+        # rows and weights of each side, each array built once for both tests (a big
+        # crowd's annotator cells hold millions of chance entries)
+        w_cell, w_at = _entries(wp, cells)
+        w_rows = wi[w_at]
+        del w_at
+        b_cell, b_at = _entries(bp, cells)
+        b_rows, b_weight = bi[b_at], bw[b_at]
+        del b_at
         out[:, cells] = cell_tests(
-            self.within_distance[wi[w_at]],
+            self.within_distance[w_rows],
             w_cell,
-            self.between_distance[bi[b_at]],
+            self.between_distance[b_rows],
             b_cell,
-            bw[b_at],
+            b_weight,
             len(cells),
         )
         # the p-value: the one-sided cluster-bootstrap test, with the chance units'
@@ -194,13 +194,28 @@ class SigmaCells:
             within_item=self.within_item,
             between_item_a=self.between_items[0],
             between_item_b=self.between_items[1],
-            within_rows=wi[w_at],
+            within_rows=w_rows,
             within_cell=w_cell,
-            between_rows=bi[b_at],
+            between_rows=b_rows,
             between_cell=b_cell,
-            between_weight=bw[b_at],
+            between_weight=b_weight,
             n_cells=len(cells),
             n_items=self.n_items,
             seed=seed,
         )[1]
         return out
+
+
+def _entries(indptr, cells):
+    """(position in ``cells``, entry) of every entry of the given columns of a CSC
+    matrix with column pointers ``indptr``, column after column."""
+    n = indptr[cells + 1] - indptr[cells]
+    cell = np.repeat(np.arange(len(cells)), n)
+    at = np.repeat(indptr[cells] - (np.cumsum(n) - n), n)
+    at += np.arange(len(at), dtype=at.dtype)
+    return cell, at
+
+
+def _codes(item, n_items: int) -> np.ndarray:
+    """Item codes in the narrowest of int32 and int64 that holds ``n_items``."""
+    return np.asarray(item, dtype=np.int32 if n_items < 2**31 else np.int64)
