@@ -131,12 +131,23 @@ class PolylineKind(DistanceKind):
 
     def directed(self, data_a, data_b) -> np.ndarray:
         """``(m,)`` ``d(A → B)``: the mean distance of ``A``'s length to ``B``."""
-        sa = resample_lines(self.vertices(data_a), self.n_samples)
-        return point_line_distances(sa, self.vertices(data_b)) @ self._weights
+        sa = resample_lines(_trimmed(self.vertices(data_a)), self.n_samples)
+        return point_line_distances(sa, _trimmed(self.vertices(data_b))) @ self._weights
 
     def distance(self, data_a, data_b):
         """``(d(A → B) + d(B → A)) / 2`` (module docstring)."""
         return 0.5 * (self.directed(data_a, data_b) + self.directed(data_b, data_a))
+
+
+def _trimmed(xy: np.ndarray) -> np.ndarray:
+    """The vertices without the trailing repeats of the last one that every row has (the
+    padding of lines of fewer vertices): the same lines, fewer segments to measure."""
+    if len(xy) == 0:
+        return xy
+    moves = (xy[:, :-1] != xy[:, -1:]).any(axis=2)  # (m, V - 1): differs from the last
+    last = np.where(moves.any(axis=0))[0]
+    keep = int(last[-1]) + 2 if last.size else 1
+    return xy[:, :keep]
 
 
 def polyline_params(kind: PolylineKind, xy) -> list:
