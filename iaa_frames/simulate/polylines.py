@@ -7,9 +7,8 @@ kind's tolerance δ times the image diagonal, so a jitter ``j`` costs about the 
 similarity on every image), dropped lines, label flips, or lines drawn at random
 (independently of the image, from the truth's distribution: the chance level).
 
-Randomness flows from ``seed``; every annotator's draws come from streams keyed by its
-name (:func:`iaa_frames.simulate.annotators.stream`), one per step, so changing one field of
-a profile leaves the other steps' draws alone (common random numbers).
+The random streams are those of :mod:`iaa_frames.simulate.keypoints`: keyed by ``seed``,
+the annotator's name and the step, so that profiles are compared on common random numbers.
 
 Examples
 --------
@@ -31,6 +30,7 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.geometry.kinds.polyline import POLYLINE, PolylineKind
 
 from .annotators import name_key, stream
+from .object_frames import check_profiles, tidy_objects
 
 __all__ = ["PolylineProfile", "simulate_polylines"]
 
@@ -144,13 +144,7 @@ def simulate_polylines(
     ParameterError
         On no annotators, a profile that is not a :class:`PolylineProfile`, or bad counts.
     """
-    if not isinstance(annotators, dict) or not annotators:
-        raise ParameterError("simulate_polylines needs annotators: {name: PolylineProfile}")
-    for name, p in annotators.items():
-        if not isinstance(p, PolylineProfile):
-            raise ParameterError(
-                f"annotator {name!r}: needs a PolylineProfile; got {type(p).__name__}"
-            )
+    check_profiles(annotators, PolylineProfile, "simulate_polylines")
     if int(n_items) < 1 or int(max_lines) < 1 or not 2 <= int(n_vertices) <= kind.n_vertices:
         raise ParameterError(
             f"n_items and max_lines must be >= 1 and n_vertices in 2..{kind.n_vertices}; "
@@ -163,24 +157,12 @@ def simulate_polylines(
     shape = (int(n_items), int(max_lines), int(n_vertices), len(classes), W, H)
     truth = _lines(*(stream(seed, 0, s) for s in range(3)), *shape)
     scale = kind.tolerance * float(np.hypot(W, H))
-    frames = []
+    columns = []
     for name in sorted(annotators):
         item, xy, label = _redraw(name, annotators[name], truth, seed, shape, len(classes), scale)
         pad = np.repeat(xy[:, -1:], kind.n_vertices - xy.shape[1], axis=1)
         flat = np.concatenate([xy, pad], axis=1).reshape(len(item), -1)
         cols = {"item": item, "annotator": name, "label": np.asarray(classes, dtype=object)[label]}
         cols.update(zip(kind.columns, flat.T, strict=True))
-        frame = pd.DataFrame(cols)
-        empty = np.setdiff1d(np.arange(n_items), item)
-        cover = pd.DataFrame({"item": empty, "annotator": name})
-        frames.append(pd.concat([frame, cover], ignore_index=True) if len(empty) else frame)
-    df = pd.concat(frames, ignore_index=True)
-    df = df.sort_values(["item", "annotator"], kind="stable", ignore_index=True)
-    digits = max(5, len(str(n_items - 1)))
-    names = pd.Index([f"img_{i:0{digits}d}" for i in range(n_items)], dtype="str")
-    df["item"] = pd.Categorical.from_codes(df["item"].to_numpy(), categories=names).astype("str")
-    df["annotator"] = df["annotator"].astype("str")
-    df["label"] = df["label"].astype("str")
-    df.insert(3, "width", W)
-    df.insert(4, "height", H)
-    return df
+        columns.append(cols)
+    return tidy_objects(columns, n_items=n_items, width=W, height=H)

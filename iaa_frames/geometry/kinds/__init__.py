@@ -71,7 +71,6 @@ __all__ = [
     "mask_to_geometry",
     "parametric_kinds",
     "point_set_params",
-    "polyline_kinds",
     "polyline_params",
     "register_kind",
     "unregister_kind",
@@ -81,4 +80,4 @@ __all__ = [
 from .cuboid import CUBOID, CuboidKind, bird_eye_view  # noqa: E402
 from .distance_kind import DistanceKind  # noqa: E402
 from .point import POINT, POINT_SET, PointKind, PointSetKind, point_set_params  # noqa: E402
-from .polyline import POLYLINE, PolylineKind, polyline_kinds, polyline_params  # noqa: E402
+from .polyline import POLYLINE, PolylineKind, polyline_params  # noqa: E402

@@ -49,7 +49,7 @@ from iaa_frames.errors import ParameterError
 from .distance_kind import DEFAULT_TOLERANCE, DistanceKind, point_line_distances, resample_lines
 from .registry import register_kind
 
-__all__ = ["POLYLINE", "PolylineKind", "polyline_kinds", "polyline_params"]
+__all__ = ["POLYLINE", "PolylineKind", "polyline_params"]
 
 
 class PolylineKind(DistanceKind):
@@ -174,19 +174,6 @@ def polyline_params(kind: PolylineKind, xy) -> list:
     else:
         xy = np.concatenate([xy, np.repeat(xy[-1:], v - len(xy), axis=0)])
     return xy.ravel().tolist()
-
-
-def polyline_kinds(columns=None) -> list[PolylineKind]:
-    """The registered polyline kinds (those whose columns are all in ``columns``).
-
-    Examples
-    --------
-    >>> [k.name for k in polyline_kinds()][:1]
-    ['polyline']
-    """
-    from .registry import parametric_kinds
-
-    return [k for k in parametric_kinds(columns) if isinstance(k, PolylineKind)]
 
 
 #: Polylines of up to 32 vertices, columns ``pl_{i}_x``, ``pl_{i}_y``, δ = 1 % of the diagonal.
