@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from iaa_frames.errors import AnnotatorNameWarning, ParameterError
-from iaa_frames.geometry.kinds import KEYPOINTS, KeypointsKind
+from iaa_frames.geometry.kinds import KEYPOINTS, POLYLINE, KeypointsKind, polyline_params
 
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, labelstudio_file
@@ -110,6 +110,7 @@ def read_labelstudio(
     on_invalid: str = "raise",
     return_dropped: bool = False,
     skeleton=None,
+    open_polygons: str = "polygon",
 ):
     """Read a Label Studio JSON or JSON-MIN export.
 
@@ -146,6 +147,11 @@ def read_labelstudio(
         Return ``(frame, dropped)`` instead of warning about skipped records.
     skeleton : KeypointsKind, optional
         The skeleton of ``keypointlabels`` results (see Notes).
+    open_polygons : {"polygon", "polyline"}, default "polygon"
+        What a ``polygonlabels`` (or ``polygon``) result left open is (``"closed":
+        false`` in its value, see Notes): a polygon, closed from its last point to its
+        first, or an open line of the kind ``polyline``
+        (:mod:`iaa_frames.geometry.kinds.polyline`).
 
     Returns
     -------
@@ -180,7 +186,15 @@ def read_labelstudio(
     skeleton is ``skeleton`` when given, else COCO's person (the kind ``keypoints``) when
     every joint is one of its keypoints (``Left Eye`` is ``left_eye``), else the kind of
     every joint name in the file
-    (:mod:`iaa_frames.io.keypoints`). (JSON-MIN keypoints are not read.)
+    (:mod:`iaa_frames.io.keypoints`). (JSON-MIN keypoints are not read.) Label Studio's
+    points are joints of skeletons, not point sets.
+
+    **Polylines.** Label Studio has no polyline tool (its feature request "Unclosed polygon
+    labeling", HumanSignal/label-studio#3655, is open): lines (lanes, edges) are drawn with
+    ``PolygonLabels`` and left unfinished, which the export says with ``"closed": false``
+    in the result's value. With ``open_polygons="polyline"`` such results are read as
+    lines, their points in the order drawn (up to 32 as written, more resampled at equal
+    arc length); results without ``closed``, or closed, stay polygons.
 
     Skipped and counted (DroppedRowsWarning): cancelled annotations (``was_cancelled``;
     they give no coverage either), results of other types (brushes, ellipses,
@@ -214,6 +228,10 @@ def read_labelstudio(
         raise ParameterError(
             f"skeleton must be a KeypointsKind (iaa_frames.geometry.kinds), got {skeleton!r}"
         )
+    if open_polygons not in ("polygon", "polyline"):
+        raise ParameterError(
+            f"open_polygons must be 'polygon' or 'polyline', got {open_polygons!r}"
+        )
     path = check_file(path)
     b = FrameBuilder("labelstudio", on_invalid=on_invalid)
     keys = ItemKeys(item_key, pre=labelstudio_file)
@@ -227,6 +245,7 @@ def read_labelstudio(
         "annotator": annotator,
         "warned": False,
         "skeletons": [],
+        "open_polygons": open_polygons,
     }
     for _kind, _key, i, task in stream:
         if stream.top != "array":
@@ -361,11 +380,12 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             aid if aid is not None else f"{tid}.{j}",
             tid,
             result,
-            ctx.get("skeletons"),
+            ctx,
         )
 
 
-def _results(path, f, b, aentry, item, annotator, aid, tid, result, skeletons=None):
+def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
+    skeletons = ctx.get("skeletons")
     regions = {}
     per_region = []
     keypoints = []  # (k, result) of keypointlabels results
@@ -448,6 +468,7 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, skeletons=No
                     r,
                     labels_by_region,
                     extras_by_region,
+                    ctx["open_polygons"],
                 )
             except ENTRY_ERRORS as exc:
                 b.entry_failed(
@@ -475,8 +496,10 @@ def _region(
     r,
     labels_by_region,
     extras_by_region,
+    open_polygons="polygon",
 ):
-    """One rectangle or polygon result."""
+    """One rectangle or polygon result (an open polygon a polyline with
+    ``open_polygons="polyline"``)."""
     rtype, value = r["type"], r["value"]
     labels_key = _RECT.get(rtype, _POLY.get(rtype))
     label, n_labels = _label(value, labels_key)
@@ -556,6 +579,9 @@ def _region(
                     path, rentry, f"value.points holds {p!r}, not an [x, y] pair of numbers"
                 )
             ring += [p[0] * w / 100, p[1] * h / 100]
+        if open_polygons == "polyline" and value.get("closed") in (False, "false"):
+            _add_line(b, path, rentry, item, annotator, label, ring, r, kw)
+            return
         if len(ring) >= 4 and ring[:2] == ring[-2:]:
             ring = ring[:-2]
         if len(ring) < 6:
@@ -570,6 +596,23 @@ def _region(
             )
             return
         b.add_polygon(item, annotator, label, [[ring]], **kw)
+
+
+def _add_line(b, path, rentry, item, annotator, label, coords, r, kw):
+    """An open polygon as a line of the kind ``polyline``, or dropped with fewer than 2
+    points."""
+    if len(coords) < 4:
+        b.drop(
+            path,
+            rentry,
+            "degenerate_polyline",
+            "an open polygon (a line) with fewer than 2 points",
+            item=item,
+            annotator=annotator,
+            record=r,
+        )
+        return
+    b.add_shape(item, annotator, label, POLYLINE.name, polyline_params(POLYLINE, coords), **kw)
 
 
 def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions, skeletons):
@@ -744,7 +787,23 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
     b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=tentry)
     for rentry, r in regions:
         try:
-            _region(path, f, b, rentry, item, annotator, aid, tid, r["id"], 1, 0, r, {}, {})
+            _region(
+                path,
+                f,
+                b,
+                rentry,
+                item,
+                annotator,
+                aid,
+                tid,
+                r["id"],
+                1,
+                0,
+                r,
+                {},
+                {},
+                ctx["open_polygons"],
+            )
         except ENTRY_ERRORS as exc:
             b.entry_failed(
                 entry_error(exc, path, rentry),

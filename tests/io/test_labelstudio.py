@@ -268,3 +268,26 @@ def test_same_images_from_label_studio_and_cvat_give_agreement():
     both["object_id"] = range(len(both))
     with pytest.raises(iaf.NotComparableError, match="item_key='name'"):
         iaf.agreement(both, n_chance=50)
+
+
+def test_open_polygons_read_as_polylines_or_polygons():
+    from iaa_frames.geometry.kinds import POLYLINE
+
+    path = FIX / "labelstudio" / "open_polygons.json"
+    df, dropped = iaf.read_labelstudio(path, open_polygons="polyline", return_dropped=True)
+    lanes = df[df["label"] == "lane"].reset_index(drop=True)
+    assert len(lanes) == 2 and lanes["geometry"].isna().all()
+    xy = lanes.loc[1, list(POLYLINE.columns)].to_numpy(dtype=float).reshape(-1, 2)
+    # percent of 1600 x 1200 to pixels, in the order drawn, the last vertex repeated
+    np.testing.assert_allclose(xy[:3], [[1212.4, 0.0], [1390.0, 600.0], [1568.64, 1200.0]])
+    assert (xy[3:] == xy[2]).all()
+    car = df[df["label"] == "car"].iloc[0]
+    assert car["geometry"].area == pytest.approx(320 * 240)  # closed: still a polygon
+    assert dropped["reason"].tolist() == ["degenerate_polyline"]
+    assert dropped["entry"].str.endswith("result[3]").all()
+    # by default an open polygon is a polygon, closed from its last point to its first
+    df, dropped = iaf.read_labelstudio(path, return_dropped=True)
+    assert df["geometry"].notna().sum() == 2  # the three-point lane and the car
+    assert sorted(dropped["reason"]) == ["degenerate_polygon", "degenerate_polygon"]
+    with pytest.raises(iaf.errors.ParameterError, match="open_polygons must be"):
+        iaf.read_labelstudio(path, open_polygons="line")
