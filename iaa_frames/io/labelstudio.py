@@ -453,23 +453,9 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
         for k, r in parts:
             rentry = f"{aentry} result[{k}]"
             try:
-                _region(
-                    path,
-                    f,
-                    b,
-                    rentry,
-                    item,
-                    annotator,
-                    aid,
-                    tid,
-                    rid,
-                    len(parts),
-                    k,
-                    r,
-                    labels_by_region,
-                    extras_by_region,
-                    ctx["open_polygons"],
-                )
+                where = (item, annotator, aid, tid)
+                by_region = (labels_by_region, extras_by_region)
+                _region(path, f, b, rentry, where, (rid, len(parts), k, r), by_region, ctx)
             except ENTRY_ERRORS as exc:
                 b.entry_failed(
                     entry_error(exc, path, rentry),
@@ -481,25 +467,15 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
                 )
 
 
-def _region(
-    path,
-    f,
-    b,
-    rentry,
-    item,
-    annotator,
-    aid,
-    tid,
-    rid,
-    n_parts,
-    k,
-    r,
-    labels_by_region,
-    extras_by_region,
-    open_polygons="polygon",
-):
-    """One rectangle or polygon result (an open polygon a polyline with
-    ``open_polygons="polyline"``)."""
+def _region(path, f, b, rentry, where, region, by_region, ctx):
+    """One rectangle or polygon result: ``where`` is ``(item, annotator, annotation id,
+    task id)``, ``region`` ``(region id, its number of results, this result's index,
+    the result)``, ``by_region`` the labels and extras of the regions by id; an open
+    polygon is a polyline with ``ctx["open_polygons"] == "polyline"``."""
+    item, annotator, aid, tid = where
+    rid, n_parts, k, r = region
+    labels_by_region, extras_by_region = by_region
+    open_polygons = ctx["open_polygons"]
     rtype, value = r["type"], r["value"]
     labels_key = _RECT.get(rtype, _POLY.get(rtype))
     label, n_labels = _label(value, labels_key)
@@ -787,23 +763,8 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
     b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=tentry)
     for rentry, r in regions:
         try:
-            _region(
-                path,
-                f,
-                b,
-                rentry,
-                item,
-                annotator,
-                aid,
-                tid,
-                r["id"],
-                1,
-                0,
-                r,
-                {},
-                {},
-                ctx["open_polygons"],
-            )
+            where = (item, annotator, aid, tid)
+            _region(path, f, b, rentry, where, (r["id"], 1, 0, r), ({}, {}), ctx)
         except ENTRY_ERRORS as exc:
             b.entry_failed(
                 entry_error(exc, path, rentry),
