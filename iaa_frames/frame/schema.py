@@ -62,7 +62,9 @@ INVALID_REASONS = {
     "reserved_annotator": f"the annotator {ALL!r} is reserved (it names every annotator)",
     "non_numeric_coordinates": "a box coordinate is not a number",
     "not_a_geometry": "geometry is not a shapely geometry",
-    "not_polygonal": "geometry is not a Polygon or MultiPolygon",
+    "not_polygonal": "geometry is not a Polygon or MultiPolygon (lines and points are the "
+    "geometry kinds polyline, point and point_set, in columns of their own: "
+    "iaa_frames.geometry.kinds.polyline_params, point_set_params)",
     "nonfinite_coordinates": "a box coordinate is NaN or infinite (or a parameter of its "
     "geometry kind: an unlabelled keypoint has v = 0 and x = y = 0, as in COCO)",
     "inverted_box": "the box is inverted (x1 < x0 or y1 < y0)",
