@@ -415,14 +415,7 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
             else:
                 per_region.append((k, r))  # relations, choices, ...: value may be absent
         except ENTRY_ERRORS as exc:
-            b.entry_failed(
-                entry_error(exc, path, rentry),
-                path,
-                rentry,
-                item=item,
-                annotator=annotator,
-                record=r,
-            )
+            _failed(b, exc, path, rentry, item, annotator, r)
     if keypoints:
         _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions, skeletons)
     extras_by_region: dict = {}
@@ -457,14 +450,14 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
                 by_region = (labels_by_region, extras_by_region)
                 _region(path, f, b, rentry, where, (rid, len(parts), k, r), by_region, ctx)
             except ENTRY_ERRORS as exc:
-                b.entry_failed(
-                    entry_error(exc, path, rentry),
-                    path,
-                    rentry,
-                    item=item,
-                    annotator=annotator,
-                    record=r,
-                )
+                _failed(b, exc, path, rentry, item, annotator, r)
+
+
+def _failed(b, exc, path, entry, item, annotator, record) -> None:
+    """A result that could not be read: :meth:`FrameBuilder.entry_failed` of its
+    ReaderError (:func:`~iaa_frames.io.paths.entry_error`)."""
+    error = entry_error(exc, path, entry)
+    b.entry_failed(error, path, entry, item=item, annotator=annotator, record=record)
 
 
 def _region(path, f, b, rentry, where, region, by_region, ctx):
@@ -613,14 +606,7 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
             x = _pct(path, rentry, value, "x") * w / 100
             y = _pct(path, rentry, value, "y") * h / 100
         except ENTRY_ERRORS as exc:
-            b.entry_failed(
-                entry_error(exc, path, rentry),
-                path,
-                rentry,
-                item=item,
-                annotator=annotator,
-                record=r,
-            )
+            _failed(b, exc, path, rentry, item, annotator, r)
             continue
         parent = r.get("parentID")
         key = parent if parent in regions else (None, str(r.get("from_name", "keypoints")))
@@ -766,11 +752,4 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
             where = (item, annotator, aid, tid)
             _region(path, f, b, rentry, where, (r["id"], 1, 0, r), ({}, {}), ctx)
         except ENTRY_ERRORS as exc:
-            b.entry_failed(
-                entry_error(exc, path, rentry),
-                path,
-                rentry,
-                item=item,
-                annotator=annotator,
-                record=r,
-            )
+            _failed(b, exc, path, rentry, item, annotator, r)
