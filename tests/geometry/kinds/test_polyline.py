@@ -191,54 +191,6 @@ def test_validate_keeps_horizontal_lines_and_refuses_bad_ones():
         iaf.validate(bad)
 
 
-def _agreement(df, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return iaf.agreement(df, n_boot=0, seed=0, **kw)
-
-
-def _value(ds, component):
-    return float(ds["agreement"].sel(component=component, label="(all)", annotator="(all)"))
-
-
-def test_identical_annotators_agree_fully():
-    profiles = {"a": PolylineProfile(), "b": PolylineProfile()}
-    ds = _agreement(simulate_polylines(n_items=150, annotators=profiles, seed=0))
-    for c in ("detection", "classification", "localization", "overall"):
-        assert _value(ds, c) == pytest.approx(1.0, abs=1e-12), c
-
-
-def test_random_lines_agree_at_chance():
-    # lines drawn independently of the image: sigma near 0 over several seeds (#26)
-    values = []
-    for seed in range(4):
-        profiles = {"a": PolylineProfile(random=True), "b": PolylineProfile(random=True)}
-        ds = _agreement(simulate_polylines(n_items=100, annotators=profiles, seed=seed))
-        values.append([_value(ds, "detection"), _value(ds, "overall")])
-    assert (np.abs(np.mean(values, axis=0)) <= 0.02).all(), values
-
-
-def test_jitter_lowers_localization_monotonically():
-    got = []
-    for jitter in (0.1, 0.25, 0.5, 0.75):
-        profiles = {"a": PolylineProfile(jitter=jitter), "b": PolylineProfile(jitter=jitter)}
-        ds = _agreement(simulate_polylines(n_items=120, annotators=profiles, seed=3))
-        got.append(_value(ds, "localization"))
-    assert all(a > b for a, b in zip(got, got[1:], strict=False)), got
-
-
-def test_dropped_lines_and_label_flips_lower_their_components():
-    base = {"a": PolylineProfile(jitter=0.3), "b": PolylineProfile(jitter=0.3)}
-    ref = _agreement(simulate_polylines(n_items=80, annotators=base, seed=4))
-    miss = dict(base, b=PolylineProfile(jitter=0.3, miss=0.3))
-    flip = dict(base, b=PolylineProfile(jitter=0.3, flip=0.3))
-    dm = _agreement(simulate_polylines(n_items=80, annotators=miss, seed=4))
-    df = _agreement(simulate_polylines(n_items=80, annotators=flip, seed=4))
-    assert _value(dm, "detection") < _value(ref, "detection") - 0.1
-    assert _value(df, "classification") < _value(ref, "classification") - 0.1
-    assert _value(df, "detection") == pytest.approx(_value(ref, "detection"), abs=1e-12)
-
-
 @pytest.mark.parametrize("npartitions", [1, 3])
 def test_dask_equals_in_memory_on_polylines(npartitions):
     dask = pytest.importorskip("dask")
