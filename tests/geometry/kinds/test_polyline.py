@@ -211,3 +211,33 @@ def test_dask_equals_in_memory_on_polylines(npartitions):
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, equal_nan=True, err_msg=name)
         else:
             assert (a == b).all(), name
+
+
+@pytest.mark.parametrize("tau", [0.3, 0.5])
+def test_reach_boxes_lose_no_pair_in_agreement(monkeypatch, tau):
+    # the chance index and the matcher list pairs by the reach boxes: the same results as
+    # listing every pair (reach grown to the whole image), and fewer chance pairs when the
+    # reach is too short (tests/geometry/test_kind_similarity.py does the same for OKS)
+    import xarray as xr
+
+    from iaa_frames.chance import strata
+    from iaa_frames.geometry.kinds.distance_kind import DistanceKind
+    from iaa_frames.matching import pipeline
+
+    profiles = {
+        "a": PolylineProfile(jitter=0.3),
+        "b": PolylineProfile(jitter=0.8, flip=0.2),
+        "c": PolylineProfile(random=True),
+    }
+    df = simulate_polylines(n_items=40, annotators=profiles, max_lines=6, seed=4)
+    monkeypatch.setattr(strata, "EXACT_PAIRINGS", 0)  # a sampled chance population
+    kw = {"seed": 0, "match_threshold": tau, "progress": False}
+    fast = iaf.agreement(df, n_boot=0, **kw)
+    tables = iaf.pair_tables(df, **kw)
+    assert len(tables.localization_within) > 50 and len(tables.localization_between) > 3
+    monkeypatch.setattr(DistanceKind, "reach", lambda self, data, tau: np.full(len(data), 10.0))
+    monkeypatch.setattr(pipeline, "SPARSE_MIN_PAIRS", 0)
+    xr.testing.assert_identical(fast, iaf.agreement(df, n_boot=0, **kw))
+    monkeypatch.setattr(DistanceKind, "reach", lambda self, data, tau: np.full(len(data), -0.01))
+    short = iaf.pair_tables(df, **kw)
+    assert len(short.localization_between) < len(tables.localization_between)
