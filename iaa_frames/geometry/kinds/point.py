@@ -163,6 +163,9 @@ class PointSetKind(DistanceKind):
         """The symmetric mean nearest distance (module docstring)."""
         xa, on_a = self.split(data_a)
         xb, on_b = self.split(data_b)
+        if len(xa):  # the slots past the largest count are padding: not measured
+            ka, kb = int(on_a.sum(axis=1).max()), int(on_b.sum(axis=1).max())
+            xa, on_a, xb, on_b = xa[:, :ka], on_a[:, :ka], xb[:, :kb], on_b[:, :kb]
         d = np.hypot(xa[:, :, None, 0] - xb[:, None, :, 0], xa[:, :, None, 1] - xb[:, None, :, 1])
         d = np.where(on_a[:, :, None] & on_b[:, None, :], d, np.inf)
         ab = np.where(on_a, d.min(axis=2), 0.0).sum(axis=1) / on_a.sum(axis=1)

@@ -131,12 +131,17 @@ class PolylineKind(DistanceKind):
 
     def directed(self, data_a, data_b) -> np.ndarray:
         """``(m,)`` ``d(A → B)``: the mean distance of ``A``'s length to ``B``."""
-        sa = resample_lines(_trimmed(self.vertices(data_a)), self.n_samples)
-        return point_line_distances(sa, _trimmed(self.vertices(data_b))) @ self._weights
+        va, vb = _trimmed(self.vertices(data_a)), _trimmed(self.vertices(data_b))
+        return point_line_distances(resample_lines(va, self.n_samples), vb) @ self._weights
 
     def distance(self, data_a, data_b):
-        """``(d(A → B) + d(B → A)) / 2`` (module docstring)."""
-        return 0.5 * (self.directed(data_a, data_b) + self.directed(data_b, data_a))
+        """``(d(A → B) + d(B → A)) / 2`` (module docstring); each line trimmed of its
+        padding and resampled once."""
+        va, vb = _trimmed(self.vertices(data_a)), _trimmed(self.vertices(data_b))
+        sa, sb = resample_lines(va, self.n_samples), resample_lines(vb, self.n_samples)
+        ab = point_line_distances(sa, vb) @ self._weights
+        ba = point_line_distances(sb, va) @ self._weights
+        return 0.5 * (ab + ba)
 
 
 def _trimmed(xy: np.ndarray) -> np.ndarray:
