@@ -346,3 +346,28 @@ def test_polyline_and_points_tracks(tmp_path):
     wheels = df[df["label"] == "wheel"]
     assert wheels["item"].tolist() == ["frame_000000"] and wheels["ps_n"].tolist() == [2.0]
     assert set(df["item"]) == {f"frame_{i:06d}" for i in range(4)}  # every frame covered
+
+
+def test_polylines_and_point_sets_round_trip_through_write_cvat(tmp_path):
+    from iaa_frames.geometry.kinds import POINT_SET, POLYLINE
+    from iaa_frames.io.writers import write_cvat
+    from iaa_frames.simulate import PolylineProfile, simulate_polylines
+
+    lines = simulate_polylines(
+        n_items=6, annotators={"ana": PolylineProfile(jitter=0.5), "ben": PolylineProfile()}, seed=1
+    )
+    lines[list(POLYLINE.columns)] = lines[list(POLYLINE.columns)].round(2)
+    sets = pd.DataFrame(
+        [[f"img_{i:05d}", who, "wheel", 1280.0, 720.0, 3.0, 10.5 * i, 20, 30, 40.25, 50, 60]
+         for i in range(6) for who in ("ana", "ben")],
+        columns=["item", "annotator", "label", "width", "height", "ps_n",
+                 "ps_0_x", "ps_0_y", "ps_1_x", "ps_1_y", "ps_2_x", "ps_2_y"],
+    )  # fmt: skip
+    pad = {f"ps_{i}_{c}": sets[f"ps_2_{c}"] for i in range(3, POINT_SET.max_points) for c in "xy"}
+    sets = pd.concat([sets, pd.DataFrame(pad)], axis=1)
+    df = iaf.validate(pd.concat([lines, sets], ignore_index=True))
+    back = read_cvat(write_cvat(df, tmp_path), item_key="stem")
+    cols = ["item", "annotator", "label", *POLYLINE.columns, *POINT_SET.columns]
+    want = df[df["label"].notna()].sort_values(cols[:3] + ["ps_n"]).reset_index(drop=True)
+    got = back[back["label"].notna()].sort_values(cols[:3] + ["ps_n"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got[cols], want[cols], check_dtype=False)

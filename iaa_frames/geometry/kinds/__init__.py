@@ -72,6 +72,7 @@ __all__ = [
     "parametric_kinds",
     "point_set_params",
     "polyline_params",
+    "polyline_vertices",
     "register_kind",
     "unregister_kind",
 ]
@@ -80,4 +81,4 @@ __all__ = [
 from .cuboid import CUBOID, CuboidKind, bird_eye_view  # noqa: E402
 from .distance_kind import DistanceKind  # noqa: E402
 from .point import POINT, POINT_SET, PointKind, PointSetKind, point_set_params  # noqa: E402
-from .polyline import POLYLINE, PolylineKind, polyline_params  # noqa: E402
+from .polyline import POLYLINE, PolylineKind, polyline_params, polyline_vertices  # noqa: E402

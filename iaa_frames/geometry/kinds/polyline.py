@@ -49,7 +49,7 @@ from iaa_frames.errors import ParameterError
 from .distance_kind import DEFAULT_TOLERANCE, DistanceKind, point_line_distances, resample_lines
 from .registry import register_kind
 
-__all__ = ["POLYLINE", "PolylineKind", "polyline_params"]
+__all__ = ["POLYLINE", "PolylineKind", "polyline_params", "polyline_vertices"]
 
 
 class PolylineKind(DistanceKind):
@@ -179,6 +179,21 @@ def polyline_params(kind: PolylineKind, xy) -> list:
     else:
         xy = np.concatenate([xy, np.repeat(xy[-1:], v - len(xy), axis=0)])
     return xy.ravel().tolist()
+
+
+def polyline_vertices(kind: PolylineKind, params) -> np.ndarray:
+    """The vertices of one line from its parameters, without the repeats of the last
+    vertex (the inverse of :func:`polyline_params` for lines of at most
+    ``kind.n_vertices`` vertices).
+
+    Examples
+    --------
+    >>> polyline_vertices(PolylineKind("vertices_example", n_vertices=3), [0, 0, 4, 0, 4, 0]).tolist()
+    [[0.0, 0.0], [4.0, 0.0]]
+    """
+    xy = np.asarray(params, dtype=np.float64).reshape(1, kind.n_vertices, 2)
+    out = _trimmed(xy)[0]
+    return out if len(out) >= 2 else xy[0, :2]  # a line of no length: two equal vertices
 
 
 #: Polylines of up to 32 vertices, columns ``pl_{i}_x``, ``pl_{i}_y``, δ = 1 % of the diagonal.
