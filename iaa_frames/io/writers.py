@@ -306,7 +306,9 @@ def write_cvat(df, directory, *, suffix=".jpg", decimals=2):
 def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
     """A Label Studio JSON export: one task per item, one annotation per annotator who
     covered it (``completed_by`` a dict with ``id`` and ``email = {annotator}@example.org``),
-    rectangles and polygons in percent of the image size."""
+    rectangles and polygons in percent of the image size; lines of the kind ``polyline``
+    as polygons left open (``"closed": false``, read back with
+    ``read_labelstudio(open_polygons="polyline")``)."""
     df, obj = _frame(df)
     if df["width"].isna().any() or df["height"].isna().any():
         raise ParameterError("write_labelstudio needs width and height on every row")
@@ -336,7 +338,7 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
                     "original_height": int(H),
                     "image_rotation": 0,
                 }
-                if g is None:
+                if g is None and _cvat_points(rec)[0] is None:
                     result.append(
                         {
                             **base,
@@ -352,7 +354,14 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
                         }
                     )
                 else:
-                    ring = _rings(g)[0][0]
+                    tag, xy = _cvat_points(rec)
+                    if tag == "points":
+                        raise ParameterError(
+                            "write_labelstudio cannot write point sets (Label Studio's points "
+                            "are keypoints)"
+                        )
+                    closed = tag is None  # a polyline is an open polygon (read_labelstudio)
+                    ring = _rings(g)[0][0] if closed else xy
                     pts = [[round(x / W * 100, 6), round(y / H * 100, 6)] for x, y in ring]
                     result.append(
                         {
@@ -361,7 +370,7 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
                             "type": "polygonlabels",
                             "value": {
                                 "points": pts,
-                                "closed": True,
+                                "closed": closed,
                                 "polygonlabels": [rec["label"]],
                             },
                         }

@@ -291,3 +291,21 @@ def test_open_polygons_read_as_polylines_or_polygons():
     assert sorted(dropped["reason"]) == ["degenerate_polygon", "degenerate_polygon"]
     with pytest.raises(iaf.errors.ParameterError, match="open_polygons must be"):
         iaf.read_labelstudio(path, open_polygons="line")
+
+
+def test_polylines_round_trip_through_write_labelstudio(tmp_path):
+    from iaa_frames.geometry.kinds import POLYLINE
+    from iaa_frames.io.writers import write_labelstudio
+    from iaa_frames.simulate import PolylineProfile, simulate_polylines
+
+    profiles = {"ana": PolylineProfile(jitter=0.5), "ben": PolylineProfile(miss=0.3)}
+    df = iaf.validate(simulate_polylines(n_items=6, annotators=profiles, seed=2))
+    path = write_labelstudio(df, tmp_path / "ls.json")
+    back = read_labelstudio(path, open_polygons="polyline", item_key="stem")
+    back["annotator"] = back["annotator"].str.removesuffix("@example.org")
+    cols = ["item", "annotator", "label", *POLYLINE.columns]
+    want = df.dropna(subset=["label"]).sort_values(cols[:4]).reset_index(drop=True)
+    got = back.dropna(subset=["label"]).sort_values(cols[:4]).reset_index(drop=True)
+    # percent to 6 places and back: within a millionth of a percent of the image side
+    np.testing.assert_allclose(got[cols[3:]], want[cols[3:]], rtol=0, atol=1280e-8)
+    assert (got[cols[:3]] == want[cols[:3]]).all().all()
