@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
 
 import iaa_frames as iaf
@@ -143,3 +145,23 @@ def test_landmark_agreement_ladder():
     chance = [_overall(_landmarks(np.random.default_rng(s), 150, 0.0, random=True))
               for s in range(3)]  # fmt: skip
     assert abs(np.mean(chance)) <= 0.02, chance
+
+
+_xy = st.tuples(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_xy, min_size=1, max_size=8), st.lists(_xy, min_size=1, max_size=8))
+def test_point_set_distance_properties(a, b):
+    # symmetric, 0 against itself, at least the gap between the boxes (the reach rests on
+    # it), at most the Hausdorff distance of the two sets
+    pa = np.array([point_set_params(POINT_SET, a)])
+    pb = np.array([point_set_params(POINT_SET, b)])
+    d = POINT_SET.distance(pa, pb)[0]
+    assert d == pytest.approx(POINT_SET.distance(pb, pa)[0], rel=1e-12, abs=1e-12)
+    assert POINT_SET.distance(pa, pa)[0] == 0.0
+    ba, bb = POINT_SET.bounds(pa)[0], POINT_SET.bounds(pb)[0]
+    gap = np.hypot(max(ba[0] - bb[2], bb[0] - ba[2], 0), max(ba[1] - bb[3], bb[1] - ba[3], 0))
+    assert d >= gap * (1 - 1e-12) - 1e-9
+    haus = shapely.hausdorff_distance(shapely.MultiPoint(a), shapely.MultiPoint(b))
+    assert d <= haus * (1 + 1e-12) + 1e-9

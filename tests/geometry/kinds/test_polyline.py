@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
@@ -79,15 +81,21 @@ def test_the_samples_approximate_the_mean_over_the_length():
 
 def test_hausdorff_bounds_the_mean_distance():
     # each directed mean distance is at most the directed Hausdorff distance, so D is at
-    # most shapely's (symmetric) Hausdorff distance of the two lines
+    # most the (symmetric) Hausdorff distance of the two lines
     rng = np.random.default_rng(3)
     la, pa = _random_lines(rng, 80)
     lb, pb = _random_lines(rng, 80)
+    # GEOS's Hausdorff distance is over vertices: densified, it is the true one within
+    # 1 % of the longest segment
     haus = np.array(
-        [shapely.LineString(a).hausdorff_distance(shapely.LineString(b)) for a, b in zip(la, lb)]
+        [
+            shapely.hausdorff_distance(shapely.LineString(a), shapely.LineString(b), densify=0.01)
+            + 0.01 * max(_longest_segment(a), _longest_segment(b))
+            for a, b in zip(la, lb, strict=True)
+        ]
     )
     d = POLYLINE.distance(pa, pb)
-    assert (d <= haus * (1 + 1e-9)).all()
+    assert (d <= haus).all()
     assert (d > 0).all()
 
 
@@ -241,3 +249,33 @@ def test_reach_boxes_lose_no_pair_in_agreement(monkeypatch, tau):
     monkeypatch.setattr(DistanceKind, "reach", lambda self, data, tau: np.full(len(data), -0.01))
     short = iaf.pair_tables(df, **kw)
     assert len(short.localization_between) < len(tables.localization_between)
+
+
+_coordinate = st.floats(-1000, 1000, allow_nan=False, allow_infinity=False)
+_line = st.lists(st.tuples(_coordinate, _coordinate), min_size=2, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_line, _line)
+def test_distance_properties(a, b):
+    # symmetric, at least the gap between the boxes (the reach rests on it), at most the
+    # Hausdorff distance, unchanged by the direction of drawing, 0 against itself
+    pa = np.array([polyline_params(POLYLINE, a)])
+    pb = np.array([polyline_params(POLYLINE, b)])
+    ra = np.array([polyline_params(POLYLINE, a[::-1])])
+    d = POLYLINE.distance(pa, pb)[0]
+    assert d == pytest.approx(POLYLINE.distance(pb, pa)[0], rel=1e-9, abs=1e-9)
+    assert d == pytest.approx(POLYLINE.distance(ra, pb)[0], rel=1e-9, abs=1e-9)
+    assert POLYLINE.distance(pa, pa)[0] == pytest.approx(0.0, abs=1e-9)
+    ba, bb = POLYLINE.bounds(pa)[0], POLYLINE.bounds(pb)[0]
+    gap = np.hypot(max(ba[0] - bb[2], bb[0] - ba[2], 0), max(ba[1] - bb[3], bb[1] - ba[3], 0))
+    assert d >= gap * (1 - 1e-12) - 1e-9
+    # GEOS's Hausdorff distance is over vertices: densified, it is the true one within
+    # 1 % of the longest segment
+    la, lb = shapely.LineString(a), shapely.LineString(b)
+    slack = 0.01 * max(_longest_segment(a), _longest_segment(b)) + 1e-9
+    assert d <= shapely.hausdorff_distance(la, lb, densify=0.01) + slack
+
+
+def _longest_segment(xy):
+    return float(np.hypot(*np.diff(np.asarray(xy, dtype=float), axis=0).T).max())
