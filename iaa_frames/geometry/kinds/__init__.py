@@ -33,6 +33,7 @@ from .polygon import POLYGON, PolygonKind
 from .registry import (
     Kind,
     available_kinds,
+    geometries_as_kinds,
     get_kind,
     kind_of_rows,
     parametric_kinds,
@@ -65,6 +66,7 @@ __all__ = [
     "PolylineKind",
     "available_kinds",
     "bird_eye_view",
+    "geometries_as_kinds",
     "get_kind",
     "keypoint_kinds",
     "kind_of_rows",

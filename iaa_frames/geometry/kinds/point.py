@@ -61,14 +61,24 @@ class PointKind(DistanceKind):
         δ of the similarity, in units of the image diagonal.
     prefix : str, optional
         Column prefix (``{prefix}x``, ``{prefix}y``); ``{name}_`` by default.
+    geometry_types : tuple of str, default ()
+        Shapely types :func:`iaa_frames.validate` reads as shapes of this kind from the
+        ``geometry`` column (``("Point",)`` for the built-in kind).
     """
 
-    def __init__(self, name, *, tolerance=DEFAULT_TOLERANCE, prefix=None):
+    def __init__(self, name, *, tolerance=DEFAULT_TOLERANCE, prefix=None, geometry_types=()):
         self.name = name
+        self.geometry_types = tuple(geometry_types)
         super().__init__(tolerance=tolerance)
         self.prefix = f"{name}_" if prefix is None else prefix
         self.columns = (f"{self.prefix}x", f"{self.prefix}y")
         self.description = f"single points, their distance ({self.prefix}x, {self.prefix}y)"
+
+    def from_geometries(self, geometries):
+        """The coordinates of shapely ``Point``\\ s (NaN for empty ones)."""
+        import shapely
+
+        return np.column_stack([shapely.get_x(geometries), shapely.get_y(geometries)])
 
     def coordinate_columns(self):
         """x first, y second."""
@@ -105,10 +115,16 @@ class PointSetKind(DistanceKind):
         δ of the similarity, in units of the image diagonal.
     prefix : str, optional
         Column prefix; ``{name}_`` by default.
+    geometry_types : tuple of str, default ()
+        Shapely types :func:`iaa_frames.validate` reads as sets of this kind from the
+        ``geometry`` column (``("MultiPoint",)`` for the built-in kind).
     """
 
-    def __init__(self, name, *, max_points=32, tolerance=DEFAULT_TOLERANCE, prefix=None):
+    def __init__(
+        self, name, *, max_points=32, tolerance=DEFAULT_TOLERANCE, prefix=None, geometry_types=()
+    ):
         self.name = name
+        self.geometry_types = tuple(geometry_types)
         if int(max_points) < 1:
             raise ParameterError(f"point set kind {name!r} needs max_points >= 1; got {max_points}")
         super().__init__(tolerance=tolerance)
@@ -121,6 +137,26 @@ class PointSetKind(DistanceKind):
             f"sets of up to {self.max_points} points, symmetric mean nearest distance "
             f"({self.prefix}*)"
         )
+
+    def from_geometries(self, geometries):
+        """The parameters of shapely ``MultiPoint``\\ s (:func:`point_set_params` of
+        each, vectorized); NaN for empty ones and those of more than ``max_points``."""
+        import shapely
+
+        xy, owner = shapely.get_coordinates(geometries, return_index=True)
+        m, p = len(geometries), self.max_points
+        counts = np.bincount(owner, minlength=m)
+        out = np.full((m, 1 + 2 * p), np.nan)
+        good = (counts >= 1) & (counts <= p)
+        if not good.any():
+            return out
+        start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        pts = np.repeat(xy[start[good] + counts[good] - 1][:, None, :], p, axis=1)
+        slot = np.cumsum(good) - 1
+        keep = good[owner]
+        pts[slot[owner[keep]], (np.arange(len(xy)) - start[owner])[keep]] = xy[keep]
+        out[good] = np.column_stack([counts[good], pts.reshape(len(pts), 2 * p)])
+        return out
 
     def coordinate_columns(self):
         """After the count: x at odd positions, y at even ones."""
@@ -199,6 +235,6 @@ def point_set_params(kind: PointSetKind, xy) -> list:
 
 
 #: Single points, columns ``pt_x``, ``pt_y``, δ = 1 % of the image diagonal.
-POINT = register_kind(PointKind("point", prefix="pt_"))
+POINT = register_kind(PointKind("point", prefix="pt_", geometry_types=("Point",)))
 #: Sets of up to 32 points, columns ``ps_n`` and ``ps_{i}_x``, ``ps_{i}_y``.
-POINT_SET = register_kind(PointSetKind("point_set", prefix="ps_"))
+POINT_SET = register_kind(PointSetKind("point_set", prefix="ps_", geometry_types=("MultiPoint",)))

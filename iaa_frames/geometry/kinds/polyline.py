@@ -68,6 +68,9 @@ class PolylineKind(DistanceKind):
         δ of the similarity, in units of the image diagonal.
     prefix : str, optional
         Column prefix; ``{name}_`` by default.
+    geometry_types : tuple of str, default ()
+        Shapely types :func:`iaa_frames.validate` reads as lines of this kind from the
+        ``geometry`` column (``("LineString",)`` for the built-in kind).
 
     Raises
     ------
@@ -76,9 +79,17 @@ class PolylineKind(DistanceKind):
     """
 
     def __init__(
-        self, name, *, n_vertices=32, n_samples=32, tolerance=DEFAULT_TOLERANCE, prefix=None
+        self,
+        name,
+        *,
+        n_vertices=32,
+        n_samples=32,
+        tolerance=DEFAULT_TOLERANCE,
+        prefix=None,
+        geometry_types=(),
     ):
         self.name = name
+        self.geometry_types = tuple(geometry_types)
         if int(n_vertices) < 2 or int(n_samples) < 2:
             raise ParameterError(
                 f"polyline kind {name!r} needs at least 2 vertices and 2 samples; got "
@@ -98,6 +109,31 @@ class PolylineKind(DistanceKind):
         w = np.ones(self.n_samples)
         w[[0, -1]] = 0.5
         self._weights = w / w.sum()
+
+    def from_geometries(self, geometries):
+        """The parameters of shapely ``LineString``\\ s (:func:`polyline_params` of each,
+        vectorized); NaN for lines of fewer than 2 points."""
+        import shapely
+
+        xy, owner = shapely.get_coordinates(geometries, return_index=True)
+        m, v = len(geometries), self.n_vertices
+        counts = np.bincount(owner, minlength=m)
+        out = np.full((m, 2 * v), np.nan)
+        good = counts >= 2
+        if not good.any():
+            return out
+        start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        width = max(int(counts.max()), v)
+        padded = np.repeat(xy[start[good] + counts[good] - 1][:, None, :], width, axis=1)
+        slot = np.cumsum(good) - 1  # row of each good line in padded
+        keep = good[owner]
+        padded[slot[owner[keep]], (np.arange(len(xy)) - start[owner])[keep]] = xy[keep]
+        lines = padded[:, :v].copy()
+        long = counts[good] > v  # resampled to v points at equal arc length
+        if long.any():
+            lines[long] = resample_lines(padded[long], v)
+        out[good] = lines.reshape(len(lines), 2 * v)
+        return out
 
     def coordinate_columns(self):
         """x at the even positions, y at the odd ones."""
@@ -197,4 +233,4 @@ def polyline_vertices(kind: PolylineKind, params) -> np.ndarray:
 
 
 #: Polylines of up to 32 vertices, columns ``pl_{i}_x``, ``pl_{i}_y``, δ = 1 % of the diagonal.
-POLYLINE = register_kind(PolylineKind("polyline", prefix="pl_"))
+POLYLINE = register_kind(PolylineKind("polyline", prefix="pl_", geometry_types=("LineString",)))
