@@ -87,6 +87,7 @@ _EXPORTS = {
         "simulate_cuboids",
         "simulate_crowd",
     ),
+    "simulate.polylines": ("PolylineProfile", "simulate_polylines"),
     "simulate.tracks": ("simulate_drift", "simulate_tracks"),
     "stats.krippendorff": ("nominal_alpha",),
     "tables.pairs": ("PairTables", "between", "pair_tables", "pair_tables_by_threshold", "within"),
