@@ -123,12 +123,7 @@ def _components(result, components):
         return [c for c in COMPONENTS if c in available] + [
             c for c in available if c not in COMPONENTS
         ]
-    if isinstance(components, str):
-        components = [components]
-    unknown = [c for c in components if c not in available]
-    if unknown or not components:
-        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
-    return list(components)
+    return views.check_components(result, components)
 
 
 _MIN_PANEL = 1.15  # inches: narrowest readable panel

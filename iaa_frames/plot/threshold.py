@@ -59,15 +59,8 @@ def threshold_frame(
             "with several thresholds, e.g. iaf.agreement(df, match_threshold=[0.3, 0.5, "
             "0.7]) or df.iaa.plot.threshold_curve()"
         )
-    available = [str(c) for c in result["component"].values]
-    components = [components] if isinstance(components, str) else list(components)
-    unknown = [c for c in components if c not in available]
-    if unknown or not components:
-        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
-    for dim, value in (("label", label), ("annotator", annotator)):
-        names = [str(v) for v in result[dim].values]
-        if value not in names:
-            raise ParameterError(f"unknown {dim} {value!r}; the result has {names}")
+    components = views.check_components(result, components)
+    views.check_cell(result, label=label, annotator=annotator)
     cell = result.sel(label=label, annotator=annotator, component=components)
     cols = [
         v

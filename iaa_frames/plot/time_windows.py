@@ -48,15 +48,8 @@ def over_time_frame(
     """
     if "window" not in result.dims or "recalibrate" not in result:
         raise ParameterError("over_time draws a result of iaf.agreement_over_time(df, ...)")
-    components = [components] if isinstance(components, str) else list(components)
-    available = [str(c) for c in result["component"].values]
-    unknown = [c for c in components if c not in available]
-    if unknown or not components:
-        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
-    for dim, value in (("label", label), ("annotator", annotator)):
-        names = [str(v) for v in result[dim].values]
-        if value not in names:
-            raise ParameterError(f"unknown {dim} {value!r}; the result has {names}")
+    components = views.check_components(result, components)
+    views.check_cell(result, label=label, annotator=annotator)
     cell = result.sel(label=label, annotator=annotator, component=components)
     frame = cell[["agreement", "ci_low", "ci_high"]].to_dataframe().reset_index()
     frame = frame.merge(cell["n_items"].to_dataframe().reset_index()[["window", "n_items"]])
