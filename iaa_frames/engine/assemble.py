@@ -15,11 +15,8 @@ from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.chance.pooled import min_chance_units
 from iaa_frames.frame.schema import ALL
 from iaa_frames.progress import Bars
-from iaa_frames.settings.parameters import (
-    DEFAULT_N_BOOT,
-    DEFAULTS,
-    settings_of,
-)
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
@@ -428,17 +425,9 @@ def agreement_from_cells(
     return with_threshold(ds, tables.params["match_threshold"])
 
 
-@validate_params()
+@engine_keywords
 def agreement(
-    df: pd.DataFrame,
-    *,
-    distance=DEFAULTS.distance,
-    match_threshold=DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    df: pd.DataFrame, *, n_boot: int = DEFAULT_N_BOOT, settings: MatchSettings = DEFAULTS
 ):
     """Chance-corrected agreement by component, label and annotator: σ = 1 perfect,
     0 chance, < 0 systematic disagreement.
@@ -548,7 +537,7 @@ def agreement(
     >>> sweep["threshold"].values.tolist()
     [0.3, 0.5, 0.7]
     """
-    settings = settings_of(locals())
+    seed, progress = settings.seed, settings.progress
     if not settings.several:
         tables = pair_tables_from(df, settings)
         return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
