@@ -150,9 +150,8 @@ def annotators(
         are ranked.
     rank_by : str, optional
         The component that ranks a crowd (default "overall").
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7; 3.5 for one column).
 
     Returns
     -------

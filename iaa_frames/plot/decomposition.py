@@ -77,9 +77,8 @@ def decomposition(
     components : sequence of str, default ("detection", "classification", "localization")
     annotator : str, default "(all)"
     top : int or None, default 15
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7; 3.5 for one column).
 
     Returns
     -------

@@ -193,9 +193,8 @@ def item(
         Annotator -> colour; default :func:`annotator_colors` of every annotator of
         ``data`` (the whole frame or tables, not only the item's), so that an annotator
         has the same colour on every item.
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 5; 3.5 for one column).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 5; 3.5 for one column).
     **kwargs
         Matching parameters when ``data`` is a frame.
 

@@ -60,9 +60,8 @@ def items(
         As in :func:`iaa_frames.explore.items.items`, when the table is computed here.
     top : int or None, default 15
         The first ``top`` items; a note says how many were left out.
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7; 3.5 for one column).
     distance, match_threshold, n_chance, seed, overall, progress
         As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
 

@@ -14,12 +14,9 @@ from . import style
 
 __all__ = ["over_time", "over_time_frame"]
 
-_DEFAULT = COMPONENTS
-_MARKERS = style.COMPONENT_MARKERS
-
 
 def over_time_frame(
-    result, *, label: str = ALL, annotator: str = ALL, components=_DEFAULT
+    result, *, label: str = ALL, annotator: str = ALL, components=COMPONENTS
 ) -> pd.DataFrame:
     """The numbers of :func:`over_time`: one row per (window, component).
 
@@ -66,7 +63,7 @@ def over_time(
     *,
     label: str = ALL,
     annotator: str = ALL,
-    components=_DEFAULT,
+    components=COMPONENTS,
     width: float | None = None,
     ax=None,
 ):
@@ -85,9 +82,8 @@ def over_time(
         A result of :func:`iaa_frames.agreement_over_time`.
     label, annotator : str, default "(all)"
     components : sequence of str, default every component
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7).
 
     Returns
     -------
@@ -124,7 +120,7 @@ def over_time(
                 y,
                 yerr=err,
                 color=color,
-                marker=_MARKERS.get(comp, "o"),
+                marker=style.COMPONENT_MARKERS.get(comp, "o"),
                 markersize=3.5,
                 linewidth=1.2,
                 capsize=2,
