@@ -111,13 +111,9 @@ class PointSetKind(DistanceKind):
     name : str
     max_points : int, default 32
         Slots per row (``P``).
-    tolerance : float, default 0.01
-        δ of the similarity, in units of the image diagonal.
-    prefix : str, optional
-        Column prefix; ``{name}_`` by default.
-    geometry_types : tuple of str, default ()
-        Shapely types :func:`iaa_frames.validate` reads as sets of this kind from the
-        ``geometry`` column (``("MultiPoint",)`` for the built-in kind).
+    tolerance, prefix, geometry_types
+        As in :class:`~iaa_frames.geometry.kinds.polyline.PolylineKind`; the built-in
+        kind reads ``MultiPoint`` geometries.
     """
 
     def __init__(
