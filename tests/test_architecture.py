@@ -250,3 +250,20 @@ def test_shared_constants_are_defined_once():
         "SIGMA_COMPONENTS": ["iaa_frames.engine.cells"],
         "DEFAULT_N_BOOT": ["iaa_frames.settings.parameters"],
     }
+
+
+#: Most functions that spell out ``n_chance`` in their own signature: the engine keywords
+#: are otherwise given by ``settings.keywords.engine_keywords`` (public signature) and
+#: passed inward as one ``MatchSettings``.
+MAX_N_CHANCE_SIGNATURES = 20
+
+
+def test_few_signatures_spell_out_the_engine_keywords():
+    spelled = [
+        f"{_name(p)}.{node.name}"
+        for p in MODULES
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and "n_chance" in {a.arg for a in node.args.args + node.args.kwonlyargs}
+    ]
+    assert len(spelled) <= MAX_N_CHANCE_SIGNATURES, spelled

@@ -32,14 +32,10 @@ pandas does not cache DataFrame accessors, so ``df.iaa`` only stores the frame.
 Examples
 --------
 >>> import iaa_frames as iaf
->>> df = iaf.simulate(n_items=20, annotators={"ann": "good", "bob": "sloppy"}, seed=0)
->>> res = df.iaa.agreement(n_chance=200)
->>> res["annotator"].values.tolist()
-['(all)', 'ann', 'bob']
->>> res.iaa.headline().index.tolist()
+>>> df = iaf.simulate(n_items=20, seed=0)
+>>> res = df.iaa.agreement(n_chance=200)    # IAAAccessor: the frame's methods
+>>> res.iaa.headline().index.tolist()       # ResultAccessor: the result's views
 ['detection', 'classification', 'localization', 'overall']
->>> df.iaa.sigma(n_chance=200).dims       # the cached result, sliced
-('label', 'annotator')
 """
 
 from iaa_frames.api.shortcuts import alpha, ks, sigma

@@ -27,7 +27,7 @@ import pandas as pd
 from .decisions import DecisionMethods
 from .disagreement import DisagreementMethods
 from .measures import MeasureMethods
-from .result import method_table
+from .result import method_lines, method_table
 from .statistics import AgreementMethods
 from .tables import TableMethods
 from .temporal import TemporalMethods
@@ -50,6 +50,7 @@ _METHODS = {
     "conflict_counts()": "conflicts per kind, class and annotator",
     "confusion()": "label confusion matrix of matched pairs",
     "accuracy()": "precision/recall/label accuracy against a reference annotator",
+    "attributes()": "alpha of per-object attributes over the matched objects",
     "item_agreement()": "per-item agreement columns, indexed by item (join key)",
     "consensus()": "one object per matched cluster, weighted by annotator quality",
     "plan()": "items needed for a 95 % interval of a given half-width",
@@ -100,9 +101,7 @@ class IAAAccessor(
 
     def __repr__(self) -> str:
         lines = [f"<df.iaa: agreement of a frame with {len(self._df):,} rows>"]
-        width = max(map(len, _METHODS))
-        lines += [f"  .{name:<{width}} {what}" for name, what in _METHODS.items()]
-        return "\n".join(lines)
+        return "\n".join(lines + method_lines(_METHODS))
 
     def _repr_html_(self) -> str:
         return (

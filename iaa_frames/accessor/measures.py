@@ -33,11 +33,7 @@ import pandas as pd
 
 from iaa_frames.api import results as cached
 from iaa_frames.api.methods import engine_method, method, method_signature
-from iaa_frames.measures.attributes import (
-    attribute_agreement,
-    attribute_agreement_from_tables,
-    attribute_columns,
-)
+from iaa_frames.measures.attributes import attribute_agreement
 from iaa_frames.measures.kalpha import kalpha
 from iaa_frames.measures.ranking import annotator_quality
 from iaa_frames.measures.reference import accuracy
@@ -48,13 +44,6 @@ __all__ = ["MeasureMethods"]
 
 def _accuracy(df, settings, **own):
     return accuracy(cached.tables(df, settings), seed=settings.seed, **own)
-
-
-def _attributes(df, settings, *, attributes=None, **own):
-    names, source = attribute_columns(df, attributes)  # from this frame's attrs
-    return attribute_agreement_from_tables(
-        cached.tables(df, settings), names, source=source, seed=settings.seed, **own
-    )
 
 
 class MeasureMethods:
@@ -69,12 +58,6 @@ class MeasureMethods:
         doc=accuracy.__doc__,
         constraints=SINGLE_THRESHOLD,
     )
-    attributes = engine_method(
-        method_signature(attribute_agreement),
-        _attributes,
-        name="attributes",
-        doc=attribute_agreement.__doc__,
-        constraints=SINGLE_THRESHOLD,
-    )
+    attributes = method(attribute_agreement, name="attributes")
     annotators = method(annotator_quality, name="annotators")
     kalpha = method(kalpha)

@@ -60,6 +60,19 @@ def method_table(methods: dict) -> str:
     )
 
 
+def method_lines(methods: dict) -> list[str]:
+    """The lines of the accessors' text ``repr``: one ``.method()  what it gives`` each,
+    aligned.
+
+    Examples
+    --------
+    >>> method_lines({"sigma()": "σ", "table()": "the compact table"})
+    ['  .sigma() σ', '  .table() the compact table']
+    """
+    width = max(map(len, methods))
+    return [f"  .{name:<{width}} {what}" for name, what in methods.items()]
+
+
 class ResultAccessor:
     """Views and figures of an agreement result: ``res.iaa``.
 
@@ -146,8 +159,7 @@ class ResultAccessor:
             f"{n_ann} annotator{'s' if n_ann != 1 else ''}, "
             f"n_boot={ds.attrs.get('n_boot', '?')}>"
         ]
-        lines += [f"  .{name:<15} {what}" for name, what in _RESULT_METHODS.items()]
-        return "\n".join(lines)
+        return "\n".join(lines + method_lines(_RESULT_METHODS))
 
     def _repr_html_(self) -> str:
         return (
@@ -156,35 +168,9 @@ class ResultAccessor:
         )
 
     # -- views
-    def headline(self) -> pd.DataFrame:
-        """The four components pooled over labels and annotators
-        (:func:`iaa_frames.explore.views.headline`).
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return headline(self._single("headline()"))
-
-    def by_label(self) -> pd.DataFrame:
-        """Every class ("(all)" first), one column group per component
-        (:func:`iaa_frames.explore.views.by_label`).
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return by_label(self._single("by_label()"))
-
-    def by_annotator(self) -> pd.DataFrame:
-        """Every annotator ("(all)" first), one column group per component
-        (:func:`iaa_frames.explore.views.by_annotator`).
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return by_annotator(self._single("by_annotator()"))
+    headline = method(headline, source=lambda self: self._single("headline()"))
+    by_label = method(by_label, source=lambda self: self._single("by_label()"))
+    by_annotator = method(by_annotator, source=lambda self: self._single("by_annotator()"))
 
     def table(
         self,

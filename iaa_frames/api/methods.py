@@ -23,7 +23,7 @@ Examples
 ...         self._df = df
 ...     sigma = method(iaf.sigma)
 >>> list(inspect.signature(Frame.sigma).parameters)[:3]
-['self', 'component', 'distance']
+['self', 'component', 'n_boot']
 >>> Frame.sigma.__doc__ == iaf.sigma.__doc__
 True
 """

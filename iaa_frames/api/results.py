@@ -44,7 +44,8 @@ def tables(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> PairTables:
     >>> import iaa_frames as iaf
     >>> from iaa_frames.settings.parameters import MatchSettings
     >>> df = iaf.simulate(n_items=6, seed=0)
-    >>> tables(df, MatchSettings(n_chance=50)) is tables(df.copy(), MatchSettings(n_chance=50))
+    >>> t = tables(df, MatchSettings(n_chance=50))
+    >>> df.iaa.tables(n_chance=50) is t  # the accessor reads the same memo
     True
     """
     return entries_for(df, settings.single())[0].tables

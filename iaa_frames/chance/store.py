@@ -15,6 +15,9 @@ from iaa_frames.matching.pipeline import Matched
 from .population import pairing_key
 from .sampling import first_occurrence, in_sorted, sorted_unique, union_sorted
 
+#: Most pairings one call of the matching pipeline receives from :meth:`Store.run`.
+RUN_PAIRINGS = 250_000
+
 
 @dataclass(frozen=True, eq=False)
 class PairCounts:
@@ -83,7 +86,9 @@ class Draws:
     """Which strata drew which pairings: ``(kind, group, key)`` records.
 
     ``group`` is the annotator code (annotator strata), ``a * n_annotators + b`` (pair
-    strata), the class code (class strata) or 0 (uniform strata).
+    strata), the class code (class strata) or 0 (uniform strata). Records come in calls
+    of :meth:`add`: ``kind`` holds the kind of each call, ``group`` and ``key`` its
+    arrays.
     """
 
     n_slots: int
@@ -95,18 +100,20 @@ class Draws:
     def add(self, kind: int, group, a, b) -> None:
         self._index.clear()
         a = np.asarray(a, dtype=np.int64)
-        self.kind.append(np.full(len(a), kind, dtype=np.int64))
+        self.kind.append(int(kind))  # one kind per call: the records of a call share it
         self.group.append(np.broadcast_to(np.asarray(group, dtype=np.int64), a.shape).copy())
         self.key.append(pairing_key(a, b, self.n_slots))
 
     def keys(self, *kinds) -> tuple[np.ndarray, np.ndarray]:
-        """(group, key) of the records of the given kinds."""
-        if not self.kind:
+        """(group, key) of the records of the given kinds, in order of record."""
+        parts = [i for i, kind in enumerate(self.kind) if kind in kinds]
+        if not parts:
             z = np.zeros(0, np.int64)
             return z, z
-        kind = np.concatenate(self.kind)
-        sel = np.isin(kind, kinds)
-        return np.concatenate(self.group)[sel], np.concatenate(self.key)[sel]
+        return (
+            np.concatenate([self.group[i] for i in parts]),
+            np.concatenate([self.key[i] for i in parts]),
+        )
 
     def contains(self, kinds, group, key) -> np.ndarray:
         """Whether each (group, key) was drawn by a stratum of one of ``kinds``.
@@ -118,14 +125,36 @@ class Draws:
         if kinds not in self._index:  # built once per kinds until the next add()
             g, k = self.keys(*kinds)
             codes = sorted_unique(g)
-            self._index[kinds] = codes, sorted_unique(k * len(codes) + np.searchsorted(codes, g))
+            self._index[kinds] = codes, sorted_unique(k * len(codes) + _positions(codes, g))
         codes, drawn = self._index[kinds]
         key = np.asarray(key, dtype=np.int64)
         group = np.broadcast_to(np.asarray(group, dtype=np.int64), key.shape)
         if not len(codes):
             return np.zeros(key.shape, dtype=bool)
-        pos = np.minimum(np.searchsorted(codes, group), len(codes) - 1)
-        return (codes[pos] == group) & in_sorted(key * len(codes) + pos, drawn)
+        pos = _positions(codes, group)
+        return (pos >= 0) & in_sorted(key * len(codes) + pos, drawn)
+
+
+def _positions(codes, group) -> np.ndarray:
+    """Position of each ``group`` in ``codes`` (sorted, distinct), -1 where
+    absent: a table lookup when the codes are small (annotator and class codes), else a
+    binary search (pairs of annotators).
+
+    Examples
+    --------
+    >>> _positions(np.array([2, 5]), np.array([5, 3, 2, 9])).tolist()
+    [1, -1, 0, -1]
+    """
+    if not len(codes):
+        return np.full(np.shape(group), -1, dtype=np.int64)
+    top = int(codes[-1])
+    if codes[0] >= 0 and top < 4 * (group.size + len(codes)) + 1024:
+        table = np.full(top + 1, -1, dtype=np.int64)
+        table[codes] = np.arange(len(codes))
+        inside = (group >= 0) & (group <= top)
+        return np.where(inside, table[np.clip(group, 0, top)], -1)
+    pos = np.minimum(np.searchsorted(codes, group), len(codes) - 1)
+    return np.where(codes[pos] == group, pos, -1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,8 +213,20 @@ class Store:
                     )
                 )
             a, b, key = a[can], b[can], key[can]
-        if len(a):
-            self.parts.append((a, b, key, np.full(len(a), sets), self._run(a, b, sets)))
+        # a few hundred thousand pairings at a time: the pipeline's temporaries grow with
+        # the pairings of a call (a big crowd's annotator strata draw millions at once),
+        # and a pairing's matching does not depend on the others of its call
+        for lo in range(0, len(a), RUN_PAIRINGS):
+            hi = lo + RUN_PAIRINGS
+            self.parts.append(
+                (
+                    a[lo:hi],
+                    b[lo:hi],
+                    key[lo:hi],
+                    np.full(len(a[lo:hi]), sets),
+                    self._run(a[lo:hi], b[lo:hi], sets),
+                )
+            )
 
     def pairs(self):
         """Every matched pair so far: (pairing key, object a, object b)."""
@@ -200,19 +241,30 @@ class Store:
         )
 
     def finish(self, draws, exact, label_source) -> ChanceSample:
+        """The sample of every pairing matched; the store is emptied (its parts are
+        concatenated one field at a time and released as they are, so that the sample
+        and the parts are never both held whole)."""
         if not self.parts:
             z = np.zeros(0, np.int64)
             return ChanceSample(
                 z, z, z, np.zeros(0, bool), Matched.empty(), draws, exact, label_source
             )
         offset = run_starts(np.array([len(p[0]) for p in self.parts]))
+        # one dict of fields per part, emptied field by field
+        parts = [
+            {"a": a, "b": b, "key": key, "has_sets": s}
+            | {name: getattr(m, name) for name in Matched.__dataclass_fields__}
+            for a, b, key, s, m in self.parts
+        ]
+        self.parts, self.keys = [], np.zeros(0, np.int64)
         fields = {}
-        for name in Matched.__dataclass_fields__:
-            values = [getattr(m, name) for *_, m in self.parts]
+        for name in ("a", "b", "key", "has_sets", *Matched.__dataclass_fields__):
+            values = [p.pop(name) for p in parts]
             if name == "pair_pairing":
                 values = [v + o for v, o in zip(values, offset)]
             fields[name] = np.concatenate(values)
-        a, b, key, has_sets = (np.concatenate([p[i] for p in self.parts]) for i in range(4))
+            del values
+        a, b, key, has_sets = (fields.pop(name) for name in ("a", "b", "key", "has_sets"))
         return ChanceSample(a, b, key, has_sets, Matched(**fields), draws, exact, label_source)
 
 

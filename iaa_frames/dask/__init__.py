@@ -42,7 +42,8 @@ It runs on the default local scheduler and on any ``dask.distributed`` cluster (
 from __future__ import annotations
 
 from iaa_frames.geometry.distances import DEFAULT_DISTANCE
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, settings_of
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.tables.pairs import DEFAULT_N_CHANCE
 
@@ -62,17 +63,8 @@ __all__ = [
 
 
 @validate_params(SINGLE_THRESHOLD)
-def agreement(
-    ddf,
-    *,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
-):
+@engine_keywords
+def agreement(ddf, *, n_boot: int = DEFAULT_N_BOOT, settings: MatchSettings = DEFAULTS):
     """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`.
 
     ``iaa_frames.agreement(ddf, ...)`` calls this for a dask DataFrame.
@@ -101,4 +93,4 @@ def agreement(
     >>> bool(ds.equals(iaf.agreement(df, n_chance=200, n_boot=0)))
     True
     """
-    return statistics.agreement(ddf, settings_of(locals()), n_boot=n_boot)
+    return statistics.agreement(ddf, settings, n_boot=n_boot)

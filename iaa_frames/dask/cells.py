@@ -64,61 +64,15 @@ SIGMA = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
 
 _I, _F, _B = np.int64, np.float64, np.bool_
 #: Columns of the pair tables (:class:`~iaa_frames.tables.pairs.PairTables`), for the empty halves.
-LOCALIZATION_WITHIN = {
-    "item": _I,
-    "annotator_a": _I,
-    "annotator_b": _I,
-    "label_a": _I,
-    "label_b": _I,
-    "object_a": _I,
-    "object_b": _I,
-    "iou": _F,
-    "distance": _F,
-}
-LOCALIZATION_BETWEEN = {
-    "item_a": _I,
-    "item_b": _I,
-    "annotator_a": _I,
-    "annotator_b": _I,
-    "label_a": _I,
-    "label_b": _I,
-    "object_a": _I,
-    "object_b": _I,
-    "iou": _F,
-    "distance": _F,
-    "in_uniform": _B,
-    "in_annotator_a": _B,
-    "in_annotator_b": _B,
-    "in_pair": _B,
-    "in_label": _B,
-}
-SETS_WITHIN = {
-    "item": _I,
-    "annotator_a": _I,
-    "annotator_b": _I,
-    "label": _I,
-    "n_a": _I,
-    "n_b": _I,
-    "n_matched": _I,
-    "detection": _F,
-    "overall": _F,
-}
-SETS_BETWEEN = {
-    "item_a": _I,
-    "item_b": _I,
-    "annotator_a": _I,
-    "annotator_b": _I,
-    "label": _I,
-    "n_a": _I,
-    "n_b": _I,
-    "n_matched": _I,
-    "detection": _F,
-    "overall": _F,
-    "in_uniform": _B,
-    "in_annotator_a": _B,
-    "in_annotator_b": _B,
-    "in_pair": _B,
-}
+_PAIR = {"annotator_a": _I, "annotator_b": _I}
+_OBJECTS = {"label_a": _I, "label_b": _I, "object_a": _I, "object_b": _I, "iou": _F, "distance": _F}
+_SETS = {"label": _I, "n_a": _I, "n_b": _I, "n_matched": _I, "detection": _F, "overall": _F}
+#: Which chance strata a between-item row belongs to.
+_STRATA = {"in_uniform": _B, "in_annotator_a": _B, "in_annotator_b": _B, "in_pair": _B}
+LOCALIZATION_WITHIN = {"item": _I, **_PAIR, **_OBJECTS}
+LOCALIZATION_BETWEEN = {"item_a": _I, "item_b": _I, **_PAIR, **_OBJECTS, **_STRATA, "in_label": _B}
+SETS_WITHIN = {"item": _I, **_PAIR, **_SETS}
+SETS_BETWEEN = {"item_a": _I, "item_b": _I, **_PAIR, **_SETS, **_STRATA}
 POOLED = {"label": _I, "row": _I, "weight": _F}
 UNITS = {"item": _I, "annotator": _I, "label": _I, "cluster": _I}
 COVERAGE = {"item": _I, "annotator": _I}

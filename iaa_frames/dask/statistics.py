@@ -27,6 +27,7 @@ import sys
 
 from iaa_frames.engine import agreement_from_cells
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, MatchSettings
+from iaa_frames.tables.pairs import table_params
 
 from .cells import (
     between_tables,
@@ -43,7 +44,6 @@ from .tables import (
     prepare,
     run_partitions,
     shared_value,
-    table_params,
 )
 
 __all__ = ["agreement", "release_memory"]

@@ -34,14 +34,15 @@ from iaa_frames.errors import InvalidAnnotationError, ParameterError, RepairedGe
 from iaa_frames.geometry.distances import get_distance
 from iaa_frames.matching.pipeline import can_match, run
 from iaa_frames.progress import tqdm
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.tables.comparability import require_comparable
 from iaa_frames.tables.pairs import (
     PairTables,
+    assemble,
     between_frames,
-    labels_of_pairings,
-    pooled_baseline,
+    label_chance_rows,
     to_label_slots,
 )
 
@@ -60,7 +61,6 @@ __all__ = [
     "prepare",
     "run_partitions",
     "shared_value",
-    "table_params",
 ]
 
 
@@ -224,16 +224,8 @@ def _check_object_ids(ddf, summaries) -> None:
 
 
 @validate_params(SINGLE_THRESHOLD)
-def pair_tables(
-    ddf,
-    *,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    seed: int = DEFAULTS.seed,
-    progress: bool | None = DEFAULTS.progress,
-) -> PairTables:
+@engine_keywords
+def pair_tables(ddf, *, settings: MatchSettings = DEFAULTS) -> PairTables:
     """Every within-item and between-item table of a dask DataFrame.
 
     The same tables as :func:`iaa_frames.tables.pairs.pair_tables` on ``ddf.compute()``, computed
@@ -264,9 +256,8 @@ def pair_tables(
     """
     from dask import delayed
 
-    settings = settings_of(locals())
     prep = prepare(ddf, settings)
-    tau = float(match_threshold)
+    distance, tau, overall = settings.distance, float(settings.match_threshold), settings.overall
 
     # 3. within-item tables per partition
     shared = shared_value(prep.codes)
@@ -276,7 +267,7 @@ def pair_tables(
         )
         for p in prep.ddf.to_delayed()
     ]
-    parts, geometry = run_partitions(outputs, prep.polygons, progress)
+    parts, geometry = run_partitions(outputs, prep.polygons, settings.progress)
     corpus, position, offsets = index_corpus(prep.codes, prep.coverage, parts)
     loc_within, sets_within, cluster_of, counts = _assemble_within(parts, position, offsets)
     del parts
@@ -284,29 +275,8 @@ def pair_tables(
     # 4. chance sample on the corpus-wide index
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
     sample, sets_between, loc_between = chance_tables(corpus, store, counts, settings)
-    pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
-    ann = corpus.annotations
-    units = pd.DataFrame(
-        {
-            "item": corpus.item,
-            "annotator": corpus.annotator,
-            "label": corpus.label,
-            "cluster": cluster_of,
-        }
-    )
-    coverage_frame = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
-    return PairTables(
-        corpus=corpus,
-        localization_within=loc_within,
-        localization_between=loc_between,
-        sets_within=sets_within,
-        sets_between=sets_between,
-        units=units,
-        coverage=coverage_frame,
-        localization_pooled=pooled,
-        label_source=source,
-        params=table_params(corpus, sample, settings),
-    )
+    halves = (loc_within, loc_between, sets_within, sets_between)
+    return assemble(corpus, sample, halves, cluster_of, settings)
 
 
 @dataclass(frozen=True, eq=False)
@@ -416,26 +386,7 @@ def chance_tables(corpus, store, counts, settings: MatchSettings):
             corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau
         ),
     )
-    if sample.exact:
-        d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
-    else:
-        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
-        by_key = np.argsort(sample.key)
-        d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
-    dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
+    d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)
     d_restricted = match(corpus.by_label, dla, dlb)
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
     return sample, sets_between, loc_between
-
-
-def table_params(corpus, sample, settings: MatchSettings) -> dict:
-    """``PairTables.params``, as :func:`iaa_frames.tables.pairs.pair_tables` sets them."""
-    return {
-        "distance": get_distance(settings.distance).name,
-        "match_threshold": float(settings.match_threshold),
-        "n_chance_target": settings.n_chance,
-        "overall": settings.overall,
-        "seed": settings.seed,
-        "normalization": corpus.normalization,
-        "chance_population": "enumerated" if sample.exact else "sampled",
-    }

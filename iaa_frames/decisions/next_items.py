@@ -39,23 +39,18 @@ from iaa_frames.engine import CellLayout, component_cells, resolve
 from iaa_frames.engine.rows import localization_rows, sets_rows
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
+from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
+from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 
 from .consensus import consensus
+from .plan import KEYWORDS
 
 __all__ = ["GOALS", "interval_gains", "next_items"]
 
 GOALS = ("interval", "consensus")
 _SIGMA = ("detection", "localization", "overall")
 _Z = 1.959963984540054
-
-
-def _single(settings):
-    if settings.several:
-        raise ParameterError(
-            f"match_threshold must be one value here, got {settings.match_threshold!r}"
-        )
-    return settings
 
 
 def _pairing_means(tables, component):
@@ -178,6 +173,8 @@ def _consensus_gains(df, *, weights, match_threshold, seed):
     return out.rename_axis("item").reset_index()
 
 
+@validate_params(SINGLE_THRESHOLD)
+@engine_keywords(names=KEYWORDS)
 def next_items(
     df: pd.DataFrame,
     *,
@@ -185,9 +182,7 @@ def next_items(
     goal: str = "interval",
     component: str = "localization",
     weights="quality",
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
+    settings: MatchSettings = DEFAULTS,
 ) -> pd.DataFrame:
     """The ``budget`` items to send for one more annotation, best first, with the gain
     expected.
@@ -237,13 +232,14 @@ def next_items(
     df = validate(df)
     names = None
     if goal == "interval":
-        settings = MatchSettings(match_threshold=match_threshold, n_chance=n_chance, seed=seed)
-        tables = resolve.tables_of(df, _single(settings))
+        tables = resolve.tables_of(df, settings)
         gains, state = interval_gains(tables, component)
         names = np.asarray(tables.corpus.items, dtype=object)
         gains["item"] = names[gains["item"].to_numpy()]
     else:
-        gains = _consensus_gains(df, weights=weights, match_threshold=match_threshold, seed=seed)
+        gains = _consensus_gains(
+            df, weights=weights, match_threshold=settings.match_threshold, seed=settings.seed
+        )
         state = {}
     gains["item_name"] = gains["item"].astype(str)
     ranked = gains.sort_values(

@@ -42,7 +42,9 @@ from iaa_frames.engine import CellLayout, component_cells, resolve
 from iaa_frames.engine.cells import label_cell
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL, validate
+from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
+from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 
 __all__ = ["COMPONENTS", "Plan", "halfwidth_curve", "plan", "thin_annotators"]
 
@@ -74,14 +76,6 @@ class Plan:
     table: pd.DataFrame
     curve: pd.DataFrame
     params: dict = field(default_factory=dict)
-
-
-def _single(settings):
-    if settings.several:
-        raise ParameterError(
-            f"match_threshold must be one value here, got {settings.match_threshold!r}"
-        )
-    return settings
 
 
 def thin_annotators(df: pd.DataFrame, annotators: int, seed: int):
@@ -147,7 +141,7 @@ def _fit(sizes, hw):
     return c, float(slope)
 
 
-def _check(target_halfwidth, component, annotators, n_boot, n_outer, seed):
+def _check(target_halfwidth, component, annotators, n_boot, n_outer):
     if (
         isinstance(target_halfwidth, bool)
         or not isinstance(target_halfwidth, int | float)
@@ -163,10 +157,15 @@ def _check(target_halfwidth, component, annotators, n_boot, n_outer, seed):
     check_int(annotators, "annotators", low=2)
     check_int(n_boot, "n_boot", low=20)
     check_int(n_outer, "n_outer", low=0)
-    check_int(seed, "seed", low=0)
     return comps
 
 
+#: The engine keywords of the decisions: pair tables of one threshold.
+KEYWORDS = ("match_threshold", "n_chance", "seed")
+
+
+@validate_params(SINGLE_THRESHOLD)
+@engine_keywords(names=KEYWORDS)
 def plan(
     pilot: pd.DataFrame,
     *,
@@ -176,9 +175,7 @@ def plan(
     annotators: int = 2,
     n_boot: int = 200,
     n_outer: int = 50,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
+    settings: MatchSettings = DEFAULTS,
 ) -> Plan:
     """The number of items a 95 % interval of half-width ``target_halfwidth`` needs.
 
@@ -217,11 +214,11 @@ def plan(
     >>> bool(row["n_low"] <= row["n_items"] <= row["n_high"])
     True
     """
-    comps = _check(target_halfwidth, component, annotators, n_boot, n_outer, seed)
+    comps = _check(target_halfwidth, component, annotators, n_boot, n_outer)
     pilot = validate(pilot)
+    seed = settings.seed
     thinned, fewer = thin_annotators(pilot, annotators, seed)
-    settings = MatchSettings(match_threshold=match_threshold, n_chance=n_chance, seed=seed)
-    tables = resolve.tables_of(thinned, _single(settings))
+    tables = resolve.tables_of(thinned, settings)
     corpus = tables.corpus
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
     cell = label_cell(tables, label) * layout.n_groups

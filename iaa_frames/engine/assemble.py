@@ -15,11 +15,8 @@ from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.chance.pooled import min_chance_units
 from iaa_frames.frame.schema import ALL
 from iaa_frames.progress import Bars
-from iaa_frames.settings.parameters import (
-    DEFAULT_N_BOOT,
-    DEFAULTS,
-    settings_of,
-)
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
@@ -339,13 +336,12 @@ def agreement_from_cells(
     Returns
     -------
     xarray.Dataset
-        See :func:`agreement`.
+        The result of :func:`agreement` for these cells.
 
     Examples
     --------
-    >>> from iaa_frames.simulate import simulate
-    >>> from iaa_frames.tables.pairs import pair_tables
-    >>> tables = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
+    >>> import iaa_frames as iaf
+    >>> tables = iaf.pair_tables(iaf.simulate(n_items=20, seed=0), n_chance=200)
     >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
     >>> parts = {c: component_cells(tables, layout, c) for c in COMPONENTS}
     >>> presence = PresenceCells.build(layout, len(tables.corpus.items), tables.units,
@@ -429,17 +425,9 @@ def agreement_from_cells(
     return with_threshold(ds, tables.params["match_threshold"])
 
 
-@validate_params()
+@engine_keywords
 def agreement(
-    df: pd.DataFrame,
-    *,
-    distance=DEFAULTS.distance,
-    match_threshold=DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    df: pd.DataFrame, *, n_boot: int = DEFAULT_N_BOOT, settings: MatchSettings = DEFAULTS
 ):
     """Chance-corrected agreement by component, label and annotator: σ = 1 perfect,
     0 chance, < 0 systematic disagreement.
@@ -549,7 +537,7 @@ def agreement(
     >>> sweep["threshold"].values.tolist()
     [0.3, 0.5, 0.7]
     """
-    settings = settings_of(locals())
+    seed, progress = settings.seed, settings.progress
     if not settings.several:
         tables = pair_tables_from(df, settings)
         return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)

@@ -26,6 +26,7 @@ __all__ = [
     "build_dataset",
     "build_pairwise",
     "notes",
+    "text",
 ]
 
 COMPONENTS = ("detection", "classification", "localization", "overall")
@@ -35,6 +36,20 @@ MEASURES = {
     "localization": "sigma",
     "overall": "sigma",
 }
+
+
+def text(dims, values, long_name: str, *, description: str | None = None) -> tuple:
+    """The ``(dims, values, attrs)`` of a labelled xarray variable of strings (object
+    dtype, as names and notes are kept), its ``long_name`` and ``description`` in attrs.
+
+    Examples
+    --------
+    >>> text("label", ["car", "(all)"], "class")
+    ('label', array(['car', '(all)'], dtype=object), {'long_name': 'class'})
+    """
+    attrs = {"long_name": long_name} | ({"description": description} if description else {})
+    return dims, np.asarray(values, dtype=object), attrs
+
 
 _SIGMA_ONLY = "NaN for classification, which is an alpha."
 
@@ -295,46 +310,33 @@ def build_dataset(values: dict, *, labels, annotators, attrs: dict) -> xr.Datase
     data = {
         name: (dims, np.asarray(values[name], dtype=np.float64), _attrs(name)) for name in VARIABLES
     }
-    data["note"] = (
-        dims,
-        np.asarray(values["note"], dtype=object),
-        {"long_name": "reason agreement is NaN", "description": NOTE_DESCRIPTION},
+    data["note"] = text(
+        dims, values["note"], "reason agreement is NaN", description=NOTE_DESCRIPTION
     )
     if "chance_source" in values:
-        data["chance_source"] = (
+        data["chance_source"] = text(
             dims,
-            np.asarray(values["chance_source"], dtype=object),
-            {"long_name": "source of the chance units", "description": CHANCE_SOURCE_DESCRIPTION},
+            values["chance_source"],
+            "source of the chance units",
+            description=CHANCE_SOURCE_DESCRIPTION,
         )
     coords = {
-        "component": (
-            "component",
-            np.array(COMPONENTS, dtype=object),
-            {"long_name": "component of agreement"},
-        ),
-        "label": (
-            "label",
-            np.asarray(labels, dtype=object),
-            {"long_name": "class", "description": f"{ALL!r} pools every class"},
-        ),
-        "annotator": (
+        "component": text("component", COMPONENTS, "component of agreement"),
+        "label": text("label", labels, "class", description=f"{ALL!r} pools every class"),
+        "annotator": text(
             "annotator",
-            np.asarray(annotators, dtype=object),
-            {
-                "long_name": "annotator",
-                "description": f"{ALL!r} pools every annotator; an annotator's cell "
-                "keeps only the pairs or pairable values that "
-                "involve it",
-            },
+            annotators,
+            "annotator",
+            description=f"{ALL!r} pools every annotator; an annotator's cell "
+            "keeps only the pairs or pairable values that "
+            "involve it",
         ),
-        "measure": (
+        "measure": text(
             "component",
-            np.array([MEASURES[c] for c in COMPONENTS], dtype=object),
-            {
-                "long_name": "statistic of the component",
-                "description": "sigma: 1 - mean within / mean chance distance; "
-                "alpha: Krippendorff's alpha",
-            },
+            [MEASURES[c] for c in COMPONENTS],
+            "statistic of the component",
+            description="sigma: 1 - mean within / mean chance distance; "
+            "alpha: Krippendorff's alpha",
         ),
     }
     return xr.Dataset(data, coords=coords, attrs=dict(attrs))
@@ -373,11 +375,7 @@ def build_pairwise(values: dict, *, annotators, attrs: dict) -> xr.DataArray:
         "annotator_b": ("annotator_b", names),
         "n_units": (dims, np.asarray(values["n_units"], dtype=np.float64), _attrs("n_units")),
         "n_chance": (dims, np.asarray(values["n_chance"], dtype=np.float64), _attrs("n_chance")),
-        "note": (
-            dims,
-            np.asarray(values["note"], dtype=object),
-            {"long_name": "reason agreement is NaN", "description": NOTE_DESCRIPTION},
-        ),
+        "note": text(dims, values["note"], "reason agreement is NaN", description=NOTE_DESCRIPTION),
     }
     long_name, description = VARIABLES["agreement"]
     return xr.DataArray(

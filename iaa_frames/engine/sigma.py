@@ -93,7 +93,6 @@ class SigmaCells:
     def build(cls, layout: CellLayout, n_items: int, within: Rows, between: Chance):
         sums, matched, mw = within_sums(layout, n_items, within)
         mb = between.membership
-        per_row = sp.hstack([mb, sp.diags(between.distance) @ mb]).tocsr()
         if matched is not None:
             matched = matched + np.asarray((mb != 0).T @ between.n_matched).ravel()
         # each cell's rows in order of distance, which makes the sorting inside the KS
@@ -102,18 +101,16 @@ class SigmaCells:
         return cls(
             layout.n_cells,
             sums,
-            PairSums(between.item_a.astype(np.int64), between.item_b.astype(np.int64), per_row),
+            # [count | distance] per cell: rows [mb | diag(distance) @ mb], never stacked
+            PairSums(between.item_a, between.item_b, mb, scales=(None, between.distance)),
             np.asarray(within.distance, dtype=np.float64)[rank_w],
             np.asarray(between.distance, dtype=np.float64)[rank_b],
             mw[rank_w].tocsc(),
             mb[rank_b].tocsc(),
             np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel(),
             matched,
-            np.asarray(within.item_a, dtype=np.int64)[rank_w],
-            (
-                np.asarray(between.item_a, dtype=np.int64)[rank_b],
-                np.asarray(between.item_b, dtype=np.int64)[rank_b],
-            ),
+            _codes(within.item_a, n_items)[rank_w],
+            (_codes(between.item_a, n_items)[rank_b], _codes(between.item_b, n_items)[rank_b]),
             n_items,
         )
 
@@ -216,3 +213,8 @@ def _entries(members: sp.csc_matrix, cells: np.ndarray):
     else:
         at = indptr[cells][cell] + np.arange(len(cell)) - np.repeat(np.cumsum(count) - count, count)
     return members.indices[at], cell, members.data[at]
+
+
+def _codes(item, n_items: int) -> np.ndarray:
+    """Item codes in the narrowest of int32 and int64 that holds ``n_items``."""
+    return np.asarray(item, dtype=np.int32 if n_items < 2**31 else np.int64)

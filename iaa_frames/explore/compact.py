@@ -25,7 +25,7 @@ from iaa_frames.frame.schema import ALL
 
 from .views import check_choice, check_dataset, check_top, measure_of, symbol
 
-__all__ = ["AgreementTable", "agreement_table", "natural_key", "pair_numbers"]
+__all__ = ["AgreementTable", "agreement_table", "natural_key", "numeric_text", "pair_numbers"]
 
 #: The rows of each ``by``.
 BY = ("label", "annotator", "pair", "component")
@@ -49,6 +49,27 @@ def natural_key(name) -> tuple:
     """
     parts = re.split(r"(\d+)", str(name))
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p.casefold()) for p in parts if p)
+
+
+#: A number as text ("207", "1,204", "+0.96", "−0.10", "12%", "0.86 [0.81, 0.89]"), and
+#: what stands for a missing one.
+_NUMBER = re.compile(r"[+\-−]?\d[\d,]*(\.\d+)?( ?%)?( \[[+\-−]?\d[\d.,]*, [+\-−]?\d[\d.]*\])?")
+_MISSING = {"", "n/a", "—", "-", "nan"}
+
+
+def numeric_text(texts) -> bool:
+    """Whether a text column holds numbers (and missing marks) only, at least one number:
+    it is then right-aligned, as a numeric column is.
+
+    Examples
+    --------
+    >>> numeric_text(["+0.96", "n/a", "0.86 [0.81, 0.89]", "1,204", "0.97 %"])
+    True
+    >>> numeric_text(["above chance", "0.5"]), numeric_text(["n/a", ""])
+    (False, False)
+    """
+    numbers = [t.strip() for t in texts if t.strip() not in _MISSING]
+    return bool(numbers) and all(_NUMBER.fullmatch(t) for t in numbers)
 
 
 def _cells(v, lo, hi, digits: int) -> np.ndarray:
@@ -110,26 +131,31 @@ class AgreementTable:
         frame, numbers = self.frame, self.numbers
         comps = [c for c in frame.columns if c in numbers.columns.get_level_values(0)]
         index_names = [n or "" for n in frame.index.names]
-        head = "".join(f"<th>{html.escape(str(n))}</th>" for n in index_names)
-        head += "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+        # names left-aligned (the row names and the notes), numbers right-aligned with
+        # their headers (Jupyter centres a header and right-aligns a row name by default)
+        left = "text-align:left"
+        right = "text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap"
+        head = "".join(f'<th style="{left}">{html.escape(str(n))}</th>' for n in index_names)
+        num = {c: c in comps or numeric_text(frame[c].astype(str)) for c in frame.columns}
+        align = {c: right if num[c] and c != "notes" else left for c in frame.columns}
+        head += "".join(f'<th style="{align[c]}">{html.escape(str(c))}</th>' for c in frame.columns)
         rows = []
         for i, idx in enumerate(frame.index):
             keys = idx if isinstance(idx, tuple) else (idx,)
-            cells = "".join(f"<th>{html.escape(str(k))}</th>" for k in keys)
+            cells = "".join(f'<th style="{left}">{html.escape(str(k))}</th>' for k in keys)
             for col in frame.columns:
                 text = str(frame[col].iloc[i])
                 if col in comps:
                     reason = str(numbers[(col, "note")].iloc[i] or "")
                     tip = f' title="{html.escape(reason)}"' if reason else ""
                     mark = "<sup>*</sup>" if reason and text == "n/a" else ""
-                    cells += f'<td style="text-align:right"{tip}>{html.escape(text)}{mark}</td>'
+                    cells += f'<td style="{right}"{tip}>{html.escape(text)}{mark}</td>'
                 elif col == "notes":
                     cells += (
-                        '<td style="text-align:left;font-size:smaller;color:#555">'
-                        f"{html.escape(text)}</td>"
+                        f'<td style="{left};font-size:smaller;color:#555">{html.escape(text)}</td>'
                     )
                 else:
-                    cells += f'<td style="text-align:right">{html.escape(text)}</td>'
+                    cells += f'<td style="{align[col]}">{html.escape(text)}</td>'
             rows.append(f"<tr>{cells}</tr>")
         foot = self._footer()
         caption = html.escape(self.title) + (

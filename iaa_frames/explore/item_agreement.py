@@ -12,19 +12,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
 
 from .conflicts import DEFAULT_LOW_OVERLAP, conflicts, tables_of
-from .items import items
+from .items import ITEM_COLUMNS, items
 
 __all__ = ["ITEM_AGREEMENT_COLUMNS", "item_agreement"]
 
-_COMPONENTS = ("detection", "classification", "localization", "overall")
-
 #: Columns of :func:`item_agreement` (besides one agreement column per component).
 ITEM_AGREEMENT_COLUMNS = {
-    "n_annotators": "annotators who covered the item",
-    "n_objects": "objects drawn on the item",
+    **{name: ITEM_COLUMNS[name] for name in ("n_annotators", "n_objects")},
     "n_conflicts": "rows of conflicts() on the item (unmatched, label, low_overlap)",
     "rank": "1 = lowest item agreement of the first component (items() order)",
 }
@@ -81,10 +79,10 @@ def item_agreement(
     if isinstance(components, str):
         components = [components]
     components = list(components)
-    bad = [c for c in components if c not in _COMPONENTS]
+    bad = [c for c in components if c not in COMPONENTS]
     if bad or not components:
         raise ParameterError(
-            f"components must be a non-empty subset of {_COMPONENTS}; got {components!r}"
+            f"components must be a non-empty subset of {COMPONENTS}; got {components!r}"
         )
     t = tables_of(data, **kwargs)
     names = pd.Index(t.corpus.items, name="item")

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.engine import resolve
+from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.keywords import engine_keywords
@@ -21,8 +22,6 @@ from iaa_frames.stats.krippendorff import nominal_disagreements
 from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["ITEM_COLUMNS", "SORTS", "items"]
-
-_COMPONENTS = ("localization", "detection", "overall", "classification")
 
 #: Columns of :func:`items` with their meaning (also in ``result.attrs["long_names"]``).
 ITEM_COLUMNS = {
@@ -210,8 +209,8 @@ def items(
     >>> items(df, n_chance=100, label="car").attrs["label"]
     'car'
     """
-    if not isinstance(component, str) or component not in _COMPONENTS:
-        raise ParameterError(f"component must be one of {_COMPONENTS}; got {component!r}")
+    if not isinstance(component, str) or component not in COMPONENTS:
+        raise ParameterError(f"component must be one of {COMPONENTS}; got {component!r}")
     t = resolve.tables_of(data, settings)
     code = _label_code(t, label)
     names = np.asarray(t.corpus.items)

@@ -40,15 +40,15 @@ def tables_of(data, **engine) -> PairTables:
     Returns
     -------
     PairTables
+        ``data`` itself, or the frame's tables from the memo.
 
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> t = iaf.pair_tables(iaf.simulate(n_items=3, seed=0), n_chance=20)
-    >>> tables_of(t) is t
-    True
-    >>> tables_of(iaf.simulate(n_items=3, seed=0), n_chance=20).params["n_chance_target"]
-    20
+    >>> df = iaf.simulate(n_items=3, seed=0)
+    >>> t = tables_of(df, n_chance=20)  # a frame: its tables, from the memo
+    >>> t.params["n_chance_target"], tables_of(t, n_chance=5) is t  # tables: as given
+    (20, True)
     """
     settings = DEFAULTS  # the keywords apply to a frame only
     if isinstance(data, pd.DataFrame):  # checked by the entry point above, or here

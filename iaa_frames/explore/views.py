@@ -82,6 +82,34 @@ def check_choice(name, value, choices):
     return value
 
 
+def check_components(result, components) -> list[str]:
+    """``components`` (one name or several) as a list, each a component of ``result``; a
+    :class:`~iaa_frames.errors.ParameterError` naming the unknown ones.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> res = iaf.agreement(iaf.simulate(n_items=5, seed=0), n_chance=50, n_boot=0)
+    >>> check_components(res, "overall")
+    ['overall']
+    """
+    available = [str(c) for c in result["component"].values]
+    components = [components] if isinstance(components, str) else list(components)
+    unknown = [c for c in components if c not in available]
+    if unknown or not components:
+        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
+    return components
+
+
+def check_cell(result, *, label: str, annotator: str) -> None:
+    """A :class:`~iaa_frames.errors.ParameterError` unless ``label`` and ``annotator``
+    are coordinates of ``result`` (the error lists those it has)."""
+    for dim, value in (("label", label), ("annotator", annotator)):
+        names = [str(v) for v in result[dim].values]
+        if value not in names:
+            raise ParameterError(f"unknown {dim} {value!r}; the result has {names}")
+
+
 def check_dataset(result, variables=("agreement",), *, sweep: bool = False):
     """``result`` must be the agreement Dataset, with ``variables``; with a ``threshold``
     dimension only where ``sweep`` (a view of one threshold says how to pick one).
@@ -414,13 +442,7 @@ def component_frame(
     [['(all)', 'detection'], ['(all)', 'localization']]
     """
     check_dataset(result, ("agreement", "n_units"))
-    available = [str(c) for c in result["component"].values]
-    if isinstance(components, str):
-        components = [components]
-    components = list(components)
-    unknown = [c for c in components if c not in available]
-    if unknown or not components:
-        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
+    components = check_components(result, components)
     if fixed not in [str(v) for v in result[fixed_dim].values]:
         raise ParameterError(f"unknown {fixed_dim} {fixed!r}")
     at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})

@@ -29,7 +29,7 @@ from iaa_frames.errors import (
     RepairedGeometryWarning,
     SchemaError,
 )
-from iaa_frames.geometry.kinds import parametric_kinds
+from iaa_frames.geometry.kinds import geometries_as_kinds, parametric_kinds
 
 __all__ = [
     "ALL",
@@ -62,7 +62,9 @@ INVALID_REASONS = {
     "reserved_annotator": f"the annotator {ALL!r} is reserved (it names every annotator)",
     "non_numeric_coordinates": "a box coordinate is not a number",
     "not_a_geometry": "geometry is not a shapely geometry",
-    "not_polygonal": "geometry is not a Polygon or MultiPolygon",
+    "not_polygonal": "geometry is not a Polygon or MultiPolygon, nor a LineString of 2 or "
+    "more points, a Point or a MultiPoint of at most 32 (the kinds polyline, point and "
+    "point_set)",
     "nonfinite_coordinates": "a box coordinate is NaN or infinite (or a parameter of its "
     "geometry kind: an unlabelled keypoint has v = 0 and x = y = 0, as in COCO)",
     "inverted_box": "the box is inverted (x1 < x0 or y1 < y0)",
@@ -653,6 +655,7 @@ def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     _schema(df)
     if _has_bad_text(df):  # pandas without pyarrow stores lone surrogates without a word
         raise InvalidAnnotationError(_bad_text(df))
+    df = geometries_as_kinds(df)  # LineString, Point, MultiPoint: the kinds that hold them
     try:
         columns, code, repaired = _reasons(df)
     except UnicodeEncodeError:
@@ -699,7 +702,11 @@ def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:
         ``geometry`` (Polygon or MultiPolygon), or both (mixed frames). Optional: ``width``
         and ``height`` (image size, used to normalize distances) and ``object_id``. A row
         with no label and no shape is a *coverage row*: the annotator reviewed the item and
-        drew nothing. Optional ``group``: the group of the item (video, sequence, scene,
+        drew nothing. A ``geometry`` that is a ``LineString``, a ``Point`` or a
+        ``MultiPoint`` is read as a shape of the kind ``polyline``, ``point`` or
+        ``point_set`` (its columns filled, its ``geometry`` None;
+        :mod:`iaa_frames.geometry.kinds.polyline`, :mod:`~iaa_frames.geometry.kinds.point`).
+        Optional ``group``: the group of the item (video, sequence, scene,
         patient, source image of an augmentation; see :func:`group_column`): chance
         pairings never join two items of one group. Other columns are carried through
         untouched.

@@ -71,11 +71,11 @@ def iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
     Parameters
     ----------
     a, b : Shapes
-        Aligned, of equal length.
+        The pairs ``(a[i], b[i])``.
 
     Returns
     -------
-    numpy.ndarray of float64, shape (n,)
+    numpy.ndarray of float64, one bound per pair
         In [0, 1]; 0 where a shape is missing.
 
     Examples
@@ -118,7 +118,7 @@ def mask_iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
 
     Returns
     -------
-    numpy.ndarray of float64, shape (n,)
+    numpy.ndarray of float64, the largest mask IoU each pair can have
 
     Examples
     --------

@@ -134,11 +134,11 @@ def uses_mask_iou(a: Shapes, b: Shapes) -> np.ndarray:
     Parameters
     ----------
     a, b : Shapes
-        Aligned, of equal length.
+        Pair ``i`` is ``a[i]`` with ``b[i]``.
 
     Returns
     -------
-    numpy.ndarray of bool, shape (n,)
+    numpy.ndarray of bool, True where the mask IoU is used
 
     Examples
     --------

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
+from iaa_frames.geometry.kinds import POINT_SET, POLYLINE, point_set_params, polyline_params
 from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS
 
 from .builder import FrameBuilder, finish
@@ -26,8 +27,14 @@ __all__ = ["MAX_UNDECLARED_FRAMES", "read_cvat"]
 #: gives one object per frame from its first shape to its last).
 MAX_UNDECLARED_FRAMES = 100_000
 
-_SUPPORTED = {"box", "polygon"}
-_UNSUPPORTED = {"polyline", "points", "mask", "ellipse", "cuboid", "skeleton", "tag"}
+_SUPPORTED = {"box", "polygon", "polyline", "points", "skeleton"}
+_UNSUPPORTED = {"mask", "ellipse", "cuboid", "tag"}
+#: What a shape without enough points is: (reason, detail, fewest coordinates).
+_DEGENERATE = {
+    "polygon": ("degenerate_polygon", "a polygon with fewer than 3 points", 6),
+    "polyline": ("degenerate_polyline", "a polyline with fewer than 2 points", 4),
+    "points": ("degenerate_points", "a points shape with no point", 2),
+}
 _RESERVED = FRAME_COLUMNS | {"occluded"}
 
 
@@ -48,7 +55,9 @@ def _bool(v):
     return v.strip().lower() in ("1", "true", "yes")
 
 
-def _points(path, entry, raw):
+def _points(path, entry, raw, *, ring=True):
+    """``x, y, x, y, ...`` of ``points="x,y;x,y;..."``; a ring (polygon) drops a closing
+    point equal to the first."""
     if raw is None:
         raise reader_error(path, entry, "missing attribute 'points'")
     out = []
@@ -63,7 +72,7 @@ def _points(path, entry, raw):
         if not (math.isfinite(x) and math.isfinite(y)):
             raise reader_error(path, entry, f"points holds a non-finite number in {pair!r}")
         out += [x, y]
-    if len(out) >= 4 and out[0] == out[-2] and out[1] == out[-1]:
+    if ring and len(out) >= 4 and out[0] == out[-2] and out[1] == out[-1]:
         out = out[:-2]
     return out
 
@@ -120,7 +129,13 @@ def read_cvat(
 
         *CVAT for images*: ``item`` is the image ``name``; ``<box>`` (xtl, ytl, xbr, ybr)
         gives a box, or a polygon when it has a nonzero ``rotation`` (degrees, clockwise
-        about the box center); ``<polygon>`` (``points="x,y;x,y;..."``) gives a polygon.
+        about the box center); ``<polygon>`` (``points="x,y;x,y;..."``) gives a polygon;
+        ``<polyline>`` a line of the kind ``polyline`` (``pl_*`` columns,
+        :mod:`iaa_frames.geometry.kinds.polyline`: up to 32 vertices as written, the last
+        one repeated; a line of more vertices is resampled to 32 points at equal arc
+        length); ``<points>`` a set of points of the kind ``point_set`` (``ps_n`` and
+        ``ps_*`` columns, :mod:`iaa_frames.geometry.kinds.point`; even a single point: a
+        ``<points>`` of more than 32 points is an error).
         ``width``/``height`` come from the image. Images with no shape are coverage rows.
 
         *CVAT for video*: every ``<track>`` becomes one object per frame on which it is
@@ -131,9 +146,9 @@ def read_cvat(
         ``outside="1"`` ends the track's visibility until its next shape; after a visible
         shape the object stays visible, boxes (and their rotation) linearly interpolated
         up to the next visible shape, copied up to an ``outside`` shape or to the last
-        frame of the job or task. Polygon frames between two differing visible shapes are
-        not interpolated (CVAT's polygon interpolation resamples the contour): they are
-        counted as dropped. Every frame of the job (``start_frame``..``stop_frame``), or of
+        frame of the job or task. Polygon, polyline and points frames between two
+        differing visible shapes are not interpolated (CVAT's interpolation of them
+        resamples the points): they are counted as dropped. Every frame of the job (``start_frame``..``stop_frame``), or of
         the task (its segments, else ``size``), is covered by the annotator; the frame size
         is ``original_size``.
 
@@ -160,8 +175,8 @@ def read_cvat(
     (:mod:`iaa_frames.io.keypoints`: COCO's person keypoints give the kind ``keypoints``),
     scaled by the area of the box of its labelled joints; a skeleton track's nested
     element tracks repeat its joints and are not read again, and its frames between two
-    keyframes move the joints labelled on both linearly. Other shapes (polyline, points,
-    mask, ellipse, cuboid, tag) are skipped, counted and reported in a DroppedRowsWarning. The XML is parsed incrementally with
+    keyframes move the joints labelled on both linearly. Other shapes (mask, ellipse,
+    cuboid, tag) are skipped, counted and reported in a DroppedRowsWarning. The XML is parsed incrementally with
     :mod:`defusedxml`.
 
     Examples
@@ -451,11 +466,11 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
         j = counts.get(tag, 0)
         counts[tag] = j + 1
         entry = f"{ientry} {tag}[{j}]"
-        if tag not in _SUPPORTED and tag != "skeleton":
+        if tag not in _SUPPORTED:
             detail = (
                 "a tag (an image-level label, not a shape)"
                 if tag == "tag"
-                else f"<{tag}> shapes are not supported (only box and polygon)"
+                else f"<{tag}> shapes are not supported ({_SUPPORTED_TEXT})"
             )
             b.drop(
                 path,
@@ -467,51 +482,72 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
                 record={"tag": tag, **shape.attrib},
             )
             continue
+        record = {"tag": tag, **shape.attrib}
         try:
             label = shape.get("label") or None  # Datumaro writes label="" for no label
             if shape.get("label") is None:
                 raise reader_error(path, entry, "missing attribute 'label'")
             extras = _shape_extras(path, entry, shape, b)
             kw = {"width": w, "height": h, "file_idx": f, "entry": entry, "extras": extras}
-            if tag == "box":
-                _add_box(b, item, annotator, label, _box_coords(path, entry, shape), kw)
-            elif tag == "skeleton":
-                skel = _skeleton(path, entry, shape, label)
-                if skel is None:
-                    b.drop(
-                        path,
-                        entry,
-                        "keypoints_none_labelled",
-                        "a skeleton with every element outside (no labelled joint)",
-                        item=item,
-                        annotator=annotator,
-                        record={"tag": tag, **shape.attrib},
-                    )
-                    continue
-                b.add_shape(item, annotator, label, skel[0], skel[1], **kw)
-            else:
-                ring = _points(path, entry, shape.get("points"))
-                if len(ring) < 6:
-                    b.drop(
-                        path,
-                        entry,
-                        "degenerate_polygon",
-                        "a polygon with fewer than 3 points",
-                        item=item,
-                        annotator=annotator,
-                        record={"tag": tag, **shape.attrib},
-                    )
-                    continue
-                b.add_polygon(item, annotator, label, [[ring]], **kw)
+            geom = _geometry(path, entry, tag, shape, label)
+            if isinstance(geom, _Drop):
+                b.drop(path, entry, *geom, item=item, annotator=annotator, record=record)
+                continue
+            _add_shape(b, tag, item, annotator, label, geom, kw)
         except ReaderError as exc:
-            b.entry_failed(
-                exc,
-                path,
-                entry,
-                item=item,
-                annotator=annotator,
-                record={"tag": tag, **shape.attrib},
+            b.entry_failed(exc, path, entry, item=item, annotator=annotator, record=record)
+
+
+class _Drop(tuple):
+    """A shape read but not drawable: ``(reason, detail)`` for :meth:`FrameBuilder.drop`."""
+
+
+_SUPPORTED_TEXT = "only box, polygon, polyline, points and skeleton"
+
+
+def _geometry(path, entry, tag, shape, label):
+    """The geometry of a shape of a supported tag, as :func:`_add_shape` takes it, or a
+    :class:`_Drop` saying why it is not drawn."""
+    if tag == "box":
+        return _box_coords(path, entry, shape)
+    if tag == "skeleton":
+        skel = _skeleton(path, entry, shape, label)
+        if skel is None:
+            return _Drop(
+                (
+                    "keypoints_none_labelled",
+                    "a skeleton with every element outside (no labelled joint)",
+                )
             )
+        return skel
+    coords = _points(path, entry, shape.get("points"), ring=tag == "polygon")
+    reason, detail, fewest = _DEGENERATE[tag]
+    if len(coords) < fewest:
+        return _Drop((reason, detail))
+    if tag == "points" and len(coords) > 2 * POINT_SET.max_points:
+        raise reader_error(
+            path,
+            entry,
+            f"a points shape of {len(coords) // 2} points; the point set kind "
+            f"{POINT_SET.name!r} holds at most {POINT_SET.max_points}",
+        )
+    return coords
+
+
+def _add_shape(b, tag, item, annotator, label, geom, kw):
+    """Add a shape of the tag ``tag`` from its :func:`_geometry`: ``<polyline>`` is the
+    kind ``polyline`` (:func:`~iaa_frames.geometry.kinds.polyline_params`), ``<points>``
+    the kind ``point_set``."""
+    if tag == "box":
+        _add_box(b, item, annotator, label, geom, kw)
+    elif tag == "skeleton":
+        b.add_shape(item, annotator, label, geom[0], geom[1], **kw)
+    elif tag == "polygon":
+        b.add_polygon(item, annotator, label, [[geom]], **kw)
+    elif tag == "polyline":
+        b.add_shape(item, annotator, label, POLYLINE.name, polyline_params(POLYLINE, geom), **kw)
+    else:
+        b.add_shape(item, annotator, label, POINT_SET.name, point_set_params(POINT_SET, geom), **kw)
 
 
 def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen, keys):
@@ -543,7 +579,7 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                 path,
                 entry + (f" (id={sub_id})" if sub_id is not None else ""),
                 "unsupported_shape",
-                "a skeleton's element track (keypoints) is not supported (only box and polygon)",
+                "a skeleton's element track outside a skeleton track is not supported",
                 annotator=annotator,
                 record={"tag": tag, **shape.attrib},
             )
@@ -566,12 +602,12 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                 )
             else:
                 frames_seen.add(fr)
-            if tag not in _SUPPORTED and tag != "skeleton":
+            if tag not in _SUPPORTED:
                 b.drop(
                     path,
                     entry,
                     "unsupported_shape",
-                    f"<{tag}> track shapes are not supported (only box and polygon)",
+                    f"<{tag}> track shapes are not supported ({_SUPPORTED_TEXT})",
                     item=_frame_name(fr),
                     annotator=annotator,
                     record={"tag": tag, **shape.attrib},
@@ -585,27 +621,17 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             if label is None and el.get("label") is None:
                 raise reader_error(path, tentry, "missing attribute 'label'")
             extras = {**base, **_shape_extras(path, entry, shape, b), "keyframe": keyframe}
-            if tag == "skeleton":
-                geom = _skeleton(path, entry, shape, label)
-                if geom is None:  # every joint outside: nothing drawn on this frame
-                    shapes.append((fr, tag, True, keyframe, entry, None, None))
-                    continue
-            else:
-                geom = (
-                    _box_coords(path, entry, shape)
-                    if tag == "box"
-                    else _points(path, entry, shape.get("points"))
-                )
-            if tag == "polygon" and len(geom) < 6:
-                b.drop(
-                    path,
-                    entry,
-                    "degenerate_polygon",
-                    "a polygon with fewer than 3 points",
-                    item=_frame_name(fr),
-                    annotator=annotator,
-                    record={"tag": tag, **shape.attrib},
-                )
+            geom = _geometry(path, entry, tag, shape, label)
+            if isinstance(geom, _Drop):
+                if tag != "skeleton":  # a skeleton with every joint outside: not drawn here
+                    b.drop(
+                        path,
+                        entry,
+                        *geom,
+                        item=_frame_name(fr),
+                        annotator=annotator,
+                        record={"tag": tag, **shape.attrib},
+                    )
                 shapes.append((fr, tag, True, keyframe, entry, None, None))  # not drawable
                 continue
             shapes.append((fr, tag, False, keyframe, entry, geom, extras))
@@ -667,7 +693,7 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                         path,
                         f"{entry} frames {fr + 1}-{end}",
                         "track_gap_not_interpolated",
-                        f"polygon track {tid}: frames {fr + 1}-{end} between two keyframes are "
+                        f"{tag} track {tid}: frames {fr + 1}-{end} between two keyframes are "
                         "not written in the export (export again from CVAT, which writes them)",
                         item=item,
                         annotator=annotator,
@@ -678,9 +704,4 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             if g != fr:
                 ex["keyframe"] = False
             kw = {"width": w, "height": h, "file_idx": f, "entry": gentry, "extras": ex}
-            if tag == "box":
-                _add_box(b, item, annotator, label, shape_geom, kw)
-            elif tag == "skeleton":
-                b.add_shape(item, annotator, label, shape_geom[0], shape_geom[1], **kw)
-            else:
-                b.add_polygon(item, annotator, label, [[shape_geom]], **kw)
+            _add_shape(b, tag, item, annotator, label, shape_geom, kw)

@@ -1,7 +1,8 @@
 """Bridge to FiftyOne (Voxel51): label fields of a dataset in, per-sample agreement out.
 
 :func:`from_fiftyone` reads ``Detections`` (relative ``[x, y, w, h]`` boxes, instance
-masks) and closed or filled ``Polylines`` of one field per annotator, or of fields whose
+masks), closed or filled ``Polylines`` (polygons) and open ones (lines of the kind
+``polyline``) of one field per annotator, or of fields whose
 labels carry an annotator attribute, into the tidy frame, with pixel coordinates where the
 sample's ``metadata`` has the image size. :func:`iaa_frames.io.fiftyone_export.to_fiftyone`
 writes the per-item agreement of :func:`iaa_frames.item_agreement` back as sample fields,
@@ -24,6 +25,7 @@ import pandas as pd
 import shapely
 
 from iaa_frames.errors import IAAError, IAAWarning, ParameterError, ReaderError
+from iaa_frames.geometry.kinds import POLYLINE, polyline_params
 
 from .builder import FrameBuilder, finish
 from .masks import mask_to_geometry
@@ -143,8 +145,8 @@ def from_fiftyone(
         is the shape, as its exact pixel polygon stretched over the box; ``False``
         compares the boxes.
     on_invalid : {"raise", "drop"}, default "raise"
-        What to do with unusable labels (an open polyline, a polygon of fewer than 3
-        points, an empty mask, a label without an annotator attribute, a zero-area box):
+        What to do with unusable labels (a polygon of fewer than 3 points, an open
+        polyline of fewer than 2 or of several lines, an empty mask, a label without an annotator attribute, a zero-area box):
         raise a :class:`~iaa_frames.errors.ReaderError` naming the sample, the field and
         the label, or drop them with a :class:`~iaa_frames.errors.DroppedRowsWarning`
         counting them per reason.
@@ -277,54 +279,38 @@ def _add(b, kind, lab, key, who, w, h, f, entry, masks, name):
         else:
             b.add_geometry(key, who, label, geom, **common)
         return
-    if not (_get(lab, "closed") or _get(lab, "filled")):
-        _refuse(
-            b,
-            name,
-            entry,
-            "open_polyline",
-            "the polyline is neither closed nor filled",
-            item=key,
-            annotator=who,
-        )
+    closed = bool(_get(lab, "closed") or _get(lab, "filled"))
+    parts = _polyline_parts(lab, w, h, closed)
+    if isinstance(parts, tuple):  # (reason, detail): not a shape
+        _refuse(b, name, entry, *parts, item=key, annotator=who)
         b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
-        return
+    elif closed:
+        b.add_polygon(key, who, label, [[p.reshape(-1).tolist()] for p in parts], **common)
+    else:
+        b.add_shape(key, who, label, POLYLINE.name, polyline_params(POLYLINE, parts[0]), **common)
+
+
+def _polyline_parts(lab, w, h, closed):
+    """The shapes of a ``Polyline`` (``(n, 2)`` pixel arrays): the rings of a closed or
+    filled one (at least 3 points each), the one line of an open one (at least 2 points);
+    else ``(reason, detail)``."""
     parts = []
     for shape in _get(lab, "points") or []:
         try:
             pts = np.asarray(shape, dtype="float64").reshape(-1, 2) * (w, h)
         except (TypeError, ValueError, OverflowError):
-            _refuse(
-                b,
-                name,
-                entry,
-                "bad_points",
-                f"points are not (x, y) pairs: {shape!r}",
-                item=key,
-                annotator=who,
-            )
-            b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
-            return
-        if len(pts) < 3:
-            _refuse(
-                b,
-                name,
-                entry,
-                "too_few_points",
-                f"a shape of {len(pts)} point(s)",
-                item=key,
-                annotator=who,
-            )
-            b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
-            return
-        parts.append([pts.reshape(-1).tolist()])
+            return "bad_points", f"points are not (x, y) pairs: {shape!r}"
+        if len(pts) < (3 if closed else 2):
+            return "too_few_points", f"a shape of {len(pts)} point(s)"
+        parts.append(pts)
     if not parts:
-        _refuse(
-            b, name, entry, "too_few_points", "the polyline has no points", item=key, annotator=who
+        return "too_few_points", "the polyline has no points"
+    if not closed and len(parts) > 1:
+        return (
+            "multipart_polyline",
+            f"an open polyline of {len(parts)} lines (one line per object is read)",
         )
-        b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
-        return
-    b.add_polygon(key, who, label, parts, **common)
+    return parts
 
 
 def _refuse(b, name, entry, reason, detail, *, item=None, annotator=None):

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from iaa_frames.errors import AnnotatorNameWarning, ParameterError
-from iaa_frames.geometry.kinds import KEYPOINTS, KeypointsKind
+from iaa_frames.geometry.kinds import KEYPOINTS, POLYLINE, KeypointsKind, polyline_params
 
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, labelstudio_file
@@ -110,6 +110,7 @@ def read_labelstudio(
     on_invalid: str = "raise",
     return_dropped: bool = False,
     skeleton=None,
+    open_polygons: str = "polygon",
 ):
     """Read a Label Studio JSON or JSON-MIN export.
 
@@ -146,6 +147,11 @@ def read_labelstudio(
         Return ``(frame, dropped)`` instead of warning about skipped records.
     skeleton : KeypointsKind, optional
         The skeleton of ``keypointlabels`` results (see Notes).
+    open_polygons : {"polygon", "polyline"}, default "polygon"
+        What a ``polygonlabels`` (or ``polygon``) result left open is (``"closed":
+        false`` in its value, see Notes): a polygon, closed from its last point to its
+        first, or an open line of the kind ``polyline``
+        (:mod:`iaa_frames.geometry.kinds.polyline`).
 
     Returns
     -------
@@ -180,7 +186,15 @@ def read_labelstudio(
     skeleton is ``skeleton`` when given, else COCO's person (the kind ``keypoints``) when
     every joint is one of its keypoints (``Left Eye`` is ``left_eye``), else the kind of
     every joint name in the file
-    (:mod:`iaa_frames.io.keypoints`). (JSON-MIN keypoints are not read.)
+    (:mod:`iaa_frames.io.keypoints`). (JSON-MIN keypoints are not read.) Label Studio's
+    points are joints of skeletons, not point sets.
+
+    **Polylines.** Label Studio has no polyline tool (its feature request "Unclosed polygon
+    labeling", HumanSignal/label-studio#3655, is open): lines (lanes, edges) are drawn with
+    ``PolygonLabels`` and left unfinished, which the export says with ``"closed": false``
+    in the result's value. With ``open_polygons="polyline"`` such results are read as
+    lines, their points in the order drawn (up to 32 as written, more resampled at equal
+    arc length); results without ``closed``, or closed, stay polygons.
 
     Skipped and counted (DroppedRowsWarning): cancelled annotations (``was_cancelled``;
     they give no coverage either), results of other types (brushes, ellipses,
@@ -214,6 +228,10 @@ def read_labelstudio(
         raise ParameterError(
             f"skeleton must be a KeypointsKind (iaa_frames.geometry.kinds), got {skeleton!r}"
         )
+    if open_polygons not in ("polygon", "polyline"):
+        raise ParameterError(
+            f"open_polygons must be 'polygon' or 'polyline', got {open_polygons!r}"
+        )
     path = check_file(path)
     b = FrameBuilder("labelstudio", on_invalid=on_invalid)
     keys = ItemKeys(item_key, pre=labelstudio_file)
@@ -227,6 +245,7 @@ def read_labelstudio(
         "annotator": annotator,
         "warned": False,
         "skeletons": [],
+        "open_polygons": open_polygons,
     }
     for _kind, _key, i, task in stream:
         if stream.top != "array":
@@ -361,11 +380,12 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             aid if aid is not None else f"{tid}.{j}",
             tid,
             result,
-            ctx.get("skeletons"),
+            ctx,
         )
 
 
-def _results(path, f, b, aentry, item, annotator, aid, tid, result, skeletons=None):
+def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
+    skeletons = ctx.get("skeletons")
     regions = {}
     per_region = []
     keypoints = []  # (k, result) of keypointlabels results
@@ -395,14 +415,7 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, skeletons=No
             else:
                 per_region.append((k, r))  # relations, choices, ...: value may be absent
         except ENTRY_ERRORS as exc:
-            b.entry_failed(
-                entry_error(exc, path, rentry),
-                path,
-                rentry,
-                item=item,
-                annotator=annotator,
-                record=r,
-            )
+            _failed(b, exc, path, rentry, item, annotator, r)
     if keypoints:
         _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions, skeletons)
     extras_by_region: dict = {}
@@ -433,50 +446,29 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, skeletons=No
         for k, r in parts:
             rentry = f"{aentry} result[{k}]"
             try:
-                _region(
-                    path,
-                    f,
-                    b,
-                    rentry,
-                    item,
-                    annotator,
-                    aid,
-                    tid,
-                    rid,
-                    len(parts),
-                    k,
-                    r,
-                    labels_by_region,
-                    extras_by_region,
-                )
+                where = (item, annotator, aid, tid)
+                by_region = (labels_by_region, extras_by_region)
+                _region(path, f, b, rentry, where, (rid, len(parts), k, r), by_region, ctx)
             except ENTRY_ERRORS as exc:
-                b.entry_failed(
-                    entry_error(exc, path, rentry),
-                    path,
-                    rentry,
-                    item=item,
-                    annotator=annotator,
-                    record=r,
-                )
+                _failed(b, exc, path, rentry, item, annotator, r)
 
 
-def _region(
-    path,
-    f,
-    b,
-    rentry,
-    item,
-    annotator,
-    aid,
-    tid,
-    rid,
-    n_parts,
-    k,
-    r,
-    labels_by_region,
-    extras_by_region,
-):
-    """One rectangle or polygon result."""
+def _failed(b, exc, path, entry, item, annotator, record) -> None:
+    """A result that could not be read: :meth:`FrameBuilder.entry_failed` of its
+    ReaderError (:func:`~iaa_frames.io.paths.entry_error`)."""
+    error = entry_error(exc, path, entry)
+    b.entry_failed(error, path, entry, item=item, annotator=annotator, record=record)
+
+
+def _region(path, f, b, rentry, where, region, by_region, ctx):
+    """One rectangle or polygon result: ``where`` is ``(item, annotator, annotation id,
+    task id)``, ``region`` ``(region id, its number of results, this result's index,
+    the result)``, ``by_region`` the labels and extras of the regions by id; an open
+    polygon is a polyline with ``ctx["open_polygons"] == "polyline"``."""
+    item, annotator, aid, tid = where
+    rid, n_parts, k, r = region
+    labels_by_region, extras_by_region = by_region
+    open_polygons = ctx["open_polygons"]
     rtype, value = r["type"], r["value"]
     labels_key = _RECT.get(rtype, _POLY.get(rtype))
     label, n_labels = _label(value, labels_key)
@@ -556,6 +548,9 @@ def _region(
                     path, rentry, f"value.points holds {p!r}, not an [x, y] pair of numbers"
                 )
             ring += [p[0] * w / 100, p[1] * h / 100]
+        if open_polygons == "polyline" and value.get("closed") in (False, "false"):
+            _add_line(b, path, rentry, item, annotator, label, ring, r, kw)
+            return
         if len(ring) >= 4 and ring[:2] == ring[-2:]:
             ring = ring[:-2]
         if len(ring) < 6:
@@ -570,6 +565,23 @@ def _region(
             )
             return
         b.add_polygon(item, annotator, label, [[ring]], **kw)
+
+
+def _add_line(b, path, rentry, item, annotator, label, coords, r, kw):
+    """An open polygon as a line of the kind ``polyline``, or dropped with fewer than 2
+    points."""
+    if len(coords) < 4:
+        b.drop(
+            path,
+            rentry,
+            "degenerate_polyline",
+            "an open polygon (a line) with fewer than 2 points",
+            item=item,
+            annotator=annotator,
+            record=r,
+        )
+        return
+    b.add_shape(item, annotator, label, POLYLINE.name, polyline_params(POLYLINE, coords), **kw)
 
 
 def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions, skeletons):
@@ -594,14 +606,7 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
             x = _pct(path, rentry, value, "x") * w / 100
             y = _pct(path, rentry, value, "y") * h / 100
         except ENTRY_ERRORS as exc:
-            b.entry_failed(
-                entry_error(exc, path, rentry),
-                path,
-                rentry,
-                item=item,
-                annotator=annotator,
-                record=r,
-            )
+            _failed(b, exc, path, rentry, item, annotator, r)
             continue
         parent = r.get("parentID")
         key = parent if parent in regions else (None, str(r.get("from_name", "keypoints")))
@@ -744,13 +749,7 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
     b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=tentry)
     for rentry, r in regions:
         try:
-            _region(path, f, b, rentry, item, annotator, aid, tid, r["id"], 1, 0, r, {}, {})
+            where = (item, annotator, aid, tid)
+            _region(path, f, b, rentry, where, (r["id"], 1, 0, r), ({}, {}), ctx)
         except ENTRY_ERRORS as exc:
-            b.entry_failed(
-                entry_error(exc, path, rentry),
-                path,
-                rentry,
-                item=item,
-                annotator=annotator,
-                record=r,
-            )
+            _failed(b, exc, path, rentry, item, annotator, r)

@@ -20,6 +20,7 @@ import pandas as pd
 
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
+from iaa_frames.geometry.kinds import POINT_SET, POLYLINE, polyline_vertices
 
 __all__ = [
     "write_coco",
@@ -69,6 +70,18 @@ def _rings(geom):
         rings = [p.exterior, *p.interiors]
         out.append([np.asarray(r.coords)[:-1] for r in rings])
     return out
+
+
+def _cvat_points(rec):
+    """``("polyline" | "points", (n, 2) points)`` of a row of the kind ``polyline`` (its
+    vertices without the repeats of the last one) or ``point_set`` (its ``ps_n`` points),
+    else ``(None, None)``."""
+    if pd.notna(rec.get("pl_0_x", np.nan)):
+        return "polyline", polyline_vertices(POLYLINE, [rec[c] for c in POLYLINE.columns])
+    if pd.notna(rec.get("ps_n", np.nan)):
+        xy = np.array([rec[c] for c in POINT_SET.columns[1:]], dtype=np.float64).reshape(-1, 2)
+        return "points", xy[: int(rec["ps_n"])]
+    return None, None
 
 
 def _annotators(df):
@@ -214,7 +227,8 @@ def write_coco_raters(df, path, *, suffix=".jpg", decimals=2):
 
 def write_cvat(df, directory, *, suffix=".jpg", decimals=2):
     """One CVAT for images 1.1 XML per annotator, ``{directory}/job_{k}.xml``, with the
-    annotator as the job assignee."""
+    annotator as the job assignee; lines of the kind ``polyline`` as ``<polyline>``, sets
+    of the kind ``point_set`` as ``<points>``."""
     df, obj = _frame(df)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -264,7 +278,11 @@ def write_cvat(df, directory, *, suffix=".jpg", decimals=2):
             for rec in objs:
                 g = rec["geometry"]
                 common = {"label": rec["label"], "source": "manual", "occluded": "0"}
-                if g is None:
+                tag, xy = _cvat_points(rec)
+                if tag is not None:  # a polyline or a point set
+                    pts = ";".join(f"{x:.{decimals}f},{y:.{decimals}f}" for x, y in xy)
+                    ET.SubElement(im, tag, **common, points=pts, z_order="0")
+                elif g is None:
                     ET.SubElement(
                         im,
                         "box",
@@ -288,7 +306,9 @@ def write_cvat(df, directory, *, suffix=".jpg", decimals=2):
 def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
     """A Label Studio JSON export: one task per item, one annotation per annotator who
     covered it (``completed_by`` a dict with ``id`` and ``email = {annotator}@example.org``),
-    rectangles and polygons in percent of the image size."""
+    rectangles and polygons in percent of the image size; lines of the kind ``polyline``
+    as polygons left open (``"closed": false``, read back with
+    ``read_labelstudio(open_polygons="polyline")``)."""
     df, obj = _frame(df)
     if df["width"].isna().any() or df["height"].isna().any():
         raise ParameterError("write_labelstudio needs width and height on every row")
@@ -318,7 +338,7 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
                     "original_height": int(H),
                     "image_rotation": 0,
                 }
-                if g is None:
+                if g is None and _cvat_points(rec)[0] is None:
                     result.append(
                         {
                             **base,
@@ -334,7 +354,14 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
                         }
                     )
                 else:
-                    ring = _rings(g)[0][0]
+                    tag, xy = _cvat_points(rec)
+                    if tag == "points":
+                        raise ParameterError(
+                            "write_labelstudio cannot write point sets (Label Studio's points "
+                            "are keypoints)"
+                        )
+                    closed = tag is None  # a polyline is an open polygon (read_labelstudio)
+                    ring = _rings(g)[0][0] if closed else xy
                     pts = [[round(x / W * 100, 6), round(y / H * 100, 6)] for x, y in ring]
                     result.append(
                         {
@@ -343,7 +370,7 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
                             "type": "polygonlabels",
                             "value": {
                                 "points": pts,
-                                "closed": True,
+                                "closed": closed,
                                 "polygonlabels": [rec["label"]],
                             },
                         }

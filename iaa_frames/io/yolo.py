@@ -357,23 +357,11 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder, item):
     j = 0
     for entry, label, kind, v in lines:
         if kind == "box":
-            x0, y0, x1, y1 = corners[j]
-            j += 1
             extras = {"score": v[4]} if len(v) == 5 else None
-            b.add_box(
-                item,
-                annotator,
-                label,
-                x0,
-                y0,
-                x1,
-                y1,
-                width=w,
-                height=h,
-                file_idx=f,
-                entry=entry,
-                extras=extras,
-            )
+            box = corners[j]
+            j += 1
+            kw = dict(width=w, height=h, file_idx=f, entry=entry, extras=extras)
+            b.add_box(item, annotator, label, *box, **kw)
             continue
         ring = (np.asarray(v, dtype="float64").reshape(-1, 2) * (w, h)).ravel().tolist()
         if ring[:2] == ring[-2:]:

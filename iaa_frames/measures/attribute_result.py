@@ -13,16 +13,13 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from iaa_frames.engine.result import interval_notes
+from iaa_frames.engine.result import interval_notes, text
 from iaa_frames.frame.schema import ALL
-from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
-from iaa_frames.stats.intervals import MIN_CI_ITEMS, bca_interval, interval_scale
-from iaa_frames.stats.samples import percentile_ci
+from iaa_frames.stats.intervals import MIN_CI_ITEMS
+
+from .cell_intervals import CI_LEVEL, cell_intervals
 
 __all__ = ["CI_LEVEL", "VARIABLES", "attribute_dataset", "intervals"]
-
-#: Coverage of the bootstrap intervals.
-CI_LEVEL = 0.95
 
 _INTERVAL = (
     "cluster-bootstrap interval over items (groups of items with a group column), BCa "
@@ -89,19 +86,6 @@ NOTE_DESCRIPTION = (
 )
 
 
-def _replicates(parts, n_items, blocks, n_boot):
-    keys = ("alpha", "percent_agreement")
-    out = {k: np.empty((n_boot, len(parts), parts[0].n_cells)) for k in keys}
-    start = 0
-    for k in blocks:
-        for a, p in enumerate(parts):
-            s = p.statistics(k)
-            for key in keys:
-                out[key][start : start + len(k), a] = s[key]
-        start += len(k)
-    return out
-
-
 def intervals(parts, out: dict, corpus, *, n_boot: int, seed: int, ci_method: str) -> dict:
     """``ci_low``, ``ci_high``, ``percent_ci_low``, ``percent_ci_high`` and ``note`` of
     every (attribute, cell)."""
@@ -110,43 +94,33 @@ def intervals(parts, out: dict, corpus, *, n_boot: int, seed: int, ci_method: st
     note = np.where(
         (note == "") & ~defined, "no variation: expected disagreement is 0", note
     ).astype(object)
-    result = {k: np.full(out["alpha"].shape, np.nan) for k in _CI_KEYS}
-    if n_boot:
-        n_items = len(corpus.items)
-        clusters = corpus.group_codes()
-        width = max([n_items] + [p.within.matrix.shape[1] for p in parts])
-        blocks = multiplicity_blocks(
-            n_items, n_boot, seed=seed, block_size=block_size(n_boot, width), clusters=clusters
-        )
-        reps = _replicates(parts, n_items, blocks, n_boot)
-        if ci_method == "bca":
-            jack_blocks = list(jackknife_blocks(n_items, clusters=clusters))
-            jack = _replicates(parts, n_items, jack_blocks, sum(len(b) for b in jack_blocks))
-        cell_items = np.minimum(out["n_items"], corpus.n_groups)
-        for key, (low_key, high_key) in (
-            ("alpha", ("ci_low", "ci_high")),
-            ("percent_agreement", ("percent_ci_low", "percent_ci_high")),
-        ):
-            est = out[key]
-            if ci_method == "bca":
-                scale = interval_scale(
-                    jack[key], 0.0, n_items=corpus.n_groups, level=CI_LEVEL, cell_items=cell_items
-                )
-                low, high = bca_interval(est, reps[key], jack[key], level=CI_LEVEL, scale=scale)
-            else:
-                low, high = percentile_ci(reps[key], level=CI_LEVEL)
-            reported = np.isfinite(est) & (out["n_items"] >= MIN_CI_ITEMS)
-            result[low_key] = np.where(reported, low, np.nan)
-            result[high_key] = np.where(reported, np.minimum(high, 1.0), np.nan)
+    keys = ("alpha", "percent_agreement")
+
+    def statistics(k):
+        stats = [p.statistics(k) for p in parts]
+        return {key: np.stack([s[key] for s in stats], axis=1) for key in keys}
+
+    bounds = cell_intervals(
+        statistics,
+        {key: out[key] for key in keys},
+        n_items=len(corpus.items),
+        cell_items={key: out["n_items"] for key in keys},
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,
+        clusters=corpus.group_codes(),
+        n_clusters=corpus.n_groups,
+        width=max(p.within.matrix.shape[1] for p in parts),
+    )
+    result = {}
+    result["ci_low"], result["ci_high"] = bounds["alpha"]
+    result["percent_ci_low"], result["percent_ci_high"] = bounds["percent_agreement"]
     few = interval_notes(
         np.where(defined, "", "x").astype(object), n_items=out["n_items"], min_items=MIN_CI_ITEMS
     )
     few = np.where(defined, few, "")
     result["note"] = np.where(note == "", few, note).astype(object)
     return result
-
-
-_CI_KEYS = ("ci_low", "ci_high", "percent_ci_low", "percent_ci_high")
 
 
 def attribute_dataset(
@@ -172,50 +146,36 @@ def attribute_dataset(
         if name.startswith("n_"):
             v = np.rint(np.nan_to_num(v)).astype(np.int64) if name != "n_values" else v
         data[name] = (dims, v, {"long_name": long_name, "description": description})
-    data["note"] = (
-        dims,
-        np.asarray(values["note"], dtype=object),
-        {"long_name": "reason alpha is NaN", "description": NOTE_DESCRIPTION},
-    )
+    data["note"] = text(dims, values["note"], "reason alpha is NaN", description=NOTE_DESCRIPTION)
     coords = {
-        "attribute": (
-            "attribute",
-            np.asarray(attributes, dtype=object),
-            {"long_name": "attribute", "description": "a column of per-object values"},
+        "attribute": text(
+            "attribute", attributes, "attribute", description="a column of per-object values"
         ),
-        "level": (
+        "level": text(
             "attribute",
-            np.asarray(levels, dtype=object),
-            {
-                "long_name": "level of measurement",
-                "description": "nominal, ordinal or interval: the distance alpha uses",
-            },
+            levels,
+            "level of measurement",
+            description="nominal, ordinal or interval: the distance alpha uses",
         ),
-        "level_source": (
+        "level_source": text(
             "attribute",
-            np.asarray(level_sources, dtype=object),
-            {
-                "long_name": "why this level",
-                "description": "'given' (levels=) or inferred from the column's dtype",
-            },
+            level_sources,
+            "why this level",
+            description="'given' (levels=) or inferred from the column's dtype",
         ),
-        "label": (
+        "label": text(
             "label",
-            np.asarray(labels, dtype=object),
-            {
-                "long_name": "class",
-                "description": f"{ALL!r} pools every class; a class keeps the pairs of "
-                "matched objects that both carry it",
-            },
+            labels,
+            "class",
+            description=f"{ALL!r} pools every class; a class keeps the pairs of "
+            "matched objects that both carry it",
         ),
-        "annotator": (
+        "annotator": text(
             "annotator",
-            np.asarray(annotators, dtype=object),
-            {
-                "long_name": "annotator",
-                "description": f"{ALL!r} pools every annotator; an annotator's cell keeps "
-                "the pairs of values that involve it",
-            },
+            annotators,
+            "annotator",
+            description=f"{ALL!r} pools every annotator; an annotator's cell keeps "
+            "the pairs of values that involve it",
         ),
     }
     description = (

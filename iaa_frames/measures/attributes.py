@@ -23,9 +23,11 @@ import xarray as xr
 
 from iaa_frames.engine.assemble import name_order, names_in_order
 from iaa_frames.engine.cells import CellLayout
+from iaa_frames.engine.resolve import tables_of
 from iaa_frames.errors import ParameterError
-from iaa_frames.explore.matches import tables_of
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, check_int, engine_kwargs
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, check_int
+from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.stats.intervals import CI_METHODS
 from iaa_frames.stats.krippendorff_levels import LEVELS
 
@@ -261,19 +263,16 @@ def attribute_agreement_from_tables(
     )
 
 
+@validate_params(SINGLE_THRESHOLD)
+@engine_keywords
 def attribute_agreement(
     data,
     *,
     attributes=None,
     levels=None,
     n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
     ci_method: str = "bca",
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> xr.Dataset:
     """Krippendorff's α of every attribute over the matched objects, at its level.
 
@@ -343,7 +342,13 @@ def attribute_agreement(
         names, source = attribute_columns(data, attributes)
     else:
         names, source = attribute_columns(data.corpus.objects, attributes)
-    t = tables_of(data, **engine_kwargs(locals()))
+    t = tables_of(data, settings)
     return attribute_agreement_from_tables(
-        t, names, levels=levels, source=source, n_boot=n_boot, seed=seed, ci_method=ci_method
+        t,
+        names,
+        levels=levels,
+        source=source,
+        n_boot=n_boot,
+        seed=settings.seed,
+        ci_method=ci_method,
     )

@@ -455,11 +455,10 @@ def kalpha_items(
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> df = iaf.from_records([
-    ...     {"item": "i", "annotator": "a", "label": "cat", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
-    ...     {"item": "i", "annotator": "b", "label": "cat", "x0": 1, "y0": 0, "x1": 11, "y1": 10},
-    ...     {"item": "j", "annotator": "a", "label": "cat", "x0": 0, "y0": 0, "x1": 10, "y1": 10},
-    ...     {"item": "j", "annotator": "b"},
+    >>> box = {"label": "cat", "x0": 0, "y0": 0, "x1": 10, "y1": 10}
+    >>> df = iaf.from_records([  # on j, b saw nothing
+    ...     {"item": "i", "annotator": "a", **box}, {"item": "i", "annotator": "b", **box},
+    ...     {"item": "j", "annotator": "a", **box}, {"item": "j", "annotator": "b"},
     ... ])
     >>> kalpha_items(df)[["item", "alpha", "n_units", "n_values"]]
       item  alpha  n_units  n_values

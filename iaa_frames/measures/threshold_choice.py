@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
-from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables, pair_tables_from
 
 __all__ = ["GRID", "suggest_threshold", "threshold_separation"]
@@ -51,15 +51,12 @@ def _ungated(data, settings: MatchSettings) -> PairTables:
     return pair_tables_from(data, settings_of({**settings.as_kwargs(), "match_threshold": 0.0}))
 
 
-@validate_params()
-def threshold_separation(
-    data,
-    *,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    distance=DEFAULTS.distance,
-    progress: bool | None = DEFAULTS.progress,
-) -> pd.DataFrame:
+#: The engine keywords of a threshold choice (the tables are built ungated).
+KEYWORDS = ("distance", "n_chance", "seed", "progress")
+
+
+@engine_keywords(names=KEYWORDS)
+def threshold_separation(data, *, settings: MatchSettings = DEFAULTS) -> pd.DataFrame:
     """How well each threshold τ tells same-item pairs from chance pairs (Youden's J).
 
     Parameters
@@ -86,7 +83,7 @@ def threshold_separation(
     >>> bool(sep["youden_j"].max() > 0.5)
     True
     """
-    tables = _ungated(data, settings_of(locals()))
+    tables = _ungated(data, settings)
     within = np.sort(tables.localization_within["iou"].to_numpy(dtype=float))
     b = tables.localization_between
     chance = np.sort(b.loc[b["in_uniform"].to_numpy(), "iou"].to_numpy(dtype=float))
@@ -105,15 +102,9 @@ def threshold_separation(
     return out
 
 
-@validate_params()
+@engine_keywords(names=KEYWORDS)
 def suggest_threshold(
-    data,
-    *,
-    tolerance: float = 0.01,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    distance=DEFAULTS.distance,
-    progress: bool | None = DEFAULTS.progress,
+    data, *, tolerance: float = 0.01, settings: MatchSettings = DEFAULTS
 ) -> float:
     """A data-driven match threshold: the middle of the thresholds that best separate
     same-item pairs from chance pairs (a heuristic; see the module docstring).
@@ -147,9 +138,7 @@ def suggest_threshold(
         or not 0 <= tolerance < 1
     ):
         raise ParameterError(f"tolerance must be a number in [0, 1); got {tolerance!r}")
-    sep = threshold_separation(
-        data, n_chance=n_chance, seed=seed, distance=distance, progress=progress
-    )
+    sep = threshold_separation(data, **{n: getattr(settings, n) for n in KEYWORDS})
     j = sep["youden_j"].to_numpy()
     good = j >= j.max() - tolerance
     best = int(np.argmax(j))  # the run of good thresholds around the best one

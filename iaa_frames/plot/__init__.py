@@ -14,7 +14,8 @@ views of the result (:mod:`iaa_frames.explore.views`), the distances behind a ce
 every figure of a result); labels in one order everywhere (:func:`label_order`). Figures
 are sized for print: 8 pt text, 7 in wide by default, readable at 3.5 in (``width=3.5``).
 With many classes or annotators only the top N by support are drawn and the figure says
-how many were left out.
+how many were left out; the annotator profiles show a crowd by its two ends (the highest and
+the lowest by overall agreement, a dotted line between them).
 
 =======================  ================================================================
 :func:`distributions`    within-item vs chance distances, ECDFs and the KS gap (Figure)
@@ -24,6 +25,7 @@ how many were left out.
 :func:`annotators`       each annotator's profile across the components (Axes)
 :func:`decomposition`    detection, classification, localization per label (Axes)
 :func:`items`            the items that concentrate the disagreement (Axes)
+:func:`keypoints`        per joint and annotator: σ, visibility α or swaps, with CIs (Axes)
 :func:`item`             one item: every annotator's shapes, pairs, conflicts (Axes)
 :func:`worst_items`      a grid of the worst items drawn by :func:`item` (Figure)
 :func:`confusion`        label confusion of matched pairs, α per class (Axes)
@@ -44,6 +46,7 @@ from .decomposition import decomposition, decomposition_frame
 from .distributions import distance_samples, distributions, sample_summary
 from .item import item, item_view, worst_items
 from .items import items
+from .keypoints import keypoint_frame, keypoints
 from .pairwise import pairwise, pairwise_frame
 from .plan import plan
 from .ranking import ranking, ranking_frame
@@ -73,6 +76,8 @@ __all__ = [
     "item",
     "item_view",
     "items",
+    "keypoint_frame",
+    "keypoints",
     "pairwise",
     "pairwise_frame",
     "profile_frame",

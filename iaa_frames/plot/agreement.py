@@ -123,12 +123,7 @@ def _components(result, components):
         return [c for c in COMPONENTS if c in available] + [
             c for c in available if c not in COMPONENTS
         ]
-    if isinstance(components, str):
-        components = [components]
-    unknown = [c for c in components if c not in available]
-    if unknown or not components:
-        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
-    return list(components)
+    return views.check_components(result, components)
 
 
 _MIN_PANEL = 1.15  # inches: narrowest readable panel
@@ -300,22 +295,10 @@ def _panel(ax, sub, comp, y_of, colors=None):
         markeredgecolor="white",
         markeredgewidth=0.5,
     )
-    for yy in y[~ok]:
-        ax.text(
-            0.04,
-            yy,
-            "n/a",
-            transform=ax.get_yaxis_transform(),
-            va="center",
-            fontsize="small",
-            color=style.grey(),
-            gid="undefined",
-        )
+    style.na_marks(ax, y[~ok])
     if 0 in y:  # separate "(all)" from the rest
         ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
-    finite = np.concatenate([x[ok], lo[has_ci], hi[has_ci]])
-    left = min(0.0, float(finite.min())) if finite.size else 0.0
-    right = max(1.0, float(finite.max())) if finite.size else 1.0
+    left, right = style.value_range(np.concatenate([x[ok], lo[has_ci], hi[has_ci]]))
     ax.set_xlim(left - 0.08, right + 0.06)
     ax.xaxis.set_major_locator(plt.MaxNLocator(3))
     ax.grid(axis="x", color="0.92")
@@ -334,17 +317,7 @@ def _raw_panel(ax, sub, y_of):
         markersize=4,
         gid="raw_iou",
     )
-    for yy in y[~fin]:
-        ax.text(
-            0.04,
-            yy,
-            "n/a",
-            transform=ax.get_yaxis_transform(),
-            va="center",
-            fontsize="small",
-            color=style.grey(),
-            gid="undefined",
-        )
+    style.na_marks(ax, y[~fin])
     if 0 in y:
         ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
     ax.set_xlim(-0.02, 1.04)

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.engine.result import COMPONENTS
+from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
@@ -19,7 +20,7 @@ _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 
 
 def profile_frame(
-    result, *, components=_DEFAULT, label: str = ALL, top: int | None = 10
+    result, *, components=_DEFAULT, label: str = ALL, top: int | None = 10, rank_by=None
 ) -> pd.DataFrame:
     """The numbers of :func:`annotators`: one row per (annotator, component).
 
@@ -30,14 +31,22 @@ def profile_frame(
     components : sequence of str, default every component
     label : str, default "(all)"
     top : int or None, default 10
-        "(all)" plus the ``top`` annotators by support (localization ``n_units``: matched
-        pairs involving the annotator); ``attrs["n_hidden"]`` counts the others.
+        Most annotators shown besides "(all)". A bigger crowd is shown by its two ends: the
+        ``top - top // 2`` annotators of highest ``rank_by`` agreement, then the
+        ``top // 2`` of lowest (an annotator whose ``rank_by`` value is n/a is not
+        ranked); ``attrs["n_hidden"]`` counts the others.
+    rank_by : str, optional
+        The component that ranks a crowd (default "overall" when it is among
+        ``components``, else the first of them).
 
     Returns
     -------
     pandas.DataFrame
         Columns ``annotator``, ``component``, ``measure``, ``agreement``, ``ci_low``,
-        ``ci_high``, ``n_units``.
+        ``ci_high``, ``n_units``, ``note``, and ``block``: ``"all"``, ``"shown"`` (every
+        annotator drawn), or ``"highest"`` / ``"lowest"`` for the two ends of a crowd.
+        ``attrs`` hold ``n_hidden``, ``top``, ``rank_by`` and ``n_unranked`` (annotators
+        left out because their ``rank_by`` value is n/a).
 
     Examples
     --------
@@ -46,10 +55,66 @@ def profile_frame(
     >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> profile_frame(res)["annotator"].iloc[0]
     '(all)'
+    >>> ends = profile_frame(res, top=2, rank_by="detection")
+    >>> ends.drop_duplicates("annotator")["block"].tolist(), ends.attrs["n_hidden"]
+    (['all', 'highest', 'lowest'], 1)
     """
-    return views.component_frame(
-        result, components=components, along="annotator", fixed_dim="label", fixed=label, top=top
+    components = [components] if isinstance(components, str) else list(components)
+    frame = views.component_frame(
+        result, components=components, along="annotator", fixed_dim="label", fixed=label, top=None
     )
+    if rank_by is None:
+        rank_by = "overall" if "overall" in components else components[0]
+    if rank_by not in components:
+        raise ParameterError(f"rank_by must be one of the components {components}; got {rank_by!r}")
+    top = views.check_top(top)
+    others = [a for a in dict.fromkeys(frame["annotator"]) if a != ALL]
+    block = pd.Series("shown", index=frame.index, dtype=object)
+    block[frame["annotator"] == ALL] = "all"
+    attrs = {"n_hidden": 0, "top": top, "rank_by": rank_by, "n_unranked": 0, "label": label}
+    if top is not None and len(others) > top:
+        at = frame[(frame["component"] == rank_by) & (frame["annotator"] != ALL)]
+        ranked = at[np.isfinite(at["agreement"].to_numpy(dtype=float))]
+        # highest first; ties by name, so that the ends do not depend on the row order
+        ranked = ranked.iloc[
+            np.lexsort(
+                (ranked["annotator"].map(natural_key).rank(method="first").to_numpy(),
+                 -ranked["agreement"].to_numpy(dtype=float))
+            )
+        ]  # fmt: skip
+        order = list(ranked["annotator"])
+        n_high = min(top - top // 2, len(order))
+        high = order[:n_high]
+        low = order[n_high:][-(top // 2) :] if top // 2 else []
+        ends = {**{a: "highest" for a in high}, **{a: "lowest" for a in low}}
+        keep = (frame["annotator"] == ALL) | frame["annotator"].isin(list(ends))
+        rank = {a: i for i, a in enumerate([ALL, *high, *low])}
+        frame = frame[keep].copy()
+        block = frame["annotator"].map(ends).fillna("all")
+        frame = frame.iloc[np.argsort(frame["annotator"].map(rank).to_numpy(), kind="stable")]
+        block = block.loc[frame.index]
+        attrs.update(n_hidden=len(others) - len(ends), n_unranked=len(others) - len(order))
+    frame = frame.assign(block=block.to_numpy()).reset_index(drop=True)
+    frame.attrs = attrs
+    return frame
+
+
+def crowd_note(frame, result) -> str:
+    """The footnote of a crowd shown by its ends: how many are hidden and how ranked
+    (``""`` when every annotator is drawn)."""
+    a = frame.attrs
+    if not a["n_hidden"]:
+        return ""
+    blocks = frame.drop_duplicates("annotator")["block"]
+    n_high, n_low = int((blocks == "highest").sum()), int((blocks == "lowest").sum())
+    what = f"{a['rank_by']} {views.symbol(views.measure_of(result, a['rank_by']))}"
+    text = (
+        f"+ {a['n_hidden']:,} more annotators not shown: drawn are the {n_high} of highest"
+        f" and the {n_low} of lowest {what} (left and right of the dotted lines)"
+    )
+    if a["n_unranked"]:
+        text += f"; {a['n_unranked']:,} with {a['rank_by']} n/a are not ranked"
+    return text
 
 
 def annotators(
@@ -58,6 +123,7 @@ def annotators(
     components=_DEFAULT,
     label: str = ALL,
     top: int | None = 10,
+    rank_by: str | None = None,
     width: float | None = None,
     ax=None,
 ):
@@ -78,11 +144,14 @@ def annotators(
     components : sequence of str, default every component
     label : str, default "(all)"
     top : int or None, default 10
-        Largest number of annotators drawn (by support); a note says how many were left
-        out.
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
-    ax : matplotlib.axes.Axes, optional
+        Most annotators drawn. A bigger crowd is drawn by its two ends, the highest and
+        the lowest by ``rank_by`` agreement (see :func:`profile_frame`), a dotted line
+        between them in every group; one note says how many were left out and how they
+        are ranked.
+    rank_by : str, optional
+        The component that ranks a crowd (default "overall").
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7; 3.5 for one column).
 
     Returns
     -------
@@ -98,11 +167,15 @@ def annotators(
     >>> ax.get_xticklabels()[-1].get_text().split()
     ['overall', 'σ']
     """
-    frame = profile_frame(result, components=components, label=label, top=top)
+    frame = profile_frame(result, components=components, label=label, top=top, rank_by=rank_by)
     comps = list(dict.fromkeys(frame["component"]))
     names = list(dict.fromkeys(frame["annotator"]))
-    others = sorted((a for a in names if a != ALL), key=natural_key)
+    ends = bool(frame.attrs["n_hidden"])  # a crowd by its ends: in rank order
+    others = [a for a in names if a != ALL]
+    if not ends:
+        others = sorted(others, key=natural_key)
     names = ([ALL] if ALL in names else []) + others
+    n_high = int((frame.drop_duplicates("annotator")["block"] == "highest").sum())
     colors = style.annotator_colors(result)
     markers = {
         a: _MARKERS[i % len(_MARKERS)]
@@ -156,16 +229,8 @@ def annotators(
             x = x0 + (j - (len(others) - 1) / 2) * (span / max(len(others), 1))
             color = colors[name]
             if ci.any():
-                ax.vlines(
-                    x[ci],
-                    lo[ci],
-                    hi[ci],
-                    color=color,
-                    linewidth=1.0,
-                    alpha=0.9,
-                    zorder=4,
-                    gid=f"ci:{name}",
-                )
+                ax.vlines(x[ci], lo[ci], hi[ci], color=color, linewidth=1.0, alpha=0.9, zorder=4,
+                          gid=f"ci:{name}")  # fmt: skip
             ax.plot(
                 x[ok],
                 y[ok],
@@ -179,26 +244,19 @@ def annotators(
                 label=name,
                 gid=f"profile:{name}",
             )
-            for xx in x[~ok]:
-                ax.text(
-                    xx,
-                    0.1,
-                    "n/a",
-                    transform=ax.get_xaxis_transform(),
-                    rotation=90,
-                    ha="center",
-                    va="bottom",
-                    fontsize=6,
-                    color=color,
-                    gid="undefined",
-                )
+            style.na_marks(ax, x[~ok], along="x", at=0.1, rotation=90, ha="center",
+                           va="bottom", fontsize=6, color=color)  # fmt: skip
+        if ends and 0 < n_high < len(others):
+            # the two ends of the crowd apart: a dotted line in every group between them
+            step = span / max(len(others), 1)
+            at = x0 + (n_high - 0.5 - (len(others) - 1) / 2) * step
+            ax.vlines(at, 0, 1, transform=ax.get_xaxis_transform(), color="0.35",
+                      linestyle=":", linewidth=0.9, zorder=2, gid="separator")  # fmt: skip
         ticks = [f"{c}\n{views.symbol(views.measure_of(result, c))}" for c in comps]
         ax.set_xticks(range(len(comps)), ticks)
         ax.set_xlim(-0.5, len(comps) - 0.5)
-        values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
-        values = values[np.isfinite(values)]
-        bottom = min(0.0, float(values.min())) if values.size else 0.0
-        ax.set_ylim(bottom - 0.05, max(1.0, float(values.max()) if values.size else 1.0) + 0.03)
+        bottom, top_ = style.value_range(frame[["agreement", "ci_low", "ci_high"]])
+        ax.set_ylim(bottom - 0.05, top_ + 0.03)
         ax.grid(axis="y", color="0.92")
         ax.set_ylabel(style.long_name(result["agreement"], "agreement"))
         title = "annotator profiles"
@@ -206,7 +264,7 @@ def annotators(
             title += f" (label {label})"
         ax.set_title(title)
         legend = style.legend_below(ax, min_width=0.95, handlelength=1.6, columnspacing=1.0)
-        notes = [style.hidden_note(frame.attrs["n_hidden"], "annotators", top)]
+        notes = [crowd_note(frame, result)]
         notes.append(style.na_note(missing))
         style.note(ax, "\n".join(n for n in notes if n), below=legend)
     return ax

@@ -166,44 +166,17 @@ def confusion(
     for spine in ax.spines.values():
         spine.set_visible(False)
     alphas = table.attrs.get("alpha_by_label", {})
+
+    def right_of_grid(text, y, dy, va, **kw):  # the α column, right of the grid
+        return ax.annotate(text, xy=(1.0, y), xycoords=("axes fraction", "data"),
+                           xytext=(6, dy), textcoords="offset points", ha="left", va=va,
+                           fontsize="small", annotation_clip=False, **kw)  # fmt: skip
+
     for i, name in enumerate(shown):
-        ax.annotate(
-            style.fmt(alphas.get(name)),
-            xy=(1.0, i),
-            xycoords=("axes fraction", "data"),
-            xytext=(6, 0),
-            textcoords="offset points",
-            ha="left",
-            va="center",
-            fontsize="small",
-            gid="alpha",
-            annotation_clip=False,
-        )
-    ax.annotate(
-        "α",
-        xy=(1.0, -0.5),
-        xycoords=("axes fraction", "data"),
-        xytext=(6, 3),
-        textcoords="offset points",
-        ha="left",
-        va="bottom",
-        fontsize="small",
-        fontweight="bold",
-        annotation_clip=False,
-    )
-    ax.annotate(
-        f"all\n{style.fmt(table.attrs.get('alpha'))}",
-        xy=(1.0, len(shown) - 0.5),
-        xycoords=("axes fraction", "data"),
-        xytext=(6, -3),
-        textcoords="offset points",
-        ha="left",
-        va="top",
-        fontsize="small",
-        fontweight="bold",
-        gid="alpha_all",
-        annotation_clip=False,
-    )
+        right_of_grid(style.fmt(alphas.get(name)), i, 0, "center", gid="alpha")
+    right_of_grid("α", -0.5, 3, "bottom", fontweight="bold")
+    right_of_grid(f"all\n{style.fmt(table.attrs.get('alpha'))}", len(shown) - 0.5, -3, "top",
+                  fontweight="bold", gid="alpha_all")  # fmt: skip
     ax.set_ylabel(f"label: {table.index.name}")
     ax.set_xlabel(f"label: {table.columns.name}\n(shade: share of the row)")
     ax.set_title(

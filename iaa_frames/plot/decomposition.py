@@ -77,9 +77,8 @@ def decomposition(
     components : sequence of str, default ("detection", "classification", "localization")
     annotator : str, default "(all)"
     top : int or None, default 15
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7; 3.5 for one column).
 
     Returns
     -------
@@ -115,23 +114,15 @@ def decomposition(
             if ci.any():
                 ax.hlines(y[ci], lo[ci], hi[ci], color=color, linewidth=1.2, gid=f"ci:{comp}")
             ok = np.isfinite(x)
+            what = f"{comp} {views.symbol(sub['measure'].iloc[0])}"
             ax.plot(
-                x[ok],
-                y[ok],
-                "o",
-                color=color,
-                markersize=4,
-                gid=f"estimate:{comp}",
-                label=f"{comp} {views.symbol(sub['measure'].iloc[0])}",
+                x[ok], y[ok], "o", color=color, markersize=4, gid=f"estimate:{comp}", label=what
             )
         ax.set_yticks(range(len(labels)), labels)
         ax.set_ylim(len(labels) - 0.5, -0.5)
         if len(labels) > 1:
             ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
-        values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
-        values = values[np.isfinite(values)]
-        left = min(0.0, float(values.min())) if values.size else 0.0
-        right = max(1.0, float(values.max())) if values.size else 1.0
+        left, right = style.value_range(frame[["agreement", "ci_low", "ci_high"]])
         ax.set_xlim(left - 0.08, right + 0.05)
         ax.grid(axis="x", color="0.92")
         narrow = ax.get_position().width * ax.figure.get_figwidth() < 3.2  # inches

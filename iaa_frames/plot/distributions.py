@@ -20,7 +20,8 @@ from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.explore.distances import distance_samples, sample_summary, tables_of
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, engine_kwargs
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 
 from . import style
 
@@ -122,6 +123,7 @@ def _grid(n, width, min_facet=1.65):
     return ncols, nrows
 
 
+@engine_keywords
 def distributions(
     data,
     *,
@@ -132,12 +134,7 @@ def distributions(
     ncols: int | None = None,
     bins: int = 30,
     width: float | None = None,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ):
     """Within-item vs between-item distance distributions, with an ECDF panel per facet.
 
@@ -196,7 +193,7 @@ def distributions(
         isinstance(ncols, bool) or not isinstance(ncols, (int, np.integer)) or ncols < 1
     ):
         raise ParameterError(f"ncols must be a positive integer; got {ncols!r}")
-    tables = tables_of(data, **engine_kwargs(locals()))
+    tables = tables_of(data, **settings.as_kwargs())
     samples = distance_samples(tables, component=component, by=by)
     summary = sample_summary(samples)
     facets = list(summary.index)

@@ -10,7 +10,7 @@ import matplotlib.colors
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-__all__ = ["ShownOnce", "figure", "subplots", "text_color"]
+__all__ = ["ShownOnce", "figure", "fit_height", "subplots", "text_color"]
 
 
 class ShownOnce(Figure):
@@ -56,6 +56,31 @@ def figure(**kwargs) -> Figure:
 def subplots(*args, **kwargs):
     """:func:`matplotlib.pyplot.subplots` on a :class:`ShownOnce` figure."""
     return plt.subplots(*args, FigureClass=ShownOnce, **kwargs)
+
+
+def fit_height(fig, *, pad: float = 0.04, passes: int = 3) -> Figure:
+    """Shrink ``fig``'s height to what its artists take (plus ``pad`` inches), at its
+    width: panels of a fixed aspect (heatmaps) in a constrained layout are centred in
+    their cells, and a cell taller than its panel leaves blank strips above and below.
+
+    The layout is drawn again after each change (a few ``passes``); the height never
+    grows.
+
+    Examples
+    --------
+    >>> fig, ax = subplots(figsize=(4, 6), layout="constrained")
+    >>> ax.set_aspect("equal")
+    >>> 3.5 < float(fit_height(fig).get_figheight()) < 4.2
+    True
+    """
+    for _ in range(passes):
+        fig.canvas.draw()
+        box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
+        height = float(box.height) + 2 * pad
+        if height >= fig.get_figheight() - 0.02:
+            break
+        fig.set_figheight(height)
+    return fig
 
 
 def text_color(color) -> tuple:

@@ -24,6 +24,7 @@ item). Encoding:
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -192,9 +193,8 @@ def item(
         Annotator -> colour; default :func:`annotator_colors` of every annotator of
         ``data`` (the whole frame or tables, not only the item's), so that an annotator
         has the same colour on every item.
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 5; 3.5 for one column).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 5; 3.5 for one column).
     **kwargs
         Matching parameters when ``data`` is a frame.
 
@@ -349,11 +349,13 @@ def item(
         groups = obj.groupby("cluster", sort=True).agg(
             x=("x0", "min"),
             y=("y0", "min"),
+            x1=("x1", "max"),
+            y1=("y1", "max"),
             labels=("label", lambda s: " / ".join(sorted(set(map(str, s))))),
         )
         for g in groups.itertuples(index=False):
             differ = " / " in g.labels
-            tag = ax.annotate(  # kept inside the Axes by _clamp_tags
+            tag = ax.annotate(  # placed without overlap by _place_tags
                 g.labels,
                 xy=(g.x, g.y),
                 xytext=(1, 1),
@@ -369,6 +371,8 @@ def item(
                 annotation_clip=True,
             )
             tag.set_in_layout(False)
+            tag.group_box = (g.x, g.y, g.x1, g.y1)  # where _place_tags may move it
+            tag.differ = differ
     ax.set_xlim(0, W)
     ax.set_ylim(H, 0)
     ax.set_aspect("equal")
@@ -399,7 +403,7 @@ def item(
             borderaxespad=0,
         )
     if own:
-        _clamp_tags(ax.figure)
+        _place_tags(ax.figure)
     return ax
 
 
@@ -408,30 +412,124 @@ def item(
 _MAX_NAMES = 16
 
 
-def _clamp_tags(fig):
-    """Shift every label tag of ``fig`` that stands out of its Axes (over the title above,
-    past an edge) back inside, by the overflow, at the figure's present layout (a tag wider
-    than its Axes: from the left edge). Tags are
-    out of the layout (they do not grow the Axes' margins), so the layout settles first and
-    the shift holds."""
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    to_pt = 72 / fig.dpi
-    for ax in fig.axes:
-        tags = [t for t in ax.texts if t.get_gid() == "tag"]
-        if not tags:
-            continue
-        b = ax.get_window_extent(renderer)
-        for tag in tags:
-            e = tag.get_window_extent(renderer)
-            # a tag wider than its Axes starts at the Axes' left edge, as the title does
-            dx = min(0.0, b.x1 - e.x1)
-            dx = b.x0 - e.x0 if e.x0 + dx < b.x0 else dx
-            dy = max(0.0, b.y0 - e.y0)
-            dy = b.y1 - e.y1 if e.y1 + dy > b.y1 else dy  # never over the title
-            if dx or dy:
+def _tag_boxes(tag, renderer, to_px):
+    """Candidate extents (x0, y0, x1, y1 in pixels) of a label tag around its group's box:
+    above it (left, right), below it, inside its top-left and bottom-right corners, beside
+    it; the first is where the tag is drawn by default."""
+    e = tag.get_window_extent(renderer)
+    w, h = e.width, e.height
+    x0, y0, x1, y1 = tag.group_box
+    (ax_, ay_), (bx_, by_) = tag.axes.transData.transform([(x0, y0), (x1, y1)])
+    left, right = min(ax_, bx_), max(ax_, bx_)
+    bottom, top = min(ay_, by_), max(ay_, by_)
+    p = to_px
+    corners = [
+        (left + p, top + p),
+        (right - p - w, top + p),
+        (left + p, bottom - p - h),
+        (right - p - w, bottom - p - h),
+        (left + p, top - p - h),
+        (right - p - w, bottom + p),
+        (left - p - w, top - h),
+        (right + p, top - h),
+    ]
+    return e, [(x, y, x + w, y + h) for x, y in corners]
+
+
+def _inside_box(box, bounds):
+    """``box`` shifted into ``bounds`` by its overflow (a box wider than the bounds: from
+    their left edge; taller: from their top, never over the title)."""
+    x0, y0, x1, y1 = box
+    dx = min(0.0, bounds.x1 - x1)
+    dx = bounds.x0 - x0 if x0 + dx < bounds.x0 else dx
+    dy = max(0.0, bounds.y0 - y0)
+    dy = bounds.y1 - y1 if y1 + dy > bounds.y1 else dy
+    return (x0 + dx, y0 + dy, x1 + dx, y1 + dy)
+
+
+def _overlaps(a, b, gap=1.5) -> bool:
+    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
+
+
+def _place_axes_tags(ax, renderer, to_pt):
+    """Place the tags of one Axes greedily, without overlap; the number left out."""
+    tags = [t for t in ax.texts if t.get_gid() == "tag"]
+    bounds = ax.get_window_extent(renderer)
+    placed = []
+    dropped = 0
+    # tags of groups whose labels differ (the conflicts) get the first choice
+    for tag in sorted(tags, key=lambda t: not t.differ):
+        tag.set_visible(True)
+        e, candidates = _tag_boxes(tag, renderer, 1.0 / to_pt)
+        for box in (_inside_box(b, bounds) for b in candidates):
+            if not any(_overlaps(box, other) for other in placed):
+                placed.append(box)
                 ox, oy = tag.xyann
-                tag.xyann = (ox + dx * to_pt, oy + dy * to_pt)
+                tag.xyann = (ox + (box[0] - e.x0) * to_pt, oy + (box[1] - e.y0) * to_pt)
+                break
+        else:
+            tag.set_visible(False)
+            dropped += 1
+    return tags, dropped
+
+
+_LEFT_OUT = re.compile(r"\n\d+ of \d+ label\s+tags?\s+left\s+out\s+\(no\s+room\)$")
+
+
+def _with_left_out(text, dropped, total, chars):
+    """``text`` (a title) ending with the line saying how many tags were left out, wrapped
+    at ``chars`` characters (none: ``text`` alone)."""
+    text = _LEFT_OUT.sub("", text)
+    if not dropped:
+        return text
+    tags = "tag" if total == 1 else "tags"
+    return (
+        text + "\n" + textwrap.fill(f"{dropped} of {total} label {tags} left out (no room)", chars)
+    )
+
+
+def _place_tags(fig, *, grid: str | None = None):
+    """Place every label tag of ``fig`` at the figure's present layout: the first of its
+    candidate places (:func:`_tag_boxes`) that stays inside its Axes and clear of the tags
+    already placed (tags of differing labels first); a tag with no free place is left out.
+    The Axes' title says how many were (small text, about 12 characters an inch); with
+    ``grid`` (the figure's title) the figure's title says how many in all, once for the
+    panels. Tags are out of the layout (they do not grow the Axes' margins), so the layout
+    settles first and the places hold."""
+    to_pt = 72 / fig.dpi
+    for attempt in range(4):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        changed = []  # (setter, before, after) of titles whose lines the count changes
+        dropped_all = total_all = 0
+        for ax in fig.axes:
+            tags, dropped = _place_axes_tags(ax, renderer, to_pt)
+            if not tags:
+                continue
+            dropped_all, total_all = dropped_all + dropped, total_all + len(tags)
+            if grid is None:
+                before = ax.get_title(loc="left")
+                chars = max(14, int(ax.get_position().width * fig.get_figwidth() * 12))
+                after = _with_left_out(before, dropped, len(tags), chars)
+                changed.append((lambda t, ax=ax: ax.set_title(t, loc="left", fontsize="small"),
+                                before, after))  # fmt: skip
+        if grid is not None:
+            chars = max(30, int(fig.get_figwidth() * 13))
+            after = _with_left_out(grid, dropped_all, total_all, chars)
+            changed.append((lambda t: fig.suptitle(t, fontsize="small"), grid, after))
+            grid = after
+        relayout = False
+        for setter, before, after in changed:
+            moves = before.count("\n") != after.count("\n")
+            if moves and attempt == 3:  # the last pass moves no Axes: the places hold
+                continue
+            setter(after)
+            relayout |= moves
+        if not relayout:
+            break
+    for ax in fig.axes:  # the tags left out are removed, not only hidden
+        for tag in [t for t in ax.texts if t.get_gid() == "tag" and not t.get_visible()]:
+            tag.remove()
 
 
 def _pack(parts, chars):
@@ -591,11 +689,11 @@ def worst_items(
         frameon=False,
     )
     chars = max(30, int(panel_width * ncols * 13))
-    fig.suptitle(
+    title = (
         textwrap.fill(f"the {len(names)} items that carry the most {component} disagreement", chars)
         + "\n"
-        + textwrap.fill("ranked by excess = units × (item mean distance − corpus mean)", chars),
-        fontsize="small",
+        + textwrap.fill("ranked by excess = units × (item mean distance − corpus mean)", chars)
     )
-    _clamp_tags(fig)
+    fig.suptitle(title, fontsize="small")
+    _place_tags(fig, grid=title)  # the figure's title says how many tags were left out
     return fig

@@ -60,9 +60,8 @@ def items(
         As in :func:`iaa_frames.explore.items.items`, when the table is computed here.
     top : int or None, default 15
         The first ``top`` items; a note says how many were left out.
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7; 3.5 for one column).
     distance, match_threshold, n_chance, seed, overall, progress
         As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
 
@@ -118,18 +117,7 @@ def items(
         colors = [below if (np.isfinite(v) and v < 0) else style.component_color(comp) for v in sig]
         ax.barh(y, np.nan_to_num(sig), color=colors, height=0.7, gid="item_bar")
         style.chance_line(ax)
-        for yy, v in zip(y, sig):
-            if not np.isfinite(v):
-                ax.text(
-                    0.02,
-                    yy,
-                    "n/a",
-                    transform=ax.get_yaxis_transform(),
-                    va="center",
-                    fontsize="small",
-                    color=style.grey(),
-                    gid="undefined",
-                )
+        style.na_marks(ax, y[~np.isfinite(sig)], at=0.02)
         ax.set_yticks(y, [str(i) for i in shown["item"]])
         ax.set_ylim(len(shown) - 0.5, -0.5)
         finite = sig[np.isfinite(sig)]

@@ -153,6 +153,7 @@ def undefined_reason(frame: pd.DataFrame) -> str:
     return style.na_note(where, limit=4)
 
 
+@engine_keywords
 def pairwise(
     data,
     *,
@@ -167,12 +168,7 @@ def pairwise(
     ax=None,
     colorbar: bool = True,
     caption: str = "",
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ):
     """Annotator x annotator heatmap of a component's agreement.
 
@@ -230,19 +226,16 @@ def pairwise(
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.patches import Rectangle
 
+    engine = settings.as_kwargs()  # the engine keywords, to pass on
     frame = pairwise_frame(
         data,
         component=component,
         label=label,
         top=top,
-        distance=distance,
-        match_threshold=match_threshold,
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
+        **engine,
     )
     n = max(len(frame.index), 1)
+    own = ax is None  # the figure is ours: its height follows the panel
     if ax is None:
         w = float(width) if width is not None else min(max(3.5, 0.32 * n + 1.6), 7.0)
         room = w - 1.9  # inches left for the cells (names, colour bar)
@@ -251,10 +244,7 @@ def pairwise(
         room = ax.get_position().width * ax.figure.get_figwidth() - 0.2
     fit = max(2, int(room / _MIN_CELL))  # a name needs about 0.13 in
     if len(frame.index) > fit and frame.attrs["n_hidden"] + len(frame.index) > fit:
-        frame = pairwise_frame(data, component=component, label=label, top=fit,
-                               distance=distance, match_threshold=match_threshold,
-                               n_chance=n_chance, seed=seed, overall=overall,
-                               progress=progress)  # fmt: skip
+        frame = pairwise_frame(data, component=component, label=label, top=fit, **engine)
         n = max(len(frame.index), 1)
     names = list(frame.index)
     values = frame.to_numpy(dtype=float)
@@ -363,7 +353,7 @@ def pairwise(
             ax.text(
                 0.5,
                 0.5,
-                textwrap.fill(box, max(18, int(panel * 15))),
+                textwrap.fill(box, max(18, int(panel * 15)), break_long_words=False),
                 transform=ax.transAxes,
                 ha="center",
                 va="center",
@@ -382,5 +372,15 @@ def pairwise(
             reason,
             caption,
         ]
-        style.note(ax, "\n".join(n for n in notes if n))
+        text = "\n".join(n for n in notes if n)
+        if own:
+            # the square panel: no blank strip above it; the note under the figure, where
+            # its width does not squeeze the panel (under the Axes it stood out to the
+            # right of a narrow panel, and the layout shrank the panel to make room)
+            fig = ax.figure
+            style.fit_height(fig)
+            fig.set_figheight(fig.get_figheight() + style.note_room(fig, text))
+            style.note(fig, text)
+        else:
+            style.note(ax, text)
     return ax

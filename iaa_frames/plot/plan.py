@@ -30,9 +30,8 @@ def plan(result, *, width: float | None = None, ax=None):
     ----------
     result : Plan
         From :func:`iaa_frames.plan`.
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7).
 
     Returns
     -------

@@ -97,9 +97,8 @@ def ranking(
         Largest number of annotators drawn; a note says how many were left out.
     which : {"worst", "best"}, default "worst"
         With more than ``top`` annotators, draw the lowest-quality ones or the best.
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 5.2; 3.5 for one column).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 5.2; 3.5 for one column).
 
     Returns
     -------

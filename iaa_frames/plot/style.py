@@ -24,7 +24,8 @@ from matplotlib.transforms import ScaledTranslation
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
-from .figure import ShownOnce, figure, subplots, text_color
+from .figure import ShownOnce, figure, fit_height, subplots, text_color
+from .marks import GREY, na_marks, value_range
 
 __all__ = [
     "ALL_COLOR",
@@ -38,6 +39,7 @@ __all__ = [
     "chance_line",
     "colors",
     "figure",
+    "fit_height",
     "component_color",
     "fmt",
     "fmt_p",
@@ -45,6 +47,7 @@ __all__ = [
     "hidden_note",
     "legend_below",
     "long_name",
+    "na_marks",
     "na_note",
     "new_axes",
     "note_room",
@@ -52,6 +55,7 @@ __all__ = [
     "subplots",
     "text_color",
     "theme",
+    "value_range",
 ]
 
 #: Seaborn palette used throughout (colorblind-safe).
@@ -100,7 +104,7 @@ RC = {
 #: Default figure width in inches (full page width; 3.5 is one column).
 WIDTH = 7.0
 
-_GREY = "0.45"
+_GREY = GREY
 
 
 def theme():
@@ -329,22 +333,13 @@ def note(target, text: str, *, below=None, reserve: float = 0.0):
     fig = target.figure if hasattr(target, "transAxes") else target
     # under an Axes the note starts at the Axes' left edge, right of the tick labels
     text = _wrapped(fig, text, share=0.75 if hasattr(target, "transAxes") else 1.0)
+    look = {"ha": "left", "fontsize": "small", "color": _GREY, "style": "italic", "gid": "note"}
     if hasattr(target, "transAxes"):
         # below the x label (set the label first) or the given artist
-        return target.annotate(
-            text,
-            xy=(0.0, 0.0),
-            xycoords=("axes fraction", below if below is not None else target.xaxis.label),
-            xytext=(0, -4),
-            textcoords="offset points",
-            ha="left",
-            va="top",
-            fontsize="small",
-            color=_GREY,
-            style="italic",
-            gid="note",
-            annotation_clip=False,
-        )
+        at = below if below is not None else target.xaxis.label
+        return target.annotate(text, xy=(0.0, 0.0), xycoords=("axes fraction", at),
+                               xytext=(0, -4), textcoords="offset points", va="top",
+                               annotation_clip=False, **look)  # fmt: skip
     engine = target.get_layout_engine()
     if engine is not None and hasattr(engine, "set"):
         # keep a strip at the bottom free of axes for the note
@@ -353,17 +348,7 @@ def note(target, text: str, *, below=None, reserve: float = 0.0):
             engine.set(rect=(0, room, 1, 1 - room))
         except TypeError:  # a layout engine without rect
             pass
-    return target.text(
-        0.01,
-        0.005,
-        text,
-        ha="left",
-        va="bottom",
-        fontsize="small",
-        color=_GREY,
-        style="italic",
-        gid="note",
-    )
+    return target.text(0.01, 0.005, text, va="bottom", **look)
 
 
 def new_axes(ax, figsize):

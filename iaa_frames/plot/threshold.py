@@ -18,12 +18,9 @@ from . import style
 
 __all__ = ["threshold_curve", "threshold_frame"]
 
-_DEFAULT = COMPONENTS
-_MARKERS = style.COMPONENT_MARKERS
-
 
 def threshold_frame(
-    result, *, label: str = ALL, annotator: str = ALL, components=_DEFAULT
+    result, *, label: str = ALL, annotator: str = ALL, components=COMPONENTS
 ) -> pd.DataFrame:
     """The numbers of :func:`threshold_curve`: one row per (threshold, component).
 
@@ -59,15 +56,8 @@ def threshold_frame(
             "with several thresholds, e.g. iaf.agreement(df, match_threshold=[0.3, 0.5, "
             "0.7]) or df.iaa.plot.threshold_curve()"
         )
-    available = [str(c) for c in result["component"].values]
-    components = [components] if isinstance(components, str) else list(components)
-    unknown = [c for c in components if c not in available]
-    if unknown or not components:
-        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
-    for dim, value in (("label", label), ("annotator", annotator)):
-        names = [str(v) for v in result[dim].values]
-        if value not in names:
-            raise ParameterError(f"unknown {dim} {value!r}; the result has {names}")
+    components = views.check_components(result, components)
+    views.check_cell(result, label=label, annotator=annotator)
     cell = result.sel(label=label, annotator=annotator, component=components)
     cols = [
         v
@@ -128,7 +118,7 @@ def threshold_curve(
     *,
     label: str = ALL,
     annotator: str = ALL,
-    components=_DEFAULT,
+    components=COMPONENTS,
     width: float | None = None,
     ax=None,
 ):
@@ -153,9 +143,8 @@ def threshold_curve(
     label, annotator : str, default "(all)"
         The cell drawn (a class, an annotator).
     components : sequence of str, default every component
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7; 3.5 for one column).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7; 3.5 for one column).
 
     Returns
     -------
@@ -203,7 +192,7 @@ def threshold_curve(
                 x,
                 y,
                 color=color,
-                marker=_MARKERS.get(comp, "o"),
+                marker=style.COMPONENT_MARKERS.get(comp, "o"),
                 markersize=3.5,
                 linewidth=1.3,
                 label=name,

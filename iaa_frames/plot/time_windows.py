@@ -14,12 +14,9 @@ from . import style
 
 __all__ = ["over_time", "over_time_frame"]
 
-_DEFAULT = COMPONENTS
-_MARKERS = style.COMPONENT_MARKERS
-
 
 def over_time_frame(
-    result, *, label: str = ALL, annotator: str = ALL, components=_DEFAULT
+    result, *, label: str = ALL, annotator: str = ALL, components=COMPONENTS
 ) -> pd.DataFrame:
     """The numbers of :func:`over_time`: one row per (window, component).
 
@@ -48,15 +45,8 @@ def over_time_frame(
     """
     if "window" not in result.dims or "recalibrate" not in result:
         raise ParameterError("over_time draws a result of iaf.agreement_over_time(df, ...)")
-    components = [components] if isinstance(components, str) else list(components)
-    available = [str(c) for c in result["component"].values]
-    unknown = [c for c in components if c not in available]
-    if unknown or not components:
-        raise ParameterError(f"unknown component(s) {unknown}; the result has {available}")
-    for dim, value in (("label", label), ("annotator", annotator)):
-        names = [str(v) for v in result[dim].values]
-        if value not in names:
-            raise ParameterError(f"unknown {dim} {value!r}; the result has {names}")
+    components = views.check_components(result, components)
+    views.check_cell(result, label=label, annotator=annotator)
     cell = result.sel(label=label, annotator=annotator, component=components)
     frame = cell[["agreement", "ci_low", "ci_high"]].to_dataframe().reset_index()
     frame = frame.merge(cell["n_items"].to_dataframe().reset_index()[["window", "n_items"]])
@@ -73,7 +63,7 @@ def over_time(
     *,
     label: str = ALL,
     annotator: str = ALL,
-    components=_DEFAULT,
+    components=COMPONENTS,
     width: float | None = None,
     ax=None,
 ):
@@ -92,9 +82,8 @@ def over_time(
         A result of :func:`iaa_frames.agreement_over_time`.
     label, annotator : str, default "(all)"
     components : sequence of str, default every component
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default 7).
-    ax : matplotlib.axes.Axes, optional
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7).
 
     Returns
     -------
@@ -131,7 +120,7 @@ def over_time(
                 y,
                 yerr=err,
                 color=color,
-                marker=_MARKERS.get(comp, "o"),
+                marker=style.COMPONENT_MARKERS.get(comp, "o"),
                 markersize=3.5,
                 linewidth=1.2,
                 capsize=2,

@@ -48,7 +48,8 @@ from iaa_frames.engine.result import MEASURES as MEASURE_OF
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.items import items as item_drilldown
 from iaa_frames.explore.views import by_annotator, by_label, headline
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, settings_of
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds, has_threshold_dim
 from iaa_frames.settings.validation import Integer, validate_params
 from iaa_frames.tables.comparability import require_comparable
@@ -114,19 +115,15 @@ def _check_seed(seed):
 
 
 @validate_params({"top": Integer(1, expected="a positive integer")})
+@engine_keywords
 def report(
     df: pd.DataFrame,
     path,
     *,
-    distance=DEFAULTS.distance,
-    match_threshold=DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
     n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
     title: str | None = None,
     top: int = 20,
+    settings: MatchSettings = DEFAULTS,
 ) -> Path:
     """Write a self-contained HTML report of ``df``'s agreement into directory ``path``.
 
@@ -190,6 +187,7 @@ def report(
     """
     from iaa_frames.version import __version__
 
+    seed, progress = settings.seed, settings.progress
     _check_seed(seed)
     if title is not None and not isinstance(title, str):
         raise ParameterError(f"title must be a string; got {title!r}")
@@ -206,7 +204,6 @@ def report(
             "(ds = iaf.agreement(ddf)) and pass the Dataset: "
             "iaf.report(ds, path)"
         )
-    settings = settings_of(locals())
     taus, scalar = settings.thresholds, not settings.several
     start = time.perf_counter()
     require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures

@@ -19,6 +19,8 @@ from iaa_frames.explore.conflicts import DEFAULT_LOW_OVERLAP, KINDS, conflict_co
 from iaa_frames.frame.schema import ALL
 from iaa_frames.tables.pairs import PairTables
 
+from .tables import html_table
+
 __all__ = ["disagreement_section"]
 
 _KIND_TEXT = {
@@ -33,7 +35,8 @@ def _table(frame: pd.DataFrame, index_name: str) -> str:
     frame.index.name = index_name
     frame.columns.name = None
     frame.columns = [str(c).replace("_", " ") for c in frame.columns]  # "low overlap"
-    return frame.reset_index().to_html(border=0, classes="conflicts", na_rep="", index=False)
+    # the report's tables: counts right-aligned under right-aligned headers
+    return html_table(frame, index_name=index_name, classes="conflicts")
 
 
 def _pivot(counts: pd.DataFrame, dim: str, limit: int) -> tuple[pd.DataFrame, int]:

@@ -100,6 +100,10 @@ def caption_forest(result):
     return text
 
 
+#: Annotators drawn in the profiles: a bigger crowd by its two ends.
+_PROFILES = 10
+
+
 def caption_annotators(result):
     """Caption of the annotator profiles: the lowest annotator where below everybody."""
     names = [str(a) for a in result["annotator"].values if str(a) != ALL]
@@ -109,12 +113,19 @@ def caption_annotators(result):
     for c in ("detection", "classification", "localization", "overall"):
         ext = _extremes(result, "annotator", c)
         pooled = cell_value(result, c)
-        if ext and math.isfinite(pooled) and ext[1][1] < pooled:
+        # only a difference the two decimals show ("0.98 against 0.98" said nothing)
+        if ext and math.isfinite(pooled) and round(ext[1][1], 2) < round(pooled, 2):
             parts.append(
                 f"{c}: lowest {ext[1][0]} ({ext[1][1]:.2f} against {pooled:.2f} for everybody)"
             )
+    who = (
+        f"Each of the {plural(len(names), 'annotator')}"
+        if len(names) <= _PROFILES
+        else f"The {_PROFILES - _PROFILES // 2} highest and the {_PROFILES // 2} lowest of the "
+        f"{len(names):,} annotators by overall agreement (apart at the dotted lines)"
+    )
     text = (
-        f"Each of the {plural(len(names), 'annotator')} across the components "
+        f"{who} across the components "
         "(black bar: everybody, its grey band the interval), each with its 95% bootstrap "
         "interval; no line joins the components, σ and α being different scales."
     )
@@ -127,7 +138,9 @@ def caption_pairwise(pw):
     for c, m in pw.items():
         v = m.to_series().dropna()
         v = v[[a < b for a, b in v.index]]
-        if len(v):
+        if len(v) and f"{v.max():.2f}" == f"{v.min():.2f}":  # no pair stands out
+            texts.append(f"{c}: every pair {v.max():.2f}")
+        elif len(v):
             (a, b), (x, y) = v.idxmax(), v.idxmin()
             texts.append(
                 f"{c}: closest pair {a}–{b} ({v.max():.2f}), furthest {x}–{y} ({v.min():.2f})"
@@ -236,7 +249,7 @@ def draw_figures(tables, result, pw, item_table, top):
         "annotators",
         "Annotator profiles",
         caption_annotators(result),
-        lambda: plot.annotators(result, top=10),
+        lambda: plot.annotators(result, top=_PROFILES),
     )
 
     def heatmaps():
@@ -244,41 +257,50 @@ def draw_figures(tables, result, pw, item_table, top):
 
         from iaa_frames.plot import style
 
-        comps = [c for c in ("detection", "classification", "localization") if c in pw]
-        fig, axes = style.subplots(
-            1, len(comps), figsize=(7.0, 3.0), layout="constrained", squeeze=False
-        )
-        finite = np.concatenate([np.ravel(pw[c].values) for c in comps])
-        finite = finite[np.isfinite(finite)]
-        vmin = min(-0.25, float(finite.min()) if finite.size else 0.0)  # one scale for all
-        reasons = []
-        for k, (ax, c) in enumerate(zip(axes[0], comps)):
-            plot.pairwise(pw[c], ax=ax, top=20, vmin=vmin, colorbar=k == len(comps) - 1)
-            ax.set_title(f"{c} {symbol(MEASURES.get(c, 'sigma'))}")
-            for t in list(ax.texts):  # the notes of the panels: one note under the figure
-                if t.get_gid() == "note":
-                    lines = []  # the note's lines, its wrapped continuations joined back
-                    for line in t.get_text().split("\n"):
-                        if line.startswith("  ") and lines:
-                            lines[-1] += " " + line.strip()
-                        else:
-                            lines.append(line)
-                    for line in lines:
-                        shared = line.startswith("+ ")  # "+ N more annotators not shown"
-                        text = line if shared else f"{c}: {line}"
-                        if text not in reasons:
-                            reasons.append(text)
-                    t.remove()
-            if k:
-                ax.set_ylabel("")
-        last = next(a for a in axes[0][-1].collections if a.get_gid() == "cells")
-        if last.colorbar is not None:
-            measures = sorted({symbol(MEASURES.get(c, "sigma")) for c in comps}, reverse=True)
-            last.colorbar.set_label(f"chance-corrected agreement ({', '.join(measures)})")
-        text = "\n".join(reasons)
-        fig.set_figheight(fig.get_figheight() + style.note_room(fig, text))  # room for it
-        style.note(fig, text)
-        return fig
+        # the panels' ticks and the note at the figure sizes of the plots
+        with style.theme():
+            comps = [c for c in ("detection", "classification", "localization") if c in pw]
+            fig, axes = style.subplots(
+                1, len(comps), figsize=(7.0, 3.0), layout="constrained", squeeze=False
+            )
+            finite = np.concatenate([np.ravel(pw[c].values) for c in comps])
+            finite = finite[np.isfinite(finite)]
+            vmin = min(-0.25, float(finite.min()) if finite.size else 0.0)  # one scale for all
+            reasons = []
+            names = None  # the annotators of the first panel, in every panel
+            for k, (ax, c) in enumerate(zip(axes[0], comps)):
+                m = pw[c]
+                if names is not None:
+                    m = m.sel({m.dims[0]: names, m.dims[1]: names})
+                plot.pairwise(m, ax=ax, top=20, vmin=vmin, colorbar=k == len(comps) - 1)
+                if names is None:
+                    names = [t.get_text() for t in ax.get_yticklabels()]
+                ax.set_title(f"{c} {symbol(MEASURES.get(c, 'sigma'))}")
+                for t in list(ax.texts):  # the notes of the panels: one note under the figure
+                    if t.get_gid() == "note":
+                        lines = []  # the note's lines, its wrapped continuations joined back
+                        for line in t.get_text().split("\n"):
+                            if line.startswith("  ") and lines:
+                                lines[-1] += " " + line.strip()
+                            else:
+                                lines.append(line)
+                        for line in lines:
+                            shared = line.startswith("+ ")  # "+ N more annotators not shown"
+                            text = line if shared else f"{c}: {line}"
+                            if text not in reasons:
+                                reasons.append(text)
+                        t.remove()
+                if k:
+                    ax.set_ylabel("")
+            last = next(a for a in axes[0][-1].collections if a.get_gid() == "cells")
+            if last.colorbar is not None:
+                measures = sorted({symbol(MEASURES.get(c, "sigma")) for c in comps}, reverse=True)
+                last.colorbar.set_label(f"chance-corrected agreement ({', '.join(measures)})")
+            style.fit_height(fig)  # square panels in a wide figure: no blank strip above them
+            text = "\n".join(reasons)
+            fig.set_figheight(fig.get_figheight() + style.note_room(fig, text))  # room for it
+            style.note(fig, text)
+            return fig
 
     if tables is None:  # a report of a Dataset: no pair tables
         return figs

@@ -27,7 +27,8 @@ margin:2em auto;max-width:1200px;padding:0 1em;color:#222;line-height:1.45}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.8em}
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
 th,td{border:1px solid #ddd;padding:.25em .55em;text-align:left;vertical-align:top}
-td.num{text-align:right;font-variant-numeric:tabular-nums}thead th{background:#f3f3f3}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+thead th{background:#f3f3f3}
 figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
 svg{max-width:100%;height:auto}.note{color:#666;font-style:italic}.warn{color:#a33}
 ul.reading li{margin:.3em 0}nav a{margin-right:1em}

@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from iaa_frames.explore.compact import numeric_text
 from iaa_frames.explore.views import by_annotator, by_label, symbol, top_by_support
 
 from .diagnosis import against_chance
@@ -37,16 +38,12 @@ def html_table(
     Examples
     --------
     >>> html_table(pd.DataFrame({"x": [0.5]}, index=["a"]), index_name="k")
-    '<table class=""><thead><tr><th>k</th><th>x</th></tr></thead><tbody><tr><th>a</th><td class=num>0.500</td></tr></tbody></table>'
+    '<table class=""><thead><tr><th>k</th><th class=num>x</th></tr></thead><tbody><tr><th>a</th><td class=num>0.500</td></tr></tbody></table>'
     >>> page = html_table(pd.DataFrame({"x": ["n/a"]}, index=["a"]),
     ...                   reasons=pd.DataFrame({"x": ["too few units"]}, index=["a"]))
     >>> 'title="too few units"' in page and "<li id=" in page
     True
     """
-    head = "".join(
-        f"<th>{html.escape(str(c))}</th>"
-        for c in ([index_name] if index_name is not None else []) + list(frame.columns)
-    )
     columns = []
     for col in frame.columns:
         values = frame[col]
@@ -57,7 +54,17 @@ def html_table(
         elif pd.api.types.is_float_dtype(values):
             columns.append([(fmt(v, 3), True) for v in values])
         else:
-            columns.append([("" if v is None else str(v), False) for v in values])
+            texts = ["" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
+                     for v in values]  # fmt: skip
+            num = numeric_text(texts)
+            columns.append([(t, num) for t in texts])
+    # a column of numbers has its header right-aligned too, over its numbers
+    head = "".join(
+        [f"<th>{html.escape(str(index_name))}</th>"] if index_name is not None else []
+    ) + "".join(
+        f"<th{' class=num' if any(n for _, n in col) else ''}>{html.escape(str(c))}</th>"
+        for c, col in zip(frame.columns, columns)
+    )
     numbered: dict = {}  # reason -> its footnote number
     rows = []
     for i, idx in enumerate(frame.index):

@@ -26,7 +26,8 @@ Modules
 arrays), :mod:`.annotators` (the truth and each annotator's draws, random streams),
 :mod:`.generate` (the public functions and their checks), :mod:`.cuboids` (3D cuboid
 scenes, :func:`simulate_cuboids`), :mod:`.keypoints` (skeletons: :func:`simulate_keypoints`,
-:class:`KeypointProfile`), :mod:`.crowd` (sparse crowds: many workers of mixed quality, a few
+:class:`KeypointProfile`), :mod:`.polylines` (lanes and edges: :func:`simulate_polylines`,
+:class:`PolylineProfile`), :mod:`.object_frames` (the tidy frame of those two), :mod:`.crowd` (sparse crowds: many workers of mixed quality, a few
 per image).
 """
 
@@ -40,6 +41,7 @@ from .generate import (
     simulate_with_truth,
 )
 from .keypoints import KeypointProfile, simulate_keypoints
+from .polylines import PolylineProfile, simulate_polylines
 from .profiles import PRESETS, Profile
 
 __all__ = [
@@ -49,11 +51,13 @@ __all__ = [
     "Crowd",
     "LAZY_CENTER_FRACTION",
     "PRESETS",
+    "PolylineProfile",
     "Profile",
     "Simulated",
     "simulate",
     "simulate_cuboids",
     "simulate_keypoints",
+    "simulate_polylines",
     "simulate_crowd",
     "simulate_with_truth",
 ]

@@ -32,6 +32,7 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.geometry.kinds.keypoints import KEYPOINTS, KeypointsKind
 
 from .annotators import name_key, stream
+from .object_frames import check_profiles, tidy_objects
 
 __all__ = ["KeypointProfile", "simulate_keypoints"]
 
@@ -195,18 +196,12 @@ def simulate_keypoints(
     ParameterError
         On no annotators, a profile that is not a :class:`KeypointProfile`, or bad counts.
     """
-    if not isinstance(annotators, dict) or not annotators:
-        raise ParameterError("simulate_keypoints needs annotators: {name: KeypointProfile}")
-    for name, p in annotators.items():
-        if not isinstance(p, KeypointProfile):
-            raise ParameterError(
-                f"annotator {name!r}: needs a KeypointProfile; got {type(p).__name__}"
-            )
+    check_profiles(annotators, KeypointProfile, "simulate_keypoints")
     if int(n_items) < 1 or int(max_people) < 1:
         raise ParameterError(f"n_items and max_people must be >= 1; got {n_items}, {max_people}")
     W, H = (float(s) for s in image_size)
     truth = _people(*(stream(seed, 0, s) for s in range(4)), n_items, max_people, W, H, kind)
-    frames = []
+    columns = []
     for name in sorted(annotators):
         item, pts, v, area = _redraw(name, annotators[name], truth, seed, n_items, max_people, W, H, kind)  # fmt: skip
         on = v > 0
@@ -216,17 +211,5 @@ def simulate_keypoints(
             cols[f"{kind.prefix}{joint}_y"] = np.where(on[:, j], pts[:, j, 1], 0.0)
             cols[f"{kind.prefix}{joint}_v"] = v[:, j]
         cols[f"{kind.prefix}area"] = area
-        frame = pd.DataFrame(cols)
-        empty = np.setdiff1d(np.arange(n_items), item)
-        cover = pd.DataFrame({"item": empty, "annotator": name})
-        frames.append(pd.concat([frame, cover], ignore_index=True) if len(empty) else frame)
-    df = pd.concat(frames, ignore_index=True)
-    df = df.sort_values(["item", "annotator"], kind="stable", ignore_index=True)
-    digits = max(5, len(str(n_items - 1)))
-    names = pd.Index([f"img_{i:0{digits}d}" for i in range(n_items)], dtype="str")
-    df["item"] = pd.Categorical.from_codes(df["item"].to_numpy(), categories=names).astype("str")
-    df["annotator"] = df["annotator"].astype("str")
-    df["label"] = df["label"].astype("str")
-    df.insert(3, "width", W)
-    df.insert(4, "height", H)
-    return df
+        columns.append(cols)
+    return tidy_objects(columns, n_items=n_items, width=W, height=H)

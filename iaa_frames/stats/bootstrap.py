@@ -40,10 +40,13 @@ array([[ 2.,  0.],
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
+
+from .grouped_sums import sum_rows_by_key
 
 __all__ = [
     "ItemSums",
@@ -230,26 +233,32 @@ class PairSums:
     are summed per pair when built: a replicate costs one weight per pair of items, not
     per row. After construction ``item_a``, ``item_b`` and ``matrix`` hold one row per
     distinct pair of items (``item_a <= item_b``).
+
+    With ``scales`` (each None or one factor per row), the rows are those of
+    ``hstack([diag(s) @ matrix for s in scales])``, summed without building that matrix.
     """
 
     item_a: np.ndarray
     item_b: np.ndarray
     matrix: sp.csr_matrix
-    _by_column: sp.csr_matrix = field(init=False, repr=False)
 
-    def __post_init__(self):
+    scales: InitVar[tuple | None] = None
+
+    def __post_init__(self, scales):
         a = np.asarray(self.item_a, dtype=np.int64)
         b = np.asarray(self.item_b, dtype=np.int64)
         n = int(max(a.max(initial=0), b.max(initial=0))) + 1
-        pair, row_pair = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_inverse=True)
-        group = sp.csr_matrix(
-            (np.ones(len(a)), (row_pair.ravel(), np.arange(len(a)))), shape=(len(pair), len(a))
+        pair, matrix = sum_rows_by_key(
+            np.minimum(a, b) * n + np.maximum(a, b), self.matrix, scales or (None,)
         )
-        matrix = sp.csr_matrix(group @ self.matrix)
         object.__setattr__(self, "item_a", pair // n)
         object.__setattr__(self, "item_b", pair % n)
         object.__setattr__(self, "matrix", matrix)
-        object.__setattr__(self, "_by_column", matrix.T.tocsr())
+
+    @cached_property
+    def _by_column(self) -> sp.csr_matrix:
+        """The matrix transposed (columns x pairs), built on the first replicate."""
+        return self.matrix.T.tocsr()
 
     @classmethod
     def from_entries(cls, item_a, item_b, row, column, value, *, n_columns: int) -> PairSums:

@@ -150,11 +150,7 @@ def binary_alpha_per_category(unit_codes, value_codes, *, n_categories=None):
     """
     unit_codes, value_codes = _validate_codes(unit_codes, value_codes)
     n_categories = _n_categories(value_codes, n_categories)
-    n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
-    counts, m = _unit_value_counts(unit_codes, value_codes, n_units, n_categories)
-    pairing = _pairing_disagreement(counts, m)
-    n = m.sum()
-    n_c = np.asarray(counts.sum(axis=0)).ravel()
+    pairing, n, n_c = _tallies(unit_codes, value_codes, n_categories)
     observed_c = np.asarray(pairing.sum(axis=0)).ravel()
     return _binary_alpha(n, n_c, observed_c)
 
@@ -244,14 +240,18 @@ def _binary_alpha(n, n_c, observed_c):
     return _alpha(d_o, d_e, n)
 
 
+def _tallies(unit_codes, value_codes, n_categories):
+    """The pairing disagreement of every unit and value (:func:`_pairing_disagreement`),
+    the number of pairable values ``n`` and each value's count ``n_c``."""
+    n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
+    counts, m = _unit_value_counts(unit_codes, value_codes, n_units, n_categories)
+    return _pairing_disagreement(counts, m), m.sum(), np.asarray(counts.sum(axis=0)).ravel()
+
+
 def _nominal_alpha_core(unit_codes, value_codes):
     """Validated codes -> alpha."""
-    n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
     n_categories = int(value_codes.max()) + 1 if value_codes.size else 0
-    counts, m = _unit_value_counts(unit_codes, value_codes, n_units, n_categories)
-    pairing = _pairing_disagreement(counts, m)
-    n = m.sum()
-    n_c = np.asarray(counts.sum(axis=0)).ravel()
+    pairing, n, n_c = _tallies(unit_codes, value_codes, n_categories)
     unit_disagreement = np.asarray(pairing.sum(axis=1)).ravel()
     d_o, d_e = nominal_disagreements(n, n_c, unit_disagreement.sum())
     return _alpha(d_o, d_e, n)

@@ -34,6 +34,7 @@ from iaa_frames.matching.assignment import clusters
 from iaa_frames.matching.corpus import Corpus, prepare
 from iaa_frames.matching.pipeline import IoUCache, can_match, run
 from iaa_frames.progress import Bars
+from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
 from iaa_frames.settings.thresholds import check_thresholds
 from iaa_frames.settings.validation import SINGLE_THRESHOLD, Thresholds, validate_params
@@ -51,12 +52,15 @@ from .steps import (
 __all__ = [
     "DEFAULT_N_CHANCE",
     "PairTables",
+    "assemble",
     "iter_pair_tables",
     "iter_tables_from",
+    "label_chance_rows",
     "named",
     "pair_tables",
     "pair_tables_by_threshold",
     "pair_tables_from",
+    "table_params",
     "within",
     "between",
 ]
@@ -135,16 +139,8 @@ class PairTables:
 
 
 @validate_params(SINGLE_THRESHOLD)
-def pair_tables(
-    df: pd.DataFrame,
-    *,
-    distance=DEFAULTS.distance,
-    match_threshold: float = DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    seed: int = DEFAULTS.seed,
-    progress: bool | None = DEFAULTS.progress,
-) -> PairTables:
+@engine_keywords
+def pair_tables(df: pd.DataFrame, *, settings: MatchSettings = DEFAULTS) -> PairTables:
     """Build every within-item and between-item table the statistics need.
 
     The tables hold distances, not agreement: a within row is a pair of two annotators'
@@ -189,7 +185,7 @@ def pair_tables(
     >>> sorted(t.localization_within.columns)[:4]
     ['annotator_a', 'annotator_b', 'distance', 'iou']
     """
-    return pair_tables_from(df, settings_of(locals()))
+    return pair_tables_from(df, settings)
 
 
 def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
@@ -207,16 +203,18 @@ def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
     return tables_of_corpus(prepare(df), settings.single(), Bars(settings.progress), IoUCache())
 
 
+#: The engine keywords of the tables at several thresholds (``thresholds`` replaces
+#: ``match_threshold``).
+SWEEP_KEYWORDS = ("distance", "n_chance", "overall", "seed", "progress")
+
+
 @validate_params({"thresholds": Thresholds()})
+@engine_keywords(names=SWEEP_KEYWORDS)
 def pair_tables_by_threshold(
     df: pd.DataFrame,
     *,
     thresholds,
-    distance=DEFAULTS.distance,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    seed: int = DEFAULTS.seed,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ) -> list[PairTables]:
     """The pair tables at each of several match thresholds, sharing what τ does not change.
 
@@ -254,23 +252,21 @@ def pair_tables_by_threshold(
     >>> len(ts[0].localization_within) >= len(ts[1].localization_within)
     True
     """
-    return list(iter_tables_from(df, thresholds, settings_of(locals())))
+    return list(iter_tables_from(df, thresholds, settings))
 
 
+@validate_params({"thresholds": Thresholds()})
+@engine_keywords(names=SWEEP_KEYWORDS)
 def iter_pair_tables(
     df: pd.DataFrame,
     *,
     thresholds,
-    distance=DEFAULTS.distance,
-    n_chance: int = DEFAULTS.n_chance,
-    overall: str = DEFAULTS.overall,
-    seed: int = DEFAULTS.seed,
-    progress: bool | None = DEFAULTS.progress,
+    settings: MatchSettings = DEFAULTS,
 ):
     """The tables of :func:`pair_tables_by_threshold`, one threshold at a time (a
     generator: only one threshold's tables need to be in memory).
 
-    The parameters are checked and the frame prepared on the first ``next()``.
+    The parameters are checked at the call, the frame is prepared on the first ``next()``.
 
     Yields
     ------
@@ -286,17 +282,7 @@ def iter_pair_tables(
     0.2 True
     0.5 True
     """
-    # checked here, on the first next(), as the other entry points check at the call
-    taus, _ = check_thresholds(thresholds)
-    settings = MatchSettings(
-        distance=distance,
-        match_threshold=taus[0],
-        n_chance=n_chance,
-        seed=seed,
-        overall=overall,
-        progress=progress,
-    )
-    yield from iter_tables_from(df, taus, settings)
+    return iter_tables_from(df, thresholds, settings)
 
 
 def iter_tables_from(df: pd.DataFrame, thresholds, settings: MatchSettings):
@@ -378,14 +364,7 @@ def tables_of_corpus(
         ),
         bars=bars,
     )
-    # per-class chance rows of detection and overall
-    if sample.exact:  # every pairing, for every class either side contains
-        d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
-    else:
-        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
-        by_key = np.argsort(sample.key)
-        d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
-    dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
+    d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)
     with bars.bar(
         total=int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum()),
         desc="per-class chance matching",
@@ -396,10 +375,40 @@ def tables_of_corpus(
 
     loc_within, sets_within = within_frames(corpus, whole, by_label, a, b, ann, pl, ll)
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
-    pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
     cluster = clusters(
         len(corpus.objects), whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator
     )
+    halves = (loc_within, loc_between, sets_within, sets_between)
+    return assemble(corpus, sample, halves, cluster, settings)
+
+
+def label_chance_rows(corpus: Corpus, sample):
+    """The per-class chance rows of detection and overall: which pairings of the chance
+    sample (``d_idx``) are compared in which class (``d_group``), and the class slots of
+    both sides (``dla``, ``dlb``) to match them in.
+
+    With an enumerated population every pairing counts for every class either side
+    contains; with a drawn one, the draws of the class stratum name their pairings.
+    """
+    if sample.exact:
+        d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
+    else:
+        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
+        by_key = np.argsort(sample.key)
+        d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
+    dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
+    return d_idx, d_group, dla, dlb
+
+
+def assemble(
+    corpus: Corpus, sample, halves, cluster: np.ndarray, settings: MatchSettings
+) -> PairTables:
+    """The :class:`PairTables` of the four halves ``(localization_within,
+    localization_between, sets_within, sets_between)`` of a corpus, with its units (the
+    cluster of every object), coverage, pooled chance baseline and parameters; shared by
+    the in-memory and the dask pipelines."""
+    loc_within, loc_between, sets_within, sets_between = halves
+    pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
     units = pd.DataFrame(
         {
             "item": corpus.item,
@@ -408,16 +417,7 @@ def tables_of_corpus(
             "cluster": cluster,
         }
     )
-    coverage = pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]})
-    params = dict(
-        distance=dist.name,
-        match_threshold=tau,
-        n_chance_target=int(n_chance),
-        overall=overall,
-        seed=int(seed),
-        normalization=corpus.normalization,
-        chance_population="enumerated" if sample.exact else "sampled",
-    )
+    ann = corpus.annotations
     return PairTables(
         corpus=corpus,
         localization_within=loc_within,
@@ -425,11 +425,25 @@ def tables_of_corpus(
         sets_within=sets_within,
         sets_between=sets_between,
         units=units,
-        coverage=coverage,
+        coverage=pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]}),
         localization_pooled=pooled,
         label_source=source,
-        params=params,
+        params=table_params(corpus, sample, settings),
     )
+
+
+def table_params(corpus: Corpus, sample, settings: MatchSettings) -> dict:
+    """``PairTables.params``: the engine parameters the tables were built with, the
+    corpus's normalization and whether the chance population was enumerated."""
+    return {
+        "distance": get_distance(settings.distance).name,
+        "match_threshold": float(settings.match_threshold),
+        "n_chance_target": int(settings.n_chance),
+        "overall": settings.overall,
+        "seed": int(settings.seed),
+        "normalization": corpus.normalization,
+        "chance_population": "enumerated" if sample.exact else "sampled",
+    }
 
 
 def named(tables: PairTables, frame: pd.DataFrame) -> pd.DataFrame:

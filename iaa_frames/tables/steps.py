@@ -11,10 +11,25 @@ import pandas as pd
 from iaa_frames import chance
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.chance import ChanceSample, WithinCounts
+from iaa_frames.chance.sampling import sort_with_order
 from iaa_frames.chance.store import PairCounts
 from iaa_frames.matching.assignment import run_starts
 from iaa_frames.matching.corpus import Corpus, Slices
 from iaa_frames.matching.pipeline import Matched
+
+#: The columns of a sets table, in order (strata flags follow in the chance table).
+SETS_COLUMNS = (
+    "item_a",
+    "item_b",
+    "annotator_a",
+    "annotator_b",
+    "label",
+    "n_a",
+    "n_b",
+    "n_matched",
+    "detection",
+    "overall",
+)
 
 __all__ = [
     "between_frames",
@@ -87,20 +102,31 @@ def localization_frame(corpus, m: Matched, a, b, slots, **extra):
 
 def sets_frame(m: Matched, a, b, slots, label, **replace):
     """One row per pairing; ``replace`` overrides columns (per-class detection)."""
+    return pd.DataFrame(sets_columns(m, a, b, slots, label, **replace))
+
+
+def sets_columns(m: Matched, a, b, slots, label, rows=None, **replace) -> dict:
+    """The columns of :func:`sets_frame` as arrays: the pairings (a, b) are the pairings
+    ``rows`` of ``m`` (all of them when ``rows`` is None); ``label`` an array or one code."""
     columns = {
         "item_a": slots.item[a],
         "item_b": slots.item[b],
         "annotator_a": slots.annotator[a],
         "annotator_b": slots.annotator[b],
-        "label": label,
-        "n_a": m.set_n_a,
-        "n_b": m.set_n_b,
-        "n_matched": m.set_matched,
-        "detection": m.set_detection,
-        "overall": m.set_overall,
+        "label": np.full(len(a), label, dtype=np.int64) if np.ndim(label) == 0 else label,
     }
+    for name, field in (
+        ("n_a", "set_n_a"),
+        ("n_b", "set_n_b"),
+        ("n_matched", "set_matched"),
+        ("detection", "set_detection"),
+        ("overall", "set_overall"),
+    ):
+        if name not in replace:
+            v = getattr(m, field)
+            columns[name] = v if rows is None else v[rows]
     columns.update(replace)
-    return pd.DataFrame(columns)
+    return {name: columns[name] for name in SETS_COLUMNS}
 
 
 def count_by_key(keys, query) -> np.ndarray:
@@ -190,49 +216,75 @@ def within_frames(corpus: Corpus, whole: Matched, by_label: Matched, a, b, slots
 
 
 def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restricted):
-    """The chance tables: one row per distinct pairing (sets) and matched pair."""
+    """The chance tables: one row per distinct pairing (sets) and matched pair.
+
+    The sets table (one row per chance pairing, and per pairing and class) is the largest
+    table of a big crowd: its columns are built as arrays and joined once, never as two
+    frames concatenated."""
     ann = corpus.annotations
     A = len(corpus.annotators)
     m = sample.matched
-    s = np.flatnonzero(sample.has_sets)
-    sets = sets_frame_rows(m, s, sample.a[s], sample.b[s], ann)
-    key = sample.key[s]
-    aa, ab = ann.annotator[sample.a[s]], ann.annotator[sample.b[s]]
     d = sample.draws
-    lo, hi = np.minimum(aa, ab), np.maximum(aa, ab)
-    sets["in_uniform"] = d.contains((chance.SETS_UNIFORM,), 0, key)
-    sets["in_annotator_a"] = d.contains((chance.SETS_ANNOTATOR,), aa, key)
-    sets["in_annotator_b"] = d.contains((chance.SETS_ANNOTATOR,), ab, key)
-    sets["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key)
-    det = class_detection(
-        corpus,
-        ann,
-        sample.a[d_idx],
-        sample.b[d_idx],
-        subset(m, d_idx),
-        np.arange(len(d_idx)),
-        d_group,
+    s = np.flatnonzero(sample.has_sets)
+    aa, ab = ann.annotator[sample.a[s]], ann.annotator[sample.b[s]]
+    # the flags before the columns: their lookups' temporaries never meet the columns
+    flags = drawn_by(
+        d,
+        sample.key[s],
+        {
+            "in_uniform": ((chance.SETS_UNIFORM,), 0),
+            "in_annotator_a": ((chance.SETS_ANNOTATOR,), aa),
+            "in_annotator_b": ((chance.SETS_ANNOTATOR,), ab),
+            "in_pair": ((chance.SETS_PAIR,), np.minimum(aa, ab) * A + np.maximum(aa, ab)),
+        },
     )
-    by_class = sets_frame(d_restricted, sample.a[d_idx], sample.b[d_idx], ann, d_group, **det)
+    del aa, ab
+    whole = sets_columns(m, sample.a[s], sample.b[s], ann, -1, rows=s) | flags
+    del flags, s
+    da, db = sample.a[d_idx], sample.b[d_idx]
+    det = class_detection(corpus, ann, da, db, subset(m, d_idx), np.arange(len(d_idx)), d_group)
+    by_class = sets_columns(d_restricted, da, db, ann, d_group, **det)
     for flag in ("in_uniform", "in_annotator_a", "in_annotator_b", "in_pair"):
-        by_class[flag] = flag == "in_uniform"
-    sets_between = pd.concat([sets, by_class], ignore_index=True)
+        by_class[flag] = np.full(len(d_idx), flag == "in_uniform")
+    # column by column, each part's column released once joined
+    sets_between = pd.DataFrame(
+        {c: np.concatenate([whole.pop(c), by_class.pop(c)]) for c in list(whole)}, copy=False
+    )
 
     loc = localization_frame(corpus, m, sample.a, sample.b, ann)
     key = sample.key[m.pair_pairing]
     aa, ab = loc["annotator_a"].to_numpy(), loc["annotator_b"].to_numpy()
     la, lb = loc["label_a"].to_numpy(), loc["label_b"].to_numpy()
-    lo, hi = np.minimum(aa, ab), np.maximum(aa, ab)
     uni = (chance.SETS_UNIFORM, chance.LOC_UNIFORM)
     own = (chance.SETS_ANNOTATOR, chance.LOC_ANNOTATOR)
-    loc["in_uniform"] = d.contains(uni, 0, key)
-    loc["in_annotator_a"] = d.contains(own, aa, key)
-    loc["in_annotator_b"] = d.contains(own, ab, key)
-    loc["in_pair"] = d.contains((chance.SETS_PAIR,), lo * A + hi, key)
-    loc["in_label"] = (la == lb) & d.contains((chance.SETS_LABEL, chance.LOC_LABEL), la, key)
-    flags = ["in_uniform", "in_annotator_a", "in_annotator_b", "in_pair", "in_label"]
-    loc = loc[loc[flags].any(axis=1).to_numpy()].reset_index(drop=True)
+    flags = drawn_by(
+        d,
+        key,
+        {
+            "in_uniform": (uni, 0),
+            "in_annotator_a": (own, aa),
+            "in_annotator_b": (own, ab),
+            "in_pair": ((chance.SETS_PAIR,), np.minimum(aa, ab) * A + np.maximum(aa, ab)),
+            "in_label": ((chance.SETS_LABEL, chance.LOC_LABEL), la),
+        },
+    )
+    flags["in_label"] &= la == lb
+    keep = np.logical_or.reduce(list(flags.values()))
+    loc = loc.assign(**flags)[keep].reset_index(drop=True)
     return sets_between, loc
+
+
+def drawn_by(draws, key, strata: dict) -> dict:
+    """Per name of ``strata`` (``name: (kinds, group)``), whether each ``(group, key)`` was
+    drawn by a stratum of one of ``kinds`` (:meth:`iaa_frames.chance.store.Draws.contains`),
+    the keys put in order once for every lookup."""
+    in_order, order = sort_with_order(key)
+    out = {}
+    for name, (kinds, group) in strata.items():
+        flag = np.empty(len(key), dtype=bool)
+        flag[order] = draws.contains(kinds, group[order] if np.ndim(group) else group, in_order)
+        out[name] = flag
+    return out
 
 
 def subset(m: Matched, idx) -> Matched:
@@ -256,22 +308,4 @@ def subset(m: Matched, idx) -> Matched:
         m.set_matched[idx],
         m.set_detection[idx],
         m.set_overall[idx],
-    )
-
-
-def sets_frame_rows(m: Matched, rows, a, b, slots):
-    """The sets frame of the pairings ``rows`` of a Matched (label -1)."""
-    return pd.DataFrame(
-        {
-            "item_a": slots.item[a],
-            "item_b": slots.item[b],
-            "annotator_a": slots.annotator[a],
-            "annotator_b": slots.annotator[b],
-            "label": -1,
-            "n_a": m.set_n_a[rows],
-            "n_b": m.set_n_b[rows],
-            "n_matched": m.set_matched[rows],
-            "detection": m.set_detection[rows],
-            "overall": m.set_overall[rows],
-        }
     )

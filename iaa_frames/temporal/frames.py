@@ -23,7 +23,7 @@ from iaa_frames.matching.assignment import pairs_within_runs
 from iaa_frames.matching.corpus import Corpus, prepare
 from iaa_frames.matching.pipeline import run
 
-__all__ = ["FrameMatches", "match_frames"]
+__all__ = ["FrameMatches", "match_frames", "required_column"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,20 +75,39 @@ def _frame_keys(corpus: Corpus, frame: str | None) -> np.ndarray:
     return rank[corpus.item]  # item names in string order (CVAT's frame_000123)
 
 
+def required_column(frame: pd.DataFrame, column: str, *, need: str, rows: str) -> pd.Series:
+    """``frame[column]``; a :class:`~iaa_frames.errors.SchemaError` saying what the column
+    is needed for (``need``) when it is missing, or how many ``rows`` lack a value and
+    the first of them (item and annotator).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": ["a"], "annotator": ["x"], "round": [None]})
+    >>> required_column(df, "round", need="the pass of every row", rows="rows")
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.SchemaError: 1 rows have no 'round', e.g. on item 'a' by 'x'
+    """
+    if column not in frame.columns:
+        raise SchemaError(f"no {column!r} column: {need}")
+    values = frame[column]
+    missing = values.isna().to_numpy()
+    if missing.any():
+        first = frame.loc[missing, ["item", "annotator"]].iloc[0]
+        raise SchemaError(
+            f"{int(missing.sum())} {rows} have no {column!r}, e.g. on item "
+            f"{first['item']!r} by {first['annotator']!r}"
+        )
+    return values
+
+
 def _track_codes(corpus: Corpus, seq_of_obj: np.ndarray, track: str):
     objects = corpus.objects
-    if track not in objects.columns:
-        raise SchemaError(
-            f"no {track!r} column: track agreement needs the track id of every object "
-            "(read_cvat, read_mot and read_labelstudio_video write 'track_id')"
-        )
-    values = objects[track]
-    if values.isna().any():
-        bad = objects.loc[values.isna().to_numpy(), ["item", "annotator"]].iloc[0]
-        raise SchemaError(
-            f"{int(values.isna().sum())} objects have no {track!r}, e.g. on item "
-            f"{bad['item']!r} by {bad['annotator']!r}"
-        )
+    need = (
+        "track agreement needs the track id of every object "
+        "(read_cvat, read_mot and read_labelstudio_video write 'track_id')"
+    )
+    values = required_column(objects, track, need=need, rows="objects")
     codes, names = pd.factorize(
         pd.MultiIndex.from_arrays([seq_of_obj, corpus.annotator, values.astype(str).to_numpy()])
     )

@@ -22,11 +22,13 @@ import pandas as pd
 import xarray as xr
 
 from iaa_frames.api.backend import agreement
-from iaa_frames.errors import ParameterError, SchemaError
+from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL, GROUP
 from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import validate_params
+
+from .frames import required_column
 
 __all__ = ["intra_agreement"]
 
@@ -34,19 +36,11 @@ _KEEP = ("agreement", "ci_low", "ci_high", "note")
 
 
 def _passes(df: pd.DataFrame, repeat: str) -> pd.Series:
-    if repeat not in df.columns:
-        raise SchemaError(
-            f"no {repeat!r} column: intra-annotator agreement needs the pass (round, "
-            "session) of every row, e.g. 1 for the first annotation of an item, 2 for the redo"
-        )
-    passes = df[repeat]
-    if passes.isna().any():
-        row = df.loc[passes.isna().to_numpy(), ["item", "annotator"]].iloc[0]
-        raise SchemaError(
-            f"{int(passes.isna().sum())} rows have no {repeat!r}, e.g. item {row['item']!r} "
-            f"by {row['annotator']!r}"
-        )
-    return passes.astype(str)
+    need = (
+        "intra-annotator agreement needs the pass (round, session) of every row, e.g. 1 "
+        "for the first annotation of an item, 2 for the redo"
+    )
+    return required_column(df, repeat, need=need, rows="rows").astype(str)
 
 
 def _cells(res: xr.Dataset, annotator: str) -> xr.Dataset:

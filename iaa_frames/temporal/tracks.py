@@ -19,7 +19,8 @@ import scipy.sparse as sp
 import xarray as xr
 
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS
+from iaa_frames.settings.keywords import engine_keywords
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.stats.bootstrap import multiplicity_blocks
 from iaa_frames.stats.samples import percentile_ci
@@ -32,20 +33,22 @@ __all__ = ["track_agreement", "track_figures"]
 #: Most chance draws per unit.
 MAX_DRAWS = 100
 _SUMS = ("n_ref", "n_other", "matched", "idtp", "switches", "fragmentations", "chance_miss")
+#: The engine keywords of a track comparison (frames are matched at one threshold).
+KEYWORDS = ("distance", "match_threshold", "n_chance", "seed")
 
 
-def _compute(df, track, frame, match_threshold, distance, n_chance, seed, classes=True):
+def _compute(df, track, frame, settings: MatchSettings, classes=True):
     fm = match_frames(
         df,
         track=track,
         frame=frame,
-        tau=float(match_threshold),
-        distance=distance,
+        tau=float(settings.match_threshold),
+        distance=settings.distance,
         classes=classes,
     )
     n_all = max(int((fm.units["label"] == -1).sum()), 1)
-    draws = int(min(MAX_DRAWS, max(1, math.ceil(n_chance / n_all))))
-    return fm, unit_figures(fm, n_draws=draws, seed=seed), draws
+    draws = int(min(MAX_DRAWS, max(1, math.ceil(settings.n_chance / n_all))))
+    return fm, unit_figures(fm, n_draws=draws, seed=settings.seed), draws
 
 
 def _entries(units: pd.DataFrame, fig: pd.DataFrame) -> pd.DataFrame:
@@ -94,15 +97,13 @@ def _figures(s: dict) -> dict:
 
 
 @validate_params(SINGLE_THRESHOLD)
+@engine_keywords(names=KEYWORDS)
 def track_figures(
     df: pd.DataFrame,
     *,
     track: str = "track_id",
     frame: str | None = None,
-    match_threshold=DEFAULTS.match_threshold,
-    distance=DEFAULTS.distance,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
+    settings: MatchSettings = DEFAULTS,
 ) -> pd.DataFrame:
     """Identity figures of every sequence, annotator, partner and class.
 
@@ -147,7 +148,7 @@ def track_figures(
     2   seq000         B  0.755396          2.0
     3   seq001         B  0.944444          1.0
     """
-    fm, fig, _ = _compute(df, track, frame, match_threshold, distance, n_chance, seed)
+    fm, fig, _ = _compute(df, track, frame, settings)
     e = _entries(fm.units, fig)
     names = fm.corpus.annotators
     labels = np.append(fm.corpus.labels, ALL)
@@ -199,17 +200,15 @@ def _cells(e: pd.DataFrame, n_ann: int, n_lab: int):
 
 
 @validate_params(SINGLE_THRESHOLD)
+@engine_keywords(names=KEYWORDS)
 def track_agreement(
     df: pd.DataFrame,
     *,
     track: str = "track_id",
     frame: str | None = None,
-    match_threshold=DEFAULTS.match_threshold,
-    distance=DEFAULTS.distance,
-    n_chance: int = DEFAULTS.n_chance,
     n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULTS.seed,
     level: float = 0.95,
+    settings: MatchSettings = DEFAULTS,
 ) -> xr.Dataset:
     """Track identity agreement: IDF1, ID switches, fragmentations and the chance-corrected
     identity agreement, per class and annotator pair, with intervals over sequences.
@@ -259,7 +258,7 @@ def track_agreement(
     >>> bool(abs(cell["identity"]) < 0.1), bool(cell["idf1"] < 0.6)
     (True, True)
     """
-    fm, fig, draws = _compute(df, track, frame, match_threshold, distance, n_chance, seed)
+    fm, fig, draws = _compute(df, track, frame, settings)
     e = _entries(fm.units, fig)
     names = np.append(fm.corpus.annotators.astype(str), ALL)
     labels = np.append(fm.corpus.labels.astype(str), ALL)
@@ -281,7 +280,7 @@ def track_agreement(
     reps = {"identity": [], "idf1": []}
     if n_boot:
         seq = e["sequence"].to_numpy()
-        for block in multiplicity_blocks(n_seq, n_boot, seed=seed):
+        for block in multiplicity_blocks(n_seq, n_boot, seed=settings.seed):
             for k in block:  # one sparse product per replicate
                 s = {n: v.reshape(shape) for n, v in zip(_SUMS, (W @ (V * k[seq, None])).T)}
                 f = _figures(s)
@@ -302,13 +301,13 @@ def track_agreement(
     ds = ds.sel(label=[ALL, *sorted(labels[:-1])], annotator=who, partner=who)
     ds.attrs.update(
         title="iaa_frames track agreement",
-        match_threshold=float(match_threshold),
-        distance=str(distance),
+        match_threshold=float(settings.match_threshold),
+        distance=str(settings.distance),
         track=track,
         n_sequences=n_seq,
         chance_draws=draws,
         n_boot=int(n_boot),
-        seed=int(seed),
+        seed=int(settings.seed),
         level=float(level),
     )
     return ds

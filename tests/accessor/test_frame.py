@@ -469,3 +469,11 @@ def test_sweep_values_are_checked(df, method):
 def test_table_methods_take_one_threshold(df, method):
     with pytest.raises(ParameterError, match="several thresholds are accepted"):
         getattr(df.iaa, method)(match_threshold=[0.3, 0.5], **PARAMS)
+
+
+def test_the_repr_lists_every_public_method(df):
+    from iaa_frames.accessor.frame import IAAAccessor
+
+    public = {n for n in dir(IAAAccessor) if not n.startswith("_")}
+    lines = repr(df.iaa).splitlines()[1:]
+    assert {line.split()[0].lstrip(".").split("(")[0] for line in lines} == public

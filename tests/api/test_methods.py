@@ -39,10 +39,10 @@ def test_df_iaa_sigma_lists_the_keywords_of_iaf_sigma():
     assert _keywords(df.iaa.sigma) == _keywords(iaf.sigma)
     assert [name for name, _ in _keywords(df.iaa.sigma)] == [
         "component",
+        "n_boot",
         "distance",
         "match_threshold",
         "n_chance",
-        "n_boot",
         "seed",
         "overall",
         "progress",

@@ -1366,3 +1366,18 @@ def test_gating_by_rtree_lists_the_pairings_of_the_sweep(tau):
     assert sweep is not None and tree is not None and len(sweep[0]) > 0
     for s, t in zip(sweep, tree, strict=True):
         np.testing.assert_array_equal(s, t)
+
+
+def test_the_store_matches_in_batches_without_changing_a_table(monkeypatch):
+    """Store.run sends the pipeline at most RUN_PAIRINGS pairings at a time (memory):
+    batches of 37 give every table of the default batch, row for row."""
+    from iaa_frames.chance import store
+
+    df = iaf.simulate(n_items=150, seed=5)
+    whole = pair_tables(df, n_chance=300)
+    assert whole.params["chance_population"] == "sampled"
+    monkeypatch.setattr(store, "RUN_PAIRINGS", 37)
+    batched = pair_tables(df, n_chance=300)
+    for name in ("localization_between", "sets_between", "localization_pooled"):
+        pd.testing.assert_frame_equal(getattr(batched, name), getattr(whole, name))
+    assert len(whole.sets_between) > 10 * 37  # many batches

@@ -103,3 +103,57 @@ def test_row_order_and_renaming_items_and_annotators_change_nothing(df, tau, shu
     renamed = renamed.assign_coords(annotator=[back.get(x, x) for x in renamed["annotator"].values])
     renamed = renamed.sel(annotator=ds["annotator"].values)
     _same(ds, renamed)
+
+
+# ------------------------------------------------ integer-code helpers of the sampling
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**62), max_size=60),
+    st.integers(1, 50),
+    st.sampled_from([1, 2**40, 2**57]),
+)
+def test_code_helpers_equal_their_numpy_definitions(big, n_small, scale):
+    """sort_with_order is the stable argsort (both ways: codes that fit and codes that
+    would overflow), first_occurrence the first index of numpy.unique, in_sorted
+    numpy.isin, on small and huge codes and past the 4096 of in_sorted's second path."""
+    from iaa_frames.chance.sampling import first_occurrence, in_sorted, sort_with_order
+
+    rng = np.random.default_rng(len(big) + n_small)
+    for values in (
+        np.array(big, dtype=np.int64),
+        rng.integers(0, n_small, 5000) * scale,
+    ):
+        v, order = sort_with_order(values)
+        np.testing.assert_array_equal(order, np.argsort(values, kind="stable"))
+        np.testing.assert_array_equal(v, np.sort(values))
+        want = np.zeros(len(values), dtype=bool)
+        want[np.unique(values, return_index=True)[1]] = True
+        np.testing.assert_array_equal(first_occurrence(values), want)
+        keys = np.unique(values[: len(values) // 2])
+        np.testing.assert_array_equal(in_sorted(values, keys), np.isin(values, keys))
+        np.testing.assert_array_equal(
+            in_sorted(np.sort(values), keys), np.isin(np.sort(values), keys)
+        )
+
+
+def test_draws_contains_equals_a_set_lookup():
+    """Draws.contains against a Python set of (kind, group, key), with annotator-sized
+    group codes (table lookup) and pair-sized ones (binary search)."""
+    from iaa_frames.chance.store import Draws
+
+    rng = np.random.default_rng(3)
+    draws, drawn = Draws(n_slots=50), set()
+    for kind, top in ((2, 30), (3, 10**9)):
+        g = rng.integers(0, top, 400)
+        a, b = rng.integers(0, 50, 400), rng.integers(0, 50, 400)
+        draws.add(kind, g, a, b)
+        drawn |= {(kind, int(x), int(min(p, q) * 50 + max(p, q))) for x, p, q in zip(g, a, b)}
+    for kind, top in ((2, 30), (3, 10**9)):
+        records = [r for r in drawn if r[0] == kind]
+        group = np.r_[[r[1] for r in records], rng.integers(0, top, 300), -1]
+        key = np.r_[[r[2] for r in records], rng.integers(0, 2500, 300), 7]
+        got = draws.contains((kind,), group, key)
+        want = [(kind, int(x), int(k)) in drawn for x, k in zip(group, key)]
+        assert got.tolist() == want

@@ -122,3 +122,30 @@ def test_bad_arguments(res):
     with pytest.raises(ParameterError, match="digits"):
         agreement_table(res, digits=-1)
     assert isinstance(agreement_table(res).to_frame(), pd.DataFrame)
+
+
+def _alignments(page):
+    """(header alignments, alignments of each body row) of a ``_repr_html_`` table."""
+
+    def cells(html):
+        return re.findall(r'<t[hd] style="text-align:(left|right)[^"]*"[^>]*>', html)
+
+    head = page[page.index("<thead>") : page.index("</thead>")]
+    rows = re.findall(r"<tr>(.*?)</tr>", page[page.index("<tbody>") :])
+    return cells(head), [cells(r) for r in rows]
+
+
+@pytest.mark.parametrize("by", ["label", "annotator", "component"])
+def test_names_left_numbers_right(res, by):
+    # the row names were centred (a header cell), the headers centred over right-aligned
+    # numbers, and the "0.86 [0.81, 0.89]" cells wrapped in two lines beside the notes
+    t = res.iaa.table(by=by)
+    head, rows = _alignments(t._repr_html_())
+    n_index = t.frame.index.nlevels
+    numbers = [c for c in t.frame.columns if c not in ("notes", "measure")]
+    want = ["left"] * n_index + ["right" if c in numbers else "left" for c in t.frame.columns]
+    assert head == want
+    assert rows and all(r == want for r in rows)
+    assert (
+        "text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap" in t._repr_html_()
+    )

@@ -54,7 +54,7 @@ def _hostile_frame():
                 item="i1",
                 annotator="ann",
                 label="cat",
-                geometry=shapely.LineString([(0, 0), (1, 1)]),
+                geometry=shapely.MultiLineString([[(0, 0), (1, 1)], [(2, 2), (3, 3)]]),
             ),
         ),
         ("not_a_geometry", dict(item="i1", annotator="ann", label="cat", geometry="POLYGON")),
@@ -342,3 +342,50 @@ def test_a_group_that_is_not_a_name_raises():
 def test_without_a_group_column_none_is_added():
     df = _boxes(["i"], ["v"]).drop(columns="group")
     assert "group" not in iaf.validate(df).columns
+
+
+def test_lines_and_points_in_geometry_are_read_as_their_kinds():
+    # a LineString is a polyline, a Point a point, a MultiPoint a point set; the vectorized
+    # conversion equals polyline_params / point_set_params of each shape
+    from iaa_frames.geometry.kinds import POINT_SET, POLYLINE, point_set_params, polyline_params
+
+    rng = np.random.default_rng(0)
+    lines = [rng.uniform(0, 100, (int(rng.integers(2, 45)), 2)) for _ in range(30)]
+    sets = [rng.uniform(0, 100, (int(rng.integers(1, 33)), 2)) for _ in range(10)]
+    geoms = (
+        [shapely.LineString(xy) for xy in lines]
+        + [shapely.MultiPoint(xy) for xy in sets]
+        + [shapely.Point(3, 4), shapely.box(0, 0, 5, 5)]
+    )
+    df = pd.DataFrame({"item": "i", "annotator": "a", "label": "l", "geometry": geoms})
+    df["item"] = [f"i{k}" for k in range(len(df))]
+    out = iaf.validate(df)
+    want = np.array([polyline_params(POLYLINE, xy) for xy in lines])
+    np.testing.assert_allclose(out.loc[:29, list(POLYLINE.columns)], want, rtol=0, atol=1e-9)
+    want = np.array([point_set_params(POINT_SET, xy) for xy in sets])
+    np.testing.assert_array_equal(out.loc[30:39, list(POINT_SET.columns)], want)
+    assert out.loc[40, ["pt_x", "pt_y", "x0", "y1"]].tolist() == [3, 4, 3, 4]
+    assert out["geometry"].iloc[:41].isna().all() and out["geometry"].iloc[41].area == 25
+    assert iaf.validate(out).equals(out)  # validating again changes nothing
+    # what no kind holds stays a geometry that is not a polygon
+    bad = pd.DataFrame(
+        {
+            "item": ["a", "b"],
+            "annotator": "x",
+            "label": "l",
+            "geometry": [shapely.LineString(), shapely.MultiPoint(rng.uniform(0, 9, (33, 2)))],
+        }
+    )
+    with pytest.raises(iaf.errors.InvalidAnnotationError, match="not_polygonal: 2"):
+        iaf.validate(bad)
+    # beside a line read as a polyline, other rows keep what they were (a string stays
+    # not a geometry)
+    mixed = pd.DataFrame(
+        {
+            "item": ["a", "b"],
+            "annotator": "x",
+            "label": "l",
+            "geometry": [shapely.LineString([(0, 0), (1, 1)]), "POLYGON"],
+        }
+    )
+    assert iaf.check(mixed).counts == {"not_a_geometry": 1}

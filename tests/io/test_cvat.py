@@ -7,6 +7,7 @@ from helpers import FIX, row_of
 
 import iaa_frames as iaf
 from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ReaderError
+from iaa_frames.geometry.distances import Shapes, iou
 from iaa_frames.io import read_cvat
 from iaa_frames.matching.corpus import prepare
 
@@ -40,13 +41,13 @@ def test_job_export():
     # frame_001 has no shape, frame_003 only a tag: coverage rows
     cov = df[df["x0"].isna()]
     assert sorted(cov["item"]) == ["frame_001.jpg", "frame_003.jpg"]
-    assert len(df) == 5
-    # the polyline and the tag are counted, with their entries
-    assert w.counts == {"unsupported_shape": 2}
-    assert list(w.dropped["entry"]) == [
-        "image[2] (name='frame_002.jpg') polyline[0]",
-        "image[3] (name='frame_003.jpg') tag[0]",
-    ]
+    assert len(df) == 6
+    # the polyline is a polyline (its vertices, the last one repeated); the tag is counted
+    line = row_of(df, item="frame_002.jpg", label="person")
+    assert [line.pl_0_x, line.pl_0_y, line.pl_2_x, line.pl_2_y, line.pl_31_x] == [1, 1, 9, 1, 9]
+    assert (line.x0, line.y0, line.x1, line.y1) == (1, 1, 9, 5)
+    assert w.counts == {"unsupported_shape": 1}
+    assert list(w.dropped["entry"]) == ["image[3] (name='frame_003.jpg') tag[0]"]
 
 
 def test_annotator_fallbacks():
@@ -94,8 +95,8 @@ def test_inverted_box_raises_or_drops(tmp_path):
     with pytest.warns(DroppedRowsWarning) as rec:
         df = read_cvat(p, on_invalid="drop")
     counts = [r.message.counts for r in rec]
-    assert {"inverted_box": 1, "unsupported_shape": 2} in counts
-    assert len(df) == 4
+    assert {"inverted_box": 1, "unsupported_shape": 1} in counts
+    assert len(df) == 5
 
 
 def test_not_a_cvat_file(tmp_path):
@@ -251,3 +252,122 @@ def test_two_videos_read_apart_keep_their_groups():
     assert c.n_groups == 2
     by_video = pd.Series(c.group_codes(), index=c.items).groupby(lambda s: s[0]).nunique()
     assert (by_video == 1).all()
+
+
+LANES = FIX / "cvat" / "lanes_images.xml"
+
+
+def test_polylines_and_points_on_images():
+    from iaa_frames.geometry.kinds import POINT_SET, POLYLINE
+
+    df, dropped = read_cvat(LANES, return_dropped=True)
+    lanes = df[df["label"] == "lane"].reset_index(drop=True)
+    assert len(lanes) == 3
+    # as written, the last vertex repeated up to the kind's 32
+    first = lanes.loc[0, list(POLYLINE.columns)].to_numpy(dtype=float).reshape(-1, 2)
+    np.testing.assert_array_equal(first[:2], [[462.1, 0.0], [126.8, 1200.0]])
+    assert (first[2:] == first[1]).all()
+    assert (lanes.loc[0, ["x0", "y0", "x1", "y1"]].tolist()) == [126.8, 0.0, 462.1, 1200.0]
+    assert lanes["style"].tolist() == ["solid", "dashed", "solid"]
+    assert lanes["occluded"].tolist() == [False, True, False]
+    # a line drawn back over itself keeps its closing vertex (a polyline is not a ring)
+    back = lanes.loc[2, list(POLYLINE.columns)].to_numpy(dtype=float).reshape(-1, 2)
+    assert back[2].tolist() == [800.0, 100.0] and back[1].tolist() == [800.0, 1100.0]
+    wheels = df[df["label"] == "wheel"].reset_index(drop=True)
+    assert wheels["ps_n"].tolist() == [4.0, 1.0]
+    xy = wheels.loc[0, list(POINT_SET.columns[1:])].to_numpy(dtype=float).reshape(-1, 2)
+    np.testing.assert_array_equal(xy[[0, 3]], [[574.9, 939.48], [600.16, 459.48]])
+    assert wheels.loc[0, ["x0", "y0", "x1", "y1"]].tolist() == [574.9, 445.26, 1170.16, 939.48]
+    # the one-point polyline is counted, named, not read
+    assert dropped["reason"].tolist() == ["degenerate_polyline"]
+    assert dropped["entry"].tolist() == ["image[1] (name='road_001.jpg') polyline[1]"]
+
+
+def test_polylines_agree_with_themselves_and_less_when_moved(tmp_path):
+    # a round trip through the frame: two annotators' exports, one with a lane moved
+    text = LANES.read_text().replace('points="10.00,10.00" z_order', 'points="10,10;20,20" z_order')
+    moved = text.replace("1390.00,600.00", "1396.00,600.00").replace(
+        "<username>lea", "<username>max"
+    )
+    (tmp_path / "lea.xml").write_text(text)
+    (tmp_path / "max.xml").write_text(moved)
+    df = read_cvat([tmp_path / "lea.xml", tmp_path / "max.xml"])
+    lines = df[df["pl_0_x"].notna()]
+    a, b = (Shapes.from_frame(lines[lines["annotator"] == who]) for who in ("lea", "max"))
+    sim = iou(a, b)
+    assert sim[[0, 2, 3]].tolist() == [1.0, 1.0, 1.0] and 0.5 < sim[1] < 1.0
+
+
+def test_polyline_and_points_errors_name_the_shape(tmp_path):
+    p = tmp_path / "bad.xml"
+    p.write_text(LANES.read_text().replace("1390.00,600.00", "1390.00,abc"))
+    with pytest.raises(
+        ReaderError, match=r"bad\.xml: image\[0\] \(name='road_000.jpg'\) polyline\[1\]: points"
+    ):
+        read_cvat(p)
+    many = ";".join(f"{i},{i}" for i in range(33))
+    p.write_text(LANES.read_text().replace('points="300.00,400.00"', f'points="{many}"'))
+    with pytest.raises(
+        ReaderError,
+        match=r"road_001.jpg.\) points\[0\]: a points shape of 33 points; the point set kind 'point_set' holds at most 32",
+    ):
+        read_cvat(p)
+
+
+LANE_TRACK = """<?xml version="1.0" encoding="utf-8"?>
+<annotations>
+  <version>1.1</version>
+  <meta><job><id>9</id><size>4</size><mode>interpolation</mode><start_frame>0</start_frame>
+  <stop_frame>3</stop_frame><assignee><username>dee</username></assignee>
+  <original_size><width>1280</width><height>720</height></original_size></job></meta>
+  <track id="0" label="lane" source="manual">
+    <polyline frame="0" keyframe="1" outside="0" occluded="0" points="100,700;300,300" z_order="0"/>
+    <polyline frame="1" keyframe="1" outside="0" occluded="0" points="100,700;300,300" z_order="0"/>
+    <polyline frame="3" keyframe="1" outside="0" occluded="0" points="110,700;310,300" z_order="0"/>
+  </track>
+  <track id="1" label="wheel" source="manual">
+    <points frame="0" keyframe="1" outside="0" occluded="0" points="50,60;70,80" z_order="0"/>
+    <points frame="1" keyframe="1" outside="1" occluded="0" points="50,60;70,80" z_order="0"/>
+  </track>
+</annotations>
+"""
+
+
+def test_polyline_and_points_tracks(tmp_path):
+    p = tmp_path / "lanes_video.xml"
+    p.write_text(LANE_TRACK)
+    df, dropped = read_cvat(p, return_dropped=True)
+    lanes = df[df["label"] == "lane"].sort_values("item")
+    # frames 0, 1 and 3 as written; frame 2 between two differing keyframes is not guessed
+    assert lanes["item"].tolist() == ["frame_000000", "frame_000001", "frame_000003"]
+    assert lanes["pl_0_x"].tolist() == [100.0, 100.0, 110.0]
+    assert dropped["reason"].tolist() == ["track_gap_not_interpolated"]
+    assert "polyline track 0: frames 2-2" in dropped["detail"].iloc[0]
+    wheels = df[df["label"] == "wheel"]
+    assert wheels["item"].tolist() == ["frame_000000"] and wheels["ps_n"].tolist() == [2.0]
+    assert set(df["item"]) == {f"frame_{i:06d}" for i in range(4)}  # every frame covered
+
+
+def test_polylines_and_point_sets_round_trip_through_write_cvat(tmp_path):
+    from iaa_frames.geometry.kinds import POINT_SET, POLYLINE
+    from iaa_frames.io.writers import write_cvat
+    from iaa_frames.simulate import PolylineProfile, simulate_polylines
+
+    lines = simulate_polylines(
+        n_items=6, annotators={"ana": PolylineProfile(jitter=0.5), "ben": PolylineProfile()}, seed=1
+    )
+    lines[list(POLYLINE.columns)] = lines[list(POLYLINE.columns)].round(2)
+    sets = pd.DataFrame(
+        [[f"img_{i:05d}", who, "wheel", 1280.0, 720.0, 3.0, 10.5 * i, 20, 30, 40.25, 50, 60]
+         for i in range(6) for who in ("ana", "ben")],
+        columns=["item", "annotator", "label", "width", "height", "ps_n",
+                 "ps_0_x", "ps_0_y", "ps_1_x", "ps_1_y", "ps_2_x", "ps_2_y"],
+    )  # fmt: skip
+    pad = {f"ps_{i}_{c}": sets[f"ps_2_{c}"] for i in range(3, POINT_SET.max_points) for c in "xy"}
+    sets = pd.concat([sets, pd.DataFrame(pad)], axis=1)
+    df = iaf.validate(pd.concat([lines, sets], ignore_index=True))
+    back = read_cvat(write_cvat(df, tmp_path), item_key="stem")
+    cols = ["item", "annotator", "label", *POLYLINE.columns, *POINT_SET.columns]
+    want = df[df["label"].notna()].sort_values(cols[:3] + ["ps_n"]).reset_index(drop=True)
+    got = back[back["label"].notna()].sort_values(cols[:3] + ["ps_n"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got[cols], want[cols], check_dtype=False)

@@ -157,21 +157,29 @@ def test_instance_masks_stretch_over_the_box(tmp_path, monkeypatch):
         from_fiftyone(ds, fields=["r1"])
 
 
-def test_polylines_closed_or_filled_are_polygons():
+def test_polylines_closed_or_filled_are_polygons_open_ones_lines():
     tri = [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5)]
     sq = [(0.6, 0.6), (0.8, 0.6), (0.8, 0.8), (0.6, 0.8)]
     ds = [Sample("a", Metadata(10, 10), p=Polylines([
         Label(label="t", points=[tri], closed=True),
         Label(label="two", points=[tri, sq], filled=True),
         Label(label="open", points=[tri], closed=False, filled=False),
+        Label(label="split", points=[tri, sq], closed=False, filled=False),
     ]))]  # fmt: skip
-    with pytest.raises(ReaderError, match=r"sample 'a', p.polylines\[2\]: .*neither closed"):
+    with pytest.raises(ReaderError, match=r"sample 'a', p.polylines\[3\]: .*of 2 lines"):
         from_fiftyone(ds, fields="p")
-    with pytest.warns(DroppedRowsWarning, match="open_polyline: 1"):
+    with pytest.warns(DroppedRowsWarning, match="multipart_polyline: 1"):
         df = from_fiftyone(ds, fields="p", on_invalid="drop")
-    assert df["label"].tolist() == ["t", "two"]
-    assert [g.area for g in df["geometry"]] == pytest.approx([12.5, 16.5])
+    assert df["label"].tolist() == ["t", "two", "open"]
+    assert [g.area for g in df["geometry"].iloc[:2]] == pytest.approx([12.5, 16.5])
     assert df["geometry"].iloc[1].geom_type == "MultiPolygon"
+    # the open polyline: its three vertices in pixels, the last one repeated
+    line = df.iloc[2]
+    assert line["geometry"] is None
+    assert [line.pl_0_x, line.pl_1_x, line.pl_2_y, line.pl_31_y] == [0.0, 5.0, 5.0, 5.0]
+    one = [Sample("a", Metadata(10, 10), p=Polylines([Label(label="o", points=[[(0.1, 0.1)]])]))]
+    with pytest.raises(ReaderError, match="a shape of 1 point"):
+        from_fiftyone(one, fields="p")
 
 
 def test_other_label_types_and_missing_items_are_errors():

@@ -107,8 +107,9 @@ def test_cvat_skeletons_on_images():
     assert hands.loc[1, "keypoints_hand_index_v"] == 0.0
     # the scale: the area of the box of the labelled joints
     assert hands.loc[1, "keypoints_hand_area"] == pytest.approx((352.0 - 330.1) * (262.3 - 190.0))
-    assert (df["label"] == "cup").sum() == 1  # the box beside them
-    assert dropped["reason"].tolist() == ["unsupported_shape"]  # the standalone <points>
+    cups = df[df["label"] == "cup"]  # the box beside them, and a standalone <points>
+    assert len(cups) == 2 and cups["ps_n"].tolist()[1] == 1.0
+    assert cups["ps_0_x"].tolist()[1] == 420.0 and len(dropped) == 0
 
 
 VIDEO = """<?xml version="1.0" encoding="utf-8"?>

@@ -268,3 +268,44 @@ def test_same_images_from_label_studio_and_cvat_give_agreement():
     both["object_id"] = range(len(both))
     with pytest.raises(iaf.NotComparableError, match="item_key='name'"):
         iaf.agreement(both, n_chance=50)
+
+
+def test_open_polygons_read_as_polylines_or_polygons():
+    from iaa_frames.geometry.kinds import POLYLINE
+
+    path = FIX / "labelstudio" / "open_polygons.json"
+    df, dropped = iaf.read_labelstudio(path, open_polygons="polyline", return_dropped=True)
+    lanes = df[df["label"] == "lane"].reset_index(drop=True)
+    assert len(lanes) == 2 and lanes["geometry"].isna().all()
+    xy = lanes.loc[1, list(POLYLINE.columns)].to_numpy(dtype=float).reshape(-1, 2)
+    # percent of 1600 x 1200 to pixels, in the order drawn, the last vertex repeated
+    np.testing.assert_allclose(xy[:3], [[1212.4, 0.0], [1390.0, 600.0], [1568.64, 1200.0]])
+    assert (xy[3:] == xy[2]).all()
+    car = df[df["label"] == "car"].iloc[0]
+    assert car["geometry"].area == pytest.approx(320 * 240)  # closed: still a polygon
+    assert dropped["reason"].tolist() == ["degenerate_polyline"]
+    assert dropped["entry"].str.endswith("result[3]").all()
+    # by default an open polygon is a polygon, closed from its last point to its first
+    df, dropped = iaf.read_labelstudio(path, return_dropped=True)
+    assert df["geometry"].notna().sum() == 2  # the three-point lane and the car
+    assert sorted(dropped["reason"]) == ["degenerate_polygon", "degenerate_polygon"]
+    with pytest.raises(iaf.errors.ParameterError, match="open_polygons must be"):
+        iaf.read_labelstudio(path, open_polygons="line")
+
+
+def test_polylines_round_trip_through_write_labelstudio(tmp_path):
+    from iaa_frames.geometry.kinds import POLYLINE
+    from iaa_frames.io.writers import write_labelstudio
+    from iaa_frames.simulate import PolylineProfile, simulate_polylines
+
+    profiles = {"ana": PolylineProfile(jitter=0.5), "ben": PolylineProfile(miss=0.3)}
+    df = iaf.validate(simulate_polylines(n_items=6, annotators=profiles, seed=2))
+    path = write_labelstudio(df, tmp_path / "ls.json")
+    back = read_labelstudio(path, open_polygons="polyline", item_key="stem")
+    back["annotator"] = back["annotator"].str.removesuffix("@example.org")
+    cols = ["item", "annotator", "label", *POLYLINE.columns]
+    want = df.dropna(subset=["label"]).sort_values(cols[:4]).reset_index(drop=True)
+    got = back.dropna(subset=["label"]).sort_values(cols[:4]).reset_index(drop=True)
+    # percent to 6 places and back: within a millionth of a percent of the image side
+    np.testing.assert_allclose(got[cols[3:]], want[cols[3:]], rtol=0, atol=1280e-8)
+    assert (got[cols[:3]] == want[cols[:3]]).all().all()

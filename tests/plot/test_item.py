@@ -4,6 +4,8 @@ grid of the worst items follows the item ranking."""
 
 from __future__ import annotations
 
+import re
+
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -291,3 +293,72 @@ def test_cross_marks_stay_in_the_panel():
         x, y = m.get_xdata()[0], m.get_ydata()[0]
         assert 0 < x < 640 and 0 < y < 480
     plt.close(ax.figure)
+
+
+def _crowded_frame(n=40, seed=0):
+    """``n`` groups of two annotators' boxes scattered over a small image (every fifth
+    with differing labels): far more tags than fit at 3.5 in."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(n):
+        x, y = rng.uniform(0, 560), rng.uniform(0, 420)
+        w, h = rng.uniform(20, 80), rng.uniform(20, 60)
+        for a, d in (("a", 0), ("b", 2)):
+            label = f"class_{k:02d}" if (a == "a" or k % 5) else f"other_{k:02d}"
+            rows.append(("img", a, label, x + d, y, x + w + d, y + h, 640, 480))
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_tags_of_a_crowded_item_do_not_overlap(width):
+    # 40 groups on one item: the tags drawn at their groups' corners ran into each other
+    ax = item(_crowded_frame(), "img", width=width, n_chance=10)
+    fig = ax.figure
+    fig.canvas.draw()
+    box = ax.get_window_extent()
+    tags = [t for t in ax.texts if t.get_gid() == "tag"]
+    boxes = [t.get_window_extent() for t in tags]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not a.overlaps(b), (a, b)
+    assert all(_inside(t, box) for t in tags)
+    title = " ".join(ax.get_title(loc="left").split())
+    left_out = 40 - len(tags)
+    if left_out:
+        assert f"{left_out} of 40 label tags left out (no room)" in title
+    else:
+        assert "left out" not in title
+    # the tags of differing labels (every fifth group) are placed first: all drawn
+    assert sum(" / " in t.get_text() for t in tags) == 8
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_worst_items_of_a_crowded_corpus_keep_titles_apart(width):
+    # the line saying how many tags were left out ran into the next panel's title at 3.5 in
+    frames = []
+    for k in range(4):
+        f = _crowded_frame(n=30, seed=k)
+        f["item"] = f"img_{k}"
+        f.loc[f.index[::7], "x1"] += 25  # some low overlap: the items rank differently
+        frames.append(f)
+    fig = worst_items(pd.concat(frames, ignore_index=True), n=4, width=width, n_chance=20)
+    fig.canvas.draw()
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title(loc="left")]
+    titles = [ax._left_title.get_window_extent() for ax in panels]
+    for i, a in enumerate(titles):
+        for b in titles[i + 1 :]:
+            assert not a.overlaps(b), (a, b)
+    # 30 groups on a small panel: some tags have no room; one line of the figure's title
+    # says how many, for the grid (a line in each panel's title squeezed the panels)
+    n_tags = sum(t.get_gid() == "tag" for ax in panels for t in ax.texts)
+    title = " ".join(fig.get_suptitle().split())
+    m = re.search(r"(\d+) of (\d+) label tags left out \(no room\)$", title)
+    assert m and int(m[1]) > 0 and int(m[2]) - int(m[1]) == n_tags
+    assert not any("left out" in ax.get_title(loc="left") for ax in panels)
+    for ax in panels:
+        boxes = [t.get_window_extent() for t in ax.texts if t.get_gid() == "tag"]
+        for i, a in enumerate(boxes):
+            assert not any(a.overlaps(b) for b in boxes[i + 1 :])
+    plt.close(fig)

@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from results import make_pairwise  # noqa: E402
 
 import iaa_frames as iaf  # noqa: E402
 
@@ -31,3 +32,35 @@ def test_colour_bar_is_drawn_for_any_vmin(vmin):
     assert all(vmin - 1e-12 <= t <= 1.0 + 1e-12 for t in cbar.get_ticks())
     assert np.isfinite(np.asarray(cbar.solids.get_array(), dtype=float)).all()
     matplotlib.pyplot.close(ax.figure)
+
+
+def _blank_above(fig) -> float:
+    """Inches between the figure's top and the highest artist drawn."""
+    fig.canvas.draw()
+    return fig.get_figheight() - fig.get_tightbbox(fig.canvas.get_renderer()).y1
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+@pytest.mark.parametrize("n", [4, 200])
+def test_no_blank_strip_above_the_heatmap(width, n):
+    # the square panel sat in the middle of a 0.86 x width figure: a blank strip above it;
+    # and the note under the Axes (hidden annotators, why cells are n/a) stood out to the
+    # right of a narrow panel, the layout shrinking the panel to a third of the figure
+    m = make_pairwise(annotators=[f"w{k:03d}" for k in range(n)])
+    rows = np.arange(0, n - 1, 2)
+    values, note = m.values.copy(), m["note"].values.copy()
+    values[rows, rows + 1] = values[rows + 1, rows] = np.nan
+    note[rows, rows + 1] = note[rows + 1, rows] = (
+        "too few chance units (n=3: the whole chance population)"
+    )
+    m = m.copy(data=values).assign_coords(note=(m.dims, note))
+    ax = iaf.plot.pairwise(m, width=width)
+    fig = ax.figure
+    assert _blank_above(fig) < 0.1
+    title = ax.title.get_window_extent()
+    assert fig.bbox.y1 - title.y1 < 0.15 * fig.dpi  # the panel's top near the figure's
+    # the panel takes the width left by the names and the colour bar
+    assert ax.get_window_extent().width / fig.dpi > 0.4 * width
+    notes = [t for t in fig.texts if t.get_gid() == "note"]
+    assert len(notes) == 1 and "n/a: too few chance units" in notes[0].get_text()
+    matplotlib.pyplot.close(fig)

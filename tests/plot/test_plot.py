@@ -248,9 +248,48 @@ def test_annotator_profiles_hand_built():
         "localization\nσ",
         "overall\nσ",
     ]
+    # 12 annotators, top 4: the two ends of the crowd by overall σ
+    overall = ds["agreement"].sel(component="overall", label=ALL).to_series().drop(ALL)
+    ranked = list(overall.sort_values(ascending=False).index)
+    assert list(drawn)[1:] == ranked[:2] + ranked[-2:]
     assert texts(ax, "note") == [
-        "+ 8 more annotators not shown (top 4 by support (localization n_units))"
+        "+ 8 more annotators not shown: drawn are the 2 of highest and the 2 of lowest\n"
+        "  overall σ (left and right of the dotted lines)"
     ]
+
+
+@pytest.mark.parametrize("top", [10, 7])
+def test_annotator_profiles_of_a_crowd_show_both_ends(top):
+    # 200 annotators: the 10 of most support said nothing of who fails; the crowd is now
+    # drawn by its ends, a dotted separator in each group, one note for what is hidden
+    names = [f"w{k:03d}" for k in range(200)]
+    ds = make_result(annotators=names, nan_cells=(("localization", ALL, "w007"),))
+    ax = plot.annotators(ds, top=top, rank_by="localization")
+    drawn = [a for a in profiles(ax) if a != ALL]
+    loc = ds["agreement"].sel(component="localization", label=ALL).to_series().drop(ALL)
+    ranked = list(loc.dropna().sort_values(ascending=False).index)
+    n_high, n_low = top - top // 2, top // 2
+    assert drawn == ranked[:n_high] + ranked[-n_low:]
+    seps = by_gid(ax, "separator")
+    assert len(seps) == 1 and len(seps[0].get_segments()) == 4  # one per component group
+    # the separator stands between the last dot of the highest and the first of the lowest
+    dots = {a.get_gid().split(":", 1)[1]: a.get_xdata()[0] for a in ax.get_lines()
+            if str(a.get_gid()).startswith("profile:")}  # fmt: skip
+    x_sep = seps[0].get_segments()[0][0, 0]
+    assert dots[ranked[n_high - 1]] < x_sep < dots[ranked[-n_low]]
+    (note,) = texts(ax, "note")
+    assert note.count("not shown") == 1
+    assert note.replace("\n  ", " ").startswith(
+        f"+ {200 - top} more annotators not shown: drawn are the {n_high} of highest and "
+        f"the {n_low} of lowest localization σ (left and right of the dotted lines); "
+        "1 with localization n/a are not ranked"
+    )
+    plt.close("all")
+
+
+def test_profile_frame_checks_rank_by():
+    with pytest.raises(ParameterError, match="rank_by"):
+        plot.profile_frame(make_result(), rank_by="speed")
 
 
 def test_annotator_profiles_tell_failures_apart(corpus):
@@ -292,7 +331,7 @@ def test_pairwise_top_note_and_real_engine(corpus):
     m = pairwise_from_tables(tables, component="classification")
     ax = plot.pairwise(m, top=2)
     assert len(ax.get_xticklabels()) == 2
-    assert [" ".join(t.split()) for t in texts(ax, "note")] == [
+    assert [" ".join(t.split()) for t in texts(ax.figure, "note")] == [
         "+ 2 more annotators not shown (top 2 by support (n_units))"
     ]
     assert (
@@ -518,12 +557,12 @@ def test_pairwise_default_is_a_component_with_values_on_the_sample(sample_result
     assert not np.isfinite(loc).any()  # every pair has too few chance units
     ax = res.iaa.plot.pairwise()
     assert ax.get_title() == "detection σ: pairs of annotators"
-    note = " ".join(" ".join(texts(ax, "note")).split())
+    note = " ".join(" ".join(texts(ax.figure, "note")).split())
     assert "localization is not shown" in note and "too few chance units" in note
     ax = res.iaa.plot.pairwise(component="localization")  # asked for: says why it is empty
     inside = " ".join(" ".join(t for t in texts(ax, "undefined") if t != "n/a").split())
     assert "too few chance units" in inside and "component='detection'" in inside
-    assert "n/a: too few chance units" in " ".join(" ".join(texts(ax, "note")).split())
+    assert "n/a: too few chance units" in " ".join(" ".join(texts(ax.figure, "note")).split())
 
 
 def test_annotator_profile_says_why_a_value_is_missing(sample_result):
@@ -617,7 +656,7 @@ def test_pairwise_of_a_big_crowd_keeps_names_apart(width):
     step = np.diff([t.get_window_extent(renderer).x1 for t in ticks]).min()  # pixels
     height = ticks[0].get_fontsize() * ax.figure.dpi / 72
     assert step * np.sin(np.pi / 4) >= height
-    (note,) = texts(ax, "note")
+    (note,) = texts(ax.figure, "note")
     assert f"+ {200 - len(names)} more annotators not shown" in note
 
 

@@ -81,7 +81,7 @@ def test_per_annotator_rows_are_annotators_capped_with_a_note(tmp_path):
     body, _ = attribute_section(df, t, n_boot=0, seed=0)
     per = body[body.index("α per annotator") :]
     header = per[per.index("<thead>") : per.index("</thead>")]
-    assert header.count("<th>") == 2  # annotator, occluded: annotators are rows, not columns
+    assert header.count("</th>") == 2  # annotator, occluded: annotators are rows, not columns
     assert per.count("<tr>") == MAX_ANNOTATORS + 1
     assert "more annotators not shown" in per
     assert per.count("n/a") == per.count("n/a<sup>")  # every n/a with its reason

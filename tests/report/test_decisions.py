@@ -86,7 +86,7 @@ def test_how_many_names_the_model_half_width_beside_the_bootstrap_one():
     boot = 0.5 * float(cell["ci_high"] - cell["ci_low"])
     model = interval_gains(t, "localization")[1]["halfwidth"]
     assert f"half-width now is {model:.3f}, against {boot:.3f} from the bootstrap" in text
-    assert re.search(r"<td>[0-9.]+ %</td>", text)  # gains as percentages, not 3 decimals
+    assert re.search(r"<td class=num>[0-9.]+ %</td>", text)  # gains as percentages, not 3 decimals
 
 
 def test_how_many_without_bootstrap_says_why_each_cell_is_missing():

@@ -25,3 +25,24 @@ def test_headline_has_a_note_column_only_when_a_component_has_a_note():
 def test_a_nullable_integer_na_is_written_na():
     page = html_table(pd.DataFrame({"n": pd.array([3, None], dtype="Int64")}))
     assert ">n/a<" in page and "&lt;NA&gt;" not in page
+
+
+def test_numbers_written_as_text_are_right_aligned_with_their_header():
+    # the headline's KS ("+0.96", "n/a"), counts and "0.86 [0.81, 0.89]" cells are text:
+    # they were left-aligned, and every header left-aligned over right-aligned numbers
+    frame = pd.DataFrame(
+        {
+            "agreement": ["0.86 [0.81, 0.89]", "n/a"],
+            "vs chance": ["above chance", "n/a"],
+            "KS": ["+0.96", "−0.10"],
+            "n": ["1,207", "—"],
+            "share": [0.5, 0.25],
+        },
+        index=["detection", "classification"],
+    )
+    page = html_table(frame, index_name="component")
+    head = _head(page)
+    assert "<th>component</th><th class=num>agreement</th><th>vs chance</th>" in head
+    assert "<th class=num>KS</th><th class=num>n</th><th class=num>share</th>" in head
+    body = page[page.index("<tbody>") :]
+    assert body.count("<td class=num>") == 8 and body.count("<td>") == 2

@@ -66,7 +66,7 @@ def test_section_shows_every_threshold_as_agreement_with_its_interval(sweep):
             cell = sweep.sel(threshold=tau, component=comp, label=ALL, annotator=ALL)
             value, lo, hi = (float(cell[v]) for v in ("agreement", "ci_low", "ci_high"))
             if np.isfinite(value) and np.isfinite(lo):
-                assert f"<td>{value:.2f} [{lo:.2f}, {hi:.2f}]</td>" in body
+                assert f"<td class=num>{value:.2f} [{lo:.2f}, {hi:.2f}]</td>" in body
                 shown += 1
     assert shown >= 8
     assert list(files) == ["thresholds.csv"]

@@ -47,7 +47,33 @@ def test_a_function_without_settings_is_refused():
         engine_keywords(lambda data, *, top=None: None)
 
 
-@pytest.mark.parametrize("name", ["conflicts", "items"])
-def test_public_views_keep_their_engine_keywords(name):
+_TRACKS = {"distance", "match_threshold", "n_chance", "seed"}
+_DECISIONS = {"match_threshold", "n_chance", "seed"}
+_THRESHOLD = {"distance", "n_chance", "seed", "progress"}
+
+
+@pytest.mark.parametrize(
+    ("name", "engine"),
+    [
+        *((n, set(ENGINE)) for n in ("agreement", "sigma", "ks", "alpha", "pair_tables")),
+        *((n, set(ENGINE)) for n in ("conflicts", "items", "report", "attribute_agreement")),
+        ("keypoint_agreement", set(ENGINE)),
+        ("track_agreement", _TRACKS),
+        ("track_figures", _TRACKS),
+        ("plan", _DECISIONS),
+        ("next_items", _DECISIONS),
+        ("suggest_threshold", _THRESHOLD),
+        ("threshold_separation", _THRESHOLD),
+        ("pair_tables_by_threshold", set(ENGINE) - {"match_threshold"}),
+    ],
+)
+def test_public_entry_points_list_their_engine_keywords(name, engine):
+    """Completion and help() see each keyword, though the function takes one settings
+    object; keywords it does not use are refused, not ignored."""
+    own = {"thresholds": [0.5]} if name == "pair_tables_by_threshold" else {}
     params = inspect.signature(getattr(iaf, name)).parameters
-    assert set(ENGINE) <= set(params) and "settings" not in params
+    assert set(params) & set(ENGINE) == engine and "settings" not in params
+    if engine != set(ENGINE):
+        unused = sorted(set(ENGINE) - engine)[0]
+        with pytest.raises(TypeError, match=unused):
+            getattr(iaf, name)(iaf.simulate(n_items=2, seed=0), **own, **{unused: 0.5})

@@ -11,6 +11,8 @@
   with its own similarity, :meth:`Kind.similarity`, :meth:`Kind.reach`).
 * ``cuboid``: 3D cuboids of point clouds (metres), the exact volumetric IoU, and
   ``polytope``, the volume two convex polyhedra share.
+* ``polyline`` and ``point``: open lines, single points and point sets, scored by a
+  distance in units of the image diagonal (``distance_kind``: ``exp(-D² / (2 δ²))``).
 
 A new kind (keypoints, 3D boxes, circles) is a subclass of :class:`Kind` registered with
 :func:`register_kind`: its rows are the frame rows holding its columns, and matching, the
@@ -31,6 +33,7 @@ from .polygon import POLYGON, PolygonKind
 from .registry import (
     Kind,
     available_kinds,
+    geometries_as_kinds,
     get_kind,
     kind_of_rows,
     parametric_kinds,
@@ -47,23 +50,37 @@ __all__ = [
     "CUBOID",
     "KEYPOINTS",
     "MASK",
+    "POINT",
+    "POINT_SET",
     "POLYGON",
+    "POLYLINE",
     "BoxKind",
     "CuboidKind",
+    "DistanceKind",
     "Kind",
     "KeypointsKind",
     "MaskKind",
+    "PointKind",
+    "PointSetKind",
     "PolygonKind",
+    "PolylineKind",
     "available_kinds",
     "bird_eye_view",
+    "geometries_as_kinds",
     "get_kind",
     "keypoint_kinds",
     "kind_of_rows",
     "mask_to_geometry",
     "parametric_kinds",
+    "point_set_params",
+    "polyline_params",
+    "polyline_vertices",
     "register_kind",
     "unregister_kind",
 ]
 
 # registered after the built-ins, so that they come first in the registry
 from .cuboid import CUBOID, CuboidKind, bird_eye_view  # noqa: E402
+from .distance_kind import DistanceKind  # noqa: E402
+from .point import POINT, POINT_SET, PointKind, PointSetKind, point_set_params  # noqa: E402
+from .polyline import POLYLINE, PolylineKind, polyline_params, polyline_vertices  # noqa: E402

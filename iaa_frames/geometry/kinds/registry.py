@@ -29,7 +29,7 @@ True
 >>> get_kind("ellipse")
 Traceback (most recent call last):
 ...
-iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask, keypoints, cuboid (register one with iaa_frames.geometry.kinds.register_kind)
+iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask, keypoints, cuboid, point, point_set, polyline (register one with iaa_frames.geometry.kinds.register_kind)
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ __all__ = [
     "FRAME_COLUMNS",
     "Kind",
     "available_kinds",
+    "geometries_as_kinds",
     "get_kind",
     "kind_of_rows",
     "parametric_kinds",
@@ -101,6 +102,10 @@ class Kind:
     columns: tuple[str, ...] = ()
     native: bool = False
     description: str = ""
+    #: Shapely geometry types (``"LineString"``, ``"Point"``, ...) that
+    #: :func:`iaa_frames.validate` reads from the ``geometry`` column as shapes of this
+    #: kind (:meth:`from_geometries`); none by default.
+    geometry_types: tuple[str, ...] = ()
 
     # -- reading ----------------------------------------------------------------------
 
@@ -147,6 +152,11 @@ class Kind:
         with np.errstate(invalid="ignore"):
             bad[~bad] = ~(self.areas(data[~bad]) > 0)
         return bad
+
+    def from_geometries(self, geometries) -> np.ndarray:
+        """``(m, k)`` parameters (the frame's units) of shapely geometries of one of
+        :attr:`geometry_types`; NaN rows for those that are no shape of the kind."""
+        raise NotImplementedError(f"geometry kind {self.name!r} reads no geometries")
 
     # -- measuring ----------------------------------------------------------------------
 
@@ -396,6 +406,67 @@ def kind_of_rows(frame) -> np.ndarray:
     if "geometry" in frame.columns:
         out[shapely.is_geometry(frame["geometry"].to_numpy(dtype=object))] = "polygon"
     return out
+
+
+def geometries_as_kinds(frame):
+    """``frame`` with the shapely geometries of the ``geometry`` column that a kind claims
+    (:attr:`Kind.geometry_types`: a ``LineString`` is a ``polyline``, a ``Point`` a
+    ``point``, a ``MultiPoint`` a ``point_set``) moved into that kind's columns, their
+    ``geometry`` None; the frame itself when there is none. Geometries the kind cannot
+    hold (a line of one point) stay, for :func:`iaa_frames.validate` to report.
+
+    Examples
+    --------
+    >>> import pandas as pd, shapely
+    >>> df = pd.DataFrame({"geometry": [shapely.Point(3, 4), shapely.box(0, 0, 1, 1)]})
+    >>> out = geometries_as_kinds(df)
+    >>> out[["pt_x", "pt_y"]].to_numpy().tolist(), out["geometry"].iloc[0] is None
+    ([[3.0, 4.0], [nan, nan]], True)
+    """
+    import pandas as pd
+    import shapely
+
+    claims = {}
+    for kind in _KINDS.values():
+        for t in kind.geometry_types:
+            claims.setdefault(t, kind)
+    if not claims or "geometry" not in frame.columns:
+        return frame
+    geoms = frame["geometry"].to_numpy(dtype=object)
+    is_geom = shapely.is_geometry(geoms)
+    if not is_geom.any():
+        return frame
+    types = shapely.get_type_id(np.where(is_geom, geoms, None))  # -1: no geometry
+    names = {shapely.GeometryType[t.upper()].value: t for t in claims}
+    out, columns = None, {}
+    for type_id, t in names.items():
+        rows = np.flatnonzero(types == type_id)
+        if not rows.size:
+            continue
+        kind = claims[t]
+        params = np.asarray(kind.from_geometries(geoms[rows]), dtype=np.float64)
+        ok = np.isfinite(params).all(axis=1)
+        if not ok.any():
+            continue
+        if out is None:
+            out = frame.copy()
+            geoms = geoms.copy()
+        rows, params = rows[ok], params[ok]
+        for j, c in enumerate(kind.columns):
+            col = columns.get(c)
+            if col is None:
+                col = columns[c] = (
+                    frame[c].to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+                    if c in frame.columns
+                    else np.full(len(frame), np.nan)
+                )
+            col[rows] = params[:, j]
+        geoms[rows] = None
+    if out is None:
+        return frame
+    out["geometry"] = pd.Series(geoms, index=frame.index, dtype=object)
+    added = pd.DataFrame(columns, index=frame.index)
+    return pd.concat([out.drop(columns=[c for c in columns if c in out.columns]), added], axis=1)
 
 
 #: The columns of the tidy frame, which no parametric kind may claim (nor a per-object

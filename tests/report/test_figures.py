@@ -1,0 +1,84 @@
+"""Tests for iaa_frames.report.figures: the layout of the report's figures."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+import iaa_frames as iaf  # noqa: E402
+from iaa_frames.explore.items import items  # noqa: E402
+from iaa_frames.report import figures  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    """Every figure of the report of the bundled sample, by key."""
+    df = iaf.load_sample("coco")
+    tables = iaf.pair_tables(df, n_chance=200)
+    result = iaf.agreement(df, n_chance=200, n_boot=0)
+    comps = ("detection", "classification", "localization")
+    pw = {c: iaf.pairwise(df, component=c, n_chance=200) for c in comps}
+    kept = {}
+    mp = pytest.MonkeyPatch()
+    mp.setattr(figures, "svg", lambda fig, key: kept.setdefault(key, fig) and key)
+    try:
+        figures.draw_figures(tables, result, pw, items(tables, component="localization"), 20)
+    finally:
+        mp.undo()
+    yield kept
+    matplotlib.pyplot.close("all")
+
+
+def test_heatmaps_start_at_the_top_of_their_figure(drawn):
+    # three square panels in a 7 x 3 in figure sat in its middle: a blank strip above them
+    fig = drawn["pairwise"]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in panels] == [
+        "detection σ",
+        "classification α",
+        "localization σ",
+    ]
+    top = max(ax.title.get_window_extent(renderer).y1 for ax in panels)
+    assert fig.bbox.y1 - top < 0.12 * fig.dpi
+    # the note stays under the panels' x labels
+    (note,) = [t for t in fig.texts if t.get_gid() == "note"]
+    low = min(ax.xaxis.label.get_window_extent(renderer).y0 for ax in panels)
+    assert note.get_window_extent(renderer).y1 <= low
+    # every panel names the same annotators, in the same order
+    names = {tuple(t.get_text() for t in ax.get_yticklabels()) for ax in panels}
+    assert len(names) == 1
+
+
+def test_annotator_caption_names_only_a_difference_it_shows():
+    # "detection: lowest B (0.98 against 0.98 for everybody)" on a 250-class corpus
+    from results import make_result
+
+    res = make_result(annotators=("A", "B", "C"))
+    cell = {"component": "detection", "label": "(all)"}
+    res["agreement"].loc[{**cell, "annotator": ["(all)", "A", "B", "C"]}] = [
+        0.984,
+        0.99,
+        0.981,
+        0.99,
+    ]
+    res["agreement"].loc[{"component": "localization", "label": "(all)",
+                          "annotator": ["(all)", "A", "B", "C"]}] = [0.80, 0.85, 0.70, 0.9]  # fmt: skip
+    text = figures.caption_annotators(res)
+    assert "detection: lowest" not in text
+    assert "localization: lowest B (0.70 against 0.80 for everybody)" in text
+
+
+def test_pair_caption_says_when_no_pair_stands_out():
+    # "closest pair A–B (1.00), furthest A–B (1.00)" with three equal pairs
+    from results import make_pairwise
+
+    m = make_pairwise(annotators=("A", "B", "C"))
+    m = m.copy(data=m.values * 0 + 0.998)
+    assert "detection: every pair 1.00" in figures.caption_pairwise({"detection": m})
+    text = figures.caption_pairwise({"detection": make_pairwise(annotators=("A", "B", "C"))})
+    assert "closest pair" in text and "furthest" in text
