@@ -293,8 +293,7 @@ def ks_agreement_entries(
     Examples
     --------
     >>> import numpy as np
-    >>> x = np.array([0.1, 0.2, 0.3, 0.9])  # within-item distances
-    >>> y = np.array([0.5, 0.6, 0.7, 0.8, 0.4, 0.2])  # chance distances
+    >>> x, y = np.r_[0.1, 0.2, 0.3, 0.9], np.r_[0.5, 0.6, 0.7, 0.8, 0.4, 0.2]  # within, chance
     >>> stat, p, n = ks_agreement_entries(
     ...     x, y, within_item=[0, 1, 2, 3], between_item_a=[0, 1, 2, 3, 0, 1],
     ...     between_item_b=[1, 2, 3, 0, 2, 3], within_rows=[0, 1, 2, 3, 0, 1],
