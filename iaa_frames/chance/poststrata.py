@@ -49,7 +49,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from iaa_frames.arrays import unique_first, unique_inverse
+from iaa_frames.arrays import unique_inverse
+from iaa_frames.errors import IAAError
 
 __all__ = [
     "MIN_STRATUM_UNITS",
@@ -115,6 +116,42 @@ def _sums(cell, key, weight, n_keys):
     return code, np.bincount(inverse, weights=weight, minlength=len(code))
 
 
+#: Stored entries of the within membership whose strata are looked up at once (the
+#: within units are many: their strata are reduced to counts chunk by chunk).
+CHUNK_ENTRIES = 1 << 20
+
+
+def _within_groups(within: sp.csr_matrix, within_fine, within_coarse):
+    """(cell, fine, coarse, count) of every distinct (cell, fine, coarse) of the within
+    membership's stored entries, the strata looked up :data:`CHUNK_ENTRIES` at a time."""
+    indptr, n_rows = within.indptr, within.shape[0]
+    starts = np.searchsorted(indptr, np.arange(CHUNK_ENTRIES, within.nnz, CHUNK_ENTRIES))
+    edges = np.unique(np.r_[0, starts, n_rows])
+    parts = [np.zeros((4, 0), np.int64)]
+    for r0, r1 in zip(edges[:-1], edges[1:]):
+        rows = np.repeat(np.arange(r0, r1, dtype=np.int32), np.diff(indptr[r0 : r1 + 1]))
+        cells = within.indices[indptr[r0] : indptr[r1]]
+        fine, fine_code = unique_inverse(within_fine(rows, cells))
+        coarse, coarse_code = unique_inverse(within_coarse(rows, cells))
+        del rows
+        both, both_code = unique_inverse(fine_code * len(coarse) + coarse_code)
+        del fine_code, coarse_code
+        group, group_code = unique_inverse(cells.astype(np.int64) * len(both) + both_code)
+        del both_code
+        which = both[group % len(both)]
+        parts.append(
+            np.stack(
+                [
+                    group // len(both),
+                    fine[which // len(coarse)],
+                    coarse[which % len(coarse)],
+                    np.bincount(group_code, minlength=len(group)),
+                ]
+            )
+        )
+    return np.concatenate(parts, axis=1)
+
+
 def poststratify(
     between: sp.csr_matrix,
     between_fine,
@@ -166,11 +203,9 @@ def poststratify(
     {np.float64(1.0)}
     """
     b = between.tocoo()
-    w = within.tocoo()
     br, bc, bm = b.row.astype(np.int64), b.col.astype(np.int64), b.data.astype(np.float64)
-    wr, wc = w.row.astype(np.int64), w.col.astype(np.int64)
     bf, bg = between_fine(br, bc), between_coarse(br, bc)
-    wf, wg = within_fine(wr, wc), within_coarse(wr, wc)
+    wc, wf, wg, wn = _within_groups(sp.csr_matrix(within), within_fine, within_coarse)
     # dense codes of the strata, so that (cell, stratum) codes fit in int64
     fine, fine_code = unique_inverse(np.concatenate([bf, wf]))
     coarse, coarse_code = unique_inverse(np.concatenate([bg, wg]))
@@ -184,12 +219,17 @@ def poststratify(
     bf_code, bf_sum = _sums(bc, bf, bm, nf)
     bg_code, bg_sum = _sums(bc, bg, bm, ng)
     # within units per cell and (cell, fine); which level each (cell, fine) group uses
-    w_cell = np.bincount(wc, minlength=n_cells).astype(np.float64)
-    wf_code, wf_sum = _sums(wc, wf, np.ones(len(wr)), nf)
+    w_cell = np.bincount(wc, weights=wn, minlength=n_cells)
+    wf_code, wf_sum = _sums(wc, wf, wn, nf)
     wf_cell = wf_code // nf
     # the coarse stratum of each (cell, fine) within group (fine determines coarse)
-    first = unique_first(wc * nf + wf)[1]
-    wf_coarse = wg[first]
+    key = wc * nf + wf
+    order = np.lexsort((wg, key))
+    key, wg = key[order], wg[order]
+    same = key[1:] == key[:-1]
+    if np.any(same & (wg[1:] != wg[:-1])):
+        raise IAAError("poststratify: a fine stratum of the within units has several coarse ones")
+    wf_coarse = wg[np.r_[True, ~same]]
     _, bf_n = _sums(bc, bf, np.ones(len(br)), nf)
     _, bg_n = _sums(bc, bg, np.ones(len(br)), ng)
     fine_ok = _lookup(wf_code, bf_code, bf_n) >= MIN_STRATUM_UNITS
