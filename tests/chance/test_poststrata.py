@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import iaa_frames as iaf
 from iaa_frames.chance.poststrata import MIN_STRATUM_UNITS, poststratify, ratio_bin, stratum_keys
+from iaa_frames.errors import IAAError
 
 ALL = iaf.ALL
 
@@ -74,6 +75,42 @@ def test_weighted_chance_mean_is_the_mean_over_the_within_strata(b_strata, w_str
         coarse,
     )
     np.testing.assert_allclose(again.toarray().ravel(), weight[perm])
+
+
+@given(seed=st.integers(0, 1000), chunk=st.integers(1, 40))
+@settings(max_examples=30, deadline=None)
+def test_the_within_strata_counted_chunk_by_chunk_change_no_bit(seed, chunk):
+    # the within entries' strata are reduced to counts a chunk at a time: any chunk size
+    # (down to one entry, a row split from the next) gives the same weights to the bit
+    rng = np.random.default_rng(seed)
+    b = sp.csr_matrix(rng.random((80, 4)) * (rng.random((80, 4)) < 0.7))
+    w = sp.csr_matrix((rng.random((50, 4)) < 0.6).astype(np.float64))
+    b_fine, w_fine = rng.integers(0, 12, 80), rng.integers(0, 12, 50)
+
+    def fine(keys):
+        return lambda rows, cells: keys[rows] * 4 + cells % 2
+
+    def coarse(keys):  # a function of the fine stratum, as stratum_keys makes them
+        return lambda rows, cells: (keys[rows] * 4 + cells % 2) // 8
+
+    def run():
+        return poststratify(b, fine(b_fine), coarse(b_fine), w, fine(w_fine), coarse(w_fine))
+
+    whole = run()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("iaa_frames.chance.poststrata.CHUNK_ENTRIES", chunk)
+        chunked = run()
+    assert np.array_equal(whole.indptr, chunked.indptr)
+    assert np.array_equal(whole.indices, chunked.indices)
+    assert np.array_equal(whole.data.view(np.uint64), chunked.data.view(np.uint64))
+    assert not np.array_equal(whole.data, b[whole.nonzero()].A1)  # reweighted: a real test
+
+
+def test_a_fine_stratum_of_several_coarse_ones_is_refused():
+    b, w = sp.csr_matrix(np.ones((20, 1))), sp.csr_matrix(np.ones((4, 1)))
+    same = lambda rows, cells: np.zeros(len(rows), np.int64)  # noqa: E731
+    with pytest.raises(IAAError, match="several coarse"):
+        poststratify(b, same, same, w, same, lambda rows, cells: rows % 2)
 
 
 def test_a_cell_without_within_units_keeps_its_weights():
