@@ -229,7 +229,7 @@ def poststratify(
     same = key[1:] == key[:-1]
     if np.any(same & (wg[1:] != wg[:-1])):
         raise IAAError("poststratify: a fine stratum of the within units has several coarse ones")
-    wf_coarse = wg[np.r_[True, ~same]]
+    wf_coarse = wg[np.r_[True, ~same]] if len(wg) else wg
     _, bf_n = _sums(bc, bf, np.ones(len(br)), nf)
     _, bg_n = _sums(bc, bg, np.ones(len(br)), ng)
     fine_ok = _lookup(wf_code, bf_code, bf_n) >= MIN_STRATUM_UNITS

@@ -119,6 +119,10 @@ def test_a_cell_without_within_units_keeps_its_weights():
     keys = lambda rows, cells: rows  # noqa: E731
     out = poststratify(b, keys, keys, w, keys, keys).toarray()
     np.testing.assert_array_equal(out[:, 1], [1.0, 1.0, 0.0])
+    # no within unit at all (a chunk of rows without entries, or no rows): nothing moves
+    for none in (sp.csr_matrix((2, 2)), sp.csr_matrix((0, 2))):
+        out = poststratify(b, keys, keys, none, keys, keys)
+        np.testing.assert_array_equal(out.toarray(), b.toarray())
 
 
 def test_ratio_bins_and_strata_are_symmetric():
