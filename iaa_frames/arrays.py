@@ -7,7 +7,7 @@ pairing keys) takes a hundred times longer than sorting (3.3M keys: 2.9 s agains
 ``numpy.unique(..., return_inverse=True)`` of non-negative integer codes of a small range
 by counting instead of sorting (8M codes below 2M: 0.07 s against 1.2 s), other integers by
 a sort of keys that pack every value with its position (no argsort: 9M int64 codes
-0.25 s against 1.0 s); :func:`unique_first` is ``return_index=True`` the same way.
+0.25 s against 1.0 s).
 
 Examples
 --------
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sorted_unique", "unique_first", "unique_inverse"]
+__all__ = ["sorted_unique", "unique_inverse"]
 
 
 def sorted_unique(values) -> np.ndarray:
@@ -76,26 +76,6 @@ def unique_inverse(values) -> tuple[np.ndarray, np.ndarray]:
     inv = np.empty(a.size, dtype=np.intp)
     inv[perm] = np.cumsum(first) - 1
     return s[first], inv
-
-
-def unique_first(values) -> tuple[np.ndarray, np.ndarray]:
-    """``numpy.unique(values, return_index=True)`` of a 1-D array: the sorted distinct
-    values and the position of each one's first occurrence (integers by a sort of the
-    values with their positions packed into one int64 key when it fits).
-
-    Examples
-    --------
-    >>> u, first = unique_first(np.array([7, 3, 7, 0, 3]))
-    >>> u.tolist(), first.tolist()
-    ([0, 3, 7], [3, 1, 0])
-    """
-    a = np.asarray(values).ravel()
-    packed = _packed_sort(a)
-    if packed is None:
-        return np.unique(a, return_index=True)
-    s, perm = packed
-    first = np.r_[True, s[1:] != s[:-1]]
-    return s[first], perm[first]
 
 
 def _countable(a: np.ndarray, factor: int = 4) -> int | None:

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays, integer_dtypes
 
-from iaa_frames.arrays import sorted_unique, unique_first, unique_inverse
+from iaa_frames.arrays import sorted_unique, unique_inverse
 
 
 @settings(max_examples=80, deadline=None)
@@ -37,18 +37,13 @@ def test_unique_inverse_equals_numpy(values):
 
 @settings(max_examples=80, deadline=None)
 @given(arrays(integer_dtypes(), st.integers(0, 60)))
-def test_unique_inverse_and_first_equal_numpy_on_every_integer_dtype(values):
+def test_unique_inverse_equals_numpy_on_every_integer_dtype(values):
     # the packed sort offsets by the minimum: int8 ranges over 127, uint64 over 2**63
     u, inv = unique_inverse(values)
     nu, ninv = np.unique(values, return_inverse=True)
     np.testing.assert_array_equal(u, nu)
     np.testing.assert_array_equal(inv, ninv.ravel())
     assert u.dtype == nu.dtype
-    f, first = unique_first(values)
-    nf, nfirst = np.unique(values, return_index=True)
-    np.testing.assert_array_equal(f, nf)
-    np.testing.assert_array_equal(first, nfirst)
-    assert f.dtype == nf.dtype
 
 
 def test_sorted_unique_of_sorted_and_of_small_codes():
