@@ -193,7 +193,8 @@ def item(
         Compare every annotator with this one only (conflicts are ``missed`` / ``extra``
         against it, and only pairs with it are linked).
     low_overlap : float or None, default 0.8
-        IoU below which a matched pair is marked as a low-overlap conflict.
+        IoU (or the similarity of kinds scored otherwise: OKS, lines, points) below which
+        a matched pair is marked as a low-overlap conflict.
     labels : bool, default True
         Tag each group of matched objects with its label(s).
     legend : bool, default True
@@ -304,7 +305,8 @@ def item(
     # object's top edge; a + on an extra object
     corner = {o: (x1, y0) for o, x1, y0 in zip(obj["object_id"], obj["x1"], obj["y0"])}
     step = 0.035 * W
-    # a point's box is the point: its marks start half a step up and right of it
+    # lines and points: marks start half a step up and right of the box's corner (a
+    # point's box is the point itself)
     corner = {
         o: (x + 0.5 * step, y - 0.5 * step) if o in marker_like else (x, y)
         for o, (x, y) in corner.items()
