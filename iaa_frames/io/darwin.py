@@ -1,4 +1,11 @@
-"""Reader for V7 Darwin JSON 2.0 (one file per item)."""
+"""Reader for V7 Darwin JSON 2.0 (one file per item).
+
+The annotation types read, by the key that holds their data (as V7's own parser reads
+them: darwin-py, ``_parse_darwin_annotation`` in ``darwin/utils/utils.py``): ``polygon``
+(``paths``, or 1.0's ``path``) and ``complex_polygon``, ``bounding_box`` (``x, y, w, h``),
+``line`` (``{"path": [{"x", "y"}, ...]}``, an open line: the kind ``polyline``) and
+``keypoint`` (``{"x", "y"}``, one landmark: the kind ``point``).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,7 @@ from pathlib import Path
 import shapely
 
 from iaa_frames.errors import AnnotatorNameWarning, ParameterError
+from iaa_frames.geometry.kinds import POINT, POLYLINE, polyline_params
 
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
@@ -21,22 +29,9 @@ from .values import is_number, size_value
 
 __all__ = ["read_darwin"]
 
-_SHAPES = ("polygon", "complex_polygon", "bounding_box")
-_OTHER = (
-    "tag",
-    "keypoint",
-    "line",
-    "ellipse",
-    "skeleton",
-    "mask",
-    "raster_layer",
-    "cuboid",
-    "directional_vector",
-    "string",
-    "text",
-    "attributes",
-    "instance_id",
-)
+_SHAPES = ("polygon", "complex_polygon", "bounding_box", "line", "keypoint")
+_OTHER = ("tag", "ellipse", "skeleton", "mask", "raster_layer", "cuboid")
+_OTHER += ("directional_vector", "string", "text", "attributes", "instance_id")
 
 
 def _sources(path_or_dir, annotator):
@@ -72,7 +67,9 @@ def _sources(path_or_dir, annotator):
     return [(check_file(p), annotator, p.stem)]
 
 
-def _points(path, entry, pts, name):
+def _points(path, entry, pts, name, *, closed=True):
+    """The flat ``[x0, y0, x1, y1, ...]`` of a list of ``{x, y}`` points; a closed path
+    (a polygon's) loses a last point that repeats the first."""
     if not isinstance(pts, list):
         raise reader_error(
             path, entry, f"{name} must be a list of {{x, y}} points, got {type(pts).__name__}"
@@ -84,7 +81,7 @@ def _points(path, entry, pts, name):
         ring += [float(pt["x"]), float(pt["y"])]
     if not all(math.isfinite(v) for v in ring):
         raise reader_error(path, entry, f"{name} holds a non-finite coordinate")
-    if len(ring) >= 4 and ring[:2] == ring[-2:]:
+    if closed and len(ring) >= 4 and ring[:2] == ring[-2:]:
         ring = ring[:-2]
     return ring
 
@@ -162,6 +159,12 @@ def read_darwin(
         one or more closed paths, filled with the even-odd rule, so a path inside another is
         a hole and disjoint paths are parts of a MultiPolygon (Darwin stores holes as plain
         extra paths). Annotations with only ``bounding_box`` {x, y, w, h} become boxes.
+        ``line`` annotations (``{"path": [{x, y}, ...]}``) become lines of the kind
+        ``polyline`` (``pl_*`` columns, :mod:`iaa_frames.geometry.kinds.polyline`: up to
+        32 vertices as drawn, a longer line resampled to 32 points at equal arc length; a
+        line of fewer than 2 points is dropped, counted as ``degenerate_polyline``), and
+        ``keypoint`` annotations (``{x, y}``) points of the kind ``point`` (``pt_x``,
+        ``pt_y``); a ``bounding_box`` written beside them is not read.
         ``name`` is the label, ``id`` the object_id. The ``attributes`` sub-annotation
         (``{"attributes": ["parked", "red"]}``, a set of tags) becomes an ``attributes``
         column holding the sorted list, listed in ``attrs["iaa_attributes"]`` for
@@ -178,8 +181,8 @@ def read_darwin(
 
     Notes
     -----
-    Tags, keypoints, lines, ellipses, masks and other annotation types are skipped,
-    counted and reported in a DroppedRowsWarning.
+    Tags, skeletons, ellipses, masks and other annotation types are skipped, counted and
+    reported in a DroppedRowsWarning.
 
     Examples
     --------
@@ -305,7 +308,9 @@ def _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h
         "extras": extras,
     }
     poly = ann.get("polygon", ann.get("complex_polygon"))
-    if poly is not None:
+    if poly is None and (ann.get("line") is not None or ann.get("keypoint") is not None):
+        _line_or_point(path, b, ann, entry, item, annotator, label, kw)
+    elif poly is not None:
         if not isinstance(poly, dict):
             raise reader_error(
                 path, entry, f"polygon must be a JSON object, got {type(poly).__name__}"
@@ -357,8 +362,34 @@ def _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h
     else:
         kind = next((k for k in _OTHER if k in ann), None)
         detail = (
-            f"a {kind!r} annotation (only polygons and bounding boxes are read)"
+            f"a {kind!r} annotation (only polygons, boxes, lines and keypoints are read)"
             if kind
             else "an annotation with no polygon or bounding_box"
         )
         b.drop(path, entry, "unsupported_shape", detail, item=item, annotator=annotator, record=ann)
+
+
+def _line_or_point(path, b, ann, entry, item, annotator, label, kw):
+    """A ``line`` as a ``polyline``, a ``keypoint`` as a ``point`` (:func:`read_darwin`)."""
+    if ann.get("line") is not None:
+        line = ann["line"]
+        if not isinstance(line, dict) or "path" not in line:
+            got = type(line).__name__ if not isinstance(line, dict) else "no 'path'"
+            raise reader_error(
+                path, entry, f"line must be a JSON object {{path: [{{x, y}}, ...]}}, got {got}"
+            )
+        xy = _points(path, entry, line["path"], "line.path", closed=False)
+        if len(xy) < 4:
+            b.drop(path, entry, "degenerate_polyline", "a line with fewer than 2 points",
+                   item=item, annotator=annotator, record=ann)  # fmt: skip
+            return
+        params = polyline_params(POLYLINE, list(zip(xy[::2], xy[1::2], strict=True)))
+        b.add_shape(item, annotator, label, POLYLINE.name, params, **kw)
+        return
+    pt = ann["keypoint"]
+    xy = _points(path, entry, [pt], "keypoint") if isinstance(pt, dict) else None
+    if xy is None:
+        raise reader_error(
+            path, entry, f"keypoint must be a JSON object {{x, y}}, got {type(pt).__name__}"
+        )
+    b.add_shape(item, annotator, label, POINT.name, xy, **kw)

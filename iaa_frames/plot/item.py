@@ -11,11 +11,13 @@ annotator-name order over the whole corpus, so an annotator keeps its colour on 
 item). Encoding:
 
 * every object is outlined in its annotator's colour (a faint fill of the same colour);
+  keypoints are drawn as their skeletons, polylines as open paths and points as markers
+  (:mod:`iaa_frames.plot.item_shapes`), in the same colour;
 * a thin dark line links the two objects of every matched pair;
 * an object left unmatched by another annotator (``unmatched``; ``missed`` / ``extra``
-  against a reference) has a dashed outline; at its top-right corner, one ✕ per
-  annotator who has no match for it (``unmatched``, ``missed``), in that annotator's
-  colour, or a black + on an ``extra`` object;
+  against a reference) has a dashed outline (a dashed line, a hollow point); at its
+  top-right corner, one ✕ per annotator who has no match for it (``unmatched``,
+  ``missed``), in that annotator's colour, or a black + on an ``extra`` object;
 * a matched pair with different labels has a red link with a diamond at its middle;
   a matched pair below the low-overlap cut-off, an orange dotted link with a triangle
   (a pair that is both has a red link and both marks);
@@ -43,6 +45,7 @@ from iaa_frames.geometry.kinds import keypoint_kinds
 from iaa_frames.tables.pairs import PairTables
 
 from . import style
+from .item_shapes import HOLLOW, distance_kinds, draw_shape, shape_anchor
 
 __all__ = ["ItemView", "item", "item_view", "worst_items"]
 
@@ -63,6 +66,7 @@ _LEGEND = {
     "low_overlap": "low overlap",
     "joint_visible": "joint visible",
     "joint_occluded": "joint occluded",
+    HOLLOW: "point with no match (hollow)",
 }
 
 
@@ -135,6 +139,11 @@ def _legend_handles(colors, annotators, view_kinds, empty):
                 Line2D([], [], ls="", marker="o", ms=4, markerfacecolor=face,
                        markeredgecolor="0.3", label=_LEGEND[kind])
             )  # fmt: skip
+    if HOLLOW in view_kinds:
+        handles.append(
+            Line2D([], [], ls="", marker="o", ms=5, markerfacecolor="white",
+                   markeredgecolor="0.3", markeredgewidth=1.6, label=_LEGEND[HOLLOW])
+        )  # fmt: skip
     for kind in ("unmatched", "missed", "extra", "label", "low_overlap"):
         if kind in view_kinds:
             handles.append(
@@ -184,7 +193,8 @@ def item(
         Compare every annotator with this one only (conflicts are ``missed`` / ``extra``
         against it, and only pairs with it are linked).
     low_overlap : float or None, default 0.8
-        IoU below which a matched pair is marked as a low-overlap conflict.
+        IoU (or the similarity of kinds scored otherwise: OKS, lines, points) below which
+        a matched pair is marked as a low-overlap conflict.
     labels : bool, default True
         Tag each group of matched objects with its label(s).
     legend : bool, default True
@@ -255,6 +265,9 @@ def item(
     obj = view.objects
     unmatched_kinds = set()
     skeletons = [(k, obj[list(k.columns)].to_numpy(float)) for k in keypoint_kinds(obj.columns)]
+    # lines and points: no polygon form (item_shapes draws them)
+    no_area = [(k, obj[list(k.columns)].to_numpy(float)) for k in distance_kinds(obj.columns)]
+    marker_like = set()  # objects whose marks go beside their shape, not on its box corner
     for i, row in enumerate(obj.itertuples(index=False)):  # one item: tens of objects at most
         color = colors[row.annotator]
         rings, ctr = _outline(row)
@@ -269,8 +282,15 @@ def item(
         }
         fill = {"facecolor": color, "alpha": 0.10, "lw": 0, "zorder": 1}
         drawn = [k for k, p in skeletons if np.isfinite(p[i]).all()]
+        shape = next(((k, p[i]) for k, p in no_area if np.isfinite(p[i]).all()), None)
         if drawn:
             unmatched_kinds |= _skeleton(ax, drawn[0], dict(skeletons)[drawn[0]][i], color, edge)
+        elif shape is not None:
+            line = draw_shape(ax, *shape, color, unmatched=dashed, gid=edge["gid"])
+            if line.get_label() == HOLLOW:
+                unmatched_kinds.add(HOLLOW)
+            centre[row.object_id] = shape_anchor(*shape)
+            marker_like.add(row.object_id)
         elif rings is None:
             xy, w, h = (row.x0, row.y0), row.x1 - row.x0, row.y1 - row.y0
             ax.add_patch(Rectangle(xy, w, h, **fill))
@@ -285,6 +305,12 @@ def item(
     # object's top edge; a + on an extra object
     corner = {o: (x1, y0) for o, x1, y0 in zip(obj["object_id"], obj["x1"], obj["y0"])}
     step = 0.035 * W
+    # lines and points: marks start half a step up and right of the box's corner (a
+    # point's box is the point itself)
+    corner = {
+        o: (x + 0.5 * step, y - 0.5 * step) if o in marker_like else (x, y)
+        for o, (x, y) in corner.items()
+    }
     seen: dict = {}
     # each object's row of marks runs left from its top-right corner: it starts far enough
     # right, and low enough, to stay in the panel (marks are not clipped)
@@ -661,6 +687,7 @@ def worst_items(
             if g.startswith("conflict:")
         }
         kinds |= {c.get_label() for c in ax.collections if c.get_label().startswith("joint_")}
+        kinds |= {ln.get_label() for ln in ax.lines if ln.get_label() == HOLLOW}
     for ax in axes.flat[len(names) :]:
         ax.set_visible(False)
     # the legend names the annotators the panels draw (not every annotator of a crowd)
