@@ -191,7 +191,8 @@ def test_hausdorff_mixed_matches_box_path():
 # Properties
 # ---------------------------------------------------------------------------------------
 
-coord = st.floats(-10, 10, allow_nan=False)
+# no subnormal coordinates (2e-311): GEOS intersects such boxes as triangles
+coord = st.floats(-10, 10, allow_nan=False, allow_subnormal=False)
 side = st.floats(0.01, 10, allow_nan=False)
 box_st = st.tuples(coord, coord, side, side).map(lambda t: [t[0], t[1], t[0] + t[2], t[1] + t[3]])
 
