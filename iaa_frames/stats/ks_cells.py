@@ -25,6 +25,7 @@ __all__ = [
     "cell_grids",
     "check_entries",
     "check_rows",
+    "grid_bins",
     "segment_sums",
 ]
 
@@ -206,10 +207,10 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     grid = cell_grids(np.concatenate([kw, kb]), n_cells, span, max_grid)
     size = np.bincount(grid // span, minlength=n_cells)
     g_start = np.cumsum(size) - size
-    bin_w = np.searchsorted(grid, kw)  # first grid point at or above, within the cell
+    bin_w = grid_bins(grid, kw)  # first grid point at or above, within the cell
     bin_w -= g_start[wc]
     del kw
-    bin_b = np.searchsorted(grid, kb)
+    bin_b = grid_bins(grid, kb)
     del kb
     bin_b -= g_start[bc]
     del grid
@@ -241,3 +242,20 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
         observed.append(diff[t][np.arange(width) < size[block[t], None]])
     observed = np.concatenate(observed)
     return statistic, size, bin_w, bin_b, observed, tested_mask, (wr, wc), (br, bc, bw)
+
+
+def grid_bins(grid, key):
+    """``numpy.searchsorted(grid, key)``: the number of grid points below every key. Keys
+    in ascending order (the engine's entries, sorted by (cell, value)) count them from
+    a search of the few grid points among the many keys instead.
+
+    Examples
+    --------
+    >>> grid_bins(np.array([2, 5]), np.array([1, 2, 3, 5, 6])).tolist()
+    [0, 0, 1, 1, 2]
+    """
+    if len(key) < 2 or (key[1:] < key[:-1]).any():
+        return np.searchsorted(grid, key)
+    # grid point i is below the keys from the first one above it on
+    first_above = np.searchsorted(key, grid, side="right")
+    return np.cumsum(np.bincount(first_above, minlength=len(key) + 1)[: len(key)])

@@ -394,7 +394,11 @@ def cell_tests(
     n_eff = np.where(w2_b > 0, w_b**2 / np.maximum(w2_b, 1e-300), 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         en = np.round(n_w * n_eff / (n_w + n_eff))  # scipy's ks_2samp(method="asymp")
-    p = np.where((stat > 0) & (en >= 1), scipy.stats.kstwo.sf(stat, np.maximum(en, 1)), 1.0)
+    p = np.ones(n_cells)
+    tested = (stat > 0) & (en >= 1)
+    if tested.any():  # sf once per distinct (statistic, size): cells repeat a few pairs
+        pair, back = np.unique(np.stack([stat[tested], en[tested]]), axis=1, return_inverse=True)
+        p[tested] = scipy.stats.kstwo.sf(pair[0], pair[1])[back.reshape(-1)]
     out[0], out[1], out[2] = stat, np.where(stat > 0, sign, 0.0), np.minimum(p, 1.0)
     # fraction below chance: the smallest chance value whose weighted ECDF reaches q
     b_order = np.arange(len(bc)) if presorted else np.lexsort((between, bc))

@@ -4,8 +4,8 @@ every cell, without a general sort.
 
 The engine's within and chance entries already come sorted by (cell, value) (every cell's
 rows in order of distance, :class:`iaa_frames.engine.sigma.SigmaCells`): merging them
-costs a binary search of every chance entry in its cell's within entries, where a
-``numpy.lexsort`` of the millions of entries would sort them again.
+costs a binary search of every entry of the smaller side in its cell's entries of the
+other side, where a ``numpy.lexsort`` of the millions of entries would sort them again.
 
 Examples
 --------
@@ -40,8 +40,8 @@ def sorted_by_cell(value, cell) -> bool:
 
 def merged_positions(value_a, cell_a, value_b, cell_b) -> np.ndarray:
     """Where side b's entries stand in the merged order of :func:`merged_order` (side a
-    fills the other positions, in its order), from a binary search of every b entry in
-    its cell's a entries (side b is meant to be the smaller one).
+    fills the other positions, in its order), from a binary search of every entry of the
+    smaller side in its cell's entries of the other side.
 
     Parameters
     ----------
@@ -60,24 +60,41 @@ def merged_positions(value_a, cell_a, value_b, cell_b) -> np.ndarray:
     >>> a, ca = np.array([0.2, 0.2, 0.1]), np.array([0, 0, 1])
     >>> merged_positions(a, ca, np.array([0.2, 0.0]), np.array([0, 1])).tolist()
     [2, 3]
+    >>> merged_positions(np.array([0.2]), np.array([0]), a, ca).tolist()
+    [1, 2, 3]
     """
     n_a, n_b = len(value_a), len(value_b)
     cell_a = np.asarray(cell_a, dtype=np.int64)
     cell_b = np.asarray(cell_b, dtype=np.int64)
-    # a b entry follows the a entries of earlier cells and those of its cell with a value
-    # at most its own (ties: a first): a binary search in its cell's run of a entries,
-    # all b entries at once
-    low = np.searchsorted(cell_a, cell_b, side="left")
-    high = np.searchsorted(cell_a, cell_b, side="right")
-    while True:  # about log2(n_a) halvings, each over the b entries
+    if n_b <= n_a:
+        # a b entry follows the a entries of earlier cells and those of its cell with a
+        # value at most its own (ties: a first)
+        return _entries_before(value_a, cell_a, value_b, cell_b, strict=False) + np.arange(n_b)
+    # an a entry follows the b entries of earlier cells and those of its cell with a value
+    # below its own; b fills the positions a leaves
+    at_a = _entries_before(value_b, cell_b, value_a, cell_a, strict=True) + np.arange(n_a)
+    free = np.ones(n_a + n_b, dtype=bool)
+    free[at_a] = False
+    return np.flatnonzero(free)
+
+
+def _entries_before(value_s, cell_s, value_q, cell_q, *, strict: bool) -> np.ndarray:
+    """Per query entry, the number of searched entries before it: those of earlier cells
+    and those of its cell with a value below (``strict``) or at most its own; a binary
+    search in its cell's run of searched entries, all queries at once."""
+    low = np.searchsorted(cell_s, cell_q, side="left")
+    high = np.searchsorted(cell_s, cell_q, side="right")
+    last = max(len(value_s) - 1, 0)
+    while True:  # about log2(the largest run) halvings, each over the queries
         open_ = low < high
         if not open_.any():
             break
         mid = (low + high) // 2
-        below = open_ & (value_a[np.minimum(mid, max(n_a - 1, 0))] <= value_b)
+        at = value_s[np.minimum(mid, last)]
+        below = open_ & ((at < value_q) if strict else (at <= value_q))
         low = np.where(below, mid + 1, low)
         high = np.where(open_ & ~below, mid, high)
-    return low + np.arange(n_b)
+    return low
 
 
 def merged_order(value_a, cell_a, value_b, cell_b) -> np.ndarray:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.stats.ks_cells import cell_grids, check_entries, segment_sums
+from iaa_frames.stats.ks_cells import cell_grids, check_entries, grid_bins, segment_sums
 
 
 def test_segment_sums_are_each_cells_numpy_sum_bitwise():
@@ -18,6 +18,18 @@ def test_segment_sums_are_each_cells_numpy_sum_bitwise():
     start = np.cumsum(sizes) - sizes
     want = [values[a : a + n].sum() for a, n in zip(start, sizes)] + [0.0, 0.0]
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def testgrid_bins_are_searchsorted_for_sorted_and_unsorted_keys(seed):
+    # ties between keys and grid points, keys below and above the grid, empty sides
+    rng = np.random.default_rng(seed)
+    grid = np.unique(rng.integers(0, 30, rng.integers(0, 12)))
+    key = rng.integers(-3, 34, rng.integers(0, 200))
+    for k in (np.sort(key), key):
+        got = grid_bins(grid, k)
+        assert got.dtype == np.int64
+        assert got.tolist() == np.searchsorted(grid, k).tolist()
 
 
 @pytest.mark.parametrize("max_grid", [2, 3, 10, 256])

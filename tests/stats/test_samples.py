@@ -216,3 +216,23 @@ def test_cell_tests_equal_ks_and_frac_below_chance_cell_by_cell():
             ref = scipy.stats.ks_2samp(x, y, method="asymp")
             assert out[0, c] == pytest.approx(ref.statistic)
             assert out[2, c] == pytest.approx(ref.pvalue)
+
+
+def test_cell_tests_repeated_cells_share_their_p_value():
+    """Cells of the same samples get scipy's p-value each (the sf is computed once per
+    distinct (statistic, size) pair); a cell whose sides are equal has statistic 0 and p-value 1."""
+    from iaa_frames.stats.samples import cell_tests
+
+    rng = np.random.default_rng(3)
+    x, y = rng.random(7).round(1), rng.random(40).round(1)
+    same = np.r_[0.1, 0.5]
+    k = 5  # cell 0: the same two values on both sides; cells 1..k copies of (x, y)
+    wv, wc = np.r_[same, np.tile(x, k)], np.r_[[0, 0], np.repeat(np.arange(1, k + 1), 7)]
+    bv, bc = np.r_[same, np.tile(y, k)], np.r_[[0, 0], np.repeat(np.arange(1, k + 1), 40)]
+    out = cell_tests(wv, wc, bv, bc, np.ones(len(bv)), k + 1)
+    ref = scipy.stats.ks_2samp(x, y, method="asymp")
+    assert out[0, 1:] == pytest.approx([ref.statistic] * k)
+    assert out[2, 1:] == pytest.approx([ref.pvalue] * k, rel=1e-12)
+    # each cell's p-value is the sf of its own statistic, exactly (size round(7*40/47) = 6)
+    assert out[2, 1:].tolist() == scipy.stats.kstwo.sf(out[0, 1:], 6).tolist()
+    assert out[[0, 2], 0].tolist() == [0.0, 1.0]
