@@ -24,7 +24,7 @@ from iaa_frames.tables.pairs import PairTables
 
 from . import style
 
-__all__ = ["pairwise", "pairwise_frame", "undefined_reason"]
+__all__ = ["pairwise", "pairwise_frame", "sharing_order", "undefined_reason"]
 
 #: Smallest cell side in inches: the annotator names beside it stay readable.
 _MIN_CELL = 0.13
@@ -53,9 +53,11 @@ def pairwise_frame(
     label : str, default "(all)"
         Used only when the matrix is computed here.
     top : int or None, default 30
-        Keep the ``top`` annotators by support (the sum of the ``n_units`` coordinate
-        over their row and column when present, else the number of defined cells; ties
-        by name); ``attrs["n_hidden"]`` counts the others.
+        Keep at most ``top`` annotators, chosen so that they share items
+        (:func:`sharing_order`: the pair of most shared units first, then, one at a time,
+        the annotator with most defined cells with those already kept; in a sparse crowd
+        the annotators of most support rarely meet, and their matrix is mostly empty);
+        ``attrs["n_hidden"]`` counts the others.
     distance, match_threshold, n_chance, seed, overall, progress
         As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
 
@@ -98,15 +100,12 @@ def pairwise_frame(
         index=pd.Index([str(v) for v in data[rows].values], name="annotator"),
         columns=pd.Index([str(v) for v in data[cols].values], name="annotator"),
     )
+    units = None
     if "n_units" in data.coords and data["n_units"].dims == data.dims:
         units = np.nan_to_num(np.asarray(data["n_units"].values, dtype=float))
-        weight, by = units.sum(axis=1) + units.sum(axis=0), "support (n_units)"
-    else:
-        finite = np.isfinite(frame.to_numpy())
-        weight, by = finite.sum(axis=1) + finite.sum(axis=0), "number of defined cells"
-    order = sorted(range(len(frame.index)), key=lambda i: (-weight[i], frame.index[i]))
+    by = "items shared with each other"
     if len(frame.index) == len(frame.columns) and list(frame.index) == list(frame.columns):
-        kept = order if top is None else order[:top]
+        kept = sharing_order(frame.to_numpy(dtype=float), units, list(frame.index), top=top)
         # shown in natural order of the names ("2" before "10")
         keep = sorted(kept, key=lambda i: natural_key(frame.index[i]))
         hidden = len(frame.index) - len(keep)
@@ -131,6 +130,76 @@ def pairwise_frame(
         "notes": notes,
     }
     return frame
+
+
+def sharing_order(values, units, names, *, top: int | None) -> list[int]:
+    """The annotators of a square pair matrix to show, chosen so that they share items.
+
+    Greedy: the pair with most shared units (``units``) among the defined cells first;
+    then, one at a time, the annotator with most defined cells with those already chosen
+    (ties: most units shared with them, then most support, then name). When nobody left
+    shares a defined cell with the chosen ones, the next pair of most shared units among
+    those left starts a new group; when no pair is left, the rest by support.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The square matrix (NaN: undefined).
+    units : numpy.ndarray or None
+        Shared units of every pair (the ``n_units`` coordinate); None counts every
+        defined cell as one.
+    names : list of str
+        The annotators, for the ties.
+    top : int or None
+        Most annotators chosen (None: all).
+
+    Returns
+    -------
+    list of int
+        Positions of the chosen annotators, in the order chosen.
+
+    Examples
+    --------
+    >>> v = np.full((4, 4), np.nan)
+    >>> v[0, 3] = v[3, 0] = v[1, 3] = v[3, 1] = 0.5
+    >>> sharing_order(v, None, ["a", "b", "c", "d"], top=3)
+    [0, 3, 1]
+    """
+    n = len(names)
+    defined = np.isfinite(values)
+    link = (defined | defined.T) & ~np.eye(n, dtype=bool)
+    shared = np.ones((n, n)) if units is None else np.fmax(units, units.T)
+    shared = np.where(link, np.nan_to_num(shared), 0.0)
+    support = np.zeros(n) if units is None else units.sum(axis=0) + units.sum(axis=1)
+    support = support + link.sum(axis=1)
+    name_rank = np.empty(n, dtype=np.int64)
+    name_rank[np.argsort(np.asarray(names, dtype=object), kind="stable")] = np.arange(n)
+    k = n if top is None else min(top, n)
+    if k == n:
+        return list(range(n))
+    ia, ib = np.triu_indices(n, k=1)
+    pair_order = np.lexsort(
+        (np.minimum(name_rank[ia], name_rank[ib]), -(support[ia] + support[ib]), -shared[ia, ib])
+    )
+    pair_order = pair_order[shared[ia[pair_order], ib[pair_order]] > 0]  # defined pairs
+    left = np.ones(n, dtype=bool)
+    chosen: list[int] = []
+    while len(chosen) < k:  # at most top rounds, each O(n x top)
+        cand = np.flatnonzero(left)
+        cells = link[np.ix_(cand, chosen)].sum(axis=1)
+        with_them = shared[np.ix_(cand, chosen)].sum(axis=1)
+        pick = cand[np.lexsort((name_rank[cand], -support[cand], -with_them, -cells))]
+        if chosen and cells.max() > 0:
+            new = [int(pick[0])]
+        else:  # nobody left meets the chosen ones: the next pair that shares most
+            free = pair_order[left[ia[pair_order]] & left[ib[pair_order]]]
+            if len(free) and k - len(chosen) >= 2:
+                new = [int(ia[free[0]]), int(ib[free[0]])]
+            else:  # no such pair (or one place left): the rest by support
+                new = [int(i) for i in pick[: k - len(chosen)]]
+        chosen += new
+        left[new] = False
+    return chosen
 
 
 def undefined_reason(frame: pd.DataFrame) -> str:
@@ -185,9 +254,9 @@ def pairwise(
         Used when the matrix is computed here; the title uses the DataArray's
         ``component`` attr when it has one.
     top : int or None, default 30
-        Show at most ``top`` annotators, by support (fewer when the panel is too narrow
-        for their names: about 0.13 in each), in natural order of their names; a note says
-        how many were left out.
+        Show at most ``top`` annotators, chosen so that they share items (see
+        :func:`pairwise_frame`; fewer when the panel is too narrow for their names: about
+        0.13 in each), in natural order of their names; a note says how many were left out.
     annot : bool, optional
         Write the values in the cells (default: when at most 12 annotators are shown and
         the cells are at least 0.24 in wide).
