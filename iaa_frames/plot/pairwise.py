@@ -24,7 +24,14 @@ from iaa_frames.tables.pairs import PairTables
 
 from . import style
 
-__all__ = ["pairwise", "pairwise_frame", "sharing_order", "undefined_reason"]
+__all__ = [
+    "names_that_fit",
+    "pairwise",
+    "pairwise_frame",
+    "shared_annotators",
+    "sharing_order",
+    "undefined_reason",
+]
 
 #: Smallest cell side in inches: the annotator names beside it stay readable.
 _MIN_CELL = 0.13
@@ -202,6 +209,59 @@ def sharing_order(values, units, names, *, top: int | None) -> list[int]:
     return chosen
 
 
+def shared_annotators(matrices, *, top: int | None) -> tuple[list[str], int]:
+    """The annotators to show in every one of several pair matrices (one per component).
+
+    Those of :func:`sharing_order` on the cells defined in any of the matrices (shared
+    units: the largest of them), so that each panel of the same annotators shows what
+    any of them has.
+
+    Parameters
+    ----------
+    matrices : list of xarray.DataArray
+        Square annotator x annotator matrices of one result (:func:`iaa_frames.pairwise`).
+    top : int or None
+        Most annotators.
+
+    Returns
+    -------
+    (list of str, int)
+        The annotators (values of the matrices' coordinate), in natural order of their
+        names, and the number left out.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> names = ["a", "b", "c"]
+    >>> m = xr.DataArray([[np.nan, np.nan, 0.5], [np.nan, np.nan, np.nan], [0.5, np.nan, np.nan]],
+    ...                  dims=("annotator_a", "annotator_b"),
+    ...                  coords={"annotator_a": names, "annotator_b": names})
+    >>> shared_annotators([m], top=2)
+    (['a', 'c'], 1)
+    """
+    first = matrices[0]
+    rows, cols = first.dims
+    names = [str(v) for v in first[rows].values]
+    values, units = [], []
+    for m in matrices:
+        m = m.sel({m.dims[0]: first[rows].values, m.dims[1]: first[cols].values})
+        values.append(np.asarray(m.values, dtype=float))
+        if "n_units" in m.coords and m["n_units"].dims == m.dims:
+            units.append(np.nan_to_num(np.asarray(m["n_units"].values, dtype=float)))
+    defined = np.where(np.isfinite(np.stack(values)).any(axis=0), 1.0, np.nan)
+    shared = np.max(np.stack(units), axis=0) if units else None
+    kept = sharing_order(defined, shared, names, top=top)
+    values_of = first[rows].values.tolist()  # the coordinate's own values (ids may be int)
+    shown = sorted(kept, key=lambda i: natural_key(names[i]))
+    return [values_of[i] for i in shown], len(names) - len(kept)
+
+
+def names_that_fit(ax) -> int:
+    """How many annotator names a heatmap on ``ax`` fits (about 0.13 in each)."""
+    room = ax.get_position().width * ax.figure.get_figwidth() - 0.2
+    return max(2, int(room / _MIN_CELL))
+
+
 def undefined_reason(frame: pd.DataFrame) -> str:
     """Why the undefined cells of a :func:`pairwise_frame` are missing, grouped by reason
     (:func:`~iaa_frames.plot.style.na_note`); "" when every pair is defined."""
@@ -311,7 +371,7 @@ def pairwise(
     else:
         w = None
         room = ax.get_position().width * ax.figure.get_figwidth() - 0.2
-    fit = max(2, int(room / _MIN_CELL))  # a name needs about 0.13 in
+    fit = max(2, int(room / _MIN_CELL)) if own else names_that_fit(ax)
     if len(frame.index) > fit and frame.attrs["n_hidden"] + len(frame.index) > fit:
         frame = pairwise_frame(data, component=component, label=label, top=fit, **engine)
         n = max(len(frame.index), 1)
