@@ -13,21 +13,27 @@ from iaa_frames.explore.items import items  # noqa: E402
 from iaa_frames.report import figures  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def drawn():
-    """Every figure of the report of the bundled sample, by key."""
-    df = iaf.load_sample("coco")
-    tables = iaf.pair_tables(df, n_chance=200)
-    result = iaf.agreement(df, n_chance=200, n_boot=0)
+def draw(df, n_chance):
+    """Every figure of the report of ``df``, by key; their captions by key; the pair
+    matrices."""
+    tables = iaf.pair_tables(df, n_chance=n_chance)
+    result = iaf.agreement(df, n_chance=n_chance, n_boot=0)
     comps = ("detection", "classification", "localization")
-    pw = {c: iaf.pairwise(df, component=c, n_chance=200) for c in comps}
+    pw = {c: iaf.pairwise(df, component=c, n_chance=n_chance) for c in comps}
     kept = {}
     mp = pytest.MonkeyPatch()
     mp.setattr(figures, "svg", lambda fig, key: kept.setdefault(key, fig) and key)
     try:
-        figures.draw_figures(tables, result, pw, items(tables, component="localization"), 20)
+        figs = figures.draw_figures(tables, result, pw, items(tables, component="localization"), 20)
     finally:
         mp.undo()
+    return kept, {key: caption for key, _, _, caption in figs}, pw
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    """Every figure of the report of the bundled sample, by key."""
+    kept, _, _ = draw(iaf.load_sample("coco"), 200)
     yield kept
     matplotlib.pyplot.close("all")
 
@@ -89,19 +95,7 @@ def sparse():
     """The report's figures of a sparse crowd (200 workers, 3 per item): most pairs of
     workers never meet."""
     crowd = iaf.simulate_crowd(n_items=150, n_workers=200, per_item=(3, 3), seed=1)
-    df = crowd.annotations
-    tables = iaf.pair_tables(df, n_chance=500)
-    result = iaf.agreement(df, n_chance=500, n_boot=0)
-    comps = ("detection", "classification", "localization")
-    pw = {c: iaf.pairwise(df, component=c, n_chance=500) for c in comps}
-    kept = {}
-    mp = pytest.MonkeyPatch()
-    mp.setattr(figures, "svg", lambda fig, key: kept.setdefault(key, fig) and key)
-    try:
-        figs = figures.draw_figures(tables, result, pw, items(tables, component="localization"), 20)
-    finally:
-        mp.undo()
-    captions = {key: caption for key, _, _, caption in figs}
+    kept, captions, pw = draw(crowd.annotations, 500)
     yield kept["pairwise"], captions["pairwise"], pw
     matplotlib.pyplot.close("all")
 
