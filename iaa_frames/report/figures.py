@@ -273,7 +273,8 @@ def draw_figures(tables, result, pw, item_table, top):
         import numpy as np
 
         from iaa_frames.plot import style
-        from iaa_frames.plot.pairwise import names_that_fit, shared_annotators
+        from iaa_frames.plot.crowd import shared_annotators
+        from iaa_frames.plot.pairwise import names_that_fit
 
         # the panels' ticks and the note at the figure sizes of the plots
         with style.theme():

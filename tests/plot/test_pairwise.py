@@ -13,7 +13,6 @@ import pytest  # noqa: E402
 from results import make_pairwise  # noqa: E402
 
 import iaa_frames as iaf  # noqa: E402
-from iaa_frames.plot.pairwise import sharing_order  # noqa: E402
 
 
 @pytest.mark.parametrize("vmin", [-0.2571428571428571, -0.25, -0.3])
@@ -93,24 +92,3 @@ def test_a_sparse_crowd_is_shown_by_annotators_who_share_items():
     # the drawn matrix is the DataArray's, rows and columns in the same order
     names = list(frame.index)
     np.testing.assert_array_equal(frame.to_numpy(), m.sel(annotator_a=names, annotator_b=names))
-
-
-def test_sharing_order_joins_groups_that_meet_before_the_busiest():
-    # a..d meet one another (a 4-clique, 1 unit each); x and y have the most units but
-    # only with people outside the clique (u, v), and those cells are undefined
-    names = ["a", "b", "c", "d", "u", "v", "x", "y"]
-    n = len(names)
-    values, units = np.full((n, n), np.nan), np.zeros((n, n))
-    for i in range(4):
-        for j in range(4):
-            if i != j:
-                values[i, j], units[i, j] = 0.5, 1
-    for busy, other, k in ((6, 4, 60), (7, 5, 50)):
-        units[busy, other] = units[other, busy] = k  # shared, but no defined value
-    chosen = sharing_order(values, units, names, top=4)
-    assert sorted(chosen) == [0, 1, 2, 3]
-    by_support = np.argsort(-(units.sum(0) + units.sum(1)), kind="stable")[:4]
-    assert _defined_off_diagonal(values[np.ix_(by_support, by_support)]) == 0
-    # nothing defined at all: by support, as before
-    none = sharing_order(np.full((n, n), np.nan), units, names, top=2)
-    assert sorted(none) == [4, 6]  # u and x: 60 units each
