@@ -14,8 +14,9 @@ views of the result (:mod:`iaa_frames.explore.views`), the distances behind a ce
 every figure of a result); labels in one order everywhere (:func:`label_order`). Figures
 are sized for print: 8 pt text, 7 in wide by default, readable at 3.5 in (``width=3.5``).
 With many classes or annotators only the top N by support are drawn and the figure says
-how many were left out; the annotator profiles show a crowd by its two ends (the highest and
-the lowest by overall agreement, a dotted line between them).
+how many were left out; the annotator profiles and the quality ranking show a crowd by its
+two ends (the highest and the lowest, a dotted line between them), the pair heatmap by
+annotators who share items.
 
 =======================  ================================================================
 :func:`distributions`    within-item vs chance distances, ECDFs and the KS gap (Figure)

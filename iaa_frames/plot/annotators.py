@@ -12,6 +12,7 @@ from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
 from . import style
+from .crowd import ends_note, two_ends
 
 __all__ = ["annotators", "profile_frame"]
 
@@ -83,9 +84,7 @@ def profile_frame(
             )
         ]  # fmt: skip
         order = list(ranked["annotator"])
-        n_high = min(top - top // 2, len(order))
-        high = order[:n_high]
-        low = order[n_high:][-(top // 2) :] if top // 2 else []
+        high, low = two_ends(order, top)
         ends = {**{a: "highest" for a in high}, **{a: "lowest" for a in low}}
         keep = (frame["annotator"] == ALL) | frame["annotator"].isin(list(ends))
         rank = {a: i for i, a in enumerate([ALL, *high, *low])}
@@ -108,10 +107,7 @@ def crowd_note(frame, result) -> str:
     blocks = frame.drop_duplicates("annotator")["block"]
     n_high, n_low = int((blocks == "highest").sum()), int((blocks == "lowest").sum())
     what = f"{a['rank_by']} {views.symbol(views.measure_of(result, a['rank_by']))}"
-    text = (
-        f"+ {a['n_hidden']:,} more annotators not shown: drawn are the {n_high} of highest"
-        f" and the {n_low} of lowest {what} (left and right of the dotted lines)"
-    )
+    text = ends_note(a["n_hidden"], n_high, n_low, what, where="left and right of the dotted lines")
     if a["n_unranked"]:
         text += f"; {a['n_unranked']:,} with {a['rank_by']} n/a are not ranked"
     return text

@@ -23,8 +23,9 @@ from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables
 
 from . import style
+from .crowd import sharing_order
 
-__all__ = ["pairwise", "pairwise_frame", "undefined_reason"]
+__all__ = ["names_that_fit", "pairwise", "pairwise_frame", "undefined_reason"]
 
 #: Smallest cell side in inches: the annotator names beside it stay readable.
 _MIN_CELL = 0.13
@@ -53,9 +54,11 @@ def pairwise_frame(
     label : str, default "(all)"
         Used only when the matrix is computed here.
     top : int or None, default 30
-        Keep the ``top`` annotators by support (the sum of the ``n_units`` coordinate
-        over their row and column when present, else the number of defined cells; ties
-        by name); ``attrs["n_hidden"]`` counts the others.
+        Keep at most ``top`` annotators, chosen so that they share items
+        (:func:`~iaa_frames.plot.crowd.sharing_order`: the pair of most shared units first, then, one at a time,
+        the annotator with most defined cells with those already kept; in a sparse crowd
+        the annotators of most support rarely meet, and their matrix is mostly empty);
+        ``attrs["n_hidden"]`` counts the others.
     distance, match_threshold, n_chance, seed, overall, progress
         As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
 
@@ -98,15 +101,12 @@ def pairwise_frame(
         index=pd.Index([str(v) for v in data[rows].values], name="annotator"),
         columns=pd.Index([str(v) for v in data[cols].values], name="annotator"),
     )
+    units = None
     if "n_units" in data.coords and data["n_units"].dims == data.dims:
         units = np.nan_to_num(np.asarray(data["n_units"].values, dtype=float))
-        weight, by = units.sum(axis=1) + units.sum(axis=0), "support (n_units)"
-    else:
-        finite = np.isfinite(frame.to_numpy())
-        weight, by = finite.sum(axis=1) + finite.sum(axis=0), "number of defined cells"
-    order = sorted(range(len(frame.index)), key=lambda i: (-weight[i], frame.index[i]))
+    by = "items shared with each other"
     if len(frame.index) == len(frame.columns) and list(frame.index) == list(frame.columns):
-        kept = order if top is None else order[:top]
+        kept = sharing_order(frame.to_numpy(dtype=float), units, list(frame.index), top=top)
         # shown in natural order of the names ("2" before "10")
         keep = sorted(kept, key=lambda i: natural_key(frame.index[i]))
         hidden = len(frame.index) - len(keep)
@@ -131,6 +131,12 @@ def pairwise_frame(
         "notes": notes,
     }
     return frame
+
+
+def names_that_fit(ax) -> int:
+    """How many annotator names a heatmap on ``ax`` fits (about 0.13 in each)."""
+    room = ax.get_position().width * ax.figure.get_figwidth() - 0.2
+    return max(2, int(room / _MIN_CELL))
 
 
 def undefined_reason(frame: pd.DataFrame) -> str:
@@ -185,9 +191,9 @@ def pairwise(
         Used when the matrix is computed here; the title uses the DataArray's
         ``component`` attr when it has one.
     top : int or None, default 30
-        Show at most ``top`` annotators, by support (fewer when the panel is too narrow
-        for their names: about 0.13 in each), in natural order of their names; a note says
-        how many were left out.
+        Show at most ``top`` annotators, chosen so that they share items (see
+        :func:`pairwise_frame`; fewer when the panel is too narrow for their names: about
+        0.13 in each), in natural order of their names; a note says how many were left out.
     annot : bool, optional
         Write the values in the cells (default: when at most 12 annotators are shown and
         the cells are at least 0.24 in wide).
@@ -242,7 +248,7 @@ def pairwise(
     else:
         w = None
         room = ax.get_position().width * ax.figure.get_figwidth() - 0.2
-    fit = max(2, int(room / _MIN_CELL))  # a name needs about 0.13 in
+    fit = max(2, int(room / _MIN_CELL)) if own else names_that_fit(ax)
     if len(frame.index) > fit and frame.attrs["n_hidden"] + len(frame.index) > fit:
         frame = pairwise_frame(data, component=component, label=label, top=fit, **engine)
         n = max(len(frame.index), 1)

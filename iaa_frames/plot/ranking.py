@@ -11,15 +11,16 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 
 from . import style
+from .crowd import ends_note, two_ends
 
 __all__ = ["ranking", "ranking_frame"]
 
-_WHICH = ("worst", "best")
+_WHICH = ("ends", "worst", "best")
 _REQUIRED = ("annotator", "quality", "raw_pq")
 
 
 def ranking_frame(
-    quality: pd.DataFrame, *, top: int | None = 20, which: str = "worst"
+    quality: pd.DataFrame, *, top: int | None = 20, which: str = "ends"
 ) -> pd.DataFrame:
     """The rows :func:`ranking` draws, in drawing order (best at the top).
 
@@ -29,15 +30,20 @@ def ranking_frame(
         The table of :func:`iaa_frames.measures.ranking.annotator_quality`.
     top : int or None, default 20
         Largest number of annotators kept; None keeps all.
-    which : {"worst", "best"}, default "worst"
-        Keep the ``top`` lowest-quality annotators (those to look at first) or the best.
+    which : {"ends", "worst", "best"}, default "ends"
+        With more than ``top`` annotators: keep both ends of the ranking (the
+        ``top - top // 2`` best and the ``top // 2`` worst, as
+        :func:`~iaa_frames.plot.annotators` shows a crowd), only the ``top`` worst (those
+        to look at first; the default before), or only the ``top`` best.
 
     Returns
     -------
     pandas.DataFrame
         The kept rows, sorted by quality descending (ties by name); annotators whose
-        quality is NaN are left out. ``attrs`` hold ``n_hidden`` (annotators not kept,
-        NaN ones included), ``n_undefined``, ``top`` and ``which``.
+        quality is NaN are left out. Column ``block``: ``"highest"`` or ``"lowest"`` (the
+        two ends) when ``which="ends"`` left annotators out, else ``"shown"``. ``attrs``
+        hold ``n_hidden`` (annotators not kept, NaN ones included), ``n_undefined``,
+        ``top`` and ``which``.
 
     Examples
     --------
@@ -45,6 +51,8 @@ def ranking_frame(
     >>> q = pd.DataFrame({"annotator": ["a", "b", "c"], "quality": [0.9, 0.5, 0.7],
     ...                   "raw_pq": [0.6, 0.4, 0.5]})
     >>> ranking_frame(q, top=2)["annotator"].tolist()
+    ['a', 'b']
+    >>> ranking_frame(q, top=2, which="worst")["annotator"].tolist()
     ['c', 'b']
     """
     if not isinstance(quality, pd.DataFrame) or any(c not in quality for c in _REQUIRED):
@@ -60,9 +68,15 @@ def ranking_frame(
         (defined["annotator"].astype(str).to_numpy(), -defined["quality"].to_numpy(dtype=float))
     )
     ranked = defined.iloc[order]
+    block = "shown"
     if top is not None and len(ranked) > top:
-        ranked = ranked.tail(top) if which == "worst" else ranked.head(top)
-    out = ranked.reset_index(drop=True)
+        if which == "ends":
+            high, low = two_ends(range(len(ranked)), top)
+            block = np.repeat(["highest", "lowest"], [len(high), len(low)])
+            ranked = ranked.iloc[high + low]
+        else:
+            ranked = ranked.tail(top) if which == "worst" else ranked.head(top)
+    out = ranked.reset_index(drop=True).assign(block=block)
     out.attrs = {
         "n_hidden": len(quality) - len(out),
         "n_undefined": int((~np.isfinite(q)).sum()),
@@ -77,7 +91,7 @@ def ranking(
     quality: pd.DataFrame,
     *,
     top: int | None = 20,
-    which: str = "worst",
+    which: str = "ends",
     width: float | None = None,
     ax=None,
 ):
@@ -95,16 +109,18 @@ def ranking(
         The table of :func:`iaa_frames.measures.ranking.annotator_quality`.
     top : int or None, default 20
         Largest number of annotators drawn; a note says how many were left out.
-    which : {"worst", "best"}, default "worst"
-        With more than ``top`` annotators, draw the lowest-quality ones or the best.
+    which : {"ends", "worst", "best"}, default "ends"
+        With more than ``top`` annotators: draw both ends of the ranking, a dotted line
+        between the best and the worst (see :func:`ranking_frame`), or only the worst
+        ``top`` (the default before) or the best.
     width, ax : float, matplotlib.axes.Axes, optional
         Where to draw: ``ax``, or a new figure ``width`` inches wide (default 5.2; 3.5 for one column).
 
     Returns
     -------
     matplotlib.axes.Axes
-        Artists carry ``gid`` ``"estimate"`` (quality), ``"ci"``, ``"raw"`` (raw PQ) and
-        ``"note"``.
+        Artists carry ``gid`` ``"estimate"`` (quality), ``"ci"``, ``"raw"`` (raw PQ),
+        ``"separator"`` (the dotted line between the two ends) and ``"note"``.
 
     Examples
     --------
@@ -154,6 +170,10 @@ def ranking(
         est, y, s=34, color=color, zorder=4, gid="estimate", label="quality (partner-corrected)"
     )
     ax.set_yticks(y, frame["annotator"].astype(str).tolist())
+    n_high = int((frame["block"] == "highest").sum())
+    if 0 < n_high < n:  # the two ends of a crowd apart
+        ax.axhline(y[n_high - 1] - 0.5, color="0.35", linestyle=":", linewidth=0.9, zorder=0,
+                   gid="separator")  # fmt: skip
     ax.set_ylim(-0.7, max(n, 1) - 0.3)
     values = np.r_[est, raw]
     values = values[np.isfinite(values)]
@@ -183,7 +203,12 @@ def ranking(
     )
     hidden = frame.attrs["n_hidden"] - frame.attrs["n_undefined"]
     parts = []
-    if hidden > 0:
+    if hidden > 0 and which == "ends":
+        n_low = int((frame["block"] == "lowest").sum())
+        parts.append(
+            ends_note(hidden, n_high, n_low, "quality", where="above and below the dotted line")
+        )
+    elif hidden > 0:
         parts.append(f"+ {hidden:,} more not shown ({which} {n} by quality)")
     if frame.attrs["n_undefined"]:
         parts.append(f"{frame.attrs['n_undefined']} without a quality (no pairing with a peer)")

@@ -100,6 +100,9 @@ def caption_forest(result):
     return text
 
 
+#: How the report's pair heatmaps choose the annotators of a crowd.
+_SHARING = "items shared with each other in any panel"
+
 #: Annotators drawn in the profiles: a bigger crowd by its two ends.
 _PROFILES = 10
 
@@ -132,10 +135,17 @@ def caption_annotators(result):
     return text + (" " + "; ".join(parts) + "." if parts else "")
 
 
-def caption_pairwise(pw):
-    """Caption of the pair heatmaps: the closest and furthest pair of each component."""
+def caption_pairwise(pw, names=None):
+    """Caption of the pair heatmaps: the closest and furthest pair of each component.
+
+    ``names``: the annotators drawn (default all); only their pairs are named.
+    """
     texts = []
     for c, m in pw.items():
+        if names is not None:
+            have = set(m[m.dims[0]].values.tolist())
+            shown = [a for a in names if a in have]
+            m = m.sel({m.dims[0]: shown, m.dims[1]: shown})
         v = m.to_series().dropna()
         v = v[[a < b for a, b in v.index]]
         if len(v) and f"{v.max():.2f}" == f"{v.min():.2f}":  # no pair stands out
@@ -209,10 +219,15 @@ def draw_figures(tables, result, pw, item_table, top):
     figs = []
 
     def add(key, title, caption, make):
+        # a callable caption is made after the figure: it names what the figure drew
         try:
             fig = make()
+            if callable(caption):
+                caption = caption()
         except Exception as exc:  # a figure must not sink the report; say what failed
             plt.close("all")
+            if callable(caption):  # nothing drawn: no pair to name
+                caption = ""
             warnings.warn(
                 f"the figure {title!r} could not be drawn: {type(exc).__name__}: {exc}",
                 IAAWarning,
@@ -252,10 +267,14 @@ def draw_figures(tables, result, pw, item_table, top):
         lambda: plot.annotators(result, top=_PROFILES),
     )
 
+    drawn = {}  # the annotators the heatmaps drew, for their caption
+
     def heatmaps():
         import numpy as np
 
         from iaa_frames.plot import style
+        from iaa_frames.plot.crowd import shared_annotators
+        from iaa_frames.plot.pairwise import names_that_fit
 
         # the panels' ticks and the note at the figure sizes of the plots
         with style.theme():
@@ -266,15 +285,17 @@ def draw_figures(tables, result, pw, item_table, top):
             finite = np.concatenate([np.ravel(pw[c].values) for c in comps])
             finite = finite[np.isfinite(finite)]
             vmin = min(-0.25, float(finite.min()) if finite.size else 0.0)  # one scale for all
-            reasons = []
-            names = None  # the annotators of the first panel, in every panel
+            # the same annotators in every panel, chosen so that they share items in any
+            # (the busiest rarely meet in a sparse crowd), as many as the narrowest panel fits
+            fit = min([20, *(names_that_fit(ax) for ax in axes[0])])
+            names, hidden = shared_annotators([pw[c] for c in comps], top=fit)
+            drawn["names"] = names
+            reasons = [style.hidden_note(hidden, "annotators", fit, by=_SHARING)]
+            reasons = [r for r in reasons if r]
             for k, (ax, c) in enumerate(zip(axes[0], comps)):
                 m = pw[c]
-                if names is not None:
-                    m = m.sel({m.dims[0]: names, m.dims[1]: names})
-                plot.pairwise(m, ax=ax, top=20, vmin=vmin, colorbar=k == len(comps) - 1)
-                if names is None:
-                    names = [t.get_text() for t in ax.get_yticklabels()]
+                m = m.sel({m.dims[0]: names, m.dims[1]: names})
+                plot.pairwise(m, ax=ax, top=None, vmin=vmin, colorbar=k == len(comps) - 1)
                 ax.set_title(f"{c} {symbol(MEASURES.get(c, 'sigma'))}")
                 for t in list(ax.texts):  # the notes of the panels: one note under the figure
                     if t.get_gid() == "note":
@@ -307,8 +328,9 @@ def draw_figures(tables, result, pw, item_table, top):
     add(
         "pairwise",
         "Annotator pairs",
-        caption_pairwise(
-            {c: pw[c] for c in ("detection", "classification", "localization") if c in pw}
+        lambda: caption_pairwise(
+            {c: pw[c] for c in ("detection", "classification", "localization") if c in pw},
+            names=drawn.get("names"),
         ),
         heatmaps,
     )

@@ -33,6 +33,9 @@ __all__ = ["track_agreement", "track_figures"]
 #: Most chance draws per unit.
 MAX_DRAWS = 100
 _SUMS = ("n_ref", "n_other", "matched", "idtp", "switches", "fragmentations", "chance_miss")
+#: The count columns of :func:`track_figures` (integers there; float in the Dataset of
+#: :func:`track_agreement`, where NaN marks "no sequence pair").
+_COUNTS = ("n_annotator", "n_partner", "matched", "idtp", "id_switches", "fragmentations")
 #: The engine keywords of a track comparison (frames are matched at one threshold).
 KEYWORDS = ("distance", "match_threshold", "n_chance", "seed")
 
@@ -133,7 +136,8 @@ def track_figures(
         both covered), ``n_annotator``, ``n_partner`` (objects), ``matched`` (matched
         object pairs), ``idtp``, ``idf1``, ``idr``, ``idp``, ``id_switches``,
         ``fragmentations``, ``observed`` and ``expected`` (the identity distance within
-        and under chance, see :mod:`iaa_frames.temporal.identity`).
+        and under chance, see :mod:`iaa_frames.temporal.identity`). The counts
+        (``n_annotator`` to ``idtp``, ``id_switches``, ``fragmentations``) are int64.
 
     Examples
     --------
@@ -143,10 +147,10 @@ def track_figures(
     >>> t = iaf.track_figures(df, n_chance=20)
     >>> t.loc[t["label"] == "(all)", ["sequence", "annotator", "idf1", "id_switches"]]
       sequence annotator      idf1  id_switches
-    0   seq000         A  0.755396          2.0
-    1   seq001         A  0.944444          1.0
-    2   seq000         B  0.755396          2.0
-    3   seq001         B  0.944444          1.0
+    0   seq000         A  0.755396            2
+    1   seq001         A  0.944444            1
+    2   seq000         B  0.755396            2
+    3   seq001         B  0.944444            1
     """
     fm, fig, _ = _compute(df, track, frame, settings)
     e = _entries(fm.units, fig)
@@ -173,6 +177,10 @@ def track_figures(
     )
     for col in ("sequence", "label", "annotator", "partner"):
         out[col] = out[col].astype(str)
+    # every row is a sequence pair, so no count is missing: integers (the sums are whole
+    # numbers kept as floats by the bincounts)
+    for col in _COUNTS:
+        out[col] = np.rint(out[col].to_numpy(dtype=float)).astype(np.int64)
     order = ["label", "annotator", "partner", "sequence"]
     return out.sort_values(order, kind="stable").reset_index(drop=True)
 

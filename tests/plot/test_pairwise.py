@@ -62,5 +62,33 @@ def test_no_blank_strip_above_the_heatmap(width, n):
     # the panel takes the width left by the names and the colour bar
     assert ax.get_window_extent().width / fig.dpi > 0.4 * width
     notes = [t for t in fig.texts if t.get_gid() == "note"]
-    assert len(notes) == 1 and "n/a: too few chance units" in notes[0].get_text()
+    assert len(notes) == 1
+    if n == 4:
+        assert "n/a: too few chance units" in notes[0].get_text()
+    else:  # those shown are chosen among the defined pairs: none of them is n/a
+        assert "more annotators not shown" in notes[0].get_text()
+        assert "n/a" not in notes[0].get_text()
     matplotlib.pyplot.close(fig)
+
+
+def _old_choice(m, top):
+    """The choice before: the ``top`` annotators of most support (n_units summed)."""
+    units = np.nan_to_num(m["n_units"].values)
+    return np.argsort(-(units.sum(0) + units.sum(1)), kind="stable")[:top]
+
+
+def _defined_off_diagonal(values):
+    return int(np.isfinite(values[~np.eye(len(values), dtype=bool)]).sum())
+
+
+def test_a_sparse_crowd_is_shown_by_annotators_who_share_items():
+    crowd = iaf.simulate_crowd(n_items=150, n_workers=200, per_item=(3, 3), seed=1)
+    m = iaf.pairwise(crowd.annotations, component="classification", n_chance=500)
+    frame = iaf.plot.pairwise_frame(m, top=20)
+    assert len(frame) == 20 and frame.attrs["n_hidden"] == len(m[m.dims[0]]) - 20
+    old = _old_choice(m, 20)
+    new = _defined_off_diagonal(frame.to_numpy())
+    assert new > _defined_off_diagonal(m.values[np.ix_(old, old)])
+    # the drawn matrix is the DataArray's, rows and columns in the same order
+    names = list(frame.index)
+    np.testing.assert_array_equal(frame.to_numpy(), m.sel(annotator_a=names, annotator_b=names))

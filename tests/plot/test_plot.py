@@ -332,7 +332,7 @@ def test_pairwise_top_note_and_real_engine(corpus):
     ax = plot.pairwise(m, top=2)
     assert len(ax.get_xticklabels()) == 2
     assert [" ".join(t.split()) for t in texts(ax.figure, "note")] == [
-        "+ 2 more annotators not shown (top 2 by support (n_units))"
+        "+ 2 more annotators not shown (top 2 by items shared with each other)"
     ]
     assert (
         "(α)" in next(c for c in ax.collections if c.get_gid() == "cells").colorbar.ax.get_ylabel()

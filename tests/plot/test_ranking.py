@@ -55,8 +55,34 @@ def test_without_intervals_no_whiskers():
     assert not [c for c in ax.collections if c.get_gid() == "ci"]
 
 
+def test_a_crowd_is_drawn_by_its_two_ends_with_one_note():
+    t = table(30)
+    t.loc[7, "quality"] = np.nan  # not ranked: counted apart
+    ax = plot.ranking(t, top=10)
+    names = [x.get_text() for x in ax.get_yticklabels()]
+    ranked = [f"w{k}" for k in range(30) if k != 7]  # best first
+    assert names == ranked[:5] + ranked[-5:]
+    frame = plot.ranking_frame(t, top=10)
+    assert frame["block"].tolist() == ["highest"] * 5 + ["lowest"] * 5
+    # the dotted line parts the two ends: below the 5th row, above the 6th
+    sep = [line for line in ax.lines if line.get_gid() == "separator"]
+    assert len(sep) == 1 and sep[0].get_linestyle() == ":"
+    ys = {x.get_text(): y for x, y in zip(ax.get_yticklabels(), ax.get_yticks())}
+    assert ys["w29"] < ys["w25"] < sep[0].get_ydata()[0] < ys["w4"]
+    notes = [x.get_text() for x in ax.texts if x.get_gid() == "note"]
+    assert len(notes) == 1
+    note = " ".join(notes[0].split())  # wrapped to the figure's width
+    assert "+ 19 more annotators not shown" in note
+    assert "the 5 of highest and the 5 of lowest quality" in note
+    assert "1 without a quality" in note
+    # every annotator fits: no separator, no note
+    ax = plot.ranking(table(8), top=10)
+    assert not [line for line in ax.lines if line.get_gid() == "separator"]
+    assert plot.ranking_frame(table(8), top=10)["block"].eq("shown").all()
+
+
 def test_top_keeps_the_worst_or_the_best_and_says_so():
-    ax = plot.ranking(table(30), top=10)
+    ax = plot.ranking(table(30), top=10, which="worst")
     names = [t.get_text() for t in ax.get_yticklabels()]
     assert names == [f"w{k}" for k in range(20, 30)]
     note = [t.get_text() for t in ax.texts if t.get_gid() == "note"]

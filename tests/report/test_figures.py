@@ -13,21 +13,27 @@ from iaa_frames.explore.items import items  # noqa: E402
 from iaa_frames.report import figures  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def drawn():
-    """Every figure of the report of the bundled sample, by key."""
-    df = iaf.load_sample("coco")
-    tables = iaf.pair_tables(df, n_chance=200)
-    result = iaf.agreement(df, n_chance=200, n_boot=0)
+def draw(df, n_chance):
+    """Every figure of the report of ``df``, by key; their captions by key; the pair
+    matrices."""
+    tables = iaf.pair_tables(df, n_chance=n_chance)
+    result = iaf.agreement(df, n_chance=n_chance, n_boot=0)
     comps = ("detection", "classification", "localization")
-    pw = {c: iaf.pairwise(df, component=c, n_chance=200) for c in comps}
+    pw = {c: iaf.pairwise(df, component=c, n_chance=n_chance) for c in comps}
     kept = {}
     mp = pytest.MonkeyPatch()
     mp.setattr(figures, "svg", lambda fig, key: kept.setdefault(key, fig) and key)
     try:
-        figures.draw_figures(tables, result, pw, items(tables, component="localization"), 20)
+        figs = figures.draw_figures(tables, result, pw, items(tables, component="localization"), 20)
     finally:
         mp.undo()
+    return kept, {key: caption for key, _, _, caption in figs}, pw
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    """Every figure of the report of the bundled sample, by key."""
+    kept, _, _ = draw(iaf.load_sample("coco"), 200)
     yield kept
     matplotlib.pyplot.close("all")
 
@@ -82,3 +88,59 @@ def test_pair_caption_says_when_no_pair_stands_out():
     assert "detection: every pair 1.00" in figures.caption_pairwise({"detection": m})
     text = figures.caption_pairwise({"detection": make_pairwise(annotators=("A", "B", "C"))})
     assert "closest pair" in text and "furthest" in text
+
+
+@pytest.fixture(scope="module")
+def sparse():
+    """The report's figures of a sparse crowd (200 workers, 3 per item): most pairs of
+    workers never meet."""
+    crowd = iaf.simulate_crowd(n_items=150, n_workers=200, per_item=(3, 3), seed=1)
+    kept, captions, pw = draw(crowd.annotations, 500)
+    yield kept["pairwise"], captions["pairwise"], pw
+    matplotlib.pyplot.close("all")
+
+
+def _defined_pairs(pw, names):
+    """Cells defined off the diagonal, over the three components, among ``names``."""
+    import numpy as np
+
+    total = 0
+    for m in pw.values():
+        v = m.sel({m.dims[0]: names, m.dims[1]: names}).values
+        total += int(np.isfinite(v[~np.eye(len(names), dtype=bool)]).sum())
+    return total
+
+
+def test_sparse_crowd_heatmaps_show_annotators_who_share_items(sparse):
+    import numpy as np
+
+    fig, caption, pw = sparse
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    names = [t.get_text() for t in panels[0].get_yticklabels()]
+    assert 2 < len(names) < 200
+    # the choice before: the busiest annotators (support of the first panel), as many
+    m = pw["detection"]
+    units = np.nan_to_num(m["n_units"].values)
+    busiest = np.argsort(-(units.sum(0) + units.sum(1)), kind="stable")[: len(names)]
+    before = [str(v) for v in m[m.dims[0]].values[busiest]]
+    assert _defined_pairs(pw, names) > _defined_pairs(pw, before)
+    # the drawn cells are those of the matrices
+    cells = next(c for c in panels[1].collections if c.get_gid() == "cells")
+    drawn = np.ma.filled(cells.get_array(), np.nan).reshape(len(names), len(names))
+    c = pw["classification"]
+    np.testing.assert_array_equal(drawn, c.sel({c.dims[0]: names, c.dims[1]: names}).values)
+    # one note says how many are hidden and how they were chosen
+    (note,) = [t for t in fig.texts if t.get_gid() == "note"]
+    assert "more annotators not shown" in note.get_text()
+    assert "items shared with each other" in " ".join(note.get_text().split())
+
+
+def test_sparse_crowd_pair_caption_names_only_drawn_pairs(sparse):
+    import re
+
+    fig, caption, _ = sparse
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    names = {t.get_text() for t in panels[0].get_yticklabels()}
+    pairs = re.findall(r"(w\d+)–(w\d+)", caption)
+    assert pairs  # the caption names the closest and furthest pair of a component
+    assert all(a in names and b in names for a, b in pairs), (pairs, names)

@@ -174,3 +174,22 @@ def test_cvat_video_tracks():
     # one object per frame: no identity to confuse, no chance-corrected identity
     res = iaf.track_agreement(df, n_chance=20, n_boot=0)
     assert np.isnan(float(res["identity"].sel(label="(all)", annotator="ana", partner="ben")))
+
+
+def test_per_sequence_counts_are_integers_and_the_pooled_ones_float_with_nan():
+    df = iaf.simulate_tracks(
+        n_sequences=3, seed=4, annotators={"A": {"jitter": 0.05}, "B": {"swaps": 2}}
+    )
+    t = iaf.track_figures(df, n_chance=20)
+    counts = ["n_annotator", "n_partner", "matched", "idtp", "id_switches", "fragmentations"]
+    assert all(t[c].dtype == np.int64 for c in counts), t.dtypes
+    # the rates stay float, and agree with the integer counts they are made of
+    assert t["idf1"].dtype == np.float64
+    np.testing.assert_allclose(t["idf1"], 2 * t["idtp"] / (t["n_annotator"] + t["n_partner"]))
+    assert t["id_switches"].sum() > 0  # B swaps: the integers are not all zero
+    # the Dataset keeps float counts: NaN marks the cells without a sequence pair (A with A)
+    res = iaf.track_agreement(df, n_chance=20, n_boot=0).sel(label="(all)")
+    assert res["id_switches"].dtype == np.float64
+    assert np.isnan(float(res["id_switches"].sel(annotator="A", partner="A")))
+    pooled = t[(t["label"] == "(all)") & (t["annotator"] == "B") & (t["partner"] == "A")]
+    assert float(res["id_switches"].sel(annotator="B", partner="A")) == pooled["id_switches"].sum()
