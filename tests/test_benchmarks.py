@@ -7,26 +7,14 @@ one small corpus of each study's code path and check the null constructions them
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
+from helpers import load_benchmark
 
 import iaa_frames as iaf
 
-
-def _load(name):
-    """A benchmark script, loaded by path: benchmarks/ is not a package."""
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"iaa_bench_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench_kstest = _load("bench_kstest")
-bench_coverage = _load("bench_coverage")
+bench_kstest = load_benchmark("bench_kstest")
+bench_coverage = load_benchmark("bench_coverage")
 
 
 @pytest.mark.parametrize("n_items", [4, 9])

@@ -18,10 +18,8 @@ The invariance properties (renaming, row order) are in ``tests/properties``.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -1254,20 +1252,12 @@ def test_group_names_and_row_order_change_nothing():
 def test_copies_in_their_group_leave_localization_as_without_them():
     # issue 21, point 4: 8 of 40 items copied under new names deflate localization; in
     # one group with their originals they do not (benchmarks/bench_groups.py)
-    bench = _load_bench("bench_groups")
+    bench = load_benchmark("bench_groups")
     for seed in range(2):
         r = bench.run("good+sloppy+misser", 40, 8, seed, 0.5)
         assert r["copies"] < r["clean"] - 0.05  # the deflation is real
         assert abs(r["grouped"] - r["clean"]) <= 0.03
         assert r["warning names every copy"] and not r["warning when grouped"]
-
-
-def _load_bench(name):
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"iaa_bench_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # -- crowds: bookkeeping that grows with the annotations, not with annotators² --------

@@ -3,22 +3,12 @@ known truth, closer to the truth than the unweighted majority and the best singl
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import load_benchmark
 
 import iaa_frames as iaf
-
-
-def _bench():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_decisions.py"
-    spec = importlib.util.spec_from_file_location("iaa_bench_decisions", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _frame(rows):
@@ -152,7 +142,7 @@ def test_quality_weighted_consensus_is_closer_to_the_truth_on_sparse_crowds(seed
     """150 workers of mixed quality, 3-7 per image (bench_decisions, consensus study; 8
     seeds there: F1 0.992 vs 0.981 majority vs 0.985 best single worker, mean IoU of the
     matched boxes 0.970 vs 0.919 vs 0.943)."""
-    scores = _bench().consensus_study(seed).set_index("method")
+    scores = load_benchmark("bench_decisions").consensus_study(seed).set_index("method")
     ours = scores.loc["consensus_quality"]
     for other in ("majority_equal", "best_single"):
         assert ours["f1"] > scores.loc[other, "f1"]

@@ -3,22 +3,12 @@ items narrow the interval more than random items."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import load_benchmark
 
 import iaa_frames as iaf
-
-
-def _bench():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_decisions.py"
-    spec = importlib.util.spec_from_file_location("iaa_bench_decisions", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +71,10 @@ def test_beats_random_selection_on_interval_width():
     interval on average, by a small margin (bench_decisions, next study: 8 seeds, mean
     half-width 0.0731 against 0.0752, -2.8 %; narrower than the mean of the random draws
     on 5 of the 8 seeds). Here the first three seeds."""
-    table = pd.concat([_bench().next_study(seed) for seed in (0, 1, 2)], ignore_index=True)
+    table = pd.concat(
+        [load_benchmark("bench_decisions").next_study(seed) for seed in (0, 1, 2)],
+        ignore_index=True,
+    )
     mean = table.groupby(["seed", "selection"])["halfwidth"].mean().unstack()
     assert (mean["next_items"] < mean["random"]).mean() >= 2 / 3
     assert mean["next_items"].mean() < mean["random"].mean()

@@ -3,28 +3,18 @@ of the recommended size."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import load_benchmark
 
 import iaa_frames as iaf
 from iaa_frames.decisions.plan import COMPONENTS, thin_annotators
 
 
-def _bench():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_decisions.py"
-    spec = importlib.util.spec_from_file_location("iaa_bench_decisions", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def pilot():
-    return _bench().plan_population(40, 0)
+    return load_benchmark("bench_decisions").plan_population(40, 0)
 
 
 def test_plan_follows_the_inverse_square_rate(pilot):
@@ -90,6 +80,8 @@ def test_recommended_items_give_the_requested_halfwidth():
     population: the achieved half-width over the requested one, averaged over 4 seeds, is
     within +-20 % for every component (bench_decisions, plan study; over 8 seeds the means
     are 0.92-1.10 and 23 of the 32 single runs are within +-20 %)."""
-    table = pd.concat([_bench().plan_study(seed) for seed in range(4)], ignore_index=True)
+    table = pd.concat(
+        [load_benchmark("bench_decisions").plan_study(seed) for seed in range(4)], ignore_index=True
+    )
     mean = table.groupby("component")["ratio"].mean()
     assert ((mean > 0.8) & (mean < 1.2)).all(), mean
