@@ -1,5 +1,6 @@
 """Tests for the package module (iaa_frames/__init__.py): every public name resolves on
-first use, ``import iaa_frames`` loads none of the heavy back ends (issue #24), and the
+first use, ``import iaa_frames`` loads none of the heavy back ends and ``agreement`` does not
+load dask (issue #24), and the
 functions named like their subpackages (``report``, ``simulate``) stay functions."""
 
 import subprocess
@@ -27,6 +28,19 @@ def test_import_loads_no_heavy_back_end():
     loaded, ours = out.splitlines()
     assert loaded == "[]"
     assert ours == "['iaa_frames', 'iaa_frames.version']"
+
+
+def test_agreement_does_not_import_dask():
+    # xarray imports dask (0.3 s) on a Variable's slow path wherever dask is installed;
+    # the agreement Dataset is built on the fast path, so only the dask back end loads it
+    pytest.importorskip("dask")
+    out = _fresh(
+        "import sys, iaa_frames as iaf\n"
+        "df = iaf.simulate(n_items=30, seed=0)\n"
+        "res = iaf.agreement(df, n_boot=10, progress=False)\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'dask', 'distributed'}))"
+    )
+    assert out.strip() == "[]"
 
 
 def test_every_public_name_resolves():

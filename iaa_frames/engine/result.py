@@ -11,6 +11,7 @@ and the parameters as plain Dataset attrs so that ``to_netcdf`` works.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from iaa_frames.frame.schema import ALL
@@ -339,7 +340,24 @@ def build_dataset(values: dict, *, labels, annotators, attrs: dict) -> xr.Datase
             "alpha: Krippendorff's alpha",
         ),
     }
-    return xr.Dataset(data, coords=coords, attrs=dict(attrs))
+    return xr.Dataset(_variables(data), coords=_variables(coords, index=dims), attrs=dict(attrs))
+
+
+def _variables(spec: dict, *, index=()) -> dict:
+    """``xarray.Variable`` objects of ``(dims, array, attrs)`` tuples, the coordinates named
+    in ``index`` as ``pandas.Index`` objects.
+
+    Built on xarray's fast path: the arrays are numpy arrays already, and the slow path's
+    duck-array checks import dask (``dask.array``: about 0.3 s) in a process where dask is
+    installed, although no array here is a dask array.
+    """
+    out = {}
+    for name, (dims, values, attrs) in spec.items():
+        if name in index:
+            out[name] = xr.IndexVariable(dims, pd.Index(values, dtype=object), attrs, fastpath=True)
+        else:
+            out[name] = xr.Variable(dims, values, attrs, fastpath=True)
+    return out
 
 
 def build_pairwise(values: dict, *, annotators, attrs: dict) -> xr.DataArray:

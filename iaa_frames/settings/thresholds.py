@@ -150,7 +150,9 @@ def with_threshold(obj, tau: float):
     >>> float(da["threshold"]), da["threshold"].dims
     (0.5, ())
     """
-    return obj.assign_coords(threshold=((), float(tau), dict(THRESHOLD_ATTRS)))
+    # a 0-d numpy array on xarray's fast path: its slow path imports dask where installed
+    value = xr.Variable((), np.array(float(tau)), dict(THRESHOLD_ATTRS), fastpath=True)
+    return obj.assign_coords(threshold=value)
 
 
 def has_threshold_dim(obj) -> bool:
