@@ -13,8 +13,8 @@ lies inside; a box member is its rectangle). The fused mask is
   (:func:`iaa_frames.decisions.staple.staple`, each annotator's sensitivity and
   specificity estimated on all its polygons at once).
 
-The fused cells are cut into vertical runs, each run a rectangle, and the rectangles of a
-cluster are merged (a zero-width buffer of their collection, vectorized over clusters):
+The fused cells are cut into vertical runs, runs over the same rows of adjacent columns
+joined into one rectangle, and the rectangles of a cluster are merged (a zero-width buffer of their collection, vectorized over clusters):
 the exact union of the cells, in pixel coordinates.
 """
 
@@ -87,25 +87,26 @@ def fuse_shapes(geoms, boxes, cluster, rater, weight, n_clusters, n_raters, *, m
     local = (xy - lo[c]) / cell[c, None]
     shapes = shapely.set_coordinates(shapes.copy(), local)
     masks = rasterize(shapes, R, R)
-    # dense decisions: one row per member, R * R cells (flat: col * R + row)
-    d = np.zeros((n, R * R), dtype=bool)
-    runs = np.diff(masks.offset)
-    member = np.repeat(np.arange(n), runs)
+    # every member's cells (flat: col * R + row), in member order
     length = masks.stop - masks.start
+    member = np.repeat(np.repeat(np.arange(n), np.diff(masks.offset)), length)
     flat = _ranges(masks.start, length)
-    d[np.repeat(member, length), flat] = True
     sens = spec = np.full(n_raters, np.nan)
     if method == "staple":
+        d = np.zeros((n, R * R), dtype=bool)  # dense decisions: one row per member
+        d[member, flat] = True
         post, sens, spec = staple(d, cluster, rater, n_raters, tol=1e-5)
         keep = post >= 0.5
     else:
-        starts = np.flatnonzero(np.r_[True, cluster[1:] != cluster[:-1]])
         w = np.asarray(weight, dtype=np.float64)
         total = np.bincount(cluster, w, n_clusters)
         equal = total <= 0  # no weight at all: count the members
         w = np.where(equal[cluster], 1.0, w)
         total = np.bincount(cluster, w, n_clusters)
-        votes = np.add.reduceat(d * w[:, None], starts, axis=0)
+        # each cell's weighted votes, added in member order
+        votes = np.bincount(
+            cluster[member] * (R * R) + flat, weights=w[member], minlength=n_clusters * R * R
+        ).reshape(n_clusters, R * R)
         keep = votes >= 0.5 * total[:, None] - 1e-12
     return _trace(keep, lo, cell, R), sens, spec
 
@@ -122,10 +123,21 @@ def _trace(keep, lo, cell, R):
     out = np.full(n_clusters, None, dtype=object)
     if len(cs) == 0:
         return out
+    # a run with the same rows as one in the column before extends that one's rectangle
+    order = np.lexsort((cols, r1, r0, cs))
+    cs, cols, r0, r1 = cs[order], cols[order], r0[order], r1[order]
+    first = np.flatnonzero(
+        np.r_[
+            True,
+            (np.diff(cs) != 0) | (np.diff(r0) != 0) | (np.diff(r1) != 0) | (np.diff(cols) != 1),
+        ]
+    )
+    last = np.r_[first[1:], len(cs)] - 1
+    cs, c0, c1, r0, r1 = cs[first], cols[first], cols[last] + 1, r0[first], r1[first]
     # union on the integer grid (exact shared edges), then to pixel coordinates
-    rects = shapely.box(cols, r0, cols + 1, r1)
-    has = np.unique(cs)
-    merged = shapely.buffer(shapely.geometrycollections(rects, indices=np.searchsorted(has, cs)), 0)
+    rects = shapely.box(c0, r0, c1, r1)
+    has, group = np.unique(cs, return_inverse=True)
+    merged = shapely.buffer(shapely.geometrycollections(rects, indices=group), 0)
     xy, owner = shapely.get_coordinates(merged, return_index=True)
     c = has[owner]
     merged = shapely.set_coordinates(merged.copy(), lo[c] + xy * cell[c, None])
