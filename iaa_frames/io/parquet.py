@@ -101,8 +101,14 @@ def decode_geometry(frame: pd.DataFrame, *, source="") -> pd.DataFrame:
         return frame
     raw = frame["geometry"].to_numpy(dtype=object)
     out = np.full(len(raw), None, dtype=object)
-    present = np.array([isinstance(v, (bytes, bytearray, memoryview)) for v in raw], dtype=bool)
-    other = np.flatnonzero(~present & ~pd.isna(raw))
+    present = ~pd.isna(raw)
+    other = np.zeros(0, dtype=np.int64)
+    if present.any() and pd.api.types.infer_dtype(raw[present], skipna=False) != "bytes":
+        # not all bytes: which rows are (bytearray and memoryview are WKB too, as bytes
+        # for shapely), which not
+        binary = np.array([isinstance(v, (bytes, bytearray, memoryview)) for v in raw], bool)
+        other = np.flatnonzero(~binary & present)
+        raw = np.array([bytes(v) if b else v for v, b in zip(raw, binary, strict=True)], object)
     if len(other):
         raise ReaderError(
             f"{source or 'parquet'}: row {other[0]}: the geometry column must "

@@ -197,6 +197,17 @@ def test_geometry_must_be_wkb(tmp_path):
         iaf.read_parquet(tmp_path / "text.parquet")
 
 
+def test_a_stray_value_among_wkb_is_named_by_its_row():
+    from iaa_frames.io.parquet import decode_geometry
+
+    wkb = shapely.to_wkb(shapely.box(0, 0, 1, 1))
+    frame = pd.DataFrame({"geometry": np.array([wkb, None, bytearray(wkb), "box"], object)})
+    with pytest.raises(ReaderError, match="f.parquet: row 3: .* found str"):
+        decode_geometry(frame, source="f.parquet")
+    back = decode_geometry(frame.iloc[:3], source="f.parquet")["geometry"]
+    assert [None if g is None else g.area for g in back] == [1.0, None, 1.0]
+
+
 def test_missing_or_empty_path(tmp_path):
     with pytest.raises(FileNotFoundError):
         iaf.read_parquet(tmp_path / "nope")
