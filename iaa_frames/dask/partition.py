@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import shapely
 
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import SchemaError
@@ -64,7 +65,11 @@ def checked(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     :func:`iaa_frames.validate`; the warning about repaired polygons is left to the
     driver, which issues one for the whole frame.
     """
-    kinds = set(frame["geometry"].map(type)) if "geometry" in frame.columns else set()
+    kinds = set()
+    if "geometry" in frame.columns:  # the types of the values that are neither shapes nor null
+        g = frame["geometry"].to_numpy(dtype=object)
+        odd = g[~shapely.is_geometry(g)]
+        kinds = set(map(type, odd[~pd.isna(odd)]))
     if kinds & {bytes, bytearray, memoryview}:
         raise SchemaError(
             "the geometry column holds bytes (WKB), not shapely polygons: read a directory "
