@@ -5,8 +5,8 @@ Usage: python benchmarks/bench_threshold.py [--polygons N_IMAGES] [--boxes N_ITE
 
 Two corpora:
 
-* ``lvis_like`` polygons (:func:`corpora.lvis_like`: 274 long-tailed classes, small star
-  polygons of 24 vertices, two raters), 200 images by default;
+* ``lvis_like`` polygons (:func:`corpora.lvis_like`: the shapes of the real LVIS double
+  annotations, 274 long-tailed classes, two raters), 200 images by default;
 * boxes from ``iaf.simulate`` (5 "good" annotators, 4 objects per item), 2,000 items.
 
 For each, the sweep is computed as separate calls ``iaf.agreement(df, match_threshold=τ)``

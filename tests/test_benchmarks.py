@@ -117,3 +117,34 @@ def test_rare_class_study_reads_the_class_cells_and_their_items():
         "7-10",
         "> 10",
     ]
+
+
+def test_lvis_like_has_the_shapes_of_the_real_lvis_file():
+    # the real LVIS v1.0 val double annotations (200-image subset, 3,521 polygons), as
+    # measured on the file (benchmarks/corpora.py LVIS): vertices median 21, 90th percentile
+    # 63; 11.2 % multi-part; sqrt(area / image area) median 0.043; 9.5 objects per image and
+    # rater, median 5, 90th percentile 21; the largest class 102 objects, 64 classes of at
+    # most 2; 0.62 distinct classes per object of an image
+    import shapely
+
+    corpora = load_benchmark("corpora")
+    df = corpora.lvis_like(seed=1)
+    obj = df[iaf.is_object(df)]
+    geom = obj["geometry"].to_numpy()
+    parts = shapely.get_num_geometries(geom)
+    vertices = shapely.get_num_coordinates(geom) - parts
+    assert 17 <= np.median(vertices) <= 26 and 50 <= np.percentile(vertices, 90) <= 80
+    assert 0.08 <= (parts > 1).mean() <= 0.15
+    size = np.sqrt(shapely.area(geom) / (obj["width"] * obj["height"]).to_numpy())
+    assert 0.03 <= np.median(size) <= 0.06
+    per_image = obj.groupby(["item", "annotator"]).size()
+    assert 8 <= per_image.mean() <= 11 and np.percentile(per_image, 90) >= 15
+    counts = obj["label"].value_counts()
+    assert 60 <= counts.iloc[0] <= 160 and (counts <= 2).sum() >= 20
+    distinct = obj.groupby(["item", "annotator"])["label"].agg(lambda v: v.nunique() / len(v))
+    assert 0.55 <= distinct.mean() <= 0.75
+    assert shapely.is_valid(geom).all()
+    # the first generator is kept as it was: simple rings of 24 vertices
+    stars = corpora.lvis_like(n_images=20, shapes="stars", seed=0)
+    first = stars[iaf.is_object(stars) & (stars["annotator"] == "r1")]["geometry"].to_numpy()
+    assert (shapely.get_num_coordinates(first) == 25).all()

@@ -159,7 +159,7 @@ def crowd_tables():
 
 @pytest.fixture(scope="module")
 def lvis_tables():
-    return pair_tables(corpora.lvis_like())
+    return pair_tables(corpora.lvis_like(shapes="stars"))
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -1090,7 +1090,7 @@ def test_renaming_classes_changes_nothing_on_the_lvis_shaped_corpus(lvis_tables)
     # 274 classes, sampled population, some classes enumerated, others pooled. The issue
     # requires the enumerated cells to be unchanged; chance.py promises that the sampled
     # draws never depend on names either, so every cell is compared.
-    df = corpora.lvis_like()
+    df = corpora.lvis_like(shapes="stars")
     names = sorted(df["label"].dropna().unique())
     rename = {name: f"k{len(names) - i:03d}" for i, name in enumerate(names)}
     ds = agreement_from_tables(lvis_tables, n_boot=20)

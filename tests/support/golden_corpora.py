@@ -33,7 +33,7 @@ def cases():
             {},
         ),
         "polygons": (iaf.simulate(n_items=25, kind="polygon", seed=2), {}),
-        "lvis_like": (corpora.lvis_like(n_images=30, seed=0), {}),
+        "lvis_like": (corpora.lvis_like(n_images=30, shapes="stars", seed=0), {}),
         "crowd": (corpora.crowd(n_items=40, n_workers=20, per_item=3, seed=0), {}),
         "sample_coco": (iaf.load_sample("coco"), {"distance": "iou", "overall": "per_direction"}),
         "boxes_tau0": (iaf.simulate(n_items=40, seed=3), {"match_threshold": 0.0}),
