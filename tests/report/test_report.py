@@ -366,6 +366,9 @@ def test_chromium_renders_the_page(sample_report, tmp_path):
         "--no-first-run",
         "--disable-background-networking",
         "--window-size=1280,3000",
+        # a profile of its own: with the default one, a chromium already running (another
+        # test run, a user's browser) takes the page over and no screenshot is written
+        f"--user-data-dir={tmp_path / 'profile'}",
     ]
     done = subprocess.run(
         [
