@@ -7,7 +7,7 @@ pairing keys) takes a hundred times longer than sorting (3.3M keys: 2.9 s agains
 ``numpy.unique(..., return_inverse=True)`` of non-negative integer codes of a small range
 by counting instead of sorting (8M codes below 2M: 0.07 s against 1.2 s), other integers by
 a sort of keys that pack every value with its position (no argsort: 9M int64 codes
-0.25 s against 1.0 s).
+0.25 s against 1.0 s). :func:`ranges` concatenates integer ranges.
 
 Examples
 --------
@@ -19,7 +19,20 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sorted_unique", "unique_inverse"]
+__all__ = ["ranges", "sorted_unique", "unique_inverse"]
+
+
+def ranges(start, count) -> np.ndarray:
+    """``concatenate([arange(s, s + c) for s, c in zip(start, count)])``, vectorized.
+
+    Examples
+    --------
+    >>> ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist()
+    [5, 6, 9, 10, 11]
+    """
+    count = np.asarray(count, dtype=np.int64)
+    first = np.cumsum(count) - count
+    return np.repeat(np.asarray(start, dtype=np.int64) - first, count) + np.arange(count.sum())
 
 
 def sorted_unique(values) -> np.ndarray:

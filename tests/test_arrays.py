@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays, integer_dtypes
 
-from iaa_frames.arrays import sorted_unique, unique_inverse
+from iaa_frames.arrays import ranges, sorted_unique, unique_inverse
 
 
 @settings(max_examples=80, deadline=None)
@@ -69,3 +69,11 @@ def test_counting_keeps_extreme_codes():
         np.testing.assert_array_equal(inv, ninv.ravel())
         np.testing.assert_array_equal(sorted_unique(a), nu)
         assert u.dtype == nu.dtype == sorted_unique(a).dtype
+
+
+def test_ranges_is_the_concatenation_of_the_ranges():
+    rng = np.random.default_rng(0)
+    start, count = rng.integers(-50, 50, 200), rng.integers(0, 6, 200)
+    want = np.concatenate([np.arange(s, s + c) for s, c in zip(start, count, strict=True)])
+    np.testing.assert_array_equal(ranges(start, count), want)
+    assert ranges(np.zeros(0, int), np.zeros(0, int)).size == 0

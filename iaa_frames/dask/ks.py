@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iaa_frames.arrays import ranges
 from iaa_frames.engine import SigmaCells
 from iaa_frames.progress import DELAY, tqdm
 from iaa_frames.stats.kstest import ks_agreement_entries
@@ -34,13 +35,6 @@ __all__ = ["CHUNK_ENTRIES", "SampledSigmaCells", "WithinSample", "group_tests"]
 #: Largest number of (within row, cell) entries tested together: about 1.5 GB of
 #: temporary arrays in the tests.
 CHUNK_ENTRIES = 12_000_000
-
-
-def _ranges(start: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """``concatenate([arange(s, s + c) for s, c in zip(start, count)])``, vectorized."""
-    count = np.asarray(count, dtype=np.int64)
-    first = np.cumsum(count) - count
-    return np.repeat(np.asarray(start, dtype=np.int64) - first, count) + np.arange(count.sum())
 
 
 class WithinSample:
@@ -145,7 +139,7 @@ class WithinSample:
             if len(ann):
                 rows, start = self._by_annotator(int(label_cell))
                 n = start[ann + 1] - start[ann]
-                out.append(rows[_ranges(start[ann], n)])
+                out.append(rows[ranges(start[ann], n)])
                 count[at[group > 0]] = n
         return (np.concatenate(out) if out else np.zeros(0, np.int64)), count
 
@@ -253,7 +247,7 @@ class SampledSigmaCells(SigmaCells):
             self.between_members.data,
         )
         b_n = bp[chunk + 1] - bp[chunk]
-        b_at = _ranges(bp[chunk], b_n)
+        b_at = ranges(bp[chunk], b_n)
         out = {
             "within": self.sample_distance[rows],
             "within_item": self.sample.item[rows],

@@ -23,19 +23,12 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from iaa_frames.arrays import ranges
 from iaa_frames.geometry.raster import rasterize
 
 from .staple import staple
 
 __all__ = ["fuse_shapes"]
-
-
-def _ranges(lo, n):
-    total = int(n.sum())
-    if total == 0:
-        return np.zeros(0, np.int64)
-    first = np.concatenate([[0], np.cumsum(n)[:-1]])
-    return np.repeat(lo - first, n) + np.arange(total)
 
 
 def fuse_shapes(geoms, boxes, cluster, rater, weight, n_clusters, n_raters, *, method, resolution):
@@ -90,7 +83,7 @@ def fuse_shapes(geoms, boxes, cluster, rater, weight, n_clusters, n_raters, *, m
     # every member's cells (flat: col * R + row), in member order
     length = masks.stop - masks.start
     member = np.repeat(np.repeat(np.arange(n), np.diff(masks.offset)), length)
-    flat = _ranges(masks.start, length)
+    flat = ranges(masks.start, length)
     sens = spec = np.full(n_raters, np.nan)
     if method == "staple":
         d = np.zeros((n, R * R), dtype=bool)  # dense decisions: one row per member

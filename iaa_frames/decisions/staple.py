@@ -16,12 +16,17 @@ probability ``p_j`` (sensitivity) when it is, and background with probability ``
 Here many structures (the clusters of a consensus) are segmented at once on grids of equal
 size, and a rater's ``p_j, q_j`` are shared by every structure it drew: the performance of
 an annotator is estimated on all its objects, not on one. Everything is a matrix operation
-over (rater decision, pixel); the loop runs over EM iterations.
+over (rater decision, pattern): the pixels of a structure whose masks decide alike share
+their posterior, so the EM runs over each structure's distinct decision patterns, weighted
+by their pixel counts (a handful per structure, not thousands of pixels); the loop runs
+over EM iterations.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from iaa_frames.arrays import ranges, unique_inverse
 
 __all__ = ["staple"]
 
@@ -64,28 +69,24 @@ def staple(decisions, structure, rater, n_raters, *, max_iter: int = 100, tol: f
     d = np.asarray(decisions, dtype=bool)
     structure = np.asarray(structure, dtype=np.int64)
     rater = np.asarray(rater, dtype=np.int64)
+    n_masks, n_pix = d.shape
     starts = np.flatnonzero(np.r_[True, structure[1:] != structure[:-1]])
-    df = d.astype(np.float32)
-    marked = df.sum(axis=1)
-    n_pix = d.shape[1]
-    per_structure = np.add.reduceat(marked, starts)
-    n_masks = np.diff(np.r_[starts, len(structure)])
-    prior = np.clip(per_structure / (n_masks * n_pix), _EPS, 1 - _EPS)
+    n_of = np.diff(np.r_[starts, n_masks])  # masks of each structure
+    marked = d.sum(axis=1).astype(np.float64)
+    prior = np.clip(np.add.reduceat(marked, starts) / (n_of * n_pix), _EPS, 1 - _EPS)
     logit_prior = np.log(prior) - np.log1p(-prior)
     has = np.bincount(rater, minlength=n_raters) > 0
+    pattern, count, of, member, marks = _patterns(d, starts, n_of)
+    own = structure[member[np.flatnonzero(np.r_[True, of[1:] != of[:-1]])]]  # per pattern
+    judge = rater[member]
     p = np.full(n_raters, 0.99)
     q = np.full(n_raters, 0.99)
     for _ in range(max_iter):
-        pr, qr = p[rater], q[rater]
-        # log a - log b per pixel: D (log p - log(1-q)) + (1-D)(log(1-p) - log q)
-        on = (np.log(pr) - np.log1p(-qr)).astype(np.float32)
-        off = (np.log1p(-pr) - np.log(qr)).astype(np.float32)
-        contrib = df * (on - off)[:, None]
-        score = np.add.reduceat(contrib, starts, axis=0) + np.add.reduceat(off, starts)[:, None]
-        post = 1.0 / (1.0 + np.exp(-np.clip(score + logit_prior[:, None], -60, 60)))
-        wm = post[structure]  # the posterior of each mask's structure
-        fg = wm.sum(axis=1)
-        hit = (wm * df).sum(axis=1)
+        post = _posterior(p, q, judge, marks, of, logit_prior[own])
+        # M-step sums over pixels, as sums over patterns weighted by their pixel counts
+        weight = count * post
+        fg = np.bincount(own, weight, len(starts))[structure]
+        hit = np.bincount(member, np.where(marks, weight[of], 0.0), n_masks)
         bg = n_pix - fg
         reject = bg - (marked - hit)  # sum (1 - W)(1 - D)
         p_new = np.bincount(rater, hit, n_raters) / np.maximum(
@@ -100,10 +101,47 @@ def staple(decisions, structure, rater, n_raters, *, max_iter: int = 100, tol: f
         p, q = p_new, q_new
         if moved < tol:
             break
-    pr, qr = p[rater], q[rater]
-    on = (np.log(pr) - np.log1p(-qr)).astype(np.float32)
-    off = (np.log1p(-pr) - np.log(qr)).astype(np.float32)
-    score = np.add.reduceat(df * (on - off)[:, None], starts, axis=0)
-    score += np.add.reduceat(off, starts)[:, None]
-    post = 1.0 / (1.0 + np.exp(-np.clip(score + logit_prior[:, None], -60, 60)))
-    return post.astype(np.float64), np.where(has, p, np.nan), np.where(has, q, np.nan)
+    post = _posterior(p, q, judge, marks, of, logit_prior[own])
+    return post[pattern], np.where(has, p, np.nan), np.where(has, q, np.nan)
+
+
+def _patterns(d, starts, n_of):
+    """The distinct decision patterns of every structure's pixels.
+
+    Pixels of one structure whose masks decide alike have one posterior, so the EM runs
+    over (structure, pattern) pairs weighted by their pixel counts, not over pixels.
+
+    Returns
+    -------
+    pattern : ndarray of int, shape (n_structures, n_pixels)
+        Each pixel's pattern (patterns of different structures differ).
+    count : ndarray of float, one per pattern
+        Its pixels.
+    of, member, marks : ndarray, one per (pattern, mask of its structure)
+        The pattern, the mask (row of ``d``) and the mask's decision.
+    """
+    n_pix = d.shape[1]
+    pattern = np.repeat(np.arange(len(starts)), n_pix).reshape(len(starts), n_pix)
+    for j in range(int(n_of.max(initial=0))):  # a loop over a structure's masks
+        bit = np.zeros(pattern.shape, dtype=np.int64)
+        has = n_of > j
+        bit[has] = d[starts[has] + j]
+        pattern = unique_inverse(pattern * 2 + bit)[1].reshape(pattern.shape)
+    flat = pattern.ravel()
+    count = np.bincount(flat).astype(np.float64)
+    pixel = np.empty(len(count), dtype=np.int64)
+    pixel[flat] = np.arange(flat.size)  # a pixel of each pattern (any: they decide alike)
+    s, px = np.divmod(pixel, n_pix)
+    of = np.repeat(np.arange(len(count)), n_of[s])
+    member = ranges(starts[s], n_of[s])
+    return pattern, count, of, member, d[member, px[of]]
+
+
+def _posterior(p, q, judge, marks, of, logit_prior):
+    """E-step: the posterior of every pattern from its masks' decisions ``marks`` (by the
+    raters ``judge``) and its structure's ``logit_prior``."""
+    pr, qr = p[judge], q[judge]
+    # log a - log b: D (log p - log(1-q)) + (1-D)(log(1-p) - log q)
+    term = np.where(marks, np.log(pr) - np.log1p(-qr), np.log1p(-pr) - np.log(qr))
+    score = np.bincount(of, term, len(logit_prior)) + logit_prior
+    return 1.0 / (1.0 + np.exp(-np.clip(score, -60, 60)))
