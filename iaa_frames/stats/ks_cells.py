@@ -47,7 +47,11 @@ def cell_grids(key, n_cells, span, max_grid):
     """Every cell's grid as sorted keys ``cell * span + rank``: its distinct pooled values,
     or ``max_grid`` inverted-CDF quantiles of them and the largest when there are more
     (as ``np.quantile(..., method="inverted_cdf")`` on each cell)."""
-    pooled = sorted_unique(key)
+    return _grids_of(sorted_unique(key), n_cells, span, max_grid)
+
+
+def _grids_of(pooled, n_cells, span, max_grid):
+    """:func:`cell_grids` of the sorted distinct keys ``pooled``."""
     cell = pooled // span
     m = np.bincount(cell, minlength=n_cells)
     big = np.flatnonzero(m > max_grid)
@@ -103,6 +107,13 @@ def check_rows(within, between, within_item, between_item_a, between_item_b):
     return x, y, tuple(codes)
 
 
+def _integers(values) -> np.ndarray:
+    """A 1-D array of integer codes, in its own integer type (no int64 copy of int32
+    entries); other types as int64."""
+    arr = np.asarray(values).ravel()
+    return arr if arr.dtype.kind in "iu" else arr.astype(np.int64)
+
+
 def check_entries(x, y, within, between, weight, n_cells):
     """The within and chance entries checked, grouped by cell (a stable sort: each
     cell's rows keep their order), with the chance entries' weights (default 1).
@@ -116,8 +127,7 @@ def check_entries(x, y, within, between, weight, n_cells):
     """
     out = []
     for (rows, cell), size, name in zip((within, between), (x.size, y.size), WHICH):
-        rows = np.asarray(rows, dtype=np.int64).ravel()
-        cell = np.asarray(cell, dtype=np.int64).ravel()
+        rows, cell = _integers(rows), _integers(cell)
         if rows.shape != cell.shape or (
             rows.size
             and (rows.min() < 0 or rows.max() >= size or cell.min() < 0 or cell.max() >= n_cells)
@@ -199,12 +209,10 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     # (ranks among all rows' values, which order the values of every cell alike)
     values = np.unique(np.concatenate([x, y]))
     span = np.int64(values.size)
-    kw = np.searchsorted(values, x)[wr]
-    kw += wc * span
-    kb = np.searchsorted(values, y)[br]
-    kb += bc * span
+    kw = _keys(np.searchsorted(values, x), wr, wc, span)
+    kb = _keys(np.searchsorted(values, y), br, bc, span)
     del values
-    grid = cell_grids(np.concatenate([kw, kb]), n_cells, span, max_grid)
+    grid = _grids_of(_sorted_union(sorted_unique(kw), sorted_unique(kb)), n_cells, span, max_grid)
     size = np.bincount(grid // span, minlength=n_cells)
     g_start = np.cumsum(size) - size
     bin_w = grid_bins(grid, kw)  # first grid point at or above, within the cell
@@ -215,17 +223,20 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     bin_b -= g_start[bc]
     del grid
     # items among each cell's within rows
-    pairs = sorted_unique(wc * np.int64(max(n_items, 1)) + wi[wr])
-    distinct = np.bincount(pairs // max(n_items, 1), minlength=n_cells)
-    tested_mask = valid & (distinct >= min_items)
+    tested_mask = valid & (_distinct_items(wi, wr, wc, n_cells, n_items) >= min_items)
     # observed differences: cells in blocks of a padded (cells x grid) array, whose
     # cumulative sums along a row run as each cell's own
     cells = np.flatnonzero(valid)
     width = int(size[cells].max())
     per_block = max(1, (1 << 20) // width)
+    # blocks of at most per_block cells and about CHUNK_ENTRIES within entries
+    first = np.searchsorted(wc, cells)
+    block_of = np.arange(cells.size) // per_block * (wc.size // CHUNK_ENTRIES + 1)
+    block_of += first // CHUNK_ENTRIES
+    edges = np.r_[0, np.flatnonzero(np.diff(block_of)) + 1, cells.size]
     observed = []
-    for lo in range(0, cells.size, per_block):  # a loop over blocks of cells
-        block = cells[lo : lo + per_block]
+    for lo, hi in zip(edges[:-1], edges[1:]):  # a loop over blocks of cells
+        block = cells[lo:hi]
         k = block.size
         w0, w1 = np.searchsorted(wc, [block[0], block[-1] + 1])
         b0, b1 = np.searchsorted(bc, [block[0], block[-1] + 1])
@@ -258,4 +269,44 @@ def grid_bins(grid, key):
         return np.searchsorted(grid, key)
     # grid point i is below the keys from the first one above it on
     first_above = np.searchsorted(key, grid, side="right")
-    return np.cumsum(np.bincount(first_above, minlength=len(key) + 1)[: len(key)])
+    out = np.bincount(first_above, minlength=len(key) + 1)[: len(key)]
+    return np.cumsum(out, out=out)
+
+
+#: Entries whose keys are formed at a time (bounds the temporaries on millions of entries).
+CHUNK_ENTRIES = 1 << 21
+
+
+def _keys(rank, rows, cell, span) -> np.ndarray:
+    """``cell * span + rank[rows]`` (int64), formed :data:`CHUNK_ENTRIES` at a time."""
+    out = np.empty(len(rows), dtype=np.int64)
+    for lo in range(0, len(rows), CHUNK_ENTRIES):  # a loop over chunks of entries
+        part = slice(lo, lo + CHUNK_ENTRIES)
+        np.multiply(cell[part], span, out=out[part], dtype=np.int64, casting="unsafe")
+        out[part] += rank[rows[part]]
+    return out
+
+
+def _sorted_union(a, b) -> np.ndarray:
+    """The sorted distinct values of two sorted arrays of distinct values (the smaller
+    one's new values inserted into the larger one, no sort)."""
+    if len(a) < len(b):
+        a, b = b, a
+    at = np.searchsorted(a, b)
+    new = (at == len(a)) | (a[np.minimum(at, max(len(a) - 1, 0))] != b) if len(a) else b == b
+    return np.insert(a, at[new], b[new]) if new.any() else a
+
+
+def _distinct_items(wi, wr, wc, n_cells, n_items) -> np.ndarray:
+    """Per cell, the number of distinct items ``wi[wr]`` among its entries (cells
+    ``wc`` grouped in ascending order), a group of whole cells at a time."""
+    n = np.int64(max(n_items, 1))
+    start = np.searchsorted(wc, np.arange(n_cells + 1))
+    window = start[:-1] // CHUNK_ENTRIES
+    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, n_cells]
+    distinct = np.zeros(n_cells, dtype=np.int64)
+    for c0, c1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
+        part = slice(start[c0], start[c1])
+        pairs = sorted_unique(wc[part] * n + wi[wr[part]])
+        distinct += np.bincount(pairs // n, minlength=n_cells)
+    return distinct
