@@ -119,10 +119,14 @@ def per_item(item, n_items, quantities, membership) -> sp.csr_matrix:
     parts = []
     for q in quantities:  # a few quantities, each a sparse product over all rows
         # the membership's pattern with the quantity's values: its index arrays shared
+        q = np.asarray(q, dtype=np.float64)
+        data = membership.data
+        if not (q == 1.0).all():  # a count (all ones) keeps the values: x * 1.0 is x
+            data = data * np.repeat(q, per_row)
         scaled = sp.csr_matrix(
-            (membership.data * np.repeat(q, per_row), membership.indices, membership.indptr),
-            shape=membership.shape,
+            (data, membership.indices, membership.indptr), shape=membership.shape
         )
+        del data
         parts.append(items_by_rows @ scaled)
         del scaled
     return sp.hstack(parts).tocsr()
