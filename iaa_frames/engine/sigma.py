@@ -174,12 +174,13 @@ class SigmaCells:
         wi, w_cell, _ = _entries(self.within_members, cells)
         bi, b_cell, bw = _entries(self.between_members, cells)
         out[:, cells] = cell_tests(
-            self.within_distance[wi],
+            self.within_distance,
             w_cell,
             self.between_distance[bi],
             b_cell,
             bw,
             len(cells),
+            within_rows=wi,
         )
         # the p-value: the one-sided cluster-bootstrap test, with the chance units'
         # weights (post-stratified, pooled)

@@ -313,7 +313,15 @@ def _validate_samples(within, between, within_weights, between_weights):
 
 
 def cell_tests(
-    within, within_cell, between, between_cell, between_weight, n_cells, *, q: float = 0.05
+    within,
+    within_cell,
+    between,
+    between_cell,
+    between_weight,
+    n_cells,
+    *,
+    q: float = 0.05,
+    within_rows=None,
 ):
     """KS statistic, sign, asymptotic p-value and fraction below chance of many cells at
     once (each cell a subset of the rows), without a loop over cells.
@@ -329,6 +337,10 @@ def cell_tests(
     n_cells : int
     q : float, default 0.05
         Quantile of :func:`frac_below_chance`.
+    within_rows : ndarray of int, optional
+        The row of every within entry: ``within`` then holds one distance per row, and
+        the entries' distances ``within[within_rows]`` are gathered a group of cells at
+        a time (never all at once).
 
     Returns
     -------
@@ -353,7 +365,15 @@ def cell_tests(
     wc, bc = _as_cells(within_cell), _as_cells(between_cell)
     bw = np.asarray(between_weight, float)
     out = np.full((4, n_cells), np.nan)
-    presorted = sorted_by_cell(within, wc) and sorted_by_cell(between, bc)
+    if within_rows is None:
+        value_of = within.__getitem__
+    else:
+        rows = _as_cells(within_rows)
+
+        def value_of(part):
+            return within[rows[part]]
+
+    presorted = _sorted_in_chunks(value_of, wc) and sorted_by_cell(between, bc)
     if presorted:  # the entries of a cell together: where each cell's entries start
         w_at = np.searchsorted(wc, np.arange(n_cells + 1))
         n_w = np.diff(w_at).astype(float)
@@ -392,7 +412,7 @@ def cell_tests(
         carry = None
         for c0, c1 in _cell_groups(w_at, CHUNK_ENTRIES):
             w, b = slice(w_at[c0], w_at[c1]), slice(b_at[c0], b_at[c1])
-            x, xc = within[w], wc[w]
+            x, xc = value_of(w), wc[w]
             cell, value, diff = _merged(
                 x,
                 xc,
@@ -406,6 +426,7 @@ def cell_tests(
             del cell, value, diff
             below += np.bincount(xc, weights=(x < threshold[xc]).astype(float), minlength=n_cells)
     else:
+        within = value_of(slice(None))
         cell, value = np.concatenate([wc, bc]), np.concatenate([within, between])
         order = np.lexsort((value, cell))
         cell = cell[order]  # one array at a time: entries are many (rows x cells)
@@ -432,6 +453,19 @@ def cell_tests(
 #: Within entries whose ECDF differences :func:`cell_tests` forms together (entries sorted
 #: by cell, a group of whole cells at a time): bounds its temporaries on millions of entries.
 CHUNK_ENTRIES = 1 << 21
+
+
+def _sorted_in_chunks(value_of, cell) -> bool:
+    """:func:`~iaa_frames.stats.segments.sorted_by_cell` of the values ``value_of(part)``
+    of the entries, :data:`CHUNK_ENTRIES` at a time (windows overlapping by one entry)."""
+    n = len(cell)
+    if n < 2:
+        return sorted_by_cell(value_of(slice(0, n)), cell)
+    for lo in range(0, n - 1, CHUNK_ENTRIES):  # a loop over chunks of entries
+        part = slice(lo, min(lo + CHUNK_ENTRIES + 1, n))
+        if not sorted_by_cell(value_of(part), cell[part]):
+            return False
+    return True
 
 
 def _as_cells(cell) -> np.ndarray:

@@ -260,6 +260,17 @@ def test_cell_tests_in_groups_of_cells_are_bitwise_those_of_all_cells_at_once(mo
         monkeypatch.setattr(samples, "CHUNK_ENTRIES", budget)
         grouped = samples.cell_tests(wv, wc, bv, bc, bw, n_cells)
         assert grouped.tobytes() == whole.tobytes()
+        # the entries' distances gathered from one distance per row, group by group
+        rows = np.argsort(rng.random(4000))
+        per_row = np.empty(4000)
+        per_row[rows] = wv
+        gathered = samples.cell_tests(per_row, wc, bv, bc, bw, n_cells, within_rows=rows)
+        assert gathered.tobytes() == whole.tobytes()
     shuffled = rng.permutation(4000)
     unsorted = samples.cell_tests(wv[shuffled], wc[shuffled], bv, bc, bw, n_cells)
     np.testing.assert_allclose(unsorted, whole, rtol=1e-12, atol=1e-15)
+    per_row = np.r_[wv[shuffled], 0.5]
+    by_rows = samples.cell_tests(
+        per_row, wc[shuffled], bv, bc, bw, n_cells, within_rows=np.arange(4000)
+    )
+    assert by_rows.tobytes() == unsorted.tobytes()
