@@ -17,6 +17,8 @@ import numpy as np
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import ParameterError
 
+from .segments import cell_groups
+
 WHICH = ("within entries", "between entries")
 
 __all__ = [
@@ -209,19 +211,29 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     # (ranks among all rows' values, which order the values of every cell alike)
     values = np.unique(np.concatenate([x, y]))
     span = np.int64(values.size)
-    kw = _keys(np.searchsorted(values, x), wr, wc, span)
-    kb = _keys(np.searchsorted(values, y), br, bc, span)
+    rank_x, rank_y = np.searchsorted(values, x), np.searchsorted(values, y)
     del values
-    grid = _grids_of(_sorted_union(sorted_unique(kw), sorted_unique(kb)), n_cells, span, max_grid)
-    size = np.bincount(grid // span, minlength=n_cells)
-    g_start = np.cumsum(size) - size
-    bin_w = grid_bins(grid, kw)  # first grid point at or above, within the cell
-    bin_w -= g_start[wc]
-    del kw
-    bin_b = grid_bins(grid, kb)
-    del kb
-    bin_b -= g_start[bc]
-    del grid
+    # a group of whole cells at a time: the grid of a cell and the bins of its entries
+    # depend on its entries alone
+    size = np.zeros(n_cells, dtype=np.int64)
+    bin_w, bin_b = np.empty(len(wr), dtype=np.int64), np.empty(len(br), dtype=np.int64)
+    w_at = np.searchsorted(wc, np.arange(n_cells + 1))
+    b_at = np.searchsorted(bc, np.arange(n_cells + 1))
+    for c0, c1 in cell_groups(w_at, CHUNK_ENTRIES):  # a loop over groups of cells
+        w, b = slice(w_at[c0], w_at[c1]), slice(b_at[c0], b_at[c1])
+        kw, kb = _keys(rank_x, wr[w], wc[w], span), _keys(rank_y, br[b], bc[b], span)
+        grid = _grids_of(
+            _sorted_union(sorted_unique(kw), sorted_unique(kb)), n_cells, span, max_grid
+        )
+        part = np.bincount(grid // span, minlength=n_cells)  # 0 outside the group
+        size += part
+        g_start = np.cumsum(part) - part
+        bin_w[w] = grid_bins(grid, kw)  # first grid point at or above, within the cell
+        bin_w[w] -= g_start[wc[w]]
+        bin_b[b] = grid_bins(grid, kb)
+        bin_b[b] -= g_start[bc[b]]
+        del kw, kb, grid
+    del rank_x, rank_y
     # items among each cell's within rows
     tested_mask = valid & (_distinct_items(wi, wr, wc, n_cells, n_items) >= min_items)
     # observed differences: cells in blocks of a padded (cells x grid) array, whose

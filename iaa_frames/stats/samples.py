@@ -19,7 +19,7 @@ import scipy.stats
 
 from iaa_frames.errors import ParameterError
 
-from .segments import first_argmax, merged_positions, sorted_by_cell
+from .segments import cell_groups, first_argmax, merged_positions, sorted_by_cell
 
 __all__ = ["KSResult", "cell_tests", "frac_below_chance", "ks", "percentile_ci", "sigma"]
 
@@ -410,7 +410,7 @@ def cell_tests(
         # as over all entries at once)
         b_at = np.searchsorted(bc, np.arange(n_cells + 1))
         carry = None
-        for c0, c1 in _cell_groups(w_at, CHUNK_ENTRIES):
+        for c0, c1 in cell_groups(w_at, CHUNK_ENTRIES):
             w, b = slice(w_at[c0], w_at[c1]), slice(b_at[c0], b_at[c1])
             x, xc = value_of(w), wc[w]
             cell, value, diff = _merged(
@@ -472,15 +472,6 @@ def _as_cells(cell) -> np.ndarray:
     """Cell codes as an integer array, in their own integer type (no int64 copy)."""
     cell = np.asarray(cell)
     return cell if cell.dtype.kind in "iu" else cell.astype(np.int64)
-
-
-def _cell_groups(start, budget):
-    """Consecutive ranges ``(c0, c1)`` of cells grouped by the window of ``budget``
-    entries their first entry falls in (``start``: where each cell's entries start, and
-    the end): a group holds at most ``budget`` entries and its last cell's."""
-    window = start[:-1] // max(int(budget), 1)
-    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, len(window)]
-    return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
 
 def _largest_differences(cell, value, diff, c0, c1, carry, stat, sign):

@@ -243,6 +243,7 @@ def test_cell_tests_in_groups_of_cells_are_bitwise_those_of_all_cells_at_once(mo
     sum carried from group to group: every output bit equals the single group's, and the
     unsorted route (one lexsort of all entries) agrees to rounding."""
     from iaa_frames.stats import samples
+    from iaa_frames.stats.segments import cell_groups
 
     rng = np.random.default_rng(5)
     n_cells = 40
@@ -255,7 +256,7 @@ def test_cell_tests_in_groups_of_cells_are_bitwise_those_of_all_cells_at_once(mo
     order = np.lexsort((bv, bc))
     bv, bw = bv[order], bw[order]
     whole = samples.cell_tests(wv, wc.astype(np.int32), bv, bc, bw, n_cells)
-    assert samples._cell_groups(np.searchsorted(wc, np.arange(n_cells + 1)), 250)[1:]
+    assert cell_groups(np.searchsorted(wc, np.arange(n_cells + 1)), 250)[1:]
     for budget in (1, 97, 250, 1000):
         monkeypatch.setattr(samples, "CHUNK_ENTRIES", budget)
         grouped = samples.cell_tests(wv, wc, bv, bc, bw, n_cells)
