@@ -90,6 +90,7 @@ def _bootstrap(
         for k in multiplicity_blocks(
             n_items, n_boot, seed=seed, block_size=step, clusters=clusters
         ):
+            k = _column_major(k)
             for c, name in enumerate(COMPONENTS):
                 reps[start : start + len(k), c] = parts[name].statistics(k)[2]
             start += len(k)
@@ -103,9 +104,16 @@ def _jackknife(parts: dict, n_items: int, clusters=None) -> np.ndarray:
     return np.concatenate(
         [
             np.stack([parts[name].statistics(k)[2] for name in COMPONENTS], axis=1)
-            for k in jackknife_blocks(n_items, clusters=clusters)
+            for k in map(_column_major, jackknife_blocks(n_items, clusters=clusters))
         ]
     )
+
+
+def _column_major(k: np.ndarray) -> np.ndarray:
+    """A (block, items) block of multiplicities as float64 stored item-major: the
+    sums' products ``matrix.T @ k.T`` of every component read it as it is (no float
+    copy and no transposed copy per component); the same values."""
+    return np.asfortranarray(k, dtype=np.float64)
 
 
 def _interval_scale(parts: dict, jack: np.ndarray, n_items: int, cell_items) -> np.ndarray:
