@@ -192,7 +192,18 @@ def _poststratified(tables, layout, w, mw, b, membership, borrowed):
     )
 
 
-def sets_rows(tables: PairTables, component: str, layout: CellLayout):
+def sets_membership(tables: PairTables, layout: CellLayout) -> sp.csr_matrix:
+    """Rows x cells of the set-level within rows (detection and overall share them)."""
+    w = tables.sets_within
+    return layout.membership(
+        (1 + column(w, "label"))[:, None],
+        layout.groups(column(w, "annotator_a"), column(w, "annotator_b")),
+    )
+
+
+def sets_rows(tables: PairTables, component: str, layout: CellLayout, membership=None):
+    """Within rows and chance units of a set-level component (``membership``: the
+    within rows' :func:`sets_membership`, when built)."""
     w, b = tables.sets_within, tables.sets_between
     within = Rows(
         column(w, "item"),
@@ -202,6 +213,7 @@ def sets_rows(tables: PairTables, component: str, layout: CellLayout):
         (1 + column(w, "label"))[:, None],
         column(w, component),
         n_matched=column(w, "n_matched"),
+        membership=membership,
     )
     label = column(b, "label")
     membership = chance_membership(layout, b, label == -1, label)
