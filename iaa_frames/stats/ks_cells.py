@@ -13,10 +13,12 @@ bitwise those of a loop over cells, without one.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import ParameterError
 
+from .counts import count_matrix
 from .segments import cell_groups
 
 WHICH = ("within entries", "between entries")
@@ -29,6 +31,7 @@ __all__ = [
     "check_rows",
     "grid_bins",
     "segment_sums",
+    "within_counts",
 ]
 
 
@@ -322,3 +325,44 @@ def _distinct_items(wi, wr, wc, n_cells, n_items) -> np.ndarray:
         pairs = sorted_unique(wc[part] * n + wi[wr[part]])
         distinct += np.bincount(pairs // n, minlength=n_cells)
     return distinct
+
+
+def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_matrix:
+    """The (grid column x item) counts of the within entries of the tested cells: the
+    :func:`~iaa_frames.stats.counts.count_matrix` of their columns ``offset[cell] + bin``
+    and items ``wi[row]`` (entries grouped by cell, ascending), built for a group of
+    whole cells of about :data:`CHUNK_ENTRIES` entries at a time: the same matrix,
+    without the temporaries of all entries at once (for
+    :func:`iaa_frames.stats.kstest.ks_agreement_entries`)."""
+    tested = np.flatnonzero(tested_mask)
+    width = int(size[tested].sum())
+    lo = np.searchsorted(wc, tested, side="left")  # every tested cell's entries
+    hi = np.searchsorted(wc, tested, side="right")
+    window = lo // CHUNK_ENTRIES
+    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, len(tested)]
+    data, indices, per_row = [], [], []
+    for t0, t1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
+        part = slice(lo[t0], hi[t1 - 1])
+        first, last = tested[t0], tested[t1 - 1]
+        row0 = offset[first]
+        cell = wc[part]
+        column = offset[cell] - row0
+        column += bin_w[part]
+        item = wi[wr[part]]
+        keep = tested_mask[cell]  # the entries of untested cells among them left out
+        if not keep.all():
+            column, item = column[keep], item[keep]
+        del cell, keep
+        m = count_matrix(column, item, (offset[last] + size[last] - row0, n))
+        del column, item
+        data.append(m.data)
+        indices.append(m.indices)
+        per_row.append(np.diff(m.indptr))
+        del m
+    indptr = np.zeros(width + 1, dtype=np.int64)
+    if per_row:
+        np.cumsum(np.concatenate(per_row), out=indptr[1:])
+    join = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)
+    return sp.csr_matrix(
+        (join(data, np.float64), join(indices, np.int32), indptr), shape=(width, n)
+    )

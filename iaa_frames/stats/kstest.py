@@ -43,8 +43,8 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import check_int
 
 from .bootstrap import block_size, multiplicity_blocks
-from .counts import CountMatrix, count_matrix
-from .ks_cells import cell_differences, cell_entries, check_entries, check_rows
+from .counts import CountMatrix
+from .ks_cells import cell_differences, cell_entries, check_entries, check_rows, within_counts
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -342,7 +342,7 @@ def ks_agreement_entries(
     ends = offsets[1:] - 1
     stat = statistic[tested]
     # within rows per (grid column, item): times the multiplicities, a replicate column
-    counts = CountMatrix(_within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n))
+    counts = CountMatrix(within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n))
     del bin_w, wr, wc
     # only the chance rows of tested cells enter the replicates: the pairs of items are
     # those of these rows (the other pairs would add nothing to any sum)
@@ -392,47 +392,3 @@ def ks_agreement_entries(
     pvalue[tested] = (1.0 + exceed) / (1.0 + count_ok)
     used[tested] = count_ok
     return statistic, pvalue, used
-
-
-#: Within entries counted into the test's histograms at a time (whole cells).
-CHUNK_ENTRIES = 1 << 21
-
-
-def _within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_matrix:
-    """The (grid column x item) counts of the within entries of the tested cells: the
-    :func:`~iaa_frames.stats.counts.count_matrix` of their columns ``offset[cell] + bin``
-    and items ``wi[row]`` (entries grouped by cell, ascending), built for a group of
-    whole cells of about :data:`CHUNK_ENTRIES` entries at a time: the same matrix,
-    without the temporaries of all entries at once."""
-    tested = np.flatnonzero(tested_mask)
-    width = int(size[tested].sum())
-    lo = np.searchsorted(wc, tested, side="left")  # every tested cell's entries
-    hi = np.searchsorted(wc, tested, side="right")
-    window = lo // CHUNK_ENTRIES
-    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, len(tested)]
-    data, indices, per_row = [], [], []
-    for t0, t1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
-        part = slice(lo[t0], hi[t1 - 1])
-        first, last = tested[t0], tested[t1 - 1]
-        row0 = offset[first]
-        cell = wc[part]
-        column = offset[cell] - row0
-        column += bin_w[part]
-        item = wi[wr[part]]
-        keep = tested_mask[cell]  # the entries of untested cells among them left out
-        if not keep.all():
-            column, item = column[keep], item[keep]
-        del cell, keep
-        m = count_matrix(column, item, (offset[last] + size[last] - row0, n))
-        del column, item
-        data.append(m.data)
-        indices.append(m.indices)
-        per_row.append(np.diff(m.indptr))
-        del m
-    indptr = np.zeros(width + 1, dtype=np.int64)
-    if per_row:
-        np.cumsum(np.concatenate(per_row), out=indptr[1:])
-    join = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)
-    return sp.csr_matrix(
-        (join(data, np.float64), join(indices, np.int32), indptr), shape=(width, n)
-    )
