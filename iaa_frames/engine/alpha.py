@@ -215,16 +215,24 @@ class PresenceCells:
 
         n = layout.n_cells
         cells = np.concatenate([g_cell, g_cell[gi] + 1 + rater, unit_label_cell[mu] * G + 1 + ma])
-        rows = np.concatenate([g_item, g_item[gi], unit_item[mu]])
-        columns = np.concatenate([q * n + cells for q in range(3)])
-        values = np.concatenate(
-            [np.concatenate([a, b[gi], c]) for a, b, c in zip(everyone, nothing, drew)]
-        )
+        row = np.concatenate([g_item, g_item[gi], unit_item[mu]])
+        # the entries of the three quantities one after the other, written in place in
+        # the narrowest index type (millions of entries)
+        index = np.int32 if max(3 * n, n_items) < 2**31 else np.int64
+        m = len(row)
+        rows, columns = np.empty(3 * m, dtype=index), np.empty(3 * m, dtype=index)
+        values = np.empty(3 * m)
+        for q, parts in enumerate(zip(everyone, nothing, drew)):
+            rows[q * m : (q + 1) * m] = row
+            np.add(cells, q * n, out=columns[q * m : (q + 1) * m], casting="unsafe")
+            at = q * m
+            for part, pick in zip(parts, (None, gi, None)):
+                v = part if pick is None else part[pick]
+                values[at : at + len(v)] = v
+                at += len(v)
+        del cells, row
         return cls(
-            n,
-            ItemSums.from_entries(
-                np.tile(rows, 3), columns, values, n_items=n_items, n_columns=3 * n
-            ),
+            n, ItemSums.from_entries(rows, columns, values, n_items=n_items, n_columns=3 * n)
         )
 
     def statistics(self, multiplicities=None):

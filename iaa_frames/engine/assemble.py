@@ -35,7 +35,7 @@ from .result import (
     interval_notes,
     notes,
 )
-from .rows import localization_rows, sets_rows
+from .rows import localization_rows, sets_membership, sets_rows
 from .sigma import SigmaCells
 
 #: Fewest within units (pairings or matched pairs) for which sigma and KS are reported.
@@ -46,18 +46,40 @@ MIN_ALPHA_UNITS = 2
 CI_LEVEL = 0.95
 
 
-def component_cells(tables: PairTables, layout: CellLayout, component: str, *, strata_within=None):
+def component_cells(
+    tables: PairTables,
+    layout: CellLayout,
+    component: str,
+    *,
+    strata_within=None,
+    sets_within=None,
+):
     """The cells of a component (``strata_within``: see
-    :func:`iaa_frames.engine.rows.localization_rows`)."""
+    :func:`iaa_frames.engine.rows.localization_rows`; ``sets_within``: the
+    :func:`~iaa_frames.engine.rows.sets_membership` of detection and overall, if built)."""
     n_items = len(tables.corpus.items)
     if component == "classification":
         return ClassificationCells.build(layout, n_items, tables.units)
     rows = (
         localization_rows(tables, layout, strata_within)
         if component == "localization"
-        else sets_rows(tables, component, layout)
+        else sets_rows(tables, component, layout, sets_within)
     )
     return SigmaCells.build(layout, n_items, *rows)
+
+
+def all_component_cells(tables: PairTables, layout: CellLayout) -> dict:
+    """The cells of every component (:func:`component_cells`), detection and overall
+    one after the other on one membership of their within rows."""
+    sets = sets_membership(tables, layout)
+    parts = {c: component_cells(tables, layout, c, sets_within=sets) for c in SETS}
+    del sets
+    parts.update({c: component_cells(tables, layout, c) for c in COMPONENTS if c not in SETS})
+    return {c: parts[c] for c in COMPONENTS}
+
+
+#: The components of the set-level within rows.
+SETS = ("detection", "overall")
 
 
 def name_order(names) -> np.ndarray:
@@ -90,6 +112,7 @@ def _bootstrap(
         for k in multiplicity_blocks(
             n_items, n_boot, seed=seed, block_size=step, clusters=clusters
         ):
+            k = _column_major(k)
             for c, name in enumerate(COMPONENTS):
                 reps[start : start + len(k), c] = parts[name].statistics(k)[2]
             start += len(k)
@@ -103,9 +126,16 @@ def _jackknife(parts: dict, n_items: int, clusters=None) -> np.ndarray:
     return np.concatenate(
         [
             np.stack([parts[name].statistics(k)[2] for name in COMPONENTS], axis=1)
-            for k in jackknife_blocks(n_items, clusters=clusters)
+            for k in map(_column_major, jackknife_blocks(n_items, clusters=clusters))
         ]
     )
+
+
+def _column_major(k: np.ndarray) -> np.ndarray:
+    """A (block, items) block of multiplicities as float64 stored item-major: the
+    sums' products ``matrix.T @ k.T`` of every component read it as it is (no float
+    copy and no transposed copy per component); the same values."""
+    return np.asfortranarray(k, dtype=np.float64)
 
 
 def _interval_scale(parts: dict, jack: np.ndarray, n_items: int, cell_items) -> np.ndarray:
@@ -296,7 +326,7 @@ def agreement_from_tables(
     corpus = tables.corpus
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
     n_items = len(corpus.items)
-    parts = {c: component_cells(tables, layout, c) for c in COMPONENTS}
+    parts = all_component_cells(tables, layout)
     presence = PresenceCells.build(layout, n_items, tables.units, tables.coverage)
     return agreement_from_cells(
         tables, parts, presence, n_boot=n_boot, seed=seed, progress=progress, ci_method=ci_method

@@ -85,10 +85,31 @@ class CellLayout:
 def sparse_rows(columns, values, n_columns) -> sp.csr_matrix:
     """Rows x columns matrix holding ``values[r, s]`` at ``columns[r, s]`` for every slot
     ``s`` of row ``r`` whose value is not 0 (a row has no repeated column)."""
+    n, slots = values.shape
+    index = np.int32 if max(n * slots, n_columns) < 2**31 else np.int64
     keep = values != 0
-    indptr = np.zeros(len(values) + 1, dtype=np.int64)
-    np.cumsum(keep.sum(axis=1), out=indptr[1:])
-    return sp.csr_matrix((values[keep], columns[keep], indptr), shape=(len(values), n_columns))
+    if keep.all():  # every slot stored (one cell per slot): the arrays as they are
+        indptr = np.arange(0, n * slots + 1, slots, dtype=index)
+        data, indices = values.ravel(), columns.astype(index).ravel()
+    else:
+        indptr = np.zeros(n + 1, dtype=index)
+        per_row = keep[:, 0].astype(index)
+        for s in range(1, slots):  # a few slots, each over all rows
+            per_row += keep[:, s]
+        np.cumsum(per_row, out=indptr[1:])
+        del per_row
+        # the stored slots gathered by their positions (faster than a 2-D boolean mask),
+        # rows a block at a time
+        data = np.empty(int(indptr[-1]), dtype=values.dtype)
+        indices = np.empty(int(indptr[-1]), dtype=index)
+        step = max(1, (1 << 21) // max(slots, 1))
+        for r0 in range(0, n, step):  # a loop over blocks of rows
+            r1 = min(r0 + step, n)
+            at = np.flatnonzero(keep[r0:r1])
+            data[indptr[r0] : indptr[r1]] = values[r0:r1].ravel()[at]
+            indices[indptr[r0] : indptr[r1]] = columns[r0:r1].ravel()[at]
+            del at
+    return sp.csr_matrix((data, indices, indptr), shape=(n, n_columns))
 
 
 def by_item(item, n_items) -> sp.csr_matrix:
@@ -107,9 +128,17 @@ def per_item(item, n_items, quantities, membership) -> sp.csr_matrix:
     per_row = np.diff(membership.indptr)
     parts = []
     for q in quantities:  # a few quantities, each a sparse product over all rows
-        scaled = membership.copy()
-        scaled.data = scaled.data * np.repeat(q, per_row)
+        # the membership's pattern with the quantity's values: its index arrays shared
+        q = np.asarray(q, dtype=np.float64)
+        data = membership.data
+        if not (q == 1.0).all():  # a count (all ones) keeps the values: x * 1.0 is x
+            data = data * np.repeat(q, per_row)
+        scaled = sp.csr_matrix(
+            (data, membership.indices, membership.indptr), shape=membership.shape
+        )
+        del data
         parts.append(items_by_rows @ scaled)
+        del scaled
     return sp.hstack(parts).tocsr()
 
 

@@ -27,6 +27,7 @@ class Rows(NamedTuple):
     distance: np.ndarray
     iou: np.ndarray | None = None
     n_matched: np.ndarray | None = None
+    membership: sp.csr_matrix | None = None  # rows x cells, when already built
 
 
 def column(frame, name):
@@ -103,14 +104,19 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
     w, b = tables.localization_within, tables.localization_between
     la, lb = column(w, "label_a"), column(w, "label_b")
     own_class = np.where(la == lb, 1 + la, -1)
+    label_cells = np.column_stack([np.zeros_like(la), own_class])
+    aa, ab = column(w, "annotator_a"), column(w, "annotator_b")
+    # the within rows' cells, also those whose strata the chance means are taken over
+    mw = layout.membership(label_cells, layout.groups(aa, ab))
     within = Rows(
         column(w, "item"),
         None,
-        column(w, "annotator_a"),
-        column(w, "annotator_b"),
-        np.column_stack([np.zeros_like(la), own_class]),
+        aa,
+        ab,
+        label_cells,
         column(w, "distance"),
         column(w, "iou"),
+        membership=mw,
     )
     pooled = tables.localization_pooled
     borrowed = np.zeros(len(tables.corpus.labels) + 1, dtype=bool)
@@ -120,9 +126,8 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
     membership = chance_membership(
         layout, b, np.ones(len(b), dtype=bool), np.where(own, ba, -1), pooled
     )
-    membership = _poststratified(
-        tables, layout, w if strata_within is None else strata_within, b, membership, borrowed
-    )
+    strata = (w, mw) if strata_within is None else (strata_within, None)
+    membership = _poststratified(tables, layout, *strata, b, membership, borrowed)
     between = Chance(column(b, "item_a"), column(b, "item_b"), column(b, "distance"), membership)
     return within, between
 
@@ -139,19 +144,21 @@ def _strata(tables: PairTables, frame: pd.DataFrame, item_b: str):
     )
 
 
-def _poststratified(tables, layout, w, b, membership, borrowed):
+def _poststratified(tables, layout, w, mw, b, membership, borrowed):
     """The chance membership reweighted over the within units' strata
     (:func:`~iaa_frames.chance.poststrata.poststratify`): a cell that pools classes by
     (class pair, count ratio), a class's own cell by count ratio; the cells of a class
     that borrows (``borrowed``, by class code) keep the borrowed weights, which already
-    match its within pairs (:mod:`iaa_frames.chance.pooled`)."""
+    match its within pairs (:mod:`iaa_frames.chance.pooled`). ``mw``: the within rows'
+    membership, if built (else built here)."""
     if not len(w) or not len(b):
         return membership
-    la, lb = column(w, "label_a"), column(w, "label_b")
-    mw = layout.membership(
-        np.column_stack([np.zeros_like(la), np.where(la == lb, 1 + la, -1)]),
-        layout.groups(column(w, "annotator_a"), column(w, "annotator_b")),
-    )
+    if mw is None:
+        la, lb = column(w, "label_a"), column(w, "label_b")
+        mw = layout.membership(
+            np.column_stack([np.zeros_like(la), np.where(la == lb, 1 + la, -1)]),
+            layout.groups(column(w, "annotator_a"), column(w, "annotator_b")),
+        )
     w_fine, w_coarse = _strata(tables, w, ("item", "item"))
     b_fine, b_coarse = _strata(tables, b, ("item_a", "item_b"))
 
@@ -185,7 +192,18 @@ def _poststratified(tables, layout, w, b, membership, borrowed):
     )
 
 
-def sets_rows(tables: PairTables, component: str, layout: CellLayout):
+def sets_membership(tables: PairTables, layout: CellLayout) -> sp.csr_matrix:
+    """Rows x cells of the set-level within rows (detection and overall share them)."""
+    w = tables.sets_within
+    return layout.membership(
+        (1 + column(w, "label"))[:, None],
+        layout.groups(column(w, "annotator_a"), column(w, "annotator_b")),
+    )
+
+
+def sets_rows(tables: PairTables, component: str, layout: CellLayout, membership=None):
+    """Within rows and chance units of a set-level component (``membership``: the
+    within rows' :func:`sets_membership`, when built)."""
     w, b = tables.sets_within, tables.sets_between
     within = Rows(
         column(w, "item"),
@@ -195,6 +213,7 @@ def sets_rows(tables: PairTables, component: str, layout: CellLayout):
         (1 + column(w, "label"))[:, None],
         column(w, component),
         n_matched=column(w, "n_matched"),
+        membership=membership,
     )
     label = column(b, "label")
     membership = chance_membership(layout, b, label == -1, label)

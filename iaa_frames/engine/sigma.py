@@ -19,10 +19,13 @@ from .rows import Chance, Rows, localization_rows, sets_rows
 
 def within_sums(layout: CellLayout, n_items: int, within: Rows):
     """Per-item sums [count | distance | iou] of the within rows in every cell, their
-    matched pairs per cell (sets; else None) and their rows x cells membership."""
-    mw = layout.membership(
-        within.label_cells, layout.groups(within.annotator_a, within.annotator_b)
-    )
+    matched pairs per cell (sets; else None) and their rows x cells membership (the
+    rows' own, ``within.membership``, when they carry it)."""
+    mw = within.membership
+    if mw is None:
+        mw = layout.membership(
+            within.label_cells, layout.groups(within.annotator_a, within.annotator_b)
+        )
     quantities = [np.ones(len(within.distance)), within.distance]
     if within.iou is not None:
         quantities.append(within.iou)
@@ -73,7 +76,8 @@ class SigmaCells:
 
     ``within`` columns: [count | distance | iou] per cell; ``between``: [count | distance].
     ``*_members`` (CSC of rows x cells, rows in order of distance) list each cell's
-    distances, sorted, for KS.
+    distances, sorted, for KS; ``within_members`` holds True (a within row weighs 1),
+    ``between_members`` the chance units' weights.
     """
 
     n_cells: int
@@ -105,7 +109,7 @@ class SigmaCells:
             PairSums(between.item_a, between.item_b, mb, scales=(None, between.distance)),
             np.asarray(within.distance, dtype=np.float64)[rank_w],
             np.asarray(between.distance, dtype=np.float64)[rank_b],
-            mw[rank_w].tocsc(),
+            _flags(mw)[rank_w].tocsc(),
             mb[rank_b].tocsc(),
             np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel(),
             matched,
@@ -170,12 +174,13 @@ class SigmaCells:
         wi, w_cell, _ = _entries(self.within_members, cells)
         bi, b_cell, bw = _entries(self.between_members, cells)
         out[:, cells] = cell_tests(
-            self.within_distance[wi],
+            self.within_distance,
             w_cell,
             self.between_distance[bi],
             b_cell,
             bw,
             len(cells),
+            within_rows=wi,
         )
         # the p-value: the one-sided cluster-bootstrap test, with the chance units'
         # weights (post-stratified, pooled)
@@ -215,6 +220,19 @@ def _entries(members: sp.csc_matrix, cells: np.ndarray):
     return members.indices[at], cell, members.data[at]
 
 
+def _flags(members: sp.csr_matrix) -> sp.csr_matrix:
+    """The pattern of a rows x cells matrix (no stored zero) with True for every value:
+    one byte an entry instead of eight."""
+    return sp.csr_matrix(
+        (np.ones(members.nnz, dtype=bool), members.indices, members.indptr), shape=members.shape
+    )
+
+
 def _codes(item, n_items: int) -> np.ndarray:
     """Item codes in the narrowest of int32 and int64 that holds ``n_items``."""
-    return np.asarray(item, dtype=np.int32 if n_items < 2**31 else np.int64)
+    return np.asarray(item, dtype=_index(n_items))
+
+
+def _index(n: int):
+    """int32 for codes below ``n`` when they fit, else int64."""
+    return np.int32 if n < 2**31 else np.int64

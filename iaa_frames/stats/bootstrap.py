@@ -182,6 +182,13 @@ def jackknife_blocks(
         yield (group[None, :] != j[:, None]).astype(np.int32)
 
 
+def _codes(values) -> np.ndarray:
+    """Integer codes in their own integer type (int32 entries are not copied to int64
+    and back), other types as int64."""
+    arr = np.asarray(values)
+    return arr if arr.dtype.kind in "iu" else arr.astype(np.int64)
+
+
 @dataclass(frozen=True, eq=False)
 class ItemSums:
     """Per-item contributions to a set of columns (cells x quantities).
@@ -206,10 +213,7 @@ class ItemSums:
             Shape of the matrix.
         """
         m = sp.coo_matrix(
-            (
-                np.asarray(value, dtype=np.float64),
-                (np.asarray(item, dtype=np.int64), np.asarray(column, dtype=np.int64)),
-            ),
+            (np.asarray(value, dtype=np.float64), (_codes(item), _codes(column))),
             shape=(n_items, n_columns),
         ).tocsr()
         m.sum_duplicates()

@@ -13,9 +13,13 @@ bitwise those of a loop over cells, without one.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import ParameterError
+
+from .counts import count_matrix
+from .segments import cell_groups
 
 WHICH = ("within entries", "between entries")
 
@@ -27,6 +31,7 @@ __all__ = [
     "check_rows",
     "grid_bins",
     "segment_sums",
+    "within_counts",
 ]
 
 
@@ -47,7 +52,11 @@ def cell_grids(key, n_cells, span, max_grid):
     """Every cell's grid as sorted keys ``cell * span + rank``: its distinct pooled values,
     or ``max_grid`` inverted-CDF quantiles of them and the largest when there are more
     (as ``np.quantile(..., method="inverted_cdf")`` on each cell)."""
-    pooled = sorted_unique(key)
+    return _grids_of(sorted_unique(key), n_cells, span, max_grid)
+
+
+def _grids_of(pooled, n_cells, span, max_grid):
+    """:func:`cell_grids` of the sorted distinct keys ``pooled``."""
     cell = pooled // span
     m = np.bincount(cell, minlength=n_cells)
     big = np.flatnonzero(m > max_grid)
@@ -103,6 +112,13 @@ def check_rows(within, between, within_item, between_item_a, between_item_b):
     return x, y, tuple(codes)
 
 
+def _integers(values) -> np.ndarray:
+    """A 1-D array of integer codes, in its own integer type (no int64 copy of int32
+    entries); other types as int64."""
+    arr = np.asarray(values).ravel()
+    return arr if arr.dtype.kind in "iu" else arr.astype(np.int64)
+
+
 def check_entries(x, y, within, between, weight, n_cells):
     """The within and chance entries checked, grouped by cell (a stable sort: each
     cell's rows keep their order), with the chance entries' weights (default 1).
@@ -116,8 +132,7 @@ def check_entries(x, y, within, between, weight, n_cells):
     """
     out = []
     for (rows, cell), size, name in zip((within, between), (x.size, y.size), WHICH):
-        rows = np.asarray(rows, dtype=np.int64).ravel()
-        cell = np.asarray(cell, dtype=np.int64).ravel()
+        rows, cell = _integers(rows), _integers(cell)
         if rows.shape != cell.shape or (
             rows.size
             and (rows.min() < 0 or rows.max() >= size or cell.min() < 0 or cell.max() >= n_cells)
@@ -199,33 +214,44 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     # (ranks among all rows' values, which order the values of every cell alike)
     values = np.unique(np.concatenate([x, y]))
     span = np.int64(values.size)
-    kw = np.searchsorted(values, x)[wr]
-    kw += wc * span
-    kb = np.searchsorted(values, y)[br]
-    kb += bc * span
+    rank_x, rank_y = np.searchsorted(values, x), np.searchsorted(values, y)
     del values
-    grid = cell_grids(np.concatenate([kw, kb]), n_cells, span, max_grid)
-    size = np.bincount(grid // span, minlength=n_cells)
-    g_start = np.cumsum(size) - size
-    bin_w = grid_bins(grid, kw)  # first grid point at or above, within the cell
-    bin_w -= g_start[wc]
-    del kw
-    bin_b = grid_bins(grid, kb)
-    del kb
-    bin_b -= g_start[bc]
-    del grid
+    # a group of whole cells at a time: the grid of a cell and the bins of its entries
+    # depend on its entries alone
+    size = np.zeros(n_cells, dtype=np.int64)
+    bin_w, bin_b = np.empty(len(wr), dtype=np.int64), np.empty(len(br), dtype=np.int64)
+    w_at = np.searchsorted(wc, np.arange(n_cells + 1))
+    b_at = np.searchsorted(bc, np.arange(n_cells + 1))
+    for c0, c1 in cell_groups(w_at, CHUNK_ENTRIES):  # a loop over groups of cells
+        w, b = slice(w_at[c0], w_at[c1]), slice(b_at[c0], b_at[c1])
+        kw, kb = _keys(rank_x, wr[w], wc[w], span), _keys(rank_y, br[b], bc[b], span)
+        grid = _grids_of(
+            _sorted_union(sorted_unique(kw), sorted_unique(kb)), n_cells, span, max_grid
+        )
+        part = np.bincount(grid // span, minlength=n_cells)  # 0 outside the group
+        size += part
+        g_start = np.cumsum(part) - part
+        bin_w[w] = grid_bins(grid, kw)  # first grid point at or above, within the cell
+        bin_w[w] -= g_start[wc[w]]
+        bin_b[b] = grid_bins(grid, kb)
+        bin_b[b] -= g_start[bc[b]]
+        del kw, kb, grid
+    del rank_x, rank_y
     # items among each cell's within rows
-    pairs = sorted_unique(wc * np.int64(max(n_items, 1)) + wi[wr])
-    distinct = np.bincount(pairs // max(n_items, 1), minlength=n_cells)
-    tested_mask = valid & (distinct >= min_items)
+    tested_mask = valid & (_distinct_items(wi, wr, wc, n_cells, n_items) >= min_items)
     # observed differences: cells in blocks of a padded (cells x grid) array, whose
     # cumulative sums along a row run as each cell's own
     cells = np.flatnonzero(valid)
     width = int(size[cells].max())
     per_block = max(1, (1 << 20) // width)
+    # blocks of at most per_block cells and about CHUNK_ENTRIES within entries
+    first = np.searchsorted(wc, cells)
+    block_of = np.arange(cells.size) // per_block * (wc.size // CHUNK_ENTRIES + 1)
+    block_of += first // CHUNK_ENTRIES
+    edges = np.r_[0, np.flatnonzero(np.diff(block_of)) + 1, cells.size]
     observed = []
-    for lo in range(0, cells.size, per_block):  # a loop over blocks of cells
-        block = cells[lo : lo + per_block]
+    for lo, hi in zip(edges[:-1], edges[1:]):  # a loop over blocks of cells
+        block = cells[lo:hi]
         k = block.size
         w0, w1 = np.searchsorted(wc, [block[0], block[-1] + 1])
         b0, b1 = np.searchsorted(bc, [block[0], block[-1] + 1])
@@ -258,4 +284,85 @@ def grid_bins(grid, key):
         return np.searchsorted(grid, key)
     # grid point i is below the keys from the first one above it on
     first_above = np.searchsorted(key, grid, side="right")
-    return np.cumsum(np.bincount(first_above, minlength=len(key) + 1)[: len(key)])
+    out = np.bincount(first_above, minlength=len(key) + 1)[: len(key)]
+    return np.cumsum(out, out=out)
+
+
+#: Entries whose keys are formed at a time (bounds the temporaries on millions of entries).
+CHUNK_ENTRIES = 1 << 21
+
+
+def _keys(rank, rows, cell, span) -> np.ndarray:
+    """``cell * span + rank[rows]`` (int64), formed :data:`CHUNK_ENTRIES` at a time."""
+    out = np.empty(len(rows), dtype=np.int64)
+    for lo in range(0, len(rows), CHUNK_ENTRIES):  # a loop over chunks of entries
+        part = slice(lo, lo + CHUNK_ENTRIES)
+        np.multiply(cell[part], span, out=out[part], dtype=np.int64, casting="unsafe")
+        out[part] += rank[rows[part]]
+    return out
+
+
+def _sorted_union(a, b) -> np.ndarray:
+    """The sorted distinct values of two sorted arrays of distinct values (the smaller
+    one's new values inserted into the larger one, no sort)."""
+    if len(a) < len(b):
+        a, b = b, a
+    at = np.searchsorted(a, b)
+    new = (at == len(a)) | (a[np.minimum(at, max(len(a) - 1, 0))] != b) if len(a) else b == b
+    return np.insert(a, at[new], b[new]) if new.any() else a
+
+
+def _distinct_items(wi, wr, wc, n_cells, n_items) -> np.ndarray:
+    """Per cell, the number of distinct items ``wi[wr]`` among its entries (cells
+    ``wc`` grouped in ascending order), a group of whole cells at a time."""
+    n = np.int64(max(n_items, 1))
+    start = np.searchsorted(wc, np.arange(n_cells + 1))
+    window = start[:-1] // CHUNK_ENTRIES
+    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, n_cells]
+    distinct = np.zeros(n_cells, dtype=np.int64)
+    for c0, c1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
+        part = slice(start[c0], start[c1])
+        pairs = sorted_unique(wc[part] * n + wi[wr[part]])
+        distinct += np.bincount(pairs // n, minlength=n_cells)
+    return distinct
+
+
+def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_matrix:
+    """The (grid column x item) counts of the within entries of the tested cells: the
+    :func:`~iaa_frames.stats.counts.count_matrix` of their columns ``offset[cell] + bin``
+    and items ``wi[row]`` (entries grouped by cell, ascending), built for a group of
+    whole cells of about :data:`CHUNK_ENTRIES` entries at a time: the same matrix,
+    without the temporaries of all entries at once (for
+    :func:`iaa_frames.stats.kstest.ks_agreement_entries`)."""
+    tested = np.flatnonzero(tested_mask)
+    width = int(size[tested].sum())
+    lo = np.searchsorted(wc, tested, side="left")  # every tested cell's entries
+    hi = np.searchsorted(wc, tested, side="right")
+    window = lo // CHUNK_ENTRIES
+    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, len(tested)]
+    data, indices, per_row = [], [], []
+    for t0, t1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
+        part = slice(lo[t0], hi[t1 - 1])
+        first, last = tested[t0], tested[t1 - 1]
+        row0 = offset[first]
+        cell = wc[part]
+        column = offset[cell] - row0
+        column += bin_w[part]
+        item = wi[wr[part]]
+        keep = tested_mask[cell]  # the entries of untested cells among them left out
+        if not keep.all():
+            column, item = column[keep], item[keep]
+        del cell, keep
+        m = count_matrix(column, item, (offset[last] + size[last] - row0, n))
+        del column, item
+        data.append(m.data)
+        indices.append(m.indices)
+        per_row.append(np.diff(m.indptr))
+        del m
+    indptr = np.zeros(width + 1, dtype=np.int64)
+    if per_row:
+        np.cumsum(np.concatenate(per_row), out=indptr[1:])
+    join = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)
+    return sp.csr_matrix(
+        (join(data, np.float64), join(indices, np.int32), indptr), shape=(width, n)
+    )

@@ -44,7 +44,7 @@ from iaa_frames.settings.parameters import check_int
 
 from .bootstrap import block_size, multiplicity_blocks
 from .counts import CountMatrix
-from .ks_cells import cell_differences, cell_entries, check_entries, check_rows
+from .ks_cells import cell_differences, cell_entries, check_entries, check_rows, within_counts
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -334,7 +334,7 @@ def ks_agreement_entries(
     tested = np.flatnonzero(tested_mask)
     if not tested.size:
         return statistic, pvalue, used
-    t_w, t_b = tested_mask[wc], tested_mask[bc]
+    t_b = tested_mask[bc]
     sizes = size[tested]
     offsets = np.r_[0, np.cumsum(sizes)]
     width = int(offsets[-1])
@@ -342,14 +342,8 @@ def ks_agreement_entries(
     ends = offsets[1:] - 1
     stat = statistic[tested]
     # within rows per (grid column, item): times the multiplicities, a replicate column
-    if t_w.all():  # every cell tested (the usual case): no copies of the entries
-        column, item = bin_w, wi[wr]
-        column += offset[wc]
-    else:
-        column, item = offset[wc[t_w]] + bin_w[t_w], wi[wr[t_w]]
-    del bin_w, wr, wc, t_w
-    counts = CountMatrix.of_entries(column, item, (width, n))
-    del column, item
+    counts = CountMatrix(within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n))
+    del bin_w, wr, wc
     # only the chance rows of tested cells enter the replicates: the pairs of items are
     # those of these rows (the other pairs would add nothing to any sum)
     rows_b = br[t_b]

@@ -19,7 +19,7 @@ import scipy.stats
 
 from iaa_frames.errors import ParameterError
 
-from .segments import first_argmax, merged_positions, sorted_by_cell
+from .segments import cell_groups, first_argmax, merged_positions, sorted_by_cell
 
 __all__ = ["KSResult", "cell_tests", "frac_below_chance", "ks", "percentile_ci", "sigma"]
 
@@ -313,7 +313,15 @@ def _validate_samples(within, between, within_weights, between_weights):
 
 
 def cell_tests(
-    within, within_cell, between, between_cell, between_weight, n_cells, *, q: float = 0.05
+    within,
+    within_cell,
+    between,
+    between_cell,
+    between_weight,
+    n_cells,
+    *,
+    q: float = 0.05,
+    within_rows=None,
 ):
     """KS statistic, sign, asymptotic p-value and fraction below chance of many cells at
     once (each cell a subset of the rows), without a loop over cells.
@@ -329,6 +337,10 @@ def cell_tests(
     n_cells : int
     q : float, default 0.05
         Quantile of :func:`frac_below_chance`.
+    within_rows : ndarray of int, optional
+        The row of every within entry: ``within`` then holds one distance per row, and
+        the entries' distances ``within[within_rows]`` are gathered a group of cells at
+        a time (never all at once).
 
     Returns
     -------
@@ -350,56 +362,31 @@ def cell_tests(
     ([1.0, 1.0], 1.0)
     """
     within, between = np.asarray(within, float), np.asarray(between, float)
-    wc, bc = np.asarray(within_cell, np.int64), np.asarray(between_cell, np.int64)
+    wc, bc = _as_cells(within_cell), _as_cells(between_cell)
     bw = np.asarray(between_weight, float)
     out = np.full((4, n_cells), np.nan)
-    n_w = np.bincount(wc, minlength=n_cells).astype(float)
+    if within_rows is None:
+        value_of = within.__getitem__
+    else:
+        rows = _as_cells(within_rows)
+
+        def value_of(part):
+            return within[rows[part]]
+
+    presorted = _sorted_in_chunks(value_of, wc) and sorted_by_cell(between, bc)
+    if presorted:  # the entries of a cell together: where each cell's entries start
+        w_at = np.searchsorted(wc, np.arange(n_cells + 1))
+        n_w = np.diff(w_at).astype(float)
+    else:
+        n_w = np.bincount(wc, minlength=n_cells).astype(float)
     w_b = np.bincount(bc, weights=bw, minlength=n_cells)
     w2_b = np.bincount(bc, weights=bw * bw, minlength=n_cells)
     ok = (n_w > 0) & (w_b > 0)
     if not ok.any():
         return out
-    # every entry's step of F_within - F_between, in order of (cell, value)
-    presorted = sorted_by_cell(within, wc) and sorted_by_cell(between, bc)
+    # every entry's step of F_within - F_between (one division per cell)
     with np.errstate(divide="ignore", invalid="ignore"):
-        steps = ((1.0 / n_w)[wc], -bw / w_b[bc])  # one division per cell
-    if presorted:  # the engine's entries: the two sorted sides merged, no sort
-        cell, value, diff = _merged(within, wc, between, bc, steps, n_cells)
-    else:
-        cell, value = np.concatenate([wc, bc]), np.concatenate([within, between])
-        order = np.lexsort((value, cell))
-        cell = cell[order]  # one array at a time: entries are many (rows x cells)
-        value = value[order]
-        diff = np.concatenate(steps)[order]
-        del order
-    del steps
-    np.cumsum(diff, out=diff)
-    start = np.searchsorted(cell, np.arange(n_cells))
-    before = np.r_[0.0, diff][start]  # cumulative sum at the start of each cell
-    diff -= before[cell]
-    # read the difference after the last entry of each run of equal values of a cell
-    last = np.r_[(cell[1:] != cell[:-1]) | (value[1:] != value[:-1]), True]
-    d_cell, d = cell[last], diff[last]
-    del cell, value, diff, last
-    a = np.abs(d)
-    # the largest |difference| of each cell, first position on ties
-    at = first_argmax(a, d_cell)
-    if at is None:
-        top = np.lexsort((np.arange(len(a)), -a, d_cell))
-        at = top[np.r_[True, d_cell[top][1:] != d_cell[top][:-1]]]
-    stat = np.zeros(n_cells)
-    sign = np.zeros(n_cells)
-    stat[d_cell[at]] = a[at]
-    sign[d_cell[at]] = np.sign(d[at])
-    n_eff = np.where(w2_b > 0, w_b**2 / np.maximum(w2_b, 1e-300), 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        en = np.round(n_w * n_eff / (n_w + n_eff))  # scipy's ks_2samp(method="asymp")
-    p = np.ones(n_cells)
-    tested = (stat > 0) & (en >= 1)
-    if tested.any():  # sf once per distinct (statistic, size): cells repeat a few pairs
-        pair, back = np.unique(np.stack([stat[tested], en[tested]]), axis=1, return_inverse=True)
-        p[tested] = scipy.stats.kstwo.sf(pair[0], pair[1])[back.reshape(-1)]
-    out[0], out[1], out[2] = stat, np.where(stat > 0, sign, 0.0), np.minimum(p, 1.0)
+        step_w, step_b = 1.0 / n_w, -bw / w_b[bc]
     # fraction below chance: the smallest chance value whose weighted ECDF reaches q
     b_order = np.arange(len(bc)) if presorted else np.lexsort((between, bc))
     b_cell, b_val = bc[b_order], between[b_order]
@@ -414,22 +401,118 @@ def cell_tests(
     first_idx = np.r_[True, b_cell[idx][1:] != b_cell[idx][:-1]] if len(idx) else idx
     first_reach[b_cell[idx][first_idx]] = idx[first_idx]
     threshold = np.where(first_reach >= 0, b_val[np.maximum(first_reach, 0)], np.inf)
-    below = np.bincount(wc, weights=(within < threshold[wc]).astype(float), minlength=n_cells)
+    stat = np.zeros(n_cells)
+    sign = np.zeros(n_cells)
+    below = np.zeros(n_cells)
+    if presorted:
+        # the engine's entries: the two sorted sides merged (no sort), a group of cells
+        # at a time, the running sum carried from group to group (the same additions
+        # as over all entries at once)
+        b_at = np.searchsorted(bc, np.arange(n_cells + 1))
+        carry = None
+        for c0, c1 in cell_groups(w_at, CHUNK_ENTRIES):
+            w, b = slice(w_at[c0], w_at[c1]), slice(b_at[c0], b_at[c1])
+            x, xc = value_of(w), wc[w]
+            cell, value, diff = _merged(
+                x,
+                xc,
+                between[b],
+                bc[b],
+                (step_w[xc], step_b[b]),
+                np.arange(c0, c1),
+                np.diff(w_at[c0 : c1 + 1]) + np.diff(b_at[c0 : c1 + 1]),
+            )
+            carry = _largest_differences(cell, value, diff, c0, c1, carry, stat, sign)
+            del cell, value, diff
+            below += np.bincount(xc, weights=(x < threshold[xc]).astype(float), minlength=n_cells)
+    else:
+        within = value_of(slice(None))
+        cell, value = np.concatenate([wc, bc]), np.concatenate([within, between])
+        order = np.lexsort((value, cell))
+        cell = cell[order]  # one array at a time: entries are many (rows x cells)
+        value = value[order]
+        diff = np.concatenate([step_w[wc], step_b])[order]
+        del order
+        _largest_differences(cell, value, diff, 0, n_cells, None, stat, sign)
+        del cell, value, diff
+        below = np.bincount(wc, weights=(within < threshold[wc]).astype(float), minlength=n_cells)
+    n_eff = np.where(w2_b > 0, w_b**2 / np.maximum(w2_b, 1e-300), 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        en = np.round(n_w * n_eff / (n_w + n_eff))  # scipy's ks_2samp(method="asymp")
+    p = np.ones(n_cells)
+    tested = (stat > 0) & (en >= 1)
+    if tested.any():  # sf once per distinct (statistic, size): cells repeat a few pairs
+        pair, back = np.unique(np.stack([stat[tested], en[tested]]), axis=1, return_inverse=True)
+        p[tested] = scipy.stats.kstwo.sf(pair[0], pair[1])[back.reshape(-1)]
+    out[0], out[1], out[2] = stat, np.where(stat > 0, sign, 0.0), np.minimum(p, 1.0)
     out[3] = below / np.where(n_w > 0, n_w, np.nan)
     out[:, ~ok] = np.nan
     return out
 
 
-def _merged(within, wc, between, bc, steps, n_cells):
-    """(cell, value, step) of the within and chance entries, each side sorted by (cell,
-    value), in their merged order (:func:`~iaa_frames.stats.segments.merged_positions`),
-    written in place: no concatenation, no order array."""
+#: Within entries whose ECDF differences :func:`cell_tests` forms together (entries sorted
+#: by cell, a group of whole cells at a time): bounds its temporaries on millions of entries.
+CHUNK_ENTRIES = 1 << 21
+
+
+def _sorted_in_chunks(value_of, cell) -> bool:
+    """:func:`~iaa_frames.stats.segments.sorted_by_cell` of the values ``value_of(part)``
+    of the entries, :data:`CHUNK_ENTRIES` at a time (windows overlapping by one entry)."""
+    n = len(cell)
+    if n < 2:
+        return sorted_by_cell(value_of(slice(0, n)), cell)
+    for lo in range(0, n - 1, CHUNK_ENTRIES):  # a loop over chunks of entries
+        part = slice(lo, min(lo + CHUNK_ENTRIES + 1, n))
+        if not sorted_by_cell(value_of(part), cell[part]):
+            return False
+    return True
+
+
+def _as_cells(cell) -> np.ndarray:
+    """Cell codes as an integer array, in their own integer type (no int64 copy)."""
+    cell = np.asarray(cell)
+    return cell if cell.dtype.kind in "iu" else cell.astype(np.int64)
+
+
+def _largest_differences(cell, value, diff, c0, c1, carry, stat, sign):
+    """Each cell's largest |F_within - F_between| (first on ties) and its sign, written
+    into ``stat`` and ``sign``, from the steps ``diff`` of cells ``c0 .. c1 - 1`` in order
+    of (cell, value); ``carry`` is the running sum of the entries before them (None:
+    none), returned updated. Cumulated in place."""
+    if not len(diff):
+        return carry
+    if carry is not None:
+        diff[0] += carry  # the running sum as over all entries at once
+    np.cumsum(diff, out=diff)
+    before = np.r_[0.0 if carry is None else carry, diff][
+        np.searchsorted(cell, np.arange(c0, c1))
+    ]  # cumulative sum at the start of each cell
+    carry = float(diff[-1])
+    diff -= before[cell - c0]
+    # read the difference after the last entry of each run of equal values of a cell
+    last = np.r_[(cell[1:] != cell[:-1]) | (value[1:] != value[:-1]), True]
+    d_cell, d = cell[last], diff[last]
+    del last
+    a = np.abs(d)
+    # the largest |difference| of each cell, first position on ties
+    at = first_argmax(a, d_cell)
+    if at is None:
+        top = np.lexsort((np.arange(len(a)), -a, d_cell))
+        at = top[np.r_[True, d_cell[top][1:] != d_cell[top][:-1]]]
+    stat[d_cell[at]] = a[at]
+    sign[d_cell[at]] = np.sign(d[at])
+    return carry
+
+
+def _merged(within, wc, between, bc, steps, cells, count):
+    """(cell, value, step) of the within and chance entries of ``cells`` (``count``
+    entries each), each side sorted by (cell, value), in their merged order
+    (:func:`~iaa_frames.stats.segments.merged_positions`), written in place: no
+    concatenation, no order array."""
     at_b = merged_positions(within, wc, between, bc)
     side_a = np.ones(len(wc) + len(bc), dtype=bool)
     side_a[at_b] = False
-    cell = np.repeat(
-        np.arange(n_cells), np.bincount(wc, minlength=n_cells) + np.bincount(bc, minlength=n_cells)
-    )
+    cell = np.repeat(cells, count)
     merged = []
     for a, b in ((within, between), steps):
         out = np.empty(len(side_a))

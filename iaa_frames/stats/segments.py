@@ -18,7 +18,22 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["first_argmax", "merged_order", "merged_positions", "sorted_by_cell"]
+__all__ = ["cell_groups", "first_argmax", "merged_order", "merged_positions", "sorted_by_cell"]
+
+
+def cell_groups(start, budget) -> list[tuple[int, int]]:
+    """Consecutive ranges ``(c0, c1)`` of cells grouped by the window of ``budget``
+    entries their first entry falls in (``start``: where each cell's entries start, then
+    the end): a group holds at most ``budget`` entries besides its last cell's.
+
+    Examples
+    --------
+    >>> cell_groups(np.array([0, 3, 5, 9, 10]), 4)
+    [(0, 2), (2, 3), (3, 4)]
+    """
+    window = np.asarray(start)[:-1] // max(int(budget), 1)
+    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, len(window)]
+    return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
 
 def sorted_by_cell(value, cell) -> bool:

@@ -319,3 +319,48 @@ def test_weights_must_match_the_chance_rows_of_each_cell():
             between_cells=[[0, 1], [1]],
             between_weights=[[1.0], [1.0, 2.0]],  # same total, not one per row
         )
+
+
+def test_entries_tested_in_chunks_of_cells_are_bitwise_those_of_all_at_once(monkeypatch):
+    """The within keys, distinct items, observed differences and histogram counts are
+    formed a group of cells at a time (CHUNK_ENTRIES): the statistics and p-values are
+    bit for bit those of one group, with untested cells among the tested ones."""
+    from iaa_frames.stats import ks_cells, kstest
+
+    rng = np.random.default_rng(11)
+    n_cells, n_items = 12, 30
+    wi, x = rng.integers(0, n_items, 600), rng.random(600).round(2)
+    a, b = rng.integers(0, n_items, 400), rng.integers(0, n_items, 400)
+    y = rng.random(400).round(2)
+    wc = np.sort(rng.integers(0, n_cells, 2000))
+    wc[wc == 4] = 5
+    wr = rng.integers(0, 600, 2000)
+    wr[wc == 3] = wr[wc == 3] % 2  # cell 3: rows of two items only (not tested)
+    wi[:2] = [0, 1]
+    bc = np.sort(rng.integers(0, n_cells, 1500))
+    br, bw = rng.integers(0, 400, 1500), rng.random(1500) + 0.5
+
+    def run():
+        return kstest.ks_agreement_entries(
+            x,
+            y,
+            within_item=wi,
+            between_item_a=a,
+            between_item_b=b,
+            within_rows=wr,
+            within_cell=wc,
+            between_rows=br,
+            between_cell=bc,
+            between_weight=bw,
+            n_cells=n_cells,
+            n_items=n_items,
+            n_resamples=40,
+            seed=3,
+        )
+
+    whole = run()
+    assert np.isnan(whole[1][3]) and np.isfinite(whole[1][[0, 1, 2]]).all()
+    for budget in (1, 150, 700):
+        monkeypatch.setattr(ks_cells, "CHUNK_ENTRIES", budget)
+        for got, want in zip(run(), whole):
+            assert got.tobytes() == want.tobytes()

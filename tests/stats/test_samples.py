@@ -236,3 +236,42 @@ def test_cell_tests_repeated_cells_share_their_p_value():
     # each cell's p-value is the sf of its own statistic, exactly (size round(7*40/47) = 6)
     assert out[2, 1:].tolist() == scipy.stats.kstwo.sf(out[0, 1:], 6).tolist()
     assert out[[0, 2], 0].tolist() == [0.0, 1.0]
+
+
+def test_cell_tests_in_groups_of_cells_are_bitwise_those_of_all_cells_at_once(monkeypatch):
+    """Sorted entries (the engine's) are tested a group of cells at a time, the running
+    sum carried from group to group: every output bit equals the single group's, and the
+    unsorted route (one lexsort of all entries) agrees to rounding."""
+    from iaa_frames.stats import samples
+    from iaa_frames.stats.segments import cell_groups
+
+    rng = np.random.default_rng(5)
+    n_cells = 40
+    wc, bc = np.sort(rng.integers(0, n_cells, 4000)), np.sort(rng.integers(0, n_cells, 3000))
+    wc[wc == 7] = 8  # a cell without within entries inside a group
+    bc[bc == 9] = 10  # and one without chance entries
+    wv, bv = rng.random(4000).round(3), rng.random(3000).round(3)
+    bw = np.where(rng.random(3000) < 0.5, 1.0, rng.random(3000) * 3)
+    wv = wv[np.lexsort((wv, wc))]
+    order = np.lexsort((bv, bc))
+    bv, bw = bv[order], bw[order]
+    whole = samples.cell_tests(wv, wc.astype(np.int32), bv, bc, bw, n_cells)
+    assert cell_groups(np.searchsorted(wc, np.arange(n_cells + 1)), 250)[1:]
+    for budget in (1, 97, 250, 1000):
+        monkeypatch.setattr(samples, "CHUNK_ENTRIES", budget)
+        grouped = samples.cell_tests(wv, wc, bv, bc, bw, n_cells)
+        assert grouped.tobytes() == whole.tobytes()
+        # the entries' distances gathered from one distance per row, group by group
+        rows = np.argsort(rng.random(4000))
+        per_row = np.empty(4000)
+        per_row[rows] = wv
+        gathered = samples.cell_tests(per_row, wc, bv, bc, bw, n_cells, within_rows=rows)
+        assert gathered.tobytes() == whole.tobytes()
+    shuffled = rng.permutation(4000)
+    unsorted = samples.cell_tests(wv[shuffled], wc[shuffled], bv, bc, bw, n_cells)
+    np.testing.assert_allclose(unsorted, whole, rtol=1e-12, atol=1e-15)
+    per_row = np.r_[wv[shuffled], 0.5]
+    by_rows = samples.cell_tests(
+        per_row, wc[shuffled], bv, bc, bw, n_cells, within_rows=np.arange(4000)
+    )
+    assert by_rows.tobytes() == unsorted.tobytes()
