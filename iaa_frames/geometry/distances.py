@@ -41,7 +41,7 @@ from .giou import giou
 from .kinds.polygon import POLYGON
 from .kinds.registry import get_kind
 from .mask_rule import MASK_IOU_MIN_COORDINATES, may_use_masks, uses_mask_iou
-from .overlap import areas, areas_inside, iou
+from .overlap import areas, areas_inside, areas_inside_bound, iou
 from .shapes import Shapes, as_polygons, check_aligned
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "as_polygons",
     "areas",
     "areas_inside",
+    "areas_inside_bound",
     "iou",
     "giou",
     "giou_distance",

@@ -2,7 +2,7 @@
 
 A :class:`~iaa_frames.geometry.shapes.Shapes` container owns one :class:`ShapeCache`,
 shared by every container taken from it (:meth:`Shapes.take`), so a shape's convex hull,
-area, coordinate count, outline lengths, ring edges and masks are computed once however
+area, coordinate count, outline lengths, ring edges, area grid and masks are computed once however
 many pairs it appears in. Everything here is indexed by *cache rows* (the rows of the
 container that owns the cache); :class:`Shapes` maps its own rows to them, and callers use
 the methods of :class:`Shapes`, never this class.
@@ -20,6 +20,7 @@ import shapely
 
 from iaa_frames.arrays import sorted_unique
 
+from .area_grid import AreaGrid
 from .clip import RingEdges
 from .kinds.registry import get_kind
 from .raster import Masks, rasterize
@@ -60,6 +61,7 @@ class ShapeCache:
         self._masks: dict = {}
         self._outline = None
         self._edges = None
+        self._grid = None
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -153,6 +155,15 @@ class ShapeCache:
                 )
                 self._edges = RingEdges.from_geometries(polygons)
             return self._edges
+
+    def area_grid(self) -> AreaGrid:
+        """The area of every polygon in the cells of a grid over its bounding box (none
+        for plain boxes), for the bound of its area inside any rectangle."""
+        edges = self.ring_edges()
+        with self.lock:
+            if self._grid is None:
+                self._grid = AreaGrid.from_edges(edges)
+            return self._grid
 
     def hulls(self, rows: np.ndarray):
         """Convex hull of the shapes at ``rows`` and its area."""

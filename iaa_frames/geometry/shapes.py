@@ -469,6 +469,27 @@ class Shapes:
         """
         return self._cache.ring_edges(), self._cache_rows()
 
+    def area_grid(self):
+        """The area of each polygon in the cells of a grid over its bounding box, and where
+        each row's shape is in it.
+
+        Returns
+        -------
+        grid : iaa_frames.geometry.area_grid.AreaGrid
+            Shared by every container taken from the same one (plain boxes have none).
+        index : ndarray of int, shape (n,)
+            The shape of ``grid`` of each row, as
+            :func:`iaa_frames.geometry.area_grid.grid_bound` takes it.
+
+        Examples
+        --------
+        >>> import shapely
+        >>> grid, index = Shapes.from_geometries([shapely.box(0, 0, 1, 1)]).area_grid()
+        >>> float(grid.cells[index[0]].sum().round(9))
+        1.0
+        """
+        return self._cache.area_grid(), self._cache_rows()
+
     def pair_masks(self, other: Shapes, rows: np.ndarray, width: int, height: int):
         """Masks of ``self[rows]`` and ``other[rows]`` on one ``width`` x ``height`` grid
         over the normalized image, rasterized once per shape and grid.

@@ -34,7 +34,7 @@ from iaa_frames.geometry.box_index import overlapping_pairs, sweep_cost
 from iaa_frames.geometry.distances import (
     Distance,
     Shapes,
-    areas_inside,
+    areas_inside_bound,
     kind_shared_bound,
     mask_iou_upper_bound,
     may_use_masks,
@@ -61,9 +61,6 @@ _WORKERS = min(os.cpu_count() or 1, 4)
 #: Pairings with more candidate pairs than this list only the object pairs whose boxes
 #: overlap (:mod:`iaa_frames.geometry.box_index`) when the others cannot change the result.
 SPARSE_MIN_PAIRS = 1024
-#: Relative slack of the clipped-area bound, so that rounding never lets it fall below
-#: the exact IoU computed by the overlay.
-_BOUND_SLACK = 1e-9
 
 
 @dataclass(frozen=True, eq=False)
@@ -221,8 +218,10 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
     """A tighter IoU bound of the polygon pairs ``rows``, whose bound so far is ``bound``
     (aligned with ``rows``; pairs that get the mask IoU keep it).
 
-    The shared area is at most the area of either shape inside the other's bounding box
-    (:func:`~iaa_frames.geometry.overlap.areas_inside`, numpy, no overlay): the bound of
+    The shared area is at most the area of either shape inside the other's bounding box,
+    itself bounded from the areas of the shape in the cells of a grid over its own box,
+    computed once per shape (:func:`~iaa_frames.geometry.overlap.areas_inside_bound`, a few
+    numpy operations per pair whatever the vertex count, no overlay): the bound of
     :func:`_iou_bound` with that area in place of the boxes' intersection.
     """
     out = np.array(bound, dtype=np.float64)
@@ -233,7 +232,7 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
     if not e.size:
         return out
     a, b = a.take(e), b.take(e)
-    top = np.minimum(areas_inside(a, b.boxes), areas_inside(b, a.boxes)) * (1 + _BOUND_SLACK)
+    top = np.minimum(areas_inside_bound(a, b.boxes), areas_inside_bound(b, a.boxes))
     top = kind_shared_bound(a, b, top)
     area_a, area_b = corpus.area[oa[rows[e]]], corpus.area[ob[rows[e]]]
     top = np.minimum(top, np.minimum(area_a, area_b))
