@@ -362,6 +362,19 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     return out
 
 
+def _similarity_bound(corpus, distance, oa, ob, iou_bound) -> np.ndarray:
+    """An upper bound of the similarity of the object pairs (oa, ob) from one of their
+    IoU: the distance's own (:attr:`~iaa_frames.geometry.distances.Distance.similarity_bound`,
+    GIoU's penalty) where it has one, and never above the IoU bound."""
+    if distance.similarity_bound is None or not len(oa):
+        return iou_bound
+    shapes = corpus.shapes
+    own = _threaded(
+        distance.similarity_bound, shapes.take(oa), shapes.take(ob), iou_bound=iou_bound
+    )
+    return np.minimum(iou_bound, own)
+
+
 def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unlisted) -> None:
     """Set the similarity ``sim`` of every candidate pair that can raise the best
     similarity of one of its two objects (``sim`` holds those of the matched pairs, 0
@@ -372,9 +385,10 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
     computed, and an upper bound of it. IoU-based similarities never exceed the IoU, and a
     pair can change a best match only if its bound beats the best similarity one of its
     objects already has. The pending pairs' bound is first tightened
-    (:func:`_tighter_bound`, all at once). Then each round takes, for every object, its
+    (:func:`_tighter_bound`, all at once), and every pair's bound turned into a bound of
+    its similarity (:func:`_similarity_bound`). Then each round takes, for every object, its
     live pair of highest bound and advances it one step: pending pairs get their exact IoU
-    as their bound, the others their similarity, which raises the bests and retires the
+    (and the similarity bound from it) as their bound, the others their similarity, which raises the bests and retires the
     pairs that can no longer beat them. After :data:`BEST_ROUNDS` rounds the pairs still
     live are computed at once. The bests are those that computing every pair would give.
     """
@@ -394,6 +408,7 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
         if step == 0:
             rows = np.flatnonzero(~known)
             bound[rows] = _tighter_bound(corpus, oa, ob, cand[rows], bound[rows])
+            bound = _similarity_bound(corpus, distance, oa[cand], ob[cand], bound)
             step += 1
             continue
         pick = np.ones(len(cand), bool)
@@ -407,7 +422,9 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
         exact = np.flatnonzero(pick & ~known)
         if exact.size:
             _exact_iou(corpus, oa, ob, cand[exact], iou, cache)
-            bound[exact], known[exact] = iou[cand[exact]], True
+            r = cand[exact]
+            bound[exact] = _similarity_bound(corpus, distance, oa[r], ob[r], iou[r])
+            known[exact] = True
         done = pick & known
         done[exact] = False
         if done.any():
