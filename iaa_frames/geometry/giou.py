@@ -71,7 +71,7 @@ def hull_terms(a: Shapes, b: Shapes, rows: np.ndarray, union: np.ndarray):
     """
     hull_a, area_ha = a.hulls(rows)
     hull_b, area_hb = b.hulls(rows)
-    enclosing = _enclosing(hull_a, hull_b)
+    enclosing = a.enclosing(b, rows)  # once per pair of shapes
     convex = np.isclose(area_ha, areas(a.take(rows)), rtol=1e-12, atol=0) & np.isclose(
         area_hb, areas(b.take(rows)), rtol=1e-12, atol=0
     )
@@ -81,15 +81,6 @@ def hull_terms(a: Shapes, b: Shapes, rows: np.ndarray, union: np.ndarray):
         shared = shapely.area(shapely.intersection(hull_a[nc], hull_b[nc]))
         hull_union[nc] = area_ha[nc] + area_hb[nc] - shared
     return enclosing, hull_union
-
-
-def _enclosing(hull_a, hull_b) -> np.ndarray:
-    """Area of the convex hull of each pair of hulls (of the two shapes together)."""
-    n = len(hull_a)
-    both = shapely.geometrycollections(
-        np.column_stack([hull_a, hull_b]).ravel(), indices=np.repeat(np.arange(n), 2)
-    )
-    return shapely.area(shapely.convex_hull(both))
 
 
 def giou_upper_bound(a: Shapes, b: Shapes, iou_bound) -> np.ndarray:
@@ -137,9 +128,8 @@ def giou_upper_bound(a: Shapes, b: Shapes, iou_bound) -> np.ndarray:
         other = other | in_b
     rows = np.flatnonzero(~other)
     if rows.size:
-        hull_a, area_ha = a.hulls(rows)
-        hull_b, area_hb = b.hulls(rows)
-        enclosing = _enclosing(hull_a, hull_b)
+        area_ha, area_hb = a.hulls(rows)[1], b.hulls(rows)[1]
+        enclosing = a.enclosing(b, rows)
         union = np.maximum(area_ha + area_hb, areas(a.take(rows)) + areas(b.take(rows)))
         with np.errstate(divide="ignore", invalid="ignore"):
             slack = (enclosing - union) / enclosing

@@ -430,6 +430,28 @@ class Shapes:
         """
         return self._cache.hulls(self._cache_rows()[rows])
 
+    def enclosing(self, other: Shapes, rows: np.ndarray) -> np.ndarray:
+        """Area of the convex hull of ``self[k]`` and ``other[k]`` together, for each ``k``
+        in ``rows`` (GIoU's enclosing area), computed once per pair of shapes when both
+        containers come from the same one.
+
+        Examples
+        --------
+        >>> import shapely
+        >>> s = Shapes.from_geometries([shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)])
+        >>> s.take([0]).enclosing(s.take([1]), np.array([0])).tolist()
+        [3.0]
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if self._cache is other._cache:
+            return self._cache.enclosing(self._cache_rows()[rows], other._cache_rows()[rows])
+        hull_a, _ = self.hulls(rows)
+        hull_b, _ = other.hulls(rows)
+        both = shapely.geometrycollections(
+            np.column_stack([hull_a, hull_b]).ravel(), indices=np.repeat(np.arange(len(rows)), 2)
+        )
+        return shapely.area(shapely.convex_hull(both))
+
     def outline(self):
         """Per row: the sums of ``|dx|`` and of ``|dy|`` along every ring of the shape, and
         its number of rings (a box: its perimeter, one ring).
