@@ -104,17 +104,24 @@ class AreaGrid:
         gy = _lines(bounds[:, 1], bounds[:, 3], steps)
         if not owner.size:
             return cls(gx, gy, np.zeros((n, k, k)))
-        # the points where each edge crosses a grid line, then its pieces between them
-        px, py, pe, pt = [xa, xb], [ya, yb], [np.arange(len(xa))] * 2, [np.zeros(len(xa))]
-        pt.append(np.ones(len(xa)))
-        for lines, a0, a1, b0, b1, along_x in (
-            (gx, xa, xb, ya, yb, True),
-            (gy, ya, yb, xa, xb, False),
+        # the cells of the edges' ends; an edge within one cell is a piece as it is, the
+        # others are cut where they cross a grid line
+        ends = [
+            (_cell_of(g, owner, v0, k), _cell_of(g, owner, v1, k))
+            for g, v0, v1 in ((gx, xa, xb), (gy, ya, yb))
+        ]
+        inside = (ends[0][0] == ends[0][1]) & (ends[1][0] == ends[1][1])
+        whole, cut = np.flatnonzero(inside), np.flatnonzero(~inside)
+        px, py, pe = [xa[cut], xb[cut]], [ya[cut], yb[cut]], [cut, cut]
+        pt = [np.zeros(len(cut)), np.ones(len(cut))]
+        for lines, a0, a1, b0, b1, along_x, (ia, ib) in (
+            (gx, xa, xb, ya, yb, True, ends[0]),
+            (gy, ya, yb, xa, xb, False, ends[1]),
         ):
-            ia, ib = _cell_of(lines, owner, a0, k), _cell_of(lines, owner, a1, k)
-            lo, n_cross = np.minimum(ia, ib), np.abs(ia - ib)
-            e = np.repeat(np.arange(len(xa)), n_cross)
-            m = lo[e] + 1 + np.arange(len(e)) - np.repeat(np.cumsum(n_cross) - n_cross, n_cross)
+            lo, n_cross = np.minimum(ia, ib)[cut], np.abs(ia - ib)[cut]
+            e = np.repeat(cut, n_cross)
+            first = np.repeat(np.cumsum(n_cross) - n_cross, n_cross)
+            m = np.repeat(lo, n_cross) + 1 + np.arange(len(e)) - first
             at = lines[owner[e], m]
             t = np.clip((at - a0[e]) / (a1[e] - a0[e]), 0.0, 1.0)
             other = b0[e] + t * (b1[e] - b0[e])
@@ -130,6 +137,11 @@ class AreaGrid:
         s = owner[pe[:-1][piece]]
         col = _cell_of(gx, s, (x0 + x1) / 2, k)
         row = _cell_of(gy, s, (y0 + y1) / 2, k)
+        x0, y0 = np.concatenate([xa[whole], x0]), np.concatenate([ya[whole], y0])
+        x1, y1 = np.concatenate([xb[whole], x1]), np.concatenate([yb[whole], y1])
+        s = np.concatenate([owner[whole], s])
+        col = np.concatenate([ends[0][0][whole], col])
+        row = np.concatenate([ends[1][0][whole], row])
         dx = x1 - x0
         flat = (s * k + col) * k + row
         s1 = np.bincount(flat, weights=dx * ((y0 + y1) / 2 - gy[s, row]), minlength=n * k * k)
