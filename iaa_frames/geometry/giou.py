@@ -5,7 +5,10 @@ region ``C`` enclosing both shapes: for box-box pairs the enclosing axis-aligned
 for pairs involving a polygon the convex hull of the two shapes (shapely, with the hulls of
 single shapes computed once per shape by :meth:`Shapes.hulls`). For polygons the union in
 the penalty is that of the two shapes' own convex hulls (:func:`hull_terms`), so that a
-concave shape or one with a hole has GIoU 1 with itself.
+concave shape or one with a hole has GIoU 1 with itself. The hull of two shapes together
+is computed once per pair (:meth:`Shapes.enclosing`); with the hulls' areas alone it bounds
+the GIoU of a pair from a bound of its IoU (:func:`giou_upper_bound`), which lets the
+matcher skip the overlays of pairs that cannot change a best match.
 """
 
 from __future__ import annotations
