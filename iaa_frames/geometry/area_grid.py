@@ -28,7 +28,7 @@ Examples
 >>> from iaa_frames.geometry.clip import RingEdges
 >>> tri = shapely.Polygon([(0, 0), (4, 0), (0, 4)])
 >>> grid = AreaGrid.from_edges(RingEdges.from_geometries([tri]), k=2)
->>> grid.cells[0].round(9).tolist()  # column 0 (x in [0, 2]): rows y in [0, 2] and [2, 4]
+>>> grid.cells[grid.row[0]].round(9).tolist()  # column 0 (x in [0, 2]): rows y in [0, 2] and [2, 4]
 [[4.0, 2.0], [2.0, 0.0]]
 >>> grid_bound(grid, [0, 0], [[0, 0, 2, 2], [0, 0, 1, 1]]).round(6).tolist()
 [4.0, 1.0]
@@ -57,16 +57,23 @@ _BOUND_SLACK = 1e-9
 class AreaGrid:
     """The area of every shape in each cell of a grid over its bounding box.
 
+    Only the shapes with edges have a grid (boxes and missing shapes of a container
+    have none, so a few polygons among a million boxes cost a few grids).
+
     Attributes
     ----------
-    x, y : ndarray of float64, shape (n, k + 1)
-        The grid lines of each shape (the first and last are its bounds).
-    cells : ndarray of float64, shape (n, k, k)
-        ``cells[s, i, j]``: the area of shape ``s`` in column ``i`` (``x[s, i] <= x <=
-        x[s, i + 1]``) and row ``j``; for a cell some boundary piece enters, plus a slack
-        of :data:`_CELL_SLACK` times the cell's area. Zero for shapes without edges.
+    row : ndarray of int64, shape (n,)
+        The grid of each shape: its row in ``x``, ``y`` and ``cells``, or -1 for a shape
+        without edges.
+    x, y : ndarray of float64, shape (m, k + 1)
+        The grid lines of each grid (the first and last are its shape's bounds).
+    cells : ndarray of float64, shape (m, k, k)
+        ``cells[g, i, j]``: the area of the shape of grid ``g`` in column ``i`` (``x[g, i]
+        <= x <= x[g, i + 1]``) and row ``j``; for a cell some boundary piece enters, plus a
+        slack of :data:`_CELL_SLACK` times the cell's area.
     """
 
+    row: np.ndarray
     x: np.ndarray
     y: np.ndarray
     cells: np.ndarray
@@ -80,22 +87,24 @@ class AreaGrid:
         >>> import shapely
         >>> donut = shapely.box(0, 0, 4, 4).difference(shapely.box(1, 1, 3, 3))
         >>> g = AreaGrid.from_edges(RingEdges.from_geometries([donut]), k=2)
-        >>> g.cells[0].round(9).tolist()
+        >>> g.cells[g.row[0]].round(9).tolist()
         [[3.0, 3.0], [3.0, 3.0]]
         """
-        n = len(edges.offset) - 1
         count = np.diff(edges.offset)
-        owner = np.repeat(np.arange(n), count)
+        has = np.flatnonzero(count > 0)
+        n = has.size  # shapes with a grid
+        grid_of = np.full(len(count), -1, np.int64)
+        grid_of[has] = np.arange(n)
+        owner = np.repeat(np.arange(n), count[has])
         xa, ya, xb, yb = edges.x0, edges.y0, edges.x1, edges.y1
         bounds = np.zeros((n, 4))  # of the edges (the start points hold every vertex)
-        has = np.flatnonzero(count > 0)
         if has.size:
             first = edges.offset[has]
-            bounds[has, 0], bounds[has, 1] = (
+            bounds[:, 0], bounds[:, 1] = (
                 np.minimum.reduceat(xa, first),
                 np.minimum.reduceat(ya, first),
             )
-            bounds[has, 2], bounds[has, 3] = (
+            bounds[:, 2], bounds[:, 3] = (
                 np.maximum.reduceat(xa, first),
                 np.maximum.reduceat(ya, first),
             )
@@ -103,7 +112,7 @@ class AreaGrid:
         gx = _lines(bounds[:, 0], bounds[:, 2], steps)
         gy = _lines(bounds[:, 1], bounds[:, 3], steps)
         if not owner.size:
-            return cls(gx, gy, np.zeros((n, k, k)))
+            return cls(grid_of, gx, gy, np.zeros((n, k, k)))
         # the cells of the edges' ends; an edge within one cell is a piece as it is, the
         # others are cut where they cross a grid line
         ends = [
@@ -157,7 +166,7 @@ class AreaGrid:
         cells = np.where(
             touched, np.maximum(cells, 0.0) + _CELL_SLACK * cell_area, winding * cell_area
         )
-        return cls(gx, gy, np.maximum(cells, 0.0))
+        return cls(grid_of, gx, gy, np.maximum(cells, 0.0))
 
 
 def _lines(lo, hi, steps):
@@ -200,9 +209,14 @@ def grid_bound(grid: AreaGrid, shape, rect) -> np.ndarray:
     """
     shape = np.asarray(shape, dtype=np.int64)
     rect = np.asarray(rect, dtype=np.float64).reshape(-1, 4)
-    gx, gy = grid.x[shape], grid.y[shape]
+    out = np.zeros(len(shape))
+    g = grid.row[shape]
+    ok = np.flatnonzero(g >= 0)  # a shape without edges has no area
+    g, rect = g[ok], rect[ok]
+    gx, gy = grid.x[g], grid.y[g]
     wx = np.minimum(gx[:, 1:], rect[:, 2:3]) - np.maximum(gx[:, :-1], rect[:, 0:1])
     wy = np.minimum(gy[:, 1:], rect[:, 3:4]) - np.maximum(gy[:, :-1], rect[:, 1:2])
     inside = np.maximum(wx, 0.0)[:, :, None] * np.maximum(wy, 0.0)[:, None, :]
-    np.minimum(inside, grid.cells[shape], out=inside)
-    return inside.sum(axis=(1, 2)) * (1 + _BOUND_SLACK)
+    np.minimum(inside, grid.cells[g], out=inside)
+    out[ok] = inside.sum(axis=(1, 2)) * (1 + _BOUND_SLACK)
+    return out

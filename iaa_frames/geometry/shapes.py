@@ -500,14 +500,14 @@ class Shapes:
         grid : iaa_frames.geometry.area_grid.AreaGrid
             Shared by every container taken from the same one (plain boxes have none).
         index : ndarray of int, shape (n,)
-            The shape of ``grid`` of each row, as
+            The shape of ``grid`` of each row (its grid is ``grid.row[index]``), as
             :func:`iaa_frames.geometry.area_grid.grid_bound` takes it.
 
         Examples
         --------
         >>> import shapely
         >>> grid, index = Shapes.from_geometries([shapely.box(0, 0, 1, 1)]).area_grid()
-        >>> float(grid.cells[index[0]].sum().round(9))
+        >>> float(grid.cells[grid.row[index[0]]].sum().round(9))
         1.0
         """
         return self._cache.area_grid(), self._cache_rows()

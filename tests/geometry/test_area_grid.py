@@ -34,7 +34,7 @@ def _random_shapes(rng, n, most_vertices=30):
 
 
 def _cells_by_shapely(grid, s, geom):
-    x, y = grid.x[s], grid.y[s]
+    x, y = grid.x[grid.row[s]], grid.y[grid.row[s]]
     k = len(x) - 1
     cells = shapely.box(
         np.repeat(x[:-1], k), np.tile(y[:-1], k), np.repeat(x[1:], k), np.tile(y[1:], k)
@@ -48,6 +48,7 @@ def test_cell_areas_are_those_of_shapely(seed, k):
     rng = np.random.default_rng(seed)
     geoms = _random_shapes(rng, 10, most_vertices=int(rng.choice([8, 40, 400])))
     grid = AreaGrid.from_edges(RingEdges.from_geometries(geoms), k=k)
+    np.testing.assert_array_equal(grid.row, np.arange(len(geoms)))  # every shape has edges
     for s, geom in enumerate(geoms):
         np.testing.assert_allclose(grid.x[s, [0, -1]], np.array(geom.bounds)[[0, 2]])
         np.testing.assert_allclose(grid.y[s, [0, -1]], np.array(geom.bounds)[[1, 3]])
@@ -114,14 +115,16 @@ def test_cells_no_boundary_enters_are_whole_or_empty():
     """A cell no edge enters holds exactly its area or nothing (the donut's hole)."""
     donut = shapely.box(0, 0, 4, 4).difference(shapely.box(1, 1, 3, 3))
     grid = AreaGrid.from_edges(RingEdges.from_geometries([donut]), k=8)  # cells of 0.5
-    cells = grid.cells[0]
+    cells = grid.cells[grid.row[0]]
     assert cells[3, 3] == 0.0  # inside the hole
     assert cells[0, 4] == pytest.approx(0.25, abs=1e-11)
 
 
 def test_shapes_without_edges_have_nothing():
+    """... and no grid: only the shapes with edges take memory."""
     geoms = [None, shapely.LineString([(0, 0), (1, 1)]), shapely.box(0, 0, 1, 1)]
     grid = AreaGrid.from_edges(RingEdges.from_geometries(geoms))
+    assert grid.row.tolist() == [-1, -1, 0] and grid.cells.shape == (1, GRID, GRID)
     got = grid_bound(grid, [0, 1, 2], np.tile([0, 0, 1, 1.0], (3, 1)))
     assert got[:2].tolist() == [0.0, 0.0]
     assert got[2] == pytest.approx(1.0)
