@@ -3,8 +3,10 @@
 The exact IoU of two polygons needs an overlay (shapely), which costs tens of
 microseconds per pair even for a few dozen vertices. The area of a polygon ``A`` inside
 the bounding box of ``B`` is an upper bound of the area ``A`` shares with ``B``, and it
-costs a few numpy operations per edge: the matching uses it to skip the overlay of pairs
-whose IoU cannot reach the threshold (:mod:`iaa_frames.matching.pipeline`).
+costs a few numpy operations per edge, exactly (up to rounding). At a few dozen vertices
+that is about the cost of the overlay itself, so the matcher skips overlays with the
+looser bound of :mod:`iaa_frames.geometry.area_grid` instead, a fixed cost per pair; this
+exact area is the reference that bound is tested against.
 
 How it is computed: clamping each coordinate to the rectangle (the nearest-point
 projection onto it) maps the boundary of ``A`` onto a closed curve inside the rectangle.

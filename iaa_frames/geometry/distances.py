@@ -37,11 +37,11 @@ import shapely
 from iaa_frames.errors import ParameterError
 
 from .bounds import iou_upper_bound, kind_shared_bound, mask_iou_upper_bound
-from .giou import giou
+from .giou import giou, giou_upper_bound
 from .kinds.polygon import POLYGON
 from .kinds.registry import get_kind
 from .mask_rule import MASK_IOU_MIN_COORDINATES, may_use_masks, uses_mask_iou
-from .overlap import areas, areas_inside, iou
+from .overlap import areas, areas_inside, areas_inside_bound, iou
 from .shapes import Shapes, as_polygons, check_aligned
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "as_polygons",
     "areas",
     "areas_inside",
+    "areas_inside_bound",
     "iou",
     "giou",
     "giou_distance",
@@ -174,6 +175,11 @@ def _giou_similarity(a: Shapes, b: Shapes, *, known_iou=None, known_distance=Non
     return np.maximum(giou(a, b, known_iou=known_iou), 0.0)
 
 
+def _giou_similarity_bound(a: Shapes, b: Shapes, *, iou_bound) -> np.ndarray:
+    # the similarity is GIoU floored at 0
+    return np.maximum(giou_upper_bound(a, b, iou_bound), 0.0)
+
+
 # --------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------
@@ -198,6 +204,11 @@ class Distance:
         True when ``func`` and ``similarity`` accept ``known_iou=`` (the pairs' IoU,
         already computed by the matcher) and then skip recomputing intersections, and
         ``similarity`` also accepts ``known_distance=`` (the pairs' distance).
+    similarity_bound : callable or None
+        ``similarity_bound(a, b, *, iou_bound)``: an upper bound of the similarity of
+        each pair whose IoU is at most ``iou_bound``, far cheaper than the IoU; with it the
+        matcher skips the overlay of pairs that cannot change a best match. ``None``: the
+        IoU bound itself (``reuses_iou`` similarities never exceed the IoU).
 
     Examples
     --------
@@ -211,6 +222,7 @@ class Distance:
     similarity: Callable | None = None
     bounded: bool = False
     reuses_iou: bool = False
+    similarity_bound: Callable | None = None
 
     def __call__(self, a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
         """Apply ``func`` and check it returns one float per pair.
@@ -249,6 +261,7 @@ def register_distance(
     similarity: Callable | None = None,
     bounded: bool = False,
     reuses_iou: bool = False,
+    similarity_bound: Callable | None = None,
     overwrite: bool = False,
 ) -> Distance:
     """Register ``func(a: Shapes, b: Shapes) -> ndarray`` under ``name``.
@@ -266,6 +279,9 @@ def register_distance(
         Whether the distance lies in [0, 1].
     reuses_iou : bool, default False
         Whether ``func`` and ``similarity`` accept ``known_iou=`` (see :class:`Distance`).
+    similarity_bound : callable, optional
+        With ``reuses_iou``: an upper bound of the similarity from one of the IoU (see
+        :class:`Distance`).
     overwrite : bool, default False
         Replace an existing entry of that name instead of raising.
 
@@ -291,7 +307,9 @@ def register_distance(
         raise ParameterError(
             f"distance {name!r} is already registered; pass overwrite=True to replace it"
         )
-    entry = Distance(name, func, similarity, bool(bounded), bool(reuses_iou))
+    if similarity_bound is not None and not callable(similarity_bound):
+        raise ParameterError(f"distance {name!r}: similarity_bound must be callable or None")
+    entry = Distance(name, func, similarity, bool(bounded), bool(reuses_iou), similarity_bound)
     _REGISTRY[name] = entry
     return entry
 
@@ -351,7 +369,14 @@ def available_distances() -> list[str]:
     return list(_REGISTRY)
 
 
-register_distance("giou", giou_distance, similarity=_giou_similarity, bounded=True, reuses_iou=True)
+register_distance(
+    "giou",
+    giou_distance,
+    similarity=_giou_similarity,
+    bounded=True,
+    reuses_iou=True,
+    similarity_bound=_giou_similarity_bound,
+)
 register_distance("iou", iou_distance, similarity=_iou_similarity, bounded=True, reuses_iou=True)
 register_distance("l2", l2_distance)
 register_distance("centroid", centroid_distance)

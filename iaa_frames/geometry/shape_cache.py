@@ -2,13 +2,14 @@
 
 A :class:`~iaa_frames.geometry.shapes.Shapes` container owns one :class:`ShapeCache`,
 shared by every container taken from it (:meth:`Shapes.take`), so a shape's convex hull,
-area, coordinate count, outline lengths, ring edges and masks are computed once however
-many pairs it appears in. Everything here is indexed by *cache rows* (the rows of the
+area, coordinate count, outline lengths, ring edges, area grid and masks are computed once
+however many pairs it appears in, and the area of the hull of two shapes together once per
+pair. Everything here is indexed by *cache rows* (the rows of the
 container that owns the cache); :class:`Shapes` maps its own rows to them, and callers use
 the methods of :class:`Shapes`, never this class.
 
-The values depend on the shape alone, so they are the same whoever computes them first and
-in whatever batch; a lock makes the lazy filling safe when pairs are split over threads.
+The values depend on the shape (or the pair) alone, so they are the same whoever computes
+them first and in whatever batch; a lock makes the lazy filling safe when pairs are split over threads.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import shapely
 
 from iaa_frames.arrays import sorted_unique
 
+from .area_grid import AreaGrid
 from .clip import RingEdges
 from .kinds.registry import get_kind
 from .raster import Masks, rasterize
@@ -60,6 +62,9 @@ class ShapeCache:
         self._masks: dict = {}
         self._outline = None
         self._edges = None
+        self._grid = None
+        self._pair_keys = np.zeros(0, np.int64)  # pairs of rows whose hull of both is known
+        self._pair_enclosing = np.zeros(0)
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -154,6 +159,15 @@ class ShapeCache:
                 self._edges = RingEdges.from_geometries(polygons)
             return self._edges
 
+    def area_grid(self) -> AreaGrid:
+        """The area of every polygon in the cells of a grid over its bounding box (none
+        for plain boxes), for the bound of its area inside any rectangle."""
+        edges = self.ring_edges()
+        with self.lock:
+            if self._grid is None:
+                self._grid = AreaGrid.from_edges(edges)
+            return self._grid
+
     def hulls(self, rows: np.ndarray):
         """Convex hull of the shapes at ``rows`` and its area."""
         with self.lock:
@@ -166,6 +180,37 @@ class ShapeCache:
                 self._hull[todo] = hull
                 self._hull_area[todo] = shapely.area(hull)
             return self._hull[rows], self._hull_area[rows]
+
+    def enclosing(self, ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
+        """Area of the convex hull of the shapes at ``ra[k]`` and ``rb[k]`` together (the
+        hull of their two hulls), computed once per pair of rows."""
+        ra, rb = np.asarray(ra, np.int64), np.asarray(rb, np.int64)
+        keys = ra * len(self.boxes) + rb
+        with self.lock:
+            known_keys, known = self._pair_keys, self._pair_enclosing
+        pos = np.minimum(np.searchsorted(known_keys, keys), max(len(known_keys) - 1, 0))
+        found = known_keys[pos] == keys if len(known_keys) else np.zeros(len(keys), bool)
+        out = np.empty(len(keys))
+        out[found] = known[pos[found]]
+        todo = np.flatnonzero(~found)
+        if todo.size:
+            new_keys, first, back = np.unique(keys[todo], return_index=True, return_inverse=True)
+            hull_a, _ = self.hulls(ra[todo[first]])
+            hull_b, _ = self.hulls(rb[todo[first]])
+            both = shapely.geometrycollections(
+                np.column_stack([hull_a, hull_b]).ravel(),
+                indices=np.repeat(np.arange(first.size), 2),
+            )
+            new = shapely.area(shapely.convex_hull(both))
+            out[todo] = new[back]
+            with self.lock:
+                merged = np.concatenate([self._pair_keys, new_keys])
+                order = np.argsort(merged, kind="stable")  # two sorted runs: a merge
+                merged = merged[order]
+                keep = np.r_[True, merged[1:] != merged[:-1]]  # another thread's too
+                values = np.concatenate([self._pair_enclosing, new])[order]
+                self._pair_keys, self._pair_enclosing = merged[keep], values[keep]
+        return out
 
     def masks_on(self, width: int, height: int, rows: np.ndarray):
         """Masks of the shapes at ``rows`` on a ``width`` x ``height`` grid over the

@@ -430,6 +430,28 @@ class Shapes:
         """
         return self._cache.hulls(self._cache_rows()[rows])
 
+    def enclosing(self, other: Shapes, rows: np.ndarray) -> np.ndarray:
+        """Area of the convex hull of ``self[k]`` and ``other[k]`` together, for each ``k``
+        in ``rows`` (GIoU's enclosing area), computed once per pair of shapes when both
+        containers come from the same one.
+
+        Examples
+        --------
+        >>> import shapely
+        >>> s = Shapes.from_geometries([shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)])
+        >>> s.take([0]).enclosing(s.take([1]), np.array([0])).tolist()
+        [3.0]
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if self._cache is other._cache:
+            return self._cache.enclosing(self._cache_rows()[rows], other._cache_rows()[rows])
+        hull_a, _ = self.hulls(rows)
+        hull_b, _ = other.hulls(rows)
+        both = shapely.geometrycollections(
+            np.column_stack([hull_a, hull_b]).ravel(), indices=np.repeat(np.arange(len(rows)), 2)
+        )
+        return shapely.area(shapely.convex_hull(both))
+
     def outline(self):
         """Per row: the sums of ``|dx|`` and of ``|dy|`` along every ring of the shape, and
         its number of rings (a box: its perimeter, one ring).
@@ -468,6 +490,27 @@ class Shapes:
         ([0, 4], [0])
         """
         return self._cache.ring_edges(), self._cache_rows()
+
+    def area_grid(self):
+        """The area of each polygon in the cells of a grid over its bounding box, and where
+        each row's shape is in it.
+
+        Returns
+        -------
+        grid : iaa_frames.geometry.area_grid.AreaGrid
+            Shared by every container taken from the same one (plain boxes have none).
+        index : ndarray of int, shape (n,)
+            The shape of ``grid`` of each row (its grid is ``grid.row[index]``), as
+            :func:`iaa_frames.geometry.area_grid.grid_bound` takes it.
+
+        Examples
+        --------
+        >>> import shapely
+        >>> grid, index = Shapes.from_geometries([shapely.box(0, 0, 1, 1)]).area_grid()
+        >>> float(grid.cells[grid.row[index[0]]].sum().round(9))
+        1.0
+        """
+        return self._cache.area_grid(), self._cache_rows()
 
     def pair_masks(self, other: Shapes, rows: np.ndarray, width: int, height: int):
         """Masks of ``self[rows]`` and ``other[rows]`` on one ``width`` x ``height`` grid

@@ -34,7 +34,7 @@ from iaa_frames.geometry.box_index import overlapping_pairs, sweep_cost
 from iaa_frames.geometry.distances import (
     Distance,
     Shapes,
-    areas_inside,
+    areas_inside_bound,
     kind_shared_bound,
     mask_iou_upper_bound,
     may_use_masks,
@@ -61,9 +61,9 @@ _WORKERS = min(os.cpu_count() or 1, 4)
 #: Pairings with more candidate pairs than this list only the object pairs whose boxes
 #: overlap (:mod:`iaa_frames.geometry.box_index`) when the others cannot change the result.
 SPARSE_MIN_PAIRS = 1024
-#: Relative slack of the clipped-area bound, so that rounding never lets it fall below
-#: the exact IoU computed by the overlay.
-_BOUND_SLACK = 1e-9
+#: Rounds of :func:`_raise_best` that advance only each object's most promising pair
+#: before the pairs still live are computed at once.
+BEST_ROUNDS = 12
 
 
 @dataclass(frozen=True, eq=False)
@@ -221,8 +221,10 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
     """A tighter IoU bound of the polygon pairs ``rows``, whose bound so far is ``bound``
     (aligned with ``rows``; pairs that get the mask IoU keep it).
 
-    The shared area is at most the area of either shape inside the other's bounding box
-    (:func:`~iaa_frames.geometry.overlap.areas_inside`, numpy, no overlay): the bound of
+    The shared area is at most the area of either shape inside the other's bounding box,
+    itself bounded from the areas of the shape in the cells of a grid over its own box,
+    computed once per shape (:func:`~iaa_frames.geometry.overlap.areas_inside_bound`, a few
+    numpy operations per pair whatever the vertex count, no overlay): the bound of
     :func:`_iou_bound` with that area in place of the boxes' intersection.
     """
     out = np.array(bound, dtype=np.float64)
@@ -233,7 +235,7 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
     if not e.size:
         return out
     a, b = a.take(e), b.take(e)
-    top = np.minimum(areas_inside(a, b.boxes), areas_inside(b, a.boxes)) * (1 + _BOUND_SLACK)
+    top = np.minimum(areas_inside_bound(a, b.boxes), areas_inside_bound(b, a.boxes))
     top = kind_shared_bound(a, b, top)
     area_a, area_b = corpus.area[oa[rows[e]]], corpus.area[ob[rows[e]]]
     top = np.minimum(top, np.minimum(area_a, area_b))
@@ -360,6 +362,87 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     return out
 
 
+def _similarity_bound(corpus, distance, oa, ob, iou_bound) -> np.ndarray:
+    """An upper bound of the similarity of the object pairs (oa, ob) from one of their
+    IoU: the distance's own (:attr:`~iaa_frames.geometry.distances.Distance.similarity_bound`,
+    GIoU's penalty) where it has one, and never above the IoU bound."""
+    if distance.similarity_bound is None or not len(oa):
+        return iou_bound
+    shapes = corpus.shapes
+    own = _threaded(
+        distance.similarity_bound, shapes.take(oa), shapes.take(ob), iou_bound=iou_bound
+    )
+    return np.minimum(iou_bound, own)
+
+
+def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unlisted) -> None:
+    """Set the similarity ``sim`` of every candidate pair that can raise the best
+    similarity of one of its two objects (``sim`` holds those of the matched pairs, 0
+    elsewhere), computing only what the bounds cannot rule out.
+
+    ``pairs``: ``(oa, ob, iou, sim, cache)`` of the candidate pairs; ``overlapping``: the
+    rows whose IoU is known and above 0 (not matched); ``pending``: rows whose IoU is not
+    computed, and an upper bound of it. IoU-based similarities never exceed the IoU, and a
+    pair can change a best match only if its bound beats the best similarity one of its
+    objects already has. The pending pairs' bound is first tightened
+    (:func:`_tighter_bound`, all at once), and every pair's bound turned into a bound of
+    its similarity (:func:`_similarity_bound`). Then each round takes, for every object, its
+    live pair of highest bound and advances it one step: pending pairs get their exact IoU
+    (and the similarity bound from it) as their bound, the others their similarity, which raises the bests and retires the
+    pairs that can no longer beat them. After :data:`BEST_ROUNDS` rounds the pairs still
+    live are computed at once. The bests are those that computing every pair would give.
+    """
+    oa, ob, iou, sim, cache = pairs
+    key_a, key_b = keys
+    cand = np.concatenate([overlapping, pending[0]])
+    bound = np.concatenate([iou[overlapping], pending[1]])
+    known = np.arange(len(cand)) < len(overlapping)  # the bound is the exact IoU
+    best_a = _best(sim, key_a, sizes[0], True, unlisted[0])
+    best_b = _best(sim, key_b, sizes[1], True, unlisted[1])
+    step = 0
+    while True:
+        live = (bound > best_a[key_a[cand]]) | (bound > best_b[key_b[cand]])
+        cand, bound, known = cand[live], bound[live], known[live]
+        if not cand.size:
+            return
+        if step == 0:
+            rows = np.flatnonzero(~known)
+            bound[rows] = _tighter_bound(corpus, oa, ob, cand[rows], bound[rows])
+            bound = _similarity_bound(corpus, distance, oa[cand], ob[cand], bound)
+            step += 1
+            continue
+        pick = np.ones(len(cand), bool)
+        if step <= BEST_ROUNDS:
+            ka, kb = key_a[cand], key_b[cand]
+            top_a, top_b = np.full(sizes[0], -np.inf), np.full(sizes[1], -np.inf)
+            np.maximum.at(top_a, ka, bound)
+            np.maximum.at(top_b, kb, bound)
+            pick = (bound >= top_a[ka]) | (bound >= top_b[kb])
+        step += 1
+        exact = np.flatnonzero(pick & ~known)
+        if exact.size:
+            _exact_iou(corpus, oa, ob, cand[exact], iou, cache)
+            r = cand[exact]
+            bound[exact] = _similarity_bound(corpus, distance, oa[r], ob[r], iou[r])
+            known[exact] = True
+        done = pick & known
+        done[exact] = False
+        if done.any():
+            rows = cand[done]
+            sim[rows] = cached_values(
+                corpus,
+                cache,
+                "similarity",
+                oa,
+                ob,
+                rows,
+                lambda r: _iou_similarity(corpus, distance, oa, ob, iou, r),
+            )
+            np.maximum.at(best_a, key_a[rows], sim[rows])
+            np.maximum.at(best_b, key_b[rows], sim[rows])
+            cand, bound, known = cand[~done], bound[~done], known[~done]
+
+
 def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False):
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
@@ -415,29 +498,16 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=
             known_iou=iou[rows],
             known_distance=out["pair_distance"],
         )
-        for kind in ("overlapping", "pending"):
-            best_a = _best(sim, key_a, int(n_a.sum()), True, unlisted_a)
-            best_b = _best(sim, key_b, int(n_b.sum()), True, unlisted_b)
-            if kind == "overlapping":
-                cand = np.flatnonzero((iou > 0) & ~chosen)
-                top = iou[cand]
-            else:
-                cand, top = pending, pending_bound
-            beats = (top > best_a[key_a[cand]]) | (top > best_b[key_b[cand]])
-            need = cand[beats]
-            if kind == "pending":
-                top = _tighter_bound(corpus, oa, ob, need, top[beats])
-                need = need[(top > best_a[key_a[need]]) | (top > best_b[key_b[need]])]
-                _exact_iou(corpus, oa, ob, need, iou, cache)
-            sim[need] = cached_values(
-                corpus,
-                cache,
-                "similarity",
-                oa,
-                ob,
-                need,
-                lambda r: _iou_similarity(corpus, distance, oa, ob, iou, r),
-            )
+        _raise_best(
+            corpus,
+            distance,
+            (oa, ob, iou, sim, cache),
+            np.flatnonzero((iou > 0) & ~chosen),
+            (pending, pending_bound),
+            (key_a, key_b),
+            (int(n_a.sum()), int(n_b.sum())),
+            (unlisted_a, unlisted_b),
+        )
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)

@@ -113,3 +113,36 @@ def test_check_aligned():
         check_aligned(s, [[0, 0, 1, 1]], "f")
     with pytest.raises(ParameterError, match="equal length; got 1 and 2"):
         check_aligned(s, s.take([0, 0]), "f")
+
+
+def test_enclosing_is_computed_once_per_pair_and_equals_the_direct_hull(monkeypatch):
+    """The hull of two shapes together, kept per pair of rows of the owning container:
+    the same values as computing it directly, in any batch, whichever side asks first."""
+    import iaa_frames.geometry.shape_cache as shape_cache
+
+    rng = np.random.default_rng(5)
+    geoms = [shapely.Point(*rng.uniform(0, 5, 2)).buffer(rng.uniform(0.2, 1), 3) for _ in range(12)]
+    shapes = Shapes.from_geometries(geoms)
+    i, j = rng.integers(0, 12, (2, 60))
+
+    def direct(i, j):
+        both = [
+            shapely.GeometryCollection(
+                [shapely.convex_hull(geoms[p]), shapely.convex_hull(geoms[q])]
+            )
+            for p, q in zip(i, j, strict=True)
+        ]
+        return shapely.area(shapely.convex_hull(np.array(both, dtype=object)))
+
+    first = shapes.take(i[:30]).enclosing(shapes.take(j[:30]), np.arange(30))
+    np.testing.assert_array_equal(first, direct(i[:30], j[:30]))
+    expected = direct(i, j)
+    calls = []
+    real = shape_cache.shapely.convex_hull
+    monkeypatch.setattr(
+        shape_cache.shapely, "convex_hull", lambda g: calls.append(len(g)) or real(g)
+    )
+    again = shapes.take(i).enclosing(shapes.take(j), np.arange(60))
+    np.testing.assert_array_equal(again, expected)
+    new_pairs = len(set(zip(i, j, strict=True)) - set(zip(i[:30], j[:30], strict=True)))
+    assert calls == [new_pairs]  # only the pairs not seen before (hulls of shapes kept too)

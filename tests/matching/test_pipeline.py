@@ -34,8 +34,9 @@ def _exact_iou(corpus, oa, ob):
 
 
 def test_bounds_are_never_below_the_exact_iou(polygon_corpus):
-    """Both bounds (boxes; area inside the other's box) hold on every overlapping pair
-    (up to the overlay's own rounding, 1e-12), and the clipped-area bound is tighter."""
+    """Both bounds (boxes; area inside the other's box, from the grid of each shape) hold
+    on every overlapping pair (up to the overlay's own rounding, 1e-12), and the second
+    is tighter."""
     c = polygon_corpus
     rng = np.random.default_rng(1)
     oa, ob = rng.integers(0, len(c.area), (2, 20_000))
@@ -71,7 +72,7 @@ def _within(corpus):
 
 @pytest.mark.parametrize("tau", [0.0, 0.3, 0.5, 0.9])
 def test_tighter_bound_changes_nothing(polygon_corpus, tau, monkeypatch):
-    """The clipped-area bound only skips overlays: matches, distances and set distances
+    """The tighter bound only skips overlays: matches, distances and set distances
     are the same with it and without it (bound left at the boxes' bound)."""
     c = polygon_corpus
     a, b = _pairings(c, 4000, seed=int(tau * 10))
@@ -90,6 +91,43 @@ def test_tighter_bound_changes_nothing(polygon_corpus, tau, monkeypatch):
         "set_overall",
     ):
         np.testing.assert_array_equal(getattr(tight, name), getattr(loose, name), err_msg=name)
+
+
+def _brute_force_overall(corpus, slots, a, b, distance):
+    """The pooled set distance of each pairing from the similarity of every object pair."""
+    out = np.zeros(len(a))
+    for k, (sa, sb) in enumerate(zip(a, b, strict=True)):
+        ia = np.arange(slots.start[sa], slots.start[sa] + slots.count[sa])
+        ib = np.arange(slots.start[sb], slots.start[sb] + slots.count[sb])
+        if not len(ia) or not len(ib):
+            out[k] = 0.0 if len(ia) == len(ib) else 1.0
+            continue
+        oa, ob = np.repeat(ia, len(ib)), np.tile(ib, len(ia))
+        sim = distance.similar(corpus.shapes.take(oa), corpus.shapes.take(ob)).reshape(len(ia), -1)
+        out[k] = 1 - (sim.max(axis=1).sum() + sim.max(axis=0).sum()) / (len(ia) + len(ib))
+    return out
+
+
+@pytest.mark.parametrize("name", ["giou", "iou"])
+@pytest.mark.parametrize("tau", [0.0, 0.5, 0.9])
+def test_best_matches_from_bounds_change_nothing(polygon_corpus, name, tau, monkeypatch):
+    """The best matches of the set distance, found from bounds and each object's most
+    promising pair first (:func:`pipeline._raise_best`), are those of computing every
+    pair: bitwise those of computing every pair the IoU bound lets through, and those of
+    a brute force over every object pair up to the order of the sums."""
+    c = polygon_corpus
+    a, b = _pairings(c, 400, seed=int(tau * 10) + 7)
+    distance = get_distance(name)
+    lazy = run(c, c.annotations, a, b, tau=tau, distance=distance)
+    np.testing.assert_allclose(
+        lazy.set_overall, _brute_force_overall(c, c.annotations, a, b, distance), atol=1e-12
+    )
+    monkeypatch.setattr(pipeline, "BEST_ROUNDS", 0)
+    monkeypatch.setattr(pipeline, "_similarity_bound", lambda corpus, d, oa, ob, bound: bound)
+    monkeypatch.setattr(pipeline, "_tighter_bound", lambda corpus, oa, ob, rows, bound: bound)
+    bulk = run(c, c.annotations, a, b, tau=tau, distance=distance)
+    np.testing.assert_array_equal(lazy.set_overall, bulk.set_overall)
+    np.testing.assert_array_equal(lazy.pair_distance, bulk.pair_distance)
 
 
 def test_cache_gives_the_same_values_and_is_used(polygon_corpus, monkeypatch):

@@ -1,0 +1,67 @@
+"""The GIoU upper bound of iaa_frames.geometry.giou: never below the GIoU itself."""
+
+import numpy as np
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iaa_frames.geometry.distances import Shapes, get_distance, iou
+from iaa_frames.geometry.giou import giou, giou_upper_bound
+
+
+def _shapes(rng, n):
+    """Star polygons (convex or not), some with holes, some of two parts, some boxes."""
+    out = []
+    for i in range(n):
+        k = int(rng.integers(3, 60))
+        ang = np.sort(rng.uniform(0, 2 * np.pi, k))
+        r = rng.uniform(0.2, 1.0, k) if i % 4 else np.ones(k)  # every fourth one convex
+        scale = rng.uniform(0.05, 2)
+        ring = np.c_[np.cos(ang) * r, np.sin(ang) * r] * scale + rng.uniform(-1, 1, 2)
+        g = shapely.make_valid(shapely.Polygon(ring))
+        if i % 5 == 1:
+            g = g.difference(shapely.Point(*ring.mean(axis=0)).buffer(0.2 * r.min() * scale))
+        if i % 6 == 2:
+            g = shapely.union(g, shapely.affinity.translate(g, 2.2 * scale, 0.3))
+        if i % 7 == 3 or not g.area > 0:
+            g = shapely.box(*ring.min(axis=0), *ring.max(axis=0))
+        out.append(g)
+    return np.array(out, dtype=object)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_bound_is_never_below_the_giou(seed):
+    """From the exact IoU and from looser IoU bounds, on polygons, holes, multipolygons,
+    convex polygons and boxes given as polygons or as plain boxes."""
+    rng = np.random.default_rng(seed)
+    geoms = _shapes(rng, 16)
+    boxes = shapely.bounds(geoms)
+    plain = rng.random(len(geoms)) < 0.2  # some rows plain boxes
+    shapes = Shapes(boxes, np.where(plain, None, geoms))
+    i, j = rng.integers(0, len(geoms), (2, 200))
+    a, b = shapes.take(i), shapes.take(j)
+    value = np.nan_to_num(iou(a, b))
+    exact = giou(a, b, known_iou=value)
+    for looser in (0.0, 1e-9, 0.1, 1.0):
+        bound = giou_upper_bound(a, b, value + looser)
+        assert (bound >= exact).all()
+        assert (bound <= value + looser).all()
+    sim = get_distance("giou")
+    assert (sim.similarity_bound(a, b, iou_bound=value) >= sim.similar(a, b, known_iou=value)).all()
+
+
+def test_bound_of_shapes_far_apart_is_below_zero():
+    """Two triangles far apart: C is the hull of both, far more than their hulls."""
+    a = Shapes.from_geometries([shapely.Polygon([(0, 0), (1, 0), (0, 1)])])
+    b = Shapes.from_geometries([shapely.Polygon([(3, 3), (4, 3), (3, 4)])])
+    bound = giou_upper_bound(a, b, [0.0])
+    np.testing.assert_allclose(bound, [-(6.5 - 1.0) / 6.5])  # hull of the six points: 6.5
+    np.testing.assert_allclose(giou(a, b), bound)  # the hulls do not meet: the bound is exact
+    assert get_distance("giou").similarity_bound(a, b, iou_bound=[0.0]).tolist() == [0.0]
+
+
+def test_boxes_keep_the_iou_bound():
+    a, b = Shapes([[0, 0, 1, 1]]), Shapes([[5, 5, 6, 6]])
+    assert giou_upper_bound(a, b, [0.25]).tolist() == [0.25]
+    assert get_distance("iou").similarity_bound is None
