@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iaa_frames.arrays import ranges
 from iaa_frames.errors import ParameterError
 
 from .rings import ring_vertices
@@ -161,7 +162,7 @@ class Masks:
         idx = np.asarray(indices, dtype=np.int64)
         lo, n = self.offset[idx], self.n_runs[idx]
         offset = np.concatenate([[0], np.cumsum(n)])
-        runs = _ranges(lo, n)
+        runs = ranges(lo, n)
         return Masks(self.width[idx], self.height[idx], self.start[runs], self.stop[runs], offset)
 
     @staticmethod
@@ -178,15 +179,6 @@ class Masks:
             np.concatenate([p.stop for p in parts]),
             np.concatenate([[0], np.cumsum(n_runs)]),
         )
-
-
-def _ranges(lo: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(lo[i], lo[i] + n[i])`` over ``i``."""
-    total = int(n.sum())
-    if total == 0:
-        return np.zeros(0, np.int64)
-    first = np.concatenate([[0], np.cumsum(n)[:-1]])
-    return np.repeat(lo - first, n) + np.arange(total)
 
 
 def _as_grid(value, n: int, name: str) -> np.ndarray:
@@ -254,7 +246,7 @@ def rasterize(geometries, width, height, *, normalized: bool = False) -> Masks:
     del side, e
     k = hi - lo
     edge = np.repeat(np.arange(len(k)), k)
-    col = _ranges(lo, k)
+    col = ranges(lo, k)
     del lo, hi, k
     ex0, ey0 = x0[edge], y0[edge]
     y = ey0 + (col + 0.5 - ex0) * ((y1[edge] - ey0) / (x1[edge] - ex0))
@@ -334,7 +326,7 @@ def intersection_pixels(masks: Masks, i, j) -> np.ndarray:
         if b <= a:
             continue
         counts = n_runs[i[a:b]]
-        runs = _ranges(masks.offset[i[a:b]], counts)
+        runs = ranges(masks.offset[i[a:b]], counts)
         shift = np.repeat(j[a:b] * span, counts)
         shared = below(shift + masks.stop[runs]) - below(shift + masks.start[runs])
         sums = np.concatenate([[0], np.cumsum(shared)])
