@@ -22,6 +22,7 @@ from iaa_frames.frame.schema import ALL
 from .formatting import fmt, plural
 
 __all__ = [
+    "pair_annotators",
     "caption_annotators",
     "caption_distributions",
     "caption_forest",
@@ -100,8 +101,85 @@ def caption_forest(result):
     return text
 
 
-#: How the report's pair heatmaps choose the annotators of a crowd.
+#: How the report's pair heatmaps choose the annotators of a sparse crowd.
 _SHARING = "items shared with each other in any panel"
+
+#: Annotators the pair heatmaps draw (three panels in a row at 7 in: cells of about 0.11 in,
+#: names of 6 pt); a bigger crowd by its two ends, or by who shares items when sparse.
+_PAIRS = 16
+
+#: Share of pairs defined (in any panel) from which a crowd is drawn by its two ends.
+_DENSE = 0.5
+
+_MEAN_PAIR = "mean agreement with the others over the panels"
+
+
+def pair_annotators(matrices, *, top: int = _PAIRS):
+    """The annotators the report's pair heatmaps draw, in order, and what is left out.
+
+    Every annotator when there are at most ``top``. Beyond, when at least half of the
+    pairs are defined (in any panel), the two ends of the annotators ranked by their mean
+    agreement with the others (over the panels' defined cells): the ``top - top // 2``
+    highest then the ``top // 2`` lowest, apart at the dotted lines; in a sparser crowd,
+    annotators who share items (:func:`~iaa_frames.plot.crowd.shared_annotators`).
+
+    Parameters
+    ----------
+    matrices : list of xarray.DataArray
+        Square annotator x annotator matrices (one per panel).
+    top : int, default 16
+
+    Returns
+    -------
+    (list, int or None, str)
+        The annotators (coordinate values, in the order drawn), the position where the
+        lowest end starts (None: one group), and the note saying what is left out
+        (``""``: nothing).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> names = ["a", "b", "c", "d"]
+    >>> v = np.array([[np.nan, .9, .8, .1], [.9, np.nan, .7, .2], [.8, .7, np.nan, .3],
+    ...               [.1, .2, .3, np.nan]])
+    >>> m = xr.DataArray(v, dims=("annotator_a", "annotator_b"),
+    ...                  coords={"annotator_a": names, "annotator_b": names})
+    >>> pair_annotators([m], top=2)[:2]
+    (['a', 'd'], 1)
+    """
+    import numpy as np
+
+    from iaa_frames.plot.crowd import ends_note, shared_annotators, two_ends
+    from iaa_frames.plot.style import hidden_note
+
+    first = matrices[0]
+    rows, cols = first.dims
+    values_of = first[rows].values.tolist()
+    n = len(values_of)
+    if n <= top:
+        return values_of, None, ""
+    stack = np.stack(
+        [
+            np.asarray(m.sel({m.dims[0]: first[rows].values, m.dims[1]: first[cols].values}))
+            for m in matrices
+        ]
+    ).astype(float)
+    off = ~np.eye(n, dtype=bool)
+    stack[:, ~off] = np.nan
+    defined = np.isfinite(stack).any(axis=0)
+    if defined[off].mean() < _DENSE:
+        names, hidden = shared_annotators(matrices, top=top)
+        return names, None, hidden_note(hidden, "annotators", top, by=_SHARING)
+    finite = np.isfinite(stack)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(finite, stack, 0.0).sum(axis=(0, 2)) / finite.sum(axis=(0, 2))
+    ranked = [i for i in np.argsort(-mean, kind="stable") if np.isfinite(mean[i])]
+    high, low = two_ends(ranked, top)
+    names = [values_of[i] for i in high + low]
+    note = ends_note(n - len(names), len(high), len(low), _MEAN_PAIR,
+                     where="apart at the dotted lines")  # fmt: skip
+    return names, (len(high) if low else None), note
+
 
 #: Annotators drawn in the profiles: a bigger crowd by its two ends.
 _PROFILES = 10
@@ -135,10 +213,12 @@ def caption_annotators(result):
     return text + (" " + "; ".join(parts) + "." if parts else "")
 
 
-def caption_pairwise(pw, names=None):
+def caption_pairwise(pw, names=None, left_out: str = ""):
     """Caption of the pair heatmaps: the closest and furthest pair of each component.
 
     ``names``: the annotators drawn (default all); only their pairs are named.
+    ``left_out``: the figure's note saying which annotators are not drawn
+    (:func:`pair_annotators`), repeated in the caption.
     """
     texts = []
     for c, m in pw.items():
@@ -155,10 +235,13 @@ def caption_pairwise(pw, names=None):
             texts.append(
                 f"{c}: closest pair {a}–{b} ({v.max():.2f}), furthest {x}–{y} ({v.min():.2f})"
             )
-    return (
+    text = (
         "Agreement of every pair of annotators (hatched diagonal: an annotator with "
         "itself, no value). " + ("; ".join(texts) + "." if texts else "")
     )
+    if left_out:  # "+ 24 more annotators not shown: drawn are ..."
+        text += " " + left_out.removeprefix("+ ").strip() + "."
+    return text
 
 
 def caption_distributions(result, comp):
@@ -273,30 +356,31 @@ def draw_figures(tables, result, pw, item_table, top):
         import numpy as np
 
         from iaa_frames.plot import style
-        from iaa_frames.plot.crowd import shared_annotators
-        from iaa_frames.plot.pairwise import names_that_fit
+        from iaa_frames.plot.tick_fit import fit_heatmap_ticks
 
         # the panels' ticks and the note at the figure sizes of the plots
         with style.theme():
             comps = [c for c in ("detection", "classification", "localization") if c in pw]
+            # the same annotators in every panel: all of up to 16, else the two ends of a
+            # dense crowd or those who share items in a sparse one, said in the note
+            names, split, left_out = pair_annotators([pw[c] for c in comps])
+            drawn["names"], drawn["left_out"] = names, left_out
+            # the row of panels as tall as its square panels need (trimmed below)
             fig, axes = style.subplots(
-                1, len(comps), figsize=(7.0, 3.0), layout="constrained", squeeze=False
+                1, len(comps), figsize=(7.0, 4.5), layout="constrained", squeeze=False
             )
             finite = np.concatenate([np.ravel(pw[c].values) for c in comps])
             finite = finite[np.isfinite(finite)]
             vmin = min(-0.25, float(finite.min()) if finite.size else 0.0)  # one scale for all
-            # the same annotators in every panel, chosen so that they share items in any
-            # (the busiest rarely meet in a sparse crowd), as many as the narrowest panel fits
-            fit = min([20, *(names_that_fit(ax) for ax in axes[0])])
-            names, hidden = shared_annotators([pw[c] for c in comps], top=fit)
-            drawn["names"] = names
-            reasons = [style.hidden_note(hidden, "annotators", fit, by=_SHARING)]
-            reasons = [r for r in reasons if r]
+            reasons = [left_out] if left_out else []
             for k, (ax, c) in enumerate(zip(axes[0], comps)):
                 m = pw[c]
                 m = m.sel({m.dims[0]: names, m.dims[1]: names})
                 plot.pairwise(m, ax=ax, top=None, vmin=vmin, colorbar=k == len(comps) - 1)
                 ax.set_title(f"{c} {symbol(MEASURES.get(c, 'sigma'))}")
+                if split is not None:  # the two ends of the crowd, apart
+                    for line in (ax.axhline, ax.axvline):
+                        line(split - 0.5, color="0.15", lw=1.0, ls=":", gid="ends")
                 for t in list(ax.texts):  # the notes of the panels: one note under the figure
                     if t.get_gid() == "note":
                         lines = []  # the note's lines, its wrapped continuations joined back
@@ -311,13 +395,21 @@ def draw_figures(tables, result, pw, item_table, top):
                             if text not in reasons:
                                 reasons.append(text)
                         t.remove()
-                if k:
+                if k:  # the rows are those of the first panel: their names once
                     ax.set_ylabel("")
+                    ax.tick_params(axis="y", which="major", labelleft=False)
             last = next(a for a in axes[0][-1].collections if a.get_gid() == "cells")
             if last.colorbar is not None:
                 measures = sorted({symbol(MEASURES.get(c, "sigma")) for c in comps}, reverse=True)
                 last.colorbar.set_label(f"chance-corrected agreement ({', '.join(measures)})")
             style.fit_height(fig)  # square panels in a wide figure: no blank strip above them
+            # names shrunk to their cells (6 pt for 16 in a row), upright when slanted
+            # ones overlap: one size for the panels
+            renderer = fig.canvas.get_renderer()
+            size = min(fit_heatmap_ticks(ax, renderer) for ax in axes[0])
+            for ax in axes[0]:
+                fit_heatmap_ticks(ax, renderer, size=size)
+            style.fit_height(fig)
             text = "\n".join(reasons)
             fig.set_figheight(fig.get_figheight() + style.note_room(fig, text))  # room for it
             style.note(fig, text)
@@ -331,6 +423,7 @@ def draw_figures(tables, result, pw, item_table, top):
         lambda: caption_pairwise(
             {c: pw[c] for c in ("detection", "classification", "localization") if c in pw},
             names=drawn.get("names"),
+            left_out=drawn.get("left_out", ""),
         ),
         heatmaps,
     )
