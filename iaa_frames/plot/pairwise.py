@@ -251,11 +251,8 @@ def pairwise(
         w = None
         room = ax.get_position().width * ax.figure.get_figwidth() - 0.2
     fit = max(2, int(room / _MIN_CELL)) if own else names_that_fit(ax)
-    if (
-        top is not None
-        and len(frame.index) > fit
-        and frame.attrs["n_hidden"] + len(frame.index) > fit
-    ):
+    more = len(frame.index) > fit and frame.attrs["n_hidden"] + len(frame.index) > fit
+    if top is not None and more:  # None: every annotator, as given
         frame = pairwise_frame(data, component=component, label=label, top=fit, **engine)
         n = max(len(frame.index), 1)
     names = list(frame.index)

@@ -11,6 +11,7 @@ import pytest  # noqa: E402
 import iaa_frames as iaf  # noqa: E402
 from iaa_frames.explore.items import items  # noqa: E402
 from iaa_frames.report import figures  # noqa: E402
+from iaa_frames.report.pair_choice import PAIRS  # noqa: E402
 
 
 def draw(df, n_chance):
@@ -174,7 +175,7 @@ def test_pair_panels_of_many_annotators_keep_their_names_apart(n):
     panels = [ax for ax in fig.axes if ax.get_title()]
     assert len(panels) == 3
     names = [t.get_text() for t in panels[0].get_yticklabels()]
-    assert len(names) == min(n, figures._PAIRS) and len(set(names)) == len(names)
+    assert len(names) == min(n, PAIRS) and len(set(names)) == len(names)
     for ax in panels:
         assert [t.get_text() for t in ax.get_xticklabels()] == names
         xs = ax.get_xticklabels()
@@ -192,10 +193,10 @@ def test_pair_panels_of_many_annotators_keep_their_names_apart(n):
     said = " ".join(note.get_text().split())
     caption = " ".join(captions["pairwise"].split())
     matplotlib.pyplot.close(fig)
-    if n <= figures._PAIRS:
+    if n <= PAIRS:
         assert "not shown" not in said and "not shown" not in caption
         return
-    left = n - figures._PAIRS
+    left = n - PAIRS
     for text in (said, caption):
         assert f"{left} more annotators not shown" in text
         assert "8 of highest and the 8 of lowest mean agreement with the others" in text
