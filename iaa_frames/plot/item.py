@@ -26,7 +26,6 @@ item). Encoding:
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -45,6 +44,7 @@ from iaa_frames.geometry.kinds import keypoint_kinds
 from iaa_frames.tables.pairs import PairTables
 
 from . import style
+from .fit_text import fitted_title_parts, refit_title, set_fitted_title
 from .item_shapes import HOLLOW, distance_kinds, draw_shape, shape_anchor
 
 __all__ = ["ItemView", "item", "item_view", "worst_items"]
@@ -163,6 +163,15 @@ def _legend_handles(colors, annotators, view_kinds, empty):
     return handles
 
 
+#: Inches of a row of the item's legend (x-small text).
+_LEGEND_ROW = 0.135
+
+
+def _legend_cols(width: float) -> int:
+    """Columns of the item's legend in a figure ``width`` inches wide."""
+    return 2 if width < 5 else 3
+
+
 def item(
     data,
     item,
@@ -244,9 +253,11 @@ def item(
     if ax is None:
         aspect = H / W if W > 0 else 1.0
         w = float(width) if width is not None else 5.0
-        _, ax = style.subplots(
-            figsize=(w, min(1.4 * w, max(2.5, w * aspect + 1.2))), layout="constrained"
-        )
+        height = min(1.4 * w, max(2.5, w * aspect + 1.2))
+        if legend:  # rows of the legend beyond four (a crowd's names) add to the height
+            entries = len(view.annotators) + 1 + view.conflicts["kind"].nunique()
+            height += _LEGEND_ROW * max(0, -(-entries // _legend_cols(w)) - 4)
+        _, ax = style.subplots(figsize=(w, height), layout="constrained")
     if img is not None:
         ax.imshow(
             img,
@@ -414,7 +425,15 @@ def item(
         if k in counts.index
     )
     size = f"{W:.0f}×{H:.0f} px" if view.size_known else "image size unknown"
-    ax.set_title(f"{item}  ({size})\n{summary or 'no conflicts'}", fontsize="small", loc="left")
+    # wrapped at " · " to the room right of the Axes' left edge (a busy item's one line ran
+    # past the panel's right edge at 3.5 in), to its cell's edge (a portrait item's box is
+    # narrower than the room above it: a title fitted to the box wrapped, pushed the box
+    # down, narrowed it and collapsed it); _place_tags fits it again once the layout is final
+    set_fitted_title(
+        ax,
+        [f"{item}  ({size})", *(summary.split(" · ") if summary else ["no conflicts"])],
+        within="cell",
+    )
     if legend:
         drew = set(obj["annotator"])
         empty = [a for a in view.annotators if a not in drew]
@@ -423,7 +442,7 @@ def item(
             handles=handles,
             loc="upper center",
             bbox_to_anchor=(0.5, -0.02),
-            ncols=2,
+            ncols=_legend_cols(ax.figure.get_figwidth()),
             fontsize="x-small",
             frameon=False,
             borderaxespad=0,
@@ -486,12 +505,24 @@ def _place_axes_tags(ax, renderer, to_pt):
     # tags of groups whose labels differ (the conflicts) get the first choice
     for tag in sorted(tags, key=lambda t: not t.differ):
         tag.set_visible(True)
+        text = tag.get_text()
+        if " / " in text and tag.get_window_extent(renderer).width > bounds.width:
+            # differing labels wider than the panel: one label a line
+            tag.set_text(text.replace(" / ", " /\n"))
         e, candidates = _tag_boxes(tag, renderer, 1.0 / to_pt)
         for box in (_inside_box(b, bounds) for b in candidates):
             if not any(_overlaps(box, other) for other in placed):
                 placed.append(box)
-                ox, oy = tag.xyann
-                tag.xyann = (ox + (box[0] - e.x0) * to_pt, oy + (box[1] - e.y0) * to_pt)
+                # the tag's anchor in axes fractions (not points from its group): drawn at
+                # another dpi (savefig), the layout scales the Axes and the tag keeps its
+                # place in them
+                if tag.anncoords == "axes fraction":
+                    anchor = ax.transAxes.transform(tag.xyann)
+                else:  # offset points from the group's corner, as item() draws it
+                    anchor = ax.transData.transform(tag.xy) + np.asarray(tag.xyann) / to_pt
+                anchor = anchor + (box[0] - e.x0, box[1] - e.y0)
+                tag.anncoords = "axes fraction"
+                tag.xyann = tuple(ax.transAxes.inverted().transform(anchor))
                 break
         else:
             tag.set_visible(False)
@@ -499,81 +530,61 @@ def _place_axes_tags(ax, renderer, to_pt):
     return tags, dropped
 
 
-_LEFT_OUT = re.compile(r"\n\d+ of \d+ label\s+tags?\s+left\s+out\s+\(no\s+room\)$")
-
-
-def _with_left_out(text, dropped, total, chars):
-    """``text`` (a title) ending with the line saying how many tags were left out, wrapped
-    at ``chars`` characters (none: ``text`` alone)."""
-    text = _LEFT_OUT.sub("", text)
+def _left_out(dropped, total) -> str:
+    """The line saying how many label tags were left out ("" for none)."""
     if not dropped:
-        return text
-    tags = "tag" if total == 1 else "tags"
-    return (
-        text + "\n" + textwrap.fill(f"{dropped} of {total} label {tags} left out (no room)", chars)
-    )
+        return ""
+    return f"{dropped} of {total} label {'tag' if total == 1 else 'tags'} left out (no room)"
+
+
+#: Passes of _place_tags: each draws the layout, places the tags and fits the titles
+#: (another pass when a title changed, its lines setting the Axes' margins, or the Axes
+#: moved since the previous draw); the last one keeps every title's number of lines.
+_PASSES = 6
 
 
 def _place_tags(fig, *, grid: str | None = None):
     """Place every label tag of ``fig`` at the figure's present layout: the first of its
     candidate places (:func:`_tag_boxes`) that stays inside its Axes and clear of the tags
     already placed (tags of differing labels first); a tag with no free place is left out.
-    The Axes' title says how many were (small text, about 12 characters an inch); with
-    ``grid`` (the figure's title) the figure's title says how many in all, once for the
-    panels. Tags are out of the layout (they do not grow the Axes' margins), so the layout
-    settles first and the places hold."""
+    The Axes' title (fitted to the Axes' width: :func:`~iaa_frames.plot.fit_text.refit_title`)
+    says how many were; with ``grid`` (the figure's title) the figure's title says how
+    many in all, once for the panels. Tags are out of the layout (they do not grow the
+    Axes' margins), so the layout settles first and the places hold."""
     to_pt = 72 / fig.dpi
-    for attempt in range(4):
+    before = None
+    for attempt in range(_PASSES):
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
-        changed = []  # (setter, before, after) of titles whose lines the count changes
+        last = attempt == _PASSES - 1
+        # the first draw lays the Axes out with their titles where they stood before it
+        # (matplotlib places titles while drawing): the layout settles on a later draw
+        boxes = np.array([ax.get_window_extent(renderer).bounds for ax in fig.axes])
+        relayout = (
+            before is None
+            or before.shape != boxes.shape
+            or bool((np.abs(before - boxes) > 0.5).any())
+        )
+        before = boxes
         dropped_all = total_all = 0
         for ax in fig.axes:
             tags, dropped = _place_axes_tags(ax, renderer, to_pt)
-            if not tags:
-                continue
             dropped_all, total_all = dropped_all + dropped, total_all + len(tags)
-            if grid is None:
-                before = ax.get_title(loc="left")
-                chars = max(14, int(ax.get_position().width * fig.get_figwidth() * 12))
-                after = _with_left_out(before, dropped, len(tags), chars)
-                changed.append((lambda t, ax=ax: ax.set_title(t, loc="left", fontsize="small"),
-                                before, after))  # fmt: skip
+            extra = _left_out(dropped, len(tags)) if grid is None else ""
+            relayout |= bool(refit_title(ax, renderer, extra=extra, move=not last))
         if grid is not None:
             chars = max(30, int(fig.get_figwidth() * 13))
-            after = _with_left_out(grid, dropped_all, total_all, chars)
-            changed.append((lambda t: fig.suptitle(t, fontsize="small"), grid, after))
-            grid = after
-        relayout = False
-        for setter, before, after in changed:
-            moves = before.count("\n") != after.count("\n")
-            if moves and attempt == 3:  # the last pass moves no Axes: the places hold
-                continue
-            setter(after)
-            relayout |= moves
+            line = _left_out(dropped_all, total_all)
+            after = grid + ("\n" + textwrap.fill(line, chars) if line else "")
+            moves = after.count("\n") != fig.get_suptitle().count("\n")
+            if after != fig.get_suptitle() and not (moves and last):
+                fig.suptitle(after, fontsize="small")
+                relayout = True
         if not relayout:
             break
     for ax in fig.axes:  # the tags left out are removed, not only hidden
         for tag in [t for t in ax.texts if t.get_gid() == "tag" and not t.get_visible()]:
             tag.remove()
-
-
-def _pack(parts, chars):
-    """The first two parts on their own lines, the rest joined by " · " into lines of at
-    most ``chars`` characters."""
-    lines = list(parts[:2])
-    current = ""
-    pieces = [p for part in parts[2:] for p in textwrap.wrap(part, chars)]
-    for part in pieces:
-        joined = f"{current} · {part}" if current else part
-        if current and len(joined) > chars:
-            lines.append(current)
-            current = part
-        else:
-            current = joined
-    if current:
-        lines.append(current)
-    return lines
 
 
 def _resolve_image(images, name):
@@ -671,15 +682,16 @@ def worst_items(
             legend=False,
             ax=ax,
         )
-        summary = ax.get_title(loc="left").split("\n", 1)[1]
-        # the title fits its panel: the conflict counts wrapped at " · " (x-small text is
-        # about 16 characters per inch)
-        lines = _pack(
+        # the title fits its panel: the conflict counts wrapped at " · " (fitted to the
+        # panel's width again by _place_tags once the layout is final)
+        set_fitted_title(
+            ax,
             [f"{name}", f"excess {style.fmt(row.excess)} · item σ {style.fmt(row.sigma)}"]
-            + summary.split(" · "),
-            max(14, int(panel_width * 14)),
+            + fitted_title_parts(ax)[1:],
+            head=2,
+            fontsize="x-small",
+            within="cell",  # a portrait item sits left in its cell, its title above
         )
-        ax.set_title("\n".join(lines), fontsize="x-small", loc="left")
         ax.set_anchor("W")  # a narrow (portrait) item sits left: its title starts its cell
         kinds |= {
             g.split(":", 1)[1]

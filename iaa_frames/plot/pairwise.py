@@ -24,6 +24,7 @@ from iaa_frames.tables.pairs import PairTables
 
 from . import style
 from .crowd import sharing_order
+from .tick_fit import fit_heatmap_ticks
 
 __all__ = ["names_that_fit", "pairwise", "pairwise_frame", "undefined_reason"]
 
@@ -54,7 +55,7 @@ def pairwise_frame(
     label : str, default "(all)"
         Used only when the matrix is computed here.
     top : int or None, default 30
-        Keep at most ``top`` annotators, chosen so that they share items
+        Keep at most ``top`` annotators (None: all, in their order), chosen so that they share items
         (:func:`~iaa_frames.plot.crowd.sharing_order`: the pair of most shared units first, then, one at a time,
         the annotator with most defined cells with those already kept; in a sparse crowd
         the annotators of most support rarely meet, and their matrix is mostly empty);
@@ -107,8 +108,8 @@ def pairwise_frame(
     by = "items shared with each other"
     if len(frame.index) == len(frame.columns) and list(frame.index) == list(frame.columns):
         kept = sharing_order(frame.to_numpy(dtype=float), units, list(frame.index), top=top)
-        # shown in natural order of the names ("2" before "10")
-        keep = sorted(kept, key=lambda i: natural_key(frame.index[i]))
+        # shown in natural order of the names ("2" before "10"); all of them: in their order
+        keep = kept if top is None else sorted(kept, key=lambda i: natural_key(frame.index[i]))
         hidden = len(frame.index) - len(keep)
         frame = frame.iloc[keep, keep]
         notes = notes[np.ix_(keep, keep)]
@@ -194,6 +195,7 @@ def pairwise(
         Show at most ``top`` annotators, chosen so that they share items (see
         :func:`pairwise_frame`; fewer when the panel is too narrow for their names: about
         0.13 in each), in natural order of their names; a note says how many were left out.
+        None: every annotator of ``data``, in its order (the names shrink to their cells).
     annot : bool, optional
         Write the values in the cells (default: when at most 12 annotators are shown and
         the cells are at least 0.24 in wide).
@@ -249,7 +251,8 @@ def pairwise(
         w = None
         room = ax.get_position().width * ax.figure.get_figwidth() - 0.2
     fit = max(2, int(room / _MIN_CELL)) if own else names_that_fit(ax)
-    if len(frame.index) > fit and frame.attrs["n_hidden"] + len(frame.index) > fit:
+    more = len(frame.index) > fit and frame.attrs["n_hidden"] + len(frame.index) > fit
+    if top is not None and more:  # None: every annotator, as given
         frame = pairwise_frame(data, component=component, label=label, top=fit, **engine)
         n = max(len(frame.index), 1)
     names = list(frame.index)
@@ -384,6 +387,9 @@ def pairwise(
             # its width does not squeeze the panel (under the Axes it stood out to the
             # right of a narrow panel, and the layout shrank the panel to make room)
             fig = ax.figure
+            style.fit_height(fig)
+            # long names at 45° overlapped their neighbours: upright, shrunk to the cells
+            fit_heatmap_ticks(ax, fig.canvas.get_renderer())
             style.fit_height(fig)
             fig.set_figheight(fig.get_figheight() + style.note_room(fig, text))
             style.note(fig, text)

@@ -20,6 +20,7 @@ from iaa_frames.explore.views import cell_value, symbol
 from iaa_frames.frame.schema import ALL
 
 from .formatting import fmt, plural
+from .pair_choice import pair_annotators
 
 __all__ = [
     "caption_annotators",
@@ -100,9 +101,6 @@ def caption_forest(result):
     return text
 
 
-#: How the report's pair heatmaps choose the annotators of a crowd.
-_SHARING = "items shared with each other in any panel"
-
 #: Annotators drawn in the profiles: a bigger crowd by its two ends.
 _PROFILES = 10
 
@@ -135,10 +133,12 @@ def caption_annotators(result):
     return text + (" " + "; ".join(parts) + "." if parts else "")
 
 
-def caption_pairwise(pw, names=None):
+def caption_pairwise(pw, names=None, left_out: str = ""):
     """Caption of the pair heatmaps: the closest and furthest pair of each component.
 
     ``names``: the annotators drawn (default all); only their pairs are named.
+    ``left_out``: the figure's note saying which annotators are not drawn
+    (:func:`pair_annotators`), repeated in the caption.
     """
     texts = []
     for c, m in pw.items():
@@ -155,10 +155,13 @@ def caption_pairwise(pw, names=None):
             texts.append(
                 f"{c}: closest pair {a}–{b} ({v.max():.2f}), furthest {x}–{y} ({v.min():.2f})"
             )
-    return (
+    text = (
         "Agreement of every pair of annotators (hatched diagonal: an annotator with "
         "itself, no value). " + ("; ".join(texts) + "." if texts else "")
     )
+    if left_out:  # "+ 24 more annotators not shown: drawn are ..."
+        text += " " + left_out.removeprefix("+ ").strip() + "."
+    return text
 
 
 def caption_distributions(result, comp):
@@ -273,30 +276,31 @@ def draw_figures(tables, result, pw, item_table, top):
         import numpy as np
 
         from iaa_frames.plot import style
-        from iaa_frames.plot.crowd import shared_annotators
-        from iaa_frames.plot.pairwise import names_that_fit
+        from iaa_frames.plot.tick_fit import fit_heatmap_ticks
 
         # the panels' ticks and the note at the figure sizes of the plots
         with style.theme():
             comps = [c for c in ("detection", "classification", "localization") if c in pw]
+            # the same annotators in every panel: all of up to 16, else the two ends of a
+            # dense crowd or those who share items in a sparse one, said in the note
+            names, split, left_out = pair_annotators([pw[c] for c in comps])
+            drawn["names"], drawn["left_out"] = names, left_out
+            # the row of panels as tall as its square panels need (trimmed below)
             fig, axes = style.subplots(
-                1, len(comps), figsize=(7.0, 3.0), layout="constrained", squeeze=False
+                1, len(comps), figsize=(7.0, 4.5), layout="constrained", squeeze=False
             )
             finite = np.concatenate([np.ravel(pw[c].values) for c in comps])
             finite = finite[np.isfinite(finite)]
             vmin = min(-0.25, float(finite.min()) if finite.size else 0.0)  # one scale for all
-            # the same annotators in every panel, chosen so that they share items in any
-            # (the busiest rarely meet in a sparse crowd), as many as the narrowest panel fits
-            fit = min([20, *(names_that_fit(ax) for ax in axes[0])])
-            names, hidden = shared_annotators([pw[c] for c in comps], top=fit)
-            drawn["names"] = names
-            reasons = [style.hidden_note(hidden, "annotators", fit, by=_SHARING)]
-            reasons = [r for r in reasons if r]
+            reasons = [left_out] if left_out else []
             for k, (ax, c) in enumerate(zip(axes[0], comps)):
                 m = pw[c]
                 m = m.sel({m.dims[0]: names, m.dims[1]: names})
                 plot.pairwise(m, ax=ax, top=None, vmin=vmin, colorbar=k == len(comps) - 1)
                 ax.set_title(f"{c} {symbol(MEASURES.get(c, 'sigma'))}")
+                if split is not None:  # the two ends of the crowd, apart
+                    for line in (ax.axhline, ax.axvline):
+                        line(split - 0.5, color="0.15", lw=1.0, ls=":", gid="ends")
                 for t in list(ax.texts):  # the notes of the panels: one note under the figure
                     if t.get_gid() == "note":
                         lines = []  # the note's lines, its wrapped continuations joined back
@@ -311,13 +315,21 @@ def draw_figures(tables, result, pw, item_table, top):
                             if text not in reasons:
                                 reasons.append(text)
                         t.remove()
-                if k:
+                if k:  # the rows are those of the first panel: their names once
                     ax.set_ylabel("")
+                    ax.tick_params(axis="y", which="major", labelleft=False)
             last = next(a for a in axes[0][-1].collections if a.get_gid() == "cells")
             if last.colorbar is not None:
                 measures = sorted({symbol(MEASURES.get(c, "sigma")) for c in comps}, reverse=True)
                 last.colorbar.set_label(f"chance-corrected agreement ({', '.join(measures)})")
             style.fit_height(fig)  # square panels in a wide figure: no blank strip above them
+            # names shrunk to their cells (6 pt for 16 in a row), upright when slanted
+            # ones overlap: one size for the panels
+            renderer = fig.canvas.get_renderer()
+            size = min(fit_heatmap_ticks(ax, renderer) for ax in axes[0])
+            for ax in axes[0]:
+                fit_heatmap_ticks(ax, renderer, size=size)
+            style.fit_height(fig)
             text = "\n".join(reasons)
             fig.set_figheight(fig.get_figheight() + style.note_room(fig, text))  # room for it
             style.note(fig, text)
@@ -331,6 +343,7 @@ def draw_figures(tables, result, pw, item_table, top):
         lambda: caption_pairwise(
             {c: pw[c] for c in ("detection", "classification", "localization") if c in pw},
             names=drawn.get("names"),
+            left_out=drawn.get("left_out", ""),
         ),
         heatmaps,
     )

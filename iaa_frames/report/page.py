@@ -21,6 +21,8 @@ from .tables import (
 
 __all__ = ["RESULT_SECTIONS", "SECTIONS", "Context", "render_page"]
 
+# the pair heatmaps (three panels of up to 16 names each) take the 900 px of a figure
+# on screen: drawn 7 in wide (672 px), their names would be 5-6 pt at 1:1
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
 margin:2em auto;max-width:1200px;padding:0 1em;color:#222;line-height:1.45}
@@ -36,6 +38,7 @@ ol.notes{font-size:.85em;color:#555;margin:.2em 0 1em}td[title]{cursor:help}
 sup a{text-decoration:none;color:#a33}
 dl.howto dt{font-weight:600;margin-top:.5em}dl.howto dd{margin-left:1.2em;color:#333}
 figure svg{max-width:900px}
+#fig-pairwise svg{width:100%}
 """
 
 

@@ -362,3 +362,58 @@ def test_worst_items_of_a_crowded_corpus_keep_titles_apart(width):
         for i, a in enumerate(boxes):
             assert not any(a.overlaps(b) for b in boxes[i + 1 :])
     plt.close(fig)
+
+
+def _busy_frame():
+    """15 annotators (some missing objects, some mislabelling) on items of 8 objects with
+    long class names: hundreds of conflicts and long label tags."""
+    profiles = ["good", "sloppy", "misser", "mislabeler", "lazy-center"] * 3
+    annotators = {f"annotator_{i:02d}": p for i, p in enumerate(profiles)}
+    classes = ["traffic_light_pedestrian", "fire_hydrant_industrial", "parking_meter_old"]
+    return iaf.simulate(n_items=3, annotators=annotators, classes=classes, objects_per_item=8,
+                        image_size=(640, 480), seed=1)  # fmt: skip
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_title_of_a_busy_item_stays_in_its_panel(width):
+    # the conflict summary was one line ("632 unmatched (object, annotator) · 90 label ·
+    # 315 low overlap") that ran past the panel's right edge, and the figure's, at 3.5 in
+    ax = item(_busy_frame(), "img_00000", width=width, n_chance=50)
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    title = ax._left_title.get_window_extent(renderer)
+    box = ax.get_window_extent(renderer)  # a landscape image: the drawn box spans the cell
+    assert box.x0 - 1 <= title.x0 and title.x1 <= box.x1 + 1
+    assert 0 <= title.x0 and title.x1 <= fig.bbox.x1 and title.y1 <= fig.bbox.y1
+    assert title.y0 >= box.y1  # above the panel, not over it
+    # nothing is lost by the wrapping: every count of the summary is in the title
+    counts = item_view(_busy_frame(), "img_00000", n_chance=50).conflicts["kind"].value_counts()
+    text = " ".join(ax.get_title(loc="left").split())
+    assert counts["unmatched"] > 100  # busy indeed
+    words = {"unmatched": "unmatched (object, annotator)", "low_overlap": "low overlap"}
+    for kind, n in counts.items():
+        assert f"{n} {words.get(kind, kind)}" in text
+    # the label tags stay in the panel too (differing labels wider than it: a label a line)
+    tags = [t for t in ax.texts if t.get_gid() == "tag"]
+    assert tags and all(_inside(t, box) for t in tags)
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_tags_stay_in_the_panel_when_saved_at_another_dpi(width):
+    # tags were placed in points from their groups at the screen's dpi: saved at 200 dpi,
+    # the layout gave the Axes another size and the tags drifted out of place
+    ax = item(_busy_frame(), "img_00001", width=width, n_chance=50)
+    fig = ax.figure
+    fig.set_dpi(200)  # as savefig(dpi=200) draws it, measured at that dpi
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = ax.get_window_extent(renderer)
+    tags = [t for t in ax.texts if t.get_gid() == "tag"]
+    assert tags
+    for tag in tags:
+        e = tag.get_window_extent(renderer)
+        assert box.x0 - 2 <= e.x0 and e.x1 <= box.x1 + 2 and box.y0 - 2 <= e.y0
+        assert e.y1 <= box.y1 + 2
+    plt.close(fig)

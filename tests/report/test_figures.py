@@ -11,6 +11,7 @@ import pytest  # noqa: E402
 import iaa_frames as iaf  # noqa: E402
 from iaa_frames.explore.items import items  # noqa: E402
 from iaa_frames.report import figures  # noqa: E402
+from iaa_frames.report.pair_choice import PAIRS  # noqa: E402
 
 
 def draw(df, n_chance):
@@ -55,9 +56,11 @@ def test_heatmaps_start_at_the_top_of_their_figure(drawn):
     (note,) = [t for t in fig.texts if t.get_gid() == "note"]
     low = min(ax.xaxis.label.get_window_extent(renderer).y0 for ax in panels)
     assert note.get_window_extent(renderer).y1 <= low
-    # every panel names the same annotators, in the same order
-    names = {tuple(t.get_text() for t in ax.get_yticklabels()) for ax in panels}
+    # every panel names the same annotators, in the same order (its columns; the rows
+    # are named once, left of the first panel)
+    names = {tuple(t.get_text() for t in ax.get_xticklabels()) for ax in panels}
     assert len(names) == 1
+    assert tuple(t.get_text() for t in panels[0].get_yticklabels()) in names
 
 
 def test_annotator_caption_names_only_a_difference_it_shows():
@@ -144,3 +147,67 @@ def test_sparse_crowd_pair_caption_names_only_drawn_pairs(sparse):
     pairs = re.findall(r"(w\d+)–(w\d+)", caption)
     assert pairs  # the caption names the closest and furthest pair of a component
     assert all(a in names and b in names for a, b in pairs), (pairs, names)
+
+
+def _crowd(n):
+    """``n`` annotators who all annotate every item, of five kinds (dense pairs)."""
+    profiles = ["good", "sloppy", "misser", "mislabeler", "lazy-center"]
+    annotators = {f"annotator_{i:02d}": profiles[i % 5] for i in range(n)}
+    return iaf.simulate(n_items=40, annotators=annotators, objects_per_item=4, seed=2)
+
+
+def _overlaps(labels, renderer):
+    boxes = [t.get_window_extent(renderer) for t in labels if t.get_visible() and t.get_text()]
+    return [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if a.overlaps(b)]
+
+
+@pytest.mark.parametrize("n", [15, 25, 40])
+def test_pair_panels_of_many_annotators_keep_their_names_apart(n):
+    # three panels at 7 in fitted about 10 names: with 15 and more, the names at 45°
+    # overlapped; beyond 16, the two ends are drawn and the note and caption say so
+    kept, captions, pw = draw(_crowd(n), 100)
+    fig = kept["pairwise"]
+    for other in kept.values():
+        if other is not fig:
+            matplotlib.pyplot.close(other)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    assert len(panels) == 3
+    names = [t.get_text() for t in panels[0].get_yticklabels()]
+    assert len(names) == min(n, PAIRS) and len(set(names)) == len(names)
+    for ax in panels:
+        assert [t.get_text() for t in ax.get_xticklabels()] == names
+        xs = ax.get_xticklabels()
+        assert _overlaps(xs, renderer) == []
+        assert _overlaps(ax.get_yticklabels(), renderer) == []
+        assert min(t.get_fontsize() for t in xs) >= 5.0  # the floor: still readable
+        # the names stay on the figure
+        for t in xs + ax.get_yticklabels():
+            if t.get_visible() and t.get_text():
+                e = t.get_window_extent(renderer)
+                assert e.x0 >= -1 and e.x1 <= fig.bbox.x1 + 1 and e.y0 >= -1
+    # the rows are named once, left of the first panel
+    assert all(not t.get_visible() or not t.get_text() for t in panels[1].get_yticklabels())
+    (note,) = [t for t in fig.texts if t.get_gid() == "note"]
+    said = " ".join(note.get_text().split())
+    caption = " ".join(captions["pairwise"].split())
+    matplotlib.pyplot.close(fig)
+    if n <= PAIRS:
+        assert "not shown" not in said and "not shown" not in caption
+        return
+    left = n - PAIRS
+    for text in (said, caption):
+        assert f"{left} more annotators not shown" in text
+        assert "8 of highest and the 8 of lowest mean agreement with the others" in text
+    # the two ends are those of the ranking by mean agreement, apart at dotted lines
+    import numpy as np
+
+    comps = ("detection", "classification", "localization")
+    stack = np.stack([pw[c].values for c in comps]).astype(float)
+    stack[:, np.eye(n, dtype=bool)] = np.nan
+    finite = np.isfinite(stack)
+    mean = np.where(finite, stack, 0).sum(axis=(0, 2)) / finite.sum(axis=(0, 2))
+    order = [str(v) for v in pw["detection"].annotator_a.values[np.argsort(-mean, kind="stable")]]
+    assert names == order[:8] + order[-8:]
+    assert all(sum(ln.get_gid() == "ends" for ln in ax.lines) == 2 for ax in panels)
