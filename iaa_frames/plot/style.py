@@ -19,7 +19,7 @@ import textwrap
 import matplotlib
 import matplotlib.pyplot as plt
 import seaborn as sns
-from matplotlib.transforms import ScaledTranslation
+from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
@@ -273,7 +273,8 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
     ----------
     ax : matplotlib.axes.Axes
     ncols : int, optional
-        Default: as many as fit, ``min_width`` inches per entry.
+        Default: as many as fit, ``min_width`` inches per entry; fewer when the entries'
+        names make the legend wider than the figure.
     **kwargs
         Passed to :meth:`matplotlib.axes.Axes.legend`.
     """
@@ -294,6 +295,22 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
     # onto the x label
     drop = (axes_bottom - bottom) / fig.dpi + 0.03
     anchor = ax.transAxes + ScaledTranslation(0, -drop, fig.dpi_scale_trans)
+    while True:
+        legend = _legend_under(ax, anchor, handles, labels, ncols, kwargs)
+        # long names: fewer columns until the legend is no wider than the figure
+        width = legend.get_window_extent(renderer).width
+        wide = width / (0.98 * fig.bbox.width)
+        if wide <= 1 or ncols == 1:
+            break
+        ncols = max(1, min(ncols - 1, int(ncols / wide)))
+    if width > ax.get_window_extent(renderer).width:
+        # wider than the axes: centred on the figure, which the axes may not be
+        anchor = blended_transform_factory(fig.transFigure, anchor)
+        legend = _legend_under(ax, anchor, handles, labels, ncols, kwargs)
+    return legend
+
+
+def _legend_under(ax, anchor, handles, labels, ncols, kwargs):
     return ax.legend(
         handles,
         labels,

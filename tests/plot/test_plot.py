@@ -287,6 +287,20 @@ def test_annotator_profiles_of_a_crowd_show_both_ends(top):
     plt.close("all")
 
 
+@pytest.mark.parametrize("width", [3.5, 7])
+def test_a_legend_of_long_names_stays_on_the_figure(width):
+    # 15 annotators named "annotator_NN": at 0.95 in an entry the legend ran past the
+    # figure's right edge (the last entry read "annotator_"); it takes fewer columns
+    names = [f"annotator_{k:02d}" for k in range(15)]
+    ax = plot.annotators(make_result(annotators=names), width=width)
+    fig = ax.figure
+    fig.canvas.draw()
+    box = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width
+    assert len(ax.get_legend().get_texts()) == 12  # chance, (all) and the 10 drawn
+    plt.close("all")
+
+
 def test_profile_frame_checks_rank_by():
     with pytest.raises(ParameterError, match="rank_by"):
         plot.profile_frame(make_result(), rank_by="speed")
