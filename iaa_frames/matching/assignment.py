@@ -227,13 +227,37 @@ def _n_injections(r: int, c: int) -> int:
 
 
 def _too_large(r: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Whether an r x c matrix (r <= c) has too many assignments to enumerate."""
-    out = np.zeros(len(r), dtype=bool)
-    shapes, inverse = np.unique(np.stack([r, c], axis=1), axis=0, return_inverse=True)
-    big = np.array([_n_injections(int(ri), int(ci)) > _MAX_PERMUTATIONS for ri, ci in shapes])
-    if len(shapes):
-        out = big[inverse.ravel()]
-    return out
+    """Whether an r x c matrix (r <= c) has too many assignments to enumerate.
+
+    ``perm(c, r)`` grows with ``c`` at fixed ``r`` and is at least ``r!``, so a matrix is
+    too large exactly when ``c`` exceeds the widest enumerable width of its ``r``
+    (:func:`_widest`): a lookup per matrix, no sort of the shapes.
+
+    Examples
+    --------
+    >>> _too_large(np.array([0, 1, 1, 2, 2, 7, 7, 8]),
+    ...            np.array([9, 5040, 5041, 71, 72, 7, 8, 8])).tolist()
+    [False, False, True, False, True, False, True, True]
+    """
+    widest = _widest()
+    return np.asarray(c) > widest[np.minimum(r, len(widest) - 1)]
+
+
+@lru_cache(maxsize=1)
+def _widest() -> np.ndarray:
+    """Per number of rows r, the largest number of columns c with ``perm(c, r)`` at most
+    :data:`_MAX_PERMUTATIONS` (any for r = 0); the last entry, -1, is that of the first r
+    with ``r! > _MAX_PERMUTATIONS`` and every larger r (no width is enumerable)."""
+    out = [np.iinfo(np.int64).max]
+    r = 1
+    while _n_injections(r, r) <= _MAX_PERMUTATIONS:
+        c = r
+        while _n_injections(r, c + 1) <= _MAX_PERMUTATIONS:
+            c += 1
+        out.append(c)
+        r += 1
+    out.append(-1)
+    return np.array(out, dtype=np.int64)
 
 
 def _split_large(edges, p, large, contested, chosen, key_a, key_b, local_a, local_b):

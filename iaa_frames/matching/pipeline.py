@@ -181,26 +181,42 @@ def _iou_bound(corpus: Corpus, oa, ob):
     -------
     bound, boxes_a, boxes_b, has_polygon, boxes_overlap
     """
-    ba, bb = corpus.shapes.boxes[oa], corpus.shapes.boxes[ob]
-    iw = np.minimum(ba[:, 2], bb[:, 2]) - np.maximum(ba[:, 0], bb[:, 0])
-    ih = np.minimum(ba[:, 3], bb[:, 3]) - np.maximum(ba[:, 1], bb[:, 1])
-    inter = np.maximum(iw, 0) * np.maximum(ih, 0)
-    del iw, ih
-    area_a, area_b = corpus.area[oa], corpus.area[ob]
-    shape = ~corpus.shapes.is_box  # rows whose IoU needs more than their boxes
-    poly_pair = shape[oa] | shape[ob]
-    shared = kind_shared_bound(corpus.shapes, corpus.shapes, inter, oa, ob)  # cuboids: volume
-    top = np.where(poly_pair, np.minimum(shared, np.minimum(area_a, area_b)), inter)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        bound = np.nan_to_num(top / (area_a + area_b - top))
+    shapes = corpus.shapes
+    # ``take`` gathers rows several times faster than fancy indexing of a 2-D array
+    ba, bb = shapes.boxes.take(oa, axis=0), shapes.boxes.take(ob, axis=0)
+    inter = _box_intersection(ba, bb)
+    area_a, area_b = corpus.area.take(oa), corpus.area.take(ob)
     overlap = inter > 0
-    if has_own_similarity(corpus.shapes):  # e.g. OKS: exact, cheap, and not from boxes
-        own, value, foreign = own_similarity_of(corpus.shapes, oa, ob)
+    if shapes.is_box.all():  # boxes only: the bound is the IoU, polygon terms are moot
+        top = inter
+        poly_pair = np.zeros(len(oa), dtype=bool)
+    else:
+        shape = ~shapes.is_box  # rows whose IoU needs more than their boxes
+        poly_pair = shape[oa] | shape[ob]
+        top = inter.copy()
+        rows = np.flatnonzero(poly_pair)
+        shared = kind_shared_bound(shapes, shapes, inter[rows], oa[rows], ob[rows])  # cuboids
+        top[rows] = np.minimum(shared, np.minimum(area_a[rows], area_b[rows]))
+    union = area_a
+    union += area_b
+    union -= top
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bound = np.nan_to_num(np.divide(top, union, out=union), copy=False)
+    if has_own_similarity(shapes):  # e.g. OKS: exact, cheap, and not from boxes
+        own, value, foreign = own_similarity_of(shapes, oa, ob)
         bound[own] = value
         bound[foreign] = 0.0
         poly_pair[own] = poly_pair[foreign] = False
     _bound_masks(corpus, oa, ob, bound, poly_pair & overlap)
     return bound, ba, bb, poly_pair, overlap
+
+
+def _box_intersection(ba: np.ndarray, bb: np.ndarray) -> np.ndarray:
+    """Area of the intersection of the boxes ``ba[k]`` and ``bb[k]`` (0 when apart)."""
+    side = np.minimum(ba[:, 2:], bb[:, 2:])
+    side -= np.maximum(ba[:, :2], bb[:, :2])
+    np.maximum(side, 0, out=side)
+    return np.multiply(side[:, 0], side[:, 1])
 
 
 def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
