@@ -18,6 +18,8 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import GROUP, validate
 from iaa_frames.geometry.distances import Shapes, areas
 
+from .order import canonical_order
+
 __all__ = ["Corpus", "annotation_slices", "item_groups", "prepare"]
 
 _FINGERPRINT = np.array([1.1, 1.3, 1.7, 1.9])
@@ -276,9 +278,10 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
     )
     # an object's fingerprint: its box, and how common its class is (a name-free trait,
     # so that items differing only by their labels are told apart whatever the names)
-    _, label_raw = np.unique(
-        objects["label"].to_numpy(dtype=object).astype(str), return_inverse=True
-    )
+    label_codes, labels = pd.factorize(objects["label"], sort=True)  # objects have labels
+    labels = np.asarray(labels, dtype=object)
+    # the rank of each label's string among the distinct ones (np.unique of the strings)
+    label_raw = np.unique(labels.astype(str), return_inverse=True)[1].ravel()[label_codes]
     fp = (
         np.nan_to_num(shapes.boxes) @ _FINGERPRINT
         + 0.37
@@ -304,10 +307,8 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
     annotators = np.empty_like(ann_names)
     annotators[ann_code] = ann_names
 
-    label_codes, labels = pd.factorize(objects["label"], sort=True)
-    labels = np.asarray(labels, dtype=object)
     o_item, o_ann = item_code[obj_item], ann_code[obj_ann]
-    order = np.lexsort((*np.round(shapes.boxes, 9).T[::-1], label_codes, o_ann, o_item))
+    order = canonical_order(o_item, o_ann, label_codes, shapes.boxes, len(ann_names), len(labels))
     objects = objects.iloc[order]
     shapes = shapes.take(order)
     o_item, o_ann, o_label = o_item[order], o_ann[order], label_codes[order].astype(np.int64)
