@@ -9,6 +9,7 @@ independent of row order and of renaming.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -118,6 +119,29 @@ class Corpus:
         found = pos < len(keys)
         found[found] = keys[pos[found]] == key[found]
         return np.where(found, pos, self.by_label.empty)
+
+    def label_slots(self, slot, label) -> np.ndarray:
+        """Slot in :attr:`by_label` of each (slot of :attr:`annotations`, class code)
+        pair, the empty slot where the annotation has no object of the class: the
+        :meth:`by_label_of` of the slot's item and annotator, by a table lookup when the
+        table of every (annotation, class) is at most a few times :attr:`by_label`."""
+        slot, label = np.asarray(slot, dtype=np.int64), np.asarray(label, dtype=np.int64)
+        table, n_labels = self._label_slot_table, max(len(self.labels), 1)
+        if table is None or (label.size and (label.min() < 0 or label.max() >= n_labels)):
+            ann = self.annotations
+            return self.by_label_of(ann.item[slot], ann.annotator[slot], label)
+        return table[slot * n_labels + label]
+
+    @cached_property
+    def _label_slot_table(self) -> np.ndarray | None:
+        n_slots, n_labels = len(self.annotations.start), max(len(self.labels), 1)
+        s = self.by_label
+        if n_slots * n_labels > 4 * len(s.start) + 2**20:
+            return None
+        table = np.full(n_slots * n_labels, s.empty, dtype=np.int64)
+        owner = self.annotation_of(s.item[:-1], s.annotator[:-1])
+        table[owner * n_labels + s.label[:-1]] = np.arange(s.empty)
+        return table
 
     @property
     def _annotation_keys(self):

@@ -55,6 +55,9 @@ __all__ = ["IoUCache", "Matched", "can_match", "iou_upper_bound", "run"]
 
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
+#: Candidate pairs per chunk of :func:`can_match`: few enough for its temporaries to stay
+#: in the processor's cache (a few numpy operations each, on arrays that fit there).
+REACH_CHUNK_PAIRS = 32_768
 _TIEBREAK = 1e-6
 _THREAD_MIN = 256  # shape pairs below which splitting over threads does not pay
 _WORKERS = min(os.cpu_count() or 1, 4)
@@ -314,19 +317,17 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
     b = np.asarray(b, dtype=np.int64)
     out = np.zeros(len(a), dtype=bool)
     sparse = tau > 0  # a bound above 0 needs overlapping (reach) boxes
-    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau)):
+    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau), REACH_CHUNK_PAIRS):
         pairing, _, _, oa, ob = _candidates(corpus, slots, a[lo:hi], b[lo:hi], sparse, tau)
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
     return out
 
 
-def _chunks(cost):
-    """(lo, hi) ranges of pairings holding about CHUNK_PAIRS candidate pairs each."""
+def _chunks(cost, size: int = CHUNK_PAIRS):
+    """(lo, hi) ranges of pairings holding about ``size`` candidate pairs each."""
     cum = np.cumsum(cost)
-    bounds = np.searchsorted(
-        cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0, CHUNK_PAIRS), side="right"
-    )
+    bounds = np.searchsorted(cum, np.arange(size, cum[-1] if len(cum) else 0, size), side="right")
     return [
         (lo, hi)
         for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)], strict=True)

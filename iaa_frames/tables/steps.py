@@ -73,11 +73,9 @@ def labels_of_pairings(corpus: Corpus, a, b):
 
 
 def to_label_slots(corpus: Corpus, a, b, label):
-    ann = corpus.annotations
-    return (
-        corpus.by_label_of(ann.item[a], ann.annotator[a], label),
-        corpus.by_label_of(ann.item[b], ann.annotator[b], label),
-    )
+    """The slots in ``corpus.by_label`` of the annotations (slots) ``a`` and ``b`` restricted
+    to ``label`` (the empty slot where they have nothing of it)."""
+    return corpus.label_slots(a, label), corpus.label_slots(b, label)
 
 
 def localization_frame(corpus, m: Matched, a, b, slots, **extra):
