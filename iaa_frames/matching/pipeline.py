@@ -59,6 +59,7 @@ CHUNK_PAIRS = 2_000_000
 #: in the processor's cache (a few numpy operations each, on arrays that fit there).
 REACH_CHUNK_PAIRS = 32_768
 _TIEBREAK = 1e-6
+_BLOCK = 32_768  # candidate pairs per block of the box terms of the IoU bound
 _THREAD_MIN = 256  # shape pairs below which splitting over threads does not pay
 _WORKERS = min(os.cpu_count() or 1, 4)
 #: Pairings with more candidate pairs than this list only the object pairs whose boxes
@@ -171,7 +172,7 @@ def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
     return np.where((n_a == 0) & (n_b == 0), 0.0, dist)
 
 
-def _iou_bound(corpus: Corpus, oa, ob):
+def _iou_bound(corpus: Corpus, oa, ob, near: bool = False):
     """IoU of box-box candidate pairs, and an upper bound of it for pairs with a polygon.
 
     Polygon IoU is at most min(I, A, B) / (A + B - min(I, A, B)), with I the
@@ -179,47 +180,86 @@ def _iou_bound(corpus: Corpus, oa, ob):
     cuboids, :func:`~iaa_frames.geometry.bounds.kind_shared_bound`) and A, B the polygon
     areas; pairs whose IoU is a
     mask IoU get the bound of :func:`~iaa_frames.geometry.bounds.iou_upper_bound` instead.
+    The box terms are computed in blocks of :data:`_BLOCK` pairs, whose temporaries stay
+    in the processor's cache.
 
     Returns
     -------
-    bound, boxes_a, boxes_b, has_polygon, boxes_overlap
+    bound, nearness, has_polygon, boxes_overlap
+        ``nearness`` (with ``near``, else None): the tie-break of the matching,
+        ``_TIEBREAK / (1 + d)`` with ``d`` the distance between the boxes' centres.
     """
     shapes = corpus.shapes
-    # ``take`` gathers rows several times faster than fancy indexing of a 2-D array
-    ba, bb = shapes.boxes.take(oa, axis=0), shapes.boxes.take(ob, axis=0)
-    inter = _box_intersection(ba, bb)
-    area_a, area_b = corpus.area.take(oa), corpus.area.take(ob)
-    overlap = inter > 0
-    if shapes.is_box.all():  # boxes only: the bound is the IoU, polygon terms are moot
-        top = inter
-        poly_pair = np.zeros(len(oa), dtype=bool)
-    else:
+    n = len(oa)
+    boxes, area = shapes.boxes, corpus.area
+    box_only = bool(shapes.is_box.all())  # then the bound is the IoU: no polygon terms
+    bound, overlap = np.empty(n), np.empty(n, dtype=bool)
+    nearness = np.empty(n) if near else None
+    inter = bound if box_only else np.empty(n)
+    for lo in range(0, n, _BLOCK):
+        ia, ib = oa[lo : lo + _BLOCK], ob[lo : lo + _BLOCK]
+        # ``take`` gathers rows several times faster than fancy indexing of a 2-D array
+        ba, bb = boxes.take(ia, axis=0), boxes.take(ib, axis=0)
+        part = _box_intersection(ba, bb, out=inter[lo : lo + _BLOCK])
+        np.greater(part, 0, out=overlap[lo : lo + _BLOCK])
+        if near:
+            _nearness(ba, bb, out=nearness[lo : lo + _BLOCK])
+        if box_only:
+            _box_iou(part, area.take(ia), area.take(ib))
+    if not box_only:
+        area_a, area_b = area.take(oa), area.take(ob)
         shape = ~shapes.is_box  # rows whose IoU needs more than their boxes
         poly_pair = shape[oa] | shape[ob]
         top = inter.copy()
         rows = np.flatnonzero(poly_pair)
         shared = kind_shared_bound(shapes, shapes, inter[rows], oa[rows], ob[rows])  # cuboids
         top[rows] = np.minimum(shared, np.minimum(area_a[rows], area_b[rows]))
-    union = area_a
-    union += area_b
-    union -= top
-    with np.errstate(invalid="ignore", divide="ignore"):
-        bound = np.nan_to_num(np.divide(top, union, out=union), copy=False)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bound = np.nan_to_num(top / (area_a + area_b - top))
+    else:
+        poly_pair = np.zeros(n, dtype=bool)
     if has_own_similarity(shapes):  # e.g. OKS: exact, cheap, and not from boxes
         own, value, foreign = own_similarity_of(shapes, oa, ob)
         bound[own] = value
         bound[foreign] = 0.0
         poly_pair[own] = poly_pair[foreign] = False
     _bound_masks(corpus, oa, ob, bound, poly_pair & overlap)
-    return bound, ba, bb, poly_pair, overlap
+    return bound, nearness, poly_pair, overlap
 
 
-def _box_intersection(ba: np.ndarray, bb: np.ndarray) -> np.ndarray:
-    """Area of the intersection of the boxes ``ba[k]`` and ``bb[k]`` (0 when apart)."""
+def _box_intersection(ba: np.ndarray, bb: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Area of the intersection of the boxes ``ba[k]`` and ``bb[k]`` (0 when apart), in
+    ``out``."""
     side = np.minimum(ba[:, 2:], bb[:, 2:])
     side -= np.maximum(ba[:, :2], bb[:, :2])
     np.maximum(side, 0, out=side)
-    return np.multiply(side[:, 0], side[:, 1])
+    return np.multiply(side[:, 0], side[:, 1], out=out)
+
+
+def _box_iou(inter: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
+    """Turn the intersections ``inter`` of box pairs into their IoU, in place (0 for
+    two empty boxes)."""
+    area_a += area_b
+    area_a -= inter  # the union
+    with np.errstate(invalid="ignore", divide="ignore"):
+        np.divide(inter, area_a, out=inter)
+    np.nan_to_num(inter, copy=False)
+
+
+def _nearness(ba: np.ndarray, bb: np.ndarray, out: np.ndarray) -> None:
+    """``_TIEBREAK / (1 + d)``, ``d`` the distance between the centres of the boxes
+    ``ba[k]`` and ``bb[k]``, in ``out``."""
+    d = ba[:, 0] + ba[:, 2]
+    d -= bb[:, 0]
+    d -= bb[:, 2]
+    d /= 2
+    dy = ba[:, 1] + ba[:, 3]
+    dy -= bb[:, 1]
+    dy -= bb[:, 3]
+    dy /= 2
+    np.hypot(d, dy, out=d)
+    d += 1
+    np.divide(_TIEBREAK, d, out=out)
 
 
 def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
@@ -290,16 +330,17 @@ def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
 
     Returns
     -------
-    iou, boxes_a, boxes_b, pending, pending_bound
+    iou, nearness, pending, pending_bound
+        ``nearness``: the tie-break of :func:`_iou_bound`.
     """
-    bound, ba, bb, poly_pair, overlap = _iou_bound(corpus, oa, ob)
-    iou = np.where(poly_pair, 0.0, bound)
+    bound, nearness, poly_pair, overlap = _iou_bound(corpus, oa, ob, near=True)
+    iou = np.where(poly_pair, 0.0, bound) if poly_pair.any() else bound  # bound: unchanged
     involved = np.flatnonzero(poly_pair & overlap)
     maybe = involved[bound[involved] >= tau]
     bound[maybe] = _tighter_bound(corpus, oa, ob, maybe, bound[maybe])
     reachable = bound[involved] >= tau
     _exact_iou(corpus, oa, ob, involved[reachable], iou, cache)
-    return iou, ba, bb, involved[~reachable], bound[involved[~reachable]]
+    return iou, nearness, involved[~reachable], bound[involved[~reachable]]
 
 
 def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
@@ -381,13 +422,11 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
     pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse, tau)
-    iou, ba, bb, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
+    iou, score, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
     # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box
-    dx = (ba[:, 0] + ba[:, 2] - bb[:, 0] - bb[:, 2]) / 2
-    dy = (ba[:, 1] + ba[:, 3] - bb[:, 1] - bb[:, 3]) / 2
-    del ba, bb
-    chosen = assign(pairing, la, lb, n_a, n_b, iou + _TIEBREAK / (1 + np.hypot(dx, dy)), iou >= tau)
-    del dx, dy
+    score += iou
+    chosen = assign(pairing, la, lb, n_a, n_b, score, iou >= tau)
+    del score
     rows = np.flatnonzero(chosen)
     matched = np.bincount(pairing[rows], minlength=P)
     shapes = corpus.shapes
