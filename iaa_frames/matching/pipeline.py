@@ -230,10 +230,13 @@ def _iou_bound(corpus: Corpus, oa, ob, near: bool = False):
 def _box_intersection(ba: np.ndarray, bb: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Area of the intersection of the boxes ``ba[k]`` and ``bb[k]`` (0 when apart), in
     ``out``."""
-    side = np.minimum(ba[:, 2:], bb[:, 2:])
-    side -= np.maximum(ba[:, :2], bb[:, :2])
-    np.maximum(side, 0, out=side)
-    return np.multiply(side[:, 0], side[:, 1], out=out)
+    iw = np.minimum(ba[:, 2], bb[:, 2])  # one coordinate at a time: long inner loops
+    iw -= np.maximum(ba[:, 0], bb[:, 0])
+    ih = np.minimum(ba[:, 3], bb[:, 3])
+    ih -= np.maximum(ba[:, 1], bb[:, 1])
+    np.maximum(iw, 0, out=iw)
+    np.maximum(ih, 0, out=ih)
+    return np.multiply(iw, ih, out=out)
 
 
 def _box_iou(inter: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
