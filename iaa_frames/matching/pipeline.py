@@ -409,13 +409,24 @@ def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
         return np.concatenate(list(pool.map(one, parts)))
 
 
+def _split(corpus: Corpus):
+    """:func:`_threaded`, or a plain call for a corpus of boxes only: numpy's few
+    operations per box pair cost less than starting the threads (the values are the
+    same, pair by pair)."""
+    return _direct if corpus.shapes.is_box.all() else _threaded
+
+
+def _direct(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
+    return func(a, b, **kwargs)
+
+
 def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     """Similarity of the candidate pairs ``rows`` (all when None) with IoU > 0."""
     rows = np.arange(len(iou)) if rows is None else rows
     out = np.zeros(len(rows))
     r = np.flatnonzero(iou[rows] > 0)
     shapes = corpus.shapes
-    out[r] = _threaded(
+    out[r] = _split(corpus)(
         distance.similar, shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]), known_iou=iou[rows[r]]
     )
     return out
@@ -445,7 +456,9 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=
             oa,
             ob,
             rows,
-            lambda r: _threaded(distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]),
+            lambda r: _split(corpus)(
+                distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]
+            ),
         ),
         set_n_a=n_a,
         set_n_b=n_b,
