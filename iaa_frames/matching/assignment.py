@@ -168,18 +168,22 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     """
     count_a = np.asarray(count_a, dtype=np.int64)
     count_b = np.asarray(count_b, dtype=np.int64)
-    key_a = run_starts(count_a)[pairing] + local_a
-    key_b = run_starts(count_b)[pairing] + local_b
-    deg_a = np.bincount(key_a[eligible], minlength=int(count_a.sum()))
-    deg_b = np.bincount(key_b[eligible], minlength=int(count_b.sum()))
-    contested = eligible & ((deg_a[key_a] > 1) | (deg_b[key_b] > 1))
-    chosen = eligible & ~contested
-    if not contested.any():
+    starts_a, starts_b = run_starts(count_a), run_starts(count_b)
+    e = np.flatnonzero(eligible)  # only eligible edges count: the keys of those alone
+    pe = pairing[e]
+    key_a, key_b = starts_a[pe] + local_a[e], starts_b[pe] + local_b[e]
+    deg_a = np.bincount(key_a, minlength=int(count_a.sum()))
+    deg_b = np.bincount(key_b, minlength=int(count_b.sum()))
+    hot = (deg_a[key_a] > 1) | (deg_b[key_b] > 1)
+    chosen = np.array(eligible, dtype=bool)
+    if not hot.any():
         return chosen
+    contested = np.zeros(len(chosen), dtype=bool)
+    contested[e[hot]] = True
     ambiguous = np.zeros(len(count_a), dtype=bool)
-    ambiguous[pairing[contested]] = True
+    ambiguous[pe[hot]] = True
     # Solve ambiguous pairings on their objects that have an eligible edge.
-    edges = np.flatnonzero(ambiguous[pairing] & eligible)
+    edges = e[ambiguous[pe]]
     chosen[edges] = False
     rows = _dense_rank(pairing[edges], local_a[edges])
     cols = _dense_rank(pairing[edges], local_b[edges])
@@ -191,7 +195,7 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     large = _too_large(np.minimum(n_rows, n_cols), np.maximum(n_rows, n_cols))
     if large.any():
         edges, p, rows, cols, n_rows, n_cols = _split_large(
-            edges, p, large, contested, chosen, key_a, key_b, local_a, local_b
+            edges, p, large, contested, chosen, (starts_a, starts_b), local_a, local_b
         )
     flip = n_rows[p] > n_cols[p]  # put the smaller side on the rows
     rows, cols = np.where(flip, cols, rows), np.where(flip, rows, cols)
@@ -260,7 +264,7 @@ def _widest() -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
-def _split_large(edges, p, large, contested, chosen, key_a, key_b, local_a, local_b):
+def _split_large(edges, p, large, contested, chosen, starts, local_a, local_b):
     """Split the matrices of the ``large`` pairings into the connected components of
     their contested edges.
 
@@ -282,14 +286,15 @@ def _split_large(edges, p, large, contested, chosen, key_a, key_b, local_a, loca
     s = np.flatnonzero(split)
     unit = p.copy()
     if s.size:
-        n_a = int(key_a[edges[s]].max()) + 1
-        n_b = int(key_b[edges[s]].max()) + 1
+        key_a = starts[0][p[s]] + local_a[edges[s]]  # objects of either side, numbered
+        key_b = starts[1][p[s]] + local_b[edges[s]]
+        n_a, n_b = int(key_a.max()) + 1, int(key_b.max()) + 1
         graph = coo_matrix(
-            (np.ones(s.size), (key_a[edges[s]], n_a + key_b[edges[s]])),
+            (np.ones(s.size), (key_a, n_a + key_b)),
             shape=(n_a + n_b, n_a + n_b),
         )
         _, comp = connected_components(graph, directed=False)
-        unit[s] = P + comp[key_a[edges[s]]]
+        unit[s] = P + comp[key_a]
     rows = _dense_rank(unit, local_a[edges])
     cols = _dense_rank(unit, local_b[edges])
     n_units = int(unit.max()) + 1 if len(unit) else P
