@@ -156,7 +156,8 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     count_a, count_b : ndarray of int, shape (P,)
         Objects per side of each pairing.
     score : ndarray of float
-        Edge scores to maximize (IoU, with a tiny tie-breaker).
+        Edge scores to maximize (IoU, with a tiny tie-breaker); read at eligible edges
+        only.
     eligible : ndarray of bool
         Edges allowed in the assignment (IoU at or above the match threshold).
 

@@ -172,7 +172,7 @@ def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
     return np.where((n_a == 0) & (n_b == 0), 0.0, dist)
 
 
-def _iou_bound(corpus: Corpus, oa, ob, near: bool = False):
+def _iou_bound(corpus: Corpus, oa, ob):
     """IoU of box-box candidate pairs, and an upper bound of it for pairs with a polygon.
 
     Polygon IoU is at most min(I, A, B) / (A + B - min(I, A, B)), with I the
@@ -185,16 +185,13 @@ def _iou_bound(corpus: Corpus, oa, ob, near: bool = False):
 
     Returns
     -------
-    bound, nearness, has_polygon, boxes_overlap
-        ``nearness`` (with ``near``, else None): the tie-break of the matching,
-        ``_TIEBREAK / (1 + d)`` with ``d`` the distance between the boxes' centres.
+    bound, has_polygon, boxes_overlap
     """
     shapes = corpus.shapes
     n = len(oa)
     boxes, area = shapes.boxes, corpus.area
     box_only = bool(shapes.is_box.all())  # then the bound is the IoU: no polygon terms
     bound, overlap = np.empty(n), np.empty(n, dtype=bool)
-    nearness = np.empty(n) if near else None
     inter = bound if box_only else np.empty(n)
     for lo in range(0, n, _BLOCK):
         ia, ib = oa[lo : lo + _BLOCK], ob[lo : lo + _BLOCK]
@@ -202,8 +199,6 @@ def _iou_bound(corpus: Corpus, oa, ob, near: bool = False):
         ba, bb = boxes.take(ia, axis=0), boxes.take(ib, axis=0)
         part = _box_intersection(ba, bb, out=inter[lo : lo + _BLOCK])
         np.greater(part, 0, out=overlap[lo : lo + _BLOCK])
-        if near:
-            _nearness(ba, bb, out=nearness[lo : lo + _BLOCK])
         if box_only:
             _box_iou(part, area.take(ia), area.take(ib))
     if not box_only:
@@ -224,7 +219,7 @@ def _iou_bound(corpus: Corpus, oa, ob, near: bool = False):
         bound[foreign] = 0.0
         poly_pair[own] = poly_pair[foreign] = False
     _bound_masks(corpus, oa, ob, bound, poly_pair & overlap)
-    return bound, nearness, poly_pair, overlap
+    return bound, poly_pair, overlap
 
 
 def _box_intersection(ba: np.ndarray, bb: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -249,9 +244,19 @@ def _box_iou(inter: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
     np.nan_to_num(inter, copy=False)
 
 
+def _tiebreak(corpus: Corpus, oa, ob, rows) -> np.ndarray:
+    """The tie-break of the matching for the candidate pairs ``rows``: ``_TIEBREAK / (1 +
+    d)``, ``d`` the distance between the centres of the two boxes (in blocks)."""
+    boxes = corpus.shapes.boxes
+    out = np.empty(len(rows))
+    for lo in range(0, len(rows), _BLOCK):
+        r = rows[lo : lo + _BLOCK]
+        _nearness(boxes.take(oa[r], axis=0), boxes.take(ob[r], axis=0), out[lo : lo + _BLOCK])
+    return out
+
+
 def _nearness(ba: np.ndarray, bb: np.ndarray, out: np.ndarray) -> None:
-    """``_TIEBREAK / (1 + d)``, ``d`` the distance between the centres of the boxes
-    ``ba[k]`` and ``bb[k]``, in ``out``."""
+    """:func:`_tiebreak` of the boxes ``ba[k]`` and ``bb[k]``, in ``out``."""
     d = ba[:, 0] + ba[:, 2]
     d -= bb[:, 0]
     d -= bb[:, 2]
@@ -333,17 +338,16 @@ def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
 
     Returns
     -------
-    iou, nearness, pending, pending_bound
-        ``nearness``: the tie-break of :func:`_iou_bound`.
+    iou, pending, pending_bound
     """
-    bound, nearness, poly_pair, overlap = _iou_bound(corpus, oa, ob, near=True)
+    bound, poly_pair, overlap = _iou_bound(corpus, oa, ob)
     iou = np.where(poly_pair, 0.0, bound) if poly_pair.any() else bound  # bound: unchanged
     involved = np.flatnonzero(poly_pair & overlap)
     maybe = involved[bound[involved] >= tau]
     bound[maybe] = _tighter_bound(corpus, oa, ob, maybe, bound[maybe])
     reachable = bound[involved] >= tau
     _exact_iou(corpus, oa, ob, involved[reachable], iou, cache)
-    return iou, nearness, involved[~reachable], bound[involved[~reachable]]
+    return iou, involved[~reachable], bound[involved[~reachable]]
 
 
 def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
@@ -436,11 +440,15 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
     pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse, tau)
-    iou, score, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
-    # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box
-    score += iou
-    chosen = assign(pairing, la, lb, n_a, n_b, score, iou >= tau)
-    del score
+    iou, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
+    # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box;
+    # the assignment reads the scores of eligible pairs only
+    eligible = iou >= tau
+    score = iou.copy()
+    e = np.flatnonzero(eligible)
+    score[e] += _tiebreak(corpus, oa, ob, e)
+    chosen = assign(pairing, la, lb, n_a, n_b, score, eligible)
+    del score, e, eligible
     rows = np.flatnonzero(chosen)
     matched = np.bincount(pairing[rows], minlength=P)
     shapes = corpus.shapes
