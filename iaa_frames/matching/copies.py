@@ -86,9 +86,9 @@ def _candidates(slots, slot, k, fp, tolerance):
                 ok = np.abs(column.take(i) - column.take(j)) <= tolerance
                 i, j = i[ok], j[ok]
             ok = item[i] != item[j]
-            parts.append(np.column_stack([np.minimum(i[ok], j[ok]), np.maximum(i[ok], j[ok])]))
-    pairs = np.concatenate(parts) if parts else np.zeros((0, 2), np.int64)
-    key = _distinct(pairs[:, 0].astype(np.int64) * len(slot) + pairs[:, 1])
+            i, j = i[ok], j[ok]
+            parts.append(np.minimum(i, j).astype(np.int64) * len(slot) + np.maximum(i, j))
+    key = _distinct(np.concatenate(parts) if parts else np.zeros(0, np.int64))
     return np.column_stack([key // max(len(slot), 1), key % max(len(slot), 1)])
 
 

@@ -120,6 +120,11 @@ class Corpus:
         found[found] = keys[pos[found]] == key[found]
         return np.where(found, pos, self.by_label.empty)
 
+    @cached_property
+    def boxes_only(self) -> bool:
+        """Whether every shape is a plain box (no polygon, no other kind)."""
+        return bool(self.shapes.is_box.all())
+
     def label_slots(self, slot, label) -> np.ndarray:
         """Slot in :attr:`by_label` of each (slot of :attr:`annotations`, class code)
         pair, the empty slot where the annotation has no object of the class: the

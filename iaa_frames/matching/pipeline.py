@@ -190,7 +190,7 @@ def _iou_bound(corpus: Corpus, oa, ob):
     shapes = corpus.shapes
     n = len(oa)
     boxes, area = shapes.boxes, corpus.area
-    box_only = bool(shapes.is_box.all())  # then the bound is the IoU: no polygon terms
+    box_only = corpus.boxes_only  # then the bound is the IoU: no polygon terms
     bound, overlap = np.empty(n), np.empty(n, dtype=bool)
     inter = bound if box_only else np.empty(n)
     for lo in range(0, n, _BLOCK):
@@ -417,7 +417,7 @@ def _split(corpus: Corpus):
     """:func:`_threaded`, or a plain call for a corpus of boxes only: numpy's few
     operations per box pair cost less than starting the threads (the values are the
     same, pair by pair)."""
-    return _direct if corpus.shapes.is_box.all() else _threaded
+    return _direct if corpus.boxes_only else _threaded
 
 
 def _direct(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
