@@ -250,19 +250,15 @@ def _too_large(r: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _widest() -> np.ndarray:
-    """Per number of rows r, the largest number of columns c with ``perm(c, r)`` at most
-    :data:`_MAX_PERMUTATIONS` (any for r = 0); the last entry, -1, is that of the first r
-    with ``r! > _MAX_PERMUTATIONS`` and every larger r (no width is enumerable)."""
-    out = [np.iinfo(np.int64).max]
-    r = 1
+    """Per r, the largest c with ``perm(c, r) <= _MAX_PERMUTATIONS`` (any for r = 0); the
+    last entry, -1, stands for every r with ``r! > _MAX_PERMUTATIONS`` (none is)."""
+    out, r = [np.iinfo(np.int64).max], 1
     while _n_injections(r, r) <= _MAX_PERMUTATIONS:
         c = r
         while _n_injections(r, c + 1) <= _MAX_PERMUTATIONS:
             c += 1
-        out.append(c)
-        r += 1
-    out.append(-1)
-    return np.array(out, dtype=np.int64)
+        out, r = [*out, c], r + 1
+    return np.array([*out, -1], dtype=np.int64)
 
 
 def _split_large(edges, p, large, contested, chosen, starts, local_a, local_b):
