@@ -190,7 +190,7 @@ def _iou_bound(corpus: Corpus, oa, ob):
     shapes = corpus.shapes
     n = len(oa)
     boxes, area = shapes.boxes, corpus.area
-    box_only = corpus.boxes_only  # then the bound is the IoU: no polygon terms
+    box_only = bool(shapes.is_box.all())  # then the bound is the IoU: no polygon terms
     bound, overlap = np.empty(n), np.empty(n, dtype=bool)
     inter = bound if box_only else np.empty(n)
     for lo in range(0, n, _BLOCK):
