@@ -95,7 +95,7 @@ def sample_groups(
         # keep the first need[g] new pairings of each group, in order of draw
         order = np.argsort(g, kind="stable")
         a, b, g, key = a[order], b[order], g[order], key[order]
-        rank = np.arange(len(g)) - np.searchsorted(g, g)
+        rank = rank_in_group(g)
         take = rank < need[g]
         out.append((a[take], b[take], g[take]))
         need -= np.bincount(g[take], minlength=len(need))
@@ -179,8 +179,18 @@ def sort_with_order(values) -> tuple[np.ndarray, np.ndarray]:
 
 
 def union_sorted(keys, values) -> np.ndarray:
-    """``keys`` (sorted, distinct) with ``values`` added, sorted and distinct."""
-    return sorted_unique(np.concatenate([np.asarray(keys, dtype=np.int64), values]))
+    """``keys`` (sorted, distinct) with ``values`` added, sorted and distinct: the new
+    values inserted where they belong (no sort of the keys again).
+
+    Examples
+    --------
+    >>> union_sorted(np.array([2, 5, 9]), np.array([7, 5, 1, 7])).tolist()
+    [1, 2, 5, 7, 9]
+    """
+    keys = np.asarray(keys, dtype=np.int64)
+    values = sorted_unique(np.asarray(values, dtype=np.int64))
+    values = values[~in_sorted(values, keys)]
+    return np.insert(keys, np.searchsorted(keys, values), values)
 
 
 def first_occurrence(key) -> np.ndarray:

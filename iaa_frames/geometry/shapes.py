@@ -311,13 +311,17 @@ class Shapes:
             if indices.size:
                 raise ParameterError("Shapes.take needs integer indices or a boolean mask")
             indices = indices.astype(np.intp)
-        polygons = None if self.polygons is None else self.polygons[indices]
-        size = None if self.image_size is None else self.image_size[indices]
-        params = None if self.params is None else {k: v[indices] for k, v in self.params.items()}
+        if indices.dtype == bool:
+            rows = lambda v: v[indices]  # noqa: E731
+        else:  # ``take`` gathers rows of a 2-D array several times faster than indexing
+            rows = lambda v: v.take(indices, axis=0)  # noqa: E731
+        polygons = None if self.polygons is None else rows(self.polygons)
+        size = None if self.image_size is None else rows(self.image_size)
+        params = None if self.params is None else {k: rows(v) for k, v in self.params.items()}
         # rows of a validated container need no validation again
         out = object.__new__(Shapes)
         for name, value in (
-            ("boxes", self.boxes[indices]),
+            ("boxes", rows(self.boxes)),
             ("polygons", polygons),
             ("image_size", size),
             ("params", params),

@@ -156,7 +156,8 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     count_a, count_b : ndarray of int, shape (P,)
         Objects per side of each pairing.
     score : ndarray of float
-        Edge scores to maximize (IoU, with a tiny tie-breaker).
+        Edge scores to maximize (IoU, with a tiny tie-breaker); read at eligible edges
+        only.
     eligible : ndarray of bool
         Edges allowed in the assignment (IoU at or above the match threshold).
 
@@ -168,18 +169,22 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     """
     count_a = np.asarray(count_a, dtype=np.int64)
     count_b = np.asarray(count_b, dtype=np.int64)
-    key_a = run_starts(count_a)[pairing] + local_a
-    key_b = run_starts(count_b)[pairing] + local_b
-    deg_a = np.bincount(key_a[eligible], minlength=int(count_a.sum()))
-    deg_b = np.bincount(key_b[eligible], minlength=int(count_b.sum()))
-    contested = eligible & ((deg_a[key_a] > 1) | (deg_b[key_b] > 1))
-    chosen = eligible & ~contested
-    if not contested.any():
+    starts_a, starts_b = run_starts(count_a), run_starts(count_b)
+    e = np.flatnonzero(eligible)  # only eligible edges count: the keys of those alone
+    pe = pairing[e]
+    key_a, key_b = starts_a[pe] + local_a[e], starts_b[pe] + local_b[e]
+    deg_a = np.bincount(key_a, minlength=int(count_a.sum()))
+    deg_b = np.bincount(key_b, minlength=int(count_b.sum()))
+    hot = (deg_a[key_a] > 1) | (deg_b[key_b] > 1)
+    chosen = np.array(eligible, dtype=bool)
+    if not hot.any():
         return chosen
+    contested = np.zeros(len(chosen), dtype=bool)
+    contested[e[hot]] = True
     ambiguous = np.zeros(len(count_a), dtype=bool)
-    ambiguous[pairing[contested]] = True
+    ambiguous[pe[hot]] = True
     # Solve ambiguous pairings on their objects that have an eligible edge.
-    edges = np.flatnonzero(ambiguous[pairing] & eligible)
+    edges = e[ambiguous[pe]]
     chosen[edges] = False
     rows = _dense_rank(pairing[edges], local_a[edges])
     cols = _dense_rank(pairing[edges], local_b[edges])
@@ -191,7 +196,7 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     large = _too_large(np.minimum(n_rows, n_cols), np.maximum(n_rows, n_cols))
     if large.any():
         edges, p, rows, cols, n_rows, n_cols = _split_large(
-            edges, p, large, contested, chosen, key_a, key_b, local_a, local_b
+            edges, p, large, contested, chosen, (starts_a, starts_b), local_a, local_b
         )
     flip = n_rows[p] > n_cols[p]  # put the smaller side on the rows
     rows, cols = np.where(flip, cols, rows), np.where(flip, rows, cols)
@@ -227,16 +232,36 @@ def _n_injections(r: int, c: int) -> int:
 
 
 def _too_large(r: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Whether an r x c matrix (r <= c) has too many assignments to enumerate."""
-    out = np.zeros(len(r), dtype=bool)
-    shapes, inverse = np.unique(np.stack([r, c], axis=1), axis=0, return_inverse=True)
-    big = np.array([_n_injections(int(ri), int(ci)) > _MAX_PERMUTATIONS for ri, ci in shapes])
-    if len(shapes):
-        out = big[inverse.ravel()]
-    return out
+    """Whether an r x c matrix (r <= c) has too many assignments to enumerate.
+
+    ``perm(c, r)`` grows with ``c`` at fixed ``r`` and is at least ``r!``, so a matrix is
+    too large exactly when ``c`` exceeds the widest enumerable width of its ``r``
+    (:func:`_widest`): a lookup per matrix, no sort of the shapes.
+
+    Examples
+    --------
+    >>> _too_large(np.array([0, 1, 1, 2, 2, 7, 7, 8]),
+    ...            np.array([9, 5040, 5041, 71, 72, 7, 8, 8])).tolist()
+    [False, False, True, False, True, False, True, True]
+    """
+    widest = _widest()
+    return np.asarray(c) > widest[np.minimum(r, len(widest) - 1)]
 
 
-def _split_large(edges, p, large, contested, chosen, key_a, key_b, local_a, local_b):
+@lru_cache(maxsize=1)
+def _widest() -> np.ndarray:
+    """Per r, the largest c with ``perm(c, r) <= _MAX_PERMUTATIONS`` (any for r = 0); the
+    last entry, -1, stands for every r with ``r! > _MAX_PERMUTATIONS`` (none is)."""
+    out, r = [np.iinfo(np.int64).max], 1
+    while _n_injections(r, r) <= _MAX_PERMUTATIONS:
+        c = r
+        while _n_injections(r, c + 1) <= _MAX_PERMUTATIONS:
+            c += 1
+        out, r = [*out, c], r + 1
+    return np.array([*out, -1], dtype=np.int64)
+
+
+def _split_large(edges, p, large, contested, chosen, starts, local_a, local_b):
     """Split the matrices of the ``large`` pairings into the connected components of
     their contested edges.
 
@@ -258,14 +283,15 @@ def _split_large(edges, p, large, contested, chosen, key_a, key_b, local_a, loca
     s = np.flatnonzero(split)
     unit = p.copy()
     if s.size:
-        n_a = int(key_a[edges[s]].max()) + 1
-        n_b = int(key_b[edges[s]].max()) + 1
+        key_a = starts[0][p[s]] + local_a[edges[s]]  # objects of either side, numbered
+        key_b = starts[1][p[s]] + local_b[edges[s]]
+        n_a, n_b = int(key_a.max()) + 1, int(key_b.max()) + 1
         graph = coo_matrix(
-            (np.ones(s.size), (key_a[edges[s]], n_a + key_b[edges[s]])),
+            (np.ones(s.size), (key_a, n_a + key_b)),
             shape=(n_a + n_b, n_a + n_b),
         )
         _, comp = connected_components(graph, directed=False)
-        unit[s] = P + comp[key_a[edges[s]]]
+        unit[s] = P + comp[key_a]
     rows = _dense_rank(unit, local_a[edges])
     cols = _dense_rank(unit, local_b[edges])
     n_units = int(unit.max()) + 1 if len(unit) else P

@@ -73,6 +73,7 @@ def _candidates(slots, slot, k, fp, tolerance):
     """Pairs of fingerprinted slots (positions in ``slot``) close in every fingerprint
     coordinate, same annotator and count, different items."""
     ann, item = slots.annotator[slot], slots.item[slot]
+    columns = [np.ascontiguousarray(fp[:, col]) for col in range(fp.shape[1])]
     parts = []
     for axis in (0, 1):  # two sorted orders, so that a dense run on one axis is not fatal
         order = np.lexsort((fp[:, axis], k, ann))
@@ -81,13 +82,13 @@ def _candidates(slots, slot, k, fp, tolerance):
         for d in range(1, WINDOW + 1):  # a fixed number of offsets, not a loop over items
             near = np.flatnonzero((key[:-d] == key[d:]) & (x[d:] - x[:-d] <= tolerance))
             i, j = order[near], order[near + d]
-            for col in range(fp.shape[1]):  # one coordinate at a time, on the survivors
-                ok = np.abs(fp[i, col] - fp[j, col]) <= tolerance
+            for column in columns:  # one coordinate at a time, on the survivors
+                ok = np.abs(column.take(i) - column.take(j)) <= tolerance
                 i, j = i[ok], j[ok]
             ok = item[i] != item[j]
-            parts.append(np.column_stack([np.minimum(i[ok], j[ok]), np.maximum(i[ok], j[ok])]))
-    pairs = np.concatenate(parts) if parts else np.zeros((0, 2), np.int64)
-    key = _distinct(pairs[:, 0].astype(np.int64) * len(slot) + pairs[:, 1])
+            i, j = i[ok], j[ok]
+            parts.append(np.minimum(i, j).astype(np.int64) * len(slot) + np.maximum(i, j))
+    key = _distinct(np.concatenate(parts) if parts else np.zeros(0, np.int64))
     return np.column_stack([key // max(len(slot), 1), key % max(len(slot), 1)])
 
 

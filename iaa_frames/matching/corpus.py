@@ -9,6 +9,7 @@ independent of row order and of renaming.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,8 @@ from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import GROUP, validate
 from iaa_frames.geometry.distances import Shapes, areas
+
+from .order import canonical_order
 
 __all__ = ["Corpus", "annotation_slices", "item_groups", "prepare"]
 
@@ -116,6 +119,34 @@ class Corpus:
         found = pos < len(keys)
         found[found] = keys[pos[found]] == key[found]
         return np.where(found, pos, self.by_label.empty)
+
+    @cached_property
+    def boxes_only(self) -> bool:
+        """Whether every shape is a plain box (no polygon, no other kind)."""
+        return bool(self.shapes.is_box.all())
+
+    def label_slots(self, slot, label) -> np.ndarray:
+        """Slot in :attr:`by_label` of each (slot of :attr:`annotations`, class code)
+        pair, the empty slot where the annotation has no object of the class: the
+        :meth:`by_label_of` of the slot's item and annotator, by a table lookup when the
+        table of every (annotation, class) is at most a few times :attr:`by_label`."""
+        slot, label = np.asarray(slot, dtype=np.int64), np.asarray(label, dtype=np.int64)
+        table, n_labels = self._label_slot_table, max(len(self.labels), 1)
+        if table is None or (label.size and (label.min() < 0 or label.max() >= n_labels)):
+            ann = self.annotations
+            return self.by_label_of(ann.item[slot], ann.annotator[slot], label)
+        return table[slot * n_labels + label]
+
+    @cached_property
+    def _label_slot_table(self) -> np.ndarray | None:
+        n_slots, n_labels = len(self.annotations.start), max(len(self.labels), 1)
+        s = self.by_label
+        if n_slots * n_labels > 4 * len(s.start) + 2**20:
+            return None
+        table = np.full(n_slots * n_labels, s.empty, dtype=np.int64)
+        owner = self.annotation_of(s.item[:-1], s.annotator[:-1])
+        table[owner * n_labels + s.label[:-1]] = np.arange(s.empty)
+        return table
 
     @property
     def _annotation_keys(self):
@@ -276,9 +307,10 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
     )
     # an object's fingerprint: its box, and how common its class is (a name-free trait,
     # so that items differing only by their labels are told apart whatever the names)
-    _, label_raw = np.unique(
-        objects["label"].to_numpy(dtype=object).astype(str), return_inverse=True
-    )
+    label_codes, labels = pd.factorize(objects["label"], sort=True)  # objects have labels
+    labels = np.asarray(labels, dtype=object)
+    # the rank of each label's string among the distinct ones (np.unique of the strings)
+    label_raw = np.unique(labels.astype(str), return_inverse=True)[1].ravel()[label_codes]
     fp = (
         np.nan_to_num(shapes.boxes) @ _FINGERPRINT
         + 0.37
@@ -304,10 +336,8 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
     annotators = np.empty_like(ann_names)
     annotators[ann_code] = ann_names
 
-    label_codes, labels = pd.factorize(objects["label"], sort=True)
-    labels = np.asarray(labels, dtype=object)
     o_item, o_ann = item_code[obj_item], ann_code[obj_ann]
-    order = np.lexsort((*np.round(shapes.boxes, 9).T[::-1], label_codes, o_ann, o_item))
+    order = canonical_order(o_item, o_ann, label_codes, shapes.boxes, len(ann_names), len(labels))
     objects = objects.iloc[order]
     shapes = shapes.take(order)
     o_item, o_ann, o_label = o_item[order], o_ann[order], label_codes[order].astype(np.int64)

@@ -67,7 +67,7 @@ def cached_values(corpus, cache, kind: str, oa, ob, rows, compute) -> np.ndarray
     >>> calls  # the second call found both pairs in the cache
     [2]
     """
-    if cache is None or not len(rows):
+    if cache is None or not len(rows) or corpus.boxes_only:  # boxes: nothing to cache
         return compute(rows)
     store = cache.store(kind)
     keys = oa[rows] * len(corpus.area) + ob[rows]

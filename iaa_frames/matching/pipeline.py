@@ -55,7 +55,11 @@ __all__ = ["IoUCache", "Matched", "can_match", "iou_upper_bound", "run"]
 
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
+#: Candidate pairs per chunk of :func:`can_match`: few enough for its temporaries to stay
+#: in the processor's cache (a few numpy operations each, on arrays that fit there).
+REACH_CHUNK_PAIRS = 32_768
 _TIEBREAK = 1e-6
+_BLOCK = 32_768  # candidate pairs per block of the box terms of the IoU bound
 _THREAD_MIN = 256  # shape pairs below which splitting over threads does not pay
 _WORKERS = min(os.cpu_count() or 1, 4)
 #: Pairings with more candidate pairs than this list only the object pairs whose boxes
@@ -176,31 +180,94 @@ def _iou_bound(corpus: Corpus, oa, ob):
     cuboids, :func:`~iaa_frames.geometry.bounds.kind_shared_bound`) and A, B the polygon
     areas; pairs whose IoU is a
     mask IoU get the bound of :func:`~iaa_frames.geometry.bounds.iou_upper_bound` instead.
+    The box terms are computed in blocks of :data:`_BLOCK` pairs, whose temporaries stay
+    in the processor's cache.
 
     Returns
     -------
-    bound, boxes_a, boxes_b, has_polygon, boxes_overlap
+    bound, has_polygon, boxes_overlap
     """
-    ba, bb = corpus.shapes.boxes[oa], corpus.shapes.boxes[ob]
-    iw = np.minimum(ba[:, 2], bb[:, 2]) - np.maximum(ba[:, 0], bb[:, 0])
-    ih = np.minimum(ba[:, 3], bb[:, 3]) - np.maximum(ba[:, 1], bb[:, 1])
-    inter = np.maximum(iw, 0) * np.maximum(ih, 0)
-    del iw, ih
-    area_a, area_b = corpus.area[oa], corpus.area[ob]
-    shape = ~corpus.shapes.is_box  # rows whose IoU needs more than their boxes
-    poly_pair = shape[oa] | shape[ob]
-    shared = kind_shared_bound(corpus.shapes, corpus.shapes, inter, oa, ob)  # cuboids: volume
-    top = np.where(poly_pair, np.minimum(shared, np.minimum(area_a, area_b)), inter)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        bound = np.nan_to_num(top / (area_a + area_b - top))
-    overlap = inter > 0
-    if has_own_similarity(corpus.shapes):  # e.g. OKS: exact, cheap, and not from boxes
-        own, value, foreign = own_similarity_of(corpus.shapes, oa, ob)
+    shapes = corpus.shapes
+    n = len(oa)
+    boxes, area = shapes.boxes, corpus.area
+    box_only = bool(shapes.is_box.all())  # then the bound is the IoU: no polygon terms
+    bound, overlap = np.empty(n), np.empty(n, dtype=bool)
+    inter = bound if box_only else np.empty(n)
+    for lo in range(0, n, _BLOCK):
+        ia, ib = oa[lo : lo + _BLOCK], ob[lo : lo + _BLOCK]
+        # ``take`` gathers rows several times faster than fancy indexing of a 2-D array
+        ba, bb = boxes.take(ia, axis=0), boxes.take(ib, axis=0)
+        part = _box_intersection(ba, bb, out=inter[lo : lo + _BLOCK])
+        np.greater(part, 0, out=overlap[lo : lo + _BLOCK])
+        if box_only:
+            _box_iou(part, area.take(ia), area.take(ib))
+    if not box_only:
+        area_a, area_b = area.take(oa), area.take(ob)
+        shape = ~shapes.is_box  # rows whose IoU needs more than their boxes
+        poly_pair = shape[oa] | shape[ob]
+        top = inter.copy()
+        rows = np.flatnonzero(poly_pair)
+        shared = kind_shared_bound(shapes, shapes, inter[rows], oa[rows], ob[rows])  # cuboids
+        top[rows] = np.minimum(shared, np.minimum(area_a[rows], area_b[rows]))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bound = np.nan_to_num(top / (area_a + area_b - top))
+    else:
+        poly_pair = np.zeros(n, dtype=bool)
+    if has_own_similarity(shapes):  # e.g. OKS: exact, cheap, and not from boxes
+        own, value, foreign = own_similarity_of(shapes, oa, ob)
         bound[own] = value
         bound[foreign] = 0.0
         poly_pair[own] = poly_pair[foreign] = False
     _bound_masks(corpus, oa, ob, bound, poly_pair & overlap)
-    return bound, ba, bb, poly_pair, overlap
+    return bound, poly_pair, overlap
+
+
+def _box_intersection(ba: np.ndarray, bb: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Area of the intersection of the boxes ``ba[k]`` and ``bb[k]`` (0 when apart), in
+    ``out``."""
+    iw = np.minimum(ba[:, 2], bb[:, 2])  # one coordinate at a time: long inner loops
+    iw -= np.maximum(ba[:, 0], bb[:, 0])
+    ih = np.minimum(ba[:, 3], bb[:, 3])
+    ih -= np.maximum(ba[:, 1], bb[:, 1])
+    np.maximum(iw, 0, out=iw)
+    np.maximum(ih, 0, out=ih)
+    return np.multiply(iw, ih, out=out)
+
+
+def _box_iou(inter: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
+    """Turn the intersections ``inter`` of box pairs into their IoU, in place (0 for
+    two empty boxes)."""
+    area_a += area_b
+    area_a -= inter  # the union
+    with np.errstate(invalid="ignore", divide="ignore"):
+        np.divide(inter, area_a, out=inter)
+    np.nan_to_num(inter, copy=False)
+
+
+def _tiebreak(corpus: Corpus, oa, ob, rows) -> np.ndarray:
+    """The tie-break of the matching for the candidate pairs ``rows``: ``_TIEBREAK / (1 +
+    d)``, ``d`` the distance between the centres of the two boxes (in blocks)."""
+    boxes = corpus.shapes.boxes
+    out = np.empty(len(rows))
+    for lo in range(0, len(rows), _BLOCK):
+        r = rows[lo : lo + _BLOCK]
+        _nearness(boxes.take(oa[r], axis=0), boxes.take(ob[r], axis=0), out[lo : lo + _BLOCK])
+    return out
+
+
+def _nearness(ba: np.ndarray, bb: np.ndarray, out: np.ndarray) -> None:
+    """:func:`_tiebreak` of the boxes ``ba[k]`` and ``bb[k]``, in ``out``."""
+    d = ba[:, 0] + ba[:, 2]
+    d -= bb[:, 0]
+    d -= bb[:, 2]
+    d /= 2
+    dy = ba[:, 1] + ba[:, 3]
+    dy -= bb[:, 1]
+    dy -= bb[:, 3]
+    dy /= 2
+    np.hypot(d, dy, out=d)
+    d += 1
+    np.divide(_TIEBREAK, d, out=out)
 
 
 def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
@@ -273,16 +340,16 @@ def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
 
     Returns
     -------
-    iou, boxes_a, boxes_b, pending, pending_bound
+    iou, pending, pending_bound
     """
-    bound, ba, bb, poly_pair, overlap = _iou_bound(corpus, oa, ob)
-    iou = np.where(poly_pair, 0.0, bound)
+    bound, poly_pair, overlap = _iou_bound(corpus, oa, ob)
+    iou = np.where(poly_pair, 0.0, bound) if poly_pair.any() else bound  # bound: unchanged
     involved = np.flatnonzero(poly_pair & overlap)
     maybe = involved[bound[involved] >= tau]
     bound[maybe] = _tighter_bound(corpus, oa, ob, maybe, bound[maybe])
     reachable = bound[involved] >= tau
     _exact_iou(corpus, oa, ob, involved[reachable], iou, cache)
-    return iou, ba, bb, involved[~reachable], bound[involved[~reachable]]
+    return iou, involved[~reachable], bound[involved[~reachable]]
 
 
 def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
@@ -300,19 +367,17 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
     b = np.asarray(b, dtype=np.int64)
     out = np.zeros(len(a), dtype=bool)
     sparse = tau > 0  # a bound above 0 needs overlapping (reach) boxes
-    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau)):
+    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau), REACH_CHUNK_PAIRS):
         pairing, _, _, oa, ob = _candidates(corpus, slots, a[lo:hi], b[lo:hi], sparse, tau)
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
     return out
 
 
-def _chunks(cost):
-    """(lo, hi) ranges of pairings holding about CHUNK_PAIRS candidate pairs each."""
+def _chunks(cost, size: int = CHUNK_PAIRS):
+    """(lo, hi) ranges of pairings holding about ``size`` candidate pairs each."""
     cum = np.cumsum(cost)
-    bounds = np.searchsorted(
-        cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0, CHUNK_PAIRS), side="right"
-    )
+    bounds = np.searchsorted(cum, np.arange(size, cum[-1] if len(cum) else 0, size), side="right")
     return [
         (lo, hi)
         for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cost)], strict=True)
@@ -350,13 +415,24 @@ def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
         return np.concatenate(list(pool.map(one, parts)))
 
 
+def _split(corpus: Corpus):
+    """:func:`_threaded`, or a plain call for a corpus of boxes only: numpy's few
+    operations per box pair cost less than starting the threads (the values are the
+    same, pair by pair)."""
+    return _direct if corpus.boxes_only else _threaded
+
+
+def _direct(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
+    return func(a, b, **kwargs)
+
+
 def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     """Similarity of the candidate pairs ``rows`` (all when None) with IoU > 0."""
     rows = np.arange(len(iou)) if rows is None else rows
     out = np.zeros(len(rows))
     r = np.flatnonzero(iou[rows] > 0)
     shapes = corpus.shapes
-    out[r] = _threaded(
+    out[r] = _split(corpus)(
         distance.similar, shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]), known_iou=iou[rows[r]]
     )
     return out
@@ -447,13 +523,15 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
     pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse, tau)
-    iou, ba, bb, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
-    # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box
-    dx = (ba[:, 0] + ba[:, 2] - bb[:, 0] - bb[:, 2]) / 2
-    dy = (ba[:, 1] + ba[:, 3] - bb[:, 1] - bb[:, 3]) / 2
-    del ba, bb
-    chosen = assign(pairing, la, lb, n_a, n_b, iou + _TIEBREAK / (1 + np.hypot(dx, dy)), iou >= tau)
-    del dx, dy
+    iou, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
+    # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box;
+    # the assignment reads the scores of eligible pairs only
+    eligible = iou >= tau
+    score = iou.copy()
+    e = np.flatnonzero(eligible)
+    score[e] += _tiebreak(corpus, oa, ob, e)
+    chosen = assign(pairing, la, lb, n_a, n_b, score, eligible)
+    del score, e, eligible
     rows = np.flatnonzero(chosen)
     matched = np.bincount(pairing[rows], minlength=P)
     shapes = corpus.shapes
@@ -469,7 +547,9 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=
             oa,
             ob,
             rows,
-            lambda r: _threaded(distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]),
+            lambda r: _split(corpus)(
+                distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]
+            ),
         ),
         set_n_a=n_a,
         set_n_b=n_b,

@@ -73,18 +73,29 @@ def labels_of_pairings(corpus: Corpus, a, b):
 
 
 def to_label_slots(corpus: Corpus, a, b, label):
-    ann = corpus.annotations
-    return (
-        corpus.by_label_of(ann.item[a], ann.annotator[a], label),
-        corpus.by_label_of(ann.item[b], ann.annotator[b], label),
-    )
+    """The slots in ``corpus.by_label`` of the annotations (slots) ``a`` and ``b`` restricted
+    to ``label`` (the empty slot where they have nothing of it)."""
+    return corpus.label_slots(a, label), corpus.label_slots(b, label)
 
 
 def localization_frame(corpus, m: Matched, a, b, slots, **extra):
+    return pd.DataFrame(localization_columns(corpus, m, a, b, slots, **extra))
+
+
+def localization_columns(corpus, m: Matched, a, b, slots, one_item=False, **extra) -> dict:
+    """The columns of :func:`localization_frame` as arrays; with ``one_item`` (within
+    pairings) one ``item`` column for both sides."""
     pa, pb = a[m.pair_pairing], b[m.pair_pairing]
+    items = (
+        {"item": slots.item[pa]}
+        if one_item
+        else {
+            "item_a": slots.item[pa],
+            "item_b": slots.item[pb],
+        }
+    )
     out = {
-        "item_a": slots.item[pa],
-        "item_b": slots.item[pb],
+        **items,
         "annotator_a": slots.annotator[pa],
         "annotator_b": slots.annotator[pb],
         "label_a": corpus.label[m.pair_a],
@@ -97,7 +108,7 @@ def localization_frame(corpus, m: Matched, a, b, slots, **extra):
     out.update(
         {k: (v[m.pair_pairing] if isinstance(v, np.ndarray) else v) for k, v in extra.items()}
     )
-    return pd.DataFrame(out)
+    return out
 
 
 def sets_frame(m: Matched, a, b, slots, label, **replace):
@@ -130,12 +141,23 @@ def sets_columns(m: Matched, a, b, slots, label, rows=None, **replace) -> dict:
 
 
 def count_by_key(keys, query) -> np.ndarray:
-    """How many times each ``query`` value occurs in ``keys``."""
-    values, counts = np.unique(keys, return_counts=True)
-    if not len(values):
+    """How many times each ``query`` value occurs in ``keys`` (integer codes): by counting
+    when the codes are non-negative and their range is small, else by a sort.
+
+    Examples
+    --------
+    >>> count_by_key(np.array([3, 1, 3, 3]), np.array([3, 2, 1])).tolist()
+    [3, 0, 1]
+    """
+    keys, query = np.asarray(keys, dtype=np.int64), np.asarray(query, dtype=np.int64)
+    if not len(keys) or not len(query):
         return np.zeros(len(query), dtype=np.int64)
-    pos = np.minimum(np.searchsorted(values, query), len(values) - 1)
-    return np.where(values[pos] == query, counts[pos], 0)
+    top = int(keys.max())
+    if keys.min() >= 0 and top < 4 * (len(keys) + len(query)):
+        counts = np.bincount(keys, minlength=top + 2).astype(np.int64, copy=False)
+        return counts[np.where((query >= 0) & (query <= top), query, top + 1)]
+    keys = np.sort(keys)
+    return np.searchsorted(keys, query, side="right") - np.searchsorted(keys, query, side="left")
 
 
 def objects_of(slots: Slices, s):
@@ -193,26 +215,18 @@ def within_frames(corpus: Corpus, whole: Matched, by_label: Matched, a, b, slots
     """The within-item rows of the pair tables: localization (one row per matched pair)
     and detection/overall (one row per pairing, then per pairing and class), with the
     item in ``item`` (both sides of a within pairing are one item)."""
-    loc = localization_frame(corpus, whole, a, b, slots)
-    sets = pd.concat(
-        [
-            sets_frame(whole, a, b, slots, -1),
-            sets_frame(
-                by_label,
-                a[pl],
-                b[pl],
-                slots,
-                ll,
-                **class_detection(corpus, slots, a, b, whole, pl, ll),
-            ),
-        ],
-        ignore_index=True,
+    loc = pd.DataFrame(localization_columns(corpus, whole, a, b, slots, one_item=True))
+    whole_rows = sets_columns(whole, a, b, slots, -1)
+    class_rows = sets_columns(
+        by_label, a[pl], b[pl], slots, ll, **class_detection(corpus, slots, a, b, whole, pl, ll)
     )
-    one_item = {"item_a": "item"}
-    return (
-        loc.drop(columns="item_b").rename(columns=one_item),
-        sets.drop(columns="item_b").rename(columns=one_item),
-    )
+    # the two parts' columns joined once (a new array each: the frame may own them)
+    sets = {
+        ("item" if c == "item_a" else c): np.concatenate([whole_rows.pop(c), class_rows.pop(c)])
+        for c in SETS_COLUMNS
+        if c != "item_b"
+    }
+    return loc, pd.DataFrame(sets, copy=False)
 
 
 def between_frames(corpus: Corpus, sample: ChanceSample, d_idx, d_group, d_restricted):

@@ -149,3 +149,17 @@ def test_large_pairing_with_a_big_component_still_optimal():
     p, la, lb, s = _solve([m], 0.5)
     got = sorted(zip(p.tolist(), la.tolist(), lb.tolist(), strict=True))
     assert got == _lsa_per_pairing([m], 0.5)
+
+
+def test_scores_of_ineligible_edges_are_never_read():
+    # the pipeline adds its tie-break to the eligible edges only
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        ca, cb = rng.integers(0, 7, 20), rng.integers(0, 7, 20)
+        p, la, lb, _, _ = candidate_pairs(np.zeros(20, int), ca, np.zeros(20, int), cb)
+        score = rng.random(len(p))
+        eligible = score >= 0.4
+        other = np.where(eligible, score, rng.random(len(p)) * 10)
+        np.testing.assert_array_equal(
+            assign(p, la, lb, ca, cb, score, eligible), assign(p, la, lb, ca, cb, other, eligible)
+        )

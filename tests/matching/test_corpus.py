@@ -153,3 +153,17 @@ def test_group_codes_do_not_depend_on_group_names_or_row_order():
     renamed = _grouped(df, [f"video {100 - g}" for g in groups]).sample(frac=1, random_state=0)
     b = prepare(renamed)
     assert (a.items == b.items).all() and (a.group == b.group).all()
+
+
+def test_label_slots_look_up_what_by_label_of_searches(frame):
+    c = prepare(frame)
+    ann = c.annotations
+    rng = np.random.default_rng(0)
+    slot = np.r_[rng.integers(0, ann.empty + 1, 4000), ann.empty]  # with the empty slot
+    label = np.r_[rng.integers(0, len(c.labels), 4000), 0]
+    expected = c.by_label_of(ann.item[slot], ann.annotator[slot], label)
+    assert (expected != c.by_label.empty).any() and (expected == c.by_label.empty).any()
+    np.testing.assert_array_equal(c.label_slots(slot, label), expected)
+    # without the table (a corpus with too many annotations x classes): the search
+    c.__dict__["_label_slot_table"] = None
+    np.testing.assert_array_equal(c.label_slots(slot, label), expected)
