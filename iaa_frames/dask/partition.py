@@ -33,6 +33,7 @@ from iaa_frames.frame.schema import GROUP, check, validate
 from iaa_frames.geometry.distances import Shapes, areas, get_distance
 from iaa_frames.matching.assignment import clusters
 from iaa_frames.matching.corpus import FINGERPRINT, Corpus, annotation_slices
+from iaa_frames.matching.order import canonical_order
 from iaa_frames.matching.pipeline import IoUCache, run
 from iaa_frames.tables.pairs import (
     labels_of_pairings,
@@ -210,11 +211,11 @@ def local_corpus(v: pd.DataFrame, codes: Codes) -> Corpus:
     ann = codes.annotator_code[codes.annotator_index.get_indexer(v["annotator"])]
     label = pd.Index(codes.labels).get_indexer(objects["label"]).astype(np.int64)
     o_item, o_ann = item[is_obj], ann[is_obj]
-    order = np.lexsort((*np.round(shapes.boxes, 9).T[::-1], label, o_ann, o_item))
+    n_ann = len(codes.annotators)
+    order = canonical_order(o_item, o_ann, label, shapes.boxes, n_ann, len(codes.labels))
     objects = objects.iloc[order]
     shapes = shapes.take(order)
     o_item, o_ann, o_label = o_item[order], o_ann[order], label[order]
-    n_ann = len(codes.annotators)
     annotations, by_label = annotation_slices(
         o_item,
         o_ann,
