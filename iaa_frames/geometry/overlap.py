@@ -59,6 +59,16 @@ def areas(shapes: Shapes) -> np.ndarray:
     return area
 
 
+def _boxes_inside(shapes: Shapes, rects):
+    """The rectangles as an (n, 4) float array, and the area of each shape's bounding box
+    inside its row's rectangle (exact for boxes, an upper bound for the others)."""
+    rects = np.asarray(rects, dtype=np.float64).reshape(-1, 4)
+    bx = shapes.boxes
+    w = np.minimum(bx[:, 2], rects[:, 2]) - np.maximum(bx[:, 0], rects[:, 0])
+    h = np.minimum(bx[:, 3], rects[:, 3]) - np.maximum(bx[:, 1], rects[:, 1])
+    return rects, np.maximum(w, 0) * np.maximum(h, 0)
+
+
 def areas_inside(shapes: Shapes, rects) -> np.ndarray:
     """Area of each shape inside the axis-aligned rectangle of its row.
 
@@ -84,11 +94,7 @@ def areas_inside(shapes: Shapes, rects) -> np.ndarray:
     >>> areas_inside(s, [[0, 0, 2, 2]]).tolist()
     [4.0]
     """
-    rects = np.asarray(rects, dtype=np.float64).reshape(-1, 4)
-    bx = shapes.boxes
-    w = np.minimum(bx[:, 2], rects[:, 2]) - np.maximum(bx[:, 0], rects[:, 0])
-    h = np.minimum(bx[:, 3], rects[:, 3]) - np.maximum(bx[:, 1], rects[:, 1])
-    out = np.maximum(w, 0) * np.maximum(h, 0)
+    rects, out = _boxes_inside(shapes, rects)
     rows = np.flatnonzero(shapes.is_polygon)
     if rows.size:
         edges, index = shapes.ring_edges()
@@ -124,11 +130,7 @@ def areas_inside_bound(shapes: Shapes, rects) -> np.ndarray:
     >>> bool(bound[0] >= areas_inside(s, [[0, 0, 2, 2]])[0]), float(bound[0].round(6))
     (True, 4.0)
     """
-    rects = np.asarray(rects, dtype=np.float64).reshape(-1, 4)
-    bx = shapes.boxes
-    w = np.minimum(bx[:, 2], rects[:, 2]) - np.maximum(bx[:, 0], rects[:, 0])
-    h = np.minimum(bx[:, 3], rects[:, 3]) - np.maximum(bx[:, 1], rects[:, 1])
-    out = np.maximum(w, 0) * np.maximum(h, 0)
+    rects, out = _boxes_inside(shapes, rects)
     rows = np.flatnonzero(shapes.is_polygon)
     if rows.size:
         grid, index = shapes.area_grid()
