@@ -230,7 +230,11 @@ def agreement(
         reasons = style.na_note(
             zip(missing["component"] + " of " + missing["row"].astype(str), missing["note"])
         )
-        notes = [style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top), reasons]
+        notes = [
+            style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top),
+            reasons,
+            style.off_scale_note(frame["agreement"]),
+        ]
         note_text = "\n".join(n for n in notes if n)
         # the x label sits above the note (placed by hand: the layout would put it at the
         # very bottom, on the note)
@@ -285,9 +289,11 @@ def _panel(ax, sub, comp, y_of, colors=None):
     if has_ci.any():
         ax.hlines(y[has_ci], lo[has_ci], hi[has_ci], color=color, linewidth=1.4, gid="ci")
     ok = np.isfinite(x)
+    shown = ok & (x >= style.FLOOR)  # below the floor: at the edge, value written
+    style.off_scale(ax, y, x, along="y", color=color)
     ax.plot(
-        x[ok],
-        y[ok],
+        x[shown],
+        y[shown],
         "o",
         color=color,
         markersize=4.5,

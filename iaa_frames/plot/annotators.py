@@ -191,6 +191,7 @@ def annotators(
             hi = sub["ci_high"].to_numpy(dtype=float)
             ci = np.isfinite(lo) & np.isfinite(hi)
             ok = np.isfinite(y)
+            shown = ok & (y >= style.FLOOR)  # below the floor: at the edge, value written
             if "note" in sub:
                 missing += [
                     (f"{c} of {name}", n)
@@ -210,10 +211,11 @@ def annotators(
                         zorder=1,
                         gid="ci:(all)",
                     )
+                style.off_scale(ax, x0, y, color=colors[ALL])
                 ax.hlines(
-                    y[ok],
-                    x0[ok] - half,
-                    x0[ok] + half,
+                    y[shown],
+                    x0[shown] - half,
+                    x0[shown] + half,
                     color=colors[ALL],
                     linewidth=1.4,
                     zorder=3,
@@ -227,9 +229,10 @@ def annotators(
             if ci.any():
                 ax.vlines(x[ci], lo[ci], hi[ci], color=color, linewidth=1.0, alpha=0.9, zorder=4,
                           gid=f"ci:{name}")  # fmt: skip
+            style.off_scale(ax, x, y, color=color)
             ax.plot(
-                x[ok],
-                y[ok],
+                x[shown],
+                y[shown],
                 linestyle="none",
                 marker=markers.get(name, "o"),
                 color=color,
@@ -262,5 +265,6 @@ def annotators(
         legend = style.legend_below(ax, min_width=0.95, handlelength=1.6, columnspacing=1.0)
         notes = [crowd_note(frame, result)]
         notes.append(style.na_note(missing))
+        notes.append(style.off_scale_note(frame["agreement"]))
         style.note(ax, "\n".join(n for n in notes if n), below=legend)
     return ax

@@ -113,10 +113,17 @@ def decomposition(
             ci = np.isfinite(lo) & np.isfinite(hi)
             if ci.any():
                 ax.hlines(y[ci], lo[ci], hi[ci], color=color, linewidth=1.2, gid=f"ci:{comp}")
-            ok = np.isfinite(x)
+            shown = np.isfinite(x) & (x >= style.FLOOR)  # below: at the edge, value written
             what = f"{comp} {views.symbol(sub['measure'].iloc[0])}"
+            style.off_scale(ax, y, x, along="y", color=color)
             ax.plot(
-                x[ok], y[ok], "o", color=color, markersize=4, gid=f"estimate:{comp}", label=what
+                x[shown],
+                y[shown],
+                "o",
+                color=color,
+                markersize=4,
+                gid=f"estimate:{comp}",
+                label=what,
             )
         ax.set_yticks(range(len(labels)), labels)
         ax.set_ylim(len(labels) - 0.5, -0.5)
@@ -136,5 +143,9 @@ def decomposition(
             title += f" (annotator {annotator})"
         ax.set_title(title)
         legend = style.legend_below(ax, min_width=1.25, handlelength=1.6, columnspacing=1.0)
-        style.note(ax, style.hidden_note(frame.attrs["n_hidden"], "labels", top), below=legend)
+        notes = [
+            style.hidden_note(frame.attrs["n_hidden"], "labels", top),
+            style.off_scale_note(frame["agreement"]),
+        ]
+        style.note(ax, "\n".join(n for n in notes if n), below=legend)
     return ax

@@ -1,14 +1,21 @@
-"""Marks shared by the plots: "n/a" where a value would be drawn, and the span of an
-agreement axis. Re-exported by :mod:`iaa_frames.plot.style`."""
+"""Marks shared by the plots: "n/a" where a value would be drawn, the span of an
+agreement axis, and values below its floor drawn at its edge. Re-exported by
+:mod:`iaa_frames.plot.style`."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["GREY", "na_marks", "value_range"]
+__all__ = ["FLOOR", "GREY", "na_marks", "off_scale", "off_scale_note", "value_range"]
 
 #: The grey of chance lines, notes and undefined values (:func:`iaa_frames.plot.style.grey`).
 GREY = "0.45"
+
+#: The lowest agreement an axis spans. σ below −1 (within-item distances more than twice
+#: the chance distances) is never clipped from the figure: it is drawn at this edge, a
+#: triangle pointing off the axis with its value written (:func:`off_scale`), so that one
+#: lazy annotator at σ = −47 does not squeeze every other value into the top of the axis.
+FLOOR = -1.0
 
 
 def na_marks(ax, positions, *, along: str = "y", at: float = 0.04, **kwargs) -> list:
@@ -40,14 +47,19 @@ def na_marks(ax, positions, *, along: str = "y", at: float = 0.04, **kwargs) -> 
     return [ax.text(p, at, "n/a", transform=transform, **kw) for p in positions]
 
 
-def value_range(values, *, low: float = 0.0, high: float = 1.0) -> tuple[float, float]:
+def value_range(
+    values, *, low: float = 0.0, high: float = 1.0, floor: float = FLOOR
+) -> tuple[float, float]:
     """The span of an agreement axis: from chance (``low``) or the lowest finite value,
-    whichever is lower, to ``high`` or the highest, whichever is higher.
+    whichever is lower but not below ``floor``, to ``high`` or the highest, whichever is
+    higher. Values below ``floor`` are drawn at it by :func:`off_scale`.
 
     Examples
     --------
     >>> value_range([0.2, float("nan"), -0.3])
     (-0.3, 1.0)
+    >>> value_range([0.8, -47.0])
+    (-1.0, 1.0)
     >>> value_range([])
     (0.0, 1.0)
     """
@@ -55,4 +67,77 @@ def value_range(values, *, low: float = 0.0, high: float = 1.0) -> tuple[float, 
     v = v[np.isfinite(v)]
     if not v.size:
         return low, high
-    return min(low, float(v.min())), max(high, float(v.max()))
+    return max(min(low, float(v.min())), floor), max(high, float(v.max()))
+
+
+def off_scale(ax, positions, values, *, floor: float = FLOOR, along: str = "x", color=GREY) -> list:
+    """Values below ``floor`` drawn at it: a triangle pointing off the axis, and the value
+    written beside it (gid "off-scale"). Their whiskers run off the axis, clipped by it.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    positions, values : sequence of float
+        Where each value would be drawn across the agreement axis, and the value.
+    floor : float, default :data:`FLOOR`
+        The lowest value the agreement axis spans (see :func:`value_range`).
+    along : {"x", "y"}, default "x"
+        The axis of the positions: "x" when agreement is on the y axis (a profile), "y"
+        when it is on the x axis (a forest).
+    color : color, default grey
+
+    Returns
+    -------
+    list
+        The triangles' Line2D (if any) followed by the value texts.
+
+    Examples
+    --------
+    >>> from iaa_frames.plot.figure import subplots
+    >>> fig, ax = subplots()
+    >>> marks = off_scale(ax, [0, 1, 2], [0.5, -47.0, float("nan")])
+    >>> [t.get_text() for t in marks[1:]]
+    ['−47']
+    """
+    p = np.asarray(positions, dtype=float).ravel()
+    v = np.asarray(values, dtype=float).ravel()
+    below = np.isfinite(v) & (v < floor)
+    if not below.any():
+        return []
+    edge = np.full(int(below.sum()), float(floor))
+    text = {"fontsize": 6, "color": color, "gid": "off-scale", "textcoords": "offset points",
+            "bbox": {"facecolor": "white", "edgecolor": "none", "pad": 0.4, "alpha": 0.85}}  # fmt: skip
+    if along == "x":  # agreement up the y axis: pointing down, the value above
+        xy, marker, offset = np.column_stack([p[below], edge]), "v", (0, 4)
+        text.update(ha="center", va="bottom", rotation=90)
+    else:  # agreement along the x axis: pointing left, the value to its right
+        xy, marker, offset = np.column_stack([edge, p[below]]), "<", (4, 0)
+        text.update(ha="left", va="center")
+    (line,) = ax.plot(xy[:, 0], xy[:, 1], linestyle="none", marker=marker, color=color,
+                      markersize=4.5, clip_on=False, zorder=6, gid="off-scale")  # fmt: skip
+    labels = [
+        ax.annotate(f"{x:.3g}".replace("-", "−"), (a, b), xytext=offset, **text)
+        for (a, b), x in zip(xy, v[below])
+    ]
+    return [line, *labels]
+
+
+def off_scale_note(values, *, floor: float = FLOOR) -> str:
+    """The note that explains :func:`off_scale` marks, or ``""`` when there are none.
+
+    Examples
+    --------
+    >>> off_scale_note([0.4, -47.0, -3.2])
+    '2 values below −1: drawn at the edge of the axis (a triangle), their value written'
+    >>> off_scale_note([0.4, -0.7])
+    ''
+    """
+    v = np.asarray(values, dtype=float).ravel()
+    n = int((np.isfinite(v) & (v < floor)).sum())
+    if not n:
+        return ""
+    at = f"{floor:g}".replace("-", "−")
+    what = "value" if n == 1 else "values"
+    return (
+        f"{n:,} {what} below {at}: drawn at the edge of the axis (a triangle), their value written"
+    )

@@ -25,12 +25,13 @@ from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
 from .figure import ShownOnce, figure, fit_height, subplots, text_color
-from .marks import GREY, na_marks, value_range
+from .marks import FLOOR, GREY, na_marks, off_scale, off_scale_note, value_range
 
 __all__ = [
     "ALL_COLOR",
     "ANNOTATOR_PALETTE",
     "DIVERGING",
+    "FLOOR",
     "PALETTE",
     "RC",
     "WIDTH",
@@ -52,6 +53,8 @@ __all__ = [
     "new_axes",
     "note_room",
     "note",
+    "off_scale",
+    "off_scale_note",
     "subplots",
     "text_color",
     "theme",

@@ -258,6 +258,54 @@ def test_annotator_profiles_hand_built():
     ]
 
 
+def _with_extreme(ds, value=-47.0, **cell):
+    """``ds`` with one cell at ``value`` (its interval around it), like a lazy annotator."""
+    ds = ds.copy(deep=True)
+    for var, v in (("agreement", value), ("ci_low", value * 1.5), ("ci_high", value / 2)):
+        ds[var].loc[cell] = v
+    return ds
+
+
+def test_a_value_far_below_chance_is_drawn_at_the_edge_with_its_value():
+    # one annotator at σ = -47 used to stretch the axis to -47, squeezing every other
+    # value into its top 2 %; it is drawn at the floor (-1), its value written
+    ds = _with_extreme(make_result(), component="overall", label=ALL, annotator="ben")
+    ax = plot.annotators(ds)
+    bottom, top = ax.get_ylim()
+    assert -1.1 <= bottom < -1.0 and top > 1.0
+    assert texts(ax, "off-scale") == ["−47"]
+    (edge,) = [ln for ln in ax.get_lines() if ln.get_gid() == "off-scale"]
+    assert edge.get_ydata().tolist() == [style.FLOOR]
+    assert np.isnan(profiles(ax)["ben"][3])  # no dot of its own
+    assert "1 value below −1: drawn at the edge of the axis" in texts(ax, "note")[0]
+    # the forest and the decomposition do the same along x
+    fig = plot.agreement(ds, label=ALL, raw_iou=False)
+    overall = fig.axes[3]
+    assert overall.get_xlim()[0] >= -1.1 and texts(overall, "off-scale") == ["−47"]
+    ds = _with_extreme(make_result(), -3.25, component="detection", label="car", annotator=ALL)
+    ax = plot.decomposition(ds)
+    assert ax.get_xlim()[0] >= -1.1 and texts(ax, "off-scale") == ["−3.25"]
+    # nothing below the floor: no marks, no note, the axis from the lowest value
+    plain = make_result()
+    ax = plot.annotators(plain)
+    low = plain["ci_low"].sel(label=ALL).min().item()
+    assert texts(ax, "off-scale") == [] and ax.get_ylim()[0] == pytest.approx(min(0, low) - 0.05)
+
+
+def test_value_range_and_off_scale_marks():
+    assert style.value_range([0.3, -0.4]) == (-0.4, 1.0)
+    assert style.value_range([0.3, -47.0, np.nan]) == (-1.0, 1.0)
+    assert style.value_range([0.3, -47.0], floor=-2.0) == (-2.0, 1.0)
+    fig, ax = plt.subplots()
+    marks = style.off_scale(ax, [0, 1, 2, 3], [-1.0, -1.5, np.nan, -120.0], along="y")
+    line, *labels = marks
+    assert line.get_xdata().tolist() == [-1.0, -1.0] and line.get_ydata().tolist() == [1, 3]
+    assert [t.get_text() for t in labels] == ["−1.5", "−120"]
+    assert style.off_scale(ax, [0], [-0.99]) == []
+    assert style.off_scale_note([-1.0, 0.5]) == ""
+    assert style.off_scale_note([-2.0, -3.0]).startswith("2 values below −1")
+
+
 @pytest.mark.parametrize("top", [10, 7])
 def test_annotator_profiles_of_a_crowd_show_both_ends(top):
     # 200 annotators: the 10 of most support said nothing of who fails; the crowd is now
