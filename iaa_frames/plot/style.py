@@ -51,6 +51,7 @@ __all__ = [
     "na_marks",
     "na_note",
     "new_axes",
+    "note_lines",
     "note_room",
     "note",
     "off_scale",
@@ -328,12 +329,29 @@ def _legend_under(ax, anchor, handles, labels, ncols, kwargs):
 
 
 def _wrapped(fig, text: str, share: float = 1.0) -> str:
-    # wrapped to ``share`` of the figure's width (about 15 characters of small italic per
-    # inch), so that a long note never widens the layout
-    chars = max(30, int(fig.get_figwidth() * share * 15))
+    return _wrap(text, fig.get_figwidth(), share)
+
+
+def _wrap(text: str, width: float, share: float) -> str:
+    # wrapped to ``share`` of the figure's ``width`` inches (about 15 characters of small
+    # italic per inch), so that a long note never widens the layout
+    chars = max(30, int(width * share * 15))
     return "\n".join(
         textwrap.fill(line, chars, subsequent_indent="  ") for line in str(text).split("\n")
     )
+
+
+def note_lines(text: str, *, width: float) -> int:
+    """Lines a note under an Axes (:func:`note`) of a figure ``width`` inches wide takes.
+
+    Examples
+    --------
+    >>> note_lines("", width=7), note_lines("a short note", width=7)
+    (0, 1)
+    >>> note_lines("word " * 40, width=3.5)  # 39 characters a line
+    6
+    """
+    return _wrap(text, width, 0.75).count("\n") + 1 if text else 0
 
 
 def note_room(fig, text: str) -> float:

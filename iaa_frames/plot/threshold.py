@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import textwrap
 
 import numpy as np
 import pandas as pd
@@ -92,9 +91,8 @@ def threshold_frame(
     return frame
 
 
-def _undefined_note(frame: pd.DataFrame, width: float) -> str:
-    """'not defined: localization at τ = 0.8, 0.9 (too few chance units)', wrapped to
-    ``width`` inches, or ''."""
+def _undefined_note(frame: pd.DataFrame) -> str:
+    """'not defined: localization at τ = 0.8, 0.9 (too few chance units)', or ''."""
     bad = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
     parts = []
     for comp, sub in bad.groupby("component", sort=False):
@@ -110,7 +108,7 @@ def _undefined_note(frame: pd.DataFrame, width: float) -> str:
         parts.append(f"{comp} at τ = {taus}{why}")
     if not parts:
         return ""
-    return textwrap.fill("not defined: " + "; ".join(parts), width=max(40, int(width * 16)))
+    return "not defined: " + "; ".join(parts)
 
 
 def threshold_curve(
@@ -166,10 +164,13 @@ def threshold_curve(
     comps = list(dict.fromkeys(frame["component"]))
     taus = np.unique(frame["threshold"].to_numpy(dtype=float))
     w = float(width) if width is not None else style.WIDTH
-    note = _undefined_note(frame, w if ax is None else ax.figure.get_figwidth())
+    note = "\n".join(
+        n for n in (_undefined_note(frame), style.off_scale_note(frame["agreement"])) if n
+    )
     with style.theme():
-        # room for the note under the legend: about 0.13 in per line
-        ax = style.new_axes(ax, (w, (2.6 if w >= 5 else 2.9) + 0.13 * note.count("\n")))
+        # room for the note under the legend: about 0.13 in per line after the first
+        lines = style.note_lines(note, width=w if ax is None else ax.figure.get_figwidth())
+        ax = style.new_axes(ax, (w, (2.6 if w >= 5 else 2.9) + 0.13 * max(lines - 1, 0)))
         style.chance_line(ax, orientation="horizontal")
         for comp in comps:
             sub = frame[frame["component"] == comp]
@@ -198,14 +199,12 @@ def threshold_curve(
                 label=name,
                 gid=f"estimate:{comp}",
             )
+            style.off_scale(ax, x, y, color=color)  # the line runs off the axis to them
         if len(taus) <= 11:
             ax.set_xticks(taus, [f"{t:g}" for t in taus])
         pad = 0.03 if len(taus) > 1 else 0.1
         ax.set_xlim(float(taus.min()) - pad, float(taus.max()) + pad)
-        values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
-        values = values[np.isfinite(values)]
-        bottom = min(0.0, float(values.min())) if values.size else 0.0
-        top = max(1.0, float(values.max())) if values.size else 1.0
+        bottom, top = style.value_range(frame[["agreement", "ci_low", "ci_high"]])
         ax.set_ylim(bottom - 0.05, top + 0.03)
         ax.grid(axis="both", color="0.92")
         ax.set_xlabel(style.long_name(result["threshold"], "match threshold τ"))

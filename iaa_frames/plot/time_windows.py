@@ -127,6 +127,7 @@ def over_time(
                 label=f"{comp} {views.symbol(views.measure_of(result, comp))}",
                 gid=f"estimate:{comp}",
             )
+            style.off_scale(ax, x, y, color=color)  # the line runs off the axis to them
             base = float(sub["baseline"].iloc[0])
             if np.isfinite(base) and len(windows) > 1:
                 ax.plot(
@@ -160,10 +161,8 @@ def over_time(
         if narrow:  # dates side by side do not fit: slanted
             for tick in ax.get_xticklabels():
                 tick.set(rotation=30, ha="right", rotation_mode="anchor")
-        values = frame[["agreement", "ci_low", "ci_high"]].to_numpy(dtype=float)
-        values = values[np.isfinite(values)]
-        bottom = min(0.0, float(values.min())) if values.size else 0.0
-        ax.set_ylim(bottom - 0.05, max(1.0, float(values.max()) if values.size else 1.0) + 0.03)
+        bottom, top = style.value_range(frame[["agreement", "ci_low", "ci_high"]])
+        ax.set_ylim(bottom - 0.05, top + 0.03)
         ax.grid(axis="y", color="0.92")
         ax.set_xlabel("window (of each item's last annotation)")
         ax.set_ylabel("agreement" if narrow else style.long_name(result["agreement"], "agreement"))
@@ -177,5 +176,7 @@ def over_time(
             if flagged
             else "no component of the latest window falls below the earlier ones beyond the intervals"
         )
-        style.note(ax, text + "; dotted: the earlier windows pooled", below=legend)
+        text += "; dotted: the earlier windows pooled"
+        extreme = style.off_scale_note(frame["agreement"])
+        style.note(ax, text + (f"\n{extreme}" if extreme else ""), below=legend)
     return ax

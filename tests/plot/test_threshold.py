@@ -189,3 +189,17 @@ def test_reachable_from_the_accessors(df, sweep):
     np.testing.assert_allclose(
         lines(ax)["detection"].get_xdata(), [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
     )
+
+
+def test_a_value_far_below_chance_is_drawn_at_the_edge(sweep):
+    # sigma -47 at one threshold used to stretch the axis to -47; it is drawn at -1
+    # (style.FLOOR) with its value written, and the note counts it
+    res = sweep.copy(deep=True)
+    cell = {"component": "localization", "label": "(all)", "annotator": "(all)"}
+    res["agreement"].loc[{**cell, "threshold": TAUS[-1]}] = -47.0
+    ax = plot.threshold_curve(res)
+    assert -1.1 <= ax.get_ylim()[0] < -1.0
+    marks = [t.get_text() for t in ax.findobj(plt.Text) if t.get_gid() == "off-scale"]
+    assert marks == ["−47"]
+    note = [t.get_text() for t in ax.findobj(plt.Text) if t.get_gid() == "note"]
+    assert "1 value below −1" in note[0]

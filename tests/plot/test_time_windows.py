@@ -5,6 +5,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
@@ -54,3 +55,18 @@ def test_the_panel_keeps_an_inch_of_height(res, width):
     fig.canvas.draw()
     assert ax.get_window_extent().height / fig.dpi >= 1.2
     matplotlib.pyplot.close(fig)
+
+
+def test_a_value_far_below_chance_is_drawn_at_the_edge(res):
+    # one window at sigma -47 used to stretch the axis; it is drawn at -1 (style.FLOOR)
+    low = res.copy(deep=True)
+    cell = {"component": "overall", "label": "(all)", "annotator": "(all)"}
+    at = {**cell, "window": low["window"].values[0]}
+    for var, value in (("agreement", -47.0), ("ci_low", -60.0), ("ci_high", -30.0)):
+        low[var].loc[at] = value
+    ax = iaf.plot.over_time(low, components=["overall"])
+    assert -1.1 <= ax.get_ylim()[0] < -1.0
+    marks = [t.get_text() for t in ax.findobj(plt.Text) if t.get_gid() == "off-scale"]
+    assert marks == ["−47"]
+    note = [t.get_text() for t in ax.findobj(plt.Text) if t.get_gid() == "note"]
+    assert "1 value below −1" in note[0]
