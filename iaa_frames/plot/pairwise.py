@@ -201,7 +201,9 @@ def pairwise(
         the cells are at least 0.24 in wide).
     cmap : str, default "vlag_r"
     vmin : float, optional
-        Lowest color (default: the lowest value, at most -0.25). The colormap is centred
+        Lowest color (default: the lowest value, at most -0.25 and at least -1, the
+        floor of agreement axes; lower values take the lowest color, and the colorbar
+        ends in a triangle pointing down). The colormap is centred
         at chance (0) with its two halves scaled apart, so that the range 0 to ``vmax``
         (where agreement usually lies) takes the whole blue half.
     vmax : float, default 1
@@ -267,7 +269,7 @@ def pairwise(
         cm = plt.get_cmap(cmap).with_extremes(bad="white")
         finite = values[np.isfinite(values)]
         if vmin is None:
-            vmin = min(-0.25, float(finite.min()) if finite.size else 0.0)
+            vmin = max(min(-0.25, float(finite.min()) if finite.size else 0.0), style.FLOOR)
         norm = TwoSlopeNorm(vcenter=0.0, vmin=min(float(vmin), -1e-6), vmax=max(vmax, 1e-6))
         # vector cells (pcolormesh, not a raster image): sharp in print and in SVG
         image = ax.pcolormesh(
@@ -339,7 +341,8 @@ def pairwise(
         ax.set_title(f"{what}: pairs of annotators")
         if colorbar:
             cax = ax.inset_axes([1.04, 0.0, 0.045, 1.0])  # as tall as the cells
-            cbar = ax.figure.colorbar(image, cax=cax)
+            below = bool(finite.size) and float(finite.min()) < norm.vmin
+            cbar = ax.figure.colorbar(image, cax=cax, extend="min" if below else "neither")
             cbar.set_label(f"{frame.attrs['long_name']} ({views.symbol(frame.attrs['measure'])})")
             cbar.solids.set_edgecolor("face")  # no seams between the color bands
             cbar.solids.set_rasterized(False)

@@ -291,7 +291,8 @@ def draw_figures(tables, result, pw, item_table, top):
             )
             finite = np.concatenate([np.ravel(pw[c].values) for c in comps])
             finite = finite[np.isfinite(finite)]
-            vmin = min(-0.25, float(finite.min()) if finite.size else 0.0)  # one scale for all
+            # one scale for all, down to the floor of agreement axes (lower: the lowest color)
+            vmin = max(min(-0.25, float(finite.min()) if finite.size else 0.0), style.FLOOR)
             reasons = [left_out] if left_out else []
             for k, (ax, c) in enumerate(zip(axes[0], comps)):
                 m = pw[c]

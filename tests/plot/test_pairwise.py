@@ -34,6 +34,22 @@ def test_colour_bar_is_drawn_for_any_vmin(vmin):
     matplotlib.pyplot.close(ax.figure)
 
 
+def test_a_pair_far_below_chance_takes_the_lowest_colour_not_the_scale():
+    # one pair at sigma -47 used to set vmin = -47: every negative pair looked like chance
+    pw = iaf.pairwise(iaf.load_sample("coco"), component="detection").copy()
+    a, b = pw["annotator_a"].values[:2]
+    pw.loc[{"annotator_a": a, "annotator_b": b}] = -47.0
+    ax = iaf.plot.pairwise(pw, width=3.5)
+    cells = next(c for c in ax.collections if c.get_gid() == "cells")
+    assert cells.norm.vmin == iaf.plot.style.FLOOR
+    assert cells.colorbar.extend == "min"  # the bar says lower values exist
+    plain = iaf.pairwise(iaf.load_sample("coco"), component="detection")
+    ax = iaf.plot.pairwise(plain, width=3.5)
+    cells = next(c for c in ax.collections if c.get_gid() == "cells")
+    assert cells.colorbar.extend == "neither" and cells.norm.vmin >= -1.0
+    matplotlib.pyplot.close("all")
+
+
 def _blank_above(fig) -> float:
     """Inches between the figure's top and the highest artist drawn."""
     fig.canvas.draw()
