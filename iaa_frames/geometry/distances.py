@@ -175,9 +175,9 @@ def _giou_similarity(a: Shapes, b: Shapes, *, known_iou=None, known_distance=Non
     return np.maximum(giou(a, b, known_iou=known_iou), 0.0)
 
 
-def _giou_similarity_bound(a: Shapes, b: Shapes, *, iou_bound) -> np.ndarray:
+def _giou_similarity_bound(a: Shapes, b: Shapes, *, iou_bound, exact=False) -> np.ndarray:
     # the similarity is GIoU floored at 0
-    return np.maximum(giou_upper_bound(a, b, iou_bound), 0.0)
+    return np.maximum(giou_upper_bound(a, b, iou_bound, exact=exact), 0.0)
 
 
 # --------------------------------------------------------------------------------------
@@ -209,6 +209,10 @@ class Distance:
         each pair whose IoU is at most ``iou_bound``, far cheaper than the IoU; with it the
         matcher skips the overlay of pairs that cannot change a best match. ``None``: the
         IoU bound itself (``reuses_iou`` similarities never exceed the IoU).
+    exact_bound : bool
+        True when ``similarity_bound`` also accepts ``exact=True``, with which the
+        ``iou_bound`` it gets are the pairs' exact IoU (the matcher's, once computed),
+        possibly for a tighter bound (GIoU's: :func:`~iaa_frames.geometry.giou.giou_upper_bound`).
 
     Examples
     --------
@@ -223,6 +227,7 @@ class Distance:
     bounded: bool = False
     reuses_iou: bool = False
     similarity_bound: Callable | None = None
+    exact_bound: bool = False
 
     def __call__(self, a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
         """Apply ``func`` and check it returns one float per pair.
@@ -262,6 +267,7 @@ def register_distance(
     bounded: bool = False,
     reuses_iou: bool = False,
     similarity_bound: Callable | None = None,
+    exact_bound: bool = False,
     overwrite: bool = False,
 ) -> Distance:
     """Register ``func(a: Shapes, b: Shapes) -> ndarray`` under ``name``.
@@ -282,6 +288,8 @@ def register_distance(
     similarity_bound : callable, optional
         With ``reuses_iou``: an upper bound of the similarity from one of the IoU (see
         :class:`Distance`).
+    exact_bound : bool, default False
+        Whether ``similarity_bound`` accepts ``exact=True`` (see :class:`Distance`).
     overwrite : bool, default False
         Replace an existing entry of that name instead of raising.
 
@@ -309,7 +317,15 @@ def register_distance(
         )
     if similarity_bound is not None and not callable(similarity_bound):
         raise ParameterError(f"distance {name!r}: similarity_bound must be callable or None")
-    entry = Distance(name, func, similarity, bool(bounded), bool(reuses_iou), similarity_bound)
+    entry = Distance(
+        name,
+        func,
+        similarity,
+        bool(bounded),
+        bool(reuses_iou),
+        similarity_bound,
+        bool(exact_bound) and similarity_bound is not None,
+    )
     _REGISTRY[name] = entry
     return entry
 
@@ -376,6 +392,7 @@ register_distance(
     bounded=True,
     reuses_iou=True,
     similarity_bound=_giou_similarity_bound,
+    exact_bound=True,
 )
 register_distance("iou", iou_distance, similarity=_iou_similarity, bounded=True, reuses_iou=True)
 register_distance("l2", l2_distance)

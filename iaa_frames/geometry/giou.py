@@ -18,10 +18,15 @@ import shapely
 
 from .kind_similarity import involves_own_similarity
 from .kinds.registry import Kind, get_kind
+from .mask_rule import may_use_masks, uses_mask_iou
 from .overlap import areas, iou_union
 from .shapes import Shapes, check_aligned
 
 __all__ = ["giou", "giou_upper_bound", "hull_terms"]
+
+#: Relative slack of the bound of the hulls' union from an exact IoU (rounding of the
+#: overlays' areas; far above it, far below the bound's use).
+_SHARED_SLACK = 1e-9
 
 
 def _kind_terms(a: Shapes, b: Shapes, rows, enclosing, union) -> np.ndarray:
@@ -86,7 +91,7 @@ def hull_terms(a: Shapes, b: Shapes, rows: np.ndarray, union: np.ndarray):
     return enclosing, hull_union
 
 
-def giou_upper_bound(a: Shapes, b: Shapes, iou_bound) -> np.ndarray:
+def giou_upper_bound(a: Shapes, b: Shapes, iou_bound, *, exact: bool = False) -> np.ndarray:
     """An upper bound of the GIoU of every pair whose IoU is at most ``iou_bound``, with
     no overlay of the two shapes.
 
@@ -99,12 +104,23 @@ def giou_upper_bound(a: Shapes, b: Shapes, iou_bound) -> np.ndarray:
     monotone. Other pairs (two boxes, pairs of kinds with their own terms or their own
     similarity) keep ``iou_bound``.
 
+    With ``exact``, ``iou_bound`` holds the pairs' exact IoU (as :func:`iou` gives it),
+    so the area the two shapes share, ``I = IoU (A + B) / (1 + IoU)``, is known too. The
+    two hulls share at least that much (each holds its shape), so ``U' <= Ha + Hb - I``
+    (for two convex shapes ``U' = A + B - I``, no more), a tighter bound still without
+    the overlay of the two hulls that :func:`giou` computes for concave shapes. ``I`` is
+    lowered by a relative :data:`_SHARED_SLACK` of the hulls' areas for the rounding of
+    the overlays. Pairs given by masks (:func:`~iaa_frames.geometry.mask_rule.uses_mask_iou`),
+    whose IoU is not that of the shapes, keep the bound without ``I``.
+
     Parameters
     ----------
     a, b : Shapes
         Aligned, of equal length.
     iou_bound : array_like of float, shape (n,)
-        An upper bound of the IoU of each pair.
+        An upper bound of the IoU of each pair (with ``exact``, the IoU itself).
+    exact : bool, default False
+        Whether ``iou_bound`` is the exact IoU of each pair.
 
     Returns
     -------
@@ -133,11 +149,28 @@ def giou_upper_bound(a: Shapes, b: Shapes, iou_bound) -> np.ndarray:
     if rows.size:
         area_ha, area_hb = a.hulls(rows)[1], b.hulls(rows)[1]
         enclosing = a.enclosing(b, rows)
-        union = np.maximum(area_ha + area_hb, areas(a.take(rows)) + areas(b.take(rows)))
+        ta, tb = a.take(rows), b.take(rows)
+        hulls, shapes = area_ha + area_hb, areas(ta) + areas(tb)
+        union = np.maximum(hulls, shapes)
+        if exact:
+            union = _union_from_shared(ta, tb, bound[rows], hulls, shapes, union)
         with np.errstate(divide="ignore", invalid="ignore"):
             slack = (enclosing - union) / enclosing
         bound[rows] -= np.where(slack > 0, slack, 0.0)  # NaN (no area): no penalty
     return bound
+
+
+def _union_from_shared(a: Shapes, b: Shapes, value, hulls, shapes, union) -> np.ndarray:
+    """``union`` (a bound of the hulls' union of each pair) lowered to ``Ha + Hb - I``,
+    ``I`` the area the pair shares by its exact IoU ``value`` (:func:`giou_upper_bound`)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shared = value * (shapes / (1.0 + value))
+    shared -= _SHARED_SLACK * (shared + hulls)
+    tight = hulls - shared
+    usable = np.isfinite(tight)
+    if may_use_masks(a) or may_use_masks(b):
+        usable &= ~uses_mask_iou(a, b)
+    return np.where(usable, np.minimum(union, tight), union)
 
 
 def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.ndarray:

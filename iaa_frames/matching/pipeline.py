@@ -438,15 +438,18 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     return out
 
 
-def _similarity_bound(corpus, distance, oa, ob, iou_bound) -> np.ndarray:
+def _similarity_bound(corpus, distance, oa, ob, iou_bound, exact=False) -> np.ndarray:
     """An upper bound of the similarity of the object pairs (oa, ob) from one of their
     IoU: the distance's own (:attr:`~iaa_frames.geometry.distances.Distance.similarity_bound`,
-    GIoU's penalty) where it has one, and never above the IoU bound."""
+    GIoU's penalty) where it has one, and never above the IoU bound. ``exact``: the
+    bounds are the pairs' exact IoU (passed on where the distance's bound uses that,
+    :attr:`~iaa_frames.geometry.distances.Distance.exact_bound`)."""
     if distance.similarity_bound is None or not len(oa):
         return iou_bound
     shapes = corpus.shapes
+    kw = {"exact": True} if exact and distance.exact_bound else {}
     own = _threaded(
-        distance.similarity_bound, shapes.take(oa), shapes.take(ob), iou_bound=iou_bound
+        distance.similarity_bound, shapes.take(oa), shapes.take(ob), iou_bound=iou_bound, **kw
     )
     return np.minimum(iou_bound, own)
 
@@ -499,7 +502,7 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
         if exact.size:
             _exact_iou(corpus, oa, ob, cand[exact], iou, cache)
             r = cand[exact]
-            bound[exact] = _similarity_bound(corpus, distance, oa[r], ob[r], iou[r])
+            bound[exact] = _similarity_bound(corpus, distance, oa[r], ob[r], iou[r], exact=True)
             known[exact] = True
         done = pick & known
         done[exact] = False
