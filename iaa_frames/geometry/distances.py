@@ -175,9 +175,11 @@ def _giou_similarity(a: Shapes, b: Shapes, *, known_iou=None, known_distance=Non
     return np.maximum(giou(a, b, known_iou=known_iou), 0.0)
 
 
-def _giou_similarity_bound(a: Shapes, b: Shapes, *, iou_bound, exact=False) -> np.ndarray:
+def _giou_similarity_bound(
+    a: Shapes, b: Shapes, *, iou_bound, exact=False, floor=None
+) -> np.ndarray:
     # the similarity is GIoU floored at 0
-    return np.maximum(giou_upper_bound(a, b, iou_bound, exact=exact), 0.0)
+    return np.maximum(giou_upper_bound(a, b, iou_bound, exact=exact, floor=floor), 0.0)
 
 
 # --------------------------------------------------------------------------------------
@@ -209,10 +211,12 @@ class Distance:
         each pair whose IoU is at most ``iou_bound``, far cheaper than the IoU; with it the
         matcher skips the overlay of pairs that cannot change a best match. ``None``: the
         IoU bound itself (``reuses_iou`` similarities never exceed the IoU).
-    exact_bound : bool
-        True when ``similarity_bound`` also accepts ``exact=True``, with which the
-        ``iou_bound`` it gets are the pairs' exact IoU (the matcher's, once computed),
-        possibly for a tighter bound (GIoU's: :func:`~iaa_frames.geometry.giou.giou_upper_bound`).
+    bound_hints : bool
+        True when ``similarity_bound`` also accepts the keywords ``exact`` and ``floor``
+        of :func:`~iaa_frames.geometry.giou.giou_upper_bound`: ``exact=True`` says the
+        ``iou_bound`` are the pairs' exact IoU (the matcher's, once computed), and
+        ``floor`` the value at or below which a pair's bound need not be tighter (the
+        best similarity its objects already have), both of which may save work.
 
     Examples
     --------
@@ -227,7 +231,7 @@ class Distance:
     bounded: bool = False
     reuses_iou: bool = False
     similarity_bound: Callable | None = None
-    exact_bound: bool = False
+    bound_hints: bool = False
 
     def __call__(self, a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
         """Apply ``func`` and check it returns one float per pair.
@@ -267,7 +271,7 @@ def register_distance(
     bounded: bool = False,
     reuses_iou: bool = False,
     similarity_bound: Callable | None = None,
-    exact_bound: bool = False,
+    bound_hints: bool = False,
     overwrite: bool = False,
 ) -> Distance:
     """Register ``func(a: Shapes, b: Shapes) -> ndarray`` under ``name``.
@@ -288,8 +292,9 @@ def register_distance(
     similarity_bound : callable, optional
         With ``reuses_iou``: an upper bound of the similarity from one of the IoU (see
         :class:`Distance`).
-    exact_bound : bool, default False
-        Whether ``similarity_bound`` accepts ``exact=True`` (see :class:`Distance`).
+    bound_hints : bool, default False
+        Whether ``similarity_bound`` accepts ``exact=`` and ``floor=`` (see
+        :class:`Distance`).
     overwrite : bool, default False
         Replace an existing entry of that name instead of raising.
 
@@ -324,7 +329,7 @@ def register_distance(
         bool(bounded),
         bool(reuses_iou),
         similarity_bound,
-        bool(exact_bound) and similarity_bound is not None,
+        bool(bound_hints) and similarity_bound is not None,
     )
     _REGISTRY[name] = entry
     return entry
@@ -392,7 +397,7 @@ register_distance(
     bounded=True,
     reuses_iou=True,
     similarity_bound=_giou_similarity_bound,
-    exact_bound=True,
+    bound_hints=True,
 )
 register_distance("iou", iou_distance, similarity=_iou_similarity, bounded=True, reuses_iou=True)
 register_distance("l2", l2_distance)

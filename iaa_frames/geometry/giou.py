@@ -91,7 +91,9 @@ def hull_terms(a: Shapes, b: Shapes, rows: np.ndarray, union: np.ndarray):
     return enclosing, hull_union
 
 
-def giou_upper_bound(a: Shapes, b: Shapes, iou_bound, *, exact: bool = False) -> np.ndarray:
+def giou_upper_bound(
+    a: Shapes, b: Shapes, iou_bound, *, exact: bool = False, floor=None
+) -> np.ndarray:
     """An upper bound of the GIoU of every pair whose IoU is at most ``iou_bound``, with
     no overlay of the two shapes.
 
@@ -113,6 +115,14 @@ def giou_upper_bound(a: Shapes, b: Shapes, iou_bound, *, exact: bool = False) ->
     the overlays. Pairs given by masks (:func:`~iaa_frames.geometry.mask_rule.uses_mask_iou`),
     whose IoU is not that of the shapes, keep the bound without ``I``.
 
+    With ``floor``, the caller says that a bound at or below a pair's floor is as good to
+    it as any lower one (the matcher retires such pairs: the floor is the best similarity
+    its objects already have). ``C`` is then first bounded from below in numpy
+    (:meth:`~iaa_frames.geometry.shapes.Shapes.enclosing_lower_bound`, no shapely call),
+    which bounds the GIoU from above; only the pairs whose bound from it is above their
+    floor get ``C`` itself. So a pair gets either a bound at or below its floor, or the
+    bound it gets without ``floor``.
+
     Parameters
     ----------
     a, b : Shapes
@@ -121,6 +131,8 @@ def giou_upper_bound(a: Shapes, b: Shapes, iou_bound, *, exact: bool = False) ->
         An upper bound of the IoU of each pair (with ``exact``, the IoU itself).
     exact : bool, default False
         Whether ``iou_bound`` is the exact IoU of each pair.
+    floor : array_like of float, shape (n,), optional
+        The value at or below which the bound of each pair need not be tighter.
 
     Returns
     -------
@@ -134,6 +146,8 @@ def giou_upper_bound(a: Shapes, b: Shapes, iou_bound, *, exact: bool = False) ->
     >>> bound = giou_upper_bound(a, b, [0.5])  # C = 6.5, Ha + Hb = 1
     >>> bool(bound[0] >= giou(a, b)[0]), round(float(bound[0]), 4)
     (True, -0.3462)
+    >>> giou_upper_bound(a, b, [0.5], floor=[0.0])[0] <= 0.0  # any bound <= 0 will do
+    np.True_
     """
     check_aligned(a, b, "giou_upper_bound")
     bound = np.array(iou_bound, dtype=np.float64)
@@ -148,16 +162,28 @@ def giou_upper_bound(a: Shapes, b: Shapes, iou_bound, *, exact: bool = False) ->
     rows = np.flatnonzero(~other)
     if rows.size:
         area_ha, area_hb = a.hulls(rows)[1], b.hulls(rows)[1]
-        enclosing = a.enclosing(b, rows)
         ta, tb = a.take(rows), b.take(rows)
         hulls, shapes = area_ha + area_hb, areas(ta) + areas(tb)
         union = np.maximum(hulls, shapes)
         if exact:
             union = _union_from_shared(ta, tb, bound[rows], hulls, shapes, union)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slack = (enclosing - union) / enclosing
-        bound[rows] -= np.where(slack > 0, slack, 0.0)  # NaN (no area): no penalty
+        if floor is None:
+            enclosing = a.enclosing(b, rows)
+        else:  # C itself only where the bound from its lower bound is above the floor
+            enclosing = a.enclosing_lower_bound(b, rows)
+            low = bound[rows] - _penalty(enclosing, union)
+            need = np.flatnonzero(~(low <= np.asarray(floor, dtype=np.float64)[rows]))
+            if need.size:
+                enclosing[need] = a.enclosing(b, rows[need])
+        bound[rows] -= _penalty(enclosing, union)
     return bound
+
+
+def _penalty(enclosing, union) -> np.ndarray:
+    """``max((C - U') / C, 0)`` of the bound, 0 where it is NaN (no area)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slack = (enclosing - union) / enclosing
+    return np.where(slack > 0, slack, 0.0)
 
 
 def _union_from_shared(a: Shapes, b: Shapes, value, hulls, shapes, union) -> np.ndarray:

@@ -23,6 +23,7 @@ from iaa_frames.arrays import sorted_unique
 
 from .area_grid import AreaGrid
 from .clip import RingEdges
+from .hull_support import support_points
 from .kinds.registry import get_kind
 from .raster import Masks, rasterize
 from .rings import ring_vertices
@@ -65,6 +66,7 @@ class ShapeCache:
         self._grid = None
         self._pair_keys = np.zeros(0, np.int64)  # pairs of rows whose hull of both is known
         self._pair_enclosing = np.zeros(0)
+        self._support = None  # (position of each row or -1, h, xy)
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -211,6 +213,35 @@ class ShapeCache:
                 values = np.concatenate([self._pair_enclosing, new])[order]
                 self._pair_keys, self._pair_enclosing = merged[keep], values[keep]
         return out
+
+    def support(self, rows: np.ndarray):
+        """The support points of the hulls of the shapes at ``rows``
+        (:func:`~iaa_frames.geometry.hull_support.support_points`), computed once per shape.
+
+        Returns
+        -------
+        h : ndarray of float64, shape (len(rows), k)
+        xy : ndarray of float64, shape (len(rows), k, 2)
+        """
+        rows = np.asarray(rows, np.int64)
+        self.hulls(rows)  # known before the lock (hulls takes it)
+        with self.lock:
+            if self._support is None:
+                k = support_points(np.zeros(0, dtype=object))[0].shape[1]
+                self._support = (
+                    np.full(len(self.boxes), -1, np.int64),
+                    np.zeros((0, k)),
+                    np.zeros((0, k, 2)),
+                )
+            pos, h, xy = self._support
+            todo = sorted_unique(rows[pos[rows] < 0])
+            if todo.size:
+                new_h, new_xy = support_points(self._hull[todo])
+                pos[todo] = len(h) + np.arange(todo.size)
+                h, xy = np.concatenate([h, new_h]), np.concatenate([xy, new_xy])
+                self._support = (pos, h, xy)
+            at = pos[rows]
+            return h[at], xy[at]
 
     def masks_on(self, width: int, height: int, rows: np.ndarray):
         """Masks of the shapes at ``rows`` on a ``width`` x ``height`` grid over the

@@ -25,6 +25,7 @@ import shapely
 
 from iaa_frames.errors import ParameterError, SchemaError
 
+from .hull_support import enclosing_lower_bound
 from .kinds.box import BOX_COLUMNS
 from .kinds.polygon import scale_geometries
 from .kinds.registry import get_kind, parametric_kinds
@@ -455,6 +456,24 @@ class Shapes:
             np.column_stack([hull_a, hull_b]).ravel(), indices=np.repeat(np.arange(len(rows)), 2)
         )
         return shapely.area(shapely.convex_hull(both))
+
+    def enclosing_lower_bound(self, other: Shapes, rows: np.ndarray) -> np.ndarray:
+        """A lower bound of :meth:`enclosing` for each ``k`` in ``rows``, in numpy from the
+        support points of the two hulls, computed once per shape
+        (:mod:`iaa_frames.geometry.hull_support`): no shapely call per pair.
+
+        Examples
+        --------
+        >>> import shapely
+        >>> s = Shapes.from_geometries([shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)])
+        >>> low = s.take([0]).enclosing_lower_bound(s.take([1]), np.array([0]))
+        >>> bool(low[0] <= 3.0), round(float(low[0]), 6)
+        (True, 3.0)
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        h_a, xy_a = self._cache.support(self._cache_rows()[rows])
+        h_b, xy_b = other._cache.support(other._cache_rows()[rows])
+        return enclosing_lower_bound(h_a, xy_a, h_b, xy_b)
 
     def outline(self):
         """Per row: the sums of ``|dx|`` and of ``|dy|`` along every ring of the shape, and

@@ -438,16 +438,19 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     return out
 
 
-def _similarity_bound(corpus, distance, oa, ob, iou_bound, exact=False) -> np.ndarray:
+def _similarity_bound(corpus, distance, oa, ob, iou_bound, exact=False, floor=None):
     """An upper bound of the similarity of the object pairs (oa, ob) from one of their
     IoU: the distance's own (:attr:`~iaa_frames.geometry.distances.Distance.similarity_bound`,
     GIoU's penalty) where it has one, and never above the IoU bound. ``exact``: the
-    bounds are the pairs' exact IoU (passed on where the distance's bound uses that,
-    :attr:`~iaa_frames.geometry.distances.Distance.exact_bound`)."""
+    bounds are the pairs' exact IoU; ``floor``: the value at or below which a pair's bound
+    need not be tighter (both passed on where the distance's bound takes them,
+    :attr:`~iaa_frames.geometry.distances.Distance.bound_hints`)."""
     if distance.similarity_bound is None or not len(oa):
         return iou_bound
     shapes = corpus.shapes
-    kw = {"exact": True} if exact and distance.exact_bound else {}
+    kw = {}
+    if distance.bound_hints:
+        kw = {"exact": bool(exact)} if floor is None else {"exact": bool(exact), "floor": floor}
     own = _threaded(
         distance.similarity_bound, shapes.take(oa), shapes.take(ob), iou_bound=iou_bound, **kw
     )
@@ -465,29 +468,41 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
     pair can change a best match only if its bound beats the best similarity one of its
     objects already has. The pending pairs' bound is first tightened
     (:func:`_tighter_bound`, all at once), and every pair's bound turned into a bound of
-    its similarity (:func:`_similarity_bound`). Then each round takes, for every object, its
-    live pair of highest bound and advances it one step: pending pairs get their exact IoU
-    (and the similarity bound from it) as their bound, the others their similarity, which raises the bests and retires the
-    pairs that can no longer beat them. After :data:`BEST_ROUNDS` rounds the pairs still
-    live are computed at once. The bests are those that computing every pair would give.
+    its similarity (:func:`_similarity_bound`; for a distance with
+    :attr:`~iaa_frames.geometry.distances.Distance.bound_hints`, the cheapest one, GIoU's
+    from a lower bound of the enclosing hull). Then each round takes, for every object, its
+    live pair of highest bound and advances it one step: a pair with the cheapest bound
+    gets the distance's own (GIoU's from the enclosing hull itself, and from the exact IoU
+    where it is known), a pending pair its exact IoU (and the similarity bound from it),
+    the others their similarity, which raises the bests and retires the pairs that can no
+    longer beat them. After :data:`BEST_ROUNDS` rounds the pairs still live advance all
+    at once. The bests are those that computing every pair would give.
     """
     oa, ob, iou, sim, cache = pairs
     key_a, key_b = keys
     cand = np.concatenate([overlapping, pending[0]])
-    bound = np.concatenate([iou[overlapping], pending[1]])
-    known = np.arange(len(cand)) < len(overlapping)  # the bound is the exact IoU
+    top = np.concatenate([iou[overlapping], pending[1]])  # the IoU, or a bound of it
+    bound = top.copy()  # the bound of the similarity
+    known = np.arange(len(cand)) < len(overlapping)  # the IoU is exact
+    refined = np.full(len(cand), not distance.bound_hints)  # not the cheapest bound
     best_a = _best(sim, key_a, sizes[0], True, unlisted[0])
     best_b = _best(sim, key_b, sizes[1], True, unlisted[1])
+
+    def floor_of(r):  # the bound at or below which a pair is retired
+        return np.minimum(best_a[key_a[r]], best_b[key_b[r]])
+
     step = 0
     while True:
         live = (bound > best_a[key_a[cand]]) | (bound > best_b[key_b[cand]])
-        cand, bound, known = cand[live], bound[live], known[live]
+        cand, top, bound = cand[live], top[live], bound[live]
+        known, refined = known[live], refined[live]
         if not cand.size:
             return
         if step == 0:
             rows = np.flatnonzero(~known)
-            bound[rows] = _tighter_bound(corpus, oa, ob, cand[rows], bound[rows])
-            bound = _similarity_bound(corpus, distance, oa[cand], ob[cand], bound)
+            top[rows] = _tighter_bound(corpus, oa, ob, cand[rows], top[rows])
+            cheapest = None if refined.all() else np.full(len(cand), np.inf)  # any will do
+            bound = _similarity_bound(corpus, distance, oa[cand], ob[cand], top, floor=cheapest)
             step += 1
             continue
         pick = np.ones(len(cand), bool)
@@ -498,13 +513,26 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
             np.maximum.at(top_b, kb, bound)
             pick = (bound >= top_a[ka]) | (bound >= top_b[kb])
         step += 1
-        exact = np.flatnonzero(pick & ~known)
+        advance = pick & refined
+        for exact in (False, True):
+            rows = np.flatnonzero(pick & ~refined & (known == exact))
+            if rows.size:
+                r = cand[rows]
+                bound[rows] = np.minimum(
+                    bound[rows],
+                    _similarity_bound(corpus, distance, oa[r], ob[r], top[rows], exact=exact),
+                )
+                refined[rows] = True
+        exact = np.flatnonzero(advance & ~known)
         if exact.size:
             _exact_iou(corpus, oa, ob, cand[exact], iou, cache)
             r = cand[exact]
-            bound[exact] = _similarity_bound(corpus, distance, oa[r], ob[r], iou[r], exact=True)
+            top[exact] = iou[r]
+            bound[exact] = _similarity_bound(
+                corpus, distance, oa[r], ob[r], iou[r], exact=True, floor=floor_of(r)
+            )
             known[exact] = True
-        done = pick & known
+        done = advance & known
         done[exact] = False
         if done.any():
             rows = cand[done]
@@ -519,7 +547,8 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
             )
             np.maximum.at(best_a, key_a[rows], sim[rows])
             np.maximum.at(best_b, key_b[rows], sim[rows])
-            cand, bound, known = cand[~done], bound[~done], known[~done]
+            keep = ~done
+            cand, top, bound, known, refined = (v[keep] for v in (cand, top, bound, known, refined))
 
 
 def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False):

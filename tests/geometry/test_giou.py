@@ -87,7 +87,7 @@ def test_bound_from_the_exact_iou_is_tighter_and_never_below_the_giou(seed):
     assert (tight >= exact).all()
     assert (tight <= loose).all()
     sim = get_distance("giou")
-    assert sim.exact_bound
+    assert sim.bound_hints
     bound = sim.similarity_bound(a, b, iou_bound=value, exact=True)
     assert (bound >= sim.similar(a, b, known_iou=value)).all()
 

@@ -123,9 +123,7 @@ def test_best_matches_from_bounds_change_nothing(polygon_corpus, name, tau, monk
         lazy.set_overall, _brute_force_overall(c, c.annotations, a, b, distance), atol=1e-12
     )
     monkeypatch.setattr(pipeline, "BEST_ROUNDS", 0)
-    monkeypatch.setattr(
-        pipeline, "_similarity_bound", lambda corpus, d, oa, ob, bound, exact=False: bound
-    )
+    monkeypatch.setattr(pipeline, "_similarity_bound", lambda corpus, d, oa, ob, bound, **kw: bound)
     monkeypatch.setattr(pipeline, "_tighter_bound", lambda corpus, oa, ob, rows, bound: bound)
     bulk = run(c, c.annotations, a, b, tau=tau, distance=distance)
     np.testing.assert_array_equal(lazy.set_overall, bulk.set_overall)
