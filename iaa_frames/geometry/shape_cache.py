@@ -220,28 +220,23 @@ class ShapeCache:
 
         Returns
         -------
-        h : ndarray of float64, shape (len(rows), k)
-        xy : ndarray of float64, shape (len(rows), k, 2)
+        h, x, y : ndarray of float64, shape (len(rows), k)
         """
         rows = np.asarray(rows, np.int64)
         self.hulls(rows)  # known before the lock (hulls takes it)
         with self.lock:
             if self._support is None:
-                k = support_points(np.zeros(0, dtype=object))[0].shape[1]
-                self._support = (
-                    np.full(len(self.boxes), -1, np.int64),
-                    np.zeros((0, k)),
-                    np.zeros((0, k, 2)),
-                )
-            pos, h, xy = self._support
+                empty = support_points(np.zeros(0, dtype=object))
+                self._support = (np.full(len(self.boxes), -1, np.int64), *empty)
+            pos, *data = self._support
             todo = sorted_unique(rows[pos[rows] < 0])
             if todo.size:
-                new_h, new_xy = support_points(self._hull[todo])
-                pos[todo] = len(h) + np.arange(todo.size)
-                h, xy = np.concatenate([h, new_h]), np.concatenate([xy, new_xy])
-                self._support = (pos, h, xy)
+                new = support_points(self._hull[todo])
+                pos[todo] = len(data[0]) + np.arange(todo.size)
+                data = [np.concatenate([old, part]) for old, part in zip(data, new, strict=True)]
+                self._support = (pos, *data)
             at = pos[rows]
-            return h[at], xy[at]
+            return tuple(v[at] for v in data)
 
     def masks_on(self, width: int, height: int, rows: np.ndarray):
         """Masks of the shapes at ``rows`` on a ``width`` x ``height`` grid over the

@@ -26,7 +26,7 @@ import shapely
 from iaa_frames.errors import ParameterError, SchemaError
 
 from .hull_support import enclosing_lower_bound
-from .kinds.box import BOX_COLUMNS
+from .kinds.box import BOX_COLUMNS, box_intersection
 from .kinds.polygon import scale_geometries
 from .kinds.registry import get_kind, parametric_kinds
 from .raster import Masks
@@ -459,7 +459,7 @@ class Shapes:
 
     def enclosing_lower_bound(self, other: Shapes, rows: np.ndarray) -> np.ndarray:
         """A lower bound of :meth:`enclosing` for each ``k`` in ``rows``, in numpy from the
-        support points of the two hulls, computed once per shape
+        support points of the two hulls and their areas, computed once per shape
         (:mod:`iaa_frames.geometry.hull_support`): no shapely call per pair.
 
         Examples
@@ -471,9 +471,15 @@ class Shapes:
         (True, 3.0)
         """
         rows = np.asarray(rows, dtype=np.int64)
-        h_a, xy_a = self._cache.support(self._cache_rows()[rows])
-        h_b, xy_b = other._cache.support(other._cache_rows()[rows])
-        return enclosing_lower_bound(h_a, xy_a, h_b, xy_b)
+        ba, bb = self.boxes[rows], other.boxes[rows]
+        lo, hi = np.minimum(ba[:, :2], bb[:, :2]), np.maximum(ba[:, 2:], bb[:, 2:])
+        return enclosing_lower_bound(
+            self._cache.support(self._cache_rows()[rows]),
+            other._cache.support(other._cache_rows()[rows]),
+            (lo + hi) / 2,
+            (hi - lo).max(axis=1) / 2,
+            (self.hulls(rows)[1], other.hulls(rows)[1], box_intersection(ba, bb)),
+        )
 
     def outline(self):
         """Per row: the sums of ``|dx|`` and of ``|dy|`` along every ring of the shape, and

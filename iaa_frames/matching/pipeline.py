@@ -38,7 +38,6 @@ from iaa_frames.geometry.distances import (
     kind_shared_bound,
     mask_iou_upper_bound,
     may_use_masks,
-    uses_mask_iou,
 )
 from iaa_frames.geometry.distances import iou as pair_iou
 from iaa_frames.geometry.kind_similarity import (
@@ -46,6 +45,7 @@ from iaa_frames.geometry.kind_similarity import (
     own_similarity_of,
     reach_boxes,
 )
+from iaa_frames.geometry.mask_rule import masked_pairs
 
 from .assignment import assign, candidate_pairs, run_starts
 from .corpus import Corpus, Slices
@@ -277,11 +277,10 @@ def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
     if not may_use_masks(shapes):
         return
     rows = np.flatnonzero(candidates)
-    a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
-    masked = uses_mask_iou(a, b)
-    if masked.any():
-        rows = rows[masked]
-        bound[rows] = np.maximum(bound[rows], mask_iou_upper_bound(a.take(masked), b.take(masked)))
+    rows = rows[masked_pairs(shapes, oa[rows], ob[rows])]
+    if rows.size:
+        a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
+        bound[rows] = np.maximum(bound[rows], mask_iou_upper_bound(a, b))
 
 
 def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
@@ -296,12 +295,12 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
     """
     out = np.array(bound, dtype=np.float64)
     shapes = corpus.shapes
-    a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
-    exact = ~uses_mask_iou(a, b) if may_use_masks(shapes) else np.ones(len(rows), bool)
-    e = np.flatnonzero(exact)
+    e = np.arange(len(rows))
+    if may_use_masks(shapes):
+        e = np.flatnonzero(~masked_pairs(shapes, oa[rows], ob[rows]))
     if not e.size:
         return out
-    a, b = a.take(e), b.take(e)
+    a, b = shapes.take(oa[rows[e]]), shapes.take(ob[rows[e]])
     top = np.minimum(areas_inside_bound(a, b.boxes), areas_inside_bound(b, a.boxes))
     top = kind_shared_bound(a, b, top)
     area_a, area_b = corpus.area[oa[rows[e]]], corpus.area[ob[rows[e]]]

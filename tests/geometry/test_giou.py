@@ -122,3 +122,30 @@ def test_bound_from_a_mask_iou_keeps_the_looser_union():
     np.testing.assert_array_equal(
         giou_upper_bound(a, b, value, exact=True), giou_upper_bound(a, b, value)
     )
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_bound_with_a_floor_is_at_or_below_it_or_the_bound_without(seed):
+    """``floor``: each pair gets a bound at or below its floor, or bitwise the bound it
+    gets without a floor; never below the GIoU."""
+    rng = np.random.default_rng(seed)
+    geoms = _shapes(rng, 16)
+    plain = rng.random(len(geoms)) < 0.2
+    shapes = Shapes(shapely.bounds(geoms), np.where(plain, None, geoms))
+    i, j = rng.integers(0, len(geoms), (2, 300))
+    a, b = shapes.take(i), shapes.take(j)
+    value = np.nan_to_num(iou(a, b))
+    exact = giou(a, b, known_iou=value)
+    floor = rng.uniform(-0.5, 1.0, len(i))
+    for known in (False, True):
+        plain_bound = giou_upper_bound(a, b, value, exact=known)
+        bound = giou_upper_bound(a, b, value, exact=known, floor=floor)
+        assert ((bound <= floor) | (bound == plain_bound)).all()
+        assert (bound >= exact).all()
+    # a floor of -inf asks for the bound without one, +inf for the cheapest
+    np.testing.assert_array_equal(
+        giou_upper_bound(a, b, value, floor=np.full(len(i), -np.inf)), giou_upper_bound(a, b, value)
+    )
+    cheapest = giou_upper_bound(a, b, value, floor=np.full(len(i), np.inf))
+    assert (cheapest >= giou_upper_bound(a, b, value)).all()
