@@ -25,6 +25,7 @@ their boxes grown by the kind's reach at ``tau``.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -60,7 +61,7 @@ CHUNK_PAIRS = 2_000_000
 REACH_CHUNK_PAIRS = 32_768
 _TIEBREAK = 1e-6
 _BLOCK = 32_768  # candidate pairs per block of the box terms of the IoU bound
-_THREAD_MIN = 256  # shape pairs below which splitting over threads does not pay
+_THREAD_MIN = 64  # shape pairs below which splitting over threads does not pay
 _WORKERS = min(os.cpu_count() or 1, 4)
 #: Pairings with more candidate pairs than this list only the object pairs whose boxes
 #: overlap (:mod:`iaa_frames.geometry.box_index`) when the others cannot change the result.
@@ -399,19 +400,45 @@ def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
 
 
 def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
-    """``func(a, b)`` split over the cores: shapely releases the GIL in array functions."""
+    """``func(a, b)`` split over the cores: shapely releases the GIL in array functions.
+
+    The pairs are cut into :data:`_WORKERS` runs of about equal coordinate counts (the
+    cost of an overlay grows with them), run on a pool kept for the process
+    (:func:`_pool`), and the results put back in order: the values are those of one call.
+    """
     n = len(a)
-    if n < _THREAD_MIN or _WORKERS < 2:
+    if n < _THREAD_MIN or _WORKERS < 2 or getattr(_IN_POOL, "worker", False):
         return func(a, b, **kwargs)
-    cuts = np.linspace(0, n, _WORKERS + 1).astype(int)
-    parts = [(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+    weight = np.cumsum(a.n_coords() + b.n_coords(), dtype=np.float64)
+    cuts = np.searchsorted(weight, weight[-1] * np.arange(1, _WORKERS) / _WORKERS)
+    cuts = np.unique(np.r_[0, np.clip(cuts, 1, n - 1), n])
+    parts = [np.arange(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
 
     def one(rows):
-        kw = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
-        return func(a.take(rows), b.take(rows), **kw)
+        _IN_POOL.worker = True
+        try:
+            kw = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+            return func(a.take(rows), b.take(rows), **kw)
+        finally:
+            _IN_POOL.worker = False
 
-    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
-        return np.concatenate(list(pool.map(one, parts)))
+    return np.concatenate(list(_pool().map(one, parts)))
+
+
+_IN_POOL = threading.local()  # set in the pool's threads: no nested splitting there
+_POOL: list = []  # the process's pool, made on first use
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The thread pool of :func:`_threaded`, made once per process (again in a forked
+    child, whose copy of the parent's threads does not run)."""
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="iaa-shapely"))
+    return _POOL[0]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_POOL.clear)
 
 
 def _split(corpus: Corpus):
