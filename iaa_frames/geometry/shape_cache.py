@@ -56,6 +56,7 @@ class ShapeCache:
         self.polygons = polygons
         self.params = params or None
         self.lock = threading.Lock()
+        self.grid_lock = threading.Lock()  # the ring edges and area grid: built apart
         self._coords = None
         self._area = None
         self._hull = None
@@ -70,12 +71,13 @@ class ShapeCache:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        del state["lock"]
+        del state["lock"], state["grid_lock"]
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.lock = threading.Lock()
+        self.grid_lock = threading.Lock()
 
     def geometry(self, rows: np.ndarray) -> np.ndarray:
         """The polygon of each row, the polygons of a parametric kind's shape, or the
@@ -151,24 +153,30 @@ class ShapeCache:
 
     def ring_edges(self) -> RingEdges:
         """The oriented ring edges of every polygon (none for plain boxes)."""
-        with self.lock:
-            if self._edges is None:
-                polygons = (
-                    self.polygons
-                    if self.polygons is not None
-                    else np.full(len(self.boxes), None, dtype=object)
-                )
-                self._edges = RingEdges.from_geometries(polygons)
-            return self._edges
+        with self.grid_lock:  # not the lock of the other quantities: built at length
+            return self._ring_edges()
+
+    def _ring_edges(self) -> RingEdges:
+        if self._edges is None:
+            polygons = (
+                self.polygons
+                if self.polygons is not None
+                else np.full(len(self.boxes), None, dtype=object)
+            )
+            self._edges = RingEdges.from_geometries(polygons)
+        return self._edges
 
     def area_grid(self) -> AreaGrid:
         """The area of every polygon in the cells of a grid over its bounding box (none
         for plain boxes), for the bound of its area inside any rectangle."""
-        edges = self.ring_edges()
-        with self.lock:
+        with self.grid_lock:
             if self._grid is None:
-                self._grid = AreaGrid.from_edges(edges)
+                self._grid = AreaGrid.from_edges(self._ring_edges())
             return self._grid
+
+    def has_area_grid(self) -> bool:
+        """Whether :meth:`area_grid` is already built."""
+        return self._grid is not None
 
     def hulls(self, rows: np.ndarray):
         """Convex hull of the shapes at ``rows`` and its area."""

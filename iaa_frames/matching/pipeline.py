@@ -705,6 +705,9 @@ def run(
     """
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
+    if not corpus.boxes_only and _WORKERS > 1 and len(a):
+        # the polygons' area grids (the tighter bound) built while the candidates are listed
+        corpus.shapes.prefetch_area_grid(_pool().submit)
     sparse = _sparse_ok(tau, distance, sets)
     if sets and has_own_similarity(corpus.shapes):
         sparse = False  # their similarity is above 0 apart: best matches need every pair
