@@ -175,9 +175,7 @@ def _giou_similarity(a: Shapes, b: Shapes, *, known_iou=None, known_distance=Non
     return np.maximum(giou(a, b, known_iou=known_iou), 0.0)
 
 
-def _giou_similarity_bound(
-    a: Shapes, b: Shapes, *, iou_bound, exact=False, floor=None
-) -> np.ndarray:
+def _giou_similarity_bound(a: Shapes, b: Shapes, *, iou_bound, exact=False, floor=None):
     # the similarity is GIoU floored at 0
     return np.maximum(giou_upper_bound(a, b, iou_bound, exact=exact, floor=floor), 0.0)
 
@@ -322,14 +320,9 @@ def register_distance(
         )
     if similarity_bound is not None and not callable(similarity_bound):
         raise ParameterError(f"distance {name!r}: similarity_bound must be callable or None")
+    hints = bool(bound_hints) and similarity_bound is not None
     entry = Distance(
-        name,
-        func,
-        similarity,
-        bool(bounded),
-        bool(reuses_iou),
-        similarity_bound,
-        bool(bound_hints) and similarity_bound is not None,
+        name, func, similarity, bool(bounded), bool(reuses_iou), similarity_bound, hints
     )
     _REGISTRY[name] = entry
     return entry
