@@ -17,6 +17,8 @@ the computation uses them:
 * ``bounds``: cheap upper bounds of the IoU, which let the matcher skip pairs;
 * ``box_index``: the object pairs of many pairings whose boxes overlap (a sort-and-sweep),
   so that dense items do not cost every pair of their objects;
+* ``hull_support``: the support points of each shape's convex hull, and from them a lower
+  bound of the area of the hull of two shapes, in numpy (GIoU's bound);
 * ``giou``: the generalized IoU.
 
 The distances built on them, and the registry of distances by name, are in

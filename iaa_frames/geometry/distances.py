@@ -175,9 +175,9 @@ def _giou_similarity(a: Shapes, b: Shapes, *, known_iou=None, known_distance=Non
     return np.maximum(giou(a, b, known_iou=known_iou), 0.0)
 
 
-def _giou_similarity_bound(a: Shapes, b: Shapes, *, iou_bound) -> np.ndarray:
+def _giou_similarity_bound(a: Shapes, b: Shapes, *, iou_bound, exact=False, floor=None):
     # the similarity is GIoU floored at 0
-    return np.maximum(giou_upper_bound(a, b, iou_bound), 0.0)
+    return np.maximum(giou_upper_bound(a, b, iou_bound, exact=exact, floor=floor), 0.0)
 
 
 # --------------------------------------------------------------------------------------
@@ -209,6 +209,12 @@ class Distance:
         each pair whose IoU is at most ``iou_bound``, far cheaper than the IoU; with it the
         matcher skips the overlay of pairs that cannot change a best match. ``None``: the
         IoU bound itself (``reuses_iou`` similarities never exceed the IoU).
+    bound_hints : bool
+        True when ``similarity_bound`` also accepts the keywords ``exact`` and ``floor``
+        of :func:`~iaa_frames.geometry.giou.giou_upper_bound`: ``exact=True`` says the
+        ``iou_bound`` are the pairs' exact IoU (the matcher's, once computed), and
+        ``floor`` the value at or below which a pair's bound need not be tighter (the
+        best similarity its objects already have), both of which may save work.
 
     Examples
     --------
@@ -223,6 +229,7 @@ class Distance:
     bounded: bool = False
     reuses_iou: bool = False
     similarity_bound: Callable | None = None
+    bound_hints: bool = False
 
     def __call__(self, a: Shapes, b: Shapes, *, known_iou=None) -> np.ndarray:
         """Apply ``func`` and check it returns one float per pair.
@@ -262,6 +269,7 @@ def register_distance(
     bounded: bool = False,
     reuses_iou: bool = False,
     similarity_bound: Callable | None = None,
+    bound_hints: bool = False,
     overwrite: bool = False,
 ) -> Distance:
     """Register ``func(a: Shapes, b: Shapes) -> ndarray`` under ``name``.
@@ -281,6 +289,9 @@ def register_distance(
         Whether ``func`` and ``similarity`` accept ``known_iou=`` (see :class:`Distance`).
     similarity_bound : callable, optional
         With ``reuses_iou``: an upper bound of the similarity from one of the IoU (see
+        :class:`Distance`).
+    bound_hints : bool, default False
+        Whether ``similarity_bound`` accepts ``exact=`` and ``floor=`` (see
         :class:`Distance`).
     overwrite : bool, default False
         Replace an existing entry of that name instead of raising.
@@ -309,7 +320,10 @@ def register_distance(
         )
     if similarity_bound is not None and not callable(similarity_bound):
         raise ParameterError(f"distance {name!r}: similarity_bound must be callable or None")
-    entry = Distance(name, func, similarity, bool(bounded), bool(reuses_iou), similarity_bound)
+    hints = bool(bound_hints) and similarity_bound is not None
+    entry = Distance(
+        name, func, similarity, bool(bounded), bool(reuses_iou), similarity_bound, hints
+    )
     _REGISTRY[name] = entry
     return entry
 
@@ -376,6 +390,7 @@ register_distance(
     bounded=True,
     reuses_iou=True,
     similarity_bound=_giou_similarity_bound,
+    bound_hints=True,
 )
 register_distance("iou", iou_distance, similarity=_iou_similarity, bounded=True, reuses_iou=True)
 register_distance("l2", l2_distance)

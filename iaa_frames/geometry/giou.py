@@ -18,10 +18,15 @@ import shapely
 
 from .kind_similarity import involves_own_similarity
 from .kinds.registry import Kind, get_kind
+from .mask_rule import may_use_masks, uses_mask_iou
 from .overlap import areas, iou_union
 from .shapes import Shapes, check_aligned
 
 __all__ = ["giou", "giou_upper_bound", "hull_terms"]
+
+#: Relative slack of the bound of the hulls' union from an exact IoU (rounding of the
+#: overlays' areas; far above it, far below the bound's use).
+_SHARED_SLACK = 1e-9
 
 
 def _kind_terms(a: Shapes, b: Shapes, rows, enclosing, union) -> np.ndarray:
@@ -86,7 +91,9 @@ def hull_terms(a: Shapes, b: Shapes, rows: np.ndarray, union: np.ndarray):
     return enclosing, hull_union
 
 
-def giou_upper_bound(a: Shapes, b: Shapes, iou_bound) -> np.ndarray:
+def giou_upper_bound(
+    a: Shapes, b: Shapes, iou_bound, *, exact: bool = False, floor=None
+) -> np.ndarray:
     """An upper bound of the GIoU of every pair whose IoU is at most ``iou_bound``, with
     no overlay of the two shapes.
 
@@ -99,12 +106,33 @@ def giou_upper_bound(a: Shapes, b: Shapes, iou_bound) -> np.ndarray:
     monotone. Other pairs (two boxes, pairs of kinds with their own terms or their own
     similarity) keep ``iou_bound``.
 
+    With ``exact``, ``iou_bound`` holds the pairs' exact IoU (as :func:`iou` gives it),
+    so the area the two shapes share, ``I = IoU (A + B) / (1 + IoU)``, is known too. The
+    two hulls share at least that much (each holds its shape), so ``U' <= Ha + Hb - I``
+    (for two convex shapes ``U' = A + B - I``, no more), a tighter bound still without
+    the overlay of the two hulls that :func:`giou` computes for concave shapes. ``I`` is
+    lowered by a relative :data:`_SHARED_SLACK` of the hulls' areas for the rounding of
+    the overlays. Pairs given by masks (:func:`~iaa_frames.geometry.mask_rule.uses_mask_iou`),
+    whose IoU is not that of the shapes, keep the bound without ``I``.
+
+    With ``floor``, the caller says that a bound at or below a pair's floor is as good to
+    it as any lower one (the matcher retires such pairs: the floor is the best similarity
+    its objects already have). ``C`` is then first bounded from below in numpy
+    (:meth:`~iaa_frames.geometry.shapes.Shapes.enclosing_lower_bound`, no shapely call),
+    which bounds the GIoU from above; only the pairs whose bound from it is above their
+    floor get ``C`` itself. So a pair gets either a bound at or below its floor, or the
+    bound it gets without ``floor``.
+
     Parameters
     ----------
     a, b : Shapes
         Aligned, of equal length.
     iou_bound : array_like of float, shape (n,)
-        An upper bound of the IoU of each pair.
+        An upper bound of the IoU of each pair (with ``exact``, the IoU itself).
+    exact : bool, default False
+        Whether ``iou_bound`` is the exact IoU of each pair.
+    floor : array_like of float, shape (n,), optional
+        The value at or below which the bound of each pair need not be tighter.
 
     Returns
     -------
@@ -118,6 +146,8 @@ def giou_upper_bound(a: Shapes, b: Shapes, iou_bound) -> np.ndarray:
     >>> bound = giou_upper_bound(a, b, [0.5])  # C = 6.5, Ha + Hb = 1
     >>> bool(bound[0] >= giou(a, b)[0]), round(float(bound[0]), 4)
     (True, -0.3462)
+    >>> giou_upper_bound(a, b, [0.5], floor=[0.0])[0] <= 0.0  # any bound <= 0 will do
+    np.True_
     """
     check_aligned(a, b, "giou_upper_bound")
     bound = np.array(iou_bound, dtype=np.float64)
@@ -132,12 +162,41 @@ def giou_upper_bound(a: Shapes, b: Shapes, iou_bound) -> np.ndarray:
     rows = np.flatnonzero(~other)
     if rows.size:
         area_ha, area_hb = a.hulls(rows)[1], b.hulls(rows)[1]
-        enclosing = a.enclosing(b, rows)
-        union = np.maximum(area_ha + area_hb, areas(a.take(rows)) + areas(b.take(rows)))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slack = (enclosing - union) / enclosing
-        bound[rows] -= np.where(slack > 0, slack, 0.0)  # NaN (no area): no penalty
+        ta, tb = a.take(rows), b.take(rows)
+        hulls, shapes = area_ha + area_hb, areas(ta) + areas(tb)
+        union = np.maximum(hulls, shapes)
+        if exact:
+            union = _union_from_shared(ta, tb, bound[rows], hulls, shapes, union)
+        if floor is None:
+            enclosing = a.enclosing(b, rows)
+        else:  # C itself only where the bound from its lower bound is above the floor
+            enclosing = a.enclosing_lower_bound(b, rows)
+            low = bound[rows] - _penalty(enclosing, union)
+            need = np.flatnonzero(~(low <= np.asarray(floor, dtype=np.float64)[rows]))
+            if need.size:
+                enclosing[need] = a.enclosing(b, rows[need])
+        bound[rows] -= _penalty(enclosing, union)
     return bound
+
+
+def _penalty(enclosing, union) -> np.ndarray:
+    """``max((C - U') / C, 0)`` of the bound, 0 where it is NaN (no area)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slack = (enclosing - union) / enclosing
+    return np.where(slack > 0, slack, 0.0)
+
+
+def _union_from_shared(a: Shapes, b: Shapes, value, hulls, shapes, union) -> np.ndarray:
+    """``union`` (a bound of the hulls' union of each pair) lowered to ``Ha + Hb - I``,
+    ``I`` the area the pair shares by its exact IoU ``value`` (:func:`giou_upper_bound`)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shared = value * (shapes / (1.0 + value))
+    shared -= _SHARED_SLACK * (shared + hulls)
+    tight = hulls - shared
+    usable = np.isfinite(tight)
+    if may_use_masks(a) or may_use_masks(b):
+        usable &= ~uses_mask_iou(a, b)
+    return np.where(usable, np.minimum(union, tight), union)
 
 
 def giou(a: Shapes, b: Shapes, *, known_iou: np.ndarray | None = None) -> np.ndarray:

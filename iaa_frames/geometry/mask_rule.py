@@ -43,7 +43,14 @@ import numpy as np
 from .raster import intersection_pixels
 from .shapes import Shapes, check_aligned
 
-__all__ = ["MASK_IOU_MIN_COORDINATES", "mask_pixels", "may_use_masks", "on_masks", "uses_mask_iou"]
+__all__ = [
+    "MASK_IOU_MIN_COORDINATES",
+    "mask_pixels",
+    "masked_pairs",
+    "may_use_masks",
+    "on_masks",
+    "uses_mask_iou",
+]
 
 #: Pairs whose two shapes have more coordinates than this in all get the mask IoU rather
 #: than the exact overlay (see the module docstring). 500 is about where a shapely overlay
@@ -69,6 +76,35 @@ def on_masks(a: Shapes, b: Shapes, rows: np.ndarray) -> np.ndarray:
     known = np.isfinite(a.image_size[rows, 0]) & np.isfinite(b.image_size[rows, 0])
     coords = a.n_coords(rows) + b.n_coords(rows)
     return known & (coords > MASK_IOU_MIN_COORDINATES) & ~(a.is_box[rows] & b.is_box[rows])
+
+
+def masked_pairs(shapes: Shapes, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    """Which pairs ``(shapes[ia[k]], shapes[ib[k]])`` get the mask IoU: the rule of
+    :func:`uses_mask_iou` read from the rows of one container, without taking them (the
+    matcher asks it of every candidate pair).
+
+    Examples
+    --------
+    >>> import shapely
+    >>> circle = shapely.Point(0.5, 0.5).buffer(0.3, quad_segs=200)  # 801 coordinates
+    >>> s = Shapes.from_geometries([circle, shapely.box(0, 0, 1, 1)])
+    >>> t = Shapes(s.boxes, s.polygons, image_size=[[640, 480], [640, 480]])
+    >>> masked_pairs(t, np.array([0, 1, 1]), np.array([1, 0, 1])).tolist()
+    [True, True, False]
+    """
+    ia, ib = np.asarray(ia, np.int64), np.asarray(ib, np.int64)
+    size = shapes.image_size
+    if size is None or not len(ia):
+        return np.zeros(len(ia), bool)
+    known = np.isfinite(size[:, 0])
+    coords = shapes.n_coords()
+    is_box = shapes.is_box
+    return (
+        known[ia]
+        & known[ib]
+        & (coords[ia] + coords[ib] > MASK_IOU_MIN_COORDINATES)
+        & ~(is_box[ia] & is_box[ib])
+    )
 
 
 def mask_pixels(a: Shapes, b: Shapes, rows: np.ndarray):

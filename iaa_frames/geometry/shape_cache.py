@@ -23,6 +23,7 @@ from iaa_frames.arrays import sorted_unique
 
 from .area_grid import AreaGrid
 from .clip import RingEdges
+from .hull_support import support_points
 from .kinds.registry import get_kind
 from .raster import Masks, rasterize
 from .rings import ring_vertices
@@ -55,6 +56,7 @@ class ShapeCache:
         self.polygons = polygons
         self.params = params or None
         self.lock = threading.Lock()
+        self.grid_lock = threading.Lock()  # the ring edges and area grid: built apart
         self._coords = None
         self._area = None
         self._hull = None
@@ -65,15 +67,17 @@ class ShapeCache:
         self._grid = None
         self._pair_keys = np.zeros(0, np.int64)  # pairs of rows whose hull of both is known
         self._pair_enclosing = np.zeros(0)
+        self._support = None  # (position of each row or -1, h, xy)
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        del state["lock"]
+        del state["lock"], state["grid_lock"]
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.lock = threading.Lock()
+        self.grid_lock = threading.Lock()
 
     def geometry(self, rows: np.ndarray) -> np.ndarray:
         """The polygon of each row, the polygons of a parametric kind's shape, or the
@@ -149,24 +153,30 @@ class ShapeCache:
 
     def ring_edges(self) -> RingEdges:
         """The oriented ring edges of every polygon (none for plain boxes)."""
-        with self.lock:
-            if self._edges is None:
-                polygons = (
-                    self.polygons
-                    if self.polygons is not None
-                    else np.full(len(self.boxes), None, dtype=object)
-                )
-                self._edges = RingEdges.from_geometries(polygons)
-            return self._edges
+        with self.grid_lock:  # not the lock of the other quantities: built at length
+            return self._ring_edges()
+
+    def _ring_edges(self) -> RingEdges:
+        if self._edges is None:
+            polygons = (
+                self.polygons
+                if self.polygons is not None
+                else np.full(len(self.boxes), None, dtype=object)
+            )
+            self._edges = RingEdges.from_geometries(polygons)
+        return self._edges
 
     def area_grid(self) -> AreaGrid:
         """The area of every polygon in the cells of a grid over its bounding box (none
         for plain boxes), for the bound of its area inside any rectangle."""
-        edges = self.ring_edges()
-        with self.lock:
+        with self.grid_lock:
             if self._grid is None:
-                self._grid = AreaGrid.from_edges(edges)
+                self._grid = AreaGrid.from_edges(self._ring_edges())
             return self._grid
+
+    def has_area_grid(self) -> bool:
+        """Whether :meth:`area_grid` is already built."""
+        return self._grid is not None
 
     def hulls(self, rows: np.ndarray):
         """Convex hull of the shapes at ``rows`` and its area."""
@@ -211,6 +221,30 @@ class ShapeCache:
                 values = np.concatenate([self._pair_enclosing, new])[order]
                 self._pair_keys, self._pair_enclosing = merged[keep], values[keep]
         return out
+
+    def support(self, rows: np.ndarray):
+        """The support points of the hulls of the shapes at ``rows``
+        (:func:`~iaa_frames.geometry.hull_support.support_points`), computed once per shape.
+
+        Returns
+        -------
+        h, x, y : ndarray of float64, shape (len(rows), k)
+        """
+        rows = np.asarray(rows, np.int64)
+        self.hulls(rows)  # known before the lock (hulls takes it)
+        with self.lock:
+            if self._support is None:
+                empty = support_points(np.zeros(0, dtype=object))
+                self._support = (np.full(len(self.boxes), -1, np.int64), *empty)
+            pos, *data = self._support
+            todo = sorted_unique(rows[pos[rows] < 0])
+            if todo.size:
+                new = support_points(self._hull[todo])
+                pos[todo] = len(data[0]) + np.arange(todo.size)
+                data = [np.concatenate([old, part]) for old, part in zip(data, new, strict=True)]
+                self._support = (pos, *data)
+            at = pos[rows]
+            return tuple(v[at] for v in data)
 
     def masks_on(self, width: int, height: int, rows: np.ndarray):
         """Masks of the shapes at ``rows`` on a ``width`` x ``height`` grid over the

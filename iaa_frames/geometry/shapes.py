@@ -25,7 +25,8 @@ import shapely
 
 from iaa_frames.errors import ParameterError, SchemaError
 
-from .kinds.box import BOX_COLUMNS
+from .hull_support import enclosing_lower_bound
+from .kinds.box import BOX_COLUMNS, box_intersection
 from .kinds.polygon import scale_geometries
 from .kinds.registry import get_kind, parametric_kinds
 from .raster import Masks
@@ -456,6 +457,30 @@ class Shapes:
         )
         return shapely.area(shapely.convex_hull(both))
 
+    def enclosing_lower_bound(self, other: Shapes, rows: np.ndarray) -> np.ndarray:
+        """A lower bound of :meth:`enclosing` for each ``k`` in ``rows``, in numpy from the
+        support points of the two hulls and their areas, computed once per shape
+        (:mod:`iaa_frames.geometry.hull_support`): no shapely call per pair.
+
+        Examples
+        --------
+        >>> import shapely
+        >>> s = Shapes.from_geometries([shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)])
+        >>> low = s.take([0]).enclosing_lower_bound(s.take([1]), np.array([0]))
+        >>> bool(low[0] <= 3.0), round(float(low[0]), 6)
+        (True, 3.0)
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        ba, bb = self.boxes[rows], other.boxes[rows]
+        lo, hi = np.minimum(ba[:, :2], bb[:, :2]), np.maximum(ba[:, 2:], bb[:, 2:])
+        return enclosing_lower_bound(
+            self._cache.support(self._cache_rows()[rows]),
+            other._cache.support(other._cache_rows()[rows]),
+            (lo + hi) / 2,
+            (hi - lo).max(axis=1) / 2,
+            (self.hulls(rows)[1], other.hulls(rows)[1], box_intersection(ba, bb)),
+        )
+
     def outline(self):
         """Per row: the sums of ``|dx|`` and of ``|dy|`` along every ring of the shape, and
         its number of rings (a box: its perimeter, one ring).
@@ -515,6 +540,25 @@ class Shapes:
         1.0
         """
         return self._cache.area_grid(), self._cache_rows()
+
+    def prefetch_area_grid(self, submit) -> None:
+        """Start :meth:`area_grid` with ``submit`` (an executor's ``submit``: in another
+        thread) unless it is built or there is no polygon, so that it is ready, or nearly,
+        when first asked for; the thread that asks waits for it then.
+
+        Examples
+        --------
+        >>> import shapely
+        >>> from concurrent.futures import ThreadPoolExecutor
+        >>> s = Shapes.from_geometries([shapely.box(0, 0, 1, 1)])
+        >>> with ThreadPoolExecutor(1) as pool:
+        ...     s.prefetch_area_grid(pool.submit)
+        >>> grid, index = s.area_grid()  # built by then
+        >>> float(grid.cells[grid.row[index[0]]].sum().round(9))
+        1.0
+        """
+        if not self._cache.has_area_grid() and self.is_polygon.any():
+            submit(self._cache.area_grid)
 
     def pair_masks(self, other: Shapes, rows: np.ndarray, width: int, height: int):
         """Masks of ``self[rows]`` and ``other[rows]`` on one ``width`` x ``height`` grid

@@ -25,6 +25,7 @@ their boxes grown by the kind's reach at ``tau``.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -38,7 +39,6 @@ from iaa_frames.geometry.distances import (
     kind_shared_bound,
     mask_iou_upper_bound,
     may_use_masks,
-    uses_mask_iou,
 )
 from iaa_frames.geometry.distances import iou as pair_iou
 from iaa_frames.geometry.kind_similarity import (
@@ -46,6 +46,7 @@ from iaa_frames.geometry.kind_similarity import (
     own_similarity_of,
     reach_boxes,
 )
+from iaa_frames.geometry.mask_rule import masked_pairs
 
 from .assignment import assign, candidate_pairs, run_starts
 from .corpus import Corpus, Slices
@@ -60,7 +61,7 @@ CHUNK_PAIRS = 2_000_000
 REACH_CHUNK_PAIRS = 32_768
 _TIEBREAK = 1e-6
 _BLOCK = 32_768  # candidate pairs per block of the box terms of the IoU bound
-_THREAD_MIN = 256  # shape pairs below which splitting over threads does not pay
+_THREAD_MIN = 64  # shape pairs below which splitting over threads does not pay
 _WORKERS = min(os.cpu_count() or 1, 4)
 #: Pairings with more candidate pairs than this list only the object pairs whose boxes
 #: overlap (:mod:`iaa_frames.geometry.box_index`) when the others cannot change the result.
@@ -277,11 +278,10 @@ def _bound_masks(corpus: Corpus, oa, ob, bound, candidates) -> None:
     if not may_use_masks(shapes):
         return
     rows = np.flatnonzero(candidates)
-    a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
-    masked = uses_mask_iou(a, b)
-    if masked.any():
-        rows = rows[masked]
-        bound[rows] = np.maximum(bound[rows], mask_iou_upper_bound(a.take(masked), b.take(masked)))
+    rows = rows[masked_pairs(shapes, oa[rows], ob[rows])]
+    if rows.size:
+        a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
+        bound[rows] = np.maximum(bound[rows], mask_iou_upper_bound(a, b))
 
 
 def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
@@ -296,12 +296,12 @@ def _tighter_bound(corpus: Corpus, oa, ob, rows, bound) -> np.ndarray:
     """
     out = np.array(bound, dtype=np.float64)
     shapes = corpus.shapes
-    a, b = shapes.take(oa[rows]), shapes.take(ob[rows])
-    exact = ~uses_mask_iou(a, b) if may_use_masks(shapes) else np.ones(len(rows), bool)
-    e = np.flatnonzero(exact)
+    e = np.arange(len(rows))
+    if may_use_masks(shapes):
+        e = np.flatnonzero(~masked_pairs(shapes, oa[rows], ob[rows]))
     if not e.size:
         return out
-    a, b = a.take(e), b.take(e)
+    a, b = shapes.take(oa[rows[e]]), shapes.take(ob[rows[e]])
     top = np.minimum(areas_inside_bound(a, b.boxes), areas_inside_bound(b, a.boxes))
     top = kind_shared_bound(a, b, top)
     area_a, area_b = corpus.area[oa[rows[e]]], corpus.area[ob[rows[e]]]
@@ -400,19 +400,45 @@ def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
 
 
 def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
-    """``func(a, b)`` split over the cores: shapely releases the GIL in array functions."""
+    """``func(a, b)`` split over the cores: shapely releases the GIL in array functions.
+
+    The pairs are cut into :data:`_WORKERS` runs of about equal coordinate counts (the
+    cost of an overlay grows with them), run on a pool kept for the process
+    (:func:`_pool`), and the results put back in order: the values are those of one call.
+    """
     n = len(a)
-    if n < _THREAD_MIN or _WORKERS < 2:
+    if n < _THREAD_MIN or _WORKERS < 2 or getattr(_IN_POOL, "worker", False):
         return func(a, b, **kwargs)
-    cuts = np.linspace(0, n, _WORKERS + 1).astype(int)
-    parts = [(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+    weight = np.cumsum(a.n_coords() + b.n_coords(), dtype=np.float64)
+    cuts = np.searchsorted(weight, weight[-1] * np.arange(1, _WORKERS) / _WORKERS)
+    cuts = np.unique(np.r_[0, np.clip(cuts, 1, n - 1), n])
+    parts = [np.arange(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
 
     def one(rows):
-        kw = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
-        return func(a.take(rows), b.take(rows), **kw)
+        _IN_POOL.worker = True
+        try:
+            kw = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+            return func(a.take(rows), b.take(rows), **kw)
+        finally:
+            _IN_POOL.worker = False
 
-    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
-        return np.concatenate(list(pool.map(one, parts)))
+    return np.concatenate(list(_pool().map(one, parts)))
+
+
+_IN_POOL = threading.local()  # set in the pool's threads: no nested splitting there
+_POOL: list = []  # the process's pool, made on first use
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The thread pool of :func:`_threaded`, made once per process (again in a forked
+    child, whose copy of the parent's threads does not run)."""
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="iaa-shapely"))
+    return _POOL[0]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_POOL.clear)
 
 
 def _split(corpus: Corpus):
@@ -438,15 +464,21 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     return out
 
 
-def _similarity_bound(corpus, distance, oa, ob, iou_bound) -> np.ndarray:
+def _similarity_bound(corpus, distance, oa, ob, iou_bound, exact=False, floor=None):
     """An upper bound of the similarity of the object pairs (oa, ob) from one of their
     IoU: the distance's own (:attr:`~iaa_frames.geometry.distances.Distance.similarity_bound`,
-    GIoU's penalty) where it has one, and never above the IoU bound."""
+    GIoU's penalty) where it has one, and never above the IoU bound. ``exact``: the
+    bounds are the pairs' exact IoU; ``floor``: the value at or below which a pair's bound
+    need not be tighter (both passed on where the distance's bound takes them,
+    :attr:`~iaa_frames.geometry.distances.Distance.bound_hints`)."""
     if distance.similarity_bound is None or not len(oa):
         return iou_bound
     shapes = corpus.shapes
+    kw = {}
+    if distance.bound_hints:
+        kw = {"exact": bool(exact)} if floor is None else {"exact": bool(exact), "floor": floor}
     own = _threaded(
-        distance.similarity_bound, shapes.take(oa), shapes.take(ob), iou_bound=iou_bound
+        distance.similarity_bound, shapes.take(oa), shapes.take(ob), iou_bound=iou_bound, **kw
     )
     return np.minimum(iou_bound, own)
 
@@ -462,29 +494,41 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
     pair can change a best match only if its bound beats the best similarity one of its
     objects already has. The pending pairs' bound is first tightened
     (:func:`_tighter_bound`, all at once), and every pair's bound turned into a bound of
-    its similarity (:func:`_similarity_bound`). Then each round takes, for every object, its
-    live pair of highest bound and advances it one step: pending pairs get their exact IoU
-    (and the similarity bound from it) as their bound, the others their similarity, which raises the bests and retires the
-    pairs that can no longer beat them. After :data:`BEST_ROUNDS` rounds the pairs still
-    live are computed at once. The bests are those that computing every pair would give.
+    its similarity (:func:`_similarity_bound`; for a distance with
+    :attr:`~iaa_frames.geometry.distances.Distance.bound_hints`, the cheapest one, GIoU's
+    from a lower bound of the enclosing hull). Then each round takes, for every object, its
+    live pair of highest bound and advances it one step: a pair with the cheapest bound
+    gets the distance's own (GIoU's from the enclosing hull itself, and from the exact IoU
+    where it is known), a pending pair its exact IoU (and the similarity bound from it),
+    the others their similarity, which raises the bests and retires the pairs that can no
+    longer beat them. After :data:`BEST_ROUNDS` rounds the pairs still live advance all
+    at once. The bests are those that computing every pair would give.
     """
     oa, ob, iou, sim, cache = pairs
     key_a, key_b = keys
     cand = np.concatenate([overlapping, pending[0]])
-    bound = np.concatenate([iou[overlapping], pending[1]])
-    known = np.arange(len(cand)) < len(overlapping)  # the bound is the exact IoU
+    top = np.concatenate([iou[overlapping], pending[1]])  # the IoU, or a bound of it
+    bound = top.copy()  # the bound of the similarity
+    known = np.arange(len(cand)) < len(overlapping)  # the IoU is exact
+    refined = np.full(len(cand), not distance.bound_hints)  # not the cheapest bound
     best_a = _best(sim, key_a, sizes[0], True, unlisted[0])
     best_b = _best(sim, key_b, sizes[1], True, unlisted[1])
+
+    def floor_of(r):  # the bound at or below which a pair is retired
+        return np.minimum(best_a[key_a[r]], best_b[key_b[r]])
+
     step = 0
     while True:
         live = (bound > best_a[key_a[cand]]) | (bound > best_b[key_b[cand]])
-        cand, bound, known = cand[live], bound[live], known[live]
+        cand, top, bound = cand[live], top[live], bound[live]
+        known, refined = known[live], refined[live]
         if not cand.size:
             return
         if step == 0:
             rows = np.flatnonzero(~known)
-            bound[rows] = _tighter_bound(corpus, oa, ob, cand[rows], bound[rows])
-            bound = _similarity_bound(corpus, distance, oa[cand], ob[cand], bound)
+            top[rows] = _tighter_bound(corpus, oa, ob, cand[rows], top[rows])
+            cheapest = None if refined.all() else np.full(len(cand), np.inf)  # any will do
+            bound = _similarity_bound(corpus, distance, oa[cand], ob[cand], top, floor=cheapest)
             step += 1
             continue
         pick = np.ones(len(cand), bool)
@@ -495,13 +539,26 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
             np.maximum.at(top_b, kb, bound)
             pick = (bound >= top_a[ka]) | (bound >= top_b[kb])
         step += 1
-        exact = np.flatnonzero(pick & ~known)
+        advance = pick & refined
+        for exact in (False, True):
+            rows = np.flatnonzero(pick & ~refined & (known == exact))
+            if rows.size:
+                r = cand[rows]
+                bound[rows] = np.minimum(
+                    bound[rows],
+                    _similarity_bound(corpus, distance, oa[r], ob[r], top[rows], exact=exact),
+                )
+                refined[rows] = True
+        exact = np.flatnonzero(advance & ~known)
         if exact.size:
             _exact_iou(corpus, oa, ob, cand[exact], iou, cache)
             r = cand[exact]
-            bound[exact] = _similarity_bound(corpus, distance, oa[r], ob[r], iou[r])
+            top[exact] = iou[r]
+            bound[exact] = _similarity_bound(
+                corpus, distance, oa[r], ob[r], iou[r], exact=True, floor=floor_of(r)
+            )
             known[exact] = True
-        done = pick & known
+        done = advance & known
         done[exact] = False
         if done.any():
             rows = cand[done]
@@ -516,7 +573,8 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
             )
             np.maximum.at(best_a, key_a[rows], sim[rows])
             np.maximum.at(best_b, key_b[rows], sim[rows])
-            cand, bound, known = cand[~done], bound[~done], known[~done]
+            keep = ~done
+            cand, top, bound, known, refined = (v[keep] for v in (cand, top, bound, known, refined))
 
 
 def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False):
@@ -647,6 +705,9 @@ def run(
     """
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
+    if not corpus.boxes_only and _WORKERS > 1 and len(a):
+        # the polygons' area grids (the tighter bound) built while the candidates are listed
+        corpus.shapes.prefetch_area_grid(_pool().submit)
     sparse = _sparse_ok(tau, distance, sets)
     if sets and has_own_similarity(corpus.shapes):
         sparse = False  # their similarity is above 0 apart: best matches need every pair

@@ -6,7 +6,7 @@ import pytest
 import shapely
 
 import iaa_frames as iaf
-from iaa_frames.geometry.distances import as_polygons, get_distance
+from iaa_frames.geometry.distances import Shapes, as_polygons, get_distance
 from iaa_frames.matching import pipeline
 from iaa_frames.matching.corpus import prepare
 from iaa_frames.matching.pair_values import IoUCache
@@ -123,7 +123,7 @@ def test_best_matches_from_bounds_change_nothing(polygon_corpus, name, tau, monk
         lazy.set_overall, _brute_force_overall(c, c.annotations, a, b, distance), atol=1e-12
     )
     monkeypatch.setattr(pipeline, "BEST_ROUNDS", 0)
-    monkeypatch.setattr(pipeline, "_similarity_bound", lambda corpus, d, oa, ob, bound: bound)
+    monkeypatch.setattr(pipeline, "_similarity_bound", lambda corpus, d, oa, ob, bound, **kw: bound)
     monkeypatch.setattr(pipeline, "_tighter_bound", lambda corpus, oa, ob, rows, bound: bound)
     bulk = run(c, c.annotations, a, b, tau=tau, distance=distance)
     np.testing.assert_array_equal(lazy.set_overall, bulk.set_overall)
@@ -233,3 +233,35 @@ def test_sparse_can_match_equals_dense(monkeypatch):
         sparse = pipeline.can_match(c, ann, a, b, tau=tau)
         monkeypatch.setattr(pipeline, "SPARSE_MIN_PAIRS", 10**18)
         np.testing.assert_array_equal(sparse, pipeline.can_match(c, ann, a, b, tau=tau))
+
+
+def test_threaded_splits_by_coordinates_and_keeps_the_order(monkeypatch):
+    """The parts of _threaded (about equal coordinate counts, on the process's pool)
+    give the values of one call, in order, with per-pair keywords cut alike; a call from
+    a thread of the pool runs whole there (no waiting on the pool from inside it)."""
+    rng = np.random.default_rng(3)
+    geoms = [
+        shapely.Point(rng.uniform(0, 10, 2)).buffer(rng.uniform(0.5, 2), quad_segs=int(q))
+        for q in rng.choice([1, 2, 50, 200], 40)
+    ]
+    shapes = Shapes.from_geometries(geoms)
+    i, j = rng.integers(0, 40, (2, 500))
+    a, b = shapes.take(i), shapes.take(j)
+    scale = rng.uniform(1, 2, 500)
+    seen = []
+
+    def func(x, y, *, scale):
+        seen.append(len(x))
+        inner = pipeline._threaded(pair_iou_of, x, y)  # nested: runs whole
+        return inner * scale
+
+    def pair_iou_of(x, y):
+        return pipeline.pair_iou(x, y)
+
+    expected = pipeline.pair_iou(a, b) * scale
+    monkeypatch.setattr(pipeline, "_WORKERS", 2)
+    got = pipeline._threaded(func, a, b, scale=scale)
+    np.testing.assert_array_equal(got, expected)
+    assert len(seen) == 2 and sum(seen) == 500
+    coords = a.n_coords() + b.n_coords()  # the first part holds about half of them
+    assert any(abs(coords[:n].sum() - coords.sum() / 2) <= coords.max() for n in seen)
