@@ -41,6 +41,7 @@ from iaa_frames.stats.bootstrap import ItemSums
 from iaa_frames.tables.pairs import PairTables, pooled_baseline
 
 from . import ks
+from .heap import large_heap
 from .ks import SampledSigmaCells, WithinSample
 from .partition import (
     Codes,
@@ -181,14 +182,15 @@ def partition_statistics(
     geometry : ndarray or None
         See :func:`~iaa_frames.dask.partition.geometry_of`.
     """
-    m = match(frame, codes, distance=distance, tau=tau, overall=overall)
-    out = {
-        **index_arrays(m.corpus),
-        "counts": m.counts,
-        "cells": partition_cells(m),
-        "samples": within_samples(m),
-    }
-    return out, geometry_of(m.corpus, keep_geometry)
+    with large_heap():
+        m = match(frame, codes, distance=distance, tau=tau, overall=overall)
+        out = {
+            **index_arrays(m.corpus),
+            "counts": m.counts,
+            "cells": partition_cells(m),
+            "samples": within_samples(m),
+        }
+        return out, geometry_of(m.corpus, keep_geometry)
 
 
 # ------------------------------------------------------------------------------ driver

@@ -28,6 +28,7 @@ from iaa_frames.progress import DELAY, tqdm
 from iaa_frames.stats.kstest import ks_agreement_entries
 from iaa_frames.stats.samples import cell_tests
 
+from .heap import large_heap
 from .tables import active_client
 
 __all__ = ["CHUNK_ENTRIES", "SampledSigmaCells", "WithinSample", "group_tests"]
@@ -55,8 +56,8 @@ class WithinSample:
     >>> s.cell_size.tolist()    # (all) x [(all), a0, a1, a2], then class 0 x the same
     [3, 2, 2, 2, 2, 1, 2, 1]
     >>> rows, count = s.rows(np.array([0, 6]))
-    >>> rows.tolist(), count.tolist()
-    ([0, 1, 2, 2, 0], [3, 2])
+    >>> rows.tolist(), count.tolist()    # every cell's rows ascending
+    ([0, 1, 2, 0, 2], [3, 2])
     """
 
     def __init__(
@@ -107,13 +108,17 @@ class WithinSample:
 
     def _by_annotator(self, label_cell: int):
         """The rows of a label cell, each listed under both its annotators, grouped by
-        annotator: (rows, start of each annotator's group)."""
+        annotator, ascending in every group (in order of distance, which the tests
+        need: :func:`iaa_frames.stats.samples.cell_tests` merges sorted cells instead of
+        sorting them): (rows, start of each annotator's group)."""
         if self._cached is None or self._cached[0] != label_cell:
             self._cached = None
             r = self._label_rows(label_cell)
-            keys = np.concatenate([self.annotator_a[r], self.annotator_b[r]])
+            # every row twice, interleaved (ascending), then a stable sort by annotator:
+            # each group keeps its rows ascending
+            keys = np.column_stack([self.annotator_a[r], self.annotator_b[r]]).ravel()
             order = np.argsort(keys, kind="stable")
-            rows = np.concatenate([r, r])[order]
+            rows = np.repeat(r, 2)[order]
             start = np.r_[0, np.cumsum(np.bincount(keys, minlength=self.n_annotators))]
             self._cached = (label_cell, rows, start)
         return self._cached[1], self._cached[2]
@@ -295,24 +300,25 @@ def group_tests(
     weights. The p-value is the one-sided cluster-bootstrap test of
     :func:`iaa_frames.stats.kstest.ks_agreement_entries`, with the chance units' weights.
     """
-    k = len(within_count)
-    w_cell = np.repeat(np.arange(k), within_count)
-    b_cell = np.repeat(np.arange(k), between_count)
-    out = cell_tests(within, w_cell, between_distance[between_rows], b_cell, between_weight, k)
-    if k:
-        out[2] = ks_agreement_entries(
-            within,
-            between_distance,
-            within_item=within_item,
-            between_item_a=between_item_a,
-            between_item_b=between_item_b,
-            within_rows=np.arange(len(within)),
-            within_cell=w_cell,
-            between_rows=between_rows,
-            between_cell=b_cell,
-            between_weight=between_weight,
-            n_cells=k,
-            n_items=n_items,
-            seed=seed,
-        )[1]
-    return out
+    with large_heap():  # on a worker: freed blocks reused, not unmapped
+        k = len(within_count)
+        w_cell = np.repeat(np.arange(k), within_count)
+        b_cell = np.repeat(np.arange(k), between_count)
+        out = cell_tests(within, w_cell, between_distance[between_rows], b_cell, between_weight, k)
+        if k:
+            out[2] = ks_agreement_entries(
+                within,
+                between_distance,
+                within_item=within_item,
+                between_item_a=between_item_a,
+                between_item_b=between_item_b,
+                within_rows=np.arange(len(within)),
+                within_cell=w_cell,
+                between_rows=between_rows,
+                between_cell=b_cell,
+                between_weight=between_weight,
+                n_cells=k,
+                n_items=n_items,
+                seed=seed,
+            )[1]
+        return out
