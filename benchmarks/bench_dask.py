@@ -173,7 +173,9 @@ def cpu_seconds() -> float:
     return t.user + t.system
 
 
-def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed: int):
+def distributed_run(
+    path: Path, workers: int, memory_limit: str, boot: int, seed: int, save: Path | None = None
+):
     from dask.distributed import Client, LocalCluster
 
     import iaa_frames as iaf
@@ -201,6 +203,10 @@ def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
         restarts = sum(1 for w in limits if w not in peaks)
         loc = float(ds["agreement"].sel(component="localization", label="(all)", annotator="(all)"))
+    if save is not None:  # to compare the Datasets of two runs bit for bit
+        import pickle
+
+        save.write_bytes(pickle.dumps(ds))
     return {
         "seconds": seconds,
         "workers": {
@@ -232,6 +238,9 @@ def main():
         help="where to write the corpus (kept; default: a temporary directory)",
     )
     ap.add_argument("--skip-reference", action="store_true")
+    ap.add_argument(
+        "--save", type=Path, default=None, help="pickle the distributed run's Dataset here"
+    )
     ap.add_argument("--_reference", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args._reference:  # the child process of step 2
@@ -283,7 +292,9 @@ def main():
         f"x {args.memory_limit} (n_boot={args.boot})",
         flush=True,
     )
-    run = distributed_run(args.dir, args.workers, args.memory_limit, args.boot, args.seed)
+    run = distributed_run(
+        args.dir, args.workers, args.memory_limit, args.boot, args.seed, save=args.save
+    )
     print(f"   {run['seconds']:.1f} s; localization sigma {run['localization_sigma']:.3f}")
     for w, m in run["workers"].items():
         ok = "under" if m["peak_rss_mb"] < m["limit_mb"] else "OVER"
