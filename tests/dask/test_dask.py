@@ -479,6 +479,19 @@ def test_within_sample_rows_are_the_engine_cells(n, n_ann, n_lab, localization, 
         assert r.tolist() == sorted(member.indices[member.indptr[c] : member.indptr[c + 1]])
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=80), st.integers(0, 20))
+def test_distinct_rows_index_every_entry(rows, extra):
+    from iaa_frames.dask.ks import distinct_rows
+
+    rows = np.asarray(rows, dtype=np.int32)
+    n_rows = int(rows.max(initial=-1)) + 1 + extra
+    distinct, at = distinct_rows(rows, n_rows)
+    assert distinct.tolist() == sorted(set(rows.tolist()))
+    np.testing.assert_array_equal(distinct[at], rows)
+    assert at.dtype == np.int32
+
+
 def _grouped(df, size):
     """``df`` with items dealt into groups of ``size`` (by item name)."""
     items = np.sort(df["item"].unique())
