@@ -21,10 +21,13 @@ Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of each process.
 
 Measured (2 cores, quiet, 4 GB per worker, 2026-12-01): 9.33M boxes in 201 s, 18.1x the
 in-memory 0.93M boxes (11.1 s; an earlier release: 295 s, 11.5x a 25.7 s reference);
-workers' peaks 1.4 and 1.8 GB, driver's peak 8.2 GB. Memory to plan for: a worker needs
-about 1 GB for the matching of a 500k-row file, and for the KS test of the "(all)" cells
+workers' peaks 1.4 and 1.8 GB, driver's peak 8.2 GB. After it (loaded machine, load
+average 3-5): 441 s, 20.0x a 22.1 s reference, CPU 91 + 269 s (21.7x the reference's
+CPU time, against 27.6x), workers' peaks 1.9 and 1.6 GB, driver's peak 5.3 GB; the same
+Dataset bit for bit (``--save`` both runs). Memory to plan for: a worker needs about
+1 GB for the matching of a 500k-row file, and for the KS test of the "(all)" cells
 about 250 bytes per object of the corpus (one cell is tested in one process); the driver
-about 880 bytes per object at its peak.
+about 570 bytes per object at its peak.
 """
 
 from __future__ import annotations
@@ -173,7 +176,9 @@ def cpu_seconds() -> float:
     return t.user + t.system
 
 
-def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed: int):
+def distributed_run(
+    path: Path, workers: int, memory_limit: str, boot: int, seed: int, save: Path | None = None
+):
     from dask.distributed import Client, LocalCluster
 
     import iaa_frames as iaf
@@ -201,6 +206,10 @@ def distributed_run(path: Path, workers: int, memory_limit: str, boot: int, seed
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
         restarts = sum(1 for w in limits if w not in peaks)
         loc = float(ds["agreement"].sel(component="localization", label="(all)", annotator="(all)"))
+    if save is not None:  # to compare the Datasets of two runs bit for bit
+        import pickle
+
+        save.write_bytes(pickle.dumps(ds))
     return {
         "seconds": seconds,
         "workers": {
@@ -232,6 +241,9 @@ def main():
         help="where to write the corpus (kept; default: a temporary directory)",
     )
     ap.add_argument("--skip-reference", action="store_true")
+    ap.add_argument(
+        "--save", type=Path, default=None, help="pickle the distributed run's Dataset here"
+    )
     ap.add_argument("--_reference", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args._reference:  # the child process of step 2
@@ -283,7 +295,9 @@ def main():
         f"x {args.memory_limit} (n_boot={args.boot})",
         flush=True,
     )
-    run = distributed_run(args.dir, args.workers, args.memory_limit, args.boot, args.seed)
+    run = distributed_run(
+        args.dir, args.workers, args.memory_limit, args.boot, args.seed, save=args.save
+    )
     print(f"   {run['seconds']:.1f} s; localization sigma {run['localization_sigma']:.3f}")
     for w, m in run["workers"].items():
         ok = "under" if m["peak_rss_mb"] < m["limit_mb"] else "OVER"

@@ -58,6 +58,7 @@ __all__ = [
     "poststratify",
     "ratio_bin",
     "stratum_keys",
+    "within_groups",
 ]
 
 #: Fewest chance units of a cell in a stratum for the stratum's own mean to be used
@@ -121,9 +122,20 @@ def _sums(cell, key, weight, n_keys):
 CHUNK_ENTRIES = 1 << 20
 
 
-def _within_groups(within: sp.csr_matrix, within_fine, within_coarse):
+def within_groups(within: sp.csr_matrix, within_fine, within_coarse):
     """(cell, fine, coarse, count) of every distinct (cell, fine, coarse) of the within
-    membership's stored entries, the strata looked up :data:`CHUNK_ENTRIES` at a time."""
+    membership's stored entries, the strata looked up :data:`CHUNK_ENTRIES` at a time
+    (int64, shape (4, groups)); a (cell, fine, coarse) may repeat over chunks, and the
+    groups of several sets of rows side by side stand for their union (what
+    :func:`poststratify` reads of them are sums of counts).
+
+    Examples
+    --------
+    >>> w = sp.csr_matrix(np.array([[1, 0], [1, 1], [1, 0]]))
+    >>> fine = lambda r, c: np.array([5, 6, 5])[r]
+    >>> within_groups(w, fine, lambda r, c: np.zeros(len(r), np.int64)).tolist()
+    [[0, 0, 1], [5, 6, 6], [0, 0, 0], [2, 1, 1]]
+    """
     indptr, n_rows = within.indptr, within.shape[0]
     starts = np.searchsorted(indptr, np.arange(CHUNK_ENTRIES, within.nnz, CHUNK_ENTRIES))
     edges = np.unique(np.r_[0, starts, n_rows])
@@ -156,9 +168,11 @@ def poststratify(
     between: sp.csr_matrix,
     between_fine,
     between_coarse,
-    within: sp.csr_matrix,
+    within: sp.csr_matrix | None,
     within_fine,
     within_coarse,
+    *,
+    groups=None,
 ) -> sp.csr_matrix:
     """Chance membership (rows x cells) reweighted so that each cell's chance mean is
     taken over its within units' mix of strata (module notes).
@@ -174,6 +188,10 @@ def poststratify(
         Within rows x cells, 1 where a within unit counts in a cell.
     within_fine, within_coarse : callable
         As for the chance rows.
+    groups : ndarray of int, shape (4, n), optional
+        The :func:`within_groups` of the within units, when already counted (the
+        partitions of :mod:`iaa_frames.dask` count theirs): ``within``, ``within_fine``
+        and ``within_coarse`` are then not read.
 
     Returns
     -------
@@ -205,7 +223,11 @@ def poststratify(
     b = between.tocoo()
     br, bc, bm = b.row.astype(np.int64), b.col.astype(np.int64), b.data.astype(np.float64)
     bf, bg = between_fine(br, bc), between_coarse(br, bc)
-    wc, wf, wg, wn = _within_groups(sp.csr_matrix(within), within_fine, within_coarse)
+    wc, wf, wg, wn = (
+        within_groups(sp.csr_matrix(within), within_fine, within_coarse)
+        if groups is None
+        else np.asarray(groups, dtype=np.int64)
+    )
     # dense codes of the strata, so that (cell, stratum) codes fit in int64
     fine, fine_code = unique_inverse(np.concatenate([bf, wf]))
     coarse, coarse_code = unique_inverse(np.concatenate([bg, wg]))

@@ -36,11 +36,13 @@ from iaa_frames.engine import (
     within_item_sums,
 )
 from iaa_frames.engine.result import COMPONENTS, MEASURES
+from iaa_frames.engine.rows import within_stratum_groups
 from iaa_frames.errors import IAAError
 from iaa_frames.stats.bootstrap import ItemSums
 from iaa_frames.tables.pairs import PairTables, pooled_baseline
 
 from . import ks
+from .heap import large_heap
 from .ks import SampledSigmaCells, WithinSample
 from .partition import (
     Codes,
@@ -57,7 +59,6 @@ __all__ = [
     "merge_samples",
     "partition_statistics",
     "pooled_from_sample",
-    "within_strata",
 ]
 
 SIGMA = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
@@ -94,7 +95,9 @@ def partition_cells(m: Matching) -> dict:
         ``items`` (codes of the partition's items, ascending); per component and for
         ``presence``, the rows of those items of its per-item sums (CSR, one row per
         item of ``items``); ``units_per_cell`` (classification); ``<component>_matched``
-        (detection, overall: matched pairs per cell).
+        (detection, overall: matched pairs per cell); ``strata`` (the
+        :func:`~iaa_frames.engine.rows.within_stratum_groups` of its localization
+        within rows, which the chance means are post-stratified over).
     """
     corpus = m.corpus
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
@@ -124,6 +127,7 @@ def partition_cells(m: Matching) -> dict:
         del sums
     presence = PresenceCells.build(layout, len(corpus.items), m.units, m.coverage)
     out["presence"] = presence.within.matrix[items]
+    out["strata"] = within_stratum_groups(tables, layout)
     return out
 
 
@@ -181,14 +185,15 @@ def partition_statistics(
     geometry : ndarray or None
         See :func:`~iaa_frames.dask.partition.geometry_of`.
     """
-    m = match(frame, codes, distance=distance, tau=tau, overall=overall)
-    out = {
-        **index_arrays(m.corpus),
-        "counts": m.counts,
-        "cells": partition_cells(m),
-        "samples": within_samples(m),
-    }
-    return out, geometry_of(m.corpus, keep_geometry)
+    with large_heap():
+        m = match(frame, codes, distance=distance, tau=tau, overall=overall)
+        out = {
+            **index_arrays(m.corpus),
+            "counts": m.counts,
+            "cells": partition_cells(m),
+            "samples": within_samples(m),
+        }
+        return out, geometry_of(m.corpus, keep_geometry)
 
 
 # ------------------------------------------------------------------------------ driver
@@ -285,22 +290,6 @@ def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sa
     return pooled_baseline(corpus, frame.reset_index(drop=True), loc_between, sample)
 
 
-def within_strata(corpus, localization: dict) -> pd.DataFrame:
-    """The localization within rows' items, annotators and classes (from the merged
-    sample, objects in corpus-wide indices): what the chance means are post-stratified
-    over (:func:`iaa_frames.engine.rows.localization_rows`)."""
-    s = localization["sample"]
-    return pd.DataFrame(
-        {
-            "item": s.item.astype(np.int64),
-            "annotator_a": s.annotator_a.astype(np.int64),
-            "annotator_b": s.annotator_b.astype(np.int64),
-            "label_a": corpus.label[localization["object_a"]].astype(np.int64),
-            "label_b": corpus.label[localization["object_b"]].astype(np.int64),
-        }
-    )
-
-
 def between_tables(corpus, sets_between, loc_between, pooled, source, params) -> PairTables:
     """The chance half of the pair tables, with empty within tables: what
     :func:`iaa_frames.engine.agreement_from_cells` reads names, parameters and chance
@@ -356,7 +345,8 @@ def merge_cells(
     def added(name):
         return sum(h.pop(name) for h in halves)
 
-    strata = within_strata(corpus, samples["localization"])
+    # the within strata of localization's chance means, counted by the partitions
+    strata = np.concatenate([np.zeros((4, 0), np.int64)] + [h.pop("strata") for h in halves], 1)
     out = {}
     for c in COMPONENTS:
         if c == "classification":

@@ -28,9 +28,10 @@ from iaa_frames.progress import DELAY, tqdm
 from iaa_frames.stats.kstest import ks_agreement_entries
 from iaa_frames.stats.samples import cell_tests
 
+from .heap import large_heap
 from .tables import active_client
 
-__all__ = ["CHUNK_ENTRIES", "SampledSigmaCells", "WithinSample", "group_tests"]
+__all__ = ["CHUNK_ENTRIES", "SampledSigmaCells", "WithinSample", "distinct_rows", "group_tests"]
 
 #: Largest number of (within row, cell) entries tested together: about 1.5 GB of
 #: temporary arrays in the tests.
@@ -55,8 +56,8 @@ class WithinSample:
     >>> s.cell_size.tolist()    # (all) x [(all), a0, a1, a2], then class 0 x the same
     [3, 2, 2, 2, 2, 1, 2, 1]
     >>> rows, count = s.rows(np.array([0, 6]))
-    >>> rows.tolist(), count.tolist()
-    ([0, 1, 2, 2, 0], [3, 2])
+    >>> rows.tolist(), count.tolist()    # every cell's rows ascending
+    ([0, 1, 2, 0, 2], [3, 2])
     """
 
     def __init__(
@@ -107,13 +108,17 @@ class WithinSample:
 
     def _by_annotator(self, label_cell: int):
         """The rows of a label cell, each listed under both its annotators, grouped by
-        annotator: (rows, start of each annotator's group)."""
+        annotator, ascending in every group (in order of distance, which the tests
+        need: :func:`iaa_frames.stats.samples.cell_tests` merges sorted cells instead of
+        sorting them): (rows, start of each annotator's group)."""
         if self._cached is None or self._cached[0] != label_cell:
             self._cached = None
             r = self._label_rows(label_cell)
-            keys = np.concatenate([self.annotator_a[r], self.annotator_b[r]])
+            # every row twice, interleaved (ascending), then a stable sort by annotator:
+            # each group keeps its rows ascending
+            keys = np.column_stack([self.annotator_a[r], self.annotator_b[r]]).ravel()
             order = np.argsort(keys, kind="stable")
-            rows = np.concatenate([r, r])[order]
+            rows = np.repeat(r, 2)[order]
             start = np.r_[0, np.cumsum(np.bincount(keys, minlength=self.n_annotators))]
             self._cached = (label_cell, rows, start)
         return self._cached[1], self._cached[2]
@@ -241,6 +246,8 @@ class SampledSigmaCells(SigmaCells):
     def _group(self, chunk, between: bool = True) -> dict:
         """The arguments of :func:`group_tests` for a group of cells."""
         rows, w_n = self.sample.rows(chunk)
+        distinct, entry_row = distinct_rows(rows, len(self.sample))
+        del rows
         bp, bi, bw = (
             self.between_members.indptr,
             self.between_members.indices,
@@ -249,8 +256,9 @@ class SampledSigmaCells(SigmaCells):
         b_n = bp[chunk + 1] - bp[chunk]
         b_at = ranges(bp[chunk], b_n)
         out = {
-            "within": self.sample_distance[rows],
-            "within_item": self.sample.item[rows],
+            "within": self.sample_distance[distinct],
+            "within_item": self.sample.item[distinct],
+            "within_rows": entry_row,
             "within_count": w_n,
             "between_rows": bi[b_at],
             "between_count": b_n,
@@ -265,6 +273,29 @@ class SampledSigmaCells(SigmaCells):
         return out
 
 
+def distinct_rows(rows: np.ndarray, n_rows: int):
+    """The distinct rows among ``rows`` (ascending) and, for every entry of ``rows``, its
+    position among them: ``distinct[entry_row] == rows``. A row that several cells of a
+    group share is sent, and ranked by the tests, once (a mask over the ``n_rows`` rows:
+    no sort).
+
+    Examples
+    --------
+    >>> distinct, at = distinct_rows(np.array([4, 1, 4, 2, 1]), 6)
+    >>> distinct.tolist(), at.tolist()
+    ([1, 2, 4], [2, 0, 2, 1, 0])
+    """
+    rows = np.asarray(rows)
+    mask = np.zeros(n_rows, dtype=bool)
+    mask[rows] = True
+    distinct = np.flatnonzero(mask).astype(rows.dtype if rows.dtype.kind in "iu" else np.int64)
+    index = np.int32 if len(distinct) < 2**31 else np.int64
+    position = np.cumsum(mask, dtype=index)
+    del mask
+    position -= 1
+    return distinct, position[rows]
+
+
 def _scatter(client, arrays: dict, broadcast: bool = False) -> dict:
     """The arrays sent to the workers, under fresh keys (a dict given to
     ``client.scatter`` would use its names as keys, shared by every group)."""
@@ -275,6 +306,7 @@ def _scatter(client, arrays: dict, broadcast: bool = False) -> dict:
 def group_tests(
     within,
     within_item,
+    within_rows,
     within_count,
     between_rows,
     between_count,
@@ -289,30 +321,40 @@ def group_tests(
     """The tests of a group of cells (rows of the result: KS statistic, sign, p-value,
     fraction below chance; one column per cell).
 
-    ``within`` lists the within distances of the cells one after the other
-    (``within_count`` each) with their items; ``between_rows`` the chance rows of the
+    ``within`` lists the distances of the within rows of the group (each once) with
+    their items, ``within_rows`` the cells' entries, indices into them, one cell after
+    the other (``within_count`` each); ``between_rows`` the chance rows of the
     cells (indices into ``between_distance``, ``between_count`` each) with their
     weights. The p-value is the one-sided cluster-bootstrap test of
     :func:`iaa_frames.stats.kstest.ks_agreement_entries`, with the chance units' weights.
     """
-    k = len(within_count)
-    w_cell = np.repeat(np.arange(k), within_count)
-    b_cell = np.repeat(np.arange(k), between_count)
-    out = cell_tests(within, w_cell, between_distance[between_rows], b_cell, between_weight, k)
-    if k:
-        out[2] = ks_agreement_entries(
+    with large_heap():  # on a worker: freed blocks reused, not unmapped
+        k = len(within_count)
+        w_cell = np.repeat(np.arange(k), within_count)
+        b_cell = np.repeat(np.arange(k), between_count)
+        out = cell_tests(
             within,
-            between_distance,
-            within_item=within_item,
-            between_item_a=between_item_a,
-            between_item_b=between_item_b,
-            within_rows=np.arange(len(within)),
-            within_cell=w_cell,
-            between_rows=between_rows,
-            between_cell=b_cell,
-            between_weight=between_weight,
-            n_cells=k,
-            n_items=n_items,
-            seed=seed,
-        )[1]
-    return out
+            w_cell,
+            between_distance[between_rows],
+            b_cell,
+            between_weight,
+            k,
+            within_rows=within_rows,
+        )
+        if k:
+            out[2] = ks_agreement_entries(
+                within,
+                between_distance,
+                within_item=within_item,
+                between_item_a=between_item_a,
+                between_item_b=between_item_b,
+                within_rows=within_rows,
+                within_cell=w_cell,
+                between_rows=between_rows,
+                between_cell=b_cell,
+                between_weight=between_weight,
+                n_cells=k,
+                n_items=n_items,
+                seed=seed,
+            )[1]
+        return out

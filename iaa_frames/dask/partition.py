@@ -43,6 +43,8 @@ from iaa_frames.tables.pairs import (
 )
 from iaa_frames.tables.steps import within_frames
 
+from .heap import large_heap
+
 __all__ = [
     "Codes",
     "Matching",
@@ -54,6 +56,7 @@ __all__ = [
     "narrow",
     "rows_with_ids",
     "summarize",
+    "summarized",
     "within_order",
     "within_tables",
 ]
@@ -152,6 +155,13 @@ def summarize(frame: pd.DataFrame) -> dict:
         "id_hash": np.sort(id_hash(objects["object_id"])) if given_ids else None,
         "item_group": _item_group_names(v, item_raw, n_i),
     }
+
+
+def summarized(frame: pd.DataFrame) -> dict:
+    """:func:`summarize` inside :func:`~iaa_frames.dask.heap.large_heap` (the task of
+    :func:`iaa_frames.dask.tables.prepare`)."""
+    with large_heap():
+        return summarize(frame)
 
 
 def _item_group_names(v: pd.DataFrame, item_raw: np.ndarray, n_items: int):
@@ -382,15 +392,16 @@ def within_tables(
     geometry : ndarray or None
         See :func:`geometry_of`.
     """
-    m = match(frame, codes, distance=distance, tau=tau, overall=overall)
-    tables = {
-        **index_arrays(m.corpus),
-        "localization_within": m.localization_within,
-        "sets_within": m.sets_within,
-        "first": m.first,
-        "counts": m.counts,
-    }
-    return tables, geometry_of(m.corpus, keep_geometry)
+    with large_heap():
+        m = match(frame, codes, distance=distance, tau=tau, overall=overall)
+        tables = {
+            **index_arrays(m.corpus),
+            "localization_within": m.localization_within,
+            "sets_within": m.sets_within,
+            "first": m.first,
+            "counts": m.counts,
+        }
+        return tables, geometry_of(m.corpus, keep_geometry)
 
 
 def take(geometry: np.ndarray, local: np.ndarray) -> np.ndarray:

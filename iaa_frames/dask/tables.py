@@ -49,7 +49,7 @@ from iaa_frames.tables.pairs import (
 from .geometry import GeometryStore, run_fetched
 from .index import codes as make_codes
 from .index import index_corpus
-from .partition import Codes, rows_with_ids, summarize, within_order, within_tables
+from .partition import Codes, rows_with_ids, summarized, within_order, within_tables
 
 __all__ = [
     "Prepared",
@@ -299,7 +299,7 @@ def prepare(ddf, settings: MatchSettings) -> Prepared:
     progress = settings.progress
     from dask import delayed
 
-    summaries = _compute([delayed(summarize)(p) for p in ddf.to_delayed()], "validating", progress)
+    summaries = _compute([delayed(summarized)(p) for p in ddf.to_delayed()], "validating", progress)
     coverage_pairs = (
         pd.DataFrame(
             {

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from iaa_frames.chance.poststrata import poststratify, stratum_keys
+from iaa_frames.chance.poststrata import poststratify, stratum_keys, within_groups
 from iaa_frames.tables.pairs import PairTables
 
 from .cells import CellLayout
@@ -100,7 +100,8 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
     """Within rows and chance units of localization. ``strata_within`` (default: the
     ``localization_within`` table) holds the within rows (``item, annotator_a,
     annotator_b, label_a, label_b``) whose strata the chance means are taken over
-    (:func:`_poststratified`); :mod:`iaa_frames.dask` passes them from its partitions."""
+    (:func:`_poststratified`), or their :func:`within_stratum_groups` (an array), which
+    :mod:`iaa_frames.dask` counts on its partitions."""
     w, b = tables.localization_within, tables.localization_between
     la, lb = column(w, "label_a"), column(w, "label_b")
     own_class = np.where(la == lb, 1 + la, -1)
@@ -151,45 +152,93 @@ def _poststratified(tables, layout, w, mw, b, membership, borrowed):
     that borrows (``borrowed``, by class code) keep the borrowed weights, which already
     match its within pairs (:mod:`iaa_frames.chance.pooled`). ``mw``: the within rows'
     membership, if built (else built here)."""
-    if not len(w) or not len(b):
+    groups = w if isinstance(w, np.ndarray) else None  # counted already
+    if not (len(w) if groups is None else groups.shape[1]) or not len(b):
         return membership
-    if mw is None:
-        la, lb = column(w, "label_a"), column(w, "label_b")
-        mw = layout.membership(
-            np.column_stack([np.zeros_like(la), np.where(la == lb, 1 + la, -1)]),
-            layout.groups(column(w, "annotator_a"), column(w, "annotator_b")),
-        )
-    w_fine, w_coarse = _strata(tables, w, ("item", "item"))
     b_fine, b_coarse = _strata(tables, b, ("item_a", "item_b"))
-
-    # per cell (few of them), whether it pools classes and whether its class borrows:
-    # the entries (millions) look their cell up
-    label_cell = np.arange(layout.n_cells) // layout.n_groups
-    pools = label_cell == 0
-    borrows = ~pools & borrowed[np.maximum(label_cell - 1, 0)]
-
-    def by_cell(fine, coarse):
-        def fine_of(rows, cells):
-            key = fine[rows]
-            pooled = pools[cells]
-            out = np.where(pooled, key, key % 4096)
-            del key
-            out[borrows[cells]] = -1
-            return out
-
-        def coarse_of(rows, cells):
-            out = coarse[rows]
-            out[~pools[cells]] = -1
-            return out
-
-        return fine_of, coarse_of
-
+    pools, borrows = _cell_kinds(layout, borrowed)
+    if groups is not None:  # the classes that borrow, applied as by_cell does
+        groups = groups.copy()
+        groups[1, borrows[groups[0]]] = -1
+        return poststratify(
+            membership, *_by_cell(pools, borrows, b_fine, b_coarse), None, None, None, groups=groups
+        )
+    if mw is None:
+        mw = _within_membership(layout, w)
+    w_fine, w_coarse = _strata(tables, w, ("item", "item"))
     return poststratify(
         membership,
-        *by_cell(b_fine, b_coarse),
+        *_by_cell(pools, borrows, b_fine, b_coarse),
         mw,
-        *by_cell(w_fine, w_coarse),
+        *_by_cell(pools, borrows, w_fine, w_coarse),
     )
+
+
+def _within_membership(layout: CellLayout, w: pd.DataFrame) -> sp.csr_matrix:
+    """Rows x cells of the localization within rows."""
+    la, lb = column(w, "label_a"), column(w, "label_b")
+    return layout.membership(
+        np.column_stack([np.zeros_like(la), np.where(la == lb, 1 + la, -1)]),
+        layout.groups(column(w, "annotator_a"), column(w, "annotator_b")),
+    )
+
+
+def _cell_kinds(layout: CellLayout, borrowed):
+    """Per cell (few of them), whether it pools classes and whether its class borrows
+    (``borrowed``: by class code; None: none): the entries (millions) look their cell up."""
+    label_cell = np.arange(layout.n_cells) // layout.n_groups
+    pools = label_cell == 0
+    if borrowed is None:
+        return pools, np.zeros(layout.n_cells, dtype=bool)
+    return pools, ~pools & borrowed[np.maximum(label_cell - 1, 0)]
+
+
+def _by_cell(pools, borrows, fine, coarse):
+    """The stratum of every (row, cell) entry: a cell that pools classes reads the fine
+    key, a class's own cell the count-ratio bin (``fine % 4096``), a cell whose class
+    borrows none (-1); the coarse key only in the cells that pool."""
+
+    def fine_of(rows, cells):
+        key = fine[rows]
+        pooled = pools[cells]
+        out = np.where(pooled, key, key % 4096)
+        del key
+        out[borrows[cells]] = -1
+        return out
+
+    def coarse_of(rows, cells):
+        out = coarse[rows]
+        out[~pools[cells]] = -1
+        return out
+
+    return fine_of, coarse_of
+
+
+def within_stratum_groups(tables: PairTables, layout: CellLayout) -> np.ndarray:
+    """The (cell, fine, coarse, count) groups of the localization within rows of
+    ``tables`` that the chance means are post-stratified over
+    (:func:`iaa_frames.chance.poststrata.within_groups`), before the classes that borrow
+    are known (their cells' fine keys are set to -1 by :func:`_poststratified`).
+
+    The groups of tables that split the items between them, side by side, stand for
+    the whole table (:mod:`iaa_frames.dask` counts them on its partitions): the chance
+    weights are then bitwise those of the whole table.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> t = iaf.pair_tables(iaf.simulate(n_items=6, seed=0), n_chance=50)
+    >>> layout = CellLayout(len(t.corpus.labels), len(t.corpus.annotators))
+    >>> g = within_stratum_groups(t, layout)
+    >>> int(g[3][g[0] == 0].sum()) == len(t.localization_within)   # cell "(all)"
+    True
+    """
+    w = tables.localization_within
+    if not len(w):
+        return np.zeros((4, 0), dtype=np.int64)
+    fine, coarse = _strata(tables, w, ("item", "item"))
+    pools, borrows = _cell_kinds(layout, None)
+    return within_groups(_within_membership(layout, w), *_by_cell(pools, borrows, fine, coarse))
 
 
 def sets_membership(tables: PairTables, layout: CellLayout) -> sp.csr_matrix:

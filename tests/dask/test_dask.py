@@ -446,7 +446,8 @@ def test_grouped_ks_tests_equal_the_engine():
     st.integers(0, 2**32 - 1),
 )
 def test_within_sample_rows_are_the_engine_cells(n, n_ann, n_lab, localization, seed):
-    """Rows of every cell, and cell sizes, as the engine's rows x cells membership."""
+    """Rows of every cell, and cell sizes, as the engine's rows x cells membership; every
+    cell's rows ascending (in order of distance: the tests merge them, never sort)."""
     from iaa_frames.dask.ks import WithinSample
     from iaa_frames.engine import CellLayout
 
@@ -475,9 +476,20 @@ def test_within_sample_rows_are_the_engine_cells(n, n_ann, n_lab, localization, 
     rows, count = s.rows(cells)
     got = np.split(rows, np.cumsum(count)[:-1])
     for c, r in zip(cells, got):
-        assert sorted(r.tolist()) == sorted(
-            member.indices[member.indptr[c] : member.indptr[c + 1]].tolist()
-        )
+        assert r.tolist() == sorted(member.indices[member.indptr[c] : member.indptr[c + 1]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=80), st.integers(0, 20))
+def test_distinct_rows_index_every_entry(rows, extra):
+    from iaa_frames.dask.ks import distinct_rows
+
+    rows = np.asarray(rows, dtype=np.int32)
+    n_rows = int(rows.max(initial=-1)) + 1 + extra
+    distinct, at = distinct_rows(rows, n_rows)
+    assert distinct.tolist() == sorted(set(rows.tolist()))
+    np.testing.assert_array_equal(distinct[at], rows)
+    assert at.dtype == np.int32
 
 
 def _grouped(df, size):

@@ -1,0 +1,62 @@
+"""iaa_frames.engine.rows: the within strata of localization counted in parts."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import iaa_frames as iaf
+from iaa_frames.engine import CellLayout
+from iaa_frames.engine.rows import localization_rows, within_stratum_groups
+
+
+def long_tail(seed):
+    """Rare classes borrow pooled chance units: the cells whose fine key is dropped."""
+    n_classes = 40
+    return iaf.simulate(
+        n_items=90,
+        classes=[f"c{c:02d}" for c in range(n_classes)],
+        class_weights=1.0 / np.arange(1, n_classes + 1) ** 1.1,
+        seed=seed,
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("parts", [1, 3])
+def test_groups_of_item_subsets_give_the_whole_tables_weights(seed, parts):
+    """The chance weights from the groups of disjoint item subsets, side by side, are
+    bitwise those from the whole within table (as the dask partitions count them)."""
+    tables = iaf.pair_tables(long_tail(seed), n_chance=300, seed=seed)
+    assert len(tables.localization_pooled), "some class borrows: the case tested"
+    layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    w = tables.localization_within
+    part = w["item"].to_numpy() % parts
+    groups = np.concatenate(
+        [
+            within_stratum_groups(
+                dataclasses.replace(tables, localization_within=w[part == k]), layout
+            )
+            for k in range(parts)
+        ],
+        axis=1,
+    )
+    assert groups.dtype == np.int64 and groups.shape[0] == 4
+    # every within row counted once in "(all)" (cell 0)
+    assert groups[3][groups[0] == 0].sum() == len(w)
+    want = localization_rows(tables, layout)[1].membership
+    got = localization_rows(tables, layout, groups)[1].membership
+    assert (got != want).nnz == 0
+    np.testing.assert_array_equal(got.data, want.data)
+    np.testing.assert_array_equal(got.indices, want.indices)
+    # and not the plain weights: post-stratification moved some
+    plain = localization_rows(tables, layout, np.zeros((4, 0), np.int64))[1].membership
+    assert (plain != want).nnz > 0
+
+
+def test_no_within_rows_no_groups():
+    tables = iaf.pair_tables(long_tail(0), n_chance=100)
+    layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    empty = dataclasses.replace(tables, localization_within=tables.localization_within.iloc[:0])
+    assert within_stratum_groups(empty, layout).shape == (4, 0)
