@@ -206,10 +206,8 @@ def distributed_run(
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
         restarts = sum(1 for w in limits if w not in peaks)
         loc = float(ds["agreement"].sel(component="localization", label="(all)", annotator="(all)"))
-    if save is not None:  # to compare the Datasets of two runs bit for bit
-        import pickle
-
-        save.write_bytes(pickle.dumps(ds))
+    if save is not None:  # to compare the Datasets of two runs bit for bit (netCDF: no pickle)
+        ds.to_netcdf(save)
     return {
         "seconds": seconds,
         "workers": {
@@ -242,7 +240,11 @@ def main():
     )
     ap.add_argument("--skip-reference", action="store_true")
     ap.add_argument(
-        "--save", type=Path, default=None, help="pickle the distributed run's Dataset here"
+        "--save",
+        type=Path,
+        default=None,
+        help="write the distributed run's Dataset here (netCDF; compare two with "
+        "xarray.load_dataset(a).identical(xarray.load_dataset(b)))",
     )
     ap.add_argument("--_reference", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
