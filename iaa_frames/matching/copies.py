@@ -215,11 +215,13 @@ def find_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE) -> pd.DataFrame
     )
 
 
-def warn_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE, stacklevel: int = 3) -> None:
+def warn_copies(
+    corpus, *, tolerance: float = DEFAULT_TOLERANCE, stacklevel: int = 3, found=None
+) -> None:
     """Issue a :class:`~iaa_frames.errors.CopiedItemsWarning` if the corpus (which has no
     ``group`` column) holds items that look like copies; its ``copies`` attribute holds
-    :func:`find_copies`'s table."""
-    copies = find_copies(corpus, tolerance=tolerance)
+    :func:`find_copies`'s table (``found``, when already computed with ``tolerance``)."""
+    copies = find_copies(corpus, tolerance=tolerance) if found is None else found
     if not len(copies):
         return
     n_sets = int(copies["copy_set"].max()) + 1

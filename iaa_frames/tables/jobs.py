@@ -1,0 +1,165 @@
+"""Independent steps of the pair tables run side by side, on two threads.
+
+numpy releases the GIL in its large sorts, gathers and arithmetic, so two steps that share
+no mutable state run on two cores at once: the within-item matching of whole annotations
+beside that of the annotations split by class, the search for copied items beside the
+matching, the within-item rows beside the chance sample. Each step computes exactly what it
+would alone (the same functions on the same arrays), so the tables do not depend on
+whether the steps ran side by side or one after the other, nor on which finished first.
+
+A step that writes to shared state (the exact polygon IoU of
+:class:`~iaa_frames.matching.pair_values.IoUCache`) is run at once, in the calling thread
+(``side=False``).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import numpy as np
+
+from iaa_frames.matching.pipeline import Matched
+
+__all__ = ["BLOCK_MIN_COST", "WORKERS", "Jobs", "blocks", "joined", "locked"]
+
+#: Threads beside the calling one, which works too (:meth:`Jobs.run_all`): two cores
+#: busy, as on the two-core machine the targets are set on; more threads would hold more
+#: temporaries at once for no gain there.
+WORKERS = 1
+#: Candidate object pairs below which pairings are matched in one block: splitting them
+#: costs more than it saves.
+BLOCK_MIN_COST = 400_000
+
+
+class Jobs:
+    """Steps submitted to a pool of :data:`WORKERS` threads, or run at once.
+
+    Parameters
+    ----------
+    workers : int, default WORKERS
+        Threads of the pool; 0 runs every step at once in the calling thread.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with Jobs() as jobs:
+    ...     later = jobs.submit(np.sort, np.array([3, 1, 2]))
+    ...     now = jobs.submit(np.sort, np.array([2, 1]), side=False)
+    ...     later.result().tolist(), now.done()
+    ([1, 2, 3], True)
+    """
+
+    def __init__(self, workers: int = WORKERS):
+        #: Threads working on a :meth:`run_all`: the pool's and the calling one.
+        self.threads = workers + 1
+        self._pool = ThreadPoolExecutor(workers) if workers > 0 else None
+
+    def __enter__(self) -> Jobs:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._pool is not None:  # a step still running is waited for, none started
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def run_all(self, calls) -> list:
+        """The results of ``calls`` (tuples ``(fn, *args)``), in order: every call is
+        submitted to the pool, and one that no thread has started when the calling
+        thread comes to it is run there instead (so that the calling thread works
+        rather than waits, and nothing waits behind a busy pool).
+
+        Examples
+        --------
+        >>> with Jobs() as jobs:
+        ...     jobs.run_all([(max, 1, 2), (min, 1, 2)])
+        [2, 1]
+        """
+        calls = list(calls)
+        if self._pool is None or len(calls) < 2:
+            return [fn(*args) for fn, *args in calls]
+        futures = [self._pool.submit(*call) for call in calls]
+        out = []
+        for (fn, *args), future in zip(calls, futures, strict=True):
+            out.append(fn(*args) if future.cancel() else future.result())
+        return out
+
+    def submit(self, fn, /, *args, side: bool = True, **kwargs) -> Future:
+        """``fn(*args, **kwargs)`` on a thread of the pool (``side``), or at once in the
+        calling thread; its result (or exception) is the future's either way."""
+        if side and self._pool is not None:
+            return self._pool.submit(fn, *args, **kwargs)
+        done: Future = Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except BaseException as error:  # raised again by done.result(), as on a thread
+            done.set_exception(error)
+        return done
+
+
+def locked(update):
+    """``update`` (a progress bar's, say) callable from several threads at once, one call
+    at a time.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> locked(seen.append)(3)
+    >>> seen
+    [3]
+    """
+    lock = threading.Lock()
+
+    def call(n):
+        with lock:
+            update(n)
+
+    return call
+
+
+def blocks(cost, n_blocks: int, min_cost: int | None = None) -> list[tuple[int, int]]:
+    """``(lo, hi)`` ranges cutting pairings of ``cost`` (candidate pairs each) into at
+    most ``n_blocks`` consecutive blocks of about equal cost; one block when the total is
+    below ``min_cost`` (default :data:`BLOCK_MIN_COST`), or ``n_blocks`` < 2. Empty
+    blocks are left out.
+
+    Examples
+    --------
+    >>> blocks(np.array([5, 1, 1, 1, 1, 1]), 2, min_cost=0)
+    [(0, 1), (1, 6)]
+    >>> blocks(np.array([5, 1]), 2)
+    [(0, 2)]
+    """
+    cost = np.asarray(cost, dtype=np.int64)
+    min_cost = BLOCK_MIN_COST if min_cost is None else min_cost
+    n = len(cost)
+    total = int(cost.sum())
+    if n_blocks < 2 or total < max(min_cost, 1) or n < 2:
+        return [(0, n)] if n else []
+    cum = np.cumsum(cost)
+    # block k ends after the first pairing where the running cost reaches k/n of the total
+    ends = np.searchsorted(cum, total * np.arange(1, n_blocks) / n_blocks, side="left") + 1
+    cuts = np.unique(np.r_[0, np.minimum(ends, n), n])
+    return [(int(lo), int(hi)) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+
+
+def joined(parts) -> Matched:
+    """One :class:`~iaa_frames.matching.pipeline.Matched` of the matchings ``(lo, m)`` of
+    consecutive blocks of pairings (``lo`` the first pairing of each, in order): what
+    matching all the pairings at once gives, since a pairing's matching does not depend on
+    the others.
+
+    Examples
+    --------
+    >>> m = Matched.empty()
+    >>> len(joined([(0, m), (0, m)]).set_n_a)
+    0
+    """
+    parts = list(parts)
+    if not parts:
+        return Matched.empty()
+    if len(parts) == 1:
+        return parts[0][1]
+    fields = [f for f in Matched.__dataclass_fields__]
+    out = {f: np.concatenate([getattr(m, f) for _, m in parts]) for f in fields}
+    out["pair_pairing"] = np.concatenate([m.pair_pairing + lo for lo, m in parts])
+    return Matched(**out)
