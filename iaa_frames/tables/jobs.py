@@ -7,6 +7,11 @@ matching, the within-item rows beside the chance sample. Each step computes exac
 would alone (the same functions on the same arrays), so the tables do not depend on
 whether the steps ran side by side or one after the other, nor on which finished first.
 
+The pool is used only while the machine has a core to spare (:func:`spare_workers`):
+on a machine already busy with other work, two threads of one process get in each
+other's way (one of them descheduled while it holds the GIL stalls the other), and the
+steps run faster one after the other.
+
 A step that writes to shared state (the exact polygon IoU of
 :class:`~iaa_frames.matching.pair_values.IoUCache`) is run at once, in the calling thread
 (``side=False``).
@@ -14,6 +19,7 @@ A step that writes to shared state (the exact polygon IoU of
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -21,7 +27,7 @@ import numpy as np
 
 from iaa_frames.matching.pipeline import Matched
 
-__all__ = ["BLOCK_MIN_COST", "WORKERS", "Jobs", "blocks", "joined", "locked"]
+__all__ = ["BLOCK_MIN_COST", "WORKERS", "Jobs", "blocks", "joined", "locked", "spare_workers"]
 
 #: Threads beside the calling one, which works too (:meth:`Jobs.run_all`): two cores
 #: busy, as on the two-core machine the targets are set on; more threads would hold more
@@ -32,25 +38,50 @@ WORKERS = 1
 BLOCK_MIN_COST = 400_000
 
 
+def spare_workers(cores: int | None = None, load: float | None = None) -> int:
+    """:data:`WORKERS`, or 0 when the machine has no core to spare: fewer than two cores,
+    or a load average over the last minute above ``cores - 0.5`` (it counts the calling
+    process, busy for one core).
+
+    Examples
+    --------
+    >>> spare_workers(cores=2, load=0.3), spare_workers(cores=2, load=3.9)
+    (1, 0)
+    >>> spare_workers(cores=1, load=0.0)
+    0
+    """
+    if cores is None:
+        affinity = getattr(os, "sched_getaffinity", None)
+        cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # not on every platform: assume a quiet one
+            load = 0.0
+    return WORKERS if cores >= 2 and load <= cores - 0.5 else 0
+
+
 class Jobs:
-    """Steps submitted to a pool of :data:`WORKERS` threads, or run at once.
+    """Steps submitted to a pool of threads, or run at once.
 
     Parameters
     ----------
-    workers : int, default WORKERS
-        Threads of the pool; 0 runs every step at once in the calling thread.
+    workers : int, optional
+        Threads of the pool (default :func:`spare_workers`); 0 runs every step at once in
+        the calling thread.
 
     Examples
     --------
     >>> import numpy as np
-    >>> with Jobs() as jobs:
+    >>> with Jobs(1) as jobs:
     ...     later = jobs.submit(np.sort, np.array([3, 1, 2]))
     ...     now = jobs.submit(np.sort, np.array([2, 1]), side=False)
     ...     later.result().tolist(), now.done()
     ([1, 2, 3], True)
     """
 
-    def __init__(self, workers: int = WORKERS):
+    def __init__(self, workers: int | None = None):
+        workers = spare_workers() if workers is None else workers
         #: Threads working on a :meth:`run_all`: the pool's and the calling one.
         self.threads = workers + 1
         self._pool = ThreadPoolExecutor(workers) if workers > 0 else None
@@ -70,7 +101,7 @@ class Jobs:
 
         Examples
         --------
-        >>> with Jobs() as jobs:
+        >>> with Jobs(1) as jobs:
         ...     jobs.run_all([(max, 1, 2), (min, 1, 2)])
         [2, 1]
         """

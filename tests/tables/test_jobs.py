@@ -11,7 +11,7 @@ from iaa_frames.matching.corpus import prepare
 from iaa_frames.matching.pipeline import Matched, run
 from iaa_frames.progress import QUIET
 from iaa_frames.settings.parameters import MatchSettings
-from iaa_frames.tables.jobs import Jobs, blocks, joined, locked
+from iaa_frames.tables.jobs import WORKERS, Jobs, blocks, joined, locked, spare_workers
 from iaa_frames.tables.pairs import IoUCache, tables_of_corpus
 from iaa_frames.tables.steps import within_pairings
 
@@ -78,7 +78,7 @@ def test_run_all_gives_every_result_once_in_order():
             seen.append(k)
         return k * k
 
-    with Jobs() as jobs:
+    with Jobs(1) as jobs:
         assert jobs.run_all([(call, k) for k in range(20)]) == [k * k for k in range(20)]
     assert sorted(seen) == list(range(20))  # each call ran once, stolen or not
     assert Jobs(0).run_all([(call, 3)]) == [9]
@@ -88,7 +88,7 @@ def test_errors_reach_the_caller():
     def fail(k):
         raise ValueError(f"bad {k}")
 
-    with Jobs() as jobs:
+    with Jobs(1) as jobs:
         with pytest.raises(ValueError, match="bad"):
             jobs.run_all([(fail, 1), (fail, 2)])
         with pytest.raises(ValueError, match="bad 3"):
@@ -115,8 +115,14 @@ def test_tables_are_the_same_side_by_side_or_in_turn(kind, monkeypatch):
     corpus = prepare(iaf.simulate(n_items=60, kind=kind, seed=5), copies="ignore")
     settings = MatchSettings(n_chance=300, seed=2)
     alone = tables_of_corpus(corpus, settings, QUIET, IoUCache())
-    with Jobs() as jobs:
+    with Jobs(1) as jobs:
         side = tables_of_corpus(corpus, settings, QUIET, IoUCache(), jobs=jobs)
     for name in TABLES:
         x, y = getattr(alone, name), getattr(side, name)
         assert x.equals(y), name
+
+
+def test_threads_only_with_a_core_to_spare():
+    assert spare_workers(cores=2, load=0.0) == spare_workers(cores=8, load=6.0) == WORKERS
+    assert spare_workers(cores=2, load=1.6) == spare_workers(cores=1, load=0.0) == 0
+    assert Jobs(0).threads == 1 and Jobs(1).threads == 2
