@@ -108,13 +108,14 @@ def candidate_pairs(start_a, count_a, start_b, count_b):
     """
     count_a = np.asarray(count_a, dtype=np.int64)
     count_b = np.asarray(count_b, dtype=np.int64)
-    n_edges = count_a * count_b
-    pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), n_edges)
-    k = np.arange(pairing.size, dtype=np.int64) - run_starts(n_edges)[pairing]
-    nb = count_b[pairing]
-    local_a = k // np.maximum(nb, 1)
-    local_b = k - local_a * nb
-    object_a = np.asarray(start_a, dtype=np.int64)[pairing] + local_a
+    pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), count_a * count_b)
+    # one run of count_b[p] edges per object of side a (repeats, no division per edge)
+    row_pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), count_a)
+    row_len = count_b[row_pairing]
+    row_local = np.arange(row_pairing.size, dtype=np.int64) - run_starts(count_a)[row_pairing]
+    local_a = np.repeat(row_local, row_len)
+    local_b = np.arange(pairing.size, dtype=np.int64) - np.repeat(run_starts(row_len), row_len)
+    object_a = np.repeat(np.asarray(start_a, dtype=np.int64)[row_pairing] + row_local, row_len)
     object_b = np.asarray(start_b, dtype=np.int64)[pairing] + local_b
     return pairing, local_a, local_b, object_a, object_b
 

@@ -163,3 +163,21 @@ def test_scores_of_ineligible_edges_are_never_read():
         np.testing.assert_array_equal(
             assign(p, la, lb, ca, cb, score, eligible), assign(p, la, lb, ca, cb, other, eligible)
         )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_candidate_pairs_list_every_object_pair_in_order(seed):
+    # brute force: for each pairing, every (i, j) with i < count_a, j < count_b, by i then j
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 12))
+    ca, cb = rng.integers(0, 5, n), rng.integers(0, 5, n)
+    sa, sb = rng.integers(0, 100, n), rng.integers(0, 100, n)
+    want = [
+        (p, i, j, sa[p] + i, sb[p] + j)
+        for p in range(n)
+        for i in range(ca[p])
+        for j in range(cb[p])
+    ]
+    got = candidate_pairs(sa, ca, sb, cb)
+    assert all(x.dtype == np.int64 for x in got)
+    assert list(zip(*(x.tolist() for x in got))) == [tuple(int(v) for v in w) for w in want]
