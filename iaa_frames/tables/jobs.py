@@ -27,15 +27,27 @@ import numpy as np
 
 from iaa_frames.matching.pipeline import Matched
 
-__all__ = ["BLOCK_MIN_COST", "WORKERS", "Jobs", "blocks", "joined", "locked", "spare_workers"]
+__all__ = [
+    "BLOCKS_PER_THREAD",
+    "BLOCK_MIN_COST",
+    "WORKERS",
+    "Jobs",
+    "blocks",
+    "joined",
+    "locked",
+    "spare_workers",
+]
 
 #: Threads beside the calling one, which works too (:meth:`Jobs.run_all`): two cores
 #: busy, as on the two-core machine the targets are set on; more threads would hold more
 #: temporaries at once for no gain there.
 WORKERS = 1
-#: Candidate object pairs below which pairings are matched in one block: splitting them
-#: costs more than it saves.
+#: Candidate object pairs of a block of pairings, at least (tens of milliseconds of work:
+#: smaller blocks cost more to hand over than they save). A run is cut into up to
+#: :data:`BLOCKS_PER_THREAD` blocks per thread, so that no thread waits long for the
+#: last block of another.
 BLOCK_MIN_COST = 400_000
+BLOCKS_PER_THREAD = 4
 
 
 def spare_workers(cores: int | None = None, load: float | None = None) -> int:
@@ -149,9 +161,9 @@ def locked(update):
 
 def blocks(cost, n_blocks: int, min_cost: int | None = None) -> list[tuple[int, int]]:
     """``(lo, hi)`` ranges cutting pairings of ``cost`` (candidate pairs each) into at
-    most ``n_blocks`` consecutive blocks of about equal cost; one block when the total is
-    below ``min_cost`` (default :data:`BLOCK_MIN_COST`), or ``n_blocks`` < 2. Empty
-    blocks are left out.
+    most ``n_blocks`` consecutive blocks of about equal cost, each of about ``min_cost``
+    (default :data:`BLOCK_MIN_COST`) or more: one block when the total is below twice
+    that, or ``n_blocks`` < 2. Empty blocks are left out.
 
     Examples
     --------
@@ -159,12 +171,15 @@ def blocks(cost, n_blocks: int, min_cost: int | None = None) -> list[tuple[int, 
     [(0, 1), (1, 6)]
     >>> blocks(np.array([5, 1]), 2)
     [(0, 2)]
+    >>> blocks(np.ones(12), 4, min_cost=5)  # at most 12 // 5 blocks of 5 or more
+    [(0, 6), (6, 12)]
     """
     cost = np.asarray(cost, dtype=np.int64)
     min_cost = BLOCK_MIN_COST if min_cost is None else min_cost
     n = len(cost)
     total = int(cost.sum())
-    if n_blocks < 2 or total < max(min_cost, 1) or n < 2:
+    n_blocks = min(n_blocks, total // max(min_cost, 1))
+    if n_blocks < 2 or n < 2:
         return [(0, n)] if n else []
     cum = np.cumsum(cost)
     # block k ends after the first pairing where the running cost reaches k/n of the total

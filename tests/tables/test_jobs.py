@@ -45,8 +45,9 @@ def test_blocks_cut_the_pairings_into_balanced_consecutive_ranges(seed):
 
 
 def test_blocks_keep_small_work_in_one_block():
-    assert blocks(np.full(10, 3), 2, min_cost=31) == [(0, 10)]
-    assert len(blocks(np.full(10, 3), 2, min_cost=30)) == 2
+    assert blocks(np.full(10, 3), 2, min_cost=16) == [(0, 10)]
+    assert len(blocks(np.full(10, 3), 2, min_cost=15)) == 2
+    assert len(blocks(np.full(10, 3), 8, min_cost=10)) == 3  # 30 // 10 blocks
     assert blocks(np.zeros(0, np.int64), 2) == []
 
 
