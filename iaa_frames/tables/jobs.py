@@ -12,16 +12,16 @@ on a machine already busy with other work, two threads of one process get in eac
 other's way (one of them descheduled while it holds the GIL stalls the other), and the
 steps run faster one after the other.
 
-A step that writes to shared state (the exact polygon IoU of
-:class:`~iaa_frames.matching.pair_values.IoUCache`) is run at once, in the calling thread
-(``side=False``).
+Steps that write to shared state (the exact polygon IoU of
+:class:`~iaa_frames.matching.pair_values.IoUCache`, for a corpus with polygons) run one
+after the other, in the calling thread (``Jobs(0)``).
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -86,10 +86,11 @@ class Jobs:
     --------
     >>> import numpy as np
     >>> with Jobs(1) as jobs:
-    ...     later = jobs.submit(np.sort, np.array([3, 1, 2]))
-    ...     now = jobs.submit(np.sort, np.array([2, 1]), side=False)
-    ...     later.result().tolist(), now.done()
-    ([1, 2, 3], True)
+    ...     jobs.submit(np.sort, np.array([3, 1, 2])).result().tolist()
+    [1, 2, 3]
+    >>> step = Jobs(0).submit(np.sort, np.array([2, 1]))
+    >>> step.done(), step.result().tolist(), step.done()
+    (False, [1, 2], True)
     """
 
     def __init__(self, workers: int | None = None):
@@ -126,17 +127,35 @@ class Jobs:
             out.append(fn(*args) if future.cancel() else future.result())
         return out
 
-    def submit(self, fn, /, *args, side: bool = True, **kwargs) -> Future:
-        """``fn(*args, **kwargs)`` on a thread of the pool (``side``), or at once in the
-        calling thread; its result (or exception) is the future's either way."""
-        if side and self._pool is not None:
+    def submit(self, fn, /, *args, **kwargs):
+        """``fn(*args, **kwargs)`` on a thread of the pool; without one, in the calling
+        thread when its ``result()`` is first asked for (so that one after the other the
+        steps run, and hold their memory, where they did before there were threads)."""
+        if self._pool is not None:
             return self._pool.submit(fn, *args, **kwargs)
-        done: Future = Future()
-        try:
-            done.set_result(fn(*args, **kwargs))
-        except BaseException as error:  # raised again by done.result(), as on a thread
-            done.set_exception(error)
-        return done
+        return _Later(fn, args, kwargs)
+
+
+class _Later:
+    """A step run in the calling thread when its result is first asked for."""
+
+    def __init__(self, fn, args, kwargs):
+        self._call = (fn, args, kwargs)
+        self._value = self._error = None
+
+    def done(self) -> bool:
+        return self._call is None
+
+    def result(self):
+        if self._call is not None:
+            (fn, args, kwargs), self._call = self._call, None
+            try:
+                self._value = fn(*args, **kwargs)
+            except BaseException as error:  # raised at every result(), as by a Future
+                self._error = error
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def locked(update):
