@@ -97,6 +97,8 @@ class Jobs:
         workers = spare_workers() if workers is None else workers
         #: Threads working on a :meth:`run_all`: the pool's and the calling one.
         self.threads = workers + 1
+        #: Blocks to cut a run of pairings into (:func:`blocks`): one without threads.
+        self.blocks = BLOCKS_PER_THREAD * self.threads if workers > 0 else 1
         self._pool = ThreadPoolExecutor(workers) if workers > 0 else None
 
     def __enter__(self) -> Jobs:

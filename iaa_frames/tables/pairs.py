@@ -41,7 +41,7 @@ from iaa_frames.settings.thresholds import check_thresholds
 from iaa_frames.settings.validation import SINGLE_THRESHOLD, Thresholds, validate_params
 
 from .comparability import require_comparable
-from .jobs import BLOCKS_PER_THREAD, Jobs, blocks, joined, locked
+from .jobs import Jobs, blocks, joined, locked
 from .steps import (
     between_frames,
     labels_of_pairings,
@@ -370,7 +370,7 @@ def tables_of_corpus(
     def calls(fn, slots, pa, pb, *args):
         """The calls of ``fn`` on blocks of the pairings (pa, pb), and their first
         pairings: a pairing's matching does not depend on the others of its call."""
-        cuts = blocks(slots.count[pa] * slots.count[pb], BLOCKS_PER_THREAD * jobs.threads)
+        cuts = blocks(slots.count[pa] * slots.count[pb], jobs.blocks)
         return [lo for lo, _ in cuts], [(fn, slots, pa[lo:hi], pb[lo:hi], *args) for lo, hi in cuts]
 
     def match(slots, pa, pb, sets=True, advance=None):

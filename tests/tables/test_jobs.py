@@ -127,6 +127,7 @@ def test_threads_only_with_a_core_to_spare():
     assert spare_workers(cores=2, load=0.0) == spare_workers(cores=8, load=6.0) == WORKERS
     assert spare_workers(cores=2, load=1.6) == spare_workers(cores=1, load=0.0) == 0
     assert Jobs(0).threads == 1 and Jobs(1).threads == 2
+    assert Jobs(0).blocks == 1 and Jobs(1).blocks > 2
 
 
 def test_without_threads_a_step_runs_when_asked_for():
