@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-from iaa_frames.arrays import sorted_unique
+from iaa_frames.arrays import sorted_unique, stable_argsort
 from iaa_frames.geometry.kind_similarity import reach_boxes
 from iaa_frames.matching.assignment import pairs_within_runs, run_starts
 from iaa_frames.matching.corpus import Corpus
@@ -87,7 +87,7 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
     slots = corpus.annotations
     n_slots = slots.empty + 1
     box = reach_boxes(corpus.shapes, tau)
-    order = np.argsort(box[:, 0], kind="stable")
+    order = stable_argsort(box[:, 0])
     x0, x1 = box[order, 0], box[order, 2]
 
     def later_at(pos):  # boxes after each sorted position that start before it ends
