@@ -30,6 +30,8 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from iaa_frames.arrays import unique_inverse
+
 __all__ = ["candidate_pairs", "assign", "clusters", "pairs_within_runs", "run_starts"]
 
 #: Largest number of injective row-to-column maps enumerated at once for one matrix
@@ -358,17 +360,16 @@ def clusters(n_objects, object_a, object_b, strength, annotator):
     _, comp = connected_components(graph, directed=False)
     # a component is in conflict when an annotator appears in it twice
     n_ann = int(annotator.max()) + 1 if n_objects else 1
-    key = comp.astype(np.int64) * n_ann + annotator
-    uniq, counts = np.unique(key, return_counts=True)
+    key = np.sort(comp.astype(np.int64) * n_ann + annotator)  # a sort: no hashing
     conflicted = np.zeros(comp.max() + 1 if n_objects else 0, dtype=bool)
-    conflicted[uniq[counts > 1] // n_ann] = True
+    conflicted[key[1:][key[1:] == key[:-1]] // n_ann] = True
     root = comp.astype(np.int64)
     if conflicted.any():
         root = _constrained_merge(root, conflicted, object_a, object_b, strength, annotator)
     # number clusters by their first object, so ids do not depend on graph internals
     first = np.full(root.max() + 1 if n_objects else 0, n_objects, dtype=np.int64)
     np.minimum.at(first, root, np.arange(n_objects))
-    _, ids = np.unique(first[root], return_inverse=True)
+    _, ids = unique_inverse(first[root])
     return ids.astype(np.int64)
 
 
