@@ -1,16 +1,17 @@
 """Independent steps of the pair tables run side by side, on two threads.
 
 numpy releases the GIL in its large sorts, gathers and arithmetic, so two steps that share
-no mutable state run on two cores at once: the within-item matching of whole annotations
-beside that of the annotations split by class, the search for copied items beside the
-matching, the within-item rows beside the chance sample. Each step computes exactly what it
-would alone (the same functions on the same arrays), so the tables do not depend on
-whether the steps ran side by side or one after the other, nor on which finished first.
+no mutable state run on two cores at once: blocks of one run of the matching pipeline (a
+pairing's matching does not depend on the other pairings of its run, :func:`blocks`,
+:func:`joined`), the search for copied items beside the matching, the within-item rows
+beside the chance sample. Each step computes exactly what it would alone (the same
+functions on the same arrays), so the tables do not depend on whether the steps ran side
+by side or one after the other, nor on which finished first.
 
-The pool is used only while the machine has a core to spare (:func:`spare_workers`):
-on a machine already busy with other work, two threads of one process get in each
-other's way (one of them descheduled while it holds the GIL stalls the other), and the
-steps run faster one after the other.
+The pool is used only while the machine has a core to spare (:func:`spare_workers`): on
+a machine already busy with other work the second thread gains little, and two threads of
+one process can stall each other (one descheduled while it holds the GIL); on a shared
+two-core machine at a load of 4 to 7, threaded runs were as often slower as faster.
 
 Steps that write to shared state (the exact polygon IoU of
 :class:`~iaa_frames.matching.pair_values.IoUCache`, for a corpus with polygons) run one
@@ -79,8 +80,8 @@ class Jobs:
     Parameters
     ----------
     workers : int, optional
-        Threads of the pool (default :func:`spare_workers`); 0 runs every step at once in
-        the calling thread.
+        Threads of the pool (default :func:`spare_workers`); 0 runs every step in the
+        calling thread (a submitted one when its result is asked for).
 
     Examples
     --------

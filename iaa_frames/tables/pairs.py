@@ -416,7 +416,7 @@ def tables_of_corpus(
         unit="pairs",
         unit_scale=True,
     ) as bar:
-        d_restricted = match(corpus.by_label, dla, dlb, advance=bar.update)
+        d_restricted = match(corpus.by_label, dla, dlb, advance=locked(bar.update))
 
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
     loc_within, sets_within = within_job.result()
@@ -425,7 +425,7 @@ def tables_of_corpus(
     return assemble(corpus, sample, halves, cluster, settings)
 
 
-#: Every step at once, in the calling thread.
+#: One step after the other, in the calling thread.
 _IN_TURN = Jobs(0)
 
 
