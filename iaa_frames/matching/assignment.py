@@ -111,9 +111,8 @@ def candidate_pairs(start_a, count_a, start_b, count_b):
     count_a = np.asarray(count_a, dtype=np.int64)
     count_b = np.asarray(count_b, dtype=np.int64)
     pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), count_a * count_b)
-    # one run of count_b[p] edges per object of side a (repeats, no division per edge)
-    row_pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), count_a)
-    row_len = count_b[row_pairing]
+    row_pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), count_a)  # a's objects
+    row_len = count_b[row_pairing]  # each a run of count_b[p] edges: repeats, no division
     row_local = np.arange(row_pairing.size, dtype=np.int64) - run_starts(count_a)[row_pairing]
     local_a = np.repeat(row_local, row_len)
     local_b = np.arange(pairing.size, dtype=np.int64) - np.repeat(run_starts(row_len), row_len)
@@ -358,10 +357,10 @@ def clusters(n_objects, object_a, object_b, strength, annotator):
     annotator = np.asarray(annotator, dtype=np.int64)
     graph = coo_matrix((np.ones(len(object_a)), (object_a, object_b)), shape=(n_objects, n_objects))
     _, comp = connected_components(graph, directed=False)
-    # a component is in conflict when an annotator appears in it twice
     n_ann = int(annotator.max()) + 1 if n_objects else 1
-    key = np.sort(comp.astype(np.int64) * n_ann + annotator)  # a sort: no hashing
+    key = np.sort(comp.astype(np.int64) * n_ann + annotator)  # sorted, not hashed
     conflicted = np.zeros(comp.max() + 1 if n_objects else 0, dtype=bool)
+    # a component is in conflict when an annotator appears in it twice (a repeated key)
     conflicted[key[1:][key[1:] == key[:-1]] // n_ann] = True
     root = comp.astype(np.int64)
     if conflicted.any():

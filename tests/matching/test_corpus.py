@@ -7,7 +7,7 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames.frame.schema import validate
-from iaa_frames.matching.corpus import gather_rows, prepare
+from iaa_frames.matching.corpus import prepare
 
 
 @pytest.fixture(scope="module")
@@ -168,36 +168,6 @@ def test_label_slots_look_up_what_by_label_of_searches(frame):
     # without the table (a corpus with too many annotations x classes): the search
     c.__dict__["_label_slot_table"] = None
     np.testing.assert_array_equal(c.label_slots(slot, label), expected)
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_gather_rows_is_iloc(seed):
-
-    rng = np.random.default_rng(seed)
-    n = 60
-    df = pd.DataFrame(
-        {
-            "x": rng.random(n),
-            "name": pd.array(rng.choice(["a", "bb", "ccc"], n), dtype="str"),
-            "tag": pd.array(rng.choice(["p", "q"], n), dtype=object),  # uniques differ: iloc
-            "k": pd.array(rng.integers(0, 9, n), dtype="Int64"),
-        },
-        index=rng.integers(0, 5, n),  # repeated labels: nothing aligns on the index
-    )
-    df.attrs["note"] = "kept"
-    take = rng.permutation(n)[: n // 2]
-    coded = {}
-    for c in ("name", "tag", "missing"):
-        if c in df.columns:
-            codes, distinct = pd.factorize(df[c])
-            coded[c] = (codes[take], distinct if c == "name" else np.asarray(distinct))
-        else:
-            coded[c] = (np.zeros(len(take), int), pd.array(["z"], dtype="str"))
-    out = gather_rows(df, take, coded)
-    want = df.iloc[take]
-    assert out.equals(want) and list(out.columns) == list(want.columns)
-    assert list(out.dtypes) == list(want.dtypes) and (out.index == want.index).all()
-    assert out.attrs == want.attrs
 
 
 def test_prepared_objects_are_the_validated_rows_in_canonical_order():
