@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays, integer_dtypes
 
-from iaa_frames.arrays import ranges, sorted_unique, unique_inverse
+from iaa_frames.arrays import ranges, sorted_unique, stable_argsort, unique_inverse
 
 
 @settings(max_examples=80, deadline=None)
@@ -77,3 +77,29 @@ def test_ranges_is_the_concatenation_of_the_ranges():
     want = np.concatenate([np.arange(s, s + c) for s, c in zip(start, count, strict=True)])
     np.testing.assert_array_equal(ranges(start, count), want)
     assert ranges(np.zeros(0, int), np.zeros(0, int)).size == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    arrays(
+        np.float64,
+        st.integers(0, 300),
+        elements=st.sampled_from([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, 1e-300])
+        | st.floats(allow_nan=True, allow_infinity=True),
+    )
+)
+def test_stable_argsort_equals_numpy_stable_on_floats(values):
+    # ties (few distinct values, 0.0 and -0.0), NaNs and infinities included
+    assert np.array_equal(stable_argsort(values), np.argsort(values, kind="stable"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(arrays(integer_dtypes(), st.integers(0, 200), elements=st.integers(-3, 3)))
+def test_stable_argsort_equals_numpy_stable_on_integers(values):
+    assert np.array_equal(stable_argsort(values), np.argsort(values, kind="stable"))
+
+
+def test_stable_argsort_of_a_million_distinct_and_tied_floats():
+    rng = np.random.default_rng(0)
+    for x in (rng.random(1_000_000), np.round(rng.random(1_000_000), 3)):
+        assert np.array_equal(stable_argsort(x), np.argsort(x, kind="stable"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-from iaa_frames.arrays import sorted_unique
+from iaa_frames.arrays import sorted_unique, stable_argsort
 from iaa_frames.geometry.kind_similarity import reach_boxes
 from iaa_frames.matching.assignment import pairs_within_runs, run_starts
 from iaa_frames.matching.corpus import Corpus
@@ -44,6 +44,9 @@ TREE_SAMPLE = 256
 TREE_SAMPLE_PAIRS = 2_000
 #: Object pairs listed at once (the memory of one block of queries).
 TREE_BLOCK_PAIRS = 4_000_000
+#: Every how many sorted boxes the sweep first counts the x overlaps of, to see whether
+#: their sum is past :data:`OBJECT_PAIR_BUDGET` without counting them all.
+_PROBE_STEP = 64
 
 
 def _reachable_keys(corpus, oi, oj, tau, n_slots):
@@ -84,18 +87,26 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
     slots = corpus.annotations
     n_slots = slots.empty + 1
     box = reach_boxes(corpus.shapes, tau)
-    order = np.argsort(box[:, 0], kind="stable")
-    x0 = box[order, 0]
-    later = np.searchsorted(x0, box[order, 2], side="left") - np.arange(len(order)) - 1
-    later = np.maximum(later, 0)
-    if later.sum() > OBJECT_PAIR_BUDGET and np.isfinite(box).all():
+    order = stable_argsort(box[:, 0])
+    x0, x1 = box[order, 0], box[order, 2]
+
+    def later_at(pos):  # boxes after each sorted position that start before it ends
+        return np.maximum(np.searchsorted(x0, x1[pos], side="left") - pos - 1, 0)
+
+    # a part of the sum over the boxes is a lower bound of it: past the budget already,
+    # the rest is never computed (boxes normalized by their images overlap by the billion)
+    over = int(later_at(np.arange(0, len(order), _PROBE_STEP)).sum()) > OBJECT_PAIR_BUDGET
+    later = None if over else later_at(np.arange(len(order)))
+    if (over or later.sum() > OBJECT_PAIR_BUDGET) and np.isfinite(box).all():
         # many boxes share x ranges (a crowd of thousands of annotations, or boxes
         # normalized by their images): list the pairs whose boxes overlap in x and y
         # from an R-tree instead, the same pairs
-        overlaps = _overlaps_estimate(box, order, later)
+        overlaps = _overlaps_estimate(box, order, later_at if later is None else later)
         if overlaps > _tree_budget(corpus, len(box)):  # pairings are drawn instead
             return _give_up(bars.bar(total=len(box), desc="chance index", unit="objects"))
         return _gated_by_tree(corpus, tau, bars, overlaps=overlaps)
+    if later is None:
+        later = later_at(np.arange(len(order)))
     if later.sum() > SWEEP_LIMIT:  # a box the tree cannot hold, and too many pairs
         return None
     keys, label_keys = [], []
@@ -137,10 +148,11 @@ def _overlaps_estimate(box, order, later) -> float:
     """The number of object pairs whose boxes overlap in x and y, estimated from the
     sweep's x overlaps of :data:`TREE_SAMPLE` objects spread along x (at most
     :data:`TREE_SAMPLE_PAIRS` of each object's, evenly spaced): no tree is built for a
-    corpus the index gives up on."""
+    corpus the index gives up on. ``later``: the x overlaps of every sorted position, or
+    a function giving those of some positions."""
     n = len(order)
     pos = sorted_unique(np.linspace(0, n - 1, min(n, TREE_SAMPLE)).astype(np.int64))
-    count = later[pos]
+    count = later(pos) if callable(later) else later[pos]
     take = np.minimum(count, TREE_SAMPLE_PAIRS)
     owner = np.repeat(np.arange(len(pos)), take)
     k = np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take)

@@ -30,6 +30,8 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from iaa_frames.arrays import unique_inverse
+
 __all__ = ["candidate_pairs", "assign", "clusters", "pairs_within_runs", "run_starts"]
 
 #: Largest number of injective row-to-column maps enumerated at once for one matrix
@@ -108,13 +110,13 @@ def candidate_pairs(start_a, count_a, start_b, count_b):
     """
     count_a = np.asarray(count_a, dtype=np.int64)
     count_b = np.asarray(count_b, dtype=np.int64)
-    n_edges = count_a * count_b
-    pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), n_edges)
-    k = np.arange(pairing.size, dtype=np.int64) - run_starts(n_edges)[pairing]
-    nb = count_b[pairing]
-    local_a = k // np.maximum(nb, 1)
-    local_b = k - local_a * nb
-    object_a = np.asarray(start_a, dtype=np.int64)[pairing] + local_a
+    pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), count_a * count_b)
+    row_pairing = np.repeat(np.arange(len(count_a), dtype=np.int64), count_a)  # a's objects
+    row_len = count_b[row_pairing]  # each a run of count_b[p] edges: repeats, no division
+    row_local = np.arange(row_pairing.size, dtype=np.int64) - run_starts(count_a)[row_pairing]
+    local_a = np.repeat(row_local, row_len)
+    local_b = np.arange(pairing.size, dtype=np.int64) - np.repeat(run_starts(row_len), row_len)
+    object_a = np.repeat(np.asarray(start_a, dtype=np.int64)[row_pairing] + row_local, row_len)
     object_b = np.asarray(start_b, dtype=np.int64)[pairing] + local_b
     return pairing, local_a, local_b, object_a, object_b
 
@@ -355,19 +357,18 @@ def clusters(n_objects, object_a, object_b, strength, annotator):
     annotator = np.asarray(annotator, dtype=np.int64)
     graph = coo_matrix((np.ones(len(object_a)), (object_a, object_b)), shape=(n_objects, n_objects))
     _, comp = connected_components(graph, directed=False)
-    # a component is in conflict when an annotator appears in it twice
     n_ann = int(annotator.max()) + 1 if n_objects else 1
-    key = comp.astype(np.int64) * n_ann + annotator
-    uniq, counts = np.unique(key, return_counts=True)
+    key = np.sort(comp.astype(np.int64) * n_ann + annotator)  # sorted, not hashed
     conflicted = np.zeros(comp.max() + 1 if n_objects else 0, dtype=bool)
-    conflicted[uniq[counts > 1] // n_ann] = True
+    # a component is in conflict when an annotator appears in it twice (a repeated key)
+    conflicted[key[1:][key[1:] == key[:-1]] // n_ann] = True
     root = comp.astype(np.int64)
     if conflicted.any():
         root = _constrained_merge(root, conflicted, object_a, object_b, strength, annotator)
     # number clusters by their first object, so ids do not depend on graph internals
     first = np.full(root.max() + 1 if n_objects else 0, n_objects, dtype=np.int64)
     np.minimum.at(first, root, np.arange(n_objects))
-    _, ids = np.unique(first[root], return_inverse=True)
+    _, ids = unique_inverse(first[root])
     return ids.astype(np.int64)
 
 

@@ -35,6 +35,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from iaa_frames.arrays import stable_argsort
 from iaa_frames.errors import CopiedItemsWarning, ParameterError
 
 __all__ = ["DEFAULT_TOLERANCE", "WINDOW", "find_copies", "warn_copies"]
@@ -75,9 +76,13 @@ def _candidates(slots, slot, k, fp, tolerance):
     ann, item = slots.annotator[slot], slots.item[slot]
     columns = [np.ascontiguousarray(fp[:, col]) for col in range(fp.shape[1])]
     parts = []
+    group = ann * (k.max(initial=0) + 1) + k  # annotator, then count
+    small = group.astype(np.uint16) if group.max(initial=0) < 2**16 else group  # radix sort
     for axis in (0, 1):  # two sorted orders, so that a dense run on one axis is not fatal
-        order = np.lexsort((fp[:, axis], k, ann))
-        key = (ann * (k.max(initial=0) + 1) + k)[order]
+        # np.lexsort((fp[:, axis], k, ann)): by the coordinate, then (stably) by group
+        by_x = stable_argsort(fp[:, axis])
+        order = by_x[np.argsort(small[by_x], kind="stable")]
+        key = group[order]
         x = fp[order, axis]
         for d in range(1, WINDOW + 1):  # a fixed number of offsets, not a loop over items
             near = np.flatnonzero((key[:-d] == key[d:]) & (x[d:] - x[:-d] <= tolerance))
@@ -215,11 +220,13 @@ def find_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE) -> pd.DataFrame
     )
 
 
-def warn_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE, stacklevel: int = 3) -> None:
+def warn_copies(
+    corpus, *, tolerance: float = DEFAULT_TOLERANCE, stacklevel: int = 3, found=None
+) -> None:
     """Issue a :class:`~iaa_frames.errors.CopiedItemsWarning` if the corpus (which has no
     ``group`` column) holds items that look like copies; its ``copies`` attribute holds
-    :func:`find_copies`'s table."""
-    copies = find_copies(corpus, tolerance=tolerance)
+    :func:`find_copies`'s table (``found``, when already computed with ``tolerance``)."""
+    copies = find_copies(corpus, tolerance=tolerance) if found is None else found
     if not len(copies):
         return
     n_sets = int(copies["copy_set"].max()) + 1

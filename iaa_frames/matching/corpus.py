@@ -20,6 +20,7 @@ from iaa_frames.frame.schema import GROUP, validate
 from iaa_frames.geometry.distances import Shapes, areas
 
 from .order import canonical_order
+from .rows import gather_rows
 
 __all__ = ["Corpus", "annotation_slices", "item_groups", "prepare"]
 
@@ -290,10 +291,13 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
     if copies not in ("warn", "ignore"):
         raise ParameterError(f"copies must be 'warn' or 'ignore', got {copies!r}")
     df = validate(df)
-    is_obj = df["x0"].notna().to_numpy()
-    objects = df.loc[is_obj]
-    shapes = Shapes.from_frame(objects, normalize=normalize)
-    known = np.isfinite(objects["width"].to_numpy()) & np.isfinite(objects["height"].to_numpy())
+    # the object rows are gathered from the frame once, in canonical order (at the end);
+    # until then their shapes and codes are read off the frame's columns (a coverage row
+    # has no label and a missing shape, and every step is row by row)
+    rows = np.flatnonzero(df["x0"].notna().to_numpy())
+    every_shape = Shapes.from_frame(df, normalize=normalize)
+    boxes = every_shape.boxes.take(rows, axis=0)
+    known = np.isfinite(df["width"].to_numpy()[rows]) & np.isfinite(df["height"].to_numpy()[rows])
     normalization = (
         "none" if not normalize or not known.any() else "image size" if known.all() else "mixed"
     )
@@ -301,22 +305,24 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
     # raw codes (by first appearance) for items and annotators over every row
     item_raw, item_names = pd.factorize(df["item"])
     ann_raw, ann_names = pd.factorize(df["annotator"])
+    distinct = {"item": item_names, "annotator": ann_names}
     item_names, ann_names = (
         np.asarray(item_names, dtype=object),
         np.asarray(ann_names, dtype=object),
     )
     # an object's fingerprint: its box, and how common its class is (a name-free trait,
     # so that items differing only by their labels are told apart whatever the names)
-    label_codes, labels = pd.factorize(objects["label"], sort=True)  # objects have labels
-    labels = np.asarray(labels, dtype=object)
+    label_codes, labels = pd.factorize(df["label"], sort=True)  # objects have labels
+    distinct["label"] = labels
+    label_codes, labels = label_codes[rows], np.asarray(labels, dtype=object)
     # the rank of each label's string among the distinct ones (np.unique of the strings)
     label_raw = np.unique(labels.astype(str), return_inverse=True)[1].ravel()[label_codes]
     fp = (
-        np.nan_to_num(shapes.boxes) @ _FINGERPRINT
+        np.nan_to_num(boxes) @ _FINGERPRINT
         + 0.37
         + 0.000731 * np.bincount(label_raw)[label_raw] / max(len(label_raw), 1)
     )
-    obj_item, obj_ann = item_raw[is_obj], ann_raw[is_obj]
+    obj_item, obj_ann = item_raw[rows], ann_raw[rows]
     item_fp = np.bincount(obj_item, weights=fp, minlength=len(item_names)).astype(float)
     ann_fp = np.bincount(obj_ann, weights=fp, minlength=len(ann_names)).astype(float)
     # coverage counts make empty items/annotators distinguishable too
@@ -337,9 +343,12 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
     annotators[ann_code] = ann_names
 
     o_item, o_ann = item_code[obj_item], ann_code[obj_ann]
-    order = canonical_order(o_item, o_ann, label_codes, shapes.boxes, len(ann_names), len(labels))
-    objects = objects.iloc[order]
-    shapes = shapes.take(order)
+    order = canonical_order(o_item, o_ann, label_codes, boxes, len(ann_names), len(labels))
+    take = rows[order]
+    codes = {"item": item_raw[take], "annotator": ann_raw[take], "label": label_codes[order]}
+    objects = gather_rows(df, take, {c: (codes[c], distinct[c]) for c in codes})
+    shapes = every_shape.take(rows[order])
+    del every_shape, boxes
     o_item, o_ann, o_label = o_item[order], o_ann[order], label_codes[order].astype(np.int64)
 
     n_ann = len(annotators)

@@ -31,6 +31,7 @@ from iaa_frames.chance.pooled import pooled_baseline
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.distances import get_distance
 from iaa_frames.matching.assignment import clusters
+from iaa_frames.matching.copies import find_copies, warn_copies
 from iaa_frames.matching.corpus import Corpus, prepare
 from iaa_frames.matching.pipeline import IoUCache, can_match, run
 from iaa_frames.progress import Bars
@@ -40,6 +41,7 @@ from iaa_frames.settings.thresholds import check_thresholds
 from iaa_frames.settings.validation import SINGLE_THRESHOLD, Thresholds, validate_params
 
 from .comparability import require_comparable
+from .jobs import Jobs, blocks, joined, locked
 from .steps import (
     between_frames,
     labels_of_pairings,
@@ -200,7 +202,15 @@ def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
     True
     """
     require_comparable(df)
-    return tables_of_corpus(prepare(df), settings.single(), Bars(settings.progress), IoUCache())
+    corpus = prepare(df, copies="ignore")
+    with Jobs() as jobs:  # the search for copies runs beside the matching
+        copies = jobs.submit(find_copies, corpus) if corpus.group is None else None
+        tables = tables_of_corpus(
+            corpus, settings.single(), Bars(settings.progress), IoUCache(), jobs=jobs
+        )
+        if copies is not None:  # the warning prepare(df) gives
+            warn_copies(corpus, found=copies.result(), stacklevel=2)
+    return tables
 
 
 #: The engine keywords of the tables at several thresholds (``thresholds`` replaces
@@ -313,7 +323,12 @@ def threshold_prefix(tau: float, k: int, n: int) -> str:
 
 
 def tables_of_corpus(
-    corpus: Corpus, settings: MatchSettings, bars: Bars, cache: IoUCache
+    corpus: Corpus,
+    settings: MatchSettings,
+    bars: Bars,
+    cache: IoUCache,
+    *,
+    jobs: Jobs | None = None,
 ) -> PairTables:
     """The tables of :func:`pair_tables` of a prepared corpus at the one threshold of
     ``settings`` (progress bars from ``bars``, one per stage: :mod:`iaa_frames.progress`).
@@ -321,7 +336,14 @@ def tables_of_corpus(
     ``cache`` serves every run (whole annotations, by class, chance); a pair's IoU,
     distance and similarity do not depend on τ, so it may be shared with runs at other
     thresholds.
+
+    ``jobs`` (:class:`~iaa_frames.tables.jobs.Jobs`): with a corpus of boxes only, whose
+    runs never touch ``cache``, the matching by class runs beside that of whole
+    annotations, and the within rows and clusters beside the chance sample (the same
+    tables, sooner); None: one step after the other.
     """
+    if jobs is None or not corpus.boxes_only:  # polygon runs share the cache: in turn
+        jobs = _IN_TURN
     tau, dist = float(settings.match_threshold), get_distance(settings.distance)
     n_chance, overall, seed = settings.n_chance, settings.overall, settings.seed
     ann = corpus.annotations
@@ -331,7 +353,7 @@ def tables_of_corpus(
     work = int((ann.count[a] * ann.count[b]).sum())
     label_work = int((corpus.by_label.count[la] * corpus.by_label.count[lb]).sum())
 
-    def match(slots, pa, pb, sets=True, advance=None):
+    def one_run(slots, pa, pb, sets, advance):
         return run(
             corpus,
             slots,
@@ -345,12 +367,35 @@ def tables_of_corpus(
             advance=advance,
         )
 
+    def calls(fn, slots, pa, pb, *args):
+        """The calls of ``fn`` on blocks of the pairings (pa, pb), and their first
+        pairings: a pairing's matching does not depend on the others of its call."""
+        cuts = blocks(slots.count[pa] * slots.count[pb], jobs.blocks)
+        return [lo for lo, _ in cuts], [(fn, slots, pa[lo:hi], pb[lo:hi], *args) for lo, hi in cuts]
+
+    def match(slots, pa, pb, sets=True, advance=None):
+        first, todo = calls(one_run, slots, pa, pb, sets, advance)
+        return joined(zip(first, jobs.run_all(todo), strict=True))
+
+    def reachable(slots, pa, pb):
+        _, todo = calls(lambda *x: can_match(corpus, *x, tau=tau), slots, pa, pb)
+        return np.concatenate(jobs.run_all(todo)) if todo else np.zeros(0, dtype=bool)
+
     # the candidate pairs of every within pairing, whole and by class, are known up front
     with bars.bar(
         total=work + label_work, desc="within-item matching", unit="pairs", unit_scale=True
     ) as bar:
-        whole = match(ann, a, b, advance=bar.update)
-        by_label = match(corpus.by_label, la, lb, advance=bar.update)
+        advance = locked(bar.update)
+        whole_first, todo = calls(one_run, ann, a, b, True, advance)
+        label_first, label_todo = calls(one_run, corpus.by_label, la, lb, True, advance)
+        done = jobs.run_all(todo + label_todo)
+        whole = joined(zip(whole_first, done[: len(todo)], strict=True))
+        by_label = joined(zip(label_first, done[len(todo) :], strict=True))
+    # the within rows and the clusters do not depend on the chance sample
+    within_job = jobs.submit(within_frames, corpus, whole, by_label, a, b, ann, pl, ll)
+    cluster_job = jobs.submit(
+        clusters, len(corpus.objects), whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator
+    )
     sample = chance.draw(
         corpus,
         lambda pa, pb, sets: match(ann, pa, pb, sets=sets),
@@ -358,9 +403,9 @@ def tables_of_corpus(
         n_chance=int(n_chance),
         seed=int(seed),
         tau=tau,
-        reachable=lambda pa, pb: can_match(corpus, ann, pa, pb, tau=tau),
-        label_reachable=lambda pa, pb, lab: can_match(
-            corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau
+        reachable=lambda pa, pb: reachable(ann, pa, pb),
+        label_reachable=lambda pa, pb, lab: reachable(
+            corpus.by_label, *to_label_slots(corpus, pa, pb, lab)
         ),
         bars=bars,
     )
@@ -371,15 +416,17 @@ def tables_of_corpus(
         unit="pairs",
         unit_scale=True,
     ) as bar:
-        d_restricted = match(corpus.by_label, dla, dlb, advance=bar.update)
+        d_restricted = match(corpus.by_label, dla, dlb, advance=locked(bar.update))
 
-    loc_within, sets_within = within_frames(corpus, whole, by_label, a, b, ann, pl, ll)
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
-    cluster = clusters(
-        len(corpus.objects), whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator
-    )
+    loc_within, sets_within = within_job.result()
+    cluster = cluster_job.result()
     halves = (loc_within, loc_between, sets_within, sets_between)
     return assemble(corpus, sample, halves, cluster, settings)
+
+
+#: One step after the other, in the calling thread.
+_IN_TURN = Jobs(0)
 
 
 def label_chance_rows(corpus: Corpus, sample):

@@ -163,3 +163,44 @@ def test_scores_of_ineligible_edges_are_never_read():
         np.testing.assert_array_equal(
             assign(p, la, lb, ca, cb, score, eligible), assign(p, la, lb, ca, cb, other, eligible)
         )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_candidate_pairs_list_every_object_pair_in_order(seed):
+    # brute force: for each pairing, every (i, j) with i < count_a, j < count_b, by i then j
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 12))
+    ca, cb = rng.integers(0, 5, n), rng.integers(0, 5, n)
+    sa, sb = rng.integers(0, 100, n), rng.integers(0, 100, n)
+    want = [
+        (p, i, j, sa[p] + i, sb[p] + j)
+        for p in range(n)
+        for i in range(ca[p])
+        for j in range(cb[p])
+    ]
+    got = candidate_pairs(sa, ca, sb, cb)
+    assert all(x.dtype == np.int64 for x in got)
+    assert list(zip(*(x.tolist() for x in got))) == [tuple(int(v) for v in w) for w in want]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 4), st.integers(0, 2**31 - 1))
+def test_clusters_are_numbered_by_first_object_and_split_only_conflicts(n, n_ann, seed):
+    # brute force: components of the matched pairs by repeated relaxation; a component
+    # with no annotator twice is one cluster; ids follow each cluster's first object
+    rng = np.random.default_rng(seed)
+    ann = rng.integers(0, n_ann, n)
+    a, b = rng.integers(0, n, 2 * n), rng.integers(0, n, 2 * n)
+    keep = ann[a] != ann[b]
+    a, b = a[keep], b[keep]
+    ids = clusters(n, a, b, rng.random(len(a)), ann)
+    comp = np.arange(n)
+    for _ in range(n):
+        for x, y in zip(a.tolist(), b.tolist()):
+            comp[x] = comp[y] = min(comp[x], comp[y])
+    for c in set(comp.tolist()):
+        members = np.flatnonzero(comp == c)
+        if len(set(ann[members].tolist())) == len(members):  # no conflict: one cluster
+            assert len(set(ids[members].tolist())) == 1
+    firsts = [int(np.flatnonzero(ids == k)[0]) for k in range(ids.max() + 1)]
+    assert firsts == sorted(firsts) and set(ids.tolist()) == set(range(ids.max() + 1))

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
+from iaa_frames.frame.schema import validate
 from iaa_frames.matching.corpus import prepare
 
 
@@ -167,3 +168,13 @@ def test_label_slots_look_up_what_by_label_of_searches(frame):
     # without the table (a corpus with too many annotations x classes): the search
     c.__dict__["_label_slot_table"] = None
     np.testing.assert_array_equal(c.label_slots(slot, label), expected)
+
+
+def test_prepared_objects_are_the_validated_rows_in_canonical_order():
+    df = iaf.simulate(n_items=30, seed=2).drop(columns="object_id")
+    v = validate(df)
+    c = prepare(df, copies="ignore")
+    # generated object ids number the validated rows
+    want = v.iloc[c.objects["object_id"].to_numpy(dtype=np.int64)]
+    assert c.objects.equals(want) and list(c.objects.dtypes) == list(want.dtypes)
+    assert (c.objects.index == want.index).all()
