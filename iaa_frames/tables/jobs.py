@@ -8,10 +8,10 @@ beside the chance sample. Each step computes exactly what it would alone (the sa
 functions on the same arrays), so the tables do not depend on whether the steps ran side
 by side or one after the other, nor on which finished first.
 
-The pool is used only while the machine has a core to spare (:func:`spare_workers`): on
-a machine already busy with other work the second thread gains little, and two threads of
-one process can stall each other (one descheduled while it holds the GIL); on a shared
-two-core machine at a load of 4 to 7, threaded runs were as often slower as faster.
+The pool is used on a machine of two cores or more (:func:`spare_workers`), whatever else
+it runs, so that a run's cost does not depend on the moment it starts. (On a two-core
+machine shared at a load of 4 to 7, threaded runs were as often slower as faster than
+steps in turn: two threads of one process can stall each other there.)
 
 Steps that write to shared state (the exact polygon IoU of
 :class:`~iaa_frames.matching.pair_values.IoUCache`, for a corpus with polygons) run one
@@ -54,27 +54,18 @@ BLOCK_MIN_COST = 400_000
 BLOCKS_PER_THREAD = 4
 
 
-def spare_workers(cores: int | None = None, load: float | None = None) -> int:
-    """:data:`WORKERS`, or 0 when the machine has no core to spare: fewer than two cores,
-    or a load average over the last minute above ``cores - 0.5`` (it counts the calling
-    process, busy for one core).
+def spare_workers(cores: int | None = None) -> int:
+    """:data:`WORKERS`, or 0 on a machine of one core (the cores this process may use).
 
     Examples
     --------
-    >>> spare_workers(cores=2, load=0.3), spare_workers(cores=2, load=3.9)
+    >>> spare_workers(cores=2), spare_workers(cores=1)
     (1, 0)
-    >>> spare_workers(cores=1, load=0.0)
-    0
     """
     if cores is None:
         affinity = getattr(os, "sched_getaffinity", None)
         cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
-    if load is None:
-        try:
-            load = os.getloadavg()[0]
-        except (AttributeError, OSError):  # not on every platform: assume a quiet one
-            load = 0.0
-    return WORKERS if cores >= 2 and load <= cores - 0.5 else 0
+    return WORKERS if cores >= 2 else 0
 
 
 class Jobs:
