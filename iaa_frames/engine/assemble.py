@@ -6,6 +6,7 @@ bootstrap intervals, assembled into the labelled result (:func:`agreement`)."""
 from __future__ import annotations
 
 import queue
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -21,6 +22,7 @@ from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
+from iaa_frames.stats.kstest import DEFAULT_RESAMPLES, ks_multiplicities
 from iaa_frames.stats.samples import percentile_ci
 from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 from iaa_frames.version import __version__
@@ -236,14 +238,15 @@ def _class_source_notes(out: dict, sources: np.ndarray) -> np.ndarray:
     return note
 
 
-def _cell_tests(part, min_chance, seed: int = 0, advance=None, name=""):
+def _cell_tests(part, min_chance, seed: int = 0, advance=None, name="", draws=None):
     """KS and fraction below chance of a sigma component's cells with enough units
     (their counts read from them, as :func:`_point_estimates` does; ``min_chance``:
     fewest chance units per cell), shape (4, n_cells). ``advance(name)`` is called when
-    done."""
+    done; ``draws(n_items)`` gives the tests' multiplicities if shared (or None)."""
     n_units, n_chance = part.counts()
     enough = (n_units >= MIN_WITHIN_UNITS) & (n_chance >= min_chance)
-    values = part.tests(np.flatnonzero(enough), seed=seed)
+    shared = None if draws is None else draws(part.n_items)
+    values = part.tests(np.flatnonzero(enough), seed=seed, multiplicities=shared)
     if advance is not None:
         advance(name)
     return values
@@ -253,7 +256,9 @@ class _Tests:
     """The sigma components' KS tests, each submitted to a one-thread pool as soon as
     its cells are built; those the pool has not started when the caller is free run in
     the caller's thread instead (:meth:`steal`). A test's values are those of its own
-    cells, whichever thread computes them.
+    cells, whichever thread computes them. The tests share the draws of their
+    replicates' multiplicities (the same for every component: same items, same seed),
+    drawn by the first test that needs them.
 
     Parameters
     ----------
@@ -269,10 +274,24 @@ class _Tests:
         self._pool, self._min_chance, self._seed, self._advance = pool, min_chance, seed, advance
         self._jobs: dict = {}
         self._stolen: dict = {}
+        self._draws: dict = {}
+        self._lock = threading.Lock()
 
     def submit(self, name: str, part) -> None:
-        args = (part, self._min_chance[COMPONENTS.index(name)], self._seed, self._advance, name)
+        min_chance = self._min_chance[COMPONENTS.index(name)]
+        args = (part, min_chance, self._seed, self._advance, name, self.multiplicities)
         self._jobs[name] = (self._pool.submit(_cell_tests, *args), args)
+
+    def multiplicities(self, n_items: int):
+        """The tests' replicates on ``n_items`` items, drawn once (None above
+        :data:`MAX_SHARED_DRAWS` values: each test then draws its own, a block at a
+        time)."""
+        if KS_RESAMPLES * n_items > MAX_SHARED_DRAWS:
+            return None
+        with self._lock:  # the first caller draws, the other waits for its draws
+            if n_items not in self._draws:
+                self._draws[n_items] = ks_multiplicities(n_items, KS_RESAMPLES, self._seed)
+            return self._draws[n_items]
 
     def steal(self) -> None:
         """Run here the tests the pool has not started (the latest submitted first)."""
@@ -302,6 +321,10 @@ def _test_variables(values: dict, out: dict) -> dict:
     return tested
 
 
+#: Most multiplicities the KS tests share (int32: 64 MiB); above, each draws its own.
+MAX_SHARED_DRAWS = 1 << 24
+#: The KS tests' replicates (:func:`iaa_frames.stats.kstest.ks_agreement_entries`).
+KS_RESAMPLES = DEFAULT_RESAMPLES
 #: The order in which :func:`agreement_from_cells` submits the sigma components' tests:
 #: the longest first (localization has the most rows per cell).
 TEST_ORDER = ("localization", "overall", "detection")

@@ -58,3 +58,11 @@ def test_stolen_tests_equal_the_pool_s(tables):
     for name in names:
         np.testing.assert_array_equal(by_pool[name], by_caller[name])
         assert np.isfinite(by_pool[name][0]).any()  # some cells tested
+
+
+def test_shared_ks_draws_give_the_tests_own_draws(tables, monkeypatch):
+    shared = assemble.agreement_from_tables(tables, n_boot=0, seed=4)
+    monkeypatch.setattr(assemble, "MAX_SHARED_DRAWS", 0)  # every test draws its own
+    own = assemble.agreement_from_tables(tables, n_boot=0, seed=4)
+    assert shared.identical(own)
+    assert np.isfinite(own["ks_pvalue"].values).any()
