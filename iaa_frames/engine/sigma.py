@@ -210,7 +210,7 @@ def _entries(members: sp.csc_matrix, cells: np.ndarray):
     Every column in order: the stored arrays themselves, no copy."""
     indptr = members.indptr
     count = indptr[cells + 1] - indptr[cells]
-    cell = np.repeat(np.arange(len(cells)), count)
+    cell = np.repeat(np.arange(len(cells), dtype=_index(len(cells))), count)
     if np.array_equal(cells, np.arange(members.shape[1])):
         return members.indices, cell, members.data
     if (np.diff(cells) > 0).all():  # ascending columns: a mask keeps their entries' order
