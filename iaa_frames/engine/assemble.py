@@ -294,8 +294,9 @@ class _Tests:
             return self._draws[n_items]
 
     def steal(self) -> None:
-        """Run here the tests the pool has not started (the latest submitted first)."""
-        for name, (future, args) in reversed(list(self._jobs.items())):
+        """Run here the tests the pool has not started, in the order submitted (the
+        pool, once free, takes the next: the two threads share what is left)."""
+        for name, (future, args) in list(self._jobs.items()):
             if future.cancel():
                 self._stolen[name] = _cell_tests(*args)
 
