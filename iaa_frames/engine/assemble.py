@@ -415,9 +415,9 @@ def agreement_from_tables(
     with ThreadPoolExecutor(max_workers=1) as pool:
         tests = _Tests(pool, min_chance, seed, done.put)
         parts = {"classification": component_cells(tables, layout, "classification")}
-        presence = PresenceCells.build(layout, n_items, tables.units, tables.coverage)
         parts["localization"] = component_cells(tables, layout, "localization")
         tests.submit("localization", parts["localization"])
+        presence = PresenceCells.build(layout, n_items, tables.units, tables.coverage)
         parts.update(zip(SETS, _sets_cells(tables, layout)))
         for name in ("overall", "detection"):
             tests.submit(name, parts[name])
