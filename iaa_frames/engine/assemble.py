@@ -503,6 +503,9 @@ def _from_cells(tables, parts, presence, n_boot, seed, progress, ci_method, test
     # the KS tests and the bootstrap are independent: the tests run in a second thread
     # (numpy and scipy release the GIL in their array loops)
     with ThreadPoolExecutor(max_workers=1) as pool:
+        # the tests of given cells (dask's, which may run on a cluster) one at a time in
+        # the second thread, as they come; those of agreement_from_tables shared out
+        share = tests is not None
         if tests is None:
             done = queue.SimpleQueue()  # the components the tests have finished (bar)
             tests = _Tests(pool, min_chance, seed, done.put)
@@ -531,7 +534,8 @@ def _from_cells(tables, parts, presence, n_boot, seed, progress, ci_method, test
                 low, high = percentile_ci(reps, level=CI_LEVEL)
             reported = defined & (out["n_items"] >= MIN_CI_ITEMS)
             out["ci_low"], out["ci_high"] = (np.where(reported, v, np.nan) for v in (low, high))
-        tests.steal()  # the tests not started yet run here, beside the others
+        if share:
+            tests.steal()  # the tests not started yet run here, beside the others
         out.update(_test_variables(_await_tests(tests, done, progress), out))
     # a defined cell on few items says so, after what it assumes (a borrowed baseline)
     few = interval_notes(
