@@ -1,3 +1,5 @@
+# Over 400 lines: the test, its form for many cells at once and the draws of its replicates
+# (shared between components), one statistic.
 """A one-sided KS test of agreement that stays valid when pairs share items.
 
 The within-item distances of a corpus are not independent: the pairings of one item share
