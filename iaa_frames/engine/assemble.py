@@ -278,9 +278,11 @@ class _Tests:
         self._lock = threading.Lock()
 
     def submit(self, name: str, part) -> None:
-        min_chance = self._min_chance[COMPONENTS.index(name)]
-        args = (part, min_chance, self._seed, self._advance, name, self.multiplicities)
-        self._jobs[name] = (self._pool.submit(_cell_tests, *args), args)
+        # the arguments kept here hold no reference to this object (no cycle: the cells
+        # are freed as soon as the caller lets go of them)
+        args = (part, self._min_chance[COMPONENTS.index(name)], self._seed, self._advance, name)
+        future = self._pool.submit(_cell_tests, *args, draws=self.multiplicities)
+        self._jobs[name] = (future, args)
 
     def multiplicities(self, n_items: int):
         """The tests' replicates on ``n_items`` items, drawn once (None above
@@ -298,7 +300,7 @@ class _Tests:
         pool, once free, takes the next: the two threads share what is left)."""
         for name, (future, args) in list(self._jobs.items()):
             if future.cancel():
-                self._stolen[name] = _cell_tests(*args)
+                self._stolen[name] = _cell_tests(*args, draws=self.multiplicities)
 
     def done(self) -> bool:
         return all(n in self._stolen or f.done() for n, (f, _) in self._jobs.items())

@@ -66,3 +66,26 @@ def test_shared_ks_draws_give_the_tests_own_draws(tables, monkeypatch):
     own = assemble.agreement_from_tables(tables, n_boot=0, seed=4)
     assert shared.identical(own)
     assert np.isfinite(own["ks_pvalue"].values).any()
+
+
+def test_the_tests_hold_their_cells_in_no_cycle(tables):
+    # the cells are freed when the caller lets go of them, without waiting for the
+    # cyclic garbage collector (hundreds of MB on large corpora)
+    import gc
+    import weakref
+
+    parts, _, min_chance = _cells(tables)
+    gc.disable()
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            tests = assemble._Tests(pool, min_chance, 0, None)
+            tests.submit("localization", parts["localization"])
+            tests.submit("overall", parts["overall"])
+            tests.steal()
+            values = tests.result()
+        cells = weakref.ref(parts["localization"])
+        del tests, parts
+        assert cells() is None
+    finally:
+        gc.enable()
+    assert set(values) == {"localization", "overall"}
