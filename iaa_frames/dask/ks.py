@@ -185,11 +185,14 @@ class SampledSigmaCells(SigmaCells):
     name: str = ""  # the component, for the progress bar
     progress: bool | None = None
 
-    def tests(self, cells, seed: int = 0):
+    def tests(self, cells, seed: int = 0, multiplicities=None):
         """KS statistic, sign, p-value and fraction below chance of the given cells, as
         :meth:`iaa_frames.engine.SigmaCells.tests` computes them, one group of cells at a
         time; on the workers of the active ``dask.distributed`` client, if any (a few
-        groups at a time, each sent with its rows' distances and items only)."""
+        groups at a time, each sent with its rows' distances and items only).
+        ``multiplicities``: the replicates of the p-values, if drawn already
+        (:func:`iaa_frames.stats.kstest.ks_multiplicities`), used by the groups run
+        here (the workers of a client draw their own, the same)."""
         chunks = self.sample.chunks(np.asarray(cells, dtype=np.int64), self.chunk_entries)
         disable = len(chunks) < 2 if self.progress is None else not self.progress
         with tqdm(
@@ -199,14 +202,19 @@ class SampledSigmaCells(SigmaCells):
             disable=disable,
             delay=0 if self.progress else DELAY,
         ) as bar:
-            return self._tests(chunks, seed, bar)
+            return self._tests(chunks, seed, bar, multiplicities)
 
-    def _tests(self, chunks, seed, bar):
+    def _tests(self, chunks, seed, bar, multiplicities=None):
         out = np.full((4, self.n_cells), np.nan)
         client = active_client() if chunks else None
         if client is None:
             for chunk in chunks:
-                out[:, chunk] = group_tests(**self._group(chunk), n_items=self.n_items, seed=seed)
+                out[:, chunk] = group_tests(
+                    **self._group(chunk),
+                    n_items=self.n_items,
+                    seed=seed,
+                    multiplicities=multiplicities,
+                )
                 bar.update(1)
         else:
             from distributed import wait
@@ -317,6 +325,7 @@ def group_tests(
     *,
     n_items: int,
     seed: int,
+    multiplicities=None,
 ):
     """The tests of a group of cells (rows of the result: KS statistic, sign, p-value,
     fraction below chance; one column per cell).
@@ -326,7 +335,8 @@ def group_tests(
     the other (``within_count`` each); ``between_rows`` the chance rows of the
     cells (indices into ``between_distance``, ``between_count`` each) with their
     weights. The p-value is the one-sided cluster-bootstrap test of
-    :func:`iaa_frames.stats.kstest.ks_agreement_entries`, with the chance units' weights.
+    :func:`iaa_frames.stats.kstest.ks_agreement_entries`, with the chance units' weights
+    (``multiplicities``: its replicates, if drawn already).
     """
     with large_heap():  # on a worker: freed blocks reused, not unmapped
         k = len(within_count)
@@ -356,5 +366,6 @@ def group_tests(
                 n_cells=k,
                 n_items=n_items,
                 seed=seed,
+                multiplicities=multiplicities,
             )[1]
         return out

@@ -57,15 +57,21 @@ class ClassificationCells:
         k = groups.shape[1]
         # margins, per pair and group: the weight on both values' categories (one slot of
         # twice the weight when they are equal)
-        margin = np.concatenate([groups * C + x, groups * C + y], axis=1)
+        # (columns below 2 * G * C: int32 unless that many cells)
+        margin = np.empty((len(i), 2 * k), dtype=np.int32 if 2 * G * C < 2**31 else np.int64)
+        for side, v in enumerate((x, y)):  # in place: no int64 (pairs x slots) copies
+            part = margin[:, side * k : (side + 1) * k]
+            np.multiply(groups, C, out=part, casting="unsafe")
+            part += v
         share = np.concatenate(
             [np.broadcast_to(1.0 + same, (len(i), k)), np.broadcast_to(~same, (len(i), k))], axis=1
         )
+        share *= weight[:, None]  # in place: the weight on every slot
         # off-diagonal mass, for the pairs whose values differ: the weight on both sides
         differ = np.flatnonzero(~same[:, 0])
         rows = sp.vstack(
             [
-                sparse_rows(margin, share * weight[:, None], 2 * G * C),
+                sparse_rows(margin, share, 2 * G * C),
                 sparse_rows(
                     G * C + margin[differ],
                     np.broadcast_to(weight[differ, None], (len(differ), 2 * k)),
@@ -230,7 +236,9 @@ class PresenceCells:
                 v = part if pick is None else part[pick]
                 values[at : at + len(v)] = v
                 at += len(v)
-        del cells, row
+        # only the entries are left for the conversion (the peak memory of the cells)
+        del cells, row, unit, member, unit_item, p, r, ok, g_item, g_cell
+        del everyone, nothing, drew, gi, rater, mu, ma, rg, first, pu, ru
         return cls(
             n, ItemSums.from_entries(rows, columns, values, n_items=n_items, n_columns=3 * n)
         )

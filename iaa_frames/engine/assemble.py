@@ -6,6 +6,7 @@ bootstrap intervals, assembled into the labelled result (:func:`agreement`)."""
 from __future__ import annotations
 
 import queue
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -21,6 +22,7 @@ from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
+from iaa_frames.stats.kstest import DEFAULT_RESAMPLES, ks_multiplicities
 from iaa_frames.stats.samples import percentile_ci
 from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 from iaa_frames.version import __version__
@@ -236,26 +238,106 @@ def _class_source_notes(out: dict, sources: np.ndarray) -> np.ndarray:
     return note
 
 
-def _tests(
-    parts: dict, out: dict, seed: int = 0, min_chance=MIN_CHANCE_UNITS, advance=None
-) -> dict:
-    """KS and fraction below chance of the sigma cells with enough units (``advance()``
-    is called after each component)."""
-    tested = {var: out[var].copy() for var in ("ks", "ks_sign", "ks_pvalue", "frac_below_chance")}
-    enough = (out["n_units"] >= MIN_WITHIN_UNITS) & (out["n_chance"] >= min_chance)
-    for c, name in enumerate(COMPONENTS):
-        if name in SIGMA_COMPONENTS:  # three components, each over all its cells
-            values = parts[name].tests(np.flatnonzero(enough[c]), seed=seed)
-            for v, var in enumerate(tested):
-                tested[var][c] = values[v]
-            if advance is not None:
-                advance(name)
+def _cell_tests(part, min_chance, seed: int = 0, advance=None, name="", draws=None):
+    """KS and fraction below chance of a sigma component's cells with enough units
+    (their counts read from them, as :func:`_point_estimates` does; ``min_chance``:
+    fewest chance units per cell), shape (4, n_cells). ``advance(name)`` is called when
+    done; ``draws(n_items)`` gives the tests' multiplicities if shared (or None)."""
+    n_units, n_chance = part.counts()
+    enough = (n_units >= MIN_WITHIN_UNITS) & (n_chance >= min_chance)
+    shared = None if draws is None else draws(part.n_items)
+    values = part.tests(np.flatnonzero(enough), seed=seed, multiplicities=shared)
+    if advance is not None:
+        advance(name)
+    return values
+
+
+class _Tests:
+    """The sigma components' KS tests, each submitted to a one-thread pool as soon as
+    its cells are built; those the pool has not started when the caller is free run in
+    the caller's thread instead (:meth:`steal`). A test's values are those of its own
+    cells, whichever thread computes them. The tests share the draws of their
+    replicates' multiplicities (the same for every component: same items, same seed),
+    drawn by the first test that needs them.
+
+    Parameters
+    ----------
+    pool : concurrent.futures.ThreadPoolExecutor
+    min_chance : ndarray
+        Fewest chance units per component and cell.
+    seed : int
+    advance : callable
+        Called with a component's name when its tests are done (progress bar).
+    """
+
+    def __init__(self, pool, min_chance, seed: int, advance):
+        self._pool, self._min_chance, self._seed, self._advance = pool, min_chance, seed, advance
+        self._jobs: dict = {}
+        self._stolen: dict = {}
+        self._draws: dict = {}
+        self._lock = threading.Lock()
+
+    def submit(self, name: str, part) -> None:
+        # the arguments kept here hold no reference to this object (no cycle: the cells
+        # are freed as soon as the caller lets go of them)
+        args = (part, self._min_chance[COMPONENTS.index(name)], self._seed, self._advance, name)
+        future = self._pool.submit(_cell_tests, *args, draws=self.multiplicities)
+        self._jobs[name] = (future, args)
+
+    def multiplicities(self, n_items: int):
+        """The tests' replicates on ``n_items`` items, drawn once (None above
+        :data:`MAX_SHARED_DRAWS` values: each test then draws its own, a block at a
+        time)."""
+        if KS_RESAMPLES * n_items > MAX_SHARED_DRAWS:
+            return None
+        with self._lock:  # the first caller draws, the other waits for its draws
+            if n_items not in self._draws:
+                self._draws[n_items] = ks_multiplicities(n_items, KS_RESAMPLES, self._seed)
+            return self._draws[n_items]
+
+    def steal(self) -> None:
+        """Run here the tests the pool has not started, in the order submitted (the
+        pool, once free, takes the next: the two threads share what is left)."""
+        for name, (future, args) in list(self._jobs.items()):
+            if future.cancel():
+                self._stolen[name] = _cell_tests(*args, draws=self.multiplicities)
+
+    def done(self) -> bool:
+        return all(n in self._stolen or f.done() for n, (f, _) in self._jobs.items())
+
+    def result(self) -> dict:
+        """Per component, its (4, n_cells) values."""
+        return {
+            n: self._stolen[n] if n in self._stolen else f.result()
+            for n, (f, _) in self._jobs.items()
+        }
+
+
+def _test_variables(values: dict, out: dict) -> dict:
+    """The variables of the tests (NaN outside the sigma components) from each sigma
+    component's (4, n_cells) values."""
+    tested = {var: out[var].copy() for var in TEST_VARIABLES}
+    for name, v in values.items():
+        c = COMPONENTS.index(name)
+        for i, var in enumerate(TEST_VARIABLES):
+            tested[var][c] = v[i]
     return tested
 
 
+#: Most multiplicities the KS tests share (int32: 64 MiB); above, each draws its own.
+MAX_SHARED_DRAWS = 1 << 24
+#: The KS tests' replicates (:func:`iaa_frames.stats.kstest.ks_agreement_entries`).
+KS_RESAMPLES = DEFAULT_RESAMPLES
+#: The order in which :func:`agreement_from_cells` submits the sigma components' tests:
+#: the longest first (localization has the most rows per cell).
+TEST_ORDER = ("localization", "overall", "detection")
+#: The variables :meth:`SigmaCells.tests` computes, in the order of its rows.
+TEST_VARIABLES = ("ks", "ks_sign", "ks_pvalue", "frac_below_chance")
+
+
 def _await_tests(future, done: queue.SimpleQueue, progress) -> dict:
-    """The result of :func:`_tests` running in ``future``; while it runs, a "KS tests" bar
-    over its components (``done`` receives one entry per component finished). Opened
+    """The result of the tests running in ``future``; while they run, a "KS tests" bar
+    over their components (``done`` receives one entry per component finished). Opened
     only when the tests outlast the bootstrap (bars are never nested)."""
     total = sum(name in SIGMA_COMPONENTS for name in COMPONENTS)
     finished = 0
@@ -326,11 +408,32 @@ def agreement_from_tables(
     corpus = tables.corpus
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
     n_items = len(corpus.items)
-    parts = all_component_cells(tables, layout)
-    presence = PresenceCells.build(layout, n_items, tables.units, tables.coverage)
-    return agreement_from_cells(
-        tables, parts, presence, n_boot=n_boot, seed=seed, progress=progress, ci_method=ci_method
-    )
+    min_chance = _min_chance(_chance_sources(tables, layout), layout.n_groups)
+    done = queue.SimpleQueue()  # the components the tests have finished (progress bar)
+    # a second thread runs the KS tests of each sigma component as soon as its cells are
+    # built, while this one builds the next cells, then runs the bootstrap (numpy and
+    # scipy release the GIL in their array loops). The cells with the largest
+    # temporaries come first, before any test runs beside them (the peak memory).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        tests = _Tests(pool, min_chance, seed, done.put)
+        parts = {"classification": component_cells(tables, layout, "classification")}
+        parts["localization"] = component_cells(tables, layout, "localization")
+        tests.submit("localization", parts["localization"])
+        presence = PresenceCells.build(layout, n_items, tables.units, tables.coverage)
+        parts.update(zip(SETS, _sets_cells(tables, layout)))
+        for name in ("overall", "detection"):
+            tests.submit(name, parts[name])
+        parts = {c: parts[c] for c in COMPONENTS}
+        return _from_cells(
+            tables, parts, presence, n_boot, seed, progress, ci_method, tests=tests, done=done
+        )
+
+
+def _sets_cells(tables: PairTables, layout: CellLayout):
+    """The cells of detection and overall, on one membership of their within rows."""
+    sets = sets_membership(tables, layout)
+    detection = component_cells(tables, layout, "detection", sets_within=sets)
+    return detection, component_cells(tables, layout, "overall", sets_within=sets)
 
 
 @validate_params({"ci_method": OneOf(CI_METHODS)})
@@ -381,6 +484,13 @@ def agreement_from_cells(
     True
     """
     check_tables(tables)
+    return _from_cells(tables, parts, presence, n_boot, seed, progress, ci_method)
+
+
+def _from_cells(tables, parts, presence, n_boot, seed, progress, ci_method, tests=None, done=None):
+    """:func:`agreement_from_cells`; ``tests``: the sigma components' tests already
+    submitted (:class:`_Tests`) and their ``done`` queue (else they are submitted here,
+    one component after the other to a second thread)."""
     corpus = tables.corpus
     layout = CellLayout(len(corpus.labels), len(corpus.annotators))
     n_items = len(corpus.items)
@@ -394,9 +504,15 @@ def agreement_from_cells(
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
     # the KS tests and the bootstrap are independent: the tests run in a second thread
     # (numpy and scipy release the GIL in their array loops)
-    done = queue.SimpleQueue()  # the components the tests have finished (progress bar)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        tests = pool.submit(_tests, parts, out, seed, min_chance, done.put)
+        # the tests of given cells (dask's, which may run on a cluster) one at a time in
+        # the second thread, as they come; those of agreement_from_tables shared out
+        share = tests is not None
+        if tests is None:
+            done = queue.SimpleQueue()  # the components the tests have finished (bar)
+            tests = _Tests(pool, min_chance, seed, done.put)
+            for name in TEST_ORDER:
+                tests.submit(name, parts[name])
         out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
         out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
         if n_boot:
@@ -420,7 +536,9 @@ def agreement_from_cells(
                 low, high = percentile_ci(reps, level=CI_LEVEL)
             reported = defined & (out["n_items"] >= MIN_CI_ITEMS)
             out["ci_low"], out["ci_high"] = (np.where(reported, v, np.nan) for v in (low, high))
-        out.update(_await_tests(tests, done, progress))
+        if share:
+            tests.steal()  # the tests not started yet run here, beside the others
+        out.update(_test_variables(_await_tests(tests, done, progress), out))
     # a defined cell on few items says so, after what it assumes (a borrowed baseline)
     few = interval_notes(
         np.where(defined, "", "x").astype(object), n_items=out["n_items"], min_items=MIN_CI_ITEMS

@@ -161,11 +161,12 @@ class SigmaCells:
         w = self.within.total()
         return mean_of(w[2 * n : 3 * n], w[:n]) if w.size >= 3 * n else np.full(n, np.nan)
 
-    def tests(self, cells, seed: int = 0):
+    def tests(self, cells, seed: int = 0, multiplicities=None):
         """KS statistic, sign, p-value and fraction below chance of the given cells, all
         at once (:func:`iaa_frames.stats.samples.cell_tests`). The p-value is the one-sided
         cluster-bootstrap test of :func:`iaa_frames.stats.kstest.ks_agreement_entries`, with the
-        chance units' weights."""
+        chance units' weights; ``multiplicities``: its replicates, if already drawn
+        (:func:`iaa_frames.stats.kstest.ks_multiplicities` of ``n_items`` and ``seed``)."""
         out = np.full((4, self.n_cells), np.nan)
         cells = np.asarray(cells, dtype=np.int64)
         if not len(cells):
@@ -198,6 +199,7 @@ class SigmaCells:
             n_cells=len(cells),
             n_items=self.n_items,
             seed=seed,
+            multiplicities=multiplicities,
         )[1]
         return out
 
@@ -208,7 +210,7 @@ def _entries(members: sp.csc_matrix, cells: np.ndarray):
     Every column in order: the stored arrays themselves, no copy."""
     indptr = members.indptr
     count = indptr[cells + 1] - indptr[cells]
-    cell = np.repeat(np.arange(len(cells)), count)
+    cell = np.repeat(np.arange(len(cells), dtype=_index(len(cells))), count)
     if np.array_equal(cells, np.arange(members.shape[1])):
         return members.indices, cell, members.data
     if (np.diff(cells) > 0).all():  # ascending columns: a mask keeps their entries' order

@@ -299,9 +299,12 @@ class PairSums:
         k = np.asarray(multiplicities, dtype=np.float64)
         step = block_size(len(k), len(self.item_a))
         mt = self._by_column
+        # items x replicates: rows of a block of item-major multiplicities (the engine's)
+        # are gathered whole, and the (pairs x block) weights multiply as they are
+        kt = k.T
         parts = []
         for start in range(0, len(k), step):  # blocks of replicates, not rows
-            kb = k[start : start + step]
-            weights = kb[:, self.item_a] * kb[:, self.item_b]
-            parts.append(np.asarray(mt @ weights.T).T)
+            kb = kt[:, start : start + step]
+            weights = kb[self.item_a] * kb[self.item_b]
+            parts.append(np.asarray(mt @ weights).T)
         return np.concatenate(parts, axis=0) if parts else np.zeros((0, self.matrix.shape[1]))

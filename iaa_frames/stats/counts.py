@@ -29,10 +29,12 @@ EXACT_FLOAT32 = 2.0**24
 MAX_MULTIPLICITY = 64
 
 
-def count_matrix(rows, cols, shape) -> sp.csr_matrix:
+def count_matrix(rows, cols, shape, dtype=np.float64) -> sp.csr_matrix:
     """``csr_matrix((ones, (rows, cols)), shape)`` with its duplicates summed: the number
     of entries at every (row, column), in canonical form (sorted indices), by one sort of
-    the entries' flat codes instead of scipy's conversion from COO.
+    the entries' flat codes instead of scipy's conversion from COO. ``dtype=float32``
+    stores the counts in half the memory when all are exact in it (below 2**24; else
+    float64).
 
     Examples
     --------
@@ -48,7 +50,9 @@ def count_matrix(rows, cols, shape) -> sp.csr_matrix:
     np.not_equal(code[1:], code[:-1], out=first[1:])
     start = np.flatnonzero(first)
     del first
-    count = np.empty(start.size)
+    if np.dtype(dtype) != np.float32 or code.size >= EXACT_FLOAT32:
+        dtype = np.float64  # a count of 2**24 entries or more is not exact in float32
+    count = np.empty(start.size, dtype=dtype)
     count[:-1] = np.diff(start)
     count[-1:] = code.size - start[-1:]
     code = code[start]
@@ -65,21 +69,23 @@ class CountMatrix:
     Parameters
     ----------
     matrix : scipy.sparse.csr_matrix
-        Non-negative integer counts, rows x items.
+        Non-negative integer counts, rows x items (float64, or float32 when exact: then
+        kept as it is, no copy).
     """
 
     def __init__(self, matrix: sp.csr_matrix):
         self.shape = matrix.shape
         # a row's product entries are at most its sum times the largest multiplicity
-        row_sum = np.asarray(matrix.sum(axis=1)).ravel()
+        row_sum = np.asarray(matrix.sum(axis=1, dtype=np.float64)).ravel()
         exact = row_sum * MAX_MULTIPLICITY < EXACT_FLOAT32
         if exact.all():  # no row to split off: no copy of the indices
             self._small, self._large = None, np.zeros(0, dtype=np.int64)
-            self._single, self._double = matrix.astype(np.float32), None
+            single = matrix if matrix.dtype == np.float32 else matrix.astype(np.float32)
+            self._single, self._double = single, None
         else:
             self._small, self._large = np.flatnonzero(exact), np.flatnonzero(~exact)
             self._single = matrix[self._small].astype(np.float32)
-            self._double = matrix[self._large]
+            self._double = matrix[self._large].astype(np.float64)
 
     @property
     def matrix(self) -> sp.csr_matrix:

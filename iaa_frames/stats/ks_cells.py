@@ -219,7 +219,8 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     # a group of whole cells at a time: the grid of a cell and the bins of its entries
     # depend on its entries alone
     size = np.zeros(n_cells, dtype=np.int64)
-    bin_w, bin_b = np.empty(len(wr), dtype=np.int64), np.empty(len(br), dtype=np.int64)
+    # bins within a cell's grid (int32: a grid has far fewer points)
+    bin_w, bin_b = np.empty(len(wr), dtype=np.int32), np.empty(len(br), dtype=np.int32)
     w_at = np.searchsorted(wc, np.arange(n_cells + 1))
     b_at = np.searchsorted(bc, np.arange(n_cells + 1))
     for c0, c1 in cell_groups(w_at, CHUNK_ENTRIES):  # a loop over groups of cells
@@ -231,10 +232,9 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
         part = np.bincount(grid // span, minlength=n_cells)  # 0 outside the group
         size += part
         g_start = np.cumsum(part) - part
-        bin_w[w] = grid_bins(grid, kw)  # first grid point at or above, within the cell
-        bin_w[w] -= g_start[wc[w]]
-        bin_b[b] = grid_bins(grid, kb)
-        bin_b[b] -= g_start[bc[b]]
+        # the first grid point at or above, within the cell
+        bin_w[w] = grid_bins(grid, kw) - g_start[wc[w]]
+        bin_b[b] = grid_bins(grid, kb) - g_start[bc[b]]
         del kw, kb, grid
     del rank_x, rank_y
     # items among each cell's within rows
@@ -333,7 +333,8 @@ def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_mat
     and items ``wi[row]`` (entries grouped by cell, ascending), built for a group of
     whole cells of about :data:`CHUNK_ENTRIES` entries at a time: the same matrix,
     without the temporaries of all entries at once (for
-    :func:`iaa_frames.stats.kstest.ks_agreement_entries`)."""
+    :func:`iaa_frames.stats.kstest.ks_agreement_entries`). The counts are float32 where
+    exact (:func:`~iaa_frames.stats.counts.count_matrix`)."""
     tested = np.flatnonzero(tested_mask)
     width = int(size[tested].sum())
     lo = np.searchsorted(wc, tested, side="left")  # every tested cell's entries
@@ -353,7 +354,8 @@ def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_mat
         if not keep.all():
             column, item = column[keep], item[keep]
         del cell, keep
-        m = count_matrix(column, item, (offset[last] + size[last] - row0, n))
+        # float32 counts (exact below 2**24): the matrix is multiplied in float32
+        m = count_matrix(column, item, (offset[last] + size[last] - row0, n), np.float32)
         del column, item
         data.append(m.data)
         indices.append(m.indices)
@@ -364,5 +366,5 @@ def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_mat
         np.cumsum(np.concatenate(per_row), out=indptr[1:])
     join = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)
     return sp.csr_matrix(
-        (join(data, np.float64), join(indices, np.int32), indptr), shape=(width, n)
+        (join(data, np.float32), join(indices, np.int32), indptr), shape=(width, n)
     )

@@ -1,3 +1,5 @@
+# Over 400 lines: the test, its form for many cells at once and the draws of its replicates
+# (shared between components), one statistic.
 """A one-sided KS test of agreement that stays valid when pairs share items.
 
 The within-item distances of a corpus are not independent: the pairings of one item share
@@ -54,6 +56,7 @@ __all__ = [
     "ks_agreement_entries",
     "ks_agreement_test",
     "ks_agreement_tests",
+    "ks_multiplicities",
 ]
 
 #: Bootstrap replicates of the test by default (p-values resolve to 1 / 200).
@@ -264,6 +267,7 @@ def ks_agreement_entries(
     seed: int = 0,
     min_items: int = MIN_ITEMS,
     max_grid: int = MAX_GRID,
+    multiplicities=None,
 ):
     """:func:`ks_agreement_tests` with the cells given as entries (a row in one cell).
 
@@ -285,6 +289,10 @@ def ks_agreement_entries(
         Number of cells (a cell without entries gets NaN).
     n_items, n_resamples, seed, min_items, max_grid
         As in :func:`ks_agreement_test`.
+    multiplicities : ndarray of int, shape (n_resamples, n_items), optional
+        The replicates' item multiplicities, :func:`ks_multiplicities` of the same
+        ``n_items``, ``n_resamples`` and ``seed`` (tests of several sets of cells on the
+        same items draw them once); by default drawn here, the same.
 
     Returns
     -------
@@ -312,6 +320,11 @@ def ks_agreement_entries(
     n = top if n_items is None else int(n_items)
     if n < top:
         raise ParameterError(f"n_items ({n}) must exceed every item code (largest {top - 1})")
+    if multiplicities is not None and np.shape(multiplicities) != (n_resamples, n):
+        raise ParameterError(
+            f"multiplicities must have shape (n_resamples, n_items) = ({n_resamples}, {n}); "
+            f"got {np.shape(multiplicities)}"
+        )
     (wr, wc), (br, bc, bw) = check_entries(
         x, y, (within_rows, within_cell), (between_rows, between_cell), between_weight, n_cells
     )
@@ -368,10 +381,13 @@ def ks_agreement_entries(
     exceed = np.zeros(tested.size, dtype=np.int64)
     count_ok = np.zeros(tested.size, dtype=np.int64)
     step = block_size(n_resamples, len(pair) + n + 3 * width)
-    seed_stream = int(np.random.SeedSequence([seed, _STREAM]).generate_state(1)[0])
+    if multiplicities is None:
+        blocks = multiplicity_blocks(n, n_resamples, seed=_stream_seed(seed), block_size=step)
+    else:
+        blocks = (multiplicities[b : b + step] for b in range(0, n_resamples, step))
     seg = np.repeat(np.arange(tested.size), np.diff(offsets))
     first = np.maximum(starts - 1, 0)
-    for k in multiplicity_blocks(n, n_resamples, seed=seed_stream, block_size=step):
+    for k in blocks:
         cx = np.cumsum(counts.times(k).T, axis=1)
         k = k.astype(np.float64)  # a block of replicates at once, not a loop over rows
         cy = np.cumsum(np.asarray(hist_yt @ (k[:, ba] * k[:, bb]).T).T, axis=1)
@@ -392,3 +408,26 @@ def ks_agreement_entries(
     pvalue[tested] = (1.0 + exceed) / (1.0 + count_ok)
     used[tested] = count_ok
     return statistic, pvalue, used
+
+
+def ks_multiplicities(n_items: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0):
+    """The item multiplicities of the replicates of :func:`ks_agreement_entries` (its
+    ``multiplicities``): one row per replicate, int32, shape (n_resamples, n_items).
+
+    Examples
+    --------
+    >>> k = ks_multiplicities(4, 3, seed=1)
+    >>> k.shape, k.sum(axis=1).tolist()
+    ((3, 4), [4, 4, 4])
+    """
+    check_int(n_items, "n_items", low=0)
+    check_int(n_resamples, "n_resamples", low=1)
+    check_int(seed, "seed", low=0)
+    return next(
+        multiplicity_blocks(n_items, n_resamples, seed=_stream_seed(seed), block_size=n_resamples)
+    )
+
+
+def _stream_seed(seed: int) -> int:
+    """The seed of the test's stream of multiplicities."""
+    return int(np.random.SeedSequence([seed, _STREAM]).generate_state(1)[0])

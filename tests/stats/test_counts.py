@@ -36,3 +36,27 @@ def test_products_equal_float64_with_rows_too_large_for_float32():
         want = np.asarray(count_matrix(rows, cols, (50, 300)) @ k.T.astype(np.float64))
         np.testing.assert_array_equal(got, want)
         assert got.dtype == np.float64
+
+
+def test_float32_counts_are_the_float64_counts_and_multiply_alike(monkeypatch):
+    from iaa_frames.stats import counts as mod
+
+    rng = np.random.default_rng(5)
+    rows, cols = rng.integers(0, 40, 3000), rng.integers(0, 30, 3000)
+    wide = mod.count_matrix(rows, cols, (40, 30))
+    narrow = mod.count_matrix(rows, cols, (40, 30), np.float32)
+    assert wide.dtype == np.float64 and narrow.dtype == np.float32
+    assert np.array_equal(wide.indptr, narrow.indptr)
+    assert np.array_equal(wide.indices, narrow.indices)
+    assert np.array_equal(wide.data, narrow.data.astype(np.float64))
+    k = rng.integers(0, 5, (6, 30)).astype(np.int32)
+    brute = wide.toarray() @ k.T.astype(np.float64)
+    for m in (wide, narrow):
+        assert np.array_equal(mod.CountMatrix(m).times(k), brute)
+        assert mod.CountMatrix(m).matrix.dtype == np.float64
+    # counts that could reach 2**24 stay float64
+    monkeypatch.setattr(mod, "EXACT_FLOAT32", 100.0)
+    assert mod.count_matrix(rows, cols, (40, 30), np.float32).dtype == np.float64
+    # rows whose products could leave float32's exact range: multiplied in float64
+    split = mod.CountMatrix(narrow)
+    assert split._large.size and np.array_equal(split.times(k), brute)

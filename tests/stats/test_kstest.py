@@ -364,3 +364,67 @@ def test_entries_tested_in_chunks_of_cells_are_bitwise_those_of_all_at_once(monk
         monkeypatch.setattr(ks_cells, "CHUNK_ENTRIES", budget)
         for got, want in zip(run(), whole):
             assert got.tobytes() == want.tobytes()
+
+
+def test_shared_multiplicities_give_the_tests_drawn_inside_bitwise():
+    # the replicates drawn once (ks_multiplicities) and passed in: the p-values and
+    # replicate counts of the test that draws its own, block by block
+    from iaa_frames.stats.kstest import ks_multiplicities
+
+    rng = np.random.default_rng(11)
+    tested = 0
+    for _ in range(8):
+        x, y, kwargs = _random_cells(rng, weighted=True, discrete=False, max_grid=7)
+        n = kwargs["n_items"]
+        shared = ks_multiplicities(n, kwargs["n_resamples"], seed=kwargs["seed"])
+        assert shared.dtype == np.int32 and (shared.sum(axis=1) == n).all()
+        want = ks_agreement_tests(x, y, **kwargs)
+        w_rows = np.concatenate([np.asarray(c, dtype=np.int64) for c in kwargs["within_cells"]])
+        w_cell = np.repeat(
+            np.arange(len(kwargs["within_cells"])), [len(c) for c in kwargs["within_cells"]]
+        )
+        b_rows = np.concatenate([np.asarray(c, dtype=np.int64) for c in kwargs["between_cells"]])
+        b_cell = np.repeat(
+            np.arange(len(kwargs["between_cells"])), [len(c) for c in kwargs["between_cells"]]
+        )
+        common = {
+            k: kwargs[k]
+            for k in (
+                "within_item",
+                "between_item_a",
+                "between_item_b",
+                "n_items",
+                "seed",
+                "min_items",
+                "max_grid",
+                "n_resamples",
+            )
+        }
+        got = ks_agreement_entries(
+            x,
+            y,
+            within_rows=w_rows,
+            within_cell=w_cell,
+            between_rows=b_rows,
+            between_cell=b_cell,
+            between_weight=np.concatenate(kwargs["between_weights"]),
+            n_cells=len(kwargs["within_cells"]),
+            multiplicities=shared,
+            **common,
+        )
+        for w, g in zip(want, got):
+            assert np.array_equal(w, g, equal_nan=True)
+        tested += np.count_nonzero(~np.isnan(got[1]))
+    assert tested  # some p-values compared
+    with pytest.raises(ParameterError, match="multiplicities must have shape"):
+        ks_agreement_entries(
+            x,
+            y,
+            within_rows=w_rows,
+            within_cell=w_cell,
+            between_rows=b_rows,
+            between_cell=b_cell,
+            n_cells=len(kwargs["within_cells"]),
+            multiplicities=shared[:, :-1],
+            **common,
+        )
