@@ -21,10 +21,10 @@ Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of each process.
 
 Measured (2 cores, quiet, 4 GB per worker, 2026-12-01): 9.33M boxes in 201 s, 18.1x the
 in-memory 0.93M boxes (11.1 s; an earlier release: 295 s, 11.5x a 25.7 s reference);
-workers' peaks 1.4 and 1.8 GB, driver's peak 8.2 GB. After it (loaded machine, load
-average 3-5): 441 s, 20.0x a 22.1 s reference, CPU 91 + 269 s (21.7x the reference's
-CPU time, against 27.6x), workers' peaks 1.9 and 1.6 GB, driver's peak 5.3 GB; the same
-Dataset bit for bit (``--save`` both runs). Memory to plan for: a worker needs about
+workers' peaks 1.4 and 1.8 GB, driver's peak 8.2 GB. After it (quiet, 2026-12-02): 145 s,
+16.1x a 9.0 s reference (two threads in memory), CPU 57 + 199 s (19.8x the reference's
+CPU time, against 27.6x), workers' peaks 2.1 and 1.4 GB, driver's peak 5.3 GB (its
+Dataset, on a loaded machine, bit for bit the earlier release's: ``--save`` both runs). Memory to plan for: a worker needs about
 1 GB for the matching of a 500k-row file, and for the KS test of the "(all)" cells
 about 250 bytes per object of the corpus (one cell is tested in one process); the driver
 about 570 bytes per object at its peak.
