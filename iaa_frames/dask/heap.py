@@ -19,11 +19,11 @@ would switch that off for good.
 
 from __future__ import annotations
 
-import ctypes
 import os
-import sys
 import threading
 from contextlib import contextmanager
+
+from iaa_frames.memory import glibc
 
 __all__ = ["large_heap"]
 
@@ -38,18 +38,6 @@ DEFAULT_MMAP_THRESHOLD = 128 << 10
 
 _lock = threading.Lock()
 _depth = 0
-
-
-def _libc():
-    """glibc, or None (another C library, another system)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt, libc.malloc_trim  # noqa: B018 (glibc only)
-    except (OSError, AttributeError):
-        return None
-    return libc
 
 
 def _fixed_thresholds():
@@ -82,7 +70,7 @@ def large_heap():
     """
     global _depth
     fixed = _fixed_thresholds()
-    libc = _libc() if fixed is not None else None
+    libc = glibc() if fixed is not None else None
     if libc is None:
         yield
         return

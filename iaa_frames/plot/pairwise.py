@@ -201,9 +201,8 @@ def pairwise(
         the cells are at least 0.24 in wide).
     cmap : str, default "vlag_r"
     vmin : float, optional
-        Lowest color (default: the lowest value, at most -0.25 and at least -1, the
-        floor of agreement axes; lower values take the lowest color, and the colorbar
-        ends in a triangle pointing down). The colormap is centred
+        Lowest color (default: the lowest value, at most -0.25 and at least -1; lower
+        values take the lowest color, the colorbar a triangle). The colormap is centred
         at chance (0) with its two halves scaled apart, so that the range 0 to ``vmax``
         (where agreement usually lies) takes the whole blue half.
     vmax : float, default 1

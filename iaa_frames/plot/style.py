@@ -1,12 +1,9 @@
 """The look of the plots: palette, component and annotator colors, sizes for print,
-axis labels from attrs, number formats, legends and notes below an Axes.
-
-Style only: what a figure shows (which classes or annotators, in which order, with which
-numbers) comes from :mod:`iaa_frames.explore.views` and the ``*_frame`` functions of each plot
-module. Every plotting function of :mod:`iaa_frames.plot` draws its artists with a
-``gid`` so that tests (and users post-processing a figure) can find them: ``"estimate"``,
-``"ci"``, ``"raw_iou"``, ``"chance"``, ``"note"``, ``"stat"``, ``"ks_gap"``,
-``"undefined"``.
+axis labels from attrs, number formats, legends and notes below an Axes. Style only: what
+a figure shows comes from :mod:`iaa_frames.explore.views` and each module's ``*_frame``.
+Every plot draws its artists with a ``gid`` that tests (and users post-processing a
+figure) can find: ``"estimate"``, ``"ci"``, ``"raw_iou"``, ``"chance"``, ``"note"``,
+``"stat"``, ``"ks_gap"``, ``"undefined"``, ``"off-scale"``.
 """
 
 from __future__ import annotations
@@ -328,11 +325,7 @@ def _legend_under(ax, anchor, handles, labels, ncols, kwargs):
     )
 
 
-def _wrapped(fig, text: str, share: float = 1.0) -> str:
-    return _wrap(text, fig.get_figwidth(), share)
-
-
-def _wrap(text: str, width: float, share: float) -> str:
+def _wrap(text: str, width: float, share: float = 1.0) -> str:
     # wrapped to ``share`` of the figure's ``width`` inches (about 15 characters of small
     # italic per inch), so that a long note never widens the layout
     chars = max(30, int(width * share * 15))
@@ -346,10 +339,8 @@ def note_lines(text: str, *, width: float) -> int:
 
     Examples
     --------
-    >>> note_lines("", width=7), note_lines("a short note", width=7)
-    (0, 1)
-    >>> note_lines("word " * 40, width=3.5)  # 39 characters a line
-    6
+    >>> note_lines("", width=7), note_lines("a note", width=7), note_lines("word " * 40, width=3.5)
+    (0, 1, 6)
     """
     return _wrap(text, width, 0.75).count("\n") + 1 if text else 0
 
@@ -358,7 +349,7 @@ def note_room(fig, text: str) -> float:
     """Inches a note of the Figure (:func:`note`) takes at its bottom; 0 for no note."""
     if not text:
         return 0.0
-    return 0.12 + 0.13 * (_wrapped(fig, text).count("\n") + 1)
+    return 0.12 + 0.13 * (_wrap(text, fig.get_figwidth()).count("\n") + 1)
 
 
 def note(target, text: str, *, below=None, reserve: float = 0.0):
@@ -370,7 +361,7 @@ def note(target, text: str, *, below=None, reserve: float = 0.0):
         return None
     fig = target.figure if hasattr(target, "transAxes") else target
     # under an Axes the note starts at the Axes' left edge, right of the tick labels
-    text = _wrapped(fig, text, share=0.75 if hasattr(target, "transAxes") else 1.0)
+    text = _wrap(text, fig.get_figwidth(), 0.75 if hasattr(target, "transAxes") else 1.0)
     look = {"ha": "left", "fontsize": "small", "color": _GREY, "style": "italic", "gid": "note"}
     if hasattr(target, "transAxes"):
         # below the x label (set the label first) or the given artist

@@ -20,8 +20,6 @@ after the other, in the calling thread (``Jobs(0)``).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from iaa_frames.matching.pipeline import Matched
+from iaa_frames.memory import trim_memory
 
 __all__ = [
     "BLOCKS_PER_THREAD",
@@ -39,7 +38,6 @@ __all__ = [
     "joined",
     "locked",
     "spare_workers",
-    "trim_memory",
 ]
 
 #: Threads beside the calling one, which works too (:meth:`Jobs.run_all`): two cores
@@ -154,43 +152,6 @@ class _Later:
         if self._error is not None:
             raise self._error
         return self._value
-
-
-def trim_memory() -> bool:
-    """Give the memory freed by the threads back to the system (glibc's ``malloc_trim``;
-    True when done, False where there is no glibc).
-
-    glibc serves each thread from an arena of its own and keeps what a thread frees there:
-    without this, the memory the pool's thread freed stays in the process, and the
-    statistics computed next add to it (1M boxes, agreement(n_boot=200): a peak RSS of
-    1.83 GB, against 1.75 GB trimmed, as without threads). dask's workers trim their memory
-    the same way.
-
-    Examples
-    --------
-    >>> trim_memory() in (True, False)
-    True
-    """
-    libc = _libc()
-    if libc is None:
-        return False
-    libc.malloc_trim(0)
-    return True
-
-
-def _libc():
-    global _LIBC
-    if _LIBC is None:
-        try:
-            name = ctypes.util.find_library("c")
-            lib = ctypes.CDLL(name) if name else None
-            _LIBC = lib if lib is not None and hasattr(lib, "malloc_trim") else False
-        except OSError:
-            _LIBC = False
-    return _LIBC or None
-
-
-_LIBC = None
 
 
 def locked(update):

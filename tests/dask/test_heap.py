@@ -28,7 +28,7 @@ class FakeLibc:
 @pytest.fixture
 def libc(monkeypatch):
     fake = FakeLibc()
-    monkeypatch.setattr(heap, "_libc", lambda: fake)
+    monkeypatch.setattr(heap, "glibc", lambda: fake)
     return fake
 
 
