@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import shapely
 import xarray as xr
+from helpers import TABLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,16 +29,6 @@ dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")
-
-TABLES = (
-    "localization_within",
-    "localization_between",
-    "sets_within",
-    "sets_between",
-    "units",
-    "coverage",
-    "localization_pooled",
-)
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 import xarray as xr
+from helpers import TABLES
 from oracles import binary_alpha, poststratified_weights, presence_alpha, weighted_nominal_alpha
 
 from iaa_frames.chance.pooled import MIN_OWN_CHANCE_UNITS
@@ -818,15 +819,7 @@ def test_sweep_tables_equal_pair_tables_at_each_threshold():
     for t in every:
         alone = pair_tables(df, match_threshold=t.params["match_threshold"], n_chance=100, seed=5)
         assert t.params == alone.params
-        for name in (
-            "localization_within",
-            "localization_between",
-            "sets_within",
-            "sets_between",
-            "units",
-            "coverage",
-            "localization_pooled",
-        ):
+        for name in TABLES:
             pd.testing.assert_frame_equal(getattr(t, name), getattr(alone, name), check_exact=True)
         assert np.array_equal(t.label_source, alone.label_source)
 

@@ -30,6 +30,18 @@ def _shapes(rng, n):
     return np.array(out, dtype=object)
 
 
+def _pairs(rng, n_pairs=300):
+    """Random pairs of :func:`_shapes` (a fifth given as plain boxes), their exact IoU and
+    their GIoU."""
+    geoms = _shapes(rng, 16)
+    plain = rng.random(len(geoms)) < 0.2
+    shapes = Shapes(shapely.bounds(geoms), np.where(plain, None, geoms))
+    i, j = rng.integers(0, len(geoms), (2, n_pairs))
+    a, b = shapes.take(i), shapes.take(j)
+    value = np.nan_to_num(iou(a, b))
+    return a, b, value, giou(a, b, known_iou=value)
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_bound_is_never_below_the_giou(seed):
@@ -75,13 +87,7 @@ def test_bound_from_the_exact_iou_is_tighter_and_never_below_the_giou(seed):
     from that IoU, never above the bound without it, and below it for some concave
     pairs (the shared area lowers the hulls' union)."""
     rng = np.random.default_rng(seed)
-    geoms = _shapes(rng, 16)
-    plain = rng.random(len(geoms)) < 0.2
-    shapes = Shapes(shapely.bounds(geoms), np.where(plain, None, geoms))
-    i, j = rng.integers(0, len(geoms), (2, 300))
-    a, b = shapes.take(i), shapes.take(j)
-    value = np.nan_to_num(iou(a, b))
-    exact = giou(a, b, known_iou=value)
+    a, b, value, exact = _pairs(rng)
     tight = giou_upper_bound(a, b, value, exact=True)
     loose = giou_upper_bound(a, b, value)
     assert (tight >= exact).all()
@@ -130,14 +136,8 @@ def test_bound_with_a_floor_is_at_or_below_it_or_the_bound_without(seed):
     """``floor``: each pair gets a bound at or below its floor, or bitwise the bound it
     gets without a floor; never below the GIoU."""
     rng = np.random.default_rng(seed)
-    geoms = _shapes(rng, 16)
-    plain = rng.random(len(geoms)) < 0.2
-    shapes = Shapes(shapely.bounds(geoms), np.where(plain, None, geoms))
-    i, j = rng.integers(0, len(geoms), (2, 300))
-    a, b = shapes.take(i), shapes.take(j)
-    value = np.nan_to_num(iou(a, b))
-    exact = giou(a, b, known_iou=value)
-    floor = rng.uniform(-0.5, 1.0, len(i))
+    a, b, value, exact = _pairs(rng)
+    floor = rng.uniform(-0.5, 1.0, len(value))
     for known in (False, True):
         plain_bound = giou_upper_bound(a, b, value, exact=known)
         bound = giou_upper_bound(a, b, value, exact=known, floor=floor)
@@ -145,7 +145,8 @@ def test_bound_with_a_floor_is_at_or_below_it_or_the_bound_without(seed):
         assert (bound >= exact).all()
     # a floor of -inf asks for the bound without one, +inf for the cheapest
     np.testing.assert_array_equal(
-        giou_upper_bound(a, b, value, floor=np.full(len(i), -np.inf)), giou_upper_bound(a, b, value)
+        giou_upper_bound(a, b, value, floor=np.full(len(value), -np.inf)),
+        giou_upper_bound(a, b, value),
     )
-    cheapest = giou_upper_bound(a, b, value, floor=np.full(len(i), np.inf))
+    cheapest = giou_upper_bound(a, b, value, floor=np.full(len(value), np.inf))
     assert (cheapest >= giou_upper_bound(a, b, value)).all()

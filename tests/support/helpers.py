@@ -14,6 +14,17 @@ from pathlib import Path
 #: The hand-written exports of tests/fixtures (see its README.md).
 FIX = Path(__file__).parents[1] / "fixtures"
 
+#: The frames of a PairTables, compared one by one where two routes must give the same.
+TABLES = (
+    "localization_within",
+    "localization_between",
+    "sets_within",
+    "sets_between",
+    "units",
+    "coverage",
+    "localization_pooled",
+)
+
 
 def row_of(df, **match):
     """The single row of ``df`` whose columns equal ``match``."""

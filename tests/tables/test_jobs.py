@@ -4,6 +4,7 @@ import threading
 
 import numpy as np
 import pytest
+from helpers import TABLES
 
 import iaa_frames as iaf
 from iaa_frames.geometry.distances import get_distance
@@ -14,16 +15,6 @@ from iaa_frames.settings.parameters import MatchSettings
 from iaa_frames.tables.jobs import WORKERS, Jobs, blocks, joined, locked, spare_workers
 from iaa_frames.tables.pairs import IoUCache, tables_of_corpus
 from iaa_frames.tables.steps import within_pairings
-
-TABLES = (
-    "localization_within",
-    "localization_between",
-    "sets_within",
-    "sets_between",
-    "units",
-    "coverage",
-    "localization_pooled",
-)
 
 
 @pytest.mark.parametrize("seed", range(30))
