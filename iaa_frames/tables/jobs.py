@@ -118,9 +118,18 @@ class Jobs:
         if self._pool is None or len(calls) < 2:
             return [fn(*args) for fn, *args in calls]
         futures = [self._pool.submit(*call) for call in calls]
-        out = []
-        for (fn, *args), future in zip(calls, futures, strict=True):
-            out.append(fn(*args) if future.cancel() else future.result())
+        out = [None] * len(calls)
+        # the pool takes the calls from the first, this thread from the last: the two
+        # meet in the middle. (Taken in order, this thread would wait for each call the
+        # pool had just started, and run almost none: 1M boxes, 1.5 s of waiting.)
+        ran = np.zeros(len(calls), dtype=bool)
+        for i in reversed(range(len(calls))):
+            if not futures[i].cancel():
+                break  # the pool has started it, hence every call before it
+            fn, *args = calls[i]
+            out[i], ran[i] = fn(*args), True
+        for i in np.flatnonzero(~ran):
+            out[i] = futures[i].result()
         return out
 
     def submit(self, fn, /, *args, **kwargs):

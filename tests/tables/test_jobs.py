@@ -1,6 +1,7 @@
 """Steps side by side: the blocks of pairings, their joined matching, the pool."""
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -74,6 +75,23 @@ def test_run_all_gives_every_result_once_in_order():
         assert jobs.run_all([(call, k) for k in range(20)]) == [k * k for k in range(20)]
     assert sorted(seen) == list(range(20))  # each call ran once, stolen or not
     assert Jobs(0).run_all([(call, 3)]) == [9]
+
+
+def test_run_all_shares_the_calls_between_the_threads():
+    """The calling thread takes calls from the last while the pool takes them from the
+    first (taken in order, it waited on each call the pool had just started and ran
+    almost none)."""
+    ran_by = {}
+
+    def call(k):
+        time.sleep(0.05)  # releases the GIL, as numpy's loops do
+        ran_by[k] = threading.get_ident()
+        return k
+
+    with Jobs(1) as jobs:
+        assert jobs.run_all([(call, k) for k in range(8)]) == list(range(8))
+    here = [k for k, t in ran_by.items() if t == threading.get_ident()]
+    assert len(ran_by) == 8 and 7 in here and 2 <= len(here) <= 6
 
 
 def test_errors_reach_the_caller():
