@@ -410,20 +410,22 @@ def agreement_from_tables(
     n_items = len(corpus.items)
     min_chance = _min_chance(_chance_sources(tables, layout), layout.n_groups)
     done = queue.SimpleQueue()  # the components the tests have finished (progress bar)
-    # a second thread runs the KS tests of each sigma component as soon as its cells are
-    # built, while this one builds the next cells, then runs the bootstrap (numpy and
-    # scipy release the GIL in their array loops). The cells with the largest
-    # temporaries come first, before any test runs beside them (the peak memory).
+    # a second thread builds the alpha cells (classification, presence) while this one
+    # builds the sigma cells, then runs the KS tests of each sigma component, queued as
+    # soon as its cells are built, while this one runs the bootstrap (numpy and scipy
+    # release the GIL in their array loops)
     with ThreadPoolExecutor(max_workers=1) as pool:
         tests = _Tests(pool, min_chance, seed, done.put)
-        parts = {"classification": component_cells(tables, layout, "classification")}
-        parts["localization"] = component_cells(tables, layout, "localization")
+        classification = pool.submit(component_cells, tables, layout, "classification")
+        presence = pool.submit(PresenceCells.build, layout, n_items, tables.units, tables.coverage)
+        parts = {"localization": component_cells(tables, layout, "localization")}
         tests.submit("localization", parts["localization"])
-        presence = PresenceCells.build(layout, n_items, tables.units, tables.coverage)
         parts.update(zip(SETS, _sets_cells(tables, layout)))
         for name in ("overall", "detection"):
             tests.submit(name, parts[name])
+        parts["classification"] = classification.result()
         parts = {c: parts[c] for c in COMPONENTS}
+        presence = presence.result()
         return _from_cells(
             tables, parts, presence, n_boot, seed, progress, ci_method, tests=tests, done=done
         )
