@@ -428,3 +428,22 @@ def test_shared_multiplicities_give_the_tests_drawn_inside_bitwise():
             multiplicities=shared[:, :-1],
             **common,
         )
+
+
+@pytest.mark.parametrize("budget", [1, 40_000])
+def test_blocks_of_replicates_do_not_change_the_tests(monkeypatch, budget):
+    # one replicate a block (a budget of 1 byte), or a few, against all in one block: the
+    # same statistics, p-values and replicate counts bit for bit
+    from iaa_frames.stats import kstest
+
+    rng = np.random.default_rng(5)
+    cases = [_random_cells(rng, weighted=True, discrete=d, max_grid=7) for d in (False, True)]
+    want = [ks_agreement_tests(x, y, **kwargs) for x, y, kwargs in cases]
+    monkeypatch.setattr(kstest, "KS_BLOCK_BYTES", budget)
+    assert kstest.ks_block_size(199, n_items=50, n_pairs=10, width=5) == max(
+        1, budget // 820
+    )  # 8 x 50 + 16 x 10 + 52 x 5 bytes
+    got = [ks_agreement_tests(x, y, **kwargs) for x, y, kwargs in cases]
+    for w_case, g_case in zip(want, got):
+        for w, g in zip(w_case, g_case):
+            assert np.array_equal(w, g, equal_nan=True)
