@@ -104,9 +104,9 @@ class Jobs:
 
     def run_all(self, calls) -> list:
         """The results of ``calls`` (tuples ``(fn, *args)``), in order: every call is
-        submitted to the pool, and one that no thread has started when the calling
-        thread comes to it is run there instead (so that the calling thread works
-        rather than waits, and nothing waits behind a busy pool).
+        submitted to the pool, which takes them from the first, and the calling thread
+        runs those the pool has not started, from the last (so that it works rather than
+        waits, and nothing waits behind a busy pool).
 
         Examples
         --------
@@ -119,16 +119,16 @@ class Jobs:
             return [fn(*args) for fn, *args in calls]
         futures = [self._pool.submit(*call) for call in calls]
         out = [None] * len(calls)
-        # the pool takes the calls from the first, this thread from the last: the two
-        # meet in the middle. (Taken in order, this thread would wait for each call the
-        # pool had just started, and run almost none: 1M boxes, 1.5 s of waiting.)
-        ran = np.zeros(len(calls), dtype=bool)
-        for i in reversed(range(len(calls))):
-            if not futures[i].cancel():
-                break  # the pool has started it, hence every call before it
-            fn, *args = calls[i]
-            out[i], ran[i] = fn(*args), True
-        for i in np.flatnonzero(~ran):
+        # the pool takes the calls from the first, this thread from the last, until it
+        # meets one the pool has started (hence every one before it). Taken in order, this
+        # thread would wait on each call the pool had just started, and run almost none
+        # (1M boxes: 1.5 s of waiting).
+        first_started = len(calls)
+        while first_started and futures[first_started - 1].cancel():
+            first_started -= 1
+            fn, *args = calls[first_started]
+            out[first_started] = fn(*args)
+        for i in range(first_started):  # a loop over blocks (a few), not rows
             out[i] = futures[i].result()
         return out
 
