@@ -424,8 +424,8 @@ def ks_block_size(n_resamples: int, *, n_items: int, n_pairs: int, width: int) -
     within counts), 16 a pair of items (its weights) and 52 a grid column (the running
     sums): :data:`KS_BLOCK_BYTES` in all. The blocks do not change the result (each
     replicate is computed alone, and the replicates come from one stream). Larger
-    blocks were no faster: 96 MiB took 1.3-1.6 times as long on 1M boxes (50k items),
-    the float32 multiplicities then too large for the cache.
+    blocks were slower on 1M boxes (50k items): with 96 MiB a test took 1.2-1.6 times
+    as long, its float32 multiplicities too large for the cache.
 
     Examples
     --------
