@@ -66,11 +66,18 @@ class CountMatrix:
     """A count matrix and its products with blocks of multiplicities (``times``), float32
     wherever exact.
 
+    The float32 counts are kept by item (CSC): a product then reads the multiplicities
+    item after item, each once, and adds into the rows' sums, which stay in the cache.
+    Read by row (CSR), every stored count fetched its item's multiplicities from
+    anywhere in the block: with 500k items the KS test of a dask group of cells spent
+    most of its time there (a group of 12M entries: 22.2 s, 16.1 s by item; the 1M
+    localization test 1.57-1.72 s, 1.24-1.45 s). The sums are exact whatever their
+    order (integers below 2**24), so the results are bitwise the same.
+
     Parameters
     ----------
     matrix : scipy.sparse.csr_matrix
-        Non-negative integer counts, rows x items (float64, or float32 when exact: then
-        kept as it is, no copy).
+        Non-negative integer counts, rows x items (float64, or float32 when exact).
     """
 
     def __init__(self, matrix: sp.csr_matrix):
@@ -78,20 +85,20 @@ class CountMatrix:
         # a row's product entries are at most its sum times the largest multiplicity
         row_sum = np.asarray(matrix.sum(axis=1, dtype=np.float64)).ravel()
         exact = row_sum * MAX_MULTIPLICITY < EXACT_FLOAT32
-        if exact.all():  # no row to split off: no copy of the indices
+        if exact.all():  # no row to split off
             self._small, self._large = None, np.zeros(0, dtype=np.int64)
             single = matrix if matrix.dtype == np.float32 else matrix.astype(np.float32)
-            self._single, self._double = single, None
+            self._single, self._double = single.tocsc(), None
         else:
             self._small, self._large = np.flatnonzero(exact), np.flatnonzero(~exact)
-            self._single = matrix[self._small].astype(np.float32)
+            self._single = matrix[self._small].astype(np.float32).tocsc()
             self._double = matrix[self._large].astype(np.float64)
 
     @property
     def matrix(self) -> sp.csr_matrix:
         """The counts (float64, rows x items)."""
         if self._small is None:
-            return self._single.astype(np.float64)
+            return self._single.astype(np.float64).tocsr()
         out = sp.vstack([self._single.astype(np.float64), self._double]).tocsr()
         return out[np.argsort(np.r_[self._small, self._large])]
 

@@ -54,6 +54,7 @@ def test_float32_counts_are_the_float64_counts_and_multiply_alike(monkeypatch):
     for m in (wide, narrow):
         assert np.array_equal(mod.CountMatrix(m).times(k), brute)
         assert mod.CountMatrix(m).matrix.dtype == np.float64
+        assert mod.CountMatrix(m).matrix.format == "csr"  # kept by item inside, CSR out
     # counts that could reach 2**24 stay float64
     monkeypatch.setattr(mod, "EXACT_FLOAT32", 100.0)
     assert mod.count_matrix(rows, cols, (40, 30), np.float32).dtype == np.float64
