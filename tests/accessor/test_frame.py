@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
+from helpers import TABLES
 from oracles import component_alpha, component_ks, component_sigma
 
 from iaa_frames.accessor import IAAAccessor
@@ -117,14 +118,7 @@ def test_items_and_plot_are_reachable(df):
 def test_tables_equal_pair_tables(df):
     got, ref = df.iaa.tables(**PARAMS), pair_tables(df, **PARAMS)
     assert got.params == ref.params
-    for name in (
-        "localization_within",
-        "localization_between",
-        "sets_within",
-        "sets_between",
-        "units",
-        "coverage",
-    ):
+    for name in TABLES:
         pd.testing.assert_frame_equal(getattr(got, name), getattr(ref, name))
     xr.testing.assert_identical(
         agreement_from_tables(got, seed=3), _untagged(df.iaa.agreement(**PARAMS))
