@@ -70,16 +70,6 @@ def component_cells(
     return SigmaCells.build(layout, n_items, *rows)
 
 
-def all_component_cells(tables: PairTables, layout: CellLayout) -> dict:
-    """The cells of every component (:func:`component_cells`), detection and overall
-    one after the other on one membership of their within rows."""
-    sets = sets_membership(tables, layout)
-    parts = {c: component_cells(tables, layout, c, sets_within=sets) for c in SETS}
-    del sets
-    parts.update({c: component_cells(tables, layout, c) for c in COMPONENTS if c not in SETS})
-    return {c: parts[c] for c in COMPONENTS}
-
-
 #: The components of the set-level within rows.
 SETS = ("detection", "overall")
 
