@@ -1,5 +1,6 @@
 """The Figure of every plot of :mod:`iaa_frames.plot` (:class:`ShownOnce`: Jupyter shows
-it once) and the colour of names written as text (:func:`text_color`).
+it once), its layout without rendering (:func:`laid_out`, :func:`fit_height`) and the
+colour of names written as text (:func:`text_color`).
 
 Re-exported by :mod:`iaa_frames.plot.style`.
 """
@@ -8,9 +9,16 @@ from __future__ import annotations
 
 import matplotlib.colors
 import matplotlib.pyplot as plt
+from matplotlib.collections import Collection
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
-__all__ = ["ShownOnce", "figure", "fit_height", "subplots", "text_color"]
+__all__ = ["ShownOnce", "figure", "fit_height", "laid_out", "subplots", "text_color"]
+
+#: The artists :func:`laid_out` hides while it measures, where they are clipped to their Axes.
+_SHAPES = (Patch, Line2D, Collection, AxesImage)
 
 
 class ShownOnce(Figure):
@@ -58,6 +66,48 @@ def subplots(*args, **kwargs):
     return plt.subplots(*args, FigureClass=ShownOnce, **kwargs)
 
 
+def laid_out(fig):
+    """Lay ``fig`` out as drawing it does (the layout engine, titles, legends, text
+    extents) without rendering a pixel (:meth:`~matplotlib.figure.Figure.draw_without_rendering`),
+    and return the renderer that measures its artists.
+
+    The artists drawn wholly inside their Axes (patches, lines, collections and images
+    clipped to it: the shapes of a panel) are hidden meanwhile. No layout depends on them
+    (matplotlib's own layout and tight boxes leave them out), and a panel of many
+    polygons spends most of a layout pass drawing them.
+
+    Examples
+    --------
+    >>> fig, ax = subplots(figsize=(2, 2), layout="constrained")
+    >>> line, = ax.plot([0, 1], [0, 1])
+    >>> title = ax.set_title("a title")
+    >>> bool(laid_out(fig) is fig.canvas.get_renderer()), line.get_visible()
+    (True, True)
+    >>> plt.close(fig)
+    """
+    hidden = [a for ax in fig.axes for a in ax.get_children() if _inside_axes(a, ax)]
+    for artist in hidden:
+        artist.set_visible(False)
+    try:
+        fig.draw_without_rendering()
+    finally:
+        for artist in hidden:
+            artist.set_visible(True)
+    return fig.canvas.get_renderer()
+
+
+def _inside_axes(artist, ax) -> bool:
+    """Whether ``artist`` is a visible shape drawn wholly inside ``ax`` (clipped to it)."""
+    fully_clipped = getattr(artist, "_fully_clipped_to_axes", None)  # matplotlib >= 3.5
+    return (
+        isinstance(artist, _SHAPES)
+        and artist is not ax.patch
+        and artist.get_visible()
+        and fully_clipped is not None
+        and bool(fully_clipped())
+    )
+
+
 def fit_height(fig, *, pad: float = 0.04, passes: int = 3) -> Figure:
     """Shrink ``fig``'s height to what its artists take (plus ``pad`` inches), at its
     width: panels of a fixed aspect (heatmaps) in a constrained layout are centred in
@@ -74,8 +124,7 @@ def fit_height(fig, *, pad: float = 0.04, passes: int = 3) -> Figure:
     True
     """
     for _ in range(passes):
-        fig.canvas.draw()
-        box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
+        box = fig.get_tightbbox(laid_out(fig))  # inches
         height = float(box.height) + 2 * pad
         if height >= fig.get_figheight() - 0.02:
             break

@@ -44,6 +44,7 @@ from iaa_frames.geometry.kinds import keypoint_kinds
 from iaa_frames.tables.pairs import PairTables
 
 from . import style
+from .figure import laid_out
 from .fit_text import fitted_title_parts, refit_title, set_fitted_title
 from .item_shapes import HOLLOW, distance_kinds, draw_shape, shape_anchor
 
@@ -554,8 +555,7 @@ def _place_tags(fig, *, grid: str | None = None):
     to_pt = 72 / fig.dpi
     before = None
     for attempt in range(_PASSES):
-        fig.canvas.draw()
-        renderer = fig.canvas.get_renderer()
+        renderer = laid_out(fig)
         last = attempt == _PASSES - 1
         # the first draw lays the Axes out with their titles where they stood before it
         # (matplotlib places titles while drawing): the layout settles on a later draw

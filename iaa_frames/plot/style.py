@@ -21,7 +21,7 @@ from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
-from .figure import ShownOnce, figure, fit_height, subplots, text_color
+from .figure import ShownOnce, figure, fit_height, laid_out, subplots, text_color
 from .marks import FLOOR, GREY, na_marks, off_scale, off_scale_note, value_range
 
 __all__ = [
@@ -285,8 +285,7 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
     if ncols is None:
         ncols = max(1, min(len(handles), int(ax.figure.get_figwidth() // min_width)))
     fig = ax.figure
-    fig.canvas.draw()  # where the x label ends, below the axes
-    renderer = fig.canvas.get_renderer()
+    renderer = laid_out(fig)  # where the x label ends, below the axes
     boxes = [ax.xaxis.label.get_window_extent(renderer)] if ax.get_xlabel() else []
     boxes += [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
     axes_bottom = ax.get_window_extent(renderer).y0
