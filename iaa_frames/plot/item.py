@@ -538,9 +538,10 @@ def _left_out(dropped, total) -> str:
     return f"{dropped} of {total} label {'tag' if total == 1 else 'tags'} left out (no room)"
 
 
-#: Passes of _place_tags: each draws the layout, places the tags and fits the titles
-#: (another pass when a title changed, its lines setting the Axes' margins, or the Axes
-#: moved since the previous draw); the last one keeps every title's number of lines.
+#: Passes of _place_tags: each lays the figure out without rendering it
+#: (:func:`~iaa_frames.plot.figure.laid_out`), places the tags and fits the titles (another
+#: pass when a title changed, its lines setting the Axes' margins, or the Axes moved since
+#: the previous pass); the last one keeps every title's number of lines.
 _PASSES = 6
 
 
