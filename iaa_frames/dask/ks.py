@@ -28,6 +28,7 @@ from iaa_frames.progress import DELAY, tqdm
 from iaa_frames.stats.kstest import ks_agreement_entries
 from iaa_frames.stats.samples import cell_tests
 
+from .draws import shared_multiplicities
 from .heap import large_heap
 from .tables import active_client
 
@@ -192,7 +193,9 @@ class SampledSigmaCells(SigmaCells):
         groups at a time, each sent with its rows' distances and items only).
         ``multiplicities``: the replicates of the p-values, if drawn already
         (:func:`iaa_frames.stats.kstest.ks_multiplicities`), used by the groups run
-        here (the workers of a client draw their own, the same)."""
+        here; otherwise each process that runs groups draws them once for all its groups
+        (:func:`~iaa_frames.dask.draws.shared_multiplicities`: the workers of a client draw their own, the
+        same)."""
         chunks = self.sample.chunks(np.asarray(cells, dtype=np.int64), self.chunk_entries)
         disable = len(chunks) < 2 if self.progress is None else not self.progress
         with tqdm(
@@ -336,7 +339,8 @@ def group_tests(
     cells (indices into ``between_distance``, ``between_count`` each) with their
     weights. The p-value is the one-sided cluster-bootstrap test of
     :func:`iaa_frames.stats.kstest.ks_agreement_entries`, with the chance units' weights
-    (``multiplicities``: its replicates, if drawn already).
+    (``multiplicities``: its replicates, if drawn already; otherwise those this process
+    shares, :func:`~iaa_frames.dask.draws.shared_multiplicities`).
     """
     with large_heap():  # on a worker: freed blocks reused, not unmapped
         k = len(within_count)
@@ -366,6 +370,10 @@ def group_tests(
                 n_cells=k,
                 n_items=n_items,
                 seed=seed,
-                multiplicities=multiplicities,
+                multiplicities=(
+                    shared_multiplicities(n_items, seed)
+                    if multiplicities is None
+                    else multiplicities
+                ),
             )[1]
         return out

@@ -36,9 +36,11 @@ from .cells import (
     partition_statistics,
     pooled_from_sample,
 )
+from .draws import forget_multiplicities
 from .geometry import GeometryStore
 from .index import index_corpus
 from .tables import (
+    active_client,
     chance_tables,
     merge_counts,
     prepare,
@@ -112,6 +114,12 @@ def agreement(ddf, settings: MatchSettings, *, n_boot: int = DEFAULT_N_BOOT):
     cells, presence = merge_cells(parts, between, samples, progress=progress)
     del parts
     release_memory()
-    return agreement_from_cells(
-        between, cells, presence, n_boot=n_boot, seed=seed, progress=progress
-    )
+    try:
+        return agreement_from_cells(
+            between, cells, presence, n_boot=n_boot, seed=seed, progress=progress
+        )
+    finally:  # the KS tests' replicates, kept by every process that ran groups of cells
+        forget_multiplicities()
+        client = active_client()
+        if client is not None:
+            client.run(forget_multiplicities)

@@ -57,6 +57,7 @@ __all__ = [
     "ks_agreement_test",
     "ks_agreement_tests",
     "ks_multiplicities",
+    "ks_multiplicities_bytes",
 ]
 
 #: Bootstrap replicates of the test by default (p-values resolve to 1 / 200).
@@ -455,6 +456,40 @@ def ks_multiplicities(n_items: int, n_resamples: int = DEFAULT_RESAMPLES, seed: 
     return next(
         multiplicity_blocks(n_items, n_resamples, seed=_stream_seed(seed), block_size=n_resamples)
     )
+
+
+#: Bytes of the temporaries of one block of :func:`ks_multiplicities_bytes`: 28 an item
+#: and replicate (the draws, their offsets and their counts in int64, the int32 block).
+_BYTES_BLOCK = 64 << 20
+#: Largest multiplicity :func:`ks_multiplicities_bytes` stores in one byte.
+_BYTE_MAX = np.iinfo(np.uint8).max
+
+
+def ks_multiplicities_bytes(n_items: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0):
+    """:func:`ks_multiplicities` stored one byte a value: the same multiplicities as uint8
+    (as int32 in the rare table where an item is drawn more than 255 times in one
+    replicate), drawn a few replicates at a time, so that neither the table in int32 nor
+    its int64 draws are ever held whole. The tests read them as they read the int32 ones
+    (the same values: the same p-values, bit for bit).
+
+    Examples
+    --------
+    >>> k = ks_multiplicities_bytes(4, 3, seed=1)
+    >>> k.dtype.name, bool((k == ks_multiplicities(4, 3, seed=1)).all())
+    ('uint8', True)
+    """
+    check_int(n_items, "n_items", low=0)
+    check_int(n_resamples, "n_resamples", low=1)
+    check_int(seed, "seed", low=0)
+    out = np.empty((n_resamples, n_items), dtype=np.uint8)
+    step = max(1, min(n_resamples, _BYTES_BLOCK // max(28 * n_items, 1)))
+    start = 0
+    for k in multiplicity_blocks(n_items, n_resamples, seed=_stream_seed(seed), block_size=step):
+        if out.dtype == np.uint8 and k.size and int(k.max()) > _BYTE_MAX:
+            out = out.astype(np.int32)
+        out[start : start + len(k)] = k
+        start += len(k)
+    return out
 
 
 def _stream_seed(seed: int) -> int:

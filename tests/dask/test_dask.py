@@ -118,10 +118,12 @@ def test_worker_processes(corpora):
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
-        distributed.Client(cluster),
+        distributed.Client(cluster) as client,
     ):
         ddf = split_items(df, 3)
         got = iaf.agreement(ddf, n_chance=200, n_boot=20, distance="iou")
+        # the KS tests' replicates are released on every worker once the tests are done
+        assert set(client.run(_draws_kept).values()) == {0}
     assert_same_result(got, iaf.agreement(df, n_chance=200, n_boot=20, distance="iou"))
 
 
@@ -380,6 +382,36 @@ def test_ks_tests_in_groups_of_cells_on_the_cluster(client, corpora, monkeypatch
     df = corpora["box"]
     params = {"n_chance": 300, "n_boot": 0, "seed": 2}
     got = iaf.agreement(split_items(df, 3), **params)
+    assert_same_result(got, iaf.agreement(df, **params))
+
+
+def _draws_kept():
+    """How many tables of multiplicities this process keeps (run on a worker too)."""
+    from iaa_frames.dask import draws
+
+    return len(draws._DRAWS)
+
+
+def test_groups_of_cells_draw_their_replicates_once(client, corpora, monkeypatch):
+    """Every group of cells of every component tests on one draw of the replicates'
+    multiplicities (drawn per group, they cost groups x items: the square of the corpus),
+    released when the tests are done; the figures are those of the engine."""
+    from iaa_frames.dask import ks
+    from iaa_frames.stats import kstest
+
+    calls = []
+    original = kstest.multiplicity_blocks
+    monkeypatch.setattr(
+        kstest, "multiplicity_blocks", lambda *a, **k: calls.append(a[0]) or original(*a, **k)
+    )
+    monkeypatch.setattr(ks, "CHUNK_ENTRIES", 150)
+    df = corpora["box"]
+    params = {"n_chance": 300, "n_boot": 0, "seed": 2}
+    got = iaf.agreement(split_items(df, 3), **params)
+    # two draws for every group of the 3 components: the engine's on the driver (shared
+    # by the groups run there, none here) and the workers' (one process: one draw)
+    assert calls == [df["item"].nunique()] * 2
+    assert _draws_kept() == 0 and set(client.run(_draws_kept).values()) == {0}
     assert_same_result(got, iaf.agreement(df, **params))
 
 

@@ -366,18 +366,21 @@ def test_entries_tested_in_chunks_of_cells_are_bitwise_those_of_all_at_once(monk
             assert got.tobytes() == want.tobytes()
 
 
-def test_shared_multiplicities_give_the_tests_drawn_inside_bitwise():
-    # the replicates drawn once (ks_multiplicities) and passed in: the p-values and
-    # replicate counts of the test that draws its own, block by block
-    from iaa_frames.stats.kstest import ks_multiplicities
+@pytest.mark.parametrize("draw", ["ks_multiplicities", "ks_multiplicities_bytes"])
+def test_shared_multiplicities_give_the_tests_drawn_inside_bitwise(draw):
+    # the replicates drawn once (ks_multiplicities, or the same in one byte a value) and
+    # passed in: the p-values and replicate counts of the test that draws its own, block
+    # by block
+    from iaa_frames.stats import kstest
 
     rng = np.random.default_rng(11)
     tested = 0
     for _ in range(8):
         x, y, kwargs = _random_cells(rng, weighted=True, discrete=False, max_grid=7)
         n = kwargs["n_items"]
-        shared = ks_multiplicities(n, kwargs["n_resamples"], seed=kwargs["seed"])
-        assert shared.dtype == np.int32 and (shared.sum(axis=1) == n).all()
+        shared = getattr(kstest, draw)(n, kwargs["n_resamples"], seed=kwargs["seed"])
+        assert shared.dtype == (np.int32 if draw == "ks_multiplicities" else np.uint8)
+        assert (shared.sum(axis=1) == n).all()
         want = ks_agreement_tests(x, y, **kwargs)
         w_rows = np.concatenate([np.asarray(c, dtype=np.int64) for c in kwargs["within_cells"]])
         w_cell = np.repeat(
@@ -428,6 +431,32 @@ def test_shared_multiplicities_give_the_tests_drawn_inside_bitwise():
             multiplicities=shared[:, :-1],
             **common,
         )
+
+
+@pytest.mark.parametrize("block_bytes", [1, 28 * 50 * 7, 64 << 20])
+def test_multiplicities_in_bytes_are_those_in_int32(monkeypatch, block_bytes):
+    # one replicate a block, seven, or all: the values of ks_multiplicities
+    from iaa_frames.stats import kstest
+
+    monkeypatch.setattr(kstest, "_BYTES_BLOCK", block_bytes)
+    for n, b, seed in [(50, 199, 0), (1, 3, 2), (0, 4, 1), (333, 17, 9)]:
+        want = kstest.ks_multiplicities(n, b, seed=seed)
+        got = kstest.ks_multiplicities_bytes(n, b, seed=seed)
+        assert got.dtype == np.uint8 and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def test_multiplicities_too_large_for_a_byte_are_kept_in_int32(monkeypatch):
+    # a multiplicity above the byte's range (here: above 1) turns the table into int32,
+    # the blocks already stored included
+    from iaa_frames.stats import kstest
+
+    monkeypatch.setattr(kstest, "_BYTE_MAX", 1)
+    monkeypatch.setattr(kstest, "_BYTES_BLOCK", 28 * 40)  # one replicate a block
+    want = kstest.ks_multiplicities(40, 6, seed=3)
+    got = kstest.ks_multiplicities_bytes(40, 6, seed=3)
+    assert got.dtype == np.int32 and want.max() > 1
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("budget", [1, 40_000])
