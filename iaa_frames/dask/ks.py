@@ -193,9 +193,9 @@ class SampledSigmaCells(SigmaCells):
         groups at a time, each sent with its rows' distances and items only).
         ``multiplicities``: the replicates of the p-values, if drawn already
         (:func:`iaa_frames.stats.kstest.ks_multiplicities`), used by the groups run
-        here; otherwise each process that runs groups draws them once for all its groups
-        (:func:`~iaa_frames.dask.draws.shared_multiplicities`: the workers of a client draw their own, the
-        same)."""
+        here; otherwise each process that runs groups draws them once for all its
+        groups (:func:`~iaa_frames.dask.draws.shared_multiplicities`: the workers of a
+        client draw their own, the same)."""
         chunks = self.sample.chunks(np.asarray(cells, dtype=np.int64), self.chunk_entries)
         disable = len(chunks) < 2 if self.progress is None else not self.progress
         with tqdm(

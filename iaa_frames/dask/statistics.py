@@ -22,6 +22,7 @@ pair tables (about 400 bytes an object).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import sys
 
@@ -122,4 +123,7 @@ def agreement(ddf, settings: MatchSettings, *, n_boot: int = DEFAULT_N_BOOT):
         forget_multiplicities()
         client = active_client()
         if client is not None:
-            client.run(forget_multiplicities)
+            # a cache: a cluster that cannot run it (lost while the tests ran) must not
+            # hide the error that ends the computation
+            with contextlib.suppress(Exception):
+                client.run(forget_multiplicities)
