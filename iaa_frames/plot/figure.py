@@ -98,7 +98,8 @@ def laid_out(fig):
 
 def _inside_axes(artist, ax) -> bool:
     """Whether ``artist`` is a visible shape drawn wholly inside ``ax`` (clipped to it)."""
-    fully_clipped = getattr(artist, "_fully_clipped_to_axes", None)  # matplotlib >= 3.5
+    # private in matplotlib: where a release lacks it, nothing is hidden
+    fully_clipped = getattr(artist, "_fully_clipped_to_axes", None)
     return (
         isinstance(artist, _SHAPES)
         and artist is not ax.patch
