@@ -215,6 +215,15 @@ NO_BASELINE_NOTE = (
 )
 
 
+def borrowed_sources(part, sources: np.ndarray) -> np.ndarray:
+    """The chance sources of a sigma component's cells, "borrowed" where a thin cell
+    took its label cell's "(all)" units (:mod:`iaa_frames.engine.borrow`)."""
+    borrowed = getattr(part, "borrowed", None)
+    if borrowed is None:
+        return sources
+    return np.where(np.asarray(borrowed) >= 0, "borrowed", sources).astype(object)
+
+
 def _class_source_notes(out: dict, sources: np.ndarray) -> np.ndarray:
     """Notes of the classes' localization cells that borrow their chance baseline
     ("pooled": what it assumes, on a defined cell) or could not ("none": why NaN;
@@ -490,8 +499,10 @@ def _from_cells(tables, parts, presence, n_boot, seed, progress, ci_method, test
     min_chance = _min_chance(sources, layout.n_groups)
     out = _point_estimates(parts, layout.n_cells, min_chance)
     out["note"] = whole_population_notes(tables, out["note"])
-    out["chance_source"] = sources
     defined = out["note"] == ""
+    loc = COMPONENTS.index("localization")
+    sources[loc] = borrowed_sources(parts["localization"], sources[loc])
+    out["chance_source"] = sources
     out["note"] = _class_source_notes(out, sources)
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
     # the KS tests and the bootstrap are independent: the tests run in a second thread

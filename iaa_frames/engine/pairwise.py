@@ -17,6 +17,7 @@ from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_fr
 from .assemble import (
     MIN_ALPHA_UNITS,
     MIN_WITHIN_UNITS,
+    borrowed_sources,
     component_cells,
     name_order,
     package_version,
@@ -146,6 +147,10 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
     )
     note = whole_population_notes(tables, note)
     value = np.where(note == "", value[pick], np.nan)
+    base = tables.params.get("chance_population", "sampled") if sigma else ""
+    source = np.full(layout.n_cells, base, dtype=object)
+    if component == "localization":
+        source = borrowed_sources(cells, source)
     upper = np.triu(np.ones((A, A), dtype=bool), k=1)
     square = {}
     for name, v in (
@@ -153,6 +158,7 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
         ("n_units", n_units[pick]),
         ("n_chance", n_chance[pick]),
         ("note", note),
+        ("chance_source", source[pick]),
     ):
         m = v.reshape(A, A)
         square[name] = np.where(upper, m, m.T)

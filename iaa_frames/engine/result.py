@@ -170,7 +170,10 @@ CHANCE_SOURCE_DESCRIPTION = (
     "replacement of that population), 'pooled' (a class whose own chance population is "
     "too small, typically small objects at a high threshold: the uniform sample's matched "
     "chance pairs of every class, weighted towards the shapes of the class's within "
-    "pairs); '' for classification, which needs no chance units."
+    "pairs), 'borrowed' (an annotator's or a pair of annotators' localization cell with "
+    "fewer than min_chance_units chance units of its own: the units of its class's '(all)' "
+    "cell, every annotator's, averaged over this cell's own mix of class pairs and count "
+    "ratios; n_chance counts them); '' for classification, which needs no chance units."
 )
 
 NOTE_DESCRIPTION = (
@@ -361,7 +364,7 @@ def build_pairwise(values: dict, *, annotators, attrs: dict) -> xr.DataArray:
     ----------
     values : dict
         Square arrays ``agreement``, ``n_units``, ``n_chance`` and ``note`` (rows
-        ``annotator_a``, columns ``annotator_b``).
+        ``annotator_a``, columns ``annotator_b``), and optionally ``chance_source``.
     annotators : sequence of str
     attrs : dict
 
@@ -389,6 +392,13 @@ def build_pairwise(values: dict, *, annotators, attrs: dict) -> xr.DataArray:
         "n_chance": (dims, np.asarray(values["n_chance"], dtype=np.float64), _attrs("n_chance")),
         "note": text(dims, values["note"], "reason agreement is NaN", description=NOTE_DESCRIPTION),
     }
+    if "chance_source" in values:
+        coords["chance_source"] = text(
+            dims,
+            values["chance_source"],
+            "source of the chance units",
+            description=CHANCE_SOURCE_DESCRIPTION,
+        )
     long_name, description = VARIABLES["agreement"]
     return xr.DataArray(
         np.asarray(values["agreement"], dtype=np.float64),

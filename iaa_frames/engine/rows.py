@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from iaa_frames.chance.poststrata import poststratify, stratum_keys, within_groups
 from iaa_frames.tables.pairs import PairTables
 
+from .borrow import borrow_thin_cells
 from .cells import CellLayout
 
 
@@ -35,14 +36,17 @@ def column(frame, name):
 
 
 class Chance(NamedTuple):
-    """Distinct chance units of a sigma component: items, distances, matched pairs, and
-    the rows x cells membership (weights: 1, or a pooled unit's weight)."""
+    """Distinct chance units of a sigma component: items, distances, matched pairs, the
+    rows x cells membership (weights: 1, or a pooled unit's weight) and, per cell, the
+    label cell whose "(all)" population a thin cell borrowed (-1: its own units;
+    :mod:`iaa_frames.engine.borrow`)."""
 
     item_a: np.ndarray
     item_b: np.ndarray
     distance: np.ndarray
     membership: sp.csr_matrix
     n_matched: np.ndarray | None = None
+    borrowed: np.ndarray | None = None
 
 
 def chance_membership(
@@ -124,13 +128,42 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
     borrowed[pooled["label"].to_numpy()] = True
     ba, bb = column(b, "label_a"), column(b, "label_b")
     own = (ba == bb) & (column(b, "in_uniform") | column(b, "in_label")) & ~borrowed[ba]
-    membership = chance_membership(
-        layout, b, np.ones(len(b), dtype=bool), np.where(own, ba, -1), pooled
+    own_class = np.where(own, ba, -1)
+    membership = chance_membership(layout, b, np.ones(len(b), dtype=bool), own_class, pooled)
+    within_count = (
+        np.asarray(mw.sum(axis=0)).ravel()
+        if strata_within is None
+        else np.bincount(
+            strata_within[0], weights=strata_within[3], minlength=layout.n_cells
+        )
     )
+    membership, parents = _borrowed(layout, b, membership, own_class, pooled, within_count)
     strata = (w, mw) if strata_within is None else (strata_within, None)
     membership = _poststratified(tables, layout, *strata, b, membership, borrowed)
-    between = Chance(column(b, "item_a"), column(b, "item_b"), column(b, "distance"), membership)
+    between = Chance(
+        column(b, "item_a"),
+        column(b, "item_b"),
+        column(b, "distance"),
+        membership,
+        borrowed=parents,
+    )
     return within, between
+
+
+def _borrowed(layout: CellLayout, b, membership, own_class, pooled, within_count):
+    """The chance membership with every thin cell's units replaced by its label cell's
+    "(all)" population (:func:`iaa_frames.engine.borrow.borrow_thin_cells`), and per cell
+    the label cell it borrowed (-1: none)."""
+    G = layout.n_groups
+    if layout.pairwise:  # the "(all)" populations of a layout with an "(all)" group
+        whole = CellLayout(layout.n_labels, layout.n_annotators)
+        full = chance_membership(whole, b, np.ones(len(b), dtype=bool), own_class, pooled)
+        parents = full[:, np.arange(layout.n_labels + 1) * whole.n_groups].tocsc()
+        parent_of = np.arange(layout.n_cells) // G
+    else:
+        parents = membership[:, np.arange(layout.n_labels + 1) * G].tocsc()
+        parent_of = np.where(np.arange(layout.n_cells) % G == 0, -1, np.arange(layout.n_cells) // G)
+    return borrow_thin_cells(membership, parents, parent_of, within_count)
 
 
 def _strata(tables: PairTables, frame: pd.DataFrame, item_b: str):

@@ -92,6 +92,7 @@ class SigmaCells:
     within_item: np.ndarray | None = None  # item of each within row, in distance order
     between_items: tuple | None = None  # (item_a, item_b) of each chance row, same order
     n_items: int = 0
+    borrowed: np.ndarray | None = None  # per cell, the label cell borrowed from (-1: none)
 
     @classmethod
     def build(cls, layout: CellLayout, n_items: int, within: Rows, between: Chance):
@@ -116,6 +117,7 @@ class SigmaCells:
             _codes(within.item_a, n_items)[rank_w],
             (_codes(between.item_a, n_items)[rank_b], _codes(between.item_b, n_items)[rank_b]),
             n_items,
+            between.borrowed,
         )
 
     def statistics(self, multiplicities=None):

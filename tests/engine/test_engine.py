@@ -108,6 +108,17 @@ def sigma_rows(tables, component, label, annotator):
                 else (b["label"] == -1).to_numpy()
             )
             bm = bm | (whole & own)
+    if component == "localization" and annotator is not None:
+        # a thin cell borrows its label cell's "(all)" units (iaa_frames.engine.borrow)
+        _, parent, _, parent_weight = sigma_rows(tables, component, label, None)
+        own, n_within = int(bm.sum()), int(wm.sum())
+        if n_within >= 2 and own < MIN_CHANCE_UNITS and len(parent) > own:
+            if label is None or label not in set(tables.localization_pooled["label"]):
+                parent_weight = np.ones(len(parent))  # before post-stratification
+            bm = np.zeros(len(b), bool)
+            bm[b.index.get_indexer(parent.index)] = True
+            weight = np.zeros(len(b))
+            weight[b.index.get_indexer(parent.index)] = parent_weight
     weight = np.ones(int(bm.sum())) if weight is None else weight[bm]
     w, b = w.loc[wm], b.loc[bm]
     borrowing = label is not None and label in set(tables.localization_pooled["label"])
@@ -149,7 +160,11 @@ def test_sigma_cells_equal_primitives_on_filtered_rows(mixed, component):
             assert np.isnan(value) and note.startswith("too few")
             assert np.isnan(cell(ds, "ks", component, label, annotator))
             continue
-        assert note == "" or (source == "pooled" and note.startswith("pooled"))
+        assert (
+            note == ""
+            or (source == "pooled" and note.startswith("pooled"))
+            or (source == "borrowed" and note.startswith("borrowed"))
+        )
         assert value == pytest.approx(sigma(x, y, between_weights=wy), rel=1e-12, abs=1e-12)
         assert cell(ds, "observed", component, label, annotator) == pytest.approx(x.mean())
         assert cell(ds, "expected", component, label, annotator) == pytest.approx(
@@ -487,10 +502,15 @@ def test_too_few_units_and_chance_units_are_counted():
     n_chance = ds["n_chance"].sel(component=list(SIGMA_COMPONENTS))
     few_within = (n_units < MIN_WITHIN_UNITS).values
     source = ds["chance_source"].sel(component=list(SIGMA_COMPONENTS))
+    # a borrowing cell needs what its class's "(all)" cell needs
+    parent = source.sel(annotator=ALL).broadcast_like(source)
     own = (
         (source["component"] == "localization")
         & (source["label"] != ALL)
-        & source.isin(["enumerated", "sampled"])
+        & (
+            source.isin(["enumerated", "sampled"])
+            | ((source == "borrowed") & parent.isin(["enumerated", "sampled"]))
+        )
     )
     # a class's own localization units need only MIN_OWN_CHANCE_UNITS (iaa_frames.chance.pooled)
     few_chance = (n_chance < xr.where(own, MIN_OWN_CHANCE_UNITS, MIN_CHANCE_UNITS)).values
