@@ -29,6 +29,7 @@ from iaa_frames.version import __version__
 
 from .alpha import ClassificationCells, PresenceCells
 from .cells import NO_VARIATION, SIGMA_COMPONENTS, CellLayout, check_tables
+from .labels import LabelCells, classification_rows
 from .result import (
     COMPONENTS,
     NO_MATCH_NOTE,
@@ -55,19 +56,27 @@ def component_cells(
     *,
     strata_within=None,
     sets_within=None,
+    label_within=None,
 ):
     """The cells of a component (``strata_within``: see
     :func:`iaa_frames.engine.rows.localization_rows`; ``sets_within``: the
-    :func:`~iaa_frames.engine.rows.sets_membership` of detection and overall, if built)."""
+    :func:`~iaa_frames.engine.rows.sets_membership` of detection and overall, if built;
+    ``label_within``: classification's within units per cell, when counted elsewhere,
+    :func:`iaa_frames.engine.labels.classification_rows`)."""
     n_items = len(tables.corpus.items)
     if component == "classification":
-        return ClassificationCells.build(layout, n_items, tables.units)
+        return LabelCells.build(layout, n_items, *classification_rows(tables, layout, label_within))
     rows = (
         localization_rows(tables, layout, strata_within)
         if component == "localization"
         else sets_rows(tables, component, layout, sets_within)
     )
     return SigmaCells.build(layout, n_items, *rows)
+
+
+def label_alpha_cells(tables: PairTables, layout: CellLayout) -> ClassificationCells:
+    """Krippendorff's alpha of the labels of the clusters (``label_alpha``)."""
+    return ClassificationCells.build(layout, len(tables.corpus.items), tables.units)
 
 
 #: The components of the set-level within rows.
@@ -163,6 +172,9 @@ def _point_estimates(parts: dict, n_cells: int, min_chance=MIN_CHANCE_UNITS) -> 
         min_chance=min_chance,
         min_expected=NO_VARIATION,
     )
+    cls = COMPONENTS.index("classification")
+    if hasattr(parts["classification"], "few_disagreements_notes"):
+        out["note"][cls] = parts["classification"].few_disagreements_notes(out["note"][cls])
     det = COMPONENTS.index("detection")
     silent = (out["note"][det] == "") & (parts["detection"].matched == 0)
     out["note"][det] = np.where(silent, NO_MATCH_NOTE, out["note"][det])
@@ -182,10 +194,10 @@ def whole_population_notes(tables: PairTables, note: np.ndarray) -> np.ndarray:
 
 
 def _chance_sources(tables: PairTables, layout: CellLayout) -> np.ndarray:
-    """Per component and cell: "enumerated", "sampled" or "pooled" ('' for alpha)."""
+    """Per component and cell: "enumerated", "sampled" or "pooled" (before the thin
+    cells' "borrowed", :func:`borrowed_sources`)."""
     base = tables.params.get("chance_population", "sampled")
     out = np.full((len(COMPONENTS), layout.n_labels + 1, layout.n_groups), base, dtype=object)
-    out[COMPONENTS.index("classification")] = ""
     source = np.asarray(tables.label_source, dtype=object)
     loc = out[COMPONENTS.index("localization"), 1:]
     loc[:] = np.where(source != "", source, base)[:, None]
@@ -417,6 +429,7 @@ def agreement_from_tables(
         tests = _Tests(pool, min_chance, seed, done.put)
         classification = pool.submit(component_cells, tables, layout, "classification")
         presence = pool.submit(PresenceCells.build, layout, n_items, tables.units, tables.coverage)
+        alpha = pool.submit(label_alpha_cells, tables, layout)
         parts = {"localization": component_cells(tables, layout, "localization")}
         tests.submit("localization", parts["localization"])
         parts.update(zip(SETS, _sets_cells(tables, layout)))
@@ -426,7 +439,16 @@ def agreement_from_tables(
         parts = {c: parts[c] for c in COMPONENTS}
         presence = presence.result()
         return _from_cells(
-            tables, parts, presence, n_boot, seed, progress, ci_method, tests=tests, done=done
+            tables,
+            parts,
+            presence,
+            n_boot,
+            seed,
+            progress,
+            ci_method,
+            tests=tests,
+            done=done,
+            label_alpha=alpha.result(),
         )
 
 
@@ -443,6 +465,7 @@ def agreement_from_cells(
     parts: dict,
     presence,
     *,
+    label_alpha=None,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
     progress: bool | None = None,
@@ -464,6 +487,9 @@ def agreement_from_cells(
         as :func:`component_cells` builds them).
     presence : PresenceCells
         The presence alpha cells.
+    label_alpha : ClassificationCells, optional
+        Krippendorff's alpha cells of the labels (``label_alpha``); by default built
+        from ``tables.units``.
     n_boot, seed, progress, ci_method
         As in :func:`agreement_from_tables`.
 
@@ -485,10 +511,23 @@ def agreement_from_cells(
     True
     """
     check_tables(tables)
-    return _from_cells(tables, parts, presence, n_boot, seed, progress, ci_method)
+    return _from_cells(
+        tables, parts, presence, n_boot, seed, progress, ci_method, label_alpha=label_alpha
+    )
 
 
-def _from_cells(tables, parts, presence, n_boot, seed, progress, ci_method, tests=None, done=None):
+def _from_cells(
+    tables,
+    parts,
+    presence,
+    n_boot,
+    seed,
+    progress,
+    ci_method,
+    tests=None,
+    done=None,
+    label_alpha=None,
+):
     """:func:`agreement_from_cells`; ``tests``: the sigma components' tests already
     submitted (:class:`_Tests`) and their ``done`` queue (else they are submitted here,
     one component after the other to a second thread)."""
@@ -500,8 +539,8 @@ def _from_cells(tables, parts, presence, n_boot, seed, progress, ci_method, test
     out = _point_estimates(parts, layout.n_cells, min_chance)
     out["note"] = whole_population_notes(tables, out["note"])
     defined = out["note"] == ""
-    loc = COMPONENTS.index("localization")
-    sources[loc] = borrowed_sources(parts["localization"], sources[loc])
+    for c in ("localization", "classification"):
+        sources[COMPONENTS.index(c)] = borrowed_sources(parts[c], sources[COMPONENTS.index(c)])
     out["chance_source"] = sources
     out["note"] = _class_source_notes(out, sources)
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
@@ -518,6 +557,9 @@ def _from_cells(tables, parts, presence, n_boot, seed, progress, ci_method, test
                 tests.submit(name, parts[name])
         out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
         out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
+        if label_alpha is None:
+            label_alpha = label_alpha_cells(tables, layout)
+        out["label_alpha"][COMPONENTS.index("classification")] = label_alpha.statistics()[2]
         if n_boot:
             # groups of items (the group column) are the clusters of the bootstrap
             clusters = corpus.group_codes()

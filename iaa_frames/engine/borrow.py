@@ -63,6 +63,7 @@ def borrow_thin_cells(
     *,
     min_units: int = MIN_CHANCE_UNITS,
     budget: int = BORROW_ENTRIES,
+    thin=None,
 ):
     """The chance membership with every thin cell's column replaced by its parent's.
 
@@ -80,6 +81,11 @@ def borrow_thin_cells(
         Fewest own chance units for a cell to keep its own.
     budget : int
         Most entries added in all (:data:`BORROW_ENTRIES`).
+    thin : ndarray of bool, per cell, optional
+        Which cells borrow, when decided by the caller (classification decides on the
+        "(all)" label cell of each annotator group, :mod:`iaa_frames.engine.labels`);
+        by default the cells with at least :data:`MIN_BORROWER_UNITS` within units, fewer
+        than ``min_units`` chance units of their own and a parent with more.
 
     Returns
     -------
@@ -104,12 +110,14 @@ def borrow_thin_cells(
     parent_count = np.diff(parent_columns.indptr)
     has_parent = parent_of >= 0
     parent_n = np.where(has_parent, parent_count[np.maximum(parent_of, 0)], 0)
-    thin = (
-        has_parent
-        & (np.asarray(within_count) >= MIN_BORROWER_UNITS)
-        & (own < min_units)
-        & (parent_n > own)
-    )
+    if thin is None:
+        thin = (
+            has_parent
+            & (np.asarray(within_count) >= MIN_BORROWER_UNITS)
+            & (own < min_units)
+            & (parent_n > own)
+        )
+    thin = np.asarray(thin, dtype=bool) & has_parent
     borrowed = np.where(thin, parent_of, -1)
     cells = np.flatnonzero(thin)
     if not len(cells):

@@ -146,11 +146,13 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
         min_expected=NO_VARIATION,
     )
     note = whole_population_notes(tables, note)
+    if component == "classification":
+        every = np.full(layout.n_cells, "", dtype=object)
+        every[pick] = note
+        note = cells.few_disagreements_notes(every)[pick]
     value = np.where(note == "", value[pick], np.nan)
-    base = tables.params.get("chance_population", "sampled") if sigma else ""
-    source = np.full(layout.n_cells, base, dtype=object)
-    if component == "localization":
-        source = borrowed_sources(cells, source)
+    base = tables.params.get("chance_population", "sampled")
+    source = borrowed_sources(cells, np.full(layout.n_cells, base, dtype=object))
     upper = np.triu(np.ones((A, A), dtype=bool), k=1)
     square = {}
     for name, v in (

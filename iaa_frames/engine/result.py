@@ -60,20 +60,24 @@ VARIABLES = {
         "chance-corrected agreement",
         "1 - observed / expected. Sigma for detection, localization and overall, where "
         "expected is the mean distance of between-item (chance) pairings sent through the "
-        "same pipeline; Krippendorff's alpha for classification (nominal alpha for label "
-        "'(all)', binary alpha of {class, other} for a class). Never clipped: a negative "
+        "same pipeline; for classification, observed and expected are the shares of "
+        "matched object pairs whose labels differ, within items and among the matched "
+        "chance pairs of unrelated items (for a class, after recoding the labels to "
+        "{class, other}; iaa_frames.engine.labels). Never clipped: a negative "
         "value means systematic disagreement. NaN when undefined; `note` says why.",
     ),
     "observed": (
         "observed disagreement",
         "Sigma components: mean within-item distance (1 - F1 of the matching for "
         "detection, the distance of matched object pairs for localization, the set "
-        "distance for overall). Classification: alpha's D_o.",
+        "distance for overall). Classification: the share of matched within-item pairs "
+        "whose labels differ (a class: with the class on exactly one side).",
     ),
     "expected": (
         "expected disagreement",
-        "Sigma components: mean between-item (chance) distance from the same pipeline. "
-        "Classification: alpha's D_e, from the pairable labels themselves.",
+        "Mean between-item (chance) distance from the same pipeline; classification: the "
+        "share of matched chance pairs whose labels differ (a class: with the class on "
+        "exactly one side).",
     ),
     "ks": (
         "Kolmogorov-Smirnov statistic",
@@ -96,10 +100,9 @@ VARIABLES = {
     "n_units": (
         "within units",
         "Within-item units of the cell: pairings of two annotations of an item "
-        "(detection, overall), matched object pairs (localization), clusters with at "
-        "least two members (classification; for a class, the clusters with a value of "
-        "that class, the units its binary {class, other} alpha rests on; for an "
-        "annotator, the clusters that contain one of its objects).",
+        "(detection, overall), matched object pairs (localization, classification; for "
+        "a class's classification cell, the matched pairs with the class on one side at "
+        "least; for an annotator, the pairs with one of its objects).",
     ),
     "n_items": (
         "items",
@@ -113,9 +116,10 @@ VARIABLES = {
         "chance units",
         "Distinct between-item (chance) units used, each counted once: pairings of "
         "annotations of two different items by two different annotators (detection, "
-        "overall) or their matched object pairs (localization). `chance_source` says "
-        "whether they are the cell's whole chance population or a sample of it. NaN for "
-        "classification, whose expected disagreement comes from the pairable labels.",
+        "overall) or their matched object pairs (localization, classification; a class's "
+        "classification cell counts those of its annotators' '(all)' cell, over which "
+        "its expected disagreement is taken). `chance_source` says whether they are the "
+        "cell's whole chance population, a sample of it, or borrowed.",
     ),
     "ci_low": (
         "lower confidence bound",
@@ -157,6 +161,16 @@ VARIABLES = {
         "uses the chance-baseline sigma instead. NaN when every "
         "value is 'present' (no expected disagreement).",
     ),
+    "label_alpha": (
+        "Krippendorff's alpha of the labels",
+        "Krippendorff's nominal alpha over the labels of the matched clusters (binary "
+        "alpha of {class, other} for a class), on the classification rows only (NaN "
+        "elsewhere), for comparison with tools that report it. Its expected "
+        "disagreement comes from the label marginals, so it counts as agreement what "
+        "unrelated objects share by their position and size alone (classes in their "
+        "own regions or sizes: annotators who never saw the image score near 1); the "
+        "headline `agreement` takes it from matched chance pairs instead.",
+    ),
 }
 
 NO_VARIATION_NOTE = "no variation: expected disagreement is 0"
@@ -173,7 +187,7 @@ CHANCE_SOURCE_DESCRIPTION = (
     "pairs), 'borrowed' (an annotator's or a pair of annotators' localization cell with "
     "fewer than min_chance_units chance units of its own: the units of its class's '(all)' "
     "cell, every annotator's, averaged over this cell's own mix of class pairs and count "
-    "ratios; n_chance counts them); '' for classification, which needs no chance units."
+    "ratios (classification: not by class); n_chance counts them)."
 )
 
 NOTE_DESCRIPTION = (

@@ -239,62 +239,86 @@ def annotator_pair_units(units, annotator):
     return np.array(unit_codes), np.array(values), np.array(weights)
 
 
-def test_classification_cells_equal_alpha_primitives(mixed):
+def test_label_alpha_equals_alpha_primitives(mixed):
+    # label_alpha: Krippendorff's alpha of the clusters' labels, for comparison
     _, tables, ds = mixed
     ann, lab = codes(tables)
     units = pairable_units(tables)
     n_lab = len(lab)
+
+    def alpha(label=ALL, annotator=ALL):
+        return cell(ds, "label_alpha", "classification", label, annotator)
+
     # "(all)" annotators: alpha over the clusters
-    assert cell(ds, "agreement", "classification") == pytest.approx(
+    assert alpha() == pytest.approx(
         nominal_alpha(units, unit="cluster", annotator="annotator", value="label")
     )
     per_class = binary_alpha_per_category(units["cluster"], units["label"], n_categories=n_lab)
     for name, code in lab.items():
-        assert cell(ds, "agreement", "classification", name) == pytest.approx(per_class[code])
-    assert cell(ds, "n_units", "classification") == units["cluster"].nunique()
-    assert np.isnan(cell(ds, "n_chance", "classification"))
+        assert alpha(name) == pytest.approx(per_class[code])
     assert np.isnan(cell(ds, "ks", "classification"))
+    assert np.isnan(cell(ds, "label_alpha", "localization"))
     # an annotator: the pairs of values that involve it
     for name, code in ann.items():
         u, v, w = annotator_pair_units(units, code)
-        expected = weighted_nominal_alpha(u, v, w)
-        assert cell(ds, "agreement", "classification", ALL, name) == pytest.approx(expected)
+        assert alpha(ALL, name) == pytest.approx(weighted_nominal_alpha(u, v, w))
         for lname, lcode in lab.items():
-            got = cell(ds, "agreement", "classification", lname, name)
-            assert got == pytest.approx(binary_alpha(u, v, lcode, w), nan_ok=True)
-        assert (
-            cell(ds, "n_units", "classification", ALL, name)
-            == units.loc[units["annotator"] == code, "cluster"].nunique()
-        )
+            assert alpha(lname, name) == pytest.approx(binary_alpha(u, v, lcode, w), nan_ok=True)
 
 
-def test_classification_counts_by_brute_force(mixed):
-    # n_units of a class: the pairable clusters with a value of the class in a pair of
-    # the cell; n_items: the items of those clusters (a plain loop over clusters)
+def classification_primitives(tables, label, annotator):
+    """(D_o, D_e, n_units, n_chance, n_items) of a classification cell, filtered by hand
+    from the rules of iaa_frames.engine.labels: label disagreement of the matched pairs
+    within items and of the matched chance pairs, {label, other} for a class, a thin
+    annotator cell borrowing every annotator's chance pairs."""
+    w, b = tables.localization_within, tables.localization_between
+    wa, wb = w["label_a"].to_numpy(), w["label_b"].to_numpy()
+    ba, bb = b["label_a"].to_numpy(), b["label_b"].to_numpy()
+    uni = b["in_uniform"].to_numpy()
+    if annotator is None:
+        wm = np.ones(len(w), bool)
+        bm = uni
+    else:
+        wm = ((w["annotator_a"] == annotator) | (w["annotator_b"] == annotator)).to_numpy()
+        side_a = (b["annotator_a"] == annotator).to_numpy()
+        side_b = (b["annotator_b"] == annotator).to_numpy()
+        bm = (uni & (side_a | side_b)) | (b["in_annotator_a"].to_numpy() & side_a)
+        bm |= b["in_annotator_b"].to_numpy() & side_b
+        if wm.sum() >= 2 and bm.sum() < MIN_CHANCE_UNITS and uni.sum() > bm.sum():
+            bm = uni  # borrowed
+    carries_w = np.ones(len(w), bool) if label is None else (wa == label) | (wb == label)
+    carries_b = np.ones(len(b), bool) if label is None else (ba == label) | (bb == label)
+    d_o = ((wa != wb) & carries_w & wm).sum() / wm.sum() if wm.any() else np.nan
+    d_e = ((ba != bb) & carries_b & bm).sum() / bm.sum() if bm.any() else np.nan
+    items = w.loc[wm & carries_w, "item"].nunique()
+    return d_o, d_e, int((wm & carries_w).sum()), int(bm.sum()), items
+
+
+def test_classification_cells_equal_label_disagreement_primitives(mixed):
     _, tables, ds = mixed
     ann, lab = codes(tables)
-    units = pairable_units(tables)
-    want = {}
-    for cluster, members in units.groupby("cluster"):
-        labels, who = set(members["label"]), set(members["annotator"])
-        item = members["item"].iloc[0]
-        for a_name, a_code in [(ALL, None), *ann.items()]:
-            if a_code is not None and a_code not in who:
-                continue
-            for l_name, l_code in [(ALL, None), *lab.items()]:
-                if l_code is None or l_code in labels:
-                    want.setdefault((l_name, a_name), []).append((cluster, item))
     checked = 0
     for label, annotator in all_cells(ds):
-        got = want.get((label, annotator), [])
-        n_units = cell(ds, "n_units", "classification", label, annotator)
-        assert n_units == len(got), (label, annotator)
-        assert cell(ds, "n_items", "classification", label, annotator) == len({i for _, i in got})
-        checked += len(got) > 0
-    assert checked >= 15
-    # a class's count is what its cell rests on, not the corpus total
-    per_class = ds["n_units"].sel(component="classification", annotator=ALL).values[1:]
-    assert (per_class < cell(ds, "n_units", "classification")).all()
+        d_o, d_e, n, n_chance, items = classification_primitives(
+            tables, lab.get(label), ann.get(annotator)
+        )
+        assert cell(ds, "n_units", "classification", label, annotator) == n
+        assert cell(ds, "n_chance", "classification", label, annotator) == n_chance
+        assert cell(ds, "n_items", "classification", label, annotator) == items
+        assert cell(ds, "observed", "classification", label, annotator) == pytest.approx(
+            d_o, nan_ok=True
+        )
+        assert cell(ds, "expected", "classification", label, annotator) == pytest.approx(
+            d_e, nan_ok=True
+        )
+        note = ds["note"].sel(component="classification", label=label, annotator=annotator)
+        value = cell(ds, "agreement", "classification", label, annotator)
+        if note.item() == "" or note.item().startswith(FEW_ITEMS_NOTE):
+            assert value == pytest.approx(1 - d_o / d_e)
+            checked += 1
+        else:
+            assert np.isnan(value)
+    assert checked >= 10
 
 
 def test_n_items_is_the_items_of_the_within_rows(mixed):
@@ -391,26 +415,42 @@ def hand_frame():
     return pd.DataFrame(rows)
 
 
-def test_classification_per_annotator_by_hand():
+def test_label_alpha_per_annotator_by_hand():
     # coincidences by hand (see the module docstring of iaa_frames.engine):
     # all: cc=4 dd=4 cd=dc=2, n=12 -> 1 - (4/12) / (72/132) = 0.3889
     # a: cc=3 dd=3 cd=dc=1, n=8 -> 1 - 0.25 / (32/56) = 0.5625
     # b: cc=2 dd=3 cd=dc=1.5, n=8 -> 1 - 0.375 / (31.5/56) = 1/3; c likewise 1/3
-    # pairwise a-b: cc=2 dd=4 cd=dc=1, n=8 -> 1 - 0.25 / (30/56) = 0.5333
     tables = pair_tables(hand_frame(), n_chance=50)
     ds = agreement_from_tables(tables)
-    got = ds["agreement"].sel(component="classification", label=ALL)
+    got = ds["label_alpha"].sel(component="classification", label=ALL)
     assert got.sel(annotator=ALL) == pytest.approx(1 - (4 / 12) / (72 / 132))
     assert got.sel(annotator="a") == pytest.approx(0.5625)
     assert got.sel(annotator="b") == pytest.approx(1 / 3)
     assert got.sel(annotator="c") == pytest.approx(1 / 3)
     # two categories: the binary alpha of either class is the nominal alpha
     assert float(
-        ds["agreement"].sel(component="classification", label="cat", annotator=ALL)
+        ds["label_alpha"].sel(component="classification", label="cat", annotator=ALL)
     ) == pytest.approx(0.3889, abs=1e-4)
-    pw = pairwise_from_tables(tables, component="classification")
-    assert float(pw.sel(annotator_a="a", annotator_b="b")) == pytest.approx(1 - 0.25 / (30 / 56))
-    assert float(pw.sel(annotator_a="b", annotator_b="a")) == pytest.approx(1 - 0.25 / (30 / 56))
+
+
+def test_classification_by_hand():
+    # eight items, one box each at the same place (every chance pairing matches), the
+    # labels cat on four items and dog on four, all three annotators agreeing: D_o = 0;
+    # a chance pair joins two different items, of different labels in 16 of the 28
+    # pairs of items (every pair of items with the same 6 pairs of annotators):
+    # D_e = 16 / 28
+    rows = [
+        dict(item=f"i{k}", annotator=a, label="cat" if k < 4 else "dog", x0=10.0, y0=10.0,
+             x1=40.0, y1=40.0, width=100.0, height=100.0)
+        for k in range(8)
+        for a in "abc"
+    ]  # fmt: skip
+    ds = agreement_from_tables(pair_tables(pd.DataFrame(rows)), n_boot=0)
+    c = ds.sel(component="classification", label=ALL, annotator=ALL)
+    assert float(c["expected"]) == pytest.approx(16 / 28)
+    assert float(c["observed"]) == 0.0
+    assert float(c["agreement"]) == 1.0
+    assert float(c["n_chance"]) == 28 * 6
 
 
 def test_pairwise_equals_rows_of_the_pair(mixed):

@@ -37,6 +37,7 @@ DATA_VARIABLES = [
     "raw_iou",
     "frac_below_chance",
     "presence_alpha",
+    "label_alpha",
 ]
 
 
@@ -91,16 +92,21 @@ def test_dataset_attrs_are_plain_parameters(ds):
 
 
 def test_variables_nan_where_they_do_not_apply(ds):
-    for var in ("ks", "ks_sign", "ks_pvalue", "frac_below_chance", "n_chance"):
+    for var in ("ks", "ks_sign", "ks_pvalue", "frac_below_chance"):
         assert ds[var].sel(component="classification").isnull().all(), var
     for component in ("detection", "classification", "overall"):
         assert ds["raw_iou"].sel(component=component).isnull().all()
     for component in ("classification", "localization", "overall"):
         assert ds["presence_alpha"].sel(component=component).isnull().all()
+    for component in ("detection", "localization", "overall"):
+        assert ds["label_alpha"].sel(component=component).isnull().all()
     # where they apply, they are filled on the "(all)" cell
     everything = ds.sel(label=ALL, annotator=ALL)
     assert np.isfinite(everything["raw_iou"].sel(component="localization"))
     assert np.isfinite(everything["presence_alpha"].sel(component="detection"))
+    assert np.isfinite(everything["label_alpha"].sel(component="classification"))
+    # classification's chance units: the matched chance pairs
+    assert (ds["n_chance"].sel(component="classification", label=ALL) >= 30).all()
     sigma_components = ["detection", "localization", "overall"]
     assert np.isfinite(everything["ks"].sel(component=sigma_components)).all()
     assert np.isfinite(everything["ci_low"]).all()
