@@ -22,6 +22,8 @@ The within pair tables themselves never reach the driver.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -35,6 +37,7 @@ from iaa_frames.engine import (
     component_cells,
     within_item_sums,
 )
+from iaa_frames.engine.assemble import label_alpha_cells
 from iaa_frames.engine.result import COMPONENTS, MEASURES
 from iaa_frames.engine.rows import within_stratum_groups
 from iaa_frames.errors import IAAError
@@ -120,11 +123,12 @@ def partition_cells(m: Matching) -> dict:
             if matched is not None:
                 out[f"{c}_matched"] = matched
         else:
-            cells = component_cells(tables, layout, c)
-            sums = cells.within
-            out["units_per_cell"] = cells.units_per_cell
+            sums = component_cells(tables, layout, c).within
         out[c] = sums.matrix[items]
         del sums
+    alpha = label_alpha_cells(tables, layout)
+    out["label_alpha"] = alpha.within.matrix[items]
+    out["units_per_cell"] = alpha.units_per_cell
     presence = PresenceCells.build(layout, len(corpus.items), m.units, m.coverage)
     out["presence"] = presence.within.matrix[items]
     out["strata"] = within_stratum_groups(tables, layout)
@@ -320,7 +324,8 @@ def merge_cells(
     Returns
     -------
     cells : dict
-        Per component, its cells (sigma components: :class:`SampledSigmaCells`).
+        Per component, its cells (sigma components: :class:`SampledSigmaCells`), and
+        ``label_alpha``: Krippendorff's alpha cells of the labels.
     presence : PresenceCells
     """
     corpus = between.corpus
@@ -348,9 +353,17 @@ def merge_cells(
     # the within strata of localization's chance means, counted by the partitions
     strata = np.concatenate([np.zeros((4, 0), np.int64)] + [h.pop("strata") for h in halves], 1)
     out = {}
+    out["label_alpha"] = ClassificationCells(
+        layout, stacked("label_alpha"), added("units_per_cell")
+    )
     for c in COMPONENTS:
         if c == "classification":
-            out[c] = ClassificationCells(layout, stacked(c), added("units_per_cell"))
+            # the chance half from the chance rows, thin cells decided on the partitions'
+            # within units
+            within = stacked(c)
+            count = np.asarray(within.matrix[:, : layout.n_cells].sum(axis=0)).ravel()
+            half = component_cells(between, layout, c, label_within=count)
+            out[c] = dataclasses.replace(half, within=within)
             continue
         # chance rows only (localization's post-stratified over the partitions' within rows)
         half = component_cells(between, layout, c, strata_within=strata)

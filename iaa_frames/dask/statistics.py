@@ -116,8 +116,15 @@ def agreement(ddf, settings: MatchSettings, *, n_boot: int = DEFAULT_N_BOOT):
     del parts
     release_memory()
     try:
+        label_alpha = cells.pop("label_alpha")
         return agreement_from_cells(
-            between, cells, presence, n_boot=n_boot, seed=seed, progress=progress
+            between,
+            cells,
+            presence,
+            label_alpha=label_alpha,
+            n_boot=n_boot,
+            seed=seed,
+            progress=progress,
         )
     finally:  # the KS tests' replicates, kept by every process that ran groups of cells
         forget_multiplicities()
