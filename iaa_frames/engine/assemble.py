@@ -556,6 +556,9 @@ def _from_cells(
             for name in TEST_ORDER:
                 tests.submit(name, parts[name])
         out["raw_iou"][COMPONENTS.index("localization")] = parts["localization"].raw_iou()
+        out["matched_share"][COMPONENTS.index("localization")] = (
+            1.0 - out["observed"][COMPONENTS.index("detection")]
+        )
         out["presence_alpha"][COMPONENTS.index("detection")] = presence.statistics()[2]
         if label_alpha is None:
             label_alpha = label_alpha_cells(tables, layout)

@@ -56,7 +56,12 @@ from .cells import CellLayout, mean_of, one_minus_ratio, sparse_rows
 from .rows import Chance, Rows, column
 from .sigma import SigmaCells
 
-__all__ = ["FEW_DISAGREEMENTS_NOTE", "MIN_EXPECTED_DISAGREEMENTS", "LabelCells", "classification_rows"]
+__all__ = [
+    "FEW_DISAGREEMENTS_NOTE",
+    "MIN_EXPECTED_DISAGREEMENTS",
+    "LabelCells",
+    "classification_rows",
+]
 
 #: Fewest label disagreements a cell's within pairs would hold by chance (its within
 #: pairs times its expected disagreement) for its agreement to be reported: below it, no
@@ -142,7 +147,9 @@ def _borrowed(layout: CellLayout, b, membership, within_count):
     cell = np.arange(n)
     if layout.pairwise:
         whole = CellLayout(layout.n_labels, layout.n_annotators)
-        full = _chance_membership(whole, b, _label_cells(column(b, "label_a"), column(b, "label_b")))
+        full = _chance_membership(
+            whole, b, _label_cells(column(b, "label_a"), column(b, "label_b"))
+        )
         parents = full[:, np.arange(layout.n_labels + 1) * whole.n_groups].tocsc()
         parent_of = cell // G
     else:

@@ -9,9 +9,10 @@ import pandas as pd
 from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, settings_of
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, settings_of
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import validate_params
+from iaa_frames.stats.cell_intervals import cell_intervals, interval_attrs
 from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 
 from .assemble import (
@@ -102,7 +103,14 @@ def cell_distances(tables: PairTables, component: str, *, by: str | None = None)
     return out
 
 
-def pairwise_from_tables(tables: PairTables, *, component: str = "localization", label: str = ALL):
+def pairwise_from_tables(
+    tables: PairTables,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+):
     """Annotator x annotator agreement of one component from computed tables.
 
     Parameters
@@ -112,6 +120,11 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
         One of "detection", "classification", "localization", "overall".
     label : str, default "(all)"
         "(all)" or a class.
+    n_boot : int, default 200
+        Cluster-bootstrap replicates over items for the ``ci_low`` / ``ci_high``
+        coordinates (the interval of :func:`iaa_frames.agreement`; 0: none).
+    seed : int, default 0
+        Seed of the bootstrap.
 
     Returns
     -------
@@ -153,10 +166,13 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
     value = np.where(note == "", value[pick], np.nan)
     base = tables.params.get("chance_population", "sampled")
     source = borrowed_sources(cells, np.full(layout.n_cells, base, dtype=object))
+    low, high = _intervals(tables, cells, value, pick, n_boot=n_boot, seed=seed)
     upper = np.triu(np.ones((A, A), dtype=bool), k=1)
     square = {}
     for name, v in (
         ("agreement", value),
+        ("ci_low", low),
+        ("ci_high", high),
         ("n_units", n_units[pick]),
         ("n_chance", n_chance[pick]),
         ("note", note),
@@ -164,7 +180,8 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
     ):
         m = v.reshape(A, A)
         square[name] = np.where(upper, m, m.T)
-    square["agreement"][np.diag_indices(A)] = np.nan
+    for name in ("agreement", "ci_low", "ci_high"):
+        square[name][np.diag_indices(A)] = np.nan
     square["note"][np.diag_indices(A)] = "not applicable"
     for name in ("n_units", "n_chance"):
         square[name][np.diag_indices(A)] = np.nan
@@ -176,11 +193,38 @@ def pairwise_from_tables(tables: PairTables, *, component: str = "localization",
         "measure": MEASURES[component],
         "label": str(label),
         **tables.params,
+        **interval_attrs(n_boot=n_boot, seed=seed, ci_method="bca"),
         "iaa_frames_version": package_version(),
     }
     return with_threshold(
         build_pairwise(square, annotators=names, attrs=attrs), tables.params["match_threshold"]
     )
+
+
+def _intervals(tables: PairTables, cells, value, pick, *, n_boot: int, seed: int):
+    """The bootstrap interval of the cells ``pick`` (agreement ``value``, NaN where
+    undefined), as :func:`iaa_frames.agreement` takes it (BCa with the corrected width,
+    :func:`iaa_frames.stats.cell_intervals.cell_intervals`)."""
+    corpus = tables.corpus
+
+    def statistics(k):
+        k = np.asfortranarray(k, dtype=np.float64)
+        return {"agreement": cells.statistics(k)[2][..., pick]}
+
+    variance = getattr(cells, "pair_variance", None)
+    out = cell_intervals(
+        statistics,
+        {"agreement": value},
+        n_items=len(corpus.items),
+        cell_items={"agreement": cells.item_counts()[pick]},
+        n_boot=n_boot,
+        seed=seed,
+        clusters=corpus.group_codes(),
+        n_clusters=corpus.n_groups,
+        pair_variance=None if variance is None else {"agreement": variance()[pick]},
+        width=cells.within.matrix.shape[1],
+    )
+    return out["agreement"]
 
 
 @validate_params()
@@ -195,6 +239,7 @@ def pairwise(
     seed: int = DEFAULTS.seed,
     overall: str = DEFAULTS.overall,
     progress: bool | None = DEFAULTS.progress,
+    n_boot: int = DEFAULT_N_BOOT,
 ):
     """Annotator x annotator agreement of one component.
 
@@ -213,12 +258,15 @@ def pairwise(
     distance, match_threshold, n_chance, seed, overall, progress
         As in :func:`agreement` (a sequence of thresholds adds a leading ``threshold``
         dimension).
+    n_boot : int, default 200
+        Cluster-bootstrap replicates for the ``ci_low`` / ``ci_high`` coordinates (0: none).
 
     Returns
     -------
     xarray.DataArray
         Dims ``(annotator_a, annotator_b)``, annotators sorted by name, with
-        ``n_units``, ``n_chance`` and ``note`` as coordinates.
+        ``ci_low``, ``ci_high``, ``n_units``, ``n_chance``, ``note`` and
+        ``chance_source`` as coordinates.
 
     Examples
     --------
@@ -234,8 +282,13 @@ def pairwise(
     settings = settings_of(locals())
     if not settings.several:
         tables = pair_tables_from(df, settings)
-        return pairwise_from_tables(tables, component=component, label=label)
+        return pairwise_from_tables(
+            tables, component=component, label=label, n_boot=n_boot, seed=seed
+        )
     every = iter_tables_from(df, settings.thresholds, settings)
     return concat_thresholds(
-        [pairwise_from_tables(t, component=component, label=label) for t in every]
+        [
+            pairwise_from_tables(t, component=component, label=label, n_boot=n_boot, seed=seed)
+            for t in every
+        ]
     )

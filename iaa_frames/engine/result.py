@@ -171,6 +171,15 @@ VARIABLES = {
         "own regions or sizes: annotators who never saw the image score near 1); the "
         "headline `agreement` takes it from matched chance pairs instead.",
     ),
+    "matched_share": (
+        "matched share",
+        "Share of the cell's objects that found a partner at the match threshold: the "
+        "mean over its within-item pairings of F1 = 2 matched / (n_a + n_b), i.e. 1 - "
+        "detection's `observed`, shown on the localization rows (NaN elsewhere). "
+        "Localization and classification describe the matched pairs only: an annotator "
+        "whose objects leave the gate keeps only its lucky ones, which can raise them; "
+        "read them beside this share.",
+    ),
 }
 
 NO_VARIATION_NOTE = "no variation: expected disagreement is 0"
@@ -406,6 +415,9 @@ def build_pairwise(values: dict, *, annotators, attrs: dict) -> xr.DataArray:
         "n_chance": (dims, np.asarray(values["n_chance"], dtype=np.float64), _attrs("n_chance")),
         "note": text(dims, values["note"], "reason agreement is NaN", description=NOTE_DESCRIPTION),
     }
+    for name in ("ci_low", "ci_high"):
+        if name in values:
+            coords[name] = (dims, np.asarray(values[name], dtype=np.float64), _attrs(name))
     if "chance_source" in values:
         coords["chance_source"] = text(
             dims,

@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.chance.poststrata import poststratify, stratum_keys, within_groups
 from iaa_frames.tables.pairs import PairTables
 
-from .borrow import borrow_thin_cells
+from .borrow import MIN_BORROWER_UNITS, borrow_thin_cells
 from .cells import CellLayout
 
 
@@ -133,37 +134,49 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
     within_count = (
         np.asarray(mw.sum(axis=0)).ravel()
         if strata_within is None
-        else np.bincount(
-            strata_within[0], weights=strata_within[3], minlength=layout.n_cells
-        )
+        else np.bincount(strata_within[0], weights=strata_within[3], minlength=layout.n_cells)
     )
-    membership, parents = _borrowed(layout, b, membership, own_class, pooled, within_count)
     strata = (w, mw) if strata_within is None else (strata_within, None)
-    membership = _poststratified(tables, layout, *strata, b, membership, borrowed)
+    post = _poststratified(tables, layout, *strata, b, membership, borrowed)
+    # a cell thin after post-stratification takes its parent's units, post-stratified
+    # over its own strata in turn (iaa_frames.engine.borrow)
+    parents, parent_of = _parents(layout, b, membership, own_class, pooled)
+    own_n = np.diff(post.tocsc().indptr)
+    parent_n = np.diff(parents.indptr)[np.maximum(parent_of, 0)]
+    thin = (
+        (parent_of >= 0)
+        & (within_count >= MIN_BORROWER_UNITS)
+        & (own_n < MIN_CHANCE_UNITS)
+        & (parent_n > own_n)
+    )
+    taken = np.full(layout.n_cells, -1)
+    if thin.any():
+        membership, taken = borrow_thin_cells(
+            membership, parents, parent_of, within_count, thin=thin
+        )
+        post = _poststratified(tables, layout, *strata, b, membership, borrowed)
     between = Chance(
         column(b, "item_a"),
         column(b, "item_b"),
         column(b, "distance"),
-        membership,
-        borrowed=parents,
+        post,
+        borrowed=taken,
     )
     return within, between
 
 
-def _borrowed(layout: CellLayout, b, membership, own_class, pooled, within_count):
-    """The chance membership with every thin cell's units replaced by its label cell's
-    "(all)" population (:func:`iaa_frames.engine.borrow.borrow_thin_cells`), and per cell
-    the label cell it borrowed (-1: none)."""
+def _parents(layout: CellLayout, b, membership, own_class, pooled):
+    """The chance units of every label cell's "(all)" population (rows x label cells,
+    CSC, before post-stratification) and per cell the label cell it would borrow from
+    (-1: the "(all)" cells themselves)."""
     G = layout.n_groups
+    cell = np.arange(layout.n_cells)
     if layout.pairwise:  # the "(all)" populations of a layout with an "(all)" group
         whole = CellLayout(layout.n_labels, layout.n_annotators)
         full = chance_membership(whole, b, np.ones(len(b), dtype=bool), own_class, pooled)
-        parents = full[:, np.arange(layout.n_labels + 1) * whole.n_groups].tocsc()
-        parent_of = np.arange(layout.n_cells) // G
-    else:
-        parents = membership[:, np.arange(layout.n_labels + 1) * G].tocsc()
-        parent_of = np.where(np.arange(layout.n_cells) % G == 0, -1, np.arange(layout.n_cells) // G)
-    return borrow_thin_cells(membership, parents, parent_of, within_count)
+        return full[:, np.arange(layout.n_labels + 1) * whole.n_groups].tocsc(), cell // G
+    parents = membership[:, np.arange(layout.n_labels + 1) * G].tocsc()
+    return parents, np.where(cell % G == 0, -1, cell // G)
 
 
 def _strata(tables: PairTables, frame: pd.DataFrame, item_b: str):

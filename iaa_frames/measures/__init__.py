@@ -4,6 +4,6 @@
 :mod:`~iaa_frames.measures.kalpha` (Krippendorff's α as kalphacv computes it),
 :mod:`~iaa_frames.measures.ranking` with :mod:`~iaa_frames.measures.partner_fit` (annotator
 quality), :mod:`~iaa_frames.measures.threshold_choice` (a data-driven match threshold),
-:mod:`~iaa_frames.measures.keypoints` (which joints of skeletons disagree, and whose), and
-:mod:`~iaa_frames.measures.cell_intervals` (the bootstrap intervals of the attribute and keypoint cells).
+:mod:`~iaa_frames.measures.keypoints` (which joints of skeletons disagree, and whose); their
+bootstrap intervals come from :mod:`iaa_frames.stats.cell_intervals`.
 """

@@ -15,9 +15,8 @@ import xarray as xr
 
 from iaa_frames.engine.result import interval_notes, text
 from iaa_frames.frame.schema import ALL
+from iaa_frames.stats.cell_intervals import CI_LEVEL, cell_intervals
 from iaa_frames.stats.intervals import MIN_CI_ITEMS
-
-from .cell_intervals import CI_LEVEL, cell_intervals
 
 __all__ = ["CI_LEVEL", "VARIABLES", "attribute_dataset", "intervals"]
 

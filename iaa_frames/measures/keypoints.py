@@ -23,7 +23,7 @@ Annotator "(all)" pools every pair; an annotator's column keeps the pairs that i
 it, within and chance (each annotator against the others, as
 :func:`iaa_frames.agreement` does). ``localization``, ``swapped`` and ``visibility_alpha``
 carry cluster-bootstrap intervals over items (``*_ci_low``, ``*_ci_high``: the engine's
-interval, :mod:`iaa_frames.measures.cell_intervals`).
+interval, :mod:`iaa_frames.stats.cell_intervals`).
 
 Examples
 --------
@@ -54,9 +54,9 @@ from iaa_frames.geometry.kinds import KeypointsKind, get_kind
 from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, check_int
 from iaa_frames.settings.validation import OneOf, validate_params
+from iaa_frames.stats.cell_intervals import cell_intervals, interval_attrs
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS
 
-from .cell_intervals import cell_intervals, interval_attrs
 from .keypoint_cells import KeypointCells
 from .keypoint_variables import NOTE_DESCRIPTION, VARIABLES
 

@@ -274,6 +274,18 @@ def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
             f"tools show; corrected for chance, localization σ is "
             f"{fmt(cell_value(result, 'localization'))}."
         )
+    share = (
+        cell_value(result, "localization", var="matched_share")
+        if ("matched_share" in result)
+        else math.nan
+    )
+    if math.isfinite(share) and math.isfinite(cell_value(result, "localization")):
+        out.append(
+            f"Localization and classification describe the matched pairs only: "
+            f"{share:.0%} of the objects found a partner at the match threshold "
+            "(matched_share; an annotator whose objects leave the gate keeps only its "
+            "lucky ones)."
+        )
     for c in ("localization", "detection"):
         k = cell_value(result, c, var="ks") * cell_value(result, c, var="ks_sign")
         s = cell_value(result, c)

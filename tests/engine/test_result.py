@@ -38,6 +38,7 @@ DATA_VARIABLES = [
     "frac_below_chance",
     "presence_alpha",
     "label_alpha",
+    "matched_share",
 ]
 
 

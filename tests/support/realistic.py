@@ -35,8 +35,12 @@ def _objects(rng, n, classes):
     prior = np.array([classes[c][3] for c in names])
     label = rng.choice(len(names), size=n, p=prior / prior.sum())
     band = np.array([classes[names[k]][0] for k in label]).reshape(n, 2)
-    w = np.minimum(np.array([classes[names[k]][1] for k in label]) * np.exp(rng.normal(0, 0.25, n)), 0.9)
-    h = np.minimum(np.array([classes[names[k]][2] for k in label]) * np.exp(rng.normal(0, 0.25, n)), 0.9)
+    w = np.minimum(
+        np.array([classes[names[k]][1] for k in label]) * np.exp(rng.normal(0, 0.25, n)), 0.9
+    )
+    h = np.minimum(
+        np.array([classes[names[k]][2] for k in label]) * np.exp(rng.normal(0, 0.25, n)), 0.9
+    )
     cx = rng.uniform(w / 2, 1 - w / 2)
     cy = rng.uniform(band[:, 0], band[:, 1])
     box = np.column_stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])

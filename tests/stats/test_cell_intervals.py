@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from iaa_frames.measures.cell_intervals import cell_intervals, interval_attrs
 from iaa_frames.stats.bootstrap import ItemSums, multiplicity_blocks
+from iaa_frames.stats.cell_intervals import cell_intervals, interval_attrs
 from iaa_frames.stats.intervals import MIN_CI_ITEMS
 
 

@@ -1,0 +1,85 @@
+"""Thin cells borrowing their parent's chance units (iaa_frames.engine.borrow)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from realistic import corpus
+
+import iaa_frames as iaf
+from iaa_frames.engine.borrow import borrow_thin_cells
+
+ALL = iaf.ALL
+#: Objects small against the scene: unrelated objects rarely pass the gate.
+SMALL = {
+    "car": ((0.5, 0.9), 0.08, 0.07, 1.0),
+    "person": ((0.3, 0.8), 0.04, 0.10, 1.0),
+    "sign": ((0.1, 0.4), 0.05, 0.05, 0.5),
+}
+
+
+def _agreement(df, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return iaf.agreement(df, progress=False, **kwargs)
+
+
+def test_borrowing_takes_the_parent_column_and_keeps_the_rest():
+    m = sp.csr_matrix(np.array([[1.0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 0, 0]]))
+    parents = m[:, :1].tocsc()
+    out, borrowed = borrow_thin_cells(m, parents, np.array([-1, 0, 0]), np.array([9, 5, 1]),
+                                      min_units=3)  # fmt: skip
+    # cell 1 (1 unit, 5 within) borrows the 4 of cell 0; cell 2 has 1 within unit: not
+    assert borrowed.tolist() == [-1, 0, -1]
+    assert out.toarray()[:, 1].tolist() == [1, 1, 1, 1]
+    assert out.toarray()[:, 2].tolist() == [0, 0, 1, 0]
+    # a budget of entries: an evenly spaced half of the parent, each weighing twice
+    out, _ = borrow_thin_cells(m, parents, np.array([-1, 0, -1]), np.array([9, 5, 0]),
+                               min_units=3, budget=2)  # fmt: skip
+    assert out.toarray()[:, 1].tolist() == [2, 0, 2, 0]
+
+
+def test_bundled_sample_every_pair_and_annotator_defined():
+    df = iaf.load_sample("coco")
+    res = _agreement(df, n_boot=100)
+    loc = res.sel(component="localization", label=ALL)
+    assert np.isfinite(loc["agreement"]).all()
+    assert np.isfinite(loc["ci_low"]).all() and np.isfinite(loc["ci_high"]).all()
+    pw = iaf.pairwise(df, progress=False)
+    off = ~np.eye(pw.shape[0], dtype=bool)
+    assert np.isfinite(pw.values[off]).all()
+    assert (pw["chance_source"].values[off] == "borrowed").all()
+    assert (pw["ci_low"].values[off] <= pw.values[off]).all()
+    assert (pw.values[off] <= pw["ci_high"].values[off]).all()
+
+
+def test_identical_and_blind_annotators_in_borrowed_cells():
+    # small objects: the annotator cells have few chance units of their own
+    mid = {k: (v[0], 2 * v[1], 2 * v[2], v[3]) for k, v in SMALL.items()}
+    same = _agreement(corpus(60, {"a": "same", "b": "same", "c": "same"}, seed=2, classes=mid),
+                      n_boot=0).sel(component="localization")  # fmt: skip
+    assert (same["chance_source"] == "borrowed").any()
+    value = same["agreement"].values
+    assert np.isfinite(value[0]).all() and np.nanmin(value) > 0.99
+    got = []
+    for seed in range(6):
+        df = corpus(60, {"a": "blind", "b": "blind", "c": "jitter:0.02"}, seed=20 + seed,
+                    classes={k: (v[0], 4 * v[1], 4 * v[2], v[3]) for k, v in SMALL.items()},
+                    objects=(2, 4))  # fmt: skip
+        res = _agreement(df, n_boot=0).sel(component="localization", label=ALL)
+        got.append(res["agreement"].sel(annotator=["a", "b"]).values)
+    got = np.array(got)
+    assert np.abs(np.nanmean(got)) < 0.1, got
+
+
+def test_a_lazy_annotator_keeps_its_own_units_and_scores_near_zero():
+    # the same box per class on every image: its own chance units are not thin
+    df = corpus(120, {"a": "same", "b": "jitter:0.05", "lazy": "lazy"}, seed=5,
+                classes={k: (v[0], 3 * v[1], 3 * v[2], v[3]) for k, v in SMALL.items()})  # fmt: skip
+    res = _agreement(df, n_boot=100).sel(component="localization", label=ALL)
+    lazy = res.sel(annotator="lazy")
+    assert str(lazy["chance_source"].item()) != "borrowed"
+    assert float(lazy["ci_low"]) <= 0.05
+    assert float(res["agreement"].sel(annotator="a")) > float(lazy["agreement"]) + 0.2

@@ -1,0 +1,94 @@
+"""Classification against matched chance pairs (iaa_frames.engine.labels), on corpora
+drawn like real data (tests/support/realistic.py: classes in their own regions and
+sizes, few small objects), not with iaf.simulate."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from realistic import BANDS, corpus
+
+import iaa_frames as iaf
+from iaa_frames.engine.labels import FEW_DISAGREEMENTS_NOTE
+
+ALL = iaf.ALL
+#: Classes whose regions and sizes overlap enough that unrelated objects of two classes
+#: meet (two sizes, one band shared by three classes).
+MIXED = {
+    "car": ((0.4, 0.9), 0.16, 0.14, 1.0),
+    "van": ((0.4, 0.9), 0.20, 0.17, 1.0),
+    "truck": ((0.4, 0.9), 0.26, 0.22, 0.7),
+    "sky": ((0.0, 0.3), 0.40, 0.20, 0.6),
+}
+
+
+def _agreement(df, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # copies of items: blind annotators look alike
+        return iaf.agreement(df, progress=False, **kwargs)
+
+
+def test_identical_annotators_agree_fully_in_every_defined_cell():
+    df = corpus(60, {"a": "same", "b": "same", "c": "same"}, seed=1, classes=MIXED)
+    res = _agreement(df, n_boot=50).sel(component="classification")
+    value = res["agreement"].values
+    assert np.isfinite(res["agreement"].sel(label=ALL)).all()  # every annotator
+    assert np.nanmin(value) == 1.0
+    assert (res["observed"].values[np.isfinite(value)] == 0).all()
+
+
+def test_image_blind_annotators_are_not_read_as_agreeing_under_class_priors():
+    # the audit's corpus: classes in horizontal bands with their own sizes. Krippendorff's
+    # alpha (label_alpha) reads blind annotators as agreeing; the headline is NaN where
+    # chance pairs never disagree, and otherwise its interval holds 0
+    big = {k: (v[0], 3 * v[1], 3 * v[2], v[3]) for k, v in BANDS.items()}
+    df = corpus(
+        150, {"a": "blind", "b": "blind", "c": "blind"}, seed=3, classes=big, objects=(2, 4)
+    )
+    res = _agreement(df, n_boot=100).sel(component="classification")
+    assert float(res["label_alpha"].sel(label=ALL, annotator=ALL)) > 0.8
+    value, low, high = (res[v].values for v in ("agreement", "ci_low", "ci_high"))
+    note = res["note"].values.astype(str)
+    defined = np.isfinite(value)
+    assert (low[defined] <= 0).all() or np.isnan(low[defined]).all()
+    few = np.char.startswith(note, FEW_DISAGREEMENTS_NOTE)
+    assert few[0, 0], note[0, 0]  # "(all)": labels follow the bands
+    assert (defined | (note != "")).all()
+
+
+@pytest.mark.parametrize(
+    "classes", [MIXED, {"small": ((0.1, 0.9), 0.2, 0.2, 1.0), "big": ((0.1, 0.9), 0.3, 0.3, 1.0)}]
+)
+def test_image_blind_annotators_score_zero_on_average(classes):
+    # classes that unrelated objects of each other do meet: the expected disagreement is
+    # well defined and blind annotators' within pairs are matched like chance pairs
+    got, label_alpha = [], []
+    for seed in range(8):
+        df = corpus(150, {"a": "blind", "b": "blind", "c": "blind"}, seed=10 + seed,
+                    classes=classes, objects=(2, 4))  # fmt: skip
+        res = _agreement(df, n_boot=0).sel(component="classification", label=ALL)
+        got.append(res["agreement"].values)
+        label_alpha.append(float(res["label_alpha"].sel(annotator=ALL)))
+    got = np.array(got)
+    assert np.isfinite(got[:, 0]).all()
+    # the mean over seeds of every annotator cell: 0 within its standard error (x3)
+    mean = np.nanmean(got, axis=0)
+    se = np.nanstd(got, axis=0) / np.sqrt(len(got))
+    assert (np.abs(mean) < 3 * se + 0.05).all(), (mean, se)
+
+
+def test_jitter_ladder_keeps_labels_and_a_mislabeler_lowers_classification():
+    # labels copied from the truth whatever the jitter: classification stays at 1;
+    # an annotator relabelling half of its objects at random drops, alone
+    df = corpus(80, {"a": "same", "b": "jitter:0.05", "c": "jitter:0.1"}, seed=4, classes=MIXED)
+    rng = np.random.default_rng(0)
+    mislabel = (df["annotator"] == "c").to_numpy() & (rng.random(len(df)) < 0.5)
+    df.loc[mislabel, "label"] = rng.choice(list(MIXED), size=int(mislabel.sum()))
+    res = _agreement(df, n_boot=100).sel(component="classification", label=ALL)
+    a, b, c = (float(res["agreement"].sel(annotator=x)) for x in "abc")
+    assert c < min(a, b) - 0.1
+    pw = iaf.pairwise(df, component="classification", progress=False)
+    assert float(pw.sel(annotator_a="a", annotator_b="b")) == 1.0
+    assert float(pw.sel(annotator_a="a", annotator_b="c")) < 0.9
