@@ -541,6 +541,10 @@ def _from_cells(
     defined = out["note"] == ""
     for c in ("localization", "classification"):
         sources[COMPONENTS.index(c)] = borrowed_sources(parts[c], sources[COMPONENTS.index(c)])
+    pooled = getattr(parts["classification"], "pooled", None)
+    if pooled is not None:
+        cls = COMPONENTS.index("classification")
+        sources[cls] = np.where(pooled, "pooled", sources[cls]).astype(object)
     out["chance_source"] = sources
     out["note"] = _class_source_notes(out, sources)
     out["agreement"] = np.where(defined, out["agreement"], np.nan)

@@ -27,6 +27,14 @@ The statistic
   are taken over the pairs that carry it, its counts are those of the "(all)" cell of
   its annotators.
 
+A class carried by fewer than :data:`~iaa_frames.chance.pooled.MIN_OWN_CHANCE_UNITS`
+chance pairs of its cell's population (a rare class: unrelated objects seldom pass the
+gate with it) takes its annotators' chance disagreement ``delta`` (the "(all)" label
+cell's ``D_e``) in place of its own: ``D_e = 2 p delta``, ``p`` the class's share of the
+labels of the cell's matched within pairs. It assumes the class is as easy to tell from
+the others by where and how large it is as the average class; its ``chance_source`` is
+"pooled".
+
 Annotators who never saw the image score about 0 whatever the classes' positions and
 sizes (their within pairs are matched like unrelated ones), identical ones 1. A cell of
 an annotator or a pair of annotators with fewer than
@@ -49,6 +57,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from iaa_frames.chance import MIN_CHANCE_UNITS
+from iaa_frames.chance.pooled import MIN_OWN_CHANCE_UNITS
 from iaa_frames.tables.pairs import PairTables
 
 from .borrow import MIN_BORROWER_UNITS, borrow_thin_cells
@@ -175,12 +184,16 @@ class LabelCells(SigmaCells):
     recoding {class, other}: a pair without the class agrees)."""
 
     layout: CellLayout | None = None
+    pooled: np.ndarray | None = None  # per cell: a class cell on the pooled chance rate
 
     @classmethod
     def build(cls, layout: CellLayout, n_items: int, within: Rows, between: Chance):
         base = SigmaCells.build(layout, n_items, within, between)
         fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(SigmaCells)}
-        return cls(**fields, layout=layout)
+        pooled = (np.arange(layout.n_cells) >= layout.n_groups) & (
+            base.n_chance < MIN_OWN_CHANCE_UNITS
+        )
+        return cls(**fields, layout=layout, pooled=pooled)
 
     def _group_columns(self) -> np.ndarray:
         """Per cell, the column of its annotators' "(all)" label cell."""
@@ -192,6 +205,12 @@ class LabelCells(SigmaCells):
         b = self.between.total(multiplicities)
         observed = mean_of(w[..., n : 2 * n], w[..., g])
         expected = mean_of(b[..., n:], b[..., g])
+        if self.pooled is not None and self.pooled.any():
+            # a class with few chance pairs of its own: 2 p_L delta, p_L its share of the
+            # matched objects' labels, delta the chance disagreement of its annotators
+            sides = 2 * w[..., :n] - w[..., n : 2 * n]
+            share = mean_of(sides, 2 * w[..., g])
+            expected = np.where(self.pooled, 2 * share * expected[..., g], expected)
         return observed, expected, one_minus_ratio(observed, expected)
 
     def pair_variance(self):

@@ -290,6 +290,12 @@ def classification_primitives(tables, label, annotator):
     carries_b = np.ones(len(b), bool) if label is None else (ba == label) | (bb == label)
     d_o = ((wa != wb) & carries_w & wm).sum() / wm.sum() if wm.any() else np.nan
     d_e = ((ba != bb) & carries_b & bm).sum() / bm.sum() if bm.any() else np.nan
+    if label is not None and (carries_b & bm).sum() < MIN_OWN_CHANCE_UNITS:
+        # a rare class: 2 p delta, p its share of the within labels, delta the cell's
+        # chance disagreement over every class
+        p = ((wa == label) & wm).sum() + ((wb == label) & wm).sum()
+        p = p / (2 * wm.sum()) if wm.any() else np.nan
+        d_e = 2 * p * (((ba != bb) & bm).sum() / bm.sum()) if bm.any() else np.nan
     items = w.loc[wm & carries_w, "item"].nunique()
     return d_o, d_e, int((wm & carries_w).sum()), int(bm.sum()), items
 
