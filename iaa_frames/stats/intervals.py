@@ -1,3 +1,5 @@
+# Over 400 lines: the interval of a cell in the order it is built (BCa, its width, the
+# widening where matches are rare events), each step with the measurements that set it.
 """Bootstrap intervals of many statistics at once: BCa, and the width it should have.
 
 The replicates come from :mod:`iaa_frames.stats.bootstrap` (a cluster bootstrap over items).
