@@ -19,6 +19,7 @@ __all__ = [
     "RepairedGeometryWarning",
     "AnnotatorNameWarning",
     "CopiedItemsWarning",
+    "ItemKeysWarning",
 ]
 
 
@@ -79,3 +80,16 @@ class CopiedItemsWarning(IAAWarning):
     def __init__(self, message, copies=None):
         super().__init__(message)
         self.copies = copies
+
+
+class ItemKeysWarning(IAAWarning):
+    """Agreement is far below chance and the annotators' work on the same item is further
+    apart than chance on most items: the item keys may not line up (one annotator's
+    annotations read against other images). ``annotators`` names the annotators whose
+    pairs are below chance on most items, ``share`` the share of items below chance
+    (:func:`iaa_frames.api.keys.item_keys_warning`)."""
+
+    def __init__(self, message, annotators=(), share=float("nan")):
+        super().__init__(message)
+        self.annotators = tuple(annotators)
+        self.share = share

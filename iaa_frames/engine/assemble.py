@@ -20,6 +20,7 @@ from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import OneOf, validate_params
+from iaa_frames.stats import intervals
 from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
 from iaa_frames.stats.kstest import DEFAULT_RESAMPLES, ks_multiplicities
@@ -586,6 +587,7 @@ def _from_cells(
                 high = np.minimum(high, 1.0)
             else:
                 low, high = percentile_ci(reps, level=CI_LEVEL)
+            low, high = intervals.widen_rare_events(low, high, parts, out, COMPONENTS, SETS)
             reported = defined & (out["n_items"] >= MIN_CI_ITEMS)
             out["ci_low"], out["ci_high"] = (np.where(reported, v, np.nan) for v in (low, high))
         if share:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import hypothesis
+import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
 import scipy.stats
@@ -222,3 +224,75 @@ def test_interval_on_few_items_covers_its_level(k_items):
             covered[key] += low <= 0.0 <= high
     assert 0.93 <= covered["items"] / n_corpora <= 0.98
     assert covered["corpus"] / n_corpora < covered["items"] / n_corpora - 0.01
+
+
+# ------------------------------------------------------- the interval holds its estimate
+
+
+def test_bca_interval_holds_an_estimate_above_every_replicate():
+    # a classification alpha of 0.000 whose replicates all lie below it (a bootstrap
+    # biased low): the bias correction used to put both bounds below the estimate,
+    # [-0.0064, -0.0062]; the bound on the estimate's side is now the estimate
+    rng = np.random.default_rng(0)
+    reps = rng.normal(-0.0063, 0.00005, 200)
+    jack = rng.normal(0.0, 0.001, 40)
+    for scale in (None, 0.6, 1.8):
+        low, high = bca_interval(0.0, reps, jack, scale=scale)
+        assert low <= 0.0 <= high
+        assert low == pytest.approx(np.quantile(reps, 0.975), abs=2e-4)
+    # identical replicates away from the estimate: from them to the estimate
+    assert bca_interval(0.5, np.full(100, 0.4), jack) == (0.4, 0.5)
+    # the same replicates with the estimate among them: nothing to widen
+    assert bca_interval(0.4, np.full(100, 0.4), jack, scale=2.0) == (0.4, 0.4)
+
+
+def test_bca_bias_correction_stops_at_the_estimate():
+    # 99 % of the replicates below the estimate (z0 = 2.33 > 1.96): the low bound is the
+    # estimate's rank, not above it; the interval of an estimate inside the central 95 %
+    # of its replicates is unchanged
+    reps = np.linspace(0.0, 1.0, 1001)
+    jack = np.array([-0.1, 0.1, -0.2, 0.2])
+    low, high = bca_interval(0.99, reps, jack)
+    assert low == pytest.approx(0.975, abs=1e-3) and high > 0.99
+    assert bca_interval(0.9, reps, jack) == pytest.approx(
+        scipy_bca_bounds(0.9, reps, level=0.95), rel=1e-12
+    )
+
+
+def scipy_bca_bounds(est, reps, level):
+    """BCa bounds of a symmetric jackknife (a = 0): the percentile points moved by z0."""
+    z0 = scipy.stats.norm.ppf(np.mean(reps < est) + 0.5 * np.mean(reps == est))
+    z = scipy.stats.norm.ppf([(1 - level) / 2, (1 + level) / 2])
+    return tuple(np.quantile(reps, scipy.stats.norm.cdf(2 * z0 + z)))
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(
+    reps=hnp.arrays(
+        np.float64,
+        hypothesis.strategies.integers(1, 60),
+        elements=hypothesis.strategies.one_of(
+            hypothesis.strategies.floats(-3.0, 1.0), hypothesis.strategies.just(np.nan)
+        ),
+    ),
+    jack=hnp.arrays(
+        np.float64,
+        hypothesis.strategies.integers(1, 12),
+        elements=hypothesis.strategies.floats(-3.0, 1.0),
+    ),
+    estimate=hypothesis.strategies.floats(-3.0, 1.0),
+    scale=hypothesis.strategies.one_of(
+        hypothesis.strategies.none(), hypothesis.strategies.floats(0.3, 4.0)
+    ),
+    bound=hypothesis.strategies.sampled_from([1.0, None]),
+    n_items=hypothesis.strategies.sampled_from([None, 2, 40]),
+    level=hypothesis.strategies.sampled_from([0.5, 0.9, 0.95, 0.999]),
+)
+def test_no_interval_excludes_its_estimate(reps, jack, estimate, scale, bound, n_items, level):
+    low, high = bca_interval(
+        estimate, reps, jack, scale=scale, bound=bound, n_items=n_items, level=level
+    )
+    if np.isfinite(low) and np.isfinite(high):
+        assert low <= estimate <= high
+    else:  # no finite replicate: no interval at all
+        assert np.isnan(low) and np.isnan(high) and not np.isfinite(reps).any()
