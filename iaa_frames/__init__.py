@@ -35,6 +35,7 @@ _EXPORTS = {
         "IAAError",
         "IAAWarning",
         "InvalidAnnotationError",
+        "ItemKeysWarning",
         "NotComparableError",
         "ParameterError",
         "ReaderError",

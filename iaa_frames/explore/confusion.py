@@ -154,8 +154,11 @@ def label_alpha(data, **kwargs) -> pd.Series:
 
     Units are the clusters of the within-item matching with at least two members; values
     their members' labels. For a class, labels are recoded to {class, other}
-    (Krippendorff's assessment of a single category). These are the ``classification``
-    agreements of :func:`iaa_frames.agreement` for annotator "(all)".
+    (Krippendorff's assessment of a single category). These are the ``label_alpha``
+    values of :func:`iaa_frames.agreement` for annotator "(all)": α takes its expected
+    disagreement from the label marginals, for comparison with other tools; the headline
+    ``classification`` agreement takes it from matched chance pairs
+    (:mod:`iaa_frames.engine.labels`).
 
     Parameters
     ----------
