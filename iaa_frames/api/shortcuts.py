@@ -130,18 +130,22 @@ def ks_of(result: xr.Dataset, *, component: str = "localization") -> xr.DataArra
 
 
 def alpha_of(result: xr.Dataset, *, component: str = "classification") -> xr.DataArray:
-    """Krippendorff's α of an agreement result, by label and annotator.
+    """The α of an agreement result, by label and annotator.
 
     α = 1 - observed / expected disagreement: 1 perfect agreement, 0 chance, below 0
     systematic disagreement; Krippendorff's conventional thresholds are α ≥ 0.8 to rely on
-    the data and α ≥ 0.667 for tentative conclusions.
+    the data and α ≥ 0.667 for tentative conclusions. For classification the expected
+    disagreement is that of matched chance pairs of unrelated items
+    (:mod:`iaa_frames.engine.labels`); Krippendorff's own, from the label marginals, is the
+    result's ``label_alpha``.
 
     Parameters
     ----------
     result : xarray.Dataset
         The result of :func:`iaa_frames.agreement`.
     component : {"classification", "detection"}, default "classification"
-        "classification": the α of the labels (the component's agreement);
+        "classification": the α of the labels (the component's agreement, chance pairs
+        as the expected disagreement);
         "detection": the presence α, reported only for comparison with tools that show
         it (it is about 0 whatever the miss rate; see the variable's description).
 
