@@ -91,6 +91,8 @@ def corpus(n_items, annotators, *, seed=0, objects=(1, 3), classes=None):
             else:
                 raise ValueError(profile)
             box = np.clip(box, 0, 1)
+            box[:, 2:] = np.maximum(box[:, 2:], np.minimum(box[:, :2] + 1e-3, 1))
+            box[:, :2] = np.minimum(box[:, :2], box[:, 2:] - 1e-3)
             for k in range(len(lab)):
                 rows.append(
                     (
