@@ -102,7 +102,7 @@ def window_starts(last: pd.Series, freq) -> pd.Series:
 
     Examples
     --------
-    >>> t = pd.Series(pd.to_datetime(["2026-01-01 07:00", "2026-01-02 23:00", "2026-01-03"]))
+    >>> t = pd.Series(pd.to_datetime(["2026-01-01 07:00", "2026-01-02 23:00", "2026-01-03 10:00"]))
     >>> window_starts(t, "2D").astype(str).tolist()
     ['2026-01-01', '2026-01-01', '2026-01-03']
     >>> window_starts(t, "50h").astype(str).tolist()

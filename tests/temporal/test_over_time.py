@@ -200,8 +200,9 @@ def _drift_flags(seed, drifter):
 def test_the_flag_names_who_drifted_and_when():
     """C degrades in the last three of eight windows: C is flagged, A and B (whose cells
     hold their pairs with C, and fall too) are not, and C's change window is the sixth.
-    Measured on 30 seeds: C flagged 100 % (localization, overall, detection), A and B 0 %;
-    C's change window the sixth 100 % (localization, overall), 60-70 % (detection)."""
+    Measured on 30 seeds: C flagged in 100 % (detection, localization, overall), A and B
+    in 0 %; C's change window the sixth in 97 % (localization), 100 % (overall), 63 %
+    (detection: the other seeds a later window), A's and B's none."""
     named = changed = 0
     for seed in range(10):
         flags, change = _drift_flags(seed, "C")
@@ -213,10 +214,13 @@ def test_the_flag_names_who_drifted_and_when():
 
 @pytest.mark.slow
 def test_a_stationary_corpus_rarely_raises_a_flag():
-    """The same corpus without drift. Measured on 30 seeds: no flag, no change window
-    (detection, localization, overall; every annotator)."""
-    raised = 0
+    """The same corpus without drift. Measured on 30 seeds: annotators never flagged;
+    the "(all)" cell flagged in 2 of 30 (localization, overall; detection 0); a change
+    window in 2 of 30 (localization "(all)"), 1 ("(all)" overall), 2 (C overall)."""
+    pooled = annotators = 0
     for seed in range(10):
         flags, change = _drift_flags(seed, None)
-        raised += bool(flags.any().any() or change.notna().any().any())
-    assert raised <= 2, raised
+        pooled += bool(flags["(all)"].any())
+        annotators += bool(flags.loc[:, ["A", "B", "C"]].any().any())
+        annotators += bool(change.loc[:, ["A", "B", "C"]].notna().any().any())
+    assert pooled <= 2 and annotators <= 2, (pooled, annotators)
