@@ -251,8 +251,11 @@ def _over_time(tables, windows: pd.Series, kept: pd.Index, n_boot: int, seed: in
     # a crowd's annotator weighs little in the others' cells: none)
     contrasted = 3 <= layout.n_annotators <= MAX_CONTRASTED
     without = [None] + (list(range(layout.n_annotators)) if contrasted else [])
+    shared = {}  # the chance sides equal in every subset, summed once a replicate
     cells = {
-        (j, a): SubsetCells.build(tables, layout, m, a) for j, m in masks.items() for a in without
+        (j, a): SubsetCells.build(tables, layout, m, a, shared)
+        for j, m in masks.items()
+        for a in without
     }
     est = {key: c.estimates() for key, c in cells.items()}
     shape = (len(COMPONENTS), layout.n_cells)

@@ -129,27 +129,59 @@ def restrict(tables: PairTables, items, without: int | None = None) -> PairTable
 class _Side:
     """One side of a component's cells (its ``within`` or ``between`` sums) that reads its
     own half of a ``(b, 2 n_items)`` block of multiplicities: ``part`` 0 the within
-    side's, 1 the chance side's. Everything else is the wrapped sums'."""
+    side's, 1 the chance side's. Everything else is the wrapped sums'. The totals of the
+    last block are kept: a chance side shared by several subsets is summed once a block."""
 
     def __init__(self, sums, part: int, n_items: int):
         self._sums, self._part, self._n = sums, part, n_items
+        self._last = (None, None)
 
     def total(self, multiplicities=None):
         if multiplicities is None:
             return self._sums.total()
-        at = self._part * self._n
-        return self._sums.total(multiplicities[:, at : at + self._n])
+        block, value = self._last
+        if block is not multiplicities:
+            at = self._part * self._n
+            value = self._sums.total(multiplicities[:, at : at + self._n])
+            self._last = (multiplicities, value)
+        return value
 
     def __getattr__(self, name):
         return getattr(self._sums, name)
 
 
-def split_sides(cells, n_items: int):
+def _arrays(sums):
+    """The arrays that define the chance sums (pairs of items and their sparse rows), or
+    None for sums of another kind (never shared)."""
+    m = getattr(sums, "matrix", None)
+    if m is None or not hasattr(sums, "item_a") or not hasattr(m, "indptr"):
+        return None
+    return (sums.item_a, sums.item_b, m.indptr, m.indices, m.data)
+
+
+def _chance_side(sums, n_items: int, shared: dict | None) -> _Side:
+    """The chance side of ``sums``: the one already in ``shared`` with the same arrays
+    (the corpus's chance of a component that does not depend on the subset's items:
+    detection and overall), else a new one, kept in ``shared``."""
+    arrays = _arrays(sums) if shared is not None else None
+    if arrays is None:
+        return _Side(sums, 1, n_items)
+    key = (sums.matrix.shape, *(len(a) for a in arrays), hash(arrays[-1].tobytes()))
+    for side in shared.setdefault(key, []):
+        if all(np.array_equal(a, b) for a, b in zip(_arrays(side._sums), arrays)):
+            return side
+    side = _Side(sums, 1, n_items)
+    shared[key].append(side)
+    return side
+
+
+def split_sides(cells, n_items: int, shared: dict | None = None):
     """``cells`` whose ``within`` side reads the first half of a block of
-    multiplicities and whose ``between`` side (if it has one) the second half."""
+    multiplicities and whose ``between`` side (if it has one) the second half
+    (``shared``: the chance sides of other subsets' cells, reused where equal)."""
     changes = {"within": _Side(cells.within, 0, n_items)}
     if hasattr(cells, "between"):
-        changes["between"] = _Side(cells.between, 1, n_items)
+        changes["between"] = _chance_side(cells.between, n_items, shared)
     if dataclasses.is_dataclass(cells):
         return dataclasses.replace(cells, **changes)
     out = copy.copy(cells)
@@ -171,10 +203,15 @@ class SubsetCells:
     parts: dict
 
     @classmethod
-    def build(cls, tables: PairTables, layout: CellLayout, items, without=None) -> SubsetCells:
+    def build(
+        cls, tables: PairTables, layout: CellLayout, items, without=None, shared=None
+    ) -> SubsetCells:
+        """The cells of the subset ``items`` (bool per item code), ``without`` an
+        annotator (:func:`restrict`); ``shared``: a dict the subsets of one corpus share
+        their equal chance sides in (:func:`split_sides`)."""
         sub = restrict(tables, items, without)
         n = len(tables.corpus.items)
-        parts = {c: split_sides(component_cells(sub, layout, c), n) for c in COMPONENTS}
+        parts = {c: split_sides(component_cells(sub, layout, c), n, shared) for c in COMPONENTS}
         return cls(sub, layout, parts)
 
     def estimates(self) -> dict:
