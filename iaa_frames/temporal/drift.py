@@ -28,6 +28,8 @@ Examples
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.stats import norm
 
@@ -83,9 +85,12 @@ def change_points(values, replicates, *, level: float = 0.95):
     shape = x.shape[1:]
     at = np.full(shape, -1, dtype=np.int64)
     best = np.full(shape, np.nan)
-    if n_windows < 2:
+    if n_windows < 2 or not reps.shape[0]:
         return at, best
-    with np.errstate(invalid="ignore", divide="ignore"):
+    # cells without a finite replicate in a window (too few units) have no spread there:
+    # numpy's warnings about the empty slices say nothing more
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         var = np.nanvar(np.where(np.isfinite(reps), reps, np.nan), axis=0)
         weight = np.where(np.isfinite(x) & (var > 0), 1.0 / var, 0.0)
         # a window without a spread (every replicate equal) weighs as the least certain
@@ -93,13 +98,13 @@ def change_points(values, replicates, *, level: float = 0.95):
         flat = np.isfinite(x) & (var == 0)
         least = np.min(np.where(weight > 0, weight, np.inf), axis=0)
         weight = np.where(flat, np.where(np.isfinite(least), least, 1.0), weight)
-    y = np.where(weight > 0, x, 0.0)
-    r = np.where(weight > 0, reps, 0.0)  # a NaN replicate of a weighed window stays NaN
-    for t in range(1, n_windows):  # the splits: a few windows
-        z = _split(y, r, weight, t)
-        better = np.isfinite(z) & ~(z <= best)
-        best = np.where(better, z, best)
-        at = np.where(better, t, at)
+        y = np.where(weight > 0, x, 0.0)
+        r = np.where(weight > 0, reps, 0.0)  # a NaN replicate of a weighed window stays NaN
+        for t in range(1, n_windows):  # the splits: a few windows
+            z = _split(y, r, weight, t)
+            better = np.isfinite(z) & ~(z <= best)
+            best = np.where(better, z, best)
+            at = np.where(better, t, at)
     critical = norm.ppf(1.0 - _one_sided(level) / (n_windows - 1))
     at = np.where(best > critical, at, -1)
     return at, best

@@ -225,3 +225,22 @@ def test_a_stationary_corpus_rarely_raises_a_flag():
         annotators += bool(flags.loc[:, ["A", "B", "C"]].any().any())
         annotators += bool(change.loc[:, ["A", "B", "C"]].notna().any().any())
     assert pooled <= 2 and annotators <= 2, (pooled, annotators)
+
+
+def test_two_annotators_no_replicates_and_a_threshold_sweep():
+    """With two annotators there are no other annotators' pairs: an annotator's flag is
+    its cell's own drop. Without replicates nothing is flagged and no change is found.
+    A sweep of thresholds stacks the results."""
+    df = _boxes(60, "8D", drifter="B", drift_from=pd.Timestamp("2026-03-07"), heavy=8.0)
+    two = df[df["annotator"] != "C"]
+    res = iaf.agreement_over_time(two, freq="2D", n_chance=300, n_boot=100)
+    assert res["others_agreement"].isnull().all() and res["contrast"].isnull().all()
+    cell = res.sel(component="overall", label="(all)")
+    assert cell["recalibrate"].values.tolist() == [True, True, True]  # (all), A, B: both
+    none = iaf.agreement_over_time(df, freq="2D", n_chance=300, n_boot=0)
+    assert not none["recalibrate"].any() and none["change_window"].isnull().all()
+    assert none["ci_low"].isnull().all()
+    sweep = iaf.agreement_over_time(
+        df, freq="2D", n_chance=300, n_boot=0, match_threshold=[0.3, 0.5]
+    )
+    assert sweep["agreement"].dims == ("threshold", "window", "component", "label", "annotator")
