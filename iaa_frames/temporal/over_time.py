@@ -1,16 +1,38 @@
-"""Agreement per time window, and the re-calibration signal: :func:`agreement_over_time`.
+"""Agreement per time window, and who drifted when: :func:`agreement_over_time`.
 
 An item enters the window in which its last annotation was made (the latest ``time`` of
-its rows): its agreement is only known once every annotator is done with it. Each window
-is an agreement of its own (:func:`iaa_frames.agreement` on its items: the same
-components, the chance from the same window, cluster-bootstrap intervals), so a window
-can be read like any result. The latest window is flagged (``recalibrate``) where it
-falls below the agreement of all earlier windows pooled (``baseline``) by more than the
-intervals allow: by more than the upper half-width of its interval and the lower
-half-width of the baseline's, combined as independent errors (``drop_margin``, the
-margin of a one-sided comparison at the intervals' level: about 2.5 % false alarms for
-95 % intervals on a stationary corpus). The annotators of the latest window then agree
-less than they did, beyond what resampling the items explains.
+its rows): its agreement is only known once every annotator is done with it. Windows
+are exactly ``freq`` wide (:func:`item_windows`).
+
+**Chance is the corpus's.** A window's agreement is ``1 - observed / expected`` with
+``observed`` from the window's items only and ``expected`` the chance expectation of
+the **whole corpus** (built once, :mod:`.windows`): chance is a property of the
+population of items, and a window of a couple of dozen items has too few chance units of
+its own (localization of small boxes: none at all). Localization's chance is
+post-stratified to each window's own within pairs. Classification, an alpha with no
+chance rows, is the window's alone; any component whose cells have a chance side gets
+the corpus's.
+
+**Intervals** are percentile intervals of a bootstrap that resamples, per replicate,
+the items of every window within that window (the within side) and the items of the
+whole corpus (the chance side, shared by every window of the replicate): they include
+the chance side's uncertainty. They are plain percentile intervals, not the BCa
+intervals of :func:`iaa_frames.agreement` (whose acceleration and width corrections are
+defined for one population of items resampled on both sides).
+
+**Flags.** The latest window is compared with all earlier windows pooled
+(``baseline``). ``drop`` (baseline minus latest) is flagged when it exceeds
+``drop_margin``: when the 2.5 % quantile of its replicates is above 0 (95 % intervals;
+about 2.5 % false alarms per cell on a stationary corpus). An annotator's cell holds
+the pairs that involve the annotator, so one annotator who degrades lowers every
+annotator's cell; an annotator is therefore flagged (``recalibrate``) only when its
+own cell's drop is beyond its margin **and** exceeds the drop of the other
+annotators' pairs among themselves by more than ``contrast_margin`` (with fewer than
+three annotators there are no such pairs, and above :data:`MAX_CONTRASTED` they are not
+computed: the cell's own drop decides). **When**:
+``change_window`` is, per cell, the first window of the later run of the split of the
+windows that lowers the cell most beyond its bootstrap error (for an annotator, of its
+cell minus the other annotators' pairs; :func:`iaa_frames.temporal.drift.change_points`).
 """
 
 from __future__ import annotations
@@ -19,15 +41,25 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.api.backend import agreement
+from iaa_frames.engine import CellLayout
+from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError, SchemaError
 from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
+from iaa_frames.settings.thresholds import concat_thresholds
 from iaa_frames.settings.validation import validate_params
+from iaa_frames.stats.bootstrap import block_size
+from iaa_frames.tables.pairs import iter_tables_from, pair_tables_from
 
-__all__ = ["agreement_over_time", "item_windows"]
+from .window_result import dataset, flags, window_values, with_others
+from .windows import SubsetCells, replicate_blocks
 
-_KEEP = ("agreement", "observed", "expected", "ci_low", "ci_high", "note")
+__all__ = ["MAX_CONTRASTED", "agreement_over_time", "item_windows", "window_starts"]
+
+#: Most annotators whose cells are contrasted with the other annotators' pairs among
+#: themselves (one more set of cells per annotator and window); with more, an annotator
+#: is flagged on its own cell's drop, as with two.
+MAX_CONTRASTED = 12
 
 
 def _datetimes(values: pd.Series) -> pd.Series:
@@ -42,11 +74,61 @@ def _datetimes(values: pd.Series) -> pd.Series:
     return out
 
 
+def _offset(freq):
+    """The pandas offset of a period alias with its multiple (``"2D"``, ``"50h"``,
+    ``"3M"``)."""
+    if isinstance(freq, (int, float)):
+        raise ParameterError(
+            f"freq must be a period alias ('D', 'W', ...) for datetimes, got {freq!r}"
+        )
+    try:
+        offset = pd.PeriodDtype(freq).freq
+    except (ValueError, TypeError) as exc:
+        raise ParameterError(f"freq {freq!r} is not a pandas period alias ({exc})") from None
+    if offset.n < 1:
+        raise ParameterError(f"freq {freq!r} must be a positive multiple of its unit")
+    return offset
+
+
+def window_starts(last: pd.Series, freq) -> pd.Series:
+    """The start of the window of every (naive) datetime: windows exactly ``freq`` wide.
+
+    A fixed-width ``freq`` (days, hours, minutes, seconds, with any multiple: ``"2D"``,
+    ``"50h"``, ``"90min"``) cuts time into windows of that width from an origin, the
+    earliest datetime floored to the unit (``"2D"``: its day, ``"50h"``: its hour). A
+    calendar ``freq`` (``"W"``, ``"M"``, ``"Q"``, ``"Y"``) gives its calendar periods
+    (weeks from Monday, months...), and with a multiple (``"2W"``, ``"3M"``) runs of
+    that many periods from the earliest datetime's period.
+
+    Examples
+    --------
+    >>> t = pd.Series(pd.to_datetime(["2026-01-01 07:00", "2026-01-02 23:00", "2026-01-03 10:00"]))
+    >>> window_starts(t, "2D").astype(str).tolist()
+    ['2026-01-01', '2026-01-01', '2026-01-03']
+    >>> window_starts(t, "50h").astype(str).tolist()
+    ['2026-01-01 07:00:00', '2026-01-01 07:00:00', '2026-01-03 09:00:00']
+    """
+    offset = _offset(freq)
+    base = offset.base
+    if isinstance(base, (pd.offsets.Tick, pd.offsets.Day)):
+        width = pd.Timedelta(offset)
+        origin = last.min().floor(base.freqstr)
+        return origin + ((last - origin) // width) * width
+    periods = last.dt.to_period(base)
+    ordinal = periods.array.asi8
+    first = ordinal.min()
+    ordinal = first + (ordinal - first) // offset.n * offset.n
+    starts = pd.PeriodIndex.from_ordinals(ordinal, freq=base).start_time
+    return pd.Series(starts, index=last.index)
+
+
 def item_windows(df: pd.DataFrame, *, time: str, freq) -> pd.Series:
     """The window (its start) of every item: the window of its last annotation.
 
-    ``freq`` is a pandas period alias (``"D"``, ``"W"``, ``"M"``, ``"h"``...) for a
-    datetime ``time`` column, or a positive number, the window width, for a numeric one.
+    ``freq`` is a pandas period alias with an optional multiple (``"D"``, ``"2D"``,
+    ``"50h"``, ``"W"``, ``"M"``...; windows as :func:`window_starts` cuts them) for a
+    datetime ``time`` column, or a positive number, the window width, for a numeric one
+    (windows ``[k freq, (k + 1) freq)``).
 
     Examples
     --------
@@ -54,6 +136,8 @@ def item_windows(df: pd.DataFrame, *, time: str, freq) -> pd.Series:
     ...     ["2026-01-01", "2026-01-09", "2026-01-02"])})
     >>> item_windows(df, time="time", freq="W").astype(str).to_dict()
     {'a': '2026-01-05', 'b': '2025-12-29'}
+    >>> item_windows(df, time="time", freq="2D").astype(str).to_dict()
+    {'a': '2026-01-08', 'b': '2026-01-02'}
     """
     if time not in df.columns:
         raise SchemaError(f"no {time!r} column: agreement over time needs the time of every row")
@@ -69,14 +153,9 @@ def item_windows(df: pd.DataFrame, *, time: str, freq) -> pd.Series:
         if not isinstance(freq, (int, float)) or isinstance(freq, bool) or not freq > 0:
             raise ParameterError(f"freq must be a positive number for a numeric {time!r}")
         return np.floor(last / freq) * freq
-    if isinstance(freq, (int, float)):
-        raise ParameterError(f"freq must be a period alias ('D', 'W', ...) for datetimes {time!r}")
     if getattr(last.dt, "tz", None) is not None:
         last = last.dt.tz_localize(None)
-    try:
-        return last.dt.to_period(freq).dt.start_time
-    except (ValueError, TypeError) as exc:
-        raise ParameterError(f"freq {freq!r} is not a pandas period alias ({exc})") from None
+    return window_starts(last, freq)
 
 
 @validate_params()
@@ -90,8 +169,8 @@ def agreement_over_time(
     min_items: int = 4,
     settings: MatchSettings = DEFAULTS,
 ) -> xr.Dataset:
-    """Every component of the agreement per time window, with intervals, and a flag when
-    the latest window falls below the earlier ones.
+    """Every component of the agreement per time window against the corpus's chance,
+    with intervals, and flags that name who fell and when.
 
     Parameters
     ----------
@@ -101,21 +180,27 @@ def agreement_over_time(
     time : str, default "time"
         The column of the time of every row; an item's time is its latest.
     freq : str or number, default "W"
-        The windows: a pandas period alias for datetimes, a width for numbers.
+        The windows, exactly ``freq`` wide: a pandas period alias with an optional
+        multiple for datetimes (``"D"``, ``"2D"``, ``"50h"``, ``"W"``, ``"M"``:
+        :func:`window_starts`), a width for numbers.
     n_boot, distance, match_threshold, n_chance, seed, overall, progress
-        As in :func:`iaa_frames.agreement`, for each window.
+        As in :func:`iaa_frames.agreement`; the tables (matching, chance sample) are
+        those of the whole corpus, built once.
     min_items : int, default 4
-        Windows with fewer items are left out (their intervals would be meaningless).
+        Windows with fewer items are left out (their items still count in the
+        corpus's chance).
 
     Returns
     -------
     xarray.Dataset
-        ``agreement``, ``observed``, ``expected``, ``ci_low``, ``ci_high`` and ``note``
-        by ``window`` (its start) x ``component`` x ``label`` x ``annotator``;
-        ``n_items`` by window; by component x label x annotator: ``baseline`` (the
-        agreement of all windows before the latest, pooled) with ``baseline_ci_low``
-        and ``baseline_ci_high``, ``drop`` (baseline minus the latest window),
-        ``drop_margin`` and ``recalibrate`` (``drop > drop_margin``).
+        By ``window`` (its start) x ``component`` x ``label`` x ``annotator``:
+        ``agreement``, ``observed``, ``expected`` (the corpus's chance: attrs
+        ``chance``), ``ci_low``, ``ci_high``, ``note`` and ``others_agreement``;
+        ``n_items`` by window; by component x label x annotator: ``baseline`` (all
+        windows before the latest, pooled) with ``baseline_ci_low`` and
+        ``baseline_ci_high``, ``drop`` (baseline minus the latest window),
+        ``drop_margin``, ``contrast``, ``contrast_margin``, ``recalibrate`` and
+        ``change_window``, ``change_z`` (see the module docstring).
 
     Examples
     --------
@@ -127,43 +212,64 @@ def agreement_over_time(
     >>> bool(res["recalibrate"].sel(component="detection", label="(all)",
     ...                             annotator="(all)"))
     True
+    >>> res.attrs["chance"][:33]
+    'the whole corpus (60 items), the '
     """
     windows = item_windows(df, time=time, freq=freq)
     counts = windows.value_counts().sort_index()
     kept = counts.index[counts.to_numpy() >= min_items]
     if len(kept) == 0:
         raise ParameterError(f"no window has {min_items} items or more; widen freq={freq!r}")
-    item_window = df["item"].map(windows)
-    params = settings.as_kwargs()
-    parts = [
-        agreement(df.loc[(item_window == w).to_numpy()], n_boot=n_boot, **params)[list(_KEEP)]
-        for w in kept  # one agreement per window (a few), not per item
-    ]
-    res = xr.concat(parts, dim=pd.Index(kept, name="window"), join="outer", fill_value=np.nan)
-    res["note"] = res["note"].fillna("")
-    res["n_items"] = ("window", counts.reindex(kept).to_numpy())
-    earlier = (item_window < kept[-1]).to_numpy() & item_window.isin(kept).to_numpy()
-    last = res.isel(window=-1).drop_vars("window")
-    if len(kept) > 1:
-        base = agreement(df.loc[earlier], n_boot=n_boot, **params)
-        base = base[["agreement", "ci_low", "ci_high"]].reindex_like(last)
+    kept = pd.Index(kept, name="window")
+    if settings.several:
+        every = iter_tables_from(df, settings.thresholds, settings)
+        res = concat_thresholds(
+            [_over_time(t, windows, kept, n_boot, settings.seed) for t in every]
+        )
     else:
-        base = xr.full_like(last[["agreement", "ci_low", "ci_high"]], np.nan)
-    res["baseline"] = base["agreement"]
-    res["baseline_ci_low"], res["baseline_ci_high"] = base["ci_low"], base["ci_high"]
-    # the drop of the latest window below the baseline, against the half-widths of both
-    # intervals on the sides that face each other (combined as independent errors)
-    res["drop"] = base["agreement"] - last["agreement"]
-    res["drop_margin"] = np.hypot(
-        last["ci_high"] - last["agreement"], base["agreement"] - base["ci_low"]
-    )
-    res["recalibrate"] = (res["drop"] > res["drop_margin"]).fillna(False).astype(bool)
-    res.attrs = {
-        "title": "iaa_frames agreement over time",
+        res = _over_time(pair_tables_from(df, settings), windows, kept, n_boot, settings.seed)
+    res["n_items"] = ("window", counts.reindex(kept).to_numpy())
+    res.attrs |= {
         "time": time,
         "freq": str(freq),
-        "n_boot": int(n_boot),
-        "seed": int(settings.seed),
+        "window_origin": str(windows.min()),
         "latest_window": str(kept[-1]),
     }
     return res
+
+
+def _over_time(tables, windows: pd.Series, kept: pd.Index, n_boot: int, seed: int) -> xr.Dataset:
+    """The result of one threshold's tables."""
+    corpus = tables.corpus
+    n, n_windows = len(corpus.items), len(kept)
+    layout = CellLayout(len(corpus.labels), len(corpus.annotators))
+    stratum = kept.get_indexer(windows.reindex(pd.Index(corpus.items)).to_numpy())
+    masks = {j: stratum == j for j in range(n_windows)}
+    if n_windows > 1:
+        masks["baseline"] = (stratum >= 0) & (stratum < n_windows - 1)
+    # the other annotators' pairs among themselves, for every annotator (three or more;
+    # a crowd's annotator weighs little in the others' cells: none)
+    contrasted = 3 <= layout.n_annotators <= MAX_CONTRASTED
+    without = [None] + (list(range(layout.n_annotators)) if contrasted else [])
+    shared = {}  # the chance sides equal in every subset, summed once a replicate
+    cells = {
+        (j, a): SubsetCells.build(tables, layout, m, a, shared)
+        for j, m in masks.items()
+        for a in without
+    }
+    est = {key: c.estimates() for key, c in cells.items()}
+    shape = (len(COMPONENTS), layout.n_cells)
+    reps = {key: np.full((n_boot, *shape), np.nan) for key in cells}
+    if n_boot:
+        at = 0
+        step = block_size(n_boot, 2 * n)
+        for k in replicate_blocks(
+            stratum, n_boot, seed=seed, clusters=corpus.group_codes(), block_size=step
+        ):
+            for key, c in cells.items():
+                reps[key][at : at + len(k)] = c.replicates(k)
+            at += len(k)
+    series = {j: with_others(est, reps, j, layout, without) for j in masks}
+    values = window_values(series, n_windows, n_boot)
+    values |= flags(series, n_windows, n_boot)
+    return dataset(values, tables, layout, kept, n_boot, seed)
