@@ -73,8 +73,9 @@ def over_time(
     Reading: each point is the agreement of the items whose last annotation fell in that
     window, with its bootstrap interval; the dotted line of a component is its baseline
     (every earlier window pooled). A red ring on the latest point: that window falls
-    below the baseline by more than both intervals allow (``recalibrate``), the signal
-    to re-train or re-brief the annotators.
+    below the baseline beyond what resampling explains (``recalibrate``; an annotator's
+    cell only when its drop is also beyond the other annotators', and ``change_window``
+    says from which window on), the signal to re-train or re-brief the annotators.
 
     Parameters
     ----------
