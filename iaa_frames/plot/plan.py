@@ -20,7 +20,8 @@ def plan(result, *, width: float | None = None, ax=None):
     """The half-width of the 95 % interval against the number of items, per component.
 
     Points: the half-widths of the pilot's m-out-of-n resamples
-    (:func:`iaa_frames.plan`); lines: the fitted ``c / sqrt(m)``, extended to the plan;
+    (:func:`iaa_frames.plan`); lines: the fitted ``sqrt(c^2 / m + c_chance^2 / m^2)``, extended to the
+    plan;
     the dashed line is the target and each component's plan is marked on it (a triangle),
     with the plan's own 95 % interval as a bar just under it (one lane per component, so
     that coinciding intervals stay apart). Both axes are logarithmic, so the fitted
@@ -62,7 +63,10 @@ def plan(result, *, width: float | None = None, ax=None):
             color = style.component_color(comp)
             pts = curve[curve["component"] == comp]
             ax.plot(pts["m"], pts["halfwidth"], "o", color=color, ms=4, gid=f"resampled:{comp}")
-            ax.plot(m, row["c"] / np.sqrt(m), color=color, lw=1.2, label=comp, gid=f"fit:{comp}")
+            fitted = np.sqrt(
+                row["c"] ** 2 / m + np.nan_to_num(row.get("c_chance", 0.0)) ** 2 / m**2
+            )
+            ax.plot(m, fitted, color=color, lw=1.2, label=comp, gid=f"fit:{comp}")
             n = float(row["n_items"])
             ax.plot([n], [target], marker="v", color=color, ms=6, gid=f"plan:{comp}")
             if not (pd.isna(row["n_low"]) or pd.isna(row["n_high"])):

@@ -17,19 +17,38 @@ def pilot():
     return load_benchmark("bench_decisions").plan_population(40, 0)
 
 
-def test_plan_follows_the_inverse_square_rate(pilot):
+def fitted(row, m):
+    return np.sqrt(row["c"] ** 2 / m + row["c_chance"] ** 2 / m**2)
+
+
+def test_plan_is_the_smallest_size_the_fit_allows(pilot):
     p = iaf.plan(pilot, target_halfwidth=0.05, component="localization", n_outer=10)
     row = p.table.iloc[0]
-    # n* = (c / h)^2, and halving the target quadruples it (same resamples: same seed)
-    assert row["n_items"] == int(np.ceil((row["c"] / 0.05) ** 2))
+    # n* is the smallest m whose fitted half-width c^2/m + c_chance^2/m^2 reaches 0.05;
+    # with c_chance = 0 that is (c / h)^2, and halving the target quadruples it
+    n = int(row["n_items"])
+    assert fitted(row, n) <= 0.05 + 1e-12 < fitted(row, n - 1)
     q = iaf.plan(pilot, target_halfwidth=0.025, component="localization", n_outer=10)
-    assert q.table["n_items"].iloc[0] == int(np.ceil((row["c"] / 0.025) ** 2))
+    assert 3.5 * n <= q.table["n_items"].iloc[0] <= 4 * n + 1
     assert row["n_low"] <= row["n_items"] <= row["n_high"]
     # the resampled half-widths fall with the subsample size at about the 1/2 rate
     curve = p.curve
     assert curve["halfwidth"].is_monotonic_decreasing
     assert 0.3 < row["exponent"] < 0.7
-    assert row["halfwidth_pilot"] == pytest.approx(row["c"] / np.sqrt(40))
+    assert row["halfwidth_pilot"] == pytest.approx(fitted(row, 40))
+
+
+def test_a_chance_side_that_narrows_faster_asks_for_fewer_items(pilot):
+    # classification's expected disagreement rests on matched chance pairs, whose number
+    # grows as the square of the items: its half-width falls faster than 1 / sqrt(m), and
+    # the plan is below what c / sqrt(m) alone would ask
+    p = iaf.plan(pilot, target_halfwidth=0.05, component="classification", n_outer=0)
+    row = p.table.iloc[0]
+    assert row["exponent"] > 0.55
+    assert row["c_chance"] > 0
+    assert row["n_items"] < np.ceil(
+        (np.sqrt(row["c"] ** 2 + row["c_chance"] ** 2 / 40) / 0.05) ** 2
+    )
 
 
 def test_every_component_by_default_and_a_class(pilot):
