@@ -69,7 +69,8 @@ offset per draw. Draws come in rounds, each sized from the rate of kept units so
 until ``n_target`` units are kept (the first ``n_target`` in order of draw) or
 ``max_candidates`` candidates were drawn (default ``WORK_PER_UNIT * n_target``): the work
 is bounded by the target, never quadratic in objects. For keypoints a pair drawn again is
-skipped, and the draw stops when three rounds in a row bring no new pair. Candidates
+skipped; the draw stops when three rounds in a row bring no valid candidate (no pair of
+unrelated objects left to draw). Candidates
 that cannot pass are told apart by the matcher's IoU upper bound
 (:func:`iaa_frames.geometry.bounds.iou_upper_bound`) before any overlay. The random
 stream is ``numpy.random.default_rng([seed, ALIGNED])``, and objects are drawn by their

@@ -510,7 +510,8 @@ def assemble(
 
 def table_params(corpus: Corpus, sample, settings: MatchSettings) -> dict:
     """``PairTables.params``: the engine parameters the tables were built with, the
-    corpus's normalization and whether the chance population was enumerated."""
+    corpus's normalization, whether the chance population was enumerated and how many
+    aligned chance units were drawn (0 here: :func:`assemble` sets it)."""
     return {
         "distance": get_distance(settings.distance).name,
         "match_threshold": float(settings.match_threshold),
@@ -519,6 +520,7 @@ def table_params(corpus: Corpus, sample, settings: MatchSettings) -> dict:
         "seed": int(settings.seed),
         "normalization": corpus.normalization,
         "chance_population": "enumerated" if sample.exact else "sampled",
+        "aligned_units": 0,  # assemble() counts those it was given
     }
 
 
