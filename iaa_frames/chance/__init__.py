@@ -55,6 +55,16 @@ A stratum stops after :func:`stratum_cap` pairings even if its target is not met
 threshold so high that unrelated objects rarely match). ``n_chance`` in the result is
 the number of distinct chance units a cell used.
 
+Aligned units
+-------------
+Where unrelated objects rarely pass the gate (small or spread-out objects, skeletons),
+localization's whole chance population may hold fewer than :data:`MIN_CHANCE_UNITS`
+units. The pair tables then add *aligned* chance units
+(:mod:`iaa_frames.chance.aligned`): an object of one annotation and an object of an
+unrelated one (the pairs of the chance pairings above), the second moved into the first's
+frame (translated to a random offset near it, weighted by the area of the offsets
+proposed; keypoints fitted to its box), kept when they pass the gate.
+
 Modules
 -------
 =========================  ==========================================================
@@ -63,6 +73,7 @@ Modules
 :mod:`.gating`              the pairings that can match at a threshold (index + bound)
 :mod:`.store`               records of what was drawn and matched; the finished sample
 :mod:`.strata`              :func:`draw`: every stratum, in order
+:mod:`.aligned`             aligned chance units of localization, for thin populations
 =========================  ==========================================================
 """
 

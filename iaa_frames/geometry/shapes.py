@@ -343,6 +343,93 @@ class Shapes:
             object.__setattr__(self, "_rows", np.arange(len(self)))
         return self._rows
 
+    # -- moved copies (aligned chance units, iaa_frames.chance.aligned) ---------------------
+
+    def translated(self, dx, dy) -> Shapes:
+        """Every shape moved by ``(dx[i], dy[i])`` by its kind's
+        :meth:`~iaa_frames.geometry.kinds.Kind.translate` (boxes, polygons and the
+        parametric kinds that implement it); a row of a kind that cannot be translated
+        becomes a missing shape (NaN box). Boxes of polygons and of parametric kinds are
+        the bounds of the moved shapes.
+
+        Parameters
+        ----------
+        dx, dy : array_like of float, shape (n,)
+
+        Returns
+        -------
+        Shapes
+
+        Examples
+        --------
+        >>> import shapely
+        >>> s = Shapes([[0, 0, 1, 1], [0, 0, 2, 2]], [None, shapely.box(0, 0, 2, 2)])
+        >>> t = s.translated([1.0, 0.5], [2.0, 0.0])
+        >>> t.boxes.tolist(), float(t.polygons[1].area)
+        ([[1.0, 2.0, 2.0, 3.0], [0.5, 0.0, 2.5, 2.0]], 4.0)
+        """
+        n = len(self)
+        dx = np.broadcast_to(np.asarray(dx, dtype=np.float64), (n,))
+        dy = np.broadcast_to(np.asarray(dy, dtype=np.float64), (n,))
+        boxes = get_kind("box").translate(self.boxes, dx, dy)
+        polygons = None
+        if self.polygons is not None:
+            polygons = self.polygons.copy()
+            rows = np.flatnonzero(self.is_polygon)
+            if rows.size:
+                polygons[rows] = get_kind("polygon").translate(polygons[rows], dx[rows], dy[rows])
+                boxes[rows] = shapely.bounds(polygons[rows])
+        return self._with_kinds(boxes, polygons, lambda kind, p, r: kind.translate(p, dx[r], dy[r]))
+
+    def fitted(self, boxes) -> Shapes:
+        """The shapes of kinds that are aligned by their box
+        (:attr:`~iaa_frames.geometry.kinds.Kind.chance_alignment` ``"box"``: keypoints)
+        mapped into ``boxes[i]`` by :meth:`~iaa_frames.geometry.kinds.Kind.fit_to_boxes`;
+        every other row a missing shape (NaN box).
+
+        Parameters
+        ----------
+        boxes : array_like of float, shape (n, 4)
+
+        Returns
+        -------
+        Shapes
+
+        Examples
+        --------
+        >>> Shapes([[0, 0, 1, 1]]).fitted([[2, 2, 3, 3]]).boxes.tolist()  # a box: no
+        [[nan, nan, nan, nan]]
+        """
+        target = np.asarray(boxes, dtype=np.float64).reshape(len(self), 4)
+        out = np.full((len(self), 4), np.nan)
+
+        def fit(kind, p, r):
+            return kind.fit_to_boxes(p, target[r]) if kind.chance_alignment == "box" else None
+
+        return self._with_kinds(out, None, fit)
+
+    def _with_kinds(self, boxes, polygons, move) -> Shapes:
+        """A container of ``boxes``, ``polygons`` and the parameters of every parametric
+        kind's rows replaced by ``move(kind, params, rows)`` (None: missing shapes), their
+        boxes the bounds of the result."""
+        params = None
+        if self.params:
+            params = {}
+            for name, p in self.params.items():
+                p = p.copy()
+                rows = self.kind_rows()[name]
+                r = np.flatnonzero(rows)
+                kind = get_kind(name)
+                moved = move(kind, p[r], r) if r.size else p[r]
+                if moved is None:
+                    p[r] = np.nan
+                    boxes[r] = np.nan
+                else:
+                    p[r] = moved
+                    boxes[r] = kind.bounds(moved) if r.size else boxes[r]
+                params[name] = p
+        return Shapes(boxes, polygons, self.image_size, params)
+
     # -- shapely geometries ---------------------------------------------------------------
 
     def polygons_at(self, rows: np.ndarray) -> np.ndarray:

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames import chance
-from iaa_frames.chance import DEFAULT_N_CHANCE
+from iaa_frames.chance import DEFAULT_N_CHANCE, MIN_CHANCE_UNITS
+from iaa_frames.chance.aligned import DEFAULT_N_ALIGNED, aligned_units, empty_aligned
 from iaa_frames.chance.pooled import pooled_baseline
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.distances import get_distance
@@ -101,7 +102,18 @@ class PairTables:
         Per class: how its localization chance units were formed ("enumerated",
         "sampled", "pooled").
     params : dict
-        The parameters used.
+        The parameters used; ``params["aligned_units"]`` is the number of rows of
+        ``localization_aligned`` (0 when none were drawn).
+    localization_aligned : pandas.DataFrame
+        *Aligned* chance units of localization (:mod:`iaa_frames.chance.aligned`): an
+        object of one annotation and an object of an unrelated one (another item's group,
+        another annotator) moved into its frame, kept when they pass the gate; the
+        columns of ``localization_between`` (``in_uniform`` True, the other flags False)
+        and a ``weight`` (their mean is the weighted mean of ``distance``). Drawn only
+        when the empirical population is thin: fewer than
+        :data:`~iaa_frames.chance.population.MIN_CHANCE_UNITS` rows of
+        ``localization_between`` in the uniform stratum; otherwise empty (as in the
+        tables of :mod:`iaa_frames.dask`), with those columns.
     """
 
     corpus: Corpus
@@ -114,6 +126,11 @@ class PairTables:
     localization_pooled: pd.DataFrame = None
     label_source: np.ndarray = None
     params: dict = field(default_factory=dict)
+    localization_aligned: pd.DataFrame = None
+
+    def __post_init__(self):
+        if self.localization_aligned is None:
+            object.__setattr__(self, "localization_aligned", empty_aligned())
 
     def __repr__(self) -> str:
         c = self.corpus
@@ -419,10 +436,13 @@ def tables_of_corpus(
         d_restricted = match(corpus.by_label, dla, dlb, advance=locked(bar.update))
 
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
+    aligned = None
+    if int(loc_between["in_uniform"].sum()) < MIN_CHANCE_UNITS:  # a thin population
+        aligned = aligned_units(corpus, settings, n_target=DEFAULT_N_ALIGNED)
     loc_within, sets_within = within_job.result()
     cluster = cluster_job.result()
     halves = (loc_within, loc_between, sets_within, sets_between)
-    return assemble(corpus, sample, halves, cluster, settings)
+    return assemble(corpus, sample, halves, cluster, settings, aligned=aligned)
 
 
 #: One step after the other, in the calling thread.
@@ -448,12 +468,20 @@ def label_chance_rows(corpus: Corpus, sample):
 
 
 def assemble(
-    corpus: Corpus, sample, halves, cluster: np.ndarray, settings: MatchSettings
+    corpus: Corpus,
+    sample,
+    halves,
+    cluster: np.ndarray,
+    settings: MatchSettings,
+    *,
+    aligned: pd.DataFrame | None = None,
 ) -> PairTables:
     """The :class:`PairTables` of the four halves ``(localization_within,
     localization_between, sets_within, sets_between)`` of a corpus, with its units (the
-    cluster of every object), coverage, pooled chance baseline and parameters; shared by
-    the in-memory and the dask pipelines."""
+    cluster of every object), coverage, pooled chance baseline, aligned chance units
+    (``aligned``; None: none) and parameters; shared by the in-memory and the dask
+    pipelines."""
+    aligned = empty_aligned() if aligned is None else aligned
     loc_within, loc_between, sets_within, sets_between = halves
     pooled, source = pooled_baseline(corpus, loc_within, loc_between, sample)
     units = pd.DataFrame(
@@ -475,13 +503,15 @@ def assemble(
         coverage=pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]}),
         localization_pooled=pooled,
         label_source=source,
-        params=table_params(corpus, sample, settings),
+        params={**table_params(corpus, sample, settings), "aligned_units": len(aligned)},
+        localization_aligned=aligned,
     )
 
 
 def table_params(corpus: Corpus, sample, settings: MatchSettings) -> dict:
     """``PairTables.params``: the engine parameters the tables were built with, the
-    corpus's normalization and whether the chance population was enumerated."""
+    corpus's normalization, whether the chance population was enumerated and how many
+    aligned chance units were drawn (0 here: :func:`assemble` sets it)."""
     return {
         "distance": get_distance(settings.distance).name,
         "match_threshold": float(settings.match_threshold),
@@ -490,6 +520,7 @@ def table_params(corpus: Corpus, sample, settings: MatchSettings) -> dict:
         "seed": int(settings.seed),
         "normalization": corpus.normalization,
         "chance_population": "enumerated" if sample.exact else "sampled",
+        "aligned_units": 0,  # assemble() counts those it was given
     }
 
 

@@ -101,6 +101,19 @@ class BoxKind(Kind):
 
         return shapely.box(data[:, 0], data[:, 1], data[:, 2], data[:, 3])
 
+    chance_alignment = "translate"
+
+    def translate(self, data, dx, dy):
+        """The boxes moved by ``(dx, dy)``: every corner.
+
+        Examples
+        --------
+        >>> BOX.translate(np.array([[0.0, 0, 2, 1]]), np.array([1.0]), np.array([-1.0])).tolist()
+        [[1.0, -1.0, 3.0, 0.0]]
+        """
+        dx, dy = np.asarray(dx, np.float64), np.asarray(dy, np.float64)
+        return np.asarray(data, dtype=np.float64) + np.column_stack([dx, dy, dx, dy])
+
     def centroids(self, data):
         """Centres of the boxes."""
         return np.column_stack([(data[:, 0] + data[:, 2]) / 2.0, (data[:, 1] + data[:, 3]) / 2.0])

@@ -225,6 +225,22 @@ class CuboidKind(Kind):
             )
         return enclosing, out
 
+    chance_alignment = "translate"
+
+    def translate(self, data, dx, dy):
+        """The cuboids moved by ``(dx, dy)`` metres on the ground (their centres' x and
+        y; height, size and orientation kept): their bird's-eye boxes move by as much.
+
+        Examples
+        --------
+        >>> CUBOID.translate(np.array([[0.0, 0, 1, 4, 2, 2, 0.3, 0, 0]]), [2.0], [1.0])[0, :3].tolist()
+        [2.0, 1.0, 1.0]
+        """
+        out = np.array(data, dtype=np.float64)
+        out[:, 0] += np.asarray(dx, np.float64)
+        out[:, 1] += np.asarray(dy, np.float64)
+        return out
+
     def centroids(self, data):
         """Bird's-eye centres ``(x, y)`` (the ``centroid`` distance is then in metres on
         the ground)."""

@@ -179,6 +179,17 @@ class DistanceKind(Kind):
         data[:, iy] /= d[:, None]
         return data
 
+    chance_alignment = "translate"
+
+    def translate(self, data, dx, dy):
+        """Every x coordinate (:meth:`coordinate_columns`) moved by ``dx``, every y by
+        ``dy``; other parameters (a point set's count) kept."""
+        data = np.array(data, dtype=np.float64)
+        ix, iy = self.coordinate_columns()
+        data[:, ix] += np.asarray(dx, np.float64)[:, None]
+        data[:, iy] += np.asarray(dy, np.float64)[:, None]
+        return data
+
     def invalid(self, data):
         """Rows with a non-finite coordinate."""
         return ~np.isfinite(np.asarray(data, dtype=np.float64)).all(axis=1)

@@ -225,6 +225,53 @@ class KeypointsKind(Kind):
         """The object's area (the scale of OKS), from its ``area`` column."""
         return self.split(data)[3]
 
+    #: Aligned chance units map a skeleton into the other's box (a person's joints
+    #: measured against another person's, once both stand in the same place).
+    chance_alignment = "box"
+
+    def translate(self, data, dx, dy):
+        """Every joint moved by ``(dx, dy)`` (visibility and area kept)."""
+        data = np.array(data, dtype=np.float64)
+        k = self.n_keypoints
+        data[:, 0 : 3 * k : 3] += np.asarray(dx, np.float64)[:, None]
+        data[:, 1 : 3 * k : 3] += np.asarray(dy, np.float64)[:, None]
+        return data
+
+    def fit_to_boxes(self, data, boxes):
+        """The skeletons scaled (x and y apart) and moved so that the box of their
+        labelled joints (:meth:`bounds`) becomes ``boxes``, their area scaled by the
+        product of the two scales; visibility kept.
+
+        On an axis where the skeleton's box or the target has no extent (one labelled
+        joint, joints in a line), the skeleton takes the scale of the other axis (1 when
+        neither has one) and is centred in the target.
+
+        Examples
+        --------
+        >>> kind = KeypointsKind("fit_example", ["a", "b"], sigmas=[0.1, 0.1])
+        >>> y = np.array([[0.0, 0, 2, 2, 1, 1, 2.0]])            # box (0, 0, 2, 1), area 2: scales 2 and 3
+        >>> kind.fit_to_boxes(y, np.array([[10.0, 10, 14, 13]])).tolist()
+        [[10.0, 10.0, 2.0, 14.0, 13.0, 1.0, 12.0]]
+        """
+        data = np.array(data, dtype=np.float64)
+        boxes = np.asarray(boxes, dtype=np.float64)
+        own = self.bounds(data)
+        k = self.n_keypoints
+        size, target = own[:, 2:] - own[:, :2], boxes[:, 2:] - boxes[:, :2]
+        ok = (size > 0) & (target > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = np.where(ok, target / np.where(ok, size, 1.0), np.nan)
+        scale = np.where(ok, scale, scale[:, ::-1])  # the other axis's
+        scale = np.where(np.isfinite(scale), scale, 1.0)
+        centre, goal = (own[:, :2] + own[:, 2:]) / 2, (boxes[:, :2] + boxes[:, 2:]) / 2
+        for axis in (0, 1):
+            col = slice(axis, 3 * k, 3)
+            data[:, col] = (
+                goal[:, axis, None] + (data[:, col] - centre[:, axis, None]) * scale[:, axis, None]
+            )
+        data[:, -1] *= scale[:, 0] * scale[:, 1]
+        return data
+
     def centroids(self, data):
         """The mean of the labelled joints."""
         x, y, v, _ = self.split(data)

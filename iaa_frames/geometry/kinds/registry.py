@@ -221,6 +221,38 @@ class Kind:
         boxes grown by them meet (sweeps, chance index). Default 0 (IoU: boxes overlap)."""
         return np.zeros(len(data))
 
+    # -- aligned chance units (iaa_frames.chance.aligned) ------------------------------
+
+    #: How an unrelated shape of this kind is placed in another's frame to form an
+    #: *aligned* chance unit (:mod:`iaa_frames.chance.aligned`): ``"translate"`` (moved by
+    #: :meth:`translate` to a random offset near the other shape), ``"box"`` (mapped into
+    #: the other shape's bounding box by :meth:`fit_to_boxes`), or None (the default for
+    #: a kind that implements neither: it gets no aligned units).
+    chance_alignment: str | None = None
+
+    def translate(self, data, dx, dy):
+        """The shapes moved by ``(dx[i], dy[i])`` in the plane of their bounding boxes
+        (so that their :meth:`bounds` move by as much, and their :meth:`areas` and shape
+        do not change), or None when the kind cannot be translated (the default).
+
+        Parameters
+        ----------
+        data : ndarray, shape (m, k)
+            Parameters, normalized units.
+        dx, dy : ndarray of float64, shape (m,)
+
+        Returns
+        -------
+        ndarray of shape (m, k), or None
+        """
+        return None
+
+    def fit_to_boxes(self, data, boxes):
+        """The shapes scaled (x and y apart) and moved so that their :meth:`bounds`
+        become ``boxes`` (``(m, 4)``), their scale (:meth:`areas`) scaled likewise; None
+        when the kind cannot (the default)."""
+        return None
+
     def centroids(self, data) -> np.ndarray:
         """``(m, 2)`` centroids; by default those of :meth:`to_polygons`."""
         import shapely
