@@ -229,8 +229,13 @@ NO_BASELINE_NOTE = (
 
 
 def borrowed_sources(part, sources: np.ndarray) -> np.ndarray:
-    """The chance sources of a sigma component's cells, "borrowed" where a thin cell
-    took its label cell's "(all)" units (:mod:`iaa_frames.engine.borrow`)."""
+    """The chance sources of a sigma component's cells, "aligned" where aligned units
+    complete a thin population (:func:`iaa_frames.engine.rows.chance_with_aligned`) and
+    "borrowed" where a thin cell took its label cell's "(all)" units
+    (:mod:`iaa_frames.engine.borrow`)."""
+    aligned = getattr(part, "aligned", None)
+    if aligned is not None:
+        sources = np.where(np.asarray(aligned), "aligned", sources).astype(object)
     borrowed = getattr(part, "borrowed", None)
     if borrowed is None:
         return sources

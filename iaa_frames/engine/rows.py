@@ -38,9 +38,10 @@ def column(frame, name):
 
 class Chance(NamedTuple):
     """Distinct chance units of a sigma component: items, distances, matched pairs, the
-    rows x cells membership (weights: 1, or a pooled unit's weight) and, per cell, the
-    label cell whose "(all)" population a thin cell borrowed (-1: its own units;
-    :mod:`iaa_frames.engine.borrow`)."""
+    rows x cells membership (weights: 1, or a pooled or aligned unit's weight) and, per
+    cell, the label cell whose "(all)" population a thin cell borrowed (-1: its own units;
+    :mod:`iaa_frames.engine.borrow`) and whether its units include aligned ones
+    (:func:`chance_with_aligned`; None: none drawn)."""
 
     item_a: np.ndarray
     item_b: np.ndarray
@@ -48,6 +49,7 @@ class Chance(NamedTuple):
     membership: sp.csr_matrix
     n_matched: np.ndarray | None = None
     borrowed: np.ndarray | None = None
+    aligned: np.ndarray | None = None
 
 
 def chance_membership(
@@ -107,7 +109,8 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
     annotator_b, label_a, label_b``) whose strata the chance means are taken over
     (:func:`_poststratified`), or their :func:`within_stratum_groups` (an array), which
     :mod:`iaa_frames.dask` counts on its partitions."""
-    w, b = tables.localization_within, tables.localization_between
+    w = tables.localization_within
+    b, unit_weight = chance_with_aligned(tables)
     la, lb = column(w, "label_a"), column(w, "label_b")
     own_class = np.where(la == lb, 1 + la, -1)
     label_cells = np.column_stack([np.zeros_like(la), own_class])
@@ -131,6 +134,8 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
     own = (ba == bb) & (column(b, "in_uniform") | column(b, "in_label")) & ~borrowed[ba]
     own_class = np.where(own, ba, -1)
     membership = chance_membership(layout, b, np.ones(len(b), dtype=bool), own_class, pooled)
+    if unit_weight is not None:  # the aligned units' weights
+        membership = sp.csr_matrix(sp.diags(unit_weight) @ membership)
     within_count = (
         np.asarray(mw.sum(axis=0)).ravel()
         if strata_within is None
@@ -155,14 +160,42 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
             membership, parents, parent_of, within_count, thin=thin
         )
         post = _poststratified(tables, layout, *strata, b, membership, borrowed)
+    aligned = None
+    if unit_weight is not None:  # the cells whose units include aligned ones
+        n_empirical = len(tables.localization_between)
+        aligned = np.asarray((post[n_empirical:] != 0).sum(axis=0)).ravel() > 0
     between = Chance(
         column(b, "item_a"),
         column(b, "item_b"),
         column(b, "distance"),
         post,
         borrowed=taken,
+        aligned=aligned,
     )
     return within, between
+
+
+def chance_with_aligned(tables: PairTables):
+    """The localization chance rows, with the aligned units appended when the tables
+    drew them (:mod:`iaa_frames.chance.aligned`: the uniform population is thin), and the
+    weight of every row (None: none drawn, every row weighs 1).
+
+    The aligned units complete the empirical ones to
+    :data:`~iaa_frames.chance.MIN_CHANCE_UNITS` units' worth: they weigh
+    ``MIN_CHANCE_UNITS - n`` units in all (``n`` the uniform stratum's empirical units), in
+    proportion to their own weights. With no empirical unit the baseline is theirs
+    alone; with 29, one unit's worth. Like a prior with that many pseudo-units, they
+    keep a thin population's mean defined without outweighing what the corpus shows.
+    """
+    b = tables.localization_between
+    aligned = getattr(tables, "localization_aligned", None)
+    if aligned is None or not len(aligned):
+        return b, None
+    n = int(column(b, "in_uniform").sum())
+    weight = column(aligned, "weight").astype(np.float64)
+    scale = max(MIN_CHANCE_UNITS - n, 0) / max(float(weight.sum()), 1e-300)
+    frame = pd.concat([b, aligned[list(b.columns)]], ignore_index=True)
+    return frame, np.r_[np.ones(len(b)), weight * scale]
 
 
 def _parents(layout: CellLayout, b, membership, own_class, pooled):

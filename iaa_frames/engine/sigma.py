@@ -93,6 +93,7 @@ class SigmaCells:
     between_items: tuple | None = None  # (item_a, item_b) of each chance row, same order
     n_items: int = 0
     borrowed: np.ndarray | None = None  # per cell, the label cell borrowed from (-1: none)
+    aligned: np.ndarray | None = None  # per cell, whether aligned units enter it
 
     @classmethod
     def build(cls, layout: CellLayout, n_items: int, within: Rows, between: Chance):
@@ -118,6 +119,7 @@ class SigmaCells:
             (_codes(between.item_a, n_items)[rank_b], _codes(between.item_b, n_items)[rank_b]),
             n_items,
             between.borrowed,
+            between.aligned,
         )
 
     def statistics(self, multiplicities=None):

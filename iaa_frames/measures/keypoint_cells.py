@@ -26,6 +26,7 @@ the others), as the engine's cells do.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from iaa_frames.engine.cells import CellLayout, items_per_column, mean_of, per_item
-from iaa_frames.engine.rows import Chance, Rows, chance_membership
+from iaa_frames.engine.rows import Chance, Rows, chance_membership, chance_with_aligned
 from iaa_frames.engine.sigma import SigmaCells
 from iaa_frames.geometry.kinds import KeypointsKind
 from iaa_frames.stats.bootstrap import ItemSums
@@ -116,8 +117,16 @@ class KeypointCells:
         n_items, n_ann, k = len(corpus.items), len(corpus.annotators), kind.n_keypoints
         layout = CellLayout(k - 1, n_ann)
         w = Pairs.of(tables, tables.localization_within, kind)
-        between = tables.localization_between
+        # the chance pairs, with the aligned units of a thin population (skeletons of
+        # other items fitted into this person's box: iaa_frames.chance.aligned)
+        between, unit_weight = chance_with_aligned(tables)
         c = Pairs.of(tables, between, kind, ("item_a", "item_b"))
+        fit = c.rows >= len(tables.localization_between)
+        if fit.any():
+            boxes = corpus.shapes.boxes[between["object_a"].to_numpy()[c.rows[fit]]]
+            b = c.b.copy()
+            b[fit] = kind.fit_to_boxes(c.b[fit], boxes)
+            c = dataclasses.replace(c, b=b)
         ks, both = kind.point_similarity(w.a, w.b)
         p, j = np.nonzero(both)
         within = Rows(
@@ -138,8 +147,9 @@ class KeypointCells:
             np.ones(n_q, dtype=bool),
             np.full(n_q, -1),
         ).tocoo()
+        data = one.data if unit_weight is None else one.data * unit_weight[c.rows[q]][one.row]
         membership = sp.csr_matrix(
-            (one.data, (one.row, one.col + layout.n_groups * cj[one.row])),
+            (data, (one.row, one.col + layout.n_groups * cj[one.row])),
             shape=(n_q, layout.n_cells),
         )
         chance = Chance(c.item_a[q], c.item_b[q], 1.0 - cks[q, cj], membership)
