@@ -176,10 +176,28 @@ def _point_estimates(parts: dict, n_cells: int, min_chance=MIN_CHANCE_UNITS) -> 
     cls = COMPONENTS.index("classification")
     if hasattr(parts["classification"], "few_disagreements_notes"):
         out["note"][cls] = parts["classification"].few_disagreements_notes(out["note"][cls])
+        out["note"][cls] = label_chance_notes(out["note"][cls])
     det = COMPONENTS.index("detection")
     silent = (out["note"][det] == "") & (parts["detection"].matched == 0)
     out["note"][det] = np.where(silent, NO_MATCH_NOTE, out["note"][det])
     return out
+
+
+#: Added to the note of a classification cell with too few matched chance pairs.
+LABEL_CHANCE_HINT = (
+    "matched pairs of unrelated items are too few to tell label agreement from chance "
+    "(label_alpha gives Krippendorff's alpha, from the label marginals)"
+)
+
+
+def label_chance_notes(note: np.ndarray) -> np.ndarray:
+    """Classification notes: "too few chance units" says what it means for labels and
+    where Krippendorff's alpha is (:data:`LABEL_CHANCE_HINT`)."""
+    text = np.asarray(note, dtype=object)
+    few = np.array([str(n).startswith("too few chance units") for n in text.ravel()], bool)
+    out = text.ravel().copy()
+    out[few] = [f"{n}: {LABEL_CHANCE_HINT}" for n in out[few]]
+    return out.reshape(text.shape)
 
 
 def whole_population_notes(tables: PairTables, note: np.ndarray) -> np.ndarray:
@@ -190,7 +208,7 @@ def whole_population_notes(tables: PairTables, note: np.ndarray) -> np.ndarray:
     text = text.astype(f"<U{text.dtype.itemsize // 4 + 32}")  # room for the suffix
     few = np.strings.startswith(text, "too few chance units")
     return np.where(
-        few, np.strings.replace(text, ")", ": the whole chance population)"), note
+        few, np.strings.replace(text, ")", ": the whole chance population)", 1), note
     ).astype(object)
 
 

@@ -20,6 +20,7 @@ from .assemble import (
     MIN_WITHIN_UNITS,
     borrowed_sources,
     component_cells,
+    label_chance_notes,
     name_order,
     package_version,
     whole_population_notes,
@@ -162,7 +163,7 @@ def pairwise_from_tables(
     if component == "classification":
         every = np.full(layout.n_cells, "", dtype=object)
         every[pick] = note
-        note = cells.few_disagreements_notes(every)[pick]
+        note = label_chance_notes(cells.few_disagreements_notes(every)[pick])
     value = np.where(note == "", value[pick], np.nan)
     base = tables.params.get("chance_population", "sampled")
     source = borrowed_sources(cells, np.full(layout.n_cells, base, dtype=object))
