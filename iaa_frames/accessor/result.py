@@ -79,7 +79,8 @@ class ResultAccessor:
     The numbers are chance-corrected agreement: σ = 1 − mean(within-item distance) /
     mean(chance distance) for detection, localization and overall (1 perfect, 0 what
     annotations of unrelated items give, below 0 systematic disagreement; never clipped)
-    and Krippendorff's α for the labels (classification). ``table(by=...)`` shows them
+    and α for the labels (classification: the label disagreement of matched pairs
+    against that of matched chance pairs; Krippendorff's own α is ``label_alpha``). ``table(by=...)`` shows them
     with their 95% intervals and the reason of every "n/a"; ``reading()`` says them in
     words.
 

@@ -2,10 +2,11 @@
 
 :func:`confusion` counts, over the matched within-item object pairs of the pair tables
 (the matching behind every agreement figure; matching ignores labels), how often one
-annotator's label meets the other's. :func:`label_alpha` gives the classification α
-beside it: Krippendorff's nominal α of the labels of the clusters with at least two
-members, and per class the binary α of {class, other}, exactly as the agreement result's
-``classification`` row (annotator "(all)").
+annotator's label meets the other's. :func:`label_alpha` gives Krippendorff's α beside
+it: the nominal α of the labels of the clusters with at least two members, and per class
+the binary α of {class, other}, exactly as the agreement result's ``label_alpha`` on the
+classification row (annotator "(all)"; the headline ``classification`` takes its expected
+disagreement from matched chance pairs instead).
 """
 
 from __future__ import annotations

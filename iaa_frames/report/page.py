@@ -51,9 +51,13 @@ items; negative: systematic disagreement (never clipped). Used for detection (di
 1 − F1 of the matching of two annotators' objects), localization (distance of matched
 object pairs) and overall (Braylan et al.'s set distance). σ has no conventional
 thresholds: read it against chance (its interval) and against the other components.</dd>
-<dt>α (alpha)</dt><dd>Krippendorff's alpha of the labels of matched objects (clusters with at
-least two members): 1 − observed / expected label disagreement. Krippendorff's conventions:
-α ≥ 0.8 to rely on the data, ≥ 0.667 for tentative conclusions; they apply to α only.</dd>
+<dt>α (alpha)</dt><dd>Agreement of the labels of matched objects: 1 − observed / expected
+label disagreement, observed the share of matched object pairs whose labels differ and
+expected that share among matched pairs of unrelated items (the same chance rule as σ; so
+classes that keep to their own places or sizes are not read as agreement). Krippendorff's
+conventions: α ≥ 0.8 to rely on the data, ≥ 0.667 for tentative conclusions.
+Krippendorff's own α, from the label marginals, is in agreement.nc as
+<code>label_alpha</code>.</dd>
 <dt>KS</dt><dd>Kolmogorov–Smirnov statistic of the within-item against the chance
 distances: the largest gap between their cumulative distributions (0 to 1), signed + when
 within-item distances are smaller (agreement). A KS well above σ means most pairs agree

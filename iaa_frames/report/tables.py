@@ -99,12 +99,11 @@ def html_table(
 
 #: Why a column of the headline is "n/a" where the figure does not apply.
 NOT_APPLICABLE = {
-    "KS": "KS compares distances; classification is Krippendorff's α of labels, not a "
+    "KS": "KS compares distances; classification compares labels (differ or not), not a "
     "distance: no KS",
     "raw IoU": "raw IoU is the mean IoU of matched object pairs: a localization figure",
     "presence α": "presence α is a detection figure (objects present or absent)",
-    "n chance": "classification needs no chance units: its expected disagreement comes "
-    "from the labels in use",
+    "n chance": "no chance units in this cell",
 }
 
 
