@@ -73,11 +73,12 @@ __all__ = [
 ]
 
 #: Fewest label disagreements a cell's within pairs would hold by chance (its within
-#: pairs times its expected disagreement) for its agreement to be reported: below it, no
-#: or one disagreement is what chance gives as well, and neither 1 nor a bootstrap
-#: interval of [1, 1] would say anything (unrelated objects that pass the gate almost
-#: always share a label when classes have their own places or sizes).
-MIN_EXPECTED_DISAGREEMENTS = 5.0
+#: pairs times its expected disagreement) for its agreement to be reported: below it,
+#: observing none is what chance gives in more than 5 % of corpora (a Poisson count of
+#: mean 3 is 0 with probability e^-3 = 5 %), and neither 1 nor a bootstrap interval of
+#: [1, 1] would say anything (unrelated objects that pass the gate almost always share a
+#: label when classes have their own places or sizes).
+MIN_EXPECTED_DISAGREEMENTS = -np.log(0.05)
 #: Start of the note of such a cell.
 FEW_DISAGREEMENTS_NOTE = "too few disagreements expected by chance"
 
