@@ -25,6 +25,7 @@ from iaa_frames.explore.compact import AgreementTable, agreement_table
 from iaa_frames.explore.views import by_annotator, by_label, check_top, headline
 from iaa_frames.frame.schema import ALL
 from iaa_frames.report import reading
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT
 from iaa_frames.settings.thresholds import has_threshold_dim
 from iaa_frames.tables.pairs import PairTables
 
@@ -261,7 +262,14 @@ class ResultAccessor:
     ks = method(ks_of, source=lambda self: self._check())
     alpha = method(alpha_of, source=lambda self: self._check())
 
-    def pairwise(self, *, component: str = "localization", label: str = ALL) -> xr.DataArray:
+    def pairwise(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int | None = None,
+    ) -> xr.DataArray:
         """Annotator x annotator agreement of one component, from the result's tables
         (:func:`iaa_frames.engine.pairwise_from_tables`).
 
@@ -269,12 +277,18 @@ class ResultAccessor:
         ----------
         component : {"detection", "classification", "localization", "overall"}
         label : str, default "(all)"
+        n_boot : int, default 200
+            Bootstrap replicates of the ``ci_low`` / ``ci_high`` coordinates.
+        seed : int, optional
+            Seed of the bootstrap (default: the tables' seed).
 
         Returns
         -------
         xarray.DataArray
         """
-        return self._entry("pairwise()").pairwise_of(component=component, label=label)
+        return self._entry("pairwise()").pairwise_of(
+            component=component, label=label, n_boot=n_boot, seed=seed
+        )
 
     def items(
         self,

@@ -98,9 +98,11 @@ def pairwise(
     *,
     component: str = "localization",
     label: str = ALL,
+    n_boot: int = DEFAULT_N_BOOT,
 ) -> xr.DataArray:
     """Annotator x annotator agreement of ``df``, cached (``df.iaa.pairwise()``); a
-    ``threshold`` dimension for several thresholds.
+    ``threshold`` dimension for several thresholds; ``n_boot`` replicates for the
+    interval.
 
     Examples
     --------
@@ -110,7 +112,10 @@ def pairwise(
     >>> pairwise(df, MatchSettings(match_threshold=[0.3, 0.5], n_chance=50)).dims
     ('threshold', 'annotator_a', 'annotator_b')
     """
-    parts = [e.pairwise_of(component=component, label=label) for e in entries_for(df, settings)]
+    parts = [
+        e.pairwise_of(component=component, label=label, n_boot=n_boot)
+        for e in entries_for(df, settings)
+    ]
     return concat_thresholds(parts) if settings.several else parts[0]
 
 

@@ -137,13 +137,23 @@ class Entry:
             self.results[key] = ds
         return self.results[key].copy()
 
-    def pairwise_of(self, *, component: str = "localization", label: str = ALL) -> xr.DataArray:
-        """Annotator x annotator agreement of these tables
-        (:func:`iaa_frames.engine.pairwise_from_tables`), computed once per component and
-        label."""
-        key = (component, label)
+    def pairwise_of(
+        self,
+        *,
+        component: str = "localization",
+        label: str = ALL,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int | None = None,
+    ) -> xr.DataArray:
+        """Annotator x annotator agreement of these tables, with ``n_boot`` bootstrap
+        replicates for its interval, seeded by ``seed`` (default: the tables' seed)
+        (:func:`iaa_frames.engine.pairwise_from_tables`), computed once per component,
+        label, ``n_boot`` and ``seed``."""
+        key = (component, label, n_boot, seed)
         if key not in self.pairwise:
-            self.pairwise[key] = pairwise_from_tables(self.tables, component=component, label=label)
+            self.pairwise[key] = pairwise_from_tables(
+                self.tables, component=component, label=label, n_boot=n_boot, seed=seed
+            )
         return self.pairwise[key].copy()
 
     def keep(self, store: dict, key, compute):

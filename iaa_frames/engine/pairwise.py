@@ -110,7 +110,7 @@ def pairwise_from_tables(
     component: str = "localization",
     label: str = ALL,
     n_boot: int = DEFAULT_N_BOOT,
-    seed: int = 0,
+    seed: int | None = None,
 ):
     """Annotator x annotator agreement of one component from computed tables.
 
@@ -124,8 +124,9 @@ def pairwise_from_tables(
     n_boot : int, default 200
         Cluster-bootstrap replicates over items for the ``ci_low`` / ``ci_high``
         coordinates (the interval of :func:`iaa_frames.agreement`; 0: none).
-    seed : int, default 0
-        Seed of the bootstrap.
+    seed : int, optional
+        Seed of the bootstrap (default: the seed the tables were drawn with, as
+        :func:`pairwise` uses one seed for both).
 
     Returns
     -------
@@ -142,6 +143,7 @@ def pairwise_from_tables(
     """
     check_tables(tables)
     check_component(component)
+    seed = int(tables.params.get("seed", 0)) if seed is None else seed
     lcell = label_cell(tables, label)
     corpus = tables.corpus
     A = len(corpus.annotators)

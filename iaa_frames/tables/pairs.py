@@ -102,8 +102,8 @@ class PairTables:
         Per class: how its localization chance units were formed ("enumerated",
         "sampled", "pooled").
     params : dict
-        The parameters used; ``params["aligned_units"]`` is the number of rows of
-        ``localization_aligned`` (0 when none were drawn).
+        The parameters used (the same at every threshold of a sweep: how many aligned
+        units a threshold drew is ``len(localization_aligned)``).
     localization_aligned : pandas.DataFrame
         *Aligned* chance units of localization (:mod:`iaa_frames.chance.aligned`): an
         object of one annotation and an object of an unrelated one (another item's group,
@@ -503,15 +503,14 @@ def assemble(
         coverage=pd.DataFrame({"item": ann.item[:-1], "annotator": ann.annotator[:-1]}),
         localization_pooled=pooled,
         label_source=source,
-        params={**table_params(corpus, sample, settings), "aligned_units": len(aligned)},
+        params=table_params(corpus, sample, settings),
         localization_aligned=aligned,
     )
 
 
 def table_params(corpus: Corpus, sample, settings: MatchSettings) -> dict:
     """``PairTables.params``: the engine parameters the tables were built with, the
-    corpus's normalization, whether the chance population was enumerated and how many
-    aligned chance units were drawn (0 here: :func:`assemble` sets it)."""
+    corpus's normalization and whether the chance population was enumerated."""
     return {
         "distance": get_distance(settings.distance).name,
         "match_threshold": float(settings.match_threshold),
@@ -520,7 +519,6 @@ def table_params(corpus: Corpus, sample, settings: MatchSettings) -> dict:
         "seed": int(settings.seed),
         "normalization": corpus.normalization,
         "chance_population": "enumerated" if sample.exact else "sampled",
-        "aligned_units": 0,  # assemble() counts those it was given
     }
 
 
