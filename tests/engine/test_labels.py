@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from realistic import BANDS, corpus
 
 import iaa_frames as iaf
@@ -92,3 +94,42 @@ def test_jitter_ladder_keeps_labels_and_a_mislabeler_lowers_classification():
     pw = iaf.pairwise(df, component="classification", progress=False)
     assert float(pw.sel(annotator_a="a", annotator_b="b")) == 1.0
     assert float(pw.sel(annotator_a="a", annotator_b="c")) < 0.9
+
+
+@st.composite
+def class_priors(draw):
+    """2-4 classes, each with a band of its own (or the whole height), a size and a prior
+    weight: the structures under which marginal-based alpha reads blind annotators as
+    agreeing."""
+    n = draw(st.integers(2, 4))
+    out = {}
+    for k in range(n):
+        top = draw(st.sampled_from((0.0, 0.1, 0.3, 0.5)))
+        height = draw(st.sampled_from((0.3, 0.5, 0.9 - top)))
+        size = draw(st.sampled_from((0.1, 0.2, 0.35)))
+        aspect = draw(st.sampled_from((0.6, 1.0, 1.6)))
+        out[f"c{k}"] = (
+            (top, min(top + height, 1.0)),
+            size,
+            size / aspect,
+            draw(st.sampled_from((0.5, 1.0))),
+        )
+    return out
+
+
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(classes=class_priors(), seed=st.integers(0, 1000))
+def test_image_blind_annotators_are_at_chance_under_any_class_prior(classes, seed):
+    df = corpus(150, {"a": "blind", "b": "blind", "c": "blind"}, seed=seed, classes=classes,
+                objects=(2, 4))  # fmt: skip
+    res = _agreement(df, n_boot=100).sel(label=ALL, annotator=ALL)
+    for component in ("detection", "classification", "localization", "overall"):
+        cell = res.sel(component=component)
+        value = float(cell["agreement"])
+        if not np.isfinite(value):
+            assert str(cell["note"].item()) != ""  # NaN says why
+            continue
+        low, high = float(cell["ci_low"]), float(cell["ci_high"])
+        # at chance: the interval holds 0, or the figure is near it
+        assert (low <= 0 <= high) or abs(value) < 0.1, (component, value, low, high)
