@@ -68,6 +68,7 @@ _EXPORTS = {
     "io.fiftyone": ("from_fiftyone",),
     "io.fiftyone_export": ("to_fiftyone",),
     "io.parquet": ("read_parquet", "to_parquet"),
+    "io.potato": ("read_potato",),
     "io.samples": ("sample_path",),
     "io.supervision": ("from_supervision",),
     "io.supervision_export": ("to_supervision",),
