@@ -75,6 +75,7 @@ _EXPORTS = {
     "matching.copies": ("find_copies",),
     "measures.attributes": ("attribute_agreement",),
     "measures.kalpha": ("kalpha", "kalpha_items", "kalpha_units"),
+    "measures.potato": ("potato_metrics",),
     "measures.keypoints": ("keypoint_agreement", "keypoint_agreement_from_tables"),
     "measures.ranking": ("annotator_quality", "annotator_quality_from_tables"),
     "measures.reference": ("accuracy",),
