@@ -51,6 +51,7 @@ class _CocoFile:
         self.images: dict = {}  # id -> (name, width, height, raters or None, index)
         self.items: dict = {}  # item -> (entry, size) of the image record that gave it
         self.by_id = False  # item_key="id": the item is the image id
+        self.explicit_rater = False  # rater_key= passed: a file without it is refused
         self.max_mask_pixels = MAX_MASK_PIXELS
         self.categories: dict = {}
         self.has_images = False
@@ -478,6 +479,15 @@ class _CocoFile:
                 f"no {self.rater_key!r} although {why}; "
                 "pass annotator= to read the file as one annotator",
             )
+        if self.explicit_rater and self.rater_key is not None and not rater_mode and len(rows):
+            raise reader_error(
+                path,
+                None,
+                f"no annotation carries the annotator field {self.rater_key!r} (rater_key=): "
+                "the file pools every annotator's objects with nothing saying whose they are "
+                "(Potato's COCO export does: read its store with read_potato); omit "
+                "rater_key= to read the file as one annotator",
+            )
         # labels and items
         cats = self.categories
         mask_w, mask_h = b.extras.get("mask_width"), b.extras.get("mask_height")
@@ -540,7 +550,7 @@ def read_coco(
     path_or_paths,
     *,
     annotator=None,
-    rater_key: str = "rater_id",
+    rater_key: str | None = None,
     rater_list_key: str = "rater_list",
     item_key="name",
     rle: str = "drop",
@@ -562,7 +572,10 @@ def read_coco(
         not interpreted and are kept as an ordinary column.
     rater_key : str, default "rater_id"
         Annotation key naming the annotator when one file holds several annotators (as in
-        the public LVIS double-annotation files).
+        the public LVIS double-annotation files). When passed, a file whose annotations
+        all lack it is a ReaderError: it pools every annotator with nothing saying whose
+        objects are whose (Potato's COCO export does; read Potato's store with
+        :func:`iaa_frames.read_potato`).
     rater_list_key : str, default "rater_list"
         Image key listing the raters who reviewed the image; each gives a coverage row
         when that rater drew nothing on the image.
@@ -682,6 +695,8 @@ def read_coco(
     ):
         raise ParameterError(f"max_mask_pixels must be a positive integer, got {max_mask_pixels!r}")
     files = files_and_annotators(path_or_paths, annotator, reader="read_coco")
+    explicit_rater = rater_key is not None
+    rater_key = "rater_id" if rater_key is None else rater_key
     names = [a if a is not None else p.stem for p, a in files]
     if len(files) > 1 and len(set(names)) < len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
@@ -694,6 +709,7 @@ def read_coco(
     groups: dict = {}  # item -> the groups its images name, over every file
     for path, ann_name in files:
         f = _CocoFile(path, ann_name, b, rater_key, rater_list_key, keys)
+        f.explicit_rater = explicit_rater
         f.rle = rle
         f.group_key, f.groups = group_key, groups
         f.by_id = item_key == "id"

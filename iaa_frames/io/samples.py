@@ -11,7 +11,7 @@ import pandas as pd
 
 from iaa_frames.errors import ParameterError
 
-__all__ = ["SAMPLES", "load_sample", "sample_path"]
+__all__ = ["PROJECTS", "SAMPLES", "load_sample", "sample_path"]
 
 #: Sample name -> (path inside ``iaa_frames/samples``, one-line description).
 SAMPLES = {
@@ -26,6 +26,15 @@ SAMPLES = {
     "yolo": ("yolo", "YOLO txt, one directory per annotator (boxes and segmentation)"),
     "darwin": ("darwin", "V7 Darwin JSON 2.0, one directory per annotator"),
 }
+#: Samples that are corpora of their own, not the one above: name -> (path, description).
+PROJECTS = {
+    "potato": (
+        "potato",
+        "a Potato project (config, data file, user_state.json per annotator): 40 images, "
+        "3 annotators (one a tool), boxes, polygons, masks, attributes, times",
+    ),
+}
+_ALL = {**SAMPLES, **PROJECTS}
 
 
 def _package_root():
@@ -61,13 +70,13 @@ def sample_path(name: str) -> Path:
     'voc'
     """
     _check(name)
-    node = _package_root().joinpath(SAMPLES[name][0])
+    node = _package_root().joinpath(_ALL[name][0])
     return _materialize(node, [])
 
 
 def _check(name):
-    if not isinstance(name, str) or name not in SAMPLES:
-        listing = "\n".join(f"  {k!r}: {v[1]}" for k, v in SAMPLES.items())
+    if not isinstance(name, str) or name not in _ALL:
+        listing = "\n".join(f"  {k!r}: {v[1]}" for k, v in _ALL.items())
         raise ParameterError(f"unknown sample {name!r}; the samples are:\n{listing}")
 
 
@@ -82,7 +91,8 @@ def load_sample(name: str) -> pd.DataFrame:
     ----------
     name : str
         One of ``"coco"``, ``"coco_raters"``, ``"cvat"``, ``"labelstudio"``, ``"voc"``,
-        ``"yolo"``, ``"darwin"`` (see :data:`SAMPLES`).
+        ``"yolo"``, ``"darwin"`` (see :data:`SAMPLES`), or ``"potato"``, a Potato project
+        of its own corpus (:data:`PROJECTS`, read with :func:`iaa_frames.read_potato`).
 
     Returns
     -------
@@ -107,12 +117,15 @@ def load_sample(name: str) -> pd.DataFrame:
     from .cvat import read_cvat
     from .darwin import read_darwin
     from .labelstudio import read_labelstudio
+    from .potato import read_potato
     from .voc import read_voc
     from .yolo import read_yolo
 
     tmp: list = []
     try:
-        path = _materialize(_package_root().joinpath(SAMPLES[name][0]), tmp)
+        path = _materialize(_package_root().joinpath(_ALL[name][0]), tmp)
+        if name == "potato":
+            return read_potato(path)
         if name == "coco":
             return read_coco({p.stem: p for p in sorted(path.glob("*.json"))})
         if name == "coco_raters":
