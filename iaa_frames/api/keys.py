@@ -55,10 +55,17 @@ _SIGMA = ("detection", "localization", "overall")
 def _far_below(ds: xr.Dataset) -> list[str]:
     """The components far below chance on the whole corpus, if detection is no better
     than chance; [] otherwise."""
-    cell = ds.sel(label=ALL, annotator=ALL)
-    value = {c: float(cell["agreement"].sel(component=c)) for c in _SIGMA}
-    high = {c: float(cell["ci_high"].sel(component=c)) for c in _SIGMA}
-    det_low = float(cell["ci_low"].sel(component="detection"))
+    # read from the arrays (xarray's indexing would import dask wherever it is installed)
+    comps = [str(c) for c in ds["component"].values]
+    at_l = [str(x) for x in ds["label"].values].index(ALL)
+    at_a = [str(x) for x in ds["annotator"].values].index(ALL)
+
+    def read(var, c):
+        return float(ds[var].values[comps.index(c), at_l, at_a])
+
+    value = {c: read("agreement", c) for c in _SIGMA}
+    high = {c: read("ci_high", c) for c in _SIGMA}
+    det_low = read("ci_low", "detection")
     # detection no better than chance: its interval reaches 0 (or, without one, <= 0.02)
     chance_level = det_low <= 0.0 if np.isfinite(det_low) else value["detection"] <= 0.02
     if not chance_level:

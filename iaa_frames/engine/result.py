@@ -1,3 +1,5 @@
+# Over 400 lines: most of it is the long_name and description of every variable of the
+# result (the attrs users read), kept beside the code that builds the Dataset.
 """The labeled agreement result: an ``xarray.Dataset`` with attrs and reasons.
 
 :func:`build_dataset` turns the cell arrays computed by :mod:`iaa_frames.engine` into the
