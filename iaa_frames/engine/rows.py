@@ -110,7 +110,6 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
     (:func:`_poststratified`), or their :func:`within_stratum_groups` (an array), which
     :mod:`iaa_frames.dask` counts on its partitions."""
     w = tables.localization_within
-    b, unit_weight = chance_with_aligned(tables)
     la, lb = column(w, "label_a"), column(w, "label_b")
     own_class = np.where(la == lb, 1 + la, -1)
     label_cells = np.column_stack([np.zeros_like(la), own_class])
@@ -127,6 +126,39 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
         column(w, "iou"),
         membership=mw,
     )
+    within_count = (
+        np.asarray(mw.sum(axis=0)).ravel()
+        if strata_within is None
+        else np.bincount(strata_within[0], weights=strata_within[3], minlength=layout.n_cells)
+    )
+    strata = (w, mw) if strata_within is None else (strata_within, None)
+    b, unit_weight = tables.localization_between, None
+    post, taken = _chance_units(tables, layout, b, None, strata, within_count)
+    # a thin population (fewer than MIN_CHANCE_UNITS units in the "(all)" cell after
+    # post-stratification) is completed by the aligned units, when the tables drew them
+    n_all = int(post[:, 0].nnz)
+    if n_all < MIN_CHANCE_UNITS and len(getattr(tables, "localization_aligned", ())):
+        b, unit_weight = chance_with_aligned(tables, n_all)
+        post, taken = _chance_units(tables, layout, b, unit_weight, strata, within_count)
+    aligned = None
+    if unit_weight is not None:  # the cells whose units include aligned ones
+        n_empirical = len(tables.localization_between)
+        aligned = np.asarray((post[n_empirical:] != 0).sum(axis=0)).ravel() > 0
+    between = Chance(
+        column(b, "item_a"),
+        column(b, "item_b"),
+        column(b, "distance"),
+        post,
+        borrowed=taken,
+        aligned=aligned,
+    )
+    return within, between
+
+
+def _chance_units(tables, layout, b, unit_weight, strata, within_count):
+    """The post-stratified chance membership of the localization chance rows ``b``
+    (weighted by ``unit_weight``, or 1), thin cells borrowing their parent's units, and
+    per cell the label cell borrowed (-1: none)."""
     pooled = tables.localization_pooled
     borrowed = np.zeros(len(tables.corpus.labels) + 1, dtype=bool)
     borrowed[pooled["label"].to_numpy()] = True
@@ -136,12 +168,6 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
     membership = chance_membership(layout, b, np.ones(len(b), dtype=bool), own_class, pooled)
     if unit_weight is not None:  # the aligned units' weights
         membership = sp.csr_matrix(sp.diags(unit_weight) @ membership)
-    within_count = (
-        np.asarray(mw.sum(axis=0)).ravel()
-        if strata_within is None
-        else np.bincount(strata_within[0], weights=strata_within[3], minlength=layout.n_cells)
-    )
-    strata = (w, mw) if strata_within is None else (strata_within, None)
     post = _poststratified(tables, layout, *strata, b, membership, borrowed)
     # a cell thin after post-stratification takes its parent's units, post-stratified
     # over its own strata in turn (iaa_frames.engine.borrow)
@@ -160,38 +186,29 @@ def localization_rows(tables: PairTables, layout: CellLayout, strata_within=None
             membership, parents, parent_of, within_count, thin=thin
         )
         post = _poststratified(tables, layout, *strata, b, membership, borrowed)
-    aligned = None
-    if unit_weight is not None:  # the cells whose units include aligned ones
-        n_empirical = len(tables.localization_between)
-        aligned = np.asarray((post[n_empirical:] != 0).sum(axis=0)).ravel() > 0
-    between = Chance(
-        column(b, "item_a"),
-        column(b, "item_b"),
-        column(b, "distance"),
-        post,
-        borrowed=taken,
-        aligned=aligned,
-    )
-    return within, between
+    return post, taken
 
 
-def chance_with_aligned(tables: PairTables):
+def chance_with_aligned(tables: PairTables, n: int | None = None):
     """The localization chance rows, with the aligned units appended when the tables
     drew them (:mod:`iaa_frames.chance.aligned`: the uniform population is thin), and the
     weight of every row (None: none drawn, every row weighs 1).
 
     The aligned units complete the empirical ones to
     :data:`~iaa_frames.chance.MIN_CHANCE_UNITS` units' worth: they weigh
-    ``MIN_CHANCE_UNITS - n`` units in all (``n`` the uniform stratum's empirical units), in
-    proportion to their own weights. With no empirical unit the baseline is theirs
-    alone; with 29, one unit's worth. Like a prior with that many pseudo-units, they
-    keep a thin population's mean defined without outweighing what the corpus shows.
+    ``MIN_CHANCE_UNITS - n`` units in all (``n``: the empirical units of the "(all)"
+    cell, after post-stratification where the engine has it; by default the uniform
+    stratum's), in proportion to their own weights. With no empirical unit the baseline
+    is theirs alone; with 29, one unit's worth. Like a prior with that many pseudo-units,
+    they keep a thin population's mean defined without outweighing what the corpus
+    shows.
     """
     b = tables.localization_between
     aligned = getattr(tables, "localization_aligned", None)
     if aligned is None or not len(aligned):
         return b, None
-    n = int(column(b, "in_uniform").sum())
+    if n is None:
+        n = int(column(b, "in_uniform").sum())
     weight = column(aligned, "weight").astype(np.float64)
     scale = max(MIN_CHANCE_UNITS - n, 0) / max(float(weight.sum()), 1e-300)
     frame = pd.concat([b, aligned[list(b.columns)]], ignore_index=True)

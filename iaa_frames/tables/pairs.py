@@ -110,9 +110,11 @@ class PairTables:
         another annotator) moved into its frame, kept when they pass the gate; the
         columns of ``localization_between`` (``in_uniform`` True, the other flags False)
         and a ``weight`` (their mean is the weighted mean of ``distance``). Drawn only
-        when the empirical population is thin: fewer than
+        when the empirical population is thin: fewer than twice
         :data:`~iaa_frames.chance.population.MIN_CHANCE_UNITS` rows of
-        ``localization_between`` in the uniform stratum; otherwise empty (as in the
+        ``localization_between`` in the uniform stratum (the engine uses them when its
+        "(all)" cell keeps fewer than the minimum after post-stratification,
+        :func:`iaa_frames.engine.rows.chance_with_aligned`); otherwise empty (as in the
         tables of :mod:`iaa_frames.dask`), with those columns.
     """
 
@@ -437,7 +439,9 @@ def tables_of_corpus(
 
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
     aligned = None
-    if int(loc_between["in_uniform"].sum()) < MIN_CHANCE_UNITS:  # a thin population
+    # a thin population (the engine may find fewer units still after post-stratification,
+    # hence the margin: the units are drawn below twice the minimum, used below it)
+    if int(loc_between["in_uniform"].sum()) < 2 * MIN_CHANCE_UNITS:
         aligned = aligned_units(corpus, settings, n_target=DEFAULT_N_ALIGNED)
     loc_within, sets_within = within_job.result()
     cluster = cluster_job.result()

@@ -99,7 +99,8 @@ def cuboids(variant="jittered", seed=0, n_items=60, cars=(1, 4)):
 def keypoints(variant="jittered", seed=0, n_items=60, people=(1, 3), jitter=0.5, shuffle=0.5):
     """COCO-like images of 1-3 people (10-40 % of the height, anywhere), 2 annotators:
     ``bob`` copies ``ann``, jitters every joint (``jitter`` in units of 2 σ_i s), draws
-    people of his own, or shuffles a share ``shuffle`` of the labelled joints of each
+    people of his own ("random"), draws every joint anywhere in the person's box
+    ("random_pose"), or shuffles a share ``shuffle`` of the labelled joints of each
     person among themselves (the same box)."""
     W, H = 640.0, 480.0
     rng = np.random.default_rng(seed)
@@ -128,6 +129,11 @@ def keypoints(variant="jittered", seed=0, n_items=60, people=(1, 3), jitter=0.5,
             elif a == "bob" and variant == "jittered":
                 scale = 2 * KEYPOINTS.sigmas[None, :] * np.sqrt(area)[:, None]
                 p += rng.normal(size=p.shape) * (jitter * scale)[..., None]
+            elif a == "bob" and variant == "random_pose":  # the person found, joints anywhere in it
+                on = vv > 0
+                lo = np.where(on[..., None], p, np.inf).min(axis=1)
+                hi = np.where(on[..., None], p, -np.inf).max(axis=1)
+                p = lo[:, None, :] + rng.uniform(size=p.shape) * (hi - lo)[:, None, :]
             elif a == "bob" and variant == "shuffled":
                 for r in range(n):
                     on = rng.permutation(np.flatnonzero(vv[r] > 0))
