@@ -96,11 +96,10 @@ def _chance_membership(layout: CellLayout, b, label_cells) -> sp.csr_matrix:
     uniform over the pairs that carry it: they are left out)."""
     aa, ab = column(b, "annotator_a"), column(b, "annotator_b")
     uni, own_a, own_b = (column(b, f) for f in ("in_uniform", "in_annotator_a", "in_annotator_b"))
+    groups = layout.groups(aa, ab)
     if layout.pairwise:
-        groups = layout.groups(aa, ab)
         ok = (uni | own_a | own_b | column(b, "in_pair"))[:, None]
     else:
-        groups = layout.groups(aa, ab)
         ok = np.column_stack([uni, uni | own_a, uni | own_b])
     n, k = groups.shape
     cells = label_cells[:, :, None] * layout.n_groups + groups[:, None, :]
