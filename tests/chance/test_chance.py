@@ -43,6 +43,7 @@ from iaa_frames.chance.sampling import in_sorted, sorted_unique, union_sorted
 from iaa_frames.chance.store import Draws, PairCounts
 from iaa_frames.engine import agreement_from_tables, cell_distances
 from iaa_frames.engine.result import NO_MATCH_NOTE
+from iaa_frames.engine.rows import chance_with_aligned
 from iaa_frames.geometry.distances import get_distance
 from iaa_frames.matching.corpus import Slices, prepare
 from iaa_frames.matching.pipeline import run
@@ -527,9 +528,14 @@ def test_chance_units_equal_an_exhaustive_enumeration(
     lw = tables.localization_within
     if len(lw) and len(lb):
         weight = poststratified_weights(tables, lw, lb, np.ones(len(lb)), pools_classes=True)
+        units = lb
+        if (weight > 0).sum() < MIN_CHANCE_UNITS and len(tables.localization_aligned):
+            # a thin population: the aligned units complete it (engine.rows)
+            units, first = chance_with_aligned(tables, int((weight > 0).sum()))
+            weight = poststratified_weights(tables, lw, units, first, pools_classes=True)
         assert int(n_chance.sel(component="localization")) == int((weight > 0).sum())
         expected = float(ds["expected"].sel(component="localization", label=ALL, annotator=ALL))
-        assert expected == pytest.approx(np.average(lb["distance"], weights=weight), rel=1e-12)
+        assert expected == pytest.approx(np.average(units["distance"], weights=weight), rel=1e-12)
     else:
         assert int(n_chance.sel(component="localization")) == len(m.pair_a)
     sources = ds["chance_source"].sel(component=["detection", "overall"]).values
@@ -646,10 +652,16 @@ def test_two_items_give_nan_not_false_certainty():
     sigma = ds.sel(component=list(SIGMA))
     # 2 items x 3 annotators: 6 chance pairings in all
     assert int(ds["n_chance"].sel(component="detection", label=ALL, annotator=ALL)) == 6
-    for comp in SIGMA:
+    for comp in ("detection", "overall"):
         cell = ds.sel(component=comp, label=ALL, annotator=ALL)
         assert np.isnan(float(cell["agreement"]))
         assert str(cell["note"].values).startswith("too few chance units (n=")
+    # localization: its few matched chance pairs completed by aligned units
+    # (engine.rows.chance_with_aligned), with no interval on 2 items
+    cell = ds.sel(component="localization", label=ALL, annotator=ALL)
+    assert str(cell["chance_source"].values) == "aligned"
+    assert np.isnan(float(cell["ci_low"]))
+    assert str(cell["note"].values).startswith("interval not reported: rests on 2 items")
     # no cell of a sigma component claims certainty it does not have
     defined = ~np.isnan(sigma["agreement"].values)
     width = sigma["ci_high"].values - sigma["ci_low"].values
@@ -660,7 +672,7 @@ def test_two_items_give_nan_not_false_certainty():
 
 def test_two_items_note_names_the_whole_chance_population():
     ds = _two_items()
-    for comp in SIGMA:
+    for comp in ("detection", "overall"):
         note = str(ds["note"].sel(component=comp, label=ALL, annotator=ALL).values)
         assert note.endswith(": the whole chance population)"), note
 
