@@ -247,17 +247,17 @@ NO_BASELINE_NOTE = (
 
 
 def borrowed_sources(part, sources: np.ndarray) -> np.ndarray:
-    """The chance sources of a sigma component's cells, "aligned" where aligned units
-    complete a thin population (:func:`iaa_frames.engine.rows.chance_with_aligned`) and
-    "borrowed" where a thin cell took its label cell's "(all)" units
-    (:mod:`iaa_frames.engine.borrow`)."""
-    aligned = getattr(part, "aligned", None)
+    """The chance sources of a sigma component's cells, "borrowed" where a thin cell took
+    its label cell's "(all)" units (:mod:`iaa_frames.engine.borrow`) and "aligned" where
+    aligned units complete a thin population, borrowed or not
+    (:func:`iaa_frames.engine.rows.chance_with_aligned`)."""
+    borrowed = getattr(part, "borrowed", None)
+    if borrowed is not None:
+        sources = np.where(np.asarray(borrowed) >= 0, "borrowed", sources).astype(object)
+    aligned = getattr(part, "aligned", None)  # said first: its units are not all drawn
     if aligned is not None:
         sources = np.where(np.asarray(aligned), "aligned", sources).astype(object)
-    borrowed = getattr(part, "borrowed", None)
-    if borrowed is None:
-        return sources
-    return np.where(np.asarray(borrowed) >= 0, "borrowed", sources).astype(object)
+    return sources
 
 
 def _class_source_notes(out: dict, sources: np.ndarray) -> np.ndarray:

@@ -18,7 +18,6 @@ from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.keywords import engine_keywords
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 from iaa_frames.settings.validation import TOP, OneOf, validate_params
-from iaa_frames.stats.krippendorff import nominal_disagreements
 from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["ITEM_COLUMNS", "SORTS", "items"]
@@ -59,29 +58,37 @@ def _within_and_chance(t: PairTables, component: str, n_items: int, code: int):
         return _classification(t, n_items, code)
     total = np.bincount(item, weights=dist, minlength=n_items)
     count = np.bincount(item, minlength=n_items).astype(float)
-    return total, count, np.sort(chance), float(np.mean(chance)) if len(chance) else np.nan
+    dist, weight = chance
+    mean = float(np.average(dist, weights=weight)) if weight.sum() > 0 else np.nan
+    return total, count, chance, mean
 
 
-def _chance_of(t: PairTables, component: str, code: int) -> np.ndarray:
-    """The chance distances of the (label ``code``, every annotator) cell, each repeated
-    in proportion to its weight where the cell borrows pooled units (integer weights
-    scaled so the lightest counts once)."""
+def _chance_of(t: PairTables, component: str, code: int):
+    """The chance distances of the (label ``code``, every annotator) cell, sorted, and
+    their weights (post-stratified, pooled or aligned: the engine's,
+    :func:`iaa_frames.engine.cell_distances`)."""
     from iaa_frames.engine import cell_distances
 
     d = cell_distances(t, component, by=None if code < 0 else "label")
     name = ALL if code < 0 else str(t.corpus.labels[code])
     d = d[(d["sample"] == "between") & (d["label"] == name) & (d["annotator"] == ALL)]
-    weight = d["weight"].to_numpy()
-    dist = d["distance"].to_numpy(dtype=float)
-    if len(weight) and not np.allclose(weight, weight[0]):
-        dist = np.repeat(dist, np.maximum(np.round(weight / weight.min()), 1).astype(int))
-    return dist
+    dist, weight = d["distance"].to_numpy(dtype=float), d["weight"].to_numpy(dtype=float)
+    order = np.argsort(dist, kind="stable")
+    return dist[order], weight[order]
+
+
+def _chance_share(chance, values) -> np.ndarray:
+    """The weighted share of chance distances at or below each of ``values``."""
+    dist, weight = chance
+    cum = np.r_[0.0, np.cumsum(weight)]
+    return cum[np.searchsorted(dist, values, side="right")] / cum[-1]
 
 
 def _classification(t: PairTables, n_items: int, code: int):
-    """Ordered member pairs within clusters of >= 2 objects; chance = nominal D_e. For a
-    class, labels are recoded to {class, other} and only clusters with a member of the
-    class count (binary alpha's units)."""
+    """Ordered member pairs within clusters of >= 2 objects; chance = the classification
+    cell's expected disagreement (matched chance pairs, :mod:`iaa_frames.engine.labels`).
+    For a class, labels are recoded to {class, other} and only clusters with a member of
+    the class count."""
     u = t.units
     if code >= 0:
         cluster, label = u["cluster"].to_numpy(), u["label"].to_numpy()
@@ -99,9 +106,13 @@ def _classification(t: PairTables, n_items: int, code: int):
     item = pairable["item"].to_numpy()
     total = np.bincount(item, weights=pairs - agree, minlength=n_items)
     count = np.bincount(item, weights=pairs, minlength=n_items)
-    values = u.loc[u["cluster"].isin(pairable.index), "label"].to_numpy()
-    margins = np.bincount(values).astype(float) if len(values) else np.zeros(1)
-    expected = float(nominal_disagreements(float(len(values)), margins, 0.0)[1])
+    # chance: the label disagreement of matched chance pairs (engine.labels), the
+    # classification cell's expected disagreement
+    from iaa_frames.engine import CellLayout, component_cells
+
+    layout = CellLayout(len(t.corpus.labels), len(t.corpus.annotators))
+    cells = component_cells(t, layout, "classification")
+    expected = float(cells.statistics()[1][(code + 1) * layout.n_groups])
     # count is in ordered pairs; report unordered pairs
     return total, count, None, expected
 
@@ -142,8 +153,9 @@ def items(
           (whole annotations), distance 1 - F1 / the set distance; chance = the uniform
           between-item pairings;
         * ``"classification"``: pairs of members of the same cluster, distance 1 when their
-          labels differ; chance = the nominal expected disagreement of all pairable labels
-          (``chance_percentile`` is NaN: a 0/1 distance has no useful percentile).
+          labels differ; chance = the share of matched chance pairs whose labels differ
+          (the classification cell's expected disagreement; ``chance_percentile`` is
+          NaN: a 0/1 distance has no useful percentile).
     label : str, default "(all)"
         One class: localization pairs whose two objects carry it (chance: its stratum),
         detection / overall pairings of the annotations restricted to it, classification
@@ -225,9 +237,8 @@ def items(
         )
         share = total / total.sum() if total.sum() > 0 else np.where(count > 0, 0.0, np.nan)
         corpus_mean = total.sum() / count.sum() if count.sum() > 0 else np.nan
-    if chance is not None and len(chance):
-        pct = np.searchsorted(chance, mean, side="right") / len(chance)
-        pct = np.where(np.isnan(mean), np.nan, pct)
+    if chance is not None and len(chance[0]) and chance[1].sum() > 0:
+        pct = np.where(np.isnan(mean), np.nan, _chance_share(chance, np.nan_to_num(mean)))
     else:
         pct = np.full(n_items, np.nan)
     n_pairs = count / 2 if component == "classification" else count

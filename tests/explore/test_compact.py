@@ -73,7 +73,10 @@ def test_ties_and_name_sort_are_natural():
     assert keys == sorted(keys)
 
 
-def test_every_na_has_its_reason_in_text_and_on_hover(res):
+def test_every_na_has_its_reason_in_text_and_on_hover():
+    # two annotators of the sample: classification has too few matched chance pairs
+    coco = iaf.sample_path("coco")
+    res = iaf.read_coco([coco / "ana.json", coco / "ben.json"]).iaa.agreement(n_boot=20)
     t = res.iaa.table(by="annotator")
     missing = [
         (i, c)
@@ -81,7 +84,7 @@ def test_every_na_has_its_reason_in_text_and_on_hover(res):
         for c in res["component"].values
         if t.frame.loc[i, str(c)] == "n/a"
     ]
-    assert missing, "the sample has undefined localization cells for ben and chloe"
+    assert missing, "two annotators of the sample: classification undefined"
     page = t._repr_html_()
     for i, c in missing:
         reason = str(res["note"].sel(component=c, label="(all)", annotator=i).values)
@@ -97,9 +100,14 @@ def test_pairs_equal_the_pairwise_matrices(res):
     det = res.iaa.pairwise(component="detection")
     for (a, b), text in t.frame["detection"].items():
         assert natural_key(a) < natural_key(b)
-        assert text == f"{float(det.sel(annotator_a=a, annotator_b=b)):.2f}"
-    assert "no interval" in t.title
-    assert (t.frame["notes"].str.contains("localization: too few chance units")).all()
+        cell = det.sel(annotator_a=a, annotator_b=b)
+        low, high = float(cell["ci_low"]), float(cell["ci_high"])
+        assert text == f"{float(cell):.2f} [{low:.2f}, {high:.2f}]"
+    assert "95% CI" in t.title
+    # every pair's localization is defined: its thin chance units borrowed
+    loc = res.iaa.pairwise()
+    assert (t.frame["localization"] != "n/a").all()
+    assert set(loc["chance_source"].values[~np.eye(4, dtype=bool)]) == {"borrowed"}
 
 
 def test_top_and_component_rows(res):

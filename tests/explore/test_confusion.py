@@ -63,7 +63,7 @@ def test_annotator_rows_and_normalize(tables):
 def test_label_alpha_equals_engine_and_krippendorff(tables):
     a = label_alpha(tables)
     res = iaf.agreement_from_tables(tables)
-    engine = res["agreement"].sel(component="classification", annotator="(all)").to_series()
+    engine = res["label_alpha"].sel(component="classification", annotator="(all)").to_series()
     pd.testing.assert_series_equal(a, engine.reindex(a.index), check_names=False, rtol=1e-12)
     # independent: krippendorff's reliability matrix, annotators x clusters
     u = tables.units

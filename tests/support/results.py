@@ -69,6 +69,8 @@ def make_result(
         "raw_iou": rng.uniform(0.6, 0.95, shape),
         "frac_below_chance": rng.uniform(0, 1, shape),
         "presence_alpha": rng.uniform(-0.1, 0.3, shape),
+        "label_alpha": rng.uniform(0.5, 1, shape),
+        "matched_share": rng.uniform(0.5, 1, shape),
     }
     assert set(data) == set(VARIABLES)  # the package's variables, no more, no less
     # raw_iou only for localization, presence_alpha only for detection, no KS for alpha
@@ -77,6 +79,10 @@ def make_result(
             data["raw_iou"][c] = np.nan
         if comp != "detection":
             data["presence_alpha"][c] = np.nan
+        if comp != "classification":
+            data["label_alpha"][c] = np.nan
+        if comp != "localization":
+            data["matched_share"][c] = np.nan
         if comp == "classification":
             for v in ("ks", "ks_sign", "ks_pvalue", "n_chance", "frac_below_chance"):
                 data[v][c] = np.nan
