@@ -260,7 +260,7 @@ def test_same_images_from_label_studio_and_cvat_give_agreement():
     # every object is matched (observed detection distance 0) with the same label; four
     # images give only 12 chance pairings, too few for sigma, and the note says so
     assert float(cells["observed"].sel(component="detection")) == pytest.approx(0.0)
-    assert float(cells["agreement"].sel(component="classification")) == pytest.approx(1.0)
+    assert float(cells["label_alpha"].sel(component="classification")) == pytest.approx(1.0)
     assert "the whole chance population" in cells["note"].sel(component="detection").item()
     # the same files read with item_key="path" share nothing: an error says how to fix it
     ls_path = read_labelstudio(CROSS / "labelstudio_ana.json", item_key="path")

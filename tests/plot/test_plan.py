@@ -25,8 +25,8 @@ def test_points_fit_and_plan_of_every_component_with_a_plan(plan):
         assert {f"resampled:{comp}", f"fit:{comp}", f"plan:{comp}"} <= gids
         fit = next(line for line in ax.lines if line.get_gid() == f"fit:{comp}")
         x, y = fit.get_data()
-        c = plan.table.set_index("component").loc[comp, "c"]
-        np.testing.assert_allclose(y, c / np.sqrt(x))
+        row = plan.table.set_index("component").loc[comp]
+        np.testing.assert_allclose(y, np.sqrt(row["c"] ** 2 / x + row["c_chance"] ** 2 / x**2))
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
 
 

@@ -13,6 +13,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from results import make_pairwise, make_result  # noqa: E402
 
+import iaa_frames as iaf  # noqa: E402
 import iaa_frames.accessor  # noqa: E402,F401  registers df.iaa and res.iaa
 from iaa_frames import plot  # noqa: E402
 from iaa_frames.engine import agreement_from_tables, pairwise_from_tables  # noqa: E402
@@ -613,30 +614,42 @@ def sample_result():
     return load_sample("coco").iaa.agreement(n_boot=20)
 
 
+@pytest.fixture(scope="module")
+def two_result():
+    """Two annotators of the sample: 10 matched chance pairs, too few for classification
+    (every cell n/a, with its reason)."""
+    coco = iaf.sample_path("coco")
+    return iaf.read_coco([coco / "ana.json", coco / "ben.json"]).iaa.agreement(n_boot=20)
+
+
 def test_pairwise_default_is_a_component_with_values_on_the_sample(sample_result):
     res = sample_result
     loc = res.iaa.pairwise(component="localization").values
-    assert not np.isfinite(loc).any()  # every pair has too few chance units
+    off = ~np.eye(loc.shape[0], dtype=bool)
+    assert np.isfinite(loc[off]).all()  # every pair's thin chance units borrowed
     ax = res.iaa.plot.pairwise()
-    assert ax.get_title() == "detection σ: pairs of annotators"
-    note = " ".join(" ".join(texts(ax.figure, "note")).split())
-    assert "localization is not shown" in note and "too few chance units" in note
-    ax = res.iaa.plot.pairwise(component="localization")  # asked for: says why it is empty
+    assert ax.get_title() == "localization σ: pairs of annotators"
+
+
+def test_pairwise_says_why_a_component_is_empty(two_result):
+    ax = two_result.iaa.plot.pairwise(component="classification")  # asked for: says why
     inside = " ".join(" ".join(t for t in texts(ax, "undefined") if t != "n/a").split())
-    assert "too few chance units" in inside and "component='detection'" in inside
-    assert "n/a: too few chance units" in " ".join(" ".join(texts(ax.figure, "note")).split())
+    assert "too few chance units" in inside and "component='localization'" in inside
+    note = " ".join(" ".join(texts(ax.figure, "note")).split())
+    assert "n/a: too few chance units" in note and "ana–ben" in note
 
 
-def test_annotator_profile_says_why_a_value_is_missing(sample_result):
-    ax = plot.annotators(sample_result)
-    assert texts(ax, "undefined") == ["n/a", "n/a"]  # ben and chloe on localization
+def test_annotator_profile_says_why_a_value_is_missing(two_result):
+    ax = plot.annotators(two_result)
+    assert texts(ax, "undefined") == ["n/a", "n/a"]  # ana and ben on classification
     (note,) = texts(ax, "note")
     note = " ".join(note.split())
-    assert "too few chance units" in note and "ben" in note and "chloe" in note
+    assert "too few chance units" in note and "classification of ana" in note
+    assert "classification of ben" in note
 
 
-def test_forest_says_why_a_value_is_missing(sample_result):
-    fig = plot.forest(sample_result, label="car")
+def test_forest_says_why_a_value_is_missing(two_result):
+    fig = plot.forest(two_result, label="car")
     assert texts(fig, "undefined")
     note = " ".join(" ".join(texts(fig, "note")).split())
     assert "n/a: too few chance units" in note and "localization of ben" in note
@@ -741,21 +754,18 @@ def test_forest_note_and_x_label_do_not_overlap(width):
     assert b.y0 >= 0
 
 
-def test_distribution_facets_say_sigma_is_undefined_as_the_result_does(sample_result):
-    """ben and chloe have too few localization chance units: the result's σ is NaN, and
-    the facets say so rather than a σ of the few distances drawn."""
-    tables = sample_result.iaa.tables
-    fig = plot.distributions(tables, by="annotator")
+def test_distribution_facets_say_sigma_is_undefined_as_the_result_does(two_result):
+    """Class car of two annotators has too few localization chance units (a pooled
+    class): the result's σ is NaN, and the facets say so rather than a σ of the few
+    distances drawn."""
+    fig = plot.distributions(two_result.iaa.tables, by="label")
     titles = {
         ax.get_title(loc="left").split("\n")[0]: ax.get_title(loc="left")
         for ax in fig.axes
         if ax.get_title(loc="left")
     }
-    for name in ("ben", "chloe"):
-        assert not np.isfinite(
-            float(
-                sample_result["agreement"].sel(component="localization", label=ALL, annotator=name)
-            )
-        )
-        assert "σ = n/a (< 30 chance units)" in titles[name]
-    assert "n/a" not in titles["ana"]
+    cell = two_result["agreement"].sel(component="localization", annotator=ALL)
+    assert not np.isfinite(float(cell.sel(label="car")))
+    assert "σ = n/a (< 30 chance units)" in titles["car"]
+    assert np.isfinite(float(cell.sel(label="person")))
+    assert "n/a" not in titles["person"]
