@@ -26,6 +26,8 @@ True
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -154,9 +156,9 @@ def item_keys_warning(
         mean. Its message names the annotators whose pairs are below chance on most
         items (both of a pair: two annotators cannot be told apart) and how to check.
     """
-    if "threshold" in ds.dims:
+    if "threshold" in ds.dims:  # a sweep: its first threshold
         ds = ds.isel(threshold=0)
-        settings = settings.single()
+        settings = dataclasses.replace(settings, match_threshold=float(ds["threshold"].values))
     mismatch, odd = _size_mismatch(df)
     if mismatch > MOST:
         return ItemKeysWarning(

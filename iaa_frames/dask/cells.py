@@ -294,10 +294,13 @@ def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sa
     return pooled_baseline(corpus, frame.reset_index(drop=True), loc_between, sample)
 
 
-def between_tables(corpus, sets_between, loc_between, pooled, source, params) -> PairTables:
+def between_tables(
+    corpus, sets_between, loc_between, pooled, source, params, aligned=None
+) -> PairTables:
     """The chance half of the pair tables, with empty within tables: what
     :func:`iaa_frames.engine.agreement_from_cells` reads names, parameters and chance
-    sources from, and the engine builds the chance half of the cells from."""
+    sources from, and the engine builds the chance half of the cells from (``aligned``:
+    the aligned chance units of a thin population, if drawn)."""
     return PairTables(
         corpus=corpus,
         localization_within=_empty(LOCALIZATION_WITHIN),
@@ -309,6 +312,7 @@ def between_tables(corpus, sets_between, loc_between, pooled, source, params) ->
         localization_pooled=pooled,
         label_source=source,
         params=params,
+        localization_aligned=aligned,
     )
 
 

@@ -26,6 +26,8 @@ import contextlib
 import ctypes
 import sys
 
+from iaa_frames.chance import MIN_CHANCE_UNITS
+from iaa_frames.chance.aligned import DEFAULT_N_ALIGNED, aligned_units
 from iaa_frames.engine import agreement_from_cells
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, MatchSettings
 from iaa_frames.tables.pairs import table_params
@@ -106,11 +108,16 @@ def agreement(ddf, settings: MatchSettings, *, n_boot: int = DEFAULT_N_BOOT):
 
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
     sample, sets_between, loc_between = chance_tables(corpus, store, counts, settings)
+    # a thin population's aligned units (iaa_frames.chance.aligned), as in memory, where
+    # the driver holds every shape (no polygons: those stay on the workers)
+    aligned = None
+    if store is None and int(loc_between["in_uniform"].sum()) < 2 * MIN_CHANCE_UNITS:
+        aligned = aligned_units(corpus, settings, n_target=DEFAULT_N_ALIGNED)
     del store, geometry
     del position
     pooled, source = pooled_from_sample(corpus, samples["localization"], loc_between, sample)
     params = table_params(corpus, sample, settings)
-    between = between_tables(corpus, sets_between, loc_between, pooled, source, params)
+    between = between_tables(corpus, sets_between, loc_between, pooled, source, params, aligned)
     del sample
     cells, presence = merge_cells(parts, between, samples, progress=progress)
     del parts
