@@ -184,10 +184,7 @@ def _point_estimates(parts: dict, n_cells: int, min_chance=MIN_CHANCE_UNITS) -> 
 
 
 #: Added to the note of a classification cell with too few matched chance pairs.
-LABEL_CHANCE_HINT = (
-    "matched pairs of unrelated items are too few to tell label agreement from chance "
-    "(label_alpha gives Krippendorff's alpha, from the label marginals)"
-)
+LABEL_CHANCE_HINT = "labels cannot be told from chance (label_alpha: Krippendorff's)"
 
 
 def label_chance_notes(note: np.ndarray) -> np.ndarray:

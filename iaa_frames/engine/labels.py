@@ -253,9 +253,8 @@ class LabelCells(SigmaCells):
         few = (note == "") & (e < MIN_EXPECTED_DISAGREEMENTS)
         said = np.array(
             [
-                f"{FEW_DISAGREEMENTS_NOTE} ({x:.1f}): matched chance pairs almost always share "
-                "a label (classes in their own places or sizes), so label agreement cannot "
-                "be told from chance"
+                f"{FEW_DISAGREEMENTS_NOTE} ({x:.1f}): unrelated matched objects almost "
+                "always share a label"
                 for x in np.nan_to_num(e[few])
             ],
             dtype=object,
