@@ -47,6 +47,7 @@ from iaa_frames.errors import (
 )
 from iaa_frames.frame.schema import INVALID_REASONS, check
 from iaa_frames.geometry.kinds import get_kind
+from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS, parametric_kinds
 
 from .paths import reader_error
 from .values import is_number
@@ -58,8 +59,10 @@ __all__ = [
     "POLYGON",
     "SHAPE",
     "FrameBuilder",
+    "extra_name",
     "finish",
     "record_text",
+    "reserved_columns",
 ]
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -81,6 +84,35 @@ def record_text(record) -> str:
 
 
 COVERAGE, BOX, POLYGON, SHAPE = 0, 1, 2, 3
+
+#: The prefix a reader attribute (an annotation key, a per-region result, an
+#: ``<attribute>``) takes when its name is a column of the frame.
+ATTRIBUTE_PREFIX = "attr_"
+
+
+def reserved_columns() -> frozenset:
+    """The column names no reader attribute may take: the tidy frame's columns
+    (:data:`~iaa_frames.geometry.kinds.registry.FRAME_COLUMNS`) and those of every
+    registered parametric geometry kind (``kp_nose_x``, ``pt_x``, ...), which would turn
+    a box into a shape of that kind."""
+    names = set(FRAME_COLUMNS)
+    for kind in parametric_kinds():
+        names.update(kind.columns)
+    return frozenset(names)
+
+
+def extra_name(name, reserved: frozenset | None = None) -> str:
+    """The column a reader attribute named ``name`` goes to: ``name``, or
+    ``attr_<name>`` when ``name`` is a column of the frame (``label``, ``width``,
+    ``annotator``, ...), so that an attribute never replaces a frame column.
+
+    Examples
+    --------
+    >>> extra_name("color"), extra_name("label"), extra_name("width")
+    ('color', 'attr_label', 'attr_width')
+    """
+    name = str(name)
+    return ATTRIBUTE_PREFIX + name if name in (reserved or reserved_columns()) else name
 
 
 class FrameBuilder:
@@ -111,6 +143,8 @@ class FrameBuilder:
         self.entry = array("q")  # per row: an int the file's describer formats, or -1 ...
         self.entry_text: dict[int, str] = {}  # ... and the row's description here
         self.extras: dict[str, list] = {}
+        #: the names no extra column may take (see :func:`extra_name`)
+        self.reserved = reserved_columns()
         #: the extra columns that hold per-object attributes (an ordered set), listed in
         #: the frame's ``attrs["iaa_attributes"]`` by :func:`finish`
         self.attributes: dict[str, None] = {}
@@ -159,8 +193,42 @@ class FrameBuilder:
         return len(self.kind)
 
     # --- rows ----------------------------------------------------------------------------
-    def _row(self, kind, item, annotator, label, object_id, width, height, file_idx, entry, extras):
+    def _safe_extras(self, extras):
+        """``extras`` with every key that names a frame column renamed ``attr_<key>``
+        (the one place reader attributes enter the frame: none replaces a column)."""
+        if not extras or self.reserved.isdisjoint(extras):
+            return extras
+        out = {}
+        for k, v in extras.items():
+            if k in self.reserved:
+                name = ATTRIBUTE_PREFIX + str(k)
+                while name in extras or name in out:
+                    name = ATTRIBUTE_PREFIX + name
+                out[name] = v
+                if k in self.attributes:
+                    self.attributes[name] = None
+            else:
+                out[k] = v
+        return out
+
+    def _row(
+        self,
+        kind,
+        item,
+        annotator,
+        label,
+        object_id,
+        width,
+        height,
+        file_idx,
+        entry,
+        extras,
+        own=None,
+    ):
         width, height = float(width), float(height)  # may raise: before any column grows
+        extras = self._safe_extras(extras)
+        if own:  # the columns of the row's own geometry kind (add_shape)
+            extras = {**(extras or {}), **own}
         if extras and len(self.extras) + len(extras) > MAX_EXTRA_COLUMNS:
             self._check_extra_columns(extras, file_idx, entry)
         n = len(self.kind)
@@ -340,7 +408,8 @@ class FrameBuilder:
             height,
             file_idx,
             entry,
-            {**(extras or {}), **own},
+            extras,
+            own,
         )
         self.box.extend((math.nan, math.nan, math.nan, math.nan))
         self.shapes.setdefault(shape_kind.name, array("q")).append(row)
@@ -568,10 +637,8 @@ class FrameBuilder:
             for col in self.extras.values():
                 if len(col) < n:
                     col.extend([None] * (n - len(col)))
-            same = [k for k in self.extras if k in df.columns]  # replaces a core column
-            for k in same:
-                df[k] = _tidy_extra(self.extras[k])
-            new = {k: _tidy_extra(c) for k, c in self.extras.items() if k not in df.columns}
+            # no extra column names a frame column (_safe_extras renamed them)
+            new = {k: _tidy_extra(c) for k, c in self.extras.items()}
             if new:
                 df = pd.concat([df, pd.DataFrame(new)], axis=1)
         # the frame holds the data now; keep only what describe() needs
@@ -692,7 +759,7 @@ def finish(
     )
     counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
     frame.attrs = {**frame.attrs, "iaa_reader": builder.fmt, "iaa_reader_dropped": counts}
-    attributes = [c for c in builder.attributes if c in frame.columns]
+    attributes = [c for c in builder.attributes if c in frame.columns and c not in builder.reserved]
     if attributes:
         frame.attrs["iaa_attributes"] = attributes
     if res.repaired:

@@ -1,0 +1,83 @@
+"""Hostile and unusual input, round three (issue #41): each test names the defect it pins
+(S1, S2, ... of the issue) and fails before its fix."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from helpers import FIX
+
+import iaa_frames as iaf
+from iaa_frames.errors import IAAError, ReaderError
+
+COCO = FIX / "coco" / "ana.json"
+LS = FIX / "labelstudio" / "export.json"
+
+
+def _coco_doc():
+    return json.loads(COCO.read_text())
+
+
+def _write(path, doc):
+    path.write_text(json.dumps(doc))
+    return path
+
+
+# ----------------------------------------------- S1: attributes never replace a frame column
+
+
+@pytest.mark.parametrize("key", ["width", "height", "label", "annotator", "item", "x0"])
+def test_s1_coco_annotation_key_named_like_a_column_keeps_the_column(tmp_path, key):
+    doc = _coco_doc()
+    doc["annotations"][0][key] = 999 if key != "annotator" else "mallory"
+    p = _write(tmp_path / "a.json", doc)
+    other = _write(tmp_path / "b.json", _coco_doc())
+    df = iaf.read_coco({"ana": p, "ben": other})
+    clean = iaf.read_coco({"ana": COCO, "ben": COCO})
+    for col in ("item", "annotator", "label", "x0", "width", "height"):
+        assert df[col].equals(clean[col]), col
+    assert set(df["annotator"]) == {"ana", "ben"}
+    assert f"attr_{key}" in df.columns
+    assert df[f"attr_{key}"].notna().sum() == 1
+
+
+def test_s1_labelstudio_region_result_named_like_a_column(tmp_path):
+    tasks = json.loads(LS.read_text())
+    region = tasks[0]["annotations"][0]["result"][1]  # a per-region choice of region r1
+    region["from_name"] = "width"
+    clean = iaf.read_labelstudio(LS, on_invalid="drop")
+    p = _write(tmp_path / "ls.json", tasks)
+    df = iaf.read_labelstudio(p, on_invalid="drop")
+    assert df["width"].equals(clean["width"])
+    assert "attr_width" in df.columns and "attr_width" in df.attrs["iaa_attributes"]
+    assert "width" not in df.attrs["iaa_attributes"]
+    region["from_name"] = "label"
+    df = iaf.read_labelstudio(_write(tmp_path / "ls2.json", tasks), on_invalid="drop")
+    assert df["label"].equals(clean["label"])
+
+
+def test_s1_builder_renames_reserved_extras():
+    from iaa_frames.io.builder import FrameBuilder, finish
+
+    b = FrameBuilder("example")
+    f = b.add_file("x.json")
+    b.attributes["label"] = None
+    b.add_box(
+        "a",
+        "ana",
+        "cat",
+        0,
+        0,
+        2,
+        2,
+        file_idx=f,
+        entry=0,
+        extras={"label": "dog", "pt_x": 1.0, "pt_y": 1.0, "attr_label": 3},
+    )
+    df = finish(b)
+    assert df["label"].tolist() == ["cat"]
+    assert df["x1"].tolist() == [2.0]  # pt_x/pt_y did not make the box a point
+    assert {"attr_label", "attr_attr_label", "attr_pt_x"} <= set(df.columns)
