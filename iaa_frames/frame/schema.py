@@ -38,6 +38,7 @@ __all__ = [
     "MAX_NAME_CHARS",
     "ValidationResult",
     "check",
+    "identifier_column",
     "validate",
     "is_object",
     "INVALID_REASONS",
@@ -215,6 +216,110 @@ def _annotator_column(ann: pd.Series) -> pd.Series:
     return ann
 
 
+#: Values no identifier (item, annotator, label, group) may be: containers and bytes.
+_NOT_IDENTIFIERS = (list, dict, tuple, set, frozenset, np.ndarray, bytes, bytearray)
+
+
+def _identifier_text(v):
+    """One identifier as text: strings as they are, integers (Python, numpy, or a float
+    holding an integer, as ``pd.read_csv`` gives for a column with gaps) as their decimal
+    string, other numbers as ``str``; missing values stay missing."""
+    if isinstance(v, str):
+        return v
+    if v is None or v is pd.NA or v is pd.NaT:
+        return None
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        if np.isnan(v):
+            return None
+        return str(int(v)) if np.isfinite(v) and float(v).is_integer() else str(float(v))
+    return str(v)
+
+
+def _refuse_containers(values: pd.Series, name: str) -> None:
+    """A :class:`SchemaError` naming the first rows whose ``name`` is a list, dict, tuple,
+    set, array or bytes: an identifier is text (or an integer id)."""
+    if values.dtype != object:  # noqa: E721  (numpy and pandas dtypes compare equal)
+        return
+    arr = values.to_numpy(dtype=object)
+    bad = np.frompyfunc(lambda v: isinstance(v, _NOT_IDENTIFIERS), 1, 1)(arr).astype(bool)
+    if bad.any():
+        pos = np.flatnonzero(bad)[:_MAX_LISTED]
+        article = "an" if name[0] in "aeiou" else "a"
+        raise SchemaError(
+            f"{int(bad.sum())} row(s) have {article} {name} that is a "
+            f"{type(arr[pos[0]]).__name__}, not text: "
+            + ", ".join(f"row {p} ({name} {_short(arr[p])})" for p in pos)
+            + f"; {article} {name} is a string or an integer id"
+        )
+
+
+def identifier_column(values: pd.Series, name: str = "item") -> pd.Series:
+    """The identifier policy of the tidy frame, for ``item`` and ``label``: identifiers
+    are text. Strings stay as they are; integers (``7``, numpy integers, ``7.0`` from a
+    float column) become their decimal string ``"7"``, other numbers ``str(v)``;
+    missing values stay missing. A list, dict, tuple, set, array or bytes is a
+    :class:`SchemaError` naming the rows. Values of different types that become one text
+    (the item ``0`` and ``"0"``, the labels ``1`` and ``1.0``) are one identifier, with
+    an :class:`~iaa_frames.errors.IAAWarning` naming them.
+
+    Examples
+    --------
+    >>> identifier_column(pd.Series([1, 2.0, "b", None]), "label").tolist()
+    ['1', '2', 'b', nan]
+    """
+    dtype = values.dtype
+    if pd.api.types.is_string_dtype(dtype) and dtype != object:  # noqa: E721
+        return values
+    if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+        return values.astype("str").where(values.notna())
+    if pd.api.types.is_float_dtype(dtype):
+        vals = values.to_numpy(dtype="float64", na_value=np.nan)
+        out = np.full(len(vals), None, dtype=object)
+        present = ~np.isnan(vals)
+        with np.errstate(invalid="ignore"):
+            integral = present & np.isfinite(vals) & (np.floor(vals) == vals)
+            integral &= np.abs(vals) < 2.0**63
+        out[integral] = vals[integral].astype(np.int64).astype(str)
+        rest = present & ~integral
+        out[rest] = [str(float(v)) for v in vals[rest]]
+        return pd.Series(pd.array(out, dtype="str"), index=values.index)
+    if dtype != object:  # noqa: E721  (categorical, bool, datetime...: their text)
+        return values.astype("str").where(values.notna())
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind in ("string", "empty"):
+        return values
+    _refuse_containers(values, name)
+    arr = values.to_numpy(dtype=object)
+    text = np.array([_identifier_text(v) for v in arr] + [None], dtype=object)[:-1]
+    if kind not in ("integer", "floating", "mixed-integer-float", "decimal", "boolean"):
+        _warn_merged(arr, text, name)
+    return pd.Series(text, index=values.index, dtype=object)
+
+
+def _warn_merged(arr: np.ndarray, text: np.ndarray, name: str) -> None:
+    """An :class:`IAAWarning` when values of different types became one text (``0`` and
+    ``"0"``): they now name one identifier."""
+    present = ~pd.isna(text)
+    pairs = pd.DataFrame(
+        {"text": text[present], "type": [type(v).__name__ for v in arr[present]]}
+    ).drop_duplicates()
+    merged = pairs["text"][pairs["text"].duplicated(keep=False)].unique()
+    if len(merged):
+        shown = ", ".join(map(repr, merged[:_MAX_LISTED]))
+        warnings.warn(
+            IAAWarning(
+                f"the {name} column mixes text and numbers that read the same: {shown} "
+                f"{'is' if len(merged) == 1 else 'are'} given both as text and as a number, "
+                f"and name{'s' if len(merged) == 1 else ''} one {name} (identifiers are text)"
+            ),
+            stacklevel=5,
+        )
+
+
 def _float_or_infinite(v):
     """``float(v)``, an integer too large for float64 as a signed infinity (which then
     fails the finiteness check), anything else as it is."""
@@ -357,7 +462,7 @@ def _reasons(df: pd.DataFrame):
     """Compute the normalized columns and, per row, the code of the first failed check."""
     n = len(df)
     masks: dict[str, np.ndarray] = {}
-    item = df["item"]
+    item = identifier_column(df["item"], "item")
     masks["missing_item"] = item.isna().to_numpy()
     ann = _annotator_column(df["annotator"])
     ann_missing = ann.isna().to_numpy()
@@ -402,7 +507,7 @@ def _reasons(df: pd.DataFrame):
             ~has_geom & ~flat_ok & ((box[:, 2] == box[:, 0]) | (box[:, 3] == box[:, 1]))
         )
 
-    label = df["label"]
+    label = identifier_column(df["label"], "label")
     label_missing = label.isna().to_numpy()
     masks["missing_geometry"] = no_box & ~label_missing
     masks["missing_label"] = ~no_box & label_missing
@@ -653,6 +758,8 @@ def _bad_text(df: pd.DataFrame) -> str:
 def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     """:func:`check`, plus the positions of the invalid rows."""
     _schema(df)
+    for col in ("item", "annotator", "label"):  # before anything hashes a list (a group
+        _refuse_containers(df[col], col)  # that is no name is an invalid annotation)
     if _has_bad_text(df):  # pandas without pyarrow stores lone surrogates without a word
         raise InvalidAnnotationError(_bad_text(df))
     df = geometries_as_kinds(df)  # LineString, Point, MultiPoint: the kinds that hold them

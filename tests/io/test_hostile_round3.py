@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 from helpers import FIX
 
 import iaa_frames as iaf
-from iaa_frames.errors import IAAError, ReaderError
 
 COCO = FIX / "coco" / "ana.json"
 LS = FIX / "labelstudio" / "export.json"
@@ -81,3 +79,45 @@ def test_s1_builder_renames_reserved_extras():
     assert df["label"].tolist() == ["cat"]
     assert df["x1"].tolist() == [2.0]  # pt_x/pt_y did not make the box a point
     assert {"attr_label", "attr_attr_label", "attr_pt_x"} <= set(df.columns)
+
+
+# ------------------------------------- S7, T7: one identifier policy, containers refused
+
+
+def _frame(**cols):
+    base = {
+        "item": ["a", "b"],
+        "annotator": ["x", "y"],
+        "label": ["c", "c"],
+        "x0": [0, 0],
+        "y0": [0, 0],
+        "x1": [1, 1],
+        "y1": [1, 1],
+    }
+    return pd.DataFrame({**base, **cols})
+
+
+def test_s7_item_0_and_text_0_are_one_item():
+    with pytest.warns(iaf.errors.IAAWarning, match="'0'"):
+        out = iaf.validate(_frame(item=[0, "0"]))
+    assert out["item"].tolist() == ["0", "0"]
+
+
+def test_s7_labels_1_and_1_0_are_one_class():
+    out = iaf.validate(_frame(label=[1, 1.0]))
+    assert out["label"].tolist() == ["1", "1"]
+    floats = iaf.validate(_frame(label=[1.0, 2.5]))  # a float column, as read_csv gives
+    assert floats["label"].tolist() == ["1", "2.5"]
+
+
+def test_s7_integer_items_become_text():
+    out = iaf.validate(_frame(item=[3, 4]))
+    assert out["item"].tolist() == ["3", "4"]
+
+
+@pytest.mark.parametrize("column", ["item", "annotator", "label"])
+@pytest.mark.parametrize("value", [[1, 2], {"a": 1}, (1, 2), b"x"])
+def test_t7_a_container_identifier_is_a_schema_error(column, value):
+    df = _frame(**{column: [value, "v"]})
+    with pytest.raises(iaf.errors.SchemaError, match=rf"row 0 \({column} "):
+        iaf.validate(df)
