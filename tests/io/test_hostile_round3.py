@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 from helpers import FIX
 
 import iaa_frames as iaf
+from iaa_frames.errors import IAAError, ReaderError
 
 COCO = FIX / "coco" / "ana.json"
 LS = FIX / "labelstudio" / "export.json"
@@ -121,3 +123,28 @@ def test_t7_a_container_identifier_is_a_schema_error(column, value):
     df = _frame(**{column: [value, "v"]})
     with pytest.raises(iaf.errors.SchemaError, match=rf"row 0 \({column} "):
         iaf.validate(df)
+
+
+# ----------------------------------------------- S3: a compressed RLE shorter than its mask
+
+
+@pytest.mark.parametrize("counts", ["52", "0" * 3 + "1", "a?", "\u00e9"])
+def test_s3_short_or_malformed_compressed_rle_is_refused(tmp_path, counts):
+    pytest.importorskip("pycocotools")
+    doc = _coco_doc()
+    doc["annotations"][0]["segmentation"] = {"size": [480, 640], "counts": counts}
+    p = _write(tmp_path / "rle.json", doc)
+    with pytest.raises(ReaderError, match=r"annotations\[0\].*segmentation.counts"):
+        iaf.read_coco(p)
+
+
+def test_s3_a_full_compressed_rle_is_read():
+    from pycocotools import mask as mask_utils
+
+    m = np.zeros((6, 5), np.uint8, order="F")
+    m[1:4, 2:4] = 1
+    counts = mask_utils.encode(m)["counts"].decode()
+    from iaa_frames.io.masks import rle_geometry
+
+    geom = rle_geometry("x.json", "a", {"size": [6, 5], "counts": counts})
+    assert geom.area == 6 and geom.bounds == (2.0, 1.0, 4.0, 4.0)
