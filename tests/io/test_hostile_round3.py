@@ -11,7 +11,7 @@ import pytest
 from helpers import FIX
 
 import iaa_frames as iaf
-from iaa_frames.errors import IAAError, ReaderError
+from iaa_frames.errors import ReaderError
 
 COCO = FIX / "coco" / "ana.json"
 LS = FIX / "labelstudio" / "export.json"
