@@ -299,7 +299,7 @@ def read_yolo(
                 raise reader_error(
                     root, None, "no annotator subdirectories and no .txt label files"
                 )
-    names = class_names(classes, dirs)
+    names_of = class_names(classes, dirs)
     sizes = _sizes(image_sizes)
     b = FrameBuilder("yolo", on_invalid=on_invalid)
     keys = ItemKeys(item_key)
@@ -316,7 +316,7 @@ def read_yolo(
         for path, image in files:
             source = image if image is not None else str(path.relative_to(d).with_suffix(""))
             item = keys(source, scope=d, path=path, entry="(file)")
-            _read_file(path, ann, names, sizes, b, item)
+            _read_file(path, ann, names_of[ann], sizes, b, item)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 

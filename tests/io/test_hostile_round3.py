@@ -148,3 +148,82 @@ def test_s3_a_full_compressed_rle_is_read():
 
     geom = rle_geometry("x.json", "a", {"size": [6, 5], "counts": counts})
     assert geom.area == 6 and geom.bounds == (2.0, 1.0, 4.0, 4.0)
+
+
+# ------------------------------------------------------------------ YOLO: S2, S6, S10, I2
+
+
+def _yolo(root, name, files, classes=None):
+    d = root / name
+    d.mkdir(parents=True)
+    for stem, text in files.items():
+        (d / f"{stem}.txt").write_text(text)
+    if classes is not None:
+        (d / "classes.txt").write_text("\n".join(classes) + "\n")
+    return d
+
+
+def test_s2_each_annotator_keeps_its_own_classes_file(tmp_path):
+    _yolo(tmp_path, "ana", {"a": "0 0.5 0.5 0.2 0.2\n"}, ["cat", "dog"])
+    _yolo(tmp_path, "ben", {"a": "1 0.5 0.5 0.2 0.2\n"}, ["dog", "cat"])
+    df = iaf.read_yolo(tmp_path)
+    assert df.set_index("annotator")["label"].to_dict() == {"ana": "cat", "ben": "cat"}
+
+
+def test_s2_an_annotator_without_classes_beside_one_with_is_refused(tmp_path):
+    _yolo(tmp_path, "ana", {"a": "0 0.5 0.5 0.2 0.2\n"}, ["cat"])
+    _yolo(tmp_path, "ben", {"a": "0 0.5 0.5 0.2 0.2\n"})
+    with pytest.raises(ReaderError, match="'ben' has no class file"):
+        iaf.read_yolo(tmp_path)
+
+
+def test_s6_tracker_lines_are_boxes_with_a_track_id(tmp_path):
+    _yolo(tmp_path, "ana", {"a": "0 0.5 0.5 0.2 0.2 0.9 7\n0 0.2 0.2 0.1 0.1 0.8 1\n"})
+    df = iaf.read_yolo(tmp_path / "ana", annotator="ana", classes=["cat"])
+    assert df["geometry"].isna().all()
+    assert df["track_id"].tolist() == [7, 1] and df["score"].tolist() == [0.9, 0.8]
+    np.testing.assert_allclose(df[["x0", "x1"]].to_numpy()[0], [0.4, 0.6])
+
+
+def test_s6_a_triangle_stays_a_triangle(tmp_path):
+    _yolo(tmp_path, "ana", {"a": "0 0.1 0.1 0.5 0.1 0.3 0.6\n"})
+    df = iaf.read_yolo(tmp_path / "ana", annotator="ana", classes=["cat"])
+    assert df["geometry"].iloc[0].geom_type == "Polygon"
+
+
+def test_s6_six_values_among_scored_segments_are_refused(tmp_path):
+    _yolo(tmp_path, "ana", {"a": "0 0.1 0.1 0.5 0.1 0.3 0.6 0.9\n0 0.1 0.1 0.5 0.1 0.7\n"})
+    with pytest.raises(ReaderError, match=r"a\.txt: line 2: 6 values in a file of segment"):
+        iaf.read_yolo(tmp_path / "ana", annotator="ana", classes=["cat"])
+    df = iaf.read_yolo(tmp_path / "ana", annotator="ana", classes=["cat"], on_invalid="drop")
+    assert df["score"].tolist() == [0.9]  # the segment with its score
+
+
+@pytest.mark.parametrize("line", ["0 1.5 0.5 0.2 0.2", "0 0.5 0.5 0.2 -0.2", "0 0 0 2 0 0 3"])
+def test_s10_coordinates_outside_the_unit_square_are_refused(tmp_path, line):
+    _yolo(tmp_path, "ana", {"a": line + "\n"})
+    with pytest.raises(ReaderError, match=r"line 1: the coordinate .* outside \[0, 1\]"):
+        iaf.read_yolo(tmp_path / "ana", annotator="ana", classes=["cat"])
+
+
+@pytest.mark.parametrize("token", ["0_2", "1_0", "\u0661", "\uff10.5"])
+def test_s17_yolo_numbers_are_plain_ascii(tmp_path, token):
+    _yolo(tmp_path, "ana", {"a": f"0 0.5 {token} 0.2 0.2\n"})
+    with pytest.raises(ReaderError, match="non-numeric"):
+        iaf.read_yolo(tmp_path / "ana", annotator="ana", classes=["cat"])
+
+
+@pytest.mark.parametrize("entry", ["../../secret.jpg", "ABS"])
+def test_i2_darknet_list_entries_stay_inside_the_export(tmp_path, entry):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("0 0.5 0.5 0.2 0.2\n")
+    (tmp_path / "secret.jpg").write_bytes(b"")
+    d = tmp_path / "exp" / "ana"
+    (d / "obj_train_data").mkdir(parents=True)
+    (d / "obj_train_data" / "x.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    (d / "obj.names").write_text("cat\n")
+    name = str(tmp_path / "secret.jpg") if entry == "ABS" else entry
+    (d / "train.txt").write_text(f"data/obj_train_data/x.jpg\n{name}\n")
+    (d / "obj.data").write_text("train = data/train.txt\nnames = data/obj.names\n")
+    with pytest.raises(ReaderError, match="no label file 'secret.txt'"):
+        iaf.read_yolo(d, annotator="ana")
