@@ -257,21 +257,32 @@ def _refuse_containers(values: pd.Series, name: str) -> None:
         )
 
 
-def identifier_column(values: pd.Series, name: str = "item") -> pd.Series:
+def identifier_column(
+    values: pd.Series, name: str = "item", *, keep_numbers: bool | None = None
+) -> pd.Series:
     """The identifier policy of the tidy frame, for ``item`` and ``label``: identifiers
     are text. Strings stay as they are; integers (``7``, numpy integers, ``7.0`` from a
     float column) become their decimal string ``"7"``, other numbers ``str(v)``;
     missing values stay missing. A list, dict, tuple, set, array or bytes is a
     :class:`SchemaError` naming the rows. Values of different types that become one text
     (the item ``0`` and ``"0"``, the labels ``1`` and ``1.0``) are one identifier, with
-    an :class:`~iaa_frames.errors.IAAWarning` naming them.
+    an :class:`~iaa_frames.errors.IAAWarning` naming them. One exception: an ``item``
+    column of numbers only (frame ids, image ids) is kept as it is, so that items sort
+    in numeric order (``2`` before ``10``; ``keep_numbers=False`` makes them text, as
+    the readers give them).
 
     Examples
     --------
     >>> identifier_column(pd.Series([1, 2.0, "b", None]), "label").tolist()
     ['1', '2', 'b', nan]
+    >>> identifier_column(pd.Series([10, 2]), "item").tolist()
+    [10, 2]
     """
     dtype = values.dtype
+    if keep_numbers is None:
+        keep_numbers = name == "item"
+    if keep_numbers and _numbers_only(values):
+        return values
     if pd.api.types.is_string_dtype(dtype) and dtype != object:  # noqa: E721
         return values
     if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
@@ -298,6 +309,22 @@ def identifier_column(values: pd.Series, name: str = "item") -> pd.Series:
     if kind not in ("integer", "floating", "mixed-integer-float", "decimal", "boolean"):
         _warn_merged(arr, text, name)
     return pd.Series(text, index=values.index, dtype=object)
+
+
+def _numbers_only(values: pd.Series) -> bool:
+    """Whether a column holds numbers only (not booleans), missing values aside."""
+    dtype = values.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return False
+    if pd.api.types.is_numeric_dtype(dtype):
+        return True
+    if dtype != object:  # noqa: E721
+        return False
+    return pd.api.types.infer_dtype(values, skipna=True) in (
+        "integer",
+        "floating",
+        "mixed-integer-float",
+    )
 
 
 def _warn_merged(arr: np.ndarray, text: np.ndarray, name: str) -> None:

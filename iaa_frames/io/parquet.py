@@ -28,7 +28,7 @@ import pandas as pd
 import shapely
 
 from iaa_frames.errors import ParameterError, ReaderError, SchemaError
-from iaa_frames.frame.schema import validate
+from iaa_frames.frame.schema import identifier_column, validate
 
 __all__ = [
     "FILE_PATTERN",
@@ -339,7 +339,8 @@ def read_parquet(path, *, on_invalid: str = "raise") -> pd.DataFrame:
     -------
     pandas.DataFrame
         The validated tidy frame, index as written. Rows come back grouped by file; a
-        frame whose rows were grouped by item comes back in its original order.
+        frame whose rows were grouped by item comes back in its original order. Items are
+        text, as every reader gives them (an integer item ``7`` comes back ``"7"``).
 
     Raises
     ------
@@ -361,4 +362,6 @@ def read_parquet(path, *, on_invalid: str = "raise") -> pd.DataFrame:
         raise FileNotFoundError(f"{path}: no Parquet file (*.parquet) in this directory")
     frames = [read_parquet_file(f) for f in files]
     frame = frames[0] if len(frames) == 1 else pd.concat(frames)
+    if "item" in frame.columns:  # a reader gives identifiers as text, as every reader does
+        frame["item"] = identifier_column(frame["item"], "item", keep_numbers=False)
     return validate(frame, on_invalid=on_invalid)

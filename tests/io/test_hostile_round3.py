@@ -112,9 +112,12 @@ def test_s7_labels_1_and_1_0_are_one_class():
     assert floats["label"].tolist() == ["1", "2.5"]
 
 
-def test_s7_integer_items_become_text():
-    out = iaf.validate(_frame(item=[3, 4]))
-    assert out["item"].tolist() == ["3", "4"]
+def test_s7_numeric_items_keep_their_order_mixed_ones_become_text():
+    assert iaf.validate(_frame(item=[10, 2]))["item"].tolist() == [10, 2]
+    with pytest.warns(iaf.errors.IAAWarning, match="'1'"):
+        out = iaf.validate(_frame(item=[1, "1"]))
+    assert out["item"].tolist() == ["1", "1"]
+    assert iaf.validate(_frame(item=[1, "b"]))["item"].tolist() == ["1", "b"]
 
 
 @pytest.mark.parametrize("column", ["item", "annotator", "label"])
