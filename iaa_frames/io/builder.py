@@ -8,6 +8,10 @@ Every reader goes through :class:`FrameBuilder`, which
 * adds *coverage rows* for every (item, annotator) that was reviewed and has no object,
 * keeps every skipped record (cancelled annotations, unsupported shapes, ...) with its
   file, entry and reason,
+* renames a reader attribute named like a frame column to ``attr_<name>``
+  (:func:`extra_name`), so that no attribute replaces a column,
+* refuses one annotator's work on one item read from two files (one file given twice,
+  two exports that take one annotator name): counted twice, it would agree with itself,
 
 and then :func:`finish` validates the result with :func:`iaa_frames.frame.schema.check`, turns any
 invalid row into a :class:`~iaa_frames.errors.ReaderError` that names the file and the
@@ -602,8 +606,45 @@ class FrameBuilder:
                     values[row] = v.encode("utf-8", "backslashreplace").decode("utf-8")
                     self.void(row, exc, path, entry, cover=False)
 
+    def _check_read_twice(self) -> None:
+        """One annotator's work on one item read from two files (one file given twice,
+        two exports of one job, two files naming one image, two exports without an
+        assignee that take one annotator name): counted twice, it would be agreement of the
+        annotator with itself. A :class:`~iaa_frames.errors.ReaderError` naming the two
+        files and the (item, annotator); one vectorized pass over the rows."""
+        if len(self.files) < 2 or not self.n:
+            return
+        rows = np.arange(self.n)
+        if self.voided:
+            rows = np.setdiff1d(rows, np.fromiter(self.voided, dtype=np.int64))
+        item_code, _ = pd.factorize(np.array(self.item + [None], dtype=object)[:-1][rows])
+        ann_code, _ = pd.factorize(np.array(self.annotator + [None], dtype=object)[:-1][rows])
+        files = np.asarray(self.file_idx, dtype=np.int64)[rows]
+        key = item_code.astype(np.int64) * (int(ann_code.max()) + 1) + ann_code
+        pairs = pd.DataFrame({"key": key, "file": files, "row": rows}).drop_duplicates(
+            ["key", "file"]
+        )
+        twice = pairs[pairs["key"].duplicated(keep=False)]
+        if twice.empty:
+            return
+        first = twice[twice["key"] == twice["key"].iat[0]]
+        r0, r1 = int(first["row"].iat[0]), int(first["row"].iat[1])
+        f0, f1 = self.files[self.file_idx[r0]], self.files[self.file_idx[r1]]
+        n_pairs = twice["key"].nunique()
+        more = f" (and {n_pairs - 1:,} more item/annotator pairs)" if n_pairs > 1 else ""
+        same = " (the same file given twice?)" if str(f0) == str(f1) else ""
+        exc = ReaderError(
+            f"{f1}: the annotator {self.annotator[r1]!r} on the item {self.item[r1]!r} is "
+            f"read from this file and from {f0}{same}{more}: the same work read twice "
+            "would count as agreement with itself. Give each file once; exports that "
+            "name no annotator (CVAT's annotations.xml without an assignee) need "
+            "annotator= or a mapping {annotator: file}"
+        )
+        raise exc
+
     def build(self) -> pd.DataFrame:
         self._coverage_rows()
+        self._check_read_twice()
         self._check_text()
         n = self.n
         box = (

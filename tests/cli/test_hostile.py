@@ -197,3 +197,25 @@ def test_bad_inputs_give_one_line(capsys, tmp_path, name, content, fragment):
         p.write_text(content)
     proc = call(capsys, "report", p, "--out", tmp_path / "o", "-q", *FAST)
     assert_one_line_error(proc, 1, name, fragment)
+
+
+# ------------------------------------------------- #41 S4: the same input twice is named
+
+
+def test_one_file_given_twice_is_refused(capsys, corpus_csv, tmp_path):
+    proc = call(capsys, "report", corpus_csv, corpus_csv, "--out", tmp_path / "r", "-q", *FAST)
+    assert_one_line_error(proc, 1, "given twice")
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(corpus_csv.read_bytes())
+    proc = call(capsys, "report", corpus_csv, copy, "--out", tmp_path / "r", "-q", *FAST)
+    assert_one_line_error(proc, 1, "same content")
+    assert not (tmp_path / "r").exists()
+
+
+def test_two_tables_holding_one_annotators_work_are_refused(capsys, corpus_csv, tmp_path):
+    df = pd.read_csv(corpus_csv)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    df.to_csv(a, index=False)
+    df[df["item"] == df["item"].iloc[0]].to_csv(b, index=False)  # one item again
+    proc = call(capsys, "report", a, b, "--out", tmp_path / "r", "-q", *FAST)
+    assert_one_line_error(proc, 1, "read twice")

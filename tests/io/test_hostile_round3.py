@@ -230,3 +230,56 @@ def test_i2_darknet_list_entries_stay_inside_the_export(tmp_path, entry):
     (d / "obj.data").write_text("train = data/train.txt\nnames = data/obj.names\n")
     with pytest.raises(ReaderError, match="no label file 'secret.txt'"):
         iaf.read_yolo(d, annotator="ana")
+
+
+# ----------------------------------------------- S4, S5: the same work read twice is named
+
+
+def test_s4_two_voc_files_naming_one_image_are_refused(tmp_path):
+    d = tmp_path / "voc" / "ana"
+    d.mkdir(parents=True)
+    src = FIX / "voc" / "ana" / "000005.xml"
+    (d / "000005.xml").write_bytes(src.read_bytes())
+    (d / "copy_of_000005.xml").write_bytes(src.read_bytes())
+    with pytest.raises(ReaderError, match=r"'ana' on the item '000005.jpg'.*read twice"):
+        iaf.read_voc(tmp_path / "voc")
+
+
+def test_s4_one_file_given_twice_to_a_reader_is_refused():
+    with pytest.raises(ReaderError, match="the same file given twice"):
+        iaf.read_cvat([FIX / "cvat" / "job_12.xml", FIX / "cvat" / "job_12.xml"])
+
+
+def test_s5_two_unassigned_cvat_exports_are_not_one_annotator(tmp_path):
+    text = (FIX / "cvat" / "job_12.xml").read_text()
+    start, stop = text.index("<assignee>"), text.index("</assignee>") + len("</assignee>")
+    text = text[:start] + text[stop:]
+    start, stop = text.index("<owner>"), text.index("</owner>") + len("</owner>")
+    text = text[:start] + text[stop:]
+    paths = []
+    for who in ("ana", "ben"):
+        (tmp_path / who).mkdir()
+        p = tmp_path / who / "annotations.xml"  # CVAT's download name
+        p.write_text(text)
+        paths.append(p)
+    with (
+        pytest.warns(iaf.errors.AnnotatorNameWarning),
+        pytest.raises(ReaderError, match="'annotations'.*read twice.*annotator="),
+    ):
+        iaf.read_cvat(paths)
+    df = iaf.read_cvat({"ana": paths[0], "ben": paths[1]})  # named: two annotators
+    assert set(df["annotator"]) == {"ana", "ben"}
+
+
+def test_s4_one_labelstudio_user_annotating_a_task_twice(tmp_path):
+    tasks = json.loads(LS.read_text())
+    ann = tasks[0]["annotations"]
+    again = json.loads(json.dumps(ann[1]))
+    again["id"] = 1999
+    ann.append(again)  # user 11 annotated task 1 twice
+    p = _write(tmp_path / "ls.json", tasks)
+    with pytest.raises(ReaderError, match=r"annotations\[3\] \(id=1999\).*'11'.*already"):
+        iaf.read_labelstudio(p)
+    df = iaf.read_labelstudio(p, on_invalid="drop")
+    assert not df["object_id"].astype(str).str.startswith("1999/").any()
+    assert len(df) == len(iaf.read_labelstudio(LS, on_invalid="drop"))
