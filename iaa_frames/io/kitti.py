@@ -35,7 +35,7 @@ from pathlib import Path
 from iaa_frames.errors import ParameterError
 
 from .builder import FrameBuilder, finish
-from .paths import check_dir, reader_error
+from .paths import as_path, check_dir, reader_error
 
 __all__ = ["read_kitti"]
 
@@ -74,7 +74,7 @@ def _sources(path_or_folder, annotator):
 
 
 def _files(path) -> list[Path]:
-    p = Path(path)
+    p = as_path(path, "a file or folder path")
     if p.is_file():
         return [p]
     check_dir(p)

@@ -33,14 +33,14 @@ from pathlib import Path
 from iaa_frames.errors import ParameterError
 
 from .builder import FrameBuilder, finish
-from .paths import reader_error
+from .paths import as_path, reader_error
 
 __all__ = ["read_supervisely_pointcloud"]
 
 
 def _files(path) -> list[tuple[Path, str]]:
     """(annotation file, item) of a file, a dataset folder or a project folder."""
-    p = Path(path)
+    p = as_path(path, "a file or folder path")
     if not p.exists():
         raise reader_error(p, None, "no such file or folder")
     if p.is_file():

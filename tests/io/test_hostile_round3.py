@@ -11,7 +11,7 @@ import pytest
 from helpers import FIX
 
 import iaa_frames as iaf
-from iaa_frames.errors import ReaderError
+from iaa_frames.errors import IAAError, ReaderError
 
 COCO = FIX / "coco" / "ana.json"
 LS = FIX / "labelstudio" / "export.json"
@@ -283,3 +283,18 @@ def test_s4_one_labelstudio_user_annotating_a_task_twice(tmp_path):
     df = iaf.read_labelstudio(p, on_invalid="drop")
     assert not df["object_id"].astype(str).str.startswith("1999/").any()
     assert len(df) == len(iaf.read_labelstudio(LS, on_invalid="drop"))
+
+
+# ------------------------------------------------------- T9: a path that is no path
+
+
+@pytest.mark.parametrize(
+    "reader",
+    ["read_coco", "read_cvat", "read_table", "read_kitti", "read_supervisely_pointcloud"],
+)
+@pytest.mark.parametrize("arg", [42, None, 3.5, b"x.json", [42], {"ana": 42}])
+def test_t9_a_path_that_is_no_path_is_a_clear_error(reader, arg):
+    import iaa_frames.io as io
+
+    with pytest.raises(IAAError, match="expected|needs a path"):
+        getattr(io, reader)(arg)
