@@ -298,3 +298,23 @@ def test_t9_a_path_that_is_no_path_is_a_clear_error(reader, arg):
 
     with pytest.raises(IAAError, match="expected|needs a path"):
         getattr(io, reader)(arg)
+
+
+# ------------------------------------------- D1: to_parquet removes only its own files
+
+
+def test_d1_to_parquet_overwrite_never_removes_a_file_it_did_not_write(tmp_path):
+    pytest.importorskip("pyarrow")
+    df = iaf.simulate(n_items=3, seed=0)
+    mine = tmp_path / "input.parquet"
+    df.drop(columns="geometry").to_parquet(mine)
+    other = tmp_path / "part-00007.parquet"  # named like ours, but not ours
+    other.write_bytes(mine.read_bytes())
+    before = mine.read_bytes()
+    with pytest.raises(FileExistsError, match="did not write"):
+        iaf.to_parquet(df, tmp_path, overwrite=True)
+    assert mine.read_bytes() == before and other.exists()
+    out = tmp_path / "out"
+    iaf.to_parquet(df, out)
+    iaf.to_parquet(df.iloc[:4], out, overwrite=True)  # its own files: replaced
+    assert len(iaf.read_parquet(out)) == 4
