@@ -318,3 +318,36 @@ def test_d1_to_parquet_overwrite_never_removes_a_file_it_did_not_write(tmp_path)
     iaf.to_parquet(df, out)
     iaf.to_parquet(df.iloc[:4], out, overwrite=True)  # its own files: replaced
     assert len(iaf.read_parquet(out)) == 4
+
+
+# ------------------------------------------------ D2: writers never replace a file unasked
+
+
+@pytest.mark.parametrize("writer", ["write_coco", "write_cvat", "write_voc", "write_darwin"])
+def test_d2_writers_refuse_to_replace_a_file(tmp_path, writer):
+    from iaa_frames.io import writers
+
+    df = iaf.simulate(n_items=2, annotators={"ana": "good"}, seed=0)
+    write = getattr(writers, writer)
+    write(df, tmp_path)
+    target = next(p for p in tmp_path.rglob("*") if p.is_file())
+    target.write_text("the user's own file")
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        write(df, tmp_path)
+    assert target.read_text() == "the user's own file"
+    write(df, tmp_path, overwrite=True)
+    assert target.read_text() != "the user's own file"
+
+
+def test_d2_consensus_to_coco_and_to_cvat_need_overwrite(tmp_path):
+    df = iaf.simulate(n_items=6, annotators={"ana": "good", "ben": "good"}, seed=1)
+    cons = iaf.consensus(df) if hasattr(iaf, "consensus") else None
+    if cons is None:
+        pytest.skip("no iaf.consensus")
+    for write in (cons.to_coco, cons.to_cvat):
+        (path,) = write(tmp_path)
+        path.write_text("mine")
+        with pytest.raises(FileExistsError, match="overwrite=True"):
+            write(tmp_path)
+        assert path.read_text() == "mine"
+        write(tmp_path, overwrite=True)
