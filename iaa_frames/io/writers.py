@@ -25,6 +25,8 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
 from iaa_frames.geometry.kinds import POINT_SET, POLYLINE, polyline_vertices
 
+from .safe_csv import csv_text
+
 __all__ = [
     "write_coco",
     "write_coco_raters",
@@ -491,10 +493,13 @@ def write_yolo(df, directory, *, classes=None, overwrite=False):
                 lines.append(f"{c} " + " ".join(f"{v:.6f}" for v in xy.ravel()))
         _write(d / f"{it}.txt", "".join(line + "\n" for line in lines), overwrite)
     _write(directory / "classes.txt", "".join(c + "\n" for c in classes), overwrite)
-    sizes_csv = pd.DataFrame(
-        [(it, w, h) for it, (w, h) in sorted(sizes.items(), key=lambda kv: str(kv[0]))],
-        columns=["item", "width", "height"],
-    ).to_csv(index=False)
+    sizes_csv = csv_text(
+        pd.DataFrame(
+            [(it, w, h) for it, (w, h) in sorted(sizes.items(), key=lambda kv: str(kv[0]))],
+            columns=["item", "width", "height"],
+        ),
+        index=False,
+    )
     _write(directory / "image_sizes.csv", sizes_csv, overwrite)
     return directory
 

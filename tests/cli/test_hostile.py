@@ -219,3 +219,33 @@ def test_two_tables_holding_one_annotators_work_are_refused(capsys, corpus_csv, 
     df[df["item"] == df["item"].iloc[0]].to_csv(b, index=False)  # one item again
     proc = call(capsys, "report", a, b, "--out", tmp_path / "r", "-q", *FAST)
     assert_one_line_error(proc, 1, "read twice")
+
+
+# ------------------------------- #41 I1: a carriage return inside a name, a line feed first
+
+
+@pytest.mark.parametrize("name", ["cat\r=cmd|' /C calc'!A0", "\n=1+2", "ok\r\n=2"])
+def test_a_line_break_in_a_name_never_starts_a_formula_row(tmp_path, name):
+    from iaa_frames.report.output import write_csv
+
+    path = tmp_path / "t.csv"
+    write_csv(pd.DataFrame({"label": [name], "n": [1]}), path, index=False)
+    raw = path.read_bytes().decode()
+    # a spreadsheet splits rows at any CR or LF outside quotes: no row starts a formula
+    rows = list(csv.reader(raw.splitlines(keepends=True)))
+    cells = [c for row in rows for c in row]
+    assert not any(c.startswith(("=", "+", "@", "-")) for c in cells), rows
+    back = pd.read_csv(path, keep_default_na=False)
+    assert back["label"].iloc[0].lstrip("'").replace("\r\n", "\n") in (
+        name.replace("\r\n", "\n"),
+        name,
+    )
+
+
+def test_image_sizes_csv_of_write_yolo_is_neutralised(tmp_path):
+    from iaa_frames.io.writers import write_yolo
+
+    df = iaf.simulate(n_items=2, annotators={"ana": "good"}, seed=0)
+    df["item"] = df["item"].replace({df["item"].iloc[0]: "@SUM(A1)"})
+    write_yolo(df, tmp_path)
+    assert "'@SUM(A1)" in (tmp_path / "image_sizes.csv").read_text()
