@@ -249,3 +249,31 @@ def test_image_sizes_csv_of_write_yolo_is_neutralised(tmp_path):
     df["item"] = df["item"].replace({df["item"].iloc[0]: "@SUM(A1)"})
     write_yolo(df, tmp_path)
     assert "'@SUM(A1)" in (tmp_path / "image_sizes.csv").read_text()
+
+
+# ------------------------ #41 D4, S15: the manifest is ours, a second report replaces the first
+
+
+def test_a_user_file_named_like_the_manifest_is_never_overwritten(corpus_csv, capsys, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / MANIFEST).write_text("my notes\nitems.csv\n")
+    (out / "items.csv").write_text("mine")
+    proc = call(capsys, "report", corpus_csv, "--out", out, "-q", *FAST)
+    assert_one_line_error(proc, 1, "not the manifest")
+    assert (out / MANIFEST).read_text() == "my notes\nitems.csv\n"
+    assert (out / "items.csv").read_text() == "mine"
+
+
+def test_a_second_report_leaves_no_file_of_the_first(tmp_path):
+    df = iaf.simulate(n_items=12, annotators={"ana": "good", "ben": "sloppy"}, seed=4)
+    out = tmp_path / "out"
+    iaf.report(df, out, n_boot=0, n_chance=100)
+    assert (out / "items.csv").is_file() and (out / "pairwise.csv").is_file()
+    (out / "notes.txt").write_text("the user's")
+    result = iaf.agreement(df, n_boot=0, n_chance=100)
+    iaf.report(result, out)  # a result: no items or pairwise tables
+    assert not (out / "items.csv").exists() and not (out / "pairwise.csv").exists()
+    assert (out / "notes.txt").read_text() == "the user's"
+    listed = (out / MANIFEST).read_text().splitlines()
+    assert "items.csv" not in listed and "report.html" in listed
