@@ -277,3 +277,22 @@ def test_a_second_report_leaves_no_file_of_the_first(tmp_path):
     assert (out / "notes.txt").read_text() == "the user's"
     listed = (out / MANIFEST).read_text().splitlines()
     assert "items.csv" not in listed and "report.html" in listed
+
+
+# ------------------------------------- #41 B7, S17: bounded replicates, plain ASCII numbers
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--n-boot", "1000000000000"],
+        ["--n-boot", "1_0"],
+        ["--n-boot", "\u0661\u0662"],
+        ["--seed", "0_2"],
+        ["--n-chance", "\uff11\uff10"],
+    ],
+)
+def test_huge_or_lenient_numbers_are_usage_errors(capsys, corpus_csv, tmp_path, option):
+    proc = call(capsys, "report", corpus_csv, "--out", tmp_path / "r", "-q", *option)
+    assert_one_line_error(proc, 2, option[0])
+    assert not (tmp_path / "r").exists()
