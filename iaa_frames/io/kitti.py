@@ -36,6 +36,7 @@ from iaa_frames.errors import ParameterError
 
 from .builder import FrameBuilder, finish
 from .paths import as_path, check_dir, reader_error
+from .values import parse_float
 
 __all__ = ["read_kitti"]
 
@@ -86,7 +87,7 @@ def _files(path) -> list[Path]:
 
 def _number(path, n, text, field):
     try:
-        return float(text)
+        return parse_float(text)
     except ValueError:
         raise reader_error(path, f"line {n}", f"{field} is {text!r}, not a number") from None
 

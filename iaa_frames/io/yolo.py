@@ -17,6 +17,7 @@ from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .paths import annotator_dirs, check_dir, reader_error
+from .values import parse_float
 from .yolo_classes import class_names, read_yolo_classes
 
 __all__ = ["read_yolo", "read_yolo_classes"]
@@ -422,7 +423,7 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder, item):
 def _line(path, entry, line, tok, names):
     """(entry, label, values after the class) of one label line."""
     try:
-        vals = [_number(t) for t in tok]
+        vals = [parse_float(t) for t in tok]
     except ValueError:
         raise reader_error(path, entry, f"non-numeric value in {line.strip()!r}") from None
     if not all(math.isfinite(v) for v in vals):
@@ -451,14 +452,6 @@ def _line(path, entry, line, tok, names):
         "a track id) or 'class x1 y1 x2 y2 x3 y3 ...' (an odd number >= 7; even with a "
         "score)",
     )
-
-
-def _number(token: str) -> float:
-    """A number of a label line: ASCII digits only (``float`` also reads ``1_0`` as 10
-    and non-ASCII digits)."""
-    if not token.isascii() or "_" in token:
-        raise ValueError(token)
-    return float(token)
 
 
 def _tracker_like(v) -> bool:

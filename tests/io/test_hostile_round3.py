@@ -351,3 +351,58 @@ def test_d2_consensus_to_coco_and_to_cvat_need_overwrite(tmp_path):
             write(tmp_path)
         assert path.read_text() == "mine"
         write(tmp_path, overwrite=True)
+
+
+# --------------------------------------------------- B1, S12: frame ranges and track ids
+
+
+def test_b1_cvat_declared_frame_range_is_bounded(tmp_path):
+    p = tmp_path / "huge.xml"
+    p.write_text(
+        "<annotations><version>1.1</version><meta><job><start_frame>0</start_frame>"
+        "<stop_frame>999999999</stop_frame><assignee>ana</assignee></job></meta>"
+        "</annotations>"
+    )
+    with pytest.raises(ReaderError, match="max_frames"):
+        iaf.read_cvat(p)
+    small = p.read_text().replace("999999999", "9")
+    p.write_text(small)
+    assert len(iaf.read_cvat(p)) == 10
+    with pytest.raises(ReaderError, match="max_frames=5"):
+        iaf.read_cvat(p, max_frames=5)
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ("1,1.2,10,20,30,40\n1,1.7,50,20,30,40\n", "the id an integer"),
+        ("1,1e30,10,20,30,40\n", "the id an integer"),
+        ("1e30,1,10,20,30,40\n", "max_frames"),
+        ("1,1,1_0,20,30,40\n", "plain ASCII"),
+        ("1,\u0661,10,20,30,40\n", "plain ASCII"),
+    ],
+)
+def test_s12_mot_ids_are_integers_and_frames_bounded(tmp_path, lines, message):
+    p = tmp_path / "gt.txt"
+    p.write_text(lines)
+    with pytest.raises(ReaderError, match=message):
+        iaf.read_mot(p, annotator="ana")
+
+
+def test_s12_mot_seq_length_is_bounded(tmp_path):
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "seqinfo.ini").write_text("[Sequence]\nname=s\nseqLength=1000000000\n")
+    p = tmp_path / "gt" / "gt.txt"
+    p.write_text("1,1,10,20,30,40\n")
+    with pytest.raises(ReaderError, match="seqLength"):
+        iaf.read_mot(p, annotator="ana")
+
+
+@pytest.mark.parametrize("value", ["1_0", "\u0661\u0660", "\uff11"])
+def test_s17_xml_numbers_are_plain_ascii(tmp_path, value):
+    src = (FIX / "voc" / "ana" / "000005.xml").read_text()
+    d = tmp_path / "ana"
+    d.mkdir()
+    (d / "000005.xml").write_text(src.replace("<xmin>263</xmin>", f"<xmin>{value}</xmin>"))
+    with pytest.raises(ReaderError, match="is not a number"):
+        iaf.read_voc({"ana": d})
