@@ -146,6 +146,14 @@ def _read_file(builder, file: Path, item: str, annotator):
                 file, entry, f"objectKey {fig.get('objectKey')!r} is no object of the file"
             )
         builder.cover(item, who, file_idx=f)
+        label = obj.get("classTitle")
+        if not isinstance(label, str) or not label:
+            raise reader_error(
+                file,
+                entry,
+                f"the object {obj.get('key')!r} has no classTitle (a non-empty string), "
+                f"got {label!r}",
+            )
         g = fig.get("geometry")
         try:
             pos, rot, dim = (
@@ -161,7 +169,7 @@ def _read_file(builder, file: Path, item: str, annotator):
         builder.add_shape(
             item,
             who,
-            str(obj.get("classTitle")),
+            label,
             "cuboid",
             [*pos, *dim, rot[2], rot[1], rot[0]],
             file_idx=f,

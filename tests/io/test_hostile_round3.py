@@ -406,3 +406,29 @@ def test_s17_xml_numbers_are_plain_ascii(tmp_path, value):
     (d / "000005.xml").write_text(src.replace("<xmin>263</xmin>", f"<xmin>{value}</xmin>"))
     with pytest.raises(ReaderError, match="is not a number"):
         iaf.read_voc({"ana": d})
+
+
+# ------------------------------------------------------ S8 Darwin, S18 Supervisely
+
+
+def test_s8_darwin_never_invents_an_annotator_for_one_unattributed_annotation(tmp_path):
+    doc = json.loads((FIX / "darwin" / "ana" / "park_01.json").read_text())
+    first, second = doc["annotations"][:2]
+    first["annotators"] = [{"email": "ana@example.org", "full_name": "Ana"}]
+    doc["annotations"] = [first, second]  # the second records no annotator
+    export = tmp_path / "export"
+    export.mkdir()
+    _write(export / "park_01.json", doc)
+    with pytest.raises(ReaderError, match=r"annotations\[1\].*records no annotator"):
+        iaf.read_darwin(export)
+    df = iaf.read_darwin(export, on_invalid="drop")
+    assert set(df["annotator"]) == {"ana@example.org"}  # not "export"
+
+
+def test_s18_supervisely_object_without_class_title(tmp_path):
+    src = FIX / "supervisely_pointcloud" / "ds0" / "ann" / "scene_1.pcd.json"
+    doc = json.loads(src.read_text())
+    del doc["objects"][0]["classTitle"]
+    p = _write(tmp_path / "scene_1.pcd.json", doc)
+    with pytest.raises(ReaderError, match="no classTitle"):
+        iaf.read_supervisely_pointcloud(p)
