@@ -78,7 +78,8 @@ INVALID_REASONS = {
     "missing_label": "an object has no label",
     "reserved_label": f"the label {ALL!r} is reserved",
     "name_too_long": "the label or the annotator is longer than 1,000 characters",
-    "invalid_image_size": "width/height is not a positive finite number",
+    "invalid_image_size": "width/height is not a number from 1e-6 to 1e9 (pixels): sizes "
+    "beyond it make normalized coordinates overflow or underflow",
     "missing_object_id": "an object has no object_id",
     "duplicate_object_id": "the object_id is not unique",
 }
@@ -91,6 +92,9 @@ MAX_NAME_CHARS = 1000
 #: invalid (``extreme_coordinates``): their areas would overflow or underflow float64.
 MAX_COORDINATE = 1e100
 MIN_AREA = 1e-200
+#: The image sizes (``width``, ``height``) a frame may hold: coordinates are divided by
+#: them, so a size of 1e200 would turn every shape into a speck of area 0.
+MIN_IMAGE_SIZE, MAX_IMAGE_SIZE = 1e-6, 1e9
 
 
 @dataclass(frozen=True)
@@ -548,7 +552,9 @@ def _reasons(df: pd.DataFrame):
         if c in df.columns:
             vals, non_num = _numeric(df[c])
             with np.errstate(invalid="ignore"):
-                bad_size |= non_num | (~np.isnan(vals) & ~(np.isfinite(vals) & (vals > 0)))
+                bad_size |= non_num | (
+                    ~np.isnan(vals) & ~((vals >= MIN_IMAGE_SIZE) & (vals <= MAX_IMAGE_SIZE))
+                )
             size[c] = vals
         else:
             size[c] = np.full(n, np.nan)

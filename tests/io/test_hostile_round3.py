@@ -432,3 +432,19 @@ def test_s18_supervisely_object_without_class_title(tmp_path):
     p = _write(tmp_path / "scene_1.pcd.json", doc)
     with pytest.raises(ReaderError, match="no classTitle"):
         iaf.read_supervisely_pointcloud(p)
+
+
+# ----------------------------------------------------------- S14: image sizes are bounded
+
+
+@pytest.mark.parametrize("size", [1e200, 1e-200, 5e9])
+def test_s14_absurd_image_sizes_are_invalid(size):
+    df = _frame(width=[size, 100.0], height=[100.0, 100.0])
+    assert iaf.check(df).counts == {"invalid_image_size": 1}
+
+
+def test_s14_coco_image_of_absurd_size_names_the_entry(tmp_path):
+    doc = _coco_doc()
+    doc["images"][0]["width"] = 1e200
+    with pytest.raises(ReaderError, match="width/height is not a number from 1e-6 to 1e9"):
+        iaf.read_coco(_write(tmp_path / "a.json", doc))
