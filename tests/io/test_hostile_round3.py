@@ -448,3 +448,17 @@ def test_s14_coco_image_of_absurd_size_names_the_entry(tmp_path):
     doc["images"][0]["width"] = 1e200
     with pytest.raises(ReaderError, match="width/height is not a number from 1e-6 to 1e9"):
         iaf.read_coco(_write(tmp_path / "a.json", doc))
+
+
+# ----------------------------------------------- S16: a NaN box is no "drew nothing" row
+
+
+@pytest.mark.parametrize("cell", ["[[NaN, NaN, NaN, NaN]]", '[{"x": NaN, "y": 1, "w": 2, "h": 3}]'])
+def test_s16_a_nan_box_is_a_bad_box_not_a_coverage_row(cell):
+    from iaa_frames.io.box_lists import explode_boxes
+
+    df = pd.DataFrame({"item": ["a.jpg"], "annotator": ["w1"], "boxes": [cell]})
+    with pytest.raises(ReaderError, match="not a finite number"):
+        explode_boxes(df, "boxes")
+    rows, dropped = explode_boxes(df, "boxes", dropping=True)
+    assert rows.empty and dropped["reason"].tolist() == ["bad_box"]
