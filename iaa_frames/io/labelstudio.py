@@ -427,6 +427,9 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
             rtype = r.get("type")
             if not isinstance(rtype, str):
                 raise reader_error(path, rentry, f"missing or invalid 'type', got {rtype!r}")
+            rid = r.get("id")
+            if rid is not None and (not isinstance(rid, (str, int)) or isinstance(rid, bool)):
+                raise reader_error(path, rentry, f"the region id must be a string, got {rid!r}")
             value = r.get("value")
             if rtype in _RECT or rtype in _POLY:
                 if not isinstance(value, dict):

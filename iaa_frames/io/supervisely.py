@@ -115,9 +115,17 @@ def _read_file(builder, file: Path, item: str, annotator):
         data = json.loads(file.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise reader_error(file, None, f"not a JSON annotation file ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("figures", []), list):
-        raise reader_error(file, None, "expected an object with a list of 'figures'")
-    objects = {o.get("key"): o for o in data.get("objects", []) if isinstance(o, dict)}
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("figures", []), list)
+        or not isinstance(data.get("objects", []), list)
+    ):
+        raise reader_error(file, None, "expected an object with lists of 'figures' and 'objects'")
+    objects = {  # keys are strings (a list or dict would not hash)
+        o.get("key"): o
+        for o in data.get("objects", [])
+        if isinstance(o, dict) and isinstance(o.get("key"), str)
+    }
     f = builder.add_file(file, lambda e: f"figures[{e}]")
     if annotator is not None:
         builder.cover(item, annotator, file_idx=f)
@@ -140,7 +148,8 @@ def _read_file(builder, file: Path, item: str, annotator):
             raise reader_error(
                 file, entry, "no labelerLogin: pass annotator= to name the annotator"
             )
-        obj = objects.get(fig.get("objectKey"))
+        key = fig.get("objectKey")
+        obj = objects.get(key) if isinstance(key, str) else None
         if obj is None:
             raise reader_error(
                 file, entry, f"objectKey {fig.get('objectKey')!r} is no object of the file"
