@@ -756,16 +756,23 @@ def _fill_item_sizes(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _has_bad_text(df: pd.DataFrame) -> bool:
-    """Whether an identifier column holds text that is not valid Unicode: one UTF-8
-    encoding of the column's distinct values joined, not one per row."""
+    """Whether an identifier column holds text that is not valid Unicode, or a NUL
+    character (netCDF, C strings and file names end a name there): one UTF-8 encoding of
+    the column's distinct values joined, not one per row."""
     for col in ("item", "annotator", "label"):
         if col not in df.columns:
             continue
         dtype = df[col].dtype
         if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
-            continue  # Arrow strings are valid UTF-8 by construction
+            # Arrow strings are valid UTF-8 by construction
+            if df[col].str.contains("\0", regex=False).fillna(False).any():
+                return True
+            continue
+        text = "\n".join(map(str, pd.unique(df[col].to_numpy(dtype=object))))
+        if "\0" in text:
+            return True
         try:
-            "\n".join(map(str, pd.unique(df[col].to_numpy(dtype=object)))).encode("utf-8")
+            text.encode("utf-8")
         except UnicodeEncodeError:
             return True
     return False
@@ -776,6 +783,12 @@ def _bad_text(df: pd.DataFrame) -> str:
     pandas' string columns refuse), as an error message; looked for only after it failed."""
     for col in ("item", "annotator", "label"):
         for pos, v in enumerate(df[col].to_numpy(dtype=object)):
+            if isinstance(v, str) and "\0" in v:
+                return (
+                    f"row {pos} (index {_short(df.index[pos])}): the {col} {_short(v)} holds "
+                    "a NUL character, which ends a name in netCDF files and C strings (two "
+                    "names would read as one); remove it"
+                )
             if isinstance(v, str):
                 try:
                     v.encode("utf-8")

@@ -462,3 +462,24 @@ def test_s16_a_nan_box_is_a_bad_box_not_a_coverage_row(cell):
         explode_boxes(df, "boxes")
     rows, dropped = explode_boxes(df, "boxes", dropping=True)
     assert rows.empty and dropped["reason"].tolist() == ["bad_box"]
+
+
+# ------------------------------------------------------- S20: a NUL character in a name
+
+
+@pytest.mark.parametrize("column", ["item", "annotator", "label"])
+def test_s20_a_nul_in_a_name_is_refused(column):
+    df = _frame(**{column: ["ca\0t", "dog"]})
+    with pytest.raises(iaf.errors.InvalidAnnotationError, match="NUL"):
+        iaf.validate(df)
+    arrow = df.astype({column: "string[pyarrow]"})
+    with pytest.raises(iaf.errors.InvalidAnnotationError, match="NUL"):
+        iaf.validate(arrow)
+
+
+def test_s20_report_never_writes_two_labels_as_one(tmp_path):
+    df = iaf.simulate(n_items=6, annotators={"ana": "good", "ben": "good"}, seed=0)
+    labels = df["label"].astype(object)
+    df["label"] = labels.where(labels != labels.dropna().iloc[0], labels.dropna().iloc[0] + "\0x")
+    with pytest.raises(iaf.errors.IAAError, match="NUL"):
+        iaf.report(df, tmp_path / "r", n_boot=0, n_chance=50)
