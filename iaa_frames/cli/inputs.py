@@ -10,6 +10,7 @@ object ids unique. The error messages speak of the command's options (``--format
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -19,7 +20,14 @@ from iaa_frames import io as readers
 from iaa_frames.errors import ParameterError, ReaderError
 from iaa_frames.io.table import read_csv_text_ids
 
-__all__ = ["FORMATS", "check_paths", "guess_format", "read_image_sizes", "read_inputs"]
+__all__ = [
+    "FORMATS",
+    "check_distinct",
+    "check_paths",
+    "guess_format",
+    "read_image_sizes",
+    "read_inputs",
+]
 
 #: ``--format`` choices.
 FORMATS = ("coco", "cvat", "labelstudio", "voc", "yolo", "darwin", "csv", "parquet")
@@ -155,10 +163,59 @@ def read_image_sizes(path) -> pd.DataFrame:
     return read_csv_text_ids(Path(path), ("item", "stem", "image"))
 
 
-def _concat(frames):
-    """Concatenate reader outputs, keeping object ids unique across inputs."""
+def check_distinct(paths) -> None:
+    """Raise a ReaderError when one input is given twice: the same path, or two files of
+    the same content (a copy), which would count the work as agreement with itself.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.json").write_text("[]"); _ = (d / "b.json").write_text("[]")
+    >>> check_distinct([d / "a.json", d / "b.json"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ReaderError: ... and ... have the same content: ...
+    """
+    seen: dict = {}
+    for p in map(Path, paths):
+        key = ("path", str(p.resolve()))
+        if key in seen:
+            raise ReaderError(f"{p}: given twice (as {seen[key]} and {p}): each input is read once")
+        seen[key] = p
+        if p.is_file():
+            digest = hashlib.sha256()
+            with open(p, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(block)
+            key = ("content", digest.hexdigest(), p.stat().st_size)
+            if key in seen:
+                raise ReaderError(
+                    f"{seen[key]} and {p} have the same content: one export given twice "
+                    "would count its annotators' work as agreement with themselves"
+                )
+            seen[key] = p
+
+
+def _concat(frames, paths=None):
+    """Concatenate reader outputs, keeping object ids unique across inputs; an
+    (item, annotator) read from two inputs is a ReaderError (the same work twice)."""
     if len(frames) == 1:
         return frames[0]
+    pairs = pd.concat(
+        [f[["item", "annotator"]].drop_duplicates().assign(_input=k) for k, f in enumerate(frames)],
+        ignore_index=True,
+    )
+    twice = pairs[pairs.duplicated(["item", "annotator"], keep=False)]
+    if len(twice):
+        item, annotator = twice["item"].iat[0], twice["annotator"].iat[0]
+        j, k = twice["_input"].iat[0], twice["_input"].iat[1]
+        names = paths or [f"input {n + 1}" for n in range(len(frames))]
+        raise ReaderError(
+            f"{names[k]}: the annotator {annotator!r} on the item {item!r} is read from this "
+            f"input and from {names[j]}: the same work read twice would count as agreement "
+            "with itself; give each annotator's work once"
+        )
     parts = []
     for k, f in enumerate(frames):
         f = f.copy()
@@ -205,6 +262,7 @@ def read_inputs(
     """
     paths = [Path(p) for p in inputs]
     check_paths(paths)
+    check_distinct(paths)
     if fmt is None:
         fmt = guess_format(paths)
     if fmt not in FORMATS:
@@ -217,9 +275,11 @@ def read_inputs(
         read = readers.read_coco if fmt == "coco" else readers.read_cvat
         return read(paths[0] if one else paths, **kw)
     if fmt in ("csv", "parquet"):
-        return _concat([readers.read_table(p, fmt=fmt, on_invalid=on_invalid) for p in paths])
+        return _concat(
+            [readers.read_table(p, fmt=fmt, on_invalid=on_invalid) for p in paths], paths
+        )
     if fmt == "labelstudio":
-        return _concat([readers.read_labelstudio(p, **kw) for p in paths])
+        return _concat([readers.read_labelstudio(p, **kw) for p in paths], paths)
     if fmt == "yolo":
         if classes:
             check_paths([Path(classes)])
@@ -241,4 +301,4 @@ def read_inputs(
                 "directory is one annotator, named after it"
             )
         return read(dict(zip(names, paths)))
-    return _concat([read(p) for p in paths])
+    return _concat([read(p) for p in paths], paths)

@@ -79,9 +79,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
 
 
+#: The most bootstrap replicates ``--n-boot`` takes: each replicate reweights every
+#: table of the corpus, and beyond this the run would take days or exhaust memory.
+MAX_N_BOOT = 100_000
+
+
 def _bounded(kind, low=None, high=None, what=""):
     def parse(text):
         try:
+            if not text.isascii() or "_" in text:  # int() reads "1_0" and "١" too
+                raise ValueError(text)
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
@@ -126,7 +133,7 @@ def _add_engine_options(p, *, n_boot_default):
     )
     g.add_argument(
         "--n-boot",
-        type=_bounded(int, 0, None, "a non-negative integer"),
+        type=_bounded(int, 0, MAX_N_BOOT, f"an integer in [0, {MAX_N_BOOT:,}]"),
         default=n_boot_default,
         metavar="N",
         help="bootstrap replicates for the confidence intervals, 0 for none (default: %(default)s)",

@@ -38,6 +38,7 @@ __all__ = [
     "MAX_NAME_CHARS",
     "ValidationResult",
     "check",
+    "identifier_column",
     "validate",
     "is_object",
     "INVALID_REASONS",
@@ -77,7 +78,8 @@ INVALID_REASONS = {
     "missing_label": "an object has no label",
     "reserved_label": f"the label {ALL!r} is reserved",
     "name_too_long": "the label or the annotator is longer than 1,000 characters",
-    "invalid_image_size": "width/height is not a positive finite number",
+    "invalid_image_size": "width/height is not a number from 1e-6 to 1e9 (pixels): sizes "
+    "beyond it make normalized coordinates overflow or underflow",
     "missing_object_id": "an object has no object_id",
     "duplicate_object_id": "the object_id is not unique",
 }
@@ -90,6 +92,9 @@ MAX_NAME_CHARS = 1000
 #: invalid (``extreme_coordinates``): their areas would overflow or underflow float64.
 MAX_COORDINATE = 1e100
 MIN_AREA = 1e-200
+#: The image sizes (``width``, ``height``) a frame may hold: coordinates are divided by
+#: them, so a size of 1e200 would turn every shape into a speck of area 0.
+MIN_IMAGE_SIZE, MAX_IMAGE_SIZE = 1e-6, 1e9
 
 
 @dataclass(frozen=True)
@@ -213,6 +218,137 @@ def _annotator_column(ann: pd.Series) -> pd.Series:
             arr[numeric] = [_integral_to_str(v) for v in arr[numeric]]
             return pd.Series(arr, index=ann.index, dtype=object)
     return ann
+
+
+#: Values no identifier (item, annotator, label, group) may be: containers and bytes.
+_NOT_IDENTIFIERS = (list, dict, tuple, set, frozenset, np.ndarray, bytes, bytearray)
+
+
+def _identifier_text(v):
+    """One identifier as text: strings as they are, integers (Python, numpy, or a float
+    holding an integer, as ``pd.read_csv`` gives for a column with gaps) as their decimal
+    string, other numbers as ``str``; missing values stay missing."""
+    if isinstance(v, str):
+        return v
+    if v is None or v is pd.NA or v is pd.NaT:
+        return None
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        if np.isnan(v):
+            return None
+        return str(int(v)) if np.isfinite(v) and float(v).is_integer() else str(float(v))
+    return str(v)
+
+
+def _refuse_containers(values: pd.Series, name: str) -> None:
+    """A :class:`SchemaError` naming the first rows whose ``name`` is a list, dict, tuple,
+    set, array or bytes: an identifier is text (or an integer id)."""
+    if values.dtype != object:  # noqa: E721  (numpy and pandas dtypes compare equal)
+        return
+    arr = values.to_numpy(dtype=object)
+    bad = np.frompyfunc(lambda v: isinstance(v, _NOT_IDENTIFIERS), 1, 1)(arr).astype(bool)
+    if bad.any():
+        pos = np.flatnonzero(bad)[:_MAX_LISTED]
+        article = "an" if name[0] in "aeiou" else "a"
+        raise SchemaError(
+            f"{int(bad.sum())} row(s) have {article} {name} that is a "
+            f"{type(arr[pos[0]]).__name__}, not text: "
+            + ", ".join(f"row {p} ({name} {_short(arr[p])})" for p in pos)
+            + f"; {article} {name} is a string or an integer id"
+        )
+
+
+def identifier_column(
+    values: pd.Series, name: str = "item", *, keep_numbers: bool | None = None
+) -> pd.Series:
+    """The identifier policy of the tidy frame, for ``item`` and ``label``: identifiers
+    are text. Strings stay as they are; integers (``7``, numpy integers, ``7.0`` from a
+    float column) become their decimal string ``"7"``, other numbers ``str(v)``;
+    missing values stay missing. A list, dict, tuple, set, array or bytes is a
+    :class:`SchemaError` naming the rows. Values of different types that become one text
+    (the item ``0`` and ``"0"``, the labels ``1`` and ``1.0``) are one identifier, with
+    an :class:`~iaa_frames.errors.IAAWarning` naming them. One exception: an ``item``
+    column of numbers only (frame ids, image ids) is kept as it is, so that items sort
+    in numeric order (``2`` before ``10``; ``keep_numbers=False`` makes them text, as
+    the readers give them).
+
+    Examples
+    --------
+    >>> identifier_column(pd.Series([1, 2.0, "b", None]), "label").tolist()
+    ['1', '2', 'b', nan]
+    >>> identifier_column(pd.Series([10, 2]), "item").tolist()
+    [10, 2]
+    """
+    dtype = values.dtype
+    if keep_numbers is None:
+        keep_numbers = name == "item"
+    if keep_numbers and _numbers_only(values):
+        return values
+    if pd.api.types.is_string_dtype(dtype) and dtype != object:  # noqa: E721
+        return values
+    if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+        return values.astype("str").where(values.notna())
+    if pd.api.types.is_float_dtype(dtype):
+        vals = values.to_numpy(dtype="float64", na_value=np.nan)
+        out = np.full(len(vals), None, dtype=object)
+        present = ~np.isnan(vals)
+        with np.errstate(invalid="ignore"):
+            integral = present & np.isfinite(vals) & (np.floor(vals) == vals)
+            integral &= np.abs(vals) < 2.0**63
+        out[integral] = vals[integral].astype(np.int64).astype(str)
+        rest = present & ~integral
+        out[rest] = [str(float(v)) for v in vals[rest]]
+        return pd.Series(pd.array(out, dtype="str"), index=values.index)
+    if dtype != object:  # noqa: E721  (categorical, bool, datetime...: their text)
+        return values.astype("str").where(values.notna())
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind in ("string", "empty"):
+        return values
+    _refuse_containers(values, name)
+    arr = values.to_numpy(dtype=object)
+    text = np.array([_identifier_text(v) for v in arr] + [None], dtype=object)[:-1]
+    if kind not in ("integer", "floating", "mixed-integer-float", "decimal", "boolean"):
+        _warn_merged(arr, text, name)
+    return pd.Series(text, index=values.index, dtype=object)
+
+
+def _numbers_only(values: pd.Series) -> bool:
+    """Whether a column holds numbers only (not booleans), missing values aside."""
+    dtype = values.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return False
+    if pd.api.types.is_numeric_dtype(dtype):
+        return True
+    if dtype != object:  # noqa: E721
+        return False
+    return pd.api.types.infer_dtype(values, skipna=True) in (
+        "integer",
+        "floating",
+        "mixed-integer-float",
+    )
+
+
+def _warn_merged(arr: np.ndarray, text: np.ndarray, name: str) -> None:
+    """An :class:`IAAWarning` when values of different types became one text (``0`` and
+    ``"0"``): they now name one identifier."""
+    present = ~pd.isna(text)
+    pairs = pd.DataFrame(
+        {"text": text[present], "type": [type(v).__name__ for v in arr[present]]}
+    ).drop_duplicates()
+    merged = pairs["text"][pairs["text"].duplicated(keep=False)].unique()
+    if len(merged):
+        shown = ", ".join(map(repr, merged[:_MAX_LISTED]))
+        warnings.warn(
+            IAAWarning(
+                f"the {name} column mixes text and numbers that read the same: {shown} "
+                f"{'is' if len(merged) == 1 else 'are'} given both as text and as a number, "
+                f"and name{'s' if len(merged) == 1 else ''} one {name} (identifiers are text)"
+            ),
+            stacklevel=5,
+        )
 
 
 def _float_or_infinite(v):
@@ -357,7 +493,7 @@ def _reasons(df: pd.DataFrame):
     """Compute the normalized columns and, per row, the code of the first failed check."""
     n = len(df)
     masks: dict[str, np.ndarray] = {}
-    item = df["item"]
+    item = identifier_column(df["item"], "item")
     masks["missing_item"] = item.isna().to_numpy()
     ann = _annotator_column(df["annotator"])
     ann_missing = ann.isna().to_numpy()
@@ -402,7 +538,7 @@ def _reasons(df: pd.DataFrame):
             ~has_geom & ~flat_ok & ((box[:, 2] == box[:, 0]) | (box[:, 3] == box[:, 1]))
         )
 
-    label = df["label"]
+    label = identifier_column(df["label"], "label")
     label_missing = label.isna().to_numpy()
     masks["missing_geometry"] = no_box & ~label_missing
     masks["missing_label"] = ~no_box & label_missing
@@ -416,7 +552,9 @@ def _reasons(df: pd.DataFrame):
         if c in df.columns:
             vals, non_num = _numeric(df[c])
             with np.errstate(invalid="ignore"):
-                bad_size |= non_num | (~np.isnan(vals) & ~(np.isfinite(vals) & (vals > 0)))
+                bad_size |= non_num | (
+                    ~np.isnan(vals) & ~((vals >= MIN_IMAGE_SIZE) & (vals <= MAX_IMAGE_SIZE))
+                )
             size[c] = vals
         else:
             size[c] = np.full(n, np.nan)
@@ -618,16 +756,23 @@ def _fill_item_sizes(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _has_bad_text(df: pd.DataFrame) -> bool:
-    """Whether an identifier column holds text that is not valid Unicode: one UTF-8
-    encoding of the column's distinct values joined, not one per row."""
+    """Whether an identifier column holds text that is not valid Unicode, or a NUL
+    character (netCDF, C strings and file names end a name there): one UTF-8 encoding of
+    the column's distinct values joined, not one per row."""
     for col in ("item", "annotator", "label"):
         if col not in df.columns:
             continue
         dtype = df[col].dtype
         if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
-            continue  # Arrow strings are valid UTF-8 by construction
+            # Arrow strings are valid UTF-8 by construction
+            if df[col].str.contains("\0", regex=False).fillna(False).any():
+                return True
+            continue
+        text = "\n".join(map(str, pd.unique(df[col].to_numpy(dtype=object))))
+        if "\0" in text:
+            return True
         try:
-            "\n".join(map(str, pd.unique(df[col].to_numpy(dtype=object)))).encode("utf-8")
+            text.encode("utf-8")
         except UnicodeEncodeError:
             return True
     return False
@@ -638,6 +783,12 @@ def _bad_text(df: pd.DataFrame) -> str:
     pandas' string columns refuse), as an error message; looked for only after it failed."""
     for col in ("item", "annotator", "label"):
         for pos, v in enumerate(df[col].to_numpy(dtype=object)):
+            if isinstance(v, str) and "\0" in v:
+                return (
+                    f"row {pos} (index {_short(df.index[pos])}): the {col} {_short(v)} holds "
+                    "a NUL character, which ends a name in netCDF files and C strings (two "
+                    "names would read as one); remove it"
+                )
             if isinstance(v, str):
                 try:
                     v.encode("utf-8")
@@ -653,6 +804,8 @@ def _bad_text(df: pd.DataFrame) -> str:
 def _check(df: pd.DataFrame) -> tuple[ValidationResult, np.ndarray]:
     """:func:`check`, plus the positions of the invalid rows."""
     _schema(df)
+    for col in ("item", "annotator", "label"):  # before anything hashes a list (a group
+        _refuse_containers(df[col], col)  # that is no name is an invalid annotation)
     if _has_bad_text(df):  # pandas without pyarrow stores lone surrogates without a word
         raise InvalidAnnotationError(_bad_text(df))
     df = geometries_as_kinds(df)  # LineString, Point, MultiPoint: the kinds that hold them

@@ -75,6 +75,9 @@ def _box(el, k: int, box_format: str, label_key: str):
         a, b, c, d = (float(v) for v in vals)
     except OverflowError:
         return f"box {k}: a number is beyond float64 (1.8e308)"
+    bad = next((n for n, v in zip(names, (a, b, c, d), strict=True) if not math.isfinite(v)), None)
+    if bad is not None:  # NaN coordinates and no label would read as "drew nothing"
+        return f"box {k}: {bad} is {vals[list(names).index(bad)]!r}, not a finite number"
     if kind == "xywh":
         c, d = a + c, b + d
     if label is not None and not isinstance(label, (str, int)):

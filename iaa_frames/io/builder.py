@@ -8,6 +8,10 @@ Every reader goes through :class:`FrameBuilder`, which
 * adds *coverage rows* for every (item, annotator) that was reviewed and has no object,
 * keeps every skipped record (cancelled annotations, unsupported shapes, ...) with its
   file, entry and reason,
+* renames a reader attribute named like a frame column to ``attr_<name>``
+  (:func:`extra_name`), so that no attribute replaces a column,
+* refuses one annotator's work on one item read from two files (one file given twice,
+  two exports that take one annotator name): counted twice, it would agree with itself,
 
 and then :func:`finish` validates the result with :func:`iaa_frames.frame.schema.check`, turns any
 invalid row into a :class:`~iaa_frames.errors.ReaderError` that names the file and the
@@ -47,6 +51,7 @@ from iaa_frames.errors import (
 )
 from iaa_frames.frame.schema import INVALID_REASONS, check
 from iaa_frames.geometry.kinds import get_kind
+from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS, parametric_kinds
 
 from .paths import reader_error
 from .values import is_number
@@ -58,8 +63,10 @@ __all__ = [
     "POLYGON",
     "SHAPE",
     "FrameBuilder",
+    "extra_name",
     "finish",
     "record_text",
+    "reserved_columns",
 ]
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -81,6 +88,35 @@ def record_text(record) -> str:
 
 
 COVERAGE, BOX, POLYGON, SHAPE = 0, 1, 2, 3
+
+#: The prefix a reader attribute (an annotation key, a per-region result, an
+#: ``<attribute>``) takes when its name is a column of the frame.
+ATTRIBUTE_PREFIX = "attr_"
+
+
+def reserved_columns() -> frozenset:
+    """The column names no reader attribute may take: the tidy frame's columns
+    (:data:`~iaa_frames.geometry.kinds.registry.FRAME_COLUMNS`) and those of every
+    registered parametric geometry kind (``kp_nose_x``, ``pt_x``, ...), which would turn
+    a box into a shape of that kind."""
+    names = set(FRAME_COLUMNS)
+    for kind in parametric_kinds():
+        names.update(kind.columns)
+    return frozenset(names)
+
+
+def extra_name(name, reserved: frozenset | None = None) -> str:
+    """The column a reader attribute named ``name`` goes to: ``name``, or
+    ``attr_<name>`` when ``name`` is a column of the frame (``label``, ``width``,
+    ``annotator``, ...), so that an attribute never replaces a frame column.
+
+    Examples
+    --------
+    >>> extra_name("color"), extra_name("label"), extra_name("width")
+    ('color', 'attr_label', 'attr_width')
+    """
+    name = str(name)
+    return ATTRIBUTE_PREFIX + name if name in (reserved or reserved_columns()) else name
 
 
 class FrameBuilder:
@@ -111,6 +147,8 @@ class FrameBuilder:
         self.entry = array("q")  # per row: an int the file's describer formats, or -1 ...
         self.entry_text: dict[int, str] = {}  # ... and the row's description here
         self.extras: dict[str, list] = {}
+        #: the names no extra column may take (see :func:`extra_name`)
+        self.reserved = reserved_columns()
         #: the extra columns that hold per-object attributes (an ordered set), listed in
         #: the frame's ``attrs["iaa_attributes"]`` by :func:`finish`
         self.attributes: dict[str, None] = {}
@@ -159,8 +197,42 @@ class FrameBuilder:
         return len(self.kind)
 
     # --- rows ----------------------------------------------------------------------------
-    def _row(self, kind, item, annotator, label, object_id, width, height, file_idx, entry, extras):
+    def _safe_extras(self, extras):
+        """``extras`` with every key that names a frame column renamed ``attr_<key>``
+        (the one place reader attributes enter the frame: none replaces a column)."""
+        if not extras or self.reserved.isdisjoint(extras):
+            return extras
+        out = {}
+        for k, v in extras.items():
+            if k in self.reserved:
+                name = ATTRIBUTE_PREFIX + str(k)
+                while name in extras or name in out:
+                    name = ATTRIBUTE_PREFIX + name
+                out[name] = v
+                if k in self.attributes:
+                    self.attributes[name] = None
+            else:
+                out[k] = v
+        return out
+
+    def _row(
+        self,
+        kind,
+        item,
+        annotator,
+        label,
+        object_id,
+        width,
+        height,
+        file_idx,
+        entry,
+        extras,
+        own=None,
+    ):
         width, height = float(width), float(height)  # may raise: before any column grows
+        extras = self._safe_extras(extras)
+        if own:  # the columns of the row's own geometry kind (add_shape)
+            extras = {**(extras or {}), **own}
         if extras and len(self.extras) + len(extras) > MAX_EXTRA_COLUMNS:
             self._check_extra_columns(extras, file_idx, entry)
         n = len(self.kind)
@@ -340,7 +412,8 @@ class FrameBuilder:
             height,
             file_idx,
             entry,
-            {**(extras or {}), **own},
+            extras,
+            own,
         )
         self.box.extend((math.nan, math.nan, math.nan, math.nan))
         self.shapes.setdefault(shape_kind.name, array("q")).append(row)
@@ -533,8 +606,45 @@ class FrameBuilder:
                     values[row] = v.encode("utf-8", "backslashreplace").decode("utf-8")
                     self.void(row, exc, path, entry, cover=False)
 
+    def _check_read_twice(self) -> None:
+        """One annotator's work on one item read from two files (one file given twice,
+        two exports of one job, two files naming one image, two exports without an
+        assignee that take one annotator name): counted twice, it would be agreement of the
+        annotator with itself. A :class:`~iaa_frames.errors.ReaderError` naming the two
+        files and the (item, annotator); one vectorized pass over the rows."""
+        if len(self.files) < 2 or not self.n:
+            return
+        rows = np.arange(self.n)
+        if self.voided:
+            rows = np.setdiff1d(rows, np.fromiter(self.voided, dtype=np.int64))
+        item_code, _ = pd.factorize(np.array(self.item + [None], dtype=object)[:-1][rows])
+        ann_code, _ = pd.factorize(np.array(self.annotator + [None], dtype=object)[:-1][rows])
+        files = np.asarray(self.file_idx, dtype=np.int64)[rows]
+        key = item_code.astype(np.int64) * (int(ann_code.max()) + 1) + ann_code
+        pairs = pd.DataFrame({"key": key, "file": files, "row": rows}).drop_duplicates(
+            ["key", "file"]
+        )
+        twice = pairs[pairs["key"].duplicated(keep=False)]
+        if twice.empty:
+            return
+        first = twice[twice["key"] == twice["key"].iat[0]]
+        r0, r1 = int(first["row"].iat[0]), int(first["row"].iat[1])
+        f0, f1 = self.files[self.file_idx[r0]], self.files[self.file_idx[r1]]
+        n_pairs = twice["key"].nunique()
+        more = f" (and {n_pairs - 1:,} more item/annotator pairs)" if n_pairs > 1 else ""
+        same = " (the same file given twice?)" if str(f0) == str(f1) else ""
+        exc = ReaderError(
+            f"{f1}: the annotator {self.annotator[r1]!r} on the item {self.item[r1]!r} is "
+            f"read from this file and from {f0}{same}{more}: the same work read twice "
+            "would count as agreement with itself. Give each file once; exports that "
+            "name no annotator (CVAT's annotations.xml without an assignee) need "
+            "annotator= or a mapping {annotator: file}"
+        )
+        raise exc
+
     def build(self) -> pd.DataFrame:
         self._coverage_rows()
+        self._check_read_twice()
         self._check_text()
         n = self.n
         box = (
@@ -568,10 +678,8 @@ class FrameBuilder:
             for col in self.extras.values():
                 if len(col) < n:
                     col.extend([None] * (n - len(col)))
-            same = [k for k in self.extras if k in df.columns]  # replaces a core column
-            for k in same:
-                df[k] = _tidy_extra(self.extras[k])
-            new = {k: _tidy_extra(c) for k, c in self.extras.items() if k not in df.columns}
+            # no extra column names a frame column (_safe_extras renamed them)
+            new = {k: _tidy_extra(c) for k, c in self.extras.items()}
             if new:
                 df = pd.concat([df, pd.DataFrame(new)], axis=1)
         # the frame holds the data now; keep only what describe() needs
@@ -692,7 +800,7 @@ def finish(
     )
     counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
     frame.attrs = {**frame.attrs, "iaa_reader": builder.fmt, "iaa_reader_dropped": counts}
-    attributes = [c for c in builder.attributes if c in frame.columns]
+    attributes = [c for c in builder.attributes if c in frame.columns and c not in builder.reserved]
     if attributes:
         frame.attrs["iaa_attributes"] = attributes
     if res.repaired:

@@ -19,7 +19,7 @@ from .keypoints import joint_order, keypoint_params, skeleton_kind
 from .paths import files_and_annotators, reader_error
 from .safe_xml import iterparse_xml
 from .shapes import rotated_rectangle
-from .values import xml_float
+from .values import MAX_FRAMES, parse_float, parse_int, xml_float
 
 __all__ = ["MAX_UNDECLARED_FRAMES", "read_cvat"]
 
@@ -66,7 +66,7 @@ def _points(path, entry, raw, *, ring=True):
         if len(xy) != 2:
             raise reader_error(path, entry, f"points must be 'x,y;x,y;...', found {pair!r}")
         try:
-            x, y = float(xy[0]), float(xy[1])
+            x, y = parse_float(xy[0]), parse_float(xy[1])
         except ValueError:
             raise reader_error(path, entry, f"points holds a non-number in {pair!r}") from None
         if not (math.isfinite(x) and math.isfinite(y)):
@@ -85,6 +85,7 @@ def read_cvat(
     on_invalid: str = "raise",
     return_dropped: bool = False,
     group: str | None = "video",
+    max_frames: int = MAX_FRAMES,
 ):
     """Read CVAT XML 1.1 exports ("CVAT for images" or "CVAT for video"), one per job or
     annotator.
@@ -121,6 +122,10 @@ def read_cvat(
         (every frame its own group, as before groups existed). A corpus of one video
         has no chance pairings then: its sigma is NaN with a note, the honest answer for
         frames of one shot.
+    max_frames : int, default 1,000,000
+        The most frames a video export's declared range (``start_frame``..``stop_frame``,
+        segments, ``size``) may span: each frame is a covered item, and a few bytes can
+        declare any range, so a larger one is a ReaderError.
 
     Returns
     -------
@@ -203,8 +208,10 @@ def read_cvat(
     keys.by_id = item_key == "id"
     files = files_and_annotators(path_or_paths, annotator, reader="read_cvat")
     video: set = set()
+    if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 1:
+        raise ParameterError(f"max_frames must be a positive integer, got {max_frames!r}")
     for path, explicit in files:
-        _read_one(path, explicit, b, keys, video)
+        _read_one(path, explicit, b, keys, video, max_frames)
     out = finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
     groups = {} if group is None else dict.fromkeys(video, {group})
     return with_groups(out, groups, return_dropped=return_dropped, reader="read_cvat")
@@ -213,15 +220,26 @@ def read_cvat(
 def _int_text(el, tag):
     text = el.findtext(tag) if el is not None else None
     try:
-        return int(text.strip()) if text is not None and text.strip() else None
+        return parse_int(text) if text is not None and text.strip() else None
     except ValueError:
         return None
+
+
+def _int_or_text(text):
+    """An integer attribute (ASCII digits, :func:`~iaa_frames.io.values.parse_int`), or
+    the text as it is (None stays None)."""
+    if text is None:
+        return None
+    try:
+        return parse_int(text)
+    except ValueError:
+        return text
 
 
 def _float_text(el, tag):
     text = el.findtext(tag) if el is not None else None
     try:
-        v = float(text) if text is not None and text.strip() else math.nan
+        v = parse_float(text) if text is not None and text.strip() else math.nan
     except ValueError:
         return math.nan
     return v if math.isfinite(v) and v > 0 else math.nan
@@ -258,7 +276,7 @@ class _Meta:
         self.size = (w, h)
 
 
-def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set):
+def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_frames: int):
     f = b.add_file(path)
     annotator = explicit
     saw_root = saw_content = False
@@ -317,6 +335,14 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set):
         # a video export: every frame of the job/task was reviewed
         ann = who()
         first_last = meta.frames
+        if first_last and not 0 <= first_last[1] - first_last[0] < max_frames:
+            raise reader_error(
+                path,
+                "<meta>",
+                f"the export declares the frames {first_last[0]:,}..{first_last[1]:,}, "
+                f"not a range of 1 to max_frames={max_frames:,} frames (each is one "
+                "covered item); pass a larger read_cvat(max_frames=) to read it",
+            )
         frames = range(first_last[0], first_last[1] + 1) if first_last else sorted(frames_seen)
         w, h = meta.size
         for fr in frames:
@@ -350,7 +376,7 @@ def _shape_extras(path, entry, shape, b):
         v = shape.get(key)
         if v is not None:
             try:
-                extras[key] = int(v)
+                extras[key] = parse_int(v)
             except ValueError:
                 raise reader_error(path, entry, f"{key}={v!r} is not an integer") from None
     if shape.get("source") is not None:
@@ -554,11 +580,11 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
     tid = el.get("id")
     tentry = f"track[{k}]" + (f" (id={tid})" if tid is not None else "")
     label = el.get("label") or None
-    base = {"track_id": int(tid) if tid is not None and tid.lstrip("-").isdigit() else tid}
+    base = {"track_id": _int_or_text(tid)}
     for key in ("group_id",):
-        v = el.get(key)
-        if v is not None and v.lstrip("-").isdigit():
-            base[key] = int(v)
+        v = _int_or_text(el.get(key))
+        if isinstance(v, int):
+            base[key] = v
     if el.get("source") is not None:
         base["source"] = el.get("source")
     w, h = meta.size
@@ -585,9 +611,9 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             )
             continue
         try:
-            if fr_text is None or not fr_text.strip().lstrip("-").isdigit():
+            fr = _int_or_text(fr_text)
+            if not isinstance(fr, int):
                 raise reader_error(path, entry, f"frame={fr_text!r} is not a frame number")
-            fr = int(fr_text)
             if first is not None and not first <= fr <= last:
                 # kept as the end of an interpolation, but no object past the declared frames
                 b.drop(

@@ -264,13 +264,17 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
     for k, ann in enumerate(anns):
         entry = f"annotations[{k}]"
         try:
-            _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h)
+            _annotation(
+                path, f, b, k, ann, item, layout_annotator, file_annotator, w, h, not guessed
+            )
         except ENTRY_ERRORS as exc:
             b.entry_failed(entry_error(exc, path, entry), path, entry, item=item, record=ann)
     return guessed
 
 
-def _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h):
+def _annotation(
+    path, f, b, k, ann, item, layout_annotator, file_annotator, w, h, others_recorded=False
+):
     entry = f"annotations[{k}]"
     if not isinstance(ann, dict):
         raise reader_error(
@@ -280,6 +284,15 @@ def _annotation(path, f, b, k, ann, item, layout_annotator, file_annotator, w, h
     if aid is not None:
         entry += f" (id={aid!r})"
     recorded = _annotator_of(ann)
+    if layout_annotator is None and recorded is None and others_recorded:
+        # the file names its annotators: one left out is not the export's folder
+        raise reader_error(
+            path,
+            entry,
+            "the annotation records no annotator ('annotators') while others of the file "
+            "do: its annotator is unknown; pass annotator= (or a mapping {annotator: "
+            "directory}) to name it, or on_invalid='drop' to drop it",
+        )
     annotator = layout_annotator or recorded or file_annotator
     b.cover(item, annotator, width=w, height=h, file_idx=f, entry=entry)
     label = ann.get("name")

@@ -35,7 +35,8 @@ from pathlib import Path
 from iaa_frames.errors import ParameterError
 
 from .builder import FrameBuilder, finish
-from .paths import check_dir, reader_error
+from .paths import as_path, check_dir, reader_error
+from .values import parse_float
 
 __all__ = ["read_kitti"]
 
@@ -74,7 +75,7 @@ def _sources(path_or_folder, annotator):
 
 
 def _files(path) -> list[Path]:
-    p = Path(path)
+    p = as_path(path, "a file or folder path")
     if p.is_file():
         return [p]
     check_dir(p)
@@ -86,7 +87,7 @@ def _files(path) -> list[Path]:
 
 def _number(path, n, text, field):
     try:
-        return float(text)
+        return parse_float(text)
     except ValueError:
         raise reader_error(path, f"line {n}", f"{field} is {text!r}, not a number") from None
 

@@ -246,6 +246,7 @@ def read_labelstudio(
         "warned": False,
         "skeletons": [],
         "open_polygons": open_polygons,
+        "annotated": {},
     }
     for _kind, _key, i, task in stream:
         if stream.top != "array":
@@ -301,6 +302,31 @@ def _item_of(path, tentry, task, data, ctx):
     if not isinstance(source, str) or not source:
         raise reader_error(path, tentry, f"data[{key!r}] must be the image path, got {source!r}")
     return ctx["keys"](source, path=path, entry=tentry)
+
+
+def _first_annotation(b, ctx, path, entry, item, annotator, record) -> bool:
+    """Whether this is the annotator's first annotation of the item in the export; a
+    second one (one user's two annotations of a task, or of two tasks of one image) is a
+    ReaderError, or dropped with ``on_invalid="drop"`` (the first is kept): counted
+    twice, the annotator would agree with itself."""
+    first = ctx["annotated"].setdefault((item, annotator), entry)
+    if first == entry:
+        return True
+    b.entry_failed(
+        reader_error(
+            path,
+            entry,
+            f"the annotator {annotator!r} annotated the item {item!r} already in {first}: "
+            "one annotator's two annotations of one image are not two annotators; delete "
+            "one in Label Studio, or pass on_invalid='drop' to keep the first",
+        ),
+        path,
+        entry,
+        item=item,
+        annotator=annotator,
+        record=record,
+    )
+    return False
 
 
 def _task(path, f, b: FrameBuilder, i, task, ctx):
@@ -369,6 +395,8 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
                 record=ann,
             )
             continue
+        if not _first_annotation(b, ctx, path, aentry, item, annotator, ann):
+            continue
         b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=aentry)
         _results(
             path,
@@ -399,6 +427,9 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
             rtype = r.get("type")
             if not isinstance(rtype, str):
                 raise reader_error(path, rentry, f"missing or invalid 'type', got {rtype!r}")
+            rid = r.get("id")
+            if rid is not None and (not isinstance(rid, (str, int)) or isinstance(rid, bool)):
+                raise reader_error(path, rentry, f"the region id must be a string, got {rid!r}")
             value = r.get("value")
             if rtype in _RECT or rtype in _POLY:
                 if not isinstance(value, dict):
@@ -746,6 +777,8 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
         if is_number(r.get("original_width")) and is_number(r.get("original_height")):
             tw, th = float(r["original_width"]), float(r["original_height"])
             break
+    if not _first_annotation(b, ctx, path, tentry, item, annotator, rec):
+        return
     b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=tentry)
     for rentry, r in regions:
         try:

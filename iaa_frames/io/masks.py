@@ -23,6 +23,43 @@ __all__ = ["MAX_MASK_PIXELS", "mask_to_geometry", "rle_geometry"]
 MAX_MASK_PIXELS = 100_000_000
 
 
+def compressed_counts(counts: str) -> list[int] | None:
+    """The run lengths of a compressed COCO RLE string (pycocotools' ``rleFrString``:
+    6-bit groups from ``"0"``, 5 bits of value and a continuation bit, runs after the
+    second stored as the difference to the run two before), or None when the string is
+    not such an encoding (a character out of range, a number cut short, a negative run).
+
+    Examples
+    --------
+    >>> from pycocotools import mask as mask_utils
+    >>> import numpy as np
+    >>> m = np.zeros((4, 3), np.uint8, order="F"); m[1:3, 1] = 1
+    >>> compressed_counts(mask_utils.encode(m)["counts"].decode())
+    [5, 2, 5]
+    """
+    runs: list[int] = []
+    x = k = 0
+    more = False
+    for ch in counts:
+        c = ord(ch) - 48
+        if not 0 <= c < 64:
+            return None
+        x |= (c & 0x1F) << (5 * k)
+        more = bool(c & 0x20)
+        k += 1
+        if more:
+            continue
+        if c & 0x10:
+            x |= -1 << (5 * k)
+        if len(runs) > 2:
+            x += runs[-2]
+        if x < 0:
+            return None
+        runs.append(x)
+        x = k = 0
+    return None if more else runs
+
+
 def _rle_size(path, entry, seg):
     size = seg.get("size")
     if (
@@ -69,6 +106,20 @@ def rle_geometry(path, entry, seg, max_pixels: int = MAX_MASK_PIXELS):
             )
         rle = mask_utils.frPyObjects(seg, h, w)
     elif isinstance(counts, str):
+        # pycocotools decodes whatever the runs add up to: fewer pixels than the mask
+        # leave the rest of it uninitialised memory (random masks), more write past it
+        runs = compressed_counts(counts)
+        if runs is None:
+            raise reader_error(
+                path, entry, "segmentation.counts is not a compressed COCO RLE string"
+            )
+        if sum(runs) != h * w:
+            raise reader_error(
+                path,
+                entry,
+                f"segmentation.counts (compressed) adds up to {sum(runs)} pixels, "
+                f"not height x width = {h * w}",
+            )
         rle = {"size": [h, w], "counts": counts}
     else:
         raise reader_error(

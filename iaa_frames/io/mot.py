@@ -25,6 +25,7 @@ from iaa_frames.errors import DroppedRowsWarning, ParameterError
 from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
 
 from .paths import check_file, reader_error
+from .values import MAX_FRAMES, PLAIN_NUMBER, parse_int
 
 __all__ = ["read_mot"]
 
@@ -58,7 +59,23 @@ def _labels(path: Path, labels):
     raise ParameterError(f"labels must be a path to labels.txt or a list of names, got {labels!r}")
 
 
-def _read_one(path, annotator, sequence, labels, label, ignored):
+def _seq_length(path, info, max_frames) -> int:
+    """``seqLength`` of seqinfo.ini (0 when absent), an integer in 0..``max_frames``."""
+    text = info.get("seqlength", "") or "0"
+    try:
+        n = parse_int(text)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= max_frames:
+        raise reader_error(
+            path.parent / "seqinfo.ini",
+            "seqLength",
+            f"{text!r} is not a number of frames in 0..{max_frames:,} (max_frames)",
+        )
+    return n
+
+
+def _read_one(path, annotator, sequence, labels, label, ignored, max_frames):
     path = check_file(path)
     info = _seqinfo(path)
     if sequence is None:
@@ -80,18 +97,24 @@ def _read_one(path, annotator, sequence, labels, label, ignored):
         )
     raw = raw.iloc[:, : len(_NAMES)]
     raw.columns = _NAMES[: raw.shape[1]]
-    num = raw.apply(pd.to_numeric, errors="coerce")
+    # plain ASCII numbers only (to_numeric would read other digits), else not a number
+    plain = raw.apply(lambda c: c.str.fullmatch(PLAIN_NUMBER, na=False))
+    num = raw.where(plain).apply(pd.to_numeric, errors="coerce")
     core = ["frame", "track_id", "left", "top", "w", "h"]
     bad = num[core].isna().any(axis=1).to_numpy() & raw[core].notna().all(axis=1).to_numpy()
     bad |= raw[core].isna().any(axis=1).to_numpy()
     frame = num["frame"].to_numpy(dtype=float)
-    bad |= ~np.isnan(frame) & ((frame < 1) | (frame != np.round(frame)))
+    bad |= ~np.isnan(frame) & ((frame < 1) | (frame != np.round(frame)) | (frame > max_frames))
+    track = num["track_id"].to_numpy(dtype=float)
+    # an id is an integer: 1.2 and 1.7 are not both track 1, 1e30 no int64
+    bad |= ~np.isnan(track) & ((track != np.round(track)) | (np.abs(track) > 2.0**53))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise reader_error(
             path,
             f"line {k + 1}",
-            f"frame, id and the box must be numbers, the frame an integer >= 1: "
+            "frame, id and the box must be numbers (plain ASCII), the frame an integer >= 1 "
+            f"and at most {max_frames:,} (max_frames), the id an integer: "
             f"{','.join(map(str, raw.iloc[k].dropna()))!r}",
         )
     dropped = pd.DataFrame(columns=["file", "entry", "item", "annotator", "reason", "detail"])
@@ -124,7 +147,7 @@ def _read_one(path, annotator, sequence, labels, label, ignored):
         obj_label = names[cls.astype(int) - 1]
     else:
         obj_label = np.full(len(num), label, dtype=object)
-    n_frames = int(info.get("seqlength", 0) or 0) or int(num["frame"].max() if len(num) else 0)
+    n_frames = _seq_length(path, info, max_frames) or int(num["frame"].max() if len(num) else 0)
     width = float(info.get("imwidth", "nan") or "nan")
     height = float(info.get("imheight", "nan") or "nan")
     fr = num["frame"].to_numpy(dtype=np.int64)
@@ -161,6 +184,7 @@ def read_mot(
     label: str = "object",
     ignored: str = "drop",
     return_dropped: bool = False,
+    max_frames: int = MAX_FRAMES,
 ) -> pd.DataFrame:
     """Read MOTChallenge-style track files (``frame, id, x, y, w, h, ...``).
 
@@ -185,6 +209,9 @@ def read_mot(
         with a :class:`~iaa_frames.errors.DroppedRowsWarning`, or kept.
     return_dropped : bool, default False
         Return ``(frame, dropped)`` instead of warning.
+    max_frames : int, default 1,000,000
+        The most frames a sequence may have (``seqLength``, a frame number): every frame
+        is covered, one row each, so a larger one is a ReaderError.
 
     Returns
     -------
@@ -221,7 +248,9 @@ def read_mot(
         if annotator is None:
             raise ParameterError("read_mot needs annotator= for a single file")
         files = [(str(annotator), path)]
-    parts = [_read_one(p, a, sequence, labels, label, ignored) for a, p in files]
+    if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 1:
+        raise ParameterError(f"max_frames must be a positive integer, got {max_frames!r}")
+    parts = [_read_one(p, a, sequence, labels, label, ignored, max_frames) for a, p in files]
     frame = pd.concat([p[0] for p in parts], ignore_index=True)
     dropped = (
         pd.concat([p[1] for p in parts if len(p[1])], ignore_index=True)

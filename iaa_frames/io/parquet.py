@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,7 @@ import pandas as pd
 import shapely
 
 from iaa_frames.errors import ParameterError, ReaderError, SchemaError
-from iaa_frames.frame.schema import validate
+from iaa_frames.frame.schema import identifier_column, validate
 
 __all__ = [
     "FILE_PATTERN",
@@ -186,7 +187,9 @@ def to_parquet(
         partition of :func:`iaa_frames.dask.read_parquet`.
     overwrite : bool, default False
         Replace the Parquet files of a directory already written; otherwise a directory
-        that holds ``part-*.parquet`` files is an error.
+        that holds ``part-*.parquet`` files is an error. Only files ``to_parquet`` wrote
+        (named ``part-NNNNN.parquet``, holding its layout metadata) are ever removed: a
+        directory holding another Parquet file (an input, say) is an error either way.
 
     Returns
     -------
@@ -196,7 +199,8 @@ def to_parquet(
     Raises
     ------
     FileExistsError
-        When ``path`` holds Parquet files and ``overwrite`` is False.
+        When ``path`` holds Parquet files and ``overwrite`` is False, or Parquet files
+        ``to_parquet`` did not write.
     SchemaError
         When a column cannot be stored in Parquet (mixed types in ``item``, say).
 
@@ -226,7 +230,14 @@ def to_parquet(
         raise FileExistsError(
             f"{out} already holds {len(old)} Parquet file(s); pass overwrite=True to replace them"
         )
-    for f in old:
+    foreign = [f for f in old if not _ours(f, pq)]
+    if foreign:  # never removed, and read_parquet(out) would mix them in
+        raise FileExistsError(
+            f"{out} holds Parquet file(s) to_parquet did not write ({', '.join(f.name for f in foreign[:5])}"
+            f"{' ...' if len(foreign) > 5 else ''}): they are not removed; write into another "
+            "directory"
+        )
+    for f in old:  # every one written by to_parquet (checked above)
         f.unlink()
     out.mkdir(parents=True, exist_ok=True)
     file_of = item_partitions(frame["item"], int(rows_per_file))
@@ -281,6 +292,18 @@ def _bad_text(frame: pd.DataFrame) -> str:
                         "Parquet; fix the text (e.g. s.encode('utf-8', 'replace').decode())"
                     )
     return "a value is not valid Unicode and cannot be stored in Parquet"
+
+
+def _ours(path: Path, pq) -> bool:
+    """Whether ``path`` is a file :func:`to_parquet` wrote: named ``part-NNNNN.parquet``
+    and holding the layout metadata under :data:`METADATA_KEY`."""
+    if not re.fullmatch(r"part-\d{5,}\.parquet", path.name) or path.is_symlink():
+        return False
+    try:
+        meta = pq.read_schema(path).metadata or {}
+    except Exception:  # noqa: BLE001  (not a Parquet file at all: not ours)
+        return False
+    return METADATA_KEY in meta
 
 
 def parquet_files(path) -> list[Path]:
@@ -339,7 +362,8 @@ def read_parquet(path, *, on_invalid: str = "raise") -> pd.DataFrame:
     -------
     pandas.DataFrame
         The validated tidy frame, index as written. Rows come back grouped by file; a
-        frame whose rows were grouped by item comes back in its original order.
+        frame whose rows were grouped by item comes back in its original order. Items are
+        text, as every reader gives them (an integer item ``7`` comes back ``"7"``).
 
     Raises
     ------
@@ -361,4 +385,6 @@ def read_parquet(path, *, on_invalid: str = "raise") -> pd.DataFrame:
         raise FileNotFoundError(f"{path}: no Parquet file (*.parquet) in this directory")
     frames = [read_parquet_file(f) for f in files]
     frame = frames[0] if len(frames) == 1 else pd.concat(frames)
+    if "item" in frame.columns:  # a reader gives identifiers as text, as every reader does
+        frame["item"] = identifier_column(frame["item"], "item", keep_numbers=False)
     return validate(frame, on_invalid=on_invalid)

@@ -15,7 +15,7 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from iaa_frames.errors import ParameterError, ReaderError
@@ -61,11 +61,25 @@ def entry_error(exc: Exception, path, entry) -> ReaderError:
     )
 
 
+def as_path(path, what: str = "a file path") -> Path:
+    """``path`` as a :class:`~pathlib.Path`; anything but a string or an ``os.PathLike``
+    (a number, None, bytes) is a :class:`~iaa_frames.errors.ParameterError`.
+
+    Examples
+    --------
+    >>> as_path(42)
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: expected a file path, got int: 42
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterError(f"expected {what}, got {type(path).__name__}: {path!r}")
+    return Path(path)
+
+
 def check_file(path) -> Path:
     """Return ``path`` as a :class:`~pathlib.Path`, or raise ReaderError if it cannot be read."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise ParameterError(f"expected a file path, got {type(path).__name__}: {path!r}")
-    p = Path(path)
+    p = as_path(path)
     if not p.exists():
         raise reader_error(p, None, "no such file")
     if p.is_dir():
@@ -76,9 +90,7 @@ def check_file(path) -> Path:
 
 
 def check_dir(path) -> Path:
-    if not isinstance(path, (str, os.PathLike)):
-        raise ParameterError(f"expected a directory path, got {type(path).__name__}: {path!r}")
-    p = Path(path)
+    p = as_path(path, "a directory path")
     if not p.exists():
         raise reader_error(p, None, "no such directory")
     if not p.is_dir():
@@ -128,6 +140,11 @@ def files_and_annotators(path_or_paths, annotator, *, reader: str):
         if annotator is not None and not isinstance(annotator, str):
             raise ParameterError(f"annotator must be a string for one file, got {annotator!r}")
         return [(check_file(path_or_paths), annotator)]
+    if not isinstance(path_or_paths, Iterable) or isinstance(path_or_paths, (bytes, bytearray)):
+        raise ParameterError(
+            f"{reader}: expected a path, a list of paths or a mapping {{annotator: path}}, got "
+            f"{type(path_or_paths).__name__}: {path_or_paths!r}"
+        )
     paths = list(path_or_paths)
     if not paths:
         raise ParameterError(f"{reader}: no files given")

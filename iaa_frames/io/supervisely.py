@@ -33,14 +33,14 @@ from pathlib import Path
 from iaa_frames.errors import ParameterError
 
 from .builder import FrameBuilder, finish
-from .paths import reader_error
+from .paths import as_path, reader_error
 
 __all__ = ["read_supervisely_pointcloud"]
 
 
 def _files(path) -> list[tuple[Path, str]]:
     """(annotation file, item) of a file, a dataset folder or a project folder."""
-    p = Path(path)
+    p = as_path(path, "a file or folder path")
     if not p.exists():
         raise reader_error(p, None, "no such file or folder")
     if p.is_file():
@@ -115,9 +115,17 @@ def _read_file(builder, file: Path, item: str, annotator):
         data = json.loads(file.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise reader_error(file, None, f"not a JSON annotation file ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("figures", []), list):
-        raise reader_error(file, None, "expected an object with a list of 'figures'")
-    objects = {o.get("key"): o for o in data.get("objects", []) if isinstance(o, dict)}
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("figures", []), list)
+        or not isinstance(data.get("objects", []), list)
+    ):
+        raise reader_error(file, None, "expected an object with lists of 'figures' and 'objects'")
+    objects = {  # keys are strings (a list or dict would not hash)
+        o.get("key"): o
+        for o in data.get("objects", [])
+        if isinstance(o, dict) and isinstance(o.get("key"), str)
+    }
     f = builder.add_file(file, lambda e: f"figures[{e}]")
     if annotator is not None:
         builder.cover(item, annotator, file_idx=f)
@@ -140,12 +148,21 @@ def _read_file(builder, file: Path, item: str, annotator):
             raise reader_error(
                 file, entry, "no labelerLogin: pass annotator= to name the annotator"
             )
-        obj = objects.get(fig.get("objectKey"))
+        key = fig.get("objectKey")
+        obj = objects.get(key) if isinstance(key, str) else None
         if obj is None:
             raise reader_error(
                 file, entry, f"objectKey {fig.get('objectKey')!r} is no object of the file"
             )
         builder.cover(item, who, file_idx=f)
+        label = obj.get("classTitle")
+        if not isinstance(label, str) or not label:
+            raise reader_error(
+                file,
+                entry,
+                f"the object {obj.get('key')!r} has no classTitle (a non-empty string), "
+                f"got {label!r}",
+            )
         g = fig.get("geometry")
         try:
             pos, rot, dim = (
@@ -161,7 +178,7 @@ def _read_file(builder, file: Path, item: str, annotator):
         builder.add_shape(
             item,
             who,
-            str(obj.get("classTitle")),
+            label,
             "cuboid",
             [*pos, *dim, rot[2], rot[1], rot[0]],
             file_idx=f,

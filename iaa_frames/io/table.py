@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,7 +19,7 @@ from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.frame.schema import INVALID_REASONS, check, validate
 
 from .box_lists import explode_boxes
-from .paths import check_file
+from .paths import as_path, check_file
 
 __all__ = ["IDENTIFIERS", "TABLE_FORMATS", "read_csv_text_ids", "read_table"]
 
@@ -181,7 +180,7 @@ def read_table(
     1  a.jpg        w1   cat  0.0  0.0  4.0  2.0
     2  a.jpg        w2   NaN  NaN  NaN  NaN  NaN
     """
-    path = Path(path)
+    path = as_path(path)
     if fmt is None:
         fmt = "parquet" if path.suffix.lower() in (".parquet", ".pq") else "csv"
     if fmt not in TABLE_FORMATS:

@@ -19,9 +19,60 @@ import math
 
 from .paths import reader_error
 
-__all__ = ["flat_ring", "is_number", "number", "size_value", "xml_float"]
+__all__ = [
+    "MAX_FRAMES",
+    "PLAIN_NUMBER",
+    "flat_ring",
+    "is_number",
+    "number",
+    "parse_float",
+    "parse_int",
+    "size_value",
+    "xml_float",
+]
 
 _NUMBER_TYPES = {int, float}
+
+#: The most frames a video export may span (``read_cvat(max_frames=)``,
+#: ``read_mot(max_frames=)``): every frame of it is covered, one row each, and a few bytes
+#: can declare any range.
+MAX_FRAMES = 1_000_000
+#: Plain ASCII numbers, as the text formats write them (no ``_``, no other digits).
+PLAIN_NUMBER = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*"
+
+
+def parse_float(text: str) -> float:
+    """A number written in a text export (XML, a label line): plain ASCII only. Python's
+    ``float`` also reads ``1_0`` as 10 and non-ASCII digits (``\u0661``): a ValueError
+    here, as for any other text that is no number.
+
+    Examples
+    --------
+    >>> parse_float(" 2.5e1 "), parse_float("-0")
+    (25.0, -0.0)
+    >>> parse_float("1_0")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a plain number: '1_0'
+    """
+    if not text.isascii() or "_" in text:
+        raise ValueError(f"not a plain number: {text!r}")
+    return float(text)
+
+
+def parse_int(text: str) -> int:
+    """An integer written in a text export: optional sign and ASCII digits only
+    (``0_2``, ``1.0``, non-ASCII digits are a ValueError).
+
+    Examples
+    --------
+    >>> parse_int(" 12 "), parse_int("-3")
+    (12, -3)
+    """
+    s = text.strip()
+    if not s.isascii() or not s.lstrip("+-").isdigit() or s.count("-") + s.count("+") > 1:
+        raise ValueError(f"not a plain integer: {text!r}")
+    return int(s)
 
 
 def is_number(v) -> bool:
@@ -72,7 +123,7 @@ def xml_float(path, entry, el, name, *, attr=True, required=True):
             raise reader_error(path, entry, f"missing {what}")
         return math.nan
     try:
-        v = float(raw)
+        v = parse_float(raw)
     except ValueError:
         what = f"attribute {name}" if attr else f"<{name}>"
         raise reader_error(path, entry, f"{what}={raw!r} is not a number") from None

@@ -6,7 +6,10 @@ directory) per annotator, an image entry for every item the annotator covered (s
 reader gives back the coverage rows), boxes and polygons in each format's own coordinate
 convention. They are deliberately small: they write what the readers read, and nothing of
 the formats' other features. Coordinates in pixels are rounded to ``decimals`` places,
-normalized YOLO coordinates to 6 places, Label Studio percentages to 6 places.
+normalized YOLO coordinates to 6 places, Label Studio percentages to 6 places. No writer
+replaces an existing file unless ``overwrite=True`` (a FileExistsError names it; also
+through :meth:`~iaa_frames.decisions.consensus.Consensus.to_coco` and ``to_cvat``, which
+pass their options on).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import pandas as pd
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
 from iaa_frames.geometry.kinds import POINT_SET, POLYLINE, polyline_vertices
+
+from .safe_csv import csv_text
 
 __all__ = [
     "write_coco",
@@ -112,15 +117,28 @@ def _indent(el, level=0):
     ET.indent(el, space="  ", level=level)
 
 
-def _write_xml(root, path: Path):
+def _write(path: Path, text: str, overwrite: bool) -> None:
+    """Write ``text`` to ``path``; an existing file is a FileExistsError unless
+    ``overwrite`` (every file the writers write goes through here)."""
+    try:
+        with open(path, "w" if overwrite else "x", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+    except FileExistsError:
+        raise FileExistsError(
+            f"{path} exists: pass overwrite=True to replace it, or write into another folder"
+        ) from None
+
+
+def _write_xml(root, path: Path, overwrite: bool):
     _indent(root)
-    path.write_text(
+    _write(
+        path,
         '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n",
-        encoding="utf-8",
+        overwrite,
     )
 
 
-def write_coco(df, directory, *, suffix=".jpg", decimals=2):
+def write_coco(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
     """One COCO file per annotator, ``{directory}/{annotator}.json``.
 
     Image ids, category ids (labels sorted, from 1) and annotation ids (``object_id + 1``
@@ -157,7 +175,7 @@ def write_coco(df, directory, *, suffix=".jpg", decimals=2):
             "annotations": anns,
             "categories": cats,
         }
-        path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        _write(path, json.dumps(doc, indent=1), overwrite)
         paths.append(path)
     return paths
 
@@ -188,7 +206,7 @@ def _coco_ann(rec, iid, cat_id, decimals, extra=None):
     return a
 
 
-def write_coco_raters(df, path, *, suffix=".jpg", decimals=2):
+def write_coco_raters(df, path, *, suffix=".jpg", decimals=2, overwrite=False):
     """One COCO file for all annotators, LVIS style: ``rater_id`` on every annotation and
     ``rater_list`` on every image (the annotators who reviewed it)."""
     df, obj = _frame(df)
@@ -218,14 +236,15 @@ def write_coco_raters(df, path, *, suffix=".jpg", decimals=2):
         for rec in objs:
             anns.append(_coco_ann(rec, image_id[it], cat_id, decimals, {"rater_id": ann}))
     cats = [{"id": cat_id[lab], "name": lab} for lab in labels]
-    path.write_text(
+    _write(
+        path,
         json.dumps({"images": images, "annotations": anns, "categories": cats}, indent=1),
-        encoding="utf-8",
+        overwrite,
     )
     return path
 
 
-def write_cvat(df, directory, *, suffix=".jpg", decimals=2):
+def write_cvat(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
     """One CVAT for images 1.1 XML per annotator, ``{directory}/job_{k}.xml``, with the
     annotator as the job assignee; lines of the kind ``polyline`` as ``<polyline>``, sets
     of the kind ``point_set`` as ``<points>``."""
@@ -298,12 +317,12 @@ def write_cvat(df, directory, *, suffix=".jpg", decimals=2):
                         pts = ";".join(f"{x:.{decimals}f},{y:.{decimals}f}" for x, y in rings[0])
                         ET.SubElement(im, "polygon", **common, points=pts, z_order="0")
         path = directory / f"job_{k}.xml"
-        _write_xml(root, path)
+        _write_xml(root, path, overwrite)
         paths.append(path)
     return paths
 
 
-def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
+def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/", overwrite=False):
     """A Label Studio JSON export: one task per item, one annotation per annotator who
     covered it (``completed_by`` a dict with ``id`` and ``email = {annotator}@example.org``),
     rectangles and polygons in percent of the image size; lines of the kind ``polyline``
@@ -394,11 +413,11 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/"):
                 "predictions": [],
             }
         )
-    path.write_text(json.dumps(tasks, indent=1), encoding="utf-8")
+    _write(path, json.dumps(tasks, indent=1), overwrite)
     return path
 
 
-def write_voc(df, directory, *, suffix=".jpg", decimals=2):
+def write_voc(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
     """Pascal VOC XML, ``{directory}/{annotator}/{item}.xml``; polygons are written as their
     bounding boxes (VOC has no polygons)."""
     df, obj = _frame(df)
@@ -430,12 +449,12 @@ def write_voc(df, directory, *, suffix=".jpg", decimals=2):
             for tag, col in (("xmin", "x0"), ("ymin", "y0"), ("xmax", "x1"), ("ymax", "y1")):
                 ET.SubElement(bb, tag).text = f"{rec[col]:.{decimals}f}"
         path = d / f"{it}.xml"
-        _write_xml(root, path)
+        _write_xml(root, path, overwrite)
         paths.append(path)
     return paths
 
 
-def write_yolo(df, directory, *, classes=None):
+def write_yolo(df, directory, *, classes=None, overwrite=False):
     """YOLO labels, ``{directory}/{annotator}/{item}.txt`` (boxes as ``class cx cy w h``,
     polygons as segmentation lines), plus ``classes.txt`` and ``image_sizes.csv`` (item,
     width, height) in ``directory``."""
@@ -472,16 +491,20 @@ def write_yolo(df, directory, *, classes=None):
                     )
                 xy = parts[0][0] / (W, H)
                 lines.append(f"{c} " + " ".join(f"{v:.6f}" for v in xy.ravel()))
-        (d / f"{it}.txt").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    (directory / "classes.txt").write_text("".join(c + "\n" for c in classes), encoding="utf-8")
-    pd.DataFrame(
-        [(it, w, h) for it, (w, h) in sorted(sizes.items(), key=lambda kv: str(kv[0]))],
-        columns=["item", "width", "height"],
-    ).to_csv(directory / "image_sizes.csv", index=False)
+        _write(d / f"{it}.txt", "".join(line + "\n" for line in lines), overwrite)
+    _write(directory / "classes.txt", "".join(c + "\n" for c in classes), overwrite)
+    sizes_csv = csv_text(
+        pd.DataFrame(
+            [(it, w, h) for it, (w, h) in sorted(sizes.items(), key=lambda kv: str(kv[0]))],
+            columns=["item", "width", "height"],
+        ),
+        index=False,
+    )
+    _write(directory / "image_sizes.csv", sizes_csv, overwrite)
     return directory
 
 
-def write_darwin(df, directory, *, suffix=".jpg", decimals=2):
+def write_darwin(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
     """V7 Darwin JSON 2.0, ``{directory}/{annotator}/{item}.json``, every annotation with
     its ``annotators`` (email ``{annotator}@example.org``)."""
     df, obj = _frame(df)
@@ -539,5 +562,5 @@ def write_darwin(df, directory, *, suffix=".jpg", decimals=2):
             },
             "annotations": annotations,
         }
-        (d / f"{it}.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        _write(d / f"{it}.json", json.dumps(doc, indent=1), overwrite)
     return directory

@@ -17,6 +17,7 @@ from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
 from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .paths import annotator_dirs, check_dir, reader_error
+from .values import parse_float
 from .yolo_classes import class_names, read_yolo_classes
 
 __all__ = ["read_yolo", "read_yolo_classes"]
@@ -84,6 +85,14 @@ def _list_files(d: Path) -> list[Path]:
     return out
 
 
+def _inside(path: Path, root: Path) -> bool:
+    """Whether ``path`` (symbolic links and ``..`` resolved) lies inside ``root``."""
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+
+
 def _is_dataset(d: Path) -> bool:
     """Whether ``d`` is one YOLO export (rather than a parent of annotator directories)."""
     if (d / "labels").is_dir() or (d / "obj.data").is_file():
@@ -137,6 +146,7 @@ def _label_files(d: Path) -> list[tuple[Path, str | None]]:
         return out
     lists = _list_files(d)
     if lists:
+        root = d.resolve()  # a listed path never leads out of the export (../, /abs)
         out, seen = [], set()
         for lst in lists:
             for n, line in enumerate(
@@ -148,7 +158,12 @@ def _label_files(d: Path) -> list[tuple[Path, str | None]]:
                 rel = Path(line)
                 cands = [d / rel, *(d / Path(*rel.parts[k:]) for k in range(1, len(rel.parts)))]
                 label = next(
-                    (c.with_suffix(".txt") for c in cands if c.with_suffix(".txt").is_file()), None
+                    (
+                        c.with_suffix(".txt")
+                        for c in cands
+                        if _inside(c.with_suffix(".txt"), root) and c.with_suffix(".txt").is_file()
+                    ),
+                    None,
                 )
                 if label is None:
                     raise reader_error(
@@ -244,8 +259,14 @@ def read_yolo(
         The validated tidy frame (``item``: see ``item_key``). Lines ``class cx cy w h``
         are boxes (a sixth value is kept as ``score``); lines ``class x1 y1 x2 y2 ...`` with
         three or more points are polygons: segmentation outlines, and oriented boxes
-        (``class x1 y1 x2 y2 x3 y3 x4 y4``, Ultralytics OBB). An empty label file is a
-        coverage row.
+        (``class x1 y1 x2 y2 x3 y3 x4 y4``, Ultralytics OBB); with a score after the
+        points (an even number of values, Ultralytics' ``save_conf``) it is kept as
+        ``score``. A 7-value line is a triangle, unless a line of its file has a track id
+        no coordinate can be (an integer beyond 1): then the file's 7-value lines are
+        tracker lines ``class cx cy w h conf track_id`` (``score``, ``track_id``). Every
+        coordinate must lie in [0, 1] (fractions of the image size). An empty label file
+        is a coverage row. Without ``classes=``, each annotator's export uses its own class
+        file (``classes.txt``, ``obj.names``, ``data.yaml``; in the export or its parent).
 
     Raises
     ------
@@ -299,7 +320,7 @@ def read_yolo(
                 raise reader_error(
                     root, None, "no annotator subdirectories and no .txt label files"
                 )
-    names = class_names(classes, dirs)
+    names_of = class_names(classes, dirs)
     sizes = _sizes(image_sizes)
     b = FrameBuilder("yolo", on_invalid=on_invalid)
     keys = ItemKeys(item_key)
@@ -316,7 +337,7 @@ def read_yolo(
         for path, image in files:
             source = image if image is not None else str(path.relative_to(d).with_suffix(""))
             item = keys(source, scope=d, path=path, entry="(file)")
-            _read_file(path, ann, names, sizes, b, item)
+            _read_file(path, ann, names_of[ann], sizes, b, item)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
@@ -333,19 +354,26 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder, item):
     except UnicodeDecodeError:
         raise reader_error(path, None, "not UTF-8 text") from None
     b.cover(item, annotator, width=w, height=h, file_idx=f, entry="(file)")
-    lines = []  # (entry, label, kind, values), in file order
+    parsed = []  # (entry, label, values after the class, line), in file order
     for n, line in enumerate(text.splitlines(), start=1):
         tok = line.split()
         if not tok:
             continue
         entry = f"line {n}"
         try:
-            lines.append(_line(path, entry, line, tok, names))
+            parsed.append((*_line(path, entry, line, tok, names), line))
         except ReaderError as exc:
             b.entry_failed(exc, path, entry, item=item, annotator=annotator, record=line)
-    is_box = [kind == "box" for _, _, kind, _ in lines]
+    lines = []  # (entry, label, kind, values), in file order
+    tracks, scored = _file_dialect(parsed)
+    for entry, label, vals, line in parsed:
+        try:
+            lines.append(_kind(path, entry, label, vals, tracks, scored))
+        except ReaderError as exc:
+            b.entry_failed(exc, path, entry, item=item, annotator=annotator, record=line)
+    is_box = [line[2] == "box" for line in lines]
     if any(is_box):
-        a = np.asarray([v[:4] for (_, _, kind, v) in lines if kind == "box"], dtype="float64")
+        a = np.asarray([v[:4] for (_, _, kind, v, _) in lines if kind == "box"], dtype="float64")
         corners = np.column_stack(
             [
                 (a[:, 0] - a[:, 2] / 2) * w,
@@ -355,9 +383,11 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder, item):
             ]
         ).tolist()
     j = 0
-    for entry, label, kind, v in lines:
+    for entry, label, kind, v, score in lines:
+        extras = None if score is None else {"score": score}
         if kind == "box":
-            extras = {"score": v[4]} if len(v) == 5 else None
+            if len(v) == 6:
+                extras["track_id"] = int(v[5])
             box = corners[j]
             j += 1
             kw = dict(width=w, height=h, file_idx=f, entry=entry, extras=extras)
@@ -377,13 +407,23 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder, item):
                 record=v,
             )
             continue
-        b.add_polygon(item, annotator, label, [[ring]], width=w, height=h, file_idx=f, entry=entry)
+        b.add_polygon(
+            item,
+            annotator,
+            label,
+            [[ring]],
+            width=w,
+            height=h,
+            file_idx=f,
+            entry=entry,
+            extras=extras,
+        )
 
 
 def _line(path, entry, line, tok, names):
-    """(entry, label, kind, values) of one label line."""
+    """(entry, label, values after the class) of one label line."""
     try:
-        vals = [float(t) for t in tok]
+        vals = [parse_float(t) for t in tok]
     except ValueError:
         raise reader_error(path, entry, f"non-numeric value in {line.strip()!r}") from None
     if not all(math.isfinite(v) for v in vals):
@@ -403,13 +443,70 @@ def _line(path, entry, line, tok, names):
             path, entry, f"class index {c} is not defined in classes ({len(names)} names)"
         )
     k = len(vals)
-    if k in (5, 6):
-        return (entry, label, "box", vals[1:])
-    if k >= 7 and k % 2 == 1:
-        return (entry, label, "polygon", vals[1:])
+    if k >= 5:
+        return (entry, label, vals[1:])
     raise reader_error(
         path,
         entry,
-        f"{k} values: expected 'class cx cy w h' (5, or 6 with a score) "
-        "or 'class x1 y1 x2 y2 x3 y3 ...' (an odd number >= 7)",
+        f"{k} values: expected 'class cx cy w h' (5; 6 with a score; 7 with a score and "
+        "a track id) or 'class x1 y1 x2 y2 x3 y3 ...' (an odd number >= 7; even with a "
+        "score)",
     )
+
+
+def _tracker_like(v) -> bool:
+    """Whether the 6 values of a 7-value line can only be ``cx cy w h conf track_id``: a
+    track id (an integer beyond 1) is no normalized coordinate."""
+    return float(v[5]).is_integer() and v[5] > 1
+
+
+def _file_dialect(parsed) -> tuple[bool, bool]:
+    """(7-value lines are tracker lines, the file holds segment lines with a score) of one
+    label file. A 7-value line is a triangle ``class x1 y1 x2 y2 x3 y3`` or a tracker line
+    ``class cx cy w h conf track_id``: tracker lines when one of the file's has a track id
+    no coordinate can be (an integer beyond 1). Segment lines with a score (Ultralytics'
+    ``save_conf``: ``class x1 y1 ... xn yn conf``, an even number of values from 8) make
+    a 6-value line of the file a segment of two points with a score, not a box."""
+    seven = [v for _, _, v, _ in parsed if len(v) == 6]
+    tracks = any(_tracker_like(v) for v in seven)
+    scored = any(len(v) >= 7 and len(v) % 2 == 1 for _, _, v, _ in parsed)
+    return tracks, scored
+
+
+def _kind(path, entry, label, v, tracks: bool, scored: bool):
+    """(entry, label, kind, values) of a parsed line, in its file's dialect; coordinates
+    outside [0, 1] (YOLO's are normalized by the image size) are a ReaderError."""
+    k = len(v) + 1
+    if k == 6 and scored:
+        raise reader_error(
+            path,
+            entry,
+            "6 values in a file of segment lines with a score: a segment of two points "
+            "(no shape), not a box",
+        )
+    if k == 7 and tracks:
+        if not (float(v[5]).is_integer() and v[5] >= 0):
+            raise reader_error(
+                path,
+                entry,
+                f"7 values in a file of tracker lines 'class cx cy w h conf track_id': the "
+                f"track id {v[5]!r} is not a non-negative integer",
+            )
+        kind, coords, score = "box", v[:4], v[4]
+    elif k in (5, 6):
+        kind, coords, score = "box", v[:4], v[4] if k == 6 else None
+    elif k % 2 == 0:
+        kind, coords, score = "polygon", v[:-1], v[-1]
+    else:
+        kind, coords, score = "polygon", v, None
+    if score is not None and not 0 <= score <= 1:
+        raise reader_error(path, entry, f"the score {score!r} is not in [0, 1]")
+    bad = next((x for x in coords if not 0 <= x <= 1), None)
+    if bad is not None:
+        raise reader_error(
+            path,
+            entry,
+            f"the coordinate {bad!r} is outside [0, 1]: YOLO coordinates are fractions of "
+            "the image size",
+        )
+    return (entry, label, kind, coords if kind == "polygon" else v, score)

@@ -123,28 +123,52 @@ def read_yolo_classes(path) -> list[str]:
     return names
 
 
-def class_names(classes, dirs):
-    """The class names of ``read_yolo(classes=...)``: a list, a mapping {index: name}, or
-    a file to read; by default the first class file found in the annotators' export
-    directories ``dirs`` (pairs (annotator, directory)) or their parents, else None."""
+def class_names(classes, dirs) -> dict:
+    """The class names of ``read_yolo(classes=...)`` for each annotator of ``dirs`` (pairs
+    (annotator, directory)), as {annotator: names or None}: a list, a mapping {index:
+    name}, or a file to read, the same for every annotator; by default each annotator's
+    own class file (in its export directory, else its parent), so that two exports with
+    their own ``classes.txt`` keep their own names. Some annotators with a class file and
+    others without would compare names with indices: a ReaderError."""
     if classes is None:
-        for _, d in dirs:
-            for cand in (d, d.parent):
-                for name in _CLASS_FILES:
-                    if (cand / name).is_file():
-                        return read_yolo_classes(cand / name)
-        return None
+        out, found, files = {}, {}, {}
+        for ann, d in dirs:
+            path = next(
+                (
+                    cand / name
+                    for cand in (d, d.parent)
+                    for name in _CLASS_FILES
+                    if (cand / name).is_file()
+                ),
+                None,
+            )
+            if path is not None and path not in found:
+                found[path] = read_yolo_classes(path)
+            out[ann] = None if path is None else found[path]
+            files[ann] = path
+        without = [a for a, _ in dirs if out[a] is None]
+        if without and len(without) < len(dirs):
+            named = next(a for a, _ in dirs if out[a] is not None)
+            raise reader_error(
+                dict(dirs)[without[0]],
+                None,
+                f"annotator {without[0]!r} has no class file (classes.txt, obj.names, "
+                f"data.yaml) while {named!r} has {files[named]}: their labels would be "
+                "class indices beside class names; pass classes= to name them",
+            )
+        return {a: out[a] for a, _ in dirs}
     if isinstance(classes, (str, os.PathLike)):
-        return read_yolo_classes(classes)
-    if isinstance(classes, Mapping):
+        names = read_yolo_classes(classes)
+    elif isinstance(classes, Mapping):
         if not all(isinstance(k, int) for k in classes):
             raise ParameterError("classes as a mapping must map class indices (int) to names")
-        return dict(classes)
-    if isinstance(classes, Sequence):
+        names = dict(classes)
+    elif isinstance(classes, Sequence):
         names = list(classes)
         if not all(isinstance(c, str) and c for c in names):
             raise ParameterError("classes must hold non-empty strings")
-        return names
-    raise ParameterError(
-        f"classes must be a list of names, a mapping, or a path, got {type(classes).__name__}"
-    )
+    else:
+        raise ParameterError(
+            f"classes must be a list of names, a mapping, or a path, got {type(classes).__name__}"
+        )
+    return {a: names for a, _ in dirs}

@@ -249,7 +249,7 @@ def report(
     written = [*REPORT_FILES, *disagree_files, *threshold_files, *attribute_files]
     claim(out_dir, written)
     out_dir.mkdir(parents=True, exist_ok=True)
-    record(out_dir, written)
+    record(out_dir, written, replace=True)  # an earlier report's other files go
 
     # files
     _write_result(sweep if sweep is not None else result, out_dir)
@@ -323,7 +323,7 @@ def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
     written = [*RESULT_FILES, *threshold_files]
     claim(out_dir, written)
     out_dir.mkdir(parents=True, exist_ok=True)
-    record(out_dir, written)
+    record(out_dir, written, replace=True)  # an earlier report's other files go
     _write_result(sweep if sweep is not None else result, out_dir)
     for name, frame in threshold_files.items():
         write_csv(frame, out_dir / name, index=False)

@@ -1,15 +1,19 @@
 """The files the report writes: CSV tables safe to open in a spreadsheet, and an output
 folder whose other files are never overwritten.
 
-* :func:`write_csv` writes every CSV table of the package (the report's tables, the
-  command line's ``dropped.csv``, the writers' ``image_sizes.csv``) with text cells that a
-  spreadsheet would run as a formula (beginning with ``=``, ``+``, ``-``, ``@``, a tab or
-  a carriage return: a label ``=HYPERLINK(...)``) prefixed with a single quote, as the
-  OWASP "CSV Injection" page recommends; numbers, negative ones included, stay numbers.
+* :func:`write_csv` (of :mod:`iaa_frames.io.safe_csv`, the one CSV writer of the package)
+  writes every CSV table (the report's tables, the command line's ``dropped.csv``, the
+  writers' ``image_sizes.csv``) with text cells that a spreadsheet would run as a formula
+  (beginning with ``=``, ``+``, ``-``, ``@``, a tab, a carriage return or a line feed: a
+  label ``=HYPERLINK(...)``) prefixed with a single quote, as the OWASP "CSV Injection"
+  page recommends, and a text holding a carriage return quoted; numbers, negative ones
+  included, stay numbers.
 * :func:`claim` refuses an output folder holding a file of a name the report writes that
   an earlier report did not write (``items.csv`` of the user's own, say), before anything
   is written; :func:`record` lists what a report wrote in the folder's
-  ``.iaa-frames-report`` file, so that the next report there replaces them.
+  ``.iaa-frames-report`` file (a header line says it is ours: a user's file of that name
+  is refused, never overwritten), so that the next report there replaces them, and
+  removes the files of an earlier report that the new one does not write.
 
 Examples
 --------
@@ -25,78 +29,57 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+import pandas as pd  # noqa: F401  (the module doctest)
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.io.safe_csv import neutralise, write_csv
 
-__all__ = ["MANIFEST", "claim", "neutralise", "record", "write_csv"]
+__all__ = ["MANIFEST", "MANIFEST_HEADER", "claim", "neutralise", "record", "write_csv"]
 
 #: The file, in an output folder, that lists the files the reports wrote there.
 MANIFEST = ".iaa-frames-report"
-_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _safe_text(v):
-    return "'" + v if isinstance(v, str) and v.startswith(_TRIGGERS) else v
+#: The first line of :data:`MANIFEST`: a file of that name without it is not ours.
+MANIFEST_HEADER = "# iaa-frames report: the files of the last report written in this folder"
 
 
-_SAFE = np.frompyfunc(_safe_text, 1, 1)
+def _plain_name(name: str) -> bool:
+    """Whether ``name`` is one file name inside the folder (no separator, no ``..``)."""
+    return name not in ("", ".", "..") and not any(c in name for c in "/\\\0:")
 
 
-def _safe_values(values) -> tuple[np.ndarray, bool]:
-    arr = np.asarray(values, dtype=object)
-    out = _SAFE(arr) if len(arr) else arr
-    return out, bool(len(arr)) and not all(a is b for a, b in zip(out, arr, strict=True))
-
-
-def _safe_index(index: pd.Index) -> pd.Index:
-    if isinstance(index, pd.MultiIndex):
-        levels = [_safe_index(level) for level in index.levels]
-        return index.set_levels(levels)
-    if index.dtype == object or pd.api.types.is_string_dtype(index.dtype):
-        out, changed = _safe_values(index)
-        if changed:
-            return pd.Index(out, name=_safe_text(index.name), dtype=object)
-    return index.rename(_safe_text(index.name)) if isinstance(index.name, str) else index
-
-
-def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every text cell, index label and column name that a spreadsheet
-    would read as a formula prefixed with ``'``; other values (numbers) as they are."""
-    changed = {}
-    for k in range(frame.shape[1]):
-        values = frame.iloc[:, k]
-        if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
-            out, hit = _safe_values(values.to_numpy(dtype=object))
-            if hit:
-                changed[k] = out
-    if changed:
-        frame = frame.copy()
-        for k, out in changed.items():
-            frame.isetitem(k, pd.Series(out, index=frame.index, dtype=object))
-    columns = _safe_index(pd.Index(frame.columns))
-    index = _safe_index(frame.index)
-    if columns is not frame.columns or index is not frame.index:
-        frame = frame.set_axis(columns, axis=1).set_axis(index, axis=0)
-    return frame
-
-
-def write_csv(frame: pd.DataFrame, path, **kwargs) -> None:
-    """``frame.to_csv(path, **kwargs)``, its text neutralised (:func:`neutralise`)."""
-    neutralise(frame).to_csv(path, **kwargs)
-
-
-def _written(out_dir: Path) -> set:
+def _written(out_dir: Path, names=()) -> set:
+    """The files an earlier report wrote in ``out_dir``, from its manifest. A file named
+    like the manifest that is not one (no header line; a manifest of an older version
+    lists only names this report writes, ``names``) is a :class:`ParameterError`: it is
+    the user's, and neither read nor overwritten."""
     manifest = out_dir / MANIFEST
-    if not manifest.is_file():
+    if not manifest.exists() and not manifest.is_symlink():
         return set()
-    return {line for line in manifest.read_text(encoding="utf-8").splitlines() if line}
+    foreign = ParameterError(
+        f"{manifest} exists and is not the manifest of an iaa-frames report: it is not "
+        "overwritten; write the report into a new or empty directory (--out), or move "
+        "the file away"
+    )
+    if manifest.is_symlink() or not manifest.is_file():
+        raise foreign
+    try:
+        lines = manifest.read_text(encoding="utf-8").splitlines()
+    except (UnicodeDecodeError, OSError):
+        raise foreign from None
+    if lines and lines[0] == MANIFEST_HEADER:
+        return {line for line in lines[1:] if line and _plain_name(line)}
+    listed = {line for line in lines if line}
+    if not listed <= set(names):  # an older manifest lists report files only
+        raise foreign
+    return listed
 
 
 def claim(out_dir, names) -> None:
     """Refuse to write ``names`` into ``out_dir`` when one of them exists there and was not
-    written by an earlier report (:func:`record`).
+    written by an earlier report (:func:`record`), or when a file named like the manifest
+    is not one.
 
     Raises
     ------
@@ -106,7 +89,7 @@ def claim(out_dir, names) -> None:
     out_dir = Path(out_dir)
     if not out_dir.is_dir():
         return
-    mine = _written(out_dir)
+    mine = _written(out_dir, names)
     clash = [n for n in names if n not in mine and (out_dir / n).exists()]
     if clash:
         more = f" (and {len(clash) - 1} more: {', '.join(clash[1:4])})" if len(clash) > 1 else ""
@@ -117,8 +100,20 @@ def claim(out_dir, names) -> None:
         )
 
 
-def record(out_dir, names) -> None:
-    """Add ``names`` to the files the reports wrote in ``out_dir``."""
+def record(out_dir, names, *, replace: bool = False) -> None:
+    """Add ``names`` to the files the reports wrote in ``out_dir`` (the manifest). With
+    ``replace`` (a new report), ``names`` become its files: those an earlier report wrote
+    there that this one does not (the ``items.csv`` of another corpus, say) are removed,
+    so that the folder never mixes two reports. Call :func:`claim` first."""
     out_dir = Path(out_dir)
-    listed = sorted(_written(out_dir) | set(names))
-    (out_dir / MANIFEST).write_text("".join(n + "\n" for n in listed), encoding="utf-8")
+    names = set(names)
+    old = _written(out_dir, names)
+    if replace:
+        for name in sorted(old - names):
+            path = out_dir / name
+            if _plain_name(name) and path.is_file() and not path.is_symlink():
+                path.unlink()
+    else:
+        names |= old
+    text = MANIFEST_HEADER + "\n" + "".join(n + "\n" for n in sorted(names))
+    (out_dir / MANIFEST).write_text(text, encoding="utf-8")

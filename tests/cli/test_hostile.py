@@ -197,3 +197,102 @@ def test_bad_inputs_give_one_line(capsys, tmp_path, name, content, fragment):
         p.write_text(content)
     proc = call(capsys, "report", p, "--out", tmp_path / "o", "-q", *FAST)
     assert_one_line_error(proc, 1, name, fragment)
+
+
+# ------------------------------------------------- #41 S4: the same input twice is named
+
+
+def test_one_file_given_twice_is_refused(capsys, corpus_csv, tmp_path):
+    proc = call(capsys, "report", corpus_csv, corpus_csv, "--out", tmp_path / "r", "-q", *FAST)
+    assert_one_line_error(proc, 1, "given twice")
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(corpus_csv.read_bytes())
+    proc = call(capsys, "report", corpus_csv, copy, "--out", tmp_path / "r", "-q", *FAST)
+    assert_one_line_error(proc, 1, "same content")
+    assert not (tmp_path / "r").exists()
+
+
+def test_two_tables_holding_one_annotators_work_are_refused(capsys, corpus_csv, tmp_path):
+    df = pd.read_csv(corpus_csv)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    df.to_csv(a, index=False)
+    df[df["item"] == df["item"].iloc[0]].to_csv(b, index=False)  # one item again
+    proc = call(capsys, "report", a, b, "--out", tmp_path / "r", "-q", *FAST)
+    assert_one_line_error(proc, 1, "read twice")
+
+
+# ------------------------------- #41 I1: a carriage return inside a name, a line feed first
+
+
+@pytest.mark.parametrize("name", ["cat\r=cmd|' /C calc'!A0", "\n=1+2", "ok\r\n=2"])
+def test_a_line_break_in_a_name_never_starts_a_formula_row(tmp_path, name):
+    from iaa_frames.report.output import write_csv
+
+    path = tmp_path / "t.csv"
+    write_csv(pd.DataFrame({"label": [name], "n": [1]}), path, index=False)
+    raw = path.read_bytes().decode()
+    # a spreadsheet splits rows at any CR or LF outside quotes: no row starts a formula
+    rows = list(csv.reader(raw.splitlines(keepends=True)))
+    cells = [c for row in rows for c in row]
+    assert not any(c.startswith(("=", "+", "@", "-")) for c in cells), rows
+    back = pd.read_csv(path, keep_default_na=False)
+    assert back["label"].iloc[0].lstrip("'").replace("\r\n", "\n") in (
+        name.replace("\r\n", "\n"),
+        name,
+    )
+
+
+def test_image_sizes_csv_of_write_yolo_is_neutralised(tmp_path):
+    from iaa_frames.io.writers import write_yolo
+
+    df = iaf.simulate(n_items=2, annotators={"ana": "good"}, seed=0)
+    df["item"] = df["item"].replace({df["item"].iloc[0]: "@SUM(A1)"})
+    write_yolo(df, tmp_path)
+    assert "'@SUM(A1)" in (tmp_path / "image_sizes.csv").read_text()
+
+
+# ------------------------ #41 D4, S15: the manifest is ours, a second report replaces the first
+
+
+def test_a_user_file_named_like_the_manifest_is_never_overwritten(corpus_csv, capsys, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / MANIFEST).write_text("my notes\nitems.csv\n")
+    (out / "items.csv").write_text("mine")
+    proc = call(capsys, "report", corpus_csv, "--out", out, "-q", *FAST)
+    assert_one_line_error(proc, 1, "not the manifest")
+    assert (out / MANIFEST).read_text() == "my notes\nitems.csv\n"
+    assert (out / "items.csv").read_text() == "mine"
+
+
+def test_a_second_report_leaves_no_file_of_the_first(tmp_path):
+    df = iaf.simulate(n_items=12, annotators={"ana": "good", "ben": "sloppy"}, seed=4)
+    out = tmp_path / "out"
+    iaf.report(df, out, n_boot=0, n_chance=100)
+    assert (out / "items.csv").is_file() and (out / "pairwise.csv").is_file()
+    (out / "notes.txt").write_text("the user's")
+    result = iaf.agreement(df, n_boot=0, n_chance=100)
+    iaf.report(result, out)  # a result: no items or pairwise tables
+    assert not (out / "items.csv").exists() and not (out / "pairwise.csv").exists()
+    assert (out / "notes.txt").read_text() == "the user's"
+    listed = (out / MANIFEST).read_text().splitlines()
+    assert "items.csv" not in listed and "report.html" in listed
+
+
+# ------------------------------------- #41 B7, S17: bounded replicates, plain ASCII numbers
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--n-boot", "1000000000000"],
+        ["--n-boot", "1_0"],
+        ["--n-boot", "\u0661\u0662"],
+        ["--seed", "0_2"],
+        ["--n-chance", "\uff11\uff10"],
+    ],
+)
+def test_huge_or_lenient_numbers_are_usage_errors(capsys, corpus_csv, tmp_path, option):
+    proc = call(capsys, "report", corpus_csv, "--out", tmp_path / "r", "-q", *option)
+    assert_one_line_error(proc, 2, option[0])
+    assert not (tmp_path / "r").exists()

@@ -112,7 +112,7 @@ MALFORMED = [
     ("[[true, 1, 2, 2]]", "bad_box", "x0 is True"),
     ('[{"x": 1, "y": 1, "width": 2, "height": 2, "rotation": 30}]', "bad_box", "rotated"),
     ('[{"x": 1, "y": 1, "w": 2, "h": 2, "label": [1]}]', "bad_box", "label is [1]"),
-    ("[[1e999999, 1, 2, 2]]", None, None),  # json reads inf: validate's nonfinite check
+    ("[[1e999999, 1, 2, 2]]", "bad_box", "x0 is inf, not a finite number"),  # json: inf
     ("[[" + "9" * 400 + ", 1, 2, 2]]", "bad_box", "beyond float64"),
     ("", "empty_cell", "the cell is empty"),
 ]

@@ -8,7 +8,7 @@ import pytest
 import shapely
 
 import iaa_frames as iaf
-from iaa_frames.errors import ReaderError, SchemaError
+from iaa_frames.errors import ReaderError
 from iaa_frames.io.parquet import item_partitions, parquet_files
 
 pa = pytest.importorskip("pyarrow")
@@ -129,7 +129,8 @@ def test_existing_directory_needs_overwrite(tmp_path):
     assert len(iaf.read_parquet(tmp_path)) == 5
 
 
-def test_mixed_item_types_are_a_schema_error(tmp_path):
+def test_mixed_item_types_are_text(tmp_path):
+    # identifiers are text (frame.schema.identifier_column): the item 1 is "1"
     df = pd.DataFrame(
         {
             "item": [1, "b"],
@@ -141,11 +142,13 @@ def test_mixed_item_types_are_a_schema_error(tmp_path):
             "y1": [1, 1],
         }
     )
-    with pytest.raises(SchemaError, match="astype"):
-        iaf.to_parquet(df, tmp_path)
+    back = iaf.read_parquet(iaf.to_parquet(df, tmp_path))
+    assert back["item"].tolist() == ["1", "b"]
 
 
-def test_integer_items_stay_integers(tmp_path):
+def test_integer_items_become_text(tmp_path):
+    # #41 S7: integer items were kept as integers, so the item 7 of a Parquet corpus and
+    # the item "7" of a COCO export were two items
     df = pd.DataFrame(
         {
             "item": [7, 7, 9],
@@ -158,7 +161,7 @@ def test_integer_items_stay_integers(tmp_path):
         }
     )
     back = iaf.read_parquet(iaf.to_parquet(df, tmp_path))
-    assert back["item"].tolist() == [7, 7, 9]
+    assert back["item"].tolist() == ["7", "7", "9"]
 
 
 def test_invalid_wkb_names_file_and_row(tmp_path):

@@ -98,7 +98,7 @@ def test_bad_lines_name_file_and_line(tmp_path):
     with pytest.raises(ReaderError, match=r"line 2: non-numeric"):
         read_yolo(tmp_path / "y")
     p.write_text("0 0.5 0.5 -0.25 0.2\n")
-    with pytest.raises(ReaderError, match=r"img_a\.txt: line 1.*inverted"):
+    with pytest.raises(ReaderError, match=r"img_a\.txt: line 1.*outside \[0, 1\]"):
         read_yolo(tmp_path / "y")
 
 

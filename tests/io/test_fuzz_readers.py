@@ -1,0 +1,263 @@
+"""Fuzzing the readers (issue #41): hypothesis mutations of a small real fixture export
+of each format (a field dropped, retyped, duplicated, made huge or NaN) must give an
+:class:`~iaa_frames.errors.IAAError` or a frame that ``validate`` accepts, never another
+exception. A few seconds per reader (``max_examples`` small)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import warnings
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+import pytest
+from helpers import FIX
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import iaa_frames as iaf
+from iaa_frames.errors import IAAError
+
+SETTINGS = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+#: Replacement values: retyped, huge, NaN, empty, hostile text.
+WEIRD = st.sampled_from(
+    [
+        None,
+        True,
+        0,
+        -1,
+        10**30,
+        1e308,
+        math.nan,
+        math.inf,
+        "",
+        "x",
+        "1_0",
+        "\u0661",
+        "=cmd",
+        "a\rb",
+        [],
+        [1, 2, 3],
+        {},
+        {"a": 1},
+        "width",
+    ]
+)
+
+
+def _outcome(read):
+    """Run a reader: an IAAError, or a frame validate accepts as it is."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            df = read()
+        except IAAError:
+            return
+        if isinstance(df, tuple):
+            df = df[0]
+        assert isinstance(df, pd.DataFrame)
+        iaf.validate(df)
+
+
+# ----------------------------------------------------------------------- JSON formats
+
+
+def _paths(doc):
+    """Every (container, key) of a JSON document."""
+    out = []
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        keys = node.keys() if isinstance(node, dict) else range(len(node))
+        for k in list(keys):
+            out.append((node, k))
+            if isinstance(node[k], (dict, list)):
+                stack.append(node[k])
+    return out
+
+
+@st.composite
+def json_mutations(draw, doc):
+    doc = copy.deepcopy(doc)
+    for _ in range(draw(st.integers(1, 3))):
+        places = _paths(doc)
+        if not places:
+            break
+        node, key = places[draw(st.integers(0, len(places) - 1))]
+        how = draw(st.sampled_from(["drop", "retype", "duplicate"]))
+        if how == "drop":
+            del node[key]
+        elif how == "retype":
+            node[key] = copy.deepcopy(draw(WEIRD))  # a copy: later mutations change it
+        elif isinstance(node, list):
+            node.append(copy.deepcopy(node[key]))
+        else:
+            node[f"{key}_copy"] = copy.deepcopy(node[key])
+            node[key] = copy.deepcopy(node[key])
+    return doc
+
+
+def _json_case(tmp_path, doc, name):
+    p = tmp_path / name
+    p.write_text(json.dumps(doc, allow_nan=True))
+    return p
+
+
+COCO = json.loads((FIX / "coco" / "ana.json").read_text())
+LABELSTUDIO = json.loads((FIX / "labelstudio" / "export.json").read_text())
+DARWIN = json.loads((FIX / "darwin" / "ana" / "park_01.json").read_text())
+SUPERVISELY = json.loads(
+    (FIX / "supervisely_pointcloud" / "ds0" / "ann" / "scene_1.pcd.json").read_text()
+)
+
+
+@SETTINGS
+@given(doc=json_mutations(COCO))
+def test_fuzz_coco(tmp_path_factory, doc):
+    p = _json_case(tmp_path_factory.mktemp("coco"), doc, "a.json")
+    _outcome(lambda: iaf.read_coco(p))
+
+
+@SETTINGS
+@given(doc=json_mutations(LABELSTUDIO))
+def test_fuzz_labelstudio(tmp_path_factory, doc):
+    p = _json_case(tmp_path_factory.mktemp("ls"), doc, "a.json")
+    _outcome(lambda: iaf.read_labelstudio(p, on_invalid="drop"))
+
+
+@SETTINGS
+@given(doc=json_mutations(DARWIN))
+def test_fuzz_darwin(tmp_path_factory, doc):
+    d = tmp_path_factory.mktemp("darwin")
+    p = _json_case(d, doc, "park_01.json")
+    _outcome(lambda: iaf.read_darwin(p, annotator="ana"))
+
+
+@SETTINGS
+@given(doc=json_mutations(SUPERVISELY))
+def test_fuzz_supervisely(tmp_path_factory, doc):
+    p = _json_case(tmp_path_factory.mktemp("sly"), doc, "scene_1.pcd.json")
+    _outcome(lambda: iaf.read_supervisely_pointcloud(p))
+
+
+# ------------------------------------------------------------------------ XML formats
+
+
+@st.composite
+def xml_mutations(draw, text):
+    root = ET.fromstring(text)
+    for _ in range(draw(st.integers(1, 3))):
+        elements = list(root.iter())
+        el = elements[draw(st.integers(0, len(elements) - 1))]
+        how = draw(st.sampled_from(["attr", "text", "drop", "duplicate"]))
+        value = str(draw(WEIRD))
+        if how == "attr" and el.attrib:
+            key = draw(st.sampled_from(sorted(el.attrib)))
+            el.set(key, value)
+        elif how == "drop":
+            parent = next((p for p in root.iter() if el in list(p)), None)
+            if parent is not None:
+                parent.remove(el)
+        elif how == "duplicate":
+            parent = next((p for p in root.iter() if el in list(p)), None)
+            if parent is not None:
+                parent.append(copy.deepcopy(el))
+        else:
+            el.text = value
+    return ET.tostring(root, encoding="unicode")
+
+
+CVAT = (FIX / "cvat" / "job_12.xml").read_text()
+VOC = (FIX / "voc" / "ana" / "000005.xml").read_text()
+
+
+@SETTINGS
+@given(text=xml_mutations(CVAT))
+def test_fuzz_cvat(tmp_path_factory, text):
+    p = tmp_path_factory.mktemp("cvat") / "job.xml"
+    p.write_text(text)
+    _outcome(lambda: iaf.read_cvat(p, annotator="ana"))
+
+
+@SETTINGS
+@given(text=xml_mutations(VOC))
+def test_fuzz_voc(tmp_path_factory, text):
+    d = tmp_path_factory.mktemp("voc") / "ana"
+    d.mkdir()
+    (d / "000005.xml").write_text(text)
+    _outcome(lambda: iaf.read_voc({"ana": d}))
+
+
+# ------------------------------------------------------------------- line formats
+
+
+@st.composite
+def line_mutations(draw, text, sep=" "):
+    lines = [line.split(sep) for line in text.splitlines()]
+    for _ in range(draw(st.integers(1, 3))):
+        if not lines:
+            break
+        i = draw(st.integers(0, len(lines) - 1))
+        how = draw(st.sampled_from(["drop_field", "retype", "duplicate_line", "add_field"]))
+        tok = lines[i]
+        if how == "drop_field" and tok:
+            del tok[draw(st.integers(0, len(tok) - 1))]
+        elif how == "retype" and tok:
+            tok[draw(st.integers(0, len(tok) - 1))] = str(draw(WEIRD))
+        elif how == "duplicate_line":
+            lines.append(list(tok))
+        else:
+            tok.append(str(draw(WEIRD)))
+    return "\n".join(sep.join(t) for t in lines) + "\n"
+
+
+YOLO = "0 0.5 0.5 0.25 0.2\n1 0.1 0.2 0.1 0.2\n2 0.1 0.1 0.3 0.1 0.3 0.4 0.1 0.4\n"
+MOT = "1,1,10,20,30,40,1,1,1\n2,1,12,20,30,40,1,1,1\n2,2,100,120,30,40,1,1,0.5\n"
+KITTI = (FIX / "kitti" / "ana" / "000000.txt").read_text()
+
+
+@SETTINGS
+@given(text=line_mutations(YOLO))
+def test_fuzz_yolo(tmp_path_factory, text):
+    d = tmp_path_factory.mktemp("yolo") / "ana"
+    d.mkdir()
+    (d / "img_a.txt").write_text(text)
+    _outcome(lambda: iaf.read_yolo(d, annotator="ana", classes=["a", "b", "c"]))
+
+
+@SETTINGS
+@given(text=line_mutations(MOT, sep=","))
+def test_fuzz_mot(tmp_path_factory, text):
+    p = tmp_path_factory.mktemp("mot") / "gt.txt"
+    p.write_text(text)
+    _outcome(lambda: iaf.read_mot(p, annotator="ana"))
+
+
+@SETTINGS
+@given(text=line_mutations(KITTI))
+def test_fuzz_kitti(tmp_path_factory, text):
+    d = tmp_path_factory.mktemp("kitti") / "ana"
+    d.mkdir()
+    (d / "000000.txt").write_text(text)
+    _outcome(lambda: iaf.read_kitti(d, annotator="ana"))
+
+
+@pytest.mark.parametrize("cell", ['[{"x": 1, "y": 1, "w": 2, "h": 2, "label": "a"}]'])
+@SETTINGS
+@given(doc=st.data())
+def test_fuzz_box_lists(tmp_path_factory, cell, doc):
+    boxes = json.loads(cell)
+    mutated = doc.draw(json_mutations(boxes))
+    p = tmp_path_factory.mktemp("boxes") / "t.csv"
+    pd.DataFrame(
+        {"item": ["i1", "i2"], "annotator": ["w", "w"], "boxes": [cell, json.dumps(mutated)]}
+    ).to_csv(p, index=False)
+    _outcome(lambda: iaf.read_table(p, boxes="boxes"))
