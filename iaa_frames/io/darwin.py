@@ -1,3 +1,5 @@
+# Over 400 lines: one format (V7 Darwin JSON 2.0, every annotation type), mostly its
+# documentation and the checks of each record.
 """Reader for V7 Darwin JSON 2.0 (one file per item).
 
 The annotation types read, by the key that holds their data (as V7's own parser reads
