@@ -6,22 +6,23 @@ dictionary), provenance (``source``: ``human`` / ``ai`` / ``import``, ``confiden
 its geometry under ``coordinates``, in fractions of the image (``x`` of the width, ``y`` of
 the height):
 
-==============  =================================================  ========================
-type            coordinates                                        row of the frame
-==============  =================================================  ========================
-``bbox``        ``{x, y, width, height}``, top-left corner         box
-``polygon``     ``[{x, y}, ...]``                                  polygon
-``polyline``    ``[{x, y}, ...]`` (``closed: false``)              ``polyline`` kind
-``ellipse``     ``{cx, cy, rx, ry, angle}``, degrees, clockwise    polygon of 64 vertices
-``freeform``    a fabric.js path (``path``, ``left``, ``top``,     polygon of its points
-                ``scaleX``, ``scaleY``, ``pathOffset``, ``angle``)
-``cuboid_2d``   ``{front: 4 points, back: 4 points}``              polygon of the front face
-``landmark``    ``{x, y}``                                         ``point`` kind
-``keypoint_set``  ``[{x, y, v}, ...]`` in skeleton order, and      keypoints kind
-                ``skeleton`` (its name) beside ``coordinates``
-``mask``        none: ``rle: {counts, size: [height, width]}``     the exact polygon of its
-                                                                   pixels
-==============  =================================================  ========================
+================  =================================================  ========================
+type              coordinates                                        row of the frame
+================  =================================================  ========================
+``bbox``          ``{x, y, width, height}``, top-left corner         box
+``polygon``       ``[{x, y}, ...]``                                  polygon
+``polyline``      ``[{x, y}, ...]`` (``closed: false``)              ``polyline`` kind
+``ellipse``       ``{cx, cy, rx, ry, angle}``, degrees, clockwise    polygon of 64 vertices
+``freeform``      a fabric.js path (``path``, ``left``, ``top``,     polygon of its points
+                  ``scaleX``, ``scaleY``, ``pathOffset``,
+                  ``angle``)
+``cuboid_2d``     ``{front: 4 points, back: 4 points}``              polygon of the front face
+``landmark``      ``{x, y}``                                         ``point`` kind
+``keypoint_set``  ``[{x, y, v}, ...]`` in skeleton order, and        keypoints kind
+                  ``skeleton`` (its name) beside ``coordinates``
+``mask``          none: ``rle: {counts, size: [height, width]}``     the exact polygon of its
+                                                                     pixels
+================  =================================================  ========================
 
 A mask's ``counts`` are uncompressed run lengths, background first, in **row-major**
 order (left to right, then top to bottom) and in pixels of ``size`` (COCO's uncompressed

@@ -62,9 +62,9 @@ def change_points(values, replicates, *, level: float = 0.95):
 
     Parameters
     ----------
-    values : array-like, shape (W, *S)
+    values : array-like, shape ``(W, *S)``
         The estimate of every window (NaN: none; such a window weighs nothing).
-    replicates : array-like, shape (B, W, *S)
+    replicates : array-like, shape ``(B, W, *S)``
         Their bootstrap replicates (drawn together: one row is one replicate of every
         window).
     level : float, default 0.95
