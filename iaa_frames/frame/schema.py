@@ -415,7 +415,7 @@ def _geometry(df: pd.DataFrame, n: int):
     nonfinite_g = _nonfinite_geometries(g)
     invalid_g = ~not_poly_g & ~nonfinite_g & ~shapely.is_valid(g)
     if invalid_g.any():
-        fixed = _polygonal_parts(shapely.make_valid(g[invalid_g]))
+        fixed = _polygonal_parts(_repair(g[invalid_g]))
         g = g.copy()
         g[invalid_g] = fixed
     geoms[is_geom] = g
@@ -426,6 +426,23 @@ def _geometry(df: pd.DataFrame, n: int):
     nonfinite[idx[nonfinite_g & ~not_poly_g]] = True
     geoms[not_poly] = None
     return geoms, not_geom, not_poly, repaired, nonfinite
+
+
+def _repair(bad: np.ndarray) -> np.ndarray:
+    """Invalid geometries made valid: :func:`shapely.make_valid`, except that the parts
+    of a MultiPolygon are repaired one by one and united, as pycocotools rasterizes the
+    parts of a COCO segmentation (``make_valid`` of overlapping parts keeps their
+    symmetric difference: the overlap would become a hole)."""
+    fixed = np.empty(len(bad), dtype=object)
+    multi = shapely.get_type_id(bad) == 6
+    if (~multi).any():
+        fixed[~multi] = shapely.make_valid(bad[~multi])
+    if multi.any():
+        parts, owner = shapely.get_parts(bad[multi], return_index=True)
+        parts = _polygonal_parts(shapely.make_valid(parts))
+        starts = np.searchsorted(owner, np.arange(int(multi.sum())))
+        fixed[multi] = [shapely.union_all(group) for group in np.split(parts, starts[1:])]
+    return fixed
 
 
 def _nonfinite_geometries(g: np.ndarray) -> np.ndarray:

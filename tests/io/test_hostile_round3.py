@@ -483,3 +483,38 @@ def test_s20_report_never_writes_two_labels_as_one(tmp_path):
     df["label"] = labels.where(labels != labels.dropna().iloc[0], labels.dropna().iloc[0] + "\0x")
     with pytest.raises(iaf.errors.IAAError, match="NUL"):
         iaf.report(df, tmp_path / "r", n_boot=0, n_chance=50)
+
+
+# ------------------------------------------ S9: overlapping parts are united, as pycocotools
+
+
+def test_s9_overlapping_coco_polygon_parts_are_their_union(tmp_path):
+    doc = _coco_doc()
+    doc["annotations"][1]["segmentation"] = [
+        [0, 0, 20, 0, 20, 20, 0, 20],
+        [10, 10, 30, 10, 30, 30, 10, 30],
+    ]
+    df = iaf.read_coco(_write(tmp_path / "a.json", doc))
+    geom = df.loc[df["object_id"] == 102, "geometry"].iloc[0]
+    assert geom.area == pytest.approx(700.0)  # 400 + 400 - 100, not 600
+    pytest.importorskip("pycocotools")
+    from pycocotools import mask as mask_utils
+
+    rles = mask_utils.frPyObjects(doc["annotations"][1]["segmentation"], 480, 640)
+    assert mask_utils.area(mask_utils.merge(rles)) == pytest.approx(geom.area, rel=0.1)
+
+
+def test_s9_repair_unites_parts_and_keeps_a_bowtie_repair():
+    from shapely.geometry import MultiPolygon, Polygon, box
+
+    bowtie = Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])
+    df = _frame(
+        geometry=[MultiPolygon([box(0, 0, 2, 2), box(1, 1, 3, 3)]), bowtie],
+        x0=[None, None],
+        y0=[None, None],
+        x1=[None, None],
+        y1=[None, None],
+    )
+    out = iaf.validate(df, on_invalid="drop")
+    assert out["geometry"].iloc[0].area == pytest.approx(7.0)
+    assert out["geometry"].iloc[1].area == pytest.approx(2.0)
