@@ -9,15 +9,18 @@ better than chance, below 0: systematic disagreement):
   localization's the distance of a matched object pair (``(1 - GIoU) / 2`` by default),
   overall's a set distance of two whole annotations; the chance distances come from
   pairings of annotations of different items (:mod:`iaa_frames.chance`);
-* ``classification``: **Krippendorff's alpha** of the labels of clusters with at least two
-  members (nominal for ``"(all)"``, binary {class, other} for a class).
+* ``classification``: an alpha of the labels of matched object pairs, ``1 - D_o / D_e``,
+  whose expected disagreement is that of matched chance pairs of unrelated items
+  (binary {class, other} for a class; :mod:`iaa_frames.engine.labels`); Krippendorff's
+  alpha of the labels of clusters with at least two members is ``label_alpha``.
 
 How a cell is computed
 ----------------------
 Each table row is a member of a few cells: its label cells ("(all)", and its class where
 one applies) times its annotator cells ("(all)", and each annotator the row involves).
-Rows are summed into cells with sparse matrix products, never looped over. Alpha is
-computed from *pairs of values*: every unordered pair of values of a unit of ``m`` values,
+Rows are summed into cells with sparse matrix products, never looped over.
+Krippendorff's alpha (``label_alpha``, ``presence_alpha``) is computed from *pairs of
+values*: every unordered pair of values of a unit of ``m`` values,
 weighted ``1 / (m - 1)``, which reproduces Krippendorff's coincidence matrix exactly
 (``o_ck = sum_u (number of c-k pairs in u) / (m_u - 1)``), so that an annotator's cell can
 keep only the pairs that involve it.
@@ -29,11 +32,10 @@ Only pairs or pairable values involving A count:
 * detection, overall: the pairings (within and chance alike) in which one of the two
   annotations is A's;
 * localization: the matched object pairs (within and chance) with one object drawn by A;
-* classification: alpha over the coincidences of the pairs of values that involve A: for
-  every cluster with ``m >= 2`` members one of which is A's, the pairs (A's label, another
-  member's label), each weighted ``1 / (m - 1)`` as in the full coincidence matrix (so each
-  of A's pairable labels counts once, against the mean of the others). ``n_units`` counts
-  those clusters;
+* classification: the matched object pairs (within and chance) with one object drawn by
+  A, as localization; ``label_alpha`` keeps Krippendorff's rule: for every cluster with
+  ``m >= 2`` members one of which is A's, the pairs (A's label, another member's label),
+  each weighted ``1 / (m - 1)`` as in the full coincidence matrix;
 * presence alpha (detection rows): the same, with the rater pairs (A, another annotator
   who covered the item) of every cluster of the items A covered.
 
@@ -49,8 +51,8 @@ member is L).
 Pairwise
 ~~~~~~~~
 :func:`pairwise` restricts each figure to one pair of annotators: the pairings or object
-pairs of exactly those two; for classification, alpha of the two annotators' labels on
-the clusters where both drew a member (two values per unit, the usual two-coder alpha).
+pairs of exactly those two (classification: their matched object pairs, within and by
+chance).
 
 Undefined values
 ~~~~~~~~~~~~~~~~
@@ -67,7 +69,9 @@ Modules
 :mod:`.cells`            cells, the sparse sums of rows into cells, the ratio formulas
 :mod:`.rows`             table rows as cell members; the chance cells of each unit
 :mod:`.sigma`            sigma cells (detection, localization, overall) and their KS
-:mod:`.alpha`            alpha cells (classification, presence alpha)
+:mod:`.alpha`            Krippendorff's alpha cells (label_alpha, presence alpha)
+:mod:`.labels`           classification cells: labels against matched chance pairs
+:mod:`.borrow`           thin cells taking their parent population's chance units
 :mod:`.assemble`         estimates, tests, bootstrap intervals: the agreement Dataset
 :mod:`.views`            the rows behind a cell (cell_distances), pairwise figures
 =======================  ===========================================================

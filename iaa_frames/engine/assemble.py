@@ -251,7 +251,7 @@ def borrowed_sources(part, sources: np.ndarray) -> np.ndarray:
     borrowed = getattr(part, "borrowed", None)
     if borrowed is not None:
         sources = np.where(np.asarray(borrowed) >= 0, "borrowed", sources).astype(object)
-    aligned = getattr(part, "aligned", None)  # said first: its units are not all drawn
+    aligned = getattr(part, "aligned", None)  # it wins: not every unit comes from the corpus
     if aligned is not None:
         sources = np.where(np.asarray(aligned), "aligned", sources).astype(object)
     return sources
@@ -676,11 +676,14 @@ def agreement(
       detection ``1 - F1`` of the object matching; localization the ``distance`` of
       matched pairs (by default ``(1 - GIoU) / 2``, in [0, 1]); overall a set distance of
       the whole annotations.
-    * **α (alpha)**, for classification (and ``presence_alpha``): Krippendorff's alpha,
-      over the labels of matched clusters (nominal for "(all)", class against the other
-      classes for a class), on the same scale (1 perfect, 0 chance, < 0 systematic
-      disagreement). Krippendorff's conventional thresholds:
-      α ≥ 0.8 to rely on the data, α ≥ 0.667 for tentative conclusions.
+    * **α (alpha)**, for classification: ``1 - D_o / D_e`` with ``D_o`` the share of
+      matched object pairs whose labels differ and ``D_e`` that share among matched
+      pairs of unrelated items (class against the other classes for a class;
+      :mod:`iaa_frames.engine.labels`), on the same scale (1 perfect, 0 chance, < 0
+      systematic disagreement). Krippendorff's conventional thresholds: α ≥ 0.8 to rely
+      on the data, α ≥ 0.667 for tentative conclusions. Krippendorff's own alpha of the
+      labels (``label_alpha``) and of presence (``presence_alpha``) are reported beside
+      it, for comparison.
     * ``ks`` / ``ks_pvalue``: the Kolmogorov-Smirnov statistic of the within against the
       chance distances and its one-sided p-value (is within closer than chance?);
       ``n_units`` / ``n_chance``: the within and chance units a cell rests on; ``note``:

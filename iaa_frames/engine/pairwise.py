@@ -246,9 +246,10 @@ def pairwise(
 ):
     """Annotator x annotator agreement of one component.
 
-    Cell (a, b) keeps only the within and chance rows of annotators a and b (for
-    classification: alpha of the two annotators' labels on the clusters where both drew
-    a member). The table is symmetric; the diagonal is NaN ("not applicable").
+    Cell (a, b) keeps only the within and chance rows of annotators a and b (a cell with
+    fewer than 30 chance units of its own borrows every annotator's,
+    :mod:`iaa_frames.engine.borrow`). The table is symmetric; the diagonal is NaN ("not
+    applicable").
 
     Parameters
     ----------
