@@ -307,7 +307,7 @@ def agreement_table(
     >>> t.frame.index.tolist()
     ['(all)', 'dev', 'ana', 'chloe', 'ben']
     >>> t.frame.loc["ben", "localization"], t.frame.loc["ben", "notes"]
-    ('n/a', 'localization: too few chance units (n=27: the whole chance population)')
+    ('0.21', '')
     >>> t.frame["matched pairs"].dtype
     dtype('int64')
     """

@@ -277,8 +277,9 @@ def identifier_column(
 
     Examples
     --------
-    >>> identifier_column(pd.Series([1, 2.0, "b", None]), "label").tolist()
-    ['1', '2', 'b', nan]
+    >>> out = identifier_column(pd.Series([1, 2.0, "b", None]), "label")
+    >>> out[:3].tolist(), bool(pd.isna(out.iloc[3]))
+    (['1', '2', 'b'], True)
     >>> identifier_column(pd.Series([10, 2]), "item").tolist()
     [10, 2]
     """
