@@ -213,18 +213,10 @@ class LabelCells(SigmaCells):
             expected = np.where(self.pooled, 2 * share * expected[..., g], expected)
         return observed, expected, one_minus_ratio(observed, expected)
 
-    def pair_variance(self):
-        """As :meth:`SigmaCells.pair_variance`, with each class cell's counts those of its
-        annotators' "(all)" label cell."""
-        n, g = self.n_cells, self._group_columns()
-        m = self.between.matrix
-        count, total = m[:, :n][:, g], m[:, n:]
-        c = np.asarray(count.sum(axis=0)).ravel()
-        observed, expected, _ = self.statistics()
-        resid = sp.csr_matrix(total - count @ sp.diags(np.nan_to_num(expected)))
-        ss = np.asarray(resid.multiply(resid).sum(axis=0)).ravel()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (observed / expected**2) ** 2 * ss / c**2
+    def _chance_counts(self, m):
+        """Each class cell's chance counts are those of its annotators' "(all)" label
+        cell (the pair-level variance of :meth:`SigmaCells.pair_variance` reads them)."""
+        return m[:, : self.n_cells][:, self._group_columns()]
 
     def expected_disagreements(self) -> np.ndarray:
         """Per cell, the label disagreements its within pairs would hold by chance: the

@@ -143,13 +143,18 @@ class SigmaCells:
         """
         n = self.n_cells
         m = self.between.matrix
-        count, total = m[:, :n], m[:, n:]
+        count, total = self._chance_counts(m), m[:, n:]
         c = np.asarray(count.sum(axis=0)).ravel()
         observed, expected, _ = self.statistics()
         resid = sp.csr_matrix(total - count @ sp.diags(np.nan_to_num(expected)))
         ss = np.asarray(resid.multiply(resid).sum(axis=0)).ravel()
         with np.errstate(invalid="ignore", divide="ignore"):
             return (observed / expected**2) ** 2 * ss / c**2
+
+    def _chance_counts(self, m):
+        """The chance count of every cell in the pairs-of-items rows ``m`` of
+        ``between.matrix`` (its first ``n_cells`` columns)."""
+        return m[:, : self.n_cells]
 
     def counts(self):
         """(n_units, n_chance) per cell: within units, and distinct chance units."""
