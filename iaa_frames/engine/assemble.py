@@ -681,9 +681,9 @@ def agreement(
       pairs of unrelated items (class against the other classes for a class;
       :mod:`iaa_frames.engine.labels`), on the same scale (1 perfect, 0 chance, < 0
       systematic disagreement). Krippendorff's conventional thresholds: α ≥ 0.8 to rely
-      on the data, α ≥ 0.667 for tentative conclusions. Krippendorff's own alpha of the
-      labels (``label_alpha``) and of presence (``presence_alpha``) are reported beside
-      it, for comparison.
+      on the data, α ≥ 0.667 for tentative conclusions. Krippendorff's alpha of the
+      labels (``label_alpha``, its own expected disagreement from the labels' marginals)
+      and of presence (``presence_alpha``) are reported beside it, for comparison.
     * ``ks`` / ``ks_pvalue``: the Kolmogorov-Smirnov statistic of the within against the
       chance distances and its one-sided p-value (is within closer than chance?);
       ``n_units`` / ``n_chance``: the within and chance units a cell rests on; ``note``:
@@ -730,16 +730,18 @@ def agreement(
         ``threshold`` coordinate otherwise); coord ``measure(component)``; data
         variables ``agreement, observed, expected,
         ks, ks_sign, ks_pvalue, n_units, n_items, n_chance, ci_low, ci_high, raw_iou,
-        frac_below_chance, presence_alpha`` and ``note`` (why a cell's agreement is NaN,
-        or that its interval is not reported because it rests on fewer than
-        ``min_ci_items`` items).
+        frac_below_chance, presence_alpha, label_alpha, matched_share``, ``note`` (why a
+        cell's agreement is NaN, or that its interval is not reported because it rests on
+        fewer than ``min_ci_items`` items) and ``chance_source`` (whose chance units a
+        cell rests on: its own, "borrowed" from its class, or "aligned").
         Each variable's attrs describe it; the Dataset attrs hold the parameters.
 
     Notes
     -----
     The cells are defined in the module docstring of :mod:`iaa_frames.engine`: an
     annotator's cell keeps only the pairs or pairable values that involve the
-    annotator; classification uses alpha over the coincidences of those pairs of labels.
+    annotator; classification compares the label disagreement of those pairs with that of
+    matched pairs of unrelated items (:mod:`iaa_frames.engine.labels`).
     Agreement is NaN, with a reason in ``note``, below :data:`MIN_WITHIN_UNITS` within
     units (:data:`MIN_ALPHA_UNITS` for alpha), below :data:`MIN_CHANCE_UNITS` chance units,
     or when the expected disagreement is 0. Sigma is never clipped.
