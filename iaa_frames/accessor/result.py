@@ -86,9 +86,10 @@ class ResultAccessor:
     words.
 
     Nothing is recomputed: the views slice the Dataset; :meth:`pairwise`, :meth:`items`
-    and the distribution plots use the pair tables the result was computed from, kept in
-    :mod:`iaa_frames.engine.memo` under the result's ``tables_key`` attr (or given with
-    ``tables=``).
+    and the distribution plots use the pair tables the result was computed from, which it
+    carries (:mod:`iaa_frames.engine.carry`), or, read back from a file, finds in
+    :mod:`iaa_frames.engine.memo` under its ``tables_key`` attr or takes from
+    :meth:`use_tables`.
 
     Parameters
     ----------
@@ -148,7 +149,7 @@ class ResultAccessor:
 
     @property
     def tables(self) -> PairTables:
-        """The pair tables of this result (from the cache, or attached with
+        """The pair tables of this result (those it carries, or attached with
         :meth:`use_tables`)."""
         return self._entry("tables").tables
 

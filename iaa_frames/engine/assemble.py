@@ -29,6 +29,7 @@ from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_fr
 from iaa_frames.version import __version__
 
 from .alpha import ClassificationCells, PresenceCells
+from .carry import carry
 from .cells import NO_VARIATION, SIGMA_COMPONENTS, CellLayout, check_tables
 from .labels import LabelCells, classification_rows
 from .result import (
@@ -644,7 +645,7 @@ def _from_cells(
         annotators=names_in_order(corpus.annotators, annotators),
         attrs=attrs,
     )
-    return with_threshold(ds, tables.params["match_threshold"])
+    return carry(with_threshold(ds, tables.params["match_threshold"]), [tables])
 
 
 @engine_keywords

@@ -52,6 +52,7 @@ from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettin
 from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 
 from .assemble import agreement_from_tables
+from .carry import carry
 from .pairwise import pairwise_from_tables
 
 __all__ = [
@@ -135,7 +136,7 @@ class Entry:
             if self.key:
                 ds.attrs["tables_key"] = self.key
             self.results[key] = ds
-        return self.results[key].copy()
+        return carry(self.results[key].copy(), [self.tables], [self])
 
     def pairwise_of(
         self,

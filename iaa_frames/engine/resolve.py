@@ -4,8 +4,9 @@ A view (``iaf.conflicts``, ``iaf.items``, the figures, ``res.iaa.pairwise``, the
 is given a tidy annotation frame, pair tables, or an agreement result; :func:`entry_of`
 turns any of them into the :class:`~iaa_frames.engine.memo.Entry` of their pair tables,
 through the memo (:mod:`iaa_frames.engine.memo`): a frame's tables are computed once per
-content and parameters, a result finds the tables it was computed from by its attr
-``tables_key``. :func:`tables_of` is its tables.
+content and parameters; a result carries the tables it was computed from
+(:mod:`iaa_frames.engine.carry`), or, read back from a file, names them in its attr
+``tables_key`` while they are cached. :func:`tables_of` is its tables.
 
 Examples
 --------
@@ -27,6 +28,7 @@ from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 from iaa_frames.settings.thresholds import has_threshold_dim, nearest_threshold
 from iaa_frames.tables.pairs import PairTables
 
+from .carry import carried
 from .memo import MAXSIZE, Entry, entry, lookup
 
 __all__ = ["entry_of", "one_threshold", "tables_of"]
@@ -55,8 +57,18 @@ def one_threshold(ds: xr.Dataset, view: str) -> xr.Dataset:
 
 
 def _of_result(ds: xr.Dataset, view: str) -> Entry:
-    """The cached entry a result Dataset names in its attr ``tables_key`` (one key per
-    threshold for a sweep, of which ``ds`` must hold one)."""
+    """The entry of the tables a result Dataset carries (:mod:`iaa_frames.engine.carry`),
+    else the cached entry it names in its attr ``tables_key`` (one key per threshold for
+    a sweep, of which ``ds`` must hold one)."""
+    held = carried(ds)
+    if held is not None:
+        i = held.index(ds)
+        if i is None:
+            one_threshold(ds, view)  # a sweep: say to select one threshold
+        else:
+            if held.entries[i] is None:  # computed by iaf.agreement: keep views with it
+                held.entries[i] = Entry("", held.tables[i])
+            return held.entries[i]
     keys = str(ds.attrs.get("tables_key", "")).split()
     if len(keys) > 1:  # a sweep: one key per threshold, in the order of match_threshold
         one_threshold(ds, view)
@@ -66,10 +78,11 @@ def _of_result(ds: xr.Dataset, view: str) -> Entry:
     found = lookup(keys[0]) if keys else None
     if found is None:
         raise IAAError(
-            "the pair tables of this result are not available: it was not computed "
-            "by df.iaa.agreement(), was loaded from a file, or its tables left the cache "
-            f"(it keeps the last {MAXSIZE}). Recompute with df.iaa.agreement(...) "
-            "or attach tables with res.iaa.use_tables(df.iaa.tables(...))."
+            "the pair tables of this result are not available: it was read from a file "
+            "or unpickled (a result carries its tables only in memory), or built by "
+            f"other means, and its tables are not among the last {MAXSIZE} cached. "
+            "Recompute with df.iaa.agreement(...) or attach tables with "
+            "res.iaa.use_tables(df.iaa.tables(...))."
         )
     return found
 

@@ -39,6 +39,7 @@ import xarray as xr
 from iaa_frames.errors import ParameterError
 
 __all__ = [
+    "CARRIED_KEY",
     "DEFAULT_SWEEP",
     "SEQUENCE_HINT",
     "THRESHOLD_ATTRS",
@@ -48,6 +49,10 @@ __all__ = [
     "nearest_threshold",
     "with_threshold",
 ]
+
+#: The key under which a result's ``encoding`` carries its pair tables
+#: (:mod:`iaa_frames.engine.carry`).
+CARRIED_KEY = "iaa_tables"
 
 #: The thresholds of a sweep when none are given (e.g. ``df.iaa.plot.threshold_curve()``).
 DEFAULT_SWEEP = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -203,6 +208,12 @@ def concat_thresholds(parts):
     if not dataset:  # DataArray coords that vary by cell (n_units, note, ...) vary by τ too
         out = out.transpose("threshold", ...)
     out.attrs = {k: v for k, v in parts[0].attrs.items() if k != "tables_key"}
+    # the pair tables each part carries (iaa_frames.engine.carry), one per threshold
+    carried = [p.encoding.get(CARRIED_KEY) for p in parts]
+    out.encoding.pop(CARRIED_KEY, None)
+    if all(c is not None and len(c.tables) == 1 for c in carried):
+        tables = [c.tables[0] for c in carried]
+        out.encoding[CARRIED_KEY] = type(carried[0])(tables, [c.entries[0] for c in carried])
     if "match_threshold" in out.attrs:
         out.attrs["match_threshold"] = taus
     out["threshold"].attrs = dict(THRESHOLD_ATTRS)

@@ -5,6 +5,7 @@ the functions they stand for, slices equal the engine's, the tables are found in
 from __future__ import annotations
 
 import inspect
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ import pytest
 import xarray as xr
 from oracles import component_alpha, component_ks, component_sigma
 
+import iaa_frames as iaf
 from iaa_frames.accessor import ResultAccessor
 from iaa_frames.api import shortcuts
 from iaa_frames.engine import memo as cache
@@ -97,19 +99,37 @@ def test_slices_equal_the_engine_on_a_fresh_computation(df, tmp_path):
     assert "headline()" in repr(res.iaa) and "<table>" in res.iaa._repr_html_()
 
 
-def test_the_cache_is_bounded_and_a_result_says_when_its_tables_left(df, fresh_cache):
+def test_a_result_keeps_its_tables_after_ten_other_computations(df, fresh_cache):
     res = df.iaa.agreement(**PARAMS)
-    for seed in range(10, 10 + cache.MAXSIZE):
-        df.iaa.tables(n_chance=150, seed=seed)
-    assert cache.info()["size"] == cache.MAXSIZE
-    with pytest.raises(IAAError, match="left the cache"):
-        res.iaa.pairwise()
+    plain = iaf.agreement(df, **PARAMS)  # not through the cache: it carries them too
+    derived = plain.sel(component=["detection", "localization"]).copy(deep=True)
+    want = res.iaa.items()
+    for seed in range(10, 20):  # ten other computations push every entry out of the cache
+        df.iaa.agreement(n_chance=150, seed=seed, n_boot=0)
+    assert cache.info()["size"] == cache.MAXSIZE and cache.lookup(res.attrs["tables_key"]) is None
+    pd.testing.assert_frame_equal(res.iaa.items(), want)
+    pd.testing.assert_frame_equal(plain.iaa.items(), want)
+    assert derived.iaa.tables is plain.iaa.tables  # copies share the tables, never copy them
+    xr.testing.assert_identical(
+        res.iaa.pairwise(component="detection"), pairwise(df, component="detection", **PARAMS)
+    )
+
+
+def test_a_result_read_back_says_where_its_tables_are(df, fresh_cache, tmp_path):
+    res = df.iaa.agreement(**PARAMS)
+    res.to_netcdf(tmp_path / "r.nc")
+    back = xr.open_dataset(tmp_path / "r.nc")
+    pd.testing.assert_frame_equal(back.iaa.items(), res.iaa.items())  # still cached
+    cache.clear()
+    with pytest.raises(IAAError, match="read from a file"):
+        back.iaa.pairwise()
+    assert pickle.loads(pickle.dumps(res)).encoding.get("iaa_tables").tables == ()
     # attach them again explicitly
     tables = pair_tables(df, **PARAMS)
-    got = res.iaa.use_tables(tables).pairwise(component="detection")
+    got = back.iaa.use_tables(tables).pairwise(component="detection")
     xr.testing.assert_identical(got, pairwise(df, component="detection", **PARAMS))
     with pytest.raises(ParameterError, match="other parameters"):
-        res.iaa.use_tables(pair_tables(df, n_chance=150, seed=4))
+        back.iaa.use_tables(pair_tables(df, n_chance=150, seed=4))
 
 
 def test_result_of_a_sweep_views_one_threshold_at_a_time(df, fresh_cache):
