@@ -267,3 +267,63 @@ def test_few_signatures_spell_out_the_engine_keywords():
         and "n_chance" in {a.arg for a in node.args.args + node.args.kwonlyargs}
     ]
     assert len(spelled) <= MAX_N_CHANCE_SIGNATURES, spelled
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports (at the top or inside functions), package
+    ``__init__`` modules left out (they gather names; they are not an idea of their own).
+    ``from package import module`` counts as importing the module."""
+    names = {_name(p): p for p in MODULES if p.name != "__init__.py"}
+    graph = {}
+    for module, path in names.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                source = _resolve(module, node, False)
+                targets |= {f"{source}.{a.name}" for a in node.names} | {source}
+            elif isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names}
+        graph[module] = {t for t in targets if t in names and t != module}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_two_modules_import_each_other():
+    """No circle of imports between modules, inside functions either: a helper two
+    modules share belongs in a lower module."""
+    assert _circles(_module_graph()) == []
+
+
+def test_the_circle_finder_finds_circles():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _circles(graph) == [["a", "b", "c"]]

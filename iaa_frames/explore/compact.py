@@ -21,11 +21,12 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.frame.names import natural_key
 from iaa_frames.frame.schema import ALL
 
 from .views import check_choice, check_dataset, check_top, measure_of, symbol
 
-__all__ = ["AgreementTable", "agreement_table", "natural_key", "numeric_text", "pair_numbers"]
+__all__ = ["AgreementTable", "agreement_table", "numeric_text", "pair_numbers"]
 
 #: The rows of each ``by``.
 BY = ("label", "annotator", "pair", "component")
@@ -35,20 +36,6 @@ _COUNTS = {
     "detection": "pairings",
     "localization": "matched pairs",
 }
-
-
-def natural_key(name) -> tuple:
-    """Sort key reading digit runs as numbers and letters without case.
-
-    Examples
-    --------
-    >>> sorted(["10", "2", "1", "100"], key=natural_key)
-    ['1', '2', '10', '100']
-    >>> sorted(["car", "Christmas_tree", "air_conditioner"], key=natural_key)
-    ['air_conditioner', 'car', 'Christmas_tree']
-    """
-    parts = re.split(r"(\d+)", str(name))
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p.casefold()) for p in parts if p)
 
 
 #: A number as text ("207", "1,204", "+0.96", "−0.10", "12%", "0.86 [0.81, 0.89]"), and

@@ -31,6 +31,7 @@ import xarray as xr
 
 from iaa_frames.engine.result import MEASURES
 from iaa_frames.errors import ParameterError
+from iaa_frames.frame.names import natural_key
 from iaa_frames.frame.schema import ALL
 
 __all__ = [
@@ -358,8 +359,6 @@ def _by(result, dim):
     for c in [c for c in cols if c.endswith("_n_units")]:  # counts: integers (NA if none)
         wide[c] = wide[c].round().astype("Int64")
     # "(all)" first, then natural order of the names ("2" before "10", case ignored)
-    from .compact import natural_key
-
     rest = sorted((n for n in wide.index if n != ALL), key=natural_key)
     wide = wide.reindex(([ALL] if ALL in wide.index else []) + rest)
     wide.index.name = dim

@@ -4,8 +4,9 @@ Video frames, burst photos and augmented copies of one image are common in annot
 corpora. A chance pairing of an item with its copy looks like agreement, so copies
 deflate every chance-corrected score unless they are declared as one ``group`` (then
 chance pairings never join them; see :func:`iaa_frames.validate`). Without a ``group``
-column, :func:`iaa_frames.matching.corpus.prepare` looks for copies and issues a
-:class:`~iaa_frames.errors.CopiedItemsWarning` naming a few of them.
+column, the pair tables (:func:`iaa_frames.tables.pairs.pair_tables`) look for copies
+(:func:`find_copies`) and issue a :class:`~iaa_frames.errors.CopiedItemsWarning` naming a
+few of them (:func:`warn_copies`).
 
 Two annotations *match* when they are drawn by the same annotator, hold the same number
 of objects with the same classes, and every normalized box coordinate of one is within
@@ -37,6 +38,8 @@ from scipy.sparse.csgraph import connected_components
 
 from iaa_frames.arrays import stable_argsort
 from iaa_frames.errors import CopiedItemsWarning, ParameterError
+
+from .corpus import Corpus, prepare
 
 __all__ = ["DEFAULT_TOLERANCE", "WINDOW", "find_copies", "warn_copies"]
 
@@ -163,12 +166,10 @@ def find_copies(corpus, *, tolerance: float = DEFAULT_TOLERANCE) -> pd.DataFrame
     >>> sorted(found[["item", "copy"]].iloc[0]), bool(found["exact"].iloc[0])
     (['copy', 'img_00000'], True)
     """
-    from .corpus import Corpus, prepare
-
     if not (isinstance(tolerance, (int, float)) and np.isfinite(tolerance) and tolerance >= 0):
         raise ParameterError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
     if not isinstance(corpus, Corpus):
-        corpus = prepare(corpus, copies="ignore")
+        corpus = prepare(corpus)
     slots = corpus.annotations
     box = corpus.shapes.boxes
     scale = (

@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.arrays import sorted_unique
-from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import GROUP, validate
 from iaa_frames.geometry.distances import Shapes, areas
 
@@ -262,7 +261,7 @@ def _group_of_items(df: pd.DataFrame, item_raw: np.ndarray, n_items: int) -> np.
     return out
 
 
-def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -> Corpus:
+def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     """Validate ``df`` and put it in the canonical form the matcher works on.
 
     Parameters
@@ -272,10 +271,6 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
         ``group`` column gives every item a group (:attr:`Corpus.group`).
     normalize : bool, default True
         Divide coordinates by the image size where it is known.
-    copies : {"warn", "ignore"}, default "warn"
-        Without a ``group`` column, look for items that look like copies of one another
-        (:func:`iaa_frames.matching.copies.find_copies`) and issue a
-        :class:`~iaa_frames.errors.CopiedItemsWarning` naming them.
 
     Returns
     -------
@@ -288,8 +283,6 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
     >>> int(c.annotations.count[:-1].sum()) == len(c.objects)
     True
     """
-    if copies not in ("warn", "ignore"):
-        raise ParameterError(f"copies must be 'warn' or 'ignore', got {copies!r}")
     df = validate(df)
     # the object rows are gathered from the frame once, in canonical order (at the end);
     # until then their shapes and codes are read off the frame's columns (a coverage row
@@ -376,10 +369,6 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True, copies: str = "warn") -
         area=areas(shapes),
         group=group,
     )
-    if copies == "warn" and group is None:
-        from .copies import warn_copies  # copies builds on this module
-
-        warn_copies(corpus)
     return corpus
 
 

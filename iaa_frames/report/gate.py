@@ -37,6 +37,7 @@ from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.thresholds import has_threshold_dim
 
 from .formatting import fmt
+from .levels import GAP, against_chance, relative_levels
 
 __all__ = ["NEAR_GATE", "gate_evidence", "gate_text"]
 
@@ -93,12 +94,6 @@ def gate_evidence(result, *, sweep=None, label=ALL, annotator=ALL) -> dict | Non
     >>> ev["tau"], ev["raw_iou"] < ev["tau"] + (1 - ev["tau"]) * NEAR_GATE
     (0.5, True)
     """
-    from .diagnosis import (  # they read the levels
-        GAP,
-        against_chance,
-        relative_levels,
-    )
-
     if "threshold" not in result.coords or has_threshold_dim(result):
         return None
     tau = float(result["threshold"])

@@ -14,8 +14,8 @@ import pandas as pd
 from iaa_frames.explore.compact import numeric_text
 from iaa_frames.explore.views import by_annotator, by_label, symbol, top_by_support
 
-from .diagnosis import against_chance
 from .formatting import cell_text, component_name, fmt
+from .levels import against_chance
 
 __all__ = ["headline_html", "html_table", "items_html", "params_table", "summary_table"]
 

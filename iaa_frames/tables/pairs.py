@@ -221,13 +221,13 @@ def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
     True
     """
     require_comparable(df)
-    corpus = prepare(df, copies="ignore")
+    corpus = prepare(df)
     with Jobs() as jobs:  # the search for copies runs beside the matching
         copies = jobs.submit(find_copies, corpus) if corpus.group is None else None
         tables = tables_of_corpus(
             corpus, settings.single(), Bars(settings.progress), IoUCache(), jobs=jobs
         )
-        if copies is not None:  # the warning prepare(df) gives
+        if copies is not None:  # items that look like copies: a warning names them
             warn_copies(corpus, found=copies.result(), stacklevel=2)
     return tables
 
@@ -320,6 +320,8 @@ def iter_tables_from(df: pd.DataFrame, thresholds, settings: MatchSettings):
     taus, _ = check_thresholds(thresholds)
     require_comparable(df)
     corpus = prepare(df)
+    if corpus.group is None:
+        warn_copies(corpus, stacklevel=2)
     cache = IoUCache()  # a pair's IoU, distance and similarity do not depend on τ
     for k, tau in enumerate(taus):
         # one bar per stage and threshold, never nested: the threshold names the bars

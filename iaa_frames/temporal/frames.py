@@ -167,7 +167,7 @@ def match_frames(
             "frame (read_cvat and read_mot write it)"
         )
     df = validate(df)
-    corpus = prepare(df, copies="ignore")
+    corpus = prepare(df)
     seq_codes = corpus.group_codes()
     first_item = corpus.items[np.unique(corpus.group)]  # a sequence's smallest item code
     group_of = df.drop_duplicates("item").set_index("item")[GROUP]

@@ -57,7 +57,7 @@ def test_the_probe_of_the_sweep_decides_as_the_full_count(budget, size, monkeypa
     df = iaf.simulate(n_items=150, seed=1)
     w = (df["x1"] - df["x0"]) * size * 10
     df = df.assign(x1=df["x0"] + w.where(w > 0, 1.0))
-    corpus = prepare(df, copies="ignore")
+    corpus = prepare(df)
     monkeypatch.setattr(gating, "OBJECT_PAIR_BUDGET", budget)
     probed = gating.gated_pairings(corpus, 0.3)
     monkeypatch.setattr(gating, "_PROBE_STEP", 1)  # the probe is the full count

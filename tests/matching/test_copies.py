@@ -11,7 +11,7 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames.errors import CopiedItemsWarning, ParameterError
-from iaa_frames.matching.copies import find_copies
+from iaa_frames.matching.copies import find_copies, warn_copies
 from iaa_frames.matching.corpus import prepare
 
 
@@ -98,7 +98,7 @@ def test_the_search_finds_what_brute_force_finds():
     blank = both["item"].eq(picked[3] + "_copy") & both["annotator"].eq("A")
     cover = both[blank].iloc[:1].assign(label=None, x0=np.nan, y0=np.nan, x1=np.nan, y1=np.nan)
     both = pd.concat([both[~blank], cover], ignore_index=True)
-    corpus = prepare(both, copies="ignore")
+    corpus = prepare(both)
     found = find_copies(corpus)
     assert picked[2] + "_copy" in set(found["copy"]) | set(found["item"])
     assert picked[3] + "_copy" not in set(found["copy"]) | set(found["item"])
@@ -136,7 +136,7 @@ def test_no_warning_on_corpora_without_copies(annotators):
     df = iaf.simulate(n_items=300, annotators=annotators, seed=3)
     with warnings.catch_warnings():
         warnings.simplefilter("error", CopiedItemsWarning)
-        prepare(df)
+        warn_copies(prepare(df))
 
 
 def test_image_blind_annotators_alone_do_not_make_copies():

@@ -173,7 +173,7 @@ def test_label_slots_look_up_what_by_label_of_searches(frame):
 def test_prepared_objects_are_the_validated_rows_in_canonical_order():
     df = iaf.simulate(n_items=30, seed=2).drop(columns="object_id")
     v = validate(df)
-    c = prepare(df, copies="ignore")
+    c = prepare(df)
     # generated object ids number the validated rows
     want = v.iloc[c.objects["object_id"].to_numpy(dtype=np.int64)]
     assert c.objects.equals(want) and list(c.objects.dtypes) == list(want.dtypes)

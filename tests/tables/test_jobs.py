@@ -45,7 +45,7 @@ def test_blocks_keep_small_work_in_one_block():
 
 @pytest.mark.parametrize("n_blocks", [1, 2, 3, 7])
 def test_joined_blocks_match_every_pairing_at_once(n_blocks):
-    corpus = prepare(iaf.simulate(n_items=40, seed=3), copies="ignore")
+    corpus = prepare(iaf.simulate(n_items=40, seed=3))
     slots = corpus.annotations
     a, b = within_pairings(slots)
     kw = dict(tau=0.5, distance=get_distance("giou"))
@@ -122,7 +122,7 @@ def test_locked_calls_one_at_a_time():
 def test_tables_are_the_same_side_by_side_or_in_turn(kind, monkeypatch):
     # small blocks, so that a small corpus is split as a large one is
     monkeypatch.setattr("iaa_frames.tables.jobs.BLOCK_MIN_COST", 1)
-    corpus = prepare(iaf.simulate(n_items=60, kind=kind, seed=5), copies="ignore")
+    corpus = prepare(iaf.simulate(n_items=60, kind=kind, seed=5))
     settings = MatchSettings(n_chance=300, seed=2)
     alone = tables_of_corpus(corpus, settings, QUIET, IoUCache())
     with Jobs(1) as jobs:
