@@ -23,7 +23,7 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 RECORDED = Path(__file__).parents[1] / "fixtures" / "reader_frames"
-CORPUS_CSV = Path(__file__).resolve().parents[2] / "data" / "samples" / "corpus.csv"
+CORPUS_CSV = Path(__file__).resolve().parents[2] / "iaa_frames" / "samples" / "corpus.csv"
 #: name -> how the frame is read: every packaged sample, and the CSV table reader
 FRAMES = {
     **{name: (lambda name=name: load_sample(name)) for name in SAMPLES},

@@ -1,8 +1,8 @@
 """Write the sample Potato project (``iaa_frames/samples/potato``) from Potato's storage
 layout, and the truth it was drawn from.
 
-Run ``python tests/support/potato_project.py`` to regenerate the packaged sample (and its
-copy under ``data/samples/potato``); ``tests/io/test_potato.py`` checks that a fresh run
+Run ``python tests/support/potato_project.py`` to regenerate the packaged sample;
+``tests/io/test_potato.py`` checks that a fresh run
 writes the same files.
 
 The project: 40 street images, 3 annotators (``ana`` and ``ben``, people; ``detector``, a
@@ -245,9 +245,6 @@ def write(root: Path, seed: int = 2026) -> Path:
 
 if __name__ == "__main__":
     repo = Path(__file__).resolve().parents[2]
-    for target in (
-        repo / "iaa_frames" / "samples" / "potato",
-        repo / "data" / "samples" / "potato",
-    ):
-        write(target)
-        print("wrote", target)
+    target = repo / "iaa_frames" / "samples" / "potato"
+    write(target)
+    print("wrote", target)

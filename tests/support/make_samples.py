@@ -1,4 +1,4 @@
-"""Make the sample exports in data/samples/ and their packaged copy in iaa_frames/samples/.
+"""Make the sample exports packaged in iaa_frames/samples/ (``iaf.load_sample``).
 
 One corpus is simulated (40 images, 4 annotators with different profiles, boxes and
 polygons) and written in every supported format. The corpus itself is saved as
@@ -7,7 +7,7 @@ reads back into the same frame.
 
 Run from the repository root::
 
-    python data/samples/make_samples.py
+    python tests/support/make_samples.py
 
 The output is deterministic: running it twice gives identical files.
 """
@@ -18,8 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "iaa_frames" / "samples"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -36,20 +35,37 @@ SEED = 2024
 N_ITEMS = 40
 CLASSES = ("car", "person", "bicycle")
 ANNOTATORS = {
-    "ana": Profile.preset("good"),                                  # careful
-    "ben": Profile.preset("sloppy", coverage=0.85),                 # loose boxes, skipped some images
-    "chloe": Profile.preset("misser"),                              # misses 30 % of the objects
-    "dev": Profile(jitter=0.03, confusion=0.3, false_positives=0.3),  # mixes classes up, adds objects
+    "ana": Profile.preset("good"),  # careful
+    "ben": Profile.preset("sloppy", coverage=0.85),  # loose boxes, skipped some images
+    "chloe": Profile.preset("misser"),  # misses 30 % of the objects
+    "dev": Profile(
+        jitter=0.03, confusion=0.3, false_positives=0.3
+    ),  # mixes classes up, adds objects
 }
 
 #: Files and directories written (relative to the output directory).
-OUTPUTS = ("corpus.csv", "coco", "coco_raters.json", "cvat", "labelstudio.json", "voc", "yolo", "darwin")
+OUTPUTS = (
+    "corpus.csv",
+    "coco",
+    "coco_raters.json",
+    "cvat",
+    "labelstudio.json",
+    "voc",
+    "yolo",
+    "darwin",
+)
 
 
 def make_corpus() -> pd.DataFrame:
     """The simulated corpus (a validated tidy frame with coverage rows and ``truth_id``)."""
-    return simulate(n_items=N_ITEMS, annotators=ANNOTATORS, kind="mixed", classes=CLASSES,
-                    objects_per_item=3, seed=SEED)
+    return simulate(
+        n_items=N_ITEMS,
+        annotators=ANNOTATORS,
+        kind="mixed",
+        classes=CLASSES,
+        objects_per_item=3,
+        seed=SEED,
+    )
 
 
 def corpus_to_csv(df: pd.DataFrame, path: Path) -> None:
@@ -65,8 +81,11 @@ def corpus_to_csv(df: pd.DataFrame, path: Path) -> None:
 
 def corpus_from_csv(path) -> pd.DataFrame:
     """Read ``corpus.csv`` back into a tidy frame (used by the tests)."""
-    df = pd.read_csv(path, keep_default_na=False, na_values={"label": [""], "x0": [""], "y0": [""],
-                                                           "x1": [""], "y1": [""], "truth_id": [""]})
+    df = pd.read_csv(
+        path,
+        keep_default_na=False,
+        na_values={"label": [""], "x0": [""], "y0": [""], "x1": [""], "y1": [""], "truth_id": [""]},
+    )
     wkt = df["geometry"].astype(str).to_numpy()
     geom = np.full(len(df), None, dtype=object)
     has = wkt != ""
@@ -95,28 +114,14 @@ def write_all(corpus: pd.DataFrame, out: Path) -> None:
     writers.write_darwin(corpus, out / "darwin")
 
 
-def copy_to_package(src: Path = HERE, dst: Path = PACKAGE) -> None:
-    """Copy the samples and the README into the package data directory."""
-    dst.mkdir(parents=True, exist_ok=True)
-    for name in (*OUTPUTS, "README.md"):
-        target = dst / name
-        if target.is_dir():
-            shutil.rmtree(target)
-        elif target.exists():
-            target.unlink()
-        if (src / name).is_dir():
-            shutil.copytree(src / name, target)
-        else:
-            shutil.copy2(src / name, target)
-
-
 def main() -> None:
     corpus = make_corpus()
-    write_all(corpus, HERE)
-    copy_to_package()
+    write_all(corpus, PACKAGE)
     n_obj = int(corpus["x0"].notna().sum())
-    print(f"wrote {len(corpus)} rows ({n_obj} objects, {len(corpus) - n_obj} coverage rows) "
-          f"in {len(OUTPUTS) - 1} formats to {HERE} and {PACKAGE}")
+    print(
+        f"wrote {len(corpus)} rows ({n_obj} objects, {len(corpus) - n_obj} coverage rows) "
+        f"in {len(OUTPUTS) - 1} formats to {PACKAGE}"
+    )
 
 
 if __name__ == "__main__":
