@@ -14,6 +14,7 @@ import pandas as pd
 
 from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.chance.pooled import min_chance_units
+from iaa_frames.frame.names import natural_key
 from iaa_frames.frame.schema import ALL
 from iaa_frames.progress import Bars
 from iaa_frames.settings.keywords import engine_keywords
@@ -86,9 +87,17 @@ SETS = ("detection", "overall")
 
 
 def name_order(names) -> np.ndarray:
-    """Axis positions: "(all)" (cell 0) first, then codes sorted by name."""
-    by_name = np.argsort(np.asarray([str(x) for x in names], dtype=object), kind="stable")
-    return np.r_[0, 1 + by_name].astype(np.int64)
+    """Axis positions: "(all)" (cell 0) first, then codes in the natural order of their
+    names ("2" before "10", case ignored: :func:`iaa_frames.frame.names.natural_key`).
+
+    Examples
+    --------
+    >>> name_order(["10", "2", "b", "A"]).tolist()
+    [0, 2, 1, 4, 3]
+    """
+    keys = [(natural_key(x), str(x)) for x in names]  # one key per name, not per row
+    by_name = sorted(range(len(keys)), key=keys.__getitem__)
+    return np.r_[0, 1 + np.asarray(by_name, dtype=np.int64)].astype(np.int64)
 
 
 def names_in_order(names, order) -> list[str]:

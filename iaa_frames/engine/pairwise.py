@@ -268,7 +268,7 @@ def pairwise(
     Returns
     -------
     xarray.DataArray
-        Dims ``(annotator_a, annotator_b)``, annotators sorted by name, with
+        Dims ``(annotator_a, annotator_b)``, annotators in natural order of names, with
         ``ci_low``, ``ci_high``, ``n_units``, ``n_chance``, ``note`` and
         ``chance_source`` as coordinates.
 

@@ -979,3 +979,16 @@ def test_classification_counts_without_any_pairable_cluster():
         empty = np.zeros(0, dtype=np.int64)
         got = units_per_cell(layout, empty, empty, empty, layout.groups(empty, empty))
         assert got.shape == (layout.n_cells,) and not got.any()
+
+
+def test_annotators_and_labels_in_natural_order():
+    """Names with numbers read as people read them ("2" before "10"), case ignored,
+    "(all)" first, in the Dataset and the pairwise table alike (the dask back end builds
+    the same axes)."""
+    names = ["11", "2", "10", "1", "3"]
+    df = simulate(n_items=12, annotators={k: "good" for k in names}, seed=0)
+    df["label"] = df["label"].map({"car": "Car", "person": "bus", "bicycle": "van10"})
+    df.loc[df.index[df["x0"].notna()][::7], "label"] = "van9"
+    ds = agreement(df, n_boot=0, n_chance=100)
+    assert ds["annotator"].values.tolist() == ["(all)", "1", "2", "3", "10", "11"]
+    assert ds["label"].values.tolist() == ["(all)", "bus", "Car", "van9", "van10"]
