@@ -73,15 +73,18 @@ def _cells(v, lo, hi, digits: int) -> np.ndarray:
     return out
 
 
-class AgreementTable:
-    """A compact agreement table (:func:`agreement_table`): shown as text or HTML.
+class AgreementTable(pd.DataFrame):
+    """A compact agreement table (:func:`agreement_table`): a pandas DataFrame of text cells
+    (``to_csv``, ``to_latex``, ``.loc``, ``[]`` work as on any frame), shown in Jupyter
+    with its title, right-aligned numbers and the reason of every "n/a" on hover.
+
+    The columns: one per component (``"0.86 [0.81, 0.89]"``, ``"0.86"`` without an
+    interval, ``"n/a"`` where undefined), the integer counts, and ``notes``: the reason of
+    every "n/a" and of every value shown without an interval
+    (``"localization: too few chance units (n=27: ...)"``).
 
     Attributes
     ----------
-    frame : pandas.DataFrame
-        What is shown: one text column per component (``"0.86 [0.81, 0.89]"`` or
-        ``"n/a"``), the integer counts, and ``notes``, the reason of every "n/a" of the
-        row (``"localization: too few chance units (n=27: ...)"``).
     numbers : pandas.DataFrame
         The same rows as numbers: columns ``(component, var)`` for ``agreement``,
         ``ci_low``, ``ci_high``, ``n_units`` and ``note``.
@@ -89,20 +92,42 @@ class AgreementTable:
         What the rows are and how they are sorted.
     n_hidden : int
         Rows left out by ``top``.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> t = iaf.load_sample("coco").iaa.agreement(n_boot=0).iaa.table()
+    >>> isinstance(t, pd.DataFrame), t.loc["car", "pairings"] > 0
+    (True, np.True_)
+    >>> t.to_csv().splitlines()[0]
+    'label,detection,classification,localization,overall,pairings,matched pairs,notes'
     """
 
-    def __init__(self, frame, numbers, *, title: str, n_hidden: int = 0):
-        self.frame = frame
-        self.numbers = numbers
-        self.title = title
-        self.n_hidden = int(n_hidden)
+    _metadata = ["numbers", "title", "n_hidden"]
 
-    def __len__(self) -> int:
-        return len(self.frame)
+    def __init__(self, data=None, *args, numbers=None, title: str = "", n_hidden: int = 0, **kw):
+        super().__init__(data, *args, **kw)
+        if numbers is not None or not hasattr(self, "numbers"):
+            self.numbers = numbers if numbers is not None else pd.DataFrame(index=self.index)
+            self.title = title
+            self.n_hidden = int(n_hidden)
+
+    @property
+    def _constructor(self):
+        return AgreementTable
+
+    @property
+    def _constructor_sliced(self):
+        return pd.Series
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The table as a plain :class:`pandas.DataFrame` (a copy)."""
+        return pd.DataFrame(self).copy()
 
     def to_frame(self) -> pd.DataFrame:
-        """A copy of :attr:`frame`."""
-        return self.frame.copy()
+        """The table as a plain :class:`pandas.DataFrame` (a copy)."""
+        return self.frame
 
     def _footer(self) -> str:
         return f"+ {self.n_hidden:,} more rows not shown" if self.n_hidden else ""
@@ -111,11 +136,14 @@ class AgreementTable:
         with pd.option_context(
             "display.max_columns", None, "display.width", 200, "display.max_colwidth", 90
         ):
-            body = self.frame.to_string()
+            body = pd.DataFrame(self).to_string()
         return "\n".join(x for x in (self.title, body, self._footer()) if x)
 
     def _repr_html_(self) -> str:
-        frame, numbers = self.frame, self.numbers
+        frame = pd.DataFrame(self)
+        numbers = self.numbers.reindex(frame.index) if len(self.numbers.columns) else None
+        if numbers is None:  # built by hand: pandas' own view
+            return frame._repr_html_()
         comps = [c for c in frame.columns if c in numbers.columns.get_level_values(0)]
         index_names = [n or "" for n in frame.index.names]
         # names left-aligned (the row names and the notes), numbers right-aligned with
@@ -338,7 +366,8 @@ def agreement_table(
         v = numbers[(c, "agreement")].to_numpy(dtype=float)
         frame[c] = _cells(v, numbers[(c, "ci_low")], numbers[(c, "ci_high")], digits)
         reason = numbers[(c, "note")].fillna("").astype(str).to_numpy(dtype=object)
-        missing = ~np.isfinite(v) & (reason != "") & (reason != "not applicable")
+        no_ci = ~np.isfinite(numbers[(c, "ci_low")].to_numpy(dtype=float))
+        missing = (~np.isfinite(v) | no_ci) & (reason != "") & (reason != "not applicable")
         add = np.where(missing, c + ": " + reason, "")
         notes = np.where((notes != "") & (add != ""), notes + "; " + add, notes + add)
     for c, name in _COUNTS.items():
@@ -357,7 +386,7 @@ def agreement_table(
     has_ci = any(np.isfinite(numbers[(c, "ci_low")].to_numpy(dtype=float)).any() for c in comps)
     values = "agreement [95% CI]" if has_ci else "agreement (no interval)"
     title = f"{values} per {what} ({measures}); {order_text}"
-    return AgreementTable(frame, numbers, title=title, n_hidden=hidden)
+    return AgreementTable(frame, numbers=numbers, title=title, n_hidden=hidden)
 
 
 def _measure(matrices: dict, component: str) -> str:
@@ -382,6 +411,6 @@ def _component_table(result, numbers: pd.DataFrame, digits: int) -> AgreementTab
     )
     return AgreementTable(
         frame,
-        shaped,
+        numbers=shaped,
         title="agreement [95% CI] of each component, pooled over classes and annotators",
     )
