@@ -157,3 +157,24 @@ def test_names_left_numbers_right(res, by):
     assert (
         "text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap" in t._repr_html_()
     )
+
+
+def test_the_table_is_a_dataframe_that_exports(res, tmp_path):
+    """to_csv, to_latex, .loc, [] and pd.DataFrame() work; a slice keeps its title and
+    its numbers, and its HTML gives each row the reason of its own row."""
+    t = res.iaa.table(by="label")
+    assert isinstance(t, pd.DataFrame)
+    t.to_csv(tmp_path / "t.csv")
+    back = pd.read_csv(tmp_path / "t.csv", index_col=0, keep_default_na=False)
+    assert back.index.tolist() == t.index.tolist()
+    assert back["localization"].tolist() == t["localization"].tolist()
+    assert "\\begin{tabular}" in t.to_latex()
+    assert type(t["localization"]) is pd.Series
+    assert type(pd.DataFrame(t)) is pd.DataFrame and pd.DataFrame(t).equals(t.frame)
+    last = t.loc[[t.index[-1]]]
+    assert isinstance(last, AgreementTable) and last.title == t.title
+    html = last._repr_html_()
+    assert html.count("<tr>") == 2 and str(t.index[-1]) in html
+    numbers = t.numbers.loc[t.index[-1]]
+    reason = str(numbers[("localization", "note")] or "")
+    assert (reason and f'title="{reason[:20]}' in html) or not reason
