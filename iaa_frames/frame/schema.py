@@ -935,7 +935,8 @@ def validate(df: pd.DataFrame, *, on_invalid: str = "raise") -> pd.DataFrame:
             raise InvalidAnnotationError(
                 f"{len(res.dropped)} invalid row(s) ({summary}):\n"
                 + _describe(df, bad_positions, res.dropped["reason"].to_numpy())
-                + "\nPass on_invalid='drop' to drop them, or iaa_frames.check(df) to inspect."
+                + "\nDrop them first with df = iaa_frames.validate(df, on_invalid='drop') (a warning "
+                "counts them), or inspect them with iaa_frames.check(df)."
             )
         warnings.warn(
             DroppedRowsWarning(

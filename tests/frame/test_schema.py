@@ -389,3 +389,21 @@ def test_lines_and_points_in_geometry_are_read_as_their_kinds():
         }
     )
     assert iaf.check(mixed).counts == {"not_a_geometry": 1}
+
+
+def test_the_invalid_row_error_names_a_remedy_that_works():
+    """The error agreement() gives on a NaN box names a call that, followed to the letter,
+    makes agreement() work (issue #42: it used to name an argument agreement refuses)."""
+    df = iaf.simulate(n_items=8, seed=0)
+    df.loc[df.index[df["x0"].notna()][0], "x1"] = np.nan
+    with pytest.raises(iaf.errors.InvalidAnnotationError) as caught:
+        iaf.agreement(df, n_boot=0, n_chance=50)
+    remedy = str(caught.value).split("Drop them first with ")[1].split(" (a warning")[0]
+    assert remedy == "df = iaa_frames.validate(df, on_invalid='drop')"
+    namespace = {"iaa_frames": iaf, "df": df}
+    with pytest.warns(iaf.errors.DroppedRowsWarning):
+        exec(remedy, namespace)  # noqa: S102 (the message's own remedy, run as written)
+    res = iaf.agreement(namespace["df"], n_boot=0, n_chance=50)
+    assert np.isfinite(
+        float(res["agreement"].sel(component="detection", label="(all)", annotator="(all)"))
+    )
