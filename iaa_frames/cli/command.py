@@ -20,7 +20,7 @@ from iaa_frames.io import load_sample
 from iaa_frames.report import report
 from iaa_frames.report.output import claim, record, write_csv
 
-from .inputs import check_paths, group_by_column, guess_format, read_inputs
+from .inputs import check_paths, group_by_column, input_formats, read_inputs
 from .parser import PROG, build_parser
 
 __all__ = ["main"]
@@ -62,8 +62,9 @@ def _command(args):
         title = args.title or "iaa_frames demo: the bundled sample corpus"
         return _run_report(args, df, title)
     check_paths([Path(p) for p in args.inputs])  # "no such file" before "which format"
-    fmt = args.format or guess_format(args.inputs)
-    _status(args, f"reading {len(args.inputs)} input(s) as {fmt} ...")
+    fmt = args.format
+    kinds = fmt or " + ".join(dict.fromkeys(input_formats(args.inputs).values()))
+    _status(args, f"reading {len(args.inputs)} input(s) as {kinds} ...")
     df = read_inputs(
         args.inputs,
         fmt,

@@ -25,6 +25,7 @@ __all__ = [
     "check_distinct",
     "check_paths",
     "guess_format",
+    "input_formats",
     "read_image_sizes",
     "read_inputs",
 ]
@@ -99,6 +100,34 @@ def _dir_format(path: Path, depth: int = 0):
     return found.pop() if len(found) == 1 else None
 
 
+def input_formats(inputs) -> dict:
+    """The format of every input, told from its name and contents (:func:`guess_format`).
+
+    Raises
+    ------
+    ParameterError
+        When an input's format cannot be told.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "ann.json").write_text('{"images": [], "annotations": [], "categories": []}')
+    >>> _ = (d / "job.xml").write_text("<annotations><version>1.1</version></annotations>")
+    >>> sorted(input_formats([d / "ann.json", d / "job.xml"]).values())
+    ['coco', 'cvat']
+    """
+    formats = {}
+    for p in map(Path, inputs):
+        fmt = _dir_format(p) if p.is_dir() else _file_format(p)
+        if fmt is None:
+            raise ParameterError(
+                f"cannot tell the format of {p}; pass --format ({', '.join(FORMATS)})"
+            )
+        formats[p] = fmt
+    return formats
+
+
 def guess_format(inputs) -> str:
     """The ``--format`` of the inputs, told from their names and contents.
 
@@ -111,7 +140,8 @@ def guess_format(inputs) -> str:
     Raises
     ------
     ParameterError
-        When an input's format cannot be told, or the inputs have different formats.
+        When an input's format cannot be told, or the inputs have different formats
+        (:func:`read_inputs` reads such inputs format by format).
 
     Examples
     --------
@@ -122,21 +152,11 @@ def guess_format(inputs) -> str:
     >>> guess_format([d / "ann.json"]), guess_format([d / "job.xml"])
     ('coco', 'cvat')
     """
-    formats = {}
-    for p in map(Path, inputs):
-        fmt = _dir_format(p) if p.is_dir() else _file_format(p)
-        if fmt is None:
-            raise ParameterError(
-                f"cannot tell the format of {p}; pass --format ({', '.join(FORMATS)})"
-            )
-        formats[p] = fmt
+    formats = input_formats(inputs)
     kinds = set(formats.values())
     if len(kinds) > 1:
         listed = ", ".join(f"{p.name}: {f}" for p, f in formats.items())
-        raise ParameterError(
-            f"the inputs have different formats ({listed}); read them in "
-            "Python (iaa_frames.read_*) and pd.concat the frames, or pass --format"
-        )
+        raise ParameterError(f"the inputs have different formats ({listed})")
     return kinds.pop()
 
 
@@ -250,7 +270,10 @@ def read_inputs(
     ----------
     inputs : list of path
     fmt : str, optional
-        One of :data:`FORMATS`; by default told by :func:`guess_format`.
+        One of :data:`FORMATS` for every input; by default told input by input
+        (:func:`input_formats`): inputs of different formats (a Label Studio export and a
+        CVAT job, say) are read format by format and put together, each annotator's work
+        on an item read once.
     classes, image_sizes : path, optional
         YOLO class names and image sizes.
     on_invalid : {"raise", "drop"}, default "raise"
@@ -264,7 +287,34 @@ def read_inputs(
     check_paths(paths)
     check_distinct(paths)
     if fmt is None:
-        fmt = guess_format(paths)
+        formats = input_formats(paths)
+        kinds = list(dict.fromkeys(formats.values()))
+        if len(kinds) > 1:
+            if (classes or image_sizes) and "yolo" not in kinds:
+                raise ParameterError("--classes and --image-sizes apply to --format yolo only")
+            frames = [
+                _read_one_format(
+                    [p for p in paths if formats[p] == kind],
+                    kind,
+                    classes=classes if kind == "yolo" else None,
+                    image_sizes=image_sizes if kind == "yolo" else None,
+                    on_invalid=on_invalid,
+                )
+                for kind in kinds
+            ]
+            names = [
+                ", ".join(str(p) for p in paths if formats[p] == kind) + f" ({kind})"
+                for kind in kinds
+            ]
+            return _concat(frames, names)
+        fmt = kinds[0]
+    return _read_one_format(
+        paths, fmt, classes=classes, image_sizes=image_sizes, on_invalid=on_invalid
+    )
+
+
+def _read_one_format(paths, fmt, *, classes, image_sizes, on_invalid):
+    """The inputs ``paths``, all of format ``fmt``, read into one frame."""
     if fmt not in FORMATS:
         raise ParameterError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     if (classes or image_sizes) and fmt != "yolo":

@@ -53,8 +53,9 @@ Read annotation exports, compute agreement (detection, classification, localizat
 overall; by class and annotator, with bootstrap CIs) and write DIR/report.html,
 DIR/agreement.nc and CSV tables.
 
-input layouts by --format (by default told from the file names and contents: .csv,
-.parquet, .xml (CVAT or VOC), .json (COCO, Label Studio or Darwin), directories):
+input layouts by --format (by default told input by input from the file names and
+contents: .csv, .parquet, .xml (CVAT or VOC), .json (COCO, Label Studio or Darwin),
+directories; inputs of different formats are read each by its reader and put together):
   coco         one COCO JSON per annotator (annotator = file name), or one file with
                rater_id keys
   cvat         CVAT for images or for video 1.1 XML, one per job/annotator
