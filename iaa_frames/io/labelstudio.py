@@ -257,10 +257,18 @@ def read_labelstudio(
                 "found a JSON object (is this a COCO export?)",
             )
         entry = f"tasks[{i}]"
+        is_min = isinstance(task, dict) and not (
+            "annotations" in task or "completions" in task or "data" in task
+        )
+        if not is_min and annotator is not None:
+            raise ParameterError(
+                f"{path}: annotator={annotator!r} names the annotator of JSON-MIN records, "
+                f"but {entry} is a task of a full JSON export, whose annotations name their "
+                "annotators (completed_by); read it without annotator= and rename them after "
+                "reading, e.g. df['annotator'] = df['annotator'].replace({'1': 'ana'})"
+            )
         try:
-            if isinstance(task, dict) and not (
-                "annotations" in task or "completions" in task or "data" in task
-            ):
+            if is_min:
                 _min_record(path, f, b, i, task, ctx)
             else:
                 _task(path, f, b, i, task, ctx)

@@ -309,3 +309,17 @@ def test_polylines_round_trip_through_write_labelstudio(tmp_path):
     # percent to 6 places and back: within a millionth of a percent of the image side
     np.testing.assert_allclose(got[cols[3:]], want[cols[3:]], rtol=0, atol=1280e-8)
     assert (got[cols[:3]] == want[cols[:3]]).all().all()
+
+
+def test_annotator_on_a_full_export_is_refused_with_the_way_out():
+    """annotator= applies to JSON-MIN records; on a full export it used to be ignored
+    silently (issue #42). The error names the rename that works; following it gives the
+    frame with the annotator renamed."""
+    full = FIX / "labelstudio" / "export.json"
+    with pytest.raises(ParameterError, match=r"full JSON export.*completed_by.*replace") as caught:
+        read_labelstudio(full, annotator="ana")
+    assert str(full) in str(caught.value)
+    df = read_labelstudio(full)
+    first = str(df["annotator"].iloc[0])
+    df["annotator"] = df["annotator"].replace({first: "ana"})
+    assert "ana" in set(df["annotator"]) and first not in set(df["annotator"])
