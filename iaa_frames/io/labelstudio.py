@@ -138,7 +138,8 @@ def read_labelstudio(
     annotator : str, optional
         The annotator of JSON-MIN records that carry no ``annotator`` (by default the file
         name stem, with an :class:`~iaa_frames.errors.AnnotatorNameWarning`). The full
-        JSON always names its annotators (``completed_by``).
+        JSON always names its annotators (``completed_by``): there ``annotator`` is an
+        error, not ignored.
     on_invalid : {"raise", "drop"}, default "raise"
         Unusable entries (zero-area regions, a result or a task that cannot be read, ...):
         raise a ReaderError naming task, annotation and result, or drop them, counted,
