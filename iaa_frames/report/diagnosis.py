@@ -94,7 +94,10 @@ def _diagnose(d: str, c: str, loc: str) -> str | None:
             "likely the class definitions overlap or are confusing."
         )
     if hi(d) and hi(c) and hi(loc):
-        return f"no component stands out as the weak point (they are within {GAP:g} of each other)."
+        return (
+            "no component stands out as the weak point (each is within "
+            f"{GAP:g} of the best, or at {HIGH:g} or above)."
+        )
     return None
 
 

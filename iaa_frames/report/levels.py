@@ -64,13 +64,18 @@ def against_chance(value, ci_low=float("nan"), ci_high=float("nan")) -> str:
 
 def relative_levels(values: dict, cis: dict | None = None) -> dict:
     """Levels of the components for the diagnosis, relative to each other: 'low' when more
-    than :data:`GAP` below the best component or not above chance, 'below chance' when
-    below it, 'undefined' for NaN, 'high' otherwise.
+    than :data:`GAP` below the best component and below :data:`HIGH`, or not above chance;
+    'below chance' when below it, 'undefined' for NaN, 'high' otherwise. A component at
+    :data:`HIGH` or above (80 % of the chance disagreement gone) is never called a weak
+    point, however much better the others are: localization 0.84 beside detection 1.00 is
+    not a sign of loose drawing guidelines.
 
     Examples
     --------
     >>> relative_levels({"detection": 0.9, "classification": 0.85, "localization": 0.5})
     {'detection': 'high', 'classification': 'high', 'localization': 'low'}
+    >>> relative_levels({"detection": 1.0, "classification": 0.99, "localization": 0.84})
+    {'detection': 'high', 'classification': 'high', 'localization': 'high'}
     """
     cis = cis or {}
     finite = [float(v) for v in values.values() if v is not None and math.isfinite(float(v))]
@@ -80,7 +85,7 @@ def relative_levels(values: dict, cis: dict | None = None) -> dict:
         vs_chance = against_chance(v, *cis.get(c, (float("nan"), float("nan"))))
         if vs_chance in ("undefined", "below chance"):
             out[c] = vs_chance
-        elif vs_chance == "chance level" or float(v) < best - GAP:
+        elif vs_chance == "chance level" or (float(v) < best - GAP and float(v) < HIGH):
             out[c] = "low"
         else:
             out[c] = "high"

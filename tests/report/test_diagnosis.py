@@ -264,3 +264,16 @@ def test_classes_without_intervals_are_not_read_when_the_corpus_has_them():
     assert "2 class(es) (car, bicycle) are not read: their figures rest on fewer than 4" in text
     assert "localization is below chance" not in text  # car's -0.2 is not read
     assert "Class person: annotators find and draw the same objects" in text
+
+
+def test_a_high_component_is_not_a_weak_point():
+    """Localization 0.84 (raw IoU 0.93) beside detection and classification near 1 is not
+    read as loose drawing guidelines (issue #42: it was, the components only compared with
+    each other)."""
+    lv = relative_levels({"detection": 1.0, "classification": 0.99, "localization": 0.84})
+    assert lv["localization"] == "high"
+    overall = [t for t in reading(_with((1.0, 0.99, 0.84))) if t.startswith("Overall reading")]
+    assert overall == [
+        "Overall reading: no component stands out as the weak point (each is within 0.15 of "
+        "the best, or at 0.8 or above)."
+    ]
