@@ -97,15 +97,17 @@ def laid_out(fig):
 
 
 def _inside_axes(artist, ax) -> bool:
-    """Whether ``artist`` is a visible shape drawn wholly inside ``ax`` (clipped to it)."""
-    # private in matplotlib: where a release lacks it, nothing is hidden
-    fully_clipped = getattr(artist, "_fully_clipped_to_axes", None)
+    """Whether ``artist`` is a visible shape drawn wholly inside ``ax``: clipped to the
+    Axes' box (or its patch) and to nothing else."""
+    if not isinstance(artist, _SHAPES) or artist is ax.patch or not artist.get_visible():
+        return False
+    if not artist.get_clip_on():
+        return False
+    box = artist.get_clip_box()  # set from the Axes' rectangle when added to it
     return (
-        isinstance(artist, _SHAPES)
-        and artist is not ax.patch
-        and artist.get_visible()
-        and fully_clipped is not None
-        and bool(fully_clipped())
+        box is not None
+        and artist.get_clip_path() is None
+        and bool((box.extents == ax.bbox.extents).all())
     )
 
 
