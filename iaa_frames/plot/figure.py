@@ -1,5 +1,5 @@
 """The Figure of every plot of :mod:`iaa_frames.plot` (:class:`ShownOnce`: Jupyter shows
-it once), its layout without rendering (:func:`laid_out`, :func:`fit_height`) and the
+it once), its layout without rendering (:func:`laid_out`) and the
 colour of names written as text (:func:`text_color`).
 
 Re-exported by :mod:`iaa_frames.plot.style`.
@@ -15,7 +15,7 @@ from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-__all__ = ["ShownOnce", "figure", "fit_height", "laid_out", "subplots", "text_color"]
+__all__ = ["ShownOnce", "figure", "laid_out", "subplots", "text_color"]
 
 #: The artists :func:`laid_out` hides while it measures, where they are clipped to their Axes.
 _SHAPES = (Patch, Line2D, Collection, AxesImage)
@@ -97,40 +97,18 @@ def laid_out(fig):
 
 
 def _inside_axes(artist, ax) -> bool:
-    """Whether ``artist`` is a visible shape drawn wholly inside ``ax`` (clipped to it)."""
-    # private in matplotlib: where a release lacks it, nothing is hidden
-    fully_clipped = getattr(artist, "_fully_clipped_to_axes", None)
+    """Whether ``artist`` is a visible shape drawn wholly inside ``ax``: clipped to the
+    Axes' box (or its patch) and to nothing else."""
+    if not isinstance(artist, _SHAPES) or artist is ax.patch or not artist.get_visible():
+        return False
+    if not artist.get_clip_on():
+        return False
+    box = artist.get_clip_box()  # set from the Axes' rectangle when added to it
     return (
-        isinstance(artist, _SHAPES)
-        and artist is not ax.patch
-        and artist.get_visible()
-        and fully_clipped is not None
-        and bool(fully_clipped())
+        box is not None
+        and artist.get_clip_path() is None
+        and bool((box.extents == ax.bbox.extents).all())
     )
-
-
-def fit_height(fig, *, pad: float = 0.04, passes: int = 3) -> Figure:
-    """Shrink ``fig``'s height to what its artists take (plus ``pad`` inches), at its
-    width: panels of a fixed aspect (heatmaps) in a constrained layout are centred in
-    their cells, and a cell taller than its panel leaves blank strips above and below.
-
-    The layout is drawn again after each change (a few ``passes``); the height never
-    grows.
-
-    Examples
-    --------
-    >>> fig, ax = subplots(figsize=(4, 6), layout="constrained")
-    >>> ax.set_aspect("equal")
-    >>> 3.5 < float(fit_height(fig).get_figheight()) < 4.2
-    True
-    """
-    for _ in range(passes):
-        box = fig.get_tightbbox(laid_out(fig))  # inches
-        height = float(box.height) + 2 * pad
-        if height >= fig.get_figheight() - 0.02:
-            break
-        fig.set_figheight(height)
-    return fig
 
 
 def text_color(color) -> tuple:

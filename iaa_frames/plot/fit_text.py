@@ -12,10 +12,22 @@ import weakref
 
 from iaa_frames.errors import ParameterError
 
-__all__ = ["fit_lines", "fitted_title_parts", "line_width", "lines_fit", "refit_title",
+__all__ = ["figure_renderer", "fit_lines", "fitted_title_parts", "line_width", "lines_fit", "refit_title",
            "set_fitted_title"]  # fmt: skip
 
 SEP = " · "
+
+
+def figure_renderer(fig):
+    """The renderer measuring ``fig``'s text: its canvas's (Agg and the backends built on
+    it), else an Agg renderer of the figure's size and dpi (a canvas without one, e.g. a
+    bare :class:`~matplotlib.figure.Figure` before it is shown)."""
+    get = getattr(fig.canvas, "get_renderer", None)
+    if get is not None:
+        return get()
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    return RendererAgg(int(fig.bbox.width), int(fig.bbox.height), fig.dpi)
 
 
 def line_width(text: str, prop, renderer) -> float:
@@ -168,15 +180,13 @@ def set_fitted_title(
     """
     title = ax.set_title(" ", loc="left", fontsize=fontsize)
     if renderer is None:
-        canvas = ax.figure.canvas
-        get = getattr(canvas, "get_renderer", None)
-        renderer = get() if get is not None else ax.figure._get_renderer()
+        renderer = figure_renderer(ax.figure)
     prop = title.get_fontproperties()
     if within not in ("box", "cell"):
         raise ParameterError(f"within must be 'box' or 'cell'; got {within!r}")
     lines = fit_lines(parts, _room(ax, renderer, within), prop, renderer, head=head)
     _TITLES[ax] = {"parts": list(parts), "head": head, "within": within, "lines": lines,
-                   "extra": [], "text": ""}  # fmt: skip
+                   "extra": [], "text": "", "title": title}  # fmt: skip
     title.set_text("\n".join(lines))
     return title
 
@@ -211,7 +221,7 @@ def refit_title(ax, renderer, *, extra: str = "", move: bool = True) -> bool | N
     state = _TITLES.get(ax)
     if state is None:
         return None
-    title = ax._left_title  # the loc="left" title (matplotlib has no public getter)
+    title = state["title"]  # the loc="left" Text that set_title returned
     prop = title.get_fontproperties()
     width = _room(ax, renderer, state["within"])
     lines = state["lines"]

@@ -24,9 +24,8 @@ from iaa_frames.tables.pairs import PairTables
 
 from . import style
 from .crowd import sharing_order
-from .tick_fit import fit_heatmap_ticks
 
-__all__ = ["names_that_fit", "pairwise", "pairwise_frame", "undefined_reason"]
+__all__ = ["heatmap_ticks", "names_that_fit", "pairwise", "pairwise_frame", "undefined_reason"]
 
 #: Smallest cell side in inches: the annotator names beside it stay readable.
 _MIN_CELL = 0.13
@@ -132,6 +131,51 @@ def pairwise_frame(
         "notes": notes,
     }
     return frame
+
+
+#: Tick names of a heatmap: at most this size (points), at least MIN_TICK_PT; below it,
+#: every k-th name is written (as seaborn's ``xticklabels="auto"``).
+MAX_TICK_PT, MIN_TICK_PT = 7.5, 5.0
+
+
+def heatmap_ticks(ax, cell: float) -> float:
+    """Size the names of a heatmap's rows and columns (one tick each, set on ``ax``) to
+    cells ``cell`` inches wide: a line of text no taller than a cell (between
+    :data:`MIN_TICK_PT` and :data:`MAX_TICK_PT`; narrower cells name every k-th row and
+    column), the column names slanted at 45° when slanted neighbours stay apart, else
+    upright.
+
+    Returns
+    -------
+    float
+        The size of the names in points.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> names = [f"annotator_{k:02d}" for k in range(40)]
+    >>> _ = ax.set_xticks(range(40), names), ax.set_yticks(range(40), names)
+    >>> heatmap_ticks(ax, 0.05), sum(t.get_visible() for t in ax.get_yticklabels())
+    (5.0, 20)
+    >>> plt.close(fig)
+    """
+    pitch = 72.0 * float(cell)  # points between neighbouring names
+    line = 1.2  # a line of text, in its size
+    size = max(MIN_TICK_PT, min(MAX_TICK_PT, pitch / line))
+    step = max(1, math.ceil(line * size / max(pitch, 1e-9) - 1e-9))
+    slanted = step == 1 and pitch * math.sqrt(0.5) >= line * size and size >= 6.0
+    ax.tick_params(which="major", labelsize=size)
+    for axis in (ax.xaxis, ax.yaxis):
+        for k, t in enumerate(axis.get_ticklabels()):
+            t.set_fontsize(size)
+            t.set_visible(k % step == 0)
+    for t in ax.get_xticklabels():
+        if slanted:
+            t.set(rotation=45, ha="right", va="top", rotation_mode="anchor")
+        else:
+            t.set(rotation=90, ha="center", va="top", rotation_mode="default")
+    return size
 
 
 def names_that_fit(ax) -> int:
@@ -261,7 +305,12 @@ def pairwise(
     colors = style.annotator_colors(names)
     with style.theme():
         if ax is None:
-            fig, ax = style.subplots(figsize=(w, w * 0.86), layout="constrained")
+            # square cells: as tall as the cells and the names below them (about 0.55 em a
+            # character, slanted or upright), the title and a line of the x label
+            longest = max((len(str(c)) for c in frame.columns), default=1)
+            names_in = 0.55 * longest * min(7.5, 72 * room / n / 1.2) / 72
+            h = room * len(frame.index) / max(len(frame.columns), 1) + names_in + 0.75
+            fig, ax = style.subplots(figsize=(w, h), layout="compressed")
             fig.get_layout_engine().set(w_pad=0.06, h_pad=0.06)  # room for the y label
         if annot is None:  # values written when the cells have room for "0.82"
             annot = n <= 12 and room / n >= 0.24
@@ -306,8 +355,7 @@ def pairwise(
         ax.set_yticks(range(len(frame.index)), frame.index)
         for t in list(ax.get_xticklabels()) + list(ax.get_yticklabels()):
             t.set_color(style.text_color(colors.get(t.get_text(), "black")))
-        if n > 16:
-            ax.tick_params(which="major", labelsize=6.5)
+        heatmap_ticks(ax, room / n)  # sizes set before the layout, which makes room
         ax.set_xticks(np.arange(len(frame.columns) + 1) - 0.5, minor=True)
         ax.set_yticks(np.arange(len(frame.index) + 1) - 0.5, minor=True)
         ax.grid(which="minor", color="white", linewidth=1.0)
@@ -389,10 +437,6 @@ def pairwise(
             # its width does not squeeze the panel (under the Axes it stood out to the
             # right of a narrow panel, and the layout shrank the panel to make room)
             fig = ax.figure
-            style.fit_height(fig)
-            # long names at 45° overlapped their neighbours: upright, shrunk to the cells
-            fit_heatmap_ticks(ax, fig.canvas.get_renderer())
-            style.fit_height(fig)
             fig.set_figheight(fig.get_figheight() + style.note_room(fig, text))
             style.note(fig, text)
         else:

@@ -16,12 +16,13 @@ import textwrap
 import matplotlib
 import matplotlib.pyplot as plt
 import seaborn as sns
-from matplotlib.transforms import ScaledTranslation, blended_transform_factory
+from matplotlib.font_manager import FontProperties
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
-from .figure import ShownOnce, figure, fit_height, laid_out, subplots, text_color
+from .figure import ShownOnce, figure, subplots, text_color
 from .marks import FLOOR, GREY, na_marks, off_scale, off_scale_note, value_range
 
 __all__ = [
@@ -37,7 +38,6 @@ __all__ = [
     "chance_line",
     "colors",
     "figure",
-    "fit_height",
     "component_color",
     "fmt",
     "fmt_p",
@@ -268,60 +268,50 @@ def na_note(entries, *, limit: int = 6) -> str:
 
 
 def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwargs):
-    """An Axes legend centred below the x label (all entries on as few rows as fit).
+    """The legend of ``ax`` below it, placed by the layout engine: a figure legend
+    ``loc="outside lower center"`` when ``ax`` is the only Axes of a figure with a
+    constrained (or compressed) layout; else an Axes legend outside its right edge (an
+    Axes among others: the engine makes room there without knowing what is below).
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
     ncols : int, optional
-        Default: as many as fit, ``min_width`` inches per entry; fewer when the entries'
-        names make the legend wider than the figure.
+        Default: as many as fit, ``min_width`` inches per entry at the least, and the
+        longest name's width per entry (estimated from its characters).
     **kwargs
-        Passed to :meth:`matplotlib.axes.Axes.legend`.
+        Passed to :meth:`matplotlib.figure.Figure.legend` (or the Axes').
+
+    Returns
+    -------
+    matplotlib.legend.Legend or None
+        None when ``ax`` has nothing to put in a legend.
+
+    Examples
+    --------
+    >>> fig, ax = subplots(figsize=(3.5, 2.5), layout="constrained")
+    >>> _ = ax.plot([0, 1], label="detection"), ax.plot([1, 0], label="localization")
+    >>> legend_below(ax) in fig.legends
+    True
     """
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
-    if ncols is None:
-        ncols = max(1, min(len(handles), int(ax.figure.get_figwidth() // min_width)))
     fig = ax.figure
-    renderer = laid_out(fig)  # where the x label ends, below the axes
-    boxes = [ax.xaxis.label.get_window_extent(renderer)] if ax.get_xlabel() else []
-    boxes += [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
-    axes_bottom = ax.get_window_extent(renderer).y0
-    bottom = min((b.y0 for b in boxes), default=axes_bottom)
-    # anchored that far below the axes in inches, not in axes fractions: the layout
-    # engine then shrinks the axes to make room for the legend without moving the legend
-    # onto the x label
-    drop = (axes_bottom - bottom) / fig.dpi + 0.03
-    anchor = ax.transAxes + ScaledTranslation(0, -drop, fig.dpi_scale_trans)
-    while True:
-        legend = _legend_under(ax, anchor, handles, labels, ncols, kwargs)
-        # long names: fewer columns until the legend is no wider than the figure
-        width = legend.get_window_extent(renderer).width
-        wide = width / (0.98 * fig.bbox.width)
-        if wide <= 1 or ncols == 1:
-            break
-        ncols = max(1, min(ncols - 1, int(ncols / wide)))
-    if width > ax.get_window_extent(renderer).width:
-        # wider than the axes: centred on the figure, which the axes may not be
-        anchor = blended_transform_factory(fig.transFigure, anchor)
-        legend = _legend_under(ax, anchor, handles, labels, ncols, kwargs)
-    return legend
-
-
-def _legend_under(ax, anchor, handles, labels, ncols, kwargs):
-    return ax.legend(
-        handles,
-        labels,
-        loc="upper center",
-        bbox_to_anchor=(0.5, 0),
-        bbox_transform=anchor,
-        ncols=ncols,
-        frameon=False,
-        borderaxespad=0.2,
-        **kwargs,
-    )
+    if ncols is None:
+        # an entry: its handle and spacing, and about 0.55 em a character of its name
+        font = kwargs.get("fontsize", plt.rcParams["legend.fontsize"])
+        em = FontProperties(size=font).get_size_in_points() / 72
+        handle = kwargs.get("handlelength", 2.0) + 0.8 + kwargs.get("columnspacing", 2.0)
+        entry = max(min_width, em * (handle + 0.55 * max(len(str(t)) for t in labels)))
+        ncols = max(1, min(len(handles), int(0.96 * fig.get_figwidth() // entry)))
+    engine = fig.get_layout_engine()
+    alone = [a for a in fig.axes if a.get_visible()] == [ax]
+    if alone and isinstance(engine, ConstrainedLayoutEngine):  # compressed is one too
+        return fig.legend(handles, labels, loc="outside lower center", ncols=ncols,
+                          frameon=False, **kwargs)  # fmt: skip
+    return ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                     frameon=False, borderaxespad=0.2, **kwargs)  # fmt: skip
 
 
 def _wrap(text: str, width: float, share: float = 1.0) -> str:
@@ -364,6 +354,10 @@ def note(target, text: str, *, below=None, reserve: float = 0.0):
     look = {"ha": "left", "fontsize": "small", "color": _GREY, "style": "italic", "gid": "note"}
     if hasattr(target, "transAxes"):
         # below the x label (set the label first) or the given artist
+        # (not below a figure's legend: the layout puts it at the figure's bottom, under
+        # the Axes and its note)
+        if below is not None and below in fig.legends:
+            below = None
         at = below if below is not None else target.xaxis.label
         return target.annotate(text, xy=(0.0, 0.0), xycoords=("axes fraction", at),
                                xytext=(0, -4), textcoords="offset points", va="top",

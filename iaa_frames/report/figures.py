@@ -55,7 +55,7 @@ def svg(fig, name: str) -> str:
             artist.set_rasterized(False)
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": name}):
-        fig.savefig(buf, format="svg")
+        fig.savefig(buf, format="svg", bbox_inches="tight", pad_inches=0.04)
     plt.close(fig)
     markup = buf.getvalue()
     markup = markup[markup.index("<svg") :]
@@ -276,7 +276,7 @@ def draw_figures(tables, result, pw, item_table, top):
         import numpy as np
 
         from iaa_frames.plot import style
-        from iaa_frames.plot.tick_fit import fit_heatmap_ticks
+        from iaa_frames.plot.pairwise import heatmap_ticks
 
         # the panels' ticks and the note at the figure sizes of the plots
         with style.theme():
@@ -285,9 +285,19 @@ def draw_figures(tables, result, pw, item_table, top):
             # dense crowd or those who share items in a sparse one, said in the note
             names, split, left_out = pair_annotators([pw[c] for c in comps])
             drawn["names"], drawn["left_out"] = names, left_out
-            # the row of panels as tall as its square panels need (trimmed below)
+            # the row of square panels, close together (compressed layout), in a figure
+            # about as tall as they are: the names beside them (about 0.55 em a character
+            # at 7 pt), the colour bar, the titles and x labels around them (a little
+            # short rather than tall: the layout then narrows the panels, where a tall
+            # figure left blank strips above and below them)
+            names_in = 0.55 * max((len(str(a)) for a in names), default=1) * 7 / 72
+            panel = (7.0 - names_in - 0.35 - 0.8) / max(len(comps), 1)
             fig, axes = style.subplots(
-                1, len(comps), figsize=(7.0, 4.5), layout="constrained", squeeze=False
+                1,
+                len(comps),
+                figsize=(7.0, panel + names_in + 0.55),
+                layout="compressed",
+                squeeze=False,
             )
             finite = np.concatenate([np.ravel(pw[c].values) for c in comps])
             finite = finite[np.isfinite(finite)]
@@ -323,14 +333,14 @@ def draw_figures(tables, result, pw, item_table, top):
             if last.colorbar is not None:
                 measures = sorted({symbol(MEASURES.get(c, "sigma")) for c in comps}, reverse=True)
                 last.colorbar.set_label(f"chance-corrected agreement ({', '.join(measures)})")
-            style.fit_height(fig)  # square panels in a wide figure: no blank strip above them
-            # names shrunk to their cells (6 pt for 16 in a row), upright when slanted
-            # ones overlap: one size for the panels
-            renderer = fig.canvas.get_renderer()
-            size = min(fit_heatmap_ticks(ax, renderer) for ax in axes[0])
+            # names sized to the cells the layout gave (one size for the panels; upright
+            # when slanted ones would overlap, every k-th when even 5 pt would)
+            fig.draw_without_rendering()
+            cell = min(
+                ax.get_position().width * fig.get_figwidth() / max(len(names), 1) for ax in axes[0]
+            )
             for ax in axes[0]:
-                fit_heatmap_ticks(ax, renderer, size=size)
-            style.fit_height(fig)
+                heatmap_ticks(ax, cell)
             text = "\n".join(reasons)
             fig.set_figheight(fig.get_figheight() + style.note_room(fig, text))  # room for it
             style.note(fig, text)

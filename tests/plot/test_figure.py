@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from matplotlib.patches import Polygon
 
-from iaa_frames.plot.figure import fit_height, laid_out, subplots
+from iaa_frames.plot.figure import laid_out, subplots
 
 
 def _panels(n_shapes=40):
@@ -60,27 +60,4 @@ def test_laid_out_keeps_artists_outside_the_axes_in_the_layout():
     outside.set_visible(False)
     without = ax.get_tightbbox(laid_out(fig)).x1
     assert with_marker > without
-    plt.close(fig)
-
-
-@pytest.mark.parametrize("width", [3.5, 7.0])
-def test_fit_height_is_that_of_full_draws(width):
-    # fit_height measured on laid_out figures, against the same passes with full draws
-    fig, ax = subplots(figsize=(width, 6), layout="constrained")
-    ax.imshow(np.arange(12.0).reshape(3, 4))
-    ax.set_title("a heatmap")
-    fit_height(fig)
-    fast = fig.get_figheight()
-    plt.close(fig)
-    fig, ax = subplots(figsize=(width, 6), layout="constrained")
-    ax.imshow(np.arange(12.0).reshape(3, 4))
-    ax.set_title("a heatmap")
-    for _ in range(3):
-        fig.canvas.draw()
-        height = float(fig.get_tightbbox(fig.canvas.get_renderer()).height) + 0.08
-        if height >= fig.get_figheight() - 0.02:
-            break
-        fig.set_figheight(height)
-    assert fast == fig.get_figheight()
-    assert fast < 6
     plt.close(fig)

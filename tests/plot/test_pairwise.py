@@ -108,3 +108,37 @@ def test_a_sparse_crowd_is_shown_by_annotators_who_share_items():
     # the drawn matrix is the DataArray's, rows and columns in the same order
     names = list(frame.index)
     np.testing.assert_array_equal(frame.to_numpy(), m.sel(annotator_a=names, annotator_b=names))
+
+
+@pytest.mark.parametrize("n", [4, 24])
+@pytest.mark.parametrize("width", [3.5, 7.0])
+def test_heatmap_names_do_not_overlap_and_stay_on_the_figure(n, width):
+    """The visible contract of the names beside the cells: neighbours apart (by their
+    drawn extents), the title inside the figure."""
+    import matplotlib.pyplot as plt
+    import xarray as xr
+
+    names = [f"annotator_{k:02d}" for k in range(n)]
+    m = xr.DataArray(
+        np.full((n, n), 0.5),
+        dims=("annotator_a", "annotator_b"),
+        coords={"annotator_a": names, "annotator_b": names},
+        attrs={"long_name": "agreement"},
+    )
+    ax = iaf.plot.pairwise(m, top=None, width=width)
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+        shown = [t for t in labels if t.get_visible() and t.get_text()]
+        assert len(shown) >= n // 2
+        boxes = [t.get_window_extent(renderer) for t in shown]
+        for t, a, b in zip(shown, boxes, boxes[1:]):
+            if t.get_rotation() % 90:  # slanted: the lines lie a line's height apart
+                gap = abs(b.x0 - a.x0) * np.sin(np.radians(t.get_rotation()))
+                assert gap >= t.get_fontsize() * fig.dpi / 72, "slanted names overlap"
+            else:
+                assert not a.overlaps(b), "neighbouring names overlap"
+    title = ax.title.get_window_extent(renderer)
+    assert fig.bbox.x0 <= title.x0 and title.x1 <= fig.bbox.x1 and title.y1 <= fig.bbox.y1
+    plt.close(fig)

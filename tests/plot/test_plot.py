@@ -183,7 +183,7 @@ def test_decomposition_dots_and_whiskers():
         np.testing.assert_allclose(segs[:, 0, 0], sub["ci_low"].values[fin])
         np.testing.assert_allclose(segs[:, 1, 0], sub["ci_high"].values[fin])
     assert by_gid(ax, "estimate:overall") == []
-    assert [t.get_text() for t in ax.get_legend().get_texts()][1:] == [
+    assert [t.get_text() for t in (ax.get_legend() or ax.figure.legends[0]).get_texts()][1:] == [
         "detection σ",
         "classification α",
         "localization σ",
@@ -344,9 +344,11 @@ def test_a_legend_of_long_names_stays_on_the_figure(width):
     ax = plot.annotators(make_result(annotators=names), width=width)
     fig = ax.figure
     fig.canvas.draw()
-    box = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+    box = (ax.get_legend() or ax.figure.legends[0]).get_window_extent(fig.canvas.get_renderer())
     assert 0 <= box.x0 and box.x1 <= fig.bbox.width
-    assert len(ax.get_legend().get_texts()) == 12  # chance, (all) and the 10 drawn
+    assert (
+        len((ax.get_legend() or ax.figure.legends[0]).get_texts()) == 12
+    )  # chance, (all) and the 10 drawn
     plt.close("all")
 
 
@@ -769,3 +771,23 @@ def test_distribution_facets_say_sigma_is_undefined_as_the_result_does(two_resul
     assert "σ = n/a (< 30 chance units)" in titles["car"]
     assert np.isfinite(float(cell.sel(label="person")))
     assert "n/a" not in titles["person"]
+
+
+def test_figures_on_given_axes_keep_their_room_and_their_legends_on_the_figure():
+    # a legend below an Axes among others, centred on the figure when wider than its
+    # Axes, squeezed both panels to slivers; the layout engine now places it (outside
+    # the Axes' right edge) and the panels keep their width
+    res = make_result()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.5), layout="constrained")
+    assert plot.decomposition(res, ax=left) is left
+    assert plot.annotators(res, ax=right) is right
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in (left, right):
+        assert ax.get_position().width > 0.2
+        box = ax.get_legend().get_window_extent(renderer)
+        assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1 + 1
+        assert fig.bbox.y0 <= box.y0 and box.y1 <= fig.bbox.y1 + 1
+    title = right.title.get_window_extent(renderer)
+    assert title.x1 <= fig.bbox.x1 + 1 and title.y1 <= fig.bbox.y1 + 1
+    plt.close(fig)
