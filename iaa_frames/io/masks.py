@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from iaa_frames.geometry.kinds.mask import mask_to_geometry
 
 from .paths import reader_error
@@ -37,27 +39,29 @@ def compressed_counts(counts: str) -> list[int] | None:
     >>> compressed_counts(mask_utils.encode(m)["counts"].decode())
     [5, 2, 5]
     """
-    runs: list[int] = []
-    x = k = 0
-    more = False
-    for ch in counts:
-        c = ord(ch) - 48
-        if not 0 <= c < 64:
-            return None
-        x |= (c & 0x1F) << (5 * k)
-        more = bool(c & 0x20)
-        k += 1
-        if more:
-            continue
-        if c & 0x10:
-            x |= -1 << (5 * k)
-        if len(runs) > 2:
-            x += runs[-2]
-        if x < 0:
-            return None
-        runs.append(x)
-        x = k = 0
-    return None if more else runs
+    if not counts:
+        return []
+    try:
+        c = np.frombuffer(counts.encode("ascii"), np.uint8).astype(np.int64) - 48
+    except UnicodeEncodeError:
+        return None
+    if ((c < 0) | (c >= 64)).any() or c[-1] & 0x20:  # out of range, or a number cut short
+        return None
+    # one number per group of characters ending in one without the continuation bit
+    end = np.flatnonzero(~c & 0x20)
+    first = np.r_[0, end[:-1] + 1]
+    k = np.arange(len(c)) - np.repeat(first, end - first + 1)  # place in its number
+    if (end - first).max() >= 12:  # more than 60 bits: no run of any real mask
+        return None
+    x = np.add.reduceat((c & 0x1F) << (5 * k), first)
+    x -= np.where(c[end] & 0x10, 1 << (5 * (end - first + 1)), 0)  # sign of the last group
+    # runs after the third are differences to the run two before: sums per parity
+    if len(x) > 3:
+        x[1::2] = np.cumsum(x[1::2])
+        x[2::2] = np.cumsum(x[2::2])
+    if (x < 0).any():
+        return None
+    return x.tolist()
 
 
 def _rle_size(path, entry, seg):

@@ -217,6 +217,32 @@ def _mask_coco(path, masks, sizes, *, compressed=True):
     return path
 
 
+def test_read_rle_iou_is_pycocotools_iou(tmp_path):
+    # random RLEs read by read_coco, then compared by the matcher's IoU (the overlay on
+    # small masks, the mask IoU on the image's grid on detailed ones): pycocotools' value
+    from iaa_frames.frame.schema import validate
+    from iaa_frames.geometry.mask_rule import uses_mask_iou
+    from iaa_frames.geometry.overlap import iou
+    from iaa_frames.geometry.shapes import Shapes
+
+    rng = np.random.default_rng(11)
+    sizes = [(7, 5), (40, 31), (120, 160), (96, 128)]
+    masks = [_random_masks(rng, 6, h, w, p=rng.uniform(0.1, 0.7)) for h, w in sizes]
+    df = validate(read_coco(_mask_coco(tmp_path / "a.json", masks, sizes)))
+    checked = on_masks = 0
+    for k, item_masks in enumerate(masks):
+        rows = df[df["item"] == f"img_{k:03d}.png"].sort_values("object_id")
+        shapes = Shapes.from_frame(rows)
+        rles = _mask_utils().encode(np.asfortranarray(np.stack(item_masks, axis=-1)))
+        ref = _mask_utils().iou(rles, rles, [0] * len(rles))
+        a, b = (g.ravel() for g in np.meshgrid(np.arange(len(rows)), np.arange(len(rows))))
+        got = iou(shapes.take(a), shapes.take(b)).reshape(len(rows), len(rows))
+        np.testing.assert_allclose(got.T, ref, rtol=0, atol=1e-12)
+        checked += 1
+        on_masks += int(uses_mask_iou(shapes.take(a), shapes.take(b)).sum())
+    assert checked == len(sizes) and on_masks > 0  # both paths taken
+
+
 def _random_shapes(rng, h, w):
     """A random mask drawn in coordinates normalized to the image (two rectangles or
     ellipses, rasterized at the image size), so that its statistics do not depend on the

@@ -58,13 +58,23 @@ def mask_to_geometry(mask: np.ndarray):
     >>> g.bounds, g.area
     ((1.0, 1.0, 4.0, 3.0), 6.0)
     """
-    m = np.asarray(mask).astype(bool)
-    if m.ndim != 2 or not m.any():
+    m = np.asarray(mask).astype(bool, copy=False)
+    if m.ndim != 2:
         return None
-    t = np.pad(m.T, ((0, 0), (1, 1))).astype(np.int8)  # rows of t are the image columns
+    # trace the mask's bounding box only (a small object on a large image costs its own
+    # pixels); the runs are shifted back, so the rectangles are those of the whole image
+    cols = np.flatnonzero(m.any(axis=0))
+    if not len(cols):
+        return None
+    rows = np.flatnonzero(m.any(axis=1))
+    c0, r0 = int(cols[0]), int(rows[0])
+    m = m[r0 : rows[-1] + 1, c0 : cols[-1] + 1]
+    t = np.zeros((m.shape[1], m.shape[0] + 2), np.int8)  # rows of t are the image columns
+    t[:, 1:-1] = m.T
     d = np.diff(t, axis=1)
     sc, sr = np.nonzero(d == 1)  # run starts, column-major: (column, first row)
     _, er = np.nonzero(d == -1)  # run ends (one past the last row), in the same order
+    sc, sr, er = sc + c0, sr + r0, er + r0
     # merge runs of consecutive columns that cover the same rows into one rectangle
     order = np.lexsort((sc, er, sr))
     sc, sr, er = sc[order], sr[order], er[order]
