@@ -18,7 +18,13 @@ from iaa_frames.geometry.kinds.mask import mask_to_geometry, masks_to_geometries
 
 from .paths import reader_error
 
-__all__ = ["MAX_MASK_PIXELS", "mask_to_geometry", "rle_crop", "rle_geometry"]
+__all__ = [
+    "MAX_MASK_PIXELS",
+    "mask_to_geometry",
+    "masks_to_geometries",
+    "rle_crop",
+    "rle_geometry",
+]
 
 #: The largest RLE mask decoded by default (``read_coco(max_mask_pixels=)``): 10,000 x
 #: 10,000 pixels. Decoding and tracing a mask takes about 5 bytes per pixel, and a few
