@@ -16,8 +16,9 @@ its error bound are :mod:`iaa_frames.geometry.mask_rule`, the upper bound of a m
 that the matcher uses is :func:`iaa_frames.geometry.bounds.mask_iou_upper_bound`. Any kind
 that can be drawn as polygons (:meth:`Kind.to_polygons`) can be rasterized.
 
-Readers express a mask as an RLE decoded with pycocotools
-(:func:`iaa_frames.io.masks.rle_geometry`) and passed to :func:`mask_to_geometry`.
+Readers decode an RLE with pycocotools (:func:`iaa_frames.io.masks.rle_crop`) and trace
+the masks of a file together (:func:`masks_to_geometries`: the outlines followed pixel
+edge by pixel edge, no overlay; :func:`mask_to_geometry` for one mask).
 
 Examples
 --------
@@ -123,6 +124,8 @@ def masks_to_geometries(masks, origins=None) -> np.ndarray:
         rows = np.flatnonzero(m.any(axis=1))
         crops.append(m[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1] != 0)
         where.append((origins[i, 0] + rows[0], origins[i, 1] + cols[0], i))
+    by_width = np.argsort([c.shape[1] for c in crops], kind="stable")  # less blank canvas
+    crops, where = [crops[j] for j in by_width], [where[j] for j in by_width]
     k = 0
     while k < len(crops):  # canvases of at most TRACE_CANVAS_PIXELS (or one mask)
         width = height = 0
