@@ -10,8 +10,8 @@ partition and the KS tests allocate and free large temporaries by the thousand: 
 partition: 2.7 s of system time, 0.5 s with :func:`large_heap`).
 
 :func:`large_heap` raises both thresholds for the duration of a task, so that freed
-blocks are reused, and on leaving restores the worker's settings and gives the free
-memory back (``malloc_trim(0)``), which is what the nanny's setting is for. Outside a
+blocks are reused, and on leaving restores the worker's settings, under which glibc gives
+free memory back by itself (what the nanny's setting is for). Outside a
 process started with ``MALLOC_TRIM_THRESHOLD_`` (the default scheduler, a user's own
 process) it does nothing: there glibc adapts its thresholds itself, and a fixed value
 would switch that off for good.
@@ -55,7 +55,7 @@ def _fixed_thresholds():
 
 @contextmanager
 def large_heap():
-    """Freed memory reused within the block, given back when leaving it (in a process
+    """Freed memory reused within the block, given back after it (in a process
     started with ``MALLOC_TRIM_THRESHOLD_``, as ``dask.distributed`` workers are; a
     no-op elsewhere). Blocks may nest and run in several threads: the outermost one
     sets and restores.
@@ -87,4 +87,3 @@ def large_heap():
             if _depth == 0:
                 libc.mallopt(M_MMAP_THRESHOLD, fixed[1])
                 libc.mallopt(M_TRIM_THRESHOLD, fixed[0])
-                libc.malloc_trim(0)

@@ -23,8 +23,6 @@ pair tables (about 400 bytes an object).
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import sys
 
 from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.chance.aligned import DEFAULT_N_ALIGNED, aligned_units
@@ -51,21 +49,7 @@ from .tables import (
     shared_value,
 )
 
-__all__ = ["agreement", "release_memory"]
-
-
-def release_memory() -> None:
-    """Give the memory freed so far back to the operating system (glibc's heap only).
-
-    The partitions' outputs arrive as many buffers of a few megabytes, which glibc
-    allocates on its heap; freed once merged, they would stay in the driver's resident
-    memory (about 250 MB per million objects) through the statistics.
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL("libc.so.6").malloc_trim(0)
-        except (OSError, AttributeError):  # not glibc
-            pass
+__all__ = ["agreement"]
 
 
 def agreement(ddf, settings: MatchSettings, *, n_boot: int = DEFAULT_N_BOOT):
@@ -99,12 +83,10 @@ def agreement(ddf, settings: MatchSettings, *, n_boot: int = DEFAULT_N_BOOT):
     parts, geometry = run_partitions(outputs, prep.polygons, progress)
     del outputs
     corpus, position, offsets = index_corpus(codes, prep.coverage, parts)
-    release_memory()
     counts = merge_counts(parts)
     samples = merge_samples(
         parts, position, offsets, n_annotators=len(codes.annotators), n_labels=len(codes.labels)
     )
-    release_memory()
 
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
     sample, sets_between, loc_between = chance_tables(corpus, store, counts, settings)
@@ -121,7 +103,6 @@ def agreement(ddf, settings: MatchSettings, *, n_boot: int = DEFAULT_N_BOOT):
     del sample
     cells, presence = merge_cells(parts, between, samples, progress=progress)
     del parts
-    release_memory()
     try:
         label_alpha = cells.pop("label_alpha")
         return agreement_from_cells(

@@ -10,6 +10,7 @@ import numpy as np
 
 from iaa_frames.errors import ParameterError, ReaderError
 from iaa_frames.geometry.kinds import KEYPOINTS
+from iaa_frames.geometry.kinds.mask import TRACE_CANVAS_PIXELS, masks_to_geometries
 from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS
 
 from .builder import FrameBuilder, finish
@@ -17,7 +18,7 @@ from .groups import with_groups
 from .item_keys import ItemKeys, one_item_per_image
 from .json_stream import JSONStream
 from .keypoints import joint_order, keypoint_params, skeleton_kind
-from .masks import MAX_MASK_PIXELS, mask_to_geometry, rle_geometry
+from .masks import MAX_MASK_PIXELS, mask_to_geometry, rle_crop
 from .paths import ENTRY_ERRORS, entry_error, files_and_annotators, reader_error
 from .values import flat_ring, is_number, number, size_value
 
@@ -70,6 +71,8 @@ class _CocoFile:
         self.keypoints = True  # read annotations with keypoints as skeletons
         self.kp_rows: list = []  # (row, category id, x, y, v, area, box) of skeletons
         self.skeletons: dict = {}  # category id -> (joint names, skeleton edges)
+        self.masks: list = []  # (row, cropped mask, origin) of RLE masks not traced yet
+        self.mask_pixels = 0
 
     # --- sections ----------------------------------------------------------------------
     def image(self, i, img):
@@ -264,8 +267,8 @@ class _CocoFile:
                 raise reader_error(
                     path, entry, "segmentation is a dict but not an RLE (needs 'counts' and 'size')"
                 )
-            geom = rle_geometry(path, entry, seg, self.max_mask_pixels)
-            if geom is None:
+            crop = rle_crop(path, entry, seg, self.max_mask_pixels)
+            if crop is None:
                 if self.rle == "bbox" and bbox is not None:
                     b.drop(
                         path,
@@ -291,7 +294,8 @@ class _CocoFile:
                     return
             else:
                 extras["mask_height"], extras["mask_width"] = seg["size"]
-                b.add_geometry(iid, annotator, cid, geom, **kw)
+                row = b.add_geometry(iid, annotator, cid, None, **kw)
+                self._add_mask(row, *crop)
         elif seg is not None and seg != []:
             if not isinstance(seg, list):
                 raise reader_error(
@@ -438,6 +442,19 @@ class _CocoFile:
             params = keypoint_params(xyv[:, 0], xyv[:, 1], xyv[:, 2], area, box)
             self.b.reshape_row(row, kind.name, params)
 
+    def _add_mask(self, row, mask, origin):
+        # masks are traced together (much faster than one by one), a canvas at a time
+        self.masks.append((row, mask, origin))
+        self.mask_pixels += mask.size
+        if self.mask_pixels >= TRACE_CANVAS_PIXELS:
+            self._trace_masks()
+
+    def _trace_masks(self):
+        if self.masks:
+            rows, masks, origins = zip(*self.masks, strict=True)
+            self.b.geoms.update(zip(rows, masks_to_geometries(masks, origins), strict=True))
+        self.masks, self.mask_pixels = [], 0
+
     def ann_entry(self, r):
         _, entry = self.b.describe_row(r)
         return entry
@@ -448,6 +465,7 @@ class _CocoFile:
 
     # --- end of file ---------------------------------------------------------------------
     def finish(self):
+        self._trace_masks()
         path, b = self.path, self.b
         if not self.has_images and not self.has_annotations:
             raise reader_error(path, None, "neither 'images' nor 'annotations': not a COCO export")

@@ -27,7 +27,7 @@ from iaa_frames.errors import (
 )
 from iaa_frames.frame.schema import BOX_COLUMNS, INVALID_REASONS, check, validate
 
-from .masks import mask_to_geometry
+from .masks import masks_to_geometries
 
 __all__ = ["CLASS_NAME", "ORIENTED", "from_supervision"]
 
@@ -131,8 +131,7 @@ def _shapes(det, n, masks):
         if len(shape) != 3 or shape[0] != n:
             raise ParameterError(f"mask must have shape (n, height, width), got {shape}")
         size = (float(shape[2]), float(shape[1]))
-        for i in range(n):  # one exact polygon per mask (a shapely union each)
-            geometry[i] = mask_to_geometry(np.asarray(mask[i]))
+        geometry[:] = masks_to_geometries(mask)  # the exact polygons, traced at once
         empty = np.equal(geometry, None)
     elif data.get(ORIENTED) is not None:
         corners = np.asarray(data[ORIENTED], dtype="float64")

@@ -20,10 +20,6 @@ class FakeLibc:
         self.calls.append(("mallopt", param, value))
         return 1
 
-    def malloc_trim(self, pad):
-        self.calls.append(("malloc_trim", pad))
-        return 1
-
 
 @pytest.fixture
 def libc(monkeypatch):
@@ -43,12 +39,11 @@ def test_raised_in_the_block_and_restored_after_it(libc, monkeypatch):
         with heap.large_heap():  # nested: nothing more
             pass
         assert len(libc.calls) == 2
-    # the worker's own settings back (glibc's fixed mmap threshold: 128 KiB), then the
-    # free memory given back
+    # the worker's own settings back (glibc's fixed mmap threshold: 128 KiB), under which
+    # glibc gives free memory back itself: no malloc_trim
     assert libc.calls[2:] == [
         ("mallopt", heap.M_MMAP_THRESHOLD, 128 << 10),
         ("mallopt", heap.M_TRIM_THRESHOLD, 65536),
-        ("malloc_trim", 0),
     ]
 
 
@@ -57,10 +52,9 @@ def test_restores_a_given_mmap_threshold_even_after_an_error(libc, monkeypatch):
     monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "4096")
     with pytest.raises(ZeroDivisionError), heap.large_heap():
         raise ZeroDivisionError("in the task")
-    assert libc.calls[-3:] == [
+    assert libc.calls[-2:] == [
         ("mallopt", heap.M_MMAP_THRESHOLD, 4096),
         ("mallopt", heap.M_TRIM_THRESHOLD, 1000),
-        ("malloc_trim", 0),
     ]
     assert heap._depth == 0
 
@@ -93,7 +87,7 @@ def test_threads_set_once_and_restore_when_the_last_leaves(libc, monkeypatch):
     leave.set()
     for t in threads:
         t.join()
-    assert [c[0] for c in libc.calls] == ["mallopt"] * 4 + ["malloc_trim"]
+    assert [c[0] for c in libc.calls] == ["mallopt"] * 4
 
 
 def test_the_real_allocator_keeps_results(monkeypatch):
