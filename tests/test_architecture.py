@@ -129,7 +129,7 @@ def test_engine_parameters_have_their_defaults_in_one_place():
 #: import its own top-level package and any package of a lower layer; packages of one
 #: layer do not import each other.
 LAYERS = (
-    ("errors", "version", "progress", "arrays", "memory"),
+    ("errors", "version", "progress", "arrays"),
     ("geometry",),
     ("settings",),
     ("frame",),

@@ -19,13 +19,37 @@ would switch that off for good.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import sys
 import threading
 from contextlib import contextmanager
 
-from iaa_frames.memory import glibc
+__all__ = ["glibc", "large_heap"]
 
-__all__ = ["large_heap"]
+_GLIBC: list = []  # the handle (or None), looked up once
+
+
+def glibc():
+    """glibc (with ``mallopt``), or None on another C library or system.
+
+    Examples
+    --------
+    >>> lib = glibc()
+    >>> lib is None or hasattr(lib, "mallopt")
+    True
+    """
+    if not _GLIBC:
+        lib = None
+        if sys.platform.startswith("linux"):
+            try:
+                lib = ctypes.CDLL("libc.so.6")
+                lib.mallopt  # noqa: B018 (glibc only)
+            except (OSError, AttributeError):
+                lib = None
+        _GLIBC.append(lib)
+    return _GLIBC[0]
+
 
 #: ``mallopt`` parameters (glibc's malloc.h).
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3

@@ -1,6 +1,7 @@
 """The compact table of an agreement result: one row per class, annotator or pair of
 annotators, one ``"0.86 [0.81, 0.89]"`` cell per component, integer counts, the reason of
-every missing number, sorted by support.
+every missing number, sorted by support. Over 400 lines: the table, the DataFrame it is
+and its HTML view are one idea.
 
 :func:`agreement_table` builds it from the result Dataset (``by="label"``,
 ``"annotator"`` or ``"component"``) or from the annotator x annotator matrices of

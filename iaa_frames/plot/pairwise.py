@@ -1,4 +1,7 @@
-"""Annotator x annotator heatmap of one component."""
+"""Annotator x annotator heatmap of one component.
+
+Over 400 lines: the heatmap and the sizing of its names to its cells are one figure.
+"""
 
 from __future__ import annotations
 

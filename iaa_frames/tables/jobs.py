@@ -27,7 +27,6 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from iaa_frames.matching.pipeline import Matched
-from iaa_frames.memory import trim_memory
 
 __all__ = [
     "BLOCKS_PER_THREAD",
@@ -100,7 +99,6 @@ class Jobs:
     def __exit__(self, *exc) -> None:
         if self._pool is not None:  # a step still running is waited for, none started
             self._pool.shutdown(wait=True, cancel_futures=True)
-            trim_memory()
 
     def run_all(self, calls) -> list:
         """The results of ``calls`` (tuples ``(fn, *args)``), in order: every call is

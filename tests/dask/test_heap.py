@@ -99,3 +99,12 @@ def test_the_real_allocator_keeps_results(monkeypatch):
     with heap.large_heap():
         got = [rng.random(10**6).sum() for _ in range(3)]
     assert got == want
+
+
+def test_glibc_is_found_on_linux_and_looked_up_once():
+    import sys
+
+    lib = heap.glibc()
+    if sys.platform.startswith("linux"):  # the CI machine: glibc
+        assert hasattr(lib, "mallopt")
+    assert heap.glibc() is lib
