@@ -267,7 +267,8 @@ def rasterize(geometries, width, height, *, normalized: bool = False) -> Masks:
     new = np.ones(len(start), bool)
     new[1:] = (start[1:] != stop[:-1]) | (ge[1:] != ge[:-1])
     first = np.flatnonzero(new)
-    last = np.append(first[1:], len(start)) - 1
+    # (no run at all: shapes that cover no pixel centre, such as slivers, are empty masks)
+    last = np.append(first[1:], len(start))[: len(first)] - 1
     start, stop, ge = start[first], stop[last], ge[first]
     offset = np.searchsorted(ge, np.arange(n + 1)).astype(np.int64)
     return Masks(W, H, start, stop, offset)

@@ -497,3 +497,16 @@ def test_outline_lengths():
     assert lx.tolist() == [8 + 2, 6] and ly.tolist() == [4 + 2, 2] and rings.tolist() == [2, 1]
     # a container taken from it shares the cache, in its own row order
     assert [v.tolist() for v in s.take([1, 0]).outline()] == [[6, 10], [2, 6], [1, 2]]
+
+
+def test_shapes_that_cover_no_pixel_centre_are_empty_masks():
+    """Slivers between pixel centres rasterize to empty masks (they raised IndexError when
+    no shape of the call covered any pixel: LVIS's annotator ranking hit it)."""
+    geoms = np.array(
+        [shapely.box(10.1, 10.1, 10.3, 10.3), shapely.Polygon([(5, 5), (5.2, 5), (5.2, 40)])],
+        dtype=object,
+    )
+    m = rasterize(geoms, 640, 480)
+    assert len(m.start) == 0 and m.offset.tolist() == [0, 0, 0]
+    both = rasterize(np.append(geoms, shapely.box(0, 0, 2, 2)), 640, 480)
+    assert both.offset.tolist() == [0, 0, 0, 2]  # two columns of the 2 x 2 square
