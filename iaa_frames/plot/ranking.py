@@ -181,8 +181,9 @@ def ranking(
     ax.grid(axis="x", color="0.92")
     long_names = frame.attrs.get("long_names", {})
     xlabel = long_names.get("quality", "quality: estimated PQ vs a perfect annotator")
-    # wrapped to the figure's width (about 14 characters of 8 pt text per inch)
-    ax.set_xlabel(textwrap.fill(xlabel, max(24, int(ax.figure.get_figwidth() * 14))))
+    # wrapped to the figure's width (about 12 characters of 8 pt text per inch: the label is
+    # centred on the Axes, which the names push to the right)
+    ax.set_xlabel(textwrap.fill(xlabel, max(24, int(ax.figure.get_figwidth() * 12))))
     # the legend takes the place of a title: one column fits a narrow figure
     handles, labels = ax.get_legend_handles_labels()
     order = [

@@ -122,7 +122,7 @@ def test_bad_table():
         plot.ranking(pd.DataFrame({"annotator": ["a"]}))
 
 
-@pytest.mark.parametrize("width", [3.5, 7.0])
+@pytest.mark.parametrize("width", [3.5, None, 7.0])
 def test_the_axis_label_fits_in_the_figure(width):
     """The long name of ``quality`` (the default x label) is wrapped to the figure's width:
     at one column (3.5 in) it was cut at both edges."""
