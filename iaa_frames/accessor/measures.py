@@ -7,7 +7,7 @@ frame's cached pair tables), partner-corrected annotator quality
 matching (:func:`iaa_frames.measures.kalpha.kalpha`, for comparison with the literature) and
 Krippendorff's α of per-object attributes over the matched objects
 (:func:`iaa_frames.measures.attributes.attribute_agreement`, from the cached pair tables).
-Each method is built from the function (:mod:`iaa_frames.api.methods`).
+Each method writes out the keywords of its function and calls it.
 
 Examples
 --------
@@ -32,12 +32,13 @@ from __future__ import annotations
 import pandas as pd
 
 from iaa_frames.api import results as cached
-from iaa_frames.api.methods import engine_method, method, method_signature
+from iaa_frames.api.methods import doc_from
 from iaa_frames.measures.attributes import attribute_agreement
 from iaa_frames.measures.kalpha import kalpha
 from iaa_frames.measures.ranking import annotator_quality
 from iaa_frames.measures.reference import accuracy
-from iaa_frames.settings.validation import SINGLE_THRESHOLD
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, checked_settings
+from iaa_frames.settings.validation import validate_params
 
 __all__ = ["MeasureMethods"]
 
@@ -51,13 +52,98 @@ class MeasureMethods:
 
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
-    accuracy = engine_method(
-        method_signature(accuracy),
-        _accuracy,
-        name="accuracy",
-        doc=accuracy.__doc__,
-        constraints=SINGLE_THRESHOLD,
-    )
-    attributes = method(attribute_agreement, name="attributes")
-    annotators = method(annotator_quality, name="annotators")
-    kalpha = method(kalpha)
+    @doc_from(accuracy)
+    @validate_params(engine=False)
+    def accuracy(
+        self,
+        *,
+        reference,
+        n_boot=0,
+        seed: int = 0,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        settings = checked_settings(
+            seed=seed,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            overall=overall,
+            progress=progress,
+        ).single()
+        return accuracy(
+            cached.tables(self._df, settings),
+            seed=settings.seed,
+            reference=reference,
+            n_boot=n_boot,
+        )
+
+    @doc_from(attribute_agreement)
+    def attributes(
+        self,
+        *,
+        attributes=None,
+        levels=None,
+        n_boot: int = DEFAULT_N_BOOT,
+        ci_method="bca",
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        return attribute_agreement(
+            self._df,
+            attributes=attributes,
+            levels=levels,
+            n_boot=n_boot,
+            ci_method=ci_method,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+
+    @doc_from(annotator_quality)
+    def annotators(
+        self,
+        *,
+        match_threshold=0.5,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = 0,
+        max_iter=2000,
+        progress: bool | None = None,
+    ):
+        return annotator_quality(
+            self._df,
+            match_threshold=match_threshold,
+            n_boot=n_boot,
+            seed=seed,
+            max_iter=max_iter,
+            progress=progress,
+        )
+
+    @doc_from(kalpha)
+    def kalpha(
+        self,
+        *,
+        match_threshold=0.5,
+        kind="bbox",
+        average="images",
+        decimals=4,
+        progress: bool | None = None,
+    ):
+        return kalpha(
+            self._df,
+            match_threshold=match_threshold,
+            kind=kind,
+            average=average,
+            decimals=decimals,
+            progress=progress,
+        )

@@ -44,6 +44,7 @@ __all__ = [
     "MatchSettings",
     "check_int",
     "check_progress",
+    "checked_settings",
     "engine_kwargs",
     "settings_of",
 ]
@@ -165,6 +166,32 @@ def settings_of(params: Mapping, *, strict: bool = False) -> MatchSettings:
             if name not in ENGINE:
                 raise TypeError(f"got an unexpected keyword argument {name!r}")
     return MatchSettings._checked(params)
+
+
+def checked_settings(**values) -> MatchSettings:
+    """The :class:`MatchSettings` of a public entry point's engine keywords, each checked
+    once (``settings = checked_settings(distance=distance, ...)`` at the top of its body).
+
+    :data:`DEFAULTS` itself when every value is its default (of the same type), which
+    needs no check: a call with the defaults, or an entry point called by another one
+    on pair tables, checks nothing again.
+
+    Examples
+    --------
+    >>> checked_settings(n_chance=2000, seed=0) is DEFAULTS
+    True
+    >>> checked_settings(match_threshold=[0.7, 0.3]).match_threshold
+    (0.3, 0.7)
+    >>> checked_settings(seed=False)
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: seed must be an integer >= 0; got False
+    """
+    for name, value in values.items():
+        default = getattr(DEFAULTS, name)
+        if type(value) is not type(default) or value != default:
+            return MatchSettings(**values)
+    return DEFAULTS
 
 
 def engine_kwargs(params: Mapping) -> dict:
