@@ -1,5 +1,6 @@
-"""``df.iaa.accuracy()``, ``.annotators()``, ``.kalpha()``, ``.attributes()``: other measures
-of a frame than the chance-corrected agreement of its objects.
+"""``df.iaa.accuracy()``, ``.annotator_quality()``, ``.kalpha()``,
+``.attribute_agreement()``: other measures of a frame than the chance-corrected agreement
+of its objects (``.annotators()`` and ``.attributes()`` are deprecated former names).
 
 Accuracy against a reference annotator (:func:`iaa_frames.measures.reference.accuracy`, from the
 frame's cached pair tables), partner-corrected annotator quality
@@ -16,13 +17,13 @@ Examples
 >>> df.iaa.accuracy(reference="g", n_chance=20)["score"].dims
 ('metric', 'label', 'annotator')
 >>> q = simulate(n_items=20, seed=0, annotators={"a": "good", "b": "good",
-...                                              "c": "random"}).iaa.annotators()
+...                                              "c": "random"}).iaa.annotator_quality()
 >>> q.loc[q["rank"].idxmax(), "annotator"]
 'c'
 >>> simulate(n_items=5, annotators={"a": "perfect", "b": "perfect"}, seed=0).iaa.kalpha()
 1.0
 >>> df = simulate(n_items=10, attributes={"occluded": [False, True]}, seed=0)
->>> float(df.iaa.attributes(n_chance=20, n_boot=0)["alpha"].sel(label="(all)",
+>>> float(df.iaa.attribute_agreement(n_chance=20, n_boot=0)["alpha"].sel(label="(all)",
 ...                                                             annotator="(all)").item())
 1.0
 """
@@ -82,7 +83,7 @@ class MeasureMethods:
         )
 
     @doc_from(attribute_agreement)
-    def attributes(
+    def attribute_agreement(
         self,
         *,
         attributes=None,
@@ -111,7 +112,7 @@ class MeasureMethods:
         )
 
     @doc_from(annotator_quality)
-    def annotators(
+    def annotator_quality(
         self,
         *,
         match_threshold=0.5,

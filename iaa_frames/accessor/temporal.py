@@ -1,4 +1,6 @@
-"""``df.iaa.tracks()``, ``.over_time()``, ``.intra()``: agreement over sequences and time.
+"""``df.iaa.track_agreement()``, ``.agreement_over_time()``, ``.intra_agreement()``:
+agreement over sequences and time (``.tracks()``, ``.over_time()`` and ``.intra()`` are
+their deprecated former names).
 
 Track identity agreement (:func:`iaa_frames.temporal.tracks.track_agreement`), the
 agreement per time window with its re-calibration flag
@@ -10,7 +12,7 @@ Examples
 --------
 >>> import iaa_frames as iaf
 >>> df = iaf.simulate_tracks(n_sequences=3, seed=0)
->>> float(df.iaa.tracks(n_chance=50, n_boot=0)["idf1"].sel(
+>>> float(df.iaa.track_agreement(n_chance=50, n_boot=0)["idf1"].sel(
 ...     label="(all)", annotator="(all)", partner="(all)")) > 0.9
 True
 """
@@ -34,7 +36,7 @@ class TemporalMethods:
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
     @doc_from(track_agreement)
-    def tracks(
+    def track_agreement(
         self,
         *,
         track="track_id",
@@ -59,7 +61,7 @@ class TemporalMethods:
         )
 
     @doc_from(agreement_over_time)
-    def over_time(
+    def agreement_over_time(
         self,
         *,
         time="time",
@@ -88,7 +90,7 @@ class TemporalMethods:
         )
 
     @doc_from(intra_agreement)
-    def intra(
+    def intra_agreement(
         self,
         *,
         repeat="round",

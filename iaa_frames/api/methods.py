@@ -22,7 +22,9 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["doc_from"]
+import warnings
+
+__all__ = ["deprecated_name", "doc_from"]
 
 
 def doc_from(func):
@@ -46,3 +48,35 @@ def doc_from(func):
         return method
 
     return decorate
+
+
+def deprecated_name(obj, name: str, renamed: dict[str, str]):
+    """The attribute of ``obj`` under its new name, for an accessor's ``__getattr__``:
+    a former name of ``renamed`` warns (:class:`FutureWarning`, naming the new one); any
+    other name raises :class:`AttributeError`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> class Frame:
+    ...     def quality(self):
+    ...         return 1
+    ...
+    ...     def __getattr__(self, name):
+    ...         return deprecated_name(self, name, {"annotators": "quality"})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     Frame().annotators()
+    1
+    >>> str(caught[0].message)
+    '.annotators() is deprecated and will be removed; use .quality()'
+    """
+    if name in renamed:
+        new = renamed[name]
+        warnings.warn(
+            f".{name}() is deprecated and will be removed; use .{new}()",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return getattr(obj, new)
+    raise AttributeError(f"{type(obj).__name__!r} object has no attribute {name!r}")

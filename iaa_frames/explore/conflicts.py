@@ -41,7 +41,13 @@ import pandas as pd
 from iaa_frames.engine import resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
+from iaa_frames.settings.parameters import (
+    DEFAULTS,
+    MatchSettings,
+    checked_settings,
+    engine_kwargs,
+    not_default,
+)
 from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables
 
@@ -337,7 +343,16 @@ def _is_conflicts(data) -> bool:
 
 
 def conflict_counts(
-    data, *, reference: str | None = None, low_overlap: float | None = DEFAULT_LOW_OVERLAP, **kwargs
+    data,
+    *,
+    reference: str | None = None,
+    low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """Conflicts counted per kind, class and annotator, with ``"(all)"`` margins.
 
@@ -346,7 +361,7 @@ def conflict_counts(
     data : pandas.DataFrame or PairTables
         The table of :func:`conflicts`, or an annotation frame / pair tables from which it
         is computed (with ``reference``, ``low_overlap`` and ``**kwargs``).
-    reference, low_overlap, **kwargs
+    reference, low_overlap, distance, match_threshold, n_chance, seed, overall, progress
         Passed to :func:`conflicts` when it is computed here.
 
     Returns
@@ -381,15 +396,18 @@ def conflict_counts(
     True
     """
     if _is_conflicts(data):
-        if kwargs:
+        given = not_default(locals())
+        if given:
             raise ParameterError(
-                f"unexpected keyword(s) {sorted(kwargs)}: they only apply "
+                f"unexpected keyword(s) {sorted(given)}: they only apply "
                 "when the conflicts are computed here"
             )
         table = data
         reference = table.attrs.get("reference", reference)
     else:
-        table = conflicts(data, reference=reference, low_overlap=low_overlap, **kwargs)
+        table = conflicts(
+            data, reference=reference, low_overlap=low_overlap, **engine_kwargs(locals())
+        )
     n = len(table)
     row = np.arange(n)
     kind = table["kind"].to_numpy(dtype=object)

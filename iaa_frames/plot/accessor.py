@@ -28,7 +28,7 @@ import pandas as pd
 import xarray as xr
 
 from iaa_frames.api import results
-from iaa_frames.api.methods import doc_from
+from iaa_frames.api.methods import deprecated_name, doc_from
 from iaa_frames.engine import memo, resolve
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
@@ -36,7 +36,7 @@ from iaa_frames.settings.thresholds import DEFAULT_SWEEP
 from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables
 
-from .agreement import agreement as _forest
+from .agreement import forest as _forest
 from .annotators import annotators as _annotators
 from .confusion import confusion as _confusion
 from .decomposition import decomposition as _decomposition
@@ -45,7 +45,10 @@ from .item import item as _item
 from .item import worst_items as _worst_items
 from .threshold import threshold_curve as _threshold_curve
 
-__all__ = ["FramePlots", "ResultPlots"]
+__all__ = ["RENAMED", "FramePlots", "ResultPlots"]
+
+#: Former figure names -> their names now (deprecated: a FutureWarning, then removed).
+RENAMED = {"agreement": "forest"}
 
 _FIGURES = {
     "forest()": "agreement per label (or per annotator), one panel per component",
@@ -86,6 +89,9 @@ class ResultPlots:
     def __init__(self, result: xr.Dataset, *, tables: Callable[[], PairTables] | None = None):
         self._result = result
         self._tables = tables
+
+    def __getattr__(self, name):
+        return deprecated_name(self, name, RENAMED)
 
     def __repr__(self) -> str:
         return _repr("res.iaa.plot")
@@ -128,8 +134,6 @@ class ResultPlots:
             height=height,
             axes=axes,
         )
-
-    agreement = forest
 
     @doc_from(_decomposition)
     def decomposition(
@@ -303,6 +307,9 @@ class FramePlots:
     def __init__(self, df: pd.DataFrame):
         self._df = df
 
+    def __getattr__(self, name):
+        return deprecated_name(self, name, RENAMED)
+
     def __repr__(self) -> str:
         return _repr("df.iaa.plot")
 
@@ -350,8 +357,6 @@ class FramePlots:
             height=height,
             axes=axes,
         )
-
-    agreement = forest
 
     @doc_from(ResultPlots.decomposition)
     @validate_params(engine=False)

@@ -46,6 +46,7 @@ __all__ = [
     "check_progress",
     "checked_settings",
     "engine_kwargs",
+    "not_default",
     "settings_of",
 ]
 
@@ -187,11 +188,24 @@ def checked_settings(**values) -> MatchSettings:
     ...
     iaa_frames.errors.ParameterError: seed must be an integer >= 0; got False
     """
-    for name, value in values.items():
+    return MatchSettings(**values) if not_default(values) else DEFAULTS
+
+
+def not_default(params: Mapping) -> dict:
+    """The engine parameters among ``params`` (e.g. an entry point's ``locals()``) whose
+    value is not their default (of :data:`DEFAULTS`, of the same type).
+
+    Examples
+    --------
+    >>> not_default({"n_chance": 50, "seed": 0, "top": 3, "progress": False})
+    {'n_chance': 50, 'progress': False}
+    """
+    out = {}
+    for name, value in engine_kwargs(params).items():
         default = getattr(DEFAULTS, name)
         if type(value) is not type(default) or value != default:
-            return MatchSettings(**values)
-    return DEFAULTS
+            out[name] = value
+    return out
 
 
 def engine_kwargs(params: Mapping) -> dict:

@@ -36,7 +36,13 @@ from iaa_frames.matching.copies import find_copies, warn_copies
 from iaa_frames.matching.corpus import Corpus, prepare
 from iaa_frames.matching.pipeline import IoUCache, can_match, run
 from iaa_frames.progress import Bars
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings, settings_of
+from iaa_frames.settings.parameters import (
+    DEFAULTS,
+    MatchSettings,
+    checked_settings,
+    engine_kwargs,
+    settings_of,
+)
 from iaa_frames.settings.thresholds import check_thresholds
 from iaa_frames.settings.validation import Thresholds, validate_params
 
@@ -602,14 +608,23 @@ def named(tables: PairTables, frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def within(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
+def within(
+    df: pd.DataFrame,
+    *,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """Matched within-item object pairs, one row per pair.
 
     Parameters
     ----------
     df : pandas.DataFrame
         A tidy annotation frame.
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         Keyword-only parameters of :func:`pair_tables` (``distance``,
         ``match_threshold``, ...).
 
@@ -626,11 +641,20 @@ def within(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     >>> list(w.columns)
     ['item', 'annotator_a', 'annotator_b', 'label_a', 'label_b', 'object_id_a', 'object_id_b', 'iou', 'distance']
     """
-    t = pair_tables(df, **kwargs)
+    t = pair_tables(df, **engine_kwargs(locals()))
     return named(t, t.localization_within)
 
 
-def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
+def between(
+    df: pd.DataFrame,
+    *,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """The between-item (chance) object pairs, one row per distinct matched pair.
 
     Built by the same matcher, with the same threshold, as :func:`within`, on pairings of
@@ -642,7 +666,7 @@ def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     Parameters
     ----------
     df : pandas.DataFrame
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         Keyword-only parameters of :func:`pair_tables`.
 
     Returns
@@ -659,5 +683,5 @@ def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     >>> bool((b["item_a"] != b["item_b"]).all())
     True
     """
-    t = pair_tables(df, **kwargs)
+    t = pair_tables(df, **engine_kwargs(locals()))
     return named(t, t.localization_between)

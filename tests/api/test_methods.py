@@ -22,7 +22,7 @@ WRAPPED = {
     "items": iaf.items,
     "conflicts": iaf.conflicts,
     "accuracy": iaf.accuracy,
-    "annotators": iaf.annotator_quality,
+    "annotator_quality": iaf.annotator_quality,
     "kalpha": iaf.kalpha,
 }
 
