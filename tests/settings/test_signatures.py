@@ -149,3 +149,22 @@ def test_simulate_takes_the_keywords_of_simulate_with_truth():
     assert [(p.name, p.default) for p in mine.values()] == [
         (p.name, p.default) for p in theirs.values()
     ]
+
+
+def test_a_bad_keyword_goes_through_one_wrapper_frame_at_most():
+    """The traceback of a bad keyword: the entry point, the settings it builds, the check;
+    at most the one frame of ``validate_params`` wraps them (the former signature
+    machinery added two to four)."""
+    import traceback
+
+    df = iaf.simulate(n_items=2, seed=0)
+    for call in (
+        lambda: iaf.agreement(df, n_chance=0),
+        lambda: df.iaa.sigma(n_chance=0),
+        lambda: iaf.conflicts(df, n_chance=0),
+    ):
+        with pytest.raises(ParameterError) as caught:
+            call()
+        names = [f.name for f in traceback.extract_tb(caught.value.__traceback__)]
+        assert names.count("validated") <= 1, names
+        assert not {"entry", "checked", "call", "shortcut"} & set(names), names
