@@ -30,7 +30,6 @@ from iaa_frames.explore.conflicts import conflict_counts, conflicts
 from iaa_frames.explore.confusion import confusion
 from iaa_frames.explore.item_agreement import item_agreement
 from iaa_frames.settings.parameters import checked_settings
-from iaa_frames.settings.validation import validate_params
 
 __all__ = ["DisagreementMethods"]
 
@@ -41,7 +40,6 @@ class DisagreementMethods:
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
     @doc_from(conflicts)
-    @validate_params(engine=False)
     def conflicts(
         self,
         *,
@@ -67,7 +65,6 @@ class DisagreementMethods:
         )
 
     @doc_from(conflict_counts)
-    @validate_params(engine=False)
     def conflict_counts(
         self,
         *,
@@ -93,7 +90,6 @@ class DisagreementMethods:
         )
 
     @doc_from(confusion)
-    @validate_params(engine=False)
     def confusion(
         self,
         *,
@@ -123,7 +119,6 @@ class DisagreementMethods:
         )
 
     @doc_from(item_agreement)
-    @validate_params(engine=False)
     def item_agreement(
         self,
         *,

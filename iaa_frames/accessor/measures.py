@@ -38,8 +38,7 @@ from iaa_frames.measures.attributes import attribute_agreement
 from iaa_frames.measures.kalpha import kalpha
 from iaa_frames.measures.ranking import annotator_quality
 from iaa_frames.measures.reference import accuracy
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, checked_settings
-from iaa_frames.settings.validation import validate_params
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, check_int, checked_settings
 
 __all__ = ["MeasureMethods"]
 
@@ -54,7 +53,6 @@ class MeasureMethods:
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
     @doc_from(accuracy)
-    @validate_params(engine=False)
     def accuracy(
         self,
         *,
@@ -67,6 +65,7 @@ class MeasureMethods:
         overall: str = "pooled",
         progress: bool | None = None,
     ):
+        check_int(n_boot, "n_boot")
         settings = checked_settings(
             seed=seed,
             distance=distance,

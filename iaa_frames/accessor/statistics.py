@@ -38,8 +38,7 @@ from iaa_frames.api.methods import doc_from
 from iaa_frames.engine import agreement as _agreement
 from iaa_frames.engine import pairwise as _pairwise
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, checked_settings
-from iaa_frames.settings.validation import validate_params
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, check_int, checked_settings
 
 __all__ = ["AgreementMethods"]
 
@@ -50,7 +49,6 @@ class AgreementMethods:
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
     @doc_from(_agreement)
-    @validate_params(engine=False)
     def agreement(
         self,
         *,
@@ -62,6 +60,7 @@ class AgreementMethods:
         overall: str = "pooled",
         progress: bool | None = None,
     ):
+        check_int(n_boot, "n_boot")
         settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,
@@ -148,7 +147,6 @@ class AgreementMethods:
         )
 
     @doc_from(_pairwise)
-    @validate_params(engine=False)
     def pairwise(
         self,
         *,
@@ -162,6 +160,7 @@ class AgreementMethods:
         progress: bool | None = None,
         n_boot: int = DEFAULT_N_BOOT,
     ):
+        check_int(n_boot, "n_boot")
         settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,

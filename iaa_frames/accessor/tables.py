@@ -31,7 +31,6 @@ from iaa_frames.api.methods import doc_from
 from iaa_frames.explore.items import items as _items
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import checked_settings
-from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import between, named, pair_tables, within
 
 __all__ = ["TableMethods"]
@@ -53,7 +52,6 @@ class TableMethods:
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
     @doc_from(pair_tables)
-    @validate_params(engine=False)
     def tables(
         self,
         *,
@@ -75,7 +73,6 @@ class TableMethods:
         return cached.tables(self._df, settings)
 
     @doc_from(within)
-    @validate_params(engine=False)
     def within(
         self,
         *,
@@ -97,7 +94,6 @@ class TableMethods:
         return _within(self._df, settings)
 
     @doc_from(between)
-    @validate_params(engine=False)
     def between(
         self,
         *,
@@ -119,7 +115,6 @@ class TableMethods:
         return _between(self._df, settings)
 
     @doc_from(_items)
-    @validate_params(engine=False)
     def items(
         self,
         *,

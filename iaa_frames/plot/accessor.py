@@ -31,9 +31,14 @@ from iaa_frames.api import results
 from iaa_frames.api.methods import deprecated_name, doc_from
 from iaa_frames.engine import memo, resolve
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
+from iaa_frames.settings.parameters import (
+    DEFAULT_N_BOOT,
+    DEFAULTS,
+    MatchSettings,
+    check_int,
+    checked_settings,
+)
 from iaa_frames.settings.thresholds import DEFAULT_SWEEP
-from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables
 
 from .agreement import forest as _forest
@@ -319,7 +324,6 @@ class FramePlots:
         return ResultPlots(res, tables=lambda: resolve.entry_of(res, view=f"plot.{name}()"))
 
     @doc_from(ResultPlots.forest)
-    @validate_params(engine=False)
     def forest(
         self,
         *,
@@ -339,6 +343,7 @@ class FramePlots:
         overall: str = "pooled",
         progress: bool | None = None,
     ):
+        check_int(n_boot, "n_boot")
         settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,
@@ -359,7 +364,6 @@ class FramePlots:
         )
 
     @doc_from(ResultPlots.decomposition)
-    @validate_params(engine=False)
     def decomposition(
         self,
         *,
@@ -376,6 +380,7 @@ class FramePlots:
         overall: str = "pooled",
         progress: bool | None = None,
     ):
+        check_int(n_boot, "n_boot")
         settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,
@@ -389,7 +394,6 @@ class FramePlots:
         )
 
     @doc_from(ResultPlots.annotators)
-    @validate_params(engine=False)
     def annotators(
         self,
         *,
@@ -407,6 +411,7 @@ class FramePlots:
         overall: str = "pooled",
         progress: bool | None = None,
     ):
+        check_int(n_boot, "n_boot")
         settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,
@@ -425,7 +430,6 @@ class FramePlots:
         )
 
     @doc_from(ResultPlots.pairwise)
-    @validate_params(engine=False)
     def pairwise(
         self,
         *,
@@ -443,6 +447,7 @@ class FramePlots:
         overall: str = "pooled",
         progress: bool | None = None,
     ):
+        check_int(n_boot, "n_boot")
         settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,
@@ -461,7 +466,6 @@ class FramePlots:
         )
 
     @doc_from(ResultPlots.distributions)
-    @validate_params(engine=False)
     def distributions(
         self,
         *,
@@ -480,6 +484,7 @@ class FramePlots:
         overall: str = "pooled",
         progress: bool | None = None,
     ):
+        check_int(n_boot, "n_boot")
         settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,
@@ -499,7 +504,6 @@ class FramePlots:
         )
 
     @doc_from(ResultPlots.items)
-    @validate_params(engine=False)
     def items(
         self,
         *,
@@ -517,6 +521,7 @@ class FramePlots:
         overall: str = "pooled",
         progress: bool | None = None,
     ):
+        check_int(n_boot, "n_boot")
         settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,
@@ -530,7 +535,6 @@ class FramePlots:
         )
 
     @doc_from(ResultPlots.threshold_curve)
-    @validate_params(engine=False)
     def threshold_curve(
         self,
         *,
@@ -547,6 +551,7 @@ class FramePlots:
         overall: str = "pooled",
         progress: bool | None = None,
     ):
+        check_int(n_boot, "n_boot")
         settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,
@@ -602,7 +607,6 @@ class FramePlots:
         )
 
     @doc_from(_worst_items)
-    @validate_params(engine=False)
     def worst_items(
         self,
         *,
@@ -640,7 +644,6 @@ class FramePlots:
         )
 
     @doc_from(_confusion)
-    @validate_params(engine=False)
     def confusion(
         self,
         *,
