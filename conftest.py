@@ -22,7 +22,26 @@ def _missing(name: str) -> bool:
         return True
 
 
+def _copied_doc(name: str) -> bool:
+    """True for an accessor method whose docstring is that of the function it calls
+    (:func:`iaa_frames.api.methods.doc_from`): its examples run under the function."""
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr, None)
+        return getattr(obj, "_doc_from", None) is not None
+    return False
+
+
 def pytest_collection_modifyitems(config, items):
+    copied = [i for i in items if isinstance(i, pytest.DoctestItem) and _copied_doc(i.name)]
+    if copied:  # deselected: a skipped doctest of a copied docstring has no line to report
+        config.hook.pytest_deselected(items=copied)
+        items[:] = [i for i in items if i not in copied]
     for item in items:
         if not isinstance(item, pytest.DoctestItem):
             continue

@@ -16,6 +16,7 @@ Examples
 import sys as _sys
 import types as _types
 from importlib import import_module as _import_module
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 import pandas as _pd
 import xarray as _xr
@@ -97,6 +98,96 @@ _EXPORTS = {
     "temporal": ("agreement_over_time", "intra_agreement", "track_agreement", "track_figures"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
+    from iaa_frames import dask, plot, stats
+    from iaa_frames.api.backend import agreement
+    from iaa_frames.api.shortcuts import alpha, ks, sigma
+    from iaa_frames.decisions import Consensus, Plan, consensus, next_items, plan
+    from iaa_frames.engine import agreement_from_tables, pairwise
+    from iaa_frames.errors import (
+        AnnotatorNameWarning,
+        CopiedItemsWarning,
+        DroppedRowsWarning,
+        IAAError,
+        IAAWarning,
+        InvalidAnnotationError,
+        ItemKeysWarning,
+        NotComparableError,
+        ParameterError,
+        ReaderError,
+        RepairedGeometryWarning,
+        SchemaError,
+    )
+    from iaa_frames.explore.conflicts import conflict_counts, conflicts
+    from iaa_frames.explore.confusion import confusion, label_alpha
+    from iaa_frames.explore.item_agreement import item_agreement
+    from iaa_frames.explore.items import items
+    from iaa_frames.frame.records import from_records
+    from iaa_frames.frame.schema import ALL, ValidationResult, check, is_object, validate
+    from iaa_frames.geometry.distances import (
+        Shapes,
+        available_distances,
+        get_distance,
+        register_distance,
+    )
+    from iaa_frames.geometry.kinds import bird_eye_view
+    from iaa_frames.io import (
+        load_sample,
+        read_coco,
+        read_cvat,
+        read_darwin,
+        read_kitti,
+        read_labelstudio,
+        read_labelstudio_video,
+        read_mot,
+        read_supervisely_pointcloud,
+        read_table,
+        read_voc,
+        read_yolo,
+        read_yolo_classes,
+    )
+    from iaa_frames.io.fiftyone import from_fiftyone
+    from iaa_frames.io.fiftyone_export import to_fiftyone
+    from iaa_frames.io.parquet import read_parquet, to_parquet
+    from iaa_frames.io.potato import read_potato
+    from iaa_frames.io.samples import sample_path
+    from iaa_frames.io.supervision import from_supervision
+    from iaa_frames.io.supervision_export import to_supervision
+    from iaa_frames.matching.copies import find_copies
+    from iaa_frames.measures.attributes import attribute_agreement
+    from iaa_frames.measures.kalpha import kalpha, kalpha_items, kalpha_units
+    from iaa_frames.measures.keypoints import keypoint_agreement, keypoint_agreement_from_tables
+    from iaa_frames.measures.potato import potato_metrics
+    from iaa_frames.measures.ranking import annotator_quality, annotator_quality_from_tables
+    from iaa_frames.measures.reference import accuracy
+    from iaa_frames.measures.threshold_choice import suggest_threshold, threshold_separation
+    from iaa_frames.report import report
+    from iaa_frames.simulate import (
+        PRESETS,
+        Profile,
+        Simulated,
+        simulate,
+        simulate_crowd,
+        simulate_cuboids,
+        simulate_with_truth,
+    )
+    from iaa_frames.simulate.polylines import PolylineProfile, simulate_polylines
+    from iaa_frames.simulate.tracks import simulate_drift, simulate_tracks
+    from iaa_frames.stats.krippendorff import nominal_alpha
+    from iaa_frames.tables.pairs import (
+        PairTables,
+        between,
+        pair_tables,
+        pair_tables_by_threshold,
+        within,
+    )
+    from iaa_frames.temporal import (
+        agreement_over_time,
+        intra_agreement,
+        track_agreement,
+        track_figures,
+    )
 
 __all__ = [
     *_WHERE,

@@ -10,12 +10,17 @@ classes it is made of:
 :class:`~.tables.TableMethods`                 ``tables``, ``within``, ``between``, ``items``
 :class:`~.disagreement.DisagreementMethods`    ``conflicts``, ``conflict_counts``,
                                                ``confusion``, ``item_agreement``
-:class:`~.measures.MeasureMethods`             ``accuracy``, ``annotators``, ``kalpha``
+:class:`~.measures.MeasureMethods`             ``accuracy``, ``annotator_quality``,
+                                               ``kalpha``, ``attribute_agreement``
 :class:`~.decisions.DecisionMethods`           ``consensus``, ``plan``, ``next_items``
-:class:`~.temporal.TemporalMethods`            ``tracks``, ``over_time``, ``intra``
+:class:`~.temporal.TemporalMethods`            ``track_agreement``,
+                                               ``agreement_over_time``,
+                                               ``intra_agreement``
 =============================================  ===============================================
 
-and ``plot`` (:class:`iaa_frames.plot.FramePlots`). pandas 3 builds the accessor again on
+and ``plot`` (:class:`iaa_frames.plot.FramePlots`). Each method has the name of the
+function it equals; the former names ``annotators``, ``attributes``, ``tracks``,
+``over_time`` and ``intra`` still work, with a :class:`FutureWarning` (:data:`RENAMED`). pandas 3 builds the accessor again on
 every ``df.iaa``: ``__init__`` only stores the frame, nothing is validated or computed
 until a method runs.
 """
@@ -23,6 +28,8 @@ until a method runs.
 from __future__ import annotations
 
 import pandas as pd
+
+from iaa_frames.api.methods import deprecated_name
 
 from .decisions import DecisionMethods
 from .disagreement import DisagreementMethods
@@ -32,7 +39,16 @@ from .statistics import AgreementMethods
 from .tables import TableMethods
 from .temporal import TemporalMethods
 
-__all__ = ["IAAAccessor"]
+__all__ = ["RENAMED", "IAAAccessor"]
+
+#: Former method names -> their names now (deprecated: a FutureWarning, then removed).
+RENAMED = {
+    "annotators": "annotator_quality",
+    "attributes": "attribute_agreement",
+    "tracks": "track_agreement",
+    "over_time": "agreement_over_time",
+    "intra": "intra_agreement",
+}
 
 _METHODS = {
     "agreement()": "xr.Dataset by component x label x annotator (explore it with res.iaa)",
@@ -45,19 +61,19 @@ _METHODS = {
     "between()": "between-item (chance) matched pairs",
     "tables()": "every pair table (PairTables)",
     "kalpha()": "kalphacv's Krippendorff alpha (literature comparability)",
-    "annotators()": "per-annotator quality, corrected for partners' quality",
+    "annotator_quality()": "per-annotator quality, corrected for partners' quality",
     "conflicts()": "one row per disagreement of the matching",
     "conflict_counts()": "conflicts per kind, class and annotator",
     "confusion()": "label confusion matrix of matched pairs",
     "accuracy()": "precision/recall/label accuracy against a reference annotator",
-    "attributes()": "alpha of per-object attributes over the matched objects",
+    "attribute_agreement()": "alpha of per-object attributes over the matched objects",
     "item_agreement()": "per-item agreement columns, indexed by item (join key)",
     "consensus()": "one object per matched cluster, weighted by annotator quality",
     "plan()": "items needed for a 95 % interval of a given half-width",
     "next_items()": "the items to send for one more annotation, ranked",
-    "tracks()": "track identity agreement: IDF1, ID switches, chance-corrected identity",
-    "over_time()": "agreement per time window, with a re-calibration flag",
-    "intra()": "agreement of annotators with their own earlier passes",
+    "track_agreement()": "track identity: IDF1, ID switches, chance-corrected identity",
+    "agreement_over_time()": "agreement per time window, with a re-calibration flag",
+    "intra_agreement()": "agreement of annotators with their own earlier passes",
     "plot": "figures: df.iaa.plot.<name>(...)",
 }
 
@@ -98,6 +114,9 @@ class IAAAccessor(
 
     def __init__(self, df: pd.DataFrame):
         self._df = df
+
+    def __getattr__(self, name):
+        return deprecated_name(self, name, RENAMED)
 
     def __repr__(self) -> str:
         lines = [f"<df.iaa: agreement of a frame with {len(self._df):,} rows>"]

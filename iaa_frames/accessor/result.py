@@ -15,7 +15,7 @@ import html
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.api.methods import method
+from iaa_frames.api.methods import doc_from
 from iaa_frames.api.results import items_of
 from iaa_frames.api.shortcuts import alpha_of, ks_of, sigma_of
 from iaa_frames.engine import memo as cache
@@ -171,9 +171,17 @@ class ResultAccessor:
         )
 
     # -- views
-    headline = method(headline, source=lambda self: self._single("headline()"))
-    by_label = method(by_label, source=lambda self: self._single("by_label()"))
-    by_annotator = method(by_annotator, source=lambda self: self._single("by_annotator()"))
+    @doc_from(headline)
+    def headline(self):
+        return headline(self._single("headline()"))
+
+    @doc_from(by_label)
+    def by_label(self):
+        return by_label(self._single("by_label()"))
+
+    @doc_from(by_annotator)
+    def by_annotator(self):
+        return by_annotator(self._single("by_annotator()"))
 
     def table(
         self,
@@ -259,9 +267,29 @@ class ResultAccessor:
         return reading(self._single("reading()"), max_labels=max_labels, sweep=sweep)
 
     # slices of the result: the functions of iaa_frames.api.shortcuts, built from them
-    sigma = method(sigma_of, source=lambda self: self._check())
-    ks = method(ks_of, source=lambda self: self._check())
-    alpha = method(alpha_of, source=lambda self: self._check())
+    @doc_from(sigma_of)
+    def sigma(
+        self,
+        *,
+        component="localization",
+    ):
+        return sigma_of(self._check(), component=component)
+
+    @doc_from(ks_of)
+    def ks(
+        self,
+        *,
+        component="localization",
+    ):
+        return ks_of(self._check(), component=component)
+
+    @doc_from(alpha_of)
+    def alpha(
+        self,
+        *,
+        component="classification",
+    ):
+        return alpha_of(self._check(), component=component)
 
     def pairwise(
         self,

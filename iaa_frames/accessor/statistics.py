@@ -1,8 +1,8 @@
 """``df.iaa.agreement()``, ``.sigma()``, ``.ks()``, ``.alpha()``, ``.pairwise()``: the
 agreement of a frame, cached.
 
-Each method is built from the function it equals (:mod:`iaa_frames.api.methods`): the
-same keyword parameters, defaults and docstring as :func:`iaa_frames.agreement`,
+Each method is written out with the keywords of the function it equals (its docstring
+by :func:`~iaa_frames.api.methods.doc_from`): the same keyword parameters, defaults and docstring as :func:`iaa_frames.agreement`,
 :func:`iaa_frames.sigma`, :func:`iaa_frames.ks`, :func:`iaa_frames.alpha` and
 :func:`iaa_frames.pairwise`. The parameters are checked once and the result taken from
 :mod:`iaa_frames.api.results`, which computes the pair tables once per frame content and
@@ -34,9 +34,11 @@ import pandas as pd
 
 from iaa_frames.api import results as cached
 from iaa_frames.api import shortcuts
-from iaa_frames.api.methods import engine_method, method, method_signature
+from iaa_frames.api.methods import doc_from
 from iaa_frames.engine import agreement as _agreement
 from iaa_frames.engine import pairwise as _pairwise
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, check_int, checked_settings
 
 __all__ = ["AgreementMethods"]
 
@@ -46,12 +48,125 @@ class AgreementMethods:
 
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
-    agreement = engine_method(
-        method_signature(_agreement), cached.agreement, name="agreement", doc=_agreement.__doc__
-    )
-    sigma = method(shortcuts.sigma)
-    ks = method(shortcuts.ks)
-    alpha = method(shortcuts.alpha)
-    pairwise = engine_method(
-        method_signature(_pairwise), cached.pairwise, name="pairwise", doc=_pairwise.__doc__
-    )
+    @doc_from(_agreement)
+    def agreement(
+        self,
+        *,
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return cached.agreement(self._df, settings, n_boot=n_boot)
+
+    @doc_from(shortcuts.sigma)
+    def sigma(
+        self,
+        *,
+        component="localization",
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        return shortcuts.sigma(
+            self._df,
+            component=component,
+            n_boot=n_boot,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+
+    @doc_from(shortcuts.ks)
+    def ks(
+        self,
+        *,
+        component="localization",
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        return shortcuts.ks(
+            self._df,
+            component=component,
+            n_boot=n_boot,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+
+    @doc_from(shortcuts.alpha)
+    def alpha(
+        self,
+        *,
+        component="classification",
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        return shortcuts.alpha(
+            self._df,
+            component=component,
+            n_boot=n_boot,
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+
+    @doc_from(_pairwise)
+    def pairwise(
+        self,
+        *,
+        component="localization",
+        label: str = ALL,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+        n_boot: int = DEFAULT_N_BOOT,
+    ):
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return cached.pairwise(self._df, settings, component=component, label=label, n_boot=n_boot)

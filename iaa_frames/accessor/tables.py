@@ -1,7 +1,7 @@
 """``df.iaa.tables()``, ``.within()``, ``.between()``, ``.items()``: the pair tables of a
 frame and the per-item drilldown, cached (:mod:`iaa_frames.api.results`).
 
-Each method is built from the function it equals (:mod:`iaa_frames.api.methods`):
+Each method is written out with the keywords of the function it equals:
 :func:`iaa_frames.pair_tables`, :func:`iaa_frames.within`, :func:`iaa_frames.between` and
 :func:`iaa_frames.items`, with the six engine parameters as keywords. These take one
 threshold: a sequence of ``match_threshold`` values raises the error of
@@ -27,9 +27,10 @@ from __future__ import annotations
 import pandas as pd
 
 from iaa_frames.api import results as cached
-from iaa_frames.api.methods import engine_method, method_signature, with_engine
+from iaa_frames.api.methods import doc_from
 from iaa_frames.explore.items import items as _items
-from iaa_frames.settings.validation import SINGLE_THRESHOLD
+from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.parameters import checked_settings
 from iaa_frames.tables.pairs import between, named, pair_tables, within
 
 __all__ = ["TableMethods"]
@@ -45,22 +46,97 @@ def _between(df, settings):
     return named(t, t.localization_between)
 
 
-def _table_method(run, name, doc):
-    return engine_method(with_engine(run), run, name=name, doc=doc, constraints=SINGLE_THRESHOLD)
-
-
 class TableMethods:
     """The table methods of ``df.iaa`` (:class:`iaa_frames.accessor.IAAAccessor`)."""
 
     _df: pd.DataFrame  # the frame, set by IAAAccessor
 
-    tables = _table_method(cached.tables, "tables", pair_tables.__doc__)
-    within = _table_method(_within, "within", within.__doc__)
-    between = _table_method(_between, "between", between.__doc__)
-    items = engine_method(
-        method_signature(_items),
-        cached.items,
-        name="items",
-        doc=_items.__doc__,
-        constraints=SINGLE_THRESHOLD,
-    )
+    @doc_from(pair_tables)
+    def tables(
+        self,
+        *,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        ).single()
+        return cached.tables(self._df, settings)
+
+    @doc_from(within)
+    def within(
+        self,
+        *,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        ).single()
+        return _within(self._df, settings)
+
+    @doc_from(between)
+    def between(
+        self,
+        *,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        ).single()
+        return _between(self._df, settings)
+
+    @doc_from(_items)
+    def items(
+        self,
+        *,
+        component="localization",
+        label: str = ALL,
+        top=None,
+        sort="excess",
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        ).single()
+        return cached.items(
+            self._df, settings, component=component, label=label, top=top, sort=sort
+        )

@@ -7,12 +7,16 @@ A pandas frame's result is checked for item keys that do not line up
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 from iaa_frames import engine
-from iaa_frames.settings.parameters import DEFAULTS, settings_of
-from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds
+from iaa_frames.engine.assemble import agreement_with_settings
+from iaa_frames.settings.parameters import (
+    DEFAULT_N_BOOT,
+    checked_settings,
+    settings_of,
+)
+from iaa_frames.settings.thresholds import concat_thresholds
 from iaa_frames.settings.validation import validate_params
 
 __all__ = ["agreement", "is_dask"]
@@ -28,20 +32,45 @@ def is_dask(df) -> bool:
     return type(df).__module__.startswith("dask")
 
 
-@functools.wraps(engine.agreement)
-@validate_params()
-def agreement(df, **params):
+@validate_params(engine=False)
+def agreement(
+    df,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+):
+    # the docstring is the engine's (set below): one text for both
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
     if not is_dask(df):
-        ds = engine.agreement(df, **params)
-        if params.get("n_boot", 1):  # the check reads the intervals
+        ds = agreement_with_settings(df, n_boot=n_boot, settings=settings)
+        if n_boot:  # the check reads the intervals
             from .keys import item_keys_warning
 
-            found = item_keys_warning(df, ds, settings_of(params))
+            found = item_keys_warning(df, ds, settings)
             if found is not None:
                 warnings.warn(found, stacklevel=3)
         return ds
     from iaa_frames import dask
 
-    taus, scalar = check_thresholds(params.pop("match_threshold", DEFAULTS.match_threshold))
-    parts = [dask.agreement(df, match_threshold=tau, **params) for tau in taus]
-    return parts[0] if scalar else concat_thresholds(parts)
+    parts = [
+        dask.agreement_with_settings(
+            df, n_boot=n_boot, settings=settings_of({**settings.as_kwargs(), "match_threshold": t})
+        )
+        for t in settings.thresholds
+    ]
+    return concat_thresholds(parts) if settings.several else parts[0]
+
+
+agreement.__doc__ = engine.agreement.__doc__

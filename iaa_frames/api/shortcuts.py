@@ -30,8 +30,7 @@ import xarray as xr
 
 from iaa_frames.engine.cells import SIGMA_COMPONENTS
 from iaa_frames.explore.views import check_choice, check_dataset
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, checked_settings
 from iaa_frames.settings.validation import OneOf, validate_params
 
 from . import results as cached
@@ -173,127 +172,162 @@ def alpha_of(result: xr.Dataset, *, component: str = "classification") -> xr.Dat
 # ------------------------------------------------------------------- of a frame, cached
 
 
-def _shortcut(slice_of, *, default: str, choices: tuple, doc: str):
-    """The frame function of ``slice_of``: the slice of the frame's cached agreement result
-    (:func:`iaa_frames.api.results.agreement`) at one of the ``choices`` of ``component``."""
+@validate_params({"component": OneOf(SIGMA_COMPONENTS)}, engine=False)
+def sigma(
+    df: pd.DataFrame,
+    *,
+    component: str = "localization",
+    n_boot: int = DEFAULT_N_BOOT,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> xr.DataArray:
+    """σ of one component of a frame by label and annotator; **localization by default**
+    (``df.iaa.sigma()``).
 
-    def shortcut(
-        df: pd.DataFrame,
-        *,
-        component: str = default,
-        n_boot: int = DEFAULT_N_BOOT,
-        settings: MatchSettings = DEFAULTS,
-    ) -> xr.DataArray:
-        return slice_of(cached.agreement(df, settings, n_boot=n_boot), component=component)
+    The slice :func:`sigma_of` of the frame's agreement result, which is computed once per
+    frame content and parameters (:mod:`iaa_frames.engine.memo`). σ of two samples of distances
+    is :func:`iaa_frames.stats.samples.sigma`; :func:`sigma_of` says how to read σ (1
+    perfect, 0 chance, below 0 systematic disagreement).
 
-    shortcut.__name__ = shortcut.__qualname__ = slice_of.__name__.removesuffix("_of")
-    shortcut.__doc__ = doc
-    return validate_params({"component": OneOf(choices)})(engine_keywords(shortcut))
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    component : {"localization", "detection", "overall"}, default "localization"
+        Localization (matched objects drawn in the same place) unless said otherwise;
+        the DataArray's ``component`` coordinate says which.
+    distance, match_threshold, n_chance, n_boot, seed, overall, progress
+        As in :func:`iaa_frames.agreement`; a sequence of ``match_threshold`` values adds
+        a ``threshold`` dimension.
+
+    Returns
+    -------
+    xarray.DataArray
+        See :func:`sigma_of`.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> s = iaf.sigma(iaf.simulate(n_items=20, seed=0), n_chance=200)
+    >>> str(s["component"].values), bool(s.sel(label="(all)", annotator="(all)") > 0)
+    ('localization', True)
+    """
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return sigma_of(cached.agreement(df, settings, n_boot=n_boot), component=component)
 
 
-sigma = _shortcut(
-    sigma_of,
-    default="localization",
-    choices=SIGMA_COMPONENTS,
-    doc="""σ of one component of a frame by label and annotator; **localization by default**
-(``df.iaa.sigma()``).
+@validate_params({"component": OneOf(SIGMA_COMPONENTS)}, engine=False)
+def ks(
+    df: pd.DataFrame,
+    *,
+    component: str = "localization",
+    n_boot: int = DEFAULT_N_BOOT,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> xr.DataArray:
+    """The KS statistic of one component of a frame by label and annotator; localization
+    by default (``df.iaa.ks()``).
 
-The slice :func:`sigma_of` of the frame's agreement result, which is computed once per
-frame content and parameters (:mod:`iaa_frames.engine.memo`). σ of two samples of distances
-is :func:`iaa_frames.stats.samples.sigma`; :func:`sigma_of` says how to read σ (1
-perfect, 0 chance, below 0 systematic disagreement).
+    The slice :func:`ks_of` of the frame's cached agreement result. The KS test of two
+    samples of distances is :func:`iaa_frames.stats.samples.ks`.
 
-Parameters
-----------
-df : pandas.DataFrame
-    A tidy annotation frame.
-component : {"localization", "detection", "overall"}, default "localization"
-    Localization (matched objects drawn in the same place) unless said otherwise;
-    the DataArray's ``component`` coordinate says which.
-distance, match_threshold, n_chance, n_boot, seed, overall, progress
-    As in :func:`iaa_frames.agreement`; a sequence of ``match_threshold`` values adds
-    a ``threshold`` dimension.
+    The Kolmogorov-Smirnov statistic of the within-item against the chance distances: 0
+    when they are alike (agreement at chance), up to 1 when they do not overlap; ``ks_sign``
+    says which side is closer (+1: within closer than chance, as agreement should be).
 
-Returns
--------
-xarray.DataArray
-    See :func:`sigma_of`.
+    Parameters
+    ----------
+    df, component, distance, match_threshold, n_chance, n_boot, seed, overall, progress
+        As in :func:`sigma`.
 
-Examples
---------
->>> import iaa_frames as iaf
->>> s = iaf.sigma(iaf.simulate(n_items=20, seed=0), n_chance=200)
->>> str(s["component"].values), bool(s.sel(label="(all)", annotator="(all)") > 0)
-('localization', True)
-""",
-)
+    Returns
+    -------
+    xarray.DataArray
+        See :func:`ks_of`: ``ks`` with ``ks_sign``, ``ks_pvalue`` and ``note`` as coordinates.
 
-ks = _shortcut(
-    ks_of,
-    default="localization",
-    choices=SIGMA_COMPONENTS,
-    doc="""The KS statistic of one component of a frame by label and annotator; localization
-by default (``df.iaa.ks()``).
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> k = iaf.ks(iaf.simulate(n_items=20, seed=0), n_chance=200)
+    >>> k.name, 0 <= float(k.sel(label="(all)", annotator="(all)")) <= 1
+    ('ks', True)
+    """
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return ks_of(cached.agreement(df, settings, n_boot=n_boot), component=component)
 
-The slice :func:`ks_of` of the frame's cached agreement result. The KS test of two
-samples of distances is :func:`iaa_frames.stats.samples.ks`.
 
-The Kolmogorov-Smirnov statistic of the within-item against the chance distances: 0
-when they are alike (agreement at chance), up to 1 when they do not overlap; ``ks_sign``
-says which side is closer (+1: within closer than chance, as agreement should be).
+@validate_params({"component": OneOf(ALPHA_COMPONENTS)}, engine=False)
+def alpha(
+    df: pd.DataFrame,
+    *,
+    component: str = "classification",
+    n_boot: int = DEFAULT_N_BOOT,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> xr.DataArray:
+    """Classification α of a frame (or, with ``component="detection"``, presence α) by
+    label and annotator (``df.iaa.alpha()``).
 
-Parameters
-----------
-df, component, distance, match_threshold, n_chance, n_boot, seed, overall, progress
-    As in :func:`sigma`.
+    The slice :func:`alpha_of` of the frame's cached agreement result. Krippendorff's α of
+    any reliability data is :func:`iaa_frames.nominal_alpha`.
 
-Returns
--------
-xarray.DataArray
-    See :func:`ks_of`: ``ks`` with ``ks_sign``, ``ks_pvalue`` and ``note`` as coordinates.
+    Krippendorff's α: 1 perfect agreement, 0 chance, below 0 systematic disagreement;
+    his conventional thresholds are α ≥ 0.8 to rely on the data and α ≥ 0.667 for
+    tentative conclusions.
 
-Examples
---------
->>> import iaa_frames as iaf
->>> k = iaf.ks(iaf.simulate(n_items=20, seed=0), n_chance=200)
->>> k.name, 0 <= float(k.sel(label="(all)", annotator="(all)")) <= 1
-('ks', True)
-""",
-)
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy annotation frame.
+    component : {"classification", "detection"}, default "classification"
+        The labels' α, or the presence α of detection (whether each annotator drew the
+        object at all).
+    distance, match_threshold, n_chance, n_boot, seed, overall, progress
+        As in :func:`sigma`.
 
-alpha = _shortcut(
-    alpha_of,
-    default="classification",
-    choices=ALPHA_COMPONENTS,
-    doc="""Classification α of a frame (or, with ``component="detection"``, presence α) by
-label and annotator (``df.iaa.alpha()``).
+    Returns
+    -------
+    xarray.DataArray
+        See :func:`alpha_of`.
 
-The slice :func:`alpha_of` of the frame's cached agreement result. Krippendorff's α of
-any reliability data is :func:`iaa_frames.nominal_alpha`.
-
-Krippendorff's α: 1 perfect agreement, 0 chance, below 0 systematic disagreement;
-his conventional thresholds are α ≥ 0.8 to rely on the data and α ≥ 0.667 for
-tentative conclusions.
-
-Parameters
-----------
-df : pandas.DataFrame
-    A tidy annotation frame.
-component : {"classification", "detection"}, default "classification"
-    The labels' α, or the presence α of detection (whether each annotator drew the
-    object at all).
-distance, match_threshold, n_chance, n_boot, seed, overall, progress
-    As in :func:`sigma`.
-
-Returns
--------
-xarray.DataArray
-    See :func:`alpha_of`.
-
-Examples
---------
->>> import iaa_frames as iaf
->>> iaf.alpha(iaf.simulate(n_items=20, seed=0), n_chance=200).dims
-('label', 'annotator')
-""",
-)
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> iaf.alpha(iaf.simulate(n_items=20, seed=0), n_chance=200).dims
+    ('label', 'annotator')
+    """
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return alpha_of(cached.agreement(df, settings, n_boot=n_boot), component=component)

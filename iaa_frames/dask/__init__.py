@@ -46,8 +46,7 @@ It runs on the default local scheduler and on any ``dask.distributed`` cluster (
 from __future__ import annotations
 
 from iaa_frames.geometry.distances import DEFAULT_DISTANCE
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
 from iaa_frames.tables.pairs import DEFAULT_N_CHANCE
 
@@ -63,12 +62,30 @@ __all__ = [
     "read_parquet",
     "DEFAULT_DISTANCE",
     "DEFAULT_N_CHANCE",
+    "SINGLE_THRESHOLD",
 ]
 
 
-@validate_params(SINGLE_THRESHOLD)
-@engine_keywords
-def agreement(ddf, *, n_boot: int = DEFAULT_N_BOOT, settings: MatchSettings = DEFAULTS):
+def agreement_with_settings(
+    ddf, *, n_boot: int = DEFAULT_N_BOOT, settings: MatchSettings = DEFAULTS
+):
+    """:func:`agreement` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    return statistics.agreement(ddf, settings, n_boot=n_boot)
+
+
+@validate_params(engine=False)
+def agreement(
+    ddf,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+):
     """Chance-corrected agreement of a dask DataFrame, as :func:`iaa_frames.agreement`.
 
     ``iaa_frames.agreement(ddf, ...)`` calls this for a dask DataFrame.
@@ -97,4 +114,12 @@ def agreement(ddf, *, n_boot: int = DEFAULT_N_BOOT, settings: MatchSettings = DE
     >>> bool(ds.equals(iaf.agreement(df, n_chance=200, n_boot=0)))
     True
     """
-    return statistics.agreement(ddf, settings, n_boot=n_boot)
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    ).single()
+    return agreement_with_settings(ddf, n_boot=n_boot, settings=settings)

@@ -34,9 +34,8 @@ from iaa_frames.errors import InvalidAnnotationError, ParameterError, RepairedGe
 from iaa_frames.geometry.distances import get_distance
 from iaa_frames.matching.pipeline import can_match, run
 from iaa_frames.progress import tqdm
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
-from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.comparability import require_comparable
 from iaa_frames.tables.pairs import (
     PairTables,
@@ -223,9 +222,45 @@ def _check_object_ids(ddf, summaries) -> None:
     )
 
 
-@validate_params(SINGLE_THRESHOLD)
-@engine_keywords
-def pair_tables(ddf, *, settings: MatchSettings = DEFAULTS) -> PairTables:
+def _pair_tables(ddf, *, settings: MatchSettings = DEFAULTS) -> PairTables:
+    """:func:`pair_tables` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    from dask import delayed
+
+    prep = prepare(ddf, settings)
+    distance, tau, overall = settings.distance, float(settings.match_threshold), settings.overall
+
+    # 3. within-item tables per partition
+    shared = shared_value(prep.codes)
+    outputs = [
+        delayed(within_tables, nout=2, pure=True)(
+            p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons
+        )
+        for p in prep.ddf.to_delayed()
+    ]
+    parts, geometry = run_partitions(outputs, prep.polygons, settings.progress)
+    corpus, position, offsets = index_corpus(prep.codes, prep.coverage, parts)
+    loc_within, sets_within, cluster_of, counts = _assemble_within(parts, position, offsets)
+    del parts
+
+    # 4. chance sample on the corpus-wide index
+    store = GeometryStore(geometry, position, offsets) if prep.polygons else None
+    sample, sets_between, loc_between = chance_tables(corpus, store, counts, settings)
+    halves = (loc_within, loc_between, sets_within, sets_between)
+    return assemble(corpus, sample, halves, cluster_of, settings)
+
+
+@validate_params(engine=False)
+def pair_tables(
+    ddf,
+    *,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> PairTables:
     """Every within-item and between-item table of a dask DataFrame.
 
     The same tables as :func:`iaa_frames.tables.pairs.pair_tables` on ``ddf.compute()``, computed
@@ -254,29 +289,15 @@ def pair_tables(ddf, *, settings: MatchSettings = DEFAULTS) -> PairTables:
     >>> t.localization_within.equals(iaf.pair_tables(df, n_chance=200).localization_within)
     True
     """
-    from dask import delayed
-
-    prep = prepare(ddf, settings)
-    distance, tau, overall = settings.distance, float(settings.match_threshold), settings.overall
-
-    # 3. within-item tables per partition
-    shared = shared_value(prep.codes)
-    outputs = [
-        delayed(within_tables, nout=2, pure=True)(
-            p, shared, distance=distance, tau=tau, overall=overall, keep_geometry=prep.polygons
-        )
-        for p in prep.ddf.to_delayed()
-    ]
-    parts, geometry = run_partitions(outputs, prep.polygons, settings.progress)
-    corpus, position, offsets = index_corpus(prep.codes, prep.coverage, parts)
-    loc_within, sets_within, cluster_of, counts = _assemble_within(parts, position, offsets)
-    del parts
-
-    # 4. chance sample on the corpus-wide index
-    store = GeometryStore(geometry, position, offsets) if prep.polygons else None
-    sample, sets_between, loc_between = chance_tables(corpus, store, counts, settings)
-    halves = (loc_within, loc_between, sets_within, sets_between)
-    return assemble(corpus, sample, halves, cluster_of, settings)
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    ).single()
+    return _pair_tables(ddf, settings=settings)
 
 
 @dataclass(frozen=True, eq=False)

@@ -39,12 +39,10 @@ from iaa_frames.engine import CellLayout, component_cells, resolve
 from iaa_frames.engine.rows import localization_rows, sets_rows
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
-from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int, checked_settings
+from iaa_frames.settings.validation import validate_params
 
 from .consensus import consensus
-from .plan import KEYWORDS
 
 __all__ = ["GOALS", "interval_gains", "next_items"]
 
@@ -173,9 +171,7 @@ def _consensus_gains(df, *, weights, match_threshold, seed):
     return out.rename_axis("item").reset_index()
 
 
-@validate_params(SINGLE_THRESHOLD)
-@engine_keywords(names=KEYWORDS)
-def next_items(
+def _next_items(
     df: pd.DataFrame,
     *,
     budget: int = 10,
@@ -183,6 +179,57 @@ def next_items(
     component: str = "localization",
     weights="quality",
     settings: MatchSettings = DEFAULTS,
+) -> pd.DataFrame:
+    """:func:`next_items` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    budget = check_int(budget, "budget", low=1)
+    if goal not in GOALS:
+        raise ParameterError(f"goal must be one of {GOALS}, got {goal!r}")
+    if goal == "interval" and component not in _SIGMA:
+        raise ParameterError(f"component must be one of {_SIGMA}, got {component!r}")
+    df = validate(df)
+    names = None
+    if goal == "interval":
+        tables = resolve.tables_of(df, settings)
+        gains, state = interval_gains(tables, component)
+        names = np.asarray(tables.corpus.items, dtype=object)
+        gains["item"] = names[gains["item"].to_numpy()]
+    else:
+        gains = _consensus_gains(
+            df, weights=weights, match_threshold=settings.match_threshold, seed=settings.seed
+        )
+        state = {}
+    gains["item_name"] = gains["item"].astype(str)
+    ranked = gains.sort_values(
+        ["gain", "n_annotators", "item_name"], ascending=[False, True, True], kind="stable"
+    ).head(budget)
+    out = pd.DataFrame(
+        {
+            "rank": np.arange(1, len(ranked) + 1, dtype=np.int64),
+            "item": ranked["item"].astype(str).to_numpy(),
+            "n_annotators": ranked["n_annotators"].to_numpy(np.int64),
+            "gain": ranked["gain"].to_numpy(float),
+        }
+    )
+    if goal == "interval":
+        num = state["num"] + np.cumsum(ranked["delta_num"].to_numpy())
+        den = state["den"] + np.cumsum(ranked["delta_den"].to_numpy())
+        out["halfwidth_after"] = _Z * np.sqrt(num) / den / state["expected"]
+    out.attrs = {"goal": goal, "component": component if goal == "interval" else None, **state}
+    return out
+
+
+@validate_params(engine=False)
+def next_items(
+    df: pd.DataFrame,
+    *,
+    budget: int = 10,
+    goal: str = "interval",
+    component: str = "localization",
+    weights="quality",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """The ``budget`` items to send for one more annotation, best first, with the gain
     expected.
@@ -224,38 +271,9 @@ def next_items(
     >>> bool(nxt["halfwidth_after"].is_monotonic_decreasing)
     True
     """
-    budget = check_int(budget, "budget", low=1)
-    if goal not in GOALS:
-        raise ParameterError(f"goal must be one of {GOALS}, got {goal!r}")
-    if goal == "interval" and component not in _SIGMA:
-        raise ParameterError(f"component must be one of {_SIGMA}, got {component!r}")
-    df = validate(df)
-    names = None
-    if goal == "interval":
-        tables = resolve.tables_of(df, settings)
-        gains, state = interval_gains(tables, component)
-        names = np.asarray(tables.corpus.items, dtype=object)
-        gains["item"] = names[gains["item"].to_numpy()]
-    else:
-        gains = _consensus_gains(
-            df, weights=weights, match_threshold=settings.match_threshold, seed=settings.seed
-        )
-        state = {}
-    gains["item_name"] = gains["item"].astype(str)
-    ranked = gains.sort_values(
-        ["gain", "n_annotators", "item_name"], ascending=[False, True, True], kind="stable"
-    ).head(budget)
-    out = pd.DataFrame(
-        {
-            "rank": np.arange(1, len(ranked) + 1, dtype=np.int64),
-            "item": ranked["item"].astype(str).to_numpy(),
-            "n_annotators": ranked["n_annotators"].to_numpy(np.int64),
-            "gain": ranked["gain"].to_numpy(float),
-        }
+    settings = checked_settings(
+        match_threshold=match_threshold, n_chance=n_chance, seed=seed
+    ).single()
+    return _next_items(
+        df, budget=budget, goal=goal, component=component, weights=weights, settings=settings
     )
-    if goal == "interval":
-        num = state["num"] + np.cumsum(ranked["delta_num"].to_numpy())
-        den = state["den"] + np.cumsum(ranked["delta_den"].to_numpy())
-        out["halfwidth_after"] = _Z * np.sqrt(num) / den / state["expected"]
-    out.attrs = {"goal": goal, "component": component if goal == "interval" else None, **state}
-    return out

@@ -48,9 +48,8 @@ from iaa_frames.engine import CellLayout, component_cells, resolve
 from iaa_frames.engine.cells import label_cell
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL, validate
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
-from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int, checked_settings
+from iaa_frames.settings.validation import validate_params
 
 __all__ = ["COMPONENTS", "Plan", "halfwidth_curve", "plan", "thin_annotators"]
 
@@ -187,9 +186,7 @@ def _check(target_halfwidth, component, annotators, n_boot, n_outer):
 KEYWORDS = ("match_threshold", "n_chance", "seed")
 
 
-@validate_params(SINGLE_THRESHOLD)
-@engine_keywords(names=KEYWORDS)
-def plan(
+def _plan(
     pilot: pd.DataFrame,
     *,
     target_halfwidth: float = 0.05,
@@ -200,43 +197,8 @@ def plan(
     n_outer: int = 50,
     settings: MatchSettings = DEFAULTS,
 ) -> Plan:
-    """The number of items a 95 % interval of half-width ``target_halfwidth`` needs.
-
-    Parameters
-    ----------
-    pilot : pandas.DataFrame
-        A tidy annotation frame of a pilot (items annotated by at least ``annotators``).
-    target_halfwidth : float, default 0.05
-        The half-width wanted (in units of the agreement).
-    component : str, optional
-        ``"detection"``, ``"classification"``, ``"localization"`` or ``"overall"``; by
-        default every component.
-    label : str, default "(all)"
-        A class, to plan for that class's agreement.
-    annotators : int, default 2
-        Annotators per item in the design planned (the pilot is thinned to it).
-    n_boot : int, default 200
-        Replicates per subsample size.
-    n_outer : int, default 50
-        Bootstrap replicates of the pilot for the plan's own interval (0: none).
-    match_threshold, n_chance
-        Of the pair tables (:func:`iaa_frames.pair_tables`).
-    seed : int, default 0
-        Seed of the thinning, the chance sample and the resampling.
-
-    Returns
-    -------
-    Plan
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> pilot = iaf.simulate(n_items=40, seed=0, annotators={"a": "good", "b": "sloppy"})
-    >>> p = iaf.plan(pilot, target_halfwidth=0.02, component="localization", n_outer=10)
-    >>> row = p.table.iloc[0]
-    >>> bool(row["n_low"] <= row["n_items"] <= row["n_high"])
-    True
-    """
+    """:func:`plan` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
     comps = _check(target_halfwidth, component, annotators, n_boot, n_outer)
     pilot = validate(pilot)
     seed = settings.seed
@@ -301,3 +263,69 @@ def plan(
         match_threshold=tables.params["match_threshold"],
     )
     return Plan(table, pd.concat(curves, ignore_index=True), params)
+
+
+@validate_params(engine=False)
+def plan(
+    pilot: pd.DataFrame,
+    *,
+    target_halfwidth: float = 0.05,
+    component: str | None = None,
+    label: str = ALL,
+    annotators: int = 2,
+    n_boot: int = 200,
+    n_outer: int = 50,
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+) -> Plan:
+    """The number of items a 95 % interval of half-width ``target_halfwidth`` needs.
+
+    Parameters
+    ----------
+    pilot : pandas.DataFrame
+        A tidy annotation frame of a pilot (items annotated by at least ``annotators``).
+    target_halfwidth : float, default 0.05
+        The half-width wanted (in units of the agreement).
+    component : str, optional
+        ``"detection"``, ``"classification"``, ``"localization"`` or ``"overall"``; by
+        default every component.
+    label : str, default "(all)"
+        A class, to plan for that class's agreement.
+    annotators : int, default 2
+        Annotators per item in the design planned (the pilot is thinned to it).
+    n_boot : int, default 200
+        Replicates per subsample size.
+    n_outer : int, default 50
+        Bootstrap replicates of the pilot for the plan's own interval (0: none).
+    match_threshold, n_chance
+        Of the pair tables (:func:`iaa_frames.pair_tables`).
+    seed : int, default 0
+        Seed of the thinning, the chance sample and the resampling.
+
+    Returns
+    -------
+    Plan
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> pilot = iaf.simulate(n_items=40, seed=0, annotators={"a": "good", "b": "sloppy"})
+    >>> p = iaf.plan(pilot, target_halfwidth=0.02, component="localization", n_outer=10)
+    >>> row = p.table.iloc[0]
+    >>> bool(row["n_low"] <= row["n_items"] <= row["n_high"])
+    True
+    """
+    settings = checked_settings(
+        match_threshold=match_threshold, n_chance=n_chance, seed=seed
+    ).single()
+    return _plan(
+        pilot,
+        target_halfwidth=target_halfwidth,
+        component=component,
+        label=label,
+        annotators=annotators,
+        n_boot=n_boot,
+        n_outer=n_outer,
+        settings=settings,
+    )

@@ -17,8 +17,7 @@ from iaa_frames.chance.pooled import min_chance_units
 from iaa_frames.frame.names import natural_key
 from iaa_frames.frame.schema import ALL
 from iaa_frames.progress import Bars
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats import intervals
@@ -657,9 +656,32 @@ def _from_cells(
     return carry(with_threshold(ds, tables.params["match_threshold"]), [tables])
 
 
-@engine_keywords
-def agreement(
+def agreement_with_settings(
     df: pd.DataFrame, *, n_boot: int = DEFAULT_N_BOOT, settings: MatchSettings = DEFAULTS
+):
+    """:func:`agreement` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    seed, progress = settings.seed, settings.progress
+    if not settings.several:
+        tables = pair_tables_from(df, settings)
+        return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
+    every = iter_tables_from(df, settings.thresholds, settings)
+    return concat_thresholds(
+        [agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress) for t in every]
+    )
+
+
+@validate_params(engine=False)
+def agreement(
+    df: pd.DataFrame,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ):
     """Chance-corrected agreement by component, label and annotator: σ = 1 perfect,
     0 chance, < 0 systematic disagreement.
@@ -774,11 +796,12 @@ def agreement(
     >>> sweep["threshold"].values.tolist()
     [0.3, 0.5, 0.7]
     """
-    seed, progress = settings.seed, settings.progress
-    if not settings.several:
-        tables = pair_tables_from(df, settings)
-        return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
-    every = iter_tables_from(df, settings.thresholds, settings)
-    return concat_thresholds(
-        [agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress) for t in every]
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
     )
+    return agreement_with_settings(df, n_boot=n_boot, settings=settings)

@@ -9,7 +9,11 @@ import pandas as pd
 from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, settings_of
+from iaa_frames.settings.parameters import (
+    DEFAULT_N_BOOT,
+    checked_settings,
+    engine_kwargs,
+)
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.cell_intervals import cell_intervals, interval_attrs
@@ -230,18 +234,18 @@ def _intervals(tables: PairTables, cells, value, pick, *, n_boot: int, seed: int
     return out["agreement"]
 
 
-@validate_params()
+@validate_params(engine=False)
 def pairwise(
     df: pd.DataFrame,
     *,
     component: str = "localization",
     label: str = ALL,
-    distance=DEFAULTS.distance,
-    match_threshold=DEFAULTS.match_threshold,
-    n_chance: int = DEFAULTS.n_chance,
-    seed: int = DEFAULTS.seed,
-    overall: str = DEFAULTS.overall,
-    progress: bool | None = DEFAULTS.progress,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
     n_boot: int = DEFAULT_N_BOOT,
 ):
     """Annotator x annotator agreement of one component.
@@ -283,7 +287,7 @@ def pairwise(
     True
     """
     check_component(component)
-    settings = settings_of(locals())
+    settings = checked_settings(**engine_kwargs(locals()))
     if not settings.several:
         tables = pair_tables_from(df, settings)
         return pairwise_from_tables(

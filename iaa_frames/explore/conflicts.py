@@ -41,8 +41,14 @@ import pandas as pd
 from iaa_frames.engine import resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import (
+    DEFAULTS,
+    MatchSettings,
+    checked_settings,
+    engine_kwargs,
+    not_default,
+)
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables
 
 from .matches import partners, reference_code, tables_of
@@ -191,13 +197,71 @@ def _take(values: np.ndarray, index: np.ndarray, fill=None) -> np.ndarray:
     return out
 
 
-@engine_keywords
-def conflicts(
+def _conflicts(
     data,
     *,
     reference: str | None = None,
     low_overlap: float | None = DEFAULT_LOW_OVERLAP,
     settings: MatchSettings = DEFAULTS,
+) -> pd.DataFrame:
+    """:func:`conflicts` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    t = resolve.tables_of(data, settings)
+    tau = float(t.params.get("match_threshold", settings.match_threshold))
+    low = _check_low_overlap(low_overlap)
+    ref = reference_code(t, reference)
+    kind, item, a, b, oa, ob, iou, dist = _codes(t, ref, low)
+    c = t.corpus
+    rank_ann = _name_rank(c.annotators)
+    rank_item = _name_rank(c.items)
+    order = np.lexsort((ob, oa, rank_ann[b], rank_ann[a], kind, rank_item[item]))
+    kind, item, a, b, oa, ob, iou, dist = (x[order] for x in (kind, item, a, b, oa, ob, iou, dist))
+    ids = c.objects["object_id"].array
+    if ids.dtype.kind in "iub":  # numpy integers: nullable, so that "no object" is <NA>
+        ids = pd.array(ids, dtype="Int64")
+    labels = np.asarray(c.labels, dtype=object)
+    out = pd.DataFrame(
+        {
+            "kind": pd.Series(np.asarray(KINDS, dtype=object)[kind], dtype="str"),
+            "item": pd.Series(_take(c.items, item), dtype=c.objects["item"].dtype),
+            "annotator_a": pd.Series(_take(c.annotators, a), dtype="str"),
+            "annotator_b": pd.Series(_take(c.annotators, b), dtype="str"),
+            "object_id_a": ids.take(oa, allow_fill=True),
+            "object_id_b": ids.take(ob, allow_fill=True),
+            "label_a": pd.Series(
+                _take(labels, _take(c.label, oa, fill=-1).astype(np.int64), fill=np.nan),
+                dtype="str",
+            ),
+            "label_b": pd.Series(
+                _take(labels, _take(c.label, ob, fill=-1).astype(np.int64), fill=np.nan),
+                dtype="str",
+            ),
+            "iou": iou.astype(float),
+            "distance": dist.astype(float),
+        }
+    )
+    out.attrs = {
+        "reference": reference,
+        "low_overlap": low,
+        "match_threshold": tau,
+        "distance": str(t.params.get("distance", "")),
+        "long_names": dict(CONFLICT_COLUMNS),
+    }
+    return out
+
+
+@validate_params(engine=False)
+def conflicts(
+    data,
+    *,
+    reference: str | None = None,
+    low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """Every disagreement of the within-item matching, one row per conflict.
 
@@ -263,48 +327,15 @@ def conflicts(
     >>> c.groupby("kind").size().to_dict()  # doctest: +SKIP
     {'missed': 9}
     """
-    t = resolve.tables_of(data, settings)
-    tau = float(t.params.get("match_threshold", settings.match_threshold))
-    low = _check_low_overlap(low_overlap)
-    ref = reference_code(t, reference)
-    kind, item, a, b, oa, ob, iou, dist = _codes(t, ref, low)
-    c = t.corpus
-    rank_ann = _name_rank(c.annotators)
-    rank_item = _name_rank(c.items)
-    order = np.lexsort((ob, oa, rank_ann[b], rank_ann[a], kind, rank_item[item]))
-    kind, item, a, b, oa, ob, iou, dist = (x[order] for x in (kind, item, a, b, oa, ob, iou, dist))
-    ids = c.objects["object_id"].array
-    if ids.dtype.kind in "iub":  # numpy integers: nullable, so that "no object" is <NA>
-        ids = pd.array(ids, dtype="Int64")
-    labels = np.asarray(c.labels, dtype=object)
-    out = pd.DataFrame(
-        {
-            "kind": pd.Series(np.asarray(KINDS, dtype=object)[kind], dtype="str"),
-            "item": pd.Series(_take(c.items, item), dtype=c.objects["item"].dtype),
-            "annotator_a": pd.Series(_take(c.annotators, a), dtype="str"),
-            "annotator_b": pd.Series(_take(c.annotators, b), dtype="str"),
-            "object_id_a": ids.take(oa, allow_fill=True),
-            "object_id_b": ids.take(ob, allow_fill=True),
-            "label_a": pd.Series(
-                _take(labels, _take(c.label, oa, fill=-1).astype(np.int64), fill=np.nan),
-                dtype="str",
-            ),
-            "label_b": pd.Series(
-                _take(labels, _take(c.label, ob, fill=-1).astype(np.int64), fill=np.nan),
-                dtype="str",
-            ),
-            "iou": iou.astype(float),
-            "distance": dist.astype(float),
-        }
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
     )
-    out.attrs = {
-        "reference": reference,
-        "low_overlap": low,
-        "match_threshold": tau,
-        "distance": str(t.params.get("distance", "")),
-        "long_names": dict(CONFLICT_COLUMNS),
-    }
-    return out
+    return _conflicts(data, reference=reference, low_overlap=low_overlap, settings=settings)
 
 
 def _is_conflicts(data) -> bool:
@@ -312,7 +343,16 @@ def _is_conflicts(data) -> bool:
 
 
 def conflict_counts(
-    data, *, reference: str | None = None, low_overlap: float | None = DEFAULT_LOW_OVERLAP, **kwargs
+    data,
+    *,
+    reference: str | None = None,
+    low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """Conflicts counted per kind, class and annotator, with ``"(all)"`` margins.
 
@@ -321,7 +361,7 @@ def conflict_counts(
     data : pandas.DataFrame or PairTables
         The table of :func:`conflicts`, or an annotation frame / pair tables from which it
         is computed (with ``reference``, ``low_overlap`` and ``**kwargs``).
-    reference, low_overlap, **kwargs
+    reference, low_overlap, distance, match_threshold, n_chance, seed, overall, progress
         Passed to :func:`conflicts` when it is computed here.
 
     Returns
@@ -356,15 +396,18 @@ def conflict_counts(
     True
     """
     if _is_conflicts(data):
-        if kwargs:
+        given = not_default(locals())
+        if given:
             raise ParameterError(
-                f"unexpected keyword(s) {sorted(kwargs)}: they only apply "
+                f"unexpected keyword(s) {sorted(given)}: they only apply "
                 "when the conflicts are computed here"
             )
         table = data
         reference = table.attrs.get("reference", reference)
     else:
-        table = conflicts(data, reference=reference, low_overlap=low_overlap, **kwargs)
+        table = conflicts(
+            data, reference=reference, low_overlap=low_overlap, **engine_kwargs(locals())
+        )
     n = len(table)
     row = np.arange(n)
     kind = table["kind"].to_numpy(dtype=object)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
+from iaa_frames.settings.parameters import engine_kwargs
 from iaa_frames.stats.krippendorff import binary_alpha_per_category, nominal_alpha_from_codes
 
 from .conflicts import reference_code, tables_of
@@ -43,7 +44,12 @@ def confusion(
     reference: str | None = None,
     annotator: str | None = None,
     normalize: bool = False,
-    **kwargs,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """Label confusion matrix over matched within-item object pairs.
 
@@ -60,7 +66,7 @@ def confusion(
     normalize : bool, default False
         Divide each row by its total (rows of a class never seen on the row side are
         NaN): row-normalized shares. The return type is the same.
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
@@ -90,7 +96,7 @@ def confusion(
     """
     if not isinstance(normalize, (bool, np.bool_)):
         raise ParameterError(f"normalize must be True or False; got {normalize!r}")
-    t = tables_of(data, **kwargs)
+    t = tables_of(data, **engine_kwargs(locals()))
     ref = reference_code(t, reference)
     ann = _annotator_code(t, annotator)
     if ref is not None and ann == ref:
@@ -150,7 +156,16 @@ def confusion(
     return out
 
 
-def label_alpha(data, **kwargs) -> pd.Series:
+def label_alpha(
+    data,
+    *,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> pd.Series:
     """Classification α: nominal α of all labels, and the binary α of each class.
 
     Units are the clusters of the within-item matching with at least two members; values
@@ -164,7 +179,7 @@ def label_alpha(data, **kwargs) -> pd.Series:
     Parameters
     ----------
     data : pandas.DataFrame or PairTables
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
@@ -184,7 +199,7 @@ def label_alpha(data, **kwargs) -> pd.Series:
     >>> bool(a["(all)"] < 1)
     True
     """
-    t = tables_of(data, **kwargs)
+    t = tables_of(data, **engine_kwargs(locals()))
     u = t.units
     cluster = u["cluster"].to_numpy(np.int64)
     label = u["label"].to_numpy(np.int64)

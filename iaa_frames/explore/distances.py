@@ -16,8 +16,8 @@ import pandas as pd
 from iaa_frames.engine import cell_distances, resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.samples import ks as _ks
 from iaa_frames.stats.samples import sigma as _sigma
 
@@ -38,13 +38,56 @@ def _distance_name(component: str, distance: str) -> str:
     return "set distance"
 
 
-@engine_keywords
-def distance_samples(
+def _distance_samples(
     data,
     *,
     component: str = "localization",
     by: str | None = None,
     settings: MatchSettings = DEFAULTS,
+) -> pd.DataFrame:
+    """:func:`distance_samples` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    check_choice("component", component, _DISTANCE_COMPONENTS)
+    if by not in _BY:
+        raise ParameterError(f"by must be one of {_BY}; got {by!r}")
+    t = resolve.tables_of(data, settings)
+    d = cell_distances(t, component, by=by)
+    if by is None:
+        facet = d["label"]
+    else:
+        facet = d[by]
+        d = d[(d["annotator"] == ALL) if by == "label" else (d["label"] == ALL)]
+        facet = facet[d.index]
+    out = pd.DataFrame(
+        {
+            "facet": facet.to_numpy(),
+            "sample": d["sample"].to_numpy(),
+            "distance": d["distance"].to_numpy(dtype=float),
+            "weight": d["weight"].to_numpy(dtype=float),
+        }
+    )
+    out["facet"] = out["facet"].astype(str)
+    out["sample"] = out["sample"].astype(str)
+    out.attrs = {
+        "component": component,
+        "by": by or "",
+        "long_name": _distance_name(component, str(t.params.get("distance", ""))),
+    }
+    return out
+
+
+@validate_params(engine=False)
+def distance_samples(
+    data,
+    *,
+    component: str = "localization",
+    by: str | None = None,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """The within-item and chance distances of a component, in long form.
 
@@ -77,33 +120,15 @@ def distance_samples(
     >>> sorted(s["sample"].unique())
     ['between', 'within']
     """
-    check_choice("component", component, _DISTANCE_COMPONENTS)
-    if by not in _BY:
-        raise ParameterError(f"by must be one of {_BY}; got {by!r}")
-    t = resolve.tables_of(data, settings)
-    d = cell_distances(t, component, by=by)
-    if by is None:
-        facet = d["label"]
-    else:
-        facet = d[by]
-        d = d[(d["annotator"] == ALL) if by == "label" else (d["label"] == ALL)]
-        facet = facet[d.index]
-    out = pd.DataFrame(
-        {
-            "facet": facet.to_numpy(),
-            "sample": d["sample"].to_numpy(),
-            "distance": d["distance"].to_numpy(dtype=float),
-            "weight": d["weight"].to_numpy(dtype=float),
-        }
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
     )
-    out["facet"] = out["facet"].astype(str)
-    out["sample"] = out["sample"].astype(str)
-    out.attrs = {
-        "component": component,
-        "by": by or "",
-        "long_name": _distance_name(component, str(t.params.get("distance", ""))),
-    }
-    return out
+    return _distance_samples(data, component=component, by=by, settings=settings)
 
 
 def sample_summary(samples: pd.DataFrame) -> pd.DataFrame:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.settings.parameters import DEFAULTS, engine_kwargs, not_default
 from iaa_frames.tables.pairs import PairTables, pair_tables
 
 from .conflicts import DEFAULT_LOW_OVERLAP
@@ -75,7 +76,12 @@ def item_view(
     *,
     reference: str | None = None,
     low_overlap: float | None = DEFAULT_LOW_OVERLAP,
-    **kwargs,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> ItemView:
     """The objects, matched pairs and conflicts of one item.
 
@@ -89,7 +95,7 @@ def item_view(
         The item, as in the frame's ``item`` column.
     reference, low_overlap
         As in :func:`iaa_frames.explore.conflicts.conflicts`.
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         ``distance``, ``match_threshold``, ... for the matching when ``data`` is a frame.
 
     Returns
@@ -110,11 +116,13 @@ def item_view(
         mask = (data["item"] == item).to_numpy(dtype=bool)
         if not mask.any():
             raise ParameterError(f"item {item!r} is not in the annotation frame")
-        kwargs.setdefault("n_chance", 1)  # one item: there is no chance sample to draw
-        t = pair_tables(data.loc[mask], **kwargs)
+        if n_chance == DEFAULTS.n_chance:  # one item: there is no chance sample to draw
+            n_chance = 1
+        t = pair_tables(data.loc[mask], **engine_kwargs(locals()))
     elif isinstance(data, PairTables):
-        if kwargs:
-            raise ParameterError(f"unexpected keyword(s) {sorted(kwargs)} with PairTables")
+        given = not_default(locals())
+        if given:
+            raise ParameterError(f"unexpected keyword(s) {sorted(given)} with PairTables")
         t = data
     else:
         raise ParameterError(

@@ -14,6 +14,7 @@ import pandas as pd
 
 from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
+from iaa_frames.settings.parameters import engine_kwargs
 
 from .conflicts import DEFAULT_LOW_OVERLAP, conflicts, tables_of
 from .items import ITEM_COLUMNS, items
@@ -33,7 +34,12 @@ def item_agreement(
     *,
     components=("detection", "classification", "localization"),
     low_overlap: float | None = DEFAULT_LOW_OVERLAP,
-    **kwargs,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """Each item's own agreement, as columns to join on the item.
 
@@ -51,7 +57,7 @@ def item_agreement(
         no matched pair).
     low_overlap : float or None, default 0.8
         Cut-off of the ``low_overlap`` conflicts counted in ``n_conflicts``.
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
@@ -84,7 +90,7 @@ def item_agreement(
         raise ParameterError(
             f"components must be a non-empty subset of {COMPONENTS}; got {components!r}"
         )
-    t = tables_of(data, **kwargs)
+    t = tables_of(data, **engine_kwargs(locals()))
     names = pd.Index(t.corpus.items, name="item")
     try:  # by value (numbers numerically); by name when the items mix types
         order = np.argsort(names.to_numpy(), kind="stable")

@@ -15,8 +15,7 @@ from iaa_frames.engine import resolve
 from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import TOP, OneOf, validate_params
 from iaa_frames.tables.pairs import PairTables
 
@@ -126,9 +125,7 @@ def _label_code(t: PairTables, label) -> int:
     raise ParameterError(f"label must be {ALL!r} or one of the classes {labels}; got {label!r}")
 
 
-@validate_params({"top": TOP, "sort": OneOf(SORTS)})
-@engine_keywords
-def items(
+def _items(
     data,
     *,
     component: str = "localization",
@@ -136,6 +133,103 @@ def items(
     top: int | None = None,
     sort: str = "excess",
     settings: MatchSettings = DEFAULTS,
+) -> pd.DataFrame:
+    """:func:`items` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    if not isinstance(component, str) or component not in COMPONENTS:
+        raise ParameterError(f"component must be one of {COMPONENTS}; got {component!r}")
+    t = resolve.tables_of(data, settings)
+    code = _label_code(t, label)
+    names = np.asarray(t.corpus.items)
+    n_items = len(names)
+    total, count, chance, chance_mean = _within_and_chance(t, component, n_items, code)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+        sig = (
+            1.0 - mean / chance_mean
+            if chance_mean and np.isfinite(chance_mean)
+            else np.full(n_items, np.nan)
+        )
+        share = total / total.sum() if total.sum() > 0 else np.where(count > 0, 0.0, np.nan)
+        corpus_mean = total.sum() / count.sum() if count.sum() > 0 else np.nan
+    if chance is not None and len(chance[0]) and chance[1].sum() > 0:
+        pct = np.where(np.isnan(mean), np.nan, _chance_share(chance, np.nan_to_num(mean)))
+    else:
+        pct = np.full(n_items, np.nan)
+    n_pairs = count / 2 if component == "classification" else count
+    excess = np.where(count > 0, n_pairs * (mean - corpus_mean), np.nan)
+
+    u = t.units
+    n_annotators = np.bincount(t.coverage["item"].to_numpy(), minlength=n_items)
+    u_item, u_label = u["item"].to_numpy(), u["label"].to_numpy()
+    cluster = u["cluster"].to_numpy()
+    mine = np.ones(len(u), bool) if code < 0 else u_label == code
+    n_objects = np.bincount(u_item[mine], minlength=n_items)
+    size = np.bincount(cluster)[cluster] if len(cluster) else np.zeros(0, np.int64)
+    lonely = (size == 1) & (n_annotators[u_item] >= 2) & mine
+    n_unmatched = np.bincount(u_item[lonely], minlength=n_items)
+    per_cluster = (
+        u.assign(mine=mine)
+        .groupby("cluster", sort=False)
+        .agg(
+            item=("item", "first"),
+            n=("label", "size"),
+            n_labels=("label", "nunique"),
+            mine=("mine", "any"),
+        )
+    )
+    bad = per_cluster[(per_cluster["n"] >= 2) & (per_cluster["n_labels"] > 1) & per_cluster["mine"]]
+    n_mislabeled = np.bincount(bad["item"].to_numpy(), minlength=n_items)
+
+    out = pd.DataFrame(
+        {
+            "item": names,
+            "n_annotators": n_annotators.astype(np.int64),
+            "n_objects": n_objects.astype(np.int64),
+            "n_pairs": n_pairs.astype(np.int64),
+            "mean_distance": mean,
+            "sigma": sig,
+            "chance_percentile": pct,
+            "share": share,
+            "n_unmatched": n_unmatched.astype(np.int64),
+            "n_mislabeled": n_mislabeled.astype(np.int64),
+            "excess": excess,
+        }
+    )
+    key = -excess if sort == "excess" else sig
+    key = np.where(np.isnan(key), np.inf, key)
+    order = np.lexsort(
+        (names.astype(str), -out["n_mislabeled"].to_numpy(), -out["n_unmatched"].to_numpy(), key)
+    )
+    out = out.iloc[order].reset_index(drop=True)
+    if top is not None:
+        out = out.head(int(top))
+    out.attrs = {
+        "component": component,
+        "label": str(label),
+        "sort": sort,
+        "chance_mean": float(chance_mean),
+        "corpus_mean": float(corpus_mean),
+        "distance": str(t.params.get("distance", "")),
+        "long_names": dict(ITEM_COLUMNS),
+    }
+    return out
+
+
+@validate_params({"top": TOP, "sort": OneOf(SORTS)}, engine=False)
+def items(
+    data,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = None,
+    sort: str = "excess",
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """Per-item drilldown table, the items that carry the most disagreement first.
 
@@ -221,81 +315,12 @@ def items(
     >>> items(df, n_chance=100, label="car").attrs["label"]
     'car'
     """
-    if not isinstance(component, str) or component not in COMPONENTS:
-        raise ParameterError(f"component must be one of {COMPONENTS}; got {component!r}")
-    t = resolve.tables_of(data, settings)
-    code = _label_code(t, label)
-    names = np.asarray(t.corpus.items)
-    n_items = len(names)
-    total, count, chance, chance_mean = _within_and_chance(t, component, n_items, code)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
-        sig = (
-            1.0 - mean / chance_mean
-            if chance_mean and np.isfinite(chance_mean)
-            else np.full(n_items, np.nan)
-        )
-        share = total / total.sum() if total.sum() > 0 else np.where(count > 0, 0.0, np.nan)
-        corpus_mean = total.sum() / count.sum() if count.sum() > 0 else np.nan
-    if chance is not None and len(chance[0]) and chance[1].sum() > 0:
-        pct = np.where(np.isnan(mean), np.nan, _chance_share(chance, np.nan_to_num(mean)))
-    else:
-        pct = np.full(n_items, np.nan)
-    n_pairs = count / 2 if component == "classification" else count
-    excess = np.where(count > 0, n_pairs * (mean - corpus_mean), np.nan)
-
-    u = t.units
-    n_annotators = np.bincount(t.coverage["item"].to_numpy(), minlength=n_items)
-    u_item, u_label = u["item"].to_numpy(), u["label"].to_numpy()
-    cluster = u["cluster"].to_numpy()
-    mine = np.ones(len(u), bool) if code < 0 else u_label == code
-    n_objects = np.bincount(u_item[mine], minlength=n_items)
-    size = np.bincount(cluster)[cluster] if len(cluster) else np.zeros(0, np.int64)
-    lonely = (size == 1) & (n_annotators[u_item] >= 2) & mine
-    n_unmatched = np.bincount(u_item[lonely], minlength=n_items)
-    per_cluster = (
-        u.assign(mine=mine)
-        .groupby("cluster", sort=False)
-        .agg(
-            item=("item", "first"),
-            n=("label", "size"),
-            n_labels=("label", "nunique"),
-            mine=("mine", "any"),
-        )
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
     )
-    bad = per_cluster[(per_cluster["n"] >= 2) & (per_cluster["n_labels"] > 1) & per_cluster["mine"]]
-    n_mislabeled = np.bincount(bad["item"].to_numpy(), minlength=n_items)
-
-    out = pd.DataFrame(
-        {
-            "item": names,
-            "n_annotators": n_annotators.astype(np.int64),
-            "n_objects": n_objects.astype(np.int64),
-            "n_pairs": n_pairs.astype(np.int64),
-            "mean_distance": mean,
-            "sigma": sig,
-            "chance_percentile": pct,
-            "share": share,
-            "n_unmatched": n_unmatched.astype(np.int64),
-            "n_mislabeled": n_mislabeled.astype(np.int64),
-            "excess": excess,
-        }
-    )
-    key = -excess if sort == "excess" else sig
-    key = np.where(np.isnan(key), np.inf, key)
-    order = np.lexsort(
-        (names.astype(str), -out["n_mislabeled"].to_numpy(), -out["n_unmatched"].to_numpy(), key)
-    )
-    out = out.iloc[order].reset_index(drop=True)
-    if top is not None:
-        out = out.head(int(top))
-    out.attrs = {
-        "component": component,
-        "label": str(label),
-        "sort": sort,
-        "chance_mean": float(chance_mean),
-        "corpus_mean": float(corpus_mean),
-        "distance": str(t.params.get("distance", "")),
-        "long_names": dict(ITEM_COLUMNS),
-    }
-    return out
+    return _items(data, component=component, label=label, top=top, sort=sort, settings=settings)

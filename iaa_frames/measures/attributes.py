@@ -25,9 +25,14 @@ from iaa_frames.engine.assemble import name_order, names_in_order
 from iaa_frames.engine.cells import CellLayout
 from iaa_frames.engine.resolve import tables_of
 from iaa_frames.errors import ParameterError
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, check_int
-from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
+from iaa_frames.settings.parameters import (
+    DEFAULT_N_BOOT,
+    DEFAULTS,
+    MatchSettings,
+    check_int,
+    checked_settings,
+)
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.intervals import CI_METHODS
 from iaa_frames.stats.krippendorff_levels import LEVELS
 
@@ -263,9 +268,7 @@ def attribute_agreement_from_tables(
     )
 
 
-@validate_params(SINGLE_THRESHOLD)
-@engine_keywords
-def attribute_agreement(
+def _attribute_agreement(
     data,
     *,
     attributes=None,
@@ -273,6 +276,39 @@ def attribute_agreement(
     n_boot: int = DEFAULT_N_BOOT,
     ci_method: str = "bca",
     settings: MatchSettings = DEFAULTS,
+) -> xr.Dataset:
+    """:func:`attribute_agreement` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    if isinstance(data, pd.DataFrame):
+        names, source = attribute_columns(data, attributes)
+    else:
+        names, source = attribute_columns(data.corpus.objects, attributes)
+    t = tables_of(data, settings)
+    return attribute_agreement_from_tables(
+        t,
+        names,
+        levels=levels,
+        source=source,
+        n_boot=n_boot,
+        seed=settings.seed,
+        ci_method=ci_method,
+    )
+
+
+@validate_params(engine=False)
+def attribute_agreement(
+    data,
+    *,
+    attributes=None,
+    levels=None,
+    n_boot: int = DEFAULT_N_BOOT,
+    ci_method: str = "bca",
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> xr.Dataset:
     """Krippendorff's α of every attribute over the matched objects, at its level.
 
@@ -338,17 +374,19 @@ def attribute_agreement(
     >>> bool(0.2 < a < 0.6)
     True
     """
-    if isinstance(data, pd.DataFrame):
-        names, source = attribute_columns(data, attributes)
-    else:
-        names, source = attribute_columns(data.corpus.objects, attributes)
-    t = tables_of(data, settings)
-    return attribute_agreement_from_tables(
-        t,
-        names,
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    ).single()
+    return _attribute_agreement(
+        data,
+        attributes=attributes,
         levels=levels,
-        source=source,
         n_boot=n_boot,
-        seed=settings.seed,
         ci_method=ci_method,
+        settings=settings,
     )

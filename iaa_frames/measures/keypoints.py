@@ -51,8 +51,13 @@ from iaa_frames.engine.result import interval_notes, notes
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.kinds import KeypointsKind, get_kind
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, check_int
+from iaa_frames.settings.parameters import (
+    DEFAULT_N_BOOT,
+    DEFAULTS,
+    MatchSettings,
+    check_int,
+    checked_settings,
+)
 from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats.cell_intervals import cell_intervals, interval_attrs
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS
@@ -198,15 +203,38 @@ def keypoint_agreement_from_tables(
     return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
-@validate_params({"ci_method": OneOf(CI_METHODS)})
-@engine_keywords
-def keypoint_agreement(
+def _keypoint_agreement(
     data,
     *,
     kind=None,
     n_boot: int = DEFAULT_N_BOOT,
     ci_method: str = "bca",
     settings: MatchSettings = DEFAULTS,
+) -> xr.Dataset:
+    """:func:`keypoint_agreement` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    return keypoint_agreement_from_tables(
+        tables_of(data, settings),
+        kind=kind,
+        n_boot=n_boot,
+        seed=settings.seed,
+        ci_method=ci_method,
+    )
+
+
+@validate_params({"ci_method": OneOf(CI_METHODS)}, engine=False)
+def keypoint_agreement(
+    data,
+    *,
+    kind=None,
+    n_boot: int = DEFAULT_N_BOOT,
+    ci_method: str = "bca",
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> xr.Dataset:
     """Per-joint agreement of the skeletons of a frame, per annotator (module docstring).
 
@@ -257,10 +285,14 @@ def keypoint_agreement(
     >>> wrist.idxmin("annotator").item()
     'c'
     """
-    return keypoint_agreement_from_tables(
-        tables_of(data, settings),
-        kind=kind,
-        n_boot=n_boot,
-        seed=settings.seed,
-        ci_method=ci_method,
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return _keypoint_agreement(
+        data, kind=kind, n_boot=n_boot, ci_method=ci_method, settings=settings
     )

@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings, settings_of
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables, pair_tables_from
 
 __all__ = ["GRID", "suggest_threshold", "threshold_separation"]
@@ -55,8 +55,37 @@ def _ungated(data, settings: MatchSettings) -> PairTables:
 KEYWORDS = ("distance", "n_chance", "seed", "progress")
 
 
-@engine_keywords(names=KEYWORDS)
-def threshold_separation(data, *, settings: MatchSettings = DEFAULTS) -> pd.DataFrame:
+def _threshold_separation(data, *, settings: MatchSettings = DEFAULTS) -> pd.DataFrame:
+    """:func:`threshold_separation` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    tables = _ungated(data, settings)
+    within = np.sort(tables.localization_within["iou"].to_numpy(dtype=float))
+    b = tables.localization_between
+    chance = np.sort(b.loc[b["in_uniform"].to_numpy(), "iou"].to_numpy(dtype=float))
+    if not len(within) or not len(chance):
+        raise ParameterError(
+            "no assigned object pair within items or by chance: the "
+            "corpus has too few objects to choose a threshold from"
+        )
+
+    def share_at_least(sample):
+        return 1.0 - np.searchsorted(sample, GRID, side="left") / len(sample)
+
+    w, c = share_at_least(within), share_at_least(chance)
+    out = pd.DataFrame({"threshold": GRID, "within": w, "chance": c, "youden_j": w - c})
+    out.attrs = {"n_within": len(within), "n_chance": len(chance)}
+    return out
+
+
+@validate_params(engine=False)
+def threshold_separation(
+    data,
+    *,
+    distance="giou",
+    n_chance: int = 2000,
+    seed: int = 0,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """How well each threshold τ tells same-item pairs from chance pairs (Youden's J).
 
     Parameters
@@ -83,28 +112,39 @@ def threshold_separation(data, *, settings: MatchSettings = DEFAULTS) -> pd.Data
     >>> bool(sep["youden_j"].max() > 0.5)
     True
     """
-    tables = _ungated(data, settings)
-    within = np.sort(tables.localization_within["iou"].to_numpy(dtype=float))
-    b = tables.localization_between
-    chance = np.sort(b.loc[b["in_uniform"].to_numpy(), "iou"].to_numpy(dtype=float))
-    if not len(within) or not len(chance):
-        raise ParameterError(
-            "no assigned object pair within items or by chance: the "
-            "corpus has too few objects to choose a threshold from"
-        )
-
-    def share_at_least(sample):
-        return 1.0 - np.searchsorted(sample, GRID, side="left") / len(sample)
-
-    w, c = share_at_least(within), share_at_least(chance)
-    out = pd.DataFrame({"threshold": GRID, "within": w, "chance": c, "youden_j": w - c})
-    out.attrs = {"n_within": len(within), "n_chance": len(chance)}
-    return out
+    settings = checked_settings(distance=distance, n_chance=n_chance, seed=seed, progress=progress)
+    return _threshold_separation(data, settings=settings)
 
 
-@engine_keywords(names=KEYWORDS)
-def suggest_threshold(
+def _suggest_threshold(
     data, *, tolerance: float = 0.01, settings: MatchSettings = DEFAULTS
+) -> float:
+    """:func:`suggest_threshold` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, (int, float))
+        or not 0 <= tolerance < 1
+    ):
+        raise ParameterError(f"tolerance must be a number in [0, 1); got {tolerance!r}")
+    sep = threshold_separation(data, **{n: getattr(settings, n) for n in KEYWORDS})
+    j = sep["youden_j"].to_numpy()
+    good = j >= j.max() - tolerance
+    best = int(np.argmax(j))  # the run of good thresholds around the best one
+    low = best - int(np.argmin(good[best::-1])) + 1 if not good[: best + 1].all() else 0
+    high = best + int(np.argmin(good[best:])) - 1 if not good[best:].all() else len(j) - 1
+    return float(np.round((GRID[low] + GRID[high]) / 2, 2))
+
+
+@validate_params(engine=False)
+def suggest_threshold(
+    data,
+    *,
+    tolerance: float = 0.01,
+    distance="giou",
+    n_chance: int = 2000,
+    seed: int = 0,
+    progress: bool | None = None,
 ) -> float:
     """A data-driven match threshold: the middle of the thresholds that best separate
     same-item pairs from chance pairs (a heuristic; see the module docstring).
@@ -132,16 +172,5 @@ def suggest_threshold(
     >>> suggest_threshold(careful, n_chance=300) > suggest_threshold(sloppy, n_chance=300)
     True
     """
-    if (
-        isinstance(tolerance, bool)
-        or not isinstance(tolerance, (int, float))
-        or not 0 <= tolerance < 1
-    ):
-        raise ParameterError(f"tolerance must be a number in [0, 1); got {tolerance!r}")
-    sep = threshold_separation(data, **{n: getattr(settings, n) for n in KEYWORDS})
-    j = sep["youden_j"].to_numpy()
-    good = j >= j.max() - tolerance
-    best = int(np.argmax(j))  # the run of good thresholds around the best one
-    low = best - int(np.argmin(good[best::-1])) + 1 if not good[: best + 1].all() else 0
-    high = best + int(np.argmin(good[best:])) - 1 if not good[best:].all() else len(j) - 1
-    return float(np.round((GRID[low] + GRID[high]) / 2, 2))
+    settings = checked_settings(distance=distance, n_chance=n_chance, seed=seed, progress=progress)
+    return _suggest_threshold(data, tolerance=tolerance, settings=settings)

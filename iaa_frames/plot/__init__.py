@@ -21,7 +21,7 @@ annotators who share items.
 =======================  ================================================================
 :func:`distributions`    within-item vs chance distances, ECDFs and the KS gap (Figure)
 :func:`forest`           forest plot per label (or annotator), one panel per component
-:func:`agreement`        the same function (its former name)
+:func:`agreement`        deprecated: the former name of :func:`forest`
 :func:`pairwise`         annotator x annotator heatmap (Axes)
 :func:`annotators`       each annotator's profile across the components (Axes)
 :func:`decomposition`    detection, classification, localization per label (Axes)

@@ -1,5 +1,8 @@
 """``res.iaa.plot`` and ``df.iaa.plot``: the figures of a result, of a frame.
 
+Over 400 lines: each figure method writes out its keywords (and, on a frame, the engine
+parameters), so that ``help()``, jedi and mypy see them.
+
 :class:`ResultPlots` draws one agreement result with :mod:`iaa_frames.plot`; the figures
 that need the pair tables (distributions, pairwise, items) take them from the cache
 (:mod:`iaa_frames.engine.memo`), so nothing is recomputed. :class:`FramePlots` first gets the
@@ -7,8 +10,8 @@ that need the pair tables (distributions, pairwise, items) take them from the ca
 ``df.iaa.agreement()`` followed by any number of ``df.iaa.plot.*`` calls with the same
 parameters computes the pair tables once.
 
-The methods are built from the functions they draw with (:mod:`iaa_frames.api.methods`):
-a ``res.iaa.plot`` method has the keywords of its :mod:`iaa_frames.plot` function, a
+The methods are written out with the keywords of the functions they draw with: a
+``res.iaa.plot`` method has the keywords of its :mod:`iaa_frames.plot` function, a
 ``df.iaa.plot`` method those of the ``res.iaa.plot`` method followed by the engine
 parameters of :func:`iaa_frames.agreement`.
 
@@ -25,15 +28,20 @@ import pandas as pd
 import xarray as xr
 
 from iaa_frames.api import results
-from iaa_frames.api.methods import engine_method, method, with_engine
-from iaa_frames.engine import agreement as _agreement
+from iaa_frames.api.methods import deprecated_name, doc_from
 from iaa_frames.engine import memo, resolve
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.parameters import DEFAULTS, ENGINE
+from iaa_frames.settings.parameters import (
+    DEFAULT_N_BOOT,
+    DEFAULTS,
+    MatchSettings,
+    check_int,
+    checked_settings,
+)
 from iaa_frames.settings.thresholds import DEFAULT_SWEEP
 from iaa_frames.tables.pairs import PairTables
 
-from .agreement import agreement as _forest
+from .agreement import forest as _forest
 from .annotators import annotators as _annotators
 from .confusion import confusion as _confusion
 from .decomposition import decomposition as _decomposition
@@ -42,7 +50,10 @@ from .item import item as _item
 from .item import worst_items as _worst_items
 from .threshold import threshold_curve as _threshold_curve
 
-__all__ = ["FramePlots", "ResultPlots"]
+__all__ = ["RENAMED", "FramePlots", "ResultPlots"]
+
+#: Former figure names -> their names now (deprecated: a FutureWarning, then removed).
+RENAMED = {"agreement": "forest"}
 
 _FIGURES = {
     "forest()": "agreement per label (or per annotator), one panel per component",
@@ -84,6 +95,9 @@ class ResultPlots:
         self._result = result
         self._tables = tables
 
+    def __getattr__(self, name):
+        return deprecated_name(self, name, RENAMED)
+
     def __repr__(self) -> str:
         return _repr("res.iaa.plot")
 
@@ -101,14 +115,107 @@ class ResultPlots:
     def _need_tables(self) -> PairTables:
         return self._entry().tables
 
-    forest = method(_forest, attr="_result", name="forest")
-    agreement = forest
-    decomposition = method(_decomposition, attr="_result")
-    annotators = method(_annotators, attr="_result")
-    threshold_curve = method(_threshold_curve, attr="_result")
-    distributions = method(
-        _distributions, source=lambda self: self._need_tables(), drop=(*ENGINE, "n_boot")
-    )
+    @doc_from(_forest)
+    def forest(
+        self,
+        *,
+        components=None,
+        label=None,
+        annotator=None,
+        top=20,
+        raw_iou=True,
+        width=None,
+        height=None,
+        axes=None,
+    ):
+        return _forest(
+            self._result,
+            components=components,
+            label=label,
+            annotator=annotator,
+            top=top,
+            raw_iou=raw_iou,
+            width=width,
+            height=height,
+            axes=axes,
+        )
+
+    @doc_from(_decomposition)
+    def decomposition(
+        self,
+        *,
+        components=("detection", "classification", "localization"),
+        annotator: str = ALL,
+        top=15,
+        width=None,
+        ax=None,
+    ):
+        return _decomposition(
+            self._result, components=components, annotator=annotator, top=top, width=width, ax=ax
+        )
+
+    @doc_from(_annotators)
+    def annotators(
+        self,
+        *,
+        components=("detection", "classification", "localization", "overall"),
+        label: str = ALL,
+        top=10,
+        rank_by=None,
+        width=None,
+        ax=None,
+    ):
+        return _annotators(
+            self._result,
+            components=components,
+            label=label,
+            top=top,
+            rank_by=rank_by,
+            width=width,
+            ax=ax,
+        )
+
+    @doc_from(_threshold_curve)
+    def threshold_curve(
+        self,
+        *,
+        label: str = ALL,
+        annotator: str = ALL,
+        components=("detection", "classification", "localization", "overall"),
+        width=None,
+        ax=None,
+    ):
+        return _threshold_curve(
+            self._result,
+            label=label,
+            annotator=annotator,
+            components=components,
+            width=width,
+            ax=ax,
+        )
+
+    @doc_from(_distributions)
+    def distributions(
+        self,
+        *,
+        component="localization",
+        by=None,
+        kind="hist",
+        top=5,
+        ncols=None,
+        bins=30,
+        width=None,
+    ):
+        return _distributions(
+            self._need_tables(),
+            component=component,
+            by=by,
+            kind=kind,
+            top=top,
+            ncols=ncols,
+            bins=bins,
+            width=width,
+        )
 
     def pairwise(
         self,
@@ -186,36 +293,6 @@ class ResultPlots:
         return items(table, top=top, width=width, ax=ax)
 
 
-def _frame_plot(name: str, **defaults):
-    """The ``df.iaa.plot`` method of :class:`ResultPlots` ``name``: its keywords, then the
-    engine parameters of :func:`iaa_frames.agreement`; it draws the frame's cached
-    result."""
-    drawn = getattr(ResultPlots, name)
-
-    def run(df, settings, *, n_boot, **own):
-        res = results.agreement(df, settings, n_boot=n_boot)
-        plots = ResultPlots(res, tables=lambda: resolve.entry_of(res, view=f"plot.{name}()"))
-        return getattr(plots, name)(**own)
-
-    doc = (
-        f":meth:`ResultPlots.{name}` of this frame's agreement result (computed, or taken "
-        f"from the cache, with the engine parameters of :func:`iaa_frames.agreement`).\n\n"
-        f"{drawn.__doc__ or ''}"
-    )
-    return engine_method(with_engine(drawn, _agreement, **defaults), run, name=name, doc=doc)
-
-
-def _tables_plot(func, name: str):
-    """The ``df.iaa.plot`` method of ``func(tables, **own)``: its keywords, then the six
-    engine parameters; it draws the frame's cached pair tables."""
-
-    def run(df, settings, **own):
-        return func(resolve.tables_of(df, settings), **own)
-
-    doc = f":func:`iaa_frames.plot.{name}` of this frame (its cached pair tables).\n\n"
-    return engine_method(with_engine(func), run, name=name, doc=doc + (func.__doc__ or ""))
-
-
 class FramePlots:
     """Figures of an annotation frame: ``df.iaa.plot.<name>(...)``.
 
@@ -235,17 +312,261 @@ class FramePlots:
     def __init__(self, df: pd.DataFrame):
         self._df = df
 
+    def __getattr__(self, name):
+        return deprecated_name(self, name, RENAMED)
+
     def __repr__(self) -> str:
         return _repr("df.iaa.plot")
 
-    forest = _frame_plot("forest")
-    agreement = forest
-    decomposition = _frame_plot("decomposition")
-    annotators = _frame_plot("annotators")
-    pairwise = _frame_plot("pairwise")
-    distributions = _frame_plot("distributions")
-    items = _frame_plot("items")
-    threshold_curve = _frame_plot("threshold_curve", match_threshold=DEFAULT_SWEEP)
+    def _drawn(self, name: str, settings: MatchSettings, n_boot: int) -> ResultPlots:
+        """The figures of this frame's (cached) agreement result."""
+        res = results.agreement(self._df, settings, n_boot=n_boot)
+        return ResultPlots(res, tables=lambda: resolve.entry_of(res, view=f"plot.{name}()"))
+
+    @doc_from(ResultPlots.forest)
+    def forest(
+        self,
+        *,
+        components=None,
+        label=None,
+        annotator=None,
+        top=20,
+        raw_iou=True,
+        width=None,
+        height=None,
+        axes=None,
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return self._drawn("forest", settings, n_boot).forest(
+            components=components,
+            label=label,
+            annotator=annotator,
+            top=top,
+            raw_iou=raw_iou,
+            width=width,
+            height=height,
+            axes=axes,
+        )
+
+    @doc_from(ResultPlots.decomposition)
+    def decomposition(
+        self,
+        *,
+        components=("detection", "classification", "localization"),
+        annotator: str = ALL,
+        top=15,
+        width=None,
+        ax=None,
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return self._drawn("decomposition", settings, n_boot).decomposition(
+            components=components, annotator=annotator, top=top, width=width, ax=ax
+        )
+
+    @doc_from(ResultPlots.annotators)
+    def annotators(
+        self,
+        *,
+        components=("detection", "classification", "localization", "overall"),
+        label: str = ALL,
+        top=10,
+        rank_by=None,
+        width=None,
+        ax=None,
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return self._drawn("annotators", settings, n_boot).annotators(
+            components=components,
+            label=label,
+            top=top,
+            rank_by=rank_by,
+            width=width,
+            ax=ax,
+        )
+
+    @doc_from(ResultPlots.pairwise)
+    def pairwise(
+        self,
+        *,
+        component=None,
+        label: str = ALL,
+        top=30,
+        annot=None,
+        width=None,
+        ax=None,
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return self._drawn("pairwise", settings, n_boot).pairwise(
+            component=component,
+            label=label,
+            top=top,
+            annot=annot,
+            width=width,
+            ax=ax,
+        )
+
+    @doc_from(ResultPlots.distributions)
+    def distributions(
+        self,
+        *,
+        component="localization",
+        by=None,
+        kind="hist",
+        top=5,
+        ncols=None,
+        bins=30,
+        width=None,
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return self._drawn("distributions", settings, n_boot).distributions(
+            component=component,
+            by=by,
+            kind=kind,
+            top=top,
+            ncols=ncols,
+            bins=bins,
+            width=width,
+        )
+
+    @doc_from(ResultPlots.items)
+    def items(
+        self,
+        *,
+        component="localization",
+        label: str = ALL,
+        top=15,
+        sort="excess",
+        width=None,
+        ax=None,
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return self._drawn("items", settings, n_boot).items(
+            component=component, label=label, top=top, sort=sort, width=width, ax=ax
+        )
+
+    @doc_from(ResultPlots.threshold_curve)
+    def threshold_curve(
+        self,
+        *,
+        label: str = ALL,
+        annotator: str = ALL,
+        components=("detection", "classification", "localization", "overall"),
+        width=None,
+        ax=None,
+        n_boot: int = DEFAULT_N_BOOT,
+        distance="giou",
+        match_threshold=DEFAULT_SWEEP,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return self._drawn("threshold_curve", settings, n_boot).threshold_curve(
+            label=label,
+            annotator=annotator,
+            components=components,
+            width=width,
+            ax=ax,
+        )
 
     # -- where they disagree ----------------------------------------------------------
 
@@ -285,5 +606,74 @@ class FramePlots:
             n_chance=n_chance,
         )
 
-    worst_items = _tables_plot(_worst_items, "worst_items")
-    confusion = _tables_plot(_confusion, "confusion")
+    @doc_from(_worst_items)
+    def worst_items(
+        self,
+        *,
+        n=6,
+        component="localization",
+        ncols=None,
+        images=None,
+        reference=None,
+        low_overlap=0.8,
+        width=None,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return _worst_items(
+            resolve.tables_of(self._df, settings),
+            n=n,
+            component=component,
+            ncols=ncols,
+            images=images,
+            reference=reference,
+            low_overlap=low_overlap,
+            width=width,
+        )
+
+    @doc_from(_confusion)
+    def confusion(
+        self,
+        *,
+        reference=None,
+        annotator=None,
+        top=12,
+        width=None,
+        ax=None,
+        cmap="Blues",
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+    ):
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        )
+        return _confusion(
+            resolve.tables_of(self._df, settings),
+            reference=reference,
+            annotator=annotator,
+            top=top,
+            width=width,
+            ax=ax,
+            cmap=cmap,
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -130,7 +131,7 @@ _MIN_PANEL = 1.15  # inches: narrowest readable panel
 _RAW = "raw IoU"  # the extra panel
 
 
-def agreement(
+def forest(
     result,
     *,
     components=None,
@@ -184,7 +185,7 @@ def agreement(
     --------
     >>> import iaa_frames as iaf
     >>> res = iaf.agreement(iaf.simulate(n_items=10, seed=0), n_chance=100, n_boot=20)
-    >>> fig = agreement(res, components=["detection", "localization"])
+    >>> fig = forest(res, components=["detection", "localization"])
     >>> [ax.get_title() for ax in fig.axes]
     ['detection σ', 'localization σ', 'raw IoU']
     """
@@ -354,5 +355,23 @@ def _legend(fig, with_ci, width):
     )
 
 
-#: The forest plot under its descriptive name.
-forest = agreement
+def agreement(result, **kwargs):
+    """Deprecated: the former name of :func:`forest` (a :class:`FutureWarning`).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import iaa_frames as iaf
+    >>> res = iaf.agreement(iaf.simulate(n_items=6, seed=0), n_chance=50, n_boot=0)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     fig = agreement(res, components=["localization"])
+    >>> str(caught[0].message)
+    'iaa_frames.plot.agreement is deprecated and will be removed; use iaa_frames.plot.forest'
+    """
+    warnings.warn(
+        "iaa_frames.plot.agreement is deprecated and will be removed; use iaa_frames.plot.forest",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return forest(result, **kwargs)

@@ -11,6 +11,7 @@ import pandas as pd
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.confusion import confusion as confusion_table
+from iaa_frames.settings.parameters import engine_kwargs, not_default
 
 from . import style
 
@@ -39,7 +40,12 @@ def confusion(
     width: float | None = None,
     ax=None,
     cmap: str = "Blues",
-    **kwargs,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ):
     """Heatmap of the label confusion of matched pairs; binary α per class beside it.
 
@@ -63,7 +69,7 @@ def confusion(
         of classes, up to 7).
     ax : matplotlib.axes.Axes, optional
     cmap : str, default "Blues"
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when computed here.
 
     Returns
@@ -83,7 +89,7 @@ def confusion(
     """
     top = views.check_top(top)
     if _is_confusion(data):
-        if kwargs or reference is not None or annotator is not None:
+        if not_default(locals()) or reference is not None or annotator is not None:
             raise ParameterError(
                 "reference, annotator and engine keywords only apply when "
                 "the confusion matrix is computed here"
@@ -94,7 +100,9 @@ def confusion(
             )
         table = data
     else:
-        table = confusion_table(data, reference=reference, annotator=annotator, **kwargs)
+        table = confusion_table(
+            data, reference=reference, annotator=annotator, **engine_kwargs(locals())
+        )
     counts = table.to_numpy(dtype=float)
     support = counts.sum(axis=0) + counts.sum(axis=1)
     names = [str(x) for x in table.index]

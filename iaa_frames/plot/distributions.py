@@ -20,8 +20,8 @@ from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.explore.distances import distance_samples, sample_summary, tables_of
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
+from iaa_frames.settings.validation import validate_params
 
 from . import style
 
@@ -123,8 +123,7 @@ def _grid(n, width, min_facet=1.65):
     return ncols, nrows
 
 
-@engine_keywords
-def distributions(
+def _distributions(
     data,
     *,
     component: str = "localization",
@@ -136,57 +135,8 @@ def distributions(
     width: float | None = None,
     settings: MatchSettings = DEFAULTS,
 ):
-    """Within-item vs between-item distance distributions, with an ECDF panel per facet.
-
-    Each facet has a distribution panel (histogram or KDE of within-item distances, in
-    the component's color, and of chance distances, grey) above an ECDF panel where the
-    KS gap, the largest vertical distance between the two ECDFs, is drawn as a black
-    segment. The facet's title gives σ, the signed KS statistic and the sample sizes.
-    Within-item distances far to the left of chance mean agreement. One legend serves
-    every facet (in the empty grid slot when there is one).
-
-    Parameters
-    ----------
-    data : pandas.DataFrame, PairTables
-        A tidy annotation frame (its cached tables are used, see
-        :meth:`iaa_frames.accessor.IAAAccessor.tables`) or pair tables.
-    component : {"localization", "detection", "overall"}
-    by : {None, "label", "annotator"}
-        Facet by class (in the order of :func:`~iaa_frames.plot.label_order`) or
-        annotator (by name); ``"(all)"`` comes first.
-    kind : {"hist", "kde"}
-    top : int or None, default 5
-        Largest number of facets besides "(all)"; the figure notes how many were left
-        out.
-    ncols : int, optional
-        Facets per row (default: as many as fit in ``width``, balanced over the rows).
-    bins : int, default 30
-        Histogram bins (over the range of the data).
-    width : float, optional
-        Figure width in inches (default 7; 3.5 for one column).
-    distance, match_threshold, n_chance, seed, overall, progress
-        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        ``fig.axes`` alternate distribution and ECDF panels, facet by facet (then the
-        legend's slot, if any). The KS gap has ``gid="ks_gap"``, the truncation note
-        ``gid="note"``.
-
-    See Also
-    --------
-    distance_samples, sample_summary : the numbers drawn.
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> from iaa_frames.tables.pairs import pair_tables
-    >>> t = pair_tables(iaf.simulate(n_items=10, seed=0), n_chance=100)
-    >>> fig = distributions(t, component="localization")
-    >>> len(fig.axes)
-    2
-    """
+    """:func:`distributions` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
     views.check_choice("kind", kind, ("hist", "kde"))
     top = views.check_top(top)
     if ncols is not None and (
@@ -282,6 +232,96 @@ def distributions(
             title += "\n" + textwrap.fill(hidden_text, max(40, int(w * 15)))
         fig.suptitle(title, fontsize="medium")
     return fig
+
+
+@validate_params(engine=False)
+def distributions(
+    data,
+    *,
+    component: str = "localization",
+    by: str | None = None,
+    kind: str = "hist",
+    top: int | None = 5,
+    ncols: int | None = None,
+    bins: int = 30,
+    width: float | None = None,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+):
+    """Within-item vs between-item distance distributions, with an ECDF panel per facet.
+
+    Each facet has a distribution panel (histogram or KDE of within-item distances, in
+    the component's color, and of chance distances, grey) above an ECDF panel where the
+    KS gap, the largest vertical distance between the two ECDFs, is drawn as a black
+    segment. The facet's title gives σ, the signed KS statistic and the sample sizes.
+    Within-item distances far to the left of chance mean agreement. One legend serves
+    every facet (in the empty grid slot when there is one).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, PairTables
+        A tidy annotation frame (its cached tables are used, see
+        :meth:`iaa_frames.accessor.IAAAccessor.tables`) or pair tables.
+    component : {"localization", "detection", "overall"}
+    by : {None, "label", "annotator"}
+        Facet by class (in the order of :func:`~iaa_frames.plot.label_order`) or
+        annotator (by name); ``"(all)"`` comes first.
+    kind : {"hist", "kde"}
+    top : int or None, default 5
+        Largest number of facets besides "(all)"; the figure notes how many were left
+        out.
+    ncols : int, optional
+        Facets per row (default: as many as fit in ``width``, balanced over the rows).
+    bins : int, default 30
+        Histogram bins (over the range of the data).
+    width : float, optional
+        Figure width in inches (default 7; 3.5 for one column).
+    distance, match_threshold, n_chance, seed, overall, progress
+        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes`` alternate distribution and ECDF panels, facet by facet (then the
+        legend's slot, if any). The KS gap has ``gid="ks_gap"``, the truncation note
+        ``gid="note"``.
+
+    See Also
+    --------
+    distance_samples, sample_summary : the numbers drawn.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.tables.pairs import pair_tables
+    >>> t = pair_tables(iaf.simulate(n_items=10, seed=0), n_chance=100)
+    >>> fig = distributions(t, component="localization")
+    >>> len(fig.axes)
+    2
+    """
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return _distributions(
+        data,
+        component=component,
+        by=by,
+        kind=kind,
+        top=top,
+        ncols=ncols,
+        bins=bins,
+        width=width,
+        settings=settings,
+    )
 
 
 def _legend_handles(colors):

@@ -41,6 +41,7 @@ from iaa_frames.explore.conflicts import DEFAULT_LOW_OVERLAP, tables_of
 from iaa_frames.explore.item import ItemView, item_view
 from iaa_frames.explore.items import items as item_ranking
 from iaa_frames.geometry.kinds import keypoint_kinds
+from iaa_frames.settings.parameters import engine_kwargs
 from iaa_frames.tables.pairs import PairTables
 
 from . import style
@@ -185,7 +186,12 @@ def item(
     colors: Mapping | None = None,
     width: float | None = None,
     ax=None,
-    **kwargs,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ):
     """Every annotator's objects on one item, matched pairs linked, conflicts marked.
 
@@ -215,7 +221,7 @@ def item(
         has the same colour on every item.
     width, ax : float, matplotlib.axes.Axes, optional
         Where to draw: ``ax``, or a new figure ``width`` inches wide (default 5; 3.5 for one column).
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         Matching parameters when ``data`` is a frame.
 
     Returns
@@ -239,7 +245,9 @@ def item(
         corpus_annotators = [str(a) for a in data.corpus.annotators]
     elif isinstance(data, pd.DataFrame) and "annotator" in data.columns:
         corpus_annotators = [str(a) for a in pd.unique(data["annotator"])]
-    view = item_view(data, item, reference=reference, low_overlap=low_overlap, **kwargs)
+    view = item_view(
+        data, item, reference=reference, low_overlap=low_overlap, **engine_kwargs(locals())
+    )
     img = _load_image(image)
     colors = (
         dict(colors)
@@ -608,7 +616,12 @@ def worst_items(
     reference: str | None = None,
     low_overlap: float | None = DEFAULT_LOW_OVERLAP,
     width: float | None = None,
-    **kwargs,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ):
     """A grid of the ``n`` items that carry the most disagreement, drawn as :func:`item`
     draws one.
@@ -634,7 +647,7 @@ def worst_items(
         As in :func:`item`.
     width : float, optional
         Figure width in inches (default 7; panels are ``width / ncols`` wide).
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
@@ -655,7 +668,7 @@ def worst_items(
     for name, value in (("n", n), ("ncols", ncols)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ParameterError(f"{name} must be a positive integer; got {value!r}")
-    t = tables_of(data, **kwargs)
+    t = tables_of(data, **engine_kwargs(locals()))
     ranking = item_ranking(t, component=component, top=n)
     names = list(ranking["item"])
     if not names:

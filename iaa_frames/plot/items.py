@@ -9,10 +9,10 @@ import pandas as pd
 from iaa_frames.api import results
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
-from iaa_frames.explore.items import items as _items
+from iaa_frames.explore.items import items as item_table
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables
 
 from . import style
@@ -29,8 +29,7 @@ def _is_items_table(data) -> bool:
     } <= set(data.columns)
 
 
-@engine_keywords
-def items(
+def _items(
     data,
     *,
     component: str = "localization",
@@ -41,49 +40,13 @@ def items(
     ax=None,
     settings: MatchSettings = DEFAULTS,
 ):
-    """The items that carry the most disagreement: each item's agreement and its counts.
-
-    Each bar is the item's own agreement ``sigma`` (its mean within-item distance against
-    the chance mean; 0 = no better than unrelated annotations, negative = worse; red when
-    negative). Items are ranked by ``sort`` (default: the disagreement an item carries
-    beyond the corpus's mean, which weighs in its number of units, so that 2-pair items
-    do not come first by noise). A table on the right gives the ranking value
-    (``excess``), each item's units, its objects matched by nobody (no other annotator has
-    a match for them) and its clusters with conflicting labels.
-
-    Parameters
-    ----------
-    data : pandas.DataFrame or PairTables
-        The table of :func:`iaa_frames.explore.items.items`, or pair tables / a tidy annotation
-        frame from which it is computed (:func:`iaa_frames.api.results.items`, cached).
-    component, label, sort
-        As in :func:`iaa_frames.explore.items.items`, when the table is computed here.
-    top : int or None, default 15
-        The first ``top`` items; a note says how many were left out.
-    width, ax : float, matplotlib.axes.Axes, optional
-        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7; 3.5 for one column).
-    distance, match_threshold, n_chance, seed, overall, progress
-        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        Bars have ``gid="item_bar"``, the count cells ``gid="counts"``.
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> from iaa_frames.explore.items import items as item_table
-    >>> table = item_table(iaf.simulate(n_items=8, seed=0), n_chance=100)
-    >>> ax = items(table, top=5)
-    >>> len(ax.get_yticklabels())
-    5
-    """
+    """:func:`items` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
     top = views.check_top(top)
     if _is_items_table(data):
         table = data
     elif isinstance(data, PairTables):
-        table = _items(data, component=component, label=label, sort=sort)
+        table = item_table(data, component=component, label=label, sort=sort)
     elif isinstance(data, pd.DataFrame):
         table = results.items(data, settings, component=component, label=label, sort=sort)
     else:
@@ -142,6 +105,81 @@ def items(
         if hidden:
             style.note(ax, f"first {len(shown)} of {n_total:,} items shown")
     return ax
+
+
+@validate_params(engine=False)
+def items(
+    data,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = 15,
+    sort: str = "excess",
+    width: float | None = None,
+    ax=None,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+):
+    """The items that carry the most disagreement: each item's agreement and its counts.
+
+    Each bar is the item's own agreement ``sigma`` (its mean within-item distance against
+    the chance mean; 0 = no better than unrelated annotations, negative = worse; red when
+    negative). Items are ranked by ``sort`` (default: the disagreement an item carries
+    beyond the corpus's mean, which weighs in its number of units, so that 2-pair items
+    do not come first by noise). A table on the right gives the ranking value
+    (``excess``), each item's units, its objects matched by nobody (no other annotator has
+    a match for them) and its clusters with conflicting labels.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or PairTables
+        The table of :func:`iaa_frames.explore.items.items`, or pair tables / a tidy annotation
+        frame from which it is computed (:func:`iaa_frames.api.results.items`, cached).
+    component, label, sort
+        As in :func:`iaa_frames.explore.items.items`, when the table is computed here.
+    top : int or None, default 15
+        The first ``top`` items; a note says how many were left out.
+    width, ax : float, matplotlib.axes.Axes, optional
+        Where to draw: ``ax``, or a new figure ``width`` inches wide (default 7; 3.5 for one column).
+    distance, match_threshold, n_chance, seed, overall, progress
+        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Bars have ``gid="item_bar"``, the count cells ``gid="counts"``.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.explore.items import items as item_table
+    >>> table = item_table(iaf.simulate(n_items=8, seed=0), n_chance=100)
+    >>> ax = items(table, top=5)
+    >>> len(ax.get_yticklabels())
+    5
+    """
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return _items(
+        data,
+        component=component,
+        label=label,
+        top=top,
+        sort=sort,
+        width=width,
+        ax=ax,
+        settings=settings,
+    )
 
 
 _COUNTS = (

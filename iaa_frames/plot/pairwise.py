@@ -1,6 +1,8 @@
 """Annotator x annotator heatmap of one component.
 
-Over 400 lines: the heatmap and the sizing of its names to its cells are one figure.
+Over 400 lines: the heatmap, the sizing of its names to its cells and its table
+(:func:`pairwise_frame`) are one figure; both entry points write out their keywords and the
+six engine parameters (explicit signatures for ``help()``, jedi and mypy).
 """
 
 from __future__ import annotations
@@ -20,8 +22,7 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables
 
@@ -34,9 +35,7 @@ __all__ = ["heatmap_ticks", "names_that_fit", "pairwise", "pairwise_frame", "und
 _MIN_CELL = 0.13
 
 
-@validate_params()
-@engine_keywords
-def pairwise_frame(
+def _pairwise_frame(
     data,
     *,
     component: str = "localization",
@@ -44,41 +43,8 @@ def pairwise_frame(
     top: int | None = 30,
     settings: MatchSettings = DEFAULTS,
 ) -> pd.DataFrame:
-    """The annotator x annotator matrix as a square DataFrame.
-
-    Parameters
-    ----------
-    data : xarray.DataArray, PairTables or pandas.DataFrame
-        A 2-D DataArray (as returned by :func:`iaa_frames.pairwise`; rows and columns are
-        annotators), pair tables, or a tidy annotation frame, from which it is computed
-        (:func:`iaa_frames.api.results.pairwise`, cached) with ``component``, ``label`` and the parameters.
-    component : str, default "localization"
-        Used only when the matrix is computed here.
-    label : str, default "(all)"
-        Used only when the matrix is computed here.
-    top : int or None, default 30
-        Keep at most ``top`` annotators (None: all, in their order), chosen so that they share items
-        (:func:`~iaa_frames.plot.crowd.sharing_order`: the pair of most shared units first, then, one at a time,
-        the annotator with most defined cells with those already kept; in a sparse crowd
-        the annotators of most support rarely meet, and their matrix is mostly empty);
-        ``attrs["n_hidden"]`` counts the others.
-    distance, match_threshold, n_chance, seed, overall, progress
-        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Square, index and columns are annotators (named "annotator"); ``attrs`` holds
-        ``long_name``, ``component``, ``measure``, ``label`` and ``n_hidden``.
-
-    Examples
-    --------
-    >>> import xarray as xr
-    >>> m = xr.DataArray([[np.nan, 0.5], [0.5, np.nan]], dims=("annotator_a", "annotator_b"),
-    ...                  coords={"annotator_a": ["a", "b"], "annotator_b": ["a", "b"]})
-    >>> pairwise_frame(m).loc["a", "b"]
-    np.float64(0.5)
-    """
+    """:func:`pairwise_frame` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
     top = views.check_top(top)
     if isinstance(data, PairTables):
         data = pairwise_from_tables(data, component=component, label=label)
@@ -134,6 +100,66 @@ def pairwise_frame(
         "notes": notes,
     }
     return frame
+
+
+@validate_params(engine=False)
+def pairwise_frame(
+    data,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = 30,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    """The annotator x annotator matrix as a square DataFrame.
+
+    Parameters
+    ----------
+    data : xarray.DataArray, PairTables or pandas.DataFrame
+        A 2-D DataArray (as returned by :func:`iaa_frames.pairwise`; rows and columns are
+        annotators), pair tables, or a tidy annotation frame, from which it is computed
+        (:func:`iaa_frames.api.results.pairwise`, cached) with ``component``, ``label`` and the parameters.
+    component : str, default "localization"
+        Used only when the matrix is computed here.
+    label : str, default "(all)"
+        Used only when the matrix is computed here.
+    top : int or None, default 30
+        Keep at most ``top`` annotators (None: all, in their order), chosen so that they share items
+        (:func:`~iaa_frames.plot.crowd.sharing_order`: the pair of most shared units first, then, one at a time,
+        the annotator with most defined cells with those already kept; in a sparse crowd
+        the annotators of most support rarely meet, and their matrix is mostly empty);
+        ``attrs["n_hidden"]`` counts the others.
+    distance, match_threshold, n_chance, seed, overall, progress
+        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Square, index and columns are annotators (named "annotator"); ``attrs`` holds
+        ``long_name``, ``component``, ``measure``, ``label`` and ``n_hidden``.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> m = xr.DataArray([[np.nan, 0.5], [0.5, np.nan]], dims=("annotator_a", "annotator_b"),
+    ...                  coords={"annotator_a": ["a", "b"], "annotator_b": ["a", "b"]})
+    >>> pairwise_frame(m).loc["a", "b"]
+    np.float64(0.5)
+    """
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return _pairwise_frame(data, component=component, label=label, top=top, settings=settings)
 
 
 #: Tick names of a heatmap: at most this size (points), at least MIN_TICK_PT; below it,
@@ -207,8 +233,7 @@ def undefined_reason(frame: pd.DataFrame) -> str:
     return style.na_note(where, limit=4)
 
 
-@engine_keywords
-def pairwise(
+def _pairwise(
     data,
     *,
     component: str = "localization",
@@ -224,60 +249,8 @@ def pairwise(
     caption: str = "",
     settings: MatchSettings = DEFAULTS,
 ):
-    """Annotator x annotator heatmap of a component's agreement.
-
-    The colormap is diverging and centred at 0 (chance): blue cells agree beyond chance,
-    red cells disagree systematically. The diagonal (an annotator with itself) is grey
-    and hatched: it is not a value. Undefined cells are white and marked "n/a". Annotator
-    names are in their colors of :func:`~iaa_frames.plot.annotator_colors`.
-
-    Parameters
-    ----------
-    data : xarray.DataArray, PairTables or pandas.DataFrame
-        See :func:`pairwise_frame`.
-    component, label : str
-        Used when the matrix is computed here; the title uses the DataArray's
-        ``component`` attr when it has one.
-    top : int or None, default 30
-        Show at most ``top`` annotators, chosen so that they share items (see
-        :func:`pairwise_frame`; fewer when the panel is too narrow for their names: about
-        0.13 in each), in natural order of their names; a note says how many were left out.
-        None: every annotator of ``data``, in its order (the names shrink to their cells).
-    annot : bool, optional
-        Write the values in the cells (default: when at most 12 annotators are shown and
-        the cells are at least 0.24 in wide).
-    cmap : str, default "vlag_r"
-    vmin : float, optional
-        Lowest color (default: the lowest value, at most -0.25 and at least -1; lower
-        values take the lowest color, the colorbar a triangle). The colormap is centred
-        at chance (0) with its two halves scaled apart, so that the range 0 to ``vmax``
-        (where agreement usually lies) takes the whole blue half.
-    vmax : float, default 1
-    width : float, optional
-        Figure width in inches when ``ax`` is not given (default: 3.5 up to 8 annotators,
-        then wider).
-    ax : matplotlib.axes.Axes, optional
-    colorbar : bool, default True
-    caption : str, default ""
-        A line added to the note under the panel (which says why cells are "n/a").
-    distance, match_threshold, n_chance, seed, overall, progress
-        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The cells are a mesh with ``gid="cells"``, the diagonal ``gid="diagonal"``.
-
-    Examples
-    --------
-    >>> import xarray as xr
-    >>> m = xr.DataArray([[np.nan, 0.5], [0.5, np.nan]], dims=("annotator_a", "annotator_b"),
-    ...                  coords={"annotator_a": ["a", "b"], "annotator_b": ["a", "b"]},
-    ...                  attrs={"long_name": "agreement"})
-    >>> ax = pairwise(m)
-    >>> ax.get_xlabel(), ax.get_ylabel()
-    ('annotator', 'annotator')
-    """
+    """:func:`pairwise` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.patches import Rectangle
@@ -445,3 +418,104 @@ def pairwise(
         else:
             style.note(ax, text)
     return ax
+
+
+@validate_params(engine=False)
+def pairwise(
+    data,
+    *,
+    component: str = "localization",
+    label: str = ALL,
+    top: int | None = 30,
+    annot: bool | None = None,
+    cmap: str = style.DIVERGING,
+    vmin: float | None = None,
+    vmax: float = 1.0,
+    width: float | None = None,
+    ax=None,
+    colorbar: bool = True,
+    caption: str = "",
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+):
+    """Annotator x annotator heatmap of a component's agreement.
+
+    The colormap is diverging and centred at 0 (chance): blue cells agree beyond chance,
+    red cells disagree systematically. The diagonal (an annotator with itself) is grey
+    and hatched: it is not a value. Undefined cells are white and marked "n/a". Annotator
+    names are in their colors of :func:`~iaa_frames.plot.annotator_colors`.
+
+    Parameters
+    ----------
+    data : xarray.DataArray, PairTables or pandas.DataFrame
+        See :func:`pairwise_frame`.
+    component, label : str
+        Used when the matrix is computed here; the title uses the DataArray's
+        ``component`` attr when it has one.
+    top : int or None, default 30
+        Show at most ``top`` annotators, chosen so that they share items (see
+        :func:`pairwise_frame`; fewer when the panel is too narrow for their names: about
+        0.13 in each), in natural order of their names; a note says how many were left out.
+        None: every annotator of ``data``, in its order (the names shrink to their cells).
+    annot : bool, optional
+        Write the values in the cells (default: when at most 12 annotators are shown and
+        the cells are at least 0.24 in wide).
+    cmap : str, default "vlag_r"
+    vmin : float, optional
+        Lowest color (default: the lowest value, at most -0.25 and at least -1; lower
+        values take the lowest color, the colorbar a triangle). The colormap is centred
+        at chance (0) with its two halves scaled apart, so that the range 0 to ``vmax``
+        (where agreement usually lies) takes the whole blue half.
+    vmax : float, default 1
+    width : float, optional
+        Figure width in inches when ``ax`` is not given (default: 3.5 up to 8 annotators,
+        then wider).
+    ax : matplotlib.axes.Axes, optional
+    colorbar : bool, default True
+    caption : str, default ""
+        A line added to the note under the panel (which says why cells are "n/a").
+    distance, match_threshold, n_chance, seed, overall, progress
+        As in :func:`iaa_frames.agreement`, when ``data`` is a frame.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The cells are a mesh with ``gid="cells"``, the diagonal ``gid="diagonal"``.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> m = xr.DataArray([[np.nan, 0.5], [0.5, np.nan]], dims=("annotator_a", "annotator_b"),
+    ...                  coords={"annotator_a": ["a", "b"], "annotator_b": ["a", "b"]},
+    ...                  attrs={"long_name": "agreement"})
+    >>> ax = pairwise(m)
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('annotator', 'annotator')
+    """
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return _pairwise(
+        data,
+        component=component,
+        label=label,
+        top=top,
+        annot=annot,
+        cmap=cmap,
+        vmin=vmin,
+        vmax=vmax,
+        width=width,
+        ax=ax,
+        colorbar=colorbar,
+        caption=caption,
+        settings=settings,
+    )

@@ -1,5 +1,7 @@
 """A self-contained HTML report of a corpus's agreement, with the numbers as files.
 
+Over 400 lines: :func:`report` writes out its keywords and the engine parameters.
+
 :func:`report` computes the pair tables once, the agreement result (with bootstrap CIs),
 the annotator x annotator tables and the per-item drilldown, draws every figure of
 :mod:`iaa_frames.plot`, and writes into one directory:
@@ -48,8 +50,7 @@ from iaa_frames.engine.result import MEASURES as MEASURE_OF
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.items import items as item_drilldown
 from iaa_frames.explore.views import by_annotator, by_label, headline
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds, has_threshold_dim
 from iaa_frames.settings.validation import Integer, validate_params
 from iaa_frames.tables.comparability import require_comparable
@@ -114,9 +115,7 @@ def _check_seed(seed):
         raise ParameterError(f"seed must be at most 2**63 - 1; got {seed!r}")
 
 
-@validate_params({"top": Integer(1, expected="a positive integer")})
-@engine_keywords
-def report(
+def _report(
     df: pd.DataFrame,
     path,
     *,
@@ -125,66 +124,8 @@ def report(
     top: int = 20,
     settings: MatchSettings = DEFAULTS,
 ) -> Path:
-    """Write a self-contained HTML report of ``df``'s agreement into directory ``path``.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame or xarray.Dataset
-        A tidy annotation frame; or an agreement result already computed (the Dataset
-        of :func:`iaa_frames.agreement`, for instance of a dask DataFrame), whose report
-        holds the reading, the headline, the classes, the annotators and their figures,
-        but not the sections that need the pair tables (annotator pairs, distance
-        distributions, hardest items, where they disagree); the computation parameters
-        are then those recorded in the Dataset and the ones given here are not used.
-    path : str or os.PathLike
-        Output directory (created if missing). The files of an earlier report there are
-        replaced (they are listed in its ``.iaa-frames-report`` file); any other file of a
-        name the report writes is left untouched and the report refused
-        (:class:`~iaa_frames.errors.ParameterError`), before anything is written. Text
-        cells of the CSV tables that a spreadsheet would run as a formula (beginning with
-        ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) are prefixed with ``'``.
-    distance, match_threshold, n_chance, seed, overall
-        As in :func:`iaa_frames.engine.agreement`. With several thresholds
-        (``match_threshold=[0.3, 0.5, 0.7]``, or a result with a ``threshold``
-        dimension), a "Match threshold" section shows every component against τ, and the
-        rest of the report is at 0.5, or the threshold nearest it
-        (:func:`report_threshold`).
-    n_boot : int, default 200
-        Bootstrap replicates for the confidence intervals (0: no intervals).
-    progress : bool, optional
-        Progress bars (matching, bootstrap); by default only for long work.
-    title : str, optional
-        Report title (default "Inter-annotator agreement report").
-    top : int, default 20
-        Classes shown in figures and HTML tables, by support (the CSV files hold all).
-
-    Returns
-    -------
-    pathlib.Path
-        The path of ``report.html``. Beside it: ``agreement.nc``, ``agreement.csv``,
-        ``headline.csv``, ``by_label.csv``, ``by_annotator.csv``, ``pairwise.csv``,
-        ``items.csv``, ``conflicts.csv``, ``conflict_counts.csv``; when the frame
-        declares attribute columns (``df.attrs["iaa_attributes"]``, set by the readers
-        and the simulator), an "Attributes" section and ``attributes.csv``
-        (:func:`iaa_frames.attribute_agreement`); with several
-        thresholds, also ``thresholds.csv``, and ``agreement.nc`` / ``agreement.csv`` hold
-        every threshold.
-
-    Raises
-    ------
-    ParameterError
-        For bad parameter values.
-    OSError
-        When ``path`` cannot be created or written (e.g. it is a file).
-
-    Examples
-    --------
-    >>> import tempfile, iaa_frames as iaf
-    >>> out = report(iaf.simulate(n_items=8, seed=0), tempfile.mkdtemp(), n_chance=50,
-    ...              n_boot=0)
-    >>> out.name
-    'report.html'
-    """
+    """:func:`report` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
     from iaa_frames.version import __version__
 
     seed, progress = settings.seed, settings.progress
@@ -291,6 +232,92 @@ def report(
     target = out_dir / "report.html"
     target.write_text(page, encoding="utf-8")
     return target
+
+
+@validate_params({"top": Integer(1, expected="a positive integer")}, engine=False)
+def report(
+    df: pd.DataFrame,
+    path,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    title: str | None = None,
+    top: int = 20,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> Path:
+    """Write a self-contained HTML report of ``df``'s agreement into directory ``path``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame or xarray.Dataset
+        A tidy annotation frame; or an agreement result already computed (the Dataset
+        of :func:`iaa_frames.agreement`, for instance of a dask DataFrame), whose report
+        holds the reading, the headline, the classes, the annotators and their figures,
+        but not the sections that need the pair tables (annotator pairs, distance
+        distributions, hardest items, where they disagree); the computation parameters
+        are then those recorded in the Dataset and the ones given here are not used.
+    path : str or os.PathLike
+        Output directory (created if missing). The files of an earlier report there are
+        replaced (they are listed in its ``.iaa-frames-report`` file); any other file of a
+        name the report writes is left untouched and the report refused
+        (:class:`~iaa_frames.errors.ParameterError`), before anything is written. Text
+        cells of the CSV tables that a spreadsheet would run as a formula (beginning with
+        ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) are prefixed with ``'``.
+    distance, match_threshold, n_chance, seed, overall
+        As in :func:`iaa_frames.engine.agreement`. With several thresholds
+        (``match_threshold=[0.3, 0.5, 0.7]``, or a result with a ``threshold``
+        dimension), a "Match threshold" section shows every component against τ, and the
+        rest of the report is at 0.5, or the threshold nearest it
+        (:func:`report_threshold`).
+    n_boot : int, default 200
+        Bootstrap replicates for the confidence intervals (0: no intervals).
+    progress : bool, optional
+        Progress bars (matching, bootstrap); by default only for long work.
+    title : str, optional
+        Report title (default "Inter-annotator agreement report").
+    top : int, default 20
+        Classes shown in figures and HTML tables, by support (the CSV files hold all).
+
+    Returns
+    -------
+    pathlib.Path
+        The path of ``report.html``. Beside it: ``agreement.nc``, ``agreement.csv``,
+        ``headline.csv``, ``by_label.csv``, ``by_annotator.csv``, ``pairwise.csv``,
+        ``items.csv``, ``conflicts.csv``, ``conflict_counts.csv``; when the frame
+        declares attribute columns (``df.attrs["iaa_attributes"]``, set by the readers
+        and the simulator), an "Attributes" section and ``attributes.csv``
+        (:func:`iaa_frames.attribute_agreement`); with several
+        thresholds, also ``thresholds.csv``, and ``agreement.nc`` / ``agreement.csv`` hold
+        every threshold.
+
+    Raises
+    ------
+    ParameterError
+        For bad parameter values.
+    OSError
+        When ``path`` cannot be created or written (e.g. it is a file).
+
+    Examples
+    --------
+    >>> import tempfile, iaa_frames as iaf
+    >>> out = report(iaf.simulate(n_items=8, seed=0), tempfile.mkdtemp(), n_chance=50,
+    ...              n_boot=0)
+    >>> out.name
+    'report.html'
+    """
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return _report(df, path, n_boot=n_boot, title=title, top=top, settings=settings)
 
 
 def _result_of(entry, n_boot, seed, progress) -> xr.Dataset:

@@ -44,7 +44,9 @@ __all__ = [
     "MatchSettings",
     "check_int",
     "check_progress",
+    "checked_settings",
     "engine_kwargs",
+    "not_default",
     "settings_of",
 ]
 
@@ -165,6 +167,45 @@ def settings_of(params: Mapping, *, strict: bool = False) -> MatchSettings:
             if name not in ENGINE:
                 raise TypeError(f"got an unexpected keyword argument {name!r}")
     return MatchSettings._checked(params)
+
+
+def checked_settings(**values) -> MatchSettings:
+    """The :class:`MatchSettings` of a public entry point's engine keywords, each checked
+    once (``settings = checked_settings(distance=distance, ...)`` at the top of its body).
+
+    :data:`DEFAULTS` itself when every value is its default (of the same type), which
+    needs no check: a call with the defaults, or an entry point called by another one
+    on pair tables, checks nothing again.
+
+    Examples
+    --------
+    >>> checked_settings(n_chance=2000, seed=0) is DEFAULTS
+    True
+    >>> checked_settings(match_threshold=[0.7, 0.3]).match_threshold
+    (0.3, 0.7)
+    >>> checked_settings(seed=False)
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: seed must be an integer >= 0; got False
+    """
+    return MatchSettings(**values) if not_default(values) else DEFAULTS
+
+
+def not_default(params: Mapping) -> dict:
+    """The engine parameters among ``params`` (e.g. an entry point's ``locals()``) whose
+    value is not their default (of :data:`DEFAULTS`, of the same type).
+
+    Examples
+    --------
+    >>> not_default({"n_chance": 50, "seed": 0, "top": 3, "progress": False})
+    {'n_chance': 50, 'progress': False}
+    """
+    out = {}
+    for name, value in engine_kwargs(params).items():
+        default = getattr(DEFAULTS, name)
+        if type(value) is not type(default) or value != default:
+            out[name] = value
+    return out
 
 
 def engine_kwargs(params: Mapping) -> dict:

@@ -207,6 +207,10 @@ ENGINE_CONSTRAINTS: dict[str, Constraint] = {
     "n_boot": Integer(0),
 }
 
+#: The parameters of :class:`~iaa_frames.settings.parameters.MatchSettings`, which check
+#: themselves when it is built.
+_SETTINGS = ("distance", "match_threshold", "n_chance", "seed", "overall", "progress")
+
 _INSIDE = contextvars.ContextVar("iaa_frames_validated", default=False)
 
 
@@ -220,7 +224,7 @@ def below_boundary() -> bool:
     return _INSIDE.get()
 
 
-def validate_params(constraints: dict[str, Constraint] | None = None):
+def validate_params(constraints: dict[str, Constraint] | None = None, *, engine: bool = True):
     """Decorate a public entry point: check its parameters once, at the boundary.
 
     Parameters
@@ -229,6 +233,12 @@ def validate_params(constraints: dict[str, Constraint] | None = None):
         The function's own parameters and their constraints; the engine parameters
         (:data:`ENGINE_CONSTRAINTS`) the function takes are added. A name the function
         does not take is an error when decorating.
+    engine : bool, default True
+        False for an entry point whose body builds the
+        :class:`~iaa_frames.settings.parameters.MatchSettings` of its engine keywords
+        (``MatchSettings(distance=distance, ...)``), which checks them: the six
+        parameters of ``MatchSettings`` are then left to it, so that each is checked
+        once; ``n_boot`` and the function's own constraints are checked here.
 
     Returns
     -------
@@ -245,7 +255,10 @@ def validate_params(constraints: dict[str, Constraint] | None = None):
         unknown = sorted(set(own) - set(params))
         if unknown:
             raise TypeError(f"{func.__qualname__} has no parameters {unknown}")
-        engine = [n for n in ENGINE_CONSTRAINTS if n in params and n not in own]
+        skipped = () if engine else _SETTINGS
+        checked = [
+            n for n in ENGINE_CONSTRAINTS if n in params and n not in own and n not in skipped
+        ]
         var_kw = next((p.name for p in params.values() if p.kind is p.VAR_KEYWORD), None)
 
         @functools.wraps(func)
@@ -254,12 +267,12 @@ def validate_params(constraints: dict[str, Constraint] | None = None):
                 return func(*args, **kwargs)
             bound = sig.bind(*args, **kwargs)
             given = bound.arguments
-            table = {n: ENGINE_CONSTRAINTS[n] for n in engine} | own
+            table = {n: ENGINE_CONSTRAINTS[n] for n in checked} | own
             for name, constraint in table.items():
                 if name in given:
                     constraint.check(name, given[name])
             for name, value in given.get(var_kw, {}).items():  # engine params via **kwargs
-                if name in ENGINE_CONSTRAINTS and name not in own:
+                if name in ENGINE_CONSTRAINTS and name not in own and name not in skipped:
                     ENGINE_CONSTRAINTS[name].check(name, value)
             token = _INSIDE.set(True)
             try:
@@ -267,7 +280,7 @@ def validate_params(constraints: dict[str, Constraint] | None = None):
             finally:
                 _INSIDE.reset(token)
 
-        validated.constraints = {n: ENGINE_CONSTRAINTS[n] for n in engine} | own
+        validated.constraints = {n: ENGINE_CONSTRAINTS[n] for n in checked} | own
         return validated
 
     return decorate

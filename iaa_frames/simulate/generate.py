@@ -3,7 +3,6 @@ annotations (with coverage rows) and of the truth."""
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -337,7 +336,21 @@ def simulate_with_truth(
     return Simulated(annotations, truth_frame)
 
 
-def simulate(**keywords) -> pd.DataFrame:
+def simulate(
+    *,
+    n_items: int = 100,
+    annotators: Mapping[str, Profile | Mapping | str] | None = None,
+    kind: str = "box",
+    classes: Sequence[str] = ("car", "person", "bicycle"),
+    objects_per_item: float = 4,
+    seed: int = 0,
+    image_size: tuple[float, float] | None = None,
+    objects_per: str = "poisson",
+    class_weights: Sequence[float] | None = None,
+    layout: str = "random",
+    vertices: tuple[int, int] = (5, 12),
+    attributes: Mapping[str, Sequence] | None = None,
+) -> pd.DataFrame:
     """Simulate an annotation corpus: ``simulate_with_truth(...).annotations``.
 
     Parameters
@@ -364,10 +377,17 @@ class_weights, layout, vertices, attributes
     >>> df["item"].iloc[0]
     'img_00000'
     """
-    return simulate_with_truth(**keywords).annotations
-
-
-#: The keywords of :func:`simulate_with_truth`, for ``help()`` and completion.
-simulate.__signature__ = inspect.signature(simulate_with_truth).replace(
-    return_annotation="pd.DataFrame"
-)
+    return simulate_with_truth(
+        n_items=n_items,
+        annotators=annotators,
+        kind=kind,
+        classes=classes,
+        objects_per_item=objects_per_item,
+        seed=seed,
+        image_size=image_size,
+        objects_per=objects_per,
+        class_weights=class_weights,
+        layout=layout,
+        vertices=vertices,
+        attributes=attributes,
+    ).annotations

@@ -36,10 +36,15 @@ from iaa_frames.matching.copies import find_copies, warn_copies
 from iaa_frames.matching.corpus import Corpus, prepare
 from iaa_frames.matching.pipeline import IoUCache, can_match, run
 from iaa_frames.progress import Bars
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
+from iaa_frames.settings.parameters import (
+    DEFAULTS,
+    MatchSettings,
+    checked_settings,
+    engine_kwargs,
+    settings_of,
+)
 from iaa_frames.settings.thresholds import check_thresholds
-from iaa_frames.settings.validation import SINGLE_THRESHOLD, Thresholds, validate_params
+from iaa_frames.settings.validation import Thresholds, validate_params
 
 from .comparability import require_comparable
 from .jobs import Jobs, blocks, joined, locked
@@ -159,9 +164,23 @@ class PairTables:
 # -- tables -------------------------------------------------------------------------------------
 
 
-@validate_params(SINGLE_THRESHOLD)
-@engine_keywords
-def pair_tables(df: pd.DataFrame, *, settings: MatchSettings = DEFAULTS) -> PairTables:
+def _pair_tables(df: pd.DataFrame, *, settings: MatchSettings = DEFAULTS) -> PairTables:
+    """:func:`pair_tables` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    return pair_tables_from(df, settings)
+
+
+@validate_params(engine=False)
+def pair_tables(
+    df: pd.DataFrame,
+    *,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> PairTables:
     """Build every within-item and between-item table the statistics need.
 
     The tables hold distances, not agreement: a within row is a pair of two annotators'
@@ -206,7 +225,15 @@ def pair_tables(df: pd.DataFrame, *, settings: MatchSettings = DEFAULTS) -> Pair
     >>> sorted(t.localization_within.columns)[:4]
     ['annotator_a', 'annotator_b', 'distance', 'iou']
     """
-    return pair_tables_from(df, settings)
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    ).single()
+    return _pair_tables(df, settings=settings)
 
 
 def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
@@ -237,13 +264,27 @@ def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
 SWEEP_KEYWORDS = ("distance", "n_chance", "overall", "seed", "progress")
 
 
-@validate_params({"thresholds": Thresholds()})
-@engine_keywords(names=SWEEP_KEYWORDS)
-def pair_tables_by_threshold(
+def _pair_tables_by_threshold(
     df: pd.DataFrame,
     *,
     thresholds,
     settings: MatchSettings = DEFAULTS,
+) -> list[PairTables]:
+    """:func:`pair_tables_by_threshold` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    return list(iter_tables_from(df, thresholds, settings))
+
+
+@validate_params({"thresholds": Thresholds()}, engine=False)
+def pair_tables_by_threshold(
+    df: pd.DataFrame,
+    *,
+    thresholds,
+    distance="giou",
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> list[PairTables]:
     """The pair tables at each of several match thresholds, sharing what τ does not change.
 
@@ -281,16 +322,33 @@ def pair_tables_by_threshold(
     >>> len(ts[0].localization_within) >= len(ts[1].localization_within)
     True
     """
-    return list(iter_tables_from(df, thresholds, settings))
+    settings = checked_settings(
+        distance=distance, n_chance=n_chance, seed=seed, overall=overall, progress=progress
+    )
+    return _pair_tables_by_threshold(df, thresholds=thresholds, settings=settings)
 
 
-@validate_params({"thresholds": Thresholds()})
-@engine_keywords(names=SWEEP_KEYWORDS)
-def iter_pair_tables(
+def _iter_pair_tables(
     df: pd.DataFrame,
     *,
     thresholds,
     settings: MatchSettings = DEFAULTS,
+):
+    """:func:`iter_pair_tables` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    return iter_tables_from(df, thresholds, settings)
+
+
+@validate_params({"thresholds": Thresholds()}, engine=False)
+def iter_pair_tables(
+    df: pd.DataFrame,
+    *,
+    thresholds,
+    distance="giou",
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ):
     """The tables of :func:`pair_tables_by_threshold`, one threshold at a time (a
     generator: only one threshold's tables need to be in memory).
@@ -311,7 +369,10 @@ def iter_pair_tables(
     0.2 True
     0.5 True
     """
-    return iter_tables_from(df, thresholds, settings)
+    settings = checked_settings(
+        distance=distance, n_chance=n_chance, seed=seed, overall=overall, progress=progress
+    )
+    return _iter_pair_tables(df, thresholds=thresholds, settings=settings)
 
 
 def iter_tables_from(df: pd.DataFrame, thresholds, settings: MatchSettings):
@@ -549,14 +610,23 @@ def named(tables: PairTables, frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def within(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
+def within(
+    df: pd.DataFrame,
+    *,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """Matched within-item object pairs, one row per pair.
 
     Parameters
     ----------
     df : pandas.DataFrame
         A tidy annotation frame.
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         Keyword-only parameters of :func:`pair_tables` (``distance``,
         ``match_threshold``, ...).
 
@@ -573,11 +643,20 @@ def within(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     >>> list(w.columns)
     ['item', 'annotator_a', 'annotator_b', 'label_a', 'label_b', 'object_id_a', 'object_id_b', 'iou', 'distance']
     """
-    t = pair_tables(df, **kwargs)
+    t = pair_tables(df, **engine_kwargs(locals()))
     return named(t, t.localization_within)
 
 
-def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
+def between(
+    df: pd.DataFrame,
+    *,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """The between-item (chance) object pairs, one row per distinct matched pair.
 
     Built by the same matcher, with the same threshold, as :func:`within`, on pairings of
@@ -589,7 +668,7 @@ def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     Parameters
     ----------
     df : pandas.DataFrame
-    **kwargs
+    distance, match_threshold, n_chance, seed, overall, progress
         Keyword-only parameters of :func:`pair_tables`.
 
     Returns
@@ -606,5 +685,5 @@ def between(df: pd.DataFrame, **kwargs) -> pd.DataFrame:
     >>> bool((b["item_a"] != b["item_b"]).all())
     True
     """
-    t = pair_tables(df, **kwargs)
+    t = pair_tables(df, **engine_kwargs(locals()))
     return named(t, t.localization_between)

@@ -24,8 +24,7 @@ import xarray as xr
 from iaa_frames.api.backend import agreement
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL, GROUP
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import validate_params
 
 from .frames import required_column
@@ -47,52 +46,15 @@ def _cells(res: xr.Dataset, annotator: str) -> xr.Dataset:
     return res[list(_KEEP)].sel(annotator=ALL, drop=True).expand_dims(annotator=[annotator])
 
 
-@validate_params()
-@engine_keywords
-def intra_agreement(
+def _intra_agreement(
     df: pd.DataFrame,
     *,
     repeat: str = "round",
     n_boot: int = DEFAULT_N_BOOT,
     settings: MatchSettings = DEFAULTS,
 ) -> xr.Dataset:
-    """Every component between each annotator's own passes, beside the inter-annotator
-    figures of the first passes.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        A tidy frame whose ``repeat`` column numbers the passes: rows of one
-        (item, annotator) with two values are two annotations of the item by the
-        annotator.
-    repeat : str, default "round"
-        The column of the pass (``"session"``...).
-    n_boot, distance, match_threshold, n_chance, seed, overall, progress
-        As in :func:`iaa_frames.agreement`.
-
-    Returns
-    -------
-    xarray.Dataset
-        By ``annotator`` (``"(all)"`` first: every annotator's passes pooled) x
-        ``component`` x ``label``: ``intra``, ``intra_ci_low``, ``intra_ci_high``,
-        ``intra_note`` (NaN for an annotator with one pass), ``inter``,
-        ``inter_ci_low``, ``inter_ci_high`` (the annotator's cell of the agreement of the
-        first passes), and ``repeated_items`` by annotator (items annotated twice or more).
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> df = iaf.simulate(n_items=30, seed=0, annotators={"A": "good", "A again": "good",
-    ...                                                   "B": "good"})
-    >>> df["round"] = df["annotator"].map({"A": 1, "A again": 2, "B": 1})
-    >>> df["annotator"] = df["annotator"].replace({"A again": "A"})
-    >>> res = iaf.intra_agreement(df, n_chance=300, n_boot=50)
-    >>> res["repeated_items"].values.tolist()
-    [30, 30, 0]
-    >>> loc = res.sel(component="localization", label="(all)", annotator="A")
-    >>> bool(loc["inter_ci_low"] < loc["intra"] < loc["inter_ci_high"])
-    True
-    """
+    """:func:`intra_agreement` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
     passes = _passes(df, repeat)
     params = settings.as_kwargs()
     names = pd.unique(df["annotator"].astype(str))
@@ -139,3 +101,64 @@ def intra_agreement(
         "seed": int(settings.seed),
     }
     return out
+
+
+@validate_params(engine=False)
+def intra_agreement(
+    df: pd.DataFrame,
+    *,
+    repeat: str = "round",
+    n_boot: int = DEFAULT_N_BOOT,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
+) -> xr.Dataset:
+    """Every component between each annotator's own passes, beside the inter-annotator
+    figures of the first passes.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy frame whose ``repeat`` column numbers the passes: rows of one
+        (item, annotator) with two values are two annotations of the item by the
+        annotator.
+    repeat : str, default "round"
+        The column of the pass (``"session"``...).
+    n_boot, distance, match_threshold, n_chance, seed, overall, progress
+        As in :func:`iaa_frames.agreement`.
+
+    Returns
+    -------
+    xarray.Dataset
+        By ``annotator`` (``"(all)"`` first: every annotator's passes pooled) x
+        ``component`` x ``label``: ``intra``, ``intra_ci_low``, ``intra_ci_high``,
+        ``intra_note`` (NaN for an annotator with one pass), ``inter``,
+        ``inter_ci_low``, ``inter_ci_high`` (the annotator's cell of the agreement of the
+        first passes), and ``repeated_items`` by annotator (items annotated twice or more).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate(n_items=30, seed=0, annotators={"A": "good", "A again": "good",
+    ...                                                   "B": "good"})
+    >>> df["round"] = df["annotator"].map({"A": 1, "A again": 2, "B": 1})
+    >>> df["annotator"] = df["annotator"].replace({"A again": "A"})
+    >>> res = iaf.intra_agreement(df, n_chance=300, n_boot=50)
+    >>> res["repeated_items"].values.tolist()
+    [30, 30, 0]
+    >>> loc = res.sel(component="localization", label="(all)", annotator="A")
+    >>> bool(loc["inter_ci_low"] < loc["intra"] < loc["inter_ci_high"])
+    True
+    """
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return _intra_agreement(df, repeat=repeat, n_boot=n_boot, settings=settings)

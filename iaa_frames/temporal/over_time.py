@@ -44,8 +44,7 @@ import xarray as xr
 from iaa_frames.engine import CellLayout
 from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError, SchemaError
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.thresholds import concat_thresholds
 from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.bootstrap import block_size
@@ -158,9 +157,7 @@ def item_windows(df: pd.DataFrame, *, time: str, freq) -> pd.Series:
     return window_starts(last, freq)
 
 
-@validate_params()
-@engine_keywords
-def agreement_over_time(
+def _agreement_over_time(
     df: pd.DataFrame,
     *,
     time: str = "time",
@@ -168,6 +165,46 @@ def agreement_over_time(
     n_boot: int = DEFAULT_N_BOOT,
     min_items: int = 4,
     settings: MatchSettings = DEFAULTS,
+) -> xr.Dataset:
+    """:func:`agreement_over_time` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    windows = item_windows(df, time=time, freq=freq)
+    counts = windows.value_counts().sort_index()
+    kept = counts.index[counts.to_numpy() >= min_items]
+    if len(kept) == 0:
+        raise ParameterError(f"no window has {min_items} items or more; widen freq={freq!r}")
+    kept = pd.Index(kept, name="window")
+    if settings.several:
+        every = iter_tables_from(df, settings.thresholds, settings)
+        res = concat_thresholds(
+            [_over_time(t, windows, kept, n_boot, settings.seed) for t in every]
+        )
+    else:
+        res = _over_time(pair_tables_from(df, settings), windows, kept, n_boot, settings.seed)
+    res["n_items"] = ("window", counts.reindex(kept).to_numpy())
+    res.attrs |= {
+        "time": time,
+        "freq": str(freq),
+        "window_origin": str(windows.min()),
+        "latest_window": str(kept[-1]),
+    }
+    return res
+
+
+@validate_params(engine=False)
+def agreement_over_time(
+    df: pd.DataFrame,
+    *,
+    time: str = "time",
+    freq="W",
+    n_boot: int = DEFAULT_N_BOOT,
+    min_items: int = 4,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+    overall: str = "pooled",
+    progress: bool | None = None,
 ) -> xr.Dataset:
     """Every component of the agreement per time window against the corpus's chance,
     with intervals, and flags that name who fell and when.
@@ -215,27 +252,17 @@ def agreement_over_time(
     >>> res.attrs["chance"][:33]
     'the whole corpus (60 items), the '
     """
-    windows = item_windows(df, time=time, freq=freq)
-    counts = windows.value_counts().sort_index()
-    kept = counts.index[counts.to_numpy() >= min_items]
-    if len(kept) == 0:
-        raise ParameterError(f"no window has {min_items} items or more; widen freq={freq!r}")
-    kept = pd.Index(kept, name="window")
-    if settings.several:
-        every = iter_tables_from(df, settings.thresholds, settings)
-        res = concat_thresholds(
-            [_over_time(t, windows, kept, n_boot, settings.seed) for t in every]
-        )
-    else:
-        res = _over_time(pair_tables_from(df, settings), windows, kept, n_boot, settings.seed)
-    res["n_items"] = ("window", counts.reindex(kept).to_numpy())
-    res.attrs |= {
-        "time": time,
-        "freq": str(freq),
-        "window_origin": str(windows.min()),
-        "latest_window": str(kept[-1]),
-    }
-    return res
+    settings = checked_settings(
+        distance=distance,
+        match_threshold=match_threshold,
+        n_chance=n_chance,
+        seed=seed,
+        overall=overall,
+        progress=progress,
+    )
+    return _agreement_over_time(
+        df, time=time, freq=freq, n_boot=n_boot, min_items=min_items, settings=settings
+    )
 
 
 def _over_time(tables, windows: pd.Series, kept: pd.Index, n_boot: int, seed: int) -> xr.Dataset:

@@ -19,9 +19,8 @@ import scipy.sparse as sp
 import xarray as xr
 
 from iaa_frames.frame.schema import ALL
-from iaa_frames.settings.keywords import engine_keywords
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
-from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
+from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.bootstrap import multiplicity_blocks
 from iaa_frames.stats.samples import percentile_ci
 
@@ -99,14 +98,58 @@ def _figures(s: dict) -> dict:
         }
 
 
-@validate_params(SINGLE_THRESHOLD)
-@engine_keywords(names=KEYWORDS)
-def track_figures(
+def _track_figures(
     df: pd.DataFrame,
     *,
     track: str = "track_id",
     frame: str | None = None,
     settings: MatchSettings = DEFAULTS,
+) -> pd.DataFrame:
+    """:func:`track_figures` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
+    fm, fig, _ = _compute(df, track, frame, settings)
+    e = _entries(fm.units, fig)
+    names = fm.corpus.annotators
+    labels = np.append(fm.corpus.labels, ALL)
+    stats = _figures({k: e[k].to_numpy() for k in _SUMS})
+    out = pd.DataFrame(
+        {
+            "sequence": fm.sequences[e["sequence"].to_numpy()],
+            "label": labels[e["label"].to_numpy()],
+            "annotator": names[e["ref"].to_numpy()],
+            "partner": names[e["other"].to_numpy()],
+            "frames": e["frames"].to_numpy(),
+            "n_annotator": e["n_ref"].to_numpy(),
+            "n_partner": e["n_other"].to_numpy(),
+            "matched": e["matched"].to_numpy(),
+            "idtp": e["idtp"].to_numpy(),
+            **{k: stats[k] for k in ("idf1", "idr", "idp")},
+            "id_switches": e["switches"].to_numpy(),
+            "fragmentations": e["fragmentations"].to_numpy(),
+            "observed": stats["observed"],
+            "expected": stats["expected"],
+        }
+    )
+    for col in ("sequence", "label", "annotator", "partner"):
+        out[col] = out[col].astype(str)
+    # every row is a sequence pair, so no count is missing: integers (the sums are whole
+    # numbers kept as floats by the bincounts)
+    for col in _COUNTS:
+        out[col] = np.rint(out[col].to_numpy(dtype=float)).astype(np.int64)
+    order = ["label", "annotator", "partner", "sequence"]
+    return out.sort_values(order, kind="stable").reset_index(drop=True)
+
+
+@validate_params(engine=False)
+def track_figures(
+    df: pd.DataFrame,
+    *,
+    track: str = "track_id",
+    frame: str | None = None,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Identity figures of every sequence, annotator, partner and class.
 
@@ -152,37 +195,10 @@ def track_figures(
     2   seq000         B  0.755396            2
     3   seq001         B  0.944444            1
     """
-    fm, fig, _ = _compute(df, track, frame, settings)
-    e = _entries(fm.units, fig)
-    names = fm.corpus.annotators
-    labels = np.append(fm.corpus.labels, ALL)
-    stats = _figures({k: e[k].to_numpy() for k in _SUMS})
-    out = pd.DataFrame(
-        {
-            "sequence": fm.sequences[e["sequence"].to_numpy()],
-            "label": labels[e["label"].to_numpy()],
-            "annotator": names[e["ref"].to_numpy()],
-            "partner": names[e["other"].to_numpy()],
-            "frames": e["frames"].to_numpy(),
-            "n_annotator": e["n_ref"].to_numpy(),
-            "n_partner": e["n_other"].to_numpy(),
-            "matched": e["matched"].to_numpy(),
-            "idtp": e["idtp"].to_numpy(),
-            **{k: stats[k] for k in ("idf1", "idr", "idp")},
-            "id_switches": e["switches"].to_numpy(),
-            "fragmentations": e["fragmentations"].to_numpy(),
-            "observed": stats["observed"],
-            "expected": stats["expected"],
-        }
-    )
-    for col in ("sequence", "label", "annotator", "partner"):
-        out[col] = out[col].astype(str)
-    # every row is a sequence pair, so no count is missing: integers (the sums are whole
-    # numbers kept as floats by the bincounts)
-    for col in _COUNTS:
-        out[col] = np.rint(out[col].to_numpy(dtype=float)).astype(np.int64)
-    order = ["label", "annotator", "partner", "sequence"]
-    return out.sort_values(order, kind="stable").reset_index(drop=True)
+    settings = checked_settings(
+        distance=distance, match_threshold=match_threshold, n_chance=n_chance, seed=seed
+    ).single()
+    return _track_figures(df, track=track, frame=frame, settings=settings)
 
 
 def _cells(e: pd.DataFrame, n_ann: int, n_lab: int):
@@ -207,9 +223,7 @@ def _cells(e: pd.DataFrame, n_ann: int, n_lab: int):
     return sp.csr_matrix((w, (cell, col)), shape=(n_cells, len(e)))
 
 
-@validate_params(SINGLE_THRESHOLD)
-@engine_keywords(names=KEYWORDS)
-def track_agreement(
+def _track_agreement(
     df: pd.DataFrame,
     *,
     track: str = "track_id",
@@ -218,54 +232,8 @@ def track_agreement(
     level: float = 0.95,
     settings: MatchSettings = DEFAULTS,
 ) -> xr.Dataset:
-    """Track identity agreement: IDF1, ID switches, fragmentations and the chance-corrected
-    identity agreement, per class and annotator pair, with intervals over sequences.
-
-    Every figure pools the sequences (sums of identity true positives, objects, matched
-    pairs, switches over the sequences, as ``motmetrics`` pools a benchmark). The
-    identity agreement is ``1 - mean(within) / mean(chance)`` of the identity distance,
-    the share of matched objects outside the one-to-one track correspondence
-    (:mod:`iaa_frames.temporal.identity`); its chance is the same computation on
-    unrelated sequences: the partner's ids shuffled among the matched objects of every
-    frame. So consistent identities give 1, and annotators who assign ids at random on
-    every frame give ≈ 0 however well they draw the boxes (the per-frame localization
-    is that of :func:`~iaa_frames.agreement` on the frames, which ids do not change).
-    Where no frame has two matched objects there is no identity to confuse: the chance
-    distance is 0 and the identity agreement NaN (IDF1 and the counts are still given).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Video frames with ``group`` (sequence) and ``track`` columns (see
-        :func:`track_figures`).
-    track, frame, match_threshold, distance, n_chance, seed
-        As in :func:`track_figures`.
-    n_boot : int, default 200
-        Bootstrap replicates over sequences (0: no intervals).
-    level : float, default 0.95
-        Coverage of the percentile intervals.
-
-    Returns
-    -------
-    xarray.Dataset
-        Dimensions ``label`` (``"(all)"`` and each class), ``annotator`` and ``partner``
-        (``"(all)"``: pooled over the annotators; ``annotator`` is the reference of the
-        directional figures). Variables ``identity`` (σ of the identity distance),
-        ``observed``, ``expected``, ``idf1``, ``idr``, ``idp``, ``id_switches``,
-        ``fragmentations``, ``matched``, ``sequences`` (sequence pairs pooled), and
-        ``identity_ci_low``/``_high``, ``idf1_ci_low``/``_high``. The pooled cell
-        ``(all, all)`` averages both directions.
-
-    Examples
-    --------
-    >>> import iaa_frames as iaf
-    >>> df = iaf.simulate_tracks(n_sequences=6, seed=0, annotators={
-    ...     "A": {"jitter": 0.05}, "B": {"jitter": 0.05, "random_ids": True}})
-    >>> res = iaf.track_agreement(df, n_chance=100, n_boot=50)
-    >>> cell = res.sel(label="(all)", annotator="(all)", partner="(all)")
-    >>> bool(abs(cell["identity"]) < 0.1), bool(cell["idf1"] < 0.6)
-    (True, True)
-    """
+    """:func:`track_agreement` with the engine parameters as one checked
+    :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
     fm, fig, draws = _compute(df, track, frame, settings)
     e = _entries(fm.units, fig)
     names = np.append(fm.corpus.annotators.astype(str), ALL)
@@ -319,3 +287,72 @@ def track_agreement(
         level=float(level),
     )
     return ds
+
+
+@validate_params(engine=False)
+def track_agreement(
+    df: pd.DataFrame,
+    *,
+    track: str = "track_id",
+    frame: str | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    level: float = 0.95,
+    distance="giou",
+    match_threshold=0.5,
+    n_chance: int = 2000,
+    seed: int = 0,
+) -> xr.Dataset:
+    """Track identity agreement: IDF1, ID switches, fragmentations and the chance-corrected
+    identity agreement, per class and annotator pair, with intervals over sequences.
+
+    Every figure pools the sequences (sums of identity true positives, objects, matched
+    pairs, switches over the sequences, as ``motmetrics`` pools a benchmark). The
+    identity agreement is ``1 - mean(within) / mean(chance)`` of the identity distance,
+    the share of matched objects outside the one-to-one track correspondence
+    (:mod:`iaa_frames.temporal.identity`); its chance is the same computation on
+    unrelated sequences: the partner's ids shuffled among the matched objects of every
+    frame. So consistent identities give 1, and annotators who assign ids at random on
+    every frame give ≈ 0 however well they draw the boxes (the per-frame localization
+    is that of :func:`~iaa_frames.agreement` on the frames, which ids do not change).
+    Where no frame has two matched objects there is no identity to confuse: the chance
+    distance is 0 and the identity agreement NaN (IDF1 and the counts are still given).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Video frames with ``group`` (sequence) and ``track`` columns (see
+        :func:`track_figures`).
+    track, frame, match_threshold, distance, n_chance, seed
+        As in :func:`track_figures`.
+    n_boot : int, default 200
+        Bootstrap replicates over sequences (0: no intervals).
+    level : float, default 0.95
+        Coverage of the percentile intervals.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dimensions ``label`` (``"(all)"`` and each class), ``annotator`` and ``partner``
+        (``"(all)"``: pooled over the annotators; ``annotator`` is the reference of the
+        directional figures). Variables ``identity`` (σ of the identity distance),
+        ``observed``, ``expected``, ``idf1``, ``idr``, ``idp``, ``id_switches``,
+        ``fragmentations``, ``matched``, ``sequences`` (sequence pairs pooled), and
+        ``identity_ci_low``/``_high``, ``idf1_ci_low``/``_high``. The pooled cell
+        ``(all, all)`` averages both directions.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> df = iaf.simulate_tracks(n_sequences=6, seed=0, annotators={
+    ...     "A": {"jitter": 0.05}, "B": {"jitter": 0.05, "random_ids": True}})
+    >>> res = iaf.track_agreement(df, n_chance=100, n_boot=50)
+    >>> cell = res.sel(label="(all)", annotator="(all)", partner="(all)")
+    >>> bool(abs(cell["identity"]) < 0.1), bool(cell["idf1"] < 0.6)
+    (True, True)
+    """
+    settings = checked_settings(
+        distance=distance, match_threshold=match_threshold, n_chance=n_chance, seed=seed
+    ).single()
+    return _track_agreement(
+        df, track=track, frame=frame, n_boot=n_boot, level=level, settings=settings
+    )

@@ -160,15 +160,15 @@ WRAPS = {
     "confusion": (confusion, pair_tables),
     "item_agreement": (item_agreement, pair_tables),
     "accuracy": (accuracy, None),
-    "annotators": (annotator_quality, None),
+    "annotator_quality": (annotator_quality, None),
     "kalpha": (kalpha, None),
-    "attributes": (attribute_agreement, None),
+    "attribute_agreement": (attribute_agreement, None),
     "consensus": (consensus, None),
     "plan": (plan, None),
     "next_items": (next_items, None),
-    "tracks": (track_agreement, None),
-    "over_time": (agreement_over_time, None),
-    "intra": (intra_agreement, None),
+    "track_agreement": (track_agreement, None),
+    "agreement_over_time": (agreement_over_time, None),
+    "intra_agreement": (intra_agreement, None),
 }
 
 
@@ -249,14 +249,14 @@ def test_results_from_tables_a_sweep_cached_equal_fresh_ones(
 #: methods that need columns the generic corpus lacks (a sequence, a time, a pass) or
 #: compute more than the cached tables: tests/temporal and tests/decisions check them
 _SPECIAL = (
-    "annotators",
+    "annotator_quality",
     "kalpha",
     "consensus",
     "plan",
     "next_items",
-    "tracks",
-    "over_time",
-    "intra",
+    "track_agreement",
+    "agreement_over_time",
+    "intra_agreement",
 )
 
 
@@ -266,9 +266,10 @@ def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeyp
     is asked once), however many layers the call goes through."""
     from iaa_frames.settings.validation import ENGINE_CONSTRAINTS, Progress
 
-    kwargs = {"accuracy": {"reference": "ann"}, "attributes": {"attributes": "truth_id"}}.get(
-        method, {}
-    )
+    kwargs = {
+        "accuracy": {"reference": "ann"},
+        "attribute_agreement": {"attributes": "truth_id"},
+    }.get(method, {})
     getattr(df.iaa, method)(**kwargs, **PARAMS)  # fills the cache
     checked = []
 

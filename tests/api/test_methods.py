@@ -1,5 +1,6 @@
-"""Tests for :mod:`iaa_frames.api.methods`: the accessor methods are built from the
-functions they wrap, so ``help()`` and completion show the real parameters."""
+"""Tests for :mod:`iaa_frames.api.methods`: the accessor methods, written out, take the
+keywords and the docstring of the functions they call, so ``help()`` and completion show
+the real parameters."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ WRAPPED = {
     "items": iaf.items,
     "conflicts": iaf.conflicts,
     "accuracy": iaf.accuracy,
-    "annotators": iaf.annotator_quality,
+    "annotator_quality": iaf.annotator_quality,
     "kalpha": iaf.kalpha,
 }
 

@@ -267,10 +267,12 @@ def test_multiple_choices_are_compared_as_sets():
 
 def test_the_accessor_equals_the_function_and_reads_the_frames_own_attrs():
     df = _frame({"c": {"color": 0.3}}, n_items=20)
-    via = df.iaa.attributes(levels=LEVELS, n_chance=100, n_boot=20)
+    via = df.iaa.attribute_agreement(levels=LEVELS, n_chance=100, n_boot=20)
     assert via.equals(attribute_agreement(df, levels=LEVELS, n_chance=100, n_boot=20))
     # the same content (cached tables) with other declared attributes: this frame's list
     fewer = df.copy()
     fewer.attrs = {"iaa_attributes": ["color"]}
-    assert fewer.iaa.attributes(n_chance=100, n_boot=0)["attribute"].values.tolist() == ["color"]
+    assert fewer.iaa.attribute_agreement(n_chance=100, n_boot=0)["attribute"].values.tolist() == [
+        "color"
+    ]
     assert iaf.attribute_agreement is attribute_agreement

@@ -187,7 +187,7 @@ def test_bootstrap_interval_and_determinism():
 
 def test_intervals_and_notes_by_default():
     df = iaf.simulate(n_items=12, seed=2, annotators={"a": "good", "b": "sloppy", "c": "misser"})
-    out = df.iaa.annotators()
+    out = df.iaa.annotator_quality()
     assert out.attrs["n_boot"] == DEFAULT_N_BOOT > 0
     assert out[["ci_low", "ci_high"]].notna().all().all()
     assert (out["ci_low"] < out["ci_high"]).all()
@@ -216,7 +216,7 @@ def test_annotator_without_peers_is_nan_with_a_note():
 
 def test_named_like_the_frame_and_sorted_by_name():
     df = iaf.simulate(n_items=10, seed=0, annotators={"zed": "good", "amy": "good", "mo": "sloppy"})
-    out = df.iaa.annotators()
+    out = df.iaa.annotator_quality()
     assert out["annotator"].tolist() == ["amy", "mo", "zed"]
     pd.testing.assert_frame_equal(out, annotator_quality(df))
     assert set(out.attrs["long_names"]) == set(out.columns)

@@ -61,7 +61,7 @@ def texts(fig_or_ax, gid):
 
 def test_forest_whiskers_points_and_labels_hand_built():
     ds = make_result()
-    fig = plot.agreement(ds, raw_iou=False)
+    fig = plot.forest(ds, raw_iou=False)
     assert len(fig.axes) == 4
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == [ALL, "car", "person", "bicycle"]  # (all), then by support
@@ -85,12 +85,12 @@ def test_forest_whiskers_points_and_labels_hand_built():
         assert by_gid(ax, "raw_iou") == []
     assert fig.get_supxlabel().startswith(ds["agreement"].attrs["long_name"])
     # raw IoU: a panel of its own, beside localization, on an IoU axis
-    fig = plot.agreement(ds)
+    fig = plot.forest(ds)
     raw_ax = fig.axes[3]
     assert raw_ax.get_title() == "raw IoU" and "IoU" in raw_ax.get_xlabel()
     sub = ds.sel(component="localization", annotator=ALL, label=labels)
     np.testing.assert_allclose(by_gid(raw_ax, "raw_iou")[0].get_xdata(), sub["raw_iou"].values)
-    fig = plot.agreement(ds)
+    fig = plot.forest(ds)
     # the NaN cell (classification, bicycle) is written n/a, and has no whisker
     assert texts(fig.axes[1], "undefined") == ["n/a"]
     assert texts(fig.axes[0], "undefined") == []
@@ -98,7 +98,7 @@ def test_forest_whiskers_points_and_labels_hand_built():
 
 def test_forest_top_n_truncation_note():
     ds = make_result(labels=[f"class_{i:04d}" for i in range(1200)])
-    fig = plot.agreement(ds, top=20, components=["localization"])
+    fig = plot.forest(ds, top=20, components=["localization"])
     ax = fig.axes[0]
     shown = [t.get_text() for t in ax.get_yticklabels()]
     assert len(shown) == 21 and shown[0] == ALL
@@ -116,7 +116,7 @@ def test_forest_top_n_truncation_note():
 def test_forest_without_cis_draws_no_whiskers(corpus):
     _, tables, _ = corpus
     res = agreement_from_tables(tables, n_boot=0)
-    fig = plot.agreement(res)
+    fig = plot.forest(res)
     assert all(by_gid(ax, "ci") == [] for ax in fig.axes)
     # three classes: nothing left out (a note may say why a cell is n/a, nothing more)
     assert not [t for t in texts(fig, "note") if "not shown" in t]
@@ -125,7 +125,7 @@ def test_forest_without_cis_draws_no_whiskers(corpus):
 
 def test_forest_on_real_result(corpus):
     _, _, res = corpus
-    fig = plot.agreement(res, raw_iou=False)
+    fig = plot.forest(res, raw_iou=False)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     for ax, comp in zip(fig.axes, res["component"].values):
         sub = res.sel(component=comp, annotator=ALL, label=labels)
@@ -140,18 +140,18 @@ def test_forest_on_real_result(corpus):
 def test_forest_axes_argument_and_errors():
     ds = make_result()
     fig, axes = plt.subplots(1, 2)
-    out = plot.agreement(ds, components=["detection", "overall"], axes=axes)
+    out = plot.forest(ds, components=["detection", "overall"], axes=axes)
     assert out is fig
     with pytest.raises(ParameterError, match="one per panel"):
-        plot.agreement(ds, components=["detection"], axes=axes)
+        plot.forest(ds, components=["detection"], axes=axes)
     with pytest.raises(ParameterError, match="unknown component"):
-        plot.agreement(ds, components=["colour"])
+        plot.forest(ds, components=["colour"])
     with pytest.raises(ParameterError, match="unknown annotator"):
-        plot.agreement(ds, annotator="zoe")
+        plot.forest(ds, annotator="zoe")
     with pytest.raises(ParameterError, match="top"):
-        plot.agreement(ds, top=0)
+        plot.forest(ds, top=0)
     with pytest.raises(ParameterError, match="xarray.Dataset"):
-        plot.agreement(ds.to_dataframe())
+        plot.forest(ds.to_dataframe())
 
 
 def test_forest_frame_is_what_is_drawn():
@@ -280,7 +280,7 @@ def test_a_value_far_below_chance_is_drawn_at_the_edge_with_its_value():
     assert np.isnan(profiles(ax)["ben"][3])  # no dot of its own
     assert "1 value below −1: drawn at the edge of the axis" in texts(ax, "note")[0]
     # the forest and the decomposition do the same along x
-    fig = plot.agreement(ds, label=ALL, raw_iou=False)
+    fig = plot.forest(ds, label=ALL, raw_iou=False)
     overall = fig.axes[3]
     assert overall.get_xlim()[0] >= -1.1 and texts(overall, "off-scale") == ["−47"]
     ds = _with_extreme(make_result(), -3.25, component="detection", label="car", annotator=ALL)
