@@ -33,6 +33,7 @@ iaa_frames.errors.ParameterError: n_chance must be an integer >= 1; got 0
 from __future__ import annotations
 
 import contextvars
+import difflib
 import functools
 import inspect
 import numbers
@@ -53,6 +54,7 @@ __all__ = [
     "TOP",
     "Thresholds",
     "below_boundary",
+    "unknown_keyword_message",
     "validate_params",
 ]
 
@@ -265,7 +267,10 @@ def validate_params(constraints: dict[str, Constraint] | None = None, *, engine:
         def validated(*args, **kwargs):
             if _INSIDE.get():
                 return func(*args, **kwargs)
-            bound = sig.bind(*args, **kwargs)
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as error:
+                raise TypeError(unknown_keyword_message(func, sig, kwargs, error)) from None
             given = bound.arguments
             table = {n: ENGINE_CONSTRAINTS[n] for n in checked} | own
             for name, constraint in table.items():
@@ -284,3 +289,29 @@ def validate_params(constraints: dict[str, Constraint] | None = None, *, engine:
         return validated
 
     return decorate
+
+
+def unknown_keyword_message(func, sig: inspect.Signature, kwargs: dict, error: TypeError) -> str:
+    """The message of a call ``func(**kwargs)`` refused by ``sig``: the function named,
+    and for a keyword it does not take, the nearest ones it does ("did you mean").
+
+    Examples
+    --------
+    >>> def agreement(df, *, n_chance=2000, n_boot=200): ...
+    >>> sig = inspect.signature(agreement)
+    >>> unknown_keyword_message(agreement, sig, {"n_chanse": 5}, TypeError("x"))
+    "agreement() got an unexpected keyword argument 'n_chanse'; did you mean 'n_chance'?"
+    """
+    taken = [
+        n for n, p in sig.parameters.items() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    unknown = [k for k in kwargs if k not in sig.parameters]
+    if not unknown or any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return f"{func.__name__}(): {error}"
+    near = difflib.get_close_matches(unknown[0], taken, n=2, cutoff=0.6)
+    hint = (
+        f"; did you mean {' or '.join(map(repr, near))}?"
+        if near
+        else f"; it takes {', '.join(taken)}"
+    )
+    return f"{func.__name__}() got an unexpected keyword argument {unknown[0]!r}{hint}"

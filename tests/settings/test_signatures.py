@@ -104,10 +104,12 @@ def _jedi_signature(source: str) -> str:
         ),
     ],
 )
-def test_static_tools_see_the_keywords(source, keywords):
+def test_static_tools_see_the_keywords(source, keywords, tmp_path, monkeypatch):
     """jedi (IDEs, Jupyter completion) reads the keywords from the source. It does not
     infer pandas accessors on a DataFrame, so ``df.iaa.sigma(`` is checked on the
-    accessor class."""
+    accessor class. Each test has a cache of its own: jedi's shared cache, written by two
+    test processes at once (pytest -n), can be read half written."""
+    monkeypatch.setattr(jedi.settings, "cache_directory", str(tmp_path / "jedi"))
     text = _jedi_signature(source)
     for keyword in keywords:
         assert re.search(rf"\b{keyword}\b", text), (keyword, text)

@@ -86,3 +86,18 @@ def test_the_settings_of_a_boundary_equal_the_checked_settings():
     assert settings_of(params) == MatchSettings(**params)
     with pytest.raises(TypeError, match="unexpected keyword argument 'n_chanse'"):
         settings_of({"n_chanse": 1}, strict=True)
+
+
+def test_a_mistyped_keyword_names_the_function_and_the_nearest_keyword():
+    """issue #42: "got an unexpected keyword argument 'componet'" named no function and no
+    fix; following the suggestion works."""
+    import iaa_frames as iaf
+
+    df = iaf.simulate(n_items=6, seed=0)
+    with pytest.raises(TypeError, match=r"agreement\(\) .*'n_chanse'; did you mean 'n_chance'\?"):
+        iaf.agreement(df, n_chanse=50, n_boot=0)
+    with pytest.raises(TypeError, match=r"sigma\(\) .*'componet'; did you mean 'component'\?"):
+        iaf.sigma(df, componet="detection", n_chance=50)
+    assert iaf.sigma(df, component="detection", n_chance=50).ndim >= 0
+    with pytest.raises(TypeError, match=r"'zzz'; it takes df, "):
+        iaf.agreement(df, zzz=1)
