@@ -175,6 +175,11 @@ def test_the_table_is_a_dataframe_that_exports(res, tmp_path):
     assert isinstance(last, AgreementTable) and last.title == t.title
     html = last._repr_html_()
     assert html.count("<tr>") == 2 and str(t.index[-1]) in html
-    numbers = t.numbers.loc[t.index[-1]]
-    reason = str(numbers[("localization", "note")] or "")
-    assert (reason and f'title="{reason[:20]}' in html) or not reason
+    # the reason of the last row shows on the last row's slice, not on the first row's
+    numbers = t.numbers.copy()
+    numbers.loc[t.index[-1], ("localization", "note")] = "a reason of the last row"
+    last.numbers = numbers
+    first = t.loc[[t.index[0]]]
+    first.numbers = numbers
+    assert 'title="a reason of the last row"' in last._repr_html_()
+    assert "a reason of the last row" not in first._repr_html_()
