@@ -11,6 +11,8 @@ class when both objects carry it; annotator "(all)" and each of its two annotato
 Per cell the columns are ``[n_pairs, n_equal]`` (raw percent agreement), then, by level:
 
 * nominal: ``n_c`` (C columns), ``o`` (the mass of differing values);
+* masi: as nominal, with ``o`` the mass of the MASI distances of the distinct sets
+  (:func:`~iaa_frames.stats.masi.set_disagreements`);
 * ordinal: ``n_c`` (C columns), ``o_ck + o_kc`` for every ``c < k``
   (:func:`iaa_frames.stats.krippendorff_levels.pair_index` order);
 * interval: ``n``, ``s_1``, ``s_2``, ``o`` (:func:`~iaa_frames.stats.krippendorff_levels.interval_disagreements`).
@@ -36,6 +38,7 @@ from iaa_frames.stats.krippendorff_levels import (
     interval_disagreements,
     ordinal_disagreements,
 )
+from iaa_frames.stats.masi import set_disagreements
 
 __all__ = ["AttributeCells", "value_pairs"]
 
@@ -86,15 +89,25 @@ class AttributeCells:
     within: ItemSums
     n_units: np.ndarray
     n_items: np.ndarray
+    distances: np.ndarray | None = None
 
     @classmethod
     def build(
-        cls, layout: CellLayout, n_items: int, units, values, *, level: str, n_categories: int
+        cls,
+        layout: CellLayout,
+        n_items: int,
+        units,
+        values,
+        *,
+        level: str,
+        n_categories: int,
+        distances=None,
     ):
         """Cells of one attribute.
 
-        ``values``: per row of ``units``, the category code (nominal, ordinal; -1 where
-        missing) or the value (interval, centred and scaled; NaN where missing).
+        ``values``: per row of ``units``, the category code (nominal, ordinal, masi; -1
+        where missing) or the value (interval, centred and scaled; NaN where missing).
+        ``distances``: the ``(C, C)`` distances of the categories (masi).
         """
         values = np.asarray(values)
         present = values >= 0 if level != "interval" else np.isfinite(values)
@@ -127,6 +140,9 @@ class AttributeCells:
             if level == "nominal":
                 parts.append((2 + C, 2.0 * w * differ))
                 width = 3 + C
+            elif level == "masi":
+                parts.append((2 + C, 2.0 * w * distances[vi, vj]))
+                width = 3 + C
             else:
                 c, k = np.minimum(vi, vj), np.maximum(vi, vj)
                 pair = c * C - c * (c + 1) // 2 + (k - c - 1)
@@ -149,6 +165,7 @@ class AttributeCells:
             within,
             _distinct(cell, p.cluster[row], n_cells),
             _distinct(cell, item, n_cells),
+            distances,
         )
 
     def statistics(self, multiplicities=None) -> dict:
@@ -166,6 +183,8 @@ class AttributeCells:
             n = n_c.sum(axis=-1)
             if self.level == "nominal":
                 d_o, d_e = nominal_disagreements(n, n_c, t[..., 2 + C])
+            elif self.level == "masi":
+                d_o, d_e = set_disagreements(n, n_c, t[..., 2 + C], self.distances)
             else:
                 d_o, d_e = ordinal_disagreements(n_c, t[..., 2 + C :])
         n_pairs = t[..., 0]

@@ -34,7 +34,8 @@ VARIABLES = {
         "1 - D_o / D_e over the clusters of matched objects (units; an object's missing "
         "value left out), at the attribute's level of measurement (coordinate `level`): "
         "nominal (equal or not), ordinal (squared distances of midranks), interval "
-        "(squared differences). 1 perfect, 0 chance, < 0 systematic disagreement; NaN "
+        "(squared differences), masi (the MASI distance of sets of choices, Passonneau "
+        "2006). 1 perfect, 0 chance, < 0 systematic disagreement; NaN "
         "when undefined (`note`).",
     ),
     "ci_low": ("lower confidence bound of alpha", "Lower bound of the " + _INTERVAL),
@@ -154,7 +155,7 @@ def attribute_dataset(
             "attribute",
             levels,
             "level of measurement",
-            description="nominal, ordinal or interval: the distance alpha uses",
+            description="nominal, ordinal, interval or masi: the distance alpha uses",
         ),
         "level_source": text(
             "attribute",

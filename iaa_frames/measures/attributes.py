@@ -34,7 +34,8 @@ from iaa_frames.settings.parameters import (
 )
 from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.intervals import CI_METHODS
-from iaa_frames.stats.krippendorff_levels import LEVELS
+from iaa_frames.stats.krippendorff_levels import LEVELS as VALUE_LEVELS
+from iaa_frames.stats.masi import as_set, masi_matrix
 
 from .attribute_cells import AttributeCells
 from .attribute_result import attribute_dataset, intervals
@@ -47,6 +48,9 @@ __all__ = [
     "infer_level",
 ]
 
+#: The levels of measurement of an attribute: Krippendorff's three for single values, and
+#: "masi" for sets of choices (:mod:`iaa_frames.stats.masi`).
+LEVELS = (*VALUE_LEVELS, "masi")
 #: The frame attr (``df.attrs[...]``) listing the columns that hold attributes.
 ATTRIBUTES_ATTR = "iaa_attributes"
 #: The most categories an ordinal attribute may have (its coincidences grow with C^2).
@@ -103,8 +107,9 @@ def attribute_columns(df: pd.DataFrame, attributes=None) -> tuple[list[str], str
 
 
 def infer_level(values: pd.Series) -> str:
-    """The level of measurement a column's dtype implies: an ordered Categorical is
-    ordinal; numbers (not booleans) are interval; booleans, strings, unordered
+    """The level of measurement a column implies: an ordered Categorical is ordinal;
+    numbers (not booleans) are interval; a column whose values are lists, tuples or sets
+    (several choices of one question) is "masi"; booleans, strings, unordered
     Categoricals and anything else nominal.
 
     Examples
@@ -113,8 +118,17 @@ def infer_level(values: pd.Series) -> str:
     ('nominal', 'interval')
     >>> infer_level(pd.Series(pd.Categorical(["lo", "hi"], ["lo", "hi"], ordered=True)))
     'ordinal'
+    >>> infer_level(pd.Series([["a", "b"], ["a"], None]))
+    'masi'
     """
     dtype = values.dtype
+    if pd.api.types.is_object_dtype(dtype):
+        present = values.dropna()
+        if (
+            len(present)
+            and present.map(lambda v: isinstance(v, (list, tuple, set, frozenset))).all()
+        ):
+            return "masi"
     if isinstance(dtype, pd.CategoricalDtype):
         return "ordinal" if dtype.ordered else "nominal"
     if pd.api.types.is_bool_dtype(dtype):
@@ -136,9 +150,20 @@ def _hashable(v):
 
 
 def _codes(name: str, values: pd.Series, level: str):
-    """``(codes or values, n_categories)`` of a column at a level: category codes
-    (-1 missing) for nominal and ordinal, centred and scaled floats (NaN missing) for
-    interval."""
+    """``(codes or values, n_categories, distances)`` of a column at a level: category
+    codes (-1 missing) for nominal, ordinal and masi (the distinct sets, with their
+    ``(C, C)`` MASI distances; None at the other levels), centred and scaled floats (NaN
+    missing) for interval."""
+    if level == "masi":
+        sets = values.map(as_set, na_action="ignore")
+        codes, uniques = pd.factorize(sets, use_na_sentinel=True)
+        return codes.astype(np.int64), len(uniques), masi_matrix(uniques)
+    codes, n = _value_codes(name, values, level)
+    return codes, n, None
+
+
+def _value_codes(name: str, values: pd.Series, level: str):
+    """:func:`_codes` of nominal, ordinal and interval values."""
     if level == "nominal":
         try:
             codes, uniques = pd.factorize(values, use_na_sentinel=True)
@@ -234,10 +259,16 @@ def attribute_agreement_from_tables(
     n_items = len(corpus.items)
     parts = []
     for name in names:  # one attribute at a time; everything inside is vectorized
-        values, n_cat = _codes(name, objects[name].reset_index(drop=True), chosen[name])
+        values, n_cat, delta = _codes(name, objects[name].reset_index(drop=True), chosen[name])
         parts.append(
             AttributeCells.build(
-                layout, n_items, tables.units, values, level=chosen[name], n_categories=n_cat
+                layout,
+                n_items,
+                tables.units,
+                values,
+                level=chosen[name],
+                n_categories=n_cat,
+                distances=delta,
             )
         )
     stats = [p.statistics() for p in parts]
@@ -316,11 +347,14 @@ def attribute_agreement(
     with two annotators, the matched pairs) of the pair tables, the same matching as
     every agreement figure. For an attribute, a unit's values are its objects' values
     (missing ones left out); α is Krippendorff's at the attribute's level of measurement
-    (nominal: equal or not; ordinal: ranks; interval: differences), and the raw percent
-    agreement the share of pairs of values within units that are equal. A class's cell
-    keeps the pairs whose two objects both carry the class; an annotator's cell the
-    pairs that involve it ("(all)": every pair). A list value (several choices of one
-    question) is compared as a set: equal when it holds the same choices.
+    (nominal: equal or not; ordinal: ranks; interval: differences; masi: sets of
+    choices, agreeing in part when they share some, :mod:`iaa_frames.stats.masi`), and
+    the raw percent agreement the share of pairs of values within units that are equal.
+    A class's cell keeps the pairs whose two objects both carry the class; an
+    annotator's cell the pairs that involve it ("(all)": every pair). A column of lists
+    or sets (several choices of one question) is "masi" unless ``levels`` says
+    otherwise; at the nominal level a list is compared as a set, equal when it holds the
+    same choices.
 
     Parameters
     ----------
@@ -333,9 +367,9 @@ def attribute_agreement(
         an error lists the columns to choose from. Attr ``attributes_source`` says
         which was used.
     levels : str or dict {attribute: level}, optional
-        "nominal", "ordinal" or "interval" per attribute; a missing one is inferred from
-        the column's dtype (:func:`infer_level`: ordered Categorical -> ordinal, numbers
-        -> interval, booleans and text -> nominal). The ``level`` coordinate and the
+        "nominal", "ordinal", "interval" or "masi" per attribute; a missing one is
+        inferred from the column (:func:`infer_level`: ordered Categorical -> ordinal,
+        numbers -> interval, lists and sets -> masi, booleans and text -> nominal). The ``level`` coordinate and the
         attr ``levels`` say which was used and why. Ordinal values are ranked by the
         Categorical's order or by number.
     n_boot : int, default 200

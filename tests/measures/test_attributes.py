@@ -276,3 +276,52 @@ def test_the_accessor_equals_the_function_and_reads_the_frames_own_attrs():
         "color"
     ]
     assert iaf.attribute_agreement is attribute_agreement
+
+
+def test_sets_of_choices_take_masi_and_equal_the_krippendorff_package():
+    """A column of lists (tags) is read as sets with the MASI distance: alpha equals the
+    ``krippendorff`` package given MASI as its distance on the same matched clusters;
+    identical tags give 1; nominal (sets equal or not) gives less where tags differ in
+    part."""
+    from iaa_frames.stats.masi import masi_distance
+
+    df = _frame({"c": {"color": 0.3, "size": 0.3}}, n_items=40, seed=3)
+    tags = [
+        None
+        if pd.isna(c) or pd.isna(s) or pd.isna(o)
+        else sorted({c} | ({"big"} if s > 3 else set()) | ({"hidden"} if o else set()))
+        for c, s, o in zip(df["color"], df["size"], df["occluded"], strict=True)
+    ]
+    df = df.assign(tags=pd.Series(tags, index=df.index, dtype=object))
+    assert infer_level(df["tags"]) == "masi"
+    tables = iaf.pair_tables(df, n_chance=200)
+    ds = attribute_agreement(tables, attributes="tags", n_boot=50)
+    assert ds["level"].sel(attribute="tags").item() == "masi"
+    got = float(ds["alpha"].sel(attribute="tags", label=ALL, annotator=ALL))
+
+    u = tables.units
+    values = tables.corpus.objects["tags"].reset_index(drop=True).map(frozenset, na_action="ignore")
+    sets = sorted(set(values.dropna()), key=sorted)
+    code = {s: k for k, s in enumerate(sets)}
+    m = np.full((len(tables.corpus.annotators), u["cluster"].max() + 1), np.nan)
+    m[u["annotator"].to_numpy(), u["cluster"].to_numpy()] = values.map(code).to_numpy(float)
+    table = np.array([[masi_distance(a, b) for b in sets] for a in sets])
+    expected = krippendorff.alpha(
+        reliability_data=m[:, (~np.isnan(m)).sum(axis=0) >= 2],
+        value_domain=np.arange(len(sets), dtype=float),
+        level_of_measurement=lambda v1, v2, i1, i2, n_v, dtype=np.float64: table[
+            v1.astype(int), v2.astype(int)
+        ].astype(dtype),
+    )
+    assert got == pytest.approx(expected, rel=1e-9)
+    nominal = attribute_agreement(tables, attributes="tags", levels="nominal", n_boot=0)
+    assert float(nominal["alpha"].sel(attribute="tags", label=ALL, annotator=ALL)) < got < 1
+    lo, hi = (
+        float(ds[k].sel(attribute="tags", label=ALL, annotator=ALL)) for k in ("ci_low", "ci_high")
+    )
+    assert lo <= got <= hi
+
+    same = _frame({}, n_items=20, seed=4)
+    same = same.assign(tags=[[c, "x"] for c in same["color"]])
+    one = attribute_agreement(same, attributes="tags", n_boot=0, n_chance=100)
+    assert float(one["alpha"].sel(attribute="tags", label=ALL, annotator=ALL)) == 1.0
