@@ -31,6 +31,8 @@ from iaa_frames.errors import (
 )
 from iaa_frames.geometry.kinds import geometries_as_kinds, parametric_kinds
 
+from .tangles import MAX_CROSSINGS, crossings
+
 __all__ = [
     "ALL",
     "BOX_COLUMNS",
@@ -66,6 +68,8 @@ INVALID_REASONS = {
     "not_polygonal": "geometry is not a Polygon or MultiPolygon, nor a LineString of 2 or "
     "more points, a Point or a MultiPoint of at most 32 (the kinds polyline, point and "
     "point_set)",
+    "tangled_polygon": f"the polygon's outline crosses itself {MAX_CROSSINGS} times or more (its "
+    "vertices out of order, not a drawn shape); repairing it would take minutes",
     "nonfinite_coordinates": "a box coordinate is NaN or infinite (or a parameter of its "
     "geometry kind: an unlabelled keypoint has v = 0 and x = y = 0, as in COCO)",
     "inverted_box": "the box is inverted (x1 < x0 or y1 < y0)",
@@ -405,7 +409,7 @@ def _geometry(df: pd.DataFrame, n: int):
     not_poly = np.zeros(n, bool)
     repaired = np.zeros(n, bool)
     if "geometry" not in df.columns:
-        return geoms, not_geom, not_poly, repaired, np.zeros(n, bool)
+        return geoms, not_geom, not_poly, repaired, np.zeros(n, bool), np.zeros(n, bool)
     raw = df["geometry"].to_numpy(dtype=object)
     is_geom = shapely.is_geometry(raw)
     present = pd.notna(raw) & ~np.equal(raw, None)
@@ -415,6 +419,10 @@ def _geometry(df: pd.DataFrame, n: int):
     not_poly_g = ~np.isin(shapely.get_type_id(g), _POLYGONAL)
     nonfinite_g = _nonfinite_geometries(g)
     invalid_g = ~not_poly_g & ~nonfinite_g & ~shapely.is_valid(g)
+    tangled_g = np.zeros(len(g), bool)
+    if invalid_g.any():
+        tangled_g[invalid_g] = crossings(g[invalid_g], limit=MAX_CROSSINGS) >= MAX_CROSSINGS
+        invalid_g &= ~tangled_g
     if invalid_g.any():
         fixed = _polygonal_parts(_repair(g[invalid_g]))
         g = g.copy()
@@ -425,8 +433,10 @@ def _geometry(df: pd.DataFrame, n: int):
     repaired[idx[invalid_g]] = True
     nonfinite = np.zeros(n, bool)
     nonfinite[idx[nonfinite_g & ~not_poly_g]] = True
-    geoms[not_poly] = None
-    return geoms, not_geom, not_poly, repaired, nonfinite
+    tangled = np.zeros(n, bool)
+    tangled[idx[tangled_g]] = True
+    geoms[not_poly | tangled] = None
+    return geoms, not_geom, not_poly, repaired, nonfinite, tangled
 
 
 def _repair(bad: np.ndarray) -> np.ndarray:
@@ -527,9 +537,10 @@ def _reasons(df: pd.DataFrame):
         box = np.full((n, 4), np.nan)
         masks["non_numeric_coordinates"] = np.zeros(n, bool)
 
-    geoms, not_geom, not_poly, repaired, nonfinite_geom = _geometry(df, n)
+    geoms, not_geom, not_poly, repaired, nonfinite_geom, tangled = _geometry(df, n)
     masks["not_a_geometry"] = not_geom
     masks["not_polygonal"] = not_poly
+    masks["tangled_polygon"] = tangled
     has_geom = ~np.equal(geoms, None)
     if has_geom.any():
         box[has_geom] = shapely.bounds(geoms[has_geom])
