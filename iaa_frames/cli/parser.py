@@ -17,6 +17,7 @@ import argparse
 
 from iaa_frames.geometry.distances import available_distances
 from iaa_frames.settings.parameters import DEFAULTS, OVERALL
+from iaa_frames.settings.validation import MAX_N_BOOT, MAX_N_CHANCE
 
 from .inputs import FORMATS
 
@@ -80,9 +81,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
 
 
-#: The most bootstrap replicates ``--n-boot`` takes: each replicate reweights every
-#: table of the corpus, and beyond this the run would take days or exhaust memory.
-MAX_N_BOOT = 100_000
 
 
 def _bounded(kind, low=None, high=None, what=""):
@@ -141,7 +139,7 @@ def _add_engine_options(p, *, n_boot_default):
     )
     g.add_argument(
         "--n-chance",
-        type=_bounded(int, 1, None, "a positive integer"),
+        type=_bounded(int, 1, MAX_N_CHANCE, f"an integer in [1, {MAX_N_CHANCE:,}]"),
         default=DEFAULTS.n_chance,
         metavar="N",
         help="target number of chance units per stratum (default: %(default)s)",

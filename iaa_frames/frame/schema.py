@@ -37,6 +37,7 @@ __all__ = [
     "ALL",
     "BOX_COLUMNS",
     "GROUP",
+    "MAX_ITEM_CHARS",
     "MAX_NAME_CHARS",
     "ValidationResult",
     "check",
@@ -81,7 +82,8 @@ INVALID_REASONS = {
     "missing_geometry": "a label is given but no box or geometry",
     "missing_label": "an object has no label",
     "reserved_label": f"the label {ALL!r} is reserved",
-    "name_too_long": "the label or the annotator is longer than 1,000 characters",
+    "name_too_long": "the label or the annotator is longer than 1,000 characters, or the "
+    "item longer than 4,096 (a path's length on Linux)",
     "invalid_image_size": "width/height is not a number from 1e-6 to 1e9 (pixels): sizes "
     "beyond it make normalized coordinates overflow or underflow",
     "missing_object_id": "an object has no object_id",
@@ -92,6 +94,9 @@ _POLYGONAL = np.array([3, 6])  # shapely type ids of Polygon and MultiPolygon
 _MAX_LISTED = 5
 #: The longest label or annotator name a frame may hold (longer ones are invalid rows).
 MAX_NAME_CHARS = 1000
+#: The longest item name (a file path on Linux is at most 4,096 bytes); longer ones are
+#: invalid rows, so that no name can make a figure or a report take minutes.
+MAX_ITEM_CHARS = 4096
 #: Coordinates beyond this magnitude, or shapes of an area below :data:`MIN_AREA`, are
 #: invalid (``extreme_coordinates``): their areas would overflow or underflow float64.
 MAX_COORDINATE = 1e100
@@ -508,12 +513,12 @@ def _kind_boxes(df: pd.DataFrame, box: np.ndarray, has_geom: np.ndarray, non_num
     return bad, partial, own
 
 
-def _too_long(values: pd.Series) -> np.ndarray:
-    """True where a string value is longer than :data:`MAX_NAME_CHARS`."""
+def _too_long(values: pd.Series, limit: int = MAX_NAME_CHARS) -> np.ndarray:
+    """True where a string value is longer than ``limit`` (:data:`MAX_NAME_CHARS`)."""
     if pd.api.types.is_string_dtype(values.dtype) and not values.dtype == object:
-        return (values.str.len() > MAX_NAME_CHARS).fillna(False).to_numpy(dtype=bool)
+        return (values.str.len() > limit).fillna(False).to_numpy(dtype=bool)
     arr = values.to_numpy(dtype=object)
-    long = np.frompyfunc(lambda v: isinstance(v, str) and len(v) > MAX_NAME_CHARS, 1, 1)
+    long = np.frompyfunc(lambda v: isinstance(v, str) and len(v) > limit, 1, 1)
     return long(arr).astype(bool)
 
 
@@ -573,7 +578,7 @@ def _reasons(df: pd.DataFrame):
     masks["missing_label"] = ~no_box & label_missing
     label_str = label.astype("str")
     masks["reserved_label"] = (label_str == ALL).to_numpy() & ~label_missing
-    masks["name_too_long"] = _too_long(label) | _too_long(ann)
+    masks["name_too_long"] = _too_long(label) | _too_long(ann) | _too_long(item, MAX_ITEM_CHARS)
 
     size = {}
     bad_size = np.zeros(n, bool)
@@ -670,7 +675,8 @@ def group_column(frame: pd.DataFrame) -> pd.Series:
 def _short(value, n: int = 60) -> str:
     """``repr(value)``, cut to about ``n`` characters (names may be huge)."""
     text = repr(value)
-    return text if len(text) <= n else f"{text[:n]}... ({len(text):,} chars)"
+    size = len(value) if isinstance(value, str) else len(text)
+    return text if len(text) <= n else f"{text[:n]}... ({size:,} chars)"
 
 
 def _describe(df: pd.DataFrame, positions: np.ndarray, reasons: np.ndarray) -> str:

@@ -91,9 +91,26 @@ class Integer(Constraint):
     ('an integer >= 1', 'None or an integer >= 0')
     """
 
-    def __init__(self, low: int = 0, *, none: bool = False, expected: str | None = None):
-        self.low, self.none = low, none
+    def __init__(
+        self,
+        low: int = 0,
+        *,
+        high: int | None = None,
+        none: bool = False,
+        expected: str | None = None,
+    ):
+        self.low, self.high, self.none = low, high, none
         self.expected = expected or ("None or " if none else "") + f"an integer >= {low}"
+
+    def check(self, name: str, value):
+        """As :meth:`Constraint.check`; an integer above ``high`` is refused by its own
+        message (``high`` bounds what a parameter may allocate)."""
+        if self.high is not None and self.accepts(value) and value > self.high:
+            raise ParameterError(
+                f"{name} must be at most {self.high:,} (it sizes what is held in memory); "
+                f"got {value!r}"
+            )
+        return super().check(name, value)
 
     def accepts(self, value) -> bool:
         if value is None:
@@ -198,15 +215,22 @@ TOP = Integer(1, none=True, expected="a positive integer or None")
 #: The constraint of a function that builds the tables of one threshold.
 SINGLE_THRESHOLD = {"match_threshold": Thresholds(single=True)}
 
+#: The most bootstrap replicates a call takes: each replicate reweights every table of
+#: the corpus, and beyond this a run would take days or exhaust memory.
+MAX_N_BOOT = 100_000
+#: The most chance pairs a call asks for (their tables are held in memory: about 100
+#: bytes a pair).
+MAX_N_CHANCE = 10_000_000
+
 #: The constraints of the engine parameters, declared once.
 ENGINE_CONSTRAINTS: dict[str, Constraint] = {
     "distance": DistanceSpec(),
     "match_threshold": Thresholds(),
-    "n_chance": Integer(1),
+    "n_chance": Integer(1, high=MAX_N_CHANCE),
     "seed": Integer(0),
     "overall": OneOf(OVERALL),
     "progress": Progress(),
-    "n_boot": Integer(0),
+    "n_boot": Integer(0, high=MAX_N_BOOT),
 }
 
 #: The parameters of :class:`~iaa_frames.settings.parameters.MatchSettings`, which check

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from helpers import FIX
 
-from iaa_frames.errors import IAAError, ReaderError
+import iaa_frames as iaf
+from iaa_frames.errors import IAAError, InvalidAnnotationError, ReaderError
 from iaa_frames.io import read_coco, read_cvat, read_darwin, read_labelstudio, read_voc, read_yolo
 
 FILE_READERS = {
@@ -600,6 +601,24 @@ def test_long_labels_name_the_entry(tmp_path):
     assert len(str(e.value)) < 3000
     df, dropped = read_coco(p, on_invalid="drop", return_dropped=True)
     assert len(df) == 1 and dropped["reason"].tolist() == ["name_too_long"]
+
+
+def test_item_names_are_bounded_by_a_paths_length(tmp_path):
+    """#41 B5: a 100 kB item name made report() take 100 s; an item name longer than a
+    Linux path (4,096 characters) is an invalid row naming it, one of 4,096 is kept."""
+    from iaa_frames.frame.schema import MAX_ITEM_CHARS
+
+    ok, long = "d/" * (MAX_ITEM_CHARS // 2), "d/" * (MAX_ITEM_CHARS // 2) + "x"
+    assert len(ok) == MAX_ITEM_CHARS
+    df = pd.DataFrame(
+        {"item": [ok, ok, long], "annotator": ["a", "b", "a"], "label": "c",
+         "x0": 0.0, "y0": 0.0, "x1": 10.0, "y1": 10.0}
+    )  # fmt: skip
+    with pytest.raises(InvalidAnnotationError, match=r"(?s)name_too_long: 1.*4,097 chars"):
+        iaf.validate(df)
+    check = iaf.check(df)
+    assert check.dropped["reason"].tolist() == ["name_too_long"]
+    assert iaf.validate(df.iloc[:2])["item"].tolist() == [ok, ok]
 
 
 # ------------------------------------------------------------------ 14. numeric overflow

@@ -101,3 +101,25 @@ def test_a_mistyped_keyword_names_the_function_and_the_nearest_keyword():
     assert iaf.sigma(df, component="detection", n_chance=50).ndim >= 0
     with pytest.raises(TypeError, match=r"'zzz'; it takes df, "):
         iaf.agreement(df, zzz=1)
+
+
+@pytest.mark.parametrize(("keyword", "bound"), [("n_boot", "100,000"), ("n_chance", "10,000,000")])
+def test_parameters_that_size_memory_are_bounded_at_every_entry_point(keyword, bound, capsys):
+    """#41 B7: n_boot=1e12 was a MemoryError traceback from the API (the CLI had a
+    ceiling); now every entry point refuses it before allocating, the CLI with the same
+    bound."""
+    from iaa_frames.cli.parser import build_parser
+    from iaa_frames.settings.validation import MAX_N_BOOT, MAX_N_CHANCE
+
+    df = iaf.simulate(n_items=3, seed=0)
+    huge = {"n_boot": MAX_N_BOOT, "n_chance": MAX_N_CHANCE}[keyword] + 1
+    for call in (
+        lambda: iaf.agreement(df, **{keyword: huge}),
+        lambda: df.iaa.agreement(**{keyword: huge}),
+        lambda: iaf.attribute_agreement(df, attributes="label", **{keyword: huge}),
+    ):
+        with pytest.raises(ParameterError, match=f"{keyword} must be at most {bound}"):
+            call()
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["report", "x.json", f"--{keyword.replace('_', '-')}", str(huge)])
+    assert f"{huge}" in capsys.readouterr().err
