@@ -27,7 +27,28 @@ _IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".gif",
 _SPLITS = ("train", "val", "valid", "validation", "test")
 
 
+#: A stem that two entries of ``image_sizes`` give different sizes.
+_AMBIGUOUS = object()
+
+
+def _size(key, w, h):
+    """``(w, h)`` of an ``image_sizes`` entry as positive finite floats, or an error
+    naming the entry."""
+    try:
+        w, h = float(w), float(h)
+    except (TypeError, ValueError):
+        raise ParameterError(
+            f"image_sizes[{key!r}] must be (width, height) numbers, got {(w, h)!r}"
+        ) from None
+    if not (w > 0 and h > 0 and math.isfinite(w) and math.isfinite(h)):
+        raise ParameterError(f"image_sizes[{key!r}] must be positive, got {(w, h)!r}")
+    return w, h
+
+
 def _sizes(image_sizes):
+    """``{key: (w, h)}`` of ``image_sizes``, under each entry's path without its extension
+    and under its stem; a stem that two entries give different sizes (``train/a.jpg``,
+    ``val/a.jpg``) is kept as ambiguous and answered only by the full key."""
     if image_sizes is None:
         return None
     if isinstance(image_sizes, pd.DataFrame):
@@ -36,34 +57,50 @@ def _sizes(image_sizes):
             raise ParameterError(
                 "image_sizes as a DataFrame needs columns item (or stem), width and height"
             )
-        stems = [Path(str(v)).stem for v in image_sizes[key]]
-        return dict(
-            zip(
-                stems,
-                zip(
-                    image_sizes["width"].astype(float),
-                    image_sizes["height"].astype(float),
-                    strict=True,
-                ),
-                strict=True,
-            )
-        )
-    if isinstance(image_sizes, Mapping):
-        out = {}
+        entries = zip(image_sizes[key], image_sizes["width"], image_sizes["height"], strict=True)
+    elif isinstance(image_sizes, Mapping):
+        entries = []
         for k, v in image_sizes.items():
             try:
-                w, h = (float(x) for x in v)
+                w, h = v
             except (TypeError, ValueError):
                 raise ParameterError(
                     f"image_sizes[{k!r}] must be (width, height), got {v!r}"
                 ) from None
-            if not (w > 0 and h > 0 and math.isfinite(w) and math.isfinite(h)):
-                raise ParameterError(f"image_sizes[{k!r}] must be positive, got {v!r}")
-            out[Path(str(k)).stem] = (w, h)
-        return out
-    raise ParameterError(
-        "image_sizes must be a mapping {image stem: (width, height)} or a DataFrame"
-    )
+            entries.append((k, w, h))
+    else:
+        raise ParameterError(
+            "image_sizes must be a mapping {image stem: (width, height)} or a DataFrame"
+        )
+    out: dict = {}
+    stems: dict = {}
+    for k, w, h in entries:
+        size = _size(k, w, h)
+        path = Path(str(k))
+        out[path.with_suffix("").as_posix()] = size
+        stems.setdefault(path.stem, set()).add(size)
+    for stem, found in stems.items():
+        out.setdefault(stem, next(iter(found)) if len(found) == 1 else _AMBIGUOUS)
+    return out
+
+
+def _size_of(sizes, path: Path, item, source: str):
+    """The size of a label file's image: by its item, by its image's path (each without
+    extension), else by its stem; an error naming what to do when the stem is ambiguous
+    or missing."""
+    keys = (Path(str(item)).with_suffix("").as_posix(), Path(source).with_suffix("").as_posix())
+    for key in (*keys, path.stem):
+        found = sizes.get(key)
+        if found is _AMBIGUOUS:
+            raise reader_error(
+                path,
+                None,
+                f"image_sizes gives images of stem {path.stem!r} different sizes; key "
+                f"them by the item instead (here {item!r})",
+            )
+        if found is not None:
+            return found
+    raise reader_error(path, None, f"no size for image {path.stem!r} in image_sizes")
 
 
 def _list_files(d: Path) -> list[Path]:
@@ -230,7 +267,9 @@ def read_yolo(
         parent; without one, the labels are the class indices as strings.
     image_sizes : mapping {image stem: (width, height)} or DataFrame, optional
         Image sizes in pixels (a DataFrame needs columns ``item`` or ``stem``, ``width``,
-        ``height``; items are matched by their stem). Every label file must then have a size.
+        ``height``). An image is matched by its item, its path without extension, or its
+        stem when no two entries of that stem differ (``train/a.jpg`` and ``val/a.jpg``
+        of different sizes must be keyed by item). Every label file must then have a size.
         Without sizes, coordinates stay normalized and ``width = height = 1.0``: the image is
         the unit square, which makes every normalized distance identical to what pixel
         coordinates would give.
@@ -337,18 +376,13 @@ def read_yolo(
         for path, image in files:
             source = image if image is not None else str(path.relative_to(d).with_suffix(""))
             item = keys(source, scope=d, path=path, entry="(file)")
-            _read_file(path, ann, names_of[ann], sizes, b, item)
+            _read_file(path, ann, names_of[ann], sizes, b, item, source)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
-def _read_file(path, annotator, names, sizes, b: FrameBuilder, item):
+def _read_file(path, annotator, names, sizes, b: FrameBuilder, item, source):
     f = b.add_file(path)
-    if sizes is None:
-        w = h = 1.0
-    else:
-        if path.stem not in sizes:
-            raise reader_error(path, None, f"no size for image {path.stem!r} in image_sizes")
-        w, h = sizes[path.stem]
+    w, h = (1.0, 1.0) if sizes is None else _size_of(sizes, path, item, source)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:

@@ -173,3 +173,31 @@ def test_on_invalid_drop_skips_bad_lines(tmp_path):
     assert w.counts == {"unreadable_entry": 2}
     assert list(w.dropped["entry"]) == ["line 1", "line 2"]
     assert "person" in set(df.loc[df["item"] == "frame_000002.jpg", "label"])
+
+
+def test_images_sharing_a_stem_keep_their_own_sizes(tmp_path):
+    """#41 S13: image_sizes was keyed by file stem, so labels/train/a and labels/val/a
+    got the last size given. Each now gets its own by its item, and a size given by an
+    ambiguous stem alone is an error naming the item to key it by; T3: a non-numeric
+    width is a ParameterError naming the entry (was a ValueError traceback)."""
+    root = tmp_path / "ana"
+    for split in ("train", "val"):
+        (root / "labels" / split).mkdir(parents=True)
+        (root / "labels" / split / "a.txt").write_text("0 0.5 0.5 0.5 0.5\n")
+    kw = dict(classes=["car"], annotator="ana", item_key="path")
+    sizes = {"labels/train/a.jpg": (100, 100), "labels/val/a.jpg": (400, 200)}
+    df = read_yolo(root, image_sizes=sizes, **kw)
+    got = df.set_index("item")[["width", "x1"]].sort_index()
+    assert got.to_dict("index") == {
+        "labels/train/a": {"width": 100.0, "x1": 75.0},
+        "labels/val/a": {"width": 400.0, "x1": 300.0},
+    }
+    frame = pd.DataFrame({"item": list(sizes), "width": [100, 400], "height": [100, 200]})
+    assert read_yolo(root, image_sizes=frame, **kw).equals(df)
+    with pytest.raises(ReaderError, match=r"stem 'a' different sizes; key them by the item"):
+        read_yolo(root, image_sizes={"train/a.jpg": (1, 1), "val/a.png": (2, 2)}, **kw)
+    one = read_yolo(root, image_sizes={"a": (50, 50)}, **kw)
+    assert (one["width"] == 50).all()
+    bad = frame.assign(width=["wide", 400])
+    with pytest.raises(ParameterError, match=r"image_sizes\['labels/train/a.jpg'\] must be"):
+        read_yolo(root, image_sizes=bad, **kw)
