@@ -530,8 +530,26 @@ class _CocoFile:
                 b.item[r] = img[0]
                 b.width[r] = img[1]
                 b.height[r] = img[2]
-                if math.isnan(img[1]) and mask_w is not None and r < len(mask_w) and mask_w[r]:
+                has_mask = mask_w is not None and r < len(mask_w) and bool(mask_w[r])
+                if math.isnan(img[1]) and has_mask:
                     b.width[r], b.height[r] = mask_w[r], mask_h[r]  # the mask knows its image
+                elif has_mask and (mask_w[r], mask_h[r]) != (img[1], img[2]):
+                    # a mask of another resolution: normalised by its image's size it
+                    # would cover another part of the image (#41 S19)
+                    entry = self.ann_entry(r)
+                    b.void(
+                        r,
+                        reader_error(
+                            path,
+                            entry,
+                            f"the RLE mask is {mask_w[r]:g} x {mask_h[r]:g} pixels (its 'size' "
+                            f"[height, width]) but its image {img[0]!r} is {img[1]:g} x "
+                            f"{img[2]:g}: fix the image's width and height or the mask",
+                        ),
+                        path,
+                        entry,
+                    )
+                    continue
             if name is None:
                 if not self.results:
                     entry = self.ann_entry(r)

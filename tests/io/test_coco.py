@@ -313,6 +313,28 @@ def test_bad_rle_names_the_entry(tmp_path):
     assert list(df["object_id"].dropna()) == [2]
 
 
+def test_a_mask_of_another_resolution_than_its_image_is_named(tmp_path):
+    """#41 S19: an RLE whose size differs from its image's was normalised by the image's
+    size, so it covered another part of the image; it is now an entry error naming both
+    sizes (dropped and counted with on_invalid='drop'), and a matching size still reads."""
+    _mask_utils()
+    doc = json.loads((FIX / "coco" / "rle.json").read_text())
+    doc["images"][0].update(width=8, height=6)  # the mask is 4 x 3
+    p = tmp_path / "twice.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(
+        ReaderError,
+        match=r"twice\.json: annotations\[0\] \(id=1\): the RLE mask is 4 x 3 pixels .* "
+        r"image 'crowd.jpg' is 8 x 6",
+    ):
+        read_coco(p)
+    with pytest.warns(DroppedRowsWarning) as rec:
+        df = read_coco(p, on_invalid="drop")
+    assert rec[0].message.counts == {"unreadable_entry": 1}
+    assert list(df["object_id"].dropna()) == [2]
+    assert len(read_coco(FIX / "coco" / "rle.json").dropna(subset=["object_id"])) == 2
+
+
 def test_mask_to_geometry_holes_and_parts():
     m = np.zeros((6, 7), dtype=np.uint8)
     m[1:5, 1:5] = 1
