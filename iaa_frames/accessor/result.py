@@ -15,7 +15,7 @@ import html
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.api.methods import doc_from
+from iaa_frames.api.methods import doc_from, keywords_checked
 from iaa_frames.api.results import items_of
 from iaa_frames.api.shortcuts import alpha_of, ks_of, sigma_of
 from iaa_frames.engine import memo as cache
@@ -127,6 +127,7 @@ class ResultAccessor:
             return self._attached
         return resolve.entry_of(self._ds, view=view)
 
+    @keywords_checked
     def use_tables(self, tables: PairTables) -> ResultAccessor:
         """Attach the pair tables this result was computed from (for :meth:`pairwise`,
         :meth:`items` and the distribution plots), e.g. after loading it from netCDF.
@@ -183,6 +184,7 @@ class ResultAccessor:
     def by_annotator(self):
         return by_annotator(self._single("by_annotator()"))
 
+    @keywords_checked
     def table(
         self,
         *,
@@ -230,6 +232,7 @@ class ResultAccessor:
             data = self._single("table()")
         return agreement_table(data, by=by, sort=sort, top=top, digits=digits)
 
+    @keywords_checked
     def reading(self, *, max_labels: int = 8, sweep=None) -> list[str]:
         """The plain-language reading of the numbers, as the report's "Reading" section
         writes it (:func:`iaa_frames.report.reading`).
@@ -291,6 +294,7 @@ class ResultAccessor:
     ):
         return alpha_of(self._check(), component=component)
 
+    @keywords_checked
     def pairwise(
         self,
         *,
@@ -319,6 +323,7 @@ class ResultAccessor:
             component=component, label=label, n_boot=n_boot, seed=seed
         )
 
+    @keywords_checked
     def items(
         self,
         *,

@@ -22,13 +22,33 @@ Examples
 
 from __future__ import annotations
 
+import functools
+import inspect
+import types
 import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-__all__ = ["deprecated_name", "doc_from"]
+from iaa_frames.settings.validation import unknown_keyword_message
+
+__all__ = ["CALLED_AS", "deprecated_name", "doc_from", "keywords_checked"]
+
+
+#: A method: the decorators return what they are given, as static tools (jedi, mypy) see it.
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: How the methods of each accessor class are called, for the messages that name them.
+CALLED_AS = {
+    "IAAAccessor": "df.iaa",
+    "ResultAccessor": "res.iaa",
+    "FramePlots": "df.iaa.plot",
+    "ResultPlots": "res.iaa.plot",
+}
 
 
 def doc_from(func):
-    """Decorate a method with the docstring of ``func``, the function it calls.
+    """Decorate a method with the docstring of ``func``, the function it calls, and with
+    :func:`keywords_checked`.
 
     Parameters
     ----------
@@ -38,16 +58,65 @@ def doc_from(func):
     Returns
     -------
     callable
-        The decorator: the method itself, its ``__doc__`` that of ``func`` and its
-        ``_doc_from`` ``func``.
+        The decorator: the method (:func:`keywords_checked`), its ``__doc__`` that of
+        ``func`` and its ``_doc_from`` ``func``.
     """
 
-    def decorate(method):
+    def decorate(method: F) -> F:
         method.__doc__ = func.__doc__
         method._doc_from = func
-        return method
+        return keywords_checked(method)
 
     return decorate
+
+
+def _calling(method, check):
+    def called(self, *args, **kwargs):
+        check(self, kwargs)
+        return method(self, *args, **kwargs)
+
+    return called
+
+
+def keywords_checked(method: F) -> F:
+    """Decorate an accessor method: a keyword it does not take is a :class:`TypeError`
+    naming the method as it was called (``df.iaa.agreement()``, :data:`CALLED_AS`) and the
+    nearest keywords it takes (:func:`~iaa_frames.settings.validation.unknown_keyword_message`),
+    where Python would name ``AgreementMethods.agreement()`` and suggest nothing.
+
+    The method keeps its written-out signature (:func:`inspect.signature` follows
+    ``__wrapped__``; jedi and mypy read the ``def``), its docstring and its module: the
+    wrapper runs in the method's module globals, so that doctest finds its examples there.
+
+    Parameters
+    ----------
+    method : function
+        An accessor method (``self`` first); one taking ``**kwargs`` is returned as it is.
+
+    Returns
+    -------
+    function
+    """
+    sig = inspect.signature(method)
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return method
+    names = frozenset(sig.parameters)
+
+    def check(owner, kwargs):
+        if names.issuperset(kwargs):
+            return
+        where = CALLED_AS.get(type(owner).__name__, type(owner).__name__)
+        message = unknown_keyword_message(
+            method, sig, kwargs, TypeError(), name=f"{where}.{method.__name__}"
+        )
+        raise TypeError(message)
+
+    made = _calling(method, check)
+    called = types.FunctionType(
+        made.__code__, method.__globals__, method.__name__, None, made.__closure__
+    )
+    functools.update_wrapper(called, method)
+    return called  # type: ignore[return-value]
 
 
 def deprecated_name(obj, name: str, renamed: dict[str, str]):

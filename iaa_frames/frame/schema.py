@@ -13,6 +13,7 @@ million box rows validate in well under a second per check.
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass, field
 
@@ -45,6 +46,7 @@ __all__ = [
     "validate",
     "is_object",
     "INVALID_REASONS",
+    "register_path_hint",
 ]
 
 #: The optional column naming the group of an item (video, sequence, scene, patient,
@@ -151,7 +153,34 @@ def is_object(df: pd.DataFrame) -> pd.Series:
     return df["x0"].notna()
 
 
+#: What to do with a path passed where a frame is expected: ``hint(path) -> str``, set by
+#: :mod:`iaa_frames.io` (which names the reader of the file's format) when it is imported.
+_PATH_HINT: list = []
+
+
+def register_path_hint(hint) -> None:
+    """Set the function that says what to do with a path passed where a frame is
+    expected (:func:`iaa_frames.io.formats.read_hint`: the reader call that reads it).
+
+    Parameters
+    ----------
+    hint : callable
+        ``hint(path) -> str``, the remedy the :class:`SchemaError` ends with.
+    """
+    _PATH_HINT[:] = [hint]
+
+
 def _schema(df) -> None:
+    if isinstance(df, (str, os.PathLike)):
+        hint = (
+            _PATH_HINT[0](df)
+            if _PATH_HINT
+            else "read it first with the reader of its format (iaa_frames.io)"
+        )
+        raise SchemaError(
+            f"expected a pandas DataFrame, got a path ({type(df).__name__}) "
+            f"{os.fspath(df)!r}; {hint}"
+        )
     if not isinstance(df, pd.DataFrame):
         raise SchemaError(f"expected a pandas DataFrame, got {type(df).__name__}")
     missing = [c for c in ("item", "annotator") if c not in df.columns]

@@ -39,11 +39,14 @@ writes the frame in each tool's format, ``samples`` holds the packaged samples.
 a bridge needs them: ``to_supervision`` needs the ``supervision`` extra).
 """
 
+from iaa_frames.frame.schema import register_path_hint
+
 from .coco import read_coco
 from .cvat import read_cvat
 from .darwin import read_darwin
 from .fiftyone import from_fiftyone
 from .fiftyone_export import to_fiftyone
+from .formats import read_hint
 from .kitti import read_kitti
 from .labelstudio import read_labelstudio
 from .labelstudio_video import read_labelstudio_video
@@ -56,6 +59,8 @@ from .table import read_table
 from .voc import read_voc
 from .yolo import read_yolo
 from .yolo_classes import read_yolo_classes
+
+register_path_hint(read_hint)  # iaf.agreement("ann.json") names the reader to use
 
 __all__ = [
     "SAMPLES",

@@ -1,4 +1,4 @@
-# Over 400 lines: one format; images and video tracks share the shape parsing; 86 are documentation.
+# Over 400 lines: one format; images and video tracks share the shape parsing; ~100 are documentation.
 """Reader for CVAT XML 1.1 exports: "CVAT for images" and "CVAT for video"."""
 
 from __future__ import annotations
@@ -153,9 +153,15 @@ def read_cvat(
         up to the next visible shape, copied up to an ``outside`` shape or to the last
         frame of the job or task. Polygon, polyline and points frames between two
         differing visible shapes are not interpolated (CVAT's interpolation of them
-        resamples the points): they are counted as dropped. Every frame of the job (``start_frame``..``stop_frame``), or of
-        the task (its segments, else ``size``), is covered by the annotator; the frame size
-        is ``original_size``.
+        resamples the points): they are counted as dropped. Frame numbers are the task's,
+        as CVAT writes them: ``start_frame``, then every ``step``-th frame
+        (``<frame_filter>step=N</frame_filter>``) up to ``stop_frame``, so a task that
+        starts at frame 10 and keeps every 3rd frame has the items ``frame_000010``,
+        ``frame_000013``, ...; interpolation and held shapes fill those frames only, and
+        a shape between them is counted as dropped (``frame_off_step``). Every frame of
+        the job (``start_frame``..``stop_frame``), or of the task (the same, else its
+        segments or ``size``, counted from 0 by the step), is covered by the annotator;
+        the frame size is ``original_size`` (in ``<task>``, or beside ``<job>``).
 
         In both: ``occluded`` is a boolean column, every ``<attribute name="...">`` child is
         a column of strings (an attribute whose name is a core column gets the prefix
@@ -178,9 +184,13 @@ def read_cvat(
     object: its ``<points>`` elements are its joints (``outside="1"``: not labelled,
     ``occluded="1"``: occluded, else visible), of the keypoints kind of their labels
     (:mod:`iaa_frames.io.keypoints`: COCO's person keypoints give the kind ``keypoints``),
-    scaled by the area of the box of its labelled joints; a skeleton track's nested
-    element tracks repeat its joints and are not read again, and its frames between two
-    keyframes move the joints labelled on both linearly. Other shapes (mask, ellipse,
+    scaled by the area of the box of its labelled joints. Its joints are the ``<meta>``
+    labels whose ``<parent>`` is the skeleton's label (else those its track writes): a
+    joint without an element on a frame (CVAT writes none once the joint's element
+    track has ended) is not labelled there, and a ``<skeleton>`` with no element is an
+    object with no labelled joint (not drawn; on an image, counted as dropped). A
+    skeleton track's nested element tracks repeat its joints and are not read again,
+    and its frames between two keyframes move the joints labelled on both linearly. Other shapes (mask, ellipse,
     cuboid, tag) are skipped, counted and reported in a DroppedRowsWarning. The XML is parsed incrementally with
     :mod:`defusedxml`.
 
@@ -245,35 +255,80 @@ def _float_text(el, tag):
     return v if math.isfinite(v) and v > 0 else math.nan
 
 
-class _Meta:
-    """What the <meta> of an export says: assignees, the frame range, the frame size."""
+def _step(path, owner) -> int:
+    """The frame step of ``<frame_filter>`` (``step=N``; empty or absent: 1)."""
+    text = owner.findtext("frame_filter") if owner is not None else None
+    text = (text or "").strip()
+    if not text:
+        return 1
+    key, _, value = text.partition("=")
+    try:
+        step = parse_int(value.strip()) if key.strip() == "step" else 0
+    except ValueError:
+        step = 0
+    if step < 1:
+        raise reader_error(
+            path,
+            "<meta>",
+            f"frame_filter {text!r} is not 'step=N' with N a positive integer (the only "
+            "filter CVAT writes); fix it or remove the element to read every frame",
+        )
+    return step
 
-    def __init__(self, el=None):
+
+class _Meta:
+    """What the <meta> of an export says: assignees, the frames, the frame size, the
+    joints of each skeleton label.
+
+    CVAT numbers the frames of a video export as the task's: ``start_frame``, then every
+    ``step``-th frame (``frame_filter`` ``step=N``) up to ``stop_frame``; the
+    ``segments`` and ``size`` count frames of the task from 0, one per step.
+    """
+
+    def __init__(self, el=None, path=None):
         job = el.find("job") if el is not None else None
         task = el.find("task") if el is not None else None
+        owner = job if job is not None else task
         self.job_assignee = _person(el.find("job/assignee")) if el is not None else None
         self.task_assignee = _person(el.find("task/assignee")) if el is not None else None
+        self.step = _step(path, owner)
         self.frames = None  # (first, last) frame of the export, when it says
-        start, stop = _int_text(job, "start_frame"), _int_text(job, "stop_frame")
-        if job is not None and start is not None and stop is not None:
+        start, stop = _int_text(owner, "start_frame"), _int_text(owner, "stop_frame")
+        size = _int_text(owner, "size")
+        segs = owner.findall("segments/segment") if owner is not None else []
+        bounds = [(_int_text(sg, "start"), _int_text(sg, "stop")) for sg in segs]
+        bounds = [(a, z) for a, z in bounds if a is not None and z is not None]
+        origin = start if start is not None else 0
+        if start is not None and stop is not None and (stop >= start or not size):
             self.frames = (start, stop)
-        else:
-            owner = job if job is not None else task
-            segs = owner.findall("segments/segment") if owner is not None else []
-            bounds = [(_int_text(sg, "start"), _int_text(sg, "stop")) for sg in segs]
-            bounds = [(a, z) for a, z in bounds if a is not None and z is not None]
-            size = _int_text(owner, "size")
-            if bounds:
-                self.frames = (min(a for a, _ in bounds), max(z for _, z in bounds))
-            elif size:
-                self.frames = (0, size - 1)
+        elif bounds:  # segments count the task's frames from 0, one per step
+            first = min(a for a, _ in bounds)
+            last = max(z for _, z in bounds)
+            self.frames = (origin + first * self.step, origin + last * self.step)
+        elif size:
+            self.frames = (origin, origin + (size - 1) * self.step)
         w = h = math.nan
-        for owner in (job, task):
-            if owner is not None and owner.find("original_size") is not None:
-                w = _float_text(owner.find("original_size"), "width")
-                h = _float_text(owner.find("original_size"), "height")
+        # a task writes original_size in <task>, a job beside <job> in <meta>
+        for where in (job, task, el):
+            if where is not None and where.find("original_size") is not None:
+                w = _float_text(where.find("original_size"), "width")
+                h = _float_text(where.find("original_size"), "height")
                 break
         self.size = (w, h)
+        self.joints = {}  # skeleton label -> its joint labels, from meta/*/labels
+        labels = owner.findall("labels/label") if owner is not None else []
+        for lab in labels:
+            parent, name = lab.findtext("parent"), lab.findtext("name")
+            if parent and name:
+                self.joints.setdefault(parent, [])
+                if name not in self.joints[parent]:
+                    self.joints[parent].append(name)
+
+    def frame_range(self) -> range | None:
+        """The frames of the export, or None when it declares none."""
+        if self.frames is None:
+            return None
+        return range(self.frames[0], self.frames[1] + 1, self.step)
 
 
 def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_frames: int):
@@ -317,14 +372,16 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_f
         stack.pop()
         depth = len(stack)
         if depth == 1 and el.tag == "meta":
-            meta = _Meta(el)
+            meta = _Meta(el, path)
             el.clear()
         elif depth == 1 and el.tag == "image":
-            _image(path, f, b, el, n_images, who(), keys, items)
+            _image(path, f, b, el, n_images, who(), keys, items, meta.joints)
             n_images += 1
             saw_content = True
             el.clear()
         elif depth == 1 and el.tag == "track":
+            if not n_tracks:  # a video export: its frames are items
+                _check_range(path, meta, max_frames)
             _track(path, f, b, el, n_tracks, who(), meta, frames_seen, keys)
             n_tracks += 1
             saw_content = True
@@ -334,16 +391,9 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_f
     if n_tracks or (not n_images and meta.frames is not None):
         # a video export: every frame of the job/task was reviewed
         ann = who()
-        first_last = meta.frames
-        if first_last and not 0 <= first_last[1] - first_last[0] < max_frames:
-            raise reader_error(
-                path,
-                "<meta>",
-                f"the export declares the frames {first_last[0]:,}..{first_last[1]:,}, "
-                f"not a range of 1 to max_frames={max_frames:,} frames (each is one "
-                "covered item); pass a larger read_cvat(max_frames=) to read it",
-            )
-        frames = range(first_last[0], first_last[1] + 1) if first_last else sorted(frames_seen)
+        _check_range(path, meta, max_frames)
+        declared = meta.frame_range()
+        frames = declared if declared is not None else sorted(frames_seen)
         w, h = meta.size
         for fr in frames:
             item = keys(_frame_name(fr), path=path, entry=f"frame {fr}")
@@ -360,6 +410,23 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_f
     if not saw_content:
         raise reader_error(
             path, None, "no <image> or <track> elements: neither images nor annotations"
+        )
+
+
+def _check_range(path, meta: _Meta, max_frames: int):
+    """Refuse a declared frame range that is empty or longer than ``max_frames`` (each
+    frame is one covered item, and a few bytes can declare any range)."""
+    if meta.frames is None:
+        return
+    first, last = meta.frames
+    if not (last >= first and len(meta.frame_range()) <= max_frames):
+        raise reader_error(
+            path,
+            "<meta>",
+            f"the export declares the frames {first:,}..{last:,}"
+            + (f" (every {meta.step})" if meta.step > 1 else "")
+            + f", not a range of 1 to max_frames={max_frames:,} frames (each is one "
+            "covered item); pass a larger read_cvat(max_frames=) to read it",
         )
 
 
@@ -409,10 +476,16 @@ def _add_box(b, item, annotator, label, coords, kw):
         b.add_box(item, annotator, label, x0, y0, x1, y1, **kw)
 
 
-def _skeleton(path, entry, shape, label):
+def _skeleton(path, entry, shape, label, joints=None):
     """A ``<skeleton>``'s elements (``<points label=... points="x,y">``, ``outside`` 1 not
     labelled, ``occluded`` 1 occluded): its keypoints kind and parameters (pixels; the
-    scale is the area of the box of its labelled joints)."""
+    scale is the area of the box of its labelled joints), or None when no joint is
+    labelled (every element outside, or none written).
+
+    ``joints``: the skeleton's joint labels (``<meta>``'s labels, else those its track
+    writes); a joint it does not write is not labelled (CVAT writes no element of a
+    joint whose element track has ended).
+    """
     names, xs, ys, vs = [], [], [], []
     for j, el in enumerate(shape.findall("points")):
         name = el.get("label")
@@ -435,12 +508,18 @@ def _skeleton(path, entry, shape, label):
         xs.append(x)
         ys.append(y)
         vs.append(v)
-    if not names:
-        raise reader_error(path, entry, "a skeleton with no <points> element")
-    if not any(vs):
+    if not names or not any(vs):
         return None
+    if joints and set(names) <= set(joints):
+        for name in joints:
+            if name not in names:
+                names.append(name)
+                xs.append(0.0)
+                ys.append(0.0)
+                vs.append(0.0)
     try:
-        kind = skeleton_kind(names, label or "skeleton")
+        declared = joints if joints and sorted(joints) == sorted(names) else names
+        kind = skeleton_kind(declared, label or "skeleton")
     except ParameterError as exc:
         raise reader_error(path, entry, str(exc)) from None
     if len(names) != kind.n_keypoints:
@@ -465,7 +544,7 @@ def _between(geom, nxt, t):
     return name, keypoint_params(out[:, 0], out[:, 1], out[:, 2])
 
 
-def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: dict):
+def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: dict, joints):
     name = el.get("name")
     ientry = f"image[{k}]" + (f" (name={name!r})" if name else "")
     try:
@@ -515,7 +594,7 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
                 raise reader_error(path, entry, "missing attribute 'label'")
             extras = _shape_extras(path, entry, shape, b)
             kw = {"width": w, "height": h, "file_idx": f, "entry": entry, "extras": extras}
-            geom = _geometry(path, entry, tag, shape, label)
+            geom = _geometry(path, entry, tag, shape, label, joints.get(label))
             if isinstance(geom, _Drop):
                 b.drop(path, entry, *geom, item=item, annotator=annotator, record=record)
                 continue
@@ -531,18 +610,19 @@ class _Drop(tuple):
 _SUPPORTED_TEXT = "only box, polygon, polyline, points and skeleton"
 
 
-def _geometry(path, entry, tag, shape, label):
+def _geometry(path, entry, tag, shape, label, joints=None):
     """The geometry of a shape of a supported tag, as :func:`_add_shape` takes it, or a
-    :class:`_Drop` saying why it is not drawn."""
+    :class:`_Drop` saying why it is not drawn (``joints``: those of a skeleton label,
+    :func:`_skeleton`)."""
     if tag == "box":
         return _box_coords(path, entry, shape)
     if tag == "skeleton":
-        skel = _skeleton(path, entry, shape, label)
+        skel = _skeleton(path, entry, shape, label, joints)
         if skel is None:
             return _Drop(
                 (
                     "keypoints_none_labelled",
-                    "a skeleton with every element outside (no labelled joint)",
+                    "a skeleton with every element outside or none written (no labelled joint)",
                 )
             )
         return skel
@@ -576,6 +656,17 @@ def _add_shape(b, tag, item, annotator, label, geom, kw):
         b.add_shape(item, annotator, label, POINT_SET.name, point_set_params(POINT_SET, geom), **kw)
 
 
+def _track_joints(el) -> list:
+    """The joint labels a skeleton track writes (its ``<skeleton>`` elements' ``<points>``),
+    in the order first written."""
+    out: dict = {}
+    for skel in el.iterfind("skeleton"):
+        for pt in skel.iterfind("points"):
+            if pt.get("label"):
+                out.setdefault(pt.get("label"), None)
+    return list(out)
+
+
 def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen, keys):
     tid = el.get("id")
     tentry = f"track[{k}]" + (f" (id={tid})" if tid is not None else "")
@@ -589,6 +680,8 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
         base["source"] = el.get("source")
     w, h = meta.size
     first, last = meta.frames if meta.frames else (None, None)
+    step = meta.step
+    joints = meta.joints.get(label) or _track_joints(el)
     shapes = []  # (frame, tag, outside, keyframe, entry, coords or ring, extras)
     counts: dict = {}
     for shape in el:
@@ -614,6 +707,18 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             fr = _int_or_text(fr_text)
             if not isinstance(fr, int):
                 raise reader_error(path, entry, f"frame={fr_text!r} is not a frame number")
+            if first is not None and (fr - first) % step:
+                b.drop(
+                    path,
+                    entry,
+                    "frame_off_step",
+                    f"frame {fr} is not a frame of the export: it has every {step}th frame "
+                    f"from {first} (start_frame, frame_filter 'step={step}')",
+                    item=_frame_name(fr),
+                    annotator=annotator,
+                    record={"tag": tag, **shape.attrib},
+                )
+                continue
             if first is not None and not first <= fr <= last:
                 # kept as the end of an interpolation, but no object past the declared frames
                 b.drop(
@@ -621,7 +726,8 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                     entry,
                     "frame_out_of_range",
                     f"frame {fr} is outside the frames the export declares "
-                    f"({first}-{last}: start_frame/stop_frame, segments or size)",
+                    f"({first}-{last}: start_frame/stop_frame, segments or size)"
+                    + (f", every {step}th" if step > 1 else ""),
                     item=_frame_name(fr),
                     annotator=annotator,
                     record={"tag": tag, **shape.attrib},
@@ -647,7 +753,7 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             if label is None and el.get("label") is None:
                 raise reader_error(path, tentry, "missing attribute 'label'")
             extras = {**base, **_shape_extras(path, entry, shape, b), "keyframe": keyframe}
-            geom = _geometry(path, entry, tag, shape, label)
+            geom = _geometry(path, entry, tag, shape, label, joints)
             if isinstance(geom, _Drop):
                 if tag != "skeleton":  # a skeleton with every joint outside: not drawn here
                     b.drop(
@@ -700,7 +806,7 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
         end = nxt[0] - 1 if nxt is not None else max(fr, last if last is not None else fr)
         if last is not None:  # only the frames the export declares
             end = min(end, last)
-        for g in range(fr if first is None else max(fr, first), end + 1):
+        for g in range(fr if first is None else max(fr, first), end + 1, step):
             item = keys(_frame_name(g), path=path, entry=entry)
             gentry = entry if g == fr else f"{entry} held to frame {g}"
             ex = dict(extras)
@@ -717,9 +823,9 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                 else:
                     b.drop(
                         path,
-                        f"{entry} frames {fr + 1}-{end}",
+                        f"{entry} frames {fr + step}-{end}",
                         "track_gap_not_interpolated",
-                        f"{tag} track {tid}: frames {fr + 1}-{end} between two keyframes are "
+                        f"{tag} track {tid}: frames {fr + step}-{end} between two keyframes are "
                         "not written in the export (export again from CVAT, which writes them)",
                         item=item,
                         annotator=annotator,

@@ -233,7 +233,7 @@ def read_labelstudio(
         raise ParameterError(
             f"open_polygons must be 'polygon' or 'polyline', got {open_polygons!r}"
         )
-    path = check_file(path)
+    path = check_file(path, "read_labelstudio")
     b = FrameBuilder("labelstudio", on_invalid=on_invalid)
     keys = ItemKeys(item_key, pre=labelstudio_file)
     f = b.add_file(path)

@@ -144,7 +144,7 @@ def read_labelstudio_video(
     """
     if not isinstance(time, str):
         raise ParameterError(f"time must be a key of the annotations, got {time!r}")
-    path = check_file(path)
+    path = check_file(path, "read_labelstudio_video")
     try:
         tasks = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

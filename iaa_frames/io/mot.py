@@ -76,7 +76,7 @@ def _seq_length(path, info, max_frames) -> int:
 
 
 def _read_one(path, annotator, sequence, labels, label, ignored, max_frames):
-    path = check_file(path)
+    path = check_file(path, "read_mot")
     info = _seqinfo(path)
     if sequence is None:
         sequence = info.get("name") or (

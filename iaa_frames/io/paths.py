@@ -20,6 +20,8 @@ from pathlib import Path
 
 from iaa_frames.errors import ParameterError, ReaderError
 
+from .formats import FILE_READERS, files_call, read_call, reader_for
+
 __all__ = [
     "ENTRY_ERRORS",
     "annotator_dirs",
@@ -77,13 +79,45 @@ def as_path(path, what: str = "a file path") -> Path:
     return Path(path)
 
 
-def check_file(path) -> Path:
-    """Return ``path`` as a :class:`~pathlib.Path`, or raise ReaderError if it cannot be read."""
+def _directory_remedy(p: Path, reader: str | None) -> str:
+    """What to pass instead of the directory ``p`` to ``reader``: its files that the
+    reader reads (the call that reads them), or the reader its files look like."""
+    found = files_call(reader, p) if reader else None
+    suffix = FILE_READERS.get(reader or "")
+    if found is not None:
+        call, files = found
+        names = ", ".join(f.name for f in files[:4]) + (" ..." if len(files) > 4 else "")
+        return (
+            f"; {reader} reads files (one per annotator or job), and the directory holds "
+            f"{len(files)} {suffix} file(s) ({names}): {call}"
+        )
+    held = f"; it holds no {suffix} file of {reader}'s format" if suffix else ""
+    other = reader_for(p)
+    if other is not None and other[0] != reader:
+        return f", expected a file{held} and looks like {other[1]}: {read_call(other[0], p)}"
+    return f", expected a file{held} (pass a file, a list of files or {{annotator: file}})"
+
+
+def check_file(path, reader: str | None = None) -> Path:
+    """Return ``path`` as a :class:`~pathlib.Path`, or raise ReaderError if it cannot be
+    read; a directory is answered with what to pass instead (``reader``: the reader's
+    name, to list the directory's files it reads: :func:`~iaa_frames.io.formats.files_call`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "ana.json").write_text('{"images": []}')
+    >>> check_file(d, "read_coco")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ReaderError: ...: is a directory; read_coco reads files (one per annotator or job), and the directory holds 1 .json file(s) (ana.json): iaf.read_coco([...ana.json'])
+    """
     p = as_path(path)
     if not p.exists():
         raise reader_error(p, None, "no such file")
     if p.is_dir():
-        raise reader_error(p, None, "is a directory, expected a file")
+        raise reader_error(p, None, f"is a directory{_directory_remedy(p, reader)}")
     if p.stat().st_size == 0:
         raise reader_error(p, None, "the file is empty")
     return p
@@ -135,11 +169,11 @@ def files_and_annotators(path_or_paths, annotator, *, reader: str):
                 raise ParameterError(
                     f"{reader}: annotator names must be non-empty strings, got {ann!r}"
                 )
-        return [(check_file(p), ann) for ann, p in path_or_paths.items()]
+        return [(check_file(p, reader), ann) for ann, p in path_or_paths.items()]
     if isinstance(path_or_paths, (str, os.PathLike)):
         if annotator is not None and not isinstance(annotator, str):
             raise ParameterError(f"annotator must be a string for one file, got {annotator!r}")
-        return [(check_file(path_or_paths), annotator)]
+        return [(check_file(path_or_paths, reader), annotator)]
     if not isinstance(path_or_paths, Iterable) or isinstance(path_or_paths, (bytes, bytearray)):
         raise ParameterError(
             f"{reader}: expected a path, a list of paths or a mapping {{annotator: path}}, got "
@@ -158,4 +192,4 @@ def files_and_annotators(path_or_paths, annotator, *, reader: str):
         names = list(annotator)
         if len(names) != len(paths):
             raise ParameterError(f"{len(paths)} files but {len(names)} annotator names")
-    return [(check_file(p), a) for p, a in zip(paths, names, strict=True)]
+    return [(check_file(p, reader), a) for p, a in zip(paths, names, strict=True)]

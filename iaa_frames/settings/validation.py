@@ -48,6 +48,7 @@ __all__ = [
     "Constraint",
     "DistanceSpec",
     "Integer",
+    "KEYWORD_REMEDIES",
     "OneOf",
     "Progress",
     "SINGLE_THRESHOLD",
@@ -315,9 +316,23 @@ def validate_params(constraints: dict[str, Constraint] | None = None, *, engine:
     return decorate
 
 
-def unknown_keyword_message(func, sig: inspect.Signature, kwargs: dict, error: TypeError) -> str:
-    """The message of a call ``func(**kwargs)`` refused by ``sig``: the function named,
-    and for a keyword it does not take, the nearest ones it does ("did you mean").
+#: Keywords users reach for that a function does not take, and what to write instead:
+#: (function name, keyword) -> the remedy.
+KEYWORD_REMEDIES = {
+    ("forest", "by"): (
+        "forest draws one row per label; label=L draws one row per annotator on the "
+        "label L, annotator=A one row per label for the annotator A"
+    ),
+}
+
+
+def unknown_keyword_message(
+    func, sig: inspect.Signature, kwargs: dict, error: TypeError, *, name: str | None = None
+) -> str:
+    """The message of a call ``func(**kwargs)`` refused by ``sig``: the function named
+    (``name``: as the caller wrote it, ``df.iaa.agreement``), and for a keyword it does
+    not take, the nearest ones it does ("did you mean"), else what it takes and the
+    remedy of :data:`KEYWORD_REMEDIES`.
 
     Examples
     --------
@@ -325,17 +340,24 @@ def unknown_keyword_message(func, sig: inspect.Signature, kwargs: dict, error: T
     >>> sig = inspect.signature(agreement)
     >>> unknown_keyword_message(agreement, sig, {"n_chanse": 5}, TypeError("x"))
     "agreement() got an unexpected keyword argument 'n_chanse'; did you mean 'n_chance'?"
+    >>> unknown_keyword_message(agreement, sig, {"tau": 5}, TypeError("x"), name="df.iaa.agreement")
+    "df.iaa.agreement() got an unexpected keyword argument 'tau'; it takes df, n_chance, n_boot"
     """
+    called = name or func.__name__
     taken = [
         n for n, p in sig.parameters.items() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
+    if taken and taken[0] == "self":
+        taken = taken[1:]
     unknown = [k for k in kwargs if k not in sig.parameters]
     if not unknown or any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-        return f"{func.__name__}(): {error}"
+        return f"{called}(): {error}"
     near = difflib.get_close_matches(unknown[0], taken, n=2, cutoff=0.6)
     hint = (
         f"; did you mean {' or '.join(map(repr, near))}?"
         if near
         else f"; it takes {', '.join(taken)}"
     )
-    return f"{func.__name__}() got an unexpected keyword argument {unknown[0]!r}{hint}"
+    remedy = KEYWORD_REMEDIES.get((func.__name__, unknown[0]))
+    hint += f" ({remedy})" if remedy else ""
+    return f"{called}() got an unexpected keyword argument {unknown[0]!r}{hint}"

@@ -80,3 +80,63 @@ def test_a_frame_figure_draws_what_the_result_figure_draws():
     res = df.iaa.agreement(n_chance=50, n_boot=0)
     want = res.iaa.plot.forest(components=["localization"])
     assert [ax.get_title() for ax in got.axes] == [ax.get_title() for ax in want.axes]
+
+
+# ------------------------------------------- unknown keywords: "did you mean" (#42 item 5)
+
+
+def test_an_accessor_method_names_itself_as_called_and_the_nearest_keyword():
+    # Python said "AgreementMethods.agreement() got an unexpected keyword argument"
+    df = iaf.simulate(n_items=6, seed=0)
+    with pytest.raises(TypeError) as info:
+        df.iaa.agreement(n_chanse=50, n_boot=0)
+    assert str(info.value) == (
+        "df.iaa.agreement() got an unexpected keyword argument 'n_chanse'; did you mean 'n_chance'?"
+    )
+    res = df.iaa.agreement(n_chance=50, n_boot=0)  # the suggestion followed
+    with pytest.raises(
+        TypeError, match=r"^df\.iaa\.sigma\(\) .*'componet'; did you mean 'component'"
+    ):
+        df.iaa.sigma(componet="detection", n_chance=50, n_boot=0)
+    assert df.iaa.sigma(component="detection", n_chance=50, n_boot=0).ndim >= 0
+    with pytest.raises(TypeError, match=r"^res\.iaa\.reading\(\) .*did you mean 'max_labels'"):
+        res.iaa.reading(max_label=3)
+    assert res.iaa.reading(max_labels=3)
+    with pytest.raises(TypeError, match=r"^res\.iaa\.sigma\(\) .*it takes component"):
+        res.iaa.sigma(zzz=1)
+
+
+def test_forest_by_names_the_figure_and_how_to_choose_its_rows():
+    # issue #42 item 5: forest(by=...) named FramePlots.forest / ResultPlots.forest
+    df = iaf.simulate(n_items=6, seed=0)
+    res = df.iaa.agreement(n_chance=50, n_boot=0)
+    with pytest.raises(TypeError) as info:
+        res.iaa.plot.forest(by="annotator")
+    text = str(info.value)
+    assert text.startswith("res.iaa.plot.forest() got an unexpected keyword argument 'by'")
+    assert "label=L draws one row per annotator" in text
+    with pytest.raises(TypeError, match=r"^df\.iaa\.plot\.forest\(\) .*'by'.*label=L"):
+        df.iaa.plot.forest(by="annotator", n_chance=50, n_boot=0)
+    label = next(v for v in res["label"].values.tolist() if v != "(all)")
+    fig = res.iaa.plot.forest(label=label, components=["localization"])  # the remedy
+    rows = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    annotators = set(res["annotator"].values.tolist())
+    assert rows and set(rows) <= annotators
+
+
+def test_checked_methods_keep_their_signature_docstring_and_module():
+    from iaa_frames.accessor.result import ResultAccessor
+    from iaa_frames.api.methods import keywords_checked
+
+    for klass in (IAAAccessor, ResultAccessor, FramePlots, ResultPlots):
+        for name, member in inspect.getmembers(klass, inspect.isfunction):
+            if name.startswith("_") or not hasattr(member, "__wrapped__"):
+                continue
+            assert inspect.signature(member) == inspect.signature(member.__wrapped__)
+            assert member.__module__ == member.__wrapped__.__module__
+            assert member.__globals__ is member.__wrapped__.__globals__  # doctest finds it
+
+    # a method that takes **kwargs is left as it is
+    def free(self, **kwargs): ...
+
+    assert keywords_checked(free) is free

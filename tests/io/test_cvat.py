@@ -371,3 +371,154 @@ def test_polylines_and_point_sets_round_trip_through_write_cvat(tmp_path):
     want = df[df["label"].notna()].sort_values(cols[:3] + ["ps_n"]).reset_index(drop=True)
     got = back[back["label"].notna()].sort_values(cols[:3] + ["ps_n"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(got[cols], want[cols], check_dtype=False)
+
+
+# ------------------------------------------------- CVAT for video: start frame and step
+
+#: "CVAT for video 1.1", a task of frames 10, 13, ..., 28 (its comment says what it holds)
+STEP_TASK = (FIX / "cvat" / "video_task_step3.xml").read_text()
+
+
+def _write_xml(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_video_start_frame_and_step_read_every_shape(tmp_path):
+    # issue #42 item 4: the shapes sit on frames 10, 13, ..., 28 (start_frame + k * step),
+    # not on 0..size - 1; none is dropped as out of range or off the step
+    df, dropped = read_cvat(_write_xml(tmp_path, "task_4.xml", STEP_TASK), return_dropped=True)
+    assert len(dropped) == 0, dropped
+    frames = [f"frame_{k:06d}" for k in range(10, 29, 3)]
+    assert sorted(set(df["item"])) == frames  # every frame of the task, no other
+    assert set(df["annotator"]) == {"ana"}
+    assert (df["width"] == 640).all() and (df["height"] == 360).all()  # <task><original_size>
+    cars = df[(df["label"] == "car") & (df["track_id"] == 0)].set_index("item")
+    assert cars.index.tolist() == frames[:4]  # visible until the outside shape at 22
+    assert cars["x0"].tolist() == [100.0, 110.0, 120.0, 130.0]
+    assert cars["keyframe"].tolist() == [True, False, False, True]
+    assert cars["occluded"].tolist() == [False, False, False, True]
+    single = df[(df["label"] == "car") & (df["track_id"] == 1)]
+    assert single["item"].tolist() == ["frame_000016"]
+
+
+def test_video_step_interpolates_between_keyframes_on_the_kept_frames(tmp_path):
+    # the keyframes only (as ben's exports of older CVAT): the frames between are CVAT's
+    # frames 13 and 16, a third and two thirds of the way; after the last keyframe the
+    # box is held on every kept frame to the last one, 28
+    keyframes_only = "\n".join(
+        line
+        for line in STEP_TASK.splitlines()
+        if 'keyframe="0" outside="0" occluded="0" xtl' not in line
+    )
+    df, dropped = read_cvat(
+        _write_xml(
+            tmp_path, "ben.xml", keyframes_only.replace('<box frame="22"', '<box frame="25"')
+        ),
+        annotator="ben",
+        return_dropped=True,
+    )
+    assert len(dropped) == 0
+    cars = df[(df["label"] == "car") & (df["track_id"] == 0)].set_index("item")
+    assert cars.index.tolist() == [f"frame_{k:06d}" for k in (10, 13, 16, 19, 22)]
+    np.testing.assert_allclose(cars["x0"], [100, 110, 120, 130, 130])
+    assert cars["keyframe"].tolist() == [True, False, False, True, False]
+    held = read_cvat(
+        _write_xml(
+            tmp_path,
+            "held.xml",
+            keyframes_only.replace(
+                '<box frame="22" keyframe="1" outside="1"',
+                '<box frame="22" keyframe="1" outside="0"',
+            ),
+        ),
+        annotator="ben",
+    )
+    held = held[(held["label"] == "car") & (held["track_id"] == 0)]
+    assert held["item"].tolist() == [f"frame_{k:06d}" for k in range(10, 29, 3)]
+
+
+def test_video_skeleton_track_reads_joints_outside_occluded_and_missing(tmp_path):
+    from iaa_frames.geometry.kinds import get_kind
+
+    df = read_cvat(_write_xml(tmp_path, "task_4.xml", STEP_TASK))
+    kind = get_kind("keypoints_paw")
+    assert kind.keypoints == ("heel", "toe", "claw")  # the order of <meta>'s sublabels
+    paws = df[df["label"] == "paw"].set_index("item")
+    # frames 10-19; the empty <skeleton> of 22 ends it (no labelled joint)
+    assert paws.index.tolist() == [f"frame_{k:06d}" for k in (10, 13, 16, 19)]
+    v = [f"keypoints_paw_{j}_v" for j in kind.keypoints]
+    assert paws[v].to_numpy().tolist() == [
+        [2.0, 2.0, 2.0],
+        [2.0, 1.0, 2.0],  # the toe occluded
+        [0.0, 2.0, 2.0],  # the heel outside
+        [2.0, 0.0, 2.0],  # the toe not written
+    ]
+    assert paws["keypoints_paw_heel_x"].tolist() == [20.0, 23.0, 0.0, 29.0]
+    assert paws["keypoints_paw_claw_x"].tolist() == [35.0, 38.0, 41.0, 44.0]
+    assert paws["keyframe"].tolist() == [True, False, True, True]
+
+
+def test_video_job_of_a_stepped_task_names_the_same_frames(tmp_path):
+    # a job export gives its own start_frame/stop_frame in task frame numbers (CVAT
+    # writes start_frame + segment start * step) and its segment from 0; the frame size
+    # sits beside <job> in <meta>
+    job = (
+        STEP_TASK.replace("<task>", "<job>")
+        .replace("</task>", "</job>")
+        .replace(
+            "<start_frame>10</start_frame><stop_frame>28</stop_frame>",
+            "<start_frame>13</start_frame><stop_frame>22</stop_frame>",
+        )
+        .replace("<size>7</size>", "<size>4</size>")
+        .replace("<start>0</start><stop>6</stop>", "<start>1</start><stop>4</stop>")
+        .replace("<original_size><width>640</width><height>360</height></original_size>", "")
+        .replace(
+            "<dumped>",
+            "<original_size><width>640</width><height>360</height></original_size><dumped>",
+        )
+    )
+    df, dropped = read_cvat(_write_xml(tmp_path, "job_5.xml", job), return_dropped=True)
+    assert sorted(set(df["item"])) == [f"frame_{k:06d}" for k in (13, 16, 19, 22)]
+    assert (df["width"] == 640).all()
+    # the shapes of frames 10 and 25-28 are past the job's frames (counted, not lost)
+    assert set(dropped["reason"]) == {"frame_out_of_range"}
+    task = read_cvat(_write_xml(tmp_path, "task_4.xml", STEP_TASK))
+    keep = task["item"].isin(df["item"]) & task["x0"].notna()
+    cols = ["item", "label", "x0", "y0", "x1", "y1"]
+    pd.testing.assert_frame_equal(
+        df[df["x0"].notna()][cols].reset_index(drop=True), task[keep][cols].reset_index(drop=True)
+    )
+
+
+def test_video_frame_filter_and_off_step_frames(tmp_path):
+    # a shape between the kept frames is not a frame of the export: counted, not drawn
+    off = STEP_TASK.replace(
+        '<box frame="16" keyframe="1" outside="0"', '<box frame="17" keyframe="1" outside="0"'
+    )
+    df, dropped = read_cvat(_write_xml(tmp_path, "off.xml", off), return_dropped=True)
+    assert dropped["reason"].tolist() == ["frame_off_step"]
+    assert "step=3" in dropped["detail"].iloc[0] and "from 10" in dropped["detail"].iloc[0]
+    assert "frame_000017" not in set(df["item"])
+    for bad in ("step=0", "step=x", "range=1-5"):
+        with pytest.raises(ReaderError, match=r"bad\.xml: <meta>: frame_filter .*step=N"):
+            read_cvat(_write_xml(tmp_path, "bad.xml", STEP_TASK.replace("step=3", bad)))
+    # without start_frame/stop_frame the segments count from 0 by the step
+    noframes = STEP_TASK.replace("<start_frame>10</start_frame><stop_frame>28</stop_frame>", "")
+    df = read_cvat(
+        _write_xml(tmp_path, "seg.xml", noframes), on_invalid="drop", return_dropped=True
+    )[0]
+    assert sorted(set(df["item"])) == [f"frame_{k:06d}" for k in range(0, 19, 3)]
+
+
+def test_images_skeleton_with_no_element_is_counted_not_raised(tmp_path):
+    xml = """<annotations><version>1.1</version>
+      <meta><task><assignee><username>ana</username></assignee></task></meta>
+      <image id="0" name="a.jpg" width="100" height="80">
+        <skeleton label="paw" source="manual" z_order="0"></skeleton>
+        <box label="car" occluded="0" xtl="10" ytl="20" xbr="40" ybr="60"/>
+      </image></annotations>"""
+    df, dropped = read_cvat(_write_xml(tmp_path, "img.xml", xml), return_dropped=True)
+    assert dropped["reason"].tolist() == ["keypoints_none_labelled"]
+    assert df["label"].dropna().tolist() == ["car"]

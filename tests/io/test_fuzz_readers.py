@@ -176,6 +176,8 @@ def xml_mutations(draw, text):
 
 
 CVAT = (FIX / "cvat" / "job_12.xml").read_text()
+#: "CVAT for video": start_frame 10, frame_filter step=3, box and skeleton tracks
+CVAT_VIDEO = (FIX / "cvat" / "video_task_step3.xml").read_text()
 VOC = (FIX / "voc" / "ana" / "000005.xml").read_text()
 
 
@@ -185,6 +187,15 @@ def test_fuzz_cvat(tmp_path_factory, text):
     p = tmp_path_factory.mktemp("cvat") / "job.xml"
     p.write_text(text)
     _outcome(lambda: iaf.read_cvat(p, annotator="ana"))
+
+
+@SETTINGS
+@given(text=xml_mutations(CVAT_VIDEO))
+def test_fuzz_cvat_video(tmp_path_factory, text):
+    # a mutated frame range, frame_filter, frame number, outside or skeleton element
+    p = tmp_path_factory.mktemp("cvat_video") / "task.xml"
+    p.write_text(text)
+    _outcome(lambda: iaf.read_cvat(p, annotator="ana", max_frames=10_000))
 
 
 @SETTINGS

@@ -102,6 +102,10 @@ def _jedi_signature(source: str) -> str:
             "from iaa_frames.plot.accessor import FramePlots\nFramePlots(None).forest(",
             ["components", "n_boot", "match_threshold"],
         ),
+        (  # a method wrapped by keywords_checked alone (issue #42: "did you mean")
+            "from iaa_frames.accessor.result import ResultAccessor\nResultAccessor(None).reading(",
+            ["max_labels", "sweep"],
+        ),
     ],
 )
 def test_static_tools_see_the_keywords(source, keywords, tmp_path, monkeypatch):

@@ -1,0 +1,228 @@
+"""The reader of a file or directory, told from its name and first bytes: the remedy an
+error names when a path is passed where a frame is expected, or a directory where a
+reader takes files.
+
+:func:`reader_for` looks at the suffix and the first bytes of a file (or at the files of
+a directory and of its subdirectories, one level down, the layout of one directory per
+annotator); :func:`read_hint` writes the call to make. Registered with
+:func:`iaa_frames.frame.schema.register_path_hint` when :mod:`iaa_frames.io` is imported,
+so that ``iaf.agreement("ann.json")`` says ``df = iaf.read_coco('ann.json')``.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "ann.json").write_text('{"images": [], "annotations": [], "categories": []}')
+>>> reader_for(d / "ann.json")
+('read_coco', 'COCO JSON')
+>>> reader_for(d / "notes.txt") is None
+True
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+__all__ = ["FILE_READERS", "READERS", "files_call", "read_call", "read_hint", "reader_for"]
+
+#: The readers a hint names when a file's format cannot be told.
+READERS = (
+    "read_coco",
+    "read_cvat",
+    "read_labelstudio",
+    "read_voc",
+    "read_yolo",
+    "read_darwin",
+    "read_mot",
+    "read_table",
+)
+
+#: The readers of files (one per annotator or job), by the suffix of their files: a
+#: directory passed to one is answered with its files of that suffix (:func:`files_call`).
+FILE_READERS = {
+    "read_coco": ".json",
+    "read_cvat": ".xml",
+    "read_labelstudio": ".json",
+    "read_labelstudio_video": ".json",
+    "read_mot": ".txt",
+}
+_LISTED = 4
+
+#: Directories and files read as YOLO.
+_YOLO_FILES = ("obj.data", "data.yaml", "dataset.yaml", "obj.names")
+_MOT_LINE = re.compile(r"^\s*-?\d+\s*,\s*-?\d+\s*,(\s*-?[\d.eE+-]+\s*,){3}")
+
+
+def _head(path: Path, n: int = 65536) -> str:
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            return fh.read(n)
+    except OSError:
+        return ""
+
+
+def _json_reader(path: Path):
+    head = _head(path).lstrip()
+    if head.startswith("["):
+        if re.search(r'"image_id"\s*:', head) and re.search(r'"category_id"\s*:', head):
+            return "read_coco", "COCO results JSON"
+        if re.search(r'"videorectangle"', head):
+            return "read_labelstudio_video", "Label Studio video JSON"
+        return "read_labelstudio", "Label Studio JSON"
+    if head.startswith("{"):
+        if re.search(r'"item"\s*:\s*\{', head):
+            return "read_darwin", "V7 Darwin JSON"
+        if re.search(r'"(images|annotations|categories)"\s*:', head):
+            return "read_coco", "COCO JSON"
+        if re.search(r'"figures"\s*:', head):
+            return "read_supervisely_pointcloud", "Supervisely point-cloud JSON"
+    return None
+
+
+def _xml_reader(path: Path):
+    m = re.search(r"<(annotations|annotation)[\s>]", _head(path, 8192))
+    if m is None:
+        return None
+    return (
+        ("read_cvat", "CVAT XML") if m.group(1) == "annotations" else ("read_voc", "Pascal VOC XML")
+    )
+
+
+def _file_reader(path: Path):
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".parquet", ".pq"):
+        return "read_table", "a tidy frame saved as CSV or Parquet"
+    if suffix == ".json":
+        return _json_reader(path)
+    if suffix == ".xml":
+        return _xml_reader(path)
+    if suffix == ".txt" and _MOT_LINE.match(_head(path, 4096)):
+        return "read_mot", "MOTChallenge text"
+    return None
+
+
+def _dir_reader(path: Path, depth: int = 0):
+    try:
+        entries = sorted(path.iterdir())[:200]
+    except OSError:
+        return None
+    names = {p.name for p in entries}
+    if names & set(_YOLO_FILES) or (path / "labels").is_dir():
+        return "read_yolo", "YOLO labels"
+    found = set()
+    for p in entries:
+        if p.name.startswith("."):
+            continue
+        if p.is_file():
+            suffix = p.suffix.lower()
+            if suffix == ".txt" and p.name not in ("train.txt", "valid.txt", "test.txt"):
+                found.add(_file_reader(p) or ("read_yolo", "YOLO labels"))
+            elif suffix in (".xml", ".json"):
+                fmt = _file_reader(p)
+                if fmt is not None:
+                    found.add(fmt)
+        elif p.is_dir() and depth == 0:
+            fmt = _dir_reader(p, depth=1)
+            if fmt is not None:
+                found.add(fmt)
+    return found.pop() if len(found) == 1 else None
+
+
+def reader_for(path):
+    """``(reader name, format)`` of a file or directory, or None when it cannot be told
+    (or does not exist).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file (told from its suffix and first bytes) or a directory (from its files, and
+        those of its subdirectories one level down).
+
+    Returns
+    -------
+    tuple of (str, str) or None
+        The name of the :mod:`iaa_frames.io` reader and the format in words.
+    """
+    p = Path(path)
+    if p.is_dir():
+        return _dir_reader(p)
+    if p.is_file():
+        return _file_reader(p)
+    return None
+
+
+def files_call(reader: str, directory) -> tuple[str, list] | None:
+    """The call of the file reader ``reader`` (:data:`FILE_READERS`) on the files of
+    ``directory`` it reads (of its suffix, and of its format where that can be told),
+    with those files; None when there is none.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "ana.json").write_text('{"images": [], "annotations": []}')
+    >>> _ = (d / "tasks.json").write_text('[{"data": {}}]')  # Label Studio's
+    >>> call, files = files_call("read_coco", d)
+    >>> [f.name for f in files], call.startswith("iaf.read_coco([")
+    (['ana.json'], True)
+    """
+    suffix = FILE_READERS.get(reader)
+    d = Path(directory)
+    if suffix is None or not d.is_dir():
+        return None
+    files = [
+        f
+        for f in sorted(d.glob(f"*{suffix}"))
+        if f.is_file() and (_file_reader(f) or (reader,))[0] == reader
+    ]
+    if not files:
+        return None
+    if len(files) <= _LISTED:
+        return f"iaf.{reader}({[os.fspath(f) for f in files]!r})", files
+    glob = f"sorted(pathlib.Path({os.fspath(d)!r}).glob('*{suffix}'))"
+    return f"iaf.{reader}({glob})", files
+
+
+def read_call(reader: str, path) -> str:
+    """The call of ``reader`` that reads ``path``: a file reader given a directory reads
+    its files (:func:`files_call`), VOC and YOLO read the directory of a file.
+
+    Examples
+    --------
+    >>> read_call("read_voc", __file__).startswith("iaf.read_voc(")
+    True
+    """
+    path = Path(path)
+    if path.is_file() and reader in ("read_voc", "read_yolo"):
+        return f"iaf.{reader}({os.fspath(path.parent)!r})"  # they read directories
+    if path.is_dir():
+        found = files_call(reader, path)
+        if found is not None:
+            return found[0]
+    return f"iaf.{reader}({os.fspath(path)!r})"
+
+
+def read_hint(path) -> str:
+    """What to do with a path passed where a frame is expected: the reader call that
+    reads it (told by :func:`reader_for`), or the readers to choose from.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "job.xml"
+    >>> _ = p.write_text("<annotations><version>1.1</version></annotations>")
+    >>> read_hint(p).split(": ", 1)[1].startswith("df = iaf.read_cvat(")
+    True
+    """
+    p = Path(path)
+    found = reader_for(p)
+    if found is not None:
+        reader, what = found
+        return f"read it first ({what}): df = {read_call(reader, p)}, then pass df"
+    state = "" if p.exists() else " (no such file or directory here)"
+    listed = ", ".join(f"iaf.{r}" for r in READERS)
+    return (
+        f"read it first{state} with the reader of its format ({listed}, ...), then pass the frame"
+    )
