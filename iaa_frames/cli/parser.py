@@ -81,8 +81,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
 
 
-
-
 def _bounded(kind, low=None, high=None, what=""):
     def parse(text):
         try:
