@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
+from iaa_frames.geometry.ellipse import ellipse_ring
 from iaa_frames.geometry.kinds import POINT_SET, POLYLINE, point_set_params, polyline_params
 from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS
 
@@ -27,8 +28,8 @@ __all__ = ["MAX_UNDECLARED_FRAMES", "read_cvat"]
 #: gives one object per frame from its first shape to its last).
 MAX_UNDECLARED_FRAMES = 100_000
 
-_SUPPORTED = {"box", "polygon", "polyline", "points", "skeleton"}
-_UNSUPPORTED = {"mask", "ellipse", "cuboid", "tag"}
+_SUPPORTED = {"box", "polygon", "polyline", "points", "skeleton", "ellipse"}
+_UNSUPPORTED = {"mask", "cuboid", "tag"}
 #: What a shape without enough points is: (reason, detail, fewest coordinates).
 _DEGENERATE = {
     "polygon": ("degenerate_polygon", "a polygon with fewer than 3 points", 6),
@@ -190,7 +191,9 @@ def read_cvat(
     track has ended) is not labelled there, and a ``<skeleton>`` with no element is an
     object with no labelled joint (not drawn; on an image, counted as dropped). A
     skeleton track's nested element tracks repeat its joints and are not read again,
-    and its frames between two keyframes move the joints labelled on both linearly. Other shapes (mask, ellipse,
+    and its frames between two keyframes move the joints labelled on both linearly. An ``<ellipse>`` (``cx``, ``cy``,
+    ``rx``, ``ry``, ``rotation`` clockwise in degrees) is a polygon of 64 vertices with the ellipse's area, whose IoU
+    is the ellipse's to 1e-4 (:mod:`iaa_frames.geometry.ellipse`). Other shapes (mask,
     cuboid, tag) are skipped, counted and reported in a DroppedRowsWarning. The XML is parsed incrementally with
     :mod:`defusedxml`.
 
@@ -607,7 +610,7 @@ class _Drop(tuple):
     """A shape read but not drawable: ``(reason, detail)`` for :meth:`FrameBuilder.drop`."""
 
 
-_SUPPORTED_TEXT = "only box, polygon, polyline, points and skeleton"
+_SUPPORTED_TEXT = "only box, polygon, polyline, points, skeleton and ellipse"
 
 
 def _geometry(path, entry, tag, shape, label, joints=None):
@@ -616,6 +619,8 @@ def _geometry(path, entry, tag, shape, label, joints=None):
     :func:`_skeleton`)."""
     if tag == "box":
         return _box_coords(path, entry, shape)
+    if tag == "ellipse":
+        return _ellipse(path, entry, shape)
     if tag == "skeleton":
         skel = _skeleton(path, entry, shape, label, joints)
         if skel is None:
@@ -640,6 +645,18 @@ def _geometry(path, entry, tag, shape, label, joints=None):
     return coords
 
 
+def _ellipse(path, entry, shape):
+    """An ``<ellipse cx cy rx ry rotation>`` as the flat ring of its polygon
+    (:func:`~iaa_frames.geometry.ellipse.ellipse_ring`: its IoU is the ellipse's to
+    1e-4), or a :class:`_Drop` when a radius is 0."""
+    cx, cy, rx, ry = (xml_float(path, entry, shape, k) for k in ("cx", "cy", "rx", "ry"))
+    rotation = xml_float(path, entry, shape, "rotation", required=False)
+    if not (rx > 0 and ry > 0):
+        return _Drop(("degenerate_ellipse", f"an ellipse with radii {rx:g} and {ry:g}"))
+    ring = ellipse_ring(cx, cy, rx, ry, 0.0 if math.isnan(rotation) else rotation)
+    return ring.ravel().tolist()
+
+
 def _add_shape(b, tag, item, annotator, label, geom, kw):
     """Add a shape of the tag ``tag`` from its :func:`_geometry`: ``<polyline>`` is the
     kind ``polyline`` (:func:`~iaa_frames.geometry.kinds.polyline_params`), ``<points>``
@@ -648,7 +665,7 @@ def _add_shape(b, tag, item, annotator, label, geom, kw):
         _add_box(b, item, annotator, label, geom, kw)
     elif tag == "skeleton":
         b.add_shape(item, annotator, label, geom[0], geom[1], **kw)
-    elif tag == "polygon":
+    elif tag in ("polygon", "ellipse"):
         b.add_polygon(item, annotator, label, [[geom]], **kw)
     elif tag == "polyline":
         b.add_shape(item, annotator, label, POLYLINE.name, polyline_params(POLYLINE, geom), **kw)

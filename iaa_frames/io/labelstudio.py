@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from iaa_frames.errors import AnnotatorNameWarning, ParameterError
+from iaa_frames.geometry.ellipse import ellipse_ring
 from iaa_frames.geometry.kinds import KEYPOINTS, POLYLINE, KeypointsKind, polyline_params
 
 from .builder import FrameBuilder, finish
@@ -24,6 +25,7 @@ __all__ = ["read_labelstudio"]
 
 _RECT = {"rectanglelabels": "rectanglelabels", "rectangle": None}
 _POLY = {"polygonlabels": "polygonlabels", "polygon": None}
+_ELLIPSE = {"ellipselabels": "ellipselabels", "ellipse": None}
 _KEYPOINT = {"keypointlabels", "keypoint"}
 # JSON-MIN: keys of a record that are neither data nor regions
 _MIN_META = {
@@ -197,9 +199,14 @@ def read_labelstudio(
     lines, their points in the order drawn (up to 32 as written, more resampled at equal
     arc length); results without ``closed``, or closed, stay polygons.
 
+    ``ellipselabels`` regions (centre ``x``, ``y``, radii ``radiusX``, ``radiusY`` in
+    percent, ``rotation`` clockwise in degrees) become polygons of 64 vertices with the
+    ellipse's area, whose IoU is the ellipses' to 1e-4
+    (:mod:`iaa_frames.geometry.ellipse`).
+
     Skipped and counted (DroppedRowsWarning): cancelled annotations (``was_cancelled``;
-    they give no coverage either), results of other types (brushes, ellipses,
-    image-level choices, ...), regions without a label, and regions with several labels
+    they give no coverage either), results of other types (brushes, image-level
+    choices, ...), regions without a label, and regions with several labels
     (the first is kept and the case is counted). Predictions are not annotations and are
     ignored. Without ``original_width``/``original_height`` coordinates stay in percent
     and ``width``/``height`` are 100. The export is streamed task by task.
@@ -440,7 +447,7 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
             if rid is not None and (not isinstance(rid, (str, int)) or isinstance(rid, bool)):
                 raise reader_error(path, rentry, f"the region id must be a string, got {rid!r}")
             value = r.get("value")
-            if rtype in _RECT or rtype in _POLY:
+            if rtype in _RECT or rtype in _POLY or rtype in _ELLIPSE:
                 if not isinstance(value, dict):
                     raise reader_error(
                         path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}"
@@ -477,7 +484,7 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
                 path,
                 f"{aentry} result[{k}]",
                 "unsupported_result",
-                f"a {r['type']!r} result (only rectanglelabels and polygonlabels regions are read)",
+                f"a {r['type']!r} result (only rectanglelabels, polygonlabels and ellipselabels regions are read)",
                 item=item,
                 annotator=annotator,
                 record=r,
@@ -491,6 +498,37 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
                 _region(path, f, b, rentry, where, (rid, len(parts), k, r), by_region, ctx)
             except ENTRY_ERRORS as exc:
                 _failed(b, exc, path, rentry, item, annotator, r)
+
+
+def _add_ellipse(b, path, rentry, who, value, r, kw) -> None:
+    """An ``ellipselabels`` region: centre ``x, y`` and radii ``radiusX`` (percent of the
+    width), ``radiusY`` (of the height), ``rotation`` clockwise in degrees about the
+    centre, as a polygon whose IoU is the ellipse's to 1e-4
+    (:func:`~iaa_frames.geometry.ellipse.ellipse_ring`)."""
+    item, annotator, label = who
+    w, h = kw["width"], kw["height"]
+    cx = _pct(path, rentry, value, "x") * w / 100
+    cy = _pct(path, rentry, value, "y") * h / 100
+    rx = _pct(path, rentry, value, "radiusX") * w / 100
+    ry = _pct(path, rentry, value, "radiusY") * h / 100
+    rot = value.get("rotation", 0) or 0
+    if not is_number(rot) or not math.isfinite(rot):
+        raise reader_error(path, rentry, f"rotation must be a number, got {rot!r}")
+    if not (rx > 0 and ry > 0):
+        b.drop(
+            path,
+            rentry,
+            "degenerate_ellipse",
+            f"an ellipse with radii {rx:g} and {ry:g}",
+            item=item,
+            annotator=annotator,
+            record=r,
+        )
+        return
+    if rot % 360:
+        kw["extras"]["rotation"] = float(rot)
+    ring = ellipse_ring(cx, cy, rx, ry, float(rot)).ravel().tolist()
+    b.add_polygon(item, annotator, label, [[ring]], **kw)
 
 
 def _failed(b, exc, path, entry, item, annotator, record) -> None:
@@ -510,7 +548,7 @@ def _region(path, f, b, rentry, where, region, by_region, ctx):
     labels_by_region, extras_by_region = by_region
     open_polygons = ctx["open_polygons"]
     rtype, value = r["type"], r["value"]
-    labels_key = _RECT.get(rtype, _POLY.get(rtype))
+    labels_key = _RECT.get(rtype, _POLY.get(rtype, _ELLIPSE.get(rtype)))
     label, n_labels = _label(value, labels_key)
     if label is None and rid in labels_by_region:
         label, n_labels = _label(labels_by_region[rid], None)
@@ -568,6 +606,8 @@ def _region(path, f, b, rentry, where, region, by_region, ctx):
             )
         else:
             b.add_box(item, annotator, label, x, y, x1, y1, **kw)
+    elif rtype in _ELLIPSE:
+        _add_ellipse(b, path, rentry, (item, annotator, label), value, r, kw)
     else:
         pts = value.get("points")
         if not isinstance(pts, list):

@@ -44,6 +44,7 @@ import numpy as np
 import shapely.affinity
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.geometry.ellipse import ellipse_ring
 from iaa_frames.geometry.kinds import POINT, POLYLINE, polyline_params
 
 from .builder import FrameBuilder
@@ -52,7 +53,7 @@ from .masks import MAX_MASK_PIXELS, mask_to_geometry
 from .paths import reader_error
 from .values import is_number
 
-__all__ = ["ELLIPSE_VERTICES", "SHAPE_TYPES", "Place", "add_shape", "decode_rle", "mask_size"]
+__all__ = ["SHAPE_TYPES", "Place", "add_shape", "decode_rle", "mask_size"]
 
 SHAPE_TYPES = (
     "bbox",
@@ -65,8 +66,6 @@ SHAPE_TYPES = (
     "keypoint_set",
     "mask",
 )
-#: Vertices of the polygon an ellipse becomes (its area is within 0.16 % of the ellipse's).
-ELLIPSE_VERTICES = 64
 
 
 @dataclass
@@ -216,12 +215,8 @@ def _ellipse(place: Place, entry, c) -> list:
     angle = math.radians(_num(place, entry, c.get("angle", 0), "angle"))
     if rx <= 0 or ry <= 0:
         return []
-    phi = np.linspace(0.0, 2 * math.pi, ELLIPSE_VERTICES, endpoint=False)
-    ex, ey = rx * np.cos(phi), ry * np.sin(phi)
     # clockwise degrees on a canvas whose y axis points down: the usual rotation matrix
-    x = cx + ex * math.cos(angle) - ey * math.sin(angle)
-    y = cy + ex * math.sin(angle) + ey * math.cos(angle)
-    return np.column_stack([x, y]).ravel().tolist()
+    return ellipse_ring(cx, cy, rx, ry, math.degrees(angle)).ravel().tolist()
 
 
 def _freeform(place: Place, entry, c) -> list:

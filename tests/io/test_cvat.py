@@ -522,3 +522,47 @@ def test_images_skeleton_with_no_element_is_counted_not_raised(tmp_path):
     df, dropped = read_cvat(_write_xml(tmp_path, "img.xml", xml), return_dropped=True)
     assert dropped["reason"].tolist() == ["keypoints_none_labelled"]
     assert df["label"].dropna().tolist() == ["car"]
+
+
+def _image_xml(shapes: str, n_images: int = 1) -> str:
+    images = "".join(
+        f'<image id="{k}" name="{k}.jpg" width="200" height="100">{shapes}</image>'
+        for k in range(n_images)
+    )
+    return f'<?xml version="1.0" encoding="utf-8"?>\n<annotations><version>1.1</version>{images}</annotations>'
+
+
+def test_ellipses_are_polygons_of_their_area_and_orientation(tmp_path):
+    """#45 item 4: a CVAT <ellipse> (cx, cy, rx, ry, rotation clockwise in degrees; CVAT
+    for images 1.1) is read as the polygon of iaa_frames.geometry.ellipse, an exact area;
+    a zero radius is dropped and counted; two annotators drawing the same ellipses agree
+    fully."""
+    shapes = (
+        '<ellipse label="cell" source="manual" occluded="0" cx="50" cy="40" rx="20" ry="10" '
+        'z_order="0"/>'
+        '<ellipse label="cell" source="manual" occluded="0" cx="150" cy="50" rx="20" ry="5" '
+        'rotation="90" z_order="0"/>'
+    )
+    for who in ("ann", "bob"):
+        (tmp_path / f"{who}.xml").write_text(_image_xml(shapes, n_images=3))
+    df = read_cvat([tmp_path / "ann.xml", tmp_path / "bob.xml"])
+    one = df[(df["annotator"] == "ann") & (df["item"] == "0.jpg")].sort_values("x0")
+    np.testing.assert_allclose(one["geometry"].map(lambda g: g.area), [np.pi * 200, np.pi * 100])
+    first, turned = one["geometry"].tolist()
+    assert first.bounds[2] - first.bounds[0] > first.bounds[3] - first.bounds[1]
+    assert turned.bounds[3] - turned.bounds[1] > turned.bounds[2] - turned.bounds[0]
+    res = iaf.agreement(df, n_boot=0, progress=False)
+    assert (
+        float(res["agreement"].sel(component="localization", label="(all)", annotator="(all)")) == 1
+    )
+    (tmp_path / "flat.xml").write_text(
+        _image_xml('<ellipse label="cell" cx="5" cy="5" rx="0" ry="3" z_order="0"/>')
+    )
+    with pytest.warns(DroppedRowsWarning) as rec:
+        read_cvat(tmp_path / "flat.xml", annotator="c")
+    assert rec[0].message.counts == {"degenerate_ellipse": 1}
+    (tmp_path / "bad.xml").write_text(
+        _image_xml('<ellipse label="cell" cx="5" cy="x" rx="1" ry="3" z_order="0"/>')
+    )
+    with pytest.raises(ReaderError, match=r"bad\.xml: image\[0\] .*ellipse\[0\]: .*cy"):
+        read_cvat(tmp_path / "bad.xml", annotator="c")

@@ -323,3 +323,38 @@ def test_annotator_on_a_full_export_is_refused_with_the_way_out():
     first = str(df["annotator"].iloc[0])
     df["annotator"] = df["annotator"].replace({first: "ana"})
     assert "ana" in set(df["annotator"]) and first not in set(df["annotator"])
+
+
+def test_ellipses_are_polygons_in_pixels(tmp_path):
+    """#45 item 4: an ellipselabels region (x, y the centre and radiusX, radiusY in
+    percent of the width and height, rotation clockwise in degrees) is the polygon of
+    iaa_frames.geometry.ellipse in pixels, with the ellipse's area."""
+
+    def region(rid, x, y, rx, ry, rotation=0):
+        return {
+            "id": rid, "type": "ellipselabels", "from_name": "label", "to_name": "image",
+            "original_width": 400, "original_height": 200,
+            "value": {"x": x, "y": y, "radiusX": rx, "radiusY": ry, "rotation": rotation,
+                      "ellipselabels": ["cell"]},
+        }  # fmt: skip
+
+    tasks = [
+        {
+            "id": 1,
+            "data": {"image": "a.jpg"},
+            "annotations": [
+                {"id": 10, "completed_by": 1,
+                 "result": [region("e1", 25, 50, 5, 10), region("e2", 75, 50, 5, 5, 45),
+                            region("e3", 50, 50, 0, 5)]},
+            ],
+        }
+    ]  # fmt: skip
+    p = tmp_path / "e.json"
+    p.write_text(json.dumps(tasks))
+    df, w = _read(p)
+    assert w.counts == {"degenerate_ellipse": 1}
+    got = df.sort_values("x0")
+    # radii 5 % and 10 % of 400 x 200 px: 20 x 20 px; 5 % and 5 %: 20 x 10 px
+    np.testing.assert_allclose(got["geometry"].map(lambda g: g.area), [np.pi * 400, np.pi * 200])
+    np.testing.assert_allclose(got["geometry"].map(lambda g: g.centroid.x), [100, 300], atol=1e-9)
+    assert got["rotation"].tolist()[1] == 45.0
