@@ -31,7 +31,18 @@ __all__ = ["track_agreement", "track_figures"]
 
 #: Most chance draws per unit.
 MAX_DRAWS = 100
-_SUMS = ("n_ref", "n_other", "matched", "idtp", "switches", "fragmentations", "chance_miss")
+_SUMS = (
+    "n_ref",
+    "n_other",
+    "matched",
+    "idtp",
+    "switches",
+    "fragmentations",
+    "distance",
+    "pairs",
+    "kept",
+    "chance_kept",
+)
 #: The count columns of :func:`track_figures` (integers there; float in the Dataset of
 #: :func:`track_agreement`, where NaN marks "no sequence pair").
 _COUNTS = ("n_annotator", "n_partner", "matched", "idtp", "id_switches", "fragmentations")
@@ -72,11 +83,14 @@ def _entries(units: pd.DataFrame, fig: pd.DataFrame) -> pd.DataFrame:
                     "other": units[other].to_numpy(),
                     "n_ref": fig[f"n_{suffix_ref}"].to_numpy(),
                     "n_other": fig[f"n_{suffix_other}"].to_numpy(),
-                    "matched": fig["matched"].to_numpy(),
+                    "matched": fig[f"matched_{suffix_ref}"].to_numpy(),
                     "idtp": fig["idtp"].to_numpy(),
                     "switches": fig[f"switches_{suffix_ref}"].to_numpy(),
                     "fragmentations": fig[f"fragmentations_{suffix_ref}"].to_numpy(),
-                    "chance_miss": fig["chance_miss"].to_numpy(),
+                    "distance": fig[f"distance_{suffix_ref}"].to_numpy(),
+                    "pairs": fig["matched"].to_numpy(),
+                    "kept": fig["kept"].to_numpy(),
+                    "chance_kept": fig["chance_kept"].to_numpy(),
                 }
             )
         )
@@ -86,8 +100,9 @@ def _entries(units: pd.DataFrame, fig: pd.DataFrame) -> pd.DataFrame:
 def _figures(s: dict) -> dict:
     """The statistics of a dict of sums (arrays)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        observed = (s["matched"] - s["idtp"]) / s["matched"]
-        expected = s["chance_miss"] / s["matched"]
+        observed = (s["pairs"] - s["kept"]) / s["pairs"]
+        expected = (s["pairs"] - s["chance_kept"]) / s["pairs"]
+        errors = (s["n_ref"] - s["matched"]) + (s["n_other"] - s["matched"]) + s["switches"]
         return {
             "identity": 1 - observed / expected,
             "observed": observed,
@@ -95,6 +110,8 @@ def _figures(s: dict) -> dict:
             "idf1": 2 * s["idtp"] / (s["n_ref"] + s["n_other"]),
             "idr": s["idtp"] / s["n_ref"],
             "idp": s["idtp"] / s["n_other"],
+            "mota": 1 - errors / s["n_ref"],
+            "motp": s["distance"] / s["matched"],
         }
 
 
@@ -126,6 +143,8 @@ def _track_figures(
             **{k: stats[k] for k in ("idf1", "idr", "idp")},
             "id_switches": e["switches"].to_numpy(),
             "fragmentations": e["fragmentations"].to_numpy(),
+            "mota": stats["mota"],
+            "motp": stats["motp"],
             "observed": stats["observed"],
             "expected": stats["expected"],
         }
@@ -245,7 +264,10 @@ def _track_agreement(
     sums = {k: v.reshape(shape) for k, v in zip(_SUMS, (W @ V).T)}
     n_units = W @ np.where(V[:, 0] + V[:, 1] > 0, 1.0, 0.0)
     point = _figures(sums)
-    data = {k: point[k] for k in ("identity", "observed", "expected", "idf1", "idr", "idp")}
+    data = {
+        k: point[k]
+        for k in ("identity", "observed", "expected", "idf1", "idr", "idp", "mota", "motp")
+    }
     data["id_switches"] = sums["switches"]
     data["fragmentations"] = sums["fragmentations"]
     data["matched"] = sums["matched"]
@@ -253,16 +275,16 @@ def _track_agreement(
     for name in ("id_switches", "fragmentations", "matched"):  # no sequence pair: no count
         data[name] = np.where(data["sequences"] > 0, data[name], np.nan)
     n_seq = len(fm.sequences)
-    reps = {"identity": [], "idf1": []}
+    reps = {"identity": [], "idf1": [], "mota": []}
     if n_boot:
         seq = e["sequence"].to_numpy()
         for block in multiplicity_blocks(n_seq, n_boot, seed=settings.seed):
             for k in block:  # one sparse product per replicate
                 s = {n: v.reshape(shape) for n, v in zip(_SUMS, (W @ (V * k[seq, None])).T)}
                 f = _figures(s)
-                reps["identity"].append(f["identity"])
-                reps["idf1"].append(f["idf1"])
-    for name in ("identity", "idf1"):
+                for name, values in reps.items():
+                    values.append(f[name])
+    for name in reps:
         if n_boot:
             low, high = percentile_ci(np.stack(reps[name]), level=level)
         else:
