@@ -3,10 +3,11 @@
 
 Per-frame agreement cannot see an identity error: annotator A follows two pedestrians, B
 swaps their ids where they cross, and every frame still matches. The figures here are those
-of :mod:`iaa_frames.temporal.identity` (IDF1, ID switches and fragmentations, the
-chance-corrected identity agreement), per sequence and annotator pair
-(:func:`track_figures`), pooled per class and per annotator with intervals from a
-bootstrap over sequences (:func:`track_agreement`).
+of :mod:`iaa_frames.temporal.identity` (IDF1, and CLEAR MOT's ID switches,
+fragmentations, MOTA and MOTP as ``motmetrics`` computes them, with the chance-corrected
+identity agreement), per sequence and annotator pair (:func:`track_figures`), pooled per
+class and per annotator with intervals from a bootstrap over sequences
+(:func:`track_agreement`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,67 @@ _SUMS = (
 #: The count columns of :func:`track_figures` (integers there; float in the Dataset of
 #: :func:`track_agreement`, where NaN marks "no sequence pair").
 _COUNTS = ("n_annotator", "n_partner", "matched", "idtp", "id_switches", "fragmentations")
+#: Variable -> (long_name, description) of :func:`track_agreement`'s Dataset.
+VARIABLES = {
+    "identity": (
+        "chance-corrected identity agreement",
+        "1 - observed / expected identity distance: 1 for consistent identities, about 0 "
+        "for ids assigned at random on every frame.",
+    ),
+    "observed": (
+        "identity distance",
+        "Share of the per-frame matched pairs outside the one-to-one assignment of their tracks.",
+    ),
+    "expected": (
+        "identity distance under chance",
+        "The identity distance with the partner's ids shuffled among the matched pairs of "
+        "every frame.",
+    ),
+    "idf1": (
+        "IDF1",
+        "2 IDTP / (objects of the annotator + of the partner); IDTP: the frames within the "
+        "threshold (IoU >= τ) kept by the one-to-one track assignment that keeps the most "
+        "(Ristani et al. 2016, as motmetrics).",
+    ),
+    "idr": ("IDR", "IDTP / objects of the annotator (the reference)."),
+    "idp": ("IDP", "IDTP / objects of the partner."),
+    "mota": (
+        "MOTA",
+        "1 - (misses + false positives + ID switches) / objects of the annotator, the "
+        "annotator as the ground truth and the partner as the tracker (CLEAR MOT, as "
+        "motmetrics).",
+    ),
+    "motp": (
+        "MOTP",
+        "Mean distance 1 - IoU of the CLEAR MOT matched pairs (motmetrics' MOTP with IoU "
+        "distances: 0 is perfect placement).",
+    ),
+    "id_switches": (
+        "ID switches",
+        "Times a track of the annotator is matched to another partner track than on its "
+        "last matched frame; a correspondence is kept from frame to frame while its IoU "
+        "stays >= τ (CLEAR MOT, as motmetrics). NaN: no sequence pair.",
+    ),
+    "fragmentations": (
+        "fragmentations",
+        "Times a track of the annotator goes from matched to unmatched between its first "
+        "and last matched frame (as motmetrics). NaN: no sequence pair.",
+    ),
+    "matched": (
+        "matched objects",
+        "Object pairs matched by the CLEAR MOT correspondence (motmetrics' detections: "
+        "matches and switches). NaN: no sequence pair.",
+    ),
+    "sequences": ("sequence pairs", "Sequence pairs pooled in the cell."),
+}
+for _name in ("identity", "idf1", "mota"):
+    for _end, _word in (("low", "lower"), ("high", "upper")):
+        VARIABLES[f"{_name}_ci_{_end}"] = (
+            f"{VARIABLES[_name][0]}, {_word} bound",
+            f"{_word.capitalize()} bound of the percentile interval of {_name} from a "
+            "bootstrap over sequences (NaN with n_boot=0).",
+        )
+
 #: The engine keywords of a track comparison (frames are matched at one threshold).
 KEYWORDS = ("distance", "match_threshold", "n_chance", "seed")
 
@@ -193,13 +255,15 @@ def track_figures(
     -------
     pandas.DataFrame
         One row per (sequence, label, annotator, partner) in both orders (the
-        ``annotator`` is the reference of ``id_switches`` and ``fragmentations``);
-        ``label`` is ``"(all)"`` for every class together. Columns ``frames`` (frames
-        both covered), ``n_annotator``, ``n_partner`` (objects), ``matched`` (matched
-        object pairs), ``idtp``, ``idf1``, ``idr``, ``idp``, ``id_switches``,
-        ``fragmentations``, ``observed`` and ``expected`` (the identity distance within
-        and under chance, see :mod:`iaa_frames.temporal.identity`). The counts
-        (``n_annotator`` to ``idtp``, ``id_switches``, ``fragmentations``) are int64.
+        ``annotator`` is the ground truth of the CLEAR MOT figures, the partner the
+        tracker); ``label`` is ``"(all)"`` for every class together. Columns ``frames``
+        (frames both covered), ``n_annotator``, ``n_partner`` (objects), ``matched``
+        (object pairs the CLEAR MOT correspondence matched), ``idtp``, ``idf1``,
+        ``idr``, ``idp``, ``id_switches``, ``fragmentations``, ``mota``, ``motp``
+        (as ``motmetrics``: :data:`VARIABLES`), ``observed`` and ``expected`` (the
+        identity distance within and under chance, see
+        :mod:`iaa_frames.temporal.identity`). The counts (``n_annotator`` to ``idtp``,
+        ``id_switches``, ``fragmentations``) are int64.
 
     Examples
     --------
@@ -292,7 +356,14 @@ def _track_agreement(
         data[f"{name}_ci_low"], data[f"{name}_ci_high"] = low, high
     dims = ("label", "annotator", "partner")
     ds = xr.Dataset(
-        {k: (dims, np.asarray(v, dtype=float)) for k, v in data.items()},
+        {
+            k: (
+                dims,
+                np.asarray(v, dtype=float),
+                dict(zip(("long_name", "description"), VARIABLES[k])),
+            )
+            for k, v in data.items()
+        },
         coords={"label": labels, "annotator": names, "partner": names},
     )
     who = [ALL, *sorted(names[:-1])]  # "(all)" first, then by name
@@ -324,11 +395,16 @@ def track_agreement(
     n_chance: int = 2000,
     seed: int = 0,
 ) -> xr.Dataset:
-    """Track identity agreement: IDF1, ID switches, fragmentations and the chance-corrected
-    identity agreement, per class and annotator pair, with intervals over sequences.
+    """Track identity agreement: IDF1, MOTA, MOTP, ID switches, fragmentations and the
+    chance-corrected identity agreement, per class and annotator pair, with intervals over
+    sequences.
 
-    Every figure pools the sequences (sums of identity true positives, objects, matched
-    pairs, switches over the sequences, as ``motmetrics`` pools a benchmark). The
+    IDF1 and the CLEAR MOT figures are those of ``motmetrics`` with the annotator as the
+    ground truth and the partner as the tracker (IoU >= τ; the correspondence of a frame
+    keeps that of the last frame while it stays within τ, so boxes that cross do not
+    switch ids: :mod:`iaa_frames.temporal.clear_mot`). Every figure pools the sequences
+    (sums of identity true positives, objects, matched pairs, errors, switches over the
+    sequences, as ``motmetrics`` pools a benchmark). The
     identity agreement is ``1 - mean(within) / mean(chance)`` of the identity distance,
     the share of matched objects outside the one-to-one track correspondence
     (:mod:`iaa_frames.temporal.identity`); its chance is the same computation on
@@ -357,10 +433,12 @@ def track_agreement(
         Dimensions ``label`` (``"(all)"`` and each class), ``annotator`` and ``partner``
         (``"(all)"``: pooled over the annotators; ``annotator`` is the reference of the
         directional figures). Variables ``identity`` (σ of the identity distance),
-        ``observed``, ``expected``, ``idf1``, ``idr``, ``idp``, ``id_switches``,
-        ``fragmentations``, ``matched``, ``sequences`` (sequence pairs pooled), and
-        ``identity_ci_low``/``_high``, ``idf1_ci_low``/``_high``. The pooled cell
-        ``(all, all)`` averages both directions.
+        ``observed``, ``expected``, ``idf1``, ``idr``, ``idp``, ``mota``, ``motp``,
+        ``id_switches``, ``fragmentations``, ``matched``, ``sequences`` (sequence pairs
+        pooled), and ``identity_ci_low``/``_high``, ``idf1_ci_low``/``_high``,
+        ``mota_ci_low``/``_high``; each with its ``long_name`` and ``description``
+        attrs (:data:`VARIABLES`). The pooled cell ``(all, all)`` averages both
+        directions.
 
     Examples
     --------
@@ -371,6 +449,8 @@ def track_agreement(
     >>> cell = res.sel(label="(all)", annotator="(all)", partner="(all)")
     >>> bool(abs(cell["identity"]) < 0.1), bool(cell["idf1"] < 0.6)
     (True, True)
+    >>> res["mota"].attrs["long_name"]
+    'MOTA'
     """
     settings = checked_settings(
         distance=distance, match_threshold=match_threshold, n_chance=n_chance, seed=seed
