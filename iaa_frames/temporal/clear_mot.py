@@ -4,7 +4,7 @@ correspondence of every frame, ID switches, fragmentations, MOTA's errors and MO
 The correspondence is that of Bernardin and Stiefelhagen (2008, "Evaluating Multiple
 Object Tracking Performance: The CLEAR MOT Metrics") as ``motmetrics`` computes it, frame
 after frame of every unit (:mod:`iaa_frames.temporal.frames`), from the object pairs within
-the threshold (IoU >= τ, :attr:`~iaa_frames.temporal.frames.FrameMatches.near`):
+the threshold (IoU >= τ, ``near`` of :class:`~iaa_frames.temporal.frames.FrameMatches`):
 
 1. a reference track keeps the partner track it was last matched to (on any earlier
    frame) while their objects are still within τ; where two reference tracks were last

@@ -85,7 +85,9 @@ def crossing_tracks(
                     if t >= when:
                         b_ids[[i, j]] = b_ids[[j, i]]
             elif ids == "fragment":
-                b_ids = b_ids + 1000 * np.array([np.searchsorted(br, t, side="right") for br in breaks])
+                b_ids = b_ids + 1000 * np.array(
+                    [np.searchsorted(br, t, side="right") for br in breaks]
+                )
             for ann, track_ids in (("A", alive + 1), ("B", b_ids[alive])):
                 if ann == "B" and (t % step_b or rng.random() < skip_frames):
                     continue
@@ -144,6 +146,8 @@ def mot_reference(
             )
         accs.append(acc)
         names.append(seq)
-    return mm.metrics.create().compute_many(
-        accs, names=names, metrics=MOT_METRICS, generate_overall=True
-    ).rename(index={"OVERALL": "(all)"})
+    return (
+        mm.metrics.create()
+        .compute_many(accs, names=names, metrics=MOT_METRICS, generate_overall=True)
+        .rename(index={"OVERALL": "(all)"})
+    )
