@@ -105,11 +105,12 @@ def clear_mot(fm: FrameMatches, side: int) -> ClearMot:
     --------
     >>> from iaa_frames.simulate.tracks import simulate_tracks
     >>> from iaa_frames.temporal.frames import match_frames
-    >>> fm = match_frames(simulate_tracks(n_sequences=2, seed=0), track="track_id",
-    ...                   frame="frame", tau=0.5, distance="iou", classes=False)
-    >>> c = clear_mot(fm, 0)
-    >>> c.switches.tolist(), bool((c.matched == fm.units["frames"] * 0 + c.matched).all())
-    ([0.0, 0.0], True)
+    >>> df = simulate_tracks(n_sequences=2, seed=0, annotators={"A": {}, "B": {"swaps": 1}})
+    >>> fm = match_frames(df, track="track_id", frame="frame", tau=0.5, distance="iou",
+    ...                   classes=False)
+    >>> c = clear_mot(fm, 0)  # A as the ground truth: one unit per sequence
+    >>> c.switches.tolist(), c.matched.tolist(), len(fm.near)
+    ([1.0, 2.0], [126.0, 139.0], 265)
     """
     near, n_units = fm.near, len(fm.units)
     r_col, o_col = ("a", "b") if side == 0 else ("b", "a")
