@@ -52,7 +52,7 @@ from .assignment import assign, candidate_pairs, run_starts
 from .corpus import Corpus, Slices
 from .pair_values import IoUCache, cached_values
 
-__all__ = ["IoUCache", "Matched", "can_match", "iou_upper_bound", "run"]
+__all__ = ["IoUCache", "Matched", "NearPairs", "can_match", "iou_upper_bound", "run"]
 
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
@@ -95,6 +95,18 @@ class Matched:
         """The result of matching no pairing at all."""
         i, f = np.zeros(0, np.int64), np.zeros(0)
         return cls(i, i, i, f, f, i, i, i, f, f)
+
+
+@dataclass(frozen=True, eq=False)
+class NearPairs:
+    """Every candidate object pair within the threshold (IoU >= tau), matched or not, of
+    :func:`run` with ``near=True``: its pairing (input order), objects and IoU, as the
+    run computed them (what CLEAR MOT and IDF1 need besides the assignment)."""
+
+    pairing: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    iou: np.ndarray
 
 
 def _best(values, group, n_groups, higher, unlisted=None):
@@ -577,7 +589,7 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
             cand, top, bound, known, refined = (v[keep] for v in (cand, top, bound, known, refined))
 
 
-def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False):
+def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False, near=False):
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
     pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse, tau)
@@ -613,6 +625,9 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=
         set_n_b=n_b,
         set_matched=matched,
     )
+    if near:  # every candidate pair within the threshold, with the IoU computed above
+        within = np.flatnonzero(iou >= tau)
+        out["near"] = NearPairs(pairing[within], oa[within], ob[within], iou[within])
     with np.errstate(invalid="ignore", divide="ignore"):
         out["set_detection"] = np.where(n_a + n_b == 0, 0.0, 1 - 2 * matched / (n_a + n_b))
     if not sets:
@@ -676,6 +691,7 @@ def run(
     sets: bool = True,
     cache: IoUCache | None = None,
     advance=None,
+    near: bool = False,
 ) -> Matched:
     """Match the two annotations of every pairing and measure them.
 
@@ -698,10 +714,12 @@ def run(
         Exact polygon IoU shared with other runs over the same object pairs.
     advance : callable, optional
         Called with the number of candidate pairs done after each chunk.
+    near : bool, default False
+        Also return every candidate pair within the threshold.
 
     Returns
     -------
-    Matched
+    Matched, or (Matched, NearPairs) with ``near``
     """
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
@@ -711,15 +729,28 @@ def run(
     sparse = _sparse_ok(tau, distance, sets)
     if sets and has_own_similarity(corpus.shapes):
         sparse = False  # their similarity is above 0 apart: best matches need every pair
-    parts = []
+    parts, nears = [], []
     for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau)):
         part = _run_chunk(
-            corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache, sparse
+            corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache, sparse, near
         )
         part["pair_pairing"] = part["pair_pairing"] + lo
+        if near:
+            n = part.pop("near")
+            nears.append(NearPairs(n.pairing + lo, n.a, n.b, n.iou))
         parts.append(part)
         if advance is not None:
             advance(int((slots.count[a[lo:hi]] * slots.count[b[lo:hi]]).sum()))
-    if not parts:
-        return Matched.empty()
-    return Matched(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
+    out = (
+        Matched(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
+        if parts
+        else Matched.empty()
+    )
+    if not near:
+        return out
+    i, f = np.zeros(0, np.int64), np.zeros(0)
+    cat = {
+        k: np.concatenate([i if k != "iou" else f] + [getattr(n, k) for n in nears])
+        for k in ("pairing", "a", "b", "iou")
+    }
+    return out, NearPairs(**cat)

@@ -4,9 +4,11 @@ A *unit* is one sequence (the ``group`` of its frames) annotated by two annotato
 the frames both covered, for every class together (label code -1: the objects are matched
 whatever their class, as for ``label="(all)"`` elsewhere) or for one class (objects of
 that class only, matched among themselves). :func:`match_frames` lists, per unit, every
-object of either annotator on those frames (:attr:`FrameMatches.present`) and every pair
+object of either annotator on those frames (:attr:`FrameMatches.present`), every pair
 the per-frame matching kept (IoU >= τ, :func:`iaa_frames.matching.pipeline.run`), with the
-track of each side.
+track of each side, and every object pair within τ, matched or not
+(:attr:`FrameMatches.near`, the candidate pairs of the same run with their IoU: CLEAR MOT
+and IDF1 are computed from them, :mod:`iaa_frames.temporal.clear_mot`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ class FrameMatches:
     matched : pandas.DataFrame
         Every matched pair: ``unit``, ``object_a``, ``object_b``, ``track_a``, ``track_b``,
         ``frame``, ``item``.
+    near : pandas.DataFrame
+        Every object pair within the threshold (IoU >= τ) on a frame of a unit, matched
+        or not: the columns of ``matched`` and ``iou``.
     corpus : Corpus
     sequences, tracks : ndarray
         Names of the sequence codes, and the (annotator name, track id) of the track codes.
@@ -52,6 +57,7 @@ class FrameMatches:
     units: pd.DataFrame
     present: pd.DataFrame
     matched: pd.DataFrame
+    near: pd.DataFrame
     corpus: Corpus
     sequences: np.ndarray
     tracks: np.ndarray
@@ -190,15 +196,17 @@ def match_frames(
     present_key = np.repeat(pair_unit_key[pairing], count)
     present_side = np.repeat(side, count)
 
-    m = run(corpus, s, ia, ib, tau=tau, distance=dist, sets=False)
+    m, n = run(corpus, s, ia, ib, tau=tau, distance=dist, sets=False, near=True)
     parts = [(pair_unit_key[m.pair_pairing], -1, m.pair_a, m.pair_b)]
+    near_parts = [(pair_unit_key[n.pairing], -1, n.a, n.b, n.iou)]
     label_parts = [(present_key, -1, obj, present_side)]
     if classes and len(corpus.labels):
         lab = corpus.by_label
         la, lb = _pairings(lab, True)
         key = (seq_codes[lab.item[la]] * n_ann + lab.annotator[la]) * n_ann + lab.annotator[lb]
-        mc = run(corpus, lab, la, lb, tau=tau, distance=dist, sets=False)
+        mc, nc = run(corpus, lab, la, lb, tau=tau, distance=dist, sets=False, near=True)
         parts.append((key[mc.pair_pairing], corpus.label[mc.pair_a], mc.pair_a, mc.pair_b))
+        near_parts.append((key[nc.pairing], corpus.label[nc.a], nc.a, nc.b, nc.iou))
         label_parts.append((present_key, corpus.label[obj], obj, present_side))
     # units: (sequence, annotator, partner, label); a class unit exists where the two
     # annotators shared frames, whether or not both drew the class there
@@ -235,27 +243,33 @@ def match_frames(
     present["track"] = track_obj[present["object"]]
     present["frame"] = frame_obj[present["object"]]
     present["item"] = corpus.item[present["object"]]
-    matched = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "unit": unit_of(key, np.broadcast_to(label, len(a))),
-                    "object_a": a,
-                    "object_b": b,
-                }
-            )
-            for key, label, a, b in parts
-        ],
-        ignore_index=True,
-    )
-    matched["track_a"] = track_obj[matched["object_a"]]
-    matched["track_b"] = track_obj[matched["object_b"]]
-    matched["frame"] = frame_obj[matched["object_a"]]
-    matched["item"] = corpus.item[matched["object_a"]]
+
+    def object_pairs(parts):
+        out = pd.concat(
+            [
+                pd.DataFrame(
+                    {
+                        "unit": unit_of(key, np.broadcast_to(label, len(a))),
+                        "object_a": a,
+                        "object_b": b,
+                        **({"iou": rest[0]} if rest else {}),
+                    }
+                )
+                for key, label, a, b, *rest in parts
+            ],
+            ignore_index=True,
+        )
+        out["track_a"] = track_obj[out["object_a"]]
+        out["track_b"] = track_obj[out["object_b"]]
+        out["frame"] = frame_obj[out["object_a"]]
+        out["item"] = corpus.item[out["object_a"]]
+        return out
+
     return FrameMatches(
         units=units.drop(columns="key"),
         present=present,
-        matched=matched,
+        matched=object_pairs(parts),
+        near=object_pairs(near_parts),
         corpus=corpus,
         sequences=sequences,
         tracks=tracks,

@@ -1,22 +1,20 @@
-"""Identity figures of every unit: IDTP and IDF1, ID switches, fragmentations, and the
-identity distance within and under chance.
+"""Identity figures of every unit: IDTP and IDF1, CLEAR MOT (ID switches,
+fragmentations, MOTA's errors, MOTP), and the identity distance within and under chance.
 
 * **IDTP** (Ristani et al. 2016, "Performance Measures and a Data Set for Multi-Target,
-  Multi-Camera Tracking"): the largest number of matched frames that a one-to-one
-  assignment of the annotator's tracks to the partner's keeps on assigned track pairs
-  (:func:`scipy.optimize.linear_sum_assignment` on the track x track matrix of matched
-  frames of each unit). IDF1 = 2 IDTP / (n_a + n_b), IDR = IDTP / n_a, IDP = IDTP / n_b.
-  A frame counts for a track pair when the per-frame matching matched the two objects;
-  Ristani et al. count every frame on which they are within the threshold, which is the
-  same unless an object is within τ of two objects of the other annotator on one frame.
-* **ID switches** (CLEAR MOT, Bernardin and Stiefelhagen 2008), with the annotator as the
-  reference: the times a track of the annotator is matched to another partner track than
-  on its previous matched frame; ``switches_b`` with the partner as the reference.
-* **Fragmentations** (CLEAR MOT as computed by ``motmetrics``): the times a reference
-  track goes from matched to unmatched between its first and last matched frame.
-* **Identity distance**: the share of matched frames outside the IDTP assignment,
-  ``(matched - IDTP) / matched`` per unit (0: every matched object keeps one identity
-  correspondence). Its chance value is the same computation on *unrelated sequences*:
+  Multi-Camera Tracking"), as ``motmetrics`` computes it: the largest number of frames
+  within the threshold (IoU >= τ) that a one-to-one assignment of the annotator's tracks
+  to the partner's keeps on assigned track pairs (:func:`idtp` on the track x track
+  matrix of such frames of each unit, every pair within τ counting, matched on its frame
+  or not). IDF1 = 2 IDTP / (n_a + n_b), IDR = IDTP / n_a, IDP = IDTP / n_b.
+* **CLEAR MOT** (Bernardin and Stiefelhagen 2008), with the annotator as the reference
+  (``*_a``) and with the partner (``*_b``): the frame-to-frame correspondence of
+  :mod:`iaa_frames.temporal.clear_mot`, its matched pairs, ID switches, fragmentations
+  and summed distance ``1 - IoU``.
+* **Identity distance**: the share of matched frames (the per-frame matching of the
+  pipeline, the same both ways) outside the one-to-one assignment of their tracks,
+  ``(matched - kept) / matched`` per unit, ``kept`` the matched pairs on assigned track
+  pairs (0: every matched object keeps one identity correspondence). Its chance value is the same computation on *unrelated sequences*:
   the unit's matched pairs with the partner's track ids shuffled among the pairs of each
   frame (independently from frame to frame, ``n_draws`` times), so that the partner's
   identities on a frame say nothing about those on the other frames while detection and
@@ -32,6 +30,7 @@ from scipy.optimize import linear_sum_assignment
 
 from iaa_frames.arrays import sorted_unique
 
+from .clear_mot import clear_mot
 from .frames import FrameMatches
 
 __all__ = ["idtp", "unit_figures"]
@@ -76,38 +75,6 @@ def idtp(unit: np.ndarray, track_a: np.ndarray, track_b: np.ndarray, n_units: in
     return out
 
 
-def _switches(unit, ref, other, frame, n_units):
-    order = np.lexsort((frame, ref, unit))
-    u, r, o = unit[order], ref[order], other[order]
-    same = np.r_[False, (u[1:] == u[:-1]) & (r[1:] == r[:-1])]
-    switch = same & np.r_[False, o[1:] != o[:-1]]
-    return np.bincount(u[switch], minlength=n_units).astype(float)
-
-
-def _fragmentations(present, matched_keys, side: int, n_units: int, n_obj: int):
-    p = present.loc[present["side"].to_numpy() == side]
-    unit, track = p["unit"].to_numpy(), p["track"].to_numpy()
-    order = np.lexsort((p["frame"].to_numpy(), track, unit))
-    unit, track, obj = unit[order], track[order], p["object"].to_numpy()[order]
-    hit = _member(unit * n_obj + obj, matched_keys)
-    group = np.r_[0, np.cumsum((unit[1:] != unit[:-1]) | (track[1:] != track[:-1]))]
-    # whether a matched frame of the same track follows (reverse running maximum)
-    later = np.zeros(len(hit), dtype=bool)
-    if len(hit):
-        rev = pd.Series(hit[::-1].astype(int)).groupby(group[::-1]).cummax().to_numpy()[::-1]
-        later[:-1] = (rev[1:] == 1) & (group[1:] == group[:-1])
-    prev = np.r_[False, hit[:-1] & (group[1:] == group[:-1])]
-    frag = prev & ~hit & later
-    return np.bincount(unit[frag], minlength=n_units).astype(float)
-
-
-def _member(keys: np.ndarray, pool: np.ndarray) -> np.ndarray:
-    """Whether each key is in ``pool`` (by a sorted search: the keys are large)."""
-    pool = np.sort(pool)
-    pos = np.minimum(np.searchsorted(pool, keys), max(len(pool) - 1, 0))
-    return (pool[pos] == keys) if len(pool) else np.zeros(len(keys), dtype=bool)
-
-
 class _Shuffler:
     """The partner's track of every matched pair, shuffled among the pairs of its frame
     (one argsort of a float key per draw: frame code + a uniform draw)."""
@@ -126,8 +93,11 @@ class _Shuffler:
 
 
 def unit_figures(fm: FrameMatches, *, n_draws: int, seed: int) -> pd.DataFrame:
-    """Per unit: counts, IDTP, switches and fragmentations both ways, and the mean number
-    of matched frames outside the assignment under chance (``chance_miss``).
+    """Per unit: counts, IDTP, the CLEAR MOT figures both ways (``matched_a``,
+    ``switches_a``, ``fragmentations_a``, ``distance_a`` with the annotator as the
+    reference, ``*_b`` with the partner), the per-frame matched pairs (``matched``), the
+    number of them the assignment of their tracks keeps (``kept``) and its mean under
+    chance (``chance_kept``).
 
     Examples
     --------
@@ -138,13 +108,16 @@ def unit_figures(fm: FrameMatches, *, n_draws: int, seed: int) -> pd.DataFrame:
     >>> f = unit_figures(fm, n_draws=5, seed=0)
     >>> bool((f["idtp"] == f["matched"]).all()), f["switches_a"].sum()
     (True, np.float64(0.0))
+    >>> bool((f["matched_a"] == f["matched"]).all())
+    True
     """
     units, present, matched = fm.units, fm.present, fm.matched
     n = len(units)
     mu, side = present["unit"].to_numpy(), present["side"].to_numpy()
     u = matched["unit"].to_numpy()
-    ta, tb, fr = (matched[c].to_numpy() for c in ("track_a", "track_b", "frame"))
-    n_obj = len(fm.corpus.objects)
+    ta, tb = (matched[c].to_numpy() for c in ("track_a", "track_b"))
+    near = fm.near
+    mot = {s: clear_mot(fm, i) for i, s in enumerate("ab")}
     out = pd.DataFrame(
         {
             "unit": units["unit"].to_numpy(),
@@ -153,23 +126,21 @@ def unit_figures(fm: FrameMatches, *, n_draws: int, seed: int) -> pd.DataFrame:
             "tracks_a": _n_tracks(present, 0, n),
             "tracks_b": _n_tracks(present, 1, n),
             "matched": np.bincount(u, minlength=n).astype(float),
-            "idtp": idtp(u, ta, tb, n),
-            "switches_a": _switches(u, ta, tb, fr, n),
-            "switches_b": _switches(u, tb, ta, fr, n),
-            "fragmentations_a": _fragmentations(
-                present, u * n_obj + matched["object_a"].to_numpy(), 0, n, n_obj
-            ),
-            "fragmentations_b": _fragmentations(
-                present, u * n_obj + matched["object_b"].to_numpy(), 1, n, n_obj
-            ),
+            "kept": idtp(u, ta, tb, n),
+            "idtp": idtp(*(near[c].to_numpy() for c in ("unit", "track_a", "track_b")), n),
+            **{
+                f"{name}_{s}": getattr(mot[s], name)
+                for s in "ab"
+                for name in ("matched", "switches", "fragmentations", "distance")
+            },
         }
     )
     rng = np.random.default_rng([seed, _CHANCE_STREAM])
     shuffle = _Shuffler(matched)
-    miss = np.zeros(n)
+    kept = np.zeros(n)
     for _ in range(n_draws):  # a few draws of the whole corpus, not a loop over rows
-        miss += out["matched"].to_numpy() - idtp(u, ta, shuffle(rng), n)
-    out["chance_miss"] = miss / max(n_draws, 1)
+        kept += idtp(u, ta, shuffle(rng), n)
+    out["chance_kept"] = kept / max(n_draws, 1)
     return out
 
 

@@ -3,10 +3,11 @@
 
 Per-frame agreement cannot see an identity error: annotator A follows two pedestrians, B
 swaps their ids where they cross, and every frame still matches. The figures here are those
-of :mod:`iaa_frames.temporal.identity` (IDF1, ID switches and fragmentations, the
-chance-corrected identity agreement), per sequence and annotator pair
-(:func:`track_figures`), pooled per class and per annotator with intervals from a
-bootstrap over sequences (:func:`track_agreement`).
+of :mod:`iaa_frames.temporal.identity` (IDF1, and CLEAR MOT's ID switches,
+fragmentations, MOTA and MOTP as ``motmetrics`` computes them, with the chance-corrected
+identity agreement), per sequence and annotator pair (:func:`track_figures`), pooled per
+class and per annotator with intervals from a bootstrap over sequences
+(:func:`track_agreement`).
 """
 
 from __future__ import annotations
@@ -26,12 +27,24 @@ from iaa_frames.stats.samples import percentile_ci
 
 from .frames import match_frames
 from .identity import unit_figures
+from .track_variables import VARIABLES
 
-__all__ = ["track_agreement", "track_figures"]
+__all__ = ["VARIABLES", "track_agreement", "track_figures"]
 
 #: Most chance draws per unit.
 MAX_DRAWS = 100
-_SUMS = ("n_ref", "n_other", "matched", "idtp", "switches", "fragmentations", "chance_miss")
+_SUMS = (
+    "n_ref",
+    "n_other",
+    "matched",
+    "idtp",
+    "switches",
+    "fragmentations",
+    "distance",
+    "pairs",
+    "kept",
+    "chance_kept",
+)
 #: The count columns of :func:`track_figures` (integers there; float in the Dataset of
 #: :func:`track_agreement`, where NaN marks "no sequence pair").
 _COUNTS = ("n_annotator", "n_partner", "matched", "idtp", "id_switches", "fragmentations")
@@ -72,11 +85,14 @@ def _entries(units: pd.DataFrame, fig: pd.DataFrame) -> pd.DataFrame:
                     "other": units[other].to_numpy(),
                     "n_ref": fig[f"n_{suffix_ref}"].to_numpy(),
                     "n_other": fig[f"n_{suffix_other}"].to_numpy(),
-                    "matched": fig["matched"].to_numpy(),
+                    "matched": fig[f"matched_{suffix_ref}"].to_numpy(),
                     "idtp": fig["idtp"].to_numpy(),
                     "switches": fig[f"switches_{suffix_ref}"].to_numpy(),
                     "fragmentations": fig[f"fragmentations_{suffix_ref}"].to_numpy(),
-                    "chance_miss": fig["chance_miss"].to_numpy(),
+                    "distance": fig[f"distance_{suffix_ref}"].to_numpy(),
+                    "pairs": fig["matched"].to_numpy(),
+                    "kept": fig["kept"].to_numpy(),
+                    "chance_kept": fig["chance_kept"].to_numpy(),
                 }
             )
         )
@@ -86,8 +102,9 @@ def _entries(units: pd.DataFrame, fig: pd.DataFrame) -> pd.DataFrame:
 def _figures(s: dict) -> dict:
     """The statistics of a dict of sums (arrays)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        observed = (s["matched"] - s["idtp"]) / s["matched"]
-        expected = s["chance_miss"] / s["matched"]
+        observed = (s["pairs"] - s["kept"]) / s["pairs"]
+        expected = (s["pairs"] - s["chance_kept"]) / s["pairs"]
+        errors = (s["n_ref"] - s["matched"]) + (s["n_other"] - s["matched"]) + s["switches"]
         return {
             "identity": 1 - observed / expected,
             "observed": observed,
@@ -95,6 +112,8 @@ def _figures(s: dict) -> dict:
             "idf1": 2 * s["idtp"] / (s["n_ref"] + s["n_other"]),
             "idr": s["idtp"] / s["n_ref"],
             "idp": s["idtp"] / s["n_other"],
+            "mota": 1 - errors / s["n_ref"],
+            "motp": s["distance"] / s["matched"],
         }
 
 
@@ -126,6 +145,8 @@ def _track_figures(
             **{k: stats[k] for k in ("idf1", "idr", "idp")},
             "id_switches": e["switches"].to_numpy(),
             "fragmentations": e["fragmentations"].to_numpy(),
+            "mota": stats["mota"],
+            "motp": stats["motp"],
             "observed": stats["observed"],
             "expected": stats["expected"],
         }
@@ -174,13 +195,15 @@ def track_figures(
     -------
     pandas.DataFrame
         One row per (sequence, label, annotator, partner) in both orders (the
-        ``annotator`` is the reference of ``id_switches`` and ``fragmentations``);
-        ``label`` is ``"(all)"`` for every class together. Columns ``frames`` (frames
-        both covered), ``n_annotator``, ``n_partner`` (objects), ``matched`` (matched
-        object pairs), ``idtp``, ``idf1``, ``idr``, ``idp``, ``id_switches``,
-        ``fragmentations``, ``observed`` and ``expected`` (the identity distance within
-        and under chance, see :mod:`iaa_frames.temporal.identity`). The counts
-        (``n_annotator`` to ``idtp``, ``id_switches``, ``fragmentations``) are int64.
+        ``annotator`` is the ground truth of the CLEAR MOT figures, the partner the
+        tracker); ``label`` is ``"(all)"`` for every class together. Columns ``frames``
+        (frames both covered), ``n_annotator``, ``n_partner`` (objects), ``matched``
+        (object pairs the CLEAR MOT correspondence matched), ``idtp``, ``idf1``,
+        ``idr``, ``idp``, ``id_switches``, ``fragmentations``, ``mota``, ``motp``
+        (as ``motmetrics``: :data:`VARIABLES`), ``observed`` and ``expected`` (the
+        identity distance within and under chance, see
+        :mod:`iaa_frames.temporal.identity`). The counts (``n_annotator`` to ``idtp``,
+        ``id_switches``, ``fragmentations``) are int64.
 
     Examples
     --------
@@ -245,7 +268,10 @@ def _track_agreement(
     sums = {k: v.reshape(shape) for k, v in zip(_SUMS, (W @ V).T)}
     n_units = W @ np.where(V[:, 0] + V[:, 1] > 0, 1.0, 0.0)
     point = _figures(sums)
-    data = {k: point[k] for k in ("identity", "observed", "expected", "idf1", "idr", "idp")}
+    data = {
+        k: point[k]
+        for k in ("identity", "observed", "expected", "idf1", "idr", "idp", "mota", "motp")
+    }
     data["id_switches"] = sums["switches"]
     data["fragmentations"] = sums["fragmentations"]
     data["matched"] = sums["matched"]
@@ -253,16 +279,16 @@ def _track_agreement(
     for name in ("id_switches", "fragmentations", "matched"):  # no sequence pair: no count
         data[name] = np.where(data["sequences"] > 0, data[name], np.nan)
     n_seq = len(fm.sequences)
-    reps = {"identity": [], "idf1": []}
+    reps = {"identity": [], "idf1": [], "mota": []}
     if n_boot:
         seq = e["sequence"].to_numpy()
         for block in multiplicity_blocks(n_seq, n_boot, seed=settings.seed):
             for k in block:  # one sparse product per replicate
                 s = {n: v.reshape(shape) for n, v in zip(_SUMS, (W @ (V * k[seq, None])).T)}
                 f = _figures(s)
-                reps["identity"].append(f["identity"])
-                reps["idf1"].append(f["idf1"])
-    for name in ("identity", "idf1"):
+                for name, values in reps.items():
+                    values.append(f[name])
+    for name in reps:
         if n_boot:
             low, high = percentile_ci(np.stack(reps[name]), level=level)
         else:
@@ -270,7 +296,14 @@ def _track_agreement(
         data[f"{name}_ci_low"], data[f"{name}_ci_high"] = low, high
     dims = ("label", "annotator", "partner")
     ds = xr.Dataset(
-        {k: (dims, np.asarray(v, dtype=float)) for k, v in data.items()},
+        {
+            k: (
+                dims,
+                np.asarray(v, dtype=float),
+                dict(zip(("long_name", "description"), VARIABLES[k])),
+            )
+            for k, v in data.items()
+        },
         coords={"label": labels, "annotator": names, "partner": names},
     )
     who = [ALL, *sorted(names[:-1])]  # "(all)" first, then by name
@@ -302,11 +335,16 @@ def track_agreement(
     n_chance: int = 2000,
     seed: int = 0,
 ) -> xr.Dataset:
-    """Track identity agreement: IDF1, ID switches, fragmentations and the chance-corrected
-    identity agreement, per class and annotator pair, with intervals over sequences.
+    """Track identity agreement: IDF1, MOTA, MOTP, ID switches, fragmentations and the
+    chance-corrected identity agreement, per class and annotator pair, with intervals over
+    sequences.
 
-    Every figure pools the sequences (sums of identity true positives, objects, matched
-    pairs, switches over the sequences, as ``motmetrics`` pools a benchmark). The
+    IDF1 and the CLEAR MOT figures are those of ``motmetrics`` with the annotator as the
+    ground truth and the partner as the tracker (IoU >= τ; the correspondence of a frame
+    keeps that of the last frame while it stays within τ, so boxes that cross do not
+    switch ids: :mod:`iaa_frames.temporal.clear_mot`). Every figure pools the sequences
+    (sums of identity true positives, objects, matched pairs, errors, switches over the
+    sequences, as ``motmetrics`` pools a benchmark). The
     identity agreement is ``1 - mean(within) / mean(chance)`` of the identity distance,
     the share of matched objects outside the one-to-one track correspondence
     (:mod:`iaa_frames.temporal.identity`); its chance is the same computation on
@@ -335,10 +373,12 @@ def track_agreement(
         Dimensions ``label`` (``"(all)"`` and each class), ``annotator`` and ``partner``
         (``"(all)"``: pooled over the annotators; ``annotator`` is the reference of the
         directional figures). Variables ``identity`` (σ of the identity distance),
-        ``observed``, ``expected``, ``idf1``, ``idr``, ``idp``, ``id_switches``,
-        ``fragmentations``, ``matched``, ``sequences`` (sequence pairs pooled), and
-        ``identity_ci_low``/``_high``, ``idf1_ci_low``/``_high``. The pooled cell
-        ``(all, all)`` averages both directions.
+        ``observed``, ``expected``, ``idf1``, ``idr``, ``idp``, ``mota``, ``motp``,
+        ``id_switches``, ``fragmentations``, ``matched``, ``sequences`` (sequence pairs
+        pooled), and ``identity_ci_low``/``_high``, ``idf1_ci_low``/``_high``,
+        ``mota_ci_low``/``_high``; each with its ``long_name`` and ``description``
+        attrs (:data:`VARIABLES`). The pooled cell ``(all, all)`` averages both
+        directions.
 
     Examples
     --------
@@ -349,6 +389,8 @@ def track_agreement(
     >>> cell = res.sel(label="(all)", annotator="(all)", partner="(all)")
     >>> bool(abs(cell["identity"]) < 0.1), bool(cell["idf1"] < 0.6)
     (True, True)
+    >>> res["mota"].attrs["long_name"]
+    'MOTA'
     """
     settings = checked_settings(
         distance=distance, match_threshold=match_threshold, n_chance=n_chance, seed=seed
