@@ -68,6 +68,7 @@ class ShapeCache:
         self._pair_keys = np.zeros(0, np.int64)  # pairs of rows whose hull of both is known
         self._pair_enclosing = np.zeros(0)
         self._support = None  # (position of each row or -1, h, xy)
+        self._surface = None  # 1: a valid (multi)polygon, 0: not, -1: not known yet
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -129,6 +130,22 @@ class ShapeCache:
             if todo.size:
                 self._area[todo] = shapely.area(self.polygons[todo])
             return self._area[rows]
+
+    def valid_surfaces(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each polygon row at ``rows`` is a valid Polygon or MultiPolygon (whose
+        shared areas :mod:`iaa_frames.geometry.shared_area` computes exactly), checked
+        once per shape."""
+        with self.lock:
+            if self._surface is None:
+                self._surface = np.full(len(self.boxes), -1, np.int8)
+            todo = sorted_unique(rows[self._surface[rows] < 0])
+            if todo.size:
+                g = self.polygons[todo]
+                kind = shapely.get_type_id(g)
+                ok = (kind == 3) | (kind == 6)
+                ok[ok] = shapely.is_valid(g[ok])
+                self._surface[todo] = ok
+            return self._surface[rows] == 1
 
     def outline(self):
         """Per shape: the sums of ``|dx|`` and of ``|dy|`` along every ring, and the number of
