@@ -158,21 +158,25 @@ def _cut(k, e, xa, ya, xb, yb, x0, x1, y0, y1, sign_all):
     return k[rows], xl, xr, vl, (vr[piece] - vl) / (xr - xl), sign_all[e[rows]]
 
 
-def _overlapping(key_l, key_r, xl, xr, other_key_l, other_xl, strict):
+def _overlapping(pair, key_l, key_r, xl, xr, other_key_l, other_xl, strict):
     """Pairs ``(i, j)`` of a piece ``i`` and a piece ``j`` of the other side of the same
     pair such that ``xl[i] <= other_xl[j] < xr[i]`` (``strict``: ``xl[i] <`` it), in
-    blocks of at most about :data:`CHUNK_PAIRS`.
+    blocks of about :data:`CHUNK_PAIRS` that never split the pieces of one pair.
 
     The keys order the pieces by pair, then by x (``4 k + 1 + (x - x0) / (x1 - x0)``,
     monotone in ``x`` within a pair whatever the rounding, and never equal across pairs);
-    both sides are sorted by their left key. The candidates from the keys are a superset,
-    filtered exactly on the coordinates.
+    both sides are sorted by pair and left x. The candidates from the keys are a
+    superset, filtered exactly on the coordinates. The pairs come in an order that
+    depends on the two shapes alone, whatever else is in the batch.
     """
     lo = np.searchsorted(other_key_l, key_l, "left")
     count = np.searchsorted(other_key_l, key_r, "right")
     count -= lo
     cum = np.cumsum(count)
     cuts = np.searchsorted(cum, np.arange(CHUNK_PAIRS, cum[-1] if len(cum) else 0, CHUNK_PAIRS))
+    # moved back to the first piece of their pair: a pair's terms are summed in one block
+    cuts = np.unique(np.searchsorted(pair, pair[cuts], "left"))
+    cuts = cuts[cuts > 0]
     for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(count)], strict=True):
         c = count[a:b]
         i = np.repeat(np.arange(a, b), c)
@@ -267,19 +271,21 @@ def shared_areas(edges_a: RingEdges, shape_a, edges_b: RingEdges, shape_b, rect)
         keys = []
         for side in (pa, pb):  # sorted by pair, then left x (see _overlapping)
             k, xl, xr = side[:3]
-            base = 4.0 * k + 1.0
             x0, width = r[k, 0], (r[:, 2] - r[:, 0])[k]
-            key_l, key_r = (xl - x0) / width + base, (xr - x0) / width + base
-            order = np.argsort(key_l)
+            ul, ur = (xl - x0) / width, (xr - x0) / width
+            # stable, so that ties keep an order of the pair's own (its edges')
+            order = np.argsort(ul, kind="stable")
+            order = order[np.argsort(k[order], kind="stable")]
             side[:] = [u[order] for u in side]
-            keys.append((key_l[order], key_r[order]))
+            base = 4.0 * side[0] + 1.0
+            keys.append((ul[order] + base, ur[order] + base))
         (kal, kar), (kbl, kbr) = keys
         total, size = np.zeros(len(rows)), np.zeros(len(rows))
         # every overlapping pair once: the piece of b starts within the piece of a, or
         # the piece of a starts strictly within the piece of b
-        for i, j in _overlapping(kal, kar, pa[1], pa[2], kbl, pb[1], strict=False):
+        for i, j in _overlapping(pa[0], kal, kar, pa[1], pa[2], kbl, pb[1], strict=False):
             _add(total, size, pa[0][i], _trapezoids(pa, pb, i, j))
-        for j, i in _overlapping(kbl, kbr, pb[1], pb[2], kal, pa[1], strict=True):
+        for j, i in _overlapping(pb[0], kbl, kbr, pb[1], pb[2], kal, pa[1], strict=True):
             _add(total, size, pa[0][i], _trapezoids(pa, pb, i, j))
         # what rounding can leave of shapes that only touch is zero
         total[total <= ROUNDING * size] = 0.0
