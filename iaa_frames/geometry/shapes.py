@@ -552,6 +552,26 @@ class Shapes:
         """
         return self._cache.hulls(self._cache_rows()[rows])
 
+    def hull_edges(self, rows: np.ndarray):
+        """The oriented edges of the convex hulls of the shapes at ``rows`` (boxes too),
+        computed once per shape, and the shape of each row's hull in them, as
+        :func:`~iaa_frames.geometry.shared_area.shared_areas` takes them.
+
+        Returns
+        -------
+        edges : iaa_frames.geometry.clip.RingEdges
+        index : ndarray of int64, shape (len(rows),)
+
+        Examples
+        --------
+        >>> import shapely
+        >>> L = shapely.Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)])
+        >>> edges, index = Shapes.from_geometries([L]).hull_edges(np.array([0, 0]))
+        >>> index.tolist(), int(edges.offset[1])  # the hull has five edges
+        ([0, 0], 5)
+        """
+        return self._cache.hull_edges(self._cache_rows()[np.asarray(rows, np.int64)])
+
     def enclosing(self, other: Shapes, rows: np.ndarray) -> np.ndarray:
         """Area of the convex hull of ``self[k]`` and ``other[k]`` together, for each ``k``
         in ``rows`` (GIoU's enclosing area), computed once per pair of shapes when both
