@@ -158,15 +158,29 @@ def _cut(k, e, xa, ya, xb, yb, x0, x1, y0, y1, sign_all):
     return k[rows], xl, xr, vl, (vr[piece] - vl) / (xr - xl), sign_all[e[rows]]
 
 
+def _keys(k, xl, xr, rect):
+    """Integer keys of the pieces' ends, ordered by pair, then by x: ``k 2**32 +
+    floor(2**31 (x - x0) / (x1 - x0))``, non-decreasing in ``x`` within a pair whatever
+    the rounding, and the same for a piece in any batch of pairs but for ``k``."""
+    x0, width = rect[k, 0], (rect[:, 2] - rect[:, 0])[k]
+    base = k << 32
+    out = []
+    for x in (xl, xr):
+        u = x - x0
+        u /= width
+        u *= 2.0**31
+        out.append(base + np.clip(u, 0, 2.0**31).astype(np.int64))
+    return out
+
+
 def _overlapping(pair, key_l, key_r, xl, xr, other_key_l, other_xl, strict):
     """Pairs ``(i, j)`` of a piece ``i`` and a piece ``j`` of the other side of the same
     pair such that ``xl[i] <= other_xl[j] < xr[i]`` (``strict``: ``xl[i] <`` it), in
     blocks of about :data:`CHUNK_PAIRS` that never split the pieces of one pair.
 
-    The keys order the pieces by pair, then by x (``4 k + 1 + (x - x0) / (x1 - x0)``,
-    monotone in ``x`` within a pair whatever the rounding, and never equal across pairs);
-    both sides are sorted by pair and left x. The candidates from the keys are a
-    superset, filtered exactly on the coordinates. The pairs come in an order that
+    The keys (:func:`_keys`) order the pieces by pair, then by x, and both sides are
+    sorted by their left key, so the candidates from the keys are a superset of the
+    pairs wanted, filtered exactly on the coordinates. The pairs come in an order that
     depends on the two shapes alone, whatever else is in the batch.
     """
     lo = np.searchsorted(other_key_l, key_l, "left")
@@ -270,15 +284,11 @@ def shared_areas(edges_a: RingEdges, shape_a, edges_b: RingEdges, shape_b, rect)
         pb = _pieces(edges_b, shape_b[rows], r)
         keys = []
         for side in (pa, pb):  # sorted by pair, then left x (see _overlapping)
-            k, xl, xr = side[:3]
-            x0, width = r[k, 0], (r[:, 2] - r[:, 0])[k]
-            ul, ur = (xl - x0) / width, (xr - x0) / width
+            key_l, key_r = _keys(side[0], side[1], side[2], r)
             # stable, so that ties keep an order of the pair's own (its edges')
-            order = np.argsort(ul, kind="stable")
-            order = order[np.argsort(k[order], kind="stable")]
+            order = np.argsort(key_l, kind="stable")
             side[:] = [u[order] for u in side]
-            base = 4.0 * side[0] + 1.0
-            keys.append((ul[order] + base, ur[order] + base))
+            keys.append((key_l[order], key_r[order]))
         (kal, kar), (kbl, kbr) = keys
         total, size = np.zeros(len(rows)), np.zeros(len(rows))
         # every overlapping pair once: the piece of b starts within the piece of a, or
