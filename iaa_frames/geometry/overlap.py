@@ -11,8 +11,11 @@
   (:mod:`iaa_frames.geometry.area_grid`).
 * :func:`iou`: intersection over union of every pair. Box-box pairs in numpy; pairs
   involving a polygon only where the bounding boxes overlap (elsewhere the IoU is 0), by
-  the exact shapely overlay or, for detailed polygons with known image sizes, by the mask
-  IoU on the image's pixel grid, by the rule of :mod:`iaa_frames.geometry.mask_rule`. Two
+  the exact shared area or, for detailed polygons with known image sizes, by the mask
+  IoU on the image's pixel grid, by the rule of :mod:`iaa_frames.geometry.mask_rule`.
+  The exact shared area of valid polygons, multipolygons and boxes comes from their
+  edges (:mod:`iaa_frames.geometry.shared_area`, numpy); invalid polygons and other
+  geometries keep the shapely (GEOS) overlay. Two
   polygons with the same vertices in the same order (a copied annotation) have IoU exactly
   1 without an overlay, whose rounding could otherwise leave identical shapes just below a
   threshold of 1. Two shapes of one parametric kind share the area the kind computes
@@ -289,11 +292,14 @@ def iou(a: Shapes, b: Shapes) -> np.ndarray:
     """Intersection over union of each pair ``(a[i], b[i])``.
 
     Pure numpy for box-box pairs. For pairs involving a polygon (computed only where
-    the bounding boxes overlap): the exact overlay (shapely) or, for detailed polygons
+    the bounding boxes overlap): the exact shared area or, for detailed polygons
     with known image sizes, the mask IoU on the image's pixel grid, by the rule of
-    :mod:`iaa_frames.geometry.mask_rule`. Polygons are expected to be valid (``validate``
-    repairs them); where GEOS refuses an intersection of invalid input the pairs are
-    repaired with :func:`shapely.make_valid` and retried.
+    :mod:`iaa_frames.geometry.mask_rule`. The shared area of valid polygons (holes and
+    parts included) and boxes comes from their edges, in numpy
+    (:mod:`iaa_frames.geometry.shared_area`); of other shapes, from a shapely overlay.
+    Polygons are expected to be valid (``validate`` repairs them); where GEOS refuses an
+    intersection of invalid input the pairs are repaired with :func:`shapely.make_valid`
+    and retried.
 
     Parameters
     ----------
