@@ -21,6 +21,7 @@ from .kinds.registry import Kind, get_kind
 from .mask_rule import may_use_masks, uses_mask_iou
 from .overlap import areas, iou_union
 from .shapes import Shapes, check_aligned
+from .shared_area import shared_areas
 
 __all__ = ["giou", "giou_upper_bound", "hull_terms"]
 
@@ -85,8 +86,14 @@ def hull_terms(a: Shapes, b: Shapes, rows: np.ndarray, union: np.ndarray):
     )
     hull_union = np.asarray(union, dtype=np.float64).copy()
     nc = np.flatnonzero(~convex)
-    if nc.size:
-        shared = shapely.area(shapely.intersection(hull_a[nc], hull_b[nc]))
+    if nc.size:  # the area the two hulls share, from their edges (no GEOS overlay)
+        edges_a, index_a = a.hull_edges(rows[nc])
+        edges_b, index_b = b.hull_edges(rows[nc])
+        ba, bb = shapely.bounds(hull_a[nc]), shapely.bounds(hull_b[nc])
+        rect = np.concatenate(
+            [np.maximum(ba[:, :2], bb[:, :2]), np.minimum(ba[:, 2:], bb[:, 2:])], axis=1
+        )
+        shared = shared_areas(edges_a, index_a, edges_b, index_b, rect)
         hull_union[nc] = area_ha[nc] + area_hb[nc] - shared
     return enclosing, hull_union
 

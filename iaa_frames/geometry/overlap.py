@@ -11,8 +11,11 @@
   (:mod:`iaa_frames.geometry.area_grid`).
 * :func:`iou`: intersection over union of every pair. Box-box pairs in numpy; pairs
   involving a polygon only where the bounding boxes overlap (elsewhere the IoU is 0), by
-  the exact shapely overlay or, for detailed polygons with known image sizes, by the mask
-  IoU on the image's pixel grid, by the rule of :mod:`iaa_frames.geometry.mask_rule`. Two
+  the exact shared area or, for detailed polygons with known image sizes, by the mask
+  IoU on the image's pixel grid, by the rule of :mod:`iaa_frames.geometry.mask_rule`.
+  The exact shared area of valid polygons, multipolygons and boxes comes from their
+  edges (:mod:`iaa_frames.geometry.shared_area`, numpy); invalid polygons and other
+  geometries keep the shapely (GEOS) overlay. Two
   polygons with the same vertices in the same order (a copied annotation) have IoU exactly
   1 without an overlay, whose rounding could otherwise leave identical shapes just below a
   threshold of 1. Two shapes of one parametric kind share the area the kind computes
@@ -37,6 +40,7 @@ from .kinds.polygon import overlay_areas
 from .kinds.registry import get_kind
 from .mask_rule import mask_pixels, on_masks
 from .shapes import Shapes, check_aligned
+from .shared_area import shared_areas
 
 __all__ = ["areas", "areas_inside", "areas_inside_bound", "iou", "iou_union", "overlap"]
 
@@ -205,6 +209,8 @@ def overlap(a: Shapes, b: Shapes):
         if same.any():
             inter[rows[same]] = np.minimum(area_a[rows[same]], area_b[rows[same]])
             rows, pa, pb = rows[~same], pa[~same], pb[~same]
+        rows, pa, pb = _shared_without_overlay(a, b, rows, pa, pb, inter)
+    if rows.size:
         shared, repaired = overlay_areas(pa, pb)
         if repaired is not None:
             # invalid input (e.g. self-intersecting rings not passed through
@@ -213,6 +219,26 @@ def overlap(a: Shapes, b: Shapes):
             area_b[rows] = shapely.area(repaired[1])
         inter[rows] = shared
     return inter, area_a, area_b, masked, mask_value
+
+
+def _shared_without_overlay(a: Shapes, b: Shapes, rows, pa, pb, inter: np.ndarray):
+    """Write into ``inter`` the shared area of the pairs ``rows`` of valid polygons,
+    multipolygons and boxes, from their edges (:mod:`iaa_frames.geometry.shared_area`, no
+    GEOS overlay); return the other pairs and their geometries ``pa``, ``pb``."""
+    index_a, ok = a.surface_index(rows)
+    index_b, ok_b = b.surface_index(rows)
+    ok &= ok_b
+    if ok.any():
+        r = rows[ok]
+        ba, bb = a.boxes[r], b.boxes[r]
+        rect = np.concatenate(
+            [np.maximum(ba[:, :2], bb[:, :2]), np.minimum(ba[:, 2:], bb[:, 2:])], axis=1
+        )
+        inter[r] = shared_areas(
+            a.ring_edges()[0], index_a[ok], b.ring_edges()[0], index_b[ok], rect
+        )
+        rows, pa, pb = rows[~ok], pa[~ok], pb[~ok]
+    return rows, pa, pb
 
 
 def _same_kind(a: Shapes, b: Shapes, rows: np.ndarray, inter: np.ndarray) -> np.ndarray:
@@ -266,11 +292,14 @@ def iou(a: Shapes, b: Shapes) -> np.ndarray:
     """Intersection over union of each pair ``(a[i], b[i])``.
 
     Pure numpy for box-box pairs. For pairs involving a polygon (computed only where
-    the bounding boxes overlap): the exact overlay (shapely) or, for detailed polygons
+    the bounding boxes overlap): the exact shared area or, for detailed polygons
     with known image sizes, the mask IoU on the image's pixel grid, by the rule of
-    :mod:`iaa_frames.geometry.mask_rule`. Polygons are expected to be valid (``validate``
-    repairs them); where GEOS refuses an intersection of invalid input the pairs are
-    repaired with :func:`shapely.make_valid` and retried.
+    :mod:`iaa_frames.geometry.mask_rule`. The shared area of valid polygons (holes and
+    parts included) and boxes comes from their edges, in numpy
+    (:mod:`iaa_frames.geometry.shared_area`); of other shapes, from a shapely overlay.
+    Polygons are expected to be valid (``validate`` repairs them); where GEOS refuses an
+    intersection of invalid input the pairs are repaired with :func:`shapely.make_valid`
+    and retried.
 
     Parameters
     ----------

@@ -30,6 +30,8 @@ from .rings import ring_vertices
 
 __all__ = ["ShapeCache"]
 
+_XY = ("x0", "y0", "x1", "y1")
+
 
 class ShapeCache:
     """Per-shape quantities of the boxes and polygons of one container, filled lazily.
@@ -68,6 +70,8 @@ class ShapeCache:
         self._pair_keys = np.zeros(0, np.int64)  # pairs of rows whose hull of both is known
         self._pair_enclosing = np.zeros(0)
         self._support = None  # (position of each row or -1, h, xy)
+        self._surface = None  # 1: a valid (multi)polygon, 0: not, -1: not known yet
+        self._hull_edges = None  # (shape of each row's hull in the edges or -1, edges)
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -130,6 +134,22 @@ class ShapeCache:
                 self._area[todo] = shapely.area(self.polygons[todo])
             return self._area[rows]
 
+    def valid_surfaces(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each polygon row at ``rows`` is a valid Polygon or MultiPolygon (whose
+        shared areas :mod:`iaa_frames.geometry.shared_area` computes exactly), checked
+        once per shape."""
+        with self.lock:
+            if self._surface is None:
+                self._surface = np.full(len(self.boxes), -1, np.int8)
+            todo = sorted_unique(rows[self._surface[rows] < 0])
+            if todo.size:
+                g = self.polygons[todo]
+                kind = shapely.get_type_id(g)
+                ok = (kind == 3) | (kind == 6)
+                ok[ok] = shapely.is_valid(g[ok])
+                self._surface[todo] = ok
+            return self._surface[rows] == 1
+
     def outline(self):
         """Per shape: the sums of ``|dx|`` and of ``|dy|`` along every ring, and the number of
         rings (boxes: their perimeter, one ring)."""
@@ -190,6 +210,34 @@ class ShapeCache:
                 self._hull[todo] = hull
                 self._hull_area[todo] = shapely.area(hull)
             return self._hull[rows], self._hull_area[rows]
+
+    def hull_edges(self, rows: np.ndarray):
+        """The oriented edges of the convex hulls of the shapes at ``rows``, computed once
+        per shape: the edges of every hull known so far and the shape of each row's hull
+        in them (for :func:`~iaa_frames.geometry.shared_area.shared_areas`).
+
+        Returns
+        -------
+        edges : iaa_frames.geometry.clip.RingEdges
+        index : ndarray of int64, shape (len(rows),)
+        """
+        rows = np.asarray(rows, np.int64)
+        self.hulls(rows)  # known before the lock (hulls takes it)
+        with self.lock:
+            if self._hull_edges is None:
+                none = RingEdges.from_geometries(np.zeros(0, dtype=object))
+                self._hull_edges = (np.full(len(self.boxes), -1, np.int64), none)
+            pos, edges = self._hull_edges
+            todo = sorted_unique(rows[pos[rows] < 0])
+            if todo.size:
+                more = RingEdges.from_geometries(self._hull[todo])
+                pos[todo] = len(edges.offset) - 1 + np.arange(todo.size)
+                edges = RingEdges(
+                    *(np.concatenate([getattr(edges, c), getattr(more, c)]) for c in _XY),
+                    np.concatenate([edges.offset, edges.offset[-1] + more.offset[1:]]),
+                )
+                self._hull_edges = (pos, edges)
+            return edges, pos[rows]
 
     def enclosing(self, ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
         """Area of the convex hull of the shapes at ``ra[k]`` and ``rb[k]`` together (the

@@ -466,6 +466,36 @@ class Shapes:
                 out[sel] = get_kind(name).to_polygons(self.params[name][rows[sel]])
         return out
 
+    def surface_index(self, rows: np.ndarray):
+        """Where the shape of each row at ``rows`` is in :meth:`ring_edges`, for
+        :func:`~iaa_frames.geometry.shared_area.shared_areas`: its shape there for valid
+        polygons and multipolygons, ``-1`` for plain boxes (their box is their shape), and
+        whether the row is either (the others: missing shapes, shapes of parametric
+        kinds, invalid polygons and other geometries need a GEOS overlay).
+
+        Returns
+        -------
+        index : ndarray of int64, shape (len(rows),)
+        ok : ndarray of bool, shape (len(rows),)
+
+        Examples
+        --------
+        >>> import shapely
+        >>> bowtie = shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])
+        >>> s = Shapes([[0, 0, 1, 1], [0, 0, 1, 1], [0, 0, 2, 2]],
+        ...            [None, shapely.box(0, 0, 1, 1), bowtie])
+        >>> index, ok = s.take([2, 1, 0]).surface_index(np.array([0, 1, 2]))
+        >>> index.tolist(), ok.tolist()
+        ([2, 1, -1], [False, True, True])
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        index = self._cache_rows()[rows]
+        ok = self.is_box[rows] & np.isfinite(self.boxes[rows]).all(axis=1)
+        poly = np.flatnonzero(self.is_polygon[rows])
+        if poly.size:
+            ok[poly] = self._cache.valid_surfaces(index[poly])
+        return np.where(self.is_box[rows], -1, index), ok
+
     def kind_areas(self, rows: np.ndarray, area: np.ndarray) -> None:
         """Write into ``area`` (aligned with ``rows``) the exact area of the rows of
         parametric kinds among ``rows`` (nothing without such rows)."""
@@ -521,6 +551,26 @@ class Shapes:
         [3.5]
         """
         return self._cache.hulls(self._cache_rows()[rows])
+
+    def hull_edges(self, rows: np.ndarray):
+        """The oriented edges of the convex hulls of the shapes at ``rows`` (boxes too),
+        computed once per shape, and the shape of each row's hull in them, as
+        :func:`~iaa_frames.geometry.shared_area.shared_areas` takes them.
+
+        Returns
+        -------
+        edges : iaa_frames.geometry.clip.RingEdges
+        index : ndarray of int64, shape (len(rows),)
+
+        Examples
+        --------
+        >>> import shapely
+        >>> L = shapely.Polygon([(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)])
+        >>> edges, index = Shapes.from_geometries([L]).hull_edges(np.array([0, 0]))
+        >>> index.tolist(), int(edges.offset[1])  # the hull has five edges
+        ([0, 0], 5)
+        """
+        return self._cache.hull_edges(self._cache_rows()[np.asarray(rows, np.int64)])
 
     def enclosing(self, other: Shapes, rows: np.ndarray) -> np.ndarray:
         """Area of the convex hull of ``self[k]`` and ``other[k]`` together, for each ``k``

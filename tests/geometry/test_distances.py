@@ -256,7 +256,7 @@ def test_polygon_iou_against_rasterization():
     np.testing.assert_allclose(got, expected, atol=1e-2)
 
 
-def test_polygon_iou_skips_shapely_on_disjoint_bounding_boxes(monkeypatch):
+def test_polygon_iou_skips_overlays_on_disjoint_bounding_boxes(monkeypatch):
     rng = np.random.default_rng(0)
     n = 300
     pa, _ = _star_polygons(rng, n)
@@ -269,9 +269,19 @@ def test_polygon_iou_skips_shapely_on_disjoint_bounding_boxes(monkeypatch):
         seen.append(np.size(x))
         return real(x, y, *args, **kwargs)
 
+    import iaa_frames.geometry.overlap as overlap
+
     monkeypatch.setattr(shapely, "intersection", counting)
+    real_shared = overlap.shared_areas
+    shared = []
+
+    def counting_shared(edges_a, index_a, *args):
+        shared.append(np.size(index_a))
+        return real_shared(edges_a, index_a, *args)
+
+    monkeypatch.setattr(overlap, "shared_areas", counting_shared)
     v = iou(Shapes.from_geometries(pa), Shapes.from_geometries(pb))
-    assert sum(seen) == 5
+    assert sum(seen) + sum(shared) == 5  # valid polygons: from their edges, no overlay
     assert np.all((v[:5] > 0.5) & (v[:5] < 1))
     assert np.all(v[5:] == 0)
 

@@ -2,8 +2,9 @@
 
 A polygon row keeps its shapely geometry (holes and several parts allowed) in
 ``Shapes.polygons`` and its bounds in ``x0, y0, x1, y1``.
-Its area and the area it shares with another shape are exact shapely overlays
-(:meth:`PolygonKind.intersection`); the bound the matcher uses before an overlay is the
+Its area is shapely's; the area it shares with another shape is exact, from the edges
+of both for valid shapes (:mod:`iaa_frames.geometry.shared_area`, the matcher's path) and
+a shapely overlay otherwise (:meth:`PolygonKind.intersection`); the bound the matcher uses before an overlay is the
 area of each shape inside the other's box, in numpy (:mod:`iaa_frames.geometry.clip`);
 detailed polygons of known image size get the COCO mask IoU instead of the overlay
 (:mod:`iaa_frames.geometry.kinds.mask`, :mod:`iaa_frames.geometry.mask_rule`); convex hulls
