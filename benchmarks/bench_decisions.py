@@ -32,6 +32,7 @@ import pandas as pd
 import iaa_frames as iaf
 
 RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # braylan, independent_crowd
 
 
 def truth_frame(crowd) -> pd.DataFrame:
@@ -211,6 +212,73 @@ def next_study(
         }
     )
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------ against a gold
+
+
+def score_boxes(candidates: dict, gold: pd.DataFrame, items) -> pd.DataFrame:
+    """Per candidate frame (one annotation per item, single class): against ``gold`` on
+    ``items`` at IoU >= 0.5, F1, PQ (IoU of the matches over (n + n_gold) / 2), the gold
+    boxes missed, the false boxes and the mean IoU of the matched boxes (placement)."""
+    frames = []
+    for name, frame in candidates.items():
+        f = frame[frame["item"].isin(items)]
+        frames.append(f.assign(annotator="cand", item=f["item"] + "|" + name))
+        g = gold[gold["item"].isin(items)]
+        frames.append(g.assign(annotator="gold", item=g["item"] + "|" + name))
+        # coverage rows, so that an item without any box still counts
+        sizes = gold.drop_duplicates("item").set_index("item")[["width", "height"]]
+        its = pd.Index(items)
+        cov = pd.DataFrame({"item": its + "|" + name}).join(
+            sizes.reindex(its).reset_index(drop=True)
+        )
+        frames += [cov.assign(annotator="cand"), cov.assign(annotator="gold")]
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    both = pd.concat([f.reindex(columns=cols) for f in frames], ignore_index=True)
+    t = iaf.pair_tables(both, n_chance=20, progress=False)
+    s = t.sets_within[t.sets_within["label"] == -1]
+    names = np.asarray([str(x) for x in t.corpus.annotators], dtype=object)
+    items_c = np.asarray([str(x) for x in t.corpus.items], dtype=object)
+    cand_is_a = names[s["annotator_a"].to_numpy()] == "cand"
+    n_c = np.where(cand_is_a, s["n_a"], s["n_b"])
+    n_g = np.where(cand_is_a, s["n_b"], s["n_a"])
+    w = t.localization_within
+    iou = w.groupby("item")["iou"].sum().reindex(s["item"]).fillna(0).to_numpy()
+    which = np.array([x.split("|", 1)[1] for x in items_c[s["item"].to_numpy()]], dtype=object)
+    tab = pd.DataFrame(
+        {"method": which, "n": n_c, "n_gold": n_g, "tp": s["n_matched"].to_numpy(), "iou": iou}
+    ).groupby("method").sum()
+    # a candidate that drew nothing anywhere on an item with gold: its gold still counts
+    out = pd.DataFrame(
+        {
+            "f1": 2 * tab["tp"] / (tab["n"] + tab["n_gold"]),
+            "pq": tab["iou"] / ((tab["n"] + tab["n_gold"]) / 2),
+            "missed": tab["n_gold"] - tab["tp"],
+            "false": tab["n"] - tab["tp"],
+            "placement": tab["iou"] / tab["tp"],
+            "n_gold": tab["n_gold"],
+        }
+    )
+    return out.reindex(list(candidates))
+
+
+def braylan_study(seed: int = 0, quorums=None) -> pd.DataFrame:
+    """The real crowd of Braylan et al. against its gold: consensus (defaults, equal
+    weights, and every quorum of ``quorums``) and the best single worker per image."""
+    import braylan
+
+    crowd_df, gold_df = braylan.load()
+    items = np.sort(crowd_df["item"].unique())
+    quality = iaf.annotator_quality(crowd_df, n_boot=0)
+    cands = {
+        "consensus (defaults)": iaf.consensus(crowd_df).objects,
+        "consensus equal weights": iaf.consensus(crowd_df, weights="equal").objects,
+        "best single worker": best_single(crowd_df, quality),
+    }
+    for q in quorums or ():
+        cands[f"consensus quorum {q:g}"] = iaf.consensus(crowd_df, quorum=q).objects
+    return score_boxes(cands, gold_df, items)
 
 
 def main(argv=None):

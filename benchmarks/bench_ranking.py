@@ -487,6 +487,43 @@ def braylan_study(args) -> pd.DataFrame:
     return cv
 
 
+def independent_study(args) -> pd.DataFrame:
+    """Crowds of ``independent_crowd`` (written without ``iaf.simulate``): every estimate
+    against each worker's PQ with the truth on its own items and on 30 held-out items
+    every worker annotated."""
+    import independent_crowd
+
+    rows = []
+    for c in range(args.crowds):
+        seed = args.seed + c
+        ann, truth_df, held, held_truth, _ = independent_crowd.crowd(seed)
+        own = _pq(gold_scores(ann, truth_df))
+        new = _pq(gold_scores(held, held_truth)).reindex(own.index)
+        est = variants(iaf.pair_tables(ann, n_chance=50, progress=False)).reindex(own.index)
+        for target, truth in (("own items", own), ("held-out items", new)):
+            row = {"crowd": c, "target": target}
+            row |= {k: rho(est[k].to_numpy(), truth.to_numpy()) for k in est.columns}
+            rows.append(row)
+        print(pd.DataFrame(rows[-2:]).round(3).to_string(index=False), flush=True)
+    out = pd.DataFrame(rows)
+    print(f"\nindependent crowds ({args.crowds}): mean rho (sd) by target")
+    print(
+        out.groupby("target")[list(VARIANTS)]
+        .agg(["mean", "std"])
+        .T.unstack()
+        .round(3)
+        .to_string()
+    )
+    for target, g in out.groupby("target"):
+        for base in ("peer IoU", "peer PQ", "sym latent (before)"):
+            d = g["dir own (quality)"] - g[base]
+            print(
+                f"  {target}: dir own (quality) - {base:<20} {d.mean():+.3f} "
+                f"(sd {d.std():.3f}), better in {int((d > 0).sum())}/{len(d)}"
+            )
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--crowds", type=int, default=20)
@@ -497,6 +534,9 @@ def main():
     p.add_argument(
         "--braylan", action="store_true", help="the real crowd of Braylan et al. with its gold"
     )
+    p.add_argument(
+        "--independent", action="store_true", help="crowds of benchmarks/independent_crowd.py"
+    )
     p.add_argument("--braylan-dir", default=None, help="its directory (or $IAA_BRAYLAN)")
     p.add_argument("--n-boot-workers", type=int, default=2000)
     p.add_argument("--splits", type=int, default=20)
@@ -505,6 +545,8 @@ def main():
         warnings.simplefilter("ignore", category=iaf.IAAWarning)
         if args.braylan:
             braylan_study(args)
+        elif args.independent:
+            independent_study(args)
         else:
             run(args)
 
