@@ -152,6 +152,33 @@ def plan_study(seed: int, components=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def plan_independent_study(seed: int, components=None) -> pd.DataFrame:
+    """:func:`plan_study` on the crowds of ``independent_crowd`` (written without
+    ``iaf.simulate``; 4 classes, each worker with its own recall, jitter, false boxes and
+    label confusion; 40 workers, 2 per image): a 40-item pilot, then a fresh corpus of
+    the recommended size from the same workers."""
+    import independent_crowd
+
+    options = dict(n_workers=40, held_out=0, per_item=(2, 2), activity_sd=0.0, n_classes=4)
+    pilot, _, _, _, workers = independent_crowd.crowd(seed, n_items=40, **options)
+    rows = []
+    for comp in components or list(PLAN_TARGETS):
+        target = PLAN_TARGETS[comp]
+        p = iaf.plan(pilot, target_halfwidth=target, component=comp, n_outer=20, seed=seed)
+        row = p.table.iloc[0]
+        n = int(row["n_items"])
+        fresh = independent_crowd.crowd(10_000 + seed, n_items=n, workers=workers, **options)[0]
+        ds = iaf.agreement(fresh, n_boot=200, seed=seed)
+        cell = ds.sel(component=comp, label="(all)", annotator="(all)")
+        achieved = 0.5 * float(cell["ci_high"] - cell["ci_low"])
+        rows.append(
+            {"seed": seed, "component": comp, "target": target, "n_items": n,
+             "n_low": int(row["n_low"]), "n_high": int(row["n_high"]),
+             "achieved": achieved, "ratio": achieved / target}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def next_study(
     seed: int, *, n_items=150, n_workers=30, budget=30, component="localization", n_random=5
 ):
@@ -217,7 +244,7 @@ def next_study(
 # ------------------------------------------------------------------ against a gold
 
 
-def score_boxes(candidates: dict, gold: pd.DataFrame, items) -> pd.DataFrame:
+def score_boxes(candidates: dict, gold: pd.DataFrame, items, return_items=False) -> pd.DataFrame:
     """Per candidate frame (one annotation per item, single class): against ``gold`` on
     ``items`` at IoU >= 0.5, F1, PQ (IoU of the matches over (n + n_gold) / 2), the gold
     boxes missed, the false boxes and the mean IoU of the matched boxes (placement)."""
@@ -246,9 +273,13 @@ def score_boxes(candidates: dict, gold: pd.DataFrame, items) -> pd.DataFrame:
     w = t.localization_within
     iou = w.groupby("item")["iou"].sum().reindex(s["item"]).fillna(0).to_numpy()
     which = np.array([x.split("|", 1)[1] for x in items_c[s["item"].to_numpy()]], dtype=object)
-    tab = pd.DataFrame(
-        {"method": which, "n": n_c, "n_gold": n_g, "tp": s["n_matched"].to_numpy(), "iou": iou}
-    ).groupby("method").sum()
+    per_item = pd.DataFrame(
+        {"method": which, "item": [x.split("|", 1)[0] for x in items_c[s["item"].to_numpy()]],
+         "n": n_c, "n_gold": n_g, "tp": s["n_matched"].to_numpy(), "iou": iou}
+    )  # fmt: skip
+    if return_items:
+        return per_item
+    tab = per_item.groupby("method")[["n", "n_gold", "tp", "iou"]].sum()
     # a candidate that drew nothing anywhere on an item with gold: its gold still counts
     out = pd.DataFrame(
         {
@@ -263,9 +294,15 @@ def score_boxes(candidates: dict, gold: pd.DataFrame, items) -> pd.DataFrame:
     return out.reindex(list(candidates))
 
 
-def braylan_study(seed: int = 0, quorums=None) -> pd.DataFrame:
+def _figures(tab):
+    n, g, tp, iou = (tab[c] for c in ("n", "n_gold", "tp", "iou"))
+    return {"f1": 2 * tp / (n + g), "pq": iou / ((n + g) / 2), "placement": iou / tp}
+
+
+def braylan_study(seed: int = 0, quorums=None, n_boot: int = 1000) -> pd.DataFrame:
     """The real crowd of Braylan et al. against its gold: consensus (defaults, equal
-    weights, and every quorum of ``quorums``) and the best single worker per image."""
+    weights, and every quorum of ``quorums``) and the best single worker per image, with
+    a bootstrap over images of the defaults' differences from the best single worker."""
     import braylan
 
     crowd_df, gold_df = braylan.load()
@@ -278,20 +315,53 @@ def braylan_study(seed: int = 0, quorums=None) -> pd.DataFrame:
     }
     for q in quorums or ():
         cands[f"consensus quorum {q:g}"] = iaf.consensus(crowd_df, quorum=q).objects
-    return score_boxes(cands, gold_df, items)
+    per_item = score_boxes(cands, gold_df, items, return_items=True)
+    out = score_boxes(cands, gold_df, items)
+    # bootstrap over images: sums of the per-image counts of the resampled images
+    cube = {
+        m: g.set_index("item").reindex(items)[["n", "n_gold", "tp", "iou"]].fillna(0.0).to_numpy()
+        for m, g in per_item.groupby("method")
+    }
+    rng = np.random.default_rng(seed)
+    k = rng.multinomial(len(items), np.full(len(items), 1 / len(items)), size=n_boot)
+    boot = {m: _figures(pd.DataFrame(k @ v, columns=["n", "n_gold", "tp", "iou"])) for m, v in cube.items()}
+    lines = []
+    for base in ("best single worker", "consensus quorum 0.5"):
+        if base not in boot:
+            continue
+        for fig in ("f1", "pq", "placement"):
+            d = boot["consensus (defaults)"][fig] - boot[base][fig]
+            lo, hi = np.quantile(d, [0.025, 0.975])
+            point = out.loc["consensus (defaults)", fig] - out.loc[base, fig]
+            lines.append(f"# defaults - {base}: {fig} {point:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+    out.attrs["lines"] = lines
+    return out.reset_index()
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--study", default="all", choices=["consensus", "plan", "next", "all"])
+    parser.add_argument(
+        "--study",
+        default="all",
+        choices=["consensus", "plan", "plan_independent", "next", "braylan", "all"],
+    )
+    parser.add_argument("--components", default=None, help="plan: comma-separated components")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--n-boot-items", type=int, default=1000, help="braylan: bootstrap")
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     studies = ["consensus", "plan", "next"] if args.study == "all" else [args.study]
     for study in studies:
         t0 = time.perf_counter()
-        fn = {"consensus": consensus_study, "plan": plan_study, "next": next_study}[study]
-        table = pd.concat([fn(seed) for seed in range(args.seeds)], ignore_index=True)
+        fn = {"consensus": consensus_study, "plan": plan_study, "next": next_study,
+              "plan_independent": plan_independent_study, "braylan": braylan_study}[study]  # fmt: skip
+        if study == "braylan":
+            table = braylan_study(seed=0, quorums=(0.2, 0.3, 0.5), n_boot=args.n_boot_items)
+        elif study.startswith("plan") and args.components:
+            comps = args.components.split(",")
+            table = pd.concat([fn(seed, comps) for seed in range(args.seeds)], ignore_index=True)
+        else:
+            table = pd.concat([fn(seed) for seed in range(args.seeds)], ignore_index=True)
         text = f"# bench_decisions --study {study} --seeds {args.seeds}\n"
         text += table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
         text += summary(study, table) + f"\n# {time.perf_counter() - t0:.1f} s\n"
@@ -303,7 +373,9 @@ def summary(study, table) -> str:
     if study == "consensus":
         means = table.groupby("method")[["f1", "mean_iou"]].agg(["mean", "min", "max"])
         return "# mean over seeds\n" + means.to_string(float_format=lambda v: f"{v:.4f}")
-    if study == "plan":
+    if study == "braylan":
+        return "# 95 % bootstrap over images\n" + "\n".join(table.attrs.get("lines", []))
+    if study.startswith("plan"):
         ratio = table["ratio"]
         return (
             "# achieved / target half-width, per component\n"

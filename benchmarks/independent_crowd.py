@@ -22,7 +22,7 @@ import pandas as pd
 W, H = 1000.0, 800.0
 
 
-def _truth(rng, n_items):
+def _truth(rng, n_items, n_classes=1):
     k = 1 + rng.poisson(5, n_items)
     item = np.repeat(np.arange(n_items), k)
     size = np.exp(rng.normal(np.log(60), 0.7, len(item)))
@@ -31,9 +31,12 @@ def _truth(rng, n_items):
     x0 = rng.uniform(0, W - np.minimum(w, W - 1))
     y0 = rng.uniform(0, H - np.minimum(h, H - 1))
     small = (size < np.quantile(size, 1 / 3)).astype(float)
+    share = np.sort(rng.dirichlet(np.full(n_classes, 2.0)))[::-1]
+    label = rng.choice(n_classes, len(item), p=share)
     return pd.DataFrame(
-        {"item": item, "x0": x0, "y0": y0, "x1": x0 + w, "y1": y0 + h, "small": small}
-    )
+        {"item": item, "x0": x0, "y0": y0, "x1": x0 + w, "y1": y0 + h, "small": small,
+         "cls": label}
+    )  # fmt: skip
 
 
 def _random_boxes(rng, n):
@@ -42,7 +45,7 @@ def _random_boxes(rng, n):
     return x0, y0, x0 + size, y0 + size
 
 
-def _draw(rng, truth, difficulty, pairs, workers):
+def _draw(rng, truth, difficulty, pairs, workers, n_classes=1):
     """Annotations of the (item, worker) ``pairs``."""
     out = []
     by_item = dict(tuple(truth.groupby("item")))
@@ -52,9 +55,11 @@ def _draw(rng, truth, difficulty, pairs, workers):
         if p["spammer"]:
             n = 1 + rng.poisson(5)
             x0, y0, x1, y1 = _random_boxes(rng, n)
+            cls = rng.integers(0, n_classes, n)
         else:
             t = by_item.get(it)
             x0 = y0 = x1 = y1 = np.zeros(0)
+            cls = np.zeros(0, np.int64)
             if t is not None:
                 keep = rng.random(len(t)) < p["recall"] ** (1 + difficulty[it] + t["small"].to_numpy())
                 t = t[keep]
@@ -65,70 +70,103 @@ def _draw(rng, truth, difficulty, pairs, workers):
                 x1 = t["x1"].to_numpy() + e[:, 1] * bw
                 y0 = t["y0"].to_numpy() + e[:, 2] * bh
                 y1 = t["y1"].to_numpy() + e[:, 3] * bh
+                cls = t["cls"].to_numpy()
+                if n_classes > 1:  # a confused label is another class at random
+                    wrong = rng.random(len(cls)) < p["confusion"]
+                    shift = rng.integers(1, n_classes, len(cls))
+                    cls = np.where(wrong, (cls + shift) % n_classes, cls)
             nf = rng.poisson(p["false"])
             fx0, fy0, fx1, fy1 = _random_boxes(rng, nf)
             x0, y0 = np.r_[x0, fx0], np.r_[y0, fy0]
             x1, y1 = np.r_[x1, fx1], np.r_[y1, fy1]
+            cls = np.r_[cls, rng.integers(0, n_classes, nf)]
         lo_x, hi_x = np.minimum(x0, x1), np.maximum(x0, x1)
         lo_y, hi_y = np.minimum(y0, y1), np.maximum(y0, y1)
         ok = (hi_x - lo_x > 1) & (hi_y - lo_y > 1)
         if not ok.any():  # a coverage row: the worker saw the item and drew nothing
-            out.append((it, wk, None, np.full((1, 4), np.nan)))
+            out.append((it, wk, [None], np.full((1, 4), np.nan)))
             continue
-        out.append((it, wk, "object", np.column_stack([lo_x, lo_y, hi_x, hi_y])[ok]))
+        names = np.array([f"c{int(c)}" for c in cls[ok]], dtype=object)
+        out.append((it, wk, names, np.column_stack([lo_x, lo_y, hi_x, hi_y])[ok]))
     n = [len(o[3]) for o in out]
     coords = np.concatenate([o[3] for o in out])
     return pd.DataFrame(
         {
             "item": np.repeat([o[0] for o in out], n),
             "annotator": np.repeat([o[1] for o in out], n),
-            "label": np.repeat(np.asarray([o[2] for o in out], dtype=object), n),
+            "label": np.concatenate([np.asarray(o[2], dtype=object) for o in out]),
             "x0": coords[:, 0], "y0": coords[:, 1], "x1": coords[:, 2], "y1": coords[:, 3],
         }
     )  # fmt: skip
 
 
-def crowd(seed: int, n_items: int = 200, n_workers: int = 150, held_out: int = 30):
-    """``(crowd, truth, held_crowd, held_truth, workers)``: tidy frames of the crowd and
-    of the truth on its items, the same on ``held_out`` items that every worker
-    annotated, and the workers' parameters."""
-    rng = np.random.default_rng([seed, 43])
-    names = [f"w{k:03d}" for k in range(n_workers)]
-    workers = pd.DataFrame(
+def workers_of(seed: int, n_workers: int) -> pd.DataFrame:
+    """The workers' parameters (module docstring), seeded."""
+    rng = np.random.default_rng([seed, 44])
+    return pd.DataFrame(
         {
             "recall": rng.beta(6, 2, n_workers),
             "jitter": rng.uniform(0.02, 0.15, n_workers),
             "false": rng.exponential(0.3, n_workers),
+            "confusion": rng.uniform(0.0, 0.3, n_workers),
             "spammer": rng.random(n_workers) < 0.05,
         },
-        index=names,
+        index=[f"w{k:03d}" for k in range(n_workers)],
     )
+
+
+def crowd(
+    seed: int,
+    n_items: int = 200,
+    n_workers: int = 150,
+    held_out: int = 30,
+    *,
+    per_item=(3, 9),
+    activity_sd: float = 1.5,
+    n_classes: int = 1,
+    workers: pd.DataFrame | None = None,
+):
+    """``(crowd, truth, held_crowd, held_truth, workers)``: tidy frames of the crowd and
+    of the truth on its items, the same on ``held_out`` items that every worker
+    annotated, and the workers' parameters (``workers`` given: that population, with
+    items and draws of ``seed``). ``per_item``: the fewest and most workers of an item;
+    ``n_classes``: classes of the objects (a worker confuses a label with probability
+    ``confusion ~ U(0, 0.3)``)."""
+    rng = np.random.default_rng([seed, 43])
+    if workers is None:
+        workers = workers_of(seed, n_workers)
+    names = list(workers.index)
+    n_workers = len(names)
     total = n_items + held_out
-    truth = _truth(rng, total)
+    truth = _truth(rng, total, n_classes)
     difficulty = rng.uniform(0, 1, total)
-    activity = rng.lognormal(0, 1.5, n_workers)
+    activity = rng.lognormal(0, activity_sd, n_workers)
     activity /= activity.sum()
     pairs = [
         (it, w)
         for it in range(n_items)
-        for w in rng.choice(names, int(rng.integers(3, 10)), replace=False, p=activity)
+        for w in rng.choice(
+            names, int(rng.integers(per_item[0], per_item[1] + 1)), replace=False, p=activity
+        )
     ]
-    idle = sorted(set(names) - {w for _, w in pairs})  # everyone annotated something
-    pairs += [(int(rng.integers(0, n_items)), w) for w in idle]
+    if held_out:
+        idle = sorted(set(names) - {w for _, w in pairs})  # everyone annotated something
+        pairs += [(int(rng.integers(0, n_items)), w) for w in idle]
     pairs = sorted(set(pairs))
     held_pairs = [(it, w) for it in range(n_items, total) for w in names]
-    ann = _draw(rng, truth, difficulty, pairs, workers)
-    held = _draw(rng, truth, difficulty, held_pairs, workers)
+    ann = _draw(rng, truth, difficulty, pairs, workers, n_classes)
+    held = _draw(rng, truth, difficulty, held_pairs, workers, n_classes) if held_out else None
 
     def finish(frame):
         frame = frame.assign(item=[f"it{int(i):04d}" for i in frame["item"]], width=W, height=H)
         return frame.reset_index(drop=True)
 
-    tr = truth.drop(columns="small").assign(annotator="truth", label="object")
+    tr = truth.assign(annotator="truth", label=[f"c{int(c)}" for c in truth["cls"]])
+    tr = tr.drop(columns=["small", "cls"])
     return (
         finish(ann),
         finish(tr[tr["item"] < n_items]),
-        finish(held),
+        finish(held) if held is not None else None,
         finish(tr[tr["item"] >= n_items]),
         workers,
     )

@@ -17,10 +17,11 @@ are in the gold); the beta-binomial gives 0.49 and 0.96.
 
 **Threshold.** Accepting the clusters of ``p >= t`` gives the expected F1 (against the
 real objects) of about ``2 sum_{p >= t} p / (#{p >= t} + sum p)``; the threshold
-maximises it over the clusters' own probabilities. At the optimum ``t`` is half the
-expected F1 (Lipton, Elkan & Naryanaswamy, "Optimal thresholding of classifiers to
-maximize F1 measure", ECML PKDD 2014): a cluster is worth accepting when it is more
-likely real than half the F1 reached, below 0.5 when the crowd misses much.
+maximises it over the clusters' own probabilities. A cluster is worth accepting when it
+is more likely real than about half the F1 reached (Lipton, Elkan & Naryanaswamy,
+"Optimal thresholding of classifiers to maximize F1 measure", ECML PKDD 2014): below 0.5
+when the crowd misses much, so that objects only a few saw are kept when the fit says
+they are as likely real as not.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ def presence(support, n_covered) -> Presence:
     n = np.maximum(np.asarray(n_covered, dtype=np.float64), k)
     if len(k) == 0:
         return Presence(np.zeros(0), np.nan, np.nan, np.nan, np.nan)
+    if np.all(k >= n):  # everyone drew every cluster: nothing to tell apart, all real
+        return Presence(np.ones(len(k)), 1.0, np.nan, np.nan, np.nan)
     pairs, inv, count = np.unique(np.column_stack([k, n]), axis=0, return_inverse=True,
                                   return_counts=True)  # fmt: skip
     kk, nn = pairs[:, 0], pairs[:, 1]

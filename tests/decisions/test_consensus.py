@@ -147,3 +147,35 @@ def test_quality_weighted_consensus_is_closer_to_the_truth_on_sparse_crowds(seed
     for other in ("majority_equal", "best_single"):
         assert ours["f1"] > scores.loc[other, "f1"]
         assert ours["mean_iou"] > scores.loc[other, "mean_iou"]
+
+
+def test_default_quorum_is_chosen_from_the_data():
+    # nine annotators per image: the boxes three to six of them drew are kept (a hard
+    # object), the stray boxes of one are not; a fixed share of 0.5 drops the hard objects
+    # that three or four drew
+    rows = []
+    rng = np.random.default_rng(0)
+    for i in range(30):
+        for k in range(9):
+            who = f"w{k}"
+            rows.append(dict(item=f"i{i}", annotator=who, label="o", x0=10, y0=10, x1=50, y1=50,
+                             width=200, height=200))  # fmt: skip
+            if k < 3 + (i % 4):  # a hard object: three to six drew it
+                rows.append(dict(item=f"i{i}", annotator=who, label="o", x0=100, y0=100,
+                                 x1=120, y1=118, width=200, height=200))  # fmt: skip
+            if rng.random() < 0.1:  # a stray box
+                x = rng.uniform(0, 150)
+                rows.append(dict(item=f"i{i}", annotator=who, label="o", x0=x, y0=150,
+                                 x1=x + 10, y1=160, width=200, height=200))  # fmt: skip
+    df = pd.DataFrame(rows)
+    auto = iaf.consensus(df)
+    fixed = iaf.consensus(df, quorum=0.5)
+    assert auto.params["quorum"] == "auto" and 0 < auto.params["p_threshold"] <= 1
+    kept = auto.objects.dropna(subset=["label"])
+    assert (kept["support"] >= 2).all()  # no stray box
+    # the easy and the hard object of every image (two stray boxes that happen to match
+    # may be kept as well: they are two annotators' boxes)
+    assert (kept["support"] >= 3).sum() == 60 and len(kept) <= 63
+    assert len(fixed.objects.dropna(subset=["label"])) == 45
+    assert kept["p_real"].between(0, 1).all()
+    assert auto.unsupported["reason"].str.contains("best expected F1").all()
