@@ -97,11 +97,11 @@ def score_against_truth(candidates: dict, truth: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def consensus_study(seed: int, **crowd_options) -> pd.DataFrame:
+def consensus_study(seed: int, quorum="auto", **crowd_options) -> pd.DataFrame:
     crowd = iaf.simulate_crowd(seed=seed, **crowd_options)
     df = crowd.annotations
-    weighted = iaf.consensus(df, weights="quality")
-    equal = iaf.consensus(df, weights="equal")
+    weighted = iaf.consensus(df, weights="quality", quorum=quorum)
+    equal = iaf.consensus(df, weights="equal", quorum=quorum)
     quality = iaf.annotator_quality(df, n_boot=0)
     candidates = {
         "consensus_quality": weighted.objects,
@@ -150,6 +150,25 @@ def plan_study(seed: int, components=None) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def consensus_independent_study(seed: int) -> pd.DataFrame:
+    """Consensus on a crowd of ``independent_crowd`` (200 images of 3-7 of 150 workers,
+    single class) against its truth: the defaults, ``quorum=0.5`` and the best single
+    worker per image."""
+    import independent_crowd
+
+    ann, truth, _, _, _ = independent_crowd.crowd(
+        seed, n_items=200, n_workers=150, held_out=0, activity_sd=1.0, per_item=(3, 7)
+    )
+    quality = iaf.annotator_quality(ann, n_boot=0)
+    cands = {
+        "consensus (defaults)": iaf.consensus(ann).objects,
+        "consensus quorum 0.5": iaf.consensus(ann, quorum=0.5).objects,
+        "best single worker": best_single(ann, quality),
+    }
+    out = score_boxes(cands, truth, np.sort(ann["item"].unique()))
+    return out.reset_index().assign(seed=seed)
 
 
 def plan_independent_study(seed: int, components=None) -> pd.DataFrame:
@@ -343,7 +362,8 @@ def main(argv=None):
     parser.add_argument(
         "--study",
         default="all",
-        choices=["consensus", "plan", "plan_independent", "next", "braylan", "all"],
+        choices=["consensus", "consensus_independent", "plan", "plan_independent", "next",
+                 "braylan", "all"],  # fmt: skip
     )
     parser.add_argument("--components", default=None, help="plan: comma-separated components")
     parser.add_argument("--seeds", type=int, default=5)
@@ -354,7 +374,8 @@ def main(argv=None):
     for study in studies:
         t0 = time.perf_counter()
         fn = {"consensus": consensus_study, "plan": plan_study, "next": next_study,
-              "plan_independent": plan_independent_study, "braylan": braylan_study}[study]  # fmt: skip
+              "plan_independent": plan_independent_study, "braylan": braylan_study,
+              "consensus_independent": consensus_independent_study}[study]  # fmt: skip
         if study == "braylan":
             table = braylan_study(seed=0, quorums=(0.2, 0.3, 0.5), n_boot=args.n_boot_items)
         elif study.startswith("plan") and args.components:
@@ -370,6 +391,9 @@ def main(argv=None):
 
 
 def summary(study, table) -> str:
+    if study == "consensus_independent":
+        figs = ["f1", "pq", "missed", "placement"]
+        return "# mean over seeds\n" + table.groupby("method")[figs].mean().to_string()
     if study == "consensus":
         means = table.groupby("method")[["f1", "mean_iou"]].agg(["mean", "min", "max"])
         return "# mean over seeds\n" + means.to_string(float_format=lambda v: f"{v:.4f}")
