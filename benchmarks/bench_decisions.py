@@ -343,7 +343,10 @@ def braylan_study(seed: int = 0, quorums=None, n_boot: int = 1000) -> pd.DataFra
     }
     rng = np.random.default_rng(seed)
     k = rng.multinomial(len(items), np.full(len(items), 1 / len(items)), size=n_boot)
-    boot = {m: _figures(pd.DataFrame(k @ v, columns=["n", "n_gold", "tp", "iou"])) for m, v in cube.items()}
+    boot = {
+        m: _figures(pd.DataFrame(k @ v, columns=["n", "n_gold", "tp", "iou"]))
+        for m, v in cube.items()
+    }
     lines = []
     for base in ("best single worker", "consensus quorum 0.5"):
         if base not in boot:
@@ -362,8 +365,15 @@ def main(argv=None):
     parser.add_argument(
         "--study",
         default="all",
-        choices=["consensus", "consensus_independent", "plan", "plan_independent", "next",
-                 "braylan", "all"],  # fmt: skip
+        choices=[
+            "consensus",
+            "consensus_independent",
+            "plan",
+            "plan_independent",
+            "next",
+            "braylan",
+            "all",
+        ],  # fmt: skip
     )
     parser.add_argument("--components", default=None, help="plan: comma-separated components")
     parser.add_argument("--seeds", type=int, default=5)

@@ -59,8 +59,13 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 import iaa_frames as iaf
-from iaa_frames.measures.partner_fit import Dispersion, fixed_point, pair_scores
-from iaa_frames.measures.ranking import _posterior, annotator_quality_from_tables
+from iaa_frames.measures.partner_fit import (
+    Dispersion,
+    fixed_point,
+    own_items_posterior,
+    pair_scores,
+)
+from iaa_frames.measures.ranking import annotator_quality_from_tables
 from iaa_frames.stats.shrinkage import dersimonian_laird, normal_posterior, restricted_mean
 
 HELD_OUT = 40
@@ -239,7 +244,7 @@ def variants(tables) -> pd.DataFrame:
         m, sd, _ = normal_posterior(q, v, mu, tau2)
         out[f"{tag} fixed point"] = q
         out[f"{tag} latent" + (" (before)" if tag == "sym" else "")] = restricted_mean(m, sd)
-        m, sd, _ = _posterior(q, info, phi, phi_m, mu, tau2)
+        m, sd, _ = own_items_posterior(q, info, phi, phi_m, mu, tau2)
         out[f"{tag} own" + (" (quality)" if tag == "dir" else "")] = restricted_mean(m, sd)
     return pd.DataFrame(out, index=names)[list(VARIANTS)]
 
@@ -302,7 +307,10 @@ def run(args):
             "top-10 1-item fp": one_item_in_top(q, "unshrunk"),
             "top-10 1-item q": one_item_in_top(q, "quality"),
             "coverage": float(np.mean(inside[np.isfinite(est)])),
-            **{f"v:{k}": rho(v.to_numpy(), truth) for k, v in variants(tables).reindex(names).items()},
+            **{
+                f"v:{k}": rho(v.to_numpy(), truth)
+                for k, v in variants(tables).reindex(names).items()
+            },
             "s": time.perf_counter() - t0,
         }
         rows.append(row)
@@ -508,11 +516,7 @@ def independent_study(args) -> pd.DataFrame:
     out = pd.DataFrame(rows)
     print(f"\nindependent crowds ({args.crowds}): mean rho (sd) by target")
     print(
-        out.groupby("target")[list(VARIANTS)]
-        .agg(["mean", "std"])
-        .T.unstack()
-        .round(3)
-        .to_string()
+        out.groupby("target")[list(VARIANTS)].agg(["mean", "std"]).T.unstack().round(3).to_string()
     )
     for target, g in out.groupby("target"):
         for base in ("peer IoU", "peer PQ", "sym latent (before)"):

@@ -61,7 +61,9 @@ def _draw(rng, truth, difficulty, pairs, workers, n_classes=1):
             x0 = y0 = x1 = y1 = np.zeros(0)
             cls = np.zeros(0, np.int64)
             if t is not None:
-                keep = rng.random(len(t)) < p["recall"] ** (1 + difficulty[it] + t["small"].to_numpy())
+                keep = rng.random(len(t)) < p["recall"] ** (
+                    1 + difficulty[it] + t["small"].to_numpy()
+                )
                 t = t[keep]
                 bw = (t["x1"] - t["x0"]).to_numpy()
                 bh = (t["y1"] - t["y0"]).to_numpy()

@@ -12,10 +12,18 @@ import scipy.sparse as sp
 
 from iaa_frames.progress import tqdm
 from iaa_frames.stats.bootstrap import block_size, multiplicity_blocks
-from iaa_frames.stats.shrinkage import dersimonian_laird
+from iaa_frames.stats.shrinkage import dersimonian_laird, normal_posterior
 from iaa_frames.tables.pairs import PairTables
 
-__all__ = ["MAX_ITER", "TOL", "Dispersion", "crowd_replicates", "fixed_point", "pair_scores"]
+__all__ = [
+    "MAX_ITER",
+    "TOL",
+    "Dispersion",
+    "crowd_replicates",
+    "fixed_point",
+    "own_items_posterior",
+    "pair_scores",
+]
 
 #: Largest number of fixed-point iterations by default.
 MAX_ITER = 2000
@@ -66,9 +74,7 @@ def pair_scores(tables: PairTables, directed: bool = True):
     cl = u["cluster"].to_numpy(np.int64)
     size = np.bincount(cl) if len(cl) else np.zeros(0, np.int64)
     owner = u["item"].to_numpy(np.int64) * n_ann + u["annotator"].to_numpy(np.int64)
-    corroborated = np.bincount(
-        owner, (size[cl] >= 2).astype(np.float64), max(n_items * n_ann, 1)
-    )
+    corroborated = np.bincount(owner, (size[cl] >= 2).astype(np.float64), max(n_items * n_ann, 1))
     item = s["item"].to_numpy().astype(np.int64)
     matched = s["n_matched"].to_numpy(np.float64)
     c_a = np.maximum(corroborated[item * n_ann + s["annotator_a"].to_numpy()] - matched, 0.0)
@@ -233,7 +239,6 @@ class Dispersion:
             )
         return phi, i_a
 
-
     def noise(self, q, k=None):
         """``φ_m`` (B,): the dispersion of the score contributions **between the partners**
         of an (annotator, item) group, pooled like ``φ`` with the leverage of each
@@ -262,6 +267,24 @@ class Dispersion:
             bottom = np.sum(k_s * info * np.clip(1.0 - lev, 0.0, None), axis=1)
             scale = np.maximum(np.sum(k_s * info, axis=1), 1e-300)
             return np.where(bottom > 1e-12 * scale, top / bottom, np.nan)
+
+
+def own_items_posterior(unshrunk, info, phi, phi_m, mu, tau2):
+    """Mean, sd and data weight of each annotator's posterior (before the restriction to
+    [0, 1]) for its quality **on the items it annotated**.
+
+    The estimate's error about that quality is the partners' noise ``v = φ_m / I_a``; the
+    quality itself varies about the crowd mean ``μ`` by ``τ²`` (between annotators) plus
+    ``(φ - φ_m) / I_a`` (the annotator's own work varying from item to item, which its
+    items fix). Where ``φ_m`` cannot be estimated (no group with two partners) the
+    partners' noise is taken as the whole dispersion ``φ``. Broadcasts.
+    """
+    phi_m = np.where(np.isfinite(phi_m), np.minimum(phi_m, phi), phi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = np.isfinite(unshrunk) & (info > 0)
+        v = np.where(ok, phi_m / info, np.nan)
+        prior = tau2 + np.where(ok, (phi - phi_m) / info, 0.0)
+    return normal_posterior(unshrunk, v, mu, prior)
 
 
 def crowd_replicates(
