@@ -13,7 +13,7 @@ components of the matched pairs, at most one object per annotator). For every cl
   maximises the expected F1 (about half the F1 it reaches, Lipton et al. 2014): the
   quorum is chosen from the data. On the real crowd of Braylan et al. this took F1 against the gold
   from 0.745 (share >= 0.5) to 0.80, beyond the best single worker's 0.75
-  (``benchmarks/bench_decisions.py --study braylan``). A number gives a fixed quorum on
+  (the source repository's decisions benchmark). A number gives a fixed quorum on
   ``share`` instead. ``min_support`` applies in both. The clusters not accepted are kept
   in :attr:`Consensus.unsupported` with the reason, never dropped silently.
 * **geometry**, from the members' shapes and their annotators' weights: boxes take the

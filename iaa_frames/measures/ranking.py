@@ -25,7 +25,7 @@ denominator, an object of ``a`` that ``b`` did not match but a third annotator d
 (its cluster holds someone else) does not count: it is ``b``'s miss, not ``a``'s false
 positive (it still counts in ``b``'s denominator). A symmetric score charges a thorough
 annotator for every object its partners skipped; on the real crowd of Braylan et al.
-(``benchmarks/bench_ranking.py --braylan``) the directed score raised Spearman ρ with the
+(the source repository's ranking benchmark) the directed score raised Spearman ρ with the
 workers' PQ against the gold from 0.757 to 0.788 before shrinkage. With two annotators
 per item nothing is corroborated and the score is PQ.
 
@@ -95,7 +95,7 @@ The previous release shrank with all of ``φ`` as noise (the annotator's latent 
 what it would score on new items): on the real crowd that cost 0.08 to 0.11 of Spearman ρ
 with the gold on the workers' own items and 0.06 on held-out items (estimated on half the
 items, judged on the other half); on the simulated crowds of the benchmark, whose truth is
-PQ on 40 held-out items, it was 0.01 to 0.03 better (docs/validation/ranking.md).
+PQ on 40 held-out items, it was 0.01 to 0.03 better (the validation page on ranking).
 
 Identical annotators leave no residual (``φ = 0``): nothing is shrunk and their quality is
 exactly 1. Where ``φ`` cannot be estimated (no annotator covers two items with partners)
@@ -367,8 +367,8 @@ def annotator_quality(
     against a perfect annotator on the items it annotated, and orders annotators by it
     better than their raw agreement with peers: on the real crowd of Braylan et al.,
     Spearman ρ with the workers' PQ against the gold 0.79 against 0.57 for the mean IoU
-    with peers and 0.73 for the mean PQ with peers (``benchmarks/bench_ranking.py
-    --braylan``, docs/validation/ranking.md). Unlike σ it is not chance-corrected: 1 is an annotator who matches a
+    with peers and 0.73 for the mean PQ with peers (the source repository's ranking
+    benchmark). Unlike σ it is not chance-corrected: 1 is an annotator who matches a
     perfect one exactly, 0 one who never does.
 
     Parameters

@@ -180,7 +180,9 @@ def test_default_quorum_is_chosen_from_the_data():
     # the easy and the hard object of every image (two stray boxes that happen to match
     # may be kept as well: they are two annotators' boxes)
     assert (kept["support"] >= 3).sum() == 60 and len(kept) <= 63
-    assert len(fixed.objects.dropna(subset=["label"])) == 45
+    fixed_kept = fixed.objects.dropna(subset=["label"])
+    assert not fixed_kept["support"].isin([3, 4]).any()  # share below 1/2: dropped
+    assert kept["support"].isin([3, 4]).sum() == 15  # the auto quorum keeps them
     assert kept["p_real"].between(0, 1).all()
     assert auto.unsupported["reason"].str.contains("best expected F1").all()
 
