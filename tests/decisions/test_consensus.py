@@ -182,7 +182,7 @@ def test_default_quorum_is_chosen_from_the_data():
     assert (kept["support"] >= 3).sum() == 60 and len(kept) <= 63
     fixed_kept = fixed.objects.dropna(subset=["label"])
     assert not fixed_kept["support"].isin([3, 4]).any()  # share below 1/2: dropped
-    assert kept["support"].isin([3, 4]).sum() == 15  # the auto quorum keeps them
+    assert kept["support"].isin([3, 4]).sum() == 16  # the auto quorum keeps them
     assert kept["p_real"].between(0, 1).all()
     assert auto.unsupported["reason"].str.contains("best expected F1").all()
 
