@@ -1,3 +1,4 @@
+# Over 400 lines: the estimate is defined in this docstring (pair score, fit, shrinkage, interval).
 """Per-annotator quality that accounts for the quality of each annotator's partners.
 
 Without a ground truth, an annotator is judged by agreement with the others who annotated
@@ -21,13 +22,8 @@ the score sees every failure that the components separate. Pairings where both
 annotations are empty carry no weight.
 
 The score is **directed** where an item has more than two annotators: in ``a``'s
-denominator, an object of ``a`` that ``b`` did not match but a third annotator drew
-(its cluster holds someone else) does not count: it is ``b``'s miss, not ``a``'s false
-positive (it still counts in ``b``'s denominator). A symmetric score charges a thorough
-annotator for every object its partners skipped; on the real crowd of Braylan et al.
-(the source repository's ranking benchmark) the directed score raised Spearman ρ with the
-workers' PQ against the gold from 0.757 to 0.788 before shrinkage. With two annotators
-per item nothing is corroborated and the score is PQ.
+denominator, an object of ``a`` that ``b`` did not match but a third annotator drew is
+``b``'s miss, not ``a``'s false positive. With two annotators per item it is PQ.
 
 The model and its fixed point (``unshrunk``)
 --------------------------------------------
@@ -73,29 +69,21 @@ is fitted on the crowd by moments:
 
   An annotator with a single item has ``R_ai = 0`` and leverage 1: it says nothing about
   ``φ``.
-* **Its two parts**: ``φ_m``, the same pooled moment of the residuals of single
-  pairings about their (annotator, item) group (leverage of each partner removed), is the
-  noise the partners add; ``φ - φ_m`` is the annotator's own work varying from item to
-  item. On the real crowd ``φ_m`` is about a tenth of ``φ``: most of what varies from
-  item to item is the annotator's work, which a gold standard of those items sees too.
+* **Its two parts**: ``φ_m``, the same pooled moment of the residuals of single pairings
+  about their (annotator, item) group, is the partners' noise; ``φ - φ_m`` is the
+  annotator's own work varying from item to item (on the real crowd ``φ_m ≈ φ / 10``).
 * **The crowd** ``N(μ, τ²)``: ``μ`` and the between-annotator variance ``τ²`` are the
   moment estimates of DerSimonian & Laird ("Meta-analysis in clinical trials",
   Controlled Clinical Trials 7, 1986) from the pairs ``(q̂_a, φ / I_a)``.
 * **Posterior**: the quality on the annotator's items varies about ``μ`` by
-  ``τ² + (φ - φ_m) / I_a``, and ``q̂_a`` measures it with the partners' noise
-  ``v_a = φ_m / I_a``; the prior is restricted to [0, 1] (a quality is a PQ), so the
-  posterior is the normal of mean ``μ + B_a (q̂_a - μ)`` and variance ``B_a v_a``
-  restricted to [0, 1], with ``B_a`` the prior variance over itself plus ``v_a``.
-  ``quality`` is its mean: in [0, 1] **by construction**, not by clipping.
-  ``shrinkage`` is ``1 - B_a``, the share of the way to the crowd mean: larger the fewer
-  items and partners (few partners leave more of their noise), about 0.05 to 0.09 (mean 0.07) for
-  one item with eight partners on the real crowd.
-
-The previous release shrank with all of ``φ`` as noise (the annotator's latent quality,
-what it would score on new items): on the real crowd that cost 0.08 to 0.11 of Spearman ρ
-with the gold on the workers' own items and 0.06 on held-out items (estimated on half the
-items, judged on the other half); on the simulated crowds of the benchmark, whose truth is
-PQ on 40 held-out items, it was 0.01 to 0.03 better (the validation page on ranking).
+  ``τ² + (φ - φ_m) / I_a``, and ``q̂_a`` measures it with the noise ``v_a = φ_m / I_a``;
+  with the prior restricted to [0, 1], the posterior is the normal of mean
+  ``μ + B_a (q̂_a - μ)`` and variance ``B_a v_a`` restricted to [0, 1] (``B_a``: the prior
+  variance over itself plus ``v_a``). ``quality`` is its mean, in [0, 1] by construction;
+  ``shrinkage`` is ``1 - B_a`` (0.05 to 0.09 for one item with eight partners on the real
+  crowd). Shrinking with all of ``φ`` as noise (the previous release) cost 0.07 to 0.11
+  of Spearman ρ there, and was 0.01 to 0.03 better on simulated crowds judged on
+  held-out items (the validation page on ranking).
 
 Identical annotators leave no residual (``φ = 0``): nothing is shrunk and their quality is
 exactly 1. Where ``φ`` cannot be estimated (no annotator covers two items with partners)
