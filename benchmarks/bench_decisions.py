@@ -32,6 +32,7 @@ import pandas as pd
 import iaa_frames as iaf
 
 RESULTS = Path(__file__).resolve().parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # braylan, independent_crowd
 
 
 def truth_frame(crowd) -> pd.DataFrame:
@@ -96,11 +97,11 @@ def score_against_truth(candidates: dict, truth: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def consensus_study(seed: int, **crowd_options) -> pd.DataFrame:
+def consensus_study(seed: int, quorum="auto", **crowd_options) -> pd.DataFrame:
     crowd = iaf.simulate_crowd(seed=seed, **crowd_options)
     df = crowd.annotations
-    weighted = iaf.consensus(df, weights="quality")
-    equal = iaf.consensus(df, weights="equal")
+    weighted = iaf.consensus(df, weights="quality", quorum=quorum)
+    equal = iaf.consensus(df, weights="equal", quorum=quorum)
     quality = iaf.annotator_quality(df, n_boot=0)
     candidates = {
         "consensus_quality": weighted.objects,
@@ -148,6 +149,52 @@ def plan_study(seed: int, components=None) -> pd.DataFrame:
                 "ratio": achieved / target,
             }
         )
+    return pd.DataFrame(rows)
+
+
+def consensus_independent_study(seed: int) -> pd.DataFrame:
+    """Consensus on a crowd of ``independent_crowd`` (200 images of 3-7 of 150 workers,
+    single class) against its truth: the defaults, ``quorum=0.5`` and the best single
+    worker per image."""
+    import independent_crowd
+
+    ann, truth, _, _, _ = independent_crowd.crowd(
+        seed, n_items=200, n_workers=150, held_out=0, activity_sd=1.0, per_item=(3, 7)
+    )
+    quality = iaf.annotator_quality(ann, n_boot=0)
+    cands = {
+        "consensus (defaults)": iaf.consensus(ann).objects,
+        "consensus quorum 0.5": iaf.consensus(ann, quorum=0.5).objects,
+        "best single worker": best_single(ann, quality),
+    }
+    out = score_boxes(cands, truth, np.sort(ann["item"].unique()))
+    return out.reset_index().assign(seed=seed)
+
+
+def plan_independent_study(seed: int, components=None) -> pd.DataFrame:
+    """:func:`plan_study` on the crowds of ``independent_crowd`` (written without
+    ``iaf.simulate``; 4 classes, each worker with its own recall, jitter, false boxes and
+    label confusion; 40 workers, 2 per image): a 40-item pilot, then a fresh corpus of
+    the recommended size from the same workers."""
+    import independent_crowd
+
+    options = dict(n_workers=40, held_out=0, per_item=(2, 2), activity_sd=0.0, n_classes=4)
+    pilot, _, _, _, workers = independent_crowd.crowd(seed, n_items=40, **options)
+    rows = []
+    for comp in components or list(PLAN_TARGETS):
+        target = PLAN_TARGETS[comp]
+        p = iaf.plan(pilot, target_halfwidth=target, component=comp, n_outer=20, seed=seed)
+        row = p.table.iloc[0]
+        n = int(row["n_items"])
+        fresh = independent_crowd.crowd(10_000 + seed, n_items=n, workers=workers, **options)[0]
+        ds = iaf.agreement(fresh, n_boot=200, seed=seed)
+        cell = ds.sel(component=comp, label="(all)", annotator="(all)")
+        achieved = 0.5 * float(cell["ci_high"] - cell["ci_low"])
+        rows.append(
+            {"seed": seed, "component": comp, "target": target, "n_items": n,
+             "n_low": int(row["n_low"]), "n_high": int(row["n_high"]),
+             "achieved": achieved, "ratio": achieved / target}
+        )  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -213,17 +260,139 @@ def next_study(
     return pd.DataFrame(rows)
 
 
+# ------------------------------------------------------------------ against a gold
+
+
+def score_boxes(candidates: dict, gold: pd.DataFrame, items, return_items=False) -> pd.DataFrame:
+    """Per candidate frame (one annotation per item, single class): against ``gold`` on
+    ``items`` at IoU >= 0.5, F1, PQ (IoU of the matches over (n + n_gold) / 2), the gold
+    boxes missed, the false boxes and the mean IoU of the matched boxes (placement)."""
+    frames = []
+    for name, frame in candidates.items():
+        f = frame[frame["item"].isin(items)]
+        frames.append(f.assign(annotator="cand", item=f["item"] + "|" + name))
+        g = gold[gold["item"].isin(items)]
+        frames.append(g.assign(annotator="gold", item=g["item"] + "|" + name))
+        # coverage rows, so that an item without any box still counts
+        sizes = gold.drop_duplicates("item").set_index("item")[["width", "height"]]
+        its = pd.Index(items)
+        cov = pd.DataFrame({"item": its + "|" + name}).join(
+            sizes.reindex(its).reset_index(drop=True)
+        )
+        frames += [cov.assign(annotator="cand"), cov.assign(annotator="gold")]
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    both = pd.concat([f.reindex(columns=cols) for f in frames], ignore_index=True)
+    t = iaf.pair_tables(both, n_chance=20, progress=False)
+    s = t.sets_within[t.sets_within["label"] == -1]
+    names = np.asarray([str(x) for x in t.corpus.annotators], dtype=object)
+    items_c = np.asarray([str(x) for x in t.corpus.items], dtype=object)
+    cand_is_a = names[s["annotator_a"].to_numpy()] == "cand"
+    n_c = np.where(cand_is_a, s["n_a"], s["n_b"])
+    n_g = np.where(cand_is_a, s["n_b"], s["n_a"])
+    w = t.localization_within
+    iou = w.groupby("item")["iou"].sum().reindex(s["item"]).fillna(0).to_numpy()
+    which = np.array([x.split("|", 1)[1] for x in items_c[s["item"].to_numpy()]], dtype=object)
+    per_item = pd.DataFrame(
+        {"method": which, "item": [x.split("|", 1)[0] for x in items_c[s["item"].to_numpy()]],
+         "n": n_c, "n_gold": n_g, "tp": s["n_matched"].to_numpy(), "iou": iou}
+    )  # fmt: skip
+    if return_items:
+        return per_item
+    tab = per_item.groupby("method")[["n", "n_gold", "tp", "iou"]].sum()
+    # a candidate that drew nothing anywhere on an item with gold: its gold still counts
+    out = pd.DataFrame(
+        {
+            "f1": 2 * tab["tp"] / (tab["n"] + tab["n_gold"]),
+            "pq": tab["iou"] / ((tab["n"] + tab["n_gold"]) / 2),
+            "missed": tab["n_gold"] - tab["tp"],
+            "false": tab["n"] - tab["tp"],
+            "placement": tab["iou"] / tab["tp"],
+            "n_gold": tab["n_gold"],
+        }
+    )
+    return out.reindex(list(candidates))
+
+
+def _figures(tab):
+    n, g, tp, iou = (tab[c] for c in ("n", "n_gold", "tp", "iou"))
+    return {"f1": 2 * tp / (n + g), "pq": iou / ((n + g) / 2), "placement": iou / tp}
+
+
+def braylan_study(seed: int = 0, quorums=None, n_boot: int = 1000) -> pd.DataFrame:
+    """The real crowd of Braylan et al. against its gold: consensus (defaults, equal
+    weights, and every quorum of ``quorums``) and the best single worker per image, with
+    a bootstrap over images of the defaults' differences from the best single worker."""
+    import braylan
+
+    crowd_df, gold_df = braylan.load()
+    items = np.sort(crowd_df["item"].unique())
+    quality = iaf.annotator_quality(crowd_df, n_boot=0)
+    cands = {
+        "consensus (defaults)": iaf.consensus(crowd_df).objects,
+        "consensus equal weights": iaf.consensus(crowd_df, weights="equal").objects,
+        "best single worker": best_single(crowd_df, quality),
+    }
+    for q in quorums or ():
+        cands[f"consensus quorum {q:g}"] = iaf.consensus(crowd_df, quorum=q).objects
+    per_item = score_boxes(cands, gold_df, items, return_items=True)
+    out = score_boxes(cands, gold_df, items)
+    # bootstrap over images: sums of the per-image counts of the resampled images
+    cube = {
+        m: g.set_index("item").reindex(items)[["n", "n_gold", "tp", "iou"]].fillna(0.0).to_numpy()
+        for m, g in per_item.groupby("method")
+    }
+    rng = np.random.default_rng(seed)
+    k = rng.multinomial(len(items), np.full(len(items), 1 / len(items)), size=n_boot)
+    boot = {
+        m: _figures(pd.DataFrame(k @ v, columns=["n", "n_gold", "tp", "iou"]))
+        for m, v in cube.items()
+    }
+    lines = []
+    for base in ("best single worker", "consensus quorum 0.5"):
+        if base not in boot:
+            continue
+        for fig in ("f1", "pq", "placement"):
+            d = boot["consensus (defaults)"][fig] - boot[base][fig]
+            lo, hi = np.quantile(d, [0.025, 0.975])
+            point = out.loc["consensus (defaults)", fig] - out.loc[base, fig]
+            lines.append(f"# defaults - {base}: {fig} {point:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+    out.attrs["lines"] = lines
+    return out.reset_index()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--study", default="all", choices=["consensus", "plan", "next", "all"])
+    parser.add_argument(
+        "--study",
+        default="all",
+        choices=[
+            "consensus",
+            "consensus_independent",
+            "plan",
+            "plan_independent",
+            "next",
+            "braylan",
+            "all",
+        ],  # fmt: skip
+    )
+    parser.add_argument("--components", default=None, help="plan: comma-separated components")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--n-boot-items", type=int, default=1000, help="braylan: bootstrap")
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     studies = ["consensus", "plan", "next"] if args.study == "all" else [args.study]
     for study in studies:
         t0 = time.perf_counter()
-        fn = {"consensus": consensus_study, "plan": plan_study, "next": next_study}[study]
-        table = pd.concat([fn(seed) for seed in range(args.seeds)], ignore_index=True)
+        fn = {"consensus": consensus_study, "plan": plan_study, "next": next_study,
+              "plan_independent": plan_independent_study, "braylan": braylan_study,
+              "consensus_independent": consensus_independent_study}[study]  # fmt: skip
+        if study == "braylan":
+            table = braylan_study(seed=0, quorums=(0.2, 0.3, 0.5), n_boot=args.n_boot_items)
+        elif study.startswith("plan") and args.components:
+            comps = args.components.split(",")
+            table = pd.concat([fn(seed, comps) for seed in range(args.seeds)], ignore_index=True)
+        else:
+            table = pd.concat([fn(seed) for seed in range(args.seeds)], ignore_index=True)
         text = f"# bench_decisions --study {study} --seeds {args.seeds}\n"
         text += table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
         text += summary(study, table) + f"\n# {time.perf_counter() - t0:.1f} s\n"
@@ -232,10 +401,15 @@ def main(argv=None):
 
 
 def summary(study, table) -> str:
+    if study == "consensus_independent":
+        figs = ["f1", "pq", "missed", "placement"]
+        return "# mean over seeds\n" + table.groupby("method")[figs].mean().to_string()
     if study == "consensus":
         means = table.groupby("method")[["f1", "mean_iou"]].agg(["mean", "min", "max"])
         return "# mean over seeds\n" + means.to_string(float_format=lambda v: f"{v:.4f}")
-    if study == "plan":
+    if study == "braylan":
+        return "# 95 % bootstrap over images\n" + "\n".join(table.attrs.get("lines", []))
+    if study.startswith("plan"):
         ratio = table["ratio"]
         return (
             "# achieved / target half-width, per component\n"

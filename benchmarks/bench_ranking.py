@@ -59,7 +59,14 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 import iaa_frames as iaf
+from iaa_frames.measures.partner_fit import (
+    Dispersion,
+    fixed_point,
+    own_items_posterior,
+    pair_scores,
+)
 from iaa_frames.measures.ranking import annotator_quality_from_tables
+from iaa_frames.stats.shrinkage import dersimonian_laird, normal_posterior, restricted_mean
 
 HELD_OUT = 40
 BATCH = 250  # workers simulated at once
@@ -68,6 +75,7 @@ SKEWED196_ITEMS = 300
 SKEWED196_SIGMA = 2.0  # log-normal sd of the workers' activity
 TOP = 10
 TRUTH = "__truth__"
+GOLD_NAME = "__gold__"
 
 
 def _profiles(rng, names):
@@ -183,6 +191,64 @@ def true_quality(oracle: pd.DataFrame, names) -> pd.Series:
     return q.set_index("annotator")["raw_pq"].reindex(names)
 
 
+#: The estimates of :func:`variants`, in the order they are reported.
+VARIANTS = (
+    "peer IoU",
+    "peer PQ",
+    "sym fixed point",
+    "sym latent (before)",
+    "sym own",
+    "dir peer PQ",
+    "dir fixed point",
+    "dir latent",
+    "dir own (quality)",
+)
+
+
+def variants(tables) -> pd.DataFrame:
+    """Per annotator (index: name), the estimates compared.
+
+    ``peer IoU`` (mean IoU of the matched pairs with peers, the ``raw_iou`` column) and
+    ``peer PQ`` are raw figures; ``sym`` uses PQ as the pair score (the previous
+    release), ``dir`` the directed score of
+    :func:`iaa_frames.measures.partner_fit.pair_scores` (an unmatched object of a that
+    another annotator drew is b's miss, not a's false positive). ``fixed point`` is the
+    partner-corrected estimate; ``latent`` shrinks it with all of the item-to-item
+    dispersion as noise (the previous release's ``quality``); ``own`` with the partners'
+    noise only (the shipped ``quality``, an estimate of the quality on the annotator's own
+    items)."""
+    out = {}
+    names = [str(x) for x in tables.corpus.annotators]
+    w = tables.localization_within
+    wa, wb, iou = (w[c].to_numpy() for c in ("annotator_a", "annotator_b", "iou"))
+    n_ann = len(names)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["peer IoU"] = (np.bincount(wa, iou, n_ann) + np.bincount(wb, iou, n_ann)) / (
+            np.bincount(wa, minlength=n_ann) + np.bincount(wb, minlength=n_ann)
+        )
+    for tag, directed in (("sym", False), ("dir", True)):
+        a, b, item, num, den, den_b, n_ann, n_items = pair_scores(tables, directed=directed)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            raw = (np.bincount(a, num, n_ann) + np.bincount(b, num, n_ann)) / (
+                np.bincount(a, den, n_ann) + np.bincount(b, den_b, n_ann)
+            )
+        out["peer PQ" if tag == "sym" else "dir peer PQ"] = raw
+        q, _ = fixed_point(a, b, num, den, n_ann, den_b=den_b)
+        groups = Dispersion(a, b, item, num, den, n_ann, n_items, den_b=den_b)
+        phi, info = groups.dispersion(q[None, :])
+        phi, info = float(phi[0]), info[0]
+        phi_m = float(groups.noise(q[None, :])[0])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            v = np.where(np.isfinite(q) & (info > 0), phi / info, np.nan)
+        mu, tau2 = (float(x[0]) for x in dersimonian_laird(q[None, :], v[None, :]))
+        m, sd, _ = normal_posterior(q, v, mu, tau2)
+        out[f"{tag} fixed point"] = q
+        out[f"{tag} latent" + (" (before)" if tag == "sym" else "")] = restricted_mean(m, sd)
+        m, sd, _ = own_items_posterior(q, info, phi, phi_m, mu, tau2)
+        out[f"{tag} own" + (" (quality)" if tag == "dir" else "")] = restricted_mean(m, sd)
+    return pd.DataFrame(out, index=names)[list(VARIANTS)]
+
+
 def rho(estimate, truth) -> float:
     x = np.where(np.isfinite(estimate), estimate, -np.inf)
     return float(spearmanr(x, truth)[0])
@@ -241,6 +307,10 @@ def run(args):
             "top-10 1-item fp": one_item_in_top(q, "unshrunk"),
             "top-10 1-item q": one_item_in_top(q, "quality"),
             "coverage": float(np.mean(inside[np.isfinite(est)])),
+            **{
+                f"v:{k}": rho(v.to_numpy(), truth)
+                for k, v in variants(tables).reindex(names).items()
+            },
             "s": time.perf_counter() - t0,
         }
         rows.append(row)
@@ -279,6 +349,9 @@ def run(args):
         f" (max {out['top-10 1-item q'].max()})"
     )
     print(f"  95 % interval contains the true PQ: {out['coverage'].mean():.1%} of workers")
+    print("  every variant (see variants()): mean rho (sd)")
+    for col in [c for c in out.columns if c.startswith("v:")]:
+        print(f"    {col[2:]:<22} {out[col].mean():.3f} ({out[col].std():.3f})")
     gain = (out["shrunk"] - out["raw IoU"]).mean()
     print(
         f"targets: shrunk - raw IoU >= +0.05 on average: "
@@ -291,6 +364,170 @@ def run(args):
     return out
 
 
+# ----------------------------------------------------------------------- real crowd
+
+
+def gold_scores(crowd_df, gold_df) -> pd.DataFrame:
+    """Per (worker, item): the PQ numerator and denominator of the worker's annotation
+    against the gold (one pseudo-item per worker and item, so that only worker-gold
+    pairings are matched)."""
+    cov = crowd_df[["item", "annotator"]].drop_duplicates()
+    mine = crowd_df.assign(item=crowd_df["item"] + "|" + crowd_df["annotator"])
+    gold = gold_df.assign(annotator=GOLD_NAME).merge(
+        cov.rename(columns={"annotator": "worker"}), on="item"
+    )
+    gold = gold.assign(item=gold["item"] + "|" + gold["worker"]).drop(columns="worker")
+    # a coverage row of the gold on every pseudo-item (an item without gold boxes)
+    sizes = crowd_df.drop_duplicates("item").set_index("item")[["width", "height"]]
+    bare = cov.join(sizes, on="item").assign(
+        item=cov["item"] + "|" + cov["annotator"], annotator=GOLD_NAME
+    )
+    oracle = pd.concat([mine, gold, bare], ignore_index=True)
+    t = iaf.pair_tables(oracle, n_chance=50, progress=False)
+    a, b, item, num, den, _, _, _ = pair_scores(t, directed=False)
+    names = np.asarray([str(x) for x in t.corpus.annotators], dtype=object)
+    items = np.asarray([str(x) for x in t.corpus.items], dtype=object)
+    worker = np.where(names[a] == GOLD_NAME, names[b], names[a])
+    return pd.DataFrame(
+        {
+            "annotator": worker,
+            "item": [x.split("|")[0] for x in items[item]],
+            "num": num,
+            "den": den,
+        }
+    )
+
+
+def _pq(scores, items=None) -> pd.Series:
+    if items is not None:
+        scores = scores[scores["item"].isin(items)]
+    g = scores.groupby("annotator")[["num", "den"]].sum()
+    return g["num"] / g["den"]
+
+
+def _ranks(x):
+    from scipy.stats import rankdata
+
+    return rankdata(np.where(np.isfinite(x), x, -np.inf), axis=-1)
+
+
+def boot_rho(est: pd.DataFrame, truth: np.ndarray, n_boot: int, seed: int) -> pd.DataFrame:
+    """Spearman ρ of every column of ``est`` with ``truth`` on ``n_boot`` bootstrap
+    resamples of the workers (the same resamples for every column)."""
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(truth), (n_boot, len(truth)))
+    rt = _ranks(truth[idx])
+    rt -= rt.mean(axis=1, keepdims=True)
+    out = {}
+    for col in est.columns:
+        re = _ranks(est[col].to_numpy()[idx])
+        re -= re.mean(axis=1, keepdims=True)
+        out[col] = (re * rt).sum(1) / np.sqrt((re * re).sum(1) * (rt * rt).sum(1))
+    return pd.DataFrame(out)
+
+
+def braylan_study(args) -> pd.DataFrame:
+    """The real crowd: every estimate against each worker's PQ with the gold, on all its
+    items (with a bootstrap over workers) and on held-out items (random halves of the
+    items: estimated on one, judged on the other)."""
+    import braylan
+
+    if not braylan.available(args.braylan_dir):
+        print(f"no Braylan data in {braylan.data_dir(args.braylan_dir)}: skipped")
+        return pd.DataFrame()
+    crowd_df, gold_df = braylan.load(args.braylan_dir)
+    gold = gold_scores(crowd_df, gold_df)
+    truth_all = _pq(gold)
+    tables = iaf.pair_tables(crowd_df, n_chance=50, progress=False)
+    est = variants(tables).reindex(truth_all.index)
+    truth = truth_all.to_numpy()
+    n_items = crowd_df.groupby("annotator")["item"].nunique().reindex(truth_all.index)
+    print(
+        f"Braylan et al. boxes ({braylan.data_dir(args.braylan_dir)}): "
+        f"{crowd_df['item'].nunique()} items, {len(truth)} workers "
+        f"({int((n_items == 1).sum())} with one item), gold PQ on the worker's items"
+    )
+    point = {c: rho(est[c].to_numpy(), truth) for c in est.columns}
+    boots = boot_rho(est, truth, args.n_boot_workers, args.seed)
+    print(f"\nSpearman rho [95 % bootstrap over workers, {args.n_boot_workers} resamples]")
+    for c in est.columns:
+        lo, hi = np.quantile(boots[c], [0.025, 0.975])
+        print(f"  {c:<22} {point[c]:.3f} [{lo:.3f}, {hi:.3f}]")
+    print("differences (paired bootstrap)")
+    for base in ("peer IoU", "peer PQ", "sym latent (before)", "dir fixed point"):
+        for c in ("dir own (quality)",):
+            d = boots[c] - boots[base]
+            lo, hi = np.quantile(d, [0.025, 0.975])
+            print(f"  {c} - {base:<20} {point[c] - point[base]:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+    for c in ("dir own (quality)", "sym latent (before)"):
+        top = est[c].sort_values(ascending=False, kind="stable").index[:TOP]
+        gold_rank = truth_all.rank(ascending=False, method="min")
+        print(
+            f"  gold ranks of the top {TOP} by {c}: "
+            f"{sorted(int(r) for r in gold_rank.reindex(top))}"
+        )
+
+    # held-out items
+    items = np.sort(crowd_df["item"].unique())
+    rows = []
+    for split in range(args.splits):
+        rng = np.random.default_rng([args.seed, split])
+        half = rng.choice(items, len(items) // 2, replace=False)
+        t = iaf.pair_tables(crowd_df[crowd_df["item"].isin(half)], n_chance=50, progress=False)
+        e = variants(t)
+        target = _pq(gold, np.setdiff1d(items, half))
+        common = e.index.intersection(target.index)
+        e, target = e.reindex(common), target.reindex(common).to_numpy()
+        rows.append({c: rho(e[c].to_numpy(), target) for c in e.columns} | {"n": len(common)})
+    cv = pd.DataFrame(rows)
+    print(
+        f"\nheld-out items ({args.splits} random halves; estimated on one half, gold PQ on "
+        f"the other; {cv['n'].mean():.0f} workers in both on average): mean rho (sd)"
+    )
+    for c in est.columns:
+        print(f"  {c:<22} {cv[c].mean():.3f} ({cv[c].std():.3f})")
+    for base in ("peer IoU", "peer PQ", "sym latent (before)", "dir fixed point"):
+        d = cv["dir own (quality)"] - cv[base]
+        print(
+            f"  dir own (quality) - {base:<20} {d.mean():+.3f} (sd {d.std():.3f}), "
+            f"better in {int((d > 0).sum())}/{len(d)}"
+        )
+    return cv
+
+
+def independent_study(args) -> pd.DataFrame:
+    """Crowds of ``independent_crowd`` (written without ``iaf.simulate``): every estimate
+    against each worker's PQ with the truth on its own items and on 30 held-out items
+    every worker annotated."""
+    import independent_crowd
+
+    rows = []
+    for c in range(args.crowds):
+        seed = args.seed + c
+        ann, truth_df, held, held_truth, _ = independent_crowd.crowd(seed)
+        own = _pq(gold_scores(ann, truth_df))
+        new = _pq(gold_scores(held, held_truth)).reindex(own.index)
+        est = variants(iaf.pair_tables(ann, n_chance=50, progress=False)).reindex(own.index)
+        for target, truth in (("own items", own), ("held-out items", new)):
+            row = {"crowd": c, "target": target}
+            row |= {k: rho(est[k].to_numpy(), truth.to_numpy()) for k in est.columns}
+            rows.append(row)
+        print(pd.DataFrame(rows[-2:]).round(3).to_string(index=False), flush=True)
+    out = pd.DataFrame(rows)
+    print(f"\nindependent crowds ({args.crowds}): mean rho (sd) by target")
+    print(
+        out.groupby("target")[list(VARIANTS)].agg(["mean", "std"]).T.unstack().round(3).to_string()
+    )
+    for target, g in out.groupby("target"):
+        for base in ("peer IoU", "peer PQ", "sym latent (before)"):
+            d = g["dir own (quality)"] - g[base]
+            print(
+                f"  {target}: dir own (quality) - {base:<20} {d.mean():+.3f} "
+                f"(sd {d.std():.3f}), better in {int((d > 0).sum())}/{len(d)}"
+            )
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--crowds", type=int, default=20)
@@ -298,10 +535,24 @@ def main():
     p.add_argument("--workload", choices=("skewed", "uniform"), default="skewed")
     p.add_argument("--scenario", choices=("crowds", "sparse", "skewed196"), default="crowds")
     p.add_argument("--n-boot", type=int, default=200)
+    p.add_argument(
+        "--braylan", action="store_true", help="the real crowd of Braylan et al. with its gold"
+    )
+    p.add_argument(
+        "--independent", action="store_true", help="crowds of benchmarks/independent_crowd.py"
+    )
+    p.add_argument("--braylan-dir", default=None, help="its directory (or $IAA_BRAYLAN)")
+    p.add_argument("--n-boot-workers", type=int, default=2000)
+    p.add_argument("--splits", type=int, default=20)
     args = p.parse_args()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=iaf.IAAWarning)
-        run(args)
+        if args.braylan:
+            braylan_study(args)
+        elif args.independent:
+            independent_study(args)
+        else:
+            run(args)
 
 
 if __name__ == "__main__":

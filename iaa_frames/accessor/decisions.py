@@ -37,7 +37,7 @@ class DecisionMethods:
         self,
         *,
         min_support=1,
-        quorum=0.5,
+        quorum="auto",
         weights="quality",
         method="vote",
         match_threshold=0.5,

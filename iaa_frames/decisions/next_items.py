@@ -24,9 +24,12 @@ half-width when only it gets one more annotation; items are ranked by it, and
 ``goal="consensus"``: decisions one vote could flip
 ----------------------------------------------------
 From :func:`iaa_frames.decisions.consensus.consensus`: a cluster's acceptance can flip
-when one more annotator of the crowd's mean weight ``w`` could move its weighted share
-across the quorum (``|share - quorum| * W_item < w``, ``W_item`` the weight of who covered
-the item), and its label when ``margin * weight < w``. The ``gain`` of an item is the
+when one more annotator could move it across the acceptance threshold: with the default
+``quorum="auto"``, when its log odds of being a real object are within one annotator's
+mean vote (``params["logit_step"]``) of the threshold's; with a numeric quorum, when one
+annotator of the crowd's mean weight ``w`` could move its weighted share across it
+(``|share - quorum| * W_item < w``, ``W_item`` the weight of who covered the item). Its
+label can flip when ``margin * weight < w``. The ``gain`` of an item is the
 number of its clusters with such a fragile decision.
 """
 
@@ -159,9 +162,16 @@ def _consensus_gains(df, *, weights, match_threshold, seed):
     quorum = c.params["quorum"]
     share = clusters["share"].to_numpy(float)
     weight = clusters["weight"].to_numpy(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        covered = np.where(share > 0, weight / share, np.nan)
-    accept_fragile = np.abs(share - quorum) * np.nan_to_num(covered, nan=0.0) < mean_w
+    if quorum == "auto":  # one annotator's vote moves the log odds by about logit_step
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.clip(clusters["p_real"].to_numpy(float), 1e-12, 1 - 1e-12)
+            t = min(max(c.params["p_threshold"], 1e-12), 1 - 1e-12)
+            gap = np.abs(np.log(p / (1 - p)) - np.log(t / (1 - t)))
+        accept_fragile = gap < np.nan_to_num(c.params["logit_step"], nan=np.inf)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            covered = np.where(share > 0, weight / share, np.nan)
+        accept_fragile = np.abs(share - quorum) * np.nan_to_num(covered, nan=0.0) < mean_w
     label_fragile = np.nan_to_num(clusters["margin"].to_numpy(float), nan=0.0) * weight < mean_w
     clusters["fragile"] = accept_fragile | label_fragile
     per_item = clusters.groupby("item")["fragile"].sum()

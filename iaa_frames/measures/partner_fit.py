@@ -12,10 +12,18 @@ import scipy.sparse as sp
 
 from iaa_frames.progress import tqdm
 from iaa_frames.stats.bootstrap import block_size, multiplicity_blocks
-from iaa_frames.stats.shrinkage import dersimonian_laird
+from iaa_frames.stats.shrinkage import dersimonian_laird, normal_posterior
 from iaa_frames.tables.pairs import PairTables
 
-__all__ = ["MAX_ITER", "TOL", "Dispersion", "crowd_replicates", "fixed_point", "pair_scores"]
+__all__ = [
+    "MAX_ITER",
+    "TOL",
+    "Dispersion",
+    "crowd_replicates",
+    "fixed_point",
+    "own_items_posterior",
+    "pair_scores",
+]
 
 #: Largest number of fixed-point iterations by default.
 MAX_ITER = 2000
@@ -29,8 +37,20 @@ _PROGRESS_MIN_WORK = 50_000_000  # replicate x pairing products
 # ------------------------------------------------------------------------ pair scores
 
 
-def pair_scores(tables: PairTables):
-    """Pairings that hold objects: annotator codes, item codes, PQ numerator, denominator."""
+def pair_scores(tables: PairTables, directed: bool = True):
+    """Pairings that hold objects: annotator codes, item codes, PQ numerator and the
+    directed denominators of side a and side b.
+
+    The denominator of side a is the PQ denominator ``(n_a + n_b) / 2`` less half of a's
+    **corroborated** unmatched objects: those b did not match but another annotator of
+    the item drew (their cluster holds someone else). Such an object is b's miss, not
+    a's false positive, so it does not count against a (it still counts against b, whose
+    denominator keeps it as a miss). With two annotators per item nothing is
+    corroborated and both denominators are PQ's. ``directed=False`` gives PQ's
+    denominator on both sides (the previous release's pair score).
+
+    Returns ``(a, b, item, num, den_a, den_b, n_ann, n_items)``.
+    """
     s = tables.sets_within
     s = s[s["label"].to_numpy() == -1]
     w = tables.localization_within
@@ -47,14 +67,31 @@ def pair_scores(tables: PairTables):
     order = np.argsort(pairing_key, kind="stable")
     pos = np.searchsorted(pairing_key[order], key(w)[same])
     num = np.bincount(order[pos], weights=w["iou"].to_numpy()[same], minlength=len(s))
-    den = (s["n_a"].to_numpy() + s["n_b"].to_numpy()) / 2.0
+    n_a, n_b = s["n_a"].to_numpy(np.float64), s["n_b"].to_numpy(np.float64)
+    den = (n_a + n_b) / 2.0
+    # corroborated objects per (item, annotator): in a cluster of two members or more
+    u = tables.units
+    cl = u["cluster"].to_numpy(np.int64)
+    size = np.bincount(cl) if len(cl) else np.zeros(0, np.int64)
+    owner = u["item"].to_numpy(np.int64) * n_ann + u["annotator"].to_numpy(np.int64)
+    corroborated = np.bincount(owner, (size[cl] >= 2).astype(np.float64), max(n_items * n_ann, 1))
+    item = s["item"].to_numpy().astype(np.int64)
+    matched = s["n_matched"].to_numpy(np.float64)
+    c_a = np.maximum(corroborated[item * n_ann + s["annotator_a"].to_numpy()] - matched, 0.0)
+    c_b = np.maximum(corroborated[item * n_ann + s["annotator_b"].to_numpy()] - matched, 0.0)
+    c_a, c_b = np.minimum(c_a, n_a - matched), np.minimum(c_b, n_b - matched)
+    if directed:
+        den_a, den_b = den - c_a / 2.0, den - c_b / 2.0
+    else:
+        den_a, den_b = den, den
     keep = den > 0
     return (
         s["annotator_a"].to_numpy()[keep].astype(np.int64),
         s["annotator_b"].to_numpy()[keep].astype(np.int64),
-        s["item"].to_numpy()[keep].astype(np.int64),
+        item[keep],
         num[keep],
-        den[keep],
+        den_a[keep],
+        den_b[keep],
         n_ann,
         n_items,
     )
@@ -78,13 +115,17 @@ def _per_annotator(sides, values, q_a, q_b):
     return (side_a @ (values * q_b).T).T + (side_b @ (values * q_a).T).T
 
 
-def fixed_point(a, b, num, den, n_ann, weights=None, max_iter=MAX_ITER, tol=TOL, start=None):
+def fixed_point(
+    a, b, num, den, n_ann, weights=None, max_iter=MAX_ITER, tol=TOL, start=None, den_b=None
+):
     """Solve ``q_a = sum_b q_b num / sum_b q_b^2 den`` for one or many replicates.
 
     The damped map ``F(q) = sqrt(q * update(q))`` is iterated with SQUAREM acceleration
     (Varadhan & Roland, Scand. J. Statist. 2008, scheme S3): plain iteration converges
     only linearly, slowly where two groups of annotators meet rarely.
 
+    ``den`` is the denominator of the annotator on side a of each pairing, ``den_b`` that
+    of side b (None: the same, the symmetric PQ denominator; see :func:`pair_scores`).
     ``weights``: None or (B, n_pairings) pairing weights; ``start``: None (q = 1) or
     (n_ann,) starting values (a replicate starts from the corpus's solution, which it is
     close to). Returns (q, iterations): q is (n_ann,) or (B, n_ann), NaN where an
@@ -102,13 +143,14 @@ def fixed_point(a, b, num, den, n_ann, weights=None, max_iter=MAX_ITER, tol=TOL,
     single = weights is None
     w = np.ones((1, len(a))) if single else np.asarray(weights, dtype=np.float64)
     sides = _sides(a, b, n_ann)
-    wn, wd = w * num, w * den
+    wn, wd = w * num, np.stack([w * den, w * (den if den_b is None else den_b)])
 
     def step(q, wn, wd):
         """The damped update and its denominator; q holds 0 for absent annotators."""
         qa, qb = q[:, a], q[:, b]
         top = _per_annotator(sides, wn, qa, qb)
-        bottom = _per_annotator(sides, wd, qa * qa, qb * qb)
+        side_a, side_b = sides
+        bottom = (side_a @ (wd[0] * qb * qb).T).T + (side_b @ (wd[1] * qa * qa).T).T
         with np.errstate(divide="ignore", invalid="ignore"):
             update = np.where(bottom > 0, top / bottom, 0.0)
         # geometric damping (the overall scale settles at once), bounded by 1: the
@@ -139,7 +181,7 @@ def fixed_point(a, b, num, den, n_ann, weights=None, max_iter=MAX_ITER, tol=TOL,
             break
         if not going.all():
             active = active[going]
-            wn_act, wd_act = wn[active], wd[active]
+            wn_act, wd_act = wn[active], wd[:, active]
     # NaN where an annotator has no weighted pairing or only partners of quality 0
     reach = step(q, wn, wd)[1] > 0
     q = np.where(present & reach, q, np.nan)
@@ -152,13 +194,15 @@ def fixed_point(a, b, num, den, n_ann, weights=None, max_iter=MAX_ITER, tol=TOL,
 class Dispersion:
     """The (annotator, item) groups of the pairings' two sides, for the dispersion."""
 
-    def __init__(self, a, b, item, num, den, n_ann, n_items):
+    def __init__(self, a, b, item, num, den, n_ann, n_items, den_b=None):
         self.ann = np.concatenate([a, b])
         self.partner = np.concatenate([b, a])
         self.num = np.concatenate([num, num])
-        self.den = np.concatenate([den, den])
+        self.den = np.concatenate([den, den if den_b is None else den_b])
         codes = self.ann * max(n_items, 1) + np.concatenate([item, item])
         uniq, g = np.unique(codes, return_inverse=True)
+        self.g = g
+        self.side_item = np.concatenate([item, item])
         self.g_ann = uniq // max(n_items, 1)
         self.g_item = uniq % max(n_items, 1)
         n_sides, n_groups = len(codes), len(uniq)
@@ -195,34 +239,76 @@ class Dispersion:
             )
         return phi, i_a
 
+    def noise(self, q, k=None):
+        """``φ_m`` (B,): the dispersion of the score contributions **between the partners**
+        of an (annotator, item) group, pooled like ``φ`` with the leverage of each
+        partner within its group removed::
+
+            φ_m = sum e_abi^2 / sum I_abi (1 - I_abi / I_ai),   e_abi = r_abi - I_abi R_ai / I_ai
+
+        where ``r_abi = q_b num_ab - q_a q_b^2 den_ab`` is one pairing's residual and
+        ``R_ai, I_ai`` its group's sums. It is the noise that the partners add to the
+        annotator's figure on an item; ``φ - φ_m`` is what the annotator's own work
+        varies from item to item. NaN where no group has two partners.
+        """
+        qa, qp = q[:, self.ann], q[:, self.partner]
+        ok = np.isfinite(qa) & np.isfinite(qp)
+        qa, qp = np.where(ok, qa, 0.0), np.where(ok, qp, 0.0)
+        info = qp * qp * self.den
+        resid = qp * self.num - qa * info
+        r_g = (self.to_group @ resid.T).T
+        i_g = (self.to_group @ info.T).T
+        k_s = 1.0 if k is None else k[:, self.side_item].astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            own = i_g[:, self.g]
+            e = resid - np.where(own > 0, r_g[:, self.g] / own, 0.0) * info
+            lev = np.where(own > 0, info / own, 1.0)
+            top = np.sum(k_s * e * e, axis=1)
+            bottom = np.sum(k_s * info * np.clip(1.0 - lev, 0.0, None), axis=1)
+            scale = np.maximum(np.sum(k_s * info, axis=1), 1e-300)
+            return np.where(bottom > 1e-12 * scale, top / bottom, np.nan)
+
+
+def own_items_posterior(unshrunk, info, phi, phi_m, mu, tau2):
+    """Mean, sd and data weight of each annotator's posterior (before the restriction to
+    [0, 1]) for its quality **on the items it annotated**.
+
+    The estimate's error about that quality is the partners' noise ``v = φ_m / I_a``; the
+    quality itself varies about the crowd mean ``μ`` by ``τ²`` (between annotators) plus
+    ``(φ - φ_m) / I_a`` (the annotator's own work varying from item to item, which its
+    items fix). Where ``φ_m`` cannot be estimated (no group with two partners) the
+    partners' noise is taken as the whole dispersion ``φ``. Broadcasts.
+    """
+    phi_m = np.where(np.isfinite(phi_m), np.minimum(phi_m, phi), phi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = np.isfinite(unshrunk) & (info > 0)
+        v = np.where(ok, phi_m / info, np.nan)
+        prior = tau2 + np.where(ok, (phi - phi_m) / info, 0.0)
+    return normal_posterior(unshrunk, v, mu, prior)
+
 
 def crowd_replicates(
-    a, b, item, num, den, n_ann, n_items, groups, n_boot, seed, max_iter, progress, start
-):
-    """(φ, μ, τ²) of every bootstrap replicate, each (n_boot,)."""
-    phi, mu, tau2 = (np.empty(n_boot) for _ in range(3))
+    a, b, item, num, den, n_ann, n_items, groups, n_boot, seed, max_iter, progress, start,
+    den_b=None,
+):  # fmt: skip
+    """(φ, φ_m, μ, τ²) of every bootstrap replicate, each (n_boot,); ``start`` is the
+    corpus's solution, where every replicate's fixed point starts."""
+    phi, phi_m, mu, tau2 = (np.empty(n_boot) for _ in range(4))
     step = block_size(n_boot, max(2 * len(a), 1))
     disable = (n_boot * len(a) * 50 < _PROGRESS_MIN_WORK) if progress is None else not progress
     with tqdm(total=n_boot, unit="replicate", desc="bootstrap", disable=disable) as bar:
-        start = 0
+        done = 0
         for k in multiplicity_blocks(n_items, n_boot, seed=seed, block_size=step):
             q = fixed_point(
-                a,
-                b,
-                num,
-                den,
-                n_ann,
-                weights=k[:, item],
-                max_iter=max_iter,
-                tol=TOL_REPLICATES,
-                start=start,
-            )[0]
+                a, b, num, den, n_ann, weights=k[:, item], max_iter=max_iter,
+                tol=TOL_REPLICATES, start=start, den_b=den_b,
+            )[0]  # fmt: skip
             f, info = groups.dispersion(q, k)
             with np.errstate(divide="ignore", invalid="ignore"):
                 v = np.where(info > 0, f[:, None] / info, np.nan)
             m, t = dersimonian_laird(q, v)
-            sl = slice(start, start + len(k))
-            phi[sl], mu[sl], tau2[sl] = f, m, t
-            start += len(k)
+            sl = slice(done, done + len(k))
+            phi[sl], phi_m[sl], mu[sl], tau2[sl] = f, groups.noise(q, k), m, t
+            done += len(k)
             bar.update(len(k))
-    return phi, mu, tau2
+    return phi, phi_m, mu, tau2

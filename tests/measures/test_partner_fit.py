@@ -82,3 +82,51 @@ def test_dispersion_against_a_loop():
     # the residuals of one annotator sum to 0 over its items: the fixed point's equation
     for me in range(n_ann):
         assert abs(sum(r for (m, _), (r, _) in groups.items() if m == me)) < 1e-8
+
+
+def test_partner_noise_against_a_loop():
+    a, b, item, num, den, n_ann, n_items = _design(3)
+    q = fixed_point(a, b, num, den, n_ann)[0]
+    disp = Dispersion(a, b, item, num, den, n_ann, n_items)
+    phi_m = disp.noise(q[None, :])[0]
+    # by hand: residuals of single pairings about their (annotator, item) group
+    rows = {}
+    for x, y, i, nu, de in zip(a, b, item, num, den):
+        for me, other in ((x, y), (y, x)):
+            rows.setdefault((me, i), []).append((q[other] * nu, q[other] ** 2 * de))
+    top = bottom = 0.0
+    for pairs in rows.values():
+        xs, ws = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+        share = xs.sum() / ws.sum()
+        top += np.sum((xs - share * ws) ** 2)
+        bottom += np.sum(ws * (1 - ws / ws.sum()))
+    np.testing.assert_allclose(phi_m, top / bottom, rtol=1e-10)
+    phi = disp.dispersion(q[None, :])[0][0]
+    assert 0 < phi_m  # the partners add noise, and the annotators' own work varies too
+    assert np.isfinite(phi)
+
+
+def test_directed_score_does_not_charge_a_thorough_annotator():
+    # three annotators on one item: "full" draws the 4 objects, "half" only 2 of them,
+    # "full2" all 4 again. Against "half", full's 2 extra objects are corroborated by
+    # full2: they are half's misses, not full's false positives
+    import iaa_frames as iaf
+    from iaa_frames.measures.partner_fit import pair_scores
+
+    boxes = [(0, 0, 10, 10), (20, 0, 30, 10), (40, 0, 50, 10), (60, 0, 70, 10)]
+    rows = []
+    for who, keep in (("full", 4), ("half", 2), ("full2", 4)):
+        for x0, y0, x1, y1 in boxes[:keep]:
+            rows.append(dict(item="i", annotator=who, label="o", x0=x0, y0=y0, x1=x1, y1=y1,
+                             width=100, height=100))  # fmt: skip
+    t = iaf.pair_tables(iaf.validate(__import__("pandas").DataFrame(rows)), n_chance=20)
+    a, b, _, num, den_a, den_b, _, _ = pair_scores(t)
+    names = [str(x) for x in t.corpus.annotators]
+    for x, y, nu, da, db in zip(a, b, num, den_a, den_b):
+        pair = {names[x]: da, names[y]: db}
+        if set(pair) == {"full", "half"}:
+            assert nu == 2.0
+            assert pair["full"] == 2.0  # PQ 1 for full: nothing of its own is wrong
+            assert pair["half"] == 3.0  # (4 + 2) / 2: half's 2 misses count
+    a, b, _, num, den_a, den_b, _, _ = pair_scores(t, directed=False)
+    np.testing.assert_array_equal(den_a, den_b)
