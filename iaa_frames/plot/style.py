@@ -48,6 +48,7 @@ __all__ = [
     "na_marks",
     "na_note",
     "new_axes",
+    "note_height",
     "note_lines",
     "note_room",
     "note",
@@ -191,13 +192,15 @@ def long_name(obj, default: str) -> str:
 
 
 def fmt(x, digits: int = 2) -> str:
-    """A number for a label: ``0.82``, ``-0.10``, or ``n/a`` for NaN/None."""
+    """A number for a label: ``0.82``, ``-0.10``, ``0.00`` for -0.001 (never "-0.00"), or
+    ``n/a`` for NaN/None."""
     if x is None:
         return "n/a"
     x = float(x)
     if not math.isfinite(x):
         return "n/a"
-    return f"{x:.{digits}f}"
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # never "-0.00"
 
 
 def fmt_p(p) -> str:
@@ -334,11 +337,33 @@ def note_lines(text: str, *, width: float) -> int:
     return _wrap(text, width, 0.75).count("\n") + 1 if text else 0
 
 
+def note_height(text: str, width: float) -> float:
+    """Inches a note under an Axes (:func:`note`) of a figure ``width`` inches wide takes,
+    to make the figure that much taller; 0 for no note.
+
+    Examples
+    --------
+    >>> note_height("", 7.0), note_height("a note", 7.0)
+    (0.0, 0.25)
+    """
+    lines = note_lines(text, width=width)
+    return 0.12 + 0.13 * lines if lines else 0.0
+
+
 def note_room(fig, text: str) -> float:
-    """Inches a note of the Figure (:func:`note`) takes at its bottom; 0 for no note."""
+    """Inches a note of the Figure (:func:`note`) takes at its bottom; 0 for no note.
+
+    ``fig`` is the Figure, or its width in inches (to size a figure before making it).
+
+    Examples
+    --------
+    >>> note_room(7.0, ""), note_room(7.0, "one line")
+    (0.0, 0.25)
+    """
     if not text:
         return 0.0
-    return 0.12 + 0.13 * (_wrap(text, fig.get_figwidth()).count("\n") + 1)
+    width = float(fig) if isinstance(fig, (int, float)) else fig.get_figwidth()
+    return 0.12 + 0.13 * (_wrap(text, width).count("\n") + 1)
 
 
 def note(target, text: str, *, below=None, reserve: float = 0.0):
