@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
@@ -189,8 +191,10 @@ def annotators(
     na_at = bottom - 0.05 - band / 2
     with style.theme():
         w = float(width) if width is not None else style.WIDTH
-        legend_rows = 1 + (len(others) + 2) // max(1, int(w / 0.95))
-        h = 2.1 + 0.15 * legend_rows + style.note_height(note_text, w)
+        # the panel (at least 1.3 in: its y label's length), the legend's rows, the note
+        legend_rows = 1 + (len(others) + 2 + bool(len(gone))) // max(1, int(w / 0.95))
+        h = 2.3 + 0.16 * legend_rows + style.note_height(note_text, w)
+        own = ax is None
         ax = style.new_axes(ax, (w, h))
         style.chance_line(ax, orientation="horizontal")
         span = min(0.7, 0.09 * (len(others) + 1))
@@ -279,7 +283,16 @@ def annotators(
                         textcoords="offset points", ha="right", va="center",
                         fontsize="small", color=style.grey())  # fmt: skip
         ax.grid(axis="y", color="0.92")
-        ax.set_ylabel(style.long_name(result["agreement"], "agreement"))
+        ylabel = style.long_name(result["agreement"], "agreement")
+        # on two lines where the panel is short (its one line ran off the figure's top): the
+        # panel is what the title, ticks, legend and note leave (about 0.065 in a character)
+        panel = (
+            h - 1.0 - 0.16 * legend_rows - style.note_height(note_text, w)
+            if own
+            else ax.get_position().height * ax.figure.get_figheight()
+        )
+        short = panel < 0.065 * len(ylabel)
+        ax.set_ylabel(textwrap.fill(ylabel, 18) if short else ylabel)
         title = "annotator profiles"
         if label != ALL:
             title += f" (label {label})"

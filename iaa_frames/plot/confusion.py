@@ -204,16 +204,24 @@ def confusion(
     right_of_grid(f"all\n{style.fmt(table.attrs.get('alpha'))}", len(shown) - 0.5, -3, "top",
                   fontweight="bold", gid="alpha_all")  # fmt: skip
     ax.set_ylabel(f"label: {table.index.name}")
+    # wrapped to the room right of the row names (about 13 characters an inch): at 3.5 in
+    # one line ran past both edges of the figure
+    chars = max(24, int((fw - _CHAR_IN * longest - 0.5) * 13))
     ax.set_xlabel(
-        f"label: {table.columns.name}\n(shade: share of the row's pairs with another label;"
-        " grey diagonal: same label)"
+        f"label: {table.columns.name}\n"
+        + textwrap.fill(
+            "(shade: share of the row's pairs with another label; grey: same label)", chars
+        )  # fmt: skip
     )
     # pairs whose labels differ (each pair is counted in both orders in a symmetric table)
     total = counts.sum()
     n_off = int(round(off.sum() * table.attrs.get("n_pairs", total) / total)) if total else 0
     ax.set_title(
-        f"labels of {table.attrs.get('n_pairs', 0):,} matched pairs, "
-        f"{n_off:,} with different labels",
+        textwrap.fill(
+            f"labels of {table.attrs.get('n_pairs', 0):,} matched pairs, "
+            f"{n_off:,} with different labels",
+            chars,
+        ),
         loc="left",
         fontsize="medium",
         pad=14,

@@ -182,7 +182,8 @@ def test_label_confusion_shows_conflicts_among_many_agreeing_pairs():
     assert shade[np.diag_indices(len(shown))].all()  # the diagonal is not shaded
     i, j = shown.index("c18"), shown.index("c19")
     assert mesh.get_array().reshape(len(shown), len(shown))[i, j] == 1.0  # all of its row's
-    assert "3 with different labels" in ax.get_title(loc="left")
+    assert "3 with different labels" in " ".join(ax.get_title(loc="left").split())
+    _check_layout(ax.figure)  # the title and the x label inside the figure
 
 
 def test_rows_not_read_come_after_those_that_are():
