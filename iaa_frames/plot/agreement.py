@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import matplotlib.pyplot as plt
@@ -16,6 +15,8 @@ from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
 from . import style
+from .forest_size import figure as _figure
+from .forest_size import rows_that_fit as _rows_that_fit
 from .rows import by_note, ranked
 
 __all__ = ["agreement", "forest", "forest_frame"]
@@ -129,7 +130,6 @@ def _components(result, components):
     return views.check_components(result, components)
 
 
-_MIN_PANEL = 1.15  # inches: narrowest readable panel
 _RAW = "raw IoU"  # the extra panel
 
 
@@ -290,45 +290,6 @@ def _note_text(frame, top) -> str:
 def _ncols(fig, axes) -> int:
     spec = axes[0].get_subplotspec() if hasattr(axes[0], "get_subplotspec") else None
     return spec.get_gridspec().ncols if spec is not None else len(axes)
-
-
-#: Tallest forest drawn by default (inches; a page's text height is about 9 in, and a
-#: one-column figure twice its width at the most).
-_MAX_HEIGHT = 8.0
-_ROW = 0.17  # inches a row of a panel
-_PANEL_ROOM = 0.45  # inches of a grid row besides its rows: title, tick labels
-_FIXED_ROOM = 0.95  # inches of the figure besides the grid rows and the note: legend, x label
-
-
-def _grid(n_panels, width):
-    width = float(width) if width is not None else style.WIDTH
-    label_room = 0.9
-    ncols = max(1, min(n_panels, int((width - label_room) // _MIN_PANEL)))
-    return width, ncols, math.ceil(n_panels / ncols)
-
-
-def _rows_that_fit(n_panels, width, note_text) -> int:
-    """Rows (besides "(all)") a default-height forest holds within :data:`_MAX_HEIGHT`."""
-    w, _, nrows = _grid(n_panels, width)
-    cap = min(_MAX_HEIGHT, max(4.5, 2 * w))
-    room = cap - _FIXED_ROOM - style.note_room(w, note_text) - (0.2 if note_text else 0)
-    return int((room / nrows - _PANEL_ROOM) // _ROW) - 1
-
-
-def _figure(n_panels, n_rows, width, height, note_text=""):
-    width, ncols, nrows = _grid(n_panels, width)
-    per_grid_row = _PANEL_ROOM + _ROW * n_rows
-    if height is None:  # the panels, the legend and x label, and the note under them
-        note = style.note_room(width, note_text) + (0.2 if note_text else 0.0)
-        height = _FIXED_ROOM + nrows * per_grid_row + note
-    fig = style.figure(figsize=(width, height), layout="constrained")
-    grid = fig.add_gridspec(nrows, ncols)
-    axes = []
-    for k in range(n_panels):
-        r, c = divmod(k, ncols)
-        share = axes[0] if axes else None
-        axes.append(fig.add_subplot(grid[r, c], sharey=share))
-    return fig, axes
 
 
 def _panel(ax, sub, comp, y_of, colors=None):

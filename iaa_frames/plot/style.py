@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import re
 import textwrap
 
 import matplotlib
@@ -23,7 +22,7 @@ from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
 from .figure import ShownOnce, figure, subplots, text_color
-from .marks import FLOOR, GREY, na_marks, off_scale, off_scale_note, value_range
+from .marks import FLOOR, GREY, na_marks, na_note, off_scale, off_scale_note, value_range
 
 __all__ = [
     "ALL_COLOR",
@@ -219,55 +218,6 @@ def hidden_note(
         return ""
     plural = what if n_hidden != 1 else what.rstrip("s")
     return f"+ {n_hidden:,} more {plural} not shown (top {top} by {by})"
-
-
-_COUNT = re.compile(r"\(n=(\d+)([^)]*)\)")
-
-
-def na_note(entries, *, limit: int = 6) -> str:
-    """Why values are missing, grouped by reason: one line per reason, naming where.
-
-    Parameters
-    ----------
-    entries : iterable of (str, str)
-        ``(where, reason)`` of each missing value (e.g. ``("localization, ben", "too few
-        chance units (n=27: ...)")``); empty reasons and "not applicable" are left out.
-    limit : int, default 6
-        Places named per reason; the others are counted.
-
-    Returns
-    -------
-    str
-        ``"n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe"``
-        (one line per reason), or ``""``.
-
-    Examples
-    --------
-    >>> na_note([("ben", "too few chance units (n=27: the whole chance population)"),
-    ...          ("chloe", "too few chance units (n=29: the whole chance population)")])
-    'n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe'
-    """
-    groups: dict = {}
-    for where, reason in entries:
-        reason = "" if reason is None else str(reason)
-        if not reason or reason == "not applicable":
-            continue
-        m = _COUNT.search(reason)
-        key = _COUNT.sub("(n=#\\2)", reason) if m else reason
-        ns, places = groups.setdefault(key, ([], []))
-        if m and int(m.group(1)) not in ns:
-            ns.append(int(m.group(1)))
-        places.append(str(where))
-    lines = []
-    for key, (ns, places) in groups.items():
-        ns = sorted(ns)
-        counts = ", ".join(f"{n:,}" for n in ns[:4]) + ("…" if len(ns) > 4 else "")
-        text = key.replace("#", counts) if ns else key
-        named = ", ".join(places[:limit])
-        if len(places) > limit:
-            named += f" and {len(places) - limit:,} more"
-        lines.append(f"n/a: {text}: {named}")
-    return "\n".join(lines)
 
 
 def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwargs):

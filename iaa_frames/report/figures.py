@@ -388,14 +388,8 @@ def draw_figures(tables, result, pw, item_table, top):
     # the hard items only: those carrying more disagreement than the corpus mean
     hard = item_table[item_table["excess"].to_numpy(dtype=float) > 0]
     if hard.empty:
-        figs.append(
-            (
-                "items",
-                "Hardest items",
-                "<p>No item carries more disagreement than the corpus mean.</p>",
-                "",
-            )  # fmt: skip
-        )
+        none = "<p>No item carries more disagreement than the corpus mean.</p>"
+        figs.append(("items", "Hardest items", none, ""))
     else:
         add("items", "Hardest items", caption_items(hard, len(item_table) - len(hard)),
             lambda: plot.items(hard, top=15))  # fmt: skip
