@@ -285,13 +285,13 @@ def annotators(
         ax.grid(axis="y", color="0.92")
         ylabel = style.long_name(result["agreement"], "agreement")
         # on two lines where the panel is short (its one line ran off the figure's top): the
-        # panel is what the title, ticks, legend and note leave (about 0.065 in a character)
+        # panel is what the title, ticks, legend and note leave (about 0.055 in a character)
         panel = (
-            h - 1.0 - 0.16 * legend_rows - style.note_height(note_text, w)
+            h - 0.85 - 0.16 * legend_rows - style.note_height(note_text, w)
             if own
             else ax.get_position().height * ax.figure.get_figheight()
         )
-        short = panel < 0.065 * len(ylabel)
+        short = panel < 0.055 * len(ylabel)
         ax.set_ylabel(textwrap.fill(ylabel, 18) if short else ylabel)
         title = "annotator profiles"
         if label != ALL:

@@ -126,6 +126,22 @@ def confusion(
         pos = ax.get_position()
         fw, fh = pos.width * ax.figure.get_figwidth(), pos.height * ax.figure.get_figheight()
     longest = max((len(names[i]) for i in keep), default=0)
+    # the title and the x label wrapped to the room right of the row names (about 13
+    # characters an inch): at 3.5 in one line ran past both edges of the figure; their
+    # lines beyond the first two make the figure taller (else they took room from the grid)
+    chars = max(24, int((fw - _CHAR_IN * longest - 0.5) * 13))
+    n_off = int(off.sum())
+    if counts.sum():  # pairs whose labels differ (a symmetric table counts both orders)
+        n_off = int(round(n_off * table.attrs.get("n_pairs", counts.sum()) / counts.sum()))
+    title = textwrap.fill(
+        f"labels of {table.attrs.get('n_pairs', 0):,} matched pairs, {n_off:,} with different "
+        "labels",
+        chars,
+    )
+    shade = textwrap.fill(
+        "(shade: share of the row's pairs with another label; grey: same label)", chars
+    )
+    extra = 0.15 * (title.count("\n") + shade.count("\n"))
     side = min(fw - _CHAR_IN * longest - 0.75, fh - _CHAR_IN * longest - 1.2)
     fit = max(2, int(side / _ROW_IN))
     if len(keep) > fit:
@@ -136,7 +152,7 @@ def confusion(
     shown = [names[i] for i in keep]
     n = max(len(shown), 1)
     w = float(width) if width is not None else min(7.0, 2.4 + 0.55 * n)
-    ax = style.new_axes(ax, (w, min(7.0, 1.9 + 0.5 * n) * w / min(7.0, 2.4 + 0.55 * n)))
+    ax = style.new_axes(ax, (w, min(7.0, 1.9 + 0.5 * n) * w / min(7.0, 2.4 + 0.55 * n) + extra))
     # the shade of a cell off the diagonal: its share of the row's pairs with another
     # label (where the row's class goes when the two differ); the diagonal (pairs that
     # agree) is not shaded, its count written: it would outshine every conflict
@@ -204,24 +220,9 @@ def confusion(
     right_of_grid(f"all\n{style.fmt(table.attrs.get('alpha'))}", len(shown) - 0.5, -3, "top",
                   fontweight="bold", gid="alpha_all")  # fmt: skip
     ax.set_ylabel(f"label: {table.index.name}")
-    # wrapped to the room right of the row names (about 13 characters an inch): at 3.5 in
-    # one line ran past both edges of the figure
-    chars = max(24, int((fw - _CHAR_IN * longest - 0.5) * 13))
-    ax.set_xlabel(
-        f"label: {table.columns.name}\n"
-        + textwrap.fill(
-            "(shade: share of the row's pairs with another label; grey: same label)", chars
-        )  # fmt: skip
-    )
-    # pairs whose labels differ (each pair is counted in both orders in a symmetric table)
-    total = counts.sum()
-    n_off = int(round(off.sum() * table.attrs.get("n_pairs", total) / total)) if total else 0
+    ax.set_xlabel(f"label: {table.columns.name}\n{shade}")
     ax.set_title(
-        textwrap.fill(
-            f"labels of {table.attrs.get('n_pairs', 0):,} matched pairs, "
-            f"{n_off:,} with different labels",
-            chars,
-        ),
+        title,
         loc="left",
         fontsize="medium",
         pad=14,
