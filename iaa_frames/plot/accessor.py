@@ -65,10 +65,18 @@ _FIGURES = {
     "threshold_curve()": "every component against the match threshold τ (a sweep)",
 }
 
+#: The figures a frame draws besides those of its result (they need the annotations).
+_FRAME_FIGURES = {
+    "confusion()": "label confusion of matched pairs, α per class",
+    "item()": "one item: every annotator's shapes, pairs and conflicts",
+    "worst_items()": "a grid of the items that carry the most disagreement",
+}
 
-def _repr(what: str) -> str:
+
+def _repr(what: str, frame: bool = False) -> str:
     lines = [f"<{what}: figures, each returns a matplotlib Figure or Axes>"]
-    lines += [f"  .{name:<16} {text}" for name, text in _FIGURES.items()]
+    figures = {**_FIGURES, **(_FRAME_FIGURES if frame else {})}
+    lines += [f"  .{name:<16} {text}" for name, text in figures.items()]
     return "\n".join(lines)
 
 
@@ -316,7 +324,7 @@ class FramePlots:
         return deprecated_name(self, name, RENAMED)
 
     def __repr__(self) -> str:
-        return _repr("df.iaa.plot")
+        return _repr("df.iaa.plot", frame=True)
 
     def _drawn(self, name: str, settings: MatchSettings, n_boot: int) -> ResultPlots:
         """The figures of this frame's (cached) agreement result."""

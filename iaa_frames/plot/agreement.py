@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import matplotlib.pyplot as plt
@@ -16,6 +15,9 @@ from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
 from . import style
+from .forest_size import figure as _figure
+from .forest_size import rows_that_fit as _rows_that_fit
+from .rows import by_note, ranked
 
 __all__ = ["agreement", "forest", "forest_frame"]
 
@@ -42,8 +44,9 @@ def forest_frame(
         label L. Not both.
     top : int or None, default 20
         Keep "(all)" and the ``top`` rows by support (localization ``n_units``: matched
-        object pairs); ``attrs["n_hidden"]`` counts the others. Labels keep the order of
-        :func:`~iaa_frames.plot.label_order`.
+        object pairs), those with an interval first when the corpus has intervals (the
+        others rest on too few items to be read: :func:`iaa_frames.plot.rows.unread`);
+        ``attrs["n_hidden"]`` counts the others, ``attrs["n_unread"]`` the rows not read.
 
     Returns
     -------
@@ -77,9 +80,8 @@ def forest_frame(
             f"unknown {fixed_dim} {fixed!r}; the result has "
             f"{[str(v) for v in result[fixed_dim].values]}"
         )
-    # support of the rows at the fixed coordinate (relabelled "(all)" for top_by_support)
-    at_fixed = result.sel({fixed_dim: [fixed]}).assign_coords({fixed_dim: [ALL]})
-    rows, hidden = views.top_by_support(at_fixed, along, top)
+    # the rows by support at the fixed coordinate, those that are read first
+    rows, hidden, n_unread = ranked(result, along, top, fixed_dim=fixed_dim, fixed=fixed)
     if along == "annotator":  # annotators in name order (their colors' order)
         rows = [ALL] + sorted((r for r in rows if r != ALL), key=natural_key)
     sub = result.sel({"component": comps, along: rows, fixed_dim: fixed})
@@ -113,6 +115,7 @@ def forest_frame(
         "fixed": fixed,
         "fixed_dim": fixed_dim,
         "n_hidden": hidden,
+        "n_unread": n_unread,
         "top": top,
     }
     return frame
@@ -127,7 +130,6 @@ def _components(result, components):
     return views.check_components(result, components)
 
 
-_MIN_PANEL = 1.15  # inches: narrowest readable panel
 _RAW = "raw IoU"  # the extra panel
 
 
@@ -167,15 +169,19 @@ def forest(
     width : float, optional
         Figure width in inches (default 7; 3.5 for one column).
     height : float, optional
-        Figure height in inches (default grows with the number of rows).
+        Figure height in inches. By default it grows with the number of rows and the
+        note, up to 8 in (and twice the width): beyond, fewer than ``top`` rows are drawn
+        (those of most support) and the note says how many were left out.
     axes : sequence of matplotlib Axes, optional
         One Axes per panel to draw into; by default a new figure.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Points have ``gid="estimate"``, whiskers ``gid="ci"``, raw IoU ``gid="raw_iou"``,
-        the chance line ``gid="chance"``, the truncation note ``gid="note"``.
+        Points have ``gid="estimate"`` (those without an interval are drawn over hollow,
+        ``gid="no_ci"``, and the legend says "no interval"), whiskers ``gid="ci"``, raw
+        IoU ``gid="raw_iou"``, the chance line ``gid="chance"``, the truncation note
+        ``gid="note"``. With ``label=`` (or ``annotator=``) the legend's title names it.
 
     See Also
     --------
@@ -200,9 +206,21 @@ def forest(
     )
     if has_raw:
         panels.insert(panels.index("localization") + 1, _RAW)
+    what = frame.attrs["rows"]
     with style.theme():
         if axes is None:
-            fig, axes = _figure(len(panels), len(rows), width, height)
+            note_text = _note_text(frame, top)
+            if height is None and top is not None:
+                # no taller than the page allows: fewer rows, the note says how many
+                fit = _rows_that_fit(len(panels), width, note_text)
+                if fit < len(rows) - 1:
+                    top = max(fit, 1)
+                    frame = forest_frame(
+                        result, components=components, label=label, annotator=annotator, top=top
+                    )
+                    rows = list(dict.fromkeys(frame["row"]))
+                    note_text = _note_text(frame, top)
+            fig, axes = _figure(len(panels), len(rows), width, height, note_text)
         else:
             axes = list(np.ravel(axes))
             if len(axes) != len(panels):
@@ -210,6 +228,7 @@ def forest(
                     f"axes must hold {len(panels)} Axes (one per panel: {panels}); got {len(axes)}"
                 )
             fig = axes[0].figure
+            note_text = _note_text(frame, top)
         y_of = {r: i for i, r in enumerate(rows)}
         colors = style.annotator_colors(result) if frame.attrs["rows"] == "annotator" else None
         for k, (ax, comp) in enumerate(zip(axes, panels)):
@@ -226,58 +245,51 @@ def forest(
             if colors is not None and first_in_row:
                 for t in ax.get_yticklabels():
                     t.set_color(style.text_color(colors.get(t.get_text(), "black")))
-        what = frame.attrs["rows"]
-        missing = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
-        reasons = style.na_note(
-            zip(missing["component"] + " of " + missing["row"].astype(str), missing["note"])
-        )
-        notes = [
-            style.hidden_note(frame.attrs["n_hidden"], f"{what}s", top),
-            reasons,
-            style.off_scale_note(frame["agreement"]),
-        ]
-        note_text = "\n".join(n for n in notes if n)
         # the x label sits above the note (placed by hand: the layout would put it at the
         # very bottom, on the note)
-        label = fig.supxlabel(
+        xlabel = fig.supxlabel(
             style.long_name(result["agreement"], "agreement") + " (0 = chance, 1 = perfect)",
             fontsize="medium",
         )
         if note_text:  # the label out of the layout, in a strip kept free above the note
-            label.set_in_layout(False)
-            label.set_y((style.note_room(fig, note_text) + 0.02) / fig.get_figheight())
-            label.set_verticalalignment("bottom")
+            xlabel.set_in_layout(False)
+            xlabel.set_y((style.note_room(fig, note_text) + 0.02) / fig.get_figheight())
+            xlabel.set_verticalalignment("bottom")
+        # the fixed label (or annotator) titles the legend: one artist at the top that
+        # the layout makes room for (a suptitle and a legend there overlapped)
+        title = None
         if frame.attrs["fixed"] != ALL:
-            fig.suptitle(
-                f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by {what}",
-                fontsize="medium",
-            )
-        has_ci = bool((np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).any())
-        _legend(fig, has_ci, width or style.WIDTH)
+            title = f"{frame.attrs['fixed_dim']} {frame.attrs['fixed']}: agreement by {what}"
+        fin = np.isfinite(frame["agreement"].to_numpy(dtype=float))
+        has_ci = (np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).to_numpy()
+        _legend(fig, bool(has_ci.any()), bool((fin & ~has_ci).any()), title=title)
         style.note(fig, note_text, reserve=0.2)
     return fig
+
+
+def _note_text(frame, top) -> str:
+    """The note under the forest: rows left out, why values are missing, values off scale."""
+    what = frame.attrs["rows"]
+    missing = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
+    reasons = style.na_note(
+        zip(missing["component"] + " of " + missing["row"].astype(str), missing["note"])
+    )
+    notes = [
+        style.hidden_note(
+            frame.attrs["n_hidden"],
+            f"{what}s",
+            top,
+            by_note(frame.attrs.get("n_unread", 0), "classes" if what == "label" else "annotators"),
+        ),
+        reasons,
+        style.off_scale_note(frame["agreement"]),
+    ]
+    return "\n".join(n for n in notes if n)
 
 
 def _ncols(fig, axes) -> int:
     spec = axes[0].get_subplotspec() if hasattr(axes[0], "get_subplotspec") else None
     return spec.get_gridspec().ncols if spec is not None else len(axes)
-
-
-def _figure(n_panels, n_rows, width, height):
-    width = float(width) if width is not None else style.WIDTH
-    label_room = 0.9
-    ncols = max(1, min(n_panels, int((width - label_room) // _MIN_PANEL)))
-    nrows = math.ceil(n_panels / ncols)
-    per_grid_row = 0.45 + 0.17 * n_rows
-    h = height if height is not None else 0.75 + nrows * per_grid_row
-    fig = style.figure(figsize=(width, h), layout="constrained")
-    grid = fig.add_gridspec(nrows, ncols)
-    axes = []
-    for k in range(n_panels):
-        r, c = divmod(k, ncols)
-        share = axes[0] if axes else None
-        axes.append(fig.add_subplot(grid[r, c], sharey=share))
-    return fig, axes
 
 
 def _panel(ax, sub, comp, y_of, colors=None):
@@ -302,6 +314,10 @@ def _panel(ax, sub, comp, y_of, colors=None):
         markeredgecolor="white",
         markeredgewidth=0.5,
     )
+    bare = shown & ~has_ci  # a value without an interval: hollow, not a precise dot
+    if bare.any():
+        ax.plot(x[bare], y[bare], "o", markerfacecolor="white", markeredgecolor=color,
+                markeredgewidth=1.1, markersize=4.5, gid="no_ci", zorder=3)  # fmt: skip
     style.na_marks(ax, y[~ok])
     if 0 in y:  # separate "(all)" from the rest
         ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
@@ -334,16 +350,21 @@ def _raw_panel(ax, sub, y_of):
     ax.grid(axis="x", color="0.92")
 
 
-def _legend(fig, with_ci, width):
+def _legend(fig, with_ci, without_ci, *, title=None):
     from matplotlib.lines import Line2D
 
-    handles = [
-        Line2D(
-            [], [], marker="o", linestyle="none", color="0.25", markersize=4.5, label="agreement"
-        )
-    ]
+    dot = {"marker": "o", "linestyle": "none", "color": "0.25", "markersize": 4.5}
+    handles = []
+    if with_ci or not without_ci:
+        handles.append(Line2D([], [], **dot, label="agreement"))
     if with_ci:
         handles.append(Line2D([], [], color="0.25", linewidth=1.4, label="95% bootstrap CI"))
+    if without_ci:
+        handles.append(
+            Line2D(
+                [], [], **dot, markerfacecolor="white", markeredgewidth=1.1, label="no interval"
+            )  # fmt: skip
+        )
     handles.append(Line2D([], [], color=style.grey(), linestyle="--", label="chance (0)"))
     return fig.legend(
         handles=handles,
@@ -352,6 +373,8 @@ def _legend(fig, with_ci, width):
         frameon=False,
         handlelength=1.6,
         columnspacing=1.0,
+        title=title,
+        title_fontproperties={"size": "medium"},
     )
 
 

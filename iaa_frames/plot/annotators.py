@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
@@ -129,8 +131,9 @@ def annotators(
     whisker, in the annotator's color of :func:`~iaa_frames.plot.annotator_colors` (the
     same in every figure of the result); the black bar is everybody ("(all)"), with its
     interval as a grey band, the grey dashed line chance. No line joins the components:
-    σ and α are different scales. A missing value is written "n/a" at its place, and the
-    note under the legend says why. An annotator below the black line on one component is the one to look
+    σ and α are different scales. A missing value is written "n/a" in a shaded band of its
+    own under the axis (apart from every value, chance included), and the note under the
+    legend says why. An annotator below the black line on one component is the one to look
     at there. The per-annotator figures are those of the result (pairs and units
     involving the annotator; see :func:`iaa_frames.agreement`).
 
@@ -177,13 +180,25 @@ def annotators(
         a: _MARKERS[i % len(_MARKERS)]
         for i, a in enumerate(a for a in colors if a != ALL)  # colors: natural order
     }
+    values = frame["agreement"].to_numpy(dtype=float)
+    gone = frame[~np.isfinite(values)]
+    missing = list(zip(gone["component"] + " of " + gone["annotator"], gone["note"]))
+    notes = [crowd_note(frame, result), style.na_note(missing), style.off_scale_note(values)]
+    note_text = "\n".join(n for n in notes if n)
+    bottom, top_ = style.value_range(frame[["agreement", "ci_low", "ci_high"]])
+    # undefined values in a band of their own under the axis, apart from every value
+    band = 0.18 * (top_ - bottom) if len(gone) else 0.0
+    na_at = bottom - 0.05 - band / 2
     with style.theme():
         w = float(width) if width is not None else style.WIDTH
-        ax = style.new_axes(ax, (w, 2.4 + 0.12 * len(others) / max(1, w / 3.5)))
+        # the panel (at least 1.3 in: its y label's length), the legend's rows, the note
+        legend_rows = 1 + (len(others) + 2 + bool(len(gone))) // max(1, int(w / 0.95))
+        h = 2.3 + 0.16 * legend_rows + style.note_height(note_text, w)
+        own = ax is None
+        ax = style.new_axes(ax, (w, h))
         style.chance_line(ax, orientation="horizontal")
         span = min(0.7, 0.09 * (len(others) + 1))
         x0 = np.arange(len(comps), dtype=float)
-        missing = []
         for name in names:
             sub = frame[frame["annotator"] == name]
             y = sub["agreement"].to_numpy(dtype=float)
@@ -192,12 +207,6 @@ def annotators(
             ci = np.isfinite(lo) & np.isfinite(hi)
             ok = np.isfinite(y)
             shown = ok & (y >= style.FLOOR)  # below the floor: at the edge, value written
-            if "note" in sub:
-                missing += [
-                    (f"{c} of {name}", n)
-                    for c, n, fine in zip(sub["component"], sub["note"], ok)
-                    if not fine
-                ]
             if name == ALL:
                 # everybody: a black bar across the component's group, its interval a band
                 half = span / 2 + 0.06
@@ -222,6 +231,11 @@ def annotators(
                     gid="profile:(all)",
                     label="all annotators",
                 )
+                if (~ok).any():  # everybody undefined: the bar in the band, at its top
+                    half = span / 2 + 0.06
+                    ax.hlines(np.full(int((~ok).sum()), na_at + 0.4 * band), x0[~ok] - half,
+                              x0[~ok] + half, color=colors[ALL], linewidth=1.4, zorder=3,
+                              gid="undefined")  # fmt: skip
                 continue
             j = others.index(name)
             x = x0 + (j - (len(others) - 1) / 2) * (span / max(len(others), 1))
@@ -243,8 +257,14 @@ def annotators(
                 label=name,
                 gid=f"profile:{name}",
             )
-            style.na_marks(ax, x[~ok], along="x", at=0.1, rotation=90, ha="center",
-                           va="bottom", fontsize=6, color=color)  # fmt: skip
+            bare = shown & ~ci  # a value without an interval: hollow, not a precise dot
+            if bare.any():
+                ax.plot(x[bare], y[bare], linestyle="none", marker=markers.get(name, "o"),
+                        markerfacecolor="white", markeredgecolor=color, markeredgewidth=1.0,
+                        markersize=4.5, zorder=6, gid="no_ci")  # fmt: skip
+            for xx in x[~ok]:  # "n/a" in the band under the axis, in the annotator's color
+                ax.text(xx, na_at - 0.1 * band, "n/a", rotation=90, ha="center", va="center", fontsize=6,
+                        color=style.text_color(color), gid="undefined")  # fmt: skip
         if ends and 0 < n_high < len(others):
             # the two ends of the crowd apart: a dotted line in every group between them
             step = span / max(len(others), 1)
@@ -254,17 +274,35 @@ def annotators(
         ticks = [f"{c}\n{views.symbol(views.measure_of(result, c))}" for c in comps]
         ax.set_xticks(range(len(comps)), ticks)
         ax.set_xlim(-0.5, len(comps) - 0.5)
-        bottom, top_ = style.value_range(frame[["agreement", "ci_low", "ci_high"]])
-        ax.set_ylim(bottom - 0.05, top_ + 0.03)
+        ax.set_ylim(bottom - 0.05 - band, top_ + 0.03)
+        if band:  # the band of undefined values: shaded, named at the left like a tick
+            ax.axhspan(bottom - 0.05 - band, bottom - 0.05, color="0.95", linewidth=0,
+                       zorder=0, gid="na_band")  # fmt: skip
+            ax.axhline(bottom - 0.05, color="0.6", linewidth=0.6, zorder=1)
+            ax.annotate("n/a", (0, na_at), xycoords=ax.get_yaxis_transform(), xytext=(-3, 0),
+                        textcoords="offset points", ha="right", va="center",
+                        fontsize="small", color=style.grey())  # fmt: skip
         ax.grid(axis="y", color="0.92")
-        ax.set_ylabel(style.long_name(result["agreement"], "agreement"))
+        ylabel = style.long_name(result["agreement"], "agreement")
+        # on two lines where the panel is short (its one line ran off the figure's top): the
+        # panel is what the title, ticks, legend and note leave (about 0.055 in a character)
+        panel = (
+            h - 0.85 - 0.16 * legend_rows - style.note_height(note_text, w)
+            if own
+            else ax.get_position().height * ax.figure.get_figheight()
+        )
+        short = panel < 0.055 * len(ylabel)
+        ax.set_ylabel(textwrap.fill(ylabel, 18) if short else ylabel)
         title = "annotator profiles"
         if label != ALL:
             title += f" (label {label})"
         ax.set_title(title)
+        others_ = frame[frame["annotator"] != ALL]
+        fin = np.isfinite(others_["agreement"].to_numpy(dtype=float))
+        ci_ = (np.isfinite(others_["ci_low"]) & np.isfinite(others_["ci_high"])).to_numpy()
+        if (fin & ~ci_).any():  # the hollow dots in the legend
+            ax.plot([], [], "o", markerfacecolor="white", markeredgecolor="0.25",
+                    markeredgewidth=1.0, markersize=4.5, label="no interval")  # fmt: skip
         legend = style.legend_below(ax, min_width=0.95, handlelength=1.6, columnspacing=1.0)
-        notes = [crowd_note(frame, result)]
-        notes.append(style.na_note(missing))
-        notes.append(style.off_scale_note(frame["agreement"]))
-        style.note(ax, "\n".join(n for n in notes if n), below=legend)
+        style.note(ax, note_text, below=legend)
     return ax

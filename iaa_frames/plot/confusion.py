@@ -7,6 +7,7 @@ import textwrap
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.colors import ListedColormap
 
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
@@ -49,11 +50,13 @@ def confusion(
 ):
     """Heatmap of the label confusion of matched pairs; binary α per class beside it.
 
-    Each cell's shade is the share of its row (row-normalized: where the row's class
-    ends up on the column side), its text the count of matched pairs. Beside each row,
-    the class's classification α (binary α of {class, other}); below them, the pooled
-    nominal α ("all"). Only the ``top`` classes by support (pairs in their row and
-    column) are drawn; a note says how many were left out.
+    Each cell's text is the count of matched pairs. Off the diagonal, its shade is its
+    share of the row's pairs whose labels differ (where the row's class ends up on the
+    column side when the two disagree); the diagonal (pairs that agree) is grey, so that
+    a few conflicts among many agreeing pairs stay visible. Beside each row, the class's
+    classification α (binary α of {class, other}); below them, the pooled nominal α
+    ("all"). Only the ``top`` classes are drawn, those in the most label conflicts first,
+    then by support (pairs in their row and column); a note says how many were left out.
 
     Parameters
     ----------
@@ -75,8 +78,8 @@ def confusion(
     Returns
     -------
     matplotlib.axes.Axes
-        The image has ``gid="confusion"``, cell texts ``gid="count"``, α texts
-        ``gid="alpha"``.
+        The shaded cells have ``gid="confusion"``, the grey diagonal ``gid="agreeing"``,
+        cell texts ``gid="count"``, α texts ``gid="alpha"``.
 
     Examples
     --------
@@ -105,8 +108,12 @@ def confusion(
         )
     counts = table.to_numpy(dtype=float)
     support = counts.sum(axis=0) + counts.sum(axis=1)
+    off = counts - np.diag(np.diag(counts))  # pairs whose two labels differ
+    conflicts = off.sum(axis=0) + off.sum(axis=1)
     names = [str(x) for x in table.index]
-    order = sorted(range(len(names)), key=lambda i: (-support[i], names[i]))
+    # the classes in conflicts first (most first), then by support: the top classes by
+    # support alone agreed on every pair in LVIS, and hid its label conflicts
+    order = sorted(range(len(names)), key=lambda i: (-conflicts[i], -support[i], names[i]))
     keep = order if top is None else order[:top]
     # the rows the figure holds: the grid is square, in what the names (rows at its
     # left, upright columns under it), the α column, the title and the x label leave; a row
@@ -119,6 +126,22 @@ def confusion(
         pos = ax.get_position()
         fw, fh = pos.width * ax.figure.get_figwidth(), pos.height * ax.figure.get_figheight()
     longest = max((len(names[i]) for i in keep), default=0)
+    # the title and the x label wrapped to the room right of the row names (about 13
+    # characters an inch): at 3.5 in one line ran past both edges of the figure; their
+    # lines beyond the first two make the figure taller (else they took room from the grid)
+    chars = max(24, int((fw - _CHAR_IN * longest - 0.5) * 13))
+    n_off = int(off.sum())
+    if counts.sum():  # pairs whose labels differ (a symmetric table counts both orders)
+        n_off = int(round(n_off * table.attrs.get("n_pairs", counts.sum()) / counts.sum()))
+    title = textwrap.fill(
+        f"labels of {table.attrs.get('n_pairs', 0):,} matched pairs, {n_off:,} with different "
+        "labels",
+        chars,
+    )
+    shade = textwrap.fill(
+        "(shade: share of the row's pairs with another label; grey: same label)", chars
+    )
+    extra = 0.15 * (title.count("\n") + shade.count("\n"))
     side = min(fw - _CHAR_IN * longest - 0.75, fh - _CHAR_IN * longest - 1.2)
     fit = max(2, int(side / _ROW_IN))
     if len(keep) > fit:
@@ -129,15 +152,23 @@ def confusion(
     shown = [names[i] for i in keep]
     n = max(len(shown), 1)
     w = float(width) if width is not None else min(7.0, 2.4 + 0.55 * n)
-    ax = style.new_axes(ax, (w, min(7.0, 1.9 + 0.5 * n) * w / min(7.0, 2.4 + 0.55 * n)))
-    row_total = counts[keep].sum(axis=1, keepdims=True)
+    ax = style.new_axes(ax, (w, min(7.0, 1.9 + 0.5 * n) * w / min(7.0, 2.4 + 0.55 * n) + extra))
+    # the shade of a cell off the diagonal: its share of the row's pairs with another
+    # label (where the row's class goes when the two differ); the diagonal (pairs that
+    # agree) is not shaded, its count written: it would outshine every conflict
+    row_off = off[keep].sum(axis=1, keepdims=True)
+    sub_off = sub - np.diag(np.diag(sub))
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(row_total > 0, sub / np.where(row_total > 0, row_total, 1), np.nan)
+        share = np.where(row_off > 0, sub_off / np.where(row_off > 0, row_off, 1), np.nan)
+    share[np.diag_indices_from(share)] = np.nan
     colormap = plt.get_cmap(cmap).with_extremes(bad="0.93")
     edges = np.arange(len(shown) + 1) - 0.5  # vector cells (no raster in SVG exports)
     ax.pcolormesh(
         edges, edges, np.ma.masked_invalid(share), cmap=colormap, vmin=0, vmax=1, gid="confusion"
     )
+    diag = np.eye(len(shown), dtype=bool)
+    ax.pcolormesh(edges, edges, np.ma.masked_where(~diag, np.ones(diag.shape)),
+                  cmap=ListedColormap(["0.85"]), gid="agreeing")  # fmt: skip
     ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(edges[-1], edges[0])
     ax.set_aspect("equal")
@@ -147,6 +178,8 @@ def confusion(
             for j in range(len(shown)):
                 s = share[i, j]
                 color = "white" if np.isfinite(s) and s > 0.55 else "0.15"
+                if i != j and not sub[i, j]:
+                    color = "0.7"  # no conflict: a faint 0, the conflicts stand out
                 ax.text(
                     j,
                     i,
@@ -155,6 +188,7 @@ def confusion(
                     va="center",
                     fontsize=small,
                     color=color,
+                    fontweight="bold" if i != j and sub[i, j] else "normal",
                     gid="count",
                 )
     # upright when a label is wider than its column (about 0.065 in a character at 8 pt;
@@ -186,9 +220,9 @@ def confusion(
     right_of_grid(f"all\n{style.fmt(table.attrs.get('alpha'))}", len(shown) - 0.5, -3, "top",
                   fontweight="bold", gid="alpha_all")  # fmt: skip
     ax.set_ylabel(f"label: {table.index.name}")
-    ax.set_xlabel(f"label: {table.columns.name}\n(shade: share of the row)")
+    ax.set_xlabel(f"label: {table.columns.name}\n{shade}")
     ax.set_title(
-        f"labels of {table.attrs.get('n_pairs', 0):,} matched pairs",
+        title,
         loc="left",
         fontsize="medium",
         pad=14,
@@ -197,6 +231,6 @@ def confusion(
         # wrapped to the width right of the Axes' left edge (past the row names), which
         # the note starts at: at 3.5 in it ran off the right edge
         chars = max(20, int((fw - _CHAR_IN * longest - 0.45) * 14))
-        text = style.hidden_note(hidden, "classes", top, by="matched pairs")
+        text = style.hidden_note(hidden, "classes", top, by="label conflicts, then matched pairs")
         style.note(ax, textwrap.fill(text, chars, subsequent_indent="  "))
     return ax

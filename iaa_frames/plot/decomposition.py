@@ -9,6 +9,7 @@ from iaa_frames.explore import views
 from iaa_frames.frame.schema import ALL
 
 from . import style
+from .rows import by_note, ranked
 
 __all__ = ["decomposition", "decomposition_frame"]
 
@@ -28,7 +29,8 @@ def decomposition_frame(
     annotator : str, default "(all)"
     top : int or None, default 15
         "(all)" plus the ``top`` labels by support (localization ``n_units``: matched
-        pairs of the class); ``attrs["n_hidden"]`` counts the rest.
+        pairs of the class), those with an interval first (as in :func:`forest_frame`);
+        ``attrs["n_hidden"]`` counts the rest.
 
     Returns
     -------
@@ -44,14 +46,22 @@ def decomposition_frame(
     >>> decomposition_frame(res)["component"].unique().tolist()
     ['detection', 'classification', 'localization']
     """
-    return views.component_frame(
+    frame = views.component_frame(
         result,
         components=components,
         along="label",
         fixed_dim="annotator",
         fixed=annotator,
-        top=top,
+        top=None,
     )
+    # the classes by support, those that are read first (the rows of the forest plot)
+    shown, hidden, n_unread = ranked(result, "label", top, fixed_dim="annotator", fixed=annotator)
+    at = {lab: i for i, lab in enumerate(shown)}
+    frame = frame[frame["label"].isin(at)]
+    frame = frame.iloc[np.argsort(frame["label"].map(at).to_numpy(), kind="stable")]
+    frame = frame.reset_index(drop=True)
+    frame.attrs = {"n_hidden": hidden, "n_unread": n_unread, "top": top, "annotator": annotator}
+    return frame
 
 
 def decomposition(
@@ -83,7 +93,10 @@ def decomposition(
     Returns
     -------
     matplotlib.axes.Axes
-        Dots have ``gid="estimate:<component>"``, whiskers ``gid="ci:<component>"``.
+        Dots have ``gid="estimate:<component>"`` (those without an interval are drawn
+        over hollow, ``gid="no_ci"``, "no interval" in the legend), whiskers
+        ``gid="ci:<component>"``; an undefined value is "n/a" at its place
+        (``gid="undefined"``) and the note says why.
 
     Examples
     --------
@@ -97,9 +110,17 @@ def decomposition(
     frame = decomposition_frame(result, components=components, annotator=annotator, top=top)
     labels = list(dict.fromkeys(frame["label"]))
     comps = list(dict.fromkeys(frame["component"]))
+    missing = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
+    notes = [
+        style.hidden_note(frame.attrs["n_hidden"], "labels", top, by_note(frame.attrs["n_unread"])),
+        style.na_note(zip(missing["component"] + " of " + missing["label"], missing["note"])),
+        style.off_scale_note(frame["agreement"]),
+    ]
+    note_text = "\n".join(n for n in notes if n)
     with style.theme():
         w = float(width) if width is not None else style.WIDTH
-        ax = style.new_axes(ax, (w, 1.0 + 0.3 * len(labels)))
+        # the rows, and the x label, legend and note under them
+        ax = style.new_axes(ax, (w, 1.0 + 0.3 * len(labels) + style.note_height(note_text, w)))
         step = min(0.8 / max(len(comps), 1), 0.22)
         y_of = {lab: i for i, lab in enumerate(labels)}
         style.chance_line(ax)
@@ -125,6 +146,13 @@ def decomposition(
                 gid=f"estimate:{comp}",
                 label=what,
             )
+            bare = shown & ~ci  # a value without an interval: hollow, not a precise dot
+            if bare.any():
+                ax.plot(x[bare], y[bare], "o", markerfacecolor="white", markeredgecolor=color,
+                        markeredgewidth=1.0, markersize=4, gid="no_ci", zorder=3)  # fmt: skip
+            # an undefined value: "n/a" at its place, in the component's color
+            style.na_marks(ax, y[~np.isfinite(x)], at=0.01, color=style.text_color(color),
+                           fontsize=5.5, ha="left")  # fmt: skip
         ax.set_yticks(range(len(labels)), labels)
         ax.set_ylim(len(labels) - 0.5, -0.5)
         if len(labels) > 1:
@@ -142,10 +170,11 @@ def decomposition(
         if annotator != ALL:
             title += f" (annotator {annotator})"
         ax.set_title(title)
+        fin = np.isfinite(frame["agreement"].to_numpy(dtype=float))
+        ci = (np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).to_numpy()
+        if (fin & ~ci).any():  # the hollow dots in the legend
+            ax.plot([], [], "o", markerfacecolor="white", markeredgecolor="0.25",
+                    markeredgewidth=1.0, markersize=4, label="no interval")  # fmt: skip
         legend = style.legend_below(ax, min_width=1.25, handlelength=1.6, columnspacing=1.0)
-        notes = [
-            style.hidden_note(frame.attrs["n_hidden"], "labels", top),
-            style.off_scale_note(frame["agreement"]),
-        ]
-        style.note(ax, "\n".join(n for n in notes if n), below=legend)
+        style.note(ax, note_text, below=legend)
     return ax

@@ -2,12 +2,14 @@
 
 A title of parts ("img_00012  (640×480 px)", "632 unmatched (object, annotator)", "90 label",
 …) is packed into lines no wider than its Axes: the first ``head`` parts on lines of their
-own, the others joined by " · ", a part wider than the line broken between words (and a
-word wider than the line between characters).
+own, the others joined by " · ", a part wider than the line broken between words (a word
+wider than the line after a "/", "_", "-" or ".", and between characters only where a
+part of it is still wider).
 """
 
 from __future__ import annotations
 
+import re
 import weakref
 
 from iaa_frames.errors import ParameterError
@@ -45,6 +47,29 @@ def lines_fit(lines, width: float, prop, renderer) -> bool:
 
 
 def _break_word(word: str, width: float, prop, renderer) -> list[str]:
+    """A word wider than ``width`` in pieces: after a "/", "_", "-" or "." where it has
+    them (a file name breaks between its parts, "frames/" "cam_02/" "000123.jpg", not
+    mid-part), and a part still too wide between characters."""
+    parts = [p for p in re.split(r"(?<=[/_\-.])", word) if p]
+    if len(parts) > 1:
+        pieces, current = [], ""
+        for part in parts:
+            if line_width(part, prop, renderer) > width:
+                if current:
+                    pieces.append(current)
+                    current = ""
+                *whole, current = _break_chars(part, width, prop, renderer)
+                pieces.extend(whole)  # its tail may take the next part
+            elif current and line_width(current + part, prop, renderer) > width:
+                pieces.append(current)
+                current = part
+            else:
+                current += part
+        return pieces + ([current] if current else [])
+    return _break_chars(word, width, prop, renderer)
+
+
+def _break_chars(word: str, width: float, prop, renderer) -> list[str]:
     pieces, current = [], ""
     for ch in word:
         if current and line_width(current + ch, prop, renderer) > width:
@@ -61,13 +86,17 @@ def _split(part: str, width: float, prop, renderer) -> list[str]:
         return [part]
     pieces, current = [], ""
     for word in part.split():
-        for w in (
+        broken = (
             [word]
             if line_width(word, prop, renderer) <= width
             else _break_word(word, width, prop, renderer)
-        ):
+        )
+        for k, w in enumerate(broken):
             joined = f"{current} {w}" if current else w
-            if current and line_width(joined, prop, renderer) > width:
+            if k:  # the rest of a broken word: a line of its own, no space put in it
+                pieces.append(current)
+                current = w
+            elif current and line_width(joined, prop, renderer) > width:
                 pieces.append(current)
                 current = w
             else:

@@ -1,12 +1,14 @@
-"""Marks shared by the plots: "n/a" where a value would be drawn, the span of an
-agreement axis, and values below its floor drawn at its edge. Re-exported by
+"""Marks shared by the plots: "n/a" where a value would be drawn and the note saying why,
+the span of an agreement axis, and values below its floor drawn at its edge. Re-exported by
 :mod:`iaa_frames.plot.style`."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-__all__ = ["FLOOR", "GREY", "na_marks", "off_scale", "off_scale_note", "value_range"]
+__all__ = ["FLOOR", "GREY", "na_marks", "na_note", "off_scale", "off_scale_note", "value_range"]
 
 #: The grey of chance lines, notes and undefined values (:func:`iaa_frames.plot.style.grey`).
 GREY = "0.45"
@@ -141,3 +143,52 @@ def off_scale_note(values, *, floor: float = FLOOR) -> str:
     return (
         f"{n:,} {what} below {at}: drawn at the edge of the axis (a triangle), their value written"
     )
+
+
+_COUNT = re.compile(r"\(n=(\d+)([^)]*)\)")
+
+
+def na_note(entries, *, limit: int = 6) -> str:
+    """Why values are missing, grouped by reason: one line per reason, naming where.
+
+    Parameters
+    ----------
+    entries : iterable of (str, str)
+        ``(where, reason)`` of each missing value (e.g. ``("localization, ben", "too few
+        chance units (n=27: ...)")``); empty reasons and "not applicable" are left out.
+    limit : int, default 6
+        Places named per reason; the others are counted.
+
+    Returns
+    -------
+    str
+        ``"n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe"``
+        (one line per reason), or ``""``.
+
+    Examples
+    --------
+    >>> na_note([("ben", "too few chance units (n=27: the whole chance population)"),
+    ...          ("chloe", "too few chance units (n=29: the whole chance population)")])
+    'n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe'
+    """
+    groups: dict = {}
+    for where, reason in entries:
+        reason = "" if reason is None else str(reason)
+        if not reason or reason == "not applicable":
+            continue
+        m = _COUNT.search(reason)
+        key = _COUNT.sub("(n=#\\2)", reason) if m else reason
+        ns, places = groups.setdefault(key, ([], []))
+        if m and int(m.group(1)) not in ns:
+            ns.append(int(m.group(1)))
+        places.append(str(where))
+    lines = []
+    for key, (ns, places) in groups.items():
+        ns = sorted(ns)
+        counts = ", ".join(f"{n:,}" for n in ns[:4]) + ("…" if len(ns) > 4 else "")
+        text = key.replace("#", counts) if ns else key
+        named = ", ".join(places[:limit])
+        if len(places) > limit:
+            named += f" and {len(places) - limit:,} more"
+        lines.append(f"n/a: {text}: {named}")
+    return "\n".join(lines)

@@ -308,7 +308,11 @@ def _pairwise(
         ax.set_ylim(values.shape[0] - 0.5, -0.5)
         image.set_gid("cells")
         diagonal = np.arange(n) if len(frame.index) == len(frame.columns) else []
-        for i in diagonal:
+        off = values[~np.eye(*values.shape, dtype=bool)] if values.size else values
+        # no pair defined: a blank panel holding why (no "n/a" in every cell, no hatched
+        # diagonal, no box drawn over cells)
+        empty = bool(off.size) and not np.isfinite(off).any()
+        for i in [] if empty else diagonal:
             ax.add_patch(
                 Rectangle(
                     (i - 0.5, i - 0.5),
@@ -338,7 +342,7 @@ def _pairwise(
         ax.tick_params(which="minor", length=0)
         for side in ax.spines.values():
             side.set_visible(False)
-        if annot:
+        if annot and not empty:
             size = 7 if n <= 8 else 6
             for i in range(values.shape[0]):
                 for j in range(values.shape[1]):
@@ -375,8 +379,7 @@ def _pairwise(
             low = math.ceil(float(norm.vmin) * 100) / 100
             cbar.set_ticks(sorted({low, 0.0, 0.5, float(norm.vmax)}))
         reason = undefined_reason(frame)
-        off = values[~np.eye(*values.shape, dtype=bool)] if values.size else values
-        if off.size and not np.isfinite(off).any():
+        if empty:
             # nothing to see: say why in the panel, and what to ask for instead
             other = {"localization": "detection"}.get(frame.attrs["component"], "localization")
             why = re.sub(r"\s*\(n=[^)]*\)", "", reason.split("\n")[0][len("n/a: ") :])
@@ -394,7 +397,6 @@ def _pairwise(
                 va="center",
                 fontsize="small",
                 color="0.2",
-                bbox=dict(facecolor="white", edgecolor="0.7", boxstyle="round,pad=0.4"),
                 gid="undefined",
             )
         notes = [

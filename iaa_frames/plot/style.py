@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import re
 import textwrap
 
 import matplotlib
@@ -23,7 +22,7 @@ from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
 from .figure import ShownOnce, figure, subplots, text_color
-from .marks import FLOOR, GREY, na_marks, off_scale, off_scale_note, value_range
+from .marks import FLOOR, GREY, na_marks, na_note, off_scale, off_scale_note, value_range
 
 __all__ = [
     "ALL_COLOR",
@@ -48,6 +47,7 @@ __all__ = [
     "na_marks",
     "na_note",
     "new_axes",
+    "note_height",
     "note_lines",
     "note_room",
     "note",
@@ -191,13 +191,15 @@ def long_name(obj, default: str) -> str:
 
 
 def fmt(x, digits: int = 2) -> str:
-    """A number for a label: ``0.82``, ``-0.10``, or ``n/a`` for NaN/None."""
+    """A number for a label: ``0.82``, ``-0.10``, ``0.00`` for -0.001 (never "-0.00"), or
+    ``n/a`` for NaN/None."""
     if x is None:
         return "n/a"
     x = float(x)
     if not math.isfinite(x):
         return "n/a"
-    return f"{x:.{digits}f}"
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # never "-0.00"
 
 
 def fmt_p(p) -> str:
@@ -216,55 +218,6 @@ def hidden_note(
         return ""
     plural = what if n_hidden != 1 else what.rstrip("s")
     return f"+ {n_hidden:,} more {plural} not shown (top {top} by {by})"
-
-
-_COUNT = re.compile(r"\(n=(\d+)([^)]*)\)")
-
-
-def na_note(entries, *, limit: int = 6) -> str:
-    """Why values are missing, grouped by reason: one line per reason, naming where.
-
-    Parameters
-    ----------
-    entries : iterable of (str, str)
-        ``(where, reason)`` of each missing value (e.g. ``("localization, ben", "too few
-        chance units (n=27: ...)")``); empty reasons and "not applicable" are left out.
-    limit : int, default 6
-        Places named per reason; the others are counted.
-
-    Returns
-    -------
-    str
-        ``"n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe"``
-        (one line per reason), or ``""``.
-
-    Examples
-    --------
-    >>> na_note([("ben", "too few chance units (n=27: the whole chance population)"),
-    ...          ("chloe", "too few chance units (n=29: the whole chance population)")])
-    'n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe'
-    """
-    groups: dict = {}
-    for where, reason in entries:
-        reason = "" if reason is None else str(reason)
-        if not reason or reason == "not applicable":
-            continue
-        m = _COUNT.search(reason)
-        key = _COUNT.sub("(n=#\\2)", reason) if m else reason
-        ns, places = groups.setdefault(key, ([], []))
-        if m and int(m.group(1)) not in ns:
-            ns.append(int(m.group(1)))
-        places.append(str(where))
-    lines = []
-    for key, (ns, places) in groups.items():
-        ns = sorted(ns)
-        counts = ", ".join(f"{n:,}" for n in ns[:4]) + ("…" if len(ns) > 4 else "")
-        text = key.replace("#", counts) if ns else key
-        named = ", ".join(places[:limit])
-        if len(places) > limit:
-            named += f" and {len(places) - limit:,} more"
-        lines.append(f"n/a: {text}: {named}")
-    return "\n".join(lines)
 
 
 def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwargs):
@@ -334,11 +287,33 @@ def note_lines(text: str, *, width: float) -> int:
     return _wrap(text, width, 0.75).count("\n") + 1 if text else 0
 
 
+def note_height(text: str, width: float) -> float:
+    """Inches a note under an Axes (:func:`note`) of a figure ``width`` inches wide takes,
+    to make the figure that much taller; 0 for no note.
+
+    Examples
+    --------
+    >>> note_height("", 7.0), note_height("a note", 7.0)
+    (0.0, 0.25)
+    """
+    lines = note_lines(text, width=width)
+    return 0.12 + 0.13 * lines if lines else 0.0
+
+
 def note_room(fig, text: str) -> float:
-    """Inches a note of the Figure (:func:`note`) takes at its bottom; 0 for no note."""
+    """Inches a note of the Figure (:func:`note`) takes at its bottom; 0 for no note.
+
+    ``fig`` is the Figure, or its width in inches (to size a figure before making it).
+
+    Examples
+    --------
+    >>> note_room(7.0, ""), note_room(7.0, "one line")
+    (0.0, 0.25)
+    """
     if not text:
         return 0.0
-    return 0.12 + 0.13 * (_wrap(text, fig.get_figwidth()).count("\n") + 1)
+    width = float(fig) if isinstance(fig, (int, float)) else fig.get_figwidth()
+    return 0.12 + 0.13 * (_wrap(text, width).count("\n") + 1)
 
 
 def note(target, text: str, *, below=None, reserve: float = 0.0):

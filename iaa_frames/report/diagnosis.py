@@ -37,6 +37,7 @@ import numpy as np
 from iaa_frames.engine.result import COMPONENTS, MEASURES
 from iaa_frames.explore.views import cell_value, top_by_support
 from iaa_frames.frame.schema import ALL
+from iaa_frames.plot.rows import unread as unread_of
 from iaa_frames.settings.thresholds import has_threshold_dim, nearest_threshold
 
 from .evidence import TRIAD as _TRIAD
@@ -256,14 +257,14 @@ def _label_sentences(result, limit, sweep=None):
     low = sub["ci_low"].values if "ci_low" in sub else np.full(values.shape, np.nan)
     high = sub["ci_high"].values if "ci_high" in sub else np.full(values.shape, np.nan)
     groups: dict[str, list] = {}
-    undefined, unread = [], []
+    undefined = []
     # with intervals in the corpus, a class whose figures have none (fewer than 4 items)
-    # is not read: its levels would rest on point estimates of a handful of units
-    intervals = bool(np.isfinite(list(_intervals(result)["detection"])).all())
+    # is not read: its levels would rest on point estimates of a handful of units (the
+    # rule of the figures and their captions, iaa_frames.plot.rows.unread)
+    not_read = set(unread_of(result, "label"))
+    unread = [lab for lab in labels if lab in not_read]
     for k, lab in enumerate(labels):
-        finite = np.isfinite(values[:, k])
-        if intervals and finite.any() and not np.isfinite(low[finite, k]).all():
-            unread.append(lab)
+        if lab in not_read:
             continue
         lv = relative_levels(
             dict(zip(comps, values[:, k])),

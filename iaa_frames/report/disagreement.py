@@ -71,7 +71,8 @@ def disagreement_section(
     top : int, default 20
         Classes and annotators listed in the count tables.
     n_items : int, default 6
-        Items drawn in the grid of the worst items.
+        Most items drawn in the grid of the worst items (those carrying more disagreement
+        than the corpus mean only).
     low_overlap : float or None, default 0.8
         Cut-off of the ``low_overlap`` conflicts.
 
@@ -142,6 +143,10 @@ def disagreement_section(
             f"<figcaption>{html.escape(caption)}</figcaption></figure>"
         )
 
+    # the hard items only (more disagreement than the corpus mean), as the tables list
+    from iaa_frames.explore.items import items as item_table
+
+    hard = int((item_table(tables, component="localization")["excess"] > 0).sum())
     figure(
         "worst-items",
         "The items that carry the most disagreement, as drawn",
@@ -151,13 +156,15 @@ def disagreement_section(
         "dotted link and triangle: matched with low overlap. Tags give each group's "
         "label(s). Ranked as the hardest items are (excess disagreement); each title "
         "gives the item's excess, its σ and its conflicts.",
-        lambda: plot.worst_items(tables, n=n_items, low_overlap=low_overlap),
+        lambda: plot.worst_items(tables, n=max(1, min(n_items, hard)), low_overlap=low_overlap),
     )
     figure(
         "confusion",
         "Label confusion of matched pairs",
         "How often one annotator's label meets another's on a matched pair (each pair "
-        "counted in both directions); shade = share of the row. Right: the "
+        "counted in both directions). The classes in the most label conflicts are drawn "
+        "first; off the diagonal, the shade is the share of the row's pairs whose labels "
+        "differ; the diagonal (same label) is grey, its count written. Right: the "
         "classification α of each class (binary, class vs other) and of all labels.",
         lambda: plot.confusion(tables, top=top),
     )

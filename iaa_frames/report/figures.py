@@ -18,6 +18,7 @@ from iaa_frames.engine.result import MEASURES
 from iaa_frames.errors import IAAWarning
 from iaa_frames.explore.views import cell_value, symbol
 from iaa_frames.frame.schema import ALL
+from iaa_frames.plot.rows import unread
 
 from .formatting import fmt, plural
 from .pair_choice import pair_annotators
@@ -69,10 +70,13 @@ def svg(fig, name: str) -> str:
 
 
 def _extremes(result, dim, component):
-    """(best, worst) coordinate of ``dim`` (not "(all)") on a component, with values."""
+    """(best, worst) coordinate of ``dim`` (not "(all)") on a component, with values;
+    only among the coordinates that are read (:func:`iaa_frames.plot.rows.unread`: the
+    rule of the reading)."""
     other = "annotator" if dim == "label" else "label"
     v = result["agreement"].sel(component=component, **{other: ALL}).to_series()
-    v = v[[str(i) != ALL for i in v.index]].dropna()
+    not_read = set(unread(result, dim))
+    v = v[[str(i) != ALL and str(i) not in not_read for i in v.index]].dropna()
     if v.empty:
         return None
     return (str(v.idxmax()), float(v.max())), (str(v.idxmin()), float(v.min()))
@@ -85,7 +89,7 @@ def caption_forest(result):
         ext = _extremes(result, "label", c)
         if ext and ext[0][0] != ext[1][0]:
             (hi, vh), (lo, vl) = ext
-            parts.append(f"{c}: highest {hi} ({vh:.2f}), lowest {lo} ({vl:.2f})")
+            parts.append(f"{c}: highest {hi} ({fmt(vh)}), lowest {lo} ({fmt(vl)})")
     raw = cell_value(result, "localization", var="raw_iou")
     text = (
         "Agreement of each class, one panel per component, with 95% bootstrap "
@@ -93,10 +97,18 @@ def caption_forest(result):
     )
     if parts:
         text += " " + "; ".join(parts) + "."
+    n_unread = len(unread(result, "label"))
+    if n_unread:  # as the reading says
+        text += (
+            f" Classes are ranked by support, those with an interval first; "
+            f"{plural(n_unread, 'class', 'classes')} resting on fewer than 4 items (no "
+            f"interval) {'is' if n_unread == 1 else 'are'} not read"
+            + (" and not named here." if parts else ".")
+        )
     if math.isfinite(raw):
         text += (
             f" The raw IoU panel shows the uncorrected mean IoU of matched pairs "
-            f"({raw:.2f} pooled), on its own axis."
+            f"({fmt(raw)} pooled), on its own axis."
         )
     return text
 
@@ -117,7 +129,7 @@ def caption_annotators(result):
         # only a difference the two decimals show ("0.98 against 0.98" said nothing)
         if ext and math.isfinite(pooled) and round(ext[1][1], 2) < round(pooled, 2):
             parts.append(
-                f"{c}: lowest {ext[1][0]} ({ext[1][1]:.2f} against {pooled:.2f} for everybody)"
+                f"{c}: lowest {ext[1][0]} ({fmt(ext[1][1])} against {fmt(pooled)} for everybody)"
             )
     who = (
         f"Each of the {plural(len(names), 'annotator')}"
@@ -148,12 +160,12 @@ def caption_pairwise(pw, names=None, left_out: str = ""):
             m = m.sel({m.dims[0]: shown, m.dims[1]: shown})
         v = m.to_series().dropna()
         v = v[[a < b for a, b in v.index]]
-        if len(v) and f"{v.max():.2f}" == f"{v.min():.2f}":  # no pair stands out
-            texts.append(f"{c}: every pair {v.max():.2f}")
+        if len(v) and f"{fmt(v.max())}" == f"{fmt(v.min())}":  # no pair stands out
+            texts.append(f"{c}: every pair {fmt(v.max())}")
         elif len(v):
             (a, b), (x, y) = v.idxmax(), v.idxmin()
             texts.append(
-                f"{c}: closest pair {a}–{b} ({v.max():.2f}), furthest {x}–{y} ({v.min():.2f})"
+                f"{c}: closest pair {a}–{b} ({fmt(v.max())}), furthest {x}–{y} ({fmt(v.min())})"
             )
     text = (
         "Agreement of every pair of annotators (hatched diagonal: an annotator with "
@@ -180,22 +192,30 @@ def caption_distributions(result, comp):
     )
     if math.isfinite(s) and math.isfinite(n):
         text += (
-            f" Pooled: σ = {s:.2f}, KS = {k:+.2f}, {int(n):,} within-item units "
+            f" Pooled: σ = {fmt(s)}, KS = {k:+.2f}, {int(n):,} within-item units "
             f"against {int(nc):,} chance units."
         )
     return text
 
 
-def caption_items(item_table):
-    """Caption of the hardest items: how they are ranked, and the first."""
+def caption_items(item_table, n_easy: int = 0):
+    """Caption of the hardest items: how they are ranked, and the first; ``n_easy``
+    items carrying no more disagreement than the corpus mean are not drawn."""
     if item_table.empty:
         return "No item has within-item units."
     top = item_table.iloc[0]
-    return (
+    text = (
         f"Items ranked by the disagreement they carry beyond the corpus mean (units x "
         f"(item mean distance − corpus mean)); the bar is the item's own σ. First: "
         f"{top['item']} ({int(top['n_pairs'])} units, σ = {fmt(top['sigma'])})."
     )
+    if n_easy:
+        text += (
+            f" The other {plural(n_easy, 'item')} "
+            f"{'carries' if n_easy == 1 else 'carry'} no more disagreement than the "
+            f"corpus mean and {'is' if n_easy == 1 else 'are'} not drawn."
+        )
+    return text
 
 
 def draw_figures(tables, result, pw, item_table, top):
@@ -365,5 +385,12 @@ def draw_figures(tables, result, pw, item_table, top):
             caption_distributions(result, comp),
             lambda comp=comp: plot.distributions(tables, component=comp, by="label", top=3),
         )
-    add("items", "Hardest items", caption_items(item_table), lambda: plot.items(item_table, top=15))
+    # the hard items only: those carrying more disagreement than the corpus mean
+    hard = item_table[item_table["excess"].to_numpy(dtype=float) > 0]
+    if hard.empty:
+        none = "<p>No item carries more disagreement than the corpus mean.</p>"
+        figs.append(("items", "Hardest items", none, ""))
+    else:
+        add("items", "Hardest items", caption_items(hard, len(item_table) - len(hard)),
+            lambda: plot.items(hard, top=15))  # fmt: skip
     return figs

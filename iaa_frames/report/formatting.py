@@ -8,7 +8,7 @@ import math
 
 from iaa_frames.explore.views import measure_of, symbol
 
-__all__ = ["cell_text", "component_name", "fmt", "listing", "plural"]
+__all__ = ["cell_text", "component_name", "fmt", "listing", "number", "plural"]
 
 
 def fmt(x, digits=2) -> str:
@@ -16,14 +16,26 @@ def fmt(x, digits=2) -> str:
 
     Examples
     --------
-    >>> fmt(0.8237), fmt(float("nan")), fmt(None)
-    ('0.82', 'n/a', 'n/a')
+    >>> fmt(0.8237), fmt(float("nan")), fmt(None), fmt(-0.001)
+    ('0.82', 'n/a', 'n/a', '0.00')
     """
     try:
         x = float(x)
     except (TypeError, ValueError):
         return "n/a"
-    return f"{x:.{digits}f}" if math.isfinite(x) else "n/a"
+    return number(x, digits) if math.isfinite(x) else "n/a"
+
+
+def number(x: float, digits: int = 2) -> str:
+    """``x`` with ``digits`` decimals, never "-0.00" (a value that rounds to zero has no sign).
+
+    Examples
+    --------
+    >>> number(-0.004), number(-0.006), number(0.5, 1)
+    ('0.00', '-0.01', '0.5')
+    """
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def cell_text(v, lo, hi) -> str:
@@ -38,8 +50,8 @@ def cell_text(v, lo, hi) -> str:
     if not math.isfinite(v):
         return "n/a"
     if math.isfinite(lo) and math.isfinite(hi):
-        return f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
-    return f"{v:.2f}"
+        return f"{number(v)} [{number(lo)}, {number(hi)}]"
+    return number(v)
 
 
 def plural(n: int, word: str, plural: str | None = None) -> str:

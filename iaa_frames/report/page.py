@@ -136,7 +136,9 @@ def _section_by_label(ctx):
     note = (
         (
             f"<p class=note>{plural(hidden, 'more class', 'more classes')} not shown (top "
-            f"{ctx.top} by support); by_label.csv holds all.</p>"
+            f"{ctx.top} by support"
+            + ("; classes with an interval first" if table.attrs.get("n_unread") else "")
+            + "); by_label.csv holds all.</p>"
         )
         if hidden
         else ""

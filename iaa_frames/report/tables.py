@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.explore.compact import numeric_text
-from iaa_frames.explore.views import by_annotator, by_label, symbol, top_by_support
+from iaa_frames.explore.views import by_annotator, by_label, symbol
+from iaa_frames.plot.rows import ranked
 
-from .formatting import cell_text, component_name, fmt
+from .formatting import cell_text, component_name, fmt, plural
 from .levels import against_chance
 
 __all__ = ["headline_html", "html_table", "items_html", "params_table", "summary_table"]
@@ -109,12 +110,15 @@ NOT_APPLICABLE = {
 
 def summary_table(result, dim, top):
     """The classes (``dim="label"``) or annotators of the report: agreement [CI] and n
-    per component, "(all)" and the ``top`` rows by support; how many rows were left out;
+    per component, "(all)" and the ``top`` rows by support, those with an interval first
+    (:func:`iaa_frames.plot.rows.ranked`); how many rows were left out;
     and the reason of every "n/a", or the note of a defined cell (a class's borrowed
     chance baseline says what it assumes), as a frame of the table's shape for
     :func:`html_table`.
     """
-    shown, hidden = top_by_support(result, dim, top)
+    # the rows by support, those that are read first (as the figures rank them)
+    other = "annotator" if dim == "label" else "label"
+    shown, hidden, n_unread = ranked(result, dim, top, fixed_dim=other)
     wide = (by_label if dim == "label" else by_annotator)(result).reindex(shown)
     out = pd.DataFrame(index=wide.index)
     why = pd.DataFrame(index=wide.index)
@@ -131,6 +135,7 @@ def summary_table(result, dim, top):
         n = wide.get(f"{c}_n_units", pd.Series(np.nan, index=wide.index))
         out[f"n ({c})"] = [str(int(x)) if math.isfinite(float(x)) else "0" for x in n]
     out.attrs["reasons"] = why
+    out.attrs["n_unread"] = n_unread
     return out, hidden
 
 
@@ -215,7 +220,8 @@ ITEM_HEADINGS = {
 
 def items_html(item_table, item_detection, n=15):
     """The ``n`` hardest items on localization and on detection (tables of
-    :func:`iaa_frames.explore.items.items`)."""
+    :func:`iaa_frames.explore.items.items`): those whose excess is positive (more
+    disagreement than the corpus mean), a note counting the others."""
     cols = [
         "item",
         "sigma",
@@ -230,6 +236,19 @@ def items_html(item_table, item_detection, n=15):
     parts = []
     for name, t in (("localization", item_table), ("detection", item_detection)):
         parts.append(f"<h3>{html.escape(name)}</h3>")
-        shown = t[cols].head(n).set_index("item").rename(columns=ITEM_HEADINGS)
-        parts.append(html_table(shown, index_name="item", classes="items"))
+        # the hard items only: those carrying more disagreement than the corpus mean
+        hard = t[t["excess"].to_numpy(dtype=float) > 0] if "excess" in t else t
+        shown = hard[cols].head(n).set_index("item").rename(columns=ITEM_HEADINGS)
+        if len(shown):
+            parts.append(html_table(shown, index_name="item", classes="items"))
+        easy = len(t) - len(hard)
+        if easy:
+            parts.append(
+                "<p class=note>No item carries more disagreement than the corpus mean; "
+                "items.csv holds all.</p>"
+                if hard.empty
+                else f"<p class=note>{plural(easy, 'more item')} "
+                f"{'carries' if easy == 1 else 'carry'} no more disagreement than the corpus "
+                "mean (excess ≤ 0): not listed; items.csv holds all.</p>"
+            )
     return "".join(parts)

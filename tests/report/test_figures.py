@@ -13,6 +13,8 @@ from iaa_frames.explore.items import items  # noqa: E402
 from iaa_frames.report import figures  # noqa: E402
 from iaa_frames.report.pair_choice import PAIRS  # noqa: E402
 
+ALL = "(all)"
+
 
 def draw(df, n_chance):
     """Every figure of the report of ``df``, by key; their captions by key; the pair
@@ -211,3 +213,34 @@ def test_pair_panels_of_many_annotators_keep_their_names_apart(n):
     order = [str(v) for v in pw["detection"].annotator_a.values[np.argsort(-mean, kind="stable")]]
     assert names == order[:8] + order[-8:]
     assert all(sum(ln.get_gid() == "ends" for ln in ax.lines) == 2 for ax in panels)
+
+
+def test_forest_caption_names_only_classes_the_reading_reads():
+    """#42 item 8: on LVIS the caption named the highest and lowest classes among ones
+    resting on 1-2 items, which the Reading says it does not read."""
+    import numpy as np
+
+    from iaa_frames.report.diagnosis import reading
+
+    result = iaf.load_sample("coco").iaa.agreement(n_boot=20)
+    # "person" rests on too few items: the highest detection, and no interval
+    result["agreement"].loc[{"component": "detection", "label": "person", "annotator": ALL}] = 1.0
+    for v in ("ci_low", "ci_high"):
+        result[v].loc[{"label": "person"}] = np.nan
+    text = figures.caption_forest(result)
+    assert "person" not in text and "not read" in text
+    said = " ".join(reading(result))
+    assert "(person) are not read" in said
+
+
+def test_hardest_items_are_only_the_hard_ones():
+    from iaa_frames.report.tables import items_html
+
+    tables = iaf.pair_tables(iaf.load_sample("coco"), n_chance=200)
+    loc, det = items(tables, component="localization"), items(tables, component="detection")
+    page = items_html(loc, det)
+    easy = loc[~(loc["excess"] > 0)]["item"]  # excess ≤ 0, or none (no units)
+    assert len(easy) and not any(f">{name}<" in page.split("<h3>detection")[0] for name in easy)
+    assert f"{len(easy)} more items carry no more disagreement than the corpus mean" in page
+    _, captions, _ = draw(iaf.load_sample("coco"), 200)
+    assert f"The other {len(easy)} items carry no more disagreement" in captions["items"]
