@@ -28,7 +28,7 @@ import pandas as pd
 import xarray as xr
 
 from iaa_frames.api import results
-from iaa_frames.api.methods import deprecated_name, doc_from
+from iaa_frames.api.methods import deprecated_name, doc_from, keywords_checked
 from iaa_frames.engine import memo, resolve
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import (
@@ -225,6 +225,7 @@ class ResultPlots:
             width=width,
         )
 
+    @keywords_checked
     def pairwise(
         self,
         *,
@@ -279,6 +280,7 @@ class ResultPlots:
             matrix_of(component), top=top, annot=annot, width=width, ax=ax, caption=skipped
         )
 
+    @keywords_checked
     def items(
         self,
         *,
@@ -578,6 +580,7 @@ class FramePlots:
 
     # -- where they disagree ----------------------------------------------------------
 
+    @keywords_checked
     def item(
         self,
         item,

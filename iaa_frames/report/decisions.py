@@ -69,10 +69,21 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
         )
         return html_table(frame, reasons=reasons, notes_id=notes_id)
 
+    p_threshold = c.params.get("p_threshold", float("nan"))
+    if np.isfinite(p_threshold):
+        rule = (
+            f"its probability of being a real object (<em>p_real</em>, from how many of "
+            f"those who saw the item drew it, under a mixture fitted to this corpus) at "
+            f"least {p_threshold:.2f}, the threshold that maximises the expected F1"
+        )
+    else:
+        rule = (
+            f"drawn by annotators holding at least {c.params['quorum']:g} of the weight of "
+            "those who saw the item"
+        )
     text = (
         f"<p>One object per matched cluster, weighted by each annotator's estimated quality "
-        f"(<code>iaf.consensus</code>): {plural(n_obj, 'object')} accepted "
-        f"(drawn by annotators holding at least half the weight of those who saw the item), "
+        f"(<code>iaf.consensus</code>): {plural(n_obj, 'object')} accepted ({rule}), "
         f"{plural(n_un, 'cluster')} below that quorum. Boxes are the weighted mean of the "
         "members' coordinates (weights: each annotator's estimated precision), labels a "
         "weighted vote; <em>margin</em> is the winner's share of the vote minus the "
@@ -84,8 +95,7 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
     if alone:  # accepted, yet nobody else drew them: not an agreement
         table += (
             f"<p class=note>{plural(alone, 'accepted object')} drawn by one annotator alone, "
-            "whose weight reaches the quorum (one of two annotators, or one of high "
-            "estimated quality): a consensus of one, not an agreement.</p>"
+            "who passes the quorum alone: a consensus of one, not an agreement.</p>"
         )
     need = (
         f"<p>Label splits: {plural(len(split), 'accepted object')} with a margin below "

@@ -106,6 +106,32 @@ def test_an_accessor_method_names_itself_as_called_and_the_nearest_keyword():
         res.iaa.sigma(zzz=1)
 
 
+def test_every_accessor_method_says_did_you_mean():
+    """Every public method of the four accessor classes checks its keywords (the three
+    plot methods without doc_from were the last without it)."""
+    from iaa_frames.accessor import IAAAccessor, ResultAccessor
+    from iaa_frames.plot.accessor import FramePlots, ResultPlots
+
+    import inspect
+
+    classes = (IAAAccessor, ResultAccessor, FramePlots, ResultPlots)
+    methods = [
+        (cls.__name__, name, member)
+        for cls in classes
+        for name, member in inspect.getmembers(cls, inspect.isfunction)
+        if not name.startswith("_")
+    ]
+    assert len(methods) > 40  # the mixins' methods included
+    missing = [f"{c}.{n}" for c, n, m in methods if not hasattr(m, "__wrapped__")]
+    df = iaf.simulate(n_items=6, seed=0)
+    res = df.iaa.agreement(n_chance=50, n_boot=0)
+    with pytest.raises(TypeError, match=r"^res\.iaa\.plot\.items\(\) .*did you mean 'top'"):
+        res.iaa.plot.items(topp=3)
+    with pytest.raises(TypeError, match=r"^df\.iaa\.plot\.item\(\) .*did you mean 'item'"):
+        df.iaa.plot.item(itm="x")
+    assert missing == []
+
+
 def test_forest_by_names_the_figure_and_how_to_choose_its_rows():
     # issue #42 item 5: forest(by=...) named FramePlots.forest / ResultPlots.forest
     df = iaf.simulate(n_items=6, seed=0)
