@@ -109,10 +109,10 @@ def test_an_accessor_method_names_itself_as_called_and_the_nearest_keyword():
 def test_every_accessor_method_says_did_you_mean():
     """Every public method of the four accessor classes checks its keywords (the three
     plot methods without doc_from were the last without it)."""
+    import inspect
+
     from iaa_frames.accessor import IAAAccessor, ResultAccessor
     from iaa_frames.plot.accessor import FramePlots, ResultPlots
-
-    import inspect
 
     classes = (IAAAccessor, ResultAccessor, FramePlots, ResultPlots)
     methods = [
