@@ -35,7 +35,7 @@ __all__ = ["CALLED_AS", "deprecated_name", "doc_from", "keywords_checked"]
 
 
 #: A method: the decorators return what they are given, as static tools (jedi, mypy) see it.
-F = TypeVar("F", bound=Callable[..., Any])
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: How the methods of each accessor class are called, for the messages that name them.
 CALLED_AS = {
@@ -62,7 +62,7 @@ def doc_from(func):
         ``func`` and its ``_doc_from`` ``func``.
     """
 
-    def decorate(method: F) -> F:
+    def decorate(method: _F) -> _F:
         method.__doc__ = func.__doc__
         method._doc_from = func
         return keywords_checked(method)
@@ -78,7 +78,7 @@ def _calling(method, check):
     return called
 
 
-def keywords_checked(method: F) -> F:
+def keywords_checked(method: _F) -> _F:
     """Decorate an accessor method: a keyword it does not take is a :class:`TypeError`
     naming the method as it was called (``df.iaa.agreement()``, :data:`CALLED_AS`) and the
     nearest keywords it takes (:func:`~iaa_frames.settings.validation.unknown_keyword_message`),
