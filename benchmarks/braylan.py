@@ -2,8 +2,8 @@
 
 The data (``boundingbox_data.csv``, ``boundingbox_gold.json``; BSD 3-Clause, Copyright (c)
 2019 Alex Braylan) is read from a directory given by the caller or by the environment
-variable ``IAA_BRAYLAN`` (default ``../shared/data/braylan_dev`` next to the repository);
-it is not part of the project. :func:`load` returns the crowd frame (annotators
+variable ``IAA_BRAYLAN``; it is not part of the project, and without either the benchmarks
+that need it say so and skip. :func:`load` returns the crowd frame (annotators
 ``w<uid>``, one class ``"object"``; a worker who drew nothing keeps a coverage row) and
 the gold frame (annotator ``"gold"``). Image sizes are not in the data: every image of
 the frames gets the extent of all boxes drawn on it, crowd and gold.
@@ -19,19 +19,22 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DIR = ROOT.parent / "shared" / "data" / "braylan_dev"
 GOLD = "gold"
 
 
-def data_dir(path=None) -> Path:
-    """The directory of the data: ``path``, ``$IAA_BRAYLAN`` or the default."""
-    return Path(path or os.environ.get("IAA_BRAYLAN") or DEFAULT_DIR)
+def data_dir(path=None) -> Path | None:
+    """The directory of the data: ``path`` or ``$IAA_BRAYLAN``; None without either."""
+    found = path or os.environ.get("IAA_BRAYLAN")
+    return Path(found) if found else None
 
 
 def available(path=None) -> bool:
     d = data_dir(path)
-    return (d / "boundingbox_data.csv").is_file() and (d / "boundingbox_gold.json").is_file()
+    return (
+        d is not None
+        and (d / "boundingbox_data.csv").is_file()
+        and (d / "boundingbox_gold.json").is_file()
+    )
 
 
 def _rows(item, annotator, boxes):
@@ -56,6 +59,10 @@ def _rows(item, annotator, boxes):
 def load(path=None):
     """``(crowd, gold)`` tidy frames of the Braylan boxes."""
     d = data_dir(path)
+    if d is None:
+        raise SystemExit(
+            "Braylan et al.'s data is not shipped: name its directory with $IAA_BRAYLAN"
+        )
     raw = pd.read_csv(d / "boundingbox_data.csv")
     gold_raw = json.loads((d / "boundingbox_gold.json").read_text())
     rows = []
