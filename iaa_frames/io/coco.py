@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from array import array
 
 import numpy as np
@@ -64,7 +65,6 @@ class _CocoFile:
         self.ann_index: list = []  # annotation index per row
         self.image_ids: list = []  # image id per row
         self.file_idx = builder.add_file(path, lambda i: f"annotations[{i}]")
-        self.rle = "drop"
         self.group_key, self.groups = None, {}  # set by read_coco
         self.results = False  # a top-level list of annotations (COCO results format)
         self.pending_cover: list = []  # (image id, annotator, rater given, index) of skipped annotations
@@ -268,34 +268,9 @@ class _CocoFile:
                     path, entry, "segmentation is a dict but not an RLE (needs 'counts' and 'size')"
                 )
             crop = rle_crop(path, entry, seg, self.max_mask_pixels)
-            if crop is None:
-                if self.rle == "bbox" and bbox is not None:
-                    b.drop(
-                        path,
-                        entry,
-                        "rle_unsupported_bbox_kept",
-                        "RLE mask not decoded (pycocotools, the 'coco' extra, is not installed); its bbox was kept as a box",
-                        item=iid,
-                        annotator=annotator,
-                        record=seg,
-                    )
-                    b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
-                else:
-                    b.drop(
-                        path,
-                        entry,
-                        "rle_unsupported",
-                        "RLE mask not decoded: install the 'coco' extra (pycocotools), or pass rle='bbox' to keep its bbox",
-                        item=iid,
-                        annotator=annotator,
-                        record=ann,
-                    )
-                    self._reviewed(iid, annotator, rater_given, i)
-                    return
-            else:
-                extras["mask_height"], extras["mask_width"] = seg["size"]
-                row = b.add_geometry(iid, annotator, cid, None, **kw)
-                self._add_mask(row, *crop)
+            extras["mask_height"], extras["mask_width"] = seg["size"]
+            row = b.add_geometry(iid, annotator, cid, None, **kw)
+            self._add_mask(row, *crop)
         elif seg is not None and seg != []:
             if not isinstance(seg, list):
                 raise reader_error(
@@ -589,7 +564,7 @@ def read_coco(
     rater_key: str | None = None,
     rater_list_key: str = "rater_list",
     item_key="name",
-    rle: str = "drop",
+    rle: str | None = None,
     max_mask_pixels: int = MAX_MASK_PIXELS,
     on_invalid: str = "raise",
     return_dropped: bool = False,
@@ -621,11 +596,9 @@ def read_coco(
         exports; ``"id"``: the image ``id`` as text. Two image records of one file that give
         one item (the same ``file_name``, different ids) are refused: pass ``"id"`` to read
         them as two items.
-    rle : {"drop", "bbox"}, default "drop"
-        What to do with RLE mask segmentations when ``pycocotools`` (the ``coco`` extra) is
-        not installed: drop the object, or keep its ``bbox`` as a box. Either way it is
-        counted in the :class:`~iaa_frames.errors.DroppedRowsWarning`. With pycocotools,
-        masks are decoded and turned into exact pixel polygons (see Notes).
+    rle : {"drop", "bbox"}, optional
+        Deprecated, no effect (a :class:`FutureWarning`): it said what to do with RLE masks
+        without ``pycocotools``; masks are now decoded without it (see Notes).
     max_mask_pixels : int, default 100_000_000
         The largest RLE mask decoded (height x width, as its ``size`` declares; the default
         is 10,000 x 10,000). A few bytes of RLE can declare any size, and decoding takes
@@ -678,8 +651,8 @@ def read_coco(
     Notes
     -----
     **Masks.** An RLE ``segmentation`` (compressed, ``counts`` a string, or uncompressed,
-    a list of run lengths; ``iscrowd`` 0 or 1 alike) is decoded with ``pycocotools`` and
-    becomes the exact union of its pixel squares (:func:`mask_to_geometry`), a polygon in
+    a list of run lengths; ``iscrowd`` 0 or 1 alike) is decoded (no pycocotools needed:
+    :func:`~iaa_frames.io.masks.rle_crop`, checked against it in the tests) and becomes the exact union of its pixel squares (:func:`mask_to_geometry`), a polygon in
     pixel coordinates like any other: the IoU of two such polygons is exactly the pixel
     IoU of the masks (``pycocotools.mask.iou``), and every distance, the matching and the
     chance baseline treat them as polygons. The mask size is kept as ``mask_width`` and
@@ -722,8 +695,15 @@ def read_coco(
     0  a.jpg       ann   cat  10.0  20.0  40.0  60.0
     1  b.jpg       ann   NaN   NaN   NaN   NaN   NaN
     """
-    if rle not in ("drop", "bbox"):
-        raise ParameterError(f"rle must be 'drop' or 'bbox', got {rle!r}")
+    if rle is not None:
+        if rle not in ("drop", "bbox"):
+            raise ParameterError(f"rle must be 'drop' or 'bbox', got {rle!r}")
+        warnings.warn(
+            "read_coco(rle=) has no effect and will be removed: RLE masks are decoded "
+            "without pycocotools",
+            FutureWarning,
+            stacklevel=2,
+        )
     if (
         isinstance(max_mask_pixels, bool)
         or not isinstance(max_mask_pixels, (int, np.integer))
@@ -746,7 +726,6 @@ def read_coco(
     for path, ann_name in files:
         f = _CocoFile(path, ann_name, b, rater_key, rater_list_key, keys)
         f.explicit_rater = explicit_rater
-        f.rle = rle
         f.group_key, f.groups = group_key, groups
         f.by_id = item_key == "id"
         f.max_mask_pixels = int(max_mask_pixels)

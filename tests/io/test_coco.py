@@ -9,11 +9,14 @@ import pandas as pd
 import pytest
 import shapely
 from helpers import FIX, row_of
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import iaa_frames as iaf
 from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_coco
 from iaa_frames.io.coco import mask_to_geometry
+from iaa_frames.io.masks import compressed_counts, rle_crop
 from iaa_frames.matching.corpus import prepare
 
 
@@ -119,27 +122,53 @@ def test_rater_key_on_some_annotations_only(tmp_path):
         read_coco(p)
 
 
-def test_rle_without_pycocotools_is_counted_not_silent(monkeypatch):
+def test_rle_is_decoded_without_pycocotools(monkeypatch):
+    """Masks are decoded here: with pycocotools' import made to fail, the RLE of the
+    fixture still gives its exact pixel polygon, and nothing is dropped."""
     monkeypatch.setitem(sys.modules, "pycocotools", None)  # make the import fail
-    with pytest.warns(DroppedRowsWarning) as rec:
-        df = read_coco(FIX / "coco" / "rle.json")
-    w = rec[0].message
-    assert w.counts == {"rle_unsupported": 1}
-    assert list(w.dropped["entry"]) == ["annotations[0] (id=1)"]
-    assert "pycocotools" in w.dropped["detail"].iloc[0]
-    assert '"counts"' in w.dropped["record"].iloc[0]  # the record stays retrievable
-    assert list(df["object_id"].dropna()) == [2]
-    assert df.attrs["iaa_reader_dropped"] == {"rle_unsupported": 1}
-    # the same, returned instead of warned
+    monkeypatch.setitem(sys.modules, "pycocotools.mask", None)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        _df2, dropped = read_coco(FIX / "coco" / "rle.json", return_dropped=True)
-    assert len(dropped) == 1 and dropped["reason"].iloc[0] == "rle_unsupported"
-    # rle="bbox" keeps the box, still counted
-    with pytest.warns(DroppedRowsWarning, match="rle_unsupported_bbox_kept"):
-        df3 = read_coco(FIX / "coco" / "rle.json", rle="bbox")
-    crowd = row_of(df3, object_id=1)
+        df = read_coco(FIX / "coco" / "rle.json")
+    crowd = row_of(df, object_id=1)
+    assert crowd["geometry"].area == 5
     assert (crowd.x0, crowd.y0, crowd.x1, crowd.y1) == (1, 0, 3, 3)
+    assert not df.attrs.get("iaa_reader_dropped")
+    # the former rle= option is deprecated and has no effect
+    with pytest.warns(FutureWarning, match=r"rle=\) has no effect"):
+        df2 = read_coco(FIX / "coco" / "rle.json", rle="bbox")
+    assert row_of(df2, object_id=1)["geometry"].equals(crowd["geometry"])
+    with pytest.raises(ParameterError, match="rle must be"):
+        read_coco(FIX / "coco" / "rle.json", rle="mask")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    h=st.integers(1, 12),
+    w=st.integers(1, 12),
+    seed=st.integers(0, 2**32 - 1),
+    p=st.floats(0.0, 1.0),
+)
+def test_runs_crop_is_pycocotools_decode_cropped(h, w, seed, p):
+    """Our decoder (compressed string -> runs -> the crop of the columns the mask spans)
+    against pycocotools' decode of the same RLE, cropped to its bounding box."""
+    mask_utils = _mask_utils()
+    m = (np.random.default_rng(seed).random((h, w)) < p).astype(np.uint8)
+    rle = mask_utils.encode(np.asfortranarray(m))
+    seg = {"size": [h, w], "counts": rle["counts"].decode()}
+    if not m.any():
+        with pytest.raises(ReaderError, match="empty"):
+            rle_crop("x.json", "e", seg)
+        return
+    crop, (r0, c0) = rle_crop("x.json", "e", seg)
+    rows, cols = np.flatnonzero(m.any(axis=1)), np.flatnonzero(m.any(axis=0))
+    assert (r0, c0) == (rows[0], cols[0])
+    ref = mask_utils.decode(rle)[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    assert np.array_equal(crop, ref != 0)
+    # the uncompressed runs give the same
+    runs = compressed_counts(seg["counts"])
+    crop2, origin2 = rle_crop("x.json", "e", {"size": [h, w], "counts": runs})
+    assert np.array_equal(crop2, crop) and origin2 == (r0, c0)
 
 
 def test_rle_with_pycocotools():

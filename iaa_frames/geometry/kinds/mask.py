@@ -16,7 +16,7 @@ its error bound are :mod:`iaa_frames.geometry.mask_rule`, the upper bound of a m
 that the matcher uses is :func:`iaa_frames.geometry.bounds.mask_iou_upper_bound`. Any kind
 that can be drawn as polygons (:meth:`Kind.to_polygons`) can be rasterized.
 
-Readers decode an RLE with pycocotools (:func:`iaa_frames.io.masks.rle_crop`) and trace
+Readers decode an RLE into the crop of its bounding box (:func:`iaa_frames.io.masks.rle_crop`) and trace
 the masks of a file together (:func:`masks_to_geometries`: the outlines followed pixel
 edge by pixel edge, no overlay; :func:`mask_to_geometry` for one mask).
 
@@ -227,6 +227,14 @@ def _trace_canvas(crops, where, width):
     part = np.empty(n_rings, np.int64)
     part[shells] = np.arange(len(shells))
     holes = np.flatnonzero(hole)
+    shell_owner = owner[first[shells]]
+    n_shells = np.bincount(shell_owner, minlength=len(crops))
+    hole_owner = owner[first[holes]]
+    alone = n_shells[hole_owner] == 1  # the hole of a mask of one part: that part's
+    shell_of = np.zeros(len(crops), np.int64)
+    shell_of[shell_owner] = np.arange(len(shells))  # (the last shell of a mask of several)
+    part[holes[alone]] = shell_of[hole_owner[alone]]
+    holes = holes[~alone]
     if len(holes):
         e = k[first[holes]]
         px = (
@@ -239,7 +247,9 @@ def _trace_canvas(crops, where, width):
             + origin[owner[first[holes]], 0],
         )
         filled = shapely.polygons(rings[shells])
-        hi, si = shapely.STRtree(filled).query(shapely.points(*px), predicate="within")
+        # the tree holds the points and the shells ask it: a prepared polygon tests many
+        # points fast, where a point asking a tree of polygons relates each candidate anew
+        si, hi = shapely.STRtree(shapely.points(*px)).query(filled, predicate="contains")
         same = owner[first[holes[hi]]] == owner[first[shells[si]]]  # masks overlap
         hi, si = hi[same], si[same]
         smallest = np.lexsort((shapely.area(filled)[si], hi))
