@@ -236,27 +236,25 @@ class _Package(_types.ModuleType):
 _sys.modules[__name__].__class__ = _Package
 
 
-class _Accessor:
-    """``df.iaa`` / ``res.iaa``: the accessor class, imported on first use (what pandas'
-    and xarray's ``register_*_accessor`` install, without importing it now). With
-    ``cached``, one accessor per object, kept in its ``_cache`` as xarray does."""
+class _Lazy:
+    """``df.iaa`` / ``res.iaa`` as registered through pandas' and xarray's public API
+    (``register_dataframe_accessor``, ``register_dataset_accessor``): calling it builds the
+    accessor of :attr:`target` (``module:Class``), imported on first use so that ``import
+    iaa_frames`` loads neither the accessors nor what they import. xarray keeps one
+    accessor per Dataset (its ``_cache``); pandas builds one on every ``df.iaa``."""
 
-    def __init__(self, module: str, name: str, *, cached: bool = False):
-        self._module, self._name, self._cached = module, name, cached
+    target = ""
 
-    def __get__(self, obj, owner=None):
-        accessor = getattr(_import_module(self._module), self._name)
-        if obj is None:
-            return accessor
-        if not self._cached:
-            return accessor(obj)
-        if getattr(obj, "_cache", None) is None:
-            obj._cache = {}
-        if "iaa" not in obj._cache:
-            obj._cache["iaa"] = accessor(obj)
-        return obj._cache["iaa"]
+    def __new__(cls, obj):
+        module, name = cls.target.split(":")
+        return getattr(_import_module(module), name)(obj)
 
 
-_pd.DataFrame.iaa = _Accessor("iaa_frames.accessor.frame", "IAAAccessor")
-_pd.DataFrame._accessors.add("iaa")
-_xr.Dataset.iaa = _Accessor("iaa_frames.accessor.result", "ResultAccessor", cached=True)
+@_pd.api.extensions.register_dataframe_accessor("iaa")
+class _FrameAccessor(_Lazy):
+    target = "iaa_frames.accessor.frame:IAAAccessor"
+
+
+@_xr.register_dataset_accessor("iaa")
+class _ResultAccessor(_Lazy):
+    target = "iaa_frames.accessor.result:ResultAccessor"

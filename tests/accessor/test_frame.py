@@ -382,7 +382,8 @@ def test_public_names_stay_where_they_were():
 
     for name in ("sigma", "ks", "alpha"):
         assert getattr(iaf, name) is getattr(shortcuts, name) is getattr(acc, name)
-    assert pd.DataFrame.iaa is acc.IAAAccessor and xr.Dataset.iaa is acc.ResultAccessor
+    assert type(pd.DataFrame().iaa) is acc.IAAAccessor
+    assert type(xr.Dataset().iaa) is acc.ResultAccessor
 
 
 @pytest.mark.parametrize("cls", ["IAAAccessor", "ResultAccessor", "FramePlots", "ResultPlots"])
