@@ -320,9 +320,11 @@ def test_a_mirrored_skeleton_matches_its_original():
     assert (KEYPOINTS.similarity(a, a) == 1.0).all()
     other = np.column_stack(_people(rng, 40))
     np.testing.assert_array_equal(KEYPOINTS.similarity(a, other), KEYPOINTS.similarity(other, a))
-    np.testing.assert_array_equal(
+    np.testing.assert_allclose(
         KEYPOINTS.similarity(a, other),
         np.maximum(KEYPOINTS.oks(a, other), KEYPOINTS.oks(a, _by_name_mirror(other))),
+        rtol=1e-14,
+        atol=0,
     )
     # through the frame path too
     sa, sm = _shapes(a, 640, 480), _shapes(m, 640, 480)
@@ -344,3 +346,17 @@ def test_mirror_aware_false_is_coco_oks_and_a_kind_without_pairs_is_unchanged():
     np.testing.assert_array_equal(hand.similarity(x, hand.mirrored(x)), hand.oks(x, x))
     with pytest.raises(ParameterError, match="flip pair"):
         KeypointsKind("bad_flip_test", ["a", "b"], sigmas=[0.1, 0.1], flip=[(0, 2)])
+    with pytest.raises(ParameterError, match="one pair only"):
+        KeypointsKind("bad_flip_test", ["a", "b", "c"], sigmas=[0.1] * 3, flip=[(0, 1), (1, 2)])
+    # a flip pair with two constants: the better of mirroring either side, symmetric
+    odd = KeypointsKind("odd_sigma_test", ["left_a", "right_a", "b"], sigmas=[0.05, 0.1, 0.1])
+    rng = np.random.default_rng(5)
+    x = np.column_stack([rng.uniform(0, 50, (30, 9)), rng.uniform(100, 400, 30)])
+    x[:, 2::3][:, :3] = 2.0
+    y = np.column_stack([rng.uniform(0, 50, (30, 9)), rng.uniform(100, 400, 30)])
+    y[:, 2::3][:, :3] = 2.0
+    np.testing.assert_array_equal(odd.similarity(x, y), odd.similarity(y, x))
+    np.testing.assert_array_equal(
+        odd.mirror_oks(x, y),
+        np.maximum(odd.oks(x, odd.mirrored(y)), odd.oks(odd.mirrored(x), y)),
+    )

@@ -38,8 +38,8 @@ a pair by the better of its two orientations::
     similarity(a, b) = max(OKS(a, b), OKS(a, mirror(b)), OKS(mirror(a), b))
 
 ``mirror`` exchanging the joints of every flip pair (their coordinates and visibility;
-the last term differs from the second only by rounding, or where a flip pair's two
-constants differ, and keeps the similarity symmetric to the bit). A mirrored skeleton thus matches its original, and the
+the last term differs from the second only where a flip pair's two constants differ;
+the terms are summed so that the similarity is symmetric to the bit). A mirrored skeleton thus matches its original, and the
 mirror is reported where it belongs: by :func:`iaa_frames.keypoint_agreement`, whose
 per-joint figures compare joints by name (``swapped`` 1 on every left/right joint,
 their ``localization`` low) and whose ``mirrored`` is the share of matched pairs that
@@ -210,15 +210,23 @@ class KeypointsKind(Kind):
         self.flip = tuple((int(a), int(b)) for a, b in flip)
         mirror = np.arange(len(keypoints))
         for left, right in self.flip:
-            if not (0 <= left < len(keypoints) and 0 <= right < len(keypoints)) or left == right:
+            inside = 0 <= left < len(keypoints) and 0 <= right < len(keypoints)
+            # in an earlier pair: its mirror is set already
+            if not inside or left == right or mirror[left] != left or mirror[right] != right:
                 raise ParameterError(
                     f"keypoints kind {name!r}: flip pair {(left, right)} is not two joints "
-                    f"of the {len(keypoints)}"
+                    f"of the {len(keypoints)}, each in one pair only"
                 )
             mirror[left], mirror[right] = right, left
         #: Per joint, its left/right mirror joint (itself when it has none).
         self.mirror = mirror
         self.mirror_aware = bool(mirror_aware) and bool(self.flip)
+        self._mirror_symmetric = bool(np.array_equal(self.sigmas, self.sigmas[mirror]))
+        self._flip_sides = (
+            np.array([a for a, _ in self.flip], dtype=np.int64),
+            np.array([b for _, b in self.flip], dtype=np.int64),
+        )
+        self._unpaired = np.flatnonzero(mirror == np.arange(len(keypoints)))
         self.columns = tuple(
             f"{self.prefix}{k}_{c}" for k in keypoints for c in ("x", "y", "v")
         ) + (f"{self.prefix}area",)
@@ -380,11 +388,31 @@ class KeypointsKind(Kind):
         (module docstring); the OKS as labelled for a kind without flip pairs."""
         if not self.flip:
             return self.oks(data_a, data_b)
-        # both terms, so that the value is symmetric to the bit (they differ only by
-        # rounding, or where a flip pair's two constants differ)
-        return np.maximum(
-            self.oks(data_a, self.mirrored(data_b)), self.oks(self.mirrored(data_a), data_b)
+        if not self._mirror_symmetric:
+            # a flip pair's two constants differ: both ways, for a symmetric value
+            return np.maximum(
+                self.oks(data_a, self.mirrored(data_b)), self.oks(self.mirrored(data_a), data_b)
+            )
+        # OKS(a, mirror(b)) without copying: joint i of a against joint mirror(i) of b.
+        # Exchanging a and b permutes these terms by the mirror, so they are summed
+        # joints without a mirror first, then each flip pair's two terms together: the
+        # same bits both ways (OKS(mirror(a), b) would be the same value up to rounding)
+        xa, ya, va, area_a = self.split(data_a)
+        xb, yb, vb, area_b = self.split(data_b)
+        m = self.mirror
+        dx = xb[:, m] - xa
+        dy = yb[:, m] - ya
+        area = (area_a + area_b) / 2
+        e = (dx**2 + dy**2) / ((self.sigmas * 2) ** 2) / (area[:, None] + _EPS) / 2
+        both = (va > 0) & (vb[:, m] > 0)
+        terms = np.where(both, np.exp(-e), 0.0)
+        left, right = self._flip_sides
+        total = terms[:, self._unpaired].sum(axis=1) + (terms[:, left] + terms[:, right]).sum(
+            axis=1
         )
+        n = both.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, total / n, 0.0)
 
     def mirror_matched(self, data_a, data_b):
         """``(m,)`` bool: the pairs whose OKS is higher with one skeleton mirrored than as
