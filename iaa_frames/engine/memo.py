@@ -48,7 +48,7 @@ import xarray as xr
 
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.distances import get_distance
-from iaa_frames.geometry.kinds.registry import parametric_kinds
+from iaa_frames.geometry.kinds.registry import similarity_settings
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 
@@ -205,17 +205,6 @@ def frame_digest(df: pd.DataFrame) -> str:
     return h.hexdigest()
 
 
-def _kind_settings() -> list:
-    """The settings of the registered kinds' own similarities (a keypoints kind's
-    constants, flip pairs and ``mirror_aware``): tables computed under others are not
-    reused."""
-    return [
-        (k.name, k.similarity_settings())
-        for k in parametric_kinds()
-        if hasattr(k, "similarity_settings")
-    ]
-
-
 def _key(digest: str, s: MatchSettings, tau: float) -> str:
     """The key of a frame's digest, the settings and one of their thresholds (``progress``
     is not part of it), and the settings of the kinds' own similarities."""
@@ -224,7 +213,7 @@ def _key(digest: str, s: MatchSettings, tau: float) -> str:
     name = d if isinstance(d, str) else f"{get_distance(d).name}@{id(d):x}"
     text = repr(
         (digest, name, float(tau), int(s.n_chance), str(s.overall), int(s.seed))
-        + (_kind_settings(),)
+        + (similarity_settings(),)
     )
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from iaa_frames.engine import agreement
 from iaa_frames.errors import ParameterError
+from iaa_frames.geometry.kinds.registry import similarity_settings
 from iaa_frames.io.builder import FrameBuilder, finish
 from iaa_frames.io.potato_shapes import Place, add_shape, mask_size
 from iaa_frames.settings.parameters import DEFAULTS
@@ -113,18 +114,22 @@ def cache_key(rows, match_threshold, n_boot) -> str:
 
 
 def _cached(key):
-    """A copy of the cached result of ``key`` (None when there is none)."""
+    """A copy of the cached result of ``key`` (None when there is none, or when it was
+    computed under other settings of the geometry kinds' similarities: a skeleton
+    kind's ``mirror_aware``, say)."""
     with _CACHE_LOCK:
-        out = _CACHE.get(key)
-        if out is None:
+        found = _CACHE.get(key)
+        if found is None or found[0] != similarity_settings():
             return None
         _CACHE.move_to_end(key)
-    return copy.deepcopy(out)  # the cached dict is never handed out
+    return copy.deepcopy(found[1])  # the cached dict is never handed out
 
 
 def _keep(key, out) -> None:
+    # the kinds' settings after the computation: the rows' skeletons have registered
+    # their kinds by then, so that an equal call finds the same settings
     with _CACHE_LOCK:
-        _CACHE[key] = copy.deepcopy(out)
+        _CACHE[key] = (similarity_settings(), copy.deepcopy(out))
         _CACHE.move_to_end(key)
         while len(_CACHE) > max(int(CACHE_SIZE), 0):
             _CACHE.popitem(last=False)

@@ -120,3 +120,14 @@ def test_cache_key_of_numpy_values_and_mixed_keys():
     assert potato.cache_key(mixed, 0.5, 0) == potato.cache_key(
         dict(reversed(mixed.items())), 0.5, 0
     )
+
+
+def test_a_change_of_the_kinds_similarity_settings_is_computed_again(builds, monkeypatch):
+    from iaa_frames.geometry.kinds import KEYPOINTS
+
+    iaf.potato_metrics(tiny(0.01), n_boot=0)
+    iaf.potato_metrics(tiny(0.01), n_boot=0)
+    assert len(builds) == 1
+    monkeypatch.setattr(KEYPOINTS, "mirror_aware", False)  # skeletons would match otherwise
+    iaf.potato_metrics(tiny(0.01), n_boot=0)
+    assert len(builds) == 2
