@@ -48,6 +48,7 @@ import xarray as xr
 
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.distances import get_distance
+from iaa_frames.geometry.kinds.registry import similarity_settings
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 
@@ -206,11 +207,14 @@ def frame_digest(df: pd.DataFrame) -> str:
 
 def _key(digest: str, s: MatchSettings, tau: float) -> str:
     """The key of a frame's digest, the settings and one of their thresholds (``progress``
-    is not part of it)."""
+    is not part of it), and the settings of the kinds' own similarities."""
     d = s.distance
     # a registered name, or a user callable: its identity (two lambdas are not the same)
     name = d if isinstance(d, str) else f"{get_distance(d).name}@{id(d):x}"
-    text = repr((digest, name, float(tau), int(s.n_chance), str(s.overall), int(s.seed)))
+    text = repr(
+        (digest, name, float(tau), int(s.n_chance), str(s.overall), int(s.seed))
+        + (similarity_settings(),)
+    )
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 

@@ -19,6 +19,9 @@ sparse product (:mod:`iaa_frames.stats.bootstrap`):
   nominal α, the joint as its class;
 * swapped: per (matched pair, left/right joint labelled with its mirror on both sides),
   whether the joint lies nearer the other's mirror joint than the other's same joint.
+* mirrored: per annotator group, the matched pairs that are mirror images of each other
+  (:meth:`~iaa_frames.geometry.kinds.KeypointsKind.mirror_matched`: a higher OKS with
+  one skeleton's left and right joints exchanged than as labelled).
 
 An annotator's cell keeps the rows of the pairs that involve it (each annotator against
 the others), as the engine's cells do.
@@ -56,10 +59,7 @@ def mirror_of(kind: KeypointsKind) -> np.ndarray:
     >>> mirror_of(KEYPOINTS)[:5].tolist()
     [0, 2, 1, 4, 3]
     """
-    mirror = np.arange(kind.n_keypoints)
-    for left, right in kind.flip:
-        mirror[left], mirror[right] = right, left
-    return mirror
+    return np.array(kind.mirror)
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,6 +109,7 @@ class KeypointCells:
     swapped: ItemSums
     matched: np.ndarray  # matched pairs per annotator group (G,)
     n_chance_pairs: int  # between-item matched pairs of the uniform stratum
+    mirrored: np.ndarray  # of them, the pairs of mirror images (G,)
 
     @classmethod
     def build(cls, tables, kind: KeypointsKind) -> KeypointCells:
@@ -154,6 +155,7 @@ class KeypointCells:
         )
         chance = Chance(c.item_a[q], c.item_b[q], 1.0 - cks[q, cj], membership)
         groups = layout.groups(w.annotator_a, w.annotator_b)
+        mirror = kind.mirror_matched(w.a, w.b) if len(w.rows) else np.zeros(0, dtype=bool)
         return cls(
             kind,
             layout,
@@ -162,6 +164,7 @@ class KeypointCells:
             _swap_sums(kind, layout, w, n_items),
             np.bincount(groups.ravel(), minlength=layout.n_groups).astype(np.float64),
             int(between["in_uniform"].to_numpy(dtype=bool)[c.rows].sum()),
+            np.bincount(groups[mirror].ravel(), minlength=layout.n_groups).astype(np.float64),
         )
 
     @property

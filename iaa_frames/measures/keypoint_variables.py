@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from iaa_frames.stats.intervals import MIN_CI_ITEMS
 
-__all__ = ["NOTE_DESCRIPTION", "VARIABLES"]
+__all__ = ["MIRRORED", "NOTE_DESCRIPTION", "VARIABLES"]
 
 _CELL = (
     "An annotator's cell keeps the matched pairs that involve it (within and chance); "
@@ -99,4 +99,14 @@ NOTE_DESCRIPTION = (
     "is 0' (Dataset attrs min_within_units, min_chance_units), as in the main result. A "
     "defined cell on fewer than min_ci_items items says that its interval is not "
     "reported."
+)
+
+#: The per-annotator figure of whole-skeleton mirrors (dims ``annotator`` only).
+MIRRORED = (
+    "share of mirrored skeletons",
+    "Of the matched object pairs (within items; an annotator's cell those involving it), "
+    "the share that are mirror images of each other: a higher OKS with one skeleton's "
+    "left and right joints exchanged than as labelled (the whole skeleton drawn "
+    "left/right mirrored). A mirror-aware kind matches them (they are not counted as "
+    "misses); their left/right joints show as swapped. NaN without matched pairs.",
 )

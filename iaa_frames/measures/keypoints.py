@@ -18,6 +18,12 @@ pairs whose OKS reached the threshold, within items and, for chance, between ite
   ``visibility_agreement`` the raw share of pairs giving the same visibility;
 * ``labelled_by_both``: the share of matched pairs labelling the joint on both sides;
   ``n_pairs`` how many do.
+* ``mirrored`` (per annotator, dims ``annotator`` only): the share of matched pairs that
+  are mirror images of each other, the whole skeleton drawn left/right mirrored. A
+  mirror-aware kind (the default, :mod:`iaa_frames.geometry.kinds.keypoints`) matches
+  such a skeleton with its original instead of counting two misses, so the mirror shows
+  here, and per joint as ``swapped`` (1 on every left/right joint of those pairs) and as
+  a lower ``localization`` of the left/right joints, which compare joints by name.
 
 Annotator "(all)" pools every pair; an annotator's column keeps the pairs that involve
 it, within and chance (each annotator against the others, as
@@ -45,7 +51,7 @@ import xarray as xr
 
 from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.engine.assemble import MIN_WITHIN_UNITS, name_order, names_in_order
-from iaa_frames.engine.cells import NO_VARIATION
+from iaa_frames.engine.cells import NO_VARIATION, mean_of
 from iaa_frames.engine.resolve import tables_of
 from iaa_frames.engine.result import interval_notes, notes
 from iaa_frames.errors import ParameterError
@@ -63,7 +69,7 @@ from iaa_frames.stats.cell_intervals import cell_intervals, interval_attrs
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS
 
 from .keypoint_cells import KeypointCells
-from .keypoint_variables import NOTE_DESCRIPTION, VARIABLES
+from .keypoint_variables import MIRRORED, NOTE_DESCRIPTION, VARIABLES
 
 __all__ = ["VARIABLES", "keypoint_agreement", "keypoint_agreement_from_tables"]
 
@@ -169,6 +175,20 @@ def keypoint_agreement_from_tables(
         if name.startswith("n_"):
             value = np.rint(np.nan_to_num(value)).astype(np.int64)
         data[name] = (dims, value, {"long_name": long_name, "description": description})
+    data["mirrored"] = (
+        ("annotator",),
+        np.asarray(mean_of(cells.mirrored, cells.matched))[order],
+        {"long_name": MIRRORED[0], "description": MIRRORED[1]},
+    )
+    data["n_mirrored"] = (
+        ("annotator",),
+        np.rint(cells.mirrored[order]).astype(np.int64),
+        {
+            "long_name": "mirrored pairs",
+            "description": "The matched object pairs counted by mirrored: whole-skeleton "
+            "mirror images of each other (an annotator's cell: those involving it).",
+        },
+    )
     data["note"] = (
         dims,
         out["note"][:, order],
@@ -264,7 +284,9 @@ def keypoint_agreement(
         ``within``, ``chance``, ``oks_term``, ``swapped`` with its bounds,
         ``visibility_alpha`` with its bounds, ``visibility_agreement``,
         ``labelled_by_both``, ``n_pairs``, ``n_chance``, ``n_items``), each with
-        ``long_name`` and ``description``, and ``note`` (why ``localization`` is NaN,
+        ``long_name`` and ``description``; ``mirrored`` and ``n_mirrored`` (dims
+        ``annotator``: matched pairs that are whole-skeleton mirror images); and
+        ``note`` (why ``localization`` is NaN,
         or its interval not reported); attrs ``kind``, the engine parameters,
         ``n_matched_pairs``, ``n_boot``, ``ci_method``, ...
 

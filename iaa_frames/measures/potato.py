@@ -9,6 +9,15 @@ Potato's overlap report (its ``_aggregate_blobs``) shows, for an image scheme, t
 :func:`iaa_frames.agreement` (matched chance pairs, τ-gated, bootstrap over items), with
 the intervals and the per-annotator cells beside them. Results are cached on the content
 of the rows and the settings, so a page that reloads with unchanged data costs a lookup.
+
+Cost (the Potato sample: 40 images, 3 annotators, 276 shapes; a shared 2-core machine):
+about 0.3 s of CPU per computed call, whatever ``n_boot`` (0 to 200; the bootstrap is
+under 0.05 s of it): about 0.16 s matching the real and the chance pairs, 0.1 s
+assembling the cells and 0.03 s building the frame. A call with rows of equal content
+(any dict, rebuilt or not) is a hash and a copy: about 3 ms. The first access to
+``iaf.potato_metrics`` imports the engine (scipy.stats and scipy.optimize among it): about
+1 s once per process. ``docs/user-guide/potato.md`` ("Speed") has the figures and
+``benchmarks/bench_potato.py`` measures them.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import copy
 import hashlib
 import json
 import math
+import threading
 from collections import OrderedDict
 from itertools import combinations
 
@@ -24,15 +34,17 @@ import numpy as np
 
 from iaa_frames.engine import agreement
 from iaa_frames.errors import ParameterError
+from iaa_frames.geometry.kinds.registry import similarity_settings
 from iaa_frames.io.builder import FrameBuilder, finish
 from iaa_frames.io.potato_shapes import Place, add_shape, mask_size
 from iaa_frames.settings.parameters import DEFAULTS
 
-__all__ = ["CACHE_SIZE", "potato_metrics"]
+__all__ = ["CACHE_SIZE", "cache_key", "clear_cache", "potato_metrics"]
 
 #: Results kept (least recently used first out).
 CACHE_SIZE = 32
 _CACHE: OrderedDict = OrderedDict()
+_CACHE_LOCK = threading.Lock()  # a web server calls from several threads
 _COMPONENTS = ("detection", "classification", "localization", "overall")
 
 
@@ -54,6 +66,79 @@ def _client(shape):
         out["type"] = "bbox"
         out["coordinates"] = dict(zip(("x", "y", "width", "height"), bbox[:4], strict=True))
     return out
+
+
+def _plain(value):
+    """A JSON value for what :mod:`json` cannot write, for the cache key: numpy arrays
+    in full (their ``str`` elides the middle of a long array, so two different arrays
+    would share a key), numpy scalars as numbers, anything else by type and ``repr``."""
+    if isinstance(value, np.ndarray):
+        return {"ndarray": value.tolist(), "dtype": str(value.dtype)}
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (set, frozenset)):
+        return sorted(map(repr, value))
+    return f"{type(value).__qualname__}:{value!r}"
+
+
+def _str_keys(value):
+    """``value`` with every mapping's keys as strings (what the frame makes of them)."""
+    if isinstance(value, dict):
+        return {str(k): _str_keys(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_str_keys(v) for v in value]
+    return value
+
+
+def cache_key(rows, match_threshold, n_boot) -> str:
+    """The SHA-256 of the content of ``rows`` and the settings: equal for equal content,
+    whatever the dicts' order or identity.
+
+    The items' and users' order does not change the result (the engine sorts them), so
+    the keys are sorted; the order of an annotator's shapes is kept.
+
+    Examples
+    --------
+    >>> a = {"img1": {"ana": [], "ben": [{"type": "bbox", "label": "car"}]}}
+    >>> b = {"img1": {"ben": [{"label": "car", "type": "bbox"}], "ana": []}}
+    >>> cache_key(a, 0.5, 100) == cache_key(b, 0.5, 100) != cache_key(a, 0.5, 0)
+    True
+    """
+    try:
+        text = json.dumps([rows, match_threshold, n_boot], sort_keys=True, default=_plain)
+    except TypeError:  # keys of several types (1 and "img2") do not sort
+        text = json.dumps(
+            [_str_keys(rows), match_threshold, n_boot], sort_keys=True, default=_plain
+        )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _cached(key):
+    """A copy of the cached result of ``key`` (None when there is none, or when it was
+    computed under other settings of the geometry kinds' similarities: a skeleton
+    kind's ``mirror_aware``, say)."""
+    with _CACHE_LOCK:
+        found = _CACHE.get(key)
+        if found is None or found[0] != similarity_settings():
+            return None
+        _CACHE.move_to_end(key)
+    return copy.deepcopy(found[1])  # the cached dict is never handed out
+
+
+def _keep(key, out) -> None:
+    # the kinds' settings after the computation: the rows' skeletons have registered
+    # their kinds by then, so that an equal call finds the same settings
+    with _CACHE_LOCK:
+        _CACHE[key] = (similarity_settings(), copy.deepcopy(out))
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > max(int(CACHE_SIZE), 0):
+            _CACHE.popitem(last=False)
+
+
+def clear_cache() -> None:
+    """Forget every cached result (:func:`potato_metrics` computes again)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
 
 
 def _frame(rows):
@@ -154,7 +239,10 @@ def potato_metrics(rows, *, match_threshold: float = DEFAULTS.match_threshold, n
         note}}`` (the chance-corrected detection, classification, localization and
         overall), ``annotators`` ``{user: {component: {agreement, ci_low, ci_high}}}``,
         ``n_dropped`` (shapes that could not be read) and the settings. Undefined values
-        are None. The result is cached on the content of ``rows`` and the settings.
+        are None. The result is cached on the content of ``rows`` and the settings
+        (:func:`cache_key`; the :data:`CACHE_SIZE` most recently used results are
+        kept): a call with equal rows computes nothing and returns a copy, which the
+        caller may change freely. :func:`clear_cache` forgets them.
 
     Examples
     --------
@@ -173,12 +261,10 @@ def potato_metrics(rows, *, match_threshold: float = DEFAULTS.match_threshold, n
         raise ParameterError(
             f"rows must be a mapping {{item: {{user: [shapes]}}}}, got {type(rows).__name__}"
         )
-    key = hashlib.sha256(
-        json.dumps([rows, match_threshold, n_boot], sort_keys=True, default=str).encode()
-    ).hexdigest()
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return copy.deepcopy(_CACHE[key])
+    key = cache_key(rows, match_threshold, n_boot)
+    hit = _cached(key)
+    if hit is not None:
+        return hit
     frame, dropped = _frame(rows)
     n_items, n_annotators, scored, empty, diff = _counts(rows)
     res = agreement(frame, n_boot=n_boot, match_threshold=match_threshold, progress=False)
@@ -219,7 +305,5 @@ def potato_metrics(rows, *, match_threshold: float = DEFAULTS.match_threshold, n
             comp: {v: _value(v, comp, a) for v in ("agreement", "ci_low", "ci_high")}
             for comp in _COMPONENTS
         }
-    _CACHE[key] = out
-    while len(_CACHE) > CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return copy.deepcopy(out)
+    _keep(key, out)
+    return out

@@ -66,7 +66,8 @@ class KeypointProfile:
         Extra jitter of named joints (added to ``jitter``): one hard joint.
     swap : float, default 0
         Probability that a left/right pair of joints of an object is swapped (each pair
-        independently; a whole swapped skeleton rarely reaches the match threshold).
+        independently; ``swap=1`` mirrors the whole skeleton, which a mirror-aware kind
+        matches with the original and reports as ``mirrored``).
     swap_joints : tuple of str, optional
         The pairs that may be swapped, by either joint's name; all by default.
     occlusion : float, default 0

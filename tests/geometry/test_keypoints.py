@@ -84,25 +84,44 @@ def test_oks_equals_pycocotools_compute_oks():
     moved[..., 2] = 1.0
     dt_flat = np.round(moved.reshape(-1, 3 * K), 2)
     coco = _coco_oks(gt_flat, gt_area, dt_flat, image, image)
-    checked = 0
+    # the detections mirrored by the published COCO flip pairs (Detectron2's
+    # COCO_PERSON_KEYPOINT_FLIP_MAP, HRNet's flip_pairs), written out here by name
+    flip_map = [("left_eye", "right_eye"), ("left_ear", "right_ear"),
+                ("left_shoulder", "right_shoulder"), ("left_elbow", "right_elbow"),
+                ("left_wrist", "right_wrist"), ("left_hip", "right_hip"),
+                ("left_knee", "right_knee"), ("left_ankle", "right_ankle")]  # fmt: skip
+    order = list(range(K))
+    for left, right in flip_map:
+        i, j = KEYPOINTS.keypoints.index(left), KEYPOINTS.keypoints.index(right)
+        order[i], order[j] = j, i
+    dt_mirror = dt_flat.reshape(-1, K, 3)[:, order, :].reshape(-1, 3 * K)
+    mirrored = {img: m for img, m in _coco_oks(gt_flat, gt_area, dt_mirror, image, image).items()}
+    checked = raised = 0
     for img, matrix in coco.items():
         g = np.flatnonzero(image == img)
         d = np.flatnonzero(image == img)  # scores decrease with the index: COCO keeps order
         ii, jj = np.meshgrid(np.arange(len(d)), np.arange(len(g)), indexing="ij")
         a = np.column_stack([gt_flat[g[jj.ravel()]], gt_area[g[jj.ravel()]]])
         b = np.column_stack([dt_flat[d[ii.ravel()]], gt_area[g[jj.ravel()]]])
-        ours = KEYPOINTS.similarity(a, b).reshape(len(d), len(g))
+        ours = KEYPOINTS.oks(a, b).reshape(len(d), len(g))
         np.testing.assert_allclose(ours, matrix, rtol=1e-13, atol=0)
+        # mirror-aware: the better of the detection and its mirror image, each by COCO
+        best = np.maximum(matrix, mirrored[img])
+        np.testing.assert_allclose(
+            KEYPOINTS.similarity(a, b).reshape(len(d), len(g)), best, rtol=1e-13, atol=0
+        )
         # the same through the frame path (normalized by the image size) and iou()
         sa = _shapes(a, 640, 480)
         sb = _shapes(b, 640, 480)
         np.testing.assert_allclose(
-            iou(sa, sb).reshape(len(d), len(g)), matrix, rtol=1e-12, atol=1e-15
+            iou(sa, sb).reshape(len(d), len(g)), best, rtol=1e-12, atol=1e-15
         )
         checked += matrix.size
+        raised += int((mirrored[img] > matrix).sum())
     assert checked == n_img * per * per
     values = np.concatenate([m.ravel() for m in coco.values()])
     assert (values > 0.9).any() and (values < 0.1).any()  # near and far pairs both tested
+    assert raised > 0  # some pairs of different people score higher mirrored
 
 
 def _frame(params, width=np.nan, height=np.nan, kind=KEYPOINTS):
@@ -254,3 +273,90 @@ def test_dask_equals_in_memory_on_skeletons(npartitions):
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, equal_nan=True, err_msg=name)
         else:
             assert (a == b).all(), name
+
+
+# -- mirror images ----------------------------------------------------------------------
+
+#: COCO's left/right pairs by name, as published with COCO keypoint models (Detectron2's
+#: COCO_PERSON_KEYPOINT_FLIP_MAP in detectron2/data/datasets/builtin_meta.py; HRNet's
+#: flip_pairs [[1, 2], ..., [15, 16]] in lib/dataset/coco.py, the same pairs by index).
+COCO_FLIP_MAP = [
+    ("left_eye", "right_eye"), ("left_ear", "right_ear"), ("left_shoulder", "right_shoulder"),
+    ("left_elbow", "right_elbow"), ("left_wrist", "right_wrist"), ("left_hip", "right_hip"),
+    ("left_knee", "right_knee"), ("left_ankle", "right_ankle"),
+]  # fmt: skip
+
+
+def test_the_coco_flip_pairs_are_the_published_ones():
+    by_name = {(KEYPOINTS.keypoints[a], KEYPOINTS.keypoints[b]) for a, b in KEYPOINTS.flip}
+    assert by_name == set(COCO_FLIP_MAP)
+    assert [list(p) for p in KEYPOINTS.flip] == [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10],
+                                                 [11, 12], [13, 14], [15, 16]]  # fmt: skip
+    assert KEYPOINTS.mirror[[0, 1, 2, 15, 16]].tolist() == [0, 2, 1, 16, 15]
+
+
+def _by_name_mirror(params):
+    """``params`` with the columns of every published pair exchanged, by name."""
+    out = params.copy()
+    for left, right in COCO_FLIP_MAP:
+        i, j = KEYPOINTS.keypoints.index(left), KEYPOINTS.keypoints.index(right)
+        out[:, 3 * i : 3 * i + 3], out[:, 3 * j : 3 * j + 3] = (
+            params[:, 3 * j : 3 * j + 3],
+            params[:, 3 * i : 3 * i + 3],
+        )
+    return out
+
+
+def test_a_mirrored_skeleton_matches_its_original():
+    rng = np.random.default_rng(3)
+    flat, area = _people(rng, 40, all_labelled=True)
+    a = np.column_stack([flat, area])
+    m = _by_name_mirror(a)
+    np.testing.assert_array_equal(KEYPOINTS.mirrored(a), m)
+    assert (KEYPOINTS.oks(a, m) < 0.9).all()  # as labelled: far from one
+    np.testing.assert_array_equal(KEYPOINTS.similarity(a, m), 1.0)
+    assert KEYPOINTS.mirror_matched(a, m).all() and not KEYPOINTS.mirror_matched(a, a).any()
+    # identical: 1, not mirrored; symmetric to the bit on unrelated people
+    assert (KEYPOINTS.similarity(a, a) == 1.0).all()
+    other = np.column_stack(_people(rng, 40))
+    np.testing.assert_array_equal(KEYPOINTS.similarity(a, other), KEYPOINTS.similarity(other, a))
+    np.testing.assert_allclose(
+        KEYPOINTS.similarity(a, other),
+        np.maximum(KEYPOINTS.oks(a, other), KEYPOINTS.oks(a, _by_name_mirror(other))),
+        rtol=1e-14,
+        atol=0,
+    )
+    # through the frame path too
+    sa, sm = _shapes(a, 640, 480), _shapes(m, 640, 480)
+    np.testing.assert_allclose(iou(sa, sm), 1.0, rtol=1e-12)
+
+
+def test_mirror_aware_false_is_coco_oks_and_a_kind_without_pairs_is_unchanged():
+    rng = np.random.default_rng(4)
+    a = np.column_stack(_people(rng, 20, all_labelled=True))
+    m = KEYPOINTS.mirrored(a)
+    plain = KeypointsKind(
+        "coco_plain_test", KEYPOINTS.keypoints, prefix="coco_plain_test_", mirror_aware=False
+    )
+    np.testing.assert_array_equal(plain.similarity(a, m), KEYPOINTS.oks(a, m))
+    assert not plain.mirror_aware and KEYPOINTS.mirror_aware
+    hand = KeypointsKind("no_pairs_test", ["wrist", "thumb"], sigmas=[0.1, 0.1])
+    assert hand.flip == () and not hand.mirror_aware
+    x = np.array([[0.0, 0, 2, 10, 0, 2, 50]])
+    np.testing.assert_array_equal(hand.similarity(x, hand.mirrored(x)), hand.oks(x, x))
+    with pytest.raises(ParameterError, match="flip pair"):
+        KeypointsKind("bad_flip_test", ["a", "b"], sigmas=[0.1, 0.1], flip=[(0, 2)])
+    with pytest.raises(ParameterError, match="one pair only"):
+        KeypointsKind("bad_flip_test", ["a", "b", "c"], sigmas=[0.1] * 3, flip=[(0, 1), (1, 2)])
+    # a flip pair with two constants: the better of mirroring either side, symmetric
+    odd = KeypointsKind("odd_sigma_test", ["left_a", "right_a", "b"], sigmas=[0.05, 0.1, 0.1])
+    rng = np.random.default_rng(5)
+    x = np.column_stack([rng.uniform(0, 50, (30, 9)), rng.uniform(100, 400, 30)])
+    x[:, 2::3][:, :3] = 2.0
+    y = np.column_stack([rng.uniform(0, 50, (30, 9)), rng.uniform(100, 400, 30)])
+    y[:, 2::3][:, :3] = 2.0
+    np.testing.assert_array_equal(odd.similarity(x, y), odd.similarity(y, x))
+    np.testing.assert_array_equal(
+        odd.mirror_oks(x, y),
+        np.maximum(odd.oks(x, odd.mirrored(y)), odd.oks(odd.mirrored(x), y)),
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import krippendorff
 import numpy as np
+import pandas as pd
 import pytest
 
 import iaa_frames as iaf
@@ -271,3 +272,89 @@ def test_every_variable_is_described():
     assert pct.attrs["ci_method"] == "percentile"
     with pytest.raises(ParameterError, match="ci_method"):
         iaf.keypoint_agreement(_frame(n_items=10), ci_method="normal")
+
+
+# -- whole-skeleton mirrors (#43 item 6), on people drawn here, not by iaf.simulate -------
+
+#: A person facing the camera, in units of its height, COCO's order: the person's left
+#: joints on the image's right (x > 0).
+_POSE = {
+    "nose": (0.0, -0.90), "left_eye": (0.04, -0.93), "right_eye": (-0.04, -0.93),
+    "left_ear": (0.08, -0.91), "right_ear": (-0.08, -0.91),
+    "left_shoulder": (0.17, -0.72), "right_shoulder": (-0.17, -0.72),
+    "left_elbow": (0.22, -0.45), "right_elbow": (-0.22, -0.45),
+    "left_wrist": (0.24, -0.20), "right_wrist": (-0.24, -0.20),
+    "left_hip": (0.10, -0.20), "right_hip": (-0.10, -0.20),
+    "left_knee": (0.11, 0.20), "right_knee": (-0.11, 0.20),
+    "left_ankle": (0.11, 0.50), "right_ankle": (-0.11, 0.50),
+}  # fmt: skip
+#: The published COCO left/right pairs (Detectron2's COCO_PERSON_KEYPOINT_FLIP_MAP).
+_FLIP_MAP = [(f"left_{j}", f"right_{j}") for j in
+             ("eye", "ear", "shoulder", "elbow", "wrist", "hip", "knee", "ankle")]  # fmt: skip
+
+
+def _crowd(mirrored=(), n_items=40, seed=0, annotators=("ana", "ben", "cyd")):
+    """Two people per image; every annotator draws each with a small jitter, those in
+    ``mirrored`` with every left/right pair exchanged (by name)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    pose = np.array([_POSE[k] for k in KEYPOINTS.keypoints])
+    for i in range(n_items):
+        for person in range(2):
+            height = rng.uniform(150, 250)
+            centre = np.array([160 + 320 * person + rng.uniform(-30, 30), rng.uniform(200, 280)])
+            true = centre + pose * height
+            for name in annotators:
+                xy = true + rng.normal(0, 0.004 * height, size=true.shape)
+                if name in mirrored:
+                    index = {k: n for n, k in enumerate(KEYPOINTS.keypoints)}
+                    order = list(range(K))
+                    for left, right in _FLIP_MAP:
+                        order[index[left]], order[index[right]] = index[right], index[left]
+                    xy = xy[order]
+                row = {"item": f"img{i:02d}", "annotator": name, "label": "person",
+                       "width": 640.0, "height": 480.0, "kp_area": 0.3 * height**2}  # fmt: skip
+                for k, (x, y) in zip(KEYPOINTS.keypoints, xy, strict=True):
+                    row |= {f"kp_{k}_x": x, f"kp_{k}_y": y, f"kp_{k}_v": 2.0}
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _detection(df):
+    res = iaf.agreement(df, n_boot=0, progress=False)
+    return float(res.agreement.sel(component="detection", label="(all)", annotator="(all)"))
+
+
+def test_identical_skeletons_agree_and_none_is_mirrored():
+    ds = iaf.keypoint_agreement(_crowd(), n_boot=0)
+    assert (ds.mirrored == 0).all() and (ds.n_mirrored == 0).all()
+    lr = [k for k in KEYPOINTS.keypoints if k != "nose"]
+    assert (ds.swapped.sel(keypoint=lr) == 0).all()
+    assert float(ds.oks_term.min()) > 0.9
+    assert _detection(_crowd()) > 0.99
+
+
+def test_a_mirrored_annotator_is_matched_and_reported_per_joint(monkeypatch):
+    df = _crowd(mirrored=("ben",))
+    # mirror-aware matching: ben's skeletons match the others' (no misses)
+    assert _detection(df) > 0.99
+    ds = iaf.keypoint_agreement(df, n_boot=0)
+    mirrored = ds.mirrored.to_series()
+    # every pair with ben is a mirror image, no other: ben 1, ana and cyd 1/2, all 2/3 (ab, bc of ab, ac, bc)
+    np.testing.assert_allclose(mirrored[["ben", "ana", "cyd", "(all)"]], [1, 0.5, 0.5, 2 / 3])
+    assert int(ds.n_mirrored.sel(annotator="(all)")) == 2 * 40 * 2  # 2 pairs per person
+    lr = [k for pair in _FLIP_MAP for k in pair]
+    # per joint: every left/right joint of ben's pairs is swapped; ana-cyd never is
+    assert (ds.swapped.sel(annotator="ben", keypoint=lr) == 1).all()
+    np.testing.assert_allclose(ds.swapped.sel(annotator="(all)", keypoint=lr), 2 / 3)
+    assert np.isnan(float(ds.swapped.sel(annotator="ben", keypoint="nose")))
+    # joints compared by name: ben's nose agrees, his shoulders do not
+    assert float(ds.oks_term.sel(annotator="ben", keypoint="nose")) > 0.9
+    assert float(ds.oks_term.sel(annotator="ben", keypoint="left_shoulder")) < 0.1
+    # without mirror-aware matching the same data loses ben's skeletons as misses
+    monkeypatch.setattr(KEYPOINTS, "mirror_aware", False)
+    assert _detection(df) < 0.7
+    # and the cached pair tables of the mirror-aware run are not reused
+    plain = iaf.keypoint_agreement(df, n_boot=0)
+    assert float(plain.mirrored.sel(annotator="(all)")) == 0
+    assert np.isnan(float(plain.mirrored.sel(annotator="ben")))  # none of his matched

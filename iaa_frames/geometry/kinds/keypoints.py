@@ -28,6 +28,25 @@ the bit on pixel coordinates (the tests check it against the real module). Joint
 labelled by one annotator only are left out of OKS and counted by the visibility
 agreement (:func:`iaa_frames.keypoint_agreement`).
 
+Mirror images: a skeleton drawn with every left and right joint exchanged (the common
+left/right error: the annotator took the person's left for the image's left) is the same
+person, not another one. Its OKS as labelled is low (a left shoulder against a right
+one), so it would fall below the match threshold and count as a missed object and a
+spurious one. A kind with left/right pairs (:attr:`KeypointsKind.flip`) therefore scores
+a pair by the better of its two orientations::
+
+    similarity(a, b) = max(OKS(a, b), OKS(a, mirror(b)), OKS(mirror(a), b))
+
+``mirror`` exchanging the joints of every flip pair (their coordinates and visibility;
+the last term differs from the second only where a flip pair's two constants differ;
+the terms are summed so that the similarity is symmetric to the bit). A mirrored skeleton thus matches its original, and the
+mirror is reported where it belongs: by :func:`iaa_frames.keypoint_agreement`, whose
+per-joint figures compare joints by name (``swapped`` 1 on every left/right joint,
+their ``localization`` low) and whose ``mirrored`` is the share of matched pairs that
+match better as mirror images. :meth:`KeypointsKind.oks` is COCO's OKS alone, and
+``mirror_aware=False`` makes it the similarity. Pairs that are not mirror images keep
+COCO's OKS: mirroring only moves joints whose two sides are apart.
+
 Constants: COCO's 17 person constants for the COCO person skeleton; user-given ones
 otherwise; when none are given, a joint named like a COCO person keypoint takes COCO's
 constant and any other joint the mean of COCO's 17 (:data:`DEFAULT_SIGMA`, 0.0669).
@@ -63,6 +82,7 @@ from iaa_frames.errors import ParameterError
 from .registry import Kind, register_kind
 
 __all__ = [
+    "COCO_PERSON_FLIP",
     "COCO_PERSON_KEYPOINTS",
     "COCO_PERSON_SIGMAS",
     "COCO_PERSON_SKELETON",
@@ -100,6 +120,14 @@ COCO_PERSON_SIGMAS = (
     )
     / 10.0
 )
+#: COCO's left/right joint pairs, 0-based in :data:`COCO_PERSON_KEYPOINTS`' order: the
+#: pairs every COCO keypoint model exchanges when it flips an image horizontally, e.g.
+#: Detectron2's ``COCO_PERSON_KEYPOINT_FLIP_MAP`` (detectron2/data/datasets/
+#: builtin_meta.py: ("left_eye", "right_eye"), ..., ("left_ankle", "right_ankle")) and
+#: HRNet's ``flip_pairs = [[1, 2], [3, 4], ..., [15, 16]]`` (lib/dataset/coco.py).
+#: pycocotools itself defines none; the order is that of the ``keypoints`` of the person
+#: category in COCO's ``person_keypoints_*.json``.
+COCO_PERSON_FLIP = ((1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 12), (13, 14), (15, 16))
 #: COCO's person skeleton: pairs of joints (0-based here; COCO's file counts from 1).
 COCO_PERSON_SKELETON = tuple(
     (a - 1, b - 1)
@@ -131,6 +159,10 @@ class KeypointsKind(Kind):
         Column prefix; ``{name}_`` by default.
     flip : sequence of (int, int), optional
         Left/right joint pairs (0-based; by default those named ``left_*``/``right_*``).
+    mirror_aware : bool, default True
+        Score a pair by the better of its two orientations (the module docstring's
+        "Mirror images"), so that a skeleton drawn left/right mirrored matches its
+        original; False: COCO's OKS alone. No effect without flip pairs.
 
     Raises
     ------
@@ -138,7 +170,17 @@ class KeypointsKind(Kind):
         On no joints, repeated joints, or constants not positive or not one per joint.
     """
 
-    def __init__(self, name, keypoints, *, sigmas=None, skeleton=(), prefix=None, flip=None):
+    def __init__(
+        self,
+        name,
+        keypoints,
+        *,
+        sigmas=None,
+        skeleton=(),
+        prefix=None,
+        flip=None,
+        mirror_aware=True,
+    ):
         keypoints = tuple(str(k) for k in keypoints)
         if not keypoints or len(set(keypoints)) != len(keypoints):
             raise ParameterError(
@@ -166,6 +208,25 @@ class KeypointsKind(Kind):
                 if k.startswith("left_") and "right_" + k[5:] in index
             ]
         self.flip = tuple((int(a), int(b)) for a, b in flip)
+        mirror = np.arange(len(keypoints))
+        for left, right in self.flip:
+            inside = 0 <= left < len(keypoints) and 0 <= right < len(keypoints)
+            # in an earlier pair: its mirror is set already
+            if not inside or left == right or mirror[left] != left or mirror[right] != right:
+                raise ParameterError(
+                    f"keypoints kind {name!r}: flip pair {(left, right)} is not two joints "
+                    f"of the {len(keypoints)}, each in one pair only"
+                )
+            mirror[left], mirror[right] = right, left
+        #: Per joint, its left/right mirror joint (itself when it has none).
+        self.mirror = mirror
+        self.mirror_aware = bool(mirror_aware) and bool(self.flip)
+        self._mirror_symmetric = bool(np.array_equal(self.sigmas, self.sigmas[mirror]))
+        self._flip_sides = (
+            np.array([a for a, _ in self.flip], dtype=np.int64),
+            np.array([b for _, b in self.flip], dtype=np.int64),
+        )
+        self._unpaired = np.flatnonzero(mirror == np.arange(len(keypoints)))
         self.columns = tuple(
             f"{self.prefix}{k}_{c}" for k in keypoints for c in ("x", "y", "v")
         ) + (f"{self.prefix}area",)
@@ -297,19 +358,90 @@ class KeypointsKind(Kind):
         e = (dx**2 + dy**2) / variances / (area[:, None] + _EPS) / 2
         return np.exp(-e), (va > 0) & (vb > 0)
 
-    def similarity(self, data_a, data_b):
-        """OKS of each pair (module docstring): in [0, 1], 0 without a joint labelled by both."""
+    def oks(self, data_a, data_b):
+        """COCO's OKS of each pair (module docstring), as labelled: in [0, 1], 0 without
+        a joint labelled by both."""
         ks, both = self.point_similarity(data_a, data_b)
         n = both.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             out = np.where(both, ks, 0.0).sum(axis=1) / n
         return np.where(n > 0, out, 0.0)
 
+    def mirrored(self, data):
+        """The skeletons with the joints of every flip pair exchanged (coordinates and
+        visibility move to the other side's columns; the area is kept).
+
+        Examples
+        --------
+        >>> kind = KeypointsKind("mirror_example", ["nose", "left_eye", "right_eye"])
+        >>> kind.mirrored(np.array([[5.0, 5, 2, 1, 1, 2, 9, 1, 1, 40]])).tolist()
+        [[5.0, 5.0, 2.0, 9.0, 1.0, 1.0, 1.0, 1.0, 2.0, 40.0]]
+        """
+        data = np.array(data, dtype=np.float64)
+        k = self.n_keypoints
+        joints = data[:, : 3 * k].reshape(len(data), k, 3)
+        data[:, : 3 * k] = joints[:, self.mirror, :].reshape(len(data), 3 * k)
+        return data
+
+    def mirror_oks(self, data_a, data_b):
+        """OKS of each pair with one skeleton mirrored, the better of mirroring either
+        (module docstring); the OKS as labelled for a kind without flip pairs."""
+        if not self.flip:
+            return self.oks(data_a, data_b)
+        if not self._mirror_symmetric:
+            # a flip pair's two constants differ: both ways, for a symmetric value
+            return np.maximum(
+                self.oks(data_a, self.mirrored(data_b)), self.oks(self.mirrored(data_a), data_b)
+            )
+        # OKS(a, mirror(b)) without copying: joint i of a against joint mirror(i) of b.
+        # Exchanging a and b permutes these terms by the mirror, so they are summed
+        # joints without a mirror first, then each flip pair's two terms together: the
+        # same bits both ways (OKS(mirror(a), b) would be the same value up to rounding)
+        xa, ya, va, area_a = self.split(data_a)
+        xb, yb, vb, area_b = self.split(data_b)
+        m = self.mirror
+        dx = xb[:, m] - xa
+        dy = yb[:, m] - ya
+        area = (area_a + area_b) / 2
+        e = (dx**2 + dy**2) / ((self.sigmas * 2) ** 2) / (area[:, None] + _EPS) / 2
+        both = (va > 0) & (vb[:, m] > 0)
+        terms = np.where(both, np.exp(-e), 0.0)
+        left, right = self._flip_sides
+        total = terms[:, self._unpaired].sum(axis=1) + (terms[:, left] + terms[:, right]).sum(
+            axis=1
+        )
+        n = both.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, total / n, 0.0)
+
+    def mirror_matched(self, data_a, data_b):
+        """``(m,)`` bool: the pairs whose OKS is higher with one skeleton mirrored than as
+        labelled (mirror images of each other, module docstring)."""
+        return self.mirror_oks(data_a, data_b) > self.oks(data_a, data_b)
+
+    def similarity_settings(self) -> tuple:
+        """What :meth:`similarity` depends on besides the data (constants, flip pairs,
+        :attr:`mirror_aware`): part of the key of the cached pair tables
+        (:mod:`iaa_frames.engine.memo`), so that tables are not reused across a change
+        of them."""
+        return (tuple(self.sigmas.tolist()), self.flip, self.mirror_aware)
+
+    def similarity(self, data_a, data_b):
+        """The similarity of each pair: COCO's OKS (:meth:`oks`), or with
+        :attr:`mirror_aware` the better of the pair as labelled and mirrored (module
+        docstring); in [0, 1], 0 without a joint labelled by both."""
+        out = self.oks(data_a, data_b)
+        if self.mirror_aware:
+            out = np.maximum(out, self.mirror_oks(data_a, data_b))
+        return out
+
     def reach(self, data, tau):
         """``σ_max · sqrt(8 ln(1/τ) · (area + ε))``: an OKS ≥ τ needs one joint labelled
         by both with ``exp(-e_i) ≥ τ``, i.e. within ``σ_i sqrt(8 ln(1/τ) (s² + ε))`` of
         its match, and ``s² ≤ max(area_a, area_b)``, so the two margins add up to at least
-        that distance."""
+        that distance. The mirrored orientation of a mirror-aware kind pairs a joint with
+        another joint of the same skeleton (the same box) under a constant no larger than
+        ``σ_max``: the same reach holds for it."""
         area = self.split(data)[3]
         if tau <= 0:
             return np.full(len(area), np.inf)
@@ -338,5 +470,6 @@ KEYPOINTS = register_kind(
         sigmas=COCO_PERSON_SIGMAS,
         skeleton=COCO_PERSON_SKELETON,
         prefix="kp_",
+        flip=COCO_PERSON_FLIP,
     )
 )

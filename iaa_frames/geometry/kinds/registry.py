@@ -47,6 +47,7 @@ __all__ = [
     "kind_of_rows",
     "parametric_kinds",
     "register_kind",
+    "similarity_settings",
     "unregister_kind",
 ]
 
@@ -398,6 +399,24 @@ def parametric_kinds(columns=None) -> list[Kind]:
         return kinds
     have = set(columns)
     return [k for k in kinds if set(k.columns) <= have]
+
+
+def similarity_settings() -> list:
+    """The settings the registered kinds' own similarities depend on besides the data
+    (a keypoints kind's constants, flip pairs and ``mirror_aware``: its
+    ``similarity_settings()``), for the keys of cached results: a result computed under
+    other settings is not reused.
+
+    Examples
+    --------
+    >>> [name for name, _ in similarity_settings()][:1]
+    ['keypoints']
+    """
+    return [
+        (k.name, k.similarity_settings())
+        for k in parametric_kinds()
+        if hasattr(k, "similarity_settings")
+    ]
 
 
 def kind_of_rows(frame) -> np.ndarray:
