@@ -57,8 +57,8 @@ def output_error(path, exc: OSError, what: str = "write") -> ParameterError:
 
     Examples
     --------
-    >>> str(output_error("out", NotADirectoryError(20, "Not a directory", "out/x")))
-    "out/x: cannot write the output there (Not a directory: a part of the path is a file, not a folder); choose another folder"
+    >>> print(output_error("out", PermissionError(13, "Permission denied")))
+    out: cannot write the output there (Permission denied: no permission to write there); choose another folder
     """
     where = exc.filename if exc.filename is not None else path
     reason = exc.strerror or str(exc) or type(exc).__name__
