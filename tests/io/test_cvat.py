@@ -595,7 +595,7 @@ def test_s11_a_track_attribute_never_replaces_the_track_identity(tmp_path):
     assert len(obj) == 1
     row = obj.iloc[0]
     assert row["track_id"] == 7  # not the attribute's 99
-    assert bool(row["keyframe"])  # the shape's keyframe="1", not the attribute's "no"
+    assert isinstance(row["keyframe"], (bool, np.bool_)) and row["keyframe"]  # not "no"
     assert row["attr_track_id"] == "99" and row["attr_keyframe"] == "no"
     assert row["attr_rotation"] == "45" and row["geometry"] is None  # an upright box
     assert {"attr_track_id", "attr_keyframe", "attr_rotation"} <= set(df.attrs["iaa_attributes"])
