@@ -80,8 +80,11 @@ def record_text(record) -> str:
     """A dropped record as (truncated) JSON text, so it stays retrievable and printable."""
     try:
         text = json.dumps(record, default=str)
-    except (TypeError, ValueError):
-        text = repr(record)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            text = repr(record)
+        except RecursionError:
+            text = "(a record nested too deeply to print)"
     if len(text) > _MAX_RECORD_CHARS:
         text = text[:_MAX_RECORD_CHARS] + f"... ({len(text)} chars)"
     return text

@@ -36,7 +36,13 @@ _DEGENERATE = {
     "polyline": ("degenerate_polyline", "a polyline with fewer than 2 points", 4),
     "points": ("degenerate_points", "a points shape with no point", 2),
 }
-_RESERVED = FRAME_COLUMNS | {"occluded"}
+#: The columns the reader itself fills (besides the frame's): an ``<attribute>`` of one
+#: of these names goes to ``attr_<name>`` and never replaces them (a ``track_id``
+#: attribute would replace the track identity, a ``rotation`` one a box's rotation).
+_OWN_COLUMNS = frozenset(
+    {"occluded", "z_order", "group_id", "source", "track_id", "keyframe", "rotation"}
+)
+_RESERVED = FRAME_COLUMNS | _OWN_COLUMNS
 
 
 def _person(el):
@@ -165,8 +171,10 @@ def read_cvat(
         the frame size is ``original_size`` (in ``<task>``, or beside ``<job>``).
 
         In both: ``occluded`` is a boolean column, every ``<attribute name="...">`` child is
-        a column of strings (an attribute whose name is a core column gets the prefix
-        ``attr_``), and ``z_order``, ``source`` and ``group_id`` are kept when present.
+        a column of strings (an attribute whose name is a core column or one the reader fills,
+        ``occluded``, ``track_id``, ``keyframe``, ``rotation``, ``z_order``, ``group_id``,
+        ``source``, gets the prefix ``attr_``; a second attribute of one name on a shape is
+        counted as dropped, ``duplicate_attribute``), and ``z_order``, ``source`` and ``group_id`` are kept when present.
         ``occluded`` and the ``<attribute>`` columns are the frame's attributes:
         ``attrs["iaa_attributes"]`` lists them for :func:`iaa_frames.attribute_agreement`
         (their text values are nominal unless ``levels=`` says otherwise).
@@ -437,9 +445,12 @@ def _frame_name(frame: int) -> str:
     return f"frame_{frame:06d}"
 
 
-def _shape_extras(path, entry, shape, b):
+def _shape_extras(path, entry, shape, b, *, item=None, annotator=None):
     """The extra columns of a shape; ``occluded`` and its ``<attribute>`` children are
-    declared attributes of the builder ``b``."""
+    declared attributes of the builder ``b``. An attribute named like a column of the
+    frame or of the reader (``track_id``, ``keyframe``, ``rotation``, ...) goes to
+    ``attr_<name>``; a second attribute of one name is recorded as dropped
+    (``duplicate_attribute``: the first is kept, as CVAT shows it)."""
     extras = {"occluded": _bool(shape.get("occluded"))}
     b.attributes["occluded"] = None
     for key in ("z_order", "group_id"):
@@ -451,11 +462,27 @@ def _shape_extras(path, entry, shape, b):
                 raise reader_error(path, entry, f"{key}={v!r} is not an integer") from None
     if shape.get("source") is not None:
         extras["source"] = shape.get("source")
-    for attr in shape.findall("attribute"):
+    names: dict = {}  # attribute name -> its column
+    for i, attr in enumerate(shape.iterfind("attribute")):
         an = attr.get("name")
         if not an:
             raise reader_error(path, entry, "an <attribute> has no name")
-        col = f"attr_{an}" if an in _RESERVED or an in ("z_order", "group_id", "source") else an
+        if an in names:
+            b.drop(
+                path,
+                f"{entry} attribute[{i}] (name={an!r})",
+                "duplicate_attribute",
+                f"a second <attribute name={an!r}> of one shape; the first "
+                f"({extras[names[an]]!r}) was kept",
+                item=item,
+                annotator=annotator,
+                record={"tag": "attribute", "name": an, "text": attr.text},
+            )
+            continue
+        col = f"attr_{an}" if an in _RESERVED else an
+        while col in extras:  # an attribute literally named attr_<column>
+            col = f"attr_{col}"
+        names[an] = col
         extras[col] = attr.text if attr.text is not None else ""
         b.attributes[col] = None
     return extras
@@ -595,7 +622,7 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
             label = shape.get("label") or None  # Datumaro writes label="" for no label
             if shape.get("label") is None:
                 raise reader_error(path, entry, "missing attribute 'label'")
-            extras = _shape_extras(path, entry, shape, b)
+            extras = _shape_extras(path, entry, shape, b, item=item, annotator=annotator)
             kw = {"width": w, "height": h, "file_idx": f, "entry": entry, "extras": extras}
             geom = _geometry(path, entry, tag, shape, label, joints.get(label))
             if isinstance(geom, _Drop):
@@ -769,7 +796,8 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                 continue
             if label is None and el.get("label") is None:
                 raise reader_error(path, tentry, "missing attribute 'label'")
-            extras = {**base, **_shape_extras(path, entry, shape, b), "keyframe": keyframe}
+            own = _shape_extras(path, entry, shape, b, item=_frame_name(fr), annotator=annotator)
+            extras = {**base, **own, "keyframe": keyframe}
             geom = _geometry(path, entry, tag, shape, label, joints)
             if isinstance(geom, _Drop):
                 if tag != "skeleton":  # a skeleton with every joint outside: not drawn here

@@ -12,17 +12,18 @@ false``) the object is shown on that frame only, until the next keyframe.
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from iaa_frames.errors import DroppedRowsWarning, ParameterError
+from iaa_frames.errors import DroppedRowsWarning, IAAError, ParameterError
 from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
 
+from .json_stream import load_json
 from .paths import check_file, reader_error
+from .values import MAX_FRAMES, number, parse_float
 
 __all__ = ["read_labelstudio_video"]
 
@@ -49,24 +50,74 @@ def _video(task, to_name) -> str:
     return Path(value.split("?")[0]).name or f"task_{task.get('id')}"
 
 
-def _keyframes(path, entry, value) -> pd.DataFrame:
+def _frame_number(path, entry, v, name, max_frames) -> int:
+    """A frame number or count written in the export: an integer in 0..``max_frames``
+    (each frame is one covered item: a few bytes can declare any count)."""
+    if isinstance(v, str):  # as some exports write it
+        try:
+            v = parse_float(v)
+        except ValueError:
+            raise reader_error(path, entry, f"{name} must be a number, got {v!r}") from None
+    v = number(path, entry, v, name)
+    if v != int(v) or not 0 <= v <= max_frames:
+        raise reader_error(
+            path,
+            entry,
+            f"{name} {v:g} is not a frame number in 0..max_frames={max_frames:,} (each frame "
+            "is one covered item); pass a larger read_labelstudio_video(max_frames=) to read it",
+        )
+    return int(v)
+
+
+def _coordinate(path, entry, k, c):
+    if c not in k:
+        raise reader_error(path, entry, f"a keyframe lacks a number ({c!r})")
+    v = k[c]
+    if isinstance(v, str):
+        try:
+            v = parse_float(v)
+        except ValueError:
+            raise reader_error(path, entry, f"{c} must be a number, got {v!r}") from None
+    return number(path, entry, v, c)
+
+
+def _keyframes(path, entry, value, max_frames, drop) -> pd.DataFrame:
+    """The keyframes of a ``videorectangle``, sorted by frame; a frame given twice keeps
+    its last keyframe and counts the others as dropped (``duplicate_keyframe``)."""
     seq = value.get("sequence")
     if not isinstance(seq, list) or not seq:
         raise reader_error(path, entry, "a videorectangle needs a non-empty value.sequence")
-    try:
-        kf = pd.DataFrame(
-            {
-                "frame": [int(k["frame"]) for k in seq],
-                **{c: [float(k[c]) for k in seq] for c in _COORDS},
-                "rotation": [float(k.get("rotation", 0) or 0) for k in seq],
-                "enabled": [bool(k.get("enabled", True)) for k in seq],
-            }
+    cols: dict = {c: [] for c in ("frame", *_COORDS, "rotation", "enabled")}
+    for n, k in enumerate(seq):
+        where = f"{entry} sequence[{n}]"
+        if not isinstance(k, dict):
+            raise reader_error(path, where, f"a keyframe must be an object, got {k!r:.80}")
+        if "frame" not in k:
+            raise reader_error(path, where, "a keyframe lacks a number ('frame')")
+        fr = _frame_number(path, where, k["frame"], "frame", max_frames)
+        if fr < 1:
+            raise reader_error(path, where, "keyframe frames count from 1")
+        cols["frame"].append(fr)
+        for c in _COORDS:
+            cols[c].append(_coordinate(path, where, k, c))
+        rot = k.get("rotation")
+        cols["rotation"].append(0.0 if rot is None else _coordinate(path, where, k, "rotation"))
+        on = k.get("enabled", True)
+        if on is None:
+            on = True
+        if not isinstance(on, (bool, int)) or on not in (0, 1):
+            raise reader_error(path, where, f"enabled must be true or false, got {on!r:.80}")
+        cols["enabled"].append(bool(on))
+    kf = pd.DataFrame(cols).sort_values("frame", kind="stable")
+    twice = kf["frame"].duplicated(keep="last")
+    for n in kf.index[twice]:
+        fr = int(kf.at[n, "frame"])
+        drop(
+            f"{entry} sequence[{n}]",
+            "duplicate_keyframe",
+            f"a second keyframe on frame {fr}; the last one written was kept",
         )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise reader_error(path, entry, f"a keyframe lacks a number ({exc!r})") from None
-    if (kf["frame"] < 1).any():
-        raise reader_error(path, entry, "keyframe frames count from 1")
-    return kf.sort_values("frame", kind="stable").drop_duplicates("frame", keep="last")
+    return kf[~twice]
 
 
 def _fill(kf: pd.DataFrame, n_frames: int) -> pd.DataFrame:
@@ -87,8 +138,82 @@ def _fill(kf: pd.DataFrame, n_frames: int) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _list(path, entry, v, name) -> list:
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise reader_error(path, entry, f"{name} must be a list, got {type(v).__name__}")
+    return v
+
+
+def _task(path, i, task, to_name, time, max_frames, drop, objects, cover) -> None:
+    """Read one task: its tracks to ``objects``, the frames each annotation covers to
+    ``cover``."""
+    tid = task.get("id")
+    tentry = f"tasks[{i}]" + (f" (id={tid!r:.40})" if tid is not None else "")
+    video = _video(task, to_name)
+    anns = _list(path, tentry, task.get("annotations"), "annotations")
+    n_frames = 0  # the video's frames: the largest framesCount of its results
+    for j, a in enumerate(anns):
+        if not isinstance(a, dict):
+            continue
+        for k, r in enumerate(_list(path, f"{tentry} annotations[{j}]", a.get("result"), "result")):
+            if isinstance(r, dict) and isinstance(r.get("value"), dict):
+                count = r["value"].get("framesCount")
+                if count is not None:
+                    where = f"{tentry} annotations[{j}] result[{k}]"
+                    count = _frame_number(path, where, count, "framesCount", max_frames)
+                    n_frames = max(n_frames, count)
+    for j, ann in enumerate(anns):
+        entry = f"{tentry} annotations[{j}]"
+        if not isinstance(ann, dict):
+            raise reader_error(path, entry, "an annotation must be an object")
+        if ann.get("was_cancelled"):
+            drop(entry, "cancelled", "a cancelled annotation (no coverage either)")
+            continue
+        who = _who(path, entry, ann.get("completed_by"))
+        stamp = ann.get(time)
+        if not isinstance(stamp, (str, int, float)) or isinstance(stamp, bool):
+            stamp = None
+        tracks = []
+        for k, r in enumerate(_list(path, entry, ann.get("result"), "result")):
+            where = f"{entry} result[{k}]"
+            kind = r.get("type") if isinstance(r, dict) else type(r).__name__
+            if kind != "videorectangle":
+                drop(where, "unsupported_result", f"a {kind!r:.80} result")
+                continue
+            value = r.get("value") if isinstance(r.get("value"), dict) else {}
+            labels = value.get("labels") or []
+            if not labels:
+                drop(where, "missing_label", "a track without a label")
+                continue
+            if not isinstance(labels, list) or not isinstance(labels[0], (str, int)):
+                raise reader_error(
+                    path, where, f"value.labels must be a list of names, got {labels!r:.80}"
+                )
+            kf = _keyframes(path, where, value, max_frames, drop)
+            if (kf["rotation"] != 0).any():
+                drop(where, "rotated", "a rotated box (only axis-aligned tracks are read)")
+                continue
+            shown = _fill(kf, n_frames)
+            rid = r.get("id", k)
+            track = str(rid) if isinstance(rid, (str, int)) else str(k)
+            tracks.append(shown.assign(track_id=track, label=str(labels[0])))
+        task_id = tid if isinstance(tid, (str, int)) and not isinstance(tid, bool) else None
+        base = {"annotator": who, "task": task_id, "time": stamp, GROUP: video}
+        if tracks:
+            objects.append(pd.concat(tracks, ignore_index=True).assign(**base))
+        last = max([n_frames, *(int(t["frame"].max()) for t in tracks)])
+        cover.append(pd.DataFrame({"frame": np.arange(1, last + 1), **base}))
+
+
 def read_labelstudio_video(
-    path, *, to_name: str | None = "video", time: str = "updated_at", return_dropped=False
+    path,
+    *,
+    to_name: str | None = "video",
+    time: str = "updated_at",
+    return_dropped=False,
+    max_frames: int = MAX_FRAMES,
 ) -> pd.DataFrame:
     """Read a Label Studio JSON export of video object tracking (``VideoRectangle``).
 
@@ -103,6 +228,10 @@ def read_labelstudio_video(
         The annotation timestamp written to the ``time`` column (``"created_at"``...).
     return_dropped : bool, default False
         Return ``(frame, dropped)`` instead of warning about skipped records.
+    max_frames : int, default 1,000,000
+        The most frames a video may have (``framesCount``, a keyframe's ``frame``): every
+        frame is covered, one row per annotation, and a few bytes can declare any count,
+        so a larger one is a ReaderError.
 
     Returns
     -------
@@ -115,13 +244,16 @@ def read_labelstudio_video(
     Raises
     ------
     ReaderError
-        Malformed JSON, a result without keyframes or with non-numeric ones, an
-        annotation without ``completed_by``.
+        Malformed or too deeply nested JSON, a result without keyframes or with
+        non-numeric ones, a ``framesCount`` or frame beyond ``max_frames``, a value of the
+        wrong type, an annotation without ``completed_by``; the message names the file and
+        the record (``tasks[0] (id=1) annotations[0] result[2] sequence[1]``).
 
     Notes
     -----
     Skipped and counted (DroppedRowsWarning): cancelled annotations, results of other
-    types, tracks without a label, rotated boxes (``rotation`` not 0).
+    types, tracks without a label, rotated boxes (``rotation`` not 0), a second keyframe
+    of one frame (``duplicate_keyframe``: the last one written is kept).
 
     Examples
     --------
@@ -144,11 +276,10 @@ def read_labelstudio_video(
     """
     if not isinstance(time, str):
         raise ParameterError(f"time must be a key of the annotations, got {time!r}")
+    if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 1:
+        raise ParameterError(f"max_frames must be a positive integer, got {max_frames!r}")
     path = check_file(path, "read_labelstudio_video")
-    try:
-        tasks = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise reader_error(path, None, f"not JSON ({exc})") from None
+    tasks = load_json(path)  # ReaderErrors for truncated, invalid or too deeply nested JSON
     if not isinstance(tasks, list):
         raise reader_error(path, None, "a Label Studio export is a list of tasks")
     objects, cover, dropped = [], [], []
@@ -157,46 +288,25 @@ def read_labelstudio_video(
         dropped.append({"file": str(path), "entry": entry, "reason": reason, "detail": detail})
 
     for i, task in enumerate(tasks):  # one record at a time (JSON records, not rows)
+        entry = f"tasks[{i}]"
         if not isinstance(task, dict):
-            raise reader_error(path, f"tasks[{i}]", "a task must be an object")
-        video = _video(task, to_name)
-        anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
-        counts = [
-            int(r["value"].get("framesCount", 0) or 0)
-            for a in anns
-            for r in a.get("result") or []
-            if isinstance(r, dict) and isinstance(r.get("value"), dict)
-        ]
-        n_frames = max(counts, default=0)
-        for j, ann in enumerate(anns):
-            entry = f"tasks[{i}] (id={task.get('id')}) annotations[{j}]"
-            if ann.get("was_cancelled"):
-                drop(entry, "cancelled", "a cancelled annotation (no coverage either)")
-                continue
-            who = _who(path, entry, ann.get("completed_by"))
-            stamp = ann.get(time)
-            tracks = []
-            for k, r in enumerate(ann.get("result") or []):
-                where = f"{entry} result[{k}]"
-                if not isinstance(r, dict) or r.get("type") != "videorectangle":
-                    drop(where, "unsupported_result", f"a {r.get('type')!r} result")
-                    continue
-                value = r.get("value") if isinstance(r.get("value"), dict) else {}
-                labels = value.get("labels") or []
-                if not labels:
-                    drop(where, "missing_label", "a track without a label")
-                    continue
-                kf = _keyframes(path, where, value)
-                if (kf["rotation"] != 0).any():
-                    drop(where, "rotated", "a rotated box (only axis-aligned tracks are read)")
-                    continue
-                shown = _fill(kf, n_frames)
-                tracks.append(shown.assign(track_id=str(r.get("id", k)), label=str(labels[0])))
-            base = {"annotator": who, "task": task.get("id"), "time": stamp, GROUP: video}
-            if tracks:
-                objects.append(pd.concat(tracks, ignore_index=True).assign(**base))
-            last = max([n_frames, *(int(t["frame"].max()) for t in tracks)])
-            cover.append(pd.DataFrame({"frame": np.arange(1, last + 1), **base}))
+            raise reader_error(path, entry, "a task must be an object")
+        try:
+            _task(path, i, task, to_name, time, max_frames, drop, objects, cover)
+        except IAAError:
+            raise
+        except (
+            TypeError,
+            ValueError,
+            AttributeError,
+            KeyError,
+            IndexError,
+            OverflowError,
+            RecursionError,
+        ) as exc:  # a malformed value no check above foresaw
+            raise reader_error(
+                path, entry, f"a malformed value ({type(exc).__name__}: {str(exc)[:200]})"
+            ) from None
     frames = pd.concat(objects, ignore_index=True) if objects else pd.DataFrame()
     if len(frames):
         frames = frames.assign(

@@ -25,25 +25,95 @@ from iaa_frames.errors import DroppedRowsWarning, ParameterError
 from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
 
 from .paths import check_file, reader_error
-from .values import MAX_FRAMES, PLAIN_NUMBER, parse_int
+from .values import MAX_FRAMES, PLAIN_NUMBER, parse_float, parse_int
 
 __all__ = ["read_mot"]
 
 _NAMES = ["frame", "track_id", "left", "top", "w", "h", "conf", "c8", "c9", "c10"]
 
 
-def _seqinfo(path: Path) -> dict:
-    """``[Sequence]`` of the seqinfo.ini of the sequence folder, if there is one."""
+#: Byte order marks and their encodings (UTF-32 before UTF-16: FF FE begins both).
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+
+
+def _encoding(path: Path) -> str:
+    """The encoding of a text file: the one its byte order mark names (UTF-8, UTF-16 or
+    UTF-32, as Windows tools write them), else UTF-8; NUL bytes without a mark (UTF-16
+    without a mark) are a ReaderError, an encoding is never guessed."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError as exc:
+        raise reader_error(path, None, f"cannot open: {exc.strerror}") from None
+    for bom, enc in _BOMS:
+        if head.startswith(bom):
+            return enc
+    if b"\x00" in head:
+        raise reader_error(
+            path,
+            None,
+            "holds NUL bytes: UTF-16 or UTF-32 text without a byte order mark? Save it as UTF-8",
+        )
+    return "utf-8"
+
+
+def _not_text(path: Path, enc: str, exc: UnicodeDecodeError):
+    return reader_error(
+        path,
+        None,
+        f"not {enc.removesuffix('-sig').upper()} text ({exc.reason}, byte "
+        f"{exc.object[exc.start : exc.start + 1]!r}): a Latin-1 or other 8-bit encoding? "
+        "Save it as UTF-8",
+    )
+
+
+def _read_text(path: Path) -> str:
+    """A small text file (seqinfo.ini, labels.txt), decoded as :func:`_encoding` says."""
+    enc = _encoding(path)
+    try:
+        return path.read_text(encoding=enc)
+    except UnicodeDecodeError as exc:
+        raise _not_text(path, enc, exc) from None
+    except OSError as exc:
+        raise reader_error(path, None, f"cannot read: {exc.strerror}") from None
+
+
+def _seqinfo(path: Path) -> tuple[dict, Path]:
+    """``[Sequence]`` of the seqinfo.ini of the sequence folder, if there is one, and
+    the ini's path. Values are read as written (no ``%`` interpolation: ``name=50%`` is
+    a name)."""
     for folder in (path.parent, path.parent.parent):
         ini = folder / "seqinfo.ini"
         if ini.is_file():
-            parser = configparser.ConfigParser()
+            parser = configparser.ConfigParser(interpolation=None)
             try:
-                parser.read(ini)
+                parser.read_string(_read_text(ini), source=str(ini))
             except configparser.Error as exc:
-                raise reader_error(ini, None, f"not a valid seqinfo.ini ({exc})") from None
-            return dict(parser["Sequence"]) if "Sequence" in parser else {}
-    return {}
+                reason = str(exc).replace("\n", " ")[:200]
+                raise reader_error(ini, None, f"not a valid seqinfo.ini ({reason})") from None
+            return (dict(parser["Sequence"]) if "Sequence" in parser else {}), ini
+    return {}, path.parent / "seqinfo.ini"
+
+
+def _image_size(info: dict, ini: Path, key: str) -> float:
+    """``imWidth``/``imHeight`` of seqinfo.ini: a positive plain number, NaN when absent
+    or 0 (unknown); anything else is a ReaderError naming the file and the key."""
+    text = (info.get(key.lower()) or "").strip()
+    if not text:
+        return float("nan")
+    try:
+        v = parse_float(text)
+    except ValueError:
+        v = -1.0
+    if not (v >= 0 and v < float("inf")):
+        raise reader_error(ini, key, f"{text!r} is not an image size (a number of pixels >= 0)")
+    return v if v > 0 else float("nan")
 
 
 def _labels(path: Path, labels):
@@ -53,13 +123,16 @@ def _labels(path: Path, labels):
             return None
         labels = found
     if isinstance(labels, (str, Path)):
-        labels = [s.strip() for s in Path(labels).read_text().splitlines() if s.strip()]
+        found = Path(labels)
+        if not found.is_file():
+            raise reader_error(found, None, "no such labels file")
+        labels = [s.strip() for s in _read_text(found).splitlines() if s.strip()]
     if isinstance(labels, Sequence) and labels and all(isinstance(x, str) for x in labels):
         return np.asarray(labels, dtype=object)
     raise ParameterError(f"labels must be a path to labels.txt or a list of names, got {labels!r}")
 
 
-def _seq_length(path, info, max_frames) -> int:
+def _seq_length(ini, info, max_frames) -> int:
     """``seqLength`` of seqinfo.ini (0 when absent), an integer in 0..``max_frames``."""
     text = info.get("seqlength", "") or "0"
     try:
@@ -68,7 +141,7 @@ def _seq_length(path, info, max_frames) -> int:
         n = -1
     if not 0 <= n <= max_frames:
         raise reader_error(
-            path.parent / "seqinfo.ini",
+            ini,
             "seqLength",
             f"{text!r} is not a number of frames in 0..{max_frames:,} (max_frames)",
         )
@@ -77,13 +150,18 @@ def _seq_length(path, info, max_frames) -> int:
 
 def _read_one(path, annotator, sequence, labels, label, ignored, max_frames):
     path = check_file(path, "read_mot")
-    info = _seqinfo(path)
+    info, ini = _seqinfo(path)
     if sequence is None:
         sequence = info.get("name") or (
             path.parent.parent.name if path.parent.name == "gt" else path.stem
         )
+    enc = _encoding(path)
     try:
-        raw = pd.read_csv(path, header=None, skipinitialspace=True, dtype=str, comment="#")
+        raw = pd.read_csv(
+            path, header=None, skipinitialspace=True, dtype=str, comment="#", encoding=enc
+        )
+    except UnicodeDecodeError as exc:
+        raise _not_text(path, enc, exc) from None
     except pd.errors.EmptyDataError:
         raw = pd.DataFrame(columns=range(6))
     except pd.errors.ParserError as exc:
@@ -147,9 +225,11 @@ def _read_one(path, annotator, sequence, labels, label, ignored, max_frames):
         obj_label = names[cls.astype(int) - 1]
     else:
         obj_label = np.full(len(num), label, dtype=object)
-    n_frames = _seq_length(path, info, max_frames) or int(num["frame"].max() if len(num) else 0)
-    width = float(info.get("imwidth", "nan") or "nan")
-    height = float(info.get("imheight", "nan") or "nan")
+    n_frames = _seq_length(ini, info, max_frames) or int(num["frame"].max() if len(num) else 0)
+    width, height = (
+        _image_size(info, ini, "imWidth"),
+        _image_size(info, ini, "imHeight"),
+    )
     fr = num["frame"].to_numpy(dtype=np.int64)
     objects = pd.DataFrame(
         {
@@ -225,7 +305,10 @@ def read_mot(
     ------
     ReaderError
         Missing file, fewer than 6 values, non-numeric values, a frame below 1, a class
-        id without a name, an invalid box (the message names the file and the line).
+        id without a name, an invalid box (the message names the file and the line); a
+        seqinfo.ini that is not an INI file or whose ``seqLength``, ``imWidth`` or
+        ``imHeight`` is no number; a file that is not UTF-8 text (a byte order mark of
+        UTF-8, UTF-16 or UTF-32 is read as it says).
 
     Examples
     --------

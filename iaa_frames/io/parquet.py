@@ -22,6 +22,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +32,8 @@ import shapely
 
 from iaa_frames.errors import ParameterError, ReaderError, SchemaError
 from iaa_frames.frame.schema import identifier_column, validate
+
+from .paths import output_error
 
 __all__ = [
     "FILE_PATTERN",
@@ -201,6 +205,11 @@ def to_parquet(
     FileExistsError
         When ``path`` holds Parquet files and ``overwrite`` is False, or Parquet files
         ``to_parquet`` did not write.
+    ParameterError
+        When ``path`` is a file, or cannot be created or written (a part of it is a file,
+        it is read-only), naming the path and the reason. The files are written into a
+        temporary folder inside ``path`` and moved in once all are written: a failure
+        leaves the files of an earlier call whole.
     SchemaError
         When a column cannot be stored in Parquet (mixed types in ``item``, say).
 
@@ -224,7 +233,7 @@ def to_parquet(
     frame = validate(df)
     out = Path(path)
     if out.exists() and not out.is_dir():
-        raise NotADirectoryError(f"{out} exists and is not a directory")
+        raise ParameterError(f"{out} exists and is not a directory: choose a folder")
     old = parquet_files(out) if out.is_dir() else []
     if old and not overwrite:
         raise FileExistsError(
@@ -237,9 +246,29 @@ def to_parquet(
             f"{' ...' if len(foreign) > 5 else ''}): they are not removed; write into another "
             "directory"
         )
-    for f in old:  # every one written by to_parquet (checked above)
-        f.unlink()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".iaa-frames-staging-", dir=out))
+    except OSError as exc:
+        raise output_error(out, exc) from None
+    try:  # written aside, then moved in: a failure leaves the earlier files whole
+        _write_parts(frame, tmp, int(rows_per_file), pa, pq)
+        written = sorted(tmp.iterdir())
+        for f in written:
+            os.replace(f, out / f.name)
+        names = {f.name for f in written}
+        for f in old:  # every one written by to_parquet (checked above)
+            if f.name not in names:
+                f.unlink()
+    except OSError as exc:
+        raise output_error(out, exc) from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def _write_parts(frame: pd.DataFrame, out: Path, rows_per_file: int, pa, pq) -> None:
+    """The validated ``frame`` as :func:`to_parquet`'s files in ``out``."""
     file_of = item_partitions(frame["item"], int(rows_per_file))
     order = np.argsort(file_of, kind="stable")
     frame = frame.iloc[order]
@@ -273,7 +302,6 @@ def to_parquet(
         meta[b"geo"] = geo
         meta[METADATA_KEY] = json.dumps({**layout, "file": k}).encode()
         pq.write_table(table.replace_schema_metadata(meta), out / FILE_PATTERN.format(k))
-    return out
 
 
 def _bad_text(frame: pd.DataFrame) -> str:
@@ -319,11 +347,14 @@ def parquet_files(path) -> list[Path]:
         return [p]
     if not p.is_dir():
         raise FileNotFoundError(f"{p}: no such file or directory")
-    return sorted(
-        f
-        for f in p.iterdir()
-        if f.suffix in (".parquet", ".pq") and f.is_file() and not f.name.startswith(("_", "."))
-    )
+    try:
+        return sorted(
+            f
+            for f in p.iterdir()
+            if f.suffix in (".parquet", ".pq") and f.is_file() and not f.name.startswith(("_", "."))
+        )
+    except OSError as exc:
+        raise ReaderError(f"{p}: cannot list the directory ({exc.strerror or exc})") from None
 
 
 def read_parquet_file(path, *, columns=None) -> pd.DataFrame:

@@ -4,7 +4,9 @@ Every reader takes one file, a list of files or a mapping ``{annotator: path}``
 (:func:`files_and_annotators`), or a directory per annotator (:func:`annotator_dirs`);
 a path that cannot be read is a :class:`~iaa_frames.errors.ReaderError` before any
 parsing starts. :func:`reader_error` builds every ReaderError of the readers, so that
-each message reads ``file: entry: reason``.
+each message reads ``file: entry: reason``. :func:`output_error` turns the OSError of
+an output path (a report folder, a Parquet directory) into a ParameterError naming the
+path and the reason.
 
 Examples
 --------
@@ -29,6 +31,7 @@ __all__ = [
     "check_file",
     "entry_error",
     "files_and_annotators",
+    "output_error",
     "reader_error",
 ]
 
@@ -45,6 +48,27 @@ def reader_error(path, entry: str | None, reason: str) -> ReaderError:
     reason = reason if len(reason) <= _MAX_REASON_CHARS else _cut(reason, _MAX_REASON_CHARS)
     where = f"{path}" if entry is None else f"{path}: {entry}"
     return ReaderError(f"{where}: {reason}")
+
+
+def output_error(path, exc: OSError, what: str = "write") -> ParameterError:
+    """The :class:`~iaa_frames.errors.ParameterError` of an output path that cannot be
+    created or written: the path (the one the system names, else ``path``) and the
+    reason, with what to do.
+
+    Examples
+    --------
+    >>> print(output_error("out", PermissionError(13, "Permission denied")))
+    out: cannot write the output there (Permission denied: no permission to write there); choose another folder
+    """
+    where = exc.filename if exc.filename is not None else path
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if isinstance(exc, NotADirectoryError):
+        reason += ": a part of the path is a file, not a folder"
+    elif isinstance(exc, PermissionError):
+        reason += ": no permission to write there"
+    return ParameterError(
+        f"{where}: cannot {what} the output there ({reason}); choose another folder"
+    )
 
 
 def _cut(text: str, n: int = _MAX_ENTRY_CHARS) -> str:

@@ -80,8 +80,10 @@ def read_supervisely_pointcloud(
     Raises
     ------
     ReaderError
-        For a file that is not JSON or a figure that is not a cuboid (naming the file and
-        the figure), or a figure without an annotator.
+        For a file that is not JSON (or nested too deeply, or an object writing one key
+        twice) or a figure that is not a cuboid (naming the file and the figure), a figure
+        without an annotator, two objects or two figures of one ``key`` (with
+        ``on_invalid="drop"``: the later one is dropped and counted).
 
     Examples
     --------
@@ -110,29 +112,91 @@ def read_supervisely_pointcloud(
     return finish(builder, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
-def _read_file(builder, file: Path, item: str, annotator):
+def _unique_keys(pairs):
+    """A JSON object whose members have distinct names (``json`` keeps the last of two
+    silently: a second ``classTitle`` would replace the first unseen)."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        values = [v for k, v in pairs if k == twice]
+        raise _DuplicateKey(
+            f"an object writes the key {twice!r} {len(values)} times "
+            f"({', '.join(f'{v!r:.40}' for v in values)}): JSON would keep only the last; "
+            "keep one in the file"
+        )
+    return out
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _load(file: Path):
     try:
-        data = json.loads(file.read_text(encoding="utf-8-sig"))
+        return json.loads(file.read_text(encoding="utf-8-sig"), object_pairs_hook=_unique_keys)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise reader_error(file, None, f"not a JSON annotation file ({exc})") from None
+    except RecursionError:
+        raise reader_error(file, None, "JSON nested too deeply") from None
+    except _DuplicateKey as exc:
+        raise reader_error(file, None, str(exc)) from None
+    except ValueError as exc:  # an integer of over 4,300 digits (int()'s limit)
+        raise reader_error(file, None, f"a number too large to read ({str(exc)[:80]}...)") from None
+
+
+def _read_file(builder, file: Path, item: str, annotator):
+    data = _load(file)
     if (
         not isinstance(data, dict)
         or not isinstance(data.get("figures", []), list)
         or not isinstance(data.get("objects", []), list)
     ):
         raise reader_error(file, None, "expected an object with lists of 'figures' and 'objects'")
-    objects = {  # keys are strings (a list or dict would not hash)
-        o.get("key"): o
-        for o in data.get("objects", [])
-        if isinstance(o, dict) and isinstance(o.get("key"), str)
-    }
+    objects: dict = {}  # keys are strings (a list or dict would not hash)
+    for j, o in enumerate(data.get("objects", [])):
+        if not (isinstance(o, dict) and isinstance(o.get("key"), str)):
+            continue
+        if o["key"] in objects:
+            builder.entry_failed(
+                reader_error(
+                    file,
+                    f"objects[{j}]",
+                    f"the object key {o['key']!r} is also an earlier object's: its figures "
+                    "would belong to either (the first is kept with on_invalid='drop')",
+                ),
+                file,
+                f"objects[{j}]",
+                item=item,
+                record=o,
+            )
+            continue
+        objects[o["key"]] = o
     f = builder.add_file(file, lambda e: f"figures[{e}]")
     if annotator is not None:
         builder.cover(item, annotator, file_idx=f)
+    figure_keys: set = set()
     for k, fig in enumerate(data.get("figures", [])):
         entry = f"figures[{k}]"
         if not isinstance(fig, dict):
             raise reader_error(file, entry, "a figure must be an object")
+        fkey = fig.get("key")
+        if isinstance(fkey, str) and fkey in figure_keys:
+            builder.entry_failed(
+                reader_error(
+                    file,
+                    entry,
+                    f"the figure key {fkey!r} is also an earlier figure's: one figure written "
+                    "twice would count twice (the first is kept with on_invalid='drop')",
+                ),
+                file,
+                entry,
+                item=item,
+                record=fig,
+            )
+            continue
+        if isinstance(fkey, str):
+            figure_keys.add(fkey)
         if fig.get("geometryType", "cuboid_3d") != "cuboid_3d":
             builder.drop(
                 file,
@@ -169,7 +233,7 @@ def _read_file(builder, file: Path, item: str, annotator):
                 [float(g[part][axis]) for axis in "xyz"]
                 for part in ("position", "rotation", "dimensions")
             )
-        except (TypeError, KeyError, ValueError):
+        except (TypeError, KeyError, ValueError, OverflowError):
             raise reader_error(
                 file,
                 entry,

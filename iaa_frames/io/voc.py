@@ -69,7 +69,8 @@ def read_voc(
     Notes
     -----
     The ``<part>`` elements of the VOC person layout (head, hand, foot boxes inside a
-    person) and objects without ``<bndbox>`` are skipped, counted and reported in a
+    person), objects without ``<bndbox>`` and a second ``<bndbox>`` of an object
+    (``extra_bndbox``: the first is read) are skipped, counted and reported in a
     DroppedRowsWarning.
 
     Examples
@@ -205,6 +206,17 @@ def _object(path, f, b, obj, name, entry, item, annotator, w, h):
         entry=entry,
         extras=extras,
     )
+    for j, extra in enumerate(obj.findall("bndbox")[1:], start=1):
+        b.drop(
+            path,
+            f"{entry} bndbox[{j}]",
+            "extra_bndbox",
+            "a second <bndbox> in one <object> (VOC writes one box per object): the first "
+            "was read; write each box as its own <object>",
+            item=item,
+            annotator=annotator,
+            record={"object": name, **{c.tag: (c.text or "").strip() for c in extra}},
+        )
     for j, part in enumerate(obj.findall("part")):
         pname = (part.findtext("name") or "").strip()
         b.drop(

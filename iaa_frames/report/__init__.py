@@ -70,7 +70,7 @@ from .diagnosis import (
 from .disagreement import disagreement_section
 from .figures import draw_figures, svg
 from .formatting import plural
-from .output import claim, record, write_csv
+from .output import claim, staged, write_csv
 from .page import RESULT_SECTIONS, SECTIONS, Context, render_page
 from .threshold import report_threshold, threshold_section, threshold_table
 
@@ -134,7 +134,9 @@ def _report(
         raise ParameterError(f"title must be a string; got {title!r}")
     out_dir = Path(path)
     if out_dir.exists() and not out_dir.is_dir():
-        raise NotADirectoryError(f"{out_dir} exists and is not a directory")
+        raise ParameterError(
+            f"{out_dir} exists and is not a directory: choose a folder for the report"
+        )
     # before any work (every name again before writing)
     claim(out_dir, RESULT_FILES if isinstance(df, xr.Dataset) else REPORT_FILES)
     if isinstance(df, xr.Dataset):  # a result computed elsewhere (e.g. of a dask frame)
@@ -188,50 +190,52 @@ def _report(
                     *sections[at:]]  # fmt: skip
     elapsed = time.perf_counter() - start
     written = [*REPORT_FILES, *disagree_files, *threshold_files, *attribute_files]
-    claim(out_dir, written)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    record(out_dir, written, replace=True)  # an earlier report's other files go
+    with staged(out_dir, written) as tmp:  # the earlier report stays whole on a failure
+        _write_files(
+            tmp, sweep if sweep is not None else result, result, pw, item_table, item_detection,
+            {**disagree_files, **threshold_files, **attribute_files},
+        )  # fmt: skip
+        head = headline(result)
+        ctx = Context(
+            df=df,
+            tables=tables,
+            result=result,
+            head=head,
+            figures=figures,
+            item_table=item_table,
+            item_detection=item_detection,
+            pairwise=pw,
+            top=top,
+            elapsed=elapsed,
+            version=__version__,
+            disagree_html=disagree_html,
+            consensus_html=consensus_html,
+            how_many_html=how_many_html,
+            sweep=sweep,
+        )
+        page = render_page(ctx, title or "Inter-annotator agreement report", sections=sections)
+        (tmp / "report.html").write_text(page, encoding="utf-8")
+    return out_dir / "report.html"
 
-    # files
-    _write_result(sweep if sweep is not None else result, out_dir)
-    head = headline(result)
-    write_csv(head, out_dir / "headline.csv")
-    write_csv(by_label(result), out_dir / "by_label.csv")
-    write_csv(by_annotator(result), out_dir / "by_annotator.csv")
+
+def _write_files(tmp: Path, saved, result, pw, item_table, item_detection, files) -> None:
+    """The report's data files, into the staging folder ``tmp``."""
+    _write_result(saved, tmp)
+    write_csv(headline(result), tmp / "headline.csv")
+    write_csv(by_label(result), tmp / "by_label.csv")
+    write_csv(by_annotator(result), tmp / "by_annotator.csv")
     pairwise_table = pd.concat(
         [p.to_dataframe().reset_index().assign(component=c) for c, p in pw.items()],
         ignore_index=True,
     )[["component", "annotator_a", "annotator_b", "agreement", "n_units", "n_chance", "note"]]
-    write_csv(pairwise_table, out_dir / "pairwise.csv", index=False)
+    write_csv(pairwise_table, tmp / "pairwise.csv", index=False)
     items_table = pd.concat(
         [item_table.assign(component="localization"), item_detection.assign(component="detection")],
         ignore_index=True,
     )
-    write_csv(items_table, out_dir / "items.csv", index=False)
-    for name, frame in {**disagree_files, **threshold_files, **attribute_files}.items():
-        write_csv(frame, out_dir / name, index=False)
-
-    ctx = Context(
-        df=df,
-        tables=tables,
-        result=result,
-        head=head,
-        figures=figures,
-        item_table=item_table,
-        item_detection=item_detection,
-        pairwise=pw,
-        top=top,
-        elapsed=elapsed,
-        version=__version__,
-        disagree_html=disagree_html,
-        consensus_html=consensus_html,
-        how_many_html=how_many_html,
-        sweep=sweep,
-    )
-    page = render_page(ctx, title or "Inter-annotator agreement report", sections=sections)
-    target = out_dir / "report.html"
-    target.write_text(page, encoding="utf-8")
-    return target
+    write_csv(items_table, tmp / "items.csv", index=False)
+    for name, frame in files.items():
+        write_csv(frame, tmp / name, index=False)
 
 
 @validate_params({"top": Integer(1, expected="a positive integer")}, engine=False)
@@ -297,9 +301,10 @@ def report(
     Raises
     ------
     ParameterError
-        For bad parameter values.
-    OSError
-        When ``path`` cannot be created or written (e.g. it is a file).
+        For bad parameter values, and when ``path`` cannot be created or written (it is
+        a file, a part of it is a file, it is read-only), naming the path and the reason.
+        The files are written into a temporary folder inside ``path`` and moved in only
+        once all are written: a report that fails leaves an earlier one whole.
 
     Examples
     --------
@@ -348,16 +353,20 @@ def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
     sections, threshold_files = _threshold_sections(RESULT_SECTIONS, sweep, result)
     figures = draw_figures(None, result, {}, None, top)
     written = [*RESULT_FILES, *threshold_files]
-    claim(out_dir, written)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    record(out_dir, written, replace=True)  # an earlier report's other files go
-    _write_result(sweep if sweep is not None else result, out_dir)
-    for name, frame in threshold_files.items():
-        write_csv(frame, out_dir / name, index=False)
-    head = headline(result)
-    write_csv(head, out_dir / "headline.csv")
-    write_csv(by_label(result), out_dir / "by_label.csv")
-    write_csv(by_annotator(result), out_dir / "by_annotator.csv")
+    with staged(out_dir, written) as tmp:  # the earlier report stays whole on a failure
+        _write_result(sweep if sweep is not None else result, tmp)
+        for name, frame in threshold_files.items():
+            write_csv(frame, tmp / name, index=False)
+        head = headline(result)
+        write_csv(head, tmp / "headline.csv")
+        write_csv(by_label(result), tmp / "by_label.csv")
+        write_csv(by_annotator(result), tmp / "by_annotator.csv")
+        _page_of_result(tmp, result, head, figures, sections, top, start, version, sweep, title)
+    return out_dir / "report.html"
+
+
+def _page_of_result(tmp, result, head, figures, sections, top, start, version, sweep, title):
+    """report.html of an agreement Dataset, into the staging folder ``tmp``."""
     ctx = Context(
         df=None,
         tables=None,
@@ -379,9 +388,7 @@ def _report_of_result(result, out_dir: Path, *, title, top, version) -> Path:
     page = render_page(
         ctx, title or "Inter-annotator agreement report", intro=intro, sections=sections
     )
-    target = out_dir / "report.html"
-    target.write_text(page, encoding="utf-8")
-    return target
+    (tmp / "report.html").write_text(page, encoding="utf-8")
 
 
 def _write_result(result, out_dir: Path) -> None:

@@ -14,6 +14,11 @@ folder whose other files are never overwritten.
   ``.iaa-frames-report`` file (a header line says it is ours: a user's file of that name
   is refused, never overwritten), so that the next report there replaces them, and
   removes the files of an earlier report that the new one does not write.
+* :func:`staged` writes a report's files into a temporary folder inside the output
+  folder and moves them in only when every one is written: a report that fails (a full
+  disk, a read-only folder, an error while rendering) leaves the earlier report whole,
+  never a folder half old, half new. An output path that cannot be created or written
+  is a :class:`~iaa_frames.errors.ParameterError` naming it and the reason.
 
 Examples
 --------
@@ -27,14 +32,28 @@ Examples
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd  # noqa: F401  (the module doctest)
 
 from iaa_frames.errors import ParameterError
+from iaa_frames.io.paths import output_error
 from iaa_frames.io.safe_csv import neutralise, write_csv
 
-__all__ = ["MANIFEST", "MANIFEST_HEADER", "claim", "neutralise", "record", "write_csv"]
+__all__ = [
+    "MANIFEST",
+    "MANIFEST_HEADER",
+    "claim",
+    "neutralise",
+    "record",
+    "staged",
+    "write_csv",
+]
 
 #: The file, in an output folder, that lists the files the reports wrote there.
 MANIFEST = ".iaa-frames-report"
@@ -117,3 +136,64 @@ def record(out_dir, names, *, replace: bool = False) -> None:
         names |= old
     text = MANIFEST_HEADER + "\n" + "".join(n + "\n" for n in sorted(names))
     (out_dir / MANIFEST).write_text(text, encoding="utf-8")
+
+
+def output_dir(path) -> Path:
+    """``path`` as an output folder: created if missing; a ParameterError naming it when
+    it is a file or cannot be created."""
+    out_dir = Path(path)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ParameterError(
+            f"{out_dir} exists and is not a directory: choose a folder for the output"
+        )
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise output_error(out_dir, exc, "create") from None
+    return out_dir
+
+
+@contextmanager
+def staged(out_dir, names) -> Iterator[Path]:
+    """A temporary folder inside ``out_dir`` to write the report's files ``names`` into;
+    when the block ends without an error they replace the earlier report's files in one
+    step each (:func:`os.replace`), its manifest is written (:func:`record`'s) and the
+    files of an earlier report that this one does not write are removed. On an error
+    nothing in ``out_dir`` changes. An OSError becomes a ParameterError naming the path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp())
+    >>> with staged(out, ["a.csv"]) as tmp:
+    ...     _ = (tmp / "a.csv").write_text("x")
+    >>> sorted(p.name for p in out.iterdir())
+    ['.iaa-frames-report', 'a.csv']
+    """
+    names = list(dict.fromkeys(names))
+    claim(out_dir, names)
+    out_dir = output_dir(out_dir)
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=".iaa-frames-staging-", dir=out_dir))
+    except OSError as exc:
+        raise output_error(out_dir, exc) from None
+    try:
+        yield tmp
+        old = _written(out_dir, names)
+        text = MANIFEST_HEADER + "\n" + "".join(n + "\n" for n in sorted(names))
+        (tmp / MANIFEST).write_text(text, encoding="utf-8")
+        for name in names:
+            path = out_dir / name
+            if (tmp / name).is_file():
+                os.replace(tmp / name, path)
+            elif name in old and path.is_file() and not path.is_symlink():
+                path.unlink()  # an earlier report's file this one did not write again
+        os.replace(tmp / MANIFEST, out_dir / MANIFEST)
+        for name in sorted(old - set(names)):  # an earlier report's other files
+            path = out_dir / name
+            if _plain_name(name) and path.is_file() and not path.is_symlink():
+                path.unlink()
+    except OSError as exc:
+        raise output_error(out_dir, exc) from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -566,3 +566,58 @@ def test_ellipses_are_polygons_of_their_area_and_orientation(tmp_path):
     )
     with pytest.raises(ReaderError, match=r"bad\.xml: image\[0\] .*ellipse\[0\]: .*cy"):
         read_cvat(tmp_path / "bad.xml", annotator="c")
+
+
+# ------------------------------------------- #41 S11, D3: attributes never replace a column
+
+_VIDEO_ATTRS = """<annotations><version>1.1</version>
+  <meta><job><start_frame>0</start_frame><stop_frame>1</stop_frame>
+    <assignee><username>ana</username></assignee></job></meta>
+  <track id="7" label="car">
+    <box frame="0" keyframe="1" outside="0" occluded="0" xtl="0" ytl="0" xbr="10" ybr="10"
+         rotation="0">
+      <attribute name="track_id">99</attribute>
+      <attribute name="keyframe">no</attribute>
+      <attribute name="rotation">45</attribute>
+      <attribute name="color">red</attribute>
+      <attribute name="color">blue</attribute>
+    </box>
+    <box frame="1" keyframe="1" outside="1" occluded="0" xtl="0" ytl="0" xbr="10" ybr="10"/>
+  </track>
+</annotations>"""
+
+
+def test_s11_a_track_attribute_never_replaces_the_track_identity(tmp_path):
+    p = tmp_path / "video.xml"
+    p.write_text(_VIDEO_ATTRS)
+    df, dropped = read_cvat(p, return_dropped=True)
+    obj = df[df["x0"].notna()]
+    assert len(obj) == 1
+    row = obj.iloc[0]
+    assert row["track_id"] == 7  # not the attribute's 99
+    assert isinstance(row["keyframe"], (bool, np.bool_)) and row["keyframe"]  # not "no"
+    assert row["attr_track_id"] == "99" and row["attr_keyframe"] == "no"
+    assert row["attr_rotation"] == "45" and row["geometry"] is None  # an upright box
+    assert {"attr_track_id", "attr_keyframe", "attr_rotation"} <= set(df.attrs["iaa_attributes"])
+    # D3: the second <attribute name="color"> is counted, not silently lost
+    assert row["color"] == "red"
+    dup = dropped[dropped["reason"] == "duplicate_attribute"]
+    assert len(dup) == 1 and "'color'" in dup["entry"].iat[0] and "blue" in dup["record"].iat[0]
+
+
+def test_d3_rotation_attribute_of_a_rotated_image_box_is_kept(tmp_path):
+    p = tmp_path / "img.xml"
+    p.write_text(
+        """<annotations><version>1.1</version>
+        <meta><task><assignee><username>ana</username></assignee></task></meta>
+        <image id="0" name="a.jpg" width="100" height="80">
+          <box label="car" occluded="0" xtl="10" ytl="10" xbr="30" ybr="20" rotation="90">
+            <attribute name="rotation">left</attribute>
+            <attribute name="attr_rotation">x</attribute>
+          </box>
+        </image></annotations>"""
+    )
+    df = read_cvat(p)
+    row = df.iloc[0]
+    assert row["rotation"] == 90 and row["geometry"] is not None
+    assert row["attr_rotation"] == "left" and row["attr_attr_rotation"] == "x"

@@ -272,3 +272,14 @@ def test_fuzz_box_lists(tmp_path_factory, cell, doc):
         {"item": ["i1", "i2"], "annotator": ["w", "w"], "boxes": [cell, json.dumps(mutated)]}
     ).to_csv(p, index=False)
     _outcome(lambda: iaf.read_table(p, boxes="boxes"))
+
+
+LABELSTUDIO_VIDEO = json.loads((FIX / "labelstudio" / "video_tracking.json").read_text())
+
+
+@SETTINGS
+@given(doc=json_mutations(LABELSTUDIO_VIDEO))
+def test_fuzz_labelstudio_video(tmp_path_factory, doc):
+    # #41 T1, B3: a retyped framesCount, frame or keyframe, a huge count
+    p = _json_case(tmp_path_factory.mktemp("lsv"), doc, "a.json")
+    _outcome(lambda: iaf.read_labelstudio_video(p, max_frames=10_000))

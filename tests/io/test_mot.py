@@ -5,6 +5,7 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import iaa_frames as iaf
@@ -110,3 +111,74 @@ def test_round_trip_gives_the_same_track_agreement(tmp_path):
     want = iaf.track_figures(sim, n_chance=50)
     cols = ["idf1", "id_switches", "fragmentations", "matched"]
     np.testing.assert_allclose(got[cols].to_numpy(), want[cols].to_numpy())
+
+
+# ------------------------------------ #41 T2: seqinfo.ini values, encodings: clear errors
+
+
+@pytest.mark.parametrize(
+    "line, match",
+    [
+        ("imWidth=abc", r"seqinfo.ini: imWidth: 'abc' is not an image size"),
+        ("imWidth=-5", r"seqinfo.ini: imWidth: '-5' is not an image size"),
+        ("imHeight=1_0", r"seqinfo.ini: imHeight: '1_0' is not an image size"),
+        ("imHeight=inf", r"seqinfo.ini: imHeight: 'inf'"),
+        ("seqLength=4%", r"seqinfo.ini: seqLength: '4%' is not a number of frames"),
+        ("seqLength", r"seqinfo.ini: not a valid seqinfo.ini"),
+    ],
+)
+def test_t2_bad_seqinfo_values_name_the_file_and_key(tmp_path, line, match):
+    path = _sequence(tmp_path)
+    ini = path.parent.parent / "seqinfo.ini"
+    key = line.split("=")[0]
+    kept = [x for x in ini.read_text().splitlines() if not x.startswith(key + "=")]
+    ini.write_text("\n".join([*kept, line]) + "\n")
+    with pytest.raises(ReaderError, match=match):
+        read_mot(path, annotator="ana")
+
+
+def test_t2_a_percent_in_seqinfo_is_text(tmp_path):
+    path = _sequence(tmp_path)
+    ini = path.parent.parent / "seqinfo.ini"
+    ini.write_text(ini.read_text().replace("name=MOT17-02", "name=walk 50%"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedRowsWarning)
+        df = read_mot(path, annotator="ana")
+    assert set(df["group"]) == {"walk 50%"}
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig", "utf-32"])
+def test_t2_a_byte_order_mark_is_read_as_it_says(tmp_path, encoding):
+    path = _sequence(tmp_path)
+    clean = read_mot(path, annotator="ana", return_dropped=True)[0]
+    for f in (path, path.parent / "labels.txt", path.parent.parent / "seqinfo.ini"):
+        f.write_bytes(f.read_text().encode(encoding))
+    df = read_mot(path, annotator="ana", return_dropped=True)[0]
+    pd.testing.assert_frame_equal(df, clean)
+
+
+@pytest.mark.parametrize(
+    "which, data, match",
+    [
+        ("gt", "1,1,10,20,30,40,1,1,1\n".encode("utf-16-le"), "NUL bytes"),
+        ("gt", "1,1,10,20,30,40,1,1,1\n1,2,1\xe9,2,3,4,1,1,1\n".encode("latin-1"), "not UTF-8"),
+        ("ini", "[Sequence]\nname=caf\xe9\n".encode("latin-1"), r"seqinfo.ini: not UTF-8"),
+        ("labels", "person\ncaf\xe9\n".encode("latin-1"), r"labels.txt: not UTF-8"),
+    ],
+)
+def test_t2_other_encodings_are_reader_errors(tmp_path, which, data, match):
+    path = _sequence(tmp_path)
+    target = {
+        "gt": path,
+        "ini": path.parent.parent / "seqinfo.ini",
+        "labels": path.parent / "labels.txt",
+    }[which]
+    target.write_bytes(data)
+    with pytest.raises(ReaderError, match=match):
+        read_mot(path, annotator="ana")
+
+
+def test_t2_a_missing_labels_file_is_a_reader_error(tmp_path):
+    path = _sequence(tmp_path)
+    with pytest.raises(ReaderError, match="nope.txt: no such labels file"):
+        read_mot(path, annotator="ana", labels=tmp_path / "nope.txt")

@@ -239,3 +239,50 @@ def test_invalid_rows_are_refused_before_writing(tmp_path):
     with pytest.raises(iaf.InvalidAnnotationError):
         iaf.to_parquet(df, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------- #41 T8: output paths, a failed rewrite
+
+
+def test_t8_output_paths_that_cannot_be_written_name_the_path(tmp_path, monkeypatch):
+    from iaa_frames.errors import ParameterError
+    from iaa_frames.io import parquet
+
+    df = iaf.simulate(n_items=3, seed=0)
+    (tmp_path / "file.txt").write_text("x")
+    with pytest.raises(ParameterError, match="file.txt exists and is not a directory"):
+        iaf.to_parquet(df, tmp_path / "file.txt")
+    with pytest.raises(
+        ParameterError, match=r"file.txt.*cannot write.*a part of the path is a file"
+    ):
+        iaf.to_parquet(df, tmp_path / "file.txt" / "sub")
+
+    def refused(*args, dir=None, **kwargs):  # a read-only folder (root would write there)
+        raise PermissionError(13, "Permission denied", str(dir))
+
+    monkeypatch.setattr(parquet.tempfile, "mkdtemp", refused)
+    with pytest.raises(ParameterError, match="ro: cannot write.*no permission"):
+        iaf.to_parquet(df, tmp_path / "ro")
+
+
+def test_t8_a_failed_rewrite_leaves_the_earlier_files_whole(tmp_path, monkeypatch):
+    df = iaf.simulate(n_items=6, seed=0)
+    iaf.to_parquet(df, tmp_path, rows_per_file=10)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    real = pq.write_table
+    calls = []
+
+    def full_disk(table, where, **kw):
+        calls.append(where)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device", str(where))
+        return real(table, where, **kw)
+
+    monkeypatch.setattr(pq, "write_table", full_disk)
+    from iaa_frames.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="No space left on device"):
+        iaf.to_parquet(df.iloc[:20], tmp_path, rows_per_file=5, overwrite=True)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    monkeypatch.undo()
+    assert len(iaf.read_parquet(tmp_path)) == len(iaf.validate(df))

@@ -59,3 +59,58 @@ def test_not_json(tmp_path):
     f.write_text("{not json", encoding="utf-8")
     with pytest.raises(ReaderError, match="x.pcd.json: not a JSON annotation file"):
         iaf.read_supervisely_pointcloud(f, annotator="a")
+
+
+# --------------------------------------------- #41 T6, D3: deep JSON, keys written twice
+
+_GEOM = {
+    "position": {"x": 1, "y": 2, "z": 0.5},
+    "rotation": {"x": 0, "y": 0, "z": 0.3},
+    "dimensions": {"x": 4, "y": 1.8, "z": 1.5},
+}
+
+
+def _doc(objects=None, figures=None):
+    fig = {"key": "f1", "objectKey": "o1", "geometryType": "cuboid_3d", "labelerLogin": "ana"}
+    return {
+        "objects": objects or [{"key": "o1", "classTitle": "car"}],
+        "figures": figures or [{**fig, "geometry": _GEOM}],
+    }
+
+
+def test_t6_deep_json_is_a_reader_error(tmp_path):
+    f = tmp_path / "deep.pcd.json"
+    f.write_text('{"objects": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(ReaderError, match="deep.pcd.json: JSON nested too deeply"):
+        iaf.read_supervisely_pointcloud(f)
+
+
+def test_d3_a_key_written_twice_in_one_object_is_a_reader_error(tmp_path):
+    import json
+
+    f = tmp_path / "s.pcd.json"
+    text = json.dumps(_doc()).replace(
+        '"classTitle": "car"', '"classTitle": "car", "classTitle": "dog"'
+    )
+    f.write_text(text)
+    with pytest.raises(ReaderError, match=r"s.pcd.json: .*'classTitle' 2 times \('car', 'dog'\)"):
+        iaf.read_supervisely_pointcloud(f)
+
+
+def test_d3_two_objects_or_figures_of_one_key_are_refused_or_counted(tmp_path):
+    import json
+
+    fig = {"key": "f1", "objectKey": "o1", "geometryType": "cuboid_3d", "labelerLogin": "ana"}
+    objects = [{"key": "o1", "classTitle": "car"}, {"key": "o1", "classTitle": "dog"}]
+    f = tmp_path / "o.pcd.json"
+    f.write_text(json.dumps(_doc(objects=objects)))
+    with pytest.raises(ReaderError, match=r"objects\[1\]: the object key 'o1'"):
+        iaf.read_supervisely_pointcloud(f)
+    df, dropped = iaf.read_supervisely_pointcloud(f, on_invalid="drop", return_dropped=True)
+    assert df["label"].tolist() == ["car"] and dropped["entry"].tolist() == ["objects[1]"]
+    g = tmp_path / "f.pcd.json"
+    g.write_text(json.dumps(_doc(figures=[{**fig, "geometry": _GEOM}] * 2)))
+    with pytest.raises(ReaderError, match=r"figures\[1\]: the figure key 'f1'"):
+        iaf.read_supervisely_pointcloud(g)
+    df, dropped = iaf.read_supervisely_pointcloud(g, on_invalid="drop", return_dropped=True)
+    assert len(df) == 1 and dropped["reason"].tolist() == ["unreadable_entry"]

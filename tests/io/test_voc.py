@@ -116,3 +116,24 @@ def test_on_invalid_drop_skips_unreadable_objects(tmp_path):
     with pytest.warns(DroppedRowsWarning) as rec:
         read_voc(root, on_invalid="drop")
     assert any("unreadable_entry" in r.message.counts for r in rec)
+
+
+def test_d3_a_second_bndbox_is_counted_not_lost(tmp_path):
+    """#41 D3: an <object> with two <bndbox> reads the first and counts the second."""
+    d = tmp_path / "ana"
+    d.mkdir()
+    (d / "a.xml").write_text(
+        "<annotation><filename>a.jpg</filename>"
+        "<size><width>100</width><height>80</height></size>"
+        "<object><name>cat</name>"
+        "<bndbox><xmin>10</xmin><ymin>20</ymin><xmax>40</xmax><ymax>60</ymax></bndbox>"
+        "<bndbox><xmin>50</xmin><ymin>5</ymin><xmax>90</xmax><ymax>30</ymax></bndbox>"
+        "</object></annotation>"
+    )
+    df, dropped = read_voc({"ana": d}, return_dropped=True)
+    assert len(df) == 1 and (df["x0"].iat[0], df["x1"].iat[0]) == (10, 40)
+    assert list(dropped["reason"]) == ["extra_bndbox"]
+    assert dropped["entry"].iat[0] == "object[0] (name='cat') bndbox[1]"
+    assert '"xmin": "50"' in dropped["record"].iat[0]
+    with pytest.warns(DroppedRowsWarning, match="extra_bndbox: 1"):
+        read_voc({"ana": d})

@@ -209,7 +209,7 @@ def test_report_errors(tmp_path):
     df = simulate(n_items=4, seed=0)
     not_a_dir = tmp_path / "file.txt"
     not_a_dir.write_text("x")
-    with pytest.raises(OSError):
+    with pytest.raises(ParameterError, match="file.txt exists and is not a directory"):
         report(df, not_a_dir, n_boot=0, n_chance=50)
     with pytest.raises(ParameterError, match="n_boot"):
         report(df, tmp_path, n_boot=-1)
@@ -415,3 +415,63 @@ def test_report_after_agreement_reuses_its_result(tmp_path, monkeypatch):
     assert "tables_key" not in written.attrs  # a cache name of this process only
     report(df, tmp_path, n_boot=10, n_chance=100)  # other parameters: computed
     assert calls == [1]
+
+
+# ------------------------------------------- #41 T8: output paths, a failed second report
+
+
+def test_t8_output_paths_that_cannot_be_written_name_the_path(tmp_path, monkeypatch):
+    import os
+
+    from iaa_frames.report import output
+
+    df = simulate(n_items=4, seed=0)
+    (tmp_path / "file.txt").write_text("x")
+    with pytest.raises(ParameterError, match=r"file.txt.*: cannot create the output there"):
+        report(df, tmp_path / "file.txt" / "sub", n_boot=0, n_chance=50)
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    if os.geteuid() == 0:  # root writes into a read-only folder: the system's refusal
+
+        def refused(*args, dir=None, **kwargs):
+            raise PermissionError(13, "Permission denied", str(dir))
+
+        monkeypatch.setattr(output.tempfile, "mkdtemp", refused)
+    try:
+        with pytest.raises(ParameterError, match=r"ro: cannot write.*no permission to write"):
+            report(df, ro, n_boot=0, n_chance=50)
+    finally:
+        ro.chmod(0o700)
+    assert list(ro.iterdir()) == []
+
+
+def test_t8_a_failed_second_report_leaves_the_first_whole(tmp_path, monkeypatch):
+    import sys
+
+    rep = sys.modules["iaa_frames.report"]  # the package (its name is also the function's)
+
+    out = tmp_path / "r"
+    report(simulate(n_items=6, seed=0), out, n_boot=0, n_chance=50, title="first")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def broken(*args, **kwargs):
+        raise OSError(28, "No space left on device", str(out / "items.csv"))
+
+    monkeypatch.setattr(rep, "render_page", broken)
+    with pytest.raises(ParameterError, match="No space left on device"):
+        report(simulate(n_items=9, seed=1), out, n_boot=0, n_chance=50, title="second")
+    after = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert after == before  # no staging folder left, every file the first report's
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("layout")
+
+    monkeypatch.setattr(rep, "render_page", crash)
+    with pytest.raises(RuntimeError):
+        report(simulate(n_items=9, seed=1), out, n_boot=0, n_chance=50, title="second")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    monkeypatch.undo()
+    report(simulate(n_items=9, seed=1), out, n_boot=0, n_chance=50, title="second")
+    assert "second" in (out / "report.html").read_text(encoding="utf-8")
+    assert sorted(p.name for p in out.iterdir()) == sorted(before)

@@ -337,3 +337,47 @@ def test_pair_tables_repr_is_one_line():
     text = repr(t)
     assert "\n" not in text and text.startswith("<PairTables: 10 items, 3 annotators")
     assert f"localization_within {len(t.localization_within):,}" in text
+
+
+# ------------------------------- #41 B6: the within-item matching is bounded by memory
+
+
+def test_b6_a_corpus_whose_pairs_exceed_memory_is_refused_before_matching(monkeypatch):
+    import time
+
+    from iaa_frames.errors import NotComparableError
+    from iaa_frames.tables import pairs as pairs_module
+
+    rng = np.random.default_rng(0)
+    n_ann = 300  # 2 boxes each on 5 images: ~120 annotations per image
+    items = rng.integers(0, 5, size=2 * n_ann)
+    x = rng.uniform(0, 80, size=2 * n_ann)
+    df = pd.DataFrame(
+        {
+            "item": [f"img{i}" for i in items],
+            "annotator": np.repeat([f"a{k}" for k in range(n_ann)], 2),
+            "label": "cat",
+            "x0": x,
+            "y0": x,
+            "x1": x + 20,
+            "y1": x + 20,
+        }
+    )
+    monkeypatch.setattr(pairs_module, "BYTES_PER_PAIR", 1 << 20)  # as if 1 MiB a pair
+    monkeypatch.setattr(pairs_module, "available_memory", lambda: 4 << 30)
+    start = time.perf_counter()
+    with pytest.raises(NotComparableError, match=r"pairs of annotations \(300 annotators") as e:
+        iaf.agreement(df, n_boot=0, n_chance=50, progress=False)
+    assert time.perf_counter() - start < 10  # refused before matching
+    assert "GiB of memory available" in str(e.value) and "sample of the annotators" in str(e.value)
+    # memory the system does not report, or enough of it: computed
+    monkeypatch.setattr(pairs_module, "available_memory", lambda: None)
+    monkeypatch.setattr(pairs_module, "BYTES_PER_PAIR", 450)
+    assert iaf.agreement(df.iloc[:40], n_boot=0, n_chance=50, progress=False).sizes["annotator"]
+
+
+def test_b6_available_memory_is_a_positive_count_or_none():
+    from iaa_frames.tables.pairs import available_memory
+
+    free = available_memory()
+    assert free is None or (isinstance(free, int) and free > 0)
