@@ -104,14 +104,19 @@ def test_attribute_columns_survive_validate_and_selection():
     assert pd.concat([df, df.iloc[:0]]).attrs["iaa_attributes"] == df.attrs["iaa_attributes"]
 
 
-def test_darwin_attribute_tags_are_one_nominal_attribute():
+def test_darwin_attribute_tags_are_one_attribute_masi_by_default():
     df = iaf.read_darwin(ATTR / "darwin")  # one subdirectory per annotator
     assert df.attrs["iaa_attributes"] == ["attributes"]
     first = df[(df["annotator"] == "ben") & (df["item"] == "lot_1.jpg")].iloc[0]
     assert first["attributes"] == ["parked", "red"]  # sorted: a set of tags
-    ds = iaf.attribute_agreement(df, n_boot=0, n_chance=20)
     # units: {parked, red} twice, blue / red, red / red
+    ds = iaf.attribute_agreement(df, n_boot=0, n_chance=20, levels={"attributes": "nominal"})
     want = krippendorff.alpha(
         reliability_data=[[0, 1, 2], [0, 2, 2]], level_of_measurement="nominal"
     )
     assert _alpha(ds, "attributes") == pytest.approx(want)
+    # sets of tags are compared by MASI by default (Passonneau 2006: 1 - Jaccard x M, M =
+    # 2/3 for a subset): D_o = 2/6 (blue / red), D_e = (2x1x1 + 2x3x2/3 + 1x3x1) x 2 / 30
+    # = 0.6 over the six values {p,r} x2, {b}, {r} x3, so alpha = 1 - (1/3) / 0.6 = 4/9
+    ds = iaf.attribute_agreement(df, n_boot=0, n_chance=20)
+    assert _alpha(ds, "attributes") == pytest.approx(4 / 9)
