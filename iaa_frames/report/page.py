@@ -144,7 +144,8 @@ def _section_by_label(ctx):
         else ""
     )
     return (
-        html_table(table, index_name="class", reasons=table.attrs["reasons"], notes_id="label-")
+        f"<p class=note>{html.escape(table.attrs['caption'])}</p>"
+        + html_table(table, index_name="label", reasons=table.attrs["reasons"], notes_id="label-")
         + note
     )
 
@@ -169,6 +170,7 @@ def _section_by_annotator(ctx):
     )
     return (
         pair
+        + f"<p class=note>{html.escape(table.attrs['caption'])}</p>"
         + html_table(table, index_name="annotator", reasons=table.attrs["reasons"], notes_id="ann-")
         + note
     )
