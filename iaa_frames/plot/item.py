@@ -175,6 +175,10 @@ def _legend_handles(colors, annotators, view_kinds, empty):
     return handles
 
 
+#: The most characters of a label a tag writes (a longer one is cut at an ellipsis:
+#: :func:`~iaa_frames.plot.style.short_name`); a tag sits in a panel of 2 in or less.
+_TAG_CHARS = 20
+
 #: Inches of a row of the item's legend (x-small text).
 _LEGEND_ROW = 0.135
 
@@ -410,12 +414,12 @@ def item(
             y=("y0", "min"),
             x1=("x1", "max"),
             y1=("y1", "max"),
-            labels=("label", lambda s: " / ".join(sorted(set(map(str, s))))),
+            labels=("label", lambda s: tuple(sorted(set(map(str, s))))),
         )
         for g in groups.itertuples(index=False):
-            differ = " / " in g.labels
+            differ = len(g.labels) > 1
             tag = ax.annotate(  # placed without overlap by _place_tags
-                g.labels,
+                " / ".join(style.short_name(x, _TAG_CHARS) for x in g.labels),
                 xy=(g.x, g.y),
                 xytext=(1, 1),
                 textcoords="offset points",
