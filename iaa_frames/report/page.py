@@ -39,8 +39,7 @@ sup a{text-decoration:none;color:#a33}
 dl.howto dt{font-weight:600;margin-top:.5em}dl.howto dd{margin-left:1.2em;color:#333}
 figure svg{max-width:900px}
 #fig-pairwise svg{width:100%}
-p,li,dd,figcaption,tbody th,td:not(.num){overflow-wrap:anywhere}
-tbody th{min-width:6em}
+p,li,dd,figcaption,.long{overflow-wrap:anywhere}
 """
 
 

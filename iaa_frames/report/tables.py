@@ -69,12 +69,14 @@ def html_table(
     numbered: dict = {}  # reason -> its footnote number
     rows = []
     for i, idx in enumerate(frame.index):
-        cells = [f"<th>{html.escape(str(idx))}</th>"] if index_name is not None else []
+        cells = (
+            [f"<th{_long(str(idx))}>{html.escape(str(idx))}</th>"] if index_name is not None else []
+        )
         for j, (text, num) in enumerate(col[i] for col in columns):
             why = ""
             if reasons is not None and frame.columns[j] in reasons.columns:
                 why = str(reasons[frame.columns[j]].iloc[i] or "")
-            attrs = " class=num" if num else ""
+            attrs = " class=num" if num else _long(text)
             mark = ""
             if why:
                 k = numbered.setdefault(why, len(numbered) + 1)
@@ -96,6 +98,16 @@ def html_table(
             + "</ol>"
         )
     return table
+
+
+#: A word of more characters than this (a label or an annotator of up to 1,000) may
+#: break anywhere in a table cell (class ``long``): it made the page scroll sideways.
+LONG_WORD = 40
+
+
+def _long(text: str) -> str:
+    """`` class=long`` for a cell whose text holds a word longer than :data:`LONG_WORD`."""
+    return " class=long" if any(len(w) > LONG_WORD for w in text.split()) else ""
 
 
 #: Why a column of the headline is "n/a" where the figure does not apply.
