@@ -581,7 +581,15 @@ def _place_tags(fig, *, grid: str | None = None):
     to_pt = 72 / fig.dpi
     before = None
     for attempt in range(_PASSES):
-        renderer = laid_out(fig)
+        # the tags are out of the layout, and measured where placed: not drawn meanwhile
+        tags = [t for ax in fig.axes for t in ax.texts if t.get_gid() == "tag" and t.get_visible()]
+        for tag in tags:
+            tag.set_visible(False)
+        try:
+            renderer = laid_out(fig)
+        finally:
+            for tag in tags:
+                tag.set_visible(True)
         last = attempt == _PASSES - 1
         # the first draw lays the Axes out with their titles where they stood before it
         # (matplotlib places titles while drawing): the layout settles on a later draw
