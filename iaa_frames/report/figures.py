@@ -298,6 +298,7 @@ def draw_figures(tables, result, pw, item_table, top):
         import numpy as np
 
         from iaa_frames.plot import style
+        from iaa_frames.plot.figure import laid_out
         from iaa_frames.plot.pairwise import heatmap_ticks
 
         # the panels' ticks and the note at the figure sizes of the plots
@@ -357,7 +358,7 @@ def draw_figures(tables, result, pw, item_table, top):
                 last.colorbar.set_label(f"chance-corrected agreement ({', '.join(measures)})")
             # names sized to the cells the layout gave (one size for the panels; upright
             # when slanted ones would overlap, every k-th when even 5 pt would)
-            fig.draw_without_rendering()
+            laid_out(fig)  # the layout, the cells not drawn
             cell = min(
                 ax.get_position().width * fig.get_figwidth() / max(len(names), 1) for ax in axes[0]
             )
