@@ -25,9 +25,10 @@ DOCS_URL = "https://iaa-frames.readthedocs.io/en/latest/"
 SITE_LINK = re.compile(re.escape(DOCS_URL) + r"([\w/.-]*?)(?:\.html)?(?:#[\w-]*)?(?![\w/.-])")
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "docs"
-#: Lines the README may have: the two commands, the 30-second example, the short tour, what
-#: the numbers mean and the links to the site; everything else lives on the site.
-README_LINES = 220
+#: Lines the README may have: the two commands, the 30-second example and its export's
+#: output, the short tour, what the numbers mean and the links to the site; everything
+#: else lives on the site.
+README_LINES = 230
 #: A Sphinx cross-reference to a full dotted name of the package.
 REFERENCE = re.compile(r":(?:mod|func|class|meth|data|attr):`~?(iaa_frames(?:\.\w+)+)`")
 

@@ -31,6 +31,36 @@ def test_the_tour_starts_with_three_lines_from_an_export_to_a_table():
     assert "load_sample" in code[1] and code[-1].startswith("res.iaa.table(")
 
 
+#: Calls a block may make before its last line for what they do, not what they return.
+WRITES = {"to_csv", "to_latex", "to_netcdf", "to_parquet", "to_coco", "to_cvat", "print"}
+
+
+def test_every_value_a_block_computes_is_shown():
+    # #42: a block computed iaf.conflict_counts(t) before its last line, and Jupyter shows
+    # only the last expression: its output was never shown
+    import ast
+
+    for block in python_blocks():
+        body = ast.parse(block).body
+        for stmt in body[:-1]:
+            if isinstance(stmt, ast.Expr):
+                call = stmt.value.func if isinstance(stmt.value, ast.Call) else None
+                name = getattr(call, "attr", getattr(call, "id", None))
+                assert name in WRITES, f"not shown: {ast.unparse(stmt)}"
+
+
+def test_the_export_shown_is_what_the_export_writes(tmp_path):
+    # the lines of the CSV the README shows under the export block are those it writes
+    import iaa_frames as iaf
+
+    shown = re.search(r"^```text\n\$ head -3 agreement_by_class.csv\n(.*?)^```",
+                      README.read_text(encoding="utf-8"), re.M | re.S).group(1)  # fmt: skip
+    table = iaf.load_sample("coco").iaa.agreement().iaa.table(by="label")
+    table.to_csv(tmp_path / "agreement_by_class.csv")
+    written = (tmp_path / "agreement_by_class.csv").read_text(encoding="utf-8")
+    assert shown.splitlines() == written.splitlines()[:3]
+
+
 def test_blocks_use_the_package_as_iaf_only():
     for block in python_blocks():
         for line in block.splitlines():

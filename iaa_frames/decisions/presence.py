@@ -56,7 +56,8 @@ def _log_terms(x, k, n):
         real -= np.log(-np.expm1(betaln(a, n + b) - betaln(a, b)))
         false = comb + k * np.log(f) + (n - k) * np.log1p(-f)
         false -= np.log(-np.expm1(n * np.log1p(-f)))
-    return np.log(pi), np.log1p(-pi), real, false
+        # a share of real clusters of 0 or 1 (at the optimiser's edges): a log of -inf
+        return np.log(pi), np.log1p(-pi), real, false
 
 
 def presence(support, n_covered) -> Presence:
@@ -95,7 +96,8 @@ def presence(support, n_covered) -> Presence:
 
     def nll(x):
         lp, lq, real, false = _log_terms(x, kk, nn)
-        ll = np.logaddexp(lp + real, lq + false)
+        with np.errstate(invalid="ignore"):  # -inf + inf at the edges: not finite, below
+            ll = np.logaddexp(lp + real, lq + false)
         return -float(np.sum(count * np.where(np.isfinite(ll), ll, -1e300)))
 
     best = None

@@ -27,13 +27,15 @@ from iaa_frames.frame.schema import ALL
 
 from .views import check_choice, check_dataset, check_top, measure_of, symbol
 
-__all__ = ["AgreementTable", "agreement_table", "numeric_text", "pair_numbers"]
+__all__ = ["COUNT_COLUMNS", "AgreementTable", "agreement_table", "numeric_text", "pair_numbers"]
 
 #: The rows of each ``by``.
 BY = ("label", "annotator", "pair", "component")
 
 _VARS = ("agreement", "ci_low", "ci_high", "n_units", "note")
-_COUNTS = {
+#: The count columns of the table (and of the report's tables): component -> column;
+#: its ``n_units``.
+COUNT_COLUMNS = {
     "detection": "pairings",
     "localization": "matched pairs",
 }
@@ -371,7 +373,7 @@ def agreement_table(
         missing = (~np.isfinite(v) | no_ci) & (reason != "") & (reason != "not applicable")
         add = np.where(missing, c + ": " + reason, "")
         notes = np.where((notes != "") & (add != ""), notes + "; " + add, notes + add)
-    for c, name in _COUNTS.items():
+    for c, name in COUNT_COLUMNS.items():
         if c in comps:
             n = numbers[(c, "n_units")].to_numpy(dtype=float)
             frame[name] = np.nan_to_num(n).astype(np.int64)

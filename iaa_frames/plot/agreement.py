@@ -238,13 +238,13 @@ def forest(
                 sub = frame[frame["component"] == comp]
                 _panel(ax, sub, comp, y_of, colors)
                 ax.set_title(f"{comp} {views.symbol(sub['measure'].iloc[0])}")
-            ax.set_yticks(range(len(rows)), rows)
+            ax.set_yticks(range(len(rows)), [style.short_name(r) for r in rows])
             ax.set_ylim(len(rows) - 0.5, -0.5)
             first_in_row = k % _ncols(fig, axes) == 0 if axes is not None else k == 0
             ax.tick_params(axis="y", labelleft=first_in_row, length=0 if not first_in_row else 3)
             if colors is not None and first_in_row:
-                for t in ax.get_yticklabels():
-                    t.set_color(style.text_color(colors.get(t.get_text(), "black")))
+                for r, t in zip(rows, ax.get_yticklabels()):
+                    t.set_color(style.text_color(colors.get(r, "black")))
         # the x label sits above the note (placed by hand: the layout would put it at the
         # very bottom, on the note)
         xlabel = fig.supxlabel(
@@ -272,7 +272,7 @@ def _note_text(frame, top) -> str:
     what = frame.attrs["rows"]
     missing = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
     reasons = style.na_note(
-        zip(missing["component"] + " of " + missing["row"].astype(str), missing["note"])
+        zip(missing["component"] + " of " + missing["row"].map(style.short_name), missing["note"])
     )
     notes = [
         style.hidden_note(

@@ -21,6 +21,14 @@ __all__ = ["confusion"]
 #: Names of more than 8 classes are written at 7 pt: about 0.06 in a character, 0.14 in
 #: a row.
 _TICK_PT, _CHAR_IN, _ROW_IN = 7, 0.06, 0.14
+#: The most characters of a class name the grid writes (its names run along both axes).
+_NAME_CHARS = 20
+
+
+def _name(name) -> str:
+    return style.short_name(name, _NAME_CHARS)
+
+
 _MAX_ANNOTATED = 15  # classes above which cell counts are not written
 
 
@@ -119,13 +127,16 @@ def confusion(
     # left, upright columns under it), the α column, the title and the x label leave; a row
     # of 7 pt names needs about 0.14 in (20 LVIS classes at 3.5 in overlapped, the y label
     # was cut at the left edge)
+    longest = max((len(_name(names[i])) for i in keep), default=0)
     if ax is None:
-        fw = float(width) if width is not None else min(7.0, 2.4 + 0.55 * len(keep))
-        fh = min(7.0, 1.9 + 0.5 * len(keep)) * fw / min(7.0, 2.4 + 0.55 * len(keep))
+        # names beyond 12 characters (up to _NAME_CHARS) widen the figure by their
+        # excess: a 1,000-character class (the frame's limit) collapsed the grid
+        base = min(7.0, 2.4 + 0.55 * len(keep) + _CHAR_IN * max(0, longest - 12))
+        fw = float(width) if width is not None else base
+        fh = min(7.0, 1.9 + 0.5 * len(keep) + _CHAR_IN * max(0, longest - 12)) * fw / base
     else:
         pos = ax.get_position()
         fw, fh = pos.width * ax.figure.get_figwidth(), pos.height * ax.figure.get_figheight()
-    longest = max((len(names[i]) for i in keep), default=0)
     # the title and the x label wrapped to the room right of the row names (about 13
     # characters an inch): at 3.5 in one line ran past both edges of the figure; their
     # lines beyond the first two make the figure taller (else they took room from the grid)
@@ -193,16 +204,17 @@ def confusion(
                 )
     # upright when a label is wider than its column (about 0.065 in a character at 8 pt;
     # the grid takes about 0.7 of the width): 12 four-character classes at 3.5 in overlapped
-    upright = max(map(len, shown), default=0) * 0.065 > 0.7 * w / n
+    written = [_name(x) for x in shown]
+    upright = max(map(len, written), default=0) * 0.065 > 0.7 * w / n
     ax.set_xticks(
         range(len(shown)),
-        shown,
+        written,
         rotation=90 if upright else 0,
         ha="right" if upright else "center",
         va="center" if upright else "top",
         rotation_mode="anchor",
     )
-    ax.set_yticks(range(len(shown)), shown)
+    ax.set_yticks(range(len(shown)), written)
     tight = len(shown) > 8 and side / len(shown) < 0.2  # small names only where rows are
     ax.tick_params(length=0, labelsize=_TICK_PT if tight else None)
     for spine in ax.spines.values():

@@ -113,7 +113,12 @@ def decomposition(
     missing = frame[~np.isfinite(frame["agreement"].to_numpy(dtype=float))]
     notes = [
         style.hidden_note(frame.attrs["n_hidden"], "labels", top, by_note(frame.attrs["n_unread"])),
-        style.na_note(zip(missing["component"] + " of " + missing["label"], missing["note"])),
+        style.na_note(
+            zip(
+                missing["component"] + " of " + missing["label"].map(style.short_name),
+                missing["note"],
+            )
+        ),
         style.off_scale_note(frame["agreement"]),
     ]
     note_text = "\n".join(n for n in notes if n)
@@ -153,7 +158,7 @@ def decomposition(
             # an undefined value: "n/a" at its place, in the component's color
             style.na_marks(ax, y[~np.isfinite(x)], at=0.01, color=style.text_color(color),
                            fontsize=5.5, ha="left")  # fmt: skip
-        ax.set_yticks(range(len(labels)), labels)
+        ax.set_yticks(range(len(labels)), [style.short_name(x) for x in labels])
         ax.set_ylim(len(labels) - 0.5, -0.5)
         if len(labels) > 1:
             ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)

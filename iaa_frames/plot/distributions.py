@@ -98,7 +98,7 @@ def _facet_min_chance(tables, facet, by, component) -> int:
 
 
 def _facet_title(facet, row, by, component, min_chance=MIN_CHANCE_UNITS):
-    head = facet if by else component
+    head = style.short_name(facet) if by else component
     sign = "" if not np.isfinite(row["ks_sign"]) else ("+" if row["ks_sign"] > 0 else "−")
     sep = " · "
     sigma = style.fmt(row["sigma"])

@@ -42,6 +42,7 @@ __all__ = [
     "fmt_p",
     "grey",
     "hidden_note",
+    "short_name",
     "legend_below",
     "long_name",
     "na_marks",
@@ -188,6 +189,28 @@ def long_name(obj, default: str) -> str:
     attrs = getattr(obj, "attrs", None) or {}
     name = attrs.get("long_name")
     return str(name) if name else default
+
+
+#: The most characters of a name (a label, an annotator) a figure writes: a longer one
+#: (a frame allows 1,000) keeps its start and its end around an ellipsis.
+NAME_CHARS = 32
+
+
+def short_name(name, limit: int = NAME_CHARS) -> str:
+    """``name`` as a figure writes it: at most ``limit`` characters, a longer name cut in
+    the middle at an ellipsis (its start and end kept: names that differ at their end, as
+    ``..._left`` and ``..._right``, stay apart). Tables and files keep the full name.
+
+    Examples
+    --------
+    >>> short_name("car"), short_name("x" * 40 + "_end")
+    ('car', 'xxxxxxxxxxxxxxxxxxxxx…xxxxxx_end')
+    """
+    text = str(name)
+    if len(text) <= limit:
+        return text
+    tail = limit // 3
+    return text[: limit - tail - 1] + "…" + text[-tail:]
 
 
 def fmt(x, digits: int = 2) -> str:

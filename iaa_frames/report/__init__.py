@@ -175,7 +175,9 @@ def _report(
     item_table = item_drilldown(tables, component="localization")
     item_detection = item_drilldown(tables, component="detection")
     figures = draw_figures(tables, result, pw, item_table, top)
-    disagree_html, disagree_files = disagreement_section(tables, svg=svg, top=top)
+    disagree_html, disagree_files = disagreement_section(
+        tables, svg=svg, top=top, item_table=item_table
+    )
     consensus_html = (
         consensus_section(df, tables)
         if isinstance(df, pd.DataFrame)

@@ -59,6 +59,7 @@ def disagreement_section(
     top: int = 20,
     n_items: int = 6,
     low_overlap: float | None = DEFAULT_LOW_OVERLAP,
+    item_table=None,
 ):
     """HTML of the "Where they disagree" section, and the tables to save beside it.
 
@@ -75,6 +76,9 @@ def disagreement_section(
         than the corpus mean only).
     low_overlap : float or None, default 0.8
         Cut-off of the ``low_overlap`` conflicts.
+    item_table : pandas.DataFrame, optional
+        The localization table of :func:`iaa_frames.explore.items.items` of ``tables``,
+        when the caller has it (else computed).
 
     Returns
     -------
@@ -144,9 +148,11 @@ def disagreement_section(
         )
 
     # the hard items only (more disagreement than the corpus mean), as the tables list
-    from iaa_frames.explore.items import items as item_table
+    from iaa_frames.explore.items import items as items_of
 
-    hard = int((item_table(tables, component="localization")["excess"] > 0).sum())
+    if item_table is None:
+        item_table = items_of(tables, component="localization")
+    hard = int((item_table["excess"] > 0).sum())
     figure(
         "worst-items",
         "The items that carry the most disagreement, as drawn",

@@ -19,6 +19,7 @@ from iaa_frames.errors import IAAWarning
 from iaa_frames.explore.views import cell_value, symbol
 from iaa_frames.frame.schema import ALL
 from iaa_frames.plot.rows import unread
+from iaa_frames.plot.style import short_name
 
 from .formatting import fmt, plural
 from .pair_choice import pair_annotators
@@ -79,7 +80,8 @@ def _extremes(result, dim, component):
     v = v[[str(i) != ALL and str(i) not in not_read for i in v.index]].dropna()
     if v.empty:
         return None
-    return (str(v.idxmax()), float(v.max())), (str(v.idxmin()), float(v.min()))
+    # named as the figure writes them (a long name cut at an ellipsis)
+    return (short_name(v.idxmax()), float(v.max())), (short_name(v.idxmin()), float(v.min()))
 
 
 def caption_forest(result):
@@ -163,7 +165,7 @@ def caption_pairwise(pw, names=None, left_out: str = ""):
         if len(v) and f"{fmt(v.max())}" == f"{fmt(v.min())}":  # no pair stands out
             texts.append(f"{c}: every pair {fmt(v.max())}")
         elif len(v):
-            (a, b), (x, y) = v.idxmax(), v.idxmin()
+            (a, b), (x, y) = (tuple(map(short_name, p)) for p in (v.idxmax(), v.idxmin()))
             texts.append(
                 f"{c}: closest pair {a}–{b} ({fmt(v.max())}), furthest {x}–{y} ({fmt(v.min())})"
             )
@@ -296,6 +298,7 @@ def draw_figures(tables, result, pw, item_table, top):
         import numpy as np
 
         from iaa_frames.plot import style
+        from iaa_frames.plot.figure import laid_out
         from iaa_frames.plot.pairwise import heatmap_ticks
 
         # the panels' ticks and the note at the figure sizes of the plots
@@ -355,7 +358,7 @@ def draw_figures(tables, result, pw, item_table, top):
                 last.colorbar.set_label(f"chance-corrected agreement ({', '.join(measures)})")
             # names sized to the cells the layout gave (one size for the panels; upright
             # when slanted ones would overlap, every k-th when even 5 pt would)
-            fig.draw_without_rendering()
+            laid_out(fig)  # the layout, the cells not drawn
             cell = min(
                 ax.get_position().width * fig.get_figwidth() / max(len(names), 1) for ax in axes[0]
             )

@@ -39,6 +39,7 @@ sup a{text-decoration:none;color:#a33}
 dl.howto dt{font-weight:600;margin-top:.5em}dl.howto dd{margin-left:1.2em;color:#333}
 figure svg{max-width:900px}
 #fig-pairwise svg{width:100%}
+p,li,dd,figcaption,.long{overflow-wrap:anywhere}
 """
 
 
@@ -144,7 +145,8 @@ def _section_by_label(ctx):
         else ""
     )
     return (
-        html_table(table, index_name="class", reasons=table.attrs["reasons"], notes_id="label-")
+        f"<p class=note>{html.escape(table.attrs['caption'])}</p>"
+        + html_table(table, index_name="label", reasons=table.attrs["reasons"], notes_id="label-")
         + note
     )
 
@@ -169,6 +171,7 @@ def _section_by_annotator(ctx):
     )
     return (
         pair
+        + f"<p class=note>{html.escape(table.attrs['caption'])}</p>"
         + html_table(table, index_name="annotator", reasons=table.attrs["reasons"], notes_id="ann-")
         + note
     )

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from iaa_frames.explore.compact import numeric_text
+from iaa_frames.explore.compact import COUNT_COLUMNS, numeric_text
 from iaa_frames.explore.views import by_annotator, by_label, symbol
 from iaa_frames.plot.rows import ranked
 
@@ -69,12 +69,14 @@ def html_table(
     numbered: dict = {}  # reason -> its footnote number
     rows = []
     for i, idx in enumerate(frame.index):
-        cells = [f"<th>{html.escape(str(idx))}</th>"] if index_name is not None else []
+        cells = (
+            [f"<th{_long(str(idx))}>{html.escape(str(idx))}</th>"] if index_name is not None else []
+        )
         for j, (text, num) in enumerate(col[i] for col in columns):
             why = ""
             if reasons is not None and frame.columns[j] in reasons.columns:
                 why = str(reasons[frame.columns[j]].iloc[i] or "")
-            attrs = " class=num" if num else ""
+            attrs = " class=num" if num else _long(text)
             mark = ""
             if why:
                 k = numbered.setdefault(why, len(numbered) + 1)
@@ -98,6 +100,16 @@ def html_table(
     return table
 
 
+#: A word of more characters than this (a label or an annotator of up to 1,000) may
+#: break anywhere in a table cell (class ``long``): it made the page scroll sideways.
+LONG_WORD = 40
+
+
+def _long(text: str) -> str:
+    """`` class=long`` for a cell whose text holds a word longer than :data:`LONG_WORD`."""
+    return " class=long" if any(len(w) > LONG_WORD for w in text.split()) else ""
+
+
 #: Why a column of the headline is "n/a" where the figure does not apply.
 NOT_APPLICABLE = {
     "KS": "KS compares distances; classification compares labels (differ or not), not a "
@@ -109,31 +121,44 @@ NOT_APPLICABLE = {
 
 
 def summary_table(result, dim, top):
-    """The classes (``dim="label"``) or annotators of the report: agreement [CI] and n
-    per component, "(all)" and the ``top`` rows by support, those with an interval first
-    (:func:`iaa_frames.plot.rows.ranked`); how many rows were left out;
+    """The classes (``dim="label"``) or annotators of the report: agreement [CI] per
+    component, and the counts, "(all)" and the ``top`` rows by support, those with an
+    interval first (:func:`iaa_frames.plot.rows.ranked`); how many rows were left out;
     and the reason of every "n/a", or the note of a defined cell (a class's borrowed
     chance baseline says what it assumes), as a frame of the table's shape for
     :func:`html_table`.
+
+    The columns are those of ``res.iaa.table(by=dim)`` but ``notes`` (the reasons are
+    footnotes here); ``attrs["caption"]`` names each component's measure, as that table's
+    title does.
     """
     # the rows by support, those that are read first (as the figures rank them)
     other = "annotator" if dim == "label" else "label"
     shown, hidden, n_unread = ranked(result, dim, top, fixed_dim=other)
     wide = (by_label if dim == "label" else by_annotator)(result).reindex(shown)
-    out = pd.DataFrame(index=wide.index)
-    why = pd.DataFrame(index=wide.index)
-    for c in [str(c) for c in result["component"].values]:
+    out = pd.DataFrame(index=pd.Index(wide.index, name=dim))
+    why = pd.DataFrame(index=out.index)
+    comps = [str(c) for c in result["component"].values]
+    for c in comps:
         v, lo, hi = (
             wide.get(f"{c}_{k}", pd.Series(np.nan, index=wide.index))
             for k in ("agreement", "ci_low", "ci_high")
         )
-        name = component_name(result, c)
-        out[name] = [cell_text(float(a), float(b), float(d)) for a, b, d in zip(v, lo, hi)]
+        out[c] = [cell_text(float(a), float(b), float(d)) for a, b, d in zip(v, lo, hi)]
         note = wide.get(f"{c}_note", pd.Series("", index=wide.index)).fillna("").astype(str)
         # the reason of an "n/a", and what a defined cell assumes (a borrowed baseline)
-        why[name] = [(n or "undefined") if t == "n/a" else n for t, n in zip(out[name], note)]
-        n = wide.get(f"{c}_n_units", pd.Series(np.nan, index=wide.index))
-        out[f"n ({c})"] = [str(int(x)) if math.isfinite(float(x)) else "0" for x in n]
+        why[c] = [(n or "undefined") if t == "n/a" else n for t, n in zip(out[c], note)]
+    for c, name in COUNT_COLUMNS.items():
+        if c in comps:
+            n = wide.get(f"{c}_n_units", pd.Series(np.nan, index=wide.index))
+            out[name] = [str(int(x)) if math.isfinite(float(x)) else "0" for x in n]
+    what = "class" if dim == "label" else "annotator"
+    out.attrs["caption"] = (
+        f"Agreement [95% CI] per {what} ("
+        + ", ".join(component_name(result, c) for c in comps)
+        + "); pairings: detection units (pairs of two annotations of an item); "
+        "matched pairs: localization units (matched object pairs)."
+    )
     out.attrs["reasons"] = why
     out.attrs["n_unread"] = n_unread
     return out, hidden
@@ -167,7 +192,7 @@ def headline_html(result, head):
         nc_text = str(int(r["n_chance"])) if math.isfinite(float(r["n_chance"])) else "—"
         why.append(
             {
-                "agreement [95% CI]": undefined if agree_text == "n/a" else "",
+                "agreement": undefined if agree_text == "n/a" else "",
                 "vs chance": "",
                 "KS": (NOT_APPLICABLE["KS"] if measure == "α" else undefined)
                 if ks == "n/a"
@@ -185,19 +210,19 @@ def headline_html(result, head):
             {
                 "component": comp,
                 "measure": measure,
-                "agreement [95% CI]": agree_text,
+                "agreement": agree_text,
                 "vs chance": against_chance(r["agreement"], r["ci_low"], r["ci_high"]),
                 "KS": ks,
                 "raw IoU": raw_text,
                 "presence α": pres_text,
                 "n units": str(int(r["n_units"])) if math.isfinite(float(r["n_units"])) else "0",
                 "n chance": nc_text,
-                "note": str(r.get("note", "") or ""),
+                "notes": str(r.get("note", "") or ""),
             }
         )
     frame = pd.DataFrame(rows).set_index("component")
-    if not frame["note"].str.len().any():  # an empty column says nothing
-        frame = frame.drop(columns="note")
+    if not frame["notes"].str.len().any():  # an empty column says nothing
+        frame = frame.drop(columns="notes")
     reasons = pd.DataFrame(why, index=frame.index).reindex(columns=frame.columns, fill_value="")
     return html_table(
         frame, index_name="component", classes="headline", reasons=reasons, notes_id="head-"

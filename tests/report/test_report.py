@@ -119,7 +119,8 @@ def test_html_parses_with_every_section_and_figure(sample_report):
         "localization",
         "overall",
         "raw IoU",
-        "agreement [95% CI]",
+        "pairings",
+        "matched pairs",
         "car",
         "person",
         "bicycle",
@@ -475,3 +476,30 @@ def test_t8_a_failed_second_report_leaves_the_first_whole(tmp_path, monkeypatch)
     report(simulate(n_items=9, seed=1), out, n_boot=0, n_chance=50, title="second")
     assert "second" in (out / "report.html").read_text(encoding="utf-8")
     assert sorted(p.name for p in out.iterdir()) == sorted(before)
+
+
+def test_a_label_of_the_longest_length_and_integer_labels_in_floats(tmp_path):
+    # #41 T5: a 1,000-character label (the longest a frame may hold) collapsed the
+    # figures' layout; #42: integer labels read as floats were written "0.0", "1.0"
+    import re
+    import warnings
+
+    from iaa_frames.frame.schema import MAX_NAME_CHARS
+
+    df = simulate(n_items=12, seed=0)
+    long = "L" * (MAX_NAME_CHARS - 4) + "_end"
+    codes = {"bicycle": 0.0, "car": 1.0, "person": long}
+    df["label"] = df["label"].map(codes).astype(object)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        page = report(df, tmp_path, n_boot=20, n_chance=200).read_text(encoding="utf-8")
+    messages = [str(w.message) for w in caught]
+    assert not [m for m in messages if "could not be drawn" in m or "constrained_layout" in m]
+    figures = "".join(re.findall(r"<svg.*?</svg>", page, flags=re.S))
+    assert long not in figures and "…" in figures and "_end" in figures  # cut for display
+    tables = "".join(re.findall(r"<table.*?</table>", page, flags=re.S))
+    assert long in tables  # in full
+    labels = pd.read_csv(tmp_path / "by_label.csv", keep_default_na=False)["label"].tolist()
+    assert sorted(labels) == sorted(["(all)", "0", "1", long])
+    assert "<th>0</th>" in tables and "<th>1</th>" in tables  # the classes' rows
+    assert "<th>0.0</th>" not in tables and "<th>1.0</th>" not in tables
