@@ -27,7 +27,11 @@ from iaa_frames.version import __version__
 _EXPORTS = {
     "api.backend": ("agreement",),
     "api.shortcuts": ("alpha", "ks", "sigma"),
-    "decisions": ("Consensus", "Plan", "consensus", "next_items", "plan"),
+    # from the modules that define them: a submodule named like its function (consensus,
+    # next_items, plan) can be bound over it on its package when it is imported again
+    "decisions.consensus": ("Consensus", "consensus"),
+    "decisions.next_items": ("next_items",),
+    "decisions.plan": ("Plan", "plan"),
     "engine": ("agreement_from_tables", "pairwise"),
     "errors": (
         "AnnotatorNameWarning",
@@ -103,7 +107,9 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
     from iaa_frames import dask, plot, stats
     from iaa_frames.api.backend import agreement
     from iaa_frames.api.shortcuts import alpha, ks, sigma
-    from iaa_frames.decisions import Consensus, Plan, consensus, next_items, plan
+    from iaa_frames.decisions.consensus import Consensus, consensus
+    from iaa_frames.decisions.next_items import next_items
+    from iaa_frames.decisions.plan import Plan, plan
     from iaa_frames.engine import agreement_from_tables, pairwise
     from iaa_frames.errors import (
         AnnotatorNameWarning,

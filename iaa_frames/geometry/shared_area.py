@@ -2,8 +2,9 @@
 
 The IoU of two polygons needs the area of their intersection. A GEOS overlay builds the
 intersection polygon to measure it, tens of microseconds a pair; the area alone needs far
-less. Here it is a sum over the pairs of edges of the two shapes, compiled with numba
-(:mod:`iaa_frames.geometry._shared_area_jit`, imported on first use and cached on disk).
+less. Here it is a sum over the pairs of edges of the two shapes, in numpy, chunks of edge
+pairs at a time (a numba kernel was measured and left out: its import and first compile
+cost more than it saved).
 
 Why it is exact: orient the rings (exteriors counter-clockwise, holes clockwise, as
 :class:`~iaa_frames.geometry.clip.RingEdges` holds them). For a point ``p`` not on a

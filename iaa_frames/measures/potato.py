@@ -16,8 +16,8 @@ under 0.05 s of it): about 0.16 s matching the real and the chance pairs, 0.1 s
 assembling the cells and 0.03 s building the frame. A call with rows of equal content
 (any dict, rebuilt or not) is a hash and a copy: about 3 ms. The first access to
 ``iaf.potato_metrics`` imports the engine (scipy.stats and scipy.optimize among it): about
-1 s once per process. ``docs/user-guide/potato.md`` ("Speed") has the figures and
-``benchmarks/bench_potato.py`` measures them.
+1 s once per process. The user guide's page "Coming from Potato" (its section "Speed")
+has the figures and the machine they were measured on.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import iaa_frames as iaf
 from iaa_frames.decisions.presence import best_f1_threshold, presence, presence_step
 
 
@@ -61,3 +62,20 @@ def test_empty_and_degenerate_inputs():
     # every cluster drawn by everyone: all real
     r = presence(np.full(20, 3), np.full(20, 3))
     assert np.all(r.p > 0.5)
+
+
+def test_an_image_blind_annotators_stray_boxes_are_not_real():
+    """Three good annotators draw every object together (k = 3 of 4), an image-blind one
+    adds stray boxes nobody else drew (k = 1): a U-shaped beta (alpha < 1) could call the
+    stray boxes real objects the three missed; with alpha >= 1 they are false and
+    quorum="auto" leaves them out of the consensus (the random annotator's boxes were
+    accepted with p_real 0.93 before)."""
+    k = np.r_[np.full(90, 3), np.full(5, 2), np.full(1, 4), np.full(93, 1)]
+    fit = presence(k, np.full(len(k), 4))
+    assert fit.alpha >= 1.0
+    assert fit.p[k == 1].max() < 0.5 and fit.p[k == 3].min() > 0.9
+    df = iaf.simulate(
+        n_items=20, seed=0, annotators={"a": "good", "b": "good", "c": "good", "d": "random"}
+    )
+    objects = iaf.consensus(df).objects.dropna(subset=["label"])
+    assert (objects["support"] >= 2).all()
