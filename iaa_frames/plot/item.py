@@ -536,6 +536,9 @@ def _place_axes_tags(ax, renderer, to_pt):
             # differing labels wider than the panel: one label a line
             tag.set_text(text.replace(" / ", " /\n"))
         e, candidates = _tag_boxes(tag, renderer, 1.0 / to_pt)
+        if e.width > bounds.width or e.height > bounds.height:
+            candidates = []  # wider or taller than its panel: it would cover the panel's
+            # neighbours or title wherever it went, left out (and counted) instead
         for box in (_inside_box(b, bounds) for b in candidates):
             if not any(_overlaps(box, other) for other in placed):
                 placed.append(box)

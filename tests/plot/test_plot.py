@@ -644,6 +644,8 @@ def test_pairwise_says_why_a_component_is_empty(two_result):
 def test_annotator_profile_says_why_a_value_is_missing(two_result):
     ax = plot.annotators(two_result)
     assert texts(ax, "undefined") == ["n/a", "n/a"]  # ana and ben on classification
+    # everybody undefined: no bar in the band, where it read as a value below chance
+    assert not [c for c in ax.collections if c.get_gid() == "undefined"]
     (note,) = texts(ax, "note")
     note = " ".join(note.split())
     assert "too few chance units" in note and "classification of ana" in note
