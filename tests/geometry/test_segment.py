@@ -3,6 +3,8 @@ count on a grid, the box contract the matcher relies on, GIoU on the timeline, a
 agreement figures end to end: identical annotators 1, random segments ~0 (with classes of
 their own typical positions and durations), a jitter ladder monotone."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -224,3 +226,25 @@ def test_a_jitter_ladder_is_monotone():
         loc.append(float(res["agreement"].sel(component="localization", **ALL)))
     assert all(x > y for x, y in zip(loc, loc[1:], strict=False)), loc
     assert loc[0] > 0.8 and loc[-1] < loc[0] - 0.3, loc
+
+
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_dask_equals_in_memory_on_segments(npartitions):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
+    df = jittered(truth_corpus(40, seed=5), 0.1, seed=6)
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(df, npartitions=npartitions, sort=False)
+    params = {"n_chance": 300, "n_boot": 20, "seed": 7}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = iaf.agreement(ddf, **params)
+    want = iaf.agreement(df, **params)
+    assert got.attrs == want.attrs
+    for name, var in want.data_vars.items():
+        a, b = got[name].values, var.values
+        if np.issubdtype(b.dtype, np.number):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, equal_nan=True, err_msg=name)
+        else:
+            assert (a == b).all(), name
