@@ -46,6 +46,29 @@ width of each row is its video's duration.
 ['segment', 'segment', 'segment', 'segment']
 >>> iaf.validate(df)[["x0", "y0", "x1", "y1"]].iloc[0].tolist()
 [2.0, 0.0, 6.0, 1.0]
+
+A corpus to measure: 40 videos, two annotators who mark the same actions, each moving
+every start and end by a noise of 5 % of the action's length. They find the same actions
+with the same classes (detection and classification 1); where they put them agrees well
+beyond what two unrelated videos' actions would (localization, 1 - tIoU against the chance
+pairs of different videos):
+
+>>> rng = np.random.default_rng(0)
+>>> rows = []
+>>> for i in range(40):
+...     duration = rng.uniform(30, 300)
+...     for _ in range(rng.integers(1, 4)):
+...         s = rng.uniform(0, 0.8) * duration
+...         e = s + rng.uniform(0.05, 0.2) * duration
+...         label = rng.choice(["jump", "run"])
+...         for who in ("ana", "ben"):
+...             ds, de = rng.normal(0, 0.05 * (e - s), 2)
+...             rows.append((f"v{i}", who, label, s + ds, e + de, duration))
+>>> df = pd.DataFrame(rows, columns=["item", "annotator", "label", "seg_start", "seg_end",
+...                                  "width"]).assign(height=1.0)
+>>> res = iaf.agreement(df, distance="iou", n_chance=300, n_boot=0, seed=0)
+>>> res["agreement"].sel(label="(all)", annotator="(all)").round(2).to_series().to_dict()
+{'detection': 1.0, 'classification': 1.0, 'localization': 0.68, 'overall': 0.87}
 """
 
 from __future__ import annotations
