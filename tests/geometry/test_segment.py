@@ -204,7 +204,7 @@ def test_identical_annotators_agree_fully():
 def test_random_segments_agree_at_chance():
     """Classes sit at their own places on the timeline, so raw tIoU of two random
     annotators is far from 0; the chance baseline of unrelated items removes it."""
-    df = random_corpus(200, seed=1)
+    df = random_corpus(300, seed=1)
     res = iaf.agreement(df, n_chance=2000, n_boot=200, seed=0, distance="iou")
     got = _figures(res)
     raw = float(res["raw_iou"].sel(component="localization", **ALL))
