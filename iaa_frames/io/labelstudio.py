@@ -483,9 +483,8 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
             extras_by_region.setdefault(rid, {})[name] = v
             b.attributes[name] = None  # a per-region choice, rating, number, text...
         elif is_timeline_result(r):  # video timeline and audio regions: time segments
-            read_timeline_result(
-                b, path, f, f"{aentry} result[{k}]", (item, annotator, aid, tid), r
-            )
+            where = (item, annotator, aid, tid)
+            read_timeline_result(b, path, f, f"{aentry} result[{k}]", where, r, result)
         else:
             b.drop(
                 path,

@@ -7,8 +7,10 @@ object of the kind ``segment`` (:mod:`iaa_frames.geometry.kinds.segment`):
   ``"timelinelabels"`` whose ``value`` holds ``ranges``, a list of ``{"start": s, "end":
   e}`` (frame numbers from 1, both frames included; Label Studio writes one range per
   region), and ``timelinelabels``, the region's label. A range is the segment
-  ``[s - 1, e]`` in frames, so a region of one frame lasts one frame. The export gives no
-  length of the video: ``width`` is NaN and the times stay in frames.
+  ``[s - 1, e]`` in frames, so a region of one frame lasts one frame. A timeline result
+  holds no length of the video: ``width`` is the ``framesCount`` of a ``videorectangle``
+  result of the same annotation where there is one (``height`` 1), else NaN, and the
+  times stay in frames.
 * **Audio regions** (the ``Labels`` tag on an ``Audio`` tag): a result of ``type``
   ``"labels"`` whose ``value`` holds ``start`` and ``end`` in seconds and ``labels``, with
   the audio's length in seconds as the result's ``original_length``: the segment
@@ -49,13 +51,14 @@ def is_timeline_result(r) -> bool:
     )
 
 
-def read_timeline_result(b, path, f, rentry, where, r) -> None:
+def read_timeline_result(b, path, f, rentry, where, r, results=()) -> None:
     """Add the segments of one timeline result to the builder ``b`` (``where`` is ``(item,
-    annotator, annotation id, task id)``); an unreadable result is
+    annotator, annotation id, task id)``, ``results`` the annotation's results, where a
+    video's length is looked for); an unreadable result is
     :meth:`~iaa_frames.io.builder.FrameBuilder.entry_failed`."""
     item, annotator, aid, tid = where
     try:
-        _read(b, path, f, rentry, where, r)
+        _read(b, path, f, rentry, where, r, results)
     except ENTRY_ERRORS as exc:
         error = entry_error(exc, path, rentry)
         b.entry_failed(error, path, rentry, item=item, annotator=annotator, record=r)
@@ -68,7 +71,19 @@ def _time(path, entry, d, key, unit):
     return float(v)
 
 
-def _read(b, path, f, rentry, where, r) -> None:
+def _frames_count(results) -> float:
+    """The ``framesCount`` of the first ``videorectangle`` result that has a positive one
+    (the video's length in frames), else NaN."""
+    for r in results:
+        value = r.get("value") if isinstance(r, dict) else None
+        if isinstance(value, dict) and r.get("type") == "videorectangle":
+            n = value.get("framesCount")
+            if is_number(n) and math.isfinite(n) and 0 < n <= 1e9:
+                return float(n)
+    return math.nan
+
+
+def _read(b, path, f, rentry, where, r, results) -> None:
     item, annotator, aid, tid = where
     value = r["value"]
     video = r.get("type") == "timelinelabels"
@@ -111,7 +126,7 @@ def _read(b, path, f, rentry, where, r) -> None:
             s = _time(path, f"{rentry} ranges[{k}]", rg, "start", "a frame number")
             e = _time(path, f"{rentry} ranges[{k}]", rg, "end", "a frame number")
             spans.append((s - 1.0, e))
-        width = height = math.nan  # frames; the export has no length of the video
+        width = _frames_count(results)  # frames
     else:
         spans = [
             (
@@ -125,7 +140,7 @@ def _read(b, path, f, rentry, where, r) -> None:
             if is_number(length) and math.isfinite(length) and length > 0
             else math.nan
         )
-        height = 1.0 if math.isfinite(width) else math.nan
+    height = 1.0 if math.isfinite(width) else math.nan
     extras = {"task": tid}
     if not video and is_number(value.get("channel")):
         extras["channel"] = value["channel"]

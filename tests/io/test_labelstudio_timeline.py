@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import iaa_frames as iaf
-from iaa_frames.errors import ReaderError
+from iaa_frames.errors import IAAWarning, ReaderError
 from iaa_frames.geometry.kinds import kind_of_rows
 from iaa_frames.io import read_labelstudio
 
@@ -149,3 +149,33 @@ def test_bad_ranges_name_the_result(tmp_path):
     p = write(tmp_path, [task(1, {"video": "v.mp4"}, ("ana", [r]))])
     with pytest.raises(ReaderError, match=r"result\[0\] ranges\[0\]: end must be a number"):
         read_labelstudio(p)
+
+
+def test_the_video_length_comes_from_a_videorectangle_of_the_annotation(tmp_path):
+    track = {
+        "id": "t1",
+        "type": "videorectangle",
+        "from_name": "box",
+        "to_name": "video",
+        "value": {
+            "framesCount": 120,
+            "duration": 4.0,
+            "sequence": [{"frame": 1, "x": 1, "y": 1, "width": 5, "height": 5, "enabled": True}],
+            "labels": ["person"],
+        },
+    }
+    tasks = [
+        task(
+            1,
+            {"video": "v.mp4"},
+            ("ana", [timeline("r1", 31, 60, "Walk"), track]),
+            ("ben", [timeline("q1", 1, 60, "Walk")]),  # no track: the same video's length
+        )
+    ]
+    with pytest.warns(IAAWarning, match="given the image size of the other rows"):
+        df, dropped = read_labelstudio(write(tmp_path, tasks), return_dropped=True)
+    seg = df[df["seg_start"].notna()]
+    assert seg[["annotator", "seg_start", "seg_end", "width", "height"]].to_numpy(
+        dtype=object
+    ).tolist() == [["ana", 30.0, 60.0, 120.0, 1.0], ["ben", 0.0, 60.0, 120.0, 1.0]]
+    assert dropped["reason"].tolist() == ["unsupported_result"]  # the track itself
