@@ -139,3 +139,26 @@ def test_dropped_records_are_counted(tmp_path):
 
 def test_the_format_is_recognized(tmp_path):
     assert reader_for(write(tmp_path, "ana", ANA))[0] == "read_activitynet"
+
+
+def test_two_identical_files_agree_fully(tmp_path):
+    rng = np.random.default_rng(0)
+    db = {}
+    for i in range(40):
+        duration = float(rng.uniform(30, 300))
+        anns = []
+        for _ in range(int(rng.integers(1, 4))):
+            s = float(rng.uniform(0, 0.8) * duration)
+            anns.append(
+                {
+                    "segment": [s, s + float(rng.uniform(0.05, 0.2)) * duration],
+                    "label": str(rng.choice(["Ballet", "Tango"])),
+                }
+            )
+        db[f"v_{i}"] = {"duration": duration, "annotations": anns}
+    paths = {who: write(tmp_path, who, {"database": db}) for who in ("ana", "ben", "cy")}
+    res = iaf.agreement(read_activitynet(paths), n_chance=300, n_boot=0, seed=0)
+    got = res["agreement"].sel(label="(all)", annotator="(all)").to_series().to_dict()
+    assert got == pytest.approx(
+        {"detection": 1.0, "classification": 1.0, "localization": 1.0, "overall": 1.0}
+    )
