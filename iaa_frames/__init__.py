@@ -57,6 +57,7 @@ _EXPORTS = {
     "geometry.kinds": ("bird_eye_view",),
     "io": (
         "load_sample",
+        "read_activitynet",
         "read_coco",
         "read_cvat",
         "read_darwin",
@@ -140,6 +141,7 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
     from iaa_frames.geometry.kinds import bird_eye_view
     from iaa_frames.io import (
         load_sample,
+        read_activitynet,
         read_coco,
         read_cvat,
         read_darwin,

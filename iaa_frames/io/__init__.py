@@ -19,6 +19,7 @@ hostile input raises :class:`~iaa_frames.errors.ReaderError` naming the file and
 :func:`read_supervisely_pointcloud`   Supervisely (and CVAT "Sly") point-cloud JSON, ``cuboid_3d``
 :func:`read_mot`                      MOTChallenge text files (``frame, id, x, y, w, h``), video tracks
 :func:`read_labelstudio_video`        Label Studio video rectangles (keyframes filled in), video tracks
+:func:`read_activitynet`              ActivityNet-style JSON: time segments ``[start, end]`` per video
 :func:`read_table`                    a tidy frame saved as CSV (polygons as WKT) or one Parquet file;
                                       ``boxes=``: a list-of-boxes column (crowdsourcing exports)
 :func:`from_supervision`              ``supervision.Detections`` per (item, annotator)
@@ -41,6 +42,7 @@ a bridge needs them: ``to_supervision`` needs the ``supervision`` extra).
 
 from iaa_frames.frame.schema import register_path_hint
 
+from .activitynet import read_activitynet
 from .coco import read_coco
 from .cvat import read_cvat
 from .darwin import read_darwin
@@ -67,6 +69,7 @@ __all__ = [
     "from_fiftyone",
     "from_supervision",
     "load_sample",
+    "read_activitynet",
     "read_coco",
     "read_cvat",
     "read_darwin",

@@ -47,6 +47,7 @@ FILE_READERS = {
     "read_labelstudio": ".json",
     "read_labelstudio_video": ".json",
     "read_mot": ".txt",
+    "read_activitynet": ".json",
 }
 _LISTED = 4
 
@@ -72,6 +73,8 @@ def _json_reader(path: Path):
             return "read_labelstudio_video", "Label Studio video JSON"
         return "read_labelstudio", "Label Studio JSON"
     if head.startswith("{"):
+        if re.search(r'"(database|results)"\s*:\s*\{', head) and re.search(r'"segment"\s*:', head):
+            return "read_activitynet", "ActivityNet-style JSON (time segments)"
         if re.search(r'"item"\s*:\s*\{', head):
             return "read_darwin", "V7 Darwin JSON"
         if re.search(r'"(images|annotations|categories)"\s*:', head):

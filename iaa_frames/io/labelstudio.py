@@ -17,6 +17,7 @@ from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, labelstudio_file
 from .json_stream import JSONStream
 from .keypoints import coco_name, keypoint_params, skeleton_kind
+from .labelstudio_timeline import is_timeline_result, read_timeline_result
 from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
 from .shapes import rotated_rectangle
 from .values import is_number
@@ -203,6 +204,8 @@ def read_labelstudio(
     percent, ``rotation`` clockwise in degrees) become polygons of 64 vertices with the
     ellipse's area, whose IoU is the ellipses' to 1e-4
     (:mod:`iaa_frames.geometry.ellipse`).
+    Video ``timelinelabels`` and audio ``labels`` regions are time segments (the kind
+    ``segment``; :mod:`iaa_frames.io.labelstudio_timeline`).
 
     Skipped and counted (DroppedRowsWarning): cancelled annotations (``was_cancelled``;
     they give no coverage either), results of other types (brushes, image-level
@@ -479,6 +482,9 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
                 v = v[0]
             extras_by_region.setdefault(rid, {})[name] = v
             b.attributes[name] = None  # a per-region choice, rating, number, text...
+        elif is_timeline_result(r):  # video timeline and audio regions: time segments
+            where = (item, annotator, aid, tid)
+            read_timeline_result(b, path, f, f"{aentry} result[{k}]", where, r, result)
         else:
             b.drop(
                 path,

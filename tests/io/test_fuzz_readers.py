@@ -283,3 +283,65 @@ def test_fuzz_labelstudio_video(tmp_path_factory, doc):
     # #41 T1, B3: a retyped framesCount, frame or keyframe, a huge count
     p = _json_case(tmp_path_factory.mktemp("lsv"), doc, "a.json")
     _outcome(lambda: iaf.read_labelstudio_video(p, max_frames=10_000))
+
+
+#: #45 item 1: time segments (ActivityNet-style JSON, Label Studio timeline regions).
+ACTIVITYNET = {
+    "version": "VERSION 1.3",
+    "database": {
+        "v_1": {
+            "duration": 80.0,
+            "subset": "validation",
+            "annotations": [
+                {"segment": [6.0, 30.0], "label": "Ballet"},
+                {"segment": [40.0, 70.0], "label": "Tango"},
+            ],
+        },
+        "v_2": {"duration": 20.0, "annotations": []},
+    },
+}
+LABELSTUDIO_TIMELINE = [
+    {
+        "id": 1,
+        "data": {"video": "/data/upload/1/3f2a9c1b-skate.mp4"},
+        "annotations": [
+            {
+                "id": 10,
+                "completed_by": {"id": 1, "email": "ana@x.org"},
+                "result": [
+                    {
+                        "id": "r1",
+                        "type": "timelinelabels",
+                        "from_name": "timelineLabels",
+                        "to_name": "video",
+                        "value": {"ranges": [{"start": 3, "end": 5}], "timelinelabels": ["Flip"]},
+                    },
+                    {
+                        "id": "r2",
+                        "type": "labels",
+                        "from_name": "label",
+                        "to_name": "audio",
+                        "original_length": 18.0,
+                        "value": {"start": 3.1, "end": 8.2, "channel": 0, "labels": ["Voice"]},
+                    },
+                ],
+            }
+        ],
+    }
+]
+
+
+@SETTINGS
+@given(doc=json_mutations(ACTIVITYNET))
+def test_fuzz_activitynet(tmp_path_factory, doc):
+    p = _json_case(tmp_path_factory.mktemp("anet"), doc, "ana.json")
+    _outcome(lambda: iaf.read_activitynet(p))
+    _outcome(lambda: iaf.read_activitynet(p, on_invalid="drop"))
+
+
+@SETTINGS
+@given(doc=json_mutations(LABELSTUDIO_TIMELINE))
+def test_fuzz_labelstudio_timeline(tmp_path_factory, doc):
+    p = _json_case(tmp_path_factory.mktemp("lst"), doc, "a.json")
+    _outcome(lambda: iaf.read_labelstudio(p))
+    _outcome(lambda: iaf.read_labelstudio(p, on_invalid="drop"))

@@ -11,6 +11,7 @@
   with its own similarity, :meth:`Kind.similarity`, :meth:`Kind.reach`).
 * ``cuboid``: 3D cuboids of point clouds (metres), the exact volumetric IoU, and
   ``polytope``, the volume two convex polyhedra share.
+* ``segment``: time segments ``[start, end]`` of videos and audio, temporal IoU.
 * ``polyline`` and ``point``: open lines, single points and point sets, scored by a
   distance in units of the image diagonal (``distance_kind``: ``exp(-D² / (2 δ²))``).
 
@@ -54,6 +55,7 @@ __all__ = [
     "POINT_SET",
     "POLYGON",
     "POLYLINE",
+    "SEGMENT",
     "BoxKind",
     "CuboidKind",
     "DistanceKind",
@@ -64,6 +66,7 @@ __all__ = [
     "PointSetKind",
     "PolygonKind",
     "PolylineKind",
+    "SegmentKind",
     "available_kinds",
     "bird_eye_view",
     "geometries_as_kinds",
@@ -76,6 +79,7 @@ __all__ = [
     "polyline_params",
     "polyline_vertices",
     "register_kind",
+    "temporal_iou",
     "unregister_kind",
 ]
 
@@ -84,3 +88,4 @@ from .cuboid import CUBOID, CuboidKind, bird_eye_view  # noqa: E402
 from .distance_kind import DistanceKind  # noqa: E402
 from .point import POINT, POINT_SET, PointKind, PointSetKind, point_set_params  # noqa: E402
 from .polyline import POLYLINE, PolylineKind, polyline_params, polyline_vertices  # noqa: E402
+from .segment import SEGMENT, SegmentKind, temporal_iou  # noqa: E402
