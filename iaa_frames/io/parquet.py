@@ -1,3 +1,4 @@
+# Over 400 lines: one idea, the Parquet layout: its writer (staged, then moved in) and its reader.
 """The tidy annotation frame on disk: Parquet files partitioned by item, polygons as WKB.
 
 :func:`to_parquet` writes a validated tidy frame into a directory of Parquet files

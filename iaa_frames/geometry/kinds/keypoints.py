@@ -1,3 +1,4 @@
+# Over 400 lines: one idea, the skeleton kind: its columns, COCO OKS as drawn and mirrored, its bounds and rows.
 """The keypoints kind: a skeleton of K named points per object, scored by COCO's OKS.
 
 Frame representation
