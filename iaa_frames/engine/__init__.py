@@ -74,7 +74,7 @@ Modules
 :mod:`.borrow`           thin cells taking their parent population's chance units
 :mod:`.assemble`         estimates, tests, bootstrap intervals: the agreement Dataset
 :mod:`.views`            the rows behind a cell (cell_distances), pairwise figures
-:mod:`.rater_kinds`      cells of pairs of kinds of raters (human-human, human-machine)
+:mod:`.kind_pairs`       cells of pairs of kinds of raters (human-human, human-machine)
 =======================  ===========================================================
 """
 
@@ -92,8 +92,8 @@ from .assemble import (
     component_cells,
 )
 from .cells import NO_VARIATION, CellLayout
+from .kind_pairs import rater_kind_agreement, rater_kind_agreement_from_tables, rater_kinds
 from .pairwise import cell_distances, pairwise, pairwise_from_tables
-from .rater_kinds import rater_kind_agreement, rater_kind_agreement_from_tables, rater_kinds
 from .sigma import SigmaCells, within_item_sums
 
 __all__ = [

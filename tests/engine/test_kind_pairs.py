@@ -1,4 +1,4 @@
-"""Tests for iaa_frames.engine.rater_kinds: agreement split into human-human and
+"""Tests for iaa_frames.engine.kind_pairs: agreement split into human-human and
 human-machine cells, each chance-corrected (1 - within / chance on unrelated items)."""
 
 from __future__ import annotations
