@@ -11,6 +11,7 @@
   with its own similarity, :meth:`Kind.similarity`, :meth:`Kind.reach`).
 * ``cuboid``: 3D cuboids of point clouds (metres), the exact volumetric IoU, and
   ``polytope``, the volume two convex polyhedra share.
+* ``cuboid2d``: 2D cuboids drawn on images (front and back faces), compared face by face.
 * ``polyline`` and ``point``: open lines, single points and point sets, scored by a
   distance in units of the image diagonal (``distance_kind``: ``exp(-D² / (2 δ²))``).
 
@@ -48,6 +49,7 @@ from .keypoints import KEYPOINTS, KeypointsKind, keypoint_kinds
 __all__ = [
     "BOX",
     "CUBOID",
+    "CUBOID_2D",
     "KEYPOINTS",
     "MASK",
     "POINT",
@@ -55,6 +57,7 @@ __all__ = [
     "POLYGON",
     "POLYLINE",
     "BoxKind",
+    "Cuboid2DKind",
     "CuboidKind",
     "DistanceKind",
     "Kind",
@@ -66,6 +69,7 @@ __all__ = [
     "PolylineKind",
     "available_kinds",
     "bird_eye_view",
+    "cuboid_2d_params",
     "geometries_as_kinds",
     "get_kind",
     "keypoint_kinds",
@@ -81,6 +85,7 @@ __all__ = [
 
 # registered after the built-ins, so that they come first in the registry
 from .cuboid import CUBOID, CuboidKind, bird_eye_view  # noqa: E402
+from .cuboid2d import CUBOID_2D, Cuboid2DKind, cuboid_2d_params  # noqa: E402
 from .distance_kind import DistanceKind  # noqa: E402
 from .point import POINT, POINT_SET, PointKind, PointSetKind, point_set_params  # noqa: E402
 from .polyline import POLYLINE, PolylineKind, polyline_params, polyline_vertices  # noqa: E402
