@@ -233,7 +233,8 @@ def rater_kind_agreement(
     n_boot: int = DEFAULT_N_BOOT,
 ) -> pd.DataFrame:
     """Chance-corrected agreement between kinds of raters (human-human, human-machine,
-    ...): every component, one row per pair of kinds.
+    ...): 1 perfect, 0 chance, < 0 systematic disagreement; every component, one row per
+    pair of kinds.
 
     Parameters
     ----------
