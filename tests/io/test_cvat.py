@@ -689,3 +689,40 @@ def test_source_gives_the_rater_kind(tmp_path):
     assert df["rater_kind"].tolist()[:3] == ["human", "machine", "human"]
     assert df["rater_kind"].iloc[3:].isna().all()
     assert rater_kinds(df) == {"ana": "mixed"}
+
+
+def test_cuboids_and_rater_kinds_round_trip_through_write_cvat(tmp_path):
+    from iaa_frames.io.writers import write_cvat
+
+    shapes = [[_cuboid("car", 100, 100, 80, 60, 30, -20)],
+              [_cuboid("car", 10, 20, 50, 40, -10, 5, source="auto")]]  # fmt: skip
+    df = read_cvat(_write_xml(tmp_path, "ana.xml", _images("ana", shapes)))
+    back = read_cvat(write_cvat(df, tmp_path / "out"), item_key="stem")
+    cols = [c for c in df.columns if c.startswith("c2d_")] + ["rater_kind", "source"]
+    a = df.dropna(subset=["x0"]).sort_values("x0")[cols].reset_index(drop=True)
+    b = back.dropna(subset=["x0"]).sort_values("x0")[cols].reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)
+
+
+CUBOID_TRACK = """<annotations><version>1.1</version>
+<meta><task><size>3</size><mode>interpolation</mode><start_frame>0</start_frame>
+<stop_frame>2</stop_frame><assignee><username>ana</username></assignee>
+<original_size><width>640</width><height>480</height></original_size></task></meta>
+<track id="0" label="car" source="auto">
+{0}
+{1}
+</track></annotations>"""
+
+
+def test_a_cuboid_track_moves_its_corners_linearly_between_keyframes(tmp_path):
+    def at(frame, dx):
+        shape = _cuboid("car", 100 + dx, 100, 80, 60, 30, -20)
+        return shape.replace(
+            'label="car" source="manual" ', f'frame="{frame}" outside="0" keyframe="1" '
+        )
+
+    text = CUBOID_TRACK.format(at(0, 0), at(2, 20))
+    df = read_cvat(_write_xml(tmp_path, "video.xml", text)).sort_values("item")
+    assert list(df["c2d_fx1"]) == [100, 110, 120]
+    assert list(df["keyframe"]) == [True, False, True]
+    assert set(df["rater_kind"]) == {"machine"}
