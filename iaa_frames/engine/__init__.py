@@ -53,6 +53,8 @@ Pairwise
 :func:`pairwise` restricts each figure to one pair of annotators: the pairings or object
 pairs of exactly those two (classification: their matched object pairs, within and by
 chance).
+:func:`rater_kind_agreement` pools the pairs of annotators of two kinds of raters
+(human-human, human-machine) into one cell each, with those pairs' own chance units.
 
 Undefined values
 ~~~~~~~~~~~~~~~~
