@@ -273,6 +273,11 @@ def rater_kind_agreement(
     >>> t[["cell", "n_pairs"]].values.tolist()
     [['human-human', 1], ['human-machine', 2], ['machine-machine', 0]]
     """
+    if not isinstance(df, pd.DataFrame):
+        raise ParameterError(
+            f"rater_kind_agreement takes a pandas DataFrame, got {type(df).__name__} "
+            "(compute() a dask DataFrame first)"
+        )
     settings = checked_settings(**engine_kwargs(locals()))
     if settings.several:
         raise ParameterError("rater_kind_agreement takes one match_threshold")
