@@ -32,7 +32,7 @@ _EXPORTS = {
     "decisions.consensus": ("Consensus", "consensus"),
     "decisions.next_items": ("next_items",),
     "decisions.plan": ("Plan", "plan"),
-    "engine": ("agreement_from_tables", "pairwise"),
+    "engine": ("agreement_from_tables", "pairwise", "rater_kind_agreement"),
     "errors": (
         "AnnotatorNameWarning",
         "CopiedItemsWarning",
@@ -111,7 +111,7 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
     from iaa_frames.decisions.consensus import Consensus, consensus
     from iaa_frames.decisions.next_items import next_items
     from iaa_frames.decisions.plan import Plan, plan
-    from iaa_frames.engine import agreement_from_tables, pairwise
+    from iaa_frames.engine import agreement_from_tables, pairwise, rater_kind_agreement
     from iaa_frames.errors import (
         AnnotatorNameWarning,
         CopiedItemsWarning,

@@ -53,6 +53,8 @@ Pairwise
 :func:`pairwise` restricts each figure to one pair of annotators: the pairings or object
 pairs of exactly those two (classification: their matched object pairs, within and by
 chance).
+:func:`rater_kind_agreement` pools the pairs of annotators of two kinds of raters
+(human-human, human-machine) into one cell each, with those pairs' own chance units.
 
 Undefined values
 ~~~~~~~~~~~~~~~~
@@ -74,6 +76,7 @@ Modules
 :mod:`.borrow`           thin cells taking their parent population's chance units
 :mod:`.assemble`         estimates, tests, bootstrap intervals: the agreement Dataset
 :mod:`.views`            the rows behind a cell (cell_distances), pairwise figures
+:mod:`.kind_pairs`       cells of pairs of kinds of raters (human-human, human-machine)
 =======================  ===========================================================
 """
 
@@ -91,6 +94,7 @@ from .assemble import (
     component_cells,
 )
 from .cells import NO_VARIATION, CellLayout
+from .kind_pairs import rater_kind_agreement, rater_kind_agreement_from_tables, rater_kinds
 from .pairwise import cell_distances, pairwise, pairwise_from_tables
 from .sigma import SigmaCells, within_item_sums
 
@@ -112,5 +116,8 @@ __all__ = [
     "component_cells",
     "pairwise",
     "pairwise_from_tables",
+    "rater_kind_agreement",
+    "rater_kind_agreement_from_tables",
+    "rater_kinds",
     "within_item_sums",
 ]

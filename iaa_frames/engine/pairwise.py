@@ -173,7 +173,7 @@ def pairwise_from_tables(
     value = np.where(note == "", value[pick], np.nan)
     base = tables.params.get("chance_population", "sampled")
     source = borrowed_sources(cells, np.full(layout.n_cells, base, dtype=object))
-    low, high = _intervals(tables, cells, value, pick, n_boot=n_boot, seed=seed)
+    low, high = component_intervals(tables, cells, value, pick, n_boot=n_boot, seed=seed)
     upper = np.triu(np.ones((A, A), dtype=bool), k=1)
     square = {}
     for name, v in (
@@ -208,7 +208,7 @@ def pairwise_from_tables(
     )
 
 
-def _intervals(tables: PairTables, cells, value, pick, *, n_boot: int, seed: int):
+def component_intervals(tables: PairTables, cells, value, pick, *, n_boot: int, seed: int):
     """The bootstrap interval of the cells ``pick`` (agreement ``value``, NaN where
     undefined), as :func:`iaa_frames.agreement` takes it (BCa with the corrected width,
     :func:`iaa_frames.stats.cell_intervals.cell_intervals`)."""

@@ -10,7 +10,14 @@ import numpy as np
 
 from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
 from iaa_frames.geometry.ellipse import ellipse_ring
-from iaa_frames.geometry.kinds import POINT_SET, POLYLINE, point_set_params, polyline_params
+from iaa_frames.geometry.kinds import (
+    CUBOID_2D,
+    POINT_SET,
+    POLYLINE,
+    cuboid_2d_params,
+    point_set_params,
+    polyline_params,
+)
 from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS
 
 from .builder import FrameBuilder, finish
@@ -22,14 +29,18 @@ from .safe_xml import iterparse_xml
 from .shapes import rotated_rectangle
 from .values import MAX_FRAMES, parse_float, parse_int, xml_float
 
-__all__ = ["MAX_UNDECLARED_FRAMES", "read_cvat"]
+__all__ = ["MAX_UNDECLARED_FRAMES", "RATER_KINDS", "read_cvat"]
 
 #: The most frames a track may span in an export that declares no frame range (a track
 #: gives one object per frame from its first shape to its last).
 MAX_UNDECLARED_FRAMES = 100_000
 
-_SUPPORTED = {"box", "polygon", "polyline", "points", "skeleton", "ellipse"}
-_UNSUPPORTED = {"mask", "cuboid", "tag"}
+_SUPPORTED = {"box", "polygon", "polyline", "points", "skeleton", "ellipse", "cuboid"}
+_UNSUPPORTED = {"mask", "tag"}
+#: The ``rater_kind`` of a shape's ``source``: drawn by a person (``manual``; ``semi-auto``,
+#: a person's clicks turned into a shape by an interactive tool) or by a model (``auto``);
+#: other sources (``file``: imported, ``consensus``: merged) say nothing of who drew it.
+RATER_KINDS = {"manual": "human", "semi-auto": "human", "auto": "machine"}
 #: What a shape without enough points is: (reason, detail, fewest coordinates).
 _DEGENERATE = {
     "polygon": ("degenerate_polygon", "a polygon with fewer than 3 points", 6),
@@ -40,7 +51,7 @@ _DEGENERATE = {
 #: of these names goes to ``attr_<name>`` and never replaces them (a ``track_id``
 #: attribute would replace the track identity, a ``rotation`` one a box's rotation).
 _OWN_COLUMNS = frozenset(
-    {"occluded", "z_order", "group_id", "source", "track_id", "keyframe", "rotation"}
+    {"occluded", "z_order", "group_id", "source", "rater_kind", "track_id", "keyframe", "rotation"}
 )
 _RESERVED = FRAME_COLUMNS | _OWN_COLUMNS
 
@@ -175,6 +186,10 @@ def read_cvat(
         ``occluded``, ``track_id``, ``keyframe``, ``rotation``, ``z_order``, ``group_id``,
         ``source``, gets the prefix ``attr_``; a second attribute of one name on a shape is
         counted as dropped, ``duplicate_attribute``), and ``z_order``, ``source`` and ``group_id`` are kept when present.
+        ``rater_kind`` says who drew a shape, from its ``source``: ``"human"`` for
+        ``manual`` and ``semi-auto`` (a person's clicks, shaped by an interactive tool),
+        ``"machine"`` for ``auto`` (a model), missing for other sources (``file``:
+        imported), for :func:`iaa_frames.rater_kind_agreement`.
         ``occluded`` and the ``<attribute>`` columns are the frame's attributes:
         ``attrs["iaa_attributes"]`` lists them for :func:`iaa_frames.attribute_agreement`
         (their text values are nominal unless ``levels=`` says otherwise).
@@ -201,8 +216,12 @@ def read_cvat(
     skeleton track's nested element tracks repeat its joints and are not read again,
     and its frames between two keyframes move the joints labelled on both linearly. An ``<ellipse>`` (``cx``, ``cy``,
     ``rx``, ``ry``, ``rotation`` clockwise in degrees) is a polygon of 64 vertices with the ellipse's area, whose IoU
-    is the ellipse's to 1e-4 (:mod:`iaa_frames.geometry.ellipse`). Other shapes (mask,
-    cuboid, tag) are skipped, counted and reported in a DroppedRowsWarning. The XML is parsed incrementally with
+    is the ellipse's to 1e-4 (:mod:`iaa_frames.geometry.ellipse`). A ``<cuboid>``
+    (``xtl1, ytl1, xbl1, ybl1, xtr1, ytr1, xbr1, ybr1``, the first face, and the same
+    ending in ``2``, the second) is a shape of the kind ``cuboid_2d``, its first face the
+    front: two cuboids are compared by their faces
+    (:mod:`iaa_frames.geometry.kinds.cuboid2d`); a cuboid track's frames between two
+    keyframes move its corners linearly. Other shapes (mask, tag) are skipped, counted and reported in a DroppedRowsWarning. The XML is parsed incrementally with
     :mod:`defusedxml`.
 
     Examples
@@ -462,6 +481,8 @@ def _shape_extras(path, entry, shape, b, *, item=None, annotator=None):
                 raise reader_error(path, entry, f"{key}={v!r} is not an integer") from None
     if shape.get("source") is not None:
         extras["source"] = shape.get("source")
+        if shape.get("source").strip().lower() in RATER_KINDS:
+            extras["rater_kind"] = RATER_KINDS[shape.get("source").strip().lower()]
     names: dict = {}  # attribute name -> its column
     for i, attr in enumerate(shape.iterfind("attribute")):
         an = attr.get("name")
@@ -637,7 +658,12 @@ class _Drop(tuple):
     """A shape read but not drawable: ``(reason, detail)`` for :meth:`FrameBuilder.drop`."""
 
 
-_SUPPORTED_TEXT = "only box, polygon, polyline, points, skeleton and ellipse"
+_SUPPORTED_TEXT = "only box, polygon, polyline, points, skeleton, ellipse and cuboid"
+#: A ``<cuboid>``'s corners, front face then back face, each in ring order (top-left,
+#: top-right, bottom-right, bottom-left): the kind ``cuboid_2d``.
+_CUBOID_CORNERS = tuple(
+    (f"x{c}{face}", f"y{c}{face}") for face in "12" for c in ("tl", "tr", "br", "bl")
+)
 
 
 def _geometry(path, entry, tag, shape, label, joints=None):
@@ -648,6 +674,11 @@ def _geometry(path, entry, tag, shape, label, joints=None):
         return _box_coords(path, entry, shape)
     if tag == "ellipse":
         return _ellipse(path, entry, shape)
+    if tag == "cuboid":
+        params = [xml_float(path, entry, shape, k) for xy in _CUBOID_CORNERS for k in xy]
+        if CUBOID_2D.invalid(np.array([params]))[0]:
+            return _Drop(("degenerate_cuboid", "a cuboid whose faces are not simple quadrilaterals of positive area"))  # fmt: skip
+        return cuboid_2d_params(params[:8], params[8:])
     if tag == "skeleton":
         skel = _skeleton(path, entry, shape, label, joints)
         if skel is None:
@@ -694,6 +725,8 @@ def _add_shape(b, tag, item, annotator, label, geom, kw):
         b.add_shape(item, annotator, label, geom[0], geom[1], **kw)
     elif tag in ("polygon", "ellipse"):
         b.add_polygon(item, annotator, label, [[geom]], **kw)
+    elif tag == "cuboid":
+        b.add_shape(item, annotator, label, CUBOID_2D.name, list(geom), **kw)
     elif tag == "polyline":
         b.add_shape(item, annotator, label, POLYLINE.name, polyline_params(POLYLINE, geom), **kw)
     else:
@@ -722,6 +755,8 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             base[key] = v
     if el.get("source") is not None:
         base["source"] = el.get("source")
+        if el.get("source").strip().lower() in RATER_KINDS:
+            base["rater_kind"] = RATER_KINDS[el.get("source").strip().lower()]
     w, h = meta.size
     first, last = meta.frames if meta.frames else (None, None)
     step = meta.step
@@ -858,7 +893,7 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             if g == fr:
                 shape_geom = geom
             elif nxt is not None and not nxt[2] and nxt[1] == tag and nxt[5] != geom:
-                if tag == "box":  # linear interpolation between two visible boxes
+                if tag in ("box", "cuboid"):  # linear between two visible boxes (corners)
                     t = (g - fr) / (nxt[0] - fr)
                     shape_geom = tuple(a + (c - a) * t for a, c in zip(geom, nxt[5], strict=True))
                     gentry = f"{entry} interpolated to frame {g}"

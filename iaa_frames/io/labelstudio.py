@@ -114,6 +114,7 @@ def read_labelstudio(
     return_dropped: bool = False,
     skeleton=None,
     open_polygons: str = "polygon",
+    predictions: bool = False,
 ):
     """Read a Label Studio JSON or JSON-MIN export.
 
@@ -156,6 +157,13 @@ def read_labelstudio(
         false`` in its value, see Notes): a polygon, closed from its last point to its
         first, or an open line of the kind ``polyline``
         (:mod:`iaa_frames.geometry.kinds.polyline`).
+    predictions : bool, default False
+        Also read the tasks' ``predictions`` (a model's pre-annotations, beside the
+        ``annotations`` of the full JSON export), each model a rater named by its
+        ``model_version`` (``"prediction"`` when it has none), and add the column
+        ``rater_kind``: ``"machine"`` for predictions, ``"human"`` for annotations, for
+        :func:`iaa_frames.rater_kind_agreement` (human-human and human-machine cells). A
+        prediction with an empty ``result`` covers its task (the model found nothing).
 
     Returns
     -------
@@ -211,7 +219,7 @@ def read_labelstudio(
     they give no coverage either), results of other types (brushes, image-level
     choices, ...), regions without a label, and regions with several labels
     (the first is kept and the case is counted). Predictions are not annotations and are
-    ignored. Without ``original_width``/``original_height`` coordinates stay in percent
+    ignored unless ``predictions=True``. Without ``original_width``/``original_height`` coordinates stay in percent
     and ``width``/``height`` are 100. The export is streamed task by task.
 
     Examples
@@ -243,6 +251,8 @@ def read_labelstudio(
         raise ParameterError(
             f"open_polygons must be 'polygon' or 'polyline', got {open_polygons!r}"
         )
+    if not isinstance(predictions, bool):
+        raise ParameterError(f"predictions must be True or False, got {predictions!r}")
     path = check_file(path, "read_labelstudio")
     b = FrameBuilder("labelstudio", on_invalid=on_invalid)
     keys = ItemKeys(item_key, pre=labelstudio_file)
@@ -258,6 +268,8 @@ def read_labelstudio(
         "skeletons": [],
         "open_polygons": open_polygons,
         "annotated": {},
+        "predictions": predictions,
+        "raters": {},  # rater -> "human" / "machine" (with predictions=True)
     }
     for _kind, _key, i, task in stream:
         if stream.top != "array":
@@ -289,7 +301,11 @@ def read_labelstudio(
     if n == 0:
         raise reader_error(path, None, "an empty list: no tasks and no annotations")
     _skeletons(b, ctx["skeletons"], skeleton)
-    return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
+    out = finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
+    if predictions:
+        frame = out[0] if return_dropped else out
+        frame["rater_kind"] = frame["annotator"].astype(str).map(ctx["raters"]).fillna("human")
+    return out
 
 
 def _item_of(path, tentry, task, data, ctx):
@@ -361,9 +377,10 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
         anns = []
     if not isinstance(anns, list):
         raise reader_error(path, tentry, f"'annotations' must be a list, got {type(anns).__name__}")
+    preds = _predictions(path, tentry, task) if ctx["predictions"] else []
     # the image size of the task, from any of its results (for coverage rows)
     tw = th = math.nan
-    for a in anns:
+    for a in anns + [p for _, p, _ in preds]:
         for r in (a.get("result") or []) if isinstance(a, dict) else []:
             if (
                 isinstance(r, dict)
@@ -387,6 +404,7 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             if "completed_by" not in ann:
                 raise reader_error(path, aentry, "missing key 'completed_by'")
             annotator = _annotator(path, aentry, ann["completed_by"])
+            _rater(path, aentry, ctx, annotator, "human")
         except ENTRY_ERRORS as exc:
             b.entry_failed(entry_error(exc, path, aentry), path, aentry, item=item, record=ann)
             continue
@@ -428,6 +446,67 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             tid,
             result,
             ctx,
+        )
+    for pentry, pred, model in preds:
+        try:
+            _rater(path, pentry, ctx, model, "machine")
+            result = pred.get("result")
+            if result is None:
+                result = []
+            if not isinstance(result, list):
+                raise reader_error(path, pentry, f"'result' must be a list, got {result!r:.40}")
+        except ENTRY_ERRORS as exc:
+            b.entry_failed(entry_error(exc, path, pentry), path, pentry, item=item, record=pred)
+            continue
+        if not _first_annotation(b, ctx, path, pentry, item, model, pred):
+            continue
+        b.cover(item, model, width=tw, height=th, file_idx=f, entry=pentry)
+        pid = pred.get("id")
+        pid = f"p{pid}" if pid is not None else f"p{tid}.{model}"
+        _results(path, f, b, pentry, item, model, pid, tid, result, ctx)
+
+
+def _predictions(path, tentry, task) -> list:
+    """``(entry, prediction, model)`` of a task's ``predictions`` (the model: its
+    ``model_version``, else ``"prediction"``)."""
+    preds = task.get("predictions")
+    if preds is None:
+        return []
+    if not isinstance(preds, list):
+        raise reader_error(
+            path, tentry, f"'predictions' must be a list, got {type(preds).__name__}"
+        )
+    out = []
+    for j, pred in enumerate(preds):
+        pentry = f"{tentry} predictions[{j}]"
+        if not isinstance(pred, dict):
+            raise reader_error(
+                path,
+                pentry,
+                f"a prediction must be a JSON object, got {pred!r:.40} (an export that "
+                "lists prediction ids holds no predictions: export the full JSON)",
+            )
+        model = pred.get("model_version")
+        if model is None or model == "":
+            model = "prediction"
+        if not isinstance(model, (str, int)) or isinstance(model, bool):
+            raise reader_error(path, pentry, f"model_version must be a string, got {model!r}")
+        out.append((pentry, pred, str(model)))
+    return out
+
+
+def _rater(path, entry, ctx, name, kind) -> None:
+    """Record a rater's kind (with ``predictions=True``): a model named like a person is
+    refused."""
+    if not ctx["predictions"]:
+        return
+    seen = ctx["raters"].setdefault(name, kind)
+    if seen != kind:
+        raise reader_error(
+            path,
+            entry,
+            f"{name!r} names both an annotator and a model (model_version): rename one "
+            "in the export",
         )
 
 

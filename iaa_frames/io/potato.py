@@ -537,8 +537,9 @@ def read_potato(
         The validated tidy frame. ``item`` is Potato's instance id, ``annotator`` the
         ``user_id`` (else the folder's name). Every shape type becomes a row
         (:mod:`iaa_frames.io.potato_shapes`): boxes, polygons (ellipses as 64-vertex
-        polygons, freeform paths as the polygon of their points, ``cuboid_2d`` as its front
-        face), polylines, landmarks (``point``), keypoint sets (keypoints kind; joint names
+        polygons, freeform paths as the polygon of their points), ``cuboid_2d`` as the kind
+        ``cuboid_2d`` (front and back faces, compared by their faces:
+        :mod:`iaa_frames.geometry.kinds.cuboid2d`), polylines, landmarks (``point``), keypoint sets (keypoints kind; joint names
         from the config's ``skeletons``, else ``0, 1, ...``) and masks, decoded row-major
         into the exact polygon of their pixels (``mask_width``, ``mask_height`` and
         ``iscrowd`` kept). Coordinates are pixels when the item's size is known: from the

@@ -16,7 +16,7 @@ type              coordinates                                        row of the 
 ``freeform``      a fabric.js path (``path``, ``left``, ``top``,     polygon of its points
                   ``scaleX``, ``scaleY``, ``pathOffset``,
                   ``angle``)
-``cuboid_2d``     ``{front: 4 points, back: 4 points}``              polygon of the front face
+``cuboid_2d``     ``{front: 4 points, back: 4 points}``              ``cuboid_2d`` kind
 ``landmark``      ``{x, y}``                                         ``point`` kind
 ``keypoint_set``  ``[{x, y, v}, ...]`` in skeleton order, and        keypoints kind
                   ``skeleton`` (its name) beside ``coordinates``
@@ -45,7 +45,7 @@ import shapely.affinity
 
 from iaa_frames.errors import ParameterError
 from iaa_frames.geometry.ellipse import ellipse_ring
-from iaa_frames.geometry.kinds import POINT, POLYLINE, polyline_params
+from iaa_frames.geometry.kinds import CUBOID_2D, POINT, POLYLINE, cuboid_2d_params, polyline_params
 
 from .builder import FrameBuilder
 from .keypoints import keypoint_params, skeleton_kind
@@ -317,22 +317,30 @@ def add_shape(b: FrameBuilder, place: Place, k: int, shape) -> None:
         w = _num(place, entry, c.get("width"), "width") * place.width
         h = _num(place, entry, c.get("height"), "height") * place.height
         b.add_box(*who, x, y, x + w, y + h, **kw)
-    elif kind in ("polygon", "ellipse", "freeform", "cuboid_2d"):
+    elif kind == "cuboid_2d":
+        if not isinstance(c, dict):
+            raise reader_error(path, entry, "cuboid_2d coordinates must be {front, back}")
+        front = _xy(place, entry, c.get("front"), "front", n=4)
+        back = _xy(place, entry, c.get("back"), "back", n=4)
+        params = cuboid_2d_params(front, back)
+        if CUBOID_2D.invalid(np.array([params]))[0]:
+            b.drop(path, entry, "degenerate_cuboid",
+                   "a cuboid_2d whose faces are not simple quadrilaterals of positive area",
+                   **drop)  # fmt: skip
+            return
+        b.add_shape(*who, CUBOID_2D.name, params, **kw)
+    elif kind in ("polygon", "ellipse", "freeform"):
         if kind == "polygon":
             ring = _xy(place, entry, c, "coordinates").ravel().tolist()
         elif kind == "ellipse":
             ring = _ellipse(place, entry, c)
-        elif kind == "freeform":
+        else:
             if not place.sized:  # the path is in canvas pixels: it needs the image size
                 b.drop(path, entry, "freeform_without_size",
                        "a freeform path needs the image size (its points are canvas pixels)",
                        **drop)  # fmt: skip
                 return
             ring = _freeform(place, entry, c)
-        else:
-            if not isinstance(c, dict):
-                raise reader_error(path, entry, "cuboid_2d coordinates must be {front, back}")
-            ring = _xy(place, entry, c.get("front"), "front", n=4).ravel().tolist()
         if len(ring) >= 4 and ring[:2] == ring[-2:]:
             ring = ring[:-2]
         if len(ring) < 6:

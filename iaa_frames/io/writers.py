@@ -24,6 +24,7 @@ import pandas as pd
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
 from iaa_frames.geometry.kinds import POINT_SET, POLYLINE, polyline_vertices
+from iaa_frames.geometry.kinds.cuboid2d import CUBOID_2D_COLUMNS
 
 from .safe_csv import csv_text
 
@@ -87,6 +88,16 @@ def _cvat_points(rec):
         xy = np.array([rec[c] for c in POINT_SET.columns[1:]], dtype=np.float64).reshape(-1, 2)
         return "points", xy[: int(rec["ps_n"])]
     return None, None
+
+
+def _cvat_cuboid(rec, decimals) -> dict:
+    """The corner attributes of a ``<cuboid>`` (``xtl1 ... ybr2``) of a 2D cuboid row."""
+    out = {}
+    for face, n in (("f", "1"), ("b", "2")):
+        for k, corner in enumerate(("tl", "tr", "br", "bl"), 1):
+            out[f"x{corner}{n}"] = f"{rec[f'c2d_{face}x{k}']:.{decimals}f}"
+            out[f"y{corner}{n}"] = f"{rec[f'c2d_{face}y{k}']:.{decimals}f}"
+    return out
 
 
 def _annotators(df):
@@ -247,7 +258,9 @@ def write_coco_raters(df, path, *, suffix=".jpg", decimals=2, overwrite=False):
 def write_cvat(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
     """One CVAT for images 1.1 XML per annotator, ``{directory}/job_{k}.xml``, with the
     annotator as the job assignee; lines of the kind ``polyline`` as ``<polyline>``, sets
-    of the kind ``point_set`` as ``<points>``."""
+    of the kind ``point_set`` as ``<points>``, 2D cuboids (kind ``cuboid_2d``) as
+    ``<cuboid>`` (the front face the first); a row whose ``rater_kind`` is ``"machine"``
+    has the ``source`` ``auto``, the others ``manual``."""
     df, obj = _frame(df)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -296,9 +309,15 @@ def write_cvat(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
             )
             for rec in objs:
                 g = rec["geometry"]
-                common = {"label": rec["label"], "source": "manual", "occluded": "0"}
+                machine = rec.get("rater_kind") == "machine"
+                common = {"label": rec["label"], "source": "auto" if machine else "manual",
+                          "occluded": "0"}  # fmt: skip
                 tag, xy = _cvat_points(rec)
-                if tag is not None:  # a polyline or a point set
+                if pd.notna(rec.get(CUBOID_2D_COLUMNS[0], np.nan)):
+                    ET.SubElement(
+                        im, "cuboid", **common, **_cvat_cuboid(rec, decimals), z_order="0"
+                    )
+                elif tag is not None:  # a polyline or a point set
                     pts = ";".join(f"{x:.{decimals}f},{y:.{decimals}f}" for x, y in xy)
                     ET.SubElement(im, tag, **common, points=pts, z_order="0")
                 elif g is None:

@@ -6,6 +6,7 @@ import pytest
 from helpers import FIX, row_of
 
 import iaa_frames as iaf
+from iaa_frames.engine import rater_kinds
 from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ReaderError
 from iaa_frames.geometry.distances import Shapes, iou
 from iaa_frames.io import read_cvat
@@ -621,3 +622,107 @@ def test_d3_rotation_attribute_of_a_rotated_image_box_is_kept(tmp_path):
     row = df.iloc[0]
     assert row["rotation"] == 90 and row["geometry"] is not None
     assert row["attr_rotation"] == "left" and row["attr_attr_rotation"] == "x"
+
+
+# ----------------------------------------------------- cuboids and rater kinds (issue #45)
+
+
+def _cuboid(label, x, y, w, h, dx, dy, source="manual"):
+    """A ``<cuboid>`` as CVAT for images writes it (XML 1.1): the first face's corners
+    ``xtl1 ytl1 xbl1 ybl1 xtr1 ytr1 xbr1 ybr1``, the second's ending in 2."""
+    c = {"tl1": (x, y), "bl1": (x, y + h), "tr1": (x + w, y), "br1": (x + w, y + h)}
+    c |= {k[:2] + "2": (px + dx, py + dy) for k, (px, py) in list(c.items())}
+    attrs = " ".join(f'x{k}="{px:g}" y{k}="{py:g}"' for k, (px, py) in c.items())
+    return f'<cuboid label="{label}" source="{source}" occluded="0" {attrs} z_order="0"></cuboid>'
+
+
+def _images(assignee, shapes):
+    images = "".join(
+        f'<image id="{i}" name="img{i}.jpg" width="640" height="480">{"".join(s)}</image>'
+        for i, s in enumerate(shapes)
+    )
+    return (f"<annotations><version>1.1</version><meta><job><assignee><username>{assignee}"
+            f"</username></assignee></job></meta>{images}</annotations>")  # fmt: skip
+
+
+def test_cuboids_are_read_as_2d_cuboids_with_their_faces(tmp_path):
+    text = _images("ana", [[_cuboid("car", 100, 100, 80, 60, 30, -20)], []])
+    df = read_cvat(_write_xml(tmp_path, "ana.xml", text))
+    car = row_of(df, label="car")
+    front = [car[f"c2d_f{a}{k}"] for k in range(1, 5) for a in "xy"]
+    back = [car[f"c2d_b{a}{k}"] for k in range(1, 5) for a in "xy"]
+    assert front == [100, 100, 180, 100, 180, 160, 100, 160]  # tl, tr, br, bl
+    assert back == [130, 80, 210, 80, 210, 140, 130, 140]
+    assert (car.x0, car.y0, car.x1, car.y1) == (100, 80, 210, 160)
+    assert car["source"] == "manual" and car["rater_kind"] == "human"
+    # identical cuboids agree fully, a cuboid whose back face differs less
+    shapes = [[_cuboid("car", 40 * i % 400, 30 + 7 * i % 300, 80, 60, 30, -20)] for i in range(40)]
+    moved = [[_cuboid("car", 40 * i % 400, 30 + 7 * i % 300, 80, 60, 40, -10)] for i in range(40)]
+    a = read_cvat(_write_xml(tmp_path, "a.xml", _images("a", shapes)))
+    b = read_cvat(_write_xml(tmp_path, "b.xml", _images("b", shapes)))
+    c = read_cvat(_write_xml(tmp_path, "c.xml", _images("c", moved)))
+    p = iaf.pairwise(
+        pd.concat([a, b, c], ignore_index=True), n_chance=300, n_boot=0, distance="iou"
+    )
+    assert float(p.sel(annotator_a="a", annotator_b="b")) == pytest.approx(1.0)
+    assert 0 < float(p.sel(annotator_a="a", annotator_b="c")) < 1
+
+
+def test_a_bow_tie_cuboid_is_dropped(tmp_path):
+    # the first face's right corners swapped: its edges cross
+    bad = _cuboid("car", 100, 100, 80, 60, 30, -20).replace('ytr1="100"', 'ytr1="160"')
+    bad = bad.replace('ybr1="160"', 'ybr1="100"')
+    with pytest.warns(DroppedRowsWarning) as rec:
+        read_cvat(_write_xml(tmp_path, "bad.xml", _images("ana", [[bad]])), on_invalid="drop")
+    assert rec[0].message.counts == {"degenerate_cuboid": 1}
+
+
+def test_source_gives_the_rater_kind(tmp_path):
+    shapes = [[
+        '<box label="car" source="manual" occluded="0" xtl="1" ytl="1" xbr="9" ybr="9"/>',
+        '<box label="car" source="auto" occluded="0" xtl="11" ytl="1" xbr="19" ybr="9"/>',
+        '<box label="car" source="semi-auto" occluded="0" xtl="21" ytl="1" xbr="29" ybr="9"/>',
+        '<box label="car" source="file" occluded="0" xtl="31" ytl="1" xbr="39" ybr="9"/>',
+        '<box label="car" occluded="0" xtl="41" ytl="1" xbr="49" ybr="9"/>',
+    ]]  # fmt: skip
+    df = read_cvat(_write_xml(tmp_path, "ana.xml", _images("ana", shapes))).sort_values("x0")
+    assert df["rater_kind"].tolist()[:3] == ["human", "machine", "human"]
+    assert df["rater_kind"].iloc[3:].isna().all()
+    assert rater_kinds(df) == {"ana": "mixed"}
+
+
+def test_cuboids_and_rater_kinds_round_trip_through_write_cvat(tmp_path):
+    from iaa_frames.io.writers import write_cvat
+
+    shapes = [[_cuboid("car", 100, 100, 80, 60, 30, -20)],
+              [_cuboid("car", 10, 20, 50, 40, -10, 5, source="auto")]]  # fmt: skip
+    df = read_cvat(_write_xml(tmp_path, "ana.xml", _images("ana", shapes)))
+    back = read_cvat(write_cvat(df, tmp_path / "out"), item_key="stem")
+    cols = [c for c in df.columns if c.startswith("c2d_")] + ["rater_kind", "source"]
+    a = df.dropna(subset=["x0"]).sort_values("x0")[cols].reset_index(drop=True)
+    b = back.dropna(subset=["x0"]).sort_values("x0")[cols].reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)
+
+
+CUBOID_TRACK = """<annotations><version>1.1</version>
+<meta><task><size>3</size><mode>interpolation</mode><start_frame>0</start_frame>
+<stop_frame>2</stop_frame><assignee><username>ana</username></assignee>
+<original_size><width>640</width><height>480</height></original_size></task></meta>
+<track id="0" label="car" source="auto">
+{0}
+{1}
+</track></annotations>"""
+
+
+def test_a_cuboid_track_moves_its_corners_linearly_between_keyframes(tmp_path):
+    def at(frame, dx):
+        shape = _cuboid("car", 100 + dx, 100, 80, 60, 30, -20)
+        return shape.replace(
+            'label="car" source="manual" ', f'frame="{frame}" outside="0" keyframe="1" '
+        )
+
+    text = CUBOID_TRACK.format(at(0, 0), at(2, 20))
+    df = read_cvat(_write_xml(tmp_path, "video.xml", text)).sort_values("item")
+    assert list(df["c2d_fx1"]) == [100, 110, 120]
+    assert list(df["keyframe"]) == [True, False, True]
+    assert set(df["rater_kind"]) == {"machine"}

@@ -8,6 +8,7 @@ import pytest
 from helpers import FIX, row_of
 
 import iaa_frames as iaf
+from iaa_frames.engine import rater_kinds
 from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_cvat, read_labelstudio
 
@@ -358,3 +359,157 @@ def test_ellipses_are_polygons_in_pixels(tmp_path):
     np.testing.assert_allclose(got["geometry"].map(lambda g: g.area), [np.pi * 400, np.pi * 200])
     np.testing.assert_allclose(got["geometry"].map(lambda g: g.centroid.x), [100, 300], atol=1e-9)
     assert got["rotation"].tolist()[1] == 45.0
+
+
+# ---------------------------------------------------------------- predictions (issue #45)
+
+
+def _rect(rid, x, y, w, h, label="car"):
+    """A rectanglelabels result as Label Studio writes it (percent of the image)."""
+    return {
+        "id": rid,
+        "type": "rectanglelabels",
+        "from_name": "label",
+        "to_name": "image",
+        "original_width": 640,
+        "original_height": 480,
+        "image_rotation": 0,
+        "value": {"x": x, "y": y, "width": w, "height": h, "rotation": 0,
+                  "rectanglelabels": [label]},
+    }  # fmt: skip
+
+
+def _task(tid, annotations, predictions):
+    """A task of the full JSON export (the documented "Label Studio JSON format of
+    annotated tasks"): ``annotations`` by people (``completed_by``) and ``predictions``
+    by models (``model_version``, ``score``)."""
+    return {
+        "id": tid,
+        "data": {"image": f"/data/upload/1/0a1b2c3d-img{tid}.jpg"},
+        "annotations": [
+            {"id": 100 * tid + j, "completed_by": who, "result": result, "was_cancelled": False,
+             "ground_truth": False, "lead_time": 4.2, "task": tid}
+            for j, (who, result) in enumerate(annotations)
+        ],
+        "predictions": [
+            {"id": 500 * tid + j, "model_version": model, "created_ago": "3 hours",
+             "score": 0.9, "result": result, "task": tid}
+            for j, (model, result) in enumerate(predictions)
+        ],
+    }  # fmt: skip
+
+
+def test_predictions_are_machine_raters(tmp_path):
+    tasks = [
+        _task(
+            1,
+            [(7, [_rect("a", 10, 10, 20, 30)]), ({"id": 8, "email": "ben@x.org"}, [])],
+            [("yolo-v8", [_rect("p", 11, 10, 20, 30), _rect("q", 60, 60, 10, 10, "bus")]),
+             ("", [])],
+        ),
+        _task(2, [(7, [])], []),
+    ]  # fmt: skip
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks))
+    df = read_labelstudio(path, predictions=True)
+    kinds = df.groupby("annotator")["rater_kind"].agg(set).to_dict()
+    assert kinds == {"7": {"human"}, "ben@x.org": {"human"}, "yolo-v8": {"machine"},
+                     "prediction": {"machine"}}  # fmt: skip
+    model = df[df["annotator"] == "yolo-v8"].sort_values("x0")
+    assert list(model["label"]) == ["car", "bus"]
+    assert model[["x0", "y0", "x1", "y1"]].iloc[0].tolist() == pytest.approx([70.4, 48, 198.4, 192])
+    assert set(model["item"]) == {"img1.jpg"}
+    # a prediction with an empty result covers its task
+    assert df[df["annotator"] == "prediction"]["x0"].isna().all()
+    # by default predictions are ignored, and there is no rater_kind
+    plain = read_labelstudio(path)
+    assert set(plain["annotator"]) == {"7", "ben@x.org"} and "rater_kind" not in plain
+    assert rater_kinds(df) == {"7": "human", "ben@x.org": "human", "prediction": "machine",
+                                   "yolo-v8": "machine"}  # fmt: skip
+
+
+def test_a_model_named_like_a_person_is_refused(tmp_path):
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([_task(1, [("m1", [])], [("m1", [])])]))
+    with pytest.raises(ReaderError, match="both an annotator and a model"):
+        read_labelstudio(path, predictions=True)
+    path.write_text(json.dumps([{"id": 1, "data": {"image": "a.jpg"}, "predictions": [3]}]))
+    with pytest.raises(ReaderError, match="prediction ids"):
+        read_labelstudio(path, predictions=True)
+    with pytest.raises(ParameterError, match="predictions"):
+        read_labelstudio(path, predictions="yes")
+
+
+def _corpus(tmp_path, n=60, seed=0):
+    """Two people who box the same cars with a little jitter, a model that copies
+    ``ana`` and a model blind to the image (random boxes)."""
+    rng = np.random.default_rng(seed)
+    tasks = []
+    for t in range(1, n + 1):
+        truth = [(rng.uniform(0, 70), rng.uniform(0, 70), rng.uniform(10, 25), rng.uniform(10, 25))
+                 for _ in range(rng.integers(1, 4))]  # fmt: skip
+        ana = [
+            _rect(f"a{k}", *(v + rng.normal(0, 0.5, 4))) for k, v in enumerate(map(np.array, truth))
+        ]
+        ben = [
+            _rect(f"b{k}", *(v + rng.normal(0, 0.5, 4))) for k, v in enumerate(map(np.array, truth))
+        ]
+        blind = [_rect(f"r{k}", *rng.uniform(0, 70, 2), *rng.uniform(10, 25, 2))
+                 for k in range(rng.integers(1, 4))]  # fmt: skip
+        tasks.append(_task(t, [("ana", ana), ("ben", ben)], [("copy", ana), ("blind", blind)]))
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks))
+    return read_labelstudio(path, predictions=True)
+
+
+def test_human_machine_split_on_an_export_with_predictions(tmp_path):
+    df = _corpus(tmp_path)
+    copy = df[df["annotator"] != "blind"]
+    sigma = ("detection", "localization", "overall")  # one class: classification has no variation
+    t = iaf.rater_kind_agreement(
+        copy[copy["annotator"] != "ben"], components=sigma, n_chance=300, n_boot=0
+    )
+    assert np.allclose(t.loc[t["cell"] == "human-machine", "agreement"], 1.0)
+    blind = df[df["annotator"] != "copy"]
+    t = iaf.rater_kind_agreement(blind, components=sigma, n_chance=1000, n_boot=0)
+    t = t.set_index(["component", "cell"])
+    for component in ("detection", "overall"):
+        assert abs(t.loc[(component, "human-machine"), "agreement"]) < 0.05
+    # a blind model's boxes rarely pass the match gate (4 pairs here): near 0, noisy
+    assert abs(t.loc[("localization", "human-machine"), "agreement"]) < 0.3
+    for component in sigma:
+        assert t.loc[(component, "human-human"), "agreement"] > 0.6
+
+
+def test_the_table_of_the_raters_guide(tmp_path):
+    """docs/user-guide/raters.md: two people and a looser model that misses one object in
+    five, on 100 images of a Label Studio export with predictions."""
+    rng = np.random.default_rng(0)
+    tasks = []
+    for t in range(1, 101):
+        truth = [(*rng.uniform(0, 70, 2), *rng.uniform(10, 25, 2), rng.choice(["car", "bus"]))
+                 for _ in range(rng.integers(1, 4))]  # fmt: skip
+
+        def drawn(prefix, sd, miss=0.0, truth=truth):
+            return [{**_rect(f"{prefix}{k}", *(np.array(v[:4], float) + rng.normal(0, sd, 4)),
+                             str(v[4]))}
+                    for k, v in enumerate(truth) if rng.random() >= miss]  # fmt: skip
+
+        people = [({"id": 1, "email": "ana@example.org"}, drawn("a", 0.5)),
+                  ({"id": 2, "email": "ben@example.org"}, drawn("b", 0.5))]  # fmt: skip
+        tasks.append(_task(t, people, [("detector-v2", drawn("p", 1.5, miss=0.2))]))
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks))
+    df = read_labelstudio(path, predictions=True)
+    t = iaf.rater_kind_agreement(df, n_chance=2000, seed=0).set_index(["component", "cell"])
+    got = t["agreement"].round(3).dropna().to_dict()
+    assert got == {
+        ("detection", "human-human"): 1.0,
+        ("detection", "human-machine"): 0.782,
+        ("classification", "human-human"): 1.0,
+        ("classification", "human-machine"): 1.0,
+        ("localization", "human-human"): 0.675,
+        ("localization", "human-machine"): 0.37,
+        ("overall", "human-human"): 0.848,
+        ("overall", "human-machine"): 0.564,
+    }

@@ -273,7 +273,10 @@ def test_every_shape_type(tmp_path):
     e = by.loc["c", "geometry"]  # rx 20 px, ry 20 px turned 90 degrees
     assert e.area == pytest.approx(math.pi * 20 * 20, rel=0.01)
     assert (by.loc["d", "pt_x"], by.loc["d", "pt_y"]) == (50.0, 75.0)
-    assert by.loc["e", "geometry"].bounds == (20.0, 10.0, 60.0, 30.0)  # the front face
+    # a cuboid_2d: its two faces (the kind cuboid_2d), bounded by their 8 corners
+    assert (by.loc["e", "c2d_fx2"], by.loc["e", "c2d_fy3"]) == (60.0, 30.0)
+    assert (by.loc["e", "c2d_bx1"], by.loc["e", "c2d_by1"]) == (40.0, 0.0)
+    assert tuple(by.loc["e", ["x0", "y0", "x1", "y1"]]) == (20.0, 0.0, 80.0, 30.0)
     assert by.loc["f", "x0"] == 20.0
     assert by.loc["g", "geometry"].bounds == (95.0, 45.0, 105.0, 55.0)
 

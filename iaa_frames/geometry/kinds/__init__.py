@@ -12,6 +12,7 @@
 * ``cuboid``: 3D cuboids of point clouds (metres), the exact volumetric IoU, and
   ``polytope``, the volume two convex polyhedra share.
 * ``segment``: time segments ``[start, end]`` of videos and audio, temporal IoU.
+* ``cuboid2d``: 2D cuboids drawn on images (front and back faces), compared face by face.
 * ``polyline`` and ``point``: open lines, single points and point sets, scored by a
   distance in units of the image diagonal (``distance_kind``: ``exp(-D² / (2 δ²))``).
 
@@ -49,6 +50,7 @@ from .keypoints import KEYPOINTS, KeypointsKind, keypoint_kinds
 __all__ = [
     "BOX",
     "CUBOID",
+    "CUBOID_2D",
     "KEYPOINTS",
     "MASK",
     "POINT",
@@ -57,6 +59,7 @@ __all__ = [
     "POLYLINE",
     "SEGMENT",
     "BoxKind",
+    "Cuboid2DKind",
     "CuboidKind",
     "DistanceKind",
     "Kind",
@@ -69,6 +72,7 @@ __all__ = [
     "SegmentKind",
     "available_kinds",
     "bird_eye_view",
+    "cuboid_2d_params",
     "geometries_as_kinds",
     "get_kind",
     "keypoint_kinds",
@@ -85,6 +89,7 @@ __all__ = [
 
 # registered after the built-ins, so that they come first in the registry
 from .cuboid import CUBOID, CuboidKind, bird_eye_view  # noqa: E402
+from .cuboid2d import CUBOID_2D, Cuboid2DKind, cuboid_2d_params  # noqa: E402
 from .distance_kind import DistanceKind  # noqa: E402
 from .point import POINT, POINT_SET, PointKind, PointSetKind, point_set_params  # noqa: E402
 from .polyline import POLYLINE, PolylineKind, polyline_params, polyline_vertices  # noqa: E402
