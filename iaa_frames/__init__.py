@@ -55,9 +55,11 @@ _EXPORTS = {
     "frame.schema": ("ALL", "ValidationResult", "check", "is_object", "validate"),
     "geometry.distances": ("Shapes", "available_distances", "get_distance", "register_distance"),
     "geometry.kinds": ("bird_eye_view",),
+    "geometry.kinds.volume": ("dice_from_iou", "volume_overlap"),
     "io": (
         "load_sample",
         "read_activitynet",
+        "read_nifti",
         "read_coco",
         "read_cvat",
         "read_darwin",
@@ -139,6 +141,7 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
         register_distance,
     )
     from iaa_frames.geometry.kinds import bird_eye_view
+    from iaa_frames.geometry.kinds.volume import dice_from_iou, volume_overlap
     from iaa_frames.io import (
         load_sample,
         read_activitynet,
@@ -149,6 +152,7 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
         read_labelstudio,
         read_labelstudio_video,
         read_mot,
+        read_nifti,
         read_supervisely_pointcloud,
         read_table,
         read_voc,

@@ -20,6 +20,7 @@ hostile input raises :class:`~iaa_frames.errors.ReaderError` naming the file and
 :func:`read_mot`                      MOTChallenge text files (``frame, id, x, y, w, h``), video tracks
 :func:`read_labelstudio_video`        Label Studio video rectangles (keyframes filled in), video tracks
 :func:`read_activitynet`              ActivityNet-style JSON: time segments ``[start, end]`` per video
+:func:`read_nifti`                    NIfTI label volumes (3D masks), one per annotator per scan
 :func:`read_table`                    a tidy frame saved as CSV (polygons as WKT) or one Parquet file;
                                       ``boxes=``: a list-of-boxes column (crowdsourcing exports)
 :func:`from_supervision`              ``supervision.Detections`` per (item, annotator)
@@ -53,6 +54,7 @@ from .kitti import read_kitti
 from .labelstudio import read_labelstudio
 from .labelstudio_video import read_labelstudio_video
 from .mot import read_mot
+from .nifti import read_nifti
 from .samples import SAMPLES, load_sample
 from .supervisely import read_supervisely_pointcloud
 from .supervision import from_supervision
@@ -70,6 +72,7 @@ __all__ = [
     "from_supervision",
     "load_sample",
     "read_activitynet",
+    "read_nifti",
     "read_coco",
     "read_cvat",
     "read_darwin",

@@ -12,6 +12,8 @@
 * ``cuboid``: 3D cuboids of point clouds (metres), the exact volumetric IoU, and
   ``polytope``, the volume two convex polyhedra share.
 * ``segment``: time segments ``[start, end]`` of videos and audio, temporal IoU.
+* ``volume``: 3D masks (voxel sets of a scan, radiologists' segmentations), exact voxel
+  IoU, spacing honoured; the voxels in a store keyed by a hash of each set.
 * ``cuboid2d``: 2D cuboids drawn on images (front and back faces), compared face by face.
 * ``polyline`` and ``point``: open lines, single points and point sets, scored by a
   distance in units of the image diagonal (``distance_kind``: ``exp(-D² / (2 δ²))``).
@@ -58,6 +60,7 @@ __all__ = [
     "POLYGON",
     "POLYLINE",
     "SEGMENT",
+    "VOLUME",
     "BoxKind",
     "Cuboid2DKind",
     "CuboidKind",
@@ -70,6 +73,7 @@ __all__ = [
     "PolygonKind",
     "PolylineKind",
     "SegmentKind",
+    "VolumeKind",
     "available_kinds",
     "bird_eye_view",
     "cuboid_2d_params",
@@ -85,6 +89,7 @@ __all__ = [
     "register_kind",
     "temporal_iou",
     "unregister_kind",
+    "volume_params",
 ]
 
 # registered after the built-ins, so that they come first in the registry
@@ -94,3 +99,4 @@ from .distance_kind import DistanceKind  # noqa: E402
 from .point import POINT, POINT_SET, PointKind, PointSetKind, point_set_params  # noqa: E402
 from .polyline import POLYLINE, PolylineKind, polyline_params, polyline_vertices  # noqa: E402
 from .segment import SEGMENT, SegmentKind, temporal_iou  # noqa: E402
+from .volume import VOLUME, VolumeKind, volume_params  # noqa: E402
