@@ -7,6 +7,8 @@ hold overlapping blobs of either label, as lesions of two grades would).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -197,3 +199,71 @@ def test_random_blobs_are_chance():
     got = _agreement(mapping)
     for component in ("detection", "classification", "localization", "overall"):
         assert abs(got[component]) < 0.1, got
+
+
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_dask_equals_in_memory_on_volumes(scans, npartitions):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
+    df = iaf.read_nifti(
+        {s: {"ana": v, "ben": _dilated(v, 1)} for s, v in scans.items()}, instances=True
+    )
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(df, npartitions=npartitions, sort=False)
+    params = {"distance": "iou", "match_threshold": 0.2, "n_chance": 300, "n_boot": 20, "seed": 7}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = iaf.agreement(ddf, **params)
+    want = iaf.agreement(df, **params)
+    assert got.attrs == want.attrs
+    for name, var in want.data_vars.items():
+        a, b = got[name].values, var.values
+        if np.issubdtype(b.dtype, np.number):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, equal_nan=True, err_msg=name)
+        else:
+            assert (a == b).all(), name
+
+
+def _nifti1_bytes(vol: np.ndarray, zooms) -> bytes:
+    """A NIfTI-1 single file (``.nii``) written from the format's specification
+    (nifti1.h: the 348-byte header, 4 bytes of extension flag, the data from byte 352 with
+    the first index varying fastest), not by nibabel."""
+    import struct
+
+    hdr = bytearray(348)
+    struct.pack_into("<i", hdr, 0, 348)  # sizeof_hdr
+    struct.pack_into("<8h", hdr, 40, 3, *vol.shape, 1, 1, 1, 1)  # dim
+    struct.pack_into("<hh", hdr, 70, 2, 8)  # datatype DT_UNSIGNED_CHAR, bitpix
+    struct.pack_into("<8f", hdr, 76, 1.0, *zooms, 1.0, 1.0, 1.0, 1.0)  # pixdim (qfac 1)
+    struct.pack_into("<f", hdr, 108, 352.0)  # vox_offset
+    struct.pack_into("<ff", hdr, 112, 1.0, 0.0)  # scl_slope, scl_inter
+    hdr[123] = 2  # xyzt_units: NIFTI_UNITS_MM
+    struct.pack_into("<hh", hdr, 252, 0, 0)  # qform_code, sform_code: none
+    hdr[344:348] = b"n+1\0"  # magic: single file
+    return bytes(hdr) + b"\0\0\0\0" + np.asarray(vol, np.uint8).tobytes(order="F")
+
+
+def test_reader_on_files_written_from_the_specification(tmp_path):
+    import gzip
+
+    pytest.importorskip("nibabel")
+    vol = np.zeros((5, 4, 3), np.uint8)
+    vol[4, 0, 0] = 1  # a voxel at the end of the fastest (first) axis
+    vol[0, 3, 2] = 2
+    vol[1:3, 1:3, 1] = 2
+    (tmp_path / "ana.nii").write_bytes(_nifti1_bytes(vol, (0.5, 0.5, 4.0)))
+    (tmp_path / "ben.nii.gz").write_bytes(gzip.compress(_nifti1_bytes(vol, (0.5, 0.5, 4.0))))
+    df = iaf.read_nifti({"scan": {"ana": tmp_path / "ana.nii", "ben": tmp_path / "ben.nii.gz"}})
+    for who in ("ana", "ben"):
+        rows = df[df["annotator"] == who].set_index("label")
+        assert voxels(rows.loc["1", "vol_ref"]).tolist() == [[4, 0, 0]]
+        two = voxels(rows.loc["2", "vol_ref"]).tolist()
+        assert two == [[0, 3, 2], [1, 1, 1], [1, 2, 1], [2, 1, 1], [2, 2, 1]]
+        assert rows.loc["2", "volume_mm3"] == 5 * 0.5 * 0.5 * 4.0
+        assert rows.loc["2", ["x0", "y0", "x1", "y1"]].tolist() == [0.0, 1.0, 3.0, 4.0]
+    inst = iaf.read_nifti({"scan": {"ana": tmp_path / "ana.nii"}}, instances=True)
+    assert sorted(inst["vol_voxels"]) == [1.0, 1.0, 4.0]
+    corner = iaf.read_nifti({"scan": {"ana": tmp_path / "ana.nii"}}, instances=True, connectivity=3)
+    # (0, 3, 2) touches (1, 2, 1) by a corner only: one lesion with corners connected
+    assert sorted(corner["vol_voxels"]) == [1.0, 5.0]
