@@ -55,7 +55,7 @@ _EXPORTS = {
     "frame.schema": ("ALL", "ValidationResult", "check", "is_object", "validate"),
     "geometry.distances": ("Shapes", "available_distances", "get_distance", "register_distance"),
     "geometry.kinds": ("bird_eye_view",),
-    "geometry.kinds.volume": ("dice_from_iou", "volume_overlap"),
+    "geometry.kinds.volume": ("dice_from_iou", "volume_overlap", "volume_staple"),
     "io": (
         "load_sample",
         "read_activitynet",
@@ -141,7 +141,7 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
         register_distance,
     )
     from iaa_frames.geometry.kinds import bird_eye_view
-    from iaa_frames.geometry.kinds.volume import dice_from_iou, volume_overlap
+    from iaa_frames.geometry.kinds.volume import dice_from_iou, volume_overlap, volume_staple
     from iaa_frames.io import (
         load_sample,
         read_activitynet,

@@ -267,3 +267,19 @@ def test_reader_on_files_written_from_the_specification(tmp_path):
     corner = iaf.read_nifti({"scan": {"ana": tmp_path / "ana.nii"}}, instances=True, connectivity=3)
     # (0, 3, 2) touches (1, 2, 1) by a corner only: one lesion with corners connected
     assert sorted(corner["vol_voxels"]) == [1.0, 5.0]
+
+
+def test_staple_recovers_the_volume_two_of_three_drew(scans):
+    items = dict(list(scans.items())[:6])
+    df = iaf.read_nifti(
+        {s: {"ana": v, "ben": v.copy(), "cy": _dilated(v, 2)} for s, v in items.items()},
+        labels=[1, 2],
+    )
+    consensus, perf = iaf.volume_staple(df)
+    truth = iaf.read_nifti({s: {"ana": v} for s, v in items.items()}, labels=[1, 2])
+    want = truth.set_index(["item", "label"])["vol_ref"].sort_index()
+    got = consensus.set_index(["item", "label"])["vol_ref"].sort_index()
+    assert got.equals(want)
+    mean = perf.groupby("annotator")[["sensitivity", "specificity"]].mean()
+    assert (mean["sensitivity"] > 0.99).all()
+    assert mean.loc["cy", "specificity"] < mean.loc["ana", "specificity"] - 0.1
