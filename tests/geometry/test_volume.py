@@ -283,3 +283,14 @@ def test_staple_recovers_the_volume_two_of_three_drew(scans):
     mean = perf.groupby("annotator")[["sensitivity", "specificity"]].mean()
     assert (mean["sensitivity"] > 0.99).all()
     assert mean.loc["cy", "specificity"] < mean.loc["ana", "specificity"] - 0.1
+
+
+def test_voxels_of_another_process_are_named():
+    from iaa_frames.geometry.kinds.volume import clear_voxels
+
+    v = np.zeros((8, 8, 8), np.uint8)
+    v[2:5, 2:5, 2:5] = 1
+    df = iaf.read_nifti({f"s{i}": {"a": v, "b": v} for i in range(3)})
+    clear_voxels()  # as in a process that did not read them (frames read later store again)
+    with pytest.raises(ParameterError, match="no voxel set .* in this process"):
+        iaf.agreement(df, n_boot=0, n_chance=50)

@@ -284,12 +284,12 @@ class VolumeKind(Kind):
         )
 
     def invalid(self, data):
-        """Volumes with a non-finite parameter, no voxel, or voxels not in the store."""
+        """Volumes with a non-finite parameter, no voxel or a voxel volume that is not
+        positive. (A key this process has not stored is no invalid shape: measuring it
+        raises, saying where the voxels went.)"""
         data = np.asarray(data, np.float64)
         with np.errstate(invalid="ignore"):
-            bad = ~np.isfinite(data).all(axis=1) | ~(data[:, 7] > 0) | ~(data[:, 8] > 0)
-        bad[~bad] = [int(r) not in _STORE for r in data[~bad, 0]]
-        return bad
+            return ~np.isfinite(data).all(axis=1) | ~(data[:, 7] > 0) | ~(data[:, 8] > 0)
 
     def bounds(self, data):
         """The ``x, y`` voxel-index box: ``vol_x0, vol_y0, vol_x1, vol_y1``."""
