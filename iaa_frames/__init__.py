@@ -55,7 +55,9 @@ _EXPORTS = {
     "frame.schema": ("ALL", "ValidationResult", "check", "is_object", "validate"),
     "geometry.distances": ("Shapes", "available_distances", "get_distance", "register_distance"),
     "geometry.kinds": ("bird_eye_view",),
-    "geometry.kinds.volume": ("dice_from_iou", "volume_overlap", "volume_staple"),
+    "geometry.kinds.volume": ("dice_from_iou",),
+    "measures.volumes": ("volume_overlap",),
+    "decisions.volume_staple": ("volume_staple",),
     "io": (
         "load_sample",
         "read_activitynet",
@@ -113,6 +115,7 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
     from iaa_frames.decisions.consensus import Consensus, consensus
     from iaa_frames.decisions.next_items import next_items
     from iaa_frames.decisions.plan import Plan, plan
+    from iaa_frames.decisions.volume_staple import volume_staple
     from iaa_frames.engine import agreement_from_tables, pairwise, rater_kind_agreement
     from iaa_frames.errors import (
         AnnotatorNameWarning,
@@ -141,7 +144,7 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
         register_distance,
     )
     from iaa_frames.geometry.kinds import bird_eye_view
-    from iaa_frames.geometry.kinds.volume import dice_from_iou, volume_overlap, volume_staple
+    from iaa_frames.geometry.kinds.volume import dice_from_iou
     from iaa_frames.io import (
         load_sample,
         read_activitynet,
@@ -174,6 +177,7 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
     from iaa_frames.measures.ranking import annotator_quality, annotator_quality_from_tables
     from iaa_frames.measures.reference import accuracy
     from iaa_frames.measures.threshold_choice import suggest_threshold, threshold_separation
+    from iaa_frames.measures.volumes import volume_overlap
     from iaa_frames.report import report
     from iaa_frames.simulate import (
         PRESETS,

@@ -21,7 +21,6 @@ from iaa_frames.geometry.kinds.volume import (
     VOLUME_COLUMNS,
     dice_from_iou,
     store_voxels,
-    volume_overlap,
     volume_params,
     voxels,
 )
@@ -162,7 +161,7 @@ def test_reader_on_nifti_files(tmp_path):
     assert lesion["volume_mm3"].to_dict() == {"ana": 54 * 6.75, "ben": 27 * 6.75}
     inst = iaf.read_nifti({"scan": paths}, instances=True, labels=[1])
     assert sorted(inst["object_id"].dropna()) == ["ana/scan/1#1", "ana/scan/1#2", "ben/scan/1#1"]
-    over = volume_overlap(df).set_index(["label", "annotator_a", "annotator_b"])
+    over = iaf.volume_overlap(df).set_index(["label", "annotator_a", "annotator_b"])
     assert over.loc[("lesion", "ana", "ben"), "iou"] == pytest.approx(0.5)
     assert over.loc[("lesion", "ana", "ben"), "dice"] == pytest.approx(2 / 3)
     assert over.loc[("lesion", "ana", "cy"), "iou"] == 0.0

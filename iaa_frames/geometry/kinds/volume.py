@@ -31,7 +31,7 @@ and the volume two volumes share is the number of voxels they share (sorted voxe
 and :func:`numpy.intersect1d`, exact) times the smaller voxel volume. Two volumes of one
 scan have one voxel volume, and their IoU is the exact voxel IoU
 ``|A ∩ B| / |A ∪ B|``; Dice is ``2 IoU / (1 + IoU)`` (:func:`dice_from_iou`), and
-:func:`volume_overlap` gives both per label and annotator pair. The IoU bounds of the
+:func:`iaa_frames.volume_overlap` gives both per label and annotator pair. The IoU bounds of the
 matcher bound the shared volume by the area the ``x, y`` boxes share times the overlap
 of the ``z`` ranges (:meth:`VolumeKind.shared_bound`), as for 3D cuboids.
 
@@ -82,9 +82,8 @@ __all__ = [
     "clear_voxels",
     "dice_from_iou",
     "store_voxels",
-    "volume_overlap",
     "volume_params",
-    "volume_staple",
+    "voxel_keys",
     "voxel_params",
     "voxels",
 ]
@@ -151,6 +150,20 @@ def voxels(ref) -> np.ndarray:
     keys = _lookup(ref)
     ijk = np.column_stack([keys >> (2 * _BITS), (keys >> _BITS) & _MASK, keys & _MASK])
     return ijk - _OFF
+
+
+def voxel_keys(ref) -> np.ndarray:
+    """The sorted int64 keys of a stored voxel set (one per voxel; equal voxels of any
+    two sets have equal keys, so sets compare with :func:`numpy.intersect1d` and
+    :func:`numpy.union1d`). Do not change the array: it is the store's.
+
+    Examples
+    --------
+    >>> keys = voxel_keys(store_voxels([[0, 0, 1], [0, 0, 0]]))
+    >>> len(keys), bool(keys[0] < keys[1])
+    (2, True)
+    """
+    return _lookup(ref)
 
 
 def _lookup(ref) -> np.ndarray:
@@ -330,163 +343,3 @@ class VolumeKind(Kind):
 
 #: 3D masks, columns :data:`VOLUME_COLUMNS`.
 VOLUME = register_kind(VolumeKind())
-
-
-def volume_overlap(frame):
-    """Voxel IoU and Dice per item, label and pair of annotators, without matching: each
-    annotator's voxels of a label (every object of it) against the other's.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Volume rows (:func:`iaa_frames.read_nifti`); other rows are ignored.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``item, label, annotator_a, annotator_b, volume_a, volume_b`` (mm³),
-        ``shared`` (mm³), ``iou``, ``dice``; a label one of the two left out has
-        ``iou = dice = 0``. Pairs where neither marked the label are left out.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> a = np.zeros((4, 4, 4), bool); a[:2] = True
-    >>> b = np.zeros((4, 4, 4), bool); b[1:3] = True
-    >>> rows = [("s1", "ana", "liver", *volume_params(a)), ("s1", "ben", "liver", *volume_params(b))]
-    >>> df = pd.DataFrame(rows, columns=["item", "annotator", "label", *VOLUME_COLUMNS])
-    >>> volume_overlap(df)[["label", "iou", "dice"]].round(3).to_dict("records")
-    [{'label': 'liver', 'iou': 0.333, 'dice': 0.5}]
-    """
-    import pandas as pd
-
-    rows = VOLUME.rows(frame)
-    df = frame.loc[rows]
-    data = VOLUME.read(df)
-    annotators = sorted(frame["annotator"].dropna().unique().tolist())
-    sets: dict = {}
-    for (item, label, who), idx in df.groupby(
-        ["item", "label", "annotator"], sort=True
-    ).indices.items():
-        keys = np.unique(np.concatenate([_lookup(r) for r in data[idx, 0]]))
-        sets[(item, label, who)] = (keys, float(data[idx[0], 8]))
-    out = []
-    for item, label in sorted({(i, lab) for i, lab, _ in sets}, key=str):
-        for ia, wa in enumerate(annotators):
-            for wb in annotators[ia + 1 :]:
-                sa, sb = sets.get((item, label, wa)), sets.get((item, label, wb))
-                if sa is None and sb is None:
-                    continue
-                na = len(sa[0]) if sa else 0
-                nb = len(sb[0]) if sb else 0
-                va = sa[1] if sa else sb[1]
-                vb = sb[1] if sb else va
-                shared = len(np.intersect1d(sa[0], sb[0], assume_unique=True)) if sa and sb else 0
-                union = na + nb - shared
-                iou = shared / union if union else 1.0
-                out.append((item, label, wa, wb, na * va, nb * vb, shared * min(va, vb), iou))
-    res = pd.DataFrame(
-        out,
-        columns=[
-            "item",
-            "label",
-            "annotator_a",
-            "annotator_b",
-            "volume_a",
-            "volume_b",
-            "shared",
-            "iou",
-        ],
-    )
-    res["dice"] = dice_from_iou(res["iou"].to_numpy(dtype=np.float64))
-    return res
-
-
-def volume_staple(frame, *, max_iter: int = 100):
-    """STAPLE consensus of each scan's label volumes (Warfield et al. 2004,
-    :func:`iaa_frames.decisions.staple.staple`): the hidden true volume of every item and
-    label, and each annotator's sensitivity and specificity on it.
-
-    Every annotator with a row on the item (a volume or a coverage row) decides every
-    voxel of the box that holds all annotators' voxels of the label (an annotator who drew
-    none of it said "background" everywhere); voxels outside that box are background for
-    all and left out, so specificities are those of the box (STAPLE's specificity depends
-    on the background it is given). One EM per item and label.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Volume rows (:func:`iaa_frames.read_nifti`, ``instances=False`` or not: the
-        objects of a label are pooled).
-    max_iter : int, default 100
-
-    Returns
-    -------
-    consensus : pandas.DataFrame
-        One row per item and label whose STAPLE volume is not empty: ``item, label``,
-        ``annotator`` ``"(staple)"``, the :data:`VOLUME_COLUMNS` and ``volume_mm3``.
-    performance : pandas.DataFrame
-        ``item, label, annotator, sensitivity, specificity``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> a = np.zeros((4, 4, 4), bool); a[1:3, 1:3, 1:3] = True
-    >>> wide = np.zeros((4, 4, 4), bool); wide[0:4, 1:3, 1:3] = True
-    >>> rows = [("s", who, "liver", *volume_params(m)) for who, m in
-    ...         (("ana", a), ("ben", a), ("cy", wide))]
-    >>> df = pd.DataFrame(rows, columns=["item", "annotator", "label", *VOLUME_COLUMNS])
-    >>> consensus, perf = volume_staple(df)
-    >>> consensus["vol_ref"].iloc[0] == volume_params(a)[0], consensus["vol_voxels"].tolist()
-    (np.True_, [8.0])
-    >>> perf["sensitivity"].round(2).tolist()
-    [1.0, 1.0, 1.0]
-    """
-    import pandas as pd
-
-    from iaa_frames.decisions.staple import staple
-
-    rows = VOLUME.rows(frame)
-    df = frame.loc[rows]
-    data = VOLUME.read(df)
-    on_item = frame.groupby("item", sort=True)["annotator"].unique()
-    consensus, performance = [], []
-    groups = df.groupby(["item", "label"], sort=True).indices
-    for (item, label), idx in groups.items():
-        raters = sorted(on_item[item].tolist())
-        sets = {}
-        for i in idx:
-            who = df["annotator"].iat[i]
-            sets.setdefault(who, []).append(voxels(data[i, 0]))
-        ijk = {w: np.unique(np.concatenate(v), axis=0) for w, v in sets.items()}
-        every = np.concatenate(list(ijk.values()))
-        lo, hi = every.min(axis=0), every.max(axis=0) + 1
-        shape = tuple(int(v) for v in hi - lo)
-        decisions = np.zeros((len(raters), int(np.prod(shape))), dtype=bool)
-        for r, who in enumerate(raters):
-            if who in ijk:
-                decisions[r, np.ravel_multi_index(tuple((ijk[who] - lo).T), shape)] = True
-        post, p, q = staple(
-            decisions,
-            np.zeros(len(raters), int),
-            np.arange(len(raters)),
-            len(raters),
-            max_iter=max_iter,
-        )
-        for r, who in enumerate(raters):
-            performance.append((item, label, who, p[r], q[r]))
-        inside = np.flatnonzero(post[0] >= 0.5)
-        if inside.size:
-            params = voxel_params(
-                np.column_stack(np.unravel_index(inside, shape)) + lo, zooms=(1, 1, 1)
-            )
-            params[8] = float(data[idx[0], 8])
-            consensus.append((item, label, "(staple)", *params, params[7] * params[8]))
-    return (
-        pd.DataFrame(
-            consensus, columns=["item", "label", "annotator", *VOLUME_COLUMNS, "volume_mm3"]
-        ),
-        pd.DataFrame(
-            performance, columns=["item", "label", "annotator", "sensitivity", "specificity"]
-        ),
-    )
