@@ -36,10 +36,14 @@ def _load(source, zooms):
             raise ImportError(
                 "reading NIfTI files needs nibabel: pip install 'iaa-frames[nifti]'"
             ) from None
-        try:
-            source = nibabel.load(os.fspath(source))
+        path = os.fspath(source)
+        try:  # nibabel reads the data lazily: a file cut short fails here, not at load
+            image = nibabel.load(path)
+            data = np.asarray(image.dataobj)
+            z = tuple(float(v) for v in image.header.get_zooms()[:3])
         except Exception as exc:
-            raise ReaderError(f"{os.fspath(source)}: not a NIfTI volume ({exc})") from exc
+            raise ReaderError(f"{path}: not a NIfTI volume ({exc})") from exc
+        return data, z
     if hasattr(source, "dataobj") and hasattr(source, "header"):
         data = np.asanyarray(source.dataobj)
         z = tuple(float(v) for v in source.header.get_zooms()[:3])

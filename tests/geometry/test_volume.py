@@ -293,3 +293,18 @@ def test_voxels_of_another_process_are_named():
     clear_voxels()  # as in a process that did not read them (frames read later store again)
     with pytest.raises(ParameterError, match="no voxel set .* in this process"):
         iaf.agreement(df, n_boot=0, n_chance=50)
+
+
+def test_reader_names_a_broken_file(tmp_path):
+    pytest.importorskip("nibabel")
+    bad = tmp_path / "ana.nii.gz"
+    bad.write_bytes(b"not a volume at all")
+    with pytest.raises(ReaderError, match="ana.nii.gz"):
+        iaf.read_nifti({"s": {"ana": bad}})
+    cut = tmp_path / "ben.nii"
+    vol = np.zeros((5, 4, 3), np.uint8)
+    cut.write_bytes(_nifti1_bytes(vol, (1.0, 1.0, 1.0))[:360])  # the data cut short
+    with pytest.raises(ReaderError, match="ben.nii"):
+        iaf.read_nifti({"s": {"ben": cut}})
+    with pytest.raises(ParameterError, match="a volume is a path"):
+        iaf.read_nifti({"s": {"ana": 3}})
