@@ -270,7 +270,12 @@ class VolumeKind(Kind):
 
     def translate(self, data, dx, dy):
         """The volumes moved by ``(dx, dy)`` rounded to whole voxels (a voxel set moves
-        on its grid): their voxels stored moved, their boxes moved by as much."""
+        on its grid): their voxels stored moved, their boxes moved by as much.
+
+        The aligned units (:mod:`iaa_frames.chance.aligned`) screen candidates by the IoU
+        bound of boxes moved by the unrounded offset, so a candidate within half a voxel
+        of the gate may be screened by a bound half a voxel off; the units kept are
+        measured exactly, on the moved voxels."""
         data = np.array(data, dtype=np.float64, copy=True)
         sx = np.rint(np.asarray(dx, np.float64)).astype(np.int64)
         sy = np.rint(np.asarray(dy, np.float64)).astype(np.int64)
