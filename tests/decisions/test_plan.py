@@ -74,6 +74,16 @@ def test_the_pilot_halfwidth_is_the_engines_interval_on_the_pilot(pilot):
         assert 0.8 < p.loc[comp, "halfwidth_pilot"] / reported < 1.15, comp
 
 
+def test_a_thin_classification_pilot_says_so(pilot):
+    # seed 7's 40-item pilot holds 3 items with a label disagreement (realised / target
+    # 1.49 in the plan study); seed 0's holds 13
+    thin = load_benchmark("bench_decisions").plan_population(40, 7)
+    note = iaf.plan(thin, component="classification", n_outer=0, seed=7).table["note"]
+    assert "rests on 3 items with a label disagreement" in note.iloc[0]
+    note = iaf.plan(pilot, component="classification", n_outer=0).table["note"]
+    assert note.iloc[0] == ""
+
+
 def test_every_component_by_default_and_a_class(pilot):
     p = iaf.plan(pilot, target_halfwidth=0.05, n_outer=0)
     assert p.table["component"].tolist() == list(COMPONENTS)
