@@ -233,6 +233,22 @@ def _needed(v, kept, nu, n: int, target: float, cap: int = 10_000_000) -> float:
     return float(hi)
 
 
+def _engine_notes(tables, label: str, seed: int) -> dict:
+    """Per component, the note of :func:`iaa_frames.agreement` on the pilot for the
+    planned label ("" where the engine reports the agreement): a plan for a component
+    the engine leaves undefined on the pilot (classification with too few chance units,
+    as on every 40-item pilot of the independent generator with 4 classes) says so."""
+    from iaa_frames.engine.assemble import agreement_from_tables
+
+    ds = agreement_from_tables(tables, n_boot=0, seed=seed, progress=False)
+    out = {}
+    for comp in COMPONENTS:
+        value = ds["note"].sel(component=comp, label=label, annotator=ALL).values.item()
+        if np.isnan(ds["agreement"].sel(component=comp, label=label, annotator=ALL).values):
+            out[comp] = str(value) or "undefined"
+    return out
+
+
 def _disagreement_items(cells, cell: int) -> int:
     """Items of the pilot with a label disagreement in classification's cell ``cell``
     (its within part's disagreement column)."""
@@ -314,6 +330,7 @@ def _plan(
     sizes = np.unique(np.maximum(np.round(np.asarray(FRACTIONS) * n).astype(int), 4))
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(28,)))
     rows, curves = [], []
+    engine_notes = _engine_notes(tables, label, seed)
     for comp in comps:
         cells = component_cells(tables, layout, comp)
         hw = halfwidth_curve(cells, cell, n, sizes, n_boot=n_boot, rng=rng)
@@ -334,6 +351,11 @@ def _plan(
         note = []
         if fewer:
             note.append(f"{fewer} pilot items had fewer than {annotators} annotators")
+        if engine_notes.get(comp):
+            note.append(
+                f"the engine reports no {comp} on the pilot ({engine_notes[comp]}); the "
+                f"plan extrapolates a statistic the pilot cannot support: a larger pilot"
+            )
         if comp == "classification" and np.isfinite(v):
             k = _disagreement_items(cells, cell)
             if k < THIN_PILOT_ITEMS:

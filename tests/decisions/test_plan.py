@@ -84,6 +84,20 @@ def test_a_thin_classification_pilot_says_so(pilot):
     assert note.iloc[0] == ""
 
 
+def test_a_component_the_engine_leaves_undefined_on_the_pilot_says_so():
+    # 40 images of 2 of 40 workers, 4 classes (the independent generator): too few chance
+    # units for classification on the pilot, the engine reports none; the plan still
+    # extrapolates (realised / target 0.60-3.58 over 6 seeds) and says on what
+    crowd = load_benchmark("independent_crowd").crowd
+    options = dict(n_workers=40, held_out=0, per_item=(2, 2), activity_sd=0.0, n_classes=4)
+    pilot = crowd(3, n_items=40, **options)[0]
+    table = iaf.plan(pilot, n_outer=0, seed=3).table.set_index("component")
+    assert table.loc["classification", "note"].startswith(
+        "the engine reports no classification on the pilot (too few chance units"
+    )
+    assert table.loc["detection", "note"] == ""
+
+
 def test_every_component_by_default_and_a_class(pilot):
     p = iaf.plan(pilot, target_halfwidth=0.05, n_outer=0)
     assert p.table["component"].tolist() == list(COMPONENTS)
@@ -127,14 +141,17 @@ def test_invalid_parameters(pilot, kwargs):
         iaf.plan(pilot, **kwargs)
 
 
+@pytest.mark.slow
 def test_recommended_items_give_the_requested_halfwidth():
     """Calibration: a 40-item pilot of a crowd (40 workers, 2 per image), the plan for
     every component, then a fresh corpus of the recommended size from the same workers
     (``bench_decisions.plan_population``): the half-width ``iaf.agreement`` reports there
     over the target. Over 4 seeds the median is within +-20 % for every component and at
     least 10 of the 16 runs are within +-20 % (the m-out-of-n fit this replaced: medians
-    0.85 localization, 1.16 detection and 1.14 overall over 8 seeds, 19 of 32 within;
-    docs/validation/decisions.md, "Planning calibration")."""
+    0.85 localization, 1.16 detection and 1.14 overall over 8 seeds, 19 of 32 within,
+    and overall 1.23 here; docs/validation/decisions.md, "Planning calibration"). Now
+    15 of 16 within. About 17-20 s on two shared cores, mostly the 16 intervals (200
+    replicates: with 100 the measured half-widths are noisy enough to fail it)."""
     bench = load_benchmark("bench_decisions")
     rows = []
     for seed in range(4):
@@ -160,7 +177,7 @@ def test_recommended_items_give_the_requested_halfwidth():
 
 def _needed_for(pilot, comp, target, seed):
     return int(
-        iaf.plan(pilot, target_halfwidth=target, component=comp, n_outer=0, seed=seed)
+        iaf.plan(pilot, target_halfwidth=target, component=comp, n_boot=50, n_outer=0, seed=seed)
         .table["n_items"]
         .iloc[0]
     )
