@@ -43,6 +43,14 @@ heavy-tailed item influences the replicates' median sits above the plan (on a 40
 localization pilot the replicates' ``V`` had median 1.28 times the pilot's): the interval
 is wide and leans high, and with few replicates it need not hold the plan.
 
+Notes
+-----
+The ``note`` says when the plan rests on a pilot that cannot carry it: a component the
+engine leaves undefined on the pilot (:func:`iaa_frames.agreement`'s note, e.g.
+classification with too few chance units), and a classification whose pilot holds fewer
+than :data:`THIN_PILOT_ITEMS` items with a label disagreement. The number is still
+given; its interval ``n_low``-``n_high`` is then the figure to read.
+
 Annotators per item
 -------------------
 Each item of the pilot keeps ``annotators`` of its annotators (drawn at random, seeded),
@@ -431,7 +439,8 @@ def plan(
     annotators : int, default 2
         Annotators per item in the design planned (the pilot is thinned to it).
     n_boot : int, default 200
-        Replicates per subsample size.
+        Replicates per subsample size of the m-out-of-n ``curve`` (drawn by
+        :func:`iaa_frames.plot.plan`; the plan itself rests on the pilot's jackknife).
     n_outer : int, default 50
         Bootstrap replicates of the pilot for the plan's own interval (0: none).
     match_threshold, n_chance
