@@ -1,3 +1,4 @@
+# Over 400 lines: one idea, the plan: the model of the engine's interval, its fit on the pilot and the figure's curve.
 """How many items to annotate (with ``annotators`` annotators each) for a 95 % interval of
 a given half-width, from a pilot.
 
