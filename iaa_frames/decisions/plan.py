@@ -23,8 +23,8 @@ This replaced an extrapolation of the m-out-of-n bootstrap's percentile half-wid
 those half-widths are not the interval the engine reports (no BCa, no pair-level or
 Student correction) and on a 40-item pilot the fit's second term was mostly noise; the
 realised half-width over the target had medians 0.85 (localization) to 1.16 (detection)
-(``benchmarks/bench_decisions.py --study plan``; docs/validation/decisions.md,
-"Planning calibration"). The m-out-of-n half-widths are still computed, for the figure
+(the decisions benchmark of the source repository; the documentation's validation page
+on decisions, "Planning calibration"). The m-out-of-n half-widths are still computed, for the figure
 (``curve``), with the rate of their free fit ``half-width ∝ m^-b`` (``exponent``); ``c``
 and ``c_chance`` are now the constants of the model's expansion
 ``half-width(m)^2 ~ c^2 / m + c_chance^2 / m^2`` (``t^2 ~ z^2 (1 + (z^2 + 1) / (2 df))``),

@@ -29,7 +29,7 @@ True
 >>> get_kind("ellipse")
 Traceback (most recent call last):
 ...
-iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask, keypoints, cuboid, point, point_set, polyline, segment (register one with iaa_frames.geometry.kinds.register_kind)
+iaa_frames.errors.ParameterError: unknown geometry kind 'ellipse'; the registered kinds are box, polygon, mask, keypoints, cuboid, cuboid_2d, point, point_set, polyline, segment (register one with iaa_frames.geometry.kinds.register_kind)
 """
 
 from __future__ import annotations
