@@ -4,9 +4,13 @@
 it also applies to the doctests that pytest collects from the package.)
 """
 
+import contextlib
 import importlib.util
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parent
 
 #: module prefix -> the import its doctests need (the extra that provides it)
 EXTRA_OF_MODULE = {
@@ -35,6 +39,20 @@ def _copied_doc(name: str) -> bool:
             obj = getattr(obj, attr, None)
         return getattr(obj, "_doc_from", None) is not None
     return False
+
+
+def pytest_collect_file(file_path, parent):
+    """Import each module of the package the standard way before its doctests are
+    collected. pytest's importlib mode otherwise loads a module found under its own name
+    nowhere in ``sys.modules`` as a second copy, whose state the package never filled
+    (the kinds registry of ``geometry.kinds.registry`` empty, a function bound over by its
+    submodule), and a doctest passed or failed with the order of the workers."""
+    package = ROOT / "iaa_frames"
+    if file_path.suffix == ".py" and package in file_path.parents:
+        rel = file_path.resolve().relative_to(ROOT).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        with contextlib.suppress(ImportError):  # a module of a missing extra: skipped below
+            importlib.import_module(".".join(parts))
 
 
 def pytest_collection_modifyitems(config, items):

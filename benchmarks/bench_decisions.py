@@ -13,7 +13,8 @@ Run: ``python benchmarks/bench_decisions.py [--study consensus|plan|next|all] [-
   of the matched boxes.
 * ``plan``: a 40-item pilot of a population (``simulate_crowd`` with 2 workers per image),
   the plan's recommended number of items for a half-width, then a fresh corpus of that many
-  items from the same population: its 95 % interval's half-width against the target.
+  items from the same population (the same 40 workers, new images and assignment): its
+  95 % interval's half-width against the target.
 * ``next``: a corpus where a third of the images has one worker, the rest two; a budget of
   k extra annotations chosen by ``iaf.next_items`` or at random (a fresh worker of the
   pool draws each); the localization interval's half-width after.
@@ -117,10 +118,28 @@ PLAN_MIX = {"good": 0.5, "sloppy": 0.2, "misser": 0.15, "mislabeler": 0.15}
 PLAN_TARGETS = {"detection": 0.04, "classification": 0.05, "localization": 0.06, "overall": 0.04}
 
 
-def plan_population(n_items, seed):
-    return iaf.simulate_crowd(
-        n_items=n_items, n_workers=40, per_item=(2, 2), mix=PLAN_MIX, seed=seed
-    ).annotations
+def plan_population(n_items, seed, workers_of=None):
+    """``n_items`` images of 2 of 40 workers each (``simulate_crowd``); with
+    ``workers_of``, the workers (their profiles) are those of the crowd of seed
+    ``workers_of``: a fresh corpus of the same population, only the images and the
+    assignment are new (``simulate_crowd`` draws the profiles anew with every seed, which
+    would change the population between the pilot and the corpus planned)."""
+    if workers_of is None:
+        return iaf.simulate_crowd(
+            n_items=n_items, n_workers=40, per_item=(2, 2), mix=PLAN_MIX, seed=seed
+        ).annotations
+    workers = iaf.simulate_crowd(
+        n_items=1, n_workers=40, per_item=(2, 2), mix=PLAN_MIX, seed=workers_of
+    ).workers
+    profiles = dict(zip(workers["annotator"], workers["profile"], strict=True))
+    a = iaf.simulate_with_truth(n_items=n_items, annotators=profiles, seed=seed).annotations
+    rng = np.random.default_rng(seed)
+    items = np.sort(a["item"].unique())
+    names = np.array(list(profiles), dtype=object)
+    chosen = np.argsort(rng.random((len(items), len(names))), axis=1)[:, :2]
+    keep = pd.MultiIndex.from_arrays([np.repeat(items, 2), names[chosen].ravel()])
+    rows = pd.MultiIndex.from_arrays([a["item"], a["annotator"]]).isin(keep)
+    return a[rows].reset_index(drop=True)
 
 
 def plan_study(seed: int, components=None) -> pd.DataFrame:
@@ -133,7 +152,7 @@ def plan_study(seed: int, components=None) -> pd.DataFrame:
         p = iaf.plan(pilot, target_halfwidth=target, component=comp, n_outer=20, seed=seed)
         row = p.table.iloc[0]
         n = int(row["n_items"])
-        fresh = plan_population(n, 10_000 + seed)
+        fresh = plan_population(n, 10_000 + seed, workers_of=seed)
         ds = iaf.agreement(fresh, n_boot=200, seed=seed)
         cell = ds.sel(component=comp, label="(all)", annotator="(all)")
         achieved = 0.5 * float(cell["ci_high"] - cell["ci_low"])

@@ -96,11 +96,14 @@ def _kind_order(kinds) -> list[str]:
 
 @dataclass(frozen=True, eq=False)
 class KindPairLayout(CellLayout):
-    """A pairwise layout whose groups are pairs of kinds: the annotator pair ``(a, b)``
-    counts in the group ``pair_group[min(a, b) * n_annotators + max(a, b)]`` (the last
-    group holds the pairs of an annotator with itself, never reported)."""
+    """A pairwise layout whose groups are pairs of kinds: the annotator pair ``(a, b)``,
+    ``a != b``, counts in the group ``kind_group[code[a], code[b]]`` (``code``: each
+    annotator's kind, ``kind_group``: a symmetric table of kinds x kinds); an annotator
+    with itself is the last group, never reported. Nothing here grows with the square of
+    the number of annotators."""
 
-    pair_group: np.ndarray | None = None
+    code: np.ndarray | None = None
+    kind_group: np.ndarray | None = None
     n_kind_groups: int = 1
 
     @property
@@ -109,8 +112,8 @@ class KindPairLayout(CellLayout):
 
     def groups(self, a, b) -> np.ndarray:
         a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-        pair = np.minimum(a, b) * self.n_annotators + np.maximum(a, b)
-        return self.pair_group[pair][:, None]
+        group = self.kind_group[self.code[a], self.code[b]]
+        return np.where(a == b, self.n_kind_groups - 1, group)[:, None]
 
 
 def _layout(tables: PairTables, kind_of: Mapping):
@@ -121,21 +124,25 @@ def _layout(tables: PairTables, kind_of: Mapping):
     kind = [str(kind_of[n]) for n in names]
     order = _kind_order(kind)
     pairs = [(x, y) for i, x in enumerate(order) for y in order[i:]]
-    index = {p: g for g, p in enumerate(pairs)}
-    A = len(names)
-    pair_group = np.full(A * A, len(pairs), dtype=np.int64)  # self-pairs: the last group
-    n_pairs = np.zeros(len(pairs), dtype=np.int64)
     rank = {k: i for i, k in enumerate(order)}
-    for a in range(A):
-        for b in range(a + 1, A):
-            x, y = sorted((kind[a], kind[b]), key=rank.__getitem__)
-            pair_group[a * A + b] = index[(x, y)]
-            n_pairs[index[(x, y)]] += 1
+    code = np.array([rank[k] for k in kind], dtype=np.int64)
+    K = len(order)
+    kind_group = np.empty((K, K), dtype=np.int64)
+    for g, (x, y) in enumerate(pairs):
+        kind_group[rank[x], rank[y]] = kind_group[rank[y], rank[x]] = g
+    # pairs of annotators per pair of kinds: n_x n_y, or n_x (n_x - 1) / 2 within a kind
+    size = np.bincount(code, minlength=K)
+    n_pairs = np.array(
+        [size[rank[x]] * (size[rank[x]] - 1) // 2 if x == y else size[rank[x]] * size[rank[y]]
+         for x, y in pairs],
+        dtype=np.int64,
+    )  # fmt: skip
     layout = KindPairLayout(
         len(tables.corpus.labels),
-        A,
+        len(names),
         pairwise=True,
-        pair_group=pair_group,
+        code=code,
+        kind_group=kind_group,
         n_kind_groups=len(pairs) + 1,
     )
     return layout, pairs, n_pairs

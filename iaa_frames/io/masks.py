@@ -2,7 +2,8 @@
 
 A COCO RLE segmentation is decoded here, without pycocotools, by :func:`rle_geometry` (or
 :func:`rle_crop`, the decoded mask cropped to its bounding box, which fills only the
-columns the mask spans: :func:`runs_crop`), and every binary mask becomes its exact (Multi)Polygon in pixel coordinates with
+columns the mask spans: :func:`runs_crop`), and every binary mask becomes its exact
+(Multi)Polygon in pixel coordinates with
 :func:`mask_to_geometry` (many at once with
 :func:`~iaa_frames.geometry.kinds.mask.masks_to_geometries`), so that masks are compared
 like any other polygon and their vector IoU is their pixel IoU.

@@ -52,7 +52,15 @@ from .assignment import assign, candidate_pairs, run_starts
 from .corpus import Corpus, Slices
 from .pair_values import IoUCache, cached_values
 
-__all__ = ["IoUCache", "Matched", "NearPairs", "can_match", "iou_upper_bound", "run"]
+__all__ = [
+    "IoUCache",
+    "Matched",
+    "NearPairs",
+    "can_match",
+    "candidate_count",
+    "iou_upper_bound",
+    "run",
+]
 
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
@@ -677,6 +685,17 @@ def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=
         overall,
     )
     return out
+
+
+def candidate_count(
+    corpus: Corpus, slots: Slices, a, b, *, tau: float, distance: Distance, sets: bool = True
+) -> int:
+    """Candidate object pairs :func:`run` lists for the pairings ``(a, b)``: every pair, or
+    where boxes apart can be left out, about the pairs whose boxes overlap (the box index's
+    count, :func:`~iaa_frames.geometry.box_index.sweep_cost`)."""
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    sparse = _sparse_ok(tau, distance, sets) and not (sets and has_own_similarity(corpus.shapes))
+    return int(_cost(corpus, slots, a, b, sparse, tau).sum())
 
 
 def run(

@@ -476,25 +476,39 @@ def event_items(within, between, *, n_cells: int, top: float = 1.0):
     >>> {k: v.round(6).tolist() for k, v in event_items(within, between, n_cells=1).items()}
     {'items': [1.0], 'credit': [0.5], 'units': [5.0], 'chance_credit': [0.4]}
     """
+    tiny = 1e-9 * max(top, 1.0)
     w = within.matrix.tocsc()
     count, dist = w[:, :n_cells], w[:, n_cells : 2 * n_cells]
-    credit = (top * count - dist).toarray()
     b = between.matrix.tocsc()
-    chance = (top * b[:, :n_cells] - b[:, n_cells : 2 * n_cells]).toarray()
-    tiny = 1e-9 * max(top, 1.0)
-    chance_events = (chance > tiny).sum(axis=0)
+    # from the stored entries only (an entry not stored is 0, never an event): no dense
+    # (items x cells) or (pairs x cells) array, whose size grows with items x annotators
+    items, credit = _column_events(top * count - dist, tiny, n_cells)
+    chance_events, chance_sum = _column_events(
+        top * b[:, :n_cells] - b[:, n_cells : 2 * n_cells], tiny, n_cells
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
-        chance_credit = np.where(
-            chance_events > 0,
-            np.where(chance > tiny, chance, 0.0).sum(axis=0) / chance_events,
-            np.nan,
-        )
+        chance_credit = np.where(chance_events > 0, chance_sum / chance_events, np.nan)
     return {
-        "items": (credit > tiny).sum(axis=0).astype(np.float64),
-        "credit": np.where(credit > tiny, credit, 0.0).sum(axis=0),
+        "items": items.astype(np.float64),
+        "credit": credit,
         "units": np.asarray(count.sum(axis=0), dtype=np.float64).ravel(),
         "chance_credit": chance_credit,
     }
+
+
+def _column_events(m, tiny: float, n_cells: int):
+    """Per column of the sparse ``m``: the entries above ``tiny`` and their sum (added in
+    row order, as a dense column sum adds them)."""
+    m = m.tocsc()
+    m.sum_duplicates()
+    m.sort_indices()
+    column = np.repeat(np.arange(n_cells), np.diff(m.indptr))
+    event = m.data > tiny
+    column = column[event]
+    return (
+        np.bincount(column, minlength=n_cells),
+        np.bincount(column, weights=m.data[event], minlength=n_cells).astype(np.float64),
+    )
 
 
 def rare_event_bounds(events: dict, expected, cell_items, *, level: float = 0.95, top=1.0):

@@ -36,7 +36,7 @@ from iaa_frames.geometry.distances import get_distance
 from iaa_frames.matching.assignment import clusters
 from iaa_frames.matching.copies import find_copies, warn_copies
 from iaa_frames.matching.corpus import Corpus, prepare
-from iaa_frames.matching.pipeline import IoUCache, can_match, run
+from iaa_frames.matching.pipeline import IoUCache, can_match, candidate_count, run
 from iaa_frames.progress import Bars
 from iaa_frames.settings.parameters import (
     DEFAULTS,
@@ -436,7 +436,10 @@ def tables_of_corpus(
     la, lb = to_label_slots(corpus, a[pl], b[pl], ll)
     work = int((ann.count[a] * ann.count[b]).sum())
     label_work = int((corpus.by_label.count[la] * corpus.by_label.count[lb]).sum())
-    check_pair_memory(corpus, work + label_work)  # before any pair is matched
+    if (work + label_work) * BYTES_PER_PAIR >= 1 << 30:  # the pairs listed, not all pairs
+        listed = candidate_count(corpus, ann, a, b, tau=tau, distance=dist)
+        listed += candidate_count(corpus, corpus.by_label, la, lb, tau=tau, distance=dist)
+        check_pair_memory(corpus, listed)  # before any pair is matched
 
     def one_run(slots, pa, pb, sets, advance):
         return run(

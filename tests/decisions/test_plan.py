@@ -9,7 +9,11 @@ import pytest
 from helpers import load_benchmark
 
 import iaa_frames as iaf
-from iaa_frames.decisions.plan import COMPONENTS, thin_annotators
+from iaa_frames.decisions.plan import (
+    COMPONENTS,
+    _reported_halfwidth,  # noqa: PLC2701
+    thin_annotators,
+)
 
 
 @pytest.fixture(scope="module")
@@ -21,34 +25,77 @@ def fitted(row, m):
     return np.sqrt(row["c"] ** 2 / m + row["c_chance"] ** 2 / m**2)
 
 
-def test_plan_is_the_smallest_size_the_fit_allows(pilot):
+def test_plan_is_the_smallest_size_the_model_allows(pilot):
     p = iaf.plan(pilot, target_halfwidth=0.05, component="localization", n_outer=10)
     row = p.table.iloc[0]
-    # n* is the smallest m whose fitted half-width c^2/m + c_chance^2/m^2 reaches 0.05;
-    # with c_chance = 0 that is (c / h)^2, and halving the target quadruples it
     n = int(row["n_items"])
-    assert fitted(row, n) <= 0.05 + 1e-12 < fitted(row, n - 1)
+    # n* is the smallest m whose modelled half-width (Student's t times the pilot's
+    # jackknife standard error scaled to m items) reaches 0.05
+    args = _model(pilot, "localization")
+    assert _reported_halfwidth(*args, n) <= 0.05 < _reported_halfwidth(*args, n - 1)
+    # halving the target asks for about four times the items (a little less: the t
+    # quantile's excess falls with the items)
     q = iaf.plan(pilot, target_halfwidth=0.025, component="localization", n_outer=10)
     assert 3.5 * n <= q.table["n_items"].iloc[0] <= 4 * n + 1
     assert row["n_low"] <= row["n_items"] <= row["n_high"]
-    # the resampled half-widths fall with the subsample size at about the 1/2 rate
-    curve = p.curve
-    assert curve["halfwidth"].is_monotonic_decreasing
-    assert 0.3 < row["exponent"] < 0.7
-    assert row["halfwidth_pilot"] == pytest.approx(fitted(row, 40))
+    # the drawn line c^2/m + c_chance^2/m^2 (the expansion of the model) passes within
+    # 2 % of the target at the plan
+    assert fitted(row, n) == pytest.approx(0.05, rel=0.02)
+    # the m-out-of-n resampled half-widths fall with the subsample size
+    assert p.curve["halfwidth"].is_monotonic_decreasing
+    assert 0.3 < row["exponent"] < 0.8
 
 
-def test_a_chance_side_that_narrows_faster_asks_for_fewer_items(pilot):
-    # classification's expected disagreement rests on matched chance pairs, whose number
-    # grows as the square of the items: its half-width falls faster than 1 / sqrt(m), and
-    # the plan is below what c / sqrt(m) alone would ask
-    p = iaf.plan(pilot, target_halfwidth=0.05, component="classification", n_outer=0)
-    row = p.table.iloc[0]
-    assert row["exponent"] > 0.55
-    assert row["c_chance"] > 0
-    assert row["n_items"] < np.ceil(
-        (np.sqrt(row["c"] ** 2 + row["c_chance"] ** 2 / 40) / 0.05) ** 2
+def _model(pilot, comp):
+    from iaa_frames.decisions.plan import _kept, _variance  # noqa: PLC2701
+    from iaa_frames.engine import CellLayout, component_cells, resolve
+    from iaa_frames.engine.cells import SIGMA_COMPONENTS
+    from iaa_frames.settings.parameters import DEFAULTS
+
+    tables = resolve.tables_of(thin_annotators(pilot, 2, 0)[0], DEFAULTS)
+    corpus = tables.corpus
+    cells = component_cells(tables, CellLayout(len(corpus.labels), len(corpus.annotators)), comp)
+    n = len(corpus.items)
+    v, nu = _variance(cells, 0, n)
+    kept = _kept(cells, 0, v) if comp in SIGMA_COMPONENTS else 1.0
+    return v, kept, nu, n
+
+
+def test_the_pilot_halfwidth_is_the_engines_interval_on_the_pilot(pilot):
+    # the model at the pilot's own size is the half-width iaf.agreement reports there
+    # (BCa, pair-level and Student corrections, iaa_frames.stats.intervals): on 40 and
+    # 120 items of the plan study's crowd, 0.81-1.07 of it, classification 0.86-0.94 (the
+    # BCa interval of a ratio of few label disagreements is a little wider)
+    p = iaf.plan(pilot, target_halfwidth=0.05, n_outer=0).table.set_index("component")
+    ds = iaf.agreement(pilot, n_boot=400, seed=0)
+    for comp in COMPONENTS:
+        cell = ds.sel(component=comp, label="(all)", annotator="(all)")
+        reported = 0.5 * float(cell["ci_high"] - cell["ci_low"])
+        assert 0.8 < p.loc[comp, "halfwidth_pilot"] / reported < 1.15, comp
+
+
+def test_a_thin_classification_pilot_says_so(pilot):
+    # seed 7's 40-item pilot holds 3 items with a label disagreement (realised / target
+    # 1.49 in the plan study); seed 0's holds 13
+    thin = load_benchmark("bench_decisions").plan_population(40, 7)
+    note = iaf.plan(thin, component="classification", n_outer=0, seed=7).table["note"]
+    assert "rests on 3 items with a label disagreement" in note.iloc[0]
+    note = iaf.plan(pilot, component="classification", n_outer=0).table["note"]
+    assert note.iloc[0] == ""
+
+
+def test_a_component_the_engine_leaves_undefined_on_the_pilot_says_so():
+    # 40 images of 2 of 40 workers, 4 classes (the independent generator): too few chance
+    # units for classification on the pilot, the engine reports none; the plan still
+    # extrapolates (realised / target 0.60-3.58 over 6 seeds) and says on what
+    crowd = load_benchmark("independent_crowd").crowd
+    options = dict(n_workers=40, held_out=0, per_item=(2, 2), activity_sd=0.0, n_classes=4)
+    pilot = crowd(3, n_items=40, **options)[0]
+    table = iaf.plan(pilot, n_outer=0, seed=3).table.set_index("component")
+    assert table.loc["classification", "note"].startswith(
+        "the engine reports no classification on the pilot (too few chance units"
     )
+    assert table.loc["detection", "note"] == ""
 
 
 def test_every_component_by_default_and_a_class(pilot):
@@ -94,13 +141,43 @@ def test_invalid_parameters(pilot, kwargs):
         iaf.plan(pilot, **kwargs)
 
 
+@pytest.mark.slow
 def test_recommended_items_give_the_requested_halfwidth():
-    """A 40-item pilot, then a fresh corpus of the recommended size from the same
-    population: the achieved half-width over the requested one, averaged over 4 seeds, is
-    within +-20 % for every component (bench_decisions, plan study; over 8 seeds the means
-    are 0.92-1.10 and 23 of the 32 single runs are within +-20 %)."""
-    table = pd.concat(
-        [load_benchmark("bench_decisions").plan_study(seed) for seed in range(4)], ignore_index=True
+    """Calibration: a 40-item pilot of a crowd (40 workers, 2 per image), the plan for
+    every component, then a fresh corpus of the recommended size from the same workers
+    (``bench_decisions.plan_population``): the half-width ``iaf.agreement`` reports there
+    over the target. Over 4 seeds the median is within +-20 % for every component and at
+    least 10 of the 16 runs are within +-20 % (the m-out-of-n fit this replaced: medians
+    0.85 localization, 1.16 detection and 1.14 overall over 8 seeds, 19 of 32 within,
+    and overall 1.23 here; docs/validation/decisions.md, "Planning calibration"). Now
+    15 of 16 within. About 17-20 s on two shared cores, mostly the 16 intervals (200
+    replicates: with 100 the measured half-widths are noisy enough to fail it)."""
+    bench = load_benchmark("bench_decisions")
+    rows = []
+    for seed in range(4):
+        pilot = bench.plan_population(40, seed)
+        # one fresh corpus of the largest size: its first n items are a corpus of n
+        sizes = {
+            comp: _needed_for(pilot, comp, target, seed)
+            for comp, target in bench.PLAN_TARGETS.items()
+        }
+        fresh = bench.plan_population(max(sizes.values()), 10_000 + seed, workers_of=seed)
+        order = pd.Index(sorted(fresh["item"].unique()))
+        for comp, n in sizes.items():
+            corpus = fresh[fresh["item"].isin(order[:n])]
+            ds = iaf.agreement(corpus, n_boot=200, seed=seed)
+            cell = ds.sel(component=comp, label="(all)", annotator="(all)")
+            half = 0.5 * float(cell["ci_high"] - cell["ci_low"])
+            rows.append((seed, comp, half / bench.PLAN_TARGETS[comp]))
+    ratio = pd.DataFrame(rows, columns=["seed", "component", "ratio"])
+    median = ratio.groupby("component")["ratio"].median()
+    assert ((median > 0.8) & (median < 1.2)).all(), ratio
+    assert ratio["ratio"].between(0.8, 1.2).sum() >= 10, ratio
+
+
+def _needed_for(pilot, comp, target, seed):
+    return int(
+        iaf.plan(pilot, target_halfwidth=target, component=comp, n_boot=50, n_outer=0, seed=seed)
+        .table["n_items"]
+        .iloc[0]
     )
-    mean = table.groupby("component")["ratio"].mean()
-    assert ((mean > 0.8) & (mean < 1.2)).all(), mean

@@ -102,14 +102,21 @@ def test_how_many_without_bootstrap_says_why_each_cell_is_missing():
 
 
 def test_objects_accepted_on_one_annotator_alone_are_counted_as_such():
-    # two raters: one of them holds half the weight, so an object only one drew is
-    # accepted; the section must not let it pass for agreement (LVIS: 711 of 2,116)
-    df = _two_raters_who_swap_labels()
-    extra = df.iloc[[0]].assign(x0=80.0, y0=5.0, x1=98.0, y1=25.0, label="dog")
-    df = pd.concat([df, extra], ignore_index=True)
+    # two raters, b misses one object of three on every item: the objects only a drew are
+    # likely real (p_real 0.92) and accepted; the section must not let them pass for
+    # agreement (LVIS: 711 of 2,116)
+    rows = []
+    for i in range(12):
+        for k in range(3):
+            box = (10.0 + 25 * k, 10.0 + 2 * i, 30.0 + 25 * k, 40.0 + 2 * i)
+            for a in ("a", "b"):
+                if not (a == "b" and k == i % 3):
+                    rows.append((f"img{i}", a, "car", *box, 100, 100))
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    df = pd.DataFrame(rows, columns=cols)
     c = iaf.consensus(df)
     alone = int((c.objects.dropna(subset=["label"])["support"] == 1).sum())
-    assert alone >= 1
+    assert alone == 12
     text = consensus_section(df, iaf.pair_tables(df, n_chance=50))
     assert f"{alone:,} accepted object" in text and "a consensus of one" in text
 

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 import shapely
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from iaa_frames.geometry.raster import Masks, rasterize
 
@@ -193,18 +195,23 @@ def _trace_canvas(crops, where, width):
     # apart (a left turn) ...
     saddle = np.searchsorted(skey, ekey + 4) - lo == 2
     succ = _successors(order, skey, lo, ekey, d, saddle, _LEFT)
-    ring, dist = _rings(succ)
     if saddle.any():
         # ... unless one ring passes that corner twice: turn right there, which cuts the
-        # ring into two touching at the corner (a part and its hole, or two holes)
+        # ring into two touching at the corner (a part and its hole, or two holes); which
+        # ring an edge is on is all this needs (the cycles of succ, one C pass)
+        _, cycle = connected_components(
+            coo_matrix((np.ones(len(succ), np.int8), (np.arange(len(succ)), succ)),
+                       shape=(len(succ), len(succ))),
+            connection="weak",
+        )  # fmt: skip
         sv = np.flatnonzero(saddle)
         sv = sv[np.argsort(ekey[sv], kind="stable")]  # the two edges in of each corner
-        twice = ring[sv[0::2]] == ring[sv[1::2]]
+        twice = cycle[sv[0::2]] == cycle[sv[1::2]]
         if twice.any():
             flip = np.zeros(len(d), bool)
             flip[sv[0::2][twice]] = flip[sv[1::2][twice]] = True
             succ[flip] = order[np.searchsorted(skey, ekey[flip] + _RIGHT[d[flip]])]
-            ring, dist = _rings(succ)
+    ring, dist = _rings(succ)
     # the vertices where the outline turns, ring by ring in order along it
     pred = np.empty(len(d), np.int64)
     pred[succ] = np.arange(len(d))
