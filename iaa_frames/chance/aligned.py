@@ -254,12 +254,12 @@ def _measure(shapes: Shapes, x, y, mode, u, tau: float, distance):
         size = a.image_size
         if mode == _BOX:
             moved = b.fitted(a.boxes)
-            b = Shapes(moved.boxes, moved.polygons, size, moved.params)
+            b = Shapes(moved.boxes, moved.polygons, size, moved.params, moved.payloads)
             maybe = np.arange(len(a))
         else:
             shift, weight[s] = _offsets(shapes, x[s], y[s], u[s], tau)
             boxes = b.boxes + np.column_stack([shift, shift])
-            proxy = Shapes(boxes, b.polygons, size, b.params)  # its boxes alone moved
+            proxy = Shapes(boxes, b.polygons, size, b.params, b.payloads)  # its boxes alone moved
             own = involves_own_similarity(a, proxy)
             bound = iou_upper_bound(a, proxy)
             _tighten(a, b, proxy, shift, bound, tau)
@@ -268,7 +268,7 @@ def _measure(shapes: Shapes, x, y, mode, u, tau: float, distance):
             if not maybe.size:
                 continue
             a, b = a.take(maybe), b.take(maybe).translated(*shift[maybe].T)
-            b = Shapes(b.boxes, b.polygons, a.image_size, b.params)
+            b = Shapes(b.boxes, b.polygons, a.image_size, b.params, b.payloads)
         value = np.nan_to_num(gate_iou(a, b))
         score[lo + maybe] = value
         ok = np.flatnonzero(value >= tau)

@@ -99,11 +99,13 @@ def run_fetched(corpus: Corpus, store: GeometryStore, slots: Slices, a, b, **par
     )
     polygons = store.get(objects)
     kind_params = corpus.shapes.params  # of parametric geometry kinds, held by the index
+    kind_payloads = corpus.shapes.payloads  # and their variable-length data (voxel runs)
     shapes = Shapes(
         corpus.shapes.boxes[objects],
         polygons if any(p is not None for p in polygons) else None,
         None,
         None if kind_params is None else {k: v[objects] for k, v in kind_params.items()},
+        None if kind_payloads is None else {k: v.take(objects) for k, v in kind_payloads.items()},
     )
     sub = Corpus(
         objects=pd.DataFrame(index=pd.RangeIndex(len(objects))),

@@ -23,6 +23,7 @@ import pandas as pd
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.frame.schema import GROUP, group_column
 from iaa_frames.geometry.distances import Shapes
+from iaa_frames.geometry.kinds.ragged import Ragged
 from iaa_frames.matching.copies import warn_copies
 from iaa_frames.matching.corpus import Corpus, annotation_slices, item_groups, rank_codes
 
@@ -48,8 +49,8 @@ class IndexShapes(Shapes):
     ([False, True], [[0.0, 0.0, 1.0, 1.0]])
     """
 
-    def __init__(self, boxes, is_polygon, params=None):
-        super().__init__(boxes, None, None, params or None)
+    def __init__(self, boxes, is_polygon, params=None, payloads=None):
+        super().__init__(boxes, None, None, params or None, payloads or None)
         self.__dict__["is_polygon"] = np.asarray(is_polygon, dtype=bool)
 
     def take(self, indices) -> Shapes:
@@ -60,7 +61,12 @@ class IndexShapes(Shapes):
                 "partitions (iaa_frames.dask.geometry) before measuring"
             )
         params = None if self.params is None else {k: v[indices] for k, v in self.params.items()}
-        return Shapes(self.boxes[indices], None, None, params)
+        payloads = (
+            None
+            if self.payloads is None
+            else {k: v.take(indices) for k, v in self.payloads.items()}
+        )
+        return Shapes(self.boxes[indices], None, None, params, payloads)
 
 
 def _combine(names, fingerprints, rows):
@@ -193,6 +199,20 @@ def _params(parts: list[dict], offsets: np.ndarray) -> dict:
     return out
 
 
+def _payloads(parts: list[dict], offsets: np.ndarray) -> dict:
+    """The payloads of parametric geometry kinds (a volume's voxel runs) of every object
+    in partition order, by kind (empty rows on the partitions without the kind)."""
+    got = [p.pop("payloads", {}) for p in parts]
+    names = list(dict.fromkeys(k for g in got for k in g))
+    sizes = np.diff(offsets)
+    return {
+        name: Ragged.concat(
+            g[name] if name in g else Ragged.empty(int(n)) for g, n in zip(got, sizes, strict=True)
+        )
+        for name in names
+    }
+
+
 def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
     """The corpus-wide :class:`~iaa_frames.matching.corpus.Corpus` (without polygons) from the
     partitions' per-object arrays (which are removed from ``parts`` as they are used).
@@ -214,6 +234,7 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
     }
     boxes = np.concatenate([p.pop("boxes") for p in parts]) if parts else np.zeros((0, 4))
     params = _params(parts, offsets)
+    payloads = _payloads(parts, offsets)
     # an item lies in one partition, in canonical order there: a stable sort by item
     # code gives the corpus-wide order
     order = np.argsort(cat["item"], kind="stable")
@@ -233,6 +254,7 @@ def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
         boxes[order],
         cat["is_polygon"][order].astype(bool),
         {k: v[order] for k, v in params.items()},
+        {k: v.take(order) for k, v in payloads.items()},
     )
     objects = pd.DataFrame({"object_id": cat["object_id"][order]})
     corpus = Corpus(

@@ -346,7 +346,7 @@ def within_order(loc: pd.DataFrame, sets: pd.DataFrame):
 def index_arrays(corpus: Corpus) -> dict:
     """Per object (canonical order): the codes, normalized box, area, polygon mask, the
     parameters of parametric geometry kinds (a few floats per object, so they travel with
-    the index, unlike polygons) and id, for the driver's index of the corpus (codes in
+    the index, unlike polygons) and their payloads (a volume's voxel runs) and id, for the driver's index of the corpus (codes in
     narrow integer types)."""
     return {
         "item": corpus.item.astype(np.int32),
@@ -356,6 +356,7 @@ def index_arrays(corpus: Corpus) -> dict:
         "area": corpus.area,
         "is_polygon": corpus.shapes.is_polygon,
         "params": dict(corpus.shapes.params or {}),
+        "payloads": dict(corpus.shapes.payloads or {}),
         "object_id": corpus.objects["object_id"].to_numpy(),
     }
 

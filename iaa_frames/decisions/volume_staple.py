@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from iaa_frames.geometry.kinds.volume import (
+    RUNS,
     VOLUME,
     VOLUME_COLUMNS,
+    runs_voxels,
     volume_params,  # noqa: F401 (the examples)
     voxel_params,
-    voxels,
 )
 
 from .staple import staple
@@ -40,7 +41,8 @@ def volume_staple(frame, *, max_iter: int = 100):
     -------
     consensus : pandas.DataFrame
         One row per item and label whose STAPLE volume is not empty: ``item, label``,
-        ``annotator`` ``"(staple)"``, the :data:`VOLUME_COLUMNS` and ``volume_mm3``.
+        ``annotator`` ``"(staple)"``, the :data:`VOLUME_COLUMNS`, ``vol_runs`` and
+        ``volume_mm3``: a frame of volume rows.
     performance : pandas.DataFrame
         ``item, label, annotator, sensitivity, specificity``.
 
@@ -49,12 +51,13 @@ def volume_staple(frame, *, max_iter: int = 100):
     >>> import pandas as pd
     >>> a = np.zeros((4, 4, 4), bool); a[1:3, 1:3, 1:3] = True
     >>> wide = np.zeros((4, 4, 4), bool); wide[0:4, 1:3, 1:3] = True
-    >>> rows = [("s", who, "liver", *volume_params(m)) for who, m in
-    ...         (("ana", a), ("ben", a), ("cy", wide))]
-    >>> df = pd.DataFrame(rows, columns=["item", "annotator", "label", *VOLUME_COLUMNS])
+    >>> df = pd.DataFrame([{"item": "s", "annotator": who, "label": "liver", **volume_params(m)}
+    ...                    for who, m in (("ana", a), ("ben", a), ("cy", wide))])
     >>> consensus, perf = volume_staple(df)
-    >>> consensus["vol_ref"].iloc[0] == volume_params(a)[0], consensus["vol_voxels"].tolist()
-    (np.True_, [8.0])
+    >>> (consensus["vol_runs"].iloc[0] == volume_params(a)["vol_runs"]).all()
+    np.True_
+    >>> consensus["vol_voxels"].tolist()
+    [8.0]
     >>> perf["sensitivity"].round(2).tolist()
     [1.0, 1.0, 1.0]
     """
@@ -63,6 +66,7 @@ def volume_staple(frame, *, max_iter: int = 100):
     rows = VOLUME.rows(frame)
     df = frame.loc[rows]
     data = VOLUME.read(df)
+    runs = VOLUME.read_payload(df).to_arrays()
     on_item = frame.groupby("item", sort=True)["annotator"].unique()
     consensus, performance = [], []
     groups = df.groupby(["item", "label"], sort=True).indices
@@ -71,7 +75,7 @@ def volume_staple(frame, *, max_iter: int = 100):
         sets = {}
         for i in idx:
             who = df["annotator"].iat[i]
-            sets.setdefault(who, []).append(voxels(data[i, 0]))
+            sets.setdefault(who, []).append(runs_voxels(runs[i]))
         ijk = {w: np.unique(np.concatenate(v), axis=0) for w, v in sets.items()}
         every = np.concatenate(list(ijk.values()))
         lo, hi = every.min(axis=0), every.max(axis=0) + 1
@@ -91,14 +95,17 @@ def volume_staple(frame, *, max_iter: int = 100):
             performance.append((item, label, who, p[r], q[r]))
         inside = np.flatnonzero(post[0] >= 0.5)
         if inside.size:
-            params = voxel_params(
+            row = voxel_params(
                 np.column_stack(np.unravel_index(inside, shape)) + lo, zooms=(1, 1, 1)
             )
-            params[8] = float(data[idx[0], 8])
-            consensus.append((item, label, "(staple)", *params, params[7] * params[8]))
+            row["vol_voxel_mm3"] = float(data[idx[0], 7])
+            mm3 = row["vol_voxels"] * row["vol_voxel_mm3"]
+            consensus.append({"item": item, "label": label, "annotator": "(staple)", **row})
+            consensus[-1]["volume_mm3"] = mm3
     return (
         pd.DataFrame(
-            consensus, columns=["item", "label", "annotator", *VOLUME_COLUMNS, "volume_mm3"]
+            consensus,
+            columns=["item", "label", "annotator", *VOLUME_COLUMNS, RUNS, "volume_mm3"],
         ),
         pd.DataFrame(
             performance, columns=["item", "label", "annotator", "sensitivity", "specificity"]

@@ -32,6 +32,8 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from iaa_frames.errors import ParameterError
+
 from .area_grid import grid_bound
 from .clip import clipped_areas
 from .kind_similarity import involves_own_similarity, own_similarity_pairs
@@ -252,9 +254,31 @@ def _same_kind(a: Shapes, b: Shapes, rows: np.ndarray, inter: np.ndarray) -> np.
         same = in_a[rows] & in_b[rows]
         if same.any():
             r = rows[same]
-            inter[r] = get_kind(name).intersection(a.params[name][r], b.params[name][r])
+            kind = get_kind(name)
+            if kind.payload is None:
+                inter[r] = kind.intersection(a.params[name][r], b.params[name][r])
+            else:  # its variable-length data too (a volume's voxel runs)
+                inter[r] = kind.intersection(
+                    a.params[name][r],
+                    b.params[name][r],
+                    _payload(a, name).take(r),
+                    _payload(b, name).take(r),
+                )
             rows = rows[~same]
     return rows
+
+
+def _payload(shapes: Shapes, name: str):
+    """The payload of kind ``name`` of ``shapes``, or a ParameterError saying how it was
+    lost."""
+    y = (shapes.payloads or {}).get(name)
+    if y is None:
+        raise ParameterError(
+            f"shapes of the geometry kind {name!r} came without their "
+            f"{get_kind(name).payload!r} data: build them with Shapes.from_frame from a "
+            "frame holding that column"
+        )
+    return y
 
 
 def iou_union(a: Shapes, b: Shapes):

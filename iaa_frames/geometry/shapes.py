@@ -61,6 +61,10 @@ class Shapes:
         (:mod:`iaa_frames.geometry.kinds`), by kind name: one row per shape, NaN on the rows
         of other kinds. The boxes of those rows must be their bounds
         (:meth:`from_frame` ensures it). ``None``: no such row.
+    payloads : dict {str: Ragged}, optional
+        The variable-length data of the rows of kinds that keep one
+        (:attr:`~iaa_frames.geometry.kinds.Kind.payload`: a volume's voxel runs), by kind
+        name, one row per shape (empty on other rows). ``None``: no such kind.
 
     Notes
     -----
@@ -83,6 +87,7 @@ class Shapes:
     polygons: np.ndarray | None = None
     image_size: np.ndarray | None = None
     params: dict | None = None
+    payloads: dict | None = None
     _cache: ShapeCache = field(init=False, repr=False, compare=False)
     _rows: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -123,6 +128,8 @@ class Shapes:
             object.__setattr__(self, "image_size", size)
         if self.params is not None:
             object.__setattr__(self, "params", _check_params(self.params, boxes.shape[0]))
+        if self.payloads is not None:
+            object.__setattr__(self, "payloads", _check_payloads(self.payloads, boxes.shape[0]))
         object.__setattr__(self, "_cache", ShapeCache(self.boxes, self.polygons, self.params))
         object.__setattr__(self, "_rows", None)
 
@@ -213,12 +220,14 @@ class Shapes:
             geoms = None
             has_poly = np.zeros(n, dtype=bool)
 
-        params = {}
+        params, payloads = {}, {}
         for kind in parametric_kinds(df.columns):  # rows of other kinds (a polygon): NaN
             p = np.array(kind.read(df), dtype=np.float64)
             p[has_poly | ~np.isfinite(p).all(axis=1)] = np.nan
             if not np.isnan(p).all():
                 params[kind.name] = p
+                if kind.payload is not None:
+                    payloads[kind.name] = kind.read_payload(df)
         size = None
         if normalize and "width" in df.columns and "height" in df.columns:
             w = df["width"].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -249,7 +258,7 @@ class Shapes:
             rows = np.flatnonzero(np.isfinite(p).all(axis=1))
             boxes = boxes.copy()
             boxes[rows] = get_kind(name).bounds(p[rows])
-        return cls(boxes, geoms, size, params or None)
+        return cls(boxes, geoms, size, params or None, payloads or None)
 
     # -- container protocol ---------------------------------------------------------------
 
@@ -319,6 +328,11 @@ class Shapes:
         polygons = None if self.polygons is None else rows(self.polygons)
         size = None if self.image_size is None else rows(self.image_size)
         params = None if self.params is None else {k: rows(v) for k, v in self.params.items()}
+        payloads = (
+            None
+            if self.payloads is None
+            else {k: v.take(indices) for k, v in self.payloads.items()}
+        )
         # rows of a validated container need no validation again
         out = object.__new__(Shapes)
         for name, value in (
@@ -326,6 +340,7 @@ class Shapes:
             ("polygons", polygons),
             ("image_size", size),
             ("params", params),
+            ("payloads", payloads),
             ("_rows", None),
         ):
             object.__setattr__(out, name, value)
@@ -379,7 +394,12 @@ class Shapes:
             if rows.size:
                 polygons[rows] = get_kind("polygon").translate(polygons[rows], dx[rows], dy[rows])
                 boxes[rows] = shapely.bounds(polygons[rows])
-        return self._with_kinds(boxes, polygons, lambda kind, p, r: kind.translate(p, dx[r], dy[r]))
+        return self._with_kinds(
+            boxes,
+            polygons,
+            lambda kind, p, r: kind.translate(p, dx[r], dy[r]),
+            lambda kind, y, r: kind.translate_payload(y, dx[r], dy[r]),
+        )
 
     def fitted(self, boxes) -> Shapes:
         """The shapes of kinds that are aligned by their box
@@ -408,11 +428,20 @@ class Shapes:
 
         return self._with_kinds(out, None, fit)
 
-    def _with_kinds(self, boxes, polygons, move) -> Shapes:
+    def _with_kinds(self, boxes, polygons, move, move_payload=None) -> Shapes:
         """A container of ``boxes``, ``polygons`` and the parameters of every parametric
         kind's rows replaced by ``move(kind, params, rows)`` (None: missing shapes), their
-        boxes the bounds of the result."""
-        params = None
+        boxes the bounds of the result; the payloads of those rows replaced by
+        ``move_payload(kind, payload, rows)`` (kept when it is None)."""
+        params, payloads = None, None
+        if self.payloads:
+            payloads = dict(self.payloads)
+            if move_payload is not None:
+                for name, y in self.payloads.items():
+                    r = np.flatnonzero(self.kind_rows().get(name, np.zeros(len(self), bool)))
+                    if r.size:
+                        moved = move_payload(get_kind(name), y.take(r), r)
+                        payloads[name] = y.replaced(r, moved)
         if self.params:
             params = {}
             for name, p in self.params.items():
@@ -428,7 +457,7 @@ class Shapes:
                     p[r] = moved
                     boxes[r] = kind.bounds(moved) if r.size else boxes[r]
                 params[name] = p
-        return Shapes(boxes, polygons, self.image_size, params)
+        return Shapes(boxes, polygons, self.image_size, params, payloads)
 
     # -- shapely geometries ---------------------------------------------------------------
 
@@ -732,6 +761,20 @@ def _object_array(values) -> np.ndarray:
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out
+
+
+def _check_payloads(payloads, n: int) -> dict:
+    """``Shapes.payloads`` checked: a dict of :class:`Ragged` of ``n`` rows by kind name."""
+    from .kinds.ragged import Ragged
+
+    if not isinstance(payloads, dict):
+        raise ParameterError(f"Shapes.payloads must be a dict {{kind: Ragged}}; got {payloads!r}")
+    for name, y in payloads.items():
+        if not isinstance(y, Ragged) or len(y) != n:
+            raise ParameterError(
+                f"Shapes.payloads[{name!r}] must be a Ragged of {n} rows; got {y!r}"
+            )
+    return payloads
 
 
 def _check_params(params, n: int) -> dict:

@@ -105,6 +105,8 @@ def reserved_columns() -> frozenset:
     names = set(FRAME_COLUMNS)
     for kind in parametric_kinds():
         names.update(kind.columns)
+        if kind.payload is not None:
+            names.add(kind.payload)
     return frozenset(names)
 
 
@@ -369,10 +371,13 @@ class FrameBuilder:
         file_idx=0,
         entry=None,
         extras=None,
+        payload=None,
     ) -> int:
         """A shape of the parametric geometry kind ``kind`` (a registered name,
         :func:`iaa_frames.geometry.kinds.get_kind`): ``params`` (pixels) fill the kind's
-        columns, and validation gives the row its bounds as ``x0, y0, x1, y1``.
+        columns, and validation gives the row its bounds as ``x0, y0, x1, y1``. A kind
+        with a :attr:`~iaa_frames.geometry.kinds.Kind.payload` takes it as ``payload``
+        (an integer array: a volume's voxel runs).
 
         Examples
         --------
@@ -405,6 +410,12 @@ class FrameBuilder:
                 f"({', '.join(shape_kind.columns)}); got {len(values)}"
             )
         own = dict(zip(shape_kind.columns, values))
+        if shape_kind.payload is not None:  # its variable-length data (a volume's runs)
+            if payload is None:
+                raise ParameterError(
+                    f"geometry kind {kind!r} needs its payload ({shape_kind.payload})"
+                )
+            own[shape_kind.payload] = np.asarray(payload, dtype=np.int64).reshape(-1)
         row = self._row(
             SHAPE,
             item,
@@ -736,6 +747,11 @@ def _object_ids(builder: FrameBuilder, kind: np.ndarray):
 def _tidy_extra(values: list):
     """An extra column: numeric when every present value is a number, else object."""
     present = [v for v in values if v is not None]
+    if any(isinstance(v, np.ndarray) for v in present):  # arrays (a kind's payload)
+        out = np.empty(len(values), dtype=object)
+        for i, v in enumerate(values):
+            out[i] = v
+        return out
     if present and all(isinstance(v, bool) for v in present):
         return (
             pd.array(values, dtype="boolean")

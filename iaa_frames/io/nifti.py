@@ -20,7 +20,7 @@ import numpy as np
 
 from iaa_frames.errors import ParameterError, ReaderError
 
-__all__ = ["read_nifti"]
+__all__ = ["check_header", "read_nifti"]
 
 
 def _load(source, zooms):
@@ -37,6 +37,7 @@ def _load(source, zooms):
                 "reading NIfTI files needs nibabel: pip install 'iaa-frames[nifti]'"
             ) from None
         path = os.fspath(source)
+        check_header(path)  # before nibabel allocates what the header declares
         try:  # nibabel reads the data lazily: a file cut short fails here, not at load
             image = nibabel.load(path)
             data = np.asarray(image.dataobj)
@@ -52,6 +53,106 @@ def _load(source, zooms):
         "a volume is a path, a nibabel image, a 3D array or (array, zooms); got "
         f"{type(source).__name__}"
     )
+
+
+#: bits per voxel of the NIfTI-1/2 datatype codes (nifti1.h), for the size check.
+_BITPIX = {2: 8, 4: 16, 8: 32, 16: 32, 64: 64, 256: 8, 512: 16, 768: 32, 1024: 64, 1280: 64}
+
+
+def check_header(path) -> None:
+    """Check a NIfTI-1 or NIfTI-2 file's header against the file before its data is read:
+    the declared dimensions times the voxel size, from ``vox_offset``, must fit in the
+    file (for a ``.gz`` file, in the uncompressed size it records or, when that is short,
+    in what its stream holds, counted in chunks), so that a header declaring more than
+    the file holds is refused before any allocation.
+
+    Raises
+    ------
+    ReaderError
+        Naming the file: no NIfTI header, an unknown datatype, dimensions that are not
+        positive, or data the file is too short to hold.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.nii"
+    >>> _ = p.write_bytes(b"not a header")
+    >>> check_header(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ReaderError: ...x.nii: not a NIfTI volume (a header of 12 bytes; NIfTI-1 needs 348)
+    """
+    import gzip
+    import struct
+
+    path = os.fspath(path)
+    gz = path.endswith(".gz")
+    try:
+        with gzip.open(path, "rb") if gz else open(path, "rb") as f:  # noqa: SIM115
+            head = f.read(540)
+        size = os.path.getsize(path)
+        if gz:
+            with open(path, "rb") as f:
+                f.seek(-4, os.SEEK_END)
+                size = struct.unpack("<I", f.read(4))[0]  # ISIZE: the size modulo 2**32
+    except (OSError, EOFError) as exc:
+        raise ReaderError(f"{path}: not a NIfTI volume ({exc})") from exc
+    if len(head) < 348:
+        raise ReaderError(
+            f"{path}: not a NIfTI volume (a header of {len(head)} bytes; NIfTI-1 needs 348)"
+        )
+    for order in "<>":
+        sizeof_hdr = struct.unpack_from(order + "i", head, 0)[0]
+        if sizeof_hdr in (348, 540):
+            break
+    else:
+        raise ReaderError(f"{path}: not a NIfTI volume (sizeof_hdr is neither 348 nor 540)")
+    if sizeof_hdr == 348:
+        dim = struct.unpack_from(order + "8h", head, 40)
+        datatype = struct.unpack_from(order + "h", head, 70)[0]
+        offset = struct.unpack_from(order + "f", head, 108)[0]
+    else:
+        if len(head) < 540:
+            raise ReaderError(f"{path}: a NIfTI-2 header cut short ({len(head)} bytes)")
+        datatype = struct.unpack_from(order + "h", head, 12)[0]
+        dim = struct.unpack_from(order + "8q", head, 16)
+        offset = struct.unpack_from(order + "q", head, 168)[0]
+    bits = _BITPIX.get(datatype)
+    if bits is None:
+        raise ReaderError(f"{path}: NIfTI datatype {datatype} is no label volume type")
+    ndim = dim[0]
+    if not 1 <= ndim <= 7 or any(d < 1 for d in dim[1 : ndim + 1]):
+        raise ReaderError(f"{path}: NIfTI dimensions {dim[: ndim + 1]} are not positive")
+    need = int(offset) + int(np.prod([int(d) for d in dim[1 : ndim + 1]], dtype=object)) * bits // 8
+    magic = head[344:348] if sizeof_hdr == 348 else head[4:8]
+    if magic[:3] in (b"ni1", b"ni2"):  # a header and image pair: the data is in the .img
+        return
+    if gz and need > size:  # ISIZE is the size modulo 2**32: count what the data holds
+        size = _gunzipped_size(path, need)
+    if need > size:
+        raise ReaderError(
+            f"{path}: the header declares {need:,} bytes of volume (dimensions "
+            f"{tuple(dim[1 : ndim + 1])}, {bits} bits a voxel) but the file holds {size:,}"
+        )
+
+
+def _gunzipped_size(path: str, upto: int) -> int:
+    """The uncompressed size of a gzip file, counted in chunks up to ``upto`` bytes (a
+    corrupt stream counts as ending there)."""
+    import gzip
+    import zlib
+
+    n = 0
+    try:
+        with gzip.open(path, "rb") as f:
+            while n < upto:
+                chunk = f.read(min(1 << 22, upto - n))
+                if not chunk:
+                    break
+                n += len(chunk)
+    except (OSError, EOFError, zlib.error):
+        pass
+    return n
 
 
 def _sources(paths_or_mapping):
@@ -134,7 +235,7 @@ def read_nifti(
     """
     from scipy import ndimage
 
-    from iaa_frames.geometry.kinds.volume import voxel_params
+    from iaa_frames.geometry.kinds.volume import RUNS, VOLUME_COLUMNS, voxel_params
 
     from .builder import FrameBuilder, finish
 
@@ -188,15 +289,16 @@ def read_nifti(
             else:
                 parts = [(label, np.argwhere(mask))]
             for object_id, ijk in parts:
-                params = voxel_params(ijk, zooms=z[:3])
+                row = voxel_params(ijk, zooms=z[:3])
                 builder.add_shape(
                     item,
                     annotator,
                     label,
                     "volume",
-                    params,
+                    [row[c] for c in VOLUME_COLUMNS],
                     object_id=f"{annotator}/{item}/{object_id}",
                     file_idx=file_idx,
-                    extras={"volume_mm3": params[7] * params[8]},
+                    extras={"volume_mm3": row["vol_voxels"] * row["vol_voxel_mm3"]},
+                    payload=row[RUNS],
                 )
     return finish(builder, on_invalid=on_invalid, return_dropped=return_dropped)

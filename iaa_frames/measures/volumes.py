@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from iaa_frames.geometry.kinds.ragged import Ragged
 from iaa_frames.geometry.kinds.volume import (
     VOLUME,
-    VOLUME_COLUMNS,  # noqa: F401 (the examples)
     dice_from_iou,
+    runs_voxels,
+    shared_voxels,
     volume_params,  # noqa: F401 (the examples)
-    voxel_keys,
+    voxel_runs,
 )
 
 __all__ = ["volume_overlap"]
@@ -38,8 +40,8 @@ def volume_overlap(frame):
     >>> import pandas as pd
     >>> a = np.zeros((4, 4, 4), bool); a[:2] = True
     >>> b = np.zeros((4, 4, 4), bool); b[1:3] = True
-    >>> rows = [("s1", "ana", "liver", *volume_params(a)), ("s1", "ben", "liver", *volume_params(b))]
-    >>> df = pd.DataFrame(rows, columns=["item", "annotator", "label", *VOLUME_COLUMNS])
+    >>> df = pd.DataFrame([{"item": "s1", "annotator": "ana", "label": "liver", **volume_params(a)},
+    ...                    {"item": "s1", "annotator": "ben", "label": "liver", **volume_params(b)}])
     >>> volume_overlap(df)[["label", "iou", "dice"]].round(3).to_dict("records")
     [{'label': 'liver', 'iou': 0.333, 'dice': 0.5}]
     """
@@ -48,40 +50,47 @@ def volume_overlap(frame):
     rows = VOLUME.rows(frame)
     df = frame.loc[rows]
     data = VOLUME.read(df)
+    runs = VOLUME.read_payload(df)
     annotators = sorted(frame["annotator"].dropna().unique().tolist())
-    sets: dict = {}
-    for (item, label, who), idx in df.groupby(
-        ["item", "label", "annotator"], sort=True
-    ).indices.items():
-        keys = np.unique(np.concatenate([voxel_keys(r) for r in data[idx, 0]]))
-        sets[(item, label, who)] = (keys, float(data[idx[0], 8]))
-    out = []
-    for item, label in sorted({(i, lab) for i, lab, _ in sets}, key=str):
+    keys, sets = [], []
+    for key, idx in df.groupby(["item", "label", "annotator"], sort=True).indices.items():
+        # the union of the annotator's objects of the label (they may overlap)
+        if len(idx) == 1:
+            sets.append(runs.take(idx).to_arrays()[0])
+        else:
+            sets.append(voxel_runs(runs_voxels(np.concatenate(runs.take(idx).to_arrays()))))
+        keys.append((*key, float(data[idx[0], 7])))
+    where = {k[:3]: i for i, k in enumerate(keys)}
+    pairs = []
+    for item, label in sorted({k[:2] for k in keys}, key=str):
         for ia, wa in enumerate(annotators):
             for wb in annotators[ia + 1 :]:
-                sa, sb = sets.get((item, label, wa)), sets.get((item, label, wb))
-                if sa is None and sb is None:
-                    continue
-                na = len(sa[0]) if sa else 0
-                nb = len(sb[0]) if sb else 0
-                va = sa[1] if sa else sb[1]
-                vb = sb[1] if sb else va
-                shared = len(np.intersect1d(sa[0], sb[0], assume_unique=True)) if sa and sb else 0
-                union = na + nb - shared
-                iou = shared / union if union else 1.0
-                out.append((item, label, wa, wb, na * va, nb * vb, shared * min(va, vb), iou))
+                sa, sb = where.get((item, label, wa)), where.get((item, label, wb))
+                if sa is not None or sb is not None:
+                    pairs.append((item, label, wa, wb, sa, sb))
+    ragged = Ragged.from_arrays(sets)
+    size = np.array([float((s[1::2] - s[0::2]).sum()) for s in sets] + [0.0])
+    mm3 = np.array([k[3] for k in keys] + [np.nan])
+    ia = np.array([len(sets) if p[4] is None else p[4] for p in pairs], dtype=np.int64)
+    ib = np.array([len(sets) if p[5] is None else p[5] for p in pairs], dtype=np.int64)
+    padded = Ragged.concat([ragged, Ragged.empty(1)])
+    shared = shared_voxels(padded.take(ia), padded.take(ib))
+    va = np.where(np.isnan(mm3[ia]), mm3[ib], mm3[ia])
+    vb = np.where(np.isnan(mm3[ib]), va, mm3[ib])
+    union = size[ia] + size[ib] - shared
+    with np.errstate(invalid="ignore", divide="ignore"):
+        iou = np.where(union > 0, shared / union, 1.0)
     res = pd.DataFrame(
-        out,
-        columns=[
-            "item",
-            "label",
-            "annotator_a",
-            "annotator_b",
-            "volume_a",
-            "volume_b",
-            "shared",
-            "iou",
-        ],
+        {
+            "item": [p[0] for p in pairs],
+            "label": [p[1] for p in pairs],
+            "annotator_a": [p[2] for p in pairs],
+            "annotator_b": [p[3] for p in pairs],
+            "volume_a": size[ia] * va,
+            "volume_b": size[ib] * vb,
+            "shared": shared * np.minimum(va, vb),
+            "iou": iou,
+        }
     )
     res["dice"] = dice_from_iou(res["iou"].to_numpy(dtype=np.float64))
     return res

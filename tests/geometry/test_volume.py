@@ -7,23 +7,33 @@ hold overlapping blobs of either label, as lesions of two grades would).
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy import ndimage
 
 import iaa_frames as iaf
-from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.errors import ParameterError, ReaderError, SchemaError
 from iaa_frames.geometry.kinds import VOLUME, get_kind, kind_of_rows
+from iaa_frames.geometry.kinds.ragged import Ragged
 from iaa_frames.geometry.kinds.volume import (
+    RUNS,
     VOLUME_COLUMNS,
     dice_from_iou,
-    store_voxels,
+    runs_voxels,
+    shared_voxels,
     volume_params,
-    voxels,
+    voxel_runs,
 )
+from iaa_frames.geometry.shapes import Shapes
 
 N = 40
 
@@ -71,44 +81,119 @@ def test_registered_and_rows():
     assert kind is VOLUME and kind.columns == VOLUME_COLUMNS
     a = np.zeros((5, 5, 5), bool)
     a[1:3, 2:4, 0:5] = True
-    df = pd.DataFrame(
-        [("s", "ana", "x", *volume_params(a))],
-        columns=["item", "annotator", "label", *VOLUME_COLUMNS],
-    )
+    df = pd.DataFrame([{"item": "s", "annotator": "ana", "label": "x", **volume_params(a)}])
     out = iaf.validate(df)
     assert kind_of_rows(out).tolist() == ["volume"]
     assert out[["x0", "y0", "x1", "y1"]].iloc[0].tolist() == [1.0, 2.0, 3.0, 4.0]
 
 
-def test_store_round_trip_and_hash():
-    ijk = np.array([[3, 1, 2], [0, 0, 0], [3, 1, 2]])
-    ref = store_voxels(ijk)
-    assert ref < 2**53 and float(ref) == ref
-    assert voxels(ref).tolist() == [[0, 0, 0], [3, 1, 2]]
-    assert store_voxels(ijk[::-1]) == ref
-    with pytest.raises(ParameterError, match="no voxel set"):
-        voxels(12345)
+def _floats(rows):
+    return np.array([[r[c] for c in VOLUME_COLUMNS] for r in rows], dtype=np.float64)
+
+
+def _runs(rows):
+    return Ragged.from_arrays([r[RUNS] for r in rows])
+
+
+def test_runs_round_trip():
+    ijk = np.array([[3, 1, 2], [0, 0, 0], [3, 1, 2], [3, 1, 3], [-5, 0, 1]])
+    runs = voxel_runs(ijk)
+    assert runs_voxels(runs).tolist() == [[-5, 0, 1], [0, 0, 0], [3, 1, 2], [3, 1, 3]]
+    assert (runs[1::2] - runs[0::2]).tolist() == [1, 1, 2]  # (3, 1, 2..3) is one run
+    with pytest.raises(ParameterError, match="voxel indices"):
+        voxel_runs([[2**20, 0, 0]])
 
 
 def test_voxel_iou_brute_force():
     rng = np.random.default_rng(1)
-    pa, pb, want = [], [], []
+    ra, rb, want = [], [], []
     for _ in range(30):
         a = rng.random((6, 7, 5)) < 0.3
         b = rng.random((6, 7, 5)) < 0.3
         a[0, 0, 0] = b[0, 0, 0] = True
-        pa.append(volume_params(a))
-        pb.append(volume_params(b))
+        ra.append(volume_params(a))
+        rb.append(volume_params(b))
         want.append((a & b).sum() / (a | b).sum())
-    pa, pb = np.array(pa), np.array(pb)
-    got = VOLUME.similarity(pa, pb)
+    pa, pb = _floats(ra), _floats(rb)
+    inter = VOLUME.intersection(pa, pb, _runs(ra), _runs(rb))
+    got = inter / (VOLUME.areas(pa) + VOLUME.areas(pb) - inter)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
     # the matcher's bound holds: shared <= boxes' shared area x z overlap
     box_a, box_b = VOLUME.bounds(pa), VOLUME.bounds(pb)
     planar = np.clip(
         np.minimum(box_a[:, 2:], box_b[:, 2:]) - np.maximum(box_a[:, :2], box_b[:, :2]), 0, None
     ).prod(axis=1)
-    assert (VOLUME.intersection(pa, pb) <= VOLUME.shared_bound(pa, pb, planar) + 1e-9).all()
+    assert (inter <= VOLUME.shared_bound(pa, pb, planar) + 1e-9).all()
+    with pytest.raises(ParameterError, match="voxel runs"):
+        VOLUME.intersection(pa, pb)
+
+
+_masks = hnp.arrays(bool, hnp.array_shapes(min_dims=3, max_dims=3, min_side=1, max_side=6))
+
+
+@given(st.lists(st.tuples(_masks, _masks, st.integers(-3, 3)), min_size=1, max_size=12))
+def test_shared_voxels_equal_brute_force(cases):
+    # pairs of random masks of random shapes (one moved along x), in one call: the counts
+    # are those of numpy on the dense arrays, by both searches
+    ra, rb, want = [], [], []
+    for a, b, dx in cases:
+        ia, ib = np.argwhere(a), np.argwhere(b) + [dx, 0, 0]
+        ra.append(voxel_runs(ia) if len(ia) else np.zeros(0, np.int64))
+        rb.append(voxel_runs(ib) if len(ib) else np.zeros(0, np.int64))
+        sa, sb = {tuple(v) for v in ia.tolist()}, {tuple(v) for v in ib.tolist()}
+        want.append(len(sa & sb))
+    # each pair as given, reversed, and every pair against the first's b (repeated rows)
+    ya, yb = Ragged.from_arrays(ra), Ragged.from_arrays(rb)
+    np.testing.assert_array_equal(shared_voxels(ya, yb), want)
+    np.testing.assert_array_equal(shared_voxels(yb, ya), want)
+    got = shared_voxels(ya, yb, search="bisect")
+    np.testing.assert_array_equal(got, want)
+    first = yb.take(np.zeros(len(cases), np.int64))
+    b0 = {tuple(v) for v in runs_voxels(rb[0]).tolist()} if len(rb[0]) else set()
+    want0 = [len({tuple(v) for v in runs_voxels(r).tolist()} & b0) if len(r) else 0 for r in ra]
+    np.testing.assert_array_equal(shared_voxels(ya, first), want0)
+
+
+def test_shared_voxels_of_many_scans_in_one_call():
+    # 40 pairs of 16³ blobs in one call, against numpy's count on the dense masks
+    rng = np.random.default_rng(3)
+    ra, rb, want = [], [], []
+    g = np.indices((16, 16, 16))
+    for _ in range(40):
+        c, r = rng.uniform(4, 12, (2, 3)), rng.uniform(2, 6, 2)
+        a = ((g - c[0][:, None, None, None]) ** 2).sum(0) <= r[0] ** 2
+        b = ((g - c[1][:, None, None, None]) ** 2).sum(0) <= r[1] ** 2
+        a[0, 0, 0] = b[15, 15, 15] = True
+        ra.append(volume_params(a))
+        rb.append(volume_params(b))
+        want.append((a & b).sum())
+    np.testing.assert_array_equal(shared_voxels(_runs(ra), _runs(rb)), want)
+
+
+def test_translated_volumes_move_their_voxels():
+    a = np.zeros((6, 6, 6), bool)
+    a[1:3, 1:4, 2:5] = True
+    b = np.zeros((6, 6, 6), bool)
+    b[2:4, 1:4, 2:5] = True  # a moved by one voxel along x
+    df = pd.DataFrame(
+        [
+            {"item": "s", "annotator": w, "label": "x", **volume_params(m)}
+            for w, m in (("a", a), ("b", b))
+        ]
+    )
+    shapes = Shapes.from_frame(iaf.validate(df))
+    moved = shapes.take([0]).translated([1.2], [0.0])  # rounded to a whole voxel
+    assert moved.boxes.tolist() == [[2.0, 1.0, 4.0, 4.0]]
+    assert runs_voxels(moved.payloads["volume"].to_arrays()[0]).tolist() == np.argwhere(b).tolist()
+    other = shapes.take([1])
+    shared = VOLUME.intersection(
+        moved.params["volume"],
+        other.params["volume"],
+        moved.payloads["volume"],
+        other.payloads["volume"],
+    )
+    assert shared.tolist() == [18.0]  # all of b
+    assert shapes.payloads["volume"].to_arrays()[0].tolist() == voxel_runs(np.argwhere(a)).tolist()
 
 
 def test_dice_from_iou_brute_force():
@@ -147,7 +232,7 @@ def test_reader_on_nifti_files(tmp_path):
         paths[who] = tmp_path / f"{who}.nii.gz"
         nib.save(nib.Nifti1Image(vol, zooms), paths[who])
     df = iaf.read_nifti({"scan": paths}, labels={1: "lesion", 2: "cyst"})
-    objects = df[df["vol_ref"].notna()]
+    objects = df[df["vol_voxels"].notna()]
     assert sorted(zip(objects["annotator"], objects["label"])) == [
         ("ana", "cyst"),
         ("ana", "lesion"),
@@ -155,7 +240,7 @@ def test_reader_on_nifti_files(tmp_path):
         ("ben", "lesion"),
     ]
     # the annotator who marked nothing is a coverage row
-    assert df[df["annotator"] == "cy"]["vol_ref"].isna().all()
+    assert df[df["annotator"] == "cy"]["vol_voxels"].isna().all()
     lesion = objects[objects["label"] == "lesion"].set_index("annotator")
     assert lesion["vol_voxels"].to_dict() == {"ana": 54.0, "ben": 27.0}
     assert lesion["volume_mm3"].to_dict() == {"ana": 54 * 6.75, "ben": 27 * 6.75}
@@ -256,8 +341,8 @@ def test_reader_on_files_written_from_the_specification(tmp_path):
     df = iaf.read_nifti({"scan": {"ana": tmp_path / "ana.nii", "ben": tmp_path / "ben.nii.gz"}})
     for who in ("ana", "ben"):
         rows = df[df["annotator"] == who].set_index("label")
-        assert voxels(rows.loc["1", "vol_ref"]).tolist() == [[4, 0, 0]]
-        two = voxels(rows.loc["2", "vol_ref"]).tolist()
+        assert runs_voxels(rows.loc["1", RUNS]).tolist() == [[4, 0, 0]]
+        two = runs_voxels(rows.loc["2", RUNS]).tolist()
         assert two == [[0, 3, 2], [1, 1, 1], [1, 2, 1], [2, 1, 1], [2, 2, 1]]
         assert rows.loc["2", "volume_mm3"] == 5 * 0.5 * 0.5 * 4.0
         assert rows.loc["2", ["x0", "y0", "x1", "y1"]].tolist() == [0.0, 1.0, 3.0, 4.0]
@@ -276,23 +361,81 @@ def test_staple_recovers_the_volume_two_of_three_drew(scans):
     )
     consensus, perf = iaf.volume_staple(df)
     truth = iaf.read_nifti({s: {"ana": v} for s, v in items.items()}, labels=[1, 2])
-    want = truth.set_index(["item", "label"])["vol_ref"].sort_index()
-    got = consensus.set_index(["item", "label"])["vol_ref"].sort_index()
+    want = truth.set_index(["item", "label"])[RUNS].sort_index().map(tuple)
+    got = consensus.set_index(["item", "label"])[RUNS].sort_index().map(tuple)
     assert got.equals(want)
     mean = perf.groupby("annotator")[["sensitivity", "specificity"]].mean()
     assert (mean["sensitivity"] > 0.99).all()
     assert mean.loc["cy", "specificity"] < mean.loc["ana", "specificity"] - 0.1
 
 
-def test_voxels_of_another_process_are_named():
-    from iaa_frames.geometry.kinds.volume import clear_voxels
+def _frame_of_blobs(n_scans=6):
+    rng = np.random.default_rng(5)
+    scans = {f"s{i}": _scan(rng) for i in range(n_scans)}
+    return iaf.read_nifti(
+        {s: {"ana": v, "ben": _dilated(v, 1)} for s, v in scans.items()}, instances=True
+    )
 
-    v = np.zeros((8, 8, 8), np.uint8)
-    v[2:5, 2:5, 2:5] = 1
-    df = iaf.read_nifti({f"s{i}": {"a": v, "b": v} for i in range(3)})
-    clear_voxels()  # as in a process that did not read them (frames read later store again)
-    with pytest.raises(ParameterError, match="no voxel set .* in this process"):
-        iaf.agreement(df, n_boot=0, n_chance=50)
+
+_SETTINGS = {"distance": "iou", "match_threshold": 0.2, "n_chance": 200, "n_boot": 20, "seed": 3}
+
+
+def test_parquet_round_trip_gives_the_same_agreement(tmp_path):
+    pytest.importorskip("pyarrow")
+    df = _frame_of_blobs()
+    iaf.to_parquet(df, tmp_path / "vol")
+    back = iaf.read_parquet(tmp_path / "vol")
+    vols = back[back["vol_voxels"].notna()]
+    assert all(isinstance(r, np.ndarray) and r.dtype == np.int64 for r in vols[RUNS])
+    want, got = iaf.agreement(df, **_SETTINGS), iaf.agreement(back, **_SETTINGS)
+    for name, var in want.data_vars.items():
+        if np.issubdtype(var.dtype, np.number):
+            np.testing.assert_array_equal(got[name].values, var.values, err_msg=name)
+
+
+def test_agreement_in_another_process_from_parquet(tmp_path):
+    # no state of this process is needed: a fresh interpreter reads the file and
+    # measures the same agreement
+    pytest.importorskip("pyarrow")
+    df = _frame_of_blobs()
+    iaf.to_parquet(df, tmp_path / "vol")
+    want = iaf.agreement(df, **_SETTINGS)["agreement"].sel(label="(all)", annotator="(all)")
+    code = (
+        "import json, sys, iaa_frames as iaf\n"
+        f"res = iaf.agreement(iaf.read_parquet(sys.argv[1]), **{_SETTINGS!r})\n"
+        "a = res['agreement'].sel(label='(all)', annotator='(all)')\n"
+        "print(json.dumps(a.values.tolist()))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "vol")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    np.testing.assert_array_equal(np.array(got, dtype=np.float64), want.values)
+
+
+def test_no_module_level_voxel_store():
+    import iaa_frames.geometry.kinds.volume as vol
+    import iaa_frames.geometry.kinds.voxel_runs as runs
+
+    for module in (vol, runs):
+        stores = [
+            k for k, v in vars(module).items() if isinstance(v, dict) and not k.startswith("__")
+        ]
+        assert stores == [], stores
+
+
+def test_volume_rows_without_their_runs_are_refused():
+    df = _frame_of_blobs(2)
+    with pytest.raises(SchemaError, match="vol_runs"):
+        Shapes.from_frame(df.drop(columns=[RUNS]))
+    bad = df.copy()
+    row = int(np.flatnonzero(bad["vol_voxels"].notna())[0])
+    bad.at[bad.index[row], "vol_voxels"] += 1.0  # no longer the runs' count
+    with pytest.raises(SchemaError, match="counting"):
+        iaf.agreement(bad, **_SETTINGS)
 
 
 def test_reader_names_a_broken_file(tmp_path):
@@ -308,3 +451,28 @@ def test_reader_names_a_broken_file(tmp_path):
         iaf.read_nifti({"s": {"ben": cut}})
     with pytest.raises(ParameterError, match="a volume is a path"):
         iaf.read_nifti({"s": {"ana": 3}})
+
+
+def test_reader_checks_declared_size_before_allocating(tmp_path):
+    import gzip
+    import struct
+
+    pytest.importorskip("nibabel")
+    vol = np.zeros((5, 4, 3), np.uint8)
+    data = bytearray(_nifti1_bytes(vol, (1.0, 1.0, 1.0)))
+    struct.pack_into("<8h", data, 40, 3, 3000, 3000, 3000, 1, 1, 1, 1)  # 27 GB declared
+    (tmp_path / "huge.nii").write_bytes(bytes(data))
+    (tmp_path / "huge.nii.gz").write_bytes(gzip.compress(bytes(data)))
+    for name in ("huge.nii", "huge.nii.gz"):
+        with pytest.raises(ReaderError, match=name + ".*declares 27,000,000,352 bytes"):
+            iaf.read_nifti({"s": {"ana": tmp_path / name}})
+    struct.pack_into("<8h", data, 40, 3, 5, -4, 3, 1, 1, 1, 1)
+    (tmp_path / "neg.nii").write_bytes(bytes(data))
+    with pytest.raises(ReaderError, match="neg.nii.*not positive"):
+        iaf.read_nifti({"s": {"ana": tmp_path / "neg.nii"}})
+    struct.pack_into("<hh", data, 70, 32, 64)  # DT_COMPLEX64
+    struct.pack_into("<8h", data, 40, 3, 5, 4, 3, 1, 1, 1, 1)
+    (tmp_path / "cplx.nii").write_bytes(bytes(data))
+    with pytest.raises(ReaderError, match="cplx.nii.*datatype 32"):
+        iaf.read_nifti({"s": {"ana": tmp_path / "cplx.nii"}})
+    assert issubclass(ReaderError, iaf.errors.IAAError)

@@ -107,6 +107,13 @@ class Kind:
     #: :func:`iaa_frames.validate` reads from the ``geometry`` column as shapes of this
     #: kind (:meth:`from_geometries`); none by default.
     geometry_types: tuple[str, ...] = ()
+    #: The frame column holding each shape's variable-length integer data besides its
+    #: floats (an array per row: a volume's voxel runs), or None (the default). Read into
+    #: a :class:`~iaa_frames.geometry.kinds.ragged.Ragged` that travels with the shapes
+    #: (``Shapes.payloads``); a kind with a payload is handed it by the measures that
+    #: need it: ``intersection(data_a, data_b, payload_a, payload_b)`` and
+    #: :meth:`translate_payload`.
+    payload: str | None = None
 
     # -- reading ----------------------------------------------------------------------
 
@@ -123,6 +130,16 @@ class Kind:
         return np.column_stack(
             [frame[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in self.columns]
         ).reshape(len(frame), len(self.columns))
+
+    def read_payload(self, frame):
+        """The :attr:`payload` of every row of ``frame``, a
+        :class:`~iaa_frames.geometry.kinds.ragged.Ragged` (empty rows where the column is
+        missing or null)."""
+        from .ragged import Ragged
+
+        if self.payload is None or self.payload not in frame.columns:
+            return Ragged.empty(len(frame))
+        return Ragged.from_arrays(frame[self.payload].to_numpy(dtype=object))
 
     def normalize(self, data: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
         """The shapes with x divided by ``sx`` and y by ``sy`` (one scale per shape).
@@ -248,6 +265,12 @@ class Kind:
         """
         return None
 
+    def translate_payload(self, payload, dx, dy):
+        """The :attr:`payload` of shapes moved by ``(dx[i], dy[i])`` as :meth:`translate`
+        moves their floats (a :class:`~iaa_frames.geometry.kinds.ragged.Ragged` of as
+        many rows); by default unchanged."""
+        return payload
+
     def fit_to_boxes(self, data, boxes):
         """The shapes scaled (x and y apart) and moved so that their :meth:`bounds`
         become ``boxes`` (``(m, 4)``), their scale (:meth:`areas`) scaled likewise; None
@@ -321,13 +344,15 @@ def register_kind(kind: Kind, *, overwrite: bool = False) -> Kind:
                 f"geometry kind {name!r} needs its frame columns (Kind.columns, a tuple of "
                 f"names); got {kind.columns!r}"
             )
+        if kind.payload is not None:
+            columns = (*columns, kind.payload)
         reserved = set(columns) & FRAME_COLUMNS
         if reserved:
             raise ParameterError(
                 f"geometry kind {name!r}: the columns {sorted(reserved)} belong to the tidy frame"
             )
         for other in _KINDS.values():
-            shared = set(columns) & set(other.columns)
+            shared = set(columns) & {*other.columns, other.payload}
             if other.name != name and shared:
                 raise ParameterError(
                     f"geometry kind {name!r}: the columns {sorted(shared)} are those of the "
