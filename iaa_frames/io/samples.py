@@ -33,6 +33,11 @@ PROJECTS = {
         "a Potato project (config, data file, user_state.json per annotator): 40 images, "
         "3 annotators (one a tool), boxes, polygons, masks, attributes, times",
     ),
+    "volumes": (
+        "volumes",
+        "NIfTI-1 label volumes (<annotator>/<scan>.nii.gz; reading needs nibabel): 6 scans "
+        "of 32x32x16 voxels of 1x1x2.5 mm, 3 annotators, lesions (label 1) and a cyst (2)",
+    ),
 }
 _ALL = {**SAMPLES, **PROJECTS}
 
@@ -91,8 +96,11 @@ def load_sample(name: str) -> pd.DataFrame:
     ----------
     name : str
         One of ``"coco"``, ``"coco_raters"``, ``"cvat"``, ``"labelstudio"``, ``"voc"``,
-        ``"yolo"``, ``"darwin"`` (see :data:`SAMPLES`), or ``"potato"``, a Potato project
-        of its own corpus (:data:`PROJECTS`, read with :func:`iaa_frames.read_potato`).
+        ``"yolo"``, ``"darwin"`` (see :data:`SAMPLES`), ``"potato"``, a Potato project
+        of its own corpus (:data:`PROJECTS`, read with :func:`iaa_frames.read_potato`),
+        or ``"volumes"``, NIfTI label volumes of six synthetic scans (read with
+        :func:`iaa_frames.read_nifti`, one object per connected component, labels
+        ``lesion`` and ``cyst``; needs nibabel, the ``nifti`` extra).
 
     Returns
     -------
@@ -126,6 +134,13 @@ def load_sample(name: str) -> pd.DataFrame:
         path = _materialize(_package_root().joinpath(_ALL[name][0]), tmp)
         if name == "potato":
             return read_potato(path)
+        if name == "volumes":
+            from .nifti import read_nifti
+
+            scans: dict = {}
+            for p in sorted(path.glob("*/*.nii.gz")):
+                scans.setdefault(p.name[: -len(".nii.gz")], {})[p.parent.name] = p
+            return read_nifti(scans, instances=True, labels={1: "lesion", 2: "cyst"})
         if name == "coco":
             return read_coco({p.stem: p for p in sorted(path.glob("*.json"))})
         if name == "coco_raters":
