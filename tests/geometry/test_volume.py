@@ -128,6 +128,12 @@ def test_voxel_iou_brute_force():
         VOLUME.intersection(pa, pb)
 
 
+def _box(ijk):
+    if not len(ijk):
+        return [0, 0, 0, 0, 0, 0]  # an empty set: any box holds it
+    return [*ijk.min(axis=0), *(ijk.max(axis=0) + 1)]
+
+
 _masks = hnp.arrays(bool, hnp.array_shapes(min_dims=3, max_dims=3, min_side=1, max_side=6))
 
 
@@ -148,6 +154,14 @@ def test_shared_voxels_equal_brute_force(cases):
     np.testing.assert_array_equal(shared_voxels(yb, ya), want)
     got = shared_voxels(ya, yb, search="bisect")
     np.testing.assert_array_equal(got, want)
+    # with the sets' boxes (runs outside the other's box left out first), both searches
+    box_a = np.array([_box(np.argwhere(a)) for a, _, _ in cases])
+    box_b = np.array([_box(np.argwhere(b) + [dx, 0, 0]) for _, b, dx in cases])
+    for search in ("sorted", "bisect"):
+        got = shared_voxels(ya, yb, (box_a, box_b), search=search)
+        np.testing.assert_array_equal(got, want)
+        got = shared_voxels(yb, ya, (box_b, box_a), search=search)
+        np.testing.assert_array_equal(got, want)
     first = yb.take(np.zeros(len(cases), np.int64))
     b0 = {tuple(v) for v in runs_voxels(rb[0]).tolist()} if len(rb[0]) else set()
     want0 = [len({tuple(v) for v in runs_voxels(r).tolist()} & b0) if len(r) else 0 for r in ra]

@@ -290,7 +290,8 @@ class VolumeKind(Kind):
             raise ParameterError(
                 f"volume intersections need the voxel runs ({RUNS!r}) of both sides"
             )
-        return shared_voxels(payload_a, payload_b) * np.minimum(a[:, 7], b[:, 7])
+        shared = shared_voxels(payload_a, payload_b, (a[:, :6], b[:, :6]))
+        return shared * np.minimum(a[:, 7], b[:, 7])
 
     def shared_bound(self, data_a, data_b, planar):
         """``planar`` (voxels² the ``x, y`` boxes share) times the overlap of the ``z``

@@ -73,18 +73,28 @@ def runs_voxels(runs) -> np.ndarray:
     return ijk - _OFF
 
 
-def shared_voxels(runs_a: Ragged, runs_b: Ragged, *, search: str = "sorted") -> np.ndarray:
+def shared_voxels(runs_a: Ragged, runs_b: Ragged, boxes=None, *, search: str = "sorted"):
     """The number of voxels each pair of voxel sets ``(runs_a[i], runs_b[i])`` shares.
 
-    ``search="bisect"`` uses the binary search within each row for every pair (the way
-    ``"sorted"`` takes where its compact keys would not fit in 62 bits), for tests.
+    Each run of the set with fewer runs is measured against the other set's runs: the
+    last run of the other set starting at or before each end of it is found (one
+    :func:`numpy.searchsorted` over the runs of every pair, on keys made compact: indices
+    counted from the smallest in use, the row in the high digits), and prefix sums of run
+    lengths give how many of the other's voxels lie before that end. No Python loop per
+    pair; chunks of bounded memory.
 
-    Each run of the set with fewer runs is measured against the other set's runs: a
-    binary search (vectorised over every run of every pair, as many steps as the longest
-    run list has bits) finds the last run of the other set starting at or before each end
-    of it, and prefix sums of run lengths give how many of the other's voxels lie before
-    that end. Work ``O(R log R)`` for ``R`` runs of the smaller sides, in chunks of
-    bounded memory.
+    Parameters
+    ----------
+    runs_a, runs_b : Ragged
+        The runs of each pair's two sets (:func:`voxel_runs`), one row per pair.
+    boxes : (ndarray, ndarray), optional
+        The voxel-index boxes ``x0, y0, z0, x1, y1, z1`` (``(m, 6)``, ends exclusive) of
+        the sets of ``runs_a`` and ``runs_b``: runs outside the other set's box are left
+        out before the search (most of them, for pairs that barely overlap). Each box must
+        hold its set (the volume kind's rows do).
+    search : {"sorted", "bisect"}, default "sorted"
+        ``"bisect"``: a vectorised binary search within each row instead (the way
+        ``"sorted"`` takes where its compact keys would not fit in 62 bits), for tests.
 
     Examples
     --------
@@ -100,44 +110,56 @@ def shared_voxels(runs_a: Ragged, runs_b: Ragged, *, search: str = "sorted") -> 
     if not n:
         return out
     swap = runs_a.count > runs_b.count  # measure the set with fewer runs
-    q_start = np.where(swap, runs_b.start, runs_a.start)
-    q_count = np.where(swap, runs_b.count, runs_a.count)
-    t_start = np.where(swap, runs_a.start, runs_b.start)
-    t_count = np.where(swap, runs_a.count, runs_b.count)
+    box_t = None
+    if boxes is not None:
+        box_a, box_b = (np.asarray(b, dtype=np.float64).reshape(n, 6) for b in boxes)
+        box_t = np.where(swap[:, None], box_a, box_b).astype(np.int64) + _OFF
     for side in (False, True):  # the two value arrays (often one)
         sel = np.flatnonzero(swap == side)
         if not sel.size:
             continue
-        q_vals = (runs_b if side else runs_a).values
-        t_vals = (runs_a if side else runs_b).values
-        done = np.cumsum(q_count[sel] // 2)
+        q, t = (runs_b, runs_a) if side else (runs_a, runs_b)
+        done = np.cumsum(q.count[sel] // 2)
         lo = 0
         while lo < sel.size:  # chunks of about _CHUNK runs
-            upto = done[lo] - q_count[sel[lo]] // 2 + _CHUNK
+            upto = done[lo] - q.count[sel[lo]] // 2 + _CHUNK
             hi = max(int(np.searchsorted(done, upto, side="right")), lo + 1)
             p = sel[lo:hi]
-            args = (q_vals, q_start[p], q_count[p], t_vals, t_start[p], t_count[p])
+            qs, qe, pair = _query_runs(q.take(p), None if box_t is None else box_t[p])
+            args = (qs, qe, pair, t.values, t.start[p], t.count[p])
             out[p] = _shared(*args) if search == "sorted" else _shared_bisect(*args)
             lo = hi
     return out
 
 
-def _shared(q_vals, q_start, q_count, t_vals, t_start, t_count) -> np.ndarray:
-    """Shared voxels of the pairs ``(q row p, t row p)`` (:func:`shared_voxels`): every
-    query run's ends looked up among the target rows' runs by one
-    :func:`numpy.searchsorted`, on keys made compact (the indices counted from the
-    smallest in use, the target row in the high digits); by a vectorised binary search
-    within each row where the compact keys would not fit in 62 bits."""
-    out = np.zeros(len(q_start))
-    ok = np.flatnonzero((q_count > 0) & (t_count > 0))
-    if not ok.size:
-        return out
-    rows, first, u_of = np.unique(t_start[ok], return_index=True, return_inverse=True)
-    n_runs = t_count[ok][first] // 2
-    pos, u = positions(rows, 2 * n_runs)
+def _query_runs(q: Ragged, box):
+    """The runs of the rows of ``q`` (starts, ends, row of each), without those outside
+    ``box`` (the other set's box per row, in offset indices) when it is given."""
+    pos, pair = positions(q.start, q.count)
+    qs, qe, pair = q.values[pos[0::2]], q.values[pos[1::2]], pair[0::2]
+    if box is not None and qs.size:
+        b = box[pair]
+        i, j = qs >> (2 * _BITS), (qs >> _BITS) & _MASK
+        k_lo, k_hi = qs & _MASK, (qe - 1) & _MASK
+        keep = (i >= b[:, 0]) & (i < b[:, 3]) & (j >= b[:, 1]) & (j < b[:, 4])
+        keep &= (k_hi >= b[:, 2]) & (k_lo < b[:, 5])
+        qs, qe, pair = qs[keep], qe[keep], pair[keep]
+    return qs, qe, pair
+
+
+def _shared(qs, qe, pair, t_vals, t_start, t_count) -> np.ndarray:
+    """Shared voxels of the query runs ``qs, qe`` of each pair with its target row (the
+    rows ``t_start, t_count`` of ``t_vals``), by one search on compact keys."""
+    m = len(t_start)
+    if not qs.size:
+        return np.zeros(m)
+    rows, u_of = np.unique(np.where(t_count > 0, t_start, -1), return_inverse=True)
+    n_runs = np.zeros(len(rows), np.int64)
+    n_runs[u_of] = t_count // 2
+    pos, u = positions(np.maximum(rows, 0), 2 * n_runs)
     ts, te, u = t_vals[pos[0::2]], t_vals[pos[1::2]], u[0::2]
-    pos, pair = positions(q_start[ok], q_count[ok])
-    qs, qe, pair = q_vals[pos[0::2]], q_vals[pos[1::2]], pair[0::2]
+    if not ts.size:
+        return np.zeros(m)
     ends = np.concatenate([ts, qs])
     i, j = ends >> (2 * _BITS), (ends >> _BITS) & _MASK
     k_lo, k_hi = ends & _MASK, (np.concatenate([te, qe]) - 1) & _MASK
@@ -145,34 +167,36 @@ def _shared(q_vals, q_start, q_count, t_vals, t_start, t_count) -> np.ndarray:
     sj, sk = int(j.max()) - j0 + 1, int(k_hi.max()) - k0 + 2  # room for the ends
     width = (int(i.max()) - i0 + 1) * sj * sk
     if width * len(rows) >= 2**62:
-        out[ok] = _shared_bisect(q_vals, q_start[ok], q_count[ok], t_vals, t_start[ok], t_count[ok])
-        return out
-    compact = ((i - i0) * sj + (j - j0)) * sk + (k_lo - k0)
+        return _shared_bisect(qs, qe, pair, t_vals, t_start, t_count)
+    dtype = np.int32 if width * len(rows) < 2**31 else np.int64  # faster searches
+    compact = (((i - i0) * sj + (j - j0)) * sk + (k_lo - k0)).astype(dtype)
     n_t = len(ts)
-    cts = u * width + compact[:n_t]
-    cqs = u_of[pair] * width + compact[n_t:]
-    x = np.concatenate([cqs, cqs + (qe - qs)])
-    length = te - ts
-    before = np.concatenate([[0], np.cumsum(length)])
-    first_run = (np.cumsum(n_runs) - n_runs)[np.concatenate([u_of[pair], u_of[pair]])]
+    cts = u.astype(dtype) * dtype(width) + compact[:n_t]
+    cte = cts + (te - ts).astype(dtype)
+    row = u_of[pair]
+    cqs = row.astype(dtype) * dtype(width) + compact[n_t:]
+    x = np.concatenate([cqs, cqs + (qe - qs).astype(dtype)])
+    # voxels of the target runs before each run's end, and before each row's first run
+    through = np.cumsum(te - ts)
+    first_u = np.cumsum(n_runs) - n_runs
+    before_u = np.concatenate([[0], through])[first_u]
+    first, before = np.tile(first_u[row], 2), np.tile(before_u[row], 2)
     last = np.searchsorted(cts, x, side="right") - 1  # the last run starting at or before x
-    has = last >= first_run
+    has = last >= first
     safe = np.where(has, last, 0)
-    cover = np.where(
-        has, before[safe] - before[first_run] + np.minimum(x - cts[safe], length[safe]), 0
-    )
+    # the row's voxels before x: those through its last run starting at or before x,
+    # less the part of that run at or after x, less those of the rows before
+    cover = np.where(has, through[safe] - np.maximum(cte[safe] - x, 0) - before, 0)
     k = len(qs)
-    out[ok] = np.bincount(pair, weights=cover[k:] - cover[:k], minlength=ok.size)
-    return out
+    return np.bincount(pair, weights=cover[k:] - cover[:k], minlength=m)
 
 
-def _shared_bisect(q_vals, q_start, q_count, t_vals, t_start, t_count) -> np.ndarray:
+def _shared_bisect(qs, qe, pair, t_vals, t_start, t_count) -> np.ndarray:
     """:func:`_shared` by a binary search within each target row (any key width)."""
+    m = len(t_start)
     ts, te = t_vals[0::2], t_vals[1::2]  # the target runs, by global run index
-    if not ts.size:
-        return np.zeros(len(q_start))
-    pos, pair = positions(q_start, q_count)
-    qs, qe, pair = q_vals[pos[0::2]], q_vals[pos[1::2]], pair[0::2]
+    if not ts.size or not qs.size:
+        return np.zeros(m)
     length = te - ts
     before = np.concatenate([[0], np.cumsum(length)])
     base = (t_start // 2)[pair]
@@ -194,4 +218,4 @@ def _shared_bisect(q_vals, q_start, q_count, t_vals, t_start, t_count) -> np.nda
     safe = np.where(has, last, 0)
     cover = np.where(has, before[safe] - before[first] + np.minimum(x - ts[safe], length[safe]), 0)
     k = len(qs)
-    return np.bincount(pair, weights=cover[k:] - cover[:k], minlength=len(q_start))
+    return np.bincount(pair, weights=cover[k:] - cover[:k], minlength=m)
