@@ -110,12 +110,15 @@ def shared_voxels(runs_a: Ragged, runs_b: Ragged, boxes=None, *, search: str = "
     if not n:
         return out
     swap = runs_a.count > runs_b.count  # measure the set with fewer runs
-    box_t = None
-    if boxes is not None:
+    box_t, meet = None, np.ones(n, dtype=bool)
+    if boxes is not None:  # pairs of disjoint boxes share nothing: left out
         box_a, box_b = (np.asarray(b, dtype=np.float64).reshape(n, 6) for b in boxes)
+        meet = (
+            np.minimum(box_a[:, 3:], box_b[:, 3:]) > np.maximum(box_a[:, :3], box_b[:, :3])
+        ).all(1)
         box_t = np.where(swap[:, None], box_a, box_b).astype(np.int64) + _OFF
     for side in (False, True):  # the two value arrays (often one)
-        sel = np.flatnonzero(swap == side)
+        sel = np.flatnonzero((swap == side) & meet)
         if not sel.size:
             continue
         q, t = (runs_b, runs_a) if side else (runs_a, runs_b)
@@ -135,16 +138,23 @@ def shared_voxels(runs_a: Ragged, runs_b: Ragged, boxes=None, *, search: str = "
 def _query_runs(q: Ragged, box):
     """The runs of the rows of ``q`` (starts, ends, row of each), without those outside
     ``box`` (the other set's box per row, in offset indices) when it is given."""
-    pos, pair = positions(q.start, q.count)
-    qs, qe, pair = q.values[pos[0::2]], q.values[pos[1::2]], pair[0::2]
+    count = q.count // 2
+    pos, pair = positions(q.start // 2, count)
+    qs, qe = _pairs_of(q.values)[pos].T
     if box is not None and qs.size:
-        b = box[pair]
         i, j = qs >> (2 * _BITS), (qs >> _BITS) & _MASK
         k_lo, k_hi = qs & _MASK, (qe - 1) & _MASK
-        keep = (i >= b[:, 0]) & (i < b[:, 3]) & (j >= b[:, 1]) & (j < b[:, 4])
-        keep &= (k_hi >= b[:, 2]) & (k_lo < b[:, 5])
+        keep = (i >= np.repeat(box[:, 0], count)) & (i < np.repeat(box[:, 3], count))
+        keep &= (j >= np.repeat(box[:, 1], count)) & (j < np.repeat(box[:, 4], count))
+        keep &= (k_hi >= np.repeat(box[:, 2], count)) & (k_lo < np.repeat(box[:, 5], count))
         qs, qe, pair = qs[keep], qe[keep], pair[keep]
     return qs, qe, pair
+
+
+def _pairs_of(values: np.ndarray) -> np.ndarray:
+    """Run values ``[s0, e0, s1, e1, ...]`` as an ``(n, 2)`` view (rows of runs start at
+    even positions: every row holds whole runs)."""
+    return values.reshape(-1, 2)
 
 
 def _shared(qs, qe, pair, t_vals, t_start, t_count) -> np.ndarray:
@@ -156,8 +166,8 @@ def _shared(qs, qe, pair, t_vals, t_start, t_count) -> np.ndarray:
     rows, u_of = np.unique(np.where(t_count > 0, t_start, -1), return_inverse=True)
     n_runs = np.zeros(len(rows), np.int64)
     n_runs[u_of] = t_count // 2
-    pos, u = positions(np.maximum(rows, 0), 2 * n_runs)
-    ts, te, u = t_vals[pos[0::2]], t_vals[pos[1::2]], u[0::2]
+    pos, u = positions(np.maximum(rows, 0) // 2, n_runs)
+    ts, te = _pairs_of(t_vals)[pos].T
     if not ts.size:
         return np.zeros(m)
     ends = np.concatenate([ts, qs])
