@@ -26,12 +26,6 @@ from iaa_frames.tables.pairs import pair_tables  # noqa: E402
 ALL = "(all)"
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
-
 @pytest.fixture(scope="module")
 def corpus():
     """A small box corpus with a careful, a sloppy, a missing and a mislabeling annotator,
