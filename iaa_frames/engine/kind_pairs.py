@@ -4,7 +4,8 @@ Readers say who drew an annotation where the format does, in a ``rater_kind`` co
 Label Studio's predictions (``"machine"``) beside its annotations (``"human"``,
 :func:`iaa_frames.io.labelstudio.read_labelstudio` with ``predictions=True``), CVAT's
 ``source`` of a shape (``"manual"`` / ``"semi-auto"``: human, ``"auto"``: machine), Potato's
-``origin`` of an annotator (``"human"``, ``"tool"``, ``"llm"``).
+``origin`` of an annotator (a person: human; a tool or an LLM: machine, its own kind kept
+in ``rater_origin``). Any column or mapping of kinds works (``kinds=``).
 
 A cell of :func:`rater_kind_agreement` is a pair of kinds, e.g. (human, machine): it pools
 every pair of annotators one of whom is of the first kind and the other of the second, as
