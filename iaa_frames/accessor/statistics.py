@@ -41,6 +41,7 @@ from iaa_frames.api.methods import doc_from
 from iaa_frames.engine import agreement as _agreement
 from iaa_frames.engine import pairwise as _pairwise
 from iaa_frames.engine import rater_kind_agreement as _rater_kind_agreement
+from iaa_frames.engine.kind_pairs import annotator_kinds, rater_kind_agreement_from_tables
 from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, check_int, checked_settings
@@ -191,16 +192,20 @@ class AgreementMethods:
         progress: bool | None = None,
         n_boot: int = DEFAULT_N_BOOT,
     ):
-        return _rater_kind_agreement(
-            self._df,
-            kinds=kinds,
-            components=components,
-            label=label,
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,
             n_chance=n_chance,
             seed=seed,
             overall=overall,
             progress=progress,
+        ).single()
+        return rater_kind_agreement_from_tables(
+            cached.tables(self._df, settings),
+            annotator_kinds(self._df, kinds),
+            components=components,
+            label=label,
             n_boot=n_boot,
+            seed=seed,
         )

@@ -211,6 +211,11 @@ FROM_TABLES = [
     ("ks", component_ks, {"component": "detection"}),
     ("alpha", component_alpha, {}),
     ("pairwise", pairwise, {"component": "classification", "label": "car"}),
+    (
+        "rater_kind_agreement",
+        rater_kind_agreement,
+        {"kinds": {"ann": "human", "bob": "human", "cyd": "machine"}, "n_boot": 20},
+    ),
     ("items", items, {"component": "detection", "top": 4}),
     ("within", within, {}),
     ("between", between, {}),
