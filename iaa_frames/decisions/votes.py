@@ -88,7 +88,6 @@ def box_precision(cl, ann, boxes, w, n_ann, *, iterations: int = 10, prior: floa
     return wa / wa.max() if wa.size and wa.max() > 0 else wa
 
 
-
 #: How :func:`fuse_boxes` fuses the boxes of a cluster with quality weights.
 BOX_FUSIONS = ("robust", "mean")
 
@@ -98,6 +97,18 @@ def _by_cluster(cl, weights, values, n_c):
     tot = np.column_stack([np.bincount(cl, weights[:, k], n_c) for k in range(4)])
     sums = np.column_stack([np.bincount(cl, weights[:, k] * values[:, k], n_c) for k in range(4)])
     return sums, tot
+
+
+def _median_bias(bias, n_res):
+    """Per edge, the median of the annotators' biases, each counted by its residuals."""
+    if not n_res.sum():
+        return np.zeros(4)
+    out = np.empty(4)
+    for k in range(4):
+        order = np.argsort(bias[:, k], kind="stable")
+        cum = np.cumsum(n_res[order])
+        out[k] = bias[order[np.searchsorted(cum, cum[-1] / 2)], k]
+    return out
 
 
 def robust_boxes(cl, ann, boxes, keep, n_ann, *, huber=1.5, prior=8.0, iterations=10):
@@ -159,7 +170,9 @@ def robust_boxes(cl, ann, boxes, keep, n_ann, *, huber=1.5, prior=8.0, iteration
     shared = (size[cl] >= 2)[:, None]
     keep = np.where(np.bincount(cl, keep.astype(float), n_c)[cl] > 0, keep, True)
     base = np.repeat(keep.astype(float)[:, None], 4, axis=1)
-    weight = base.copy()
+    # start from the precision-weighted mean: a biased annotator barely moves the first
+    # residuals of the others
+    weight = base * box_precision(cl, ann, boxes, keep.astype(float), n_ann)[ann][:, None]
     bias = np.zeros((n_ann, 4))
     var = np.ones(n_ann)
     n_res = np.bincount(ann, shared[:, 0].astype(float), n_ann)
@@ -171,6 +184,10 @@ def robust_boxes(cl, ann, boxes, keep, n_ann, *, huber=1.5, prior=8.0, iteration
         d = np.where(shared, (boxes - loo) / scale, 0.0)
         bias = np.column_stack([np.bincount(ann, d[:, k], n_ann) for k in range(4)])
         bias /= (n_res + prior)[:, None]
+        # the crowd's common bias is not identified: pin it so that the typical annotator
+        # (the median over the residuals) has none, not the mean (one biased annotator
+        # would shift everyone)
+        bias -= _median_bias(bias, n_res)
         e = np.where(shared, d - bias[ann], 0.0)
         ss = np.bincount(ann, (e**2).sum(axis=1), n_ann)
         pooled = ss.sum() / max(4.0 * n_res.sum(), 1.0)
