@@ -195,9 +195,14 @@ def robust_boxes(cl, ann, boxes, keep, n_ann, *, huber=1.5, prior=8.0, iteration
         z = np.abs(e) / np.sqrt(var[ann])[:, None]
         down = np.where(shared, np.minimum(1.0, huber / np.maximum(z, 1e-12)), 1.0)
         weight = base * down / var[ann][:, None]
-    x = boxes - bias[ann] * scale
-    sums, tot = _by_cluster(cl, np.maximum(weight, 1e-300 * base), x, n_c)
+    final = np.maximum(weight, 1e-300 * base)
+    sums, tot = _by_cluster(cl, final, boxes - bias[ann] * scale, n_c)
     coords = sums / np.where(tot > 0, tot, 1.0)
+    # a correction that would turn a box inside out (a tiny object of annotators with
+    # large biases): that cluster keeps the weighted mean of what was drawn
+    raw, _ = _by_cluster(cl, final, boxes, n_c)
+    bad = (coords[:, 2] <= coords[:, 0]) | (coords[:, 3] <= coords[:, 1])
+    coords[bad] = raw[bad] / np.where(tot[bad] > 0, tot[bad], 1.0)
     precision = 1.0 / var
     return coords, bias, precision / precision.max() if n_ann else precision
 
