@@ -1,7 +1,9 @@
 """Decisions on simulated crowds with known truth: consensus, plan, next items.
 
 Run: ``python benchmarks/bench_decisions.py [--study consensus|plan|next|all] [--seeds 5]``
-(writes ``benchmarks/results/decisions_<study>.txt``).
+(writes ``benchmarks/results/decisions_<study>.txt``). Over 400 lines: one script per
+validation page keeps every figure of that page reproducible from one command, and the
+studies share their scoring helpers.
 
 * ``consensus``: sparse crowds of ``iaf.simulate_crowd`` (150 workers of mixed quality:
   45 % good, 20 % sloppy, 15 % missers, 10 % mislabelers, 10 % random; 200 images of 3-7
@@ -15,6 +17,13 @@ Run: ``python benchmarks/bench_decisions.py [--study consensus|plan|next|all] [-
   the plan's recommended number of items for a half-width, then a fresh corpus of that many
   items from the same population (the same 40 workers, new images and assignment): its
   95 % interval's half-width against the target.
+* ``consensus_biased``: crowds of ``biased_crowd`` (no ``iaf.simulate``: careful, sloppy
+  and biased workers, 2-5 per image): the default consensus, the previous box fusion
+  (``box_fusion="mean"``) and the best single worker, against the truth.
+* ``braylan``: the real crowd of Braylan et al. against its gold (``$IAA_BRAYLAN``), on all
+  images and on each half of :func:`half_of` (the box fusion was chosen on half 0), with
+  bootstrap intervals over images and the placement on the gold boxes that two candidates
+  both match (:func:`paired_placement`).
 * ``next``: a corpus where a third of the images has one worker, the rest two; a budget of
   k extra annotations chosen by ``iaf.next_items`` or at random (a fresh worker of the
   pool draws each); the localization interval's half-width after.

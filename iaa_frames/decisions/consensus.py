@@ -16,11 +16,17 @@ components of the matched pairs, at most one object per annotator). For every cl
   (the source repository's decisions benchmark). A number gives a fixed quorum on
   ``share`` instead. ``min_support`` applies in both. The clusters not accepted are kept
   in :attr:`Consensus.unsupported` with the reason, never dropped silently.
-* **geometry**, from the members' shapes and their annotators' weights: boxes take the
-  weighted mean of each coordinate (with quality weights, weighted by each annotator's
-  estimated precision of coordinates: on simulated sparse crowds the mean IoU with the
-  truth went from 0.93 with the quality as the weight to 0.97); a cluster with a polygon or mask member is fused on a
-  grid by a weighted pixel vote or by STAPLE (:mod:`iaa_frames.decisions.masks`).
+* **geometry**, from the members' shapes and their annotators' weights: with quality
+  weights (the default), boxes take :func:`iaa_frames.decisions.votes.robust_boxes`
+  (``box_fusion="robust"``): each annotator's estimated bias of every edge removed, then a
+  Huber-weighted mean with each annotator's estimated precision, all fitted on the
+  corpus's clusters without any truth. On the real crowd of Braylan et al. it places the
+  boxes at a mean IoU with the gold of 0.817 against the best single worker's 0.805 on
+  the gold boxes both match (0.813 with the precision-weighted mean, ``box_fusion="mean"``,
+  the previous default); on a simulated crowd with biased workers, 0.89 against 0.87 and
+  0.84. With equal or given weights, boxes take the mean weighted by them. A cluster with
+  a polygon or mask member is fused on a grid by a weighted pixel vote or by STAPLE
+  (:mod:`iaa_frames.decisions.masks`).
 * **label**: the weighted vote of the members' labels, with its ``margin`` (the winner's
   weight minus the runner-up's, over the members' weight: 1 unanimous, 0 a tie).
 * **agreement**: the object's own agreement, the mean IoU of its matched pairs.
