@@ -403,7 +403,7 @@ def paired_placement(a, b, gold, items, n_boot=1000, seed=0):
     rng = np.random.default_rng(seed)
     k = rng.multinomial(len(n), np.full(len(n), 1 / len(n)), size=n_boot)
     d = (k @ s_a - k @ s_b) / (k @ n)
-    lo, hi = np.quantile(d, [0.025, 0.975])
+    lo, hi = np.quantile(d, [0.025, 0.975]) if n_boot else (np.nan, np.nan)
     return {"n": int(n.sum()), "a": s_a.sum() / n.sum(), "b": s_b.sum() / n.sum(),
             "diff": (s_a.sum() - s_b.sum()) / n.sum(), "low": lo, "high": hi}  # fmt: skip
 
@@ -438,7 +438,11 @@ def braylan_study(seed: int = 0, quorums=None, n_boot: int = 1000) -> pd.DataFra
     bases = ("best single worker", "consensus box_fusion mean", "consensus quorum 0.5")
     lines = _bootstrap_lines(per_item, out, items, n_boot, seed, bases)
     d, b = cands["consensus (defaults)"], cands["best single worker"]
+    m = cands["consensus box_fusion mean"]
     lines.append(_paired_line("defaults - best single worker", d, b, gold_df, items, n_boot, seed))
+    lines.append(_paired_line("box_fusion mean - best single worker", m, b, gold_df, items,
+                              n_boot, seed))  # fmt: skip
+    lines.append(_paired_line("defaults - box_fusion mean", d, m, gold_df, items, n_boot, seed))
     half = half_of(items)
     for h in (0, 1):
         its = items[half == h]
@@ -451,6 +455,8 @@ def braylan_study(seed: int = 0, quorums=None, n_boot: int = 1000) -> pd.DataFra
             label=f"half {h}: ",
         )  # fmt: skip
         lines.append(_paired_line(f"half {h}: defaults - best single worker", d, b, gold_df,
+                                  its, n_boot, seed))  # fmt: skip
+        lines.append(_paired_line(f"half {h}: defaults - box_fusion mean", d, m, gold_df,
                                   its, n_boot, seed))  # fmt: skip
     out.attrs["lines"] = lines
     return out.reset_index()
