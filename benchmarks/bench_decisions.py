@@ -1,7 +1,9 @@
 """Decisions on simulated crowds with known truth: consensus, plan, next items.
 
 Run: ``python benchmarks/bench_decisions.py [--study consensus|plan|next|all] [--seeds 5]``
-(writes ``benchmarks/results/decisions_<study>.txt``).
+(writes ``benchmarks/results/decisions_<study>.txt``). Over 400 lines: one script per
+validation page keeps every figure of that page reproducible from one command, and the
+studies share their scoring helpers.
 
 * ``consensus``: sparse crowds of ``iaf.simulate_crowd`` (150 workers of mixed quality:
   45 % good, 20 % sloppy, 15 % missers, 10 % mislabelers, 10 % random; 200 images of 3-7
@@ -15,6 +17,13 @@ Run: ``python benchmarks/bench_decisions.py [--study consensus|plan|next|all] [-
   the plan's recommended number of items for a half-width, then a fresh corpus of that many
   items from the same population (the same 40 workers, new images and assignment): its
   95 % interval's half-width against the target.
+* ``consensus_biased``: crowds of ``biased_crowd`` (no ``iaf.simulate``: careful, sloppy
+  and biased workers, 2-5 per image): the default consensus, the previous box fusion
+  (``box_fusion="mean"``) and the best single worker, against the truth.
+* ``braylan``: the real crowd of Braylan et al. against its gold (``$IAA_BRAYLAN``), on all
+  images and on each half of :func:`half_of` (the box fusion was chosen on half 0), with
+  bootstrap intervals over images and the placement on the gold boxes that two candidates
+  both match (:func:`paired_placement`).
 * ``next``: a corpus where a third of the images has one worker, the rest two; a budget of
   k extra annotations chosen by ``iaf.next_items`` or at random (a fresh worker of the
   pool draws each); the localization interval's half-width after.
@@ -23,6 +32,7 @@ Run: ``python benchmarks/bench_decisions.py [--study consensus|plan|next|all] [-
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 from pathlib import Path
@@ -33,7 +43,7 @@ import pandas as pd
 import iaa_frames as iaf
 
 RESULTS = Path(__file__).resolve().parent / "results"
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # braylan, independent_crowd
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # braylan, *_crowd
 
 
 def truth_frame(crowd) -> pd.DataFrame:
@@ -337,25 +347,13 @@ def _figures(tab):
     return {"f1": 2 * tp / (n + g), "pq": iou / ((n + g) / 2), "placement": iou / tp}
 
 
-def braylan_study(seed: int = 0, quorums=None, n_boot: int = 1000) -> pd.DataFrame:
-    """The real crowd of Braylan et al. against its gold: consensus (defaults, equal
-    weights, and every quorum of ``quorums``) and the best single worker per image, with
-    a bootstrap over images of the defaults' differences from the best single worker."""
-    import braylan
+def half_of(items) -> np.ndarray:
+    """0 (the half the defaults were chosen on) or 1 (the half reported), from the SHA-1
+    of each item's name."""
+    return np.array([int(hashlib.sha1(str(i).encode()).hexdigest(), 16) % 2 for i in items])
 
-    crowd_df, gold_df = braylan.load()
-    items = np.sort(crowd_df["item"].unique())
-    quality = iaf.annotator_quality(crowd_df, n_boot=0)
-    cands = {
-        "consensus (defaults)": iaf.consensus(crowd_df).objects,
-        "consensus equal weights": iaf.consensus(crowd_df, weights="equal").objects,
-        "best single worker": best_single(crowd_df, quality),
-    }
-    for q in quorums or ():
-        cands[f"consensus quorum {q:g}"] = iaf.consensus(crowd_df, quorum=q).objects
-    per_item = score_boxes(cands, gold_df, items, return_items=True)
-    out = score_boxes(cands, gold_df, items)
-    # bootstrap over images: sums of the per-image counts of the resampled images
+
+def _bootstrap_lines(per_item, out, items, n_boot, seed, bases, label=""):
     cube = {
         m: g.set_index("item").reindex(items)[["n", "n_gold", "tp", "iou"]].fillna(0.0).to_numpy()
         for m, g in per_item.groupby("method")
@@ -367,16 +365,119 @@ def braylan_study(seed: int = 0, quorums=None, n_boot: int = 1000) -> pd.DataFra
         for m, v in cube.items()
     }
     lines = []
-    for base in ("best single worker", "consensus quorum 0.5"):
+    for base in bases:
         if base not in boot:
             continue
         for fig in ("f1", "pq", "placement"):
             d = boot["consensus (defaults)"][fig] - boot[base][fig]
             lo, hi = np.quantile(d, [0.025, 0.975])
             point = out.loc["consensus (defaults)", fig] - out.loc[base, fig]
-            lines.append(f"# defaults - {base}: {fig} {point:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+            lines.append(f"# {label}defaults - {base}: {fig} {point:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+    return lines
+
+
+def paired_placement(a, b, gold, items, n_boot=1000, seed=0):
+    """On the gold boxes that both ``a`` and ``b`` matched (IoU >= 0.5, each matched
+    one-to-one with the gold on its own): how many, the mean IoU of ``a``'s and of ``b``'s
+    matches, and ``a - b`` with a 95 % bootstrap interval over images."""
+    cols = ["item", "annotator", "label", "x0", "y0", "x1", "y1", "width", "height"]
+    frames = [f[f["item"].isin(items)].assign(annotator=n) for n, f in
+              (("gold", gold), ("a", a), ("b", b))]  # fmt: skip
+    both = pd.concat([f.reindex(columns=cols) for f in frames], ignore_index=True)
+    t = iaf.pair_tables(both, n_chance=20, progress=False)
+    names = np.asarray([str(x) for x in t.corpus.annotators], dtype=object)
+    w = t.localization_within
+    na, nb = names[w["annotator_a"].to_numpy()], names[w["annotator_b"].to_numpy()]
+    per = {}
+    for who in ("a", "b"):
+        sel = ((na == "gold") & (nb == who)) | ((nb == "gold") & (na == who))
+        g = np.where(
+            na[sel] == "gold", w["object_a"].to_numpy()[sel], w["object_b"].to_numpy()[sel]
+        )
+        per[who] = pd.Series(w["iou"].to_numpy()[sel], index=g)
+    j = pd.concat(per, axis=1, join="inner")
+    j["item"] = t.corpus.objects["item"].to_numpy()[j.index.to_numpy()]
+    sums = j.groupby("item")[["a", "b"]].agg(["sum", "count"])
+    s_a, s_b, n = (sums[("a", "sum")].to_numpy(), sums[("b", "sum")].to_numpy(),
+                   sums[("a", "count")].to_numpy())  # fmt: skip
+    rng = np.random.default_rng(seed)
+    k = rng.multinomial(len(n), np.full(len(n), 1 / len(n)), size=n_boot)
+    d = (k @ s_a - k @ s_b) / (k @ n)
+    lo, hi = np.quantile(d, [0.025, 0.975]) if n_boot else (np.nan, np.nan)
+    return {"n": int(n.sum()), "a": s_a.sum() / n.sum(), "b": s_b.sum() / n.sum(),
+            "diff": (s_a.sum() - s_b.sum()) / n.sum(), "low": lo, "high": hi}  # fmt: skip
+
+
+def _paired_line(label, a, b, gold, items, n_boot, seed):
+    p = paired_placement(a, b, gold, items, n_boot, seed)
+    return (f"# {label}: placement on the {p['n']} gold boxes both matched: {p['a']:.3f} vs "
+            f"{p['b']:.3f}, {p['diff']:+.3f} [{p['low']:+.3f}, {p['high']:+.3f}]")  # fmt: skip
+
+
+def braylan_study(seed: int = 0, quorums=None, n_boot: int = 1000) -> pd.DataFrame:
+    """The real crowd of Braylan et al. against its gold: consensus (defaults, equal
+    weights, the previous box fusion ``box_fusion="mean"``, and every quorum of
+    ``quorums``) and the best single worker per image, with a bootstrap over images of the
+    defaults' differences; on all images, then on each half of :func:`half_of` (the
+    defaults were chosen on half 0; half 1 is the held-out report)."""
+    import braylan
+
+    crowd_df, gold_df = braylan.load()
+    items = np.sort(crowd_df["item"].unique())
+    quality = iaf.annotator_quality(crowd_df, n_boot=0)
+    cands = {
+        "consensus (defaults)": iaf.consensus(crowd_df).objects,
+        "consensus equal weights": iaf.consensus(crowd_df, weights="equal").objects,
+        "consensus box_fusion mean": iaf.consensus(crowd_df, box_fusion="mean").objects,
+        "best single worker": best_single(crowd_df, quality),
+    }
+    for q in quorums or ():
+        cands[f"consensus quorum {q:g}"] = iaf.consensus(crowd_df, quorum=q).objects
+    per_item = score_boxes(cands, gold_df, items, return_items=True)
+    out = score_boxes(cands, gold_df, items)
+    bases = ("best single worker", "consensus box_fusion mean", "consensus quorum 0.5")
+    lines = _bootstrap_lines(per_item, out, items, n_boot, seed, bases)
+    d, b = cands["consensus (defaults)"], cands["best single worker"]
+    m = cands["consensus box_fusion mean"]
+    lines.append(_paired_line("defaults - best single worker", d, b, gold_df, items, n_boot, seed))
+    lines.append(_paired_line("box_fusion mean - best single worker", m, b, gold_df, items,
+                              n_boot, seed))  # fmt: skip
+    lines.append(_paired_line("defaults - box_fusion mean", d, m, gold_df, items, n_boot, seed))
+    half = half_of(items)
+    for h in (0, 1):
+        its = items[half == h]
+        sub = score_boxes(cands, gold_df, its)
+        lines.append(f"# half {h} ({len(its)} images)\n" + "\n".join(
+            "#   " + x for x in sub.round(4).to_string().splitlines()
+        ))  # fmt: skip
+        lines += _bootstrap_lines(
+            per_item[per_item["item"].isin(its)], sub, its, n_boot, seed, bases[:2],
+            label=f"half {h}: ",
+        )  # fmt: skip
+        lines.append(_paired_line(f"half {h}: defaults - best single worker", d, b, gold_df,
+                                  its, n_boot, seed))  # fmt: skip
+        lines.append(_paired_line(f"half {h}: defaults - box_fusion mean", d, m, gold_df,
+                                  its, n_boot, seed))  # fmt: skip
     out.attrs["lines"] = lines
     return out.reset_index()
+
+
+def consensus_biased_study(seed: int) -> pd.DataFrame:
+    """Consensus on a crowd of ``biased_crowd`` (written without ``iaf.simulate``: three
+    classes with their own regions and sizes; careful, sloppy and biased workers, 2-5 per
+    image) against its truth: the defaults, the previous box fusion and the best single
+    worker per image."""
+    import biased_crowd
+
+    ann, truth, _ = biased_crowd.crowd(seed)
+    quality = iaf.annotator_quality(ann, n_boot=0)
+    cands = {
+        "consensus (defaults)": iaf.consensus(ann).objects,
+        "consensus box_fusion mean": iaf.consensus(ann, box_fusion="mean").objects,
+        "best single worker": best_single(ann, quality),
+    }
+    out = score_boxes(cands, truth, np.sort(ann["item"].unique()))
+    return out.reset_index().assign(seed=seed)
 
 
 def main(argv=None):
@@ -387,6 +488,7 @@ def main(argv=None):
         choices=[
             "consensus",
             "consensus_independent",
+            "consensus_biased",
             "plan",
             "plan_independent",
             "next",
@@ -404,7 +506,8 @@ def main(argv=None):
         t0 = time.perf_counter()
         fn = {"consensus": consensus_study, "plan": plan_study, "next": next_study,
               "plan_independent": plan_independent_study, "braylan": braylan_study,
-              "consensus_independent": consensus_independent_study}[study]  # fmt: skip
+              "consensus_independent": consensus_independent_study,
+              "consensus_biased": consensus_biased_study}[study]  # fmt: skip
         if study == "braylan":
             table = braylan_study(seed=0, quorums=(0.2, 0.3, 0.5), n_boot=args.n_boot_items)
         elif study.startswith("plan") and args.components:
@@ -420,7 +523,7 @@ def main(argv=None):
 
 
 def summary(study, table) -> str:
-    if study == "consensus_independent":
+    if study in ("consensus_independent", "consensus_biased"):
         figs = ["f1", "pq", "missed", "placement"]
         return "# mean over seeds\n" + table.groupby("method")[figs].mean().to_string()
     if study == "consensus":

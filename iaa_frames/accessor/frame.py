@@ -6,7 +6,7 @@ classes it is made of:
 
 =============================================  ===============================================
 :class:`~.statistics.AgreementMethods`         ``agreement``, ``sigma``, ``ks``, ``alpha``,
-                                               ``pairwise``
+                                               ``pairwise``, ``rater_kind_agreement``
 :class:`~.tables.TableMethods`                 ``tables``, ``within``, ``between``, ``items``
 :class:`~.disagreement.DisagreementMethods`    ``conflicts``, ``conflict_counts``,
                                                ``confusion``, ``item_agreement``
@@ -56,6 +56,7 @@ _METHODS = {
     "ks()": "KS statistic of a component (localization by default), (label, annotator)",
     "alpha()": "classification alpha (or presence alpha), (label, annotator)",
     "pairwise()": "annotator x annotator agreement of a component",
+    "rater_kind_agreement()": "human-human, human-machine, ... agreement (rater_kind)",
     "items()": "per-item drilldown table, worst item first",
     "within()": "within-item matched pairs",
     "between()": "between-item (chance) matched pairs",

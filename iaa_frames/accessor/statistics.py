@@ -1,10 +1,10 @@
-"""``df.iaa.agreement()``, ``.sigma()``, ``.ks()``, ``.alpha()``, ``.pairwise()``: the
-agreement of a frame, cached.
+"""``df.iaa.agreement()``, ``.sigma()``, ``.ks()``, ``.alpha()``, ``.pairwise()``,
+``.rater_kind_agreement()``: the agreement of a frame, cached.
 
 Each method is written out with the keywords of the function it equals (its docstring
 by :func:`~iaa_frames.api.methods.doc_from`): the same keyword parameters, defaults and docstring as :func:`iaa_frames.agreement`,
 :func:`iaa_frames.sigma`, :func:`iaa_frames.ks`, :func:`iaa_frames.alpha` and
-:func:`iaa_frames.pairwise`. The parameters are checked once and the result taken from
+:func:`iaa_frames.pairwise` (and :func:`iaa_frames.rater_kind_agreement`, one threshold). The parameters are checked once and the result taken from
 :mod:`iaa_frames.api.results`, which computes the pair tables once per frame content and
 parameters (``agreement`` and ``pairwise`` cache what they compute from them too; the
 Dataset's attr ``tables_key`` names the cached tables, so that ``res.iaa`` reuses them).
@@ -24,6 +24,9 @@ True
 2
 >>> str(df.iaa.sigma(n_chance=200)["component"].values)
 'localization'
+>>> df["rater_kind"] = df["annotator"].map({"A": "human", "B": "human", "C": "machine"})
+>>> df.iaa.rater_kind_agreement(n_chance=200, n_boot=0)["cell"].unique().tolist()
+['human-human', 'human-machine', 'machine-machine']
 >>> df.iaa.pairwise(n_chance=200).dims
 ('annotator_a', 'annotator_b')
 """
@@ -37,6 +40,9 @@ from iaa_frames.api import shortcuts
 from iaa_frames.api.methods import doc_from
 from iaa_frames.engine import agreement as _agreement
 from iaa_frames.engine import pairwise as _pairwise
+from iaa_frames.engine import rater_kind_agreement as _rater_kind_agreement
+from iaa_frames.engine.kind_pairs import annotator_kinds, rater_kind_agreement_from_tables
+from iaa_frames.engine.result import COMPONENTS
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, check_int, checked_settings
 
@@ -170,3 +176,36 @@ class AgreementMethods:
             progress=progress,
         )
         return cached.pairwise(self._df, settings, component=component, label=label, n_boot=n_boot)
+
+    @doc_from(_rater_kind_agreement)
+    def rater_kind_agreement(
+        self,
+        *,
+        kinds="rater_kind",
+        components=COMPONENTS,
+        label: str = ALL,
+        distance="giou",
+        match_threshold=0.5,
+        n_chance: int = 2000,
+        seed: int = 0,
+        overall: str = "pooled",
+        progress: bool | None = None,
+        n_boot: int = DEFAULT_N_BOOT,
+    ):
+        check_int(n_boot, "n_boot")
+        settings = checked_settings(
+            distance=distance,
+            match_threshold=match_threshold,
+            n_chance=n_chance,
+            seed=seed,
+            overall=overall,
+            progress=progress,
+        ).single()
+        return rater_kind_agreement_from_tables(
+            cached.tables(self._df, settings),
+            annotator_kinds(self._df, kinds),
+            components=components,
+            label=label,
+            n_boot=n_boot,
+            seed=seed,
+        )

@@ -1,8 +1,8 @@
 """The inputs of ``iaa-frames report``: their format told from names and contents, read
 into one tidy frame.
 
-:func:`guess_format` looks at file names and the first bytes of each file (or the files of
-a directory); :func:`read_inputs` calls the reader of the format
+:func:`guess_format` tells each input's format as :func:`iaa_frames.io.formats.reader_for`
+does (file names and first bytes, or the files of a directory); :func:`read_inputs` calls the reader of the format
 (:mod:`iaa_frames.io`) on one or several inputs and concatenates their frames, keeping
 object ids unique. The error messages speak of the command's options (``--format``,
 ``--classes``, ``--image-sizes``).
@@ -11,13 +11,13 @@ object ids unique. The error messages speak of the command's options (``--format
 from __future__ import annotations
 
 import hashlib
-import re
 from pathlib import Path
 
 import pandas as pd
 
 from iaa_frames import io as readers
 from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.io.formats import reader_for
 from iaa_frames.io.table import read_csv_text_ids
 
 __all__ = [
@@ -33,71 +33,33 @@ __all__ = [
 #: ``--format`` choices.
 FORMATS = ("coco", "cvat", "labelstudio", "voc", "yolo", "darwin", "csv", "parquet")
 
-_IMAGE_LIST = ("obj.data", "data.yaml", "dataset.yaml", "obj.names")
+#: The ``--format`` of each :mod:`iaa_frames.io` reader the command reads with.
+_READER_FORMATS = {
+    "read_coco": "coco",
+    "read_cvat": "cvat",
+    "read_labelstudio": "labelstudio",
+    "read_voc": "voc",
+    "read_yolo": "yolo",
+    "read_darwin": "darwin",
+}
 
 
-def _head(path: Path, n: int = 65536) -> str:
-    try:
-        with open(path, encoding="utf-8-sig", errors="replace") as fh:
-            return fh.read(n)
-    except OSError:
-        return ""
-
-
-def _json_format(path: Path):
-    head = _head(path).lstrip()
-    if head.startswith("["):
-        if re.search(r'"image_id"\s*:', head) and re.search(r'"category_id"\s*:', head):
-            return "coco"  # a COCO results file: a list of annotations
-        return "labelstudio"
-    if head.startswith("{"):
-        if re.search(r'"item"\s*:\s*\{', head) and re.search(r'"slots"|"annotations"', head):
-            return "darwin"
-        if re.search(r'"(images|annotations|categories)"\s*:', head):
-            return "coco"
-        if re.search(r'"image"\s*:\s*\{', head):
-            return "darwin"  # Darwin 1.0: read_darwin says to export 2.0
-    return None
-
-
-def _xml_format(path: Path):
-    head = _head(path, 8192)
-    m = re.search(r"<(annotations|annotation)[\s>]", head)
-    if m is None:
-        return None
-    return "cvat" if m.group(1) == "annotations" else "voc"
-
-
-def _file_format(path: Path):
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return "csv"
-    if suffix in (".parquet", ".pq"):
-        return "parquet"
-    if suffix == ".xml":
-        return _xml_format(path)
-    if suffix == ".json":
-        return _json_format(path)
-    return None
-
-
-def _dir_format(path: Path, depth: int = 0):
-    if any((path / n).is_file() for n in _IMAGE_LIST) or (path / "labels").is_dir():
-        return "yolo"
-    found = set()
-    for p in sorted(path.iterdir())[:200]:
-        if p.is_file():
-            if p.suffix.lower() == ".txt" and p.name not in ("train.txt", "valid.txt", "test.txt"):
-                found.add("yolo")
-            elif p.suffix.lower() in (".xml", ".json"):
-                fmt = _file_format(p)
-                if fmt is not None:
-                    found.add(fmt)
-        elif p.is_dir() and depth == 0 and not p.name.startswith("."):
-            fmt = _dir_format(p, depth=1)
-            if fmt is not None:
-                found.add(fmt)
-    return found.pop() if len(found) == 1 else None
+def _input_format(path: Path) -> str:
+    """The ``--format`` of one input, told by :func:`iaa_frames.io.formats.reader_for`."""
+    found = reader_for(path)
+    if found is None:
+        raise ParameterError(
+            f"cannot tell the format of {path}; pass --format ({', '.join(FORMATS)})"
+        )
+    reader, words = found
+    if reader == "read_table":
+        return "parquet" if path.suffix.lower() in (".parquet", ".pq") else "csv"
+    if reader not in _READER_FORMATS:
+        raise ParameterError(
+            f"{path} looks like {words}, which iaa-frames report does not read; read it "
+            f"with iaf.{reader} and call iaf.report on the frame"
+        )
+    return _READER_FORMATS[reader]
 
 
 def input_formats(inputs) -> dict:
@@ -117,15 +79,7 @@ def input_formats(inputs) -> dict:
     >>> sorted(input_formats([d / "ann.json", d / "job.xml"]).values())
     ['coco', 'cvat']
     """
-    formats = {}
-    for p in map(Path, inputs):
-        fmt = _dir_format(p) if p.is_dir() else _file_format(p)
-        if fmt is None:
-            raise ParameterError(
-                f"cannot tell the format of {p}; pass --format ({', '.join(FORMATS)})"
-            )
-        formats[p] = fmt
-    return formats
+    return {p: _input_format(p) for p in map(Path, inputs)}
 
 
 def guess_format(inputs) -> str:

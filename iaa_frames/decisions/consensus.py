@@ -16,11 +16,18 @@ components of the matched pairs, at most one object per annotator). For every cl
   (the source repository's decisions benchmark). A number gives a fixed quorum on
   ``share`` instead. ``min_support`` applies in both. The clusters not accepted are kept
   in :attr:`Consensus.unsupported` with the reason, never dropped silently.
-* **geometry**, from the members' shapes and their annotators' weights: boxes take the
-  weighted mean of each coordinate (with quality weights, weighted by each annotator's
-  estimated precision of coordinates: on simulated sparse crowds the mean IoU with the
-  truth went from 0.93 with the quality as the weight to 0.97); a cluster with a polygon or mask member is fused on a
-  grid by a weighted pixel vote or by STAPLE (:mod:`iaa_frames.decisions.masks`).
+* **geometry**, from the members' shapes and their annotators' weights: with quality
+  weights (the default), boxes take :func:`iaa_frames.decisions.votes.robust_boxes`
+  (``box_fusion="robust"``): each annotator's estimated bias of every edge removed, then a
+  Huber-weighted mean with each annotator's estimated precision, all fitted on the
+  corpus's clusters without any truth. On a simulated crowd with biased workers it places
+  the boxes at a mean IoU with the truth of 0.89, against 0.87 with the precision-weighted
+  mean (``box_fusion="mean"``, the previous default) and 0.84 for the best single worker;
+  on the real crowd of Braylan et al. both fusers place the gold boxes they match about
+  equally well (+0.002 of IoU), and better than the best single worker (0.817 against
+  0.805 on the gold boxes both match). With equal or given weights, boxes take the mean weighted by them. A cluster with
+  a polygon or mask member is fused on a grid by a weighted pixel vote or by STAPLE
+  (:mod:`iaa_frames.decisions.masks`).
 * **label**: the weighted vote of the members' labels, with its ``margin`` (the winner's
   weight minus the runner-up's, over the members' weight: 1 unanimous, 0 a tie).
 * **agreement**: the object's own agreement, the mean IoU of its matched pairs.
@@ -44,7 +51,7 @@ from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int
 from .clusters import members_of
 from .masks import fuse_shapes
 from .presence import best_f1_threshold, presence, presence_step
-from .votes import box_precision, label_vote
+from .votes import BOX_FUSIONS, fuse_boxes, label_vote
 from .weights import annotator_weights
 
 __all__ = ["METHODS", "Consensus", "consensus", "consensus_from_tables"]
@@ -124,7 +131,7 @@ def _tables(df, match_threshold, seed):
     return resolve.tables_of(df, settings)
 
 
-def _check(min_support, quorum, method, resolution, name):
+def _check(min_support, quorum, method, resolution, name, box_fusion="robust"):
     min_support = check_int(min_support, "min_support", low=1)
     if isinstance(quorum, str) and quorum == "auto":
         pass
@@ -135,6 +142,8 @@ def _check(min_support, quorum, method, resolution, name):
     if method not in METHODS:
         raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
     resolution = check_int(resolution, "resolution", low=4)
+    if box_fusion not in BOX_FUSIONS:
+        raise ParameterError(f"box_fusion must be one of {BOX_FUSIONS}, got {box_fusion!r}")
     if not isinstance(name, str) or not name:
         raise ParameterError(f"name must be a non-empty string, got {name!r}")
     return min_support, quorum, resolution
@@ -147,6 +156,7 @@ def consensus(
     quorum: float | str = "auto",
     weights="quality",
     method: str = "vote",
+    box_fusion: str = "robust",
     match_threshold: float = DEFAULTS.match_threshold,
     resolution: int = 64,
     name: str = "consensus",
@@ -178,6 +188,13 @@ def consensus(
         Fusion of clusters with polygon or mask members: weighted pixel vote, or STAPLE
         (Warfield et al. 2004; ignores ``weights``, it estimates each annotator's
         sensitivity and specificity itself).
+    box_fusion : {"robust", "mean"}, default "robust"
+        How the boxes of a cluster are fused with ``weights="quality"``: ``"robust"``
+        removes each annotator's estimated bias of every edge and takes a Huber-weighted
+        mean with each annotator's estimated precision
+        (:func:`iaa_frames.decisions.votes.robust_boxes`); ``"mean"`` is the
+        precision-weighted mean without either (the default before 0.x; module
+        docstring). Equal or given weights always take the mean weighted by them.
     match_threshold : float, default 0.5
         τ of the matching that makes the clusters.
     resolution : int, default 64
@@ -205,12 +222,13 @@ def consensus(
     >>> c.weights.set_index("annotator")["weight"].idxmin()
     'd'
     """
-    min_support, quorum, resolution = _check(min_support, quorum, method, resolution, name)
+    args = (min_support, quorum, method, resolution, name, box_fusion)
+    min_support, quorum, resolution = _check(*args)
     df = validate(df)
     tables = _tables(df, match_threshold, seed)
     return consensus_from_tables(
         df, tables, min_support=min_support, quorum=quorum, weights=weights, method=method,
-        resolution=resolution, name=name,
+        box_fusion=box_fusion, resolution=resolution, name=name,
     )  # fmt: skip
 
 
@@ -222,6 +240,7 @@ def consensus_from_tables(
     quorum: float | str = "auto",
     weights="quality",
     method: str = "vote",
+    box_fusion: str = "robust",
     resolution: int = 64,
     name: str = "consensus",
 ) -> Consensus:
@@ -235,7 +254,8 @@ def consensus_from_tables(
     >>> consensus_from_tables(df, t).objects["label"].notna().sum() > 0
     np.True_
     """
-    min_support, quorum, resolution = _check(min_support, quorum, method, resolution, name)
+    args = (min_support, quorum, method, resolution, name, box_fusion)
+    min_support, quorum, resolution = _check(*args)
     df = validate(df)
     corpus = tables.corpus
     w_ann = annotator_weights(tables, weights)
@@ -265,13 +285,7 @@ def consensus_from_tables(
 
     # geometry: weighted mean of the coordinates (equal weights where all weigh 0); with
     # "quality", the weight of a coordinate is the annotator's estimated precision
-    gw = np.where((weight[cl] > 0), w, 1.0)
-    if isinstance(weights, str) and weights == "quality":
-        gw = box_precision(cl, ann, boxes, gw, len(w_ann))[ann] * (w > 0)
-        gw = np.where(np.bincount(cl, gw, n_c)[cl] > 0, gw, 1.0)
-    gtot = np.bincount(cl, gw, n_c)
-    coords = np.column_stack([np.bincount(cl, gw * boxes[:, k], n_c) for k in range(4)])
-    coords /= gtot[:, None]
+    coords = fuse_boxes(cl, ann, boxes, w, n_c, len(w_ann), weights, box_fusion)
     geometry = np.full(n_c, None, dtype=object)
     is_poly = np.bincount(cl, (~pd.isna(geoms)).astype(float), n_c) > 0
     n_raters = len(corpus.annotators)
@@ -367,6 +381,7 @@ def consensus_from_tables(
         p_threshold=p_threshold,
         logit_step=logit_step,
         method=method,
+        box_fusion=box_fusion,
         match_threshold=tables.params["match_threshold"],
         resolution=resolution,
         name=name,

@@ -4,7 +4,8 @@ Readers say who drew an annotation where the format does, in a ``rater_kind`` co
 Label Studio's predictions (``"machine"``) beside its annotations (``"human"``,
 :func:`iaa_frames.io.labelstudio.read_labelstudio` with ``predictions=True``), CVAT's
 ``source`` of a shape (``"manual"`` / ``"semi-auto"``: human, ``"auto"``: machine), Potato's
-``origin`` of an annotator (``"human"``, ``"tool"``, ``"llm"``).
+``origin`` of an annotator (a person: human; a tool or an LLM: machine, its own kind kept
+in ``rater_origin``). Any column or mapping of kinds works (``kinds=``).
 
 A cell of :func:`rater_kind_agreement` is a pair of kinds, e.g. (human, machine): it pools
 every pair of annotators one of whom is of the first kind and the other of the second, as
@@ -53,6 +54,7 @@ __all__ = [
     "MIXED",
     "UNKNOWN",
     "KindPairLayout",
+    "annotator_kinds",
     "rater_kind_agreement",
     "rater_kind_agreement_from_tables",
     "rater_kinds",
@@ -288,13 +290,24 @@ def rater_kind_agreement(
     settings = checked_settings(**engine_kwargs(locals()))
     if settings.several:
         raise ParameterError("rater_kind_agreement takes one match_threshold")
-    if isinstance(kinds, str):
-        kind_of = rater_kinds(df, kinds)
-    elif isinstance(kinds, Mapping):
-        kind_of = {str(k): str(v) for k, v in kinds.items()}
-    else:
-        raise ParameterError(f"kinds must be a column name or a mapping; got {kinds!r}")
+    kind_of = annotator_kinds(df, kinds)
     tables = pair_tables_from(df, settings)
     return rater_kind_agreement_from_tables(
         tables, kind_of, components=components, label=label, n_boot=n_boot, seed=seed
     )
+
+
+def annotator_kinds(df: pd.DataFrame, kinds="rater_kind") -> dict:
+    """``{annotator: kind}`` from ``kinds``: a column of ``df`` (:func:`rater_kinds`) or a
+    mapping given by the user.
+
+    Examples
+    --------
+    >>> annotator_kinds(pd.DataFrame({"annotator": ["a"]}), {"a": "human", 7: "machine"})
+    {'a': 'human', '7': 'machine'}
+    """
+    if isinstance(kinds, str):
+        return rater_kinds(df, kinds)
+    if isinstance(kinds, Mapping):
+        return {str(k): str(v) for k, v in kinds.items()}
+    raise ParameterError(f"kinds must be a column name or a mapping; got {kinds!r}")

@@ -77,6 +77,8 @@ def _json_reader(path: Path):
             return "read_activitynet", "ActivityNet-style JSON (time segments)"
         if re.search(r'"item"\s*:\s*\{', head):
             return "read_darwin", "V7 Darwin JSON"
+        if re.search(r'"image"\s*:\s*\{', head):
+            return "read_darwin", "V7 Darwin 1.0 JSON"  # read_darwin says to export 2.0
         if re.search(r'"(images|annotations|categories)"\s*:', head):
             return "read_coco", "COCO JSON"
         if re.search(r'"figures"\s*:', head):

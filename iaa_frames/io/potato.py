@@ -45,8 +45,10 @@ from .values import is_number
 __all__ = ["RATER_KINDS", "read_potato"]
 
 STATE_FILE = "user_state.json"
-#: The values of the ``rater_kind`` column: Potato's kinds of rater.
-RATER_KINDS = ("human", "tool", "llm")
+#: Potato's kinds of rater (the ``rater_origin`` column) and the ``rater_kind`` of each:
+#: the package's one vocabulary, ``human`` or ``machine``, as the other readers write it
+#: (an origin of another kind is a machine too).
+RATER_KINDS = {"human": "human", "tool": "machine", "llm": "machine"}
 _STATE_KEYS = ("user_id", "instance_id_to_label_to_value", "instance_id_to_behavioral_data")
 _SIZE_KEYS = (
     ("image_width", "width", "img_width", "w"),
@@ -60,6 +62,7 @@ _OWN_COLUMNS = {
     "mask_height",
     "time",
     "rater_kind",
+    "rater_origin",
 }
 _MAX_CSV_FIELD = 1 << 28  # a mask's RLE in one csv cell can be long
 
@@ -550,9 +553,12 @@ def read_potato(
         attribute (``attr_<name>`` when the name is taken), listed in
         ``attrs["iaa_attributes"]``; ``time``, the UTC time of the annotator's last
         change to the item (else the end of their session on it; NaT when unrecorded, as
-        in the exports) for :func:`iaa_frames.agreement_over_time`; and ``rater_kind``,
-        ``"human"``, ``"tool"`` or ``"llm"`` (the state's ``origin``, else the config's
-        ``machine_annotators``, else human), to compare humans with machines.
+        in the exports) for :func:`iaa_frames.agreement_over_time`; ``rater_origin``,
+        Potato's kind of rater, ``"human"``, ``"tool"`` or ``"llm"`` (the state's
+        ``origin``, else the config's ``machine_annotators``, else human); and
+        ``rater_kind``, ``"human"`` or ``"machine"`` (a tool or an LLM), the vocabulary of
+        every reader, to compare humans with machines
+        (``rater_kind_agreement(df, kinds="rater_origin")`` tells tools from LLMs).
 
     Raises
     ------
@@ -706,13 +712,19 @@ class _State:
                     yield f"attr_{name}" if name in self.taken else name
 
     def columns(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """``time`` and ``rater_kind`` on every row, coverage rows included."""
+        """``time``, ``rater_origin`` and ``rater_kind`` on every row, coverage rows
+        included."""
         keys = zip(frame["item"].to_numpy(), frame["annotator"].to_numpy(), strict=True)
         seconds = np.array([self.times.get(k, np.nan) for k in keys], dtype=np.float64)
         attrs = frame.attrs
+        origin = frame["annotator"].map(self.kinds)
         frame = frame.assign(
             time=pd.to_datetime(seconds, unit="s", utc=True),
-            rater_kind=pd.array(frame["annotator"].map(self.kinds).to_numpy(), dtype="str"),
+            rater_origin=pd.array(origin.to_numpy(), dtype="str"),
+            rater_kind=pd.array(
+                origin.where(origin.isna() | (origin == "human"), "machine").to_numpy(),
+                dtype="str",
+            ),
         )
         frame.attrs = attrs
         return frame

@@ -97,6 +97,14 @@ def _facet_min_chance(tables, facet, by, component) -> int:
     return int(min_chance_units([source])[0])
 
 
+def _readable(row, tables, facet, by, component) -> bool:
+    """Whether the result defines the facet's σ (enough chance and within units)."""
+    return (
+        int(row["n_between"]) >= _facet_min_chance(tables, facet, by, component)
+        and int(row["n_within"]) >= MIN_WITHIN_UNITS
+    )
+
+
 def _facet_title(facet, row, by, component, min_chance=MIN_CHANCE_UNITS):
     head = style.short_name(facet) if by else component
     sign = "" if not np.isfinite(row["ks_sign"]) else ("+" if row["ks_sign"] > 0 else "−")
@@ -155,6 +163,8 @@ def _distributions(
             (f for f in facets if f != ALL), key=natural_key
         )
     others = [f for f in facets if f != ALL]
+    if by == "label":  # classes whose σ the result defines first, as in the forest
+        others.sort(key=lambda f: not _readable(summary.loc[f], tables, f, by, component))
     shown = ([ALL] if ALL in facets else []) + (others if top is None else others[:top])
     hidden = len(others) - (len(shown) - (ALL in shown))
 
@@ -226,7 +236,7 @@ def _distributions(
             title += f", by {by}"
         what = "labels" if by == "label" else "annotators"
         hidden_text = style.hidden_note(
-            hidden, what, top, by="support" if by == "label" else "name"
+            hidden, what, top, by="support, classes with a σ first" if by == "label" else "name"
         )
         if hidden_text:  # under the title: an outside legend takes the bottom of the figure
             title += "\n" + textwrap.fill(hidden_text, max(40, int(w * 15)))

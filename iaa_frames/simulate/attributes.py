@@ -59,17 +59,11 @@ def check_attributes(attributes, profiles: Mapping) -> dict:
             raise ParameterError(f"attribute {name!r}: give a list of its values, got {values!r}")
         vals = list(values)
         kinds = {bool if isinstance(v, (bool, np.bool_)) else type(v) for v in vals}
-        if (
+        if (  # the type first: set() of lists or dicts would raise a TypeError
             len(vals) < 2
-            or len(set(vals)) != len(vals)
             or len(kinds) != 1
-            or not kinds
-            <= {
-                bool,
-                int,
-                float,
-                str,
-            }
+            or not kinds <= {bool, int, float, str}
+            or len(set(vals)) != len(vals)
         ):
             raise ParameterError(
                 f"attribute {name!r}: give at least two distinct values of one type (bool, "

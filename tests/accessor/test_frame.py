@@ -22,7 +22,7 @@ from iaa_frames.api import shortcuts
 from iaa_frames.decisions.consensus import consensus
 from iaa_frames.decisions.next_items import next_items
 from iaa_frames.decisions.plan import plan
-from iaa_frames.engine import agreement, agreement_from_tables, pairwise
+from iaa_frames.engine import agreement, agreement_from_tables, pairwise, rater_kind_agreement
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.conflicts import conflict_counts, conflicts
 from iaa_frames.explore.confusion import confusion
@@ -163,6 +163,7 @@ WRAPS = {
     "annotator_quality": (annotator_quality, None),
     "kalpha": (kalpha, None),
     "attribute_agreement": (attribute_agreement, None),
+    "rater_kind_agreement": (rater_kind_agreement, None),
     "consensus": (consensus, None),
     "plan": (plan, None),
     "next_items": (next_items, None),
@@ -210,6 +211,11 @@ FROM_TABLES = [
     ("ks", component_ks, {"component": "detection"}),
     ("alpha", component_alpha, {}),
     ("pairwise", pairwise, {"component": "classification", "label": "car"}),
+    (
+        "rater_kind_agreement",
+        rater_kind_agreement,
+        {"kinds": {"ann": "human", "bob": "human", "cyd": "machine"}, "n_boot": 20},
+    ),
     ("items", items, {"component": "detection", "top": 4}),
     ("within", within, {}),
     ("between", between, {}),
@@ -269,6 +275,7 @@ def test_parameters_are_checked_once_per_call_on_a_cache_hit(df, method, monkeyp
     kwargs = {
         "accuracy": {"reference": "ann"},
         "attribute_agreement": {"attributes": "truth_id"},
+        "rater_kind_agreement": {"kinds": {"ann": "human", "bob": "human", "cyd": "machine"}},
     }.get(method, {})
     getattr(df.iaa, method)(**kwargs, **PARAMS)  # fills the cache
     checked = []

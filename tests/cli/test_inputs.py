@@ -103,3 +103,15 @@ def test_guess_format_from_names_and_contents(tmp_path):
         ParameterError, match="cannot tell the format of .*data.yaml; pass --format"
     ):
         guess_format([FIXTURES / "yolo" / "data.yaml"])
+
+
+def test_guess_format_names_a_format_the_command_does_not_read(tmp_path):
+    # the command tells formats as iaf.read_* hints do (io.formats.reader_for): a MOT
+    # file is recognised, and refused with the reader to call instead
+    gt = tmp_path / "gt.txt"
+    gt.write_text("1,1,10,20,30,40,1,1,1\n2,1,12,21,30,40,1,1,1\n")
+    with pytest.raises(ParameterError, match=r"gt.txt looks like MOTChallenge.*iaf\.read_mot"):
+        guess_format([gt])
+    darwin1 = tmp_path / "old.json"
+    darwin1.write_text('{"image": {"width": 10, "height": 10}, "annotations": []}')
+    assert guess_format([darwin1]) == "darwin"

@@ -79,10 +79,16 @@ def test_sample_project_reads(sample):
     assert {("img_039", "ana"), ("img_039", "ben")} <= cov  # nothing to draw
     assert {("img_005", "ben"), ("img_017", "ben")} <= cov  # saved empty
     assert df.attrs["iaa_attributes"] == ["occluded"] and df["occluded"].notna().any()
-    assert dict(df.groupby("annotator")["rater_kind"].first()) == {
+    assert dict(df.groupby("annotator")["rater_origin"].first()) == {
         "ana": "human",
         "ben": "human",
         "detector": "tool",
+    }
+    # one vocabulary across readers: a tool or an LLM is a machine
+    assert dict(df.groupby("annotator")["rater_kind"].first()) == {
+        "ana": "human",
+        "ben": "human",
+        "detector": "machine",
     }
     assert isinstance(df["time"].dtype, pd.DatetimeTZDtype) and df["time"].notna().all()
     assert (
@@ -178,7 +184,7 @@ def test_csv_export_reads(tmp_path, sample):
     df = read_potato(path, data_files=SAMPLE / "data" / "images.jsonl")
     assert (
         len(df) == len(sample)
-        and df.groupby("annotator")["rater_kind"].first()["detector"] == "tool"
+        and df.groupby("annotator")["rater_origin"].first()["detector"] == "tool"
     )
 
 
@@ -230,7 +236,8 @@ def test_a_store_written_by_potatos_own_save_reads(tmp_path):
     df = read_potato(out)
     assert list(df["annotator"]) == ["ana", "ana", "ana", "bot", "bot"]
     assert list(df["item"]) == ["img1", "img1", "img2", "img1", "img2"]
-    assert list(df["rater_kind"]) == ["human"] * 3 + ["llm"] * 2
+    assert list(df["rater_origin"]) == ["human"] * 3 + ["llm"] * 2
+    assert list(df["rater_kind"]) == ["human"] * 3 + ["machine"] * 2
     # sizes from the mask (5 x 4 pixels) for img1; img2 is the unit square
     r = df.iloc[0]
     assert (r["width"], r["height"]) == (5.0, 4.0)

@@ -26,12 +26,6 @@ from iaa_frames.tables.pairs import pair_tables  # noqa: E402
 ALL = "(all)"
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
-
 @pytest.fixture(scope="module")
 def corpus():
     """A small box corpus with a careful, a sloppy, a missing and a mislabeling annotator,
@@ -473,8 +467,28 @@ def test_distributions_annotations_match_engine(corpus):
         assert ax_e.get_ylabel() == ("ECDF" if k == 0 else "")
         assert {ln.get_gid() for ln in ax_e.get_lines()} == {"ecdf_within", "ecdf_between"}
     # the truncation note is under the title (the legend takes the bottom of the figure)
-    assert fig.get_suptitle().split("\n")[-1] == "+ 1 more label not shown (top 2 by support)"
+    assert fig.get_suptitle().split("\n")[-1] == (
+        "+ 1 more label not shown (top 2 by support, classes with a σ first)"
+    )
     assert len(fig.legends) == 1  # one legend for every facet
+
+
+def test_distributions_show_classes_with_a_sigma_first():
+    """A class drawn many times on one image leads the support ranking (matched pairs) but
+    has one detection unit: its detection σ is n/a, so the facets shown are classes the
+    result defines (as LVIS's wine bottles, 37 pairs on one image, hid the readable ones)."""
+    df = simulate(n_items=30, annotators={"a": "good", "b": "good"}, seed=4)
+    crowd = df[(df["item"] == df["item"].iloc[0]) & df["label"].notna()].copy()
+    crowd = pd.concat([crowd.assign(x0=crowd["x0"] + k, x1=crowd["x1"] + k) for k in range(30)])
+    crowd = crowd.assign(label="crowd", object_id=np.arange(len(crowd)) + 10_000)
+    tables = pair_tables(pd.concat([df, crowd], ignore_index=True), n_chance=300)
+    heads = [
+        ax.get_title(loc="left").split("\n")[:2]
+        for ax in plot.distributions(tables, component="detection", by="label", top=2).axes[::2]
+    ]
+    assert plot.label_order(tables)[1] == "crowd"  # first by support
+    assert "crowd" not in [h[0] for h in heads] and len(heads) == 3
+    assert all(not h[1].startswith("σ = n/a") for h in heads)
 
 
 @pytest.mark.parametrize("component", ["detection", "overall"])

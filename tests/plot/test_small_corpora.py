@@ -26,12 +26,6 @@ from iaa_frames.plot.fit_text import fit_lines  # noqa: E402
 ALL = "(all)"
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
-
 @pytest.fixture(scope="module")
 def three():
     """Three items of the bundled sample: no interval anywhere, classification undefined

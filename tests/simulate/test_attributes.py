@@ -77,7 +77,14 @@ def test_profile_field_and_checks():
     with pytest.raises(ParameterError, match="not among the attributes"):
         iaf.simulate(n_items=3, annotators={"a": {"attribute_flip": {"colour": 0.2}}},
                      attributes={"color": ["r", "g"]})  # fmt: skip
-    for bad in ({"color": ["r"]}, {"color": "rg"}, {"x0": [1, 2]}, {"c": [1, "a"]}, ["c"]):
+    for bad in (
+        {"color": ["r"]},
+        {"color": "rg"},
+        {"x0": [1, 2]},
+        {"c": [1, "a"]},
+        ["c"],
+        {"tags": [["a"], ["a", "b"]]},
+    ):  # lists: a ParameterError, not a TypeError
         with pytest.raises(ParameterError, match="attribute"):
             iaf.simulate(n_items=3, attributes=bad)
 
