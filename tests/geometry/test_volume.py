@@ -458,6 +458,25 @@ def test_agreement_in_another_process_from_parquet(tmp_path):
     np.testing.assert_array_equal(np.array(got, dtype=np.float64), want.values)
 
 
+def test_dask_worker_processes_equal_in_memory():
+    # the partitions travel to worker processes: their voxels go with them
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    df = _frame_of_blobs()
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(df, npartitions=3, sort=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with dask.config.set(scheduler="processes", num_workers=2):
+            got = iaf.agreement(ddf, **_SETTINGS)
+        want = iaf.agreement(df, **_SETTINGS)
+    for name, var in want.data_vars.items():
+        if np.issubdtype(var.dtype, np.number):
+            np.testing.assert_allclose(
+                got[name].values, var.values, rtol=0, atol=1e-12, equal_nan=True, err_msg=name
+            )
+
+
 def test_no_module_level_voxel_store():
     import iaa_frames.geometry.kinds.volume as vol
     import iaa_frames.geometry.kinds.voxel_runs as runs
