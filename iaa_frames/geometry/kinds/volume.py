@@ -72,7 +72,7 @@ from iaa_frames.errors import ParameterError, SchemaError
 
 from .ragged import Ragged
 from .registry import Kind, register_kind
-from .voxel_runs import _BITS, _MASK, runs_voxels, shared_voxels, voxel_runs
+from .voxel_runs import runs_voxels, shared_voxels, shifted_runs, voxel_runs
 
 __all__ = [
     "RUNS",
@@ -238,13 +238,7 @@ class VolumeKind(Kind):
             Where a moved voxel would leave the index range of the keys."""
         sx = np.rint(np.asarray(dx, np.float64)).astype(np.int64)
         sy = np.rint(np.asarray(dy, np.float64)).astype(np.int64)
-        vals, row = payload.flat()
-        i = (vals >> (2 * _BITS)) + sx[row]
-        j = ((vals >> _BITS) & _MASK) + sy[row]
-        if vals.size and (i.min() < 0 or i.max() > _MASK or j.min() < 0 or j.max() > _MASK):
-            raise ParameterError("a volume moved out of the voxel index range [-2**20, 2**20)")
-        moved = vals + ((sx << (2 * _BITS)) + (sy << _BITS))[row]
-        return Ragged(moved, np.cumsum(payload.count) - payload.count, payload.count)
+        return shifted_runs(payload, sx, sy)
 
     def normalize(self, data, sx, sy):
         """Refused: voxel sets are compared at their voxel indices (module docstring).

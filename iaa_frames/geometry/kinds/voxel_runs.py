@@ -21,7 +21,7 @@ from iaa_frames.errors import ParameterError
 
 from .ragged import Ragged, positions
 
-__all__ = ["runs_voxels", "shared_voxels", "voxel_runs"]
+__all__ = ["runs_voxels", "shared_voxels", "shifted_runs", "voxel_runs"]
 
 _BITS = 21
 _OFF = 1 << (_BITS - 1)
@@ -71,6 +71,32 @@ def runs_voxels(runs) -> np.ndarray:
     pos, _ = positions(runs[:, 0], runs[:, 1] - runs[:, 0])
     ijk = np.column_stack([pos >> (2 * _BITS), (pos >> _BITS) & _MASK, pos & _MASK])
     return ijk - _OFF
+
+
+def shifted_runs(runs: Ragged, di, dj) -> Ragged:
+    """The voxel sets of ``runs`` moved by ``di[r]`` along the first axis and ``dj[r]``
+    along the second (whole voxels; one shift of the keys per row: runs stay runs).
+
+    Raises
+    ------
+    ParameterError
+        Where a moved voxel would leave the index range ``[-2**20, 2**20)``.
+
+    Examples
+    --------
+    >>> r = Ragged.from_arrays([voxel_runs([[0, 0, 0], [0, 0, 1]])])
+    >>> runs_voxels(shifted_runs(r, [2], [-1]).to_arrays()[0]).tolist()
+    [[2, -1, 0], [2, -1, 1]]
+    """
+    di = np.asarray(di, dtype=np.int64).reshape(-1)
+    dj = np.asarray(dj, dtype=np.int64).reshape(-1)
+    vals, row = runs.flat()
+    i = (vals >> (2 * _BITS)) + di[row]
+    j = ((vals >> _BITS) & _MASK) + dj[row]
+    if vals.size and (i.min() < 0 or i.max() > _MASK or j.min() < 0 or j.max() > _MASK):
+        raise ParameterError("a volume moved out of the voxel index range [-2**20, 2**20)")
+    moved = vals + ((di << (2 * _BITS)) + (dj << _BITS))[row]
+    return Ragged(moved, np.cumsum(runs.count) - runs.count, runs.count)
 
 
 def shared_voxels(runs_a: Ragged, runs_b: Ragged, boxes=None, *, search: str = "sorted"):
