@@ -13,7 +13,8 @@
   ``polytope``, the volume two convex polyhedra share.
 * ``segment``: time segments ``[start, end]`` of videos and audio, temporal IoU.
 * ``volume``: 3D masks (voxel sets of a scan, radiologists' segmentations), exact voxel
-  IoU, spacing honoured; the voxels in a store keyed by a hash of each set.
+  IoU, spacing honoured; each row holds its voxels (``vol_runs``, the kind's payload,
+  :attr:`Kind.payload`), counted for many pairs at once (``voxel_runs``).
 * ``cuboid2d``: 2D cuboids drawn on images (front and back faces), compared face by face.
 * ``polyline`` and ``point``: open lines, single points and point sets, scored by a
   distance in units of the image diagonal (``distance_kind``: ``exp(-D² / (2 δ²))``).

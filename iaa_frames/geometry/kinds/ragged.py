@@ -86,7 +86,13 @@ class Ragged:
 
     @classmethod
     def empty(cls, n: int) -> Ragged:
-        """``n`` empty rows."""
+        """``n`` empty rows.
+
+        Examples
+        --------
+        >>> Ragged.empty(2).count.tolist()
+        [0, 0]
+        """
         return cls(np.zeros(0, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64))
 
     @classmethod
@@ -113,7 +119,15 @@ class Ragged:
         return self.start.shape[0]
 
     def take(self, indices) -> Ragged:
-        """The rows at ``indices`` (integers or a boolean mask), sharing the values."""
+        """The rows at ``indices`` (integers or a boolean mask), sharing the values.
+
+        Examples
+        --------
+        >>> r = Ragged.from_arrays([[1], [2, 3]])
+        >>> t = r.take([1, 1])
+        >>> t.values is r.values, t.count.tolist()
+        (True, [2, 2])
+        """
         out = object.__new__(Ragged)
         object.__setattr__(out, "values", self.values)
         object.__setattr__(out, "start", self.start[indices])
@@ -132,7 +146,14 @@ class Ragged:
         return self.values[pos], row
 
     def replaced(self, rows, new: Ragged) -> Ragged:
-        """These rows with the rows ``rows`` replaced by those of ``new`` (in order)."""
+        """These rows with the rows ``rows`` replaced by those of ``new`` (in order).
+
+        Examples
+        --------
+        >>> r = Ragged.from_arrays([[1], [2, 3]]).replaced([0], Ragged.from_arrays([[9, 9]]))
+        >>> [a.tolist() for a in r.to_arrays()]
+        [[9, 9], [2, 3]]
+        """
         rows = np.asarray(rows, dtype=np.int64)
         start, count = self.start.copy(), self.count.copy()
         start[rows] = new.start + self.values.size
@@ -140,7 +161,13 @@ class Ragged:
         return Ragged(np.concatenate([self.values, new.values]), start, count)
 
     def to_arrays(self) -> list:
-        """One int64 array per row (copies), for a frame's object column."""
+        """One int64 array per row (copies), for a frame's object column.
+
+        Examples
+        --------
+        >>> [a.tolist() for a in Ragged.from_arrays([[4], []]).to_arrays()]
+        [[4], []]
+        """
         values, _ = self.flat()
         return np.split(values, np.cumsum(self.count)[:-1]) if len(self) else []
 
