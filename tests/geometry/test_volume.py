@@ -279,6 +279,29 @@ def test_identical_annotators_agree_fully(scans):
     assert got == {"detection": 1.0, "classification": 1.0, "localization": 1.0, "overall": 1.0}
 
 
+def test_identical_balls_agree_fully_with_the_default_distance(scans):
+    """GIoU (the default distance, and the overall component's similarity) of a ball with
+    itself is 1: its penalty counts the space between two volumes, not a ball's corners
+    inside its box (which gave localization 0.51 and overall 0.60 for identical
+    annotators)."""
+    got = _agreement(
+        {k: {"ana": v, "ben": v.copy()} for k, v in scans.items()},
+        distance="giou",
+        match_threshold=0.5,
+    )
+    assert got == {"detection": 1.0, "classification": 1.0, "localization": 1.0, "overall": 1.0}
+    loc = [
+        _agreement(
+            {s: {"ana": v, "ben": _dilated(v, k)} for s, v in scans.items()},
+            distance="giou",
+            match_threshold=0.2,
+        )
+        for k in (1, 2)
+    ]
+    assert 0 < loc[1]["localization"] < loc[0]["localization"] < 1
+    assert 0 < loc[1]["overall"] < loc[0]["overall"] < 1
+
+
 def test_dilation_ladder_is_monotone(scans):
     loc = []
     for k in (0, 1, 2, 3):

@@ -295,12 +295,31 @@ class VolumeKind(Kind):
         return np.asarray(planar, np.float64) * dz * np.minimum(a[:, 7], b[:, 7])
 
     def giou_terms(self, data_a, data_b, union):
-        """GIoU's enclosing measure: the voxel-index box holding both volumes (times the
-        smaller voxel volume); the union the volumes' own."""
+        """GIoU's enclosing measure ``C``, the voxel-index box holding both volumes, and the
+        union ``U'`` of its penalty ``(C - U') / C``, the union of the two volumes' own
+        boxes (both times the smaller voxel volume).
+
+        As the convex hulls of polygons do (:func:`iaa_frames.geometry.giou.hull_terms`),
+        the penalty measures the empty space *between* the volumes, not their own shape: a
+        ball has GIoU 1 with itself (with the volumes' voxel union as ``U'``, a ball's
+        corners would cost it about half its similarity with itself).
+
+        Examples
+        --------
+        >>> row = [0, 0, 0, 4, 4, 4, 30, 1.0]  # a blob of 30 voxels in a 4 x 4 x 4 box
+        >>> c, u = VOLUME.giou_terms([row], [row], [30.0])
+        >>> c.tolist(), u.tolist()
+        ([64.0], [64.0])
+        """
         a, b = np.asarray(data_a, np.float64), np.asarray(data_b, np.float64)
-        size = np.maximum(a[:, 3:6], b[:, 3:6]) - np.minimum(a[:, 0:3], b[:, 0:3])
-        enclosing = size.prod(axis=1) * np.minimum(a[:, 7], b[:, 7])
-        return enclosing, np.asarray(union, dtype=np.float64)
+        lo, hi = np.minimum(a[:, 0:3], b[:, 0:3]), np.maximum(a[:, 3:6], b[:, 3:6])
+        voxel = np.minimum(a[:, 7], b[:, 7])
+        box_a = (a[:, 3:6] - a[:, 0:3]).prod(axis=1)
+        box_b = (b[:, 3:6] - b[:, 0:3]).prod(axis=1)
+        shared = np.clip(
+            np.minimum(a[:, 3:6], b[:, 3:6]) - np.maximum(a[:, 0:3], b[:, 0:3]), 0.0, None
+        ).prod(axis=1)
+        return (hi - lo).prod(axis=1) * voxel, (box_a + box_b - shared) * voxel
 
     def centroids(self, data):
         """The centres of the ``x, y`` boxes."""
