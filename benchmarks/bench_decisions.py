@@ -236,9 +236,13 @@ def _batch_names(df, stage):
     return df
 
 
+#: Batches of the sequential plan study (``--stages``).
+PLAN_STAGES = [2]
+
+
 def _sequential_rows(seed, pilot, fresh, components):
-    """Per component, ``iaf.plan_sequential`` from ``pilot`` (2 stages: half the plan,
-    plan again, the rest), batches of ``fresh(n, stage)``; the interval of the corpus
+    """Per component, ``iaf.plan_sequential`` from ``pilot`` (``PLAN_STAGES`` batches:
+    half the plan, plan again, ..., the rest), batches of ``fresh(n, stage)``; the interval of the corpus
     annotated in the end (the pilot and the batches) against the target."""
     pilot = _batch_names(pilot, 0)
     rows = []
@@ -248,6 +252,7 @@ def _sequential_rows(seed, pilot, fresh, components):
             pilot,
             annotate=lambda n, stage: _batch_names(fresh(n, stage), stage),
             target_halfwidth=target, component=comp, n_outer=20, seed=seed,
+            stages=PLAN_STAGES[0],
         )  # fmt: skip
         ds = iaf.agreement(s.corpus, n_boot=200, seed=seed, progress=False)
         cell = ds.sel(component=comp, label="(all)", annotator="(all)")
@@ -280,7 +285,9 @@ def plan_sequential_independent_study(seed: int, components=None) -> pd.DataFram
     pilot, _, _, _, workers = independent_crowd.crowd(seed, n_items=40, **options)
 
     def fresh(n, stage):
-        return independent_crowd.crowd(10_000 * stage + seed, n_items=n, workers=workers, **options)[0]
+        return independent_crowd.crowd(
+            10_000 * stage + seed, n_items=n, workers=workers, **options
+        )[0]
 
     return _sequential_rows(seed, pilot, fresh, components)
 
@@ -558,8 +565,10 @@ def main(argv=None):
     )
     parser.add_argument("--components", default=None, help="plan: comma-separated components")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--stages", type=int, default=2, help="plan_sequential: batches")
     parser.add_argument("--n-boot-items", type=int, default=1000, help="braylan: bootstrap")
     args = parser.parse_args(argv)
+    PLAN_STAGES[0] = args.stages
     RESULTS.mkdir(exist_ok=True)
     studies = ["consensus", "plan", "next"] if args.study == "all" else [args.study]
     for study in studies:
@@ -577,7 +586,8 @@ def main(argv=None):
             table = pd.concat([fn(seed, comps) for seed in range(args.seeds)], ignore_index=True)
         else:
             table = pd.concat([fn(seed) for seed in range(args.seeds)], ignore_index=True)
-        text = f"# bench_decisions --study {study} --seeds {args.seeds}\n"
+        text = f"# bench_decisions --study {study} --seeds {args.seeds}"
+        text += f" --stages {args.stages}\n" if "sequential" in study else "\n"
         text += table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
         text += summary(study, table) + f"\n# {time.perf_counter() - t0:.1f} s\n"
         (RESULTS / f"decisions_{study}.txt").write_text(text)

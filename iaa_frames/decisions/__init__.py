@@ -17,4 +17,12 @@ from .next_items import next_items
 from .plan import Plan, plan
 from .sequential import SequentialPlan, plan_sequential
 
-__all__ = ["Consensus", "Plan", "SequentialPlan", "consensus", "next_items", "plan", "plan_sequential"]
+__all__ = [
+    "Consensus",
+    "Plan",
+    "SequentialPlan",
+    "consensus",
+    "next_items",
+    "plan",
+    "plan_sequential",
+]

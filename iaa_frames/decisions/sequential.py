@@ -60,8 +60,7 @@ def _batch(annotate, n_new: int, stage: int, corpus: pd.DataFrame):
         )
     if ("object_id" in new) != ("object_id" in corpus):
         raise ParameterError(
-            f"annotate({n_new}, {stage}): give object ids in the pilot and every batch, "
-            f"or in none"
+            f"annotate({n_new}, {stage}): give object ids in the pilot and every batch, or in none"
         )
     if "object_id" in new and new["object_id"].dropna().isin(corpus["object_id"]).any():
         raise ParameterError(

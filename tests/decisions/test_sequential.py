@@ -43,7 +43,8 @@ def test_the_plan_table_gives_the_first_batch():
     pilot = annotate(40, 0)
     table = iaf.plan(pilot, target_halfwidth=0.03, n_outer=0).table
     assert str(table["n_first"].dtype) == "Int64"
-    for _, row in table.iterrows():
+    assert (table["n_first"].isna() == table["n_items"].isna()).all()
+    for _, row in table.dropna(subset=["n_items"]).iterrows():
         assert row["n_first"] == first_batch(row["n_items"], 40)
         assert 40 <= row["n_first"] <= max(40, row["n_items"])
 
@@ -103,7 +104,7 @@ def _bad_batches(pilot):
 
     def same_ids(n, stage):
         df = iaf.simulate(n_items=n, seed=stage, annotators={"a": "good", "b": "good"})
-        return df.assign(item="x" + df["item"])
+        return df.assign(item=f"x{stage}" + df["item"])
 
     return {"annotated before": same_items, "must return": too_few, "object ids": same_ids}
 
