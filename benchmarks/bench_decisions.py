@@ -237,7 +237,7 @@ def _batch_names(df, stage):
 
 
 #: Batches of the sequential plan study (``--stages``).
-PLAN_STAGES = [2]
+PLAN_STAGES = [3]
 
 
 def _sequential_rows(seed, pilot, fresh, components):
@@ -565,7 +565,7 @@ def main(argv=None):
     )
     parser.add_argument("--components", default=None, help="plan: comma-separated components")
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--stages", type=int, default=2, help="plan_sequential: batches")
+    parser.add_argument("--stages", type=int, default=3, help="plan_sequential: batches")
     parser.add_argument("--n-boot-items", type=int, default=1000, help="braylan: bootstrap")
     args = parser.parse_args(argv)
     PLAN_STAGES[0] = args.stages

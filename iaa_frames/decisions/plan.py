@@ -55,10 +55,11 @@ given; its interval ``n_low``-``n_high`` is then the figure to read.
 Planning in two stages
 ----------------------
 A 40-item pilot holds too few label disagreements for a stable classification variance:
-one-shot plans there realise 0.60-3.58 times the target. ``n_first``
-(:func:`first_batch`: half the plan, at least the pilot) is the first batch to annotate;
-re-planned on the ``n_first`` items annotated, the plan's final size is within 20 % of the
-target in most runs (:func:`iaa_frames.plan_sequential` runs the stages).
+one-shot plans from such pilots realised 0.60-3.58 times the target. ``n_first``
+(:func:`first_batch`: half the plan, at least the pilot) is the first batch to annotate,
+after which the plan is made again on every item annotated;
+:func:`iaa_frames.plan_sequential` runs the stages (with 3 batches, classification
+within 20 % of the target in 12 of 14 runs, against 6 of 14 one-shot).
 
 Annotators per item
 -------------------

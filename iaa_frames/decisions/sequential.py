@@ -6,8 +6,14 @@ items with a label disagreement, and a one-shot :func:`~iaa_frames.decisions.pla
 inherits that noise (on 40-item pilots it realised 0.60 to 3.58 times the target
 half-width). Annotating half the plan first (``n_first``,
 :func:`~iaa_frames.decisions.plan.first_batch`) and planning again on those items puts
-the final plan on a sample several times the pilot. The last stage annotates up to the
-last plan; a stage whose plan the items annotated already reach stops there.
+the final plan on a sample several times the pilot. The last batch goes up to the last
+plan; a plan the items annotated already reach stops there.
+
+From 40-item pilots (2 of 40 workers per image), with 3 batches, the interval of the
+corpus annotated in the end was within 20 % of the target half-width for classification
+in 7 of 8 runs on a simulated crowd and 5 of 6 on a generator written independently of
+:func:`iaa_frames.simulate` (median 0.99 on both), against 4 of 8 and 2 of 6 for the
+one-shot plan; 29 of 32 and 20 of 24 runs over the four components, against 21 and 16.
 """
 
 from __future__ import annotations
@@ -79,7 +85,7 @@ def plan_sequential(
     component: str = "classification",
     label: str = ALL,
     annotators: int = 2,
-    stages: int = 2,
+    stages: int = 3,
     n_outer: int = 50,
     match_threshold=0.5,
     n_chance: int = 2000,
@@ -104,9 +110,10 @@ def plan_sequential(
         A class, to plan for that class's agreement.
     annotators : int, default 2
         Annotators per item in the design planned.
-    stages : int, default 2
-        Batches annotated at most: each but the last goes to the plan's ``n_first`` and
-        is followed by a new plan; the last goes to the plan's ``n_items``.
+    stages : int, default 3
+        Batches annotated at most: each but the last goes to the latest plan's
+        ``n_first``, the last to its ``n_items``; every batch is followed by a new plan
+        (a row of ``stages``). 1 is the one-shot plan.
     n_outer : int, default 50
         Bootstrap replicates of each plan's own interval (0: none).
     match_threshold, n_chance
@@ -133,13 +140,15 @@ def plan_sequential(
     ...     tag = f"s{stage}-"  # names and ids of their own for each batch
     ...     return df.assign(item=tag + df["item"], object_id=tag + df["object_id"].astype(str))
     >>> pilot = annotate(40, 0)
-    >>> s = iaf.plan_sequential(pilot, annotate=annotate, target_halfwidth=0.02,
+    >>> s = iaf.plan_sequential(pilot, annotate=annotate, target_halfwidth=0.04,
     ...                         component="localization", n_outer=0)
-    >>> first, last = s.stages.iloc[0], s.stages.iloc[-1]
-    >>> int(first["n_next"]) == int(first["n_first"]) == int(last["n_annotated"])
-    True
-    >>> s.corpus["item"].nunique() == max(int(last["n_items"]), int(last["n_annotated"]))
-    True
+    >>> s.stages[["stage", "n_annotated", "n_items", "n_next"]]
+       stage  n_annotated  n_items  n_next
+    0      0           40       81      41
+    1      1           41       79      79
+    2      2           79       61      79
+    >>> s.corpus["item"].nunique()
+    79
     """
     if not callable(annotate):
         raise ParameterError(f"annotate must be callable, got {annotate!r}")

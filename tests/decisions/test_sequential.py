@@ -54,8 +54,9 @@ def test_the_stages_annotate_half_the_plan_then_the_replanned_rest():
     pilot = annotate(40, 0)
     calls.clear()
     s = iaf.plan_sequential(
-        pilot, annotate=annotate, target_halfwidth=0.03, component="localization", n_outer=0
-    )
+        pilot, annotate=annotate, target_halfwidth=0.03, component="localization",
+        stages=2, n_outer=0,
+    )  # fmt: skip
     st = s.stages
     one_shot = iaf.plan(pilot, target_halfwidth=0.03, component="localization", n_outer=0)
     first = st.iloc[0]
@@ -136,7 +137,8 @@ def test_the_sequential_plan_lands_nearer_the_target_than_the_one_shot():
     # the independent generator's seed-3 pilot (written without iaf.simulate: 4 classes,
     # 40 workers, 2 per image) looks easy for classification: the one-shot plan asks for
     # 101 items, whose interval is 3.6 times the target (the plan study); re-planned on
-    # half of those, the final corpus's interval is within 20 % of the target
+    # half of those (51 items: 776), then on half of that (388 items: 421), the final
+    # corpus's interval is within 20 % of the target
     crowd = load_benchmark("independent_crowd").crowd
     options = dict(n_workers=40, held_out=0, per_item=(2, 2), activity_sd=0.0, n_classes=4)
     pilot, _, _, _, workers = crowd(3, n_items=40, **options)
@@ -151,8 +153,8 @@ def test_the_sequential_plan_lands_nearer_the_target_than_the_one_shot():
         n_outer=0, seed=3,
     )  # fmt: skip
     st = s.stages
-    assert st["n_items"].iloc[0] == 101 and st["n_annotated"].iloc[1] == 51
-    assert st["n_annotated"].iloc[-1] > 3 * 101  # the second plan asks for far more
+    assert st["n_annotated"].tolist() == [40, 51, 388, 421]
+    assert st["n_items"].iloc[0] == 101 and st["n_items"].iloc[1] > 3 * 101
 
     def halfwidth(df):
         cell = iaf.agreement(df, n_boot=200, seed=3, progress=False).sel(
@@ -160,6 +162,7 @@ def test_the_sequential_plan_lands_nearer_the_target_than_the_one_shot():
         )
         return 0.5 * float(cell["ci_high"] - cell["ci_low"])
 
-    one_shot = fresh(101, 1)
-    assert halfwidth(one_shot) / 0.05 > 2
-    assert 0.8 < halfwidth(s.corpus) / 0.05 < 1.2
+    one_shot = halfwidth(fresh(101, 1)) / 0.05
+    final = halfwidth(s.corpus) / 0.05
+    assert one_shot > 2
+    assert 0.8 < final < 1.2
