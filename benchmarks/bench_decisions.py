@@ -17,6 +17,9 @@ studies share their scoring helpers.
   the plan's recommended number of items for a half-width, then a fresh corpus of that many
   items from the same population (the same 40 workers, new images and assignment): its
   95 % interval's half-width against the target.
+* ``plan_sequential`` (and ``plan_sequential_independent``, on ``independent_crowd``):
+  the same pilot and targets with ``iaf.plan_sequential`` (``--stages`` batches: half the
+  plan, plan again, ..., the rest); the interval of the corpus annotated in the end.
 * ``consensus_biased``: crowds of ``biased_crowd`` (no ``iaf.simulate``: careful, sloppy
   and biased workers, 2-5 per image): the default consensus, the previous box fusion
   (``box_fusion="mean"``) and the best single worker, against the truth.
