@@ -59,7 +59,7 @@ one-shot plans from such pilots realised 0.60-3.58 times the target. ``n_first``
 (:func:`first_batch`: half the plan, at least the pilot) is the first batch to annotate,
 after which the plan is made again on every item annotated;
 :func:`iaa_frames.plan_sequential` runs the stages (with 3 batches, classification
-within 20 % of the target in 12 of 14 runs, against 6 of 14 one-shot).
+within 20 % of the target in 13 of 14 runs, against 6 of 14 one-shot).
 
 Annotators per item
 -------------------

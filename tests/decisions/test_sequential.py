@@ -166,3 +166,23 @@ def test_the_sequential_plan_lands_nearer_the_target_than_the_one_shot():
     final = halfwidth(s.corpus) / 0.05
     assert one_shot > 2
     assert 0.8 < final < 1.2
+
+
+def test_a_plan_under_twice_the_pilot_is_annotated_then_made_again():
+    # no first batch (half the plan is under the pilot): the batch goes to the plan, and
+    # the plan is made again on it (on the independent generator's localization this
+    # turned two one-shot misses, 1.24 and 1.27, into 0.88 and 1.04); here the pilot
+    # asks for 50 items, the 50 for 99: a second batch
+    annotate, calls = _annotate()
+    pilot = annotate(40, 101)
+    calls.clear()
+    s = iaf.plan_sequential(
+        pilot, annotate=annotate, target_halfwidth=0.045, component="localization",
+        n_outer=0,
+    )  # fmt: skip
+    st = s.stages
+    assert st["n_annotated"].tolist() == [40, 50, 99]
+    assert st["n_items"].iloc[0] == 50 and st["n_first"].iloc[0] == 40
+    assert st["n_items"].iloc[1] == 99 and st["n_items"].iloc[2] <= 99
+    assert calls == [(10, 1), (49, 2)]
+    assert s.corpus["item"].nunique() == 99
