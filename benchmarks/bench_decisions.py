@@ -17,6 +17,9 @@ studies share their scoring helpers.
   the plan's recommended number of items for a half-width, then a fresh corpus of that many
   items from the same population (the same 40 workers, new images and assignment): its
   95 % interval's half-width against the target.
+* ``plan_sequential`` (and ``plan_sequential_independent``, on ``independent_crowd``):
+  the same pilot and targets with ``iaf.plan_sequential`` (``--stages`` batches: half the
+  plan, plan again, ..., the rest); the interval of the corpus annotated in the end.
 * ``consensus_biased``: crowds of ``biased_crowd`` (no ``iaf.simulate``: careful, sloppy
   and biased workers, 2-5 per image): the default consensus, the previous box fusion
   (``box_fusion="mean"``) and the best single worker, against the truth.
@@ -225,6 +228,71 @@ def plan_independent_study(seed: int, components=None) -> pd.DataFrame:
              "achieved": achieved, "ratio": achieved / target}
         )  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _batch_names(df, stage):
+    """``df`` with item names and object ids of its own for batch ``stage``."""
+    tag = f"b{stage}:"
+    df = df.assign(item=tag + df["item"].astype(str))
+    if "object_id" in df:
+        df = df.assign(object_id=tag + df["object_id"].astype(str))
+    return df
+
+
+#: Batches of the sequential plan study (``--stages``).
+PLAN_STAGES = [3]
+
+
+def _sequential_rows(seed, pilot, fresh, components):
+    """Per component, ``iaf.plan_sequential`` from ``pilot`` (``PLAN_STAGES`` batches:
+    half the plan, plan again, ..., the rest), batches of ``fresh(n, stage)``; the interval of the corpus
+    annotated in the end (the pilot and the batches) against the target."""
+    pilot = _batch_names(pilot, 0)
+    rows = []
+    for comp in components or list(PLAN_TARGETS):
+        target = PLAN_TARGETS[comp]
+        s = iaf.plan_sequential(
+            pilot,
+            annotate=lambda n, stage: _batch_names(fresh(n, stage), stage),
+            target_halfwidth=target, component=comp, n_outer=20, seed=seed,
+            stages=PLAN_STAGES[0],
+        )  # fmt: skip
+        ds = iaf.agreement(s.corpus, n_boot=200, seed=seed, progress=False)
+        cell = ds.sel(component=comp, label="(all)", annotator="(all)")
+        achieved = 0.5 * float(cell["ci_high"] - cell["ci_low"])
+        first, last = s.stages.iloc[0], s.stages.iloc[-1]
+        rows.append(
+            {"seed": seed, "component": comp, "target": target,
+             "n_plan": int(first["n_items"]), "n_first": int(first["n_next"]),
+             "n_items": int(last["n_annotated"]), "achieved": achieved,
+             "ratio": achieved / target}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def plan_sequential_study(seed: int, components=None) -> pd.DataFrame:
+    """:func:`plan_study` in two stages (``iaf.plan_sequential``): the 40-item pilot's
+    plan, half of it annotated (the pilot's items included), a new plan on those, the
+    rest; every batch from the pilot's 40 workers."""
+    pilot = plan_population(40, seed)
+    fresh = lambda n, stage: plan_population(n, 10_000 * stage + seed, workers_of=seed)  # noqa: E731
+    return _sequential_rows(seed, pilot, fresh, components)
+
+
+def plan_sequential_independent_study(seed: int, components=None) -> pd.DataFrame:
+    """:func:`plan_sequential_study` on the crowds of ``independent_crowd`` (the protocol
+    of :func:`plan_independent_study`)."""
+    import independent_crowd
+
+    options = dict(n_workers=40, held_out=0, per_item=(2, 2), activity_sd=0.0, n_classes=4)
+    pilot, _, _, _, workers = independent_crowd.crowd(seed, n_items=40, **options)
+
+    def fresh(n, stage):
+        return independent_crowd.crowd(
+            10_000 * stage + seed, n_items=n, workers=workers, **options
+        )[0]
+
+    return _sequential_rows(seed, pilot, fresh, components)
 
 
 def next_study(
@@ -491,6 +559,8 @@ def main(argv=None):
             "consensus_biased",
             "plan",
             "plan_independent",
+            "plan_sequential",
+            "plan_sequential_independent",
             "next",
             "braylan",
             "all",
@@ -498,14 +568,18 @@ def main(argv=None):
     )
     parser.add_argument("--components", default=None, help="plan: comma-separated components")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--stages", type=int, default=3, help="plan_sequential: batches")
     parser.add_argument("--n-boot-items", type=int, default=1000, help="braylan: bootstrap")
     args = parser.parse_args(argv)
+    PLAN_STAGES[0] = args.stages
     RESULTS.mkdir(exist_ok=True)
     studies = ["consensus", "plan", "next"] if args.study == "all" else [args.study]
     for study in studies:
         t0 = time.perf_counter()
         fn = {"consensus": consensus_study, "plan": plan_study, "next": next_study,
               "plan_independent": plan_independent_study, "braylan": braylan_study,
+              "plan_sequential": plan_sequential_study,
+              "plan_sequential_independent": plan_sequential_independent_study,
               "consensus_independent": consensus_independent_study,
               "consensus_biased": consensus_biased_study}[study]  # fmt: skip
         if study == "braylan":
@@ -515,7 +589,8 @@ def main(argv=None):
             table = pd.concat([fn(seed, comps) for seed in range(args.seeds)], ignore_index=True)
         else:
             table = pd.concat([fn(seed) for seed in range(args.seeds)], ignore_index=True)
-        text = f"# bench_decisions --study {study} --seeds {args.seeds}\n"
+        text = f"# bench_decisions --study {study} --seeds {args.seeds}"
+        text += f" --stages {args.stages}\n" if "sequential" in study else "\n"
         text += table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
         text += summary(study, table) + f"\n# {time.perf_counter() - t0:.1f} s\n"
         (RESULTS / f"decisions_{study}.txt").write_text(text)
@@ -535,7 +610,11 @@ def summary(study, table) -> str:
         ratio = table["ratio"]
         return (
             "# achieved / target half-width, per component\n"
-            + table.groupby("component")["ratio"].agg(["mean", "min", "max"]).to_string()
+            + table.groupby("component")["ratio"].agg(["median", "mean", "min", "max"]).to_string()
+            + "\n# within +-20 %, per component\n"
+            + table.groupby("component")["ratio"]
+            .agg(lambda r: f"{int(((r > 0.8) & (r < 1.2)).sum())} of {len(r)}")
+            .to_string()
             + f"\n# within +-20 %: {int(((ratio > 0.8) & (ratio < 1.2)).sum())} of {len(ratio)}"
         )
     means = table.groupby("selection")["halfwidth"].agg(["mean", "min", "max"])

@@ -32,6 +32,7 @@ _EXPORTS = {
     "decisions.consensus": ("Consensus", "consensus"),
     "decisions.next_items": ("next_items",),
     "decisions.plan": ("Plan", "plan"),
+    "decisions.sequential": ("SequentialPlan", "plan_sequential"),
     "engine": ("agreement_from_tables", "pairwise", "rater_kind_agreement"),
     "errors": (
         "AnnotatorNameWarning",
@@ -115,6 +116,7 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
     from iaa_frames.decisions.consensus import Consensus, consensus
     from iaa_frames.decisions.next_items import next_items
     from iaa_frames.decisions.plan import Plan, plan
+    from iaa_frames.decisions.sequential import SequentialPlan, plan_sequential
     from iaa_frames.decisions.volume_staple import volume_staple
     from iaa_frames.engine import agreement_from_tables, pairwise, rater_kind_agreement
     from iaa_frames.errors import (
