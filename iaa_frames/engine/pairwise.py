@@ -365,6 +365,7 @@ def pairwise(
     overall: str = "pooled",
     progress: bool | None = None,
     n_boot: int = DEFAULT_N_BOOT,
+    annotators=None,
 ):
     """Annotator x annotator agreement of one component.
 
@@ -386,6 +387,9 @@ def pairwise(
         dimension).
     n_boot : int, default 200
         Cluster-bootstrap replicates for the ``ci_low`` / ``ci_high`` coordinates (0: none).
+    annotators : sequence of str, optional
+        Whose pairs (default: all; needed beyond :data:`MAX_PAIRWISE_ANNOTATORS`
+        annotators): their cells are those of the table of every annotator.
 
     Returns
     -------
@@ -409,12 +413,19 @@ def pairwise(
     if not settings.several:
         tables = pair_tables_from(df, settings)
         return pairwise_from_tables(
-            tables, component=component, label=label, n_boot=n_boot, seed=seed
+            tables,
+            component=component,
+            label=label,
+            n_boot=n_boot,
+            seed=seed,
+            annotators=annotators,
         )
     every = iter_tables_from(df, settings.thresholds, settings)
     return concat_thresholds(
         [
-            pairwise_from_tables(t, component=component, label=label, n_boot=n_boot, seed=seed)
+            pairwise_from_tables(
+                t, component=component, label=label, n_boot=n_boot, seed=seed, annotators=annotators
+            )
             for t in every
         ]
     )
