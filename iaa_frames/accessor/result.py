@@ -302,6 +302,7 @@ class ResultAccessor:
         label: str = ALL,
         n_boot: int = DEFAULT_N_BOOT,
         seed: int | None = None,
+        annotators=None,
     ) -> xr.DataArray:
         """Annotator x annotator agreement of one component, from the result's tables
         (:func:`iaa_frames.engine.pairwise_from_tables`).
@@ -314,13 +315,16 @@ class ResultAccessor:
             Bootstrap replicates of the ``ci_low`` / ``ci_high`` coordinates.
         seed : int, optional
             Seed of the bootstrap (default: the tables' seed).
+        annotators : sequence of str, optional
+            Whose pairs (default: all; needed beyond
+            :data:`~iaa_frames.engine.pairwise.MAX_PAIRWISE_ANNOTATORS` annotators).
 
         Returns
         -------
         xarray.DataArray
         """
         return self._entry("pairwise()").pairwise_of(
-            component=component, label=label, n_boot=n_boot, seed=seed
+            component=component, label=label, n_boot=n_boot, seed=seed, annotators=annotators
         )
 
     @keywords_checked

@@ -165,6 +165,7 @@ class AgreementMethods:
         overall: str = "pooled",
         progress: bool | None = None,
         n_boot: int = DEFAULT_N_BOOT,
+        annotators=None,
     ):
         check_int(n_boot, "n_boot")
         settings = checked_settings(
@@ -175,7 +176,14 @@ class AgreementMethods:
             overall=overall,
             progress=progress,
         )
-        return cached.pairwise(self._df, settings, component=component, label=label, n_boot=n_boot)
+        return cached.pairwise(
+            self._df,
+            settings,
+            component=component,
+            label=label,
+            n_boot=n_boot,
+            annotators=annotators,
+        )
 
     @doc_from(_rater_kind_agreement)
     def rater_kind_agreement(

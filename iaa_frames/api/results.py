@@ -99,10 +99,11 @@ def pairwise(
     component: str = "localization",
     label: str = ALL,
     n_boot: int = DEFAULT_N_BOOT,
+    annotators=None,
 ) -> xr.DataArray:
     """Annotator x annotator agreement of ``df``, cached (``df.iaa.pairwise()``); a
     ``threshold`` dimension for several thresholds; ``n_boot`` replicates for the
-    interval.
+    interval; the pairs among ``annotators`` (default: all).
 
     Examples
     --------
@@ -113,7 +114,7 @@ def pairwise(
     ('threshold', 'annotator_a', 'annotator_b')
     """
     parts = [
-        e.pairwise_of(component=component, label=label, n_boot=n_boot)
+        e.pairwise_of(component=component, label=label, n_boot=n_boot, annotators=annotators)
         for e in entries_for(df, settings)
     ]
     return concat_thresholds(parts) if settings.several else parts[0]

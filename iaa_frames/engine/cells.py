@@ -82,6 +82,38 @@ class CellLayout:
         )
 
 
+@dataclass(frozen=True, eq=False)
+class GroupedPairLayout(CellLayout):
+    """A pairwise layout whose groups are given by a table: the annotator pair ``(a, b)``,
+    ``a != b``, counts in the group ``pair_group[code[a], code[b]]`` (``code``: each
+    annotator's code, ``pair_group``: a symmetric table of codes x codes); an annotator
+    with itself is the last group, never reported. Codes are kinds of raters
+    (:mod:`iaa_frames.engine.kind_pairs`) or the annotators of a subset with one code for
+    the rest (:func:`iaa_frames.engine.pairwise.pairwise_from_tables`); nothing here grows
+    with the square of the number of annotators.
+
+    Examples
+    --------
+    >>> lay = GroupedPairLayout(1, 3, pairwise=True, code=np.array([0, 1, 1]),
+    ...                         pair_group=np.array([[0, 1], [1, 2]]), n_pair_groups=3)
+    >>> lay.groups([0, 1, 2], [1, 2, 2])[:, 0].tolist()
+    [1, 2, 2]
+    """
+
+    code: np.ndarray | None = None
+    pair_group: np.ndarray | None = None
+    n_pair_groups: int = 1
+
+    @property
+    def n_groups(self) -> int:
+        return self.n_pair_groups
+
+    def groups(self, a, b) -> np.ndarray:
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        group = self.pair_group[self.code[a], self.code[b]]
+        return np.where(a == b, self.n_pair_groups - 1, group)[:, None]
+
+
 def sparse_rows(columns, values, n_columns) -> sp.csr_matrix:
     """Rows x columns matrix holding ``values[r, s]`` at ``columns[r, s]`` for every slot
     ``s`` of row ``r`` whose value is not 0 (a row has no repeated column)."""

@@ -26,29 +26,19 @@ does (:mod:`iaa_frames.engine.borrow`); its ``chance_source`` says so.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, checked_settings, engine_kwargs
 from iaa_frames.settings.validation import validate_params
 from iaa_frames.tables.pairs import PairTables, pair_tables_from
 
-from .assemble import (
-    MIN_ALPHA_UNITS,
-    MIN_WITHIN_UNITS,
-    borrowed_sources,
-    component_cells,
-    label_chance_notes,
-    whole_population_notes,
-)
-from .cells import NO_VARIATION, CellLayout, check_tables, label_cell
-from .pairwise import component_intervals
-from .result import COMPONENTS, MEASURES, notes
+from .cells import GroupedPairLayout, check_tables, label_cell
+from .pairwise import component_intervals, group_cells
+from .result import COMPONENTS, MEASURES
 
 __all__ = [
     "MIXED",
@@ -96,26 +86,8 @@ def _kind_order(kinds) -> list[str]:
     return sorted(set(kinds), key=lambda k: (k != "human", k))
 
 
-@dataclass(frozen=True, eq=False)
-class KindPairLayout(CellLayout):
-    """A pairwise layout whose groups are pairs of kinds: the annotator pair ``(a, b)``,
-    ``a != b``, counts in the group ``kind_group[code[a], code[b]]`` (``code``: each
-    annotator's kind, ``kind_group``: a symmetric table of kinds x kinds); an annotator
-    with itself is the last group, never reported. Nothing here grows with the square of
-    the number of annotators."""
-
-    code: np.ndarray | None = None
-    kind_group: np.ndarray | None = None
-    n_kind_groups: int = 1
-
-    @property
-    def n_groups(self) -> int:
-        return self.n_kind_groups
-
-    def groups(self, a, b) -> np.ndarray:
-        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-        group = self.kind_group[self.code[a], self.code[b]]
-        return np.where(a == b, self.n_kind_groups - 1, group)[:, None]
+#: The layout of :func:`rater_kind_agreement`: codes are kinds, groups pairs of kinds.
+KindPairLayout = GroupedPairLayout
 
 
 def _layout(tables: PairTables, kind_of: Mapping):
@@ -144,8 +116,8 @@ def _layout(tables: PairTables, kind_of: Mapping):
         len(names),
         pairwise=True,
         code=code,
-        kind_group=kind_group,
-        n_kind_groups=len(pairs) + 1,
+        pair_group=kind_group,
+        n_pair_groups=len(pairs) + 1,
     )
     return layout, pairs, n_pairs
 
@@ -172,29 +144,14 @@ def rater_kind_agreement_from_tables(
     layout, pairs, n_pairs = _layout(tables, kinds)
     G = layout.n_groups
     pick = np.arange(lcell * G, lcell * G + len(pairs))
-    base = tables.params.get("chance_population", "sampled")
     rows = []
     for component in components:
-        cells = component_cells(tables, layout, component)
-        _, expected, value = cells.statistics()
-        n_units, n_chance = cells.counts()
-        sigma = MEASURES[component] == "sigma"
-        note = notes(
-            n_units=n_units[pick],
-            n_chance_units=n_chance[pick],
-            expected=expected[pick],
-            min_units=MIN_WITHIN_UNITS if sigma else MIN_ALPHA_UNITS,
-            min_chance=MIN_CHANCE_UNITS,
-            min_expected=NO_VARIATION,
+        got = group_cells(tables, layout, component, pick)
+        agreement, note, source = got.agreement, got.note, got.source
+        n_units, n_chance = got.n_units, got.n_chance
+        low, high = component_intervals(
+            tables, got.cells, agreement, pick, n_boot=n_boot, seed=seed
         )
-        note = whole_population_notes(tables, note)
-        if component == "classification":
-            every = np.full(layout.n_cells, "", dtype=object)
-            every[pick] = note
-            note = label_chance_notes(cells.few_disagreements_notes(every)[pick])
-        agreement = np.where(note == "", value[pick], np.nan)
-        source = borrowed_sources(cells, np.full(layout.n_cells, base, dtype=object))[pick]
-        low, high = component_intervals(tables, cells, agreement, pick, n_boot=n_boot, seed=seed)
         for g, (x, y) in enumerate(pairs):
             rows.append(
                 {
@@ -207,8 +164,8 @@ def rater_kind_agreement_from_tables(
                     "ci_low": float(low[g]),
                     "ci_high": float(high[g]),
                     "n_pairs": int(n_pairs[g]),
-                    "n_units": float(n_units[pick][g]),
-                    "n_chance": float(n_chance[pick][g]),
+                    "n_units": float(n_units[g]),
+                    "n_chance": float(n_chance[g]),
                     "note": str(note[g]),
                     "chance_source": str(source[g]),
                 }

@@ -146,15 +146,23 @@ class Entry:
         label: str = ALL,
         n_boot: int = DEFAULT_N_BOOT,
         seed: int | None = None,
+        annotators=None,
     ) -> xr.DataArray:
         """Annotator x annotator agreement of these tables, with ``n_boot`` bootstrap
-        replicates for its interval, seeded by ``seed`` (default: the tables' seed)
+        replicates for its interval, seeded by ``seed`` (default: the tables' seed), of
+        the pairs among ``annotators`` (default: all)
         (:func:`iaa_frames.engine.pairwise_from_tables`), computed once per component,
-        label, ``n_boot`` and ``seed``."""
-        key = (component, label, n_boot, seed)
+        label, ``n_boot``, ``seed`` and ``annotators``."""
+        chosen = None if annotators is None else tuple(sorted({str(a) for a in annotators}))
+        key = (component, label, n_boot, seed, chosen)
         if key not in self.pairwise:
             self.pairwise[key] = pairwise_from_tables(
-                self.tables, component=component, label=label, n_boot=n_boot, seed=seed
+                self.tables,
+                component=component,
+                label=label,
+                n_boot=n_boot,
+                seed=seed,
+                annotators=chosen,
             )
         return self.pairwise[key].copy()
 

@@ -1,7 +1,15 @@
 """Views of the engine's cells: the rows behind each sigma cell (:func:`cell_distances`)
-and the annotator x annotator figures (:func:`pairwise`)."""
+and the annotator x annotator figures (:func:`pairwise`).
+
+Over 400 lines: :func:`group_cells` (the notes and chance sources of the cells of pairs,
+shared with :mod:`iaa_frames.engine.kind_pairs`) and :func:`subset_layout` (the pairs
+among some annotators only, so that no table grows with the square of a crowd) belong
+with the pairwise table they make, and :func:`pairwise` writes out the engine parameters.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -33,6 +41,7 @@ from .cells import (
     NO_VARIATION,
     SIGMA_COMPONENTS,
     CellLayout,
+    GroupedPairLayout,
     check_component,
     check_tables,
     label_cell,
@@ -108,6 +117,106 @@ def cell_distances(tables: PairTables, component: str, *, by: str | None = None)
     return out
 
 
+#: Annotators from which :func:`pairwise_from_tables` of every annotator is refused (a
+#: table of 1,000 x 1,000 pairs per class): ``annotators=`` chooses whose pairs to compute.
+MAX_PAIRWISE_ANNOTATORS = 1000
+
+
+@dataclass(frozen=True)
+class GroupCells:
+    """The cells ``pick`` of one component (:func:`group_cells`): the engine's cells
+    (for the interval), the agreement (NaN where ``note`` says why), the note, the chance
+    source and the counts of within and chance units."""
+
+    cells: object
+    agreement: np.ndarray
+    note: np.ndarray
+    source: np.ndarray
+    n_units: np.ndarray
+    n_chance: np.ndarray
+
+
+def group_cells(tables: PairTables, layout: CellLayout, component: str, pick) -> GroupCells:
+    """The agreement of the cells ``pick`` of a pairwise ``layout`` (pairs of annotators,
+    or of kinds of raters) with the notes of the cells it leaves undefined (too few units
+    or chance units, no variation, the whole population's notes; for classification the
+    few-disagreements notes) and the chance source of each (borrowed or its own).
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.tables.pairs import pair_tables
+    >>> t = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
+    >>> layout = CellLayout(len(t.corpus.labels), len(t.corpus.annotators), pairwise=True)
+    >>> got = group_cells(t, layout, "detection", slice(0, layout.n_groups))
+    >>> got.agreement.shape == got.note.shape == (layout.n_groups,)
+    True
+    """
+    cells = component_cells(tables, layout, component)
+    _, expected, value = cells.statistics()
+    n_units, n_chance = cells.counts()
+    sigma = MEASURES[component] == "sigma"
+    note = notes(
+        n_units=n_units[pick],
+        n_chance_units=n_chance[pick],
+        expected=expected[pick],
+        min_units=MIN_WITHIN_UNITS if sigma else MIN_ALPHA_UNITS,
+        min_chance=MIN_CHANCE_UNITS,
+        min_expected=NO_VARIATION,
+    )
+    note = whole_population_notes(tables, note)
+    if component == "classification":
+        every = np.full(layout.n_cells, "", dtype=object)
+        every[pick] = note
+        note = label_chance_notes(cells.few_disagreements_notes(every)[pick])
+    agreement = np.where(note == "", value[pick], np.nan)
+    base = tables.params.get("chance_population", "sampled")
+    source = borrowed_sources(cells, np.full(layout.n_cells, base, dtype=object))[pick]
+    return GroupCells(cells, agreement, note, source, n_units[pick], n_chance[pick])
+
+
+def subset_layout(tables: PairTables, annotators) -> tuple[GroupedPairLayout, np.ndarray]:
+    """The pairwise layout of the pairs among ``annotators`` only (names), and their codes
+    in the natural order of their names: the pair of the i-th and j-th of them is the
+    group ``i * n + j`` (i < j), every pair with another annotator one group left out.
+    Their cells are those of the layout of every annotator, and cost ``n ** 2`` groups,
+    not the square of the corpus's annotators.
+
+    Examples
+    --------
+    >>> from iaa_frames.simulate import simulate
+    >>> from iaa_frames.tables.pairs import pair_tables
+    >>> t = pair_tables(simulate(n_items=6, seed=0), n_chance=50)
+    >>> layout, codes = subset_layout(t, ["C", "A"])
+    >>> layout.n_groups, [str(t.corpus.annotators[c]) for c in codes]
+    (5, ['A', 'C'])
+    """
+    names = [str(x) for x in tables.corpus.annotators]
+    position = {n: i for i, n in enumerate(names)}
+    wanted = [str(a) for a in annotators]
+    missing = [a for a in wanted if a not in position]
+    if missing:
+        raise ParameterError(f"annotators names no annotator of the corpus: {missing[:10]}")
+    if len(set(wanted)) < 2:
+        raise ParameterError(f"annotators must name at least two annotators; got {wanted}")
+    chosen = np.array(sorted({position[a] for a in wanted}), dtype=np.int64)
+    chosen = chosen[name_order(np.asarray(names, dtype=object)[chosen])[1:] - 1]
+    n = len(chosen)
+    code = np.full(len(names), n, dtype=np.int64)  # the rest: code n
+    code[chosen] = np.arange(n)
+    i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    pair_group = np.where((i < n) & (j < n), np.minimum(i, j) * n + np.maximum(i, j), n * n)
+    layout = GroupedPairLayout(
+        len(tables.corpus.labels),
+        len(names),
+        pairwise=True,
+        code=code,
+        pair_group=pair_group,
+        n_pair_groups=n * n + 1,
+    )
+    return layout, chosen
+
+
 def pairwise_from_tables(
     tables: PairTables,
     *,
@@ -115,6 +224,7 @@ def pairwise_from_tables(
     label: str = ALL,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | None = None,
+    annotators=None,
 ):
     """Annotator x annotator agreement of one component from computed tables.
 
@@ -131,11 +241,21 @@ def pairwise_from_tables(
     seed : int, optional
         Seed of the bootstrap (default: the seed the tables were drawn with, as
         :func:`pairwise` uses one seed for both).
+    annotators : sequence of str, optional
+        The annotators whose pairs are computed (default: all). Their cells are those of
+        the table of every annotator; the cost grows with the square of their number.
+        A corpus of more than :data:`MAX_PAIRWISE_ANNOTATORS` annotators needs them.
 
     Returns
     -------
     xarray.DataArray
         See :func:`pairwise`.
+
+    Raises
+    ------
+    ParameterError
+        More than :data:`MAX_PAIRWISE_ANNOTATORS` annotators and no ``annotators``; an
+        ``annotators`` naming fewer than two annotators or one not in the corpus.
 
     Examples
     --------
@@ -144,46 +264,42 @@ def pairwise_from_tables(
     >>> t = pair_tables(simulate(n_items=20, seed=0), n_chance=200)
     >>> pairwise_from_tables(t, component="detection").dims
     ('annotator_a', 'annotator_b')
+    >>> pairwise_from_tables(t, annotators=["A", "B"], n_boot=0).shape
+    (2, 2)
     """
     check_tables(tables)
     check_component(component)
     seed = int(tables.params.get("seed", 0)) if seed is None else seed
     lcell = label_cell(tables, label)
     corpus = tables.corpus
-    A = len(corpus.annotators)
-    layout = CellLayout(len(corpus.labels), A, pairwise=True)
-    cells = component_cells(tables, layout, component)
-    _, expected, value = cells.statistics()
-    n_units, n_chance = cells.counts()
-    pick = slice(lcell * layout.n_groups, (lcell + 1) * layout.n_groups)
-    sigma = MEASURES[component] == "sigma"
-    note = notes(
-        n_units=n_units[pick],
-        n_chance_units=n_chance[pick],
-        expected=expected[pick],
-        min_units=MIN_WITHIN_UNITS if sigma else MIN_ALPHA_UNITS,
-        min_chance=MIN_CHANCE_UNITS,
-        min_expected=NO_VARIATION,
-    )
-    note = whole_population_notes(tables, note)
-    if component == "classification":
-        every = np.full(layout.n_cells, "", dtype=object)
-        every[pick] = note
-        note = label_chance_notes(cells.few_disagreements_notes(every)[pick])
-    value = np.where(note == "", value[pick], np.nan)
-    base = tables.params.get("chance_population", "sampled")
-    source = borrowed_sources(cells, np.full(layout.n_cells, base, dtype=object))
-    low, high = component_intervals(tables, cells, value, pick, n_boot=n_boot, seed=seed)
+    n_all = len(corpus.annotators)
+    if annotators is None:
+        if n_all > MAX_PAIRWISE_ANNOTATORS:
+            raise ParameterError(
+                f"a table of every pair of {n_all:,} annotators would hold "
+                f"{n_all * n_all:,} cells per class: pass annotators=[...] (at most "
+                f"{MAX_PAIRWISE_ANNOTATORS:,} of them, e.g. those of most items)"
+            )
+        layout = CellLayout(len(corpus.labels), n_all, pairwise=True)
+        order = name_order(corpus.annotators)[1:] - 1
+    else:
+        layout, order = subset_layout(tables, annotators)
+    A = len(order)
+    G = layout.n_groups
+    pick = slice(lcell * G, lcell * G + A * A)
+    got = group_cells(tables, layout, component, pick)
+    value, note, source = got.agreement, got.note, got.source
+    low, high = component_intervals(tables, got.cells, value, pick, n_boot=n_boot, seed=seed)
     upper = np.triu(np.ones((A, A), dtype=bool), k=1)
     square = {}
     for name, v in (
         ("agreement", value),
         ("ci_low", low),
         ("ci_high", high),
-        ("n_units", n_units[pick]),
-        ("n_chance", n_chance[pick]),
+        ("n_units", got.n_units),
+        ("n_chance", got.n_chance),
         ("note", note),
-        ("chance_source", source[pick]),
+        ("chance_source", source),
     ):
         m = v.reshape(A, A)
         square[name] = np.where(upper, m, m.T)
@@ -192,8 +308,8 @@ def pairwise_from_tables(
     square["note"][np.diag_indices(A)] = "not applicable"
     for name in ("n_units", "n_chance"):
         square[name][np.diag_indices(A)] = np.nan
-    order = name_order(corpus.annotators)[1:] - 1
-    square = {k: v[order][:, order] for k, v in square.items()}
+    if annotators is None:  # codes in name order; a subset's are in that order already
+        square = {k: v[order][:, order] for k, v in square.items()}
     names = [str(x) for x in np.asarray(corpus.annotators, dtype=object)[order]]
     attrs = {
         "component": component,
@@ -203,6 +319,8 @@ def pairwise_from_tables(
         **interval_attrs(n_boot=n_boot, seed=seed, ci_method="bca"),
         "iaa_frames_version": package_version(),
     }
+    if annotators is not None:
+        attrs["n_annotators_left_out"] = n_all - A
     return with_threshold(
         build_pairwise(square, annotators=names, attrs=attrs), tables.params["match_threshold"]
     )
@@ -247,6 +365,7 @@ def pairwise(
     overall: str = "pooled",
     progress: bool | None = None,
     n_boot: int = DEFAULT_N_BOOT,
+    annotators=None,
 ):
     """Annotator x annotator agreement of one component.
 
@@ -268,6 +387,9 @@ def pairwise(
         dimension).
     n_boot : int, default 200
         Cluster-bootstrap replicates for the ``ci_low`` / ``ci_high`` coordinates (0: none).
+    annotators : sequence of str, optional
+        Whose pairs (default: all; needed beyond :data:`MAX_PAIRWISE_ANNOTATORS`
+        annotators): their cells are those of the table of every annotator.
 
     Returns
     -------
@@ -291,12 +413,19 @@ def pairwise(
     if not settings.several:
         tables = pair_tables_from(df, settings)
         return pairwise_from_tables(
-            tables, component=component, label=label, n_boot=n_boot, seed=seed
+            tables,
+            component=component,
+            label=label,
+            n_boot=n_boot,
+            seed=seed,
+            annotators=annotators,
         )
     every = iter_tables_from(df, settings.thresholds, settings)
     return concat_thresholds(
         [
-            pairwise_from_tables(t, component=component, label=label, n_boot=n_boot, seed=seed)
+            pairwise_from_tables(
+                t, component=component, label=label, n_boot=n_boot, seed=seed, annotators=annotators
+            )
             for t in every
         ]
     )

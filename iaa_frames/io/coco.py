@@ -227,7 +227,9 @@ class _CocoFile:
             if v is not None:
                 if type(v) not in _NUM:
                     raise reader_error(path, _entry(i, aid), f"{k} must be a number, got {v!r}")
-                extras[k] = number(path, _entry(i, aid), v, k) if type(v) is float else v
+                if type(v) is float and not math.isfinite(v):  # the entry named on errors only
+                    number(path, _entry(i, aid), v, k)  # raises, naming it
+                extras[k] = v
                 if type(v) is int and not -_FLOAT_MAX < v < _FLOAT_MAX:
                     raise OverflowError(k)
         v = ann.get("iscrowd")

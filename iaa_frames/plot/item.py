@@ -49,7 +49,7 @@ from .figure import laid_out
 from .fit_text import fitted_title_parts, refit_title, set_fitted_title
 from .item_shapes import HOLLOW, distance_kinds, draw_shape, shape_anchor
 
-__all__ = ["ItemView", "item", "item_view", "worst_items"]
+__all__ = ["MAX_LINKED", "ItemView", "crowd_reference", "item", "item_view", "worst_items"]
 
 #: Colours of the conflict marks (not in the annotator palette's role).
 CONFLICT_COLORS = {
@@ -106,6 +106,34 @@ def _outline(row):
         return rings, (centre.x, centre.y)
     x0, y0, x1, y1 = row.x0, row.y0, row.x1, row.y1
     return None, ((x0 + x1) / 2, (y0 + y1) / 2)
+
+
+#: Annotators of an item beyond which :func:`item` links the pairs of one of them only (its
+#: reference, :func:`crowd_reference`): every pair of 400 annotators is 80,000 links and
+#: marks, a figure of hours; the pairs with one annotator grow with the crowd, not its square.
+MAX_LINKED = 16
+
+
+def crowd_reference(view) -> str:
+    """The annotator a crowded item is drawn against: the one of most objects on it
+    (ties: most matched pairs, then name).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.explore.item import item_view
+    >>> df = iaf.simulate(n_items=2, seed=0)
+    >>> crowd_reference(item_view(df, "img_00000", n_chance=50)) in ("A", "B", "C")
+    True
+    """
+    objects = view.objects["annotator"].astype(str).value_counts()
+    pairs = pd.concat([view.pairs["annotator_a"], view.pairs["annotator_b"]]).astype(str)
+    matched = pairs.value_counts()
+    names = [str(a) for a in view.annotators]
+    return min(
+        names,
+        key=lambda a: (-int(objects.get(a, 0)), -int(matched.get(a, 0)), natural_key(a), a),
+    )
 
 
 def _line(ax, x, y, **props):
@@ -221,7 +249,9 @@ def item(
         Without it, a blank canvas of the image size.
     reference : str, optional
         Compare every annotator with this one only (conflicts are ``missed`` / ``extra``
-        against it, and only pairs with it are linked).
+        against it, and only pairs with it are linked). An item of more than
+        :data:`MAX_LINKED` annotators is drawn against the one of most objects there
+        (:func:`crowd_reference`), and its title says so.
     low_overlap : float or None, default 0.8
         IoU (or the similarity of kinds scored otherwise: OKS, lines, points) below which
         a matched pair is marked as a low-overlap conflict.
@@ -259,9 +289,12 @@ def item(
         corpus_annotators = [str(a) for a in data.corpus.annotators]
     elif isinstance(data, pd.DataFrame) and "annotator" in data.columns:
         corpus_annotators = [str(a) for a in pd.unique(data["annotator"])]
-    view = item_view(
-        data, item, reference=reference, low_overlap=low_overlap, **engine_kwargs(locals())
-    )
+    kwargs = engine_kwargs(locals())
+    view = item_view(data, item, reference=reference, low_overlap=low_overlap, **kwargs)
+    crowded = reference is None and len(view.annotators) > MAX_LINKED
+    if crowded:  # links and marks against one annotator: they grow with the crowd only
+        reference = crowd_reference(view)
+        view = item_view(data, item, reference=reference, low_overlap=low_overlap, **kwargs)
     img = _load_image(image)
     colors = (
         dict(colors)
@@ -455,9 +488,10 @@ def item(
     # past the panel's right edge at 3.5 in), to its cell's edge (a portrait item's box is
     # narrower than the room above it: a title fitted to the box wrapped, pushed the box
     # down, narrowed it and collapsed it); _place_tags fits it again once the layout is final
+    against = [f"{len(view.annotators)} annotators: against {reference}"] if crowded else []
     set_fitted_title(
         ax,
-        [f"{item}  ({size})", *(summary.split(" · ") if summary else ["no conflicts"])],
+        [f"{item}  ({size})", *(summary.split(" · ") if summary else ["no conflicts"]), *against],
         within="cell",
     )
     if legend:

@@ -72,6 +72,7 @@ from .figures import draw_figures, svg
 from .formatting import plural
 from .output import claim, staged, write_csv
 from .page import RESULT_SECTIONS, SECTIONS, Context, render_page
+from .pair_choice import pair_section_annotators
 from .threshold import report_threshold, threshold_section, threshold_table
 
 __all__ = [
@@ -171,10 +172,12 @@ def _report(
     tables = entry.tables
     if scalar:
         result = _result_of(entry, n_boot, seed, progress)
-    pw = {c: entry.pairwise_of(component=c) for c in COMPONENTS}
+    # the pairs of at most MAX_ANNOTATORS annotators (a big crowd: those of most pairings)
+    shown, pairs_note = pair_section_annotators(tables)
+    pw = {c: entry.pairwise_of(component=c, annotators=shown) for c in COMPONENTS}
     item_table = item_drilldown(tables, component="localization")
     item_detection = item_drilldown(tables, component="detection")
-    figures = draw_figures(tables, result, pw, item_table, top)
+    figures = draw_figures(tables, result, pw, item_table, top, pairs_note=pairs_note)
     disagree_html, disagree_files = disagreement_section(
         tables, svg=svg, top=top, item_table=item_table
     )

@@ -17,7 +17,7 @@ import pandas as pd
 from iaa_frames.frame.schema import ALL
 from iaa_frames.measures.attributes import ATTRIBUTES_ATTR, attribute_agreement_from_tables
 
-from .formatting import cell_text, fmt, plural
+from .formatting import MAX_ANNOTATORS, cell_text, fmt, plural
 from .tables import html_table
 
 __all__ = ["ATTRIBUTE_FILES", "attribute_section"]
@@ -80,10 +80,6 @@ def attribute_table(ds) -> tuple[pd.DataFrame, pd.DataFrame]:
 def _reason(text, why) -> str:
     """``why`` for a cell that is "n/a" or has no interval; "" otherwise."""
     return why if (text == "n/a" or "[" not in text) else ""
-
-
-#: Annotators shown in the per-annotator table (attributes.csv holds all).
-MAX_ANNOTATORS = 50
 
 
 def _by_annotator(ds) -> str:

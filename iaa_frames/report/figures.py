@@ -4,6 +4,9 @@ caption that names what stands out (the best and worst classes, annotators and p
 :func:`draw_figures` draws every figure a report shows; a figure that fails becomes a
 warning and a line of text in its place, not a broken report. :func:`svg` turns a
 Matplotlib figure into markup for one HTML page.
+
+Over 400 lines: the captions are made beside the figures they describe (a caption names
+what its figure drew, so that they are made together in :func:`draw_figures`).
 """
 
 from __future__ import annotations
@@ -220,7 +223,7 @@ def caption_items(item_table, n_easy: int = 0):
     return text
 
 
-def draw_figures(tables, result, pw, item_table, top):
+def draw_figures(tables, result, pw, item_table, top, *, pairs_note: str = ""):
     """Every figure of the report, as ``(key, title, markup, caption)`` tuples.
 
     Parameters
@@ -236,6 +239,10 @@ def draw_figures(tables, result, pw, item_table, top):
         The localization table of :func:`iaa_frames.explore.items.items`.
     top : int
         Classes shown.
+    pairs_note : str, default ""
+        Which annotators ``pw`` leaves out and why
+        (:func:`~iaa_frames.report.pair_choice.pair_section_annotators`), first in the
+        caption of the pair heatmaps.
     """
     import matplotlib.pyplot as plt
 
@@ -369,16 +376,17 @@ def draw_figures(tables, result, pw, item_table, top):
             style.note(fig, text)
             return fig
 
+    def pairs_caption():  # who is left out of pw, then what the heatmaps drew
+        panels = {c: pw[c] for c in ("detection", "classification", "localization") if c in pw}
+        text = caption_pairwise(panels, drawn.get("names"), drawn.get("left_out", ""))
+        return f"{pairs_note} {text}" if pairs_note else text
+
     if tables is None:  # a report of a Dataset: no pair tables
         return figs
     add(
         "pairwise",
         "Annotator pairs",
-        lambda: caption_pairwise(
-            {c: pw[c] for c in ("detection", "classification", "localization") if c in pw},
-            names=drawn.get("names"),
-            left_out=drawn.get("left_out", ""),
-        ),
+        pairs_caption,
         heatmaps,
     )
     for comp in ("localization", "detection"):

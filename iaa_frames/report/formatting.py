@@ -8,7 +8,20 @@ import math
 
 from iaa_frames.explore.views import measure_of, symbol
 
-__all__ = ["cell_text", "component_name", "fmt", "listing", "number", "plural"]
+__all__ = [
+    "MAX_ANNOTATORS",
+    "cell_text",
+    "component_name",
+    "fmt",
+    "listing",
+    "number",
+    "plural",
+]
+
+#: Annotators the report lists one by one, the first by their pairs (the per-annotator
+#: attribute table; the annotator pairs: pairwise.csv and the heatmaps' choice); the
+#: report says which it leaves out, and the tables of pairs grow with its square.
+MAX_ANNOTATORS = 50
 
 
 def fmt(x, digits=2) -> str:

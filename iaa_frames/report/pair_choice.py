@@ -1,11 +1,18 @@
 """Which annotators the report's pair heatmaps draw: all of up to :data:`PAIRS`; beyond, the
 two ends of a dense crowd ranked by mean agreement with the others, or those who share
 items in a sparse one; and the note saying what is left out.
+
+Before them, whose pairs the report computes at all (:func:`pair_section_annotators`):
+every annotator of up to :data:`~iaa_frames.report.formatting.MAX_ANNOTATORS`; beyond,
+those of most pairings with other annotators, so that a crowd of 10,000 annotators makes
+no table of 10,000 x 10,000 pairs.
 """
 
 from __future__ import annotations
 
-__all__ = ["PAIRS", "pair_annotators"]
+from .formatting import MAX_ANNOTATORS, listing, plural
+
+__all__ = ["PAIRS", "pair_annotators", "pair_section_annotators"]
 
 #: How the report's pair heatmaps choose the annotators of a sparse crowd.
 _SHARING = "items shared with each other in any panel"
@@ -18,6 +25,64 @@ PAIRS = 16
 _DENSE = 0.5
 
 _MEAN_PAIR = "mean agreement with the others over the panels"
+
+#: Left-out annotators named in the report's note (the rest counted).
+_NAMED = 20
+
+
+def pair_section_annotators(tables, *, top: int = MAX_ANNOTATORS):
+    """The annotators whose pairs the report computes, and the note saying who is left out.
+
+    Every annotator of up to ``top``; beyond, the ``top`` taking part in most pairings
+    (an item two annotators both annotated; ties by name), counted from the pair tables in
+    one pass over their pairings, never over pairs of annotators.
+
+    Parameters
+    ----------
+    tables : PairTables
+    top : int, default :data:`~iaa_frames.report.formatting.MAX_ANNOTATORS`
+
+    Returns
+    -------
+    (list of str or None, str)
+        The annotators (None: all) and the note (``""``: nobody left out).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.tables.pairs import pair_tables
+    >>> t = pair_tables(iaf.simulate(n_items=6, seed=0), n_chance=50)
+    >>> pair_section_annotators(t)
+    (None, '')
+    >>> names, note = pair_section_annotators(t, top=2)
+    >>> len(names), note.startswith("Pairs of the 2 annotators")
+    (2, True)
+    """
+    import numpy as np
+
+    from iaa_frames.engine.assemble import name_order
+
+    names = np.asarray([str(a) for a in tables.corpus.annotators], dtype=object)
+    n = len(names)
+    if n <= top:
+        return None, ""
+    whole = tables.sets_within
+    whole = whole[whole["label"].to_numpy() == -1]  # one row per pairing
+    pairings = np.bincount(whole["annotator_a"].to_numpy(), minlength=n) + np.bincount(
+        whole["annotator_b"].to_numpy(), minlength=n
+    )
+    rank = np.empty(n, dtype=np.int64)
+    rank[name_order(names)[1:] - 1] = np.arange(n)
+    ranked = np.lexsort((rank, -pairings))
+    kept, out = ranked[:top], ranked[top:]
+    left = [names[i] for i in sorted(out, key=rank.__getitem__)]
+    note = (
+        f"Pairs of the {top} annotators taking part in most pairings (items shared with "
+        f"another annotator; ties by name) of {n:,}: the {plural(len(left), 'other')} "
+        f"({listing(left, _NAMED)}) are left out of these heatmaps and pairwise.csv, "
+        f"whose table of every pair would hold {n * (n - 1) // 2:,} pairs."
+    )
+    return [names[i] for i in kept], note
 
 
 def pair_annotators(matrices, *, top: int = PAIRS):

@@ -3,6 +3,8 @@ human-machine cells, each chance-corrected (1 - within / chance on unrelated ite
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -98,3 +100,38 @@ def test_errors():
         rater_kind_agreement(df, kinds={"ann": "human", "bob": "human"}, components="x")
     with pytest.raises(ParameterError, match="one match_threshold"):
         rater_kind_agreement(df, kinds={"ann": "human", "bob": "human"}, match_threshold=[0.3, 0.5])
+
+
+# ------------------------------- #41 B6: the pairs among some annotators
+
+
+def test_b6_the_pairs_of_a_subset_are_those_of_the_full_table_bit_for_bit():
+    from iaa_frames.engine.pairwise import pairwise_from_tables
+    from iaa_frames.tables.pairs import pair_tables
+
+    crowd = {k: "good" if k < "e" else "sloppy" for k in "abcdefg"}
+    t = pair_tables(simulate(n_items=30, annotators=crowd, seed=1), n_chance=300)
+    for component in ("detection", "classification", "localization", "overall"):
+        full = pairwise_from_tables(t, component=component, n_boot=20)
+        sub = pairwise_from_tables(t, component=component, n_boot=20, annotators=["f", "b", "d"])
+        assert sub.annotator_a.values.tolist() == ["b", "d", "f"]
+        assert sub.attrs["n_annotators_left_out"] == 4
+        same = full.sel(annotator_a=["b", "d", "f"], annotator_b=["b", "d", "f"])
+        np.testing.assert_array_equal(same.values, sub.values)
+        for name in ("ci_low", "ci_high", "n_units", "n_chance", "note", "chance_source"):
+            np.testing.assert_array_equal(same[name].values, sub[name].values)
+
+
+def test_b6_every_pair_of_a_big_crowd_is_refused_and_a_subset_is_checked(monkeypatch):
+    pairwise_module = importlib.import_module("iaa_frames.engine.pairwise")
+    from iaa_frames.tables.pairs import pair_tables
+
+    t = pair_tables(simulate(n_items=6, seed=0), n_chance=50)
+    monkeypatch.setattr(pairwise_module, "MAX_PAIRWISE_ANNOTATORS", 2)
+    with pytest.raises(ParameterError, match="annotators="):
+        pairwise_module.pairwise_from_tables(t, n_boot=0)
+    assert pairwise_module.pairwise_from_tables(t, n_boot=0, annotators=["A", "B"]).shape == (2, 2)
+    with pytest.raises(ParameterError, match="no annotator of the corpus"):
+        pairwise_module.pairwise_from_tables(t, n_boot=0, annotators=["A", "nobody"])
+    with pytest.raises(ParameterError, match="at least two"):
+        pairwise_module.pairwise_from_tables(t, n_boot=0, annotators=["A"])

@@ -417,3 +417,37 @@ def test_tags_stay_in_the_panel_when_saved_at_another_dpi(width):
         assert box.x0 - 2 <= e.x0 and e.x1 <= box.x1 + 2 and box.y0 - 2 <= e.y0
         assert e.y1 <= box.y1 + 2
     plt.close(fig)
+
+
+def test_b6_a_crowded_item_is_drawn_against_one_annotator():
+    """#41 B6: 400 annotators on an item drew every pair (80,000 links and marks); beyond
+    MAX_LINKED annotators the item is drawn against one of them, and its title says so."""
+    from iaa_frames.plot.item import MAX_LINKED, crowd_reference
+
+    n = MAX_LINKED + 8
+    rng = np.random.default_rng(0)
+    x = np.tile([10.0, 200.0], n) + rng.normal(0, 3, 2 * n)
+    df = pd.DataFrame(
+        {
+            "item": ["a", "b"] * n,
+            "annotator": np.repeat([f"w{k:02d}" for k in range(n)], 2),
+            "label": "cat",
+            "x0": x,
+            "y0": x,
+            "x1": x + 60,
+            "y1": x + 60,
+            "width": 400.0,
+            "height": 400.0,
+        }
+    )
+    df = df.drop(index=[3])  # w01 misses "b": the others keep most objects there
+    t = iaf.pair_tables(df, n_chance=100)
+    full = item_view(t, "b")
+    assert len(full.pairs) == (n - 1) * (n - 2) // 2  # every pair: the square of the crowd
+    ref = crowd_reference(full)
+    assert ref == "w00"  # most objects, then most pairs, then name
+    ax = item(t, "b", legend=False)
+    links = [ln for ln in ax.lines if ln.get_gid() == "pair"]
+    assert 0 < len(links) <= n - 2  # the pairs with the reference only
+    assert f"{n - 1} annotators: against {ref}" in " ".join(ax.get_title(loc="left").split())
+    plt.close("all")

@@ -5,6 +5,7 @@ test_views.py."""
 
 from __future__ import annotations
 
+import importlib
 import time
 from html.parser import HTMLParser
 
@@ -503,3 +504,47 @@ def test_a_label_of_the_longest_length_and_integer_labels_in_floats(tmp_path):
     assert sorted(labels) == sorted(["(all)", "0", "1", long])
     assert "<th>0</th>" in tables and "<th>1</th>" in tables  # the classes' rows
     assert "<th>0.0</th>" not in tables and "<th>1.0</th>" not in tables
+
+
+# ------------------------------- #41 B6: a crowd of many annotators
+
+
+def test_b6_report_of_a_big_crowd_computes_the_pairs_of_max_annotators_only(tmp_path, monkeypatch):
+    """10,000 annotators made the report build 10,000 x 10,000 tables of pairs (past 22 GB
+    at 2,000); now only the pairs of MAX_ANNOTATORS, and the report says who is left out."""
+    pairwise_module = importlib.import_module("iaa_frames.engine.pairwise")
+    from iaa_frames.report.formatting import MAX_ANNOTATORS
+
+    rng = np.random.default_rng(0)
+    n_ann = MAX_ANNOTATORS + 15  # 2 boxes each on 2 of 10 images
+    items = np.column_stack([rng.integers(0, 10, n_ann), rng.integers(0, 10, n_ann)]).ravel()
+    x = rng.integers(0, 4, size=2 * n_ann) * 100 + rng.normal(0, 2, size=2 * n_ann)
+    df = pd.DataFrame(
+        {
+            "item": [f"img{i}" for i in items],
+            "annotator": np.repeat([f"w{k:03d}" for k in range(n_ann)], 2),
+            "label": "cat",
+            "x0": x,
+            "y0": x,
+            "x1": x + 50,
+            "y1": x + 50,
+            "width": 500.0,
+            "height": 500.0,
+        }
+    )
+    seen = []
+    real = pairwise_module.pairwise_from_tables
+
+    def spy(tables, **kwargs):
+        seen.append(kwargs.get("annotators"))
+        return real(tables, **kwargs)
+
+    monkeypatch.setattr("iaa_frames.engine.memo.pairwise_from_tables", spy)
+    report(df, tmp_path / "r", n_boot=0, n_chance=200, progress=False)
+    assert seen and all(a is not None and len(a) == MAX_ANNOTATORS for a in seen)
+    pairs = pd.read_csv(tmp_path / "r" / "pairwise.csv")
+    assert pairs["annotator_a"].nunique() == MAX_ANNOTATORS
+    assert set(pairs["annotator_b"]) == set(pairs["annotator_a"])
+    page = " ".join((tmp_path / "r" / "report.html").read_text().split())
+    assert f"Pairs of the {MAX_ANNOTATORS} annotators taking part in most pairings" in page
+    assert f"of {n_ann}: the 15 others (" in page and "left out of these heatmaps" in page

@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import numpy as np
 import shapely
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from iaa_frames.geometry.raster import Masks, rasterize
 
@@ -198,7 +196,12 @@ def _trace_canvas(crops, where, width):
     if saddle.any():
         # ... unless one ring passes that corner twice: turn right there, which cuts the
         # ring into two touching at the corner (a part and its hole, or two holes); which
-        # ring an edge is on is all this needs (the cycles of succ, one C pass)
+        # ring an edge is on is all this needs (the cycles of succ, one C pass); scipy
+        # imported here: the readers import this module, and scipy.sparse.csgraph (with
+        # scipy.linalg) took 0.3 s of a first read_coco that traces no mask
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
         _, cycle = connected_components(
             coo_matrix((np.ones(len(succ), np.int8), (np.arange(len(succ)), succ)),
                        shape=(len(succ), len(succ))),
