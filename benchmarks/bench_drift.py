@@ -15,7 +15,9 @@ For each seed, :func:`iaa_frames.agreement_over_time` (``freq="D"``) flags each
 annotator's cells (``recalibrate``) and names a change window (``change_window``); the
 script prints, per scenario and component, the share of seeds in which C is flagged, in
 which A or B is flagged (false flags: their pairs with C fall too), and in which C's change
-window is the window C's drift starts in or the next one (the early drift starts in the
+window is the window C's drift starts in or the next one, and in which A or B gets a change
+window (a false "when"); without drift, the third column is the share of seeds in which
+C gets a change window (a false "when" too) (the early drift starts in the
 middle of a window).
 """
 
@@ -64,14 +66,16 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--boot", type=int, default=200)
+    ap.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=SCENARIOS)
     args = ap.parse_args(argv)
     print(f"{args.seeds} seeds, n_boot={args.boot}; share of seeds")
     print(
         f"{'scenario':>10} {'component':>13} {'C flagged':>10} {'A/B flagged':>12} "
-        f"{'C change found':>18}"
+        f"{'C change found':>18} {'A/B change':>14}"
     )
-    for name, drift_from in SCENARIOS.items():
-        counts = {c: np.zeros(3) for c in COMPONENTS}
+    for name in args.scenarios:
+        drift_from = SCENARIOS[name]
+        counts = {c: np.zeros(4) for c in COMPONENTS}
         for seed in range(args.seeds):
             res = iaf.agreement_over_time(
                 corpus(seed, drift_from), freq="D", n_chance=1000, n_boot=args.boot, seed=seed
@@ -82,13 +86,16 @@ def main(argv=None):
                 change = cell["change_window"].to_pandas()
                 counts[c][0] += bool(flags["C"])
                 counts[c][1] += bool(flags[["A", "B"]].any())
+                counts[c][3] += bool(change[["A", "B"]].notna().any())
                 if drift_from is not None:
                     start = pd.Timestamp(drift_from).floor("D")
                     counts[c][2] += change["C"] in (start, start + pd.Timedelta(days=1))
+                else:  # no drift: any change window of C is a false "when"
+                    counts[c][2] += pd.notna(change["C"])
         for c in COMPONENTS:
             share = counts[c] / args.seeds
-            at = f"{share[2]:18.2f}" if drift_from is not None else f"{'-':>18}"
-            print(f"{name:>10} {c:>13} {share[0]:10.2f} {share[1]:12.2f} {at}")
+            at = f"{share[2]:18.2f}"
+            print(f"{name:>10} {c:>13} {share[0]:10.2f} {share[1]:12.2f} {at} {share[3]:14.2f}")
 
 
 if __name__ == "__main__":
