@@ -192,6 +192,7 @@ class ResultAccessor:
         sort: str = "support",
         top: int | None = None,
         digits: int = 2,
+        annotators=None,
     ) -> AgreementTable:
         """The compact table: one row per class, annotator or pair of annotators, one
         ``"0.86 [0.81, 0.89]"`` cell per component, integer counts and the reason of every
@@ -210,6 +211,10 @@ class ResultAccessor:
         top : int, optional
             Keep the first ``top`` rows after "(all)".
         digits : int, default 2
+        annotators : sequence of str, optional
+            With ``by="pair"``: whose pairs (default: all; needed beyond
+            :data:`~iaa_frames.engine.pairwise.MAX_PAIRWISE_ANNOTATORS` annotators, as in
+            :meth:`pairwise`).
 
         Returns
         -------
@@ -224,10 +229,12 @@ class ResultAccessor:
         >>> res.iaa.table(by="pair").frame.index[0]
         ('ana', 'dev')
         """
+        if annotators is not None and by != "pair":
+            raise ParameterError(f"annotators= chooses the pairs of by='pair'; got by={by!r}")
         if by == "pair":
             entry = self._entry("table(by='pair')")
             comps = [str(c) for c in self._single("table()")["component"].values]
-            data = {c: entry.pairwise_of(component=c) for c in comps}
+            data = {c: entry.pairwise_of(component=c, annotators=annotators) for c in comps}
         else:
             data = self._single("table()")
         return agreement_table(data, by=by, sort=sort, top=top, digits=digits)

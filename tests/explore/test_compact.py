@@ -110,6 +110,18 @@ def test_pairs_equal_the_pairwise_matrices(res):
     assert set(loc["chance_source"].values[~np.eye(4, dtype=bool)]) == {"borrowed"}
 
 
+def test_pairs_of_chosen_annotators(res):
+    """by="pair" takes annotators= as pairwise() does (needed beyond 1,000 annotators):
+    the pairs of those annotators, each equal to its row of the full table."""
+    names = [str(a) for a in res["annotator"].values if str(a) != "(all)"][:3]
+    some = res.iaa.table(by="pair", annotators=names)
+    assert len(some) == 3 and set(some.frame.index) <= set(res.iaa.table(by="pair").frame.index)
+    full = res.iaa.table(by="pair").frame
+    assert some.frame.equals(full.loc[some.frame.index])
+    with pytest.raises(ParameterError, match="annotators= chooses the pairs of by='pair'"):
+        res.iaa.table(by="label", annotators=names)
+
+
 def test_top_and_component_rows(res):
     t = res.iaa.table(by="label", top=1)
     assert t.frame.index.tolist() == ["(all)", "bicycle"] and t.n_hidden == 2
