@@ -235,7 +235,8 @@ class FrameBuilder:
         own=None,
     ):
         width, height = float(width), float(height)  # may raise: before any column grows
-        extras = self._safe_extras(extras)
+        if extras and not self.reserved.isdisjoint(extras):  # checked here: a call a row
+            extras = self._safe_extras(extras)
         if own:  # the columns of the row's own geometry kind (add_shape)
             extras = {**(extras or {}), **own}
         if extras and len(self.extras) + len(extras) > MAX_EXTRA_COLUMNS:
