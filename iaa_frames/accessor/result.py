@@ -229,15 +229,15 @@ class ResultAccessor:
         >>> res.iaa.table(by="pair").frame.index[0]
         ('ana', 'dev')
         """
-        if annotators is not None and by != "pair":
-            raise ParameterError(f"annotators= chooses the pairs of by='pair'; got by={by!r}")
         if by == "pair":
             entry = self._entry("table(by='pair')")
             comps = [str(c) for c in self._single("table()")["component"].values]
             data = {c: entry.pairwise_of(component=c, annotators=annotators) for c in comps}
         else:
             data = self._single("table()")
-        return agreement_table(data, by=by, sort=sort, top=top, digits=digits)
+        return agreement_table(
+            data, by=by, sort=sort, top=top, digits=digits, annotators=annotators
+        )
 
     @keywords_checked
     def reading(self, *, max_labels: int = 8, sweep=None) -> list[str]:

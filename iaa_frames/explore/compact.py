@@ -285,6 +285,7 @@ def agreement_table(
     sort: str = "support",
     top: int | None = None,
     digits: int = 2,
+    annotators=None,
 ) -> AgreementTable:
     """The compact table of an agreement result.
 
@@ -306,6 +307,10 @@ def agreement_table(
         Keep the first ``top`` rows (after "(all)"); :attr:`AgreementTable.n_hidden`
         counts the others.
     digits : int, default 2
+    annotators : sequence of str, optional
+        With ``by="pair"``: the pairs among these annotators only
+        (``res.iaa.table(by="pair", annotators=...)`` computes only those, as
+        :func:`iaa_frames.pairwise` does beyond 1,000 annotators).
 
     Returns
     -------
@@ -334,12 +339,22 @@ def agreement_table(
     top = check_top(top)
     if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 0:
         raise ParameterError(f"digits must be a non-negative integer; got {digits!r}")
+    if annotators is not None and by != "pair":
+        raise ParameterError(f"annotators= chooses the pairs of by='pair'; got by={by!r}")
     if by == "pair":
         if not isinstance(data, dict) or not data:
             raise ParameterError(
                 "by='pair' needs the pairwise matrices {component: DataArray}; "
                 "use res.iaa.table(by='pair')"
             )
+        if annotators is not None:
+            keep = [str(a) for a in annotators]
+            data = {
+                c: m.sel(
+                    annotator_a=m["annotator_a"].isin(keep), annotator_b=m["annotator_b"].isin(keep)
+                )
+                for c, m in data.items()
+            }
         numbers = pair_numbers(data)
         result = None
     else:

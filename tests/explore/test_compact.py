@@ -118,6 +118,9 @@ def test_pairs_of_chosen_annotators(res):
     assert len(some) == 3 and set(some.frame.index) <= set(res.iaa.table(by="pair").frame.index)
     full = res.iaa.table(by="pair").frame
     assert some.frame.equals(full.loc[some.frame.index])
+    # from the full matrices, agreement_table keeps the same pairs
+    mats = {c: res.iaa.pairwise(component=c) for c in res["component"].values}
+    assert agreement_table(mats, by="pair", annotators=names).frame.equals(some.frame)
     with pytest.raises(ParameterError, match="annotators= chooses the pairs of by='pair'"):
         res.iaa.table(by="label", annotators=names)
 
