@@ -17,7 +17,7 @@ from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys, labelstudio_file
 from .json_stream import JSONStream
 from .keypoints import coco_name, keypoint_params, skeleton_kind
-from .labelstudio_timeline import is_timeline_result, read_timeline_result
+from .labelstudio_timeline import is_timeline_result, read_timeline_result, region_label
 from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
 from .shapes import rotated_rectangle
 from .values import is_number
@@ -83,24 +83,6 @@ def _size(path, entry, result, key):
     if not is_number(v) or not v > 0 or not math.isfinite(v):
         raise reader_error(path, entry, f"{key} must be a positive number, got {v!r}")
     return float(v)
-
-
-def _label(value, labels_key):
-    """The class of a region and whether it had more than one."""
-    labels = None
-    if labels_key is not None:
-        labels = value.get(labels_key)
-    if labels is None:
-        labels = value.get("labels")
-    if isinstance(labels, str):
-        labels = [labels]
-    if (
-        not isinstance(labels, list)
-        or not labels
-        or not all(isinstance(x, str) and x for x in labels)
-    ):
-        return None, 0
-    return labels[0], len(labels)
 
 
 def read_labelstudio(
@@ -634,9 +616,9 @@ def _region(path, f, b, rentry, where, region, by_region, ctx):
     open_polygons = ctx["open_polygons"]
     rtype, value = r["type"], r["value"]
     labels_key = _RECT.get(rtype, _POLY.get(rtype, _ELLIPSE.get(rtype)))
-    label, n_labels = _label(value, labels_key)
+    label, n_labels = region_label(value, labels_key)
     if label is None and rid in labels_by_region:
-        label, n_labels = _label(labels_by_region[rid], None)
+        label, n_labels = region_label(labels_by_region[rid], None)
     if label is None:
         b.drop(
             path,
@@ -761,7 +743,7 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
         rentry = f"{aentry} result[{k}]"
         try:
             value = r["value"]
-            joint, n_labels = _label(value, "keypointlabels")
+            joint, n_labels = region_label(value, "keypointlabels")
             if joint is None:
                 raise reader_error(path, rentry, "a keypoint without a label (its joint's name)")
             w = _size(path, rentry, r, "original_width")
@@ -795,7 +777,7 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
         if not isinstance(key, tuple):  # the joints of a rectangle region
             k, rect = regions.pop(key)[0]
             value = rect["value"]
-            label, _ = _label(value, _RECT.get(rect["type"], "rectanglelabels"))
+            label, _ = region_label(value, _RECT.get(rect["type"], "rectanglelabels"))
             try:
                 x0 = _pct(path, aentry, value, "x") * w / 100
                 y0 = _pct(path, aentry, value, "y") * h / 100

@@ -30,7 +30,7 @@ import math
 from .paths import ENTRY_ERRORS, entry_error, reader_error
 from .values import is_number
 
-__all__ = ["is_timeline_result", "read_timeline_result"]
+__all__ = ["is_timeline_result", "read_timeline_result", "region_label"]
 
 _TEXT_KEYS = ("text", "startOffset", "endOffset", "globalOffsets")
 
@@ -83,12 +83,20 @@ def _frames_count(results) -> float:
     return math.nan
 
 
-def _read(b, path, f, rentry, where, r, results) -> None:
-    item, annotator, aid, tid = where
-    value = r["value"]
-    video = r.get("type") == "timelinelabels"
-    labels = value.get("timelinelabels" if video else "labels")
-    if labels is None and video:
+def region_label(value, labels_key):
+    """``(class, number of classes)`` of a Label Studio region's ``value``: its
+    ``labels_key`` list (else ``labels``), the first class kept; ``(None, 0)`` when it has
+    none that is a non-empty string.
+
+    Examples
+    --------
+    >>> region_label({"timelinelabels": ["jump", "run"]}, "timelinelabels")
+    ('jump', 2)
+    >>> region_label({"labels": "car"}, "rectanglelabels"), region_label({}, None)
+    (('car', 1), (None, 0))
+    """
+    labels = value.get(labels_key) if labels_key is not None else None
+    if labels is None:
         labels = value.get("labels")
     if isinstance(labels, str):
         labels = [labels]
@@ -97,18 +105,28 @@ def _read(b, path, f, rentry, where, r, results) -> None:
         or not labels
         or not all(isinstance(x, str) and x for x in labels)
     ):
+        return None, 0
+    return labels[0], len(labels)
+
+
+def _read(b, path, f, rentry, where, r, results) -> None:
+    item, annotator, aid, tid = where
+    value = r["value"]
+    video = r.get("type") == "timelinelabels"
+    label, n_labels = region_label(value, "timelinelabels" if video else "labels")
+    if label is None:
         b.drop(path, rentry, "unlabelled_region", "a region without a label",
                item=item, annotator=annotator, record=r)  # fmt: skip
         return
-    if len(labels) > 1:
+    if n_labels > 1:
         b.drop(
             path,
             rentry,
             "extra_labels_ignored",
-            f"a region with {len(labels)} labels: the first ({labels[0]!r}) was kept",
+            f"a region with {n_labels} labels: the first ({label!r}) was kept",
             item=item,
             annotator=annotator,
-            record=labels,
+            record=value.get("timelinelabels" if video else "labels") or value.get("labels"),
         )
     rid = r.get("id", rentry)
     if video:
@@ -149,7 +167,7 @@ def _read(b, path, f, rentry, where, r, results) -> None:
         b.add_shape(
             item,
             annotator,
-            labels[0],
+            label,
             "segment",
             [s, e],
             object_id=oid,
