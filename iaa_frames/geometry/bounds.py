@@ -17,11 +17,18 @@ import numpy as np
 from iaa_frames.errors import ParameterError
 
 from .kinds.registry import Kind, get_kind
-from .mask_rule import on_masks
+from .kind_similarity import reach_boxes
+from .mask_rule import may_use_masks, on_masks
 from .overlap import areas
 from .shapes import Shapes, check_aligned
 
-__all__ = ["iou_upper_bound", "kind_shared_bound", "mask_iou_upper_bound"]
+__all__ = ["iou_upper_bound", "kind_shared_bound", "mask_iou_upper_bound", "threshold_boxes"]
+
+#: Relative slack of :func:`threshold_boxes`: each box is shrunk by a share this much
+#: smaller than the exact one, so that pairs at the threshold, and coordinates rounded
+#: in the shrinking, stay listed (pairs a little below the threshold are listed too,
+#: and refused by their IoU as before).
+_SHRINK_SLACK = 1e-6
 
 
 def kind_shared_bound(a: Shapes, b: Shapes, planar, ia=None, ib=None) -> np.ndarray:
@@ -158,3 +165,68 @@ def mask_iou_upper_bound(a: Shapes, b: Shapes) -> np.ndarray:
     low = np.maximum(np.maximum(lo_a, lo_b), lo_a + lo_b - shared)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(low > 0, np.minimum(top / low, 1.0), np.where(top > 0, 1.0, 0.0))
+
+
+def threshold_boxes(shapes: Shapes, area: np.ndarray, tau: float) -> np.ndarray:
+    """Boxes that overlap (in x and in y) for every pair of shapes whose IoU, or the
+    bound of it from their bounding boxes, can reach ``tau``: each shape's bounding box
+    shrunk about its centre by the share ``tau * fill`` of its width and of its height,
+    ``fill`` the share of its box the shape covers (1 for a box).
+
+    Why it holds: a pair with ``IoU >= tau`` shares at least ``tau * max(A_a, A_b)``
+    (the union is at least the larger area), and that shared area lies in the strip of
+    ``a``'s box that ``b``'s box covers in x, of height at most ``h_a``: the boxes
+    overlap in x by at least ``ov >= tau * fill_a * w_a``, and by ``tau * fill_b * w_b``.
+    Two intervals overlapping by ``ov`` still overlap after each loses half of its own
+    share to either side (``ov > (tau fill_a w_a + tau fill_b w_b) / 2`` unless both are
+    equal to ``ov``, which the slack :data:`_SHRINK_SLACK` covers), and so do nested
+    ones. The bound of :func:`iaa_frames.matching.pipeline.iou_upper_bound` uses the
+    boxes' intersection in place of the shared area, so the same holds for it.
+
+    At ``tau = 0.5`` two boxes' pairs are listed only where their half-size boxes
+    overlap: about a quarter of the pairs whose boxes overlap, and among unrelated
+    images of many objects, far fewer. Only pairs that can be matched are listed:
+    what needs the others (best matches, the set-level distance) uses
+    :func:`~iaa_frames.geometry.kind_similarity.reach_boxes`.
+
+    The shrinking holds for the exact IoU of boxes and polygons; shapes of other kinds
+    (their own similarity, volumes, cuboids) and corpora whose pairs may get the mask IoU
+    (:func:`~iaa_frames.geometry.mask_rule.may_use_masks`, whose bound allows for the
+    rasterization) keep :func:`~iaa_frames.geometry.kind_similarity.reach_boxes`.
+
+    Parameters
+    ----------
+    shapes : Shapes
+    area : ndarray of float
+        The area of every shape (as the matching computes its IoU).
+    tau : float
+        The match threshold, above 0.
+
+    Returns
+    -------
+    ndarray of float, shape (n, 4)
+        Cached on ``shapes`` per ``tau``.
+
+    Examples
+    --------
+    >>> boxes = threshold_boxes(Shapes([[0, 0, 4, 2]]), np.array([8.0]), 0.5)
+    >>> np.round(boxes, 3).tolist()
+    [[1.0, 0.5, 3.0, 1.5]]
+    """
+    if not tau > 0 or shapes.params or may_use_masks(shapes):
+        return reach_boxes(shapes, tau)
+    cache = shapes.__dict__.setdefault("_threshold_boxes", {})
+    key = float(tau)
+    if key not in cache:
+        boxes = shapes.boxes
+        w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fill = np.where(shapes.is_box, 1.0, np.asarray(area, np.float64) / (w * h))
+        # a degenerate or unknown box is not shrunk (NaN compares false: nothing changes)
+        fill = np.where(np.isfinite(fill), np.clip(fill, 0.0, 1.0), 0.0)
+        share = (min(key, 1.0) * (1 - _SHRINK_SLACK) / 2) * fill
+        dx, dy = share * w, share * h
+        cache[key] = np.column_stack(
+            [boxes[:, 0] + dx, boxes[:, 1] + dy, boxes[:, 2] - dx, boxes[:, 3] - dy]
+        )
+    return cache[key]

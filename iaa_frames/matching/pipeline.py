@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iaa_frames.geometry.bounds import threshold_boxes
 from iaa_frames.geometry.box_index import overlapping_pairs, sweep_cost
 from iaa_frames.geometry.distances import (
     Distance,
@@ -138,11 +139,25 @@ def _sparse_ok(tau: float, distance: Distance, sets: bool) -> bool:
     return tau > 0 and (not sets or distance.reuses_iou)
 
 
-def _candidates(corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 0.0):
+def _sweep_boxes(corpus: Corpus, tau: float, eligible: bool) -> np.ndarray:
+    """The boxes the sweep of :func:`_candidates` lists overlapping pairs of: grown by
+    their kind's reach at ``tau`` (:func:`~iaa_frames.geometry.kind_similarity.reach_boxes`),
+    or with ``eligible`` (only pairs that can be matched are needed) shrunk to those that
+    overlap wherever the IoU bound can reach ``tau``
+    (:func:`~iaa_frames.geometry.bounds.threshold_boxes`)."""
+    if eligible:
+        return threshold_boxes(corpus.shapes, corpus.area, tau)
+    return reach_boxes(corpus.shapes, tau)
+
+
+def _candidates(
+    corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 0.0, eligible: bool = False
+):
     """The candidate pairs of the pairings (a, b), in the order of
     :func:`~iaa_frames.matching.assignment.candidate_pairs`: all of them, or with ``sparse`` only
     the pairs whose boxes overlap in the pairings with over :data:`SPARSE_MIN_PAIRS` (the
-    boxes grown by their kind's reach at ``tau``, :func:`~iaa_frames.geometry.kind_similarity.reach_boxes`)."""
+    boxes of :func:`_sweep_boxes`: with ``eligible``, at least every pair whose IoU bound
+    reaches ``tau``)."""
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
     big = (na * nb > SPARSE_MIN_PAIRS) if sparse else np.zeros(len(a), dtype=bool)
     if not big.any():
@@ -151,7 +166,7 @@ def _candidates(corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 
     large = np.flatnonzero(big)
     p1, la1, lb1, _, _ = candidate_pairs(sa[small], na[small], sb[small], nb[small])
     p2, la2, lb2 = overlapping_pairs(
-        reach_boxes(corpus.shapes, tau), sa[large], na[large], sb[large], nb[large]
+        _sweep_boxes(corpus, tau, eligible), sa[large], na[large], sb[large], nb[large]
     )
     pairing = np.concatenate([small[p1], large[p2]])
     order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
@@ -160,15 +175,18 @@ def _candidates(corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 
     return pairing, la, lb, sa[pairing] + la, sb[pairing] + lb
 
 
-def _cost(corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 0.0) -> np.ndarray:
-    """Candidate pairs each pairing costs (for chunking)."""
+def _cost(
+    corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 0.0, eligible: bool = False
+) -> np.ndarray:
+    """Candidate pairs each pairing costs (for chunking; ``eligible`` as in
+    :func:`_candidates`)."""
     cost = slots.count[a] * slots.count[b]
     if sparse:
         big = np.flatnonzero(cost > SPARSE_MIN_PAIRS)
         if big.size:
             cost = cost.copy()
             cost[big] = sweep_cost(
-                reach_boxes(corpus.shapes, tau),
+                _sweep_boxes(corpus, tau, eligible),
                 slots.start[a[big]],
                 slots.count[a[big]],
                 slots.start[b[big]],
@@ -387,8 +405,10 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
     b = np.asarray(b, dtype=np.int64)
     out = np.zeros(len(a), dtype=bool)
     sparse = tau > 0  # a bound above 0 needs overlapping (reach) boxes
-    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau), REACH_CHUNK_PAIRS):
-        pairing, _, _, oa, ob = _candidates(corpus, slots, a[lo:hi], b[lo:hi], sparse, tau)
+    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau, sparse), REACH_CHUNK_PAIRS):
+        pairing, _, _, oa, ob = _candidates(
+            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, eligible=sparse
+        )
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
     return out
@@ -600,7 +620,8 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
 def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False, near=False):
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
-    pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse, tau)
+    # without the set-level distance only pairs that can be matched are needed
+    pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse, tau, eligible=not sets)
     iou, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
     # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box;
     # the assignment reads the scores of eligible pairs only
@@ -695,7 +716,7 @@ def candidate_count(
     count, :func:`~iaa_frames.geometry.box_index.sweep_cost`)."""
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     sparse = _sparse_ok(tau, distance, sets) and not (sets and has_own_similarity(corpus.shapes))
-    return int(_cost(corpus, slots, a, b, sparse, tau).sum())
+    return int(_cost(corpus, slots, a, b, sparse, tau, not sets).sum())
 
 
 def run(
@@ -749,7 +770,7 @@ def run(
     if sets and has_own_similarity(corpus.shapes):
         sparse = False  # their similarity is above 0 apart: best matches need every pair
     parts, nears = [], []
-    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau)):
+    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau, not sets)):
         part = _run_chunk(
             corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache, sparse, near
         )

@@ -224,8 +224,11 @@ def test_sparse_candidates_give_the_dense_result(kind, tau, n, monkeypatch):
             assert (sparse.set_matched > 0).any()
 
 
-def test_sparse_can_match_equals_dense(monkeypatch):
-    c = prepare(_dense_frame(60, "box", seed=3))
+@pytest.mark.parametrize("kind", ["box", "polygon"])
+def test_sparse_can_match_equals_dense(kind, monkeypatch):
+    """The pairings that can match, from the pairs listed in the boxes shrunk at the
+    threshold (bounds.threshold_boxes), are those of every pair."""
+    c = prepare(_dense_frame(60, kind, seed=3))
     ann = c.annotations
     a, b = np.triu_indices(ann.empty, k=1)
     for tau in (0.0, 0.5, 0.9):
