@@ -16,8 +16,8 @@ import numpy as np
 
 from iaa_frames.errors import ParameterError
 
-from .kinds.registry import Kind, get_kind
 from .kind_similarity import reach_boxes
+from .kinds.registry import Kind, get_kind
 from .mask_rule import may_use_masks, on_masks
 from .overlap import areas
 from .shapes import Shapes, check_aligned
