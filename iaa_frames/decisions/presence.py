@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import betaln, expit, gammaln
+from scipy.special import expit, gammaln
 
 __all__ = ["Presence", "best_f1_threshold", "presence"]
 
@@ -52,13 +52,41 @@ class Presence:
         self.false_rate = false_rate
 
 
+def _log_rising(c, m):
+    """``S[m] = sum_{j < m} log(c + j)`` (the log of the rising factorial ``c^(m)``) for
+    every ``m`` of the array ``m``, by a cumulative sum up to its largest value."""
+    m = m.astype(np.int64)
+    s = np.concatenate([[0.0], np.cumsum(np.log(c + np.arange(int(m.max()))))])
+    return s[m]
+
+
+def _log_bb_ratio(a, b, k, n):
+    """``log B(k + a, n - k + b) / B(a, b)`` as rising factorials:
+    ``log a^(k) + log b^(n-k) - log (a + b)^(n)``.
+
+    The same number as ``betaln(k + a, n - k + b) - betaln(a, b)``, but that difference
+    of two large log-beta values loses every digit when ``a`` and ``b`` are large (the
+    beta-binomial is then a binomial): at ``a, b`` near 1e14 the probabilities of
+    ``k = 1..5`` of 5 summed to 3.5, and the maximum likelihood fit went there (the
+    "likelihood" of the corpus was above 1). The sums of logs are exact at any ``a, b``.
+    """
+    return _log_rising(a, k) + _log_rising(b, n - k) - _log_rising(a + b, n)
+
+
+#: The optimiser's box on the unconstrained parameters: ``alpha, beta`` up to
+#: ``exp(30)``, about 1e13 (there the beta-binomial is a binomial to every digit), and
+#: ``π, f`` within ``expit(±30)``.
+_BOUND = 30.0
+
+
 def _log_terms(x, k, n):
     """log π, log(1 - π), and the truncated log likelihoods of (k, n) under real and false."""
+    x = np.clip(x, -_BOUND, _BOUND)
     pi, a, b, f = expit(x[0]), 1.0 + np.exp(x[1]), np.exp(x[2]), expit(x[3])
     comb = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        real = comb + betaln(k + a, n - k + b) - betaln(a, b)
-        real -= np.log(-np.expm1(betaln(a, n + b) - betaln(a, b)))
+        real = comb + _log_bb_ratio(a, b, k, n)
+        real -= np.log(-np.expm1(_log_bb_ratio(a, b, np.zeros_like(k), n)))
         false = comb + k * np.log(f) + (n - k) * np.log1p(-f)
         false -= np.log(-np.expm1(n * np.log1p(-f)))
         # a share of real clusters of 0 or 1 (at the optimiser's edges): a log of -inf
@@ -115,7 +143,7 @@ def presence(support, n_covered) -> Presence:
     with np.errstate(invalid="ignore"):
         p = expit(lp + real - lq - false)
     p = np.where(np.isfinite(p), p, (kk >= 2).astype(np.float64))
-    x = best.x
+    x = np.clip(best.x, -_BOUND, _BOUND)
     return Presence(
         p[np.ravel(inv)], float(expit(x[0])), float(1.0 + np.exp(x[1])), float(np.exp(x[2])),
         float(expit(x[3])),
