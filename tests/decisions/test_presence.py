@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 import iaa_frames as iaf
-from iaa_frames.decisions.presence import best_f1_threshold, presence, presence_step
+from iaa_frames.decisions.presence import (
+    _log_terms,  # noqa: PLC2701
+    best_f1_threshold,
+    presence,
+    presence_step,
+)
 
 
 def _supports(seed, n_real=400, n_false=300, n=9, a=1.2, b=0.7, f=0.03):
@@ -79,3 +84,77 @@ def test_an_image_blind_annotators_stray_boxes_are_not_real():
     )
     objects = iaf.consensus(df).objects.dropna(subset=["label"])
     assert (objects["support"] >= 2).all()
+
+
+@pytest.mark.parametrize("n", [2, 5, 9, 40])
+def test_the_truncated_probabilities_sum_to_one_at_any_alpha_and_beta(n):
+    """The real and false components are distributions over k = 1..n whatever the
+    parameters: ``betaln(k + a, n - k + b) - betaln(a, b)`` lost every digit at large
+    ``a, b`` (the probabilities of k = 1..5 of 5 summed to 3.5 at 1e14, 0.9988 at 1e12)
+    and the fit went there; the rising factorials are exact."""
+    k = np.arange(1, n + 1, dtype=np.float64)
+    for la in (-2.0, 0.0, 5.0, 20.0, 27.6, 30.0):
+        for lb in (-2.0, 0.0, 5.0, 20.0, 28.0, 30.0):
+            for lf in (-12.0, -3.0, 0.0):
+                _, _, real, false = _log_terms(np.array([0.0, la, lb, lf]), k, np.full(n, n))
+                assert np.exp(real).sum() == pytest.approx(1.0, abs=1e-9), (la, lb)
+                assert np.exp(false).sum() == pytest.approx(1.0, abs=1e-9), lf
+
+
+#: Clusters of a sparse crowd with biased workers (benchmarks/biased_crowd.py, seed 1,
+#: 2-5 workers per image): (n, k) -> how many clusters, and the share of them that
+#: matched a true box (0.66, 0.44, 0.21, 0.09 of those drawn by one of 2, 3, 4, 5).
+BIASED_SEED_1 = {
+    (2, 1): (152, 0.66), (2, 2): (85, 1.0), (3, 1): (164, 0.44), (3, 2): (101, 0.99),
+    (3, 3): (94, 1.0), (4, 1): (103, 0.21), (4, 2): (60, 0.98), (4, 3): (86, 1.0),
+    (4, 4): (50, 1.0), (5, 1): (137, 0.09), (5, 2): (28, 1.0), (5, 3): (72, 0.99),
+    (5, 4): (75, 1.0), (5, 5): (50, 1.0),
+}  # fmt: skip
+
+
+def _biased_clusters():
+    nk = np.repeat(np.array(list(BIASED_SEED_1)), [c for c, _ in BIASED_SEED_1.values()], 0)
+    return nk[:, 1], nk[:, 0]
+
+
+def test_single_drawer_boxes_of_larger_crowds_are_rejected_on_a_sparse_biased_crowd():
+    """Before the likelihood was exact, the fit on these clusters was a numerical artefact
+    (its "likelihood" above 1) that gave a box drawn by one of five workers p_real 0.50,
+    one of two 0.95: all single-drawer boxes accepted, 272 false boxes. Now p_real follows
+    the share that matched a true box, and the threshold keeps one of two (0.66 true),
+    not one of four or five (0.21, 0.09)."""
+    k, n = _biased_clusters()
+    fit = presence(k, n)
+    t, _ = best_f1_threshold(fit.p)
+    for (nn, kk), (_, share) in BIASED_SEED_1.items():
+        p = fit.p[(n == nn) & (k == kk)][0]
+        assert abs(p - share) < 0.2, (nn, kk, p)
+        if kk >= 2:
+            assert p >= t
+    assert fit.p[(k == 1) & (n >= 4)].max() < min(t, 0.2)
+
+
+def test_the_fit_does_not_depend_on_the_order_or_the_starting_point():
+    """The fit is the best of its starts: no other start (20 random ones) finds a higher
+    likelihood, the likelihood is at most 1, and shuffling the clusters changes nothing."""
+    from scipy.optimize import minimize
+    from scipy.special import logit
+
+    k, n = _biased_clusters()
+    fit = presence(k, n)
+    pairs, count = np.unique(np.column_stack([k, n]), axis=0, return_counts=True)
+
+    def nll(x):
+        lp, lq, real, false = _log_terms(x, pairs[:, 0].astype(float), pairs[:, 1].astype(float))
+        return -float(np.sum(count * np.logaddexp(lp + real, lq + false)))
+
+    x = [logit(fit.prior), np.log(fit.alpha - 1), np.log(fit.beta), logit(fit.false_rate)]
+    best = nll(np.array(x))
+    assert 0 < best < np.inf  # a likelihood of at most 1
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        other = minimize(nll, rng.normal(0, 2, 4), method="Nelder-Mead",
+                         options={"maxiter": 4000, "xatol": 1e-7, "fatol": 1e-9})  # fmt: skip
+        assert other.fun > best - 1e-3
+    perm = rng.permutation(len(k))
+    np.testing.assert_array_equal(presence(k[perm], n[perm]).p, fit.p[perm])
