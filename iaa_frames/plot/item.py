@@ -8,14 +8,18 @@ The numbers drawn come from :func:`iaa_frames.explore.item.item_view` (re-export
 
 Annotators have one fixed colour each (:func:`iaa_frames.plot.annotator_colors`: the palette in
 annotator-name order over the whole corpus, so an annotator keeps its colour on every
-item). Encoding:
+item). Beyond the palette's nine, annotators that share a colour differ in line style and
+marker (:func:`iaa_frames.plot.style.annotator_styles`): the first nine are solid with discs,
+the next nine dotted with squares, then dash-dot with triangles, dash-dot-dot with
+diamonds (36 annotators apart), in the shapes and in the legend. Encoding:
 
 * every object is outlined in its annotator's colour (a faint fill of the same colour);
   keypoints are drawn as their skeletons, polylines as open paths and points as markers
   (:mod:`iaa_frames.plot.item_shapes`), in the same colour;
 * a thin dark line links the two objects of every matched pair;
 * an object left unmatched by another annotator (``unmatched``; ``missed`` / ``extra``
-  against a reference) has a dashed outline (a dashed line, a hollow point); at its
+  against a reference) has a dashed outline (a dashed line, a hollow point; a thicker
+  outline in its own style for an annotator drawn dotted, dash-dot ...); at its
   top-right corner, one ✕ per annotator who has no match for it (``unmatched``,
   ``missed``), in that annotator's colour, or a black + on an ``extra`` object;
 * a matched pair with different labels has a red link with a diamond at its middle;
@@ -642,6 +646,16 @@ def _left_out(dropped, total) -> str:
 _PASSES = 6
 
 
+def _sticks_out(box, bounds, tol: float = 0.5) -> bool:
+    """Whether ``box`` reaches out of ``bounds`` (pixels) by more than ``tol``."""
+    return (
+        box.x0 < bounds.x0 - tol
+        or box.y0 < bounds.y0 - tol
+        or box.x1 > bounds.x1 + tol
+        or box.y1 > bounds.y1 + tol
+    )
+
+
 def _place_tags(fig, *, grid: str | None = None):
     """Place every label tag of ``fig`` at the figure's present layout: the first of its
     candidate places (:func:`_tag_boxes`) that stays inside its Axes and clear of the tags
@@ -672,6 +686,14 @@ def _place_tags(fig, *, grid: str | None = None):
             or bool((np.abs(before - boxes) > 0.5).any())
         )
         before = boxes
+        # a legend still out of the figure: the layout engine placed the Axes from where
+        # their legends stood at the previous draw (an Axes legend is placed as it is
+        # drawn) and has not settled, even if the Axes moved by less than a pixel
+        relayout |= any(
+            _sticks_out(legend.get_window_extent(renderer), fig.bbox)
+            for legend in [*fig.legends, *(a.get_legend() for a in fig.axes)]
+            if legend is not None and legend.get_visible()
+        )
         dropped_all = total_all = 0
         for ax in fig.axes:
             tags, dropped = _place_axes_tags(ax, renderer, to_pt)
@@ -782,6 +804,7 @@ def worst_items(
         figsize=(panel_width * ncols, panel_width * 0.95 * nrows + 0.9),
     )
     kinds = set()
+    marked = False  # some panel draws markers (points, joints, line ends)
     for ax, name, row in zip(axes.flat, names, ranking.itertuples(index=False)):
         item(
             t,
@@ -811,6 +834,10 @@ def worst_items(
         }
         kinds |= {c.get_label() for c in ax.collections if c.get_label().startswith("joint_")}
         kinds |= {ln.get_label() for ln in ax.lines if ln.get_label() == HOLLOW}
+        marked |= any(c.get_label().startswith("joint_") for c in ax.collections) or any(
+            str(ln.get_gid()).startswith("shape:") and ln.get_marker() not in ("None", "", None)
+            for ln in ax.lines
+        )
     for ax in axes.flat[len(names) :]:
         ax.set_visible(False)
     # the legend names the annotators the panels draw (not every annotator of a crowd)
@@ -824,15 +851,17 @@ def worst_items(
     # a crowd's names do not fit (40 names in two columns collapsed the panels at 3.5 in):
     # one entry says what the colours are
     crowd = len(shown_names) > (_MAX_NAMES if fig_width >= 6 else _MAX_NAMES // 2)
-    handles = _legend_handles(colors, [] if crowd else shown_names, kinds, [])
+    styles = style.annotator_styles(colors)
+    styled = _styled(styles, shown_names)
+    handles = _legend_handles(colors, [] if crowd else shown_names, kinds, [], styles, marked)
     if crowd:
+        each = "one colour and line style each" if styled else "one colour each"
         handles.insert(
-            0,
-            Line2D([], [], color="0.5", lw=2,
-                   label=f"{len(shown_names)} annotators, one colour each"),
-        )  # fmt: skip
+            0, Line2D([], [], color="0.5", lw=2, label=f"{len(shown_names)} annotators, {each}")
+        )
     fig.legend(
         handles=handles,
+        **({"handlelength": _STYLED_HANDLE} if styled and not crowd else {}),
         loc="outside lower center",
         ncols=min(4 if fig_width >= 6 else 2, len(handles)),
         fontsize="x-small",

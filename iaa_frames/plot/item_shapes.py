@@ -9,11 +9,15 @@ so the viewer's outline-and-fill does not apply. Each object is drawn as one
 
 * a polyline: its vertices joined in order (the padding repeats of the last vertex left
   out), a dot at each end (where a line stops shows); dashed and thicker when the object
-  is unmatched, as the viewer draws the outline of an unmatched box;
+  is unmatched, as the viewer draws the outline of an unmatched box (:func:`outline_style`);
 * a point: one filled disc; a point set: one disc per point (no line between them: a set
   has no order); an unmatched point or point set is hollow (a marker has no dashed
   outline), with a thicker edge, and its Line2D is labelled :data:`HOLLOW` (the
   viewer's legend then says what hollow means).
+
+Annotators that share a colour (beyond the palette) have their own line style and marker
+(:func:`~iaa_frames.plot.style.annotator_styles`): a square, a triangle ... instead of the
+disc, a dotted, dash-dot ... line.
 
 Links between matched objects start at :func:`shape_anchor` (a point on the line, at half
 its length; the point; the mean of a set's points), not at the centre of the box, which
