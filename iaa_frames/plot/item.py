@@ -8,14 +8,18 @@ The numbers drawn come from :func:`iaa_frames.explore.item.item_view` (re-export
 
 Annotators have one fixed colour each (:func:`iaa_frames.plot.annotator_colors`: the palette in
 annotator-name order over the whole corpus, so an annotator keeps its colour on every
-item). Encoding:
+item). Beyond the palette's nine, annotators that share a colour differ in line style and
+marker (:func:`iaa_frames.plot.style.annotator_styles`): the first nine are solid with discs,
+the next nine dotted with squares, then dash-dot with triangles, dash-dot-dot with
+diamonds (36 annotators apart), in the shapes and in the legend. Encoding:
 
 * every object is outlined in its annotator's colour (a faint fill of the same colour);
   keypoints are drawn as their skeletons, polylines as open paths and points as markers
   (:mod:`iaa_frames.plot.item_shapes`), in the same colour;
 * a thin dark line links the two objects of every matched pair;
 * an object left unmatched by another annotator (``unmatched``; ``missed`` / ``extra``
-  against a reference) has a dashed outline (a dashed line, a hollow point); at its
+  against a reference) has a dashed outline (a dashed line, a hollow point; a thicker
+  outline in its own style for an annotator drawn dotted, dash-dot ...); at its
   top-right corner, one ✕ per annotator who has no match for it (``unmatched``,
   ``missed``), in that annotator's colour, or a black + on an ``extra`` object;
 * a matched pair with different labels has a red link with a diamond at its middle;
@@ -47,7 +51,7 @@ from iaa_frames.tables.pairs import PairTables
 from . import style
 from .figure import laid_out
 from .fit_text import fitted_title_parts, refit_title, set_fitted_title
-from .item_shapes import HOLLOW, distance_kinds, draw_shape, shape_anchor
+from .item_shapes import HOLLOW, distance_kinds, draw_shape, outline_style, shape_anchor
 
 __all__ = ["MAX_LINKED", "ItemView", "crowd_reference", "item", "item_view", "worst_items"]
 
@@ -146,9 +150,9 @@ def _line(ax, x, y, **props):
     return line
 
 
-def _skeleton(ax, kind, params, color, edge):
+def _skeleton(ax, kind, params, color, edge, marker="o"):
     """Draw one skeleton (pixels): its edges between labelled joints, visible joints
-    filled, occluded ones hollow."""
+    filled, occluded ones hollow (``marker``: the annotator's)."""
     x, y, v, _ = kind.split(params[None, :])
     x, y, v = x[0], y[0], v[0]
     for a, b in kind.skeleton:
@@ -161,17 +165,38 @@ def _skeleton(ax, kind, params, color, edge):
         ("joint_occluded", v == 1, "white"),
     ):
         if visible.any():
-            ax.scatter(x[visible], y[visible], s=14, facecolor=face, edgecolor=color,
-                       linewidth=1.0, zorder=3, gid=edge["gid"], label=kind_of)  # fmt: skip
+            ax.scatter(x[visible], y[visible], s=14, marker=marker, facecolor=face,
+                       edgecolor=color, linewidth=1.0, zorder=3, gid=edge["gid"],
+                       label=kind_of)  # fmt: skip
             drawn.add(kind_of)
     return drawn
 
 
-def _legend_handles(colors, annotators, view_kinds, empty):
-    handles = [
-        Line2D([], [], color=colors[a], lw=2, label=a + (" (drew nothing)" if a in empty else ""))
-        for a in annotators
-    ]
+def _styled(styles, annotators) -> bool:
+    """Some of ``annotators`` share a colour: they differ in line style (and marker)."""
+    return any(styles[a].round for a in annotators)
+
+
+#: Legend handle length (font sizes) when annotators differ in line style: the default 2
+#: showed less than one period of dash-dot-dot, which then read as dash-dot.
+_STYLED_HANDLE = 3.2
+
+
+def _legend_handles(colors, annotators, view_kinds, empty, styles=None, markers=False):
+    """The legend's entries: one per annotator (its colour, and its line style when some
+    share a colour: ``styles``; with its marker when ``markers``: the item draws points or
+    joints), then the encodings of the conflict kinds in ``view_kinds``."""
+    styles = styles if styles is not None else style.annotator_styles(colors)
+    styled = _styled(styles, annotators)
+    handles = []
+    for a in annotators:
+        look = {}  # every annotator of its own colour: a solid line, as always
+        if styled:
+            look = {"linestyle": styles[a].linestyle}
+            if markers:
+                look |= {"marker": styles[a].marker, "markersize": 4}
+        label = a + (" (drew nothing)" if a in empty else "")
+        handles.append(Line2D([], [], color=colors[a], lw=2, label=label, **look))
     handles.append(Line2D([], [], color="0.2", lw=0.8, label="matched pair"))
     for kind, face in (("joint_visible", "0.3"), ("joint_occluded", "white")):
         if kind in view_kinds:
@@ -262,7 +287,10 @@ def item(
     colors : mapping, optional
         Annotator -> colour; default :func:`annotator_colors` of every annotator of
         ``data`` (the whole frame or tables, not only the item's), so that an annotator
-        has the same colour on every item.
+        has the same colour on every item. Annotators of one colour (beyond the palette's
+        nine) differ in line style and marker
+        (:func:`~iaa_frames.plot.style.annotator_styles` of ``colors``): the first of each
+        colour is solid, the next ones dotted, dash-dot, dash-dot-dot.
     width, ax : float, matplotlib.axes.Axes, optional
         Where to draw: ``ax``, or a new figure ``width`` inches wide (default 5; 3.5 for one column).
     distance, match_threshold, n_chance, seed, overall, progress
@@ -304,6 +332,7 @@ def item(
     missing = [a for a in view.annotators if a not in colors]
     if missing:
         raise ParameterError(f"colors has no colour for annotator(s) {missing}")
+    styles = style.annotator_styles(colors)
     W, H = view.width, view.height
     own = ax is None  # the figure is ours: its layout is final when we return
     if ax is None:
@@ -335,15 +364,17 @@ def item(
     # lines and points: no polygon form (item_shapes draws them)
     no_area = [(k, obj[list(k.columns)].to_numpy(float)) for k in distance_kinds(obj.columns)]
     marker_like = set()  # objects whose marks go beside their shape, not on its box corner
+    marked = False  # some shape has markers (points, joints, line ends): so has the legend
     for i, row in enumerate(obj.itertuples(index=False)):  # one item: tens of objects at most
         color = colors[row.annotator]
+        look = styles[row.annotator]
         rings, ctr = _outline(row)
         centre[row.object_id] = ctr
         dashed = bool(row.conflict)
         edge = {
             "edgecolor": color,
             "lw": 2.0 if dashed else 1.4,
-            "linestyle": (0, (3, 2)) if dashed else "-",
+            "linestyle": outline_style(look.linestyle, dashed),
             "zorder": 2,
             "gid": f"shape:{row.annotator}",
         }
@@ -351,9 +382,14 @@ def item(
         drawn = [k for k, p in skeletons if np.isfinite(p[i]).all()]
         shape = next(((k, p[i]) for k, p in no_area if np.isfinite(p[i]).all()), None)
         if drawn:
-            unmatched_kinds |= _skeleton(ax, drawn[0], dict(skeletons)[drawn[0]][i], color, edge)
+            unmatched_kinds |= _skeleton(
+                ax, drawn[0], dict(skeletons)[drawn[0]][i], color, edge, look.marker
+            )
+            marked = True
         elif shape is not None:
-            line = draw_shape(ax, *shape, color, unmatched=dashed, gid=edge["gid"])
+            line = draw_shape(ax, *shape, color, unmatched=dashed, gid=edge["gid"],
+                              linestyle=look.linestyle, marker=look.marker)  # fmt: skip
+            marked = True
             if line.get_label() == HOLLOW:
                 unmatched_kinds.add(HOLLOW)
             centre[row.object_id] = shape_anchor(*shape)
@@ -497,9 +533,12 @@ def item(
     if legend:
         drew = set(obj["annotator"])
         empty = [a for a in view.annotators if a not in drew]
-        handles = _legend_handles(colors, view.annotators, unmatched_kinds | pair_kinds, empty)
+        handles = _legend_handles(
+            colors, view.annotators, unmatched_kinds | pair_kinds, empty, styles, marked
+        )
         ax.legend(
             handles=handles,
+            **({"handlelength": _STYLED_HANDLE} if _styled(styles, view.annotators) else {}),
             loc="upper center",
             bbox_to_anchor=(0.5, -0.02),
             ncols=_legend_cols(ax.figure.get_figwidth()),
@@ -607,6 +646,16 @@ def _left_out(dropped, total) -> str:
 _PASSES = 6
 
 
+def _sticks_out(box, bounds, tol: float = 0.5) -> bool:
+    """Whether ``box`` reaches out of ``bounds`` (pixels) by more than ``tol``."""
+    return (
+        box.x0 < bounds.x0 - tol
+        or box.y0 < bounds.y0 - tol
+        or box.x1 > bounds.x1 + tol
+        or box.y1 > bounds.y1 + tol
+    )
+
+
 def _place_tags(fig, *, grid: str | None = None):
     """Place every label tag of ``fig`` at the figure's present layout: the first of its
     candidate places (:func:`_tag_boxes`) that stays inside its Axes and clear of the tags
@@ -637,6 +686,14 @@ def _place_tags(fig, *, grid: str | None = None):
             or bool((np.abs(before - boxes) > 0.5).any())
         )
         before = boxes
+        # a legend still out of the figure: the layout engine placed the Axes from where
+        # their legends stood at the previous draw (an Axes legend is placed as it is
+        # drawn) and has not settled, even if the Axes moved by less than a pixel
+        relayout |= any(
+            _sticks_out(legend.get_window_extent(renderer), fig.bbox)
+            for legend in [*fig.legends, *(a.get_legend() for a in fig.axes)]
+            if legend is not None and legend.get_visible()
+        )
         dropped_all = total_all = 0
         for ax in fig.axes:
             tags, dropped = _place_axes_tags(ax, renderer, to_pt)
@@ -747,6 +804,7 @@ def worst_items(
         figsize=(panel_width * ncols, panel_width * 0.95 * nrows + 0.9),
     )
     kinds = set()
+    marked = False  # some panel draws markers (points, joints, line ends)
     for ax, name, row in zip(axes.flat, names, ranking.itertuples(index=False)):
         item(
             t,
@@ -776,6 +834,10 @@ def worst_items(
         }
         kinds |= {c.get_label() for c in ax.collections if c.get_label().startswith("joint_")}
         kinds |= {ln.get_label() for ln in ax.lines if ln.get_label() == HOLLOW}
+        marked |= any(c.get_label().startswith("joint_") for c in ax.collections) or any(
+            str(ln.get_gid()).startswith("shape:") and ln.get_marker() not in ("None", "", None)
+            for ln in ax.lines
+        )
     for ax in axes.flat[len(names) :]:
         ax.set_visible(False)
     # the legend names the annotators the panels draw (not every annotator of a crowd)
@@ -789,15 +851,17 @@ def worst_items(
     # a crowd's names do not fit (40 names in two columns collapsed the panels at 3.5 in):
     # one entry says what the colours are
     crowd = len(shown_names) > (_MAX_NAMES if fig_width >= 6 else _MAX_NAMES // 2)
-    handles = _legend_handles(colors, [] if crowd else shown_names, kinds, [])
+    styles = style.annotator_styles(colors)
+    styled = _styled(styles, shown_names)
+    handles = _legend_handles(colors, [] if crowd else shown_names, kinds, [], styles, marked)
     if crowd:
+        each = "one colour and line style each" if styled else "one colour each"
         handles.insert(
-            0,
-            Line2D([], [], color="0.5", lw=2,
-                   label=f"{len(shown_names)} annotators, one colour each"),
-        )  # fmt: skip
+            0, Line2D([], [], color="0.5", lw=2, label=f"{len(shown_names)} annotators, {each}")
+        )
     fig.legend(
         handles=handles,
+        **({"handlelength": _STYLED_HANDLE} if styled and not crowd else {}),
         loc="outside lower center",
         ncols=min(4 if fig_width >= 6 else 2, len(handles)),
         fontsize="x-small",

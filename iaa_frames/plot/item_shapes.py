@@ -9,11 +9,15 @@ so the viewer's outline-and-fill does not apply. Each object is drawn as one
 
 * a polyline: its vertices joined in order (the padding repeats of the last vertex left
   out), a dot at each end (where a line stops shows); dashed and thicker when the object
-  is unmatched, as the viewer draws the outline of an unmatched box;
+  is unmatched, as the viewer draws the outline of an unmatched box (:func:`outline_style`);
 * a point: one filled disc; a point set: one disc per point (no line between them: a set
   has no order); an unmatched point or point set is hollow (a marker has no dashed
   outline), with a thicker edge, and its Line2D is labelled :data:`HOLLOW` (the
   viewer's legend then says what hollow means).
+
+Annotators that share a colour (beyond the palette) have their own line style and marker
+(:func:`~iaa_frames.plot.style.annotator_styles`): a square, a triangle ... instead of the
+disc, a dotted, dash-dot ... line.
 
 Links between matched objects start at :func:`shape_anchor` (a point on the line, at half
 its length; the point; the mean of a set's points), not at the centre of the box, which
@@ -44,10 +48,35 @@ from iaa_frames.geometry.kinds import (
 )
 from iaa_frames.geometry.kinds.distance_kind import resample_lines
 
-__all__ = ["HOLLOW", "distance_kinds", "draw_shape", "shape_anchor", "shape_points"]
+__all__ = [
+    "HOLLOW",
+    "UNMATCHED_DASHES",
+    "distance_kinds",
+    "draw_shape",
+    "outline_style",
+    "shape_anchor",
+    "shape_points",
+]
 
 #: The label of the markers of an unmatched point or point set (hollow discs).
 HOLLOW = "point_unmatched"
+
+#: The dashes of an unmatched object's outline (of an annotator drawn solid).
+UNMATCHED_DASHES = (0, (3, 2))
+
+
+def outline_style(linestyle, unmatched: bool):
+    """The line style of an object's outline: the annotator's ``linestyle``
+    (:func:`~iaa_frames.plot.style.annotator_styles`), dashed when the object is unmatched
+    and the annotator is drawn solid (an annotator of another style keeps it: its
+    unmatched objects are told by their thicker line and their marks).
+
+    Examples
+    --------
+    >>> outline_style("-", True), outline_style("-", False), outline_style(":", True)
+    ((0, (3, 2)), '-', ':')
+    """
+    return UNMATCHED_DASHES if unmatched and linestyle in ("-", "solid") else linestyle
 
 
 def distance_kinds(columns) -> list[DistanceKind]:
@@ -106,7 +135,17 @@ def shape_anchor(kind: DistanceKind, params) -> tuple[float, float]:
     return float(x), float(y)
 
 
-def draw_shape(ax, kind: DistanceKind, params, color, *, unmatched: bool, gid: str):
+def draw_shape(
+    ax,
+    kind: DistanceKind,
+    params,
+    color,
+    *,
+    unmatched: bool,
+    gid: str,
+    linestyle="-",
+    marker: str = "o",
+):
     """Draw one object of a distance kind (module docstring); the
     :class:`~matplotlib.lines.Line2D` drawn.
 
@@ -122,6 +161,10 @@ def draw_shape(ax, kind: DistanceKind, params, color, *, unmatched: bool, gid: s
         The object has an unmatched/missed/extra conflict: dashed line, hollow markers.
     gid : str
         The artist's gid (``shape:<annotator>``).
+    linestyle, marker : optional
+        The annotator's line style and marker (:func:`~iaa_frames.plot.style.annotator_styles`):
+        a line's style (:func:`outline_style`), the marker of a point, a set's points and
+        a line's ends.
 
     Returns
     -------
@@ -134,9 +177,9 @@ def draw_shape(ax, kind: DistanceKind, params, color, *, unmatched: bool, gid: s
             xy[:, 1],
             color=color,
             lw=2.2 if unmatched else 1.6,
-            linestyle=(0, (3, 2)) if unmatched else "-",
+            linestyle=outline_style(linestyle, unmatched),
             solid_capstyle="round",
-            marker="o",
+            marker=marker,
             markevery=[0, len(xy) - 1],
             markersize=3.5,
             markerfacecolor=color,
@@ -149,7 +192,7 @@ def draw_shape(ax, kind: DistanceKind, params, color, *, unmatched: bool, gid: s
         xy[:, 0],
         xy[:, 1],
         linestyle="",
-        marker="o",
+        marker=marker,
         markersize=6.5 if unmatched else 5.5,
         markerfacecolor="white" if unmatched else color,
         markeredgecolor=color,

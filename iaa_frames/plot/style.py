@@ -11,10 +11,13 @@ from __future__ import annotations
 import contextlib
 import math
 import textwrap
+from collections.abc import Mapping
+from typing import NamedTuple
 
 import matplotlib
 import matplotlib.pyplot as plt
 import seaborn as sns
+from matplotlib.colors import to_rgba
 from matplotlib.font_manager import FontProperties
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
@@ -26,7 +29,10 @@ from .marks import FLOOR, GREY, na_marks, na_note, off_scale, off_scale_note, va
 
 __all__ = [
     "ALL_COLOR",
+    "ANNOTATOR_LINESTYLES",
+    "ANNOTATOR_MARKERS",
     "ANNOTATOR_PALETTE",
+    "AnnotatorStyle",
     "DIVERGING",
     "FLOOR",
     "PALETTE",
@@ -34,6 +40,7 @@ __all__ = [
     "WIDTH",
     "ShownOnce",
     "annotator_colors",
+    "annotator_styles",
     "chance_line",
     "colors",
     "figure",
@@ -68,7 +75,8 @@ DIVERGING = "vlag_r"
 
 #: Colors of annotators, in order of their names (Paul Tol's colorblind-safe "muted"
 #: scheme, reordered so that the first ones are the most distinct); distinct from the
-#: component colors. Beyond nine annotators the colors repeat (markers still differ).
+#: component colors. Beyond nine annotators the colors repeat (markers still differ; line
+#: styles in the item figure: :func:`annotator_styles`).
 ANNOTATOR_PALETTE = (
     "#332288",
     "#CC6677",
@@ -80,6 +88,22 @@ ANNOTATOR_PALETTE = (
     "#88CCEE",
     "#DDCC77",
 )
+
+#: Line styles that tell apart annotators of one color in the figures that outline their
+#: shapes (:func:`iaa_frames.plot.item`): the first annotator of a color is solid, the next
+#: ones (the palette's second, third, fourth round) dotted, dash-dot and dash-dot-dot, so
+#: that 36 annotators differ; beyond, the styles repeat. Plain dashes are not among them:
+#: the item figure dashes the outline of an unmatched object.
+ANNOTATOR_LINESTYLES = (
+    "-",
+    (0, (1, 1.3)),
+    (0, (3.5, 1.5, 1, 1.5)),
+    (0, (3.5, 1.2, 1, 1.2, 1, 1.2)),
+)
+
+#: Markers of points and keypoint joints, in the same rounds as
+#: :data:`ANNOTATOR_LINESTYLES` (the first annotator of a color: a disc).
+ANNOTATOR_MARKERS = ("o", "s", "^", "D")
 
 #: Color of "(all)" (everybody) wherever annotators are drawn.
 ALL_COLOR = "black"
@@ -168,6 +192,60 @@ def annotator_colors(data) -> dict:
     names = sorted((n for n in dict.fromkeys(names) if n != ALL), key=natural_key)
     out = {ALL: ALL_COLOR}
     out.update({n: ANNOTATOR_PALETTE[i % len(ANNOTATOR_PALETTE)] for i, n in enumerate(names)})
+    return out
+
+
+class AnnotatorStyle(NamedTuple):
+    """How one annotator's shapes are drawn: :func:`annotator_styles`."""
+
+    color: object
+    linestyle: object
+    marker: str
+    #: The annotator's round of its color: 0 for the first annotator of a color (solid
+    #: lines, discs), 1 for the next one, ...
+    round: int
+
+
+def annotator_styles(data) -> dict:
+    """One color, line style and marker per annotator: annotators of one color (beyond
+    the palette's nine, or in a mapping given by the user) differ in line style and marker.
+
+    Parameters
+    ----------
+    data : mapping, xarray.Dataset, PairTables or sequence of str
+        Annotator -> color (as :func:`annotator_colors` returns, or a user's own), or
+        what :func:`annotator_colors` takes (the colors are then its colors).
+
+    Returns
+    -------
+    dict
+        ``name -> AnnotatorStyle(color, linestyle, marker, round)``, without ``"(all)"``.
+        In the names' sorted order, the ``k``-th annotator of a color has the line style
+        and marker ``k`` of :data:`ANNOTATOR_LINESTYLES` and :data:`ANNOTATOR_MARKERS`
+        (cycled): the first annotator of each color is solid, with discs; annotators of
+        distinct colors are all solid.
+
+    Examples
+    --------
+    >>> styles = annotator_styles([f"w{i}" for i in range(12)])
+    >>> styles["w0"].linestyle, styles["w9"].linestyle, styles["w9"].color == styles["w0"].color
+    ('-', (0, (1, 1.3)), True)
+    >>> annotator_styles({"a": "red", "b": "red", "c": "blue"})["b"].marker
+    's'
+    """
+    colors = dict(data) if isinstance(data, Mapping) else annotator_colors(data)
+    seen: dict = {}
+    out = {}
+    for name in sorted((n for n in colors if n != ALL), key=lambda n: natural_key(str(n))):
+        key = to_rgba(colors[name])
+        k = seen.get(key, 0)
+        seen[key] = k + 1
+        out[name] = AnnotatorStyle(
+            colors[name],
+            ANNOTATOR_LINESTYLES[k % len(ANNOTATOR_LINESTYLES)],
+            ANNOTATOR_MARKERS[k % len(ANNOTATOR_MARKERS)],
+            k,
+        )
     return out
 
 

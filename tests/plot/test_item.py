@@ -15,7 +15,7 @@ from matplotlib.image import AxesImage
 import iaa_frames as iaf
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.item import item_view
-from iaa_frames.plot import annotator_colors
+from iaa_frames.plot import ANNOTATOR_PALETTE, annotator_colors
 from iaa_frames.plot.item import item, worst_items
 
 matplotlib.use("Agg")
@@ -265,7 +265,7 @@ def test_worst_items_tags_stay_under_their_titles(sample, width):
 @pytest.mark.parametrize("width", [3.5, 7])
 def test_worst_items_of_a_crowd_keeps_its_panels(width):
     # 40-odd annotators named in a two-column legend collapsed the panels at 3.5 in
-    # ('constrained_layout not applied'); one entry now says each has its colour
+    # ('constrained_layout not applied'); one entry now says each has its colour and style
     import warnings
 
     crowd = iaf.simulate_crowd(n_items=40, n_workers=60, seed=0).annotations
@@ -276,7 +276,8 @@ def test_worst_items_of_a_crowd_keeps_its_panels(width):
     panels = [a for a in fig.axes if a.get_visible() and a.get_title(loc="left")]
     assert all(a.get_window_extent().height / fig.dpi > 0.6 for a in panels)
     texts = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert any(t.endswith("annotators, one colour each") for t in texts)
+    # (annotators of one colour differ in line style: test_annotators_beyond_the_palette_...)
+    assert any(t.endswith("annotators, one colour and line style each") for t in texts)
     plt.close(fig)
 
 
@@ -451,3 +452,60 @@ def test_b6_a_crowded_item_is_drawn_against_one_annotator():
     assert 0 < len(links) <= n - 2  # the pairs with the reference only
     assert f"{n - 1} annotators: against {ref}" in " ".join(ax.get_title(loc="left").split())
     plt.close("all")
+
+
+def _style(artist):
+    """(rgb, dash pattern) of an outline or a legend handle: what tells annotators apart."""
+    rgb = matplotlib.colors.to_hex(
+        artist.get_edgecolor() if hasattr(artist, "get_edgecolor") else artist.get_color()
+    )
+    offset, dashes = artist._unscaled_dash_pattern  # the public getter says "--" for any
+    return rgb, (offset, tuple(dashes) if dashes else None)
+
+
+def test_annotators_beyond_the_palette_differ_in_line_style():
+    # 20 annotators (the palette has 9) drawing three boxes alike (no conflicts: every
+    # outline in the annotator's own style, none dashed as unmatched)
+    rng = np.random.default_rng(0)
+    names = [f"w{i:02d}" for i in range(20)]
+    rows = [
+        {"item": "x", "annotator": a, "label": "car", "x0": x + dx, "y0": 20 + dy,
+         "x1": x + 80 + dx, "y1": 90 + dy, "width": 400, "height": 120}
+        for a in names
+        for x in (10, 150, 290)
+        for dx, dy in [rng.uniform(-1, 1, 2)]
+    ]  # fmt: skip
+    ax = item(iaf.from_records(rows), "x", n_chance=20)
+    drawn: dict = {}
+    for p in ax.patches:
+        gid = p.get_gid() or ""
+        if gid.startswith("shape:") and not p.get_fill():
+            drawn.setdefault(gid.split(":", 1)[1], set()).add(_style(p))
+    assert sorted(drawn) == names
+    assert all(len(v) == 1 for v in drawn.values())  # one style per annotator
+    legend = ax.get_legend()
+    handles = {t.get_text(): h for t, h in zip(legend.get_texts(), legend.legend_handles)}
+    shown = {a: _style(handles[a]) for a in names}
+    solid = (0, None)
+    for looks in ({a: next(iter(v)) for a, v in drawn.items()}, shown):
+        assert len(set(looks.values())) == len(names)  # every pair differs
+        # the first nine as always: the palette's colours, solid
+        for a, color in zip(names, ANNOTATOR_PALETTE):
+            assert looks[a] == (color.lower(), solid)
+        assert all(looks[a][1] != solid for a in names[len(ANNOTATOR_PALETTE) :])
+    assert shown == {a: next(iter(v)) for a, v in drawn.items()}  # the legend as drawn
+    # a legend long enough to show a whole period of the longest pattern
+    assert legend.handlelength > 3
+
+
+def test_annotators_of_distinct_colours_stay_solid():
+    rows = [
+        {"item": "x", "annotator": a, "label": "car", "x0": 10, "y0": 10, "x1": 50, "y1": 40}
+        for a in "abc"
+    ]
+    ax = item(iaf.from_records(rows), "x", colors={"a": "red", "b": "red", "c": "blue"})
+    styles = {
+        p.get_gid(): _style(p)[1] for p in ax.patches if (p.get_gid() or "").startswith("shape:")
+    }
+    assert styles["shape:a"] == styles["shape:c"] == (0, None)
+    assert styles["shape:b"] != (0, None)  # a user's colour given twice: told apart too

@@ -23,7 +23,7 @@ from iaa_frames.geometry.kinds import (
     polyline_vertices,
 )
 from iaa_frames.geometry.kinds.distance_kind import point_line_distances
-from iaa_frames.plot import annotator_colors
+from iaa_frames.plot import ANNOTATOR_PALETTE, annotator_colors
 from iaa_frames.plot.item import item, worst_items
 from iaa_frames.plot.item_shapes import HOLLOW, shape_anchor, shape_points
 from iaa_frames.simulate.polylines import PolylineProfile
@@ -155,3 +155,27 @@ def test_shape_points_and_anchor():
 
     with pytest.raises(TypeError, match="cannot draw shapes of the kind"):
         shape_points(Circles(), [0.0, 0.0])
+
+
+def test_points_of_annotators_beyond_the_palette_differ_in_marker():
+    # 20 annotators (the palette has 9) placing the same 3 landmarks, all matched
+    names = [f"w{i:02d}" for i in range(20)]
+    rows = [
+        (a, "nose", shapely.Point(x + 0.1 * i, y)) for i, a in enumerate(names)
+        for x, y in ((100, 100), (300, 200), (500, 300))
+    ]  # fmt: skip
+    df = pd.DataFrame(rows, columns=["annotator", "label", "geometry"])
+    ax = item(df.assign(item="img", width=640, height=480), "img", n_chance=20)
+    looks: dict = {}
+    for ln in _shapes(ax):
+        looks.setdefault(ln.get_gid().split(":", 1)[1], set()).add(
+            (matplotlib.colors.to_hex(ln.get_markeredgecolor()), ln.get_marker())
+        )
+    assert sorted(looks) == names and all(len(v) == 1 for v in looks.values())
+    assert len({next(iter(v)) for v in looks.values()}) == len(names)
+    assert all(looks[a] == {(c.lower(), "o")} for a, c in zip(names, ANNOTATOR_PALETTE))
+    # the legend shows each annotator's marker
+    legend = ax.get_legend()
+    handles = dict(zip((t.get_text() for t in legend.get_texts()), legend.legend_handles))
+    assert {a: {(matplotlib.colors.to_hex(handles[a].get_color()), handles[a].get_marker())}
+            for a in names} == looks  # fmt: skip
