@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["overlapping_pairs", "sweep_cost"]
+__all__ = ["overlapping_pairs", "sweep_cost", "sweep_plan"]
 
 
 def _runs(counts):
@@ -107,14 +107,30 @@ def sweep_cost(boxes, start_a, count_a, start_b, count_b) -> np.ndarray:
     >>> sweep_cost(boxes, np.array([0]), np.array([2]), np.array([2]), np.array([2])).tolist()
     [1]
     """
+    return sweep_plan(boxes, start_a, count_a, start_b, count_b)[0]
+
+
+def sweep_plan(boxes, start_a, count_a, start_b, count_b):
+    """:func:`sweep_cost` of each pairing, and the axis its sweep runs along (True: y),
+    which :func:`overlapping_pairs` takes as ``use_y`` instead of counting again.
+
+    Examples
+    --------
+    >>> boxes = np.array([[0, 0, 9, 1], [0, 3, 9, 4], [0, 0, 9, 1], [0, 3, 9, 4.0]])
+    >>> cost, use_y = sweep_plan(boxes, np.array([0]), np.array([2]), np.array([2]),
+    ...                          np.array([2]))
+    >>> cost.tolist(), use_y.tolist()
+    ([2], [True])
+    """
     n = len(start_a)
     if not n:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
     index = _Index(np.asarray(boxes, dtype=np.float64), start_a, count_a, start_b, count_b)
-    return np.minimum(*_costs(index, n))
+    cost_x, cost_y = _costs(index, n)
+    return np.minimum(cost_x, cost_y), cost_y < cost_x
 
 
-def overlapping_pairs(boxes, start_a, count_a, start_b, count_b):
+def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
     """Every object pair of every pairing whose boxes overlap in x and in y.
 
     Parameters
@@ -124,6 +140,9 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b):
     start_a, count_a, start_b, count_b : ndarray of int, shape (P,)
         Pairing ``p`` pairs objects ``start_a[p] + i`` (``i < count_a[p]``) with objects
         ``start_b[p] + j`` (``j < count_b[p]``).
+    use_y : ndarray of bool, shape (P,), optional
+        The axis each pairing's sweep runs along, as :func:`sweep_plan` chose it for
+        these boxes (counted here when not given). Any choice gives the same pairs.
 
     Returns
     -------
@@ -146,8 +165,10 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b):
     if not n:
         return z, z, z
     index = _Index(boxes, start_a, count_a, start_b, count_b)
-    cost_x, cost_y = _costs(index, n)
-    use_y = cost_y < cost_x
+    if use_y is None:
+        cost_x, cost_y = _costs(index, n)
+        use_y = cost_y < cost_x
+    use_y = np.asarray(use_y, dtype=bool)
     parts = []
     for k, chosen in ((0, ~use_y), (1, use_y)):
         if not chosen.any():

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from iaa_frames.geometry.bounds import threshold_boxes
-from iaa_frames.geometry.box_index import overlapping_pairs, sweep_cost
+from iaa_frames.geometry.box_index import overlapping_pairs, sweep_plan
 from iaa_frames.geometry.distances import (
     Distance,
     Shapes,
@@ -151,13 +151,21 @@ def _sweep_boxes(corpus: Corpus, tau: float, eligible: bool) -> np.ndarray:
 
 
 def _candidates(
-    corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 0.0, eligible: bool = False
+    corpus: Corpus,
+    slots: Slices,
+    a,
+    b,
+    sparse: bool,
+    tau: float = 0.0,
+    eligible: bool = False,
+    use_y=None,
 ):
     """The candidate pairs of the pairings (a, b), in the order of
     :func:`~iaa_frames.matching.assignment.candidate_pairs`: all of them, or with ``sparse`` only
     the pairs whose boxes overlap in the pairings with over :data:`SPARSE_MIN_PAIRS` (the
     boxes of :func:`_sweep_boxes`: with ``eligible``, at least every pair whose IoU bound
-    reaches ``tau``)."""
+    reaches ``tau``). ``use_y``: the axis of each pairing's sweep from :func:`_plan`
+    (counted again when None)."""
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
     big = (na * nb > SPARSE_MIN_PAIRS) if sparse else np.zeros(len(a), dtype=bool)
     if not big.any():
@@ -166,7 +174,12 @@ def _candidates(
     large = np.flatnonzero(big)
     p1, la1, lb1, _, _ = candidate_pairs(sa[small], na[small], sb[small], nb[small])
     p2, la2, lb2 = overlapping_pairs(
-        _sweep_boxes(corpus, tau, eligible), sa[large], na[large], sb[large], nb[large]
+        _sweep_boxes(corpus, tau, eligible),
+        sa[large],
+        na[large],
+        sb[large],
+        nb[large],
+        use_y=None if use_y is None else use_y[large],
     )
     pairing = np.concatenate([small[p1], large[p2]])
     order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
@@ -175,24 +188,26 @@ def _candidates(
     return pairing, la, lb, sa[pairing] + la, sb[pairing] + lb
 
 
-def _cost(
+def _plan(
     corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 0.0, eligible: bool = False
-) -> np.ndarray:
+):
     """Candidate pairs each pairing costs (for chunking; ``eligible`` as in
-    :func:`_candidates`)."""
+    :func:`_candidates`), and the axis of the sweep of each pairing that has one (False
+    for the others), for :func:`_candidates` to reuse."""
     cost = slots.count[a] * slots.count[b]
+    use_y = np.zeros(len(cost), dtype=bool)
     if sparse:
         big = np.flatnonzero(cost > SPARSE_MIN_PAIRS)
         if big.size:
             cost = cost.copy()
-            cost[big] = sweep_cost(
+            cost[big], use_y[big] = sweep_plan(
                 _sweep_boxes(corpus, tau, eligible),
                 slots.start[a[big]],
                 slots.count[a[big]],
                 slots.start[b[big]],
                 slots.count[b[big]],
             )
-    return cost
+    return cost, use_y
 
 
 def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
@@ -405,9 +420,10 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
     b = np.asarray(b, dtype=np.int64)
     out = np.zeros(len(a), dtype=bool)
     sparse = tau > 0  # a bound above 0 needs overlapping (reach) boxes
-    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau, sparse), REACH_CHUNK_PAIRS):
+    cost, use_y = _plan(corpus, slots, a, b, sparse, tau, sparse)
+    for lo, hi in _chunks(cost, REACH_CHUNK_PAIRS):
         pairing, _, _, oa, ob = _candidates(
-            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, eligible=sparse
+            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, eligible=sparse, use_y=use_y[lo:hi]
         )
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
@@ -617,11 +633,15 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
             cand, top, bound, known, refined = (v[keep] for v in (cand, top, bound, known, refined))
 
 
-def _run_chunk(corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False, near=False):
+def _run_chunk(
+    corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False, near=False, use_y=None
+):
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
     # without the set-level distance only pairs that can be matched are needed
-    pairing, la, lb, oa, ob = _candidates(corpus, slots, a, b, sparse, tau, eligible=not sets)
+    pairing, la, lb, oa, ob = _candidates(
+        corpus, slots, a, b, sparse, tau, eligible=not sets, use_y=use_y
+    )
     iou, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
     # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box;
     # the assignment reads the scores of eligible pairs only
@@ -716,7 +736,7 @@ def candidate_count(
     count, :func:`~iaa_frames.geometry.box_index.sweep_cost`)."""
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     sparse = _sparse_ok(tau, distance, sets) and not (sets and has_own_similarity(corpus.shapes))
-    return int(_cost(corpus, slots, a, b, sparse, tau, not sets).sum())
+    return int(_plan(corpus, slots, a, b, sparse, tau, not sets)[0].sum())
 
 
 def run(
@@ -770,9 +790,21 @@ def run(
     if sets and has_own_similarity(corpus.shapes):
         sparse = False  # their similarity is above 0 apart: best matches need every pair
     parts, nears = [], []
-    for lo, hi in _chunks(_cost(corpus, slots, a, b, sparse, tau, not sets)):
+    cost, use_y = _plan(corpus, slots, a, b, sparse, tau, not sets)
+    for lo, hi in _chunks(cost):
         part = _run_chunk(
-            corpus, slots, a[lo:hi], b[lo:hi], tau, distance, overall, sets, cache, sparse, near
+            corpus,
+            slots,
+            a[lo:hi],
+            b[lo:hi],
+            tau,
+            distance,
+            overall,
+            sets,
+            cache,
+            sparse,
+            near,
+            use_y[lo:hi],
         )
         part["pair_pairing"] = part["pair_pairing"] + lo
         if near:
