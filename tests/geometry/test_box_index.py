@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from iaa_frames.geometry.box_index import overlapping_pairs, sweep_cost
+from iaa_frames.geometry.box_index import overlapping_pairs, sweep_cost, sweep_plan
 from iaa_frames.matching.assignment import candidate_pairs
 
 
@@ -43,6 +43,27 @@ def test_overlapping_pairs_equal_the_brute_force(seed):
     cost = sweep_cost(boxes, sa, ca, sb, cb)
     assert (cost >= np.bincount(got[0], minlength=P)).all()
     assert (cost <= ca * cb).all()
+    # the cost is exactly the pairs overlapping along the cheaper axis (brute force), and
+    # any axis given to the sweep gives the same pairs
+    p, i, j, oa, ob = candidate_pairs(sa, ca, sb, cb)
+    with np.errstate(invalid="ignore"):
+        along = [
+            np.bincount(
+                p[
+                    np.minimum(boxes[oa, k + 2], boxes[ob, k + 2])
+                    > np.maximum(boxes[oa, k], boxes[ob, k])
+                ],
+                minlength=P,
+            )
+            for k in (0, 1)
+        ]
+    plan_cost, use_y = sweep_plan(boxes, sa, ca, sb, cb)
+    np.testing.assert_array_equal(plan_cost, np.minimum(*along))
+    np.testing.assert_array_equal(use_y, along[1] < along[0])
+    for forced in (np.zeros(P, bool), np.ones(P, bool)):
+        again = overlapping_pairs(boxes, sa, ca, sb, cb, use_y=forced)
+        for w, g in zip(want, again, strict=True):
+            np.testing.assert_array_equal(g, w)
 
 
 def test_strips_use_the_other_axis():
