@@ -84,7 +84,6 @@ class _Index:
             out.append((pairing, entry, lo, np.maximum(hi - lo, 0)))
         return out
 
-
     def overlaps(self, k, seg_query, seg_other):
         """Per pairing, the entry pairs whose intervals along axis ``k`` overlap: the
         pairs :meth:`searches` lists, counted with one search per entry instead of two.
