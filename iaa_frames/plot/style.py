@@ -1,3 +1,5 @@
+# Over 400 lines: the one place every figure takes its colors, line styles, markers, sizes
+# and notes from (annotators told apart by color, then line style and marker, included).
 """The look of the plots: palette, component and annotator colors, sizes for print,
 axis labels from attrs, number formats, legends and notes below an Axes. Style only: what
 a figure shows comes from :mod:`iaa_frames.explore.views` and each module's ``*_frame``.
