@@ -91,10 +91,11 @@ def sample_groups(
         key = g * n_keys + pairing_key(a, b, n_slots)
         first = first_occurrence(key)
         new = first & ~in_sorted(key, seen)
+        del first, keep
         a, b, g, key = a[new], b[new], g[new], key[new]
-        # keep the first need[g] new pairings of each group, in order of draw
-        order = np.argsort(g, kind="stable")
-        a, b, g, key = a[order], b[order], g[order], key[order]
+        del new
+        # keep the first need[g] new pairings of each group, in order of draw: the draws
+        # are grouped already (g repeats the groups in order, and the masks keep it)
         rank = rank_in_group(g)
         take = rank < need[g]
         out.append((a[take], b[take], g[take]))
