@@ -97,10 +97,8 @@ class _Index:
         and counts nothing as a query.
         """
         key, _, r_lo, r_hi, width = self.axis(k)
-        if ("filled", k) not in self.axes:
-            filled = r_lo < r_hi
-            self.axes["filled", k] = (filled, np.bincount(self.seg[filled], minlength=self.n_seg))
-        filled, n_filled = self.axes["filled", k]
+        filled = r_lo < r_hi  # the non-empty intervals, and how many a segment has
+        n_filled = np.bincount(self.seg[filled], minlength=self.n_seg)
         counts = np.diff(np.r_[self.seg_first, len(self.obj)])
         n = len(seg_query)
         total = np.zeros(n, dtype=np.int64)

@@ -1,6 +1,8 @@
 """The boxes shrunk at the match threshold (iaa_frames.geometry.bounds.threshold_boxes): every
 pair whose IoU, or its bound from the bounding boxes, reaches the threshold overlaps in them."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import shapely
@@ -9,8 +11,11 @@ from hypothesis import strategies as st
 
 from iaa_frames.geometry.bounds import threshold_boxes
 from iaa_frames.geometry.kind_similarity import reach_boxes
+from iaa_frames.geometry.mask_rule import may_use_masks
 from iaa_frames.geometry.overlap import areas
 from iaa_frames.geometry.shapes import Shapes
+from iaa_frames.matching.corpus import prepare
+from iaa_frames.simulate import KeypointProfile, simulate_keypoints
 
 TAUS = (0.05, 0.3, 0.5, 0.5 + 1e-12, 0.7, 0.95, 1.0)
 
@@ -95,14 +100,29 @@ def test_polygon_pairs_whose_bound_reaches_the_threshold_overlap(polys, tau):
 
 
 def test_other_kinds_and_no_threshold_keep_the_reach_boxes():
-    """tau = 0 (every pair is eligible), and shapes of a kind with parameters, keep the
-    boxes of reach_boxes: the proof holds for the IoU of boxes and polygons only."""
+    """tau = 0 (every pair is eligible), shapes of a kind with parameters and shapes that
+    may get the mask IoU keep the boxes of reach_boxes: the proof holds for the exact IoU
+    of boxes and polygons only."""
     shapes = Shapes([[0, 0, 2, 2], [1, 1, 3, 3]])
     area = areas(shapes)
     assert threshold_boxes(shapes, area, 0.0) is reach_boxes(shapes, 0.0)
     shrunk = threshold_boxes(shapes, area, 0.5)
     np.testing.assert_allclose(shrunk[0], [0.5, 0.5, 1.5, 1.5], rtol=1e-5)
     assert threshold_boxes(shapes, area, 0.5) is shrunk  # cached per tau
+    # keypoints (a kind with its own similarity): their boxes grown by the kind's reach
+    frame = simulate_keypoints(n_items=3, annotators={"a": KeypointProfile()}, seed=1)
+    kp = prepare(frame).shapes
+    assert kp.params
+    out = threshold_boxes(kp, areas(kp), 0.5)
+    assert out is reach_boxes(kp, 0.5)
+    assert (out[:, :2] <= kp.boxes[:, :2]).all() and (out[:, 2:] >= kp.boxes[:, 2:]).all()
+    # polygons that may get the mask IoU keep their boxes
+    ring = shapely.Point(50, 50).buffer(30, quad_segs=64)
+    masked = dataclasses.replace(
+        Shapes.from_geometries([ring, ring]), image_size=np.array([[640.0, 480.0]] * 2)
+    )
+    assert may_use_masks(masked)
+    assert threshold_boxes(masked, areas(masked), 0.5) is reach_boxes(masked, 0.5)
 
 
 def test_degenerate_boxes_are_not_shrunk_past_themselves():
