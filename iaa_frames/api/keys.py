@@ -115,15 +115,18 @@ def _size_mismatch(df: pd.DataFrame):
     if not {"width", "height"} <= set(df.columns):
         return np.nan, []
     sizes = df[["item", "annotator", "width", "height"]].dropna()
-    sizes = sizes.drop_duplicates(["item", "annotator"])
-    item = sizes["item"].to_numpy()
-    n = pd.Series(item).groupby(item).transform("size").to_numpy()
+    item = pd.factorize(sizes["item"])[0]
+    annotator = pd.factorize(sizes["annotator"])[0]
+    first = ~pd.Series(item * (annotator.max(initial=0) + 1) + annotator).duplicated().to_numpy()
+    sizes, item = sizes[first], item[first]
+    n = np.bincount(item)[item]
     sizes, item, n = sizes[n > 1], item[n > 1], n[n > 1]
     if not len(sizes):
         return np.nan, []
-    size = (sizes["width"].astype(str) + "x" + sizes["height"].astype(str)).to_numpy()
-    same = pd.Series(1, index=range(len(size))).groupby([item, size]).transform("size")
-    odd = (n - same.to_numpy()) / (n - 1) > MOST  # differs from most of the others
+    size = pd.factorize(pd.MultiIndex.from_arrays([sizes["width"], sizes["height"]]))[0]
+    pair = pd.factorize(item * (size.max(initial=0) + 1) + size)[0]
+    same = np.bincount(pair)[pair]
+    odd = (n - same) / (n - 1) > MOST  # differs from most of the others
     per_item = pd.Series(size).groupby(item).nunique() > 1
     share_odd = pd.Series(odd).groupby(sizes["annotator"].to_numpy()).mean()
     who = sorted((a for a, v in share_odd.items() if v > MOST), key=str)

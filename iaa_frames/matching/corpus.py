@@ -129,24 +129,48 @@ class Corpus:
         """Slot in :attr:`by_label` of each (slot of :attr:`annotations`, class code)
         pair, the empty slot where the annotation has no object of the class: the
         :meth:`by_label_of` of the slot's item and annotator, by a table lookup when the
-        table of every (annotation, class) is at most a few times :attr:`by_label`."""
+        table of every (annotation, class) is at most 16 times :attr:`by_label`, else
+        by a binary search among the annotation's own classes."""
         slot, label = np.asarray(slot, dtype=np.int64), np.asarray(label, dtype=np.int64)
-        table, n_labels = self._label_slot_table, max(len(self.labels), 1)
-        if table is None or (label.size and (label.min() < 0 or label.max() >= n_labels)):
+        n_labels = max(len(self.labels), 1)
+        if label.size and (label.min() < 0 or label.max() >= n_labels):
             ann = self.annotations
             return self.by_label_of(ann.item[slot], ann.annotator[slot], label)
-        return table[slot * n_labels + label]
+        table = self._label_slot_table
+        if table is not None:
+            return table[slot * n_labels + label].astype(np.int64)
+        first = self._label_first
+        lo, hi = first[slot], first[slot + 1]
+        end, classes = hi.copy(), self.by_label.label
+        for _ in range(int(np.max(np.diff(first), initial=0)).bit_length()):
+            mid = (lo + hi) >> 1
+            go = (lo < hi) & (classes[mid] < label)
+            lo, hi = np.where(go, mid + 1, lo), np.where(go | (lo == hi), hi, mid)
+        found = lo < end
+        found[found] = classes[lo[found]] == label[found]
+        return np.where(found, lo, self.by_label.empty)
 
     @cached_property
     def _label_slot_table(self) -> np.ndarray | None:
         n_slots, n_labels = len(self.annotations.start), max(len(self.labels), 1)
         s = self.by_label
-        if n_slots * n_labels > 4 * len(s.start) + 2**20:
-            return None
-        table = np.full(n_slots * n_labels, s.empty, dtype=np.int64)
+        if n_slots * n_labels > 16 * len(s.start) + 2**22 or s.empty >= 2**31:
+            return None  # int32: 64 bytes or less for each slot of by_label
+        table = np.full(n_slots * n_labels, s.empty, dtype=np.int32)
         owner = self.annotation_of(s.item[:-1], s.annotator[:-1])
         table[owner * n_labels + s.label[:-1]] = np.arange(s.empty)
         return table
+
+    @cached_property
+    def _label_first(self) -> np.ndarray:
+        """Per slot of :attr:`annotations` (the empty one included), the first slot of
+        :attr:`by_label` of its (item, annotator), and the end of the last one after them:
+        the classes of slot ``i`` are ``by_label.label[first[i]:first[i + 1]]``, sorted."""
+        keys = np.append(self._annotation_keys, np.iinfo(np.int64).max // max(len(self.labels), 1))
+        return np.append(
+            np.searchsorted(self._by_label_keys, keys * max(len(self.labels), 1)),
+            self.by_label.empty,
+        )
 
     @property
     def _annotation_keys(self):
