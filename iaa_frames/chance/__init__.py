@@ -46,11 +46,17 @@ Exact or sampled
 
 Targets
 -------
-``n_chance`` (default :data:`DEFAULT_N_CHANCE`) is the target number of chance units of
-the uniform stratum. The stratum of a narrower cell (an annotator, a pair of annotators,
-a class) aims at ``min(n_chance, max(MIN_TARGET, 5 * w))`` units, ``w`` being the
-cell's within-item units (more chance units than that would not make the cell more
-precise: its within units limit it); cells with fewer than two within units get none.
+``n_chance`` (default :data:`DEFAULT_N_CHANCE`) is the most chance units a stratum aims
+at. The uniform stratum of localization aims at ``n_chance`` matched pairs. Every other
+stratum, the uniform one of detection and overall included, aims at
+``min(n_chance, max(MIN_TARGET, 5 * w))`` units, ``w`` being its cell's within-item
+units (the within pairings for the uniform stratum; more chance units than that would
+not make the cell more precise: its within units limit it, and on annotations of many
+objects matching them would cost far more than the within pairings do); a narrower
+cell with fewer than two within units gets none. A narrower stratum tops up what the
+uniform stratum already holds of its population (the pairings of a class's detection
+cell: those of the uniform stratum in which either side contains the class, and the
+class's own draws), and draws no pairing twice.
 A stratum stops after :func:`stratum_cap` pairings even if its target is not met (at a
 threshold so high that unrelated objects rarely match). ``n_chance`` in the result is
 the number of distinct chance units a cell used.

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.matching.assignment import run_starts
 from iaa_frames.matching.corpus import Corpus, Slices
 
-#: Target number of chance units of the uniform stratum.
+#: Most chance units a stratum aims at (``n_chance``; see the package notes).
 DEFAULT_N_CHANCE = 2000
 #: Fewest chance units a narrower stratum aims at (see the package notes).
 MIN_TARGET = 200
@@ -43,6 +44,17 @@ def cell_target(n_chance: int, within_units) -> np.ndarray:
     """
     w = np.asarray(within_units, dtype=np.int64)
     return np.where(w >= 2, np.minimum(n_chance, np.maximum(MIN_TARGET, 5 * w)), 0)
+
+
+def uniform_target(n_chance: int, within) -> int:
+    """Pairings the uniform stratum of detection and overall aims at:
+    ``min(n_chance, max(MIN_TARGET, 5 w))``, ``w`` the within-item pairings (``within``:
+    :class:`~iaa_frames.chance.store.WithinCounts`), as :func:`cell_target` sizes the
+    narrower strata: more chance pairings than that would not make the "(all)" cell more
+    precise, and matching them would cost more than the within pairings do (annotations
+    of many objects)."""
+    w = int(np.asarray(within.sets_annotator).sum()) // 2
+    return int(min(n_chance, max(MIN_TARGET, 5 * w)))
 
 
 def pairing_key(a, b, n_slots: int) -> np.ndarray:
@@ -127,3 +139,17 @@ def annotator_pools(slots: Slices, n_annotators: int):
     order = np.lexsort((np.arange(len(ann)), ann))
     count = np.bincount(ann, minlength=n_annotators)
     return order.astype(np.int64), run_starts(count), count
+
+
+def labels_of_pairings(corpus: Corpus, a, b):
+    """(pairing, class) for every class present in either annotation of each pairing
+    (slots ``a``, ``b``), by pairing then class."""
+    first, L = corpus.class_starts, len(corpus.labels)
+    rows = []
+    for side in (np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)):
+        n_lab = first[side + 1] - first[side]
+        pairing = np.repeat(np.arange(len(side)), n_lab)
+        k = np.arange(len(pairing)) - run_starts(n_lab)[pairing]
+        rows.append(pairing * L + corpus.by_label.label[first[side][pairing] + k])
+    both = sorted_unique(np.concatenate(rows))
+    return both // max(L, 1), both % max(L, 1)

@@ -31,9 +31,11 @@ from .population import (
     enumerate_uniform,
     label_fingerprint_order,
     label_pools,
+    labels_of_pairings,
     pairing_key,
     stratum_cap,
     uniform_population,
+    uniform_target,
 )
 from .sampling import (
     in_sorted,
@@ -121,11 +123,16 @@ def draw(
     # -- detection and overall: uniform, per annotator, per pair of annotators
     steps.start("detection: uniform")
     a, b, _ = sample_groups(
-        rng(SETS_UNIFORM), slots, [n_chance], everyone, np.array([0]), np.array([slots.empty])
+        rng(SETS_UNIFORM),
+        slots,
+        [uniform_target(n_chance, within)],
+        everyone,
+        np.array([0]),
+        np.array([slots.empty]),
     )
     store.run(a, b, sets=True)
     draws.add(SETS_UNIFORM, 0, a, b)
-    uni_key = pairing_key(a, b, n_slots)
+    uni_a, uni_b, uni_key = a, b, pairing_key(a, b, n_slots)
     aa, ab = slots.annotator[a], slots.annotator[b]
     have = np.bincount(aa, minlength=A) + np.bincount(ab, minlength=A)
     taken = np.concatenate([aa * n_slots**2 + uni_key, ab * n_slots**2 + uni_key])
@@ -143,13 +150,24 @@ def draw(
     steps.start("detection: per annotator pair")
     _pair_strata(state, rng(SETS_PAIR), ann_pool, np.concatenate([a, a2]), np.concatenate([b, b2]))
 
-    # -- per-class detection and overall: pairings where one side contains the class
+    # -- per-class detection and overall: pairings where one side contains the class; the
+    # uniform stratum's pairings count in the cells of the classes they contain
     steps.start("detection: per class")
     l_pool, l_start, l_count = label_pools(corpus)
     order = label_fingerprint_order(corpus)
-    target = cell_target(n_chance, within.sets_label)
+    rank = rank_of(order, L)
+    u, u_label = labels_of_pairings(corpus, uni_a, uni_b)
     a, b, g = sample_groups(
-        rng(SETS_LABEL), slots, target[order], l_pool, l_start[order], l_count[order], other="all"
+        rng(SETS_LABEL),
+        slots,
+        np.maximum(cell_target(n_chance, within.sets_label) - np.bincount(u_label, minlength=L), 0)[
+            order
+        ],
+        l_pool,
+        l_start[order],
+        l_count[order],
+        other="all",
+        taken=sorted_unique(rank[u_label] * n_slots**2 + uni_key[u]),
     )
     store.run(a, b, sets=False)
     draws.add(SETS_LABEL, order[g], a, b)
@@ -464,6 +482,9 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
     pool, start, count = l_pools
     cap = stratum_cap(target)
     drawn = np.zeros(L, dtype=np.int64)
+    # each round draws pairings no earlier round drew (``taken``: position in ``order``
+    # and key), so that a class whose pairings run out stops
+    taken, n_slots = np.zeros(0, np.int64), slots.empty + 1
     for _ in range(20):
         have = _class_units(corpus, store, draws, L)
         left = np.maximum(target - have, 0)
@@ -474,9 +495,13 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
         need = np.where(
             active, np.minimum(cap - drawn, np.maximum(target, np.ceil(left / rate * 1.2))), 0
         ).astype(np.int64)
-        a, b, g = sample_groups(rng, slots, need[order], pool, start[order], count[order])
+        a, b, g = sample_groups(
+            rng, slots, need[order], pool, start[order], count[order], taken=taken
+        )
+        taken = union_sorted(taken, g * n_slots**2 + pairing_key(a, b, n_slots))
         g = order[g]
-        drawn += np.bincount(g, minlength=L)
+        got = np.bincount(g, minlength=L)
+        drawn = np.where(got < need, cap, drawn + got)  # fewer than asked: none left
         ok = label_reachable(a, b, g)
         store.run(a[ok], b[ok], sets=False)
         draws.add(LOC_LABEL, g[ok], a[ok], b[ok])

@@ -140,7 +140,7 @@ def _add_engine_options(p, *, n_boot_default):
         type=_bounded(int, 1, MAX_N_CHANCE, f"an integer in [1, {MAX_N_CHANCE:,}]"),
         default=DEFAULTS.n_chance,
         metavar="N",
-        help="target number of chance units per stratum (default: %(default)s)",
+        help="most chance units a stratum aims at (default: %(default)s)",
     )
     g.add_argument(
         "--seed",

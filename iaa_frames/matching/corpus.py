@@ -139,7 +139,7 @@ class Corpus:
         table = self._label_slot_table
         if table is not None:
             return table[slot * n_labels + label].astype(np.int64)
-        first = self._label_first
+        first = self.class_starts
         lo, hi = first[slot], first[slot + 1]
         end, classes = hi.copy(), self.by_label.label
         for _ in range(int(np.max(np.diff(first), initial=0)).bit_length()):
@@ -162,15 +162,13 @@ class Corpus:
         return table
 
     @cached_property
-    def _label_first(self) -> np.ndarray:
-        """Per slot of :attr:`annotations` (the empty one included), the first slot of
-        :attr:`by_label` of its (item, annotator), and the end of the last one after them:
-        the classes of slot ``i`` are ``by_label.label[first[i]:first[i + 1]]``, sorted."""
-        keys = np.append(self._annotation_keys, np.iinfo(np.int64).max // max(len(self.labels), 1))
-        return np.append(
-            np.searchsorted(self._by_label_keys, keys * max(len(self.labels), 1)),
-            self.by_label.empty,
-        )
+    def class_starts(self) -> np.ndarray:
+        """Per slot of :attr:`annotations` (the empty one included), its first slot in
+        :attr:`by_label`, then the end of the last: the classes of annotation ``i`` are
+        ``by_label.label[class_starts[i]:class_starts[i + 1]]``, in order."""
+        n = max(len(self.labels), 1)
+        keys = np.append(self._annotation_keys, np.iinfo(np.int64).max // n) * n
+        return np.append(np.searchsorted(self._by_label_keys, keys), self.by_label.empty)
 
     @property
     def _annotation_keys(self):

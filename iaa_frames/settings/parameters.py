@@ -19,7 +19,8 @@ parameter              default       meaning
 ``match_threshold``    ``0.5``       τ: an assigned pair of objects is matched when its
                                      IoU >= τ; a sequence of thresholds gives a
                                      ``threshold`` dimension
-``n_chance``           ``2000``      target number of chance units of the uniform stratum
+``n_chance``           ``2000``      most chance units a stratum aims at (see
+                                     :mod:`iaa_frames.chance`)
 ``seed``               ``0``         seed of the chance sample (and of the bootstrap)
 ``overall``            ``"pooled"``  how the set distance averages best matches
                                      (``"pooled"`` or ``"per_direction"``)

@@ -203,9 +203,10 @@ def pair_tables(
     match_threshold : float, default 0.5
         τ: an assigned object pair is kept when its IoU >= τ.
     n_chance : int, default 2000
-        Target number of chance units of the uniform stratum (see
-        :mod:`iaa_frames.chance`, which also says when the chance population is
-        enumerated instead of sampled).
+        Most chance units a stratum aims at: localization's uniform stratum aims at
+        ``n_chance`` matched pairs, every other at ``min(n_chance, max(200, 5 w))``
+        units, ``w`` its cell's within units (see :mod:`iaa_frames.chance`, which also
+        says when the chance population is enumerated instead of sampled).
     overall : {"pooled", "per_direction"}, default "pooled"
         How the set-level distance averages best matches (Braylan et al.).
     seed : int, default 0
@@ -580,14 +581,23 @@ def label_chance_rows(corpus: Corpus, sample):
     both sides (``dla``, ``dlb``) to match them in.
 
     With an enumerated population every pairing counts for every class either side
-    contains; with a drawn one, the draws of the class stratum name their pairings.
+    contains; with a drawn one, the uniform stratum's pairings count for every class
+    either side contains and the draws of a class's stratum for that class (the
+    stratum tops up the uniform one: the two are one uniform sample of the class's
+    pairings, each pairing once).
     """
     if sample.exact:
         d_idx, d_group = labels_of_pairings(corpus, sample.a, sample.b)
     else:
-        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
         by_key = np.argsort(sample.key)
-        d_idx = by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]
+        _, u_key = sample.draws.keys(chance.SETS_UNIFORM)
+        u_idx = by_key[np.searchsorted(sample.key, u_key, sorter=by_key)]
+        u, u_group = labels_of_pairings(corpus, sample.a[u_idx], sample.b[u_idx])
+        d_group, d_key = sample.draws.keys(chance.SETS_LABEL)
+        d_idx = np.concatenate(
+            [u_idx[u], by_key[np.searchsorted(sample.key, d_key, sorter=by_key)]]
+        )
+        d_group = np.concatenate([u_group, d_group])
     dla, dlb = to_label_slots(corpus, sample.a[d_idx], sample.b[d_idx], d_group)
     return d_idx, d_group, dla, dlb
 

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames import chance
-from iaa_frames.arrays import sorted_unique
 from iaa_frames.chance import ChanceSample, WithinCounts
+from iaa_frames.chance.population import labels_of_pairings
 from iaa_frames.chance.sampling import sort_with_order
 from iaa_frames.chance.store import PairCounts
 from iaa_frames.matching.assignment import run_starts
@@ -55,21 +55,6 @@ def within_pairings(slots: Slices):
     a = np.repeat(np.arange(n), later)
     b = a + 1 + np.arange(len(a)) - run_starts(later)[np.repeat(np.arange(n), later)]
     return a, b
-
-
-def labels_of_pairings(corpus: Corpus, a, b):
-    """(pairing, label) for every class present in either annotation of each pairing."""
-    bl = corpus.by_label
-    owner = corpus.annotation_of(bl.item[:-1], bl.annotator[:-1])  # annotation of each slot
-    first = np.searchsorted(owner, np.arange(corpus.annotations.empty))
-    n_lab = np.diff(np.r_[first, len(owner)])
-    rows = []
-    for side in (a, b):
-        pairing = np.repeat(np.arange(len(side)), n_lab[side])
-        k = np.arange(len(pairing)) - run_starts(n_lab[side])[pairing]
-        rows.append(pairing * len(corpus.labels) + bl.label[first[side][pairing] + k])
-    both = sorted_unique(np.concatenate(rows))
-    return both // len(corpus.labels), both % len(corpus.labels)
 
 
 def to_label_slots(corpus: Corpus, a, b, label):

@@ -32,7 +32,9 @@ from scipy import stats
 
 import iaa_frames as iaf
 from iaa_frames.chance import (
+    LOC_LABEL,
     MIN_CHANCE_UNITS,
+    MIN_TARGET,
     enumerate_uniform,
     gating,
     pairing_key,
@@ -360,6 +362,73 @@ def test_uniform_stratum_holds_n_chance_distinct_pairings_when_sampled(sampled_t
     whole = sb[sb["label"] == -1]
     assert int(whole["in_uniform"].sum()) == sampled_tables.params["n_chance_target"]
     assert _sets_cell_units(sampled_tables, whole) == sampled_tables.params["n_chance_target"]
+
+
+def _classes_of(df):
+    """Per (item, annotator), the set of classes its objects carry."""
+    return df.groupby(["item", "annotator"])["label"].agg(frozenset).to_dict()
+
+
+def test_the_uniform_stratum_is_sized_by_the_within_pairings_and_counts_for_classes():
+    # 150 items x 3 annotators: a sampled population of 450 within pairings, so the
+    # uniform stratum aims at min(n_chance, max(MIN_TARGET, 5 x 450)) = 2,250 pairings
+    df = iaf.simulate(n_items=150, seed=3, objects_per_item=3)
+    t = pair_tables(df, n_chance=5000, seed=1)
+    assert t.params["chance_population"] == "sampled"
+    sb = t.sets_between
+    whole = sb[sb["label"] == -1]
+    uniform = whole[whole["in_uniform"]]
+    assert len(uniform) == min(5000, max(MIN_TARGET, 5 * 450))
+    # every uniform pairing is a chance row of each class either side contains, once
+    classes = _classes_of(df)
+    labels = np.asarray(t.corpus.labels, dtype=object)
+    expected = {
+        (r.item_a, r.annotator_a, r.item_b, r.annotator_b, c)
+        for r in uniform.itertuples()
+        for c in classes.get((r.item_a, r.annotator_a), frozenset())
+        | classes.get((r.item_b, r.annotator_b), frozenset())
+    }
+    rows = sb[sb["label"] >= 0]
+    got = list(
+        zip(
+            rows.item_a,
+            rows.annotator_a,
+            rows.item_b,
+            rows.annotator_b,
+            labels[rows["label"].to_numpy()],
+            strict=True,
+        )
+    )
+    assert len(got) == len(set(got))  # a class's stratum tops up, never repeats
+    assert expected <= set(got)
+    # with the class's own stratum, each class cell reaches its target
+    sw = t.sets_within
+    w = sw[sw["label"] >= 0].groupby("label").size()
+    target = np.minimum(5000, np.maximum(MIN_TARGET, 5 * w))
+    assert (rows.groupby("label").size().reindex(w.index) >= target).all()
+
+
+def test_the_class_localization_stratum_draws_no_pairing_twice(monkeypatch):
+    # few annotations of many objects: the classes' localization strata exhaust their
+    # pairings; drawing from the pairings (no index of the ones that can match)
+    from iaa_frames.chance import strata
+
+    df = iaf.simulate(n_items=10, seed=2, objects_per_item=40)
+    recorded = []
+    add = Draws.add
+
+    def spy(self, kind, group, a, b):
+        if kind == LOC_LABEL:
+            g = np.broadcast_to(np.asarray(group), np.shape(a))
+            recorded.extend(zip(g.tolist(), pairing_key(a, b, self.n_slots).tolist(), strict=True))
+        add(self, kind, group, a, b)
+
+    monkeypatch.setattr(Draws, "add", spy)
+    monkeypatch.setattr(strata, "gated_pairings", lambda *args, **kwargs: None)
+    monkeypatch.setattr(strata, "EXACT_WORK", 1000)  # every class sampled
+    t = pair_tables(df, n_chance=2000, seed=0)
+    assert t.params["chance_population"] == "sampled"
+    assert recorded and len(recorded) == len(set(recorded))
 
 
 # ------------------------------------------------------------------ 1. brute force
