@@ -483,8 +483,10 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
     cap = stratum_cap(target)
     drawn = np.zeros(L, dtype=np.int64)
     # each round draws pairings no earlier round drew (``taken``: position in ``order``
-    # and key), so that a class whose pairings run out stops
+    # and key), so that a class whose pairings run out stops; kept for the classes whose
+    # pairings the stratum can exhaust (elsewhere a repeat is rare and adds no unit)
     taken, n_slots = np.zeros(0, np.int64), slots.empty + 1
+    finite = (count * count <= 8 * cap)[order]
     for _ in range(20):
         have = _class_units(corpus, store, draws, L)
         left = np.maximum(target - have, 0)
@@ -498,7 +500,8 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
         a, b, g = sample_groups(
             rng, slots, need[order], pool, start[order], count[order], taken=taken
         )
-        taken = union_sorted(taken, g * n_slots**2 + pairing_key(a, b, n_slots))
+        f = finite[g]
+        taken = union_sorted(taken, g[f] * n_slots**2 + pairing_key(a[f], b[f], n_slots))
         g = order[g]
         got = np.bincount(g, minlength=L)
         drawn = np.where(got < need, cap, drawn + got)  # fewer than asked: none left
