@@ -700,16 +700,23 @@ def _run_chunk(
             known_iou=iou[rows],
             known_distance=out["pair_distance"],
         )
-        _raise_best(
-            corpus,
-            distance,
-            (oa, ob, iou, sim, cache),
-            np.flatnonzero((iou > 0) & ~chosen),
-            (pending, pending_bound),
-            (key_a, key_b),
-            (int(n_a.sum()), int(n_b.sum())),
-            (unlisted_a, unlisted_b),
-        )
+        over = np.flatnonzero((iou > 0) & ~chosen)
+        if corpus.boxes_only and not len(pending):
+            # boxes: every overlapping pair's similarity costs less than ruling it out
+            sim[over] = distance.similar(
+                shapes.take(oa[over]), shapes.take(ob[over]), known_iou=iou[over]
+            )
+        else:
+            _raise_best(
+                corpus,
+                distance,
+                (oa, ob, iou, sim, cache),
+                over,
+                (pending, pending_bound),
+                (key_a, key_b),
+                (int(n_a.sum()), int(n_b.sum())),
+                (unlisted_a, unlisted_b),
+            )
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)
