@@ -511,5 +511,5 @@ def test_the_table_of_the_raters_guide(tmp_path):
         ("localization", "human-human"): 0.675,
         ("localization", "human-machine"): 0.37,
         ("overall", "human-human"): 0.848,
-        ("overall", "human-machine"): 0.564,
+        ("overall", "human-machine"): 0.565,
     }
