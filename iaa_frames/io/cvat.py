@@ -428,14 +428,7 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_f
         for fr in frames:
             item = keys(_frame_name(fr), path=path, entry=f"frame {fr}")
             video.add(item)
-            b.cover(
-                item,
-                ann,
-                width=w,
-                height=h,
-                file_idx=f,
-                entry=f"frame {fr}",
-            )
+            b.cover(item, ann, width=w, height=h, file_idx=f, entry=f"frame {fr}")
         saw_content = True
     if not saw_content:
         raise reader_error(
@@ -479,26 +472,17 @@ def _shape_extras(path, entry, shape, b, *, item=None, annotator=None):
                 extras[key] = parse_int(v)
             except ValueError:
                 raise reader_error(path, entry, f"{key}={v!r} is not an integer") from None
-    if shape.get("source") is not None:
-        extras["source"] = shape.get("source")
-        if shape.get("source").strip().lower() in RATER_KINDS:
-            extras["rater_kind"] = RATER_KINDS[shape.get("source").strip().lower()]
+    _source(extras, shape.get("source"))
     names: dict = {}  # attribute name -> its column
     for i, attr in enumerate(shape.iterfind("attribute")):
         an = attr.get("name")
         if not an:
             raise reader_error(path, entry, "an <attribute> has no name")
         if an in names:
-            b.drop(
-                path,
-                f"{entry} attribute[{i}] (name={an!r})",
-                "duplicate_attribute",
-                f"a second <attribute name={an!r}> of one shape; the first "
-                f"({extras[names[an]]!r}) was kept",
-                item=item,
-                annotator=annotator,
-                record={"tag": "attribute", "name": an, "text": attr.text},
-            )
+            why = f"a second <attribute name={an!r}> of one shape; the first ({extras[names[an]]!r}) was kept"
+            rec = {"tag": "attribute", "name": an, "text": attr.text}
+            at = f"{entry} attribute[{i}] (name={an!r})"
+            b.drop(path, at, "duplicate_attribute", why, item=item, annotator=annotator, record=rec)
             continue
         col = f"attr_{an}" if an in _RESERVED else an
         while col in extras:  # an attribute literally named attr_<column>
@@ -507,6 +491,14 @@ def _shape_extras(path, entry, shape, b, *, item=None, annotator=None):
         extras[col] = attr.text if attr.text is not None else ""
         b.attributes[col] = None
     return extras
+
+
+def _source(extras: dict, source) -> None:
+    """``source`` and the ``rater_kind`` it implies (:data:`RATER_KINDS`), into ``extras``."""
+    if source is not None:
+        extras["source"] = source
+        if source.strip().lower() in RATER_KINDS:
+            extras["rater_kind"] = RATER_KINDS[source.strip().lower()]
 
 
 def _box_coords(path, entry, shape):
@@ -622,23 +614,15 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
         j = counts.get(tag, 0)
         counts[tag] = j + 1
         entry = f"{ientry} {tag}[{j}]"
+        who = {"item": item, "annotator": annotator, "record": {"tag": tag, **shape.attrib}}
         if tag not in _SUPPORTED:
             detail = (
                 "a tag (an image-level label, not a shape)"
                 if tag == "tag"
                 else f"<{tag}> shapes are not supported ({_SUPPORTED_TEXT})"
             )
-            b.drop(
-                path,
-                entry,
-                "unsupported_shape",
-                detail,
-                item=item,
-                annotator=annotator,
-                record={"tag": tag, **shape.attrib},
-            )
+            b.drop(path, entry, "unsupported_shape", detail, **who)
             continue
-        record = {"tag": tag, **shape.attrib}
         try:
             label = shape.get("label") or None  # Datumaro writes label="" for no label
             if shape.get("label") is None:
@@ -647,11 +631,11 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
             kw = {"width": w, "height": h, "file_idx": f, "entry": entry, "extras": extras}
             geom = _geometry(path, entry, tag, shape, label, joints.get(label))
             if isinstance(geom, _Drop):
-                b.drop(path, entry, *geom, item=item, annotator=annotator, record=record)
+                b.drop(path, entry, *geom, **who)
                 continue
             _add_shape(b, tag, item, annotator, label, geom, kw)
         except ReaderError as exc:
-            b.entry_failed(exc, path, entry, item=item, annotator=annotator, record=record)
+            b.entry_failed(exc, path, entry, **who)
 
 
 class _Drop(tuple):
@@ -682,12 +666,8 @@ def _geometry(path, entry, tag, shape, label, joints=None):
     if tag == "skeleton":
         skel = _skeleton(path, entry, shape, label, joints)
         if skel is None:
-            return _Drop(
-                (
-                    "keypoints_none_labelled",
-                    "a skeleton with every element outside or none written (no labelled joint)",
-                )
-            )
+            why = "a skeleton with every element outside or none written (no labelled joint)"
+            return _Drop(("keypoints_none_labelled", why))
         return skel
     coords = _points(path, entry, shape.get("points"), ring=tag == "polygon")
     reason, detail, fewest = _DEGENERATE[tag]
@@ -749,14 +729,9 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
     tentry = f"track[{k}]" + (f" (id={tid})" if tid is not None else "")
     label = el.get("label") or None
     base = {"track_id": _int_or_text(tid)}
-    for key in ("group_id",):
-        v = _int_or_text(el.get(key))
-        if isinstance(v, int):
-            base[key] = v
-    if el.get("source") is not None:
-        base["source"] = el.get("source")
-        if el.get("source").strip().lower() in RATER_KINDS:
-            base["rater_kind"] = RATER_KINDS[el.get("source").strip().lower()]
+    if isinstance(group_id := _int_or_text(el.get("group_id")), int):
+        base["group_id"] = group_id
+    _source(base, el.get("source"))
     w, h = meta.size
     first, last = meta.frames if meta.frames else (None, None)
     step = meta.step
@@ -769,60 +744,40 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
         counts[tag] = j + 1
         fr_text = shape.get("frame")
         entry = f"{tentry} {tag}[{j}]" + (f" (frame={fr_text})" if fr_text is not None else "")
+        record = {"tag": tag, **shape.attrib}
         if tag == "track" and el.find("skeleton") is not None:
             continue  # an element track of a skeleton: the same joints as its <skeleton>s
         if tag == "track":  # element tracks without the skeleton's shapes
             sub_id = shape.get("id")
-            b.drop(
-                path,
-                entry + (f" (id={sub_id})" if sub_id is not None else ""),
-                "unsupported_shape",
-                "a skeleton's element track outside a skeleton track is not supported",
-                annotator=annotator,
-                record={"tag": tag, **shape.attrib},
-            )
+            sub_entry = entry + (f" (id={sub_id})" if sub_id is not None else "")
+            why = "a skeleton's element track outside a skeleton track is not supported"
+            b.drop(path, sub_entry, "unsupported_shape", why, annotator=annotator, record=record)
             continue
         try:
             fr = _int_or_text(fr_text)
             if not isinstance(fr, int):
                 raise reader_error(path, entry, f"frame={fr_text!r} is not a frame number")
+            who = {"item": _frame_name(fr), "annotator": annotator, "record": record}
             if first is not None and (fr - first) % step:
-                b.drop(
-                    path,
-                    entry,
-                    "frame_off_step",
+                why = (
                     f"frame {fr} is not a frame of the export: it has every {step}th frame "
-                    f"from {first} (start_frame, frame_filter 'step={step}')",
-                    item=_frame_name(fr),
-                    annotator=annotator,
-                    record={"tag": tag, **shape.attrib},
+                    f"from {first} (start_frame, frame_filter 'step={step}')"
                 )
+                b.drop(path, entry, "frame_off_step", why, **who)
                 continue
             if first is not None and not first <= fr <= last:
                 # kept as the end of an interpolation, but no object past the declared frames
-                b.drop(
-                    path,
-                    entry,
-                    "frame_out_of_range",
+                why = (
                     f"frame {fr} is outside the frames the export declares "
                     f"({first}-{last}: start_frame/stop_frame, segments or size)"
-                    + (f", every {step}th" if step > 1 else ""),
-                    item=_frame_name(fr),
-                    annotator=annotator,
-                    record={"tag": tag, **shape.attrib},
+                    + (f", every {step}th" if step > 1 else "")
                 )
+                b.drop(path, entry, "frame_out_of_range", why, **who)
             else:
                 frames_seen.add(fr)
             if tag not in _SUPPORTED:
-                b.drop(
-                    path,
-                    entry,
-                    "unsupported_shape",
-                    f"<{tag}> track shapes are not supported ({_SUPPORTED_TEXT})",
-                    item=_frame_name(fr),
-                    annotator=annotator,
-                    record={"tag": tag, **shape.attrib},
-                )
+                why = f"<{tag}> track shapes are not supported ({_SUPPORTED_TEXT})"
+                b.drop(path, entry, "unsupported_shape", why, **who)
                 continue
             outside = bool(_bool(shape.get("outside")))
             keyframe = _bool(shape.get("keyframe"))
@@ -836,49 +791,29 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             geom = _geometry(path, entry, tag, shape, label, joints)
             if isinstance(geom, _Drop):
                 if tag != "skeleton":  # a skeleton with every joint outside: not drawn here
-                    b.drop(
-                        path,
-                        entry,
-                        *geom,
-                        item=_frame_name(fr),
-                        annotator=annotator,
-                        record={"tag": tag, **shape.attrib},
-                    )
+                    b.drop(path, entry, *geom, **who)
                 shapes.append((fr, tag, True, keyframe, entry, None, None))  # not drawable
                 continue
             shapes.append((fr, tag, False, keyframe, entry, geom, extras))
         except ReaderError as exc:
-            b.entry_failed(
-                exc, path, entry, annotator=annotator, record={"tag": tag, **shape.attrib}
-            )
+            b.entry_failed(exc, path, entry, annotator=annotator, record=record)
     shapes.sort(key=lambda s: s[0])
     if first is None and shapes and shapes[-1][0] - shapes[0][0] > MAX_UNDECLARED_FRAMES:
         # no frame range declared: a track cannot make millions of objects from two shapes
-        b.entry_failed(
-            reader_error(
-                path,
-                tentry,
-                f"spans frames {shapes[0][0]}-{shapes[-1][0]}, more than "
-                f"{MAX_UNDECLARED_FRAMES:,}, and the export declares no frame range "
-                "(meta start_frame/stop_frame, segments or size): export the job again "
-                "from CVAT, which writes it",
-            ),
-            path,
-            tentry,
-            annotator=annotator,
-            record={"tag": "track", **el.attrib},
+        why = (
+            f"spans frames {shapes[0][0]}-{shapes[-1][0]}, more than "
+            f"{MAX_UNDECLARED_FRAMES:,}, and the export declares no frame range "
+            "(meta start_frame/stop_frame, segments or size): export the job again "
+            "from CVAT, which writes it"
         )
+        exc = reader_error(path, tentry, why)
+        b.entry_failed(exc, path, tentry, annotator=annotator, record={"tag": "track", **el.attrib})
         return
     for n, (fr, tag, outside, _keyframe, entry, geom, extras) in enumerate(shapes):
         if n + 1 < len(shapes) and shapes[n + 1][0] == fr:
-            b.drop(
-                path,
-                entry,
-                "duplicate_track_frame",
-                f"track {tid} has two shapes on frame {fr}; the later one was kept",
-                item=_frame_name(fr),
-                annotator=annotator,
-            )
+            why = f"track {tid} has two shapes on frame {fr}; the later one was kept"
+            who = {"item": _frame_name(fr), "annotator": annotator}
+            b.drop(path, entry, "duplicate_track_frame", why, **who)
             continue
         if outside or (last is not None and fr > last):
             continue
@@ -901,15 +836,13 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                     shape_geom = _between(geom, nxt[5], (g - fr) / (nxt[0] - fr))
                     gentry = f"{entry} interpolated to frame {g}"
                 else:
-                    b.drop(
-                        path,
-                        f"{entry} frames {fr + step}-{end}",
-                        "track_gap_not_interpolated",
-                        f"{tag} track {tid}: frames {fr + step}-{end} between two keyframes are "
-                        "not written in the export (export again from CVAT, which writes them)",
-                        item=item,
-                        annotator=annotator,
+                    gap = f"frames {fr + step}-{end}"
+                    why = (
+                        f"{tag} track {tid}: {gap} between two keyframes are not written in "
+                        "the export (export again from CVAT, which writes them)"
                     )
+                    reason = "track_gap_not_interpolated"
+                    b.drop(path, f"{entry} {gap}", reason, why, item=item, annotator=annotator)
                     break
             else:
                 shape_geom = geom  # held: copied until the next shape or the last frame
