@@ -37,6 +37,11 @@ def _entry(i, aid):
     return f"annotations[{i}]" if aid is None else f"annotations[{i}] (id={aid})"
 
 
+def _check_id(path, entry, v, what) -> None:
+    if type(v) not in _ID:
+        raise reader_error(path, entry, f"{what} must be an integer or string, got {v!r}")
+
+
 class _CocoFile:
     """State while streaming one COCO file."""
 
@@ -84,10 +89,7 @@ class _CocoFile:
         if "id" not in img:
             raise reader_error(self.path, entry, "missing key 'id'")
         iid = img["id"]
-        if not isinstance(iid, (int, str)) or isinstance(iid, bool):
-            raise reader_error(
-                self.path, entry, f"image id must be an integer or string, got {iid!r}"
-            )
+        _check_id(self.path, entry, iid, "image id")
         entry = f"images[{i}] (id={iid})"
         if iid in self.images:
             raise reader_error(self.path, entry, "duplicate image id")
@@ -115,10 +117,7 @@ class _CocoFile:
         self.images[iid] = (name, w, h, raters, i)
         if self.group_key is not None and img.get(self.group_key) is not None:
             g = img[self.group_key]
-            if not isinstance(g, (int, str)) or isinstance(g, bool):
-                raise reader_error(
-                    self.path, entry, f"{self.group_key} must be an integer or string, got {g!r}"
-                )
+            _check_id(self.path, entry, g, self.group_key)
             self.groups.setdefault(name, set()).add(str(g))
 
     def category(self, i, cat):
@@ -131,10 +130,7 @@ class _CocoFile:
             if k not in cat:
                 raise reader_error(self.path, entry, f"missing key {k!r}")
         cid, name = cat["id"], cat["name"]
-        if not isinstance(cid, (int, str)) or isinstance(cid, bool):
-            raise reader_error(
-                self.path, entry, f"category id must be an integer or string, got {cid!r}"
-            )
+        _check_id(self.path, entry, cid, "category id")
         if not isinstance(name, str) or not name:
             raise reader_error(
                 self.path, entry, f"category name must be a non-empty string, got {name!r}"
@@ -188,24 +184,15 @@ class _CocoFile:
             )
         aid = ann.get("id")
         if aid is not None and type(aid) not in _ID:
-            raise reader_error(
-                path,
-                f"annotations[{i}]",
-                f"annotation id must be an integer or string, got {aid!r}",
-            )
+            _check_id(path, f"annotations[{i}]", aid, "annotation id")
         try:
             iid = ann["image_id"]
             cid = ann["category_id"]
         except KeyError as exc:
             raise reader_error(path, _entry(i, aid), f"missing key {exc.args[0]!r}") from None
-        if type(iid) not in _ID:
-            raise reader_error(
-                path, _entry(i, aid), f"image_id must be an integer or string, got {iid!r}"
-            )
-        if type(cid) not in _ID:
-            raise reader_error(
-                path, _entry(i, aid), f"category_id must be an integer or string, got {cid!r}"
-            )
+        if type(iid) not in _ID or type(cid) not in _ID:
+            _check_id(path, _entry(i, aid), iid, "image_id")
+            _check_id(path, _entry(i, aid), cid, "category_id")
         annotator = self.annotator
         rater_given = False
         extras = {}
@@ -246,12 +233,7 @@ class _CocoFile:
                     path, _entry(i, aid), f"bbox must be a list [x, y, width, height], got {bbox!r}"
                 )
             x, y, w, h = bbox
-            if (
-                type(x) not in _NUM
-                or type(y) not in _NUM
-                or type(w) not in _NUM
-                or type(h) not in _NUM
-            ):
+            if any(type(v) not in _NUM for v in bbox):
                 raise reader_error(path, _entry(i, aid), f"bbox must hold 4 numbers, got {bbox!r}")
         if self.keypoints and "keypoints" in ann:
             extras.pop("keypoints")
@@ -264,6 +246,7 @@ class _CocoFile:
             entry = _entry(i, aid)
         b = self.b
         kw = {"object_id": oid, "file_idx": self.file_idx, "entry": i, "extras": extras}
+        who = {"item": iid, "annotator": annotator, "record": seg}
         if isinstance(seg, dict):
             if "counts" not in seg or "size" not in seg:
                 raise reader_error(
@@ -295,44 +278,18 @@ class _CocoFile:
                         entry,
                         "segmentation has no polygon with 3 or more points and there is no bbox",
                     )
-                b.drop(
-                    path,
-                    entry,
-                    "degenerate_polygon_bbox_kept",
-                    "no polygon part has 3 or more points; the bbox was kept as a box",
-                    item=iid,
-                    annotator=annotator,
-                    record=seg,
-                )
+                why = "no polygon part has 3 or more points; the bbox was kept as a box"
+                b.drop(path, entry, "degenerate_polygon_bbox_kept", why, **who)
                 b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
             else:
                 if len(parts) < len(seg):
-                    b.drop(
-                        path,
-                        entry,
-                        "degenerate_polygon_part",
-                        "a polygon part with fewer than 3 points was skipped; the other parts were kept",
-                        item=iid,
-                        annotator=annotator,
-                        record=seg,
-                    )
+                    why = "a polygon part with fewer than 3 points was skipped; the other parts were kept"
+                    b.drop(path, entry, "degenerate_polygon_part", why, **who)
                 b.add_polygon(iid, annotator, cid, parts, **kw)
         else:
             if bbox is None:
                 raise reader_error(path, _entry(i, aid), "has neither bbox nor segmentation")
-            b.add_box(
-                iid,
-                annotator,
-                cid,
-                x,
-                y,
-                x + w,
-                y + h,
-                object_id=oid,
-                file_idx=self.file_idx,
-                entry=i,
-                extras=extras,
-            )
+            b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
         self.rater_rows.append(rater_given)
 
     def _skeleton(self, i, aid, ann, iid, cid, annotator, rater_given, extras, box):
@@ -358,31 +315,15 @@ class _CocoFile:
                 f"keypoints must hold finite x, y and a visibility 0, 1 or 2, got {flat!r}",
             )
         if not (v > 0).any():  # COCOeval ignores them too (num_keypoints == 0)
-            self.b.drop(
-                path,
-                entry,
-                "keypoints_none_labelled",
-                "a skeleton with no labelled joint (num_keypoints 0) was skipped",
-                item=iid,
-                annotator=annotator,
-                record=ann,
-            )
+            why = "a skeleton with no labelled joint (num_keypoints 0) was skipped"
+            who = {"item": iid, "annotator": annotator, "record": ann}
+            self.b.drop(path, entry, "keypoints_none_labelled", why, **who)
             self._reviewed(iid, annotator, rater_given, i)
             return
         on = xyv[v > 0]
-        row = self.b.add_box(
-            iid,
-            annotator,
-            cid,
-            on[:, 0].min(),
-            on[:, 1].min(),
-            on[:, 0].max(),
-            on[:, 1].max(),
-            object_id=aid,
-            file_idx=self.file_idx,
-            entry=i,
-            extras=extras,
-        )
+        (x0, y0), (x1, y1) = on[:, :2].min(axis=0), on[:, :2].max(axis=0)
+        kw = {"object_id": aid, "file_idx": self.file_idx, "entry": i, "extras": extras}
+        row = self.b.add_box(iid, annotator, cid, x0, y0, x1, y1, **kw)
         area = ann.get("area")
         self.kp_rows.append((row, cid, xyv, area if type(area) in _NUM else None, box))
         self.rater_rows.append(rater_given)
@@ -486,20 +427,18 @@ class _CocoFile:
         # labels and items
         cats = self.categories
         mask_w, mask_h = b.extras.get("mask_width"), b.extras.get("mask_height")
+
+        def void(r, why, cover=True):
+            entry = self.ann_entry(r)
+            b.void(r, reader_error(path, entry, why), path, entry, cover=cover)
+
         for r in rows:
             cid = b.label[r]
             iid = b.item[r]
             img = self.images.get(iid)
             name = cats.get(cid)
             if img is None and self.has_images:
-                entry = self.ann_entry(r)
-                b.void(
-                    r,
-                    reader_error(path, entry, f"image_id {iid!r} is not in 'images'"),
-                    path,
-                    entry,
-                    cover=False,
-                )
+                void(r, f"image_id {iid!r} is not in 'images'", cover=False)
                 continue
             if img is None:
                 b.item[r] = str(iid)  # a results file: the image id, as text
@@ -513,31 +452,16 @@ class _CocoFile:
                 elif has_mask and (mask_w[r], mask_h[r]) != (img[1], img[2]):
                     # a mask of another resolution: normalised by its image's size it
                     # would cover another part of the image (#41 S19)
-                    entry = self.ann_entry(r)
-                    b.void(
+                    void(
                         r,
-                        reader_error(
-                            path,
-                            entry,
-                            f"the RLE mask is {mask_w[r]:g} x {mask_h[r]:g} pixels (its 'size' "
-                            f"[height, width]) but its image {img[0]!r} is {img[1]:g} x "
-                            f"{img[2]:g}: fix the image's width and height or the mask",
-                        ),
-                        path,
-                        entry,
+                        f"the RLE mask is {mask_w[r]:g} x {mask_h[r]:g} pixels (its 'size' "
+                        f"[height, width]) but its image {img[0]!r} is {img[1]:g} x "
+                        f"{img[2]:g}: fix the image's width and height or the mask",
                     )
                     continue
             if name is None:
                 if not self.results:
-                    entry = self.ann_entry(r)
-                    b.void(
-                        r,
-                        reader_error(
-                            path, entry, f"category_id {cid!r} is not defined in 'categories'"
-                        ),
-                        path,
-                        entry,
-                    )
+                    void(r, f"category_id {cid!r} is not defined in 'categories'")
                     continue
                 name = str(cid)  # a results file without categories: the id is the label
             b.label[r] = name
