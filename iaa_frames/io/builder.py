@@ -418,17 +418,7 @@ class FrameBuilder:
                 )
             own[shape_kind.payload] = np.asarray(payload, dtype=np.int64).reshape(-1)
         row = self._row(
-            SHAPE,
-            item,
-            annotator,
-            label,
-            object_id,
-            width,
-            height,
-            file_idx,
-            entry,
-            extras,
-            own,
+            SHAPE, item, annotator, label, object_id, width, height, file_idx, entry, extras, own
         )
         self.box.extend((math.nan, math.nan, math.nan, math.nan))
         self.shapes.setdefault(shape_kind.name, array("q")).append(row)
@@ -518,14 +508,8 @@ class FrameBuilder:
         self.voided.add(row)
         item, annotator = self.item[row], self.annotator[row]
         if cover:
-            self.cover(
-                item,
-                annotator,
-                width=self.width[row],
-                height=self.height[row],
-                file_idx=self.file_idx[row],
-                entry=entry,
-            )
+            w, h, f = self.width[row], self.height[row], self.file_idx[row]
+            self.cover(item, annotator, width=w, height=h, file_idx=f, entry=entry)
         self.drop(
             path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator, record=record
         )
@@ -572,18 +556,9 @@ class FrameBuilder:
     def _coverage_rows(self):
         if not self.covered:
             return
-        if self.n:
-            have = (
-                {
-                    (i, a)
-                    for r, (i, a) in enumerate(zip(self.item, self.annotator, strict=True))
-                    if r not in self.voided
-                }
-                if self.voided
-                else set(zip(self.item, self.annotator, strict=True))
-            )
-        else:
-            have = set()
+        pairs = zip(self.item, self.annotator, strict=True)
+        voided = self.voided
+        have = {p for r, p in enumerate(pairs) if r not in voided} if voided else set(pairs)
         for (item, ann), (w, h, f, e) in self.covered.items():
             if (item, ann) not in have:
                 self._row(COVERAGE, item, ann, None, None, w, h, f, e, None)
@@ -593,11 +568,8 @@ class FrameBuilder:
         """Rows whose item, annotator or label is not valid Unicode (a lone surrogate such
         as JSON's ``"\\ud800"``): a ReaderError naming the entry, or dropped. One encoding
         of all the names at once; the rows are looked for only when it fails."""
-        for name, values in (
-            ("item", self.item),
-            ("annotator", self.annotator),
-            ("label", self.label),
-        ):
+        for name in ("item", "annotator", "label"):
+            values = getattr(self, name)
             texts = [v for v in values if isinstance(v, str)]
             try:
                 "".join(texts).encode("utf-8")
@@ -648,14 +620,13 @@ class FrameBuilder:
         n_pairs = twice["key"].nunique()
         more = f" (and {n_pairs - 1:,} more item/annotator pairs)" if n_pairs > 1 else ""
         same = " (the same file given twice?)" if str(f0) == str(f1) else ""
-        exc = ReaderError(
+        raise ReaderError(
             f"{f1}: the annotator {self.annotator[r1]!r} on the item {self.item[r1]!r} is "
             f"read from this file and from {f0}{same}{more}: the same work read twice "
             "would count as agreement with itself. Give each file once; exports that "
             "name no annotator (CVAT's annotations.xml without an assignee) need "
             "annotator= or a mapping {annotator: file}"
         )
-        raise exc
 
     def build(self) -> pd.DataFrame:
         self._coverage_rows()
@@ -805,14 +776,8 @@ def finish(
             )
         for pos, reason in zip(bad, res.dropped["reason"].to_numpy(), strict=True):
             path, entry = builder.describe(int(pos))
-            builder.drop(
-                path,
-                entry,
-                reason,
-                INVALID_REASONS.get(reason, reason),
-                item=df["item"].iat[pos],
-                annotator=df["annotator"].iat[pos],
-            )
+            who = {"item": df["item"].iat[pos], "annotator": df["annotator"].iat[pos]}
+            builder.drop(path, entry, reason, INVALID_REASONS.get(reason, reason), **who)
     frame = res.frame.reset_index(drop=True)
     dropped = pd.DataFrame(
         builder.dropped,
