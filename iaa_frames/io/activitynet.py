@@ -152,15 +152,8 @@ def _segment(b, path, f, name, item, entry, seg, size, extras) -> None:
     start, end = (number(path, entry, t, "segment") for t in times)
     label = seg.get("label")
     if label is None or label == "":
-        b.drop(
-            path,
-            entry,
-            "unlabelled_segment",
-            "a segment without a label",
-            item=item,
-            annotator=name,
-            record=seg,
-        )
+        why = "a segment without a label"
+        b.drop(path, entry, "unlabelled_segment", why, item=item, annotator=name, record=seg)
         return
     if not isinstance(label, (str, int)) or isinstance(label, bool):
         raise reader_error(path, entry, f"label must be a string, got {label!r:.80}")

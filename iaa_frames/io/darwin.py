@@ -1,5 +1,3 @@
-# Over 400 lines: one format (V7 Darwin JSON 2.0, every annotation type), mostly its
-# documentation and the checks of each record.
 """Reader for V7 Darwin JSON 2.0 (one file per item).
 
 The annotation types read, by the key that holds their data (as V7's own parser reads
@@ -251,9 +249,7 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
                 raise reader_error(path, "item.slots[0]", "must be a JSON object")
             w = size_value(path, "item.slots[0]", s0.get("width"), "width")
             h = size_value(path, "item.slots[0]", s0.get("height"), "height")
-    anns = doc.get("annotations")
-    if anns is None:
-        anns = []
+    anns = [] if doc.get("annotations") is None else doc["annotations"]
     if not isinstance(anns, list):
         raise reader_error(path, "annotations", f"must be a list, got {type(anns).__name__}")
     f = b.add_file(path)
@@ -314,14 +310,7 @@ def _annotation(
             )
         extras = {**(extras or {}), "attributes": sorted(values)}
         b.attributes["attributes"] = None
-    kw = {
-        "object_id": aid,
-        "width": w,
-        "height": h,
-        "file_idx": f,
-        "entry": entry,
-        "extras": extras,
-    }
+    kw = dict(object_id=aid, width=w, height=h, file_idx=f, entry=entry, extras=extras)
     poly = ann.get("polygon", ann.get("complex_polygon"))
     if poly is None and (ann.get("line") is not None or ann.get("keypoint") is not None):
         _line_or_point(path, b, ann, entry, item, annotator, label, kw)
@@ -335,25 +324,17 @@ def _annotation(
             if not isinstance(paths, list) or not paths:
                 raise reader_error(path, entry, "polygon.paths must be a non-empty list of paths")
         elif "path" in poly:  # Darwin 1.0 style: one path, or a list of paths (complex)
-            path_ = poly["path"]
-            paths = (
-                path_
-                if isinstance(path_, list) and path_ and isinstance(path_[0], list)
-                else [path_]
-            )
+            paths = poly["path"]
+            if not (isinstance(paths, list) and paths and isinstance(paths[0], list)):
+                paths = [paths]
         else:
             raise reader_error(path, entry, "polygon has no 'paths'")
         rings = [_points(path, entry, p, f"polygon.paths[{j}]") for j, p in enumerate(paths)]
         rings = [r for r in rings if len(r) >= 6]
         if not rings:
+            why = "a polygon with no path of 3 or more points"
             b.drop(
-                path,
-                entry,
-                "degenerate_polygon",
-                "a polygon with no path of 3 or more points",
-                item=item,
-                annotator=annotator,
-                record=ann,
+                path, entry, "degenerate_polygon", why, item=item, annotator=annotator, record=ann
             )
             return
         if len(rings) == 1:

@@ -166,15 +166,8 @@ def _line(builder, path, n, line, item, name, f):
     label = fields[0]
     values = [_number(path, n, t, field) for t, field in zip(fields[1:], _FIELDS, strict=False)]
     if label == "DontCare":
-        builder.drop(
-            path,
-            f"line {n}",
-            "dont_care",
-            "a DontCare region, not an object",
-            item=item,
-            annotator=name,
-            record=line,
-        )
+        why = "a DontCare region, not an object"
+        builder.drop(path, f"line {n}", "dont_care", why, item=item, annotator=name, record=line)
         return
     truncated, occluded, alpha, left, top, right, bottom, h, w, length, x, y, z, ry = values[:14]
     extras = dict(zip(_EXTRAS, (truncated, occluded, alpha, left, top, right, bottom), strict=True))

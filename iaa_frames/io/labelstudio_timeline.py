@@ -119,14 +119,10 @@ def _read(b, path, f, rentry, where, r, results) -> None:
                item=item, annotator=annotator, record=r)  # fmt: skip
         return
     if n_labels > 1:
+        why = f"a region with {n_labels} labels: the first ({label!r}) was kept"
+        rec = value.get("timelinelabels" if video else "labels") or value.get("labels")
         b.drop(
-            path,
-            rentry,
-            "extra_labels_ignored",
-            f"a region with {n_labels} labels: the first ({label!r}) was kept",
-            item=item,
-            annotator=annotator,
-            record=value.get("timelinelabels" if video else "labels") or value.get("labels"),
+            path, rentry, "extra_labels_ignored", why, item=item, annotator=annotator, record=rec
         )
     rid = r.get("id", rentry)
     if video:

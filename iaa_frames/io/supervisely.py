@@ -198,14 +198,8 @@ def _read_file(builder, file: Path, item: str, annotator):
         if isinstance(fkey, str):
             figure_keys.add(fkey)
         if fig.get("geometryType", "cuboid_3d") != "cuboid_3d":
-            builder.drop(
-                file,
-                entry,
-                "unsupported_shape",
-                f"geometryType {fig.get('geometryType')!r}",
-                item=item,
-                record=fig,
-            )
+            why = f"geometryType {fig.get('geometryType')!r}"
+            builder.drop(file, entry, "unsupported_shape", why, item=item, record=fig)
             continue
         who = annotator if annotator is not None else fig.get("labelerLogin")
         if not isinstance(who, str) or not who:
