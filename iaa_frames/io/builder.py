@@ -67,6 +67,7 @@ __all__ = [
     "finish",
     "record_text",
     "reserved_columns",
+    "warn_dropped",
 ]
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -74,6 +75,13 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 #: beyond it the file is refused, so that memory stays proportional to the file.
 MAX_EXTRA_COLUMNS = 1000
 _MAX_RECORD_CHARS = 2000  # a dropped record is kept as JSON text up to this length
+
+
+def warn_dropped(message: str, counts: dict, dropped: pd.DataFrame, stacklevel: int) -> None:
+    """A :class:`~iaa_frames.errors.DroppedRowsWarning` holding the ``counts`` per reason
+    and the ``dropped`` records; ``stacklevel`` as the caller would pass it."""
+    warning = DroppedRowsWarning(message, counts=counts, dropped=dropped)
+    warnings.warn(warning, stacklevel=stacklevel + 1)
 
 
 def record_text(record) -> str:
@@ -799,14 +807,10 @@ def finish(
         return frame, dropped
     if len(dropped):
         summary = ", ".join(f"{k}: {v}" for k, v in counts.items())
-        warnings.warn(
-            DroppedRowsWarning(
-                f"{builder.fmt}: skipped or changed {len(dropped)} record(s) ({summary}); the warning's "
-                ".dropped attribute holds them (file, entry, reason, record), or pass "
-                "return_dropped=True",
-                counts=counts,
-                dropped=dropped,
-            ),
-            stacklevel=stacklevel,
+        message = (
+            f"{builder.fmt}: skipped or changed {len(dropped)} record(s) ({summary}); the warning's "
+            ".dropped attribute holds them (file, entry, reason, record), or pass "
+            "return_dropped=True"
         )
+        warn_dropped(message, counts, dropped, stacklevel)
     return frame

@@ -12,15 +12,15 @@ false``) the object is shown on that frame only, until the next keyframe.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from iaa_frames.errors import DroppedRowsWarning, IAAError, ParameterError
+from iaa_frames.errors import IAAError, ParameterError
 from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
 
+from .builder import warn_dropped
 from .json_stream import load_json
 from .paths import check_file, reader_error
 from .values import MAX_FRAMES, number, parse_float
@@ -343,13 +343,9 @@ def read_labelstudio_video(
         return frame, dropped
     if len(dropped):
         counts = dropped["reason"].value_counts().to_dict()
-        warnings.warn(
-            DroppedRowsWarning(
-                f"read_labelstudio_video: skipped {len(dropped)} record(s) ({counts}); the "
-                "warning's .dropped attribute holds them, or pass return_dropped=True",
-                counts=counts,
-                dropped=dropped,
-            ),
-            stacklevel=2,
+        message = (
+            f"read_labelstudio_video: skipped {len(dropped)} record(s) ({counts}); the "
+            "warning's .dropped attribute holds them, or pass return_dropped=True"
         )
+        warn_dropped(message, counts, dropped, 2)
     return frame

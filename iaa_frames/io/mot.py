@@ -14,16 +14,16 @@ read in one vectorized pass (pandas' CSV parser).
 from __future__ import annotations
 
 import configparser
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from iaa_frames.errors import DroppedRowsWarning, ParameterError
+from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
 
+from .builder import warn_dropped
 from .paths import check_file, reader_error
 from .values import MAX_FRAMES, PLAIN_NUMBER, parse_float, parse_int
 
@@ -226,10 +226,7 @@ def _read_one(path, annotator, sequence, labels, label, ignored, max_frames):
     else:
         obj_label = np.full(len(num), label, dtype=object)
     n_frames = _seq_length(ini, info, max_frames) or int(num["frame"].max() if len(num) else 0)
-    width, height = (
-        _image_size(info, ini, "imWidth"),
-        _image_size(info, ini, "imHeight"),
-    )
+    width, height = _image_size(info, ini, "imWidth"), _image_size(info, ini, "imHeight")
     fr = num["frame"].to_numpy(dtype=np.int64)
     objects = pd.DataFrame(
         {
@@ -335,11 +332,8 @@ def read_mot(
         raise ParameterError(f"max_frames must be a positive integer, got {max_frames!r}")
     parts = [_read_one(p, a, sequence, labels, label, ignored, max_frames) for a, p in files]
     frame = pd.concat([p[0] for p in parts], ignore_index=True)
-    dropped = (
-        pd.concat([p[1] for p in parts if len(p[1])], ignore_index=True)
-        if any(len(p[1]) for p in parts)
-        else parts[0][1]
-    )
+    some = [p[1] for p in parts if len(p[1])]
+    dropped = pd.concat(some, ignore_index=True) if some else parts[0][1]
     res = check(frame)
     if res.counts:
         bad = frame.loc[~frame.index.isin(res.frame.index)]
@@ -358,13 +352,9 @@ def read_mot(
     if return_dropped:
         return out, dropped
     if len(dropped):
-        warnings.warn(
-            DroppedRowsWarning(
-                f"read_mot: skipped {len(dropped)} ignored entr(ies) (flag 0); the warning's "
-                ".dropped attribute holds them, or pass ignored='keep' or return_dropped=True",
-                counts={"ignored": len(dropped)},
-                dropped=dropped,
-            ),
-            stacklevel=2,
+        message = (
+            f"read_mot: skipped {len(dropped)} ignored entr(ies) (flag 0); the warning's "
+            ".dropped attribute holds them, or pass ignored='keep' or return_dropped=True"
         )
+        warn_dropped(message, {"ignored": len(dropped)}, dropped, 2)
     return out

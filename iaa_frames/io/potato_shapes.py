@@ -55,16 +55,8 @@ from .values import is_number
 
 __all__ = ["SHAPE_TYPES", "Place", "add_shape", "decode_rle", "mask_size"]
 
-SHAPE_TYPES = (
-    "bbox",
-    "polygon",
-    "polyline",
-    "ellipse",
-    "freeform",
-    "cuboid_2d",
-    "landmark",
-    "keypoint_set",
-    "mask",
+SHAPE_TYPES = tuple(
+    "bbox polygon polyline ellipse freeform cuboid_2d landmark keypoint_set mask".split()
 )
 
 
@@ -137,11 +129,8 @@ def decode_rle(path, entry, rle, max_pixels: int = MAX_MASK_PIXELS) -> np.ndarra
         )
     total = sum(counts)
     if total != h * w:
-        raise reader_error(
-            path,
-            entry,
-            f"rle.counts adds up to {total:,} pixels, not height x width = {h * w:,}",
-        )
+        why = f"rle.counts adds up to {total:,} pixels, not height x width = {h * w:,}"
+        raise reader_error(path, entry, why)
     runs = np.asarray(counts, dtype=np.int64)
     values = (np.arange(len(runs)) % 2).astype(bool)  # background first
     return np.repeat(values, runs).reshape(h, w)
@@ -287,13 +276,8 @@ def add_shape(b: FrameBuilder, place: Place, k: int, shape) -> None:
         b.drop(path, entry, "unsupported_shape", f"a shape of type {kind!r}", **drop)
         return
     extras = _extras(place, entry, shape)
-    kw = {
-        "width": place.width if place.sized else 1.0,
-        "height": place.height if place.sized else 1.0,
-        "file_idx": place.file_idx,
-        "entry": entry,
-        "extras": extras,
-    }
+    iw, ih = (place.width, place.height) if place.sized else (1.0, 1.0)
+    kw = {"width": iw, "height": ih, "file_idx": place.file_idx, "entry": entry, "extras": extras}
     who = (place.item, place.annotator, label)
     if kind == "mask":
         if "iscrowd" in shape:

@@ -13,7 +13,6 @@ shaped like a Detections and never imports ``supervision``;
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -21,12 +20,12 @@ import pandas as pd
 import shapely
 
 from iaa_frames.errors import (
-    DroppedRowsWarning,
     InvalidAnnotationError,
     ParameterError,
 )
 from iaa_frames.frame.schema import BOX_COLUMNS, INVALID_REASONS, check, validate
 
+from .builder import warn_dropped
 from .masks import masks_to_geometries
 
 __all__ = ["CLASS_NAME", "ORIENTED", "from_supervision"]
@@ -293,16 +292,9 @@ def from_supervision(
     frame = validate(frame.reset_index(drop=True))
     if len(dropped):
         counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
-        warnings.warn(
-            DroppedRowsWarning(
-                f"supervision: dropped {len(dropped)} detection(s) ("
-                + ", ".join(f"{k}: {v}" for k, v in counts.items())
-                + "); the warning's .dropped attribute lists them",
-                counts=counts,
-                dropped=dropped,
-            ),
-            stacklevel=2,
-        )
+        summary = ", ".join(f"{k}: {v}" for k, v in counts.items())
+        message = f"supervision: dropped {len(dropped)} detection(s) ({summary}); the warning's .dropped attribute lists them"
+        warn_dropped(message, counts, dropped, 2)
     return frame
 
 

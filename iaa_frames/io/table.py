@@ -9,16 +9,16 @@ directory of Parquet files written by :func:`iaa_frames.to_parquet` use
 from __future__ import annotations
 
 import importlib.util
-import warnings
 
 import numpy as np
 import pandas as pd
 import shapely
 
-from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
+from iaa_frames.errors import ParameterError, ReaderError
 from iaa_frames.frame.schema import INVALID_REASONS, check, validate
 
 from .box_lists import explode_boxes
+from .builder import warn_dropped
 from .paths import as_path, check_file
 
 __all__ = ["IDENTIFIERS", "TABLE_FORMATS", "read_csv_text_ids", "read_table"]
@@ -227,14 +227,10 @@ def read_table(
     if dropped is not None and len(dropped):
         counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
         frame.attrs["iaa_reader_dropped"] = counts
-        warnings.warn(
-            DroppedRowsWarning(
-                f"{path}: dropped {len(dropped)} row(s) whose {boxes!r} cell is malformed ("
-                + ", ".join(f"{k}: {v}" for k, v in counts.items())
-                + "); the warning's .dropped attribute lists them (file, row, reason, cell)",
-                counts=counts,
-                dropped=dropped,
-            ),
-            stacklevel=2,
+        summary = ", ".join(f"{k}: {v}" for k, v in counts.items())
+        message = (
+            f"{path}: dropped {len(dropped)} row(s) whose {boxes!r} cell is malformed ({summary}); "
+            "the warning's .dropped attribute lists them (file, row, reason, cell)"
         )
+        warn_dropped(message, counts, dropped, 2)
     return frame
