@@ -212,14 +212,8 @@ def from_fiftyone(
                 entry = f"{where}, {field}.{kind == 'box' and 'detections' or 'polylines'}[{i}]"
                 who = ann if ann is not None else _get(lab, annotator_attribute)
                 if who is None:
-                    _refuse(
-                        b,
-                        name,
-                        entry,
-                        "no_annotator",
-                        f"the label has no {annotator_attribute!r} attribute",
-                        item=key,
-                    )
+                    why = f"the label has no {annotator_attribute!r} attribute"
+                    _refuse(b, name, entry, "no_annotator", why, item=key)
                     continue
                 found.add(who)
                 _add(b, kind, lab, key, who, w, h, f, entry, masks, name)
@@ -251,28 +245,14 @@ def _add(b, kind, lab, key, who, w, h, f, entry, masks, name):
         try:
             x, y, bw, bh = (float(v) for v in box)
         except (TypeError, ValueError):
-            _refuse(
-                b,
-                name,
-                entry,
-                "bad_bounding_box",
-                f"bounding_box is {box!r}, not [x, y, w, h]",
-                item=key,
-                annotator=who,
-            )
+            why = f"bounding_box is {box!r}, not [x, y, w, h]"
+            _refuse(b, name, entry, "bad_bounding_box", why, item=key, annotator=who)
             return
         x0, y0, x1, y1 = x * w, y * h, (x + bw) * w, (y + bh) * h
         geom = _mask_geometry(lab, x0, y0, x1 - x0, y1 - y0) if masks else None
         if isinstance(geom, str):
-            _refuse(
-                b,
-                name,
-                entry,
-                "empty_mask",
-                "the mask is empty (no pixel set)",
-                item=key,
-                annotator=who,
-            )
+            why = "the mask is empty (no pixel set)"
+            _refuse(b, name, entry, "empty_mask", why, item=key, annotator=who)
             b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
         elif geom is None:
             b.add_box(key, who, label, x0, y0, x1, y1, **common)

@@ -158,18 +158,9 @@ def _read(b, path, f, rentry, where, r, results) -> None:
     extras = {"task": tid}
     if not video and is_number(value.get("channel")):
         extras["channel"] = value["channel"]
+    kw = dict(width=width, height=height, file_idx=f, entry=rentry)
     for k, (s, e) in enumerate(spans):
         oid = f"{aid}/{rid}" if len(spans) == 1 else f"{aid}/{rid}/{k}"
         b.add_shape(
-            item,
-            annotator,
-            label,
-            "segment",
-            [s, e],
-            object_id=oid,
-            width=width,
-            height=height,
-            file_idx=f,
-            entry=rentry,
-            extras=dict(extras),
+            item, annotator, label, "segment", [s, e], object_id=oid, extras=dict(extras), **kw
         )

@@ -188,13 +188,12 @@ def _read_one(path, annotator, sequence, labels, label, ignored, max_frames):
     bad |= ~np.isnan(track) & ((track != np.round(track)) | (np.abs(track) > 2.0**53))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise reader_error(
-            path,
-            f"line {k + 1}",
+        why = (
             "frame, id and the box must be numbers (plain ASCII), the frame an integer >= 1 "
             f"and at most {max_frames:,} (max_frames), the id an integer: "
-            f"{','.join(map(str, raw.iloc[k].dropna()))!r}",
+            f"{','.join(map(str, raw.iloc[k].dropna()))!r}"
         )
+        raise reader_error(path, f"line {k + 1}", why)
     dropped = pd.DataFrame(columns=["file", "entry", "item", "annotator", "reason", "detail"])
     if "conf" in num and ignored == "drop":
         skip = (num["conf"] == 0).to_numpy()
@@ -216,12 +215,11 @@ def _read_one(path, annotator, sequence, labels, label, ignored, max_frames):
         out_of = ~((cls >= 1) & (cls <= len(names)) & (cls == np.round(cls)))
         if out_of.any():
             k = int(np.flatnonzero(out_of)[0])
-            raise reader_error(
-                path,
-                f"line {int(raw.index[k]) + 1}",
+            why = (
                 f"class id {raw['c8'].iloc[k] if 'c8' in raw else None!r} is not one of "
-                f"1..{len(names)} ({len(names)} names in labels)",
+                f"1..{len(names)} ({len(names)} names in labels)"
             )
+            raise reader_error(path, f"line {int(raw.index[k]) + 1}", why)
         obj_label = names[cls.astype(int) - 1]
     else:
         obj_label = np.full(len(num), label, dtype=object)
