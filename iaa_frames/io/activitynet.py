@@ -92,11 +92,8 @@ def _file(b: FrameBuilder, path, f, name) -> None:
         raise reader_error(path, None, "not an ActivityNet JSON: expected an object")
     key = "database" if "database" in doc else "results" if "results" in doc else None
     if key is None:
-        raise reader_error(
-            path,
-            None,
-            f"not an ActivityNet JSON: no 'database' (nor 'results') key; found {sorted(doc)[:8]}",
-        )
+        why = f"not an ActivityNet JSON: no 'database' (nor 'results') key; found {sorted(doc)[:8]}"
+        raise reader_error(path, None, why)
     videos = doc[key]
     if not isinstance(videos, dict):
         raise reader_error(path, key, f"must map video ids to entries, got {type(videos).__name__}")

@@ -109,11 +109,8 @@ class _CocoFile:
             if not isinstance(raters, list) or not all(
                 isinstance(r, (int, str)) and not isinstance(r, bool) for r in raters
             ):
-                raise reader_error(
-                    self.path,
-                    entry,
-                    f"{self.rater_list_key} must be a list of rater ids, got {raters!r}",
-                )
+                why = f"{self.rater_list_key} must be a list of rater ids, got {raters!r}"
+                raise reader_error(self.path, entry, why)
         self.images[iid] = (name, w, h, raters, i)
         if self.group_key is not None and img.get(self.group_key) is not None:
             g = img[self.group_key]
@@ -136,20 +133,14 @@ class _CocoFile:
                 self.path, entry, f"category name must be a non-empty string, got {name!r}"
             )
         if cid in self.categories and self.categories[cid] != name:
-            raise reader_error(
-                self.path,
-                f"{entry} (id={cid})",
-                f"category id {cid} is defined twice ({self.categories[cid]!r} and {name!r})",
-            )
+            why = f"category id {cid} is defined twice ({self.categories[cid]!r} and {name!r})"
+            raise reader_error(self.path, f"{entry} (id={cid})", why)
         self.categories[cid] = name
         joints = cat.get("keypoints")
         if joints is not None:
             if not isinstance(joints, list) or not all(isinstance(j, str) for j in joints):
-                raise reader_error(
-                    self.path,
-                    f"{entry} (id={cid})",
-                    f"keypoints must be a list of joint names, got {joints!r}",
-                )
+                why = f"keypoints must be a list of joint names, got {joints!r}"
+                raise reader_error(self.path, f"{entry} (id={cid})", why)
             edges = cat.get("skeleton") or []
             if not isinstance(edges, list) or not all(
                 isinstance(e, list)
@@ -157,11 +148,10 @@ class _CocoFile:
                 and all(type(j) is int and 1 <= j <= len(joints) for j in e)
                 for e in edges
             ):
-                raise reader_error(
-                    self.path,
-                    f"{entry} (id={cid})",
-                    f"skeleton must be a list of [joint, joint] pairs counted from 1, got {edges!r}",
+                why = (
+                    f"skeleton must be a list of [joint, joint] pairs counted from 1, got {edges!r}"
                 )
+                raise reader_error(self.path, f"{entry} (id={cid})", why)
             self.skeletons[cid] = (joints, [(a - 1, b - 1) for a, b in edges])
 
     def _attributes(self, ann, attributes: dict, extras: dict) -> None:
@@ -177,11 +167,8 @@ class _CocoFile:
     def annotation(self, i, ann):
         path = self.path
         if type(ann) is not dict:
-            raise reader_error(
-                path,
-                f"annotations[{i}]",
-                f"an annotation must be a JSON object, got {type(ann).__name__}",
-            )
+            why = f"an annotation must be a JSON object, got {type(ann).__name__}"
+            raise reader_error(path, f"annotations[{i}]", why)
         aid = ann.get("id")
         if aid is not None and type(aid) not in _ID:
             _check_id(path, f"annotations[{i}]", aid, "annotation id")
@@ -258,11 +245,8 @@ class _CocoFile:
             self._add_mask(row, *crop)
         elif seg is not None and seg != []:
             if not isinstance(seg, list):
-                raise reader_error(
-                    path,
-                    entry,
-                    f"segmentation must be a list of polygons or an RLE dict, got {type(seg).__name__}",
-                )
+                why = f"segmentation must be a list of polygons or an RLE dict, got {type(seg).__name__}"
+                raise reader_error(path, entry, why)
             if all(is_number(v) for v in seg):
                 seg = [seg]  # a single flat polygon, written without the outer list
             parts = []
@@ -273,11 +257,8 @@ class _CocoFile:
                 parts.append([ring])
             if not parts:
                 if bbox is None:
-                    raise reader_error(
-                        path,
-                        entry,
-                        "segmentation has no polygon with 3 or more points and there is no bbox",
-                    )
+                    why = "segmentation has no polygon with 3 or more points and there is no bbox"
+                    raise reader_error(path, entry, why)
                 why = "no polygon part has 3 or more points; the bbox was kept as a box"
                 b.drop(path, entry, "degenerate_polygon_bbox_kept", why, **who)
                 b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
@@ -309,11 +290,8 @@ class _CocoFile:
         xyv = np.array(flat, dtype=np.float64).reshape(-1, 3)
         v = xyv[:, 2]
         if not np.isfinite(xyv).all() or not np.isin(v, (0, 1, 2)).all():
-            raise reader_error(
-                path,
-                entry,
-                f"keypoints must hold finite x, y and a visibility 0, 1 or 2, got {flat!r}",
-            )
+            why = f"keypoints must hold finite x, y and a visibility 0, 1 or 2, got {flat!r}"
+            raise reader_error(path, entry, why)
         if not (v > 0).any():  # COCOeval ignores them too (num_keypoints == 0)
             why = "a skeleton with no labelled joint (num_keypoints 0) was skipped"
             who = {"item": iid, "annotator": annotator, "record": ann}
@@ -345,11 +323,10 @@ class _CocoFile:
                 label = self.categories.get(cid, str(cid))
                 kind = skeleton_kind(joints, label, skeleton=edges) if joints else KEYPOINTS
                 if len(xyv) != kind.n_keypoints:
-                    raise reader_error(
-                        self.path,
-                        self.ann_entry(row),
-                        f"{len(xyv)} keypoints, but the category {label!r} names {kind.n_keypoints}",
+                    why = (
+                        f"{len(xyv)} keypoints, but the category {label!r} names {kind.n_keypoints}"
                     )
+                    raise reader_error(self.path, self.ann_entry(row), why)
             except (ReaderError, ParameterError) as exc:
                 if not isinstance(exc, ReaderError):
                     exc = reader_error(self.path, self.ann_entry(row), str(exc))

@@ -392,11 +392,8 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_f
             stack.append(el.tag)
             if len(stack) == 1:
                 if el.tag != "annotations":
-                    raise reader_error(
-                        path,
-                        None,
-                        f"not a CVAT XML export: the root element is <{el.tag}>, expected <annotations>",
-                    )
+                    why = f"not a CVAT XML export: the root element is <{el.tag}>, expected <annotations>"
+                    raise reader_error(path, None, why)
                 saw_root = True
             continue
         stack.pop()
@@ -540,11 +537,8 @@ def _skeleton(path, entry, shape, label, joints=None):
         else:
             ring = _points(path, f"{entry} points[{j}]", el.get("points"))
             if len(ring) != 2:
-                raise reader_error(
-                    path,
-                    f"{entry} points[{j}]",
-                    f"a skeleton element holds one point, got {len(ring) // 2}",
-                )
+                why = f"a skeleton element holds one point, got {len(ring) // 2}"
+                raise reader_error(path, f"{entry} points[{j}]", why)
             x, y = ring
             v = 1.0 if _bool(el.get("occluded")) else 2.0
         names.append(name)
@@ -566,11 +560,8 @@ def _skeleton(path, entry, shape, label, joints=None):
     except ParameterError as exc:
         raise reader_error(path, entry, str(exc)) from None
     if len(names) != kind.n_keypoints:
-        raise reader_error(
-            path,
-            entry,
-            f"{len(names)} skeleton elements, but {kind.name!r} has {kind.n_keypoints} joints",
-        )
+        why = f"{len(names)} skeleton elements, but {kind.name!r} has {kind.n_keypoints} joints"
+        raise reader_error(path, entry, why)
     order = joint_order(kind, names)
     x, y, v = (np.asarray(a)[order] for a in (xs, ys, vs))
     return kind.name, keypoint_params(x, y, v)

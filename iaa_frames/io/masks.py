@@ -86,11 +86,8 @@ def _rle_size(path, entry, seg):
         or len(size) != 2
         or not all(type(v) is int and v > 0 for v in size)
     ):
-        raise reader_error(
-            path,
-            entry,
-            f"segmentation.size must be [height, width] (positive integers), got {size!r}",
-        )
+        why = f"segmentation.size must be [height, width] (positive integers), got {size!r}"
+        raise reader_error(path, entry, why)
     return size
 
 

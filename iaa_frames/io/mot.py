@@ -55,11 +55,8 @@ def _encoding(path: Path) -> str:
         if head.startswith(bom):
             return enc
     if b"\x00" in head:
-        raise reader_error(
-            path,
-            None,
-            "holds NUL bytes: UTF-16 or UTF-32 text without a byte order mark? Save it as UTF-8",
-        )
+        why = "holds NUL bytes: UTF-16 or UTF-32 text without a byte order mark? Save it as UTF-8"
+        raise reader_error(path, None, why)
     return "utf-8"
 
 
@@ -140,11 +137,8 @@ def _seq_length(ini, info, max_frames) -> int:
     except ValueError:
         n = -1
     if not 0 <= n <= max_frames:
-        raise reader_error(
-            ini,
-            "seqLength",
-            f"{text!r} is not a number of frames in 0..{max_frames:,} (max_frames)",
-        )
+        why = f"{text!r} is not a number of frames in 0..{max_frames:,} (max_frames)"
+        raise reader_error(ini, "seqLength", why)
     return n
 
 

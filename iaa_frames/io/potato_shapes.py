@@ -184,11 +184,8 @@ def _extras(place: Place, entry, shape) -> dict:
     attributes = shape.get("attributes")
     if attributes is not None:
         if not isinstance(attributes, dict):
-            raise reader_error(
-                place.path,
-                entry,
-                f"attributes must be a JSON object, got {type(attributes).__name__}",
-            )
+            why = f"attributes must be a JSON object, got {type(attributes).__name__}"
+            raise reader_error(place.path, entry, why)
         for name, value in attributes.items():
             extras[f"attr_{name}" if name in place.taken else name] = value
     return extras
@@ -353,11 +350,8 @@ def _keypoints(b, place: Place, entry, shape, c, who, kw) -> None:
     if names is None:
         names = [str(i) for i in range(len(pts))]
     if len(names) != len(pts):
-        raise reader_error(
-            place.path,
-            entry,
-            f"the skeleton {skeleton!r} has {len(names)} points, the keypoint set {len(pts)}",
-        )
+        why = f"the skeleton {skeleton!r} has {len(names)} points, the keypoint set {len(pts)}"
+        raise reader_error(place.path, entry, why)
     try:
         kind = skeleton_kind(names, skeleton or who[2])
     except ParameterError as exc:

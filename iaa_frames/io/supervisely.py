@@ -215,10 +215,7 @@ def _read_file(builder, file: Path, item: str, annotator):
                 for part in ("position", "rotation", "dimensions")
             )
         except (TypeError, KeyError, ValueError, OverflowError):
-            raise reader_error(
-                file,
-                entry,
-                "geometry needs position, rotation and dimensions, each with numbers x, y, z",
-            ) from None
+            why = "geometry needs position, rotation and dimensions, each with numbers x, y, z"
+            raise reader_error(file, entry, why) from None
         params, extras = [*pos, *dim, rot[2], rot[1], rot[0]], {"object_key": str(obj.get("key"))}
         builder.add_shape(item, who, label, "cuboid", params, file_idx=f, entry=k, extras=extras)

@@ -136,11 +136,8 @@ def _flag(path, entry, obj, name):
 def _read_file(path, annotator, b: FrameBuilder, keys: ItemKeys, scope):
     root = parse_xml(path)
     if root.tag != "annotation":
-        raise reader_error(
-            path,
-            None,
-            f"not a VOC annotation: the root element is <{root.tag}>, expected <annotation>",
-        )
+        why = f"not a VOC annotation: the root element is <{root.tag}>, expected <annotation>"
+        raise reader_error(path, None, why)
     f = b.add_file(path)
     source = (root.findtext("filename") or "").strip()
     item = keys(source, scope=scope, path=path, entry="<filename>") if source else path.stem

@@ -77,20 +77,14 @@ def _yaml_names(path: Path, text: str) -> list[str]:
                 key, _, val = s.partition(":")
                 names[int(key)] = _unquote(val)
             else:
-                raise reader_error(
-                    path,
-                    f"line {k}",
-                    f"cannot read {s!r} as a class name; pass classes=[...] instead",
-                )
+                why = f"cannot read {s!r} as a class name; pass classes=[...] instead"
+                raise reader_error(path, f"line {k}", why)
         if block and names:
             raise reader_error(path, f"line {n + 1}", "names mixes a list and a mapping")
         if names:
             if sorted(names) != list(range(len(names))):
-                raise reader_error(
-                    path,
-                    f"line {n + 1}",
-                    f"names keys must be 0..{len(names) - 1}, got {sorted(names)}",
-                )
+                why = f"names keys must be 0..{len(names) - 1}, got {sorted(names)}"
+                raise reader_error(path, f"line {n + 1}", why)
             return [names[i] for i in range(len(names))]
         if block:
             return block
