@@ -22,7 +22,7 @@ import math
 
 from .builder import FrameBuilder, finish
 from .json_stream import load_json
-from .paths import ENTRY_ERRORS, entry_error, files_and_annotators, reader_error
+from .paths import ENTRY_ERRORS, files_and_annotators, reader_error
 from .values import is_number, number
 
 __all__ = ["read_activitynet"]
@@ -102,7 +102,7 @@ def _file(b: FrameBuilder, path, f, name) -> None:
         try:
             _video(b, path, f, name, key, where, str(vid), entry)
         except ENTRY_ERRORS as exc:
-            b.entry_failed(entry_error(exc, path, where), path, where, item=str(vid), record=entry)
+            b.entry_failed(exc, path, where, item=str(vid), record=entry)
 
 
 def _video(b, path, f, name, key, where, item, entry) -> None:
@@ -135,9 +135,7 @@ def _video(b, path, f, name, key, where, item, entry) -> None:
         try:
             _segment(b, path, f, name, item, sentry, seg, (duration, height), extras)
         except ENTRY_ERRORS as exc:
-            b.entry_failed(
-                entry_error(exc, path, sentry), path, sentry, item=item, annotator=name, record=seg
-            )
+            b.entry_failed(exc, path, sentry, item=item, annotator=name, record=seg)
 
 
 def _segment(b, path, f, name, item, entry, seg, size, extras) -> None:

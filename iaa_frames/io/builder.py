@@ -53,7 +53,7 @@ from iaa_frames.frame.schema import INVALID_REASONS, check
 from iaa_frames.geometry.kinds import get_kind
 from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS, parametric_kinds
 
-from .paths import reader_error
+from .paths import entry_error, reader_error
 from .values import is_number
 
 __all__ = [
@@ -495,10 +495,13 @@ class FrameBuilder:
         )
 
     def entry_failed(
-        self, exc: ReaderError, path, entry, *, item=None, annotator=None, record=None
+        self, exc: Exception, path, entry, *, item=None, annotator=None, record=None
     ) -> None:
         """An entry could not be read: re-raise ``exc`` (``on_invalid="raise"``) or record
-        the entry as dropped with the error's message (``on_invalid="drop"``)."""
+        the entry as dropped with the error's message (``on_invalid="drop"``); ``exc``, one
+        of :data:`~iaa_frames.io.paths.ENTRY_ERRORS`, as the ReaderError of
+        :func:`~iaa_frames.io.paths.entry_error`."""
+        exc = entry_error(exc, path, entry)
         if not self.dropping or getattr(exc, "fatal", False):
             raise exc
         self.drop(

@@ -20,7 +20,7 @@ from .item_keys import ItemKeys, one_item_per_image
 from .json_stream import JSONStream
 from .keypoints import joint_order, keypoint_params, skeleton_kind
 from .masks import MAX_MASK_PIXELS, mask_to_geometry, rle_crop
-from .paths import ENTRY_ERRORS, entry_error, files_and_annotators, reader_error
+from .paths import ENTRY_ERRORS, files_and_annotators, reader_error
 from .values import flat_ring, is_number, number, size_value
 
 __all__ = ["mask_to_geometry", "read_coco"]
@@ -644,7 +644,7 @@ def read_coco(
                     f.annotation(i, value)
                 except ENTRY_ERRORS as exc:
                     entry = f"annotations[{i}]"
-                    b.entry_failed(entry_error(exc, path, entry), path, entry, record=value)
+                    b.entry_failed(exc, path, entry, record=value)
             elif kind == "item":
                 try:
                     if key == "annotations":
@@ -656,7 +656,7 @@ def read_coco(
                         f.category(i, value)
                 except ENTRY_ERRORS as exc:
                     entry = f"{key}[{i}]"
-                    b.entry_failed(entry_error(exc, path, entry), path, entry, record=value)
+                    b.entry_failed(exc, path, entry, record=value)
             elif key in ("images", "annotations", "categories"):
                 if not isinstance(value, list) and value is not None:
                     raise reader_error(

@@ -266,7 +266,7 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
                 path, f, b, k, ann, item, layout_annotator, file_annotator, w, h, not guessed
             )
         except ENTRY_ERRORS as exc:
-            b.entry_failed(entry_error(exc, path, entry), path, entry, item=item, record=ann)
+            b.entry_failed(exc, path, entry, item=item, record=ann)
     return guessed
 
 

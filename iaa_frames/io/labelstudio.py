@@ -18,7 +18,7 @@ from .item_keys import ItemKeys, labelstudio_file
 from .json_stream import JSONStream
 from .keypoints import coco_name, keypoint_params, skeleton_kind
 from .labelstudio_timeline import is_timeline_result, read_timeline_result, region_label
-from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
+from .paths import ENTRY_ERRORS, check_file, reader_error
 from .shapes import rotated_rectangle
 from .values import is_number
 
@@ -277,7 +277,7 @@ def read_labelstudio(
             else:
                 _task(path, f, b, i, task, ctx)
         except ENTRY_ERRORS as exc:
-            b.entry_failed(entry_error(exc, path, entry), path, entry, record=task)
+            b.entry_failed(exc, path, entry, record=task)
         n += 1
     if n == 0:
         raise reader_error(path, None, "an empty list: no tasks and no annotations")
@@ -386,7 +386,7 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             annotator = _annotator(path, aentry, ann["completed_by"])
             _rater(path, aentry, ctx, annotator, "human")
         except ENTRY_ERRORS as exc:
-            b.entry_failed(entry_error(exc, path, aentry), path, aentry, item=item, record=ann)
+            b.entry_failed(exc, path, aentry, item=item, record=ann)
             continue
         if ann.get("was_cancelled"):
             skipped = "the annotator skipped (cancelled) the task"
@@ -415,7 +415,7 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             if not isinstance(result, list):
                 raise reader_error(path, pentry, f"'result' must be a list, got {result!r:.40}")
         except ENTRY_ERRORS as exc:
-            b.entry_failed(entry_error(exc, path, pentry), path, pentry, item=item, record=pred)
+            b.entry_failed(exc, path, pentry, item=item, record=pred)
             continue
         if not _first_annotation(b, ctx, path, pentry, item, model, pred):
             continue
@@ -563,8 +563,7 @@ def _add_ellipse(b, path, rentry, who, value, r, kw) -> None:
 def _failed(b, exc, path, entry, item, annotator, record) -> None:
     """A result that could not be read: :meth:`FrameBuilder.entry_failed` of its
     ReaderError (:func:`~iaa_frames.io.paths.entry_error`)."""
-    error = entry_error(exc, path, entry)
-    b.entry_failed(error, path, entry, item=item, annotator=annotator, record=record)
+    b.entry_failed(exc, path, entry, item=item, annotator=annotator, record=record)
 
 
 def _skip(b, path, entry, item, annotator, record, reason, detail) -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 
-from .paths import ENTRY_ERRORS, entry_error, reader_error
+from .paths import ENTRY_ERRORS, reader_error
 from .values import is_number
 
 __all__ = ["is_timeline_result", "read_timeline_result", "region_label"]
@@ -60,8 +60,7 @@ def read_timeline_result(b, path, f, rentry, where, r, results=()) -> None:
     try:
         _read(b, path, f, rentry, where, r, results)
     except ENTRY_ERRORS as exc:
-        error = entry_error(exc, path, rentry)
-        b.entry_failed(error, path, rentry, item=item, annotator=annotator, record=r)
+        b.entry_failed(exc, path, rentry, item=item, annotator=annotator, record=r)
 
 
 def _time(path, entry, d, key, unit):

@@ -38,7 +38,7 @@ from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS
 from .builder import FrameBuilder, finish
 from .json_stream import JSONStream, load_json
 from .masks import MAX_MASK_PIXELS
-from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
+from .paths import ENTRY_ERRORS, check_file, reader_error
 from .potato_shapes import Place, add_shape, mask_size
 from .values import is_number
 
@@ -648,8 +648,7 @@ class _State:
         try:
             values, found = self._schemas(path, entry, labels, form)
         except ENTRY_ERRORS as exc:
-            error = entry_error(exc, path, entry)
-            b.entry_failed(error, path, entry, item=item, annotator=user, record=labels)
+            b.entry_failed(exc, path, entry, item=item, annotator=user, record=labels)
             return
         for s in values:
             if s not in found:
@@ -664,8 +663,7 @@ class _State:
             try:
                 shapes = _shapes(path, where, values[s].get("_data"))
             except ENTRY_ERRORS as exc:
-                b.entry_failed(entry_error(exc, path, where), path, where, item=item, annotator=user,
-                               record=values[s])  # fmt: skip
+                b.entry_failed(exc, path, where, item=item, annotator=user, record=values[s])
                 continue
             b.cover(item, user, width=w, height=h, file_idx=f, entry=where)
             if time is not None:
@@ -675,8 +673,7 @@ class _State:
                     add_shape(b, place, k, shape)
                 except ENTRY_ERRORS as exc:
                     e = f"{where}: shapes[{k}]"
-                    error = entry_error(exc, path, e)
-                    b.entry_failed(error, path, e, item=item, annotator=user, record=shape)
+                    b.entry_failed(exc, path, e, item=item, annotator=user, record=shape)
             for col in self._attribute_columns(shapes):
                 b.attributes[col] = None
 
