@@ -377,14 +377,12 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_f
             annotator = meta.job_assignee or meta.task_assignee
             if annotator is None:
                 annotator = path.stem
-                warnings.warn(
-                    AnnotatorNameWarning(
-                        f"{path}: the export names no assignee (meta/job/assignee, "
-                        f"meta/task/assignee); its annotator is the file name {annotator!r}: "
-                        "pass annotator= to name it"
-                    ),
-                    stacklevel=4,
+                message = (
+                    f"{path}: the export names no assignee (meta/job/assignee, "
+                    f"meta/task/assignee); its annotator is the file name {annotator!r}: "
+                    "pass annotator= to name it"
                 )
+                warnings.warn(AnnotatorNameWarning(message), stacklevel=4)
         return annotator
 
     for event, el in iterparse_xml(path):

@@ -212,14 +212,12 @@ def read_darwin(
         if guessed:
             unnamed[export] = unnamed.get(export, 0) + 1
     for export, n in unnamed.items():
-        warnings.warn(
-            AnnotatorNameWarning(
-                f"darwin: {n} file(s) of the export {export!r} record no annotator (no 'annotators' "
-                f"on their annotations); their annotator is the export's name {export!r}: pass "
-                "annotator= (or a mapping {annotator: directory}) to name it"
-            ),
-            stacklevel=2,
+        message = (
+            f"darwin: {n} file(s) of the export {export!r} record no annotator (no 'annotators' "
+            f"on their annotations); their annotator is the export's name {export!r}: pass "
+            "annotator= (or a mapping {annotator: directory}) to name it"
         )
+        warnings.warn(AnnotatorNameWarning(message), stacklevel=2)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 

@@ -222,14 +222,12 @@ def from_fiftyone(
             for key, w, h, entry in reviewed:
                 b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
     if relative:
-        warnings.warn(
-            IAAWarning(
-                f"fiftyone: {relative} sample(s) have no metadata.width/height: their "
-                "coordinates are relative (width = height = 1); run "
-                "dataset.compute_metadata() first for pixel coordinates"
-            ),
-            stacklevel=2,
+        message = (
+            f"fiftyone: {relative} sample(s) have no metadata.width/height: their "
+            "coordinates are relative (width = height = 1); run "
+            "dataset.compute_metadata() first for pixel coordinates"
         )
+        warnings.warn(IAAWarning(message), stacklevel=2)
     return finish(b, on_invalid=on_invalid)
 
 

@@ -769,13 +769,11 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
             annotator = path.stem
             if not ctx["warned"]:
                 ctx["warned"] = True
-                warnings.warn(
-                    AnnotatorNameWarning(
-                        f"{path}: JSON-MIN records without 'annotator'; their annotator is the file "
-                        f"name {annotator!r}: pass annotator= to name it"
-                    ),
-                    stacklevel=4,
+                message = (
+                    f"{path}: JSON-MIN records without 'annotator'; their annotator is the file "
+                    f"name {annotator!r}: pass annotator= to name it"
                 )
+                warnings.warn(AnnotatorNameWarning(message), stacklevel=4)
     else:
         annotator = _annotator(path, tentry, who)
     aid = rec.get("annotation_id", f"{tid}.{i}")

@@ -333,13 +333,11 @@ def read_yolo(
         if _is_dataset(root):
             if annotator is None:
                 annotator = root.resolve().name
-                warnings.warn(
-                    AnnotatorNameWarning(
-                        f"{root}: one YOLO export, and YOLO labels name no annotator; its "
-                        f"annotator is the directory name {annotator!r}: pass annotator= to name it"
-                    ),
-                    stacklevel=2,
+                message = (
+                    f"{root}: one YOLO export, and YOLO labels name no annotator; its "
+                    f"annotator is the directory name {annotator!r}: pass annotator= to name it"
                 )
+                warnings.warn(AnnotatorNameWarning(message), stacklevel=2)
             dirs = [(annotator, root)]
         else:
             dirs = [(a, d) for a, d in annotator_dirs(root, "read_yolo") if a != "images"]
