@@ -67,6 +67,7 @@ __all__ = [
     "finish",
     "record_text",
     "reserved_columns",
+    "unusable_message",
     "warn_dropped",
 ]
 
@@ -75,6 +76,14 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 #: beyond it the file is refused, so that memory stays proportional to the file.
 MAX_EXTRA_COLUMNS = 1000
 _MAX_RECORD_CHARS = 2000  # a dropped record is kept as JSON text up to this length
+
+
+def unusable_message(head: str, lines: list, n: int) -> str:
+    """The message of ``n`` unusable records: ``head``, the first five of ``lines``, how
+    many more, and how to drop them instead."""
+    more = f"\n... and {n - 5} more" if n > 5 else ""
+    tail = "\nPass on_invalid='drop' to drop them with a warning."
+    return f"{head}:\n" + "\n".join(lines[:5]) + more + tail
 
 
 def warn_dropped(message: str, counts: dict, dropped: pd.DataFrame, stacklevel: int) -> None:
@@ -777,14 +786,9 @@ def finish(
             for pos, reason in list(zip(bad, reasons, strict=True))[:5]:
                 path, entry = builder.describe(int(pos))
                 lines.append(f"{path}: {entry}: {INVALID_REASONS.get(reason, reason)}")
-            more = f"\n... and {len(bad) - 5} more" if len(bad) > 5 else ""
             summary = ", ".join(f"{k}: {v}" for k, v in res.counts.items())
-            raise ReaderError(
-                f"{len(bad)} unusable annotation(s) ({summary}):\n"
-                + "\n".join(lines)
-                + more
-                + "\nPass on_invalid='drop' to drop them with a warning."
-            )
+            head = f"{len(bad)} unusable annotation(s) ({summary})"
+            raise ReaderError(unusable_message(head, lines, len(bad)))
         for pos, reason in zip(bad, res.dropped["reason"].to_numpy(), strict=True):
             path, entry = builder.describe(int(pos))
             who = {"item": df["item"].iat[pos], "annotator": df["annotator"].iat[pos]}

@@ -25,7 +25,7 @@ from iaa_frames.errors import (
 )
 from iaa_frames.frame.schema import BOX_COLUMNS, INVALID_REASONS, check, validate
 
-from .builder import warn_dropped
+from .builder import unusable_message, warn_dropped
 from .masks import masks_to_geometries
 
 __all__ = ["CLASS_NAME", "ORIENTED", "from_supervision"]
@@ -36,7 +36,6 @@ CLASS_NAME = "class_name"
 #: (``supervision.config.ORIENTED_BOX_COORDINATES``)
 ORIENTED = "xyxyxyxy"
 _CORE = ("item", "annotator", "label", "object_id", *BOX_COLUMNS, "geometry", "width", "height")
-_MAX_LISTED = 5
 _REASONS = {
     "unknown_class": "the class_id is not in class_names",
     "no_class": "the detection has neither data['class_name'] nor a class_id",
@@ -352,16 +351,9 @@ def _dropped(keys, index, objects, reason) -> pd.DataFrame:
 
 
 def _message(dropped: pd.DataFrame) -> str:
+    head = dropped.iloc[:5]
     lines = [
         f"detections[{k!r}][{i}]: {d}"
-        for k, i, d in zip(
-            dropped["key"][:_MAX_LISTED], dropped["index"][:_MAX_LISTED], dropped["detail"]
-        )
+        for k, i, d in zip(head["key"], head["index"], head["detail"])
     ]
-    more = f"\n... and {len(dropped) - _MAX_LISTED} more" if len(dropped) > _MAX_LISTED else ""
-    return (
-        f"{len(dropped)} unusable detection(s):\n"
-        + "\n".join(lines)
-        + more
-        + "\nPass on_invalid='drop' to drop them with a warning."
-    )
+    return unusable_message(f"{len(dropped)} unusable detection(s)", lines, len(dropped))

@@ -18,7 +18,7 @@ from iaa_frames.errors import ParameterError, ReaderError
 from iaa_frames.frame.schema import INVALID_REASONS, check, validate
 
 from .box_lists import explode_boxes
-from .builder import warn_dropped
+from .builder import unusable_message, warn_dropped
 from .paths import as_path, check_file
 
 __all__ = ["IDENTIFIERS", "TABLE_FORMATS", "read_csv_text_ids", "read_table"]
@@ -93,14 +93,8 @@ def _check_boxes(path, df: pd.DataFrame) -> None:
         f"{path}: row {row}: {INVALID_REASONS.get(r, r)}"
         for row, r in zip(bad.index[:5], bad["reason"][:5], strict=True)
     ]
-    more = f"\n... and {len(bad) - 5} more" if len(bad) > 5 else ""
     summary = ", ".join(f"{k}: {v}" for k, v in res.counts.items())
-    raise ReaderError(
-        f"{len(bad)} unusable box(es) ({summary}):\n"
-        + "\n".join(lines)
-        + more
-        + "\nPass on_invalid='drop' to drop them with a warning."
-    )
+    raise ReaderError(unusable_message(f"{len(bad)} unusable box(es) ({summary})", lines, len(bad)))
 
 
 def read_table(
