@@ -21,7 +21,7 @@ from .json_stream import JSONStream
 from .keypoints import joint_order, keypoint_params, skeleton_kind
 from .masks import MAX_MASK_PIXELS, mask_to_geometry, rle_crop
 from .paths import ENTRY_ERRORS, files_and_annotators, reader_error
-from .values import flat_ring, is_number, number, size_value
+from .values import flat_ring, is_number, json_object, number, size_value
 
 __all__ = ["mask_to_geometry", "read_coco"]
 
@@ -82,10 +82,7 @@ class _CocoFile:
     # --- sections ----------------------------------------------------------------------
     def image(self, i, img):
         entry = f"images[{i}]"
-        if not isinstance(img, dict):
-            raise reader_error(
-                self.path, entry, f"an image must be a JSON object, got {type(img).__name__}"
-            )
+        json_object(self.path, entry, img, "an image")
         if "id" not in img:
             raise reader_error(self.path, entry, "missing key 'id'")
         iid = img["id"]
@@ -119,10 +116,7 @@ class _CocoFile:
 
     def category(self, i, cat):
         entry = f"categories[{i}]"
-        if not isinstance(cat, dict):
-            raise reader_error(
-                self.path, entry, f"a category must be a JSON object, got {type(cat).__name__}"
-            )
+        json_object(self.path, entry, cat, "a category")
         for k in ("id", "name"):
             if k not in cat:
                 raise reader_error(self.path, entry, f"missing key {k!r}")

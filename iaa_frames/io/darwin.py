@@ -25,7 +25,7 @@ from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .json_stream import load_json
 from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
-from .values import is_number, size_value
+from .values import is_number, json_object, size_value
 
 __all__ = ["read_darwin"]
 
@@ -272,10 +272,7 @@ def _annotation(
     path, f, b, k, ann, item, layout_annotator, file_annotator, w, h, others_recorded=False
 ):
     entry = f"annotations[{k}]"
-    if not isinstance(ann, dict):
-        raise reader_error(
-            path, entry, f"an annotation must be a JSON object, got {type(ann).__name__}"
-        )
+    json_object(path, entry, ann, "an annotation")
     aid = ann.get("id")
     if aid is not None:
         entry += f" (id={aid!r})"
@@ -313,10 +310,7 @@ def _annotation(
     if poly is None and (ann.get("line") is not None or ann.get("keypoint") is not None):
         _line_or_point(path, b, ann, entry, item, annotator, label, kw)
     elif poly is not None:
-        if not isinstance(poly, dict):
-            raise reader_error(
-                path, entry, f"polygon must be a JSON object, got {type(poly).__name__}"
-            )
+        json_object(path, entry, poly, "polygon")
         if "paths" in poly:
             paths = poly["paths"]
             if not isinstance(paths, list) or not paths:
@@ -341,10 +335,7 @@ def _annotation(
             b.add_geometry(item, annotator, label, _even_odd(rings), **kw)
     elif ann.get("bounding_box") is not None:
         bb = ann["bounding_box"]
-        if not isinstance(bb, dict):
-            raise reader_error(
-                path, entry, f"bounding_box must be a JSON object, got {type(bb).__name__}"
-            )
+        json_object(path, entry, bb, "bounding_box")
         vals = []
         for key in ("x", "y", "w", "h"):
             v = bb.get(key)

@@ -20,7 +20,7 @@ from .keypoints import coco_name, keypoint_params, skeleton_kind
 from .labelstudio_timeline import is_timeline_result, read_timeline_result, region_label
 from .paths import ENTRY_ERRORS, check_file, reader_error
 from .shapes import rotated_rectangle
-from .values import is_number
+from .values import is_number, json_object
 
 __all__ = ["read_labelstudio"]
 
@@ -347,8 +347,7 @@ def _first_annotation(b, ctx, path, entry, item, annotator, record) -> bool:
 
 def _task(path, f, b: FrameBuilder, i, task, ctx):
     tentry = f"tasks[{i}]"
-    if not isinstance(task, dict):
-        raise reader_error(path, tentry, f"a task must be a JSON object, got {type(task).__name__}")
+    json_object(path, tentry, task, "a task")
     tid = task.get("id")
     if tid is not None:
         tentry = f"tasks[{i}] (id={tid})"
@@ -373,10 +372,7 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             break
     for j, ann in enumerate(anns):
         aentry = f"{tentry} annotations[{j}]"
-        if not isinstance(ann, dict):
-            raise reader_error(
-                path, aentry, f"an annotation must be a JSON object, got {type(ann).__name__}"
-            )
+        json_object(path, aentry, ann, "an annotation")
         aid = ann.get("id")
         if aid is not None:
             aentry += f" (id={aid})"
@@ -477,10 +473,7 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
     for k, r in enumerate(result):
         rentry = f"{aentry} result[{k}]"
         try:
-            if not isinstance(r, dict):
-                raise reader_error(
-                    path, rentry, f"a result must be a JSON object, got {type(r).__name__}"
-                )
+            json_object(path, rentry, r, "a result")
             rtype = r.get("type")
             if not isinstance(rtype, str):
                 raise reader_error(path, rentry, f"missing or invalid 'type', got {rtype!r}")

@@ -51,7 +51,7 @@ from .builder import FrameBuilder
 from .keypoints import keypoint_params, skeleton_kind
 from .masks import MAX_MASK_PIXELS, mask_to_geometry
 from .paths import reader_error
-from .values import is_number
+from .values import is_number, json_object
 
 __all__ = ["SHAPE_TYPES", "Place", "add_shape", "decode_rle", "mask_size"]
 
@@ -102,8 +102,7 @@ def decode_rle(path, entry, rle, max_pixels: int = MAX_MASK_PIXELS) -> np.ndarra
         pixels (checked before anything is allocated), or ``counts`` is not a list of
         non-negative integers adding up to height x width.
     """
-    if not isinstance(rle, dict):
-        raise reader_error(path, entry, f"rle must be a JSON object, got {type(rle).__name__}")
+    json_object(path, entry, rle, "rle")
     size = rle.get("size")
     if (
         not isinstance(size, list)
@@ -183,9 +182,7 @@ def _extras(place: Place, entry, shape) -> dict:
             extras[key] = value
     attributes = shape.get("attributes")
     if attributes is not None:
-        if not isinstance(attributes, dict):
-            why = f"attributes must be a JSON object, got {type(attributes).__name__}"
-            raise reader_error(place.path, entry, why)
+        json_object(place.path, entry, attributes, "attributes")
         for name, value in attributes.items():
             extras[f"attr_{name}" if name in place.taken else name] = value
     return extras
@@ -259,10 +256,7 @@ def add_shape(b: FrameBuilder, place: Place, k: int, shape) -> None:
     """
     entry = f"{place.entry}: shapes[{k}]"
     path = place.path
-    if not isinstance(shape, dict):
-        raise reader_error(
-            path, entry, f"a shape must be a JSON object, got {type(shape).__name__}"
-        )
+    json_object(path, entry, shape, "a shape")
     kind = shape.get("type")
     label = shape.get("label")
     if not isinstance(label, str) or not label:

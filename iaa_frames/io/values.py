@@ -24,6 +24,7 @@ __all__ = [
     "PLAIN_NUMBER",
     "flat_ring",
     "is_number",
+    "json_object",
     "number",
     "parse_float",
     "parse_int",
@@ -77,6 +78,13 @@ def parse_int(text: str) -> int:
 
 def is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def json_object(path, entry, v, what: str) -> dict:
+    """``v``, or a ReaderError when it is not a JSON object (``what`` names it)."""
+    if not isinstance(v, dict):
+        raise reader_error(path, entry, f"{what} must be a JSON object, got {type(v).__name__}")
+    return v
 
 
 def number(path, entry, v, name) -> float:
