@@ -23,7 +23,7 @@ import math
 from .builder import FrameBuilder, finish
 from .json_stream import load_json
 from .paths import ENTRY_ERRORS, files_and_annotators, reader_error
-from .values import is_number, number
+from .values import is_number, json_list, number
 
 __all__ = ["read_activitynet"]
 
@@ -120,13 +120,7 @@ def _video(b, path, f, name, key, where, item, entry) -> None:
             duration = number(path, where, duration, "duration")
             if not duration > 0:
                 raise reader_error(path, where, f"duration must be positive, got {duration!r}")
-        segments = entry.get("annotations", [])
-        if segments is None:
-            segments = []
-        if not isinstance(segments, list):
-            raise reader_error(
-                path, where, f"'annotations' must be a list, got {type(segments).__name__}"
-            )
+        segments = json_list(path, where, entry.get("annotations", []), "'annotations'")
         extras = {"subset": entry["subset"]} if isinstance(entry.get("subset"), str) else {}
     height = 1.0 if math.isfinite(duration) else math.nan
     b.cover(item, name, width=duration, height=height, file_idx=f, entry=where)

@@ -25,7 +25,7 @@ from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .json_stream import load_json
 from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
-from .values import is_number, json_object, size_value
+from .values import is_number, json_list, json_object, size_value
 
 __all__ = ["read_darwin"]
 
@@ -237,19 +237,14 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
     source = name if folder in (None, "", "/") else f"{str(folder).rstrip('/')}/{name}"
     item = keys(source, scope=export, path=path, entry="item.name")
     w = h = math.nan
-    slots = item_d.get("slots")
-    if slots is not None:
-        if not isinstance(slots, list):
-            raise reader_error(path, "item.slots", f"must be a list, got {type(slots).__name__}")
-        if slots:
-            s0 = slots[0]
-            if not isinstance(s0, dict):
-                raise reader_error(path, "item.slots[0]", "must be a JSON object")
-            w = size_value(path, "item.slots[0]", s0.get("width"), "width")
-            h = size_value(path, "item.slots[0]", s0.get("height"), "height")
-    anns = [] if doc.get("annotations") is None else doc["annotations"]
-    if not isinstance(anns, list):
-        raise reader_error(path, "annotations", f"must be a list, got {type(anns).__name__}")
+    slots = json_list(path, "item.slots", item_d.get("slots"))
+    if slots:
+        s0 = slots[0]
+        if not isinstance(s0, dict):
+            raise reader_error(path, "item.slots[0]", "must be a JSON object")
+        w = size_value(path, "item.slots[0]", s0.get("width"), "width")
+        h = size_value(path, "item.slots[0]", s0.get("height"), "height")
+    anns = json_list(path, "annotations", doc.get("annotations"))
     f = b.add_file(path)
     file_annotator = layout_annotator if layout_annotator is not None else export
     guessed = layout_annotator is None and not any(

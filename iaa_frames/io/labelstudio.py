@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from iaa_frames.errors import AnnotatorNameWarning, ParameterError
+from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
 from iaa_frames.geometry.ellipse import ellipse_ring
 from iaa_frames.geometry.kinds import KEYPOINTS, POLYLINE, KeypointsKind, polyline_params
 
@@ -20,7 +20,7 @@ from .keypoints import coco_name, keypoint_params, skeleton_kind
 from .labelstudio_timeline import is_timeline_result, read_timeline_result, region_label
 from .paths import ENTRY_ERRORS, check_file, reader_error
 from .shapes import rotated_rectangle
-from .values import is_number, json_object
+from .values import is_number, json_list, json_object
 
 __all__ = ["read_labelstudio"]
 
@@ -352,10 +352,9 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
     if tid is not None:
         tentry = f"tasks[{i}] (id={tid})"
     item = _item_of(path, tentry, task, task.get("data"), ctx)
-    anns = task.get("annotations", task.get("completions"))
-    anns = [] if anns is None else anns
-    if not isinstance(anns, list):
-        raise reader_error(path, tentry, f"'annotations' must be a list, got {type(anns).__name__}")
+    anns = json_list(
+        path, tentry, task.get("annotations", task.get("completions")), "'annotations'"
+    )
     preds = _predictions(path, tentry, task) if ctx["predictions"] else []
     # the image size of the task, from any of its results (for coverage rows)
     tw = th = math.nan
@@ -388,16 +387,10 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             skipped = "the annotator skipped (cancelled) the task"
             b.drop(path, aentry, "cancelled_annotation", skipped, item=item, annotator=annotator)
             continue
-        result = [] if ann.get("result") is None else ann["result"]
-        if not isinstance(result, list):
-            b.entry_failed(
-                reader_error(path, aentry, f"'result' must be a list, got {type(result).__name__}"),
-                path,
-                aentry,
-                item=item,
-                annotator=annotator,
-                record=ann,
-            )
+        try:
+            result = json_list(path, aentry, ann.get("result"), "'result'")
+        except ReaderError as exc:
+            b.entry_failed(exc, path, aentry, item=item, annotator=annotator, record=ann)
             continue
         if not _first_annotation(b, ctx, path, aentry, item, annotator, ann):
             continue
@@ -424,13 +417,7 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
 def _predictions(path, tentry, task) -> list:
     """``(entry, prediction, model)`` of a task's ``predictions`` (the model: its
     ``model_version``, else ``"prediction"``)."""
-    preds = task.get("predictions")
-    if preds is None:
-        return []
-    if not isinstance(preds, list):
-        raise reader_error(
-            path, tentry, f"'predictions' must be a list, got {type(preds).__name__}"
-        )
+    preds = json_list(path, tentry, task.get("predictions"), "'predictions'")
     out = []
     for j, pred in enumerate(preds):
         pentry = f"{tentry} predictions[{j}]"

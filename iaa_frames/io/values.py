@@ -24,6 +24,7 @@ __all__ = [
     "PLAIN_NUMBER",
     "flat_ring",
     "is_number",
+    "json_list",
     "json_object",
     "number",
     "parse_float",
@@ -84,6 +85,16 @@ def json_object(path, entry, v, what: str) -> dict:
     """``v``, or a ReaderError when it is not a JSON object (``what`` names it)."""
     if not isinstance(v, dict):
         raise reader_error(path, entry, f"{what} must be a JSON object, got {type(v).__name__}")
+    return v
+
+
+def json_list(path, entry, v, name: str = "") -> list:
+    """``v`` as a list (None: empty), or a ReaderError when it is something else."""
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        what = f"{name} must be a list" if name else "must be a list"
+        raise reader_error(path, entry, f"{what}, got {type(v).__name__}")
     return v
 
 
