@@ -524,34 +524,26 @@ def _skeleton(path, entry, shape, label, joints=None):
     writes); a joint it does not write is not labelled (CVAT writes no element of a
     joint whose element track has ended).
     """
-    names, xs, ys, vs = [], [], [], []
+    read = []  # (name, x, y, v) per element
     for j, el in enumerate(shape.findall("points")):
+        where = f"{entry} points[{j}]"
         name = el.get("label")
         if not name:
-            raise reader_error(path, f"{entry} points[{j}]", "a skeleton element has no label")
+            raise reader_error(path, where, "a skeleton element has no label")
         if _bool(el.get("outside")):
-            x = y = 0.0
-            v = 0.0
-        else:
-            ring = _points(path, f"{entry} points[{j}]", el.get("points"))
-            if len(ring) != 2:
-                why = f"a skeleton element holds one point, got {len(ring) // 2}"
-                raise reader_error(path, f"{entry} points[{j}]", why)
-            x, y = ring
-            v = 1.0 if _bool(el.get("occluded")) else 2.0
-        names.append(name)
-        xs.append(x)
-        ys.append(y)
-        vs.append(v)
-    if not names or not any(vs):
+            read.append((name, 0.0, 0.0, 0.0))
+            continue
+        ring = _points(path, where, el.get("points"))
+        if len(ring) != 2:
+            why = f"a skeleton element holds one point, got {len(ring) // 2}"
+            raise reader_error(path, where, why)
+        read.append((name, *ring, 1.0 if _bool(el.get("occluded")) else 2.0))
+    if not any(v for *_, v in read):
         return None
+    names = [r[0] for r in read]
     if joints and set(names) <= set(joints):
-        for name in joints:
-            if name not in names:
-                names.append(name)
-                xs.append(0.0)
-                ys.append(0.0)
-                vs.append(0.0)
+        read += [(n, 0.0, 0.0, 0.0) for n in joints if n not in names]
+        names = [r[0] for r in read]
     try:
         declared = joints if joints and sorted(joints) == sorted(names) else names
         kind = skeleton_kind(declared, label or "skeleton")
@@ -561,7 +553,7 @@ def _skeleton(path, entry, shape, label, joints=None):
         why = f"{len(names)} skeleton elements, but {kind.name!r} has {kind.n_keypoints} joints"
         raise reader_error(path, entry, why)
     order = joint_order(kind, names)
-    x, y, v = (np.asarray(a)[order] for a in (xs, ys, vs))
+    x, y, v = (np.array([r[k] for r in read])[order] for k in (1, 2, 3))
     return kind.name, keypoint_params(x, y, v)
 
 
