@@ -76,6 +76,25 @@ def _size(path, entry, result, key):
     return float(v)
 
 
+def _rect(path, entry, value, w, h):
+    """``(x0, y0, x1, y1)`` in pixels of a rectangle's ``x, y, width, height`` (percent)."""
+    x = _pct(path, entry, value, "x") * w / 100
+    y = _pct(path, entry, value, "y") * h / 100
+    x1 = x + _pct(path, entry, value, "width") * w / 100
+    return x, y, x1, y + _pct(path, entry, value, "height") * h / 100
+
+
+def _task_size(results) -> tuple[float, float]:
+    """The image size the first of ``results`` gives (NaN, NaN when none does)."""
+    for r in results:
+        if not isinstance(r, dict):
+            continue
+        w, h = r.get("original_width"), r.get("original_height")
+        if is_number(w) and is_number(h):
+            return float(w), float(h)
+    return math.nan, math.nan
+
+
 def _image_size(path, entry, result):
     """A result's ``original_width, original_height``; 100 x 100 (percent units) when
     either is missing."""
@@ -357,18 +376,10 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
     )
     preds = _predictions(path, tentry, task) if ctx["predictions"] else []
     # the image size of the task, from any of its results (for coverage rows)
-    tw = th = math.nan
-    for a in anns + [p for _, p, _ in preds]:
-        for r in (a.get("result") or []) if isinstance(a, dict) else []:
-            if (
-                isinstance(r, dict)
-                and is_number(r.get("original_width"))
-                and is_number(r.get("original_height"))
-            ):
-                tw, th = float(r["original_width"]), float(r["original_height"])
-                break
-        if not math.isnan(tw):
-            break
+    results = (
+        a.get("result") or [] for a in anns + [p for _, p, _ in preds] if isinstance(a, dict)
+    )
+    tw, th = _task_size(r for rs in results for r in rs)
     for j, ann in enumerate(anns):
         aentry = f"{tentry} annotations[{j}]"
         json_object(path, aentry, ann, "an annotation")
@@ -576,10 +587,7 @@ def _region(path, f, b, rentry, where, region, by_region, ctx):
     oid = f"{aid}/{rid}" if n_parts == 1 else f"{aid}/{rid}/{k}"
     kw = dict(object_id=oid, width=w, height=h, file_idx=f, entry=rentry, extras=extras)
     if rtype in _RECT:
-        x = _pct(path, rentry, value, "x") * w / 100
-        y = _pct(path, rentry, value, "y") * h / 100
-        x1 = x + _pct(path, rentry, value, "width") * w / 100
-        y1 = y + _pct(path, rentry, value, "height") * h / 100
+        x, y, x1, y1 = _rect(path, rentry, value, w, h)
         rot = value.get("rotation", r.get("rotation", 0)) or 0
         if not is_number(rot) or not math.isfinite(rot):
             raise reader_error(path, rentry, f"rotation must be a number, got {rot!r}")
@@ -676,10 +684,7 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
             value = rect["value"]
             label, _ = region_label(value, _RECT.get(rect["type"], "rectanglelabels"))
             try:
-                x0 = _pct(path, aentry, value, "x") * w / 100
-                y0 = _pct(path, aentry, value, "y") * h / 100
-                box = (x0, y0, x0 + _pct(path, aentry, value, "width") * w / 100,
-                       y0 + _pct(path, aentry, value, "height") * h / 100)  # fmt: skip
+                box = _rect(path, aentry, value, w, h)
                 area = (box[2] - box[0]) * (box[3] - box[1])
             except ENTRY_ERRORS:
                 box = None
@@ -767,11 +772,7 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
                 if size in v:
                     r[size] = v[size]
             regions.append((f"{tentry} {key}[{j}]", r))
-    tw = th = math.nan
-    for _, r in regions:
-        if is_number(r.get("original_width")) and is_number(r.get("original_height")):
-            tw, th = float(r["original_width"]), float(r["original_height"])
-            break
+    tw, th = _task_size(r for _, r in regions)
     if not _first_annotation(b, ctx, path, tentry, item, annotator, rec):
         return
     b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=tentry)
