@@ -631,15 +631,9 @@ def read_coco(
             path, stream_keys=("images", "annotations", "categories"), top_name="annotations"
         )
         for kind, key, i, value in stream:
-            if stream.top == "array":
-                f.results = f.has_annotations = True
-                f.n_annotations += 1
-                try:
-                    f.annotation(i, value)
-                except ENTRY_ERRORS as exc:
-                    entry = f"annotations[{i}]"
-                    b.entry_failed(exc, path, entry, record=value)
-            elif kind == "item":
+            if stream.top == "array":  # a results file: a list of annotations
+                f.results, key = True, "annotations"
+            if kind == "item":
                 try:
                     if key == "annotations":
                         f.n_annotations += 1
@@ -649,8 +643,7 @@ def read_coco(
                     else:
                         f.category(i, value)
                 except ENTRY_ERRORS as exc:
-                    entry = f"{key}[{i}]"
-                    b.entry_failed(exc, path, entry, record=value)
+                    b.entry_failed(exc, path, f"{key}[{i}]", record=value)
             elif key in ("images", "annotations", "categories"):
                 if not isinstance(value, list) and value is not None:
                     raise reader_error(
