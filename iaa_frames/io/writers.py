@@ -357,20 +357,15 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/", 
                     "image_rotation": 0,
                 }
                 if g is None and _cvat_points(rec)[0] is None:
-                    result.append(
-                        {
-                            **base,
-                            "type": "rectanglelabels",
-                            "value": {
-                                "x": round(rec["x0"] / W * 100, 6),
-                                "y": round(rec["y0"] / H * 100, 6),
-                                "width": round((rec["x1"] - rec["x0"]) / W * 100, 6),
-                                "height": round((rec["y1"] - rec["y0"]) / H * 100, 6),
-                                "rotation": 0,
-                                "rectanglelabels": [rec["label"]],
-                            },
-                        }
-                    )
+                    value = {
+                        "x": round(rec["x0"] / W * 100, 6),
+                        "y": round(rec["y0"] / H * 100, 6),
+                        "width": round((rec["x1"] - rec["x0"]) / W * 100, 6),
+                        "height": round((rec["y1"] - rec["y0"]) / H * 100, 6),
+                        "rotation": 0,
+                        "rectanglelabels": [rec["label"]],
+                    }
+                    result.append({**base, "type": "rectanglelabels", "value": value})
                 else:
                     tag, xy = _cvat_points(rec)
                     if tag == "points":
@@ -381,18 +376,9 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/", 
                     closed = tag is None  # a polyline is an open polygon (read_labelstudio)
                     ring = _rings(g)[0][0] if closed else xy
                     pts = [[round(x / W * 100, 6), round(y / H * 100, 6)] for x, y in ring]
-                    result.append(
-                        {
-                            **base,
-                            "from_name": "outline",
-                            "type": "polygonlabels",
-                            "value": {
-                                "points": pts,
-                                "closed": closed,
-                                "polygonlabels": [rec["label"]],
-                            },
-                        }
-                    )
+                    value = {"points": pts, "closed": closed, "polygonlabels": [rec["label"]]}
+                    outline = {"from_name": "outline", "type": "polygonlabels", "value": value}
+                    result.append({**base, **outline})
             annotations.append(
                 {
                     "id": aid,
@@ -404,14 +390,8 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/", 
                     "task": t,
                 }
             )
-        tasks.append(
-            {
-                "id": t,
-                "data": {"image": f"{upload_dir}{it}{suffix}"},
-                "annotations": annotations,
-                "predictions": [],
-            }
-        )
+        data = {"image": f"{upload_dir}{it}{suffix}"}
+        tasks.append({"id": t, "data": data, "annotations": annotations, "predictions": []})
     _write(path, json.dumps(tasks, indent=1), overwrite)
     return path
 
@@ -509,16 +489,13 @@ def write_darwin(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
         for rec in objs:
             g = rec["geometry"]
             x0, y0, x1, y1 = (_r(rec[c], decimals) for c in ("x0", "y0", "x1", "y1"))
+            oid = rec["object_id"]
+            if isinstance(oid, (int, np.integer)):
+                oid = f"{int(oid):08d}-0000-4000-8000-000000000000"
+            bbox = {"h": _r(y1 - y0, decimals), "w": _r(x1 - x0, decimals), "x": x0, "y": y0}
             a = {
-                "bounding_box": {
-                    "h": _r(y1 - y0, decimals),
-                    "w": _r(x1 - x0, decimals),
-                    "x": x0,
-                    "y": y0,
-                },
-                "id": f"{int(rec['object_id']):08d}-0000-4000-8000-000000000000"
-                if isinstance(rec["object_id"], (int, np.integer))
-                else str(rec["object_id"]),
+                "bounding_box": bbox,
+                "id": str(oid),
                 "name": rec["label"],
                 "properties": [],
                 "slot_names": ["0"],
@@ -526,29 +503,21 @@ def write_darwin(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
                 "reviewers": [],
             }
             if g is not None:
-                paths = []
-                for rings in _rings(g):
-                    for ring in rings:
-                        paths.append(
-                            [{"x": _r(x, decimals), "y": _r(y, decimals)} for x, y in ring]
-                        )
+                rings = [ring for part in _rings(g) for ring in part]
+                paths = [
+                    [{"x": _r(x, decimals), "y": _r(y, decimals)} for x, y in r] for r in rings
+                ]
                 a["polygon"] = {"paths": paths}
             annotations.append(a)
+        source = [{"file_name": f"{it}{suffix}"}]
+        slot = {"type": "image", "slot_name": "0", "width": w, "height": h, "source_files": source}
         doc = {
             "version": "2.0",
             "schema_ref": "https://darwin-public.s3.eu-west-1.amazonaws.com/darwin_json/2.0/schema.json",
             "item": {
                 "name": f"{it}{suffix}",
                 "path": "/",
-                "slots": [
-                    {
-                        "type": "image",
-                        "slot_name": "0",
-                        "width": w,
-                        "height": h,
-                        "source_files": [{"file_name": f"{it}{suffix}"}],
-                    }
-                ],
+                "slots": [slot],  # fmt: skip
             },
             "annotations": annotations,
         }
