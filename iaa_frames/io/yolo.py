@@ -157,14 +157,8 @@ def _images_by_stem(dirs) -> dict:
 
 
 def _label_files(d: Path) -> list[tuple[Path, str | None]]:
-    """(label file, the image it annotates when the layout names it) of one export:
-
-    * Ultralytics: ``labels/`` (with split folders ``labels/train`` ...), images in the
-      parallel ``images/`` tree; or Roboflow's ``train/labels``, ``valid/labels`` ...;
-    * Darknet: the images listed in ``train.txt``/``valid.txt`` (named by ``obj.data``), each
-      with its ``.txt`` beside it (``obj_train_data/``);
-    * else the ``.txt`` files of the directory itself.
-    """
+    """(label file, the image it annotates when the layout names it) of one export, in
+    the layouts :func:`read_yolo` lists (Ultralytics and Roboflow, Darknet, plain)."""
     if (d / "labels").is_dir():
         roots = [(d / "labels", d / "images")]
     else:
