@@ -51,7 +51,7 @@ from .builder import FrameBuilder
 from .keypoints import keypoint_params, skeleton_kind
 from .masks import MAX_MASK_PIXELS, mask_to_geometry
 from .paths import reader_error
-from .values import is_number, json_object
+from .values import is_number, is_size, json_object
 
 __all__ = ["SHAPE_TYPES", "Place", "add_shape", "decode_rle", "mask_size"]
 
@@ -86,7 +86,7 @@ def mask_size(shape) -> tuple[int, int] | None:
         return None
     rle = shape.get("rle")
     size = rle.get("size") if isinstance(rle, dict) else None
-    if isinstance(size, list) and len(size) == 2 and all(type(v) is int and v > 0 for v in size):
+    if is_size(size):
         return size[1], size[0]
     return None
 
@@ -104,11 +104,7 @@ def decode_rle(path, entry, rle, max_pixels: int = MAX_MASK_PIXELS) -> np.ndarra
     """
     json_object(path, entry, rle, "rle")
     size = rle.get("size")
-    if (
-        not isinstance(size, list)
-        or len(size) != 2
-        or not all(type(v) is int and v > 0 for v in size)
-    ):
+    if not is_size(size):
         raise reader_error(
             path, entry, f"rle.size must be [height, width] (positive integers), got {size!r}"
         )

@@ -24,6 +24,7 @@ __all__ = [
     "PLAIN_NUMBER",
     "flat_ring",
     "is_number",
+    "is_size",
     "json_list",
     "json_object",
     "number",
@@ -86,6 +87,11 @@ def json_object(path, entry, v, what: str) -> dict:
     if not isinstance(v, dict):
         raise reader_error(path, entry, f"{what} must be a JSON object, got {type(v).__name__}")
     return v
+
+
+def is_size(v) -> bool:
+    """Whether ``v`` is a list of two positive integers (a mask's ``[height, width]``)."""
+    return isinstance(v, list) and len(v) == 2 and all(type(x) is int and x > 0 for x in v)
 
 
 def json_list(path, entry, v, name: str = "") -> list:

@@ -127,15 +127,10 @@ def class_names(classes, dirs) -> dict:
     if classes is None:
         out, found, files = {}, {}, {}
         for ann, d in dirs:
-            path = next(
-                (
-                    cand / name
-                    for cand in (d, d.parent)
-                    for name in _CLASS_FILES
-                    if (cand / name).is_file()
-                ),
-                None,
-            )
+            here = [
+                c / name for c in (d, d.parent) for name in _CLASS_FILES if (c / name).is_file()
+            ]
+            path = here[0] if here else None
             if path is not None and path not in found:
                 found[path] = read_yolo_classes(path)
             out[ann] = None if path is None else found[path]
