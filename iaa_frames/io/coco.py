@@ -103,9 +103,7 @@ class _CocoFile:
         raters = None
         if self.rater_list_key is not None and self.rater_list_key in img:
             raters = img[self.rater_list_key]
-            if not isinstance(raters, list) or not all(
-                isinstance(r, (int, str)) and not isinstance(r, bool) for r in raters
-            ):
+            if not isinstance(raters, list) or not all(type(r) in _ID for r in raters):
                 why = f"{self.rater_list_key} must be a list of rater ids, got {raters!r}"
                 raise reader_error(self.path, entry, why)
         self.images[iid] = (name, w, h, raters, i)
@@ -214,7 +212,12 @@ class _CocoFile:
                     path, _entry(i, aid), f"bbox must be a list [x, y, width, height], got {bbox!r}"
                 )
             x, y, w, h = bbox
-            if any(type(v) not in _NUM for v in bbox):
+            if (
+                type(x) not in _NUM
+                or type(y) not in _NUM
+                or type(w) not in _NUM
+                or type(h) not in _NUM
+            ):
                 raise reader_error(path, _entry(i, aid), f"bbox must hold 4 numbers, got {bbox!r}")
         if self.keypoints and "keypoints" in ann:
             extras.pop("keypoints")

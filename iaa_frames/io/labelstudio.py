@@ -612,8 +612,14 @@ def _region(path, f, b, rentry, where, region, by_region, ctx):
             )
         ring = []
         for p in pts:
-            pair = isinstance(p, list) and len(p) == 2
-            if not (pair and all(is_number(v) and math.isfinite(v) for v in p)):
+            if (
+                not isinstance(p, list)
+                or len(p) != 2
+                or not is_number(p[0])
+                or not is_number(p[1])
+                or not math.isfinite(p[0])
+                or not math.isfinite(p[1])
+            ):
                 raise reader_error(
                     path, rentry, f"value.points holds {p!r}, not an [x, y] pair of numbers"
                 )
