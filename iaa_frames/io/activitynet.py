@@ -22,8 +22,8 @@ import math
 
 from .builder import FrameBuilder, finish
 from .json_stream import load_json
-from .paths import ENTRY_ERRORS, entry_error, files_and_annotators, reader_error
-from .values import is_number, number
+from .paths import ENTRY_ERRORS, files_and_annotators, reader_error
+from .values import is_number, json_list, number
 
 __all__ = ["read_activitynet"]
 
@@ -92,11 +92,8 @@ def _file(b: FrameBuilder, path, f, name) -> None:
         raise reader_error(path, None, "not an ActivityNet JSON: expected an object")
     key = "database" if "database" in doc else "results" if "results" in doc else None
     if key is None:
-        raise reader_error(
-            path,
-            None,
-            f"not an ActivityNet JSON: no 'database' (nor 'results') key; found {sorted(doc)[:8]}",
-        )
+        why = f"not an ActivityNet JSON: no 'database' (nor 'results') key; found {sorted(doc)[:8]}"
+        raise reader_error(path, None, why)
     videos = doc[key]
     if not isinstance(videos, dict):
         raise reader_error(path, key, f"must map video ids to entries, got {type(videos).__name__}")
@@ -105,7 +102,7 @@ def _file(b: FrameBuilder, path, f, name) -> None:
         try:
             _video(b, path, f, name, key, where, str(vid), entry)
         except ENTRY_ERRORS as exc:
-            b.entry_failed(entry_error(exc, path, where), path, where, item=str(vid), record=entry)
+            b.entry_failed(exc, path, where, item=str(vid), record=entry)
 
 
 def _video(b, path, f, name, key, where, item, entry) -> None:
@@ -123,13 +120,7 @@ def _video(b, path, f, name, key, where, item, entry) -> None:
             duration = number(path, where, duration, "duration")
             if not duration > 0:
                 raise reader_error(path, where, f"duration must be positive, got {duration!r}")
-        segments = entry.get("annotations", [])
-        if segments is None:
-            segments = []
-        if not isinstance(segments, list):
-            raise reader_error(
-                path, where, f"'annotations' must be a list, got {type(segments).__name__}"
-            )
+        segments = json_list(path, where, entry.get("annotations", []), "'annotations'")
         extras = {"subset": entry["subset"]} if isinstance(entry.get("subset"), str) else {}
     height = 1.0 if math.isfinite(duration) else math.nan
     b.cover(item, name, width=duration, height=height, file_idx=f, entry=where)
@@ -138,9 +129,7 @@ def _video(b, path, f, name, key, where, item, entry) -> None:
         try:
             _segment(b, path, f, name, item, sentry, seg, (duration, height), extras)
         except ENTRY_ERRORS as exc:
-            b.entry_failed(
-                entry_error(exc, path, sentry), path, sentry, item=item, annotator=name, record=seg
-            )
+            b.entry_failed(exc, path, sentry, item=item, annotator=name, record=seg)
 
 
 def _segment(b, path, f, name, item, entry, seg, size, extras) -> None:
@@ -152,15 +141,8 @@ def _segment(b, path, f, name, item, entry, seg, size, extras) -> None:
     start, end = (number(path, entry, t, "segment") for t in times)
     label = seg.get("label")
     if label is None or label == "":
-        b.drop(
-            path,
-            entry,
-            "unlabelled_segment",
-            "a segment without a label",
-            item=item,
-            annotator=name,
-            record=seg,
-        )
+        why = "a segment without a label"
+        b.drop(path, entry, "unlabelled_segment", why, item=item, annotator=name, record=seg)
         return
     if not isinstance(label, (str, int)) or isinstance(label, bool):
         raise reader_error(path, entry, f"label must be a string, got {label!r:.80}")

@@ -171,11 +171,8 @@ def explode_boxes(
     if box_format not in BOX_FORMATS:
         raise ParameterError(f"box_format must be 'xyxy' or 'xywh', got {box_format!r}")
     if column not in df.columns:
-        raise reader_error(
-            path,
-            None,
-            f"no column {column!r} of boxes; the columns are {list(map(str, df.columns))}",
-        )
+        why = f"no column {column!r} of boxes; the columns are {list(map(str, df.columns))}"
+        raise reader_error(path, None, why)
     parsed = [_cell(c, box_format, label_key) for c in df[column].to_numpy(dtype=object)]
     bad = np.array([isinstance(p, tuple) for p in parsed], dtype=bool)
     cells = df[column].to_numpy(dtype=object)

@@ -53,7 +53,7 @@ from iaa_frames.frame.schema import INVALID_REASONS, check
 from iaa_frames.geometry.kinds import get_kind
 from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS, parametric_kinds
 
-from .paths import reader_error
+from .paths import entry_error, reader_error
 from .values import is_number
 
 __all__ = [
@@ -67,6 +67,8 @@ __all__ = [
     "finish",
     "record_text",
     "reserved_columns",
+    "unusable_message",
+    "warn_dropped",
 ]
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -74,6 +76,21 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 #: beyond it the file is refused, so that memory stays proportional to the file.
 MAX_EXTRA_COLUMNS = 1000
 _MAX_RECORD_CHARS = 2000  # a dropped record is kept as JSON text up to this length
+
+
+def unusable_message(head: str, lines: list, n: int) -> str:
+    """The message of ``n`` unusable records: ``head``, the first five of ``lines``, how
+    many more, and how to drop them instead."""
+    more = f"\n... and {n - 5} more" if n > 5 else ""
+    tail = "\nPass on_invalid='drop' to drop them with a warning."
+    return f"{head}:\n" + "\n".join(lines[:5]) + more + tail
+
+
+def warn_dropped(message: str, counts: dict, dropped: pd.DataFrame, stacklevel: int) -> None:
+    """A :class:`~iaa_frames.errors.DroppedRowsWarning` holding the ``counts`` per reason
+    and the ``dropped`` records; ``stacklevel`` as the caller would pass it."""
+    warning = DroppedRowsWarning(message, counts=counts, dropped=dropped)
+    warnings.warn(warning, stacklevel=stacklevel + 1)
 
 
 def record_text(record) -> str:
@@ -418,17 +435,7 @@ class FrameBuilder:
                 )
             own[shape_kind.payload] = np.asarray(payload, dtype=np.int64).reshape(-1)
         row = self._row(
-            SHAPE,
-            item,
-            annotator,
-            label,
-            object_id,
-            width,
-            height,
-            file_idx,
-            entry,
-            extras,
-            own,
+            SHAPE, item, annotator, label, object_id, width, height, file_idx, entry, extras, own
         )
         self.box.extend((math.nan, math.nan, math.nan, math.nan))
         self.shapes.setdefault(shape_kind.name, array("q")).append(row)
@@ -497,10 +504,13 @@ class FrameBuilder:
         )
 
     def entry_failed(
-        self, exc: ReaderError, path, entry, *, item=None, annotator=None, record=None
+        self, exc: Exception, path, entry, *, item=None, annotator=None, record=None
     ) -> None:
         """An entry could not be read: re-raise ``exc`` (``on_invalid="raise"``) or record
-        the entry as dropped with the error's message (``on_invalid="drop"``)."""
+        the entry as dropped with the error's message (``on_invalid="drop"``); ``exc``, one
+        of :data:`~iaa_frames.io.paths.ENTRY_ERRORS`, as the ReaderError of
+        :func:`~iaa_frames.io.paths.entry_error`."""
+        exc = entry_error(exc, path, entry)
         if not self.dropping or getattr(exc, "fatal", False):
             raise exc
         self.drop(
@@ -518,14 +528,8 @@ class FrameBuilder:
         self.voided.add(row)
         item, annotator = self.item[row], self.annotator[row]
         if cover:
-            self.cover(
-                item,
-                annotator,
-                width=self.width[row],
-                height=self.height[row],
-                file_idx=self.file_idx[row],
-                entry=entry,
-            )
+            w, h, f = self.width[row], self.height[row], self.file_idx[row]
+            self.cover(item, annotator, width=w, height=h, file_idx=f, entry=entry)
         self.drop(
             path, entry, "unreadable_entry", str(exc), item=item, annotator=annotator, record=record
         )
@@ -572,18 +576,9 @@ class FrameBuilder:
     def _coverage_rows(self):
         if not self.covered:
             return
-        if self.n:
-            have = (
-                {
-                    (i, a)
-                    for r, (i, a) in enumerate(zip(self.item, self.annotator, strict=True))
-                    if r not in self.voided
-                }
-                if self.voided
-                else set(zip(self.item, self.annotator, strict=True))
-            )
-        else:
-            have = set()
+        pairs = zip(self.item, self.annotator, strict=True)
+        voided = self.voided
+        have = {p for r, p in enumerate(pairs) if r not in voided} if voided else set(pairs)
         for (item, ann), (w, h, f, e) in self.covered.items():
             if (item, ann) not in have:
                 self._row(COVERAGE, item, ann, None, None, w, h, f, e, None)
@@ -593,11 +588,8 @@ class FrameBuilder:
         """Rows whose item, annotator or label is not valid Unicode (a lone surrogate such
         as JSON's ``"\\ud800"``): a ReaderError naming the entry, or dropped. One encoding
         of all the names at once; the rows are looked for only when it fails."""
-        for name, values in (
-            ("item", self.item),
-            ("annotator", self.annotator),
-            ("label", self.label),
-        ):
+        for name in ("item", "annotator", "label"):
+            values = getattr(self, name)
             texts = [v for v in values if isinstance(v, str)]
             try:
                 "".join(texts).encode("utf-8")
@@ -648,14 +640,13 @@ class FrameBuilder:
         n_pairs = twice["key"].nunique()
         more = f" (and {n_pairs - 1:,} more item/annotator pairs)" if n_pairs > 1 else ""
         same = " (the same file given twice?)" if str(f0) == str(f1) else ""
-        exc = ReaderError(
+        raise ReaderError(
             f"{f1}: the annotator {self.annotator[r1]!r} on the item {self.item[r1]!r} is "
             f"read from this file and from {f0}{same}{more}: the same work read twice "
             "would count as agreement with itself. Give each file once; exports that "
             "name no annotator (CVAT's annotations.xml without an assignee) need "
             "annotator= or a mapping {annotator: file}"
         )
-        raise exc
 
     def build(self) -> pd.DataFrame:
         self._coverage_rows()
@@ -795,24 +786,13 @@ def finish(
             for pos, reason in list(zip(bad, reasons, strict=True))[:5]:
                 path, entry = builder.describe(int(pos))
                 lines.append(f"{path}: {entry}: {INVALID_REASONS.get(reason, reason)}")
-            more = f"\n... and {len(bad) - 5} more" if len(bad) > 5 else ""
             summary = ", ".join(f"{k}: {v}" for k, v in res.counts.items())
-            raise ReaderError(
-                f"{len(bad)} unusable annotation(s) ({summary}):\n"
-                + "\n".join(lines)
-                + more
-                + "\nPass on_invalid='drop' to drop them with a warning."
-            )
+            head = f"{len(bad)} unusable annotation(s) ({summary})"
+            raise ReaderError(unusable_message(head, lines, len(bad)))
         for pos, reason in zip(bad, res.dropped["reason"].to_numpy(), strict=True):
             path, entry = builder.describe(int(pos))
-            builder.drop(
-                path,
-                entry,
-                reason,
-                INVALID_REASONS.get(reason, reason),
-                item=df["item"].iat[pos],
-                annotator=df["annotator"].iat[pos],
-            )
+            who = {"item": df["item"].iat[pos], "annotator": df["annotator"].iat[pos]}
+            builder.drop(path, entry, reason, INVALID_REASONS.get(reason, reason), **who)
     frame = res.frame.reset_index(drop=True)
     dropped = pd.DataFrame(
         builder.dropped,
@@ -834,14 +814,10 @@ def finish(
         return frame, dropped
     if len(dropped):
         summary = ", ".join(f"{k}: {v}" for k, v in counts.items())
-        warnings.warn(
-            DroppedRowsWarning(
-                f"{builder.fmt}: skipped or changed {len(dropped)} record(s) ({summary}); the warning's "
-                ".dropped attribute holds them (file, entry, reason, record), or pass "
-                "return_dropped=True",
-                counts=counts,
-                dropped=dropped,
-            ),
-            stacklevel=stacklevel,
+        message = (
+            f"{builder.fmt}: skipped or changed {len(dropped)} record(s) ({summary}); the warning's "
+            ".dropped attribute holds them (file, entry, reason, record), or pass "
+            "return_dropped=True"
         )
+        warn_dropped(message, counts, dropped, stacklevel)
     return frame

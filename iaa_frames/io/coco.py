@@ -20,8 +20,8 @@ from .item_keys import ItemKeys, one_item_per_image
 from .json_stream import JSONStream
 from .keypoints import joint_order, keypoint_params, skeleton_kind
 from .masks import MAX_MASK_PIXELS, mask_to_geometry, rle_crop
-from .paths import ENTRY_ERRORS, entry_error, files_and_annotators, reader_error
-from .values import flat_ring, is_number, number, size_value
+from .paths import ENTRY_ERRORS, files_and_annotators, reader_error
+from .values import flat_ring, is_number, json_object, number, size_value
 
 __all__ = ["mask_to_geometry", "read_coco"]
 
@@ -35,6 +35,11 @@ _FLOAT_MAX = 1 << 1024
 
 def _entry(i, aid):
     return f"annotations[{i}]" if aid is None else f"annotations[{i}] (id={aid})"
+
+
+def _check_id(path, entry, v, what) -> None:
+    if type(v) not in _ID:
+        raise reader_error(path, entry, f"{what} must be an integer or string, got {v!r}")
 
 
 class _CocoFile:
@@ -77,17 +82,11 @@ class _CocoFile:
     # --- sections ----------------------------------------------------------------------
     def image(self, i, img):
         entry = f"images[{i}]"
-        if not isinstance(img, dict):
-            raise reader_error(
-                self.path, entry, f"an image must be a JSON object, got {type(img).__name__}"
-            )
+        json_object(self.path, entry, img, "an image")
         if "id" not in img:
             raise reader_error(self.path, entry, "missing key 'id'")
         iid = img["id"]
-        if not isinstance(iid, (int, str)) or isinstance(iid, bool):
-            raise reader_error(
-                self.path, entry, f"image id must be an integer or string, got {iid!r}"
-            )
+        _check_id(self.path, entry, iid, "image id")
         entry = f"images[{i}] (id={iid})"
         if iid in self.images:
             raise reader_error(self.path, entry, "duplicate image id")
@@ -104,56 +103,36 @@ class _CocoFile:
         raters = None
         if self.rater_list_key is not None and self.rater_list_key in img:
             raters = img[self.rater_list_key]
-            if not isinstance(raters, list) or not all(
-                isinstance(r, (int, str)) and not isinstance(r, bool) for r in raters
-            ):
-                raise reader_error(
-                    self.path,
-                    entry,
-                    f"{self.rater_list_key} must be a list of rater ids, got {raters!r}",
-                )
+            if not isinstance(raters, list) or not all(type(r) in _ID for r in raters):
+                why = f"{self.rater_list_key} must be a list of rater ids, got {raters!r}"
+                raise reader_error(self.path, entry, why)
         self.images[iid] = (name, w, h, raters, i)
         if self.group_key is not None and img.get(self.group_key) is not None:
             g = img[self.group_key]
-            if not isinstance(g, (int, str)) or isinstance(g, bool):
-                raise reader_error(
-                    self.path, entry, f"{self.group_key} must be an integer or string, got {g!r}"
-                )
+            _check_id(self.path, entry, g, self.group_key)
             self.groups.setdefault(name, set()).add(str(g))
 
     def category(self, i, cat):
         entry = f"categories[{i}]"
-        if not isinstance(cat, dict):
-            raise reader_error(
-                self.path, entry, f"a category must be a JSON object, got {type(cat).__name__}"
-            )
+        json_object(self.path, entry, cat, "a category")
         for k in ("id", "name"):
             if k not in cat:
                 raise reader_error(self.path, entry, f"missing key {k!r}")
         cid, name = cat["id"], cat["name"]
-        if not isinstance(cid, (int, str)) or isinstance(cid, bool):
-            raise reader_error(
-                self.path, entry, f"category id must be an integer or string, got {cid!r}"
-            )
+        _check_id(self.path, entry, cid, "category id")
         if not isinstance(name, str) or not name:
             raise reader_error(
                 self.path, entry, f"category name must be a non-empty string, got {name!r}"
             )
         if cid in self.categories and self.categories[cid] != name:
-            raise reader_error(
-                self.path,
-                f"{entry} (id={cid})",
-                f"category id {cid} is defined twice ({self.categories[cid]!r} and {name!r})",
-            )
+            why = f"category id {cid} is defined twice ({self.categories[cid]!r} and {name!r})"
+            raise reader_error(self.path, f"{entry} (id={cid})", why)
         self.categories[cid] = name
         joints = cat.get("keypoints")
         if joints is not None:
             if not isinstance(joints, list) or not all(isinstance(j, str) for j in joints):
-                raise reader_error(
-                    self.path,
-                    f"{entry} (id={cid})",
-                    f"keypoints must be a list of joint names, got {joints!r}",
-                )
+                why = f"keypoints must be a list of joint names, got {joints!r}"
+                raise reader_error(self.path, f"{entry} (id={cid})", why)
             edges = cat.get("skeleton") or []
             if not isinstance(edges, list) or not all(
                 isinstance(e, list)
@@ -161,11 +140,10 @@ class _CocoFile:
                 and all(type(j) is int and 1 <= j <= len(joints) for j in e)
                 for e in edges
             ):
-                raise reader_error(
-                    self.path,
-                    f"{entry} (id={cid})",
-                    f"skeleton must be a list of [joint, joint] pairs counted from 1, got {edges!r}",
+                why = (
+                    f"skeleton must be a list of [joint, joint] pairs counted from 1, got {edges!r}"
                 )
+                raise reader_error(self.path, f"{entry} (id={cid})", why)
             self.skeletons[cid] = (joints, [(a - 1, b - 1) for a, b in edges])
 
     def _attributes(self, ann, attributes: dict, extras: dict) -> None:
@@ -181,31 +159,19 @@ class _CocoFile:
     def annotation(self, i, ann):
         path = self.path
         if type(ann) is not dict:
-            raise reader_error(
-                path,
-                f"annotations[{i}]",
-                f"an annotation must be a JSON object, got {type(ann).__name__}",
-            )
+            why = f"an annotation must be a JSON object, got {type(ann).__name__}"
+            raise reader_error(path, f"annotations[{i}]", why)
         aid = ann.get("id")
         if aid is not None and type(aid) not in _ID:
-            raise reader_error(
-                path,
-                f"annotations[{i}]",
-                f"annotation id must be an integer or string, got {aid!r}",
-            )
+            _check_id(path, f"annotations[{i}]", aid, "annotation id")
         try:
             iid = ann["image_id"]
             cid = ann["category_id"]
         except KeyError as exc:
             raise reader_error(path, _entry(i, aid), f"missing key {exc.args[0]!r}") from None
-        if type(iid) not in _ID:
-            raise reader_error(
-                path, _entry(i, aid), f"image_id must be an integer or string, got {iid!r}"
-            )
-        if type(cid) not in _ID:
-            raise reader_error(
-                path, _entry(i, aid), f"category_id must be an integer or string, got {cid!r}"
-            )
+        if type(iid) not in _ID or type(cid) not in _ID:
+            _check_id(path, _entry(i, aid), iid, "image_id")
+            _check_id(path, _entry(i, aid), cid, "category_id")
         annotator = self.annotator
         rater_given = False
         extras = {}
@@ -264,6 +230,7 @@ class _CocoFile:
             entry = _entry(i, aid)
         b = self.b
         kw = {"object_id": oid, "file_idx": self.file_idx, "entry": i, "extras": extras}
+        who = {"item": iid, "annotator": annotator, "record": seg}
         if isinstance(seg, dict):
             if "counts" not in seg or "size" not in seg:
                 raise reader_error(
@@ -275,11 +242,8 @@ class _CocoFile:
             self._add_mask(row, *crop)
         elif seg is not None and seg != []:
             if not isinstance(seg, list):
-                raise reader_error(
-                    path,
-                    entry,
-                    f"segmentation must be a list of polygons or an RLE dict, got {type(seg).__name__}",
-                )
+                why = f"segmentation must be a list of polygons or an RLE dict, got {type(seg).__name__}"
+                raise reader_error(path, entry, why)
             if all(is_number(v) for v in seg):
                 seg = [seg]  # a single flat polygon, written without the outer list
             parts = []
@@ -290,49 +254,20 @@ class _CocoFile:
                 parts.append([ring])
             if not parts:
                 if bbox is None:
-                    raise reader_error(
-                        path,
-                        entry,
-                        "segmentation has no polygon with 3 or more points and there is no bbox",
-                    )
-                b.drop(
-                    path,
-                    entry,
-                    "degenerate_polygon_bbox_kept",
-                    "no polygon part has 3 or more points; the bbox was kept as a box",
-                    item=iid,
-                    annotator=annotator,
-                    record=seg,
-                )
+                    why = "segmentation has no polygon with 3 or more points and there is no bbox"
+                    raise reader_error(path, entry, why)
+                why = "no polygon part has 3 or more points; the bbox was kept as a box"
+                b.drop(path, entry, "degenerate_polygon_bbox_kept", why, **who)
                 b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
             else:
                 if len(parts) < len(seg):
-                    b.drop(
-                        path,
-                        entry,
-                        "degenerate_polygon_part",
-                        "a polygon part with fewer than 3 points was skipped; the other parts were kept",
-                        item=iid,
-                        annotator=annotator,
-                        record=seg,
-                    )
+                    why = "a polygon part with fewer than 3 points was skipped; the other parts were kept"
+                    b.drop(path, entry, "degenerate_polygon_part", why, **who)
                 b.add_polygon(iid, annotator, cid, parts, **kw)
         else:
             if bbox is None:
                 raise reader_error(path, _entry(i, aid), "has neither bbox nor segmentation")
-            b.add_box(
-                iid,
-                annotator,
-                cid,
-                x,
-                y,
-                x + w,
-                y + h,
-                object_id=oid,
-                file_idx=self.file_idx,
-                entry=i,
-                extras=extras,
-            )
+            b.add_box(iid, annotator, cid, x, y, x + w, y + h, **kw)
         self.rater_rows.append(rater_given)
 
     def _skeleton(self, i, aid, ann, iid, cid, annotator, rater_given, extras, box):
@@ -352,37 +287,18 @@ class _CocoFile:
         xyv = np.array(flat, dtype=np.float64).reshape(-1, 3)
         v = xyv[:, 2]
         if not np.isfinite(xyv).all() or not np.isin(v, (0, 1, 2)).all():
-            raise reader_error(
-                path,
-                entry,
-                f"keypoints must hold finite x, y and a visibility 0, 1 or 2, got {flat!r}",
-            )
+            why = f"keypoints must hold finite x, y and a visibility 0, 1 or 2, got {flat!r}"
+            raise reader_error(path, entry, why)
         if not (v > 0).any():  # COCOeval ignores them too (num_keypoints == 0)
-            self.b.drop(
-                path,
-                entry,
-                "keypoints_none_labelled",
-                "a skeleton with no labelled joint (num_keypoints 0) was skipped",
-                item=iid,
-                annotator=annotator,
-                record=ann,
-            )
+            why = "a skeleton with no labelled joint (num_keypoints 0) was skipped"
+            who = {"item": iid, "annotator": annotator, "record": ann}
+            self.b.drop(path, entry, "keypoints_none_labelled", why, **who)
             self._reviewed(iid, annotator, rater_given, i)
             return
         on = xyv[v > 0]
-        row = self.b.add_box(
-            iid,
-            annotator,
-            cid,
-            on[:, 0].min(),
-            on[:, 1].min(),
-            on[:, 0].max(),
-            on[:, 1].max(),
-            object_id=aid,
-            file_idx=self.file_idx,
-            entry=i,
-            extras=extras,
-        )
+        (x0, y0), (x1, y1) = on[:, :2].min(axis=0), on[:, :2].max(axis=0)
+        kw = {"object_id": aid, "file_idx": self.file_idx, "entry": i, "extras": extras}
+        row = self.b.add_box(iid, annotator, cid, x0, y0, x1, y1, **kw)
         area = ann.get("area")
         self.kp_rows.append((row, cid, xyv, area if type(area) in _NUM else None, box))
         self.rater_rows.append(rater_given)
@@ -404,11 +320,10 @@ class _CocoFile:
                 label = self.categories.get(cid, str(cid))
                 kind = skeleton_kind(joints, label, skeleton=edges) if joints else KEYPOINTS
                 if len(xyv) != kind.n_keypoints:
-                    raise reader_error(
-                        self.path,
-                        self.ann_entry(row),
-                        f"{len(xyv)} keypoints, but the category {label!r} names {kind.n_keypoints}",
+                    why = (
+                        f"{len(xyv)} keypoints, but the category {label!r} names {kind.n_keypoints}"
                     )
+                    raise reader_error(self.path, self.ann_entry(row), why)
             except (ReaderError, ParameterError) as exc:
                 if not isinstance(exc, ReaderError):
                     exc = reader_error(self.path, self.ann_entry(row), str(exc))
@@ -486,20 +401,18 @@ class _CocoFile:
         # labels and items
         cats = self.categories
         mask_w, mask_h = b.extras.get("mask_width"), b.extras.get("mask_height")
+
+        def void(r, why, cover=True):
+            entry = self.ann_entry(r)
+            b.void(r, reader_error(path, entry, why), path, entry, cover=cover)
+
         for r in rows:
             cid = b.label[r]
             iid = b.item[r]
             img = self.images.get(iid)
             name = cats.get(cid)
             if img is None and self.has_images:
-                entry = self.ann_entry(r)
-                b.void(
-                    r,
-                    reader_error(path, entry, f"image_id {iid!r} is not in 'images'"),
-                    path,
-                    entry,
-                    cover=False,
-                )
+                void(r, f"image_id {iid!r} is not in 'images'", cover=False)
                 continue
             if img is None:
                 b.item[r] = str(iid)  # a results file: the image id, as text
@@ -513,31 +426,16 @@ class _CocoFile:
                 elif has_mask and (mask_w[r], mask_h[r]) != (img[1], img[2]):
                     # a mask of another resolution: normalised by its image's size it
                     # would cover another part of the image (#41 S19)
-                    entry = self.ann_entry(r)
-                    b.void(
+                    void(
                         r,
-                        reader_error(
-                            path,
-                            entry,
-                            f"the RLE mask is {mask_w[r]:g} x {mask_h[r]:g} pixels (its 'size' "
-                            f"[height, width]) but its image {img[0]!r} is {img[1]:g} x "
-                            f"{img[2]:g}: fix the image's width and height or the mask",
-                        ),
-                        path,
-                        entry,
+                        f"the RLE mask is {mask_w[r]:g} x {mask_h[r]:g} pixels (its 'size' "
+                        f"[height, width]) but its image {img[0]!r} is {img[1]:g} x "
+                        f"{img[2]:g}: fix the image's width and height or the mask",
                     )
                     continue
             if name is None:
                 if not self.results:
-                    entry = self.ann_entry(r)
-                    b.void(
-                        r,
-                        reader_error(
-                            path, entry, f"category_id {cid!r} is not defined in 'categories'"
-                        ),
-                        path,
-                        entry,
-                    )
+                    void(r, f"category_id {cid!r} is not defined in 'categories'")
                     continue
                 name = str(cid)  # a results file without categories: the id is the label
             b.label[r] = name
@@ -736,15 +634,9 @@ def read_coco(
             path, stream_keys=("images", "annotations", "categories"), top_name="annotations"
         )
         for kind, key, i, value in stream:
-            if stream.top == "array":
-                f.results = f.has_annotations = True
-                f.n_annotations += 1
-                try:
-                    f.annotation(i, value)
-                except ENTRY_ERRORS as exc:
-                    entry = f"annotations[{i}]"
-                    b.entry_failed(entry_error(exc, path, entry), path, entry, record=value)
-            elif kind == "item":
+            if stream.top == "array":  # a results file: a list of annotations
+                f.results, key = True, "annotations"
+            if kind == "item":
                 try:
                     if key == "annotations":
                         f.n_annotations += 1
@@ -754,8 +646,7 @@ def read_coco(
                     else:
                         f.category(i, value)
                 except ENTRY_ERRORS as exc:
-                    entry = f"{key}[{i}]"
-                    b.entry_failed(entry_error(exc, path, entry), path, entry, record=value)
+                    b.entry_failed(exc, path, f"{key}[{i}]", record=value)
             elif key in ("images", "annotations", "categories"):
                 if not isinstance(value, list) and value is not None:
                     raise reader_error(

@@ -377,14 +377,12 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_f
             annotator = meta.job_assignee or meta.task_assignee
             if annotator is None:
                 annotator = path.stem
-                warnings.warn(
-                    AnnotatorNameWarning(
-                        f"{path}: the export names no assignee (meta/job/assignee, "
-                        f"meta/task/assignee); its annotator is the file name {annotator!r}: "
-                        "pass annotator= to name it"
-                    ),
-                    stacklevel=4,
+                message = (
+                    f"{path}: the export names no assignee (meta/job/assignee, "
+                    f"meta/task/assignee); its annotator is the file name {annotator!r}: "
+                    "pass annotator= to name it"
                 )
+                warnings.warn(AnnotatorNameWarning(message), stacklevel=4)
         return annotator
 
     for event, el in iterparse_xml(path):
@@ -392,11 +390,8 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_f
             stack.append(el.tag)
             if len(stack) == 1:
                 if el.tag != "annotations":
-                    raise reader_error(
-                        path,
-                        None,
-                        f"not a CVAT XML export: the root element is <{el.tag}>, expected <annotations>",
-                    )
+                    why = f"not a CVAT XML export: the root element is <{el.tag}>, expected <annotations>"
+                    raise reader_error(path, None, why)
                 saw_root = True
             continue
         stack.pop()
@@ -428,14 +423,7 @@ def _read_one(path, explicit, b: FrameBuilder, keys: ItemKeys, video: set, max_f
         for fr in frames:
             item = keys(_frame_name(fr), path=path, entry=f"frame {fr}")
             video.add(item)
-            b.cover(
-                item,
-                ann,
-                width=w,
-                height=h,
-                file_idx=f,
-                entry=f"frame {fr}",
-            )
+            b.cover(item, ann, width=w, height=h, file_idx=f, entry=f"frame {fr}")
         saw_content = True
     if not saw_content:
         raise reader_error(
@@ -479,26 +467,17 @@ def _shape_extras(path, entry, shape, b, *, item=None, annotator=None):
                 extras[key] = parse_int(v)
             except ValueError:
                 raise reader_error(path, entry, f"{key}={v!r} is not an integer") from None
-    if shape.get("source") is not None:
-        extras["source"] = shape.get("source")
-        if shape.get("source").strip().lower() in RATER_KINDS:
-            extras["rater_kind"] = RATER_KINDS[shape.get("source").strip().lower()]
+    _source(extras, shape.get("source"))
     names: dict = {}  # attribute name -> its column
     for i, attr in enumerate(shape.iterfind("attribute")):
         an = attr.get("name")
         if not an:
             raise reader_error(path, entry, "an <attribute> has no name")
         if an in names:
-            b.drop(
-                path,
-                f"{entry} attribute[{i}] (name={an!r})",
-                "duplicate_attribute",
-                f"a second <attribute name={an!r}> of one shape; the first "
-                f"({extras[names[an]]!r}) was kept",
-                item=item,
-                annotator=annotator,
-                record={"tag": "attribute", "name": an, "text": attr.text},
-            )
+            why = f"a second <attribute name={an!r}> of one shape; the first ({extras[names[an]]!r}) was kept"
+            rec = {"tag": "attribute", "name": an, "text": attr.text}
+            at = f"{entry} attribute[{i}] (name={an!r})"
+            b.drop(path, at, "duplicate_attribute", why, item=item, annotator=annotator, record=rec)
             continue
         col = f"attr_{an}" if an in _RESERVED else an
         while col in extras:  # an attribute literally named attr_<column>
@@ -507,6 +486,14 @@ def _shape_extras(path, entry, shape, b, *, item=None, annotator=None):
         extras[col] = attr.text if attr.text is not None else ""
         b.attributes[col] = None
     return extras
+
+
+def _source(extras: dict, source) -> None:
+    """``source`` and the ``rater_kind`` it implies (:data:`RATER_KINDS`), into ``extras``."""
+    if source is not None:
+        extras["source"] = source
+        if source.strip().lower() in RATER_KINDS:
+            extras["rater_kind"] = RATER_KINDS[source.strip().lower()]
 
 
 def _box_coords(path, entry, shape):
@@ -537,50 +524,36 @@ def _skeleton(path, entry, shape, label, joints=None):
     writes); a joint it does not write is not labelled (CVAT writes no element of a
     joint whose element track has ended).
     """
-    names, xs, ys, vs = [], [], [], []
+    read = []  # (name, x, y, v) per element
     for j, el in enumerate(shape.findall("points")):
+        where = f"{entry} points[{j}]"
         name = el.get("label")
         if not name:
-            raise reader_error(path, f"{entry} points[{j}]", "a skeleton element has no label")
+            raise reader_error(path, where, "a skeleton element has no label")
         if _bool(el.get("outside")):
-            x = y = 0.0
-            v = 0.0
-        else:
-            ring = _points(path, f"{entry} points[{j}]", el.get("points"))
-            if len(ring) != 2:
-                raise reader_error(
-                    path,
-                    f"{entry} points[{j}]",
-                    f"a skeleton element holds one point, got {len(ring) // 2}",
-                )
-            x, y = ring
-            v = 1.0 if _bool(el.get("occluded")) else 2.0
-        names.append(name)
-        xs.append(x)
-        ys.append(y)
-        vs.append(v)
-    if not names or not any(vs):
+            read.append((name, 0.0, 0.0, 0.0))
+            continue
+        ring = _points(path, where, el.get("points"))
+        if len(ring) != 2:
+            why = f"a skeleton element holds one point, got {len(ring) // 2}"
+            raise reader_error(path, where, why)
+        read.append((name, *ring, 1.0 if _bool(el.get("occluded")) else 2.0))
+    if not any(v for *_, v in read):
         return None
+    names = [r[0] for r in read]
     if joints and set(names) <= set(joints):
-        for name in joints:
-            if name not in names:
-                names.append(name)
-                xs.append(0.0)
-                ys.append(0.0)
-                vs.append(0.0)
+        read += [(n, 0.0, 0.0, 0.0) for n in joints if n not in names]
+        names = [r[0] for r in read]
     try:
         declared = joints if joints and sorted(joints) == sorted(names) else names
         kind = skeleton_kind(declared, label or "skeleton")
     except ParameterError as exc:
         raise reader_error(path, entry, str(exc)) from None
     if len(names) != kind.n_keypoints:
-        raise reader_error(
-            path,
-            entry,
-            f"{len(names)} skeleton elements, but {kind.name!r} has {kind.n_keypoints} joints",
-        )
+        why = f"{len(names)} skeleton elements, but {kind.name!r} has {kind.n_keypoints} joints"
+        raise reader_error(path, entry, why)
     order = joint_order(kind, names)
-    x, y, v = (np.asarray(a)[order] for a in (xs, ys, vs))
+    x, y, v = (np.array([r[k] for r in read])[order] for k in (1, 2, 3))
     return kind.name, keypoint_params(x, y, v)
 
 
@@ -622,23 +595,15 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
         j = counts.get(tag, 0)
         counts[tag] = j + 1
         entry = f"{ientry} {tag}[{j}]"
+        who = {"item": item, "annotator": annotator, "record": {"tag": tag, **shape.attrib}}
         if tag not in _SUPPORTED:
             detail = (
                 "a tag (an image-level label, not a shape)"
                 if tag == "tag"
                 else f"<{tag}> shapes are not supported ({_SUPPORTED_TEXT})"
             )
-            b.drop(
-                path,
-                entry,
-                "unsupported_shape",
-                detail,
-                item=item,
-                annotator=annotator,
-                record={"tag": tag, **shape.attrib},
-            )
+            b.drop(path, entry, "unsupported_shape", detail, **who)
             continue
-        record = {"tag": tag, **shape.attrib}
         try:
             label = shape.get("label") or None  # Datumaro writes label="" for no label
             if shape.get("label") is None:
@@ -647,11 +612,11 @@ def _image(path, f, b: FrameBuilder, el, k, annotator, keys: ItemKeys, items: di
             kw = {"width": w, "height": h, "file_idx": f, "entry": entry, "extras": extras}
             geom = _geometry(path, entry, tag, shape, label, joints.get(label))
             if isinstance(geom, _Drop):
-                b.drop(path, entry, *geom, item=item, annotator=annotator, record=record)
+                b.drop(path, entry, *geom, **who)
                 continue
             _add_shape(b, tag, item, annotator, label, geom, kw)
         except ReaderError as exc:
-            b.entry_failed(exc, path, entry, item=item, annotator=annotator, record=record)
+            b.entry_failed(exc, path, entry, **who)
 
 
 class _Drop(tuple):
@@ -682,12 +647,8 @@ def _geometry(path, entry, tag, shape, label, joints=None):
     if tag == "skeleton":
         skel = _skeleton(path, entry, shape, label, joints)
         if skel is None:
-            return _Drop(
-                (
-                    "keypoints_none_labelled",
-                    "a skeleton with every element outside or none written (no labelled joint)",
-                )
-            )
+            why = "a skeleton with every element outside or none written (no labelled joint)"
+            return _Drop(("keypoints_none_labelled", why))
         return skel
     coords = _points(path, entry, shape.get("points"), ring=tag == "polygon")
     reason, detail, fewest = _DEGENERATE[tag]
@@ -749,14 +710,9 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
     tentry = f"track[{k}]" + (f" (id={tid})" if tid is not None else "")
     label = el.get("label") or None
     base = {"track_id": _int_or_text(tid)}
-    for key in ("group_id",):
-        v = _int_or_text(el.get(key))
-        if isinstance(v, int):
-            base[key] = v
-    if el.get("source") is not None:
-        base["source"] = el.get("source")
-        if el.get("source").strip().lower() in RATER_KINDS:
-            base["rater_kind"] = RATER_KINDS[el.get("source").strip().lower()]
+    if isinstance(group_id := _int_or_text(el.get("group_id")), int):
+        base["group_id"] = group_id
+    _source(base, el.get("source"))
     w, h = meta.size
     first, last = meta.frames if meta.frames else (None, None)
     step = meta.step
@@ -769,60 +725,40 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
         counts[tag] = j + 1
         fr_text = shape.get("frame")
         entry = f"{tentry} {tag}[{j}]" + (f" (frame={fr_text})" if fr_text is not None else "")
+        record = {"tag": tag, **shape.attrib}
         if tag == "track" and el.find("skeleton") is not None:
             continue  # an element track of a skeleton: the same joints as its <skeleton>s
         if tag == "track":  # element tracks without the skeleton's shapes
             sub_id = shape.get("id")
-            b.drop(
-                path,
-                entry + (f" (id={sub_id})" if sub_id is not None else ""),
-                "unsupported_shape",
-                "a skeleton's element track outside a skeleton track is not supported",
-                annotator=annotator,
-                record={"tag": tag, **shape.attrib},
-            )
+            sub_entry = entry + (f" (id={sub_id})" if sub_id is not None else "")
+            why = "a skeleton's element track outside a skeleton track is not supported"
+            b.drop(path, sub_entry, "unsupported_shape", why, annotator=annotator, record=record)
             continue
         try:
             fr = _int_or_text(fr_text)
             if not isinstance(fr, int):
                 raise reader_error(path, entry, f"frame={fr_text!r} is not a frame number")
+            who = {"item": _frame_name(fr), "annotator": annotator, "record": record}
             if first is not None and (fr - first) % step:
-                b.drop(
-                    path,
-                    entry,
-                    "frame_off_step",
+                why = (
                     f"frame {fr} is not a frame of the export: it has every {step}th frame "
-                    f"from {first} (start_frame, frame_filter 'step={step}')",
-                    item=_frame_name(fr),
-                    annotator=annotator,
-                    record={"tag": tag, **shape.attrib},
+                    f"from {first} (start_frame, frame_filter 'step={step}')"
                 )
+                b.drop(path, entry, "frame_off_step", why, **who)
                 continue
             if first is not None and not first <= fr <= last:
                 # kept as the end of an interpolation, but no object past the declared frames
-                b.drop(
-                    path,
-                    entry,
-                    "frame_out_of_range",
+                why = (
                     f"frame {fr} is outside the frames the export declares "
                     f"({first}-{last}: start_frame/stop_frame, segments or size)"
-                    + (f", every {step}th" if step > 1 else ""),
-                    item=_frame_name(fr),
-                    annotator=annotator,
-                    record={"tag": tag, **shape.attrib},
+                    + (f", every {step}th" if step > 1 else "")
                 )
+                b.drop(path, entry, "frame_out_of_range", why, **who)
             else:
                 frames_seen.add(fr)
             if tag not in _SUPPORTED:
-                b.drop(
-                    path,
-                    entry,
-                    "unsupported_shape",
-                    f"<{tag}> track shapes are not supported ({_SUPPORTED_TEXT})",
-                    item=_frame_name(fr),
-                    annotator=annotator,
-                    record={"tag": tag, **shape.attrib},
-                )
+                why = f"<{tag}> track shapes are not supported ({_SUPPORTED_TEXT})"
+                b.drop(path, entry, "unsupported_shape", why, **who)
                 continue
             outside = bool(_bool(shape.get("outside")))
             keyframe = _bool(shape.get("keyframe"))
@@ -836,49 +772,29 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
             geom = _geometry(path, entry, tag, shape, label, joints)
             if isinstance(geom, _Drop):
                 if tag != "skeleton":  # a skeleton with every joint outside: not drawn here
-                    b.drop(
-                        path,
-                        entry,
-                        *geom,
-                        item=_frame_name(fr),
-                        annotator=annotator,
-                        record={"tag": tag, **shape.attrib},
-                    )
+                    b.drop(path, entry, *geom, **who)
                 shapes.append((fr, tag, True, keyframe, entry, None, None))  # not drawable
                 continue
             shapes.append((fr, tag, False, keyframe, entry, geom, extras))
         except ReaderError as exc:
-            b.entry_failed(
-                exc, path, entry, annotator=annotator, record={"tag": tag, **shape.attrib}
-            )
+            b.entry_failed(exc, path, entry, annotator=annotator, record=record)
     shapes.sort(key=lambda s: s[0])
     if first is None and shapes and shapes[-1][0] - shapes[0][0] > MAX_UNDECLARED_FRAMES:
         # no frame range declared: a track cannot make millions of objects from two shapes
-        b.entry_failed(
-            reader_error(
-                path,
-                tentry,
-                f"spans frames {shapes[0][0]}-{shapes[-1][0]}, more than "
-                f"{MAX_UNDECLARED_FRAMES:,}, and the export declares no frame range "
-                "(meta start_frame/stop_frame, segments or size): export the job again "
-                "from CVAT, which writes it",
-            ),
-            path,
-            tentry,
-            annotator=annotator,
-            record={"tag": "track", **el.attrib},
+        why = (
+            f"spans frames {shapes[0][0]}-{shapes[-1][0]}, more than "
+            f"{MAX_UNDECLARED_FRAMES:,}, and the export declares no frame range "
+            "(meta start_frame/stop_frame, segments or size): export the job again "
+            "from CVAT, which writes it"
         )
+        exc = reader_error(path, tentry, why)
+        b.entry_failed(exc, path, tentry, annotator=annotator, record={"tag": "track", **el.attrib})
         return
     for n, (fr, tag, outside, _keyframe, entry, geom, extras) in enumerate(shapes):
         if n + 1 < len(shapes) and shapes[n + 1][0] == fr:
-            b.drop(
-                path,
-                entry,
-                "duplicate_track_frame",
-                f"track {tid} has two shapes on frame {fr}; the later one was kept",
-                item=_frame_name(fr),
-                annotator=annotator,
-            )
+            why = f"track {tid} has two shapes on frame {fr}; the later one was kept"
+            who = {"item": _frame_name(fr), "annotator": annotator}
+            b.drop(path, entry, "duplicate_track_frame", why, **who)
             continue
         if outside or (last is not None and fr > last):
             continue
@@ -901,15 +817,13 @@ def _track(path, f, b: FrameBuilder, el, k, annotator, meta: _Meta, frames_seen,
                     shape_geom = _between(geom, nxt[5], (g - fr) / (nxt[0] - fr))
                     gentry = f"{entry} interpolated to frame {g}"
                 else:
-                    b.drop(
-                        path,
-                        f"{entry} frames {fr + step}-{end}",
-                        "track_gap_not_interpolated",
-                        f"{tag} track {tid}: frames {fr + step}-{end} between two keyframes are "
-                        "not written in the export (export again from CVAT, which writes them)",
-                        item=item,
-                        annotator=annotator,
+                    gap = f"frames {fr + step}-{end}"
+                    why = (
+                        f"{tag} track {tid}: {gap} between two keyframes are not written in "
+                        "the export (export again from CVAT, which writes them)"
                     )
+                    reason = "track_gap_not_interpolated"
+                    b.drop(path, f"{entry} {gap}", reason, why, item=item, annotator=annotator)
                     break
             else:
                 shape_geom = geom  # held: copied until the next shape or the last frame

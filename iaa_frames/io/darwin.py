@@ -1,5 +1,3 @@
-# Over 400 lines: one format (V7 Darwin JSON 2.0, every annotation type), mostly its
-# documentation and the checks of each record.
 """Reader for V7 Darwin JSON 2.0 (one file per item).
 
 The annotation types read, by the key that holds their data (as V7's own parser reads
@@ -27,7 +25,7 @@ from .builder import FrameBuilder, finish
 from .item_keys import ItemKeys
 from .json_stream import load_json
 from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
-from .values import is_number, size_value
+from .values import is_number, json_list, json_object, size_value
 
 __all__ = ["read_darwin"]
 
@@ -214,14 +212,12 @@ def read_darwin(
         if guessed:
             unnamed[export] = unnamed.get(export, 0) + 1
     for export, n in unnamed.items():
-        warnings.warn(
-            AnnotatorNameWarning(
-                f"darwin: {n} file(s) of the export {export!r} record no annotator (no 'annotators' "
-                f"on their annotations); their annotator is the export's name {export!r}: pass "
-                "annotator= (or a mapping {annotator: directory}) to name it"
-            ),
-            stacklevel=2,
+        message = (
+            f"darwin: {n} file(s) of the export {export!r} record no annotator (no 'annotators' "
+            f"on their annotations); their annotator is the export's name {export!r}: pass "
+            "annotator= (or a mapping {annotator: directory}) to name it"
         )
+        warnings.warn(AnnotatorNameWarning(message), stacklevel=2)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 
@@ -241,21 +237,14 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
     source = name if folder in (None, "", "/") else f"{str(folder).rstrip('/')}/{name}"
     item = keys(source, scope=export, path=path, entry="item.name")
     w = h = math.nan
-    slots = item_d.get("slots")
-    if slots is not None:
-        if not isinstance(slots, list):
-            raise reader_error(path, "item.slots", f"must be a list, got {type(slots).__name__}")
-        if slots:
-            s0 = slots[0]
-            if not isinstance(s0, dict):
-                raise reader_error(path, "item.slots[0]", "must be a JSON object")
-            w = size_value(path, "item.slots[0]", s0.get("width"), "width")
-            h = size_value(path, "item.slots[0]", s0.get("height"), "height")
-    anns = doc.get("annotations")
-    if anns is None:
-        anns = []
-    if not isinstance(anns, list):
-        raise reader_error(path, "annotations", f"must be a list, got {type(anns).__name__}")
+    slots = json_list(path, "item.slots", item_d.get("slots"))
+    if slots:
+        s0 = slots[0]
+        if not isinstance(s0, dict):
+            raise reader_error(path, "item.slots[0]", "must be a JSON object")
+        w = size_value(path, "item.slots[0]", s0.get("width"), "width")
+        h = size_value(path, "item.slots[0]", s0.get("height"), "height")
+    anns = json_list(path, "annotations", doc.get("annotations"))
     f = b.add_file(path)
     file_annotator = layout_annotator if layout_annotator is not None else export
     guessed = layout_annotator is None and not any(
@@ -270,7 +259,7 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
                 path, f, b, k, ann, item, layout_annotator, file_annotator, w, h, not guessed
             )
         except ENTRY_ERRORS as exc:
-            b.entry_failed(entry_error(exc, path, entry), path, entry, item=item, record=ann)
+            b.entry_failed(exc, path, entry, item=item, record=ann)
     return guessed
 
 
@@ -278,10 +267,7 @@ def _annotation(
     path, f, b, k, ann, item, layout_annotator, file_annotator, w, h, others_recorded=False
 ):
     entry = f"annotations[{k}]"
-    if not isinstance(ann, dict):
-        raise reader_error(
-            path, entry, f"an annotation must be a JSON object, got {type(ann).__name__}"
-        )
+    json_object(path, entry, ann, "an annotation")
     aid = ann.get("id")
     if aid is not None:
         entry += f" (id={aid!r})"
@@ -314,46 +300,28 @@ def _annotation(
             )
         extras = {**(extras or {}), "attributes": sorted(values)}
         b.attributes["attributes"] = None
-    kw = {
-        "object_id": aid,
-        "width": w,
-        "height": h,
-        "file_idx": f,
-        "entry": entry,
-        "extras": extras,
-    }
+    kw = dict(object_id=aid, width=w, height=h, file_idx=f, entry=entry, extras=extras)
     poly = ann.get("polygon", ann.get("complex_polygon"))
     if poly is None and (ann.get("line") is not None or ann.get("keypoint") is not None):
         _line_or_point(path, b, ann, entry, item, annotator, label, kw)
     elif poly is not None:
-        if not isinstance(poly, dict):
-            raise reader_error(
-                path, entry, f"polygon must be a JSON object, got {type(poly).__name__}"
-            )
+        json_object(path, entry, poly, "polygon")
         if "paths" in poly:
             paths = poly["paths"]
             if not isinstance(paths, list) or not paths:
                 raise reader_error(path, entry, "polygon.paths must be a non-empty list of paths")
         elif "path" in poly:  # Darwin 1.0 style: one path, or a list of paths (complex)
-            path_ = poly["path"]
-            paths = (
-                path_
-                if isinstance(path_, list) and path_ and isinstance(path_[0], list)
-                else [path_]
-            )
+            paths = poly["path"]
+            if not (isinstance(paths, list) and paths and isinstance(paths[0], list)):
+                paths = [paths]
         else:
             raise reader_error(path, entry, "polygon has no 'paths'")
         rings = [_points(path, entry, p, f"polygon.paths[{j}]") for j, p in enumerate(paths)]
         rings = [r for r in rings if len(r) >= 6]
         if not rings:
+            why = "a polygon with no path of 3 or more points"
             b.drop(
-                path,
-                entry,
-                "degenerate_polygon",
-                "a polygon with no path of 3 or more points",
-                item=item,
-                annotator=annotator,
-                record=ann,
+                path, entry, "degenerate_polygon", why, item=item, annotator=annotator, record=ann
             )
             return
         if len(rings) == 1:
@@ -362,10 +330,7 @@ def _annotation(
             b.add_geometry(item, annotator, label, _even_odd(rings), **kw)
     elif ann.get("bounding_box") is not None:
         bb = ann["bounding_box"]
-        if not isinstance(bb, dict):
-            raise reader_error(
-                path, entry, f"bounding_box must be a JSON object, got {type(bb).__name__}"
-            )
+        json_object(path, entry, bb, "bounding_box")
         vals = []
         for key in ("x", "y", "w", "h"):
             v = bb.get(key)

@@ -64,7 +64,8 @@ def _size(sample):
     return 1.0, 1.0, False  # relative coordinates: the image is the unit square
 
 
-def _get(obj, name):
+def value_of(obj, name):
+    """``obj.name``, or None when it has none (a FiftyOne label or sample)."""
     try:
         return getattr(obj, name, None)
     except (KeyError, AttributeError):
@@ -87,8 +88,8 @@ def _mask_geometry(det, x0, y0, bw, bh):
     """The instance mask of a detection (``mask``, or the image at ``mask_path``) as its
     exact polygon in the frame's coordinates; None without a mask, "empty" for an empty
     one."""
-    mask = _get(det, "mask")
-    if mask is None and _get(det, "mask_path"):
+    mask = value_of(det, "mask")
+    if mask is None and value_of(det, "mask_path"):
         try:
             from PIL import Image
         except ImportError:
@@ -191,15 +192,15 @@ def from_fiftyone(
     found: set = set()
     reviewed = []  # with annotator_attribute: (item, width, height, entry) of set fields
     for s_idx, sample in enumerate(dataset):
-        key = _get(sample, item) if item != "filename" else None
+        key = value_of(sample, item) if item != "filename" else None
         if item == "filename":
-            key = str(_get(sample, "filepath")).replace("\\", "/").rsplit("/", 1)[-1]
+            key = str(value_of(sample, "filepath")).replace("\\", "/").rsplit("/", 1)[-1]
         if key is None:
             raise ReaderError(f"{name}: sample {s_idx} has no {item!r} to name its item")
         w, h, pixels = _size(sample)
         relative += not pixels
         for field, ann in fields.items():
-            value = _get(sample, field)
+            value = value_of(sample, field)
             if value is None:
                 continue
             where = f"sample {key!r}"
@@ -210,16 +211,10 @@ def from_fiftyone(
                 reviewed.append((key, w, h, f"{where}, {field!r}"))
             for i, lab in enumerate(labels):
                 entry = f"{where}, {field}.{kind == 'box' and 'detections' or 'polylines'}[{i}]"
-                who = ann if ann is not None else _get(lab, annotator_attribute)
+                who = ann if ann is not None else value_of(lab, annotator_attribute)
                 if who is None:
-                    _refuse(
-                        b,
-                        name,
-                        entry,
-                        "no_annotator",
-                        f"the label has no {annotator_attribute!r} attribute",
-                        item=key,
-                    )
+                    why = f"the label has no {annotator_attribute!r} attribute"
+                    _refuse(b, name, entry, "no_annotator", why, item=key)
                     continue
                 found.add(who)
                 _add(b, kind, lab, key, who, w, h, f, entry, masks, name)
@@ -228,58 +223,42 @@ def from_fiftyone(
             for key, w, h, entry in reviewed:
                 b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
     if relative:
-        warnings.warn(
-            IAAWarning(
-                f"fiftyone: {relative} sample(s) have no metadata.width/height: their "
-                "coordinates are relative (width = height = 1); run "
-                "dataset.compute_metadata() first for pixel coordinates"
-            ),
-            stacklevel=2,
+        message = (
+            f"fiftyone: {relative} sample(s) have no metadata.width/height: their "
+            "coordinates are relative (width = height = 1); run "
+            "dataset.compute_metadata() first for pixel coordinates"
         )
+        warnings.warn(IAAWarning(message), stacklevel=2)
     return finish(b, on_invalid=on_invalid)
 
 
 def _add(b, kind, lab, key, who, w, h, f, entry, masks, name):
-    label = _get(lab, "label")
-    oid = _get(lab, "id")
+    label = value_of(lab, "label")
+    oid = value_of(lab, "id")
     oid = None if oid is None else str(oid)
-    conf = _get(lab, "confidence")
+    conf = value_of(lab, "confidence")
     extras = None if conf is None else {"confidence": float(conf)}
     common = dict(object_id=oid, width=w, height=h, file_idx=f, entry=entry, extras=extras)
     if kind == "box":
-        box = _get(lab, "bounding_box")
+        box = value_of(lab, "bounding_box")
         try:
             x, y, bw, bh = (float(v) for v in box)
         except (TypeError, ValueError):
-            _refuse(
-                b,
-                name,
-                entry,
-                "bad_bounding_box",
-                f"bounding_box is {box!r}, not [x, y, w, h]",
-                item=key,
-                annotator=who,
-            )
+            why = f"bounding_box is {box!r}, not [x, y, w, h]"
+            _refuse(b, name, entry, "bad_bounding_box", why, item=key, annotator=who)
             return
         x0, y0, x1, y1 = x * w, y * h, (x + bw) * w, (y + bh) * h
         geom = _mask_geometry(lab, x0, y0, x1 - x0, y1 - y0) if masks else None
         if isinstance(geom, str):
-            _refuse(
-                b,
-                name,
-                entry,
-                "empty_mask",
-                "the mask is empty (no pixel set)",
-                item=key,
-                annotator=who,
-            )
+            why = "the mask is empty (no pixel set)"
+            _refuse(b, name, entry, "empty_mask", why, item=key, annotator=who)
             b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
         elif geom is None:
             b.add_box(key, who, label, x0, y0, x1, y1, **common)
         else:
             b.add_geometry(key, who, label, geom, **common)
         return
-    closed = bool(_get(lab, "closed") or _get(lab, "filled"))
+    closed = bool(value_of(lab, "closed") or value_of(lab, "filled"))
     parts = _polyline_parts(lab, w, h, closed)
     if isinstance(parts, tuple):  # (reason, detail): not a shape
         _refuse(b, name, entry, *parts, item=key, annotator=who)
@@ -295,7 +274,7 @@ def _polyline_parts(lab, w, h, closed):
     filled one (at least 3 points each), the one line of an open one (at least 2 points);
     else ``(reason, detail)``."""
     parts = []
-    for shape in _get(lab, "points") or []:
+    for shape in value_of(lab, "points") or []:
         try:
             pts = np.asarray(shape, dtype="float64").reshape(-1, 2) * (w, h)
         except (TypeError, ValueError, OverflowError):

@@ -11,14 +11,9 @@ import pandas as pd
 
 from iaa_frames.errors import ParameterError
 
+from .fiftyone import value_of
+
 __all__ = ["to_fiftyone"]
-
-
-def _get(obj, name):
-    try:
-        return getattr(obj, name, None)
-    except (KeyError, AttributeError):
-        return None
 
 
 def _plain(v):
@@ -92,7 +87,7 @@ def to_fiftyone(
         samples = None
     else:
         samples = list(dataset)
-        keys = [_get(s, item) for s in samples]
+        keys = [value_of(s, item) for s in samples]
     pos = agreement.index.get_indexer(pd.Index(keys, dtype=object))
     if len(keys) and len(agreement) and not (pos >= 0).any():
         raise ParameterError(

@@ -142,13 +142,12 @@ def one_item_per_image(path, items: dict, item, entry: str, size) -> None:
     if prev[0] == entry:
         return
     sizes = ", ".join("no size" if w != w else f"{w:g} x {h:g}" for w, h in (prev[1], size))
-    exc = reader_error(
-        path,
-        entry,
+    why = (
         f"gives the item {item!r}, as {prev[0]} does ({sizes}): two image records cannot "
         "be one item; pass item_key='id' to read them as two items (named by their image "
-        "ids), or remove the duplicate from the export",
+        "ids), or remove the duplicate from the export"
     )
+    exc = reader_error(path, entry, why)
     exc.fatal = True
     raise exc
 
@@ -172,29 +171,20 @@ class ItemKeys:
         if self.pre is not None:
             source = self.pre(source)
         try:
-            key = self.func(source)
-        except (
-            TypeError,
-            ValueError,
-            KeyError,
-            IndexError,
-            AttributeError,
-        ) as exc:  # a user callable
-            raise reader_error(
-                path, entry, f"item_key failed on {raw!r}: {type(exc).__name__}: {exc}"
-            ) from None
+            key = self.func(source)  # a user callable may raise
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            why = f"item_key failed on {raw!r}: {type(exc).__name__}: {exc}"
+            raise reader_error(path, entry, why) from None
         if key is None or (isinstance(key, str) and not key):
             raise reader_error(path, entry, f"item_key gave an empty item for {raw!r}")
         prev = self.seen.setdefault((scope, key), raw)
         if prev != raw:
             how = self.key if isinstance(self.key, str) else "the item_key function"
-            exc = reader_error(
-                path,
-                entry,
-                f"{prev!r} and {raw!r} both become item {key!r} with "
-                f"item_key={how!r}; pass item_key='path' (or a function) to keep "
-                "them apart",
+            why = (
+                f"{prev!r} and {raw!r} both become item {key!r} with item_key={how!r}; pass "
+                "item_key='path' (or a function) to keep them apart"
             )
+            exc = reader_error(path, entry, why)
             exc.fatal = True  # a wrong item_key, not a bad entry: never dropped
             raise exc
         self.cache[(scope, raw)] = key

@@ -106,11 +106,8 @@ class JSONStream:
             raise reader_error(self.path, entry, "truncated JSON: the file ends early")
         if c not in chars:
             want = " or ".join(repr(x) for x in chars)
-            raise reader_error(
-                self.path,
-                entry,
-                f"invalid JSON at {self._where(self.pos)}: expected {want}, found {c!r}",
-            )
+            why = f"invalid JSON at {self._where(self.pos)}: expected {want}, found {c!r}"
+            raise reader_error(self.path, entry, why)
         self.pos += 1
         return c
 
@@ -128,11 +125,8 @@ class JSONStream:
                     grow *= 2
                     continue
                 if self.eof and near_end:
-                    raise reader_error(
-                        self.path,
-                        entry,
-                        f"truncated JSON: the file ends inside this entry ({exc.msg})",
-                    ) from None
+                    why = f"truncated JSON: the file ends inside this entry ({exc.msg})"
+                    raise reader_error(self.path, entry, why) from None
                 raise reader_error(
                     self.path, entry, f"invalid JSON at {self._where(exc.pos)}: {exc.msg}"
                 ) from None
@@ -167,17 +161,13 @@ class JSONStream:
                 self.top = "object"
                 yield from self._object()
             else:
-                raise reader_error(
-                    self.path,
-                    None,
-                    f"not a JSON object or array: starts with {first!r} at {self._where(self.pos)}",
+                why = (
+                    f"not a JSON object or array: starts with {first!r} at {self._where(self.pos)}"
                 )
+                raise reader_error(self.path, None, why)
             if self._peek() != "":
-                raise reader_error(
-                    self.path,
-                    None,
-                    f"invalid JSON: extra data after the end of the document at {self._where(self.pos)}",
-                )
+                why = f"invalid JSON: extra data after the end of the document at {self._where(self.pos)}"
+                raise reader_error(self.path, None, why)
         finally:
             self._fh.close()
 

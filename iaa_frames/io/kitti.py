@@ -158,54 +158,22 @@ def _line(builder, path, n, line, item, name, f):
     if not fields:
         return
     if len(fields) not in (15, 16):
-        raise reader_error(
-            path,
-            f"line {n}",
-            f"a KITTI object has 15 values (16 with a score); this line has {len(fields)}",
-        )
+        why = f"a KITTI object has 15 values (16 with a score); this line has {len(fields)}"
+        raise reader_error(path, f"line {n}", why)
     label = fields[0]
     values = [_number(path, n, t, field) for t, field in zip(fields[1:], _FIELDS, strict=False)]
     if label == "DontCare":
-        builder.drop(
-            path,
-            f"line {n}",
-            "dont_care",
-            "a DontCare region, not an object",
-            item=item,
-            annotator=name,
-            record=line,
-        )
+        why = "a DontCare region, not an object"
+        builder.drop(path, f"line {n}", "dont_care", why, item=item, annotator=name, record=line)
         return
     truncated, occluded, alpha, left, top, right, bottom, h, w, length, x, y, z, ry = values[:14]
     extras = dict(zip(_EXTRAS, (truncated, occluded, alpha, left, top, right, bottom), strict=True))
     if len(values) == 15:
         extras["score"] = values[14]
-    builder.add_shape(
-        item,
-        name,
-        label,
-        "cuboid",
-        [x, z, -y + h / 2, length, w, h, -ry, 0.0, 0.0],
-        file_idx=f,
-        entry=n,
-        extras=extras,
-    )
+    params = [x, z, -y + h / 2, length, w, h, -ry, 0.0, 0.0]
+    builder.add_shape(item, name, label, "cuboid", params, file_idx=f, entry=n, extras=extras)
 
 
-_FIELDS = (
-    "truncated",
-    "occluded",
-    "alpha",
-    "bbox left",
-    "bbox top",
-    "bbox right",
-    "bbox bottom",
-    "height",
-    "width",
-    "length",
-    "location x",
-    "location y",
-    "location z",
-    "rotation_y",
-    "score",
-)
+_FIELDS = ("truncated", "occluded", "alpha", "bbox left", "bbox top", "bbox right")
+_FIELDS += ("bbox bottom", "height", "width", "length", "location x", "location y")
+_FIELDS += ("location z", "rotation_y", "score")

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from iaa_frames.errors import AnnotatorNameWarning, ParameterError
+from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
 from iaa_frames.geometry.ellipse import ellipse_ring
 from iaa_frames.geometry.kinds import KEYPOINTS, POLYLINE, KeypointsKind, polyline_params
 
@@ -18,9 +18,9 @@ from .item_keys import ItemKeys, labelstudio_file
 from .json_stream import JSONStream
 from .keypoints import coco_name, keypoint_params, skeleton_kind
 from .labelstudio_timeline import is_timeline_result, read_timeline_result, region_label
-from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
+from .paths import ENTRY_ERRORS, check_file, reader_error
 from .shapes import rotated_rectangle
-from .values import is_number
+from .values import is_number, json_list, json_object
 
 __all__ = ["read_labelstudio"]
 
@@ -29,19 +29,10 @@ _POLY = {"polygonlabels": "polygonlabels", "polygon": None}
 _ELLIPSE = {"ellipselabels": "ellipselabels", "ellipse": None}
 _KEYPOINT = {"keypointlabels", "keypoint"}
 # JSON-MIN: keys of a record that are neither data nor regions
-_MIN_META = {
-    "id",
-    "annotator",
-    "annotation_id",
-    "created_at",
-    "updated_at",
-    "lead_time",
-    "agreement",
-    "history",
-    "drafts",
-    "predictions",
-    "meta",
-}
+_MIN_META = set(
+    "id annotator annotation_id created_at updated_at lead_time agreement history drafts "
+    "predictions meta".split()
+)
 _REGION_KEYS = ("rectanglelabels", "polygonlabels", "labels", "points", "width", "height")
 # results that describe a region drawn by another result (same "id"): kept as columns
 _PER_REGION = {"choices", "textarea", "number", "rating", "datetime", "taxonomy"}
@@ -83,6 +74,33 @@ def _size(path, entry, result, key):
     if not is_number(v) or not v > 0 or not math.isfinite(v):
         raise reader_error(path, entry, f"{key} must be a positive number, got {v!r}")
     return float(v)
+
+
+def _rect(path, entry, value, w, h):
+    """``(x0, y0, x1, y1)`` in pixels of a rectangle's ``x, y, width, height`` (percent)."""
+    x = _pct(path, entry, value, "x") * w / 100
+    y = _pct(path, entry, value, "y") * h / 100
+    x1 = x + _pct(path, entry, value, "width") * w / 100
+    return x, y, x1, y + _pct(path, entry, value, "height") * h / 100
+
+
+def _task_size(results) -> tuple[float, float]:
+    """The image size the first of ``results`` gives (NaN, NaN when none does)."""
+    for r in results:
+        if not isinstance(r, dict):
+            continue
+        w, h = r.get("original_width"), r.get("original_height")
+        if is_number(w) and is_number(h):
+            return float(w), float(h)
+    return math.nan, math.nan
+
+
+def _image_size(path, entry, result):
+    """A result's ``original_width, original_height``; 100 x 100 (percent units) when
+    either is missing."""
+    w = _size(path, entry, result, "original_width")
+    h = _size(path, entry, result, "original_height")
+    return (100.0, 100.0) if math.isnan(w) or math.isnan(h) else (w, h)
 
 
 def read_labelstudio(
@@ -278,7 +296,7 @@ def read_labelstudio(
             else:
                 _task(path, f, b, i, task, ctx)
         except ENTRY_ERRORS as exc:
-            b.entry_failed(entry_error(exc, path, entry), path, entry, record=task)
+            b.entry_failed(exc, path, entry, record=task)
         n += 1
     if n == 0:
         raise reader_error(path, None, "an empty list: no tasks and no annotations")
@@ -348,37 +366,23 @@ def _first_annotation(b, ctx, path, entry, item, annotator, record) -> bool:
 
 def _task(path, f, b: FrameBuilder, i, task, ctx):
     tentry = f"tasks[{i}]"
-    if not isinstance(task, dict):
-        raise reader_error(path, tentry, f"a task must be a JSON object, got {type(task).__name__}")
+    json_object(path, tentry, task, "a task")
     tid = task.get("id")
     if tid is not None:
         tentry = f"tasks[{i}] (id={tid})"
     item = _item_of(path, tentry, task, task.get("data"), ctx)
-    anns = task.get("annotations", task.get("completions"))
-    if anns is None:
-        anns = []
-    if not isinstance(anns, list):
-        raise reader_error(path, tentry, f"'annotations' must be a list, got {type(anns).__name__}")
+    anns = json_list(
+        path, tentry, task.get("annotations", task.get("completions")), "'annotations'"
+    )
     preds = _predictions(path, tentry, task) if ctx["predictions"] else []
     # the image size of the task, from any of its results (for coverage rows)
-    tw = th = math.nan
-    for a in anns + [p for _, p, _ in preds]:
-        for r in (a.get("result") or []) if isinstance(a, dict) else []:
-            if (
-                isinstance(r, dict)
-                and is_number(r.get("original_width"))
-                and is_number(r.get("original_height"))
-            ):
-                tw, th = float(r["original_width"]), float(r["original_height"])
-                break
-        if not math.isnan(tw):
-            break
+    results = (
+        a.get("result") or [] for a in anns + [p for _, p, _ in preds] if isinstance(a, dict)
+    )
+    tw, th = _task_size(r for rs in results for r in rs)
     for j, ann in enumerate(anns):
         aentry = f"{tentry} annotations[{j}]"
-        if not isinstance(ann, dict):
-            raise reader_error(
-                path, aentry, f"an annotation must be a JSON object, got {type(ann).__name__}"
-            )
+        json_object(path, aentry, ann, "an annotation")
         aid = ann.get("id")
         if aid is not None:
             aentry += f" (id={aid})"
@@ -388,57 +392,30 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
             annotator = _annotator(path, aentry, ann["completed_by"])
             _rater(path, aentry, ctx, annotator, "human")
         except ENTRY_ERRORS as exc:
-            b.entry_failed(entry_error(exc, path, aentry), path, aentry, item=item, record=ann)
+            b.entry_failed(exc, path, aentry, item=item, record=ann)
             continue
         if ann.get("was_cancelled"):
-            b.drop(
-                path,
-                aentry,
-                "cancelled_annotation",
-                "the annotator skipped (cancelled) the task",
-                item=item,
-                annotator=annotator,
-                record=None,
-            )
+            skipped = "the annotator skipped (cancelled) the task"
+            b.drop(path, aentry, "cancelled_annotation", skipped, item=item, annotator=annotator)
             continue
-        result = ann.get("result")
-        if result is None:
-            result = []
-        if not isinstance(result, list):
-            b.entry_failed(
-                reader_error(path, aentry, f"'result' must be a list, got {type(result).__name__}"),
-                path,
-                aentry,
-                item=item,
-                annotator=annotator,
-                record=ann,
-            )
+        try:
+            result = json_list(path, aentry, ann.get("result"), "'result'")
+        except ReaderError as exc:
+            b.entry_failed(exc, path, aentry, item=item, annotator=annotator, record=ann)
             continue
         if not _first_annotation(b, ctx, path, aentry, item, annotator, ann):
             continue
         b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=aentry)
-        _results(
-            path,
-            f,
-            b,
-            aentry,
-            item,
-            annotator,
-            aid if aid is not None else f"{tid}.{j}",
-            tid,
-            result,
-            ctx,
-        )
+        oid = aid if aid is not None else f"{tid}.{j}"
+        _results(path, f, b, aentry, item, annotator, oid, tid, result, ctx)
     for pentry, pred, model in preds:
         try:
             _rater(path, pentry, ctx, model, "machine")
-            result = pred.get("result")
-            if result is None:
-                result = []
+            result = [] if pred.get("result") is None else pred["result"]
             if not isinstance(result, list):
                 raise reader_error(path, pentry, f"'result' must be a list, got {result!r:.40}")
         except ENTRY_ERRORS as exc:
-            b.entry_failed(entry_error(exc, path, pentry), path, pentry, item=item, record=pred)
+            b.entry_failed(exc, path, pentry, item=item, record=pred)
             continue
         if not _first_annotation(b, ctx, path, pentry, item, model, pred):
             continue
@@ -451,13 +428,7 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
 def _predictions(path, tentry, task) -> list:
     """``(entry, prediction, model)`` of a task's ``predictions`` (the model: its
     ``model_version``, else ``"prediction"``)."""
-    preds = task.get("predictions")
-    if preds is None:
-        return []
-    if not isinstance(preds, list):
-        raise reader_error(
-            path, tentry, f"'predictions' must be a list, got {type(preds).__name__}"
-        )
+    preds = json_list(path, tentry, task.get("predictions"), "'predictions'")
     out = []
     for j, pred in enumerate(preds):
         pentry = f"{tentry} predictions[{j}]"
@@ -500,10 +471,7 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
     for k, r in enumerate(result):
         rentry = f"{aentry} result[{k}]"
         try:
-            if not isinstance(r, dict):
-                raise reader_error(
-                    path, rentry, f"a result must be a JSON object, got {type(r).__name__}"
-                )
+            json_object(path, rentry, r, "a result")
             rtype = r.get("type")
             if not isinstance(rtype, str):
                 raise reader_error(path, rentry, f"missing or invalid 'type', got {rtype!r}")
@@ -511,18 +479,16 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
             if rid is not None and (not isinstance(rid, (str, int)) or isinstance(rid, bool)):
                 raise reader_error(path, rentry, f"the region id must be a string, got {rid!r}")
             value = r.get("value")
-            if rtype in _RECT or rtype in _POLY or rtype in _ELLIPSE:
+            region = rtype in _RECT or rtype in _POLY or rtype in _ELLIPSE
+            if region or (rtype in _KEYPOINT and skeletons is not None):
                 if not isinstance(value, dict):
                     raise reader_error(
                         path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}"
                     )
-                regions.setdefault(r.get("id", f"#{k}"), []).append((k, r))
-            elif rtype in _KEYPOINT and skeletons is not None:
-                if not isinstance(value, dict):
-                    raise reader_error(
-                        path, rentry, f"missing or invalid 'value' (a JSON object), got {value!r}"
-                    )
-                keypoints.append((k, r))
+                if region:
+                    regions.setdefault(r.get("id", f"#{k}"), []).append((k, r))
+                else:
+                    keypoints.append((k, r))
             else:
                 per_region.append((k, r))  # relations, choices, ...: value may be absent
         except ENTRY_ERRORS as exc:
@@ -547,15 +513,9 @@ def _results(path, f, b, aentry, item, annotator, aid, tid, result, ctx):
             where = (item, annotator, aid, tid)
             read_timeline_result(b, path, f, f"{aentry} result[{k}]", where, r, result)
         else:
-            b.drop(
-                path,
-                f"{aentry} result[{k}]",
-                "unsupported_result",
-                f"a {r['type']!r} result (only rectanglelabels, polygonlabels and ellipselabels regions are read)",
-                item=item,
-                annotator=annotator,
-                record=r,
-            )
+            why = f"a {r['type']!r} result (only rectanglelabels, polygonlabels and ellipselabels regions are read)"
+            rentry = f"{aentry} result[{k}]"
+            _skip(b, path, rentry, item, annotator, r, "unsupported_result", why)
     for rid, parts in regions.items():
         for k, r in parts:
             rentry = f"{aentry} result[{k}]"
@@ -582,15 +542,8 @@ def _add_ellipse(b, path, rentry, who, value, r, kw) -> None:
     if not is_number(rot) or not math.isfinite(rot):
         raise reader_error(path, rentry, f"rotation must be a number, got {rot!r}")
     if not (rx > 0 and ry > 0):
-        b.drop(
-            path,
-            rentry,
-            "degenerate_ellipse",
-            f"an ellipse with radii {rx:g} and {ry:g}",
-            item=item,
-            annotator=annotator,
-            record=r,
-        )
+        why = f"an ellipse with radii {rx:g} and {ry:g}"
+        _skip(b, path, rentry, item, annotator, r, "degenerate_ellipse", why)
         return
     if rot % 360:
         kw["extras"]["rotation"] = float(rot)
@@ -601,8 +554,11 @@ def _add_ellipse(b, path, rentry, who, value, r, kw) -> None:
 def _failed(b, exc, path, entry, item, annotator, record) -> None:
     """A result that could not be read: :meth:`FrameBuilder.entry_failed` of its
     ReaderError (:func:`~iaa_frames.io.paths.entry_error`)."""
-    error = entry_error(exc, path, entry)
-    b.entry_failed(error, path, entry, item=item, annotator=annotator, record=record)
+    b.entry_failed(exc, path, entry, item=item, annotator=annotator, record=record)
+
+
+def _skip(b, path, entry, item, annotator, record, reason, detail) -> None:
+    b.drop(path, entry, reason, detail, item=item, annotator=annotator, record=record)
 
 
 def _region(path, f, b, rentry, where, region, by_region, ctx):
@@ -620,45 +576,18 @@ def _region(path, f, b, rentry, where, region, by_region, ctx):
     if label is None and rid in labels_by_region:
         label, n_labels = region_label(labels_by_region[rid], None)
     if label is None:
-        b.drop(
-            path,
-            rentry,
-            "unlabelled_region",
-            "a region without a label",
-            item=item,
-            annotator=annotator,
-            record=r,
-        )
+        _skip(b, path, rentry, item, annotator, r, "unlabelled_region", "a region without a label")
         return
     if n_labels > 1:
-        b.drop(
-            path,
-            rentry,
-            "extra_labels_ignored",
-            f"a region with {n_labels} labels: the first ({label!r}) was kept",
-            item=item,
-            annotator=annotator,
-            record=value.get(labels_key or "labels"),
-        )
-    w = _size(path, rentry, r, "original_width")
-    h = _size(path, rentry, r, "original_height")
-    if math.isnan(w) or math.isnan(h):
-        w = h = 100.0  # percent coordinates, image of 100 x 100 units
+        why = f"a region with {n_labels} labels: the first ({label!r}) was kept"
+        labels = value.get(labels_key or "labels")
+        _skip(b, path, rentry, item, annotator, labels, "extra_labels_ignored", why)
+    w, h = _image_size(path, rentry, r)
     extras = {"task": tid, **extras_by_region.get(rid, {})}
     oid = f"{aid}/{rid}" if n_parts == 1 else f"{aid}/{rid}/{k}"
-    kw = {
-        "object_id": oid,
-        "width": w,
-        "height": h,
-        "file_idx": f,
-        "entry": rentry,
-        "extras": extras,
-    }
+    kw = dict(object_id=oid, width=w, height=h, file_idx=f, entry=rentry, extras=extras)
     if rtype in _RECT:
-        x = _pct(path, rentry, value, "x") * w / 100
-        y = _pct(path, rentry, value, "y") * h / 100
-        x1 = x + _pct(path, rentry, value, "width") * w / 100
-        y1 = y + _pct(path, rentry, value, "height") * h / 100
+        x, y, x1, y1 = _rect(path, rentry, value, w, h)
         rot = value.get("rotation", r.get("rotation", 0)) or 0
         if not is_number(rot) or not math.isfinite(rot):
             raise reader_error(path, rentry, f"rotation must be a number, got {rot!r}")
@@ -701,15 +630,8 @@ def _region(path, f, b, rentry, where, region, by_region, ctx):
         if len(ring) >= 4 and ring[:2] == ring[-2:]:
             ring = ring[:-2]
         if len(ring) < 6:
-            b.drop(
-                path,
-                rentry,
-                "degenerate_polygon",
-                "a polygon with fewer than 3 points",
-                item=item,
-                annotator=annotator,
-                record=r,
-            )
+            why = "a polygon with fewer than 3 points"
+            _skip(b, path, rentry, item, annotator, r, "degenerate_polygon", why)
             return
         b.add_polygon(item, annotator, label, [[ring]], **kw)
 
@@ -718,15 +640,8 @@ def _add_line(b, path, rentry, item, annotator, label, coords, r, kw):
     """An open polygon as a line of the kind ``polyline``, or dropped with fewer than 2
     points."""
     if len(coords) < 4:
-        b.drop(
-            path,
-            rentry,
-            "degenerate_polyline",
-            "an open polygon (a line) with fewer than 2 points",
-            item=item,
-            annotator=annotator,
-            record=r,
-        )
+        why = "an open polygon (a line) with fewer than 2 points"
+        _skip(b, path, rentry, item, annotator, r, "degenerate_polyline", why)
         return
     b.add_shape(item, annotator, label, POLYLINE.name, polyline_params(POLYLINE, coords), **kw)
 
@@ -746,10 +661,7 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
             joint, n_labels = region_label(value, "keypointlabels")
             if joint is None:
                 raise reader_error(path, rentry, "a keypoint without a label (its joint's name)")
-            w = _size(path, rentry, r, "original_width")
-            h = _size(path, rentry, r, "original_height")
-            if math.isnan(w) or math.isnan(h):
-                w = h = 100.0
+            w, h = _image_size(path, rentry, r)
             x = _pct(path, rentry, value, "x") * w / 100
             y = _pct(path, rentry, value, "y") * h / 100
         except ENTRY_ERRORS as exc:
@@ -759,15 +671,8 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
         key = parent if parent in regions else (None, str(r.get("from_name", "keypoints")))
         group = groups.setdefault(key, {"joints": {}, "size": (w, h), "k": k})
         if joint in group["joints"]:
-            b.drop(
-                path,
-                rentry,
-                "duplicate_joint",
-                f"the joint {joint!r} is placed twice on one object; the first was kept",
-                item=item,
-                annotator=annotator,
-                record=r,
-            )
+            why = f"the joint {joint!r} is placed twice on one object; the first was kept"
+            _skip(b, path, rentry, item, annotator, r, "duplicate_joint", why)
             continue
         group["joints"][joint] = (x, y)
     for key, group in groups.items():
@@ -779,28 +684,15 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
             value = rect["value"]
             label, _ = region_label(value, _RECT.get(rect["type"], "rectanglelabels"))
             try:
-                x0 = _pct(path, aentry, value, "x") * w / 100
-                y0 = _pct(path, aentry, value, "y") * h / 100
-                box = (x0, y0, x0 + _pct(path, aentry, value, "width") * w / 100,
-                       y0 + _pct(path, aentry, value, "height") * h / 100)  # fmt: skip
+                box = _rect(path, aentry, value, w, h)
                 area = (box[2] - box[0]) * (box[3] - box[1])
             except ENTRY_ERRORS:
                 box = None
             oid = f"{aid}/{key}"
         label = label or key[1] if isinstance(key, tuple) else label or "keypoints"
-        row = b.add_box(
-            item,
-            annotator,
-            label,
-            *xy.min(axis=0),
-            *xy.max(axis=0),
-            object_id=oid,
-            width=w,
-            height=h,
-            file_idx=f,
-            entry=f"{aentry} result[{group['k']}]",
-            extras={"task": tid},
-        )
+        rentry = f"{aentry} result[{group['k']}]"
+        kw = dict(object_id=oid, width=w, height=h, file_idx=f, entry=rentry, extras={"task": tid})
+        row = b.add_box(item, annotator, label, *xy.min(axis=0), *xy.max(axis=0), **kw)
         skeletons.append((row, group["joints"], area, box))
 
 
@@ -828,18 +720,12 @@ def _skeletons(b: FrameBuilder, skeletons, kind) -> None:
                 x[i], y[i] = joints[name]
                 v[i] = 2.0  # Label Studio has no visibility: a placed joint is visible
         if set(joints) - set(kind.keypoints):
-            _, entry = b.describe_row(row)
-            b.void(
-                row,
-                reader_error(
-                    b.files[b.file_idx[row]],
-                    entry,
-                    f"joints {sorted(set(joints) - set(kind.keypoints))} are not in the "
-                    f"skeleton {kind.name!r} ({', '.join(kind.keypoints)})",
-                ),
-                b.files[b.file_idx[row]],
-                entry,
+            path, entry = b.describe_row(row)
+            why = (
+                f"joints {sorted(set(joints) - set(kind.keypoints))} are not in the "
+                f"skeleton {kind.name!r} ({', '.join(kind.keypoints)})"
             )
+            b.void(row, reader_error(path, entry, why), path, entry)
             continue
         b.reshape_row(row, kind.name, keypoint_params(x, y, v, area, box))
 
@@ -868,13 +754,11 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
             annotator = path.stem
             if not ctx["warned"]:
                 ctx["warned"] = True
-                warnings.warn(
-                    AnnotatorNameWarning(
-                        f"{path}: JSON-MIN records without 'annotator'; their annotator is the file "
-                        f"name {annotator!r}: pass annotator= to name it"
-                    ),
-                    stacklevel=4,
+                message = (
+                    f"{path}: JSON-MIN records without 'annotator'; their annotator is the file "
+                    f"name {annotator!r}: pass annotator= to name it"
                 )
+                warnings.warn(AnnotatorNameWarning(message), stacklevel=4)
     else:
         annotator = _annotator(path, tentry, who)
     aid = rec.get("annotation_id", f"{tid}.{i}")
@@ -888,11 +772,7 @@ def _min_record(path, f, b: FrameBuilder, i, rec, ctx):
                 if size in v:
                     r[size] = v[size]
             regions.append((f"{tentry} {key}[{j}]", r))
-    tw = th = math.nan
-    for _, r in regions:
-        if is_number(r.get("original_width")) and is_number(r.get("original_height")):
-            tw, th = float(r["original_width"]), float(r["original_height"])
-            break
+    tw, th = _task_size(r for _, r in regions)
     if not _first_annotation(b, ctx, path, tentry, item, annotator, rec):
         return
     b.cover(item, annotator, width=tw, height=th, file_idx=f, entry=tentry)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 
-from .paths import ENTRY_ERRORS, entry_error, reader_error
+from .paths import ENTRY_ERRORS, reader_error
 from .values import is_number
 
 __all__ = ["is_timeline_result", "read_timeline_result", "region_label"]
@@ -60,8 +60,7 @@ def read_timeline_result(b, path, f, rentry, where, r, results=()) -> None:
     try:
         _read(b, path, f, rentry, where, r, results)
     except ENTRY_ERRORS as exc:
-        error = entry_error(exc, path, rentry)
-        b.entry_failed(error, path, rentry, item=item, annotator=annotator, record=r)
+        b.entry_failed(exc, path, rentry, item=item, annotator=annotator, record=r)
 
 
 def _time(path, entry, d, key, unit):
@@ -119,14 +118,10 @@ def _read(b, path, f, rentry, where, r, results) -> None:
                item=item, annotator=annotator, record=r)  # fmt: skip
         return
     if n_labels > 1:
+        why = f"a region with {n_labels} labels: the first ({label!r}) was kept"
+        rec = value.get("timelinelabels" if video else "labels") or value.get("labels")
         b.drop(
-            path,
-            rentry,
-            "extra_labels_ignored",
-            f"a region with {n_labels} labels: the first ({label!r}) was kept",
-            item=item,
-            annotator=annotator,
-            record=value.get("timelinelabels" if video else "labels") or value.get("labels"),
+            path, rentry, "extra_labels_ignored", why, item=item, annotator=annotator, record=rec
         )
     rid = r.get("id", rentry)
     if video:
@@ -162,18 +157,9 @@ def _read(b, path, f, rentry, where, r, results) -> None:
     extras = {"task": tid}
     if not video and is_number(value.get("channel")):
         extras["channel"] = value["channel"]
+    kw = dict(width=width, height=height, file_idx=f, entry=rentry)
     for k, (s, e) in enumerate(spans):
         oid = f"{aid}/{rid}" if len(spans) == 1 else f"{aid}/{rid}/{k}"
         b.add_shape(
-            item,
-            annotator,
-            label,
-            "segment",
-            [s, e],
-            object_id=oid,
-            width=width,
-            height=height,
-            file_idx=f,
-            entry=rentry,
-            extras=dict(extras),
+            item, annotator, label, "segment", [s, e], object_id=oid, extras=dict(extras), **kw
         )

@@ -12,18 +12,18 @@ false``) the object is shown on that frame only, until the next keyframe.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from iaa_frames.errors import DroppedRowsWarning, IAAError, ParameterError
+from iaa_frames.errors import IAAError, ParameterError
 from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
 
+from .builder import warn_dropped
 from .json_stream import load_json
 from .paths import check_file, reader_error
-from .values import MAX_FRAMES, number, parse_float
+from .values import MAX_FRAMES, json_list, number, parse_float
 
 __all__ = ["read_labelstudio_video"]
 
@@ -138,26 +138,20 @@ def _fill(kf: pd.DataFrame, n_frames: int) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _list(path, entry, v, name) -> list:
-    if v is None:
-        return []
-    if not isinstance(v, list):
-        raise reader_error(path, entry, f"{name} must be a list, got {type(v).__name__}")
-    return v
-
-
 def _task(path, i, task, to_name, time, max_frames, drop, objects, cover) -> None:
     """Read one task: its tracks to ``objects``, the frames each annotation covers to
     ``cover``."""
     tid = task.get("id")
     tentry = f"tasks[{i}]" + (f" (id={tid!r:.40})" if tid is not None else "")
     video = _video(task, to_name)
-    anns = _list(path, tentry, task.get("annotations"), "annotations")
+    anns = json_list(path, tentry, task.get("annotations"), "annotations")
     n_frames = 0  # the video's frames: the largest framesCount of its results
     for j, a in enumerate(anns):
         if not isinstance(a, dict):
             continue
-        for k, r in enumerate(_list(path, f"{tentry} annotations[{j}]", a.get("result"), "result")):
+        for k, r in enumerate(
+            json_list(path, f"{tentry} annotations[{j}]", a.get("result"), "result")
+        ):
             if isinstance(r, dict) and isinstance(r.get("value"), dict):
                 count = r["value"].get("framesCount")
                 if count is not None:
@@ -176,7 +170,7 @@ def _task(path, i, task, to_name, time, max_frames, drop, objects, cover) -> Non
         if not isinstance(stamp, (str, int, float)) or isinstance(stamp, bool):
             stamp = None
         tracks = []
-        for k, r in enumerate(_list(path, entry, ann.get("result"), "result")):
+        for k, r in enumerate(json_list(path, entry, ann.get("result"), "result")):
             where = f"{entry} result[{k}]"
             kind = r.get("type") if isinstance(r, dict) else type(r).__name__
             if kind != "videorectangle":
@@ -343,13 +337,9 @@ def read_labelstudio_video(
         return frame, dropped
     if len(dropped):
         counts = dropped["reason"].value_counts().to_dict()
-        warnings.warn(
-            DroppedRowsWarning(
-                f"read_labelstudio_video: skipped {len(dropped)} record(s) ({counts}); the "
-                "warning's .dropped attribute holds them, or pass return_dropped=True",
-                counts=counts,
-                dropped=dropped,
-            ),
-            stacklevel=2,
+        message = (
+            f"read_labelstudio_video: skipped {len(dropped)} record(s) ({counts}); the "
+            "warning's .dropped attribute holds them, or pass return_dropped=True"
         )
+        warn_dropped(message, counts, dropped, 2)
     return frame

@@ -16,6 +16,7 @@ import numpy as np
 from iaa_frames.geometry.kinds.mask import mask_to_geometry, masks_to_geometries
 
 from .paths import reader_error
+from .values import is_size
 
 __all__ = [
     "MAX_MASK_PIXELS",
@@ -81,16 +82,9 @@ def _compressed_runs(counts: str) -> np.ndarray | None:
 
 def _rle_size(path, entry, seg):
     size = seg.get("size")
-    if (
-        not isinstance(size, list)
-        or len(size) != 2
-        or not all(type(v) is int and v > 0 for v in size)
-    ):
-        raise reader_error(
-            path,
-            entry,
-            f"segmentation.size must be [height, width] (positive integers), got {size!r}",
-        )
+    if not is_size(size):
+        why = f"segmentation.size must be [height, width] (positive integers), got {size!r}"
+        raise reader_error(path, entry, why)
     return size
 
 

@@ -14,16 +14,16 @@ read in one vectorized pass (pandas' CSV parser).
 from __future__ import annotations
 
 import configparser
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from iaa_frames.errors import DroppedRowsWarning, ParameterError
+from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
 
+from .builder import warn_dropped
 from .paths import check_file, reader_error
 from .values import MAX_FRAMES, PLAIN_NUMBER, parse_float, parse_int
 
@@ -55,11 +55,8 @@ def _encoding(path: Path) -> str:
         if head.startswith(bom):
             return enc
     if b"\x00" in head:
-        raise reader_error(
-            path,
-            None,
-            "holds NUL bytes: UTF-16 or UTF-32 text without a byte order mark? Save it as UTF-8",
-        )
+        why = "holds NUL bytes: UTF-16 or UTF-32 text without a byte order mark? Save it as UTF-8"
+        raise reader_error(path, None, why)
     return "utf-8"
 
 
@@ -140,11 +137,8 @@ def _seq_length(ini, info, max_frames) -> int:
     except ValueError:
         n = -1
     if not 0 <= n <= max_frames:
-        raise reader_error(
-            ini,
-            "seqLength",
-            f"{text!r} is not a number of frames in 0..{max_frames:,} (max_frames)",
-        )
+        why = f"{text!r} is not a number of frames in 0..{max_frames:,} (max_frames)"
+        raise reader_error(ini, "seqLength", why)
     return n
 
 
@@ -188,13 +182,12 @@ def _read_one(path, annotator, sequence, labels, label, ignored, max_frames):
     bad |= ~np.isnan(track) & ((track != np.round(track)) | (np.abs(track) > 2.0**53))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise reader_error(
-            path,
-            f"line {k + 1}",
+        why = (
             "frame, id and the box must be numbers (plain ASCII), the frame an integer >= 1 "
             f"and at most {max_frames:,} (max_frames), the id an integer: "
-            f"{','.join(map(str, raw.iloc[k].dropna()))!r}",
+            f"{','.join(map(str, raw.iloc[k].dropna()))!r}"
         )
+        raise reader_error(path, f"line {k + 1}", why)
     dropped = pd.DataFrame(columns=["file", "entry", "item", "annotator", "reason", "detail"])
     if "conf" in num and ignored == "drop":
         skip = (num["conf"] == 0).to_numpy()
@@ -216,20 +209,16 @@ def _read_one(path, annotator, sequence, labels, label, ignored, max_frames):
         out_of = ~((cls >= 1) & (cls <= len(names)) & (cls == np.round(cls)))
         if out_of.any():
             k = int(np.flatnonzero(out_of)[0])
-            raise reader_error(
-                path,
-                f"line {int(raw.index[k]) + 1}",
+            why = (
                 f"class id {raw['c8'].iloc[k] if 'c8' in raw else None!r} is not one of "
-                f"1..{len(names)} ({len(names)} names in labels)",
+                f"1..{len(names)} ({len(names)} names in labels)"
             )
+            raise reader_error(path, f"line {int(raw.index[k]) + 1}", why)
         obj_label = names[cls.astype(int) - 1]
     else:
         obj_label = np.full(len(num), label, dtype=object)
     n_frames = _seq_length(ini, info, max_frames) or int(num["frame"].max() if len(num) else 0)
-    width, height = (
-        _image_size(info, ini, "imWidth"),
-        _image_size(info, ini, "imHeight"),
-    )
+    width, height = _image_size(info, ini, "imWidth"), _image_size(info, ini, "imHeight")
     fr = num["frame"].to_numpy(dtype=np.int64)
     objects = pd.DataFrame(
         {
@@ -335,11 +324,8 @@ def read_mot(
         raise ParameterError(f"max_frames must be a positive integer, got {max_frames!r}")
     parts = [_read_one(p, a, sequence, labels, label, ignored, max_frames) for a, p in files]
     frame = pd.concat([p[0] for p in parts], ignore_index=True)
-    dropped = (
-        pd.concat([p[1] for p in parts if len(p[1])], ignore_index=True)
-        if any(len(p[1]) for p in parts)
-        else parts[0][1]
-    )
+    some = [p[1] for p in parts if len(p[1])]
+    dropped = pd.concat(some, ignore_index=True) if some else parts[0][1]
     res = check(frame)
     if res.counts:
         bad = frame.loc[~frame.index.isin(res.frame.index)]
@@ -358,13 +344,9 @@ def read_mot(
     if return_dropped:
         return out, dropped
     if len(dropped):
-        warnings.warn(
-            DroppedRowsWarning(
-                f"read_mot: skipped {len(dropped)} ignored entr(ies) (flag 0); the warning's "
-                ".dropped attribute holds them, or pass ignored='keep' or return_dropped=True",
-                counts={"ignored": len(dropped)},
-                dropped=dropped,
-            ),
-            stacklevel=2,
+        message = (
+            f"read_mot: skipped {len(dropped)} ignored entr(ies) (flag 0); the warning's "
+            ".dropped attribute holds them, or pass ignored='keep' or return_dropped=True"
         )
+        warn_dropped(message, {"ignored": len(dropped)}, dropped, 2)
     return out

@@ -290,15 +290,9 @@ def read_nifti(
                 parts = [(label, np.argwhere(mask))]
             for object_id, ijk in parts:
                 row = voxel_params(ijk, zooms=z[:3])
-                builder.add_shape(
-                    item,
-                    annotator,
-                    label,
-                    "volume",
-                    [row[c] for c in VOLUME_COLUMNS],
-                    object_id=f"{annotator}/{item}/{object_id}",
-                    file_idx=file_idx,
-                    extras={"volume_mm3": row["vol_voxels"] * row["vol_voxel_mm3"]},
-                    payload=row[RUNS],
-                )
+                params = [row[c] for c in VOLUME_COLUMNS]
+                extras = {"volume_mm3": row["vol_voxels"] * row["vol_voxel_mm3"]}
+                oid = f"{annotator}/{item}/{object_id}"
+                kw = dict(object_id=oid, file_idx=file_idx, extras=extras, payload=row[RUNS])
+                builder.add_shape(item, annotator, label, "volume", params, **kw)
     return finish(builder, on_invalid=on_invalid, return_dropped=return_dropped)

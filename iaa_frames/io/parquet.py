@@ -142,21 +142,10 @@ def _bad_wkb(value) -> bool:
 def _geo_metadata(geometry: np.ndarray) -> bytes:
     kinds = sorted(set(shapely.get_type_id(geometry[shapely.is_geometry(geometry)]).tolist()))
     names = {3: "Polygon", 6: "MultiPolygon"}
-    return json.dumps(
-        {
-            "version": "1.0.0",
-            "primary_column": "geometry",
-            "columns": {
-                "geometry": {
-                    "encoding": "WKB",
-                    "geometry_types": [names.get(k, "Unknown") for k in kinds]
-                    if kinds
-                    else _GEO_TYPES,
-                    "crs": None,
-                }
-            },  # pixel coordinates: no CRS
-        }
-    ).encode()
+    types = [names.get(k, "Unknown") for k in kinds] if kinds else _GEO_TYPES
+    column = {"encoding": "WKB", "geometry_types": types, "crs": None}  # pixels: no CRS
+    meta = {"version": "1.0.0", "primary_column": "geometry", "columns": {"geometry": column}}
+    return json.dumps(meta).encode()
 
 
 def item_partitions(item: pd.Series, rows_per_part: int) -> np.ndarray:

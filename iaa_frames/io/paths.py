@@ -209,9 +209,7 @@ def files_and_annotators(path_or_paths, annotator, *, reader: str):
     if annotator is None:
         names = [None] * len(paths)
     elif isinstance(annotator, str):
-        names = [annotator] * len(
-            paths
-        )  # one annotator for every file (several jobs of one person)
+        names = [annotator] * len(paths)  # one for every file (several jobs of one person)
     else:
         names = list(annotator)
         if len(names) != len(paths):

@@ -38,7 +38,7 @@ from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS
 from .builder import FrameBuilder, finish
 from .json_stream import JSONStream, load_json
 from .masks import MAX_MASK_PIXELS
-from .paths import ENTRY_ERRORS, check_file, entry_error, reader_error
+from .paths import ENTRY_ERRORS, check_file, reader_error
 from .potato_shapes import Place, add_shape, mask_size
 from .values import is_number
 
@@ -54,16 +54,9 @@ _SIZE_KEYS = (
     ("image_width", "width", "img_width", "w"),
     ("image_height", "height", "img_height", "h"),
 )
-_OWN_COLUMNS = {
-    "source",
-    "confidence",
-    "iscrowd",
-    "mask_width",
-    "mask_height",
-    "time",
-    "rater_kind",
-    "rater_origin",
-}
+_OWN_COLUMNS = set(
+    "source confidence iscrowd mask_width mask_height time rater_kind rater_origin".split()
+)
 _MAX_CSV_FIELD = 1 << 28  # a mask's RLE in one csv cell can be long
 
 
@@ -89,12 +82,8 @@ def _load_config(path: Path) -> dict:
         try:
             import yaml
         except ImportError:
-            raise reader_error(
-                path,
-                None,
-                "reading a YAML config needs PyYAML (pip install pyyaml); or pass "
-                "the annotation_output folder and data_files=",
-            ) from None
+            why = "needs PyYAML (pip install pyyaml); or pass the annotation_output folder"
+            raise reader_error(path, None, f"reading a YAML config {why} and data_files=") from None
         try:
             with open(path, encoding="utf-8") as fh:
                 config = yaml.safe_load(fh)
@@ -395,17 +384,9 @@ def _export_records(path: Path):
                 item, user = rec.get("instance_id"), rec.get("user_id")
                 if not isinstance(item, str) or not isinstance(user, str) or not user:
                     raise reader_error(path, entry, "instance_id and user_id must be strings")
-                kind = _kind_of(rec.get("annotator_origin"))
-                yield (
-                    path,
-                    f"{entry} ({item!r}, {user!r})",
-                    item,
-                    user,
-                    kind,
-                    None,
-                    rec.get("labels"),
-                    "nested",
-                )
+                kind, labels = _kind_of(rec.get("annotator_origin")), rec.get("labels")
+                entry = f"{entry} ({item!r}, {user!r})"
+                yield path, entry, item, user, kind, None, labels, "nested"
         return
     limit = csv.field_size_limit()
     csv.field_size_limit(_MAX_CSV_FIELD)
@@ -635,12 +616,8 @@ class _State:
         found = _geometry_schemas(values, self.proj)
         self.seen.update(found)
         if len(self.seen) > 1:
-            err = reader_error(
-                path,
-                entry,
-                f"several image_annotation schemes ({', '.join(sorted(self.seen))}): "
-                "pass read_potato(schema=) to choose one",
-            )
+            why = f"several image_annotation schemes ({', '.join(sorted(self.seen))}): "
+            err = reader_error(path, entry, why + "pass read_potato(schema=) to choose one")
             err.fatal = True
             raise err
         return values, found
@@ -671,9 +648,7 @@ class _State:
         try:
             values, found = self._schemas(path, entry, labels, form)
         except ENTRY_ERRORS as exc:
-            b.entry_failed(
-                entry_error(exc, path, entry), path, entry, item=item, annotator=user, record=labels
-            )
+            b.entry_failed(exc, path, entry, item=item, annotator=user, record=labels)
             return
         for s in values:
             if s not in found:
@@ -688,8 +663,7 @@ class _State:
             try:
                 shapes = _shapes(path, where, values[s].get("_data"))
             except ENTRY_ERRORS as exc:
-                b.entry_failed(entry_error(exc, path, where), path, where, item=item, annotator=user,
-                               record=values[s])  # fmt: skip
+                b.entry_failed(exc, path, where, item=item, annotator=user, record=values[s])
                 continue
             b.cover(item, user, width=w, height=h, file_idx=f, entry=where)
             if time is not None:
@@ -699,9 +673,7 @@ class _State:
                     add_shape(b, place, k, shape)
                 except ENTRY_ERRORS as exc:
                     e = f"{where}: shapes[{k}]"
-                    b.entry_failed(
-                        entry_error(exc, path, e), path, e, item=item, annotator=user, record=shape
-                    )
+                    b.entry_failed(exc, path, e, item=item, annotator=user, record=shape)
             for col in self._attribute_columns(shapes):
                 b.attributes[col] = None
 

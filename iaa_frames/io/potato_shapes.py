@@ -51,20 +51,12 @@ from .builder import FrameBuilder
 from .keypoints import keypoint_params, skeleton_kind
 from .masks import MAX_MASK_PIXELS, mask_to_geometry
 from .paths import reader_error
-from .values import is_number
+from .values import is_number, is_size, json_object
 
 __all__ = ["SHAPE_TYPES", "Place", "add_shape", "decode_rle", "mask_size"]
 
-SHAPE_TYPES = (
-    "bbox",
-    "polygon",
-    "polyline",
-    "ellipse",
-    "freeform",
-    "cuboid_2d",
-    "landmark",
-    "keypoint_set",
-    "mask",
+SHAPE_TYPES = tuple(
+    "bbox polygon polyline ellipse freeform cuboid_2d landmark keypoint_set mask".split()
 )
 
 
@@ -94,7 +86,7 @@ def mask_size(shape) -> tuple[int, int] | None:
         return None
     rle = shape.get("rle")
     size = rle.get("size") if isinstance(rle, dict) else None
-    if isinstance(size, list) and len(size) == 2 and all(type(v) is int and v > 0 for v in size):
+    if is_size(size):
         return size[1], size[0]
     return None
 
@@ -110,14 +102,9 @@ def decode_rle(path, entry, rle, max_pixels: int = MAX_MASK_PIXELS) -> np.ndarra
         pixels (checked before anything is allocated), or ``counts`` is not a list of
         non-negative integers adding up to height x width.
     """
-    if not isinstance(rle, dict):
-        raise reader_error(path, entry, f"rle must be a JSON object, got {type(rle).__name__}")
+    json_object(path, entry, rle, "rle")
     size = rle.get("size")
-    if (
-        not isinstance(size, list)
-        or len(size) != 2
-        or not all(type(v) is int and v > 0 for v in size)
-    ):
+    if not is_size(size):
         raise reader_error(
             path, entry, f"rle.size must be [height, width] (positive integers), got {size!r}"
         )
@@ -137,11 +124,8 @@ def decode_rle(path, entry, rle, max_pixels: int = MAX_MASK_PIXELS) -> np.ndarra
         )
     total = sum(counts)
     if total != h * w:
-        raise reader_error(
-            path,
-            entry,
-            f"rle.counts adds up to {total:,} pixels, not height x width = {h * w:,}",
-        )
+        why = f"rle.counts adds up to {total:,} pixels, not height x width = {h * w:,}"
+        raise reader_error(path, entry, why)
     runs = np.asarray(counts, dtype=np.int64)
     values = (np.arange(len(runs)) % 2).astype(bool)  # background first
     return np.repeat(values, runs).reshape(h, w)
@@ -194,12 +178,7 @@ def _extras(place: Place, entry, shape) -> dict:
             extras[key] = value
     attributes = shape.get("attributes")
     if attributes is not None:
-        if not isinstance(attributes, dict):
-            raise reader_error(
-                place.path,
-                entry,
-                f"attributes must be a JSON object, got {type(attributes).__name__}",
-            )
+        json_object(place.path, entry, attributes, "attributes")
         for name, value in attributes.items():
             extras[f"attr_{name}" if name in place.taken else name] = value
     return extras
@@ -273,10 +252,7 @@ def add_shape(b: FrameBuilder, place: Place, k: int, shape) -> None:
     """
     entry = f"{place.entry}: shapes[{k}]"
     path = place.path
-    if not isinstance(shape, dict):
-        raise reader_error(
-            path, entry, f"a shape must be a JSON object, got {type(shape).__name__}"
-        )
+    json_object(path, entry, shape, "a shape")
     kind = shape.get("type")
     label = shape.get("label")
     if not isinstance(label, str) or not label:
@@ -287,13 +263,8 @@ def add_shape(b: FrameBuilder, place: Place, k: int, shape) -> None:
         b.drop(path, entry, "unsupported_shape", f"a shape of type {kind!r}", **drop)
         return
     extras = _extras(place, entry, shape)
-    kw = {
-        "width": place.width if place.sized else 1.0,
-        "height": place.height if place.sized else 1.0,
-        "file_idx": place.file_idx,
-        "entry": entry,
-        "extras": extras,
-    }
+    iw, ih = (place.width, place.height) if place.sized else (1.0, 1.0)
+    kw = {"width": iw, "height": ih, "file_idx": place.file_idx, "entry": entry, "extras": extras}
     who = (place.item, place.annotator, label)
     if kind == "mask":
         if "iscrowd" in shape:
@@ -369,11 +340,8 @@ def _keypoints(b, place: Place, entry, shape, c, who, kw) -> None:
     if names is None:
         names = [str(i) for i in range(len(pts))]
     if len(names) != len(pts):
-        raise reader_error(
-            place.path,
-            entry,
-            f"the skeleton {skeleton!r} has {len(names)} points, the keypoint set {len(pts)}",
-        )
+        why = f"the skeleton {skeleton!r} has {len(names)} points, the keypoint set {len(pts)}"
+        raise reader_error(place.path, entry, why)
     try:
         kind = skeleton_kind(names, skeleton or who[2])
     except ParameterError as exc:

@@ -158,18 +158,12 @@ def _read_file(builder, file: Path, item: str, annotator):
         if not (isinstance(o, dict) and isinstance(o.get("key"), str)):
             continue
         if o["key"] in objects:
-            builder.entry_failed(
-                reader_error(
-                    file,
-                    f"objects[{j}]",
-                    f"the object key {o['key']!r} is also an earlier object's: its figures "
-                    "would belong to either (the first is kept with on_invalid='drop')",
-                ),
-                file,
-                f"objects[{j}]",
-                item=item,
-                record=o,
+            why = (
+                f"the object key {o['key']!r} is also an earlier object's: its figures "
+                "would belong to either (the first is kept with on_invalid='drop')"
             )
+            exc = reader_error(file, f"objects[{j}]", why)
+            builder.entry_failed(exc, file, f"objects[{j}]", item=item, record=o)
             continue
         objects[o["key"]] = o
     f = builder.add_file(file, lambda e: f"figures[{e}]")
@@ -182,30 +176,17 @@ def _read_file(builder, file: Path, item: str, annotator):
             raise reader_error(file, entry, "a figure must be an object")
         fkey = fig.get("key")
         if isinstance(fkey, str) and fkey in figure_keys:
-            builder.entry_failed(
-                reader_error(
-                    file,
-                    entry,
-                    f"the figure key {fkey!r} is also an earlier figure's: one figure written "
-                    "twice would count twice (the first is kept with on_invalid='drop')",
-                ),
-                file,
-                entry,
-                item=item,
-                record=fig,
+            why = (
+                f"the figure key {fkey!r} is also an earlier figure's: one figure written "
+                "twice would count twice (the first is kept with on_invalid='drop')"
             )
+            builder.entry_failed(reader_error(file, entry, why), file, entry, item=item, record=fig)
             continue
         if isinstance(fkey, str):
             figure_keys.add(fkey)
         if fig.get("geometryType", "cuboid_3d") != "cuboid_3d":
-            builder.drop(
-                file,
-                entry,
-                "unsupported_shape",
-                f"geometryType {fig.get('geometryType')!r}",
-                item=item,
-                record=fig,
-            )
+            why = f"geometryType {fig.get('geometryType')!r}"
+            builder.drop(file, entry, "unsupported_shape", why, item=item, record=fig)
             continue
         who = annotator if annotator is not None else fig.get("labelerLogin")
         if not isinstance(who, str) or not who:
@@ -234,18 +215,7 @@ def _read_file(builder, file: Path, item: str, annotator):
                 for part in ("position", "rotation", "dimensions")
             )
         except (TypeError, KeyError, ValueError, OverflowError):
-            raise reader_error(
-                file,
-                entry,
-                "geometry needs position, rotation and dimensions, each with numbers x, y, z",
-            ) from None
-        builder.add_shape(
-            item,
-            who,
-            label,
-            "cuboid",
-            [*pos, *dim, rot[2], rot[1], rot[0]],
-            file_idx=f,
-            entry=k,
-            extras={"object_key": str(obj.get("key"))},
-        )
+            why = "geometry needs position, rotation and dimensions, each with numbers x, y, z"
+            raise reader_error(file, entry, why) from None
+        params, extras = [*pos, *dim, rot[2], rot[1], rot[0]], {"object_key": str(obj.get("key"))}
+        builder.add_shape(item, who, label, "cuboid", params, file_idx=f, entry=k, extras=extras)

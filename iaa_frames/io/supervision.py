@@ -13,7 +13,6 @@ shaped like a Detections and never imports ``supervision``;
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -21,12 +20,12 @@ import pandas as pd
 import shapely
 
 from iaa_frames.errors import (
-    DroppedRowsWarning,
     InvalidAnnotationError,
     ParameterError,
 )
 from iaa_frames.frame.schema import BOX_COLUMNS, INVALID_REASONS, check, validate
 
+from .builder import unusable_message, warn_dropped
 from .masks import masks_to_geometries
 
 __all__ = ["CLASS_NAME", "ORIENTED", "from_supervision"]
@@ -37,7 +36,6 @@ CLASS_NAME = "class_name"
 #: (``supervision.config.ORIENTED_BOX_COORDINATES``)
 ORIENTED = "xyxyxyxy"
 _CORE = ("item", "annotator", "label", "object_id", *BOX_COLUMNS, "geometry", "width", "height")
-_MAX_LISTED = 5
 _REASONS = {
     "unknown_class": "the class_id is not in class_names",
     "no_class": "the detection has neither data['class_name'] nor a class_id",
@@ -293,16 +291,9 @@ def from_supervision(
     frame = validate(frame.reset_index(drop=True))
     if len(dropped):
         counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
-        warnings.warn(
-            DroppedRowsWarning(
-                f"supervision: dropped {len(dropped)} detection(s) ("
-                + ", ".join(f"{k}: {v}" for k, v in counts.items())
-                + "); the warning's .dropped attribute lists them",
-                counts=counts,
-                dropped=dropped,
-            ),
-            stacklevel=2,
-        )
+        summary = ", ".join(f"{k}: {v}" for k, v in counts.items())
+        message = f"supervision: dropped {len(dropped)} detection(s) ({summary}); the warning's .dropped attribute lists them"
+        warn_dropped(message, counts, dropped, 2)
     return frame
 
 
@@ -360,16 +351,9 @@ def _dropped(keys, index, objects, reason) -> pd.DataFrame:
 
 
 def _message(dropped: pd.DataFrame) -> str:
+    head = dropped.iloc[:5]
     lines = [
         f"detections[{k!r}][{i}]: {d}"
-        for k, i, d in zip(
-            dropped["key"][:_MAX_LISTED], dropped["index"][:_MAX_LISTED], dropped["detail"]
-        )
+        for k, i, d in zip(head["key"], head["index"], head["detail"])
     ]
-    more = f"\n... and {len(dropped) - _MAX_LISTED} more" if len(dropped) > _MAX_LISTED else ""
-    return (
-        f"{len(dropped)} unusable detection(s):\n"
-        + "\n".join(lines)
-        + more
-        + "\nPass on_invalid='drop' to drop them with a warning."
-    )
+    return unusable_message(f"{len(dropped)} unusable detection(s)", lines, len(dropped))

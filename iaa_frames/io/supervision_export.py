@@ -128,13 +128,11 @@ def to_supervision(frame: pd.DataFrame, *, class_names=None, masks: bool = False
         raise ParameterError(f"labels {unknown[:_MAX_LISTED]} are not in class_names")
     has_geom = ~np.equal(frame["geometry"].to_numpy(object), None)
     if not masks and has_geom.any():
-        warnings.warn(
-            IAAWarning(
-                f"to_supervision: {int(has_geom.sum())} polygon(s) written as their bounding "
-                "boxes (pass masks=True to write them as masks)"
-            ),
-            stacklevel=2,
+        message = (
+            f"to_supervision: {int(has_geom.sum())} polygon(s) written as their bounding "
+            "boxes (pass masks=True to write them as masks)"
         )
+        warnings.warn(IAAWarning(message), stacklevel=2)
     box = frame[list(BOX_COLUMNS)].to_numpy("float64")
     geoms = frame["geometry"].to_numpy(object)
     width = frame["width"].to_numpy("float64")

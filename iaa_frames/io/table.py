@@ -9,16 +9,16 @@ directory of Parquet files written by :func:`iaa_frames.to_parquet` use
 from __future__ import annotations
 
 import importlib.util
-import warnings
 
 import numpy as np
 import pandas as pd
 import shapely
 
-from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
+from iaa_frames.errors import ParameterError, ReaderError
 from iaa_frames.frame.schema import INVALID_REASONS, check, validate
 
 from .box_lists import explode_boxes
+from .builder import unusable_message, warn_dropped
 from .paths import as_path, check_file
 
 __all__ = ["IDENTIFIERS", "TABLE_FORMATS", "read_csv_text_ids", "read_table"]
@@ -93,14 +93,8 @@ def _check_boxes(path, df: pd.DataFrame) -> None:
         f"{path}: row {row}: {INVALID_REASONS.get(r, r)}"
         for row, r in zip(bad.index[:5], bad["reason"][:5], strict=True)
     ]
-    more = f"\n... and {len(bad) - 5} more" if len(bad) > 5 else ""
     summary = ", ".join(f"{k}: {v}" for k, v in res.counts.items())
-    raise ReaderError(
-        f"{len(bad)} unusable box(es) ({summary}):\n"
-        + "\n".join(lines)
-        + more
-        + "\nPass on_invalid='drop' to drop them with a warning."
-    )
+    raise ReaderError(unusable_message(f"{len(bad)} unusable box(es) ({summary})", lines, len(bad)))
 
 
 def read_table(
@@ -227,14 +221,10 @@ def read_table(
     if dropped is not None and len(dropped):
         counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
         frame.attrs["iaa_reader_dropped"] = counts
-        warnings.warn(
-            DroppedRowsWarning(
-                f"{path}: dropped {len(dropped)} row(s) whose {boxes!r} cell is malformed ("
-                + ", ".join(f"{k}: {v}" for k, v in counts.items())
-                + "); the warning's .dropped attribute lists them (file, row, reason, cell)",
-                counts=counts,
-                dropped=dropped,
-            ),
-            stacklevel=2,
+        summary = ", ".join(f"{k}: {v}" for k, v in counts.items())
+        message = (
+            f"{path}: dropped {len(dropped)} row(s) whose {boxes!r} cell is malformed ({summary}); "
+            "the warning's .dropped attribute lists them (file, row, reason, cell)"
         )
+        warn_dropped(message, counts, dropped, 2)
     return frame

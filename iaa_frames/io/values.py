@@ -24,6 +24,9 @@ __all__ = [
     "PLAIN_NUMBER",
     "flat_ring",
     "is_number",
+    "is_size",
+    "json_list",
+    "json_object",
     "number",
     "parse_float",
     "parse_int",
@@ -77,6 +80,28 @@ def parse_int(text: str) -> int:
 
 def is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def json_object(path, entry, v, what: str) -> dict:
+    """``v``, or a ReaderError when it is not a JSON object (``what`` names it)."""
+    if not isinstance(v, dict):
+        raise reader_error(path, entry, f"{what} must be a JSON object, got {type(v).__name__}")
+    return v
+
+
+def is_size(v) -> bool:
+    """Whether ``v`` is a list of two positive integers (a mask's ``[height, width]``)."""
+    return isinstance(v, list) and len(v) == 2 and all(type(x) is int and x > 0 for x in v)
+
+
+def json_list(path, entry, v, name: str = "") -> list:
+    """``v`` as a list (None: empty), or a ReaderError when it is something else."""
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        what = f"{name} must be a list" if name else "must be a list"
+        raise reader_error(path, entry, f"{what}, got {type(v).__name__}")
+    return v
 
 
 def number(path, entry, v, name) -> float:

@@ -136,11 +136,8 @@ def _flag(path, entry, obj, name):
 def _read_file(path, annotator, b: FrameBuilder, keys: ItemKeys, scope):
     root = parse_xml(path)
     if root.tag != "annotation":
-        raise reader_error(
-            path,
-            None,
-            f"not a VOC annotation: the root element is <{root.tag}>, expected <annotation>",
-        )
+        why = f"not a VOC annotation: the root element is <{root.tag}>, expected <annotation>"
+        raise reader_error(path, None, why)
     f = b.add_file(path)
     source = (root.findtext("filename") or "").strip()
     item = keys(source, scope=scope, path=path, entry="<filename>") if source else path.stem
@@ -167,16 +164,10 @@ def _object(path, f, b, obj, name, entry, item, annotator, w, h):
     if not name:
         raise reader_error(path, entry, "missing <name>")
     bb = obj.find("bndbox")
+    who = {"item": item, "annotator": annotator}
     if bb is None:
-        b.drop(
-            path,
-            entry,
-            "unsupported_shape",
-            "an <object> without <bndbox>",
-            item=item,
-            annotator=annotator,
-            record={"name": name},
-        )
+        why = "an <object> without <bndbox>"
+        b.drop(path, entry, "unsupported_shape", why, **who, record={"name": name})
         return
     x0 = xml_float(path, entry, bb, "xmin", attr=False)
     y0 = xml_float(path, entry, bb, "ymin", attr=False)
@@ -192,39 +183,17 @@ def _object(path, f, b, obj, name, entry, item, annotator, w, h):
     pose = obj.findtext("pose")
     if pose is not None:
         extras["pose"] = pose.strip()
-    b.add_box(
-        item,
-        annotator,
-        name,
-        x0,
-        y0,
-        x1,
-        y1,
-        width=w,
-        height=h,
-        file_idx=f,
-        entry=entry,
-        extras=extras,
-    )
+    kw = dict(width=w, height=h, file_idx=f, entry=entry, extras=extras)
+    b.add_box(item, annotator, name, x0, y0, x1, y1, **kw)
     for j, extra in enumerate(obj.findall("bndbox")[1:], start=1):
-        b.drop(
-            path,
-            f"{entry} bndbox[{j}]",
-            "extra_bndbox",
+        why = (
             "a second <bndbox> in one <object> (VOC writes one box per object): the first "
-            "was read; write each box as its own <object>",
-            item=item,
-            annotator=annotator,
-            record={"object": name, **{c.tag: (c.text or "").strip() for c in extra}},
+            "was read; write each box as its own <object>"
         )
+        rec = {"object": name, **{c.tag: (c.text or "").strip() for c in extra}}
+        b.drop(path, f"{entry} bndbox[{j}]", "extra_bndbox", why, **who, record=rec)
     for j, part in enumerate(obj.findall("part")):
         pname = (part.findtext("name") or "").strip()
-        b.drop(
-            path,
-            f"{entry} part[{j}]",
-            "unsupported_shape",
-            f"a <part> ({pname or 'unnamed'}) of an object (VOC person layout): only objects are read",
-            item=item,
-            annotator=annotator,
-            record={"object": name, "part": pname},
-        )
+        why = f"a <part> ({pname or 'unnamed'}) of an object (VOC person layout): only objects are read"
+        rec = {"object": name, "part": pname}
+        b.drop(path, f"{entry} part[{j}]", "unsupported_shape", why, **who, record=rec)

@@ -128,6 +128,15 @@ def _indent(el, level=0):
     ET.indent(el, space="  ", level=level)
 
 
+def _texts(parent, tag=None, **texts):
+    """``parent`` (or its new child ``tag``) given a child element per keyword, holding its
+    text, in order; the element."""
+    el = parent if tag is None else ET.SubElement(parent, tag)
+    for child, text in texts.items():
+        ET.SubElement(el, child).text = text
+    return el
+
+
 def _write(path: Path, text: str, overwrite: bool) -> None:
     """Write ``text`` to ``path``; an existing file is a FileExistsError unless
     ``overwrite`` (every file the writers write goes through here)."""
@@ -269,44 +278,22 @@ def write_cvat(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
     by = _rows(df, obj)
     paths = []
     for k, ann in enumerate(_annotators(df), start=1):
-        root = ET.Element("annotations")
-        ET.SubElement(root, "version").text = "1.1"
+        root = _texts(ET.Element("annotations"), version="1.1")
         meta = ET.SubElement(root, "meta")
-        job = ET.SubElement(meta, "job")
         mine = [it for it in items if (ann, it) in by]
-        for tag, text in (
-            ("id", str(k)),
-            ("size", str(len(mine))),
-            ("mode", "annotation"),
-            ("overlap", "0"),
-            ("bugtracker", ""),
-            ("subset", "default"),
-        ):
-            ET.SubElement(job, tag).text = text
-        owner = ET.SubElement(job, "owner")
-        ET.SubElement(owner, "username").text = "admin"
-        ET.SubElement(owner, "email").text = "admin@example.org"
-        assignee = ET.SubElement(job, "assignee")
-        ET.SubElement(assignee, "username").text = ann
-        ET.SubElement(assignee, "email").text = f"{ann}@example.org"
+        job = _texts(meta, "job", id=str(k), size=str(len(mine)), mode="annotation", overlap="0")
+        _texts(job, bugtracker="", subset="default")
+        _texts(job, "owner", username="admin", email="admin@example.org")
+        _texts(job, "assignee", username=ann, email=f"{ann}@example.org")
         labs = ET.SubElement(job, "labels")
         for lab in labels:
-            le = ET.SubElement(labs, "label")
-            ET.SubElement(le, "name").text = lab
-            ET.SubElement(le, "type").text = "any"
-            ET.SubElement(le, "attributes")
-        ET.SubElement(meta, "dumped").text = "2024-01-01 00:00:00.000000+00:00"
+            _texts(labs, "label", name=lab, type="any", attributes=None)
+        _texts(meta, dumped="2024-01-01 00:00:00.000000+00:00")
         for it in mine:
             first, objs = by[(ann, it)]
             w, h = _size(first)
-            im = ET.SubElement(
-                root,
-                "image",
-                id=str(items.index(it)),
-                name=f"{it}{suffix}",
-                width=str(w),
-                height=str(h),
-            )
+            image = {"id": str(items.index(it)), "name": f"{it}{suffix}"}
+            im = ET.SubElement(root, "image", **image, width=str(w), height=str(h))
             for rec in objs:
                 g = rec["geometry"]
                 machine = rec.get("rater_kind") == "machine"
@@ -321,16 +308,9 @@ def write_cvat(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
                     pts = ";".join(f"{x:.{decimals}f},{y:.{decimals}f}" for x, y in xy)
                     ET.SubElement(im, tag, **common, points=pts, z_order="0")
                 elif g is None:
-                    ET.SubElement(
-                        im,
-                        "box",
-                        **common,
-                        xtl=f"{rec['x0']:.{decimals}f}",
-                        ytl=f"{rec['y0']:.{decimals}f}",
-                        xbr=f"{rec['x1']:.{decimals}f}",
-                        ybr=f"{rec['y1']:.{decimals}f}",
-                        z_order="0",
-                    )
+                    corners = (("xtl", "x0"), ("ytl", "y0"), ("xbr", "x1"), ("ybr", "y1"))
+                    box = {k: f"{rec[c]:.{decimals}f}" for k, c in corners}
+                    ET.SubElement(im, "box", **common, **box, z_order="0")
                 else:
                     for rings in _rings(g):
                         pts = ";".join(f"{x:.{decimals}f},{y:.{decimals}f}" for x, y in rings[0])
@@ -377,20 +357,15 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/", 
                     "image_rotation": 0,
                 }
                 if g is None and _cvat_points(rec)[0] is None:
-                    result.append(
-                        {
-                            **base,
-                            "type": "rectanglelabels",
-                            "value": {
-                                "x": round(rec["x0"] / W * 100, 6),
-                                "y": round(rec["y0"] / H * 100, 6),
-                                "width": round((rec["x1"] - rec["x0"]) / W * 100, 6),
-                                "height": round((rec["y1"] - rec["y0"]) / H * 100, 6),
-                                "rotation": 0,
-                                "rectanglelabels": [rec["label"]],
-                            },
-                        }
-                    )
+                    value = {
+                        "x": round(rec["x0"] / W * 100, 6),
+                        "y": round(rec["y0"] / H * 100, 6),
+                        "width": round((rec["x1"] - rec["x0"]) / W * 100, 6),
+                        "height": round((rec["y1"] - rec["y0"]) / H * 100, 6),
+                        "rotation": 0,
+                        "rectanglelabels": [rec["label"]],
+                    }
+                    result.append({**base, "type": "rectanglelabels", "value": value})
                 else:
                     tag, xy = _cvat_points(rec)
                     if tag == "points":
@@ -401,18 +376,9 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/", 
                     closed = tag is None  # a polyline is an open polygon (read_labelstudio)
                     ring = _rings(g)[0][0] if closed else xy
                     pts = [[round(x / W * 100, 6), round(y / H * 100, 6)] for x, y in ring]
-                    result.append(
-                        {
-                            **base,
-                            "from_name": "outline",
-                            "type": "polygonlabels",
-                            "value": {
-                                "points": pts,
-                                "closed": closed,
-                                "polygonlabels": [rec["label"]],
-                            },
-                        }
-                    )
+                    value = {"points": pts, "closed": closed, "polygonlabels": [rec["label"]]}
+                    outline = {"from_name": "outline", "type": "polygonlabels", "value": value}
+                    result.append({**base, **outline})
             annotations.append(
                 {
                     "id": aid,
@@ -424,14 +390,8 @@ def write_labelstudio(df, path, *, suffix=".jpg", upload_dir="/data/upload/1/", 
                     "task": t,
                 }
             )
-        tasks.append(
-            {
-                "id": t,
-                "data": {"image": f"{upload_dir}{it}{suffix}"},
-                "annotations": annotations,
-                "predictions": [],
-            }
-        )
+        data = {"image": f"{upload_dir}{it}{suffix}"}
+        tasks.append({"id": t, "data": data, "annotations": annotations, "predictions": []})
     _write(path, json.dumps(tasks, indent=1), overwrite)
     return path
 
@@ -447,23 +407,14 @@ def write_voc(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
     for (ann, it), (first, objs) in sorted(by.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
         d = directory / ann
         d.mkdir(parents=True, exist_ok=True)
-        root = ET.Element("annotation")
-        ET.SubElement(root, "folder").text = "images"
-        ET.SubElement(root, "filename").text = f"{it}{suffix}"
-        src = ET.SubElement(root, "source")
-        ET.SubElement(src, "database").text = "iaa_frames sample"
-        size = ET.SubElement(root, "size")
+        root = _texts(ET.Element("annotation"), folder="images", filename=f"{it}{suffix}")
+        _texts(root, "source", database="iaa_frames sample")
         w, h = _size(first)
-        ET.SubElement(size, "width").text = str(w or 0)
-        ET.SubElement(size, "height").text = str(h or 0)
-        ET.SubElement(size, "depth").text = "3"
-        ET.SubElement(root, "segmented").text = "0"
+        _texts(root, "size", width=str(w or 0), height=str(h or 0), depth="3")
+        _texts(root, segmented="0")
         for rec in objs:
-            o = ET.SubElement(root, "object")
-            ET.SubElement(o, "name").text = rec["label"]
-            ET.SubElement(o, "pose").text = "Unspecified"
-            ET.SubElement(o, "truncated").text = "0"
-            ET.SubElement(o, "difficult").text = "0"
+            o = _texts(root, "object", name=rec["label"], pose="Unspecified", truncated="0")
+            _texts(o, difficult="0")
             bb = ET.SubElement(o, "bndbox")
             for tag, col in (("xmin", "x0"), ("ymin", "y0"), ("xmax", "x1"), ("ymax", "y1")):
                 ET.SubElement(bb, tag).text = f"{rec[col]:.{decimals}f}"
@@ -538,16 +489,13 @@ def write_darwin(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
         for rec in objs:
             g = rec["geometry"]
             x0, y0, x1, y1 = (_r(rec[c], decimals) for c in ("x0", "y0", "x1", "y1"))
+            oid = rec["object_id"]
+            if isinstance(oid, (int, np.integer)):
+                oid = f"{int(oid):08d}-0000-4000-8000-000000000000"
+            bbox = {"h": _r(y1 - y0, decimals), "w": _r(x1 - x0, decimals), "x": x0, "y": y0}
             a = {
-                "bounding_box": {
-                    "h": _r(y1 - y0, decimals),
-                    "w": _r(x1 - x0, decimals),
-                    "x": x0,
-                    "y": y0,
-                },
-                "id": f"{int(rec['object_id']):08d}-0000-4000-8000-000000000000"
-                if isinstance(rec["object_id"], (int, np.integer))
-                else str(rec["object_id"]),
+                "bounding_box": bbox,
+                "id": str(oid),
                 "name": rec["label"],
                 "properties": [],
                 "slot_names": ["0"],
@@ -555,29 +503,21 @@ def write_darwin(df, directory, *, suffix=".jpg", decimals=2, overwrite=False):
                 "reviewers": [],
             }
             if g is not None:
-                paths = []
-                for rings in _rings(g):
-                    for ring in rings:
-                        paths.append(
-                            [{"x": _r(x, decimals), "y": _r(y, decimals)} for x, y in ring]
-                        )
+                rings = [ring for part in _rings(g) for ring in part]
+                paths = [
+                    [{"x": _r(x, decimals), "y": _r(y, decimals)} for x, y in r] for r in rings
+                ]
                 a["polygon"] = {"paths": paths}
             annotations.append(a)
+        source = [{"file_name": f"{it}{suffix}"}]
+        slot = {"type": "image", "slot_name": "0", "width": w, "height": h, "source_files": source}
         doc = {
             "version": "2.0",
             "schema_ref": "https://darwin-public.s3.eu-west-1.amazonaws.com/darwin_json/2.0/schema.json",
             "item": {
                 "name": f"{it}{suffix}",
                 "path": "/",
-                "slots": [
-                    {
-                        "type": "image",
-                        "slot_name": "0",
-                        "width": w,
-                        "height": h,
-                        "source_files": [{"file_name": f"{it}{suffix}"}],
-                    }
-                ],
+                "slots": [slot],  # fmt: skip
             },
             "annotations": annotations,
         }

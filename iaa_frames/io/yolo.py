@@ -157,14 +157,8 @@ def _images_by_stem(dirs) -> dict:
 
 
 def _label_files(d: Path) -> list[tuple[Path, str | None]]:
-    """(label file, the image it annotates when the layout names it) of one export:
-
-    * Ultralytics: ``labels/`` (with split folders ``labels/train`` ...), images in the
-      parallel ``images/`` tree; or Roboflow's ``train/labels``, ``valid/labels`` ...;
-    * Darknet: the images listed in ``train.txt``/``valid.txt`` (named by ``obj.data``), each
-      with its ``.txt`` beside it (``obj_train_data/``);
-    * else the ``.txt`` files of the directory itself.
-    """
+    """(label file, the image it annotates when the layout names it) of one export, in
+    the layouts :func:`read_yolo` lists (Ultralytics and Roboflow, Darknet, plain)."""
     if (d / "labels").is_dir():
         roots = [(d / "labels", d / "images")]
     else:
@@ -221,15 +215,8 @@ def _label_files(d: Path) -> list[tuple[Path, str | None]]:
     for sub in sorted(p for p in d.iterdir() if p.is_dir() and p.name.startswith("obj_")):
         files += sorted(q for q in sub.rglob("*.txt") if q.name.lower() not in _NOT_LABELS)
     images = _images_by_stem(sorted({p.parent for p in files}))
-    return [
-        (
-            p,
-            None
-            if images.get(p.with_suffix("")) is None
-            else str(images[p.with_suffix("")].relative_to(d)),
-        )
-        for p in files
-    ]
+    image = [images.get(p.with_suffix("")) for p in files]
+    return [(p, None if i is None else str(i.relative_to(d))) for p, i in zip(files, image)]
 
 
 def read_yolo(
@@ -340,13 +327,11 @@ def read_yolo(
         if _is_dataset(root):
             if annotator is None:
                 annotator = root.resolve().name
-                warnings.warn(
-                    AnnotatorNameWarning(
-                        f"{root}: one YOLO export, and YOLO labels name no annotator; its "
-                        f"annotator is the directory name {annotator!r}: pass annotator= to name it"
-                    ),
-                    stacklevel=2,
+                message = (
+                    f"{root}: one YOLO export, and YOLO labels name no annotator; its "
+                    f"annotator is the directory name {annotator!r}: pass annotator= to name it"
                 )
+                warnings.warn(AnnotatorNameWarning(message), stacklevel=2)
             dirs = [(annotator, root)]
         else:
             dirs = [(a, d) for a, d in annotator_dirs(root, "read_yolo") if a != "images"]
@@ -408,50 +393,27 @@ def _read_file(path, annotator, names, sizes, b: FrameBuilder, item, source):
     is_box = [line[2] == "box" for line in lines]
     if any(is_box):
         a = np.asarray([v[:4] for (_, _, kind, v, _) in lines if kind == "box"], dtype="float64")
-        corners = np.column_stack(
-            [
-                (a[:, 0] - a[:, 2] / 2) * w,
-                (a[:, 1] - a[:, 3] / 2) * h,
-                (a[:, 0] + a[:, 2] / 2) * w,
-                (a[:, 1] + a[:, 3] / 2) * h,
-            ]
+        corners = (
+            np.hstack([a[:, :2] - a[:, 2:4] / 2, a[:, :2] + a[:, 2:4] / 2]) * (w, h, w, h)
         ).tolist()
     j = 0
     for entry, label, kind, v, score in lines:
         extras = None if score is None else {"score": score}
+        kw = dict(width=w, height=h, file_idx=f, entry=entry, extras=extras)
         if kind == "box":
             if len(v) == 6:
                 extras["track_id"] = int(v[5])
-            box = corners[j]
+            b.add_box(item, annotator, label, *corners[j], **kw)
             j += 1
-            kw = dict(width=w, height=h, file_idx=f, entry=entry, extras=extras)
-            b.add_box(item, annotator, label, *box, **kw)
             continue
         ring = (np.asarray(v, dtype="float64").reshape(-1, 2) * (w, h)).ravel().tolist()
         if ring[:2] == ring[-2:]:
             ring = ring[:-2]
         if len(ring) < 6:
-            b.drop(
-                path,
-                entry,
-                "degenerate_polygon",
-                "a polygon with fewer than 3 distinct points",
-                item=item,
-                annotator=annotator,
-                record=v,
-            )
+            why = "a polygon with fewer than 3 distinct points"
+            b.drop(path, entry, "degenerate_polygon", why, item=item, annotator=annotator, record=v)
             continue
-        b.add_polygon(
-            item,
-            annotator,
-            label,
-            [[ring]],
-            width=w,
-            height=h,
-            file_idx=f,
-            entry=entry,
-            extras=extras,
-        )
+        b.add_polygon(item, annotator, label, [[ring]], **kw)
 
 
 def _line(path, entry, line, tok, names):

@@ -77,20 +77,14 @@ def _yaml_names(path: Path, text: str) -> list[str]:
                 key, _, val = s.partition(":")
                 names[int(key)] = _unquote(val)
             else:
-                raise reader_error(
-                    path,
-                    f"line {k}",
-                    f"cannot read {s!r} as a class name; pass classes=[...] instead",
-                )
+                why = f"cannot read {s!r} as a class name; pass classes=[...] instead"
+                raise reader_error(path, f"line {k}", why)
         if block and names:
             raise reader_error(path, f"line {n + 1}", "names mixes a list and a mapping")
         if names:
             if sorted(names) != list(range(len(names))):
-                raise reader_error(
-                    path,
-                    f"line {n + 1}",
-                    f"names keys must be 0..{len(names) - 1}, got {sorted(names)}",
-                )
+                why = f"names keys must be 0..{len(names) - 1}, got {sorted(names)}"
+                raise reader_error(path, f"line {n + 1}", why)
             return [names[i] for i in range(len(names))]
         if block:
             return block
@@ -133,15 +127,10 @@ def class_names(classes, dirs) -> dict:
     if classes is None:
         out, found, files = {}, {}, {}
         for ann, d in dirs:
-            path = next(
-                (
-                    cand / name
-                    for cand in (d, d.parent)
-                    for name in _CLASS_FILES
-                    if (cand / name).is_file()
-                ),
-                None,
-            )
+            here = [
+                c / name for c in (d, d.parent) for name in _CLASS_FILES if (c / name).is_file()
+            ]
+            path = here[0] if here else None
             if path is not None and path not in found:
                 found[path] = read_yolo_classes(path)
             out[ann] = None if path is None else found[path]
