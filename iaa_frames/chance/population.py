@@ -126,8 +126,8 @@ def label_fingerprint_order(corpus: Corpus) -> np.ndarray:
 
 def label_pools(corpus: Corpus):
     """Annotation slots containing each class, sorted, grouped by class (CSR)."""
-    bl = corpus.by_label
-    owner = corpus.annotation_of(bl.item[:-1], bl.annotator[:-1])
+    bl, starts = corpus.by_label, corpus.class_starts
+    owner = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
     order = np.lexsort((owner, bl.label[:-1]))
     count = np.bincount(bl.label[:-1], minlength=len(corpus.labels))
     return owner[order], run_starts(count), count

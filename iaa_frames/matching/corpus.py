@@ -157,7 +157,7 @@ class Corpus:
         if n_slots * n_labels > 16 * len(s.start) + 2**22 or s.empty >= 2**31:
             return None  # int32: 64 bytes or less for each slot of by_label
         table = np.full(n_slots * n_labels, s.empty, dtype=np.int32)
-        owner = self.annotation_of(s.item[:-1], s.annotator[:-1])
+        owner = np.repeat(np.arange(n_slots), np.diff(self.class_starts))
         table[owner * n_labels + s.label[:-1]] = np.arange(s.empty)
         return table
 
