@@ -236,10 +236,15 @@ def poststratify(
     bg, wg = coarse_code[: len(br)], coarse_code[len(br) :]
     n_cells = between.shape[1]
 
-    # chance weight per cell, (cell, fine), (cell, coarse)
+    # chance weight per cell, (cell, fine), (cell, coarse); the chance units' groups are
+    # kept (``*_inv``) so that what is looked up per group is gathered, not searched
     b_cell = np.bincount(bc, weights=bm, minlength=n_cells)
-    bf_code, bf_sum = _sums(bc, bf, bm, nf)
-    bg_code, bg_sum = _sums(bc, bg, bm, ng)
+    bf_code, bf_inv = unique_inverse(bc * nf + bf)
+    bf_sum = np.bincount(bf_inv, weights=bm, minlength=len(bf_code))
+    bf_n = np.bincount(bf_inv, minlength=len(bf_code))
+    bg_code, bg_inv = unique_inverse(bc * ng + bg)
+    bg_sum = np.bincount(bg_inv, weights=bm, minlength=len(bg_code))
+    bg_n = np.bincount(bg_inv, minlength=len(bg_code))
     # within units per cell and (cell, fine); which level each (cell, fine) group uses
     w_cell = np.bincount(wc, weights=wn, minlength=n_cells)
     wf_code, wf_sum = _sums(wc, wf, wn, nf)
@@ -252,8 +257,6 @@ def poststratify(
     if np.any(same & (wg[1:] != wg[:-1])):
         raise IAAError("poststratify: a fine stratum of the within units has several coarse ones")
     wf_coarse = wg[np.r_[True, ~same]] if len(wg) else wg
-    _, bf_n = _sums(bc, bf, np.ones(len(br)), nf)
-    _, bg_n = _sums(bc, bg, np.ones(len(br)), ng)
     fine_ok = _lookup(wf_code, bf_code, bf_n) >= MIN_STRATUM_UNITS
     coarse_ok = ~fine_ok & (_lookup(wf_cell * ng + wf_coarse, bg_code, bg_n) >= MIN_STRATUM_UNITS)
     rest = ~fine_ok & ~coarse_ok
@@ -264,14 +267,13 @@ def poststratify(
     q_val = np.bincount(q_inv.ravel(), weights=share[coarse_ok], minlength=len(q_code))
     r_val = np.bincount(wf_cell[rest], weights=share[rest], minlength=n_cells)
 
+    # each term per group of chance units, then gathered: the same operands, the same
+    # rounding as term by term
     with np.errstate(invalid="ignore", divide="ignore"):
-        factor = (
-            _lookup(bc * nf + bf, p_code, p_val) / _lookup(bc * nf + bf, bf_code, bf_sum)
-            + np.nan_to_num(
-                _lookup(bc * ng + bg, q_code, q_val) / _lookup(bc * ng + bg, bg_code, bg_sum)
-            )
-            + r_val[bc] / b_cell[bc]
-        ) * b_cell[bc]
+        fine_term = _lookup(bf_code, p_code, p_val) / bf_sum
+        coarse_term = np.nan_to_num(_lookup(bg_code, q_code, q_val) / bg_sum)
+        cell_term = r_val / b_cell
+        factor = (fine_term[bf_inv] + coarse_term[bg_inv] + cell_term[bc]) * b_cell[bc]
     factor = np.nan_to_num(factor)
     # cells without within units keep their weights (their agreement is undefined anyway)
     factor = np.where(w_cell[bc] > 0, factor, 1.0)
