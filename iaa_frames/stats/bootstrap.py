@@ -236,7 +236,9 @@ class PairSums:
     ``k``. The weight is the same for every row of one unordered pair of items, so rows
     are summed per pair when built: a replicate costs one weight per pair of items, not
     per row. After construction ``item_a``, ``item_b`` and ``matrix`` hold one row per
-    distinct pair of items (``item_a <= item_b``).
+    distinct pair of items (``item_a <= item_b``) with a stored entry: a pair whose rows
+    count in no column (chance rows drawn for cells of another layout, such as the
+    pairs of annotators) would only cost its weight in every replicate.
 
     With ``scales`` (each None or one factor per row), the rows are those of
     ``hstack([diag(s) @ matrix for s in scales])``, summed without building that matrix.
@@ -255,6 +257,9 @@ class PairSums:
         pair, matrix = sum_rows_by_key(
             np.minimum(a, b) * n + np.maximum(a, b), self.matrix, scales or (None,)
         )
+        stored = np.diff(matrix.indptr) > 0
+        if not stored.all():  # the others add nothing to any sum, in any replicate
+            pair, matrix = pair[stored], matrix[stored]
         object.__setattr__(self, "item_a", pair // n)
         object.__setattr__(self, "item_b", pair % n)
         object.__setattr__(self, "matrix", matrix)
