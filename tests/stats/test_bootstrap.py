@@ -97,6 +97,28 @@ def test_sums_equal_explicit_weighted_sums(n_items, n_rows, n_cols, seed):
     assert sp.issparse(items.matrix) and items.matrix.shape == (n_items, n_cols)
 
 
+def test_pair_sums_drop_pairs_without_entries_bit_for_bit():
+    # the rows of pairs (2, 3) and (0, 4) are stored nowhere (an empty row; two rows that
+    # cancel): they are dropped, and the totals are bitwise those of the indicator product
+    # over the two pairs that remain
+    rng = np.random.default_rng(3)
+    item_a = np.array([0, 2, 1, 0, 4, 1, 0])
+    item_b = np.array([1, 3, 2, 4, 0, 2, 1])
+    dense = rng.normal(size=(7, 3))
+    dense[1] = 0.0
+    dense[3], dense[4] = [1.5, 0.0, -2.0], [-1.5, 0.0, 2.0]
+    pairs = PairSums(item_a, item_b, sp.csr_matrix(dense))
+    assert list(zip(pairs.item_a.tolist(), pairs.item_b.tolist())) == [(0, 1), (1, 2)]
+    assert pairs.matrix.shape == (2, 3)
+    per_pair = sp.csr_matrix(np.array([[1, 0, 0, 0, 0, 0, 1], [0, 0, 1, 0, 0, 1, 0]])) @ (
+        sp.csr_matrix(dense)
+    )
+    k = rng.integers(0, 4, size=(5, 5)).astype(float)
+    expected = np.asarray(per_pair.T @ (k[:, [0, 1]] * k[:, [1, 2]]).T).T
+    np.testing.assert_array_equal(pairs.total(k), expected)
+    np.testing.assert_array_equal(pairs.total(), np.asarray(per_pair.sum(axis=0)).ravel())
+
+
 # ------------------------------------------------------- intervals vs the primitives
 
 
