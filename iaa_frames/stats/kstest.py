@@ -386,30 +386,37 @@ def ks_agreement_entries(
         blocks = multiplicity_blocks(n, n_resamples, seed=_stream_seed(seed), block_size=step)
     else:
         blocks = (multiplicities[b : b + step] for b in range(0, n_resamples, step))
-    seg = np.repeat(np.arange(tested.size), np.diff(offsets))
+    sizes = np.diff(offsets)
     first = np.maximum(starts - 1, 0)
+    restart = (starts > 0)[:, None]
+    # (grid column x replicate) blocks, as the products give them: a column's cumulative
+    # sums restart at every cell's first column, then each cell's are divided by its
+    # total; the same operations on the same values as column by column
     for k in blocks:
-        cx = np.cumsum(counts.times(k).T, axis=1)
-        # a block of replicates at once, not a loop over rows: the pairs' weights
-        # k_a * k_b in float64 (the gathered columns converted, not the whole block)
+        cx = np.cumsum(counts.times(k), axis=0)
+        # the pairs' weights k_a * k_b in float64 (the gathered columns converted, not
+        # the whole block)
         weight = k[:, ba].astype(np.float64)
         weight *= k[:, bb]
-        cy = np.cumsum(np.asarray(hist_yt @ weight.T).T, axis=1)
+        cy = np.cumsum(np.asarray(hist_yt @ weight.T), axis=0)
         del weight
-        # cumulative sums restarted at every cell's first column (in place)
-        cx -= np.where(starts > 0, cx[:, first], 0.0)[:, seg]
-        cy -= np.where(starts > 0, cy[:, first], 0.0)[:, seg]
-        tx, ty = cx[:, ends], cy[:, ends]
+        base_x = np.where(restart, cx[first], 0.0)
+        base_y = np.where(restart, cy[first], 0.0)
+        cx -= np.repeat(base_x, sizes, axis=0)
+        cy -= np.repeat(base_y, sizes, axis=0)
+        tx, ty = cx[ends], cy[ends]
         with np.errstate(invalid="ignore", divide="ignore"):
-            cx /= tx[:, seg]
-            cy /= ty[:, seg]
-        cx -= cy  # the replicate's difference, recentred and widened
-        cx -= observed
-        cx *= widen
-        t = np.maximum.reduceat(cx, starts, axis=1)
+            cx /= np.repeat(tx, sizes, axis=0)
+            cy /= np.repeat(ty, sizes, axis=0)
+        cx -= cy  # the replicate's difference, recentred ...
+        cx -= observed[:, None]
+        t = np.maximum.reduceat(cx, starts, axis=0)
+        # ... and widened after the maximum: x -> fl(widen * x) is nondecreasing, so the
+        # maximum of the widened values is the widened maximum, bit for bit
+        t *= widen
         ok = (tx > 0) & (ty > 0)
-        exceed += np.count_nonzero(ok & (t >= stat - 1e-12), axis=0)
-        count_ok += np.count_nonzero(ok, axis=0)
+        exceed += np.count_nonzero(ok & (t >= stat[:, None] - 1e-12), axis=1)
+        count_ok += np.count_nonzero(ok, axis=1)
     pvalue[tested] = (1.0 + exceed) / (1.0 + count_ok)
     used[tested] = count_ok
     return statistic, pvalue, used
