@@ -1,0 +1,303 @@
+"""The matched pairs of two objects of one class in pairings of whole annotations, from
+only the part of each pairing that can hold them (issue #44).
+
+A class's localization stratum of chance pairings (:mod:`iaa_frames.chance.strata`)
+needs, of each pairing it draws, only its *units*: the matched pairs of two objects of
+the class. Matching the whole pairing to get them costs the whole pairing (a rare class
+of 14 objects an annotation in images of 1,000 objects: 2,600 full pairings for 200
+units). :func:`class_units` returns exactly the units :func:`~iaa_frames.matching.pipeline.run`
+gives (``sets=False``), matching only the connected components of the graph of eligible
+object pairs (IoU at or above the threshold) that hold an object of the class:
+
+* **Components.** A matched pair is eligible, so a unit lies in a component holding an
+  object of the class. Those components are listed from the class's objects outwards:
+  each round lists the candidate pairs of the objects reached last against the whole
+  other side (the box index of the pipeline, :func:`~iaa_frames.geometry.box_index.overlapping_pairs`,
+  on the same boxes, :func:`~iaa_frames.geometry.bounds.threshold_boxes`), computes
+  their IoU as the pipeline does (:func:`~iaa_frames.matching.pipeline._candidate_iou`,
+  pair by pair) and keeps the eligible ones, until no new object is reached. The
+  component's pairs are thus exactly the pipeline's eligible pairs of its objects.
+* **Assignment.** :func:`~iaa_frames.matching.assignment.assign` solves a pairing
+  whose objects with an eligible pair are too many to enumerate at once ("large") one
+  component at a time (:func:`~iaa_frames.matching.assignment._split_large`): an edge
+  alone is taken, every other component is enumerated, or given to
+  :func:`scipy.optimize.linear_sum_assignment` when too large, on its own matrix. Each
+  component is given here to :func:`assign` as a pairing of its own, with its objects
+  ranked in the same order, which takes exactly those steps on exactly that matrix:
+  the same choice, ties included. A pairing that is not large is enumerated whole, and a
+  tie between assignments may then be broken across components (the first of the
+  lexicographic order of the whole matrix, on sums in floating point): the restriction
+  is used only where the pairing is proven large, by the eligible pairs of a prefix of
+  :data:`PREFIX` objects of its first side (its objects with an eligible pair are at
+  least those); a pairing that is not large (or small: at most
+  :data:`~iaa_frames.matching.pipeline.SPARSE_MIN_PAIRS` candidate pairs, or ``tau = 0``,
+  where every pair is eligible) is matched whole by :func:`~iaa_frames.matching.pipeline.run`.
+* **Values.** IoU, tie-break and distance are computed pair by pair, as the pipeline
+  computes them.
+
+The tests (``tests/matching/test_units.py``) compare the units with those of the whole
+matching, on dense corpora with ties, polygons and components that join classes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from iaa_frames.arrays import sorted_unique
+from iaa_frames.geometry.box_index import overlapping_pairs
+
+from .assignment import _too_large, assign, run_starts
+from .corpus import Corpus, Slices
+from .pair_values import cached_values
+from .pipeline import (
+    SPARSE_MIN_PAIRS,
+    _candidate_iou,
+    _split,
+    _sweep_boxes,
+    _tiebreak,
+    run,
+)
+
+__all__ = ["PREFIX", "class_units"]
+
+#: Objects of a pairing's first side whose eligible pairs are listed to prove the pairing
+#: large (see the module notes).
+PREFIX = 64
+
+
+def class_units(corpus: Corpus, slots: Slices, a, b, label, *, tau: float, distance, cache=None):
+    """The matched pairs of two objects of class ``label[p]`` of every pairing
+    ``(a[p], b[p])``: those of :func:`~iaa_frames.matching.pipeline.run` with
+    ``sets=False``, bit for bit, from the components that can hold them (module notes).
+
+    Parameters
+    ----------
+    corpus : Corpus
+    slots : Slices
+        ``corpus.annotations``: the pairings are of whole annotations.
+    a, b, label : ndarray of int
+        The two slots and the class code of every pairing (a pairing may come with
+        several classes).
+    tau : float
+        Match threshold.
+    distance : Distance
+    cache : IoUCache, optional
+
+    Returns
+    -------
+    pairing, pair_a, pair_b, pair_iou, pair_distance : ndarray
+        One entry per unit, ordered by pairing, then ``pair_a``, then ``pair_b`` (the
+        order of the pipeline's matched pairs).
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.geometry.distances import get_distance
+    >>> from iaa_frames.matching.corpus import prepare
+    >>> corpus = prepare(iaf.simulate(n_items=2, seed=0))
+    >>> ann = corpus.annotations
+    >>> p, oa, ob, iou, d = class_units(corpus, ann, np.array([0]), np.array([1]),
+    ...                                 corpus.label[[ann.start[0]]], tau=0.5,
+    ...                                 distance=get_distance("iou"))
+    >>> bool((corpus.label[oa] == corpus.label[ob]).all())
+    True
+    """
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    label = np.asarray(label, dtype=np.int64)
+    by = corpus.by_label
+    ca, cb = corpus.label_slots(a, label), corpus.label_slots(b, label)
+    n_a, n_b = slots.count[a], slots.count[b]
+    both = (by.count[ca] > 0) & (by.count[cb] > 0)  # else no unit
+    sparse = both & (n_a * n_b > SPARSE_MIN_PAIRS) if tau > 0 else np.zeros(len(a), bool)
+    parts = []
+    if sparse.any():
+        s = np.flatnonzero(sparse)
+        found, proven = _restricted(
+            corpus, slots, (a[s], b[s], ca[s], cb[s], label[s]), tau, distance, cache
+        )
+        parts.append((s[found[0]], *found[1:]))
+        both[s[proven]] = False  # done
+    whole = np.flatnonzero(both)  # small, not proven large, or tau = 0: matched whole
+    if whole.size:
+        m = run(
+            corpus, slots, a[whole], b[whole], tau=tau, distance=distance, sets=False, cache=cache
+        )
+        lab = label[whole][m.pair_pairing]
+        keep = (corpus.label[m.pair_a] == lab) & (corpus.label[m.pair_b] == lab)
+        parts.append(
+            (
+                whole[m.pair_pairing[keep]],
+                m.pair_a[keep],
+                m.pair_b[keep],
+                m.pair_iou[keep],
+                m.pair_distance[keep],
+            )
+        )
+    if not parts:
+        z = np.zeros(0, np.int64)
+        return z, z, z, np.zeros(0), np.zeros(0)
+    pairing, oa, ob, iou, dist = (np.concatenate(x) for x in zip(*parts, strict=True))
+    order = np.lexsort((ob, oa, pairing))
+    return pairing[order], oa[order], ob[order], iou[order], dist[order]
+
+
+def _restricted(corpus, slots, rows, tau, distance, cache):
+    """:func:`class_units` of large pairings from the components of the class's objects:
+    ``rows`` holds the pairings' slots ``a``, ``b``, the class's slots in
+    ``corpus.by_label`` of either side and the class.
+
+    Returns
+    -------
+    (pairing, pair_a, pair_b, pair_iou, pair_distance), proven
+        The units of the pairings ``proven`` large (the others are to be matched whole).
+    """
+    a, b, ca, cb, label = rows
+    P, N = len(a), len(corpus.area)
+    by = corpus.by_label
+    boxes = _sweep_boxes(corpus, tau, True)
+    sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
+    # proof that the pairing is large: the eligible pairs of a prefix of its first side
+    r, o = _objects(np.arange(P), sa, np.minimum(na, PREFIX))
+    pr, pa, pb, _ = _eligible(corpus, boxes, r, o, sb, nb, tau, cache)
+    rows = np.bincount(_distinct(pr * N + pa) // N, minlength=P)
+    cols = np.bincount(_distinct(pr * N + pb) // N, minlength=P)
+    proven = _too_large(np.minimum(rows, cols), np.maximum(rows, cols))
+    # the components of the class's objects, listed outwards
+    idx = np.flatnonzero(proven)
+    ra, oa_ = _objects(idx, by.start[ca[idx]], by.count[ca[idx]])
+    rb, ob_ = _objects(idx, by.start[cb[idx]], by.count[cb[idx]])
+    seen_a, seen_b = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    fa, fb = ra * N + oa_, rb * N + ob_  # frontiers: (pairing, object) keys, distinct
+    z = np.zeros(0, np.int64)
+    er, ea, eb, ei = [z], [z], [z], [np.zeros(0)]
+    while fa.size or fb.size:
+        old_b = seen_b
+        seen_a, seen_b = np.union1d(seen_a, fa), np.union1d(seen_b, fb)
+        # the frontier of either side against the whole other side; a pair is listed
+        # once: from its first side unless its second object was reached before, from
+        # its second side unless its first object has been reached
+        r1, q1, o1, i1 = _eligible(corpus, boxes, fa // N, fa % N, sb, nb, tau, cache, old_b)
+        r2, q2, o2, i2 = _eligible(
+            corpus, boxes, fb // N, fb % N, sa, na, tau, cache, seen_a, swap=True
+        )
+        er += [r1, r2]
+        ea += [q1, o2]
+        eb += [o1, q2]
+        ei += [i1, i2]
+        fa = _distinct(r2 * N + o2)
+        fb = _distinct(r1 * N + o1)
+        fb = fb[~_in(fb, seen_b)]
+    pairing, oa, ob, iou = (np.concatenate(x) for x in (er, ea, eb, ei))
+    chosen = _assign_components(corpus, pairing, oa, ob, iou, N)
+    pairing, oa, ob, iou = pairing[chosen], oa[chosen], ob[chosen], iou[chosen]
+    lab = label[pairing]
+    keep = (corpus.label[oa] == lab) & (corpus.label[ob] == lab)
+    pairing, oa, ob, iou = pairing[keep], oa[keep], ob[keep], iou[keep]
+    shapes = corpus.shapes
+    rows_ = np.arange(len(oa))
+    dist = cached_values(
+        corpus,
+        cache,
+        "distance",
+        oa,
+        ob,
+        rows_,
+        lambda r: _split(corpus)(
+            distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]
+        ),
+    )
+    return (pairing, oa, ob, iou, dist), proven
+
+
+def _assign_components(corpus, pairing, oa, ob, iou, N):
+    """The pipeline's assignment of the eligible pairs ``(oa, ob)`` of the pairings
+    ``pairing`` (every eligible pair of each of their objects), one component at a time:
+    each component is a pairing of :func:`assign` of its own, its objects ranked in
+    their order (what :func:`assign` does to a large pairing)."""
+    if not len(oa):
+        return np.zeros(0, bool)
+    key_a, key_b = pairing * N + oa, pairing * N + ob
+    nodes_a, node_a = np.unique(key_a, return_inverse=True)
+    nodes_b, node_b = np.unique(key_b, return_inverse=True)
+    n = len(nodes_a) + len(nodes_b)
+    graph = coo_matrix((np.ones(len(oa)), (node_a, len(nodes_a) + node_b)), shape=(n, n))
+    _, comp = connected_components(graph, directed=False)
+    comp = comp[node_a].astype(np.int64)
+    # objects ranked within their component, in the order of the objects
+    la, ca = _rank(comp, oa)
+    lb, cb = _rank(comp, ob)
+    score = iou + _tiebreak(corpus, oa, ob, np.arange(len(oa)))
+    return assign(comp, la, lb, ca, cb, score, np.ones(len(oa), bool))
+
+
+def _rank(group, value):
+    """Rank of each ``value`` among the distinct values of its group, and the number of
+    distinct values per group (groups 0 .. max)."""
+    order = np.lexsort((value, group))
+    g, v = group[order], value[order]
+    new = np.r_[True, (g[1:] != g[:-1]) | (v[1:] != v[:-1])]
+    first = np.r_[True, g[1:] != g[:-1]]
+    distinct = np.cumsum(new) - 1
+    base = distinct[np.flatnonzero(first)][np.cumsum(first) - 1]
+    out = np.empty(len(order), np.int64)
+    out[order] = distinct - base
+    count = np.zeros(int(group.max()) + 1, np.int64)
+    np.maximum.at(count, group, out + 1)
+    return out, count
+
+
+def _objects(rows, start, count):
+    """(row, object) of the objects ``[start, start + count)`` of every row."""
+    r = np.repeat(rows, count)
+    return r, np.repeat(start, count) + np.arange(len(r)) - np.repeat(run_starts(count), count)
+
+
+def _eligible(corpus, boxes, row, obj, o_start, o_count, tau, cache, exclude=None, swap=False):
+    """The eligible pairs (IoU >= tau) of the objects ``obj`` (of pairing ``row``)
+    with the objects of the other side ``[o_start, o_start + o_count)[row]`` among the
+    pipeline's candidates (boxes ``boxes`` overlapping), leaving out the pairs whose
+    other object's key (``row * N + object``) is in ``exclude`` (sorted). The IoU is
+    computed with the objects in the pairing's order: ``obj`` first, or second with
+    ``swap`` (the pipeline's values, bit for bit).
+
+    Returns
+    -------
+    row, object, other object, iou
+    """
+    z = np.zeros(0, np.int64)
+    if not len(obj):
+        return z, z, z, np.zeros(0)
+    N = len(corpus.area)
+    order = np.lexsort((obj, row))
+    row, obj = row[order], obj[order]
+    groups, first, count = np.unique(row, return_index=True, return_counts=True)
+    ext = np.concatenate([boxes, boxes[obj]])  # each row's objects as one slice
+    p, i, j = overlapping_pairs(
+        ext,
+        N + first,
+        count,
+        o_start[groups],
+        o_count[groups],
+        use_y=np.zeros(len(groups), bool),
+    )
+    r, q, o = groups[p], obj[first[p] + i], o_start[groups][p] + j
+    if exclude is not None and len(exclude):
+        keep = ~_in(r * N + o, exclude)
+        r, q, o = r[keep], q[keep], o[keep]
+    iou = _candidate_iou(corpus, *((o, q) if swap else (q, o)), tau, cache)[0]
+    ok = iou >= tau
+    return r[ok], q[ok], o[ok], iou[ok]
+
+
+def _distinct(keys):
+    return sorted_unique(np.asarray(keys, dtype=np.int64))
+
+
+def _in(values, keys):
+    """Whether each value is in ``keys`` (sorted, distinct)."""
+    if not len(keys) or not len(values):
+        return np.zeros(len(values), bool)
+    pos = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
+    return keys[pos] == values
