@@ -28,8 +28,8 @@ object pairs (IoU at or above the threshold) that hold an object of the class:
   tie between assignments may then be broken across components (the first of the
   lexicographic order of the whole matrix, on sums in floating point): the restriction
   is used only where the pairing is proven large, by the eligible pairs of a prefix of
-  :data:`PREFIX` objects of its first side (its objects with an eligible pair are at
-  least those); a pairing that is not large (or small: at most
+  :data:`PREFIX` objects of its first side, or 4 times as many (its objects with an
+  eligible pair are at least those); a pairing that is not large (or small: at most
   :data:`~iaa_frames.matching.pipeline.SPARSE_MIN_PAIRS` candidate pairs, or ``tau = 0``,
   where every pair is eligible) is matched whole by :func:`~iaa_frames.matching.pipeline.run`.
 * **Values.** IoU, tie-break and distance are computed pair by pair, as the pipeline
@@ -63,7 +63,7 @@ from .pipeline import (
 __all__ = ["PREFIX", "class_units"]
 
 #: Objects of a pairing's first side whose eligible pairs are listed to prove the pairing
-#: large (see the module notes).
+#: large (see the module notes); 4 times as many where these are not enough.
 PREFIX = 64
 
 
@@ -145,42 +145,60 @@ def class_units(corpus: Corpus, slots: Slices, a, b, label, *, tau: float, dista
 
 def _restricted(corpus, slots, rows, tau, distance, cache):
     """:func:`class_units` of large pairings from the components of the class's objects:
-    ``rows`` holds the pairings' slots ``a``, ``b``, the class's slots in
-    ``corpus.by_label`` of either side and the class.
+    ``rows`` holds the slots ``a``, ``b`` of each row, the class's slots in
+    ``corpus.by_label`` on either side and the class. Rows of one pairing (one ``a, b``)
+    share its listing: the components of the objects of all their classes.
 
     Returns
     -------
-    (pairing, pair_a, pair_b, pair_iou, pair_distance), proven
-        The units of the pairings ``proven`` large (the others are to be matched whole).
+    (row, pair_a, pair_b, pair_iou, pair_distance), proven
+        The units of the rows whose pairing is ``proven`` large (the others are to be
+        matched whole).
     """
     a, b, ca, cb, label = rows
-    P, N = len(a), len(corpus.area)
+    N, n_slots = len(corpus.area), slots.empty + 1
     by = corpus.by_label
-    boxes = _sweep_boxes(corpus, tau, True)
+    pairs, pid = np.unique(a * n_slots + b, return_inverse=True)
+    pid = pid.ravel()
+    a, b = pairs // n_slots, pairs % n_slots  # one per pairing
+    P = len(pairs)
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
+    index = _Boxes(
+        _sweep_boxes(corpus, tau, True), np.concatenate([sa, sb]), np.concatenate([na, nb])
+    )
+    side = (index.segment(sa, na), index.segment(sb, nb))
     # proof that the pairing is large: the eligible pairs of a prefix of its first side
-    r, o = _objects(np.arange(P), sa, np.minimum(na, PREFIX))
-    pr, pa, pb, _ = _eligible(corpus, boxes, r, o, sb, nb, tau, cache)
-    rows = np.bincount(_distinct(pr * N + pa) // N, minlength=P)
-    cols = np.bincount(_distinct(pr * N + pb) // N, minlength=P)
-    proven = _too_large(np.minimum(rows, cols), np.maximum(rows, cols))
-    # the components of the class's objects, listed outwards
-    idx = np.flatnonzero(proven)
-    ra, oa_ = _objects(idx, by.start[ca[idx]], by.count[ca[idx]])
-    rb, ob_ = _objects(idx, by.start[cb[idx]], by.count[cb[idx]])
+    # (then of a prefix 4 times as long where that is not enough)
+    proven = np.zeros(P, bool)
+    for size in (PREFIX, 4 * PREFIX):
+        todo = np.flatnonzero(~proven & (na > size // 4 if size > PREFIX else na > 0))
+        r, o = _objects(todo, sa[todo], np.minimum(na[todo], size))
+        pr, pa, pb, _ = _eligible(corpus, index, r, o, side[1], tau, cache)
+        n_rows = np.bincount(_distinct(pr * N + pa) // N, minlength=P)
+        n_cols = np.bincount(_distinct(pr * N + pb) // N, minlength=P)
+        proven |= _too_large(np.minimum(n_rows, n_cols), np.maximum(n_rows, n_cols))
+    # the components of the eligible pairs of two objects of the class (the pairs a
+    # unit can be), listed outwards from those pairs' objects
+    sel = np.flatnonzero(proven[pid])
+    boxes = index.boxes
+    s0, s1 = by.start[ca[sel]], by.start[cb[sel]]
+    pr, i, j = overlapping_pairs(boxes, s0, by.count[ca[sel]], s1, by.count[cb[sel]])
+    oa_, ob_ = s0[pr] + i, s1[pr] + j
+    ok = _candidate_iou(corpus, oa_, ob_, tau, cache)[0] >= tau
     seen_a, seen_b = np.zeros(0, np.int64), np.zeros(0, np.int64)
-    fa, fb = ra * N + oa_, rb * N + ob_  # frontiers: (pairing, object) keys, distinct
+    fa = _distinct(pid[sel][pr[ok]] * N + oa_[ok])  # frontiers: pairing * N + object
+    fb = _distinct(pid[sel][pr[ok]] * N + ob_[ok])
     z = np.zeros(0, np.int64)
     er, ea, eb, ei = [z], [z], [z], [np.zeros(0)]
     while fa.size or fb.size:
         old_b = seen_b
-        seen_a, seen_b = np.union1d(seen_a, fa), np.union1d(seen_b, fb)
+        seen_a, seen_b = _union(seen_a, fa), _union(seen_b, fb)
         # the frontier of either side against the whole other side; a pair is listed
         # once: from its first side unless its second object was reached before, from
         # its second side unless its first object has been reached
-        r1, q1, o1, i1 = _eligible(corpus, boxes, fa // N, fa % N, sb, nb, tau, cache, old_b)
+        r1, q1, o1, i1 = _eligible(corpus, index, fa // N, fa % N, side[1], tau, cache, old_b)
         r2, q2, o2, i2 = _eligible(
-            corpus, boxes, fb // N, fb % N, sa, na, tau, cache, seen_a, swap=True
+            corpus, index, fb // N, fb % N, side[0], tau, cache, seen_a, swap=True
         )
         er += [r1, r2]
         ea += [q1, o2]
@@ -192,23 +210,31 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
     pairing, oa, ob, iou = (np.concatenate(x) for x in (er, ea, eb, ei))
     chosen = _assign_components(corpus, pairing, oa, ob, iou, N)
     pairing, oa, ob, iou = pairing[chosen], oa[chosen], ob[chosen], iou[chosen]
-    lab = label[pairing]
-    keep = (corpus.label[oa] == lab) & (corpus.label[ob] == lab)
-    pairing, oa, ob, iou = pairing[keep], oa[keep], ob[keep], iou[keep]
+    same = corpus.label[oa] == corpus.label[ob]
+    pairing, oa, ob, iou = pairing[same], oa[same], ob[same], iou[same]
+    # each unit to the rows of its pairing and class
+    L = max(len(corpus.labels), 1)
+    row_key = pid[sel] * L + label[sel]
+    order = np.argsort(row_key, kind="stable")
+    unit_key = pairing * L + corpus.label[oa]
+    lo = np.searchsorted(row_key, unit_key, side="left", sorter=order)
+    hi = np.searchsorted(row_key, unit_key, side="right", sorter=order)
+    unit, step = _runs(hi - lo)
+    row = sel[order[lo[unit] + step]]
+    oa, ob, iou = oa[unit], ob[unit], iou[unit]
     shapes = corpus.shapes
-    rows_ = np.arange(len(oa))
     dist = cached_values(
         corpus,
         cache,
         "distance",
         oa,
         ob,
-        rows_,
+        np.arange(len(oa)),
         lambda r: _split(corpus)(
             distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]
         ),
     )
-    return (pairing, oa, ob, iou, dist), proven
+    return (row, oa, ob, iou, dist), proven[pid]
 
 
 def _assign_components(corpus, pairing, oa, ob, iou, N):
@@ -222,9 +248,11 @@ def _assign_components(corpus, pairing, oa, ob, iou, N):
     nodes_a, node_a = np.unique(key_a, return_inverse=True)
     nodes_b, node_b = np.unique(key_b, return_inverse=True)
     n = len(nodes_a) + len(nodes_b)
-    graph = coo_matrix((np.ones(len(oa)), (node_a, len(nodes_a) + node_b)), shape=(n, n))
+    graph = coo_matrix(
+        (np.ones(len(oa)), (node_a.ravel(), len(nodes_a) + node_b.ravel())), shape=(n, n)
+    )
     _, comp = connected_components(graph, directed=False)
-    comp = comp[node_a].astype(np.int64)
+    comp = comp[node_a.ravel()].astype(np.int64)
     # objects ranked within their component, in the order of the objects
     la, ca = _rank(comp, oa)
     lb, cb = _rank(comp, ob)
@@ -248,19 +276,99 @@ def _rank(group, value):
     return out, count
 
 
+def _runs(counts):
+    """(owner, position within the owner's run) of every element of runs of ``counts``."""
+    owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    return owner, np.arange(len(owner), dtype=np.int64) - run_starts(counts)[owner]
+
+
 def _objects(rows, start, count):
     """(row, object) of the objects ``[start, start + count)`` of every row."""
-    r = np.repeat(rows, count)
-    return r, np.repeat(start, count) + np.arange(len(r)) - np.repeat(run_starts(count), count)
+    owner, step = _runs(count)
+    return rows[owner], start[owner] + step
 
 
-def _eligible(corpus, boxes, row, obj, o_start, o_count, tau, cache, exclude=None, swap=False):
+class _Boxes:
+    """The boxes of some annotations, for listing the boxes of one annotation that
+    overlap a few given boxes: each annotation's boxes in classes of width (powers of 2
+    of the narrowest), sorted by their left side within a class. A box overlapping
+    ``[x0, x1)`` in x starts in ``[x0 - w, x1)``, ``w`` the widest box of its class: one
+    run of each class, checked exactly. The pairs are those of
+    :func:`~iaa_frames.geometry.box_index.overlapping_pairs`: positive overlap in x and
+    in y, boxes with an empty side (or a NaN) overlapping nothing.
+    """
+
+    N_CLASSES = 12
+
+    def __init__(self, boxes, start, count):
+        self.boxes = boxes
+        ranges = np.unique(np.stack([start, count], axis=1), axis=0)
+        self.ranges = ranges
+        seg, obj = _objects(np.arange(len(ranges)), ranges[:, 0], ranges[:, 1])
+        x0, y0, x1, y1 = (boxes[obj, k] for k in range(4))
+        ok = (x0 < x1) & (y0 < y1)
+        seg, obj, x0, w = seg[ok], obj[ok], x0[ok], (x1 - x0)[ok]
+        K = self.N_CLASSES
+        narrow = w.min() if len(w) else 1.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            k = np.clip(np.floor(np.log2(w / narrow)), 0, K - 1)
+        k = np.nan_to_num(k, nan=K - 1).astype(np.int64)
+        group = seg * K + k
+        order = np.lexsort((x0, group))
+        self.obj, group, x0 = obj[order], group[order], x0[order]
+        self.values = np.unique(x0)
+        self.width = len(self.values) + 1
+        self.key = group * self.width + np.searchsorted(self.values, x0)
+        self.widest = np.zeros(len(ranges) * K)
+        np.maximum.at(self.widest, group, w[order])
+        self.filled = np.bincount(group, minlength=len(ranges) * K) > 0
+
+    def segment(self, start, count):
+        """The segment of each annotation ``[start, start + count)``."""
+        key = start * (int(self.ranges[:, 1].max()) + 1) + count
+        keys = self.ranges[:, 0] * (int(self.ranges[:, 1].max()) + 1) + self.ranges[:, 1]
+        return np.searchsorted(keys, key)
+
+    def overlapping(self, obj, seg):
+        """Every (query, object) pair: ``obj[query]``'s box and a box of segment
+        ``seg[query]`` overlap."""
+        K = self.N_CLASSES
+        q = np.repeat(np.arange(len(obj)), K)
+        group = seg[q] * K + np.tile(np.arange(K), len(obj))
+        live = self.filled[group]
+        q, group = q[live], group[live]
+        bx = self.boxes[obj[q]]
+        reach = self.widest[group]
+        low = bx[:, 0] - reach
+        low -= 1e-9 * (np.abs(bx[:, 0]) + reach)  # a margin: the exact test follows
+        lo = np.searchsorted(
+            self.key, group * self.width + np.searchsorted(self.values, low), side="left"
+        )
+        hi = np.searchsorted(
+            self.key, group * self.width + np.searchsorted(self.values, bx[:, 2]), side="left"
+        )
+        owner, step = _runs(np.maximum(hi - lo, 0))
+        found = self.obj[lo[owner] + step]
+        query = q[owner]
+        fb, qb = self.boxes[found], self.boxes[obj[query]]
+        keep = (
+            (fb[:, 0] < qb[:, 2])
+            & (qb[:, 0] < fb[:, 2])
+            & (fb[:, 1] < qb[:, 3])
+            & (qb[:, 1] < fb[:, 3])
+            & (qb[:, 0] < qb[:, 2])
+            & (qb[:, 1] < qb[:, 3])
+        )
+        return query[keep], found[keep]
+
+
+def _eligible(corpus, index, row, obj, other, tau, cache, exclude=None, swap=False):
     """The eligible pairs (IoU >= tau) of the objects ``obj`` (of pairing ``row``)
-    with the objects of the other side ``[o_start, o_start + o_count)[row]`` among the
-    pipeline's candidates (boxes ``boxes`` overlapping), leaving out the pairs whose
-    other object's key (``row * N + object``) is in ``exclude`` (sorted). The IoU is
-    computed with the objects in the pairing's order: ``obj`` first, or second with
-    ``swap`` (the pipeline's values, bit for bit).
+    with the objects of the other side (segment ``other[row]`` of ``index``) among the
+    pipeline's candidates (boxes overlapping), leaving out the pairs whose other
+    object's key (``row * N + object``) is in ``exclude`` (sorted). The IoU is computed
+    with the objects in the pairing's order: ``obj`` first, or second with ``swap`` (the
+    pipeline's values, bit for bit).
 
     Returns
     -------
@@ -270,19 +378,8 @@ def _eligible(corpus, boxes, row, obj, o_start, o_count, tau, cache, exclude=Non
     if not len(obj):
         return z, z, z, np.zeros(0)
     N = len(corpus.area)
-    order = np.lexsort((obj, row))
-    row, obj = row[order], obj[order]
-    groups, first, count = np.unique(row, return_index=True, return_counts=True)
-    ext = np.concatenate([boxes, boxes[obj]])  # each row's objects as one slice
-    p, i, j = overlapping_pairs(
-        ext,
-        N + first,
-        count,
-        o_start[groups],
-        o_count[groups],
-        use_y=np.zeros(len(groups), bool),
-    )
-    r, q, o = groups[p], obj[first[p] + i], o_start[groups][p] + j
+    query, o = index.overlapping(obj, other[row])
+    r, q = row[query], obj[query]
     if exclude is not None and len(exclude):
         keep = ~_in(r * N + o, exclude)
         r, q, o = r[keep], q[keep], o[keep]
@@ -293,6 +390,11 @@ def _eligible(corpus, boxes, row, obj, o_start, o_count, tau, cache, exclude=Non
 
 def _distinct(keys):
     return sorted_unique(np.asarray(keys, dtype=np.int64))
+
+
+def _union(keys, values):
+    """``keys`` and ``values`` (both sorted, distinct) as one sorted, distinct array."""
+    return _distinct(np.concatenate([keys, values]))
 
 
 def _in(values, keys):
