@@ -27,11 +27,12 @@ object pairs (IoU at or above the threshold) that hold an object of the class:
   the same choice, ties included. A pairing that is not large is enumerated whole, and a
   tie between assignments may then be broken across components (the first of the
   lexicographic order of the whole matrix, on sums in floating point): the restriction
-  is used only where the pairing is proven large, by the eligible pairs of a prefix of
+  is used only where the pairing is proven large, by the objects of the components
+  listed, else by the eligible pairs of a prefix of
   :data:`PREFIX` objects of its first side, or 4 times as many (its objects with an
-  eligible pair are at least those); a pairing that is not large (or small: at most
-  :data:`~iaa_frames.matching.pipeline.SPARSE_MIN_PAIRS` candidate pairs, or ``tau = 0``,
-  where every pair is eligible) is matched whole by :func:`~iaa_frames.matching.pipeline.run`.
+  eligible pair are at least those); a pairing that is not large (or small: under
+  :data:`RESTRICT_MIN_PAIRS` object pairs, or at ``tau = 0``, where every pair is
+  eligible) is matched whole by :func:`~iaa_frames.matching.pipeline.run`.
 * **Values.** IoU, tie-break and distance are computed pair by pair, as the pipeline
   computes them.
 
@@ -52,7 +53,6 @@ from .assignment import _too_large, assign, run_starts
 from .corpus import Corpus, Slices
 from .pair_values import cached_values
 from .pipeline import (
-    SPARSE_MIN_PAIRS,
     _candidate_iou,
     _split,
     _sweep_boxes,
@@ -60,8 +60,16 @@ from .pipeline import (
     run,
 )
 
-__all__ = ["PREFIX", "class_units"]
+__all__ = ["PREFIX", "RESTRICT_MIN_PAIRS", "class_units"]
 
+#: Object pairs (``n_a * n_b``) from which a pairing is matched by its components: below,
+#: proving it large costs about as much as matching it whole (300 objects a side: its
+#: objects with an eligible pair are about 1 in 12, found in a prefix of most of a side;
+#: 100 a side: a few, not large). Above :data:`~iaa_frames.matching.pipeline.SPARSE_MIN_PAIRS`,
+#: so that the pipeline lists the pairing's pairs from the same boxes.
+RESTRICT_MIN_PAIRS = 250_000
+#: Candidate pairs :class:`_Boxes` checks at a time (bounds its temporaries).
+BLOCK = 1 << 20
 #: Objects of a pairing's first side whose eligible pairs are listed to prove the pairing
 #: large (see the module notes); 4 times as many where these are not enough.
 PREFIX = 64
@@ -110,7 +118,7 @@ def class_units(corpus: Corpus, slots: Slices, a, b, label, *, tau: float, dista
     ca, cb = corpus.label_slots(a, label), corpus.label_slots(b, label)
     n_a, n_b = slots.count[a], slots.count[b]
     both = (by.count[ca] > 0) & (by.count[cb] > 0)  # else no unit
-    sparse = both & (n_a * n_b > SPARSE_MIN_PAIRS) if tau > 0 else np.zeros(len(a), bool)
+    sparse = both & (n_a * n_b >= RESTRICT_MIN_PAIRS) if tau > 0 else np.zeros(len(a), bool)
     parts = []
     if sparse.any():
         s = np.flatnonzero(sparse)
@@ -167,27 +175,16 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
         _sweep_boxes(corpus, tau, True), np.concatenate([sa, sb]), np.concatenate([na, nb])
     )
     side = (index.segment(sa, na), index.segment(sb, nb))
-    # proof that the pairing is large: the eligible pairs of a prefix of its first side
-    # (then of a prefix 4 times as long where that is not enough)
-    proven = np.zeros(P, bool)
-    for size in (PREFIX, 4 * PREFIX):
-        todo = np.flatnonzero(~proven & (na > size // 4 if size > PREFIX else na > 0))
-        r, o = _objects(todo, sa[todo], np.minimum(na[todo], size))
-        pr, pa, pb, _ = _eligible(corpus, index, r, o, side[1], tau, cache)
-        n_rows = np.bincount(_distinct(pr * N + pa) // N, minlength=P)
-        n_cols = np.bincount(_distinct(pr * N + pb) // N, minlength=P)
-        proven |= _too_large(np.minimum(n_rows, n_cols), np.maximum(n_rows, n_cols))
     # the components of the eligible pairs of two objects of the class (the pairs a
     # unit can be), listed outwards from those pairs' objects
-    sel = np.flatnonzero(proven[pid])
     boxes = index.boxes
-    s0, s1 = by.start[ca[sel]], by.start[cb[sel]]
-    pr, i, j = overlapping_pairs(boxes, s0, by.count[ca[sel]], s1, by.count[cb[sel]])
+    s0, s1 = by.start[ca], by.start[cb]
+    pr, i, j = overlapping_pairs(boxes, s0, by.count[ca], s1, by.count[cb])
     oa_, ob_ = s0[pr] + i, s1[pr] + j
     ok = _candidate_iou(corpus, oa_, ob_, tau, cache)[0] >= tau
     seen_a, seen_b = np.zeros(0, np.int64), np.zeros(0, np.int64)
-    fa = _distinct(pid[sel][pr[ok]] * N + oa_[ok])  # frontiers: pairing * N + object
-    fb = _distinct(pid[sel][pr[ok]] * N + ob_[ok])
+    fa = _distinct(pid[pr[ok]] * N + oa_[ok])  # frontiers: pairing * N + object
+    fb = _distinct(pid[pr[ok]] * N + ob_[ok])
     z = np.zeros(0, np.int64)
     er, ea, eb, ei = [z], [z], [z], [np.zeros(0)]
     while fa.size or fb.size:
@@ -208,11 +205,25 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
         fb = _distinct(r1 * N + o1)
         fb = fb[~_in(fb, seen_b)]
     pairing, oa, ob, iou = (np.concatenate(x) for x in (er, ea, eb, ei))
+    # proof that the pairing is large: its objects with an eligible pair are at least
+    # those of the components, then of the eligible pairs of a prefix of its first side
+    # (of a prefix 4 times as long where that is not enough)
+    proven = _large(pairing, oa, ob, N, P)
+    for size in (PREFIX, 4 * PREFIX):
+        todo = np.flatnonzero(~proven & (na > size // 4))
+        n_pre = np.minimum(na[todo], size)
+        pr, i, j = overlapping_pairs(boxes, sa[todo], n_pre, sb[todo], nb[todo])
+        pa, pb = sa[todo][pr] + i, sb[todo][pr] + j
+        ok = _candidate_iou(corpus, pa, pb, tau, cache)[0] >= tau
+        proven |= _large(todo[pr[ok]], pa[ok], pb[ok], N, P)
+    keep = proven[pairing]
+    pairing, oa, ob, iou = pairing[keep], oa[keep], ob[keep], iou[keep]
     chosen = _assign_components(corpus, pairing, oa, ob, iou, N)
     pairing, oa, ob, iou = pairing[chosen], oa[chosen], ob[chosen], iou[chosen]
     same = corpus.label[oa] == corpus.label[ob]
     pairing, oa, ob, iou = pairing[same], oa[same], ob[same], iou[same]
     # each unit to the rows of its pairing and class
+    sel = np.flatnonzero(proven[pid])
     L = max(len(corpus.labels), 1)
     row_key = pid[sel] * L + label[sel]
     order = np.argsort(row_key, kind="stable")
@@ -235,6 +246,15 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
         ),
     )
     return (row, oa, ob, iou, dist), proven[pid]
+
+
+def _large(pairing, oa, ob, N, P):
+    """Whether each of the ``P`` pairings is too large to enumerate whole
+    (:func:`~iaa_frames.matching.assignment._too_large`) by the objects of its eligible
+    pairs ``(oa, ob)`` given (a lower bound of its objects with an eligible pair)."""
+    n_rows = np.bincount(_distinct(pairing * N + oa) // N, minlength=P)
+    n_cols = np.bincount(_distinct(pairing * N + ob) // N, minlength=P)
+    return _too_large(np.minimum(n_rows, n_cols), np.maximum(n_rows, n_cols))
 
 
 def _assign_components(corpus, pairing, oa, ob, iou, N):
@@ -302,6 +322,7 @@ class _Boxes:
 
     def __init__(self, boxes, start, count):
         self.boxes = boxes
+        self.sides = tuple(np.ascontiguousarray(boxes[:, k]) for k in range(4))
         ranges = np.unique(np.stack([start, count], axis=1), axis=0)
         self.ranges = ranges
         seg, obj = _objects(np.arange(len(ranges)), ranges[:, 0], ranges[:, 1])
@@ -337,29 +358,38 @@ class _Boxes:
         group = seg[q] * K + np.tile(np.arange(K), len(obj))
         live = self.filled[group]
         q, group = q[live], group[live]
-        bx = self.boxes[obj[q]]
+        start, end = self.sides[0][obj[q]], self.sides[2][obj[q]]
         reach = self.widest[group]
-        low = bx[:, 0] - reach
-        low -= 1e-9 * (np.abs(bx[:, 0]) + reach)  # a margin: the exact test follows
+        low = start - reach
+        low -= 1e-9 * (np.abs(start) + reach)  # a margin: the exact test follows
         lo = np.searchsorted(
             self.key, group * self.width + np.searchsorted(self.values, low), side="left"
         )
         hi = np.searchsorted(
-            self.key, group * self.width + np.searchsorted(self.values, bx[:, 2]), side="left"
+            self.key, group * self.width + np.searchsorted(self.values, end), side="left"
         )
-        owner, step = _runs(np.maximum(hi - lo, 0))
-        found = self.obj[lo[owner] + step]
-        query = q[owner]
-        fb, qb = self.boxes[found], self.boxes[obj[query]]
-        keep = (
-            (fb[:, 0] < qb[:, 2])
-            & (qb[:, 0] < fb[:, 2])
-            & (fb[:, 1] < qb[:, 3])
-            & (qb[:, 1] < fb[:, 3])
-            & (qb[:, 0] < qb[:, 2])
-            & (qb[:, 1] < qb[:, 3])
-        )
-        return query[keep], found[keep]
+        count = np.maximum(hi - lo, 0)
+        x0, y0, x1, y1 = self.sides
+        out_q, out_o = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+        for a, b in _blocks(count, BLOCK):  # the candidates a block at a time (memory)
+            owner, step = _runs(count[a:b])
+            found = self.obj[lo[a:b][owner] + step]
+            query = q[a:b][owner]
+            o = obj[query]
+            keep = (x0[found] < x1[o]) & (x0[o] < x1[found])
+            keep &= (y0[found] < y1[o]) & (y0[o] < y1[found])
+            keep &= (x0[o] < x1[o]) & (y0[o] < y1[o])
+            out_q.append(query[keep])
+            out_o.append(found[keep])
+        return np.concatenate(out_q), np.concatenate(out_o)
+
+
+def _blocks(count, size):
+    """(lo, hi) ranges of consecutive entries holding about ``size`` of ``count`` each."""
+    cum = np.cumsum(count)
+    cuts = np.searchsorted(cum, np.arange(size, cum[-1] if len(cum) else 0, size), side="right")
+    edges = np.r_[0, cuts, len(count)]
+    return [(int(lo), int(hi)) for lo, hi in zip(edges[:-1], edges[1:], strict=True) if hi > lo]
 
 
 def _eligible(corpus, index, row, obj, other, tau, cache, exclude=None, swap=False):
