@@ -262,6 +262,21 @@ def _assign_components(corpus, pairing, oa, ob, iou, N):
     ``pairing`` (every eligible pair of each of their objects), one component at a time:
     each component is a pairing of :func:`assign` of its own, its objects ranked in
     their order (what :func:`assign` does to a large pairing)."""
+    score = iou + _tiebreak(corpus, oa, ob, np.arange(len(oa)))
+    return by_components(pairing, oa, ob, score, N)
+
+
+def by_components(pairing, oa, ob, score, N):
+    """:func:`assign` of the eligible pairs ``(oa, ob)`` (objects below ``N``) of the
+    pairings ``pairing``, scored ``score``, each connected component given as a pairing
+    of its own: the choice of :func:`assign` on a large pairing of these pairs.
+
+    Examples
+    --------
+    >>> by_components(np.zeros(3, int), np.array([0, 0, 1]), np.array([5, 6, 5]),
+    ...               np.array([0.9, 0.8, 0.8]), 10).tolist()
+    [False, True, True]
+    """
     if not len(oa):
         return np.zeros(0, bool)
     key_a, key_b = pairing * N + oa, pairing * N + ob
@@ -276,7 +291,6 @@ def _assign_components(corpus, pairing, oa, ob, iou, N):
     # objects ranked within their component, in the order of the objects
     la, ca = _rank(comp, oa)
     lb, cb = _rank(comp, ob)
-    score = iou + _tiebreak(corpus, oa, ob, np.arange(len(oa)))
     return assign(comp, la, lb, ca, cb, score, np.ones(len(oa), bool))
 
 
