@@ -1,3 +1,5 @@
+# Over 400 lines: the listing of the components, the proof that a pairing is large and the
+# assignment by components make one argument of exactness, read together.
 """The matched pairs of two objects of one class in pairings of whole annotations, from
 only the part of each pairing that can hold them (issue #44).
 
@@ -14,7 +16,7 @@ object pairs (IoU at or above the threshold) that hold an object of the class:
   each round lists the candidate pairs of the objects reached last against the whole
   other side (the box index of the pipeline, :func:`~iaa_frames.geometry.box_index.overlapping_pairs`,
   on the same boxes, :func:`~iaa_frames.geometry.bounds.threshold_boxes`), computes
-  their IoU as the pipeline does (:func:`~iaa_frames.matching.pipeline._candidate_iou`,
+  their IoU as the pipeline does (:func:`~iaa_frames.matching.pipeline.candidate_iou`,
   pair by pair) and keeps the eligible ones, until no new object is reached. The
   component's pairs are thus exactly the pipeline's eligible pairs of its objects.
 * **Assignment.** :func:`~iaa_frames.matching.assignment.assign` solves a pairing
@@ -49,15 +51,15 @@ from scipy.sparse.csgraph import connected_components
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.geometry.box_index import overlapping_pairs
 
-from .assignment import _too_large, assign, run_starts
+from .assignment import assign, run_starts, too_large
 from .corpus import Corpus, Slices
 from .pair_values import cached_values
 from .pipeline import (
-    _candidate_iou,
-    _split,
-    _sweep_boxes,
-    _tiebreak,
+    candidate_iou,
     run,
+    split_for,
+    sweep_boxes,
+    tiebreak,
 )
 
 __all__ = ["PREFIX", "RESTRICT_MIN_PAIRS", "class_units"]
@@ -172,7 +174,7 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
     P = len(pairs)
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
     index = _Boxes(
-        _sweep_boxes(corpus, tau, True), np.concatenate([sa, sb]), np.concatenate([na, nb])
+        sweep_boxes(corpus, tau, True), np.concatenate([sa, sb]), np.concatenate([na, nb])
     )
     side = (index.segment(sa, na), index.segment(sb, nb))
     # the components of the eligible pairs of two objects of the class (the pairs a
@@ -181,7 +183,7 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
     s0, s1 = by.start[ca], by.start[cb]
     pr, i, j = overlapping_pairs(boxes, s0, by.count[ca], s1, by.count[cb])
     oa_, ob_ = s0[pr] + i, s1[pr] + j
-    ok = _candidate_iou(corpus, oa_, ob_, tau, cache)[0] >= tau
+    ok = candidate_iou(corpus, oa_, ob_, tau, cache)[0] >= tau
     seen_a, seen_b = np.zeros(0, np.int64), np.zeros(0, np.int64)
     fa = _distinct(pid[pr[ok]] * N + oa_[ok])  # frontiers: pairing * N + object
     fb = _distinct(pid[pr[ok]] * N + ob_[ok])
@@ -214,7 +216,7 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
         n_pre = np.minimum(na[todo], size)
         pr, i, j = overlapping_pairs(boxes, sa[todo], n_pre, sb[todo], nb[todo])
         pa, pb = sa[todo][pr] + i, sb[todo][pr] + j
-        ok = _candidate_iou(corpus, pa, pb, tau, cache)[0] >= tau
+        ok = candidate_iou(corpus, pa, pb, tau, cache)[0] >= tau
         proven |= _large(todo[pr[ok]], pa[ok], pb[ok], N, P)
     keep = proven[pairing]
     pairing, oa, ob, iou = pairing[keep], oa[keep], ob[keep], iou[keep]
@@ -241,7 +243,7 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
         oa,
         ob,
         np.arange(len(oa)),
-        lambda r: _split(corpus)(
+        lambda r: split_for(corpus)(
             distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]
         ),
     )
@@ -250,11 +252,11 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
 
 def _large(pairing, oa, ob, N, P):
     """Whether each of the ``P`` pairings is too large to enumerate whole
-    (:func:`~iaa_frames.matching.assignment._too_large`) by the objects of its eligible
+    (:func:`~iaa_frames.matching.assignment.too_large`) by the objects of its eligible
     pairs ``(oa, ob)`` given (a lower bound of its objects with an eligible pair)."""
     n_rows = np.bincount(_distinct(pairing * N + oa) // N, minlength=P)
     n_cols = np.bincount(_distinct(pairing * N + ob) // N, minlength=P)
-    return _too_large(np.minimum(n_rows, n_cols), np.maximum(n_rows, n_cols))
+    return too_large(np.minimum(n_rows, n_cols), np.maximum(n_rows, n_cols))
 
 
 def _assign_components(corpus, pairing, oa, ob, iou, N):
@@ -262,7 +264,7 @@ def _assign_components(corpus, pairing, oa, ob, iou, N):
     ``pairing`` (every eligible pair of each of their objects), one component at a time:
     each component is a pairing of :func:`assign` of its own, its objects ranked in
     their order (what :func:`assign` does to a large pairing)."""
-    score = iou + _tiebreak(corpus, oa, ob, np.arange(len(oa)))
+    score = iou + tiebreak(corpus, oa, ob, np.arange(len(oa)))
     return by_components(pairing, oa, ob, score, N)
 
 
@@ -427,7 +429,7 @@ def _eligible(corpus, index, row, obj, other, tau, cache, exclude=None, swap=Fal
     if exclude is not None and len(exclude):
         keep = ~_in(r * N + o, exclude)
         r, q, o = r[keep], q[keep], o[keep]
-    iou = _candidate_iou(corpus, *((o, q) if swap else (q, o)), tau, cache)[0]
+    iou = candidate_iou(corpus, *((o, q) if swap else (q, o)), tau, cache)[0]
     ok = iou >= tau
     return r[ok], q[ok], o[ok], iou[ok]
 
