@@ -162,7 +162,9 @@ class ChanceSample:
     """The distinct chance pairings, matched once each, and the strata that drew them.
 
     ``a``, ``b``, ``key`` and ``has_sets`` have one entry per pairing; ``matched`` holds
-    their matching (whole annotations; set distances where ``has_sets``).
+    their matching (whole annotations; set distances where ``has_sets``), except for a
+    pairing drawn by the per-class localization strata only, which holds the units of
+    the classes that drew it (:meth:`Store.run_units`).
     ``label_source`` says, per class, how its localization population was formed:
     "enumerated", "sampled" (the class's own units) or "" (decided later: own units or
     pooled).

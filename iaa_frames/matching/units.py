@@ -9,16 +9,20 @@ the class. Matching the whole pairing to get them costs the whole pairing (a rar
 of 14 objects an annotation in images of 1,000 objects: 2,600 full pairings for 200
 units). :func:`class_units` returns exactly the units :func:`~iaa_frames.matching.pipeline.run`
 gives (``sets=False``), matching only the connected components of the graph of eligible
-object pairs (IoU at or above the threshold) that hold an object of the class:
+object pairs (IoU at or above the threshold) that hold an eligible pair of two objects
+of the class:
 
-* **Components.** A matched pair is eligible, so a unit lies in a component holding an
-  object of the class. Those components are listed from the class's objects outwards:
-  each round lists the candidate pairs of the objects reached last against the whole
-  other side (the box index of the pipeline, :func:`~iaa_frames.geometry.box_index.overlapping_pairs`,
-  on the same boxes, :func:`~iaa_frames.geometry.bounds.threshold_boxes`), computes
-  their IoU as the pipeline does (:func:`~iaa_frames.matching.pipeline.candidate_iou`,
-  pair by pair) and keeps the eligible ones, until no new object is reached. The
-  component's pairs are thus exactly the pipeline's eligible pairs of its objects.
+* **Components.** A unit is an eligible pair of two objects of the class, so it lies in
+  a component holding one. Those pairs are listed first (the class's objects on either
+  side, :func:`~iaa_frames.geometry.box_index.overlapping_pairs`), then the components
+  outwards from their objects: each round lists the pairs of the objects reached last
+  with the whole other side whose boxes overlap (:class:`_Boxes`: the pairs the
+  pipeline's box index lists, on the same boxes,
+  :func:`~iaa_frames.matching.pipeline.sweep_boxes`), computes their IoU as the pipeline
+  does (:func:`~iaa_frames.matching.pipeline.candidate_iou`, pair by pair, in the
+  pairing's order) and keeps the eligible ones, until no new object is reached. The
+  components' pairs are thus exactly the pipeline's eligible pairs of their objects.
+  The rows of one pairing (several classes) share its listing.
 * **Assignment.** :func:`~iaa_frames.matching.assignment.assign` solves a pairing
   whose objects with an eligible pair are too many to enumerate at once ("large") one
   component at a time (:func:`~iaa_frames.matching.assignment._split_large`): an edge
