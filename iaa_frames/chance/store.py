@@ -162,7 +162,9 @@ class ChanceSample:
     """The distinct chance pairings, matched once each, and the strata that drew them.
 
     ``a``, ``b``, ``key`` and ``has_sets`` have one entry per pairing; ``matched`` holds
-    their matching (whole annotations; set distances where ``has_sets``).
+    their matching (whole annotations; set distances where ``has_sets``), except for a
+    pairing drawn by the per-class localization strata only, which holds the units of
+    the classes that drew it (:meth:`Store.run_units`).
     ``label_source`` says, per class, how its localization population was formed:
     "enumerated", "sampled" (the class's own units) or "" (decided later: own units or
     pooled).
@@ -186,15 +188,23 @@ class Store:
     through the pipeline: its matching is known to be empty.
     """
 
-    def __init__(self, slots: Slices, run, reachable=None):
+    def __init__(self, slots: Slices, run, reachable=None, run_units=None, n_labels: int = 1):
         self.slots, self._run, self.reachable = slots, run, reachable
+        self._run_units, self.n_labels = run_units, max(int(n_labels), 1)
         self.n_slots = slots.empty + 1
         self.keys = np.zeros(0, np.int64)
         self.parts = []
+        # pairings held by their class units only (:meth:`run_units`): sorted keys, the
+        # slots of their entry, and the (key, class) pairs matched; the units themselves
+        self.unit_keys, self.unit_a, self.unit_b = (np.zeros(0, np.int64) for _ in range(3))
+        self.unit_done = np.zeros(0, np.int64)
+        self.units = []
 
     def run(self, a, b, *, sets: bool) -> None:
         a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
         key = pairing_key(a, b, self.n_slots)
+        if in_sorted(key, self.unit_keys).any():  # never: the class strata come last
+            raise RuntimeError("a pairing held by its class units only is matched whole")
         new = first_occurrence(key) & ~in_sorted(key, self.keys)
         if not new.any():
             return
@@ -228,17 +238,59 @@ class Store:
                 )
             )
 
+    def run_units(self, a, b, label) -> None:
+        """Match the pairings ``(a[i], b[i])`` for the localization cell of class
+        ``label[i]`` only: of a pairing not yet held, only its *units* of the class (its
+        matched pairs of two objects of the class, what the class's cell takes of it:
+        :func:`iaa_frames.matching.units.class_units`), the units of each further class
+        that draws it added later. A pairing already held whole is left as it is.
+
+        Such a pairing takes its place among the pairings in the order they came, as
+        :meth:`run` would give it, with the units of every class that drew it, in the
+        order of its whole matching (:meth:`finish`): the localization rows of the class
+        cells are those of matching it whole. Its detection fields are not measured
+        (``set_detection`` NaN, ``set_matched`` the units held): no cell reads them (the
+        class strata draw last; a pairing of a detection stratum is matched whole
+        before). Without ``run_units`` (or when keys would overflow) every pairing is
+        matched whole (:meth:`run`).
+        """
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        label = np.asarray(label, dtype=np.int64)
+        if self._run_units is None or int(self.n_slots) ** 2 * self.n_labels >= 2**62:
+            self.run(a, b, sets=False)
+            return
+        key = pairing_key(a, b, self.n_slots)
+        whole = in_sorted(key, self.keys) & ~in_sorted(key, self.unit_keys)
+        unit = key * self.n_labels + label
+        todo = ~whole & first_occurrence(unit) & ~in_sorted(unit, self.unit_done)
+        if not todo.any():
+            return
+        fresh = todo & first_occurrence(np.where(todo, key, -1)) & ~in_sorted(key, self.keys)
+        if fresh.any():  # their entries, in the order of the call, as run() adds them
+            fa, fb, fk = a[fresh], b[fresh], key[fresh]
+            n_a, n_b, z = self.slots.count[fa], self.slots.count[fb], np.zeros(0, np.int64)
+            nan = np.full(len(fa), np.nan)
+            held = Matched(z, z, z, nan[:0], nan[:0], n_a, n_b, np.zeros_like(n_a), nan, nan)
+            self.parts.append((fa, fb, fk, np.zeros(len(fa), bool), held))
+            self.keys = union_sorted(self.keys, fk)
+            order = np.argsort(np.concatenate([self.unit_keys, fk]), kind="stable")
+            self.unit_keys = np.concatenate([self.unit_keys, fk])[order]
+            self.unit_a = np.concatenate([self.unit_a, fa])[order]
+            self.unit_b = np.concatenate([self.unit_b, fb])[order]
+        key, label = key[todo], label[todo]
+        self.unit_done = union_sorted(self.unit_done, unit[todo])
+        pos = np.searchsorted(self.unit_keys, key)  # each pairing in its entry's order
+        p, oa, ob, iou, dist = self._run_units(self.unit_a[pos], self.unit_b[pos], label)
+        self.units.append((key[p], oa, ob, iou, dist))
+
     def pairs(self):
         """Every matched pair so far: (pairing key, object a, object b)."""
-        if not self.parts:
+        parts = [(key[m.pair_pairing], m.pair_a, m.pair_b) for _, _, key, _, m in self.parts]
+        parts += [u[:3] for u in self.units]
+        if not parts:
             z = np.zeros(0, np.int64)
             return z, z, z
-        return tuple(
-            np.concatenate(x)
-            for x in zip(
-                *[(key[m.pair_pairing], m.pair_a, m.pair_b) for _, _, key, _, m in self.parts]
-            )
-        )
+        return tuple(np.concatenate(x) for x in zip(*parts))
 
     def finish(self, draws, exact, label_source) -> ChanceSample:
         """The sample of every pairing matched; the store is emptied (its parts are
@@ -256,6 +308,7 @@ class Store:
             | {name: getattr(m, name) for name in Matched.__dataclass_fields__}
             for a, b, key, s, m in self.parts
         ]
+        units = self._held_units()
         self.parts, self.keys = [], np.zeros(0, np.int64)
         fields = {}
         for name in ("a", "b", "key", "has_sets", *Matched.__dataclass_fields__):
@@ -264,8 +317,33 @@ class Store:
                 values = [v + o for v, o in zip(values, offset)]
             fields[name] = np.concatenate(values)
             del values
+            if units is not None and name == "pair_pairing":  # where each unit goes
+                entry = _entry_of(fields["key"], units.pop("unit_key"))
+                order = np.lexsort((units["pair_b"], units["pair_a"], entry))
+                at = np.searchsorted(fields["pair_pairing"], entry[order])
+                units["pair_pairing"] = entry
+            if units is not None and name in units:
+                fields[name] = np.insert(fields[name], at, units.pop(name)[order])
+            if units is not None and name == "set_matched":
+                fields[name] = fields[name] + np.bincount(entry, minlength=len(fields[name]))
         a, b, key, has_sets = (fields.pop(name) for name in ("a", "b", "key", "has_sets"))
         return ChanceSample(a, b, key, has_sets, Matched(**fields), draws, exact, label_source)
+
+    def _held_units(self):
+        """The units of :meth:`run_units` as the fields of their matched pairs (their
+        pairing's key in place of ``pair_pairing``), None when there are none; emptied."""
+        if not self.units:
+            return None
+        names = ("unit_key", "pair_a", "pair_b", "pair_iou", "pair_distance")
+        out = {n: np.concatenate(x) for n, x in zip(names, zip(*self.units), strict=True)}
+        self.units = []
+        return out
+
+
+def _entry_of(keys, key) -> np.ndarray:
+    """Position of each ``key`` among the pairings' ``keys`` (distinct, each present)."""
+    order = np.argsort(keys, kind="stable")
+    return order[np.searchsorted(keys, key, sorter=order)]
 
 
 def unmatched(slots: Slices, a, b) -> Matched:

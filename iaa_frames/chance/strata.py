@@ -70,6 +70,7 @@ def draw(
     reachable,
     label_reachable,
     bars: Bars = QUIET,
+    run_units=None,
 ) -> ChanceSample:
     """Draw (or enumerate) the chance pairings of every stratum and match them.
 
@@ -89,6 +90,12 @@ def draw(
         Progress bars (:mod:`iaa_frames.progress`): "chance index" while the pairings
         that can match are listed, then "chance pairings" over the strata (:data:`STEPS`;
         one step when the population is enumerated).
+    run_units : callable ``(a, b, label) -> (pairing, pair_a, pair_b, pair_iou,
+    pair_distance)``, optional
+        The matched pairs of two objects of class ``label[i]`` of each pairing, those of
+        ``run`` (:func:`iaa_frames.matching.units.class_units`): the per-class
+        localization strata match only those (:meth:`Store.run_units`). None: they
+        match their pairings whole.
 
     Returns
     -------
@@ -97,7 +104,7 @@ def draw(
     slots = corpus.annotations
     n_slots = slots.empty + 1
     A, L = len(corpus.annotators), len(corpus.labels)
-    store, draws = Store(slots, run), Draws(n_slots)
+    store, draws = Store(slots, run, run_units=run_units, n_labels=L), Draws(n_slots)
     label_source = np.full(L, "", dtype=object)
     state = _Strata(corpus, store, draws, within, n_chance, label_source)
 
@@ -436,7 +443,9 @@ def _class_units(corpus, store, draws, L):
 
 def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
     """Per class: pairings of two annotations containing it until its localization cell
-    has its target; enumerated where the class's objects are few (see the package notes)."""
+    has its target; enumerated where the class's objects are few (see the package notes).
+    Each pairing is matched for the class's units only (:meth:`Store.run_units`): the
+    components of its eligible object pairs that hold an object of the class."""
     corpus, store, draws, within, n_chance = s.corpus, s.store, s.draws, s.within, s.n_chance
     label_source = s.label_source
     slots = corpus.annotations
@@ -452,7 +461,7 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
         work = np.bincount(lab, weights=slots.count[a] * slots.count[b], minlength=L)
         exact = small & (work <= EXACT_WORK)
         e = exact[lab]
-        store.run(a[e], b[e], sets=False)
+        store.run_units(a[e], b[e], lab[e])
         draws.add(LOC_LABEL, lab[e], a[e], b[e])
         label_source[exact] = "enumerated"
         # the other small classes: a uniform prefix of their reachable pairings
@@ -471,7 +480,7 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
             pick = active[lab] & (pos >= done[lab]) & (pos < done[lab] + step[lab])
             if not pick.any():
                 break
-            store.run(a[pick], b[pick], sets=False)
+            store.run_units(a[pick], b[pick], lab[pick])
             draws.add(LOC_LABEL, lab[pick], a[pick], b[pick])
             done = np.where(active, done + step, done)
         label_source[small & ~exact] = "sampled"
@@ -506,5 +515,5 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
         got = np.bincount(g, minlength=L)
         drawn = np.where(got < need, cap, drawn + got)  # fewer than asked: none left
         ok = label_reachable(a, b, g)
-        store.run(a[ok], b[ok], sets=False)
+        store.run_units(a[ok], b[ok], g[ok])
         draws.add(LOC_LABEL, g[ok], a[ok], b[ok])

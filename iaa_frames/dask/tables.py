@@ -33,6 +33,7 @@ from iaa_frames.chance import WithinCounts
 from iaa_frames.errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
 from iaa_frames.geometry.distances import get_distance
 from iaa_frames.matching.pipeline import can_match, run
+from iaa_frames.matching.units import class_units
 from iaa_frames.progress import tqdm
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import validate_params
@@ -406,6 +407,11 @@ def chance_tables(corpus, store, counts, settings: MatchSettings):
         label_reachable=lambda pa, pb, lab: can_match(
             corpus, corpus.by_label, *to_label_slots(corpus, pa, pb, lab), tau=tau
         ),
+        # the class strata's units from the corpus's own shapes (polygons fetched from a
+        # store: their pairings matched whole)
+        run_units=None
+        if store is not None
+        else lambda pa, pb, lab: class_units(corpus, ann, pa, pb, lab, tau=tau, distance=dist),
     )
     d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)
     d_restricted = match(corpus.by_label, dla, dlb)

@@ -195,7 +195,7 @@ def assign(pairing, local_a, local_b, count_a, count_b, score, eligible):
     n_cols = np.zeros(len(count_a), dtype=np.int64)
     np.maximum.at(n_rows, p, rows + 1)
     np.maximum.at(n_cols, p, cols + 1)
-    large = _too_large(np.minimum(n_rows, n_cols), np.maximum(n_rows, n_cols))
+    large = too_large(np.minimum(n_rows, n_cols), np.maximum(n_rows, n_cols))
     if large.any():
         edges, p, rows, cols, n_rows, n_cols = _split_large(
             edges, p, large, contested, chosen, (starts_a, starts_b), local_a, local_b
@@ -233,7 +233,7 @@ def _n_injections(r: int, c: int) -> int:
     return math.perm(c, r)  # exact: a float product overflows for large matrices
 
 
-def _too_large(r: np.ndarray, c: np.ndarray) -> np.ndarray:
+def too_large(r: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Whether an r x c matrix (r <= c) has too many assignments to enumerate.
 
     ``perm(c, r)`` grows with ``c`` at fixed ``r`` and is at least ``r!``, so a matrix is
@@ -242,7 +242,7 @@ def _too_large(r: np.ndarray, c: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> _too_large(np.array([0, 1, 1, 2, 2, 7, 7, 8]),
+    >>> too_large(np.array([0, 1, 1, 2, 2, 7, 7, 8]),
     ...            np.array([9, 5040, 5041, 71, 72, 7, 8, 8])).tolist()
     [False, False, True, False, True, False, True, True]
     """

@@ -139,7 +139,7 @@ def _sparse_ok(tau: float, distance: Distance, sets: bool) -> bool:
     return tau > 0 and (not sets or distance.reuses_iou)
 
 
-def _sweep_boxes(corpus: Corpus, tau: float, eligible: bool) -> np.ndarray:
+def sweep_boxes(corpus: Corpus, tau: float, eligible: bool) -> np.ndarray:
     """The boxes the sweep of :func:`_candidates` lists overlapping pairs of: grown by
     their kind's reach at ``tau`` (:func:`~iaa_frames.geometry.kind_similarity.reach_boxes`),
     or with ``eligible`` (only pairs that can be matched are needed) shrunk to those that
@@ -163,7 +163,7 @@ def _candidates(
     """The candidate pairs of the pairings (a, b), in the order of
     :func:`~iaa_frames.matching.assignment.candidate_pairs`: all of them, or with ``sparse`` only
     the pairs whose boxes overlap in the pairings with over :data:`SPARSE_MIN_PAIRS` (the
-    boxes of :func:`_sweep_boxes`: with ``eligible``, at least every pair whose IoU bound
+    boxes of :func:`sweep_boxes`: with ``eligible``, at least every pair whose IoU bound
     reaches ``tau``). ``use_y``: the axis of each pairing's sweep from :func:`_plan`
     (counted again when None)."""
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
@@ -174,7 +174,7 @@ def _candidates(
     large = np.flatnonzero(big)
     p1, la1, lb1, _, _ = candidate_pairs(sa[small], na[small], sb[small], nb[small])
     p2, la2, lb2 = overlapping_pairs(
-        _sweep_boxes(corpus, tau, eligible),
+        sweep_boxes(corpus, tau, eligible),
         sa[large],
         na[large],
         sb[large],
@@ -201,7 +201,7 @@ def _plan(
         if big.size:
             cost = cost.copy()
             cost[big], use_y[big] = sweep_plan(
-                _sweep_boxes(corpus, tau, eligible),
+                sweep_boxes(corpus, tau, eligible),
                 slots.start[a[big]],
                 slots.count[a[big]],
                 slots.start[b[big]],
@@ -298,7 +298,7 @@ def _box_iou(inter: np.ndarray, area_a: np.ndarray, area_b: np.ndarray) -> None:
     np.nan_to_num(inter, copy=False)
 
 
-def _tiebreak(corpus: Corpus, oa, ob, rows) -> np.ndarray:
+def tiebreak(corpus: Corpus, oa, ob, rows) -> np.ndarray:
     """The tie-break of the matching for the candidate pairs ``rows``: ``_TIEBREAK / (1 +
     d)``, ``d`` the distance between the centres of the two boxes (in blocks)."""
     boxes = corpus.shapes.boxes
@@ -310,7 +310,7 @@ def _tiebreak(corpus: Corpus, oa, ob, rows) -> np.ndarray:
 
 
 def _nearness(ba: np.ndarray, bb: np.ndarray, out: np.ndarray) -> None:
-    """:func:`_tiebreak` of the boxes ``ba[k]`` and ``bb[k]``, in ``out``."""
+    """:func:`tiebreak` of the boxes ``ba[k]`` and ``bb[k]``, in ``out``."""
     d = ba[:, 0] + ba[:, 2]
     d -= bb[:, 0]
     d -= bb[:, 2]
@@ -380,7 +380,7 @@ def iou_upper_bound(corpus: Corpus, oa, ob) -> np.ndarray:
     return _iou_bound(corpus, np.asarray(oa, dtype=np.int64), np.asarray(ob, dtype=np.int64))[0]
 
 
-def _candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
+def candidate_iou(corpus: Corpus, oa, ob, tau, cache=None):
     """IoU of every candidate pair, exact wherever the matching needs it.
 
     Box-box pairs are computed with numpy. Pairs involving a polygon go to shapely only
@@ -497,7 +497,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_POOL.clear)
 
 
-def _split(corpus: Corpus):
+def split_for(corpus: Corpus):
     """:func:`_threaded`, or a plain call for a corpus of boxes only: numpy's few
     operations per box pair cost less than starting the threads (the values are the
     same, pair by pair)."""
@@ -514,7 +514,7 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     out = np.zeros(len(rows))
     r = np.flatnonzero(iou[rows] > 0)
     shapes = corpus.shapes
-    out[r] = _split(corpus)(
+    out[r] = split_for(corpus)(
         distance.similar, shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]), known_iou=iou[rows[r]]
     )
     return out
@@ -642,13 +642,13 @@ def _run_chunk(
     pairing, la, lb, oa, ob = _candidates(
         corpus, slots, a, b, sparse, tau, eligible=not sets, use_y=use_y
     )
-    iou, pending, pending_bound = _candidate_iou(corpus, oa, ob, tau, cache)
+    iou, pending, pending_bound = candidate_iou(corpus, oa, ob, tau, cache)
     # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box;
     # the assignment reads the scores of eligible pairs only
     eligible = iou >= tau
     score = iou.copy()
     e = np.flatnonzero(eligible)
-    score[e] += _tiebreak(corpus, oa, ob, e)
+    score[e] += tiebreak(corpus, oa, ob, e)
     chosen = assign(pairing, la, lb, n_a, n_b, score, eligible)
     del score, e, eligible
     rows = np.flatnonzero(chosen)
@@ -666,7 +666,7 @@ def _run_chunk(
             oa,
             ob,
             rows,
-            lambda r: _split(corpus)(
+            lambda r: split_for(corpus)(
                 distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]
             ),
         ),

@@ -37,6 +37,7 @@ from iaa_frames.matching.assignment import clusters
 from iaa_frames.matching.copies import find_copies, warn_copies
 from iaa_frames.matching.corpus import Corpus, prepare
 from iaa_frames.matching.pipeline import IoUCache, can_match, candidate_count, run
+from iaa_frames.matching.units import class_units
 from iaa_frames.progress import Bars
 from iaa_frames.settings.parameters import (
     DEFAULTS,
@@ -497,6 +498,9 @@ def tables_of_corpus(
             corpus.by_label, *to_label_slots(corpus, pa, pb, lab)
         ),
         bars=bars,
+        run_units=lambda pa, pb, lab: class_units(
+            corpus, ann, pa, pb, lab, tau=tau, distance=dist, cache=cache
+        ),
     )
     d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)
     with bars.bar(
