@@ -82,9 +82,7 @@ class CellLayout:
         np.multiply(label_cells[:, :, None], self.n_groups, out=cell, casting="unsafe")
         cell += groups[:, None, :].astype(cell.dtype, copy=False)
         valid = np.broadcast_to((label_cells >= 0)[:, :, None], cell.shape)
-        return sparse_rows(
-            cell.reshape(n, slots), None, self.n_cells, keep=valid.reshape(n, slots)
-        )
+        return sparse_rows(cell.reshape(n, slots), None, self.n_cells, keep=valid.reshape(n, slots))
 
 
 @dataclass(frozen=True, eq=False)
