@@ -8,6 +8,7 @@ from __future__ import annotations
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -314,16 +315,20 @@ class _Tests:
     def __init__(self, pool, min_chance, seed: int, advance):
         self._pool, self._min_chance, self._seed, self._advance = pool, min_chance, seed, advance
         self._jobs: dict = {}
+        self._args: dict = {}  # a test's arguments, until it has started (for steal)
         self._stolen: dict = {}
         self._draws: dict = {}
         self._lock = threading.Lock()
 
     def submit(self, name: str, part) -> None:
         # the arguments kept here hold no reference to this object (no cycle: the cells
-        # are freed as soon as the caller lets go of them)
+        # are freed as soon as the caller lets go of them), and are let go of when the
+        # test is done (its cells' KS lists with them, when the caller kept none)
         args = (part, self._min_chance[COMPONENTS.index(name)], self._seed, self._advance, name)
+        self._args[name] = args
         future = self._pool.submit(_cell_tests, *args, draws=self.multiplicities)
-        self._jobs[name] = (future, args)
+        self._jobs[name] = future
+        future.add_done_callback(partial(_forget, self._args, name))
 
     def multiplicities(self, n_items: int):
         """The tests' replicates on ``n_items`` items, drawn once (None above
@@ -342,19 +347,26 @@ class _Tests:
     def steal(self) -> None:
         """Run here the tests the pool has not started, in the order submitted (the
         pool, once free, takes the next: the two threads share what is left)."""
-        for name, (future, args) in list(self._jobs.items()):
-            if future.cancel():
+        for name, future in list(self._jobs.items()):
+            args = self._args.get(name)  # None: done (or running: not to be cancelled)
+            if args is not None and future.cancel():
                 self._stolen[name] = _cell_tests(*args, draws=self.multiplicities)
+            del args
 
     def done(self) -> bool:
-        return all(n in self._stolen or f.done() for n, (f, _) in self._jobs.items())
+        return all(n in self._stolen or f.done() for n, f in self._jobs.items())
 
     def result(self) -> dict:
         """Per component, its (4, n_cells) values."""
         return {
-            n: self._stolen[n] if n in self._stolen else f.result()
-            for n, (f, _) in self._jobs.items()
+            n: self._stolen[n] if n in self._stolen else f.result() for n, f in self._jobs.items()
         }
+
+
+def _forget(args: dict, name: str, _future) -> None:
+    """Let go of the arguments of a test that is done or cancelled (a future's
+    callback)."""
+    args.pop(name, None)
 
 
 def _test_variables(values: dict, out: dict) -> dict:
@@ -463,11 +475,17 @@ def agreement_from_tables(
         classification = pool.submit(component_cells, tables, layout, "classification")
         presence = pool.submit(PresenceCells.build, layout, n_items, tables.units, tables.coverage)
         alpha = pool.submit(label_alpha_cells, tables, layout)
-        parts = {"localization": component_cells(tables, layout, "localization")}
-        tests.submit("localization", parts["localization"])
-        parts.update(zip(SETS, _sets_cells(tables, layout)))
+        # the tests hold the cells with their KS lists, the statistics the same cells
+        # without: the lists are freed as each component's tests are done (1M boxes:
+        # 0.1 GB of localization's while the others are tested)
+        cells = component_cells(tables, layout, "localization")
+        tests.submit("localization", cells)
+        parts = {"localization": cells.without_ks_lists()}
+        del cells
+        sets = dict(zip(SETS, _sets_cells(tables, layout)))
         for name in ("overall", "detection"):
-            tests.submit(name, parts[name])
+            tests.submit(name, sets[name])
+            parts[name] = sets.pop(name).without_ks_lists()
         parts["classification"] = classification.result()
         parts = {c: parts[c] for c in COMPONENTS}
         presence = presence.result()

@@ -3,7 +3,7 @@ summed per cell and item, with each cell's sorted distances for the KS test."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -131,6 +131,20 @@ class SigmaCells:
             n_items,
             between.borrowed,
             between.aligned,
+        )
+
+    def without_ks_lists(self) -> SigmaCells:
+        """These cells without their KS lists (the same sums, shared, not copied): what the
+        statistics read once the tests hold the lists, which are then freed with the
+        tests (:func:`iaa_frames.engine.assemble.agreement_from_tables`)."""
+        return replace(
+            self,
+            within_distance=None,
+            between_distance=None,
+            within_members=None,
+            between_members=None,
+            within_item=None,
+            between_items=None,
         )
 
     def statistics(self, multiplicities=None):
