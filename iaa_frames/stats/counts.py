@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CountMatrix", "count_matrix"]
+__all__ = ["CountMatrix", "count_matrix", "counts_of_codes"]
 
 #: Sums of non-negative integers below this are exact in float32.
 EXACT_FLOAT32 = 2.0**24
@@ -41,9 +41,23 @@ def count_matrix(rows, cols, shape, dtype=np.float64) -> sp.csr_matrix:
     >>> count_matrix([1, 0, 1], [2, 0, 2], (2, 3)).toarray().tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 2.0]]
     """
-    n_rows, n_cols = (int(v) for v in shape)
+    n_cols = int(shape[1])
     code = np.asarray(rows, dtype=np.int64) * np.int64(n_cols)
     code += np.asarray(cols, dtype=np.int64)
+    return counts_of_codes(code, shape, dtype)
+
+
+def counts_of_codes(code: np.ndarray, shape, dtype=np.float64) -> sp.csr_matrix:
+    """:func:`count_matrix` of the entries' flat codes ``row * n_columns + column``
+    (int64), sorted in place and turned into the column indices in place: the array is
+    the function's (no copy of the entries' codes is made).
+
+    Examples
+    --------
+    >>> counts_of_codes(np.array([5, 0, 5]), (2, 3)).toarray().tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 2.0]]
+    """
+    n_rows, n_cols = (int(v) for v in shape)
     code.sort()
     first = np.empty(code.size, dtype=bool)
     first[:1] = True
@@ -59,7 +73,10 @@ def count_matrix(rows, cols, shape, dtype=np.float64) -> sp.csr_matrix:
     del start
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(code // n_cols, minlength=n_rows), out=indptr[1:])
-    return sp.csr_matrix((count, code % n_cols, indptr), shape=(n_rows, n_cols))
+    np.remainder(code, n_cols, out=code)  # the column of every distinct code, in place
+    if max(n_rows, n_cols, code.size) <= np.iinfo(np.int32).max:
+        code = code.astype(np.int32)  # the index type scipy would convert them to
+    return sp.csr_matrix((count, code, indptr), shape=(n_rows, n_cols))
 
 
 class CountMatrix:

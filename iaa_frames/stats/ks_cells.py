@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import ParameterError
 
-from .counts import count_matrix
+from .counts import counts_of_codes
 from .segments import cell_groups
 
 WHICH = ("within entries", "between entries")
@@ -347,16 +347,19 @@ def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_mat
         first, last = tested[t0], tested[t1 - 1]
         row0 = offset[first]
         cell = wc[part]
-        column = offset[cell] - row0
-        column += bin_w[part]
-        item = wi[wr[part]]
+        # the entries' flat codes column * n + item, formed in one array (the counts'
+        # only copy of the entries: no column and item arrays beside it)
+        code = offset[cell] - row0
+        code += bin_w[part]
+        code *= np.int64(n)
+        code += wi[wr[part]]
         keep = tested_mask[cell]  # the entries of untested cells among them left out
         if not keep.all():
-            column, item = column[keep], item[keep]
+            code = code[keep]
         del cell, keep
         # float32 counts (exact below 2**24): the matrix is multiplied in float32
-        m = count_matrix(column, item, (offset[last] + size[last] - row0, n), np.float32)
-        del column, item
+        m = counts_of_codes(code, (offset[last] + size[last] - row0, n), np.float32)
+        del code
         data.append(m.data)
         indices.append(m.indices)
         per_row.append(np.diff(m.indptr))
