@@ -108,7 +108,11 @@ def check_rows(within, between, within_item, between_item_a, between_item_b):
             arr.size and (not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0)
         ):
             raise ParameterError(f"{name} must be {n} non-negative integer item codes")
-        codes.append(arr.astype(np.int64))
+        # the within items in their own signed type (the engine's int32: no int64 copy of
+        # every within row; they only enter int64 sums), the chance items in int64 (their
+        # pairs' codes a * n_items + b need it)
+        keep = name == "within_item" and arr.dtype.kind == "i"
+        codes.append(arr if keep else arr.astype(np.int64))
     return x, y, tuple(codes)
 
 
