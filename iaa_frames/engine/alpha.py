@@ -55,6 +55,7 @@ class ClassificationCells:
         x, y = label[i][:, None], label[j][:, None]
         same = x == y
         k = groups.shape[1]
+        per_cell = units_per_cell(layout, cluster[i], x[:, 0], y[:, 0], groups)
         # margins, per pair and group: the weight on both values' categories (one slot of
         # twice the weight when they are equal)
         # (columns below 2 * G * C: int32 unless that many cells)
@@ -63,28 +64,31 @@ class ClassificationCells:
             part = margin[:, side * k : (side + 1) * k]
             np.multiply(groups, C, out=part, casting="unsafe")
             part += v
+        # every (pairs x slots) array is released after its last use, before the next
+        # step's (1M boxes: 0.2 GB less at once, beside the localization cells)
+        del groups, part
         share = np.concatenate(
             [np.broadcast_to(1.0 + same, (len(i), k)), np.broadcast_to(~same, (len(i), k))], axis=1
         )
         share *= weight[:, None]  # in place: the weight on every slot
         # off-diagonal mass, for the pairs whose values differ: the weight on both sides
         differ = np.flatnonzero(~same[:, 0])
-        rows = sp.vstack(
-            [
-                sparse_rows(margin, share, 2 * G * C),
-                sparse_rows(
-                    G * C + margin[differ],
-                    np.broadcast_to(weight[differ, None], (len(differ), 2 * k)),
-                    2 * G * C,
-                ),
-            ]
-        ).tocsr()
+        coincidences = sparse_rows(margin, share, 2 * G * C)
+        del share
+        off_diagonal = sparse_rows(
+            G * C + margin[differ],
+            np.broadcast_to(weight[differ, None], (len(differ), 2 * k)),
+            2 * G * C,
+        )
+        del margin
+        rows = sp.vstack([coincidences, off_diagonal]).tocsr()
+        del coincidences, off_diagonal
         within = ItemSums(
             per_item(
                 np.concatenate([item[i], item[i][differ]]), n_items, [np.ones(rows.shape[0])], rows
             )
         )
-        return cls(layout, within, units_per_cell(layout, cluster[i], x[:, 0], y[:, 0], groups))
+        return cls(layout, within, per_cell)
 
     def statistics(self, multiplicities=None):
         """(D_o, D_e, alpha) per cell: nominal for "(all)", binary for each class."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,7 @@ from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats import intervals
 from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
-from iaa_frames.stats.kstest import DEFAULT_RESAMPLES, ks_multiplicities
+from iaa_frames.stats.kstest import DEFAULT_RESAMPLES, ks_multiplicities_bytes
 from iaa_frames.stats.samples import percentile_ci
 from iaa_frames.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 from iaa_frames.version import __version__
@@ -314,16 +315,20 @@ class _Tests:
     def __init__(self, pool, min_chance, seed: int, advance):
         self._pool, self._min_chance, self._seed, self._advance = pool, min_chance, seed, advance
         self._jobs: dict = {}
+        self._args: dict = {}  # a test's arguments, until it has started (for steal)
         self._stolen: dict = {}
         self._draws: dict = {}
         self._lock = threading.Lock()
 
     def submit(self, name: str, part) -> None:
         # the arguments kept here hold no reference to this object (no cycle: the cells
-        # are freed as soon as the caller lets go of them)
+        # are freed as soon as the caller lets go of them), and are let go of when the
+        # test is done (its cells' KS lists with them, when the caller kept none)
         args = (part, self._min_chance[COMPONENTS.index(name)], self._seed, self._advance, name)
+        self._args[name] = args
         future = self._pool.submit(_cell_tests, *args, draws=self.multiplicities)
-        self._jobs[name] = (future, args)
+        self._jobs[name] = future
+        future.add_done_callback(partial(_forget, self._args, name))
 
     def multiplicities(self, n_items: int):
         """The tests' replicates on ``n_items`` items, drawn once (None above
@@ -333,25 +338,35 @@ class _Tests:
             return None
         with self._lock:  # the first caller draws, the other waits for its draws
             if n_items not in self._draws:
-                self._draws[n_items] = ks_multiplicities(n_items, KS_RESAMPLES, self._seed)
+                # one byte a value, drawn a block at a time: the same values as
+                # ks_multiplicities (1M boxes: 9.5 MiB held, not 38 MiB, and no 0.24 GB of
+                # int64 draws at once)
+                self._draws[n_items] = ks_multiplicities_bytes(n_items, KS_RESAMPLES, self._seed)
             return self._draws[n_items]
 
     def steal(self) -> None:
         """Run here the tests the pool has not started, in the order submitted (the
         pool, once free, takes the next: the two threads share what is left)."""
-        for name, (future, args) in list(self._jobs.items()):
-            if future.cancel():
+        for name, future in list(self._jobs.items()):
+            args = self._args.get(name)  # None: done (or running: not to be cancelled)
+            if args is not None and future.cancel():
                 self._stolen[name] = _cell_tests(*args, draws=self.multiplicities)
+            del args
 
     def done(self) -> bool:
-        return all(n in self._stolen or f.done() for n, (f, _) in self._jobs.items())
+        return all(n in self._stolen or f.done() for n, f in self._jobs.items())
 
     def result(self) -> dict:
         """Per component, its (4, n_cells) values."""
         return {
-            n: self._stolen[n] if n in self._stolen else f.result()
-            for n, (f, _) in self._jobs.items()
+            n: self._stolen[n] if n in self._stolen else f.result() for n, f in self._jobs.items()
         }
+
+
+def _forget(args: dict, name: str, _future) -> None:
+    """Let go of the arguments of a test that is done or cancelled (a future's
+    callback)."""
+    args.pop(name, None)
 
 
 def _test_variables(values: dict, out: dict) -> dict:
@@ -365,7 +380,7 @@ def _test_variables(values: dict, out: dict) -> dict:
     return tested
 
 
-#: Most multiplicities the KS tests share (int32: 64 MiB); above, each draws its own.
+#: Most multiplicities the KS tests share (one byte each: 16 MiB); above, each draws its own.
 MAX_SHARED_DRAWS = 1 << 24
 #: The KS tests' replicates (:func:`iaa_frames.stats.kstest.ks_agreement_entries`).
 KS_RESAMPLES = DEFAULT_RESAMPLES
@@ -460,11 +475,17 @@ def agreement_from_tables(
         classification = pool.submit(component_cells, tables, layout, "classification")
         presence = pool.submit(PresenceCells.build, layout, n_items, tables.units, tables.coverage)
         alpha = pool.submit(label_alpha_cells, tables, layout)
-        parts = {"localization": component_cells(tables, layout, "localization")}
-        tests.submit("localization", parts["localization"])
-        parts.update(zip(SETS, _sets_cells(tables, layout)))
+        # the tests hold the cells with their KS lists, the statistics the same cells
+        # without: the lists are freed as each component's tests are done (1M boxes:
+        # 0.1 GB of localization's while the others are tested)
+        cells = component_cells(tables, layout, "localization")
+        tests.submit("localization", cells)
+        parts = {"localization": cells.without_ks_lists()}
+        del cells
+        sets = dict(zip(SETS, _sets_cells(tables, layout)))
         for name in ("overall", "detection"):
-            tests.submit(name, parts[name])
+            tests.submit(name, sets[name])
+            parts[name] = sets.pop(name).without_ks_lists()
         parts["classification"] = classification.result()
         parts = {c: parts[c] for c in COMPONENTS}
         presence = presence.result()

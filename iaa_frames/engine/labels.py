@@ -188,7 +188,8 @@ class LabelCells(SigmaCells):
 
     @classmethod
     def build(cls, layout: CellLayout, n_items: int, within: Rows, between: Chance):
-        base = SigmaCells.build(layout, n_items, within, between)
+        # no KS test of labels: the cells without the KS lists (1M boxes: 80 MiB)
+        base = SigmaCells.build(layout, n_items, within, between, ks=False)
         fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(SigmaCells)}
         pooled = (np.arange(layout.n_cells) >= layout.n_groups) & (
             base.n_chance < MIN_OWN_CHANCE_UNITS

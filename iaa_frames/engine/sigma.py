@@ -3,7 +3,7 @@ summed per cell and item, with each cell's sorted distances for the KS test."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -77,7 +77,10 @@ class SigmaCells:
     ``within`` columns: [count | distance | iou] per cell; ``between``: [count | distance].
     ``*_members`` (CSC of rows x cells, rows in order of distance) list each cell's
     distances, sorted, for KS; ``within_members`` holds True (a within row weighs 1),
-    ``between_members`` the chance units' weights.
+    ``between_members`` the chance units' weights. Cells built without their KS lists
+    (``build(..., ks=False)``: classification, which has no KS test) hold None in
+    ``within_distance``, ``between_distance``, ``*_members``, ``within_item`` and
+    ``between_items``.
     """
 
     n_cells: int
@@ -96,30 +99,52 @@ class SigmaCells:
     aligned: np.ndarray | None = None  # per cell, whether aligned units enter it
 
     @classmethod
-    def build(cls, layout: CellLayout, n_items: int, within: Rows, between: Chance):
+    def build(
+        cls, layout: CellLayout, n_items: int, within: Rows, between: Chance, *, ks: bool = True
+    ):
+        """The cells of the within rows and chance units; ``ks=False``: without the
+        sorted lists of the KS tests (:meth:`tests` then refuses)."""
         sums, matched, mw = within_sums(layout, n_items, within)
         mb = between.membership
         if matched is not None:
             matched = matched + np.asarray((mb != 0).T @ between.n_matched).ravel()
-        # each cell's rows in order of distance, which makes the sorting inside the KS
-        # test and the chance quantile of every cell cheap
-        rank_w, rank_b = np.argsort(within.distance), np.argsort(between.distance)
+        pair_sums = PairSums(
+            # [count | distance] per cell: rows [mb | diag(distance) @ mb], never stacked
+            between.item_a,
+            between.item_b,
+            mb,
+            scales=(None, between.distance),
+        )
+        n_chance = np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel()
+        lists = _ks_lists(within, between, mw, mb, n_items) if ks else (None,) * 6
+        del mw
+        *members, within_item, between_items = lists
         return cls(
             layout.n_cells,
             sums,
-            # [count | distance] per cell: rows [mb | diag(distance) @ mb], never stacked
-            PairSums(between.item_a, between.item_b, mb, scales=(None, between.distance)),
-            np.asarray(within.distance, dtype=np.float64)[rank_w],
-            np.asarray(between.distance, dtype=np.float64)[rank_b],
-            _flags(mw)[rank_w].tocsc(),
-            mb[rank_b].tocsc(),
-            np.asarray((mb != 0).sum(axis=0), dtype=np.float64).ravel(),
+            pair_sums,
+            *members,
+            n_chance,
             matched,
-            _codes(within.item_a, n_items)[rank_w],
-            (_codes(between.item_a, n_items)[rank_b], _codes(between.item_b, n_items)[rank_b]),
+            within_item,
+            between_items,
             n_items,
             between.borrowed,
             between.aligned,
+        )
+
+    def without_ks_lists(self) -> SigmaCells:
+        """These cells without their KS lists (the same sums, shared, not copied): what the
+        statistics read once the tests hold the lists, which are then freed with the
+        tests (:func:`iaa_frames.engine.assemble.agreement_from_tables`)."""
+        return replace(
+            self,
+            within_distance=None,
+            between_distance=None,
+            within_members=None,
+            between_members=None,
+            within_item=None,
+            between_items=None,
         )
 
     def statistics(self, multiplicities=None):
@@ -176,6 +201,8 @@ class SigmaCells:
         cluster-bootstrap test of :func:`iaa_frames.stats.kstest.ks_agreement_entries`, with the
         chance units' weights; ``multiplicities``: its replicates, if already drawn
         (:func:`iaa_frames.stats.kstest.ks_multiplicities` of ``n_items`` and ``seed``)."""
+        if self.within_members is None:
+            raise ValueError("these cells were built without their KS lists (ks=False)")
         out = np.full((4, self.n_cells), np.nan)
         cells = np.asarray(cells, dtype=np.int64)
         if not len(cells):
@@ -211,6 +238,22 @@ class SigmaCells:
             multiplicities=multiplicities,
         )[1]
         return out
+
+
+def _ks_lists(within: Rows, between: Chance, mw, mb, n_items: int) -> tuple:
+    """The KS lists of :class:`SigmaCells`: within and chance distances, members, the
+    within rows' items and the chance rows' items, every cell's rows in order of distance
+    (which makes the sorting inside the KS test and the chance quantile of every cell
+    cheap)."""
+    rank_w, rank_b = np.argsort(within.distance), np.argsort(between.distance)
+    return (
+        np.asarray(within.distance, dtype=np.float64)[rank_w],
+        np.asarray(between.distance, dtype=np.float64)[rank_b],
+        _flags(mw)[rank_w].tocsc(),
+        mb[rank_b].tocsc(),
+        _codes(within.item_a, n_items)[rank_w],
+        (_codes(between.item_a, n_items)[rank_b], _codes(between.item_b, n_items)[rank_b]),
+    )
 
 
 def _entries(members: sp.csc_matrix, cells: np.ndarray):

@@ -121,18 +121,25 @@ def multiplicity_blocks(
         clusters = np.asarray(clusters, dtype=np.int64)
         n_clusters = int(clusters.max(initial=-1)) + 1
         for k in multiplicity_blocks(n_clusters, n_boot, seed=seed, block_size=block_size):
-            yield k[:, clusters]
+            k = k[:, clusters]  # the clusters' block is not held while the items' is used
+            yield k
         return
     rng = np.random.default_rng([seed, _STREAM])
     for start in range(0, n_boot, block_size):  # blocks of replicates, not items
-        b = min(block_size, n_boot - start)
-        draws = (
-            rng.integers(0, n_items, size=(b, n_items))
-            if n_items
-            else np.zeros((b, 0), dtype=np.int64)
-        )
-        flat = draws + (np.arange(b) * n_items)[:, None]
-        yield np.bincount(flat.ravel(), minlength=b * n_items).reshape(b, n_items).astype(np.int32)
+        # the draws are released before the block is yielded (not held while it is used)
+        yield _drawn_block(rng, min(block_size, n_boot - start), n_items)
+
+
+def _drawn_block(rng: np.random.Generator, b: int, n_items: int) -> np.ndarray:
+    """The multiplicities of the next ``b`` replicates of the stream ``rng`` (int32,
+    shape (b, n_items)); the int64 draws are offset in place and freed on return."""
+    if not n_items:
+        return np.zeros((b, 0), dtype=np.int32)
+    draws = rng.integers(0, n_items, size=(b, n_items))
+    draws += (np.arange(b) * n_items)[:, None]
+    counts = np.bincount(draws.ravel(), minlength=b * n_items)
+    del draws
+    return counts.reshape(b, n_items).astype(np.int32)
 
 
 def jackknife_blocks(
@@ -310,6 +317,7 @@ class PairSums:
         parts = []
         for start in range(0, len(k), step):  # blocks of replicates, not rows
             kb = kt[:, start : start + step]
-            weights = kb[self.item_a] * kb[self.item_b]
+            weights = kb[self.item_a]
+            weights *= kb[self.item_b]  # in place: two (pairs x block) arrays, not three
             parts.append(np.asarray(mt @ weights).T)
         return np.concatenate(parts, axis=0) if parts else np.zeros((0, self.matrix.shape[1]))

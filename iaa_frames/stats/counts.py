@@ -20,10 +20,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CountMatrix", "count_matrix"]
+__all__ = ["CountMatrix", "count_matrix", "counts_of_codes"]
 
 #: Sums of non-negative integers below this are exact in float32.
 EXACT_FLOAT32 = 2.0**24
+#: Counts summed at a time into the rows' sums of :meth:`CountMatrix.by_item`.
+_SUM_BLOCK = 1 << 20
 #: The float32 rows are those exact for multiplicities up to this; a block with a larger
 #: multiplicity is multiplied in float64 throughout.
 MAX_MULTIPLICITY = 64
@@ -41,9 +43,23 @@ def count_matrix(rows, cols, shape, dtype=np.float64) -> sp.csr_matrix:
     >>> count_matrix([1, 0, 1], [2, 0, 2], (2, 3)).toarray().tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 2.0]]
     """
-    n_rows, n_cols = (int(v) for v in shape)
+    n_cols = int(shape[1])
     code = np.asarray(rows, dtype=np.int64) * np.int64(n_cols)
     code += np.asarray(cols, dtype=np.int64)
+    return counts_of_codes(code, shape, dtype)
+
+
+def counts_of_codes(code: np.ndarray, shape, dtype=np.float64) -> sp.csr_matrix:
+    """:func:`count_matrix` of the entries' flat codes ``row * n_columns + column``
+    (int64), sorted in place and turned into the column indices in place: the array is
+    the function's (no copy of the entries' codes is made).
+
+    Examples
+    --------
+    >>> counts_of_codes(np.array([5, 0, 5]), (2, 3)).toarray().tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 2.0]]
+    """
+    n_rows, n_cols = (int(v) for v in shape)
     code.sort()
     first = np.empty(code.size, dtype=bool)
     first[:1] = True
@@ -59,7 +75,10 @@ def count_matrix(rows, cols, shape, dtype=np.float64) -> sp.csr_matrix:
     del start
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(code // n_cols, minlength=n_rows), out=indptr[1:])
-    return sp.csr_matrix((count, code % n_cols, indptr), shape=(n_rows, n_cols))
+    np.remainder(code, n_cols, out=code)  # the column of every distinct code, in place
+    if max(n_rows, n_cols, code.size) <= np.iinfo(np.int32).max:
+        code = code.astype(np.int32)  # the index type scipy would convert them to
+    return sp.csr_matrix((count, code, indptr), shape=(n_rows, n_cols))
 
 
 class CountMatrix:
@@ -79,6 +98,35 @@ class CountMatrix:
     matrix : scipy.sparse.csr_matrix
         Non-negative integer counts, rows x items (float64, or float32 when exact).
     """
+
+    @classmethod
+    def by_item(cls, counts: sp.csc_matrix) -> CountMatrix:
+        """``CountMatrix(counts.tocsr())`` of counts already stored by item (rows x items,
+        CSC: :func:`~iaa_frames.stats.ks_cells.within_counts_by_item`), without their copy
+        by row when every row is exact in float32.
+
+        Examples
+        --------
+        >>> m = CountMatrix.by_item(sp.csc_matrix(np.array([[0.0, 2.0], [1.0, 0.0]])))
+        >>> m.times(np.array([[1, 3]], dtype=np.int32)).tolist()
+        [[6.0], [1.0]]
+        """
+        # the rows' sums (exact: integers), a block of counts at a time (no float64 and
+        # int64 copies of all of them)
+        row_sum = np.zeros(counts.shape[0])
+        for lo in range(0, counts.nnz, _SUM_BLOCK):  # a loop over blocks of counts
+            part = slice(lo, lo + _SUM_BLOCK)
+            row_sum += np.bincount(
+                counts.indices[part], weights=counts.data[part], minlength=counts.shape[0]
+            )
+        if not (row_sum * MAX_MULTIPLICITY < EXACT_FLOAT32).all():
+            return cls(counts.tocsr())  # rows to split off: by row, as given
+        out = cls.__new__(cls)
+        out.shape = counts.shape
+        out._small, out._large = None, np.zeros(0, dtype=np.int64)
+        out._single = counts if counts.dtype == np.float32 else counts.astype(np.float32)
+        out._double = None
+        return out
 
     def __init__(self, matrix: sp.csr_matrix):
         self.shape = matrix.shape

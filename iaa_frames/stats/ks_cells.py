@@ -1,3 +1,5 @@
+# Over 400 lines: the KS test's cells step by step (entries, grids, bins, observed differences,
+# within counts by row and by item), each bitwise a loop over cells.
 """Grids, bins and observed ECDF differences of many cells at once, for the KS test of
 agreement (:mod:`iaa_frames.stats.kstest`).
 
@@ -18,8 +20,8 @@ import scipy.sparse as sp
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.errors import ParameterError
 
-from .counts import count_matrix
-from .segments import cell_groups
+from .counts import counts_of_codes
+from .segments import cell_groups, search_cells
 
 WHICH = ("within entries", "between entries")
 
@@ -32,6 +34,7 @@ __all__ = [
     "grid_bins",
     "segment_sums",
     "within_counts",
+    "within_counts_by_item",
 ]
 
 
@@ -108,7 +111,11 @@ def check_rows(within, between, within_item, between_item_a, between_item_b):
             arr.size and (not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0)
         ):
             raise ParameterError(f"{name} must be {n} non-negative integer item codes")
-        codes.append(arr.astype(np.int64))
+        # the within items in their own signed type (the engine's int32: no int64 copy of
+        # every within row; they only enter int64 sums), the chance items in int64 (their
+        # pairs' codes a * n_items + b need it)
+        keep = name == "within_item" and arr.dtype.kind == "i"
+        codes.append(arr if keep else arr.astype(np.int64))
     return x, y, tuple(codes)
 
 
@@ -221,8 +228,8 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     size = np.zeros(n_cells, dtype=np.int64)
     # bins within a cell's grid (int32: a grid has far fewer points)
     bin_w, bin_b = np.empty(len(wr), dtype=np.int32), np.empty(len(br), dtype=np.int32)
-    w_at = np.searchsorted(wc, np.arange(n_cells + 1))
-    b_at = np.searchsorted(bc, np.arange(n_cells + 1))
+    w_at = search_cells(wc, np.arange(n_cells + 1))
+    b_at = search_cells(bc, np.arange(n_cells + 1))
     for c0, c1 in cell_groups(w_at, CHUNK_ENTRIES):  # a loop over groups of cells
         w, b = slice(w_at[c0], w_at[c1]), slice(b_at[c0], b_at[c1])
         kw, kb = _keys(rank_x, wr[w], wc[w], span), _keys(rank_y, br[b], bc[b], span)
@@ -245,7 +252,7 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     width = int(size[cells].max())
     per_block = max(1, (1 << 20) // width)
     # blocks of at most per_block cells and about CHUNK_ENTRIES within entries
-    first = np.searchsorted(wc, cells)
+    first = search_cells(wc, cells)
     block_of = np.arange(cells.size) // per_block * (wc.size // CHUNK_ENTRIES + 1)
     block_of += first // CHUNK_ENTRIES
     edges = np.r_[0, np.flatnonzero(np.diff(block_of)) + 1, cells.size]
@@ -253,8 +260,8 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     for lo, hi in zip(edges[:-1], edges[1:]):  # a loop over blocks of cells
         block = cells[lo:hi]
         k = block.size
-        w0, w1 = np.searchsorted(wc, [block[0], block[-1] + 1])
-        b0, b1 = np.searchsorted(bc, [block[0], block[-1] + 1])
+        w0, w1 = search_cells(wc, [block[0], block[-1] + 1])
+        b0, b1 = search_cells(bc, [block[0], block[-1] + 1])
         row_w = np.searchsorted(block, wc[w0:w1])
         row_b = np.searchsorted(block, bc[b0:b1])
         hx = np.bincount(row_w * width + bin_w[w0:w1], minlength=k * width)
@@ -289,7 +296,7 @@ def grid_bins(grid, key):
 
 
 #: Entries whose keys are formed at a time (bounds the temporaries on millions of entries).
-CHUNK_ENTRIES = 1 << 21
+CHUNK_ENTRIES = 1 << 20
 
 
 def _keys(rank, rows, cell, span) -> np.ndarray:
@@ -316,7 +323,7 @@ def _distinct_items(wi, wr, wc, n_cells, n_items) -> np.ndarray:
     """Per cell, the number of distinct items ``wi[wr]`` among its entries (cells
     ``wc`` grouped in ascending order), a group of whole cells at a time."""
     n = np.int64(max(n_items, 1))
-    start = np.searchsorted(wc, np.arange(n_cells + 1))
+    start = search_cells(wc, np.arange(n_cells + 1))
     window = start[:-1] // CHUNK_ENTRIES
     edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, n_cells]
     distinct = np.zeros(n_cells, dtype=np.int64)
@@ -327,6 +334,37 @@ def _distinct_items(wi, wr, wc, n_cells, n_items) -> np.ndarray:
     return distinct
 
 
+def _count_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):
+    """The counts of :func:`within_counts` a group of whole tested cells of about
+    :data:`CHUNK_ENTRIES` entries at a time: for each group, its first grid column and
+    the counts of its grid columns (rows) x items (CSR)."""
+    tested = np.flatnonzero(tested_mask)
+    lo = search_cells(wc, tested, side="left")  # every tested cell's entries
+    hi = search_cells(wc, tested, side="right")
+    window = lo // CHUNK_ENTRIES
+    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, len(tested)]
+    for t0, t1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
+        part = slice(lo[t0], hi[t1 - 1])
+        first, last = tested[t0], tested[t1 - 1]
+        row0 = offset[first]
+        cell = wc[part]
+        # the entries' flat codes column * n + item, formed in one array (the counts'
+        # only copy of the entries: no column and item arrays beside it)
+        code = offset[cell] - row0
+        code += bin_w[part]
+        code *= np.int64(n)
+        code += wi[wr[part]]
+        keep = tested_mask[cell]  # the entries of untested cells among them left out
+        if not keep.all():
+            code = code[keep]
+        del cell, keep
+        # float32 counts (exact below 2**24): the matrix is multiplied in float32
+        m = counts_of_codes(code, (offset[last] + size[last] - row0, n), np.float32)
+        del code
+        yield int(row0), m
+        del m
+
+
 def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_matrix:
     """The (grid column x item) counts of the within entries of the tested cells: the
     :func:`~iaa_frames.stats.counts.count_matrix` of their columns ``offset[cell] + bin``
@@ -335,28 +373,9 @@ def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_mat
     without the temporaries of all entries at once (for
     :func:`iaa_frames.stats.kstest.ks_agreement_entries`). The counts are float32 where
     exact (:func:`~iaa_frames.stats.counts.count_matrix`)."""
-    tested = np.flatnonzero(tested_mask)
-    width = int(size[tested].sum())
-    lo = np.searchsorted(wc, tested, side="left")  # every tested cell's entries
-    hi = np.searchsorted(wc, tested, side="right")
-    window = lo // CHUNK_ENTRIES
-    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, len(tested)]
+    width = int(size[tested_mask].sum())
     data, indices, per_row = [], [], []
-    for t0, t1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
-        part = slice(lo[t0], hi[t1 - 1])
-        first, last = tested[t0], tested[t1 - 1]
-        row0 = offset[first]
-        cell = wc[part]
-        column = offset[cell] - row0
-        column += bin_w[part]
-        item = wi[wr[part]]
-        keep = tested_mask[cell]  # the entries of untested cells among them left out
-        if not keep.all():
-            column, item = column[keep], item[keep]
-        del cell, keep
-        # float32 counts (exact below 2**24): the matrix is multiplied in float32
-        m = count_matrix(column, item, (offset[last] + size[last] - row0, n), np.float32)
-        del column, item
+    for _, m in _count_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):
         data.append(m.data)
         indices.append(m.indices)
         per_row.append(np.diff(m.indptr))
@@ -368,3 +387,55 @@ def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_mat
     return sp.csr_matrix(
         (join(data, np.float32), join(indices, np.int32), indptr), shape=(width, n)
     )
+
+
+def within_counts_by_item(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csc_matrix:
+    """:func:`within_counts` stored by item: its ``tocsc()``, bit for bit, without the
+    matrix by row beside it (1M boxes: the localization test's 78 MB copy). The groups of
+    cells are counted twice: once for how many counts every item holds, then to write
+    each group's counts in place, each item's in the order of the grid columns.
+
+    Examples
+    --------
+    >>> args = (np.array([0, 1, 0]), np.array([0, 1, 2]), np.array([0, 0, 1]),
+    ...         np.array([1, 0, 1]), np.array([0, 2]), np.array([2, 1]),
+    ...         np.array([True, True]), 2)
+    >>> m = within_counts_by_item(*args)
+    >>> m.format, (m != within_counts(*args).tocsc()).nnz
+    ('csc', 0)
+    """
+    args = (bin_w, wr, wc, wi, offset, size, tested_mask, n)
+    width = int(size[tested_mask].sum())
+    per_item = np.zeros(n, dtype=np.int64)
+    dtype = np.dtype(np.float32)
+    for _, m in _count_chunks(*args):  # the first count: how many entries each item holds
+        per_item += np.bincount(m.indices, minlength=n)
+        dtype = np.result_type(dtype, m.dtype)
+        del m
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(per_item, out=indptr[1:])
+    total = int(indptr[-1])
+    index = np.int32 if max(width, n, total) <= np.iinfo(np.int32).max else np.int64
+    data, rows = np.empty(total, dtype=dtype), np.empty(total, dtype=index)
+    fill = indptr[:-1].copy()  # where each item's next count goes
+    for row0, m in _count_chunks(*args):
+        # the group's counts by item (a stable sort: each item's in grid-column order,
+        # after those of the groups before), written a block at a time
+        order = np.argsort(m.indices, kind="stable")
+        count = np.bincount(m.indices, minlength=n)
+        base = fill - (np.cumsum(count) - count)  # + the position in order: the slot
+        row = np.repeat(np.arange(row0, row0 + m.shape[0], dtype=index), np.diff(m.indptr))
+        for lo in range(0, len(order), _WRITE_BLOCK):  # a loop over blocks of counts
+            which = order[lo : lo + _WRITE_BLOCK]
+            at = base[m.indices[which]]
+            at += np.arange(lo, lo + len(which))
+            data[at] = m.data[which]
+            rows[at] = row[which]
+            del which, at
+        fill += count
+        del m, order, row
+    return sp.csc_matrix((data, rows, indptr), shape=(width, n))
+
+
+#: Counts :func:`within_counts_by_item` writes at a time.
+_WRITE_BLOCK = 1 << 19

@@ -46,7 +46,13 @@ from iaa_frames.settings.parameters import check_int
 
 from .bootstrap import multiplicity_blocks
 from .counts import CountMatrix
-from .ks_cells import cell_differences, cell_entries, check_entries, check_rows, within_counts
+from .ks_cells import (
+    cell_differences,
+    cell_entries,
+    check_entries,
+    check_rows,
+    within_counts_by_item,
+)
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -356,7 +362,9 @@ def ks_agreement_entries(
     ends = offsets[1:] - 1
     stat = statistic[tested]
     # within rows per (grid column, item): times the multiplicities, a replicate column
-    counts = CountMatrix(within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n))
+    counts = CountMatrix.by_item(
+        within_counts_by_item(bin_w, wr, wc, wi, offset, size, tested_mask, n)
+    )
     del bin_w, wr, wc
     # only the chance rows of tested cells enter the replicates: the pairs of items are
     # those of these rows (the other pairs would add nothing to any sum)

@@ -19,7 +19,7 @@ import scipy.stats
 
 from iaa_frames.errors import ParameterError
 
-from .segments import cell_groups, first_argmax, merged_positions, sorted_by_cell
+from .segments import cell_groups, first_argmax, merged_positions, search_cells, sorted_by_cell
 
 __all__ = ["KSResult", "cell_tests", "frac_below_chance", "ks", "percentile_ci", "sigma"]
 
@@ -375,7 +375,7 @@ def cell_tests(
 
     presorted = _sorted_in_chunks(value_of, wc) and sorted_by_cell(between, bc)
     if presorted:  # the entries of a cell together: where each cell's entries start
-        w_at = np.searchsorted(wc, np.arange(n_cells + 1))
+        w_at = search_cells(wc, np.arange(n_cells + 1))
         n_w = np.diff(w_at).astype(float)
     else:
         n_w = np.bincount(wc, minlength=n_cells).astype(float)
@@ -391,7 +391,7 @@ def cell_tests(
     b_order = np.arange(len(bc)) if presorted else np.lexsort((between, bc))
     b_cell, b_val = bc[b_order], between[b_order]
     cum = np.cumsum(bw[b_order])
-    cum -= np.r_[0.0, cum][np.searchsorted(b_cell, np.arange(n_cells))][b_cell]
+    cum -= np.r_[0.0, cum][search_cells(b_cell, np.arange(n_cells))][b_cell]
     with np.errstate(divide="ignore", invalid="ignore"):
         frac = cum / w_b[b_cell]
     del cum, b_order
@@ -408,7 +408,7 @@ def cell_tests(
         # the engine's entries: the two sorted sides merged (no sort), a group of cells
         # at a time, the running sum carried from group to group (the same additions
         # as over all entries at once)
-        b_at = np.searchsorted(bc, np.arange(n_cells + 1))
+        b_at = search_cells(bc, np.arange(n_cells + 1))
         carry = None
         for c0, c1 in cell_groups(w_at, CHUNK_ENTRIES):
             w, b = slice(w_at[c0], w_at[c1]), slice(b_at[c0], b_at[c1])

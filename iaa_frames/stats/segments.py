@@ -18,7 +18,34 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["cell_groups", "first_argmax", "merged_order", "merged_positions", "sorted_by_cell"]
+__all__ = [
+    "cell_groups",
+    "first_argmax",
+    "merged_order",
+    "merged_positions",
+    "search_cells",
+    "sorted_by_cell",
+]
+
+
+def search_cells(cell, values, side: str = "left") -> np.ndarray:
+    """``numpy.searchsorted(cell, values, side)`` with ``values`` in the integer type of
+    the sorted codes ``cell`` when they fit in it: numpy searches in a common type, and
+    int64 values would make it copy every int32 entry of ``cell`` to int64 (1M boxes:
+    80 MB a search); the same positions.
+
+    Examples
+    --------
+    >>> search_cells(np.array([0, 0, 2], dtype=np.int32), np.arange(4)).tolist()
+    [0, 2, 2, 3]
+    """
+    values = np.asarray(values)
+    kind = cell.dtype
+    if kind.kind in "iu" and values.dtype.kind in "iu" and values.dtype != kind and values.size:
+        info = np.iinfo(kind)
+        if info.min <= int(values.min()) and int(values.max()) <= info.max:
+            values = values.astype(kind)
+    return np.searchsorted(cell, values, side=side)
 
 
 def cell_groups(start, budget) -> list[tuple[int, int]]:

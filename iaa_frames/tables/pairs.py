@@ -481,15 +481,20 @@ def tables_of_corpus(
         done = jobs.run_all(todo + label_todo)
         whole = joined(zip(whole_first, done[: len(todo)], strict=True))
         by_label = joined(zip(label_first, done[len(todo) :], strict=True))
+        del done, todo, label_todo  # the blocks' matchings, joined (1M boxes: 0.2 GB)
     # the within rows and the clusters do not depend on the chance sample
     within_job = jobs.submit(within_frames, corpus, whole, by_label, a, b, ann, pl, ll)
     cluster_job = jobs.submit(
         clusters, len(corpus.objects), whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator
     )
+    counts = within_counts(corpus, a, b, whole, ll)
+    # the matchings of the within pairings are the within job's alone from here on: freed
+    # when it is done, not held through the chance sample (1M boxes: 0.2 GB)
+    del whole, by_label, a, b, pl, ll, la, lb
     sample = chance.draw(
         corpus,
         lambda pa, pb, sets: match(ann, pa, pb, sets=sets),
-        within_counts(corpus, a, b, whole, ll),
+        counts,
         n_chance=int(n_chance),
         seed=int(seed),
         tau=tau,
@@ -512,6 +517,7 @@ def tables_of_corpus(
         d_restricted = match(corpus.by_label, dla, dlb, advance=locked(bar.update))
 
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
+    del d_idx, d_group, dla, dlb, d_restricted  # in the chance tables now
     aligned = None
     # a thin population (the engine may find fewer units still after post-stratification,
     # hence the margin: the units are drawn below twice the minimum, used below it)
