@@ -90,9 +90,9 @@ def draw(
         Progress bars (:mod:`iaa_frames.progress`): "chance index" while the pairings
         that can match are listed, then "chance pairings" over the strata (:data:`STEPS`;
         one step when the population is enumerated).
-    run_units : callable ``(a, b, label) -> (pairing, pair_a, pair_b, pair_iou,
-    pair_distance)``, optional
-        The matched pairs of two objects of class ``label[i]`` of each pairing, those of
+    run_units : callable, optional
+        ``(a, b, label) -> (pairing, pair_a, pair_b, pair_iou, pair_distance)``: the
+        matched pairs of two objects of class ``label[i]`` of each pairing, those of
         ``run`` (:func:`iaa_frames.matching.units.class_units`): the per-class
         localization strata match only those (:meth:`Store.run_units`). None: they
         match their pairings whole.
