@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from iaa_frames.matching import units as class_units
 from iaa_frames.matching.assignment import run_starts
 from iaa_frames.matching.corpus import Slices
 from iaa_frames.matching.pipeline import Matched
@@ -252,7 +253,11 @@ class Store:
         (``set_detection`` NaN, ``set_matched`` the units held): no cell reads them (the
         class strata draw last; a pairing of a detection stratum is matched whole
         before). Without ``run_units`` (or when keys would overflow) every pairing is
-        matched whole (:meth:`run`).
+        matched whole (:meth:`run`), and so is a call whose pairings are all too small for
+        their components to pay (under
+        :data:`~iaa_frames.matching.units.RESTRICT_MIN_PAIRS` object pairs, none held by
+        its units): matched once whatever the classes that draw them, as before the
+        units.
         """
         a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
         label = np.asarray(label, dtype=np.int64)
@@ -260,6 +265,11 @@ class Store:
             self.run(a, b, sets=False)
             return
         key = pairing_key(a, b, self.n_slots)
+        count = self.slots.count
+        small = count[a] * count[b] < class_units.RESTRICT_MIN_PAIRS
+        if (small & ~in_sorted(key, self.unit_keys)).all():
+            self.run(a, b, sets=False)
+            return
         whole = in_sorted(key, self.keys) & ~in_sorted(key, self.unit_keys)
         unit = key * self.n_labels + label
         todo = ~whole & first_occurrence(unit) & ~in_sorted(unit, self.unit_done)

@@ -160,3 +160,32 @@ def test_agreement_is_unchanged(restricted, monkeypatch):
             assert np.array_equal(x, y, equal_nan=True), k
         else:
             assert np.array_equal(x, y), k
+
+
+def test_small_pairings_are_matched_once_whatever_the_classes():
+    """Pairings under RESTRICT_MIN_PAIRS object pairs gain nothing from their components:
+    the store matches each once, whole, however many classes draw it and in however many
+    calls (matched again for each class, they would cost more than before the units)."""
+    c = prepare(_frame(3, 8, seed=5))
+    ann, tau, dist = c.annotations, 0.4, get_distance("iou")
+    matched = []
+
+    def run(a, b, sets):
+        matched.append(len(a))
+        return pipeline.run(c, ann, a, b, tau=tau, distance=dist, sets=sets)
+
+    def run_units(a, b, lab):
+        matched.append(len(a))
+        return class_units(c, ann, a, b, lab, tau=tau, distance=dist)
+
+    store = Store(ann, run, run_units=run_units, n_labels=len(c.labels))
+    a, b = np.array([0, 0, 0, 3]), np.array([4, 4, 4, 7])  # pairing (0, 4) for 3 classes
+    store.run_units(a, b, np.array([0, 1, 2, 0]))
+    store.run_units(np.array([4, 3]), np.array([0, 7]), np.array([3, 1]))  # again, flipped
+    assert sum(matched) == 2
+    whole = Store(
+        ann, lambda a, b, sets: pipeline.run(c, ann, a, b, tau=tau, distance=dist, sets=sets)
+    )
+    whole.run(np.array([0, 3]), np.array([4, 7]), sets=False)
+    for x, y in zip(store.pairs(), whole.pairs(), strict=True):
+        np.testing.assert_array_equal(x, y)
