@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iaa_frames.matching import units as class_units
+from iaa_frames.matching import units as matching_units
 from iaa_frames.matching.assignment import run_starts
 from iaa_frames.matching.corpus import Slices
 from iaa_frames.matching.pipeline import Matched
@@ -266,7 +266,7 @@ class Store:
             return
         key = pairing_key(a, b, self.n_slots)
         count = self.slots.count
-        small = count[a] * count[b] < class_units.RESTRICT_MIN_PAIRS
+        small = count[a] * count[b] < matching_units.RESTRICT_MIN_PAIRS
         if (small & ~in_sorted(key, self.unit_keys)).all():
             self.run(a, b, sets=False)
             return
