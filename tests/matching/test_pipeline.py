@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from helpers import object_row
 
 import iaa_frames as iaf
 from iaa_frames.geometry.distances import Shapes, as_polygons, get_distance
@@ -167,19 +168,17 @@ def _dense_frame(n, kind, seed, n_items=3):
         size = rng.uniform(4, 14, (n, 2))
         for ann in "ab":
             c = centre + rng.normal(0, 1, (n, 2))
-            for k in range(n):
-                x0, y0 = c[k] - size[k] / 2
-                x1, y1 = c[k] + size[k] / 2
-                row = {"item": f"i{i}", "annotator": ann, "label": "cell" if k % 3 else "dot"}
-                if kind == "polygon" and k % 2:
-                    w, h = size[k] / 2
-                    cx, cy = c[k]
-                    row["geometry"] = shapely.Polygon(
-                        [(cx - w, cy), (cx, cy - h), (cx + w, cy), (cx, cy + h)]
-                    )
-                else:
-                    row.update(x0=x0, y0=y0, x1=x1, y1=y1)
-                rows.append(row)
+            rows += [
+                object_row(
+                    f"i{i}",
+                    ann,
+                    "cell" if k % 3 else "dot",
+                    c[k],
+                    size[k],
+                    kind == "polygon" and k % 2,
+                )
+                for k in range(n)
+            ]
     return pd.DataFrame(rows)
 
 

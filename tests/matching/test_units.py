@@ -4,7 +4,7 @@ matching the whole pairing, ties and components that join classes included."""
 import numpy as np
 import pandas as pd
 import pytest
-import shapely
+from helpers import object_row
 
 from iaa_frames.geometry.distances import get_distance
 from iaa_frames.matching import pipeline, units
@@ -36,19 +36,10 @@ def _frame(n, kind, seed, n_items=4, n_classes=3, lattice=False):
         for ann in "abc":
             c = centre if lattice else centre + rng.normal(0, 1.5, (n, 2))
             label = rng.integers(0, n_classes, n)
-            for k in range(n):
-                x0, y0 = c[k] - size[k] / 2
-                x1, y1 = c[k] + size[k] / 2
-                row = {"item": f"i{i}", "annotator": ann, "label": f"c{label[k]}"}
-                if kind == "polygon" and k % 2:
-                    w, h = size[k] / 2
-                    cx, cy = c[k]
-                    row["geometry"] = shapely.Polygon(
-                        [(cx - w, cy), (cx, cy - h), (cx + w, cy), (cx, cy + h)]
-                    )
-                else:
-                    row.update(x0=x0, y0=y0, x1=x1, y1=y1)
-                rows.append(row)
+            rows += [
+                object_row(f"i{i}", ann, f"c{label[k]}", c[k], size[k], kind == "polygon" and k % 2)
+                for k in range(n)
+            ]
     return pd.DataFrame(rows)
 
 

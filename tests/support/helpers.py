@@ -96,3 +96,19 @@ def assert_one_line_error(proc, status, *fragments):
     for f in fragments:
         assert f in lines[0], lines[0]
     assert proc.stdout == ""
+
+
+def object_row(item, annotator, label, centre, size, polygon=False) -> dict:
+    """One object of a test frame: the box of ``centre`` and ``size`` (x, y pairs), or,
+    with ``polygon``, the rotated square (a diamond) inscribed in it."""
+    (cx, cy), (w, h) = centre, size
+    row = {"item": item, "annotator": annotator, "label": label}
+    if polygon:
+        import shapely
+
+        row["geometry"] = shapely.Polygon(
+            [(cx - w / 2, cy), (cx, cy - h / 2), (cx + w / 2, cy), (cx, cy + h / 2)]
+        )
+    else:
+        row.update(x0=cx - w / 2, y0=cy - h / 2, x1=cx + w / 2, y1=cy + h / 2)
+    return row
