@@ -68,6 +68,9 @@ CHUNK_PAIRS = 2_000_000
 #: Candidate pairs per chunk of :func:`can_match`: few enough for its temporaries to stay
 #: in the processor's cache (a few numpy operations each, on arrays that fit there).
 REACH_CHUNK_PAIRS = 32_768
+#: Objects of side a that :func:`can_match` looks at first in a pairing of over twice as
+#: many (most large pairings that can match are found to on them).
+REACH_HEAD = 64
 _TIEBREAK = 1e-6
 _BLOCK = 32_768  # candidate pairs per block of the box terms of the IoU bound
 _THREAD_MIN = 64  # shape pairs below which splitting over threads does not pay
@@ -418,8 +421,29 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
     """
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    out = np.zeros(len(a), dtype=bool)
     sparse = tau > 0  # a bound above 0 needs overlapping (reach) boxes
+    if not sparse:
+        return _can_match(corpus, slots, a, b, tau, sparse)
+    # a pairing with a pair that can reach tau among its first REACH_HEAD objects of side
+    # a can match: decided on those (a fraction of the overlapping pairs of a large
+    # pairing); the others are tested whole
+    out = np.zeros(len(a), dtype=bool)
+    head = np.flatnonzero(slots.count[a] > 2 * REACH_HEAD)
+    if head.size:
+        m = np.arange(len(head), dtype=np.int64)
+        start = np.concatenate([slots.start[a[head]], slots.start[b[head]], [0]])
+        count = np.concatenate([np.full(len(head), REACH_HEAD), slots.count[b[head]], [0]])
+        no = np.zeros(len(start), dtype=np.int64)
+        heads = Slices(start=start, count=count, item=no, annotator=no)
+        out[head] = _can_match(corpus, heads, m, m + len(head), tau, sparse)
+    rest = np.flatnonzero(~out)
+    out[rest] = _can_match(corpus, slots, a[rest], b[rest], tau, sparse)
+    return out
+
+
+def _can_match(corpus: Corpus, slots: Slices, a, b, tau: float, sparse: bool) -> np.ndarray:
+    """:func:`can_match`, every candidate pair of each pairing looked at."""
+    out = np.zeros(len(a), dtype=bool)
     cost, use_y = _plan(corpus, slots, a, b, sparse, tau, sparse)
     for lo, hi in _chunks(cost, REACH_CHUNK_PAIRS):
         pairing, _, _, oa, ob = _candidates(

@@ -9,7 +9,7 @@ from helpers import object_row
 import iaa_frames as iaf
 from iaa_frames.geometry.distances import Shapes, as_polygons, get_distance
 from iaa_frames.matching import pipeline
-from iaa_frames.matching.corpus import prepare
+from iaa_frames.matching.corpus import Slices, prepare
 from iaa_frames.matching.pair_values import IoUCache
 from iaa_frames.matching.pipeline import iou_upper_bound, run
 
@@ -235,6 +235,30 @@ def test_sparse_can_match_equals_dense(kind, monkeypatch):
         sparse = pipeline.can_match(c, ann, a, b, tau=tau)
         monkeypatch.setattr(pipeline, "SPARSE_MIN_PAIRS", 10**18)
         np.testing.assert_array_equal(sparse, pipeline.can_match(c, ann, a, b, tau=tau))
+
+
+@pytest.mark.parametrize("kind", ["box", "polygon"])
+def test_can_match_tried_on_the_first_objects_equals_every_pair(kind, monkeypatch):
+    """can_match decides a large pairing on its first REACH_HEAD objects of side a where
+    they have a pair that can reach tau, and on every pair otherwise: the pairings are
+    those of looking at every pair (some decided on the head, some reachable only
+    through an object after it, some not at all)."""
+    c = prepare(_dense_frame(60, kind, seed=3))
+    ann = c.annotations
+    a, b = np.triu_indices(ann.empty, k=1)
+    monkeypatch.setattr(pipeline, "REACH_HEAD", 2)
+    seen = np.zeros(3, dtype=bool)
+    for tau in (0.5, 0.8):
+        whole = pipeline._can_match(c, ann, a, b, tau, True)
+        np.testing.assert_array_equal(pipeline.can_match(c, ann, a, b, tau=tau), whole)
+        head = ann.count[a] > 4
+        m, z = np.arange(len(a)), np.zeros(2 * len(a) + 1, dtype=np.int64)
+        start = np.concatenate([ann.start[a], ann.start[b], [0]])
+        count = np.concatenate([np.minimum(ann.count[a], 2), ann.count[b], [0]])
+        short = Slices(start=start, count=count, item=z, annotator=z)
+        on_head = head & pipeline._can_match(c, short, m, m + len(a), tau, True)
+        seen |= [on_head.any(), (whole & head & ~on_head).any(), (head & ~whole).any()]
+    assert seen.all()
 
 
 def test_threaded_splits_by_coordinates_and_keeps_the_order(monkeypatch):
