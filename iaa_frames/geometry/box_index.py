@@ -18,6 +18,8 @@ pairs returned are exactly the pairs with ``min(x1) - max(x0) > 0`` and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 __all__ = ["overlapping_pairs", "sweep_cost", "sweep_plan"]
@@ -31,8 +33,57 @@ def _runs(counts):
     return owner, np.arange(len(owner), dtype=np.int64) - start[owner]
 
 
+#: Replicas of the entries at most, as a multiple of the entries, that the bands of
+#: :meth:`_Index.axis` may make (their height grows until they fit).
+MAX_REPLICAS = 3
+
+
+def _bands(lo, hi, n_seg: int, width: int):
+    """Bands of height ``h`` along an axis: each entry's first band and its count of
+    bands, and the number of bands. The band of a coordinate ``v`` is ``floor((v - base)
+    / h)`` clipped to the bands (infinities in the first or last), ``base`` the least
+    finite coordinate; an entry covers the bands of its start through its end (one band
+    for an empty or NaN interval, which overlaps nothing). ``h`` is twice the median
+    finite length, raised until the replicas are at most :data:`MAX_REPLICAS` times the
+    entries; one band where keys ``(segment, band, rank)`` would not fit in 63 bits."""
+    n = len(lo)
+    ok = lo < hi  # False for NaN
+    one, zero = np.ones(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    ends = np.concatenate([lo[ok], hi[ok]])
+    ends = ends[np.isfinite(ends)]
+    length = (hi - lo)[ok]
+    length = length[np.isfinite(length)]
+    if not len(length):
+        return zero, one, 1
+    base, span = float(ends.min()), float(ends.max() - ends.min())
+    h = max(2.0 * float(np.median(length)), span / 4096)  # at most about 4,096 bands
+    if not (h > 0 and np.isfinite(h)):
+        return zero, one, 1
+    lo, hi = np.where(ok, lo, base), np.where(ok, hi, base)
+    while True:
+        n_bands = int(np.floor(span / h)) + 1
+        with np.errstate(invalid="ignore", over="ignore"):
+            first = np.clip(np.floor((lo - base) / h), 0, n_bands - 1).astype(np.int64)
+            count = np.clip(np.floor((hi - base) / h), 0, n_bands - 1).astype(np.int64)
+        count -= first
+        count += 1
+        if int(count.sum()) <= MAX_REPLICAS * n:
+            break
+        h *= 2
+    if (n_seg + 1) * n_bands * (width + 1) >= 2**62:
+        return zero, one, 1
+    return first, count, n_bands
+
+
 class _Index:
-    """Each distinct object range of the pairings, sorted along one axis, for searching."""
+    """Each distinct object range of the pairings, sorted along one axis, for searching.
+
+    Along axis ``k`` every entry is held once per band of the other axis it covers
+    (:func:`_bands`): a query searches the other side's entries of its own band only,
+    and a pair of entries whose boxes overlap is found in one band, that of the larger
+    of their starts along the other axis (it lies inside both intervals, and the band of
+    a coordinate grows with it).
+    """
 
     def __init__(self, boxes, start_a, count_a, start_b, count_b):
         start = np.concatenate([start_a, start_b]).astype(np.int64)
@@ -43,76 +94,158 @@ class _Index:
         seg, local = _runs(ranges[:, 1])
         self.obj = ranges[seg, 0] + local  # object of every (segment, position) entry
         self.local, self.seg = local, seg
-        self.seg_first = np.zeros(len(ranges), dtype=np.int64)
-        np.cumsum(ranges[:-1, 1], out=self.seg_first[1:])
         self.boxes = boxes
         self.n_seg = len(ranges)
-        self.axes = {}
+        self.axes, self.rank_of, self.sorted_of = {}, {}, {}
 
-    def axis(self, k):
-        """Sorted search keys and the ranks of every entry's interval along axis ``k``."""
-        if k not in self.axes:
+    def ranks(self, k):
+        """Ranks of every entry's start and end along axis ``k`` among all of them, and
+        their width; an empty interval (end <= start, or a NaN) starts after every end
+        and ends before every start: it overlaps nothing."""
+        if k not in self.rank_of:
             lo, hi = self.boxes[self.obj, k], self.boxes[self.obj, k + 2]
             _, rank = np.unique(np.concatenate([lo, hi]), return_inverse=True)
             rank = rank.ravel().astype(np.int32 if len(rank) < 2**31 - 2 else np.int64)
             n = len(lo)
-            r_lo, r_hi = rank[:n], rank[n:]
             width = int(rank.max()) + 2 if n else 1
-            # an empty interval (x1 <= x0, or a NaN) overlaps nothing: it starts after
-            # every other and ends before every other
             bad = ~(lo < hi)
-            r_lo = np.where(bad, width - 1, r_lo)
-            r_hi = np.where(bad, -1, r_hi)
-            key = self.seg * width + r_lo
-            order = np.argsort(key, kind="stable")  # by segment, then by interval start
-            self.axes[k] = (key[order], order, r_lo, r_hi, width)
+            r_lo = np.where(bad, width - 1, rank[:n])
+            r_hi = np.where(bad, -1, rank[n:])
+            self.rank_of[k] = (r_lo, r_hi, width)
+        return self.rank_of[k]
+
+    def axis(self, k):
+        """Along axis ``k``: the sorted search keys ``(segment, band, rank of the start)``
+        of the replicas, the replica at each sorted position, each replica's entry and
+        band, each entry's ranks and first band, the width of the ranks, the bands, the
+        first replica of each segment and the sorted position where each (segment, band)
+        block starts (None when there are too many blocks: searched for)."""
+        if k not in self.axes:
+            r_lo, r_hi, width = self.ranks(k)
+            j = 1 - k
+            first, reps, n_bands = _bands(
+                self.boxes[self.obj, j], self.boxes[self.obj, j + 2], self.n_seg, width
+            )
+            rep, step = _runs(reps)  # the replicas of each entry, entry by entry
+            band = first[rep] + step
+            key = (self.seg[rep] * n_bands + band) * width + r_lo[rep]
+            order = np.argsort(key, kind="stable")  # by segment, band, interval start
+            key = key[order]
+            seg_rep = np.bincount(self.seg, weights=reps, minlength=self.n_seg).astype(np.int64)
+            rep_first = np.zeros(self.n_seg + 1, dtype=np.int64)
+            np.cumsum(seg_rep, out=rep_first[1:])
+            blocks = filled_end = None
+            if self.n_seg * n_bands <= 4 * len(rep) + 1024:
+                base = np.arange(self.n_seg * n_bands + 1) * width
+                blocks = np.searchsorted(key, base)
+                filled_end = np.searchsorted(key, base + (width - 1))
+            self.axes[k] = _Axis(
+                key,
+                order,
+                rep,
+                band,
+                r_lo,
+                r_hi,
+                first,
+                width,
+                n_bands,
+                rep_first,
+                blocks,
+                filled_end,
+            )
         return self.axes[k]
 
+    def sorted_other(self, k):
+        """For the replicas along axis ``k`` in sorted order: their entries' ranks along
+        the other axis (start, end), their band there, and their position in their
+        range."""
+        if k not in self.sorted_of:
+            ax = self.axis(k)
+            entry = ax.rep[ax.order]
+            r_lo, r_hi, _ = self.ranks(1 - k)
+            self.sorted_of[k] = (r_lo[entry], r_hi[entry], ax.first_band[entry], self.local[entry])
+        return self.sorted_of[k]
+
+    def queries(self, k, seg_query, seg_other):
+        """Every replica of the segments ``seg_query`` (one per pairing): its pairing,
+        entry and band, and the base of the keys of the other side's block of its band."""
+        ax = self.axis(k)
+        pairing, pos = _runs(np.diff(ax.rep_first)[seg_query])
+        replica = ax.rep_first[seg_query][pairing] + pos
+        entry, band = ax.rep[replica], ax.band[replica]
+        block = seg_other[pairing] * ax.n_bands + band
+        return pairing, entry, band, block
+
+    def block_start(self, ax, block):
+        """Sorted position where each (segment, band) ``block`` starts."""
+        if ax.blocks is not None:
+            return ax.blocks[block]
+        return np.searchsorted(ax.key, block * ax.width)
+
     def searches(self, k, seg_query, seg_other):
-        """For every entry of the segments ``seg_query`` (one per pairing), the run of
-        sorted entries of ``seg_other`` that starts inside its interval (``>=`` its start
-        when ``closed``) as (pairing, query entry, lo, count), for both cases."""
-        key, _, r_lo, r_hi, width = self.axis(k)
-        counts = np.diff(np.r_[self.seg_first, len(self.obj)])
+        """For every replica of the segments ``seg_query`` (one per pairing), the run of
+        sorted replicas of ``seg_other`` in its band that start inside its interval
+        (``>=`` its start when ``closed``) as (pairing, query entry, band, lo, count), for
+        both cases."""
+        ax = self.axis(k)
         out = []
         for closed, q_seg, o_seg in ((True, seg_query, seg_other), (False, seg_other, seg_query)):
-            pairing, pos = _runs(counts[q_seg])
-            entry = self.seg_first[q_seg][pairing] + pos
-            base = o_seg[pairing] * width
-            lo = np.searchsorted(key, base + r_lo[entry], side="left" if closed else "right")
-            hi = np.searchsorted(key, base + r_hi[entry], side="left")
-            out.append((pairing, entry, lo, np.maximum(hi - lo, 0)))
+            pairing, entry, band, block = self.queries(k, q_seg, o_seg)
+            base = block * ax.width
+            lo = np.searchsorted(ax.key, base + ax.r_lo[entry], side="left" if closed else "right")
+            hi = np.searchsorted(ax.key, base + ax.r_hi[entry], side="left")
+            out.append((pairing, entry, band, lo, np.maximum(hi - lo, 0)))
         return out
 
     def overlaps(self, k, seg_query, seg_other):
-        """Per pairing, the entry pairs whose intervals along axis ``k`` overlap: the
-        pairs :meth:`searches` lists, counted with one search per entry instead of two.
+        """Per pairing, the replica pairs of one band whose intervals along axis ``k``
+        overlap: the pairs :meth:`searches` lists, counted with one search per replica
+        instead of two.
 
-        Of the pairs of non-empty intervals, those that do not overlap lie one wholly
-        before the other. With ``c_i`` the entries of the other side that start before
-        ``i`` ends, ``sum_i c_i`` counts the overlapping pairs and the pairs whose ``j``
-        lies wholly before ``i``; those are, from the other side, ``sum_j (n_q - c_j)``
-        (``n_q`` the query side's non-empty entries, ``c_j`` those that start before
-        ``j`` ends). An empty interval starts after every end: it is in no ``c``,
-        and counts nothing as a query.
+        Of the pairs of non-empty intervals of a band, those that do not overlap lie one
+        wholly before the other. With ``c_i`` the replicas of the other side that start
+        before ``i`` ends, ``sum_i c_i`` counts the overlapping pairs and the pairs whose
+        ``j`` lies wholly before ``i``; those are, from the other side, ``sum_j (n_q -
+        c_j)`` (``n_q`` the query side's non-empty replicas in the band, ``c_j`` those
+        that start before ``j`` ends). An empty interval starts after every end: it is
+        in no ``c``, and counts nothing as a query.
         """
-        key, _, r_lo, r_hi, width = self.axis(k)
-        filled = r_lo < r_hi  # the non-empty intervals, and how many a segment has
-        n_filled = np.bincount(self.seg[filled], minlength=self.n_seg)
-        counts = np.diff(np.r_[self.seg_first, len(self.obj)])
+        ax = self.axis(k)
+        filled = ax.r_lo < ax.r_hi
         n = len(seg_query)
         total = np.zeros(n, dtype=np.int64)
         for sign, q_seg, o_seg in ((1, seg_query, seg_other), (-1, seg_other, seg_query)):
-            pairing, pos = _runs(counts[q_seg])
-            entry = self.seg_first[q_seg][pairing] + pos
-            o = o_seg[pairing]
-            started = np.searchsorted(key, o * width + r_hi[entry], side="left")
-            started -= self.seg_first[o]  # entries of the other side that start before
+            pairing, entry, _, block = self.queries(k, q_seg, o_seg)
+            first = self.block_start(ax, block)
+            started = np.searchsorted(ax.key, block * ax.width + ax.r_hi[entry], side="left")
+            started -= first  # replicas of the other side's band that start before
             if sign < 0:  # the pairs with this side's entry wholly before the other's
-                started = n_filled[o] - started
+                if ax.filled_end is not None:
+                    n_filled = ax.filled_end[block] - first
+                else:
+                    n_filled = np.searchsorted(ax.key, block * ax.width + (ax.width - 1)) - first
+                started = n_filled - started
             started = np.where(filled[entry], started, 0)  # an empty entry: none
             total += sign * np.bincount(pairing, weights=started, minlength=n).astype(np.int64)
         return total
+
+
+@dataclass(frozen=True)
+class _Axis:
+    """What :meth:`_Index.axis` holds for one axis."""
+
+    key: np.ndarray
+    order: np.ndarray
+    rep: np.ndarray
+    band: np.ndarray
+    r_lo: np.ndarray
+    r_hi: np.ndarray
+    first_band: np.ndarray
+    width: int
+    n_bands: int
+    rep_first: np.ndarray
+    blocks: np.ndarray | None
+    filled_end: np.ndarray | None
 
 
 def _costs(index, n):
@@ -192,40 +325,59 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
         cost_x, cost_y = _costs(index, n)
         use_y = cost_y < cost_x
     use_y = np.asarray(use_y, dtype=bool)
+    n_a, n_b = max(int(count_a.max()), 1), max(int(count_b.max()), 1)
+    # each pair as one integer (pairing, i, j) where it fits in 63 bits: one array to
+    # compact and sort instead of three
+    one_key = n * n_a * n_b < 2**62
     parts = []
     for k, chosen in ((0, ~use_y), (1, use_y)):
         if not chosen.any():
             continue
         sel = np.flatnonzero(chosen)
         searches = index.searches(k, index.seg_a[sel], index.seg_b[sel])
-        _, order, *_ = index.axis(k)
         # the exact test of the other axis on the ranks of the coordinates (integers, no
-        # gather of boxes). Along the searched axis the run found holds the entries j
-        # with x0_i <= x0_j < x1_i (x0_i < x0_j < x1_i the other way round): they
-        # overlap i there, since x0_j < x1_j (an empty interval is ranked to start
-        # after every end, so no run holds it)
-        lo_o, hi_o = index.axis(1 - k)[2:4]
-        for side, (pairing, entry, lo, count) in enumerate(searches):
-            owner, step = _runs(count)
-            found = order[lo[owner] + step]  # entries of the other side
-            query = entry[owner]
-            keep = (lo_o[query] < hi_o[found]) & (lo_o[found] < hi_o[query])
-            query, found, owner = query[keep], found[keep], owner[keep]
-            ea, eb = (query, found) if side == 0 else (found, query)
-            parts.append((sel[pairing[owner]], index.local[ea], index.local[eb]))
-    pairing, la, lb = (np.concatenate(x) for x in zip(*parts))
-    return _in_order(pairing, la, lb, int(count_a.max()), int(count_b.max()))
-
-
-def _in_order(pairing, la, lb, n_a: int, n_b: int):
-    """The pairs ordered by pairing, then ``la``, then ``lb`` (each listed once): by one
-    sort of the integer ``(pairing * n_a + la) * n_b + lb`` where it fits in 63 bits
-    (several times faster than ``lexsort`` of the three), else by ``lexsort``."""
-    if len(pairing) and (int(pairing.max()) + 1) * max(n_a, 1) * max(n_b, 1) < 2**62:
-        key = (pairing * n_a + la) * n_b + lb
+        # gather of boxes). Along the searched axis the run found holds the replicas j
+        # with x0_i <= x0_j < x1_i (x0_i < x0_j < x1_i the other way round) in i's band:
+        # they overlap i there, since x0_j < x1_j (an empty interval is ranked to start
+        # after every end, so no run holds it); a pair is kept in one band, that of the
+        # larger of the two starts along the other axis: the query's band when it starts
+        # there, else the band where the one found starts (it starts in or before it)
+        s_lo, s_hi, s_band, s_local = index.sorted_other(k)
+        q_lo, q_hi, _ = index.ranks(1 - k)
+        q_band = index.axis(k).first_band
+        for side, (pairing, entry, band, lo, count) in enumerate(searches):
+            total = int(count.sum())
+            pos = np.arange(total, dtype=np.int64)  # sorted positions of the ones found
+            pos += np.repeat(lo - run_starts(count), count)
+            keep = s_lo[pos] < np.repeat(q_hi[entry], count)
+            keep &= np.repeat(q_lo[entry], count) < s_hi[pos]
+            if index.axis(k).n_bands > 1:
+                keep &= np.repeat(q_band[entry] == band, count) | (
+                    s_band[pos] == np.repeat(band, count)
+                )
+            pos = pos[keep]
+            owner = np.repeat(np.arange(len(count)), count)[keep]
+            p, q = sel[pairing[owner]], index.local[entry[owner]]
+            found = s_local[pos]
+            if one_key:
+                parts.append(
+                    (p * n_a + q) * n_b + found if side == 0 else (p * n_a + found) * n_b + q
+                )
+            else:
+                parts.append((p, q, found) if side == 0 else (p, found, q))
+    if one_key:
+        key = np.concatenate(parts) if parts else z
         key.sort()
         rest, lb = np.divmod(key, n_b)
         pairing, la = np.divmod(rest, n_a)
         return pairing, la, lb
+    pairing, la, lb = (np.concatenate(x) for x in zip(*parts))
     order = np.lexsort((lb, la, pairing))
     return pairing[order], la[order], lb[order]
+
+
+def run_starts(counts) -> np.ndarray:
+    """Where each run of ``counts`` starts in their concatenation."""
+    start = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=start[1:])
+    return start
