@@ -33,6 +33,8 @@ def _runs(counts):
     return owner, np.arange(len(owner), dtype=np.int64) - start[owner]
 
 
+#: Entries a range holds on average, at least, for the entries to be held by bands.
+BAND_MIN_ENTRIES = 128
 #: Replicas of the entries at most, as a multiple of the entries, that the bands of
 #: :meth:`_Index.axis` may make (their height grows until they fit).
 MAX_REPLICAS = 3
@@ -123,9 +125,16 @@ class _Index:
         if k not in self.axes:
             r_lo, r_hi, width = self.ranks(k)
             j = 1 - k
-            first, reps, n_bands = _bands(
-                self.boxes[self.obj, j], self.boxes[self.obj, j + 2], self.n_seg, width
-            )
+            if len(self.obj) >= BAND_MIN_ENTRIES * self.n_seg:
+                first, reps, n_bands = _bands(
+                    self.boxes[self.obj, j], self.boxes[self.obj, j + 2], self.n_seg, width
+                )
+            else:  # few boxes a range: a search finds few, bands would cost more
+                first, reps, n_bands = (
+                    np.zeros(len(self.obj), np.int64),
+                    np.ones(len(self.obj), np.int64),
+                    1,
+                )
             rep, step = _runs(reps)  # the replicas of each entry, entry by entry
             band = first[rep] + step
             key = (self.seg[rep] * n_bands + band) * width + r_lo[rep]
@@ -168,7 +177,8 @@ class _Index:
 
     def queries(self, k, seg_query, seg_other):
         """Every replica of the segments ``seg_query`` (one per pairing): its pairing,
-        entry and band, and the base of the keys of the other side's block of its band."""
+        entry and band, and the (segment, band) block of the other side's replicas of its
+        band."""
         ax = self.axis(k)
         pairing, pos = _runs(np.diff(ax.rep_first)[seg_query])
         replica = ax.rep_first[seg_query][pairing] + pos

@@ -18,10 +18,13 @@ def _brute(boxes, sa, ca, sb, cb):
     return p[keep], i[keep], j[keep]
 
 
+@pytest.mark.parametrize("banded", [True, False])
 @pytest.mark.parametrize("seed", range(40))
-def test_overlapping_pairs_equal_the_brute_force(seed):
+def test_overlapping_pairs_equal_the_brute_force(seed, banded, monkeypatch):
     """Random boxes, with ties (integer coordinates), empty and reversed boxes, NaN,
-    infinities and -0.0: exactly the pairs (and the order) of the all-pairs test."""
+    infinities and -0.0: exactly the pairs (and the order) of the all-pairs test, with
+    the entries held by bands of the other axis and without."""
+    monkeypatch.setattr(box_index, "BAND_MIN_ENTRIES", 0 if banded else 10**9)
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 80))
     centre, size = rng.uniform(0, 10, (n, 2)), rng.uniform(0, 3, (n, 2))
@@ -61,6 +64,7 @@ def test_overlapping_pairs_equal_the_brute_force(seed):
                 boxes[oa, k], boxes[ob, k]
             )
         along.append(np.bincount(p, weights=np.where(hit, np.maximum(shared, 0), 0), minlength=P))
+        assert banded or ax.n_bands == 1
     plan_cost, use_y = sweep_plan(boxes, sa, ca, sb, cb)
     np.testing.assert_array_equal(plan_cost, np.minimum(*along))
     np.testing.assert_array_equal(use_y, along[1] < along[0])
@@ -68,6 +72,35 @@ def test_overlapping_pairs_equal_the_brute_force(seed):
         again = overlapping_pairs(boxes, sa, ca, sb, cb, use_y=forced)
         for w, g in zip(want, again, strict=True):
             np.testing.assert_array_equal(g, w)
+
+
+def test_dense_ranges_are_held_by_bands():
+    """Ranges of 600 small boxes (as annotations of 1,000 objects an image) are held by
+    bands of the other axis, with large and infinite boxes among them: each pair is
+    listed once, exactly the pairs of the all-pairs test, and the sweep looks at fewer
+    pairs than without bands."""
+    rng = np.random.default_rng(5)
+    n = 1200
+    centre, size = rng.uniform(0, 1, (n, 2)), np.exp(rng.normal(np.log(0.04), 0.8, (n, 2)))
+    boxes = np.c_[centre - size / 2, centre + size / 2]
+    boxes[:3, 3] = np.inf
+    boxes[3:6, 1] = -np.inf
+    sa, ca, sb, cb = (
+        np.array([0, 0, 600]),
+        np.array([600] * 3),
+        np.array([600, 0, 0]),
+        np.array([600] * 3),
+    )
+    index = box_index._Index(boxes, sa, ca, sb, cb)
+    assert min(index.axis(k).n_bands for k in (0, 1)) > 1
+    want = _brute(boxes, sa, ca, sb, cb)
+    for w, g in zip(want, overlapping_pairs(boxes, sa, ca, sb, cb), strict=True):
+        np.testing.assert_array_equal(g, w)
+    banded = sweep_cost(boxes, sa, ca, sb, cb)
+    assert (banded >= np.bincount(want[0], minlength=3)).all()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(box_index, "BAND_MIN_ENTRIES", 10**9)
+        assert (banded < sweep_cost(boxes, sa, ca, sb, cb)).all()
 
 
 def test_strips_use_the_other_axis():
