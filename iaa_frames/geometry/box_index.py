@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["overlapping_pairs", "sweep_cost", "sweep_plan"]
+__all__ = ["Sweep", "overlapping_pairs", "sweep_cost", "sweep_plan"]
 
 
 def _runs(counts):
@@ -164,6 +164,22 @@ class _Index:
             )
         return self.axes[k]
 
+    def shorter_axis(self) -> int:
+        """The axis (0: x, 1: y) along which the boxes are shorter against the extent of
+        them all (median length over the span of the finite ends): the sweep runs along
+        it, and the bands along the other (strips of boxes along one axis stay cheap)."""
+        rel = []
+        for k in (0, 1):
+            lo, hi = self.boxes[self.obj, k], self.boxes[self.obj, k + 2]
+            ok = lo < hi
+            ends = np.concatenate([lo[ok], hi[ok]])
+            ends = ends[np.isfinite(ends)]
+            length = (hi - lo)[ok]
+            length = length[np.isfinite(length)]
+            span = float(ends.max() - ends.min()) if len(ends) else 0.0
+            rel.append(float(np.median(length)) / span if len(length) and span > 0 else np.inf)
+        return int(rel[1] < rel[0])
+
     def sorted_other(self, k):
         """For the replicas along axis ``k`` in sorted order: their entries' ranks along
         the other axis (start, end), their band there, and their position in their
@@ -258,9 +274,114 @@ class _Axis:
     filled_end: np.ndarray | None
 
 
-def _costs(index, n):
-    """Pairs listed along x and along y, per pairing."""
-    return [index.overlaps(k, index.seg_a, index.seg_b) for k in (0, 1)]
+class Sweep:
+    """The overlapping object pairs of many pairings: their index built once, the cost
+    and axis of each pairing counted once (:meth:`plan`), and the pairs listed for any
+    part of the pairings (:meth:`pairs`), as a matching lists them chunk by chunk.
+
+    Parameters
+    ----------
+    boxes : ndarray of float, shape (n_objects, 4)
+        ``x0, y0, x1, y1`` of every object.
+    start_a, count_a, start_b, count_b : ndarray of int, shape (P,)
+        Pairing ``p`` pairs objects ``start_a[p] + i`` (``i < count_a[p]``) with objects
+        ``start_b[p] + j`` (``j < count_b[p]``).
+
+    Examples
+    --------
+    >>> boxes = np.array([[0, 0, 2, 2], [5, 5, 6, 6], [1, 1, 3, 3], [9, 0, 10, 1.0]])
+    >>> sweep = Sweep(boxes, np.array([0, 2]), np.array([2, 2]), np.array([2, 0]),
+    ...               np.array([2, 2]))
+    >>> sweep.plan()[0].tolist()
+    [1, 1]
+    >>> p, i, j = sweep.pairs(np.array([1]))
+    >>> list(zip(p.tolist(), i.tolist(), j.tolist()))
+    [(0, 0, 0)]
+    """
+
+    def __init__(self, boxes, start_a, count_a, start_b, count_b):
+        self.count_a = np.asarray(count_a, dtype=np.int64)
+        self.count_b = np.asarray(count_b, dtype=np.int64)
+        boxes = np.asarray(boxes, dtype=np.float64)
+        self.index = _Index(boxes, start_a, count_a, start_b, count_b) if len(start_a) else None
+        self._plan = None
+
+    def plan(self):
+        """:func:`sweep_plan` of the pairings."""
+        if self._plan is None:
+            if self.index is None:
+                self._plan = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+            else:
+                index = self.index
+                k = self.index.shorter_axis()
+                cost = index.overlaps(k, index.seg_a, index.seg_b)
+                self._plan = cost, np.full(len(cost), bool(k))
+        return self._plan
+
+    def pairs(self, rows=None, use_y=None):
+        """:func:`overlapping_pairs` of the pairings ``rows`` (all when None), numbered
+        ``0 .. len(rows) - 1``; ``use_y`` as there, one per row (the plan's when None)."""
+        z = np.zeros(0, dtype=np.int64)
+        if self.index is None:
+            return z, z, z
+        rows = np.arange(len(self.count_a)) if rows is None else np.asarray(rows, np.int64)
+        n = len(rows)
+        if not n:
+            return z, z, z
+        index = self.index
+        if use_y is None:
+            use_y = self.plan()[1][rows]
+        use_y = np.asarray(use_y, dtype=bool)
+        n_a = max(int(self.count_a[rows].max()), 1)
+        n_b = max(int(self.count_b[rows].max()), 1)
+        # each pair as one integer (pairing, i, j) where it fits in 63 bits: one array to
+        # compact and sort instead of three
+        one_key = n * n_a * n_b < 2**62
+        parts = []
+        for k, chosen in ((0, ~use_y), (1, use_y)):
+            if not chosen.any():
+                continue
+            sel = np.flatnonzero(chosen)
+            searches = index.searches(k, index.seg_a[rows[sel]], index.seg_b[rows[sel]])
+            # the exact test of the other axis on the ranks of the coordinates (integers, no
+            # gather of boxes). Along the searched axis the run found holds the replicas j
+            # with x0_i <= x0_j < x1_i (x0_i < x0_j < x1_i the other way round) in i's band:
+            # they overlap i there, since x0_j < x1_j (an empty interval is ranked to start
+            # after every end, so no run holds it); a pair is kept in one band, that of the
+            # larger of the two starts along the other axis: the query's band when it starts
+            # there, else the band where the one found starts (it starts in or before it)
+            s_lo, s_hi, s_band, s_local = index.sorted_other(k)
+            q_lo, q_hi, _ = index.ranks(1 - k)
+            q_band = index.axis(k).first_band
+            for side, (pairing, entry, band, lo, count) in enumerate(searches):
+                total = int(count.sum())
+                pos = np.arange(total, dtype=np.int64)  # sorted positions of the ones found
+                pos += np.repeat(lo - run_starts(count), count)
+                keep = s_lo[pos] < np.repeat(q_hi[entry], count)
+                keep &= np.repeat(q_lo[entry], count) < s_hi[pos]
+                if index.axis(k).n_bands > 1:
+                    keep &= np.repeat(q_band[entry] == band, count) | (
+                        s_band[pos] == np.repeat(band, count)
+                    )
+                pos = pos[keep]
+                owner = np.repeat(np.arange(len(count)), count)[keep]
+                p, q = sel[pairing[owner]], index.local[entry[owner]]
+                found = s_local[pos]
+                if one_key:
+                    parts.append(
+                        (p * n_a + q) * n_b + found if side == 0 else (p * n_a + found) * n_b + q
+                    )
+                else:
+                    parts.append((p, q, found) if side == 0 else (p, found, q))
+        if one_key:
+            key = np.concatenate(parts) if parts else z
+            key.sort()
+            rest, lb = np.divmod(key, n_b)
+            pairing, la = np.divmod(rest, n_a)
+            return pairing, la, lb
+        pairing, la, lb = (np.concatenate(x) for x in zip(*parts))
+        order = np.lexsort((lb, la, pairing))
+        return pairing[order], la[order], lb[order]
 
 
 def sweep_cost(boxes, start_a, count_a, start_b, count_b) -> np.ndarray:
@@ -288,12 +409,7 @@ def sweep_plan(boxes, start_a, count_a, start_b, count_b):
     >>> cost.tolist(), use_y.tolist()
     ([2], [True])
     """
-    n = len(start_a)
-    if not n:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
-    index = _Index(np.asarray(boxes, dtype=np.float64), start_a, count_a, start_b, count_b)
-    cost_x, cost_y = _costs(index, n)
-    return np.minimum(cost_x, cost_y), cost_y < cost_x
+    return Sweep(boxes, start_a, count_a, start_b, count_b).plan()
 
 
 def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
@@ -325,65 +441,7 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
     >>> list(zip(i.tolist(), j.tolist()))
     [(0, 0)]
     """
-    boxes = np.asarray(boxes, dtype=np.float64)
-    n = len(start_a)
-    z = np.zeros(0, dtype=np.int64)
-    if not n:
-        return z, z, z
-    index = _Index(boxes, start_a, count_a, start_b, count_b)
-    if use_y is None:
-        cost_x, cost_y = _costs(index, n)
-        use_y = cost_y < cost_x
-    use_y = np.asarray(use_y, dtype=bool)
-    n_a, n_b = max(int(count_a.max()), 1), max(int(count_b.max()), 1)
-    # each pair as one integer (pairing, i, j) where it fits in 63 bits: one array to
-    # compact and sort instead of three
-    one_key = n * n_a * n_b < 2**62
-    parts = []
-    for k, chosen in ((0, ~use_y), (1, use_y)):
-        if not chosen.any():
-            continue
-        sel = np.flatnonzero(chosen)
-        searches = index.searches(k, index.seg_a[sel], index.seg_b[sel])
-        # the exact test of the other axis on the ranks of the coordinates (integers, no
-        # gather of boxes). Along the searched axis the run found holds the replicas j
-        # with x0_i <= x0_j < x1_i (x0_i < x0_j < x1_i the other way round) in i's band:
-        # they overlap i there, since x0_j < x1_j (an empty interval is ranked to start
-        # after every end, so no run holds it); a pair is kept in one band, that of the
-        # larger of the two starts along the other axis: the query's band when it starts
-        # there, else the band where the one found starts (it starts in or before it)
-        s_lo, s_hi, s_band, s_local = index.sorted_other(k)
-        q_lo, q_hi, _ = index.ranks(1 - k)
-        q_band = index.axis(k).first_band
-        for side, (pairing, entry, band, lo, count) in enumerate(searches):
-            total = int(count.sum())
-            pos = np.arange(total, dtype=np.int64)  # sorted positions of the ones found
-            pos += np.repeat(lo - run_starts(count), count)
-            keep = s_lo[pos] < np.repeat(q_hi[entry], count)
-            keep &= np.repeat(q_lo[entry], count) < s_hi[pos]
-            if index.axis(k).n_bands > 1:
-                keep &= np.repeat(q_band[entry] == band, count) | (
-                    s_band[pos] == np.repeat(band, count)
-                )
-            pos = pos[keep]
-            owner = np.repeat(np.arange(len(count)), count)[keep]
-            p, q = sel[pairing[owner]], index.local[entry[owner]]
-            found = s_local[pos]
-            if one_key:
-                parts.append(
-                    (p * n_a + q) * n_b + found if side == 0 else (p * n_a + found) * n_b + q
-                )
-            else:
-                parts.append((p, q, found) if side == 0 else (p, found, q))
-    if one_key:
-        key = np.concatenate(parts) if parts else z
-        key.sort()
-        rest, lb = np.divmod(key, n_b)
-        pairing, la = np.divmod(rest, n_a)
-        return pairing, la, lb
-    pairing, la, lb = (np.concatenate(x) for x in zip(*parts))
-    order = np.lexsort((lb, la, pairing))
-    return pairing[order], la[order], lb[order]
+    return Sweep(boxes, start_a, count_a, start_b, count_b).pairs(use_y=use_y)
 
 
 def run_starts(counts) -> np.ndarray:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from iaa_frames.geometry.bounds import threshold_boxes
-from iaa_frames.geometry.box_index import overlapping_pairs, sweep_plan
+from iaa_frames.geometry.box_index import Sweep
 from iaa_frames.geometry.distances import (
     Distance,
     Shapes,
@@ -161,14 +161,14 @@ def _candidates(
     sparse: bool,
     tau: float = 0.0,
     eligible: bool = False,
-    use_y=None,
+    sweep=None,
 ):
     """The candidate pairs of the pairings (a, b), in the order of
     :func:`~iaa_frames.matching.assignment.candidate_pairs`: all of them, or with ``sparse`` only
     the pairs whose boxes overlap in the pairings with over :data:`SPARSE_MIN_PAIRS` (the
     boxes of :func:`sweep_boxes`: with ``eligible``, at least every pair whose IoU bound
-    reaches ``tau``). ``use_y``: the axis of each pairing's sweep from :func:`_plan`
-    (counted again when None)."""
+    reaches ``tau``). ``sweep``: the :class:`~iaa_frames.geometry.box_index.Sweep` of
+    :func:`_plan` and the row of each of these pairings in it (built when None)."""
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
     big = (na * nb > SPARSE_MIN_PAIRS) if sparse else np.zeros(len(a), dtype=bool)
     if not big.any():
@@ -176,14 +176,12 @@ def _candidates(
     small = np.flatnonzero(~big)
     large = np.flatnonzero(big)
     p1, la1, lb1, _, _ = candidate_pairs(sa[small], na[small], sb[small], nb[small])
-    p2, la2, lb2 = overlapping_pairs(
-        sweep_boxes(corpus, tau, eligible),
-        sa[large],
-        na[large],
-        sb[large],
-        nb[large],
-        use_y=None if use_y is None else use_y[large],
-    )
+    if sweep is None:
+        boxes = sweep_boxes(corpus, tau, eligible)
+        sweep = Sweep(boxes, sa[large], na[large], sb[large], nb[large]), np.arange(len(large))
+    else:
+        sweep = sweep[0], sweep[1][large]
+    p2, la2, lb2 = sweep[0].pairs(sweep[1])
     pairing = np.concatenate([small[p1], large[p2]])
     order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
     pairing = pairing[order]
@@ -195,22 +193,43 @@ def _plan(
     corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 0.0, eligible: bool = False
 ):
     """Candidate pairs each pairing costs (for chunking; ``eligible`` as in
-    :func:`_candidates`), and the axis of the sweep of each pairing that has one (False
-    for the others), for :func:`_candidates` to reuse."""
+    :func:`_candidates`), and the :class:`~iaa_frames.geometry.box_index.Sweep` of the
+    pairings that have one with the row of each pairing in it (-1 for the others), for
+    :func:`_candidates` to list their pairs from, chunk by chunk (None when none has)."""
     cost = slots.count[a] * slots.count[b]
-    use_y = np.zeros(len(cost), dtype=bool)
     if sparse:
         big = np.flatnonzero(cost > SPARSE_MIN_PAIRS)
         if big.size:
             cost = cost.copy()
-            cost[big], use_y[big] = sweep_plan(
+            sweep = Sweep(
                 sweep_boxes(corpus, tau, eligible),
                 slots.start[a[big]],
                 slots.count[a[big]],
                 slots.start[b[big]],
                 slots.count[b[big]],
             )
-    return cost, use_y
+            cost[big] = sweep.plan()[0]
+            row = np.full(len(cost), -1, dtype=np.int64)
+            row[big] = np.arange(big.size)
+            return cost, _Rows(sweep, row)
+    return cost, None
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """A :class:`~iaa_frames.geometry.box_index.Sweep` and the row of each pairing in it
+    (-1: not in it); sliced as the pairings are."""
+
+    sweep: Sweep
+    row: np.ndarray
+
+    def __getitem__(self, part: slice):
+        return self.sweep, self.row[part]
+
+
+def _part(plan, part: slice):
+    """The (sweep, rows) of the pairings ``part`` of a :func:`_plan`, or None."""
+    return None if plan is None else plan[part]
 
 
 def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
@@ -444,10 +463,11 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
 def _can_match(corpus: Corpus, slots: Slices, a, b, tau: float, sparse: bool) -> np.ndarray:
     """:func:`can_match`, every candidate pair of each pairing looked at."""
     out = np.zeros(len(a), dtype=bool)
-    cost, use_y = _plan(corpus, slots, a, b, sparse, tau, sparse)
+    cost, plan = _plan(corpus, slots, a, b, sparse, tau, sparse)
     for lo, hi in _chunks(cost, REACH_CHUNK_PAIRS):
+        sweep = _part(plan, slice(lo, hi))
         pairing, _, _, oa, ob = _candidates(
-            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, eligible=sparse, use_y=use_y[lo:hi]
+            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, eligible=sparse, sweep=sweep
         )
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
@@ -658,13 +678,13 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
 
 
 def _run_chunk(
-    corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False, near=False, use_y=None
+    corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False, near=False, sweep=None
 ):
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
     # without the set-level distance only pairs that can be matched are needed
     pairing, la, lb, oa, ob = _candidates(
-        corpus, slots, a, b, sparse, tau, eligible=not sets, use_y=use_y
+        corpus, slots, a, b, sparse, tau, eligible=not sets, sweep=sweep
     )
     iou, pending, pending_bound = candidate_iou(corpus, oa, ob, tau, cache)
     # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box;
@@ -821,7 +841,7 @@ def run(
     if sets and has_own_similarity(corpus.shapes):
         sparse = False  # their similarity is above 0 apart: best matches need every pair
     parts, nears = [], []
-    cost, use_y = _plan(corpus, slots, a, b, sparse, tau, not sets)
+    cost, plan = _plan(corpus, slots, a, b, sparse, tau, not sets)
     for lo, hi in _chunks(cost):
         part = _run_chunk(
             corpus,
@@ -835,7 +855,7 @@ def run(
             cache,
             sparse,
             near,
-            use_y[lo:hi],
+            _part(plan, slice(lo, hi)),
         )
         part["pair_pairing"] = part["pair_pairing"] + lo
         if near:
