@@ -33,6 +33,9 @@ def _runs(counts):
     return owner, np.arange(len(owner), dtype=np.int64) - start[owner]
 
 
+#: Bits of the integer that holds a pair (pairing, i, j) where they fit (else three
+#: arrays, ordered by ``lexsort``).
+KEY_BITS = 62
 #: Entries a range holds on average, at least, for the entries to be held by bands.
 BAND_MIN_ENTRIES = 128
 #: Replicas of the entries at most, as a multiple of the entries, that the bands of
@@ -334,9 +337,10 @@ class Sweep:
         use_y = np.asarray(use_y, dtype=bool)
         n_a = max(int(self.count_a[rows].max()), 1)
         n_b = max(int(self.count_b[rows].max()), 1)
-        # each pair as one integer (pairing, i, j) where it fits in 63 bits: one array to
-        # compact and sort instead of three
-        one_key = n * n_a * n_b < 2**62
+        # each pair as one integer (pairing, i, j) in bit fields, where it fits in 63 bits:
+        # one array to compact and sort instead of three, cut apart by shifts
+        bits_a, bits_b = (n_a - 1).bit_length(), (n_b - 1).bit_length()
+        one_key = (n - 1).bit_length() + bits_a + bits_b <= KEY_BITS
         parts = []
         for k, chosen in ((0, ~use_y), (1, use_y)):
             if not chosen.any():
@@ -364,21 +368,28 @@ class Sweep:
                         s_band[pos] == np.repeat(band, count)
                     )
                 pos = pos[keep]
-                owner = np.repeat(np.arange(len(count)), count)[keep]
-                p, q = sel[pairing[owner]], index.local[entry[owner]]
                 found = s_local[pos]
+                p = sel[pairing]
                 if one_key:
-                    parts.append(
-                        (p * n_a + q) * n_b + found if side == 0 else (p * n_a + found) * n_b + q
-                    )
+                    if side == 0:  # (pairing, query, found)
+                        head = (p << (bits_a + bits_b)) | (index.local[entry] << bits_b)
+                    else:  # (pairing, found, query)
+                        head = (p << (bits_a + bits_b)) | index.local[entry]
+                        found <<= bits_b
+                    found |= np.repeat(head, count)[keep]
+                    parts.append(found)
                 else:
-                    parts.append((p, q, found) if side == 0 else (p, found, q))
+                    owner = np.repeat(np.arange(len(count)), count)[keep]
+                    q = index.local[entry[owner]]
+                    parts.append((p[owner], q, found) if side == 0 else (p[owner], found, q))
         if one_key:
             key = np.concatenate(parts) if parts else z
             key.sort()
-            rest, lb = np.divmod(key, n_b)
-            pairing, la = np.divmod(rest, n_a)
-            return pairing, la, lb
+            lb = key & ((1 << bits_b) - 1)
+            key >>= bits_b
+            la = key & ((1 << bits_a) - 1)
+            key >>= bits_a
+            return key, la, lb
         pairing, la, lb = (np.concatenate(x) for x in zip(*parts))
         order = np.lexsort((lb, la, pairing))
         return pairing[order], la[order], lb[order]

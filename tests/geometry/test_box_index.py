@@ -23,8 +23,11 @@ def _brute(boxes, sa, ca, sb, cb):
 def test_overlapping_pairs_equal_the_brute_force(seed, banded, monkeypatch):
     """Random boxes, with ties (integer coordinates), empty and reversed boxes, NaN,
     infinities and -0.0: exactly the pairs (and the order) of the all-pairs test, with
-    the entries held by bands of the other axis and without."""
+    the entries held by bands of the other axis and without, the pairs held as one
+    integer each and (every third seed) as three arrays."""
     monkeypatch.setattr(box_index, "BAND_MIN_ENTRIES", 0 if banded else 10**9)
+    if seed % 3 == 1:
+        monkeypatch.setattr(box_index, "KEY_BITS", 0)
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 80))
     centre, size = rng.uniform(0, 10, (n, 2)), rng.uniform(0, 3, (n, 2))
