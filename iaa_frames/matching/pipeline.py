@@ -68,6 +68,9 @@ CHUNK_PAIRS = 2_000_000
 #: Candidate pairs per chunk of :func:`can_match`: few enough for its temporaries to stay
 #: in the processor's cache (a few numpy operations each, on arrays that fit there).
 REACH_CHUNK_PAIRS = 32_768
+#: Pairs over which :func:`can_match` sweeps a pairing (it needs only the pairs that can
+#: reach tau: few, in boxes shrunk to where the IoU bound can).
+REACH_SPARSE_MIN_PAIRS = 128
 #: Objects of side a that :func:`can_match` looks at first in a pairing of over twice as
 #: many (most large pairings that can match are found to on them).
 REACH_HEAD = 64
@@ -162,15 +165,19 @@ def _candidates(
     tau: float = 0.0,
     eligible: bool = False,
     sweep=None,
+    min_pairs: int | None = None,
 ):
     """The candidate pairs of the pairings (a, b), in the order of
     :func:`~iaa_frames.matching.assignment.candidate_pairs`: all of them, or with ``sparse`` only
     the pairs whose boxes overlap in the pairings with over :data:`SPARSE_MIN_PAIRS` (the
     boxes of :func:`sweep_boxes`: with ``eligible``, at least every pair whose IoU bound
     reaches ``tau``). ``sweep``: the :class:`~iaa_frames.geometry.box_index.Sweep` of
-    :func:`_plan` and the row of each of these pairings in it (built when None)."""
+    :func:`_plan` and the row of each of these pairings in it (built when None).
+    ``min_pairs``: the pairs over which a pairing is swept (:data:`SPARSE_MIN_PAIRS` when
+    None), as :func:`_plan` was given it."""
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
-    big = (na * nb > SPARSE_MIN_PAIRS) if sparse else np.zeros(len(a), dtype=bool)
+    min_pairs = SPARSE_MIN_PAIRS if min_pairs is None else min_pairs
+    big = (na * nb > min_pairs) if sparse else np.zeros(len(a), dtype=bool)
     if not big.any():
         return candidate_pairs(sa, na, sb, nb)
     small = np.flatnonzero(~big)
@@ -190,7 +197,14 @@ def _candidates(
 
 
 def _plan(
-    corpus: Corpus, slots: Slices, a, b, sparse: bool, tau: float = 0.0, eligible: bool = False
+    corpus: Corpus,
+    slots: Slices,
+    a,
+    b,
+    sparse: bool,
+    tau: float = 0.0,
+    eligible: bool = False,
+    min_pairs: int | None = None,
 ):
     """Candidate pairs each pairing costs (for chunking; ``eligible`` as in
     :func:`_candidates`), and the :class:`~iaa_frames.geometry.box_index.Sweep` of the
@@ -198,7 +212,7 @@ def _plan(
     :func:`_candidates` to list their pairs from, chunk by chunk (None when none has)."""
     cost = slots.count[a] * slots.count[b]
     if sparse:
-        big = np.flatnonzero(cost > SPARSE_MIN_PAIRS)
+        big = np.flatnonzero(cost > (SPARSE_MIN_PAIRS if min_pairs is None else min_pairs))
         if big.size:
             cost = cost.copy()
             sweep = Sweep(
@@ -463,11 +477,12 @@ def can_match(corpus: Corpus, slots: Slices, a, b, *, tau: float) -> np.ndarray:
 def _can_match(corpus: Corpus, slots: Slices, a, b, tau: float, sparse: bool) -> np.ndarray:
     """:func:`can_match`, every candidate pair of each pairing looked at."""
     out = np.zeros(len(a), dtype=bool)
-    cost, plan = _plan(corpus, slots, a, b, sparse, tau, sparse)
+    min_pairs = REACH_SPARSE_MIN_PAIRS
+    cost, plan = _plan(corpus, slots, a, b, sparse, tau, sparse, min_pairs)
     for lo, hi in _chunks(cost, REACH_CHUNK_PAIRS):
         sweep = _part(plan, slice(lo, hi))
         pairing, _, _, oa, ob = _candidates(
-            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, eligible=sparse, sweep=sweep
+            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, sparse, sweep, min_pairs
         )
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True

@@ -231,9 +231,9 @@ def test_sparse_can_match_equals_dense(kind, monkeypatch):
     ann = c.annotations
     a, b = np.triu_indices(ann.empty, k=1)
     for tau in (0.0, 0.5, 0.9):
-        monkeypatch.setattr(pipeline, "SPARSE_MIN_PAIRS", 0)
+        monkeypatch.setattr(pipeline, "REACH_SPARSE_MIN_PAIRS", 0)
         sparse = pipeline.can_match(c, ann, a, b, tau=tau)
-        monkeypatch.setattr(pipeline, "SPARSE_MIN_PAIRS", 10**18)
+        monkeypatch.setattr(pipeline, "REACH_SPARSE_MIN_PAIRS", 10**18)
         np.testing.assert_array_equal(sparse, pipeline.can_match(c, ann, a, b, tau=tau))
 
 
