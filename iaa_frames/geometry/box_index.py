@@ -1,3 +1,4 @@
+# Over 400 lines: one index (ranks, bands, sorted keys) and the two uses of it, counting and listing.
 """The object pairs of many pairings whose bounding boxes overlap, without listing all pairs.
 
 A pairing pairs the objects ``[start_a, start_a + count_a)`` with the objects
@@ -6,10 +7,14 @@ intersection has positive width and height) only if their x intervals overlap, a
 intervals ``[x0_i, x1_i)``, ``[x0_j, x1_j)`` overlap exactly when one starts inside the
 other: ``x0_i <= x0_j < x1_i`` or ``x0_j < x0_i < x1_j``. With each side's boxes sorted
 by ``x0``, each of the two cases is a contiguous run of the other side, found by binary
-search (a sort-and-sweep). Every pairing gets the axis (x or y) whose intervals overlap
-least, so strips of boxes along one axis stay cheap; the listed pairs are then checked on
-the other axis. The cost grows with the pairs that overlap along the chosen axis, not
-with ``count_a * count_b``, and nothing loops in Python per pairing or per pair.
+search (a sort-and-sweep). The sweep runs along the axis (x or y) where the boxes are
+shorter against their extent, so strips of boxes along one axis stay cheap; the listed
+pairs are then checked on the other axis. Where the ranges hold many boxes (an image of
+hundreds of objects), each box is held once per band of the other axis it covers (bands
+twice the median box long there): a box searches only the other side's boxes of its own
+band, and a pair is kept in one band only, that of the larger of the two starts. The
+cost grows with the pairs that overlap along the swept axis within a band, not with
+``count_a * count_b``, and nothing loops in Python per pairing or per pair.
 
 Comparisons are made on exact ranks of the coordinates (no arithmetic on them), so the
 pairs returned are exactly the pairs with ``min(x1) - max(x0) > 0`` and
