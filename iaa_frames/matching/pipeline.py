@@ -189,10 +189,13 @@ def _candidates(
     else:
         sweep = sweep[0], sweep[1][large]
     p2, la2, lb2 = sweep[0].pairs(sweep[1])
-    pairing = np.concatenate([small[p1], large[p2]])
-    order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
-    pairing = pairing[order]
-    la, lb = np.concatenate([la1, la2])[order], np.concatenate([lb1, lb2])[order]
+    if small.size:
+        pairing = np.concatenate([small[p1], large[p2]])
+        order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
+        pairing = pairing[order]
+        la, lb = np.concatenate([la1, la2])[order], np.concatenate([lb1, lb2])[order]
+    else:  # the swept pairs alone, in order already
+        pairing, la, lb = large[p2], la2, lb2
     return pairing, la, lb, sa[pairing] + la, sb[pairing] + lb
 
 
@@ -761,9 +764,23 @@ def _run_chunk(
         )
         over = np.flatnonzero((iou > 0) & ~chosen)
         if corpus.boxes_only and not len(pending):
-            # boxes: every overlapping pair's similarity costs less than ruling it out
-            sim[over] = distance.similar(
-                shapes.take(oa[over]), shapes.take(ob[over]), known_iou=iou[over]
+            # boxes: the similarity of each object's pair of largest IoU is a floor of its
+            # best; a pair whose IoU is at most the floors of both its objects cannot
+            # raise either best, the others are computed at once
+            ka, kb, v = key_a[over], key_b[over], iou[over]
+            top_a = _best(v, ka, int(n_a.sum()), True)
+            top_b = _best(v, kb, int(n_b.sum()), True)
+            first = (v == top_a[ka]) | (v == top_b[kb])
+            top = over[first]
+            sim[top] = distance.similar(
+                shapes.take(oa[top]), shapes.take(ob[top]), known_iou=iou[top]
+            )
+            done = np.concatenate([rows, top])
+            low_a = _best(sim[done], key_a[done], len(top_a), True)
+            low_b = _best(sim[done], key_b[done], len(top_b), True)
+            rest = over[~first & ((v > low_a[ka]) | (v > low_b[kb]))]
+            sim[rest] = distance.similar(
+                shapes.take(oa[rest]), shapes.take(ob[rest]), known_iou=iou[rest]
             )
         else:
             _raise_best(

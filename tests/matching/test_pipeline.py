@@ -223,6 +223,33 @@ def test_sparse_candidates_give_the_dense_result(kind, tau, n, monkeypatch):
             assert (sparse.set_matched > 0).any()
 
 
+@pytest.mark.parametrize("overall", ["pooled", "per_direction"])
+@pytest.mark.parametrize("name", ["giou", "iou"])
+def test_set_distance_of_boxes_equals_every_pair(name, overall):
+    """The set distance of box pairings (each object's best similarity, computed only
+    where a pair's IoU can beat a floor of the best of one of its objects) equals the
+    one of every pair's similarity, within and between items."""
+    from iaa_frames.matching.assignment import candidate_pairs
+
+    c = prepare(_dense_frame(60, "box", seed=4))
+    ann = c.annotations
+    a, b = np.triu_indices(ann.empty, k=1)
+    dist = get_distance(name)
+    got = run(c, ann, a, b, tau=0.5, distance=dist, sets=True, overall=overall)
+    p, _, _, oa, ob = candidate_pairs(ann.start[a], ann.count[a], ann.start[b], ann.count[b])
+    shapes = c.shapes
+    sim = np.maximum(dist.similar(shapes.take(oa), shapes.take(ob)), 0.0)
+    want = []
+    for k in range(len(a)):
+        s = sim[p == k].reshape(ann.count[a[k]], ann.count[b[k]])
+        best_a, best_b = s.max(axis=1), s.max(axis=0)
+        if overall == "pooled":
+            want.append(1 - (best_a.sum() + best_b.sum()) / (len(best_a) + len(best_b)))
+        else:
+            want.append(1 - (best_a.mean() + best_b.mean()) / 2)
+    np.testing.assert_allclose(got.set_overall, want, rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("kind", ["box", "polygon"])
 def test_sparse_can_match_equals_dense(kind, monkeypatch):
     """The pairings that can match, from the pairs listed in the boxes shrunk at the
