@@ -179,13 +179,22 @@ def _lines(lo, hi, steps):
 def _cell_of(lines, shape, v, k):
     """The cell (column or row) of value ``v`` of shape ``shape``: the ``i`` with
     ``lines[shape, i] <= v < lines[shape, i + 1]``, clipped to ``[0, k - 1]``."""
-    lo, hi = lines[shape, 0], lines[shape, -1]
+    flat = lines.ravel()
+    at = shape * (k + 1)  # the flat position of line 0 of the shape, then of line i
+    lo, hi = flat.take(at), flat.take(at + k)
     with np.errstate(invalid="ignore", divide="ignore"):
         guess = np.where(hi > lo, np.floor((v - lo) / (hi - lo) * k), 0.0)
     i = np.clip(np.nan_to_num(guess), 0, k - 1).astype(np.int64)
+    at += i
     for _ in range(2):  # the guess is off by at most one line through rounding
-        i = np.where((i > 0) & (v < lines[shape, i]), i - 1, i)
-        i = np.where((i < k - 1) & (v >= lines[shape, i + 1]), i + 1, i)
+        move = i > 0
+        move &= v < flat.take(at)
+        i -= move
+        at -= move
+        move = i < k - 1
+        move &= v >= flat.take(at + 1)
+        i += move
+        at += move
     return i
 
 
