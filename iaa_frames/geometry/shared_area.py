@@ -175,12 +175,19 @@ def _cut(k, g, r):
     v[3] = np.where(p[3] == xb, yb, v[3])  # exact at the right end
     v -= y0
     np.clip(v, 0.0, h, out=v)
-    xl, xr, vl, vr = p[:3], p[1:], v[:3], v[1:]
-    piece = (xr > xl) & ((vl > 0) | (vr > 0))
-    rows = np.broadcast_to(np.arange(len(k)), (3, len(k)))[piece]
-    out = np.empty((5, len(rows)))
-    out[0], out[1], out[2] = xl[piece], xr[piece], vl[piece]
-    np.subtract(vr[piece], out[2], out=out[3])
+    n = len(k)
+    piece = p[1:] > p[:3]  # xr > xl
+    piece &= (v[:3] > 0) | (v[1:] > 0)
+    # the pieces by their flat position in the first three rows of p and v (the next
+    # row's is n further on), their edges by their column
+    at = np.flatnonzero(piece)
+    rows = at % n
+    p, v = p.ravel(), v.ravel()
+    out = np.empty((5, len(at)))
+    p.take(at, out=out[0])
+    at += n
+    p.take(at, out=out[1])
+    np.subtract(v.take(at), v.take(at - n, out=out[2]), out=out[3])
     out[3] /= out[1] - out[0]
     sign.take(rows, out=out[4])
     return k.take(rows), out
