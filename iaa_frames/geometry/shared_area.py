@@ -53,7 +53,7 @@ import shapely
 
 from .clip import RingEdges
 
-__all__ = ["polygon_shared_areas", "shared_areas"]
+__all__ = ["extend_edges", "polygon_shared_areas", "shared_areas"]
 
 
 #: Edges of shapes gathered at once, and pairs of pieces of edges computed at once (they
@@ -85,6 +85,30 @@ def _sweep_form(edges: RingEdges) -> np.ndarray:
         np.maximum(form[2], form[3], out=form[5])
         edges.__dict__["_sweep_form"] = form
     return form
+
+
+def extend_edges(edges: RingEdges, more: RingEdges) -> RingEdges:
+    """The edges of ``edges``' shapes, then of ``more``'s, as one
+    :class:`~iaa_frames.geometry.clip.RingEdges`, keeping the form :func:`shared_areas`
+    computed of ``edges`` (only ``more``'s is computed again, when needed).
+
+    Examples
+    --------
+    >>> import shapely
+    >>> a = RingEdges.from_geometries([shapely.box(0, 0, 1, 1)])
+    >>> b = RingEdges.from_geometries([shapely.box(1, 1, 2, 2)])
+    >>> both = extend_edges(a, b)
+    >>> both.offset.tolist(), float(shared_areas(both, [0], both, [1], [[0, 0, 2, 2]])[0])
+    ([0, 4, 8], 0.0)
+    """
+    out = RingEdges(
+        *(np.concatenate([getattr(edges, c), getattr(more, c)]) for c in ("x0", "y0", "x1", "y1")),
+        np.concatenate([edges.offset, edges.offset[-1] + more.offset[1:]]),
+    )
+    form = edges.__dict__.get("_sweep_form")
+    if form is not None:
+        out.__dict__["_sweep_form"] = np.concatenate([form, _sweep_form(more)], axis=1)
+    return out
 
 
 def _pieces(edges: RingEdges, shape: np.ndarray, rect_t: np.ndarray):
