@@ -115,10 +115,21 @@ class AreaGrid:
             return cls(grid_of, gx, gy, np.zeros((n, k, k)))
         # the cells of the edges' ends; an edge within one cell is a piece as it is, the
         # others are cut where they cross a grid line
-        ends = [
-            (_cell_of(g, owner, v0, k), _cell_of(g, owner, v1, k))
-            for g, v0, v1 in ((gx, xa, xb), (gy, ya, yb))
-        ]
+        # an edge ends where the next one starts (but the last of each ring): the cell of
+        # its end is that of the next one's start, looked up once
+        chained = np.flatnonzero(
+            (xb[:-1] == xa[1:]) & (yb[:-1] == ya[1:]) & (owner[:-1] == owner[1:])
+        )
+        alone = np.ones(len(xa), bool)
+        alone[chained] = False
+        alone = np.flatnonzero(alone)
+        ends = []
+        for g, v0, v1 in ((gx, xa, xb), (gy, ya, yb)):
+            start = _cell_of(g, owner, v0, k)
+            end = np.empty_like(start)
+            end[chained] = start[chained + 1]
+            end[alone] = _cell_of(g, owner[alone], v1[alone], k)
+            ends.append((start, end))
         inside = (ends[0][0] == ends[0][1]) & (ends[1][0] == ends[1][1])
         whole, cut = np.flatnonzero(inside), np.flatnonzero(~inside)
         px, py, pe = [xa[cut], xb[cut]], [ya[cut], yb[cut]], [cut, cut]
@@ -131,19 +142,23 @@ class AreaGrid:
             e = np.repeat(cut, n_cross)
             first = np.repeat(np.cumsum(n_cross) - n_cross, n_cross)
             m = np.repeat(lo, n_cross) + 1 + np.arange(len(e)) - first
-            at = lines[owner[e], m]
-            t = np.clip((at - a0[e]) / (a1[e] - a0[e]), 0.0, 1.0)
-            other = b0[e] + t * (b1[e] - b0[e])
+            at = lines.ravel().take(owner.take(e) * (k + 1) + m)
+            u0, u1 = a0.take(e), a1.take(e)
+            t = np.clip((at - u0) / (u1 - u0), 0.0, 1.0)
+            u0, u1 = b0.take(e), b1.take(e)
+            other = u0 + t * (u1 - u0)
             px.append(at if along_x else other)
             py.append(other if along_x else at)
             pe.append(e)
             pt.append(t)
         px, py, pe, pt = (np.concatenate(v) for v in (px, py, pe, pt))
-        order = np.lexsort((pt, pe))
-        px, py, pe = px[order], py[order], pe[order]
-        piece = pe[1:] == pe[:-1]
-        x0, y0, x1, y1 = px[:-1][piece], py[:-1][piece], px[1:][piece], py[1:][piece]
-        s = owner[pe[:-1][piece]]
+        # by edge, then along it (ties in the order above): complex numbers sort by their
+        # real part, then their imaginary part, one stable sort for numpy.lexsort's two
+        order = np.argsort(pe + 1j * pt, kind="stable")
+        px, py, pe = px.take(order), py.take(order), pe.take(order)
+        piece = np.flatnonzero(pe[1:] == pe[:-1])  # a piece from each point to the next
+        x0, y0, x1, y1 = px.take(piece), py.take(piece), px.take(piece + 1), py.take(piece + 1)
+        s = owner.take(pe.take(piece))
         col = _cell_of(gx, s, (x0 + x1) / 2, k)
         row = _cell_of(gy, s, (y0 + y1) / 2, k)
         x0, y0 = np.concatenate([xa[whole], x0]), np.concatenate([ya[whole], y0])
