@@ -57,8 +57,10 @@ __all__ = ["extend_edges", "polygon_shared_areas", "shared_areas"]
 
 
 #: Edges of shapes gathered at once, and pairs of pieces of edges computed at once (they
-#: bound the memory: some hundreds of bytes per edge, and per pair of pieces).
-CHUNK_EDGES = 1 << 18
+#: bound the memory: some hundreds of bytes per edge, and per pair of pieces). Blocks of
+#: some 30,000 edges keep the temporaries of a block in the processor's caches: about 10 %
+#: less CPU on the LVIS pairs than blocks of 260,000 (the areas do not depend on them).
+CHUNK_EDGES = 1 << 15
 CHUNK_PAIRS = 1 << 20
 
 #: A shared area at most this fraction of the sum of the absolute values of its terms is
