@@ -71,8 +71,8 @@ ROUNDING = 32 * np.finfo(np.float64).eps
 
 def _sweep_form(edges: RingEdges) -> np.ndarray:
     """Every edge of ``edges`` from its left end to its right, as the rows of one array:
-    ``xa, xb, ya, yb``, its sign (+1 leftwards, -1 rightwards, 0 vertical) and its top
-    ``max(ya, yb)``, shape (6, n); computed once per
+    ``xa, xb``, its top ``max(ya, yb)``, ``ya, yb`` and its sign (+1 leftwards, -1
+    rightwards, 0 vertical), shape (6, n); computed once per
     :class:`~iaa_frames.geometry.clip.RingEdges` and kept on it."""
     form = edges.__dict__.get("_sweep_form")
     if form is None:
@@ -80,11 +80,11 @@ def _sweep_form(edges: RingEdges) -> np.ndarray:
         form = np.empty((6, len(right)))
         np.copyto(form[0], np.where(right, edges.x0, edges.x1))
         np.copyto(form[1], np.where(right, edges.x1, edges.x0))
-        np.copyto(form[2], np.where(right, edges.y0, edges.y1))
-        np.copyto(form[3], np.where(right, edges.y1, edges.y0))
-        np.copyto(form[4], np.where(right, -1.0, 1.0))
-        form[4, form[0] == form[1]] = 0.0
-        np.maximum(form[2], form[3], out=form[5])
+        np.copyto(form[3], np.where(right, edges.y0, edges.y1))
+        np.copyto(form[4], np.where(right, edges.y1, edges.y0))
+        np.maximum(form[3], form[4], out=form[2])
+        np.copyto(form[5], np.where(right, -1.0, 1.0))
+        form[5, form[0] == form[1]] = 0.0
         edges.__dict__["_sweep_form"] = form
     return form
 
@@ -137,15 +137,17 @@ def _pieces(edges: RingEdges, shape: np.ndarray, rect_t: np.ndarray):
     k = np.repeat(np.arange(m), n)
     e = np.repeat(start - np.cumsum(n) + n, n)
     e += np.arange(len(k))
-    g = _sweep_form(edges).take(e, axis=1)  # xa, xb, ya, yb, sign, top
-    r = rect_t.take(k, axis=1)  # x0, y0, x1, y1
+    form = _sweep_form(edges)
+    g = form[:3].take(e, axis=1)  # xa, xb, top
+    r = np.repeat(rect_t[:3], n, axis=1)  # x0, y0, x1
     keep = g[1] > r[0]
     keep &= g[0] < r[2]
     keep &= g[0] < g[1]
-    keep &= g[5] > r[1]
+    keep &= g[2] > r[1]
     at = np.flatnonzero(keep)
-    g, r, k = g.take(at, axis=1), r.take(at, axis=1), k.take(at)
-    xa, xb, ya, yb, sign, top = g
+    k = k.take(at)
+    g, r = form.take(e.take(at), axis=1), rect_t.take(k, axis=1)  # r: x0, y0, x1, y1
+    xa, xb, top, ya, yb, _ = g
     # edges inside their rectangle are their own piece
     inside = xa >= r[0]
     inside &= xb <= r[2]
@@ -153,12 +155,15 @@ def _pieces(edges: RingEdges, shape: np.ndarray, rect_t: np.ndarray):
     inside &= yb >= r[1]
     inside &= top <= r[3]
     at = np.flatnonzero(inside)
-    gi = g[:5].take(at, axis=1)
+    gi = np.empty((5, len(at)))  # xa, xb, ya - y0, slope, sign
+    xa.take(at, out=gi[0])
+    xb.take(at, out=gi[1])
+    ya_in = ya.take(at)
+    np.subtract(yb.take(at), ya_in, out=gi[3])  # (yb - ya) / (xb - xa)
+    gi[3] /= gi[1] - gi[0]
+    np.subtract(ya_in, r[1].take(at), out=gi[2])
+    g[5].take(at, out=gi[4])
     ks, out = [k.take(at)], [gi]
-    gi[2] -= r[1].take(at)  # ya - y0
-    slope = gi[3]  # (yb - ya) / (xb - xa), over yb
-    slope -= g[2].take(at)
-    slope /= gi[1] - gi[0]
     if len(at) < len(k):
         at = np.flatnonzero(~inside)
         kc, pc = _cut(k.take(at), g.take(at, axis=1), r.take(at, axis=1))
@@ -167,10 +172,10 @@ def _pieces(edges: RingEdges, shape: np.ndarray, rect_t: np.ndarray):
     if box.any():  # a box: the top of the rectangle, one leftwards piece per pair
         b = np.flatnonzero(box)
         rb = rect_t.take(b, axis=1)
-        top = np.empty((5, len(b)))
-        top[0], top[1], top[2], top[3], top[4] = rb[0], rb[2], rb[3] - rb[1], 0.0, 1.0
+        lid = np.empty((5, len(b)))
+        lid[0], lid[1], lid[2], lid[3], lid[4] = rb[0], rb[2], rb[3] - rb[1], 0.0, 1.0
         ks.append(b)
-        out.append(top)
+        out.append(lid)
     if len(out) == 1:
         return ks[0], out[0]
     return np.concatenate(ks), np.concatenate(out, axis=1)
@@ -179,7 +184,7 @@ def _pieces(edges: RingEdges, shape: np.ndarray, rect_t: np.ndarray):
 def _cut(k, g, r):
     """The pieces of the edges that leave their rectangle (:func:`_pieces`): cut where
     they cross its sides, projected onto it."""
-    xa, xb, ya, yb, sign, _ = g
+    xa, xb, _, ya, yb, sign = g
     x0, y0, x1, y1 = r
     slope = (yb - ya) / (xb - xa)
     h = y1 - y0
