@@ -46,6 +46,9 @@ __all__ = ["GRID", "AreaGrid", "grid_bound"]
 
 #: Cells per side of the grid of each polygon.
 GRID = 8
+#: Edges whose grids are computed at once (blocks of whole shapes: their temporaries stay
+#: in the processor's caches; the grids do not depend on them).
+CHUNK_EDGES = 1 << 14
 #: Slack added to a cell a boundary piece enters, as a share of the cell's area, so that
 #: rounding in the cell areas never lets the bound fall below the area an overlay computes.
 _CELL_SLACK = 1e-12
@@ -90,6 +93,34 @@ class AreaGrid:
         >>> g.cells[g.row[0]].round(9).tolist()
         [[3.0, 3.0], [3.0, 3.0]]
         """
+        offset = edges.offset
+        if offset[-1] <= CHUNK_EDGES:
+            return cls._of_edges(edges, k)
+        # blocks of whole shapes (each shape's grid is its own, whatever the block)
+        cuts = np.searchsorted(offset, np.arange(CHUNK_EDGES, offset[-1], CHUNK_EDGES))
+        cuts = np.unique(np.r_[0, cuts[(cuts > 0) & (cuts < len(offset) - 1)], len(offset) - 1])
+        parts = []
+        for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+            a, b = offset[lo], offset[hi]
+            block = RingEdges(
+                *(getattr(edges, c)[a:b] for c in ("x0", "y0", "x1", "y1")),
+                offset[lo : hi + 1] - a,
+            )
+            parts.append(cls._of_edges(block, k))
+        rows = [len(p.x) for p in parts]
+        first = np.cumsum(rows) - rows
+        return cls(
+            np.concatenate(
+                [np.where(p.row >= 0, p.row + f, -1) for p, f in zip(parts, first, strict=True)]
+            ),
+            np.concatenate([p.x for p in parts]),
+            np.concatenate([p.y for p in parts]),
+            np.concatenate([p.cells for p in parts]),
+        )
+
+    @classmethod
+    def _of_edges(cls, edges: RingEdges, k: int) -> AreaGrid:
+        """:meth:`from_edges` of one block of shapes."""
         count = np.diff(edges.offset)
         has = np.flatnonzero(count > 0)
         n = has.size  # shapes with a grid

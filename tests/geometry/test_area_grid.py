@@ -166,3 +166,21 @@ def test_edges_in_any_order_give_the_same_cells():
     for s in (0, 5, 11):
         alone = AreaGrid.from_edges(RingEdges.from_geometries(geoms[s : s + 1]))
         np.testing.assert_array_equal(alone.cells[0], grid.cells[s])
+
+
+def test_blocks_of_shapes_give_the_same_grids(monkeypatch):
+    """Grids built in blocks of a few shapes (shapes without edges among them) are those
+    built at once, bit for bit, and each shape keeps its row."""
+    import iaa_frames.geometry.area_grid as module
+
+    rng = np.random.default_rng(12)
+    geoms = _random_shapes(rng, 15, most_vertices=40).tolist()
+    geoms[3:3] = [None, None]
+    geoms.append(None)
+    edges = RingEdges.from_geometries(geoms)
+    whole = AreaGrid.from_edges(edges)
+    monkeypatch.setattr(module, "CHUNK_EDGES", 50)
+    blocks = AreaGrid.from_edges(edges)
+    assert (blocks.row == -1).sum() == 3
+    for c in ("row", "x", "y", "cells"):
+        np.testing.assert_array_equal(getattr(blocks, c), getattr(whole, c))
