@@ -1,3 +1,5 @@
+# Over 400 lines: one kernel (pieces, candidate pairs, terms) whose steps share the layout of
+# their arrays, with the proof of the method in the docstring.
 """The exact area two polygons share, without an overlay: signed trapezoids of edge pairs.
 
 The IoU of two polygons needs the area of their intersection. A GEOS overlay builds the
