@@ -382,13 +382,13 @@ def shared_areas(edges_a: RingEdges, shape_a, edges_b: RingEdges, shape_b, rect)
             sides.append(
                 (k.take(order), piece.take(order, axis=1), key_l.take(order), key_r.take(order))
             )
-        (ka, pa, kal, kar), (kb, pb, kbl, _) = sides
+        (ka, pa, kal, kar), (kb, pb, kbl, kbr) = sides
         total, size = np.zeros(len(rows)), np.zeros(len(rows))
         # every overlapping pair once: the piece of b starts within the piece of a, or
         # the piece of a starts strictly within the piece of b
         for i, j in _overlapping(ka, kal, kar, kbl):
             _add(total, size, ka.take(i), _terms(pa.take(i, axis=1), pb.take(j, axis=1), False))
-        for j, i in _overlapping(kb, kbl, sides[1][3], kal):
+        for j, i in _overlapping(kb, kbl, kbr, kal):
             _add(total, size, ka.take(i), _terms(pa.take(i, axis=1), pb.take(j, axis=1), True))
         # what rounding can leave of shapes that only touch is zero
         total[total <= ROUNDING * size] = 0.0
