@@ -46,6 +46,9 @@ __all__ = ["GRID", "AreaGrid", "grid_bound"]
 
 #: Cells per side of the grid of each polygon.
 GRID = 8
+#: Edges whose grids are computed at once (blocks of whole shapes: their temporaries stay
+#: in the processor's caches; the grids do not depend on them).
+CHUNK_EDGES = 1 << 14
 #: Slack added to a cell a boundary piece enters, as a share of the cell's area, so that
 #: rounding in the cell areas never lets the bound fall below the area an overlay computes.
 _CELL_SLACK = 1e-12
@@ -90,6 +93,34 @@ class AreaGrid:
         >>> g.cells[g.row[0]].round(9).tolist()
         [[3.0, 3.0], [3.0, 3.0]]
         """
+        offset = edges.offset
+        if offset[-1] <= CHUNK_EDGES:
+            return cls._of_edges(edges, k)
+        # blocks of whole shapes (each shape's grid is its own, whatever the block)
+        cuts = np.searchsorted(offset, np.arange(CHUNK_EDGES, offset[-1], CHUNK_EDGES))
+        cuts = np.unique(np.r_[0, cuts[(cuts > 0) & (cuts < len(offset) - 1)], len(offset) - 1])
+        parts = []
+        for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+            a, b = offset[lo], offset[hi]
+            block = RingEdges(
+                *(getattr(edges, c)[a:b] for c in ("x0", "y0", "x1", "y1")),
+                offset[lo : hi + 1] - a,
+            )
+            parts.append(cls._of_edges(block, k))
+        rows = [len(p.x) for p in parts]
+        first = np.cumsum(rows) - rows
+        return cls(
+            np.concatenate(
+                [np.where(p.row >= 0, p.row + f, -1) for p, f in zip(parts, first, strict=True)]
+            ),
+            np.concatenate([p.x for p in parts]),
+            np.concatenate([p.y for p in parts]),
+            np.concatenate([p.cells for p in parts]),
+        )
+
+    @classmethod
+    def _of_edges(cls, edges: RingEdges, k: int) -> AreaGrid:
+        """:meth:`from_edges` of one block of shapes."""
         count = np.diff(edges.offset)
         has = np.flatnonzero(count > 0)
         n = has.size  # shapes with a grid
@@ -115,10 +146,21 @@ class AreaGrid:
             return cls(grid_of, gx, gy, np.zeros((n, k, k)))
         # the cells of the edges' ends; an edge within one cell is a piece as it is, the
         # others are cut where they cross a grid line
-        ends = [
-            (_cell_of(g, owner, v0, k), _cell_of(g, owner, v1, k))
-            for g, v0, v1 in ((gx, xa, xb), (gy, ya, yb))
-        ]
+        # an edge ends where the next one starts (but the last of each ring): the cell of
+        # its end is that of the next one's start, looked up once
+        chained = np.flatnonzero(
+            (xb[:-1] == xa[1:]) & (yb[:-1] == ya[1:]) & (owner[:-1] == owner[1:])
+        )
+        alone = np.ones(len(xa), bool)
+        alone[chained] = False
+        alone = np.flatnonzero(alone)
+        ends = []
+        for g, v0, v1 in ((gx, xa, xb), (gy, ya, yb)):
+            start = _cell_of(g, owner, v0, k)
+            end = np.empty_like(start)
+            end[chained] = start[chained + 1]
+            end[alone] = _cell_of(g, owner[alone], v1[alone], k)
+            ends.append((start, end))
         inside = (ends[0][0] == ends[0][1]) & (ends[1][0] == ends[1][1])
         whole, cut = np.flatnonzero(inside), np.flatnonzero(~inside)
         px, py, pe = [xa[cut], xb[cut]], [ya[cut], yb[cut]], [cut, cut]
@@ -131,19 +173,23 @@ class AreaGrid:
             e = np.repeat(cut, n_cross)
             first = np.repeat(np.cumsum(n_cross) - n_cross, n_cross)
             m = np.repeat(lo, n_cross) + 1 + np.arange(len(e)) - first
-            at = lines[owner[e], m]
-            t = np.clip((at - a0[e]) / (a1[e] - a0[e]), 0.0, 1.0)
-            other = b0[e] + t * (b1[e] - b0[e])
+            at = lines.ravel().take(owner.take(e) * (k + 1) + m)
+            u0, u1 = a0.take(e), a1.take(e)
+            t = np.clip((at - u0) / (u1 - u0), 0.0, 1.0)
+            u0, u1 = b0.take(e), b1.take(e)
+            other = u0 + t * (u1 - u0)
             px.append(at if along_x else other)
             py.append(other if along_x else at)
             pe.append(e)
             pt.append(t)
         px, py, pe, pt = (np.concatenate(v) for v in (px, py, pe, pt))
-        order = np.lexsort((pt, pe))
-        px, py, pe = px[order], py[order], pe[order]
-        piece = pe[1:] == pe[:-1]
-        x0, y0, x1, y1 = px[:-1][piece], py[:-1][piece], px[1:][piece], py[1:][piece]
-        s = owner[pe[:-1][piece]]
+        # by edge, then along it (ties in the order above): complex numbers sort by their
+        # real part, then their imaginary part, one stable sort for numpy.lexsort's two
+        order = np.argsort(pe + 1j * pt, kind="stable")
+        px, py, pe = px.take(order), py.take(order), pe.take(order)
+        piece = np.flatnonzero(pe[1:] == pe[:-1])  # a piece from each point to the next
+        x0, y0, x1, y1 = px.take(piece), py.take(piece), px.take(piece + 1), py.take(piece + 1)
+        s = owner.take(pe.take(piece))
         col = _cell_of(gx, s, (x0 + x1) / 2, k)
         row = _cell_of(gy, s, (y0 + y1) / 2, k)
         x0, y0 = np.concatenate([xa[whole], x0]), np.concatenate([ya[whole], y0])
@@ -179,13 +225,22 @@ def _lines(lo, hi, steps):
 def _cell_of(lines, shape, v, k):
     """The cell (column or row) of value ``v`` of shape ``shape``: the ``i`` with
     ``lines[shape, i] <= v < lines[shape, i + 1]``, clipped to ``[0, k - 1]``."""
-    lo, hi = lines[shape, 0], lines[shape, -1]
+    flat = lines.ravel()
+    at = shape * (k + 1)  # the flat position of line 0 of the shape, then of line i
+    lo, hi = flat.take(at), flat.take(at + k)
     with np.errstate(invalid="ignore", divide="ignore"):
         guess = np.where(hi > lo, np.floor((v - lo) / (hi - lo) * k), 0.0)
     i = np.clip(np.nan_to_num(guess), 0, k - 1).astype(np.int64)
+    at += i
     for _ in range(2):  # the guess is off by at most one line through rounding
-        i = np.where((i > 0) & (v < lines[shape, i]), i - 1, i)
-        i = np.where((i < k - 1) & (v >= lines[shape, i + 1]), i + 1, i)
+        move = i > 0
+        move &= v < flat.take(at)
+        i -= move
+        at -= move
+        move = i < k - 1
+        move &= v >= flat.take(at + 1)
+        i += move
+        at += move
     return i
 
 

@@ -252,17 +252,23 @@ def rasterize(geometries, width, height, *, normalized: bool = False) -> Masks:
     y = ey0 + (col + 0.5 - ex0) * ((y1[edge] - ey0) / (x1[edge] - ex0))
     ge = g[edge]
     # sort the crossings by shape, column, then y
-    order = np.lexsort((y, ge * (int(W.max()) + 1) + col))
+    column = ge * (int(W.max()) + 1) + col
+    if len(column) and column.max() < 2**53:  # exact as a float: one stable sort of
+        # complex keys (by real part, then imaginary part) for numpy.lexsort's two
+        order = np.argsort(column + 1j * y, kind="stable")
+    else:
+        order = np.lexsort((y, column))
     y, col, ge = y[order], col[order], ge[order]
     # even-odd: consecutive crossings of one column bound the inside
     ya, yb, col, ge = y[0::2], y[1::2], col[0::2], ge[0::2]
     Hg = H[ge]
     r0 = np.clip(np.ceil(ya - 0.5), 0, Hg).astype(np.int64)
     r1 = np.clip(np.ceil(yb - 0.5), 0, Hg).astype(np.int64)
-    keep = r1 > r0
-    start = col[keep] * Hg[keep] + r0[keep]
-    stop = col[keep] * Hg[keep] + r1[keep]
-    ge = ge[keep]
+    keep = np.flatnonzero(r1 > r0)
+    start = col.take(keep) * Hg.take(keep)
+    stop = start + r1.take(keep)
+    start += r0.take(keep)
+    ge = ge.take(keep)
     # merge runs that touch (a column filled to the bottom and the next from the top)
     new = np.ones(len(start), bool)
     new[1:] = (start[1:] != stop[:-1]) | (ge[1:] != ge[:-1])

@@ -27,10 +27,9 @@ from .hull_support import support_points
 from .kinds.registry import get_kind
 from .raster import Masks, rasterize
 from .rings import ring_vertices
+from .shared_area import extend_edges
 
 __all__ = ["ShapeCache"]
-
-_XY = ("x0", "y0", "x1", "y1")
 
 
 class ShapeCache:
@@ -232,10 +231,7 @@ class ShapeCache:
             if todo.size:
                 more = RingEdges.from_geometries(self._hull[todo])
                 pos[todo] = len(edges.offset) - 1 + np.arange(todo.size)
-                edges = RingEdges(
-                    *(np.concatenate([getattr(edges, c), getattr(more, c)]) for c in _XY),
-                    np.concatenate([edges.offset, edges.offset[-1] + more.offset[1:]]),
-                )
+                edges = extend_edges(edges, more)  # and the form shared_areas keeps
                 self._hull_edges = (pos, edges)
             return edges, pos[rows]
 

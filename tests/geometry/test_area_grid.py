@@ -142,3 +142,45 @@ def test_areas_inside_bound_of_mixed_shapes():
     assert got[1] >= exact[1]
     taken = shapes.take([1, 1])
     np.testing.assert_array_equal(areas_inside_bound(taken, rects[[1, 1]]), got[[1, 1]])
+
+
+def test_edges_in_any_order_give_the_same_cells():
+    """The grid takes the cell of an edge's end from the next edge where that one starts
+    there; edges listed in another order (no edge then starts where the previous ends)
+    must give the same cells, up to the order of the sums."""
+    rng = np.random.default_rng(11)
+    geoms = _random_shapes(rng, 12, most_vertices=60)
+    edges = RingEdges.from_geometries(geoms)
+    grid = AreaGrid.from_edges(edges)
+    order = np.concatenate(  # the edges of each shape in a random order
+        [lo + rng.permutation(hi - lo) for lo, hi in zip(edges.offset[:-1], edges.offset[1:])]
+    )
+    mixed = RingEdges(
+        *(getattr(edges, c)[order] for c in ("x0", "y0", "x1", "y1")), edges.offset.copy()
+    )
+    other = AreaGrid.from_edges(mixed)
+    np.testing.assert_array_equal(other.x, grid.x)
+    np.testing.assert_array_equal(other.y, grid.y)
+    np.testing.assert_allclose(other.cells, grid.cells, rtol=1e-12, atol=1e-15)
+    # and each shape alone gets, bit for bit, the grid it gets among the others
+    for s in (0, 5, 11):
+        alone = AreaGrid.from_edges(RingEdges.from_geometries(geoms[s : s + 1]))
+        np.testing.assert_array_equal(alone.cells[0], grid.cells[s])
+
+
+def test_blocks_of_shapes_give_the_same_grids(monkeypatch):
+    """Grids built in blocks of a few shapes (shapes without edges among them) are those
+    built at once, bit for bit, and each shape keeps its row."""
+    import iaa_frames.geometry.area_grid as module
+
+    rng = np.random.default_rng(12)
+    geoms = _random_shapes(rng, 15, most_vertices=40).tolist()
+    geoms[3:3] = [None, None]
+    geoms.append(None)
+    edges = RingEdges.from_geometries(geoms)
+    whole = AreaGrid.from_edges(edges)
+    monkeypatch.setattr(module, "CHUNK_EDGES", 50)
+    blocks = AreaGrid.from_edges(edges)
+    assert (blocks.row == -1).sum() == 3
+    for c in ("row", "x", "y", "cells"):
+        np.testing.assert_array_equal(getattr(blocks, c), getattr(whole, c))

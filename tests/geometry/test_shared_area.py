@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from iaa_frames.geometry.clip import RingEdges
 from iaa_frames.geometry.shapes import Shapes
-from iaa_frames.geometry.shared_area import polygon_shared_areas, shared_areas
+from iaa_frames.geometry.shared_area import extend_edges, polygon_shared_areas, shared_areas
 
 LVIS = Path("/work/shared/data/lvis_v1.0_val_doubly_annos_subset200.json")
 
@@ -198,6 +198,28 @@ def test_a_pair_has_the_same_area_in_any_batch():
         )
     flip = rng.permutation(150)
     np.testing.assert_array_equal(polygon_shared_areas(geoms[i][flip], geoms[j][flip]), whole[flip])
+
+
+def test_extended_edges_keep_their_form_and_their_areas():
+    """The edges of more shapes appended (the hulls of :class:`ShapeCache`) give the
+    areas of the edges built at once, bit for bit, whether or not the form of the first
+    part was computed already."""
+    rng = np.random.default_rng(6)
+    geoms = np.concatenate([_random_shapes(rng, 12), _grid_shapes(rng, 12)])
+    i, j = rng.integers(0, 24, (2, 120))
+    bounds = shapely.bounds(geoms)
+    rect = np.c_[np.maximum(bounds[i, :2], bounds[j, :2]), np.minimum(bounds[i, 2:], bounds[j, 2:])]
+    whole = RingEdges.from_geometries(geoms)
+    want = shared_areas(whole, i, whole, j, rect)
+    for warm in (False, True):
+        first = RingEdges.from_geometries(geoms[:9])
+        if warm:  # its form kept, the form of the rest computed and appended
+            shared_areas(first, [0], first, [1], [[-9, -9, 9, 9]])
+        both = extend_edges(first, RingEdges.from_geometries(geoms[9:]))
+        for c in ("x0", "y0", "x1", "y1", "offset"):
+            np.testing.assert_array_equal(getattr(both, c), getattr(whole, c))
+        np.testing.assert_array_equal(shared_areas(both, i, both, j, rect), want)
+    np.testing.assert_array_equal(both.__dict__["_sweep_form"], whole.__dict__["_sweep_form"])
 
 
 @pytest.mark.skipif(not LVIS.exists(), reason="real LVIS data not present")
