@@ -112,10 +112,9 @@ class RunningColumns:
         total = out[:, self._end] - base
         # a cell's value repeated over its kept columns (a copy of runs, where an index
         # per column is a gather)
-        spread = self._buffer("spread", (block, self.kept.size))
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[:, 1:] -= _repeat(base, self._per_cell, spread)
-            out[:, 1:] /= _repeat(total, self._per_cell, spread)
+            out[:, 1:] -= np.repeat(base, self._per_cell, axis=1)
+            out[:, 1:] /= np.repeat(total, self._per_cell, axis=1)
         return out, total
 
     def values(self, shares, out=None):
@@ -136,8 +135,3 @@ class RunningColumns:
         if buf is None or buf.shape[0] < shape[0] or buf.shape[1] != shape[1]:
             buf = self._buffers[name] = np.empty(shape)
         return buf[: shape[0]]
-
-
-def _repeat(values, counts, out):
-    """``numpy.repeat(values, counts, axis=1)`` written into ``out``."""
-    return np.take(values, np.repeat(np.arange(len(counts)), counts), axis=1, out=out)
