@@ -402,11 +402,14 @@ def ks_agreement_entries(
     else:
         blocks = (multiplicities[b : b + step] for b in range(0, n_resamples, step))
     threshold = stat - 1e-12
-    buffers = np.empty((2, step, width))
+    buffers = np.empty((2, step + step % 2, width))
     # (replicate x grid column) blocks: every cell's ECDFs from running sums that
     # restart at its first column (RunningColumns: those of sums over every column, bit
     # for bit), the same operations on the same values as column by column
     for k in blocks:
+        b = len(k)
+        if b % 2:  # an even block: its replicates are summed in pairs (RunningColumns)
+            k = np.concatenate([k, np.zeros((1, k.shape[1]), k.dtype)])
         fx, tx = x_cols.shares(counts.times(k, exact=True))
         # the pairs' weights k_a * k_b in float64 (the gathered rows converted, not the
         # whole block), one row per pair as the product reads them
@@ -420,7 +423,8 @@ def ks_agreement_entries(
         diff = x_cols.values(fx, out=buffers[0][: len(k)])
         diff -= y_cols.values(fy, out=buffers[1][: len(k)])
         diff -= observed
-        t = np.maximum.reduceat(diff, starts, axis=1)
+        t = np.maximum.reduceat(diff[:b], starts, axis=1)
+        tx, ty = tx[:b], ty[:b]
         del fx, fy, diff
         # ... and widened after the maximum: x -> fl(widen * x) is nondecreasing, so the
         # maximum of the widened values is the widened maximum, bit for bit
