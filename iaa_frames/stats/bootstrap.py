@@ -66,6 +66,8 @@ BLOCK_ELEMENTS = 1 << 22
 #: blocks of 38 replicates, a quarter faster than the 200 at once; the replicates'
 #: columns are computed alone, so the blocks do not change them).
 PAIR_BLOCK_ELEMENTS = 1 << 19
+#: Fewest replicates of a block of :meth:`PairSums.total` (unless memory bounds it lower).
+PAIR_MIN_BLOCK = 32
 #: Largest number of groups of the jackknife that estimates the BCa acceleration.
 JACKKNIFE_GROUPS = 200
 
@@ -327,7 +329,12 @@ class PairSums:
         if multiplicities is None:
             return self._sums.copy()
         k = np.asarray(multiplicities, dtype=np.float64)
-        step = int(max(1, min(len(k), PAIR_BLOCK_ELEMENTS // max(len(self.item_a), 1))))
+        # a cache-sized block of replicates, of at least PAIR_MIN_BLOCK (each block reads
+        # the whole matrix: the 1M boxes' chance pairs would read it forty times), and
+        # at most the block that bounds memory
+        pairs = max(len(self.item_a), 1)
+        fits = max(PAIR_BLOCK_ELEMENTS // pairs, PAIR_MIN_BLOCK)
+        step = int(max(1, min(len(k), fits, block_size(len(k), pairs))))
         mt = self._by_column
         # items x replicates: rows of a block of item-major multiplicities (the engine's)
         # are gathered whole, and the (pairs x block) weights multiply as they are

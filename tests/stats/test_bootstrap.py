@@ -131,6 +131,7 @@ def test_pair_sums_in_blocks_of_replicates_are_the_product_of_all_bitwise(monkey
     weights = k[:, pairs.item_a] * k[:, pairs.item_b]
     expected = np.asarray(pairs.matrix.T.tocsr() @ np.ascontiguousarray(weights.T)).T
     monkeypatch.setattr("iaa_frames.stats.bootstrap.PAIR_BLOCK_ELEMENTS", budget)
+    monkeypatch.setattr("iaa_frames.stats.bootstrap.PAIR_MIN_BLOCK", 1)
     np.testing.assert_array_equal(pairs.total(np.asfortranarray(k)), expected)
 
 
