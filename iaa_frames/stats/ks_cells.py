@@ -219,9 +219,11 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     del keep_w, keep_b
     # keys cell * span + rank of the value: one sort orders every cell's pooled values
     # (ranks among all rows' values, which order the values of every cell alike)
-    values = np.unique(np.concatenate([x, y]))
+    # (the distinct values of each side merged: no sorted copy of both sides at once;
+    # the ranks in int32 where they fit, a chunk at a time)
+    values = _sorted_union(np.unique(x), np.unique(y))
     span = np.int64(values.size)
-    rank_x, rank_y = np.searchsorted(values, x), np.searchsorted(values, y)
+    rank_x, rank_y = _ranks(values, x), _ranks(values, y)
     del values
     # a group of whole cells at a time: the grid of a cell and the bins of its entries
     # depend on its entries alone
@@ -306,6 +308,15 @@ def _keys(rank, rows, cell, span) -> np.ndarray:
         part = slice(lo, lo + CHUNK_ENTRIES)
         np.multiply(cell[part], span, out=out[part], dtype=np.int64, casting="unsafe")
         out[part] += rank[rows[part]]
+    return out
+
+
+def _ranks(values, x) -> np.ndarray:
+    """``numpy.searchsorted(values, x)``, in int32 when the ranks fit, formed
+    :data:`CHUNK_ENTRIES` at a time (no int64 array of them all)."""
+    out = np.empty(len(x), dtype=np.int32 if len(values) < 2**31 else np.int64)
+    for lo in range(0, len(x), CHUNK_ENTRIES):  # a loop over chunks of rows
+        out[lo : lo + CHUNK_ENTRIES] = np.searchsorted(values, x[lo : lo + CHUNK_ENTRIES])
     return out
 
 
