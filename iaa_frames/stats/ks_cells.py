@@ -340,9 +340,25 @@ def _distinct_items(wi, wr, wc, n_cells, n_items) -> np.ndarray:
     distinct = np.zeros(n_cells, dtype=np.int64)
     for c0, c1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
         part = slice(start[c0], start[c1])
+        if (c1 - c0) * n <= _MARK_BYTES:
+            # a flag per (cell, item) of the group, set by its entries: no sort
+            seen = np.zeros((c1 - c0) * n, dtype=bool)
+            code = (wc[part] - c0).astype(np.int64)
+            code *= n
+            code += wi[wr[part]]
+            seen[code] = True
+            del code
+            distinct[c0:c1] += np.count_nonzero(seen.reshape(c1 - c0, n), axis=1)
+            del seen
+            continue
         pairs = sorted_unique(wc[part] * n + wi[wr[part]])
         distinct += np.bincount(pairs // n, minlength=n_cells)
     return distinct
+
+
+#: Largest (cells x items) flags of a group of cells :func:`_distinct_items` sets (bytes);
+#: beyond, the group's (cell, item) codes are sorted.
+_MARK_BYTES = 1 << 24
 
 
 def _count_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):

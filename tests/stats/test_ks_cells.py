@@ -96,3 +96,20 @@ def test_counts_by_item_are_the_counts_by_row_converted_bitwise(monkeypatch, chu
     for name in ("data", "indices", "indptr"):
         a, b = getattr(got, name), getattr(expected, name)
         assert np.array_equal(a, b) and a.dtype == b.dtype, name
+
+
+@pytest.mark.parametrize("mark_bytes", [0, 1 << 24])
+@pytest.mark.parametrize("chunk", [5, 1 << 20])
+def test_distinct_items_per_cell_by_flags_or_by_sort(monkeypatch, mark_bytes, chunk):
+    # the items of each cell's entries counted once, whether flagged or sorted, in one
+    # group of cells or many; empty cells count 0
+    monkeypatch.setattr(ks_cells, "CHUNK_ENTRIES", chunk)
+    monkeypatch.setattr(ks_cells, "_MARK_BYTES", mark_bytes)
+    rng = np.random.default_rng(chunk)
+    n_cells, n_items = 11, 9
+    wc = np.sort(rng.integers(0, n_cells, 120))
+    wr = rng.permutation(120)
+    wi = rng.integers(0, n_items, 120).astype(np.int32)
+    got = ks_cells._distinct_items(wi, wr, wc, n_cells, n_items)
+    expected = [len(set(wi[wr[wc == c]].tolist())) for c in range(n_cells)]
+    assert got.tolist() == expected
