@@ -218,6 +218,7 @@ class SigmaCells:
             bw,
             len(cells),
             within_rows=wi,
+            pvalue=False,  # the asymptotic p-value is not the one reported (below)
         )
         # the p-value: the one-sided cluster-bootstrap test, with the chance units'
         # weights (post-stratified, pooled)

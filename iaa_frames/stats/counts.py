@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CountMatrix", "count_matrix", "counts_of_codes"]
+__all__ = ["CountMatrix", "count_matrix", "counts_of_codes", "kept_rows"]
 
 #: Sums of non-negative integers below this are exact in float32.
 EXACT_FLOAT32 = 2.0**24
@@ -155,15 +155,36 @@ class CountMatrix:
         """The counts of entries at (row, column) (:func:`count_matrix`)."""
         return cls(count_matrix(rows, cols, shape))
 
-    def times(self, k: np.ndarray) -> np.ndarray:
+    def times(self, k: np.ndarray, *, exact: bool = False) -> np.ndarray:
         """``matrix @ k.T`` in float64, shape (rows, block), for a (block, items) array
-        of multiplicities."""
+        of multiplicities; ``exact=True``: the same values, in float32 when the product
+        was computed in it (exact integers: no float64 copy)."""
         if not k.size or int(k.max()) > MAX_MULTIPLICITY:
             return np.asarray(self.matrix @ np.ascontiguousarray(k.T, dtype=np.float64))
         single = self._single @ np.ascontiguousarray(k.T, dtype=np.float32)
         if self._small is None:
-            return single.astype(np.float64)
+            return single if exact else single.astype(np.float64)
         out = np.empty((self.shape[0], k.shape[0]))
         out[self._small] = single
         out[self._large] = self._double @ np.ascontiguousarray(k.T, dtype=np.float64)
         return out
+
+
+def kept_rows(counts: sp.csc_matrix, kept: np.ndarray) -> sp.csc_matrix:
+    """The rows ``kept`` (ascending, among them every row with a stored entry) of a
+    CSC matrix, with their entries in the same order: ``counts[kept]`` without scipy's
+    row indexing (a remap of the row indices).
+
+    Examples
+    --------
+    >>> m = sp.csc_matrix(np.array([[0.0, 2.0], [0.0, 0.0], [1.0, 0.0]]))
+    >>> kept_rows(m, np.array([0, 2])).toarray().tolist()
+    [[0.0, 2.0], [1.0, 0.0]]
+    """
+    if kept.size == counts.shape[0]:
+        return counts
+    row = np.zeros(counts.shape[0], dtype=counts.indices.dtype)
+    row[kept] = np.arange(kept.size, dtype=counts.indices.dtype)
+    return sp.csc_matrix(
+        (counts.data, row[counts.indices], counts.indptr), shape=(kept.size, counts.shape[1])
+    )

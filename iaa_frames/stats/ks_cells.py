@@ -219,9 +219,11 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     del keep_w, keep_b
     # keys cell * span + rank of the value: one sort orders every cell's pooled values
     # (ranks among all rows' values, which order the values of every cell alike)
-    values = np.unique(np.concatenate([x, y]))
+    # (the distinct values of each side merged: no sorted copy of both sides at once;
+    # the ranks in int32 where they fit, a chunk at a time)
+    values = _sorted_union(np.unique(x), np.unique(y))
     span = np.int64(values.size)
-    rank_x, rank_y = np.searchsorted(values, x), np.searchsorted(values, y)
+    rank_x, rank_y = _ranks(values, x), _ranks(values, y)
     del values
     # a group of whole cells at a time: the grid of a cell and the bins of its entries
     # depend on its entries alone
@@ -309,6 +311,15 @@ def _keys(rank, rows, cell, span) -> np.ndarray:
     return out
 
 
+def _ranks(values, x) -> np.ndarray:
+    """``numpy.searchsorted(values, x)``, in int32 when the ranks fit, formed
+    :data:`CHUNK_ENTRIES` at a time (no int64 array of them all)."""
+    out = np.empty(len(x), dtype=np.int32 if len(values) < 2**31 else np.int64)
+    for lo in range(0, len(x), CHUNK_ENTRIES):  # a loop over chunks of rows
+        out[lo : lo + CHUNK_ENTRIES] = np.searchsorted(values, x[lo : lo + CHUNK_ENTRIES])
+    return out
+
+
 def _sorted_union(a, b) -> np.ndarray:
     """The sorted distinct values of two sorted arrays of distinct values (the smaller
     one's new values inserted into the larger one, no sort)."""
@@ -329,9 +340,25 @@ def _distinct_items(wi, wr, wc, n_cells, n_items) -> np.ndarray:
     distinct = np.zeros(n_cells, dtype=np.int64)
     for c0, c1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
         part = slice(start[c0], start[c1])
+        if (c1 - c0) * n <= _MARK_BYTES:
+            # a flag per (cell, item) of the group, set by its entries: no sort
+            seen = np.zeros((c1 - c0) * n, dtype=bool)
+            code = (wc[part] - c0).astype(np.int64)
+            code *= n
+            code += wi[wr[part]]
+            seen[code] = True
+            del code
+            distinct[c0:c1] += np.count_nonzero(seen.reshape(c1 - c0, n), axis=1)
+            del seen
+            continue
         pairs = sorted_unique(wc[part] * n + wi[wr[part]])
         distinct += np.bincount(pairs // n, minlength=n_cells)
     return distinct
+
+
+#: Largest (cells x items) flags of a group of cells :func:`_distinct_items` sets (bytes);
+#: beyond, the group's (cell, item) codes are sorted.
+_MARK_BYTES = 1 << 24
 
 
 def _count_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):
@@ -391,9 +418,12 @@ def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_mat
 
 def within_counts_by_item(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csc_matrix:
     """:func:`within_counts` stored by item: its ``tocsc()``, bit for bit, without the
-    matrix by row beside it (1M boxes: the localization test's 78 MB copy). The groups of
-    cells are counted twice: once for how many counts every item holds, then to write
-    each group's counts in place, each item's in the order of the grid columns.
+    matrix by row beside it (1M boxes: the localization test's 78 MB copy). Each group of
+    cells is counted by item directly (:func:`_item_chunks`: scipy's conversion from
+    COO, a counting sort, where a sort of the entries' codes and a sort by item cost
+    most of the test's set-up). With several groups they are counted twice: once for
+    how many counts every item holds, then to write each group's counts in place, each
+    item's in the order of the grid columns; a single group is the matrix itself.
 
     Examples
     --------
@@ -407,34 +437,70 @@ def within_counts_by_item(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp
     args = (bin_w, wr, wc, wi, offset, size, tested_mask, n)
     width = int(size[tested_mask].sum())
     per_item = np.zeros(n, dtype=np.int64)
-    dtype = np.dtype(np.float32)
-    for _, m in _count_chunks(*args):  # the first count: how many entries each item holds
-        per_item += np.bincount(m.indices, minlength=n)
-        dtype = np.result_type(dtype, m.dtype)
+    groups, only = 0, None
+    for _, m in _item_chunks(*args):  # the first count: how many entries each item holds
+        per_item += np.diff(m.indptr)
+        groups += 1
+        only = m if groups == 1 else None
         del m
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(per_item, out=indptr[1:])
     total = int(indptr[-1])
     index = np.int32 if max(width, n, total) <= np.iinfo(np.int32).max else np.int64
-    data, rows = np.empty(total, dtype=dtype), np.empty(total, dtype=index)
+    if only is not None:  # one group (its first grid column is 0): its counts as they are
+        return sp.csc_matrix(
+            (only.data, only.indices.astype(index, copy=False), indptr), shape=(width, n)
+        )
+    data, rows = np.empty(total, dtype=np.float32), np.empty(total, dtype=index)
     fill = indptr[:-1].copy()  # where each item's next count goes
-    for row0, m in _count_chunks(*args):
-        # the group's counts by item (a stable sort: each item's in grid-column order,
-        # after those of the groups before), written a block at a time
-        order = np.argsort(m.indices, kind="stable")
-        count = np.bincount(m.indices, minlength=n)
-        base = fill - (np.cumsum(count) - count)  # + the position in order: the slot
-        row = np.repeat(np.arange(row0, row0 + m.shape[0], dtype=index), np.diff(m.indptr))
-        for lo in range(0, len(order), _WRITE_BLOCK):  # a loop over blocks of counts
-            which = order[lo : lo + _WRITE_BLOCK]
-            at = base[m.indices[which]]
-            at += np.arange(lo, lo + len(which))
-            data[at] = m.data[which]
-            rows[at] = row[which]
-            del which, at
+    for row0, m in _item_chunks(*args):
+        count = np.diff(m.indptr)
+        # every count's slot: its item's next free one, plus its rank in the item
+        for lo in range(0, m.nnz, _WRITE_BLOCK):  # a loop over blocks of counts
+            at = np.arange(lo, min(lo + _WRITE_BLOCK, m.nnz))
+            item = np.searchsorted(m.indptr, at, side="right") - 1
+            at += fill[item] - m.indptr[item]
+            data[at] = m.data[lo : lo + _WRITE_BLOCK]
+            rows[at] = m.indices[lo : lo + _WRITE_BLOCK] + row0
+            del at, item
         fill += count
-        del m, order, row
+        del m
     return sp.csc_matrix((data, rows, indptr), shape=(width, n))
+
+
+def _item_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):
+    """The counts of :func:`_count_chunks` by item (CSC, float32: a group holds far
+    fewer than 2**24 entries), each group of cells with its first grid column: scipy's
+    conversion from COO, a counting sort by item that keeps the entries' order (by
+    grid column where the entries come sorted, as the engine's), then sums the
+    duplicates (sorting an item's columns first where they are not)."""
+    tested = np.flatnonzero(tested_mask)
+    lo = search_cells(wc, tested, side="left")  # every tested cell's entries
+    hi = search_cells(wc, tested, side="right")
+    window = lo // CHUNK_ENTRIES
+    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, len(tested)]
+    for t0, t1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
+        part = slice(lo[t0], hi[t1 - 1])
+        first, last = tested[t0], tested[t1 - 1]
+        row0 = offset[first]
+        shape = (int(offset[last] + size[last] - row0), n)
+        # the entries' grid columns (int32 where they fit, as scipy would store them)
+        small = max(shape) <= np.iinfo(np.int32).max
+        cell = wc[part]
+        column = (offset - row0).astype(np.int32 if small else np.int64)[cell]
+        column += bin_w[part]
+        item = wi[wr[part]]
+        keep = tested_mask[cell]  # the entries of untested cells among them left out
+        if not keep.all():
+            column, item = column[keep], item[keep]
+        del cell, keep
+        m = sp.coo_matrix(
+            (np.ones(len(column), dtype=np.float32), (column, item)), shape=shape
+        ).tocsc()
+        del column, item
+        m.sum_duplicates()  # canonical: each item's columns ascending, once
+        yield int(row0), m
+        del m
 
 
 #: Counts :func:`within_counts_by_item` writes at a time.

@@ -45,7 +45,7 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import check_int
 
 from .bootstrap import multiplicity_blocks
-from .counts import CountMatrix
+from .counts import CountMatrix, kept_rows
 from .ks_cells import (
     cell_differences,
     cell_entries,
@@ -53,6 +53,7 @@ from .ks_cells import (
     check_rows,
     within_counts_by_item,
 )
+from .ks_running import RunningColumns
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -359,13 +360,15 @@ def ks_agreement_entries(
     offsets = np.r_[0, np.cumsum(sizes)]
     width = int(offsets[-1])
     starts = offsets[:-1]
-    ends = offsets[1:] - 1
     stat = statistic[tested]
     # within rows per (grid column, item): times the multiplicities, a replicate column
-    counts = CountMatrix.by_item(
-        within_counts_by_item(bin_w, wr, wc, wi, offset, size, tested_mask, n)
-    )
+    by_item = within_counts_by_item(bin_w, wr, wc, wi, offset, size, tested_mask, n)
     del bin_w, wr, wc
+    has_x = np.zeros(width, dtype=bool)
+    has_x[by_item.indices] = True
+    x_cols = RunningColumns(has_x, starts, sizes)
+    counts = CountMatrix.by_item(kept_rows(by_item, x_cols.kept))
+    del by_item, has_x
     # only the chance rows of tested cells enter the replicates: the pairs of items are
     # those of these rows (the other pairs would add nothing to any sum)
     rows_b = br[t_b]
@@ -386,6 +389,10 @@ def ks_agreement_entries(
     )
     ba, bb = pair // n, pair % n
     hist_yt = hist_y.T.tocsr()
+    del hist_y
+    y_cols = RunningColumns(np.diff(hist_yt.indptr) > 0, starts, sizes)
+    if y_cols.index is not None:
+        hist_yt = hist_yt[y_cols.kept]  # the rows of the kept columns, as they are
     widen = np.sqrt(n / (n - 1.0)) if n > 1 else 1.0
     exceed = np.zeros(tested.size, dtype=np.int64)
     count_ok = np.zeros(tested.size, dtype=np.int64)
@@ -394,37 +401,37 @@ def ks_agreement_entries(
         blocks = multiplicity_blocks(n, n_resamples, seed=_stream_seed(seed), block_size=step)
     else:
         blocks = (multiplicities[b : b + step] for b in range(0, n_resamples, step))
-    sizes = np.diff(offsets)
-    first = np.maximum(starts - 1, 0)
-    restart = (starts > 0)[:, None]
-    # (grid column x replicate) blocks, as the products give them: a column's cumulative
-    # sums restart at every cell's first column, then each cell's are divided by its
-    # total; the same operations on the same values as column by column
+    threshold = stat - 1e-12
+    buffers = np.empty((2, step + step % 2, width))
+    # (replicate x grid column) blocks: every cell's ECDFs from running sums that
+    # restart at its first column (RunningColumns: those of sums over every column, bit
+    # for bit), the same operations on the same values as column by column
     for k in blocks:
-        cx = np.cumsum(counts.times(k), axis=0)
-        # the pairs' weights k_a * k_b in float64 (the gathered columns converted, not
-        # the whole block)
-        weight = k[:, ba].astype(np.float64)
-        weight *= k[:, bb]
-        cy = np.cumsum(np.asarray(hist_yt @ weight.T), axis=0)
+        b = len(k)
+        if b % 2:  # an even block: its replicates are summed in pairs (RunningColumns)
+            k = np.concatenate([k, np.zeros((1, k.shape[1]), k.dtype)])
+        fx, tx = x_cols.shares(counts.times(k, exact=True))
+        # the pairs' weights k_a * k_b in float64 (the gathered rows converted, not the
+        # whole block), one row per pair as the product reads them
+        kt = np.ascontiguousarray(k.T)
+        weight = kt[ba].astype(np.float64)
+        weight *= kt[bb]
+        del kt
+        fy, ty = y_cols.shares(hist_yt @ weight)
         del weight
-        base_x = np.where(restart, cx[first], 0.0)
-        base_y = np.where(restart, cy[first], 0.0)
-        cx -= np.repeat(base_x, sizes, axis=0)
-        cy -= np.repeat(base_y, sizes, axis=0)
-        tx, ty = cx[ends], cy[ends]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            cx /= np.repeat(tx, sizes, axis=0)
-            cy /= np.repeat(ty, sizes, axis=0)
-        cx -= cy  # the replicate's difference, recentred ...
-        cx -= observed[:, None]
-        t = np.maximum.reduceat(cx, starts, axis=0)
+        # the replicate's difference, recentred ... (in two arrays reused by the blocks)
+        diff = x_cols.values(fx, out=buffers[0][: len(k)])
+        diff -= y_cols.values(fy, out=buffers[1][: len(k)])
+        diff -= observed
+        t = np.maximum.reduceat(diff[:b], starts, axis=1)
+        tx, ty = tx[:b], ty[:b]
+        del fx, fy, diff
         # ... and widened after the maximum: x -> fl(widen * x) is nondecreasing, so the
         # maximum of the widened values is the widened maximum, bit for bit
         t *= widen
         ok = (tx > 0) & (ty > 0)
-        exceed += np.count_nonzero(ok & (t >= stat[:, None] - 1e-12), axis=1)
-        count_ok += np.count_nonzero(ok, axis=1)
+        exceed += np.count_nonzero(ok & (t >= threshold), axis=0)
+        count_ok += np.count_nonzero(ok, axis=0)
     pvalue[tested] = (1.0 + exceed) / (1.0 + count_ok)
     used[tested] = count_ok
     return statistic, pvalue, used

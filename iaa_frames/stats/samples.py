@@ -322,6 +322,7 @@ def cell_tests(
     *,
     q: float = 0.05,
     within_rows=None,
+    pvalue: bool = True,
 ):
     """KS statistic, sign, asymptotic p-value and fraction below chance of many cells at
     once (each cell a subset of the rows), without a loop over cells.
@@ -341,6 +342,9 @@ def cell_tests(
         The row of every within entry: ``within`` then holds one distance per row, and
         the entries' distances ``within[within_rows]`` are gathered a group of cells at
         a time (never all at once).
+    pvalue : bool, default True
+        Whether to compute the asymptotic p-values (False: NaN in their row, for a
+        caller that tests otherwise; the engine's cluster-bootstrap test).
 
     Returns
     -------
@@ -439,8 +443,8 @@ def cell_tests(
     n_eff = np.where(w2_b > 0, w_b**2 / np.maximum(w2_b, 1e-300), 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         en = np.round(n_w * n_eff / (n_w + n_eff))  # scipy's ks_2samp(method="asymp")
-    p = np.ones(n_cells)
-    tested = (stat > 0) & (en >= 1)
+    p = np.ones(n_cells) if pvalue else np.full(n_cells, np.nan)
+    tested = (stat > 0) & (en >= 1) & pvalue
     if tested.any():  # sf once per distinct (statistic, size): cells repeat a few pairs
         pair, back = np.unique(np.stack([stat[tested], en[tested]]), axis=1, return_inverse=True)
         p[tested] = scipy.stats.kstwo.sf(pair[0], pair[1])[back.reshape(-1)]

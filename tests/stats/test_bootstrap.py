@@ -119,6 +119,34 @@ def test_pair_sums_drop_pairs_without_entries_bit_for_bit():
     np.testing.assert_array_equal(pairs.total(), np.asarray(per_pair.sum(axis=0)).ravel())
 
 
+@pytest.mark.parametrize("budget", [1, 7, 40, 1 << 19])
+def test_pair_sums_in_blocks_of_replicates_are_the_product_of_all_bitwise(monkeypatch, budget):
+    # the pair weights are formed a few replicates at a time (PAIR_BLOCK_ELEMENTS): each
+    # replicate's column is that of the product of all replicates at once, bit for bit
+    rng = np.random.default_rng(8)
+    item_a, item_b = rng.integers(0, 6, 40), rng.integers(0, 6, 40)
+    dense = rng.random((40, 5)) * (rng.random((40, 5)) < 0.5)
+    k = rng.integers(0, 4, size=(23, 6)).astype(float)
+    pairs = PairSums(item_a, item_b, sp.csr_matrix(dense))
+    weights = k[:, pairs.item_a] * k[:, pairs.item_b]
+    expected = np.asarray(pairs.matrix.T.tocsr() @ np.ascontiguousarray(weights.T)).T
+    monkeypatch.setattr("iaa_frames.stats.bootstrap.PAIR_BLOCK_ELEMENTS", budget)
+    monkeypatch.setattr("iaa_frames.stats.bootstrap.PAIR_MIN_BLOCK", 1)
+    np.testing.assert_array_equal(pairs.total(np.asfortranarray(k)), expected)
+
+
+def test_totals_are_summed_once_and_given_as_copies():
+    rng = np.random.default_rng(9)
+    dense = rng.random((6, 4))
+    items = ItemSums(sp.csr_matrix(dense))
+    pairs = PairSums(np.arange(6) % 3, np.arange(6) % 2, sp.csr_matrix(dense))
+    for sums in (items, pairs):
+        first = sums.total()
+        np.testing.assert_array_equal(first, np.asarray(sums.matrix.sum(axis=0)).ravel())
+        first[:] = -1.0  # a caller's changes do not reach the next caller
+        np.testing.assert_array_equal(sums.total(), np.asarray(sums.matrix.sum(axis=0)).ravel())
+
+
 # ------------------------------------------------------- intervals vs the primitives
 
 

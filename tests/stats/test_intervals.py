@@ -13,6 +13,7 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.stats.bootstrap import jackknife_blocks, multiplicity_blocks
 from iaa_frames.stats.intervals import (
     bca_interval,
+    cubes_by_runs,
     interval_scale,
     jackknife_df,
     jackknife_variance,
@@ -93,6 +94,42 @@ def test_bca_many_statistics_nan_and_shapes():
     assert (low[0] < 0).all() and (high[0] > 0).all()
     with pytest.raises(ParameterError):
         bca_interval(0.0, reps[:, 0, 0], reps[:20, 0, 0], level=1.0)
+
+
+@pytest.mark.parametrize("n_defined", [2, 3, 17])
+def test_bca_of_the_defined_estimates_is_that_of_all_bitwise(n_defined):
+    # the intervals of NaN estimates are not computed: those of the others are bitwise
+    # the intervals computed with every statistic (each statistic's replicates summed
+    # one after the other either way), with jackknife values in runs of equal values
+    rng = np.random.default_rng(n_defined)
+    shape = (3, 8)
+    reps = rng.normal(size=(200,) + shape) * rng.uniform(0.01, 1.0, shape)
+    # values of many magnitudes: their sums depend on the order of the additions
+    values = rng.normal(size=(40,) + shape) * 10.0 ** rng.integers(-6, 7, (40,) + shape)
+    jack = np.repeat(values, rng.integers(1, 9, 40), axis=0)[:200]
+    est = rng.normal(size=shape) * 0.1
+    scale = rng.uniform(1.0, 1.5, shape)
+    defined = np.zeros(est.size, dtype=bool)
+    defined[rng.choice(est.size, n_defined, replace=False)] = True
+    defined = defined.reshape(shape)
+    kw = dict(level=0.9, n_items=30, scale=scale, bound=1.0)
+    every = bca_interval(est, reps, jack, **kw)
+    some = bca_interval(np.where(defined, est, np.nan), reps, jack, **kw)
+    for all_, part in zip(every, some):
+        assert np.isnan(part[~defined]).all()
+        np.testing.assert_array_equal(part[defined], all_[defined])
+
+
+def test_cubes_are_numpys_cubes_bitwise():
+    rng = np.random.default_rng(4)
+    d = np.repeat(rng.normal(size=(30, 50)) * 10.0 ** rng.integers(-5, 5, (30, 50)), 7, axis=0)
+    d[rng.random(d.shape) < 0.3] = rng.normal(size=1)  # runs broken here and there
+    d[5:9, 0], d[3, 1], d[4, 1], d[6, 2] = 0.0, np.nan, np.inf, -0.0
+    got, expected = cubes_by_runs(d), d**3
+    assert np.array_equal(got, expected, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+    fresh = rng.normal(size=(200, 5))  # no runs: numpy's power at once
+    assert np.array_equal(cubes_by_runs(fresh), fresh**3)
 
 
 # ------------------------------------------------------- width of the interval (scale)

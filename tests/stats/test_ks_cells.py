@@ -4,7 +4,15 @@ import numpy as np
 import pytest
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.stats.ks_cells import cell_grids, check_entries, grid_bins, segment_sums
+from iaa_frames.stats import ks_cells
+from iaa_frames.stats.ks_cells import (
+    cell_grids,
+    check_entries,
+    grid_bins,
+    segment_sums,
+    within_counts,
+    within_counts_by_item,
+)
 
 
 def test_segment_sums_are_each_cells_numpy_sum_bitwise():
@@ -59,3 +67,49 @@ def test_entries_are_grouped_by_cell_keeping_each_cells_order():
     assert br.tolist() == [2, 0, 1] and bw.tolist() == [1.0, 1.0, 1.0]
     with pytest.raises(ParameterError, match="within entries"):
         check_entries(np.zeros(5), np.zeros(3), ([0], [2]), between, None, 2)
+
+
+@pytest.mark.parametrize("chunk", [7, 60, 1 << 20])
+@pytest.mark.parametrize("in_order", [True, False])
+def test_counts_by_item_are_the_counts_by_row_converted_bitwise(monkeypatch, chunk, in_order):
+    # each group of cells counted by item (scipy's conversion from COO): the same arrays
+    # as the counts by row converted, with one or many groups, entries in the order of
+    # their bins within a cell (the engine's) or not, untested cells among them
+    monkeypatch.setattr(ks_cells, "CHUNK_ENTRIES", chunk)
+    rng = np.random.default_rng(chunk + in_order)
+    n_cells, n_items = 9, 13
+    size = rng.integers(1, 12, n_cells)
+    tested = rng.random(n_cells) < 0.8
+    tested[0] = True
+    wc = np.sort(rng.integers(0, n_cells, 300))
+    bins = rng.integers(0, size[wc])
+    if in_order:
+        bins = bins[np.lexsort((bins, wc))]
+    wr = rng.permutation(300)
+    wi = rng.integers(0, n_items, 300).astype(np.int32)
+    offset = np.zeros(n_cells, dtype=np.int64)
+    offset[tested] = np.cumsum(size[tested]) - size[tested]
+    args = (bins.astype(np.int32), wr, wc, wi, offset, size, tested, n_items)
+    got = within_counts_by_item(*args)
+    expected = within_counts(*args).tocsc()
+    assert got.format == "csc" and got.shape == expected.shape
+    for name in ("data", "indices", "indptr"):
+        a, b = getattr(got, name), getattr(expected, name)
+        assert np.array_equal(a, b) and a.dtype == b.dtype, name
+
+
+@pytest.mark.parametrize("mark_bytes", [0, 1 << 24])
+@pytest.mark.parametrize("chunk", [5, 1 << 20])
+def test_distinct_items_per_cell_by_flags_or_by_sort(monkeypatch, mark_bytes, chunk):
+    # the items of each cell's entries counted once, whether flagged or sorted, in one
+    # group of cells or many; empty cells count 0
+    monkeypatch.setattr(ks_cells, "CHUNK_ENTRIES", chunk)
+    monkeypatch.setattr(ks_cells, "_MARK_BYTES", mark_bytes)
+    rng = np.random.default_rng(chunk)
+    n_cells, n_items = 11, 9
+    wc = np.sort(rng.integers(0, n_cells, 120))
+    wr = rng.permutation(120)
+    wi = rng.integers(0, n_items, 120).astype(np.int32)
+    got = ks_cells._distinct_items(wi, wr, wc, n_cells, n_items)
+    expected = [len(set(wi[wr[wc == c]].tolist())) for c in range(n_cells)]
+    assert got.tolist() == expected

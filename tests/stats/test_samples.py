@@ -218,6 +218,26 @@ def test_cell_tests_equal_ks_and_frac_below_chance_cell_by_cell():
             assert out[2, c] == pytest.approx(ref.pvalue)
 
 
+def test_cell_tests_without_p_values_give_the_other_rows_bitwise(monkeypatch):
+    """pvalue=False: NaN p-values, no call of scipy's sf, the other rows the same."""
+    from iaa_frames.stats import samples
+
+    rng = np.random.default_rng(2)
+    wv, wc = rng.random(400).round(2), np.sort(rng.integers(0, 12, 400))
+    bv, bc = rng.random(900).round(2), np.sort(rng.integers(0, 12, 900))
+    bw = rng.random(900) * 2
+    full = samples.cell_tests(wv, wc, bv, bc, bw, 13)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the sf is not computed without p-values")
+
+    monkeypatch.setattr(samples.scipy.stats.kstwo, "sf", refuse)
+    out = samples.cell_tests(wv, wc, bv, bc, bw, 13, pvalue=False)
+    assert np.isnan(out[2]).all()
+    rows = [0, 1, 3]
+    assert np.array_equal(out[rows], full[rows], equal_nan=True)
+
+
 def test_cell_tests_repeated_cells_share_their_p_value():
     """Cells of the same samples get scipy's p-value each (the sf is computed once per
     distinct (statistic, size) pair); a cell whose sides are equal has statistic 0 and p-value 1."""
