@@ -30,12 +30,17 @@ import numpy as np
 __all__ = ["Sweep", "overlapping_pairs", "sweep_cost", "sweep_plan"]
 
 
+def _starts(counts) -> np.ndarray:
+    """Where each run of ``counts`` starts in their concatenation."""
+    start = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=start[1:])
+    return start
+
+
 def _runs(counts):
     """(owner, position within the owner's run) of every element of runs of ``counts``."""
     owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    start = np.zeros(len(counts), dtype=np.int64)
-    np.cumsum(counts[:-1], out=start[1:])
-    return owner, np.arange(len(owner), dtype=np.int64) - start[owner]
+    return owner, np.arange(len(owner), dtype=np.int64) - _starts(counts)[owner]
 
 
 #: Bits of the integer that holds a pair (pairing, i, j) where they fit (else three
@@ -365,7 +370,7 @@ class Sweep:
             for side, (pairing, entry, band, lo, count) in enumerate(searches):
                 total = int(count.sum())
                 pos = np.arange(total, dtype=np.int64)  # sorted positions of the ones found
-                pos += np.repeat(lo - run_starts(count), count)
+                pos += np.repeat(lo - _starts(count), count)
                 keep = s_lo[pos] < np.repeat(q_hi[entry], count)
                 keep &= np.repeat(q_lo[entry], count) < s_hi[pos]
                 if index.axis(k).n_bands > 1:
@@ -458,10 +463,3 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
     [(0, 0)]
     """
     return Sweep(boxes, start_a, count_a, start_b, count_b).pairs(use_y=use_y)
-
-
-def run_starts(counts) -> np.ndarray:
-    """Where each run of ``counts`` starts in their concatenation."""
-    start = np.zeros(len(counts), dtype=np.int64)
-    np.cumsum(counts[:-1], out=start[1:])
-    return start

@@ -72,7 +72,7 @@ REACH_CHUNK_PAIRS = 32_768
 #: reach tau: few, in boxes shrunk to where the IoU bound can).
 REACH_SPARSE_MIN_PAIRS = 128
 #: Objects of side a that :func:`can_match` looks at first in a pairing of over twice as
-#: many (most large pairings that can match are found to on them).
+#: many (most large pairings that can match are found on them).
 REACH_HEAD = 64
 _TIEBREAK = 1e-6
 _BLOCK = 32_768  # candidate pairs per block of the box terms of the IoU bound
