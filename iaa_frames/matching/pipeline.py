@@ -70,7 +70,7 @@ CHUNK_PAIRS = 2_000_000
 REACH_CHUNK_PAIRS = 32_768
 #: Pairs over which :func:`can_match` sweeps a pairing (it needs only the pairs that can
 #: reach tau: few, in boxes shrunk to where the IoU bound can).
-REACH_SPARSE_MIN_PAIRS = 128
+REACH_SPARSE_MIN_PAIRS = 256
 #: Objects of side a that :func:`can_match` looks at first in a pairing of over twice as
 #: many (most large pairings that can match are found on them).
 REACH_HEAD = 64
