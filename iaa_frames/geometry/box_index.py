@@ -294,11 +294,8 @@ class Sweep:
 
     Parameters
     ----------
-    boxes : ndarray of float, shape (n_objects, 4)
-        ``x0, y0, x1, y1`` of every object.
-    start_a, count_a, start_b, count_b : ndarray of int, shape (P,)
-        Pairing ``p`` pairs objects ``start_a[p] + i`` (``i < count_a[p]``) with objects
-        ``start_b[p] + j`` (``j < count_b[p]``).
+    boxes, start_a, count_a, start_b, count_b
+        The boxes and the pairings, as :func:`overlapping_pairs` takes them.
 
     Examples
     --------

@@ -271,6 +271,14 @@ def _overlapping(pair, key_l, key_r, other_key_l):
         yield i, j
 
 
+def _line_at(x, x0, slope, y0):
+    """``(x - x0) * slope + y0``, computed in place in one new array."""
+    y = x - x0
+    y *= slope
+    y += y0
+    return y
+
+
 def _terms(pa, pb, strict) -> np.ndarray:
     """The signed area under both pieces ``pa`` and ``pb`` (columns of pieces as
     :func:`_pieces` gives them, above the bottom of their rectangle), twice, for each
@@ -287,18 +295,8 @@ def _terms(pa, pb, strict) -> np.ndarray:
         ok &= bxl < axr
     xl, xr = np.maximum(axl, bxl), np.minimum(axr, bxr)
     with np.errstate(over="ignore", invalid="ignore"):  # in the pairs not wanted alone
-        yal = xl - axl
-        yal *= sa
-        yal += avl
-        yar = xr - axl
-        yar *= sa
-        yar += avl
-        ybl = xl - bxl
-        ybl *= sb
-        ybl += bvl
-        ybr = xr - bxl
-        ybr *= sb
-        ybr += bvl
+        yal, yar = _line_at(xl, axl, sa, avl), _line_at(xr, axl, sa, avl)
+        ybl, ybr = _line_at(xl, bxl, sb, bvl), _line_at(xr, bxl, sb, bvl)
         dl, dr = yal - ybl, yar - ybr
         gl, gr = np.minimum(yal, ybl, out=yal), np.minimum(yar, ybr, out=yar)
         cross = np.flatnonzero(((dl < 0) & (dr > 0)) | ((dl > 0) & (dr < 0)))

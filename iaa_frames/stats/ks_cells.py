@@ -361,19 +361,24 @@ def _distinct_items(wi, wr, wc, n_cells, n_items) -> np.ndarray:
 _MARK_BYTES = 1 << 24
 
 
-def _count_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):
-    """The counts of :func:`within_counts` a group of whole tested cells of about
-    :data:`CHUNK_ENTRIES` entries at a time: for each group, its first grid column and
-    the counts of its grid columns (rows) x items (CSR)."""
+def _cell_groups(wc, offset, tested_mask):
+    """Groups of whole tested cells of about :data:`CHUNK_ENTRIES` within entries each
+    (entries grouped by cell, ascending ``wc``): each group's slice of the entries, its
+    last cell and its first grid column."""
     tested = np.flatnonzero(tested_mask)
     lo = search_cells(wc, tested, side="left")  # every tested cell's entries
     hi = search_cells(wc, tested, side="right")
     window = lo // CHUNK_ENTRIES
     edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, len(tested)]
     for t0, t1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
-        part = slice(lo[t0], hi[t1 - 1])
-        first, last = tested[t0], tested[t1 - 1]
-        row0 = offset[first]
+        yield slice(lo[t0], hi[t1 - 1]), tested[t1 - 1], offset[tested[t0]]
+
+
+def _count_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):
+    """The counts of :func:`within_counts` a group of whole tested cells of about
+    :data:`CHUNK_ENTRIES` entries at a time: for each group, its first grid column and
+    the counts of its grid columns (rows) x items (CSR)."""
+    for part, last, row0 in _cell_groups(wc, offset, tested_mask):
         cell = wc[part]
         # the entries' flat codes column * n + item, formed in one array (the counts'
         # only copy of the entries: no column and item arrays beside it)
@@ -474,15 +479,7 @@ def _item_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):
     conversion from COO, a counting sort by item that keeps the entries' order (by
     grid column where the entries come sorted, as the engine's), then sums the
     duplicates (sorting an item's columns first where they are not)."""
-    tested = np.flatnonzero(tested_mask)
-    lo = search_cells(wc, tested, side="left")  # every tested cell's entries
-    hi = search_cells(wc, tested, side="right")
-    window = lo // CHUNK_ENTRIES
-    edges = np.r_[0, np.flatnonzero(window[1:] != window[:-1]) + 1, len(tested)]
-    for t0, t1 in zip(edges[:-1], edges[1:]):  # a loop over groups of cells
-        part = slice(lo[t0], hi[t1 - 1])
-        first, last = tested[t0], tested[t1 - 1]
-        row0 = offset[first]
+    for part, last, row0 in _cell_groups(wc, offset, tested_mask):
         shape = (int(offset[last] + size[last] - row0), n)
         # the entries' grid columns (int32 where they fit, as scipy would store them)
         small = max(shape) <= np.iinfo(np.int32).max
