@@ -228,25 +228,13 @@ def _plan(
             cost[big] = sweep.plan()[0]
             row = np.full(len(cost), -1, dtype=np.int64)
             row[big] = np.arange(big.size)
-            return cost, _Rows(sweep, row)
+            return cost, (sweep, row)
     return cost, None
-
-
-@dataclass(frozen=True)
-class _Rows:
-    """A :class:`~iaa_frames.geometry.box_index.Sweep` and the row of each pairing in it
-    (-1: not in it); sliced as the pairings are."""
-
-    sweep: Sweep
-    row: np.ndarray
-
-    def __getitem__(self, part: slice):
-        return self.sweep, self.row[part]
 
 
 def _part(plan, part: slice):
     """The (sweep, rows) of the pairings ``part`` of a :func:`_plan`, or None."""
-    return None if plan is None else plan[part]
+    return None if plan is None else (plan[0], plan[1][part])
 
 
 def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
