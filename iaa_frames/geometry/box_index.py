@@ -12,9 +12,11 @@ shorter against their extent, so strips of boxes along one axis stay cheap; the 
 pairs are then checked on the other axis. Where the ranges hold many boxes (an image of
 hundreds of objects), each box is held once per band of the other axis it covers (bands
 twice the median box long there): a box searches only the other side's boxes of its own
-band, and a pair is kept in one band only, that of the larger of the two starts. The
-cost grows with the pairs that overlap along the swept axis within a band, not with
-``count_a * count_b``, and nothing loops in Python per pairing or per pair.
+band, and a pair is found in one band only, that of the larger of the two starts: a box
+searches every box of its first band, and in the other bands it covers only the boxes
+that start there. The cost grows with the pairs that overlap along the swept axis within
+a band, not with ``count_a * count_b``, and nothing loops in Python per pairing or per
+pair.
 
 Comparisons are made on exact ranks of the coordinates (no arithmetic on them), so the
 pairs returned are exactly the pairs with ``min(x1) - max(x0) > 0`` and
@@ -97,7 +99,10 @@ class _Index:
     (:func:`_bands`): a query searches the other side's entries of its own band only,
     and a pair of entries whose boxes overlap is found in one band, that of the larger
     of their starts along the other axis (it lies inside both intervals, and the band of
-    a coordinate grows with it).
+    a coordinate grows with it). So a replica in its entry's first band (a *primary*
+    one) searches every replica of the band, and a replica in a later band only the
+    primary ones there, held sorted apart (``_Axis.primary``): each pair is looked at
+    once, whatever bands the two share.
     """
 
     def __init__(self, boxes, start_a, count_a, start_b, count_b):
@@ -131,7 +136,8 @@ class _Index:
 
     def axis(self, k):
         """Along axis ``k``: the sorted search keys ``(segment, band, rank of the start)``
-        of the replicas, the replica at each sorted position, each replica's entry and
+        of the replicas and of the primary ones apart (:class:`_Axis`), the replica at
+        each sorted position, each replica's entry and
         band, each entry's ranks and first band, the width of the ranks, the bands, the
         first replica of each segment and the sorted position where each (segment, band)
         block starts (None when there are too many blocks: searched for)."""
@@ -153,6 +159,13 @@ class _Index:
             key = (self.seg[rep] * n_bands + band) * width + r_lo[rep]
             order = np.argsort(key, kind="stable")  # by segment, band, interval start
             key = key[order]
+            pkey = None
+            if n_bands > 1:  # the primary replicas (step 0) again, sorted apart
+                pkey = (self.seg * n_bands + first) * width + r_lo  # entry by entry
+                p_order = np.argsort(pkey, kind="stable")
+                pkey = pkey[p_order]
+                order = np.concatenate([order, np.flatnonzero(step == 0)[p_order]])
+                del p_order
             seg_rep = np.bincount(self.seg, weights=reps, minlength=self.n_seg).astype(np.int64)
             rep_first = np.zeros(self.n_seg + 1, dtype=np.int64)
             np.cumsum(seg_rep, out=rep_first[1:])
@@ -163,6 +176,7 @@ class _Index:
                 filled_end = np.searchsorted(key, base + (width - 1))
             self.axes[k] = _Axis(
                 key,
+                pkey,
                 order,
                 rep,
                 band,
@@ -194,23 +208,23 @@ class _Index:
         return int(rel[1] < rel[0])
 
     def sorted_other(self, k):
-        """For the replicas along axis ``k`` in sorted order: their entries' ranks along
-        the other axis (start, end), their band there, and their position in their
+        """For the replicas along axis ``k`` at every position of ``_Axis.order``: their
+        entries' ranks along the other axis (start, end) and their position in their
         range."""
         if k not in self.sorted_of:
             ax = self.axis(k)
             entry = ax.rep[ax.order]
             r_lo, r_hi, _ = self.ranks(1 - k)
-            self.sorted_of[k] = (r_lo[entry], r_hi[entry], ax.first_band[entry], self.local[entry])
+            self.sorted_of[k] = (r_lo[entry], r_hi[entry], self.local[entry])
         return self.sorted_of[k]
 
     def queries(self, k, seg_query, seg_other):
-        """Every replica of the segments ``seg_query`` (one per pairing): its pairing,
-        entry and band, and the (segment, band) block of the other side's replicas of its
-        band."""
+        """Every replica of the segments ``seg_query`` (one per pairing), in sorted order
+        (the searches then go forward through the sorted keys): its pairing, entry and
+        band, and the (segment, band) block of the other side's replicas of its band."""
         ax = self.axis(k)
         pairing, pos = _runs(np.diff(ax.rep_first)[seg_query])
-        replica = ax.rep_first[seg_query][pairing] + pos
+        replica = ax.order[ax.rep_first[seg_query][pairing] + pos]
         entry, band = ax.rep[replica], ax.band[replica]
         block = seg_other[pairing] * ax.n_bands + band
         return pairing, entry, band, block
@@ -224,22 +238,33 @@ class _Index:
     def searches(self, k, seg_query, seg_other):
         """For every replica of the segments ``seg_query`` (one per pairing), the run of
         sorted replicas of ``seg_other`` in its band that start inside its interval
-        (``>=`` its start when ``closed``) as (pairing, query entry, band, lo, count), for
-        both cases."""
+        (``>=`` its start when ``closed``), as (pairing, query entry, lo, count), for both
+        cases: positions of ``_Axis.order``, among every replica of the band for a
+        primary query, among the primary ones (after every replica's) for the others."""
         ax = self.axis(k)
         out = []
         for closed, q_seg, o_seg in ((True, seg_query, seg_other), (False, seg_other, seg_query)):
             pairing, entry, band, block = self.queries(k, q_seg, o_seg)
-            base = block * ax.width
-            lo = np.searchsorted(ax.key, base + ax.r_lo[entry], side="left" if closed else "right")
-            hi = np.searchsorted(ax.key, base + ax.r_hi[entry], side="left")
-            out.append((pairing, entry, band, lo, np.maximum(hi - lo, 0)))
+            lo = block * ax.width
+            hi = lo + ax.r_hi[entry]
+            lo += ax.r_lo[entry]
+            side = "left" if closed else "right"
+            if ax.primary is None:
+                lo = np.searchsorted(ax.key, lo, side=side)
+                hi = np.searchsorted(ax.key, hi, side="left")
+            else:
+                later = np.flatnonzero(band != ax.first_band[entry])
+                first = np.flatnonzero(band == ax.first_band[entry])
+                for keys, rows, offset in ((ax.key, first, 0), (ax.primary, later, len(ax.key))):
+                    lo[rows] = np.searchsorted(keys, lo[rows], side=side) + offset
+                    hi[rows] = np.searchsorted(keys, hi[rows], side="left") + offset
+            out.append((pairing, entry, lo, np.maximum(hi - lo, 0)))
         return out
 
     def overlaps(self, k, seg_query, seg_other):
         """Per pairing, the replica pairs of one band whose intervals along axis ``k``
-        overlap: the pairs :meth:`searches` lists, counted with one search per replica
-        instead of two.
+        overlap, counted with one search per replica: a pair once per band the two
+        cover, which bounds the pairs :meth:`searches` looks at (once each).
 
         Of the pairs of non-empty intervals of a band, those that do not overlap lie one
         wholly before the other. With ``c_i`` the replicas of the other side that start
@@ -271,9 +296,12 @@ class _Index:
 
 @dataclass(frozen=True)
 class _Axis:
-    """What :meth:`_Index.axis` holds for one axis."""
+    """What :meth:`_Index.axis` holds for one axis: ``key`` every replica's sorted,
+    ``primary`` the primary replicas' sorted apart (None without bands), and ``order``
+    the replica at each position of the two, one after the other."""
 
     key: np.ndarray
+    primary: np.ndarray | None
     order: np.ndarray
     rep: np.ndarray
     band: np.ndarray
@@ -358,34 +386,29 @@ class Sweep:
             # gather of boxes). Along the searched axis the run found holds the replicas j
             # with x0_i <= x0_j < x1_i (x0_i < x0_j < x1_i the other way round) in i's band:
             # they overlap i there, since x0_j < x1_j (an empty interval is ranked to start
-            # after every end, so no run holds it); a pair is kept in one band, that of the
-            # larger of the two starts along the other axis: the query's band when it starts
-            # there, else the band where the one found starts (it starts in or before it)
-            s_lo, s_hi, s_band, s_local = index.sorted_other(k)
+            # after every end, so no run holds it); a pair is found in one band only, that
+            # of the larger of the two starts along the other axis (the searches look among
+            # the primary replicas only from a query's later bands)
+            s_lo, s_hi, s_local = index.sorted_other(k)
             q_lo, q_hi, _ = index.ranks(1 - k)
-            q_band = index.axis(k).first_band
-            for side, (pairing, entry, band, lo, count) in enumerate(searches):
+            for side, (pairing, entry, lo, count) in enumerate(searches):
                 total = int(count.sum())
                 pos = np.arange(total, dtype=np.int64)  # sorted positions of the ones found
                 pos += np.repeat(lo - _starts(count), count)
                 keep = s_lo[pos] < np.repeat(q_hi[entry], count)
                 keep &= np.repeat(q_lo[entry], count) < s_hi[pos]
-                if index.axis(k).n_bands > 1:
-                    keep &= np.repeat(q_band[entry] == band, count) | (
-                        s_band[pos] == np.repeat(band, count)
-                    )
-                pos = pos[keep]
-                found = s_local[pos]
                 p = sel[pairing]
                 if one_key:
+                    found = s_local[pos]
                     if side == 0:  # (pairing, query, found)
                         head = (p << (bits_a + bits_b)) | (index.local[entry] << bits_b)
                     else:  # (pairing, found, query)
                         head = (p << (bits_a + bits_b)) | index.local[entry]
                         found <<= bits_b
-                    found |= np.repeat(head, count)[keep]
-                    parts.append(found)
+                    found |= np.repeat(head, count)
+                    parts.append(found[keep])
                 else:
+                    found = s_local[pos[keep]]
                     owner = np.repeat(np.arange(len(count)), count)[keep]
                     q = index.local[entry[owner]]
                     parts.append((p[owner], q, found) if side == 0 else (p[owner], found, q))
