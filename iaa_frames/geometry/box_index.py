@@ -367,8 +367,12 @@ class Sweep:
         if not n:
             return z, z, z
         index = self.index
-        if use_y is None:
-            use_y = self.plan()[1][rows]
+        if use_y is None:  # the plan's axis, without counting the plan's cost
+            use_y = (
+                self.plan()[1][rows]
+                if self._plan is not None
+                else np.full(n, bool(index.shorter_axis()))
+            )
         use_y = np.asarray(use_y, dtype=bool)
         n_a = max(int(self.count_a[rows].max()), 1)
         n_b = max(int(self.count_b[rows].max()), 1)
