@@ -733,9 +733,20 @@ def _run_chunk(
         out["set_overall"] = np.full(P, np.nan)
         return out
     key_a, key_b = run_starts(n_a)[pairing] + la, run_starts(n_b)[pairing] + lb
-    # objects with pairs left out of the candidates (boxes apart: similarity 0)
-    unlisted_a = np.bincount(key_a, minlength=int(n_a.sum())) < np.repeat(n_b, n_a)
-    unlisted_b = np.bincount(key_b, minlength=int(n_b.sum())) < np.repeat(n_a, n_b)
+    sizes = int(n_a.sum()), int(n_b.sum())
+
+    def unlisted(ka, kb):
+        # the objects with pairs left out of the keys ``ka``, ``kb`` of the pairs whose
+        # similarity is known (the others' is 0: boxes apart, or not computed)
+        return (
+            np.bincount(ka, minlength=sizes[0]) < np.repeat(n_b, n_a),
+            np.bincount(kb, minlength=sizes[1]) < np.repeat(n_a, n_b),
+        )
+
+    unlisted_a = unlisted_b = None
+    boxes = corpus.boxes_only and not len(pending)  # (the unlisted objects: below)
+    if not (distance.similarity is not None and distance.reuses_iou and boxes):
+        unlisted_a, unlisted_b = unlisted(key_a, key_b)
     if distance.similarity is None:
         sim, higher = distance(shapes.take(oa), shapes.take(ob)), False
     elif distance.reuses_iou:
@@ -751,13 +762,13 @@ def _run_chunk(
             known_distance=out["pair_distance"],
         )
         over = np.flatnonzero((iou > 0) & ~chosen)
-        if corpus.boxes_only and not len(pending):
+        if boxes:
             # boxes: the similarity of each object's pair of largest IoU is a floor of its
             # best; a pair whose IoU is at most the floors of both its objects cannot
             # raise either best, the others are computed at once
             ka, kb, v = key_a[over], key_b[over], iou[over]
-            top_a = _best(v, ka, int(n_a.sum()), True)
-            top_b = _best(v, kb, int(n_b.sum()), True)
+            top_a = _best(v, ka, sizes[0], True)
+            top_b = _best(v, kb, sizes[1], True)
             first = (v == top_a[ka]) | (v == top_b[kb])
             top = over[first]
             sim[top] = distance.similar(
@@ -770,6 +781,11 @@ def _run_chunk(
             sim[rest] = distance.similar(
                 shapes.take(oa[rest]), shapes.take(ob[rest]), known_iou=iou[rest]
             )
+            # the best of each object from the pairs computed, every other pair's
+            # similarity being 0
+            done = np.concatenate([done, rest])
+            sim, key_a, key_b = sim[done], key_a[done], key_b[done]
+            unlisted_a, unlisted_b = unlisted(key_a, key_b)
         else:
             _raise_best(
                 corpus,
@@ -778,14 +794,14 @@ def _run_chunk(
                 over,
                 (pending, pending_bound),
                 (key_a, key_b),
-                (int(n_a.sum()), int(n_b.sum())),
+                sizes,
                 (unlisted_a, unlisted_b),
             )
     else:
         sim, higher = distance.similar(shapes.take(oa), shapes.take(ob)), True
     # best match of every object of either side (one group per object)
-    best_a = _best(sim, key_a, int(n_a.sum()), higher, unlisted_a)
-    best_b = _best(sim, key_b, int(n_b.sum()), higher, unlisted_b)
+    best_a = _best(sim, key_a, sizes[0], higher, unlisted_a)
+    best_b = _best(sim, key_b, sizes[1], higher, unlisted_b)
     out["set_overall"] = _set_distance(
         best_a,
         best_b,
