@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Sweep", "overlapping_pairs", "sweep_cost", "sweep_plan"]
+__all__ = ["Sweep", "coordinate_ranks", "overlapping_pairs", "sweep_cost", "sweep_plan"]
 
 
 def _starts(counts) -> np.ndarray:
@@ -105,7 +105,7 @@ class _Index:
     once, whatever bands the two share.
     """
 
-    def __init__(self, boxes, start_a, count_a, start_b, count_b):
+    def __init__(self, boxes, start_a, count_a, start_b, count_b, ranks=None):
         start = np.concatenate([start_a, start_b]).astype(np.int64)
         count = np.concatenate([count_a, count_b]).astype(np.int64)
         ranges, inverse = np.unique(np.stack([start, count], axis=1), axis=0, return_inverse=True)
@@ -115,23 +115,24 @@ class _Index:
         self.obj = ranges[seg, 0] + local  # object of every (segment, position) entry
         self.local, self.seg = local, seg
         self.boxes = boxes
+        self.global_ranks = ranks
         self.n_seg = len(ranges)
         self.axes, self.rank_of, self.sorted_of = {}, {}, {}
 
     def ranks(self, k):
-        """Ranks of every entry's start and end along axis ``k`` among all of them, and
+        """Ranks of every entry's start and end along axis ``k`` (among all of them, or
+        among every box's from :func:`coordinate_ranks` when given: the same order), and
         their width; an empty interval (end <= start, or a NaN) starts after every end
         and ends before every start: it overlaps nothing."""
         if k not in self.rank_of:
             lo, hi = self.boxes[self.obj, k], self.boxes[self.obj, k + 2]
-            _, rank = np.unique(np.concatenate([lo, hi]), return_inverse=True)
-            rank = rank.ravel().astype(np.int32 if len(rank) < 2**31 - 2 else np.int64)
-            n = len(lo)
-            width = int(rank.max()) + 2 if n else 1
+            if self.global_ranks is None:
+                r_lo, r_hi, width = _dense_ranks(lo, hi)
+            else:
+                g_lo, g_hi, width = self.global_ranks[k]
+                r_lo, r_hi = g_lo[self.obj], g_hi[self.obj]
             bad = ~(lo < hi)
-            r_lo = np.where(bad, width - 1, rank[:n])
-            r_hi = np.where(bad, -1, rank[n:])
-            self.rank_of[k] = (r_lo, r_hi, width)
+            self.rank_of[k] = (np.where(bad, width - 1, r_lo), np.where(bad, -1, r_hi), width)
         return self.rank_of[k]
 
     def axis(self, k):
@@ -157,12 +158,14 @@ class _Index:
             rep, step = _runs(reps)  # the replicas of each entry, entry by entry
             band = first[rep] + step
             key = (self.seg[rep] * n_bands + band) * width + r_lo[rep]
-            order = np.argsort(key, kind="stable")  # by segment, band, interval start
+            # by segment, band, interval start; among equal keys any order (a search
+            # takes them all or none, and the pairs are sorted at the end)
+            order = np.argsort(key)
             key = key[order]
             pkey = None
             if n_bands > 1:  # the primary replicas (step 0) again, sorted apart
                 pkey = (self.seg * n_bands + first) * width + r_lo  # entry by entry
-                p_order = np.argsort(pkey, kind="stable")
+                p_order = np.argsort(pkey)
                 pkey = pkey[p_order]
                 order = np.concatenate([order, np.flatnonzero(step == 0)[p_order]])
                 del p_order
@@ -315,6 +318,31 @@ class _Axis:
     filled_end: np.ndarray | None
 
 
+def coordinate_ranks(boxes) -> tuple:
+    """Dense ranks of every box's start and end along x and along y, among all the boxes'
+    coordinates on that axis, and the width of a :class:`Sweep`'s keys (the distinct
+    coordinates plus 2): what a sweep of any of these boxes compares, computed once for
+    many sweeps (``Sweep(..., ranks=...)``). Equal coordinates (``-0.0`` and ``0.0``,
+    every NaN) have one rank.
+
+    Examples
+    --------
+    >>> (lo, hi, width), _ = coordinate_ranks(np.array([[0, 0, 2, 1], [1, 0, 2.0, 3]]))
+    >>> lo.tolist(), hi.tolist(), width
+    ([0, 1], [2, 2], 4)
+    """
+    boxes = np.asarray(boxes, dtype=np.float64)
+    return tuple(_dense_ranks(boxes[:, k], boxes[:, k + 2]) for k in (0, 1))
+
+
+def _dense_ranks(lo, hi):
+    """Dense ranks of ``lo`` and ``hi`` among all their values, and the count plus 2."""
+    n = len(lo)
+    _, rank = np.unique(np.concatenate([lo, hi]), return_inverse=True)
+    rank = rank.ravel().astype(np.int32 if 2 * n < 2**31 - 2 else np.int64)
+    return rank[:n], rank[n:], int(rank.max()) + 2 if n else 1
+
+
 class Sweep:
     """The overlapping object pairs of many pairings: their index built once, the cost
     and axis of each pairing counted once (:meth:`plan`), and the pairs listed for any
@@ -324,6 +352,9 @@ class Sweep:
     ----------
     boxes, start_a, count_a, start_b, count_b
         The boxes and the pairings, as :func:`overlapping_pairs` takes them.
+    ranks : tuple, optional
+        :func:`coordinate_ranks` of ``boxes``, when many sweeps share them (else the
+        coordinates of the pairings' boxes are ranked here).
 
     Examples
     --------
@@ -337,11 +368,13 @@ class Sweep:
     [(0, 0, 0)]
     """
 
-    def __init__(self, boxes, start_a, count_a, start_b, count_b):
+    def __init__(self, boxes, start_a, count_a, start_b, count_b, *, ranks=None):
         self.count_a = np.asarray(count_a, dtype=np.int64)
         self.count_b = np.asarray(count_b, dtype=np.int64)
         boxes = np.asarray(boxes, dtype=np.float64)
-        self.index = _Index(boxes, start_a, count_a, start_b, count_b) if len(start_a) else None
+        self.index = (
+            _Index(boxes, start_a, count_a, start_b, count_b, ranks) if len(start_a) else None
+        )
         self._plan = None
 
     def plan(self):
@@ -457,7 +490,7 @@ def sweep_plan(boxes, start_a, count_a, start_b, count_b):
     return Sweep(boxes, start_a, count_a, start_b, count_b).plan()
 
 
-def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
+def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None, ranks=None):
     """Every object pair of every pairing whose boxes overlap in x and in y.
 
     Parameters
@@ -470,6 +503,8 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
     use_y : ndarray of bool, shape (P,), optional
         The axis each pairing's sweep runs along, as :func:`sweep_plan` chose it for
         these boxes (counted here when not given). Any choice gives the same pairs.
+    ranks : tuple, optional
+        :func:`coordinate_ranks` of ``boxes`` (as :class:`Sweep` takes them).
 
     Returns
     -------
@@ -486,4 +521,4 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
     >>> list(zip(i.tolist(), j.tolist()))
     [(0, 0)]
     """
-    return Sweep(boxes, start_a, count_a, start_b, count_b).pairs(use_y=use_y)
+    return Sweep(boxes, start_a, count_a, start_b, count_b, ranks=ranks).pairs(use_y=use_y)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from iaa_frames.geometry.bounds import threshold_boxes
-from iaa_frames.geometry.box_index import Sweep
+from iaa_frames.geometry.box_index import Sweep, coordinate_ranks
 from iaa_frames.geometry.distances import (
     Distance,
     Shapes,
@@ -156,6 +156,25 @@ def sweep_boxes(corpus: Corpus, tau: float, eligible: bool) -> np.ndarray:
     return reach_boxes(corpus.shapes, tau)
 
 
+def sweep_index(corpus: Corpus, tau: float, eligible: bool, start_a, count_a, start_b, count_b):
+    """The :class:`~iaa_frames.geometry.box_index.Sweep` of the pairings ``(start_a,
+    count_a)`` x ``(start_b, count_b)`` on :func:`sweep_boxes`. Once the sweeps of a corpus
+    have ranked the coordinates of twice its objects, those of every object are ranked
+    once (:func:`~iaa_frames.geometry.box_index.coordinate_ranks`, held on the shapes)
+    and each later sweep takes them instead of ranking its own."""
+    boxes = sweep_boxes(corpus, tau, eligible)
+    cache = corpus.shapes.__dict__.setdefault("_sweep_ranks", {})
+    key = (float(tau), bool(eligible))
+    held = cache.get(key)
+    if held is None or held[0] is not boxes:
+        held = cache[key] = [boxes, 0, None]
+    if held[2] is None:
+        held[1] += int(np.sum(count_a)) + int(np.sum(count_b))
+        if held[1] >= 2 * len(boxes):
+            held[2] = coordinate_ranks(boxes)
+    return Sweep(boxes, start_a, count_a, start_b, count_b, ranks=held[2])
+
+
 def _candidates(
     corpus: Corpus,
     slots: Slices,
@@ -184,8 +203,8 @@ def _candidates(
     large = np.flatnonzero(big)
     p1, la1, lb1, _, _ = candidate_pairs(sa[small], na[small], sb[small], nb[small])
     if sweep is None:
-        boxes = sweep_boxes(corpus, tau, eligible)
-        sweep = Sweep(boxes, sa[large], na[large], sb[large], nb[large]), np.arange(len(large))
+        index = sweep_index(corpus, tau, eligible, sa[large], na[large], sb[large], nb[large])
+        sweep = index, np.arange(len(large))
     else:
         sweep = sweep[0], sweep[1][large]
     p2, la2, lb2 = sweep[0].pairs(sweep[1])
@@ -218,8 +237,10 @@ def _plan(
         big = np.flatnonzero(cost > (SPARSE_MIN_PAIRS if min_pairs is None else min_pairs))
         if big.size:
             cost = cost.copy()
-            sweep = Sweep(
-                sweep_boxes(corpus, tau, eligible),
+            sweep = sweep_index(
+                corpus,
+                tau,
+                eligible,
                 slots.start[a[big]],
                 slots.count[a[big]],
                 slots.start[b[big]],

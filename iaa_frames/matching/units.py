@@ -14,9 +14,9 @@ of the class:
 
 * **Components.** A unit is an eligible pair of two objects of the class, so it lies in
   a component holding one. Those pairs are listed first (the class's objects on either
-  side, :func:`~iaa_frames.geometry.box_index.overlapping_pairs`), then the components
-  outwards from their objects: each round lists the pairs of the objects reached last
-  with the whole other side whose boxes overlap (:class:`_Boxes`: the pairs the
+  side, by the pipeline's box index, :func:`~iaa_frames.matching.pipeline.sweep_index`),
+  then the components outwards from their objects: each round lists the pairs of the
+  objects reached last with the whole other side whose boxes overlap (:class:`_Boxes`: the pairs the
   pipeline's box index lists, on the same boxes,
   :func:`~iaa_frames.matching.pipeline.sweep_boxes`), computes their IoU as the pipeline
   does (:func:`~iaa_frames.matching.pipeline.candidate_iou`, pair by pair, in the
@@ -53,7 +53,6 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from iaa_frames.arrays import sorted_unique
-from iaa_frames.geometry.box_index import overlapping_pairs
 
 from .assignment import assign, run_starts, too_large
 from .corpus import Corpus, Slices
@@ -63,6 +62,7 @@ from .pipeline import (
     run,
     split_for,
     sweep_boxes,
+    sweep_index,
     tiebreak,
 )
 
@@ -183,9 +183,8 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
     side = (index.segment(sa, na), index.segment(sb, nb))
     # the components of the eligible pairs of two objects of the class (the pairs a
     # unit can be), listed outwards from those pairs' objects
-    boxes = index.boxes
     s0, s1 = by.start[ca], by.start[cb]
-    pr, i, j = overlapping_pairs(boxes, s0, by.count[ca], s1, by.count[cb])
+    pr, i, j = sweep_index(corpus, tau, True, s0, by.count[ca], s1, by.count[cb]).pairs()
     oa_, ob_ = s0[pr] + i, s1[pr] + j
     ok = candidate_iou(corpus, oa_, ob_, tau, cache)[0] >= tau
     seen_a, seen_b = np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -218,7 +217,7 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
     for size in (PREFIX, 4 * PREFIX):
         todo = np.flatnonzero(~proven & (na > size // 4))
         n_pre = np.minimum(na[todo], size)
-        pr, i, j = overlapping_pairs(boxes, sa[todo], n_pre, sb[todo], nb[todo])
+        pr, i, j = sweep_index(corpus, tau, True, sa[todo], n_pre, sb[todo], nb[todo]).pairs()
         pa, pb = sa[todo][pr] + i, sb[todo][pr] + j
         ok = candidate_iou(corpus, pa, pb, tau, cache)[0] >= tau
         proven |= _large(todo[pr[ok]], pa[ok], pb[ok], N, P)
