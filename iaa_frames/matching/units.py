@@ -16,8 +16,8 @@ of the class:
   a component holding one. Those pairs are listed first (the class's objects on either
   side, by the pipeline's box index, :func:`~iaa_frames.matching.pipeline.sweep_index`),
   then the components outwards from their objects: each round lists the pairs of the
-  objects reached last with the whole other side whose boxes overlap (:class:`_Boxes`: the pairs the
-  pipeline's box index lists, on the same boxes,
+  objects reached last with the whole other side whose boxes overlap (:class:`_Boxes`:
+  the pairs the pipeline's box index lists, on the same boxes,
   :func:`~iaa_frames.matching.pipeline.sweep_boxes`), computes their IoU as the pipeline
   does (:func:`~iaa_frames.matching.pipeline.candidate_iou`, pair by pair, in the
   pairing's order) and keeps the eligible ones, until no new object is reached. The
