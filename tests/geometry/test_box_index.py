@@ -76,6 +76,13 @@ def test_overlapping_pairs_equal_the_brute_force(seed, banded, monkeypatch):
         again = overlapping_pairs(boxes, sa, ca, sb, cb, use_y=forced)
         for w, g in zip(want, again, strict=True):
             np.testing.assert_array_equal(g, w)
+    # the coordinates of every box ranked once (also those of boxes in no pairing): the
+    # same pairs and costs as the pairings' own ranks
+    ranks = box_index.coordinate_ranks(boxes)
+    shared = box_index.Sweep(boxes, sa, ca, sb, cb, ranks=ranks)
+    np.testing.assert_array_equal(shared.plan()[0], plan_cost)
+    for w, g in zip(want, shared.pairs(), strict=True):
+        np.testing.assert_array_equal(g, w)
 
 
 def test_dense_ranges_are_held_by_bands():
