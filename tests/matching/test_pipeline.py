@@ -318,3 +318,28 @@ def test_threaded_splits_by_coordinates_and_keeps_the_order(monkeypatch):
     assert len(seen) == 2 and sum(seen) == 500
     coords = a.n_coords() + b.n_coords()  # the first part holds about half of them
     assert any(abs(coords[:n].sum() - coords.sum() / 2) <= coords.max() for n in seen)
+
+
+def test_sweep_index_ranks_the_corpus_once_after_twice_its_objects():
+    """The sweeps of a corpus rank their own coordinates until they have ranked twice its
+    objects; then every object's coordinates are ranked once and held (for these boxes),
+    and the pairs are those of a sweep ranking its own."""
+    from iaa_frames.geometry.box_index import Sweep
+
+    corpus = prepare(iaf.simulate(n_items=6, objects_per_item=40, seed=3))
+    slots = corpus.annotations
+    a, b = np.arange(3), np.arange(3, 6)
+    args = (slots.start[a], slots.count[a], slots.start[b], slots.count[b])
+    n = len(corpus.area)
+    entries = int(slots.count[a].sum() + slots.count[b].sum())
+    held = []
+    for _ in range(2 * n // entries + 2):
+        sweep = pipeline.sweep_index(corpus, 0.5, False, *args)
+        held.append(sweep.index.global_ranks is not None)
+        own = Sweep(pipeline.sweep_boxes(corpus, 0.5, False), *args)
+        for x, y in zip(sweep.pairs(), own.pairs(), strict=True):
+            np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(sweep.plan()[0], own.plan()[0])
+    first = held.index(True)
+    assert not any(held[:first]) and all(held[first:])
+    assert first * entries < 2 * n <= (first + 1) * entries
