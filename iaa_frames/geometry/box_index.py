@@ -138,10 +138,10 @@ class _Index:
     def axis(self, k):
         """Along axis ``k``: the sorted search keys ``(segment, band, rank of the start)``
         of the replicas and of the primary ones apart (:class:`_Axis`), the replica at
-        each sorted position, each replica's entry and
-        band, each entry's ranks and first band, the width of the ranks, the bands, the
-        first replica of each segment and the sorted position where each (segment, band)
-        block starts (None when there are too many blocks: searched for)."""
+        each sorted position, each replica's entry and band, each entry's ranks and first
+        band, the width of the ranks, the bands, the first replica of each segment and
+        the sorted position where each (segment, band) block starts (None when there are
+        too many blocks: searched for)."""
         if k not in self.axes:
             r_lo, r_hi, width = self.ranks(k)
             j = 1 - k
@@ -490,7 +490,7 @@ def sweep_plan(boxes, start_a, count_a, start_b, count_b):
     return Sweep(boxes, start_a, count_a, start_b, count_b).plan()
 
 
-def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None, ranks=None):
+def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
     """Every object pair of every pairing whose boxes overlap in x and in y.
 
     Parameters
@@ -502,9 +502,8 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None, 
         ``start_b[p] + j`` (``j < count_b[p]``).
     use_y : ndarray of bool, shape (P,), optional
         The axis each pairing's sweep runs along, as :func:`sweep_plan` chose it for
-        these boxes (counted here when not given). Any choice gives the same pairs.
-    ranks : tuple, optional
-        :func:`coordinate_ranks` of ``boxes`` (as :class:`Sweep` takes them).
+        these boxes (chosen here as the plan would, when not given). Any choice gives the
+        same pairs.
 
     Returns
     -------
@@ -521,4 +520,4 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None, 
     >>> list(zip(i.tolist(), j.tolist()))
     [(0, 0)]
     """
-    return Sweep(boxes, start_a, count_a, start_b, count_b, ranks=ranks).pairs(use_y=use_y)
+    return Sweep(boxes, start_a, count_a, start_b, count_b).pairs(use_y=use_y)
