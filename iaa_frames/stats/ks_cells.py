@@ -34,6 +34,7 @@ __all__ = [
     "grid_bins",
     "segment_sums",
     "within_counts",
+    "within_count_blocks",
     "within_counts_by_item",
 ]
 
@@ -471,6 +472,26 @@ def within_counts_by_item(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp
         fill += count
         del m
     return sp.csc_matrix((data, rows, indptr), shape=(width, n))
+
+
+def within_count_blocks(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> list:
+    """:func:`within_counts_by_item` as vertical blocks, one per group of whole tested
+    cells: a list of ``(first grid column, CSC counts of the group's grid columns x
+    items)``, each group counted once (no second pass, no scatter into one matrix:
+    :meth:`iaa_frames.stats.counts.CountMatrix.of_row_blocks` multiplies them block by
+    block).
+
+    Examples
+    --------
+    >>> args = (np.array([0, 1, 0]), np.array([0, 1, 2]), np.array([0, 0, 1]),
+    ...         np.array([1, 0, 1]), np.array([0, 2]), np.array([2, 1]),
+    ...         np.array([True, True]), 2)
+    >>> blocks = within_count_blocks(*args)
+    >>> whole = sp.vstack([m for _, m in blocks])
+    >>> [r for r, _ in blocks], (whole != within_counts_by_item(*args)).nnz
+    ([0], 0)
+    """
+    return list(_item_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n))
 
 
 def _item_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):
