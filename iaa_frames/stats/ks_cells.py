@@ -204,7 +204,8 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     """
     wr, wc = within
     br, bc, bw = between
-    n_w = np.bincount(wc, minlength=n_cells).astype(np.float64)
+    # the entries of each cell from a search of the grouped cells (no pass over them)
+    n_w = np.diff(search_cells(wc, np.arange(n_cells + 1))).astype(np.float64)
     total = segment_sums(bw, bc, n_cells)  # bitwise each cell's weights.sum()
     valid = (n_w > 0) & (total > 0)
     statistic = np.full(n_cells, np.nan)
@@ -212,12 +213,15 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
         none = np.zeros(0, dtype=np.int64)
         size = np.zeros(n_cells, dtype=np.int64)
         return statistic, size, none, none, np.zeros(0), valid, (wr, wc), (br, bc, bw)
-    keep_w, keep_b = valid[wc], valid[bc]
-    if not keep_w.all():
+    # the entries of cells left out (only where some cell with entries is)
+    if ((n_w > 0) & ~valid).any():
+        keep_w = valid[wc]
         wr, wc = wr[keep_w], wc[keep_w]
+        del keep_w
+    keep_b = valid[bc]
     if not keep_b.all():
         br, bc, bw = br[keep_b], bc[keep_b], bw[keep_b]
-    del keep_w, keep_b
+    del keep_b
     # keys cell * span + rank of the value: one sort orders every cell's pooled values
     # (ranks among all rows' values, which order the values of every cell alike)
     # (the distinct values of each side merged: no sorted copy of both sides at once;
