@@ -295,3 +295,27 @@ def test_cell_tests_in_groups_of_cells_are_bitwise_those_of_all_cells_at_once(mo
         per_row, wc[shuffled], bv, bc, bw, n_cells, within_rows=np.arange(4000)
     )
     assert by_rows.tobytes() == unsorted.tobytes()
+
+
+def test_cell_tests_presorted_entries_give_the_checked_result_bitwise(monkeypatch):
+    """presorted=True (entries grouped by cell, values ascending, as the engine's KS
+    lists): the order is not checked, and the result is the one of the checked path."""
+    from iaa_frames.stats import samples
+
+    rng = np.random.default_rng(4)
+    wc, bc = np.sort(rng.integers(0, 12, 400)), np.sort(rng.integers(0, 12, 900))
+    wv = rng.random(400).round(2)
+    bv = rng.random(900).round(2)
+    wv, bv = wv[np.lexsort((wv, wc))], bv[np.lexsort((bv, bc))]
+    bw = rng.random(900) * 2
+    rows = rng.permutation(400)
+    values = np.empty(400)
+    values[rows] = wv  # the within values read through their rows, as the engine does
+    checked = samples.cell_tests(values, wc, bv, bc, bw, 13, within_rows=rows)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("presorted entries are not checked")
+
+    monkeypatch.setattr(samples, "_sorted_in_chunks", refuse)
+    got = samples.cell_tests(values, wc, bv, bc, bw, 13, within_rows=rows, presorted=True)
+    assert np.array_equal(got, checked, equal_nan=True)
