@@ -434,7 +434,8 @@ def cell_tests(
             )
             carry = _largest_differences(cell, value, diff, c0, c1, carry, stat, sign)
             del cell, value, diff
-            below += np.bincount(xc, weights=(x < threshold[xc]).astype(float), minlength=n_cells)
+            # counted, not summed as floats (the same integers: no float copy of the mask)
+            below += np.bincount(xc[x < threshold[xc]], minlength=n_cells)
     else:
         within = value_of(slice(None))
         cell, value = np.concatenate([wc, bc]), np.concatenate([within, between])
@@ -445,7 +446,7 @@ def cell_tests(
         del order
         _largest_differences(cell, value, diff, 0, n_cells, None, stat, sign)
         del cell, value, diff
-        below = np.bincount(wc, weights=(within < threshold[wc]).astype(float), minlength=n_cells)
+        below = np.bincount(wc[within < threshold[wc]], minlength=n_cells).astype(float)
     n_eff = np.where(w2_b > 0, w_b**2 / np.maximum(w2_b, 1e-300), 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         en = np.round(n_w * n_eff / (n_w + n_eff))  # scipy's ks_2samp(method="asymp")
