@@ -62,7 +62,11 @@ class CellLayout:
         a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
         if self.pairwise:
             return (np.minimum(a, b) * self.n_annotators + np.maximum(a, b))[:, None]
-        return np.column_stack([np.zeros_like(a), 1 + a, 1 + b])
+        out = np.empty((len(a), 3), dtype=np.int64)  # filled in place (no column copies)
+        out[:, 0] = 0
+        np.add(a, 1, out=out[:, 1])
+        np.add(b, 1, out=out[:, 2])
+        return out
 
     def coincidence_weight(self, m) -> np.ndarray:
         """Weight of one pair of values of a unit of ``m`` values: ``1 / (m - 1)``; a

@@ -319,3 +319,19 @@ def test_cell_tests_presorted_entries_give_the_checked_result_bitwise(monkeypatc
     monkeypatch.setattr(samples, "_sorted_in_chunks", refuse)
     got = samples.cell_tests(values, wc, bv, bc, bw, 13, within_rows=rows, presorted=True)
     assert np.array_equal(got, checked, equal_nan=True)
+
+
+def test_count_below_sorted_is_each_segments_count():
+    """The bisection of all segments at once counts, per ascending segment, the values
+    strictly below its threshold: ties, empty segments, thresholds outside the values."""
+    from iaa_frames.stats.samples import count_below_sorted
+
+    rng = np.random.default_rng(6)
+    sizes = rng.choice([0, 1, 2, 3, 7, 64, 1000], 50)
+    edges = np.r_[0, np.cumsum(sizes)]
+    values = np.concatenate([np.sort(rng.random(n).round(1)) for n in sizes])
+    threshold = rng.choice([-1.0, 0.0, 0.3, 0.35, 0.5, 1.0, np.inf], 50)
+    got = count_below_sorted(values, edges, threshold)
+    want = [(values[a:b] < t).sum() for a, b, t in zip(edges[:-1], edges[1:], threshold)]
+    assert got.tolist() == want
+    assert count_below_sorted(np.zeros(0), np.zeros(1, np.int64), np.zeros(0)).size == 0
