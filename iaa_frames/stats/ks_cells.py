@@ -269,7 +269,9 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
         k = block.size
         w0, w1 = search_cells(wc, [block[0], block[-1] + 1])
         b0, b1 = search_cells(bc, [block[0], block[-1] + 1])
-        row_w = np.searchsorted(block, wc[w0:w1])
+        # the block's row of every within entry: its cells' entries one after the other
+        # (the cells between are invalid: no entry), repeated, not searched
+        row_w = np.repeat(np.arange(k), n_w[block].astype(np.int64))
         row_b = np.searchsorted(block, bc[b0:b1])
         hx = np.bincount(row_w * width + bin_w[w0:w1], minlength=k * width)
         hy = np.bincount(row_b * width + bin_b[b0:b1], weights=bw[b0:b1], minlength=k * width)
