@@ -192,7 +192,12 @@ def per_item(item, n_items, quantities, membership) -> sp.csr_matrix:
         q = np.asarray(q, dtype=np.float64)
         data = membership.data
         if not (q == 1.0).all():  # a count (all ones) keeps the values: x * 1.0 is x
-            data = data * np.repeat(q, per_row)
+            # the rows' quantities repeated over their entries, times the values in place
+            # (one array of the entries, not two; the same products)
+            scaled_data = np.repeat(q, per_row)
+            scaled_data *= data
+            data = scaled_data
+            del scaled_data
         scaled = sp.csr_matrix(
             (data, membership.indices, membership.indptr), shape=membership.shape
         )
