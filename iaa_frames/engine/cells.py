@@ -62,7 +62,11 @@ class CellLayout:
         a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
         if self.pairwise:
             return (np.minimum(a, b) * self.n_annotators + np.maximum(a, b))[:, None]
-        return np.column_stack([np.zeros_like(a), 1 + a, 1 + b])
+        out = np.empty((len(a), 3), dtype=np.int64)  # filled in place (no column copies)
+        out[:, 0] = 0
+        np.add(a, 1, out=out[:, 1])
+        np.add(b, 1, out=out[:, 2])
+        return out
 
     def coincidence_weight(self, m) -> np.ndarray:
         """Weight of one pair of values of a unit of ``m`` values: ``1 / (m - 1)``; a
@@ -188,7 +192,12 @@ def per_item(item, n_items, quantities, membership) -> sp.csr_matrix:
         q = np.asarray(q, dtype=np.float64)
         data = membership.data
         if not (q == 1.0).all():  # a count (all ones) keeps the values: x * 1.0 is x
-            data = data * np.repeat(q, per_row)
+            # the rows' quantities repeated over their entries, times the values in place
+            # (one array of the entries, not two; the same products)
+            scaled_data = np.repeat(q, per_row)
+            scaled_data *= data
+            data = scaled_data
+            del scaled_data
         scaled = sp.csr_matrix(
             (data, membership.indices, membership.indptr), shape=membership.shape
         )

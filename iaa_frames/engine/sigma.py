@@ -219,6 +219,7 @@ class SigmaCells:
             len(cells),
             within_rows=wi,
             pvalue=False,  # the asymptotic p-value is not the one reported (below)
+            presorted=True,  # every cell's rows in order of distance (_ks_lists)
         )
         # the p-value: the one-sided cluster-bootstrap test, with the chance units'
         # weights (post-stratified, pooled)

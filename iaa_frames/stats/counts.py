@@ -122,13 +122,62 @@ class CountMatrix:
         if not (row_sum * MAX_MULTIPLICITY < EXACT_FLOAT32).all():
             return cls(counts.tocsr())  # rows to split off: by row, as given
         out = cls.__new__(cls)
+        out._blocks = None
         out.shape = counts.shape
         out._small, out._large = None, np.zeros(0, dtype=np.int64)
         out._single = counts if counts.dtype == np.float32 else counts.astype(np.float32)
         out._double = None
         return out
 
+    @classmethod
+    def of_row_blocks(cls, blocks, shape, kept: np.ndarray) -> CountMatrix:
+        """The rows ``kept`` (ascending, among them every row with a stored count) of
+        counts given as vertical blocks by item (a list of ``(first row, CSC block)``,
+        the blocks' rows one after the other, as
+        :func:`~iaa_frames.stats.ks_cells.within_count_blocks` gives them), kept as
+        blocks: no matrix of all the counts is assembled (1M boxes: neither the
+        localization test's second pass over its entries nor their scatter into one
+        matrix). The list is emptied as its blocks are taken.
+
+        A product is the blocks' products, one after the other, each into its rows: the
+        same exact integers as the product of the whole matrix, whatever the order of
+        their additions (float32 blocks where every row is exact in it, the others in
+        float64).
+
+        Examples
+        --------
+        >>> blocks = [(0, sp.csc_matrix(np.array([[0.0, 2.0]]))),
+        ...           (1, sp.csc_matrix(np.array([[0.0, 0.0], [1.0, 0.0]])))]
+        >>> m = CountMatrix.of_row_blocks(blocks, (3, 2), np.array([0, 2]))
+        >>> m.times(np.array([[1, 3]], dtype=np.int32)).tolist()
+        [[6.0], [1.0]]
+        """
+        out = cls.__new__(cls)
+        n_rows, n_cols = len(kept), int(shape[1])
+        out.shape = (n_rows, n_cols)
+        out._small, out._large, out._double = None, np.zeros(0, dtype=np.int64), None
+        row = np.zeros(int(shape[0]), dtype=np.int64)
+        row[kept] = np.arange(n_rows)
+        parts = []
+        while blocks:
+            row0, m = blocks.pop(0)
+            lo = int(np.searchsorted(kept, row0))
+            hi = int(np.searchsorted(kept, row0 + m.shape[0]))
+            index = (row[row0 : row0 + m.shape[0]] - lo).astype(m.indices.dtype)
+            m = sp.csc_matrix((m.data, index[m.indices], m.indptr), shape=(hi - lo, n_cols))
+            row_sum = np.bincount(m.indices, weights=m.data, minlength=hi - lo)
+            if (row_sum * MAX_MULTIPLICITY < EXACT_FLOAT32).all():
+                m = m if m.dtype == np.float32 else m.astype(np.float32)
+            else:
+                m = m.astype(np.float64).tocsr()  # by row, in float64 (exact integers)
+            parts.append((lo, hi, m))
+            del m
+        out._blocks = parts
+        out._single = None
+        return out
+
     def __init__(self, matrix: sp.csr_matrix):
+        self._blocks = None
         self.shape = matrix.shape
         # a row's product entries are at most its sum times the largest multiplicity
         row_sum = np.asarray(matrix.sum(axis=1, dtype=np.float64)).ravel()
@@ -145,6 +194,10 @@ class CountMatrix:
     @property
     def matrix(self) -> sp.csr_matrix:
         """The counts (float64, rows x items)."""
+        if self._blocks is not None:
+            if not self._blocks:
+                return sp.csr_matrix(self.shape)
+            return sp.vstack([m.astype(np.float64) for _, _, m in self._blocks], format="csr")
         if self._small is None:
             return self._single.astype(np.float64).tocsr()
         out = sp.vstack([self._single.astype(np.float64), self._double]).tocsr()
@@ -161,12 +214,25 @@ class CountMatrix:
         was computed in it (exact integers: no float64 copy)."""
         if not k.size or int(k.max()) > MAX_MULTIPLICITY:
             return np.asarray(self.matrix @ np.ascontiguousarray(k.T, dtype=np.float64))
+        if self._blocks is not None:
+            return self._blocks_times(k, exact)
         single = self._single @ np.ascontiguousarray(k.T, dtype=np.float32)
         if self._small is None:
             return single if exact else single.astype(np.float64)
         out = np.empty((self.shape[0], k.shape[0]))
         out[self._small] = single
         out[self._large] = self._double @ np.ascontiguousarray(k.T, dtype=np.float64)
+        return out
+
+    def _blocks_times(self, k: np.ndarray, exact: bool) -> np.ndarray:
+        """:meth:`times` of counts held as row blocks (:meth:`of_row_blocks`)."""
+        single = all(m.dtype == np.float32 for _, _, m in self._blocks)
+        dtype = np.float32 if single and exact else np.float64
+        out = np.empty((self.shape[0], k.shape[0]), dtype=dtype)
+        k32 = np.ascontiguousarray(k.T, dtype=np.float32)
+        k64 = None if single else np.ascontiguousarray(k.T, dtype=np.float64)
+        for lo, hi, m in self._blocks:  # a loop over blocks of rows (groups of cells)
+            out[lo:hi] = m @ (k32 if m.dtype == np.float32 else k64)
         return out
 
 

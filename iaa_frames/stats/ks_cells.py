@@ -34,6 +34,7 @@ __all__ = [
     "grid_bins",
     "segment_sums",
     "within_counts",
+    "within_count_blocks",
     "within_counts_by_item",
 ]
 
@@ -203,7 +204,8 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     """
     wr, wc = within
     br, bc, bw = between
-    n_w = np.bincount(wc, minlength=n_cells).astype(np.float64)
+    # the entries of each cell from a search of the grouped cells (no pass over them)
+    n_w = np.diff(search_cells(wc, np.arange(n_cells + 1))).astype(np.float64)
     total = segment_sums(bw, bc, n_cells)  # bitwise each cell's weights.sum()
     valid = (n_w > 0) & (total > 0)
     statistic = np.full(n_cells, np.nan)
@@ -211,12 +213,15 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
         none = np.zeros(0, dtype=np.int64)
         size = np.zeros(n_cells, dtype=np.int64)
         return statistic, size, none, none, np.zeros(0), valid, (wr, wc), (br, bc, bw)
-    keep_w, keep_b = valid[wc], valid[bc]
-    if not keep_w.all():
+    # the entries of cells left out (only where some cell with entries is)
+    if ((n_w > 0) & ~valid).any():
+        keep_w = valid[wc]
         wr, wc = wr[keep_w], wc[keep_w]
+        del keep_w
+    keep_b = valid[bc]
     if not keep_b.all():
         br, bc, bw = br[keep_b], bc[keep_b], bw[keep_b]
-    del keep_w, keep_b
+    del keep_b
     # keys cell * span + rank of the value: one sort orders every cell's pooled values
     # (ranks among all rows' values, which order the values of every cell alike)
     # (the distinct values of each side merged: no sorted copy of both sides at once;
@@ -264,7 +269,9 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
         k = block.size
         w0, w1 = search_cells(wc, [block[0], block[-1] + 1])
         b0, b1 = search_cells(bc, [block[0], block[-1] + 1])
-        row_w = np.searchsorted(block, wc[w0:w1])
+        # the block's row of every within entry: its cells' entries one after the other
+        # (the cells between are invalid: no entry), repeated, not searched
+        row_w = np.repeat(np.arange(k), n_w[block].astype(np.int64))
         row_b = np.searchsorted(block, bc[b0:b1])
         hx = np.bincount(row_w * width + bin_w[w0:w1], minlength=k * width)
         hy = np.bincount(row_b * width + bin_b[b0:b1], weights=bw[b0:b1], minlength=k * width)
@@ -471,6 +478,26 @@ def within_counts_by_item(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp
         fill += count
         del m
     return sp.csc_matrix((data, rows, indptr), shape=(width, n))
+
+
+def within_count_blocks(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> list:
+    """:func:`within_counts_by_item` as vertical blocks, one per group of whole tested
+    cells: a list of ``(first grid column, CSC counts of the group's grid columns x
+    items)``, each group counted once (no second pass, no scatter into one matrix:
+    :meth:`iaa_frames.stats.counts.CountMatrix.of_row_blocks` multiplies them block by
+    block).
+
+    Examples
+    --------
+    >>> args = (np.array([0, 1, 0]), np.array([0, 1, 2]), np.array([0, 0, 1]),
+    ...         np.array([1, 0, 1]), np.array([0, 2]), np.array([2, 1]),
+    ...         np.array([True, True]), 2)
+    >>> blocks = within_count_blocks(*args)
+    >>> whole = sp.vstack([m for _, m in blocks])
+    >>> [r for r, _ in blocks], (whole != within_counts_by_item(*args)).nnz
+    ([0], 0)
+    """
+    return list(_item_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n))
 
 
 def _item_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):

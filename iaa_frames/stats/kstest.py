@@ -45,13 +45,13 @@ from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import check_int
 
 from .bootstrap import multiplicity_blocks
-from .counts import CountMatrix, kept_rows
+from .counts import CountMatrix
 from .ks_cells import (
     cell_differences,
     cell_entries,
     check_entries,
     check_rows,
-    within_counts_by_item,
+    within_count_blocks,
 )
 from .ks_running import RunningColumns
 
@@ -362,12 +362,14 @@ def ks_agreement_entries(
     starts = offsets[:-1]
     stat = statistic[tested]
     # within rows per (grid column, item): times the multiplicities, a replicate column
-    by_item = within_counts_by_item(bin_w, wr, wc, wi, offset, size, tested_mask, n)
+    # (blocks of whole cells, each counted once: no matrix of them all assembled)
+    by_item = within_count_blocks(bin_w, wr, wc, wi, offset, size, tested_mask, n)
     del bin_w, wr, wc
     has_x = np.zeros(width, dtype=bool)
-    has_x[by_item.indices] = True
+    for row0, m in by_item:  # a loop over blocks of cells
+        has_x[row0 + m.indices] = True
     x_cols = RunningColumns(has_x, starts, sizes)
-    counts = CountMatrix.by_item(kept_rows(by_item, x_cols.kept))
+    counts = CountMatrix.of_row_blocks(by_item, (width, n), x_cols.kept)
     del by_item, has_x
     # only the chance rows of tested cells enter the replicates: the pairs of items are
     # those of these rows (the other pairs would add nothing to any sum)

@@ -60,3 +60,36 @@ def test_no_within_rows_no_groups():
     layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
     empty = dataclasses.replace(tables, localization_within=tables.localization_within.iloc[:0])
     assert within_stratum_groups(empty, layout).shape == (4, 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_within_groups_counted_once_give_the_weights_of_each_count(seed, monkeypatch):
+    """The within rows' strata groups, counted once and reused by every chance
+    membership of localization_rows (before and after thin cells borrow), give bitwise
+    the weights of counting them for each (poststratify's own count)."""
+    from iaa_frames.engine import rows
+
+    tables = iaf.pair_tables(long_tail(seed), n_chance=300, seed=seed)
+    layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    calls = []
+    count = rows.within_groups
+    monkeypatch.setattr(rows, "within_groups", lambda *a: calls.append(1) or count(*a))
+    got = localization_rows(tables, layout)[1]
+    assert len(calls) == 1
+    monkeypatch.setattr(rows, "_chance_units", _uncached(rows._chance_units))
+    want = localization_rows(tables, layout)[1]
+    assert len(calls) > 2  # counted again for each membership: the borrowing case
+    for a, b in ((got.membership, want.membership),):
+        np.testing.assert_array_equal(a.indptr, b.indptr)
+        np.testing.assert_array_equal(a.indices, b.indices)
+        np.testing.assert_array_equal(a.data, b.data)
+    np.testing.assert_array_equal(got.borrowed, want.borrowed)
+
+
+def _uncached(chance_units):
+    """``_chance_units`` without the within groups kept between its memberships."""
+
+    def run(*args, counted=None):
+        return chance_units(*args[:6])
+
+    return run

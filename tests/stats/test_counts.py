@@ -61,3 +61,35 @@ def test_float32_counts_are_the_float64_counts_and_multiply_alike(monkeypatch):
     # rows whose products could leave float32's exact range: multiplied in float64
     split = mod.CountMatrix(narrow)
     assert split._large.size and np.array_equal(split.times(k), brute)
+
+
+def test_row_blocks_multiply_as_the_whole_matrix():
+    # counts given as vertical blocks by item, their kept rows (every row with a count,
+    # and empty ones) remapped: the products are those of the whole matrix's kept rows,
+    # float32 where exact (exact=True), float64 where a block's rows could leave float32
+    # (a row of 2**19 counts), and with a multiplicity over 64
+    from iaa_frames.stats import counts as mod
+
+    rng = np.random.default_rng(3)
+    rows = np.r_[np.full(2**19, 57, np.int64), rng.integers(0, 80, 20000)]
+    cols = np.r_[np.zeros(2**19, np.int64), rng.integers(0, 300, 20000)]
+    rows[rows == 5] = 6  # row 5 holds no count (dropped from kept below)
+    whole = count_matrix(rows, cols, (80, 300))
+    kept = np.flatnonzero(np.arange(80) != 5)
+    edges = [0, 17, 40, 41, 80]
+    for with_large in (False, True):
+        m = whole if with_large else whole[np.arange(80) != 57]
+        keep = kept if with_large else np.flatnonzero(np.arange(79) != 5)
+        cut = edges if with_large else [0, 17, 40, 41, 79]
+        blocks = [(lo, m[lo:hi].astype(np.float32).tocsc()) for lo, hi in zip(cut[:-1], cut[1:])]
+        got = mod.CountMatrix.of_row_blocks(blocks, m.shape, keep)
+        assert not blocks  # taken
+        assert got.shape == (len(keep), 300)
+        assert (got.matrix != m[keep]).nnz == 0
+        for high in (8, 64, 200):
+            k = rng.integers(0, high + 1, (5, 300)).astype(np.int32)
+            want = m[keep].toarray() @ k.T.astype(np.float64)
+            assert np.array_equal(got.times(k), want) and got.times(k).dtype == np.float64
+            exact = got.times(k, exact=True)
+            assert np.array_equal(exact, want)
+            assert exact.dtype == (np.float32 if high <= 64 and not with_large else np.float64)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from iaa_frames.errors import ParameterError
 from iaa_frames.stats import ks_cells
@@ -10,6 +11,7 @@ from iaa_frames.stats.ks_cells import (
     check_entries,
     grid_bins,
     segment_sums,
+    within_count_blocks,
     within_counts,
     within_counts_by_item,
 )
@@ -113,3 +115,31 @@ def test_distinct_items_per_cell_by_flags_or_by_sort(monkeypatch, mark_bytes, ch
     got = ks_cells._distinct_items(wi, wr, wc, n_cells, n_items)
     expected = [len(set(wi[wr[wc == c]].tolist())) for c in range(n_cells)]
     assert got.tolist() == expected
+
+
+@pytest.mark.parametrize("chunk", [5, 40, 1 << 20])
+def test_within_count_blocks_stack_into_the_counts_by_item(monkeypatch, chunk):
+    # the blocks of whole groups of cells, one after the other from grid column 0, are
+    # the rows of the counts by item: stacked, the same matrix
+    monkeypatch.setattr(ks_cells, "CHUNK_ENTRIES", chunk)
+    rng = np.random.default_rng(chunk)
+    n_cells, n_items = 9, 13
+    size = rng.integers(1, 12, n_cells)
+    tested = rng.random(n_cells) < 0.8
+    tested[0] = True
+    wc = np.sort(rng.integers(0, n_cells, 300))
+    bins = rng.integers(0, size[wc])
+    bins = bins[np.lexsort((bins, wc))]
+    wr = rng.permutation(300)
+    wi = rng.integers(0, n_items, 300).astype(np.int32)
+    offset = np.zeros(n_cells, dtype=np.int64)
+    offset[tested] = np.cumsum(size[tested]) - size[tested]
+    args = (bins.astype(np.int32), wr, wc, wi, offset, size, tested, n_items)
+    blocks = within_count_blocks(*args)
+    starts = [r for r, _ in blocks]
+    heights = [m.shape[0] for _, m in blocks]
+    assert starts[0] == 0 and starts == list(np.cumsum([0] + heights[:-1]))
+    assert len(blocks) > 1 or chunk == 1 << 20
+    whole = sp.vstack([m for _, m in blocks]).tocsc()
+    expected = within_counts_by_item(*args)
+    assert whole.shape == expected.shape and (whole != expected).nnz == 0

@@ -295,3 +295,43 @@ def test_cell_tests_in_groups_of_cells_are_bitwise_those_of_all_cells_at_once(mo
         per_row, wc[shuffled], bv, bc, bw, n_cells, within_rows=np.arange(4000)
     )
     assert by_rows.tobytes() == unsorted.tobytes()
+
+
+def test_cell_tests_presorted_entries_give_the_checked_result_bitwise(monkeypatch):
+    """presorted=True (entries grouped by cell, values ascending, as the engine's KS
+    lists): the order is not checked, and the result is the one of the checked path."""
+    from iaa_frames.stats import samples
+
+    rng = np.random.default_rng(4)
+    wc, bc = np.sort(rng.integers(0, 12, 400)), np.sort(rng.integers(0, 12, 900))
+    wv = rng.random(400).round(2)
+    bv = rng.random(900).round(2)
+    wv, bv = wv[np.lexsort((wv, wc))], bv[np.lexsort((bv, bc))]
+    bw = rng.random(900) * 2
+    rows = rng.permutation(400)
+    values = np.empty(400)
+    values[rows] = wv  # the within values read through their rows, as the engine does
+    checked = samples.cell_tests(values, wc, bv, bc, bw, 13, within_rows=rows)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("presorted entries are not checked")
+
+    monkeypatch.setattr(samples, "_sorted_in_chunks", refuse)
+    got = samples.cell_tests(values, wc, bv, bc, bw, 13, within_rows=rows, presorted=True)
+    assert np.array_equal(got, checked, equal_nan=True)
+
+
+def test_count_below_sorted_is_each_segments_count():
+    """The bisection of all segments at once counts, per ascending segment, the values
+    strictly below its threshold: ties, empty segments, thresholds outside the values."""
+    from iaa_frames.stats.samples import count_below_sorted
+
+    rng = np.random.default_rng(6)
+    sizes = rng.choice([0, 1, 2, 3, 7, 64, 1000], 50)
+    edges = np.r_[0, np.cumsum(sizes)]
+    values = np.concatenate([np.sort(rng.random(n).round(1)) for n in sizes])
+    threshold = rng.choice([-1.0, 0.0, 0.3, 0.35, 0.5, 1.0, np.inf], 50)
+    got = count_below_sorted(values, edges, threshold)
+    want = [(values[a:b] < t).sum() for a, b, t in zip(edges[:-1], edges[1:], threshold)]
+    assert got.tolist() == want
+    assert count_below_sorted(np.zeros(0), np.zeros(1, np.int64), np.zeros(0)).size == 0
