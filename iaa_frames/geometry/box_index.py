@@ -50,6 +50,8 @@ def _runs(counts):
 KEY_BITS = 62
 #: Entries a range holds on average, at least, for the entries to be held by bands.
 BAND_MIN_ENTRIES = 128
+#: Entries at most (evenly spread) whose lengths choose the axis of a sweep.
+AXIS_SAMPLE = 8192
 #: Replicas of the entries at most, as a multiple of the entries, that the bands of
 #: :meth:`_Index.axis` may make (their height grows until they fit).
 MAX_REPLICAS = 3
@@ -108,7 +110,10 @@ class _Index:
     def __init__(self, boxes, start_a, count_a, start_b, count_b, ranks=None):
         start = np.concatenate([start_a, start_b]).astype(np.int64)
         count = np.concatenate([count_a, count_b]).astype(np.int64)
-        ranges, inverse = np.unique(np.stack([start, count], axis=1), axis=0, return_inverse=True)
+        # the distinct (start, count) ranges, sorted: one integer key each
+        width = int(count.max()) + 1 if len(count) else 1
+        keys, inverse = np.unique(start * width + count, return_inverse=True)
+        ranges = np.column_stack([keys // width, keys % width])
         inverse = inverse.ravel()
         self.seg_a, self.seg_b = inverse[: len(start_a)], inverse[len(start_a) :]
         seg, local = _runs(ranges[:, 1])
@@ -196,11 +201,14 @@ class _Index:
 
     def shorter_axis(self) -> int:
         """The axis (0: x, 1: y) along which the boxes are shorter against the extent of
-        them all (median length over the span of the finite ends): the sweep runs along
-        it, and the bands along the other (strips of boxes along one axis stay cheap)."""
+        them all (median length over the span of the finite ends, of at most
+        :data:`AXIS_SAMPLE` entries evenly spread: the axis changes the cost, not the
+        pairs): the sweep runs along it, and the bands along the other (strips of boxes
+        along one axis stay cheap)."""
+        obj = self.obj[:: max(len(self.obj) // AXIS_SAMPLE, 1)]
         rel = []
         for k in (0, 1):
-            lo, hi = self.boxes[self.obj, k], self.boxes[self.obj, k + 2]
+            lo, hi = self.boxes[obj, k], self.boxes[obj, k + 2]
             ok = lo < hi
             ends = np.concatenate([lo[ok], hi[ok]])
             ends = ends[np.isfinite(ends)]
