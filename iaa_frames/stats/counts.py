@@ -20,12 +20,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CountMatrix", "count_matrix", "counts_of_codes", "kept_rows"]
+__all__ = ["CountMatrix", "count_matrix", "counts_of_codes"]
 
 #: Sums of non-negative integers below this are exact in float32.
 EXACT_FLOAT32 = 2.0**24
-#: Counts summed at a time into the rows' sums of :meth:`CountMatrix.by_item`.
-_SUM_BLOCK = 1 << 20
 #: The float32 rows are those exact for multiplicities up to this; a block with a larger
 #: multiplicity is multiplied in float64 throughout.
 MAX_MULTIPLICITY = 64
@@ -98,36 +96,6 @@ class CountMatrix:
     matrix : scipy.sparse.csr_matrix
         Non-negative integer counts, rows x items (float64, or float32 when exact).
     """
-
-    @classmethod
-    def by_item(cls, counts: sp.csc_matrix) -> CountMatrix:
-        """``CountMatrix(counts.tocsr())`` of counts already stored by item (rows x items,
-        CSC: :func:`~iaa_frames.stats.ks_cells.within_counts_by_item`), without their copy
-        by row when every row is exact in float32.
-
-        Examples
-        --------
-        >>> m = CountMatrix.by_item(sp.csc_matrix(np.array([[0.0, 2.0], [1.0, 0.0]])))
-        >>> m.times(np.array([[1, 3]], dtype=np.int32)).tolist()
-        [[6.0], [1.0]]
-        """
-        # the rows' sums (exact: integers), a block of counts at a time (no float64 and
-        # int64 copies of all of them)
-        row_sum = np.zeros(counts.shape[0])
-        for lo in range(0, counts.nnz, _SUM_BLOCK):  # a loop over blocks of counts
-            part = slice(lo, lo + _SUM_BLOCK)
-            row_sum += np.bincount(
-                counts.indices[part], weights=counts.data[part], minlength=counts.shape[0]
-            )
-        if not (row_sum * MAX_MULTIPLICITY < EXACT_FLOAT32).all():
-            return cls(counts.tocsr())  # rows to split off: by row, as given
-        out = cls.__new__(cls)
-        out._blocks = None
-        out.shape = counts.shape
-        out._small, out._large = None, np.zeros(0, dtype=np.int64)
-        out._single = counts if counts.dtype == np.float32 else counts.astype(np.float32)
-        out._double = None
-        return out
 
     @classmethod
     def of_row_blocks(cls, blocks, shape, kept: np.ndarray) -> CountMatrix:
@@ -234,23 +202,3 @@ class CountMatrix:
         for lo, hi, m in self._blocks:  # a loop over blocks of rows (groups of cells)
             out[lo:hi] = m @ (k32 if m.dtype == np.float32 else k64)
         return out
-
-
-def kept_rows(counts: sp.csc_matrix, kept: np.ndarray) -> sp.csc_matrix:
-    """The rows ``kept`` (ascending, among them every row with a stored entry) of a
-    CSC matrix, with their entries in the same order: ``counts[kept]`` without scipy's
-    row indexing (a remap of the row indices).
-
-    Examples
-    --------
-    >>> m = sp.csc_matrix(np.array([[0.0, 2.0], [0.0, 0.0], [1.0, 0.0]]))
-    >>> kept_rows(m, np.array([0, 2])).toarray().tolist()
-    [[0.0, 2.0], [1.0, 0.0]]
-    """
-    if kept.size == counts.shape[0]:
-        return counts
-    row = np.zeros(counts.shape[0], dtype=counts.indices.dtype)
-    row[kept] = np.arange(kept.size, dtype=counts.indices.dtype)
-    return sp.csc_matrix(
-        (counts.data, row[counts.indices], counts.indptr), shape=(kept.size, counts.shape[1])
-    )

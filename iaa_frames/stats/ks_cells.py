@@ -35,7 +35,6 @@ __all__ = [
     "segment_sums",
     "within_counts",
     "within_count_blocks",
-    "within_counts_by_item",
 ]
 
 
@@ -428,63 +427,12 @@ def within_counts(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csr_mat
     )
 
 
-def within_counts_by_item(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> sp.csc_matrix:
-    """:func:`within_counts` stored by item: its ``tocsc()``, bit for bit, without the
-    matrix by row beside it (1M boxes: the localization test's 78 MB copy). Each group of
-    cells is counted by item directly (:func:`_item_chunks`: scipy's conversion from
-    COO, a counting sort, where a sort of the entries' codes and a sort by item cost
-    most of the test's set-up). With several groups they are counted twice: once for
-    how many counts every item holds, then to write each group's counts in place, each
-    item's in the order of the grid columns; a single group is the matrix itself.
-
-    Examples
-    --------
-    >>> args = (np.array([0, 1, 0]), np.array([0, 1, 2]), np.array([0, 0, 1]),
-    ...         np.array([1, 0, 1]), np.array([0, 2]), np.array([2, 1]),
-    ...         np.array([True, True]), 2)
-    >>> m = within_counts_by_item(*args)
-    >>> m.format, (m != within_counts(*args).tocsc()).nnz
-    ('csc', 0)
-    """
-    args = (bin_w, wr, wc, wi, offset, size, tested_mask, n)
-    width = int(size[tested_mask].sum())
-    per_item = np.zeros(n, dtype=np.int64)
-    groups, only = 0, None
-    for _, m in _item_chunks(*args):  # the first count: how many entries each item holds
-        per_item += np.diff(m.indptr)
-        groups += 1
-        only = m if groups == 1 else None
-        del m
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(per_item, out=indptr[1:])
-    total = int(indptr[-1])
-    index = np.int32 if max(width, n, total) <= np.iinfo(np.int32).max else np.int64
-    if only is not None:  # one group (its first grid column is 0): its counts as they are
-        return sp.csc_matrix(
-            (only.data, only.indices.astype(index, copy=False), indptr), shape=(width, n)
-        )
-    data, rows = np.empty(total, dtype=np.float32), np.empty(total, dtype=index)
-    fill = indptr[:-1].copy()  # where each item's next count goes
-    for row0, m in _item_chunks(*args):
-        count = np.diff(m.indptr)
-        # every count's slot: its item's next free one, plus its rank in the item
-        for lo in range(0, m.nnz, _WRITE_BLOCK):  # a loop over blocks of counts
-            at = np.arange(lo, min(lo + _WRITE_BLOCK, m.nnz))
-            item = np.searchsorted(m.indptr, at, side="right") - 1
-            at += fill[item] - m.indptr[item]
-            data[at] = m.data[lo : lo + _WRITE_BLOCK]
-            rows[at] = m.indices[lo : lo + _WRITE_BLOCK] + row0
-            del at, item
-        fill += count
-        del m
-    return sp.csc_matrix((data, rows, indptr), shape=(width, n))
-
-
 def within_count_blocks(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> list:
-    """:func:`within_counts_by_item` as vertical blocks, one per group of whole tested
-    cells: a list of ``(first grid column, CSC counts of the group's grid columns x
-    items)``, each group counted once (no second pass, no scatter into one matrix:
-    :meth:`iaa_frames.stats.counts.CountMatrix.of_row_blocks` multiplies them block by
+    """:func:`within_counts` stored by item, as vertical blocks, one per group of whole
+    tested cells: a list of ``(first grid column, CSC counts of the group's grid columns
+    x items)``, each group counted once by item (:func:`_item_chunks`: scipy's conversion
+    from COO, a counting sort) and never assembled into one matrix
+    (:meth:`iaa_frames.stats.counts.CountMatrix.of_row_blocks` multiplies them block by
     block).
 
     Examples
@@ -494,7 +442,7 @@ def within_count_blocks(bin_w, wr, wc, wi, offset, size, tested_mask, n) -> list
     ...         np.array([True, True]), 2)
     >>> blocks = within_count_blocks(*args)
     >>> whole = sp.vstack([m for _, m in blocks])
-    >>> [r for r, _ in blocks], (whole != within_counts_by_item(*args)).nnz
+    >>> [r for r, _ in blocks], (whole != within_counts(*args)).nnz
     ([0], 0)
     """
     return list(_item_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n))
@@ -525,7 +473,3 @@ def _item_chunks(bin_w, wr, wc, wi, offset, size, tested_mask, n):
         m.sum_duplicates()  # canonical: each item's columns ascending, once
         yield int(row0), m
         del m
-
-
-#: Counts :func:`within_counts_by_item` writes at a time.
-_WRITE_BLOCK = 1 << 19

@@ -13,7 +13,6 @@ from iaa_frames.stats.ks_cells import (
     segment_sums,
     within_count_blocks,
     within_counts,
-    within_counts_by_item,
 )
 
 
@@ -71,14 +70,11 @@ def test_entries_are_grouped_by_cell_keeping_each_cells_order():
         check_entries(np.zeros(5), np.zeros(3), ([0], [2]), between, None, 2)
 
 
-@pytest.mark.parametrize("chunk", [7, 60, 1 << 20])
-@pytest.mark.parametrize("in_order", [True, False])
-def test_counts_by_item_are_the_counts_by_row_converted_bitwise(monkeypatch, chunk, in_order):
-    # each group of cells counted by item (scipy's conversion from COO): the same arrays
-    # as the counts by row converted, with one or many groups, entries in the order of
-    # their bins within a cell (the engine's) or not, untested cells among them
-    monkeypatch.setattr(ks_cells, "CHUNK_ENTRIES", chunk)
-    rng = np.random.default_rng(chunk + in_order)
+def _count_args(seed, in_order=True):
+    """Random within entries of 9 cells (untested ones among them) on 13 items, grouped
+    by cell, in the order of their bins within a cell (the engine's) or not: the
+    arguments of the within counts."""
+    rng = np.random.default_rng(seed)
     n_cells, n_items = 9, 13
     size = rng.integers(1, 12, n_cells)
     tested = rng.random(n_cells) < 0.8
@@ -91,13 +87,7 @@ def test_counts_by_item_are_the_counts_by_row_converted_bitwise(monkeypatch, chu
     wi = rng.integers(0, n_items, 300).astype(np.int32)
     offset = np.zeros(n_cells, dtype=np.int64)
     offset[tested] = np.cumsum(size[tested]) - size[tested]
-    args = (bins.astype(np.int32), wr, wc, wi, offset, size, tested, n_items)
-    got = within_counts_by_item(*args)
-    expected = within_counts(*args).tocsc()
-    assert got.format == "csc" and got.shape == expected.shape
-    for name in ("data", "indices", "indptr"):
-        a, b = getattr(got, name), getattr(expected, name)
-        assert np.array_equal(a, b) and a.dtype == b.dtype, name
+    return (bins.astype(np.int32), wr, wc, wi, offset, size, tested, n_items)
 
 
 @pytest.mark.parametrize("mark_bytes", [0, 1 << 24])
@@ -118,28 +108,19 @@ def test_distinct_items_per_cell_by_flags_or_by_sort(monkeypatch, mark_bytes, ch
 
 
 @pytest.mark.parametrize("chunk", [5, 40, 1 << 20])
-def test_within_count_blocks_stack_into_the_counts_by_item(monkeypatch, chunk):
-    # the blocks of whole groups of cells, one after the other from grid column 0, are
-    # the rows of the counts by item: stacked, the same matrix
+@pytest.mark.parametrize("in_order", [True, False])
+def test_within_count_blocks_stack_into_the_counts_by_row(monkeypatch, chunk, in_order):
+    # each group of cells counted by item (scipy's conversion from COO), one block per
+    # group from grid column 0 on: stacked, the counts by row, with one or many groups,
+    # entries in the order of their bins within a cell or not, untested cells among them
     monkeypatch.setattr(ks_cells, "CHUNK_ENTRIES", chunk)
-    rng = np.random.default_rng(chunk)
-    n_cells, n_items = 9, 13
-    size = rng.integers(1, 12, n_cells)
-    tested = rng.random(n_cells) < 0.8
-    tested[0] = True
-    wc = np.sort(rng.integers(0, n_cells, 300))
-    bins = rng.integers(0, size[wc])
-    bins = bins[np.lexsort((bins, wc))]
-    wr = rng.permutation(300)
-    wi = rng.integers(0, n_items, 300).astype(np.int32)
-    offset = np.zeros(n_cells, dtype=np.int64)
-    offset[tested] = np.cumsum(size[tested]) - size[tested]
-    args = (bins.astype(np.int32), wr, wc, wi, offset, size, tested, n_items)
+    args = _count_args(chunk, in_order)
     blocks = within_count_blocks(*args)
     starts = [r for r, _ in blocks]
     heights = [m.shape[0] for _, m in blocks]
     assert starts[0] == 0 and starts == list(np.cumsum([0] + heights[:-1]))
     assert len(blocks) > 1 or chunk == 1 << 20
+    assert all(m.format == "csc" for _, m in blocks)
     whole = sp.vstack([m for _, m in blocks]).tocsc()
-    expected = within_counts_by_item(*args)
+    expected = within_counts(*args).tocsc()
     assert whole.shape == expected.shape and (whole != expected).nnz == 0

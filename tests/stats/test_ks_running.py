@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
-from iaa_frames.stats.counts import kept_rows
 from iaa_frames.stats.ks_running import RunningColumns
 
 
@@ -63,14 +61,3 @@ def test_float32_products_give_the_float64_sums():
     ref, ref_total = every_column(product.astype(np.float64), starts, sizes)
     np.testing.assert_array_equal(cols.values(shares), ref)
     np.testing.assert_array_equal(total, ref_total)
-
-
-def test_kept_rows_are_the_rows_of_the_matrix():
-    rng = np.random.default_rng(1)
-    dense = rng.integers(0, 3, (30, 7)) * (rng.random((30, 1)) < 0.4)
-    m = sp.csc_matrix(dense.astype(np.float32))
-    kept = np.flatnonzero(dense.any(axis=1) | (rng.random(30) < 0.2))
-    got = kept_rows(m, kept)
-    assert got.format == "csc" and got.dtype == np.float32
-    np.testing.assert_array_equal(got.toarray(), dense[kept])
-    assert kept_rows(m, np.arange(30)) is m
