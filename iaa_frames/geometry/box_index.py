@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Sweep", "coordinate_ranks", "overlapping_pairs", "sweep_cost", "sweep_plan"]
+__all__ = ["Searched", "Sweep", "coordinate_ranks", "overlapping_pairs", "sweep_cost"]
 
 
 def _starts(counts) -> np.ndarray:
@@ -177,11 +177,6 @@ class _Index:
             seg_rep = np.bincount(self.seg, weights=reps, minlength=self.n_seg).astype(np.int64)
             rep_first = np.zeros(self.n_seg + 1, dtype=np.int64)
             np.cumsum(seg_rep, out=rep_first[1:])
-            blocks = filled_end = None
-            if self.n_seg * n_bands <= 4 * len(rep) + 1024:
-                base = np.arange(self.n_seg * n_bands + 1) * width
-                blocks = np.searchsorted(key, base)
-                filled_end = np.searchsorted(key, base + (width - 1))
             self.axes[k] = _Axis(
                 key,
                 pkey,
@@ -194,8 +189,6 @@ class _Index:
                 width,
                 n_bands,
                 rep_first,
-                blocks,
-                filled_end,
             )
         return self.axes[k]
 
@@ -240,12 +233,6 @@ class _Index:
         block = seg_other[pairing] * ax.n_bands + band
         return pairing, entry, band, block
 
-    def block_start(self, ax, block):
-        """Sorted position where each (segment, band) ``block`` starts."""
-        if ax.blocks is not None:
-            return ax.blocks[block]
-        return np.searchsorted(ax.key, block * ax.width)
-
     def searches(self, k, seg_query, seg_other):
         """For every replica of the segments ``seg_query`` (one per pairing), the run of
         sorted replicas of ``seg_other`` in its band that start inside its interval
@@ -272,38 +259,6 @@ class _Index:
             out.append((pairing, entry, lo, np.maximum(hi - lo, 0)))
         return out
 
-    def overlaps(self, k, seg_query, seg_other):
-        """Per pairing, the replica pairs of one band whose intervals along axis ``k``
-        overlap, counted with one search per replica: a pair once per band the two
-        cover, which bounds the pairs :meth:`searches` looks at (once each).
-
-        Of the pairs of non-empty intervals of a band, those that do not overlap lie one
-        wholly before the other. With ``c_i`` the replicas of the other side that start
-        before ``i`` ends, ``sum_i c_i`` counts the overlapping pairs and the pairs whose
-        ``j`` lies wholly before ``i``; those are, from the other side, ``sum_j (n_q -
-        c_j)`` (``n_q`` the query side's non-empty replicas in the band, ``c_j`` those
-        that start before ``j`` ends). An empty interval starts after every end: it is
-        in no ``c``, and counts nothing as a query.
-        """
-        ax = self.axis(k)
-        filled = ax.r_lo < ax.r_hi
-        n = len(seg_query)
-        total = np.zeros(n, dtype=np.int64)
-        for sign, q_seg, o_seg in ((1, seg_query, seg_other), (-1, seg_other, seg_query)):
-            pairing, entry, _, block = self.queries(k, q_seg, o_seg)
-            first = self.block_start(ax, block)
-            started = np.searchsorted(ax.key, block * ax.width + ax.r_hi[entry], side="left")
-            started -= first  # replicas of the other side's band that start before
-            if sign < 0:  # the pairs with this side's entry wholly before the other's
-                if ax.filled_end is not None:
-                    n_filled = ax.filled_end[block] - first
-                else:
-                    n_filled = np.searchsorted(ax.key, block * ax.width + (ax.width - 1)) - first
-                started = n_filled - started
-            started = np.where(filled[entry], started, 0)  # an empty entry: none
-            total += sign * np.bincount(pairing, weights=started, minlength=n).astype(np.int64)
-        return total
-
 
 @dataclass(frozen=True)
 class _Axis:
@@ -322,8 +277,6 @@ class _Axis:
     width: int
     n_bands: int
     rep_first: np.ndarray
-    blocks: np.ndarray | None
-    filled_end: np.ndarray | None
 
 
 def coordinate_ranks(boxes) -> tuple:
@@ -352,9 +305,11 @@ def _dense_ranks(lo, hi):
 
 
 class Sweep:
-    """The overlapping object pairs of many pairings: their index built once, the cost
-    and axis of each pairing counted once (:meth:`plan`), and the pairs listed for any
-    part of the pairings (:meth:`pairs`), as a matching lists them chunk by chunk.
+    """The overlapping object pairs of many pairings: their index built once, and for any
+    part of the pairings the searches of its boxes (:meth:`search`), which count the
+    pairs each pairing looks at before any is listed, and then list them
+    (:meth:`Searched.pairs`), as a matching sizes its chunks of work and lists them chunk
+    by chunk.
 
     Parameters
     ----------
@@ -369,9 +324,10 @@ class Sweep:
     >>> boxes = np.array([[0, 0, 2, 2], [5, 5, 6, 6], [1, 1, 3, 3], [9, 0, 10, 1.0]])
     >>> sweep = Sweep(boxes, np.array([0, 2]), np.array([2, 2]), np.array([2, 0]),
     ...               np.array([2, 2]))
-    >>> sweep.plan()[0].tolist()
+    >>> searched = sweep.search()
+    >>> searched.cost.tolist()
     [1, 1]
-    >>> p, i, j = sweep.pairs(np.array([1]))
+    >>> p, i, j = searched.part(1, 2).pairs()
     >>> list(zip(p.tolist(), i.tolist(), j.tolist()))
     [(0, 0, 0)]
     """
@@ -383,50 +339,85 @@ class Sweep:
         self.index = (
             _Index(boxes, start_a, count_a, start_b, count_b, ranks) if len(start_a) else None
         )
-        self._plan = None
 
-    def plan(self):
-        """:func:`sweep_plan` of the pairings."""
-        if self._plan is None:
-            if self.index is None:
-                self._plan = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
-            else:
-                index = self.index
-                k = self.index.shorter_axis()
-                cost = index.overlaps(k, index.seg_a, index.seg_b)
-                self._plan = cost, np.full(len(cost), bool(k))
-        return self._plan
+    def search(self, rows=None, use_y=None) -> Searched:
+        """The searches of the pairings ``rows`` (all when None), numbered ``0 ..
+        len(rows) - 1``: every replica of each side looks up the run of the other side's
+        replicas its pairs lie in. ``use_y``: the axis of each row's sweep (True: y; any
+        choice gives the same pairs), by default the one along which the boxes are
+        shorter against their extent, for every row."""
+        rows = np.arange(len(self.count_a)) if rows is None else np.asarray(rows, np.int64)
+        n = len(rows)
+        if use_y is None:
+            use_y = np.full(n, n > 0 and self.index is not None and self.index.shorter_axis() == 1)
+        use_y = np.asarray(use_y, dtype=bool)
+        axes = []
+        if self.index is not None and n:
+            index = self.index
+            for k, chosen in ((0, ~use_y), (1, use_y)):
+                if chosen.any():
+                    sel = np.flatnonzero(chosen)
+                    axes.append(
+                        (k, sel, index.searches(k, index.seg_a[rows[sel]], index.seg_b[rows[sel]]))
+                    )
+        cost = np.zeros(n, dtype=np.int64)
+        for _, sel, searches in axes:
+            for pairing, _, _, count in searches:
+                cost += np.bincount(sel[pairing], weights=count, minlength=n).astype(np.int64)
+        return Searched(self, rows, axes, cost)
 
     def pairs(self, rows=None, use_y=None):
         """:func:`overlapping_pairs` of the pairings ``rows`` (all when None), numbered
-        ``0 .. len(rows) - 1``; ``use_y`` as there, one per row (the plan's when None)."""
+        ``0 .. len(rows) - 1``: ``self.search(rows, use_y).pairs()``."""
+        return self.search(rows, use_y).pairs()
+
+
+@dataclass(frozen=True)
+class Searched:
+    """The searches of some pairings of a :class:`Sweep` (:meth:`Sweep.search`).
+
+    ``cost`` holds, per pairing, the object pairs its listing looks at (each once, an
+    upper bound of the pairs it returns, for sizing chunks of work); :meth:`part` takes
+    the searches of a range of the pairings without searching again, and :meth:`pairs`
+    lists the overlapping pairs.
+    """
+
+    sweep: Sweep
+    rows: np.ndarray
+    #: (axis, the rows swept along it, the two sides' (pairing, entry, lo, count), each
+    #: side's queries ordered by pairing)
+    axes: list
+    cost: np.ndarray
+
+    def part(self, lo: int, hi: int) -> Searched:
+        """The searches of the pairings ``lo .. hi - 1``, numbered from 0."""
+        axes = []
+        for k, sel, searches in self.axes:
+            i, j = np.searchsorted(sel, [lo, hi])
+            sides = []
+            for pairing, entry, start, count in searches:
+                s, e = np.searchsorted(pairing, [i, j])
+                sides.append((pairing[s:e] - i, entry[s:e], start[s:e], count[s:e]))
+            axes.append((k, sel[i:j] - lo, sides))
+        return Searched(self.sweep, self.rows[lo:hi], axes, self.cost[lo:hi])
+
+    def pairs(self):
+        """:func:`overlapping_pairs` of the pairings searched, numbered ``0 ..
+        len(rows) - 1``."""
         z = np.zeros(0, dtype=np.int64)
-        if self.index is None:
-            return z, z, z
-        rows = np.arange(len(self.count_a)) if rows is None else np.asarray(rows, np.int64)
+        sweep, rows = self.sweep, self.rows
         n = len(rows)
-        if not n:
+        if sweep.index is None or not n:
             return z, z, z
-        index = self.index
-        if use_y is None:  # the plan's axis, without counting the plan's cost
-            use_y = (
-                self.plan()[1][rows]
-                if self._plan is not None
-                else np.full(n, bool(index.shorter_axis()))
-            )
-        use_y = np.asarray(use_y, dtype=bool)
-        n_a = max(int(self.count_a[rows].max()), 1)
-        n_b = max(int(self.count_b[rows].max()), 1)
+        index = sweep.index
+        n_a = max(int(sweep.count_a[rows].max()), 1)
+        n_b = max(int(sweep.count_b[rows].max()), 1)
         # each pair as one integer (pairing, i, j) in bit fields, where it fits in 63 bits:
         # one array to compact and sort instead of three, cut apart by shifts
         bits_a, bits_b = (n_a - 1).bit_length(), (n_b - 1).bit_length()
         one_key = (n - 1).bit_length() + bits_a + bits_b <= KEY_BITS
         parts = []
-        for k, chosen in ((0, ~use_y), (1, use_y)):
-            if not chosen.any():
-                continue
-            sel = np.flatnonzero(chosen)
-            searches = index.searches(k, index.seg_a[rows[sel]], index.seg_b[rows[sel]])
+        for k, sel, searches in self.axes:
             # the exact test of the other axis on the ranks of the coordinates (integers, no
             # gather of boxes). Along the searched axis the run found holds the replicas j
             # with x0_i <= x0_j < x1_i (x0_i < x0_j < x1_i the other way round) in i's band:
@@ -465,14 +456,16 @@ class Sweep:
             la = key & ((1 << bits_a) - 1)
             key >>= bits_a
             return key, la, lb
+        if not parts:
+            return z, z, z
         pairing, la, lb = (np.concatenate(x) for x in zip(*parts))
         order = np.lexsort((lb, la, pairing))
         return pairing[order], la[order], lb[order]
 
 
 def sweep_cost(boxes, start_a, count_a, start_b, count_b) -> np.ndarray:
-    """Object pairs :func:`overlapping_pairs` looks at for each pairing (an upper bound
-    of the pairs it returns), for sizing chunks of work.
+    """Object pairs :func:`overlapping_pairs` looks at for each pairing (each once: an
+    upper bound of the pairs it returns), for sizing chunks of work.
 
     Examples
     --------
@@ -480,22 +473,7 @@ def sweep_cost(boxes, start_a, count_a, start_b, count_b) -> np.ndarray:
     >>> sweep_cost(boxes, np.array([0]), np.array([2]), np.array([2]), np.array([2])).tolist()
     [1]
     """
-    return sweep_plan(boxes, start_a, count_a, start_b, count_b)[0]
-
-
-def sweep_plan(boxes, start_a, count_a, start_b, count_b):
-    """:func:`sweep_cost` of each pairing, and the axis its sweep runs along (True: y),
-    which :func:`overlapping_pairs` takes as ``use_y`` instead of counting again.
-
-    Examples
-    --------
-    >>> boxes = np.array([[0, 0, 9, 1], [0, 3, 9, 4], [0, 0, 9, 1], [0, 3, 9, 4.0]])
-    >>> cost, use_y = sweep_plan(boxes, np.array([0]), np.array([2]), np.array([2]),
-    ...                          np.array([2]))
-    >>> cost.tolist(), use_y.tolist()
-    ([2], [True])
-    """
-    return Sweep(boxes, start_a, count_a, start_b, count_b).plan()
+    return Sweep(boxes, start_a, count_a, start_b, count_b).search().cost
 
 
 def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
@@ -509,9 +487,8 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
         Pairing ``p`` pairs objects ``start_a[p] + i`` (``i < count_a[p]``) with objects
         ``start_b[p] + j`` (``j < count_b[p]``).
     use_y : ndarray of bool, shape (P,), optional
-        The axis each pairing's sweep runs along, as :func:`sweep_plan` chose it for
-        these boxes (chosen here as the plan would, when not given). Any choice gives the
-        same pairs.
+        The axis each pairing's sweep runs along (True: y; by default the one of
+        :meth:`Sweep.search`). Any choice gives the same pairs.
 
     Returns
     -------
@@ -528,4 +505,4 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
     >>> list(zip(i.tolist(), j.tolist()))
     [(0, 0)]
     """
-    return Sweep(boxes, start_a, count_a, start_b, count_b).pairs(use_y=use_y)
+    return Sweep(boxes, start_a, count_a, start_b, count_b).search(use_y=use_y).pairs()

@@ -65,6 +65,9 @@ __all__ = [
 
 #: Candidate object pairs handled per chunk (bounds memory; one progress step each).
 CHUNK_PAIRS = 2_000_000
+#: Objects of swept pairings whose searches are made and held at once (:func:`_chunked`:
+#: some tens of bytes each, per replica of a box in the bands of the sweep).
+SEARCH_OBJECTS = 1 << 18
 #: Candidate pairs per chunk of :func:`can_match`: few enough for its temporaries to stay
 #: in the processor's cache (a few numpy operations each, on arrays that fit there).
 REACH_CHUNK_PAIRS = 32_768
@@ -183,17 +186,17 @@ def _candidates(
     sparse: bool,
     tau: float = 0.0,
     eligible: bool = False,
-    sweep=None,
+    searched=None,
     min_pairs: int | None = None,
 ):
     """The candidate pairs of the pairings (a, b), in the order of
     :func:`~iaa_frames.matching.assignment.candidate_pairs`: all of them, or with ``sparse`` only
     the pairs whose boxes overlap in the pairings with over :data:`SPARSE_MIN_PAIRS` (the
     boxes of :func:`sweep_boxes`: with ``eligible``, at least every pair whose IoU bound
-    reaches ``tau``). ``sweep``: the :class:`~iaa_frames.geometry.box_index.Sweep` of
-    :func:`_plan` and the row of each of these pairings in it (built when None).
+    reaches ``tau``). ``searched``: the :class:`~iaa_frames.geometry.box_index.Searched`
+    of those pairings, in order, from :func:`_chunked` (searched here when None).
     ``min_pairs``: the pairs over which a pairing is swept (:data:`SPARSE_MIN_PAIRS` when
-    None), as :func:`_plan` was given it."""
+    None), as :func:`_chunked` was given it."""
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
     min_pairs = SPARSE_MIN_PAIRS if min_pairs is None else min_pairs
     big = (na * nb > min_pairs) if sparse else np.zeros(len(a), dtype=bool)
@@ -202,12 +205,10 @@ def _candidates(
     small = np.flatnonzero(~big)
     large = np.flatnonzero(big)
     p1, la1, lb1, _, _ = candidate_pairs(sa[small], na[small], sb[small], nb[small])
-    if sweep is None:
+    if searched is None:
         index = sweep_index(corpus, tau, eligible, sa[large], na[large], sb[large], nb[large])
-        sweep = index, np.arange(len(large))
-    else:
-        sweep = sweep[0], sweep[1][large]
-    p2, la2, lb2 = sweep[0].pairs(sweep[1])
+        searched = index.search()
+    p2, la2, lb2 = searched.pairs()
     if small.size:
         pairing = np.concatenate([small[p1], large[p2]])
         order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
@@ -218,7 +219,7 @@ def _candidates(
     return pairing, la, lb, sa[pairing] + la, sb[pairing] + lb
 
 
-def _plan(
+def _chunked(
     corpus: Corpus,
     slots: Slices,
     a,
@@ -227,35 +228,50 @@ def _plan(
     tau: float = 0.0,
     eligible: bool = False,
     min_pairs: int | None = None,
+    size: int | None = None,
 ):
-    """Candidate pairs each pairing costs (for chunking; ``eligible`` as in
-    :func:`_candidates`), and the :class:`~iaa_frames.geometry.box_index.Sweep` of the
-    pairings that have one with the row of each pairing in it (-1 for the others), for
-    :func:`_candidates` to list their pairs from, chunk by chunk (None when none has)."""
+    """Consecutive ranges of the pairings holding about ``size`` candidate pairs each, as
+    ``(lo, hi, searched)`` (``size``: :data:`CHUNK_PAIRS` when None): ``searched`` the
+    :class:`~iaa_frames.geometry.box_index.Searched` of the range's pairings that are
+    swept (``sparse``, over ``min_pairs`` object pairs; ``eligible`` as in
+    :func:`_candidates`), in order, or None where none is, for :func:`_candidates`.
+
+    A pairing enumerated costs its object pairs; a swept one the pairs its sweep looks
+    at, known from its searches before any pair is listed. The swept pairings are
+    searched a block of at most :data:`SEARCH_OBJECTS` of their objects at a time (the
+    searches of a block are held while its chunks are listed), each block cut into
+    chunks of its own: the matching of a pairing does not depend on the chunks.
+    """
+    size = CHUNK_PAIRS if size is None else size
     cost = slots.count[a] * slots.count[b]
+    big = None
     if sparse:
-        big = np.flatnonzero(cost > (SPARSE_MIN_PAIRS if min_pairs is None else min_pairs))
-        if big.size:
-            cost = cost.copy()
-            sweep = sweep_index(
-                corpus,
-                tau,
-                eligible,
-                slots.start[a[big]],
-                slots.count[a[big]],
-                slots.start[b[big]],
-                slots.count[b[big]],
-            )
-            cost[big] = sweep.plan()[0]
-            row = np.full(len(cost), -1, dtype=np.int64)
-            row[big] = np.arange(big.size)
-            return cost, (sweep, row)
-    return cost, None
-
-
-def _part(plan, part: slice):
-    """The (sweep, rows) of the pairings ``part`` of a :func:`_plan`, or None."""
-    return None if plan is None else (plan[0], plan[1][part])
+        big = cost > (SPARSE_MIN_PAIRS if min_pairs is None else min_pairs)
+    if big is None or not big.any():
+        for lo, hi in _chunks(cost, size):
+            yield lo, hi, None
+        return
+    sweep = sweep_index(
+        corpus,
+        tau,
+        eligible,
+        slots.start[a[big]],
+        slots.count[a[big]],
+        slots.start[b[big]],
+        slots.count[b[big]],
+    )
+    before = np.zeros(len(a) + 1, dtype=np.int64)  # swept pairings before each
+    np.cumsum(big, out=before[1:])
+    objects = np.where(big, slots.count[a] + slots.count[b], 0)
+    for b_lo, b_hi in _chunks(objects, SEARCH_OBJECTS):
+        first = before[b_lo]
+        searched = sweep.search(np.arange(first, before[b_hi]))
+        part = cost[b_lo:b_hi].copy()
+        part[big[b_lo:b_hi]] = searched.cost
+        for lo, hi in _chunks(part, size):
+            lo, hi = lo + b_lo, hi + b_lo
+            i, j = before[lo] - first, before[hi] - first
+            yield lo, hi, (searched.part(i, j) if j > i else None)
 
 
 def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
@@ -490,11 +506,11 @@ def _can_match(corpus: Corpus, slots: Slices, a, b, tau: float, sparse: bool) ->
     """:func:`can_match`, every candidate pair of each pairing looked at."""
     out = np.zeros(len(a), dtype=bool)
     min_pairs = REACH_SPARSE_MIN_PAIRS
-    cost, plan = _plan(corpus, slots, a, b, sparse, tau, sparse, min_pairs)
-    for lo, hi in _chunks(cost, REACH_CHUNK_PAIRS):
-        sweep = _part(plan, slice(lo, hi))
+    for lo, hi, searched in _chunked(
+        corpus, slots, a, b, sparse, tau, sparse, min_pairs, REACH_CHUNK_PAIRS
+    ):
         pairing, _, _, oa, ob = _candidates(
-            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, sparse, sweep, min_pairs
+            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, sparse, searched, min_pairs
         )
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
@@ -705,13 +721,24 @@ def _raise_best(corpus, distance, pairs, overlapping, pending, keys, sizes, unli
 
 
 def _run_chunk(
-    corpus, slots, a, b, tau, distance, overall, sets, cache, sparse=False, near=False, sweep=None
+    corpus,
+    slots,
+    a,
+    b,
+    tau,
+    distance,
+    overall,
+    sets,
+    cache,
+    sparse=False,
+    near=False,
+    searched=None,
 ):
     n_a, n_b = slots.count[a], slots.count[b]
     P = len(a)
     # without the set-level distance only pairs that can be matched are needed
     pairing, la, lb, oa, ob = _candidates(
-        corpus, slots, a, b, sparse, tau, eligible=not sets, sweep=sweep
+        corpus, slots, a, b, sparse, tau, eligible=not sets, searched=searched
     )
     iou, pending, pending_bound = candidate_iou(corpus, oa, ob, tau, cache)
     # tie-break among equal IoU (e.g. disjoint shapes at tau = 0): prefer the nearer box;
@@ -844,7 +871,15 @@ def candidate_count(
     count, :func:`~iaa_frames.geometry.box_index.sweep_cost`)."""
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     sparse = _sparse_ok(tau, distance, sets) and not (sets and has_own_similarity(corpus.shapes))
-    return int(_plan(corpus, slots, a, b, sparse, tau, not sets)[0].sum())
+    count = slots.count[a] * slots.count[b]
+    total = 0
+    for lo, hi, searched in _chunked(corpus, slots, a, b, sparse, tau, not sets):
+        part = count[lo:hi]
+        if searched is not None:  # the swept ones cost the pairs their sweep looks at
+            part = part.copy()
+            part[part > SPARSE_MIN_PAIRS] = searched.cost
+        total += int(part.sum())
+    return total
 
 
 def run(
@@ -898,8 +933,7 @@ def run(
     if sets and has_own_similarity(corpus.shapes):
         sparse = False  # their similarity is above 0 apart: best matches need every pair
     parts, nears = [], []
-    cost, plan = _plan(corpus, slots, a, b, sparse, tau, not sets)
-    for lo, hi in _chunks(cost):
+    for lo, hi, searched in _chunked(corpus, slots, a, b, sparse, tau, not sets):
         part = _run_chunk(
             corpus,
             slots,
@@ -912,7 +946,7 @@ def run(
             cache,
             sparse,
             near,
-            _part(plan, slice(lo, hi)),
+            searched,
         )
         part["pair_pairing"] = part["pair_pairing"] + lo
         if near:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from iaa_frames.geometry import box_index
-from iaa_frames.geometry.box_index import overlapping_pairs, sweep_cost, sweep_plan
+from iaa_frames.geometry.box_index import Sweep, overlapping_pairs, sweep_cost
 from iaa_frames.matching.assignment import candidate_pairs
 
 
@@ -49,9 +49,9 @@ def test_overlapping_pairs_equal_the_brute_force(seed, banded, monkeypatch):
         np.testing.assert_array_equal(g, w)
     cost = sweep_cost(boxes, sa, ca, sb, cb)
     assert (cost >= np.bincount(got[0], minlength=P)).all()
-    # the cost is exactly the pairs overlapping along the axis of the sweep (brute force),
-    # counted once per band of the other axis the two boxes share, and any axis given to
-    # the sweep gives the same pairs
+    # the cost is exactly the pairs overlapping along the axis of the sweep (brute force)
+    # whose boxes share a band of the other axis, each looked at once, and any axis given
+    # to the sweep gives the same pairs
     index = box_index._Index(boxes, sa, ca, sb, cb)
     p, i, j, oa, ob = candidate_pairs(sa, ca, sb, cb)
     along = []
@@ -61,28 +61,40 @@ def test_overlapping_pairs_equal_the_brute_force(seed, banded, monkeypatch):
         first[index.obj] = ax.first_band
         last = np.zeros(len(boxes), dtype=np.int64)
         last[index.obj] = ax.first_band + np.bincount(ax.rep, minlength=len(index.obj)) - 1
-        shared = np.minimum(last[oa], last[ob]) - np.maximum(first[oa], first[ob]) + 1
+        shared = np.minimum(last[oa], last[ob]) >= np.maximum(first[oa], first[ob])
         with np.errstate(invalid="ignore"):
             hit = np.minimum(boxes[oa, k + 2], boxes[ob, k + 2]) > np.maximum(
                 boxes[oa, k], boxes[ob, k]
             )
-        along.append(np.bincount(p, weights=np.where(hit, np.maximum(shared, 0), 0), minlength=P))
+        along.append(np.bincount(p, weights=hit & shared, minlength=P).astype(np.int64))
         assert banded or ax.n_bands == 1
-    plan_cost, use_y = sweep_plan(boxes, sa, ca, sb, cb)
     k = index.shorter_axis()  # one axis for every pairing: where the boxes are shorter
-    np.testing.assert_array_equal(use_y, np.full(P, bool(k)))
-    np.testing.assert_array_equal(plan_cost, along[k])
+    np.testing.assert_array_equal(cost, along[k])
     for forced in (np.zeros(P, bool), np.ones(P, bool)):
-        again = overlapping_pairs(boxes, sa, ca, sb, cb, use_y=forced)
-        for w, g in zip(want, again, strict=True):
+        searched = Sweep(boxes, sa, ca, sb, cb).search(use_y=forced)
+        np.testing.assert_array_equal(searched.cost, along[int(forced[0])])
+        for w, g in zip(want, searched.pairs(), strict=True):
             np.testing.assert_array_equal(g, w)
     # the coordinates of every box ranked once (also those of boxes in no pairing): the
     # same pairs and costs as the pairings' own ranks
     ranks = box_index.coordinate_ranks(boxes)
-    shared = box_index.Sweep(boxes, sa, ca, sb, cb, ranks=ranks)
-    np.testing.assert_array_equal(shared.plan()[0], plan_cost)
+    shared = Sweep(boxes, sa, ca, sb, cb, ranks=ranks).search()
+    np.testing.assert_array_equal(shared.cost, cost)
     for w, g in zip(want, shared.pairs(), strict=True):
         np.testing.assert_array_equal(g, w)
+    # the searches of any range of the pairings, taken from those of all of them: the
+    # range's pairs and costs, numbered from 0, as a search of the range alone gives them
+    use_y = np.asarray(rng.random(P) < 0.5)  # some rows along each axis
+    whole = Sweep(boxes, sa, ca, sb, cb).search(use_y=use_y)
+    for lo in range(P + 1):
+        for hi in range(lo, P + 1):
+            part = whole.part(lo, hi)
+            alone = Sweep(boxes, sa, ca, sb, cb).search(np.arange(lo, hi), use_y[lo:hi])
+            np.testing.assert_array_equal(part.cost, alone.cost)
+            for x, y in zip(part.pairs(), alone.pairs(), strict=True):
+                np.testing.assert_array_equal(x, y)
+            keep = (want[0] >= lo) & (want[0] < hi)
+            np.testing.assert_array_equal(part.pairs()[0], want[0][keep] - lo)
 
 
 def test_dense_ranges_are_held_by_bands():

@@ -223,6 +223,55 @@ def test_sparse_candidates_give_the_dense_result(kind, tau, n, monkeypatch):
             assert (sparse.set_matched > 0).any()
 
 
+@pytest.mark.parametrize("kind", ["box", "polygon"])
+def test_chunks_of_searched_pairings_change_nothing(kind, monkeypatch):
+    """The pairings are cut into consecutive chunks by the pairs their sweeps look at,
+    known from the searches of blocks of pairings: every pairing in one chunk, each
+    chunk's searches those of its swept pairings in order, and the matching, the
+    pairings that can match and the count of candidates the same with chunks and blocks
+    of any size (down to one pairing each)."""
+    small = _dense_frame(8, kind, seed=8)
+    small["item"] = "s" + small["item"]
+    c = prepare(pd.concat([_dense_frame(40, kind, seed=7), small], ignore_index=True))
+    ann = c.annotations
+    a, b = np.triu_indices(ann.empty, k=1)
+    keep = ann.annotator[a] != ann.annotator[b]
+    a, b = a[keep], b[keep]
+    dist = get_distance("giou")
+    monkeypatch.setattr(pipeline, "SPARSE_MIN_PAIRS", 400)  # some pairings swept, some not
+    big = ann.count[a] * ann.count[b] > 400
+    assert big.any() and not big.all()
+    want = run(c, ann, a, b, tau=0.5, distance=dist, sets=False)
+    reach = pipeline.can_match(c, ann, a, b, tau=0.5)
+    total = pipeline.candidate_count(c, ann, a, b, tau=0.5, distance=dist, sets=False)
+    sweep = pipeline.sweep_index(
+        c, 0.5, True, ann.start[a[big]], ann.count[a[big]], ann.start[b[big]], ann.count[b[big]]
+    )
+    assert total == (ann.count[a] * ann.count[b])[~big].sum() + sweep.search().cost.sum()
+    for size, objects in ((1, 1), (500, 60), (5_000, 10**9)):
+        monkeypatch.setattr(pipeline, "CHUNK_PAIRS", size)
+        monkeypatch.setattr(pipeline, "SEARCH_OBJECTS", objects)
+        monkeypatch.setattr(pipeline, "REACH_CHUNK_PAIRS", size)
+        chunks = list(pipeline._chunked(c, ann, a, b, True, 0.5, True))
+        assert [lo for lo, _, _ in chunks] == [0] + [hi for _, hi, _ in chunks[:-1]]
+        assert chunks[-1][1] == len(a)
+        if size == 1:
+            assert len(chunks) == len(a)
+        for lo, hi, searched in chunks:
+            n_big = int(big[lo:hi].sum())
+            assert (searched is None) == (n_big == 0)
+            if searched is not None:
+                rows = np.flatnonzero(big[:hi])[-n_big:]
+                np.testing.assert_array_equal(
+                    searched.rows, np.searchsorted(np.flatnonzero(big), rows)
+                )
+        got = run(c, ann, a, b, tau=0.5, distance=dist, sets=False)
+        for f in _FIELDS:
+            np.testing.assert_array_equal(getattr(got, f), getattr(want, f), err_msg=f"{size} {f}")
+        np.testing.assert_array_equal(pipeline.can_match(c, ann, a, b, tau=0.5), reach)
+        assert pipeline.candidate_count(c, ann, a, b, tau=0.5, distance=dist, sets=False) == total
+
+
 @pytest.mark.parametrize("overall", ["pooled", "per_direction"])
 @pytest.mark.parametrize("name", ["giou", "iou"])
 def test_set_distance_of_boxes_equals_every_pair(name, overall):
@@ -339,7 +388,7 @@ def test_sweep_index_ranks_the_corpus_once_after_twice_its_objects():
         own = Sweep(pipeline.sweep_boxes(corpus, 0.5, False), *args)
         for x, y in zip(sweep.pairs(), own.pairs(), strict=True):
             np.testing.assert_array_equal(x, y)
-        np.testing.assert_array_equal(sweep.plan()[0], own.plan()[0])
+        np.testing.assert_array_equal(sweep.search().cost, own.search().cost)
     first = held.index(True)
     assert not any(held[:first]) and all(held[first:])
     assert first * entries < 2 * n <= (first + 1) * entries
