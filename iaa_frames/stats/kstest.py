@@ -53,7 +53,7 @@ from .ks_cells import (
     check_rows,
     within_count_blocks,
 )
-from .ks_running import RunningColumns
+from .ks_running import RunningColumns, Screen, _by_replicate
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -404,7 +404,8 @@ def ks_agreement_entries(
     else:
         blocks = (multiplicities[b : b + step] for b in range(0, n_resamples, step))
     threshold = stat - 1e-12
-    buffers = np.empty((2, step + step % 2, width))
+    screen = Screen(x_cols, y_cols, starts, sizes, observed, threshold, widen)
+    buffers = None
     # (replicate x grid column) blocks: every cell's ECDFs from running sums that
     # restart at its first column (RunningColumns: those of sums over every column, bit
     # for bit), the same operations on the same values as column by column
@@ -412,28 +413,37 @@ def ks_agreement_entries(
         b = len(k)
         if b % 2:  # an even block: its replicates are summed in pairs (RunningColumns)
             k = np.concatenate([k, np.zeros((1, k.shape[1]), k.dtype)])
-        fx, tx = x_cols.shares(counts.times(k, exact=True))
+        sx = x_cols.running(counts.times(k, exact=True))
         # the pairs' weights k_a * k_b in float64 (the gathered rows converted, not the
         # whole block), one row per pair as the product reads them
         kt = np.ascontiguousarray(k.T)
         weight = kt[ba].astype(np.float64)
         weight *= kt[bb]
         del kt
-        fy, ty = y_cols.shares(hist_yt @ weight)
+        sy = y_cols.running(hist_yt @ weight)
         del weight
-        # the replicate's difference, recentred ... (in two arrays reused by the blocks)
-        diff = x_cols.values(fx, out=buffers[0][: len(k)])
-        diff -= y_cols.values(fy, out=buffers[1][: len(k)])
-        diff -= observed
-        t = np.maximum.reduceat(diff[:b], starts, axis=1)
-        tx, ty = tx[:b], ty[:b]
-        del fx, fy, diff
-        # ... and widened after the maximum: x -> fl(widen * x) is nondecreasing, so the
-        # maximum of the widened values is the widened maximum, bit for bit
-        t *= widen
+        tx, ty = _by_replicate(sx[2])[:b], _by_replicate(sy[2])[:b]
         ok = (tx > 0) & (ty > 0)
-        exceed += np.count_nonzero(ok & (t >= threshold), axis=0)
         count_ok += np.count_nonzero(ok, axis=0)
+        # the replicates and cells whose difference may reach the statistic (a bound
+        # per run of columns), the others left out without their differences
+        hit = screen.exceeds(sx, sy, ok)
+        if hit is None:  # most runs may: every column, as the differences were
+            if buffers is None:
+                buffers = np.empty((2, step + step % 2, width))
+            fx, fy = x_cols.normalize(*sx), y_cols.normalize(*sy)
+            # the replicate's difference, recentred ... (in two arrays reused by the blocks)
+            diff = x_cols.values(fx, out=buffers[0][: len(k)])
+            diff -= y_cols.values(fy, out=buffers[1][: len(k)])
+            diff -= observed
+            t = np.maximum.reduceat(diff[:b], starts, axis=1)
+            del fx, fy, diff
+            # ... and widened after the maximum: x -> fl(widen * x) is nondecreasing, so
+            # the maximum of the widened values is the widened maximum, bit for bit
+            t *= widen
+            hit = t >= threshold
+        del sx, sy
+        exceed += np.count_nonzero(ok & hit, axis=0)
     pvalue[tested] = (1.0 + exceed) / (1.0 + count_ok)
     used[tested] = count_ok
     return statistic, pvalue, used
