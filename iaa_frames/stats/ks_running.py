@@ -194,7 +194,9 @@ class RunningColumns:
         value -= base.view(np.float64).reshape(base.shape[0], -1, 2)[half, cell, part]
         with np.errstate(invalid="ignore", divide="ignore"):
             value /= total.view(np.float64).reshape(total.shape[0], -1, 2)[half, cell, part]
-        value[np.broadcast_to(column == 0, value.shape)] = 0.0
+        zero = column == 0
+        if zero.any():
+            value[np.broadcast_to(zero, value.shape)] = 0.0
         return value
 
     def at_runs(self, sums, base, total, column, runs):
@@ -208,7 +210,9 @@ class RunningColumns:
         divisor = np.repeat(total, runs, axis=1).view(np.float64).reshape(floats.shape)
         with np.errstate(invalid="ignore", divide="ignore"):
             floats /= divisor
-        floats[:, column == 0] = 0.0
+        zero = np.flatnonzero(column == 0)
+        if zero.size:
+            floats[:, zero] = 0.0
         return floats
 
     def values(self, shares, out=None):
@@ -334,12 +338,13 @@ class Screen:
         del bound
         is_open = is_open.transpose(0, 2, 1).reshape(-1, len(self._lo))[:block]
         is_open &= np.repeat(ok, self._runs, axis=1)
-        rep, run = np.nonzero(is_open)
-        if rep.size > MAX_OPEN_SHARE * is_open.size:
+        n_open = np.count_nonzero(is_open)
+        if n_open > MAX_OPEN_SHARE * is_open.size:
             return None
         hit = np.zeros(ok.shape, dtype=bool)
-        if not rep.size:
+        if not n_open:
             return hit
+        rep, run = np.nonzero(is_open)
         # every column of the open runs (a run's first column again past its end)
         lo = self._lo[run, None]
         col = lo + np.arange(RUN_COLUMNS)

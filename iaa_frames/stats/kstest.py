@@ -427,8 +427,9 @@ def ks_agreement_entries(
         count_ok += np.count_nonzero(ok, axis=0)
         # the replicates and cells whose difference may reach the statistic (a bound
         # per run of columns), the others left out without their differences
-        hit = screen.exceeds(sx, sy, ok)
+        hit = None if screen is None else screen.exceeds(sx, sy, ok)
         if hit is None:  # most runs may: every column, as the differences were
+            screen = None  # (and for the next blocks: their bounds would rarely pay)
             if buffers is None:
                 buffers = np.empty((2, step + step % 2, width))
             fx, fy = x_cols.normalize(*sx), y_cols.normalize(*sy)
