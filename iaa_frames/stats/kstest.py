@@ -65,6 +65,7 @@ __all__ = [
     "ks_agreement_tests",
     "ks_multiplicities",
     "ks_multiplicities_bytes",
+    "unique_codes",
 ]
 
 #: Bootstrap replicates of the test by default (p-values resolve to 1 / 200).
@@ -374,14 +375,14 @@ def ks_agreement_entries(
     # only the chance rows of tested cells enter the replicates: the pairs of items are
     # those of these rows (the other pairs would add nothing to any sum)
     rows_b = br[t_b]
-    kept, row_code = np.unique(rows_b, return_inverse=True)
+    kept, row_code = unique_codes(rows_b, y.size)
     hist_y = sp.csr_matrix(
         (bw[t_b], (row_code.ravel(), offset[bc[t_b]] + bin_b[t_b])),
         shape=(kept.size, width),
     )
     ba, bb = ba[kept], bb[kept]
     # chance rows of one unordered pair of items share their weight k_a * k_b: sum them
-    pair, row_pair = np.unique(np.minimum(ba, bb) * n + np.maximum(ba, bb), return_inverse=True)
+    pair, row_pair = unique_codes(np.minimum(ba, bb) * n + np.maximum(ba, bb), n * n)
     hist_y = (
         sp.csr_matrix(
             (np.ones(kept.size), (row_pair.ravel(), np.arange(kept.size))),
@@ -525,6 +526,25 @@ def ks_multiplicities_bytes(n_items: int, n_resamples: int = DEFAULT_RESAMPLES, 
         out[start : start + len(k)] = k
         start += len(k)
     return out
+
+
+def unique_codes(values, size: int):
+    """``numpy.unique(values, return_inverse=True)`` of integer codes in ``[0, size)``: by
+    a flag per code where the codes are few against the values (no sort), the same
+    arrays.
+
+    Examples
+    --------
+    >>> [a.tolist() for a in unique_codes(np.array([5, 1, 5, 3]), 8)]
+    [[1, 3, 5], [2, 0, 2, 1]]
+    """
+    values = np.asarray(values)
+    if size > 8 * values.size + (1 << 16):
+        return np.unique(values, return_inverse=True)
+    seen = np.zeros(size, dtype=bool)
+    seen[values] = True
+    code = np.cumsum(seen) - 1
+    return np.flatnonzero(seen), code[values]
 
 
 def _stream_seed(seed: int) -> int:

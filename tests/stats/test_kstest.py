@@ -497,3 +497,16 @@ def test_screened_replicates_give_the_tests_of_every_column_bitwise(monkeypatch,
             assert np.array_equal(w, g, equal_nan=True)
         rejected += np.count_nonzero(want[1] > 1.0 / (1 + want[2]))  # some replicate reached
     assert rejected  # replicates that reach the statistic were met
+
+
+@pytest.mark.parametrize("size", [1, 50, 10**6])
+def testunique_codes_are_numpys(size):
+    # flags per code (few codes) or numpy's sort (many): the same arrays
+    from iaa_frames.stats.kstest import unique_codes
+
+    rng = np.random.default_rng(size)
+    for n in (0, 1, 30, 5000):
+        values = rng.integers(0, size, n)
+        want, got = np.unique(values, return_inverse=True), unique_codes(values, size)
+        for w, g in zip(want, got):
+            np.testing.assert_array_equal(g, w)
