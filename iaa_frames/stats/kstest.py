@@ -53,7 +53,7 @@ from .ks_cells import (
     check_rows,
     within_count_blocks,
 )
-from .ks_running import RunningColumns, Screen, _by_replicate
+from .ks_running import RunningColumns, Screen
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -423,7 +423,7 @@ def ks_agreement_entries(
         del kt
         sy = y_cols.running(hist_yt @ weight)
         del weight
-        tx, ty = _by_replicate(sx[2])[:b], _by_replicate(sy[2])[:b]
+        tx, ty = x_cols.totals(sx)[:b], y_cols.totals(sy)[:b]
         ok = (tx > 0) & (ty > 0)
         count_ok += np.count_nonzero(ok, axis=0)
         # the replicates and cells whose difference may reach the statistic (a bound
