@@ -333,7 +333,12 @@ def jackknife_variance(jackknife, *, n_items: int):
     >>> round(float(jackknife_variance(jack, n_items=4)), 6), float(x.var() / 4)
     (1.3125, 1.3125)
     """
-    finite, g, dev = _jackknife_deviations(jackknife)
+    return _variance_of(_jackknife_deviations(jackknife), n_items)
+
+
+def _variance_of(deviations, n_items: int):
+    """:func:`jackknife_variance` from the :func:`_jackknife_deviations`."""
+    _, g, dev = deviations
     with np.errstate(invalid="ignore", divide="ignore"):
         out = (g - 1.0) / g * np.sum(dev**2, axis=0) * (n_items - 1.0) / max(n_items, 1)
     return np.where(g >= 2, out, np.nan)
@@ -405,7 +410,12 @@ def jackknife_df(jackknife):
     >>> 300 < float(jackknife_df(jack)) < 500
     True
     """
-    finite, g, dev = _jackknife_deviations(jackknife)
+    return _df_of(_jackknife_deviations(jackknife))
+
+
+def _df_of(deviations):
+    """:func:`jackknife_df` from the :func:`_jackknife_deviations`."""
+    finite, g, dev = deviations
     with np.errstate(invalid="ignore", divide="ignore"):
         sq = ((g - 1.0) * dev) ** 2  # squared pseudo-values (0 where not finite)
         sq_mean = sq.sum(axis=0) / g
@@ -471,7 +481,9 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
     """
     from scipy.special import ndtri, stdtrit
 
-    v = jackknife_variance(jackknife, n_items=n_items)
+    # the deviations once, for the variance and its degrees of freedom
+    deviations = _jackknife_deviations(jackknife)
+    v = _variance_of(deviations, n_items)
     p = np.broadcast_to(np.asarray(pair_variance, dtype=np.float64), v.shape)
     k = np.broadcast_to(
         np.asarray(n_items if cell_items is None else cell_items, dtype=np.float64), v.shape
@@ -480,7 +492,7 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
     with np.errstate(invalid="ignore", divide="ignore"):
         kept = np.where(v > 0, np.clip(1.0 - p / v, 0.5, 1.0), 1.0)
         plug_in = np.sqrt(k / (k - 1.0) * (n_items - 1.0) / n_items) if n_items > 1 else 1.0
-    nu = np.fmin(jackknife_df(jackknife) * kept**2, k - 1.0)
+    nu = np.fmin(_df_of(deviations) * kept**2, k - 1.0)
     q = (1.0 + level) / 2.0
     student = np.where(np.isfinite(nu) & (nu > 0), stdtrit(np.maximum(nu, 1.0), q), ndtri(q))
     factor = np.where(np.isfinite(v) & (v > 0), shrink * student / ndtri(q) * plug_in, 1.0)

@@ -19,6 +19,14 @@ them, into arrays stored by replicate, where numpy's ``cumsum`` adds along conti
 memory (about twice as fast as along the products' rows), two replicates at a time as
 the parts of complex numbers (twice as fast again: :meth:`RunningColumns.shares`).
 
+A replicate's difference of the ECDFs reaches its cell's statistic at few grid columns,
+if any: :class:`Screen` bounds it over runs of :data:`RUN_COLUMNS` columns from the
+running sums, and reads the columns of the runs whose bound reaches the statistic only
+(the same decisions, bit for bit). Where most runs reach it, the test computes every
+column instead (:meth:`RunningColumns.normalize`, :meth:`RunningColumns.values`). On the
+localization test of 30 annotators (590 cells, 82k grid columns) the replicates cost
+about 0.14 s instead of 0.25 s (alone, best of 7).
+
 Examples
 --------
 >>> import numpy as np
@@ -34,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MAX_KEPT_SHARE", "RunningColumns"]
+__all__ = ["MAX_KEPT_SHARE", "MAX_OPEN_SHARE", "RUN_COLUMNS", "RunningColumns", "Screen"]
 
 #: Largest share of kept columns for which the values are gathered from them: above it,
 #: every column is computed (a gather of every column costs about what it saves).
@@ -114,6 +122,27 @@ class RunningColumns:
         replicate's floats, and its running sum of complex numbers carries two chains
         of additions at once: about twice as fast. The division is made on the floats.
         """
+        out, base, total = self.running(product)
+        return self.normalize(out, base, total), self.totals((out, base, total))
+
+    def running(self, product):
+        """The running sums of :meth:`shares` before they are restarted and divided.
+
+        Parameters
+        ----------
+        product : ndarray, shape (len(kept), block)
+            As in :meth:`shares`.
+
+        Returns
+        -------
+        sums : ndarray of complex128, shape (ceil(block / 2), len(kept) + 1)
+            Column 0 holds 0, column ``j + 1`` the running sum over the kept columns up
+            to ``kept[j]`` (two replicates a value, as :meth:`shares`); this object's
+            buffer. :meth:`normalize` turns it into the shares in place, :meth:`at`
+            reads the shares at some columns from it.
+        base, total : ndarray of complex128, shape (ceil(block / 2), n_cells)
+            Every cell's base (the sum before its first column) and total.
+        """
         block = self._rows = product.shape[1]
         if block % 2:
             product = np.concatenate([product, np.zeros((len(product), 1), product.dtype)], 1)
@@ -124,15 +153,77 @@ class RunningColumns:
         # numpy's running sums along the columns, written by replicate (contiguous)
         np.cumsum(pairs, axis=0, out=out[:, 1:].T)
         del pairs
-        base = out[:, self._base]
-        total = out[:, self._end] - base
+        base = np.ascontiguousarray(out[:, self._base])
+        return out, base, np.ascontiguousarray(out[:, self._end] - base)
+
+    def totals(self, sums):
+        """Every cell's total of the block of :meth:`running` ``sums`` (its output), as
+        floats, shape (block, n_cells)."""
+        return _by_replicate(sums[2])[: self._rows]
+
+    def normalize(self, sums, base, total):
+        """The shares of :meth:`shares` from the sums of :meth:`running`, in place."""
         # a cell's value repeated over its kept columns (a copy of runs, where an index
         # per column is a gather)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[:, 1:] -= np.repeat(base, self._per_cell, axis=1)
-            floats = out[:, 1:].view(np.float64)  # the division part by part
+            sums[:, 1:] -= np.repeat(base, self._per_cell, axis=1)
+            floats = sums[:, 1:].view(np.float64)  # the division part by part
             floats /= np.repeat(total, self._per_cell, axis=1).view(np.float64)
-        return out, _by_replicate(total)[:block]
+        return sums
+
+    def columns(self, grid_columns):
+        """The position in the array of :meth:`shares` of the value of every given grid
+        column (0: before its cell's first kept column, where the share is 0)."""
+        cols = np.asarray(grid_columns)
+        return cols + 1 if self.index is None else self.index[cols]
+
+    def at(self, sums, base, total, replicate, column, cell):
+        """The shares of :meth:`shares` at some (replicate, grid column) pairs, from the
+        sums of :meth:`running` (not normalized): the same operations on the same
+        values, bit for bit.
+
+        Parameters
+        ----------
+        sums, base, total
+            The output of :meth:`running`.
+        replicate : ndarray of int
+            Replicates (rows of the block).
+        column : ndarray of int
+            Positions of the grid columns' values (:meth:`columns`), broadcast with
+            ``replicate`` and ``cell``.
+        cell : ndarray of int
+            The cells of the columns.
+
+        Returns
+        -------
+        ndarray of float64, the broadcast shape
+        """
+        half, part = replicate >> 1, replicate & 1
+        floats = sums.view(np.float64).reshape(sums.shape[0], sums.shape[1], 2)
+        value = floats[half, column, part]
+        value -= base.view(np.float64).reshape(base.shape[0], -1, 2)[half, cell, part]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value /= total.view(np.float64).reshape(total.shape[0], -1, 2)[half, cell, part]
+        zero = column == 0
+        if zero.any():
+            value[np.broadcast_to(zero, value.shape)] = 0.0
+        return value
+
+    def at_runs(self, sums, base, total, column, runs):
+        """:meth:`at` for every replicate of the block at one column of each of a
+        sequence of runs of columns grouped by cell (``runs``: their number per cell),
+        in the layout of the sums: shape (ceil(block / 2), len(column), 2), replicate
+        ``2 i + p`` at ``[i, :, p]``."""
+        value = np.take(sums, column, axis=1)  # C order (an index on axis 1 is not)
+        value -= np.repeat(base, runs, axis=1)  # part by part, as the floats'
+        floats = value.view(np.float64).reshape(len(value), -1, 2)
+        divisor = np.repeat(total, runs, axis=1).view(np.float64).reshape(floats.shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            floats /= divisor
+        zero = np.flatnonzero(column == 0)
+        if zero.size:
+            floats[:, zero] = 0.0
+        return floats
 
     def values(self, shares, out=None):
         """The ECDFs at every grid column, shape (block, width), as floats one row per
@@ -174,3 +265,105 @@ def _by_replicate(pairs):
         .transpose(0, 2, 1)
         .reshape(2 * half, n)
     )
+
+
+#: Grid columns per run of :class:`Screen` (one bound per run and replicate).
+RUN_COLUMNS = 16
+#: Largest share of (replicate, run) pairs whose bound reaches the threshold for which
+#: :meth:`Screen.exceeds` reads their columns one by one: above it, the block computes
+#: every column (about what the columns of the open runs cost, read one by one).
+MAX_OPEN_SHARE = 0.1
+
+
+class Screen:
+    """Which replicates' recentred differences reach a cell's statistic, from a bound per
+    run of :data:`RUN_COLUMNS` grid columns, each column read only in the runs whose bound
+    reaches it.
+
+    In a cell, both ECDFs are nondecreasing along the grid columns (running sums of
+    non-negative values, less a constant, over a positive total: rounding keeps the
+    order), so at every column ``j`` of a run ``[lo, hi)`` the widened difference
+    ``fl(widen * fl(fl(F_x(j) - F_y(j)) - observed(j)))`` is at most
+    ``fl(widen * fl(fl(F_x(hi - 1) - F_y(lo)) - min(observed[lo:hi])))``: each rounded
+    operation is nondecreasing in its first operand and nonincreasing in its second. A run
+    whose bound stays below the threshold holds no column that reaches it; the others'
+    columns are computed one by one, the same operations on the same values as the
+    differences of every column: the same decisions, bit for bit.
+
+    Parameters
+    ----------
+    x_cols, y_cols : RunningColumns
+        The within and chance sides.
+    starts, sizes : ndarray of int
+        Every cell's first grid column and number of grid columns (at least 1).
+    observed : ndarray of float
+        The observed differences at every grid column.
+    threshold : ndarray of float
+        Per cell, the value the widened difference must reach.
+    widen : float
+        The factor of the differences (positive).
+    """
+
+    def __init__(self, x_cols, y_cols, starts, sizes, observed, threshold, widen):
+        starts = np.asarray(starts, dtype=np.int64)
+        sizes = np.asarray(sizes, dtype=np.int64)
+        n_runs = -(-sizes // RUN_COLUMNS)
+        cell = np.repeat(np.arange(len(sizes)), n_runs)
+        first = np.cumsum(n_runs) - n_runs
+        lo = starts[cell] + (np.arange(cell.size) - first[cell]) * RUN_COLUMNS
+        hi = np.minimum(lo + RUN_COLUMNS, (starts + sizes)[cell])
+        self._sides, self._runs = (x_cols, y_cols), n_runs
+        self._cell, self._lo, self._hi = cell, lo, hi
+        self._observed, self._threshold, self._widen = observed, threshold, widen
+        # the runs cover the columns one after the other: a minimum per run
+        self._low = np.minimum.reduceat(observed, lo) if lo.size else np.zeros(0)
+        self._x_last = x_cols.columns(hi - 1)  # where each run's ECDFs are largest ...
+        self._y_first = y_cols.columns(lo)  # ... and smallest
+        self._run_threshold = threshold[cell]
+
+    def exceeds(self, x_sums, y_sums, ok):
+        """Per replicate and cell, whether the widened difference reaches the threshold
+        at some grid column of the cell.
+
+        Parameters
+        ----------
+        x_sums, y_sums : tuple
+            The :meth:`RunningColumns.running` of a block on either side.
+        ok : ndarray of bool, shape (block, n_cells)
+            The replicates and cells to test (both totals positive).
+
+        Returns
+        -------
+        ndarray of bool, shape (block, n_cells), or None
+            None when more than :data:`MAX_OPEN_SHARE` of the (replicate, run) pairs
+            may reach it (the caller computes every column instead).
+        """
+        (x_cols, y_cols), block = self._sides, ok.shape[0]
+        # (replicate pair, run, part) as the sums hold them: no copy by replicate
+        bound = x_cols.at_runs(*x_sums, self._x_last, self._runs)
+        bound -= y_cols.at_runs(*y_sums, self._y_first, self._runs)
+        bound -= self._low[:, None]
+        bound *= self._widen
+        is_open = bound >= self._run_threshold[:, None]
+        del bound
+        is_open = is_open.transpose(0, 2, 1).reshape(-1, len(self._lo))[:block]
+        is_open &= np.repeat(ok, self._runs, axis=1)
+        n_open = np.count_nonzero(is_open)
+        if n_open > MAX_OPEN_SHARE * is_open.size:
+            return None
+        hit = np.zeros(ok.shape, dtype=bool)
+        if not n_open:
+            return hit
+        rep, run = np.nonzero(is_open)
+        # every column of the open runs (a run's first column again past its end)
+        lo = self._lo[run, None]
+        col = lo + np.arange(RUN_COLUMNS)
+        col = np.where(col < self._hi[run, None], col, lo)
+        cell, rep = self._cell[run, None], rep[:, None]
+        diff = x_cols.at(*x_sums, rep, x_cols.columns(col), cell)
+        diff -= y_cols.at(*y_sums, rep, y_cols.columns(col), cell)
+        diff -= self._observed[col]
+        diff *= self._widen
+        found = (diff >= self._threshold[cell]).any(axis=1)
+        hit[rep[found, 0], cell[found, 0]] = True
+        return hit

@@ -53,7 +53,7 @@ from .ks_cells import (
     check_rows,
     within_count_blocks,
 )
-from .ks_running import RunningColumns
+from .ks_running import RunningColumns, Screen
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -65,6 +65,7 @@ __all__ = [
     "ks_agreement_tests",
     "ks_multiplicities",
     "ks_multiplicities_bytes",
+    "unique_codes",
 ]
 
 #: Bootstrap replicates of the test by default (p-values resolve to 1 / 200).
@@ -374,14 +375,14 @@ def ks_agreement_entries(
     # only the chance rows of tested cells enter the replicates: the pairs of items are
     # those of these rows (the other pairs would add nothing to any sum)
     rows_b = br[t_b]
-    kept, row_code = np.unique(rows_b, return_inverse=True)
+    kept, row_code = unique_codes(rows_b, y.size)
     hist_y = sp.csr_matrix(
         (bw[t_b], (row_code.ravel(), offset[bc[t_b]] + bin_b[t_b])),
         shape=(kept.size, width),
     )
     ba, bb = ba[kept], bb[kept]
     # chance rows of one unordered pair of items share their weight k_a * k_b: sum them
-    pair, row_pair = np.unique(np.minimum(ba, bb) * n + np.maximum(ba, bb), return_inverse=True)
+    pair, row_pair = unique_codes(np.minimum(ba, bb) * n + np.maximum(ba, bb), n * n)
     hist_y = (
         sp.csr_matrix(
             (np.ones(kept.size), (row_pair.ravel(), np.arange(kept.size))),
@@ -404,7 +405,8 @@ def ks_agreement_entries(
     else:
         blocks = (multiplicities[b : b + step] for b in range(0, n_resamples, step))
     threshold = stat - 1e-12
-    buffers = np.empty((2, step + step % 2, width))
+    screen = Screen(x_cols, y_cols, starts, sizes, observed, threshold, widen)
+    buffers = None
     # (replicate x grid column) blocks: every cell's ECDFs from running sums that
     # restart at its first column (RunningColumns: those of sums over every column, bit
     # for bit), the same operations on the same values as column by column
@@ -412,28 +414,38 @@ def ks_agreement_entries(
         b = len(k)
         if b % 2:  # an even block: its replicates are summed in pairs (RunningColumns)
             k = np.concatenate([k, np.zeros((1, k.shape[1]), k.dtype)])
-        fx, tx = x_cols.shares(counts.times(k, exact=True))
+        sx = x_cols.running(counts.times(k, exact=True))
         # the pairs' weights k_a * k_b in float64 (the gathered rows converted, not the
         # whole block), one row per pair as the product reads them
         kt = np.ascontiguousarray(k.T)
         weight = kt[ba].astype(np.float64)
         weight *= kt[bb]
         del kt
-        fy, ty = y_cols.shares(hist_yt @ weight)
+        sy = y_cols.running(hist_yt @ weight)
         del weight
-        # the replicate's difference, recentred ... (in two arrays reused by the blocks)
-        diff = x_cols.values(fx, out=buffers[0][: len(k)])
-        diff -= y_cols.values(fy, out=buffers[1][: len(k)])
-        diff -= observed
-        t = np.maximum.reduceat(diff[:b], starts, axis=1)
-        tx, ty = tx[:b], ty[:b]
-        del fx, fy, diff
-        # ... and widened after the maximum: x -> fl(widen * x) is nondecreasing, so the
-        # maximum of the widened values is the widened maximum, bit for bit
-        t *= widen
+        tx, ty = x_cols.totals(sx)[:b], y_cols.totals(sy)[:b]
         ok = (tx > 0) & (ty > 0)
-        exceed += np.count_nonzero(ok & (t >= threshold), axis=0)
         count_ok += np.count_nonzero(ok, axis=0)
+        # the replicates and cells whose difference may reach the statistic (a bound
+        # per run of columns), the others left out without their differences
+        hit = None if screen is None else screen.exceeds(sx, sy, ok)
+        if hit is None:  # most runs may: every column, as the differences were
+            screen = None  # (and for the next blocks: their bounds would rarely pay)
+            if buffers is None:
+                buffers = np.empty((2, step + step % 2, width))
+            fx, fy = x_cols.normalize(*sx), y_cols.normalize(*sy)
+            # the replicate's difference, recentred ... (in two arrays reused by the blocks)
+            diff = x_cols.values(fx, out=buffers[0][: len(k)])
+            diff -= y_cols.values(fy, out=buffers[1][: len(k)])
+            diff -= observed
+            t = np.maximum.reduceat(diff[:b], starts, axis=1)
+            del fx, fy, diff
+            # ... and widened after the maximum: x -> fl(widen * x) is nondecreasing, so
+            # the maximum of the widened values is the widened maximum, bit for bit
+            t *= widen
+            hit = t >= threshold
+        del sx, sy
+        exceed += np.count_nonzero(ok & hit, axis=0)
     pvalue[tested] = (1.0 + exceed) / (1.0 + count_ok)
     used[tested] = count_ok
     return statistic, pvalue, used
@@ -514,6 +526,25 @@ def ks_multiplicities_bytes(n_items: int, n_resamples: int = DEFAULT_RESAMPLES, 
         out[start : start + len(k)] = k
         start += len(k)
     return out
+
+
+def unique_codes(values, size: int):
+    """``numpy.unique(values, return_inverse=True)`` of integer codes in ``[0, size)``: by
+    a flag per code where the codes are few against the values (no sort), the same
+    arrays.
+
+    Examples
+    --------
+    >>> [a.tolist() for a in unique_codes(np.array([5, 1, 5, 3]), 8)]
+    [[1, 3, 5], [2, 0, 2, 1]]
+    """
+    values = np.asarray(values)
+    if size > 8 * values.size + (1 << 16):
+        return np.unique(values, return_inverse=True)
+    seen = np.zeros(size, dtype=bool)
+    seen[values] = True
+    code = np.cumsum(seen) - 1
+    return np.flatnonzero(seen), code[values]
 
 
 def _stream_seed(seed: int) -> int:

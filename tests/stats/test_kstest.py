@@ -476,3 +476,37 @@ def test_blocks_of_replicates_do_not_change_the_tests(monkeypatch, budget):
     for w_case, g_case in zip(want, got):
         for w, g in zip(w_case, g_case):
             assert np.array_equal(w, g, equal_nan=True)
+
+
+@pytest.mark.parametrize(("run", "share"), [(1, 1.0), (4, 1.0), (16, 1.0), (4, 0.0)])
+def test_screened_replicates_give_the_tests_of_every_column_bitwise(monkeypatch, run, share):
+    # the screen of the replicates (a bound per run of grid columns, the columns of the
+    # open runs one by one: share 1.0 never computes every column, 0.0 as soon as one run
+    # is open) against the loop over cells, which computes every column
+    from iaa_frames.stats import ks_running
+
+    monkeypatch.setattr(ks_running, "RUN_COLUMNS", run)
+    monkeypatch.setattr(ks_running, "MAX_OPEN_SHARE", share)
+    rng = np.random.default_rng([run, int(share)])
+    rejected = 0
+    for discrete in (False, True, False, True):
+        x, y, kwargs = _random_cells(rng, weighted=True, discrete=discrete, max_grid=7)
+        want = ks_agreement_tests_loop(x, y, **kwargs)
+        got = ks_agreement_tests(x, y, **kwargs)
+        for w, g in zip(want, got):
+            assert np.array_equal(w, g, equal_nan=True)
+        rejected += np.count_nonzero(want[1] > 1.0 / (1 + want[2]))  # some replicate reached
+    assert rejected  # replicates that reach the statistic were met
+
+
+@pytest.mark.parametrize("size", [1, 50, 10**6])
+def testunique_codes_are_numpys(size):
+    # flags per code (few codes) or numpy's sort (many): the same arrays
+    from iaa_frames.stats.kstest import unique_codes
+
+    rng = np.random.default_rng(size)
+    for n in (0, 1, 30, 5000):
+        values = rng.integers(0, size, n)
+        want, got = np.unique(values, return_inverse=True), unique_codes(values, size)
+        for w, g in zip(want, got):
+            np.testing.assert_array_equal(g, w)
