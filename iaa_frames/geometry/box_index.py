@@ -123,6 +123,7 @@ class _Index:
         self.global_ranks = ranks
         self.n_seg = len(ranges)
         self.axes, self.rank_of, self.sorted_of = {}, {}, {}
+        self._shorter = None
 
     def ranks(self, k):
         """Ranks of every entry's start and end along axis ``k`` (among all of them, or
@@ -198,6 +199,8 @@ class _Index:
         :data:`AXIS_SAMPLE` entries evenly spread: the axis changes the cost, not the
         pairs): the sweep runs along it, and the bands along the other (strips of boxes
         along one axis stay cheap)."""
+        if self._shorter is not None:
+            return self._shorter
         obj = self.obj[:: max(len(self.obj) // AXIS_SAMPLE, 1)]
         rel = []
         for k in (0, 1):
@@ -209,7 +212,8 @@ class _Index:
             length = length[np.isfinite(length)]
             span = float(ends.max() - ends.min()) if len(ends) else 0.0
             rel.append(float(np.median(length)) / span if len(length) and span > 0 else np.inf)
-        return int(rel[1] < rel[0])
+        self._shorter = int(rel[1] < rel[0])
+        return self._shorter
 
     def sorted_other(self, k):
         """For the replicas along axis ``k`` at every position of ``_Axis.order``: their
