@@ -1,4 +1,4 @@
-# Over 400 lines: one index (ranks, bands, sorted keys) and its two uses, counting and listing.
+# Over 400 lines: one index (ranks, bands, sorted keys), its searches, and the listing from them.
 """The object pairs of many pairings whose bounding boxes overlap, without listing all pairs.
 
 A pairing pairs the objects ``[start_a, start_a + count_a)`` with the objects
