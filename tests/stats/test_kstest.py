@@ -500,7 +500,7 @@ def test_screened_replicates_give_the_tests_of_every_column_bitwise(monkeypatch,
 
 
 @pytest.mark.parametrize("size", [1, 50, 10**6])
-def testunique_codes_are_numpys(size):
+def test_unique_codes_are_numpys(size):
     # flags per code (few codes) or numpy's sort (many): the same arrays
     from iaa_frames.stats.kstest import unique_codes
 
