@@ -231,14 +231,15 @@ def _chunked(
     size: int | None = None,
 ):
     """Consecutive ranges of the pairings holding about ``size`` candidate pairs each, as
-    ``(lo, hi, searched)`` (``size``: :data:`CHUNK_PAIRS` when None): ``searched`` the
-    :class:`~iaa_frames.geometry.box_index.Searched` of the range's pairings that are
+    ``(lo, hi, searched, cost)`` (``size``: :data:`CHUNK_PAIRS` when None): ``searched``
+    the :class:`~iaa_frames.geometry.box_index.Searched` of the range's pairings that are
     swept (``sparse``, over ``min_pairs`` object pairs; ``eligible`` as in
-    :func:`_candidates`), in order, or None where none is, for :func:`_candidates`.
+    :func:`_candidates`), in order, or None where none is, for :func:`_candidates`;
+    ``cost`` the candidate pairs of the range.
 
     A pairing enumerated costs its object pairs; a swept one the pairs its sweep looks
     at, known from its searches before any pair is listed. The swept pairings are
-    searched a block of at most :data:`SEARCH_OBJECTS` of their objects at a time (the
+    searched a block of about :data:`SEARCH_OBJECTS` of their objects at a time (the
     searches of a block are held while its chunks are listed), each block cut into
     chunks of its own: the matching of a pairing does not depend on the chunks.
     """
@@ -249,7 +250,7 @@ def _chunked(
         big = cost > (SPARSE_MIN_PAIRS if min_pairs is None else min_pairs)
     if big is None or not big.any():
         for lo, hi in _chunks(cost, size):
-            yield lo, hi, None
+            yield lo, hi, None, int(cost[lo:hi].sum())
         return
     sweep = sweep_index(
         corpus,
@@ -269,9 +270,13 @@ def _chunked(
         part = cost[b_lo:b_hi].copy()
         part[big[b_lo:b_hi]] = searched.cost
         for lo, hi in _chunks(part, size):
-            lo, hi = lo + b_lo, hi + b_lo
-            i, j = before[lo] - first, before[hi] - first
-            yield lo, hi, (searched.part(i, j) if j > i else None)
+            i, j = before[lo + b_lo] - first, before[hi + b_lo] - first
+            yield (
+                lo + b_lo,
+                hi + b_lo,
+                searched.part(i, j) if j > i else None,
+                int(part[lo:hi].sum()),
+            )
 
 
 def _set_distance(best_a, best_b, owner_a, owner_b, n_a, n_b, higher, overall):
@@ -506,7 +511,7 @@ def _can_match(corpus: Corpus, slots: Slices, a, b, tau: float, sparse: bool) ->
     """:func:`can_match`, every candidate pair of each pairing looked at."""
     out = np.zeros(len(a), dtype=bool)
     min_pairs = REACH_SPARSE_MIN_PAIRS
-    for lo, hi, searched in _chunked(
+    for lo, hi, searched, _ in _chunked(
         corpus, slots, a, b, sparse, tau, sparse, min_pairs, REACH_CHUNK_PAIRS
     ):
         pairing, _, _, oa, ob = _candidates(
@@ -871,15 +876,7 @@ def candidate_count(
     count, :func:`~iaa_frames.geometry.box_index.sweep_cost`)."""
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     sparse = _sparse_ok(tau, distance, sets) and not (sets and has_own_similarity(corpus.shapes))
-    count = slots.count[a] * slots.count[b]
-    total = 0
-    for lo, hi, searched in _chunked(corpus, slots, a, b, sparse, tau, not sets):
-        part = count[lo:hi]
-        if searched is not None:  # the swept ones cost the pairs their sweep looks at
-            part = part.copy()
-            part[part > SPARSE_MIN_PAIRS] = searched.cost
-        total += int(part.sum())
-    return total
+    return sum(cost for *_, cost in _chunked(corpus, slots, a, b, sparse, tau, not sets))
 
 
 def run(
@@ -933,7 +930,7 @@ def run(
     if sets and has_own_similarity(corpus.shapes):
         sparse = False  # their similarity is above 0 apart: best matches need every pair
     parts, nears = [], []
-    for lo, hi, searched in _chunked(corpus, slots, a, b, sparse, tau, not sets):
+    for lo, hi, searched, _ in _chunked(corpus, slots, a, b, sparse, tau, not sets):
         part = _run_chunk(
             corpus,
             slots,

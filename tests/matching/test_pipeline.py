@@ -253,11 +253,12 @@ def test_chunks_of_searched_pairings_change_nothing(kind, monkeypatch):
         monkeypatch.setattr(pipeline, "SEARCH_OBJECTS", objects)
         monkeypatch.setattr(pipeline, "REACH_CHUNK_PAIRS", size)
         chunks = list(pipeline._chunked(c, ann, a, b, True, 0.5, True))
-        assert [lo for lo, _, _ in chunks] == [0] + [hi for _, hi, _ in chunks[:-1]]
+        assert [c[0] for c in chunks] == [0] + [c[1] for c in chunks[:-1]]
+        assert sum(c[3] for c in chunks) == total
         assert chunks[-1][1] == len(a)
         if size == 1:
             assert len(chunks) == len(a)
-        for lo, hi, searched in chunks:
+        for lo, hi, searched, _ in chunks:
             n_big = int(big[lo:hi].sum())
             assert (searched is None) == (n_big == 0)
             if searched is not None:
