@@ -183,6 +183,10 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET, *, overlaps=N
     keys, label_keys, seen = [], [], 0
     per_object = 1.0 + 2.0 * (overlaps or 0.0) / n  # queries return both ways and itself
     step = int(np.clip(TREE_BLOCK_PAIRS // per_object, 1, 4096))
+    # per object, once: its annotator, its group and its box's sides as contiguous
+    # columns (``take`` of a column is several times faster than ``box[oi, c]``)
+    annotator, group = corpus.annotator, corpus.group_of_item(corpus.item)
+    x0, y0, x1, y1 = (np.ascontiguousarray(box[:, c]) for c in range(4))
     for lo in range(0, n, step):
         q, t = tree.query(geoms[lo : lo + step])  # bounding boxes that meet
         oi, oj = q + lo, t
@@ -191,12 +195,13 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET, *, overlaps=N
         seen += len(oi)
         if seen > budget:  # the estimate was low: pairings are drawn instead
             return _give_up(bar)
-        ok = (
-            (np.minimum(box[oi, 2], box[oj, 2]) > np.maximum(box[oi, 0], box[oj, 0]))
-            & (np.minimum(box[oi, 3], box[oj, 3]) > np.maximum(box[oi, 1], box[oj, 1]))
-            & (corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj]))
-            & (corpus.annotator[oi] != corpus.annotator[oj])
-        )
+        # the cheapest test first (the pairs of one annotator go, half of them with two),
+        # then on the pairs left the others; the pairs kept are the same in any order
+        ok = annotator.take(oi) != annotator.take(oj)
+        oi, oj = oi[ok], oj[ok]
+        ok = group.take(oi) != group.take(oj)
+        ok &= np.minimum(x1.take(oi), x1.take(oj)) > np.maximum(x0.take(oi), x0.take(oj))
+        ok &= np.minimum(y1.take(oi), y1.take(oj)) > np.maximum(y0.take(oi), y0.take(oj))
         key, label_key = _reachable_keys(corpus, oi[ok], oj[ok], tau, n_slots)
         keys.append(key)
         label_keys.append(label_key)
