@@ -39,6 +39,33 @@ def _starts(counts) -> np.ndarray:
     return start
 
 
+def _sorted_keys(key):
+    """``key`` sorted, and the positions it came from (equal keys in order of position):
+    one sort of the keys with their positions in their low bits where they fit (numpy
+    sorts integers several times faster than it argsorts them, 1M keys: 15 ms against
+    37 ms), else an argsort.
+
+    Examples
+    --------
+    >>> s, order = _sorted_keys(np.array([7, 3, 7, 0]))
+    >>> s.tolist(), order.tolist()
+    ([0, 3, 7, 7], [3, 1, 0, 2])
+    """
+    n = len(key)
+    bits = max(n - 1, 1).bit_length()
+    top = int(key.max()) if n else 0
+    if n and int(key.min()) >= 0 and top < 1 << (63 - bits):
+        packed = key.astype(np.int64)
+        packed <<= bits
+        packed |= np.arange(n, dtype=np.int64)
+        packed.sort()
+        order = packed & ((1 << bits) - 1)
+        packed >>= bits
+        return packed, order
+    order = np.argsort(key)
+    return key[order], order
+
+
 def _runs(counts):
     """(owner, position within the owner's run) of every element of runs of ``counts``."""
     owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
@@ -166,13 +193,11 @@ class _Index:
             key = (self.seg[rep] * n_bands + band) * width + r_lo[rep]
             # by segment, band, interval start; among equal keys any order (a search
             # takes them all or none, and the pairs are sorted at the end)
-            order = np.argsort(key)
-            key = key[order]
+            key, order = _sorted_keys(key)
             pkey = None
             if n_bands > 1:  # the primary replicas (step 0) again, sorted apart
                 pkey = (self.seg * n_bands + first) * width + r_lo  # entry by entry
-                p_order = np.argsort(pkey)
-                pkey = pkey[p_order]
+                pkey, p_order = _sorted_keys(pkey)
                 order = np.concatenate([order, np.flatnonzero(step == 0)[p_order]])
                 del p_order
             seg_rep = np.bincount(self.seg, weights=reps, minlength=self.n_seg).astype(np.int64)

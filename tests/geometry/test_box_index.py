@@ -139,3 +139,18 @@ def test_strips_use_the_other_axis():
     assert (i == j).all() and len(i) == n
     rot = boxes[:, [1, 0, 3, 2]]  # the same along the other axis
     assert sweep_cost(rot, start, count, start, count)[0] <= 2 * n
+
+
+@pytest.mark.parametrize("high", [5, 1 << 20, 1 << 60])
+def test_sorted_keys_are_a_stable_argsort(high):
+    """The keys sorted with their positions packed in (or, past 63 bits, by an argsort):
+    the sorted keys and the positions they came from, ties in order of position where
+    packed (a stable argsort's order)."""
+    rng = np.random.default_rng(3)
+    key = rng.integers(0, high, 5000)
+    got, order = box_index._sorted_keys(key)
+    np.testing.assert_array_equal(got, np.sort(key))
+    np.testing.assert_array_equal(key[order], got)
+    if high < 1 << 40:  # packed
+        np.testing.assert_array_equal(order, np.argsort(key, kind="stable"))
+    assert box_index._sorted_keys(key[:0])[0].size == 0
