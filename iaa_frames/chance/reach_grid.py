@@ -63,33 +63,26 @@ class ReachGrid:
         cells = object_cells(corpus, tau) if objects is None else objects
         if cells is None:
             return None
-        sure, y0, y1, x_bits = cells
-        n = len(slots.count)
-        owner = np.repeat(np.arange(n, dtype=np.int64), slots.count)
-        objects = (
-            np.repeat(slots.start, slots.count)
-            + np.arange(len(owner), dtype=np.int64)
-            - np.repeat(np.cumsum(slots.count) - slots.count, slots.count)
-        )
-        words = GRID * GRID // 64
-        cells = np.zeros(n * words, dtype=np.uint64)
-        # slots holding a box that cannot be placed: every cell
-        unsure = np.unique(owner[~sure[objects]])
-        if unsure.size:
-            cells.reshape(n, words)[unsure] = ~np.uint64(0)
-        owner, objects = owner[sure[objects]], objects[sure[objects]]
-        rows = y1[objects] - y0[objects] + 1  # each object's rows of cells
-        of = np.repeat(np.arange(len(objects)), rows)
-        row = (
-            np.repeat(y0[objects], rows)
-            + np.arange(len(of))
-            - np.repeat(np.cumsum(rows) - rows, rows)
-        )
-        per_word = 64 // GRID
-        at = owner[of] * words + row // per_word
-        bits = x_bits[objects[of]] << ((row % per_word) * GRID).astype(np.uint64)
-        np.bitwise_or.at(cells, at, bits)
-        return cls(cells.reshape(n, words))
+        start, count = np.asarray(slots.start), np.asarray(slots.count)
+        out = np.zeros((len(count), cells.shape[1]), dtype=np.uint64)
+        full = np.flatnonzero(count > 0)
+        if not full.size:
+            return cls(out)
+        first, stop = start[full], start[full] + count[full]
+        if first[0] == 0 and (first[1:] == stop[:-1]).all():
+            # slots that tile the objects in order (annotations, class slots): one
+            # reduction over each slot's run
+            out[full] = np.bitwise_or.reduceat(cells[: stop[-1]], first, axis=0)
+        else:
+            owner = np.repeat(full, count[full])
+            at = (
+                np.repeat(first, count[full])
+                + np.arange(len(owner))
+                - np.repeat(np.cumsum(count[full]) - count[full], count[full])
+            )
+            for w in range(cells.shape[1]):
+                np.bitwise_or.at(out[:, w], owner, cells[at, w])
+        return cls(out)
 
     def may_match(self, a, b) -> np.ndarray:
         """False for the pairings (a[i], b[i]) of slots that cannot produce a matched pair:
@@ -107,10 +100,10 @@ class ReachGrid:
         return out
 
 
-def object_cells(corpus: Corpus, tau: float):
-    """Per object of ``corpus``, where its reach box at ``tau`` lies on the grid: ``sure``
-    (the box can be placed, :func:`reach_boxes`), its first and last rows of cells
-    ``y0``, ``y1`` and the bits of its columns in a row ``x_bits``; None where the test
+def object_cells(corpus: Corpus, tau: float) -> np.ndarray | None:
+    """Per object of ``corpus``, the cells of the grid its reach box at ``tau`` touches
+    (every cell for a box that cannot be placed, :func:`reach_boxes`), as
+    ``GRID * GRID / 64`` 64-bit words of ``64 / GRID`` rows each; None where the test
     does not apply: shapes other than plain boxes, ``tau`` under :data:`MIN_TAU`, or no
     box that can be placed.
 
@@ -119,9 +112,9 @@ def object_cells(corpus: Corpus, tau: float):
     >>> import iaa_frames as iaf
     >>> from iaa_frames.matching.corpus import prepare
     >>> c = prepare(iaf.simulate(n_items=4, seed=0))
-    >>> sure, y0, y1, x_bits = object_cells(c, 0.5)
-    >>> bool(sure.all()), bool((y0 <= y1).all()), bool((x_bits > 0).all())
-    (True, True, True)
+    >>> cells = object_cells(c, 0.5)
+    >>> cells.shape == (len(c.objects), 4), bool((cells != 0).any(axis=1).all())
+    (True, True)
     """
     shapes = corpus.shapes
     if not (tau >= MIN_TAU) or not corpus.boxes_only or shapes.params:
@@ -133,15 +126,34 @@ def object_cells(corpus: Corpus, tau: float):
     extent = max(hi_x[sure].max(), hi_y[sure].max()) - origin
     if not (np.isfinite(extent) and extent > 0):
         return None
+    scale = GRID / extent
 
     def cell(v):  # monotone in v: overlapping intervals share a cell
-        with np.errstate(invalid="ignore"):  # boxes not sure: never read
-            c = np.floor((v - origin) / extent * GRID)
-            return np.clip(np.nan_to_num(c), 0, GRID - 1).astype(np.int64)
+        with np.errstate(invalid="ignore"):
+            c = v - origin
+            c *= scale
+            np.floor(c, out=c)
+            np.clip(c, 0, GRID - 1, out=c)
+            if not sure.all():  # boxes not sure: every cell, set below
+                c[~sure] = 0
+            return c.astype(np.int64)
 
     x0, x1, y0, y1 = cell(lo_x), cell(hi_x), cell(lo_y), cell(hi_y)
     x_bits = (np.uint64(2) << x1.astype(np.uint64)) - (np.uint64(1) << x0.astype(np.uint64))
-    return sure, y0, y1, x_bits
+    per_word = 64 // GRID
+    # copies of a row's bits in rows lo..hi of a word: x_bits times the sum of 2^(GRID k)
+    # over those rows (no carry: x_bits < 2^GRID); 0 where lo > hi
+    spread = np.zeros((per_word + 1, per_word + 1), dtype=np.uint64)
+    for lo in range(per_word):
+        for hi in range(lo, per_word):
+            spread[lo, hi + 1] = sum(1 << (GRID * k) for k in range(lo, hi + 1))
+    out = np.empty((len(x0), GRID // per_word), dtype=np.uint64)
+    for w in range(GRID // per_word):  # the rows of cells of each box, word by word
+        lo = np.clip(y0 - w * per_word, 0, per_word)
+        hi = np.clip(y1 - w * per_word + 1, 0, per_word)
+        np.multiply(x_bits, spread[lo, hi], out=out[:, w])
+    out[~sure] = ~np.uint64(0)
+    return out
 
 
 def reach_boxes(boxes: np.ndarray, tau: float):

@@ -8,7 +8,7 @@ import pytest
 
 from iaa_frames.chance import reach_grid
 from iaa_frames.chance.reach_grid import ReachGrid, object_cells, reach_boxes
-from iaa_frames.matching.corpus import prepare
+from iaa_frames.matching.corpus import Slices, prepare
 from iaa_frames.matching.pipeline import can_match, iou_upper_bound
 
 
@@ -121,7 +121,7 @@ def test_boxes_not_sure_keep_their_slots_and_empty_slots_never_match():
     df = _frame(rng, 10, 3, 1.0, 1.0, sizes=[[1e-200, 1.0]])  # one degenerate box
     corpus = prepare(df, normalize=False)
     slots = corpus.annotations
-    sure = object_cells(corpus, 0.5)[0]
+    sure = reach_boxes(corpus.shapes.boxes, 0.5)[4]
     assert (~sure).sum() == 1
     slot = np.searchsorted(slots.start[:-1], np.flatnonzero(~sure)[0], side="right") - 1
     grid = ReachGrid.of(corpus, slots, 0.5)
@@ -163,3 +163,22 @@ def test_pair_tables_are_the_same_without_the_grid(n_chance, monkeypatch):
             pd.testing.assert_frame_equal(a, b)
         else:
             np.testing.assert_array_equal(a, b)
+
+
+def test_slots_in_any_order_get_the_cells_of_their_objects():
+    # the annotations in reverse order (and the empty slot first): no longer a tiling of
+    # the objects in order, the slower path must give each slot the same cells
+    rng = np.random.default_rng(11)
+    corpus = prepare(_frame(rng, 30, 3, 1.0, 1.5), normalize=False)
+    slots = corpus.annotations
+    order = np.arange(len(slots.count))[::-1]
+    shuffled = Slices(
+        start=slots.start[order],
+        count=slots.count[order],
+        item=slots.item[order],
+        annotator=slots.annotator[order],
+    )
+    cells = object_cells(corpus, 0.5)
+    want = ReachGrid.of(corpus, slots, 0.5, cells).cells[order]
+    np.testing.assert_array_equal(ReachGrid.of(corpus, shuffled, 0.5, cells).cells, want)
+    assert (want[1:] != 0).any(axis=1).all()  # every annotation holds a box (empty: first)
