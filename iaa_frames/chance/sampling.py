@@ -75,9 +75,10 @@ def sample_groups(
         m = np.where(active, np.minimum(np.ceil(need * 1.5).astype(np.int64) + 16, cap - drawn), 0)
         g = np.repeat(np.arange(len(need)), m)
         drawn += m
-        a = pool[start[g] + rng.integers(0, count[g])]
+        first, size = start[g], count[g]
+        a = pool[first + rng.integers(0, size)]
         if other is None:
-            b = pool[start[g] + rng.integers(0, count[g])]
+            b = pool[first + rng.integers(0, size)]
             keep = valid_pairings(slots, a, b)
         elif isinstance(other, str):
             b = rng.integers(0, slots.empty, size=len(g))
@@ -90,7 +91,7 @@ def sample_groups(
             b = pool2[start2[g] + rng.integers(0, np.maximum(count2[g], 1))]
             keep = valid_pairings(slots, a, b) & (count2[g] > 0)
         a, b, g = a[keep], b[keep], g[keep]
-        del keep
+        del keep, first, size
         # one sort of the keys tells the first occurrences, the pairings already seen
         # and, in order, the keys this round adds to those seen (no sort of them again)
         v, order = sort_with_order(g * n_keys + pairing_key(a, b, n_slots))
@@ -98,7 +99,8 @@ def sample_groups(
         a, b, g = a[new], b[new], g[new]
         # keep the first need[g] new pairings of each group, in order of draw: the draws
         # are grouped already (g repeats the groups in order, and the masks keep it)
-        rank = rank_in_group(g)
+        per_group = np.bincount(g, minlength=len(need))
+        rank = np.arange(len(g)) - (np.cumsum(per_group) - per_group)[g]  # g in order
         take = rank < need[g]
         out.append((a[take], b[take], g[take]))
         need -= np.bincount(g[take], minlength=len(need))
@@ -110,6 +112,8 @@ def sample_groups(
         z = np.zeros(0, np.int64)
         return z, z, z
     a, b, g = (np.concatenate(x) for x in zip(*out))
+    if len(out) == 1 or (g[1:] >= g[:-1]).all():  # grouped already (one round, mostly)
+        return a, b, g
     order = np.argsort(g, kind="stable")
     return a[order], b[order], g[order]
 
