@@ -151,5 +151,26 @@ def labels_of_pairings(corpus: Corpus, a, b):
         pairing = np.repeat(np.arange(len(side)), n_lab)
         k = np.arange(len(pairing)) - run_starts(n_lab)[pairing]
         rows.append(pairing * L + corpus.by_label.label[first[side][pairing] + k])
-    both = sorted_unique(np.concatenate(rows))
+    both = union_of_increasing(*rows)
     return both // max(L, 1), both % max(L, 1)
+
+
+def union_of_increasing(x, y) -> np.ndarray:
+    """The sorted distinct values of ``x`` and ``y``: :func:`sorted_unique` of both, by
+    inserting the values of ``y`` into ``x`` where each is strictly increasing (the
+    classes of a pairing's two sides: pairings in order, an annotation's classes in
+    order), no sort.
+
+    Examples
+    --------
+    >>> union_of_increasing(np.array([1, 4, 6]), np.array([0, 4, 9])).tolist()
+    [0, 1, 4, 6, 9]
+    >>> union_of_increasing(np.array([3, 1]), np.array([1])).tolist()  # not increasing
+    [1, 3]
+    """
+    x, y = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64)
+    if not (len(x) and len(y)) or (x[1:] <= x[:-1]).any() or (y[1:] <= y[:-1]).any():
+        return sorted_unique(np.concatenate([x, y]))
+    pos = np.searchsorted(x, y)
+    new = x[np.minimum(pos, len(x) - 1)] != y
+    return np.insert(x, pos[new], y[new])

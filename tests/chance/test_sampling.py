@@ -19,3 +19,16 @@ def test_union_sorted_is_the_sorted_distinct_union(seed):
 def test_rank_in_group_is_the_position_after_the_first_of_the_run():
     g = np.array([0, 0, 0, 2, 5, 5, 9])
     np.testing.assert_array_equal(rank_in_group(g), np.arange(len(g)) - np.searchsorted(g, g))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_union_of_increasing_is_the_sorted_distinct_union(seed):
+    from iaa_frames.chance.population import union_of_increasing
+
+    rng = np.random.default_rng(seed)
+    for n, m in ((0, 5), (5, 0), (1, 1), (300, 200), (2000, 3000)):
+        x = np.unique(rng.integers(0, 4 * (n + m) + 1, n))
+        y = np.unique(rng.integers(0, 4 * (n + m) + 1, m))
+        np.testing.assert_array_equal(union_of_increasing(x, y), np.union1d(x, y))
+        shuffled = rng.permutation(np.r_[x, x[: n // 3]])  # not increasing: sorted
+        np.testing.assert_array_equal(union_of_increasing(shuffled, y), np.union1d(x, y))
