@@ -66,7 +66,15 @@ def pairing_key(a, b, n_slots: int) -> np.ndarray:
 def valid_pairings(slots: Slices, a, b) -> np.ndarray:
     """Whether each pairing {a, b} of slots is a chance pairing: items of different
     groups (different items when there are no groups), different annotators."""
-    return (slots.group_of(a) != slots.group_of(b)) & (slots.annotator[a] != slots.annotator[b])
+    code = slots.group_annotator if np.size(a) >= 4096 else None
+    if code is None:
+        return (slots.group_of(a) != slots.group_of(b)) & (slots.annotator[a] != slots.annotator[b])
+    # one gather per side: the halves of the XOR of the codes are the differences
+    x = code[a]
+    x ^= code[b]
+    out = (x >> 32) != 0
+    out &= (x & 0xFFFFFFFF) != 0
+    return out
 
 
 def uniform_population(slots: Slices) -> tuple[int, int]:
