@@ -136,7 +136,11 @@ def label_pools(corpus: Corpus):
     """Annotation slots containing each class, sorted, grouped by class (CSR)."""
     bl, starts = corpus.by_label, corpus.class_starts
     owner = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
-    order = np.lexsort((owner, bl.label[:-1]))
+    label = bl.label[:-1]
+    if len(corpus.labels) < 2**15:  # the owners in order already: a stable sort by class,
+        order = np.argsort(label.astype(np.int16), kind="stable")  # a radix sort of int16
+    else:
+        order = np.lexsort((owner, label))
     count = np.bincount(bl.label[:-1], minlength=len(corpus.labels))
     return owner[order], run_starts(count), count
 
