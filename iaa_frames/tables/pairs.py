@@ -480,6 +480,8 @@ def tables_of_corpus(
         if id(slots) not in grids:
             cells = grids["objects"]
             grids[id(slots)] = None if cells is None else ReachGrid.of(corpus, slots, tau, cells)
+            if id(ann) in grids and id(corpus.by_label) in grids:
+                grids["objects"] = None  # both grids built: the objects' cells are freed
         return grids[id(slots)]
 
     def reachable_whole(pa, pb):
@@ -545,6 +547,7 @@ def tables_of_corpus(
             corpus, ann, pa, pb, lab, tau=tau, distance=dist, cache=cache
         ),
     )
+    grids.clear()  # the reach grids served the draw only
     d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)
     with bars.bar(
         total=int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum()),
