@@ -88,7 +88,7 @@ def gated_pairings(corpus: Corpus, tau: float, *, bars: Bars = QUIET):
     n_slots = slots.empty + 1
     box = reach_boxes(corpus.shapes, tau)
     order = stable_argsort(box[:, 0])
-    x0, x1 = box[order, 0], box[order, 2]
+    x0, x1 = box[:, 0][order], box[:, 2][order]  # a column's gather: faster than box[order, 0]
 
     def later_at(pos):  # boxes after each sorted position that start before it ends
         return np.maximum(np.searchsorted(x0, x1[pos], side="left") - pos - 1, 0)

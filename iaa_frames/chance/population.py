@@ -66,7 +66,15 @@ def pairing_key(a, b, n_slots: int) -> np.ndarray:
 def valid_pairings(slots: Slices, a, b) -> np.ndarray:
     """Whether each pairing {a, b} of slots is a chance pairing: items of different
     groups (different items when there are no groups), different annotators."""
-    return (slots.group_of(a) != slots.group_of(b)) & (slots.annotator[a] != slots.annotator[b])
+    code = slots.group_annotator if np.size(a) >= 4096 else None
+    if code is None:
+        return (slots.group_of(a) != slots.group_of(b)) & (slots.annotator[a] != slots.annotator[b])
+    # one gather per side: the halves of the XOR of the codes are the differences
+    x = code[a]
+    x ^= code[b]
+    out = (x >> 32) != 0
+    out &= (x & 0xFFFFFFFF) != 0
+    return out
 
 
 def uniform_population(slots: Slices) -> tuple[int, int]:
@@ -128,7 +136,11 @@ def label_pools(corpus: Corpus):
     """Annotation slots containing each class, sorted, grouped by class (CSR)."""
     bl, starts = corpus.by_label, corpus.class_starts
     owner = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
-    order = np.lexsort((owner, bl.label[:-1]))
+    label = bl.label[:-1]
+    if len(corpus.labels) < 2**15:  # the owners in order already: a stable sort by class,
+        order = np.argsort(label.astype(np.int16), kind="stable")  # a radix sort of int16
+    else:
+        order = np.lexsort((owner, label))
     count = np.bincount(bl.label[:-1], minlength=len(corpus.labels))
     return owner[order], run_starts(count), count
 
@@ -151,5 +163,26 @@ def labels_of_pairings(corpus: Corpus, a, b):
         pairing = np.repeat(np.arange(len(side)), n_lab)
         k = np.arange(len(pairing)) - run_starts(n_lab)[pairing]
         rows.append(pairing * L + corpus.by_label.label[first[side][pairing] + k])
-    both = sorted_unique(np.concatenate(rows))
+    both = union_of_increasing(*rows)
     return both // max(L, 1), both % max(L, 1)
+
+
+def union_of_increasing(x, y) -> np.ndarray:
+    """The sorted distinct values of ``x`` and ``y``: :func:`sorted_unique` of both, by
+    inserting the values of ``y`` into ``x`` where each is strictly increasing (the
+    classes of a pairing's two sides: pairings in order, an annotation's classes in
+    order), no sort.
+
+    Examples
+    --------
+    >>> union_of_increasing(np.array([1, 4, 6]), np.array([0, 4, 9])).tolist()
+    [0, 1, 4, 6, 9]
+    >>> union_of_increasing(np.array([3, 1]), np.array([1])).tolist()  # not increasing
+    [1, 3]
+    """
+    x, y = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64)
+    if not (len(x) and len(y)) or (x[1:] <= x[:-1]).any() or (y[1:] <= y[:-1]).any():
+        return sorted_unique(np.concatenate([x, y]))
+    pos = np.searchsorted(x, y)
+    new = x[np.minimum(pos, len(x) - 1)] != y
+    return np.insert(x, pos[new], y[new])

@@ -65,17 +65,20 @@ def sample_groups(
             )
         )
         need[small] = 0
-    stalled = 0
+    stalled, fresh = 0, None
     for _ in range(200):  # rounds of independent draws; most strata finish in 1-3
         active = (need > 0) & (drawn < cap)
         if not active.any() or stalled >= 3:
             break
+        if fresh is not None:  # the last round's pairings, added only when another runs
+            seen = _insert_sorted(seen, fresh)
         m = np.where(active, np.minimum(np.ceil(need * 1.5).astype(np.int64) + 16, cap - drawn), 0)
         g = np.repeat(np.arange(len(need)), m)
         drawn += m
-        a = pool[start[g] + rng.integers(0, count[g])]
+        first, size = start[g], count[g]
+        a = pool[first + rng.integers(0, size)]
         if other is None:
-            b = pool[start[g] + rng.integers(0, count[g])]
+            b = pool[first + rng.integers(0, size)]
             keep = valid_pairings(slots, a, b)
         elif isinstance(other, str):
             b = rng.integers(0, slots.empty, size=len(g))
@@ -88,24 +91,29 @@ def sample_groups(
             b = pool2[start2[g] + rng.integers(0, np.maximum(count2[g], 1))]
             keep = valid_pairings(slots, a, b) & (count2[g] > 0)
         a, b, g = a[keep], b[keep], g[keep]
-        key = g * n_keys + pairing_key(a, b, n_slots)
-        first = first_occurrence(key)
-        new = first & ~in_sorted(key, seen)
-        del first, keep
-        a, b, g, key = a[new], b[new], g[new], key[new]
-        del new
+        del keep, first, size
+        # one sort of the keys tells the first occurrences, the pairings already seen
+        # and, in order, the keys this round adds to those seen (no sort of them again)
+        v, order = sort_with_order(g * n_keys + pairing_key(a, b, n_slots))
+        new = _first_new(v, order, seen)
+        a, b, g = a[new], b[new], g[new]
         # keep the first need[g] new pairings of each group, in order of draw: the draws
         # are grouped already (g repeats the groups in order, and the masks keep it)
-        rank = rank_in_group(g)
+        per_group = np.bincount(g, minlength=len(need))
+        rank = np.arange(len(g)) - (np.cumsum(per_group) - per_group)[g]  # g in order
         take = rank < need[g]
         out.append((a[take], b[take], g[take]))
         need -= np.bincount(g[take], minlength=len(need))
-        seen = union_sorted(seen, key[take])
+        new[new] = take  # the positions taken, among this round's draws
+        fresh = v[new[order]]  # their keys, sorted and distinct
+        del v, order, new
         stalled = 0 if take.any() else stalled + 1
     if not out:
         z = np.zeros(0, np.int64)
         return z, z, z
     a, b, g = (np.concatenate(x) for x in zip(*out))
+    if len(out) == 1 or (g[1:] >= g[:-1]).all():  # grouped already (one round, mostly)
+        return a, b, g
     order = np.argsort(g, kind="stable")
     return a[order], b[order], g[order]
 
@@ -128,6 +136,39 @@ def _enumerate_groups(rng, slots, need, first, second, taken):
     a, b, g = a[order], b[order], g[order]
     take = np.arange(len(g)) - np.searchsorted(g, g) < need[g]
     return a[take], b[take], g[take]
+
+
+def _first_new(v, order, seen) -> np.ndarray:
+    """Of keys given sorted (``v``, with ``order`` from :func:`sort_with_order`), True at
+    the first occurrence of each value not in ``seen`` (sorted, distinct), in the keys'
+    own order: ``first_occurrence(key) & ~in_sorted(key, seen)`` from one sort.
+
+    Examples
+    --------
+    >>> v, order = sort_with_order(np.array([4, 2, 4, 9, 7]))
+    >>> _first_new(v, order, np.array([7])).tolist()
+    [True, True, False, True, False]
+    """
+    out = np.zeros(len(v), dtype=bool)
+    if not len(v):
+        return out
+    keep = np.r_[True, v[1:] != v[:-1]]
+    if len(seen):
+        keep &= seen[np.minimum(np.searchsorted(seen, v), len(seen) - 1)] != v
+    out[order[keep]] = True
+    return out
+
+
+def _insert_sorted(keys, values) -> np.ndarray:
+    """``keys`` and ``values`` (both sorted and distinct, none in both) as one sorted
+    array: :func:`union_sorted` of values known new.
+
+    Examples
+    --------
+    >>> _insert_sorted(np.array([2, 5]), np.array([1, 3, 9])).tolist()
+    [1, 2, 3, 5, 9]
+    """
+    return np.insert(keys, np.searchsorted(keys, values), values)
 
 
 def in_sorted(values, keys) -> np.ndarray:
@@ -216,6 +257,12 @@ def _in_group_pool(b, g, pool, start, count, n_slots) -> np.ndarray:
         return np.zeros(len(b), dtype=bool)
     group = np.repeat(np.arange(len(count)), count)
     members = pool[start[group] + np.arange(len(group)) - run_starts(count)[group]]
+    if len(count) * n_slots <= 8 * (len(b) + len(members)) + (1 << 20):
+        # a table of every (group, slot): one lookup per draw, where a binary search
+        # among the pool keys misses the cache at every step
+        table = np.zeros(len(count) * n_slots, dtype=bool)
+        table[group * n_slots + members] = True
+        return table[g * n_slots + b]
     key_pool = np.sort(group * n_slots + members)
     key = g * n_slots + b
     pos = np.minimum(np.searchsorted(key_pool, key), len(key_pool) - 1)

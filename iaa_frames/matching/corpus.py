@@ -1,3 +1,5 @@
+# Over 400 lines: the Corpus and Slices contract and prepare(), the canonical form every stage
+# reads, kept in one place.
 """A validated frame prepared for matching: canonical codes, normalized shapes, slices.
 
 The engine works on integer codes in a *canonical order* that depends on the content of
@@ -47,6 +49,28 @@ class Slices:
     def group_of(self, s) -> np.ndarray:
         """Group code of slots ``s`` (their item code when there are no groups)."""
         return (self.item if self.group is None else self.group)[s]
+
+    @cached_property
+    def group_annotator(self) -> np.ndarray | None:
+        """Per slot, its group code (:meth:`group_of`) in the high 32 bits and its
+        annotator code in the low 32 bits of one integer, so that one gather per side
+        tells both apart (chance pairings: :func:`iaa_frames.chance.population.valid_pairings`);
+        None when a code does not fit.
+
+        Examples
+        --------
+        >>> s = Slices(np.array([0, 1, 0]), np.array([1, 1, 0]), np.array([0, 1, -1]),
+        ...            np.array([1, 0, -1]))
+        >>> code = s.group_annotator
+        >>> [int(v >> 32) for v in code], [int(v & 0xFFFFFFFF) for v in code]
+        ([0, 1, -1], [1, 0, 4294967295])
+        """
+        group = np.asarray(self.item if self.group is None else self.group, dtype=np.int64)
+        ann = np.asarray(self.annotator, dtype=np.int64)
+        fits = lambda v: not len(v) or (v.min() >= -1 and v.max() < 2**31 - 1)  # noqa: E731
+        if not (fits(group) and fits(ann)):
+            return None
+        return (group << 32) | (ann & 0xFFFFFFFF)
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,6 +30,7 @@ from iaa_frames import chance
 from iaa_frames.chance import DEFAULT_N_CHANCE, MIN_CHANCE_UNITS
 from iaa_frames.chance.aligned import DEFAULT_N_ALIGNED, aligned_units, empty_aligned
 from iaa_frames.chance.pooled import pooled_baseline
+from iaa_frames.chance.reach_grid import ReachGrid, object_cells
 from iaa_frames.errors import NotComparableError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.distances import get_distance
@@ -471,6 +472,47 @@ def tables_of_corpus(
         _, todo = calls(lambda *x: can_match(corpus, *x, tau=tau), slots, pa, pb)
         return np.concatenate(jobs.run_all(todo)) if todo else np.zeros(0, dtype=bool)
 
+    grids = {}  # the reach grids of the slots, built when first asked for
+
+    def grid(slots):
+        if "objects" not in grids:  # where each object's reach box lies, for both grids
+            grids["objects"] = object_cells(corpus, tau)
+        if id(slots) not in grids:
+            cells = grids["objects"]
+            grids[id(slots)] = None if cells is None else ReachGrid.of(corpus, slots, tau, cells)
+            if id(ann) in grids and id(corpus.by_label) in grids:
+                grids["objects"] = None  # both grids built: the objects' cells are freed
+        return grids[id(slots)]
+
+    def reachable_whole(pa, pb):
+        """:func:`reachable` of whole annotations, the pairings their reach grid rules
+        out left false without their object pairs (the same result: see
+        :mod:`iaa_frames.chance.reach_grid`; 1M boxes: 4 in 5 pairings ruled out)."""
+        pa, pb = np.asarray(pa, dtype=np.int64), np.asarray(pb, dtype=np.int64)
+        whole = grid(ann)
+        if whole is None:
+            return reachable(ann, pa, pb)
+        out = np.zeros(len(pa), dtype=bool)
+        rows = np.flatnonzero(whole.may_match(pa, pb))
+        out[rows] = reachable(ann, pa[rows], pb[rows])
+        return out
+
+    def reachable_by_label(pa, pb, lab):
+        """:func:`reachable` of annotations restricted to a class: ruled out first by the
+        grid of the whole annotations (their objects include the class's), then by that
+        of the class slots."""
+        pa, pb = np.asarray(pa, dtype=np.int64), np.asarray(pb, dtype=np.int64)
+        lab = np.asarray(lab, dtype=np.int64)
+        whole, by_class = grid(ann), grid(corpus.by_label)
+        if whole is None or by_class is None:
+            return reachable(corpus.by_label, *to_label_slots(corpus, pa, pb, lab))
+        out = np.zeros(len(pa), dtype=bool)
+        rows = np.flatnonzero(whole.may_match(pa, pb))
+        la, lb = to_label_slots(corpus, pa[rows], pb[rows], lab[rows])
+        keep = by_class.may_match(la, lb)
+        out[rows[keep]] = reachable(corpus.by_label, la[keep], lb[keep])
+        return out
+
     # the candidate pairs of every within pairing, whole and by class, are known up front
     with bars.bar(
         total=work + label_work, desc="within-item matching", unit="pairs", unit_scale=True
@@ -498,15 +540,14 @@ def tables_of_corpus(
         n_chance=int(n_chance),
         seed=int(seed),
         tau=tau,
-        reachable=lambda pa, pb: reachable(ann, pa, pb),
-        label_reachable=lambda pa, pb, lab: reachable(
-            corpus.by_label, *to_label_slots(corpus, pa, pb, lab)
-        ),
+        reachable=reachable_whole,
+        label_reachable=reachable_by_label,
         bars=bars,
         run_units=lambda pa, pb, lab: class_units(
             corpus, ann, pa, pb, lab, tau=tau, distance=dist, cache=cache
         ),
     )
+    grids.clear()  # the reach grids served the draw only
     d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)
     with bars.bar(
         total=int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum()),

@@ -168,10 +168,13 @@ def class_detection(corpus: Corpus, slots: Slices, a, b, m: Matched, pl, ll):
     found = count_by_key(np.concatenate([pp * L + la, (pp * L + lb)[lb != la]]), query)
     out = {"n_matched": found}
     for side, s, lab in (("a", a, la), ("b", b, lb)):
-        # the objects of each class in each distinct slot (a slot is in many pairings)
-        held, inverse = np.unique(s, return_inverse=True)
-        owner, obj = objects_of(slots, held)
-        n = count_by_key(owner * L + corpus.label[obj], inverse.ravel()[pl] * L + ll)
+        if slots is corpus.annotations:
+            # the objects of class L in an annotation are those of its class slot
+            n = corpus.by_label.count[corpus.label_slots(s[pl], ll)]
+        else:  # the objects of each class in each distinct slot (a slot is in many pairings)
+            held, inverse = np.unique(s, return_inverse=True)
+            owner, obj = objects_of(slots, held)
+            n = count_by_key(owner * L + corpus.label[obj], inverse.ravel()[pl] * L + ll)
         out[f"n_{side}"] = n
         out[f"u_{side}"] = n - count_by_key(pp * L + lab, query)
     unmatched = out.pop("u_a") + out.pop("u_b")
