@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from iaa_frames.stats.bootstrap import ItemSums, PairSums
-from iaa_frames.stats.kstest import ks_agreement_entries
+from iaa_frames.stats.kstest import _ks_agreement_entries
 from iaa_frames.stats.samples import cell_tests
 from iaa_frames.tables.pairs import PairTables
 
@@ -223,7 +223,7 @@ class SigmaCells:
         )
         # the p-value: the one-sided cluster-bootstrap test, with the chance units'
         # weights (post-stratified, pooled)
-        out[2, cells] = ks_agreement_entries(
+        out[2, cells] = _ks_agreement_entries(
             self.within_distance,
             self.between_distance,
             within_item=self.within_item,
@@ -238,6 +238,9 @@ class SigmaCells:
             n_items=self.n_items,
             seed=seed,
             multiplicities=multiplicities,
+            # the distinct items of every cell's within rows: the items with a within
+            # unit in it, read from the per-item sums (not counted again from the entries)
+            within_items=self.item_counts()[cells],
         )[1]
         return out
 
