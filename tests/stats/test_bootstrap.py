@@ -386,3 +386,23 @@ def test_copies_in_one_group_widen_the_interval():
             ds = agreement(frame, n_boot=200, seed=1, n_chance=300)
         width[name] = float(ds["ci_high"].sel(**sel) - ds["ci_low"].sel(**sel))
     assert width["groups"] > 1.2 * width["items"]
+
+
+def test_pair_totals_of_column_subsets_are_those_of_total():
+    """PairSums.totals_of, on the matrix or on some of its columns, gives the columns of
+    total(k) bit for bit."""
+    rng = np.random.default_rng(5)
+    n_rows, n_items = 400, 25
+    sums = PairSums.from_entries(
+        rng.integers(0, n_items, n_rows),
+        rng.integers(0, n_items, n_rows),
+        rng.integers(0, n_rows, 900),
+        rng.integers(0, 6, 900),
+        rng.random(900),
+        n_columns=6,
+    )
+    k = np.asfortranarray(next(multiplicity_blocks(n_items, 70, seed=1)), dtype=np.float64)
+    want = sums.total(k)
+    whole, part = sums.totals_of(k, [sums.by_column(), sums.by_column(slice(3, None))])
+    assert whole.tobytes() == want.tobytes()
+    assert part.tobytes() == np.ascontiguousarray(want[:, 3:]).tobytes()
