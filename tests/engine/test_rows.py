@@ -130,3 +130,17 @@ def test_within_groups_by_kind_of_row_are_those_of_the_entries(seed, pairwise, m
     old = localization_rows(tables, layout)[1]
     for a in ("indptr", "indices", "data"):
         np.testing.assert_array_equal(getattr(new.membership, a), getattr(old.membership, a))
+
+
+@pytest.mark.parametrize("n_values", [3, 24, 5000, None])
+def test_distance_order_sorts(n_values):
+    """distance_order sorts the within distances ascending, of few distinct values (by
+    ranks) or many (numpy's argsort)."""
+    from iaa_frames.engine.sigma import distance_order
+
+    rng = np.random.default_rng(n_values or 0)
+    d = rng.random(50_000) if n_values is None else rng.choice(rng.random(n_values), 50_000)
+    order = distance_order(d)
+    assert order.dtype.kind == "i" and np.array_equal(np.sort(order), np.arange(d.size))
+    np.testing.assert_array_equal(d[order], np.sort(d))
+    assert distance_order(d[:5]).tolist() == np.argsort(d[:5]).tolist()
