@@ -321,8 +321,8 @@ def within_type_groups(tables: PairTables, layout: CellLayout, w: pd.DataFrame, 
     n_bins = len(RATIO_EDGES) + 1
     if n_labels**2 * n_bins * n_annotators**2 >= 2**62:
         return None
-    item, count = column(w, "item"), corpus.annotations.count
-    na, nb = count[corpus.annotation_of(item, aa)], count[corpus.annotation_of(item, ab)]
+    item = column(w, "item")
+    na, nb = _annotation_counts(corpus, item, aa), _annotation_counts(corpus, item, ab)
     # the kind of every row: (class a, class b, count-ratio bin, annotator a, annotator b)
     kind = la.astype(np.int64) * n_labels
     kind += lb
@@ -348,6 +348,22 @@ def within_type_groups(tables: PairTables, layout: CellLayout, w: pd.DataFrame, 
     cells = members.indices.astype(np.int64)
     fine_of, coarse_of = _by_cell(pools, borrows, fine, coarse)
     return np.stack([cells, fine_of(rows, cells), coarse_of(rows, cells), n_rows[rows]])
+
+
+def _annotation_counts(corpus, item, annotator) -> np.ndarray:
+    """The object count of the annotation of every (item, annotator),
+    ``annotations.count[corpus.annotation_of(item, annotator)]``, read from a table of
+    every (item, annotator) when it is small against the rows (1M boxes: 250k slots for
+    1.8M rows; no search), else searched."""
+    ann, n_annotators = corpus.annotations, max(len(corpus.annotators), 1)
+    size = len(corpus.items) * n_annotators
+    if size <= 4 * len(item) + (1 << 20):
+        table = np.full(size, -1, dtype=np.int64)
+        table[ann.item[:-1] * n_annotators + ann.annotator[:-1]] = ann.count[:-1]
+        out = table[np.asarray(item, dtype=np.int64) * n_annotators + annotator]
+        if not (out < 0).any():  # every row's annotation in the table
+            return out
+    return ann.count[corpus.annotation_of(item, annotator)]
 
 
 def _cell_kinds(layout: CellLayout, borrowed):

@@ -15,7 +15,7 @@ from iaa_frames.stats.kstest import _ks_agreement_entries
 from iaa_frames.stats.samples import cell_tests
 from iaa_frames.tables.pairs import PairTables
 
-from .cells import CellLayout, items_per_column, mean_of, one_minus_ratio, per_item
+from .cells import CellLayout, mean_of, one_minus_ratio, per_item
 from .rows import Chance, Rows, localization_rows, sets_rows
 
 
@@ -207,8 +207,11 @@ class SigmaCells:
         return self.within.total()[: self.n_cells], self.n_chance
 
     def item_counts(self):
-        """Per cell, the number of items with a within unit in it (``n_items``)."""
-        return items_per_column(self.within.matrix, slice(0, self.n_cells))
+        """Per cell, the number of items with a within unit in it (``n_items``; the
+        :func:`~iaa_frames.engine.cells.items_per_column` of the count columns), counted
+        once for the sums that cells with and without their KS lists share
+        (:meth:`iaa_frames.stats.bootstrap.ItemSums.column_items`)."""
+        return self.within.column_items(self.n_cells)
 
     def raw_iou(self):
         """Mean IoU of the within rows of every cell (localization)."""

@@ -219,6 +219,24 @@ class ItemSums:
         times)."""
         return np.asarray(self.matrix.sum(axis=0)).ravel()
 
+    def column_items(self, stop: int) -> np.ndarray:
+        """Per column below ``stop``, the number of items whose sum in it is not 0 (an
+        item "enters" a cell when one of its rows counts in it), counted once per
+        ``stop``: cells that share these sums share the count (the engine's KS tests
+        and its result read it). A copy.
+
+        Examples
+        --------
+        >>> ItemSums(sp.csr_matrix(np.array([[1.0, 0.0], [2.0, 3.0]]))).column_items(2)
+        array([2., 1.])
+        """
+        counted = self.__dict__.setdefault("_column_items", {})
+        if stop not in counted:
+            block = sp.csc_matrix(self.matrix[:, :stop])
+            block.eliminate_zeros()
+            counted[stop] = np.diff(block.indptr).astype(np.float64)
+        return counted[stop].copy()
+
     @classmethod
     def from_entries(cls, item, column, value, *, n_items: int, n_columns: int) -> ItemSums:
         """Sum ``value`` into ``(item, column)``; duplicates add up.

@@ -406,3 +406,16 @@ def test_pair_totals_of_column_subsets_are_those_of_total():
     whole, part = sums.totals_of(k, [sums.by_column(), sums.by_column(slice(3, None))])
     assert whole.tobytes() == want.tobytes()
     assert part.tobytes() == np.ascontiguousarray(want[:, 3:]).tobytes()
+
+
+def test_column_items_are_counted_once_and_match_the_nonzero_items():
+    from iaa_frames.engine.cells import items_per_column
+
+    m = sp.random(30, 8, density=0.3, random_state=7, format="csr")
+    m.data[::5] = 0.0  # stored zeros are not items
+    sums = ItemSums(m)
+    first = sums.column_items(5)
+    np.testing.assert_array_equal(first, items_per_column(m, slice(0, 5)))
+    first[:] = -1  # a copy: the count kept is not changed
+    np.testing.assert_array_equal(sums.column_items(5), items_per_column(m, slice(0, 5)))
+    np.testing.assert_array_equal(sums.column_items(8), items_per_column(m, slice(0, 8)))
