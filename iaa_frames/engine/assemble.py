@@ -23,7 +23,13 @@ from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettin
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats import intervals
-from iaa_frames.stats.bootstrap import ItemSums, block_size, jackknife_blocks, multiplicity_blocks
+from iaa_frames.stats.bootstrap import (
+    ItemSums,
+    PairSums,
+    block_size,
+    jackknife_blocks,
+    multiplicity_blocks,
+)
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
 from iaa_frames.stats.kstest import DEFAULT_RESAMPLES, ks_multiplicities_bytes
 from iaa_frames.stats.samples import percentile_ci
@@ -222,8 +228,15 @@ def _same_sparse(a, b) -> bool:
 
 
 def _plain_sigma(part) -> bool:
-    """Sigma cells whose replicate statistics are :meth:`SigmaCells.statistics`."""
-    return isinstance(part, SigmaCells) and type(part).statistics is SigmaCells.statistics
+    """Sigma cells whose replicate statistics are :meth:`SigmaCells.statistics`, on sums
+    of the engine's own kinds (not those that read a part of a block of multiplicities,
+    :mod:`iaa_frames.temporal.windows`)."""
+    return (
+        isinstance(part, SigmaCells)
+        and type(part).statistics is SigmaCells.statistics
+        and type(part.within) is ItemSums
+        and type(part.between) is PairSums
+    )
 
 
 def _column_major(k: np.ndarray) -> np.ndarray:

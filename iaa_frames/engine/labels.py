@@ -242,8 +242,8 @@ class LabelCells(SigmaCells):
         reads, each the total of the whole matrix's column bit for bit (a product sums
         every column alone, item after item); 0 in the columns it does not read."""
         n, columns = self.n_cells, self._read_columns
-        if len(columns) == self.within.matrix.shape[1]:
-            return self.within.total(multiplicities)
+        if type(self.within) is not ItemSums or len(columns) == self.within.matrix.shape[1]:
+            return self.within.total(multiplicities)  # (sums of another kind as they are)
         read = self._replicate_within.total(multiplicities)
         w = np.zeros(read.shape[:-1] + (2 * n,))
         w[..., columns] = read

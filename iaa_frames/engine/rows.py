@@ -1,3 +1,5 @@
+# Over 400 lines: the rows of every component as cell members, with the chance rows'
+# memberships and their post-stratification over the within rows' kinds.
 """The rows of the pair tables as cell members: within rows and their label and
 annotator cells, and the chance rows with the cells each distinct chance unit counts in
 (the rules of the strata that drew it, :mod:`iaa_frames.chance`)."""
@@ -12,13 +14,7 @@ import scipy.sparse as sp
 
 from iaa_frames.arrays import unique_inverse
 from iaa_frames.chance import MIN_CHANCE_UNITS
-from iaa_frames.chance.poststrata import (
-    RATIO_EDGES,
-    poststratify,
-    ratio_bin,
-    stratum_keys,
-    within_groups,
-)
+from iaa_frames.chance.poststrata import poststratify, stratum_keys, within_groups
 from iaa_frames.tables.pairs import PairTables
 
 from .borrow import MIN_BORROWER_UNITS, borrow_thin_cells
@@ -305,29 +301,34 @@ def within_type_groups(tables: PairTables, layout: CellLayout, w: pd.DataFrame, 
     as :func:`_by_cell` reads them), counted by kind of row instead of entry by entry;
     None when the kinds do not fit int64 codes.
 
-    A row's cells and strata depend on its classes, its annotators and the count-ratio bin
-    of its two annotations alone (:func:`_within_membership`,
-    :func:`~iaa_frames.chance.poststrata.stratum_keys`): the rows are counted by that kind
-    (1M boxes: a few thousand kinds of 1.8M rows), and one row of each kind gives the
-    kind's cells and strata, each (cell, fine, coarse) with the number of rows of the
-    kind. What :func:`~iaa_frames.chance.poststrata.poststratify` reads of the groups are
-    sums of these counts (exact integers, in any order): the weights are bitwise those
-    of counting the entries (1M boxes: 10.5M entries, 0.5 s).
+    A row's entries depend on its fine and coarse strata (:func:`_strata`), its class
+    cell and its annotators alone (:func:`_within_membership`, :func:`_by_cell`): the
+    rows are counted by that kind (1M boxes: a few thousand kinds of 1.8M rows), and one
+    row of each kind gives the kind's cells and strata, each (cell, fine, coarse) with
+    the number of rows of the kind. What
+    :func:`~iaa_frames.chance.poststrata.poststratify` reads of the groups are sums of
+    these counts (exact integers, in any order): the weights are bitwise those of
+    counting the entries (1M boxes: 10.5M entries, 0.5 s).
     """
     corpus = tables.corpus
     la, lb = column(w, "label_a"), column(w, "label_b")
     aa, ab = column(w, "annotator_a"), column(w, "annotator_b")
-    n_labels, n_annotators = max(len(corpus.labels), 1), max(len(corpus.annotators), 1)
-    n_bins = len(RATIO_EDGES) + 1
-    if n_labels**2 * n_bins * n_annotators**2 >= 2**62:
+    fine, coarse = _strata(tables, w, ("item", "item"))
+    fine_kinds, fine = unique_inverse(fine)
+    coarse_kinds, coarse = unique_inverse(coarse)
+    # the rows' (fine, coarse) strata, as codes of the pairs that occur
+    kind = fine.astype(np.int64) * len(coarse_kinds)
+    kind += coarse
+    del fine, coarse
+    strata_kinds, strata = unique_inverse(kind)
+    own = np.where(la == lb, 1 + la, -1)  # the row's class cell (-1: none)
+    n_own, n_annotators = len(corpus.labels) + 2, max(len(corpus.annotators), 1)
+    if len(strata_kinds) * n_own * n_annotators**2 >= 2**62:
         return None
-    item = column(w, "item")
-    na, nb = _annotation_counts(corpus, item, aa), _annotation_counts(corpus, item, ab)
-    # the kind of every row: (class a, class b, count-ratio bin, annotator a, annotator b)
-    kind = la.astype(np.int64) * n_labels
-    kind += lb
-    kind *= n_bins
-    kind += ratio_bin(na, nb)
+    # the kind of every row: (strata, class cell, annotator a, annotator b)
+    kind = strata.astype(np.int64) * n_own
+    del strata
+    kind += own + 1
     kind *= n_annotators
     kind += aa
     kind *= n_annotators
@@ -338,32 +339,16 @@ def within_type_groups(tables: PairTables, layout: CellLayout, w: pd.DataFrame, 
     one = np.empty(len(kinds), dtype=np.int64)  # a row of every kind (any: all alike)
     one[of_row] = np.arange(len(of_row))
     del of_row
-    la, lb, aa, ab = la[one], lb[one], aa[one], ab[one]
-    fine, coarse = stratum_keys(na[one], nb[one], la, lb, len(corpus.labels))
+    # the kinds' strata, decoded from their codes
+    code = strata_kinds[kinds // (n_own * n_annotators**2)]
+    fine, coarse = fine_kinds[code // len(coarse_kinds)], coarse_kinds[code % len(coarse_kinds)]
     members = layout.membership(
-        np.column_stack([np.zeros_like(la), np.where(la == lb, 1 + la, -1)]),
-        layout.groups(aa, ab),
+        np.column_stack([np.zeros_like(own[one]), own[one]]), layout.groups(aa[one], ab[one])
     )
     rows = np.repeat(np.arange(len(kinds)), np.diff(members.indptr))
     cells = members.indices.astype(np.int64)
     fine_of, coarse_of = _by_cell(pools, borrows, fine, coarse)
     return np.stack([cells, fine_of(rows, cells), coarse_of(rows, cells), n_rows[rows]])
-
-
-def _annotation_counts(corpus, item, annotator) -> np.ndarray:
-    """The object count of the annotation of every (item, annotator),
-    ``annotations.count[corpus.annotation_of(item, annotator)]``, read from a table of
-    every (item, annotator) when it is small against the rows (1M boxes: 250k slots for
-    1.8M rows; no search), else searched."""
-    ann, n_annotators = corpus.annotations, max(len(corpus.annotators), 1)
-    size = len(corpus.items) * n_annotators
-    if size <= 4 * len(item) + (1 << 20):
-        table = np.full(size, -1, dtype=np.int64)
-        table[ann.item[:-1] * n_annotators + ann.annotator[:-1]] = ann.count[:-1]
-        out = table[np.asarray(item, dtype=np.int64) * n_annotators + annotator]
-        if not (out < 0).any():  # every row's annotation in the table
-            return out
-    return ann.count[corpus.annotation_of(item, annotator)]
 
 
 def _cell_kinds(layout: CellLayout, borrowed):

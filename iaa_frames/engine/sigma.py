@@ -11,11 +11,11 @@ import pandas as pd
 import scipy.sparse as sp
 
 from iaa_frames.stats.bootstrap import ItemSums, PairSums
-from iaa_frames.stats.kstest import _ks_agreement_entries
+from iaa_frames.stats.kstest import ks_agreement_entries_counted
 from iaa_frames.stats.samples import cell_tests
 from iaa_frames.tables.pairs import PairTables
 
-from .cells import CellLayout, mean_of, one_minus_ratio, per_item
+from .cells import CellLayout, items_per_column, mean_of, one_minus_ratio, per_item
 from .rows import Chance, Rows, localization_rows, sets_rows
 
 
@@ -173,6 +173,8 @@ class SigmaCells:
         a third fewer products per replicate). Each column's totals are those of the
         whole matrix, bit for bit (a product sums every column alone, item after
         item)."""
+        if type(self.within) is not ItemSums:  # sums of another kind read as they are
+            return self.within
         m = self.within.matrix
         if m.shape[1] <= 2 * self.n_cells:
             return self.within
@@ -211,6 +213,8 @@ class SigmaCells:
         :func:`~iaa_frames.engine.cells.items_per_column` of the count columns), counted
         once for the sums that cells with and without their KS lists share
         (:meth:`iaa_frames.stats.bootstrap.ItemSums.column_items`)."""
+        if type(self.within) is not ItemSums:  # sums of another kind: counted here
+            return items_per_column(self.within.matrix, slice(0, self.n_cells))
         return self.within.column_items(self.n_cells)
 
     def raw_iou(self):
@@ -247,7 +251,7 @@ class SigmaCells:
         )
         # the p-value: the one-sided cluster-bootstrap test, with the chance units'
         # weights (post-stratified, pooled)
-        out[2, cells] = _ks_agreement_entries(
+        out[2, cells] = ks_agreement_entries_counted(
             self.within_distance,
             self.between_distance,
             within_item=self.within_item,

@@ -27,6 +27,7 @@ WHICH = ("within entries", "between entries")
 
 __all__ = [
     "cell_differences",
+    "cell_differences_counted",
     "cell_entries",
     "cell_grids",
     "check_entries",
@@ -201,7 +202,7 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     >>> out[0].tolist(), out[1].tolist(), out[4].round(3).tolist()
     ([0.5], [4], [0.333, 0.167, 0.5, 0.0])
     """
-    return _cell_differences(
+    return cell_differences_counted(
         x,
         y,
         wi,
@@ -214,7 +215,7 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     )
 
 
-def _cell_differences(
+def cell_differences_counted(
     x, y, wi, within, between, *, n_cells, n_items, min_items, max_grid, distinct=None
 ):
     """:func:`cell_differences`; ``distinct``: per cell, the distinct items among its

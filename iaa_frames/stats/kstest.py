@@ -47,7 +47,7 @@ from iaa_frames.settings.parameters import check_int
 from .bootstrap import multiplicity_blocks
 from .counts import CountMatrix
 from .ks_cells import (
-    _cell_differences,
+    cell_differences_counted,
     cell_entries,
     check_entries,
     check_rows,
@@ -61,6 +61,7 @@ __all__ = [
     "MIN_ITEMS",
     "KSAgreementTest",
     "ks_agreement_entries",
+    "ks_agreement_entries_counted",
     "ks_agreement_test",
     "ks_agreement_tests",
     "ks_multiplicities",
@@ -319,7 +320,7 @@ def ks_agreement_entries(
     >>> stat.round(3).tolist()[:2], bool(np.isnan(stat[2]))   # cell 2 is empty
     ([0.583, 0.833], True)
     """
-    return _ks_agreement_entries(
+    return ks_agreement_entries_counted(
         within,
         between,
         within_item=within_item,
@@ -340,7 +341,7 @@ def ks_agreement_entries(
     )
 
 
-def _ks_agreement_entries(
+def ks_agreement_entries_counted(
     within,
     between,
     *,
@@ -362,8 +363,9 @@ def _ks_agreement_entries(
     within_items=None,
 ):
     """:func:`ks_agreement_entries`; ``within_items``: per cell, the distinct items among
-    its within entries, when the caller has counted them (the engine's per-item sums),
-    else counted here (:func:`~iaa_frames.stats.ks_cells.cell_differences`)."""
+    its within entries, when the caller has counted them (the engine's per-item sums:
+    :meth:`iaa_frames.engine.sigma.SigmaCells.tests`), else counted here
+    (:func:`~iaa_frames.stats.ks_cells.cell_differences_counted`)."""
     x, y, (wi, ba, bb) = check_rows(within, between, within_item, between_item_a, between_item_b)
     check_int(n_resamples, "n_resamples", low=1)
     check_int(seed, "seed", low=0)
@@ -383,7 +385,7 @@ def _ks_agreement_entries(
         x, y, (within_rows, within_cell), (between_rows, between_cell), between_weight, n_cells
     )
     statistic, size, bin_w, bin_b, observed, tested_mask, (wr, wc), (br, bc, bw) = (
-        _cell_differences(
+        cell_differences_counted(
             x,
             y,
             wi,

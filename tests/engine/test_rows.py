@@ -144,15 +144,3 @@ def test_distance_order_sorts(n_values):
     assert order.dtype.kind == "i" and np.array_equal(np.sort(order), np.arange(d.size))
     np.testing.assert_array_equal(d[order], np.sort(d))
     assert distance_order(d[:5]).tolist() == np.argsort(d[:5]).tolist()
-
-
-def test_annotation_counts_by_table_are_those_searched():
-    from iaa_frames.engine import rows
-
-    tables = iaf.pair_tables(long_tail(0), n_chance=100)
-    corpus, w = tables.corpus, tables.localization_within
-    item = w["item"].to_numpy()
-    for side in ("annotator_a", "annotator_b"):
-        ann = w[side].to_numpy()
-        want = corpus.annotations.count[corpus.annotation_of(item, ann)]
-        np.testing.assert_array_equal(rows._annotation_counts(corpus, item, ann), want)
