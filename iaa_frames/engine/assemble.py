@@ -12,6 +12,7 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from iaa_frames.chance import MIN_CHANCE_UNITS
 from iaa_frames.chance.pooled import min_chance_units
@@ -22,7 +23,13 @@ from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettin
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import OneOf, validate_params
 from iaa_frames.stats import intervals
-from iaa_frames.stats.bootstrap import block_size, jackknife_blocks, multiplicity_blocks
+from iaa_frames.stats.bootstrap import (
+    ItemSums,
+    PairSums,
+    block_size,
+    jackknife_blocks,
+    multiplicity_blocks,
+)
 from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS, bca_interval, interval_scale
 from iaa_frames.stats.kstest import DEFAULT_RESAMPLES, ks_multiplicities_bytes
 from iaa_frames.stats.samples import percentile_ci
@@ -110,11 +117,13 @@ def package_version() -> str:
 
 
 def _bootstrap(
-    parts: dict, n_items: int, n_boot: int, seed: int, progress, clusters=None
+    parts: dict, n_items: int, n_boot: int, seed: int, progress, clusters=None, replicates=None
 ) -> np.ndarray:
     """Agreement replicates of every cell: (n_boot, n_components, n_cells); ``clusters``
     (the group of every item, :meth:`iaa_frames.matching.corpus.Corpus.group_codes`) makes the
-    replicates draw whole groups."""
+    replicates draw whole groups; ``replicates``: the :class:`_Replicates` of ``parts``,
+    if made (shared with :func:`_jackknife`)."""
+    replicates = _Replicates(parts) if replicates is None else replicates
     n_cells = parts[COMPONENTS[0]].statistics()[2].shape[-1]
     reps = np.empty((n_boot, len(COMPONENTS), n_cells))
     width = max([n_items] + [p.within.matrix.shape[1] for p in parts.values()])
@@ -125,21 +134,108 @@ def _bootstrap(
             n_items, n_boot, seed=seed, block_size=step, clusters=clusters
         ):
             k = _column_major(k)
-            for c, name in enumerate(COMPONENTS):
-                reps[start : start + len(k), c] = parts[name].statistics(k)[2]
+            reps[start : start + len(k)] = replicates.agreement(k)
             start += len(k)
             bar.update(len(k))
     return reps
 
 
-def _jackknife(parts: dict, n_items: int, clusters=None) -> np.ndarray:
+def _jackknife(parts: dict, n_items: int, clusters=None, replicates=None) -> np.ndarray:
     """Agreement of every cell on the grouped jackknife replicates (for the BCa
-    acceleration): (n_groups, n_components, n_cells)."""
+    acceleration): (n_groups, n_components, n_cells); ``replicates``: as in
+    :func:`_bootstrap`."""
+    replicates = _Replicates(parts) if replicates is None else replicates
     return np.concatenate(
         [
-            np.stack([parts[name].statistics(k)[2] for name in COMPONENTS], axis=1)
+            replicates.agreement(k)
             for k in map(_column_major, jackknife_blocks(n_items, clusters=clusters))
         ]
+    )
+
+
+class _Replicates:
+    """The agreement of every component on blocks of replicates, as
+    ``parts[name].statistics(k)[2]`` gives it, with the product two components share
+    made once: detection and overall sum the same within rows and the same chance rows
+    into the same count columns (:func:`_sets_cells`), so that overall's replicates take
+    detection's count totals and multiply its distance columns alone (1M boxes: 1.6M of
+    its 3.2M stored within sums, in every replicate), on the pair weights formed for
+    detection. The same values bit for bit: a product sums every column alone, item
+    after item (pair after pair), whatever the other columns of its matrix.
+
+    Parameters
+    ----------
+    parts : dict
+        Per component, its cells.
+    """
+
+    def __init__(self, parts: dict):
+        self._parts = parts
+        # overall's within distance columns and both chance matrices (by column), when
+        # its counts are detection's
+        self._distance = self._chance = None
+        self._checked = False
+
+    def _share(self) -> None:
+        """Whether overall's count columns are detection's (checked once, stored sums
+        compared: cells built elsewhere may differ)."""
+        self._checked = True
+        det, ovl = self._parts["detection"], self._parts["overall"]
+        if not (_plain_sigma(det) and _plain_sigma(ovl) and det.n_cells == ovl.n_cells):
+            return
+        n = ovl.n_cells
+        for a, b in ((det.within.matrix, ovl.within.matrix), (det.between, ovl.between)):
+            if not isinstance(a, sp.spmatrix):  # the chance sums: the same pairs of items
+                if not (_same(a.item_a, b.item_a) and _same(a.item_b, b.item_b)):
+                    return
+                a, b = a.matrix, b.matrix
+            if a.shape != b.shape or a.shape[1] != 2 * n or not _same_sparse(a[:, :n], b[:, :n]):
+                return
+        self._distance = ItemSums(sp.csr_matrix(ovl.within.matrix[:, n:]))
+        self._chance = [det.between.by_column(), ovl.between.by_column(slice(n, None))]
+
+    def agreement(self, k: np.ndarray) -> np.ndarray:
+        """(block, n_components, n_cells) agreement of the block ``k`` of multiplicities."""
+        if not self._checked:
+            self._share()
+        out, counts = {}, None
+        for name in sorted(COMPONENTS, key=SETS.__contains__, reverse=True):  # sets first
+            part = self._parts[name]
+            if self._distance is None or name not in SETS:
+                values = part.statistics(k)[2]
+            elif name == "detection":
+                w = part.replicate_within.total(k)
+                b, chance = part.between.totals_of(k, self._chance)
+                counts = w[:, : part.n_cells], b[:, : part.n_cells]
+                values = part.statistics_of(w, b)[2]
+            else:
+                w = np.concatenate([counts[0], self._distance.total(k)], axis=1)
+                values = part.statistics_of(w, np.concatenate([counts[1], chance], axis=1))[2]
+            out[name] = values
+        return np.stack([out[name] for name in COMPONENTS], axis=1)
+
+
+def _same(a, b) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def _same_sparse(a, b) -> bool:
+    """Whether two sparse matrices store the same entries in the same order."""
+    a, b = sp.csr_matrix(a), sp.csr_matrix(b)
+    return a.shape == b.shape and all(
+        _same(getattr(a, f), getattr(b, f)) for f in ("indptr", "indices", "data")
+    )
+
+
+def _plain_sigma(part) -> bool:
+    """Sigma cells whose replicate statistics are :meth:`SigmaCells.statistics`, on sums
+    of the engine's own kinds (not those that read a part of a block of multiplicities,
+    :mod:`iaa_frames.temporal.windows`)."""
+    return (
+        isinstance(part, SigmaCells)
+        and type(part).statistics is SigmaCells.statistics
+        and type(part.within) is ItemSums
+        and type(part.between) is PairSums
     )
 
 
@@ -621,9 +717,10 @@ def _from_cells(
         if n_boot:
             # groups of items (the group column) are the clusters of the bootstrap
             clusters = corpus.group_codes()
-            reps = _bootstrap(parts, n_items, n_boot, seed, progress, clusters)
+            replicates = _Replicates(parts)  # shared by the bootstrap and the jackknife
+            reps = _bootstrap(parts, n_items, n_boot, seed, progress, clusters, replicates)
             if ci_method == "bca":
-                jack = _jackknife(parts, n_items, clusters)
+                jack = _jackknife(parts, n_items, clusters, replicates)
                 low, high = bca_interval(
                     out["agreement"],
                     reps,

@@ -219,6 +219,24 @@ class ItemSums:
         times)."""
         return np.asarray(self.matrix.sum(axis=0)).ravel()
 
+    def column_items(self, stop: int) -> np.ndarray:
+        """Per column below ``stop``, the number of items whose sum in it is not 0 (an
+        item "enters" a cell when one of its rows counts in it), counted once per
+        ``stop``: cells that share these sums share the count (the engine's KS tests
+        and its result read it). A copy.
+
+        Examples
+        --------
+        >>> ItemSums(sp.csr_matrix(np.array([[1.0, 0.0], [2.0, 3.0]]))).column_items(2)
+        array([2., 1.])
+        """
+        counted = self.__dict__.setdefault("_column_items", {})
+        if stop not in counted:
+            block = sp.csc_matrix(self.matrix[:, :stop])
+            block.eliminate_zeros()
+            counted[stop] = np.diff(block.indptr).astype(np.float64)
+        return counted[stop].copy()
+
     @classmethod
     def from_entries(cls, item, column, value, *, n_items: int, n_columns: int) -> ItemSums:
         """Sum ``value`` into ``(item, column)``; duplicates add up.
@@ -328,6 +346,21 @@ class PairSums:
         :data:`PAIR_BLOCK_ELEMENTS`)."""
         if multiplicities is None:
             return self._sums.copy()
+        return self.totals_of(multiplicities, [self._by_column])[0]
+
+    def by_column(self, columns=slice(None)) -> sp.csr_matrix:
+        """The given columns of the matrix, transposed (columns x pairs, CSR): what
+        :meth:`totals_of` multiplies."""
+        if columns == slice(None):
+            return self._by_column
+        return sp.csr_matrix(self._by_column[columns])
+
+    def totals_of(self, multiplicities: np.ndarray, matrices) -> list:
+        """The totals ``(b, columns)`` of every (columns x pairs) matrix of ``matrices``
+        (:meth:`by_column` of these sums, or of others over the same pairs) for a (b,
+        n_items) block of multiplicities, each block's pair weights formed once for all
+        of them: those of :meth:`total`, bit for bit (a product sums every column
+        alone)."""
         k = np.asarray(multiplicities, dtype=np.float64)
         # a cache-sized block of replicates, of at least PAIR_MIN_BLOCK (each block reads
         # the whole matrix: the 1M boxes' chance pairs would read it forty times), and
@@ -335,14 +368,18 @@ class PairSums:
         pairs = max(len(self.item_a), 1)
         fits = max(PAIR_BLOCK_ELEMENTS // pairs, PAIR_MIN_BLOCK)
         step = int(max(1, min(len(k), fits, block_size(len(k), pairs))))
-        mt = self._by_column
         # items x replicates: rows of a block of item-major multiplicities (the engine's)
         # are gathered whole, and the (pairs x block) weights multiply as they are
         kt = k.T
-        parts = []
+        parts = [[] for _ in matrices]
         for start in range(0, len(k), step):  # blocks of replicates, not rows
             kb = kt[:, start : start + step]
             weights = kb[self.item_a]
             weights *= kb[self.item_b]  # in place: two (pairs x block) arrays, not three
-            parts.append(np.asarray(mt @ weights).T)
-        return np.concatenate(parts, axis=0) if parts else np.zeros((0, self.matrix.shape[1]))
+            for part, mt in zip(parts, matrices):  # a few matrices
+                part.append(np.asarray(mt @ weights).T)
+            del weights
+        return [
+            np.concatenate(part, axis=0) if part else np.zeros((0, mt.shape[0]))
+            for part, mt in zip(parts, matrices)
+        ]

@@ -27,6 +27,7 @@ WHICH = ("within entries", "between entries")
 
 __all__ = [
     "cell_differences",
+    "cell_differences_counted",
     "cell_entries",
     "cell_grids",
     "check_entries",
@@ -201,6 +202,26 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     >>> out[0].tolist(), out[1].tolist(), out[4].round(3).tolist()
     ([0.5], [4], [0.333, 0.167, 0.5, 0.0])
     """
+    return cell_differences_counted(
+        x,
+        y,
+        wi,
+        within,
+        between,
+        n_cells=n_cells,
+        n_items=n_items,
+        min_items=min_items,
+        max_grid=max_grid,
+    )
+
+
+def cell_differences_counted(
+    x, y, wi, within, between, *, n_cells, n_items, min_items, max_grid, distinct=None
+):
+    """:func:`cell_differences`; ``distinct``: per cell, the distinct items among its
+    within entries when the caller has counted them (the engine's per-item sums:
+    :meth:`iaa_frames.engine.sigma.SigmaCells.item_counts`), else counted here
+    (:func:`_distinct_items`; 1M boxes: 0.1 s a component)."""
     wr, wc = within
     br, bc, bw = between
     # the entries of each cell from a search of the grouped cells (no pass over them)
@@ -225,7 +246,7 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     # (ranks among all rows' values, which order the values of every cell alike)
     # (the distinct values of each side merged: no sorted copy of both sides at once;
     # the ranks in int32 where they fit, a chunk at a time)
-    values = _sorted_union(np.unique(x), np.unique(y))
+    values = _sorted_union(_distinct_values(x), _distinct_values(y))
     span = np.int64(values.size)
     rank_x, rank_y = _ranks(values, x), _ranks(values, y)
     del values
@@ -251,7 +272,9 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
         del kw, kb, grid
     del rank_x, rank_y
     # items among each cell's within rows
-    tested_mask = valid & (_distinct_items(wi, wr, wc, n_cells, n_items) >= min_items)
+    if distinct is None:
+        distinct = _distinct_items(wi, wr, wc, n_cells, n_items)
+    tested_mask = valid & (np.asarray(distinct) >= min_items)
     # observed differences: cells in blocks of a padded (cells x grid) array, whose
     # cumulative sums along a row run as each cell's own
     cells = np.flatnonzero(valid)
@@ -334,6 +357,21 @@ def _sorted_union(a, b) -> np.ndarray:
     at = np.searchsorted(a, b)
     new = (at == len(a)) | (a[np.minimum(at, max(len(a) - 1, 0))] != b) if len(a) else b == b
     return np.insert(a, at[new], b[new]) if new.any() else a
+
+
+def _distinct_values(x) -> np.ndarray:
+    """``numpy.unique(x)`` of finite floats; ascending ``x`` (the engine's KS lists) by
+    one comparison of neighbours instead of a sort. (Only the values' order is read of
+    them: a zero of either sign compares the same.)
+
+    Examples
+    --------
+    >>> _distinct_values(np.array([0.1, 0.1, 0.3])).tolist()
+    [0.1, 0.3]
+    """
+    if x.size < 2 or not (x[1:] >= x[:-1]).all():
+        return np.unique(x)
+    return x[np.r_[True, x[1:] != x[:-1]]]
 
 
 def _distinct_items(wi, wr, wc, n_cells, n_items) -> np.ndarray:

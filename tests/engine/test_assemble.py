@@ -89,3 +89,32 @@ def test_the_tests_hold_their_cells_in_no_cycle(tables):
     finally:
         gc.enable()
     assert set(values) == {"localization", "overall"}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_replicates_share_the_sets_counts_bitwise(seed):
+    """The agreement of a block of replicates with detection's count totals shared by
+    overall (and localization's products without its iou columns) is each component's
+    own statistics(k), bit for bit; cells whose counts differ are not shared."""
+    import dataclasses
+
+    from iaa_frames.engine.assemble import COMPONENTS, component_cells
+    from iaa_frames.stats.bootstrap import multiplicity_blocks
+
+    tables = pair_tables(simulate(n_items=30, seed=seed), n_chance=200, seed=seed)
+    layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    parts = {c: component_cells(tables, layout, c) for c in COMPONENTS}
+    k = np.asfortranarray(next(multiplicity_blocks(30, 7, seed=seed)), dtype=np.float64)
+    want = np.stack([parts[c].statistics(k)[2] for c in COMPONENTS], axis=1)
+    shared = assemble._Replicates(parts)
+    got = shared.agreement(k)
+    assert shared._distance is not None
+    assert got.tobytes() == want.tobytes()
+    # overall's counts no longer detection's: each its own
+    ovl = parts["overall"]
+    other = dict(parts, overall=dataclasses.replace(ovl, within=parts["localization"].within))
+    alone = assemble._Replicates(other)
+    got = alone.agreement(k)
+    assert alone._distance is None
+    want = np.stack([other[c].statistics(k)[2] for c in COMPONENTS], axis=1)
+    assert got.tobytes() == want.tobytes()

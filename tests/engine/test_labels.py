@@ -133,3 +133,34 @@ def test_image_blind_annotators_are_at_chance_under_any_class_prior(classes, see
         low, high = float(cell["ci_low"]), float(cell["ci_high"])
         # at chance: the interval holds 0, or the figure is near it
         assert (low <= 0 <= high) or abs(value) < 0.1, (component, value, low, high)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_replicate_statistics_read_only_the_columns_they_need(seed):
+    """A block of replicates multiplies the columns the statistics read (the groups'
+    counts, pooled class cells' counts, every disagreement), with the same values bit
+    for bit as the whole within sums, with and without pooled class cells."""
+    from iaa_frames.engine import CellLayout
+    from iaa_frames.engine.assemble import component_cells
+    from iaa_frames.stats.bootstrap import multiplicity_blocks
+
+    n_classes = 12
+    df = iaf.simulate(
+        n_items=40,
+        classes=[f"c{c}" for c in range(n_classes)],
+        class_weights=1.0 / np.arange(1, n_classes + 1) ** 1.5,
+        seed=seed,
+    )
+    tables = iaf.pair_tables(df, n_chance=300, seed=seed)
+    layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
+    cells = component_cells(tables, layout, "classification")
+    k = np.asfortranarray(next(multiplicity_blocks(40, 9, seed=seed)), dtype=np.float64)
+    for pooled in (cells.pooled, np.zeros_like(cells.pooled), np.ones_like(cells.pooled)):
+        part = type(cells)(**{**cells.__dict__, "pooled": pooled})
+        got = part.statistics(k)
+        whole = type(cells)(**{**cells.__dict__, "pooled": pooled})
+        whole.__dict__["_read_columns"] = np.arange(2 * part.n_cells)  # every column
+        want = whole.statistics(k)
+        assert len(part._read_columns) < 2 * part.n_cells or pooled.all()
+        for a, b in zip(got, want):
+            assert a.tobytes() == b.tobytes()

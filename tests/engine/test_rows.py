@@ -72,8 +72,8 @@ def test_within_groups_counted_once_give_the_weights_of_each_count(seed, monkeyp
     tables = iaf.pair_tables(long_tail(seed), n_chance=300, seed=seed)
     layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
     calls = []
-    count = rows.within_groups
-    monkeypatch.setattr(rows, "within_groups", lambda *a: calls.append(1) or count(*a))
+    count = rows.within_type_groups
+    monkeypatch.setattr(rows, "within_type_groups", lambda *a: calls.append(1) or count(*a))
     got = localization_rows(tables, layout)[1]
     assert len(calls) == 1
     monkeypatch.setattr(rows, "_chance_units", _uncached(rows._chance_units))
@@ -93,3 +93,54 @@ def _uncached(chance_units):
         return chance_units(*args[:6])
 
     return run
+
+
+def _aggregated(groups):
+    """Per distinct (cell, fine, coarse), the summed count: what poststratify reads."""
+    keys, inverse = np.unique(groups[:3].T, axis=0, return_inverse=True)
+    return keys, np.bincount(inverse.ravel(), weights=groups[3])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("pairwise", [False, True])
+def test_within_groups_by_kind_of_row_are_those_of_the_entries(seed, pairwise, monkeypatch):
+    """The within groups counted by kind of row hold, per (cell, fine, coarse), the counts
+    of the entries (within_groups), with and without classes that borrow, and give the
+    same chance weights bit for bit."""
+    from iaa_frames.chance.poststrata import within_groups
+    from iaa_frames.engine import rows
+
+    tables = iaf.pair_tables(long_tail(seed), n_chance=300, seed=seed)
+    layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators), pairwise)
+    w = tables.localization_within
+    fine, coarse = rows._strata(tables, w, ("item", "item"))
+    borrowed = np.zeros(len(tables.corpus.labels) + 1, dtype=bool)
+    borrowed[tables.localization_pooled["label"].to_numpy()] = True
+    for classes in (None, borrowed):
+        pools, borrows = rows._cell_kinds(layout, classes)
+        got = rows.within_type_groups(tables, layout, w, pools, borrows)
+        want = within_groups(
+            rows._within_membership(layout, w), *rows._by_cell(pools, borrows, fine, coarse)
+        )
+        assert got.dtype == np.int64
+        for a, b in zip(_aggregated(got), _aggregated(want)):
+            np.testing.assert_array_equal(a, b)
+    new = localization_rows(tables, layout)[1]
+    monkeypatch.setattr(rows, "within_type_groups", lambda *a: None)  # entry by entry
+    old = localization_rows(tables, layout)[1]
+    for a in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(new.membership, a), getattr(old.membership, a))
+
+
+@pytest.mark.parametrize("n_values", [3, 24, 5000, None])
+def test_distance_order_sorts(n_values):
+    """distance_order sorts the within distances ascending, of few distinct values (by
+    ranks) or many (numpy's argsort)."""
+    from iaa_frames.engine.sigma import distance_order
+
+    rng = np.random.default_rng(n_values or 0)
+    d = rng.random(50_000) if n_values is None else rng.choice(rng.random(n_values), 50_000)
+    order = distance_order(d)
+    assert order.dtype.kind == "i" and np.array_equal(np.sort(order), np.arange(d.size))
+    np.testing.assert_array_equal(d[order], np.sort(d))
+    assert distance_order(d[:5]).tolist() == np.argsort(d[:5]).tolist()

@@ -386,3 +386,36 @@ def test_copies_in_one_group_widen_the_interval():
             ds = agreement(frame, n_boot=200, seed=1, n_chance=300)
         width[name] = float(ds["ci_high"].sel(**sel) - ds["ci_low"].sel(**sel))
     assert width["groups"] > 1.2 * width["items"]
+
+
+def test_pair_totals_of_column_subsets_are_those_of_total():
+    """PairSums.totals_of, on the matrix or on some of its columns, gives the columns of
+    total(k) bit for bit."""
+    rng = np.random.default_rng(5)
+    n_rows, n_items = 400, 25
+    sums = PairSums.from_entries(
+        rng.integers(0, n_items, n_rows),
+        rng.integers(0, n_items, n_rows),
+        rng.integers(0, n_rows, 900),
+        rng.integers(0, 6, 900),
+        rng.random(900),
+        n_columns=6,
+    )
+    k = np.asfortranarray(next(multiplicity_blocks(n_items, 70, seed=1)), dtype=np.float64)
+    want = sums.total(k)
+    whole, part = sums.totals_of(k, [sums.by_column(), sums.by_column(slice(3, None))])
+    assert whole.tobytes() == want.tobytes()
+    assert part.tobytes() == np.ascontiguousarray(want[:, 3:]).tobytes()
+
+
+def test_column_items_are_counted_once_and_match_the_nonzero_items():
+    from iaa_frames.engine.cells import items_per_column
+
+    m = sp.random(30, 8, density=0.3, random_state=7, format="csr")
+    m.data[::5] = 0.0  # stored zeros are not items
+    sums = ItemSums(m)
+    first = sums.column_items(5)
+    np.testing.assert_array_equal(first, items_per_column(m, slice(0, 5)))
+    first[:] = -1  # a copy: the count kept is not changed
+    np.testing.assert_array_equal(sums.column_items(5), items_per_column(m, slice(0, 5)))
+    np.testing.assert_array_equal(sums.column_items(8), items_per_column(m, slice(0, 8)))

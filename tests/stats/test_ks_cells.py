@@ -124,3 +124,32 @@ def test_within_count_blocks_stack_into_the_counts_by_row(monkeypatch, chunk, in
     whole = sp.vstack([m for _, m in blocks]).tocsc()
     expected = within_counts(*args).tocsc()
     assert whole.shape == expected.shape and (whole != expected).nnz == 0
+
+
+@pytest.mark.parametrize("presorted", [True, False])
+def test_distinct_values_are_numpys_unique(presorted):
+    rng = np.random.default_rng(3)
+    x = rng.choice(rng.random(50), 400)
+    x = np.sort(x) if presorted else x
+    np.testing.assert_array_equal(ks_cells._distinct_values(x), np.unique(x))
+    assert ks_cells._distinct_values(np.zeros(0)).size == 0
+
+
+def test_distinct_items_given_or_counted_give_the_same_differences():
+    """The cells' distinct items, given by the caller (the engine's per-item sums), give
+    what cell_differences counts itself, bit for bit."""
+    rng = np.random.default_rng(4)
+    n_rows, n_items, n_cells = 300, 12, 5
+    x, y = np.sort(rng.random(n_rows)), np.sort(rng.random(80))
+    wi = rng.integers(0, n_items, n_rows)
+    wc = np.sort(rng.integers(0, n_cells, 900))
+    wr = np.concatenate([np.sort(rng.choice(n_rows, (wc == c).sum())) for c in range(n_cells)])
+    bc = np.repeat(np.arange(n_cells), 80)
+    br = np.tile(np.arange(80), n_cells)
+    args = (x, y, wi, (wr, wc), (br, bc, np.ones(br.size)))
+    kw = dict(n_cells=n_cells, n_items=n_items, min_items=3, max_grid=16)
+    distinct = np.array([len(np.unique(wi[wr[wc == c]])) for c in range(n_cells)], float)
+    want = ks_cells.cell_differences(*args, **kw)
+    got = ks_cells.cell_differences_counted(*args, **kw, distinct=distinct)
+    for a, b in zip(want[:6], got[:6]):
+        np.testing.assert_array_equal(a, b)
