@@ -11,7 +11,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from iaa_frames.stats.bootstrap import ItemSums, PairSums
-from iaa_frames.stats.kstest import ks_agreement_entries_counted
+from iaa_frames.stats.kstest import ks_agreement_entries
 from iaa_frames.stats.samples import cell_tests
 from iaa_frames.tables.pairs import PairTables
 
@@ -251,7 +251,7 @@ class SigmaCells:
         )
         # the p-value: the one-sided cluster-bootstrap test, with the chance units'
         # weights (post-stratified, pooled)
-        out[2, cells] = ks_agreement_entries_counted(
+        out[2, cells] = ks_agreement_entries(
             self.within_distance,
             self.between_distance,
             within_item=self.within_item,

@@ -27,7 +27,6 @@ WHICH = ("within entries", "between entries")
 
 __all__ = [
     "cell_differences",
-    "cell_differences_counted",
     "cell_entries",
     "cell_grids",
     "check_entries",
@@ -161,7 +160,9 @@ def check_entries(x, y, within, between, weight, n_cells):
     return tuple(out[0]), tuple(out[1])
 
 
-def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, max_grid):
+def cell_differences(
+    x, y, wi, within, between, *, n_cells, n_items, min_items, max_grid, distinct=None
+):
     """Grid sizes, bins, one-sided statistics and observed differences of all cells.
 
     Parameters
@@ -176,6 +177,11 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
         The chance entries, grouped by cell, with their weights.
     n_cells, n_items, min_items, max_grid : int
         As in :func:`iaa_frames.stats.kstest.ks_agreement_tests`.
+    distinct : ndarray of float, shape (n_cells,), optional
+        Per cell, the distinct items among its within entries, when the caller has
+        counted them (the engine's per-item sums:
+        :meth:`iaa_frames.engine.sigma.SigmaCells.item_counts`); else counted here
+        (:func:`_distinct_items`; 1M boxes: 0.1 s a component).
 
     Returns
     -------
@@ -202,26 +208,6 @@ def cell_differences(x, y, wi, within, between, *, n_cells, n_items, min_items, 
     >>> out[0].tolist(), out[1].tolist(), out[4].round(3).tolist()
     ([0.5], [4], [0.333, 0.167, 0.5, 0.0])
     """
-    return cell_differences_counted(
-        x,
-        y,
-        wi,
-        within,
-        between,
-        n_cells=n_cells,
-        n_items=n_items,
-        min_items=min_items,
-        max_grid=max_grid,
-    )
-
-
-def cell_differences_counted(
-    x, y, wi, within, between, *, n_cells, n_items, min_items, max_grid, distinct=None
-):
-    """:func:`cell_differences`; ``distinct``: per cell, the distinct items among its
-    within entries when the caller has counted them (the engine's per-item sums:
-    :meth:`iaa_frames.engine.sigma.SigmaCells.item_counts`), else counted here
-    (:func:`_distinct_items`; 1M boxes: 0.1 s a component)."""
     wr, wc = within
     br, bc, bw = between
     # the entries of each cell from a search of the grouped cells (no pass over them)

@@ -47,7 +47,7 @@ from iaa_frames.settings.parameters import check_int
 from .bootstrap import multiplicity_blocks
 from .counts import CountMatrix
 from .ks_cells import (
-    cell_differences_counted,
+    cell_differences,
     cell_entries,
     check_entries,
     check_rows,
@@ -61,7 +61,6 @@ __all__ = [
     "MIN_ITEMS",
     "KSAgreementTest",
     "ks_agreement_entries",
-    "ks_agreement_entries_counted",
     "ks_agreement_test",
     "ks_agreement_tests",
     "ks_multiplicities",
@@ -278,6 +277,7 @@ def ks_agreement_entries(
     min_items: int = MIN_ITEMS,
     max_grid: int = MAX_GRID,
     multiplicities=None,
+    within_items=None,
 ):
     """:func:`ks_agreement_tests` with the cells given as entries (a row in one cell).
 
@@ -303,6 +303,11 @@ def ks_agreement_entries(
         The replicates' item multiplicities, :func:`ks_multiplicities` of the same
         ``n_items``, ``n_resamples`` and ``seed`` (tests of several sets of cells on the
         same items draw them once); by default drawn here, the same.
+    within_items : array-like of float, shape (n_cells,), optional
+        Per cell, the distinct items among its within entries, when the caller has
+        counted them (the engine's per-item sums:
+        :meth:`iaa_frames.engine.sigma.SigmaCells.tests`); else counted here
+        (:func:`~iaa_frames.stats.ks_cells.cell_differences`).
 
     Returns
     -------
@@ -320,52 +325,6 @@ def ks_agreement_entries(
     >>> stat.round(3).tolist()[:2], bool(np.isnan(stat[2]))   # cell 2 is empty
     ([0.583, 0.833], True)
     """
-    return ks_agreement_entries_counted(
-        within,
-        between,
-        within_item=within_item,
-        between_item_a=between_item_a,
-        between_item_b=between_item_b,
-        within_rows=within_rows,
-        within_cell=within_cell,
-        between_rows=between_rows,
-        between_cell=between_cell,
-        between_weight=between_weight,
-        n_cells=n_cells,
-        n_items=n_items,
-        n_resamples=n_resamples,
-        seed=seed,
-        min_items=min_items,
-        max_grid=max_grid,
-        multiplicities=multiplicities,
-    )
-
-
-def ks_agreement_entries_counted(
-    within,
-    between,
-    *,
-    within_item,
-    between_item_a,
-    between_item_b,
-    within_rows,
-    within_cell,
-    between_rows,
-    between_cell,
-    between_weight=None,
-    n_cells: int,
-    n_items: int | None = None,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    min_items: int = MIN_ITEMS,
-    max_grid: int = MAX_GRID,
-    multiplicities=None,
-    within_items=None,
-):
-    """:func:`ks_agreement_entries`; ``within_items``: per cell, the distinct items among
-    its within entries, when the caller has counted them (the engine's per-item sums:
-    :meth:`iaa_frames.engine.sigma.SigmaCells.tests`), else counted here
-    (:func:`~iaa_frames.stats.ks_cells.cell_differences_counted`)."""
     x, y, (wi, ba, bb) = check_rows(within, between, within_item, between_item_a, between_item_b)
     check_int(n_resamples, "n_resamples", low=1)
     check_int(seed, "seed", low=0)
@@ -384,19 +343,17 @@ def ks_agreement_entries_counted(
     (wr, wc), (br, bc, bw) = check_entries(
         x, y, (within_rows, within_cell), (between_rows, between_cell), between_weight, n_cells
     )
-    statistic, size, bin_w, bin_b, observed, tested_mask, (wr, wc), (br, bc, bw) = (
-        cell_differences_counted(
-            x,
-            y,
-            wi,
-            (wr, wc),
-            (br, bc, bw),
-            n_cells=n_cells,
-            n_items=n,
-            min_items=min_items,
-            max_grid=max_grid,
-            distinct=within_items,
-        )
+    statistic, size, bin_w, bin_b, observed, tested_mask, (wr, wc), (br, bc, bw) = cell_differences(
+        x,
+        y,
+        wi,
+        (wr, wc),
+        (br, bc, bw),
+        n_cells=n_cells,
+        n_items=n,
+        min_items=min_items,
+        max_grid=max_grid,
+        distinct=within_items,
     )
     # the replicates: only cells whose within rows span min_items items
     pvalue = np.full(n_cells, np.nan)

@@ -150,6 +150,6 @@ def test_distinct_items_given_or_counted_give_the_same_differences():
     kw = dict(n_cells=n_cells, n_items=n_items, min_items=3, max_grid=16)
     distinct = np.array([len(np.unique(wi[wr[wc == c]])) for c in range(n_cells)], float)
     want = ks_cells.cell_differences(*args, **kw)
-    got = ks_cells.cell_differences_counted(*args, **kw, distinct=distinct)
+    got = ks_cells.cell_differences(*args, **kw, distinct=distinct)
     for a, b in zip(want[:6], got[:6]):
         np.testing.assert_array_equal(a, b)
