@@ -59,11 +59,15 @@ def sample_groups(
     )
     small = (need > 0) & (count * pool2[2] <= 4 * need + 256)
     if small.any():
-        out.append(
-            _enumerate_groups(
+        if other is None:  # within one pool: each pairing once, where the pools allow
+            enumerated = _enumerate_within(rng, slots, np.where(small, need, 0), pool2, seen)
+        else:
+            enumerated = None
+        if enumerated is None:
+            enumerated = _enumerate_groups(
                 rng, slots, np.where(small, need, 0), (pool, start, count), pool2, seen
             )
-        )
+        out.append(enumerated)
         need[small] = 0
     stalled, fresh = 0, None
     for _ in range(200):  # rounds of independent draws; most strata finish in 1-3
@@ -132,10 +136,73 @@ def _enumerate_groups(rng, slots, need, first, second, taken):
     key = g * n_slots**2 + pairing_key(a, b, n_slots)
     keep = first_occurrence(key) & ~in_sorted(key, taken)
     a, b, g = a[keep], b[keep], g[keep]
-    order = np.lexsort((rng.random(len(g)), g))
-    a, b, g = a[order], b[order], g[order]
-    take = np.arange(len(g)) - np.searchsorted(g, g) < need[g]
-    return a[take], b[take], g[take]
+    order = lexsorted_by_group(rng.random(len(g)), g)
+    take = np.arange(len(g)) - np.searchsorted(g, g) < need[g]  # g sorted: g[order] is g
+    order = order[take]
+    return a[order], b[order], g[order]
+
+
+def _enumerate_within(rng, slots, need, pools, taken):
+    """:func:`_enumerate_groups` of each group's pool with itself (``pools``: one CSR
+    triple), listing each pairing once, not once each way round; None where the premises
+    of that do not hold (a pool not strictly increasing), the caller enumerates then.
+
+    :func:`_enumerate_groups` lists the ordered pairs (i, j) of a group's pool row by row
+    and keeps the first of the two that make each pairing (:func:`pairing_key` is
+    symmetric): with distinct slots, that of i < j, in the same order; a slot with itself
+    is never a chance pairing (:func:`valid_pairings`). So the rows here hold j > i
+    only; with a pool increasing, the keys are increasing too, and ``taken`` (sorted) is
+    found among them by one binary search of each of its keys. The random order of
+    :func:`lexsorted_by_group` is that of :func:`numpy.lexsort`, and only the pairings
+    taken are gathered.
+
+    Examples
+    --------
+    >>> from iaa_frames.matching.corpus import Slices
+    >>> s = Slices(start=np.arange(5), count=np.ones(5, np.int64),
+    ...            item=np.array([0, 0, 1, 2, -1]), annotator=np.array([0, 1, 0, 1, -1]))
+    >>> pools = (np.array([0, 1, 2, 3]), np.array([0]), np.array([4]))
+    >>> a, b, g = _enumerate_within(np.random.default_rng(0), s, np.array([9]), pools,
+    ...                             np.zeros(0, np.int64))
+    >>> sorted(zip(a.tolist(), b.tolist()))
+    [(0, 3), (1, 2), (2, 3)]
+    """
+    pool, start, count = pools
+    n_slots = slots.empty + 1
+    groups = np.flatnonzero(need > 0)
+    size = np.asarray(count, dtype=np.int64)[groups]
+    # rows: each slot of a pool, paired with those after it in the pool
+    row_group = np.repeat(np.arange(len(groups)), size)
+    row_first = run_starts(size)
+    row_pos = np.arange(len(row_group)) - row_first[row_group] + start[groups][row_group]
+    a_row = pool[row_pos]
+    up = (a_row[1:] > a_row[:-1]) | (np.arange(1, len(a_row)) == row_first[row_group[1:]])
+    if not up.all():
+        return None  # a pool not strictly increasing: maybe not distinct slots
+    row_len = size[row_group] - (row_pos - start[groups][row_group]) - 1
+    pair_first = run_starts(row_len)
+    n_pairs = int(row_len.sum())
+    b = pool[np.arange(n_pairs) + np.repeat(row_pos + 1 - pair_first, row_len)]
+    keep = valid_pairings(slots, a_row, b, repeat=row_len)
+    if len(taken) and n_pairs:  # the keys increase: look each taken key up among them
+        key = np.repeat((groups[row_group] * n_slots + a_row) * n_slots, row_len)
+        key += b
+        pos = np.minimum(np.searchsorted(key, taken), n_pairs - 1)
+        keep[pos[key[pos] == taken]] = False
+        del key, pos
+    kept = np.flatnonzero(keep)
+    del keep
+    # the kept pairings by group (the pairs of a group are contiguous)
+    bounds = np.searchsorted(kept, run_starts(size * (size - 1) // 2))
+    per_group = np.diff(np.r_[bounds, len(kept)])
+    r = rng.random(len(kept))
+    order = lexsorted_by_group(r, np.repeat(np.arange(len(groups)), per_group), index=kept)
+    del r, kept
+    # the first need[g] of each group in that order (its groups are those of the kept)
+    n_take = np.minimum(per_group, need[groups])
+    pick = order[np.arange(n_take.sum()) + np.repeat(bounds - run_starts(n_take), n_take)]
+    del order
+    return np.repeat(a_row, row_len)[pick], b[pick], np.repeat(groups, n_take)
 
 
 def _first_new(v, order, seen) -> np.ndarray:
@@ -249,6 +316,58 @@ def first_occurrence(key) -> np.ndarray:
     v, order = sort_with_order(key)
     out[order[np.r_[True, v[1:] != v[:-1]]]] = True
     return out
+
+
+def lexsorted_by_group(r, group, index=None) -> np.ndarray:
+    """``numpy.lexsort((r, group))`` of uniform random values ``r`` in [0, 1) and group
+    codes ``group`` >= 0: positions by group, then by ``r``, ties by position; with
+    ``index`` (strictly increasing integers >= 0, one per position), ``index`` at those
+    positions.
+
+    By one sort of the integers ``group``, the top bits of ``r`` and the position packed
+    into 63 bits (numpy sorts integers with SIMD instructions: 7M values, 0.15 s against
+    3.8 s for the lexsort), then of the few runs whose group and top bits tie, by
+    ``(r, position)`` within each; by the lexsort itself when fewer than 20 bits would
+    be left to ``r``, or ``r`` is not in [0, 1).
+
+    Examples
+    --------
+    >>> r = np.array([0.5, 0.25, 0.5, 0.75, 0.125])
+    >>> g = np.array([1, 0, 1, 0, 1])
+    >>> lexsorted_by_group(r, g).tolist(), np.lexsort((r, g)).tolist()
+    ([1, 3, 4, 0, 2], [1, 3, 4, 0, 2])
+    >>> lexsorted_by_group(r, g, index=np.array([2, 3, 5, 7, 11])).tolist()
+    [3, 7, 11, 2, 5]
+    """
+    r = np.asarray(r, dtype=np.float64)
+    group = np.asarray(group, dtype=np.int64)
+    n = len(r)
+    if not n:
+        return np.zeros(0, np.int64)
+    index = np.arange(n) if index is None else np.asarray(index, dtype=np.int64)
+    g_bits = int(group.max()).bit_length()
+    p_bits = int(index[-1]).bit_length()
+    r_bits = min(63 - g_bits - p_bits, 53)
+    if r_bits < 20 or group.min() < 0 or index[0] < 0 or not (r.min() >= 0 and r.max() < 1):
+        return index[np.lexsort((r, group))]
+    # r * 2**53 is exact and monotone: r's top bits order r, but for their ties
+    code = (r * 2.0**53).astype(np.int64)
+    code >>= 53 - r_bits
+    code |= group << r_bits
+    code <<= p_bits
+    code |= index  # increasing: in the order of the positions
+    code.sort()
+    order = code & ((1 << p_bits) - 1)
+    code >>= p_bits
+    tie = code[1:] == code[:-1]
+    if tie.any():  # runs of equal (group, top bits): by (r, position) within each
+        edge = np.r_[False, tie] | np.r_[tie, False]
+        at = np.flatnonzero(edge)
+        run = np.cumsum(np.r_[True, ~tie][at])
+        within = order[at]
+        pos = np.searchsorted(index, within)
+        order[at] = within[np.lexsort((pos, r[pos], run))]
+    return order
 
 
 def _in_group_pool(b, g, pool, start, count, n_slots) -> np.ndarray:
