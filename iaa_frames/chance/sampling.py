@@ -79,7 +79,7 @@ def sample_groups(
         m = np.where(active, np.minimum(np.ceil(need * 1.5).astype(np.int64) + 16, cap - drawn), 0)
         g = np.repeat(np.arange(len(need)), m)
         drawn += m
-        first, size = start[g], count[g]
+        first, size = np.repeat(start, m), np.repeat(count, m)  # start[g], count[g]
         a = pool[first + rng.integers(0, size)]
         if other is None:
             b = pool[first + rng.integers(0, size)]
@@ -235,7 +235,16 @@ def _insert_sorted(keys, values) -> np.ndarray:
     >>> _insert_sorted(np.array([2, 5]), np.array([1, 3, 9])).tolist()
     [1, 2, 3, 5, 9]
     """
-    return np.insert(keys, np.searchsorted(keys, values), values)
+    if not len(keys):  # the first round's keys (numpy.insert into nothing: 0.27 s for 3.6M)
+        return np.asarray(values, dtype=np.int64)
+    at = np.searchsorted(keys, values)
+    at += np.arange(len(values))  # where each value lands among both
+    out = np.empty(len(keys) + len(values), dtype=np.int64)
+    out[at] = values
+    old = np.ones(len(out), dtype=bool)
+    old[at] = False
+    out[old] = keys
+    return out
 
 
 def in_sorted(values, keys) -> np.ndarray:
