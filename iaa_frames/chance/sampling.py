@@ -44,6 +44,7 @@ def sample_groups(
     cap = stratum_cap(need) if cap is None else np.asarray(cap, dtype=np.int64)
     drawn = np.zeros(len(need), dtype=np.int64)
     seen = np.zeros(0, np.int64) if taken is None else sorted_unique(taken)
+    added = np.zeros(0, np.int64)  # the keys of this call's earlier rounds (not in seen)
     out = []
     # a population hardly larger than what is needed: enumerate it, take a random prefix
     pool2 = (
@@ -75,7 +76,7 @@ def sample_groups(
         if not active.any() or stalled >= 3:
             break
         if fresh is not None:  # the last round's pairings, added only when another runs
-            seen = _insert_sorted(seen, fresh)
+            added = _insert_sorted(added, fresh)  # not to seen: that may be long
         m = np.where(active, np.minimum(np.ceil(need * 1.5).astype(np.int64) + 16, cap - drawn), 0)
         g = np.repeat(np.arange(len(need)), m)
         drawn += m
@@ -99,7 +100,7 @@ def sample_groups(
         # one sort of the keys tells the first occurrences, the pairings already seen
         # and, in order, the keys this round adds to those seen (no sort of them again)
         v, order = sort_with_order(g * n_keys + pairing_key(a, b, n_slots))
-        new = _first_new(v, order, seen)
+        new = _first_new(v, order, seen, added)
         a, b, g = a[new], b[new], g[new]
         # keep the first need[g] new pairings of each group, in order of draw: the draws
         # are grouped already (g repeats the groups in order, and the masks keep it)
@@ -115,11 +116,38 @@ def sample_groups(
     if not out:
         z = np.zeros(0, np.int64)
         return z, z, z
-    a, b, g = (np.concatenate(x) for x in zip(*out))
-    if len(out) == 1 or (g[1:] >= g[:-1]).all():  # grouped already (one round, mostly)
-        return a, b, g
-    order = np.argsort(g, kind="stable")
-    return a[order], b[order], g[order]
+    return _regrouped(out)
+
+
+def _regrouped(parts):
+    """The parts ``(a, b, group)``, each grouped (``group`` non-decreasing), laid end to
+    end and then stably sorted by group: the first part (the enumerated groups, mostly
+    the longest) is merged by position with the others sorted, not sorted again.
+
+    Examples
+    --------
+    >>> parts = [(np.array([1, 2, 3]), np.array([4, 5, 6]), np.array([0, 2, 2])),
+    ...          (np.array([7, 8]), np.array([9, 10]), np.array([1, 2])),
+    ...          (np.array([11]), np.array([12]), np.array([0]))]
+    >>> [x.tolist() for x in _regrouped(parts)]
+    [[1, 11, 7, 2, 3, 8], [4, 12, 9, 5, 6, 10], [0, 0, 1, 2, 2, 2]]
+    """
+    if len(parts) == 1:
+        return parts[0]
+    a, b, g = (np.concatenate(x) for x in zip(*parts[1:]))
+    if not (g[1:] >= g[:-1]).all():
+        order = np.argsort(g, kind="stable")
+        a, b, g = a[order], b[order], g[order]
+    a0, b0, g0 = parts[0]
+    at0 = np.searchsorted(g, g0, side="left") + np.arange(len(g0))
+    at = np.searchsorted(g0, g, side="right") + np.arange(len(g))
+    merged = []
+    for x0, x in ((a0, a), (b0, b), (g0, g)):
+        y = np.empty(len(x0) + len(x), dtype=np.result_type(x0, x))
+        y[at0] = x0
+        y[at] = x
+        merged.append(y)
+    return tuple(merged)
 
 
 def _enumerate_groups(rng, slots, need, first, second, taken):
@@ -205,23 +233,26 @@ def _enumerate_within(rng, slots, need, pools, taken):
     return np.repeat(a_row, row_len)[pick], b[pick], np.repeat(groups, n_take)
 
 
-def _first_new(v, order, seen) -> np.ndarray:
+def _first_new(v, order, *seen) -> np.ndarray:
     """Of keys given sorted (``v``, with ``order`` from :func:`sort_with_order`), True at
-    the first occurrence of each value not in ``seen`` (sorted, distinct), in the keys'
-    own order: ``first_occurrence(key) & ~in_sorted(key, seen)`` from one sort.
+    the first occurrence of each value in none of ``seen`` (arrays sorted, distinct), in
+    the keys' own order: ``first_occurrence(key) & ~in_sorted(key, seen)`` from one sort.
 
     Examples
     --------
     >>> v, order = sort_with_order(np.array([4, 2, 4, 9, 7]))
     >>> _first_new(v, order, np.array([7])).tolist()
     [True, True, False, True, False]
+    >>> _first_new(v, order, np.array([7]), np.array([2, 3])).tolist()
+    [True, False, False, True, False]
     """
     out = np.zeros(len(v), dtype=bool)
     if not len(v):
         return out
     keep = np.r_[True, v[1:] != v[:-1]]
-    if len(seen):
-        keep &= seen[np.minimum(np.searchsorted(seen, v), len(seen) - 1)] != v
+    for s in seen:
+        if len(s):
+            keep &= s[np.minimum(np.searchsorted(s, v), len(s) - 1)] != v
     out[order[keep]] = True
     return out
 
@@ -234,6 +265,8 @@ def _insert_sorted(keys, values) -> np.ndarray:
     --------
     >>> _insert_sorted(np.array([2, 5]), np.array([1, 3, 9])).tolist()
     [1, 2, 3, 5, 9]
+    >>> _insert_sorted(np.zeros(0, np.int64), np.array([1, 3])).tolist()
+    [1, 3]
     """
     if not len(keys):  # the first round's keys (numpy.insert into nothing: 0.27 s for 3.6M)
         return np.asarray(values, dtype=np.int64)
@@ -307,8 +340,7 @@ def union_sorted(keys, values) -> np.ndarray:
     """
     keys = np.asarray(keys, dtype=np.int64)
     values = sorted_unique(np.asarray(values, dtype=np.int64))
-    values = values[~in_sorted(values, keys)]
-    return np.insert(keys, np.searchsorted(keys, values), values)
+    return _insert_sorted(keys, values[~in_sorted(values, keys)])
 
 
 def first_occurrence(key) -> np.ndarray:

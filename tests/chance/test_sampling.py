@@ -168,3 +168,33 @@ def test_sample_groups_within_one_pool_enumerates_as_before(seed):
     assert (sampling._enumerate_within(rng, slots, need, pools, want[0][:0]) is None) == unsorted
     for x, y in zip(got, want):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_regrouped_is_the_stable_sort_by_group_of_the_parts(seed):
+    from iaa_frames.chance import sampling
+
+    rng = np.random.default_rng(seed)
+    parts = []
+    for _ in range(int(rng.integers(1, 6))):
+        n = int(rng.integers(0, 300))
+        g = np.sort(rng.integers(0, int(rng.integers(1, 12)), n))
+        parts.append((rng.integers(0, 10**6, n), rng.integers(0, 10**6, n), g))
+    a, b, g = (np.concatenate(x) for x in zip(*parts))
+    order = np.argsort(g, kind="stable")
+    for x, y in zip(sampling._regrouped(parts), (a[order], b[order], g[order])):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_insert_sorted_is_numpy_insert(seed):
+    from iaa_frames.chance import sampling
+
+    rng = np.random.default_rng(seed)
+    both = rng.permutation(np.unique(rng.integers(0, 10**9, int(rng.integers(0, 2_000)))))
+    cut = int(rng.integers(0, len(both) + 1))
+    keys, values = np.sort(both[:cut]), np.sort(both[cut:])
+    want = np.insert(keys, np.searchsorted(keys, values), values)
+    got = sampling._insert_sorted(keys, values)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, want)
