@@ -81,9 +81,9 @@ def sample_groups(
         g = np.repeat(np.arange(len(need)), m)
         drawn += m
         first, size = np.repeat(start, m), np.repeat(count, m)  # start[g], count[g]
-        a = pool[first + rng.integers(0, size)]
+        a = pool[first + bounded_integers(rng, size)]
         if other is None:
-            b = pool[first + rng.integers(0, size)]
+            b = pool[first + bounded_integers(rng, size)]
             keep = valid_pairings(slots, a, b)
         elif isinstance(other, str):
             b = rng.integers(0, slots.empty, size=len(g))
@@ -93,7 +93,7 @@ def sample_groups(
             keep &= ~_in_group_pool(b, g, pool, start, count, n_slots) | flip
         else:
             pool2, start2, count2 = other
-            b = pool2[start2[g] + rng.integers(0, np.maximum(count2[g], 1))]
+            b = pool2[start2[g] + bounded_integers(rng, np.maximum(count2[g], 1))]
             keep = valid_pairings(slots, a, b) & (count2[g] > 0)
         a, b, g = a[keep], b[keep], g[keep]
         del keep, first, size
@@ -231,6 +231,128 @@ def _enumerate_within(rng, slots, need, pools, taken):
     pick = order[np.arange(n_take.sum()) + np.repeat(bounds - run_starts(n_take), n_take)]
     del order
     return np.repeat(a_row, row_len)[pick], b[pick], np.repeat(groups, n_take)
+
+
+def bounded_integers(rng, high) -> np.ndarray:
+    """``rng.integers(0, high)`` of an array ``high`` of integers in [1, 2**32): the same
+    numbers, and ``rng`` left in the same state.
+
+    numpy draws each by Lemire's method from one 32-bit half of the generator's 64-bit
+    outputs (low half first, the high half kept for the next draw; none where ``high``
+    is 1), one element at a time. Here the halves are read from one
+    ``bit_generator.random_raw`` call and scaled at once. Where numpy rejects a draw
+    and draws again (a leftover under ``(2**32 - high) % high``: about once in
+    ``2**32 / high``), so is it here, and the values after it are scaled again from the
+    halves that follow. ``rng.integers`` draws them with another generator than PCG64,
+    where more than 64 draws are rejected (highs near ``2**32``), or where the first use
+    in a process does not give what it gives.
+
+    Examples
+    --------
+    >>> high = np.array([5, 1, 7, 2**31 - 1, 3])
+    >>> r1, r2 = np.random.default_rng(3), np.random.default_rng(3)
+    >>> bounded_integers(r1, high).tolist() == r2.integers(0, high).tolist()
+    True
+    >>> r1.bit_generator.state == r2.bit_generator.state
+    True
+    """
+    high = np.asarray(high, dtype=np.int64)
+    if not (high.ndim == 1 and len(high) and _lemire_halves_checked()):
+        return rng.integers(0, high)
+    out = _lemire_halves(rng, high)
+    return rng.integers(0, high) if out is None else out
+
+
+def _lemire_halves(rng, high):
+    """:func:`bounded_integers` by the halves of raw draws; None (``rng`` untouched)
+    where that does not apply."""
+    bg = rng.bit_generator
+    if type(bg) is not np.random.PCG64 or high.min() < 1 or high.max() >= 2**32:
+        return None
+    if not np.little_endian:  # the halves are read as pairs of 32-bit words
+        return None
+    before = bg.state
+    drawn = high > 1  # a high of 1 draws nothing
+    every = bool(drawn.all())
+    h = (high if every else high[drawn]).view(np.uint64)
+    k = len(h)
+    # the halves from `base` on: the buffered one, then those of the draws made so far
+    halves = np.full(int(before["has_uint32"]), before["uinteger"], dtype=np.uint32)
+    base, last = 0, None  # last: the last draw, whose high half may be left unread
+
+    def halves_to(n):  # halves up to n, drawing as few 64-bit outputs as can be
+        nonlocal halves, base, last
+        if n > base + len(halves):
+            raw = bg.random_raw((n - base - len(halves) + 1) // 2)
+            tail = halves[max(pos - base, 0) :]  # only the unread ones are kept
+            base += len(halves) - len(tail)
+            halves = np.concatenate([tail, raw.view(np.uint32)])
+            last = raw[-1]
+        return halves
+
+    value = np.empty(k, dtype=np.uint64)
+    pos, e, rejected = 0, 0, 0  # the next half, the next value
+    while e < k:  # blocks of values; a block again from a value numpy rejects (rare)
+        stop = min(k, e + 65_536)
+        m = halves_to(pos + stop - e)[pos - base : pos - base + stop - e].astype(np.uint64)
+        hb = h[e:stop]
+        m *= hb
+        left = m.view(np.uint32)[::2]  # the low 32 bits of each product
+        low = np.flatnonzero(left < hb)  # few: numpy checks these against its threshold
+        out_of = low[left[low] < (np.uint64(2**32) - hb[low]) % hb[low]]
+        n_ok = stop - e if not len(out_of) else int(out_of[0])
+        m >>= np.uint64(32)
+        value[e : e + n_ok] = m[:n_ok]
+        pos, e = pos + n_ok, e + n_ok
+        if e == stop:
+            continue
+        # value e is rejected: numpy draws halves again until one is kept
+        rejected += 1
+        if rejected > 64:  # highs near 2**32: numpy draws them, one at a time
+            bg.state = before
+            return None
+        pos += 1
+        he = h[e]
+        threshold = (np.uint64(2**32) - he) % he
+        while True:
+            m1 = np.uint64(halves_to(pos + 1)[pos - base]) * he
+            pos += 1
+            if m1 & np.uint64(0xFFFFFFFF) >= threshold:
+                break
+        value[e] = m1 >> np.uint64(32)
+        e += 1
+    after = bg.state
+    after["has_uint32"] = int(base + len(halves) > pos)  # the last high half, unread
+    after["uinteger"] = int(last >> np.uint64(32)) if last is not None else before["uinteger"]
+    bg.state = after
+    if every:
+        return value.view(np.int64)
+    out = np.zeros(len(high), dtype=np.int64)
+    out[drawn] = value.view(np.int64)
+    return out
+
+
+_LEMIRE_HALVES = []  # whether _lemire_halves gives what rng.integers gives, once known
+
+
+def _lemire_halves_checked() -> bool:
+    """Whether :func:`_lemire_halves` gives the numbers and state of ``rng.integers``
+    in this numpy, checked on first use (a half left over, highs of 1, rejections)."""
+    if not _LEMIRE_HALVES:
+        ok = True
+        for seed, skip in ((5, 0), (6, 1)):
+            for high in ([1, 7, 3, 1, 2**32 - 1, 9, 5], [2**31 + 1] * 6, [1]):
+                high = np.asarray(high, dtype=np.int64)
+                r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
+                r1.integers(0, 3, size=skip), r2.integers(0, 3, size=skip)
+                got = _lemire_halves(r1, high)
+                if got is None:
+                    got = r1.integers(0, high)
+                want = r2.integers(0, high)
+                ok &= np.array_equal(got, want) and r1.bit_generator.state == r2.bit_generator.state
+                ok &= r1.random() == r2.random()
+        _LEMIRE_HALVES.append(bool(ok))
+    return _LEMIRE_HALVES[0]
 
 
 def _first_new(v, order, *seen) -> np.ndarray:

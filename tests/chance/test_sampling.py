@@ -198,3 +198,51 @@ def test_insert_sorted_is_numpy_insert(seed):
     got = sampling._insert_sorted(keys, values)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(36))
+def test_bounded_integers_are_those_of_rng_integers(seed):
+    from iaa_frames.chance import sampling
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([1, 2, 7, 60, 1_000, 150_000]))
+    kind = seed % 6
+    if kind == 0:
+        high = np.ones(n, np.int64)  # nothing drawn
+    elif kind == 1:
+        high = rng.integers(1, 3, n)  # highs of 1 among the others
+    elif kind == 2:
+        # about one draw in two rejected, redrawn (past 64 in all, numpy draws them)
+        high = rng.integers(2**31, 2**32, n)
+    elif kind == 3:
+        high = np.full(n, 2**32 - 1)
+    else:
+        high = rng.integers(1, 10_000, n)  # a rejection now and then in 150k
+    skip = seed % 3  # 0, 1 or 2 halves already drawn: one buffered, or none
+    r1, r2 = np.random.default_rng([seed, 9]), np.random.default_rng([seed, 9])
+    r1.integers(0, 3, size=skip), r2.integers(0, 3, size=skip)
+    r0 = np.random.default_rng([seed, 9])
+    r0.integers(0, 3, size=skip)
+    fast = sampling._lemire_halves(r0, high)  # the fast path itself, not its fallback
+    assert (fast is None) == (kind == 2 and n > 128)  # > 64 rejections: numpy draws
+    got = sampling.bounded_integers(r1, high)
+    want = r2.integers(0, high)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    if fast is not None:
+        np.testing.assert_array_equal(fast, want)
+        assert r0.bit_generator.state == r2.bit_generator.state
+    assert r1.bit_generator.state == r2.bit_generator.state
+    assert r1.integers(0, 7, 5).tolist() == r2.integers(0, 7, 5).tolist()
+
+
+def test_bounded_integers_of_other_generators_and_highs_are_rng_integers():
+    from iaa_frames.chance import sampling
+
+    for make in (np.random.PCG64, np.random.MT19937):
+        for high in ([5, 2**33, 3], [4, 6], [], [[3, 4]]):
+            r1, r2 = np.random.Generator(make(1)), np.random.Generator(make(1))
+            got = sampling.bounded_integers(r1, np.array(high, dtype=np.int64))
+            np.testing.assert_array_equal(got, r2.integers(0, np.array(high, dtype=np.int64)))
+            assert r1.random() == r2.random()
+    assert sampling._lemire_halves_checked()
