@@ -1,7 +1,11 @@
+# Over 400 lines: the sampler with the sorted-key and random-draw helpers it is built on, which
+# keep its draws those of numpy's own calls; read together.
 """Sampling pairings uniformly without replacement, per group of a stratum.
 
 Draws are independent; a repeat, or a pairing a group already holds, is skipped. A
-population hardly larger than what is needed is enumerated and a random prefix taken."""
+population hardly larger than what is needed is enumerated and a random prefix taken.
+Random numbers and orders are those of numpy's own calls, drawn or sorted faster
+(:func:`bounded_integers`, :func:`lexsorted_by_group`)."""
 
 from __future__ import annotations
 
