@@ -60,7 +60,10 @@ def uniform_target(n_chance: int, within) -> int:
 def pairing_key(a, b, n_slots: int) -> np.ndarray:
     """One integer per unordered pairing {a, b} of slots."""
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-    return np.minimum(a, b) * n_slots + np.maximum(a, b)
+    key = np.minimum(a, b)
+    key *= n_slots
+    key += np.maximum(a, b)
+    return key
 
 
 def valid_pairings(slots: Slices, a, b, repeat=None) -> np.ndarray:
@@ -87,8 +90,9 @@ def valid_pairings(slots: Slices, a, b, repeat=None) -> np.ndarray:
     # one gather per side: the halves of the XOR of the codes are the differences
     x = code[a] if repeat is None else np.repeat(code[a], repeat)
     x ^= code[b]
-    out = (x >> 32) != 0
-    out &= (x & 0xFFFFFFFF) != 0
+    half = x.view(np.uint32)  # the two halves of each, in either order: both must differ
+    out = half[::2] != 0
+    out &= half[1::2] != 0
     return out
 
 

@@ -200,6 +200,22 @@ def test_insert_sorted_is_numpy_insert(seed):
     np.testing.assert_array_equal(got, want)
 
 
+def _lemire_values(sampling, rng, high):
+    """``rng.integers(0, high)`` by sampling._lemire_halves alone; None where it declines."""
+    drawn = high > 1
+    h = high[drawn].astype(np.uint64)
+    got = np.zeros(len(h), dtype=np.uint64)
+
+    def emit(e, v):
+        got[e : e + len(v)] = v
+
+    if not sampling._lemire_halves(rng, len(h), lambda e, stop: h[e:stop], emit):
+        return None
+    out = np.zeros(len(high), dtype=np.int64)
+    out[drawn] = got.astype(np.int64)
+    return out
+
+
 @pytest.mark.parametrize("seed", range(36))
 def test_bounded_integers_are_those_of_rng_integers(seed):
     from iaa_frames.chance import sampling
@@ -223,7 +239,7 @@ def test_bounded_integers_are_those_of_rng_integers(seed):
     r1.integers(0, 3, size=skip), r2.integers(0, 3, size=skip)
     r0 = np.random.default_rng([seed, 9])
     r0.integers(0, 3, size=skip)
-    fast = sampling._lemire_halves(r0, high)  # the fast path itself, not its fallback
+    fast = _lemire_values(sampling, r0, high)  # the fast path itself, not its fallback
     assert (fast is None) == (kind == 2 and n > 128)  # > 64 rejections: numpy draws
     got = sampling.bounded_integers(r1, high)
     want = r2.integers(0, high)
@@ -246,3 +262,35 @@ def test_bounded_integers_of_other_generators_and_highs_are_rng_integers():
             np.testing.assert_array_equal(got, r2.integers(0, np.array(high, dtype=np.int64)))
             assert r1.random() == r2.random()
     assert sampling._lemire_halves_checked()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_draw_members_are_those_of_rng_integers(seed):
+    from iaa_frames.chance import sampling
+
+    rng = np.random.default_rng(seed)
+    n_groups = int(rng.integers(1, 30))
+    count = rng.integers(2 if seed % 3 else 0, 5_000, n_groups)  # some of 0 and 1: numpy's
+    start = rng.integers(0, 1_000, n_groups)
+    pool = rng.permutation(7_000)
+    m = rng.integers(0, 20_000 if seed % 2 else 50, n_groups)
+    m[count == 0] = 0
+    r1, r2 = np.random.default_rng([seed, 3]), np.random.default_rng([seed, 3])
+    r1.integers(0, 3, size=seed % 2), r2.integers(0, 3, size=seed % 2)
+    g = np.repeat(np.arange(n_groups), m)
+    want = pool[start[g] + r2.integers(0, count[g])]
+    got = sampling.draw_members(r1, pool, start, count, m)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert r1.bit_generator.state == r2.bit_generator.state
+
+
+def test_run_values_are_slices_of_the_repeat():
+    from iaa_frames.chance import sampling
+
+    rng = np.random.default_rng(0)
+    values, reps = rng.integers(0, 100, 40), rng.integers(0, 5, 40)
+    full, ends = np.repeat(values, reps), np.cumsum(reps)
+    for lo in range(len(full)):
+        for hi in range(lo + 1, len(full) + 1, 7):
+            np.testing.assert_array_equal(sampling._run_values(values, ends, lo, hi), full[lo:hi])
