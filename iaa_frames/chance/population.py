@@ -66,6 +66,10 @@ def pairing_key(a, b, n_slots: int) -> np.ndarray:
     return key
 
 
+#: Pairings whose validity is told at once (bounded temporaries).
+_BLOCK = 262_144
+
+
 def valid_pairings(slots: Slices, a, b, repeat=None) -> np.ndarray:
     """Whether each pairing {a, b} of slots is a chance pairing: items of different
     groups (different items when there are no groups), different annotators.
@@ -87,12 +91,18 @@ def valid_pairings(slots: Slices, a, b, repeat=None) -> np.ndarray:
         if repeat is not None:
             a = np.repeat(a, repeat)
         return (slots.group_of(a) != slots.group_of(b)) & (slots.annotator[a] != slots.annotator[b])
-    # one gather per side: the halves of the XOR of the codes are the differences
-    x = code[a] if repeat is None else np.repeat(code[a], repeat)
-    x ^= code[b]
-    half = x.view(np.uint32)  # the two halves of each, in either order: both must differ
-    out = half[::2] != 0
-    out &= half[1::2] != 0
+    # one gather per side: the halves of the XOR of the codes are the differences, a
+    # block at a time (millions of pairings: no temporaries of them all)
+    a, b = np.asarray(a), np.asarray(b)
+    whole = None if repeat is None else np.repeat(code[a], repeat)
+    out = np.empty(len(b), dtype=bool)
+    for lo in range(0, len(b), _BLOCK):
+        hi = lo + _BLOCK
+        x = code[a[lo:hi]] if whole is None else whole[lo:hi]
+        x ^= code[b[lo:hi]]
+        half = x.view(np.uint32)  # the two halves of each, in either order: both differ
+        np.not_equal(half[::2], 0, out=out[lo:hi])
+        out[lo:hi] &= half[1::2] != 0
     return out
 
 

@@ -62,18 +62,22 @@ def _slots(rng, n, n_items, n_annotators, groups=False):
     return Slices(np.zeros(n + 1, np.int64), np.ones(n + 1, np.int64), item, ann, group=group)
 
 
-def test_valid_pairings_with_repeat_are_those_of_the_repeated_slots():
+@pytest.mark.parametrize("block", [1_000, 262_144])
+def test_valid_pairings_with_repeat_are_those_of_the_repeated_slots(block, monkeypatch):
+    from iaa_frames.chance import population
     from iaa_frames.chance.population import valid_pairings
 
+    monkeypatch.setattr(population, "_BLOCK", block)  # several blocks, or one
     rng = np.random.default_rng(3)
     slots = _slots(rng, 2_000, 300, 5)
     for n_rows in (10, 3_000):  # few pairings, then enough for the packed codes
         a = rng.integers(0, 2_000, n_rows)
         rep = rng.integers(0, 5, n_rows)
         b = rng.integers(0, 2_000, rep.sum())
-        np.testing.assert_array_equal(
-            valid_pairings(slots, a, b, repeat=rep), valid_pairings(slots, np.repeat(a, rep), b)
-        )
+        a_all = np.repeat(a, rep)
+        want = (slots.item[a_all] != slots.item[b]) & (slots.annotator[a_all] != slots.annotator[b])
+        np.testing.assert_array_equal(valid_pairings(slots, a, b, repeat=rep), want)
+        np.testing.assert_array_equal(valid_pairings(slots, a_all, b), want)
 
 
 @pytest.mark.parametrize("seed", range(12))
