@@ -145,13 +145,14 @@ def _regrouped(parts):
         order = np.argsort(g, kind="stable")
         a, b, g = a[order], b[order], g[order]
     a0, b0, g0 = parts[0]
-    at0 = np.searchsorted(g, g0, side="left") + np.arange(len(g0))
-    at = np.searchsorted(g0, g, side="right") + np.arange(len(g))
+    at = np.searchsorted(g0, g, side="right") + np.arange(len(g))  # after g0's own
+    first = np.ones(len(g0) + len(g), dtype=bool)
+    first[at] = False
     merged = []
     for x0, x in ((a0, a), (b0, b), (g0, g)):
         y = np.empty(len(x0) + len(x), dtype=np.result_type(x0, x))
-        y[at0] = x0
         y[at] = x
+        y[first] = x0
         merged.append(y)
     return tuple(merged)
 
