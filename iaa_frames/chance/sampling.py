@@ -446,11 +446,13 @@ def _first_new(v, order, *seen) -> np.ndarray:
     out = np.zeros(len(v), dtype=bool)
     if not len(v):
         return out
-    keep = np.r_[True, v[1:] != v[:-1]]
+    keep = np.empty(len(v), dtype=bool)
+    keep[0] = True
+    np.not_equal(v[1:], v[:-1], out=keep[1:])
     for s in seen:
         if len(s):
             keep &= s[np.minimum(np.searchsorted(s, v), len(s) - 1)] != v
-    out[order[keep]] = True
+    out[order] = keep  # order is a permutation: every position written once
     return out
 
 
@@ -552,8 +554,7 @@ def first_occurrence(key) -> np.ndarray:
     if not len(key):
         return out
     v, order = sort_with_order(key)
-    out[order[np.r_[True, v[1:] != v[:-1]]]] = True
-    return out
+    return _first_new(v, order)
 
 
 def lexsorted_by_group(r, group, index=None) -> np.ndarray:

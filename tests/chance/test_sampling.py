@@ -298,3 +298,19 @@ def test_run_values_are_slices_of_the_repeat():
     for lo in range(len(full)):
         for hi in range(lo + 1, len(full) + 1, 7):
             np.testing.assert_array_equal(sampling._run_values(values, ends, lo, hi), full[lo:hi])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_first_occurrence_and_first_new_by_brute_force(seed):
+    from iaa_frames.chance import sampling
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([1, 2, 50, 5_000]))
+    key = rng.integers(0, max(n // 3, 1), n)
+    want = np.zeros(n, dtype=bool)
+    want[np.unique(key, return_index=True)[1]] = True
+    np.testing.assert_array_equal(sampling.first_occurrence(key), want)
+    seen = [np.unique(rng.integers(0, n, n // 4)) for _ in range(2)]
+    v, order = sampling.sort_with_order(key)
+    new = want & ~np.isin(key, np.concatenate(seen))
+    np.testing.assert_array_equal(sampling._first_new(v, order, *seen), new)
