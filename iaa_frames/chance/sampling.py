@@ -539,6 +539,8 @@ def union_sorted(keys, values) -> np.ndarray:
     """
     keys = np.asarray(keys, dtype=np.int64)
     values = sorted_unique(np.asarray(values, dtype=np.int64))
+    if not len(keys):
+        return values
     return _insert_sorted(keys, values[~in_sorted(values, keys)])
 
 
