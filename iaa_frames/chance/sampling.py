@@ -47,7 +47,7 @@ def sample_groups(
     need[count == 0] = 0
     cap = stratum_cap(need) if cap is None else np.asarray(cap, dtype=np.int64)
     drawn = np.zeros(len(need), dtype=np.int64)
-    seen = np.zeros(0, np.int64) if taken is None else sorted_unique(taken)
+    seen = np.zeros(0, np.int64) if taken is None else _distinct_sorted(taken)
     added = np.zeros(0, np.int64)  # the keys of this call's earlier rounds (not in seen)
     out = []
     # a population hardly larger than what is needed: enumerate it, take a random prefix
@@ -162,6 +162,15 @@ def _add(x, y):
     of pairings spends more on fresh memory than on arithmetic."""
     x += y
     return x
+
+
+def _distinct_sorted(keys) -> np.ndarray:
+    """:func:`sorted_unique` of ``keys``: ``keys`` itself when it is so already (int64,
+    increasing: the taken keys the strata keep with :func:`union_sorted`), no copy."""
+    keys = np.asarray(keys)
+    if keys.dtype == np.int64 and keys.ndim == 1 and (keys[1:] > keys[:-1]).all():
+        return keys
+    return sorted_unique(keys)
 
 
 def _enumerate_groups(rng, slots, need, first, second, taken):

@@ -314,3 +314,21 @@ def test_first_occurrence_and_first_new_by_brute_force(seed):
     v, order = sampling.sort_with_order(key)
     new = want & ~np.isin(key, np.concatenate(seen))
     np.testing.assert_array_equal(sampling._first_new(v, order, *seen), new)
+
+
+def test_distinct_sorted_is_sorted_unique():
+    from iaa_frames.arrays import sorted_unique
+    from iaa_frames.chance import sampling
+
+    rng = np.random.default_rng(4)
+    for keys in (
+        np.unique(rng.integers(0, 10**12, 1_000)),  # increasing already: itself
+        rng.integers(0, 10**12, 1_000),
+        np.repeat(np.arange(5), 2),
+        np.zeros(0, np.int64),
+        np.arange(5, dtype=np.int32),
+    ):
+        got = sampling._distinct_sorted(keys)
+        want = sorted_unique(keys)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
