@@ -1,11 +1,10 @@
-# Over 400 lines: the sampler with the sorted-key and random-draw helpers it is built on, which
-# keep its draws those of numpy's own calls; read together.
+# Over 400 lines: the sampler with the sorted-key helpers it is built on (exact stand-ins for
+# numpy's lexsort, insert and unique on its keys); read together.
 """Sampling pairings uniformly without replacement, per group of a stratum.
 
 Draws are independent; a repeat, or a pairing a group already holds, is skipped. A
 population hardly larger than what is needed is enumerated and a random prefix taken.
-Random numbers and orders are those of numpy's own calls, drawn or sorted faster
-(:func:`bounded_integers`, :func:`lexsorted_by_group`)."""
+Orders are those of numpy's own sorts, computed faster (:func:`lexsorted_by_group`)."""
 
 from __future__ import annotations
 
@@ -84,9 +83,10 @@ def sample_groups(
         m = np.where(active, np.minimum(np.ceil(need * 1.5).astype(np.int64) + 16, cap - drawn), 0)
         g = np.repeat(np.arange(len(need)), m)
         drawn += m
-        a = draw_members(rng, pool, start, count, m)
+        first, size = np.repeat(start, m), np.repeat(count, m)
+        a = pool[first + rng.integers(0, size)]
         if other is None:
-            b = draw_members(rng, pool, start, count, m)
+            b = pool[first + rng.integers(0, size)]
             keep = valid_pairings(slots, a, b)
         elif isinstance(other, str):
             b = rng.integers(0, slots.empty, size=len(g))
@@ -96,7 +96,7 @@ def sample_groups(
             keep &= ~_in_group_pool(b, g, pool, start, count, n_slots) | flip
         else:
             pool2, start2, count2 = other
-            b = pool2[start2[g] + bounded_integers(rng, np.maximum(count2[g], 1))]
+            b = pool2[start2[g] + rng.integers(0, np.maximum(count2[g], 1))]
             keep = valid_pairings(slots, a, b) & (count2[g] > 0)
         a, b, g = a[keep], b[keep], g[keep]
         del keep
@@ -155,13 +155,6 @@ def _regrouped(parts):
         y[first] = x0
         merged.append(y)
     return tuple(merged)
-
-
-def _add(x, y):
-    """``x + y``, written into ``x`` (a temporary of the caller's): a draw of millions
-    of pairings spends more on fresh memory than on arithmetic."""
-    x += y
-    return x
 
 
 def _distinct_sorted(keys) -> np.ndarray:
@@ -254,189 +247,6 @@ def _enumerate_within(rng, slots, need, pools, taken):
     pick = order[np.arange(n_take.sum()) + np.repeat(bounds - run_starts(n_take), n_take)]
     del order
     return np.repeat(a_row, row_len)[pick], b[pick], np.repeat(groups, n_take)
-
-
-def bounded_integers(rng, high) -> np.ndarray:
-    """``rng.integers(0, high)`` of an array ``high`` of integers in [1, 2**32): the same
-    numbers, and ``rng`` left in the same state.
-
-    numpy draws each by Lemire's method from one 32-bit half of the generator's 64-bit
-    outputs (low half first, the high half kept for the next draw; none where ``high``
-    is 1), one element at a time. Here the halves are read from ``random_raw`` and
-    scaled a block at a time (:func:`_lemire_halves`). Where numpy rejects a draw and
-    draws again (a leftover under ``(2**32 - high) % high``: about once in ``2**32 /
-    high``), so is it here, and the values after it are scaled again from the halves
-    that follow. ``rng.integers`` draws them with another generator than PCG64, where
-    more than 64 draws are rejected (highs near ``2**32``), or where the first use in a
-    process does not give what it gives.
-
-    Examples
-    --------
-    >>> high = np.array([5, 1, 7, 2**31 - 1, 3])
-    >>> r1, r2 = np.random.default_rng(3), np.random.default_rng(3)
-    >>> bounded_integers(r1, high).tolist() == r2.integers(0, high).tolist()
-    True
-    >>> r1.bit_generator.state == r2.bit_generator.state
-    True
-    """
-    high = np.asarray(high, dtype=np.int64)
-    if not (high.ndim == 1 and len(high) and high.min() >= 1 and high.max() < 2**32):
-        return rng.integers(0, high)
-    drawn = high > 1  # a high of 1 draws nothing
-    every = bool(drawn.all())
-    h = (high if every else high[drawn]).view(np.uint64)
-    value = np.empty(len(h), dtype=np.uint64)
-
-    def emit(e, v):
-        value[e : e + len(v)] = v
-
-    if not _lemire_halves(rng, len(h), lambda e, stop: h[e:stop], emit):
-        return rng.integers(0, high)
-    if every:
-        return value.view(np.int64)
-    out = np.zeros(len(high), dtype=np.int64)
-    out[drawn] = value.view(np.int64)
-    return out
-
-
-def draw_members(rng, pool, start, count, m) -> np.ndarray:
-    """``pool[start[g] + rng.integers(0, count[g])]`` for ``g = numpy.repeat(arange, m)``
-    (``m[g]`` draws in group g's pool, ``count[g]`` members from ``start[g]``): the same
-    numbers drawn (:func:`bounded_integers`), a block of draws at a time, so that no
-    array of the draws is made but the members drawn (5.5M draws: each array of them
-    costs more in fresh memory than its arithmetic does).
-
-    Examples
-    --------
-    >>> pool, start, count, m = np.arange(10, 20), np.array([0, 4]), np.array([4, 6]), [3, 2]
-    >>> r1, r2 = np.random.default_rng(1), np.random.default_rng(1)
-    >>> g = np.repeat([0, 1], m)
-    >>> want = pool[start[g] + r2.integers(0, count[g])]
-    >>> draw_members(r1, pool, start, count, m).tolist() == want.tolist()
-    True
-    """
-    pool = np.asarray(pool)
-    start, count, m = (np.asarray(x, dtype=np.int64) for x in (start, count, m))
-    used = m > 0
-    ends = np.cumsum(m)
-    k = int(ends[-1]) if len(ends) else 0
-    if k and (count[used] > 1).all() and count[used].max() < 2**32:
-        out = np.empty(k, dtype=pool.dtype)
-
-        def emit(e, v):
-            first = _run_values(start, ends, e, e + len(v))
-            first += v.view(np.int64)
-            out[e : e + len(v)] = pool[first]
-
-        high = lambda e, stop: _run_values(count, ends, e, stop).view(np.uint64)  # noqa: E731
-        if _lemire_halves(rng, k, high, emit):
-            return out
-    return pool[_add(bounded_integers(rng, np.repeat(count, m)), np.repeat(start, m))]
-
-
-def _run_values(values, ends, lo, hi) -> np.ndarray:
-    """``numpy.repeat(values, repeats)[lo:hi]`` (``ends``: the cumulative sum of the
-    repeats), without the whole repeat.
-
-    Examples
-    --------
-    >>> _run_values(np.array([7, 8, 9]), np.cumsum([2, 0, 3]), 1, 4).tolist()
-    [7, 9, 9]
-    """
-    r0 = int(np.searchsorted(ends, lo, side="right"))
-    r1 = int(np.searchsorted(ends, hi - 1, side="right")) + 1
-    stop = np.minimum(ends[r0:r1], hi)
-    begin = np.maximum(np.r_[ends[r0 - 1] if r0 else 0, ends[r0 : r1 - 1]], lo)
-    return np.repeat(values[r0:r1], stop - begin)
-
-
-def _lemire_halves(rng, k, high, emit) -> bool:
-    """Draw ``k`` values of ``rng.integers(0, h)`` (each ``h`` in [2, 2**32)) from the
-    32-bit halves of raw draws, a block at a time: ``high(lo, hi)`` gives the highs of
-    values lo..hi-1 (uint64), ``emit(lo, v)`` takes the values from lo on (uint64).
-    False (``rng`` untouched, nothing more emitted) where that does not apply; the
-    caller draws them with ``rng.integers`` then."""
-    bg = rng.bit_generator
-    if type(bg) is not np.random.PCG64 or not np.little_endian or not _lemire_halves_checked():
-        return False  # (the halves are read as pairs of 32-bit words: little-endian)
-    before = bg.state
-    # the halves from `base` on: the buffered one, then those of the draws made so far
-    halves = np.full(int(before["has_uint32"]), before["uinteger"], dtype=np.uint32)
-    base, last = 0, None  # last: the last draw, whose high half may be left unread
-
-    def halves_to(n):  # halves up to n, drawing as few 64-bit outputs as can be
-        nonlocal halves, base, last
-        if n > base + len(halves):
-            raw = bg.random_raw((n - base - len(halves) + 1) // 2)
-            tail = halves[max(pos - base, 0) :]  # only the unread ones are kept
-            base += len(halves) - len(tail)
-            halves = np.concatenate([tail, raw.view(np.uint32)])
-            last = raw[-1]
-        return halves
-
-    pos, e, rejected = 0, 0, 0  # the next half, the next value
-    while e < k:  # blocks of values; a block again from a value numpy rejects (rare)
-        stop = min(k, e + 65_536)
-        m = halves_to(pos + stop - e)[pos - base : pos - base + stop - e].astype(np.uint64)
-        hb = high(e, stop)
-        m *= hb
-        left = m.view(np.uint32)[::2]  # the low 32 bits of each product
-        low = np.flatnonzero(left < hb)  # few: numpy checks these against its threshold
-        out_of = low[left[low] < (np.uint64(2**32) - hb[low]) % hb[low]]
-        n_ok = stop - e if not len(out_of) else int(out_of[0])
-        m >>= np.uint64(32)
-        emit(e, m[:n_ok])
-        pos, e = pos + n_ok, e + n_ok
-        if e == stop:
-            continue
-        # value e is rejected: numpy draws halves again until one is kept
-        rejected += 1
-        if rejected > 64:  # highs near 2**32: numpy draws them, one at a time
-            bg.state = before
-            return False
-        pos += 1
-        he = hb[n_ok]
-        threshold = (np.uint64(2**32) - he) % he
-        while True:
-            m1 = np.uint64(halves_to(pos + 1)[pos - base]) * he
-            pos += 1
-            if m1 & np.uint64(0xFFFFFFFF) >= threshold:
-                break
-        emit(e, np.array([m1 >> np.uint64(32)], dtype=np.uint64))
-        e += 1
-    after = bg.state
-    after["has_uint32"] = int(base + len(halves) > pos)  # the last high half, unread
-    after["uinteger"] = int(last >> np.uint64(32)) if last is not None else before["uinteger"]
-    bg.state = after
-    return True
-
-
-_LEMIRE_HALVES = []  # whether _lemire_halves gives what rng.integers gives, once known
-
-
-def _lemire_halves_checked() -> bool:
-    """Whether :func:`_lemire_halves` gives the numbers and state of ``rng.integers``
-    in this numpy, checked on first use (a half left over, rejections)."""
-    if not _LEMIRE_HALVES:
-        _LEMIRE_HALVES.append(True)  # while checking, _lemire_halves may run
-        ok = True
-        for seed, skip in ((5, 0), (6, 1)):
-            for high in ([2, 7, 3, 2**32 - 1, 9, 5], [2**31 + 1] * 6, [3]):
-                h = np.asarray(high, dtype=np.uint64)
-                r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
-                r1.integers(0, 3, size=skip), r2.integers(0, 3, size=skip)
-                got = np.zeros(len(h), dtype=np.uint64)
-
-                def emit(e, v, got=got):
-                    got[e : e + len(v)] = v
-
-                if _lemire_halves(r1, len(h), lambda e, stop, h=h: h[e:stop], emit):
-                    want = r2.integers(0, h.astype(np.int64))
-                    ok &= np.array_equal(got.astype(np.int64), want)
-                    ok &= r1.bit_generator.state == r2.bit_generator.state
-                    ok &= r1.random() == r2.random()
-        _LEMIRE_HALVES[0] = bool(ok)
-    return _LEMIRE_HALVES[0]
 
 
 def _first_new(v, order, *seen) -> np.ndarray:
