@@ -60,20 +60,49 @@ def uniform_target(n_chance: int, within) -> int:
 def pairing_key(a, b, n_slots: int) -> np.ndarray:
     """One integer per unordered pairing {a, b} of slots."""
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-    return np.minimum(a, b) * n_slots + np.maximum(a, b)
+    key = np.minimum(a, b)
+    key *= n_slots
+    key += np.maximum(a, b)
+    return key
 
 
-def valid_pairings(slots: Slices, a, b) -> np.ndarray:
+#: Pairings whose validity is told at once (bounded temporaries).
+_BLOCK = 262_144
+
+
+def valid_pairings(slots: Slices, a, b, repeat=None) -> np.ndarray:
     """Whether each pairing {a, b} of slots is a chance pairing: items of different
-    groups (different items when there are no groups), different annotators."""
-    code = slots.group_annotator if np.size(a) >= 4096 else None
+    groups (different items when there are no groups), different annotators.
+
+    ``repeat``: ``a[k]`` stands for ``repeat[k]`` pairings in a row (``a`` is then
+    ``numpy.repeat(a, repeat)``, gathered once per run).
+
+    Examples
+    --------
+    >>> s = Slices(start=np.arange(4), count=np.ones(4, np.int64),
+    ...            item=np.array([0, 0, 1, -1]), annotator=np.array([0, 1, 0, -1]))
+    >>> valid_pairings(s, np.array([0, 0, 1]), np.array([1, 2, 2])).tolist()
+    [False, False, True]
+    >>> valid_pairings(s, np.array([0, 1]), np.array([1, 2, 2]), repeat=[2, 1]).tolist()
+    [False, False, True]
+    """
+    code = slots.group_annotator if np.size(b) >= 4096 else None
     if code is None:
+        if repeat is not None:
+            a = np.repeat(a, repeat)
         return (slots.group_of(a) != slots.group_of(b)) & (slots.annotator[a] != slots.annotator[b])
-    # one gather per side: the halves of the XOR of the codes are the differences
-    x = code[a]
-    x ^= code[b]
-    out = (x >> 32) != 0
-    out &= (x & 0xFFFFFFFF) != 0
+    # one gather per side: the halves of the XOR of the codes are the differences, a
+    # block at a time (millions of pairings: no temporaries of them all)
+    a, b = np.asarray(a), np.asarray(b)
+    whole = None if repeat is None else np.repeat(code[a], repeat)
+    out = np.empty(len(b), dtype=bool)
+    for lo in range(0, len(b), _BLOCK):
+        hi = lo + _BLOCK
+        x = code[a[lo:hi]] if whole is None else whole[lo:hi]
+        x ^= code[b[lo:hi]]
+        half = x.view(np.uint32)  # the two halves of each, in either order: both differ
+        np.not_equal(half[::2], 0, out=out[lo:hi])
+        out[lo:hi] &= half[1::2] != 0
     return out
 
 

@@ -509,8 +509,10 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
         a, b, g = sample_groups(
             rng, slots, need[order], pool, start[order], count[order], taken=taken
         )
-        f = finite[g]
-        taken = union_sorted(taken, g[f] * n_slots**2 + pairing_key(a[f], b[f], n_slots))
+        key = pairing_key(a, b, n_slots)
+        key += g * n_slots**2
+        taken = union_sorted(taken, key if finite.all() else key[finite[g]])
+        del key
         g = order[g]
         got = np.bincount(g, minlength=L)
         drawn = np.where(got < need, cap, drawn + got)  # fewer than asked: none left
