@@ -133,20 +133,28 @@ def borrow_thin_cells(
     # turned by row: the canonical matrix that sorting the entries would give, in time
     # linear in them (a crowd's thin cells copy millions of entries)
     by_cell = membership.tocsc()
+    n_own = len(by_cell.indices)
     size = np.diff(by_cell.indptr).astype(np.int64)
     size[cells] = take
     indptr = np.zeros(n_cells + 1, dtype=np.int64)
     np.cumsum(size, out=indptr[1:])
-    cell = np.repeat(np.arange(n_cells), size)
-    offset = np.arange(len(cell), dtype=np.int64) - indptr[cell]
-    lent = thin[cell]
-    rows = np.empty(len(cell), dtype=np.int64)
-    values = np.empty(len(cell), dtype=np.result_type(membership.dtype, parent_columns.dtype))
-    at = by_cell.indptr[cell[~lent]] + offset[~lent]
-    rows[~lent], values[~lent] = by_cell.indices[at], by_cell.data[at]
-    at = parent_columns.indptr[parent_of[cell[lent]]] + offset[lent] * step
-    rows[lent], values[lent] = parent_columns.indices[at], parent_columns.data[at] * step
-    del cell, offset, lent, at
+    # where each cell's entries start in the own and parents' entries, one after the other
+    start = by_cell.indptr[:-1].astype(np.int64)
+    start[cells] = n_own + parent_columns.indptr[parent_of[cells]]
+    # the k-th entry of a cell: its start + k, or + k * step for a borrowed subset
+    src = np.arange(indptr[-1], dtype=np.int64)
+    if step > 1:  # a subset: entries step apart in the borrowed cells
+        stride = np.ones(n_cells, dtype=np.int64)
+        stride[cells] = step
+        src -= np.repeat(indptr[:-1], size)
+        src *= np.repeat(stride, size)
+        src += np.repeat(start, size)
+    else:
+        src += np.repeat(start - indptr[:-1], size)
+    rows = np.concatenate([by_cell.indices, parent_columns.indices]).take(src)
+    lent = parent_columns.data * step if step > 1 else parent_columns.data
+    values = np.concatenate([by_cell.data, lent]).take(src)
+    del src, lent
     out = sp.csc_matrix((values, rows, indptr), shape=(n_rows, n_cells)).tocsr()
     return out, borrowed
 
