@@ -127,7 +127,7 @@ def borrow_thin_cells(
     count = parent_n[cells]
     step = max(1, -(-int(count.sum()) // max(int(budget), 1)))
     take = -(-count // step)
-    if not (membership.has_canonical_format and parent_columns.has_canonical_format):
+    if not (_distinct(membership) and _distinct(parent_columns)):  # sums to form
         return _assembled(membership, parent_columns, parent_of, thin, cells, take, step), borrowed
     # the new matrix column by column (the cells' own entries, or the parent's), then
     # turned by row: the canonical matrix that sorting the entries would give, in time
@@ -157,6 +157,26 @@ def borrow_thin_cells(
     del src, lent
     out = sp.csc_matrix((values, rows, indptr), shape=(n_rows, n_cells)).tocsr()
     return out, borrowed
+
+
+def _distinct(m) -> bool:
+    """Whether no (row, column) is stored twice in the CSR or CSC matrix ``m`` (its entries
+    may be in any order): converted to the other format, repeats stand side by side.
+
+    Examples
+    --------
+    >>> _distinct(sp.csr_matrix((np.ones(2), np.array([1, 0]), np.array([0, 2])), shape=(1, 2)))
+    True
+    >>> _distinct(sp.csr_matrix((np.ones(2), np.array([1, 1]), np.array([0, 2])), shape=(1, 2)))
+    False
+    """
+    if m.has_canonical_format:
+        return True
+    t = m.tocsc() if m.format == "csr" else m.tocsr()  # sorted within each line
+    same = t.indices[1:] == t.indices[:-1]
+    first = t.indptr[1:-1]
+    same[first[(first > 0) & (first < len(t.indices))] - 1] = False  # a line's first
+    return not same.any()
 
 
 def _assembled(membership, parent_columns, parent_of, thin, cells, take, step):

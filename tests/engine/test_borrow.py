@@ -87,6 +87,17 @@ def test_a_lazy_annotator_keeps_its_own_units_and_scores_near_zero():
     assert float(res["agreement"].sel(annotator="a")) > float(lazy["agreement"]) + 0.2
 
 
+def _shuffled(m, rng):
+    """``m`` (CSR or CSC) with the entries of every line in a random order."""
+    order = np.concatenate(
+        [lo + rng.permutation(hi - lo) for lo, hi in zip(m.indptr[:-1], m.indptr[1:])]
+        or [np.zeros(0, np.int64)]
+    ).astype(np.int64)
+    out = type(m)((m.data[order], m.indices[order], m.indptr.copy()), shape=m.shape)
+    out.has_sorted_indices = False
+    return out
+
+
 def _by_coordinates(membership, parents, parent_of, borrowed, budget):
     """The borrowed matrix as scipy assembles it from coordinates (sorted and summed)."""
     thin = borrowed >= 0
@@ -124,6 +135,10 @@ def test_column_copy_is_the_matrix_sorting_the_entries_gives(seed):
             random_state=int(rng.integers(1 << 30)),
             dtype=dtypes[rng.random() < 0.2],
         )
+        if rng.random() < 0.3:  # entries in any order within rows (as a product leaves them)
+            m = _shuffled(m, rng)
+        if rng.random() < 0.2:  # a parent with unsorted rows
+            parents = _shuffled(parents, rng)
         parent_of = rng.integers(-1, n_par, n_cells)
         within = rng.integers(0, 6, n_cells)
         budget = int(rng.choice([1 << 24, 5, 20, 100]))
@@ -137,6 +152,21 @@ def test_column_copy_is_the_matrix_sorting_the_entries_gives(seed):
         assert np.array_equal(got.indptr, want.indptr)
         assert np.array_equal(got.indices, want.indices)
         assert np.array_equal(got.data.view(np.uint8), want.data.view(np.uint8))
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_distinct_finds_a_repeat_in_any_line(fmt):
+    rng = np.random.default_rng(1)
+    dense = (rng.random((7, 5)) < 0.5) * 1.0
+    m = sp.csr_matrix(dense) if fmt == "csr" else sp.csc_matrix(dense)
+    assert borrow._distinct(_shuffled(m, rng))
+    for line in np.flatnonzero(np.diff(m.indptr)):  # repeat one entry of each line in turn
+        at = m.indptr[line]
+        data = np.insert(m.data, at, 1.0)
+        indices = np.insert(m.indices, at, m.indices[at])
+        indptr = m.indptr + (np.arange(len(m.indptr)) > line)
+        assert not borrow._distinct(type(m)((data, indices, indptr), shape=m.shape))
+    assert borrow._distinct(type(m)(m.shape))  # empty, and empty trailing lines
 
 
 def test_repeated_entries_are_summed_as_before():
