@@ -277,6 +277,27 @@ def poststratify(
     factor = np.nan_to_num(factor)
     # cells without within units keep their weights (their agreement is undefined anyway)
     factor = np.where(w_cell[bc] > 0, factor, 1.0)
-    out = sp.csr_matrix((bm * factor, (br, bc)), shape=between.shape)
+    return _with_weights(between, br, bc, bm * factor)
+
+
+def _with_weights(between, row, col, weight: np.ndarray) -> sp.csr_matrix:
+    """The CSR matrix of ``weight`` at the entries ``(row, col)`` of ``between`` (its COO
+    order), without the zeros: on ``between``'s own pattern where ``between`` is a
+    canonical CSR matrix (its COO entries are then in CSR order already), else assembled
+    from the coordinates.
+
+    Examples
+    --------
+    >>> m = sp.csr_matrix(np.array([[0.0, 2.0], [3.0, 4.0]]))
+    >>> c = m.tocoo()
+    >>> _with_weights(m, c.row, c.col, np.array([1.0, 0.0, 5.0])).toarray().tolist()
+    [[0.0, 1.0], [0.0, 5.0]]
+    """
+    if between.format == "csr" and between.has_canonical_format:
+        out = sp.csr_matrix(
+            (weight, between.indices.copy(), between.indptr.copy()), shape=between.shape
+        )
+    else:
+        out = sp.csr_matrix((weight, (row, col)), shape=between.shape)
     out.eliminate_zeros()
     return out

@@ -127,6 +127,63 @@ def borrow_thin_cells(
     count = parent_n[cells]
     step = max(1, -(-int(count.sum()) // max(int(budget), 1)))
     take = -(-count // step)
+    if not (_distinct(membership) and _distinct(parent_columns)):  # sums to form
+        return _assembled(membership, parent_columns, parent_of, thin, cells, take, step), borrowed
+    # the new matrix column by column (the cells' own entries, or the parent's), then
+    # turned by row: the canonical matrix that sorting the entries would give, in time
+    # linear in them (a crowd's thin cells copy millions of entries)
+    by_cell = membership.tocsc()
+    n_own = len(by_cell.indices)
+    size = np.diff(by_cell.indptr).astype(np.int64)
+    size[cells] = take
+    indptr = np.zeros(n_cells + 1, dtype=np.int64)
+    np.cumsum(size, out=indptr[1:])
+    # where each cell's entries start in the own and parents' entries, one after the other
+    start = by_cell.indptr[:-1].astype(np.int64)
+    start[cells] = n_own + parent_columns.indptr[parent_of[cells]]
+    # the k-th entry of a cell: its start + k, or + k * step for a borrowed subset
+    src = np.arange(indptr[-1], dtype=np.int64)
+    if step > 1:  # a subset: entries step apart in the borrowed cells
+        stride = np.ones(n_cells, dtype=np.int64)
+        stride[cells] = step
+        src -= np.repeat(indptr[:-1], size)
+        src *= np.repeat(stride, size)
+        src += np.repeat(start, size)
+    else:
+        src += np.repeat(start - indptr[:-1], size)
+    rows = np.concatenate([by_cell.indices, parent_columns.indices]).take(src)
+    lent = parent_columns.data * step if step > 1 else parent_columns.data
+    values = np.concatenate([by_cell.data, lent]).take(src)
+    del src, lent
+    out = sp.csc_matrix((values, rows, indptr), shape=(n_rows, n_cells)).tocsr()
+    return out, borrowed
+
+
+def _distinct(m) -> bool:
+    """Whether no (row, column) is stored twice in the CSR or CSC matrix ``m`` (its entries
+    may be in any order): converted to the other format, repeats stand side by side.
+
+    Examples
+    --------
+    >>> _distinct(sp.csr_matrix((np.ones(2), np.array([1, 0]), np.array([0, 2])), shape=(1, 2)))
+    True
+    >>> _distinct(sp.csr_matrix((np.ones(2), np.array([1, 1]), np.array([0, 2])), shape=(1, 2)))
+    False
+    """
+    if m.has_canonical_format:
+        return True
+    t = m.tocsc() if m.format == "csr" else m.tocsr()  # sorted within each line
+    same = t.indices[1:] == t.indices[:-1]
+    first = t.indptr[1:-1]
+    same[first[(first > 0) & (first < len(t.indices))] - 1] = False  # a line's first
+    return not same.any()
+
+
+def _assembled(membership, parent_columns, parent_of, thin, cells, take, step):
+    """:func:`borrow_thin_cells`' matrix from its entries, summed and sorted by scipy (for
+    inputs with repeated or unsorted entries, whose sums the column-wise copy would not
+    form)."""
+    n_rows, n_cells = membership.shape
     cell = np.repeat(cells, take)
     first = parent_columns.indptr[parent_of[cells]]
     offset = np.arange(len(cell)) - np.repeat(np.cumsum(take) - take, take)
@@ -135,11 +192,10 @@ def borrow_thin_cells(
     values = parent_columns.data[at] * step
     kept = membership.tocoo()
     keep = ~thin[kept.col]
-    out = sp.csr_matrix(
+    return sp.csr_matrix(
         (
             np.concatenate([kept.data[keep], values]),
             (np.concatenate([kept.row[keep], rows]), np.concatenate([kept.col[keep], cell])),
         ),
         shape=(n_rows, n_cells),
     )
-    return out, borrowed

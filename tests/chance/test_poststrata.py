@@ -106,6 +106,41 @@ def test_the_within_strata_counted_chunk_by_chunk_change_no_bit(seed, chunk):
     assert not np.array_equal(whole.data, b[whole.nonzero()].A1)  # reweighted: a real test
 
 
+@given(seed=st.integers(0, 1000))
+@settings(max_examples=30, deadline=None)
+def test_weights_on_the_pattern_of_a_canonical_matrix_are_those_assembled(seed):
+    # a canonical CSR membership keeps its own pattern (no assembly from coordinates):
+    # the same matrix, array for array and bit for bit, as the assembly that a membership
+    # with its entries out of order still takes (zeros, from empty strata, removed alike)
+    rng = np.random.default_rng(seed)
+    b = sp.csr_matrix(rng.random((60, 5)) * (rng.random((60, 5)) < 0.6))
+    w = sp.csr_matrix((rng.random((40, 5)) < 0.5).astype(np.float64))
+    b_fine, w_fine = rng.integers(0, 8, 60), rng.integers(0, 8, 40)
+
+    def fine(keys):
+        return lambda rows, cells: keys[rows] * 5 + cells % 3
+
+    def coarse(keys):
+        return lambda rows, cells: (keys[rows] * 5 + cells % 3) // 6
+
+    def run(between):
+        return poststratify(between, fine(b_fine), coarse(b_fine), w, fine(w_fine), coarse(w_fine))
+
+    shuffled = b.copy()  # the same entries, each row's in reverse order
+    for r in range(shuffled.shape[0]):
+        lo, hi = shuffled.indptr[r], shuffled.indptr[r + 1]
+        shuffled.indices[lo:hi] = shuffled.indices[lo:hi][::-1].copy()
+        shuffled.data[lo:hi] = shuffled.data[lo:hi][::-1].copy()
+    shuffled.has_sorted_indices = False
+    assert b.has_canonical_format and not shuffled.has_canonical_format
+    fast, assembled = run(b), run(shuffled)
+    assert fast.indices.dtype == assembled.indices.dtype
+    assert np.array_equal(fast.indptr, assembled.indptr)
+    assert np.array_equal(fast.indices, assembled.indices)
+    assert np.array_equal(fast.data.view(np.uint64), assembled.data.view(np.uint64))
+    assert fast.has_canonical_format
+
+
 def test_a_fine_stratum_of_several_coarse_ones_is_refused():
     b, w = sp.csr_matrix(np.ones((20, 1))), sp.csr_matrix(np.ones((4, 1)))
     same = lambda rows, cells: np.zeros(len(rows), np.int64)  # noqa: E731

@@ -5,10 +5,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from realistic import corpus
 
 import iaa_frames as iaf
+from iaa_frames.engine import borrow
 from iaa_frames.engine.borrow import borrow_thin_cells
 
 ALL = iaf.ALL
@@ -83,3 +85,96 @@ def test_a_lazy_annotator_keeps_its_own_units_and_scores_near_zero():
     assert str(lazy["chance_source"].item()) != "borrowed"
     assert float(lazy["ci_low"]) <= 0.05
     assert float(res["agreement"].sel(annotator="a")) > float(lazy["agreement"]) + 0.2
+
+
+def _shuffled(m, rng):
+    """``m`` (CSR or CSC) with the entries of every line in a random order."""
+    order = np.concatenate(
+        [lo + rng.permutation(hi - lo) for lo, hi in zip(m.indptr[:-1], m.indptr[1:])]
+        or [np.zeros(0, np.int64)]
+    ).astype(np.int64)
+    out = type(m)((m.data[order], m.indices[order], m.indptr.copy()), shape=m.shape)
+    out.has_sorted_indices = False
+    return out
+
+
+def _by_coordinates(membership, parents, parent_of, borrowed, budget):
+    """The borrowed matrix as scipy assembles it from coordinates (sorted and summed)."""
+    thin = borrowed >= 0
+    cells = np.flatnonzero(thin)
+    if not len(cells):
+        return membership
+    count = np.diff(parents.indptr)[parent_of[cells]]
+    step = max(1, -(-int(count.sum()) // budget))
+    take = -(-count // step)
+    return borrow._assembled(membership, parents, parent_of, thin, cells, take, step)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_column_copy_is_the_matrix_sorting_the_entries_gives(seed):
+    # the borrowed matrix is built column by column in linear time: it must be, array for
+    # array and bit for bit, the canonical matrix scipy assembles from the coordinates,
+    # for subsets (budget), float32 parents beside float64 cells, and caller-chosen cells
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        n_rows, n_cells, n_par = (int(v) for v in rng.integers(1, [60, 40, 6]))
+        dtypes = [np.float64, np.float32]
+        m = sp.random(
+            n_rows,
+            n_cells,
+            density=rng.uniform(0.01, 0.5),
+            format="csr",
+            random_state=int(rng.integers(1 << 30)),
+            dtype=dtypes[rng.random() < 0.2],
+        )
+        parents = sp.random(
+            n_rows,
+            n_par,
+            density=rng.uniform(0.05, 0.9),
+            format="csc",
+            random_state=int(rng.integers(1 << 30)),
+            dtype=dtypes[rng.random() < 0.2],
+        )
+        if rng.random() < 0.3:  # entries in any order within rows (as a product leaves them)
+            m = _shuffled(m, rng)
+        if rng.random() < 0.2:  # a parent with unsorted rows
+            parents = _shuffled(parents, rng)
+        parent_of = rng.integers(-1, n_par, n_cells)
+        within = rng.integers(0, 6, n_cells)
+        budget = int(rng.choice([1 << 24, 5, 20, 100]))
+        kw = {"min_units": int(rng.integers(1, 10)), "budget": budget}
+        if rng.random() < 0.3:
+            kw["thin"] = rng.random(n_cells) < 0.5
+        got, borrowed = borrow_thin_cells(m, parents, parent_of, within, **kw)
+        want = _by_coordinates(m, parents, parent_of, borrowed, budget)
+        assert got.shape == want.shape
+        assert got.indices.dtype == want.indices.dtype and got.dtype == want.dtype
+        assert np.array_equal(got.indptr, want.indptr)
+        assert np.array_equal(got.indices, want.indices)
+        assert np.array_equal(got.data.view(np.uint8), want.data.view(np.uint8))
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_distinct_finds_a_repeat_in_any_line(fmt):
+    rng = np.random.default_rng(1)
+    dense = (rng.random((7, 5)) < 0.5) * 1.0
+    m = sp.csr_matrix(dense) if fmt == "csr" else sp.csc_matrix(dense)
+    assert borrow._distinct(_shuffled(m, rng))
+    for line in np.flatnonzero(np.diff(m.indptr)):  # repeat one entry of each line in turn
+        at = m.indptr[line]
+        data = np.insert(m.data, at, 1.0)
+        indices = np.insert(m.indices, at, m.indices[at])
+        indptr = m.indptr + (np.arange(len(m.indptr)) > line)
+        assert not borrow._distinct(type(m)((data, indices, indptr), shape=m.shape))
+    assert borrow._distinct(type(m)(m.shape))  # empty, and empty trailing lines
+
+
+def test_repeated_entries_are_summed_as_before():
+    # a membership with a repeated entry is not canonical: the coordinates' assembly sums it
+    m = sp.csr_matrix(
+        (np.array([1.0, 2.0, 1.0]), np.array([0, 0, 1]), np.array([0, 2, 3])), shape=(2, 2)
+    )
+    parents = sp.csc_matrix(np.array([[1.0], [1.0]]))
+    got, borrowed = borrow_thin_cells(m, parents, np.array([-1, 0]), np.array([5, 5]), min_units=2)
+    assert borrowed.tolist() == [-1, 0]
+    assert got.toarray().tolist() == [[3.0, 1.0], [0.0, 1.0]]

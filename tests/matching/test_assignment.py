@@ -1,11 +1,14 @@
 """Tests for the vectorized assignment and the constrained clusters."""
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
+from iaa_frames.matching import assignment
 from iaa_frames.matching.assignment import assign, candidate_pairs, clusters
 
 
@@ -204,3 +207,15 @@ def test_clusters_are_numbered_by_first_object_and_split_only_conflicts(n, n_ann
             assert len(set(ids[members].tolist())) == 1
     firsts = [int(np.flatnonzero(ids == k)[0]) for k in range(ids.max() + 1)]
     assert firsts == sorted(firsts) and set(ids.tolist()) == set(range(ids.max() + 1))
+
+
+@pytest.mark.parametrize("n_cols", range(0, 9))
+def test_injections_are_itertools_permutations_in_order(n_cols):
+    # the enumeration's tie-break is "first maximum in lexicographic order": the maps must
+    # be exactly itertools' permutations, in its order, for every shape enumerated
+    for n_rows in range(0, n_cols + 1):
+        want = np.array(list(itertools.permutations(range(n_cols), n_rows)), dtype=np.int64)
+        got = assignment._injections.__wrapped__(n_rows, n_cols)
+        assert got.dtype == np.int64
+        assert got.shape == want.shape  # (1, 0) for no rows: the one empty map
+        assert np.array_equal(got, want)
