@@ -181,8 +181,7 @@ def _distinct(m) -> bool:
 
 def _assembled(membership, parent_columns, parent_of, thin, cells, take, step):
     """:func:`borrow_thin_cells`' matrix from its entries, summed and sorted by scipy (for
-    inputs with repeated or unsorted entries, whose sums the column-wise copy would not
-    form)."""
+    inputs with an entry stored twice, whose sum the column-wise copy would not form)."""
     n_rows, n_cells = membership.shape
     cell = np.repeat(cells, take)
     first = parent_columns.indptr[parent_of[cells]]
