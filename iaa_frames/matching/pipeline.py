@@ -215,8 +215,21 @@ def _candidates(
         pairing = pairing[order]
         la, lb = np.concatenate([la1, la2])[order], np.concatenate([lb1, lb2])[order]
     else:  # the swept pairs alone, in order already
-        pairing, la, lb = large[p2], la2, lb2
-    return pairing, la, lb, sa[pairing] + la, sb[pairing] + lb
+        pairing, la, lb = np.repeat(large, per_pairing(p2, len(large))), la2, lb2
+    per = per_pairing(pairing, len(a))  # runs of the pairings: repeated, not gathered
+    return pairing, la, lb, np.repeat(sa, per) + la, np.repeat(sb, per) + lb
+
+
+def per_pairing(pairing, n: int) -> np.ndarray:
+    """The pairs of each of the pairings ``0 .. n - 1`` in ``pairing`` (sorted): the
+    length of its run.
+
+    Examples
+    --------
+    >>> per_pairing(np.array([0, 0, 2]), 4).tolist()
+    [2, 0, 1, 0]
+    """
+    return np.diff(np.searchsorted(pairing, np.arange(n + 1)))
 
 
 def _chunked(
@@ -785,7 +798,9 @@ def _run_chunk(
     if not sets:
         out["set_overall"] = np.full(P, np.nan)
         return out
-    key_a, key_b = run_starts(n_a)[pairing] + la, run_starts(n_b)[pairing] + lb
+    per = per_pairing(pairing, P)  # the candidates come by pairing: runs repeated
+    key_a = np.repeat(run_starts(n_a), per) + la
+    key_b = np.repeat(run_starts(n_b), per) + lb
     sizes = int(n_a.sum()), int(n_b.sum())
 
     def unlisted(ka, kb):
@@ -814,15 +829,19 @@ def _run_chunk(
             known_iou=iou[rows],
             known_distance=out["pair_distance"],
         )
-        over = np.flatnonzero((iou > 0) & ~chosen)
+        live = iou > 0
+        live &= ~chosen
+        over = np.flatnonzero(live)
         if boxes:
             # boxes: the similarity of each object's pair of largest IoU is a floor of its
             # best; a pair whose IoU is at most the floors of both its objects cannot
             # raise either best, the others are computed at once
-            ka, kb, v = key_a[over], key_b[over], iou[over]
+            ka, kb, v = key_a[live], key_b[live], iou[live]
+            del live
             top_a = _best(v, ka, sizes[0], True)
             top_b = _best(v, kb, sizes[1], True)
-            first = (v == top_a[ka]) | (v == top_b[kb])
+            first = v == top_a.take(ka)
+            first |= v == top_b.take(kb)
             top = over[first]
             sim[top] = distance.similar(
                 shapes.take(oa[top]), shapes.take(ob[top]), known_iou=iou[top]
@@ -830,7 +849,10 @@ def _run_chunk(
             done = np.concatenate([rows, top])
             low_a = _best(sim[done], key_a[done], len(top_a), True)
             low_b = _best(sim[done], key_b[done], len(top_b), True)
-            rest = over[~first & ((v > low_a[ka]) | (v > low_b[kb]))]
+            can = v > low_a.take(ka)
+            can |= v > low_b.take(kb)
+            can &= ~first
+            rest = over[can]
             sim[rest] = distance.similar(
                 shapes.take(oa[rest]), shapes.take(ob[rest]), known_iou=iou[rest]
             )
