@@ -507,9 +507,10 @@ class Searched:
         total = int(count.sum())
         pos = np.arange(total, dtype=np.int64)  # sorted positions of the ones found
         pos += np.repeat(lo - _starts(count), count)
-        keep = s_lo[pos] < np.repeat(q_hi[entry], count)
-        keep &= np.repeat(q_lo[entry], count) < s_hi[pos]
-        found = s_local[pos]
+        # (``take`` gathers several times faster than indexing, here)
+        keep = s_lo.take(pos) < np.repeat(q_hi[entry], count)
+        keep &= np.repeat(q_lo[entry], count) < s_hi.take(pos)
+        found = s_local.take(pos)
         if side == 0:  # (pairing, query, found)
             head = (p << (bits_a + bits_b)) | (index.local[entry] << bits_b)
         else:  # (pairing, found, query)

@@ -831,28 +831,31 @@ def _run_chunk(
         )
         live = iou > 0
         live &= ~chosen
-        over = np.flatnonzero(live)
         if boxes:
             # boxes: the similarity of each object's pair of largest IoU is a floor of its
             # best; a pair whose IoU is at most the floors of both its objects cannot
-            # raise either best, the others are computed at once
-            ka, kb, v = key_a[live], key_b[live], iou[live]
-            del live
-            top_a = _best(v, ka, sizes[0], True)
-            top_b = _best(v, kb, sizes[1], True)
-            first = v == top_a.take(ka)
-            first |= v == top_b.take(kb)
-            top = over[first]
+            # raise either best, the others are computed at once. (Every pair is looked
+            # at, those not live with -1 in place of their IoU, and the picks kept to the
+            # live ones: no copy of the live pairs.)
+            v = np.where(live, iou, -1.0)
+            top_a = _best(v, key_a, sizes[0], True)
+            top_b = _best(v, key_b, sizes[1], True)
+            first = v == top_a.take(key_a)
+            first |= v == top_b.take(key_b)
+            first &= live
+            top = np.flatnonzero(first)
             sim[top] = distance.similar(
                 shapes.take(oa[top]), shapes.take(ob[top]), known_iou=iou[top]
             )
             done = np.concatenate([rows, top])
             low_a = _best(sim[done], key_a[done], len(top_a), True)
             low_b = _best(sim[done], key_b[done], len(top_b), True)
-            can = v > low_a.take(ka)
-            can |= v > low_b.take(kb)
+            can = v > low_a.take(key_a)
+            can |= v > low_b.take(key_b)
+            can &= live
             can &= ~first
-            rest = over[can]
+            del v, live, first
+            rest = np.flatnonzero(can)
             sim[rest] = distance.similar(
                 shapes.take(oa[rest]), shapes.take(ob[rest]), known_iou=iou[rest]
             )
@@ -866,7 +869,7 @@ def _run_chunk(
                 corpus,
                 distance,
                 (oa, ob, iou, sim, cache),
-                over,
+                np.flatnonzero(live),
                 (pending, pending_bound),
                 (key_a, key_b),
                 sizes,
