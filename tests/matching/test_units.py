@@ -137,6 +137,35 @@ def test_pairings_not_proven_large_are_matched_whole(restricted, monkeypatch):
     assert restricted["proven"] == 0 and restricted["rows"] > 0
 
 
+@pytest.mark.parametrize(
+    ("kind", "lattice", "tau"), [("box", False, 0.5), ("box", True, 0.3), ("polygon", False, 0.4)]
+)
+def test_square_prefixes_prove_pairings_large(kind, lattice, tau, restricted, monkeypatch):
+    """The eligible pairs of the first ``4 * PREFIX`` objects of both sides prove
+    pairings large that their components do not (a short prefix here, for these small
+    annotations to have one), and the units stay those of the whole matching (ties and
+    polygons included)."""
+    c = prepare(_frame(48, kind, seed=5, n_classes=6, lattice=lattice))
+    a, b, lab = _every_class(c)
+    dist = get_distance("giou")
+    want = _whole(c, a, b, lab, tau, dist)
+    monkeypatch.setattr(units, "PREFIX", 8)
+    proofs, inner = [], units._large
+
+    def large(*args):
+        out = inner(*args)
+        proofs.append(out.copy())
+        return out
+
+    monkeypatch.setattr(units, "_large", large)
+    got = class_units(c, c.annotations, a, b, lab, tau=tau, distance=dist)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    # per call: the components, the square prefixes, then the two prefixes of side a
+    assert proofs[1].any() and not (proofs[1] & proofs[0]).any()
+    assert restricted["proven"] > 0
+
+
 def test_no_class_objects_and_tau_zero():
     """A class absent from either side gives no unit; at tau = 0 (every pair eligible)
     the pairings are matched whole."""
