@@ -434,9 +434,9 @@ class Searched:
             axes.append((k, sel[i:j] - lo, sides))
         return Searched(self.sweep, self.rows[lo:hi], axes, self.cost[lo:hi])
 
-    def pairs(self):
+    def pairs(self, ordered: bool = True):
         """:func:`overlapping_pairs` of the pairings searched, numbered ``0 ..
-        len(rows) - 1``.
+        len(rows) - 1``; without ``ordered``, the same pairs in any order.
 
         Where a pair fits in one integer, the pairings are listed a block of about
         :data:`PAIR_BLOCK` pairs looked at at a time (their temporaries stay in the
@@ -479,7 +479,8 @@ class Searched:
                         )
             if parts:
                 key = np.concatenate(parts)
-                key.sort()
+                if ordered:
+                    key.sort()
                 out.append(key)
         key = np.concatenate(out) if out else z
         lb = key & ((1 << bits_b) - 1)

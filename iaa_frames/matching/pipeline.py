@@ -188,6 +188,7 @@ def _candidates(
     eligible: bool = False,
     searched=None,
     min_pairs: int | None = None,
+    ordered: bool = True,
 ):
     """The candidate pairs of the pairings (a, b), in the order of
     :func:`~iaa_frames.matching.assignment.candidate_pairs`: all of them, or with ``sparse`` only
@@ -196,7 +197,8 @@ def _candidates(
     reaches ``tau``). ``searched``: the :class:`~iaa_frames.geometry.box_index.Searched`
     of those pairings, in order, from :func:`_chunked` (searched here when None).
     ``min_pairs``: the pairs over which a pairing is swept (:data:`SPARSE_MIN_PAIRS` when
-    None), as :func:`_chunked` was given it."""
+    None), as :func:`_chunked` was given it. Without ``ordered``, the same pairs in any
+    order (the swept ones are not sorted)."""
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
     min_pairs = SPARSE_MIN_PAIRS if min_pairs is None else min_pairs
     big = (na * nb > min_pairs) if sparse else np.zeros(len(a), dtype=bool)
@@ -208,15 +210,26 @@ def _candidates(
     if searched is None:
         index = sweep_index(corpus, tau, eligible, sa[large], na[large], sb[large], nb[large])
         searched = index.search()
-    p2, la2, lb2 = searched.pairs()
-    if small.size:
+    p2, la2, lb2 = searched.pairs(ordered=ordered)
+    if not ordered:  # the enumerated pairs, then the swept ones
         pairing = np.concatenate([small[p1], large[p2]])
-        order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
-        pairing = pairing[order]
-        la, lb = np.concatenate([la1, la2])[order], np.concatenate([lb1, lb2])[order]
+        la, lb = np.concatenate([la1, la2]), np.concatenate([lb1, lb2])
+        return pairing, la, lb, sa.take(pairing) + la, sb.take(pairing) + lb
+    # each part is ordered within a pairing, and holds the whole of its pairings: each
+    # pair goes to its pairing's run of the whole, at its place in the run
+    per = np.zeros(len(a), dtype=np.int64)
+    per[small], per[large] = na[small] * nb[small], per_pairing(p2, len(large))
+    if small.size:
+        start = run_starts(per)
+        la, lb = np.empty(len(p1) + len(p2), np.int64), np.empty(len(p1) + len(p2), np.int64)
+        for rows, part_a, part_b in ((small, la1, lb1), (large, la2, lb2)):
+            n = per[rows]
+            at = np.repeat(start[rows] - run_starts(n), n)
+            at += np.arange(len(at), dtype=np.int64)
+            la[at], lb[at] = part_a, part_b
     else:  # the swept pairs alone, in order already
-        pairing, la, lb = np.repeat(large, per_pairing(p2, len(large))), la2, lb2
-    per = per_pairing(pairing, len(a))  # runs of the pairings: repeated, not gathered
+        la, lb = la2, lb2
+    pairing = np.repeat(np.arange(len(a), dtype=np.int64), per)
     return pairing, la, lb, np.repeat(sa, per) + la, np.repeat(sb, per) + lb
 
 
@@ -527,8 +540,8 @@ def _can_match(corpus: Corpus, slots: Slices, a, b, tau: float, sparse: bool) ->
     for lo, hi, searched, _ in _chunked(
         corpus, slots, a, b, sparse, tau, sparse, min_pairs, REACH_CHUNK_PAIRS
     ):
-        pairing, _, _, oa, ob = _candidates(
-            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, sparse, searched, min_pairs
+        pairing, _, _, oa, ob = _candidates(  # in any order: whether any pair can match
+            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, sparse, searched, min_pairs, False
         )
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
