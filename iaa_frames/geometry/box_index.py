@@ -477,17 +477,20 @@ class Searched:
                                 bits_b,
                             )
                         )
-            if parts:
+            if parts:  # sorted and cut apart while in the cache
                 key = np.concatenate(parts)
                 if ordered:
                     key.sort()
-                out.append(key)
-        key = np.concatenate(out) if out else z
-        lb = key & ((1 << bits_b) - 1)
-        key >>= bits_b
-        la = key & ((1 << bits_a) - 1)
-        key >>= bits_a
-        return key, la, lb
+                lb = key & ((1 << bits_b) - 1)
+                key >>= bits_b
+                la = key & ((1 << bits_a) - 1)
+                key >>= bits_a
+                out.append((key, la, lb))
+        if len(out) == 1:
+            return out[0]
+        if not out:
+            return z, z, z
+        return tuple(np.concatenate(x) for x in zip(*out))
 
     def _keys(self, k, side, p, entry, lo, count, bits_a, bits_b):
         """The pairs found by the searches ``(entry, lo, count)`` of one side along axis
