@@ -485,12 +485,15 @@ class Searched:
                 key >>= bits_b
                 la = key & ((1 << bits_a) - 1)
                 key >>= bits_a
-                out.append((key, la, lb))
+                out.append([key, la, lb])
         if len(out) == 1:
-            return out[0]
-        if not out:
-            return z, z, z
-        return tuple(np.concatenate(x) for x in zip(*out))
+            return tuple(out[0])
+        fields = []
+        for f in range(3):  # one field at a time, its blocks released as it is joined
+            fields.append(np.concatenate([o[f] for o in out]) if out else z)
+            for o in out:
+                o[f] = None
+        return tuple(fields)
 
     def _keys(self, k, side, p, entry, lo, count, bits_a, bits_b):
         """The pairs found by the searches ``(entry, lo, count)`` of one side along axis
