@@ -457,6 +457,10 @@ class Searched:
             return self._pairs_apart()
         out = []
         for lo, hi in _cost_blocks(self.cost, PAIR_BLOCK):
+            # the pairings numbered from the block's first: where a key then fits in 32
+            # bits, the keys are sorted as such (twice as fast), in the same order
+            narrow = (hi - lo - 1).bit_length() + bits_a + bits_b <= 32
+            first = lo if narrow else 0
             parts = []
             for k, sel, searches in self.axes:
                 i, j = np.searchsorted(sel, [lo, hi])
@@ -469,7 +473,7 @@ class Searched:
                             self._keys(
                                 k,
                                 side,
-                                sel[pairing[s:e]],
+                                sel[pairing[s:e]] - first,
                                 entry[s:e],
                                 start[s:e],
                                 count[s:e],
@@ -479,12 +483,17 @@ class Searched:
                         )
             if parts:  # sorted and cut apart while in the cache
                 key = np.concatenate(parts)
+                if narrow:
+                    key = key.astype(np.uint32)
                 if ordered:
                     key.sort()
-                lb = key & ((1 << bits_b) - 1)
+                lb = np.bitwise_and(key, (1 << bits_b) - 1, dtype=np.int64)
                 key >>= bits_b
-                la = key & ((1 << bits_a) - 1)
+                la = np.bitwise_and(key, (1 << bits_a) - 1, dtype=np.int64)
                 key >>= bits_a
+                if narrow:
+                    key = key.astype(np.int64)
+                    key += first
                 out.append([key, la, lb])
         if len(out) == 1:
             return tuple(out[0])
