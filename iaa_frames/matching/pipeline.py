@@ -242,7 +242,9 @@ def per_pairing(pairing, n: int) -> np.ndarray:
     >>> per_pairing(np.array([0, 0, 2]), 4).tolist()
     [2, 0, 1, 0]
     """
-    return np.diff(np.searchsorted(pairing, np.arange(n + 1)))
+    if 16 * n < len(pairing):  # few pairings, many pairs: where their runs start
+        return np.diff(np.searchsorted(pairing, np.arange(n + 1)))
+    return np.bincount(pairing, minlength=n)
 
 
 def _chunked(
@@ -847,28 +849,35 @@ def _run_chunk(
         if boxes:
             # boxes: the similarity of each object's pair of largest IoU is a floor of its
             # best; a pair whose IoU is at most the floors of both its objects cannot
-            # raise either best, the others are computed at once. (Every pair is looked
-            # at, those not live with -1 in place of their IoU, and the picks kept to the
-            # live ones: no copy of the live pairs.)
-            v = np.where(live, iou, -1.0)
-            top_a = _best(v, key_a, sizes[0], True)
-            top_b = _best(v, key_b, sizes[1], True)
-            first = v == top_a.take(key_a)
-            first |= v == top_b.take(key_b)
-            first &= live
-            top = np.flatnonzero(first)
+            # raise either best, the others are computed at once. The live pairs are
+            # taken apart where they are few; where they are most, every pair is looked
+            # at (those not live with -1 in place of their IoU) and the picks kept to the
+            # live ones: no copy of them.
+            over = np.flatnonzero(live) if 2 * np.count_nonzero(live) < len(live) else None
+            if over is None:
+                ka, kb, v = key_a, key_b, np.where(live, iou, -1.0)
+            else:
+                ka, kb, v = key_a[over], key_b[over], iou[over]
+            top_a = _best(v, ka, sizes[0], True)
+            top_b = _best(v, kb, sizes[1], True)
+            first = v == top_a.take(ka)
+            first |= v == top_b.take(kb)
+            if over is None:
+                first &= live
+            top = np.flatnonzero(first) if over is None else over[first]
             sim[top] = distance.similar(
                 shapes.take(oa[top]), shapes.take(ob[top]), known_iou=iou[top]
             )
             done = np.concatenate([rows, top])
             low_a = _best(sim[done], key_a[done], len(top_a), True)
             low_b = _best(sim[done], key_b[done], len(top_b), True)
-            can = v > low_a.take(key_a)
-            can |= v > low_b.take(key_b)
-            can &= live
+            can = v > low_a.take(ka)
+            can |= v > low_b.take(kb)
+            if over is None:
+                can &= live
             can &= ~first
-            del v, live, first
-            rest = np.flatnonzero(can)
+            rest = np.flatnonzero(can) if over is None else over[can]
+            del v, first, can, ka, kb
             sim[rest] = distance.similar(
                 shapes.take(oa[rest]), shapes.take(ob[rest]), known_iou=iou[rest]
             )
