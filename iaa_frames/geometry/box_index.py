@@ -440,8 +440,10 @@ class Searched:
 
         Where a pair fits in one integer, the pairings are listed a block of about
         :data:`PAIR_BLOCK` pairs looked at at a time (their temporaries stay in the
-        processor's cache), each block sorted apart: a block holds whole pairings, in
-        order, so the blocks one after the other are in order.
+        processor's cache), each block sorted apart (as 32-bit integers where its pairs,
+        its pairings numbered from its first, fit in 32 bits) and cut into the three
+        arrays: a block holds whole pairings, in order, so the blocks one after the other
+        are in order.
         """
         z = np.zeros(0, dtype=np.int64)
         sweep, rows = self.sweep, self.rows
