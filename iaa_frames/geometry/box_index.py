@@ -83,6 +83,9 @@ AXIS_SAMPLE = 8192
 #: Replicas of the entries at most, as a multiple of the entries, that the bands of
 #: :meth:`_Index.axis` may make (their height grows until they fit).
 MAX_REPLICAS = 3
+#: Pairs looked at per block of :meth:`Searched.pairs` (its temporaries, some tens of
+#: bytes a pair, stay in the processor's cache).
+PAIR_BLOCK = 1 << 16
 
 
 def _bands(lo, hi, n_seg: int, width: int):
@@ -431,66 +434,143 @@ class Searched:
             axes.append((k, sel[i:j] - lo, sides))
         return Searched(self.sweep, self.rows[lo:hi], axes, self.cost[lo:hi])
 
-    def pairs(self):
+    def pairs(self, ordered: bool = True):
         """:func:`overlapping_pairs` of the pairings searched, numbered ``0 ..
-        len(rows) - 1``."""
+        len(rows) - 1``; without ``ordered``, the same pairs in any order.
+
+        Where a pair fits in one integer, the pairings are listed a block of about
+        :data:`PAIR_BLOCK` pairs looked at at a time (their temporaries stay in the
+        processor's cache), each block sorted apart (as 32-bit integers where its pairs,
+        its pairings numbered from its first, fit in 32 bits) and cut into the three
+        arrays: a block holds whole pairings, in order, so the blocks one after the other
+        are in order.
+        """
         z = np.zeros(0, dtype=np.int64)
         sweep, rows = self.sweep, self.rows
         n = len(rows)
         if sweep.index is None or not n:
             return z, z, z
-        index = sweep.index
         n_a = max(int(sweep.count_a[rows].max()), 1)
         n_b = max(int(sweep.count_b[rows].max()), 1)
         # each pair as one integer (pairing, i, j) in bit fields, where it fits in 63 bits:
         # one array to compact and sort instead of three, cut apart by shifts
         bits_a, bits_b = (n_a - 1).bit_length(), (n_b - 1).bit_length()
-        one_key = (n - 1).bit_length() + bits_a + bits_b <= KEY_BITS
+        if (n - 1).bit_length() + bits_a + bits_b > KEY_BITS:
+            return self._pairs_apart()
+        out = []
+        for lo, hi in _cost_blocks(self.cost, PAIR_BLOCK):
+            # the pairings numbered from the block's first: where a key then fits in 32
+            # bits, the keys are sorted as such (twice as fast), in the same order
+            narrow = (hi - lo - 1).bit_length() + bits_a + bits_b <= 32
+            first = lo if narrow else 0
+            parts = []
+            for k, sel, searches in self.axes:
+                i, j = np.searchsorted(sel, [lo, hi])
+                if j == i:
+                    continue
+                for side, (pairing, entry, start, count) in enumerate(searches):
+                    s, e = np.searchsorted(pairing, [i, j])
+                    if e > s:
+                        parts.append(
+                            self._keys(
+                                k,
+                                side,
+                                sel[pairing[s:e]] - first,
+                                entry[s:e],
+                                start[s:e],
+                                count[s:e],
+                                bits_a,
+                                bits_b,
+                            )
+                        )
+            if parts:  # sorted and cut apart while in the cache
+                key = np.concatenate(parts)
+                if narrow:
+                    key = key.astype(np.uint32)
+                if ordered:
+                    key.sort()
+                lb = np.bitwise_and(key, (1 << bits_b) - 1, dtype=np.int64)
+                key >>= bits_b
+                la = np.bitwise_and(key, (1 << bits_a) - 1, dtype=np.int64)
+                key >>= bits_a
+                if narrow:
+                    key = key.astype(np.int64)
+                    key += first
+                out.append([key, la, lb])
+        if len(out) == 1:
+            return tuple(out[0])
+        fields = []
+        for f in range(3):  # one field at a time, its blocks released as it is joined
+            fields.append(np.concatenate([o[f] for o in out]) if out else z)
+            for o in out:
+                o[f] = None
+        return tuple(fields)
+
+    def _keys(self, k, side, p, entry, lo, count, bits_a, bits_b):
+        """The pairs found by the searches ``(entry, lo, count)`` of one side along axis
+        ``k`` (their pairings ``p``) that overlap along the other axis too, as integers
+        ``(pairing, i, j)``.
+
+        The exact test of the other axis is made on the ranks of the coordinates
+        (integers, no gather of boxes). Along the searched axis the run found holds the
+        replicas j with x0_i <= x0_j < x1_i (x0_i < x0_j < x1_i the other way round) in
+        i's band: they overlap i there, since x0_j < x1_j (an empty interval is ranked to
+        start after every end, so no run holds it); a pair is found in one band only,
+        that of the larger of the two starts along the other axis (the searches look
+        among the primary replicas only from a query's later bands).
+        """
+        index = self.sweep.index
+        s_lo, s_hi, s_local = index.sorted_other(k)
+        q_lo, q_hi, _ = index.ranks(1 - k)
+        total = int(count.sum())
+        pos = np.arange(total, dtype=np.int64)  # sorted positions of the ones found
+        pos += np.repeat(lo - _starts(count), count)
+        # (``take`` gathers several times faster than indexing, here)
+        keep = s_lo.take(pos) < np.repeat(q_hi[entry], count)
+        keep &= np.repeat(q_lo[entry], count) < s_hi.take(pos)
+        found = s_local.take(pos)
+        if side == 0:  # (pairing, query, found)
+            head = (p << (bits_a + bits_b)) | (index.local[entry] << bits_b)
+        else:  # (pairing, found, query)
+            head = (p << (bits_a + bits_b)) | index.local[entry]
+            found <<= bits_b
+        found |= np.repeat(head, count)
+        return found[keep]
+
+    def _pairs_apart(self):
+        """:meth:`pairs` where a pair does not fit in one integer: three arrays, ordered by
+        ``lexsort``."""
+        index = self.sweep.index
         parts = []
         for k, sel, searches in self.axes:
-            # the exact test of the other axis on the ranks of the coordinates (integers, no
-            # gather of boxes). Along the searched axis the run found holds the replicas j
-            # with x0_i <= x0_j < x1_i (x0_i < x0_j < x1_i the other way round) in i's band:
-            # they overlap i there, since x0_j < x1_j (an empty interval is ranked to start
-            # after every end, so no run holds it); a pair is found in one band only, that
-            # of the larger of the two starts along the other axis (the searches look among
-            # the primary replicas only from a query's later bands)
             s_lo, s_hi, s_local = index.sorted_other(k)
             q_lo, q_hi, _ = index.ranks(1 - k)
             for side, (pairing, entry, lo, count) in enumerate(searches):
                 total = int(count.sum())
-                pos = np.arange(total, dtype=np.int64)  # sorted positions of the ones found
+                pos = np.arange(total, dtype=np.int64)
                 pos += np.repeat(lo - _starts(count), count)
                 keep = s_lo[pos] < np.repeat(q_hi[entry], count)
                 keep &= np.repeat(q_lo[entry], count) < s_hi[pos]
                 p = sel[pairing]
-                if one_key:
-                    found = s_local[pos]
-                    if side == 0:  # (pairing, query, found)
-                        head = (p << (bits_a + bits_b)) | (index.local[entry] << bits_b)
-                    else:  # (pairing, found, query)
-                        head = (p << (bits_a + bits_b)) | index.local[entry]
-                        found <<= bits_b
-                    found |= np.repeat(head, count)
-                    parts.append(found[keep])
-                else:
-                    found = s_local[pos[keep]]
-                    owner = np.repeat(np.arange(len(count)), count)[keep]
-                    q = index.local[entry[owner]]
-                    parts.append((p[owner], q, found) if side == 0 else (p[owner], found, q))
-        if one_key:
-            key = np.concatenate(parts) if parts else z
-            key.sort()
-            lb = key & ((1 << bits_b) - 1)
-            key >>= bits_b
-            la = key & ((1 << bits_a) - 1)
-            key >>= bits_a
-            return key, la, lb
+                found = s_local[pos[keep]]
+                owner = np.repeat(np.arange(len(count)), count)[keep]
+                q = index.local[entry[owner]]
+                parts.append((p[owner], q, found) if side == 0 else (p[owner], found, q))
         if not parts:
+            z = np.zeros(0, dtype=np.int64)
             return z, z, z
         pairing, la, lb = (np.concatenate(x) for x in zip(*parts))
         order = np.lexsort((lb, la, pairing))
         return pairing[order], la[order], lb[order]
+
+
+def _cost_blocks(cost, size: int):
+    """(lo, hi) ranges of consecutive pairings looking at about ``size`` pairs each (a
+    pairing looking at more is a block of its own)."""
+    cum = np.cumsum(cost)
+    cuts = np.searchsorted(cum, np.arange(size, cum[-1] if len(cum) else 0, size), side="right")
+    edges = np.unique(np.r_[0, cuts, len(cost)])
+    return [(int(lo), int(hi)) for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
 
 
 def sweep_cost(boxes, start_a, count_a, start_b, count_b) -> np.ndarray:

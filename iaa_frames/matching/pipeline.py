@@ -188,6 +188,7 @@ def _candidates(
     eligible: bool = False,
     searched=None,
     min_pairs: int | None = None,
+    ordered: bool = True,
 ):
     """The candidate pairs of the pairings (a, b), in the order of
     :func:`~iaa_frames.matching.assignment.candidate_pairs`: all of them, or with ``sparse`` only
@@ -196,7 +197,8 @@ def _candidates(
     reaches ``tau``). ``searched``: the :class:`~iaa_frames.geometry.box_index.Searched`
     of those pairings, in order, from :func:`_chunked` (searched here when None).
     ``min_pairs``: the pairs over which a pairing is swept (:data:`SPARSE_MIN_PAIRS` when
-    None), as :func:`_chunked` was given it."""
+    None), as :func:`_chunked` was given it. Without ``ordered``, the same pairs in any
+    order (the swept ones are not sorted)."""
     sa, na, sb, nb = slots.start[a], slots.count[a], slots.start[b], slots.count[b]
     min_pairs = SPARSE_MIN_PAIRS if min_pairs is None else min_pairs
     big = (na * nb > min_pairs) if sparse else np.zeros(len(a), dtype=bool)
@@ -208,15 +210,41 @@ def _candidates(
     if searched is None:
         index = sweep_index(corpus, tau, eligible, sa[large], na[large], sb[large], nb[large])
         searched = index.search()
-    p2, la2, lb2 = searched.pairs()
-    if small.size:
+    p2, la2, lb2 = searched.pairs(ordered=ordered)
+    if not ordered:  # the enumerated pairs, then the swept ones
         pairing = np.concatenate([small[p1], large[p2]])
-        order = np.argsort(pairing, kind="stable")  # each part is ordered within a pairing
-        pairing = pairing[order]
-        la, lb = np.concatenate([la1, la2])[order], np.concatenate([lb1, lb2])[order]
+        la, lb = np.concatenate([la1, la2]), np.concatenate([lb1, lb2])
+        return pairing, la, lb, sa.take(pairing) + la, sb.take(pairing) + lb
+    # each part is ordered within a pairing, and holds the whole of its pairings: each
+    # pair goes to its pairing's run of the whole, at its place in the run
+    per = np.zeros(len(a), dtype=np.int64)
+    per[small], per[large] = na[small] * nb[small], per_pairing(p2, len(large))
+    if small.size:
+        start = run_starts(per)
+        la, lb = np.empty(len(p1) + len(p2), np.int64), np.empty(len(p1) + len(p2), np.int64)
+        for rows, part_a, part_b in ((small, la1, lb1), (large, la2, lb2)):
+            n = per[rows]
+            at = np.repeat(start[rows] - run_starts(n), n)
+            at += np.arange(len(at), dtype=np.int64)
+            la[at], lb[at] = part_a, part_b
     else:  # the swept pairs alone, in order already
-        pairing, la, lb = large[p2], la2, lb2
-    return pairing, la, lb, sa[pairing] + la, sb[pairing] + lb
+        la, lb = la2, lb2
+    pairing = np.repeat(np.arange(len(a), dtype=np.int64), per)
+    return pairing, la, lb, np.repeat(sa, per) + la, np.repeat(sb, per) + lb
+
+
+def per_pairing(pairing, n: int) -> np.ndarray:
+    """The pairs of each of the pairings ``0 .. n - 1`` in ``pairing`` (sorted): the
+    length of its run.
+
+    Examples
+    --------
+    >>> per_pairing(np.array([0, 0, 2]), 4).tolist()
+    [2, 0, 1, 0]
+    """
+    if 16 * n < len(pairing):  # few pairings, many pairs: where their runs start
+        return np.diff(np.searchsorted(pairing, np.arange(n + 1)))
+    return np.bincount(pairing, minlength=n)
 
 
 def _chunked(
@@ -514,8 +542,8 @@ def _can_match(corpus: Corpus, slots: Slices, a, b, tau: float, sparse: bool) ->
     for lo, hi, searched, _ in _chunked(
         corpus, slots, a, b, sparse, tau, sparse, min_pairs, REACH_CHUNK_PAIRS
     ):
-        pairing, _, _, oa, ob = _candidates(
-            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, sparse, searched, min_pairs
+        pairing, _, _, oa, ob = _candidates(  # in any order: whether any pair can match
+            corpus, slots, a[lo:hi], b[lo:hi], sparse, tau, sparse, searched, min_pairs, False
         )
         bound = _iou_bound(corpus, oa, ob)[0]
         out[lo + pairing[bound >= tau]] = True
@@ -785,7 +813,9 @@ def _run_chunk(
     if not sets:
         out["set_overall"] = np.full(P, np.nan)
         return out
-    key_a, key_b = run_starts(n_a)[pairing] + la, run_starts(n_b)[pairing] + lb
+    per = per_pairing(pairing, P)  # the candidates come by pairing: runs repeated
+    key_a = np.repeat(run_starts(n_a), per) + la
+    key_b = np.repeat(run_starts(n_b), per) + lb
     sizes = int(n_a.sum()), int(n_b.sum())
 
     def unlisted(ka, kb):
@@ -814,23 +844,40 @@ def _run_chunk(
             known_iou=iou[rows],
             known_distance=out["pair_distance"],
         )
-        over = np.flatnonzero((iou > 0) & ~chosen)
+        live = iou > 0
+        live &= ~chosen
         if boxes:
             # boxes: the similarity of each object's pair of largest IoU is a floor of its
             # best; a pair whose IoU is at most the floors of both its objects cannot
-            # raise either best, the others are computed at once
-            ka, kb, v = key_a[over], key_b[over], iou[over]
+            # raise either best, the others are computed at once. The live pairs are
+            # taken apart where they are few; where they are most, every pair is looked
+            # at (those not live with -1 in place of their IoU) and the picks kept to the
+            # live ones: no copy of them.
+            over = np.flatnonzero(live) if 2 * np.count_nonzero(live) < len(live) else None
+            if over is None:
+                ka, kb, v = key_a, key_b, np.where(live, iou, -1.0)
+            else:
+                ka, kb, v = key_a[over], key_b[over], iou[over]
             top_a = _best(v, ka, sizes[0], True)
             top_b = _best(v, kb, sizes[1], True)
-            first = (v == top_a[ka]) | (v == top_b[kb])
-            top = over[first]
+            first = v == top_a.take(ka)
+            first |= v == top_b.take(kb)
+            if over is None:
+                first &= live
+            top = np.flatnonzero(first) if over is None else over[first]
             sim[top] = distance.similar(
                 shapes.take(oa[top]), shapes.take(ob[top]), known_iou=iou[top]
             )
             done = np.concatenate([rows, top])
             low_a = _best(sim[done], key_a[done], len(top_a), True)
             low_b = _best(sim[done], key_b[done], len(top_b), True)
-            rest = over[~first & ((v > low_a[ka]) | (v > low_b[kb]))]
+            can = v > low_a.take(ka)
+            can |= v > low_b.take(kb)
+            if over is None:
+                can &= live
+            can &= ~first
+            rest = np.flatnonzero(can) if over is None else over[can]
+            del v, first, can, ka, kb
             sim[rest] = distance.similar(
                 shapes.take(oa[rest]), shapes.take(ob[rest]), known_iou=iou[rest]
             )
@@ -844,7 +891,7 @@ def _run_chunk(
                 corpus,
                 distance,
                 (oa, ob, iou, sim, cache),
-                over,
+                np.flatnonzero(live),
                 (pending, pending_bound),
                 (key_a, key_b),
                 sizes,

@@ -34,11 +34,16 @@ of the class:
   tie between assignments may then be broken across components (the first of the
   lexicographic order of the whole matrix, on sums in floating point): the restriction
   is used only where the pairing is proven large, by the objects of the components
-  listed, else by the eligible pairs of a prefix of
-  :data:`PREFIX` objects of its first side, or 4 times as many (its objects with an
-  eligible pair are at least those); a pairing that is not large (or small: under
+  listed, else by the eligible pairs of the first ``4 * PREFIX`` objects of its first
+  side with as many of its second (about as many pairs as :data:`PREFIX` objects of
+  the first side with the whole second side, from half the objects or less), then of
+  a prefix of :data:`PREFIX` objects of its first side, or 4 times as many, with the
+  whole second side (its objects with an eligible pair are at least those); a pairing that is not large (or small: under
   :data:`RESTRICT_MIN_PAIRS` object pairs, or at ``tau = 0``, where every pair is
-  eligible) is matched whole by :func:`~iaa_frames.matching.pipeline.run`.
+  eligible) is matched whole by :func:`~iaa_frames.matching.pipeline.run`. Being large
+  is a property of the pairing (at ``tau``): a pairing of whole annotations proven
+  large is held on the corpus, and a later call (another class drawing it) does not
+  prove it again.
 * **Values.** IoU, tie-break and distance are computed pair by pair, as the pipeline
   computes them.
 
@@ -77,7 +82,8 @@ RESTRICT_MIN_PAIRS = 250_000
 #: Candidate pairs :class:`_Boxes` checks at a time (bounds its temporaries).
 BLOCK = 1 << 20
 #: Objects of a pairing's first side whose eligible pairs are listed to prove the pairing
-#: large (see the module notes); 4 times as many where these are not enough.
+#: large (see the module notes): first 4 times as many with as many of the second side,
+#: then these, then 4 times as many, with the whole second side.
 PREFIX = 64
 
 
@@ -184,7 +190,9 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
     # the components of the eligible pairs of two objects of the class (the pairs a
     # unit can be), listed outwards from those pairs' objects
     s0, s1 = by.start[ca], by.start[cb]
-    pr, i, j = sweep_index(corpus, tau, True, s0, by.count[ca], s1, by.count[cb]).pairs()
+    # (in any order: only the objects of the eligible ones are kept, as sets)
+    class_sweep = sweep_index(corpus, tau, True, s0, by.count[ca], s1, by.count[cb])
+    pr, i, j = class_sweep.search().pairs(ordered=False)
     oa_, ob_ = s0[pr] + i, s1[pr] + j
     ok = candidate_iou(corpus, oa_, ob_, tau, cache)[0] >= tau
     seen_a, seen_b = np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -211,16 +219,25 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
         fb = fb[~_in(fb, seen_b)]
     pairing, oa, ob, iou = (np.concatenate(x) for x in (er, ea, eb, ei))
     # proof that the pairing is large: its objects with an eligible pair are at least
-    # those of the components, then of the eligible pairs of a prefix of its first side
-    # (of a prefix 4 times as long where that is not enough)
-    proven = _large(pairing, oa, ob, N, P)
-    for size in (PREFIX, 4 * PREFIX):
-        todo = np.flatnonzero(~proven & (na > size // 4))
+    # those of the components, then of the eligible pairs of prefixes of its sides:
+    # 4 * PREFIX objects of each (about the pairs of PREFIX objects of the first side
+    # with the whole second, swept from fewer objects), then of a prefix of its first
+    # side with the whole second side (a prefix 4 times as long where that is not enough).
+    # A pairing proven large by an earlier call (the corpus's, at this tau: the classes
+    # that draw a pairing come in several calls) is not proven again.
+    held = _held_large(corpus, slots, tau)
+    proven = _large(pairing, oa, ob, N, P) | _in(pairs, held)
+    for size, wide in ((4 * PREFIX, False), (PREFIX, True), (4 * PREFIX, True)):
+        todo = np.flatnonzero(~proven & (na > size // 4) & (wide | (nb > size // 4)))
         n_pre = np.minimum(na[todo], size)
-        pr, i, j = sweep_index(corpus, tau, True, sa[todo], n_pre, sb[todo], nb[todo]).pairs()
+        n_b = nb[todo] if wide else np.minimum(nb[todo], size)
+        prefix_sweep = sweep_index(corpus, tau, True, sa[todo], n_pre, sb[todo], n_b)
+        pr, i, j = prefix_sweep.search().pairs(ordered=False)  # (their objects, as sets)
         pa, pb = sa[todo][pr] + i, sb[todo][pr] + j
         ok = candidate_iou(corpus, pa, pb, tau, cache)[0] >= tau
         proven |= _large(todo[pr[ok]], pa[ok], pb[ok], N, P)
+    if slots is corpus.annotations:
+        corpus.__dict__["_large_pairings"][float(tau)] = _union(held, pairs[proven])
     keep = proven[pairing]
     pairing, oa, ob, iou = pairing[keep], oa[keep], ob[keep], iou[keep]
     chosen = _assign_components(corpus, pairing, oa, ob, iou, N)
@@ -251,6 +268,16 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
         ),
     )
     return (row, oa, ob, iou, dist), proven[pid]
+
+
+def _held_large(corpus, slots, tau) -> np.ndarray:
+    """The keys (``a * n_slots + b``, sorted) of the pairings of whole annotations that
+    :func:`_restricted` has proven large at ``tau`` on this corpus so far (held on the
+    corpus: a property of the pairing; none for other slots)."""
+    z = np.zeros(0, np.int64)
+    if slots is not corpus.annotations:
+        return z
+    return corpus.__dict__.setdefault("_large_pairings", {}).get(float(tau), z)
 
 
 def _large(pairing, oa, ob, N, P):

@@ -154,3 +154,30 @@ def test_sorted_keys_are_a_stable_argsort(high):
     if high < 1 << 40:  # packed
         np.testing.assert_array_equal(order, np.argsort(key, kind="stable"))
     assert box_index._sorted_keys(key[:0])[0].size == 0
+
+
+@pytest.mark.parametrize("block", [1, 64, 1 << 16])
+def test_pairs_listed_by_blocks_equal_the_brute_force(block, monkeypatch):
+    """Thousands of pairings of 600 objects a side listed a block of pairings at a time
+    (a pairing a block, a few, most at once: keys of 32 bits and, a block of thousands
+    of pairings, of 64): exactly the pairs and the order of the all-pairs test; without
+    ``ordered``, the same pairs."""
+    monkeypatch.setattr(box_index, "PAIR_BLOCK", block)
+    rng = np.random.default_rng(5)
+    n, P = 600, 5000
+    centre, size = rng.uniform(0, 100, (2 * n, 2)), rng.uniform(1, 8, (2 * n, 2))
+    boxes = np.c_[centre - size / 2, centre + size / 2]
+    boxes = np.r_[boxes, boxes[:n] + 1000.0]  # far copies of the first n: no pair
+    sa, sb, count = np.zeros(P, np.int64), np.full(P, 2 * n), np.full(P, n)
+    live = np.sort(rng.choice(P, 6, replace=False))
+    sb[live] = n  # these pair the first n with the next n, the others with the far ones
+    p, i, j = _brute(boxes, sa[live], count[live], sb[live], count[live])
+    want = live[p], i, j
+    searched = Sweep(boxes, sa, count, sb, count).search()
+    assert searched.cost[np.setdiff1d(np.arange(P), live)].sum() == 0
+    for w, g in zip(want, searched.pairs(), strict=True):
+        np.testing.assert_array_equal(g, w)
+    got = searched.pairs(ordered=False)
+    order = np.lexsort(got[::-1])
+    for w, g in zip(want, got, strict=True):
+        np.testing.assert_array_equal(g[order], w)

@@ -137,6 +137,59 @@ def test_pairings_not_proven_large_are_matched_whole(restricted, monkeypatch):
     assert restricted["proven"] == 0 and restricted["rows"] > 0
 
 
+@pytest.mark.parametrize(
+    ("kind", "lattice", "tau"), [("box", False, 0.5), ("box", True, 0.3), ("polygon", False, 0.4)]
+)
+def test_square_prefixes_prove_pairings_large(kind, lattice, tau, restricted, monkeypatch):
+    """The eligible pairs of the first ``4 * PREFIX`` objects of both sides prove
+    pairings large that their components do not (a short prefix here, for these small
+    annotations to have one), and the units stay those of the whole matching (ties and
+    polygons included)."""
+    c = prepare(_frame(48, kind, seed=5, n_classes=6, lattice=lattice))
+    a, b, lab = _every_class(c)
+    dist = get_distance("giou")
+    want = _whole(c, a, b, lab, tau, dist)
+    monkeypatch.setattr(units, "PREFIX", 8)
+    proofs, inner = [], units._large
+
+    def large(*args):
+        out = inner(*args)
+        proofs.append(out.copy())
+        return out
+
+    monkeypatch.setattr(units, "_large", large)
+    got = class_units(c, c.annotations, a, b, lab, tau=tau, distance=dist)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    # per call: the components, the square prefixes, then the two prefixes of side a
+    assert proofs[1].any() and not (proofs[1] & proofs[0]).any()
+    assert restricted["proven"] > 0
+
+
+def test_pairings_proven_large_are_not_proven_again(restricted, monkeypatch):
+    """A pairing proven large by one call is held on the corpus: a later call on other
+    classes of the same pairings takes it as proven (here with no proof of its own) and
+    its units stay those of the whole matching."""
+    c = prepare(_frame(48, "box", seed=11, n_classes=4))
+    a, b, lab = _every_class(c)
+    dist = get_distance("giou")
+    want = _whole(c, a, b, lab, 0.4, dist)
+    first = lab < 2
+    got = class_units(c, c.annotations, a[first], b[first], lab[first], tau=0.4, distance=dist)
+    proven = restricted["proven"]
+    assert proven > 0 and len(units._held_large(c, c.annotations, 0.4))
+    assert not len(units._held_large(c, c.annotations, 0.5))
+    monkeypatch.setattr(units, "_large", lambda pairing, oa, ob, N, P: np.zeros(P, bool))
+    rest = class_units(c, c.annotations, a[~first], b[~first], lab[~first], tau=0.4, distance=dist)
+    assert restricted["proven"] > proven
+    rows = np.r_[np.flatnonzero(first), np.flatnonzero(~first)]
+    pairing = np.r_[rows[got[0]], rows[rest[0] + first.sum()]]
+    merged = [np.r_[g, r] for g, r in zip(got[1:], rest[1:], strict=True)]
+    order = np.lexsort((merged[1], merged[0], pairing))
+    for g, w in zip([pairing[order]] + [m[order] for m in merged], want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
 def test_no_class_objects_and_tau_zero():
     """A class absent from either side gives no unit; at tau = 0 (every pair eligible)
     the pairings are matched whole."""
