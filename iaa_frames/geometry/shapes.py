@@ -707,25 +707,6 @@ class Shapes:
         """
         return self._cache.area_grid(), self._cache_rows()
 
-    def prefetch_area_grid(self, submit) -> None:
-        """Start :meth:`area_grid` with ``submit`` (an executor's ``submit``: in another
-        thread) unless it is built or there is no polygon, so that it is ready, or nearly,
-        when first asked for; the thread that asks waits for it then.
-
-        Examples
-        --------
-        >>> import shapely
-        >>> from concurrent.futures import ThreadPoolExecutor
-        >>> s = Shapes.from_geometries([shapely.box(0, 0, 1, 1)])
-        >>> with ThreadPoolExecutor(1) as pool:
-        ...     s.prefetch_area_grid(pool.submit)
-        >>> grid, index = s.area_grid()  # built by then
-        >>> float(grid.cells[grid.row[index[0]]].sum().round(9))
-        1.0
-        """
-        if not self._cache.has_area_grid() and self.is_polygon.any():
-            submit(self._cache.area_grid)
-
     def pair_masks(self, other: Shapes, rows: np.ndarray, width: int, height: int):
         """Masks of ``self[rows]`` and ``other[rows]`` on one ``width`` x ``height`` grid
         over the normalized image, rasterized once per shape and grid.

@@ -24,9 +24,6 @@ their boxes grown by the kind's reach at ``tau``.
 
 from __future__ import annotations
 
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +32,6 @@ from iaa_frames.geometry.bounds import threshold_boxes
 from iaa_frames.geometry.box_index import Sweep, coordinate_ranks
 from iaa_frames.geometry.distances import (
     Distance,
-    Shapes,
     areas_inside_bound,
     kind_shared_bound,
     mask_iou_upper_bound,
@@ -79,8 +75,6 @@ REACH_SPARSE_MIN_PAIRS = 256
 REACH_HEAD = 64
 _TIEBREAK = 1e-6
 _BLOCK = 32_768  # candidate pairs per block of the box terms of the IoU bound
-_THREAD_MIN = 64  # shape pairs below which splitting over threads does not pay
-_WORKERS = min(os.cpu_count() or 1, 4)
 #: Pairings with more candidate pairs than this list only the object pairs whose boxes
 #: overlap (:mod:`iaa_frames.geometry.box_index`) when the others cannot change the result.
 SPARSE_MIN_PAIRS = 1024
@@ -571,61 +565,8 @@ def _exact_iou(corpus: Corpus, oa, ob, rows, iou, cache=None) -> None:
         oa,
         ob,
         rows,
-        lambda r: np.nan_to_num(_threaded(pair_iou, shapes.take(oa[r]), shapes.take(ob[r]))),
+        lambda r: np.nan_to_num(pair_iou(shapes.take(oa[r]), shapes.take(ob[r]))),
     )
-
-
-def _threaded(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
-    """``func(a, b)`` split over the cores: shapely releases the GIL in array functions.
-
-    The pairs are cut into :data:`_WORKERS` runs of about equal coordinate counts (the
-    cost of an overlay grows with them), run on a pool kept for the process
-    (:func:`_pool`), and the results put back in order: the values are those of one call.
-    """
-    n = len(a)
-    if n < _THREAD_MIN or _WORKERS < 2 or getattr(_IN_POOL, "worker", False):
-        return func(a, b, **kwargs)
-    weight = np.cumsum(a.n_coords() + b.n_coords(), dtype=np.float64)
-    cuts = np.searchsorted(weight, weight[-1] * np.arange(1, _WORKERS) / _WORKERS)
-    cuts = np.unique(np.r_[0, np.clip(cuts, 1, n - 1), n])
-    parts = [np.arange(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
-
-    def one(rows):
-        _IN_POOL.worker = True
-        try:
-            kw = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
-            return func(a.take(rows), b.take(rows), **kw)
-        finally:
-            _IN_POOL.worker = False
-
-    return np.concatenate(list(_pool().map(one, parts)))
-
-
-_IN_POOL = threading.local()  # set in the pool's threads: no nested splitting there
-_POOL: list = []  # the process's pool, made on first use
-
-
-def _pool() -> ThreadPoolExecutor:
-    """The thread pool of :func:`_threaded`, made once per process (again in a forked
-    child, whose copy of the parent's threads does not run)."""
-    if not _POOL:
-        _POOL.append(ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="iaa-shapely"))
-    return _POOL[0]
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_POOL.clear)
-
-
-def split_for(corpus: Corpus):
-    """:func:`_threaded`, or a plain call for a corpus of boxes only: numpy's few
-    operations per box pair cost less than starting the threads (the values are the
-    same, pair by pair)."""
-    return _direct if corpus.boxes_only else _threaded
-
-
-def _direct(func, a: Shapes, b: Shapes, **kwargs) -> np.ndarray:
-    return func(a, b, **kwargs)
 
 
 def _iou_similarity(corpus, distance, oa, ob, iou, rows):
@@ -634,8 +575,8 @@ def _iou_similarity(corpus, distance, oa, ob, iou, rows):
     out = np.zeros(len(rows))
     r = np.flatnonzero(iou[rows] > 0)
     shapes = corpus.shapes
-    out[r] = split_for(corpus)(
-        distance.similar, shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]), known_iou=iou[rows[r]]
+    out[r] = distance.similar(
+        shapes.take(oa[rows[r]]), shapes.take(ob[rows[r]]), known_iou=iou[rows[r]]
     )
     return out
 
@@ -653,9 +594,7 @@ def _similarity_bound(corpus, distance, oa, ob, iou_bound, exact=False, floor=No
     kw = {}
     if distance.bound_hints:
         kw = {"exact": bool(exact)} if floor is None else {"exact": bool(exact), "floor": floor}
-    own = _threaded(
-        distance.similarity_bound, shapes.take(oa), shapes.take(ob), iou_bound=iou_bound, **kw
-    )
+    own = distance.similarity_bound(shapes.take(oa), shapes.take(ob), iou_bound=iou_bound, **kw)
     return np.minimum(iou_bound, own)
 
 
@@ -797,9 +736,7 @@ def _run_chunk(
             oa,
             ob,
             rows,
-            lambda r: split_for(corpus)(
-                distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]
-            ),
+            lambda r: distance(shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]),
         ),
         set_n_a=n_a,
         set_n_b=n_b,
@@ -970,9 +907,6 @@ def run(
     """
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    if not corpus.boxes_only and _WORKERS > 1 and len(a):
-        # the polygons' area grids (the tighter bound) built while the candidates are listed
-        corpus.shapes.prefetch_area_grid(_pool().submit)
     sparse = _sparse_ok(tau, distance, sets)
     if sets and has_own_similarity(corpus.shapes):
         sparse = False  # their similarity is above 0 apart: best matches need every pair

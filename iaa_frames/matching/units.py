@@ -65,7 +65,6 @@ from .pair_values import cached_values
 from .pipeline import (
     candidate_iou,
     run,
-    split_for,
     sweep_boxes,
     sweep_index,
     tiebreak,
@@ -263,9 +262,7 @@ def _restricted(corpus, slots, rows, tau, distance, cache):
         oa,
         ob,
         np.arange(len(oa)),
-        lambda r: split_for(corpus)(
-            distance, shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]
-        ),
+        lambda r: distance(shapes.take(oa[r]), shapes.take(ob[r]), known_iou=iou[r]),
     )
     return (row, oa, ob, iou, dist), proven[pid]
 

@@ -24,7 +24,6 @@ from iaa_frames.geometry import mask_rule
 from iaa_frames.geometry import raster as R
 from iaa_frames.geometry.distances import Shapes, giou, iou, uses_mask_iou
 from iaa_frames.geometry.raster import Masks, intersection_pixels, mask_iou, rasterize
-from iaa_frames.matching import pipeline
 
 mask_utils = pytest.importorskip("pycocotools.mask")
 # pycocotools' Cython code trips numpy 2's __array__(copy=) deprecation
@@ -325,7 +324,7 @@ def test_giou_is_consistent_with_the_mask_iou():
     np.testing.assert_allclose(D.giou_distance(a, a), 0.0, atol=1e-12)
 
 
-def test_cached_values_do_not_depend_on_order_batching_or_threads(monkeypatch):
+def test_cached_values_do_not_depend_on_order_or_batching():
     rng = np.random.default_rng(9)
     polys = [
         trace(rng, 700, rng.uniform(150, 250), rng.uniform(150, 250), 80, 0.004) for _ in range(30)
@@ -342,12 +341,6 @@ def test_cached_values_do_not_depend_on_order_batching_or_threads(monkeypatch):
     # a container with a warm cache survives pickling (e.g. sent to a worker process)
     thawed = pickle.loads(pickle.dumps(fresh))
     np.testing.assert_array_equal(giou(thawed.take(i), thawed.take(j)), cold)
-    monkeypatch.setattr(pipeline, "_THREAD_MIN", 1)
-    for workers in (1, 3):
-        monkeypatch.setattr(pipeline, "_WORKERS", workers)
-        again = sized(polys, sizes)
-        got = pipeline._threaded(giou, again.take(i), again.take(j))
-        np.testing.assert_array_equal(got, cold)
 
 
 def test_from_frame_keeps_the_image_size():

@@ -146,28 +146,3 @@ def test_enclosing_is_computed_once_per_pair_and_equals_the_direct_hull(monkeypa
     np.testing.assert_array_equal(again, expected)
     new_pairs = len(set(zip(i, j, strict=True)) - set(zip(i[:30], j[:30], strict=True)))
     assert calls == [new_pairs]  # only the pairs not seen before (hulls of shapes kept too)
-
-
-def test_area_grid_built_in_another_thread_is_the_same():
-    """prefetch_area_grid builds the grid in a pool thread while this one asks for it
-    (and for other quantities, under their own lock): the same grid, bitwise, as built
-    here; the container still pickles."""
-    import pickle
-    from concurrent.futures import ThreadPoolExecutor
-
-    rng = np.random.default_rng(5)
-    geoms = [
-        shapely.Point(rng.uniform(0, 50, 2)).buffer(rng.uniform(1, 5), quad_segs=int(q))
-        for q in rng.integers(2, 60, 300)
-    ]
-    here = Shapes.from_geometries(geoms).area_grid()[0]
-    shapes = Shapes.from_geometries(geoms)
-    with ThreadPoolExecutor(1) as pool:
-        shapes.prefetch_area_grid(pool.submit)
-        coords = shapes.n_coords()  # another quantity meanwhile
-        grid = shapes.area_grid()[0]
-    assert coords.tolist() == [len(shapely.get_coordinates(g)) for g in geoms]
-    for name in ("row", "x", "y", "cells"):
-        np.testing.assert_array_equal(getattr(grid, name), getattr(here, name))
-    again = pickle.loads(pickle.dumps(shapes)).area_grid()[0]
-    np.testing.assert_array_equal(again.cells, here.cells)

@@ -209,11 +209,11 @@ def test_clusters_are_numbered_by_first_object_and_split_only_conflicts(n, n_ann
     assert firsts == sorted(firsts) and set(ids.tolist()) == set(range(ids.max() + 1))
 
 
-@pytest.mark.parametrize("n_cols", range(0, 9))
+@pytest.mark.parametrize("n_cols", range(9))
 def test_injections_are_itertools_permutations_in_order(n_cols):
     # the enumeration's tie-break is "first maximum in lexicographic order": the maps must
     # be exactly itertools' permutations, in its order, for every shape enumerated
-    for n_rows in range(0, n_cols + 1):
+    for n_rows in range(n_cols + 1):
         want = np.array(list(itertools.permutations(range(n_cols), n_rows)), dtype=np.int64)
         got = assignment._injections.__wrapped__(n_rows, n_cols)
         assert got.dtype == np.int64

@@ -7,7 +7,7 @@ import shapely
 from helpers import object_row
 
 import iaa_frames as iaf
-from iaa_frames.geometry.distances import Shapes, as_polygons, get_distance
+from iaa_frames.geometry.distances import as_polygons, get_distance
 from iaa_frames.matching import pipeline
 from iaa_frames.matching.corpus import Slices, prepare
 from iaa_frames.matching.pair_values import IoUCache
@@ -336,38 +336,6 @@ def test_can_match_tried_on_the_first_objects_equals_every_pair(kind, monkeypatc
         on_head = head & pipeline._can_match(c, short, m, m + len(a), tau, True)
         seen |= [on_head.any(), (whole & head & ~on_head).any(), (head & ~whole).any()]
     assert seen.all()
-
-
-def test_threaded_splits_by_coordinates_and_keeps_the_order(monkeypatch):
-    """The parts of _threaded (about equal coordinate counts, on the process's pool)
-    give the values of one call, in order, with per-pair keywords cut alike; a call from
-    a thread of the pool runs whole there (no waiting on the pool from inside it)."""
-    rng = np.random.default_rng(3)
-    geoms = [
-        shapely.Point(rng.uniform(0, 10, 2)).buffer(rng.uniform(0.5, 2), quad_segs=int(q))
-        for q in rng.choice([1, 2, 50, 200], 40)
-    ]
-    shapes = Shapes.from_geometries(geoms)
-    i, j = rng.integers(0, 40, (2, 500))
-    a, b = shapes.take(i), shapes.take(j)
-    scale = rng.uniform(1, 2, 500)
-    seen = []
-
-    def func(x, y, *, scale):
-        seen.append(len(x))
-        inner = pipeline._threaded(pair_iou_of, x, y)  # nested: runs whole
-        return inner * scale
-
-    def pair_iou_of(x, y):
-        return pipeline.pair_iou(x, y)
-
-    expected = pipeline.pair_iou(a, b) * scale
-    monkeypatch.setattr(pipeline, "_WORKERS", 2)
-    got = pipeline._threaded(func, a, b, scale=scale)
-    np.testing.assert_array_equal(got, expected)
-    assert len(seen) == 2 and sum(seen) == 500
-    coords = a.n_coords() + b.n_coords()  # the first part holds about half of them
-    assert any(abs(coords[:n].sum() - coords.sum() / 2) <= coords.max() for n in seen)
 
 
 def test_sweep_index_ranks_the_corpus_once_after_twice_its_objects():
