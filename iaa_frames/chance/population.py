@@ -7,7 +7,7 @@ import numpy as np
 
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.matching.assignment import run_starts
-from iaa_frames.matching.corpus import Corpus, Slices
+from iaa_frames.matching.corpus import Corpus, Slices, box_fingerprint
 
 #: Most chance units a stratum aims at (``n_chance``; see the package notes).
 DEFAULT_N_CHANCE = 2000
@@ -152,7 +152,7 @@ def label_fingerprint_order(corpus: Corpus) -> np.ndarray:
     """Class codes in an order fixed by the content of each class's objects (names only
     break exact ties), so that the per-class strata draw the same pairings whatever the
     class names."""
-    fp = np.nan_to_num(corpus.shapes.boxes) @ np.array([1.1, 1.3, 1.7, 1.9]) + 0.37
+    fp = box_fingerprint(corpus.shapes.boxes)
     n = len(corpus.labels)
     by_label = np.round(np.bincount(corpus.label, weights=fp, minlength=n), 6)
     names = np.argsort(

@@ -32,7 +32,7 @@ from iaa_frames.errors import SchemaError
 from iaa_frames.frame.schema import GROUP, check, validate
 from iaa_frames.geometry.distances import Shapes, areas, get_distance
 from iaa_frames.matching.assignment import clusters
-from iaa_frames.matching.corpus import FINGERPRINT, Corpus, annotation_slices
+from iaa_frames.matching.corpus import Corpus, annotation_slices, box_fingerprint
 from iaa_frames.matching.order import canonical_order
 from iaa_frames.matching.pipeline import IoUCache, run
 from iaa_frames.tables.pairs import (
@@ -116,7 +116,7 @@ def summarize(frame: pd.DataFrame) -> dict:
     v, repaired = checked(frame)
     is_obj, objects, shapes = _objects(v)
     given_ids = "object_id" in frame.columns  # else generated, unique by construction
-    fp = np.nan_to_num(shapes.boxes) @ FINGERPRINT + 0.37
+    fp = box_fingerprint(shapes.boxes)
     item_raw, item_names = pd.factorize(v["item"])
     ann_raw, ann_names = pd.factorize(v["annotator"])
     n_i, n_a = len(item_names), len(ann_names)

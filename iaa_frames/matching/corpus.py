@@ -28,6 +28,27 @@ __all__ = ["Corpus", "annotation_slices", "item_groups", "prepare"]
 _FINGERPRINT = np.array([1.1, 1.3, 1.7, 1.9])
 
 
+def box_fingerprint(boxes: np.ndarray) -> np.ndarray:
+    """A name-free number per object from its box, ``nan_to_num(boxes) @ FINGERPRINT +
+    0.37``, summed column by column (no BLAS call: on a million boxes a matrix-vector
+    product starts BLAS's own threads beside the engine's, and its bits may depend on
+    the BLAS build). Used wherever objects are ordered by content (the canonical codes,
+    the per-class strata's order, :mod:`iaa_frames.dask`'s partitions), so that they
+    agree bit for bit.
+
+    Examples
+    --------
+    >>> box_fingerprint(np.array([[0.0, 0.0, 2.0, 1.0], [np.nan, 0.0, 0.0, 0.0]])).tolist()
+    [5.67, 0.37]
+    """
+    b = np.nan_to_num(np.asarray(boxes, dtype=np.float64))
+    fp = b[:, 0] * _FINGERPRINT[0]
+    for c in range(1, 4):
+        fp += b[:, c] * _FINGERPRINT[c]
+    fp += 0.37
+    return fp
+
+
 @dataclass(frozen=True, eq=False)
 class Slices:
     """Annotations as slices of the object array; the last slot is an empty annotation."""
@@ -356,10 +377,8 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     label_codes, labels = label_codes[rows], np.asarray(labels, dtype=object)
     # the rank of each label's string among the distinct ones (np.unique of the strings)
     label_raw = np.unique(labels.astype(str), return_inverse=True)[1].ravel()[label_codes]
-    fp = (
-        np.nan_to_num(boxes) @ _FINGERPRINT
-        + 0.37
-        + 0.000731 * np.bincount(label_raw)[label_raw] / max(len(label_raw), 1)
+    fp = box_fingerprint(boxes) + 0.000731 * np.bincount(label_raw)[label_raw] / max(
+        len(label_raw), 1
     )
     obj_item, obj_ann = item_raw[rows], ann_raw[rows]
     item_fp = np.bincount(obj_item, weights=fp, minlength=len(item_names)).astype(float)
@@ -420,5 +439,4 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
 
 # -- public names of the steps of prepare(), for iaa_frames.dask, which builds the same
 # canonical codes and slots from per-partition aggregates of a dask DataFrame
-FINGERPRINT = _FINGERPRINT
 rank_codes = _rank
