@@ -123,7 +123,11 @@ def _size_mismatch(df: pd.DataFrame):
     sizes, item, n = sizes[n > 1], item[n > 1], n[n > 1]
     if not len(sizes):
         return np.nan, []
-    size = pd.factorize(pd.MultiIndex.from_arrays([sizes["width"], sizes["height"]]))[0]
+    # the (width, height) pairs coded by first appearance, as a MultiIndex's factorize
+    # codes them, from each column's codes (no tuples: 1M boxes, 0.17 s of 0.25 s)
+    w = pd.factorize(sizes["width"].to_numpy())[0]
+    h = pd.factorize(sizes["height"].to_numpy())[0]
+    size = pd.factorize(w.astype(np.int64) * (h.max(initial=0) + 1) + h)[0]
     pair = pd.factorize(item * (size.max(initial=0) + 1) + size)[0]
     same = np.bincount(pair)[pair]
     odd = (n - same) / (n - 1) > MOST  # differs from most of the others

@@ -86,6 +86,43 @@ def test_size_mismatch_names_the_odd_annotator():
     assert np.isnan(_size_mismatch(df.drop(columns="width"))[0])
 
 
+def _size_mismatch_brute(df):
+    """_size_mismatch by a loop over the items (its first (width, height) per item and
+    annotator, rows with a missing size left out)."""
+    sizes = df.dropna(subset=["width", "height"]).groupby(["item", "annotator"], sort=False)
+    first = sizes[["width", "height"]].first().reset_index()
+    differ, odd = [], {}
+    for _, g in first.groupby("item", sort=False):
+        if len(g) < 2:
+            continue
+        pairs = list(zip(g["width"], g["height"], strict=True))
+        differ.append(len(set(pairs)) > 1)
+        for a, p in zip(g["annotator"], pairs, strict=True):
+            others = len(pairs) - 1
+            odd.setdefault(a, []).append((others - (pairs.count(p) - 1)) / others > 0.5)
+    if not differ:
+        return None
+    return float(np.mean(differ)), sorted(a for a, v in odd.items() if np.mean(v) > 0.5)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_size_mismatch_matches_a_loop_over_the_items(seed):
+    """Random sizes (some missing, some items of one annotator, duplicated rows) against
+    the loop: the same share and the same odd annotators."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    df = pd.DataFrame(
+        {
+            "item": rng.integers(0, 60, n).astype(str),
+            "annotator": np.array(["a", "b", "c", "d"])[rng.integers(0, 4, n)],
+            "width": rng.choice([640.0, 320.0, np.nan, 641.0], n, p=[0.7, 0.1, 0.1, 0.1]),
+            "height": rng.choice([480.0, 240.0], n, p=[0.8, 0.2]),
+        }
+    )
+    df.loc[df["annotator"] == "d", "width"] = 100.0 + seed  # an odd one
+    assert _size_mismatch(df) == _size_mismatch_brute(df)
+
+
 def test_named_annotators_are_in_every_pair_below_chance():
     pairs = pd.Series({("r1", "r2"): 0.95, ("r1", "r3"): 0.1, ("r2", "r3"): 0.9})
     assert _named(pairs) == ["r2"]
