@@ -7,7 +7,8 @@ import numpy as np
 import shapely
 
 from iaa_frames.arrays import sorted_unique, stable_argsort
-from iaa_frames.geometry.kind_similarity import reach_boxes
+from iaa_frames.geometry.kind_similarity import has_own_similarity, reach_boxes
+from iaa_frames.geometry.mask_rule import MASK_IOU_MIN_COORDINATES
 from iaa_frames.matching.assignment import pairs_within_runs, run_starts
 from iaa_frames.matching.corpus import Corpus
 from iaa_frames.matching.pipeline import iou_upper_bound
@@ -164,12 +165,13 @@ def _overlaps_estimate(box, order, later) -> float:
 
 
 def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET, *, overlaps=None):
-    """:func:`gated_pairings` from an R-tree of the boxes (:class:`shapely.STRtree`),
-    queried in blocks: the object pairs whose boxes overlap in x and y, then the same
-    tests as the sweep. None when more pairs overlap than the budget
+    """:func:`gated_pairings` from R-trees of the boxes (:class:`shapely.STRtree`),
+    queried in blocks: the object pairs whose boxes overlap in x and y and whose areas
+    allow the IoU bound to reach ``tau`` (:func:`_area_classes`), then the same tests as
+    the sweep. None when more of these pairs overlap than the budget
     (:data:`TREE_PAIR_BUDGET`; per object and per annotator), or when a box is not
-    finite (the tree cannot hold it). ``overlaps``: their estimate
-    (:func:`_overlaps_estimate`), which sizes the blocks of queries."""
+    finite (the tree cannot hold it). ``overlaps``: the estimate of the pairs whose boxes
+    overlap (:func:`_overlaps_estimate`), which sizes the blocks of queries."""
     slots = corpus.annotations
     n_slots = slots.empty + 1
     box = reach_boxes(corpus.shapes, tau)
@@ -177,9 +179,11 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET, *, overlaps=N
         return None
     n = len(box)
     geoms = shapely.box(box[:, 0], box[:, 1], box[:, 2], box[:, 3])
-    tree = shapely.STRtree(geoms)
     budget = _tree_budget(corpus, n)
-    bar = bars.bar(total=n, desc="chance index", unit="objects", unit_scale=True)
+    members = _area_classes(corpus, tau)
+    bar = bars.bar(
+        total=sum(len(m) * len(t) for m, t in members), desc="chance index", unit="queries"
+    )
     keys, label_keys, seen = [], [], 0
     per_object = 1.0 + 2.0 * (overlaps or 0.0) / n  # queries return both ways and itself
     step = int(np.clip(TREE_BLOCK_PAIRS // per_object, 1, 4096))
@@ -187,11 +191,7 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET, *, overlaps=N
     # columns (``take`` of a column is several times faster than ``box[oi, c]``)
     annotator, group = corpus.annotator, corpus.group_of_item(corpus.item)
     x0, y0, x1, y1 = (np.ascontiguousarray(box[:, c]) for c in range(4))
-    for lo in range(0, n, step):
-        q, t = tree.query(geoms[lo : lo + step])  # bounding boxes that meet
-        oi, oj = q + lo, t
-        ok = oi < oj
-        oi, oj = oi[ok], oj[ok]
+    for oi, oj, queried in _tree_pairs(geoms, members, step):
         seen += len(oi)
         if seen > budget:  # the estimate was low: pairings are drawn instead
             return _give_up(bar)
@@ -205,11 +205,91 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET, *, overlaps=N
         key, label_key = _reachable_keys(corpus, oi[ok], oj[ok], tau, n_slots)
         keys.append(key)
         label_keys.append(label_key)
-        bar.update(min(step, len(box) - lo))
+        bar.update(queried)
     bar.close()
     key = sorted_unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
     lk = sorted_unique(np.concatenate(label_keys)) if label_keys else np.zeros(0, np.int64)
     return key, lk // n_slots**2, lk % n_slots**2
+
+
+def _area_classes(corpus: Corpus, tau: float) -> list:
+    """The objects in classes of area, and for each class the classes its objects are
+    compared with: ``[(objects, [objects of each class compared with]), ...]``, each
+    pair of classes once (a class with itself, with the next class of area, and with the
+    open class; the open class with itself).
+
+    The IoU bound of a pair (:func:`~iaa_frames.matching.pipeline.iou_upper_bound`) is
+    ``min(I, A, B) / (A + B - min(I, A, B)) <= min(A, B) / max(A, B)`` (``A``, ``B`` the
+    objects' areas): it reaches ``tau`` only where the areas' logarithms are at most
+    ``log(1 / tau)`` apart, hence in the same class of width above that, or in two
+    consecutive ones. Open (compared with every object): objects of no finite positive
+    area, and those with more than half of
+    :data:`~iaa_frames.geometry.mask_rule.MASK_IOU_MIN_COORDINATES` coordinates, whose
+    pairs may get the mask IoU's bound, which rasterization can put above the areas'
+    ratio (a pair gets it only when its two shapes together have more than that many
+    coordinates, so one of them has more than half). Kinds with a similarity of their
+    own (keypoints' OKS) are not bounded by their areas: one open class then.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from iaa_frames.geometry.distances import Shapes
+    >>> boxes = [[0, 0, 1, 1], [0, 0, 1.2, 1], [0, 0, 9, 9]]  # areas 1, 1.2 and 81
+    >>> c = SimpleNamespace(shapes=Shapes(boxes, None), area=np.array([1.0, 1.2, 81.0]))
+    >>> [(m.tolist(), [t.tolist() for t in ts]) for m, ts in _area_classes(c, 0.5)]
+    [([0, 1], [[0, 1]]), ([2], [[2]])]
+    """
+    n = len(corpus.area)
+    everyone = np.arange(n)
+    if has_own_similarity(corpus.shapes):
+        return [(everyone, [everyone])]
+    area = np.asarray(corpus.area, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        sized = np.isfinite(area) & (area > 0)
+    sized &= 2 * corpus.shapes.n_coords() <= MASK_IOU_MIN_COORDINATES
+    # classes a little wider than log(1 / tau) (the rounding of the bound and of the
+    # logarithms is far below the margin), and no narrower than a factor of 2
+    width = max(np.log(1.0 / tau) * (1.0 + 1e-6), np.log(2.0))
+    cls = np.full(n, np.iinfo(np.int64).min)
+    cls[sized] = np.floor(np.log(area[sized]) / width).astype(np.int64)
+    order = stable_argsort(cls)
+    values, start = np.unique(cls[order], return_index=True)
+    groups = np.split(order, start[1:])
+    opened = groups.pop(0) if not sized.all() else None
+    values = values[1:] if opened is not None else values
+    out = []
+    for k, members in enumerate(groups):
+        others = [members]
+        if k + 1 < len(groups) and values[k + 1] == values[k] + 1:
+            others.append(groups[k + 1])
+        if opened is not None:
+            others.append(opened)
+        out.append((members, others))
+    if opened is not None:
+        out.append((opened, [opened]))
+    return out
+
+
+def _tree_pairs(geoms, members, step: int):
+    """The pairs ``(oi, oj)``, ``oi < oj``, of objects whose boxes ``geoms`` meet, from
+    the classes of :func:`_area_classes`: an R-tree per class, each class's objects
+    queried ``step`` at a time in the trees of the classes it is compared with, every
+    pair once; with the number of objects each block queried."""
+    trees: dict = {}
+    for members_q, targets in members:
+        for target in targets:
+            key = id(target)
+            if key not in trees:
+                trees[key] = shapely.STRtree(geoms[target])
+            same = target is members_q  # a class with itself: both ways round, and itself
+            for lo in range(0, len(members_q), step):
+                queries = members_q[lo : lo + step]
+                q, t = trees[key].query(geoms[queries])  # bounding boxes that meet
+                q, t = queries[q], target[t]
+                if same:
+                    ok = q < t
+                    q, t = q[ok], t[ok]
+                yield np.minimum(q, t), np.maximum(q, t), len(queries)
 
 
 def _give_up(bar) -> None:
