@@ -16,6 +16,45 @@ from iaa_frames.matching.corpus import Slices
 
 from .population import pairing_key, stratum_cap, valid_pairings
 
+#: Draws of one bound from which :func:`bounded_draws` calls numpy once for them alone.
+_LONG_RUN = 4096
+
+
+def bounded_draws(rng, high, repeats) -> np.ndarray:
+    """``rng.integers(0, np.repeat(high, repeats))``: the same values from the same
+    stream, the long runs of one bound drawn by one call each.
+
+    numpy draws an array of bounds element by element, in order, as it draws ``n``
+    values of one bound (the same bounded draw on the same stream of the generator: a
+    test checks it), but the loop over an array of bounds costs several times more (1M
+    boxes: 3.9M draws of one class's stratum, 0.13 s against 0.03 s). The short runs
+    between long ones keep numpy's array of bounds, one call for all of them.
+
+    Examples
+    --------
+    >>> high, repeats = np.array([5, 1000, 3]), np.array([2, 5000, 1])
+    >>> a = bounded_draws(np.random.default_rng(0), high, repeats)
+    >>> bool((a == np.random.default_rng(0).integers(0, np.repeat(high, repeats))).all())
+    True
+    """
+    high = np.asarray(high, dtype=np.int64)
+    repeats = np.asarray(repeats, dtype=np.int64)
+    long = np.flatnonzero(repeats >= _LONG_RUN)
+    if not long.size:
+        return rng.integers(0, np.repeat(high, repeats))
+    end = np.cumsum(repeats)
+    out = np.empty(int(end[-1]), dtype=np.int64)
+    lo = 0  # the first group not drawn yet
+    for g in np.r_[long, len(high)].tolist():
+        if g > lo and repeats[lo:g].any():  # the short runs before g: one array of bounds
+            out[end[lo] - repeats[lo] : end[g - 1]] = rng.integers(
+                0, np.repeat(high[lo:g], repeats[lo:g])
+            )
+        if g < len(high):
+            out[end[g] - repeats[g] : end[g]] = rng.integers(0, high[g], repeats[g])
+        lo = g + 1
+    return out
+
 
 def sample_groups(
     rng, slots: Slices, need, pool, start, count, *, other=None, taken=None, cap=None
@@ -83,10 +122,10 @@ def sample_groups(
         m = np.where(active, np.minimum(np.ceil(need * 1.5).astype(np.int64) + 16, cap - drawn), 0)
         g = np.repeat(np.arange(len(need)), m)
         drawn += m
-        first, size = np.repeat(start, m), np.repeat(count, m)
-        a = pool[first + rng.integers(0, size)]
+        first = np.repeat(start, m)
+        a = pool[first + bounded_draws(rng, count, m)]
         if other is None:
-            b = pool[first + rng.integers(0, size)]
+            b = pool[first + bounded_draws(rng, count, m)]
             keep = valid_pairings(slots, a, b)
         elif isinstance(other, str):
             b = rng.integers(0, slots.empty, size=len(g))
@@ -96,7 +135,7 @@ def sample_groups(
             keep &= ~_in_group_pool(b, g, pool, start, count, n_slots) | flip
         else:
             pool2, start2, count2 = other
-            b = pool2[start2[g] + rng.integers(0, np.maximum(count2[g], 1))]
+            b = pool2[start2[g] + bounded_draws(rng, np.maximum(count2, 1), m)]
             keep = valid_pairings(slots, a, b) & (count2[g] > 0)
         a, b, g = a[keep], b[keep], g[keep]
         del keep

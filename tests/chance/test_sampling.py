@@ -2,7 +2,10 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from iaa_frames.chance import sampling
 from iaa_frames.chance.sampling import rank_in_group, union_sorted
 
 
@@ -236,3 +239,28 @@ def test_distinct_sorted_is_sorted_unique():
         want = sorted_unique(keys)
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([1, 2, 3, 7, 1000, 2**31 - 1, 2**32 - 1, 2**32, 2**32 + 5, 2**40]),
+            st.sampled_from([0, 1, 2, 3, 4095, 4096, 5001]),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.integers(0, 2**32 - 1),
+)
+def test_bounded_draws_are_numpys_array_of_bounds(runs, seed):
+    """The values of rng.integers(0, np.repeat(high, repeats)), and the generator left
+    in the same state (the draws after them agree too): numpy draws an array of bounds
+    element by element as it draws a run of one bound."""
+    high, repeats = (np.array(v, dtype=np.int64) for v in zip(*runs, strict=True))
+    ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
+    got = sampling.bounded_draws(ours, high, repeats)
+    want = numpys.integers(0, np.repeat(high, repeats))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(ours.integers(0, 2**40, 4), numpys.integers(0, 2**40, 4))
