@@ -181,9 +181,7 @@ def _gated_by_tree(corpus: Corpus, tau: float, bars: Bars = QUIET, *, overlaps=N
     geoms = shapely.box(box[:, 0], box[:, 1], box[:, 2], box[:, 3])
     budget = _tree_budget(corpus, n)
     members = _area_classes(corpus, tau)
-    bar = bars.bar(
-        total=sum(len(m) * len(t) for m, t in members), desc="chance index", unit="queries"
-    )
+    bar = bars.bar(total=n, desc="chance index", unit="objects", unit_scale=True)
     keys, label_keys, seen = [], [], 0
     per_object = 1.0 + 2.0 * (overlaps or 0.0) / n  # queries return both ways and itself
     step = int(np.clip(TREE_BLOCK_PAIRS // per_object, 1, 4096))
@@ -274,7 +272,8 @@ def _tree_pairs(geoms, members, step: int):
     """The pairs ``(oi, oj)``, ``oi < oj``, of objects whose boxes ``geoms`` meet, from
     the classes of :func:`_area_classes`: an R-tree per class, each class's objects
     queried ``step`` at a time in the trees of the classes it is compared with, every
-    pair once; with the number of objects each block queried."""
+    pair once; with the number of objects each block queried in their own class's tree
+    (each object counted once, for the progress bar)."""
     trees: dict = {}
     for members_q, targets in members:
         for target in targets:
@@ -289,7 +288,7 @@ def _tree_pairs(geoms, members, step: int):
                 if same:
                     ok = q < t
                     q, t = q[ok], t[ok]
-                yield np.minimum(q, t), np.maximum(q, t), len(queries)
+                yield np.minimum(q, t), np.maximum(q, t), len(queries) if same else 0
 
 
 def _give_up(bar) -> None:
