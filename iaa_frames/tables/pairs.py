@@ -525,7 +525,7 @@ def tables_of_corpus(
         # the matchings by class serve the within rows alone: their blocks are joined by
         # the within job, not here (1M boxes: 0.37 s, most of it new memory's first touch)
         by_label = list(zip(label_first, done[len(todo) :], strict=True))
-        del done, todo, label_todo  # the blocks' matchings, joined (1M boxes: 0.2 GB)
+        del done, todo, label_todo  # the whole matching joined, by class its blocks
     # the within rows and the clusters do not depend on the chance sample
     within_job = jobs.submit(_within_frames, corpus, whole, by_label, a, b, ann, pl, ll)
     cluster_job = jobs.submit(
