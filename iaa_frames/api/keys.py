@@ -124,7 +124,7 @@ def _size_mismatch(df: pd.DataFrame):
     if not len(sizes):
         return np.nan, []
     # the (width, height) pairs coded by first appearance, as a MultiIndex's factorize
-    # codes them, from each column's codes (no tuples: 1M boxes, 0.17 s of 0.25 s)
+    # codes them, from each column's codes (no tuples: 1M boxes, 0.46 s -> 0.17 s)
     w = pd.factorize(sizes["width"].to_numpy())[0]
     h = pd.factorize(sizes["height"].to_numpy())[0]
     size = pd.factorize(w.astype(np.int64) * (h.max(initial=0) + 1) + h)[0]

@@ -193,10 +193,6 @@ class ShapeCache:
                 self._grid = AreaGrid.from_edges(self._ring_edges())
             return self._grid
 
-    def has_area_grid(self) -> bool:
-        """Whether :meth:`area_grid` is already built."""
-        return self._grid is not None
-
     def hulls(self, rows: np.ndarray):
         """Convex hull of the shapes at ``rows`` and its area."""
         with self.lock:
