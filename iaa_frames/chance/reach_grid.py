@@ -17,6 +17,12 @@ units of rounding (every difference is of two corners, every other operation a p
 a quotient or a sum of positive terms), so the reach boxes are grown by a relative
 margin far above rounding. Boxes too small, too large or not finite to be sure of it
 (and corpora with other shapes) are not ruled out.
+
+The same reach boxes list, per class, the chance pairings that can match two objects of
+the class (:func:`reach_pairings`): an R-tree of the reach boxes gives the object pairs
+whose reach boxes overlap, far fewer than those whose boxes overlap (objects small
+against the image: about one pair in a hundred of those whose boxes overlap can reach
+``tau = 0.5``), and the IoU bound keeps those that reach ``tau``.
 """
 
 from __future__ import annotations
@@ -24,8 +30,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import shapely
 
+from iaa_frames.arrays import sorted_unique, stable_argsort
 from iaa_frames.matching.corpus import Corpus, Slices
+from iaa_frames.matching.pipeline import iou_upper_bound
+
+from .population import pairing_key
 
 #: Cells along each axis of the grid (16 x 16 cells: four 64-bit words per annotation).
 GRID = 16
@@ -182,3 +193,150 @@ def reach_boxes(boxes: np.ndarray, tau: float):
         rx = k * w * (1 + MARGIN) + MARGIN * (np.abs(cx) + w)
         ry = k * h * (1 + MARGIN) + MARGIN * (np.abs(cy) + h)
         return cx - rx, cx + rx, cy - ry, cy + ry, sure
+
+
+#: Objects queried at once in :func:`reach_pairings` (bounded temporaries).
+QUERY_BLOCK = 4096
+#: Boxes of each class sampled to estimate its pairs (:func:`_overlaps_estimate`), and
+#: at most how many of each one's overlaps in x are looked at.
+ESTIMATE_SAMPLE = 128
+ESTIMATE_PARTNERS = 1000
+#: A class is abandoned when its listed object pairs pass this many times its estimate's
+#: budget (the estimate assumes x and y independent: boxes along a diagonal defeat it).
+OVERRUN = 4
+
+
+def reach_pairings(corpus: Corpus, labels, tau: float, budget):
+    """Per class of ``labels``: every chance pairing that can produce a matched pair of
+    two objects of the class, listed from the objects' reach boxes (see the module
+    notes) where their pairs are few enough.
+
+    The same pairings as :func:`~iaa_frames.chance.gating.reachable_label_pairings` (its
+    pairs of objects of one class, items of different groups, annotators different, IoU
+    bound at least ``tau``), found among the object pairs whose reach boxes overlap
+    instead of all pairs. A class is listed when its objects are all boxes sure of
+    their reach box (:func:`reach_boxes`) and its object pairs with overlapping reach
+    boxes, estimated from their overlaps in x and in y, are at most ``budget[class]``;
+    while listing, a class whose pairs pass :data:`OVERRUN` times that is left out.
+
+    Parameters
+    ----------
+    corpus : Corpus
+    labels : ndarray of int
+        Class codes.
+    tau : float
+    budget : ndarray
+        Most object pairs to look at, per class code.
+
+    Returns
+    -------
+    label, a, b : ndarray of int64
+        The pairings (a < b) of each listed class, ordered by class then pairing key
+        (:func:`~iaa_frames.chance.population.pairing_key`), each once.
+    listed : ndarray of bool
+        Per class code, whether it was listed.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> from iaa_frames.matching.corpus import prepare
+    >>> c = prepare(iaf.simulate(n_items=30, seed=0))
+    >>> lab, a, b, listed = reach_pairings(c, np.arange(len(c.labels)), 0.5,
+    ...                                    np.full(len(c.labels), 10**6))
+    >>> bool(listed.all()), bool((a < b).all())
+    (True, True)
+    """
+    n_labels = len(corpus.labels)
+    listed = np.zeros(n_labels, dtype=bool)
+    z = np.zeros(0, dtype=np.int64)
+    labels = np.asarray(labels, dtype=np.int64)
+    if not (tau >= MIN_TAU) or not corpus.boxes_only or corpus.shapes.params or not len(labels):
+        return z, z, z, listed
+    lo_x, hi_x, lo_y, hi_y, sure = reach_boxes(corpus.shapes.boxes, tau)
+    wanted = np.zeros(n_labels, dtype=bool)
+    wanted[labels] = True
+    unsure = np.bincount(corpus.label[~sure], minlength=n_labels) > 0
+    objects = np.flatnonzero(wanted[corpus.label] & ~unsure[corpus.label])
+    if not len(objects):
+        return z, z, z, listed
+    objects = objects[stable_argsort(corpus.label[objects])]
+    label = corpus.label[objects]
+    lx, hx, ly, hy = lo_x[objects], hi_x[objects], lo_y[objects], hi_y[objects]
+    # for the estimate, the classes side by side (apart by more than every reach box's
+    # extent: the boxes of two classes never meet)
+    span = float(max(hx.max() - lx.min(), hy.max() - ly.min())) * 2.0 + 1.0
+    estimate = _overlaps_estimate(label, (lx, hx), (ly, hy), span, n_labels)
+    budget = np.broadcast_to(np.asarray(budget, dtype=np.float64), (n_labels,))
+    geoms = shapely.box(lx, ly, hx, hy)
+    n_slots = corpus.annotations.empty + 1
+    first = np.searchsorted(label, np.arange(n_labels + 1))
+    parts = []
+    for c in np.flatnonzero(wanted & (estimate <= budget) & (first[1:] > first[:-1])):
+        # a loop over the classes listed (those of more than a thousand objects: the
+        # others are compared in full), a tree of each one's reach boxes
+        pairs = _class_pairs(geoms, first[c], first[c + 1], OVERRUN * budget[c])
+        if pairs is None:
+            continue  # more pairs than the estimate said: drawn instead
+        listed[c] = True
+        oi, oj = objects[pairs[0]], objects[pairs[1]]
+        ok = corpus.annotator[oi] != corpus.annotator[oj]
+        oi, oj = oi[ok], oj[ok]
+        ok = corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj])
+        oi, oj = oi[ok], oj[ok]
+        ok = iou_upper_bound(corpus, oi, oj) >= tau
+        oi, oj = oi[ok], oj[ok]
+        sa = corpus.annotation_of(corpus.item[oi], corpus.annotator[oi])
+        sb = corpus.annotation_of(corpus.item[oj], corpus.annotator[oj])
+        parts.append(sorted_unique(c * n_slots**2 + pairing_key(sa, sb, n_slots)))
+    key = np.concatenate(parts) if parts else z  # classes in order, each sorted
+    pair = key % n_slots**2
+    return key // n_slots**2, pair // n_slots, pair % n_slots, listed
+
+
+def _class_pairs(geoms, lo: int, hi: int, most: float):
+    """The pairs ``(i, j)``, ``i < j``, of the boxes ``geoms[lo:hi]`` that meet (their
+    positions in ``geoms``), from an R-tree of them queried :data:`QUERY_BLOCK` at a
+    time; None once more than ``most`` are found."""
+    tree = shapely.STRtree(geoms[lo:hi])
+    out_i, out_j, found = [], [], 0
+    for start in range(lo, hi, QUERY_BLOCK):
+        q, t = tree.query(geoms[start : min(start + QUERY_BLOCK, hi)])
+        q += start
+        t += lo
+        ok = q < t  # each pair once: the tree gives both ways round, and each box itself
+        found += int(ok.sum())
+        if found > most:
+            return None
+        out_i.append(q[ok])
+        out_j.append(t[ok])
+    return np.concatenate(out_i), np.concatenate(out_j)
+
+
+def _overlaps_estimate(label, x, y, span: float, n_labels: int) -> np.ndarray:
+    """Per class code, the pairs of its boxes that meet, estimated from a sample of
+    :data:`ESTIMATE_SAMPLE` boxes of each class spread along x: the boxes after each in
+    order of x that start before it ends (counted exactly, by binary search), and the
+    share of them that meet it in y (of at most :data:`ESTIMATE_PARTNERS` evenly spaced).
+    ``x``, ``y``: the boxes' (low, high) sides; ``span``: more than any box's extent
+    (the classes are set apart along x by it, so that each is a run of the order)."""
+    lo, hi = x[0] + label * span, x[1] + label * span
+    order = np.argsort(lo, kind="stable")
+    start, stop = lo[order], hi[order]
+    y_lo, y_hi, lab = y[0][order], y[1][order], label[order]
+    first = np.searchsorted(lab, np.arange(n_labels + 1))
+    n = np.diff(first)
+    take = np.minimum(n, ESTIMATE_SAMPLE)
+    # the sampled positions: evenly spaced in each class's run
+    cls = np.repeat(np.arange(n_labels), take)
+    k = np.arange(len(cls)) - np.repeat(np.cumsum(take) - take, take)
+    pos = first[cls] + (k * n[cls]) // np.maximum(take[cls], 1)
+    later = np.searchsorted(start, stop[pos], side="right") - pos - 1
+    later = np.maximum(later, 0)
+    look = np.minimum(later, ESTIMATE_PARTNERS)
+    owner = np.repeat(np.arange(len(pos)), look)
+    j = np.arange(len(owner)) - np.repeat(np.cumsum(look) - look, look)
+    j = pos[owner] + 1 + (j * later[owner]) // np.maximum(look[owner], 1)
+    meet = np.minimum(y_hi[pos[owner]], y_hi[j]) >= np.maximum(y_lo[pos[owner]], y_lo[j])
+    share = np.bincount(owner, weights=meet, minlength=len(pos)) / np.maximum(look, 1)
+    per_box = np.bincount(cls, weights=share * later, minlength=n_labels)
+    return per_box / np.maximum(take, 1) * n

@@ -182,3 +182,180 @@ def test_slots_in_any_order_get_the_cells_of_their_objects():
     want = ReachGrid.of(corpus, slots, 0.5, cells).cells[order]
     np.testing.assert_array_equal(ReachGrid.of(corpus, shuffled, 0.5, cells).cells, want)
     assert (want[1:] != 0).any(axis=1).all()  # every annotation holds a box (empty: first)
+
+
+@pytest.mark.parametrize("tau", [0.1, 0.5, 0.9])
+@pytest.mark.parametrize(("scale", "spread"), [(1.0, 0.3), (1e-6, 0.5), (1e9, 0.2)])
+def test_reach_pairings_are_those_of_every_object_pair(tau, scale, spread):
+    # the listing from reach boxes finds exactly the pairings the comparison of every
+    # pair of a class's objects finds, in the same order
+    from iaa_frames.chance.gating import reachable_label_pairings
+
+    rng = np.random.default_rng(int(tau * 100) + int(np.log10(scale)) + 7)
+    corpus = prepare(_frame(rng, 80, 3, scale, spread, per=6), normalize=False)
+    labels = np.arange(len(corpus.labels))
+    lab, a, b, listed = reach_grid.reach_pairings(corpus, labels, tau, np.full(len(labels), 1e12))
+    assert listed.all()
+    want = reachable_label_pairings(corpus, labels, tau)
+    for got, expected in zip((lab, a, b), want, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    if tau <= 0.5:  # at 0.9 there may be none
+        assert len(lab) > 50
+
+
+def test_reach_pairings_of_classes_in_their_own_regions_and_sizes():
+    # classes with their own sizes and places, objects small against the image, a few
+    # annotators whose boxes are near each other's: the same pairings as in full
+    from iaa_frames.chance.gating import reachable_label_pairings
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    label = rng.integers(0, 4, n)
+    side = (8.0 + 12.0 * label) * np.exp(rng.normal(0, 0.3, n))
+    x = 150.0 * label + rng.uniform(0, 200, n)
+    y = rng.uniform(0, 400, n)
+    df = pd.DataFrame(
+        {
+            "item": (np.arange(n) // 15).astype(str),
+            "annotator": (np.arange(n) % 3).astype(str),
+            "label": label.astype(str),
+            "x0": x,
+            "y0": y,
+            "x1": x + side,
+            "y1": y + side,
+            "width": 800.0,
+            "height": 600.0,
+        }
+    )
+    corpus = prepare(df)
+    labels = np.arange(len(corpus.labels))
+    got = reach_grid.reach_pairings(corpus, labels, 0.5, np.full(4, 1e12))
+    want = reachable_label_pairings(corpus, labels, 0.5)
+    assert len(want[0]) > 100
+    for g, w in zip(got[:3], want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_a_class_with_a_box_not_sure_or_past_its_budget_is_not_listed():
+    rng = np.random.default_rng(9)
+    corpus = prepare(_frame(rng, 30, 3, 1.0, 1.0, sizes=[[1e-200, 1.0]]), normalize=False)
+    labels = np.arange(len(corpus.labels))
+    sure = reach_boxes(corpus.shapes.boxes, 0.5)[4]
+    unsure = corpus.label[~sure][0]
+    lab, _, _, listed = reach_grid.reach_pairings(corpus, labels, 0.5, np.full(3, 1e12))
+    assert not listed[unsure] and listed[labels != unsure].all()
+    assert not (lab == unsure).any()
+    # a budget of nothing: no class listed (their pairs are not none)
+    lab, _, _, listed = reach_grid.reach_pairings(corpus, labels, 0.5, np.zeros(3))
+    assert not listed.any() and not len(lab)
+    # only the classes asked for
+    lab, _, _, listed = reach_grid.reach_pairings(corpus, labels[:1], 0.5, np.full(3, 1e12))
+    assert listed.tolist() == [unsure != 0, False, False]
+    assert set(lab.tolist()) <= {0}
+
+
+def test_class_pairs_are_every_meeting_pair_once_or_none_past_the_most():
+    import shapely
+
+    rng = np.random.default_rng(2)
+    lo = rng.uniform(0, 10, (300, 2))
+    hi = lo + rng.uniform(0, 1.5, (300, 2))
+    geoms = shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
+    i, j = np.triu_indices(300, 1)
+    meet = (np.minimum(hi[i], hi[j]) >= np.maximum(lo[i], lo[j])).all(axis=1)
+    want = set(zip(i[meet].tolist(), j[meet].tolist(), strict=True))
+    # the boxes 50..249 among others: positions in the whole array
+    sub = {(p, q) for p, q in want if 50 <= p and q < 250}
+    got = reach_grid._class_pairs(geoms, 50, 250, 1e12)
+    assert set(zip(*(x.tolist() for x in got), strict=True)) == sub
+    assert len(got[0]) == len(sub)  # each once
+    assert reach_grid._class_pairs(geoms, 50, 250, len(sub) - 1) is None
+
+
+def test_overlaps_estimate_is_the_count_when_every_box_is_sampled():
+    # at most ESTIMATE_SAMPLE boxes per class: every box is sampled and every overlap in
+    # x looked at, so the estimate is the number of pairs whose boxes meet
+    rng = np.random.default_rng(4)
+    n = 2 * reach_grid.ESTIMATE_SAMPLE
+    label = np.repeat([0, 1], n // 2)
+    lo = rng.uniform(0, 10, (n, 2))
+    hi = lo + rng.uniform(0, 2, (n, 2))
+    span = 2 * float(max(hi.max(), 10)) + 1
+    got = reach_grid._overlaps_estimate(label, (lo[:, 0], hi[:, 0]), (lo[:, 1], hi[:, 1]), span, 2)
+    for c in (0, 1):
+        m = label == c
+        i, j = np.triu_indices(m.sum(), 1)
+        low, h = lo[m], hi[m]
+        want = (np.minimum(h[i], h[j]) >= np.maximum(low[i], low[j])).all(axis=1).sum()
+        assert got[c] == pytest.approx(want, rel=1e-12)
+
+
+def _regions(rng, n_items, per_item=5, n_labels=4, extent=800.0):
+    """Three annotators who each draw the same objects (their boxes jittered by a tenth
+    of a side), of classes with their own sizes and regions (``extent`` wide, twice as
+    high), small against a 4000 x 3000 image."""
+    n = n_items * per_item
+    label = rng.integers(0, n_labels, n)
+    side = (8.0 + 12.0 * label) * np.exp(rng.normal(0, 0.3, n))
+    x = 900.0 * label + rng.uniform(0, extent, n)
+    y = rng.uniform(0, 2 * extent, n)
+    frames = []
+    for annotator in range(3):
+        jitter = rng.normal(0, 0.1, (n, 2)) * side[:, None]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "item": np.repeat(np.arange(n_items), per_item).astype(str),
+                    "annotator": str(annotator),
+                    "label": label.astype(str),
+                    "x0": x + jitter[:, 0],
+                    "y0": y + jitter[:, 1],
+                    "x1": x + jitter[:, 0] + side,
+                    "y1": y + jitter[:, 1] + side,
+                    "width": 4000.0,
+                    "height": 3000.0,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_listed_classes_get_their_units_from_the_pairings_that_can_match(monkeypatch):
+    # the per-class localization stratum of classes too large to compare in full, as at
+    # scale (no chance index): listed, each class gets at least the units the draws got,
+    # every pairing it matched is one that can match, and a class whose whole list was
+    # matched is "enumerated"
+    import iaa_frames as iaf
+    import iaa_frames.chance.strata as strata
+    from iaa_frames.chance.gating import reachable_label_pairings
+
+    df = _regions(np.random.default_rng(1), 1200)
+    monkeypatch.setattr(strata, "gated_pairings", lambda *a, **k: None)
+    lists = []
+    listing = strata.reach_pairings
+    monkeypatch.setattr(strata, "reach_pairings", lambda *a: lists.append(listing(*a)) or lists[-1])
+    got = iaf.pair_tables(df, n_chance=1500, progress=False)
+    lab, a, b, listed = lists[0]
+    assert listed.sum() >= 2
+
+    def none(corpus, labels, tau, budget):
+        z = np.zeros(0, np.int64)
+        return z, z, z, np.zeros(len(corpus.labels), bool)
+
+    monkeypatch.setattr(strata, "reach_pairings", none)
+    drawn = iaf.pair_tables(df, n_chance=1500, progress=False)
+
+    def units(t):
+        lb = t.localization_between
+        same = lb[lb["label_a"] == lb["label_b"]]
+        return same.groupby("label_a", observed=True).size()
+
+    u_got, u_drawn = units(got), units(drawn)
+    names = got.corpus.labels
+    for c in np.flatnonzero(listed):
+        assert u_got.get(names[c], 0) >= u_drawn.get(names[c], 0)
+        assert got.label_source[c] in ("enumerated", "sampled")
+    assert u_got.sum() > u_drawn.sum()
+    # the listed pairings are those of the full comparison
+    want = reachable_label_pairings(got.corpus, np.flatnonzero(listed), 0.5)
+    np.testing.assert_array_equal(lab, want[0])
