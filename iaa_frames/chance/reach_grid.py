@@ -20,9 +20,9 @@ margin far above rounding. Boxes too small, too large or not finite to be sure o
 
 The same reach boxes list, per class, the chance pairings that can match two objects of
 the class (:func:`reach_pairings`): an R-tree of the reach boxes gives the object pairs
-whose reach boxes overlap, far fewer than those whose boxes overlap (objects small
-against the image: about one pair in a hundred of those whose boxes overlap can reach
-``tau = 0.5``), and the IoU bound keeps those that reach ``tau``.
+whose reach boxes overlap, far fewer than those whose boxes overlap (88k boxes, 10 per
+image, 20 classes: 1.6M of the classes' 446M object pairs at ``tau = 0.5``, against 13M
+whose boxes overlap), and the IoU bound keeps those that reach ``tau``.
 """
 
 from __future__ import annotations
@@ -201,8 +201,8 @@ QUERY_BLOCK = 4096
 #: at most how many of each one's overlaps in x are looked at.
 ESTIMATE_SAMPLE = 128
 ESTIMATE_PARTNERS = 1000
-#: A class is abandoned when its listed object pairs pass this many times its estimate's
-#: budget (the estimate assumes x and y independent: boxes along a diagonal defeat it).
+#: A class is abandoned when its object pairs pass this many times its budget (the
+#: estimate is from a sample of its boxes: overlaps gathered in a few boxes escape it).
 OVERRUN = 4
 
 
@@ -216,7 +216,7 @@ def reach_pairings(corpus: Corpus, labels, tau: float, budget):
     bound at least ``tau``), found among the object pairs whose reach boxes overlap
     instead of all pairs. A class is listed when its objects are all boxes sure of
     their reach box (:func:`reach_boxes`) and its object pairs with overlapping reach
-    boxes, estimated from their overlaps in x and in y, are at most ``budget[class]``;
+    boxes, estimated from a sample of its boxes, are at most ``budget[class]``;
     while listing, a class whose pairs pass :data:`OVERRUN` times that is left out.
 
     Parameters
@@ -272,8 +272,9 @@ def reach_pairings(corpus: Corpus, labels, tau: float, budget):
     first = np.searchsorted(label, np.arange(n_labels + 1))
     parts = []
     for c in np.flatnonzero(wanted & (estimate <= budget) & (first[1:] > first[:-1])):
-        # a loop over the classes listed (those of more than a thousand objects: the
-        # others are compared in full), a tree of each one's reach boxes
+        # a loop over the classes listed (the strata ask for those of more than about a
+        # thousand objects: the others are compared in full), a tree of each one's reach
+        # boxes
         pairs = _class_pairs(geoms, first[c], first[c + 1], OVERRUN * budget[c])
         if pairs is None:
             continue  # more pairs than the estimate said: drawn instead
