@@ -42,12 +42,11 @@ Exact or sampled
   at most :data:`EXACT_WORK` candidate pairs (otherwise sampled from that list).
 * A larger class of boxes gets the same list from its objects' *reach boxes*
   (:func:`iaa_frames.chance.reach_grid.reach_pairings`: only the pairs whose reach
-  boxes overlap are bounded) where those pairs are at most
-  :data:`~iaa_frames.chance.strata.LIST_PER_DRAW` times the pairings its stratum may
-  draw; a uniform prefix of the list is matched until the target is met, and the class
-  is enumerated when that took the whole list. Drawing pairings of such a class finds
-  few that can match when objects are small against the image (88k boxes, 10 per image:
-  1 in 3,600).
+  boxes overlap are bounded) where those pairs are at most the pairings its stratum may
+  draw (:func:`stratum_cap`: the list never costs more than the draws); a uniform prefix
+  of the list is matched until the target is met, and the class is enumerated when that
+  took the whole list. Drawing pairings of such a class finds few that can match when
+  objects are small against the image (88k boxes, 10 per image: 1 in 3,600).
 * Otherwise pairings are sampled **uniformly without replacement** (independent draws in
   which a repeat is skipped), with a random stream that depends on the seed and on the
   content of the annotations, never on names or row order.

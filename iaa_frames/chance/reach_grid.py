@@ -267,7 +267,6 @@ def reach_pairings(corpus: Corpus, labels, tau: float, budget):
     span = float(max(hx.max() - lx.min(), hy.max() - ly.min())) * 2.0 + 1.0
     estimate = _overlaps_estimate(label, (lx, hx), (ly, hy), span, n_labels)
     budget = np.broadcast_to(np.asarray(budget, dtype=np.float64), (n_labels,))
-    geoms = shapely.box(lx, ly, hx, hy)
     n_slots = corpus.annotations.empty + 1
     first = np.searchsorted(label, np.arange(n_labels + 1))
     parts = []
@@ -275,11 +274,13 @@ def reach_pairings(corpus: Corpus, labels, tau: float, budget):
         # a loop over the classes listed (the strata ask for those of more than about a
         # thousand objects: the others are compared in full), a tree of each one's reach
         # boxes
-        pairs = _class_pairs(geoms, first[c], first[c + 1], OVERRUN * budget[c])
+        lo, hi = first[c], first[c + 1]
+        geoms = shapely.box(lx[lo:hi], ly[lo:hi], hx[lo:hi], hy[lo:hi])  # the class's alone
+        pairs = _class_pairs(geoms, OVERRUN * budget[c])
         if pairs is None:
             continue  # more pairs than the estimate said: drawn instead
         listed[c] = True
-        oi, oj = objects[pairs[0]], objects[pairs[1]]
+        oi, oj = objects[lo + pairs[0]], objects[lo + pairs[1]]
         ok = corpus.annotator[oi] != corpus.annotator[oj]
         oi, oj = oi[ok], oj[ok]
         ok = corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj])
@@ -294,16 +295,15 @@ def reach_pairings(corpus: Corpus, labels, tau: float, budget):
     return key // n_slots**2, pair // n_slots, pair % n_slots, listed
 
 
-def _class_pairs(geoms, lo: int, hi: int, most: float):
-    """The pairs ``(i, j)``, ``i < j``, of the boxes ``geoms[lo:hi]`` that meet (their
-    positions in ``geoms``), from an R-tree of them queried :data:`QUERY_BLOCK` at a
-    time; None once more than ``most`` are found."""
-    tree = shapely.STRtree(geoms[lo:hi])
+def _class_pairs(geoms, most: float):
+    """The pairs ``(i, j)``, ``i < j``, of the boxes ``geoms`` that meet, from an R-tree
+    of them queried :data:`QUERY_BLOCK` at a time; None once more than ``most`` are
+    found."""
+    tree = shapely.STRtree(geoms)
     out_i, out_j, found = [], [], 0
-    for start in range(lo, hi, QUERY_BLOCK):
-        q, t = tree.query(geoms[start : min(start + QUERY_BLOCK, hi)])
+    for start in range(0, len(geoms), QUERY_BLOCK):
+        q, t = tree.query(geoms[start : start + QUERY_BLOCK])
         q += start
-        t += lo
         ok = q < t  # each pair once: the tree gives both ways round, and each box itself
         found += int(ok.sum())
         if found > most:

@@ -48,13 +48,6 @@ from .sampling import (
 )
 from .store import ChanceSample, Draws, Store, WithinCounts
 
-#: A large class's pairings that can match are listed (:func:`reach_pairings`) where the
-#: object pairs to look at are at most this many times the pairings its stratum may draw
-#: (:func:`stratum_cap`): a pair looked at costs about a pairing drawn, and the list is
-#: complete, where the draws find few (10 boxes per image, small against it: 1 drawn
-#: pairing in 3,600 can match; 200,000 draws of a class found 50 of its 2,000 units).
-LIST_PER_DRAW = 5
-
 #: The steps of the "chance pairings" progress bar of a sampled chance population.
 STEPS = (
     "detection: uniform",
@@ -465,9 +458,12 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
     small = (deficit > 0) & (cost <= EXACT_WORK)
     small &= np.cumsum(np.where(small, cost, 0)) <= 10 * EXACT_WORK
     # the larger classes of boxes: every pairing that can match listed from the reach
-    # boxes, where the object pairs to look at are few enough (:data:`LIST_PER_DRAW`)
+    # boxes, where the object pairs to look at are at most the pairings the stratum may
+    # draw (a pair looked at costs about a pairing drawn: the list never costs more, and
+    # is complete where the draws find few; 10 boxes per image, small against it: 1 drawn
+    # pairing in 3,600 can match, and 200,000 draws of a class found 50 of its 2,000 units)
     lab, a, b, listed = reach_pairings(
-        corpus, np.flatnonzero((deficit > 0) & ~small), tau, LIST_PER_DRAW * stratum_cap(target)
+        corpus, np.flatnonzero((deficit > 0) & ~small), tau, stratum_cap(target)
     )
     if small.any():
         lab, a, b = _merged(

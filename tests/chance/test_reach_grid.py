@@ -254,9 +254,10 @@ def test_a_class_with_a_box_not_sure_or_past_its_budget_is_not_listed():
     assert set(lab.tolist()) <= {0}
 
 
-def test_class_pairs_are_every_meeting_pair_once_or_none_past_the_most():
+def test_class_pairs_are_every_meeting_pair_once_or_none_past_the_most(monkeypatch):
     import shapely
 
+    monkeypatch.setattr(reach_grid, "QUERY_BLOCK", 64)  # several blocks of queries
     rng = np.random.default_rng(2)
     lo = rng.uniform(0, 10, (300, 2))
     hi = lo + rng.uniform(0, 1.5, (300, 2))
@@ -264,12 +265,10 @@ def test_class_pairs_are_every_meeting_pair_once_or_none_past_the_most():
     i, j = np.triu_indices(300, 1)
     meet = (np.minimum(hi[i], hi[j]) >= np.maximum(lo[i], lo[j])).all(axis=1)
     want = set(zip(i[meet].tolist(), j[meet].tolist(), strict=True))
-    # the boxes 50..249 among others: positions in the whole array
-    sub = {(p, q) for p, q in want if 50 <= p and q < 250}
-    got = reach_grid._class_pairs(geoms, 50, 250, 1e12)
-    assert set(zip(*(x.tolist() for x in got), strict=True)) == sub
-    assert len(got[0]) == len(sub)  # each once
-    assert reach_grid._class_pairs(geoms, 50, 250, len(sub) - 1) is None
+    got = reach_grid._class_pairs(geoms, 1e12)
+    assert set(zip(*(x.tolist() for x in got), strict=True)) == want
+    assert len(got[0]) == len(want)  # each once
+    assert reach_grid._class_pairs(geoms, len(want) - 1) is None
 
 
 def test_overlaps_estimate_is_the_count_when_every_box_is_sampled():
