@@ -184,7 +184,7 @@ def test_slots_in_any_order_get_the_cells_of_their_objects():
     assert (want[1:] != 0).any(axis=1).all()  # every annotation holds a box (empty: first)
 
 
-@pytest.mark.parametrize("tau", [0.1, 0.5, 0.9])
+@pytest.mark.parametrize("tau", [0.1, 0.5, 0.9, 1.0])
 @pytest.mark.parametrize(("scale", "spread"), [(1.0, 0.3), (1e-6, 0.5), (1e9, 0.2)])
 def test_reach_pairings_are_those_of_every_object_pair(tau, scale, spread):
     # the listing from reach boxes finds exactly the pairings the comparison of every
@@ -234,6 +234,31 @@ def test_reach_pairings_of_classes_in_their_own_regions_and_sizes():
     assert len(want[0]) > 100
     for g, w in zip(got[:3], want, strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+def test_reach_pairings_leave_out_pairs_of_one_group_and_find_identical_boxes():
+    # items in groups (near-duplicate frames): a pair of one group is no chance pairing;
+    # boxes copied exactly from item to item reach tau = 1
+    from iaa_frames.chance.gating import reachable_label_pairings
+
+    rng = np.random.default_rng(11)
+    df = _frame(rng, 60, 3, 1.0, 0.3, per=4)
+    df["group"] = (df["item"].astype(int) // 3).astype(str)
+    # annotator 0's boxes of item 0, drawn by annotator 1 on item 59
+    copied = df[(df["item"] == "0") & (df["annotator"] == "0")]
+    copied = copied.assign(item="59", group="19", annotator="1")
+    df = pd.concat([df[df["item"] != "59"], copied], ignore_index=True)
+    corpus = prepare(df, normalize=False)
+    assert corpus.group is not None
+    labels = np.arange(len(corpus.labels))
+    for tau in (0.5, 1.0):
+        got = reach_grid.reach_pairings(corpus, labels, tau, np.full(3, 1e12))
+        want = reachable_label_pairings(corpus, labels, tau)
+        for g, w in zip(got[:3], want, strict=True):
+            np.testing.assert_array_equal(g, w)
+        items = corpus.annotations.item
+        assert (corpus.group[items[got[1]]] != corpus.group[items[got[2]]]).all()
+    assert len(got[0]) > 0  # the copies reach tau = 1
 
 
 def test_a_class_with_a_box_not_sure_or_past_its_budget_is_not_listed():
