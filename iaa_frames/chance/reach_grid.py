@@ -201,6 +201,9 @@ QUERY_BLOCK = 4096
 #: at most how many of each one's overlaps in x are looked at.
 ESTIMATE_SAMPLE = 128
 ESTIMATE_PARTNERS = 1000
+#: Most boxes of a class among which its pairs are estimated (the sort of them all costs
+#: more than the estimate needs).
+ESTIMATE_OBJECTS = 20_000
 #: A class is abandoned when its object pairs pass this many times its budget (the
 #: estimate is from a sample of its boxes: overlaps gathered in a few boxes escape it).
 OVERRUN = 4
@@ -318,8 +321,26 @@ def _overlaps_estimate(label, x, y, span: float, n_labels: int) -> np.ndarray:
     :data:`ESTIMATE_SAMPLE` boxes of each class spread along x: the boxes after each in
     order of x that start before it ends (counted exactly, by binary search), and the
     share of them that meet it in y (of at most :data:`ESTIMATE_PARTNERS` evenly spaced).
-    ``x``, ``y``: the boxes' (low, high) sides; ``span``: more than any box's extent
-    (the classes are set apart along x by it, so that each is a run of the order)."""
+    A class of more than :data:`ESTIMATE_OBJECTS` boxes is estimated among that many of
+    them (evenly spaced in its run), its count scaled by the ratio of their pairs.
+    ``label``: ascending; ``x``, ``y``: the boxes' (low, high) sides; ``span``: more than
+    any box's extent (the classes are set apart along x by it, so that each is a run of
+    the order)."""
+    n = np.bincount(label, minlength=n_labels)
+    m = np.minimum(n, ESTIMATE_OBJECTS)
+    scale = np.ones(n_labels)
+    if (m < n).any():  # a subsample of the large classes (1M boxes: 0.15 -> 0.02 s)
+        first = np.searchsorted(label, np.arange(n_labels))
+        cls = np.repeat(np.arange(n_labels), m)
+        k = np.arange(len(cls)) - np.repeat(np.cumsum(m) - m, m)
+        kept = first[cls] + (k * n[cls]) // np.maximum(m[cls], 1)
+        label, x, y = label[kept], (x[0][kept], x[1][kept]), (y[0][kept], y[1][kept])
+        scale = np.where(m > 1, n * (n - 1.0) / np.maximum(m * (m - 1.0), 1.0), 1.0)
+    return _sample_estimate(label, x, y, span, n_labels) * scale
+
+
+def _sample_estimate(label, x, y, span: float, n_labels: int) -> np.ndarray:
+    """:func:`_overlaps_estimate` of every box given."""
     lo, hi = x[0] + label * span, x[1] + label * span
     order = np.argsort(lo, kind="stable")
     start, stop = lo[order], hi[order]

@@ -383,3 +383,23 @@ def test_listed_classes_get_their_units_from_the_pairings_that_can_match(monkeyp
     # the listed pairings are those of the full comparison
     want = reachable_label_pairings(got.corpus, np.flatnonzero(listed), 0.5)
     np.testing.assert_array_equal(lab, want[0])
+
+
+def test_overlaps_estimate_of_a_subsample_is_near_the_count(monkeypatch):
+    # a class larger than ESTIMATE_OBJECTS is estimated among that many of its boxes,
+    # scaled by the ratio of pairs: near the exact count of the pairs that meet
+    monkeypatch.setattr(reach_grid, "ESTIMATE_OBJECTS", 500)
+    rng = np.random.default_rng(8)
+    n = 3000
+    label = np.repeat([0, 1], n // 2)
+    lo = rng.uniform(0, 20, (n, 2))
+    hi = lo + np.exp(rng.normal(-0.5, 0.5, (n, 2)))
+    span = 2 * float(hi.max()) + 1
+    got = reach_grid._overlaps_estimate(label, (lo[:, 0], hi[:, 0]), (lo[:, 1], hi[:, 1]), span, 2)
+    for c in (0, 1):
+        m = label == c
+        i, j = np.triu_indices(m.sum(), 1)
+        low, h = lo[m], hi[m]
+        want = (np.minimum(h[i], h[j]) >= np.maximum(low[i], low[j])).all(axis=1).sum()
+        assert want > 1000
+        assert got[c] == pytest.approx(want, rel=0.25)
