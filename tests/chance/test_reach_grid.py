@@ -296,6 +296,12 @@ def test_class_pairs_are_every_meeting_pair_once_or_none_past_the_most(monkeypat
     assert reach_grid._class_pairs(geoms, len(want) - 1) is None
 
 
+def _meeting_pairs(lo, hi) -> int:
+    """The pairs of boxes (rows of corners ``lo``, ``hi``) that meet, every pair compared."""
+    i, j = np.triu_indices(len(lo), 1)
+    return int((np.minimum(hi[i], hi[j]) >= np.maximum(lo[i], lo[j])).all(axis=1).sum())
+
+
 def test_overlaps_estimate_is_the_count_when_every_box_is_sampled():
     # at most ESTIMATE_SAMPLE boxes per class: every box is sampled and every overlap in
     # x looked at, so the estimate is the number of pairs whose boxes meet
@@ -307,10 +313,7 @@ def test_overlaps_estimate_is_the_count_when_every_box_is_sampled():
     span = 2 * float(max(hi.max(), 10)) + 1
     got = reach_grid._overlaps_estimate(label, (lo[:, 0], hi[:, 0]), (lo[:, 1], hi[:, 1]), span, 2)
     for c in (0, 1):
-        m = label == c
-        i, j = np.triu_indices(m.sum(), 1)
-        low, h = lo[m], hi[m]
-        want = (np.minimum(h[i], h[j]) >= np.maximum(low[i], low[j])).all(axis=1).sum()
+        want = _meeting_pairs(lo[label == c], hi[label == c])
         assert got[c] == pytest.approx(want, rel=1e-12)
 
 
@@ -397,9 +400,6 @@ def test_overlaps_estimate_of_a_subsample_is_near_the_count(monkeypatch):
     span = 2 * float(hi.max()) + 1
     got = reach_grid._overlaps_estimate(label, (lo[:, 0], hi[:, 0]), (lo[:, 1], hi[:, 1]), span, 2)
     for c in (0, 1):
-        m = label == c
-        i, j = np.triu_indices(m.sum(), 1)
-        low, h = lo[m], hi[m]
-        want = (np.minimum(h[i], h[j]) >= np.maximum(low[i], low[j])).all(axis=1).sum()
+        want = _meeting_pairs(lo[label == c], hi[label == c])
         assert want > 1000
         assert got[c] == pytest.approx(want, rel=0.25)
