@@ -474,8 +474,8 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
         small = listed
     if small.any():
         work = np.bincount(lab, weights=slots.count[a] * slots.count[b], minlength=L)
-        # a listed class is matched a uniform prefix at a time (its list may hold ten
-        # times its target: 1M boxes), "enumerated" below if that took its whole list
+        # a listed class is matched a uniform prefix at a time (its list may hold many
+        # times its target), "enumerated" below if that took its whole list
         exact = small & ~listed & (work <= EXACT_WORK)
         e = exact[lab]
         store.run_units(a[e], b[e], lab[e])
@@ -494,7 +494,8 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
             if not active.any():
                 break
             # a listed pairing can match (almost every one adds a unit): its class takes
-            # what it lacks, not twice that (1M boxes: 14,600 units fewer to match)
+            # what it lacks, not twice that (10/img: two classes got 2,190 units each,
+            # not 3,800)
             step = np.maximum(np.where(listed, left, 2 * left), MIN_TARGET)
             pick = active[lab] & (pos >= done[lab]) & (pos < done[lab] + step[lab])
             if not pick.any():
