@@ -312,15 +312,23 @@ def reachable_label_pairings(corpus, labels, tau):
     i, j = pairs_within_runs(corpus.label[objects])
     for lo in range(0, len(i), 4_000_000):  # bounded memory
         oi, oj = objects[i[lo : lo + 4_000_000]], objects[j[lo : lo + 4_000_000]]
-        ok = (corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj])) & (
-            corpus.annotator[oi] != corpus.annotator[oj]
-        )
-        oi, oj = oi[ok], oj[ok]
-        keep = iou_upper_bound(corpus, oi, oj) >= tau
-        oi, oj = oi[keep], oj[keep]
-        sa = corpus.annotation_of(corpus.item[oi], corpus.annotator[oi])
-        sb = corpus.annotation_of(corpus.item[oj], corpus.annotator[oj])
-        parts.append(corpus.label[oi] * n_slots**2 + pairing_key(sa, sb, n_slots))
+        parts.append(class_pairing_keys(corpus, oi, oj, tau, n_slots))
     key = sorted_unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
     label, pair = key // n_slots**2, key % n_slots**2
     return label, pair // n_slots, pair % n_slots
+
+
+def class_pairing_keys(corpus, oi, oj, tau, n_slots: int) -> np.ndarray:
+    """Of the pairs ``(oi, oj)`` of two objects of one class, those of a chance pairing
+    (items of different groups, annotators different) whose IoU bound reaches ``tau``:
+    ``class * n_slots**2 + `` the key of their pairing (:func:`pairing_key`), with
+    repeats."""
+    ok = (corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj])) & (
+        corpus.annotator[oi] != corpus.annotator[oj]
+    )
+    oi, oj = oi[ok], oj[ok]
+    keep = iou_upper_bound(corpus, oi, oj) >= tau
+    oi, oj = oi[keep], oj[keep]
+    sa = corpus.annotation_of(corpus.item[oi], corpus.annotator[oi])
+    sb = corpus.annotation_of(corpus.item[oj], corpus.annotator[oj])
+    return corpus.label[oi] * n_slots**2 + pairing_key(sa, sb, n_slots)

@@ -34,9 +34,8 @@ import shapely
 
 from iaa_frames.arrays import sorted_unique, stable_argsort
 from iaa_frames.matching.corpus import Corpus, Slices
-from iaa_frames.matching.pipeline import iou_upper_bound
 
-from .population import pairing_key
+from .gating import class_pairing_keys
 
 #: Cells along each axis of the grid (16 x 16 cells: four 64-bit words per annotation).
 GRID = 16
@@ -284,15 +283,7 @@ def reach_pairings(corpus: Corpus, labels, tau: float, budget):
             continue  # more pairs than the estimate said: drawn instead
         listed[c] = True
         oi, oj = objects[lo + pairs[0]], objects[lo + pairs[1]]
-        ok = corpus.annotator[oi] != corpus.annotator[oj]
-        oi, oj = oi[ok], oj[ok]
-        ok = corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj])
-        oi, oj = oi[ok], oj[ok]
-        ok = iou_upper_bound(corpus, oi, oj) >= tau
-        oi, oj = oi[ok], oj[ok]
-        sa = corpus.annotation_of(corpus.item[oi], corpus.annotator[oi])
-        sb = corpus.annotation_of(corpus.item[oj], corpus.annotator[oj])
-        parts.append(sorted_unique(c * n_slots**2 + pairing_key(sa, sb, n_slots)))
+        parts.append(sorted_unique(class_pairing_keys(corpus, oi, oj, tau, n_slots)))
     key = np.concatenate(parts) if parts else z  # classes in order, each sorted
     pair = key % n_slots**2
     return key // n_slots**2, pair // n_slots, pair % n_slots, listed
@@ -329,7 +320,7 @@ def _overlaps_estimate(label, x, y, span: float, n_labels: int) -> np.ndarray:
     n = np.bincount(label, minlength=n_labels)
     m = np.minimum(n, ESTIMATE_OBJECTS)
     scale = np.ones(n_labels)
-    if (m < n).any():  # a subsample of the large classes (1M boxes: 0.15 -> 0.02 s)
+    if (m < n).any():  # a subsample of the large classes (1M boxes: 0.15 -> 0.07 s)
         first = np.searchsorted(label, np.arange(n_labels))
         cls = np.repeat(np.arange(n_labels), m)
         k = np.arange(len(cls)) - np.repeat(np.cumsum(m) - m, m)

@@ -469,9 +469,7 @@ def _localization_labels(s: _Strata, rng, tau, order, l_pools, label_reachable):
         lab, a, b = _merged(
             reachable_label_pairings(corpus, np.flatnonzero(small), tau), (lab, a, b)
         )
-        small |= listed
-    elif listed.any():
-        small = listed
+    small |= listed
     if small.any():
         work = np.bincount(lab, weights=slots.count[a] * slots.count[b], minlength=L)
         # a listed class is matched a uniform prefix at a time (its list may hold many
