@@ -321,8 +321,8 @@ def reachable_label_pairings(corpus, labels, tau):
 def class_pairing_keys(corpus, oi, oj, tau, n_slots: int) -> np.ndarray:
     """Of the pairs ``(oi, oj)`` of two objects of one class, those of a chance pairing
     (items of different groups, annotators different) whose IoU bound reaches ``tau``:
-    ``class * n_slots**2 + `` the key of their pairing (:func:`pairing_key`), with
-    repeats."""
+    ``class * n_slots**2 + key``, ``key`` that of their pairing (:func:`pairing_key`),
+    with repeats."""
     ok = (corpus.group_of_item(corpus.item[oi]) != corpus.group_of_item(corpus.item[oj])) & (
         corpus.annotator[oi] != corpus.annotator[oj]
     )
