@@ -185,6 +185,40 @@ def annotator_pools(slots: Slices, n_annotators: int):
 def labels_of_pairings(corpus: Corpus, a, b):
     """(pairing, class) for every class present in either annotation of each pairing
     (slots ``a``, ``b``), by pairing then class."""
+    L = max(len(corpus.labels), 1)
+    either = union_of_increasing(*_pairing_classes(corpus, a, b))
+    return either // L, either % L
+
+
+def classes_in_both(corpus: Corpus, a, b):
+    """(pairing, class) for every class present in both annotations of each pairing
+    (slots ``a``, ``b``), by pairing then class: the pairings of a class's own
+    localization population.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from iaa_frames.matching.corpus import prepare
+    >>> c = prepare(pd.DataFrame({
+    ...     "item": ["i", "i", "j", "j"], "annotator": ["x", "x", "y", "y"],
+    ...     "label": ["cat", "dog", "dog", "owl"],
+    ...     "x0": [0.0, 5, 0, 5], "y0": [0.0, 5, 0, 5], "x1": [4.0, 9, 4, 9], "y1": [4.0, 9, 4, 9]}))
+    >>> p, lab = classes_in_both(c, [0], [1])  # the two annotations' slots
+    >>> p.tolist(), [str(c.labels[k]) for k in lab]
+    ([0], ['dog'])
+    """
+    L = max(len(corpus.labels), 1)
+    rows_a, rows_b = _pairing_classes(corpus, a, b)
+    if not (len(rows_a) and len(rows_b)):
+        return rows_a[:0], rows_a[:0]
+    pos = np.minimum(np.searchsorted(rows_b, rows_a), len(rows_b) - 1)
+    both = rows_a[rows_b[pos] == rows_a]
+    return both // L, both % L
+
+
+def _pairing_classes(corpus: Corpus, a, b) -> list:
+    """Per side, ``pairing * n_labels + class`` for the classes of that side's annotation,
+    increasing (pairings in order, an annotation's classes in order)."""
     first, L = corpus.class_starts, len(corpus.labels)
     rows = []
     for side in (np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)):
@@ -192,8 +226,7 @@ def labels_of_pairings(corpus: Corpus, a, b):
         pairing = np.repeat(np.arange(len(side)), n_lab)
         k = np.arange(len(pairing)) - run_starts(n_lab)[pairing]
         rows.append(pairing * L + corpus.by_label.label[first[side][pairing] + k])
-    both = union_of_increasing(*rows)
-    return both // max(L, 1), both % max(L, 1)
+    return rows
 
 
 def union_of_increasing(x, y) -> np.ndarray:

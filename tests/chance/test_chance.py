@@ -431,6 +431,88 @@ def test_the_class_localization_stratum_draws_no_pairing_twice(monkeypatch):
     assert recorded and len(recorded) == len(set(recorded))
 
 
+def test_classes_in_both_are_the_classes_both_annotations_hold():
+    # brute force: the classes each pairing's two annotations share, from the frame
+    from iaa_frames.chance.population import classes_in_both
+
+    rng = np.random.default_rng(4)
+    df = _dense_regions(rng, n_items=6, per_class=2, n_labels=7)
+    df = df[rng.random(len(df)) < 0.4]  # annotations holding some of the classes
+    c = prepare(df)
+    slots = c.annotations
+    a, b = (rng.integers(0, slots.empty + 1, 300) for _ in range(2))  # empty slot too
+    p, lab = classes_in_both(c, a, b)
+    names = np.asarray(c.labels, dtype=object)
+    held = [set(names[c.label[slots.start[s] : slots.start[s] + slots.count[s]]]) for s in a]
+    other = [set(names[c.label[slots.start[s] : slots.start[s] + slots.count[s]]]) for s in b]
+    want = sorted((k, x) for k in range(len(a)) for x in held[k] & other[k])
+    assert sorted(zip(p.tolist(), names[lab].tolist(), strict=True)) == want
+    assert want  # the case is not empty
+
+
+def _dense_regions(rng, n_items, per_class, n_labels, n_ann=3):
+    """Annotators who draw the same boxes (jittered by a tenth of a side), each class
+    ``per_class`` boxes a picture in its own 150 x 150 region: unrelated pictures' boxes
+    of a class meet often, so a chance pairing holds several units of each class."""
+    n = n_items * n_labels * per_class
+    label = np.tile(np.repeat(np.arange(n_labels), per_class), n_items)
+    side = 25.0 * np.exp(rng.normal(0, 0.1, n))
+    x, y = 400.0 * label + rng.uniform(0, 150, n), rng.uniform(0, 150, n)
+    frames = []
+    for annotator in range(n_ann):
+        jx, jy = rng.normal(0, 0.1, (2, n)) * side
+        frames.append(
+            pd.DataFrame(
+                {
+                    "item": np.repeat(np.arange(n_items), n_labels * per_class).astype(str),
+                    "annotator": f"a{annotator}",
+                    "label": np.char.add("c", label.astype(str)),
+                    "x0": x + jx,
+                    "y0": y + jy,
+                    "x1": x + jx + side,
+                    "y1": y + jy + side,
+                    "width": 4000.0,
+                    "height": 3000.0,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_a_class_stratum_draws_the_pairings_its_units_take_not_its_target(monkeypatch):
+    # pairings of many objects of a class (1,000 boxes per image): a class's localization
+    # stratum sizes its draws by the units a pairing of the class gives (in the detection
+    # strata's pairings of it), not by its target of units; before, its first round drew
+    # as many pairings as the target (2,000 pairings for 800 units lacking)
+    from iaa_frames.chance import strata
+
+    df = _dense_regions(np.random.default_rng(5), n_items=30, per_class=20, n_labels=6)
+    drawn = []
+    add = Draws.add
+
+    def spy(self, kind, group, a, b):
+        if kind == LOC_LABEL:
+            drawn.extend(np.broadcast_to(np.asarray(group), np.shape(a)).tolist())
+        add(self, kind, group, a, b)
+
+    def none(corpus, labels, tau, budget):  # every class drawn, none listed
+        z = np.zeros(0, np.int64)
+        return z, z, z, np.zeros(len(corpus.labels), bool)
+
+    monkeypatch.setattr(Draws, "add", spy)
+    monkeypatch.setattr(strata, "gated_pairings", lambda *args, **kwargs: None)
+    monkeypatch.setattr(strata, "reach_pairings", none)
+    t = pair_tables(df, n_chance=2000, seed=0, progress=False)
+    assert t.params["chance_population"] == "sampled"
+    lb = t.localization_between
+    units = lb[lb["label_a"] == lb["label_b"]].groupby("label_a", observed=True).size()
+    per_class = np.bincount(drawn, minlength=len(t.corpus.labels))
+    assert per_class.sum() > 0  # classes drew (the uniform stratum left them short)
+    # every class reached its target of 2,000 units, with far fewer pairings than that
+    assert (units.reindex(range(len(per_class)), fill_value=0) >= 2000).all()
+    assert per_class.max() <= 1000
+
+
 # ------------------------------------------------------------------ 1. brute force
 
 
