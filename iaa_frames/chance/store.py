@@ -15,6 +15,7 @@ from iaa_frames.matching.pipeline import Matched
 
 from .population import pairing_key
 from .sampling import first_occurrence, in_sorted, sorted_unique, union_sorted
+from .sizing import WithinNoise
 
 #: Most pairings one call of the matching pipeline receives from :meth:`Store.run`.
 RUN_PAIRINGS = 250_000
@@ -80,6 +81,9 @@ class WithinCounts:
     sets_label: np.ndarray  # (L,) (pairing, class) rows of each class
     loc_annotator: np.ndarray  # (A,) matched pairs involving each annotator
     loc_label: np.ndarray  # (L,) matched pairs of two objects of each class
+    # the within distances of the detection and overall cells, which size their strata
+    # by their noise (:mod:`iaa_frames.chance.sizing`); None: every stratum at its target
+    noise: WithinNoise | None = None
 
 
 @dataclass
@@ -301,6 +305,33 @@ class Store:
             z = np.zeros(0, np.int64)
             return z, z, z
         return tuple(np.concatenate(x) for x in zip(*parts))
+
+    def matched_of(self, key) -> Matched:
+        """The matching of the pairings ``key`` (distinct, each held whole), in that order:
+        what the chance sample will hold of them (:meth:`finish`), read before it is done
+        (the strata sized by their noise: :mod:`iaa_frames.chance.sizing`)."""
+        key = np.asarray(key, dtype=np.int64)
+        if not len(key):
+            return Matched.empty()
+        held = np.concatenate([p[2] for p in self.parts])
+        offset = run_starts(np.array([len(p[0]) for p in self.parts]))
+        at = _entry_of(held, key)  # each pairing's place among the held ones
+        where = np.full(len(held), -1, dtype=np.int64)
+        where[at] = np.arange(len(key))
+        pairing = np.concatenate([m.pair_pairing + o for (*_, m), o in zip(self.parts, offset)])
+        owner = where[pairing]
+        take = np.flatnonzero(owner >= 0)
+        take = take[np.argsort(owner[take], kind="stable")]
+
+        def field(name, rows):
+            return np.concatenate([getattr(p[4], name) for p in self.parts])[rows]
+
+        return Matched(
+            owner[take],
+            *(field(n, take) for n in ("pair_a", "pair_b", "pair_iou", "pair_distance")),
+            *(field(n, at) for n in ("set_n_a", "set_n_b", "set_matched")),
+            *(field(n, at) for n in ("set_detection", "set_overall")),
+        )
 
     def finish(self, draws, exact, label_source) -> ChanceSample:
         """The sample of every pairing matched; the store is emptied (its parts are

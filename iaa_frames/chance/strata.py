@@ -47,6 +47,14 @@ from .sampling import (
     sorted_unique,
     union_sorted,
 )
+from .sizing import (
+    MIN_SIZED,
+    MIN_SIZED_UNIFORM,
+    group_prefix,
+    noise_ratio,
+    noise_sums,
+    sized_target,
+)
 from .store import ChanceSample, Draws, Store, WithinCounts
 
 #: The steps of the "chance pairings" progress bar of a sampled chance population.
@@ -73,6 +81,7 @@ def draw(
     label_reachable,
     bars: Bars = QUIET,
     run_units=None,
+    class_distances=None,
 ) -> ChanceSample:
     """Draw (or enumerate) the chance pairings of every stratum and match them.
 
@@ -98,6 +107,12 @@ def draw(
         ``run`` (:func:`iaa_frames.matching.units.class_units`): the per-class
         localization strata match only those (:meth:`Store.run_units`). None: they
         match their pairings whole.
+    class_distances : callable, optional
+        ``(a, b, matched, rows, label) -> (detection, overall)``: the distances of the
+        chance rows (pairing ``rows[i]`` of the pairings ``(a, b)``, whose whole
+        matching is ``matched``; class ``label[i]``). With ``within.noise``, the
+        classes' detection strata are sized by their noise too
+        (:mod:`iaa_frames.chance.sizing`); None: they keep their targets.
 
     Returns
     -------
@@ -108,7 +123,7 @@ def draw(
     A, L = len(corpus.annotators), len(corpus.labels)
     store, draws = Store(slots, run, run_units=run_units, n_labels=L), Draws(n_slots)
     label_source = np.full(L, "", dtype=object)
-    state = _Strata(corpus, store, draws, within, n_chance, label_source)
+    state = _Strata(corpus, store, draws, within, n_chance, label_source, class_distances)
 
     def rng(kind):
         return np.random.default_rng([seed, kind])
@@ -139,7 +154,7 @@ def draw(
         np.array([0]),
         np.array([slots.empty]),
     )
-    store.run(a, b, sets=True)
+    a, b = _uniform_sized(state, a, b)
     draws.add(SETS_UNIFORM, 0, a, b)
     uni_a, uni_b, uni_key = a, b, pairing_key(a, b, n_slots)
     aa, ab = slots.annotator[a], slots.annotator[b]
@@ -154,7 +169,21 @@ def draw(
         other="all",
         taken=sorted_unique(taken),
     )
-    store.run(a2, b2, sets=True)
+    if within.noise is None:
+        store.run(a2, b2, sets=True)
+    else:  # each annotator's cell: the uniform pairings involving it, then its own
+        det, ov = _set_distances(store, a, b, n_slots)
+        keep = _sized(
+            state,
+            (a2, b2, g2),
+            have,
+            noise_sums(np.r_[det, det], np.r_[ov, ov], np.r_[aa, ab], A),
+            within.sets_annotator,
+            within.noise.annotator,
+            lambda x, y, g: _set_sums(store, x, y, g, A),
+            sets=True,
+        )
+        a2, b2, g2 = a2[keep], b2[keep], g2[keep]
     draws.add(SETS_ANNOTATOR, g2, a2, b2)
     steps.start("detection: per annotator pair")
     _pair_strata(state, rng(SETS_PAIR), ann_pool, np.concatenate([a, a2]), np.concatenate([b, b2]))
@@ -166,19 +195,33 @@ def draw(
     order = label_fingerprint_order(corpus)
     rank = rank_of(order, L)
     u, u_label = labels_of_pairings(corpus, uni_a, uni_b)
+    have = np.bincount(u_label, minlength=L)
     a, b, g = sample_groups(
         rng(SETS_LABEL),
         slots,
-        np.maximum(cell_target(n_chance, within.sets_label) - np.bincount(u_label, minlength=L), 0)[
-            order
-        ],
+        np.maximum(cell_target(n_chance, within.sets_label) - have, 0)[order],
         l_pool,
         l_start[order],
         l_count[order],
         other="all",
         taken=sorted_unique(rank[u_label] * n_slots**2 + uni_key[u]),
     )
-    store.run(a, b, sets=False)
+    if within.noise is None or class_distances is None:
+        store.run(a, b, sets=False)
+    else:  # each class's cell: the uniform pairings either side of which holds it, then
+        # its own (by rank in ``order``, as they were drawn)
+        sums = _class_sums(state, uni_a, uni_b, u, u_label, L)
+        keep = _sized(
+            state,
+            (a, b, g),
+            have[order],
+            sums[order],
+            within.sets_label[order],
+            within.noise.label[order],
+            lambda x, y, k: _class_sums(state, x, y, np.arange(len(x)), order[k], L)[order],
+            sets=False,
+        )
+        a, b, g = a[keep], b[keep], g[keep]
     draws.add(SETS_LABEL, order[g], a, b)
 
     # -- localization: matched pairs, uniform then per annotator then per class
@@ -210,6 +253,7 @@ class _Strata:
     within: WithinCounts
     n_chance: int
     label_source: np.ndarray
+    class_distances: object = None
 
     @property
     def slots(self):
@@ -254,8 +298,86 @@ def _pair_strata(s: _Strata, rng, ann_pool, a, b):
         other=(pool, start[pb], count[pb]),
         taken=taken,
     )
-    store.run(a2, b2, sets=True)
+    if within.noise is None:
+        store.run(a2, b2, sets=True)
+    else:  # each pair's cell: the earlier strata's pairings of the pair, then its own
+        keep = _sized(
+            s,
+            (a2, b2, g2),
+            have,
+            _set_sums(store, a, b, g_have, len(pa)),
+            w,
+            within.noise.pair_sums(cell),
+            lambda x, y, g: _set_sums(store, x, y, g, len(pa)),
+            sets=True,
+        )
+        a2, b2, g2 = a2[keep], b2[keep], g2[keep]
     draws.add(SETS_PAIR, pa[g2] * A + pb[g2], a2, b2)
+
+
+def _uniform_sized(s: _Strata, a, b):
+    """The uniform stratum of detection and overall, matched: its first
+    :data:`~iaa_frames.chance.sizing.MIN_SIZED_UNIFORM` pairings, then as many more of
+    its draws (a uniform sample: any prefix is one) as its noise asks for
+    (:mod:`iaa_frames.chance.sizing`; all of them without ``within.noise``)."""
+    store, noise = s.store, s.within.noise
+    first = len(a) if noise is None else min(len(a), MIN_SIZED_UNIFORM)
+    store.run(a[:first], b[:first], sets=True)
+    if first == len(a):
+        return a, b
+    det, ov = _set_distances(store, a[:first], b[:first], s.slots.empty + 1)
+    f = noise_ratio(noise.whole, noise_sums(det, ov, np.zeros(first, np.int64), 1)[0])
+    w = int(np.asarray(s.within.sets_annotator).sum()) // 2  # the within pairings
+    n = int(sized_target(len(a), w, f, MIN_SIZED_UNIFORM))
+    store.run(a[first:n], b[first:n], sets=True)
+    return a[:n], b[:n]
+
+
+def _sized(s: _Strata, drawn, have, have_sums, within_units, within_sums, sums_of, *, sets):
+    """Of a stratum's draws ``drawn = (a, b, group)`` (each group's a prefix of a uniform
+    sample of its cell's population, grouped by group), those kept, all matched: first a
+    pilot that brings each cell to :data:`~iaa_frames.chance.sizing.MIN_SIZED` chance
+    units (``have`` it holds already, whose noise sums are ``have_sums``), then as many
+    more as its noise asks for (:func:`~iaa_frames.chance.sizing.sized_target`, the
+    target being what the cell would hold with every draw). ``sums_of(a, b, group)``:
+    the noise sums per group of pairings drawn."""
+    a, b, g = drawn
+    need = np.bincount(g, minlength=len(have))
+    pilot = np.clip(MIN_SIZED - have, 0, need)
+    first = group_prefix(g, pilot)
+    s.store.run(a[first], b[first], sets=sets)
+    f = noise_ratio(within_sums, have_sums + sums_of(a[first], b[first], g[first]))
+    total = sized_target(have + need, within_units, f, MIN_SIZED)
+    keep = group_prefix(g, np.clip(total - have, pilot, need))
+    rest = keep & ~first
+    s.store.run(a[rest], b[rest], sets=sets)
+    return keep
+
+
+def _set_distances(store: Store, a, b, n_slots: int):
+    """The detection and overall distances of the pairings (a, b), matched whole with
+    their set distances (repeats allowed)."""
+    key, at = np.unique(pairing_key(a, b, n_slots), return_inverse=True)
+    m = store.matched_of(key)
+    return m.set_detection[at.ravel()], m.set_overall[at.ravel()]
+
+
+def _set_sums(store: Store, a, b, group, n_groups: int):
+    """Noise sums per group of the set distances of the pairings (a, b) of ``group``
+    (-1: none)."""
+    det, ov = _set_distances(store, a, b, store.n_slots)
+    return noise_sums(det, ov, group, n_groups)
+
+
+def _class_sums(s: _Strata, a, b, rows, label, n_labels: int):
+    """Noise sums per class of the chance rows (pairing ``rows[i]`` of the pairings (a,
+    b), class ``label[i]``): their distances as the chance tables will hold them."""
+    key, first, at = np.unique(
+        pairing_key(a, b, s.store.n_slots), return_index=True, return_inverse=True
+    )
+    m = s.store.matched_of(key)
+    det, ov = s.class_distances(a[first], b[first], m, at.ravel()[rows], label)
+    return noise_sums(det, ov, label, n_labels)
 
 
 def _fill_from_lists(rng, store, draws, kind, group, key, target, units, n_slots, codes=None):

@@ -54,6 +54,7 @@ from .comparability import require_comparable
 from .jobs import Jobs, blocks, joined, locked
 from .steps import (
     between_frames,
+    class_detection,
     labels_of_pairings,
     to_label_slots,
     within_counts,
@@ -526,12 +527,26 @@ def tables_of_corpus(
         # the within job, not here (1M boxes: 0.37 s, most of it new memory's first touch)
         by_label = list(zip(label_first, done[len(todo) :], strict=True))
         del done, todo, label_todo  # the whole matching joined, by class its blocks
+    # the classes' within distances size their chance strata (read before the within job
+    # takes the blocks of the matching by class)
+    detection = class_detection(corpus, ann, a, b, whole, pl, ll)
+    label_overall = np.concatenate([m.set_overall for _, m in by_label] or [np.zeros(0)])
     # the within rows and the clusters do not depend on the chance sample
-    within_job = jobs.submit(_within_frames, corpus, whole, by_label, a, b, ann, pl, ll)
+    within_job = jobs.submit(_within_frames, corpus, whole, by_label, a, b, ann, pl, ll, detection)
     cluster_job = jobs.submit(
         clusters, len(corpus.objects), whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator
     )
-    counts = within_counts(corpus, a, b, whole, ll)
+    counts = within_counts(corpus, a, b, whole, ll, (detection["detection"], label_overall))
+    del detection, label_overall
+
+    def class_distances(pa, pb, m, rows, lab):
+        """The detection and overall distances of the chance rows (pairing ``rows[i]`` of
+        the pairings (pa, pb), whose whole matching is ``m``; class ``lab[i]``), as the
+        chance tables will hold them: they size the classes' strata by their noise."""
+        det = class_detection(corpus, ann, pa, pb, m, rows, lab)["detection"]
+        la_, lb_ = to_label_slots(corpus, pa[rows], pb[rows], lab)
+        return det, match(corpus.by_label, la_, lb_).set_overall
+
     # the matchings of the within pairings are the within job's alone from here on: freed
     # when it is done, not held through the chance sample (1M boxes: 0.2 GB)
     del whole, by_label, a, b, pl, ll, la, lb
@@ -548,6 +563,7 @@ def tables_of_corpus(
         run_units=lambda pa, pb, lab: class_units(
             corpus, ann, pa, pb, lab, tau=tau, distance=dist, cache=cache
         ),
+        class_distances=class_distances,
     )
     grids.clear()  # the reach grids served the draw only
     d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)

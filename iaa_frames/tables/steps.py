@@ -12,6 +12,7 @@ from iaa_frames import chance
 from iaa_frames.chance import ChanceSample, WithinCounts
 from iaa_frames.chance.population import labels_of_pairings
 from iaa_frames.chance.sampling import sort_with_order
+from iaa_frames.chance.sizing import within_noise
 from iaa_frames.chance.store import PairCounts
 from iaa_frames.matching.assignment import run_starts
 from iaa_frames.matching.corpus import Corpus, Slices
@@ -185,31 +186,50 @@ def class_detection(corpus: Corpus, slots: Slices, a, b, m: Matched, pl, ll):
     return out
 
 
-def within_counts(corpus: Corpus, a, b, whole: Matched, ll) -> WithinCounts:
+def within_counts(corpus: Corpus, a, b, whole: Matched, ll, label_distances=None) -> WithinCounts:
+    """The within units of every narrower cell (:class:`WithinCounts`); with
+    ``label_distances`` (the detection and overall distances of the (pairing, class) rows
+    ``ll``), also the within distances that size the detection and overall strata by
+    their noise (:func:`iaa_frames.chance.sizing.within_noise`)."""
     A, L = len(corpus.annotators), len(corpus.labels)
     ann = corpus.annotations
     aa, ab = ann.annotator[a], ann.annotator[b]
     pair = PairCounts.of(np.minimum(aa, ab), np.maximum(aa, ab), A)  # sparse, not A x A
     oa, ob = corpus.annotator[whole.pair_a], corpus.annotator[whole.pair_b]
     la, lb = corpus.label[whole.pair_a], corpus.label[whole.pair_b]
+    noise = None
+    if label_distances is not None:
+        noise = within_noise(
+            aa,
+            ab,
+            (whole.set_detection, whole.set_overall),
+            ll,
+            label_distances,
+            n_annotators=A,
+            n_labels=L,
+        )
     return WithinCounts(
         sets_annotator=np.bincount(aa, minlength=A) + np.bincount(ab, minlength=A),
         sets_pair=pair,
         sets_label=np.bincount(ll, minlength=L),
         loc_annotator=np.bincount(oa, minlength=A) + np.bincount(ob, minlength=A),
         loc_label=np.bincount(la[la == lb], minlength=L),
+        noise=noise,
     )
 
 
-def within_frames(corpus: Corpus, whole: Matched, by_label: Matched, a, b, slots, pl, ll):
+def within_frames(
+    corpus: Corpus, whole: Matched, by_label: Matched, a, b, slots, pl, ll, detection=None
+):
     """The within-item rows of the pair tables: localization (one row per matched pair)
     and detection/overall (one row per pairing, then per pairing and class), with the
-    item in ``item`` (both sides of a within pairing are one item)."""
+    item in ``item`` (both sides of a within pairing are one item). ``detection``: the
+    :func:`class_detection` of the pairings, if already computed."""
     loc = pd.DataFrame(localization_columns(corpus, whole, a, b, slots, one_item=True))
     whole_rows = sets_columns(whole, a, b, slots, -1)
-    class_rows = sets_columns(
-        by_label, a[pl], b[pl], slots, ll, **class_detection(corpus, slots, a, b, whole, pl, ll)
-    )
+    if detection is None:
+        detection = class_detection(corpus, slots, a, b, whole, pl, ll)
+    class_rows = sets_columns(by_label, a[pl], b[pl], slots, ll, **detection)
     # the two parts' columns joined once (a new array each: the frame may own them)
     sets = {
         ("item" if c == "item_a" else c): np.concatenate([whole_rows.pop(c), class_rows.pop(c)])

@@ -1,0 +1,174 @@
+"""The detection and overall strata sized by the noise of their chance mean.
+
+A cell's agreement is ``1 - D_w / D_c``: ``D_w`` the mean distance of its within units,
+``D_c`` that of its chance units. Of the variance of that ratio, the chance mean adds
+``R = f * n_w / n_c`` times what the within mean adds, with
+
+``f = (D_w / D_c)^2 (S_c / S_w)^2``
+
+(``S`` the standard deviations of the two kinds of distances, ``n`` their counts). The
+rule ``n_c = 5 n_w`` (:func:`~iaa_frames.chance.population.cell_target`) keeps
+``R <= 1/5`` when ``f <= 1``; ``f`` is about 1 for image-blind annotators, and far below
+it wherever annotators agree better than chance (chance pairings of unrelated pictures
+disagree almost always and almost alike: 0.004 on the real LVIS double annotations, 0.03
+at 1,000 objects per picture). A stratum of detection and overall therefore aims at
+``min(target, max(floor, ceil(5 n_w f)))`` chance units, ``f`` the larger of the two
+components' and estimated from the cell's within units and the chance units it holds
+(a pilot drawn first where it holds too few); where ``f`` cannot be estimated it keeps
+its target. Its draws are a uniform sample's prefix, so a stratum that keeps its target
+is the one it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Fewest chance units a narrower cell of detection and overall is sized down to, and the
+#: pilot its noise is estimated from.
+MIN_SIZED = 50
+#: Fewest chance pairings of the uniform stratum of detection and overall sized by its
+#: noise (the "(all)" cell: the pilot its noise is estimated from).
+MIN_SIZED_UNIFORM = 200
+
+
+@dataclass(frozen=True)
+class WithinNoise:
+    """Sums of the within distances of the cells that size the detection and overall
+    strata: per cell and component (detection, overall), the count of units, their sum
+    and their sum of squares (:func:`noise_sums`).
+
+    ``whole`` is the "(all)" cell (shape (2, 3)); ``annotator`` (A, 2, 3), ``label``
+    (L, 2, 3); ``pair`` (P, 2, 3) per key of ``pair_key`` (``a * n_annotators + b``,
+    a < b, sorted).
+    """
+
+    whole: np.ndarray
+    annotator: np.ndarray
+    pair_key: np.ndarray
+    pair: np.ndarray
+    label: np.ndarray
+
+    def pair_sums(self, key) -> np.ndarray:
+        """The sums of the pairs of annotators ``key`` (zeros for a pair without any)."""
+        key = np.asarray(key, dtype=np.int64)
+        out = np.zeros((len(key), 2, 3))
+        if len(self.pair_key) and len(key):
+            pos = np.minimum(np.searchsorted(self.pair_key, key), len(self.pair_key) - 1)
+            hit = self.pair_key[pos] == key
+            out[hit] = self.pair[pos[hit]]
+        return out
+
+
+def within_noise(
+    annotator_a, annotator_b, distances, label, label_distances, *, n_annotators, n_labels
+) -> WithinNoise:
+    """The :class:`WithinNoise` of the within pairings (their annotators and their
+    detection and overall distances, ``distances = (detection, overall)``) and of their
+    (pairing, class) rows (``label`` and ``label_distances``)."""
+    aa = np.asarray(annotator_a, dtype=np.int64)
+    ab = np.asarray(annotator_b, dtype=np.int64)
+    det, ov = (np.asarray(x, dtype=np.float64) for x in distances)
+    key = np.minimum(aa, ab) * n_annotators + np.maximum(aa, ab)
+    pair_key, pair = np.unique(key, return_inverse=True)
+    both = np.concatenate([aa, ab])
+    return WithinNoise(
+        whole=noise_sums(det, ov, np.zeros(len(det), np.int64), 1)[0],
+        annotator=noise_sums(np.r_[det, det], np.r_[ov, ov], both, n_annotators),
+        pair_key=pair_key,
+        pair=noise_sums(det, ov, pair.ravel(), len(pair_key)),
+        label=noise_sums(*label_distances, label, n_labels),
+    )
+
+
+def noise_sums(detection, overall, group, n_groups: int) -> np.ndarray:
+    """Per group, the (count, sum, sum of squares) of each component's distances, shape
+    (n_groups, 2, 3); rows with a negative group are left out.
+
+    Examples
+    --------
+    >>> s = noise_sums([0.0, 1.0, 0.5], [1.0, 1.0, 1.0], [0, 0, 1], 2)
+    >>> s[0].tolist(), s[1, 0].tolist()
+    ([[2.0, 1.0, 1.0], [2.0, 2.0, 2.0]], [1.0, 0.5, 0.25])
+    """
+    group = np.asarray(group, dtype=np.int64)
+    keep = group >= 0
+    out = np.zeros((n_groups, 2, 3))
+    for c, values in enumerate((detection, overall)):
+        v = np.asarray(values, dtype=np.float64)[keep]
+        g = group[keep]
+        out[:, c, 0] = np.bincount(g, minlength=n_groups)
+        out[:, c, 1] = np.bincount(g, weights=v, minlength=n_groups)
+        out[:, c, 2] = np.bincount(g, weights=v * v, minlength=n_groups)
+    return out
+
+
+def noise_ratio(within, chance) -> np.ndarray:
+    """``f`` per cell (the larger of the two components'), from the sums of
+    :func:`noise_sums` of the within and the chance units (``(..., 2, 3)`` each);
+    infinite where it cannot be estimated: fewer than two units of either kind, no
+    variation within, or no chance disagreement.
+
+    Examples
+    --------
+    >>> w = noise_sums([0.1, 0.3], [0.2, 0.4], [0, 0], 1)
+    >>> c = noise_sums([0.9, 1.0, 0.8], [0.9, 1.0, 0.8], [0, 0, 0], 1)
+    >>> round(float(noise_ratio(w, c)[0]), 4)  # overall's: (0.3 / 0.9)^2 (0.01 / 0.02)
+    0.0556
+    >>> float(noise_ratio(w, noise_sums([1.0], [1.0], [0], 1))[0])  # one chance unit
+    inf
+    """
+    within, chance = np.asarray(within, dtype=np.float64), np.asarray(chance, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_w, var_w = _moments(within)
+        mean_c, var_c = _moments(chance)
+        f = (mean_w / mean_c) ** 2 * (var_c / var_w)
+    ok = (within[..., 0] >= 2) & (chance[..., 0] >= 2) & (var_w > 0) & (mean_c > 0)
+    f = np.where(ok & np.isfinite(f), f, np.inf)
+    return f.max(axis=-1)
+
+
+def _moments(sums):
+    """Mean and sample variance from (count, sum, sum of squares)."""
+    n, s, ss = sums[..., 0], sums[..., 1], sums[..., 2]
+    mean = s / n
+    var = np.maximum(ss - n * mean * mean, 0.0) / (n - 1)
+    return mean, var
+
+
+def sized_target(target, within_units, f, floor: int) -> np.ndarray:
+    """``min(target, max(floor, ceil(5 w f)))`` per cell; the target where ``f`` is
+    infinite (the stratum as :func:`~iaa_frames.chance.population.cell_target` sizes it).
+
+    Examples
+    --------
+    >>> sized_target([2000, 2000, 2000, 100], [400, 400, 400, 400], [0.01, 0.5, np.inf, 0.0],
+    ...              50).tolist()
+    [50, 1000, 2000, 50]
+    """
+    target = np.asarray(target, dtype=np.int64)
+    f = np.asarray(f, dtype=np.float64)
+    w = np.asarray(within_units, dtype=np.float64)
+    finite = np.isfinite(f)
+    want = np.ceil(5.0 * w * np.where(finite, f, 0.0))
+    sized = np.minimum(target, np.maximum(floor, want).astype(np.int64))
+    return np.where(finite, np.minimum(sized, target), target)
+
+
+def group_prefix(group, keep) -> np.ndarray:
+    """Whether each entry is among the first ``keep[g]`` of its group ``g`` (entries
+    grouped by group, in order: :func:`~iaa_frames.chance.sampling.sample_groups`).
+
+    Examples
+    --------
+    >>> group_prefix(np.array([0, 0, 0, 2, 2]), np.array([2, 5, 1])).tolist()
+    [True, True, False, True, False]
+    """
+    group = np.asarray(group, dtype=np.int64)
+    if not len(group):
+        return np.zeros(0, dtype=bool)
+    first = np.r_[True, group[1:] != group[:-1]]
+    start = np.flatnonzero(first)
+    rank = np.arange(len(group)) - np.repeat(start, np.diff(np.r_[start, len(group)]))
+    return rank < np.asarray(keep, dtype=np.int64)[group]
