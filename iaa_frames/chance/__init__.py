@@ -68,6 +68,20 @@ A stratum stops after :func:`stratum_cap` pairings even if its target is not met
 threshold so high that unrelated objects rarely match). ``n_chance`` in the result is
 the number of distinct chance units a cell used.
 
+``5 * w`` keeps the chance mean's share of a cell's variance at most a fifth of the
+within mean's when a chance unit's distance varies as much as a within one's. It varies
+far less wherever annotators agree better than chance (unrelated pictures disagree
+almost always and almost alike), so the strata of detection and overall are **sized by
+their noise** (:mod:`iaa_frames.chance.sizing`): each cell aims at
+``min(target, max(floor, ceil(5 * w * f)))`` units, ``f`` the ratio that share would have
+at ``5 * w`` (the larger of the two components'), estimated from the cell's within units
+and a pilot of its chance units (the uniform stratum's first
+:data:`~iaa_frames.chance.sizing.MIN_SIZED_UNIFORM` pairings; a narrower cell's first
+:data:`~iaa_frames.chance.sizing.MIN_SIZED`, counting what it holds), the floor being
+that pilot. ``f`` is about 1 for image-blind annotators, whose cells keep their targets;
+where it cannot be estimated the cell keeps its target too. A cell's draws are a prefix
+of a uniform sample, so a cell that keeps its target holds the pairings it held before.
+
 Aligned units
 -------------
 Where unrelated objects rarely pass the gate (small or spread-out objects, skeletons),
@@ -86,6 +100,7 @@ Modules
 :mod:`.gating`              the pairings that can match at a threshold (index + bound)
 :mod:`.store`               records of what was drawn and matched; the finished sample
 :mod:`.strata`              :func:`draw`: every stratum, in order
+:mod:`.sizing`              detection and overall strata sized by their noise
 :mod:`.aligned`             aligned chance units of localization, for thin populations
 =========================  ==========================================================
 """

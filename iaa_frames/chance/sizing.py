@@ -50,6 +50,23 @@ class WithinNoise:
     pair: np.ndarray
     label: np.ndarray
 
+    def __add__(self, other):
+        """The sums of two shares of the within units (partitions of a corpus)."""
+        if isinstance(other, int) and other == 0:  # sum() starts from 0
+            return self
+        key, at = np.unique(np.r_[self.pair_key, other.pair_key], return_inverse=True)
+        pair = np.zeros((len(key), 2, 3))
+        np.add.at(pair, at.ravel(), np.concatenate([self.pair, other.pair]))
+        return WithinNoise(
+            self.whole + other.whole,
+            self.annotator + other.annotator,
+            key,
+            pair,
+            self.label + other.label,
+        )
+
+    __radd__ = __add__
+
     def pair_sums(self, key) -> np.ndarray:
         """The sums of the pairs of annotators ``key`` (zeros for a pair without any)."""
         key = np.asarray(key, dtype=np.int64)

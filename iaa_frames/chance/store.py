@@ -307,31 +307,21 @@ class Store:
         return tuple(np.concatenate(x) for x in zip(*parts))
 
     def matched_of(self, key) -> Matched:
-        """The matching of the pairings ``key`` (distinct, each held whole), in that order:
-        what the chance sample will hold of them (:meth:`finish`), read before it is done
-        (the strata sized by their noise: :mod:`iaa_frames.chance.sizing`)."""
+        """The matching of the pairings ``key`` (distinct, each held whole), in that order,
+        read before the sample is done (the strata sized by their noise)."""
         key = np.asarray(key, dtype=np.int64)
         if not len(key):
             return Matched.empty()
-        held = np.concatenate([p[2] for p in self.parts])
+        whole = {n: np.concatenate([getattr(p[4], n) for p in self.parts]) for n in _FIELDS}
         offset = run_starts(np.array([len(p[0]) for p in self.parts]))
-        at = _entry_of(held, key)  # each pairing's place among the held ones
-        where = np.full(len(held), -1, dtype=np.int64)
+        at = _entry_of(np.concatenate([p[2] for p in self.parts]), key)
+        where = np.full(len(whole["set_n_a"]), -1, dtype=np.int64)
         where[at] = np.arange(len(key))
-        pairing = np.concatenate([m.pair_pairing + o for (*_, m), o in zip(self.parts, offset)])
-        owner = where[pairing]
+        owner = where[np.concatenate([p[4].pair_pairing + o for p, o in zip(self.parts, offset)])]
         take = np.flatnonzero(owner >= 0)
         take = take[np.argsort(owner[take], kind="stable")]
-
-        def field(name, rows):
-            return np.concatenate([getattr(p[4], name) for p in self.parts])[rows]
-
-        return Matched(
-            owner[take],
-            *(field(n, take) for n in ("pair_a", "pair_b", "pair_iou", "pair_distance")),
-            *(field(n, at) for n in ("set_n_a", "set_n_b", "set_matched")),
-            *(field(n, at) for n in ("set_detection", "set_overall")),
-        )
+        pairs = [whole[n][take] for n in _FIELDS[:4]]
+        return Matched(owner[take], *pairs, *(whole[n][at] for n in _FIELDS[4:]))
 
     def finish(self, draws, exact, label_source) -> ChanceSample:
         """The sample of every pairing matched; the store is emptied (its parts are
@@ -379,6 +369,10 @@ class Store:
         out = {n: np.concatenate(x) for n, x in zip(names, zip(*self.units), strict=True)}
         self.units = []
         return out
+
+
+#: The fields of a matching after ``pair_pairing``: of its pairs, then of its pairings.
+_FIELDS = tuple(Matched.__dataclass_fields__)[1:]
 
 
 def _entry_of(keys, key) -> np.ndarray:

@@ -41,7 +41,7 @@ from iaa_frames.tables.pairs import (
     within_counts,
     within_pairings,
 )
-from iaa_frames.tables.steps import within_frames
+from iaa_frames.tables.steps import class_detection, within_frames
 
 from .heap import large_heap
 
@@ -289,7 +289,9 @@ def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: s
         corpus, corpus.by_label, la, lb, tau=tau, distance=dist, overall=overall, cache=cache
     )
     del cache
-    loc_within, sets_within = within_frames(corpus, whole, by_label, a, b, ann, pl, ll)
+    detection = class_detection(corpus, ann, a, b, whole, pl, ll)
+    label_distances = (detection["detection"], by_label.set_overall)
+    loc_within, sets_within = within_frames(corpus, whole, by_label, a, b, ann, pl, ll, detection)
     loc_within, sets_within = within_order(loc_within, sets_within)
     n = len(corpus.objects)
     cluster = clusters(n, whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator)
@@ -311,7 +313,7 @@ def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: s
         units,
         coverage,
         first,
-        within_counts(corpus, a, b, whole, ll),
+        within_counts(corpus, a, b, whole, ll, label_distances),
     )
 
 

@@ -45,6 +45,7 @@ from iaa_frames.tables.pairs import (
     label_chance_rows,
     to_label_slots,
 )
+from iaa_frames.tables.steps import class_detection
 
 from .geometry import GeometryStore, run_fetched
 from .index import codes as make_codes
@@ -412,6 +413,10 @@ def chance_tables(corpus, store, counts, settings: MatchSettings):
         run_units=None
         if store is not None
         else lambda pa, pb, lab: class_units(corpus, ann, pa, pb, lab, tau=tau, distance=dist),
+        class_distances=lambda pa, pb, m, rows, lab: (
+            class_detection(corpus, ann, pa, pb, m, rows, lab)["detection"],
+            match(corpus.by_label, *to_label_slots(corpus, pa[rows], pb[rows], lab)).set_overall,
+        ),
     )
     d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)
     d_restricted = match(corpus.by_label, dla, dlb)

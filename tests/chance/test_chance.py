@@ -39,6 +39,7 @@ from iaa_frames.chance import (
     gating,
     pairing_key,
     sample_groups,
+    sizing,
     uniform_population,
 )
 from iaa_frames.chance.sampling import in_sorted, sorted_unique, union_sorted
@@ -357,11 +358,32 @@ def test_sample_groups_enumerates_small_populations_and_skips_taken_pairings():
     assert sorted(zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist())) == population
 
 
-def test_uniform_stratum_holds_n_chance_distinct_pairings_when_sampled(sampled_tables):
+def _sized_uniform_count(tables):
+    """The pairings of the uniform stratum of detection and overall by the rule of
+    :mod:`iaa_frames.chance.sizing`, computed here from the tables with pandas: its
+    target ``t = min(n_chance, max(200, 5 w))`` (``w`` within pairings); the noise ratio
+    ``f = (D_w / D_c)^2 (S_c / S_w)^2`` of each component, from every within pairing and
+    the first 200 chance pairings (its pilot: matched first, so first in the table);
+    then ``min(t, max(200, ceil(5 w f)))`` with the larger ``f``."""
+    sw, sb = tables.sets_within, tables.sets_between
+    within = sw[sw["label"] == -1]
+    pilot = sb[(sb["label"] == -1) & sb["in_uniform"]].head(200)
+    w = len(within)
+    target = min(tables.params["n_chance_target"], max(200, 5 * w))
+    f = max(
+        (within[c].mean() / pilot[c].mean()) ** 2 * pilot[c].var() / within[c].var()
+        for c in ("detection", "overall")
+    )
+    return min(target, max(200, int(np.ceil(5 * w * f))))
+
+
+def test_uniform_stratum_holds_the_pairings_its_noise_asks_for(sampled_tables):
     sb = sampled_tables.sets_between
     whole = sb[sb["label"] == -1]
-    assert int(whole["in_uniform"].sum()) == sampled_tables.params["n_chance_target"]
-    assert _sets_cell_units(sampled_tables, whole) == sampled_tables.params["n_chance_target"]
+    n = _sized_uniform_count(sampled_tables)
+    assert 200 <= n < sampled_tables.params["n_chance_target"]  # sized down here
+    assert int(whole["in_uniform"].sum()) == n
+    assert _sets_cell_units(sampled_tables, whole) == n
 
 
 def _classes_of(df):
@@ -371,14 +393,15 @@ def _classes_of(df):
 
 def test_the_uniform_stratum_is_sized_by_the_within_pairings_and_counts_for_classes():
     # 150 items x 3 annotators: a sampled population of 450 within pairings, so the
-    # uniform stratum aims at min(n_chance, max(MIN_TARGET, 5 x 450)) = 2,250 pairings
+    # uniform stratum aims at min(n_chance, max(MIN_TARGET, 5 x 450)) = 2,250 pairings,
+    # fewer where its noise allows
     df = iaf.simulate(n_items=150, seed=3, objects_per_item=3)
     t = pair_tables(df, n_chance=5000, seed=1)
     assert t.params["chance_population"] == "sampled"
     sb = t.sets_between
     whole = sb[sb["label"] == -1]
     uniform = whole[whole["in_uniform"]]
-    assert len(uniform) == min(5000, max(MIN_TARGET, 5 * 450))
+    assert len(uniform) == _sized_uniform_count(t) <= min(5000, max(MIN_TARGET, 5 * 450))
     # every uniform pairing is a chance row of each class either side contains, once
     classes = _classes_of(df)
     labels = np.asarray(t.corpus.labels, dtype=object)
@@ -401,11 +424,17 @@ def test_the_uniform_stratum_is_sized_by_the_within_pairings_and_counts_for_clas
     )
     assert len(got) == len(set(got))  # a class's stratum tops up, never repeats
     assert expected <= set(got)
-    # with the class's own stratum, each class cell reaches its target
+    # with the class's own stratum, each class cell reaches its target, or at least the
+    # pilot its noise is sized from (:data:`MIN_SIZED`), and never passes the target
     sw = t.sets_within
     w = sw[sw["label"] >= 0].groupby("label").size()
     target = np.minimum(5000, np.maximum(MIN_TARGET, 5 * w))
-    assert (rows.groupby("label").size().reindex(w.index) >= target).all()
+    held = rows.groupby("label").size().reindex(w.index)
+    assert (held >= np.minimum(target, sizing.MIN_SIZED)).all()
+    # ... and its own stratum draws no more than the target asks beyond the uniform's
+    uniform_rows = pd.Series([labels.tolist().index(c) for *_, c in expected]).value_counts()
+    assert (held <= np.maximum(target, uniform_rows.reindex(w.index, fill_value=0))).all()
+    assert (held < target).any()  # sized down somewhere
 
 
 def test_the_class_localization_stratum_draws_no_pairing_twice(monkeypatch):

@@ -99,8 +99,11 @@ def test_chance_sample_is_seeded_and_meets_its_target():
     assert (own.groupby("label_a").size() >= 400).all()
     s = t1.sets_between
     assert not s.duplicated(["item_a", "item_b", "annotator_a", "annotator_b", "label"]).any()
-    assert (s[s["label"] == -1]["in_uniform"].sum()) == 400
-    assert (s[s["label"] >= 0].groupby("label").size() == 400).all()
+    # detection and overall: the uniform stratum's pilot at least, the target at most
+    # (sized by their noise: chance.sizing); each class cell likewise
+    assert 200 <= (s[s["label"] == -1]["in_uniform"].sum()) <= 400
+    per_class = s[s["label"] >= 0].groupby("label").size()
+    assert ((per_class >= 50) & (per_class <= 400)).all()
 
 
 def test_detection_and_overall_distances_by_hand():

@@ -1,0 +1,161 @@
+"""Tests for iaa_frames.chance.sizing: the detection and overall strata sized by the
+noise of their chance mean. The ratio and the prefixes against direct computations; on
+class-structured corpora (classes with their own regions and sizes, objects small against
+the picture): image-blind annotators keep the full chance sample and score 0, faithful
+ones get a far smaller one and the same agreement within its noise."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import iaa_frames as iaf
+from iaa_frames.chance import sizing, strata
+from iaa_frames.tables.pairs import pair_tables
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0, 1), min_size=0, max_size=12),
+    st.lists(st.floats(0, 1), min_size=0, max_size=12),
+    st.lists(st.floats(0, 1), min_size=0, max_size=12),
+)
+def test_noise_ratio_is_the_ratio_of_the_variances_it_names(within, chance, shift):
+    w, c = np.array(within), np.array(chance)
+    o_w = np.clip(w + np.resize(np.array(shift or [0.0]), len(w)) / 3, 0, 1)
+    o_c = np.clip(c[::-1], 0, 1)
+    got = sizing.noise_ratio(
+        sizing.noise_sums(w, o_w, np.zeros(len(w), np.int64), 1),
+        sizing.noise_sums(c, o_c, np.zeros(len(c), np.int64), 1),
+    )[0]
+
+    def f(x, y):
+        if len(x) < 2 or len(y) < 2 or np.var(x, ddof=1) <= 1e-12 or y.mean() <= 0:
+            return np.inf
+        return (x.mean() / y.mean()) ** 2 * np.var(y, ddof=1) / np.var(x, ddof=1)
+
+    want = max(f(w, c), f(o_w, o_c))
+    if np.isinf(want):
+        return  # near-zero variances: the sums' rounding decides, either is fine
+    assert got == pytest.approx(want, rel=1e-6, abs=1e-9)
+
+
+def test_group_prefix_is_the_first_entries_of_each_group():
+    rng = np.random.default_rng(0)
+    group = np.sort(rng.integers(0, 6, 200))
+    keep = rng.integers(0, 40, 6)
+    seen = {}
+    want = []
+    for g in group:
+        seen[g] = seen.get(g, 0) + 1
+        want.append(seen[g] <= keep[g])
+    assert sizing.group_prefix(group, keep).tolist() == want
+
+
+def test_sized_target_keeps_the_target_where_the_noise_is_unknown_or_large():
+    t = sizing.sized_target(
+        [2000, 2000, 2000, 300], [400, 400, 400, 10], [np.inf, 2.0, 0.1, 0.0], 50
+    )
+    assert t.tolist() == [2000, 2000, 200, 50]
+
+
+def _regions(rng, n_items, per_item=6, n_labels=4):
+    """Three annotators who draw the same objects (jittered by a tenth of a side), of
+    classes with their own sizes and regions, small against a 4000 x 3000 picture."""
+    n = n_items * per_item
+    label = rng.integers(0, n_labels, n)
+    side = (8.0 + 12.0 * label) * np.exp(rng.normal(0, 0.3, n))
+    x, y = 900.0 * label + rng.uniform(0, 800, n), rng.uniform(0, 1600, n)
+    frames = []
+    for annotator in range(3):
+        jx, jy = rng.normal(0, 0.1, (2, n)) * side
+        frames.append(
+            pd.DataFrame(
+                {
+                    "item": np.repeat(np.arange(n_items), per_item).astype(str),
+                    "annotator": f"a{annotator}",
+                    "label": np.char.add("c", label.astype(str)),
+                    "x0": x + jx,
+                    "y0": y + jy,
+                    "x1": x + jx + side,
+                    "y1": y + jy + side,
+                    "width": 4000.0,
+                    "height": 3000.0,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def _blind(df, seed=1):
+    """Each annotator's annotations moved to other items (a permutation per annotator)."""
+    rng = np.random.default_rng(seed)
+    items = np.sort(df["item"].unique())
+    out = []
+    for _, g in df.groupby("annotator"):
+        g = g.copy()
+        g["item"] = g["item"].map(dict(zip(items, rng.permutation(items), strict=True)))
+        out.append(g)
+    return pd.concat(out, ignore_index=True)
+
+
+def _unsized(monkeypatch):
+    monkeypatch.setattr(
+        strata, "noise_ratio", lambda within, chance: np.full(np.shape(within)[:-2], np.inf)
+    )
+
+
+def _rows(t, flag=None):
+    """The chance pairings of detection and overall as (items, annotators, class), those
+    of a stratum's ``flag`` (``label >= 0`` for the class rows)."""
+    sb = t.sets_between
+    sel = sb["label"] >= 0 if flag == "class" else (sb["label"] == -1) & sb[flag]
+    cols = ["item_a", "annotator_a", "item_b", "annotator_b", "label"]
+    return sb.loc[sel, cols].apply(tuple, axis=1)
+
+
+def test_image_blind_annotators_keep_the_chance_sample_and_score_zero(monkeypatch):
+    # f is about 1: the uniform and annotator strata draw what 5 w asks (the same
+    # pairings as without sizing), the pairs and classes at least half of it (their f,
+    # estimated, is about 1 too), and every cell reads about 0
+    df = _blind(_regions(np.random.default_rng(3), 400))
+    sized = pair_tables(df, seed=0, progress=False)
+    assert sized.params["chance_population"] == "sampled"
+    with monkeypatch.context() as m:
+        _unsized(m)
+        full = pair_tables(df, seed=0, progress=False)
+    for flag in ("in_uniform", "in_annotator_a", "in_annotator_b"):
+        assert set(_rows(sized, flag)) == set(_rows(full, flag))
+    for flag in ("in_pair", "class"):
+        got, want = _rows(sized, flag), _rows(full, flag)
+        assert set(got) <= set(want)
+        assert 2 * len(got) >= len(want)
+    res = iaf.agreement_from_tables(sized, n_boot=200, seed=0)
+    for comp in ("detection", "overall"):
+        s = res.sel(component=comp)
+        lo, hi = s.ci_low.values, s.ci_high.values
+        ok = np.isfinite(lo)
+        assert ok.sum() >= 10
+        assert ((lo <= 0) & (hi >= 0))[ok].mean() >= 0.9
+        assert abs(float(s.agreement.sel(label="(all)", annotator="(all)"))) < 0.05
+
+
+def test_faithful_annotators_get_a_smaller_chance_sample_and_the_same_agreement(monkeypatch):
+    # f is far below 1: far fewer chance pairings, the same agreement within its noise,
+    # intervals about as wide
+    df = _regions(np.random.default_rng(3), 400)
+    sized = pair_tables(df, seed=0, progress=False)
+    with monkeypatch.context() as m:
+        _unsized(m)
+        full = pair_tables(df, seed=0, progress=False)
+    n_sized, n_full = len(sized.sets_between), len(full.sets_between)
+    assert n_sized * 3 < n_full
+    a = iaf.agreement_from_tables(sized, n_boot=200, seed=0)
+    b = iaf.agreement_from_tables(full, n_boot=200, seed=0)
+    for comp in ("detection", "overall"):
+        x = a.sel(component=comp, label="(all)", annotator="(all)")
+        y = b.sel(component=comp, label="(all)", annotator="(all)")
+        width = float(y.ci_high - y.ci_low)
+        assert abs(float(x.agreement - y.agreement)) < width / 2
+        assert float(x.ci_high - x.ci_low) < 1.25 * width
