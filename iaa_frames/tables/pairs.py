@@ -208,8 +208,9 @@ def pair_tables(
     n_chance : int, default 2000
         Most chance units a stratum aims at: localization's uniform stratum aims at
         ``n_chance`` matched pairs, every other at ``min(n_chance, max(200, 5 w))``
-        units, ``w`` its cell's within units (see :mod:`iaa_frames.chance`, which also
-        says when the chance population is enumerated instead of sampled).
+        units, ``w`` its cell's within units, and those of detection and overall at
+        fewer where the noise of their chance mean allows (see :mod:`iaa_frames.chance`,
+        which also says when the chance population is enumerated instead of sampled).
     overall : {"pooled", "per_direction"}, default "pooled"
         How the set-level distance averages best matches (Braylan et al.).
     seed : int, default 0
