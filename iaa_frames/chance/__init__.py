@@ -73,14 +73,16 @@ within mean's when a chance unit's distance varies as much as a within one's. It
 far less wherever annotators agree better than chance (unrelated pictures disagree
 almost always and almost alike), so the strata of detection and overall are **sized by
 their noise** (:mod:`iaa_frames.chance.sizing`): each cell aims at
-``min(target, max(floor, ceil(5 * w * f)))`` units, ``f`` the ratio that share would have
-at ``5 * w`` (the larger of the two components'), estimated from the cell's within units
+``min(target, max(floor, ceil(10 * w * f)))`` units, ``f`` the ratio that share would have
+at ``5 * w`` (the larger of the two components'; twice what its estimate asks for,
+:data:`~iaa_frames.chance.sizing.MARGIN`), estimated from the cell's within units
 and a pilot of its chance units (the uniform stratum's first
 :data:`~iaa_frames.chance.sizing.MIN_SIZED_UNIFORM` pairings; a narrower cell's first
 :data:`~iaa_frames.chance.sizing.MIN_SIZED`, counting what it holds), the floor being
 that pilot. ``f`` is about 1 for image-blind annotators, whose cells keep their targets;
-where it cannot be estimated the cell keeps its target too. A cell's draws are a prefix
-of a uniform sample, so a cell that keeps its target holds the pairings it held before.
+where it cannot be estimated the cell keeps its target too. A cell keeps a prefix of
+its stratum's draws (a uniform sample), so where every cell keeps its target the sample
+is the one the targets alone give.
 
 Aligned units
 -------------

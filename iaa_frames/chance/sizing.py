@@ -12,11 +12,11 @@ rule ``n_c = 5 n_w`` (:func:`~iaa_frames.chance.population.cell_target`) keeps
 it wherever annotators agree better than chance (chance pairings of unrelated pictures
 disagree almost always and almost alike: 0.004 on the real LVIS double annotations, 0.03
 at 1,000 objects per picture). A stratum of detection and overall therefore aims at
-``min(target, max(floor, ceil(5 n_w f)))`` chance units, ``f`` the larger of the two
-components' and estimated from the cell's within units and the chance units it holds
-(a pilot drawn first where it holds too few); where ``f`` cannot be estimated it keeps
-its target. Its draws are a uniform sample's prefix, so a stratum that keeps its target
-is the one it was.
+``min(target, max(floor, ceil(5 MARGIN n_w f)))`` chance units, ``f`` the larger of the
+two components' and estimated from the cell's within units and the chance units it
+holds (a pilot drawn first where it holds too few), :data:`MARGIN` times what the
+estimate asks for; where ``f`` cannot be estimated it keeps its target. A cell keeps a prefix of its stratum's draws (a uniform sample), so where
+every cell keeps its target the sample is the one the targets alone give.
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ MIN_SIZED = 50
 #: Fewest chance pairings of the uniform stratum of detection and overall sized by its
 #: noise (the "(all)" cell: the pilot its noise is estimated from).
 MIN_SIZED_UNIFORM = 200
+#: Times the chance units the estimate of ``f`` asks for that a cell aims at: ``f``
+#: rests on the spread of distances that are mostly near 1, so its estimate is noisy
+#: (0.43-1.39 over three image-blind annotators whose true ``f`` is about 1).
+MARGIN = 2.0
 
 
 @dataclass(frozen=True)
@@ -123,9 +127,10 @@ def noise_sums(detection, overall, group, n_groups: int) -> np.ndarray:
 
 def noise_ratio(within, chance) -> np.ndarray:
     """``f`` per cell (the larger of the two components'), from the sums of
-    :func:`noise_sums` of the within and the chance units (``(..., 2, 3)`` each);
-    infinite where it cannot be estimated: fewer than two units of either kind, no
-    variation within, or no chance disagreement.
+    :func:`noise_sums` of the within and the chance units (``(..., 2, 3)`` each); 0 where
+    every within distance is 0 (the agreement is 1 whatever the chance mean); infinite
+    where it cannot be estimated: fewer than two units of either kind, within distances
+    all equal but not 0, or no chance disagreement.
 
     Examples
     --------
@@ -135,13 +140,17 @@ def noise_ratio(within, chance) -> np.ndarray:
     0.0556
     >>> float(noise_ratio(w, noise_sums([1.0], [1.0], [0], 1))[0])  # one chance unit
     inf
+    >>> float(noise_ratio(noise_sums([0, 0], [0, 0], [0, 0], 1), c)[0])  # identical
+    0.0
     """
     within, chance = np.asarray(within, dtype=np.float64), np.asarray(chance, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_w, var_w = _moments(within)
         mean_c, var_c = _moments(chance)
         f = (mean_w / mean_c) ** 2 * (var_c / var_w)
-    ok = (within[..., 0] >= 2) & (chance[..., 0] >= 2) & (var_w > 0) & (mean_c > 0)
+    exact = mean_w == 0  # no within disagreement: the chance mean does not matter
+    f = np.where(exact, 0.0, f)
+    ok = (within[..., 0] >= 2) & (chance[..., 0] >= 2) & (mean_c > 0) & ((var_w > 0) | exact)
     f = np.where(ok & np.isfinite(f), f, np.inf)
     return f.max(axis=-1)
 
@@ -155,12 +164,13 @@ def _moments(sums):
 
 
 def sized_target(target, within_units, f, floor: int) -> np.ndarray:
-    """``min(target, max(floor, ceil(5 w f)))`` per cell; the target where ``f`` is
-    infinite (the stratum as :func:`~iaa_frames.chance.population.cell_target` sizes it).
+    """``min(target, max(floor, ceil(5 MARGIN w f)))`` per cell (:data:`MARGIN`); the
+    target where ``f`` is infinite (the stratum as
+    :func:`~iaa_frames.chance.population.cell_target` sizes it).
 
     Examples
     --------
-    >>> sized_target([2000, 2000, 2000, 100], [400, 400, 400, 400], [0.01, 0.5, np.inf, 0.0],
+    >>> sized_target([2000, 2000, 2000, 100], [400, 400, 400, 400], [0.01, 0.25, np.inf, 0.0],
     ...              50).tolist()
     [50, 1000, 2000, 50]
     """
@@ -168,7 +178,7 @@ def sized_target(target, within_units, f, floor: int) -> np.ndarray:
     f = np.asarray(f, dtype=np.float64)
     w = np.asarray(within_units, dtype=np.float64)
     finite = np.isfinite(f)
-    want = np.ceil(5.0 * w * np.where(finite, f, 0.0))
+    want = np.ceil(5.0 * MARGIN * w * np.where(finite, f, 0.0))
     sized = np.minimum(target, np.maximum(floor, want).astype(np.int64))
     return np.where(finite, np.minimum(sized, target), target)
 

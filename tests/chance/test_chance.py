@@ -364,7 +364,8 @@ def _sized_uniform_count(tables):
     target ``t = min(n_chance, max(200, 5 w))`` (``w`` within pairings); the noise ratio
     ``f = (D_w / D_c)^2 (S_c / S_w)^2`` of each component, from every within pairing and
     the first 200 chance pairings (its pilot: matched first, so first in the table);
-    then ``min(t, max(200, ceil(5 w f)))`` with the larger ``f``."""
+    then ``min(t, max(200, ceil(10 w f)))`` with the larger ``f`` (twice what the
+    estimate asks for)."""
     sw, sb = tables.sets_within, tables.sets_between
     within = sw[sw["label"] == -1]
     pilot = sb[(sb["label"] == -1) & sb["in_uniform"]].head(200)
@@ -374,7 +375,7 @@ def _sized_uniform_count(tables):
         (within[c].mean() / pilot[c].mean()) ** 2 * pilot[c].var() / within[c].var()
         for c in ("detection", "overall")
     )
-    return min(target, max(200, int(np.ceil(5 * w * f))))
+    return min(target, max(200, int(np.ceil(10 * w * f))))
 
 
 def test_uniform_stratum_holds_the_pairings_its_noise_asks_for(sampled_tables):
