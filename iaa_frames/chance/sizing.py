@@ -44,8 +44,9 @@ class WithinNoise:
     and their sum of squares (:func:`noise_sums`).
 
     ``whole`` is the "(all)" cell (shape (2, 3)); ``annotator`` (A, 2, 3), ``label``
-    (L, 2, 3); ``pair`` (P, 2, 3) per key of ``pair_key`` (``a * n_annotators + b``,
-    a < b, sorted).
+    (L, 2, 3) or a future of it (the within job computes the classes' distances beside
+    the first strata: :meth:`label_sums`); ``pair`` (P, 2, 3) per key of ``pair_key``
+    (``a * n_annotators + b``, a < b, sorted).
     """
 
     whole: np.ndarray
@@ -66,10 +67,14 @@ class WithinNoise:
             self.annotator + other.annotator,
             key,
             pair,
-            self.label + other.label,
+            self.label_sums() + other.label_sums(),
         )
 
     __radd__ = __add__
+
+    def label_sums(self) -> np.ndarray:
+        """The classes' sums (waiting for them where they are a future)."""
+        return self.label.result() if hasattr(self.label, "result") else self.label
 
     def pair_sums(self, key) -> np.ndarray:
         """The sums of the pairs of annotators ``key`` (zeros for a pair without any)."""
@@ -82,12 +87,11 @@ class WithinNoise:
         return out
 
 
-def within_noise(
-    annotator_a, annotator_b, distances, label, label_distances, *, n_annotators, n_labels
-) -> WithinNoise:
+def within_noise(annotator_a, annotator_b, distances, label_sums, *, n_annotators) -> WithinNoise:
     """The :class:`WithinNoise` of the within pairings (their annotators and their
     detection and overall distances, ``distances = (detection, overall)``) and of their
-    (pairing, class) rows (``label`` and ``label_distances``)."""
+    (pairing, class) rows (``label_sums``, their :func:`noise_sums` by class, or a
+    future of them: see :meth:`WithinNoise.label_sums`)."""
     aa = np.asarray(annotator_a, dtype=np.int64)
     ab = np.asarray(annotator_b, dtype=np.int64)
     det, ov = (np.asarray(x, dtype=np.float64) for x in distances)
@@ -99,7 +103,7 @@ def within_noise(
         annotator=noise_sums(np.r_[det, det], np.r_[ov, ov], both, n_annotators),
         pair_key=pair_key,
         pair=noise_sums(det, ov, pair.ravel(), len(pair_key)),
-        label=noise_sums(*label_distances, label, n_labels),
+        label=label_sums,
     )
 
 

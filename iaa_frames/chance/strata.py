@@ -217,7 +217,7 @@ def draw(
             have[order],
             sums[order],
             within.sets_label[order],
-            within.noise.label[order],
+            within.noise.label_sums()[order],
             lambda x, y, k: _class_sums(state, x, y, np.arange(len(x)), order[k], L)[order],
             sets=False,
         )

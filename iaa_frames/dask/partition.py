@@ -41,7 +41,7 @@ from iaa_frames.tables.pairs import (
     within_counts,
     within_pairings,
 )
-from iaa_frames.tables.steps import class_detection, within_frames
+from iaa_frames.tables.steps import class_detection, label_noise, within_frames
 
 from .heap import large_heap
 
@@ -290,7 +290,7 @@ def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: s
     )
     del cache
     detection = class_detection(corpus, ann, a, b, whole, pl, ll)
-    label_distances = (detection["detection"], by_label.set_overall)
+    noise = label_noise(corpus, detection["detection"], by_label.set_overall, ll)
     loc_within, sets_within = within_frames(corpus, whole, by_label, a, b, ann, pl, ll, detection)
     loc_within, sets_within = within_order(loc_within, sets_within)
     n = len(corpus.objects)
@@ -313,7 +313,7 @@ def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: s
         units,
         coverage,
         first,
-        within_counts(corpus, a, b, whole, ll, label_distances),
+        within_counts(corpus, a, b, whole, ll, noise),
     )
 
 

@@ -21,6 +21,7 @@ strata and the default target ``n_chance``.
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +56,7 @@ from .jobs import Jobs, blocks, joined, locked
 from .steps import (
     between_frames,
     class_detection,
+    label_noise,
     labels_of_pairings,
     to_label_slots,
     within_counts,
@@ -528,17 +530,16 @@ def tables_of_corpus(
         # the within job, not here (1M boxes: 0.37 s, most of it new memory's first touch)
         by_label = list(zip(label_first, done[len(todo) :], strict=True))
         del done, todo, label_todo  # the whole matching joined, by class its blocks
-    # the classes' within distances size their chance strata (read before the within job
-    # takes the blocks of the matching by class)
-    detection = class_detection(corpus, ann, a, b, whole, pl, ll)
-    label_overall = np.concatenate([m.set_overall for _, m in by_label] or [np.zeros(0)])
-    # the within rows and the clusters do not depend on the chance sample
-    within_job = jobs.submit(_within_frames, corpus, whole, by_label, a, b, ann, pl, ll, detection)
+    # the within rows and the clusters do not depend on the chance sample; the within job
+    # also gives the classes' within distances, which size their chance strata (asked for
+    # by the draw when it reaches them)
+    label_sums = _Early()
+    within_job = jobs.submit(_within_frames, corpus, whole, by_label, a, b, ann, pl, ll, label_sums)
+    label_sums.job = within_job
     cluster_job = jobs.submit(
         clusters, len(corpus.objects), whole.pair_a, whole.pair_b, whole.pair_iou, corpus.annotator
     )
-    counts = within_counts(corpus, a, b, whole, ll, (detection["detection"], label_overall))
-    del detection, label_overall
+    counts = within_counts(corpus, a, b, whole, ll, label_sums)
 
     def class_distances(pa, pb, m, rows, lab):
         """The detection and overall distances of the chance rows (pairing ``rows[i]`` of
@@ -589,13 +590,35 @@ def tables_of_corpus(
     return assemble(corpus, sample, halves, cluster, settings, aligned=aligned)
 
 
-def _within_frames(corpus: Corpus, whole, label_blocks: list, *args):
+def _within_frames(corpus: Corpus, whole, label_blocks: list, a, b, slots, pl, ll, early):
     """:func:`~iaa_frames.tables.steps.within_frames` of the whole annotations' matching
     and of the blocks of the matching by class (``(first pairing, Matched)``), joined
-    here (:func:`~iaa_frames.tables.jobs.joined`): on the thread of the within job."""
+    here (:func:`~iaa_frames.tables.jobs.joined`): on the thread of the within job.
+    First, the :func:`~iaa_frames.tables.steps.label_noise` of the classes, given to
+    ``early`` (:class:`_Early`) as soon as it is known: the draw waits for it."""
+    try:
+        detection = class_detection(corpus, slots, a, b, whole, pl, ll)
+        overall = np.concatenate([m.set_overall for _, m in label_blocks] or [np.zeros(0)])
+        early.future.set_result(label_noise(corpus, detection["detection"], overall, ll))
+    except BaseException as error:  # the draw must not wait for it forever
+        early.future.set_exception(error)
+        raise
     by_label = joined(label_blocks)
     label_blocks.clear()  # the blocks let go of as soon as they are joined
-    return within_frames(corpus, whole, by_label, *args)
+    return within_frames(corpus, whole, by_label, a, b, slots, pl, ll, detection)
+
+
+class _Early:
+    """The classes' within sums, given by the within job before its frames
+    (``result()``; ``job``: that job, run here if it runs only when asked for)."""
+
+    def __init__(self):
+        self.future, self.job = Future(), None
+
+    def result(self):
+        if not self.future.done() and not isinstance(self.job, Future):
+            self.job.result()  # a step that runs when its result is asked for
+        return self.future.result()
 
 
 #: Peak memory of the pair tables per candidate pair of the within-item matching (whole

@@ -12,7 +12,7 @@ from iaa_frames import chance
 from iaa_frames.chance import ChanceSample, WithinCounts
 from iaa_frames.chance.population import labels_of_pairings
 from iaa_frames.chance.sampling import sort_with_order
-from iaa_frames.chance.sizing import within_noise
+from iaa_frames.chance.sizing import noise_sums, within_noise
 from iaa_frames.chance.store import PairCounts
 from iaa_frames.matching.assignment import run_starts
 from iaa_frames.matching.corpus import Corpus, Slices
@@ -186,11 +186,12 @@ def class_detection(corpus: Corpus, slots: Slices, a, b, m: Matched, pl, ll):
     return out
 
 
-def within_counts(corpus: Corpus, a, b, whole: Matched, ll, label_distances=None) -> WithinCounts:
+def within_counts(corpus: Corpus, a, b, whole: Matched, ll, label_sums=None) -> WithinCounts:
     """The within units of every narrower cell (:class:`WithinCounts`); with
-    ``label_distances`` (the detection and overall distances of the (pairing, class) rows
-    ``ll``), also the within distances that size the detection and overall strata by
-    their noise (:func:`iaa_frames.chance.sizing.within_noise`)."""
+    ``label_sums`` (the :func:`~iaa_frames.chance.sizing.noise_sums` by class of the
+    (pairing, class) rows ``ll``, or a future of them: :func:`label_noise`), also the
+    within distances that size the detection and overall strata by their noise
+    (:func:`iaa_frames.chance.sizing.within_noise`)."""
     A, L = len(corpus.annotators), len(corpus.labels)
     ann = corpus.annotations
     aa, ab = ann.annotator[a], ann.annotator[b]
@@ -198,15 +199,9 @@ def within_counts(corpus: Corpus, a, b, whole: Matched, ll, label_distances=None
     oa, ob = corpus.annotator[whole.pair_a], corpus.annotator[whole.pair_b]
     la, lb = corpus.label[whole.pair_a], corpus.label[whole.pair_b]
     noise = None
-    if label_distances is not None:
+    if label_sums is not None:
         noise = within_noise(
-            aa,
-            ab,
-            (whole.set_detection, whole.set_overall),
-            ll,
-            label_distances,
-            n_annotators=A,
-            n_labels=L,
+            aa, ab, (whole.set_detection, whole.set_overall), label_sums, n_annotators=A
         )
     return WithinCounts(
         sets_annotator=np.bincount(aa, minlength=A) + np.bincount(ab, minlength=A),
@@ -216,6 +211,13 @@ def within_counts(corpus: Corpus, a, b, whole: Matched, ll, label_distances=None
         loc_label=np.bincount(la[la == lb], minlength=L),
         noise=noise,
     )
+
+
+def label_noise(corpus: Corpus, detection, overall, ll) -> np.ndarray:
+    """The :func:`~iaa_frames.chance.sizing.noise_sums` by class of the within (pairing,
+    class) rows ``ll``: their detection distances (of :func:`class_detection`) and
+    overall ones (of the matching by class)."""
+    return noise_sums(detection, overall, ll, len(corpus.labels))
 
 
 def within_frames(
