@@ -202,7 +202,8 @@ def classes_in_both(corpus: Corpus, a, b):
     >>> c = prepare(pd.DataFrame({
     ...     "item": ["i", "i", "j", "j"], "annotator": ["x", "x", "y", "y"],
     ...     "label": ["cat", "dog", "dog", "owl"],
-    ...     "x0": [0.0, 5, 0, 5], "y0": [0.0, 5, 0, 5], "x1": [4.0, 9, 4, 9], "y1": [4.0, 9, 4, 9]}))
+    ...     "x0": [0.0, 5, 0, 5], "y0": [0.0, 5, 0, 5],
+    ...     "x1": [4.0, 9, 4, 9], "y1": [4.0, 9, 4, 9]}))
     >>> p, lab = classes_in_both(c, [0], [1])  # the two annotations' slots
     >>> p.tolist(), [str(c.labels[k]) for k in lab]
     ([0], ['dog'])

@@ -15,8 +15,9 @@ at 1,000 objects per picture). A stratum of detection and overall therefore aims
 ``min(target, max(floor, ceil(5 MARGIN n_w f)))`` chance units, ``f`` the larger of the
 two components' and estimated from the cell's within units and the chance units it
 holds (a pilot drawn first where it holds too few), :data:`MARGIN` times what the
-estimate asks for; where ``f`` cannot be estimated it keeps its target. A cell keeps a prefix of its stratum's draws (a uniform sample), so where
-every cell keeps its target the sample is the one the targets alone give.
+estimate asks for; where ``f`` cannot be estimated it keeps its target. A cell keeps a
+prefix of its stratum's draws (a uniform sample), so where every cell keeps its target
+the sample is the one the targets alone give.
 """
 
 from __future__ import annotations
