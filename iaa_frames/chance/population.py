@@ -53,8 +53,13 @@ def uniform_target(n_chance: int, within) -> int:
     narrower strata: more chance pairings than that would not make the "(all)" cell more
     precise, and matching them would cost more than the within pairings do (annotations
     of many objects)."""
-    w = int(np.asarray(within.sets_annotator).sum()) // 2
-    return int(min(n_chance, max(MIN_TARGET, 5 * w)))
+    return int(min(n_chance, max(MIN_TARGET, 5 * within_pairings_of(within))))
+
+
+def within_pairings_of(within) -> int:
+    """The within-item pairings of :class:`~iaa_frames.chance.store.WithinCounts` (each
+    counts for its two annotators)."""
+    return int(np.asarray(within.sets_annotator).sum()) // 2
 
 
 def pairing_key(a, b, n_slots: int) -> np.ndarray:

@@ -37,6 +37,7 @@ from .population import (
     stratum_cap,
     uniform_population,
     uniform_target,
+    within_pairings_of,
 )
 from .reach_grid import reach_pairings
 from .sampling import (
@@ -172,7 +173,7 @@ def draw(
     if within.noise is None:
         store.run(a2, b2, sets=True)
     else:  # each annotator's cell: the uniform pairings involving it, then its own
-        det, ov = _set_distances(store, a, b, n_slots)
+        det, ov = _set_distances(store, a, b)
         keep = _sized(
             state,
             (a2, b2, g2),
@@ -325,10 +326,9 @@ def _uniform_sized(s: _Strata, a, b):
     store.run(a[:first], b[:first], sets=True)
     if first == len(a):
         return a, b
-    det, ov = _set_distances(store, a[:first], b[:first], s.slots.empty + 1)
+    det, ov = _set_distances(store, a[:first], b[:first])
     f = noise_ratio(noise.whole, noise_sums(det, ov, np.zeros(first, np.int64), 1)[0])
-    w = int(np.asarray(s.within.sets_annotator).sum()) // 2  # the within pairings
-    n = int(sized_target(len(a), w, f, MIN_SIZED_UNIFORM))
+    n = int(sized_target(len(a), within_pairings_of(s.within), f, MIN_SIZED_UNIFORM))
     store.run(a[first:n], b[first:n], sets=True)
     return a[:n], b[:n]
 
@@ -354,10 +354,10 @@ def _sized(s: _Strata, drawn, have, have_sums, within_units, within_sums, sums_o
     return keep
 
 
-def _set_distances(store: Store, a, b, n_slots: int):
+def _set_distances(store: Store, a, b):
     """The detection and overall distances of the pairings (a, b), matched whole with
     their set distances (repeats allowed)."""
-    key, at = np.unique(pairing_key(a, b, n_slots), return_inverse=True)
+    key, at = np.unique(pairing_key(a, b, store.n_slots), return_inverse=True)
     m = store.matched_of(key)
     return m.set_detection[at.ravel()], m.set_overall[at.ravel()]
 
@@ -365,7 +365,7 @@ def _set_distances(store: Store, a, b, n_slots: int):
 def _set_sums(store: Store, a, b, group, n_groups: int):
     """Noise sums per group of the set distances of the pairings (a, b) of ``group``
     (-1: none)."""
-    det, ov = _set_distances(store, a, b, store.n_slots)
+    det, ov = _set_distances(store, a, b)
     return noise_sums(det, ov, group, n_groups)
 
 
