@@ -204,3 +204,61 @@ def group_prefix(group, keep) -> np.ndarray:
     start = np.flatnonzero(first)
     rank = np.arange(len(group)) - np.repeat(start, np.diff(np.r_[start, len(group)]))
     return rank < np.asarray(keep, dtype=np.int64)[group]
+
+
+def subcell_least(group, entry, sub, held, held_sub, *, n_groups: int, floor: int) -> np.ndarray:
+    """Per group of a stratum's draws, how many of its first draws to keep at least so
+    that each of its subcells (a class's cell of one annotator) holds ``min(floor, what
+    it holds with every draw)`` units.
+
+    Parameters
+    ----------
+    group : ndarray of int
+        The group of each draw (draws grouped by group, in order:
+        :func:`~iaa_frames.chance.sampling.sample_groups`).
+    entry, sub : ndarray of int
+        The subcells the draws count in: draw ``entry[i]`` counts in subcell ``sub[i]``
+        of its group (a draw in several subcells is listed once for each; once per
+        subcell).
+    held, held_sub : ndarray of int
+        The units the cells hold already: one per (group ``held[j]``, subcell
+        ``held_sub[j]``).
+    n_groups, floor : int
+
+    Returns
+    -------
+    ndarray of int, shape (n_groups,)
+
+    Examples
+    --------
+    Group 0 draws four pairings, of subcells 1, 2, 1, 2; subcell 1 holds one unit
+    already. A floor of 2 asks for the first draw of subcell 1 and the second of
+    subcell 2:
+
+    >>> subcell_least(np.array([0, 0, 0, 0]), np.arange(4), np.array([1, 2, 1, 2]),
+    ...               np.array([0]), np.array([1]), n_groups=1, floor=2).tolist()
+    [4]
+    """
+    group = np.asarray(group, dtype=np.int64)
+    entry, sub = np.asarray(entry, dtype=np.int64), np.asarray(sub, dtype=np.int64)
+    out = np.zeros(n_groups, dtype=np.int64)
+    if not len(entry):
+        return out
+    n_sub = int(max(sub.max(), np.max(held_sub, initial=0))) + 1
+    key = group[entry] * n_sub + sub
+    order = np.lexsort((entry, key))  # each subcell's draws in the order drawn
+    key, entry = key[order], entry[order]
+    first = np.r_[True, key[1:] != key[:-1]]
+    start = np.flatnonzero(first)
+    count = np.diff(np.r_[start, len(key)])
+    rank = np.arange(len(key)) - np.repeat(start, count)  # 0 for a subcell's first draw
+    cells = key[start]
+    held_key = np.sort(np.asarray(held, dtype=np.int64) * n_sub + np.asarray(held_sub, np.int64))
+    have = np.searchsorted(held_key, cells, side="right") - np.searchsorted(held_key, cells)
+    need = np.clip(floor - have, 0, count)  # draws each subcell takes (all, if fewer)
+    last = rank == np.repeat(need, count) - 1  # the draw that brings it to its floor
+    if last.any():
+        starts = np.searchsorted(group, np.arange(n_groups))
+        g = group[entry[last]]
+        np.maximum.at(out, g, entry[last] - starts[g] + 1)
+    return out

@@ -55,6 +55,7 @@ from .sizing import (
     noise_ratio,
     noise_sums,
     sized_target,
+    subcell_least,
 )
 from .store import ChanceSample, Draws, Store, WithinCounts
 
@@ -221,6 +222,7 @@ def draw(
             within.noise.label_sums()[order],
             lambda x, y, k: _class_sums(state, x, y, np.arange(len(x)), order[k], L)[order],
             sets=False,
+            least=_class_annotator_least(slots, (uni_a[u], uni_b[u], rank[u_label]), (a, b, g), L),
         )
         a, b, g = a[keep], b[keep], g[keep]
     draws.add(SETS_LABEL, order[g], a, b)
@@ -333,25 +335,53 @@ def _uniform_sized(s: _Strata, a, b):
     return a[:n], b[:n]
 
 
-def _sized(s: _Strata, drawn, have, have_sums, within_units, within_sums, sums_of, *, sets):
+def _sized(
+    s: _Strata, drawn, have, have_sums, within_units, within_sums, sums_of, *, sets, least=None
+):
     """Of a stratum's draws ``drawn = (a, b, group)`` (each group's a prefix of a uniform
     sample of its cell's population, grouped by group), those kept, all matched: first a
     pilot that brings each cell to :data:`~iaa_frames.chance.sizing.MIN_SIZED` chance
     units (``have`` it holds already, whose noise sums are ``have_sums``), then as many
     more as its noise asks for (:func:`~iaa_frames.chance.sizing.sized_target`, the
     target being what the cell would hold with every draw). ``sums_of(a, b, group)``:
-    the noise sums per group of pairings drawn."""
+    the noise sums per group of pairings drawn; ``least``: the fewest draws each group
+    keeps whatever its noise (:func:`_class_annotator_least`)."""
     a, b, g = drawn
     need = np.bincount(g, minlength=len(have))
     pilot = np.clip(MIN_SIZED - have, 0, need)
     first = group_prefix(g, pilot)
     s.store.run(a[first], b[first], sets=sets)
     f = noise_ratio(within_sums, have_sums + sums_of(a[first], b[first], g[first]))
-    total = sized_target(have + need, within_units, f, MIN_SIZED)
-    keep = group_prefix(g, np.clip(total - have, pilot, need))
+    total = sized_target(have + need, within_units, f, MIN_SIZED) - have
+    if least is not None:
+        total = np.maximum(total, least)
+    keep = group_prefix(g, np.clip(total, pilot, need))
     rest = keep & ~first
     s.store.run(a[rest], b[rest], sets=sets)
     return keep
+
+
+def _class_annotator_least(slots, held, drawn, n_groups: int) -> np.ndarray:
+    """The fewest draws of each class's detection stratum that keep each of the class's
+    annotator cells (the chance rows of the class that involve the annotator, which no
+    stratum of their own tops up) at ``min(MIN_SIZED, what every draw gives it)`` units
+    (:func:`~iaa_frames.chance.sizing.subcell_least`): sizing a class by its own noise
+    must not leave those cells thinner than the guard of the engine allows.
+    ``held = (a, b, group)``: the chance rows the classes hold already (the uniform
+    pairings that contain them); ``drawn = (a, b, group)``: the stratum's draws."""
+    ann = slots.annotator
+
+    def entries(a, b, group):
+        aa, ab = ann[a], ann[b]
+        two = ab != aa  # a pairing of one annotator's two annotations counts once
+        at = np.arange(len(a))
+        return np.r_[at, at[two]], np.r_[group, group[two]], np.r_[aa, ab[two]]
+
+    _, held_group, held_sub = entries(*held)
+    entry, _, sub = entries(*drawn)
+    return subcell_least(
+        drawn[2], entry, sub, held_group, held_sub, n_groups=n_groups, floor=MIN_SIZED
+    )
 
 
 def _set_distances(store: Store, a, b):

@@ -145,3 +145,40 @@ def test_faithful_annotators_get_a_smaller_chance_sample_and_the_same_agreement(
         width = float(y.ci_high - y.ci_low)
         assert abs(float(x.agreement - y.agreement)) <= width / 2
         assert float(x.ci_high - x.ci_low) <= 1.25 * width + 1e-12
+
+
+def _crowd(n_items=300, n_annotators=12, per_item=3):
+    """A sparse crowd: each item drawn by ``per_item`` of ``n_annotators`` faithful
+    annotators (corners moved by 5 % of a side); classes with their own bands and
+    sizes."""
+    names = [f"r{k:02d}" for k in range(n_annotators)]
+    df = realistic.corpus(n_items, dict.fromkeys(names, "jitter:0.05"), seed=5, objects=(1, 4))
+    rng = np.random.default_rng(5)
+    items = np.sort(df["item"].unique())
+    who = {i: set(rng.choice(names, per_item, replace=False)) for i in items}
+    keep = [a in who[i] for i, a in zip(df["item"], df["annotator"], strict=True)]
+    return df[keep].reset_index(drop=True)
+
+
+def test_a_class_sized_by_its_noise_keeps_its_annotator_cells_defined(monkeypatch):
+    # a class's cell of one annotator takes the class's chance rows that involve the
+    # annotator, and no stratum of its own tops it up: sizing the class down to what
+    # the class's noise asks for (f far below 1 here) must keep those cells as defined
+    # as the full sample does (min(MIN_SIZED, every draw) units each)
+    df = _crowd()
+    sized = pair_tables(df, seed=0, progress=False)
+    with monkeypatch.context() as m:
+        _unsized(m)
+        full = pair_tables(df, seed=0, progress=False)
+    assert len(sized.sets_between) < len(full.sets_between)  # sized all the same
+    a = iaf.agreement_from_tables(sized, n_boot=0, seed=0)
+    b = iaf.agreement_from_tables(full, n_boot=0, seed=0)
+    classes = [c for c in a.label.values if c != "(all)"]
+    annotators = [x for x in a.annotator.values if x != "(all)"]
+    for comp in ("detection", "overall"):
+        got = a.agreement.sel(component=comp, label=classes, annotator=annotators).values
+        want = b.agreement.sel(component=comp, label=classes, annotator=annotators).values
+        n_chance = a.n_chance.sel(component=comp, label=classes, annotator=annotators).values
+        assert np.isfinite(want).sum() >= 20
+        assert np.isfinite(got).sum() >= 0.9 * np.isfinite(want).sum()
+        assert np.nanmin(np.where(np.isfinite(got), n_chance, np.nan)) >= 30
