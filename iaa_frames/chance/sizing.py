@@ -17,7 +17,10 @@ two components' and estimated from the cell's within units and the chance units 
 holds (a pilot drawn first where it holds too few), :data:`MARGIN` times what the
 estimate asks for; where ``f`` cannot be estimated it keeps its target. A cell keeps a
 prefix of its stratum's draws (a uniform sample), so where every cell keeps its target
-the sample is the one the targets alone give.
+the sample is the one the targets alone give. A class's cells of one annotator (the
+class's rows that involve the annotator) have no stratum of their own: the class keeps
+at least the draws that bring each to ``min(MIN_SIZED, what every draw gives it)`` units
+(:func:`subcell_least`).
 """
 
 from __future__ import annotations

@@ -66,6 +66,50 @@ def test_sized_target_keeps_the_target_where_the_noise_is_unknown_or_large():
     assert t.tolist() == [2000, 2000, 200, 50]  # 10 x 400 x 0.05 = 200 (MARGIN 2)
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3), st.integers(0, 3)), max_size=30),
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), max_size=8),
+    st.integers(1, 4),
+)
+def test_subcell_least_is_the_shortest_prefix_that_reaches_each_floor(draws, held, floor):
+    # draws (group, subcell, second subcell), grouped by group; against a loop that
+    # grows each group's prefix until every subcell holds min(floor, all it can)
+    draws = sorted(draws, key=lambda d: d[0])
+    group = np.array([d[0] for d in draws], dtype=np.int64)
+    entry, sub = [], []
+    for i, (_, s1, s2) in enumerate(draws):
+        for s in {s1, s2}:
+            entry.append(i)
+            sub.append(s)
+    got = sizing.subcell_least(
+        group,
+        np.array(entry, dtype=np.int64),
+        np.array(sub, dtype=np.int64),
+        np.array([h[0] for h in held], dtype=np.int64),
+        np.array([h[1] for h in held], dtype=np.int64),
+        n_groups=3,
+        floor=floor,
+    )
+    for g in range(3):
+        mine = [set(d[1:]) for d in draws if d[0] == g]
+
+        def counts(n, mine=mine, g=g):
+            c = {s: sum(h == (g, s) for h in held) for s in range(4)}
+            for subs in mine[:n]:
+                for s in subs:
+                    c[s] += 1
+            return c
+
+        full = counts(len(mine))
+        want = next(
+            n
+            for n in range(len(mine) + 1)
+            if all(counts(n)[s] >= min(floor, full[s]) for s in range(4))
+        )
+        assert got[g] == want
+
+
 def _faithful(n_items=400):
     """Three annotators who draw the items' objects with their corners moved by 5 % of a
     side; classes with their own bands and sizes (``realistic.corpus``)."""
