@@ -136,6 +136,15 @@ def _unsized(monkeypatch):
     )
 
 
+def _sized_and_full(df, monkeypatch):
+    """The pair tables of ``df`` with the strata sized by their noise, and without."""
+    sized = pair_tables(df, seed=0, progress=False)
+    with monkeypatch.context() as m:
+        _unsized(m)
+        full = pair_tables(df, seed=0, progress=False)
+    return sized, full
+
+
 def _rows(t, flag=None):
     """The chance pairings of detection and overall as (items, annotators, class), those
     of a stratum's ``flag`` (``label >= 0`` for the class rows)."""
@@ -150,11 +159,8 @@ def test_image_blind_annotators_keep_the_chance_sample_and_score_zero(monkeypatc
     # pairings as without sizing), the pairs and classes at least half of it (their f,
     # estimated, is about 1 too), and every cell reads about 0
     df = _blind(_faithful())
-    sized = pair_tables(df, seed=0, progress=False)
+    sized, full = _sized_and_full(df, monkeypatch)
     assert sized.params["chance_population"] == "sampled"
-    with monkeypatch.context() as m:
-        _unsized(m)
-        full = pair_tables(df, seed=0, progress=False)
     for flag in ("in_uniform", "in_annotator_a", "in_annotator_b"):
         assert set(_rows(sized, flag)) == set(_rows(full, flag))
     for flag in ("in_pair", "class"):
@@ -175,10 +181,7 @@ def test_faithful_annotators_get_a_smaller_chance_sample_and_the_same_agreement(
     # f is far below 1: far fewer chance pairings, the same agreement within its noise,
     # intervals about as wide
     df = _faithful()
-    sized = pair_tables(df, seed=0, progress=False)
-    with monkeypatch.context() as m:
-        _unsized(m)
-        full = pair_tables(df, seed=0, progress=False)
+    sized, full = _sized_and_full(df, monkeypatch)
     n_sized, n_full = len(sized.sets_between), len(full.sets_between)
     assert n_sized * 3 < n_full
     a = iaf.agreement_from_tables(sized, n_boot=200, seed=0)
@@ -210,10 +213,7 @@ def test_a_class_sized_by_its_noise_keeps_its_annotator_cells_defined(monkeypatc
     # the class's noise asks for (f far below 1 here) must keep those cells as defined
     # as the full sample does (min(MIN_SIZED, every draw) units each)
     df = _crowd()
-    sized = pair_tables(df, seed=0, progress=False)
-    with monkeypatch.context() as m:
-        _unsized(m)
-        full = pair_tables(df, seed=0, progress=False)
+    sized, full = _sized_and_full(df, monkeypatch)
     assert len(sized.sets_between) < len(full.sets_between)  # sized all the same
     a = iaf.agreement_from_tables(sized, n_boot=0, seed=0)
     b = iaf.agreement_from_tables(full, n_boot=0, seed=0)
