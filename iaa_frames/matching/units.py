@@ -380,6 +380,9 @@ class _Boxes:
         group = seg * K + k
         order = np.lexsort((x0, group))
         self.obj, group, x0 = obj[order], group[order], x0[order]
+        # the sides the candidates are tested on, in the order of the keys: a run of
+        # candidates reads them in sequence (not gathered from the whole corpus)
+        self.found = tuple(np.ascontiguousarray(boxes[self.obj, k]) for k in (1, 2, 3))
         self.values = np.unique(x0)
         self.width = len(self.values) + 1
         self.key = group * self.width + np.searchsorted(self.values, x0)
@@ -411,19 +414,26 @@ class _Boxes:
         hi = np.searchsorted(
             self.key, group * self.width + np.searchsorted(self.values, end), side="left"
         )
+        # a query with an empty side (or a NaN) overlaps nothing
+        x0, y0, x1, y1 = (side[obj] for side in self.sides)
+        valid = (x0 < x1) & (y0 < y1)
+        q, lo, hi = q[valid[q]], lo[valid[q]], hi[valid[q]]
         count = np.maximum(hi - lo, 0)
-        x0, y0, x1, y1 = self.sides
+        fy0, fx1, fy1 = self.found
         out_q, out_o = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
         for a, b in _blocks(count, BLOCK):  # the candidates a block at a time (memory)
-            owner, step = _runs(count[a:b])
-            found = self.obj[lo[a:b][owner] + step]
+            owner = np.repeat(np.arange(b - a, dtype=np.int64), count[a:b])
+            # each candidate's place in the keys: lo of its query, then the next ones
+            at = np.arange(len(owner), dtype=np.int64)
+            at += (lo[a:b] - run_starts(count[a:b]))[owner]
             query = q[a:b][owner]
-            o = obj[query]
-            keep = (x0[found] < x1[o]) & (x0[o] < x1[found])
-            keep &= (y0[found] < y1[o]) & (y0[o] < y1[found])
-            keep &= (x0[o] < x1[o]) & (y0[o] < y1[o])
+            # x0 of a candidate is below x1 of its query (hi is the first key at or
+            # above it); the other sides are tested here
+            keep = x0[query] < fx1[at]
+            keep &= y0[query] < fy1[at]
+            keep &= fy0[at] < y1[query]
             out_q.append(query[keep])
-            out_o.append(found[keep])
+            out_o.append(self.obj[at[keep]])
         return np.concatenate(out_q), np.concatenate(out_o)
 
 
