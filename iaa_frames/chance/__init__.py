@@ -84,7 +84,7 @@ where it cannot be estimated the cell keeps its target too. A cell keeps a prefi
 its stratum's draws (a uniform sample), so where every cell keeps its target the sample
 is the one the targets alone give. A class's prefix also brings each of its annotator
 cells (the class's rows that involve the annotator, which no stratum tops up) to
-``min(MIN_SIZED, what every draw gives it)`` units
+``min(MIN_CHANCE_UNITS, what every draw gives it)`` units
 (:func:`~iaa_frames.chance.sizing.subcell_least`).
 
 Aligned units

@@ -19,8 +19,8 @@ estimate asks for; where ``f`` cannot be estimated it keeps its target. A cell k
 prefix of its stratum's draws (a uniform sample), so where every cell keeps its target
 the sample is the one the targets alone give. A class's cells of one annotator (the
 class's rows that involve the annotator) have no stratum of their own: the class keeps
-at least the draws that bring each to ``min(MIN_SIZED, what every draw gives it)`` units
-(:func:`subcell_least`).
+at least the draws that bring each to ``min(MIN_CHANCE_UNITS, what every draw gives
+it)`` units (:func:`subcell_least`).
 """
 
 from __future__ import annotations

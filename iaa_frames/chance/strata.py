@@ -20,6 +20,7 @@ from .population import (
     LOC_ANNOTATOR,
     LOC_LABEL,
     LOC_UNIFORM,
+    MIN_CHANCE_UNITS,
     MIN_TARGET,
     PAIR_BUDGET,
     SETS_ANNOTATOR,
@@ -364,9 +365,11 @@ def _sized(
 def _class_annotator_least(slots, held, drawn, n_groups: int) -> np.ndarray:
     """The fewest draws of each class's detection stratum that keep each of the class's
     annotator cells (the chance rows of the class that involve the annotator, which no
-    stratum of their own tops up) at ``min(MIN_SIZED, what every draw gives it)`` units
-    (:func:`~iaa_frames.chance.sizing.subcell_least`): sizing a class by its own noise
-    must not leave those cells thinner than the guard of the engine allows.
+    stratum of their own tops up) at ``min(MIN_CHANCE_UNITS, what every draw gives it)``
+    units (:func:`~iaa_frames.chance.sizing.subcell_least`): sizing a class by its own
+    noise must not leave those cells under the guard of the engine. Their noise is the
+    class's (``f`` far below 1 where the class was sized down), so the guard is what
+    binds.
     ``held = (a, b, group)``: the chance rows the classes hold already (the uniform
     pairings that contain them); ``drawn = (a, b, group)``: the stratum's draws."""
     ann = slots.annotator
@@ -380,7 +383,7 @@ def _class_annotator_least(slots, held, drawn, n_groups: int) -> np.ndarray:
     _, held_group, held_sub = entries(*held)
     entry, _, sub = entries(*drawn)
     return subcell_least(
-        drawn[2], entry, sub, held_group, held_sub, n_groups=n_groups, floor=MIN_SIZED
+        drawn[2], entry, sub, held_group, held_sub, n_groups=n_groups, floor=MIN_CHANCE_UNITS
     )
 
 

@@ -211,7 +211,7 @@ def test_a_class_sized_by_its_noise_keeps_its_annotator_cells_defined(monkeypatc
     # a class's cell of one annotator takes the class's chance rows that involve the
     # annotator, and no stratum of its own tops it up: sizing the class down to what
     # the class's noise asks for (f far below 1 here) must keep those cells as defined
-    # as the full sample does (min(MIN_SIZED, every draw) units each)
+    # as the full sample does (min(MIN_CHANCE_UNITS, every draw) units each)
     df = _crowd()
     sized, full = _sized_and_full(df, monkeypatch)
     assert len(sized.sets_between) < len(full.sets_between)  # sized all the same
