@@ -221,8 +221,7 @@ def subcell_least(group, entry, sub, held, held_sub, *, n_groups: int, floor: in
         :func:`~iaa_frames.chance.sampling.sample_groups`).
     entry, sub : ndarray of int
         The subcells the draws count in: draw ``entry[i]`` counts in subcell ``sub[i]``
-        of its group (a draw in several subcells is listed once for each; once per
-        subcell).
+        of its group (a draw that counts in two subcells is listed twice).
     held, held_sub : ndarray of int
         The units the cells hold already: one per (group ``held[j]``, subcell
         ``held_sub[j]``).
