@@ -249,15 +249,10 @@ def _column_major(k: np.ndarray) -> np.ndarray:
 def _interval_scale(parts: dict, jack: np.ndarray, n_items: int, cell_items) -> np.ndarray:
     """Per component and cell, the factor on the bootstrap interval's half-widths
     (:func:`iaa_frames.stats.intervals.interval_scale`): the pair-level variance of the chance
-    means is the sigma components' (classification's expected disagreement is a
-    function of item sums: none); the degrees of freedom are those of the items each
-    cell rests on (``cell_items``, the result's ``n_items``)."""
-    pair = np.stack(
-        [
-            parts[name].pair_variance() if name in SIGMA_COMPONENTS else np.zeros(jack.shape[-1])
-            for name in COMPONENTS
-        ]
-    )
+    means, every component's (classification's expected disagreement is a mean over
+    matched chance pairs too); the degrees of freedom are those of the items each cell
+    rests on (``cell_items``, the result's ``n_items``)."""
+    pair = np.stack([parts[name].pair_variance() for name in COMPONENTS])
     return interval_scale(jack, pair, n_items=n_items, level=CI_LEVEL, cell_items=cell_items)
 
 

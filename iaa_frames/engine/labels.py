@@ -249,6 +249,12 @@ class LabelCells(SigmaCells):
         w[..., columns] = read
         return w
 
+    def pair_variance(self):
+        """:meth:`SigmaCells.pair_variance`, 0 in a class cell on the pooled chance rate
+        (its expected disagreement is not its own chance rows' mean: no correction)."""
+        p = super().pair_variance()
+        return p if self.pooled is None else np.where(self.pooled, 0.0, p)
+
     def _chance_counts(self, m):
         """Each class cell's chance counts are those of its annotators' "(all)" label
         cell (the pair-level variance of :meth:`SigmaCells.pair_variance` reads them)."""

@@ -164,3 +164,30 @@ def test_replicate_statistics_read_only_the_columns_they_need(seed):
         assert len(part._read_columns) < 2 * part.n_cells or pooled.all()
         for a, b in zip(got, want):
             assert a.tobytes() == b.tobytes()
+
+
+def test_classification_interval_is_corrected_for_the_pair_level_noise_of_chance(monkeypatch):
+    # classification's expected disagreement is a mean over matched chance pairs: the
+    # item bootstrap counts their pair-level noise three times (stats.intervals
+    # .pair_level_shrink), and the interval is narrowed for it as the sigma components'
+    # are; without the correction the width is the raw one
+    from iaa_frames.engine import assemble
+    from iaa_frames.stats import intervals
+
+    df = iaf.simulate(
+        n_items=60, seed=1, annotators={"a": "good", "b": "mislabeler", "c": "sloppy"}
+    )
+    t = iaf.pair_tables(df, seed=0, progress=False)
+    got = iaf.agreement_from_tables(t, n_boot=200, seed=0)
+
+    def without_pairs(jackknife, pair_variance, **kw):
+        return intervals.interval_scale(jackknife, np.zeros_like(pair_variance), **kw)
+
+    monkeypatch.setattr(assemble, "interval_scale", without_pairs)
+    raw = iaf.agreement_from_tables(t, n_boot=200, seed=0)
+    width = (got.ci_high - got.ci_low).sel(label="(all)", annotator="(all)")
+    raw_width = (raw.ci_high - raw.ci_low).sel(label="(all)", annotator="(all)")
+    ratio = (width / raw_width).to_series()
+    assert ratio["classification"] < 0.95
+    assert (ratio <= 1 + 1e-12).all() and (ratio >= np.sqrt(1 / 3) - 1e-12).all()
+    np.testing.assert_array_equal(got.agreement.values, raw.agreement.values)
