@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .sampling import rank_in_group
+
 #: Fewest chance units a narrower cell of detection and overall is sized down to, and the
 #: pilot its noise is estimated from.
 MIN_SIZED = 50
@@ -201,12 +203,7 @@ def group_prefix(group, keep) -> np.ndarray:
     [True, True, False, True, False]
     """
     group = np.asarray(group, dtype=np.int64)
-    if not len(group):
-        return np.zeros(0, dtype=bool)
-    first = np.r_[True, group[1:] != group[:-1]]
-    start = np.flatnonzero(first)
-    rank = np.arange(len(group)) - np.repeat(start, np.diff(np.r_[start, len(group)]))
-    return rank < np.asarray(keep, dtype=np.int64)[group]
+    return rank_in_group(group) < np.asarray(keep, dtype=np.int64)[group]
 
 
 def subcell_least(group, entry, sub, held, held_sub, *, n_groups: int, floor: int) -> np.ndarray:
@@ -250,17 +247,12 @@ def subcell_least(group, entry, sub, held, held_sub, *, n_groups: int, floor: in
     key = group[entry] * n_sub + sub
     order = np.lexsort((entry, key))  # each subcell's draws in the order drawn
     key, entry = key[order], entry[order]
-    first = np.r_[True, key[1:] != key[:-1]]
-    start = np.flatnonzero(first)
-    count = np.diff(np.r_[start, len(key)])
-    rank = np.arange(len(key)) - np.repeat(start, count)  # 0 for a subcell's first draw
-    cells = key[start]
+    cells, count = np.unique(key, return_counts=True)
+    rank = rank_in_group(key)  # 0 for a subcell's first draw
     held_key = np.sort(np.asarray(held, dtype=np.int64) * n_sub + np.asarray(held_sub, np.int64))
     have = np.searchsorted(held_key, cells, side="right") - np.searchsorted(held_key, cells)
     need = np.clip(floor - have, 0, count)  # draws each subcell takes (all, if fewer)
     last = rank == np.repeat(need, count) - 1  # the draw that brings it to its floor
-    if last.any():
-        starts = np.searchsorted(group, np.arange(n_groups))
-        g = group[entry[last]]
-        np.maximum.at(out, g, entry[last] - starts[g] + 1)
+    if last.any():  # the group's draws up to that one
+        np.maximum.at(out, group[entry[last]], rank_in_group(group)[entry[last]] + 1)
     return out
