@@ -40,9 +40,9 @@ def peak_rss_mb() -> float:
 
 
 def run_one(n, args):
-    from iaa_frames.engine import agreement_from_tables
+    from iaa_frames.core.engine import agreement_from_tables
+    from iaa_frames.core.tables.pairs import pair_tables
     from iaa_frames.simulate import simulate
-    from iaa_frames.tables.pairs import pair_tables
 
     n_items = max(1, round(n / (args.annotators * args.objects)))
     annotators = {f"ann{i}": ANNOTATORS[i % len(ANNOTATORS)] for i in range(args.annotators)}
@@ -117,7 +117,7 @@ def run_whole(n, args):
     """``agreement(df, n_boot=B)`` alone, cold: its wall, CPU (user + system, both threads)
     and peak RSS."""
     import iaa_frames as iaf
-    import iaa_frames.engine.assemble  # noqa: F401 (the engine's imports before the clock)
+    import iaa_frames.core.engine.assemble  # noqa: F401 (the engine's imports before the clock)
     from iaa_frames.simulate import simulate
 
     n_items = max(1, round(n / (args.annotators * args.objects)))

@@ -68,7 +68,7 @@ import numpy as np
 import pandas as pd
 
 import iaa_frames as iaf
-from iaa_frames.engine import agreement_from_tables
+from iaa_frames.core.engine import agreement_from_tables
 
 KINDS = (  # name, share, objects per item, base profile
     ("easy", 0.35, 2.0, {"jitter": 0.03, "miss": 0.05, "confusion": 0.05}),
@@ -183,7 +183,7 @@ def bin_of(k) -> np.ndarray:
 
 
 def run_rare(args):
-    from iaa_frames.engine import assemble
+    from iaa_frames.core.engine import assemble
     from iaa_frames.stats import intervals
 
     assemble.MIN_CI_ITEMS = args.guard  # what the interval would cover below the guard
@@ -401,7 +401,7 @@ def main():
     if args.widening == "linear":
         import functools
 
-        from iaa_frames.engine import assemble
+        from iaa_frames.core.engine import assemble
         from iaa_frames.stats.intervals import bca_interval
 
         assemble.bca_interval = functools.partial(bca_interval, bound=None)

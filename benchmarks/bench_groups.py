@@ -16,8 +16,9 @@ annotations), and localization sigma of the "(all)" cell at ``--tau`` is compute
 
 Printed per profile and seed: the three sigmas and ``grouped - clean`` (target: within
 0.03), whether the CopiedItemsWarning of the ``copies`` run named every copy (of an
-image with objects: empty images are all alike), then the mean over seeds. A last part times the copy search (:func:`iaa_frames.matching.copies.find_copies`)
-against :func:`iaa_frames.matching.corpus.prepare` on a corpus of about ``--boxes`` boxes (0: skip).
+image with objects: empty images are all alike), then the mean over seeds. A last part times the copy search (:func:`iaa_frames.core.matching.copies.find_copies`)
+against :func:`iaa_frames.core.matching.corpus.prepare` on a corpus of about ``--boxes`` boxes (0:
+skip).
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ import numpy as np
 import pandas as pd
 
 import iaa_frames as iaf
+from iaa_frames.core.matching.copies import find_copies
+from iaa_frames.core.matching.corpus import prepare
 from iaa_frames.errors import CopiedItemsWarning
-from iaa_frames.matching.copies import find_copies
-from iaa_frames.matching.corpus import prepare
 
 TARGET = 0.03
 

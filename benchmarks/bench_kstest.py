@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 import iaa_frames as iaf
-from iaa_frames.engine import agreement_from_tables, cell_distances
+from iaa_frames.core.engine import agreement_from_tables, cell_distances
 from iaa_frames.stats.samples import ks
 
 COMPONENTS = ("detection", "localization", "overall")
@@ -51,8 +51,8 @@ COMPONENTS = ("detection", "localization", "overall")
 def samples(tables, component):
     """(within, chance, chance weights) of the cell at label and annotator "(all)": every
     within-item row, and the chance rows that cell counts with their weights (the uniform
-    stratum's rows, post-stratified for localization; see :mod:`iaa_frames.chance` and
-    :mod:`iaa_frames.chance.poststrata`)."""
+    stratum's rows, post-stratified for localization; see :mod:`iaa_frames.core.chance` and
+    :mod:`iaa_frames.core.chance.poststrata`)."""
     d = cell_distances(tables, component)
     d = d[(d["label"] == iaf.ALL) & (d["annotator"] == iaf.ALL)]
     within, chance = d[d["sample"] == "within"], d[d["sample"] == "between"]

@@ -116,7 +116,7 @@ def corpus(n_images, objects, per_image, pool, seed=0) -> pd.DataFrame:
 
 def run_point(spec, boot, profile=None):
     import iaa_frames as iaf
-    import iaa_frames.engine.assemble  # noqa: F401 (the engine's imports before the clock)
+    import iaa_frames.core.engine.assemble  # noqa: F401 (the engine's imports before the clock)
 
     _, n_images, objects, per_image, pool = spec
     df = iaf.validate(corpus(n_images, objects, per_image, pool))

@@ -18,7 +18,7 @@ CPU time and a check that the results agree bitwise (every variable of every τ)
 
 What the sweep shares: the frame is validated and prepared once, and the exact polygon IoU
 of every object pair met (within items and by chance) is computed once
-(:func:`iaa_frames.tables.pairs.pair_tables_by_threshold`). The matching, the chance sample and
+(:func:`iaa_frames.core.tables.pairs.pair_tables_by_threshold`). The matching, the chance sample and
 the statistics depend on τ and are computed for each.
 """
 

@@ -196,7 +196,7 @@ def _package_object(target: str):
 
 def _canonical_reference(app, env, node, contnode):
     """Resolve a docstring's reference to a re-exported name (``iaa_frames.pair_tables``,
-    ``iaa_frames.plot.forest``, ``iaa_frames.engine.agreement_from_tables``) to the place
+    ``iaa_frames.plot.forest``, ``iaa_frames.core.engine.agreement_from_tables``) to the place
     the object is documented: its defining module and qualified name."""
     import inspect
 

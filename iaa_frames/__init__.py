@@ -33,7 +33,7 @@ _EXPORTS = {
     "decisions.next_items": ("next_items",),
     "decisions.plan": ("Plan", "plan"),
     "decisions.sequential": ("SequentialPlan", "plan_sequential"),
-    "engine": ("agreement_from_tables", "pairwise", "rater_kind_agreement"),
+    "core.engine": ("agreement_from_tables", "pairwise", "rater_kind_agreement"),
     "errors": (
         "AnnotatorNameWarning",
         "CopiedItemsWarning",
@@ -83,7 +83,7 @@ _EXPORTS = {
     "io.samples": ("sample_path",),
     "io.supervision": ("from_supervision",),
     "io.supervision_export": ("to_supervision",),
-    "matching.copies": ("find_copies",),
+    "core.matching.copies": ("find_copies",),
     "measures.attributes": ("attribute_agreement",),
     "measures.kalpha": ("kalpha", "kalpha_items", "kalpha_units"),
     "measures.potato": ("potato_metrics",),
@@ -104,7 +104,13 @@ _EXPORTS = {
     "simulate.polylines": ("PolylineProfile", "simulate_polylines"),
     "simulate.tracks": ("simulate_drift", "simulate_tracks"),
     "stats.krippendorff": ("nominal_alpha",),
-    "tables.pairs": ("PairTables", "between", "pair_tables", "pair_tables_by_threshold", "within"),
+    "core.tables.pairs": (
+        "PairTables",
+        "between",
+        "pair_tables",
+        "pair_tables_by_threshold",
+        "within",
+    ),
     "temporal": ("agreement_over_time", "intra_agreement", "track_agreement", "track_figures"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
@@ -113,12 +119,20 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
     from iaa_frames import dask, plot, stats
     from iaa_frames.api.backend import agreement
     from iaa_frames.api.shortcuts import alpha, ks, sigma
+    from iaa_frames.core.engine import agreement_from_tables, pairwise, rater_kind_agreement
+    from iaa_frames.core.matching.copies import find_copies
+    from iaa_frames.core.tables.pairs import (
+        PairTables,
+        between,
+        pair_tables,
+        pair_tables_by_threshold,
+        within,
+    )
     from iaa_frames.decisions.consensus import Consensus, consensus
     from iaa_frames.decisions.next_items import next_items
     from iaa_frames.decisions.plan import Plan, plan
     from iaa_frames.decisions.sequential import SequentialPlan, plan_sequential
     from iaa_frames.decisions.volume_staple import volume_staple
-    from iaa_frames.engine import agreement_from_tables, pairwise, rater_kind_agreement
     from iaa_frames.errors import (
         AnnotatorNameWarning,
         CopiedItemsWarning,
@@ -171,7 +185,6 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
     from iaa_frames.io.samples import sample_path
     from iaa_frames.io.supervision import from_supervision
     from iaa_frames.io.supervision_export import to_supervision
-    from iaa_frames.matching.copies import find_copies
     from iaa_frames.measures.attributes import attribute_agreement
     from iaa_frames.measures.kalpha import kalpha, kalpha_items, kalpha_units
     from iaa_frames.measures.keypoints import keypoint_agreement, keypoint_agreement_from_tables
@@ -193,13 +206,6 @@ if _TYPE_CHECKING:  # the lazy names, for static tools (jedi, mypy, IDEs)
     from iaa_frames.simulate.polylines import PolylineProfile, simulate_polylines
     from iaa_frames.simulate.tracks import simulate_drift, simulate_tracks
     from iaa_frames.stats.krippendorff import nominal_alpha
-    from iaa_frames.tables.pairs import (
-        PairTables,
-        between,
-        pair_tables,
-        pair_tables_by_threshold,
-        within,
-    )
     from iaa_frames.temporal import (
         agreement_over_time,
         intra_agreement,

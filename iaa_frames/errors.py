@@ -75,7 +75,7 @@ class CopiedItemsWarning(IAAWarning):
     """Items look like copies of one another (the same boxes drawn by the same
     annotators: video frames, burst photos, augmented copies) and the frame has no
     ``group`` column to keep chance pairings from joining them; ``copies`` holds the
-    table of :func:`iaa_frames.matching.copies.find_copies`."""
+    table of :func:`iaa_frames.core.matching.copies.find_copies`."""
 
     def __init__(self, message, copies=None):
         super().__init__(message)

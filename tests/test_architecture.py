@@ -137,22 +137,14 @@ def test_engine_parameters_have_their_defaults_in_one_place():
 LAYERS = (
     ("errors", "version", "progress", "arrays"),
     ("geometry",),
-    ("settings",),
-    ("frame",),
+    ("frame", "settings"),
     ("io", "stats", "simulate"),
-    ("matching",),
-    ("chance",),
-    ("tables",),
-    ("engine",),
-    ("dask",),
-    ("explore",),
-    ("measures",),
-    ("api",),
-    ("decisions", "temporal"),
-    ("plot",),
+    ("core",),
+    ("dask", "explore"),
+    ("api", "measures"),
+    ("decisions", "temporal", "plot"),
     ("report",),
-    ("accessor",),
-    ("cli",),
+    ("accessor", "cli"),
     ("__init__", "__main__"),
 )
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
@@ -198,16 +190,16 @@ def test_modules_import_only_their_layer_or_lower():
 
 
 def test_layer_rule_catches_upward_and_sideways_imports():
-    """The checker itself: geometry -> tables (upward) and io -> stats (same layer) are
-    reported, inside a function too; tables -> geometry is allowed."""
+    """The checker itself: geometry -> core (upward) and io -> stats (same layer) are
+    reported, inside a function too; core -> geometry is allowed."""
     text = (
-        "from iaa_frames.tables.pairs import pair_tables\n"
+        "from iaa_frames.core.tables.pairs import pair_tables\n"
         "def f():\n    from iaa_frames.geometry import distances\n"
     )
     assert list(_layer_violations(PACKAGE / "geometry" / "x.py", text)) == [
-        "iaa_frames.geometry.x imports iaa_frames.tables.pairs (geometry: layer 1, tables: layer 7)"
+        "iaa_frames.geometry.x imports iaa_frames.core.tables.pairs (geometry: layer 1, core: layer 4)"
     ]
-    assert list(_layer_violations(PACKAGE / "tables" / "x.py", text)) == []
+    assert list(_layer_violations(PACKAGE / "core" / "tables" / "x.py", text)) == []
     sideways = "def f():\n    from iaa_frames.stats import samples\n"
     assert len(list(_layer_violations(PACKAGE / "io" / "x.py", sideways))) == 1
 
@@ -229,7 +221,7 @@ def _accessor_uses(path: Path):
 
 def test_nothing_below_the_accessor_calls_it():
     """The views, plots and report take their tables from the memo
-    (iaa_frames.engine.resolve), never through ``df.iaa`` / ``res.iaa``."""
+    (iaa_frames.core.engine.resolve), never through ``df.iaa`` / ``res.iaa``."""
     found = [
         use
         for p in MODULES
@@ -253,7 +245,7 @@ def test_shared_constants_are_defined_once():
                     ):
                         where.setdefault(target.id, []).append(_name(p))
     assert where == {
-        "SIGMA_COMPONENTS": ["iaa_frames.engine.cells"],
+        "SIGMA_COMPONENTS": ["iaa_frames.core.engine.cells"],
         "DEFAULT_N_BOOT": ["iaa_frames.settings.parameters"],
     }
 

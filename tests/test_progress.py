@@ -11,10 +11,10 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames import progress
-from iaa_frames.chance import gating
-from iaa_frames.chance.strata import STEPS
-from iaa_frames.engine import assemble
-from iaa_frames.tables.pairs import pair_tables
+from iaa_frames.core.chance import gating
+from iaa_frames.core.chance.strata import STEPS
+from iaa_frames.core.engine import assemble
+from iaa_frames.core.tables.pairs import pair_tables
 
 
 class Recorder:

@@ -7,7 +7,7 @@ are imported on first use:
   equals a plain function: ``df.iaa.agreement(...)`` is ``iaa_frames.agreement(df, ...)``,
   ``df.iaa.sigma(...)`` is ``iaa_frames.sigma(df, ...)`` and so on. The pair tables (the
   expensive part: matching and the chance sample) are computed once per frame content and
-  parameters and kept in a small cache (:mod:`iaa_frames.engine.memo`), together with the
+  parameters and kept in a small cache (:mod:`iaa_frames.core.engine.memo`), together with the
   results computed from them: after ``df.iaa.agreement()``, ``df.iaa.sigma()``,
   ``.pairwise()``, ``.items()`` and every ``df.iaa.plot.*`` with the same parameters
   take milliseconds.

@@ -92,7 +92,7 @@ class IAAAccessor(
     Every method is a plain function of the package applied to the frame, with the same
     keyword-only parameters and defaults (``distance``, ``match_threshold``, ``n_chance``,
     ``n_boot``, ``seed``, ``overall``, ``progress`` where they apply). The pair tables are
-    computed once per frame content and parameters and reused (:mod:`iaa_frames.engine.memo`);
+    computed once per frame content and parameters and reused (:mod:`iaa_frames.core.engine.memo`);
     ``progress`` is not part of the key. :meth:`agreement`, :meth:`sigma`, :meth:`ks`,
     :meth:`alpha` and :meth:`pairwise` also take a sequence of ``match_threshold``
     values, which adds a ``threshold`` dimension.

@@ -4,7 +4,7 @@ Registered on every :class:`xarray.Dataset` when :mod:`iaa_frames` is imported. 
 slice the Dataset (:mod:`iaa_frames.api.shortcuts`) or read it (:mod:`iaa_frames.explore.views`,
 :func:`iaa_frames.report.reading`);
 the views that need the pair tables (pairwise, items, distributions) find them in
-:mod:`iaa_frames.engine.memo` through the result's ``tables_key`` attr while they are cached,
+:mod:`iaa_frames.core.engine.memo` through the result's ``tables_key`` attr while they are cached,
 or take them from :meth:`ResultAccessor.use_tables`.
 """
 
@@ -18,8 +18,9 @@ import xarray as xr
 from iaa_frames.api.methods import doc_from, keywords_checked
 from iaa_frames.api.results import items_of
 from iaa_frames.api.shortcuts import alpha_of, ks_of, sigma_of
-from iaa_frames.engine import memo as cache
-from iaa_frames.engine import resolve
+from iaa_frames.core.engine import memo as cache
+from iaa_frames.core.engine import resolve
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.compact import AgreementTable, agreement_table
 from iaa_frames.explore.views import by_annotator, by_label, check_top, headline
@@ -27,7 +28,6 @@ from iaa_frames.frame.schema import ALL
 from iaa_frames.report import reading
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT
 from iaa_frames.settings.thresholds import has_threshold_dim
-from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["ResultAccessor", "method_table"]
 
@@ -87,8 +87,8 @@ class ResultAccessor:
 
     Nothing is recomputed: the views slice the Dataset; :meth:`pairwise`, :meth:`items`
     and the distribution plots use the pair tables the result was computed from, which it
-    carries (:mod:`iaa_frames.engine.carry`), or, read back from a file, finds in
-    :mod:`iaa_frames.engine.memo` under its ``tables_key`` attr or takes from
+    carries (:mod:`iaa_frames.core.engine.carry`), or, read back from a file, finds in
+    :mod:`iaa_frames.core.engine.memo` under its ``tables_key`` attr or takes from
     :meth:`use_tables`.
 
     Parameters
@@ -213,7 +213,7 @@ class ResultAccessor:
         digits : int, default 2
         annotators : sequence of str, optional
             With ``by="pair"``: whose pairs (default: all; needed beyond
-            :data:`~iaa_frames.engine.pairwise.MAX_PAIRWISE_ANNOTATORS` annotators, as in
+            :data:`~iaa_frames.core.engine.pairwise.MAX_PAIRWISE_ANNOTATORS` annotators, as in
             :meth:`pairwise`).
 
         Returns
@@ -312,7 +312,7 @@ class ResultAccessor:
         annotators=None,
     ) -> xr.DataArray:
         """Annotator x annotator agreement of one component, from the result's tables
-        (:func:`iaa_frames.engine.pairwise_from_tables`).
+        (:func:`iaa_frames.core.engine.pairwise_from_tables`).
 
         Parameters
         ----------
@@ -324,7 +324,7 @@ class ResultAccessor:
             Seed of the bootstrap (default: the tables' seed).
         annotators : sequence of str, optional
             Whose pairs (default: all; needed beyond
-            :data:`~iaa_frames.engine.pairwise.MAX_PAIRWISE_ANNOTATORS` annotators).
+            :data:`~iaa_frames.core.engine.pairwise.MAX_PAIRWISE_ANNOTATORS` annotators).
 
         Returns
         -------

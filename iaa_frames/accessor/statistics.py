@@ -38,11 +38,11 @@ import pandas as pd
 from iaa_frames.api import results as cached
 from iaa_frames.api import shortcuts
 from iaa_frames.api.methods import doc_from
-from iaa_frames.engine import agreement as _agreement
-from iaa_frames.engine import pairwise as _pairwise
-from iaa_frames.engine import rater_kind_agreement as _rater_kind_agreement
-from iaa_frames.engine.kind_pairs import annotator_kinds, rater_kind_agreement_from_tables
-from iaa_frames.engine.result import COMPONENTS
+from iaa_frames.core.engine import agreement as _agreement
+from iaa_frames.core.engine import pairwise as _pairwise
+from iaa_frames.core.engine import rater_kind_agreement as _rater_kind_agreement
+from iaa_frames.core.engine.kind_pairs import annotator_kinds, rater_kind_agreement_from_tables
+from iaa_frames.core.engine.result import COMPONENTS
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, check_int, checked_settings
 

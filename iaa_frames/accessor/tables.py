@@ -28,10 +28,10 @@ import pandas as pd
 
 from iaa_frames.api import results as cached
 from iaa_frames.api.methods import doc_from
+from iaa_frames.core.tables.pairs import between, named, pair_tables, within
 from iaa_frames.explore.items import items as _items
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import checked_settings
-from iaa_frames.tables.pairs import between, named, pair_tables, within
 
 __all__ = ["TableMethods"]
 

@@ -1,5 +1,5 @@
 """The entry points: one place that picks the back end, and the results computed from
-the memo of pair tables (:mod:`iaa_frames.engine.memo`).
+the memo of pair tables (:mod:`iaa_frames.core.engine.memo`).
 
 :mod:`~iaa_frames.api.backend` sends a frame to the pandas or the dask engine;
 :mod:`~iaa_frames.api.methods` gives each accessor method the docstring of its function;

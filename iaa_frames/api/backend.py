@@ -1,4 +1,4 @@
-"""The one place that picks the back end: a pandas frame goes to :mod:`iaa_frames.engine`,
+"""The one place that picks the back end: a pandas frame goes to :mod:`iaa_frames.core.engine`,
 a dask DataFrame to :mod:`iaa_frames.dask`, with the same parameters and the same result.
 
 A pandas frame's result is checked for item keys that do not line up
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import warnings
 
-from iaa_frames import engine
-from iaa_frames.engine.assemble import agreement_with_settings
+from iaa_frames.core import engine
+from iaa_frames.core.engine.assemble import agreement_with_settings
 from iaa_frames.settings.parameters import (
     DEFAULT_N_BOOT,
     checked_settings,

@@ -13,7 +13,7 @@ sign. Then it reads the result, which costs nothing: it goes on only when a sigm
 component of the whole corpus is far below chance (:data:`FAR_BELOW`, its interval wholly
 below 0; :data:`FAR_BELOW_FEW` without interval) while detection is no better than
 chance (annotators who find the same objects have items that line up). Only then does it read the pair tables of the frame
-(:func:`iaa_frames.engine.memo.entries_for`, kept for the views that follow) to count the
+(:func:`iaa_frames.core.engine.memo.entries_for`, kept for the views that follow) to count the
 items whose within-item detection distance is at or above the chance mean.
 
 Examples
@@ -181,7 +181,7 @@ def item_keys_warning(
         )
     if not {"ci_high", "expected"} <= set(ds.data_vars) or not _far_below(ds):
         return None
-    from iaa_frames.engine.memo import entries_for
+    from iaa_frames.core.engine.memo import entries_for
 
     far = _far_below(ds)
     expected = float(ds["expected"].sel(component="detection", label=ALL, annotator=ALL))

@@ -5,7 +5,7 @@ the frame functions :func:`iaa_frames.sigma`, :func:`iaa_frames.ks` and
 :func:`iaa_frames.alpha` check their parameters once, at the boundary, and pass one
 :class:`~iaa_frames.settings.parameters.MatchSettings` to the functions here (which check
 nothing again), which take the pair tables of every threshold from
-:mod:`iaa_frames.engine.memo` (computing the missing ones) and what was computed from them (the
+:mod:`iaa_frames.core.engine.memo` (computing the missing ones) and what was computed from them (the
 agreement Dataset per ``n_boot`` and seed, the pairwise and item tables). Each equals the
 plain function of the same name on a fresh computation.
 
@@ -24,13 +24,13 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine.memo import entries_for
+from iaa_frames.core.engine.memo import entries_for
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.explore.items import items as item_table
 from iaa_frames.explore.views import check_top
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings
 from iaa_frames.settings.thresholds import concat_thresholds
-from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["agreement", "items", "items_of", "pairwise", "tables"]
 
@@ -151,7 +151,7 @@ def items_of(entry, *, component="localization", label=ALL, sort="excess", top=N
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine.memo import entry
+    >>> from iaa_frames.core.engine.memo import entry
     >>> from iaa_frames.settings.parameters import MatchSettings
     >>> e = entry(iaf.simulate(n_items=6, seed=0), MatchSettings(n_chance=50))
     >>> items_of(e, top=1) is not items_of(e, top=1), len(e.items)   # copies of one table

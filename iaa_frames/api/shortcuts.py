@@ -28,7 +28,7 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine.cells import SIGMA_COMPONENTS
+from iaa_frames.core.engine.cells import SIGMA_COMPONENTS
 from iaa_frames.explore.views import check_choice, check_dataset
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, checked_settings
 from iaa_frames.settings.validation import OneOf, validate_params
@@ -135,7 +135,7 @@ def alpha_of(result: xr.Dataset, *, component: str = "classification") -> xr.Dat
     systematic disagreement; Krippendorff's conventional thresholds are α ≥ 0.8 to rely on
     the data and α ≥ 0.667 for tentative conclusions. For classification the expected
     disagreement is that of matched chance pairs of unrelated items
-    (:mod:`iaa_frames.engine.labels`); Krippendorff's own, from the label marginals, is the
+    (:mod:`iaa_frames.core.engine.labels`); Krippendorff's own, from the label marginals, is the
     result's ``label_alpha``.
 
     Parameters
@@ -189,7 +189,7 @@ def sigma(
     (``df.iaa.sigma()``).
 
     The slice :func:`sigma_of` of the frame's agreement result, which is computed once per
-    frame content and parameters (:mod:`iaa_frames.engine.memo`). σ of two samples of distances
+    frame content and parameters (:mod:`iaa_frames.core.engine.memo`). σ of two samples of distances
     is :func:`iaa_frames.stats.samples.sigma`; :func:`sigma_of` says how to read σ (1
     perfect, 0 chance, below 0 systematic disagreement).
 

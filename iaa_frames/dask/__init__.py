@@ -15,7 +15,7 @@ parameters and seed, without building the frame in one process:
   from the workers the polygons of the annotations it pairs, and joins the chance half
   of every cell to the merged within half (:mod:`iaa_frames.dask.statistics`);
 * the statistics and the bootstrap are those of :func:`iaa_frames.agreement_from_tables`
-  (:func:`iaa_frames.engine.agreement_from_cells`); the KS tests run a few cells at a
+  (:func:`iaa_frames.core.engine.agreement_from_cells`); the KS tests run a few cells at a
   time, on the workers of a ``dask.distributed`` cluster (:mod:`iaa_frames.dask.ks`),
   each process drawing the replicates' item multiplicities once for all the groups it
   tests (:mod:`iaa_frames.dask.draws`).
@@ -45,10 +45,10 @@ It runs on the default local scheduler and on any ``dask.distributed`` cluster (
 
 from __future__ import annotations
 
+from iaa_frames.core.tables.pairs import DEFAULT_N_CHANCE
 from iaa_frames.geometry.distances import DEFAULT_DISTANCE
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import SINGLE_THRESHOLD, validate_params
-from iaa_frames.tables.pairs import DEFAULT_N_CHANCE
 
 from . import statistics
 from .frame import from_pandas, read_parquet

@@ -8,7 +8,7 @@ point estimates and the bootstrap), from the chance rows, and, for the KS tests,
 within distances of every cell. An item lies in one partition, so:
 
 * each partition builds the within-item half of every component's cells with the
-  engine's own code (:func:`iaa_frames.engine.component_cells`, on its rows in the order
+  engine's own code (:func:`iaa_frames.core.engine.component_cells`, on its rows in the order
   the whole frame has them) and sends back, for its items only, their rows of the sums;
   counts that add up (matched pairs, pairable clusters); and the within rows of the
   sigma components in narrow types (:func:`within_samples`), for the KS tests;
@@ -29,20 +29,20 @@ import pandas as pd
 import scipy.sparse as sp
 
 from iaa_frames.arrays import sorted_unique
-from iaa_frames.chance.pooled import needs_pooling
-from iaa_frames.engine import (
+from iaa_frames.core.chance.pooled import needs_pooling
+from iaa_frames.core.engine import (
     CellLayout,
     ClassificationCells,
     PresenceCells,
     component_cells,
     within_item_sums,
 )
-from iaa_frames.engine.assemble import label_alpha_cells
-from iaa_frames.engine.result import COMPONENTS, MEASURES
-from iaa_frames.engine.rows import within_stratum_groups
+from iaa_frames.core.engine.assemble import label_alpha_cells
+from iaa_frames.core.engine.result import COMPONENTS, MEASURES
+from iaa_frames.core.engine.rows import within_stratum_groups
+from iaa_frames.core.tables.pairs import PairTables, pooled_baseline
 from iaa_frames.errors import IAAError
 from iaa_frames.stats.bootstrap import ItemSums
-from iaa_frames.tables.pairs import PairTables, pooled_baseline
 
 from . import ks
 from .heap import large_heap
@@ -67,7 +67,8 @@ __all__ = [
 SIGMA = tuple(c for c in COMPONENTS if MEASURES[c] == "sigma")
 
 _I, _F, _B = np.int64, np.float64, np.bool_
-#: Columns of the pair tables (:class:`~iaa_frames.tables.pairs.PairTables`), for the empty halves.
+#: Columns of the pair tables (:class:`~iaa_frames.core.tables.pairs.PairTables`), for the empty
+#: halves.
 _PAIR = {"annotator_a": _I, "annotator_b": _I}
 _OBJECTS = {"label_a": _I, "label_b": _I, "object_a": _I, "object_b": _I, "iou": _F, "distance": _F}
 _SETS = {"label": _I, "n_a": _I, "n_b": _I, "n_matched": _I, "detection": _F, "overall": _F}
@@ -99,7 +100,7 @@ def partition_cells(m: Matching) -> dict:
         ``presence``, the rows of those items of its per-item sums (CSR, one row per
         item of ``items``); ``units_per_cell`` (classification); ``<component>_matched``
         (detection, overall: matched pairs per cell); ``strata`` (the
-        :func:`~iaa_frames.engine.rows.within_stratum_groups` of its localization
+        :func:`~iaa_frames.core.engine.rows.within_stratum_groups` of its localization
         within rows, which the chance means are post-stratified over).
     """
     corpus = m.corpus
@@ -184,7 +185,7 @@ def partition_statistics(
     -------
     out : dict
         The per-object arrays of :func:`~iaa_frames.dask.partition.index_arrays`;
-        ``counts`` (its share of :class:`~iaa_frames.chance.WithinCounts`); ``cells``
+        ``counts`` (its share of :class:`~iaa_frames.core.chance.WithinCounts`); ``cells``
         (:func:`partition_cells`); ``samples`` (:func:`within_samples`).
     geometry : ndarray or None
         See :func:`~iaa_frames.dask.partition.geometry_of`.
@@ -258,10 +259,11 @@ def merge_samples(
 
 
 def pooled_from_sample(corpus, localization: dict, loc_between: pd.DataFrame, sample):
-    """:func:`iaa_frames.tables.pairs.pooled_baseline` from the localization within sample.
+    """:func:`iaa_frames.core.tables.pairs.pooled_baseline` from the localization within sample.
 
     The classes it pools are those with at least two within pairs and fewer than
-    ``MIN_OWN_CHANCE_UNITS`` chance pairs of their own (:func:`iaa_frames.chance.pooled.needs_pooling`); their within rows (all of them, in
+    ``MIN_OWN_CHANCE_UNITS`` chance pairs of their own
+    (:func:`iaa_frames.core.chance.pooled.needs_pooling`); their within rows (all of them, in
     the order of the whole frame's table, objects in corpus-wide indices) are what it
     reads, so it gives what it gives the whole table.
     """
@@ -298,7 +300,7 @@ def between_tables(
     corpus, sets_between, loc_between, pooled, source, params, aligned=None
 ) -> PairTables:
     """The chance half of the pair tables, with empty within tables: what
-    :func:`iaa_frames.engine.agreement_from_cells` reads names, parameters and chance
+    :func:`iaa_frames.core.engine.agreement_from_cells` reads names, parameters and chance
     sources from, and the engine builds the chance half of the cells from (``aligned``:
     the aligned chance units of a thin population, if drawn)."""
     return PairTables(

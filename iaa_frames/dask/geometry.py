@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.core.matching.corpus import Corpus, Slices
+from iaa_frames.core.matching.pipeline import Matched, run
 from iaa_frames.geometry.distances import Shapes
-from iaa_frames.matching.corpus import Corpus, Slices
-from iaa_frames.matching.pipeline import Matched, run
 
 from .partition import take
 
@@ -77,8 +77,8 @@ class GeometryStore:
 
 
 def run_fetched(corpus: Corpus, store: GeometryStore, slots: Slices, a, b, **params) -> Matched:
-    """:func:`iaa_frames.matching.pipeline.run` on the pairings ``(a, b)`` of ``slots``, with the
-    polygons of their objects fetched from ``store``.
+    """:func:`iaa_frames.core.matching.pipeline.run` on the pairings ``(a, b)`` of ``slots``, with
+    the polygons of their objects fetched from ``store``.
 
     The pipeline runs on a corpus made of those objects only (same boxes, areas and
     polygons); object indices of the result are corpus-wide.

@@ -1,15 +1,15 @@
 """The corpus-wide index of a partitioned frame: codes, slots and per-object arrays.
 
 :func:`codes` turns the partitions' summaries (:func:`iaa_frames.dask.partition.summarize`)
-into the canonical codes :func:`iaa_frames.matching.corpus.prepare` gives the whole frame: items
-and annotators ranked by the sum of their objects' fingerprints (box, and the share of
+into the canonical codes :func:`iaa_frames.core.matching.corpus.prepare` gives the whole frame:
+items and annotators ranked by the sum of their objects' fingerprints (box, and the share of
 the object's class in the corpus, which only the driver knows), exact ties broken by the
 classes drawn, then by name; classes sorted by name. Sums over partitions are added up;
 the ranking rounds sums to 6 decimals, so the order in which partial sums are added does
 not matter.
 
-:func:`index_corpus` assembles the :class:`~iaa_frames.matching.corpus.Corpus` the chance sample
-and the statistics work on, from the partitions' per-object arrays: boxes (normalized),
+:func:`index_corpus` assembles the :class:`~iaa_frames.core.matching.corpus.Corpus` the chance
+sample and the statistics work on, from the partitions' per-object arrays: boxes (normalized),
 areas, codes. Polygons stay on the workers (:class:`IndexShapes` knows which objects are
 polygons without holding them); the chance pairings that need them fetch them
 (:class:`iaa_frames.dask.geometry.GeometryStore`).
@@ -21,11 +21,11 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.arrays import sorted_unique
+from iaa_frames.core.matching.copies import warn_copies
+from iaa_frames.core.matching.corpus import Corpus, annotation_slices, item_groups, rank_codes
 from iaa_frames.frame.schema import GROUP, group_column
 from iaa_frames.geometry.distances import Shapes
 from iaa_frames.geometry.kinds.ragged import Ragged
-from iaa_frames.matching.copies import warn_copies
-from iaa_frames.matching.corpus import Corpus, annotation_slices, item_groups, rank_codes
 
 from .partition import Codes
 
@@ -37,7 +37,7 @@ class IndexShapes(Shapes):
     polygons (they stay on the workers).
 
     Everything that needs only boxes, areas and the polygon mask works on it (the IoU
-    bound of :func:`iaa_frames.matching.pipeline.can_match`, the chance index); taking polygon
+    bound of :func:`iaa_frames.core.matching.pipeline.can_match`, the chance index); taking polygon
     rows raises, since their distances need the polygons. The parameters of parametric
     geometry kinds (``params``, :mod:`iaa_frames.geometry.kinds`) are held, so their rows
     are measured here.
@@ -157,8 +157,8 @@ def codes(summaries: list[dict]) -> tuple[Codes, np.ndarray]:
 
 
 def _groups(summaries, items, item_raw, item_code):
-    """Per item code, its group code, as :func:`iaa_frames.matching.corpus.prepare` gives it; an
-    item whose partitions name two groups raises as :func:`iaa_frames.validate` does."""
+    """Per item code, its group code, as :func:`iaa_frames.core.matching.corpus.prepare` gives it;
+    an item whose partitions name two groups raises as :func:`iaa_frames.validate` does."""
     named = [x.get("item_group") for x in summaries]
     if not summaries or all(g is None for g in named):
         return None
@@ -214,7 +214,7 @@ def _payloads(parts: list[dict], offsets: np.ndarray) -> dict:
 
 
 def index_corpus(c: Codes, coverage: np.ndarray, parts: list[dict]):
-    """The corpus-wide :class:`~iaa_frames.matching.corpus.Corpus` (without polygons) from the
+    """The corpus-wide :class:`~iaa_frames.core.matching.corpus.Corpus` (without polygons) from the
     partitions' per-object arrays (which are removed from ``parts`` as they are used).
 
     Returns

@@ -1,6 +1,6 @@
 """KS tests of a sigma component from a compact within sample, a few cells at a time.
 
-For its KS tests, :class:`iaa_frames.engine.SigmaCells` keeps a rows x cells matrix of
+For its KS tests, :class:`iaa_frames.core.engine.SigmaCells` keeps a rows x cells matrix of
 the within rows and tests every cell at once, which at ten million objects takes several
 gigabytes. :class:`WithinSample` keeps, per within row, only its item, its two annotators
 and its class, in narrow integer types, and lists the rows of a cell when asked;
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from iaa_frames.arrays import ranges
-from iaa_frames.engine import SigmaCells
+from iaa_frames.core.engine import SigmaCells
 from iaa_frames.progress import DELAY, tqdm
 from iaa_frames.stats.kstest import ks_agreement_entries
 from iaa_frames.stats.samples import cell_tests
@@ -47,7 +47,7 @@ class WithinSample:
     "(all)") and, when ``all_rows``, also to "(all)" (localization: every matched pair
     counts in "(all)", and in its class when both objects carry it); and to the annotator
     groups "(all)", ``1 + annotator_a[r]`` and ``1 + annotator_b[r]`` (cells
-    ``label_cell * (n_annotators + 1) + group``, as in :class:`iaa_frames.engine.CellLayout`).
+    ``label_cell * (n_annotators + 1) + group``, as in :class:`iaa_frames.core.engine.CellLayout`).
 
     Examples
     --------
@@ -171,7 +171,7 @@ class WithinSample:
 
 @dataclass(frozen=True, eq=False)
 class SampledSigmaCells(SigmaCells):
-    """:class:`iaa_frames.engine.SigmaCells` whose KS tests read a :class:`WithinSample`.
+    """:class:`iaa_frames.core.engine.SigmaCells` whose KS tests read a :class:`WithinSample`.
 
     The sums (``within``, ``between``), the chance rows and the counts are those of the
     engine; ``within_distance``, ``within_members`` and ``within_item`` are left empty,
@@ -188,7 +188,7 @@ class SampledSigmaCells(SigmaCells):
 
     def tests(self, cells, seed: int = 0, multiplicities=None):
         """KS statistic, sign, p-value and fraction below chance of the given cells, as
-        :meth:`iaa_frames.engine.SigmaCells.tests` computes them, one group of cells at a
+        :meth:`iaa_frames.core.engine.SigmaCells.tests` computes them, one group of cells at a
         time; on the workers of the active ``dask.distributed`` client, if any (a few
         groups at a time, each sent with its rows' distances and items only).
         ``multiplicities``: the replicates of the p-values, if drawn already

@@ -10,9 +10,9 @@ Two passes run on every partition:
    The driver turns them into the corpus-wide canonical codes
    (:mod:`iaa_frames.dask.index`).
 2. :func:`within_tables` puts the partition's objects in canonical order under those
-   codes (the order :func:`iaa_frames.matching.corpus.prepare` gives the whole frame, restricted
-   to the partition's items) and runs the within-item steps of
-   :func:`iaa_frames.tables.pairs.pair_tables` on them: the matching of every pair of
+   codes (the order :func:`iaa_frames.core.matching.corpus.prepare` gives the whole frame,
+   restricted to the partition's items) and runs the within-item steps of
+   :func:`iaa_frames.core.tables.pairs.pair_tables` on them: the matching of every pair of
    annotations of an item, whole and per class, and the clusters. Every item lies in one
    partition, so these are exactly the rows the whole frame gives for those items.
 
@@ -28,20 +28,20 @@ import pandas as pd
 import shapely
 
 from iaa_frames.arrays import sorted_unique
-from iaa_frames.errors import SchemaError
-from iaa_frames.frame.schema import GROUP, check, validate
-from iaa_frames.geometry.distances import Shapes, areas, get_distance
-from iaa_frames.matching.assignment import clusters
-from iaa_frames.matching.corpus import Corpus, annotation_slices, box_fingerprint
-from iaa_frames.matching.order import canonical_order
-from iaa_frames.matching.pipeline import IoUCache, run
-from iaa_frames.tables.pairs import (
+from iaa_frames.core.matching.assignment import clusters
+from iaa_frames.core.matching.corpus import Corpus, annotation_slices, box_fingerprint
+from iaa_frames.core.matching.order import canonical_order
+from iaa_frames.core.matching.pipeline import IoUCache, run
+from iaa_frames.core.tables.pairs import (
     labels_of_pairings,
     to_label_slots,
     within_counts,
     within_pairings,
 )
-from iaa_frames.tables.steps import class_detection, label_noise, within_frames
+from iaa_frames.core.tables.steps import class_detection, label_noise, within_frames
+from iaa_frames.errors import SchemaError
+from iaa_frames.frame.schema import GROUP, check, validate
+from iaa_frames.geometry.distances import Shapes, areas, get_distance
 
 from .heap import large_heap
 
@@ -205,7 +205,7 @@ class Codes:
     labels: np.ndarray
     n_items: int
     normalization: str
-    #: Per item code, its group code (:attr:`iaa_frames.matching.corpus.Corpus.group`); None
+    #: Per item code, its group code (:attr:`iaa_frames.core.matching.corpus.Corpus.group`); None
     #: without a group column.
     item_group: np.ndarray | None = None
 
@@ -213,7 +213,7 @@ class Codes:
 def local_corpus(v: pd.DataFrame, codes: Codes) -> Corpus:
     """The partition's objects in canonical order, with the corpus-wide codes.
 
-    The same steps as :func:`iaa_frames.matching.corpus.prepare`, with codes given instead of
+    The same steps as :func:`iaa_frames.core.matching.corpus.prepare`, with codes given instead of
     ranked from the partition alone. Slots index the partition's objects.
     """
     is_obj, objects, shapes = _objects(v)
@@ -256,11 +256,11 @@ class Matching:
 
     ``corpus`` holds the partition's objects in canonical order with the corpus-wide
     codes; ``localization_within`` and ``sets_within`` are the frames of
-    :func:`iaa_frames.tables.pairs.pair_tables` restricted to the partition's items, in the
+    :func:`iaa_frames.core.tables.pairs.pair_tables` restricted to the partition's items, in the
     same row order; ``units`` and ``coverage`` likewise (``cluster`` numbers the
     partition's clusters in the order of their first objects, as the whole frame numbers
     them); ``first`` is, per object, the local index of the first object of its cluster;
-    ``counts`` the partition's share of :class:`~iaa_frames.chance.WithinCounts`.
+    ``counts`` the partition's share of :class:`~iaa_frames.core.chance.WithinCounts`.
     """
 
     corpus: Corpus
@@ -273,7 +273,7 @@ class Matching:
 
 
 def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: str) -> Matching:
-    """The within-item steps of :func:`iaa_frames.tables.pairs.pair_tables` on one partition:
+    """The within-item steps of :func:`iaa_frames.core.tables.pairs.pair_tables` on one partition:
     the matching of every pair of annotations of an item, whole and per class, and the
     clusters."""
     v, _ = checked(frame)
@@ -318,7 +318,7 @@ def match(frame: pd.DataFrame, codes: Codes, *, distance, tau: float, overall: s
 
 
 def within_order(loc: pd.DataFrame, sets: pd.DataFrame):
-    """Rows in the order of :func:`iaa_frames.tables.pairs.pair_tables`: pairings by item and
+    """Rows in the order of :func:`iaa_frames.core.tables.pairs.pair_tables`: pairings by item and
     annotators (whole annotations first, then per class), matched pairs by first object.
     Object indices may be local to a partition (they follow the canonical order within
     an item)."""
@@ -389,9 +389,9 @@ def within_tables(
         ``item``, ``annotator``, ``label``, ``boxes``, ``area``, ``is_polygon``,
         ``object_id`` (per object, canonical order; :func:`index_arrays`);
         ``localization_within`` and ``sets_within`` (frames of
-        :func:`iaa_frames.tables.pairs.pair_tables`, local object indices); ``first`` (per
+        :func:`iaa_frames.core.tables.pairs.pair_tables`, local object indices); ``first`` (per
         object, the local index of the first object of its cluster); ``counts`` (the
-        partition's share of :class:`~iaa_frames.chance.WithinCounts`).
+        partition's share of :class:`~iaa_frames.core.chance.WithinCounts`).
     geometry : ndarray or None
         See :func:`geometry_of`.
     """

@@ -12,7 +12,7 @@
    (:func:`iaa_frames.dask.tables.chance_tables`, the function and seed of the in-memory
    path), joins the chance half of the cells to the merged within half
    (:func:`iaa_frames.dask.cells.merge_cells`) and computes the Dataset with
-   :func:`iaa_frames.engine.agreement_from_cells`, the statistics step of the in-memory
+   :func:`iaa_frames.core.engine.agreement_from_cells`, the statistics step of the in-memory
    path.
 
 The driver holds the index of the corpus (about 100 bytes an object), the per-item sums
@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import contextlib
 
-from iaa_frames.chance import MIN_CHANCE_UNITS
-from iaa_frames.chance.aligned import DEFAULT_N_ALIGNED, aligned_units
-from iaa_frames.engine import agreement_from_cells
+from iaa_frames.core.chance import MIN_CHANCE_UNITS
+from iaa_frames.core.chance.aligned import DEFAULT_N_ALIGNED, aligned_units
+from iaa_frames.core.engine import agreement_from_cells
+from iaa_frames.core.tables.pairs import table_params
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, MatchSettings
-from iaa_frames.tables.pairs import table_params
 
 from .cells import (
     between_tables,
@@ -90,7 +90,7 @@ def agreement(ddf, settings: MatchSettings, *, n_boot: int = DEFAULT_N_BOOT):
 
     store = GeometryStore(geometry, position, offsets) if prep.polygons else None
     sample, sets_between, loc_between = chance_tables(corpus, store, counts, settings)
-    # a thin population's aligned units (iaa_frames.chance.aligned), as in memory, where
+    # a thin population's aligned units (iaa_frames.core.chance.aligned), as in memory, where
     # the driver holds every shape (no polygons: those stay on the workers)
     aligned = None
     if store is None and int(loc_between["in_uniform"].sum()) < 2 * MIN_CHANCE_UNITS:

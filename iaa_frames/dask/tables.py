@@ -1,7 +1,7 @@
 # Over 400 lines: the driver's steps of the dask path (prepare, run the partitions, chance tables),
 # in order.
-"""The pair tables of a dask DataFrame: the steps of :func:`iaa_frames.tables.pairs.pair_tables`,
-spread over partitions.
+"""The pair tables of a dask DataFrame: the steps of
+:func:`iaa_frames.core.tables.pairs.pair_tables`, spread over partitions.
 
 1. Every partition is validated and summarized (:func:`~iaa_frames.dask.partition.summarize`);
    the driver makes the corpus-wide codes from the summaries.
@@ -12,11 +12,11 @@ spread over partitions.
    and sends back its within tables and per-object arrays (boxes, areas, codes); its
    polygons stay on the worker.
 4. The driver assembles the corpus-wide index and draws the chance sample with
-   :func:`iaa_frames.chance.draw`, the same function and the same seed as in memory; the
+   :func:`iaa_frames.core.chance.draw`, the same function and the same seed as in memory; the
    pairings it draws are matched by the same pipeline, with the polygons of their
    objects fetched from the partitions that hold them.
 
-The tables are those :func:`iaa_frames.tables.pairs.pair_tables` gives ``ddf.compute()``: same
+The tables are those :func:`iaa_frames.core.tables.pairs.pair_tables` gives ``ddf.compute()``: same
 codes, same object order, same rows in the same order, same chance sample.
 """
 
@@ -28,24 +28,24 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from iaa_frames import chance
-from iaa_frames.chance import WithinCounts
-from iaa_frames.errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
-from iaa_frames.geometry.distances import get_distance
-from iaa_frames.matching.pipeline import can_match, run
-from iaa_frames.matching.units import class_units
-from iaa_frames.progress import tqdm
-from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
-from iaa_frames.settings.validation import validate_params
-from iaa_frames.tables.comparability import require_comparable
-from iaa_frames.tables.pairs import (
+from iaa_frames.core import chance
+from iaa_frames.core.chance import WithinCounts
+from iaa_frames.core.matching.pipeline import can_match, run
+from iaa_frames.core.matching.units import class_units
+from iaa_frames.core.tables.comparability import require_comparable
+from iaa_frames.core.tables.pairs import (
     PairTables,
     assemble,
     between_frames,
     label_chance_rows,
     to_label_slots,
 )
-from iaa_frames.tables.steps import class_detection
+from iaa_frames.core.tables.steps import class_detection
+from iaa_frames.errors import InvalidAnnotationError, ParameterError, RepairedGeometryWarning
+from iaa_frames.geometry.distances import get_distance
+from iaa_frames.progress import tqdm
+from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
+from iaa_frames.settings.validation import validate_params
 
 from .geometry import GeometryStore, run_fetched
 from .index import codes as make_codes
@@ -145,7 +145,7 @@ def _compute(tasks, desc, progress):
 
 
 def merge_counts(parts) -> WithinCounts:
-    """The partitions' shares of :class:`~iaa_frames.chance.WithinCounts`, added up."""
+    """The partitions' shares of :class:`~iaa_frames.core.chance.WithinCounts`, added up."""
     return WithinCounts(
         **{
             f: sum(getattr(p["counts"], f) for p in parts)
@@ -265,8 +265,8 @@ def pair_tables(
 ) -> PairTables:
     """Every within-item and between-item table of a dask DataFrame.
 
-    The same tables as :func:`iaa_frames.tables.pairs.pair_tables` on ``ddf.compute()``, computed
-    partition by partition (see the module notes); they hold integer codes and numbers,
+    The same tables as :func:`iaa_frames.core.tables.pairs.pair_tables` on ``ddf.compute()``,
+    computed partition by partition (see the module notes); they hold integer codes and numbers,
     no geometry, and ``tables.corpus`` holds boxes and codes of every object but no
     polygon.
 
@@ -275,7 +275,7 @@ def pair_tables(
     ddf : dask.dataframe.DataFrame
         A tidy annotation frame (see :func:`iaa_frames.validate`), in any partitioning.
     distance, match_threshold, n_chance, overall, seed
-        As in :func:`iaa_frames.tables.pairs.pair_tables`.
+        As in :func:`iaa_frames.core.tables.pairs.pair_tables`.
     progress : bool, optional
         Progress bars over partitions (by default none).
 
@@ -379,7 +379,7 @@ def run_partitions(outputs, polygons: bool, progress):
 
 def chance_tables(corpus, store, counts, settings: MatchSettings):
     """Step 4: the chance sample drawn on the corpus-wide index with
-    :func:`iaa_frames.chance.draw` (the same function and seed as in memory), its
+    :func:`iaa_frames.core.chance.draw` (the same function and seed as in memory), its
     pairings matched by the same pipeline, polygons fetched from ``store``.
 
     Returns

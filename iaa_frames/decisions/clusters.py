@@ -1,7 +1,7 @@
 """The clusters a consensus is drawn from: objects that the matching put together.
 
-A cluster is the ``cluster`` of :func:`iaa_frames.tables.pairs.pair_tables`' ``units``
-(:func:`iaa_frames.matching.assignment.clusters`): the within-item matching pairs
+A cluster is the ``cluster`` of :func:`iaa_frames.core.tables.pairs.pair_tables`' ``units``
+(:func:`iaa_frames.core.matching.assignment.clusters`): the within-item matching pairs
 objects of every two annotators of an item (one-to-one, IoU >= τ, label-agnostic); the
 matched pairs are the edges of a graph over the item's objects, and a cluster is a
 connected component of it. A component that would hold two objects of one annotator
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iaa_frames.tables.pairs import PairTables
+from iaa_frames.core.tables.pairs import PairTables
 
 __all__ = ["Members", "members_of"]
 

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from iaa_frames.engine import resolve
+from iaa_frames.core.engine import resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int

@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine import CellLayout, component_cells, resolve
-from iaa_frames.engine.rows import localization_rows, sets_rows
+from iaa_frames.core.engine import CellLayout, component_cells, resolve
+from iaa_frames.core.engine.rows import localization_rows, sets_rows
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import validate
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int, checked_settings

@@ -76,8 +76,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine import CellLayout, component_cells, resolve
-from iaa_frames.engine.cells import SIGMA_COMPONENTS, label_cell
+from iaa_frames.core.engine import CellLayout, component_cells, resolve
+from iaa_frames.core.engine.cells import SIGMA_COMPONENTS, label_cell
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL, validate
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, check_int, checked_settings
@@ -178,7 +178,7 @@ def halfwidth_curve(cells, cell: int, n: int, sizes, *, n_boot: int, rng, outer=
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import CellLayout, component_cells
+    >>> from iaa_frames.core.engine import CellLayout, component_cells
     >>> t = iaf.pair_tables(iaf.simulate(n_items=60, seed=0))
     >>> cells = component_cells(t, CellLayout(3, 3), "localization")
     >>> hw = halfwidth_curve(cells, 0, 60, [15, 60], n_boot=100,
@@ -280,7 +280,7 @@ def _engine_notes(tables, label: str, seed: int) -> dict:
     planned label ("" where the engine reports the agreement): a plan for a component
     the engine leaves undefined on the pilot (classification with too few chance units,
     as on every 40-item pilot of the independent generator with 4 classes) says so."""
-    from iaa_frames.engine.assemble import agreement_from_tables
+    from iaa_frames.core.engine.assemble import agreement_from_tables
 
     ds = agreement_from_tables(tables, n_boot=0, seed=seed, progress=False)
     out = {}

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import ParameterError
 from iaa_frames.measures.ranking import annotator_quality_from_tables
-from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["WEIGHTS", "annotator_weights"]
 

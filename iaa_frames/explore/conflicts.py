@@ -4,7 +4,7 @@
 
 :func:`conflicts` lists *where and how* annotators disagree, from the same within-item
 matching that every agreement figure is computed from (the pair tables of
-:func:`iaa_frames.tables.pairs.pair_tables`; nothing is matched again). Two annotators who both
+:func:`iaa_frames.core.tables.pairs.pair_tables`; nothing is matched again). Two annotators who both
 covered an item had their objects paired by an optimal assignment, and a pair was kept when
 its IoU reached the matching threshold τ. Against that matching, a conflict is:
 
@@ -38,7 +38,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine import resolve
+from iaa_frames.core.engine import resolve
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import (
@@ -49,7 +50,6 @@ from iaa_frames.settings.parameters import (
     not_default,
 )
 from iaa_frames.settings.validation import validate_params
-from iaa_frames.tables.pairs import PairTables
 
 from .matches import partners, reference_code, tables_of
 
@@ -268,7 +268,7 @@ def conflicts(
     Parameters
     ----------
     data : pandas.DataFrame or PairTables
-        A tidy annotation frame, or the tables of :func:`iaa_frames.tables.pairs.pair_tables`
+        A tidy annotation frame, or the tables of :func:`iaa_frames.core.tables.pairs.pair_tables`
         (reused as they are: pass them to list the conflicts of the matching behind an
         agreement result).
     reference : str, optional
@@ -280,8 +280,8 @@ def conflicts(
         Matched pairs with IoU below it are ``low_overlap`` conflicts (None: none are).
         Below the matching threshold τ it flags nothing (every matched pair has IoU >= τ).
     distance, match_threshold, n_chance, seed, overall, progress
-        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame (ignored
-        for tables). Only the within-item matching is used here.
+        Passed to :func:`~iaa_frames.core.tables.pairs.pair_tables` when ``data`` is a frame
+        (ignored for tables). Only the within-item matching is used here.
 
     Returns
     -------

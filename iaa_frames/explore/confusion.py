@@ -67,7 +67,7 @@ def confusion(
         Divide each row by its total (rows of a class never seen on the row side are
         NaN): row-normalized shares. The return type is the same.
     distance, match_threshold, n_chance, seed, overall, progress
-        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame.
+        Passed to :func:`~iaa_frames.core.tables.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
     -------
@@ -174,13 +174,13 @@ def label_alpha(
     values of :func:`iaa_frames.agreement` for annotator "(all)": α takes its expected
     disagreement from the label marginals, for comparison with other tools; the headline
     ``classification`` agreement takes it from matched chance pairs
-    (:mod:`iaa_frames.engine.labels`).
+    (:mod:`iaa_frames.core.engine.labels`).
 
     Parameters
     ----------
     data : pandas.DataFrame or PairTables
     distance, match_threshold, n_chance, seed, overall, progress
-        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame.
+        Passed to :func:`~iaa_frames.core.tables.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
     -------

@@ -3,7 +3,7 @@ draws.
 
 :func:`distance_samples` takes a component's within-item and chance distances from the
 pair tables, exactly the rows the engine averages for each cell
-(:func:`iaa_frames.engine.cell_distances`), faceted by class or annotator;
+(:func:`iaa_frames.core.engine.cell_distances`), faceted by class or annotator;
 :func:`sample_summary` computes σ, the KS statistic and where the two ECDFs are furthest
 apart, per facet.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine import cell_distances, resolve
+from iaa_frames.core.engine import cell_distances, resolve
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
@@ -100,7 +100,7 @@ def distance_samples(
     by : {None, "label", "annotator"}
         Facet: ``"(all)"`` only, or ``"(all)"`` and every class / annotator. The rows of
         a facet are exactly those the engine averages for that cell
-        (:func:`iaa_frames.engine.cell_distances`).
+        (:func:`iaa_frames.core.engine.cell_distances`).
     distance, match_threshold, n_chance, seed, overall, progress
         Used when ``data`` is a frame (its cached tables:
         :func:`iaa_frames.explore.matches.tables_of`).

@@ -16,9 +16,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from iaa_frames.core.tables.pairs import PairTables, pair_tables
 from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import DEFAULTS, engine_kwargs, not_default
-from iaa_frames.tables.pairs import PairTables, pair_tables
 
 from .conflicts import DEFAULT_LOW_OVERLAP
 from .conflicts import conflicts as conflict_table

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine.result import COMPONENTS
+from iaa_frames.core.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import engine_kwargs
 
@@ -58,7 +58,7 @@ def item_agreement(
     low_overlap : float or None, default 0.8
         Cut-off of the ``low_overlap`` conflicts counted in ``n_conflicts``.
     distance, match_threshold, n_chance, seed, overall, progress
-        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame.
+        Passed to :func:`~iaa_frames.core.tables.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
     -------

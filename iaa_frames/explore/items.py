@@ -11,13 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine import resolve
-from iaa_frames.engine.result import COMPONENTS
+from iaa_frames.core.engine import resolve
+from iaa_frames.core.engine.result import COMPONENTS
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import TOP, OneOf, validate_params
-from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["ITEM_COLUMNS", "SORTS", "items"]
 
@@ -65,8 +65,8 @@ def _within_and_chance(t: PairTables, component: str, n_items: int, code: int):
 def _chance_of(t: PairTables, component: str, code: int):
     """The chance distances of the (label ``code``, every annotator) cell, sorted, and
     their weights (post-stratified, pooled or aligned: the engine's,
-    :func:`iaa_frames.engine.cell_distances`)."""
-    from iaa_frames.engine import cell_distances
+    :func:`iaa_frames.core.engine.cell_distances`)."""
+    from iaa_frames.core.engine import cell_distances
 
     d = cell_distances(t, component, by=None if code < 0 else "label")
     name = ALL if code < 0 else str(t.corpus.labels[code])
@@ -85,7 +85,7 @@ def _chance_share(chance, values) -> np.ndarray:
 
 def _classification(t: PairTables, n_items: int, code: int):
     """Ordered member pairs within clusters of >= 2 objects; chance = the classification
-    cell's expected disagreement (matched chance pairs, :mod:`iaa_frames.engine.labels`).
+    cell's expected disagreement (matched chance pairs, :mod:`iaa_frames.core.engine.labels`).
     For a class, labels are recoded to {class, other} and only clusters with a member of
     the class count."""
     u = t.units
@@ -107,7 +107,7 @@ def _classification(t: PairTables, n_items: int, code: int):
     count = np.bincount(item, weights=pairs, minlength=n_items)
     # chance: the label disagreement of matched chance pairs (engine.labels), the
     # classification cell's expected disagreement
-    from iaa_frames.engine import CellLayout, component_cells
+    from iaa_frames.core.engine import CellLayout, component_cells
 
     layout = CellLayout(len(t.corpus.labels), len(t.corpus.annotators))
     cells = component_cells(t, layout, "classification")
@@ -237,7 +237,7 @@ def items(
     ----------
     data : pandas.DataFrame or PairTables
         A tidy annotation frame (pair tables are built from it with the parameters below)
-        or the tables of :func:`iaa_frames.tables.pairs.pair_tables`.
+        or the tables of :func:`iaa_frames.core.tables.pairs.pair_tables`.
     component : {"localization", "detection", "overall", "classification"}
         Which within-item units are set against chance:
 
@@ -263,8 +263,8 @@ def items(
         poor pairs comes before a 2-pair item with one poor pair (a small item's mean is
         mostly noise); ``"sigma"``: by the item's own agreement, lowest first.
     distance, match_threshold, n_chance, seed, overall, progress
-        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame; ignored
-        for tables.
+        Passed to :func:`~iaa_frames.core.tables.pairs.pair_tables` when ``data`` is a frame;
+        ignored for tables.
 
     Returns
     -------

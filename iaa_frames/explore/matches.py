@@ -13,18 +13,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine import resolve
+from iaa_frames.core.engine import resolve
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, settings_of
 from iaa_frames.settings.validation import below_boundary
-from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["partners", "reference_code", "tables_of"]
 
 
 def tables_of(data, **engine) -> PairTables:
-    """``data`` itself when it is :class:`~iaa_frames.tables.pairs.PairTables`, else the pair
-    tables of the annotation frame ``data``, from the memo (:func:`iaa_frames.engine.resolve.tables_of`:
+    """``data`` itself when it is :class:`~iaa_frames.core.tables.pairs.PairTables`, else the pair
+    tables of the annotation frame ``data``, from the memo
+    (:func:`iaa_frames.core.engine.resolve.tables_of`:
     computed once per frame content and parameters, shared with ``iaf.sigma``,
     ``df.iaa.*`` and the other views).
 
@@ -32,7 +33,7 @@ def tables_of(data, **engine) -> PairTables:
     ----------
     data : pandas.DataFrame or PairTables
     **engine
-        The engine parameters of :func:`~iaa_frames.tables.pairs.pair_tables` (``distance``,
+        The engine parameters of :func:`~iaa_frames.core.tables.pairs.pair_tables` (``distance``,
         ``match_threshold``, ``n_chance``, ``seed``, ``overall``, ``progress``; defaults
         :data:`iaa_frames.settings.parameters.DEFAULTS`), checked once (at the boundary
         when one is above); ignored for tables.

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine.result import MEASURES
+from iaa_frames.core.engine.result import MEASURES
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.names import natural_key
 from iaa_frames.frame.schema import ALL
@@ -120,12 +120,12 @@ def check_dataset(result, variables=("agreement",), *, sweep: bool = False):
     >>> check_dataset([1, 2])
     Traceback (most recent call last):
     ...
-    iaa_frames.errors.ParameterError: expected the agreement result (an xarray.Dataset from iaa_frames.engine); got list
+    iaa_frames.errors.ParameterError: expected the agreement result (an xarray.Dataset from iaa_frames.core.engine); got list
     """
     if not isinstance(result, xr.Dataset):
         raise ParameterError(
             "expected the agreement result (an xarray.Dataset from "
-            f"iaa_frames.engine); got {type(result).__name__}"
+            f"iaa_frames.core.engine); got {type(result).__name__}"
         )
     if not sweep and "threshold" in result.dims:
         taus = [float(t) for t in result["threshold"].values]
@@ -144,7 +144,7 @@ def check_dataset(result, variables=("agreement",), *, sweep: bool = False):
 
 def measure_of(result, component: str) -> str:
     """The measure ("sigma"/"alpha") of ``component``: the result's ``measure``
-    coordinate, or :data:`iaa_frames.engine.result.MEASURES` when the result has none.
+    coordinate, or :data:`iaa_frames.core.engine.result.MEASURES` when the result has none.
 
     Examples
     --------
@@ -294,7 +294,7 @@ def headline(result) -> pd.DataFrame:
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import agreement
+    >>> from iaa_frames.core.engine import agreement
     >>> headline(agreement(iaf.simulate(n_items=10, seed=0), n_chance=100)).index.tolist()
     ['detection', 'classification', 'localization', 'overall']
     """
@@ -382,7 +382,7 @@ def by_label(result) -> pd.DataFrame:
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import agreement
+    >>> from iaa_frames.core.engine import agreement
     >>> t = by_label(agreement(iaf.simulate(n_items=10, seed=0), n_chance=100))
     >>> t.index[0], t.columns[0]
     ('(all)', 'detection_agreement')
@@ -401,7 +401,7 @@ def by_annotator(result) -> pd.DataFrame:
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import agreement
+    >>> from iaa_frames.core.engine import agreement
     >>> by_annotator(agreement(iaf.simulate(n_items=10, seed=0), n_chance=100)).index[0]
     '(all)'
     """

@@ -1,7 +1,7 @@
 """An upper bound of a polygon's area inside any rectangle, in O(1) work per query.
 
 The matcher needs, for many pairs of shapes, an upper bound of the area they share that is
-far cheaper than their overlay (:mod:`iaa_frames.matching.pipeline`). The exact area of a
+far cheaper than their overlay (:mod:`iaa_frames.core.matching.pipeline`). The exact area of a
 polygon inside the other's bounding box (:mod:`iaa_frames.geometry.clip`) costs work per
 edge and per query, about as much as the overlay itself for polygons of a few dozen
 vertices. This module computes, once per polygon, the exact area of the polygon in each

@@ -3,7 +3,7 @@
 The matcher keeps an object pair only when its IoU reaches the threshold, and it needs the
 best match of each object; a bound that costs a few numpy operations per pair lets it skip
 the overlay (or the rasterization) of the many pairs that cannot qualify
-(:mod:`iaa_frames.matching.pipeline`). A bound must hold for the IoU actually computed, so for
+(:mod:`iaa_frames.core.matching.pipeline`). A bound must hold for the IoU actually computed, so for
 pairs given by masks (:mod:`iaa_frames.geometry.mask_rule`) it allows for the
 rasterization error: each mask is within the band ``e = sqrt(2) L + pi/2`` pixels of its
 shape (``L`` the outline length in pixels, per ring), and two masks share at most the pixel
@@ -180,7 +180,7 @@ def threshold_boxes(shapes: Shapes, area: np.ndarray, tau: float) -> np.ndarray:
     Two intervals overlapping by ``ov`` still overlap after each loses half of its own
     share to either side (``ov > (tau fill_a w_a + tau fill_b w_b) / 2`` unless both are
     equal to ``ov``, which the slack :data:`_SHRINK_SLACK` covers), and so do nested
-    ones. The bound of :func:`iaa_frames.matching.pipeline.iou_upper_bound` uses the
+    ones. The bound of :func:`iaa_frames.core.matching.pipeline.iou_upper_bound` uses the
     boxes' intersection in place of the shared area, so the same holds for it.
 
     At ``tau = 0.5`` two boxes' pairs are listed only where their half-size boxes

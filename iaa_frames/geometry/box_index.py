@@ -605,7 +605,7 @@ def overlapping_pairs(boxes, start_a, count_a, start_b, count_b, *, use_y=None):
     pairing, local_a, local_b : ndarray of int64
         The pairs with ``min(x1) - max(x0) > 0`` and ``min(y1) - max(y0) > 0``, ordered
         by pairing, then ``i``, then ``j`` (the order of
-        :func:`iaa_frames.matching.assignment.candidate_pairs`).
+        :func:`iaa_frames.core.matching.assignment.candidate_pairs`).
 
     Examples
     --------

@@ -358,7 +358,7 @@ class Shapes:
             object.__setattr__(self, "_rows", np.arange(len(self)))
         return self._rows
 
-    # -- moved copies (aligned chance units, iaa_frames.chance.aligned) ---------------------
+    # -- moved copies (aligned chance units, iaa_frames.core.chance.aligned) ---------------------
 
     def translated(self, dx, dy) -> Shapes:
         """Every shape moved by ``(dx[i], dy[i])`` by its kind's

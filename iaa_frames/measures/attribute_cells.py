@@ -5,7 +5,7 @@ most one object per annotator, the units of classification α). Every unordered 
 objects of a cluster whose attribute values are both present is a *pair of values*,
 weighing ``w = 1 / (m_u - 1)`` for a cluster of ``m_u`` present values, so that summed
 over pairs it gives Krippendorff's coincidences (both orders of a pair: ``2 w``). A pair
-enters the cells of :class:`iaa_frames.engine.cells.CellLayout`: label "(all)", and the
+enters the cells of :class:`iaa_frames.core.engine.cells.CellLayout`: label "(all)", and the
 class when both objects carry it; annotator "(all)" and each of its two annotators.
 
 Per cell the columns are ``[n_pairs, n_equal]`` (raw percent agreement), then, by level:
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from iaa_frames.arrays import sorted_unique
-from iaa_frames.engine.cells import CellLayout
-from iaa_frames.matching.assignment import pairs_within_runs
+from iaa_frames.core.engine.cells import CellLayout
+from iaa_frames.core.matching.assignment import pairs_within_runs
 from iaa_frames.stats.bootstrap import ItemSums
 from iaa_frames.stats.krippendorff import nominal_disagreements
 from iaa_frames.stats.krippendorff_levels import (

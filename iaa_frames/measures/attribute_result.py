@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from iaa_frames.engine.result import interval_notes, text
+from iaa_frames.core.engine.result import interval_notes, text
 from iaa_frames.frame.schema import ALL
 from iaa_frames.stats.cell_intervals import CI_LEVEL, cell_intervals
 from iaa_frames.stats.intervals import MIN_CI_ITEMS

@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine.assemble import name_order, names_in_order
-from iaa_frames.engine.cells import CellLayout
-from iaa_frames.engine.resolve import tables_of
+from iaa_frames.core.engine.assemble import name_order, names_in_order
+from iaa_frames.core.engine.cells import CellLayout
+from iaa_frames.core.engine.resolve import tables_of
 from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import (
     DEFAULT_N_BOOT,
@@ -257,7 +257,7 @@ def attribute_agreement(
     ci_method : {"bca", "percentile"}, default "bca"
         As in :func:`iaa_frames.agreement`.
     distance, match_threshold, n_chance, overall, progress
-        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame.
+        Passed to :func:`~iaa_frames.core.tables.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
     -------

@@ -72,9 +72,9 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from iaa_frames.core.matching.assignment import assign, candidate_pairs
 from iaa_frames.errors import InvalidAnnotationError, ParameterError
 from iaa_frames.frame.schema import validate
-from iaa_frames.matching.assignment import assign, candidate_pairs
 from iaa_frames.progress import tqdm
 from iaa_frames.stats.krippendorff import nominal_alpha_from_codes
 

@@ -2,7 +2,7 @@
 
 The matched object pairs of the pair tables whose two objects are skeletons of one kind
 are split by joint. Joints take the place of the engine's label cells
-(:class:`~iaa_frames.engine.cells.CellLayout` with ``K - 1`` "classes": cell
+(:class:`~iaa_frames.core.engine.cells.CellLayout` with ``K - 1`` "classes": cell
 ``joint * G + group``, group 0 "(all)" and ``1 + annotator``), so every statistic of
 every (joint, annotator) cell is a sum of rows per item, and a bootstrap replicate is one
 sparse product (:mod:`iaa_frames.stats.bootstrap`):
@@ -10,8 +10,8 @@ sparse product (:mod:`iaa_frames.stats.bootstrap`):
 * localization: one within row per (matched pair, joint labelled on both sides), of
   distance ``1 - k_j`` (``k_j`` the joint's term of OKS), and one chance row per
   (between-item matched pair, joint labelled on both sides), in the
-  :class:`~iaa_frames.engine.sigma.SigmaCells` of the engine; a chance row counts in the
-  cells of the strata that drew it (:func:`iaa_frames.engine.rows.chance_membership`:
+  :class:`~iaa_frames.core.engine.sigma.SigmaCells` of the engine; a chance row counts in the
+  cells of the strata that drew it (:func:`iaa_frames.core.engine.rows.chance_membership`:
   the uniform stratum for "(all)", the uniform stratum and the annotator's own for an
   annotator);
 * visibility: every (matched pair, joint) is a unit of two values (absent 0, occluded
@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from iaa_frames.engine.cells import CellLayout, items_per_column, mean_of, per_item
-from iaa_frames.engine.rows import Chance, Rows, chance_membership, chance_with_aligned
-from iaa_frames.engine.sigma import SigmaCells
+from iaa_frames.core.engine.cells import CellLayout, items_per_column, mean_of, per_item
+from iaa_frames.core.engine.rows import Chance, Rows, chance_membership, chance_with_aligned
+from iaa_frames.core.engine.sigma import SigmaCells
 from iaa_frames.geometry.kinds import KeypointsKind
 from iaa_frames.stats.bootstrap import ItemSums
 
@@ -113,13 +113,14 @@ class KeypointCells:
 
     @classmethod
     def build(cls, tables, kind: KeypointsKind) -> KeypointCells:
-        """The cells of ``kind``'s skeletons in ``tables`` (:class:`~iaa_frames.tables.pairs.PairTables`)."""
+        """The cells of ``kind``'s skeletons in ``tables``
+        (:class:`~iaa_frames.core.tables.pairs.PairTables`)."""
         corpus = tables.corpus
         n_items, n_ann, k = len(corpus.items), len(corpus.annotators), kind.n_keypoints
         layout = CellLayout(k - 1, n_ann)
         w = Pairs.of(tables, tables.localization_within, kind)
         # the chance pairs, with the aligned units of a thin population (skeletons of
-        # other items fitted into this person's box: iaa_frames.chance.aligned)
+        # other items fitted into this person's box: iaa_frames.core.chance.aligned)
         between, unit_weight = chance_with_aligned(tables)
         c = Pairs.of(tables, between, kind, ("item_a", "item_b"))
         fit = c.rows >= len(tables.localization_between)

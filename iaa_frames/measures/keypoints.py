@@ -2,7 +2,7 @@
 
 :func:`keypoint_agreement` reads the matched object pairs of the normal pipeline (the
 pairs whose OKS reached the threshold, within items and, for chance, between items:
-:class:`~iaa_frames.tables.pairs.PairTables`) and splits them by joint and by annotator
+:class:`~iaa_frames.core.tables.pairs.PairTables`) and splits them by joint and by annotator
 (the sums: :mod:`iaa_frames.measures.keypoint_cells`):
 
 * ``localization``: σ of the joint, ``1 - mean within / mean chance`` of ``1 - k_i``,
@@ -49,11 +49,11 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from iaa_frames.chance import MIN_CHANCE_UNITS
-from iaa_frames.engine.assemble import MIN_WITHIN_UNITS, name_order, names_in_order
-from iaa_frames.engine.cells import NO_VARIATION, mean_of
-from iaa_frames.engine.resolve import tables_of
-from iaa_frames.engine.result import interval_notes, notes
+from iaa_frames.core.chance import MIN_CHANCE_UNITS
+from iaa_frames.core.engine.assemble import MIN_WITHIN_UNITS, name_order, names_in_order
+from iaa_frames.core.engine.cells import NO_VARIATION, mean_of
+from iaa_frames.core.engine.resolve import tables_of
+from iaa_frames.core.engine.result import interval_notes, notes
 from iaa_frames.errors import ParameterError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.kinds import KeypointsKind, get_kind
@@ -272,7 +272,7 @@ def keypoint_agreement(
         As in :func:`iaa_frames.agreement`.
     distance, match_threshold, n_chance, seed, overall, progress
         As for :func:`iaa_frames.agreement`, passed to
-        :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame (the pair
+        :func:`~iaa_frames.core.tables.pairs.pair_tables` when ``data`` is a frame (the pair
         tables are shared with it); ``seed`` also seeds the bootstrap.
 
     Returns

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.progress import tqdm
 from iaa_frames.stats.bootstrap import block_size, multiplicity_blocks
 from iaa_frames.stats.shrinkage import dersimonian_laird, normal_posterior
-from iaa_frames.tables.pairs import PairTables
 
 __all__ = [
     "MAX_ITER",

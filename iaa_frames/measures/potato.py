@@ -32,7 +32,7 @@ from itertools import combinations
 
 import numpy as np
 
-from iaa_frames.engine import agreement
+from iaa_frames.core.engine import agreement
 from iaa_frames.errors import ParameterError
 from iaa_frames.geometry.kinds.registry import similarity_settings
 from iaa_frames.io.builder import FrameBuilder, finish

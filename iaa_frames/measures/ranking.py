@@ -15,7 +15,7 @@ For two annotations of an item it is their **panoptic quality** (PQ; Kirillov et
     PQ_ab = sum of IoU over matched pairs with the same label / ((n_a + n_b) / 2)
 
 where the matched pairs are those of the within-item matching (IoU >= τ, the
-``localization_within`` table of :func:`iaa_frames.tables.pairs.pair_tables`) and ``n_a, n_b``
+``localization_within`` table of :func:`iaa_frames.core.tables.pairs.pair_tables`) and ``n_a, n_b``
 count the objects (``sets_within``). A miss, a false positive and a wrong label each cost
 half an object in the denominator, and loose drawing lowers the IoU in the numerator, so
 the score sees every failure that the components separate. Pairings where both
@@ -114,6 +114,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.arrays import sorted_unique
+from iaa_frames.core.tables.pairs import PairTables, pair_tables
 from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS
 from iaa_frames.stats.shrinkage import (
@@ -121,7 +122,6 @@ from iaa_frames.stats.shrinkage import (
     mixture_quantiles,
     restricted_mean,
 )
-from iaa_frames.tables.pairs import PairTables, pair_tables
 
 from .partner_fit import (
     MAX_ITER,
@@ -218,7 +218,7 @@ def annotator_quality_from_tables(
     Parameters
     ----------
     tables : PairTables
-        From :func:`iaa_frames.tables.pairs.pair_tables`; only the within-item tables are used.
+        From :func:`iaa_frames.core.tables.pairs.pair_tables`; only the within-item tables are used.
     n_boot : int, default 200
         Cluster-bootstrap replicates over items whose crowd parameters widen the interval;
         0 gives the posterior interval at the estimated parameters.
@@ -243,7 +243,7 @@ def annotator_quality_from_tables(
     """
     if not isinstance(tables, PairTables):
         raise ParameterError(
-            "tables must be the PairTables of iaa_frames.tables.pairs.pair_tables; "
+            "tables must be the PairTables of iaa_frames.core.tables.pairs.pair_tables; "
             f"got {type(tables).__name__}"
         )
     _check(n_boot, seed, max_iter, progress)

@@ -265,7 +265,7 @@ def accuracy(
     seed : int, default 0
         Seed of the bootstrap (and of the chance sample when tables are built here).
     distance, match_threshold, n_chance, overall, progress
-        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame;
+        Passed to :func:`~iaa_frames.core.tables.pairs.pair_tables` when ``data`` is a frame;
         ``progress`` also controls the bootstrap's progress bar.
 
     Returns

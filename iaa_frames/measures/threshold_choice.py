@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.core.tables.pairs import PairTables, pair_tables_from
 from iaa_frames.errors import ParameterError
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings, settings_of
 from iaa_frames.settings.validation import validate_params
-from iaa_frames.tables.pairs import PairTables, pair_tables_from
 
 __all__ = ["GRID", "suggest_threshold", "threshold_separation"]
 
@@ -93,7 +93,7 @@ def threshold_separation(
     data : pandas.DataFrame or PairTables
         A tidy annotation frame, or its pair tables at ``match_threshold=0``.
     n_chance, seed, distance, progress
-        As in :func:`iaa_frames.tables.pairs.pair_tables` (used for a frame).
+        As in :func:`iaa_frames.core.tables.pairs.pair_tables` (used for a frame).
 
     Returns
     -------

@@ -5,7 +5,7 @@ parameters), so that ``help()``, jedi and mypy see them.
 
 :class:`ResultPlots` draws one agreement result with :mod:`iaa_frames.plot`; the figures
 that need the pair tables (distributions, pairwise, items) take them from the cache
-(:mod:`iaa_frames.engine.memo`), so nothing is recomputed. :class:`FramePlots` first gets the
+(:mod:`iaa_frames.core.engine.memo`), so nothing is recomputed. :class:`FramePlots` first gets the
 (cached) result of the frame with the engine parameters, then draws it: one
 ``df.iaa.agreement()`` followed by any number of ``df.iaa.plot.*`` calls with the same
 parameters computes the pair tables once.
@@ -29,7 +29,8 @@ import xarray as xr
 
 from iaa_frames.api import results
 from iaa_frames.api.methods import deprecated_name, doc_from, keywords_checked
-from iaa_frames.engine import memo, resolve
+from iaa_frames.core.engine import memo, resolve
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import (
     DEFAULT_N_BOOT,
@@ -39,7 +40,6 @@ from iaa_frames.settings.parameters import (
     checked_settings,
 )
 from iaa_frames.settings.thresholds import DEFAULT_SWEEP
-from iaa_frames.tables.pairs import PairTables
 
 from .agreement import forest as _forest
 from .annotators import annotators as _annotators

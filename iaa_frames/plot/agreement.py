@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine.result import COMPONENTS
+from iaa_frames.core.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key

@@ -7,7 +7,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine.result import COMPONENTS
+from iaa_frames.core.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
@@ -54,7 +54,7 @@ def profile_frame(
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import agreement as compute
+    >>> from iaa_frames.core.engine import agreement as compute
     >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> profile_frame(res)["annotator"].iloc[0]
     '(all)'

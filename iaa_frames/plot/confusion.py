@@ -81,7 +81,7 @@ def confusion(
     ax : matplotlib.axes.Axes, optional
     cmap : str, default "Blues"
     distance, match_threshold, n_chance, seed, overall, progress
-        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when computed here.
+        Passed to :func:`~iaa_frames.core.tables.pairs.pair_tables` when computed here.
 
     Returns
     -------

@@ -41,7 +41,7 @@ def decomposition_frame(
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import agreement as compute
+    >>> from iaa_frames.core.engine import agreement as compute
     >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> decomposition_frame(res)["component"].unique().tolist()
     ['detection', 'classification', 'localization']
@@ -101,7 +101,7 @@ def decomposition(
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import agreement as compute
+    >>> from iaa_frames.core.engine import agreement as compute
     >>> res = compute(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> ax = decomposition(res)
     >>> [t.get_text() for t in ax.get_yticklabels()]

@@ -12,9 +12,9 @@ import textwrap
 
 import numpy as np
 
-from iaa_frames.chance import MIN_CHANCE_UNITS
-from iaa_frames.chance.pooled import min_chance_units
-from iaa_frames.engine import MIN_WITHIN_UNITS
+from iaa_frames.core.chance import MIN_CHANCE_UNITS
+from iaa_frames.core.chance.pooled import min_chance_units
+from iaa_frames.core.engine import MIN_WITHIN_UNITS
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
@@ -89,7 +89,7 @@ def _draw_facet(ax_d, ax_e, g, row, kind, bins, colors):
 
 def _facet_min_chance(tables, facet, by, component) -> int:
     """The fewest chance units the result needs for the facet's cell: a class's own
-    localization units need fewer (:func:`iaa_frames.chance.pooled.min_chance_units`)."""
+    localization units need fewer (:func:`iaa_frames.core.chance.pooled.min_chance_units`)."""
     if by != "label" or component != "localization" or facet == ALL:
         return MIN_CHANCE_UNITS
     names = [str(x) for x in tables.corpus.labels]
@@ -307,7 +307,7 @@ def distributions(
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.tables.pairs import pair_tables
+    >>> from iaa_frames.core.tables.pairs import pair_tables
     >>> t = pair_tables(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> fig = distributions(t, component="localization")
     >>> len(fig.axes)

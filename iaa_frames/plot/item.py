@@ -39,6 +39,7 @@ import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.explore.conflicts import DEFAULT_LOW_OVERLAP, tables_of
@@ -46,7 +47,6 @@ from iaa_frames.explore.item import ItemView, item_view
 from iaa_frames.explore.items import items as item_ranking
 from iaa_frames.geometry.kinds import keypoint_kinds
 from iaa_frames.settings.parameters import engine_kwargs
-from iaa_frames.tables.pairs import PairTables
 
 from . import style
 from .figure import laid_out
@@ -767,7 +767,7 @@ def worst_items(
     width : float, optional
         Figure width in inches (default 7; panels are ``width / ncols`` wide).
     distance, match_threshold, n_chance, seed, overall, progress
-        Passed to :func:`~iaa_frames.tables.pairs.pair_tables` when ``data`` is a frame.
+        Passed to :func:`~iaa_frames.core.tables.pairs.pair_tables` when ``data`` is a frame.
 
     Returns
     -------

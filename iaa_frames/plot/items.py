@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.api import results
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.items import items as item_table
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import validate_params
-from iaa_frames.tables.pairs import PairTables
 
 from . import style
 

@@ -16,15 +16,15 @@ import pandas as pd
 import xarray as xr
 
 from iaa_frames.api import results
-from iaa_frames.engine import pairwise_from_tables
-from iaa_frames.engine.result import MEASURES
+from iaa_frames.core.engine import pairwise_from_tables
+from iaa_frames.core.engine.result import MEASURES
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import validate_params
-from iaa_frames.tables.pairs import PairTables
 
 from . import style
 from .crowd import sharing_order

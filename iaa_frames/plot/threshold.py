@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from iaa_frames.engine.result import COMPONENTS
+from iaa_frames.core.engine.result import COMPONENTS
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore import views
 from iaa_frames.frame.schema import ALL

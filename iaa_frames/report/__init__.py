@@ -43,18 +43,18 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine import memo as cache
-from iaa_frames.engine import resolve
-from iaa_frames.engine.result import COMPONENTS
-from iaa_frames.engine.result import MEASURES as MEASURE_OF
+from iaa_frames.core.engine import memo as cache
+from iaa_frames.core.engine import resolve
+from iaa_frames.core.engine.result import COMPONENTS
+from iaa_frames.core.engine.result import MEASURES as MEASURE_OF
+from iaa_frames.core.tables.comparability import require_comparable
+from iaa_frames.core.tables.pairs import iter_tables_from, pair_tables_from
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.items import items as item_drilldown
 from iaa_frames.explore.views import by_annotator, by_label, headline
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.thresholds import check_thresholds, concat_thresholds, has_threshold_dim
 from iaa_frames.settings.validation import Integer, validate_params
-from iaa_frames.tables.comparability import require_comparable
-from iaa_frames.tables.pairs import iter_tables_from, pair_tables_from
 
 from .attributes import attribute_section
 from .decisions import consensus_section, how_many_section
@@ -152,7 +152,7 @@ def _report(
     start = time.perf_counter()
     require_comparable(df, min_items=2, objects=True)  # a clear error, not a page of empty figures
     sweep = None
-    # a frame's cached entries (iaa_frames.engine.memo): after df.iaa.agreement() with the
+    # a frame's cached entries (iaa_frames.core.engine.memo): after df.iaa.agreement() with the
     # same parameters, its tables, result and pairwise views are not computed again
     if not scalar:  # every threshold, the frame prepared once; the page at one of them
         if isinstance(df, pd.DataFrame):
@@ -277,7 +277,7 @@ def report(
         cells of the CSV tables that a spreadsheet would run as a formula (beginning with
         ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) are prefixed with ``'``.
     distance, match_threshold, n_chance, seed, overall
-        As in :func:`iaa_frames.engine.agreement`. With several thresholds
+        As in :func:`iaa_frames.core.engine.agreement`. With several thresholds
         (``match_threshold=[0.3, 0.5, 0.7]``, or a result with a ``threshold``
         dimension), a "Match threshold" section shows every component against τ, and the
         rest of the report is at 0.5, or the threshold nearest it

@@ -129,7 +129,7 @@ def how_many_section(tables, result, *, top: int = 5) -> str:
     >>> import iaa_frames as iaf
     >>> df = iaf.simulate(n_items=20, seed=0)
     >>> t = iaf.pair_tables(df, n_chance=200)
-    >>> from iaa_frames.engine import agreement_from_tables
+    >>> from iaa_frames.core.engine import agreement_from_tables
     >>> "items for" in how_many_section(t, agreement_from_tables(t, n_boot=50))
     True
     """

@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from iaa_frames.engine.result import COMPONENTS, MEASURES
+from iaa_frames.core.engine.result import COMPONENTS, MEASURES
 from iaa_frames.explore.views import cell_value, top_by_support
 from iaa_frames.frame.schema import ALL
 from iaa_frames.plot.rows import unread as unread_of
@@ -136,7 +136,7 @@ def reading(result, *, max_labels: int = 8, sweep=None) -> list[str]:
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.engine import agreement
+    >>> from iaa_frames.core.engine import agreement
     >>> res = agreement(iaf.simulate(n_items=10, seed=0), n_chance=100)
     >>> reading(res)[0].startswith("Detection")
     True

@@ -14,10 +14,10 @@ from collections.abc import Callable
 
 import pandas as pd
 
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import IAAWarning
 from iaa_frames.explore.conflicts import DEFAULT_LOW_OVERLAP, KINDS, conflict_counts, conflicts
 from iaa_frames.frame.schema import ALL
-from iaa_frames.tables.pairs import PairTables
 
 from .tables import html_table
 

@@ -17,7 +17,7 @@ import math
 import re
 import warnings
 
-from iaa_frames.engine.result import MEASURES
+from iaa_frames.core.engine.result import MEASURES
 from iaa_frames.errors import IAAWarning
 from iaa_frames.explore.views import cell_value, symbol
 from iaa_frames.frame.schema import ALL

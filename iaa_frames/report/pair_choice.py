@@ -50,7 +50,7 @@ def pair_section_annotators(tables, *, top: int = MAX_ANNOTATORS):
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.tables.pairs import pair_tables
+    >>> from iaa_frames.core.tables.pairs import pair_tables
     >>> t = pair_tables(iaf.simulate(n_items=6, seed=0), n_chance=50)
     >>> pair_section_annotators(t)
     (None, '')
@@ -60,7 +60,7 @@ def pair_section_annotators(tables, *, top: int = MAX_ANNOTATORS):
     """
     import numpy as np
 
-    from iaa_frames.engine.assemble import name_order
+    from iaa_frames.core.engine.assemble import name_order
 
     names = np.asarray([str(a) for a in tables.corpus.annotators], dtype=object)
     n = len(names)

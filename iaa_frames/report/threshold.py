@@ -1,7 +1,7 @@
 """The report's "Match threshold" section, for a result computed at several thresholds.
 
 ``iaf.report(df, path, match_threshold=[0.3, 0.5, 0.7])`` computes every threshold (the
-frame prepared once, see :func:`iaa_frames.tables.pairs.pair_tables_by_threshold`); the rest of
+frame prepared once, see :func:`iaa_frames.core.tables.pairs.pair_tables_by_threshold`); the rest of
 the report is at one of them (:func:`report_threshold`: 0.5, or the nearest), and this
 section shows every component against τ (:func:`iaa_frames.plot.threshold_curve`), how to
 read it, and the pooled figures at each τ. :func:`threshold_section` returns the HTML and

@@ -20,7 +20,7 @@ parameter              default       meaning
                                      IoU >= τ; a sequence of thresholds gives a
                                      ``threshold`` dimension
 ``n_chance``           ``2000``      most chance units a stratum aims at (see
-                                     :mod:`iaa_frames.chance`)
+                                     :mod:`iaa_frames.core.chance`)
 ``seed``               ``0``         seed of the chance sample (and of the bootstrap)
 ``overall``            ``"pooled"``  how the set distance averages best matches
                                      (``"pooled"`` or ``"per_direction"``)

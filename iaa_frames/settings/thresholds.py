@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: The key under which a result's ``encoding`` carries its pair tables
-#: (:mod:`iaa_frames.engine.carry`).
+#: (:mod:`iaa_frames.core.engine.carry`).
 CARRIED_KEY = "iaa_tables"
 
 #: The thresholds of a sweep when none are given (e.g. ``df.iaa.plot.threshold_curve()``).
@@ -208,7 +208,7 @@ def concat_thresholds(parts):
     if not dataset:  # DataArray coords that vary by cell (n_units, note, ...) vary by τ too
         out = out.transpose("threshold", ...)
     out.attrs = {k: v for k, v in parts[0].attrs.items() if k != "tables_key"}
-    # the pair tables each part carries (iaa_frames.engine.carry), one per threshold
+    # the pair tables each part carries (iaa_frames.core.engine.carry), one per threshold
     carried = [p.encoding.get(CARRIED_KEY) for p in parts]
     out.encoding.pop(CARRIED_KEY, None)
     if all(c is not None and len(c.tables) == 1 for c in carried):

@@ -108,13 +108,13 @@ def cell_intervals(
         Seed of the bootstrap stream.
     ci_method : {"bca", "percentile"}, default "bca"
     clusters : array-like of int, optional
-        The group of every item (:meth:`iaa_frames.matching.corpus.Corpus.group_codes`):
+        The group of every item (:meth:`iaa_frames.core.matching.corpus.Corpus.group_codes`):
         replicates draw whole groups.
     n_clusters : int, optional
         Number of groups (the resampled units; default ``n_items``).
     pair_variance : dict, optional
         ``name -> S``: the pair-level part of the bootstrap variance of a statistic with
-        chance rows (:meth:`iaa_frames.engine.sigma.SigmaCells.pair_variance`; 0 for the
+        chance rows (:meth:`iaa_frames.core.engine.sigma.SigmaCells.pair_variance`; 0 for the
         others).
     width : int, optional
         Columns of the widest sums matrix, to size the blocks of replicates.

@@ -180,7 +180,7 @@ def cell_differences(
     distinct : ndarray of float, shape (n_cells,), optional
         Per cell, the distinct items among its within entries, when the caller has
         counted them (the engine's per-item sums:
-        :meth:`iaa_frames.engine.sigma.SigmaCells.item_counts`); else counted here
+        :meth:`iaa_frames.core.engine.sigma.SigmaCells.item_counts`); else counted here
         (:func:`_distinct_items`; 1M boxes: 0.1 s a component).
 
     Returns

@@ -206,7 +206,7 @@ def ks_agreement_tests(
         The within rows and the chance rows of every cell (positions in the arrays above).
     between_weights : sequence of array-like of float, optional
         The weight of each of a cell's chance rows (a post-stratified or pooled chance
-        sample, :mod:`iaa_frames.chance.poststrata`): the chance ECDF is weighted, and a
+        sample, :mod:`iaa_frames.core.chance.poststrata`): the chance ECDF is weighted, and a
         replicate multiplies each row's weight by ``k_a k_b``. By default 1.
     n_items, n_resamples, seed, min_items, max_grid
         As in :func:`ks_agreement_test`.
@@ -306,7 +306,7 @@ def ks_agreement_entries(
     within_items : array-like of float, shape (n_cells,), optional
         Per cell, the distinct items among its within entries, when the caller has
         counted them (the engine's per-item sums:
-        :meth:`iaa_frames.engine.sigma.SigmaCells.tests`); else counted here
+        :meth:`iaa_frames.core.engine.sigma.SigmaCells.tests`); else counted here
         (:func:`~iaa_frames.stats.ks_cells.cell_differences`).
 
     Returns

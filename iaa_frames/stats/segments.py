@@ -3,7 +3,7 @@ the two sides of a test merged in order of (cell, value), and the first largest 
 every cell, without a general sort.
 
 The engine's within and chance entries already come sorted by (cell, value) (every cell's
-rows in order of distance, :class:`iaa_frames.engine.sigma.SigmaCells`): merging them
+rows in order of distance, :class:`iaa_frames.core.engine.sigma.SigmaCells`): merging them
 costs a binary search of every entry of the smaller side in its cell's entries of the
 other side, where a ``numpy.lexsort`` of the millions of entries would sort them again.
 

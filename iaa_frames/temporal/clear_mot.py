@@ -24,7 +24,7 @@ Only frames with a real choice (an object within τ of two objects of the other 
 depend on earlier frames: the others' pairs are matched whatever came before. Those
 frames are solved in rounds, the k-th such frame of every unit in round k, each round a
 few array operations over all units and one call of
-:func:`~iaa_frames.matching.assignment.assign` (a loop per frame with a choice, as the
+:func:`~iaa_frames.core.matching.assignment.assign` (a loop per frame with a choice, as the
 Hungarian step of ``motmetrics``; no loop per object or pair).
 """
 
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from iaa_frames.matching.assignment import assign
+from iaa_frames.core.matching.assignment import assign
 
 from .frames import FrameMatches
 

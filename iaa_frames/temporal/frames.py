@@ -5,7 +5,7 @@ the frames both covered, for every class together (label code -1: the objects ar
 whatever their class, as for ``label="(all)"`` elsewhere) or for one class (objects of
 that class only, matched among themselves). :func:`match_frames` lists, per unit, every
 object of either annotator on those frames (:attr:`FrameMatches.present`), every pair
-the per-frame matching kept (IoU >= τ, :func:`iaa_frames.matching.pipeline.run`), with the
+the per-frame matching kept (IoU >= τ, :func:`iaa_frames.core.matching.pipeline.run`), with the
 track of each side, and every object pair within τ, matched or not
 (:attr:`FrameMatches.near`, the candidate pairs of the same run with their IoU: CLEAR MOT
 and IDF1 are computed from them, :mod:`iaa_frames.temporal.clear_mot`).
@@ -18,12 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from iaa_frames.core.matching.assignment import pairs_within_runs
+from iaa_frames.core.matching.corpus import Corpus, prepare
+from iaa_frames.core.matching.pipeline import run
 from iaa_frames.errors import ParameterError, SchemaError
 from iaa_frames.frame.schema import GROUP, validate
 from iaa_frames.geometry.distances import get_distance
-from iaa_frames.matching.assignment import pairs_within_runs
-from iaa_frames.matching.corpus import Corpus, prepare
-from iaa_frames.matching.pipeline import run
 
 __all__ = ["FrameMatches", "match_frames", "required_column"]
 

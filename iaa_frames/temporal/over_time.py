@@ -41,14 +41,14 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine import CellLayout
-from iaa_frames.engine.result import COMPONENTS
+from iaa_frames.core.engine import CellLayout
+from iaa_frames.core.engine.result import COMPONENTS
+from iaa_frames.core.tables.pairs import iter_tables_from, pair_tables_from
 from iaa_frames.errors import ParameterError, SchemaError
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.thresholds import concat_thresholds
 from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.bootstrap import block_size
-from iaa_frames.tables.pairs import iter_tables_from, pair_tables_from
 
 from .window_result import dataset, flags, window_values, with_others
 from .windows import SubsetCells, replicate_blocks

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from iaa_frames.engine import CI_LEVEL, CellLayout
-from iaa_frames.engine.assemble import name_order, names_in_order
-from iaa_frames.engine.result import COMPONENTS, MEASURES, text
+from iaa_frames.core.engine import CI_LEVEL, CellLayout
+from iaa_frames.core.engine.assemble import name_order, names_in_order
+from iaa_frames.core.engine.result import COMPONENTS, MEASURES, text
 from iaa_frames.settings.thresholds import with_threshold
 from iaa_frames.stats.samples import percentile_ci
 

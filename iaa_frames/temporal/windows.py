@@ -9,15 +9,15 @@ taken from two populations:
   population of items, not of the few items of one window: a window of 24 items with
   small boxes has too few chance units of its own for localization, while the corpus
   has enough). Localization's chance is post-stratified to the subset's own within
-  pairs (their object counts and classes, :func:`iaa_frames.engine.rows.localization_rows`),
+  pairs (their object counts and classes, :func:`iaa_frames.core.engine.rows.localization_rows`),
   as the corpus's figure is to the corpus's pairs.
 
 :func:`restrict` builds the tables of a subset: every per-item table of the
-:class:`~iaa_frames.tables.pairs.PairTables` (a table with an ``item`` column: within
+:class:`~iaa_frames.core.tables.pairs.PairTables` (a table with an ``item`` column: within
 pairs, objects, coverage) keeps the rows of the subset's items (and, optionally, only
 the rows without one annotator: the other annotators' pairs among themselves); every
 table that pairs two items (``item_a``, ``item_b``: the chance rows) is kept whole. The
-cells of a component are then built by :func:`iaa_frames.engine.component_cells` as for
+cells of a component are then built by :func:`iaa_frames.core.engine.component_cells` as for
 the whole corpus, and any component whose cells object has a ``between`` side (the
 sigma components) gets the corpus's chance; one without (classification, an alpha over
 the window's clusters) is the window's alone.
@@ -34,8 +34,8 @@ Examples
 --------
 >>> import numpy as np
 >>> import iaa_frames as iaf
->>> from iaa_frames.engine import CellLayout
->>> from iaa_frames.tables.pairs import pair_tables
+>>> from iaa_frames.core.engine import CellLayout
+>>> from iaa_frames.core.tables.pairs import pair_tables
 >>> tables = pair_tables(iaf.simulate(n_items=40, seed=0), n_chance=300)
 >>> layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
 >>> first = np.arange(40) < 10
@@ -57,20 +57,20 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from iaa_frames.chance import MIN_CHANCE_UNITS
-from iaa_frames.chance.pooled import min_chance_units
-from iaa_frames.engine import (
+from iaa_frames.core.chance import MIN_CHANCE_UNITS
+from iaa_frames.core.chance.pooled import min_chance_units
+from iaa_frames.core.engine import (
     MIN_ALPHA_UNITS,
     MIN_WITHIN_UNITS,
     NO_VARIATION,
     CellLayout,
     component_cells,
 )
-from iaa_frames.engine.assemble import NO_BASELINE_NOTE, POOLED_NOTE, whole_population_notes
-from iaa_frames.engine.result import COMPONENTS, MEASURES, NO_MATCH_NOTE, interval_notes, notes
+from iaa_frames.core.engine.assemble import NO_BASELINE_NOTE, POOLED_NOTE, whole_population_notes
+from iaa_frames.core.engine.result import COMPONENTS, MEASURES, NO_MATCH_NOTE, interval_notes, notes
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.stats.bootstrap import multiplicity_blocks
 from iaa_frames.stats.intervals import MIN_CI_ITEMS
-from iaa_frames.tables.pairs import PairTables
 
 __all__ = ["SubsetCells", "replicate_blocks", "restrict"]
 
@@ -103,7 +103,7 @@ def restrict(tables: PairTables, items, without: int | None = None) -> PairTable
     Examples
     --------
     >>> import iaa_frames as iaf
-    >>> from iaa_frames.tables.pairs import pair_tables
+    >>> from iaa_frames.core.tables.pairs import pair_tables
     >>> t = pair_tables(iaf.simulate(n_items=6, seed=0), n_chance=50)
     >>> sub = restrict(t, np.arange(6) < 2, without=0)
     >>> sorted(set(sub.localization_within["item"])), 0 in set(sub.units["annotator"])
@@ -289,7 +289,7 @@ def replicate_blocks(strata, n_boot: int, *, seed: int = 0, clusters=None, block
     seed : int, default 0
         Seed of both draws (two streams).
     clusters : array-like of int, optional
-        The group of every item (:meth:`iaa_frames.matching.corpus.Corpus.group_codes`):
+        The group of every item (:meth:`iaa_frames.core.matching.corpus.Corpus.group_codes`):
         groups are drawn whole, within a window on the within side (a group split over
         windows is drawn in each as a cluster of its own there).
     block_size : int, default 64

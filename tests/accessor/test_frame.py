@@ -19,10 +19,11 @@ from oracles import component_alpha, component_ks, component_sigma
 
 from iaa_frames.accessor import IAAAccessor
 from iaa_frames.api import shortcuts
+from iaa_frames.core.engine import agreement, agreement_from_tables, pairwise, rater_kind_agreement
+from iaa_frames.core.tables.pairs import between, pair_tables, within
 from iaa_frames.decisions.consensus import consensus
 from iaa_frames.decisions.next_items import next_items
 from iaa_frames.decisions.plan import plan
-from iaa_frames.engine import agreement, agreement_from_tables, pairwise, rater_kind_agreement
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.conflicts import conflict_counts, conflicts
 from iaa_frames.explore.confusion import confusion
@@ -33,7 +34,6 @@ from iaa_frames.measures.kalpha import kalpha
 from iaa_frames.measures.ranking import annotator_quality
 from iaa_frames.measures.reference import accuracy
 from iaa_frames.simulate import simulate
-from iaa_frames.tables.pairs import between, pair_tables, within
 from iaa_frames.temporal import agreement_over_time, intra_agreement, track_agreement
 
 PARAMS = dict(n_chance=150, seed=3)
@@ -342,7 +342,7 @@ class _Misses:
     """The pair tables the memo computed: ``len()`` counts its misses."""
 
     def __len__(self):
-        from iaa_frames.engine import memo as cache
+        from iaa_frames.core.engine import memo as cache
 
         return cache.info()["misses"]
 
@@ -351,7 +351,7 @@ class _Misses:
 def counted():
     """How many times the pair tables (the expensive part) were computed through the
     memo: its miss count (a behaviour, not a patched import site)."""
-    from iaa_frames.engine import memo as cache
+    from iaa_frames.core.engine import memo as cache
 
     cache.clear()
     yield _Misses()
@@ -415,7 +415,7 @@ class _Computed:
     and a NaN for each other miss (tables computed again after leaving the cache)."""
 
     def __iter__(self):
-        from iaa_frames.engine import memo as cache
+        from iaa_frames.core.engine import memo as cache
 
         taus = sorted(float(e.tables.params["match_threshold"]) for e in cache.cached())
         return iter(taus + [float("nan")] * (cache.info()["misses"] - len(taus)))
@@ -425,7 +425,7 @@ class _Computed:
 def counted_sweeps():
     """Count the thresholds computed through the cache (single and swept), from the
     memo's entries and misses."""
-    from iaa_frames.engine import memo as cache
+    from iaa_frames.core.engine import memo as cache
 
     cache.clear()
     yield _Computed()

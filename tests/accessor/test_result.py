@@ -16,14 +16,14 @@ from oracles import component_alpha, component_ks, component_sigma
 import iaa_frames as iaf
 from iaa_frames.accessor import ResultAccessor
 from iaa_frames.api import shortcuts
-from iaa_frames.engine import memo as cache
-from iaa_frames.engine import pairwise, pairwise_from_tables
+from iaa_frames.core.engine import memo as cache
+from iaa_frames.core.engine import pairwise, pairwise_from_tables
+from iaa_frames.core.tables.pairs import pair_tables
 from iaa_frames.errors import IAAError, ParameterError
 from iaa_frames.explore.compact import agreement_table
 from iaa_frames.explore.items import items
 from iaa_frames.report import by_annotator, by_label, headline, reading
 from iaa_frames.simulate import simulate
-from iaa_frames.tables.pairs import pair_tables
 
 PARAMS = dict(n_chance=150, seed=3)
 

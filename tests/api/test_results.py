@@ -9,13 +9,13 @@ import pytest
 import xarray as xr
 
 from iaa_frames.api import results as cached
-from iaa_frames.engine import agreement, pairwise
-from iaa_frames.engine import memo as cache
+from iaa_frames.core.engine import agreement, pairwise
+from iaa_frames.core.engine import memo as cache
+from iaa_frames.core.tables.pairs import pair_tables
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.items import items
 from iaa_frames.settings.parameters import MatchSettings
 from iaa_frames.simulate import simulate
-from iaa_frames.tables.pairs import pair_tables
 
 ONE = MatchSettings(n_chance=60, seed=2)
 SWEEP = MatchSettings(match_threshold=[0.6, 0.2], n_chance=60, seed=2)

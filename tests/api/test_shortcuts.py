@@ -104,7 +104,7 @@ def test_bad_input(res, call, message):
 
 
 def test_a_bad_component_raises_before_anything_is_computed():
-    from iaa_frames.engine import memo
+    from iaa_frames.core.engine import memo
 
     memo.clear()
     with pytest.raises(ParameterError, match="component must be one of"):

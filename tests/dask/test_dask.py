@@ -419,8 +419,8 @@ def test_groups_of_cells_draw_their_replicates_once(client, corpora, monkeypatch
 
 def engine_and_sampled_cells(tables, chunk_entries):
     """The localization cells of the engine and the same with a WithinSample."""
+    from iaa_frames.core.engine import CellLayout, component_cells
     from iaa_frames.dask.ks import SampledSigmaCells, WithinSample
-    from iaa_frames.engine import CellLayout, component_cells
 
     layout = CellLayout(len(tables.corpus.labels), len(tables.corpus.annotators))
     cells = component_cells(tables, layout, "localization")
@@ -473,8 +473,8 @@ def test_grouped_ks_tests_equal_the_engine():
 def test_within_sample_rows_are_the_engine_cells(n, n_ann, n_lab, localization, seed):
     """Rows of every cell, and cell sizes, as the engine's rows x cells membership; every
     cell's rows ascending (in order of distance: the tests merge them, never sort)."""
+    from iaa_frames.core.engine import CellLayout
     from iaa_frames.dask.ks import WithinSample
-    from iaa_frames.engine import CellLayout
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, n_ann - 1, n)

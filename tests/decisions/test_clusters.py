@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
+from iaa_frames.core.matching.assignment import clusters
 from iaa_frames.decisions.clusters import members_of
-from iaa_frames.matching.assignment import clusters
 
 
 def _components(n, a, b):

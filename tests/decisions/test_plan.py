@@ -47,9 +47,9 @@ def test_plan_is_the_smallest_size_the_model_allows(pilot):
 
 
 def _model(pilot, comp):
+    from iaa_frames.core.engine import CellLayout, component_cells, resolve
+    from iaa_frames.core.engine.cells import SIGMA_COMPONENTS
     from iaa_frames.decisions.plan import _kept, _variance  # noqa: PLC2701
-    from iaa_frames.engine import CellLayout, component_cells, resolve
-    from iaa_frames.engine.cells import SIGMA_COMPONENTS
     from iaa_frames.settings.parameters import DEFAULTS
 
     tables = resolve.tables_of(thin_annotators(pilot, 2, 0)[0], DEFAULTS)

@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 from scipy.stats import ks_2samp
 
-from iaa_frames.engine import agreement_from_tables
+from iaa_frames.core.engine import agreement_from_tables
+from iaa_frames.core.tables.pairs import pair_tables
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.distances import distance_samples, sample_summary, tables_of
 from iaa_frames.frame.schema import ALL
 from iaa_frames.simulate import simulate
-from iaa_frames.tables.pairs import pair_tables
 
 
 @pytest.fixture(scope="module")

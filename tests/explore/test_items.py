@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from oracles import poststratified_weights
 
+from iaa_frames.core.tables.pairs import pair_tables
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.items import ITEM_COLUMNS, items
 from iaa_frames.frame.records import from_records
 from iaa_frames.simulate import simulate
-from iaa_frames.tables.pairs import pair_tables
 
 
 def _box(item, annotator, label, x0, y0, x1, y1):

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from results import make_result
 
-from iaa_frames.engine import agreement_from_tables
-from iaa_frames.engine.result import COMPONENTS, MEASURES
+from iaa_frames.core.engine import agreement_from_tables
+from iaa_frames.core.engine.result import COMPONENTS, MEASURES
+from iaa_frames.core.tables.pairs import pair_tables
 from iaa_frames.errors import ParameterError
 from iaa_frames.explore.views import (
     by_annotator,
@@ -28,7 +29,6 @@ from iaa_frames.explore.views import (
 )
 from iaa_frames.frame.schema import ALL
 from iaa_frames.simulate import simulate
-from iaa_frames.tables.pairs import pair_tables
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from iaa_frames.core.matching.assignment import candidate_pairs
 from iaa_frames.geometry import box_index
 from iaa_frames.geometry.box_index import Sweep, overlapping_pairs, sweep_cost
-from iaa_frames.matching.assignment import candidate_pairs
 
 
 def _brute(boxes, sa, ca, sb, cb):

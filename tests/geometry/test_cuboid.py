@@ -125,7 +125,7 @@ def test_iou_upper_bounds_of_the_matcher_hold_for_volumes():
     # Without the kind's shared_bound, the bound min(box area, volumes) mixes square and
     # cubic metres: for identical 4 x 2 x 2 m cuboids it is 8 / (16 + 16 - 8) = 1/3 < 1,
     # and the matcher would never match them at 0.5.
-    from iaa_frames.matching.pipeline import iou_upper_bound as matcher_bound
+    from iaa_frames.core.matching.pipeline import iou_upper_bound as matcher_bound
 
     a, b = random_pairs(400, seed=6, spread=1.0)
     p = np.vstack([a, b])

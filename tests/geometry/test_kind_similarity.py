@@ -8,9 +8,9 @@ import pytest
 import xarray as xr
 
 import iaa_frames as iaf
-from iaa_frames.chance import strata
+from iaa_frames.core.chance import strata
+from iaa_frames.core.matching import pipeline
 from iaa_frames.geometry.kinds.keypoints import KeypointsKind
-from iaa_frames.matching import pipeline
 from iaa_frames.simulate import KeypointProfile, simulate_keypoints
 
 

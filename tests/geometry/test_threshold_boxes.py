@@ -9,12 +9,12 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from iaa_frames.core.matching.corpus import prepare
 from iaa_frames.geometry.bounds import threshold_boxes
 from iaa_frames.geometry.kind_similarity import reach_boxes
 from iaa_frames.geometry.mask_rule import may_use_masks
 from iaa_frames.geometry.overlap import areas
 from iaa_frames.geometry.shapes import Shapes
-from iaa_frames.matching.corpus import prepare
 from iaa_frames.simulate import KeypointProfile, simulate_keypoints
 
 TAUS = (0.05, 0.3, 0.5, 0.5 + 1e-12, 0.7, 0.95, 1.0)

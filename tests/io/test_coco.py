@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import iaa_frames as iaf
+from iaa_frames.core.matching.corpus import prepare
 from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_coco
 from iaa_frames.io.coco import mask_to_geometry
 from iaa_frames.io.masks import compressed_counts, rle_crop
-from iaa_frames.matching.corpus import prepare
 
 
 def _mask_utils():

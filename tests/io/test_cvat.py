@@ -6,11 +6,11 @@ import pytest
 from helpers import FIX, row_of
 
 import iaa_frames as iaf
-from iaa_frames.engine import rater_kinds
+from iaa_frames.core.engine import rater_kinds
+from iaa_frames.core.matching.corpus import prepare
 from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ReaderError
 from iaa_frames.geometry.distances import Shapes, iou
 from iaa_frames.io import read_cvat
-from iaa_frames.matching.corpus import prepare
 
 JOB = FIX / "cvat" / "job_12.xml"
 TASK = FIX / "cvat" / "task_7.xml"

@@ -8,7 +8,7 @@ import pytest
 from helpers import FIX, row_of
 
 import iaa_frames as iaf
-from iaa_frames.engine import rater_kinds
+from iaa_frames.core.engine import rater_kinds
 from iaa_frames.errors import AnnotatorNameWarning, DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import read_cvat, read_labelstudio
 

@@ -170,7 +170,7 @@ def test_within_item_pairs_are_the_same_from_every_format():
     """End to end through the pair tables: every polygon format gives the same matched pairs
     with the same distances, and VOC the same as the corpus drawn as boxes."""
     pairs = pytest.importorskip(
-        "iaa_frames.tables.pairs", reason="the pair tables have not landed yet"
+        "iaa_frames.core.tables.pairs", reason="the pair tables have not landed yet"
     )
 
     def table(df):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import iaa_frames as iaf
-import iaa_frames.engine.assemble as assemble
+import iaa_frames.core.engine.assemble as assemble
 import iaa_frames.measures.potato as potato
 
 POTATO_KEYS = (

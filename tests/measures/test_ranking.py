@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
 import iaa_frames as iaf
+from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import ParameterError
 from iaa_frames.measures.ranking import (
     DEFAULT_N_BOOT,
     annotator_quality,
     annotator_quality_from_tables,
 )
-from iaa_frames.tables.pairs import PairTables
 
 
 def synthetic_tables(q, items_of_pair, pq=None):

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 import iaa_frames as iaf
+from iaa_frames.core.tables.pairs import pair_tables
 from iaa_frames.errors import ParameterError
 from iaa_frames.measures import threshold_choice
 from iaa_frames.measures.threshold_choice import GRID, suggest_threshold, threshold_separation
-from iaa_frames.tables.pairs import pair_tables
 
 
 def trio(profile):

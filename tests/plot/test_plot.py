@@ -16,12 +16,12 @@ from results import make_pairwise, make_result  # noqa: E402
 import iaa_frames as iaf  # noqa: E402
 import iaa_frames.accessor  # noqa: E402,F401  registers df.iaa and res.iaa
 from iaa_frames import plot  # noqa: E402
-from iaa_frames.engine import agreement_from_tables, pairwise_from_tables  # noqa: E402
+from iaa_frames.core.engine import agreement_from_tables, pairwise_from_tables  # noqa: E402
+from iaa_frames.core.tables.pairs import pair_tables  # noqa: E402
 from iaa_frames.errors import ParameterError  # noqa: E402
 from iaa_frames.explore.items import items as item_table  # noqa: E402
 from iaa_frames.plot import style  # noqa: E402
 from iaa_frames.simulate import simulate  # noqa: E402
-from iaa_frames.tables.pairs import pair_tables  # noqa: E402
 
 ALL = "(all)"
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from iaa_frames import plot
-from iaa_frames.engine import agreement
+from iaa_frames.core.engine import agreement
 from iaa_frames.errors import ParameterError
 from iaa_frames.simulate import simulate
 

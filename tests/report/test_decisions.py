@@ -35,7 +35,7 @@ def test_consensus_section_counts_what_the_consensus_returns():
 def test_how_many_scales_the_current_halfwidth_by_the_square_rate():
     df = iaf.simulate(n_items=20, seed=0)
     t = iaf.pair_tables(df)
-    from iaa_frames.engine import agreement_from_tables
+    from iaa_frames.core.engine import agreement_from_tables
 
     res = agreement_from_tables(t, n_boot=50)
     text = how_many_section(t, res)
@@ -75,8 +75,8 @@ def test_a_tied_vote_says_so_and_shows_both_labels():
 def test_how_many_names_the_model_half_width_beside_the_bootstrap_one():
     # next_items' model has its own half-width; the section must not print it as if it
     # were the bootstrap half-width of the table above
+    from iaa_frames.core.engine import agreement_from_tables
     from iaa_frames.decisions.next_items import interval_gains
-    from iaa_frames.engine import agreement_from_tables
 
     df = iaf.simulate(n_items=20, seed=0)
     t = iaf.pair_tables(df, n_chance=200)
@@ -90,7 +90,7 @@ def test_how_many_names_the_model_half_width_beside_the_bootstrap_one():
 
 
 def test_how_many_without_bootstrap_says_why_each_cell_is_missing():
-    from iaa_frames.engine import agreement_from_tables
+    from iaa_frames.core.engine import agreement_from_tables
 
     df = iaf.simulate(n_items=10, seed=0)
     t = iaf.pair_tables(df, n_chance=100)
@@ -123,7 +123,7 @@ def test_objects_accepted_on_one_annotator_alone_are_counted_as_such():
 
 def test_a_target_already_met_is_footnoted():
     # detection ±0.05 on the sample needs 29 items of the 40 it has: say it is reached
-    from iaa_frames.engine import agreement_from_tables
+    from iaa_frames.core.engine import agreement_from_tables
 
     df = iaf.load_sample("coco")
     t = iaf.pair_tables(df)

@@ -400,7 +400,7 @@ def test_chromium_renders_the_page(sample_report, tmp_path):
 def test_report_after_agreement_reuses_its_result(tmp_path, monkeypatch):
     # issue #24: after df.iaa.agreement() with the same parameters, report() only draws
     # and writes: neither the pair tables nor the result are computed again
-    from iaa_frames.engine import memo
+    from iaa_frames.core.engine import memo
 
     df = simulate(n_items=8, seed=3)
     res = df.iaa.agreement(n_boot=20, n_chance=100)
@@ -512,7 +512,7 @@ def test_a_label_of_the_longest_length_and_integer_labels_in_floats(tmp_path):
 def test_b6_report_of_a_big_crowd_computes_the_pairs_of_max_annotators_only(tmp_path, monkeypatch):
     """10,000 annotators made the report build 10,000 x 10,000 tables of pairs (past 22 GB
     at 2,000); now only the pairs of MAX_ANNOTATORS, and the report says who is left out."""
-    pairwise_module = importlib.import_module("iaa_frames.engine.pairwise")
+    pairwise_module = importlib.import_module("iaa_frames.core.engine.pairwise")
     from iaa_frames.report.formatting import MAX_ANNOTATORS
 
     rng = np.random.default_rng(0)
@@ -539,7 +539,7 @@ def test_b6_report_of_a_big_crowd_computes_the_pairs_of_max_annotators_only(tmp_
         seen.append(kwargs.get("annotators"))
         return real(tables, **kwargs)
 
-    monkeypatch.setattr("iaa_frames.engine.memo.pairwise_from_tables", spy)
+    monkeypatch.setattr("iaa_frames.core.engine.memo.pairwise_from_tables", spy)
     report(df, tmp_path / "r", n_boot=0, n_chance=200, progress=False)
     assert seen and all(a is not None and len(a) == MAX_ANNOTATORS for a in seen)
     pairs = pd.read_csv(tmp_path / "r" / "pairwise.csv")

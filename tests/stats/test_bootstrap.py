@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import poststratified_weights, weighted_nominal_alpha
 
-from iaa_frames.engine import agreement, agreement_from_tables
+from iaa_frames.core.engine import agreement, agreement_from_tables
+from iaa_frames.core.tables.pairs import pair_tables
 from iaa_frames.errors import CopiedItemsWarning, ParameterError
 from iaa_frames.simulate import simulate
 from iaa_frames.stats.bootstrap import (
@@ -25,7 +26,6 @@ from iaa_frames.stats.bootstrap import (
 )
 from iaa_frames.stats.intervals import bca_interval, interval_scale
 from iaa_frames.stats.samples import percentile_ci, sigma
-from iaa_frames.tables.pairs import pair_tables
 
 
 def replicate_sigma(within, between, within_weights, between_weights):
@@ -409,7 +409,7 @@ def test_pair_totals_of_column_subsets_are_those_of_total():
 
 
 def test_column_items_are_counted_once_and_match_the_nonzero_items():
-    from iaa_frames.engine.cells import items_per_column
+    from iaa_frames.core.engine.cells import items_per_column
 
     m = sp.random(30, 8, density=0.3, random_state=7, format="csr")
     m.data[::5] = 0.0  # stored zeros are not items

@@ -8,8 +8,8 @@ annotator's side with weight 1 / (raters - 1)).
 
 import numpy as np
 
-from iaa_frames.engine import agreement
-from iaa_frames.engine.cells import SIGMA_COMPONENTS, check_component
+from iaa_frames.core.engine import agreement
+from iaa_frames.core.engine.cells import SIGMA_COMPONENTS, check_component
 
 
 def weighted_nominal_alpha(unit_codes, value_codes, weights=None):
@@ -165,7 +165,7 @@ def component_alpha(df, *, component: str = "classification", **params):
 
 
 def ratio_bin_oracle(n, m):
-    """The count-ratio bin of :mod:`iaa_frames.chance.poststrata`, by its definition:
+    """The count-ratio bin of :mod:`iaa_frames.core.chance.poststrata`, by its definition:
     ``min(n, m) / max(n, m)`` (1 for two empty annotations) in [0, .5), [.5, .75),
     [.75, 1) or exactly 1."""
     r = 1.0 if max(n, m) == 0 else min(n, m) / max(n, m)

@@ -1,8 +1,9 @@
 """Hand-built agreement results with known values, for the tests of the views, plots and
 report (``from results import make_result, make_pairwise``).
 
-The Dataset is assembled by :func:`iaa_frames.engine.result.build_dataset` from the package's own
-:data:`~iaa_frames.engine.result.COMPONENTS` and :data:`~iaa_frames.engine.result.VARIABLES`, so it has
+The Dataset is assembled by :func:`iaa_frames.core.engine.result.build_dataset` from the package's
+own :data:`~iaa_frames.core.engine.result.COMPONENTS` and
+:data:`~iaa_frames.core.engine.result.VARIABLES`, so it has
 exactly the schema of :func:`iaa_frames.agreement`; only the numbers are made up (random
 but plausible, seeded). Known values make the checks exact (whisker extents, annotation
 text); the integration tests run the real engine.
@@ -10,7 +11,7 @@ text); the integration tests run the real engine.
 
 import numpy as np
 
-from iaa_frames.engine.result import (
+from iaa_frames.core.engine.result import (
     COMPONENTS,
     NO_VARIATION_NOTE,
     VARIABLES,

@@ -180,7 +180,7 @@ def test_localization_is_finite_in_every_window_of_a_thin_corpus():
         ).all()
     assert (loc["note"].sel(label="(all)") == "").all()
     # a window alone is thin: its few matched chance pairs need aligned units
-    # (iaa_frames.chance.aligned); the windows take the corpus's empirical ones instead
+    # (iaa_frames.core.chance.aligned); the windows take the corpus's empirical ones instead
     first = df[df["item"].isin(df["item"].unique()[:25])]
     alone = iaf.agreement(first, n_chance=2000, n_boot=0)
     cell = alone.sel(component="localization", label="(all)", annotator="(all)")

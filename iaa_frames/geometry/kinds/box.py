@@ -3,9 +3,9 @@
 A box is stored as its four corners (``Shapes.boxes``) and
 measured in numpy alone: its area, the area it shares with another box and its IoU are
 closed forms. Every other kind has a bounding box too, held in the same array, which is
-what the chance index (:mod:`iaa_frames.chance.gating`), the sweep of overlapping pairs
+what the chance index (:mod:`iaa_frames.core.chance.gating`), the sweep of overlapping pairs
 (:mod:`iaa_frames.geometry.box_index`) and the IoU upper bounds
-(:mod:`iaa_frames.geometry.bounds`, :mod:`iaa_frames.matching.pipeline`) work on.
+(:mod:`iaa_frames.geometry.bounds`, :mod:`iaa_frames.core.matching.pipeline`) work on.
 
 Readers express a box as its pixel corners in the ``x0, y0, x1, y1`` columns
 (:mod:`iaa_frames.io.builder` converts COCO's ``x, y, w, h`` and YOLO's normalized centres);

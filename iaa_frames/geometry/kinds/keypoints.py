@@ -423,7 +423,7 @@ class KeypointsKind(Kind):
     def similarity_settings(self) -> tuple:
         """What :meth:`similarity` depends on besides the data (constants, flip pairs,
         :attr:`mirror_aware`): part of the key of the cached pair tables
-        (:mod:`iaa_frames.engine.memo`), so that tables are not reused across a change
+        (:mod:`iaa_frames.core.engine.memo`), so that tables are not reused across a change
         of them."""
         return (tuple(self.sigmas.tolist()), self.flip, self.mirror_aware)
 

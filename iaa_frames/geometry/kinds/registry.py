@@ -239,10 +239,10 @@ class Kind:
         boxes grown by them meet (sweeps, chance index). Default 0 (IoU: boxes overlap)."""
         return np.zeros(len(data))
 
-    # -- aligned chance units (iaa_frames.chance.aligned) ------------------------------
+    # -- aligned chance units (iaa_frames.core.chance.aligned) ------------------------------
 
     #: How an unrelated shape of this kind is placed in another's frame to form an
-    #: *aligned* chance unit (:mod:`iaa_frames.chance.aligned`): ``"translate"`` (moved by
+    #: *aligned* chance unit (:mod:`iaa_frames.core.chance.aligned`): ``"translate"`` (moved by
     #: :meth:`translate` to a random offset near the other shape), ``"box"`` (mapped into
     #: the other shape's bounding box by :meth:`fit_to_boxes`), or None (the default for
     #: a kind that implements neither: it gets no aligned units).

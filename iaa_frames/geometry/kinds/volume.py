@@ -218,7 +218,7 @@ class VolumeKind(Kind):
         """The volumes' boxes moved by ``(dx, dy)`` rounded to whole voxels (a voxel set
         moves on its grid; :meth:`translate_payload` moves the voxels by as much).
 
-        The aligned units (:mod:`iaa_frames.chance.aligned`) screen candidates by the IoU
+        The aligned units (:mod:`iaa_frames.core.chance.aligned`) screen candidates by the IoU
         bound of boxes moved by the unrounded offset, so a candidate within half a voxel
         of the gate may be screened by a bound half a voxel off; the units kept are
         measured exactly, on the moved voxels."""

@@ -228,9 +228,9 @@ def test_reach_boxes_lose_no_pair_in_agreement(monkeypatch, tau):
     # reach is too short (tests/geometry/test_kind_similarity.py does the same for OKS)
     import xarray as xr
 
-    from iaa_frames.chance import strata
+    from iaa_frames.core.chance import strata
+    from iaa_frames.core.matching import pipeline
     from iaa_frames.geometry.kinds.distance_kind import DistanceKind
-    from iaa_frames.matching import pipeline
 
     profiles = {
         "a": PolylineProfile(jitter=0.3),
