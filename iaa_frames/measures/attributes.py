@@ -1,3 +1,5 @@
+# Over 400 lines: one idea, the attribute agreement: levels of measurement and codes, the
+# per-item sums of the cells, the Dataset with its intervals, and the entry points.
 """Agreement on per-object attributes: Krippendorff's α of matched objects' attributes.
 
 An attribute is a column of the tidy frame holding one value per object (CVAT's
@@ -11,20 +13,70 @@ For the objects the matching paired (the clusters of matched objects of the pair
 the units of classification α: the same matching, threshold τ and tables as the
 agreement figures), :func:`attribute_agreement` gives, per attribute, Krippendorff's α
 at the attribute's level of measurement, the raw percent agreement beside it and
-cluster-bootstrap intervals over items, per class and per annotator. The sums it rests
-on are in :mod:`iaa_frames.measures.attribute_cells`.
+cluster-bootstrap intervals over items, per class and per annotator, from the sums and
+intervals below.
+
+Levels of measurement
+---------------------
+Which distance Krippendorff's α of an attribute uses (:func:`infer_level` from the
+column, or given), and the column turned into what the sums
+(:class:`AttributeCells`) take (:func:`attribute_codes`): category codes
+for nominal, ordinal and set values (with the sets' MASI distances), centred and scaled
+numbers for interval.
+
+The sums
+--------
+The sums behind attribute agreement: coincidences of matched objects' values per cell.
+
+The units are the clusters of matched objects of the pair tables (``tables.units``: at
+most one object per annotator, the units of classification α). Every unordered pair of
+objects of a cluster whose attribute values are both present is a *pair of values*,
+weighing ``w = 1 / (m_u - 1)`` for a cluster of ``m_u`` present values, so that summed
+over pairs it gives Krippendorff's coincidences (both orders of a pair: ``2 w``). A pair
+enters the cells of :class:`iaa_frames.core.engine.cells.CellLayout`: label "(all)", and the
+class when both objects carry it; annotator "(all)" and each of its two annotators.
+
+Per cell the columns are ``[n_pairs, n_equal]`` (raw percent agreement), then, by level:
+
+* nominal: ``n_c`` (C columns), ``o`` (the mass of differing values);
+* masi: as nominal, with ``o`` the mass of the MASI distances of the distinct sets
+  (:func:`~iaa_frames.stats.masi.set_disagreements`);
+* ordinal: ``n_c`` (C columns), ``o_ck + o_kc`` for every ``c < k``
+  (:func:`iaa_frames.stats.krippendorff_levels.pair_index` order);
+* interval: ``n``, ``s_1``, ``s_2``, ``o`` (:func:`~iaa_frames.stats.krippendorff_levels.interval_disagreements`).
+
+They are summed per item (:class:`iaa_frames.stats.bootstrap.ItemSums`), so a bootstrap
+replicate is one sparse product and every statistic of every cell is an array
+expression (:meth:`AttributeCells.statistics`).
+
+The Dataset
+-----------
+The attribute agreement Dataset: bootstrap intervals of its cells and its variables.
+
+:func:`intervals` resamples items (groups of items when the frame has a ``group``
+column) with :func:`iaa_frames.stats.bootstrap.multiplicity_blocks`, reweighting the
+per-item sums of :class:`AttributeCells`, and
+takes the interval of the engine (BCa with the corrected width of
+:func:`iaa_frames.stats.intervals.interval_scale`, or the percentile interval).
+:func:`attribute_dataset` labels the arrays (:data:`VARIABLES`).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
+from iaa_frames.arrays import sorted_unique
 from iaa_frames.core.engine.assemble import name_order, names_in_order
 from iaa_frames.core.engine.cells import CellLayout
 from iaa_frames.core.engine.resolve import tables_of
+from iaa_frames.core.engine.result import interval_notes, text
+from iaa_frames.core.matching.assignment import pairs_within_runs
 from iaa_frames.errors import ParameterError
+from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import (
     DEFAULT_N_BOOT,
     DEFAULTS,
@@ -33,19 +85,494 @@ from iaa_frames.settings.parameters import (
     checked_settings,
 )
 from iaa_frames.settings.validation import validate_params
-from iaa_frames.stats.intervals import CI_METHODS
-
-from .attribute_cells import AttributeCells
-from .attribute_levels import attribute_codes, chosen_levels, infer_level
-from .attribute_result import attribute_dataset, intervals
+from iaa_frames.stats.bootstrap import ItemSums
+from iaa_frames.stats.cell_intervals import CI_LEVEL, cell_intervals
+from iaa_frames.stats.intervals import CI_METHODS, MIN_CI_ITEMS
+from iaa_frames.stats.krippendorff import nominal_disagreements
+from iaa_frames.stats.krippendorff_levels import LEVELS as VALUE_LEVELS
+from iaa_frames.stats.krippendorff_levels import (
+    alpha_from_disagreements,
+    interval_disagreements,
+    ordinal_disagreements,
+)
+from iaa_frames.stats.masi import as_set, masi_matrix, set_disagreements
 
 __all__ = [
     "ATTRIBUTES_ATTR",
+    "CI_LEVEL",
+    "LEVELS",
+    "MAX_ORDINAL_CATEGORIES",
+    "VARIABLES",
     "attribute_agreement",
     "attribute_agreement_from_tables",
+    "attribute_codes",
     "attribute_columns",
+    "attribute_dataset",
+    "AttributeCells",
+    "chosen_levels",
     "infer_level",
+    "intervals",
+    "value_pairs",
 ]
+
+
+#: The levels of measurement of an attribute: Krippendorff's three for single values, and
+#: "masi" for sets of choices (:mod:`iaa_frames.stats.masi`).
+LEVELS = (*VALUE_LEVELS, "masi")
+#: The most categories an ordinal attribute may have (its coincidences grow with C^2).
+MAX_ORDINAL_CATEGORIES = 200
+
+
+def infer_level(values: pd.Series) -> str:
+    """The level of measurement a column implies: an ordered Categorical is ordinal;
+    numbers (not booleans) are interval; a column whose values are lists, tuples or sets
+    (several choices of one question) is "masi"; booleans, strings, unordered
+    Categoricals and anything else nominal.
+
+    Examples
+    --------
+    >>> infer_level(pd.Series([True, False])), infer_level(pd.Series([1.5, 2.0]))
+    ('nominal', 'interval')
+    >>> infer_level(pd.Series(pd.Categorical(["lo", "hi"], ["lo", "hi"], ordered=True)))
+    'ordinal'
+    >>> infer_level(pd.Series([["a", "b"], ["a"], None]))
+    'masi'
+    """
+    dtype = values.dtype
+    if pd.api.types.is_object_dtype(dtype):
+        present = values.dropna()
+        if (
+            len(present)
+            and present.map(lambda v: isinstance(v, (list, tuple, set, frozenset))).all()
+        ):
+            return "masi"
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "ordinal" if dtype.ordered else "nominal"
+    if pd.api.types.is_bool_dtype(dtype):
+        return "nominal"
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "interval"
+    return "nominal"
+
+
+def _hashable(v):
+    """A list of choices as a tuple, sorted where its items compare (a set of choices)."""
+    if not isinstance(v, (list, tuple)):
+        return v
+    items = [_hashable(x) for x in v]
+    try:
+        return tuple(sorted(items))
+    except TypeError:
+        return tuple(items)
+
+
+def attribute_codes(name: str, values: pd.Series, level: str):
+    """``(codes or values, n_categories, distances)`` of a column at a level: category
+    codes (-1 missing) for nominal, ordinal and masi (the distinct sets, with their
+    ``(C, C)`` MASI distances; None at the other levels), centred and scaled floats (NaN
+    missing) for interval."""
+    if level == "masi":
+        sets = values.map(as_set, na_action="ignore")
+        codes, uniques = pd.factorize(sets, use_na_sentinel=True)
+        return codes.astype(np.int64), len(uniques), masi_matrix(uniques)
+    codes, n = _value_codes(name, values, level)
+    return codes, n, None
+
+
+def _value_codes(name: str, values: pd.Series, level: str):
+    """:func:`attribute_codes` of nominal, ordinal and interval values."""
+    if level == "nominal":
+        try:
+            codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        except TypeError:  # lists (several choices): compared as sets
+            codes, uniques = pd.factorize(values.map(_hashable, na_action="ignore"))
+        return codes.astype(np.int64), len(uniques)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        if level == "ordinal":
+            if not values.dtype.ordered:
+                raise ParameterError(
+                    f"attribute {name!r}: ordinal needs an order; make it an ordered "
+                    "Categorical (pd.Categorical(..., categories=[low, ..., high], ordered=True))"
+                )
+            codes = values.cat.codes.to_numpy(np.int64)
+            return codes, len(values.dtype.categories)
+        values = values.astype(object)
+    numbers = pd.to_numeric(values.astype(object), errors="coerce").astype(np.float64)
+    bad = values.notna().to_numpy() & ~np.isfinite(numbers.to_numpy())
+    if bad.any():
+        first = values[bad].iloc[0]
+        raise ParameterError(
+            f"attribute {name!r} is {level} but holds {first!r}, not a finite number "
+            "(an ordinal attribute of words: an ordered Categorical)"
+        )
+    x = numbers.to_numpy()
+    if level == "ordinal":
+        uniq = np.unique(x[np.isfinite(x)])
+        if len(uniq) > MAX_ORDINAL_CATEGORIES:
+            raise ParameterError(
+                f"attribute {name!r} has {len(uniq)} distinct values: too many for ordinal "
+                f"(at most {MAX_ORDINAL_CATEGORIES}); pass levels={{{name!r}: 'interval'}}"
+            )
+        codes = np.where(np.isfinite(x), np.searchsorted(uniq, np.nan_to_num(x)), -1)
+        return codes.astype(np.int64), len(uniq)
+    present = np.isfinite(x)
+    if present.any():
+        x = x - x[present].mean()
+        scale = np.abs(x[present]).max()
+        x = x / scale if scale > 0 else x
+    return x, 0
+
+
+def chosen_levels(df, names, levels) -> tuple[dict, dict]:
+    if levels is None:
+        levels = {}
+    elif isinstance(levels, str):
+        levels = dict.fromkeys(names, levels)
+    elif not isinstance(levels, dict):
+        raise ParameterError(
+            f"levels must be None, a level or a dict {{attribute: level}}, got {levels!r}"
+        )
+    unknown = [k for k in levels if k not in names]
+    if unknown:
+        raise ParameterError(f"levels names {unknown}, which are not among the attributes {names}")
+    for k, v in levels.items():
+        if v not in LEVELS:
+            raise ParameterError(f"levels[{k!r}] must be one of {LEVELS}, got {v!r}")
+    chosen = {n: levels.get(n) or infer_level(df[n]) for n in names}
+    source = {n: "given" if n in levels else f"inferred from dtype {df[n].dtype}" for n in names}
+    return chosen, source
+
+
+@dataclass(frozen=True, eq=False)
+class ValuePairs:
+    """Pairs of present values within clusters: objects ``i``, ``j`` (rows of
+    ``tables.units``), their item, cluster and weight ``1 / (m_u - 1)``."""
+
+    i: np.ndarray
+    j: np.ndarray
+    item: np.ndarray
+    cluster: np.ndarray
+    weight: np.ndarray
+
+
+def value_pairs(units, present) -> ValuePairs:
+    """The pairs of present values of every cluster of ``units`` (``tables.units``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> units = pd.DataFrame({"item": [0, 0, 0, 1], "annotator": [0, 1, 2, 0],
+    ...                       "cluster": [0, 0, 0, 1]})
+    >>> p = value_pairs(units, np.array([True, True, True, True]))
+    >>> p.i.tolist(), p.j.tolist(), p.weight.tolist()
+    ([0, 0, 1], [1, 2, 2], [0.5, 0.5, 0.5])
+    """
+    cluster = units["cluster"].to_numpy(np.int64)
+    keep = np.flatnonzero(present)
+    keep = keep[np.lexsort((units["annotator"].to_numpy(np.int64)[keep], cluster[keep]))]
+    a, b = pairs_within_runs(cluster[keep])
+    i, j = keep[a], keep[b]
+    m = np.bincount(cluster[keep], minlength=int(cluster.max(initial=-1)) + 1)
+    weight = 1.0 / (m[cluster[i]] - 1.0) if len(i) else np.zeros(0)
+    return ValuePairs(i, j, units["item"].to_numpy(np.int64)[i], cluster[i], weight)
+
+
+@dataclass(frozen=True, eq=False)
+class AttributeCells:
+    """The per-item sums of one attribute's pairs of values, and the statistics of
+    every cell from them."""
+
+    level: str
+    n_categories: int
+    n_cells: int
+    width: int
+    within: ItemSums
+    n_units: np.ndarray
+    n_items: np.ndarray
+    distances: np.ndarray | None = None
+
+    @classmethod
+    def build(
+        cls,
+        layout: CellLayout,
+        n_items: int,
+        units,
+        values,
+        *,
+        level: str,
+        n_categories: int,
+        distances=None,
+    ):
+        """Cells of one attribute.
+
+        ``values``: per row of ``units``, the category code (nominal, ordinal, masi; -1
+        where missing) or the value (interval, centred and scaled; NaN where missing).
+        ``distances``: the ``(C, C)`` distances of the categories (masi).
+        """
+        values = np.asarray(values)
+        present = values >= 0 if level != "interval" else np.isfinite(values)
+        p = value_pairs(units, present)
+        label = units["label"].to_numpy(np.int64)
+        annotator = units["annotator"].to_numpy(np.int64)
+        la, lb = label[p.i], label[p.j]
+        member = layout.membership(
+            np.column_stack([np.zeros_like(la), np.where(la == lb, 1 + la, -1)]),
+            layout.groups(annotator[p.i], annotator[p.j]),
+        ).tocoo()
+        row, cell = member.row.astype(np.int64), member.col.astype(np.int64)
+        vi, vj, w = values[p.i][row], values[p.j][row], p.weight[row]
+        C = n_categories
+        if level == "interval":
+            parts = [
+                (0, np.ones(len(row))),
+                (1, (vi == vj).astype(np.float64)),
+                (2, 2.0 * w),
+                (3, w * (vi + vj)),
+                (4, w * (vi * vi + vj * vj)),
+                (5, 2.0 * w * (vi - vj) ** 2),
+            ]
+            width = 6
+        else:
+            vi, vj = vi.astype(np.int64), vj.astype(np.int64)
+            differ = vi != vj
+            parts = [(0, np.ones(len(row))), (1, (~differ).astype(np.float64))]
+            parts += [(2 + vi, w), (2 + vj, w)]
+            if level == "nominal":
+                parts.append((2 + C, 2.0 * w * differ))
+                width = 3 + C
+            elif level == "masi":
+                parts.append((2 + C, 2.0 * w * distances[vi, vj]))
+                width = 3 + C
+            else:
+                c, k = np.minimum(vi, vj), np.maximum(vi, vj)
+                pair = c * C - c * (c + 1) // 2 + (k - c - 1)
+                parts.append((2 + C + np.where(differ, pair, 0), 2.0 * w * differ))
+                width = 2 + C + C * (C - 1) // 2
+        n_cells = layout.n_cells
+        item = p.item[row]
+        within = ItemSums.from_entries(
+            item=np.concatenate([item for _ in parts]),
+            column=np.concatenate([cell * width + off for off, _ in parts]),
+            value=np.concatenate([np.broadcast_to(v, len(row)) for _, v in parts]),
+            n_items=n_items,
+            n_columns=n_cells * width,
+        )
+        return cls(
+            level,
+            C,
+            n_cells,
+            width,
+            within,
+            _distinct(cell, p.cluster[row], n_cells),
+            _distinct(cell, item, n_cells),
+            distances,
+        )
+
+    def statistics(self, multiplicities=None) -> dict:
+        """``alpha``, ``observed``, ``expected``, ``percent_agreement``, ``n_pairs`` and
+        ``n_values`` of every cell: arrays ``(n_cells,)``, or ``(b, n_cells)`` for a block of
+        item multiplicities."""
+        t = self.within.total(multiplicities)
+        t = t.reshape(t.shape[:-1] + (self.n_cells, self.width))
+        C = self.n_categories
+        if self.level == "interval":
+            n = t[..., 2]
+            d_o, d_e = interval_disagreements(n, t[..., 3], t[..., 4], t[..., 5])
+        else:
+            n_c = t[..., 2 : 2 + C]
+            n = n_c.sum(axis=-1)
+            if self.level == "nominal":
+                d_o, d_e = nominal_disagreements(n, n_c, t[..., 2 + C])
+            elif self.level == "masi":
+                d_o, d_e = set_disagreements(n, n_c, t[..., 2 + C], self.distances)
+            else:
+                d_o, d_e = ordinal_disagreements(n_c, t[..., 2 + C :])
+        n_pairs = t[..., 0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            percent = np.where(n_pairs > 0, t[..., 1] / n_pairs, np.nan)
+        return {
+            "alpha": alpha_from_disagreements(d_o, d_e, n),
+            "observed": d_o,
+            "expected": d_e,
+            "percent_agreement": percent,
+            "n_pairs": n_pairs,
+            "n_values": n,
+        }
+
+
+def _distinct(cell, key, n_cells) -> np.ndarray:
+    """Per cell, the number of distinct ``key`` values among its entries."""
+    if not len(cell):
+        return np.zeros(n_cells, np.int64)
+    k = sorted_unique(cell * (int(key.max()) + 1) + key)
+    return np.bincount(k // (int(key.max()) + 1), minlength=n_cells)
+
+
+_INTERVAL = (
+    "cluster-bootstrap interval over items (groups of items with a group column), BCa "
+    "with the engine's corrected width by default (ci_method and n_boot in the Dataset "
+    f"attrs), level {CI_LEVEL}. NaN when n_boot is 0, the estimate is NaN or the cell "
+    f"rests on fewer than {MIN_CI_ITEMS} items."
+)
+
+#: name -> (long_name, description) of every data variable, in Dataset order.
+VARIABLES = {
+    "alpha": (
+        "Krippendorff's alpha of the attribute",
+        "1 - D_o / D_e over the clusters of matched objects (units; an object's missing "
+        "value left out), at the attribute's level of measurement (coordinate `level`): "
+        "nominal (equal or not), ordinal (squared distances of midranks), interval "
+        "(squared differences), masi (the MASI distance of sets of choices, Passonneau "
+        "2006). 1 perfect, 0 chance, < 0 systematic disagreement; NaN "
+        "when undefined (`note`).",
+    ),
+    "ci_low": ("lower confidence bound of alpha", "Lower bound of the " + _INTERVAL),
+    "ci_high": ("upper confidence bound of alpha", "Upper bound (at most 1) of the " + _INTERVAL),
+    "percent_agreement": (
+        "raw percent agreement",
+        "Share of the pairs of values within units (pairs of matched objects) whose two "
+        "values are equal; not chance-corrected.",
+    ),
+    "percent_ci_low": (
+        "lower confidence bound of percent agreement",
+        "Lower bound of the " + _INTERVAL,
+    ),
+    "percent_ci_high": (
+        "upper confidence bound of percent agreement",
+        "Upper bound (at most 1) of the " + _INTERVAL,
+    ),
+    "observed": ("observed disagreement", "Alpha's D_o at the attribute's level."),
+    "expected": (
+        "expected disagreement",
+        "Alpha's D_e at the attribute's level, from the cell's pairable values (interval "
+        "values centred and divided by their largest absolute deviation first: alpha "
+        "does not change).",
+    ),
+    "n_pairs": (
+        "pairs of values",
+        "Pairs of matched objects of the cell (within a unit) with both values present.",
+    ),
+    "n_values": (
+        "pairable values",
+        "Krippendorff's n: the cell's values in pairs, each value weighing its share of "
+        "its unit's pairs (for '(all)' annotators and classes, the present values of "
+        "units of at least two).",
+    ),
+    "n_units": ("units", "Clusters of matched objects with a pair of values in the cell."),
+    "n_items": (
+        "items",
+        "Items whose pairs of values enter the cell (the items the bootstrap resamples); "
+        f"below {MIN_CI_ITEMS} no interval is reported.",
+    ),
+}
+
+NOTE_DESCRIPTION = (
+    "'' where alpha is defined; else why not: no pairs of values (no matched objects with "
+    "the attribute in the cell), or no variation (every pairable value is the same: "
+    "expected disagreement 0). A defined cell on few items says that its interval is not "
+    "reported."
+)
+
+
+def intervals(parts, out: dict, corpus, *, n_boot: int, seed: int, ci_method: str) -> dict:
+    """``ci_low``, ``ci_high``, ``percent_ci_low``, ``percent_ci_high`` and ``note`` of
+    every (attribute, cell)."""
+    defined = np.isfinite(out["alpha"])
+    note = np.where(out["n_pairs"] > 0, "", "no pairs of values").astype(object)
+    note = np.where(
+        (note == "") & ~defined, "no variation: expected disagreement is 0", note
+    ).astype(object)
+    keys = ("alpha", "percent_agreement")
+
+    def statistics(k):
+        stats = [p.statistics(k) for p in parts]
+        return {key: np.stack([s[key] for s in stats], axis=1) for key in keys}
+
+    bounds = cell_intervals(
+        statistics,
+        {key: out[key] for key in keys},
+        n_items=len(corpus.items),
+        cell_items={key: out["n_items"] for key in keys},
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,
+        clusters=corpus.group_codes(),
+        n_clusters=corpus.n_groups,
+        width=max(p.within.matrix.shape[1] for p in parts),
+    )
+    result = {}
+    result["ci_low"], result["ci_high"] = bounds["alpha"]
+    result["percent_ci_low"], result["percent_ci_high"] = bounds["percent_agreement"]
+    few = interval_notes(
+        np.where(defined, "", "x").astype(object), n_items=out["n_items"], min_items=MIN_CI_ITEMS
+    )
+    few = np.where(defined, few, "")
+    result["note"] = np.where(note == "", few, note).astype(object)
+    return result
+
+
+def attribute_dataset(
+    values: dict, *, attributes, levels, level_sources, labels, annotators, attrs
+) -> xr.Dataset:
+    """The Dataset of (attribute, label, annotator) arrays, every variable described.
+
+    Examples
+    --------
+    >>> shape = (1, 1, 1)
+    >>> vals = {k: np.full(shape, 0.5) for k in VARIABLES}
+    >>> vals["note"] = np.full(shape, "", dtype=object)
+    >>> ds = attribute_dataset(vals, attributes=["occluded"], levels=["nominal"],
+    ...                        level_sources=["given"], labels=["(all)"],
+    ...                        annotators=["(all)"], attrs={})
+    >>> ds["alpha"].attrs["long_name"]
+    "Krippendorff's alpha of the attribute"
+    """
+    dims = ("attribute", "label", "annotator")
+    data = {}
+    for name, (long_name, description) in VARIABLES.items():
+        v = np.asarray(values[name], dtype=np.float64)
+        if name.startswith("n_"):
+            v = np.rint(np.nan_to_num(v)).astype(np.int64) if name != "n_values" else v
+        data[name] = (dims, v, {"long_name": long_name, "description": description})
+    data["note"] = text(dims, values["note"], "reason alpha is NaN", description=NOTE_DESCRIPTION)
+    coords = {
+        "attribute": text(
+            "attribute", attributes, "attribute", description="a column of per-object values"
+        ),
+        "level": text(
+            "attribute",
+            levels,
+            "level of measurement",
+            description="nominal, ordinal, interval or masi: the distance alpha uses",
+        ),
+        "level_source": text(
+            "attribute",
+            level_sources,
+            "why this level",
+            description="'given' (levels=) or inferred from the column's dtype",
+        ),
+        "label": text(
+            "label",
+            labels,
+            "class",
+            description=f"{ALL!r} pools every class; a class keeps the pairs of "
+            "matched objects that both carry it",
+        ),
+        "annotator": text(
+            "annotator",
+            annotators,
+            "annotator",
+            description=f"{ALL!r} pools every annotator; an annotator's cell keeps "
+            "the pairs of values that involve it",
+        ),
+    }
+    description = (
+        "Krippendorff's alpha of per-object attributes over the matched objects (the "
+        "clusters of the pair tables' matching), at each attribute's level of "
+        "measurement, with raw percent agreement and cluster-bootstrap intervals."
+    )
+    return xr.Dataset(data, coords=coords, attrs={"description": description, **attrs})
+
 
 #: The frame attr (``df.attrs[...]``) listing the columns that hold attributes.
 ATTRIBUTES_ATTR = "iaa_attributes"

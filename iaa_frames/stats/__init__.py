@@ -5,8 +5,7 @@ distances (:mod:`~iaa_frames.stats.samples`); the other modules serve the engine
 bootstrap (:mod:`~iaa_frames.stats.bootstrap`), interval widths
 (:mod:`~iaa_frames.stats.intervals`), the intervals of many cells from their per-item sums
 (:mod:`~iaa_frames.stats.cell_intervals`), the KS test of many cells
-(:mod:`~iaa_frames.stats.kstest`, :mod:`~iaa_frames.stats.ks_cells`,
-:mod:`~iaa_frames.stats.ks_running`), nominal α
+(:mod:`~iaa_frames.stats.kstest`), nominal α
 (:mod:`~iaa_frames.stats.krippendorff`), ordinal and interval α
 (:mod:`~iaa_frames.stats.krippendorff_levels`) and empirical-Bayes shrinkage
 (:mod:`~iaa_frames.stats.shrinkage`).

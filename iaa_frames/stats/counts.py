@@ -102,7 +102,7 @@ class CountMatrix:
         """The rows ``kept`` (ascending, among them every row with a stored count) of
         counts given as vertical blocks by item (a list of ``(first row, CSC block)``,
         the blocks' rows one after the other, as
-        :func:`~iaa_frames.stats.ks_cells.within_count_blocks` gives them), kept as
+        :func:`~iaa_frames.stats.kstest.within_count_blocks` gives them), kept as
         blocks: no matrix of all the counts is assembled (1M boxes: neither the
         localization test's second pass over its entries nor their scatter into one
         matrix). The list is emptied as its blocks are taken.

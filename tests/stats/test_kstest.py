@@ -1,14 +1,300 @@
-"""The one-sided KS test of agreement with a cluster bootstrap over items."""
+"""The one-sided KS test of agreement with a cluster bootstrap over items.
+
+The replicates' ECDFs at the grid columns with entries, bitwise those of running sums
+over every column.
+
+Grids, bins and observed differences of many cells at once.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 import scipy.stats
 from oracles import ks_agreement_tests_loop
 
 from iaa_frames.errors import ParameterError
-from iaa_frames.stats.kstest import ks_agreement_entries, ks_agreement_test, ks_agreement_tests
+from iaa_frames.stats import kstest
+from iaa_frames.stats.kstest import (
+    RunningColumns,
+    Screen,
+    cell_grids,
+    check_entries,
+    grid_bins,
+    ks_agreement_entries,
+    ks_agreement_test,
+    ks_agreement_tests,
+    segment_sums,
+    within_count_blocks,
+    within_counts,
+)
+
+
+def every_column(product, starts, sizes):
+    """The reference: running sums over every column, restarted at every cell by
+    subtracting the sum before its first column, over the cell's total (as the test
+    computed them column by column)."""
+    cum = np.cumsum(product, axis=0)
+    ends = starts + sizes - 1
+    base = np.where((starts > 0)[:, None], cum[np.maximum(starts - 1, 0)], 0.0)
+    cum -= np.repeat(base, sizes, axis=0)
+    total = cum[ends]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cum /= np.repeat(total, sizes, axis=0)
+    return cum.T, total.T
+
+
+@pytest.mark.parametrize("empty", [0.0, 0.3, 0.7, 0.95])
+@pytest.mark.parametrize(("seed", "block"), [(0, 6), (1, 5), (2, 1)])
+def test_ecdfs_at_the_kept_columns_are_those_of_every_column_bitwise(empty, seed, block):
+    # replicates summed in pairs (complex numbers): an odd block gets a column of zeros
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 40, 25)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    width = int(sizes.sum())
+    # fractional weights (the float sums depend on their order) and empty columns,
+    # some cells without any entry, some whose first columns are empty
+    product = rng.random((width, block)) * rng.integers(0, 4, (width, block))
+    has = rng.random(width) >= empty
+    has[np.repeat(rng.random(len(sizes)) < 0.1, sizes)] = False
+    product[~has] = 0.0
+    ref, ref_total = every_column(product, starts, sizes)
+    cols = RunningColumns(has, starts, sizes)
+    shares, total = cols.shares(product[cols.kept])
+    np.testing.assert_array_equal(total, ref_total)
+    ok = total > 0  # a cell of total 0 is not used (its ECDF is 0 / 0)
+    got = cols.values(shares)
+    assert np.array_equal(got[np.repeat(ok, sizes, axis=1)], ref[np.repeat(ok, sizes, axis=1)])
+    for rows in {block, block + block % 2}:  # the block's rows, or one more (no copy)
+        out = np.full((rows, width), np.nan)
+        assert np.array_equal(cols.values(shares, out=out)[:block], got, equal_nan=True)
+
+
+def test_float32_products_give_the_float64_sums():
+    rng = np.random.default_rng(5)
+    sizes = np.array([3, 5, 4])
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    product = rng.integers(0, 1000, (12, 4)).astype(np.float32)
+    product[[1, 6, 7]] = 0
+    has = product.any(axis=1)
+    cols = RunningColumns(has, starts, sizes)
+    shares, total = cols.shares(product[cols.kept])
+    ref, ref_total = every_column(product.astype(np.float64), starts, sizes)
+    np.testing.assert_array_equal(cols.values(shares), ref)
+    np.testing.assert_array_equal(total, ref_total)
+
+
+def _dense_hits(x_cols, y_cols, x_product, y_product, observed, starts, threshold, widen):
+    """The reference of :class:`Screen`: every column's widened difference, its maximum
+    per cell, against the threshold (as the test computed them before the screen)."""
+    fx, tx = x_cols.shares(x_product)
+    x = x_cols.values(fx).copy()
+    fy, ty = y_cols.shares(y_product)
+    diff = x - y_cols.values(fy)
+    diff -= observed
+    t = np.maximum.reduceat(diff, starts, axis=1)
+    t *= widen
+    ok = (tx > 0) & (ty > 0)
+    return ok & (t >= threshold), ok
+
+
+@pytest.mark.parametrize("run", [1, 3, 16])
+@pytest.mark.parametrize("seed", range(6))
+def test_screen_decides_as_every_column_bitwise(monkeypatch, run, seed):
+    # bounds per run of columns, then the columns of the open runs one by one, against
+    # the differences at every column; thresholds at the replicates' own maxima (the
+    # ties of >=), just above them and random, empty columns on both sides
+    from iaa_frames.stats import kstest
+
+    monkeypatch.setattr(kstest, "RUN_COLUMNS", run)
+    monkeypatch.setattr(kstest, "MAX_OPEN_SHARE", 1.0)  # never every column
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 60, 30)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    width, block = int(sizes.sum()), int(rng.choice([5, 6]))
+    x_has, y_has = rng.random(width) < rng.random(), rng.random(width) < 0.8
+    x_cols, y_cols = RunningColumns(x_has, starts, sizes), RunningColumns(y_has, starts, sizes)
+    xp = rng.integers(0, 5, (width, block)).astype(np.float32)
+    yp = rng.random((width, block)) * rng.integers(0, 3, (width, block))
+    observed = rng.normal(0.0, 0.2, width)
+    widen = float(rng.choice([1.0, np.sqrt(7 / 6)]))
+    xk, yk = xp[x_cols.kept], yp[y_cols.kept]
+    # the widened maxima of one replicate (rounded as the test rounds them), as thresholds
+    fx, _ = x_cols.shares(xk)
+    x = x_cols.values(fx).copy()
+    fy, _ = y_cols.shares(yk)
+    t = np.maximum.reduceat(x - y_cols.values(fy) - observed, starts, axis=1) * widen
+    pick = rng.integers(0, block, len(sizes))
+    threshold = t[pick, np.arange(len(sizes))]
+    threshold[::3] = np.nextafter(threshold[::3], np.inf)
+    threshold[1::5] = rng.uniform(-0.5, 1.0, threshold[1::5].size)
+    threshold = np.where(np.isfinite(threshold), threshold, 0.3)
+    want, ok = _dense_hits(x_cols, y_cols, xk, yk, observed, starts, threshold, widen)
+    screen = Screen(x_cols, y_cols, starts, sizes, observed, threshold, widen)
+    k = block + block % 2  # the sums of an odd block carry a replicate of zeros
+    xs = x_cols.running(np.concatenate([xk, np.zeros((len(xk), k - block), xk.dtype)], 1))
+    ys = y_cols.running(np.concatenate([yk, np.zeros((len(yk), k - block))], 1))
+    got = screen.exceeds(xs, ys, ok)
+    np.testing.assert_array_equal(got, want)
+    assert want.any() and (ok & ~want).any()  # hits at the ties, and misses
+
+
+def test_shares_read_at_some_columns_are_those_of_every_column():
+    rng = np.random.default_rng(9)
+    sizes = rng.integers(1, 30, 12)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    width = int(sizes.sum())
+    has = rng.random(width) < 0.5
+    cols = RunningColumns(has, starts, sizes)
+    product = rng.random((cols.kept.size, 4))
+    cell = np.repeat(np.arange(len(sizes)), sizes)
+    sums = cols.running(product)
+    rep = rng.integers(0, 4, 50)
+    col = rng.integers(0, width, 50)
+    at = cols.at(*sums, rep, cols.columns(col), cell[col])
+    shares, total = cols.shares(product)
+    ok = total[rep, cell[col]] > 0
+    np.testing.assert_array_equal(at[ok], cols.values(shares)[rep, col][ok])
+
+
+def test_segment_sums_are_each_cells_numpy_sum_bitwise():
+    # numpy sums pairwise, so a sum over the concatenation differs in the last bits: the
+    # segments must equal each cell's own .sum(), for lengths across the pairwise blocks
+    rng = np.random.default_rng(0)
+    sizes = rng.choice([0, 1, 7, 8, 9, 127, 128, 129, 300, 1000], 40)
+    cell = np.repeat(np.arange(sizes.size), sizes)
+    values = rng.random(cell.size) * rng.random(cell.size)
+    got = segment_sums(values, cell, sizes.size + 2)
+    start = np.cumsum(sizes) - sizes
+    want = [values[a : a + n].sum() for a, n in zip(start, sizes)] + [0.0, 0.0]
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def testgrid_bins_are_searchsorted_for_sorted_and_unsorted_keys(seed):
+    # ties between keys and grid points, keys below and above the grid, empty sides
+    rng = np.random.default_rng(seed)
+    grid = np.unique(rng.integers(0, 30, rng.integers(0, 12)))
+    key = rng.integers(-3, 34, rng.integers(0, 200))
+    for k in (np.sort(key), key):
+        got = grid_bins(grid, k)
+        assert got.dtype == np.int64
+        assert got.tolist() == np.searchsorted(grid, k).tolist()
+
+
+@pytest.mark.parametrize("max_grid", [2, 3, 10, 256])
+def test_grids_are_numpys_inverted_cdf_quantiles(max_grid):
+    # a cell with more distinct values than max_grid keeps np.quantile(inverted_cdf) of
+    # them and the largest; the others keep all their distinct values
+    rng = np.random.default_rng(max_grid)
+    span = 10_000
+    sizes = [1, max_grid, max_grid + 1, 3 * max_grid + 5, 2000]
+    cells = [np.unique(rng.integers(0, span, n)) for n in sizes]
+    key = np.concatenate([c * span + v for c, v in enumerate(cells)])
+    got = cell_grids(rng.permutation(np.r_[key, key[:50]]), len(cells), span, max_grid)
+    want = []
+    for c, v in enumerate(cells):
+        if v.size > max_grid:
+            q = np.quantile(v, np.linspace(0, 1, max_grid), method="inverted_cdf")
+            v = np.unique(np.r_[q, v[-1]])
+        want.append(c * span + v)
+    assert np.array_equal(got, np.concatenate(want))
+
+
+def test_entries_are_grouped_by_cell_keeping_each_cells_order():
+    within = ([4, 3, 2, 1, 0], [1, 0, 1, 0, 1])
+    between = ([0, 1, 2], [1, 1, 0])
+    (wr, wc), (br, bc, bw) = check_entries(np.zeros(5), np.zeros(3), within, between, None, 2)
+    assert wr.tolist() == [3, 1, 4, 2, 0] and wc.tolist() == [0, 0, 1, 1, 1]
+    assert br.tolist() == [2, 0, 1] and bw.tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(ParameterError, match="within entries"):
+        check_entries(np.zeros(5), np.zeros(3), ([0], [2]), between, None, 2)
+
+
+def _count_args(seed, in_order=True):
+    """Random within entries of 9 cells (untested ones among them) on 13 items, grouped
+    by cell, in the order of their bins within a cell (the engine's) or not: the
+    arguments of the within counts."""
+    rng = np.random.default_rng(seed)
+    n_cells, n_items = 9, 13
+    size = rng.integers(1, 12, n_cells)
+    tested = rng.random(n_cells) < 0.8
+    tested[0] = True
+    wc = np.sort(rng.integers(0, n_cells, 300))
+    bins = rng.integers(0, size[wc])
+    if in_order:
+        bins = bins[np.lexsort((bins, wc))]
+    wr = rng.permutation(300)
+    wi = rng.integers(0, n_items, 300).astype(np.int32)
+    offset = np.zeros(n_cells, dtype=np.int64)
+    offset[tested] = np.cumsum(size[tested]) - size[tested]
+    return (bins.astype(np.int32), wr, wc, wi, offset, size, tested, n_items)
+
+
+@pytest.mark.parametrize("mark_bytes", [0, 1 << 24])
+@pytest.mark.parametrize("chunk", [5, 1 << 20])
+def test_distinct_items_per_cell_by_flags_or_by_sort(monkeypatch, mark_bytes, chunk):
+    # the items of each cell's entries counted once, whether flagged or sorted, in one
+    # group of cells or many; empty cells count 0
+    monkeypatch.setattr(kstest, "CHUNK_ENTRIES", chunk)
+    monkeypatch.setattr(kstest, "_MARK_BYTES", mark_bytes)
+    rng = np.random.default_rng(chunk)
+    n_cells, n_items = 11, 9
+    wc = np.sort(rng.integers(0, n_cells, 120))
+    wr = rng.permutation(120)
+    wi = rng.integers(0, n_items, 120).astype(np.int32)
+    got = kstest._distinct_items(wi, wr, wc, n_cells, n_items)
+    expected = [len(set(wi[wr[wc == c]].tolist())) for c in range(n_cells)]
+    assert got.tolist() == expected
+
+
+@pytest.mark.parametrize("chunk", [5, 40, 1 << 20])
+@pytest.mark.parametrize("in_order", [True, False])
+def test_within_count_blocks_stack_into_the_counts_by_row(monkeypatch, chunk, in_order):
+    # each group of cells counted by item (scipy's conversion from COO), one block per
+    # group from grid column 0 on: stacked, the counts by row, with one or many groups,
+    # entries in the order of their bins within a cell or not, untested cells among them
+    monkeypatch.setattr(kstest, "CHUNK_ENTRIES", chunk)
+    args = _count_args(chunk, in_order)
+    blocks = within_count_blocks(*args)
+    starts = [r for r, _ in blocks]
+    heights = [m.shape[0] for _, m in blocks]
+    assert starts[0] == 0 and starts == list(np.cumsum([0] + heights[:-1]))
+    assert len(blocks) > 1 or chunk == 1 << 20
+    assert all(m.format == "csc" for _, m in blocks)
+    whole = sp.vstack([m for _, m in blocks]).tocsc()
+    expected = within_counts(*args).tocsc()
+    assert whole.shape == expected.shape and (whole != expected).nnz == 0
+
+
+@pytest.mark.parametrize("presorted", [True, False])
+def test_distinct_values_are_numpys_unique(presorted):
+    rng = np.random.default_rng(3)
+    x = rng.choice(rng.random(50), 400)
+    x = np.sort(x) if presorted else x
+    np.testing.assert_array_equal(kstest._distinct_values(x), np.unique(x))
+    assert kstest._distinct_values(np.zeros(0)).size == 0
+
+
+def test_distinct_items_given_or_counted_give_the_same_differences():
+    """The cells' distinct items, given by the caller (the engine's per-item sums), give
+    what cell_differences counts itself, bit for bit."""
+    rng = np.random.default_rng(4)
+    n_rows, n_items, n_cells = 300, 12, 5
+    x, y = np.sort(rng.random(n_rows)), np.sort(rng.random(80))
+    wi = rng.integers(0, n_items, n_rows)
+    wc = np.sort(rng.integers(0, n_cells, 900))
+    wr = np.concatenate([np.sort(rng.choice(n_rows, (wc == c).sum())) for c in range(n_cells)])
+    bc = np.repeat(np.arange(n_cells), 80)
+    br = np.tile(np.arange(80), n_cells)
+    args = (x, y, wi, (wr, wc), (br, bc, np.ones(br.size)))
+    kw = dict(n_cells=n_cells, n_items=n_items, min_items=3, max_grid=16)
+    distinct = np.array([len(np.unique(wi[wr[wc == c]])) for c in range(n_cells)], float)
+    want = kstest.cell_differences(*args, **kw)
+    got = kstest.cell_differences(*args, **kw, distinct=distinct)
+    for a, b in zip(want[:6], got[:6]):
+        np.testing.assert_array_equal(a, b)
 
 
 def clustered(rng, n_items=20, per_item=5, n_between=120, shift=0.0, spread=1.0, shared=True):
@@ -325,7 +611,7 @@ def test_entries_tested_in_chunks_of_cells_are_bitwise_those_of_all_at_once(monk
     """The within keys, distinct items, observed differences and histogram counts are
     formed a group of cells at a time (CHUNK_ENTRIES): the statistics and p-values are
     bit for bit those of one group, with untested cells among the tested ones."""
-    from iaa_frames.stats import ks_cells, kstest
+    from iaa_frames.stats import kstest
 
     rng = np.random.default_rng(11)
     n_cells, n_items = 12, 30
@@ -361,7 +647,7 @@ def test_entries_tested_in_chunks_of_cells_are_bitwise_those_of_all_at_once(monk
     whole = run()
     assert np.isnan(whole[1][3]) and np.isfinite(whole[1][[0, 1, 2]]).all()
     for budget in (1, 150, 700):
-        monkeypatch.setattr(ks_cells, "CHUNK_ENTRIES", budget)
+        monkeypatch.setattr(kstest, "CHUNK_ENTRIES", budget)
         for got, want in zip(run(), whole):
             assert got.tobytes() == want.tobytes()
 
@@ -483,10 +769,10 @@ def test_screened_replicates_give_the_tests_of_every_column_bitwise(monkeypatch,
     # the screen of the replicates (a bound per run of grid columns, the columns of the
     # open runs one by one: share 1.0 never computes every column, 0.0 as soon as one run
     # is open) against the loop over cells, which computes every column
-    from iaa_frames.stats import ks_running
+    from iaa_frames.stats import kstest
 
-    monkeypatch.setattr(ks_running, "RUN_COLUMNS", run)
-    monkeypatch.setattr(ks_running, "MAX_OPEN_SHARE", share)
+    monkeypatch.setattr(kstest, "RUN_COLUMNS", run)
+    monkeypatch.setattr(kstest, "MAX_OPEN_SHARE", share)
     rng = np.random.default_rng([run, int(share)])
     rejected = 0
     for discrete in (False, True, False, True):
