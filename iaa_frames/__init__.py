@@ -15,7 +15,10 @@ Examples
 
 import sys as _sys
 import types as _types
+import warnings as _warnings
+from importlib import abc as _abc
 from importlib import import_module as _import_module
+from importlib import util as _util
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 import pandas as _pd
@@ -282,3 +285,47 @@ class _FrameAccessor(_Lazy):
 @_xr.register_dataset_accessor("iaa")
 class _ResultAccessor(_Lazy):
     target = "iaa_frames.accessor.result:ResultAccessor"
+
+
+#: The packages that moved into :mod:`iaa_frames.core`: their old names still import,
+#: for one release, as the same modules, with a FutureWarning.
+_MOVED = ("matching", "chance", "tables", "engine")
+
+
+class _MovedModules(_abc.MetaPathFinder, _abc.Loader):
+    """``import iaa_frames.engine.assemble`` gives :mod:`iaa_frames.core.engine.assemble`
+    (the very module, not a copy) and warns that the name is deprecated.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import iaa_frames.core.tables.pairs as pairs
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     from iaa_frames.tables.pairs import pair_tables
+    >>> pair_tables is pairs.pair_tables, caught[0].category.__name__
+    (True, 'FutureWarning')
+    """
+
+    def find_spec(self, name, path=None, target=None):
+        parts = name.split(".")
+        if len(parts) < 2 or parts[0] != __name__ or parts[1] not in _MOVED:
+            return None
+        new = ".".join([__name__, "core", *parts[1:]])
+        if len(parts) == 2:  # once, for the package (imported before its modules)
+            _warnings.warn(
+                f"{name} has moved to {new}; the old name will be removed in the next release",
+                FutureWarning,
+                stacklevel=2,
+            )
+        return _util.spec_from_loader(name, self, origin=new)
+
+    def create_module(self, spec):
+        return _import_module(spec.origin)
+
+    def exec_module(self, module):
+        pass  # the module is the moved one, run when it was imported under its own name
+
+
+# first: the modules of a moved package would otherwise be found again under its old name
+_sys.meta_path.insert(0, _MovedModules())

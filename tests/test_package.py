@@ -72,3 +72,34 @@ def test_accessors_are_registered_and_import_their_class_on_first_use():
     assert type(pd.DataFrame({"a": [1]}).iaa) is IAAAccessor
     res = xr.Dataset()
     assert type(res.iaa) is ResultAccessor and res.iaa is res.iaa  # one per Dataset
+
+
+@pytest.mark.parametrize("package", ["matching", "chance", "tables", "engine"])
+def test_the_old_names_of_the_core_packages_import_the_moved_modules_with_a_warning(package):
+    """The packages moved into iaa_frames.core keep their old names one release: the very
+    modules (no second copy, whose registries would be empty), one FutureWarning."""
+    out = _fresh(
+        "import importlib, sys, warnings, pkgutil\n"
+        f"new = importlib.import_module('iaa_frames.core.{package}')\n"
+        "names = [m.name for m in pkgutil.iter_modules(new.__path__)]\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        f"    old = importlib.import_module('iaa_frames.{package}')\n"
+        f"    subs = [importlib.import_module(f'iaa_frames.{package}.{{n}}') for n in names]\n"
+        f"moved = [importlib.import_module(f'iaa_frames.core.{package}.{{n}}') for n in names]\n"
+        "print(old is new, all(a is b for a, b in zip(subs, moved)), len(names))\n"
+        "print([(w.category.__name__, str(w.message)) for w in caught])\n"
+        "print(sorted({m.__name__ for m in subs}) == sorted(m.__name__ for m in moved))"
+    )
+    same, warned, names = out.splitlines()
+    assert same.startswith("True True") and int(same.split()[2]) > 2
+    assert warned == str(
+        [
+            (
+                "FutureWarning",
+                f"iaa_frames.{package} has moved to iaa_frames.core.{package}; the old name "
+                "will be removed in the next release",
+            )
+        ]
+    )
+    assert names == "True"
