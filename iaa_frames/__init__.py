@@ -287,19 +287,33 @@ class _ResultAccessor(_Lazy):
     target = "iaa_frames.accessor.result:ResultAccessor"
 
 
-#: The packages that moved into :mod:`iaa_frames.core`: their old names still import,
-#: for one release, as the same modules, with a FutureWarning.
-_MOVED = ("matching", "chance", "tables", "engine")
+#: Modules and packages that moved (old name -> new name): the packages of the pipeline
+#: into :mod:`iaa_frames.core`, the parts of one idea into its module. The old names
+#: still import, for one release, as the same modules, with a FutureWarning.
+_MOVED = {
+    **{
+        f"{__name__}.{p}": f"{__name__}.core.{p}"
+        for p in ("matching", "chance", "tables", "engine")
+    },
+    f"{__name__}.stats.ks_cells": f"{__name__}.stats.kstest",
+    f"{__name__}.stats.ks_running": f"{__name__}.stats.kstest",
+    f"{__name__}.measures.attribute_cells": f"{__name__}.measures.attributes",
+    f"{__name__}.measures.attribute_levels": f"{__name__}.measures.attributes",
+    f"{__name__}.measures.attribute_result": f"{__name__}.measures.attributes",
+    f"{__name__}.measures.keypoint_cells": f"{__name__}.measures.keypoints",
+    f"{__name__}.measures.keypoint_variables": f"{__name__}.measures.keypoints",
+}
 
 
 class _MovedModules(_abc.MetaPathFinder, _abc.Loader):
     """``import iaa_frames.engine.assemble`` gives :mod:`iaa_frames.core.engine.assemble`
-    (the very module, not a copy) and warns that the name is deprecated.
+    (the very module, not a copy) and warns that the name is deprecated (:data:`_MOVED`).
 
     Examples
     --------
-    >>> import warnings
+    >>> import sys, warnings
     >>> import iaa_frames.core.tables.pairs as pairs
+    >>> _ = sys.modules.pop("iaa_frames.tables", None)  # as in a fresh process
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     from iaa_frames.tables.pairs import pair_tables
@@ -308,13 +322,14 @@ class _MovedModules(_abc.MetaPathFinder, _abc.Loader):
     """
 
     def find_spec(self, name, path=None, target=None):
-        parts = name.split(".")
-        if len(parts) < 2 or parts[0] != __name__ or parts[1] not in _MOVED:
+        moved = next((m for m in _MOVED if name == m or name.startswith(m + ".")), None)
+        if moved is None:
             return None
-        new = ".".join([__name__, "core", *parts[1:]])
-        if len(parts) == 2:  # once, for the package (imported before its modules)
+        new = _MOVED[moved] + name[len(moved) :]
+        if name == moved:  # once, for the moved name (imported before its modules)
             _warnings.warn(
-                f"{name} has moved to {new}; the old name will be removed in the next release",
+                f"{name} has moved to {_MOVED[moved]}; the old name will be removed in the "
+                "next release",
                 FutureWarning,
                 stacklevel=2,
             )

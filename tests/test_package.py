@@ -103,3 +103,27 @@ def test_the_old_names_of_the_core_packages_import_the_moved_modules_with_a_warn
         ]
     )
     assert names == "True"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "name"),
+    [
+        ("stats.ks_cells", "stats.kstest", "cell_differences"),
+        ("stats.ks_running", "stats.kstest", "RunningColumns"),
+        ("measures.attribute_cells", "measures.attributes", "AttributeCells"),
+        ("measures.attribute_levels", "measures.attributes", "infer_level"),
+        ("measures.attribute_result", "measures.attributes", "attribute_dataset"),
+        ("measures.keypoint_cells", "measures.keypoints", "KeypointCells"),
+        ("measures.keypoint_variables", "measures.keypoints", "VARIABLES"),
+    ],
+)
+def test_the_old_names_of_merged_modules_give_the_merged_module(old, new, name):
+    out = _fresh(
+        "import importlib, warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        f"    from iaa_frames.{old} import {name} as value\n"
+        f"module = importlib.import_module('iaa_frames.{new}')\n"
+        f"print(value is module.{name}, [w.category.__name__ for w in caught])"
+    )
+    assert out.strip() == "True ['FutureWarning']"
