@@ -109,6 +109,12 @@ __all__ = [
     "MAX_OPEN_SHARE",
     "MIN_ITEMS",
     "RUN_COLUMNS",
+    "cell_differences",
+    "cell_entries",
+    "cell_grids",
+    "check_entries",
+    "check_rows",
+    "grid_bins",
     "ks_agreement_entries",
     "ks_agreement_test",
     "ks_agreement_tests",
@@ -117,7 +123,10 @@ __all__ = [
     "KSAgreementTest",
     "RunningColumns",
     "Screen",
+    "segment_sums",
     "unique_codes",
+    "within_count_blocks",
+    "within_counts",
 ]
 
 
@@ -447,18 +456,6 @@ class Screen:
 
 
 WHICH = ("within entries", "between entries")
-
-__all__ = [
-    "cell_differences",
-    "cell_entries",
-    "cell_grids",
-    "check_entries",
-    "check_rows",
-    "grid_bins",
-    "segment_sums",
-    "within_counts",
-    "within_count_blocks",
-]
 
 
 def segment_sums(values, cell, n_cells):
