@@ -204,6 +204,25 @@ def test_layer_rule_catches_upward_and_sideways_imports():
     assert len(list(_layer_violations(PACKAGE / "io" / "x.py", sideways))) == 1
 
 
+def _all_assignments(text: str) -> int:
+    return sum(
+        isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        and any(
+            getattr(t, "id", None) == "__all__"
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        )
+        for node in ast.parse(text).body
+    )
+
+
+def test_every_module_sets_its_all_once():
+    """A second ``__all__`` replaces the first (as a merge of modules once left in
+    stats.kstest): one list per module."""
+    twice = [_name(p) for p in MODULES if _all_assignments(p.read_text()) > 1]
+    assert twice == []
+    assert _all_assignments("__all__ = ['a']\nx = 1\n__all__ = ['b']\n") == 2  # the check
+
+
 def test_few_flat_modules():
     flat = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(flat) <= MAX_FLAT, flat
