@@ -375,11 +375,10 @@ def _task(path, f, b: FrameBuilder, i, task, ctx):
         path, tentry, task.get("annotations", task.get("completions")), "'annotations'"
     )
     preds = _predictions(path, tentry, task) if ctx["predictions"] else []
-    # the image size of the task, from any of its results (for coverage rows)
-    results = (
-        a.get("result") or [] for a in anns + [p for _, p, _ in preds] if isinstance(a, dict)
-    )
-    tw, th = _task_size(r for rs in results for r in rs)
+    # the image size of the task, from any of its results (for coverage rows); a
+    # ``result`` that is not a list is passed over here and reported with its annotation
+    results = (a.get("result") for a in anns + [p for _, p, _ in preds] if isinstance(a, dict))
+    tw, th = _task_size(r for rs in results if isinstance(rs, list) for r in rs)
     for j, ann in enumerate(anns):
         aentry = f"{tentry} annotations[{j}]"
         json_object(path, aentry, ann, "an annotation")

@@ -148,6 +148,24 @@ def test_wrong_types_name_the_entry(tmp_path):
         read_labelstudio(p)
 
 
+@pytest.mark.parametrize("result", [True, 7, "x", {"a": 1}])
+def test_a_result_that_is_not_a_list_names_its_annotation(tmp_path, result):
+    # found by a 1,500-example run of the readers' fuzz test: the task's image size was
+    # read from every annotation's result before any was checked (a TypeError)
+    tasks = json.loads(EXPORT.read_text())
+    tasks[0]["annotations"][0]["result"] = result
+    p = tmp_path / "e.json"
+    p.write_text(json.dumps(tasks))
+    with pytest.raises(
+        ReaderError, match=r"e\.json: tasks\[0\] \(id=1\) annotations\[0\] \(id=1001\): 'result'"
+    ):
+        read_labelstudio(p)
+    # with on_invalid="drop" the other annotations of the task are read
+    with pytest.warns(DroppedRowsWarning):
+        df = read_labelstudio(p, on_invalid="drop")
+    assert len(df) and (df["item"] == df["item"].iloc[0]).any()
+
+
 def test_not_a_task_list(tmp_path):
     p = tmp_path / "coco.json"
     p.write_text(json.dumps({"images": []}))
