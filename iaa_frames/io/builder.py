@@ -53,7 +53,7 @@ from iaa_frames.frame.schema import INVALID_REASONS, check
 from iaa_frames.geometry.kinds import get_kind
 from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS, parametric_kinds
 
-from .paths import entry_error, reader_error
+from .paths import CoordinateError, entry_error, reader_error
 from .values import is_number
 
 __all__ = [
@@ -338,9 +338,14 @@ class FrameBuilder:
     ) -> int:
         """``parts``: a list of parts, each a list of rings (shell first, then holes), each
         ring a flat [x1, y1, x2, y2, ...] list of at least 3 points."""
-        # converted first (OverflowError for an integer beyond float64): a row that fails
-        # leaves no trace
+        # converted and checked first (OverflowError for an integer beyond float64,
+        # CoordinateError for NaN or infinity): a row that fails leaves no trace
         parts = [[array("d", ring) for ring in rings] for rings in parts]
+        for rings in parts:
+            for ring in rings:
+                if not all(map(math.isfinite, ring)):
+                    bad = next(v for v in ring if not math.isfinite(v))
+                    raise CoordinateError(f"a polygon coordinate is {bad!r}, not a finite number")
         row = self._row(
             POLYGON, item, annotator, label, object_id, width, height, file_idx, entry, extras
         )

@@ -645,8 +645,10 @@ def read_coco(
                         f.image(i, value)
                     else:
                         f.category(i, value)
-                except ENTRY_ERRORS as exc:
-                    b.entry_failed(exc, path, f"{key}[{i}]", record=value)
+                except ENTRY_ERRORS as exc:  # (a ReaderError names its entry already)
+                    aid = value.get("id") if isinstance(value, dict) else None
+                    entry = _entry(i, aid) if key == "annotations" else f"{key}[{i}]"
+                    b.entry_failed(exc, path, entry, record=value)
             elif key in ("images", "annotations", "categories"):
                 if not isinstance(value, list) and value is not None:
                     raise reader_error(

@@ -26,6 +26,7 @@ from .formats import FILE_READERS, files_call, read_call, reader_for
 
 __all__ = [
     "ENTRY_ERRORS",
+    "CoordinateError",
     "annotator_dirs",
     "check_dir",
     "check_file",
@@ -35,9 +36,17 @@ __all__ = [
     "reader_error",
 ]
 
-#: What reading one entry of an export may raise: a ReaderError, or an OverflowError when
-#: a JSON integer does not fit a float (``1e400`` written out in digits).
-ENTRY_ERRORS = (ReaderError, OverflowError)
+
+class CoordinateError(ValueError):
+    """A coordinate of an entry that no shape can have (not a finite number), raised where
+    the shape is built (:class:`~iaa_frames.io.builder.FrameBuilder`); the reader that
+    catches it names the file and the entry (:func:`entry_error`)."""
+
+
+#: What reading one entry of an export may raise: a ReaderError, an OverflowError when a
+#: JSON integer does not fit a float (``1e400`` written out in digits), or a
+#: CoordinateError (a NaN or infinite coordinate, which JSON parsers accept).
+ENTRY_ERRORS = (ReaderError, OverflowError, CoordinateError)
 _MAX_ENTRY_CHARS = 300
 _MAX_REASON_CHARS = 2000
 
@@ -80,6 +89,8 @@ def entry_error(exc: Exception, path, entry) -> ReaderError:
     ``entry``."""
     if isinstance(exc, ReaderError):
         return exc
+    if isinstance(exc, CoordinateError):
+        return reader_error(path, entry, str(exc))
     return reader_error(
         path,
         entry,

@@ -1,9 +1,14 @@
-"""The frame builder shared by the readers: polygons built in batches come out the same."""
+"""The frame builder shared by the readers: polygons built in batches come out the same; a
+coordinate no shape can have is refused before its row is added."""
+
+import math
 
 import numpy as np
+import pytest
 import shapely
 
 from iaa_frames.io.builder import FrameBuilder
+from iaa_frames.io.paths import ENTRY_ERRORS, CoordinateError, entry_error
 
 
 def test_polygons_are_built_the_same_in_any_batch_size():
@@ -27,3 +32,17 @@ def test_polygons_are_built_the_same_in_any_batch_size():
     assert whole[0].area == 100
     assert whole[1].geom_type == "MultiPolygon" and whole[1].area == 100 - 4 + 50
     assert np.isclose(whole[3].area, 4 + 50 + 50)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_a_polygon_coordinate_that_is_not_finite_leaves_no_row(bad):
+    b = FrameBuilder("test")
+    b.add_polygon("i", "a", "x", [[[0, 0, 10, 0, 10, 10]]])
+    with pytest.raises(CoordinateError) as exc:
+        b.add_polygon("i", "a", "x", [[[0, 0, 10, 0, 10, 10]], [[1, 1, bad, 2, 3, 3]]])
+    assert isinstance(exc.value, ENTRY_ERRORS)  # the readers catch it with the others
+    assert str(entry_error(exc.value, "f.json", "annotations[3]")) == (
+        f"f.json: annotations[3]: a polygon coordinate is {bad!r}, not a finite number"
+    )
+    assert b.n == 1 and len(b.part_row) == 1  # nothing of the refused row
+    assert b.geometry_column(b.n)[0].area == 50

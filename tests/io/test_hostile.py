@@ -520,7 +520,8 @@ def test_rle_bomb_is_refused_quickly_without_decoding(tmp_path):
     tracemalloc.stop()
     assert elapsed < 1 and peak < 50e6, (elapsed, peak)
     df, dropped = read_coco(p, on_invalid="drop", return_dropped=True)
-    assert len(df) == 1 and dropped["entry"].tolist() == ["annotations[0]"]
+    # the dropped record names the entry as the error does, with its id
+    assert len(df) == 1 and dropped["entry"].tolist() == ["annotations[0] (id=1)"]
     with pytest.raises(ReaderError, match="max_mask_pixels"):
         read_coco(p, max_mask_pixels=10)
     from iaa_frames.errors import ParameterError
