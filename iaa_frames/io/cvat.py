@@ -437,7 +437,8 @@ def _check_range(path, meta: _Meta, max_frames: int):
     if meta.frames is None:
         return
     first, last = meta.frames
-    if not (last >= first and len(meta.frame_range()) <= max_frames):
+    # counted, not len(range): a range of more than 2**63 frames has no len()
+    if not (last >= first and (last - first) // meta.step + 1 <= max_frames):
         raise reader_error(
             path,
             "<meta>",

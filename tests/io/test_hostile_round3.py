@@ -370,6 +370,12 @@ def test_b1_cvat_declared_frame_range_is_bounded(tmp_path):
     assert len(iaf.read_cvat(p)) == 10
     with pytest.raises(ReaderError, match="max_frames=5"):
         iaf.read_cvat(p, max_frames=5)
+    # a range too long for Python's len(range) (found by a 1,500-example fuzz run: an
+    # OverflowError), with or without a frame step
+    for meta in ("", "<frame_filter>step=3</frame_filter>"):
+        p.write_text(small.replace("<stop_frame>9<", f"{meta}<stop_frame>{10**30}<"))
+        with pytest.raises(ReaderError, match=r"0\.\.1,000,000,000,000,000,000,000,000,000,000"):
+            iaf.read_cvat(p)
 
 
 @pytest.mark.parametrize(
