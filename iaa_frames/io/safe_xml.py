@@ -32,6 +32,8 @@ def _xml_error(path, exc) -> ReaderError:
     pos = getattr(exc, "position", None)
     where = f" at line {pos[0]}, column {pos[1] + 1}" if pos else ""
     msg = str(exc)
+    if isinstance(exc, LookupError):  # the declaration names an encoding Python lacks
+        return reader_error(path, None, f"invalid XML: its declaration names an {msg}")
     if "no element found" in msg:
         return reader_error(path, None, f"truncated or empty XML{where}")
     return reader_error(path, None, f"invalid XML{where}: {msg}")
@@ -43,7 +45,7 @@ def parse_xml(path: Path):
         return parse(
             str(path), forbid_dtd=False, forbid_entities=True, forbid_external=True
         ).getroot()
-    except (ET.ParseError, DefusedXmlException, ValueError) as exc:
+    except (ET.ParseError, DefusedXmlException, ValueError, LookupError) as exc:
         raise _xml_error(path, exc) from None
     except OSError as exc:
         raise reader_error(path, None, f"cannot read: {exc}") from None
@@ -55,5 +57,5 @@ def iterparse_xml(path: Path, events=("start", "end")):
         yield from iterparse(
             str(path), events=events, forbid_dtd=False, forbid_entities=True, forbid_external=True
         )
-    except (ET.ParseError, DefusedXmlException, ValueError) as exc:
+    except (ET.ParseError, DefusedXmlException, ValueError, LookupError) as exc:
         raise _xml_error(path, exc) from None

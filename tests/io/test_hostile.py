@@ -370,6 +370,15 @@ def test_malformed_xml(tmp_path):
     p.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
     with pytest.raises(ReaderError, match=r"broken\.xml: invalid XML"):
         read_cvat(p)
+    # an encoding Python does not know (found by a byte-level fuzz run: LookupError)
+    p.write_text(text.replace('encoding="utf-8"', 'encoding="uxf-8"', 1), "utf-8")
+    with pytest.raises(ReaderError, match=r"broken\.xml: invalid XML: .*unknown encoding"):
+        read_cvat(p)
+    voc = tmp_path / "voc" / "ana" / "broken.xml"
+    voc.parent.mkdir(parents=True)
+    voc.write_text('<?xml version="1.0" encoding="uxf-8"?><annotation/>', "utf-8")
+    with pytest.raises(ReaderError, match=r"broken\.xml: invalid XML: .*unknown encoding"):
+        read_voc(tmp_path / "voc")
 
 
 def test_errors_are_value_errors():
