@@ -237,6 +237,21 @@ class FrameBuilder:
                 out[k] = v
         return out
 
+    def _encodable(self, name):
+        """An extra column's ``name``, or where UTF-8 cannot encode it (a lone surrogate: a
+        broken ``\\uXXXX`` escape in the export) its escaped text, prefixed while it
+        names another column; an attribute keeps its place under the new name."""
+        if not isinstance(name, str) or name.isascii():
+            return name
+        new = _escaped(name)
+        if new == name:
+            return name
+        while new in self.extras or new in self.reserved:
+            new = ATTRIBUTE_PREFIX + new
+        if name in self.attributes:
+            self.attributes = {(new if a == name else a): None for a in self.attributes}
+        return new
+
     def _row(
         self,
         kind,
@@ -690,7 +705,7 @@ class FrameBuilder:
                 if len(col) < n:
                     col.extend([None] * (n - len(col)))
             # no extra column names a frame column (_safe_extras renamed them)
-            new = {k: _tidy_extra(c) for k, c in self.extras.items()}
+            new = {self._encodable(k): _tidy_extra(c) for k, c in self.extras.items()}
             if new:
                 df = pd.concat([df, pd.DataFrame(new)], axis=1)
         # the frame holds the data now; keep only what describe() needs
@@ -742,7 +757,9 @@ def _object_ids(builder: FrameBuilder, kind: np.ndarray):
 
 
 def _tidy_extra(values: list):
-    """An extra column: numeric when every present value is a number, else object."""
+    """An extra column: numeric when every present value is a number, text when every one
+    is a string (a lone surrogate, which no text column can hold, kept as its
+    ``\\udXXX`` escape), else object."""
     present = [v for v in values if v is not None]
     if any(isinstance(v, np.ndarray) for v in present):  # arrays (a kind's payload)
         out = np.empty(len(values), dtype=object)
@@ -766,8 +783,22 @@ def _tidy_extra(values: list):
             )
         return np.array([math.nan if v is None else v for v in values], dtype="float64")
     if present and all(isinstance(v, str) for v in present):
-        return pd.array(values, dtype="str")
+        try:
+            return pd.array(values, dtype="str")
+        except UnicodeEncodeError:  # a broken \uXXXX escape in the export
+            return pd.array([_escaped(v) for v in values], dtype="str")
     return np.array(values + [None], dtype=object)[:-1]
+
+
+def _escaped(v):
+    """``v`` with what UTF-8 cannot encode (lone surrogates) as backslash escapes.
+
+    Examples
+    --------
+    >>> _escaped("q\\ud800a"), _escaped(None)
+    ('q\\\\ud800a', None)
+    """
+    return v if v is None else v.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def finish(

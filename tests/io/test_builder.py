@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import shapely
 
-from iaa_frames.io.builder import FrameBuilder
+from iaa_frames.io.builder import FrameBuilder, finish
 from iaa_frames.io.paths import ENTRY_ERRORS, CoordinateError, entry_error
 
 
@@ -46,3 +46,19 @@ def test_a_polygon_coordinate_that_is_not_finite_leaves_no_row(bad):
     )
     assert b.n == 1 and len(b.part_row) == 1  # nothing of the refused row
     assert b.geometry_column(b.n)[0].area == 50
+
+
+def test_extra_names_and_texts_utf8_cannot_encode_are_kept_escaped():
+    # found by a byte-level fuzz run: a Label Studio result whose from_name held a lone
+    # surrogate (a broken \uXXXX escape) became an extra column no text index can hold
+    b = FrameBuilder("test")
+    bad = "q\ud800uality"
+    b.add_box("i", "a", "x", 0, 0, 1, 1, extras={bad: "g\udfffood", "note": "ok"})
+    b.add_box("i", "a", "x", 0, 0, 2, 2, extras={bad: None, "q\\ud800uality": 3})
+    b.attributes[bad] = None
+    df = finish(b)
+    escaped = "q\\ud800uality"  # the key as written, taken by the second row: prefixed
+    assert ["attr_" + escaped, escaped] == [c for c in df.columns if "uality" in c]
+    assert df["attr_" + escaped].tolist()[0] == "g\\udfffood"
+    assert df[escaped].tolist()[1] == 3 and df["note"].tolist()[0] == "ok"
+    assert df.attrs["iaa_attributes"] == ["attr_" + escaped]
