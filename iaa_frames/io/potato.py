@@ -371,33 +371,48 @@ def _state_records(path: Path, folder: str, proj: _Project):
         yield path, entry, item, user, kind, _last_time(behavior.get(item)), value, "pairs"
 
 
+def _not_utf8(path: Path, after: str, exc: UnicodeDecodeError):
+    """The ReaderError of an export that is not UTF-8 text (read a block at a time: the
+    bad byte lies after the last line or row read)."""
+    return reader_error(
+        path,
+        after,
+        f"the file is not UTF-8 text ({exc.reason}, byte "
+        f"{exc.object[exc.start : exc.start + 1]!r}): save the export as UTF-8",
+    )
+
+
 def _export_records(path: Path):
     if path.suffix.lower() == ".jsonl":
         with open(path, encoding="utf-8-sig") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                entry = f"line {n}"
-                rec = _json_line(path, entry, line)
-                if not isinstance(rec, dict):
-                    raise reader_error(path, entry, "a record must be a JSON object")
-                item, user = rec.get("instance_id"), rec.get("user_id")
-                if not isinstance(item, str) or not isinstance(user, str) or not user:
-                    raise reader_error(path, entry, "instance_id and user_id must be strings")
-                kind, labels = _kind_of(rec.get("annotator_origin")), rec.get("labels")
-                entry = f"{entry} ({item!r}, {user!r})"
-                yield path, entry, item, user, kind, None, labels, "nested"
+            n = 0
+            try:
+                for n, line in enumerate(fh, 1):
+                    if not line.strip():
+                        continue
+                    entry = f"line {n}"
+                    rec = _json_line(path, entry, line)
+                    if not isinstance(rec, dict):
+                        raise reader_error(path, entry, "a record must be a JSON object")
+                    item, user = rec.get("instance_id"), rec.get("user_id")
+                    if not isinstance(item, str) or not isinstance(user, str) or not user:
+                        raise reader_error(path, entry, "instance_id and user_id must be strings")
+                    kind, labels = _kind_of(rec.get("annotator_origin")), rec.get("labels")
+                    entry = f"{entry} ({item!r}, {user!r})"
+                    yield path, entry, item, user, kind, None, labels, "nested"
+            except UnicodeDecodeError as exc:
+                raise _not_utf8(path, f"after line {n}", exc) from None
         return
     limit = csv.field_size_limit()
     csv.field_size_limit(_MAX_CSV_FIELD)
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
             reader = csv.DictReader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
-            if not {"instance_id", "user_id"} <= set(reader.fieldnames or ()):
-                raise reader_error(
-                    path, "header", "a Potato csv export has instance_id and user_id"
-                )
             try:
+                if not {"instance_id", "user_id"} <= set(reader.fieldnames or ()):
+                    raise reader_error(
+                        path, "header", "a Potato csv export has instance_id and user_id"
+                    )
                 for n, row in enumerate(reader, 2):
                     item, user = row["instance_id"], row["user_id"]
                     if not user:
@@ -408,6 +423,8 @@ def _export_records(path: Path):
                 raise reader_error(
                     path, f"row {reader.line_num}", f"not a valid csv: {exc}"
                 ) from None
+            except UnicodeDecodeError as exc:
+                raise _not_utf8(path, f"after line {reader.line_num}", exc) from None
     finally:
         csv.field_size_limit(limit)
 

@@ -188,6 +188,22 @@ def test_csv_export_reads(tmp_path, sample):
     )
 
 
+@pytest.mark.parametrize("name", ["annotations.jsonl", "annotations.csv", "annotations.tsv"])
+@pytest.mark.parametrize("where", ["header", "middle"])
+def test_an_export_that_is_not_utf8_names_the_file(tmp_path, name, where):
+    # found by a byte-level fuzz run: a Latin-1 byte in a jsonl export escaped as a
+    # UnicodeDecodeError
+    text = (SAMPLE / "annotation_output" / "exports" / "jsonl" / "annotations.jsonl").read_bytes()
+    if not name.endswith(".jsonl"):
+        sep = b"," if name.endswith(".csv") else b"\t"
+        text = sep.join([b"instance_id", b"user_id"]) + b"\n" + b"img_000" + sep + b"ana\n" * 3
+    at = 3 if where == "header" else len(text) // 2
+    path = tmp_path / name
+    path.write_bytes(text[:at] + b"caf\xe9" + text[at:])
+    with pytest.raises(ReaderError, match=rf"{name}: after line \d+: the file is not UTF-8 text"):
+        read_potato(path)
+
+
 def test_a_store_or_a_config_reads_as_the_project(sample):
     store = read_potato(SAMPLE / "annotation_output")  # finds the config in its parent
     by_config = read_potato(SAMPLE / "config.yaml")
