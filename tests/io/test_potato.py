@@ -204,6 +204,20 @@ def test_an_export_that_is_not_utf8_names_the_file(tmp_path, name, where):
         read_potato(path)
 
 
+@pytest.mark.parametrize("name", ["images.jsonl", "images.csv", "images.json"])
+def test_a_data_file_that_is_not_utf8_names_the_file(tmp_path, name):
+    export = SAMPLE / "annotation_output" / "exports" / "jsonl" / "annotations.jsonl"
+    text = (SAMPLE / "data" / "images.jsonl").read_bytes()
+    if name.endswith(".csv"):
+        text = b"id,width,height\nimg_000,640,480\n" * 2
+    elif name.endswith(".json"):
+        text = b"[" + b",".join(text.splitlines()) + b"]"
+    data = tmp_path / name
+    data.write_bytes(text[: len(text) // 2] + b"caf\xe9" + text[len(text) // 2 :])
+    with pytest.raises(ReaderError, match=rf"{name}: .*not UTF-8"):
+        read_potato(export, data_files=data)
+
+
 def test_a_store_or_a_config_reads_as_the_project(sample):
     store = read_potato(SAMPLE / "annotation_output")  # finds the config in its parent
     by_config = read_potato(SAMPLE / "config.yaml")
