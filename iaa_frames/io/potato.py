@@ -251,13 +251,14 @@ def _size(v):
 def _data_items(path: Path) -> Iterator[tuple[str, object]]:
     """(entry, item record) of a data file: a JSON array, JSON lines, csv or tsv (a
     ReaderError where it is not UTF-8 text)."""
-    last = "its start"
+    last = None
     try:
         for entry, record in _data_records(path):
             last = entry
             yield entry, record
     except UnicodeDecodeError as exc:
-        raise _not_utf8(path, f"after {last}", exc) from None
+        where = "before its first record" if last is None else f"after {last}"
+        raise _not_utf8(path, where, exc) from None
 
 
 def _data_records(path: Path) -> Iterator[tuple[str, object]]:

@@ -32,7 +32,7 @@ def _xml_error(path, exc) -> ReaderError:
     pos = getattr(exc, "position", None)
     where = f" at line {pos[0]}, column {pos[1] + 1}" if pos else ""
     msg = str(exc)
-    if isinstance(exc, LookupError):  # the declaration names an encoding Python lacks
+    if isinstance(exc, LookupError) and "encoding" in msg:  # one Python lacks
         return reader_error(path, None, f"invalid XML: its declaration names an {msg}")
     if "no element found" in msg:
         return reader_error(path, None, f"truncated or empty XML{where}")

@@ -160,10 +160,12 @@ def test_a_result_that_is_not_a_list_names_its_annotation(tmp_path, result):
         ReaderError, match=r"e\.json: tasks\[0\] \(id=1\) annotations\[0\] \(id=1001\): 'result'"
     ):
         read_labelstudio(p)
-    # with on_invalid="drop" the other annotations of the task are read
-    with pytest.warns(DroppedRowsWarning):
-        df = read_labelstudio(p, on_invalid="drop")
-    assert len(df) and (df["item"] == df["item"].iloc[0]).any()
+    # with on_invalid="drop" that annotation alone is dropped: the task's others are read
+    df, dropped = read_labelstudio(p, on_invalid="drop", return_dropped=True)
+    first = dropped[dropped["reason"] == "unreadable_entry"]
+    assert first["entry"].tolist() == ["tasks[0] (id=1) annotations[0] (id=1001)"]
+    counts = df.groupby(["item", "annotator"]).size().to_dict()
+    assert counts == {("dog_park.jpg", "11"): 1, ("empty_lot.jpg", "ana@example.org"): 1}
 
 
 def test_not_a_task_list(tmp_path):
