@@ -357,8 +357,8 @@ class FrameBuilder:
         # CoordinateError for NaN or infinity): a row that fails leaves no trace
         parts = [[array("d", ring) for ring in rings] for rings in parts]
         for rings in parts:
-            for ring in rings:
-                if not all(map(math.isfinite, ring)):
+            for ring in rings:  # a finite sum: all finite (else, or on overflow, each looked at)
+                if not math.isfinite(sum(ring)) and not all(map(math.isfinite, ring)):
                     bad = next(v for v in ring if not math.isfinite(v))
                     raise CoordinateError(f"a polygon coordinate is {bad!r}, not a finite number")
         row = self._row(

@@ -62,3 +62,9 @@ def test_extra_names_and_texts_utf8_cannot_encode_are_kept_escaped():
     assert df["attr_" + escaped].tolist()[0] == "g\\udfffood"
     assert df[escaped].tolist()[1] == 3 and df["note"].tolist()[0] == "ok"
     assert df.attrs["iaa_attributes"] == ["attr_" + escaped]
+
+
+def test_finite_coordinates_whose_sum_overflows_are_kept():
+    b = FrameBuilder("test")
+    b.add_polygon("i", "a", "x", [[[1e308, 0, 1.7e308, 0, 1.7e308, 1e308]]])
+    assert b.n == 1
