@@ -630,7 +630,7 @@ class FrameBuilder:
                         "Unicode (a broken \\uXXXX escape): fix the text in the export",
                     )
                     # the voided row leaves the frame; its record keeps the text escaped
-                    values[row] = v.encode("utf-8", "backslashreplace").decode("utf-8")
+                    values[row] = _escaped(v)
                     self.void(row, exc, path, entry, cover=False)
 
     def _check_read_twice(self) -> None:
