@@ -302,6 +302,7 @@ _MOVED = {
     f"{__name__}.measures.attribute_result": f"{__name__}.measures.attributes",
     f"{__name__}.measures.keypoint_cells": f"{__name__}.measures.keypoints",
     f"{__name__}.measures.keypoint_variables": f"{__name__}.measures.keypoints",
+    f"{__name__}.dask.heap": f"{__name__}.heap",
 }
 
 

@@ -135,7 +135,7 @@ def test_engine_parameters_have_their_defaults_in_one_place():
 #: import its own top-level package and any package of a lower layer; packages of one
 #: layer do not import each other.
 LAYERS = (
-    ("errors", "version", "progress", "arrays"),
+    ("errors", "version", "progress", "arrays", "heap"),
     ("geometry",),
     ("frame", "settings"),
     ("io", "stats", "simulate"),

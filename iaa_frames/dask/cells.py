@@ -42,10 +42,10 @@ from iaa_frames.core.engine.result import COMPONENTS, MEASURES
 from iaa_frames.core.engine.rows import within_stratum_groups
 from iaa_frames.core.tables.pairs import PairTables, pooled_baseline
 from iaa_frames.errors import IAAError
+from iaa_frames.heap import large_heap
 from iaa_frames.stats.bootstrap import ItemSums
 
 from . import ks
-from .heap import large_heap
 from .ks import SampledSigmaCells, WithinSample
 from .partition import (
     Codes,

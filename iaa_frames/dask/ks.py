@@ -24,12 +24,12 @@ import numpy as np
 
 from iaa_frames.arrays import ranges
 from iaa_frames.core.engine import SigmaCells
+from iaa_frames.heap import large_heap
 from iaa_frames.progress import DELAY, tqdm
 from iaa_frames.stats.kstest import ks_agreement_entries
 from iaa_frames.stats.samples import cell_tests
 
 from .draws import shared_multiplicities
-from .heap import large_heap
 from .tables import active_client
 
 __all__ = ["CHUNK_ENTRIES", "SampledSigmaCells", "WithinSample", "distinct_rows", "group_tests"]

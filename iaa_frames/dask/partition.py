@@ -42,8 +42,7 @@ from iaa_frames.core.tables.steps import class_detection, label_noise, within_fr
 from iaa_frames.errors import SchemaError
 from iaa_frames.frame.schema import GROUP, check, validate
 from iaa_frames.geometry.distances import Shapes, areas, get_distance
-
-from .heap import large_heap
+from iaa_frames.heap import large_heap
 
 __all__ = [
     "Codes",
@@ -158,7 +157,7 @@ def summarize(frame: pd.DataFrame) -> dict:
 
 
 def summarized(frame: pd.DataFrame) -> dict:
-    """:func:`summarize` inside :func:`~iaa_frames.dask.heap.large_heap` (the task of
+    """:func:`summarize` inside :func:`~iaa_frames.heap.large_heap` (the task of
     :func:`iaa_frames.dask.tables.prepare`)."""
     with large_heap():
         return summarize(frame)

@@ -19,6 +19,7 @@ from iaa_frames.core.chance.pooled import min_chance_units
 from iaa_frames.core.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 from iaa_frames.frame.names import natural_key
 from iaa_frames.frame.schema import ALL
+from iaa_frames.heap import large_heap
 from iaa_frames.progress import Bars
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
@@ -560,8 +561,9 @@ def agreement_from_tables(
     # a second thread builds the alpha cells (classification, presence) while this one
     # builds the sigma cells, then runs the KS tests of each sigma component, queued as
     # soon as its cells are built, while this one runs the bootstrap (numpy and scipy
-    # release the GIL in their array loops)
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    # release the GIL in their array loops); freed temporaries are reused, not unmapped
+    # (iaa_frames.heap)
+    with large_heap(), ThreadPoolExecutor(max_workers=1) as pool:
         tests = _Tests(pool, min_chance, seed, done.put)
         classification = pool.submit(component_cells, tables, layout, "classification")
         presence = pool.submit(PresenceCells.build, layout, n_items, tables.units, tables.coverage)
@@ -776,8 +778,9 @@ def agreement_with_settings(
     :class:`~iaa_frames.settings.parameters.MatchSettings` (for internal callers)."""
     seed, progress = settings.seed, settings.progress
     if not settings.several:
-        tables = pair_tables_from(df, settings)
-        return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
+        with large_heap():  # one block for both steps: the heap is not trimmed between
+            tables = pair_tables_from(df, settings)
+            return agreement_from_tables(tables, n_boot=n_boot, seed=seed, progress=progress)
     every = iter_tables_from(df, settings.thresholds, settings)
     return concat_thresholds(
         [agreement_from_tables(t, n_boot=n_boot, seed=seed, progress=progress) for t in every]

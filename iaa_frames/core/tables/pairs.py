@@ -40,6 +40,7 @@ from iaa_frames.core.matching.units import class_units
 from iaa_frames.errors import NotComparableError
 from iaa_frames.frame.schema import ALL
 from iaa_frames.geometry.distances import get_distance
+from iaa_frames.heap import large_heap
 from iaa_frames.progress import Bars
 from iaa_frames.settings.parameters import (
     DEFAULTS,
@@ -258,7 +259,9 @@ def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
     """
     require_comparable(df)
     corpus = prepare(df)
-    with Jobs() as jobs:  # the search for copies runs beside the matching
+    # freed temporaries reused, not unmapped (iaa_frames.heap); the search for copies
+    # runs beside the matching
+    with large_heap(), Jobs() as jobs:
         copies = jobs.submit(find_copies, corpus) if corpus.group is None else None
         tables = tables_of_corpus(
             corpus, settings.single(), Bars(settings.progress), IoUCache(), jobs=jobs
@@ -397,7 +400,9 @@ def iter_tables_from(df: pd.DataFrame, thresholds, settings: MatchSettings):
         # one bar per stage and threshold, never nested: the threshold names the bars
         bars = Bars(settings.progress, prefix=threshold_prefix(tau, k, len(taus)))
         at = settings_of({**settings.as_kwargs(), "match_threshold": tau})
-        yield tables_of_corpus(corpus, at, bars, cache)
+        with large_heap():  # not across the yield: the caller's work is its own
+            tables = tables_of_corpus(corpus, at, bars, cache)
+        yield tables
 
 
 def threshold_prefix(tau: float, k: int, n: int) -> str:

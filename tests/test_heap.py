@@ -1,0 +1,159 @@
+"""iaa_frames.heap: glibc's thresholds raised for a block and lowered again after it."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import iaa_frames as iaf
+from iaa_frames import heap
+
+BLOCK = [
+    ("mallopt", heap.M_MMAP_THRESHOLD, heap.BLOCK_MMAP_THRESHOLD),
+    ("mallopt", heap.M_TRIM_THRESHOLD, heap.BLOCK_TRIM_THRESHOLD),
+]
+
+
+class FakeLibc:
+    """Records the allocator calls instead of making them."""
+
+    def __init__(self):
+        self.calls = []
+
+    def mallopt(self, param, value):
+        self.calls.append(("mallopt", param, value))
+        return 1
+
+
+@pytest.fixture
+def libc(monkeypatch):
+    fake = FakeLibc()
+    monkeypatch.setattr(heap, "glibc", lambda: fake)
+    return fake
+
+
+def test_block_values():
+    """32 MiB (glibc's adaptive ceiling on 64-bit) and 128 MiB, as measured."""
+    assert heap.BLOCK_MMAP_THRESHOLD == heap.ADAPTIVE_MMAP_CEILING
+    if np.dtype(np.int_).itemsize == 8 and sys.platform.startswith("linux"):  # LP64
+        assert heap.ADAPTIVE_MMAP_CEILING == 32 << 20
+        assert heap.ADAPTIVE_TRIM_CEILING == 64 << 20
+    assert heap.BLOCK_TRIM_THRESHOLD == 128 << 20
+
+
+def test_a_worker_gets_its_own_settings_back(libc, monkeypatch):
+    """A process started with MALLOC_TRIM_THRESHOLD_ (a dask worker) gets the values it
+    was started with back (glibc's fixed mmap threshold: 128 KiB), under which glibc gives
+    free memory back itself."""
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    with heap.large_heap():
+        assert libc.calls == BLOCK
+        with heap.large_heap():  # nested: nothing more
+            pass
+        assert len(libc.calls) == 2
+    assert libc.calls[2:] == [
+        ("mallopt", heap.M_MMAP_THRESHOLD, 128 << 10),
+        ("mallopt", heap.M_TRIM_THRESHOLD, 65536),
+    ]
+
+
+def test_restores_a_given_mmap_threshold_even_after_an_error(libc, monkeypatch):
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "1000")
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "4096")
+    with pytest.raises(ZeroDivisionError), heap.large_heap():
+        raise ZeroDivisionError("in the task")
+    assert libc.calls[-2:] == [
+        ("mallopt", heap.M_MMAP_THRESHOLD, 4096),
+        ("mallopt", heap.M_TRIM_THRESHOLD, 1000),
+    ]
+    with heap.large_heap():  # the depth went back to 0: the next block sets again
+        assert libc.calls[-2:] == BLOCK
+
+
+@pytest.mark.parametrize("trim", [None, "not a number"])
+def test_elsewhere_the_ceiling_of_glibcs_adaptive_thresholds(libc, monkeypatch, trim):
+    """A user's process (glibc adapts its thresholds, and stops once one is set): after
+    the block, the values its adaptation ends at."""
+    if trim is None:
+        monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    else:
+        monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", trim)
+    with heap.large_heap():
+        assert libc.calls == BLOCK
+    assert libc.calls[2:] == [
+        ("mallopt", heap.M_MMAP_THRESHOLD, heap.ADAPTIVE_MMAP_CEILING),
+        ("mallopt", heap.M_TRIM_THRESHOLD, heap.ADAPTIVE_TRIM_CEILING),
+    ]
+
+
+def test_nothing_without_glibc(monkeypatch):
+    monkeypatch.setattr(heap, "glibc", lambda: None)
+    with heap.large_heap():
+        assert float(np.ones(10).sum()) == 10.0
+
+
+def test_threads_set_once_and_restore_when_the_last_leaves(libc, monkeypatch):
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    inside, leave = threading.Barrier(3), threading.Event()
+
+    def task():
+        with heap.large_heap():
+            inside.wait()
+            leave.wait()
+
+    threads = [threading.Thread(target=task) for _ in range(2)]
+    for t in threads:
+        t.start()
+    inside.wait()  # both inside
+    assert libc.calls == BLOCK
+    leave.set()
+    for t in threads:
+        t.join()
+    assert [c[0] for c in libc.calls] == ["mallopt"] * 4
+
+
+def test_the_engine_works_in_one_block(libc, monkeypatch):
+    """``agreement`` raises the thresholds once for both of its steps (tables and
+    statistics, nested blocks inside) and lowers them once at the end."""
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    df = iaf.simulate(n_items=6, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        iaf.agreement(df, n_boot=0, progress=False)
+    assert libc.calls[:2] == BLOCK
+    assert len(libc.calls) == 4
+    libc.calls.clear()
+    tables = iaf.pair_tables(df, n_chance=50)
+    assert libc.calls[:2] == BLOCK and len(libc.calls) == 4
+    libc.calls.clear()
+    iaf.agreement_from_tables(tables, n_boot=0, progress=False)
+    assert libc.calls[:2] == BLOCK and len(libc.calls) == 4
+
+
+def test_the_real_allocator_keeps_results():
+    """With glibc itself (where present): the same arrays and the same agreement."""
+    rng = np.random.default_rng(0)
+    want = [rng.random(10**6).sum() for _ in range(3)]
+    rng = np.random.default_rng(0)
+    with heap.large_heap():
+        got = [rng.random(10**6).sum() for _ in range(3)]
+    assert got == want
+
+
+def test_glibc_is_found_on_linux_and_looked_up_once():
+    lib = heap.glibc()
+    if sys.platform.startswith("linux"):  # the CI machine: glibc
+        assert hasattr(lib, "mallopt")
+    assert heap.glibc() is lib
+
+
+def test_the_old_name_imports_with_a_warning():
+    sys.modules.pop("iaa_frames.dask.heap", None)
+    with pytest.warns(FutureWarning, match="iaa_frames.heap"):
+        from iaa_frames.dask import heap as old
+    assert old is heap
