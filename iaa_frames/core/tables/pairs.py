@@ -258,16 +258,15 @@ def pair_tables_from(df: pd.DataFrame, settings: MatchSettings) -> PairTables:
     True
     """
     require_comparable(df)
-    corpus = prepare(df)
-    # freed temporaries reused, not unmapped (iaa_frames.heap); the search for copies
-    # runs beside the matching
-    with large_heap(), Jobs() as jobs:
-        copies = jobs.submit(find_copies, corpus) if corpus.group is None else None
-        tables = tables_of_corpus(
-            corpus, settings.single(), Bars(settings.progress), IoUCache(), jobs=jobs
-        )
-        if copies is not None:  # items that look like copies: a warning names them
-            warn_copies(corpus, found=copies.result(), stacklevel=2)
+    with large_heap():  # freed temporaries reused, not unmapped (iaa_frames.heap)
+        corpus = prepare(df)
+        with Jobs() as jobs:  # the search for copies runs beside the matching
+            copies = jobs.submit(find_copies, corpus) if corpus.group is None else None
+            tables = tables_of_corpus(
+                corpus, settings.single(), Bars(settings.progress), IoUCache(), jobs=jobs
+            )
+            if copies is not None:  # items that look like copies: a warning names them
+                warn_copies(corpus, found=copies.result(), stacklevel=2)
     return tables
 
 
