@@ -10,20 +10,23 @@ blocks are freed, up to 32 MiB and 64 MiB; a process started with
 ``MALLOC_TRIM_THRESHOLD_`` (a ``dask.distributed`` worker: its nanny sets 65,536 so that
 freed memory goes back to the system) keeps them fixed at their minimum.
 
-:func:`large_heap` raises both for the duration of a block, so that the block's freed
-memory is reused, and lowers them again when the last block in the process ends:
+:func:`large_heap` sets both at that ceiling (32 MiB and 64 MiB) for the duration of a
+block, from its start, so that the block's freed memory is reused rather than unmapped or
+trimmed and faulted in again; when the last block in the process ends:
 
-* in a process started with ``MALLOC_TRIM_THRESHOLD_`` (and ``MALLOC_MMAP_THRESHOLD_``),
-  to the values it was started with;
-* elsewhere, to the ceiling of glibc's own adaptive thresholds (32 MiB and 64 MiB), the
-  values a process reaches once it has freed one array of 32 MiB: glibc's adaptation
-  stops once a threshold is set, and this is where it would have ended.
+* a process started with ``MALLOC_TRIM_THRESHOLD_`` (and ``MALLOC_MMAP_THRESHOLD_``) gets
+  the values it was started with back;
+* elsewhere the thresholds stay at the ceiling: glibc's adaptation stops once a threshold
+  is set, and this is where it ends, in a process that has freed one array of 32 MiB.
 
-Measured (the validation pages of the documentation, "glibc's heap"): a 470k-row dask partition took
-2.7 s of system time, 0.5 s inside such a block (with a trim threshold of 1 GiB then);
-~88k boxes at 1,000 objects per image, 0.88-0.97 s of system time, 0.33-0.37 s inside
-it. The results are the same bit for bit: the block changes where memory comes from,
-never a value. On another C library, or another system, the block does nothing.
+Measured (the validation pages of the documentation, "glibc's heap"), the thresholds set
+before a run of ~88k boxes at 1,000 objects per image: 0.86-1.24 s of system time
+before, 0.44-0.46 s at the ceiling (0.44-0.50 s with a trim threshold of 128 MiB, whose
+peak over three calls of 1M boxes in one process was 2,141 MB against 1,969 MB). The
+dask workers had a block of 32 MiB and 1 GiB before (a 470k-row partition: 2.7 s of
+system time without it, 0.5 s with it). The results are the same bit for bit: the block
+changes where memory comes from, never a value. On another C library, or another
+system, the block does nothing.
 
 Examples
 --------
@@ -75,11 +78,10 @@ M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 #: twice the mmap threshold.
 ADAPTIVE_MMAP_CEILING = (4 << 20) * ctypes.sizeof(ctypes.c_long)
 ADAPTIVE_TRIM_CEILING = 2 * ADAPTIVE_MMAP_CEILING
-#: Inside a block: blocks up to the adaptive ceiling come from the heap, and the heap is
-#: not trimmed below 128 MiB of free memory at its top (1,000 boxes per image: the same
-#: system time as with 1 GiB, and at 1M boxes a lower peak).
+#: Inside a block: the adaptive ceiling, from the start (a trim threshold of 128 MiB or
+#: 1 GiB saved no more system time at 1,000 boxes per image, and raised the peak).
 BLOCK_MMAP_THRESHOLD = ADAPTIVE_MMAP_CEILING
-BLOCK_TRIM_THRESHOLD = 128 << 20
+BLOCK_TRIM_THRESHOLD = ADAPTIVE_TRIM_CEILING
 #: glibc's mmap threshold when fixed (``DEFAULT_MMAP_THRESHOLD_MIN``).
 DEFAULT_MMAP_THRESHOLD = 128 << 10
 
@@ -102,9 +104,10 @@ def _after():
 
 @contextmanager
 def large_heap():
-    """Freed memory reused within the block; glibc's thresholds lowered again after the
-    last one (module docstring). Blocks may nest and run in several threads: the first
-    to enter sets the thresholds, the last to leave lowers them. Without glibc, nothing.
+    """glibc's thresholds at the ceiling of its adaptive ones within the block, so that
+    freed memory is reused; after the last block, a worker's own settings back (module
+    docstring). Blocks may nest and run in several threads: the first to enter sets the
+    thresholds, the last to leave sets those of after. Without glibc, nothing.
 
     Examples
     --------
