@@ -89,7 +89,9 @@ def guess_format(inputs) -> str:
     (``<annotation>``); ``.json``: COCO (``images``/``annotations``/``categories``, or a
     list of annotations), Darwin (``item``) or Label Studio (a list of tasks or JSON-MIN
     records); directories by the files they (or their subdirectories) hold, YOLO when they
-    hold ``.txt`` labels, ``labels/``, ``data.yaml`` or ``obj.data``.
+    hold ``.txt`` labels, ``labels/``, ``data.yaml`` or ``obj.data``. Formats the command
+    does not read (MOTChallenge text, KITTI object labels: a type and 14 numbers a line,
+    Supervisely point clouds) are named, with the reader to call.
 
     Raises
     ------

@@ -54,6 +54,12 @@ _LISTED = 4
 #: Directories and files read as YOLO.
 _YOLO_FILES = ("obj.data", "data.yaml", "dataset.yaml", "obj.names")
 _MOT_LINE = re.compile(r"^\s*-?\d+\s*,\s*-?\d+\s*,(\s*-?[\d.eE+-]+\s*,){3}")
+#: A KITTI object label: its type, then 14 numbers (truncation, occlusion, alpha, the 2D
+#: box, the 3D size and place, rotation), 15 with a detection score. YOLO's lines are
+#: numbers only, MOT's separated by commas.
+_KITTI_LINE = re.compile(
+    r"^\s*[A-Za-z_][\w-]*(?:\s+[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?){14,15}\s*$"
+)
 
 
 def _head(path: Path, n: int = 65536) -> str:
@@ -103,8 +109,13 @@ def _file_reader(path: Path):
         return _json_reader(path)
     if suffix == ".xml":
         return _xml_reader(path)
-    if suffix == ".txt" and _MOT_LINE.match(_head(path, 4096)):
-        return "read_mot", "MOTChallenge text"
+    if suffix == ".txt":
+        head = _head(path, 4096)
+        if _MOT_LINE.match(head):
+            return "read_mot", "MOTChallenge text"
+        first = next((line for line in head.splitlines() if line.strip()), "")
+        if _KITTI_LINE.match(first):
+            return "read_kitti", "KITTI object labels"
     return None
 
 

@@ -115,3 +115,11 @@ def test_guess_format_names_a_format_the_command_does_not_read(tmp_path):
     darwin1 = tmp_path / "old.json"
     darwin1.write_text('{"image": {"width": 10, "height": 10}, "annotations": []}')
     assert guess_format([darwin1]) == "darwin"
+    # a folder of KITTI labels was read as YOLO ("non-numeric value in 'Car 0.00 ...'")
+    kitti = tmp_path / "ana"
+    kitti.mkdir()
+    (kitti / "000001.txt").write_text(
+        "Car 0.00 0 -1.58 587.01 173.33 614.12 200.12 1.65 1.67 3.64 -0.65 1.71 46.70 -1.59\n"
+    )
+    with pytest.raises(ParameterError, match=r"ana looks like KITTI object labels.*read_kitti"):
+        guess_format([kitti])

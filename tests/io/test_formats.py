@@ -112,3 +112,43 @@ def test_a_directory_of_another_format_names_its_reader(tmp_path):
         ReaderError, match=r"expected a file; it holds no \.json file.*a list of files or"
     ):
         iaf.read_coco(empty)
+
+
+#: KITTI object labels (the KITTI devkit's format): a type and 14 numbers, 15 with a score.
+KITTI = (
+    "Car 0.00 0 -1.58 587.01 173.33 614.12 200.12 1.65 1.67 3.64 -0.65 1.71 46.70 -1.59\n"
+    "DontCare -1 -1 -10 503.89 169.71 590.61 190.13 -1 -1 -1 -1000 -1000 -1000 -10\n"
+)
+KITTI_SCORED = (
+    "Person_sitting 0 0 -0.2 712.4 143 810.73 307.92 1.89 0.48 1.2 1.84 1.47 8.41 0.01 .93\n"
+)
+
+
+def test_kitti_labels_are_told_from_yolo_and_mot(tmp_path):
+    # a folder of KITTI labels was taken for YOLO labels (the reader then failed on
+    # "non-numeric value in 'Car 0.00 ...'"), and a path of them named no reader
+    root = tmp_path / "kitti"
+    ana = root / "ana"
+    ana.mkdir(parents=True)
+    (ana / "000001.txt").write_text("\n" + KITTI)  # a blank first line
+    (ana / "000002.txt").write_text(KITTI_SCORED)
+    shutil.copytree(ana, root / "ben")
+    found = ("read_kitti", "KITTI object labels")
+    assert reader_for(ana / "000002.txt") == found
+    assert reader_for(ana) == found  # one annotator's folder
+    assert reader_for(root) == found  # a folder per annotator
+    other = tmp_path / "other"
+    other.mkdir()
+    for name, text, want in [
+        ("yolo.txt", "0 0.5 0.5 0.2 0.2\n", None),  # numbers only: YOLO, from its folder
+        ("mot.txt", "1,1,10,20,30,40,1,-1,-1,-1\n", "read_mot"),
+        ("short.txt", "Car 0 0 0 1 2 3 4\n", None),  # too few numbers
+        ("long.txt", "Car" + " 1" * 16 + "\n", None),  # too many
+        ("words.txt", "Car 0 0 0 1 2 3 4 5 6 7 8 9 x 11\n", None),
+    ]:
+        (other / name).write_text(text)
+        assert (reader_for(other / name) or (None,))[0] == want, name
+    with pytest.raises(SchemaError) as info:
+        iaf.validate(str(root))
+    df = _follow(str(info.value))  # the hint's call reads them
+    assert sorted(df["annotator"].unique()) == ["ana", "ben"]
