@@ -21,12 +21,13 @@ trimmed and faulted in again; when the last block in the process ends:
 
 Measured (the validation pages of the documentation, "glibc's heap"), the thresholds set
 before a run of ~88k boxes at 1,000 objects per image: 0.86-1.24 s of system time
-before, 0.44-0.46 s at the ceiling (0.44-0.50 s with a trim threshold of 128 MiB, whose
-peak over three calls of 1M boxes in one process was 2,141 MB against 1,969 MB). The
-dask workers had a block of 32 MiB and 1 GiB before (a 470k-row partition: 2.7 s of
-system time without it, 0.5 s with it). The results are the same bit for bit: the block
-changes where memory comes from, never a value. On another C library, or another
-system, the block does nothing.
+before, 0.44-0.46 s at the ceiling (0.33-0.50 s in two batches with a trim threshold of
+128 MiB, whose peak over three calls of 1M boxes in one process was 2,141 MB against
+1,969 MB). The dask workers had a block of 32 MiB and 1 GiB before (a 470k-row
+partition: 2.7 s of system time without it, 0.5 s with it). The results are the same bit
+for bit: the block changes where memory comes from, never a value (tested under glibc's
+``MALLOC_PERTURB_``, which fills reused memory with a pattern). On another C library, or
+another system, the block does nothing.
 
 Examples
 --------

@@ -138,14 +138,60 @@ def test_the_engine_works_in_one_block(libc, monkeypatch):
     assert libc.calls[:2] == BLOCK and len(libc.calls) == 4
 
 
-def test_the_real_allocator_keeps_results():
-    """With glibc itself (where present): the same arrays and the same agreement."""
-    rng = np.random.default_rng(0)
-    want = [rng.random(10**6).sum() for _ in range(3)]
-    rng = np.random.default_rng(0)
-    with heap.large_heap():
-        got = [rng.random(10**6).sum() for _ in range(3)]
-    assert got == want
+#: The agreement of a small class-structured corpus (classes in their own bands and sizes,
+#: 3 faithful annotators, 12 items), its values as bytes: run in a fresh process.
+_AGREEMENT = """
+import hashlib, sys, warnings
+sys.path.insert(0, {support!r})
+warnings.simplefilter("ignore")
+import numpy as np, iaa_frames as iaf, realistic
+df = realistic.corpus(12, dict.fromkeys("abc", "jitter:0.05"), seed=4, objects=(2, 6))
+ds = iaf.agreement(df, n_boot=50, n_chance=300, seed=0, progress=False)
+h = hashlib.sha256()
+for name in sorted(ds.data_vars):
+    v = ds[name].values
+    h.update(name.encode() + (v.tobytes() if v.dtype != object else repr(v.tolist()).encode()))
+print(h.hexdigest())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's MALLOC_PERTURB_")
+def test_the_engine_reads_no_memory_it_did_not_write():
+    """The block reuses freed memory instead of fresh zeroed pages: a read of memory the
+    engine never wrote (``np.empty`` left unfilled) would then change its numbers. glibc's
+    ``MALLOC_PERTURB_`` fills every block it hands out with a byte pattern: the agreement
+    is the same bit for bit with it, with the other pattern, and without the block."""
+    import os
+    import pathlib
+    import subprocess
+
+    code = _AGREEMENT.format(support=str(pathlib.Path(__file__).parent / "support"))
+
+    def run(**env):
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return out.stdout.strip()
+
+    plain = run()
+    assert len(plain) == 64
+    assert run(MALLOC_PERTURB_="165") == plain
+    assert run(MALLOC_PERTURB_="90") == plain
+    # the block off: glibc's own adaptive thresholds from the start
+    off = code.replace(
+        "import numpy as np, iaa_frames as iaf, realistic",
+        (
+            "import numpy as np, iaa_frames as iaf, realistic\n"
+            "import iaa_frames.heap as heap\nheap.glibc = lambda: None"
+        ),
+    )
+    assert "heap.glibc = lambda: None" in off
+    out = subprocess.run([sys.executable, "-c", off], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == plain
 
 
 def test_glibc_is_found_on_linux_and_looked_up_once():
