@@ -17,7 +17,15 @@ trimmed and faulted in again; when the last block in the process ends:
 * a process started with ``MALLOC_TRIM_THRESHOLD_`` (and ``MALLOC_MMAP_THRESHOLD_``) gets
   the values it was started with back;
 * elsewhere the thresholds stay at the ceiling: glibc's adaptation stops once a threshold
-  is set, and this is where it ends, in a process that has freed one array of 32 MiB.
+  is set, and this is where it ends, in a process that has freed one array of 32 MiB;
+* and ``malloc_trim(0)`` hands the free memory inside the heap back to the system. The
+  trim threshold returns only the free memory at the *top* of the heap: one live block
+  above the freed arrays (a result, a cached string) keeps all of them resident. After
+  ``agreement`` on 1M boxes, a process holding the result held 1,415-1,619 MB without it
+  and 991-1,008 MB with it (the frame, the result and its tables are the rest); three
+  calls in turn, each result held until the next was computed, peaked at 2,824-2,908 MB
+  without it and 2,570-2,603 MB with it. The trim takes 5 ms after 88k boxes, 17-19 ms
+  after 1M.
 
 Measured (the validation pages of the documentation, "glibc's heap"), the thresholds set
 before a run of ~88k boxes at 1,000 objects per image: 0.86-1.24 s of system time
@@ -52,7 +60,7 @@ _GLIBC: list = []  # the handle (or None), looked up once
 
 
 def glibc():
-    """glibc (with ``mallopt``), or None on another C library or system.
+    """glibc (with ``mallopt`` and ``malloc_trim``), or None on another C library or system.
 
     Examples
     --------
@@ -66,6 +74,7 @@ def glibc():
             try:
                 lib = ctypes.CDLL("libc.so.6")
                 lib.mallopt  # noqa: B018 (glibc only)
+                lib.malloc_trim  # noqa: B018
             except (OSError, AttributeError):
                 lib = None
         _GLIBC.append(lib)
@@ -106,8 +115,8 @@ def _after():
 @contextmanager
 def large_heap():
     """glibc's thresholds at the ceiling of its adaptive ones within the block, so that
-    freed memory is reused; after the last block, a worker's own settings back (module
-    docstring). Blocks may nest and run in several threads: the first to enter sets the
+    freed memory is reused; after the last block, a worker's own settings back and the
+    heap's free memory returned to the system (module docstring). Blocks may nest and run in several threads: the first to enter sets the
     thresholds, the last to leave sets those of after. Without glibc, nothing.
 
     Examples
@@ -138,3 +147,4 @@ def large_heap():
                 trim, mmap = _after()
                 libc.mallopt(M_MMAP_THRESHOLD, mmap)
                 libc.mallopt(M_TRIM_THRESHOLD, trim)
+                libc.malloc_trim(0)
