@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: ``--format`` choices.
-FORMATS = ("coco", "cvat", "labelstudio", "voc", "yolo", "darwin", "csv", "parquet")
+FORMATS = ("coco", "cvat", "labelstudio", "voc", "yolo", "darwin", "potato", "csv", "parquet")
 
 #: The ``--format`` of each :mod:`iaa_frames.io` reader the command reads with.
 _READER_FORMATS = {
@@ -41,6 +41,7 @@ _READER_FORMATS = {
     "read_voc": "voc",
     "read_yolo": "yolo",
     "read_darwin": "darwin",
+    "read_potato": "potato",
 }
 
 
@@ -89,9 +90,12 @@ def guess_format(inputs) -> str:
     (``<annotation>``); ``.json``: COCO (``images``/``annotations``/``categories``, or a
     list of annotations), Darwin (``item``) or Label Studio (a list of tasks or JSON-MIN
     records); directories by the files they (or their subdirectories) hold, YOLO when they
-    hold ``.txt`` labels, ``labels/``, ``data.yaml`` or ``obj.data``. Formats the command
-    does not read (MOTChallenge text, KITTI object labels: a type and 14 numbers a line,
-    Supervisely point clouds) are named, with the reader to call.
+    hold ``.txt`` labels, ``labels/``, ``data.yaml`` or ``obj.data``. Potato: a project
+    folder (a config naming ``output_annotation_dir``), the config, the annotation output
+    (a ``user_state.json`` per annotator subfolder), one annotator's folder or
+    ``user_state.json``, and the jsonl / csv / tsv exports (``instance_id``, ``user_id``).
+    Formats the command does not read (MOTChallenge text, KITTI object labels: a type and
+    14 numbers a line, Supervisely point clouds) are named, with the reader to call.
 
     Raises
     ------
@@ -269,6 +273,19 @@ def read_inputs(
     )
 
 
+def _read_potato(paths, kw):
+    """Potato inputs: state files and exports given together are read in one call (an
+    item's size found in one annotator's mask serves them all), folders and configs each
+    by itself."""
+    from iaa_frames.io.potato import read_potato
+
+    if len(paths) > 1 and all(
+        p.is_file() and p.suffix.lower() not in (".yaml", ".yml") for p in paths
+    ):
+        return read_potato(paths, **kw)
+    return _concat([read_potato(p, **kw) for p in paths], paths)
+
+
 def _read_one_format(paths, fmt, *, classes, image_sizes, on_invalid):
     """The inputs ``paths``, all of format ``fmt``, read into one frame."""
     if fmt not in FORMATS:
@@ -286,6 +303,8 @@ def _read_one_format(paths, fmt, *, classes, image_sizes, on_invalid):
         )
     if fmt == "labelstudio":
         return _concat([readers.read_labelstudio(p, **kw) for p in paths], paths)
+    if fmt == "potato":
+        return _read_potato(paths, kw)
     if fmt == "yolo":
         if classes:
             check_paths([Path(classes)])

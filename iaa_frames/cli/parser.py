@@ -40,6 +40,8 @@ examples:
       a directory with one subdirectory of VOC XML files per annotator
   iaa-frames report yolo-exports/ --classes data.yaml --image-sizes sizes.csv --out r/
       one YOLO export (Ultralytics or Darknet layout) per annotator subdirectory
+  iaa-frames report my_potato_project/ --out r/
+      a Potato project (its config, data files and annotation_output/ are read)
   iaa-frames report project.json job_3.xml --on-invalid drop --out r/
       the same images from Label Studio and CVAT; unusable shapes dropped and listed
       in r/dropped.csv
@@ -56,7 +58,8 @@ DIR/agreement.nc and CSV tables.
 
 input layouts by --format (by default told input by input from the file names and
 contents: .csv, .parquet, .xml (CVAT or VOC), .json (COCO, Label Studio or Darwin),
-directories; inputs of different formats are read each by its reader and put together):
+directories, Potato projects and exports; inputs of different formats are read each by
+its reader and put together):
   coco         one COCO JSON per annotator (annotator = file name), or one file with
                rater_id keys
   cvat         CVAT for images or for video 1.1 XML, one per job/annotator
@@ -67,6 +70,11 @@ directories; inputs of different formats are read each by its reader and put tog
   yolo         like voc, each annotator's directory an Ultralytics (data.yaml, labels/)
                or Darknet (obj.data, train.txt) export; see --classes and --image-sizes
   darwin       V7 Darwin JSON 2.0: a directory of per-annotator subdirectories, or files
+  potato       a Potato project folder (config.yaml at its top or in configs/) or its
+               config, the annotation_output folder (a user_state.json per annotator;
+               annotator = user_id), one annotator's folder or user_state.json, or the
+               annotations.jsonl / csv export (image sizes from the config's data files,
+               else from masks, else coordinates stay fractions of the image)
 Images are matched across files by their base names (photo.jpg), so that Label Studio
 upload paths and CVAT names meet.
   csv          tidy table, one row per object: item, annotator, label, x0, y0, x1, y1,

@@ -4,7 +4,8 @@ reader takes files.
 
 :func:`reader_for` looks at the suffix and the first bytes of a file (or at the files of
 a directory and of its subdirectories, one level down, the layout of one directory per
-annotator); :func:`read_hint` writes the call to make. Registered with
+annotator; a Potato project by its config, its annotation output by the
+``user_state.json`` of its subfolders); :func:`read_hint` writes the call to make. Registered with
 :func:`iaa_frames.frame.schema.register_path_hint` when :mod:`iaa_frames.io` is imported,
 so that ``iaf.agreement("ann.json")`` says ``df = iaf.read_coco('ann.json')``.
 
@@ -21,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 from pathlib import Path
@@ -61,6 +63,21 @@ _KITTI_LINE = re.compile(
     r"^\s*[A-Za-z_][\w-]*(?:\s+[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?){14,15}\s*$"
 )
 
+#: Potato (potato-annotation): an annotator's state, kept in ``<annotator>/user_state.json``
+#: under the ``annotation_output`` folder a config names (``output_annotation_dir``, the
+#: one key read_potato requires of a config). A state opens with ``user_id`` and holds
+#: ``instance_id_to_label_to_value``, keys no other format has.
+_POTATO_STATE_FILE = "user_state.json"
+_POTATO_LABELS = re.compile(r'"instance_id_to_label_to_value"\s*:')
+_POTATO_STATE_KEYS = re.compile(
+    r'"(?:instance_id_ordering|instance_id_to_behavioral_data|current_instance_index)"\s*:'
+)
+_POTATO_USER = re.compile(r'"user_id"\s*:')
+_POTATO_YAML_CONFIG = re.compile(r"(?m)^[\"']?output_annotation_dir[\"']?[ \t]*:")
+_POTATO_JSON_CONFIG = re.compile(r'"output_annotation_dir"\s*:')
+_POTATO_STATE = ("read_potato", "Potato user_state.json")
+_POTATO_CONFIG = ("read_potato", "Potato config")
+
 
 def _head(path: Path, n: int = 65536) -> str:
     try:
@@ -79,6 +96,9 @@ def _json_reader(path: Path):
             return "read_labelstudio_video", "Label Studio video JSON"
         return "read_labelstudio", "Label Studio JSON"
     if head.startswith("{"):
+        potato = _potato_json(path, head)
+        if potato is not None:
+            return potato
         if re.search(r'"(database|results)"\s*:\s*\{', head) and re.search(r'"segment"\s*:', head):
             return "read_activitynet", "ActivityNet-style JSON (time segments)"
         if re.search(r'"item"\s*:\s*\{', head):
@@ -89,6 +109,62 @@ def _json_reader(path: Path):
             return "read_coco", "COCO JSON"
         if re.search(r'"figures"\s*:', head):
             return "read_supervisely_pointcloud", "Supervisely point-cloud JSON"
+    return None
+
+
+def _potato_json(path: Path, head: str):
+    """A Potato state (its labels, or its ``user_id`` with another key of a state, or in a
+    file named ``user_state.json``) or a Potato config in JSON; None otherwise."""
+    if _POTATO_LABELS.search(head) or (
+        _POTATO_USER.search(head)
+        and (path.name == _POTATO_STATE_FILE or _POTATO_STATE_KEYS.search(head))
+    ):
+        return _POTATO_STATE
+    if _POTATO_JSON_CONFIG.search(head):
+        return _POTATO_CONFIG
+    return None
+
+
+def _potato_export(path: Path):
+    """Potato's jsonl export (a first line holding ``instance_id`` and ``user_id``) or its
+    csv / tsv export (columns ``instance_id`` and ``user_id``, no ``item`` nor
+    ``annotator``); None otherwise. Only the first line is read."""
+    head = _head(path, 65536)
+    first = next((line for line in head.splitlines() if line.strip()), "").strip()
+    if path.suffix.lower() == ".jsonl":
+        keys = re.search(r'"instance_id"\s*:', first) and _POTATO_USER.search(first)
+        return ("read_potato", "Potato jsonl export") if first[:1] == "{" and keys else None
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    try:
+        columns = {c.strip() for c in next(csv.reader([first], delimiter=delimiter), [])}
+    except csv.Error:
+        return None
+    if {"instance_id", "user_id"} <= columns and not columns & {"item", "annotator"}:
+        return "read_potato", f"Potato {path.suffix.lower()[1:]} export"
+    return None
+
+
+def _potato_dir(path: Path, entries) -> tuple[str, str] | None:
+    """The folders read_potato reads: one annotator's (holding ``user_state.json``), the
+    annotation output (subfolders holding it), a project (a config at the top or in
+    ``configs/``)."""
+    if (path / _POTATO_STATE_FILE).is_file():
+        return "read_potato", "Potato annotator's folder (user_state.json)"
+    dirs = [p for p in entries if p.is_dir()]
+    if any((d / _POTATO_STATE_FILE).is_file() for d in dirs):
+        return "read_potato", "Potato annotation output (a user_state.json per annotator)"
+    for d in (path, path / "configs"):
+        try:
+            configs = sorted(d.iterdir())[:200] if d.is_dir() else []
+        except OSError:
+            continue
+        for p in configs:
+            if (
+                p.suffix.lower() in (".yaml", ".yml")
+                and p.is_file()
+                and _POTATO_YAML_CONFIG.search(_head(p))
+            ):
+                return "read_potato", "Potato project"
     return None
 
 
@@ -103,6 +179,12 @@ def _xml_reader(path: Path):
 
 def _file_reader(path: Path):
     suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".csv", ".tsv"):
+        potato = _potato_export(path)
+        if potato is not None or suffix != ".csv":
+            return potato
+    if suffix in (".yaml", ".yml"):
+        return _POTATO_CONFIG if _POTATO_YAML_CONFIG.search(_head(path)) else None
     if suffix in (".csv", ".parquet", ".pq"):
         return "read_table", "a tidy frame saved as CSV or Parquet"
     if suffix == ".json":
@@ -124,6 +206,10 @@ def _dir_reader(path: Path, depth: int = 0):
         entries = sorted(path.iterdir())[:200]
     except OSError:
         return None
+    if depth == 0:
+        potato = _potato_dir(path, entries)
+        if potato is not None:
+            return potato
     names = {p.name for p in entries}
     if names & set(_YOLO_FILES) or (path / "labels").is_dir():
         return "read_yolo", "YOLO labels"
@@ -137,7 +223,7 @@ def _dir_reader(path: Path, depth: int = 0):
                 found.add(_file_reader(p) or ("read_yolo", "YOLO labels"))
             elif suffix in (".xml", ".json"):
                 fmt = _file_reader(p)
-                if fmt is not None:
+                if fmt is not None and fmt[0] != "read_potato":  # read from its folders only
                     found.add(fmt)
         elif p.is_dir() and depth == 0:
             fmt = _dir_reader(p, depth=1)
@@ -154,7 +240,12 @@ def reader_for(path):
     ----------
     path : str or os.PathLike
         A file (told from its suffix and first bytes) or a directory (from its files, and
-        those of its subdirectories one level down).
+        those of its subdirectories one level down). Potato's layouts are told by their
+        names and first bytes: a ``user_state.json`` (``user_id``,
+        ``instance_id_to_label_to_value``), a folder holding one or whose subfolders hold
+        one (the annotation output), a project folder (a YAML config naming
+        ``output_annotation_dir`` at its top or in ``configs/``), a config, and the jsonl
+        (``instance_id`` and ``user_id`` on its first line) or csv / tsv exports.
 
     Returns
     -------
@@ -213,6 +304,13 @@ def read_call(reader: str, path) -> str:
     path = Path(path)
     if path.is_file() and reader in ("read_voc", "read_yolo"):
         return f"iaf.{reader}({os.fspath(path.parent)!r})"  # they read directories
+    if (
+        reader == "read_potato"
+        and path.name != _POTATO_STATE_FILE
+        and path.suffix.lower() == ".json"
+        and _file_reader(path) == _POTATO_STATE
+    ):
+        return f"iaf.read_potato([{os.fspath(path)!r}])"  # a lone .json is read as a config
     if path.is_dir():
         found = files_call(reader, path)
         if found is not None:

@@ -248,6 +248,40 @@ def test_same_images_from_label_studio_and_cvat_on_the_command_line(tmp_path):
     )
 
 
+def test_report_on_a_potato_project(capsys, tmp_path):
+    """A Potato project (told from its config) and its annotation output (--format
+    potato) are read as iaf.read_potato reads them, and reported on."""
+    import potato_project
+    import xarray as xr
+
+    import iaa_frames as iaf
+
+    root = potato_project.write(tmp_path / "proj")
+    out = tmp_path / "r"
+    done = call(capsys, "report", root, "--out", out, *FAST)
+    assert done.returncode == 0, done.stderr
+    assert "reading 1 input(s) as potato" in done.stderr
+    df = iaf.read_potato(root)
+    with xr.open_dataset(out / "agreement.nc") as res:
+        assert sorted(map(str, res["annotator"].values)) == ["(all)", "ana", "ben", "detector"]
+        n_items = int(res["n_items"].sel(component="detection", label="(all)", annotator="(all)"))
+    assert n_items == df["item"].nunique()
+    assert (out / "report.html").is_file()
+    again = call(
+        capsys, "report", root / "annotation_output", "--format", "potato", "--out", tmp_path / "s",
+        *FAST, "-q",
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    pd.testing.assert_frame_equal(
+        pd.read_csv(out / "headline.csv"), pd.read_csv(tmp_path / "s" / "headline.csv")
+    )
+    state = root / "annotation_output" / "ben" / "user_state.json"
+    state.write_text(state.read_text()[:5000])
+    broken = call(capsys, "report", root, "--format", "potato", "--out", tmp_path / "t")
+    assert_one_line_error(broken, 1, "user_state.json", "truncated JSON")
+    assert str(Path("ben") / "user_state.json") in broken.stderr
+
+
 # ------------------------------------------------------------------ threshold sweeps
 
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import potato_project
 import pytest
 
+import iaa_frames as iaf
 from iaa_frames.cli import guess_format, read_inputs
 from iaa_frames.errors import ParameterError, ReaderError
 from iaa_frames.io import load_sample
@@ -123,3 +125,33 @@ def test_guess_format_names_a_format_the_command_does_not_read(tmp_path):
     )
     with pytest.raises(ParameterError, match=r"ana looks like KITTI object labels.*read_kitti"):
         guess_format([kitti])
+
+
+def test_potato_inputs_are_told_and_read_as_read_potato(tmp_path):
+    # a Potato project or store said "cannot tell the format ...; pass --format", and
+    # --format had no choice for it
+    root = potato_project.write(tmp_path / "proj")
+    out = root / "annotation_output"
+    states = [out / user / "user_state.json" for user in ("ana", "ben", "detector")]
+    export = out / "exports" / "jsonl" / "annotations.jsonl"
+    for inputs in ([root], [root / "config.yaml"], [out], [out / "ana"], states, [export]):
+        assert guess_format(inputs) == "potato", inputs
+    whole = iaf.read_potato(root)
+    pd.testing.assert_frame_equal(read_inputs([root]), whole)
+    pd.testing.assert_frame_equal(read_inputs([out], "potato"), whole)
+    # states given together are read together (an item sized by one annotator's mask is
+    # sized for all), as read_potato reads a list
+    pd.testing.assert_frame_equal(read_inputs(states), iaf.read_potato(states))
+    with pytest.raises(ParameterError, match="yolo only"):
+        read_inputs([root], "potato", classes=tmp_path / "classes.txt")
+
+
+def test_a_broken_potato_input_names_the_file(tmp_path):
+    root = potato_project.write(tmp_path / "proj")
+    state = root / "annotation_output" / "ben" / "user_state.json"
+    state.write_text(state.read_text()[:5000])  # cut short
+    with pytest.raises(ReaderError, match=r"ben/user_state\.json: .*truncated JSON"):
+        read_inputs([root])
+    (root / "config.yaml").write_text("output_annotation_dir: elsewhere/\n")
+    with pytest.raises(ReaderError, match=r"config\.yaml: output_annotation_dir: 'elsewhere/'"):
+        read_inputs([root], "potato")

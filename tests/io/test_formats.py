@@ -1,13 +1,16 @@
 """A path passed where a frame is expected, or a directory passed to a reader of files:
 the error names the reader call that reads it, and that call works (each test runs the
-call the message suggests)."""
+call the message suggests): each format's layouts, and those of no other format, told as
+its own (Potato's project, store, states, config and exports among them)."""
 
+import json
 import pathlib
 import re
 import shutil
 import warnings
 
 import pandas as pd
+import potato_project
 import pytest
 
 import iaa_frames as iaf
@@ -152,3 +155,120 @@ def test_kitti_labels_are_told_from_yolo_and_mot(tmp_path):
         iaf.validate(str(root))
     df = _follow(str(info.value))  # the hint's call reads them
     assert sorted(df["annotator"].unique()) == ["ana", "ben"]
+
+
+# ------------------------------------------------------------------ Potato
+
+
+def _potato(tmp_path):
+    """A Potato project as Potato lays it out (the sample's generator), its states and
+    export."""
+    root = potato_project.write(tmp_path / "proj")
+    return root, root / "annotation_output"
+
+
+def test_potato_layouts_are_told_and_the_hint_reads_them(tmp_path):
+    # a Potato project, its store or a state passed for a frame named no reader, and
+    # iaa-frames report said "cannot tell the format"
+    root, out = _potato(tmp_path)
+    export = out / "exports" / "jsonl" / "annotations.jsonl"
+    everyone = ["ana", "ben", "detector"]
+    for path, words, annotators in [
+        (root, "Potato project", everyone),
+        (root / "config.yaml", "Potato config", everyone),
+        (out, "Potato annotation output", everyone),
+        (out / "ben", "Potato annotator's folder", ["ben"]),
+        (out / "ben" / "user_state.json", "Potato user_state.json", ["ben"]),
+        (export, "Potato jsonl export", everyone),
+    ]:
+        found = reader_for(path)
+        assert found is not None and found[0] == "read_potato", path
+        assert found[1].startswith(words), found
+        with pytest.raises(SchemaError) as info:
+            iaf.agreement(str(path))
+        text = str(info.value)
+        assert f"df = iaf.read_potato({str(path)!r})" in text, text
+        df = _follow(text)  # the suggested call runs
+        assert sorted(df["annotator"].unique()) == annotators, path
+        pd.testing.assert_frame_equal(df, iaf.read_potato(path))
+    # the project's reading is the sample's (sizes from the config's data file)
+    pd.testing.assert_frame_equal(iaf.read_potato(root), iaf.read_potato(sample_path("potato")))
+
+
+def test_potato_configs_elsewhere_renamed_states_and_csv_exports(tmp_path):
+    root, out = _potato(tmp_path)
+    # the config in configs/, its task_dir the project
+    (root / "configs").mkdir()
+    text = (root / "config.yaml").read_text().replace("task_dir: .", "task_dir: ..")
+    (root / "configs" / "street.yml").write_text(text)
+    (root / "config.yaml").unlink()
+    assert reader_for(root) == ("read_potato", "Potato project")
+    assert len(_follow(read_hint(root))) == len(iaf.read_potato(sample_path("potato")))
+    # a config in JSON
+    conf = tmp_path / "potato.json"
+    config = {
+        "task_dir": str(root),
+        "output_annotation_dir": "annotation_output/",
+        "annotation_schemes": [{"annotation_type": "image_annotation", "name": "objects"}],
+    }
+    conf.write_text(json.dumps(config))
+    assert reader_for(conf) == ("read_potato", "Potato config")
+    assert sorted(_follow(read_hint(conf))["annotator"].unique()) == ["ana", "ben", "detector"]
+    # a state under another name: read_potato takes a lone .json for a config, so the
+    # hint passes it in a list; its labels lie past the first bytes (its user_id and
+    # instance_id_ordering open it, as Potato writes them)
+    items = {f"img_{i:04d}": ([], 1_767_225_600 + i) for i in range(400)}
+    big = tmp_path / "ana_state.json"
+    big.write_text(json.dumps(potato_project.state("ana", items), indent=2))
+    assert big.read_text().index("instance_id_to_label_to_value") > 65536
+    assert reader_for(big) == ("read_potato", "Potato user_state.json")
+    assert f"iaf.read_potato([{str(big)!r}])" in read_hint(big)
+    assert len(_follow(read_hint(big))) == 400  # 400 coverage rows
+    # the csv and tsv exports: instance_id and user_id columns
+    for sep, name in ((",", "annotations.csv"), ("\t", "annotations.tsv")):
+        path = tmp_path / name
+        rows = [["instance_id", "user_id", "annotator_origin", "objects._data"]]
+        rows += [["img1", user, "human", "[]"] for user in ("ana", "ben")]
+        path.write_text("".join(sep.join(r) + "\n" for r in rows))
+        assert reader_for(path) == ("read_potato", f"Potato {name[-3:]} export")
+        assert sorted(_follow(read_hint(path))["annotator"]) == ["ana", "ben"]
+    # a folder given to a reader of files names Potato, not its user_state.json
+    with pytest.raises(ReaderError) as info:
+        iaf.read_coco(out / "ana")
+    text = str(info.value)
+    assert "looks like Potato annotator's folder" in text and "read_coco([" not in text
+    assert set(_follow(text)["annotator"]) == {"ana"}
+
+
+def test_other_formats_are_not_taken_for_potato(tmp_path):
+    for name in ("coco", "cvat", "labelstudio", "voc", "yolo", "darwin"):
+        path = _copy(name, tmp_path)
+        assert reader_for(path)[0] != "read_potato", name
+        files = [path] if path.is_file() else sorted(path.rglob("*"))
+        for f in files:
+            assert (reader_for(f) or (None,))[0] != "read_potato", f
+    assert reader_for(tmp_path / "yolo" / "data.yaml") is None  # a YAML, not Potato's
+    other = tmp_path / "other"
+    other.mkdir()
+    for name, text in [
+        ("plain.yaml", "name: street\nnames: [car, person]\n"),
+        ("nested.yml", "paths:\n  output_annotation_dir: out/\n"),  # not a top-level key
+        # a COCO file whose annotations carry user_id and instance ids (Potato's COCO
+        # export pools annotators: read_coco, not read_potato)
+        ("coco.json", '{"images": [], "annotations": [{"user_id": "ana", "instance_id": 1}]}'),
+        ("user.json", '{"user_id": "ana", "name": "Ana"}'),  # user_id alone
+        # Label Studio exports are lists, whatever their keys
+        ("tasks.json", '[{"instance_id_to_label_to_value": {}, "user_id": 1}]'),
+        ("darwin.json", '{"version": "2.0", "item": {"name": "a.jpg"}, "annotations": []}'),
+        ("table.csv", "item,annotator,label,x0,y0,x1,y1,user_id,instance_id\n"),
+        ("records.jsonl", '{"id": 1, "text": "a"}\n'),
+    ]:
+        (other / name).write_text(text)
+        assert (reader_for(other / name) or (None,))[0] != "read_potato", name
+    assert reader_for(other / "coco.json")[0] == "read_coco"
+    assert reader_for(other / "tasks.json")[0] == "read_labelstudio"
+    assert reader_for(other / "darwin.json")[0] == "read_darwin"
+    assert reader_for(other / "table.csv")[0] == "read_table"
+    # annotator folders of COCO files beside a non-Potato YAML stay COCO
+    shutil.copy(other / "plain.yaml", tmp_path / "coco" / "plain.yaml")
+    assert reader_for(tmp_path / "coco")[0] == "read_coco"
