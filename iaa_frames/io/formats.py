@@ -38,6 +38,8 @@ READERS = (
     "read_yolo",
     "read_darwin",
     "read_mot",
+    "read_kitti",
+    "read_potato",
     "read_table",
 )
 
