@@ -70,6 +70,9 @@ def _command(args):
         fmt,
         classes=args.classes,
         image_sizes=args.image_sizes,
+        schema=args.schema,
+        data_files=args.data_files,
+        id_key=args.id_key,
         on_invalid=args.on_invalid,
     )
     if args.group:

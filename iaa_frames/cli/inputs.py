@@ -1,3 +1,4 @@
+# Over 400 lines: the inputs told and read format by format, each format's options checked.
 """The inputs of ``iaa-frames report``: their format told from names and contents, read
 into one tidy frame.
 
@@ -5,12 +6,14 @@ into one tidy frame.
 does (file names and first bytes, or the files of a directory); :func:`read_inputs` calls the reader of the format
 (:mod:`iaa_frames.io`) on one or several inputs and concatenates their frames, keeping
 object ids unique. The error messages speak of the command's options (``--format``,
-``--classes``, ``--image-sizes``).
+``--classes``, ``--image-sizes``, ``--schema``, ``--data-files``, ``--id-key``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import shlex
 from pathlib import Path
 
 import pandas as pd
@@ -18,6 +21,7 @@ import pandas as pd
 from iaa_frames import io as readers
 from iaa_frames.errors import ParameterError, ReaderError
 from iaa_frames.io.formats import reader_for
+from iaa_frames.io.paths import check_file
 from iaa_frames.io.table import read_csv_text_ids
 
 __all__ = [
@@ -32,6 +36,9 @@ __all__ = [
 
 #: ``--format`` choices.
 FORMATS = ("coco", "cvat", "labelstudio", "voc", "yolo", "darwin", "potato", "csv", "parquet")
+
+#: The ``iaa-frames report`` option of each :func:`iaa_frames.read_potato` keyword it passes.
+_POTATO_OPTIONS = {"schema": "--schema", "data_files": "--data-files", "id_key": "--id-key"}
 
 #: The ``--format`` of each :mod:`iaa_frames.io` reader the command reads with.
 _READER_FORMATS = {
@@ -221,8 +228,49 @@ def group_by_column(df: pd.DataFrame, column: str) -> pd.DataFrame:
     return df.assign(group=df[column])
 
 
+def _potato_options(schema, data_files, id_key) -> dict:
+    """The :func:`iaa_frames.read_potato` keywords of the Potato options given, checked: a
+    name that is not a non-empty string is a ParameterError, a data file that is not there
+    a ReaderError, each naming its option."""
+    kw = {}
+    for key, value in (("schema", schema), ("id_key", id_key)):
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise ParameterError(f"{_POTATO_OPTIONS[key]}: expected a name, got {value!r}")
+        kw[key] = value
+    if data_files is not None:
+        files = [data_files] if isinstance(data_files, (str, os.PathLike)) else list(data_files)
+        try:
+            kw["data_files"] = [check_file(f) for f in files]
+        except ReaderError as exc:
+            raise ReaderError(f"--data-files {exc}") from None
+    return kw
+
+
+def _check_options(kinds, classes, image_sizes, potato) -> None:
+    """A ParameterError when options are given for a format none of the inputs has."""
+    if (classes or image_sizes) and "yolo" not in kinds:
+        raise ParameterError("--classes and --image-sizes apply to --format yolo only")
+    if potato and "potato" not in kinds:
+        names = [option for key, option in _POTATO_OPTIONS.items() if key in potato]
+        listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        raise ParameterError(
+            f"{listed} {'applies' if len(names) == 1 else 'apply'} to Potato inputs "
+            f"(--format potato) only; the inputs are read as {' + '.join(kinds)}"
+        )
+
+
 def read_inputs(
-    inputs, fmt: str | None = None, *, classes=None, image_sizes=None, on_invalid: str = "raise"
+    inputs,
+    fmt: str | None = None,
+    *,
+    classes=None,
+    image_sizes=None,
+    schema=None,
+    data_files=None,
+    id_key=None,
+    on_invalid: str = "raise",
 ):
     """Read the inputs of ``iaa-frames report`` into one tidy frame.
 
@@ -236,28 +284,41 @@ def read_inputs(
         on an item read once.
     classes, image_sizes : path, optional
         YOLO class names and image sizes.
+    schema, data_files, id_key : optional
+        Passed to :func:`iaa_frames.read_potato` for the Potato inputs: the
+        ``image_annotation`` scheme to read, the data files giving the image sizes (a path
+        or a list) and their item id key.
     on_invalid : {"raise", "drop"}, default "raise"
         Passed to the readers (and to ``validate`` for tables).
 
     Returns
     -------
     pandas.DataFrame
+
+    Raises
+    ------
+    ParameterError
+        Options given for a format no input has (``--schema`` with COCO files, ...).
+    ReaderError
+        An input or option file missing or unreadable; Potato annotations holding several
+        ``image_annotation`` schemes without ``--schema``, or none of the one it names.
     """
     paths = [Path(p) for p in inputs]
     check_paths(paths)
     check_distinct(paths)
+    potato = _potato_options(schema, data_files, id_key)
     if fmt is None:
         formats = input_formats(paths)
         kinds = list(dict.fromkeys(formats.values()))
         if len(kinds) > 1:
-            if (classes or image_sizes) and "yolo" not in kinds:
-                raise ParameterError("--classes and --image-sizes apply to --format yolo only")
+            _check_options(kinds, classes, image_sizes, potato)
             frames = [
                 _read_one_format(
                     [p for p in paths if formats[p] == kind],
                     kind,
                     classes=classes if kind == "yolo" else None,
                     image_sizes=image_sizes if kind == "yolo" else None,
+                    potato=potato if kind == "potato" else {},
                     on_invalid=on_invalid,
                 )
                 for kind in kinds
@@ -269,29 +330,47 @@ def read_inputs(
             return _concat(frames, names)
         fmt = kinds[0]
     return _read_one_format(
-        paths, fmt, classes=classes, image_sizes=image_sizes, on_invalid=on_invalid
+        paths, fmt, classes=classes, image_sizes=image_sizes, potato=potato, on_invalid=on_invalid
     )
 
 
 def _read_potato(paths, kw):
     """Potato inputs: state files and exports given together are read in one call (an
     item's size found in one annotator's mask serves them all), folders and configs each
-    by itself."""
-    from iaa_frames.io.potato import read_potato
+    by itself. The error of several schemes says ``--schema`` where the reader says
+    ``read_potato(schema=)``."""
+    from iaa_frames.io.potato import SCHEMA_HINT, read_potato
 
-    if len(paths) > 1 and all(
-        p.is_file() and p.suffix.lower() not in (".yaml", ".yml") for p in paths
-    ):
-        return read_potato(paths, **kw)
-    return _concat([read_potato(p, **kw) for p in paths], paths)
+    try:
+        if len(paths) > 1 and all(
+            p.is_file() and p.suffix.lower() not in (".yaml", ".yml") for p in paths
+        ):
+            frame = read_potato(paths, **kw)
+        else:
+            frame = _concat([read_potato(p, **kw) for p in paths], paths)
+    except ReaderError as exc:
+        schemes = getattr(exc, "schemes", None)
+        if not schemes:
+            raise
+        choose = "choose one with " + " or ".join(f"--schema {shlex.quote(s)}" for s in schemes)
+        text = str(exc)
+        text = text.replace(SCHEMA_HINT, choose) if SCHEMA_HINT in text else f"{text}; {choose}"
+        raise ReaderError(text) from None
+    if "schema" in kw and frame.empty:  # read_potato drops the other schemes' records
+        raise ReaderError(
+            f"--schema {kw['schema']}: {', '.join(map(str, paths))} holds no annotation of the "
+            f"scheme {kw['schema']!r} (its records of other schemes are dropped as "
+            "other_schema); check the name against the config's annotation_schemes"
+        )
+    return frame
 
 
-def _read_one_format(paths, fmt, *, classes, image_sizes, on_invalid):
-    """The inputs ``paths``, all of format ``fmt``, read into one frame."""
+def _read_one_format(paths, fmt, *, classes, image_sizes, potato, on_invalid):
+    """The inputs ``paths``, all of format ``fmt``, read into one frame; ``potato`` holds
+    the :func:`iaa_frames.read_potato` keywords of the Potato options."""
     if fmt not in FORMATS:
         raise ParameterError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
-    if (classes or image_sizes) and fmt != "yolo":
-        raise ParameterError("--classes and --image-sizes apply to --format yolo only")
+    _check_options([fmt], classes, image_sizes, potato)
     one = len(paths) == 1
     kw = {"on_invalid": on_invalid}
     if fmt in ("coco", "cvat"):
@@ -304,7 +383,7 @@ def _read_one_format(paths, fmt, *, classes, image_sizes, on_invalid):
     if fmt == "labelstudio":
         return _concat([readers.read_labelstudio(p, **kw) for p in paths], paths)
     if fmt == "potato":
-        return _read_potato(paths, kw)
+        return _read_potato(paths, {**kw, **potato})
     if fmt == "yolo":
         if classes:
             check_paths([Path(classes)])

@@ -42,6 +42,9 @@ examples:
       one YOLO export (Ultralytics or Darknet layout) per annotator subdirectory
   iaa-frames report my_potato_project/ --out r/
       a Potato project (its config, data files and annotation_output/ are read)
+  iaa-frames report annotations.jsonl --data-files items.jsonl --schema objects --out r/
+      Potato's jsonl export, sized by the project's data files; the image_annotation
+      scheme named when the annotations hold several
   iaa-frames report project.json job_3.xml --on-invalid drop --out r/
       the same images from Label Studio and CVAT; unusable shapes dropped and listed
       in r/dropped.csv
@@ -73,8 +76,9 @@ its reader and put together):
   potato       a Potato project folder (config.yaml at its top or in configs/) or its
                config, the annotation_output folder (a user_state.json per annotator;
                annotator = user_id), one annotator's folder or user_state.json, or the
-               annotations.jsonl / csv export (image sizes from the config's data files,
-               else from masks, else coordinates stay fractions of the image)
+               annotations.jsonl / csv export (image sizes from the config's data files
+               or --data-files, else from masks, else coordinates stay fractions of the
+               image); see --schema, --data-files and --id-key
 Images are matched across files by their base names (photo.jpg), so that Label Studio
 upload paths and CVAT names meet.
   csv          tidy table, one row per object: item, annotator, label, x0, y0, x1, y1,
@@ -242,6 +246,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     y.add_argument(
         "--image-sizes", metavar="CSV", help="CSV with columns item (or stem), width, height"
+    )
+    pt = rep.add_argument_group("potato options")
+    pt.add_argument(
+        "--schema",
+        metavar="NAME",
+        help="the Potato annotation scheme to read, when the project has several "
+        "image_annotation schemes",
+    )
+    pt.add_argument(
+        "--data-files",
+        nargs="+",
+        action="extend",
+        metavar="FILE",
+        help="Potato data files giving the image sizes, instead of the config's (.json, "
+        ".jsonl, .csv or .tsv); an export given alone needs them. Put it after the inputs: "
+        "its files end at the next option",
+    )
+    pt.add_argument(
+        "--id-key",
+        metavar="KEY",
+        help="the item id of the data files (default: the config's item_properties.id_key, "
+        "else id)",
     )
     _add_engine_options(rep, n_boot_default=200)
 

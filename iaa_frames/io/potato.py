@@ -42,7 +42,7 @@ from .paths import ENTRY_ERRORS, check_file, reader_error
 from .potato_shapes import Place, add_shape, mask_size
 from .values import is_number
 
-__all__ = ["RATER_KINDS", "read_potato"]
+__all__ = ["RATER_KINDS", "SCHEMA_HINT", "read_potato"]
 
 STATE_FILE = "user_state.json"
 #: Potato's kinds of rater (the ``rater_origin`` column) and the ``rater_kind`` of each:
@@ -58,6 +58,10 @@ _OWN_COLUMNS = set(
     "source confidence iscrowd mask_width mask_height time rater_kind rater_origin".split()
 )
 _MAX_CSV_FIELD = 1 << 28  # a mask's RLE in one csv cell can be long
+#: The advice ending the ReaderError of annotations holding several ``image_annotation``
+#: schemes; the error's ``schemes`` attribute holds their names, so that a caller with
+#: other means of choosing (``iaa-frames report --schema``) can reword it.
+SCHEMA_HINT = "pass read_potato(schema=) to choose one"
 
 
 # ------------------------------------------------------------------ what the path holds
@@ -576,7 +580,8 @@ def read_potato(
         Missing or malformed files, a ``_data`` value that is not a JSON list, shapes of
         the wrong types, masks whose size is not two positive integers, exceeds
         ``max_mask_pixels`` or disagrees with their run lengths, several schemes without
-        ``schema=``; the message names the file, the entry (the item) and the shape.
+        ``schema=`` (the error's ``schemes`` attribute names them); the message names the
+        file, the entry (the item) and the shape.
 
     Notes
     -----
@@ -646,8 +651,9 @@ class _State:
         self.seen.update(found)
         if len(self.seen) > 1:
             why = f"several image_annotation schemes ({', '.join(sorted(self.seen))}): "
-            err = reader_error(path, entry, why + "pass read_potato(schema=) to choose one")
+            err = reader_error(path, entry, why + SCHEMA_HINT)
             err.fatal = True
+            err.schemes = tuple(sorted(self.seen))  # for callers that reword SCHEMA_HINT
             raise err
         return values, found
 

@@ -176,6 +176,9 @@ def test_help_is_complete(capsys):
         "--top",
         "--classes",
         "--image-sizes",
+        "--schema",
+        "--data-files",
+        "--id-key",
         "--quiet",
         "--progress",
         "examples:",
@@ -280,6 +283,53 @@ def test_report_on_a_potato_project(capsys, tmp_path):
     broken = call(capsys, "report", root, "--format", "potato", "--out", tmp_path / "t")
     assert_one_line_error(broken, 1, "user_state.json", "truncated JSON")
     assert str(Path("ben") / "user_state.json") in broken.stderr
+
+
+def test_report_potato_options(capsys, tmp_path):
+    """--schema chooses among several image_annotation schemes (the error without it names
+    the option and the schemes), --data-files sizes an export given alone; both only for
+    Potato inputs."""
+    import potato_project
+    import xarray as xr
+
+    import iaa_frames as iaf
+
+    root = potato_project.write_two_schemes(tmp_path / "proj")
+    several = call(capsys, "report", root, "--out", tmp_path / "a", *FAST)
+    assert_one_line_error(
+        several, 1, "user_state.json", "several image_annotation schemes (objects, regions)",
+        "choose one with --schema objects or --schema regions",
+    )  # fmt: skip
+    assert "read_potato(schema=)" not in several.stderr
+    out = tmp_path / "r"
+    done = call(capsys, "report", root, "--schema", "regions", "--out", out, *FAST, "-q")
+    assert done.returncode == 0, done.stderr
+    assert "other_schema" in done.stderr  # the objects scheme's records, dropped and listed
+    assert "other_schema" in set(pd.read_csv(out / "dropped.csv")["reason"])
+    df = iaf.read_potato(root, schema="regions", return_dropped=True)[0]
+    with xr.open_dataset(out / "agreement.nc") as res:
+        assert set(map(str, res["label"].values)) == {"(all)", "road", "sky"}
+        n_items = int(res["n_items"].sel(component="detection", label="(all)", annotator="(all)"))
+    assert n_items == df["item"].nunique()
+    # an export given alone, sized by --data-files (given after the input, several values
+    # ending at the next option): the report of the project
+    plain = potato_project.write(tmp_path / "plain")
+    export = plain / "annotation_output" / "exports" / "jsonl" / "annotations.jsonl"
+    data = plain / "data" / "images.jsonl"
+    project = call(capsys, "report", plain, "--out", tmp_path / "p", *FAST, "-q")
+    sized = call(capsys, "report", export, "--data-files", data, "--out", tmp_path / "e", *FAST)
+    assert sized.returncode == 0 and project.returncode == 0, sized.stderr
+    pd.testing.assert_frame_equal(
+        pd.read_csv(tmp_path / "p" / "headline.csv"), pd.read_csv(tmp_path / "e" / "headline.csv")
+    )
+    missing = call(
+        capsys, "report", export, "--data-files", tmp_path / "nope.jsonl", "--out", tmp_path / "m"
+    )
+    assert_one_line_error(missing, 1, "--data-files", "nope.jsonl", "no such file")
+    coco = sorted(iaf.sample_path("coco").glob("*.json"))
+    wrong = call(capsys, "report", *coco, "--schema", "objects", "--out", tmp_path / "c")
+    assert_one_line_error(wrong, 1, "--schema applies to Potato inputs")
+    assert not (tmp_path / "c").exists()
 
 
 # ------------------------------------------------------------------ threshold sweeps

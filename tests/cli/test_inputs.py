@@ -13,7 +13,7 @@ import pytest
 
 import iaa_frames as iaf
 from iaa_frames.cli import guess_format, read_inputs
-from iaa_frames.errors import ParameterError, ReaderError
+from iaa_frames.errors import DroppedRowsWarning, ParameterError, ReaderError
 from iaa_frames.io import load_sample
 from iaa_frames.io.samples import sample_path
 from iaa_frames.simulate import simulate
@@ -155,3 +155,64 @@ def test_a_broken_potato_input_names_the_file(tmp_path):
     (root / "config.yaml").write_text("output_annotation_dir: elsewhere/\n")
     with pytest.raises(ReaderError, match=r"config\.yaml: output_annotation_dir: 'elsewhere/'"):
         read_inputs([root], "potato")
+
+
+def test_potato_schema_option(tmp_path):
+    # a project with two image_annotation schemes could not be read from the command:
+    # read_potato said "pass read_potato(schema=)", which the command could not pass
+    root = potato_project.write_two_schemes(tmp_path / "proj")
+    with pytest.raises(
+        ReaderError, match=r"several image_annotation schemes \(objects, regions\)"
+    ) as err:
+        read_inputs([root])
+    assert "choose one with --schema objects or --schema regions" in str(err.value)
+    assert "read_potato(schema=)" not in str(err.value)
+    for name in ("objects", "regions"):
+        with pytest.warns(DroppedRowsWarning, match="other_schema"):
+            df = read_inputs([root], schema=name)
+        with pytest.warns(DroppedRowsWarning, match="other_schema"):
+            pd.testing.assert_frame_equal(df, iaf.read_potato(root, schema=name))
+    assert set(df["label"].dropna()) == {"road", "sky"}
+    with (
+        pytest.warns(DroppedRowsWarning),
+        pytest.raises(
+            ReaderError, match=r"--schema road: .*proj holds no annotation of the scheme 'road'"
+        ),
+    ):
+        read_inputs([root], schema="road")  # a label, not a scheme: read_potato reads no row
+    with pytest.raises(ParameterError, match="--schema: expected a name"):
+        read_inputs([root], schema=" ")
+
+
+def test_potato_data_files_and_id_key(tmp_path):
+    root = potato_project.write(tmp_path / "proj")
+    export = root / "annotation_output" / "exports" / "jsonl" / "annotations.jsonl"
+    data = root / "data" / "images.jsonl"
+    alone = read_inputs([export])
+    df = read_inputs([export], data_files=[data])
+    pd.testing.assert_frame_equal(df, iaf.read_potato(export, data_files=data))
+    # pixels where the data file sizes the image, fractions without it
+    sized = df["item"].isin(["img_000", "img_001"]) & df["x1"].notna()
+    assert (df.loc[sized, "x1"] > 1).all() and (alone.loc[sized, "x1"] <= 1).all()
+    assert (df.loc[sized, "width"] > 1).all()
+    renamed = tmp_path / "items.jsonl"
+    renamed.write_text(data.read_text().replace('"id":', '"name":'))
+    by_name = read_inputs([export], "potato", data_files=[renamed], id_key="name")
+    pd.testing.assert_frame_equal(
+        by_name, iaf.read_potato(export, data_files=renamed, id_key="name")
+    )
+    pd.testing.assert_frame_equal(by_name[["x0", "y0", "x1", "y1"]], df[["x0", "y0", "x1", "y1"]])
+    with pytest.raises(ReaderError, match=r"--data-files .*missing\.jsonl: no such file"):
+        read_inputs([export], data_files=[tmp_path / "missing.jsonl"])
+
+
+def test_potato_options_with_other_formats_are_parameter_errors(tmp_path):
+    coco = sorted(sample_path("coco").glob("*.json"))
+    with pytest.raises(ParameterError, match=r"^--schema applies to Potato inputs .*read as coco"):
+        read_inputs(coco, schema="objects")
+    with pytest.raises(ParameterError, match=r"^--data-files and --id-key apply to Potato"):
+        read_inputs(coco[:1], "coco", data_files=[coco[1]], id_key="id")
+    # inputs of several formats, none of them Potato
+    mixed = [coco[0], sorted(sample_path("cvat").glob("*.xml"))[0]]
+    with pytest.raises(ParameterError, match=r"--schema applies .*read as coco \+ cvat"):
+        read_inputs(mixed, schema="objects")

@@ -243,6 +243,32 @@ def write(root: Path, seed: int = 2026) -> Path:
     return root
 
 
+def write_two_schemes(root: Path, seed: int = 2026) -> Path:
+    """The project of :func:`write` with a second ``image_annotation`` scheme, ``regions``
+    (road and sky boxes, a little apart from one annotator to the next), drawn by every
+    annotator on every image they saved; return it."""
+    root = write(root, seed)
+    config = root / "config.yaml"
+    second = (
+        "  - annotation_type: image_annotation\n    name: regions\n"
+        "    tools: [bbox]\n    labels: [road, sky]\n"
+    )
+    config.write_text(
+        config.read_text().replace("annotation_schemes:\n", "annotation_schemes:\n" + second, 1)
+    )
+    for k, user in enumerate(PROFILES):
+        path = root / "annotation_output" / user / "user_state.json"
+        st = json.loads(path.read_text())
+        for i, pairs in enumerate(st["instance_id_to_label_to_value"].values()):
+            label = "sky" if (i + k) % 7 == 0 else "road"
+            x, w = 0.1 + 0.01 * ((i + k) % 3), 0.6 + 0.02 * k
+            coords = {"x": x, "y": 0.5 - 0.4 * (label == "sky"), "width": w, "height": 0.4}
+            shapes = [{"type": "bbox", "label": label, "coordinates": coords}]
+            pairs.append([{"schema": "regions", "name": "_data"}, json.dumps(shapes)])
+        path.write_text(json.dumps(st, indent=2))
+    return root
+
+
 if __name__ == "__main__":
     repo = Path(__file__).resolve().parents[2]
     target = repo / "iaa_frames" / "samples" / "potato"
