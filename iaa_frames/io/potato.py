@@ -580,8 +580,9 @@ def read_potato(
         Missing or malformed files, a ``_data`` value that is not a JSON list, shapes of
         the wrong types, masks whose size is not two positive integers, exceeds
         ``max_mask_pixels`` or disagrees with their run lengths, several schemes without
-        ``schema=`` (the error's ``schemes`` attribute names them); the message names the
-        file, the entry (the item) and the shape.
+        ``schema=`` or a ``schema=`` that no record holds (the error's ``schemes``
+        attribute names those they hold); the message names the file, the entry (the
+        item) and the shape.
 
     Notes
     -----
@@ -624,6 +625,7 @@ def read_potato(
     state.mask_sizes()
     for rec in _records(proj):
         state.record(*rec)
+    state.check_schema(path)
     frame = finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
     dropped = None
     if return_dropped:
@@ -639,6 +641,7 @@ class _State:
         self.proj, self.b, self.schema, self.sizes = proj, b, schema, sizes
         self.taken, self.max_mask_pixels = taken, max_mask_pixels
         self.seen: set = set()  # the geometry schemas met
+        self.held: set = set()  # with ``schema``: every scheme the records hold
         self.times: dict = {}
         self.kinds: dict = {}
         self.files: dict = {}
@@ -646,6 +649,7 @@ class _State:
     def _schemas(self, path, entry, labels, form):
         values = _by_schema(path, entry, labels, form)
         if self.schema is not None:
+            self.held.update(values)
             return values, [self.schema] if self.schema in values else []
         found = _geometry_schemas(values, self.proj)
         self.seen.update(found)
@@ -656,6 +660,24 @@ class _State:
             err.schemes = tuple(sorted(self.seen))  # for callers that reword SCHEMA_HINT
             raise err
         return values, found
+
+    def check_schema(self, path) -> None:
+        """A ReaderError when ``schema`` names a scheme no record holds (a typo would
+        otherwise give an empty frame, every record dropped as ``other_schema``); its
+        ``schemes`` attribute holds the geometry schemes the records do hold."""
+        if self.schema is None or self.schema in self.held or not self.held:
+            return
+        held = {s: {"_data": "[]"} for s in self.held}  # any scheme, if none is geometry
+        geometry = _geometry_schemas(held, self.proj) if self.proj.schemes else []
+        schemes = tuple(sorted(geometry or self.held))
+        err = reader_error(
+            path,
+            None,
+            f"no record holds the scheme {self.schema!r}; they hold "
+            f"{', '.join(map(repr, schemes))}: {SCHEMA_HINT}",
+        )
+        err.schemes = schemes
+        raise err
 
     def mask_sizes(self) -> None:
         """The size of items the data files do not describe: their first mask's."""

@@ -173,13 +173,9 @@ def test_potato_schema_option(tmp_path):
         with pytest.warns(DroppedRowsWarning, match="other_schema"):
             pd.testing.assert_frame_equal(df, iaf.read_potato(root, schema=name))
     assert set(df["label"].dropna()) == {"road", "sky"}
-    with (
-        pytest.warns(DroppedRowsWarning),
-        pytest.raises(
-            ReaderError, match=r"--schema road: .*proj holds no annotation of the scheme 'road'"
-        ),
-    ):
-        read_inputs([root], schema="road")  # a label, not a scheme: read_potato reads no row
+    with pytest.raises(ReaderError, match=r"no record holds the scheme 'road'") as err:
+        read_inputs([root], schema="road")  # a label, not a scheme
+    assert str(err.value).endswith("choose one with --schema objects or --schema regions")
     with pytest.raises(ParameterError, match="--schema: expected a name"):
         read_inputs([root], schema=" ")
 

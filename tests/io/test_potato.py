@@ -336,6 +336,22 @@ def test_unit_square_without_sizes_and_several_schemas(tmp_path):
     assert len(read_potato(out, schema="regions", return_dropped=True)[0]) == 1
 
 
+@pytest.mark.parametrize("on_invalid", ["raise", "drop"])
+def test_a_scheme_no_record_holds_is_named(tmp_path, on_invalid):
+    """schema= with a typo read every record as another scheme's: an empty frame and a
+    warning of dropped records; now a ReaderError naming the schemes the records hold."""
+    st = state("ana", {"img1": [box(0.1, 0.2, 0.3, 0.4)]})
+    st["instance_id_to_label_to_value"]["img1"].append(
+        [{"schema": "quality", "name": "good"}, True]
+    )
+    out = write_store(tmp_path, {"ana": st})
+    with pytest.raises(ReaderError, match=r"no record holds the scheme 'object'") as err:
+        read_potato(out, schema="object", on_invalid=on_invalid)
+    assert err.value.schemes == ("objects", "quality")  # no config: every scheme held
+    assert str(err.value).endswith("pass read_potato(schema=) to choose one")
+    assert len(read_potato(out, schema="objects", return_dropped=True)[0]) == 1
+
+
 # ------------------------------------------------------------------ the pooled COCO export
 
 
