@@ -116,8 +116,9 @@ def _after():
 def large_heap():
     """glibc's thresholds at the ceiling of its adaptive ones within the block, so that
     freed memory is reused; after the last block, a worker's own settings back and the
-    heap's free memory returned to the system (module docstring). Blocks may nest and run in several threads: the first to enter sets the
-    thresholds, the last to leave sets those of after. Without glibc, nothing.
+    heap's free memory returned to the system (module docstring). Blocks may nest and run
+    in several threads: the first to enter sets the thresholds, the last to leave sets
+    those of after and trims. Without glibc, nothing.
 
     Examples
     --------
