@@ -356,12 +356,6 @@ def _read_potato(paths, kw):
         text = str(exc)
         text = text.replace(SCHEMA_HINT, choose) if SCHEMA_HINT in text else f"{text}; {choose}"
         raise ReaderError(text) from None
-    if "schema" in kw and frame.empty:  # read_potato drops the other schemes' records
-        raise ReaderError(
-            f"--schema {kw['schema']}: {', '.join(map(str, paths))} holds no annotation of the "
-            f"scheme {kw['schema']!r} (its records of other schemes are dropped as "
-            "other_schema); check the name against the config's annotation_schemes"
-        )
     return frame
 
 

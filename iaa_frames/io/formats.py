@@ -114,6 +114,11 @@ def _json_reader(path: Path):
     return None
 
 
+def _first_line(head: str) -> str:
+    """The first line of ``head`` that is not blank ("" when none is)."""
+    return next((line for line in head.splitlines() if line.strip()), "")
+
+
 def _potato_json(path: Path, head: str):
     """A Potato state (its labels, or its ``user_id`` with another key of a state, or in a
     file named ``user_state.json``) or a Potato config in JSON; None otherwise."""
@@ -131,8 +136,7 @@ def _potato_export(path: Path):
     """Potato's jsonl export (a first line holding ``instance_id`` and ``user_id``) or its
     csv / tsv export (columns ``instance_id`` and ``user_id``, no ``item`` nor
     ``annotator``); None otherwise. Only the first line is read."""
-    head = _head(path, 65536)
-    first = next((line for line in head.splitlines() if line.strip()), "").strip()
+    first = _first_line(_head(path, 65536)).strip()
     if path.suffix.lower() == ".jsonl":
         keys = re.search(r'"instance_id"\s*:', first) and _POTATO_USER.search(first)
         return ("read_potato", "Potato jsonl export") if first[:1] == "{" and keys else None
@@ -155,18 +159,15 @@ def _potato_dir(path: Path, entries) -> tuple[str, str] | None:
     dirs = [p for p in entries if p.is_dir()]
     if any((d / _POTATO_STATE_FILE).is_file() for d in dirs):
         return "read_potato", "Potato annotation output (a user_state.json per annotator)"
-    for d in (path, path / "configs"):
+    configs = list(entries)
+    if (path / "configs").is_dir():
         try:
-            configs = sorted(d.iterdir())[:200] if d.is_dir() else []
+            configs += sorted((path / "configs").iterdir())[:200]
         except OSError:
-            continue
-        for p in configs:
-            if (
-                p.suffix.lower() in (".yaml", ".yml")
-                and p.is_file()
-                and _POTATO_YAML_CONFIG.search(_head(p))
-            ):
-                return "read_potato", "Potato project"
+            pass
+    for p in configs:
+        if p.suffix.lower() in (".yaml", ".yml") and p.is_file() and _file_reader(p):
+            return "read_potato", "Potato project"
     return None
 
 
@@ -197,8 +198,7 @@ def _file_reader(path: Path):
         head = _head(path, 4096)
         if _MOT_LINE.match(head):
             return "read_mot", "MOTChallenge text"
-        first = next((line for line in head.splitlines() if line.strip()), "")
-        if _KITTI_LINE.match(first):
+        if _KITTI_LINE.match(_first_line(head)):
             return "read_kitti", "KITTI object labels"
     return None
 

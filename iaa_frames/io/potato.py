@@ -667,9 +667,8 @@ class _State:
         ``schemes`` attribute holds the geometry schemes the records do hold."""
         if self.schema is None or self.schema in self.held or not self.held:
             return
-        held = {s: {"_data": "[]"} for s in self.held}  # any scheme, if none is geometry
-        geometry = _geometry_schemas(held, self.proj) if self.proj.schemes else []
-        schemes = tuple(sorted(geometry or self.held))
+        # the config's image_annotation schemes among them, else every one
+        schemes = tuple(sorted((self.held & (self.proj.schemes or set())) or self.held))
         err = reader_error(
             path,
             None,
