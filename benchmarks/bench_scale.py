@@ -21,7 +21,8 @@ size log-normal like LVIS objects (sqrt of the area share: median 0.05, clipped 
 annotator redraws each true box with Gaussian corner jitter (3 % of its size), misses
 5 % of them, slips the class of 3 %, and adds 3 % boxes of its own.
 
-Each point prints wall, CPU (user + system, all threads) and peak RSS; with
+Each point prints wall, CPU (user + system, all threads) and peak RSS (and, as
+``corpus_peak_mb``, the peak before the call: the corpus built); with
 ``--repeat R`` the best (least CPU) of R fresh processes, and all R CPU times.
 """
 
@@ -121,6 +122,7 @@ def run_point(spec, boot, profile=None):
     _, n_images, objects, per_image, pool = spec
     df = iaf.validate(corpus(n_images, objects, per_image, pool))
     n_boxes = len(df)
+    corpus_mb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     if profile:
         import cProfile
@@ -143,6 +145,7 @@ def run_point(spec, boot, profile=None):
                 wall=round(wall, 3),
                 cpu=round(cpu, 3),
                 peak_mb=round(r1.ru_maxrss / 1024),
+                corpus_peak_mb=corpus_mb,
             )
         )
     )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
@@ -16,6 +15,7 @@ import scipy.sparse as sp
 
 from iaa_frames.core.chance import MIN_CHANCE_UNITS
 from iaa_frames.core.chance.pooled import min_chance_units
+from iaa_frames.core.side_thread import SideThread
 from iaa_frames.core.tables.pairs import PairTables, iter_tables_from, pair_tables_from
 from iaa_frames.frame.names import natural_key
 from iaa_frames.frame.schema import ALL
@@ -396,7 +396,8 @@ class _Tests:
 
     Parameters
     ----------
-    pool : concurrent.futures.ThreadPoolExecutor
+    pool : iaa_frames.core.side_thread.SideThread
+        Where the tests are submitted (or an executor of one thread).
     min_chance : ndarray
         Fewest chance units per component and cell.
     seed : int
@@ -563,7 +564,7 @@ def agreement_from_tables(
     # soon as its cells are built, while this one runs the bootstrap (numpy and scipy
     # release the GIL in their array loops); freed temporaries are reused, not unmapped
     # (iaa_frames.heap)
-    with large_heap(), ThreadPoolExecutor(max_workers=1) as pool:
+    with large_heap(), SideThread() as pool:
         tests = _Tests(pool, min_chance, seed, done.put)
         classification = pool.submit(component_cells, tables, layout, "classification")
         presence = pool.submit(PresenceCells.build, layout, n_items, tables.units, tables.coverage)
@@ -694,7 +695,7 @@ def _from_cells(
     out["agreement"] = np.where(defined, out["agreement"], np.nan)
     # the KS tests and the bootstrap are independent: the tests run in a second thread
     # (numpy and scipy release the GIL in their array loops)
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with SideThread() as pool:
         # the tests of given cells (dask's, which may run on a cluster) one at a time in
         # the second thread, as they come; those of agreement_from_tables shared out
         share = tests is not None

@@ -8,7 +8,8 @@ beside the chance sample. Each step computes exactly what it would alone (the sa
 functions on the same arrays), so the tables do not depend on whether the steps ran side
 by side or one after the other, nor on which finished first.
 
-The pool is used on a machine of two cores or more (:func:`spare_workers`), whatever else
+The second thread is the process's one (:mod:`iaa_frames.core.side_thread`), used on a
+machine of two cores or more (:func:`spare_workers`), whatever else
 it runs, so that a run's cost does not depend on the moment it starts. (On a two-core
 machine shared at a load of 4 to 7, threaded runs were as often slower as faster than
 steps in turn: two threads of one process can stall each other there.)
@@ -22,11 +23,11 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from iaa_frames.core.matching.pipeline import Matched
+from iaa_frames.core.side_thread import SideThread
 
 __all__ = [
     "BLOCKS_PER_THREAD",
@@ -70,9 +71,11 @@ class Jobs:
 
     Parameters
     ----------
-    workers : int, optional
-        Threads of the pool (default :func:`spare_workers`); 0 runs every step in the
-        calling thread (a submitted one when its result is asked for).
+    workers : {0, 1}, optional
+        1: steps on the process's second thread
+        (:class:`~iaa_frames.core.side_thread.SideThread`); 0: every step in the calling
+        thread (a submitted one when its result is asked for). Default
+        :func:`spare_workers`.
 
     Examples
     --------
@@ -87,18 +90,20 @@ class Jobs:
 
     def __init__(self, workers: int | None = None):
         workers = spare_workers() if workers is None else workers
+        if workers not in (0, 1):
+            raise ValueError(f"workers must be 0 or 1, not {workers!r}")
         #: Threads working on a :meth:`run_all`: the pool's and the calling one.
         self.threads = workers + 1
         #: Blocks to cut a run of pairings into (:func:`blocks`): one without threads.
         self.blocks = BLOCKS_PER_THREAD * self.threads if workers > 0 else 1
-        self._pool = ThreadPoolExecutor(workers) if workers > 0 else None
+        self._pool = SideThread() if workers > 0 else None
 
     def __enter__(self) -> Jobs:
         return self
 
     def __exit__(self, *exc) -> None:
         if self._pool is not None:  # a step still running is waited for, none started
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.close()
 
     def run_all(self, calls) -> list:
         """The results of ``calls`` (tuples ``(fn, *args)``), in order: every call is
