@@ -20,7 +20,9 @@ a peak of 1,775-1,850 MB against 1,858-2,278 MB (the validation pages, "glibc's 
 
 :class:`SideThread` lends the thread for a block of work: steps are submitted as to an
 executor; when the block ends, its steps not started are cancelled and those running are
-waited for (those of another caller, in another thread, are left alone). A process
+waited for (those of another caller, in another thread, are left alone). A step submitted
+from the thread itself (a step that calls the engine) runs at once, where it is
+submitted: queued behind the step that waits for it, it would never run. A process
 forked from one that has the thread starts its own when it first needs one.
 
 Examples
@@ -40,14 +42,34 @@ __all__ = ["SideThread"]
 
 _lock = threading.Lock()
 _pool: list = []  # the process's one-thread executor, once started
+_here = threading.local()  # ``side`` is True on the thread of the executor
+
+
+def _mark() -> None:
+    _here.side = True
 
 
 def _executor() -> ThreadPoolExecutor:
     """The process's one-thread executor (started at its first step)."""
     with _lock:
         if not _pool:
-            _pool.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="iaa_frames"))
+            _pool.append(
+                ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="iaa_frames", initializer=_mark
+                )
+            )
         return _pool[0]
+
+
+def _run_here(fn, args, kwargs) -> Future:
+    """``fn(*args, **kwargs)`` run now, as a finished future."""
+    future: Future = Future()
+    future.set_running_or_notify_cancel()
+    try:
+        future.set_result(fn(*args, **kwargs))
+    except BaseException as exc:  # given to whoever asks for the result, as a pool does
+        future.set_exception(exc)
+    return future
 
 
 def _forget_in_child() -> None:
@@ -77,7 +99,10 @@ class SideThread:
         self._futures: list[Future] = []
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
-        """``fn(*args, **kwargs)`` on the second thread, after the steps before it."""
+        """``fn(*args, **kwargs)`` on the second thread, after the steps before it (at
+        once, where submitted from that thread)."""
+        if getattr(_here, "side", False):
+            return _run_here(fn, args, kwargs)
         future = _executor().submit(fn, *args, **kwargs)
         self._futures.append(future)
         return future

@@ -66,6 +66,24 @@ def test_a_block_leaves_the_steps_of_another_alone():
     other.close()
 
 
+def test_a_step_that_submits_and_waits_does_not_wait_for_ever():
+    """A step on the thread that calls the engine (which submits to the thread and waits
+    for it) runs the inner step at once: queued behind itself it would never run."""
+
+    def outer():
+        with SideThread() as inner:
+            step = inner.submit(threading.get_ident)
+            failing = inner.submit(int, "x")
+            assert step.done() and failing.done()
+            with pytest.raises(ValueError):
+                failing.result()
+            return step.result(timeout=5), threading.get_ident()
+
+    with SideThread() as side:
+        ran_on, outer_on = side.submit(outer).result(timeout=10)
+    assert ran_on == outer_on != threading.get_ident()
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
 def test_a_forked_child_starts_its_own_thread():
     """The parent's thread does not exist in a forked child: without a fresh start, its
