@@ -227,6 +227,13 @@ def _resolve(path_or_paths, data_files, id_key) -> _Project:
         files = [data_files] if isinstance(data_files, (str, os.PathLike)) else list(data_files)
         proj.data_files = [check_file(f) for f in files]
     if id_key is not None:
+        if not isinstance(id_key, str) or not id_key.strip():
+            raise ParameterError(f"id_key must be a non-empty string, got {id_key!r}")
+        if not proj.data_files:  # it would change nothing, and say nothing
+            raise ParameterError(
+                f"id_key {id_key!r} names the item id of the data files, and there are "
+                "none: give data_files, or a config that lists them"
+            )
         proj.id_key = id_key
     return proj
 
@@ -538,7 +545,7 @@ def read_potato(
         array or JSON lines), ``.jsonl``, ``.csv`` or ``.tsv``.
     id_key : str, optional
         The item id of the data files (the config's ``item_properties.id_key``, else
-        ``"id"``).
+        ``"id"``); a ParameterError where there are no data files.
     on_invalid : {"raise", "drop"}, default "raise"
         Unreadable entries and unusable shapes: raise a ReaderError naming file, entry and
         shape, or drop them with a warning.

@@ -466,3 +466,17 @@ def test_missing_paths_and_folders(tmp_path):
     (tmp_path / "config.yaml").write_text("output_annotation_dir: out/\n")
     with pytest.raises(ReaderError, match="'out/' not found"):
         read_potato(tmp_path)
+
+
+def test_an_id_key_without_data_files_is_refused():
+    """``id_key`` names the item id of the data files: without any (none given, none in
+    the config), it would change nothing and say nothing."""
+    export = SAMPLE / "annotation_output" / "exports" / "jsonl" / "annotations.jsonl"
+    with pytest.raises(iaf.ParameterError, match="id_key 'image' .* there are none"):
+        read_potato(export, id_key="image")
+    with pytest.raises(iaf.ParameterError, match="non-empty string"):
+        read_potato(export, data_files=SAMPLE / "data" / "images.jsonl", id_key=" ")
+    # with the data files of the config, or given, it applies
+    with pytest.raises(ReaderError, match="an item must be an object with 'nope'"):
+        read_potato(SAMPLE / "config.yaml", id_key="nope")
+    read_potato(export, data_files=SAMPLE / "data" / "images.jsonl", id_key="id")
