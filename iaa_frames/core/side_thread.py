@@ -38,7 +38,7 @@ import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
-__all__ = ["SideThread"]
+__all__ = ["SideThread", "side_by_side"]
 
 _lock = threading.Lock()
 _pool: list = []  # the process's one-thread executor, once started
@@ -83,6 +83,22 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_in_child)
 
 
+def side_by_side(first, second):
+    """``(first(), second())``: ``first`` on the second thread while ``second`` runs here,
+    and here too if the thread has not started it by the time ``second`` is done (it may
+    be busy with another step: nothing waits behind it).
+
+    Examples
+    --------
+    >>> side_by_side(lambda: "there", lambda: "here")
+    ('there', 'here')
+    """
+    with SideThread() as side:
+        step = side.submit(first)
+        out = second()
+        return (first() if step.cancel() else step.result()), out
+
+
 class SideThread:
     """The process's second thread, lent for a block of work (module docstring).
 
@@ -110,9 +126,9 @@ class SideThread:
     def close(self) -> None:
         """Cancel this block's steps not started; wait for those running."""
         futures, self._futures = self._futures, []
-        for future in futures:
-            future.cancel()
-        wait(futures)
+        # a step cancelled is not "done" for wait() until the thread has dequeued it,
+        # after whatever it runs now (another caller's step, maybe): not waited for
+        wait([future for future in futures if not future.cancel()])
 
     def __enter__(self) -> SideThread:
         return self

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from iaa_frames.core.side_thread import SideThread
+from iaa_frames.core.side_thread import SideThread, side_by_side
 
 
 def test_every_block_gets_the_same_thread():
@@ -82,6 +82,27 @@ def test_a_step_that_submits_and_waits_does_not_wait_for_ever():
     with SideThread() as side:
         ran_on, outer_on = side.submit(outer).result(timeout=10)
     assert ran_on == outer_on != threading.get_ident()
+
+
+def test_side_by_side_runs_the_first_here_when_the_thread_is_busy():
+    """Nothing waits behind a busy thread: the first step, not started by the time the
+    second is done, runs here; on an idle thread it runs there."""
+    started, release = threading.Event(), threading.Event()
+    busy = SideThread()
+    busy.submit(lambda: started.set() or release.wait(10))
+    started.wait(5)
+    try:
+        here = threading.get_ident()
+        first, second = side_by_side(threading.get_ident, threading.get_ident)
+        assert first == second == here
+    finally:
+        release.set()
+        busy.close()
+    started.clear()
+    first, second = side_by_side(
+        lambda: started.set() or threading.get_ident(), lambda: started.wait(5)
+    )
+    assert first != threading.get_ident() and second is True
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.arrays import sorted_unique
+from iaa_frames.core.side_thread import side_by_side
 from iaa_frames.frame.schema import GROUP, validate
 from iaa_frames.geometry.distances import Shapes, areas
 
@@ -404,20 +405,34 @@ def prepare(df: pd.DataFrame, *, normalize: bool = True) -> Corpus:
     order = canonical_order(o_item, o_ann, label_codes, boxes, len(ann_names), len(labels))
     take = rows[order]
     codes = {"item": item_raw[take], "annotator": ann_raw[take], "label": label_codes[order]}
-    objects = gather_rows(df, take, {c: (codes[c], distinct[c]) for c in codes})
-    shapes = every_shape.take(rows[order])
-    del every_shape, boxes
-    o_item, o_ann, o_label = o_item[order], o_ann[order], label_codes[order].astype(np.int64)
+    coded = {c: (codes[c], distinct[c]) for c in codes}
 
-    n_ann = len(annotators)
-    cov_key = sorted_unique(item_code[item_raw] * n_ann + ann_code[ann_raw])
-    group = (
-        item_groups(item_code, _group_of_items(df, item_raw, len(item_names)))
-        if GROUP in df.columns
-        else None
-    )
-    annotations, by_label = annotation_slices(
-        o_item, o_ann, o_label, cov_key, n_annotators=n_ann, n_labels=len(labels), group=group
+    def the_rest():
+        """The shapes and slices, here while the rows are gathered beside (1M boxes: 0.15
+        s each, most of it gathers that release the GIL)."""
+        shapes = every_shape.take(take)
+        o_item_, o_ann_ = o_item[order], o_ann[order]
+        o_label_ = label_codes[order].astype(np.int64)
+        n_ann = len(annotators)
+        cov_key = sorted_unique(item_code[item_raw] * n_ann + ann_code[ann_raw])
+        group = (
+            item_groups(item_code, _group_of_items(df, item_raw, len(item_names)))
+            if GROUP in df.columns
+            else None
+        )
+        slices = annotation_slices(
+            o_item_,
+            o_ann_,
+            o_label_,
+            cov_key,
+            n_annotators=n_ann,
+            n_labels=len(labels),
+            group=group,
+        )
+        return shapes, o_item_, o_ann_, o_label_, group, slices
+
+    objects, (shapes, o_item, o_ann, o_label, group, (annotations, by_label)) = side_by_side(
+        lambda: gather_rows(df, take, coded), the_rest
     )
     corpus = Corpus(
         objects=objects,

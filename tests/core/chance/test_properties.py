@@ -140,6 +140,35 @@ def test_code_helpers_equal_their_numpy_definitions(big, n_small, scale):
         )
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), min_size=1, max_size=400),
+    st.integers(1, 10**6),
+    st.integers(0, 400),
+    st.integers(0, 2**31),
+)
+def test_a_sort_split_between_groups_is_the_stable_argsort(sizes, n_keys, split, seed):
+    """Keys grouped as the sampler groups them (``group * n_keys + key``, groups in order),
+    split at any position: where every key before it is below every key after it, the two
+    parts sort apart, on two threads (the threshold lowered so that small cases take that
+    path); anywhere else the split is not used. Both are numpy's stable argsort."""
+    import iaa_frames.core.chance.sampling as sampling
+
+    rng = np.random.default_rng(seed)
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    keys = rng.integers(0, n_keys, len(group)) + group * n_keys
+    split = min(split, len(keys))
+    for at in (split, int(np.searchsorted(group, group[len(group) // 2])) if len(group) else 0):
+        old = sampling.PARALLEL_SORT
+        sampling.PARALLEL_SORT = 1
+        try:
+            v, order = sampling.sort_with_order(keys, split=at)
+        finally:
+            sampling.PARALLEL_SORT = old
+        np.testing.assert_array_equal(order, np.argsort(keys, kind="stable"))
+        np.testing.assert_array_equal(v, np.sort(keys))
+
+
 def test_draws_contains_equals_a_set_lookup():
     """Draws.contains against a Python set of (kind, group, key), with annotator-sized
     group codes (table lookup) and pair-sized ones (binary search)."""
