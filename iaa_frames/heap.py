@@ -11,8 +11,8 @@ blocks are freed, up to 32 MiB and 64 MiB; a process started with
 freed memory goes back to the system) keeps them fixed at their minimum.
 
 :func:`large_heap` sets the mmap threshold at that ceiling (32 MiB) and the trim
-threshold at 256 MiB for the duration of a block, from its start, so that the block's freed memory is reused rather than unmapped or
-trimmed and faulted in again. It also limits the process to one malloc *arena* (glibc's
+threshold at 256 MiB for the duration of a block, from its start, so that the block's
+freed memory is reused rather than unmapped or trimmed and faulted in again. It also limits the process to one malloc *arena* (glibc's
 ``M_ARENA_MAX``), unless the process was started with a limit of its own
 (``MALLOC_ARENA_MAX``, or ``arena_max`` in ``GLIBC_TUNABLES``): a thread attached to an
 arena of its own allocates from heaps of at most 64 MiB that glibc maps for it and unmaps
@@ -136,8 +136,8 @@ def _arena_limit_free() -> bool:
 
 @contextmanager
 def large_heap():
-    """glibc's thresholds at the ceiling of its adaptive ones within the block, so that
-    freed memory is reused; after the last block, a worker's own settings back and the
+    """glibc's thresholds raised within the block (and one arena for the process), so
+    that freed memory is reused; after the last block, a worker's own settings back and the
     heap's free memory returned to the system (module docstring). Blocks may nest and run
     in several threads: the first to enter sets the thresholds, the last to leave sets
     those of after and trims. Without glibc, nothing.

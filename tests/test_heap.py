@@ -1,5 +1,5 @@
-"""iaa_frames.heap: glibc's thresholds at their adaptive ceiling in a block, a worker's
-own settings back after it."""
+"""iaa_frames.heap: glibc's thresholds raised in a block and one arena for the process's
+threads, a worker's own settings back after it."""
 
 from __future__ import annotations
 

@@ -15,8 +15,9 @@ already has, taking them in turn (glibc's ``reused_arena``). A process that has 
 pandas holds two (the main one, and that of a thread pandas' imports start), so pools
 started anew for every call would take the main arena and the other one in turn; the
 one thread started inside the first block takes the main arena, for good. Measured on 1M
-boxes, fresh processes, five each in turn: 1.6-2.7 s of system time against 2.7-3.6 s,
-a peak of 1,775-1,850 MB against 1,858-2,278 MB (the validation pages, "glibc's heap").
+boxes, fresh processes, five each in turn: 1.6-2.4 s of system time against 2.7-3.9 s,
+a peak of 1,851-1,928 MB against 1,868-2,284 MB (the validation pages, "One malloc arena
+for the two threads").
 
 :class:`SideThread` lends the thread for a block of work: steps are submitted as to an
 executor; when the block ends, its steps not started are cancelled and those running are
