@@ -5,7 +5,7 @@ reader takes files.
 :func:`reader_for` looks at the suffix and the first bytes of a file (or at the files of
 a directory and of its subdirectories, one level down, the layout of one directory per
 annotator; a Potato project by its config, its annotation output by the
-``user_state.json`` of its subfolders); :func:`read_hint` writes the call to make.
+``user_state.json`` of its subfolders, a folder of Potato exports by their first lines); :func:`read_hint` writes the call to make.
 Registered with :func:`iaa_frames.frame.schema.register_path_hint` when :mod:`iaa_frames.io` is imported,
 so that ``iaf.agreement("ann.json")`` says ``df = iaf.read_coco('ann.json')``.
 
@@ -150,10 +150,31 @@ def _potato_export(path: Path):
     return None
 
 
+def is_potato_export(path) -> bool:
+    """Whether ``path`` is one of Potato's exports: a ``.jsonl`` whose first line holds
+    ``instance_id`` and ``user_id``, a ``.csv`` or ``.tsv`` with those columns (and no
+    ``item`` nor ``annotator``). Only the first line is read.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "annotations.jsonl"
+    >>> _ = p.write_text('{"instance_id": "img1", "user_id": "ana", "labels": {}}\\n')
+    >>> is_potato_export(p), is_potato_export(p.with_suffix(".csv"))
+    (True, False)
+    """
+    path = Path(path)
+    try:
+        ok = path.suffix.lower() in (".jsonl", ".csv", ".tsv") and path.is_file()
+        return ok and _potato_export(path) is not None
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def _potato_dir(path: Path, entries) -> tuple[str, str] | None:
     """The folders read_potato reads: one annotator's (holding ``user_state.json``), the
     annotation output (subfolders holding it), a project (a config at the top or in
-    ``configs/``)."""
+    ``configs/``), a folder of exports."""
     if (path / _POTATO_STATE_FILE).is_file():
         return "read_potato", "Potato annotator's folder (user_state.json)"
     dirs = [p for p in entries if p.is_dir()]
@@ -168,6 +189,8 @@ def _potato_dir(path: Path, entries) -> tuple[str, str] | None:
     for p in configs:
         if p.suffix.lower() in (".yaml", ".yml") and p.is_file() and _file_reader(p):
             return "read_potato", "Potato project"
+    if any(is_potato_export(p) for p in entries if not p.name.startswith(".")):
+        return "read_potato", "Potato exports (a folder of them)"
     return None
 
 

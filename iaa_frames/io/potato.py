@@ -36,6 +36,7 @@ from iaa_frames.geometry.kinds import available_kinds, get_kind
 from iaa_frames.geometry.kinds.registry import FRAME_COLUMNS
 
 from .builder import FrameBuilder, finish
+from .formats import is_potato_export
 from .json_stream import JSONStream, load_json
 from .masks import MAX_MASK_PIXELS
 from .paths import ENTRY_ERRORS, check_file, reader_error
@@ -166,6 +167,13 @@ def _use_config(proj: _Project, path: Path, *, with_store: bool = True) -> None:
                 proj.roster.setdefault(str(a["id"]).strip(), kind)
 
 
+def _exports_in(folder: Path) -> list[Path]:
+    """The Potato exports at the top of ``folder`` (``.jsonl``, ``.csv``, ``.tsv`` files
+    told by their first line: :func:`~iaa_frames.io.formats.is_potato_export`), in order of
+    name; other files (a data file of items, say) are left alone."""
+    return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and is_potato_export(p))
+
+
 def _states_in(folder: Path) -> list[tuple[Path, str]]:
     if (folder / STATE_FILE).is_file():
         return [(folder / STATE_FILE, folder.name)]
@@ -203,16 +211,21 @@ def _resolve(path_or_paths, data_files, id_key) -> _Project:
                     _use_config(proj, parent[0], with_store=False)
             else:
                 configs = _configs_in(p)
-                if len(configs) != 1:
+                exports = [] if configs else _exports_in(p)
+                if exports:  # a folder of exports: each of them
+                    proj.exports = exports
+                elif len(configs) != 1:
                     what = "no Potato config" if not configs else f"{len(configs)} Potato configs"
                     raise reader_error(
                         p,
                         None,
                         f"not a Potato project folder ({what}; expected one config "
-                        f"naming output_annotation_dir, or {STATE_FILE} files): pass the "
-                        "config file or the annotation_output folder",
+                        f"naming output_annotation_dir, {STATE_FILE} files, or exports): "
+                        "pass the config file, the annotation_output folder or the export "
+                        "files",
                     )
-                _use_config(proj, configs[0])
+                else:
+                    _use_config(proj, configs[0])
         elif suffix in (".yaml", ".yml") or (suffix == ".json" and p.name != STATE_FILE):
             _use_config(proj, check_file(p))
         elif suffix in (".jsonl", ".csv", ".tsv"):
@@ -535,7 +548,9 @@ def read_potato(
         ``task_dir``), a config file, the ``annotation_output`` folder (one subfolder per
         annotator; a config in its parent that names it is read for the data files), one
         annotator's folder or ``user_state.json``, a jsonl export (``annotations.jsonl``) or
-        a csv / tsv export, or a list of such files.
+        a csv / tsv export, a folder of such exports (the files its first lines tell as
+        exports; others, such as a data file of items, are left alone), or a list of such
+        files.
     schema : str, optional
         The ``image_annotation`` scheme to read. By default the one the annotations hold
         (the config's ``image_annotation`` schemes; without a config, every scheme whose

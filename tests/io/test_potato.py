@@ -480,3 +480,36 @@ def test_an_id_key_without_data_files_is_refused():
     with pytest.raises(ReaderError, match="an item must be an object with 'nope'"):
         read_potato(SAMPLE / "config.yaml", id_key="nope")
     read_potato(export, data_files=SAMPLE / "data" / "images.jsonl", id_key="id")
+
+
+def test_a_folder_of_exports_reads_as_its_exports(tmp_path, sample):
+    """A folder holding only exports (and, say, the data file of the items) was neither
+    told nor read: each export in it is read, the other files left alone."""
+    from iaa_frames.io.formats import reader_for
+
+    export = SAMPLE / "annotation_output" / "exports" / "jsonl" / "annotations.jsonl"
+    lines = export.read_text().splitlines()
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    half = len(lines) // 2
+    (folder / "a.jsonl").write_text("\n".join(lines[:half]) + "\n")
+    (folder / "b.jsonl").write_text("\n".join(lines[half:]) + "\n")
+    (folder / "items.jsonl").write_text((SAMPLE / "data" / "images.jsonl").read_text())
+    (folder / ".hidden.jsonl").write_text("not an export\n")
+    data = SAMPLE / "data" / "images.jsonl"
+    assert reader_for(folder) == ("read_potato", "Potato exports (a folder of them)")
+    whole = read_potato(folder, data_files=data)
+    pd.testing.assert_frame_equal(
+        whole, read_potato([folder / "a.jsonl", folder / "b.jsonl"], data_files=data)
+    )
+    one = read_potato(export, data_files=data)  # the same rows, in the files' order
+    key = ["annotator", "item", "x0", "y0", "x1", "y1"]
+    pd.testing.assert_frame_equal(
+        whole.sort_values(key).reset_index(drop=True), one.sort_values(key).reset_index(drop=True)
+    )
+    assert len(whole) == len(sample)
+    (folder / "a.jsonl").unlink()
+    (folder / "b.jsonl").unlink()
+    with pytest.raises(ReaderError, match="or the export files"):
+        read_potato(folder)
+    assert reader_for(folder) != ("read_potato", "Potato exports (a folder of them)")
