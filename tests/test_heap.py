@@ -256,7 +256,7 @@ def test_the_heaps_free_memory_goes_back_when_the_last_block_ends():
 #: glibc's statistics of every arena (``malloc_info``); printed, the arenas that grew by
 #: 8 MiB or more in each block.
 _ARENAS = """
-import ctypes, re, sys, tempfile
+import ctypes, os, re, sys, tempfile
 import numpy as np
 import iaa_frames.heap as heap
 from iaa_frames.core.side_thread import SideThread
@@ -281,6 +281,7 @@ for _ in range(2):
     with heap.large_heap(), SideThread() as side:
         during = side.submit(held).result()[0]
     print(sorted(n for n, size in during.items() if size - before.get(n, 0) >= 8 << 20))
+os.unlink(path)
 """
 
 
