@@ -291,7 +291,7 @@ def test_the_engines_second_thread_allocates_from_the_main_arena(own_limit):
     """The engine's second thread is attached to the main arena, call after call (a
     process that has imported pandas holds a second arena, which threads started anew
     would take in turn): memory freed by either thread serves the other, and no heap is
-    mapped and unmapped for the second thread over and over (1M boxes: 1-1.5 s less
+    mapped and unmapped for the second thread over and over (1M boxes: 0.5-2 s less
     system time, a lower peak). A process started with its own limit of arenas keeps it:
     the thread then has an arena of its own."""
     import os

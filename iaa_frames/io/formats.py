@@ -5,8 +5,9 @@ reader takes files.
 :func:`reader_for` looks at the suffix and the first bytes of a file (or at the files of
 a directory and of its subdirectories, one level down, the layout of one directory per
 annotator; a Potato project by its config, its annotation output by the
-``user_state.json`` of its subfolders, a folder of Potato exports by their first lines); :func:`read_hint` writes the call to make.
-Registered with :func:`iaa_frames.frame.schema.register_path_hint` when :mod:`iaa_frames.io` is imported,
+``user_state.json`` of its subfolders, a folder of Potato exports by their first lines);
+:func:`read_hint` writes the call to make. Registered with
+:func:`iaa_frames.frame.schema.register_path_hint` when :mod:`iaa_frames.io` is imported,
 so that ``iaf.agreement("ann.json")`` says ``df = iaf.read_coco('ann.json')``.
 
 Examples
