@@ -304,7 +304,7 @@ def read_mot(
     ------
     ReaderError
         Missing file, fewer than 6 values, non-numeric values, a frame below 1, a class
-        id without a name, an invalid box, an id (not -1) twice on one frame (the message
+        id without a name, an invalid box, an id (not negative) twice on one frame (the message
         names the file and the line); files of different sequences without ``sequence=``; a
         seqinfo.ini that is not an INI file or whose ``seqLength``, ``imWidth`` or
         ``imHeight`` is no number; a file that is not UTF-8 text (a byte order mark of
