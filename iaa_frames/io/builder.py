@@ -668,9 +668,47 @@ class FrameBuilder:
             "annotator= or a mapping {annotator: file}"
         )
 
+    def _check_tracks(self) -> None:
+        """Two objects of one track on one item of one annotator (two ``<track>``
+        elements of one id in a CVAT export, two tracker lines of one id in a YOLO label
+        file): a track has one object per frame, so the track agreement would refuse the
+        frame with no file named. A :class:`~iaa_frames.errors.ReaderError` naming both
+        entries."""
+        tracks = self.extras.get("track_id")
+        if not tracks:
+            return
+        n = len(tracks)
+        rows = np.array([r for r, t in enumerate(tracks) if t is not None], dtype=np.int64)
+        if self.voided:
+            rows = np.setdiff1d(rows, np.fromiter(self.voided, dtype=np.int64))
+        if len(rows) < 2:
+            return
+        key = pd.DataFrame(
+            {
+                "item": pd.Series(self.item[:n], dtype=object).iloc[rows].to_numpy(),
+                "annotator": pd.Series(self.annotator[:n], dtype=object).iloc[rows].to_numpy(),
+                "track": [str(tracks[r]) for r in rows],
+            }
+        )
+        twice = key.duplicated().to_numpy()
+        if not twice.any():
+            return
+        k = int(np.flatnonzero(twice)[0])
+        first = int(np.flatnonzero((key == key.iloc[k]).all(axis=1).to_numpy())[0])
+        r0, r1 = int(rows[first]), int(rows[k])
+        (f0, e0), (f1, e1) = self.describe_row(r0), self.describe_row(r1)
+        where = "" if str(f0) == str(f1) else f" of {f0}"
+        raise reader_error(
+            f1,
+            e1,
+            f"the track {tracks[r1]!r} has an object on the item {self.item[r1]!r} already, "
+            f"in {e0}{where}: a track has one object per frame (two tracks of one id?)",
+        )
+
     def build(self) -> pd.DataFrame:
         self._coverage_rows()
         self._check_read_twice()
+        self._check_tracks()
         self._check_text()
         n = self.n
         box = (

@@ -52,14 +52,15 @@ _EXTRAS = (
 
 
 def _sources(path_or_folder, annotator):
-    """[(annotator, [label files])] from a file, a folder of label files, a folder of
-    annotator folders, or a mapping {annotator: file or folder}."""
+    """[(annotator, folder, [label files])] from a file, a folder of label files, a folder
+    of annotator folders, or a mapping {annotator: file or folder}; the items are the
+    files' paths relative to the folder (a file's: to its own folder)."""
     if isinstance(path_or_folder, Mapping):
         if annotator is not None:
             raise ParameterError("pass annotator names either as mapping keys or annotator=")
         if not path_or_folder:
             raise ParameterError("read_kitti: the mapping of annotators to folders is empty")
-        return [(str(a), _files(p)) for a, p in path_or_folder.items()]
+        return [(str(a), *_files(p)) for a, p in path_or_folder.items()]
     if not isinstance(path_or_folder, (str, os.PathLike)):
         raise ParameterError(f"read_kitti needs a path or a mapping; got {path_or_folder!r}")
     p = Path(path_or_folder)
@@ -69,20 +70,26 @@ def _sources(path_or_folder, annotator):
             raise reader_error(p, None, "no KITTI label files (.txt) and no annotator folders")
         if annotator is not None:
             raise ParameterError("annotator= names one annotator; this folder holds several")
-        return [(q.name, _files(q)) for q in subs]
+        return [(q.name, *_files(q)) for q in subs]
     name = annotator if annotator is not None else (p.name if p.is_dir() else p.parent.name)
-    return [(str(name), _files(p))]
+    return [(str(name), *_files(p))]
 
 
-def _files(path) -> list[Path]:
+def _files(path) -> tuple[Path, list[Path]]:
+    """(the folder the items are named from, the label files) of a file or a folder; the
+    hidden files and folders of a folder (``.ipynb_checkpoints/``) are not labels."""
     p = as_path(path, "a file or folder path")
     if p.is_file():
-        return [p]
+        return p.parent, [p]
     check_dir(p)
-    files = sorted(q for q in p.rglob("*.txt") if q.is_file())
+    files = sorted(
+        q
+        for q in p.rglob("*.txt")
+        if q.is_file() and not any(part.startswith(".") for part in q.relative_to(p).parts)
+    )
     if not files:
         raise reader_error(p, None, "no KITTI label files (.txt)")
-    return files
+    return p, files
 
 
 def _number(path, n, text, field):
@@ -138,8 +145,7 @@ def read_kitti(
     [['000001', 'ana', 'Car', -0.65, 46.7, -0.885]]
     """
     builder = FrameBuilder("kitti", on_invalid=on_invalid)
-    for name, files in _sources(path_or_folder, annotator):
-        root = Path(files[0]).parent if len(files) == 1 else Path(os.path.commonpath(files))
+    for name, root, files in _sources(path_or_folder, annotator):
         for path in files:
             item = path.relative_to(root).with_suffix("").as_posix()
             f = builder.add_file(path, lambda e: f"line {e}")

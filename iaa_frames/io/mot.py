@@ -235,13 +235,23 @@ def _read_one(path, annotator, sequence, labels, label, ignored, max_frames):
     )
     if names is not None and "c9" in num:
         objects["visibility"] = num["c9"].to_numpy(dtype=float)
+    tracked = objects[objects["track_id"].to_numpy() >= 0]  # -1: no track (detections)
+    twice = tracked.duplicated(["frame", "track_id"]).to_numpy()
+    if twice.any():
+        again = tracked.iloc[int(np.flatnonzero(twice)[0])]
+        same = (tracked["frame"] == again["frame"]) & (tracked["track_id"] == again["track_id"])
+        why = (
+            f"the id {int(again['track_id'])} is on frame {int(again['frame'])} already, on "
+            f"line {int(tracked.loc[same, 'line'].iat[0])}: a track has one box per frame"
+        )
+        raise reader_error(path, f"line {int(again['line'])}", why)
     empty = np.setdiff1d(np.arange(1, max(n_frames, int(fr.max(initial=0))) + 1), fr)
     cover = pd.DataFrame({"frame": empty, "annotator": annotator})
     out = pd.concat([objects, cover], ignore_index=True)
     out.insert(0, "item", [f"{sequence}/frame_{f:06d}" for f in out["frame"]])
     out[GROUP] = str(sequence)
     out["width"], out["height"] = width, height
-    return out, dropped, path
+    return out, dropped, path, str(sequence)
 
 
 def read_mot(
@@ -294,7 +304,8 @@ def read_mot(
     ------
     ReaderError
         Missing file, fewer than 6 values, non-numeric values, a frame below 1, a class
-        id without a name, an invalid box (the message names the file and the line); a
+        id without a name, an invalid box, an id (not negative) twice on one frame (the message
+        names the file and the line); files of different sequences without ``sequence=``; a
         seqinfo.ini that is not an INI file or whose ``seqLength``, ``imWidth`` or
         ``imHeight`` is no number; a file that is not UTF-8 text (a byte order mark of
         UTF-8, UTF-16 or UTF-32 is read as it says).
@@ -323,6 +334,16 @@ def read_mot(
     if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 1:
         raise ParameterError(f"max_frames must be a positive integer, got {max_frames!r}")
     parts = [_read_one(p, a, sequence, labels, label, ignored, max_frames) for a, p in files]
+    sequences = {p[3]: p[2] for p in parts}
+    if len(sequences) > 1:
+        (s0, p0), (s1, p1) = list(sequences.items())[:2]
+        raise reader_error(
+            p1,
+            None,
+            f"its sequence is {s1!r}, that of {p0} is {s0!r}: the annotators' frames "
+            "would be different items, none compared (read_mot reads one sequence "
+            "annotated by each); pass sequence= to name the one sequence they annotated",
+        )
     frame = pd.concat([p[0] for p in parts], ignore_index=True)
     some = [p[1] for p in parts if len(p[1])]
     dropped = pd.concat(some, ignore_index=True) if some else parts[0][1]

@@ -667,6 +667,7 @@ class _State:
         self.times: dict = {}
         self.kinds: dict = {}
         self.files: dict = {}
+        self.records: dict = {}  # (item, user) -> (file, entry) of the record read
 
     def _schemas(self, path, entry, labels, form):
         values = _by_schema(path, entry, labels, form)
@@ -724,6 +725,16 @@ class _State:
         f = self.files[path]
         self.kinds.setdefault(user, kind)
         try:
+            first = self.records.setdefault((item, user), (path, entry))
+            if first != (path, entry):
+                where = "" if first[0] == path else f" of {first[0]}"
+                raise reader_error(
+                    path,
+                    entry,
+                    f"the user {user!r} has a record of the item {item!r} already, "
+                    f"{first[1]}{where}: one annotator's work on an item is one record, "
+                    "read twice it would count as agreement with itself",
+                )
             values, found = self._schemas(path, entry, labels, form)
         except ENTRY_ERRORS as exc:
             b.entry_failed(exc, path, entry, item=item, annotator=user, record=labels)
