@@ -25,11 +25,13 @@ from iaa_frames.settings.parameters import (
 )
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
 from iaa_frames.settings.validation import validate_params
-from iaa_frames.stats.cell_intervals import cell_intervals, interval_attrs
+from iaa_frames.stats.cell_intervals import CI_LEVEL, cell_intervals, interval_attrs
+from iaa_frames.stats.intervals import widen_rare_events
 
 from .assemble import (
     MIN_ALPHA_UNITS,
     MIN_WITHIN_UNITS,
+    SETS,
     borrowed_sources,
     component_cells,
     label_chance_notes,
@@ -289,7 +291,9 @@ def pairwise_from_tables(
     pick = slice(lcell * G, lcell * G + A * A)
     got = group_cells(tables, layout, component, pick)
     value, note, source = got.agreement, got.note, got.source
-    low, high = component_intervals(tables, got.cells, value, pick, n_boot=n_boot, seed=seed)
+    low, high = component_intervals(
+        tables, got.cells, value, pick, n_boot=n_boot, seed=seed, component=component
+    )
     upper = np.triu(np.ones((A, A), dtype=bool), k=1)
     square = {}
     for name, v in (
@@ -326,10 +330,21 @@ def pairwise_from_tables(
     )
 
 
-def component_intervals(tables: PairTables, cells, value, pick, *, n_boot: int, seed: int):
+def component_intervals(
+    tables: PairTables, cells, value, pick, *, n_boot: int, seed: int, component=None
+):
     """The bootstrap interval of the cells ``pick`` (agreement ``value``, NaN where
     undefined), as :func:`iaa_frames.agreement` takes it (BCa with the corrected width,
-    :func:`iaa_frames.stats.cell_intervals.cell_intervals`)."""
+    :func:`iaa_frames.stats.cell_intervals.cell_intervals`), widened as its cells are where
+    the within units of a detection or overall cell hold few matches
+    (:func:`iaa_frames.stats.intervals.widen_rare_events`; ``component`` names the
+    component of ``cells``).
+
+    Without the widening, a pair of annotators none of whose items holds a match (two
+    annotators who never looked at the pictures, whose unrelated objects meet by luck in
+    about 1 % of pairings) had the same within mean in every replicate, and its interval,
+    from the chance mean's spread alone, lay wholly below 0 in about half of such pairs.
+    """
     corpus = tables.corpus
 
     def statistics(k):
@@ -337,11 +352,12 @@ def component_intervals(tables: PairTables, cells, value, pick, *, n_boot: int, 
         return {"agreement": cells.statistics(k)[2][..., pick]}
 
     variance = getattr(cells, "pair_variance", None)
+    item_counts = cells.item_counts()
     out = cell_intervals(
         statistics,
         {"agreement": value},
         n_items=len(corpus.items),
-        cell_items={"agreement": cells.item_counts()[pick]},
+        cell_items={"agreement": item_counts[pick]},
         n_boot=n_boot,
         seed=seed,
         clusters=corpus.group_codes(),
@@ -349,7 +365,24 @@ def component_intervals(tables: PairTables, cells, value, pick, *, n_boot: int, 
         pair_variance=None if variance is None else {"agreement": variance()[pick]},
         width=cells.within.matrix.shape[1],
     )
-    return out["agreement"]
+    low, high = out["agreement"]
+    if component not in SETS or not n_boot:
+        return low, high
+    # every cell of the layout (the events are counted over all its columns), ``pick`` kept
+    full_low = np.full((1, cells.n_cells), np.nan)
+    full_high = np.full((1, cells.n_cells), np.nan)
+    full_low[0, pick], full_high[0, pick] = low, high
+    expected = np.asarray(cells.statistics()[1], dtype=np.float64)[None, :]
+    full_low, full_high = widen_rare_events(
+        full_low,
+        full_high,
+        {component: cells},
+        {"expected": expected, "n_items": np.asarray(item_counts, dtype=np.float64)[None, :]},
+        [component],
+        [component],
+        level=CI_LEVEL,
+    )
+    return full_low[0, pick], np.minimum(full_high[0, pick], 1.0)
 
 
 @validate_params(engine=False)

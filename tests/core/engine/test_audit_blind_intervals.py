@@ -1,0 +1,176 @@
+"""Audit: the intervals of image-blind annotators' cells cover 0.
+
+Annotators who never looked at the image draw plausible objects (the class mix, the
+positions and sizes of the corpus) unrelated to the item: every cell of theirs has
+agreement 0 in expectation, and its 95 % interval should cover 0 about 95 % of the time.
+The corpora are drawn here (not with ``iaf.simulate``): objects small against the scene,
+each class in a region and a size of its own, so that unrelated objects match by luck in
+about 1 % of the pairings of two annotations.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import iaa_frames as iaf
+
+W, H = 1000.0, 700.0
+#: class -> (centre x, centre y, spread x, spread y) and (width, height), fractions of the image
+SPREAD = {
+    "sign": ((0.8, 0.12, 0.08, 0.05), (0.05, 0.05)),
+    "car": ((0.5, 0.7, 0.25, 0.06), (0.10, 0.06)),
+    "truck": ((0.5, 0.65, 0.25, 0.06), (0.22, 0.14)),
+    "person": ((0.3, 0.6, 0.2, 0.08), (0.03, 0.10)),
+    "bird": ((0.5, 0.2, 0.3, 0.08), (0.02, 0.015)),
+}
+#: classes in bands of their own, large enough that blind drawers match often
+BANDS = {
+    "sky": ((0.5, 0.15, 0.06, 0.03), (0.5, 0.25)),
+    "road": ((0.5, 0.85, 0.06, 0.03), (0.6, 0.25)),
+    "building": ((0.5, 0.45, 0.08, 0.04), (0.3, 0.35)),
+    "car": ((0.5, 0.7, 0.1, 0.03), (0.15, 0.1)),
+    "sign": ((0.85, 0.3, 0.03, 0.03), (0.08, 0.08)),
+}
+
+
+def _scene(rng, classes, confuse=0.0):
+    """1 to 5 objects (label, x0, y0, x1, y1) drawn from the classes' regions and sizes,
+    the label of a share ``confuse`` of them any class's (a look-alike)."""
+    names = list(classes)
+    out = []
+    for _ in range(rng.integers(1, 6)):
+        label = names[rng.integers(len(names))]
+        (cx, cy, sx, sy), (w, h) = classes[label]
+        x = np.clip(rng.normal(cx, sx), 0.02, 0.98) * W
+        y = np.clip(rng.normal(cy, sy), 0.02, 0.98) * H
+        f = np.exp(rng.normal(0.0, 0.25))
+        w, h = w * W * f / 2, h * H * f / 2
+        if confuse and rng.random() < confuse:
+            label = names[rng.integers(len(names))]
+        out.append((label, max(x - w, 0.0), max(y - h, 0.0), min(x + w, W), min(y + h, H)))
+    return out
+
+
+def blind_corpus(seed, *, n_items=40, n_annotators=4, classes=SPREAD, confuse=0.0):
+    """Every annotator image-blind: on every item, a fresh scene of the corpus's kind."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_items):
+        for a in range(n_annotators):
+            for label, x0, y0, x1, y1 in _scene(rng, classes, confuse):
+                rows.append((f"img{i}", f"blind{a}", label, x0, y0, x1, y1))
+    df = pd.DataFrame(rows, columns=["item", "annotator", "label", "x0", "y0", "x1", "y1"])
+    return df.assign(width=W, height=H)
+
+
+def _covers(lo, hi):
+    return bool(lo <= 0.0 <= hi)
+
+
+def test_pairwise_detection_of_blind_pairs_covers_zero():
+    """A pair of blind annotators whose items hold no lucky match had the same within mean
+    in every bootstrap replicate: its interval, from the chance side alone, lay wholly
+    below 0 (15 of 30 pairs on five corpora). It is widened to the exact binomial
+    interval of the items with a match, as the cells of ``iaf.agreement`` are."""
+    misses = total = 0
+    for seed in range(3):
+        res = iaf.agreement(blind_corpus(seed), n_boot=100, seed=seed)
+        p = res.iaa.pairwise(component="detection", n_boot=100)
+        names = list(p.annotator_a.values)
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                cell = p.sel(annotator_a=a, annotator_b=b)
+                assert np.isfinite(float(cell.ci_low)), str(cell.note.values)
+                total += 1
+                misses += not _covers(float(cell.ci_low), float(cell.ci_high))
+    assert total == 18
+    assert misses <= 2, f"{misses} of {total} blind pairs' intervals miss 0"
+
+
+def test_pairwise_interval_of_a_pair_is_that_of_agreement_for_two_annotators():
+    """With two annotators, the pair's detection cell is the annotator cells' and the
+    "(all)" cell's: the same interval, widened by the same rule."""
+    df = blind_corpus(7, n_annotators=2)
+    res = iaf.agreement(df, n_boot=100, seed=3)
+    cell = res.sel(component="detection", label="(all)", annotator="(all)")
+    p = res.iaa.pairwise(component="detection", n_boot=100, seed=3)
+    pair = p.sel(annotator_a="blind0", annotator_b="blind1")
+    assert float(pair) == pytest.approx(float(cell.agreement))
+    assert float(pair.ci_low) == pytest.approx(float(cell.ci_low))
+    assert float(pair.ci_high) == pytest.approx(float(cell.ci_high))
+
+
+def test_pairwise_of_identical_annotators_keeps_interval_at_one():
+    """The widening touches cells with few matched items only: identical annotators, who
+    match everywhere, keep 1.00 [1.00, 1.00]."""
+    df = blind_corpus(1, n_annotators=1)
+    df = pd.concat([df, df.assign(annotator="copy")], ignore_index=True)
+    p = iaf.pairwise(df, component="detection", n_boot=50)
+    cell = p.sel(annotator_a="blind0", annotator_b="copy")
+    assert float(cell) == pytest.approx(1.0)
+    assert float(cell.ci_low) == pytest.approx(1.0)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="overall's rare-event widening counts every item with any partial overlap "
+    "(the set distance below 1) as an event, so it never fires where matches are rare; "
+    "the bootstrap interval then ignores the uncertainty of the rare matches and misses "
+    "0 below for blind annotators (about 12 % of cells)",
+)
+def test_overall_of_blind_annotators_with_no_matched_item_covers_zero():
+    """A cell whose within units hold no match at all, while chance expects fewer than
+    the rule of three's 3.7 matched items, covers 0 on detection (the documented
+    widening, ``MIN_EVENT_ITEMS``); overall, which rests on the same matches, must too."""
+    checked = 0
+    for seed in range(30, 42):
+        res = iaf.agreement(blind_corpus(seed), n_boot=100, seed=seed)
+        det = res.sel(component="detection", label="(all)")
+        ove = res.sel(component="overall", label="(all)")
+        for ann in res.annotator.values:
+            d, o = det.sel(annotator=ann), ove.sel(annotator=ann)
+            # no within pair matched: the within detection distance is 1 everywhere
+            if not float(d.observed) == 1.0:
+                continue
+            checked += 1
+            assert _covers(float(d.ci_low), float(d.ci_high))
+            assert _covers(float(o.ci_low), float(o.ci_high)), (
+                f"seed {seed}, {ann}: overall {float(o.agreement):.4f} "
+                f"[{float(o.ci_low):.4f}, {float(o.ci_high):.4f}]"
+            )
+    assert checked >= 3
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="classification's interval is a plain bootstrap: with no label disagreement "
+    "within (about 5 % of defined blind cells near the 3 expected disagreements a cell "
+    "needs), every replicate reads 1 and the cell says 1.00 [1.00, 1.00]",
+)
+def test_classification_with_no_within_disagreement_covers_zero():
+    """Blind annotators on classes in bands of their own, one label in ten a look-alike's:
+    a classification cell defined (3 or more label disagreements expected over its
+    annotators' matched within pairs) with none observed reads 1.00. Below the exact
+    Poisson bound (3.7 disagreements at 97.5 %) seeing none does not rule out chance, and
+    its interval must reach 0."""
+    found = 0
+    for seed in (14, 25):
+        df = blind_corpus(seed, classes=BANDS, confuse=0.1)
+        res = iaf.agreement(df, n_boot=100, seed=seed)
+        cls = res.sel(component="classification")
+        for label in res.label.values:
+            for ann in res.annotator.values:
+                c = cls.sel(label=label, annotator=ann)
+                if not (np.isfinite(float(c.ci_low)) and float(c.observed) == 0.0):
+                    continue
+                # a class's disagreement is a share of its annotators' matched pairs
+                pairs = float(cls.sel(label="(all)", annotator=ann).n_units)
+                if float(c.expected) * pairs >= 3.7:
+                    continue
+                found += 1
+                assert _covers(float(c.ci_low), float(c.ci_high)), (
+                    f"seed {seed}, {label}/{ann}: {float(c.agreement):.2f} "
+                    f"[{float(c.ci_low):.2f}, {float(c.ci_high):.2f}], "
+                    f"{float(c.expected) * pairs:.1f} disagreements expected"
+                )
+    assert found >= 1
