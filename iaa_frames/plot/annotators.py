@@ -184,6 +184,12 @@ def annotators(
     gone = frame[~np.isfinite(values)]
     missing = list(zip(gone["component"] + " of " + gone["annotator"], gone["note"]))
     notes = [crowd_note(frame, result), style.na_note(missing), style.off_scale_note(values)]
+    low = frame["ci_low"].to_numpy(dtype=float)
+    n_cut = int((np.isfinite(low) & (low < style.FLOOR)).sum())
+    if n_cut:  # drawn to the edge of the axis: its lower end is not where it stops
+        floor = f"{style.FLOOR:g}".replace("-", "−")
+        plural = "intervals" if n_cut > 1 else "interval"
+        notes.append(f"{n_cut:,} {plural} reaching below {floor}: cut at the edge of the axis")
     note_text = "\n".join(n for n in notes if n)
     bottom, top_ = style.value_range(frame[["agreement", "ci_low", "ci_high"]])
     # undefined values in a band of their own under the axis, apart from every value
@@ -199,10 +205,18 @@ def annotators(
         style.chance_line(ax, orientation="horizontal")
         span = min(0.7, 0.09 * (len(others) + 1))
         x0 = np.arange(len(comps), dtype=float)
+        # the intervals stop at the axis' floor: under it lies the band of undefined values,
+        # which an interval below -1 ran into (a crowd's classification band filled it)
+        edge = bottom - 0.05 if band else -np.inf
+        # an upright "n/a" (6 pt) per annotator needs about 7 pt between neighbours; closer
+        # (10 annotators at 3.5 in), the band holds each annotator's marker instead, the
+        # band itself named "n/a"
+        panel_w = ax.get_position().width * ax.figure.get_figwidth()
+        crowded = panel_w / len(comps) * span / max(len(others), 1) * 72 < 7
         for name in names:
             sub = frame[frame["annotator"] == name]
             y = sub["agreement"].to_numpy(dtype=float)
-            lo = sub["ci_low"].to_numpy(dtype=float)
+            lo = np.maximum(sub["ci_low"].to_numpy(dtype=float), edge)
             hi = sub["ci_high"].to_numpy(dtype=float)
             ci = np.isfinite(lo) & np.isfinite(hi)
             ok = np.isfinite(y)
@@ -259,6 +273,11 @@ def annotators(
                 ax.plot(x[bare], y[bare], linestyle="none", marker=markers.get(name, "o"),
                         markerfacecolor="white", markeredgecolor=color, markeredgewidth=1.0,
                         markersize=4.5, zorder=6, gid="no_ci")  # fmt: skip
+            if crowded and (~ok).any():  # the annotator's marker in the band named "n/a"
+                ax.plot(x[~ok], np.full(int((~ok).sum()), na_at), linestyle="none",
+                        marker=markers.get(name, "o"), color=color, markersize=3.5,
+                        markeredgewidth=0.4, zorder=5, gid="undefined")  # fmt: skip
+                continue
             for xx in x[~ok]:  # "n/a" in the band under the axis, in the annotator's color
                 ax.text(xx, na_at - 0.1 * band, "n/a", rotation=90, ha="center", va="center", fontsize=6,
                         color=style.text_color(color), gid="undefined")  # fmt: skip

@@ -134,6 +134,10 @@ def confusion(
         base = min(7.0, 2.4 + 0.55 * len(keep) + _CHAR_IN * max(0, longest - 12))
         fw = float(width) if width is not None else base
         fh = min(7.0, 1.9 + 0.5 * len(keep) + _CHAR_IN * max(0, longest - 12)) * fw / base
+        if longest > 12:  # the names' room is not scaled with the width: the square grid
+            # keeps what the row names and the α column leave of it (fw - names - 0.75),
+            # and the height adds the column names and the title and x label (1.2)
+            fh = max(fh, min(7.0, fw + 0.45))
     else:
         pos = ax.get_position()
         fw, fh = pos.width * ax.figure.get_figwidth(), pos.height * ax.figure.get_figheight()
@@ -162,8 +166,11 @@ def confusion(
     sub = counts[np.ix_(keep, keep)]
     shown = [names[i] for i in keep]
     n = max(len(shown), 1)
-    w = float(width) if width is not None else min(7.0, 2.4 + 0.55 * n)
-    ax = style.new_axes(ax, (w, min(7.0, 1.9 + 0.5 * n) * w / min(7.0, 2.4 + 0.55 * n) + extra))
+    w = fw
+    # the size reckoned above, with the room of the longest name (the rows' names at the
+    # left, the columns' under the grid): a size of the number of classes alone left none
+    # for them, and 20-character names at 3.5 in collapsed the layout
+    ax = style.new_axes(ax, (fw, fh + extra))
     # the shade of a cell off the diagonal: its share of the row's pairs with another
     # label (where the row's class goes when the two differ); the diagonal (pairs that
     # agree) is not shaded, its count written: it would outshine every conflict

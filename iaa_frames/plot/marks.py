@@ -145,7 +145,10 @@ def off_scale_note(values, *, floor: float = FLOOR) -> str:
     )
 
 
-_COUNT = re.compile(r"\(n=(\d+)([^)]*)\)")
+#: The number of a reason, which the reasons of one kind differ by: a count ("(n=27: the
+#: whole chance population)") or an expected number ("(1.5): unrelated matched objects");
+#: the reasons that differ only by it are one line of the note.
+_COUNT = re.compile(r"\((n=)?(\d+(?:\.\d+)?)([^)]*)\)")
 
 
 def na_note(entries, *, limit: int = 6) -> str:
@@ -170,6 +173,9 @@ def na_note(entries, *, limit: int = 6) -> str:
     >>> na_note([("ben", "too few chance units (n=27: the whole chance population)"),
     ...          ("chloe", "too few chance units (n=29: the whole chance population)")])
     'n/a: too few chance units (n=27, 29: the whole chance population): ben, chloe'
+    >>> print(na_note([("ann", "too few disagreements expected by chance (1.5): rare"),
+    ...                ("ben", "too few disagreements expected by chance (0.9): rare")]))
+    n/a: too few disagreements expected by chance (0.9, 1.5): rare: ann, ben
     """
     groups: dict = {}
     for where, reason in entries:
@@ -177,15 +183,16 @@ def na_note(entries, *, limit: int = 6) -> str:
         if not reason or reason == "not applicable":
             continue
         m = _COUNT.search(reason)
-        key = _COUNT.sub("(n=#\\2)", reason) if m else reason
+        key = _COUNT.sub("(\\1#\\3)", reason, count=1) if m else reason
         ns, places = groups.setdefault(key, ([], []))
-        if m and int(m.group(1)) not in ns:
-            ns.append(int(m.group(1)))
+        if m and float(m.group(2)) not in ns:
+            ns.append(float(m.group(2)))
         places.append(str(where))
     lines = []
     for key, (ns, places) in groups.items():
         ns = sorted(ns)
-        counts = ", ".join(f"{n:,}" for n in ns[:4]) + ("…" if len(ns) > 4 else "")
+        counts = ", ".join(f"{int(n):,}" if n.is_integer() else f"{n:g}" for n in ns[:4])
+        counts += "…" if len(ns) > 4 else ""
         text = key.replace("#", counts) if ns else key
         named = ", ".join(places[:limit])
         if len(places) > limit:

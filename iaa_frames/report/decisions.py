@@ -28,6 +28,12 @@ LOW_MARGIN = 0.5
 _TARGETS = (0.05, 0.02)
 
 
+def _probability(p: float) -> str:
+    """``p`` with two decimals, or two significant digits when that would write a positive
+    ``p`` as 0.00 (a threshold of 2e-13 read "at least 0.00", yet clusters fell below it)."""
+    return f"{p:.2f}" if p == 0 or abs(p) >= 0.005 else f"{p:.2g}"
+
+
 def consensus_section(df, tables, *, top: int = 10) -> str:
     """HTML of the "Consensus" section.
 
@@ -74,7 +80,7 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
         rule = (
             f"its probability of being a real object (<em>p_real</em>, from how many of "
             f"those who saw the item drew it, under a mixture fitted to this corpus) at "
-            f"least {p_threshold:.2f}, the threshold that maximises the expected F1"
+            f"least {_probability(p_threshold)}, the threshold that maximises the expected F1"
         )
     else:
         rule = (

@@ -169,9 +169,12 @@ def disagreement_section(
         "Label confusion of matched pairs",
         "How often one annotator's label meets another's on a matched pair (each pair "
         "counted in both directions). The classes in the most label conflicts are drawn "
-        "first; off the diagonal, the shade is the share of the row's pairs whose labels "
-        "differ; the diagonal (same label) is grey, its count written. Right: the "
-        "classification α of each class (binary, class vs other) and of all labels.",
+        "(then those of the most pairs), in the order of their names; off the diagonal, "
+        "the shade is the share of the row's pairs whose labels differ; the diagonal (same "
+        "label) is grey, its count written. Right: Krippendorff's α of these pairs' labels, "
+        "per class (binary, class vs other) and of all labels, its chance from the labels' "
+        "own frequencies: not the classification α of the tables above, whose chance is "
+        "the labels of unrelated matched objects (it can be n/a where this one is not).",
         lambda: plot.confusion(tables, top=top),
     )
     return "".join(parts), {"conflicts.csv": table, "conflict_counts.csv": counts}

@@ -60,3 +60,37 @@ def test_long_class_names_keep_rows_apart(width):
         box = note.get_window_extent(renderer)
         assert box.x0 >= 0 and box.x1 <= fig.bbox.width
     plt.close("all")
+
+
+@pytest.mark.parametrize("width", [3.5, 7.0])
+def test_twenty_character_names_fit(width):
+    """Four classes of names past 20 characters at 3.5 in: the figure was as tall as for
+    short names, the row and column names overlapped one another and the title ran past
+    the right edge; every name now keeps apart and every text stays inside the figure."""
+    import pandas as pd
+
+    names = ["very_long_class_name_one_left", "very_long_class_name_one_right",
+             "another_rather_long_category", "short"]  # fmt: skip
+    rows = []
+    for k in range(12):
+        for annotator, shift in (("a", 0.0), ("b", 3.0)):
+            for j, name in enumerate(names):
+                x = 40.0 + 100 * j + shift
+                rows.append({"item": f"i{k}", "annotator": annotator, "label": name,
+                             "x0": x, "y0": 40.0, "x1": x + 60, "y1": 120.0,
+                             "width": 400, "height": 200})  # fmt: skip
+    ax = plot_confusion(pd.DataFrame(rows), width=width, n_chance=100)
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for labels, lo in ((ax.get_xticklabels(), "x0"), (ax.get_yticklabels(), "y0")):
+        boxes = sorted((t.get_window_extent(renderer) for t in labels if t.get_text()),
+                       key=lambda b: getattr(b, lo))  # fmt: skip
+        assert len(boxes) == 4
+        assert not any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
+    texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+    for text in texts + ax.get_xticklabels() + ax.get_yticklabels():
+        box = text.get_window_extent(renderer)
+        assert box.x0 >= -1 and box.x1 <= fig.bbox.width + 1, text.get_text()
+        assert box.y0 >= -1 and box.y1 <= fig.bbox.height + 1, text.get_text()
+    plt.close("all")

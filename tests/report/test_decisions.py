@@ -134,3 +134,37 @@ def test_a_target_already_met_is_footnoted():
     row = re.search(r"<th>detection</th>(.*?)</tr>", text).group(1)
     assert (hw["detection"] <= 0.05) == ("reached" in row)
     assert hw["detection"] <= 0.05  # the case this test is about
+
+
+def _three_items():
+    """Three items, three annotators, boxes jittered around shared objects (a few left out
+    or relabelled): a corpus whose fitted p_real threshold is about 1e-13."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for i in range(3):
+        objs = [(*rng.uniform(0, 300, 2), *rng.uniform(20, 100, 2), rng.integers(2))
+                for _ in range(4)]  # fmt: skip
+        for a in ("a", "b", "c"):
+            for x, y, w, h, lab in objs:
+                if rng.random() < 0.15:
+                    continue
+                j = rng.normal(0, 5, 4)
+                lab = lab if rng.random() > 0.1 else rng.integers(2)
+                rows.append({"item": f"img{i}", "annotator": a, "label": ["cat", "dog"][lab],
+                             "x0": x + j[0], "y0": y + j[1], "x1": x + w + j[2],
+                             "y1": y + h + j[3], "width": 500, "height": 500})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_a_tiny_p_real_threshold_is_not_written_as_zero():
+    """A threshold of 1e-13 read "at least 0.00", with clusters listed below it: the
+    sentence contradicted the table under it. The threshold is written as it is."""
+    df = _three_items()
+    threshold = iaf.consensus(df).params["p_threshold"]
+    assert 0 < threshold < 0.005
+    text = consensus_section(df, iaf.pair_tables(df, n_chance=50))
+    written = re.search(r"at least ([-+0-9.e]+), the threshold", text).group(1)
+    assert float(written) > 0
+    assert abs(float(written) - threshold) <= 0.05 * threshold

@@ -130,3 +130,20 @@ def test_no_conflicts_sentence():
     t = iaf.pair_tables(df, n_chance=20)
     body, files = disagreement_section(t, svg=lambda fig, name: "<svg></svg>")
     assert "No conflicts" in body and files["conflicts.csv"].empty
+
+
+def test_confusion_alpha_is_not_called_the_classification_alpha(written):
+    """The confusion figure's α ("all" 0.72 on the sample) is Krippendorff's, from the
+    pairs' own labels; its caption called it "the classification α", which the tables
+    above give as 0.75 (and as n/a on a corpus where the figure gives 0.76). The caption
+    names which α it is and that it is not the tables'."""
+    df, path = written
+    page = path.read_text(encoding="utf-8")
+    caption = re.search(
+        r'<figure id="fig-confusion">.*?<figcaption>(.*?)</figcaption>', page, re.DOTALL
+    ).group(1)
+    headline = pd.read_csv(path.parent / "headline.csv").set_index("component")
+    figure_alpha = iaf.confusion(df, n_chance=200).attrs["alpha"]
+    assert round(figure_alpha, 2) != round(headline.loc["classification", "agreement"], 2)
+    assert "the classification α of each class" not in caption
+    assert "Krippendorff" in caption and "not the classification α" in caption
