@@ -37,7 +37,11 @@ replicates is not the uncertainty of the estimate:
   within mean, and the interval, from the chance side alone, lies wholly below 0 for a
   class nobody matched by luck). :func:`widen_rare_events` then widens the interval to
   the exact binomial interval of the number of items with a match
-  (:func:`rare_event_bounds`).
+  (:func:`rare_event_bounds`). Classification's events are the other way round, the
+  within pairs whose labels disagree: with none in any item every replicate reads 1, and
+  :func:`widen_rare_disagreements` widens the interval likewise. Overall credits objects
+  that overlap without matching too: its events are the items where detection has a
+  match, the credit of the others kept as it is (:func:`matched_set_events`).
 * **Agreement is bounded by 1.** Widened on the agreement itself, detection of a class
   in 4-6 of 40 items covered 92.3 % (seed 1; 93.8 % seed 0), 6.8 % of misses below and
   0.8 % above; so :func:`bca_interval` widens on the cube root of ``1 - t`` (its Notes):
@@ -61,6 +65,7 @@ True
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from iaa_frames.errors import ParameterError
 
@@ -71,8 +76,11 @@ __all__ = [
     "bca_interval",
     "cubes_by_runs",
     "event_items",
+    "matched_set_events",
     "rare_event_bounds",
     "widen_rare_events",
+    "disagreement_events",
+    "widen_rare_disagreements",
     "interval_scale",
     "jackknife_df",
     "jackknife_variance",
@@ -568,6 +576,90 @@ def _column_events(m, tiny: float, n_cells: int):
     )
 
 
+def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0):
+    """Per cell, the events of a set component that gives credit without a match too
+    (overall: the set distance credits objects that overlap without matching): an item
+    (a pair of items, for chance) holds an event where ``matches`` (detection) has a match
+    in the cell, and the credit of ``part`` in the other items is their ``rest``.
+
+    Counted as :func:`event_items` counts them, overall's events were every item with any
+    overlap: on 40 items drawn by image-blind annotators a cell had 28 such items and 1
+    with a match, so the widening never fired while the matches, rare and carrying most
+    of the credit, were what the bootstrap could not see (12 % of the blind annotators'
+    overall cells lay wholly outside 0, against none of detection's).
+
+    Parameters
+    ----------
+    part, matches
+        The cells of the component and of the one whose events it takes: ``within``
+        (:class:`~iaa_frames.stats.bootstrap.ItemSums`, one row per item) and ``between``
+        (:class:`~iaa_frames.stats.bootstrap.PairSums`), [count | distance sum] of every
+        cell in their first ``2 n_cells`` columns.
+    n_cells : int
+    top : float, default 1.0
+        The largest distance.
+
+    Returns
+    -------
+    dict of numpy.ndarray, shape (n_cells,)
+        As :func:`event_items` (``items``, ``credit`` of the event items, ``units``,
+        ``chance_credit``), and ``rest``: the credit of the items without an event.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from iaa_frames.stats.bootstrap import ItemSums, PairSums
+    >>> def cells(within, between):
+    ...     w = ItemSums.from_entries(item=[0, 0, 1, 1], column=[0, 1] * 2, value=within,
+    ...                               n_items=2, n_columns=2)
+    ...     b = PairSums.from_entries([0], [1], [0, 0], [0, 1], between, n_columns=2)
+    ...     return SimpleNamespace(within=w, between=b)
+    >>> overall = cells([2, 1.2, 2, 1.9], [4, 2.0])  # both items overlap; item 0 matches
+    >>> detection = cells([2, 1.5, 2, 2.0], [4, 3.0])
+    >>> ev = matched_set_events(overall, detection, n_cells=1)
+    >>> {k: np.round(v, 6).tolist() for k, v in ev.items()}
+    {'items': [1.0], 'credit': [0.8], 'units': [4.0], 'chance_credit': [2.0], 'rest': [0.1]}
+    """
+    tiny = 1e-9 * max(top, 1.0)
+
+    def credit(m):
+        m = m.tocsc()
+        return sp.csr_matrix(top * m[:, :n_cells] - m[:, n_cells : 2 * n_cells])
+
+    def where_event(m):
+        m = credit(m)
+        m.data = (m.data > tiny).astype(np.float64)
+        m.eliminate_zeros()
+        return m
+
+    w = part.within.matrix
+    own, event = credit(w), where_event(matches.within.matrix)
+    items = np.asarray(event.sum(axis=0), dtype=np.float64).ravel()
+    credit_in = np.asarray(own.multiply(event).sum(axis=0), dtype=np.float64).ravel()
+    total = np.asarray(own.sum(axis=0), dtype=np.float64).ravel()
+    # chance: the pairs of items of ``part`` where ``matches`` has a match (rows by pair)
+    b, mb = part.between, matches.between
+    n = int(max(b.item_b.max(initial=0), mb.item_b.max(initial=0))) + 1
+    key, mkey = b.item_a * n + b.item_b, mb.item_a * n + mb.item_b
+    at = np.minimum(np.searchsorted(mkey, key), max(len(mkey) - 1, 0))
+    found = (mkey[at] == key) if len(mkey) else np.zeros(len(key), bool)
+    chance_event = sp.diags(found.astype(np.float64)) @ where_event(mb.matrix)[at]
+    chance_credit_sum = np.asarray(
+        credit(b.matrix).multiply(chance_event).sum(axis=0), dtype=np.float64
+    ).ravel()
+    chance_events = np.asarray(chance_event.sum(axis=0), dtype=np.float64).ravel()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        chance_credit = np.where(chance_events > 0, chance_credit_sum / chance_events, np.nan)
+    count = w.tocsc()[:, :n_cells]
+    return {
+        "items": items,
+        "credit": credit_in,
+        "units": np.asarray(count.sum(axis=0), dtype=np.float64).ravel(),
+        "chance_credit": chance_credit,
+        "rest": np.maximum(total - credit_in, 0.0),
+    }
+
+
 def rare_event_bounds(events: dict, expected, cell_items, *, level: float = 0.95, top=1.0):
     """Agreement bounds of the exact binomial interval of the items with an event.
 
@@ -579,12 +671,14 @@ def rare_event_bounds(events: dict, expected, cell_items, *, level: float = 0.95
 
     Where no item has an event, the upper bound is above 0 exactly when chance expects
     fewer than about ``-log((1 - level) / 2) = 3.7`` event items (the rule of three at
-    97.5 %): seeing none is then no evidence of disagreement.
+    97.5 %): seeing none is then no evidence of disagreement. Events of
+    :func:`matched_set_events` also carry a ``rest``, the credit of the items without an
+    event, added to both ends as it is.
 
     Parameters
     ----------
     events : dict
-        :func:`event_items` of the cells.
+        :func:`event_items` (or :func:`matched_set_events`) of the cells.
     expected : array-like, shape (n_cells,)
         ``E``, the chance mean distance of every cell.
     cell_items : array-like, shape (n_cells,)
@@ -620,8 +714,9 @@ def rare_event_bounds(events: dict, expected, cell_items, *, level: float = 0.95
         # an event item's credit: its own mean, at least what a chance event brings (a
         # single event of little credit says little about the next ones)
         per_item = np.fmax(np.where(x > 0, events["credit"] / x, np.nan), events["chance_credit"])
-        credit_low = per_item * k * p_low
-        credit_high = np.minimum(per_item * k * p_high, top * n)
+        rest = np.asarray(events.get("rest", 0.0), dtype=np.float64)
+        credit_low = rest + per_item * k * p_low
+        credit_high = np.minimum(rest + per_item * k * p_high, top * n)
         low = 1.0 - (top - credit_low / n) / e
         high = 1.0 - (top - credit_high / n) / e
     ok = (k > 0) & (n > 0) & (e > 0) & np.isfinite(low) & np.isfinite(high)
@@ -653,7 +748,8 @@ def widen_rare_events(low, high, parts, cells, components, widen, *, level: floa
         The names of the rows of ``low`` and ``high``.
     widen : sequence of str
         The components whose distances are at most 1, 1 where nothing matches
-        (detection, overall).
+        (detection, overall). Overall's events are the items where detection has a match,
+        when ``parts`` holds detection (:func:`matched_set_events`).
     level : float, default 0.95
 
     Returns
@@ -680,7 +776,10 @@ def widen_rare_events(low, high, parts, cells, components, widen, *, level: floa
     low, high = np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
     for name in widen:
         c = list(components).index(name)
-        ev = event_items(parts[name].within, parts[name].between, n_cells=low.shape[-1])
+        if name == "overall" and "detection" in parts:  # its events: detection's matches
+            ev = matched_set_events(parts[name], parts["detection"], n_cells=low.shape[-1])
+        else:
+            ev = event_items(parts[name].within, parts[name].between, n_cells=low.shape[-1])
         few = (ev["items"] < MIN_EVENT_ITEMS) & np.isfinite(low[c]) & np.isfinite(high[c])
         if not few.any():
             continue
@@ -689,4 +788,114 @@ def widen_rare_events(low, high, parts, cells, components, widen, *, level: floa
         )
         low[c] = np.where(few, np.fmin(low[c], b_low), low[c])
         high[c] = np.where(few, np.fmax(high[c], b_high), high[c])
+    return low, high
+
+
+def disagreement_events(within, between, *, n_cells: int):
+    """Per cell, the within-item events of a disagreement component (classification): a
+    unit of distance above 0 is an event, its *credit* its distance.
+
+    Parameters
+    ----------
+    within : iaa_frames.stats.bootstrap.ItemSums
+        Per item, the within units' [count | distance sum] of every cell (its first
+        ``2 n_cells`` columns).
+    between : iaa_frames.stats.bootstrap.PairSums
+        Per pair of items, the chance units' [count | distance sum] of every cell.
+    n_cells : int
+
+    Returns
+    -------
+    dict of numpy.ndarray, shape (n_cells,)
+        ``items``: items with a disagreement (x); ``credit``: the within disagreement (D);
+        ``chance_credit``: the mean disagreement of a pair of items with a chance
+        disagreement (NaN where chance has none).
+
+    Examples
+    --------
+    >>> from iaa_frames.stats.bootstrap import ItemSums, PairSums
+    >>> within = ItemSums.from_entries(item=[0, 0, 1, 1], column=[0, 1] * 2,
+    ...                                value=[2, 0.0, 3, 1.0], n_items=2, n_columns=2)
+    >>> between = PairSums.from_entries([0], [1], [0, 0], [0, 1], [5, 2.0], n_columns=2)
+    >>> {k: v.tolist() for k, v in disagreement_events(within, between, n_cells=1).items()}
+    {'items': [1.0], 'credit': [1.0], 'chance_credit': [2.0]}
+    """
+    tiny = 1e-9
+    w = within.matrix.tocsc()
+    items, credit = _column_events(w[:, n_cells : 2 * n_cells], tiny, n_cells)
+    b = between.matrix.tocsc()
+    chance_events, chance_sum = _column_events(b[:, n_cells : 2 * n_cells], tiny, n_cells)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        chance_credit = np.where(chance_events > 0, chance_sum / chance_events, np.nan)
+    return {"items": items.astype(np.float64), "credit": credit, "chance_credit": chance_credit}
+
+
+def widen_rare_disagreements(
+    low, high, events: dict, units, expected, cell_items, *, level: float = 0.95
+):
+    """Intervals of the cells of a disagreement component whose within disagreements
+    rest on fewer than :data:`MIN_EVENT_ITEMS` items, widened to the exact binomial
+    interval of those items.
+
+    Agreement is ``1 - D / (N E)``, with ``D`` the within disagreement over ``N`` units and
+    ``E`` the chance disagreement of a unit. The cluster bootstrap sees ``D`` vary only
+    with the items that hold a disagreement: with none, every replicate reads 1 and the
+    cell says 1.00 [1.00, 1.00], though chance leaves a cell that expects ``N E = 3.4``
+    disagreements with none in 3 % of corpora (two annotators who never looked at the
+    image, on classes with places of their own). With ``x`` of the cell's ``k`` items
+    holding a disagreement, the Clopper-Pearson interval ``[p_L, p_U]`` of their share
+    gives ``D`` in ``c k [p_L, p_U]`` (at most ``N``), ``c`` the disagreement of an event
+    item: the larger of ``D / x`` and the mean disagreement of a pair of items with a
+    chance disagreement (that alone where ``x = 0``). The cell's interval is the
+    smallest one holding both the bootstrap's and ``[1 - D_high / (N E), 1 - D_low / (N
+    E)]``. Where no item holds a disagreement the low end is below 0 exactly when ``N E``
+    is below about ``-log((1 - level) / 2) = 3.7`` (the rule of three at 97.5 %) times the
+    event item's disagreement.
+
+    Parameters
+    ----------
+    low, high : numpy.ndarray, shape (n_cells,)
+        The bootstrap intervals (NaN: none, left as it is).
+    events : dict
+        :func:`disagreement_events` of the cells.
+    units : array-like, shape (n_cells,)
+        ``N``, the within units each cell's disagreement is taken over.
+    expected : array-like, shape (n_cells,)
+        ``E``, each cell's chance disagreement of a unit.
+    cell_items : array-like, shape (n_cells,)
+        ``k``, the items each cell's within units come from.
+    level : float, default 0.95
+
+    Returns
+    -------
+    (low, high)
+        New arrays; cells with enough event items as they were.
+
+    Examples
+    --------
+    >>> ev = {"items": np.array([0.0]), "credit": np.array([0.0]),
+    ...       "chance_credit": np.array([1.0])}
+    >>> low, high = widen_rare_disagreements(np.array([1.0]), np.array([1.0]), ev,
+    ...                                      [40.0], [0.08], [20])
+    >>> bool(low[0] < 0), float(high[0])  # 3.2 disagreements expected, none seen
+    (True, 1.0)
+    """
+    from scipy.special import betaincinv
+
+    low, high = np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
+    x = np.asarray(events["items"], dtype=np.float64)
+    k = np.asarray(cell_items, dtype=np.float64)
+    n = np.asarray(units, dtype=np.float64)
+    scale = n * np.asarray(expected, dtype=np.float64)  # the disagreements chance expects
+    tail = (1.0 - level) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_low = np.where(x > 0, betaincinv(x, k - x + 1.0, tail), 0.0)
+        p_high = np.where(x < k, betaincinv(x + 1.0, k - x, 1.0 - tail), 1.0)
+        per_item = np.fmax(np.where(x > 0, events["credit"] / x, np.nan), events["chance_credit"])
+        b_high = 1.0 - per_item * k * p_low / scale
+        b_low = 1.0 - np.minimum(per_item * k * p_high, n) / scale
+    few = (x < MIN_EVENT_ITEMS) & np.isfinite(low) & np.isfinite(high)
+    few &= (k > 0) & (scale > 0) & np.isfinite(b_low) & np.isfinite(b_high)
+    low = np.where(few, np.fmin(low, b_low), low)
+    high = np.where(few, np.fmax(high, b_high), high)
     return low, high

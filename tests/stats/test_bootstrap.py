@@ -194,17 +194,30 @@ def test_sigma_intervals_equal_weighted_primitives(corpus):
     assert ci(ds, "detection", ALL, "bob") == pytest.approx(percentile_ci(reps))
 
 
-def test_alpha_intervals_equal_weighted_primitives(corpus):
-    tables, ds = corpus
-    k = reference_multiplicities(tables, 5)
+@pytest.fixture(scope="module")
+def mislabeled_corpus():
+    """The corpus of :func:`corpus` with an annotator whose labels disagree in many items."""
+    annotators = {"ann": "good", "bob": "sloppy", "cyd": "mislabeler"}
+    df = simulate(n_items=50, annotators=annotators, seed=13)
+    tables = pair_tables(df, n_chance=300)
+    return tables, agreement_from_tables(tables, n_boot=N_BOOT, seed=5, ci_method="percentile")
+
+
+def test_label_alpha_equals_the_weighted_primitive(mislabeled_corpus):
+    """``label_alpha`` (Krippendorff's nominal alpha of the clusters' labels) is the
+    oracle's alpha at unit weights. (This test once compared the classification
+    interval with the oracle's bootstrap of alpha, which only held on a corpus without a
+    label disagreement, where both read [1, 1]: classification is a sigma, not alpha.)"""
+    tables, ds = mislabeled_corpus
     u = tables.units
     size = u.groupby("cluster")["cluster"].transform("size")
     u = u.loc[size >= 2]
     unit = np.unique(u["cluster"], return_inverse=True)[1]
-    item_of_unit = u.groupby("cluster")["item"].first().sort_index().to_numpy()
     labels = u["label"].to_numpy()
-    reps = np.array([weighted_nominal_alpha(unit, labels, w) for w in k[:, item_of_unit]])
-    assert ci(ds, "classification") == pytest.approx(percentile_ci(reps))
+    want = weighted_nominal_alpha(unit, labels, np.ones(unit.max() + 1))
+    got = ds["label_alpha"].sel(component="classification", label=ALL, annotator=ALL)
+    assert 0.3 < want < 0.9  # labels that disagree: not the degenerate 1
+    assert float(got) == pytest.approx(want, rel=1e-12)
 
 
 def test_intervals_contain_the_estimate_and_are_seeded(corpus):

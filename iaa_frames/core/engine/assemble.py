@@ -733,6 +733,11 @@ def _from_cells(
             else:
                 low, high = percentile_ci(reps, level=CI_LEVEL)
             low, high = intervals.widen_rare_events(low, high, parts, out, COMPONENTS, SETS)
+            cls = COMPONENTS.index("classification")
+            if hasattr(parts["classification"], "widen_rare"):  # label disagreements
+                low[cls], high[cls] = parts["classification"].widen_rare(
+                    low[cls], high[cls], out["n_items"][cls], level=CI_LEVEL
+                )
             reported = defined & (out["n_items"] >= MIN_CI_ITEMS)
             out["ci_low"], out["ci_high"] = (np.where(reported, v, np.nan) for v in (low, high))
         if share:

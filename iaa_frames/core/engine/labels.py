@@ -61,6 +61,7 @@ from iaa_frames.core.chance import MIN_CHANCE_UNITS
 from iaa_frames.core.chance.pooled import MIN_OWN_CHANCE_UNITS
 from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.stats.bootstrap import ItemSums
+from iaa_frames.stats.intervals import disagreement_events, widen_rare_disagreements
 
 from .borrow import MIN_BORROWER_UNITS, borrow_thin_cells
 from .cells import CellLayout, mean_of, one_minus_ratio, sparse_rows
@@ -266,6 +267,40 @@ class LabelCells(SigmaCells):
         disagreement."""
         w = self.within.total()
         return w[self._group_columns()] * self.statistics()[1]
+
+    def widen_rare(self, low, high, cell_items, *, level: float):
+        """The intervals ``low``, ``high`` (every cell) of the cells whose within label
+        disagreements rest on fewer than
+        :data:`~iaa_frames.stats.intervals.MIN_EVENT_ITEMS` items, widened to the exact
+        binomial interval of those items
+        (:func:`~iaa_frames.stats.intervals.widen_rare_disagreements`): with no
+        disagreement in any item the bootstrap reads 1.00 [1.00, 1.00], which chance gives
+        too (a cell that expects 3.4 disagreements sees none in 3 % of corpora).
+        ``cell_items``: the items each cell's within pairs come from.
+
+        Examples
+        --------
+        >>> import iaa_frames as iaf
+        >>> from iaa_frames.core.engine.assemble import component_cells
+        >>> t = iaf.pair_tables(iaf.simulate(n_items=8, seed=0), n_chance=100)
+        >>> layout = CellLayout(len(t.corpus.labels), len(t.corpus.annotators))
+        >>> cells = component_cells(t, layout, "classification")
+        >>> one = np.ones(layout.n_cells)
+        >>> low, high = cells.widen_rare(one, one, np.full(layout.n_cells, 8), level=0.95)
+        >>> bool(np.all(low <= 1)) and bool(np.all(high == 1))
+        True
+        """
+        events = disagreement_events(self.within, self.between, n_cells=self.n_cells)
+        w = self.within.total()
+        return widen_rare_disagreements(
+            low,
+            high,
+            events,
+            w[self._group_columns()],
+            self.statistics()[1],
+            cell_items,
+            level=level,
+        )
 
     def few_disagreements_notes(self, note: np.ndarray) -> np.ndarray:
         """``note`` with :data:`FEW_DISAGREEMENTS_NOTE` on the defined cells (empty note)

@@ -366,6 +366,14 @@ def component_intervals(
         width=cells.within.matrix.shape[1],
     )
     low, high = out["agreement"]
+    if component == "classification" and n_boot and hasattr(cells, "widen_rare"):
+        full_low = np.full(cells.n_cells, np.nan)
+        full_high = np.full(cells.n_cells, np.nan)
+        full_low[pick], full_high[pick] = low, high
+        full_low, full_high = cells.widen_rare(
+            full_low, full_high, np.asarray(item_counts, dtype=np.float64), level=CI_LEVEL
+        )
+        return full_low[pick], full_high[pick]
     if component not in SETS or not n_boot:
         return low, high
     # every cell of the layout (the events are counted over all its columns), ``pick`` kept

@@ -111,17 +111,13 @@ def test_pairwise_of_identical_annotators_keeps_interval_at_one():
     assert float(cell.ci_low) == pytest.approx(1.0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="overall's rare-event widening counts every item with any partial overlap "
-    "(the set distance below 1) as an event, so it never fires where matches are rare; "
-    "the bootstrap interval then ignores the uncertainty of the rare matches and misses "
-    "0 below for blind annotators (about 12 % of cells)",
-)
 def test_overall_of_blind_annotators_with_no_matched_item_covers_zero():
     """A cell whose within units hold no match at all, while chance expects fewer than
     the rule of three's 3.7 matched items, covers 0 on detection (the documented
-    widening, ``MIN_EVENT_ITEMS``); overall, which rests on the same matches, must too."""
+    widening, ``MIN_EVENT_ITEMS``); overall, which rests on the same matches, must too.
+    Its events were every item with any overlap (28 of a cell's 40 items, 1 with a
+    match), so the widening never fired and 18 of 150 such cells missed 0; they are the
+    items where detection has a match now (``matched_set_events``)."""
     checked = 0
     for seed in range(30, 42):
         res = iaf.agreement(blind_corpus(seed), n_boot=100, seed=seed)
@@ -141,18 +137,13 @@ def test_overall_of_blind_annotators_with_no_matched_item_covers_zero():
     assert checked >= 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="classification's interval is a plain bootstrap: with no label disagreement "
-    "within (about 5 % of defined blind cells near the 3 expected disagreements a cell "
-    "needs), every replicate reads 1 and the cell says 1.00 [1.00, 1.00]",
-)
 def test_classification_with_no_within_disagreement_covers_zero():
     """Blind annotators on classes in bands of their own, one label in ten a look-alike's:
     a classification cell defined (3 or more label disagreements expected over its
     annotators' matched within pairs) with none observed reads 1.00. Below the exact
     Poisson bound (3.7 disagreements at 97.5 %) seeing none does not rule out chance, and
-    its interval must reach 0."""
+    its interval must reach 0 (the bootstrap alone read 1.00 [1.00, 1.00]: every replicate
+    holds no disagreement; ``widen_rare_disagreements`` widens it)."""
     found = 0
     for seed in (14, 25):
         df = blind_corpus(seed, classes=BANDS, confuse=0.1)
@@ -174,3 +165,39 @@ def test_classification_with_no_within_disagreement_covers_zero():
                     f"{float(c.expected) * pairs:.1f} disagreements expected"
                 )
     assert found >= 1
+
+
+def _with_copy(seed, n_items, n_annotators):
+    """Blind annotators on classes in bands, three labels in ten a look-alike's (so that
+    unrelated matched objects disagree), and ``copy``, who copies ``blind0`` exactly."""
+    df = blind_corpus(seed, n_items=n_items, n_annotators=n_annotators, classes=BANDS, confuse=0.3)
+    copy = df[df.annotator == "blind0"].assign(annotator="copy")
+    return pd.concat([df, copy], ignore_index=True)
+
+
+def test_pairwise_classification_of_a_pair_with_no_disagreement_is_not_certain():
+    """The pairs' classification cells are widened by the same rule: a pair whose matched
+    objects never disagree (a copy) reads 1 with an interval below 1, the exact binomial
+    bound of no disagreeing item in 20 (the bootstrap alone: 1.00 [1.00, 1.00])."""
+    p = iaf.pairwise(_with_copy(5, 20, 2), component="classification", n_boot=100, seed=1)
+    cell = p.sel(annotator_a="blind0", annotator_b="copy")
+    assert float(cell) == pytest.approx(1.0)
+    assert 0.0 < float(cell.ci_low) < 0.95
+    assert float(cell.ci_high) == pytest.approx(1.0)
+
+
+def test_identical_labels_no_longer_claim_an_interval_of_zero_width():
+    """Two annotators who agree on every label of 40 items: agreement 1, and an interval
+    below 1 from the exact binomial bound of 0 disagreeing items in 40 (the bootstrap
+    alone gave [1.00, 1.00], a certainty 40 items cannot give), far above 0; more items
+    narrow it."""
+    lows = []
+    for n_items in (20, 80):
+        df = _with_copy(5, n_items, 1)
+        res = iaf.agreement(df, n_boot=100, seed=1)
+        cell = res.sel(component="classification", label="(all)", annotator="(all)")
+        assert float(cell.agreement) == pytest.approx(1.0)
+        assert 0.5 < float(cell.ci_low) < 1.0
+        assert float(cell.ci_high) == pytest.approx(1.0)
+        lows.append(float(cell.ci_low))
+    assert lows[1] > lows[0]
