@@ -24,7 +24,7 @@ from iaa_frames.settings.parameters import (
     engine_kwargs,
 )
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
-from iaa_frames.settings.validation import validate_params
+from iaa_frames.settings.validation import ANNOTATORS, validate_params
 from iaa_frames.stats.cell_intervals import cell_intervals, interval_attrs
 
 from .assemble import (
@@ -352,7 +352,7 @@ def component_intervals(tables: PairTables, cells, value, pick, *, n_boot: int, 
     return out["agreement"]
 
 
-@validate_params(engine=False)
+@validate_params({"annotators": ANNOTATORS}, engine=False)
 def pairwise(
     df: pd.DataFrame,
     *,
