@@ -26,8 +26,9 @@ from iaa_frames.explore.compact import AgreementTable, agreement_table
 from iaa_frames.explore.views import by_annotator, by_label, check_top, headline
 from iaa_frames.frame.schema import ALL
 from iaa_frames.report import reading
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, check_int
 from iaa_frames.settings.thresholds import has_threshold_dim
+from iaa_frames.settings.validation import ANNOTATORS
 
 __all__ = ["ResultAccessor", "method_table"]
 
@@ -330,6 +331,9 @@ class ResultAccessor:
         -------
         xarray.DataArray
         """
+        n_boot = check_int(n_boot, "n_boot")
+        seed = None if seed is None else check_int(seed, "seed")
+        annotators = ANNOTATORS.check("annotators", annotators)
         return self._entry("pairwise()").pairwise_of(
             component=component, label=label, n_boot=n_boot, seed=seed, annotators=annotators
         )

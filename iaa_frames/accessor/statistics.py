@@ -45,6 +45,7 @@ from iaa_frames.core.engine.kind_pairs import annotator_kinds, rater_kind_agreem
 from iaa_frames.core.engine.result import COMPONENTS
 from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, check_int, checked_settings
+from iaa_frames.settings.validation import ANNOTATORS
 
 __all__ = ["AgreementMethods"]
 
@@ -168,6 +169,7 @@ class AgreementMethods:
         annotators=None,
     ):
         check_int(n_boot, "n_boot")
+        ANNOTATORS.check("annotators", annotators)
         settings = checked_settings(
             distance=distance,
             match_threshold=match_threshold,

@@ -47,6 +47,7 @@ __all__ = [
     "is_object",
     "INVALID_REASONS",
     "register_path_hint",
+    "require_unique_columns",
 ]
 
 #: The optional column naming the group of an item (video, sequence, scene, patient,
@@ -170,6 +171,40 @@ def register_path_hint(hint) -> None:
     _PATH_HINT[:] = [hint]
 
 
+def require_unique_columns(df: pd.DataFrame) -> None:
+    """Raise :class:`~iaa_frames.errors.SchemaError` when a column name appears twice.
+
+    ``df["item"]`` of a frame with two ``item`` columns is a frame, not a column: every
+    step below would fail on it with a pandas error that names neither the frame nor the
+    column. The entry points that read columns before :func:`validate` (the cache digest,
+    :func:`iaa_frames.core.tables.comparability.require_comparable`) call this first.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A frame (validated or not).
+
+    Raises
+    ------
+    SchemaError
+        Naming the duplicated column(s).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> require_unique_columns(pd.DataFrame([[1, 2]], columns=["item", "item"]))
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.SchemaError: duplicate column name(s): ['item']; keep one of each (df.loc[:, ~df.columns.duplicated()])
+    """
+    if not df.columns.is_unique:
+        dup = sorted(set(map(str, df.columns[df.columns.duplicated()])))
+        raise SchemaError(
+            f"duplicate column name(s): {dup}; keep one of each "
+            "(df.loc[:, ~df.columns.duplicated()])"
+        )
+
+
 def _schema(df) -> None:
     if isinstance(df, (str, os.PathLike)):
         hint = (
@@ -196,9 +231,7 @@ def _schema(df) -> None:
             f"missing required column(s): {', '.join(missing)}; "
             f"the frame has columns {list(map(str, df.columns))}"
         )
-    if df.columns.duplicated().any():
-        dup = sorted(set(map(str, df.columns[df.columns.duplicated()])))
-        raise SchemaError(f"duplicate column name(s): {dup}")
+    require_unique_columns(df)
 
 
 def _string_mask(values: pd.Series) -> np.ndarray:

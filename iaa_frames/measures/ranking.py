@@ -116,7 +116,7 @@ import pandas as pd
 from iaa_frames.arrays import sorted_unique
 from iaa_frames.core.tables.pairs import PairTables, pair_tables
 from iaa_frames.errors import ParameterError
-from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS
+from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, check_int
 from iaa_frames.stats.shrinkage import (
     dersimonian_laird,
     mixture_quantiles,
@@ -165,13 +165,9 @@ _LEVEL = 0.95
 
 
 def _check(n_boot, seed, max_iter, progress):
+    # n_boot and seed with the engine's bounds (check_int): a billion replicates is refused
     for name, value, low in (("n_boot", n_boot, 0), ("seed", seed, 0), ("max_iter", max_iter, 1)):
-        if (
-            isinstance(value, (bool, np.bool_))
-            or not isinstance(value, (int, np.integer))
-            or value < low
-        ):
-            raise ParameterError(f"{name} must be an integer >= {low}; got {value!r}")
+        check_int(value, name, low=low)
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise ParameterError(f"progress must be None, True or False; got {progress!r}")
 

@@ -56,7 +56,10 @@ DEFAULT_N_BOOT = 200
 
 
 def check_int(value, name: str, *, low: int = 0) -> int:
-    """``value`` as an int, or a uniform error when it is not an integer >= ``low``.
+    """``value`` as an int, or a uniform error when it is not an integer >= ``low``; an
+    engine parameter (``n_boot``, ``n_chance``, ``seed``) is also held to the engine's
+    upper bound (:data:`~iaa_frames.settings.validation.ENGINE_CONSTRAINTS`), so that no
+    entry point checking it here runs a billion replicates or allocates for them.
 
     Examples
     --------
@@ -66,7 +69,14 @@ def check_int(value, name: str, *, low: int = 0) -> int:
     Traceback (most recent call last):
     ...
     iaa_frames.errors.ParameterError: seed must be an integer >= 0; got -1
+    >>> check_int(10**9, "n_boot")
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: n_boot must be at most 100,000 (it sizes what is held in memory); got 1000000000
     """
+    engine = ENGINE_CONSTRAINTS.get(name)
+    if isinstance(engine, Integer) and engine.high is not None:
+        Integer(low, high=engine.high, why=engine.why).check(name, value)
     return Integer(low).check(name, value)
 
 

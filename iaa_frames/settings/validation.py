@@ -43,7 +43,10 @@ import numpy as np
 from iaa_frames.errors import ParameterError
 
 __all__ = [
+    "ANNOTATORS",
+    "Annotators",
     "ENGINE_CONSTRAINTS",
+    "MAX_SEED",
     "OVERALL",
     "Constraint",
     "DistanceSpec",
@@ -99,17 +102,18 @@ class Integer(Constraint):
         high: int | None = None,
         none: bool = False,
         expected: str | None = None,
+        why: str = "it sizes what is held in memory",
     ):
-        self.low, self.high, self.none = low, high, none
+        self.low, self.high, self.none, self.why = low, high, none, why
         self.expected = expected or ("None or " if none else "") + f"an integer >= {low}"
 
     def check(self, name: str, value):
         """As :meth:`Constraint.check`; an integer above ``high`` is refused by its own
-        message (``high`` bounds what a parameter may allocate)."""
+        message, which says ``why`` (by default: ``high`` bounds what a parameter may
+        allocate)."""
         if self.high is not None and self.accepts(value) and value > self.high:
             raise ParameterError(
-                f"{name} must be at most {self.high:,} (it sizes what is held in memory); "
-                f"got {value!r}"
+                f"{name} must be at most {self.high:,} ({self.why}); got {value!r}"
             )
         return super().check(name, value)
 
@@ -210,8 +214,33 @@ class DistanceSpec(Constraint):
         return value
 
 
+class Annotators(Constraint):
+    """None, or a collection of annotator names (a list, tuple, set, array, Index or
+    Series): a single string or number is refused, not read as its characters.
+
+    >>> Annotators().check("annotators", ("b", "a"))
+    ('b', 'a')
+    >>> Annotators().check("annotators", "ab")
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: annotators must be None or a list of annotator names (e.g. ['ana', 'ben']); got 'ab'
+    """
+
+    expected = "None or a list of annotator names (e.g. ['ana', 'ben'])"
+
+    def accepts(self, value) -> bool:
+        if value is None:
+            return True
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+            return False
+        return getattr(value, "ndim", 1) == 1
+
+
 #: ``top``: how many rows a view keeps.
 TOP = Integer(1, none=True, expected="a positive integer or None")
+
+#: ``annotators``: whose pairs a pairwise table holds.
+ANNOTATORS = Annotators()
 
 #: The constraint of a function that builds the tables of one threshold.
 SINGLE_THRESHOLD = {"match_threshold": Thresholds(single=True)}
@@ -223,12 +252,16 @@ MAX_N_BOOT = 100_000
 #: bytes a pair).
 MAX_N_CHANCE = 10_000_000
 
+#: The largest seed: a seed is kept as a signed 64-bit integer (the result's ``seed`` attr,
+#: which ``to_netcdf`` writes, and the tables' parameters).
+MAX_SEED = 2**63 - 1
+
 #: The constraints of the engine parameters, declared once.
 ENGINE_CONSTRAINTS: dict[str, Constraint] = {
     "distance": DistanceSpec(),
     "match_threshold": Thresholds(),
     "n_chance": Integer(1, high=MAX_N_CHANCE),
-    "seed": Integer(0),
+    "seed": Integer(0, high=MAX_SEED, why="a seed is kept as a signed 64-bit integer"),
     "overall": OneOf(OVERALL),
     "progress": Progress(),
     "n_boot": Integer(0, high=MAX_N_BOOT),

@@ -287,7 +287,9 @@ def entries_for(df: pd.DataFrame, settings: MatchSettings = DEFAULTS) -> list[En
     """
     taus = settings.thresholds
     try:
-        digest = frame_digest(df) if isinstance(df, pd.DataFrame) else ""
+        # a frame with a duplicated column name is not cached: pair_tables refuses it
+        usable = isinstance(df, pd.DataFrame) and df.columns.is_unique
+        digest = frame_digest(df) if usable else ""
     except (TypeError, ValueError):  # unhashable values: pair_tables says what is wrong
         digest = ""
     keys = [_key(digest, settings, t) if digest else "" for t in taus]

@@ -24,7 +24,7 @@ from iaa_frames.settings.parameters import (
     engine_kwargs,
 )
 from iaa_frames.settings.thresholds import concat_thresholds, with_threshold
-from iaa_frames.settings.validation import validate_params
+from iaa_frames.settings.validation import ANNOTATORS, validate_params
 from iaa_frames.stats.cell_intervals import CI_LEVEL, cell_intervals, interval_attrs
 from iaa_frames.stats.intervals import widen_rare_events
 
@@ -393,7 +393,7 @@ def component_intervals(
     return full_low[0, pick], np.minimum(full_high[0, pick], 1.0)
 
 
-@validate_params(engine=False)
+@validate_params({"annotators": ANNOTATORS}, engine=False)
 def pairwise(
     df: pd.DataFrame,
     *,

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.errors import NotComparableError
+from iaa_frames.frame.schema import require_unique_columns
 from iaa_frames.geometry.kinds import available_kinds, get_kind
 from iaa_frames.io.item_keys import base_name, labelstudio_file, stem
 
@@ -124,6 +125,7 @@ def require_comparable(df: pd.DataFrame, *, min_items: int = 1, objects: bool = 
     """
     if not isinstance(df, pd.DataFrame) or not {"item", "annotator"} <= set(df.columns):
         return
+    require_unique_columns(df)
     if len(df) == 0:
         raise NotComparableError("no annotations: the frame has no rows")
     cov = _coverage(df)
