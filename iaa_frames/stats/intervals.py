@@ -576,7 +576,7 @@ def _column_events(m, tiny: float, n_cells: int):
     )
 
 
-def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0):
+def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0, cells=None):
     """Per cell, the events of a set component that gives credit without a match too
     (overall: the set distance credits objects that overlap without matching): an item
     (a pair of items, for chance) holds an event where ``matches`` (detection) has a match
@@ -598,6 +598,9 @@ def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0):
     n_cells : int
     top : float, default 1.0
         The largest distance.
+    cells : array-like of int, optional
+        Only these cells (the others' values are NaN): the columns of the sums are
+        converted for them alone (at 1M boxes the whole matrices take 0.2 s).
 
     Returns
     -------
@@ -621,10 +624,11 @@ def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0):
     {'items': [1.0], 'credit': [0.8], 'units': [4.0], 'chance_credit': [2.0], 'rest': [0.1]}
     """
     tiny = 1e-9 * max(top, 1.0)
+    cols = np.arange(n_cells) if cells is None else np.asarray(cells, dtype=np.int64)
 
     def credit(m):
         m = m.tocsc()
-        return sp.csr_matrix(top * m[:, :n_cells] - m[:, n_cells : 2 * n_cells])
+        return sp.csr_matrix(top * m[:, cols] - m[:, n_cells + cols])
 
     def where_event(m):
         m = credit(m)
@@ -650,14 +654,18 @@ def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0):
     chance_events = np.asarray(chance_event.sum(axis=0), dtype=np.float64).ravel()
     with np.errstate(invalid="ignore", divide="ignore"):
         chance_credit = np.where(chance_events > 0, chance_credit_sum / chance_events, np.nan)
-    count = w.tocsc()[:, :n_cells]
-    return {
+    units = np.asarray(w.tocsc()[:, cols].sum(axis=0), dtype=np.float64).ravel()
+    got = {
         "items": items,
         "credit": credit_in,
-        "units": np.asarray(count.sum(axis=0), dtype=np.float64).ravel(),
+        "units": units,
         "chance_credit": chance_credit,
         "rest": np.maximum(total - credit_in, 0.0),
     }
+    out = {k: np.full(n_cells, np.nan) for k in got}
+    for k, v in got.items():
+        out[k][cols] = v
+    return out
 
 
 def rare_event_bounds(events: dict, expected, cell_items, *, level: float = 0.95, top=1.0):
@@ -774,13 +782,24 @@ def widen_rare_events(low, high, parts, cells, components, widen, *, level: floa
     (-0.03, True)
     """
     low, high = np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
+    n_cells, seen = low.shape[-1], {}
     for name in widen:
         c = list(components).index(name)
+        finite = np.isfinite(low[c]) & np.isfinite(high[c])
         if name == "overall" and "detection" in parts:  # its events: detection's matches
-            ev = matched_set_events(parts[name], parts["detection"], n_cells=low.shape[-1])
+            matches = seen.get("detection")
+            if matches is None:
+                matches = event_items(
+                    parts["detection"].within, parts["detection"].between, n_cells=n_cells
+                )
+            cols = np.flatnonzero((matches["items"] < MIN_EVENT_ITEMS) & finite)
+            if not cols.size:
+                continue
+            ev = matched_set_events(parts[name], parts["detection"], n_cells=n_cells, cells=cols)
         else:
-            ev = event_items(parts[name].within, parts[name].between, n_cells=low.shape[-1])
-        few = (ev["items"] < MIN_EVENT_ITEMS) & np.isfinite(low[c]) & np.isfinite(high[c])
+            ev = event_items(parts[name].within, parts[name].between, n_cells=n_cells)
+        seen[name] = ev
+        few = (ev["items"] < MIN_EVENT_ITEMS) & finite
         if not few.any():
             continue
         b_low, b_high = rare_event_bounds(
