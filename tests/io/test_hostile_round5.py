@@ -1,0 +1,151 @@
+"""Hostile but valid input, round five: each test names the defect it pins and fails
+before its fix (or is a strict xfail describing what is left)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import iaa_frames as iaf
+from iaa_frames.errors import DroppedRowsWarning, ReaderError
+
+KITTI = "Car 0.00 0 -1.58 587.01 173.33 614.12 200.12 1.65 1.67 3.64 -0.65 1.71 46.70 -1.59\n"
+
+
+def _write(root, files: dict) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+# ------------------------------------ R5: YOLO label files in subfolders are reported
+def test_r5_yolo_subfolder_label_files_are_named_in_the_warning(tmp_path):
+    _write(tmp_path, {"ana/b.txt": "0 0.5 0.5 0.2 0.2\n", "ana/sub/a.txt": "0 0.5 0.5 0.2 0.2\n"})
+    with pytest.warns(DroppedRowsWarning, match="label_file_not_read: 1") as rec:
+        df = iaf.read_yolo(tmp_path)
+    assert df["item"].tolist() == ["b"]
+    (w,) = [r.message for r in rec if isinstance(r.message, DroppedRowsWarning)]
+    assert w.dropped["file"].str.endswith("sub/a.txt").tolist() == [True]
+    assert df.attrs["iaa_reader_dropped"] == {"label_file_not_read": 1}
+
+
+def test_r5_yolo_export_with_only_subfolder_files_names_them(tmp_path):
+    _write(tmp_path, {"ana/sub/a.txt": "0 0.5 0.5 0.2 0.2\n", "bob/a.txt": "0 0.5 0.5 0.2 0.2\n"})
+    with pytest.raises(ReaderError, match=r"ana: no \.txt label files .*sub/a\.txt"):
+        iaf.read_yolo(tmp_path)
+
+
+def test_r5_yolo_stray_label_beside_annotator_exports_is_ambiguous(tmp_path):
+    line = "0 0.5 0.5 0.2 0.2\n"
+    _write(tmp_path, {"stray.txt": line, "ana/a.txt": line, "bob/a.txt": line})
+    with pytest.raises(ReaderError, match=r"stray\.txt.*\(ana, bob\).*annotator="):
+        iaf.read_yolo(tmp_path)
+    with pytest.warns(DroppedRowsWarning, match="label_file_not_read: 2"):
+        df = iaf.read_yolo(tmp_path, annotator="one")  # one export: said so
+    assert df["item"].tolist() == ["stray"]
+
+
+def test_r5_yolo_darknet_obj_folders_and_hidden_folders_are_not_reported(tmp_path):
+    line = "0 0.5 0.5 0.2 0.2\n"
+    _write(tmp_path, {"a.txt": line, "obj_train_data/b.txt": line, ".cache/c.txt": line})
+    df = iaf.read_yolo(tmp_path, annotator="ana")
+    assert sorted(df["item"]) == ["a", "b"] and df.attrs["iaa_reader_dropped"] == {}
+
+
+# ------------------------------- R6: coordinates far outside the image are another unit
+def _potato(tmp_path, coords, kind="bbox"):
+    shape = {"type": kind, "label": "car", "coordinates": coords}
+    labels = {"objects": {"_data": json.dumps([shape])}}
+    p = tmp_path / "annotations.jsonl"
+    p.write_text(json.dumps({"instance_id": "img1", "user_id": "al", "labels": labels}) + "\n")
+    return p
+
+
+@pytest.mark.parametrize(
+    ("kind", "coords"),
+    [
+        ("bbox", {"x": 0.5, "y": 0.1, "width": 2.0, "height": 0.2}),
+        ("polygon", [{"x": 0.1, "y": 0.1}, {"x": 300, "y": 0.1}, {"x": 0.2, "y": 0.3}]),
+        ("landmark", {"x": 0.5, "y": -4}),
+        ("ellipse", {"cx": 0.5, "cy": 0.5, "rx": 12, "ry": 0.1, "angle": 0}),
+    ],
+)
+def test_r6_potato_shapes_far_outside_the_image_are_refused_or_counted(tmp_path, kind, coords):
+    p = _potato(tmp_path, coords, kind)
+    with pytest.raises(ReaderError, match=r"shapes\[0\].*image (width|height)s past.*fractions"):
+        iaf.read_potato(p)
+    with pytest.warns(DroppedRowsWarning, match="unreadable_entry: 1"):
+        df = iaf.read_potato(p, on_invalid="drop")
+    assert df["label"].isna().all()  # the item stays covered
+
+
+def test_r6_potato_small_excursions_are_kept_as_written(tmp_path):
+    p = _potato(tmp_path, {"x": -0.05, "y": 0.9, "width": 0.5, "height": 0.2})
+    df = iaf.read_potato(p)
+    assert df[["x0", "y0", "x1", "y1"]].iloc[0].tolist() == pytest.approx([-0.05, 0.9, 0.45, 1.1])
+
+
+def _ls(tmp_path, result):
+    result = {"id": "r1", "from_name": "label", "to_name": "image", **result}
+    ann = {"id": 1, "completed_by": 1, "result": [result]}
+    tasks = [{"id": 1, "data": {"image": "a.jpg"}, "annotations": [ann]}]
+    p = tmp_path / "export.json"
+    p.write_text(json.dumps(tasks))
+    return p
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"type": "rectanglelabels", "value": {"x": 10, "y": 10, "width": 200, "height": 20}},
+        {"type": "polygonlabels", "value": {"points": [[1, 1], [50, 1], [50, 900]]}},
+        {"type": "ellipselabels", "value": {"x": 50, "y": 50, "radiusX": 300, "radiusY": 5}},
+    ],
+)
+def test_r6_labelstudio_percent_far_outside_the_image_is_refused(tmp_path, result):
+    kind = result["type"]
+    result["value"][kind] = ["car"]
+    size = {"original_width": 100, "original_height": 100}
+    p = _ls(tmp_path, {**result, **size})
+    with pytest.raises(ReaderError, match=r"result\[0\].*past the image's edge.*percent"):
+        iaf.read_labelstudio(p)
+    with pytest.warns(DroppedRowsWarning, match="unreadable_entry: 1"):
+        df = iaf.read_labelstudio(p, on_invalid="drop")
+    assert df["label"].isna().all()
+
+
+def test_r6_labelstudio_rotated_rectangle_at_the_edge_is_kept(tmp_path):
+    value = {"x": 90, "y": 0, "width": 60, "height": 60, "rotation": 45, "rectanglelabels": ["a"]}
+    p = _ls(tmp_path, {"type": "rectanglelabels", "value": value})
+    df = iaf.read_labelstudio(p)
+    assert df["x1"].iloc[0] > 100  # past the edge, kept as written
+
+
+# ------------------------------------------------------------ KITTI: the 2D box
+def test_kitti_inverted_2d_box_is_refused_or_counted(tmp_path):
+    f = tmp_path / "ana" / "000001.txt"
+    _write(
+        tmp_path, {"ana/000001.txt": KITTI.replace("587.01 173.33 614.12", "614.12 173.33 587.01")}
+    )
+    with pytest.raises(ReaderError, match=r"000001\.txt: line 1: the 2D box is inverted"):
+        iaf.read_kitti(f.parent)
+    with pytest.warns(DroppedRowsWarning, match="unreadable_entry: 1"):
+        df = iaf.read_kitti(f.parent, on_invalid="drop")
+    assert df["label"].isna().all() and df["item"].tolist() == ["000001"]
+
+
+# ------------------------------- KITTI: a stray label file beside annotator folders
+def test_kitti_stray_file_beside_annotator_folders_is_ambiguous(tmp_path):
+    _write(tmp_path, {"notes.txt": KITTI, "ana/000001.txt": KITTI, "bob/000001.txt": KITTI})
+    with pytest.raises(ReaderError, match=r"notes\.txt.*\(ana, bob\).*annotator="):
+        iaf.read_kitti(tmp_path)
+    df = iaf.read_kitti(tmp_path, annotator="one")  # one annotator's folder: said so
+    assert sorted(df["item"]) == ["ana/000001", "bob/000001", "notes"]
+    assert set(df["annotator"]) == {"one"}
+
+
+def test_kitti_invalid_stray_file_is_named_too(tmp_path):
+    _write(tmp_path, {"readme.txt": "see the devkit\n", "ana/000001.txt": KITTI})
+    with pytest.raises(ReaderError, match=r"readme\.txt.*\(ana\)"):
+        iaf.read_kitti(tmp_path)
