@@ -149,3 +149,62 @@ def test_kitti_invalid_stray_file_is_named_too(tmp_path):
     _write(tmp_path, {"readme.txt": "see the devkit\n", "ana/000001.txt": KITTI})
     with pytest.raises(ReaderError, match=r"readme\.txt.*\(ana\)"):
         iaf.read_kitti(tmp_path)
+
+
+# ------------------------------------------------------------------ V7 Darwin
+def _darwin(name, anns, *, folder="/", slots=None):
+    slots = slots or [{"slot_name": "0", "width": 100, "height": 80}]
+    return json.dumps(
+        {
+            "version": "2.0",
+            "item": {"name": name, "path": folder, "slots": slots},
+            "annotations": anns,
+        }
+    )
+
+
+def _bb(i, x, slot="0"):
+    return {
+        "id": i,
+        "name": "cat",
+        "slot_names": [slot],
+        "bounding_box": {"x": x, "y": 10, "w": 20, "h": 20},
+        "annotators": [{"email": "ana@x"}],
+    }
+
+
+def test_darwin_items_of_v7_folders_are_read_with_their_export(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "exp/a.json": _darwin("a.jpg", [_bb("1", 1)]),
+            "exp/sub/b.json": _darwin("b.jpg", [_bb("2", 1)], folder="/sub"),
+            "exp/.v7/metadata.json": "{}",
+        },
+    )
+    df = iaf.read_darwin(tmp_path / "exp")
+    assert sorted(df["item"]) == ["a.jpg", "b.jpg"] and set(df["annotator"]) == {"ana@x"}
+
+
+def test_darwin_export_of_folders_only_is_not_a_folder_of_annotators(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "s1/a.json": _darwin("a.jpg", [_bb("1", 1)], folder="/s1"),
+            "s2/b.json": _darwin("b.jpg", [_bb("2", 1)], folder="/s2"),
+        },
+    )
+    df = iaf.read_darwin(tmp_path)
+    assert set(df["annotator"]) == {"ana@x"}  # the recorded annotator, not s1 and s2
+
+
+def test_darwin_annotations_on_another_slot_are_counted_not_merged(tmp_path):
+    slots = [
+        {"slot_name": "0", "width": 100, "height": 80},
+        {"slot_name": "1", "width": 1000, "height": 800},
+    ]
+    p = tmp_path / "a.json"
+    p.write_text(_darwin("a.jpg", [_bb("1", 1), _bb("2", 500, slot="1")], slots=slots))
+    with pytest.warns(DroppedRowsWarning, match="other_slot: 1"):
+        df = iaf.read_darwin(p)
+    assert df["object_id"].tolist() == ["1"]
