@@ -208,3 +208,37 @@ def test_darwin_annotations_on_another_slot_are_counted_not_merged(tmp_path):
     with pytest.warns(DroppedRowsWarning, match="other_slot: 1"):
         df = iaf.read_darwin(p)
     assert df["object_id"].tolist() == ["1"]
+
+
+# ------------------------------------------------------------ Supervisely point clouds
+def _sly(tmp_path, figures):
+    p = tmp_path / "scene.pcd.json"
+    objects = [{"key": "o1", "classTitle": "car"}]
+    p.write_text(json.dumps({"objects": objects, "figures": figures}))
+    return p
+
+
+def _cuboid(key, x=1.0, yaw=0.3, who="ana"):
+    geometry = {
+        "position": {"x": x, "y": 2, "z": 0.5},
+        "rotation": {"x": 0, "y": 0, "z": yaw},
+        "dimensions": {"x": 4, "y": 1.8, "z": 1.5},
+    }
+    return {"key": key, "objectKey": "o1", "geometryType": "cuboid_3d", "labelerLogin": who,
+            "geometry": geometry}  # fmt: skip
+
+
+@pytest.mark.parametrize(("x", "yaw"), [("1.5", 0.3), (1.0, True)])
+def test_supervisely_strings_and_booleans_are_no_coordinates(tmp_path, x, yaw):
+    p = _sly(tmp_path, [_cuboid("f1", x=x, yaw=yaw)])
+    with pytest.raises(ReaderError, match=r"figures\[0\]: geometry\.(position\.x|rotation\.z)"):
+        iaf.read_supervisely_pointcloud(p)
+
+
+def test_supervisely_one_object_drawn_twice_by_one_annotator_is_refused(tmp_path):
+    p = _sly(tmp_path, [_cuboid("f1"), _cuboid("f2", x=30.0), _cuboid("f3", who="bob")])
+    with pytest.raises(ReaderError, match=r"figures\[1\]: the object 'o1' of 'ana' .*figures\[0\]"):
+        iaf.read_supervisely_pointcloud(p)
+    with pytest.warns(DroppedRowsWarning, match="unreadable_entry: 1"):
+        df = iaf.read_supervisely_pointcloud(p, on_invalid="drop")
+    assert sorted(zip(df["annotator"], df["cuboid_x"])) == [("ana", 1.0), ("bob", 1.0)]
