@@ -4,7 +4,9 @@ before its fix (or is a strict xfail describing what is left)."""
 from __future__ import annotations
 
 import json
+import warnings
 
+import numpy as np
 import pytest
 
 import iaa_frames as iaf
@@ -242,3 +244,37 @@ def test_supervisely_one_object_drawn_twice_by_one_annotator_is_refused(tmp_path
     with pytest.warns(DroppedRowsWarning, match="unreadable_entry: 1"):
         df = iaf.read_supervisely_pointcloud(p, on_invalid="drop")
     assert sorted(zip(df["annotator"], df["cuboid_x"])) == [("ana", 1.0), ("bob", 1.0)]
+
+
+# ------------------------------------------------------------------ supervision
+BOXES = [[10.0, 10, 50, 40], [60, 10, 90, 40]]
+
+
+@pytest.mark.parametrize("names", [None, ["car", "bus", "truck"]])
+@pytest.mark.parametrize("bad", [1.7, float("nan")])
+def test_supervision_class_ids_that_are_no_integers_are_refused(names, bad):
+    sv = pytest.importorskip("supervision")
+    det = sv.Detections(xyxy=np.array(BOXES), class_id=np.array([0.0, bad]))
+    with pytest.raises(iaf.errors.InvalidAnnotationError, match=r"\]\[1\]: the class_id is not"):
+        iaf.from_supervision({("i", "a"): det}, class_names=names)
+    with pytest.warns(DroppedRowsWarning, match="bad_class_id: 1"):
+        df = iaf.from_supervision({("i", "a"): det}, class_names=names, on_invalid="drop")
+    assert df["label"].tolist() == ["0" if names is None else "car"]
+
+
+def test_supervision_probability_masks_are_refused():
+    sv = pytest.importorskip("supervision")
+    mask = np.full((2, 100, 100), 0.2, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # supervision's own deprecation of float masks
+        det = sv.Detections(xyxy=np.array(BOXES), class_id=np.array([0, 0]), mask=mask)
+    with pytest.raises(iaf.errors.ParameterError, match="mask holds values other than 0 and 1"):
+        iaf.from_supervision({("i", "a"): det})
+
+
+def test_supervision_item_given_as_number_and_text_gets_no_false_coverage_row():
+    sv = pytest.importorskip("supervision")
+    det = sv.Detections(xyxy=np.array(BOXES[:1]), class_id=np.array([0]))
+    with pytest.warns(iaf.errors.IAAWarning, match="mixes text and numbers"):
+        df = iaf.from_supervision({(1, "a"): det, ("1", "b"): det})
+    assert df["label"].notna().all() and len(df) == 2
