@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -278,3 +279,65 @@ def test_supervision_item_given_as_number_and_text_gets_no_false_coverage_row():
     with pytest.warns(iaf.errors.IAAWarning, match="mixes text and numbers"):
         df = iaf.from_supervision({(1, "a"): det, ("1", "b"): det})
     assert df["label"].notna().all() and len(df) == 2
+
+
+# ------------------------------------------------- FiftyOne, on sample-like objects
+def _sample(path, **fields):
+    return SimpleNamespace(filepath=path, metadata=SimpleNamespace(width=200, height=100), **fields)
+
+
+def _det(box, **kw):
+    return SimpleNamespace(label="car", bounding_box=box, id=None, **kw)
+
+
+def _dets(*dets):
+    return SimpleNamespace(detections=list(dets))
+
+
+def _line(points):
+    return SimpleNamespace(label="r", points=[points], closed=True, filled=False, id=None)
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        _dets(_det([10, 20, 50, 50])),  # pixels where fractions belong
+        SimpleNamespace(polylines=[_line([(10, 10), (50, 10), (50, 60)])]),
+    ],
+)
+def test_fiftyone_pixels_written_as_relative_coordinates_are_refused(field):
+    samples = [_sample("/a.jpg", ana=field)]
+    with pytest.raises(ReaderError, match=r"sample '/a\.jpg', ana\..*\[0\]: the x coordinate 10"):
+        iaf.from_fiftyone(samples, fields=["ana"])
+    with pytest.warns(DroppedRowsWarning, match="off_canvas: 1"):
+        df = iaf.from_fiftyone(samples, fields=["ana"], on_invalid="drop")
+    assert df["label"].isna().all() and df["item"].tolist() == ["/a.jpg"]
+
+
+@pytest.mark.parametrize(
+    ("det", "match"),
+    [
+        (_det([True, 0.1, 0.2, 0.2]), "bounding_box is"),
+        (_det([0.1, 0.1, 0.2, 0.2], confidence="high"), "confidence is 'high'"),
+    ],
+)
+def test_fiftyone_values_that_are_no_numbers_are_reader_errors(det, match):
+    with pytest.raises(ReaderError, match=match):
+        iaf.from_fiftyone([_sample("/a.jpg", ana=_dets(det))], fields=["ana"])
+
+
+@pytest.mark.parametrize("item", ["filepath", "filename"])
+def test_fiftyone_two_samples_of_one_item_are_refused(item):
+    second = "/a.jpg" if item == "filepath" else "/other/a.jpg"
+    samples = [
+        _sample("/a.jpg", ana=_dets(_det([0.1, 0.1, 0.2, 0.2]))),
+        _sample(second, ana=_dets(_det([0.5, 0.5, 0.2, 0.2]))),
+    ]
+    with pytest.raises(ReaderError, match=r"sample 1 names the item '.*a\.jpg' as sample 0"):
+        iaf.from_fiftyone(samples, fields=["ana"], item=item)
+
+
+def test_fiftyone_field_set_on_no_sample_is_refused():
+    samples = [_sample("/a.jpg", ana=_dets(_det([0.1, 0.1, 0.2, 0.2])))]
+    with pytest.raises(ReaderError, match=r"'anna' are set on no sample"):
+        iaf.from_fiftyone(samples, fields=["ana", "anna"])
