@@ -341,3 +341,43 @@ def test_fiftyone_field_set_on_no_sample_is_refused():
     samples = [_sample("/a.jpg", ana=_dets(_det([0.1, 0.1, 0.2, 0.2])))]
     with pytest.raises(ReaderError, match=r"'anna' are set on no sample"):
         iaf.from_fiftyone(samples, fields=["ana", "anna"])
+
+
+# --------------------------------------------------------- Label Studio video tracks
+def _kf(frame, x):
+    return {"frame": frame, "x": x, "y": 10, "width": 20, "height": 30, "enabled": True}
+
+
+def _track(rid, x):
+    value = {"framesCount": 3, "labels": ["p"], "sequence": [_kf(1, x)]}
+    return {"id": rid, "type": "videorectangle", "value": value}
+
+
+def _video_tasks(tmp_path, *tasks):
+    out = [
+        {"id": t, "data": {"video": video}, "annotations": [{"completed_by": 3, "result": res}]}
+        for t, (video, res) in enumerate(tasks, 1)
+    ]
+    p = tmp_path / "video.json"
+    p.write_text(json.dumps(out))
+    return p
+
+
+@pytest.mark.parametrize(
+    ("tasks", "match"),
+    [
+        ((("/1/v.mp4", [_track("r1", 0)]), ("/2/v.mp4", [_track("r2", 50)])), "'3' has an annot"),
+        ((("/v.mp4", [_track("r1", 0), _track("r1", 50)]),), r"result\[1\]: the track 'r1'"),
+        ((("/v.mp4", [_track("r1", 500)]),), r"sequence\[0\]: the x coordinate 500 .*percent"),
+    ],
+)
+def test_labelstudio_video_work_read_twice_or_off_the_video_is_refused(tmp_path, tasks, match):
+    with pytest.raises(ReaderError, match=match):
+        iaf.read_labelstudio_video(_video_tasks(tmp_path, *tasks))
+
+
+def test_labelstudio_video_reports_drops_in_the_frames_attrs(tmp_path):
+    p = _video_tasks(tmp_path, ("/v.mp4", [_track("r1", 0), {"id": "c", "type": "choices"}]))
+    with pytest.warns(DroppedRowsWarning):
+        df = iaf.read_labelstudio_video(p)
+    assert df.attrs["iaa_reader_dropped"] == {"unsupported_result": 1}
