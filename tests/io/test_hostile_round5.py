@@ -381,3 +381,17 @@ def test_labelstudio_video_reports_drops_in_the_frames_attrs(tmp_path):
     with pytest.warns(DroppedRowsWarning):
         df = iaf.read_labelstudio_video(p)
     assert df.attrs["iaa_reader_dropped"] == {"unsupported_result": 1}
+
+
+# ------------------------------------------------- read_table, a column of JSON boxes
+def test_table_of_boxes_with_two_rows_of_one_item_and_annotator_is_refused(tmp_path):
+    p = tmp_path / "hits.csv"
+    p.write_text(
+        "item,annotator,label,boxes\n"
+        'a.jpg,w1,car,"[[0,0,4,2]]"\na.jpg,w2,car,[]\na.jpg,w1,car,"[[10,10,14,12]]"\n'
+    )
+    with pytest.raises(ReaderError, match=r"row 3, column 'boxes': .*'w1' .*\(row 1\)"):
+        iaf.read_table(p, boxes="boxes")
+    with pytest.warns(DroppedRowsWarning, match="read_twice: 1"):
+        df = iaf.read_table(p, boxes="boxes", on_invalid="drop")
+    assert df.loc[df["annotator"] == "w1", "x0"].tolist() == [0.0]
