@@ -146,7 +146,9 @@ def explode_boxes(
         The exploded rows (``x0, y0, x1, y1`` and ``label`` set; an empty list gives one
         row with no box and no label: a coverage row), indexed by the 1-based data row of
         the input; and the dropped rows: ``file, row, item, annotator, reason, detail,
-        cell``, reasons ``empty_cell``, ``not_json``, ``not_a_list``, ``bad_box``.
+        cell``, reasons ``empty_cell``, ``not_json``, ``not_a_list``, ``bad_box``, and
+        ``read_twice``: a second row of one (item, annotator), when ``df`` has both
+        columns (the first is kept).
 
     Raises
     ------
@@ -174,6 +176,19 @@ def explode_boxes(
         why = f"no column {column!r} of boxes; the columns are {list(map(str, df.columns))}"
         raise reader_error(path, None, why)
     parsed = [_cell(c, box_format, label_key) for c in df[column].to_numpy(dtype=object)]
+    if "item" in df.columns and "annotator" in df.columns:  # one row per (item, annotator)
+        first: dict = {}
+        for pos, key in enumerate(zip(df["item"], df["annotator"], strict=True)):
+            if isinstance(parsed[pos], tuple):
+                continue
+            k = first.setdefault(key, pos)
+            if k != pos:
+                why = (
+                    f"the annotator {key[1]!r} has a row of the item {key[0]!r} already "
+                    f"(row {k + 1}): one annotator's boxes read twice would agree with "
+                    "themselves; keep one row per item and annotator"
+                )
+                parsed[pos] = ("read_twice", why)
     bad = np.array([isinstance(p, tuple) for p in parsed], dtype=bool)
     cells = df[column].to_numpy(dtype=object)
     drops = []

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import shapely
 
-from iaa_frames.errors import AnnotatorNameWarning, ParameterError
+from iaa_frames.errors import AnnotatorNameWarning, ParameterError, ReaderError
 from iaa_frames.geometry.kinds import POINT, POLYLINE, polyline_params
 
 from .builder import FrameBuilder, finish
@@ -53,18 +53,57 @@ def _sources(path_or_dir, annotator):
     if p.is_dir():
         files = sorted(q for q in p.iterdir() if q.is_file() and q.suffix.lower() == ".json")
         subdirs = sorted(q for q in p.iterdir() if q.is_dir() and not q.name.startswith("."))
-        if files:
-            return [(f, annotator, p.resolve().name) for f in files]
+        folders = [] if files else [d for d in subdirs if _item_folder(d, p)]
+        if files or (folders and folders == subdirs):  # one export, its items' folders
+            return [(f, annotator, p.resolve().name) for f in _json_files(p)]
+        if folders:
+            names = ", ".join(d.name for d in folders[:5])
+            others = ", ".join(d.name for d in subdirs if d not in folders)
+            raise reader_error(
+                p,
+                None,
+                f"the subfolders {names} hold the items of V7 folders of those names "
+                f"(item.path), the subfolders {others} do not: one export, or a folder of "
+                "annotators' exports? Pass a mapping {annotator: directory}, or one export",
+            )
         if subdirs:  # a parent directory whose subdirectories are the annotators
             out = []
             for d in subdirs:
-                sub = sorted(q for q in d.iterdir() if q.is_file() and q.suffix.lower() == ".json")
+                sub = _json_files(d)
                 if not sub:
                     raise reader_error(d, None, "no .json files for annotator " + repr(d.name))
                 out += [(f, annotator if annotator is not None else d.name, d.name) for f in sub]
             return out
         raise reader_error(p, None, "no .json files and no annotator subdirectories")
     return [(check_file(p), annotator, p.stem)]
+
+
+def _json_files(d: Path) -> list[Path]:
+    """The ``.json`` files of an export, in its subfolders too (V7 writes the items of a
+    folder under that folder; darwin-py reads ``**/*.json``), except in hidden folders
+    (``.v7/``, V7's metadata)."""
+    return sorted(
+        q
+        for q in d.rglob("*.json")
+        if q.is_file() and not any(part.startswith(".") for part in q.relative_to(d).parts)
+    )
+
+
+def _item_folder(d: Path, root: Path) -> bool:
+    """Whether the subfolder ``d`` of ``root`` is the folder of V7 items (its first file's
+    ``item.path`` is ``/<d's path in root>``) rather than an annotator's export."""
+    first = next(iter(_json_files(d)), None)
+    if first is None:
+        return False
+    try:
+        doc = load_json(check_file(first))
+    except ReaderError:
+        return False  # read (and reported) as the files of an annotator
+    item = doc.get("item") if isinstance(doc, dict) else None
+    folder = item.get("path") if isinstance(item, dict) else None
+    return (
+        isinstance(folder, str) and folder.strip("/") == first.parent.relative_to(root).as_posix()
+    )
 
 
 def _points(path, entry, pts, name, *, closed=True):
@@ -129,8 +168,12 @@ def read_darwin(
     Parameters
     ----------
     path_or_dir : path, directory, or mapping {annotator: path or directory}
-        One Darwin JSON file (one item), a directory of them (one export), a parent
-        directory whose subdirectories are the exports of each annotator, or a mapping.
+        One Darwin JSON file (one item), a directory of them (one export, read with its
+        subfolders as darwin-py reads one: V7 writes the items of a folder under that
+        folder; hidden folders such as ``.v7/`` are not read), a parent directory whose
+        subdirectories are the exports of each annotator, or a mapping. A directory with
+        no ``.json`` file of its own whose subfolders hold the items of V7 folders of
+        their names (``item.path``) is one export, not a folder of annotators.
     annotator : str, optional
         The annotator of every file read (see Returns for the default).
     item_key : {"name", "stem", "path"} or callable, default "name"
@@ -182,7 +225,8 @@ def read_darwin(
     Notes
     -----
     Tags, skeletons, ellipses, masks and other annotation types are skipped, counted and
-    reported in a DroppedRowsWarning.
+    reported in a DroppedRowsWarning; so are the annotations on another slot than the
+    first of a multi-slot item (``other_slot``: its size is the first slot's).
 
     Examples
     --------
@@ -237,6 +281,7 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
     source = name if folder in (None, "", "/") else f"{str(folder).rstrip('/')}/{name}"
     item = keys(source, scope=export, path=path, entry="item.name")
     w = h = math.nan
+    slot = None  # the first slot's name, when the item has several
     slots = json_list(path, "item.slots", item_d.get("slots"))
     if slots:
         s0 = slots[0]
@@ -244,6 +289,8 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
             raise reader_error(path, "item.slots[0]", "must be a JSON object")
         w = size_value(path, "item.slots[0]", s0.get("width"), "width")
         h = size_value(path, "item.slots[0]", s0.get("height"), "height")
+        if len(slots) > 1:
+            slot = s0.get("slot_name")
     anns = json_list(path, "annotations", doc.get("annotations"))
     f = b.add_file(path)
     file_annotator = layout_annotator if layout_annotator is not None else export
@@ -256,7 +303,7 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
         entry = f"annotations[{k}]"
         try:
             _annotation(
-                path, f, b, k, ann, item, layout_annotator, file_annotator, w, h, not guessed
+                path, f, b, k, ann, item, layout_annotator, file_annotator, w, h, not guessed, slot
             )
         except ENTRY_ERRORS as exc:
             b.entry_failed(exc, path, entry, item=item, record=ann)
@@ -264,7 +311,18 @@ def _read_file(path, layout_annotator, export, b: FrameBuilder, keys: ItemKeys) 
 
 
 def _annotation(
-    path, f, b, k, ann, item, layout_annotator, file_annotator, w, h, others_recorded=False
+    path,
+    f,
+    b,
+    k,
+    ann,
+    item,
+    layout_annotator,
+    file_annotator,
+    w,
+    h,
+    others_recorded=False,
+    slot=None,
 ):
     entry = f"annotations[{k}]"
     json_object(path, entry, ann, "an annotation")
@@ -300,6 +358,14 @@ def _annotation(
             )
         extras = {**(extras or {}), "attributes": sorted(values)}
         b.attributes["attributes"] = None
+    on = ann.get("slot_names")
+    if slot is not None and isinstance(on, list) and on and on[0] != slot:
+        why = (
+            f"an annotation on the slot {on[0]!r} of a multi-slot item (only its first slot, "
+            f"{slot!r}, whose size is width/height, is read)"
+        )
+        b.drop(path, entry, "other_slot", why, item=item, annotator=annotator, record=ann)
+        return
     kw = dict(object_id=aid, width=w, height=h, file_idx=f, entry=entry, extras=extras)
     poly = ann.get("polygon", ann.get("complex_polygon"))
     if poly is None and (ann.get("line") is not None or ann.get("keypoint") is not None):

@@ -30,6 +30,7 @@ from iaa_frames.geometry.kinds import POLYLINE, polyline_params
 from .builder import FrameBuilder, finish
 from .masks import mask_to_geometry
 from .paths import reader_error
+from .values import is_number, on_canvas
 
 __all__ = ["from_fiftyone"]
 
@@ -147,7 +148,11 @@ def from_fiftyone(
         compares the boxes.
     on_invalid : {"raise", "drop"}, default "raise"
         What to do with unusable labels (a polygon of fewer than 3 points, an open
-        polyline of fewer than 2 or of several lines, an empty mask, a label without an annotator attribute, a zero-area box):
+        polyline of fewer than 2 or of several lines, an empty mask, a label without an
+        annotator attribute, a zero-area box, a ``bounding_box`` or ``confidence`` that
+        is not numbers, relative coordinates more than one image size past an edge:
+        ``off_canvas``, pixels written where fractions belong; within, they are kept as
+        written, not clipped):
         raise a :class:`~iaa_frames.errors.ReaderError` naming the sample, the field and
         the label, or drop them with a :class:`~iaa_frames.errors.DroppedRowsWarning`
         counting them per reason.
@@ -167,8 +172,8 @@ def from_fiftyone(
     Raises
     ------
     ReaderError
-        For a field holding another label type, or (``on_invalid="raise"``) an unusable
-        label.
+        For a field holding another label type, a field set on no sample (misspelt?),
+        two samples naming one item, or (``on_invalid="raise"``) an unusable label.
 
     Examples
     --------
@@ -191,18 +196,28 @@ def from_fiftyone(
     relative = 0
     found: set = set()
     reviewed = []  # with annotator_attribute: (item, width, height, entry) of set fields
+    items: dict = {}  # item -> the first sample that names it
+    set_fields: set = set()
     for s_idx, sample in enumerate(dataset):
         key = value_of(sample, item) if item != "filename" else None
         if item == "filename":
             key = str(value_of(sample, "filepath")).replace("\\", "/").rsplit("/", 1)[-1]
         if key is None:
             raise ReaderError(f"{name}: sample {s_idx} has no {item!r} to name its item")
+        first = items.setdefault(key, s_idx)
+        if first != s_idx:
+            raise ReaderError(
+                f"{name}: sample {s_idx} names the item {key!r} as sample {first} does "
+                f"(item={item!r}): their labels would be one annotator's twice on one item; "
+                "pass an item= that tells the samples apart (item='id')"
+            )
         w, h, pixels = _size(sample)
         relative += not pixels
         for field, ann in fields.items():
             value = value_of(sample, field)
             if value is None:
                 continue
+            set_fields.add(field)
             where = f"sample {key!r}"
             kind, labels = _labels(value, field, f"{name}: {where}")
             if ann is not None:
@@ -218,6 +233,13 @@ def from_fiftyone(
                     continue
                 found.add(who)
                 _add(b, kind, lab, key, who, w, h, f, entry, masks, name)
+    unset = [f for f in fields if f not in set_fields]
+    if unset:
+        raise ReaderError(
+            f"{name}: the field(s) {', '.join(map(repr, unset))} are set on no sample "
+            f"({len(items)} read): no review to read (a misspelt field? a frame-level field "
+            "of a video dataset, which from_fiftyone does not read?)"
+        )
     if annotator_attribute is not None:
         for who in annotators if annotators is not None else sorted(found, key=str):
             for key, w, h, entry in reviewed:
@@ -237,15 +259,30 @@ def _add(b, kind, lab, key, who, w, h, f, entry, masks, name):
     oid = value_of(lab, "id")
     oid = None if oid is None else str(oid)
     conf = value_of(lab, "confidence")
+    if conf is not None and not is_number(conf):
+        why = f"confidence is {conf!r}, not a number"
+        _refuse(b, name, entry, "bad_confidence", why, item=key, annotator=who)
+        b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
+        return
     extras = None if conf is None else {"confidence": float(conf)}
     common = dict(object_id=oid, width=w, height=h, file_idx=f, entry=entry, extras=extras)
     if kind == "box":
         box = value_of(lab, "bounding_box")
         try:
-            x, y, bw, bh = (float(v) for v in box)
+            x, y, bw, bh = box
         except (TypeError, ValueError):
-            why = f"bounding_box is {box!r}, not [x, y, w, h]"
+            x = None
+        if x is None or not all(is_number(v) for v in (x, y, bw, bh)):
+            why = f"bounding_box is {box!r}, not [x, y, w, h] numbers"
             _refuse(b, name, entry, "bad_bounding_box", why, item=key, annotator=who)
+            b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
+            return
+        x, y, bw, bh = (float(v) for v in (x, y, bw, bh))
+        try:
+            on_canvas(name, entry, (x, x + bw), (y, y + bh))
+        except ReaderError as exc:
+            _refuse(b, name, entry, "off_canvas", exc, item=key, annotator=who)
+            b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
             return
         x0, y0, x1, y1 = x * w, y * h, (x + bw) * w, (y + bh) * h
         geom = _mask_geometry(lab, x0, y0, x1 - x0, y1 - y0) if masks else None
@@ -260,6 +297,12 @@ def _add(b, kind, lab, key, who, w, h, f, entry, masks, name):
         return
     closed = bool(value_of(lab, "closed") or value_of(lab, "filled"))
     parts = _polyline_parts(lab, w, h, closed)
+    if not isinstance(parts, tuple):
+        xy = np.concatenate(parts) / (w, h)
+        try:
+            on_canvas(name, entry, xy[:, 0], xy[:, 1])
+        except ReaderError as exc:
+            parts = ("off_canvas", exc)
     if isinstance(parts, tuple):  # (reason, detail): not a shape
         _refuse(b, name, entry, *parts, item=key, annotator=who)
         b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
@@ -293,7 +336,8 @@ def _polyline_parts(lab, w, h, closed):
 
 
 def _refuse(b, name, entry, reason, detail, *, item=None, annotator=None):
-    """An unusable label: a ReaderError naming the sample, field and label, or dropped."""
+    """An unusable label: a ReaderError naming the sample, field and label (``detail``
+    is its reason, or that error itself), or dropped."""
     if not b.dropping:
-        raise reader_error(name, entry, detail)
-    b.drop(name, entry, reason, detail, item=item, annotator=annotator)
+        raise detail if isinstance(detail, ReaderError) else reader_error(name, entry, detail)
+    b.drop(name, entry, reason, str(detail), item=item, annotator=annotator)

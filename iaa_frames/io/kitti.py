@@ -64,6 +64,8 @@ def _sources(path_or_folder, annotator):
     if not isinstance(path_or_folder, (str, os.PathLike)):
         raise ParameterError(f"read_kitti needs a path or a mapping; got {path_or_folder!r}")
     p = Path(path_or_folder)
+    if p.is_dir() and annotator is None:
+        _refuse_mixed(p)
     if p.is_dir() and not any(q.suffix == ".txt" for q in p.iterdir()):
         subs = sorted(q for q in p.iterdir() if q.is_dir() and not q.name.startswith("."))
         if not subs:
@@ -73,6 +75,30 @@ def _sources(path_or_folder, annotator):
         return [(q.name, *_files(q)) for q in subs]
     name = annotator if annotator is not None else (p.name if p.is_dir() else p.parent.name)
     return [(str(name), *_files(p))]
+
+
+def _refuse_mixed(p: Path) -> None:
+    """A folder holding label files both at its top and in subfolders: one annotator's
+    folder of sequences, or a folder of annotator folders with stray files at its top?
+    Read as one annotator's, it would merge every annotator into one: a ReaderError
+    naming the files at the top and the ways out."""
+    top = sorted(q.name for q in p.iterdir() if q.suffix == ".txt" and q.is_file())
+    subs = sorted(
+        q.name
+        for q in p.iterdir()
+        if q.is_dir() and not q.name.startswith(".") and next(q.rglob("*.txt"), None)
+    )
+    if top and subs:
+        names = ", ".join(top[:5]) + (f" and {len(top) - 5} more" if len(top) > 5 else "")
+        folders = ", ".join(subs[:5]) + (" ..." if len(subs) > 5 else "")
+        raise reader_error(
+            p,
+            None,
+            f"holds label files both at its top ({names}) and in subfolders ({folders}): "
+            "one annotator's folder, or a folder of annotator folders with stray files? "
+            "Pass annotator= to read it as one annotator's (the items are the files' paths "
+            "in it), or a mapping {annotator: folder}, or move the stray files away",
+        )
 
 
 def _files(path) -> tuple[Path, list[Path]]:
@@ -113,11 +139,15 @@ def read_kitti(
     path_or_folder : path or mapping {annotator: path}
         A label file, a folder of label files (one per frame, searched recursively: the
         item is the file's path relative to the folder, without ``.txt``), a folder whose
-        subfolders are the annotators' label folders, or a mapping.
+        subfolders are the annotators' label folders, or a mapping. A folder holding label
+        files both at its top and in subfolders is ambiguous (an annotator's folder, or
+        annotator folders beside stray files) and a ReaderError naming the top files,
+        unless ``annotator=`` says it is one annotator's.
     annotator : str, optional
         The annotator of a single file or folder (by default the folder's name).
     on_invalid : {"raise", "drop"}, default "raise"
-        Cuboids of no volume (a size not positive): raise, or drop with a warning.
+        Cuboids of no volume (a size not positive) and objects whose 2D box is inverted
+        (left > right or top > bottom): raise, or drop with a warning.
     return_dropped : bool, default False
         Also return the skipped records (DontCare regions, dropped cuboids).
 
@@ -131,7 +161,8 @@ def read_kitti(
     Raises
     ------
     ReaderError
-        For a line that is not a KITTI object (naming the file and the line).
+        For a line that is not a KITTI object or whose 2D box is inverted (naming the file
+        and the line), or a folder both of label files and of label folders.
 
     Examples
     --------
@@ -173,6 +204,14 @@ def _line(builder, path, n, line, item, name, f):
         builder.drop(path, f"line {n}", "dont_care", why, item=item, annotator=name, record=line)
         return
     truncated, occluded, alpha, left, top, right, bottom, h, w, length, x, y, z, ry = values[:14]
+    if left > right or top > bottom:
+        why = (
+            f"the 2D box is inverted (left {left:g}, top {top:g}, right {right:g}, bottom "
+            f"{bottom:g}): KITTI writes left <= right and top <= bottom"
+        )
+        exc = reader_error(path, f"line {n}", why)
+        builder.entry_failed(exc, path, f"line {n}", item=item, annotator=name, record=line)
+        return
     extras = dict(zip(_EXTRAS, (truncated, occluded, alpha, left, top, right, bottom), strict=True))
     if len(values) == 15:
         extras["score"] = values[14]

@@ -20,7 +20,7 @@ from .keypoints import coco_name, keypoint_params, skeleton_kind
 from .labelstudio_timeline import is_timeline_result, read_timeline_result, region_label
 from .paths import ENTRY_ERRORS, check_file, reader_error
 from .shapes import rotated_rectangle
-from .values import is_number, json_list, json_object
+from .values import is_number, json_list, json_object, on_canvas
 
 __all__ = ["read_labelstudio"]
 
@@ -78,10 +78,10 @@ def _size(path, entry, result, key):
 
 def _rect(path, entry, value, w, h):
     """``(x0, y0, x1, y1)`` in pixels of a rectangle's ``x, y, width, height`` (percent)."""
-    x = _pct(path, entry, value, "x") * w / 100
-    y = _pct(path, entry, value, "y") * h / 100
-    x1 = x + _pct(path, entry, value, "width") * w / 100
-    return x, y, x1, y + _pct(path, entry, value, "height") * h / 100
+    x, y, dx, dy = (_pct(path, entry, value, k) for k in ("x", "y", "width", "height"))
+    on_canvas(path, entry, (x, x + dx), (y, y + dy), 100, "percent")
+    x, y = x * w / 100, y * h / 100
+    return x, y, x + dx * w / 100, y + dy * h / 100
 
 
 def _task_size(results) -> tuple[float, float]:
@@ -533,10 +533,10 @@ def _add_ellipse(b, path, rentry, who, value, r, kw) -> None:
     (:func:`~iaa_frames.geometry.ellipse.ellipse_ring`)."""
     item, annotator, label = who
     w, h = kw["width"], kw["height"]
-    cx = _pct(path, rentry, value, "x") * w / 100
-    cy = _pct(path, rentry, value, "y") * h / 100
-    rx = _pct(path, rentry, value, "radiusX") * w / 100
-    ry = _pct(path, rentry, value, "radiusY") * h / 100
+    cx, cy, rx, ry = (_pct(path, rentry, value, k) for k in ("x", "y", "radiusX", "radiusY"))
+    xs, ys = (cx - abs(rx), cx + abs(rx)), (cy - abs(ry), cy + abs(ry))
+    on_canvas(path, rentry, xs, ys, 100, "percent")
+    cx, cy, rx, ry = cx * w / 100, cy * h / 100, rx * w / 100, ry * h / 100
     rot = value.get("rotation", 0) or 0
     if not is_number(rot) or not math.isfinite(rot):
         raise reader_error(path, rentry, f"rotation must be a number, got {rot!r}")
@@ -622,6 +622,7 @@ def _region(path, f, b, rentry, where, region, by_region, ctx):
                 raise reader_error(
                     path, rentry, f"value.points holds {p!r}, not an [x, y] pair of numbers"
                 )
+            on_canvas(path, rentry, p[:1], p[1:], 100, "percent")
             ring += [p[0] * w / 100, p[1] * h / 100]
         if open_polygons == "polyline" and value.get("closed") in (False, "false"):
             _add_line(b, path, rentry, item, annotator, label, ring, r, kw)
@@ -661,8 +662,9 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
             if joint is None:
                 raise reader_error(path, rentry, "a keypoint without a label (its joint's name)")
             w, h = _image_size(path, rentry, r)
-            x = _pct(path, rentry, value, "x") * w / 100
-            y = _pct(path, rentry, value, "y") * h / 100
+            x, y = _pct(path, rentry, value, "x"), _pct(path, rentry, value, "y")
+            on_canvas(path, rentry, (x,), (y,), 100, "percent")
+            x, y = x * w / 100, y * h / 100
         except ENTRY_ERRORS as exc:
             _failed(b, exc, path, rentry, item, annotator, r)
             continue

@@ -23,7 +23,7 @@ from iaa_frames.frame.schema import GROUP, INVALID_REASONS, check
 from .builder import warn_dropped
 from .json_stream import load_json
 from .paths import check_file, reader_error
-from .values import MAX_FRAMES, json_list, number, parse_float
+from .values import MAX_FRAMES, json_list, number, on_canvas, parse_float
 
 __all__ = ["read_labelstudio_video"]
 
@@ -100,6 +100,8 @@ def _keyframes(path, entry, value, max_frames, drop) -> pd.DataFrame:
         cols["frame"].append(fr)
         for c in _COORDS:
             cols[c].append(_coordinate(path, where, k, c))
+        x, y, w, h = (cols[c][-1] for c in _COORDS)
+        on_canvas(path, where, (x, x + w), (y, y + h), 100, "percent")
         rot = k.get("rotation")
         cols["rotation"].append(0.0 if rot is None else _coordinate(path, where, k, "rotation"))
         on = k.get("enabled", True)
@@ -138,9 +140,9 @@ def _fill(kf: pd.DataFrame, n_frames: int) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _task(path, i, task, to_name, time, max_frames, drop, objects, cover) -> None:
+def _task(path, i, task, to_name, time, max_frames, drop, objects, cover, seen) -> None:
     """Read one task: its tracks to ``objects``, the frames each annotation covers to
-    ``cover``."""
+    ``cover``; ``seen`` maps (video, annotator) to the annotation that read it first."""
     tid = task.get("id")
     tentry = f"tasks[{i}]" + (f" (id={tid!r:.40})" if tid is not None else "")
     video = _video(task, to_name)
@@ -166,10 +168,20 @@ def _task(path, i, task, to_name, time, max_frames, drop, objects, cover) -> Non
             drop(entry, "cancelled", "a cancelled annotation (no coverage either)")
             continue
         who = _who(path, entry, ann.get("completed_by"))
+        first = seen.setdefault((video, who), entry)
+        if first != entry:
+            raise reader_error(
+                path,
+                entry,
+                f"the annotator {who!r} has an annotation of the video {video!r} already "
+                f"({first}): one annotator's work read twice would agree with itself; "
+                "keep one annotation per annotator and video",
+            )
         stamp = ann.get(time)
         if not isinstance(stamp, (str, int, float)) or isinstance(stamp, bool):
             stamp = None
         tracks = []
+        track_ids: dict = {}  # track id -> the result that drew it
         for k, r in enumerate(json_list(path, entry, ann.get("result"), "result")):
             where = f"{entry} result[{k}]"
             kind = r.get("type") if isinstance(r, dict) else type(r).__name__
@@ -192,6 +204,14 @@ def _task(path, i, task, to_name, time, max_frames, drop, objects, cover) -> Non
             shown = _fill(kf, n_frames)
             rid = r.get("id", k)
             track = str(rid) if isinstance(rid, (str, int)) else str(k)
+            earlier = track_ids.setdefault(track, k)
+            if earlier != k:
+                raise reader_error(
+                    path,
+                    where,
+                    f"the track {track!r} is result[{earlier}]'s id too: two tracks of one "
+                    "id would be one object twice on a frame",
+                )
             tracks.append(shown.assign(track_id=track, label=str(labels[0])))
         task_id = tid if isinstance(tid, (str, int)) and not isinstance(tid, bool) else None
         base = {"annotator": who, "task": task_id, "time": stamp, GROUP: video}
@@ -233,14 +253,18 @@ def read_labelstudio_video(
         The tidy frame: items ``"<video>/frame_000001"``, ``group`` (the video),
         ``frame`` (from 1), ``track_id`` (the region id), ``task``, ``time``; coordinates
         in percent of the video, ``width``/``height`` 100. Every frame of the video
-        (``framesCount``) is covered by every annotation of its task.
+        (``framesCount``) is covered by every annotation of its task. ``attrs``
+        ``["iaa_reader_dropped"]`` counts the records skipped, per reason.
 
     Raises
     ------
     ReaderError
         Malformed or too deeply nested JSON, a result without keyframes or with
-        non-numeric ones, a ``framesCount`` or frame beyond ``max_frames``, a value of the
-        wrong type, an annotation without ``completed_by``; the message names the file and
+        non-numeric ones, a keyframe more than a video size past its edge (pixels
+        written as percent?; within, kept as written, not clipped), a ``framesCount`` or
+        frame beyond ``max_frames``, a value of the wrong type, an annotation without
+        ``completed_by``, a second annotation of one annotator on one video (in one task
+        or two tasks of the same video file), two tracks of one region id; the message names the file and
         the record (``tasks[0] (id=1) annotations[0] result[2] sequence[1]``).
 
     Notes
@@ -277,6 +301,7 @@ def read_labelstudio_video(
     if not isinstance(tasks, list):
         raise reader_error(path, None, "a Label Studio export is a list of tasks")
     objects, cover, dropped = [], [], []
+    seen: dict = {}
 
     def drop(entry, reason, detail):
         dropped.append({"file": str(path), "entry": entry, "reason": reason, "detail": detail})
@@ -286,7 +311,7 @@ def read_labelstudio_video(
         if not isinstance(task, dict):
             raise reader_error(path, entry, "a task must be an object")
         try:
-            _task(path, i, task, to_name, time, max_frames, drop, objects, cover)
+            _task(path, i, task, to_name, time, max_frames, drop, objects, cover, seen)
         except IAAError:
             raise
         except (
@@ -333,10 +358,11 @@ def read_labelstudio_video(
     frame["frame"] = frame["frame"].astype(np.int64)
     frame["track_id"] = frame["track_id"].astype("str")
     dropped = pd.DataFrame(dropped, columns=["file", "entry", "reason", "detail"])
+    counts = {str(k): int(v) for k, v in dropped["reason"].value_counts(sort=False).items()}
+    frame.attrs = {**frame.attrs, "iaa_reader": "labelstudio_video", "iaa_reader_dropped": counts}
     if return_dropped:
         return frame, dropped
     if len(dropped):
-        counts = dropped["reason"].value_counts().to_dict()
         message = (
             f"read_labelstudio_video: skipped {len(dropped)} record(s) ({counts}); the "
             "warning's .dropped attribute holds them, or pass return_dropped=True"

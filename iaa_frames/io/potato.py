@@ -584,7 +584,9 @@ def read_potato(
         ``iscrowd`` kept). Coordinates are pixels when the item's size is known: from the
         data file, else from the first mask drawn on it (``rle.size``, as Potato does);
         otherwise they stay fractions and ``width = height = 1`` (the image is the unit
-        square). ``"[]"`` (saved, nothing drawn) is a coverage row. Extra columns:
+        square). Coordinates up to one image size past an edge are kept as written (not
+        clipped); a shape reaching farther out (``x: 10``: pixels where fractions belong)
+        is a ReaderError, or with ``on_invalid="drop"`` a counted drop. ``"[]"`` (saved, nothing drawn) is a coverage row. Extra columns:
         ``source`` and ``confidence`` (provenance, when present), one column per
         attribute (``attr_<name>`` when the name is taken), listed in
         ``attrs["iaa_attributes"]``; ``time``, the UTC time of the annotator's last
@@ -600,7 +602,7 @@ def read_potato(
     ------
     ReaderError
         Missing or malformed files, a ``_data`` value that is not a JSON list, shapes of
-        the wrong types, masks whose size is not two positive integers, exceeds
+        the wrong types or more than an image size past its edge, masks whose size is not two positive integers, exceeds
         ``max_mask_pixels`` or disagrees with their run lengths, several schemes without
         ``schema=`` or a ``schema=`` that no record holds (the error's ``schemes``
         attribute names those they hold); the message names the file, the entry (the

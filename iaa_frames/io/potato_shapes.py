@@ -24,6 +24,12 @@ type              coordinates                                        row of the 
                                                                      pixels
 ================  =================================================  ========================
 
+Coordinates a little outside the image (up to :data:`~iaa_frames.io.values.CANVAS_SLACK`,
+one image size, past an edge: a box dragged over the border) are kept as written, not
+clipped; a shape reaching farther out (``x: 10``, pixels written where fractions belong)
+is a ReaderError naming the file, the entry and the coordinate (with ``on_invalid="drop"``
+a counted drop).
+
 A mask's ``counts`` are uncompressed run lengths, background first, in **row-major**
 order (left to right, then top to bottom) and in pixels of ``size`` (COCO's uncompressed
 RLE is column-major): :func:`decode_rle` decodes them, refusing a declared size above
@@ -51,7 +57,7 @@ from .builder import FrameBuilder
 from .keypoints import keypoint_params, skeleton_kind
 from .masks import MAX_MASK_PIXELS, mask_to_geometry
 from .paths import reader_error
-from .values import is_number, is_size, json_object
+from .values import is_number, is_size, json_object, on_canvas
 
 __all__ = ["SHAPE_TYPES", "Place", "add_shape", "decode_rle", "mask_size"]
 
@@ -152,8 +158,8 @@ def _xy(place: Place, entry, pts, name, *, n=None, v=False) -> np.ndarray:
             raise reader_error(
                 place.path, entry, f"{name}[{i}] must be a point {{x, y}}, got {p!r}"
             )
-        out[i, 0] = _num(place, entry, p.get("x"), f"{name}[{i}].x") * place.width
-        out[i, 1] = _num(place, entry, p.get("y"), f"{name}[{i}].y") * place.height
+        out[i, 0] = _num(place, entry, p.get("x"), f"{name}[{i}].x")
+        out[i, 1] = _num(place, entry, p.get("y"), f"{name}[{i}].y")
         if v:
             vis = p.get("v", 2)
             if vis not in (0, 1, 2) or isinstance(vis, bool):
@@ -161,6 +167,9 @@ def _xy(place: Place, entry, pts, name, *, n=None, v=False) -> np.ndarray:
                     place.path, entry, f"{name}[{i}].v must be 0, 1 or 2, got {vis!r}"
                 )
             out[i, 2] = vis
+    on_canvas(place.path, entry, out[:, 0], out[:, 1])
+    out[:, 0] *= place.width
+    out[:, 1] *= place.height
     return out
 
 
@@ -187,10 +196,10 @@ def _extras(place: Place, entry, shape) -> dict:
 def _ellipse(place: Place, entry, c) -> list:
     if not isinstance(c, dict):
         raise reader_error(place.path, entry, "ellipse coordinates must be {cx, cy, rx, ry, angle}")
-    cx = _num(place, entry, c.get("cx"), "cx") * place.width
-    cy = _num(place, entry, c.get("cy"), "cy") * place.height
-    rx = _num(place, entry, c.get("rx"), "rx") * place.width
-    ry = _num(place, entry, c.get("ry"), "ry") * place.height
+    cx, cy, rx, ry = (_num(place, entry, c.get(k), k) for k in ("cx", "cy", "rx", "ry"))
+    on_canvas(place.path, entry, (cx - abs(rx), cx + abs(rx)), (cy - abs(ry), cy + abs(ry)))
+    cx, rx = cx * place.width, rx * place.width
+    cy, ry = cy * place.height, ry * place.height
     angle = math.radians(_num(place, entry, c.get("angle", 0), "angle"))
     if rx <= 0 or ry <= 0:
         return []
@@ -227,6 +236,7 @@ def _freeform(place: Place, entry, c) -> list:
     lx, ly = (pts[:, 0] - ox) * sx, (pts[:, 1] - oy) * sy
     x = left + lx * math.cos(a) - ly * math.sin(a)
     y = top + lx * math.sin(a) + ly * math.cos(a)
+    on_canvas(place.path, entry, x / place.width, y / place.height)
     return np.column_stack([x, y]).ravel().tolist()
 
 
@@ -283,10 +293,10 @@ def add_shape(b: FrameBuilder, place: Place, k: int, shape) -> None:
     if kind == "bbox":
         if not isinstance(c, dict):
             raise reader_error(path, entry, "bbox coordinates must be {x, y, width, height}")
-        x = _num(place, entry, c.get("x"), "x") * place.width
-        y = _num(place, entry, c.get("y"), "y") * place.height
-        w = _num(place, entry, c.get("width"), "width") * place.width
-        h = _num(place, entry, c.get("height"), "height") * place.height
+        x, y, w, h = (_num(place, entry, c.get(k), k) for k in ("x", "y", "width", "height"))
+        on_canvas(path, entry, (x, x + w), (y, y + h))
+        x, w = x * place.width, w * place.width
+        y, h = y * place.height, h * place.height
         b.add_box(*who, x, y, x + w, y + h, **kw)
     elif kind == "cuboid_2d":
         if not isinstance(c, dict):

@@ -34,6 +34,7 @@ from iaa_frames.errors import ParameterError
 
 from .builder import FrameBuilder, finish
 from .paths import as_path, reader_error
+from .values import number
 
 __all__ = ["read_supervisely_pointcloud"]
 
@@ -82,8 +83,10 @@ def read_supervisely_pointcloud(
     ReaderError
         For a file that is not JSON (or nested too deeply, or an object writing one key
         twice) or a figure that is not a cuboid (naming the file and the figure), a figure
-        without an annotator, two objects or two figures of one ``key`` (with
-        ``on_invalid="drop"``: the later one is dropped and counted).
+        without an annotator, a coordinate that is not a JSON number (a string, a
+        boolean), two objects or two figures of one ``key``, two cuboids of one object by
+        one annotator in one point cloud (with ``on_invalid="drop"``: the later one is
+        dropped and counted).
 
     Examples
     --------
@@ -170,6 +173,7 @@ def _read_file(builder, file: Path, item: str, annotator):
     if annotator is not None:
         builder.cover(item, annotator, file_idx=f)
     figure_keys: set = set()
+    drawn: dict = {}  # (annotator, object key) -> the figure that drew it
     for k, fig in enumerate(data.get("figures", [])):
         entry = f"figures[{k}]"
         if not isinstance(fig, dict):
@@ -211,11 +215,21 @@ def _read_file(builder, file: Path, item: str, annotator):
         g = fig.get("geometry")
         try:
             pos, rot, dim = (
-                [float(g[part][axis]) for axis in "xyz"]
+                [number(file, entry, g[part][axis], f"geometry.{part}.{axis}") for axis in "xyz"]
                 for part in ("position", "rotation", "dimensions")
             )
-        except (TypeError, KeyError, ValueError, OverflowError):
+        except (TypeError, KeyError, OverflowError):
             why = "geometry needs position, rotation and dimensions, each with numbers x, y, z"
             raise reader_error(file, entry, why) from None
+        earlier = drawn.get((who, key))
+        if earlier is not None:
+            why = (
+                f"the object {key!r} of {who!r} has a cuboid already (figures[{earlier}]): "
+                "an object (a track across frames) is one cuboid per point cloud (the first "
+                "is kept with on_invalid='drop')"
+            )
+            builder.entry_failed(reader_error(file, entry, why), file, entry, item=item, record=fig)
+            continue
+        drawn[(who, key)] = k
         params, extras = [*pos, *dim, rot[2], rot[1], rot[0]], {"object_key": str(obj.get("key"))}
         builder.add_shape(item, who, label, "cuboid", params, file_idx=f, entry=k, extras=extras)

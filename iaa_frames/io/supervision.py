@@ -39,6 +39,7 @@ _CORE = ("item", "annotator", "label", "object_id", *BOX_COLUMNS, "geometry", "w
 _REASONS = {
     "unknown_class": "the class_id is not in class_names",
     "no_class": "the detection has neither data['class_name'] nor a class_id",
+    "bad_class_id": "the class_id is not an integer (a fraction, NaN)",
     "empty_mask": "the mask is empty (no pixel set)",
 }
 
@@ -99,8 +100,19 @@ def _labels(det, n, class_names, where):
     ids = np.asarray(det.class_id).reshape(-1)
     if len(ids) != n:
         raise ParameterError(f"{where}: class_id has {len(ids)} values for {n} boxes")
+    if ids.dtype.kind not in "iu":  # floats (1.7 is no class, NaN none), objects, text
+        try:
+            values = ids.astype("float64")
+        except (TypeError, ValueError):
+            raise ParameterError(
+                f"{where}: class_id must hold integers, got {ids.dtype} {ids[:3].tolist()!r}"
+            ) from None
+        whole = np.isfinite(values) & (values == np.round(values))
+        bad[~whole] = "bad_class_id"
+        ids = np.where(whole, values, 0).astype(np.int64)
     if class_names is None:
-        return ids.astype(np.int64).astype(str).astype(object), bad
+        labels = ids.astype(np.int64).astype(str).astype(object)
+        return np.where(bad == "", labels, None).astype(object), bad
     if isinstance(class_names, Mapping):
         mapped = pd.Series(ids).map(dict(class_names)).to_numpy(dtype=object)
         missing = pd.isna(mapped)
@@ -109,7 +121,8 @@ def _labels(det, n, class_names, where):
         ids = ids.astype(np.int64)
         missing = (ids < 0) | (ids >= len(table))
         mapped = table[np.where(missing, 0, ids)] if len(table) else np.full(n, None, object)
-    mapped = np.where(missing, None, mapped).astype(object)
+    missing = missing & (bad == "")
+    mapped = np.where(missing | (bad != ""), None, mapped).astype(object)
     bad[missing] = "unknown_class"
     return np.array([None if v is None else str(v) for v in mapped], dtype=object), bad
 
@@ -129,6 +142,12 @@ def _shapes(det, n, masks):
         if len(shape) != 3 or shape[0] != n:
             raise ParameterError(f"mask must have shape (n, height, width), got {shape}")
         size = (float(shape[2]), float(shape[1]))
+        kind = getattr(mask, "dtype", np.dtype(bool)).kind
+        if kind == "f" and ((mask != 0) & (mask != 1)).any():
+            raise ParameterError(
+                "mask holds values other than 0 and 1 (scores, probabilities?): a mask is "
+                "boolean; threshold it (mask > 0.5) first"
+            )
         geometry[:] = masks_to_geometries(mask)  # the exact polygons, traced at once
         empty = np.equal(geometry, None)
     elif data.get(ORIENTED) is not None:
@@ -191,8 +210,8 @@ def from_supervision(
         ``{item: (width, height)}`` in pixels, used to normalize distances (masks give
         their own size).
     on_invalid : {"raise", "drop"}, default "raise"
-        What to do with unusable detections (a ``class_id`` missing from ``class_names``,
-        an empty mask, an inverted or zero-area box): raise
+        What to do with unusable detections (a ``class_id`` missing from ``class_names``
+        or not an integer, an empty mask, an inverted or zero-area box): raise
         :class:`~iaa_frames.errors.InvalidAnnotationError` naming each as
         ``detections[key][i]``, or drop them with a
         :class:`~iaa_frames.errors.DroppedRowsWarning` counting them per reason (its
@@ -210,8 +229,8 @@ def from_supervision(
     Raises
     ------
     ParameterError
-        When ``detections`` is not one of the shapes above, or a Detections' arrays do not
-        have one entry per box.
+        When ``detections`` is not one of the shapes above, a Detections' arrays do not
+        have one entry per box, or a float mask holds values other than 0 and 1.
     InvalidAnnotationError
         With ``on_invalid="raise"``, for the first unusable detections.
 
@@ -277,9 +296,10 @@ def from_supervision(
     if len(dropped) and on_invalid == "raise":
         raise InvalidAnnotationError(_message(dropped))
     kept = res.frame.loc[~res.frame.index.isin(objects.index[mine])]
-    present = set(zip(kept["item"], kept["annotator"], strict=True))
+    # as text, as validate() names items: an item 1 and "1" are one
+    present = {(str(i), str(a)) for i, a in zip(kept["item"], kept["annotator"], strict=True)}
     cover = pd.DataFrame(
-        [c for c in coverage if (c["item"], c["annotator"]) not in present],
+        [c for c in coverage if (str(c["item"]), str(c["annotator"])) not in present],
         columns=["item", "annotator", "width", "height", "_pos"],
     )
     cover = cover.assign(label=None, **{c: np.nan for c in BOX_COLUMNS})

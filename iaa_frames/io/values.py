@@ -20,6 +20,7 @@ import math
 from .paths import reader_error
 
 __all__ = [
+    "CANVAS_SLACK",
     "MAX_FRAMES",
     "PLAIN_NUMBER",
     "flat_ring",
@@ -28,6 +29,7 @@ __all__ = [
     "json_list",
     "json_object",
     "number",
+    "on_canvas",
     "parse_float",
     "parse_int",
     "size_value",
@@ -40,6 +42,11 @@ _NUMBER_TYPES = {int, float}
 #: ``read_mot(max_frames=)``): every frame of it is covered, one row each, and a few bytes
 #: can declare any range.
 MAX_FRAMES = 1_000_000
+#: How far past an edge of the image a coordinate given relative to it (a fraction, a
+#: percent) may lie, in image sizes: exports hold small excursions (a box dragged over the
+#: border, the corners of a rotated rectangle), which are kept as written; a coordinate
+#: farther out is no excursion but another unit (pixels written as fractions or percent).
+CANVAS_SLACK = 1.0
 #: Plain ASCII numbers, as the text formats write them (no ``_``, no other digits).
 PLAIN_NUMBER = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*"
 
@@ -155,3 +162,32 @@ def xml_float(path, entry, el, name, *, attr=True, required=True):
     if not math.isfinite(v):
         raise reader_error(path, entry, f"{name}={raw!r} is not a finite number")
     return v
+
+
+def on_canvas(path, entry, xs, ys, extent: float = 1.0, unit: str = "fractions") -> None:
+    """Refuse coordinates relative to the image (``extent`` is the image's size in their
+    unit: 1 for fractions, 100 for percent) that lie more than :data:`CANVAS_SLACK` image
+    sizes past an edge: a ReaderError naming the file, the entry, the coordinate and the
+    unit; coordinates within are left as they are (not clipped).
+
+    Examples
+    --------
+    >>> on_canvas("a.json", "shapes[0]", [0.1, 1.3], [-0.2, 0.5])  # small excursions
+    >>> on_canvas("a.json", "shapes[0]", [10, 60], [10, 60])
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ReaderError: a.json: shapes[0]: the x coordinate 10 lies 9 image widths past the image's edge: coordinates are fractions of the image (0 to 1; up to 1 image size past an edge is kept); pixels written as fractions?
+    """
+    lo, hi = -CANVAS_SLACK * extent, (1 + CANVAS_SLACK) * extent
+    for axis, size, values in (("x", "widths", xs), ("y", "heights", ys)):
+        for v in values:
+            if not lo <= v <= hi:
+                past = (v - extent if v > extent else -v) / extent
+                raise reader_error(
+                    path,
+                    entry,
+                    f"the {axis} coordinate {v:g} lies {past:g} image {size} past the "
+                    f"image's edge: coordinates are {unit} of the image (0 to {extent:g}; up "
+                    f"to {CANVAS_SLACK:g} image size past an edge is kept); pixels written as "
+                    f"{unit}?",
+                )

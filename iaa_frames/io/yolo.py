@@ -156,6 +156,43 @@ def _images_by_stem(dirs) -> dict:
     return out
 
 
+def _refuse_mixed(root: Path) -> None:
+    """A plain export whose subfolders hold label files too: one export with copies in
+    subfolders, or a folder of annotators' exports with stray files at its top? Reading
+    it as one export would merge the annotators into one; a ReaderError naming the files
+    at the top and the way out."""
+    top = sorted(
+        p.name
+        for p in root.iterdir()
+        if p.is_file() and p.suffix.lower() == ".txt" and p.name.lower() not in _NOT_LABELS
+    )
+    deeper = [
+        p
+        for p in _unread_label_files(root, ())
+        if not p.relative_to(root).parts[0].startswith("obj_")
+    ]
+    if not top or not deeper:
+        return
+    subs = sorted({p.relative_to(root).parts[0] for p in deeper})
+    names = ", ".join(top[:5]) + (f" and {len(top) - 5} more" if len(top) > 5 else "")
+    raise reader_error(
+        root,
+        None,
+        f"holds both .txt label files ({names}) and subfolders of label files "
+        f"({', '.join(subs[:5])}{' ...' if len(subs) > 5 else ''}): one export, or a "
+        "folder of annotators' exports with stray files at its top? Pass annotator= to "
+        "read it as one export (the subfolders' files are then reported, not read), or "
+        "move the stray files away to read each subfolder as an annotator's export",
+    )
+
+
+def _plain(d: Path) -> bool:
+    """Whether the export ``d`` is in the plain layout (no ``labels/``, no image lists)."""
+    if (d / "labels").is_dir() or any((d / sp / "labels").is_dir() for sp in _SPLITS):
+        return False
+    return not _list_files(d)
+
+
 def _label_files(d: Path) -> list[tuple[Path, str | None]]:
     """(label file, the image it annotates when the layout names it) of one export, in
     the layouts :func:`read_yolo` lists (Ultralytics and Roboflow, Darknet, plain)."""
@@ -219,6 +256,23 @@ def _label_files(d: Path) -> list[tuple[Path, str | None]]:
     return [(p, None if i is None else str(i.relative_to(d))) for p, i in zip(files, image)]
 
 
+def _unread_label_files(d: Path, read) -> list[Path]:
+    """The ``.txt`` files in the subfolders of a plain export ``d`` that are not among
+    ``read`` (the plain layout reads the top-level files and ``obj_*/``): label files of
+    a layout the reader does not know, reported rather than lost. Hidden folders
+    (``.ipynb_checkpoints/``) and the image lists and class files are not label files."""
+    read = set(read)
+    out = []
+    for sub in sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        for q in sorted(sub.rglob("*.txt")):
+            rel = q.relative_to(d).parts
+            if q in read or q.name.lower() in _NOT_LABELS or not q.is_file():
+                continue
+            if not any(part.startswith(".") for part in rel):
+                out.append(q)
+    return out
+
+
 def read_yolo(
     dir_per_annotator,
     *,
@@ -244,8 +298,11 @@ def read_yolo(
         * Darknet (CVAT's "YOLO 1.1"): ``obj.names``, ``obj.data``, and the image lists
           ``train.txt``/``valid.txt``, each listed image's ``.txt`` beside it
           (``obj_train_data/``); the lists are read as lists, never as labels;
-        * else the ``.txt`` files of the directory (``classes.txt``, ``obj.names`` and the
-          list files are not label files).
+        * else the ``.txt`` files of the directory and of its ``obj_*/`` folders
+          (``classes.txt``, ``obj.names`` and the list files are not label files); the
+          ``.txt`` files of its other subfolders are not read (a subfolder is no layout of
+          YOLO's: a copy, another export) but counted and reported
+          (``label_file_not_read``, a DroppedRowsWarning naming each file).
     classes : list of str, mapping {index: name}, or path, optional
         The class names, by index. A path may name ``classes.txt``/``obj.names`` (one name
         per line) or a ``data.yaml``, whose ``names`` is read without a YAML library (flow
@@ -325,6 +382,8 @@ def read_yolo(
     else:
         root = check_dir(dir_per_annotator)
         if _is_dataset(root):
+            if annotator is None and _plain(root):
+                _refuse_mixed(root)
             if annotator is None:
                 annotator = root.resolve().name
                 message = (
@@ -351,17 +410,30 @@ def read_yolo(
     for ann, d in dirs:
         files = _label_files(d)
         if not files:
+            deeper = _unread_label_files(d, ()) if _plain(d) else []
+            names = ", ".join(p.relative_to(d).as_posix() for p in deeper[:4])
+            names += " ..." if len(deeper) > 4 else ""
+            held = f"; its subfolders hold {len(deeper)} ({names}), not read" if deeper else ""
             raise reader_error(
                 d,
                 None,
                 f"no .txt label files for annotator {ann!r} (looked in "
                 "labels/, <split>/labels/, the image lists of obj.data and the "
-                "directory itself)",
+                f"directory itself){held}",
             )
         for path, image in files:
             source = image if image is not None else str(path.relative_to(d).with_suffix(""))
             item = keys(source, scope=d, path=path, entry="(file)")
             _read_file(path, ann, names_of[ann], sizes, b, item, source)
+        if _plain(d):
+            for path in _unread_label_files(d, (p for p, _ in files)):
+                why = (
+                    f"a .txt file in the subfolder {path.parent.relative_to(d).as_posix()!r} "
+                    "of a plain export (labels/, the image lists and obj_*/ absent), which "
+                    "reads the folder's own .txt files: not read; move it up, or pass its "
+                    "folder as an export of its own"
+                )
+                b.drop(path, "(file)", "label_file_not_read", why, annotator=ann)
     return finish(b, on_invalid=on_invalid, return_dropped=return_dropped)
 
 

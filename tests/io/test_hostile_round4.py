@@ -124,13 +124,7 @@ def test_r4_potato_one_users_item_twice_is_refused(tmp_path, second):
     assert len(df) == 1  # the first record, once
 
 
-# ------------------------------------------------------------ open: strict xfails
-@pytest.mark.xfail(
-    strict=True,
-    reason="R5: read_yolo's plain layout reads only the export's top-level .txt files "
-    "(and obj_*/); the label files of any other subfolder are skipped, neither read nor "
-    "counted",
-)
+# --------------------- R5, R6: fixed in round five (more in test_hostile_round5.py)
 def test_r5_yolo_label_files_in_a_subfolder_are_not_lost_silently(tmp_path):
     (tmp_path / "ana" / "sub").mkdir(parents=True)
     (tmp_path / "ana" / "b.txt").write_text("")
@@ -142,12 +136,6 @@ def test_r5_yolo_label_files_in_a_subfolder_are_not_lost_silently(tmp_path):
     assert df["label"].notna().any() or df.attrs["iaa_reader_dropped"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R6: Potato coordinates are fractions of the image, but a bbox at x=10 "
-    "(pixels written as fractions) is scaled to 10 image widths without a note; YOLO "
-    "refuses coordinates outside [0, 1]",
-)
 def test_r6_potato_coordinates_far_outside_the_image_are_refused(tmp_path):
     box = {
         "type": "bbox",
