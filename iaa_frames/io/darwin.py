@@ -1,3 +1,5 @@
+# Over 400 lines: one format; its layouts (files, item folders, one export or one per
+# annotator, slots) share the shape parsing; about 120 lines are documentation.
 """Reader for V7 Darwin JSON 2.0 (one file per item).
 
 The annotation types read, by the key that holds their data (as V7's own parser reads
