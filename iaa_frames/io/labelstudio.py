@@ -684,10 +684,12 @@ def _keypoints(path, f, b, aentry, item, annotator, aid, tid, keypoints, regions
             k, rect = regions.pop(key)[0]
             value = rect["value"]
             label, _ = region_label(value, _RECT.get(rect["type"], "rectanglelabels"))
+            rect_entry = f"{aentry} result[{k}]"
             try:
-                box = _rect(path, aentry, value, w, h)
+                box = _rect(path, rect_entry, value, w, h)
                 area = (box[2] - box[0]) * (box[3] - box[1])
-            except ENTRY_ERRORS:
+            except ENTRY_ERRORS as exc:  # the joints kept without it; the rectangle said
+                _failed(b, exc, path, rect_entry, item, annotator, rect)
                 box = None
             oid = f"{aid}/{key}"
         label = label or key[1] if isinstance(key, tuple) else label or "keypoints"

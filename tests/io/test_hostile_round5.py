@@ -395,3 +395,48 @@ def test_table_of_boxes_with_two_rows_of_one_item_and_annotator_is_refused(tmp_p
     with pytest.warns(DroppedRowsWarning, match="read_twice: 1"):
         df = iaf.read_table(p, boxes="boxes", on_invalid="drop")
     assert df.loc[df["annotator"] == "w1", "x0"].tolist() == [0.0]
+
+
+def _skeleton_task(rect_value):
+    """A Label Studio task: a person rectangle (``rect_value``) and two joints on it."""
+    size = {"original_width": 200, "original_height": 100}
+    rect = {
+        "id": "p1",
+        "type": "rectanglelabels",
+        "from_name": "box",
+        "to_name": "img",
+        "value": {**rect_value, "rectanglelabels": ["person"]},
+        **size,
+    }
+    joints = [
+        {
+            "id": f"k{i}",
+            "type": "keypointlabels",
+            "from_name": "kp",
+            "to_name": "img",
+            "parentID": "p1",
+            "value": {"x": x, "y": 40.0, "keypointlabels": [name]},
+            **size,
+        }
+        for i, (name, x) in enumerate((("nose", 20.0), ("neck", 22.0)))
+    ]
+    annotation = {"id": 7, "completed_by": 1, "result": [rect, *joints]}
+    return [{"id": 1, "data": {"image": "a.png"}, "annotations": [annotation]}]
+
+
+def test_labelstudio_skeleton_whose_rectangle_is_unreadable_is_not_silent(tmp_path):
+    """The joints of a rectangle region form that rectangle's skeleton; an unreadable
+    rectangle (its width not a number) was dropped without a word and the joints kept
+    without its box. It is a ReaderError naming the rectangle's result, or a counted drop."""
+    bad = {"x": 10.0, "y": 20.0, "width": "wide", "height": 30.0}
+    path = tmp_path / "ls.json"
+    path.write_text(json.dumps(_skeleton_task(bad)))
+    with pytest.raises(ReaderError, match=r"result\[0\]"):
+        iaf.read_labelstudio(path)
+    df = iaf.read_labelstudio(path, on_invalid="drop")
+    assert sum(df.attrs["iaa_reader_dropped"].values()) == 1
+    good = tmp_path / "ok.json"
+    good.write_text(
+        json.dumps(_skeleton_task({"x": 10.0, "y": 20.0, "width": 20.0, "height": 30.0}))
+    )
+    assert iaf.read_labelstudio(good).shape[0] == 1
