@@ -51,6 +51,7 @@ from iaa_frames.settings.parameters import engine_kwargs
 from . import style
 from .figure import laid_out
 from .fit_text import fitted_title_parts, refit_title, set_fitted_title
+from .fonts import no_glyph_warnings
 from .item_shapes import HOLLOW, distance_kinds, draw_shape, outline_style, shape_anchor
 
 __all__ = ["MAX_LINKED", "ItemView", "crowd_reference", "item", "item_view", "worst_items"]
@@ -657,6 +658,11 @@ def _sticks_out(box, bounds, tol: float = 0.5) -> bool:
 
 
 def _place_tags(fig, *, grid: str | None = None):
+    with no_glyph_warnings():  # measured here; said once, when the figure is drawn
+        _place_tags_measured(fig, grid=grid)
+
+
+def _place_tags_measured(fig, *, grid: str | None = None):
     """Place every label tag of ``fig`` at the figure's present layout: the first of its
     candidate places (:func:`_tag_boxes`) that stays inside its Axes and clear of the tags
     already placed (tags of differing labels first); a tag with no free place is left out.
@@ -863,7 +869,18 @@ def worst_items(
         handles=handles,
         **({"handlelength": _STYLED_HANDLE} if styled and not crowd else {}),
         loc="outside lower center",
-        ncols=min(4 if fig_width >= 6 else 2, len(handles)),
+        # as many columns as the names fit (a crowd's long entries, in two columns at
+        # 3.5 in, ran past the right edge): the layout cannot narrow a legend
+        ncols=min(
+            4 if fig_width >= 6 else 2,
+            style.legend_columns(
+                [h.get_label() for h in handles],
+                fig_width,
+                fontsize="x-small",
+                min_width=0.0,
+                **({"handlelength": _STYLED_HANDLE} if styled and not crowd else {}),
+            ),
+        ),
         fontsize="x-small",
         frameon=False,
     )
