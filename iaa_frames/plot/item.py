@@ -865,22 +865,21 @@ def worst_items(
         handles.insert(
             0, Line2D([], [], color="0.5", lw=2, label=f"{len(shown_names)} annotators, {each}")
         )
+    handle = {"handlelength": _STYLED_HANDLE} if styled and not crowd else {}
+    # as many columns as the entries fit (a crowd's long entries, in two columns at 3.5 in,
+    # ran past the right edge: the layout cannot narrow a legend); its rows beyond those
+    # of the usual columns make the figure taller (else they took the panels' room)
+    most = 4 if fig_width >= 6 else 2
+    labels = [h.get_label() for h in handles]
+    columns = min(most, style.legend_columns(labels, fig_width, fontsize="x-small",
+                                             min_width=0.0, **handle))  # fmt: skip
+    extra_rows = -(-len(handles) // columns) - -(-len(handles) // most)
+    fig.set_figheight(fig.get_figheight() + 0.15 * extra_rows)
     fig.legend(
         handles=handles,
-        **({"handlelength": _STYLED_HANDLE} if styled and not crowd else {}),
+        **handle,
         loc="outside lower center",
-        # as many columns as the names fit (a crowd's long entries, in two columns at
-        # 3.5 in, ran past the right edge): the layout cannot narrow a legend
-        ncols=min(
-            4 if fig_width >= 6 else 2,
-            style.legend_columns(
-                [h.get_label() for h in handles],
-                fig_width,
-                fontsize="x-small",
-                min_width=0.0,
-                **({"handlelength": _STYLED_HANDLE} if styled and not crowd else {}),
-            ),
-        ),
+        ncols=columns,
         fontsize="x-small",
         frameon=False,
     )
