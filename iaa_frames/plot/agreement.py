@@ -16,6 +16,7 @@ from iaa_frames.frame.schema import ALL
 
 from . import style
 from .forest_size import figure as _figure
+from .forest_size import name_columns as _name_columns
 from .forest_size import rows_that_fit as _rows_that_fit
 from .rows import by_note, ranked
 
@@ -230,6 +231,7 @@ def forest(
             fig = axes[0].figure
             note_text = _note_text(frame, top)
         y_of = {r: i for i, r in enumerate(rows)}
+        limit = _name_columns(len(panels), fig.get_figwidth())  # room for panel titles
         colors = style.annotator_colors(result) if frame.attrs["rows"] == "annotator" else None
         for k, (ax, comp) in enumerate(zip(axes, panels)):
             if comp == _RAW:
@@ -238,7 +240,7 @@ def forest(
                 sub = frame[frame["component"] == comp]
                 _panel(ax, sub, comp, y_of, colors)
                 ax.set_title(f"{comp} {views.symbol(sub['measure'].iloc[0])}")
-            ax.set_yticks(range(len(rows)), [style.short_name(r) for r in rows])
+            ax.set_yticks(range(len(rows)), [style.short_name(r, limit) for r in rows])
             ax.set_ylim(len(rows) - 0.5, -0.5)
             first_in_row = k % _ncols(fig, axes) == 0 if axes is not None else k == 0
             ax.tick_params(axis="y", labelleft=first_in_row, length=0 if not first_in_row else 3)
@@ -346,7 +348,8 @@ def _raw_panel(ax, sub, y_of):
     ax.set_xlim(-0.02, 1.04)
     ax.xaxis.set_major_locator(plt.MaxNLocator(3))
     ax.set_title(_RAW)
-    ax.set_xlabel("uncorrected mean IoU", fontsize="small", color=style.grey())
+    # wrapped by matplotlib where it would pass the figure's edge (right panel at 3.5 in)
+    ax.set_xlabel("uncorrected mean IoU", fontsize="small", color=style.grey(), wrap=True)
     ax.grid(axis="x", color="0.92")
 
 
@@ -360,11 +363,8 @@ def _legend(fig, with_ci, without_ci, *, title=None):
     if with_ci:
         handles.append(Line2D([], [], color="0.25", linewidth=1.4, label="95% bootstrap CI"))
     if without_ci:
-        handles.append(
-            Line2D(
-                [], [], **dot, markerfacecolor="white", markeredgewidth=1.1, label="no interval"
-            )  # fmt: skip
-        )
+        hollow = {"markerfacecolor": "white", "markeredgewidth": 1.1}
+        handles.append(Line2D([], [], **dot, **hollow, label="no interval"))
     handles.append(Line2D([], [], color=style.grey(), linestyle="--", label="chance (0)"))
     return fig.legend(
         handles=handles,

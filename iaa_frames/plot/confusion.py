@@ -1,4 +1,4 @@
-"""Label confusion matrix of matched pairs, with the classification α beside it."""
+"""Label confusion matrix of matched pairs, with Krippendorff's α of the labels beside it."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from iaa_frames.settings.parameters import engine_kwargs, not_default
 
 from . import style
 
-__all__ = ["confusion"]
+__all__ = ["ALPHA_HEADER", "confusion"]
 
 #: Names of more than 8 classes are written at 7 pt: about 0.06 in a character, 0.14 in
 #: a row.
@@ -30,6 +30,10 @@ def _name(name) -> str:
 
 
 _MAX_ANNOTATED = 15  # classes above which cell counts are not written
+
+#: The header of the α column: Krippendorff's α of the pairs' labels (chance from the
+#: labels' own frequencies), not the classification α of the tables.
+ALPHA_HEADER = "Kripp. α"
 
 
 def _is_confusion(data) -> bool:
@@ -61,9 +65,11 @@ def confusion(
     Each cell's text is the count of matched pairs. Off the diagonal, its shade is its
     share of the row's pairs whose labels differ (where the row's class ends up on the
     column side when the two disagree); the diagonal (pairs that agree) is grey, so that
-    a few conflicts among many agreeing pairs stay visible. Beside each row, the class's
-    classification α (binary α of {class, other}); below them, the pooled nominal α
-    ("all"). Only the ``top`` classes are drawn, those in the most label conflicts first,
+    a few conflicts among many agreeing pairs stay visible. Beside each row, under the
+    header "Kripp. α", Krippendorff's α of the pairs' labels for the class (binary α of
+    {class, other}, chance from the labels' own frequencies: not the classification α of
+    the agreement tables, whose chance is the labels of unrelated objects); below them,
+    the pooled nominal α ("all"). Only the ``top`` classes are drawn, those in the most label conflicts first,
     then by support (pairs in their row and column); a note says how many were left out.
 
     Parameters
@@ -87,7 +93,8 @@ def confusion(
     -------
     matplotlib.axes.Axes
         The shaded cells have ``gid="confusion"``, the grey diagonal ``gid="agreeing"``,
-        cell texts ``gid="count"``, α texts ``gid="alpha"``.
+        cell texts ``gid="count"``, α texts ``gid="alpha"`` (the pooled one
+        ``gid="alpha_all"``, the header ``gid="alpha_header"``).
 
     Examples
     --------
@@ -127,7 +134,7 @@ def confusion(
     # left, upright columns under it), the α column, the title and the x label leave; a row
     # of 7 pt names needs about 0.14 in (20 LVIS classes at 3.5 in overlapped, the y label
     # was cut at the left edge)
-    longest = max((len(_name(names[i])) for i in keep), default=0)
+    longest = max((style.columns(_name(names[i])) for i in keep), default=0)
     if ax is None:
         # names beyond 12 characters (up to _NAME_CHARS) widen the figure by their
         # excess: a 1,000-character class (the frame's limit) collapsed the grid
@@ -212,7 +219,7 @@ def confusion(
     # upright when a label is wider than its column (about 0.065 in a character at 8 pt;
     # the grid takes about 0.7 of the width): 12 four-character classes at 3.5 in overlapped
     written = [_name(x) for x in shown]
-    upright = max(map(len, written), default=0) * 0.065 > 0.7 * w / n
+    upright = max(map(style.columns, written), default=0) * 0.065 > 0.7 * w / n
     ax.set_xticks(
         range(len(shown)),
         written,
@@ -235,8 +242,12 @@ def confusion(
 
     for i, name in enumerate(shown):
         right_of_grid(style.fmt(alphas.get(name)), i, 0, "center", gid="alpha")
-    right_of_grid("α", -0.5, 3, "bottom", fontweight="bold")
-    right_of_grid(f"all\n{style.fmt(table.attrs.get('alpha'))}", len(shown) - 0.5, -3, "top",
+    # Krippendorff's α of the pairs' labels, named so: a bare "α" read as the tables'
+    # classification α (chance from unrelated objects), which it is not
+    right_of_grid(ALPHA_HEADER, -0.5, 3, "bottom", fontweight="bold", gid="alpha_header")
+    # the pooled α on one line, as high as the column names: on two lines it reached down
+    # to the x label, which a wide wrapped label ran under
+    right_of_grid(f"all {style.fmt(table.attrs.get('alpha'))}", len(shown) - 0.5, -3, "top",
                   fontweight="bold", gid="alpha_all")  # fmt: skip
     ax.set_ylabel(f"label: {table.index.name}")
     ax.set_xlabel(f"label: {table.columns.name}\n{shade}")
@@ -244,8 +255,9 @@ def confusion(
         title,
         loc="left",
         fontsize="medium",
-        pad=14,
-    )  # above the α header
+        wrap=True,  # wrapped again where it would pass the figure's right edge
+        pad=16,
+    )  # above the α header (its "p" reaches down to the grid's top)
     if hidden:
         # wrapped to the width right of the Axes' left edge (past the row names), which
         # the note starts at: at 3.5 in it ran off the right edge

@@ -124,8 +124,17 @@ def decomposition(
     note_text = "\n".join(n for n in notes if n)
     with style.theme():
         w = float(width) if width is not None else style.WIDTH
+        fig_in = ax.figure.get_figwidth() if ax is not None else w
+        # names cut to what an Axes of 2 in leaves (about 0.06 in a column of 7.5 pt, and
+        # the ticks): at 3.5 in, 32-character names left it 1.4 in
+        limit = max(12, min(style.NAME_CHARS, int((fig_in - 2.0 - 0.3) / 0.06)))
+        names = [style.short_name(x, limit) for x in labels]
+        # the note starts at the Axes' left edge, right of the names: wrapped to the room
+        # they leave (wrapped to 0.75 of the width, it ran past the right edge at 3.5 in)
+        names_in = 0.06 * max(map(style.columns, names), default=1) + 0.3
+        note_in = max(2.0, fig_in - names_in - 0.1)
         # the rows, and the x label, legend and note under them
-        ax = style.new_axes(ax, (w, 1.0 + 0.3 * len(labels) + style.note_height(note_text, w)))
+        ax = style.new_axes(ax, (w, 1.0 + 0.3 * len(labels) + style.note_room(note_in, note_text)))
         step = min(0.8 / max(len(comps), 1), 0.22)
         y_of = {lab: i for i, lab in enumerate(labels)}
         style.chance_line(ax)
@@ -158,7 +167,7 @@ def decomposition(
             # an undefined value: "n/a" at its place, in the component's color
             style.na_marks(ax, y[~np.isfinite(x)], at=0.01, color=style.text_color(color),
                            fontsize=5.5, ha="left")  # fmt: skip
-        ax.set_yticks(range(len(labels)), [style.short_name(x) for x in labels])
+        ax.set_yticks(range(len(labels)), names)
         ax.set_ylim(len(labels) - 0.5, -0.5)
         if len(labels) > 1:
             ax.axhline(0.5, color="0.8", linewidth=0.6, zorder=0)
@@ -174,12 +183,12 @@ def decomposition(
         title = "agreement by component and label"
         if annotator != ALL:
             title += f" (annotator {annotator})"
-        ax.set_title(title)
+        ax.set_title(title, wrap=True)  # over an Axes narrowed by long names: two lines
         fin = np.isfinite(frame["agreement"].to_numpy(dtype=float))
         ci = (np.isfinite(frame["ci_low"]) & np.isfinite(frame["ci_high"])).to_numpy()
         if (fin & ~ci).any():  # the hollow dots in the legend
             ax.plot([], [], "o", markerfacecolor="white", markeredgecolor="0.25",
                     markeredgewidth=1.0, markersize=4, label="no interval")  # fmt: skip
         legend = style.legend_below(ax, min_width=1.25, handlelength=1.6, columnspacing=1.0)
-        style.note(ax, note_text, below=legend)
+        style.note(ax, note_text, below=legend, width=note_in)
     return ax

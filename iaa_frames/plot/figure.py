@@ -15,6 +15,8 @@ from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from .fonts import glyphs_said_once
+
 __all__ = ["ShownOnce", "figure", "laid_out", "subplots", "text_color"]
 
 #: The artists :func:`laid_out` hides while it measures, where they are clipped to their Axes.
@@ -23,7 +25,8 @@ _SHAPES = (Patch, Line2D, Collection, AxesImage)
 
 class ShownOnce(Figure):
     """The Figure of every plot of :mod:`iaa_frames.plot`: a matplotlib Figure that Jupyter
-    shows once.
+    shows once, and that says once (drawn or measured) which of its texts have characters
+    no installed font draws, instead of a warning per character and draw.
 
     In Jupyter a Figure returned by the last line of a cell is shown twice: as the cell's
     result and again by pyplot's inline backend, which shows every open figure after the
@@ -32,8 +35,20 @@ class ShownOnce(Figure):
     backend. Everywhere else it is a plain :class:`matplotlib.figure.Figure`.
     """
 
+    #: Whether the figure said which of its texts have characters no font draws
+    #: (:func:`iaa_frames.plot.fonts.glyphs_said_once`: once, not per character and draw).
+    glyphs_said = False
+
     def __repr__(self) -> str:
         return super().__repr__().replace(type(self).__name__, "Figure", 1)
+
+    def draw(self, renderer):
+        with glyphs_said_once(self):
+            return super().draw(renderer)
+
+    def get_tightbbox(self, renderer=None, *args, **kwargs):
+        with glyphs_said_once(self):
+            return super().get_tightbbox(renderer, *args, **kwargs)
 
     def _ipython_display_(self):
         from IPython import get_ipython

@@ -14,6 +14,8 @@ import weakref
 
 from iaa_frames.errors import ParameterError
 
+from .fonts import no_glyph_warnings
+
 __all__ = ["figure_renderer", "fit_lines", "fitted_title_parts", "line_width", "lines_fit", "refit_title",
            "set_fitted_title"]  # fmt: skip
 
@@ -37,7 +39,8 @@ def line_width(text: str, prop, renderer) -> float:
     it."""
     if not text:
         return 0.0
-    width, _, _ = renderer.get_text_width_height_descent(text, prop, ismath=False)
+    with no_glyph_warnings():  # said once, when the figure is drawn
+        width, _, _ = renderer.get_text_width_height_descent(text, prop, ismath=False)
     return float(width)
 
 

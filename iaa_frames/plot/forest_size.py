@@ -8,9 +8,11 @@ import math
 
 from . import style
 
-__all__ = ["figure", "grid", "rows_that_fit"]
+__all__ = ["figure", "grid", "name_columns", "rows_that_fit"]
 
 _MIN_PANEL = 1.15  # inches: narrowest readable panel
+_TITLED_PANEL = 1.0  # inches a panel keeps for its title ("classification α" at 9 pt)
+_COLUMN = 0.058  # inches a column of a row's name (7.5 pt; a CJK character takes two)
 
 #: Tallest forest drawn by default (inches; a page's text height is about 9 in, and a
 #: one-column figure twice its width at the most).
@@ -26,6 +28,22 @@ def grid(n_panels, width):
     label_room = 0.9
     ncols = max(1, min(n_panels, int((width - label_room) // _MIN_PANEL)))
     return width, ncols, math.ceil(n_panels / ncols)
+
+
+def name_columns(n_panels, width) -> int:
+    """The most columns (:func:`iaa_frames.plot.style.columns`) of a row's name: those the
+    grid's first panel leaves for the names beside it, when every panel keeps room for its
+    title (32-character names at 3.5 in left two panels of 0.6 in: their titles overlapped
+    and ran past the right edge), and :data:`iaa_frames.plot.style.NAME_CHARS` at most.
+
+    Examples
+    --------
+    >>> name_columns(5, 3.5), name_columns(5, 7.0)
+    (21, 30)
+    """
+    w, ncols, _ = grid(n_panels, width)
+    room = w - ncols * _TITLED_PANEL - 0.25  # the ticks, and the layout's pads
+    return max(12, min(style.NAME_CHARS, int(room / _COLUMN)))
 
 
 def rows_that_fit(n_panels, width, note_text) -> int:

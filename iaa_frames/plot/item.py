@@ -51,6 +51,7 @@ from iaa_frames.settings.parameters import engine_kwargs
 from . import style
 from .figure import laid_out
 from .fit_text import fitted_title_parts, refit_title, set_fitted_title
+from .fonts import no_glyph_warnings
 from .item_shapes import HOLLOW, distance_kinds, draw_shape, outline_style, shape_anchor
 
 __all__ = ["MAX_LINKED", "ItemView", "crowd_reference", "item", "item_view", "worst_items"]
@@ -657,6 +658,11 @@ def _sticks_out(box, bounds, tol: float = 0.5) -> bool:
 
 
 def _place_tags(fig, *, grid: str | None = None):
+    with no_glyph_warnings():  # measured here; said once, when the figure is drawn
+        _place_tags_measured(fig, grid=grid)
+
+
+def _place_tags_measured(fig, *, grid: str | None = None):
     """Place every label tag of ``fig`` at the figure's present layout: the first of its
     candidate places (:func:`_tag_boxes`) that stays inside its Axes and clear of the tags
     already placed (tags of differing labels first); a tag with no free place is left out.
@@ -859,11 +865,21 @@ def worst_items(
         handles.insert(
             0, Line2D([], [], color="0.5", lw=2, label=f"{len(shown_names)} annotators, {each}")
         )
+    handle = {"handlelength": _STYLED_HANDLE} if styled and not crowd else {}
+    # as many columns as the entries fit (a crowd's long entries, in two columns at 3.5 in,
+    # ran past the right edge: the layout cannot narrow a legend); its rows beyond those
+    # of the usual columns make the figure taller (else they took the panels' room)
+    most = 4 if fig_width >= 6 else 2
+    labels = [h.get_label() for h in handles]
+    columns = min(most, style.legend_columns(labels, fig_width, fontsize="x-small",
+                                             min_width=0.0, **handle))  # fmt: skip
+    extra_rows = -(-len(handles) // columns) - -(-len(handles) // most)
+    fig.set_figheight(fig.get_figheight() + 0.15 * extra_rows)
     fig.legend(
         handles=handles,
-        **({"handlelength": _STYLED_HANDLE} if styled and not crowd else {}),
+        **handle,
         loc="outside lower center",
-        ncols=min(4 if fig_width >= 6 else 2, len(handles)),
+        ncols=columns,
         fontsize="x-small",
         frameon=False,
     )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import textwrap
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -27,6 +26,7 @@ from iaa_frames.explore.compact import natural_key
 from iaa_frames.frame.schema import ALL
 
 from .figure import ShownOnce, figure, subplots, text_color
+from .fonts import columns, families
 from .marks import FLOOR, GREY, na_marks, na_note, off_scale, off_scale_note, value_range
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "annotator_styles",
     "chance_line",
     "colors",
+    "columns",
     "figure",
     "component_color",
     "fmt",
@@ -53,6 +54,7 @@ __all__ = [
     "hidden_note",
     "short_name",
     "legend_below",
+    "legend_columns",
     "long_name",
     "na_marks",
     "na_note",
@@ -153,7 +155,9 @@ def _theme():
     # pyplot loads its backend on the first figure, inside this context; in Jupyter the
     # inline backend then turns interactive mode on, which rc_context would undo on exit
     # (and the inline backend would stop showing figures): interactive mode is kept
-    with plt.rc_context(RC):
+    # the default font, then the CJK fonts installed (a class named in Chinese is drawn,
+    # not as boxes, where one is)
+    with plt.rc_context({**RC, "font.family": families()}):
         try:
             yield
         finally:
@@ -277,20 +281,34 @@ NAME_CHARS = 32
 
 
 def short_name(name, limit: int = NAME_CHARS) -> str:
-    """``name`` as a figure writes it: at most ``limit`` characters, a longer name cut in
-    the middle at an ellipsis (its start and end kept: names that differ at their end, as
-    ``..._left`` and ``..._right``, stay apart). Tables and files keep the full name.
+    """``name`` as a figure writes it: at most ``limit`` columns (:func:`columns`: an East
+    Asian wide character takes two), a longer name cut in the middle at an ellipsis (its
+    start and end kept: names that differ at their end, as ``..._left`` and ``..._right``,
+    stay apart). Tables and files keep the full name.
 
     Examples
     --------
     >>> short_name("car"), short_name("x" * 40 + "_end")
     ('car', 'xxxxxxxxxxxxxxxxxxxxx…xxxxxx_end')
+    >>> short_name("中文类别名称非常长的一个类别", 12)
+    '中文类…类别'
     """
     text = str(name)
-    if len(text) <= limit:
+    if columns(text) <= limit:
         return text
     tail = limit // 3
-    return text[: limit - tail - 1] + "…" + text[-tail:]
+    head, rest = _take(text, limit - tail - 1), _take(text[::-1], tail)[::-1]
+    return head + "…" + rest
+
+
+def _take(text: str, room: int) -> str:
+    """The longest start of ``text`` at most ``room`` columns wide."""
+    out = ""
+    for ch in text:
+        if columns(out + ch) > room:
+            break
+        out += ch
+    return out
 
 
 def fmt(x, digits: int = 2) -> str:
@@ -355,12 +373,7 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
         return None
     fig = ax.figure
     if ncols is None:
-        # an entry: its handle and spacing, and about 0.55 em a character of its name
-        font = kwargs.get("fontsize", plt.rcParams["legend.fontsize"])
-        em = FontProperties(size=font).get_size_in_points() / 72
-        handle = kwargs.get("handlelength", 2.0) + 0.8 + kwargs.get("columnspacing", 2.0)
-        entry = max(min_width, em * (handle + 0.55 * max(len(str(t)) for t in labels)))
-        ncols = max(1, min(len(handles), int(0.96 * fig.get_figwidth() // entry)))
+        ncols = legend_columns(labels, fig.get_figwidth(), min_width=min_width, **kwargs)
     engine = fig.get_layout_engine()
     alone = [a for a in fig.axes if a.get_visible()] == [ax]
     if alone and isinstance(engine, ConstrainedLayoutEngine):  # compressed is one too
@@ -370,13 +383,65 @@ def legend_below(ax, *, ncols: int | None = None, min_width: float = 1.0, **kwar
                      frameon=False, borderaxespad=0.2, **kwargs)  # fmt: skip
 
 
+def legend_columns(
+    labels,
+    width: float,
+    *,
+    min_width: float = 1.0,
+    fontsize=None,
+    handlelength: float = 2.0,
+    columnspacing: float = 2.0,
+    **_,
+) -> int:
+    """Columns of a legend of ``labels`` that fit ``width`` inches: an entry is its handle
+    and spacing and about 0.55 em a column of its name (:func:`columns`), ``min_width``
+    inches at the least.
+
+    Examples
+    --------
+    >>> legend_columns(["detection", "localization"], 7.0)
+    2
+    >>> legend_columns(["no match by (✕ colour)", "36 annotators, one colour each"], 3.5,
+    ...                fontsize="x-small")
+    1
+    """
+    labels = [str(t) for t in labels]
+    if not labels:
+        return 1
+    font = plt.rcParams["legend.fontsize"] if fontsize is None else fontsize
+    em = FontProperties(size=font).get_size_in_points() / 72
+    handle = handlelength + 0.8 + columnspacing
+    entry = max(min_width, em * (handle + 0.55 * max(columns(t) for t in labels)))
+    return max(1, min(len(labels), int(0.96 * width // entry)))
+
+
 def _wrap(text: str, width: float, share: float = 1.0) -> str:
-    # wrapped to ``share`` of the figure's ``width`` inches (about 15 characters of small
-    # italic per inch), so that a long note never widens the layout
+    # wrapped to ``share`` of the figure's ``width`` inches (about 15 columns of small
+    # italic per inch: a wide CJK character takes two), so that a long note never widens
+    # the layout
     chars = max(30, int(width * share * 15))
-    return "\n".join(
-        textwrap.fill(line, chars, subsequent_indent="  ") for line in str(text).split("\n")
-    )
+    return "\n".join(_fill(line, chars) for line in str(text).split("\n"))
+
+
+def _fill(line: str, chars: int) -> str:
+    """``line`` in lines of at most ``chars`` columns (:func:`columns`), the next ones
+    indented by two spaces; a word wider than a line is cut."""
+    pieces = []
+    for word in line.split():
+        while columns(word) > chars - 2:
+            head = _take(word, chars - 2)
+            pieces.append(head)
+            word = word[len(head) :]
+        pieces.append(word)
+    lines, current = [], ""
+    for piece in pieces:
+        limit = chars - 2 if lines else chars
+        if current and columns(current) + 1 + columns(piece) > limit:
+            lines.append(current)
+            current = piece
+        else:
+            current = f"{current} {piece}" if current else piece
+    return "\n  ".join([*lines, current])
 
 
 def note_lines(text: str, *, width: float) -> int:
@@ -419,17 +484,27 @@ def note_room(fig, text: str) -> float:
     return 0.12 + 0.13 * (_wrap(text, width).count("\n") + 1)
 
 
-def note(target, text: str, *, below=None, reserve: float = 0.0):
+def note(target, text: str, *, below=None, reserve: float = 0.0, width: float | None = None):
     """Write a small grey note under an Axes (below its x label, or below the artist
     ``below``, e.g. a legend) or at the bottom of a Figure (gid "note"); on a Figure,
     ``reserve`` inches more are kept free above the note (for a label placed there by
-    hand)."""
+    hand).
+
+    The note is wrapped to ``width`` inches (default: 0.75 of the figure's width under an
+    Axes, which it starts at, right of the tick labels; all of it on a Figure), and again
+    by matplotlib where a line would still run past the figure's right edge
+    (``wrap=True``).
+    """
     if not text:
         return None
     fig = target.figure if hasattr(target, "transAxes") else target
     # under an Axes the note starts at the Axes' left edge, right of the tick labels
-    text = _wrap(text, fig.get_figwidth(), 0.75 if hasattr(target, "transAxes") else 1.0)
-    look = {"ha": "left", "fontsize": "small", "color": _GREY, "style": "italic", "gid": "note"}
+    if width is None:
+        text = _wrap(text, fig.get_figwidth(), 0.75 if hasattr(target, "transAxes") else 1.0)
+    else:
+        text = _wrap(text, width)
+    look = {"ha": "left", "fontsize": "small", "color": _GREY, "style": "italic", "gid": "note",
+            "wrap": True}  # fmt: skip
     if hasattr(target, "transAxes"):
         # below the x label (set the label first) or the given artist
         # (not below a figure's legend: the layout puts it at the figure's bottom, under

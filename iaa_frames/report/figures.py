@@ -21,6 +21,7 @@ from iaa_frames.core.engine.result import MEASURES
 from iaa_frames.errors import IAAWarning
 from iaa_frames.explore.views import cell_value, symbol
 from iaa_frames.frame.schema import ALL
+from iaa_frames.plot.fonts import MissingGlyphWarning, missing_characters
 from iaa_frames.plot.rows import unread
 from iaa_frames.plot.style import short_name
 
@@ -34,6 +35,7 @@ __all__ = [
     "caption_items",
     "caption_pairwise",
     "draw_figures",
+    "glyph_note",
     "svg",
 ]
 
@@ -59,7 +61,12 @@ def svg(fig, name: str) -> str:
         if artist.get_rasterized():  # colorbars are rasterized by default: keep vectors
             artist.set_rasterized(False)
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": name}):
+    with (
+        matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": name}),
+        warnings.catch_warnings(),
+    ):
+        # the report says once which names no font draws (glyph_note), not once a figure
+        warnings.simplefilter("ignore", MissingGlyphWarning)
         fig.savefig(buf, format="svg", bbox_inches="tight", pad_inches=0.04)
     plt.close(fig)
     markup = buf.getvalue()
@@ -223,6 +230,33 @@ def caption_items(item_table, n_easy: int = 0):
     return text
 
 
+def glyph_note(result) -> str:
+    """A sentence naming the classes and annotators of ``result`` with characters no
+    installed font draws (the figures show them as boxes), or "".
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> glyph_note(xr.Dataset(coords={"label": ["(all)", "car"], "annotator": ["a"]}))
+    ''
+    """
+    names = {}
+    for dim, what in (("label", "class"), ("annotator", "annotator")):
+        if dim in result.coords:
+            for v in result[dim].values:
+                if str(v) != ALL and missing_characters(v):
+                    names[str(v)] = what
+    if not names:
+        return ""
+    chars = "".join(dict.fromkeys("".join(missing_characters(n) for n in names)))
+    shown = ", ".join(f"{what} {short_name(n)}" for n, what in list(names.items())[:6])
+    more = f" and {len(names) - 6} more" if len(names) > 6 else ""
+    return (
+        f"No installed font has the characters {chars} of {shown}{more}: the figures draw "
+        "them as boxes (a font that has them, e.g. Noto Sans CJK, draws them)."
+    )
+
+
 def draw_figures(tables, result, pw, item_table, top, *, pairs_note: str = ""):
     """Every figure of the report, as ``(key, title, markup, caption)`` tuples.
 
@@ -249,6 +283,9 @@ def draw_figures(tables, result, pw, item_table, top, *, pairs_note: str = ""):
     from iaa_frames import plot
 
     figs = []
+    glyphs = glyph_note(result)
+    if glyphs:  # said once, here and under the first figure, not by every figure
+        warnings.warn(glyphs, MissingGlyphWarning, stacklevel=3)
 
     def add(key, title, caption, make):
         # a callable caption is made after the figure: it names what the figure drew
@@ -282,7 +319,7 @@ def draw_figures(tables, result, pw, item_table, top, *, pairs_note: str = ""):
     add(
         "agreement",
         "Agreement by class",
-        caption_forest(result),
+        f"{caption_forest(result)} {glyphs}".strip(),
         lambda: plot.forest(result, top=top),
     )
     add(

@@ -244,3 +244,31 @@ def test_hardest_items_are_only_the_hard_ones():
     assert f"{len(easy)} more items carry no more disagreement than the corpus mean" in page
     _, captions, _ = draw(iaf.load_sample("coco"), 200)
     assert f"The other {len(easy)} items carry no more disagreement" in captions["items"]
+
+
+def test_missing_glyphs_said_once_for_the_report():
+    """Chinese class names without a CJK font: matplotlib warned "Glyph … missing from
+    font(s)" for every character of every figure; the report says once which classes
+    (a warning, and a sentence under the first figure) and its figures say nothing more."""
+    import warnings
+
+    from iaa_frames.plot.fonts import MissingGlyphWarning, missing_characters
+
+    df = iaf.simulate(n_items=12, seed=0, classes=("猫咪", "car"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tables = iaf.pair_tables(df, n_chance=50)
+        result = iaf.agreement(df, n_chance=50, n_boot=0)
+        comps = ("detection", "classification", "localization")
+        pw = {c: iaf.pairwise(df, component=c, n_chance=50) for c in comps}
+    no_font = bool(missing_characters("猫咪"))
+    assert ("猫咪" in figures.glyph_note(result)) is no_font
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figs = figures.draw_figures(tables, result, pw, items(tables, component="localization"), 20)
+    raw = [w for w in caught if "missing from font" in str(w.message)]
+    said = [w for w in caught if issubclass(w.category, MissingGlyphWarning)]
+    assert raw == []
+    assert len(said) == (1 if no_font else 0)
+    forest_caption = next(caption for key, _, _, caption in figs if key == "agreement")
+    assert ("猫咪" in forest_caption) is no_font
