@@ -35,3 +35,14 @@ def test_nan_identity_says_why():
     assert not np.isfinite(float(cell.identity))
     assert "note" in res.data_vars
     assert str(cell.note.values)
+
+
+def test_annotators_who_never_match_do_not_crash():
+    """Two annotators with no object pair within the threshold on any frame: CLEAR MOT's
+    switch mask had length 1 for no matched pair (IndexError); now no match, no switch,
+    IDF1 0."""
+    res = iaf.track_agreement(_videos(), frame="frame", n_boot=20, seed=0)
+    cell = res.sel(label="(all)", annotator="a", partner="blind")
+    assert float(cell.matched) == 0.0
+    assert float(cell.id_switches) == 0.0
+    assert float(cell.idf1) == 0.0
