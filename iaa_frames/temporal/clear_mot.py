@@ -200,7 +200,9 @@ def clear_mot(fm: FrameMatches, side: int) -> ClearMot:
     u = unit[pairs]
     order = np.lexsort((frame[pairs], state[pairs]))
     ps, po = state[pairs][order], trk_o[pairs][order]
-    switch = np.r_[False, (ps[1:] == ps[:-1]) & (po[1:] != po[:-1])]
+    # no matched pair at all (annotators who never meet): no switch, not one of length 1
+    switch = np.zeros(len(ps), dtype=bool)
+    switch[1:] = (ps[1:] == ps[:-1]) & (po[1:] != po[:-1])
     n_obj = len(fm.corpus.objects)
     return ClearMot(
         matched=np.bincount(u, minlength=n_units).astype(float),

@@ -18,7 +18,11 @@ the items of every window within that window (the within side) and the items of 
 whole corpus (the chance side, shared by every window of the replicate): they include
 the chance side's uncertainty. They are plain percentile intervals, not the BCa
 intervals of :func:`iaa_frames.agreement` (whose acceleration and width corrections are
-defined for one population of items resampled on both sides).
+defined for one population of items resampled on both sides), widened as that function
+widens its cells where matches (detection, overall) or label disagreements
+(classification) rest on fewer than 4 items, and with its n/a for a classification cell
+whose matched pairs would hold too few label disagreements by chance
+(:meth:`iaa_frames.temporal.windows.SubsetCells.estimates`).
 
 **Flags.** The latest window is compared with all earlier windows pooled
 (``baseline``). ``drop`` (baseline minus latest) is flagged when it exceeds

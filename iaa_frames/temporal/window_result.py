@@ -81,6 +81,8 @@ def _interval(s: dict, n_boot: int):
     if not n_boot:
         return np.full_like(s["agreement"], np.nan), np.full_like(s["agreement"], np.nan)
     low, high = percentile_ci(s["reps"], level=CI_LEVEL)
+    # the rare-event rules of iaf.agreement (SubsetCells.estimates: NaN where none)
+    low, high = np.fmin(low, s["rare_low"]), np.fmax(high, s["rare_high"])
     shown = np.isfinite(s["agreement"]) & (s["interval_note"] == "")
     return np.where(shown, low, np.nan), np.where(shown, high, np.nan)
 

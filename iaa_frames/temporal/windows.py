@@ -60,17 +60,24 @@ import pandas as pd
 from iaa_frames.core.chance import MIN_CHANCE_UNITS
 from iaa_frames.core.chance.pooled import min_chance_units
 from iaa_frames.core.engine import (
+    CI_LEVEL,
     MIN_ALPHA_UNITS,
     MIN_WITHIN_UNITS,
     NO_VARIATION,
     CellLayout,
     component_cells,
 )
-from iaa_frames.core.engine.assemble import NO_BASELINE_NOTE, POOLED_NOTE, whole_population_notes
+from iaa_frames.core.engine.assemble import (
+    NO_BASELINE_NOTE,
+    POOLED_NOTE,
+    SETS,
+    label_chance_notes,
+    whole_population_notes,
+)
 from iaa_frames.core.engine.result import COMPONENTS, MEASURES, NO_MATCH_NOTE, interval_notes, notes
 from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.stats.bootstrap import multiplicity_blocks
-from iaa_frames.stats.intervals import MIN_CI_ITEMS
+from iaa_frames.stats.intervals import MIN_CI_ITEMS, widen_rare_events
 
 __all__ = ["SubsetCells", "replicate_blocks", "restrict"]
 
@@ -230,7 +237,26 @@ class SubsetCells:
         # a defined cell on few items says so (its interval is not reported)
         few = interval_notes(out["note"], n_items=out["n_items"], min_items=MIN_CI_ITEMS)
         out["interval_note"] = np.where(out["note"] == "", few, "").astype(object)
+        out["rare_low"], out["rare_high"] = self._rare_bounds(out)
         return out
+
+    def _rare_bounds(self, out: dict):
+        """Per component and cell, the bounds the rare-event rules of
+        :func:`iaa_frames.agreement` widen its interval to (NaN where they do not widen):
+        detection and overall with fewer than
+        :data:`~iaa_frames.stats.intervals.MIN_EVENT_ITEMS` items holding a match
+        (:func:`~iaa_frames.stats.intervals.widen_rare_events`), classification with
+        fewer holding a label disagreement (its ``widen_rare``). Without them a blind
+        annotator's window with no match lay wholly below 0 (the bootstrap sees the
+        chance side vary only) and its classification read 1.00 [1.00, 1.00]."""
+        value = out["agreement"]
+        low, high = widen_rare_events(value, value, self.parts, out, COMPONENTS, SETS)
+        cls = COMPONENTS.index("classification")
+        widen = getattr(self.parts["classification"], "widen_rare", None)
+        if widen is not None:
+            low[cls], high[cls] = widen(value[cls], value[cls], out["n_items"][cls], level=CI_LEVEL)
+        with np.errstate(invalid="ignore"):
+            return np.where(low < value, low, np.nan), np.where(high > value, high, np.nan)
 
     def replicates(self, multiplicities: np.ndarray) -> np.ndarray:
         """Agreement of every component and cell on a ``(b, 2 n_items)`` block of
@@ -256,6 +282,10 @@ class SubsetCells:
             min_expected=NO_VARIATION,
         )
         note = whole_population_notes(tables, note)
+        cls = COMPONENTS.index("classification")
+        few_disagreements = getattr(self.parts["classification"], "few_disagreements_notes", None)
+        if few_disagreements is not None:  # as iaf.agreement says it (labels by place)
+            note[cls] = label_chance_notes(few_disagreements(note[cls]))
         det = COMPONENTS.index("detection")
         matched = getattr(self.parts["detection"], "matched", None)
         if matched is not None:
