@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-__all__ = ["VARIABLES"]
+import numpy as np
+
+__all__ = ["VARIABLES", "identity_notes"]
 
 #: Variable -> (long_name, description) of the Dataset of track agreement.
 VARIABLES = {
@@ -57,6 +59,11 @@ VARIABLES = {
         "matches and switches). NaN: no sequence pair.",
     ),
     "sequences": ("sequence pairs", "Sequence pairs pooled in the cell."),
+    "note": (
+        "why the identity agreement is undefined",
+        "Empty where it is defined; else the reason it is NaN (no sequence pair, no matched "
+        "object pair, no frame on which identities could be confused).",
+    ),
 }
 for _name in ("identity", "idf1", "mota"):
     for _end, _word in (("low", "lower"), ("high", "upper")):
@@ -65,3 +72,30 @@ for _name in ("identity", "idf1", "mota"):
             f"{_word.capitalize()} bound of the percentile interval of {_name} from a "
             "bootstrap over sequences (NaN with n_boot=0).",
         )
+
+
+def identity_notes(sums: dict) -> np.ndarray:
+    """Per cell, why the identity agreement is NaN ("" where it is defined), from the sums
+    of :func:`~iaa_frames.temporal.tracks.track_agreement` (``pairs``: matched pairs of
+    the frames; ``chance_kept``: those kept under chance).
+
+    Examples
+    --------
+    >>> sums = {"n_ref": np.array([0.0, 5, 5, 5]), "n_other": np.array([0.0, 5, 5, 5]),
+    ...         "pairs": np.array([0.0, 0, 4, 4]), "chance_kept": np.array([0.0, 0, 4, 2])}
+    >>> [n[:30] for n in identity_notes(sums)]
+    ['no sequence pair: the annotato', 'no matched object pair on any ', 'no identity to confuse: every ', '']
+    """
+    pairs, kept = np.asarray(sums["pairs"], float), np.asarray(sums["chance_kept"], float)
+    objects = np.asarray(sums["n_ref"], float) + np.asarray(sums["n_other"], float)
+    note = np.full(pairs.shape, "", dtype=object)
+    note[pairs - kept <= 0] = (
+        "no identity to confuse: every frame's matched pairs keep their correspondence under "
+        "chance too (one matched pair a frame), so the chance distance is 0"
+    )
+    note[pairs <= 0] = (
+        "no matched object pair on any frame (IoU >= the match threshold): the two never "
+        "followed the same object, so there is no identity to compare"
+    )
+    note[objects <= 0] = "no sequence pair: the annotator and the partner share no sequence"
+    return note

@@ -27,7 +27,7 @@ from iaa_frames.stats.samples import percentile_ci
 
 from .frames import match_frames
 from .identity import unit_figures
-from .track_variables import VARIABLES
+from .track_variables import VARIABLES, identity_notes
 
 __all__ = ["VARIABLES", "track_agreement", "track_figures"]
 
@@ -268,10 +268,8 @@ def _track_agreement(
     sums = {k: v.reshape(shape) for k, v in zip(_SUMS, (W @ V).T)}
     n_units = W @ np.where(V[:, 0] + V[:, 1] > 0, 1.0, 0.0)
     point = _figures(sums)
-    data = {
-        k: point[k]
-        for k in ("identity", "observed", "expected", "idf1", "idr", "idp", "mota", "motp")
-    }
+    names_ = ("identity", "observed", "expected", "idf1", "idr", "idp", "mota", "motp")
+    data = {k: point[k] for k in names_}
     data["id_switches"] = sums["switches"]
     data["fragmentations"] = sums["fragmentations"]
     data["matched"] = sums["matched"]
@@ -294,12 +292,13 @@ def _track_agreement(
         else:
             low = high = np.full(shape, np.nan)
         data[f"{name}_ci_low"], data[f"{name}_ci_high"] = low, high
+    data["note"] = identity_notes(sums)  # why an identity is NaN
     dims = ("label", "annotator", "partner")
     ds = xr.Dataset(
         {
             k: (
                 dims,
-                np.asarray(v, dtype=float),
+                np.asarray(v, dtype=object if k == "note" else float),
                 dict(zip(("long_name", "description"), VARIABLES[k])),
             )
             for k, v in data.items()

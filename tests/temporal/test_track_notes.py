@@ -2,7 +2,6 @@
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import iaa_frames as iaf
 
@@ -21,20 +20,16 @@ def _videos(n_videos=4, n_frames=30):
     return pd.DataFrame(rows, columns=cols).assign(width=640.0, height=480.0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "track_agreement has no note variable: the identity of a pair with no matched "
-        "object (an annotator who never watched the video) is NaN with nothing saying "
-        "why, while iaf.agreement notes every n/a"
-    ),
-)
 def test_nan_identity_says_why():
     res = iaf.track_agreement(_videos(), frame="frame", n_boot=20, seed=0)
     cell = res.sel(label="(all)", annotator="a", partner="blind")
     assert not np.isfinite(float(cell.identity))
     assert "note" in res.data_vars
-    assert str(cell.note.values)
+    assert str(cell.note.values).startswith("no matched object pair")
+    # a defined identity has an empty note; every NaN identity has one
+    identity, note = res["identity"].values, res["note"].values.astype(str)
+    assert (note[np.isfinite(identity)] == "").all()
+    assert (note[~np.isfinite(identity)] != "").all()
 
 
 def test_annotators_who_never_match_do_not_crash():
