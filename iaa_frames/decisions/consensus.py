@@ -1,3 +1,5 @@
+# Over 400 lines: one public function and its one-pass assembly over all clusters (support,
+# geometry, label, presence and its fallback); splitting it would scatter the frame it builds.
 """One consensus object per matched cluster, weighted by the annotators' quality.
 
 The clusters are those of the matching (:mod:`iaa_frames.decisions.clusters`: connected
@@ -54,7 +56,11 @@ from .presence import best_f1_threshold, presence, presence_step
 from .votes import BOX_FUSIONS, fuse_boxes, label_vote
 from .weights import annotator_weights
 
-__all__ = ["METHODS", "Consensus", "consensus", "consensus_from_tables"]
+__all__ = ["AUTO_FALLBACK", "METHODS", "Consensus", "consensus", "consensus_from_tables"]
+
+#: The quorum of ``quorum="auto"`` when the presence model cannot be fitted on the corpus
+#: (three or four annotators on every item, or a degenerate fit; ``params["note"]``).
+AUTO_FALLBACK = 0.5
 
 #: Fusion methods of polygon and mask clusters.
 METHODS = ("vote", "staple")
@@ -80,7 +86,8 @@ class Consensus:
         The accepted consensus objects as a tidy annotation frame (one ``annotator``,
         ``name``; a coverage row for every covered item without an accepted object),
         with the columns ``support``, ``share``, ``p_real`` (the probability that it is a
-        real object), ``weight`` (the supporters' weight),
+        real object; NaN when the presence model cannot be fitted, ``params["note"]``),
+        ``weight`` (the supporters' weight),
         ``n_annotators`` (who covered the item), ``margin`` and ``agreement``; who
         drew each object is in :attr:`members`.
     unsupported : pandas.DataFrame
@@ -92,6 +99,10 @@ class Consensus:
         ``annotator`` and the ``weight`` used (and STAPLE's ``sensitivity``,
         ``specificity`` with ``method="staple"``).
     params : dict
+        The parameters; ``quorum`` is the quorum applied (``"auto"``, or a number:
+        :data:`AUTO_FALLBACK` when ``"auto"`` fell back), ``p_threshold`` the threshold on
+        ``p_real`` of ``"auto"`` (NaN otherwise), ``note`` why ``"auto"`` fell back (or
+        why ``p_real`` is NaN), empty otherwise.
     """
 
     objects: pd.DataFrame
@@ -173,7 +184,12 @@ def consensus(
     quorum : "auto" or float in [0, 1], default "auto"
         ``"auto"``: accept a cluster when its probability of being a real object
         (``p_real``) reaches the threshold that maximises the expected F1 (module
-        docstring; the threshold is in ``params["p_threshold"]``). A number: the smallest
+        docstring; the threshold is in ``params["p_threshold"]``). When the model cannot
+        be fitted on the corpus (three or four annotators on every item: the clusters'
+        counts do not identify it; or a degenerate fit), a majority of the weight
+        (:data:`AUTO_FALLBACK`, 0.5) instead, with the reason in ``params["note"]``
+        (before, the threshold jumped between 1e-13 and 1 from corpus to corpus and could
+        reject every object all annotators drew). A number: the smallest
         weighted share of the annotators who covered the item that must have drawn it
         (``share``; with equal weights, the fraction who drew it).
     weights : {"quality", "equal"} or dict {annotator: float}, default "quality"
@@ -303,10 +319,16 @@ def consensus_from_tables(
         coords[poly_ids[got]] = shapely.bounds(fused[got].astype(object))
     label, margin = label_vote(cl, m.label[order], w, n_c)
     real = presence(support, n_cov[m.cluster_item])
-    p_threshold = best_f1_threshold(real.p)[0] if quorum == "auto" else float("nan")
+    p_real, note = real.p, ""
+    if real.note:  # the fit cannot tell real from stray: no probabilities, and no threshold
+        p_real = np.full(n_c, np.nan)
+        if quorum == "auto":
+            quorum = AUTO_FALLBACK
+            note = f'quorum="auto" fell back to a majority of the weight (quorum={quorum:g}): '
+        note += real.note
+    p_threshold = best_f1_threshold(p_real)[0] if quorum == "auto" else float("nan")
     # how far one more drawer moves a cluster's log odds, on average over the clusters
-    real_up = presence_step(real, support, n_cov[m.cluster_item])
-    logit_step = real_up
+    logit_step = presence_step(real, support, n_cov[m.cluster_item]) if not real.note else np.nan
 
     names = np.asarray([str(a) for a in corpus.annotators], dtype=object)
     item_names = np.asarray(corpus.items, dtype=object)
@@ -328,7 +350,7 @@ def consensus_from_tables(
             "height": size[:, 1],
             "support": support.astype(np.int64),
             "share": share,
-            "p_real": real.p,
+            "p_real": p_real,
             "weight": weight,
             "n_annotators": n_cov[m.cluster_item].astype(np.int64),
             "margin": margin,
@@ -342,7 +364,8 @@ def consensus_from_tables(
             "the best expected F1)"
         )
     else:
-        reason[share < quorum - 1e-12] = f"weighted share below the quorum {quorum:g}"
+        why = ' (the fallback of quorum="auto")' if note.startswith("quorum=") else ""
+        reason[share < quorum - 1e-12] = f"weighted share below the quorum {quorum:g}{why}"
     few = support < min_support
     reason[few] = f"fewer than min_support={min_support} annotators"
     empty = is_poly & pd.isna(geometry)
@@ -379,6 +402,7 @@ def consensus_from_tables(
         min_support=min_support,
         quorum=quorum,
         p_threshold=p_threshold,
+        note=note,
         logit_step=logit_step,
         method=method,
         box_fusion=box_fusion,

@@ -221,11 +221,25 @@ def _next_items(
             "gain": ranked["gain"].to_numpy(float),
         }
     )
+    note = ""
     if goal == "interval":
         num = state["num"] + np.cumsum(ranked["delta_num"].to_numpy())
         den = state["den"] + np.cumsum(ranked["delta_den"].to_numpy())
         out["halfwidth_after"] = _Z * np.sqrt(num) / den / state["expected"]
-    out.attrs = {"goal": goal, "component": component if goal == "interval" else None, **state}
+        widen = int((out["gain"] <= 0).sum())
+        if widen:  # an item re-annotated alone outweighs the others: no narrower interval
+            note = (
+                f"{widen} of the {len(out)} items listed would widen the interval if "
+                "re-annotated alone (gain <= 0): one more annotator adds weight to its "
+                "item while the variance is mostly between items; more items narrow the "
+                "interval, not more annotators on these"
+            )
+    out.attrs = {
+        "goal": goal,
+        "component": component if goal == "interval" else None,
+        "note": note,
+        **state,
+    }
     return out
 
 
@@ -268,7 +282,10 @@ def next_items(
         ``rank``, ``item``, ``n_annotators``, ``gain`` (interval: the predicted drop of the
         half-width if only this item is re-annotated; consensus: its fragile decisions)
         and, for the interval, ``halfwidth_after`` (predicted after sending every item up
-        to this rank). ``attrs["halfwidth"]``: the predicted half-width now.
+        to this rank). ``attrs["halfwidth"]``: the predicted half-width now;
+        ``attrs["note"]``: when some items listed have a gain of at most 0 (one more
+        annotation on that item alone is predicted to widen the interval: it happens when
+        every item already has many annotators and the items differ much), empty otherwise.
 
     Examples
     --------

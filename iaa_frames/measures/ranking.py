@@ -279,9 +279,12 @@ def annotator_quality_from_tables(
     r_m = np.where(np.isfinite(unshrunk), r_m, np.nan)
     low, high = mixture_quantiles(r_m, r_s, (tail, 1.0 - tail))
 
-    # raw figures, for comparison: mean PQ with peers (pooled) and mean IoU of matches
-    raw_num = np.bincount(a, num, n_ann) + np.bincount(b, num, n_ann)
-    raw_den = np.bincount(a, den, n_ann) + np.bincount(b, den, n_ann)
+    # raw figures, for comparison: mean PQ with peers (pooled) and mean IoU of matches;
+    # PQ's own denominator (n_a + n_b) / 2 on both sides (the directed one of side a on
+    # both sides took every partner's corroborated misses out of the annotator's count)
+    pa, pb, _, p_num, pq_den, *_ = pair_scores(tables, directed=False)
+    raw_num = np.bincount(pa, p_num, n_ann) + np.bincount(pb, p_num, n_ann)
+    raw_den = np.bincount(pa, pq_den, n_ann) + np.bincount(pb, pq_den, n_ann)
     w = tables.localization_within
     wa, wb, iou = (w[c].to_numpy() for c in ("annotator_a", "annotator_b", "iou"))
     iou_sum = np.bincount(wa, iou, n_ann) + np.bincount(wb, iou, n_ann)

@@ -10,6 +10,7 @@ plan's own uncertainty) with the items to send next (:func:`iaa_frames.next_item
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -87,6 +88,8 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
             f"drawn by annotators holding at least {c.params['quorum']:g} of the weight of "
             "those who saw the item"
         )
+    if c.params.get("note"):  # "auto" fell back to a fixed quorum: say why
+        rule += f"; {html.escape(c.params['note'])}"
     text = (
         f"<p>One object per matched cluster, weighted by each annotator's estimated quality "
         f"(<code>iaf.consensus</code>): {plural(n_obj, 'object')} accepted ({rule}), "

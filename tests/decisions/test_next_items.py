@@ -79,3 +79,25 @@ def test_beats_random_selection_on_interval_width():
     assert (mean["next_items"] < mean["random"]).mean() >= 2 / 3
     assert mean["next_items"].mean() < mean["random"].mean()
     assert np.isfinite(mean["before"]).all()
+
+
+def test_items_whose_reannotation_widens_the_interval_are_said_so():
+    """Eight items of nine annotators each, hard and easy items alternating: one more
+    annotator on any single item gives it more weight while the variance is between items,
+    so every gain of the overall interval is negative. The list was returned as the items
+    to send, without a word; now attrs["note"] says that none of them narrows it alone."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(8):
+        sd = 1.0 if i % 2 else 12.0
+        for k in range(9):
+            j = rng.normal(0, sd, 4)
+            rows.append(dict(item=f"i{i}", annotator=f"a{k}", label="o", x0=40 + j[0],
+                             y0=40 + j[1], x1=100 + j[2], y1=100 + j[3], width=200.0,
+                             height=200.0))  # fmt: skip
+    df = pd.DataFrame(rows)
+    nxt = iaf.next_items(df, goal="interval", component="overall", budget=4)
+    assert (nxt["gain"] < 0).all() and nxt["halfwidth_after"].iloc[0] > nxt.attrs["halfwidth"]
+    assert nxt.attrs["note"].startswith("4 of the 4 items listed would widen the interval")
+    loc = iaf.next_items(df, goal="interval", component="localization", budget=4)
+    assert (loc["gain"] > 0).all() and loc.attrs["note"] == ""

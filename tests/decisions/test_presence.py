@@ -158,3 +158,24 @@ def test_the_fit_does_not_depend_on_the_order_or_the_starting_point():
         assert other.fun > best - 1e-3
     perm = rng.permutation(len(k))
     np.testing.assert_array_equal(presence(k[perm], n[perm]).p, fit.p[perm])
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_a_fit_the_clusters_counts_do_not_identify_says_so(n):
+    """With n annotators on every item the clusters give n - 1 free cells for the four
+    parameters (π, α, β, f): a ridge of equally good fits, flagged; drawn from the model
+    with five annotators, the fit is not."""
+    k = np.r_[np.full(50, n), np.full(20, max(n - 1, 1)), np.full(30, 1)]
+    assert "do not identify" in presence(k, np.full(len(k), n)).note
+    k5, n5, _ = _supports(0, n=5)
+    assert presence(k5, n5).note == ""
+
+
+def test_a_swapped_fit_is_flagged():
+    """Ten images of four workers (iaf.simulate_crowd, seed 0; as counts): the fit called
+    the stray component the one drawn by 0.86 of the workers and the real objects those
+    one worker drew; whatever the cells, such a fit is degenerate."""
+    k = np.r_[np.full(10, 1), np.full(3, 2), np.full(24, 3), np.full(30, 4)]
+    fit = presence(k, np.full(len(k), 4))
+    assert fit.false_rate > fit.alpha / (fit.alpha + fit.beta)  # the swap
+    assert fit.note

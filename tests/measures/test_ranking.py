@@ -406,3 +406,19 @@ def test_invariant_to_row_order_and_names():
     out = annotator_quality(df.assign(item=df["item"].map(items)), n_boot=0)
     np.testing.assert_allclose(out["quality"], base["quality"], rtol=1e-9)
     pd.testing.assert_frame_equal(out, annotator_quality(df, n_boot=0))
+
+
+def test_raw_pq_is_the_pooled_pq_with_peers():
+    """raw_pq is documented as the raw mean PQ with peers (the baseline of
+    docs/validation/ranking.md). It divided by side a's directed denominator on both sides
+    of each pairing, taking the partner's corroborated misses out of the annotator's own
+    count: here 0.33, 0.57, 0.29 where PQ pooled over the pairings is 2/7, 1/2, 2/9 (c,
+    who missed the object a and b both drew, was charged least)."""
+    rows = []
+    for i in range(6):
+        for who, objs in (("a", (0,)), ("b", (0, 1)), ("c", (1, 2, 3))):
+            for o in objs:
+                rows.append(dict(item=f"i{i}", annotator=who, label="o", x0=5 + 30 * o, y0=10,
+                                 x1=30 + 30 * o, y1=40, width=150, height=100))  # fmt: skip
+    out = annotator_quality(pd.DataFrame(rows), n_boot=0).set_index("annotator")
+    np.testing.assert_allclose(out.loc[["a", "b", "c"], "raw_pq"], [2 / 7, 1 / 2, 2 / 9])
