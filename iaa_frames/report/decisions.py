@@ -90,11 +90,23 @@ def consensus_section(df, tables, *, top: int = 10) -> str:
         )
     if c.params.get("note"):  # "auto" fell back to a fixed quorum: say why
         rule += f"; {html.escape(c.params['note'])}"
+    if c.params.get("box_fusion") == "robust" and c.params.get("weights") == "quality":
+        boxes = (
+            "Boxes are the members' coordinates with each annotator's estimated bias of "
+            "every edge removed, then their Huber-weighted mean (weights: each annotator's "
+            "estimated precision)"
+        )
+    elif c.params.get("weights") == "quality":
+        boxes = (
+            "Boxes are the weighted mean of the members' coordinates (weights: each "
+            "annotator's estimated precision)"
+        )
+    else:
+        boxes = "Boxes are the mean of the members' coordinates weighted by the given weights"
     text = (
         f"<p>One object per matched cluster, weighted by each annotator's estimated quality "
         f"(<code>iaf.consensus</code>): {plural(n_obj, 'object')} accepted ({rule}), "
-        f"{plural(n_un, 'cluster')} below that quorum. Boxes are the weighted mean of the "
-        "members' coordinates (weights: each annotator's estimated precision), labels a "
+        f"{plural(n_un, 'cluster')} below that quorum. {boxes}, labels a "
         "weighted vote; <em>margin</em> is the winner's share of the vote minus the "
         "runner-up's, <em>share</em> the supporters' share of the weight of who saw the "
         "item, <em>agreement</em> the mean IoU of the object's matched pairs.</p>"

@@ -170,3 +170,12 @@ def test_a_presence_model_the_corpus_cannot_fit_is_said_not_hidden():
     text = consensus_section(df, iaf.pair_tables(df, n_chance=50))
     assert "the threshold that maximises" not in text
     assert "at least 0.5 of the weight" in text and "fell back" in text
+
+
+def test_the_section_names_the_box_fusion_the_consensus_used():
+    """The default fusion removes each annotator's estimated edge bias before a
+    Huber-weighted mean; the section said "the weighted mean" whatever the fusion."""
+    df = iaf.load_sample("coco")
+    text = consensus_section(df, iaf.pair_tables(df, n_chance=50))
+    assert "estimated bias of every edge removed" in text
+    assert "Boxes are the weighted mean" not in text
