@@ -393,7 +393,12 @@ def _plan(
         note = []
         if fewer:
             note.append(f"{fewer} pilot items had fewer than {annotators} annotators")
-        if engine_notes.get(comp):
+        if comp == "classification" and len(corpus.labels) < 2:
+            note.append(
+                "the pilot has one class: there is no label to disagree on, and no pilot "
+                "size changes that"
+            )
+        elif engine_notes.get(comp):
             note.append(
                 f"the engine reports no {comp} on the pilot ({engine_notes[comp]}); the "
                 f"plan extrapolates a statistic the pilot cannot support: a larger pilot"

@@ -181,3 +181,13 @@ def _needed_for(pilot, comp, target, seed):
         .table["n_items"]
         .iloc[0]
     )
+
+
+def test_a_pilot_of_one_class_does_not_ask_for_a_larger_pilot():
+    """With one class there is no label to disagree on: the classification row says so
+    rather than suggesting a larger pilot, which would not change it."""
+    pilot = iaf.simulate(n_items=12, seed=2, classes=("car",))
+    table = iaf.plan(pilot, n_outer=0, seed=1).table.set_index("component")
+    note = table.loc["classification", "note"]
+    assert "one class" in note
+    assert "larger pilot" not in note
