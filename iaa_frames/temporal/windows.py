@@ -72,6 +72,7 @@ from iaa_frames.core.engine.assemble import (
     POOLED_NOTE,
     SETS,
     label_chance_notes,
+    one_class_notes,
     whole_population_notes,
 )
 from iaa_frames.core.engine.result import COMPONENTS, MEASURES, NO_MATCH_NOTE, interval_notes, notes
@@ -286,6 +287,7 @@ class SubsetCells:
         few_disagreements = getattr(self.parts["classification"], "few_disagreements_notes", None)
         if few_disagreements is not None:  # as iaf.agreement says it (labels by place)
             note[cls] = label_chance_notes(few_disagreements(note[cls]))
+        note[cls] = one_class_notes(tables, note[cls])
         det = COMPONENTS.index("detection")
         matched = getattr(self.parts["detection"], "matched", None)
         if matched is not None:

@@ -299,6 +299,29 @@ def label_chance_notes(note: np.ndarray) -> np.ndarray:
     return out.reshape(text.shape)
 
 
+#: The note of every undefined classification cell of a corpus of one class.
+ONE_CLASS_NOTE = "one class: there is no label to disagree on (classification needs two)"
+
+
+def one_class_notes(tables: PairTables, note: np.ndarray) -> np.ndarray:
+    """Classification notes (``note``, any shape) of a corpus of one class: every reason
+    a cell is undefined (no variation, too few chance units) comes down to
+    :data:`ONE_CLASS_NOTE`, which says what would change it.
+
+    Examples
+    --------
+    >>> import iaa_frames as iaf
+    >>> t = iaf.pair_tables(iaf.simulate(n_items=6, seed=0, classes=("car",)), n_chance=50)
+    >>> one_class_notes(t, np.array(["no variation: expected disagreement is 0", ""],
+    ...                             dtype=object)).tolist()[0][:10]
+    'one class:'
+    """
+    note = np.asarray(note, dtype=object)
+    if len(tables.corpus.labels) >= 2:
+        return note
+    return np.where(note != "", ONE_CLASS_NOTE, note).astype(object)
+
+
 def whole_population_notes(tables: PairTables, note: np.ndarray) -> np.ndarray:
     """Say so where too few chance units are the whole chance population."""
     if tables.params.get("chance_population") != "enumerated":
@@ -683,6 +706,8 @@ def _from_cells(
     min_chance = _min_chance(sources, layout.n_groups)
     out = _point_estimates(parts, layout.n_cells, min_chance)
     out["note"] = whole_population_notes(tables, out["note"])
+    cls = COMPONENTS.index("classification")
+    out["note"][cls] = one_class_notes(tables, out["note"][cls])
     defined = out["note"] == ""
     for c in ("localization", "classification"):
         sources[COMPONENTS.index(c)] = borrowed_sources(parts[c], sources[COMPONENTS.index(c)])

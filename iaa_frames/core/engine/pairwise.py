@@ -36,6 +36,7 @@ from .assemble import (
     component_cells,
     label_chance_notes,
     name_order,
+    one_class_notes,
     package_version,
     whole_population_notes,
 )
@@ -171,6 +172,7 @@ def group_cells(tables: PairTables, layout: CellLayout, component: str, pick) ->
         every = np.full(layout.n_cells, "", dtype=object)
         every[pick] = note
         note = label_chance_notes(cells.few_disagreements_notes(every)[pick])
+        note = one_class_notes(tables, note)
     agreement = np.where(note == "", value[pick], np.nan)
     base = tables.params.get("chance_population", "sampled")
     source = borrowed_sources(cells, np.full(layout.n_cells, base, dtype=object))[pick]

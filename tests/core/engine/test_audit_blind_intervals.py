@@ -201,3 +201,21 @@ def test_identical_labels_no_longer_claim_an_interval_of_zero_width():
         assert float(cell.ci_high) == pytest.approx(1.0)
         lows.append(float(cell.ci_low))
     assert lows[1] > lows[0]
+
+
+def test_a_corpus_of_one_class_says_so_in_every_classification_note():
+    """With one class every classification cell is undefined; the note said why in the
+    engine's words ("too few chance units", "no variation"), not what the user can change.
+    It says there is one class, in the cells of agreement(), of the pairs and of windows."""
+    df = blind_corpus(3, n_items=12, n_annotators=3).assign(label="car")
+    res = iaf.agreement(df, n_boot=0)
+    notes = res["note"].sel(component="classification").values.ravel().astype(str)
+    assert all(n.startswith("one class") for n in notes)
+    p = iaf.pairwise(df, component="classification", n_boot=0)
+    upper = np.triu(np.ones(p.shape, dtype=bool), k=1)
+    assert all(str(n).startswith("one class") for n in p["note"].values[upper])
+    # a corpus of two classes keeps the engine's reasons
+    two = blind_corpus(3, n_items=12, n_annotators=3)
+    res2 = iaf.agreement(two, n_boot=0)
+    notes2 = res2["note"].sel(component="classification").values.ravel().astype(str)
+    assert not any(n.startswith("one class") for n in notes2)
