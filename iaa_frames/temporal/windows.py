@@ -292,6 +292,8 @@ class SubsetCells:
         matched = getattr(self.parts["detection"], "matched", None)
         if matched is not None:
             note[det] = np.where((note[det] == "") & (matched == 0), NO_MATCH_NOTE, note[det])
+            ov = COMPONENTS.index("overall")  # as iaf.agreement: sub-threshold overlaps only
+            note[ov] = np.where((note[ov] == "") & (matched == 0), NO_MATCH_NOTE, note[ov])
         # the classes whose localization borrows its chance baseline, or could not
         per_cell = np.repeat(np.r_[[""], sources], layout.n_groups)
         pooled = (per_cell == "pooled") & (note[loc] == "")

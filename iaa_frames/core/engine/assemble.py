@@ -282,6 +282,11 @@ def _point_estimates(parts: dict, n_cells: int, min_chance=MIN_CHANCE_UNITS) -> 
     det = COMPONENTS.index("detection")
     silent = (out["note"][det] == "") & (parts["detection"].matched == 0)
     out["note"][det] = np.where(silent, NO_MATCH_NOTE, out["note"][det])
+    # overall without a match anywhere rests on sub-threshold overlaps alone: its figure
+    # (0.0000x) says nothing, and no interval can be given for it (no match to count)
+    ov = COMPONENTS.index("overall")
+    silent = (out["note"][ov] == "") & (parts["detection"].matched == 0)
+    out["note"][ov] = np.where(silent, NO_MATCH_NOTE, out["note"][ov])
     return out
 
 

@@ -219,3 +219,20 @@ def test_a_corpus_of_one_class_says_so_in_every_classification_note():
     res2 = iaf.agreement(two, n_boot=0)
     notes2 = res2["note"].sel(component="classification").values.ravel().astype(str)
     assert not any(n.startswith("one class") for n in notes2)
+
+
+def test_overall_without_a_match_anywhere_is_not_a_figure():
+    """A class nobody matched, within items or by chance: detection is n/a ("no object
+    pair matches"), and overall, which then rests on sub-threshold overlaps alone, read
+    0.000 [0.000, 0.000] (or an interval wholly below 0 from the chance side alone). It
+    is n/a with detection's note."""
+    res = iaf.agreement(blind_corpus(36), n_boot=100, seed=36)
+    det = res.sel(component="detection", label="bird")
+    ove = res.sel(component="overall", label="bird")
+    silent = np.char.startswith(det["note"].values.astype(str), "no object pair matches")
+    assert silent.sum() >= 2
+    assert np.isnan(ove["agreement"].values[silent]).all()
+    assert (ove["note"].values[silent] == det["note"].values[silent]).all()
+    # the classes with matches keep their overall figure
+    car = res.sel(component="overall", label="car", annotator="(all)")
+    assert np.isfinite(float(car["agreement"]))
