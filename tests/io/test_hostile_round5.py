@@ -440,3 +440,19 @@ def test_labelstudio_skeleton_whose_rectangle_is_unreadable_is_not_silent(tmp_pa
         json.dumps(_skeleton_task({"x": 10.0, "y": 20.0, "width": 20.0, "height": 30.0}))
     )
     assert iaf.read_labelstudio(good).shape[0] == 1
+
+
+# --------------------------------------- R5b: a JSON box cell that repeats a key is refused
+def test_table_of_boxes_whose_json_box_repeats_a_key_is_refused(tmp_path):
+    p = tmp_path / "hits.csv"
+    p.write_text(
+        "item,annotator,label,boxes\n"
+        'a.jpg,w1,car,"[{""x"": 1, ""y"": 2, ""w"": 3, ""h"": 4}]"\n'
+        'a.jpg,w2,car,"[{""x"": 1, ""x"": 500, ""y"": 2, ""w"": 3, ""h"": 4}]"\n'
+    )
+    with pytest.raises(ReaderError, match=r"hits\.csv: row 2, column 'boxes': .*key 'x'"):
+        iaf.read_table(p, boxes="boxes")
+    with pytest.warns(DroppedRowsWarning, match="repeated_key: 1"):
+        df = iaf.read_table(p, boxes="boxes", on_invalid="drop")
+    assert df["annotator"].tolist() == ["w1"]
+    assert df.attrs["iaa_reader_dropped"] == {"repeated_key": 1}
