@@ -456,3 +456,27 @@ def test_table_of_boxes_whose_json_box_repeats_a_key_is_refused(tmp_path):
         df = iaf.read_table(p, boxes="boxes", on_invalid="drop")
     assert df["annotator"].tolist() == ["w1"]
     assert df.attrs["iaa_reader_dropped"] == {"repeated_key": 1}
+
+
+# ------------------------------ R5b: FiftyOne annotators 3 and "3" are one annotator, "3"
+def test_fiftyone_annotators_3_and_text_3_are_one_annotator_named_in_a_warning():
+    samples = [
+        _sample(
+            "/a.jpg",
+            gt=_dets(_det([0.1, 0.1, 0.2, 0.2], who=3), _det([0.5, 0.5, 0.2, 0.2], who="3")),
+        )
+    ]
+    with pytest.warns(iaf.IAAWarning, match=r"annotator.* 3 and '3'"):
+        df = iaf.from_fiftyone(samples, fields="gt", annotator_attribute="who")
+    assert df["annotator"].tolist() == ["3", "3"]
+    assert df["object_id"].nunique() == 2
+    with pytest.warns(iaf.IAAWarning, match=r"3 and '3'"):
+        df = iaf.from_fiftyone(
+            [_sample("/a.jpg", gt=_dets())], fields="gt", annotator_attribute="who",
+            annotators=[3, "3"],
+        )  # fmt: skip
+    assert df["annotator"].tolist() == ["3"]
+    two = _sample("/a.jpg", f1=_dets(_det([0.1, 0.1, 0.2, 0.2])), f2=_dets())
+    with pytest.warns(iaf.IAAWarning, match=r"3 and '3'"):
+        df = iaf.from_fiftyone([two], fields={"f1": 3, "f2": "3"})
+    assert df["annotator"].tolist() == ["3"]
