@@ -480,3 +480,28 @@ def test_fiftyone_annotators_3_and_text_3_are_one_annotator_named_in_a_warning()
     with pytest.warns(iaf.IAAWarning, match=r"3 and '3'"):
         df = iaf.from_fiftyone([two], fields={"f1": 3, "f2": "3"})
     assert df["annotator"].tolist() == ["3"]
+
+
+# ------------------- R5b: V7 Darwin annotations listing several annotators are reported
+def test_darwin_annotation_of_several_annotators_reports_the_others(tmp_path):
+    people = [{"email": "ana@x.org"}, {"email": "bo@x.org"}, {"full_name": "Cy"}]
+    doc = {
+        "version": "2.0",
+        "item": {"name": "a.jpg", "path": "/", "slots": [{"width": 100, "height": 80}]},
+        "annotations": [
+            {"id": "u1", "name": "cat", "annotators": people,
+             "bounding_box": {"x": 1, "y": 2, "w": 3, "h": 4}},
+            {"id": "u2", "name": "cat", "annotators": people[1:2],
+             "bounding_box": {"x": 1, "y": 2, "w": 3, "h": 4}},
+        ],
+    }  # fmt: skip
+    p = tmp_path / "a.json"
+    p.write_text(json.dumps(doc))
+    with pytest.warns(DroppedRowsWarning, match="other_annotator: 2") as rec:
+        df = iaf.read_darwin(p)
+    assert sorted(df["annotator"]) == ["ana@x.org", "bo@x.org"]  # one row per annotation
+    assert df.attrs["iaa_reader_dropped"] == {"other_annotator": 2}
+    (w,) = [r.message for r in rec if isinstance(r.message, DroppedRowsWarning)]
+    assert w.dropped["annotator"].tolist() == ["bo@x.org", "Cy"]
+    assert w.dropped["entry"].str.contains("u1").all()
+    assert "ana@x.org" in w.dropped["detail"].iat[0]
