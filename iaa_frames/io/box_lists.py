@@ -6,7 +6,8 @@ in-house forms) write one row per assignment with a column holding the boxes as 
 ``[[x0, y0, x1, y1], ...]``. :func:`explode_boxes` turns that column into one row per box
 (an empty list ``[]`` into a coverage row: the worker saw the image and drew nothing),
 decoding the cells with :func:`json.loads` only, and says which row of which file is
-malformed and why. :func:`iaa_frames.io.table.read_table` calls it for ``boxes=``.
+malformed and why. A JSON object of a cell that repeats a key (``{"x": 1, "x": 500}``,
+where :func:`json.loads` would keep the last value) is malformed too. :func:`iaa_frames.io.table.read_table` calls it for ``boxes=``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,24 @@ def _number(v) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
         v, (bool, np.bool_)
     )
+
+
+class _RepeatedKey(ValueError):
+    """A JSON object of a cell repeats a key (raised by :func:`_unique_keys`)."""
+
+
+def _unique_keys(pairs):
+    """The ``object_pairs_hook`` of a cell: its object as a dict, or :class:`_RepeatedKey`
+    for a key written twice (plain :func:`json.loads` keeps the last value silently)."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(
+                f"a JSON object of the cell repeats the key {key!r} ({out[key]!r}, then "
+                f"{value!r}): which value is meant is unknown; write each key once"
+            )
+        out[key] = value
+    return out
 
 
 def _plain(v):
@@ -93,7 +112,9 @@ def _cell(cell, box_format: str, label_key: str):
         return "empty_cell", "the cell is empty (write [] for a worker who drew nothing)"
     if isinstance(cell, (str, bytes)):
         try:
-            cell = json.loads(cell)
+            cell = json.loads(cell, object_pairs_hook=_unique_keys)
+        except _RepeatedKey as exc:
+            return "repeated_key", str(exc)
         except (ValueError, RecursionError) as exc:
             return "not_json", f"the cell is not JSON ({' '.join(str(exc).split())[:200]})"
     if not isinstance(cell, list):
@@ -146,7 +167,8 @@ def explode_boxes(
         The exploded rows (``x0, y0, x1, y1`` and ``label`` set; an empty list gives one
         row with no box and no label: a coverage row), indexed by the 1-based data row of
         the input; and the dropped rows: ``file, row, item, annotator, reason, detail,
-        cell``, reasons ``empty_cell``, ``not_json``, ``not_a_list``, ``bad_box``, and
+        cell``, reasons ``empty_cell``, ``not_json``, ``repeated_key`` (a JSON object of
+        the cell writes one key twice), ``not_a_list``, ``bad_box``, and
         ``read_twice``: a second row of one (item, annotator), when ``df`` has both
         columns (the first is kept).
 

@@ -230,6 +230,14 @@ def read_darwin(
     reported in a DroppedRowsWarning; so are the annotations on another slot than the
     first of a multi-slot item (``other_slot``: its size is the first slot's).
 
+    An annotation whose ``annotators`` lists several people is one object (V7 lists
+    everyone who created or edited it; independent annotators draw separate annotations):
+    it is read once, as the first's, and the second and later annotators are counted and
+    reported, one dropped record each (``other_annotator``, in
+    ``attrs["iaa_reader_dropped"]`` and the DroppedRowsWarning), never read as more
+    annotators' rows. Where ``annotator=``, the mapping key or the subdirectory names the
+    annotator, the ``annotators`` column lists them all and nothing is dropped.
+
     Examples
     --------
     >>> import json, tempfile, pathlib
@@ -343,6 +351,8 @@ def _annotation(
         )
     annotator = layout_annotator or recorded or file_annotator
     b.cover(item, annotator, width=w, height=h, file_idx=f, entry=entry)
+    if layout_annotator is None and recorded is not None:
+        _other_annotators(path, b, entry, item, ann, recorded)
     label = ann.get("name")
     if not isinstance(label, str) or not label:
         raise reader_error(
@@ -415,6 +425,20 @@ def _annotation(
             else "an annotation with no polygon or bounding_box"
         )
         b.drop(path, entry, "unsupported_shape", detail, item=item, annotator=annotator, record=ann)
+
+
+def _other_annotators(path, b, entry, item, ann, recorded):
+    """The second and later of an annotation's ``annotators``, each counted as dropped
+    (``other_annotator``): V7 lists everyone who worked on one annotation, which is one
+    object, read once as the first's (:func:`read_darwin`)."""
+    people = _people(ann)
+    for other in people[1:]:
+        why = (
+            f"the annotation lists {len(people)} annotators ({', '.join(people)}): one "
+            f"object, read once as the first's, {recorded!r}; {other!r} worked on it too "
+            "(V7 lists everyone who edited an annotation), not drawn as another annotator's"
+        )
+        b.drop(path, entry, "other_annotator", why, item=item, annotator=other, record=ann)
 
 
 def _line_or_point(path, b, ann, entry, item, annotator, label, kw):

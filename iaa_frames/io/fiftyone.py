@@ -56,6 +56,35 @@ def _fields(fields, annotator_attribute):
     return out
 
 
+def _annotator(who, spellings: dict):
+    """An annotator name as text, as every reader names annotators: an integer id becomes
+    its decimal string, so ``3`` and ``"3"`` are one annotator ``"3"``; ``spellings``
+    collects, per name, the values that gave it (for :func:`_warn_merged`)."""
+    if isinstance(who, (int, np.integer)) and not isinstance(who, (bool, np.bool_)):
+        text = str(int(who))
+    elif isinstance(who, str):
+        text = who
+    else:
+        return who  # validate() reads it as text or refuses it
+    spellings.setdefault(text, {}).setdefault(isinstance(who, str), who)
+    return text
+
+
+def _warn_merged(spellings: dict) -> None:
+    """An :class:`~iaa_frames.errors.IAAWarning` naming the annotators given both as a
+    number and as text (``3`` and ``"3"``): they are read as one annotator."""
+    both = [(v[False], v[True]) for v in spellings.values() if len(v) == 2]
+    if both:
+        shown = ", ".join(f"{n!r} and {t!r}" for n, t in both[:5])
+        more = f" (and {len(both) - 5} more)" if len(both) > 5 else ""
+        message = (
+            f"fiftyone: the annotator names {shown}{more} read the same: they name one "
+            f"annotator, {both[0][1]!r} (identifiers are text: integer ids become strings, "
+            "as in every reader); rename one of them to keep them apart"
+        )
+        warnings.warn(IAAWarning(message), stacklevel=3)
+
+
 def _size(sample):
     meta = getattr(sample, "metadata", None)
     w = getattr(meta, "width", None) if meta is not None else None
@@ -167,7 +196,11 @@ def from_fiftyone(
         ``width`` and ``height``, else relative with ``width = height = 1`` (an
         :class:`~iaa_frames.errors.IAAWarning` counts those samples; run
         ``dataset.compute_metadata()`` first to get pixels). ``object_id`` is the label's
-        ``id``; ``confidence`` is kept as a column when labels have it.
+        ``id``; ``confidence`` is kept as a column when labels have it. Annotator names are
+        text, as in every reader: an integer name (of ``fields``, ``annotators`` or the
+        ``annotator_attribute``) becomes its decimal string, so ``3`` and ``"3"`` are one
+        annotator ``"3"``, and an :class:`~iaa_frames.errors.IAAWarning` names the two
+        when both occur.
 
     Raises
     ------
@@ -189,7 +222,8 @@ def from_fiftyone(
     0  /data/a.jpg       ana   car  20.0  20.0  120.0  70.0
     1  /data/a.jpg       ben   NaN   NaN   NaN    NaN   NaN
     """
-    fields = _fields(fields, annotator_attribute)
+    spellings: dict = {}  # annotator name -> {is text: value read}
+    fields = {k: _annotator(v, spellings) for k, v in _fields(fields, annotator_attribute).items()}
     name = str(getattr(dataset, "name", None) or "fiftyone")
     b = FrameBuilder("fiftyone", on_invalid=on_invalid)
     f = b.add_file(name)
@@ -231,6 +265,7 @@ def from_fiftyone(
                     why = f"the label has no {annotator_attribute!r} attribute"
                     _refuse(b, name, entry, "no_annotator", why, item=key)
                     continue
+                who = _annotator(who, spellings)
                 found.add(who)
                 _add(b, kind, lab, key, who, w, h, f, entry, masks, name)
     unset = [f for f in fields if f not in set_fields]
@@ -241,9 +276,12 @@ def from_fiftyone(
             "of a video dataset, which from_fiftyone does not read?)"
         )
     if annotator_attribute is not None:
+        if annotators is not None:
+            annotators = list(dict.fromkeys(_annotator(a, spellings) for a in annotators))
         for who in annotators if annotators is not None else sorted(found, key=str):
             for key, w, h, entry in reviewed:
                 b.cover(key, who, width=w, height=h, file_idx=f, entry=entry)
+    _warn_merged(spellings)
     if relative:
         message = (
             f"fiftyone: {relative} sample(s) have no metadata.width/height: their "

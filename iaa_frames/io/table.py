@@ -145,8 +145,9 @@ def read_table(
     ReaderError
         When the file is not a readable CSV, the geometry column is neither WKT nor WKB,
         Parquet is asked for without the ``pyarrow`` package, or (``boxes``, with
-        ``on_invalid="raise"``) a cell of boxes is malformed: the message names the file,
-        the row (1-based data row), the column and why.
+        ``on_invalid="raise"``) a cell of boxes is malformed (not JSON, not a list of
+        boxes, a JSON object that repeats a key): the message names the file, the row
+        (1-based data row), the column and why.
 
     Examples
     --------

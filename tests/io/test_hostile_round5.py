@@ -440,3 +440,68 @@ def test_labelstudio_skeleton_whose_rectangle_is_unreadable_is_not_silent(tmp_pa
         json.dumps(_skeleton_task({"x": 10.0, "y": 20.0, "width": 20.0, "height": 30.0}))
     )
     assert iaf.read_labelstudio(good).shape[0] == 1
+
+
+# --------------------------------------- R5b: a JSON box cell that repeats a key is refused
+def test_table_of_boxes_whose_json_box_repeats_a_key_is_refused(tmp_path):
+    p = tmp_path / "hits.csv"
+    p.write_text(
+        "item,annotator,label,boxes\n"
+        'a.jpg,w1,car,"[{""x"": 1, ""y"": 2, ""w"": 3, ""h"": 4}]"\n'
+        'a.jpg,w2,car,"[{""x"": 1, ""x"": 500, ""y"": 2, ""w"": 3, ""h"": 4}]"\n'
+    )
+    with pytest.raises(ReaderError, match=r"hits\.csv: row 2, column 'boxes': .*key 'x'"):
+        iaf.read_table(p, boxes="boxes")
+    with pytest.warns(DroppedRowsWarning, match="repeated_key: 1"):
+        df = iaf.read_table(p, boxes="boxes", on_invalid="drop")
+    assert df["annotator"].tolist() == ["w1"]
+    assert df.attrs["iaa_reader_dropped"] == {"repeated_key": 1}
+
+
+# ------------------------------ R5b: FiftyOne annotators 3 and "3" are one annotator, "3"
+def test_fiftyone_annotators_3_and_text_3_are_one_annotator_named_in_a_warning():
+    samples = [
+        _sample(
+            "/a.jpg",
+            gt=_dets(_det([0.1, 0.1, 0.2, 0.2], who=3), _det([0.5, 0.5, 0.2, 0.2], who="3")),
+        )
+    ]
+    with pytest.warns(iaf.IAAWarning, match=r"annotator.* 3 and '3'"):
+        df = iaf.from_fiftyone(samples, fields="gt", annotator_attribute="who")
+    assert df["annotator"].tolist() == ["3", "3"]
+    assert df["object_id"].nunique() == 2
+    with pytest.warns(iaf.IAAWarning, match=r"3 and '3'"):
+        df = iaf.from_fiftyone(
+            [_sample("/a.jpg", gt=_dets())], fields="gt", annotator_attribute="who",
+            annotators=[3, "3"],
+        )  # fmt: skip
+    assert df["annotator"].tolist() == ["3"]
+    two = _sample("/a.jpg", f1=_dets(_det([0.1, 0.1, 0.2, 0.2])), f2=_dets())
+    with pytest.warns(iaf.IAAWarning, match=r"3 and '3'"):
+        df = iaf.from_fiftyone([two], fields={"f1": 3, "f2": "3"})
+    assert df["annotator"].tolist() == ["3"]
+
+
+# ------------------- R5b: V7 Darwin annotations listing several annotators are reported
+def test_darwin_annotation_of_several_annotators_reports_the_others(tmp_path):
+    people = [{"email": "ana@x.org"}, {"email": "bo@x.org"}, {"full_name": "Cy"}]
+    doc = {
+        "version": "2.0",
+        "item": {"name": "a.jpg", "path": "/", "slots": [{"width": 100, "height": 80}]},
+        "annotations": [
+            {"id": "u1", "name": "cat", "annotators": people,
+             "bounding_box": {"x": 1, "y": 2, "w": 3, "h": 4}},
+            {"id": "u2", "name": "cat", "annotators": people[1:2],
+             "bounding_box": {"x": 1, "y": 2, "w": 3, "h": 4}},
+        ],
+    }  # fmt: skip
+    p = tmp_path / "a.json"
+    p.write_text(json.dumps(doc))
+    with pytest.warns(DroppedRowsWarning, match="other_annotator: 2") as rec:
+        df = iaf.read_darwin(p)
+    assert sorted(df["annotator"]) == ["ana@x.org", "bo@x.org"]  # one row per annotation
+    assert df.attrs["iaa_reader_dropped"] == {"other_annotator": 2}
+    (w,) = [r.message for r in rec if isinstance(r.message, DroppedRowsWarning)]
+    assert w.dropped["annotator"].tolist() == ["bo@x.org", "Cy"]
+    assert w.dropped["entry"].str.contains("u1").all()
+    assert "ana@x.org" in w.dropped["detail"].iat[0]
