@@ -755,9 +755,12 @@ def widen_rare_events(low, high, parts, cells, components, widen, *, level: floa
     components : sequence of str
         The names of the rows of ``low`` and ``high``.
     widen : sequence of str
-        The components whose distances are at most 1, 1 where nothing matches
-        (detection, overall). Overall's events are the items where detection has a match,
-        when ``parts`` holds detection (:func:`matched_set_events`).
+        The components widened: those whose distances are at most 1, 1 where nothing
+        matches (detection, overall; overall's events are the items where detection has a
+        match when ``parts`` holds detection, :func:`matched_set_events`), and
+        ``"classification"``, whose events are label disagreements: its cells widen
+        themselves (their ``widen_rare``, :func:`widen_rare_disagreements`; cells without
+        one are left as they are).
     level : float, default 0.95
 
     Returns
@@ -785,6 +788,11 @@ def widen_rare_events(low, high, parts, cells, components, widen, *, level: floa
     n_cells, seen = low.shape[-1], {}
     for name in widen:
         c = list(components).index(name)
+        if name == "classification":  # label disagreements: the cells' own rule, if any
+            own = getattr(parts[name], "widen_rare", None)
+            if own is not None:
+                low[c], high[c] = own(low[c], high[c], cells["n_items"][c], level=level)
+            continue
         finite = np.isfinite(low[c]) & np.isfinite(high[c])
         if name == "overall" and "detection" in parts:  # its events: detection's matches
             matches = seen.get("detection")

@@ -70,7 +70,7 @@ from iaa_frames.core.engine import (
 from iaa_frames.core.engine.assemble import (
     NO_BASELINE_NOTE,
     POOLED_NOTE,
-    SETS,
+    RARE_EVENTS,
     label_chance_notes,
     one_class_notes,
     whole_population_notes,
@@ -251,11 +251,9 @@ class SubsetCells:
         annotator's window with no match lay wholly below 0 (the bootstrap sees the
         chance side vary only) and its classification read 1.00 [1.00, 1.00]."""
         value = out["agreement"]
-        low, high = widen_rare_events(value, value, self.parts, out, COMPONENTS, SETS)
-        cls = COMPONENTS.index("classification")
-        widen = getattr(self.parts["classification"], "widen_rare", None)
-        if widen is not None:
-            low[cls], high[cls] = widen(value[cls], value[cls], out["n_items"][cls], level=CI_LEVEL)
+        low, high = widen_rare_events(
+            value, value, self.parts, out, COMPONENTS, RARE_EVENTS, level=CI_LEVEL
+        )
         with np.errstate(invalid="ignore"):
             return np.where(low < value, low, np.nan), np.where(high > value, high, np.nan)
 

@@ -92,6 +92,9 @@ def label_alpha_cells(tables: PairTables, layout: CellLayout) -> ClassificationC
 
 #: The components of the set-level within rows.
 SETS = ("detection", "overall")
+#: The components whose intervals widen where their events (matches; for classification,
+#: label disagreements) are rare (:func:`iaa_frames.stats.intervals.widen_rare_events`).
+RARE_EVENTS = (*SETS, "classification")
 
 
 def name_order(names) -> np.ndarray:
@@ -762,12 +765,9 @@ def _from_cells(
                 high = np.minimum(high, 1.0)
             else:
                 low, high = percentile_ci(reps, level=CI_LEVEL)
-            low, high = intervals.widen_rare_events(low, high, parts, out, COMPONENTS, SETS)
-            cls = COMPONENTS.index("classification")
-            if hasattr(parts["classification"], "widen_rare"):  # label disagreements
-                low[cls], high[cls] = parts["classification"].widen_rare(
-                    low[cls], high[cls], out["n_items"][cls], level=CI_LEVEL
-                )
+            low, high = intervals.widen_rare_events(
+                low, high, parts, out, COMPONENTS, RARE_EVENTS, level=CI_LEVEL
+            )
             reported = defined & (out["n_items"] >= MIN_CI_ITEMS)
             out["ci_low"], out["ci_high"] = (np.where(reported, v, np.nan) for v in (low, high))
         if share:

@@ -31,7 +31,7 @@ from iaa_frames.stats.intervals import widen_rare_events
 from .assemble import (
     MIN_ALPHA_UNITS,
     MIN_WITHIN_UNITS,
-    SETS,
+    RARE_EVENTS,
     borrowed_sources,
     component_cells,
     label_chance_notes,
@@ -338,7 +338,8 @@ def component_intervals(
     """The bootstrap interval of the cells ``pick`` (agreement ``value``, NaN where
     undefined), as :func:`iaa_frames.agreement` takes it (BCa with the corrected width,
     :func:`iaa_frames.stats.cell_intervals.cell_intervals`), widened as its cells are where
-    the within units of a detection or overall cell hold few matches
+    the within units of a detection or overall cell hold few matches, or those of a
+    classification cell few label disagreements
     (:func:`iaa_frames.stats.intervals.widen_rare_events`; ``component`` names the
     component of ``cells``).
 
@@ -368,15 +369,7 @@ def component_intervals(
         width=cells.within.matrix.shape[1],
     )
     low, high = out["agreement"]
-    if component == "classification" and n_boot and hasattr(cells, "widen_rare"):
-        full_low = np.full(cells.n_cells, np.nan)
-        full_high = np.full(cells.n_cells, np.nan)
-        full_low[pick], full_high[pick] = low, high
-        full_low, full_high = cells.widen_rare(
-            full_low, full_high, np.asarray(item_counts, dtype=np.float64), level=CI_LEVEL
-        )
-        return full_low[pick], full_high[pick]
-    if component not in SETS or not n_boot:
+    if component not in RARE_EVENTS or not n_boot:
         return low, high
     # every cell of the layout (the events are counted over all its columns), ``pick`` kept
     full_low = np.full((1, cells.n_cells), np.nan)
