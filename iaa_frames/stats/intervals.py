@@ -668,6 +668,23 @@ def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0, cells=N
     return out
 
 
+def _event_credit(events: dict, k, level: float):
+    """The range of the credit the event items of each cell hold: ``c k [p_L, p_U]``,
+    ``[p_L, p_U]`` the Clopper-Pearson interval of the share of its ``k`` items holding an
+    event (``events["items"]`` of them) and ``c`` an event item's credit, its own mean,
+    at least what a chance event brings (a single event of little credit says little
+    about the next ones; that alone where no item has one)."""
+    from scipy.special import betaincinv
+
+    x = np.asarray(events["items"], dtype=np.float64)
+    tail = (1.0 - level) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_low = np.where(x > 0, betaincinv(x, k - x + 1.0, tail), 0.0)
+        p_high = np.where(x < k, betaincinv(x + 1.0, k - x, 1.0 - tail), 1.0)
+        per_item = np.fmax(np.where(x > 0, events["credit"] / x, np.nan), events["chance_credit"])
+        return per_item * k * p_low, per_item * k * p_high
+
+
 def rare_event_bounds(events: dict, expected, cell_items, *, level: float = 0.95, top=1.0):
     """Agreement bounds of the exact binomial interval of the items with an event.
 
@@ -709,22 +726,14 @@ def rare_event_bounds(events: dict, expected, cell_items, *, level: float = 0.95
     >>> round(float(low[0]), 4), round(float(high[0]), 3)   # 1 - 1 / 0.99; above 0
     (-0.0101, 0.061)
     """
-    from scipy.special import betaincinv
-
-    x = np.asarray(events["items"], dtype=np.float64)
     k = np.asarray(cell_items, dtype=np.float64)
     n = np.asarray(events["units"], dtype=np.float64)
     e = np.asarray(expected, dtype=np.float64)
-    tail = (1.0 - level) / 2.0
+    event_low, event_high = _event_credit(events, k, level)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p_low = np.where(x > 0, betaincinv(x, k - x + 1.0, tail), 0.0)
-        p_high = np.where(x < k, betaincinv(x + 1.0, k - x, 1.0 - tail), 1.0)
-        # an event item's credit: its own mean, at least what a chance event brings (a
-        # single event of little credit says little about the next ones)
-        per_item = np.fmax(np.where(x > 0, events["credit"] / x, np.nan), events["chance_credit"])
         rest = np.asarray(events.get("rest", 0.0), dtype=np.float64)
-        credit_low = rest + per_item * k * p_low
-        credit_high = np.minimum(rest + per_item * k * p_high, top * n)
+        credit_low = rest + event_low
+        credit_high = np.minimum(rest + event_high, top * n)
         low = 1.0 - (top - credit_low / n) / e
         high = 1.0 - (top - credit_high / n) / e
     ok = (k > 0) & (n > 0) & (e > 0) & np.isfinite(low) & np.isfinite(high)
@@ -907,20 +916,15 @@ def widen_rare_disagreements(
     >>> bool(low[0] < 0), float(high[0])  # 3.2 disagreements expected, none seen
     (True, 1.0)
     """
-    from scipy.special import betaincinv
-
     low, high = np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
     x = np.asarray(events["items"], dtype=np.float64)
     k = np.asarray(cell_items, dtype=np.float64)
     n = np.asarray(units, dtype=np.float64)
     scale = n * np.asarray(expected, dtype=np.float64)  # the disagreements chance expects
-    tail = (1.0 - level) / 2.0
+    event_low, event_high = _event_credit(events, k, level)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p_low = np.where(x > 0, betaincinv(x, k - x + 1.0, tail), 0.0)
-        p_high = np.where(x < k, betaincinv(x + 1.0, k - x, 1.0 - tail), 1.0)
-        per_item = np.fmax(np.where(x > 0, events["credit"] / x, np.nan), events["chance_credit"])
-        b_high = 1.0 - per_item * k * p_low / scale
-        b_low = 1.0 - np.minimum(per_item * k * p_high, n) / scale
+        b_high = 1.0 - event_low / scale
+        b_low = 1.0 - np.minimum(event_high, n) / scale
     few = (x < MIN_EVENT_ITEMS) & np.isfinite(low) & np.isfinite(high)
     few &= (k > 0) & (scale > 0) & np.isfinite(b_low) & np.isfinite(b_high)
     low = np.where(few, np.fmin(low, b_low), low)
