@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers import load_benchmark
+from thin_corpora import three_annotators_on_few_items
 
 import iaa_frames as iaf
 
@@ -319,25 +320,6 @@ def test_auto_quorum_falls_back_to_a_majority_when_the_clusters_cannot_fit_the_m
     assert out["f1"].iloc[0] > 0.95
 
 
-def _few_items(seed, n_items):
-    """Three annotators, four shared objects per item, each box jittered, left out (15 %)
-    or relabelled (10 %)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for i in range(n_items):
-        objs = [(*rng.uniform(0, 300, 2), *rng.uniform(20, 100, 2), rng.integers(2))
-                for _ in range(4)]  # fmt: skip
-        for a in ("a", "b", "c"):
-            for x, y, w, h, lab in objs:
-                if rng.random() < 0.15:
-                    continue
-                j = rng.normal(0, 5, 4)
-                lab = lab if rng.random() > 0.1 else rng.integers(2)
-                rows.append((f"i{i}", a, ["cat", "dog"][lab], x + j[0], y + j[1],
-                             x + w + j[2], y + h + j[3]))  # fmt: skip
-    return _frame(rows).assign(width=500.0, height=500.0)
-
-
 @pytest.mark.parametrize("n_items", [3, 4, 5])
 def test_three_annotators_on_a_few_items_give_no_jumping_threshold(n_items):
     """Three annotators on three to five items: the fitted threshold jumped between 1e-13
@@ -345,7 +327,7 @@ def test_three_annotators_on_a_few_items_give_no_jumping_threshold(n_items):
     (boxes one of three drew accepted, p_real 1) from one corpus to the next. Now every
     such corpus takes the majority of the weight, and says so."""
     for seed in range(4):
-        df = _few_items(seed, n_items)
+        df = three_annotators_on_few_items(seed, n_items)
         c = iaf.consensus(df)
         assert c.params["quorum"] == 0.5 and np.isnan(c.params["p_threshold"])
         assert "fell back" in c.params["note"]

@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pandas as pd
+from thin_corpora import three_annotators_on_few_items
 
 import iaa_frames as iaf
 from iaa_frames.report.decisions import consensus_section, how_many_section
@@ -137,34 +138,12 @@ def test_a_target_already_met_is_footnoted():
     assert hw["detection"] <= 0.05  # the case this test is about
 
 
-def _three_items():
-    """Three items, three annotators, boxes jittered around shared objects (a few left out
-    or relabelled): a corpus whose fitted p_real threshold is about 1e-13."""
-    import numpy as np
-
-    rng = np.random.default_rng(1)
-    rows = []
-    for i in range(3):
-        objs = [(*rng.uniform(0, 300, 2), *rng.uniform(20, 100, 2), rng.integers(2))
-                for _ in range(4)]  # fmt: skip
-        for a in ("a", "b", "c"):
-            for x, y, w, h, lab in objs:
-                if rng.random() < 0.15:
-                    continue
-                j = rng.normal(0, 5, 4)
-                lab = lab if rng.random() > 0.1 else rng.integers(2)
-                rows.append({"item": f"img{i}", "annotator": a, "label": ["cat", "dog"][lab],
-                             "x0": x + j[0], "y0": y + j[1], "x1": x + w + j[2],
-                             "y1": y + h + j[3], "width": 500, "height": 500})  # fmt: skip
-    return pd.DataFrame(rows)
-
-
 def test_a_presence_model_the_corpus_cannot_fit_is_said_not_hidden():
     """Three items of three annotators: the fitted p_real threshold was about 1e-13 (and
     was written "at least 0.00", with clusters listed below it). The clusters' counts do
     not identify the model: the consensus falls back to a majority of the weight, and the
     section says so instead of quoting a threshold."""
-    df = _three_items()
+    df = three_annotators_on_few_items(1, 3, item="img")
     c = iaf.consensus(df)
     assert np.isnan(c.params["p_threshold"]) and c.params["quorum"] == 0.5
     text = consensus_section(df, iaf.pair_tables(df, n_chance=50))

@@ -232,3 +232,25 @@ def random_shapes(kind, n_items=400, per=2, size=(20, 80), seed=0, W=1000.0, H=1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", iaf.errors.RepairedGeometryWarning)
         return iaf.validate(pd.DataFrame(rows))
+
+
+def three_annotators_on_few_items(seed: int, n_items: int, *, item: str = "i") -> pd.DataFrame:
+    """Three annotators on ``n_items`` items, four shared objects per item (two classes),
+    each box jittered (sd 5 px), left out (15 %) or relabelled (10 %): the crowd whose
+    presence model cannot be identified (3 annotators an item, 2 free counts for 4
+    parameters; :mod:`iaa_frames.decisions.presence`)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_items):
+        objs = [(*rng.uniform(0, 300, 2), *rng.uniform(20, 100, 2), rng.integers(2))
+                for _ in range(4)]  # fmt: skip
+        for a in ("a", "b", "c"):
+            for x, y, w, h, lab in objs:
+                if rng.random() < 0.15:
+                    continue
+                j = rng.normal(0, 5, 4)
+                lab = lab if rng.random() > 0.1 else rng.integers(2)
+                rows.append((f"{item}{i}", a, ["cat", "dog"][lab], x + j[0], y + j[1],
+                             x + w + j[2], y + h + j[3]))  # fmt: skip
+    columns = ["item", "annotator", "label", "x0", "y0", "x1", "y1"]
+    return pd.DataFrame(rows, columns=columns).assign(width=500.0, height=500.0)
