@@ -41,7 +41,9 @@ replicates is not the uncertainty of the estimate:
   within pairs whose labels disagree: with none in any item every replicate reads 1, and
   :func:`widen_rare_disagreements` widens the interval likewise. Overall credits objects
   that overlap without matching too: its events are the items where detection has a
-  match, the credit of the others kept as it is (:func:`matched_set_events`).
+  match, the credit of the others kept as it is (:func:`matched_set_events`). Where the
+  bootstrap draws clusters (the frames of a video), the events are counted in clusters:
+  matches come in runs of frames, and one video is one draw (:func:`rare_event_bounds`).
 * **Agreement is bounded by 1.** Widened on the agreement itself, detection of a class
   in 4-6 of 40 items covered 92.3 % (seed 1; 93.8 % seed 0), 6.8 % of misses below and
   0.8 % above; so :func:`bca_interval` widens on the cube root of ``1 - t`` (its Notes):
@@ -95,10 +97,10 @@ CI_METHODS = ("bca", "percentile")
 #: width, and at 1-3 items the interval covers far less than its level
 #: (``benchmarks/bench_coverage.py --rare``; https://iaa-frames.readthedocs.io/en/latest/validation/coverage.html).
 MIN_CI_ITEMS = 4
-#: Fewest items holding a within-item event (a unit below the largest distance, 1: a
-#: match) for which the bootstrap alone gives a set-level cell's interval; below it the
-#: interval reaches the exact binomial interval of the event items
-#: (:func:`rare_event_bounds`). Measured on exact-null corpora
+#: Fewest items (clusters, where the bootstrap draws clusters) holding a within-item event
+#: (a unit below the largest distance, 1: a match) for which the bootstrap alone gives a
+#: set-level cell's interval; below it the interval reaches the exact binomial interval
+#: of the event items (:func:`rare_event_bounds`). Measured on exact-null corpora
 #: (https://iaa-frames.readthedocs.io/en/latest/validation/coverage.html): detection cells
 #: with no such item covered 0 in 29 % of corpora, with 1-3 items 96 %; overall's 28 %
 #: and 75-89 %.
@@ -507,7 +509,7 @@ def interval_scale(jackknife, pair_variance, *, n_items: int, level: float = 0.9
     return np.where(k >= 2, factor, np.nan)
 
 
-def event_items(within, between, *, n_cells: int, top: float = 1.0):
+def event_items(within, between, *, n_cells: int, top: float = 1.0, clusters=None):
     """Per cell, the within-item events of a sigma component whose distances are at most
     ``top``: a unit below ``top`` (detection's ``1 - F1`` below 1: a match) is an event,
     its *credit* ``top - distance``.
@@ -522,6 +524,9 @@ def event_items(within, between, *, n_cells: int, top: float = 1.0):
     n_cells : int
     top : float, default 1.0
         The largest distance.
+    clusters : array-like of int, shape (n_items,), optional
+        The cluster of every item, when the bootstrap draws clusters (groups: the frames
+        of a video, :meth:`iaa_frames.core.matching.corpus.Corpus.group_codes`).
 
     Returns
     -------
@@ -529,7 +534,9 @@ def event_items(within, between, *, n_cells: int, top: float = 1.0):
         ``items``: items with an event (x); ``credit``: the within credit (C);
         ``units``: within units (N); ``chance_credit``: the mean credit of a pair of items
         with a chance event (NaN where chance has none): what an event would bring where
-        no item has one.
+        no item has one. With ``clusters``, also ``clusters``: the clusters holding an
+        event, and ``cell_clusters``: those the cell's within units come from
+        (:func:`rare_event_bounds` then counts in clusters).
 
     Examples
     --------
@@ -547,18 +554,20 @@ def event_items(within, between, *, n_cells: int, top: float = 1.0):
     b = between.matrix.tocsc()
     # from the stored entries only (an entry not stored is 0, never an event): no dense
     # (items x cells) or (pairs x cells) array, whose size grows with items x annotators
-    items, credit = _column_events(top * count - dist, tiny, n_cells)
+    gain = top * count - dist
+    items, credit = _column_events(gain, tiny, n_cells)
     chance_events, chance_sum = _column_events(
         top * b[:, :n_cells] - b[:, n_cells : 2 * n_cells], tiny, n_cells
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         chance_credit = np.where(chance_events > 0, chance_sum / chance_events, np.nan)
-    return {
+    out = {
         "items": items.astype(np.float64),
         "credit": credit,
         "units": np.asarray(count.sum(axis=0), dtype=np.float64).ravel(),
         "chance_credit": chance_credit,
     }
+    return out | _cluster_counts(gain, count, clusters, tiny)
 
 
 def _column_events(m, tiny: float, n_cells: int):
@@ -576,7 +585,40 @@ def _column_events(m, tiny: float, n_cells: int):
     )
 
 
-def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0, cells=None):
+def _clusters_per_column(m, clusters, *, above=None) -> np.ndarray:
+    """Per column of the sparse (items x columns) ``m``, the distinct clusters of the
+    items whose entry is above ``above`` (None: not 0).
+
+    Examples
+    --------
+    >>> m = sp.csr_matrix(np.array([[1.0, 0.0], [2.0, 0.5], [0.0, 3.0]]))
+    >>> _clusters_per_column(m, [0, 0, 1]).tolist()
+    [1.0, 2.0]
+    >>> _clusters_per_column(m, [0, 0, 1], above=1).tolist()
+    [1.0, 1.0]
+    """
+    m = sp.csc_matrix(m)
+    m.sum_duplicates()
+    column = np.repeat(np.arange(m.shape[1], dtype=np.int64), np.diff(m.indptr))
+    keep = m.data != 0 if above is None else m.data > above
+    group = np.asarray(clusters, dtype=np.int64)[m.indices[keep]]
+    n_groups = max(int(group.max(initial=-1)) + 1, 1)
+    pairs = np.unique(column[keep] * n_groups + group)
+    return np.bincount(pairs // n_groups, minlength=m.shape[1]).astype(np.float64)
+
+
+def _cluster_counts(events, units, clusters, tiny: float) -> dict:
+    """``clusters`` (the clusters with an entry of ``events`` above ``tiny``) and
+    ``cell_clusters`` (with a unit in ``units``), per column; empty without clusters."""
+    if clusters is None:
+        return {}
+    return {
+        "clusters": _clusters_per_column(events, clusters, above=tiny),
+        "cell_clusters": _clusters_per_column(units, clusters),
+    }
+
+
+def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0, cells=None, clusters=None):
     """Per cell, the events of a set component that gives credit without a match too
     (overall: the set distance credits objects that overlap without matching): an item
     (a pair of items, for chance) holds an event where ``matches`` (detection) has a match
@@ -601,12 +643,15 @@ def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0, cells=N
     cells : array-like of int, optional
         Only these cells (the others' values are NaN): the columns of the sums are
         converted for them alone (at 1M boxes the whole matrices take 0.2 s).
+    clusters : array-like of int, shape (n_items,), optional
+        The cluster of every item, as :func:`event_items` takes it.
 
     Returns
     -------
     dict of numpy.ndarray, shape (n_cells,)
         As :func:`event_items` (``items``, ``credit`` of the event items, ``units``,
-        ``chance_credit``), and ``rest``: the credit of the items without an event.
+        ``chance_credit``; with ``clusters``, ``clusters`` and ``cell_clusters``), and
+        ``rest``: the credit of the items without an event.
 
     Examples
     --------
@@ -654,18 +699,25 @@ def matched_set_events(part, matches, *, n_cells: int, top: float = 1.0, cells=N
     chance_events = np.asarray(chance_event.sum(axis=0), dtype=np.float64).ravel()
     with np.errstate(invalid="ignore", divide="ignore"):
         chance_credit = np.where(chance_events > 0, chance_credit_sum / chance_events, np.nan)
-    units = np.asarray(w.tocsc()[:, cols].sum(axis=0), dtype=np.float64).ravel()
+    unit_counts = w.tocsc()[:, cols]
+    units = np.asarray(unit_counts.sum(axis=0), dtype=np.float64).ravel()
     got = {
         "items": items,
         "credit": credit_in,
         "units": units,
         "chance_credit": chance_credit,
         "rest": np.maximum(total - credit_in, 0.0),
-    }
+    } | _cluster_counts(event, unit_counts, clusters, 0.0)
     out = {k: np.full(n_cells, np.nan) for k in got}
     for k, v in got.items():
         out[k][cols] = v
     return out
+
+
+def _event_count(events: dict):
+    """The events a cell's rule counts: its clusters holding one where the events are
+    counted in clusters (:func:`event_items` with ``clusters``), else its items."""
+    return np.asarray(events.get("clusters", events["items"]), dtype=np.float64)
 
 
 def _event_credit(events: dict, k, level: float):
@@ -673,15 +725,26 @@ def _event_credit(events: dict, k, level: float):
     ``[p_L, p_U]`` the Clopper-Pearson interval of the share of its ``k`` items holding an
     event (``events["items"]`` of them) and ``c`` an event item's credit, its own mean,
     at least what a chance event brings (a single event of little credit says little
-    about the next ones; that alone where no item has one)."""
+    about the next ones; that alone where no item has one).
+
+    Counted in clusters (``events["clusters"]`` of the cell's ``events["cell_clusters"]``
+    ``g``), it is ``c g [p_L, p_U]`` with the share of clusters, and ``c`` an event
+    cluster's credit: its own mean, at least ``k / g`` times what a chance event brings,
+    every item of a cluster an event (:func:`rare_event_bounds`)."""
     from scipy.special import betaincinv
 
-    x = np.asarray(events["items"], dtype=np.float64)
+    x = _event_count(events)
+    floor = events["chance_credit"]
+    if "clusters" in events:  # a cluster of the cell's k / g items, all of them events
+        g = np.asarray(events["cell_clusters"], dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            floor = floor * (np.asarray(k, dtype=np.float64) / g)
+        k = g
     tail = (1.0 - level) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         p_low = np.where(x > 0, betaincinv(x, k - x + 1.0, tail), 0.0)
         p_high = np.where(x < k, betaincinv(x + 1.0, k - x, 1.0 - tail), 1.0)
-        per_item = np.fmax(np.where(x > 0, events["credit"] / x, np.nan), events["chance_credit"])
+        per_item = np.fmax(np.where(x > 0, events["credit"] / x, np.nan), floor)
         return per_item * k * p_low, per_item * k * p_high
 
 
@@ -691,14 +754,42 @@ def rare_event_bounds(events: dict, expected, cell_items, *, level: float = 0.95
     With ``x`` of the cell's ``k`` items holding an event, the Clopper-Pearson interval
     ``[p_L, p_U]`` of their share gives the within credit ``c k [p_L, p_U]`` (at most
     ``N`` units' worth), ``c`` the credit of an event item: the larger of ``C / x`` and
-    the mean credit of a pair of items with a chance event (that alone where ``x = 0``). With ``O = top - credit / N`` and the chance mean ``E``,
-    agreement ``1 - O / E`` runs over ``[1 - O_high / E, 1 - O_low / E]``.
+    the mean credit of a pair of items with a chance event (that alone where ``x = 0``).
+    With ``O = top - credit / N`` and the chance mean ``E``, agreement ``1 - O / E`` runs
+    over ``[1 - O_high / E, 1 - O_low / E]``.
 
     Where no item has an event, the upper bound is above 0 exactly when chance expects
     fewer than about ``-log((1 - level) / 2) = 3.7`` event items (the rule of three at
     97.5 %): seeing none is then no evidence of disagreement. Events of
     :func:`matched_set_events` also carry a ``rest``, the credit of the items without an
     event, added to both ends as it is.
+
+    **Counted in clusters.** Where the bootstrap draws clusters (``group``: the frames of
+    a video), the events come in runs inside a cluster (a lucky overlap of two tracks
+    lasts for frames) and the cell's items are not independent draws: no match in 350
+    frames of 8 videos says what 8 draws say, not 350 (counted in frames, 5 of 18 blind
+    video cells without a match lay wholly below 0). The events given with ``clusters``
+    and ``cell_clusters`` (:func:`event_items` with ``clusters``) are counted so: ``x``
+    of the cell's ``g`` clusters hold an event, ``[p_L, p_U]`` is the interval of their
+    share and ``c`` an event cluster's credit, the larger of ``C / x`` and ``k / g``
+    times a chance event's credit: a cluster of the cell's mean size whose every item
+    holds an event. The credit runs over ``c g [p_L, p_U]``; with no event, up to
+    ``k p_U c_e`` (``p_U = 0.37`` for 8 clusters), ``c_e`` the chance event's credit.
+
+    That is the least favourable case, and the only one the data bound: for a mean
+    credit per cluster ``m``, no event in ``g`` clusters is likeliest when events fill
+    whole clusters (then fewest clusters, ``m / (c_e k / g)``, hold one), so the bound
+    inverts the binomial test at that case and reaches agreement 0 exactly when ``p_U``
+    reaches the share of units chance makes events. The mean credit of *any* cluster by
+    chance (its items times the chance share of events times ``c_e``) would not do as an
+    event cluster's credit: it is already averaged over the clusters without one, and
+    ``g p_U < g`` clusters' worth of it stays below chance's own, so the interval of a
+    cell without an event would never reach 0. The floor holds where some clusters have
+    an event too: one short lucky run says little about the next ones, and the bound
+    grows with ``x`` (none is no narrower than one). Only cells with fewer than
+    :data:`MIN_EVENT_ITEMS` event clusters widen: annotators who agree (matches in every
+    video) keep the bootstrap's interval. Without groups every item is a cluster of one
+    (``g = k``): the rule in items, and the same values.
 
     Parameters
     ----------
@@ -725,6 +816,10 @@ def rare_event_bounds(events: dict, expected, cell_items, *, level: float = 0.95
     >>> low, high = rare_event_bounds(ev, [0.99], [40])
     >>> round(float(low[0]), 4), round(float(high[0]), 3)   # 1 - 1 / 0.99; above 0
     (-0.0101, 0.061)
+    >>> grouped = ev | {"clusters": np.array([0.0]), "cell_clusters": np.array([8.0])}
+    >>> low, high = rare_event_bounds(grouped, [0.99], [40])  # 40 items in 8 clusters
+    >>> round(float(low[0]), 4), round(float(high[0]), 3)
+    (-0.0101, 0.288)
     """
     k = np.asarray(cell_items, dtype=np.float64)
     n = np.asarray(events["units"], dtype=np.float64)
@@ -740,9 +835,12 @@ def rare_event_bounds(events: dict, expected, cell_items, *, level: float = 0.95
     return np.where(ok, low, np.nan), np.where(ok, high, np.nan)
 
 
-def widen_rare_events(low, high, parts, cells, components, widen, *, level: float = 0.95):
+def widen_rare_events(
+    low, high, parts, cells, components, widen, *, level: float = 0.95, clusters=None
+):
     """Intervals of the cells whose within part rests on fewer than
-    :data:`MIN_EVENT_ITEMS` items with an event, widened to :func:`rare_event_bounds`.
+    :data:`MIN_EVENT_ITEMS` items with an event (clusters, where the bootstrap draws
+    clusters), widened to :func:`rare_event_bounds`.
 
     The cluster bootstrap sees a within mean vary only with the items it varies in: with
     no match in any item every replicate has the same within mean, and the interval,
@@ -771,6 +869,10 @@ def widen_rare_events(low, high, parts, cells, components, widen, *, level: floa
         themselves (their ``widen_rare``, :func:`widen_rare_disagreements`; cells without
         one are left as they are).
     level : float, default 0.95
+    clusters : array-like of int, shape (n_items,), optional
+        The cluster of every item, those the bootstrap draws
+        (:meth:`iaa_frames.core.matching.corpus.Corpus.group_codes`): the events are then
+        counted in clusters (:func:`rare_event_bounds`). None: every item its own.
 
     Returns
     -------
@@ -792,6 +894,11 @@ def widen_rare_events(low, high, parts, cells, components, widen, *, level: floa
     ...                               cells, ["detection"], ["detection"])
     >>> float(low[0, 0]), bool(high[0, 0] > 0)
     (-0.03, True)
+    >>> # the 4 items in 2 clusters: 2 draws without an event, wider still
+    >>> low2, high2 = widen_rare_events(np.array([[-0.03]]), np.array([[-0.02]]), parts,
+    ...                                 cells, ["detection"], ["detection"], clusters=[0, 0, 1, 1])
+    >>> bool(high2[0, 0] > high[0, 0])
+    True
     """
     low, high = np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
     n_cells, seen = low.shape[-1], {}
@@ -800,23 +907,31 @@ def widen_rare_events(low, high, parts, cells, components, widen, *, level: floa
         if name == "classification":  # label disagreements: the cells' own rule, if any
             own = getattr(parts[name], "widen_rare", None)
             if own is not None:
-                low[c], high[c] = own(low[c], high[c], cells["n_items"][c], level=level)
+                extra = {} if clusters is None else {"clusters": clusters}
+                low[c], high[c] = own(low[c], high[c], cells["n_items"][c], level=level, **extra)
             continue
         finite = np.isfinite(low[c]) & np.isfinite(high[c])
         if name == "overall" and "detection" in parts:  # its events: detection's matches
             matches = seen.get("detection")
             if matches is None:
                 matches = event_items(
-                    parts["detection"].within, parts["detection"].between, n_cells=n_cells
+                    parts["detection"].within,
+                    parts["detection"].between,
+                    n_cells=n_cells,
+                    clusters=clusters,
                 )
-            cols = np.flatnonzero((matches["items"] < MIN_EVENT_ITEMS) & finite)
+            cols = np.flatnonzero((_event_count(matches) < MIN_EVENT_ITEMS) & finite)
             if not cols.size:
                 continue
-            ev = matched_set_events(parts[name], parts["detection"], n_cells=n_cells, cells=cols)
+            ev = matched_set_events(
+                parts[name], parts["detection"], n_cells=n_cells, cells=cols, clusters=clusters
+            )
         else:
-            ev = event_items(parts[name].within, parts[name].between, n_cells=n_cells)
+            ev = event_items(
+                parts[name].within, parts[name].between, n_cells=n_cells, clusters=clusters
+            )
         seen[name] = ev
-        few = (ev["items"] < MIN_EVENT_ITEMS) & finite
+        few = (_event_count(ev) < MIN_EVENT_ITEMS) & finite
         if not few.any():
             continue
         b_low, b_high = rare_event_bounds(
@@ -827,7 +942,7 @@ def widen_rare_events(low, high, parts, cells, components, widen, *, level: floa
     return low, high
 
 
-def disagreement_events(within, between, *, n_cells: int):
+def disagreement_events(within, between, *, n_cells: int, clusters=None):
     """Per cell, the within-item events of a disagreement component (classification): a
     unit of distance above 0 is an event, its *credit* its distance.
 
@@ -839,13 +954,16 @@ def disagreement_events(within, between, *, n_cells: int):
     between : iaa_frames.stats.bootstrap.PairSums
         Per pair of items, the chance units' [count | distance sum] of every cell.
     n_cells : int
+    clusters : array-like of int, shape (n_items,), optional
+        The cluster of every item, as :func:`event_items` takes it.
 
     Returns
     -------
     dict of numpy.ndarray, shape (n_cells,)
         ``items``: items with a disagreement (x); ``credit``: the within disagreement (D);
         ``chance_credit``: the mean disagreement of a pair of items with a chance
-        disagreement (NaN where chance has none).
+        disagreement (NaN where chance has none). With ``clusters``, also ``clusters``
+        (those holding a disagreement) and ``cell_clusters`` (those of the cell's units).
 
     Examples
     --------
@@ -863,7 +981,8 @@ def disagreement_events(within, between, *, n_cells: int):
     chance_events, chance_sum = _column_events(b[:, n_cells : 2 * n_cells], tiny, n_cells)
     with np.errstate(invalid="ignore", divide="ignore"):
         chance_credit = np.where(chance_events > 0, chance_sum / chance_events, np.nan)
-    return {"items": items.astype(np.float64), "credit": credit, "chance_credit": chance_credit}
+    out = {"items": items.astype(np.float64), "credit": credit, "chance_credit": chance_credit}
+    return out | _cluster_counts(w[:, n_cells : 2 * n_cells], w[:, :n_cells], clusters, tiny)
 
 
 def widen_rare_disagreements(
@@ -871,7 +990,8 @@ def widen_rare_disagreements(
 ):
     """Intervals of the cells of a disagreement component whose within disagreements
     rest on fewer than :data:`MIN_EVENT_ITEMS` items, widened to the exact binomial
-    interval of those items.
+    interval of those items (of clusters, for events counted in clusters: a cluster
+    whose every item disagrees, as :func:`rare_event_bounds` counts matches).
 
     Agreement is ``1 - D / (N E)``, with ``D`` the within disagreement over ``N`` units and
     ``E`` the chance disagreement of a unit. The cluster bootstrap sees ``D`` vary only
@@ -893,7 +1013,7 @@ def widen_rare_disagreements(
     low, high : numpy.ndarray, shape (n_cells,)
         The bootstrap intervals (NaN: none, left as it is).
     events : dict
-        :func:`disagreement_events` of the cells.
+        :func:`disagreement_events` of the cells (with ``clusters``: counted in clusters).
     units : array-like, shape (n_cells,)
         ``N``, the within units each cell's disagreement is taken over.
     expected : array-like, shape (n_cells,)
@@ -917,7 +1037,7 @@ def widen_rare_disagreements(
     (True, 1.0)
     """
     low, high = np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
-    x = np.asarray(events["items"], dtype=np.float64)
+    x = _event_count(events)
     k = np.asarray(cell_items, dtype=np.float64)
     n = np.asarray(units, dtype=np.float64)
     scale = n * np.asarray(expected, dtype=np.float64)  # the disagreements chance expects

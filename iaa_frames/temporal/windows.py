@@ -252,7 +252,14 @@ class SubsetCells:
         chance side vary only) and its classification read 1.00 [1.00, 1.00]."""
         value = out["agreement"]
         low, high = widen_rare_events(
-            value, value, self.parts, out, COMPONENTS, RARE_EVENTS, level=CI_LEVEL
+            value,
+            value,
+            self.parts,
+            out,
+            COMPONENTS,
+            RARE_EVENTS,
+            level=CI_LEVEL,
+            clusters=self.tables.corpus.group_codes(),
         )
         with np.errstate(invalid="ignore"):
             return np.where(low < value, low, np.nan), np.where(high > value, high, np.nan)

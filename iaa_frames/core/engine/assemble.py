@@ -765,8 +765,10 @@ def _from_cells(
                 high = np.minimum(high, 1.0)
             else:
                 low, high = percentile_ci(reps, level=CI_LEVEL)
+            # events counted in the clusters the bootstrap draws (the frames of a video
+            # come in runs: one video is one draw)
             low, high = intervals.widen_rare_events(
-                low, high, parts, out, COMPONENTS, RARE_EVENTS, level=CI_LEVEL
+                low, high, parts, out, COMPONENTS, RARE_EVENTS, level=CI_LEVEL, clusters=clusters
             )
             reported = defined & (out["n_items"] >= MIN_CI_ITEMS)
             out["ci_low"], out["ci_high"] = (np.where(reported, v, np.nan) for v in (low, high))

@@ -268,7 +268,7 @@ class LabelCells(SigmaCells):
         w = self.within.total()
         return w[self._group_columns()] * self.statistics()[1]
 
-    def widen_rare(self, low, high, cell_items, *, level: float):
+    def widen_rare(self, low, high, cell_items, *, level: float, clusters=None):
         """The intervals ``low``, ``high`` (every cell) of the cells whose within label
         disagreements rest on fewer than
         :data:`~iaa_frames.stats.intervals.MIN_EVENT_ITEMS` items, widened to the exact
@@ -276,7 +276,10 @@ class LabelCells(SigmaCells):
         (:func:`~iaa_frames.stats.intervals.widen_rare_disagreements`): with no
         disagreement in any item the bootstrap reads 1.00 [1.00, 1.00], which chance gives
         too (a cell that expects 3.4 disagreements sees none in 3 % of corpora).
-        ``cell_items``: the items each cell's within pairs come from.
+        ``cell_items``: the items each cell's within pairs come from; ``clusters``: the
+        cluster of every item, where the bootstrap draws clusters (groups): the
+        disagreements are then counted in clusters
+        (:func:`~iaa_frames.stats.intervals.rare_event_bounds`).
 
         Examples
         --------
@@ -290,7 +293,9 @@ class LabelCells(SigmaCells):
         >>> bool(np.all(low <= 1)) and bool(np.all(high == 1))
         True
         """
-        events = disagreement_events(self.within, self.between, n_cells=self.n_cells)
+        events = disagreement_events(
+            self.within, self.between, n_cells=self.n_cells, clusters=clusters
+        )
         w = self.within.total()
         return widen_rare_disagreements(
             low,

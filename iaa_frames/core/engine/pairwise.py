@@ -384,6 +384,7 @@ def component_intervals(
         [component],
         [component],
         level=CI_LEVEL,
+        clusters=corpus.group_codes(),
     )
     return full_low[0, pick], np.minimum(full_high[0, pick], 1.0)
 
