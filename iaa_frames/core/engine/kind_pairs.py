@@ -150,7 +150,14 @@ def rater_kind_agreement_from_tables(
         agreement, note, source = got.agreement, got.note, got.source
         n_units, n_chance = got.n_units, got.n_chance
         low, high = component_intervals(
-            tables, got.cells, agreement, pick, n_boot=n_boot, seed=seed, component=component
+            tables,
+            got.cells,
+            agreement,
+            pick,
+            n_boot=n_boot,
+            seed=seed,
+            component=component,
+            matches=got.matches,
         )
         for g, (x, y) in enumerate(pairs):
             rows.append(

@@ -32,6 +32,7 @@ from .assemble import (
     MIN_ALPHA_UNITS,
     MIN_WITHIN_UNITS,
     RARE_EVENTS,
+    SETS,
     borrowed_sources,
     component_cells,
     label_chance_notes,
@@ -49,7 +50,7 @@ from .cells import (
     check_tables,
     label_cell,
 )
-from .result import MEASURES, build_pairwise, notes
+from .result import MEASURES, NO_MATCH_NOTE, build_pairwise, notes
 
 
 def cell_distances(tables: PairTables, component: str, *, by: str | None = None) -> pd.DataFrame:
@@ -137,6 +138,9 @@ class GroupCells:
     source: np.ndarray
     n_units: np.ndarray
     n_chance: np.ndarray
+    #: detection's cells of the same layout, for overall: its rare events are detection's
+    #: matches (:func:`iaa_frames.stats.intervals.widen_rare_events`); None otherwise
+    matches: object = None
 
 
 def group_cells(tables: PairTables, layout: CellLayout, component: str, pick) -> GroupCells:
@@ -168,6 +172,16 @@ def group_cells(tables: PairTables, layout: CellLayout, component: str, pick) ->
         min_expected=NO_VARIATION,
     )
     note = whole_population_notes(tables, note)
+    matches = None
+    if component in SETS:
+        # as agreement() has it: no match at all, within or by chance, is said; overall
+        # (its figure then rests on overlaps below the threshold alone) with detection's
+        # note, and its rare events are detection's matches
+        matches = (
+            cells if component == "detection" else component_cells(tables, layout, "detection")
+        )
+        silent = (note == "") & (np.asarray(matches.matched)[pick] == 0)
+        note = np.where(silent, NO_MATCH_NOTE, note)
     if component == "classification":
         every = np.full(layout.n_cells, "", dtype=object)
         every[pick] = note
@@ -176,7 +190,7 @@ def group_cells(tables: PairTables, layout: CellLayout, component: str, pick) ->
     agreement = np.where(note == "", value[pick], np.nan)
     base = tables.params.get("chance_population", "sampled")
     source = borrowed_sources(cells, np.full(layout.n_cells, base, dtype=object))[pick]
-    return GroupCells(cells, agreement, note, source, n_units[pick], n_chance[pick])
+    return GroupCells(cells, agreement, note, source, n_units[pick], n_chance[pick], matches)
 
 
 def subset_layout(tables: PairTables, annotators) -> tuple[GroupedPairLayout, np.ndarray]:
@@ -294,7 +308,14 @@ def pairwise_from_tables(
     got = group_cells(tables, layout, component, pick)
     value, note, source = got.agreement, got.note, got.source
     low, high = component_intervals(
-        tables, got.cells, value, pick, n_boot=n_boot, seed=seed, component=component
+        tables,
+        got.cells,
+        value,
+        pick,
+        n_boot=n_boot,
+        seed=seed,
+        component=component,
+        matches=got.matches,
     )
     upper = np.triu(np.ones((A, A), dtype=bool), k=1)
     square = {}
@@ -333,7 +354,7 @@ def pairwise_from_tables(
 
 
 def component_intervals(
-    tables: PairTables, cells, value, pick, *, n_boot: int, seed: int, component=None
+    tables: PairTables, cells, value, pick, *, n_boot: int, seed: int, component=None, matches=None
 ):
     """The bootstrap interval of the cells ``pick`` (agreement ``value``, NaN where
     undefined), as :func:`iaa_frames.agreement` takes it (BCa with the corrected width,
@@ -341,12 +362,16 @@ def component_intervals(
     the within units of a detection or overall cell hold few matches, or those of a
     classification cell few label disagreements
     (:func:`iaa_frames.stats.intervals.widen_rare_events`; ``component`` names the
-    component of ``cells``).
+    component of ``cells``; ``matches``: detection's cells of the same layout, whose
+    matches are the rare events of overall, as in :func:`iaa_frames.agreement`).
 
     Without the widening, a pair of annotators none of whose items holds a match (two
     annotators who never looked at the pictures, whose unrelated objects meet by luck in
     about 1 % of pairings) had the same within mean in every replicate, and its interval,
     from the chance mean's spread alone, lay wholly below 0 in about half of such pairs.
+    Overall's events were every item with an overlap, so its widening did not fire: 15 of
+    240 blind pairs' overall intervals lay wholly below 0 (40 corpora of 4 image-blind
+    annotators, ``tests/core/engine/test_audit_blind_intervals.py``).
     """
     corpus = tables.corpus
 
@@ -376,10 +401,13 @@ def component_intervals(
     full_high = np.full((1, cells.n_cells), np.nan)
     full_low[0, pick], full_high[0, pick] = low, high
     expected = np.asarray(cells.statistics()[1], dtype=np.float64)[None, :]
+    parts = {component: cells}
+    if component == "overall" and matches is not None:
+        parts["detection"] = matches
     full_low, full_high = widen_rare_events(
         full_low,
         full_high,
-        {component: cells},
+        parts,
         {"expected": expected, "n_items": np.asarray(item_counts, dtype=np.float64)[None, :]},
         [component],
         [component],

@@ -87,17 +87,66 @@ def test_pairwise_detection_of_blind_pairs_covers_zero():
     assert misses <= 2, f"{misses} of {total} blind pairs' intervals miss 0"
 
 
+def test_pairwise_overall_of_blind_pairs_covers_zero():
+    """Overall's rare events are detection's matches in the pairs' cells too, as in
+    ``agreement()``: its events were every item with an overlap below the threshold, so
+    the widening never fired and 15 of 240 blind pairs' overall intervals lay wholly
+    below 0 (40 corpora); none of the 30 pairs of the five corpora with most misses
+    does now."""
+    below = total = 0
+    for seed in (0, 3, 4, 35, 36):
+        p = iaf.pairwise(blind_corpus(seed), component="overall", n_boot=100, seed=seed)
+        names = list(p.annotator_a.values)
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                cell = p.sel(annotator_a=a, annotator_b=b)
+                assert np.isfinite(float(cell.ci_low)), str(cell.note.values)
+                total += 1
+                below += float(cell.ci_high) < 0.0
+    assert total == 30
+    assert below == 0, f"{below} of {total} blind pairs' overall intervals lie below 0"
+
+
+def test_pairs_and_kinds_with_no_match_anywhere_say_so():
+    """Two annotators whose boxes never meet, within items or by chance: detection and
+    overall of their pair (and of their kinds) are n/a with ``agreement()``'s note, not
+    0.000 [0.000, 0.000] from overlaps below the threshold."""
+    rows = []
+    for i in range(12):
+        x = 20.0 * i  # items unlike one another (no copies), the two sides far apart
+        rows.append((f"img{i}", "left", "car", x, 0.0, x + 10.0, 10.0))
+        rows.append((f"img{i}", "right", "car", x + 500.0, 600.0, x + 520.0, 630.0))
+    df = pd.DataFrame(rows, columns=["item", "annotator", "label", "x0", "y0", "x1", "y1"])
+    df = df.assign(width=W, height=H)
+    res = iaf.agreement(df, n_boot=20)
+    for component in ("detection", "overall"):
+        want = str(res.note.sel(component=component, label="(all)", annotator="(all)").values)
+        assert want.startswith("no object pair matches")
+        cell = iaf.pairwise(df, component=component, n_boot=20).sel(
+            annotator_a="left", annotator_b="right"
+        )
+        assert np.isnan(float(cell)) and str(cell.note.values) == want
+    kinds = iaf.rater_kind_agreement(
+        df, kinds={"left": "a", "right": "b"}, components=("detection", "overall"), n_boot=20
+    )
+    pair = kinds[(kinds.kind_a == "a") & (kinds.kind_b == "b")]
+    assert pair.agreement.isna().all() and pair.note.str.startswith("no object pair").all()
+
+
 def test_pairwise_interval_of_a_pair_is_that_of_agreement_for_two_annotators():
-    """With two annotators, the pair's detection cell is the annotator cells' and the
-    "(all)" cell's: the same interval, widened by the same rule."""
-    df = blind_corpus(7, n_annotators=2)
-    res = iaf.agreement(df, n_boot=100, seed=3)
-    cell = res.sel(component="detection", label="(all)", annotator="(all)")
-    p = res.iaa.pairwise(component="detection", n_boot=100, seed=3)
-    pair = p.sel(annotator_a="blind0", annotator_b="blind1")
-    assert float(pair) == pytest.approx(float(cell.agreement))
-    assert float(pair.ci_low) == pytest.approx(float(cell.ci_low))
-    assert float(pair.ci_high) == pytest.approx(float(cell.ci_high))
+    """With two annotators, the pair's detection and overall cells are the annotator
+    cells' and the "(all)" cell's: the same interval, widened by the same rule (overall's
+    events detection's matches in both)."""
+    for seed in (7, 36):
+        df = blind_corpus(seed, n_annotators=2)
+        res = iaf.agreement(df, n_boot=100, seed=3)
+        for component in ("detection", "overall"):
+            cell = res.sel(component=component, label="(all)", annotator="(all)")
+            p = res.iaa.pairwise(component=component, n_boot=100, seed=3)
+            pair = p.sel(annotator_a="blind0", annotator_b="blind1")
+            assert float(pair) == pytest.approx(float(cell.agreement))
+            assert float(pair.ci_low) == pytest.approx(float(cell.ci_low))
+            assert float(pair.ci_high) == pytest.approx(float(cell.ci_high))
 
 
 def test_pairwise_of_identical_annotators_keeps_interval_at_one():
