@@ -256,8 +256,10 @@ def _label_sentences(result, limit, sweep=None):
     sub = result.sel(component=comps, label=labels, annotator=ALL)
     low = sub["ci_low"].values if "ci_low" in sub else np.full(values.shape, np.nan)
     high = sub["ci_high"].values if "ci_high" in sub else np.full(values.shape, np.nan)
+    notes = sub["note"].values if "note" in sub else np.full(values.shape, "", dtype=object)
     groups: dict[str, list] = {}
     undefined = []
+    reasons: dict[str, None] = {}  # the notes of the undefined figures, in order
     # with intervals in the corpus, a class whose figures have none (fewer than 4 items)
     # is not read: its levels would rest on point estimates of a handful of units (the
     # rule of the figures and their captions, iaa_frames.plot.rows.unread)
@@ -272,6 +274,9 @@ def _label_sentences(result, limit, sweep=None):
         )
         if "undefined" in lv.values():
             undefined.append(lab)
+            for i, c in enumerate(comps):
+                if lv.get(c) == "undefined" and str(notes[i, k]):
+                    reasons.setdefault(str(notes[i, k]).split(":")[0].split(" (")[0], None)
         gate = None
         if lv.get("localization") != "below chance" and set(comps) == set(_TRIAD):
             gate = gate_evidence(result, sweep=sweep, label=lab)
@@ -298,8 +303,9 @@ def _label_sentences(result, limit, sweep=None):
             "figures rest on fewer than 4 items and have no interval."
         )
     if undefined:
+        why = "; ".join(list(reasons)[:3]) or "too few units or no variation"
         out.append(
             f"Some figures of {len(undefined)} class(es) ({listing(undefined, limit)}) "
-            "are undefined (too few units or no variation; see the note column)."
+            f"are undefined ({why}; see the note column)."
         )
     return out

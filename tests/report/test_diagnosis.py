@@ -198,6 +198,21 @@ def test_reading_explains_undefined_figures():
     assert "raw mean IoU" not in text  # nothing to contrast it with
 
 
+def test_undefined_classes_are_read_with_their_notes_reason():
+    """The sentence on classes with undefined figures names why, from their notes (a
+    corpus of one class: "one class"), not a fixed "too few units or no variation"."""
+    df = iaf.simulate(n_items=30, seed=2, classes=("car",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=iaf.IAAWarning)
+        res = iaf.agreement(df, n_chance=200, n_boot=30)
+    label = [str(x) for x in res.label.values if str(x) != ALL][0]
+    note = str(res.note.sel(component="classification", label=label, annotator=ALL).values)
+    assert note.startswith("one class")
+    line = next(s for s in reading(res) if s.startswith("Some figures of"))
+    assert "(one class; see the note column)" in line
+    assert "no variation" not in line
+
+
 # ------------------------------------------------- readings that take τ into account
 
 
