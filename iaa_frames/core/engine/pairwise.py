@@ -51,6 +51,7 @@ from .cells import (
     label_cell,
 )
 from .result import MEASURES, NO_MATCH_NOTE, build_pairwise, notes
+from .rows import sets_membership
 
 
 def cell_distances(tables: PairTables, component: str, *, by: str | None = None) -> pd.DataFrame:
@@ -159,7 +160,10 @@ def group_cells(tables: PairTables, layout: CellLayout, component: str, pick) ->
     >>> got.agreement.shape == got.note.shape == (layout.n_groups,)
     True
     """
-    cells = component_cells(tables, layout, component)
+    # detection's cells serve overall too (its rare events and its note): both on one
+    # membership of their within rows, as agreement() builds them
+    sets = sets_membership(tables, layout) if component in SETS else None
+    cells = component_cells(tables, layout, component, sets_within=sets)
     _, expected, value = cells.statistics()
     n_units, n_chance = cells.counts()
     sigma = MEASURES[component] == "sigma"
@@ -178,7 +182,9 @@ def group_cells(tables: PairTables, layout: CellLayout, component: str, pick) ->
         # (its figure then rests on overlaps below the threshold alone) with detection's
         # note, and its rare events are detection's matches
         matches = (
-            cells if component == "detection" else component_cells(tables, layout, "detection")
+            cells
+            if component == "detection"
+            else component_cells(tables, layout, "detection", sets_within=sets)
         )
         silent = (note == "") & (np.asarray(matches.matched)[pick] == 0)
         note = np.where(silent, NO_MATCH_NOTE, note)
