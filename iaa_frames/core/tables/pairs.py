@@ -53,7 +53,7 @@ from iaa_frames.settings.thresholds import check_thresholds
 from iaa_frames.settings.validation import Thresholds, validate_params
 
 from .comparability import require_comparable
-from .jobs import Jobs, blocks, joined, locked
+from .jobs import Jobs, blocks, joined, known_rows, locked, matched_once
 from .steps import (
     between_frames,
     class_detection,
@@ -545,13 +545,17 @@ def tables_of_corpus(
     )
     counts = within_counts(corpus, a, b, whole, ll, label_sums)
 
+    in_classes: list = []  # (a, b, Matched) of class slots matched for the classes' noise
+
     def class_distances(pa, pb, m, rows, lab):
         """The detection and overall distances of the chance rows (pairing ``rows[i]`` of
         the pairings (pa, pb), whose whole matching is ``m``; class ``lab[i]``), as the
         chance tables will hold them: they size the classes' strata by their noise."""
         det = class_detection(corpus, ann, pa, pb, m, rows, lab)["detection"]
         la_, lb_ = to_label_slots(corpus, pa[rows], pb[rows], lab)
-        return det, match(corpus.by_label, la_, lb_).set_overall
+        restricted = match(corpus.by_label, la_, lb_)
+        in_classes.append((la_, lb_, restricted))  # the per-class chance rows reuse them
+        return det, restricted.set_overall
 
     # the matchings of the within pairings are the within job's alone from here on: freed
     # when it is done, not held through the chance sample (1M boxes: 0.2 GB)
@@ -573,13 +577,23 @@ def tables_of_corpus(
     )
     grids.clear()  # the reach grids served the draw only
     d_idx, d_group, dla, dlb = label_chance_rows(corpus, sample)
+    n_slots = corpus.by_label.empty + 1
+    new = known_rows(in_classes, dla, dlb, n_slots) < 0
     with bars.bar(
-        total=int((corpus.by_label.count[dla] * corpus.by_label.count[dlb]).sum()),
+        total=int((corpus.by_label.count[dla[new]] * corpus.by_label.count[dlb[new]]).sum()),
         desc="per-class chance matching",
         unit="pairs",
         unit_scale=True,
     ) as bar:
-        d_restricted = match(corpus.by_label, dla, dlb, advance=locked(bar.update))
+        d_restricted = matched_once(
+            lambda x, y, **kw: match(corpus.by_label, x, y, **kw),
+            in_classes,
+            dla,
+            dlb,
+            n_slots,
+            advance=locked(bar.update),
+        )
+    in_classes.clear()  # in the chance rows now
 
     sets_between, loc_between = between_frames(corpus, sample, d_idx, d_group, d_restricted)
     del d_idx, d_group, dla, dlb, d_restricted  # in the chance tables now

@@ -10,7 +10,16 @@ from helpers import TABLES
 import iaa_frames as iaf
 from iaa_frames.core.matching.corpus import prepare
 from iaa_frames.core.matching.pipeline import Matched, run
-from iaa_frames.core.tables.jobs import WORKERS, Jobs, blocks, joined, locked, spare_workers
+from iaa_frames.core.tables.jobs import (
+    WORKERS,
+    Jobs,
+    blocks,
+    joined,
+    known_rows,
+    locked,
+    matched_once,
+    spare_workers,
+)
 from iaa_frames.core.tables.pairs import IoUCache, tables_of_corpus
 from iaa_frames.core.tables.steps import within_pairings
 from iaa_frames.geometry.distances import get_distance
@@ -57,6 +66,42 @@ def test_joined_blocks_match_every_pairing_at_once(n_blocks):
     for field in Matched.__dataclass_fields__:
         x, y = getattr(out, field), getattr(whole, field)
         assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=True), field
+
+
+@pytest.mark.parametrize("kind", ["box", "polygon"])
+def test_matched_once_equals_matching_every_pairing_again(kind):
+    """Pairings matched before (in any order, some twice, some not at all) are taken from
+    their earlier matchings: the result is bit for bit that of matching all of them in
+    the order asked, and only the others are matched."""
+    corpus = prepare(iaf.simulate(n_items=30, seed=4, kind=kind))
+    slots = corpus.annotations
+    a, b = within_pairings(slots)
+    kw = dict(tau=0.5, distance=get_distance("giou"))
+    rng = np.random.default_rng(0)
+    want_rows = rng.permutation(len(a))[: 2 * len(a) // 3]
+    x, y = a[want_rows], b[want_rows]
+    whole = run(corpus, slots, x, y, **kw)
+    earlier = [rng.permutation(len(a))[: len(a) // 2] for _ in range(2)]
+    known = [(a[r], b[r], run(corpus, slots, a[r], b[r], **kw)) for r in earlier]
+    asked = []
+
+    def match(p, q):
+        asked.append(len(p))
+        return run(corpus, slots, p, q, **kw)
+
+    n_slots = slots.empty + 1
+    got = matched_once(match, known, x, y, n_slots)
+    for field in Matched.__dataclass_fields__:
+        u, v = getattr(got, field), getattr(whole, field)
+        assert u.dtype == v.dtype and np.array_equal(u, v, equal_nan=True), field
+    new = int((known_rows(known, x, y, n_slots) < 0).sum())
+    seen = set(np.concatenate([r for r in earlier]).tolist())
+    assert new == sum(r not in seen for r in want_rows.tolist()) > 0
+    assert asked == [new]
+    # nothing known: one call for everything
+    asked.clear()
+    assert np.array_equal(matched_once(match, [], x, y, n_slots).set_overall, whole.set_overall)
+    assert asked == [len(x)]
 
 
 def test_joined_of_nothing_is_empty():
