@@ -148,3 +148,34 @@ def test_lvis_like_has_the_shapes_of_the_real_lvis_file():
     stars = corpora.lvis_like(n_images=20, shapes="stars", seed=0)
     first = stars[iaf.is_object(stars) & (stars["annotator"] == "r1")]["geometry"].to_numpy()
     assert (shapely.get_num_coordinates(first) == 25).all()
+
+
+def test_interval_candidates_rebuild_the_shipped_interval():
+    # the candidates' study observes the engine's interval step through its private names:
+    # what it keeps must rebuild the engine's own interval, bit for bit, and leave the
+    # engine as it was
+    from iaa_frames.core.engine import assemble
+
+    bench = load_benchmark("bench_interval_candidates")
+    before = assemble._bootstrap, assemble.bca_interval, assemble._interval_scale
+    tables = iaf.pair_tables(iaf.simulate(n_items=12, seed=2), progress=False)
+    with bench.Recorder() as recorder:
+        ds = assemble.agreement_from_tables(
+            tables, n_boot=30, seed=1, ci_method="bca", progress=False
+        )
+        kept = recorder.cells(ds.sizes["annotator"]) | {"seed": 0}
+    assert (assemble._bootstrap, assemble.bca_interval, assemble._interval_scale) == before
+    low, high = bench.finish(kept, *bench.shipped(kept))
+    cell = ds.sel(label=iaf.ALL, annotator=iaf.ALL)
+    for c, name in enumerate(bench.COMPONENTS):
+        got = cell.sel(component=name)
+        np.testing.assert_array_equal([low[c, 0], high[c, 0]], [got.ci_low, got.ci_high])
+    assert np.isfinite(kept["var_u"][:, 0, 0]).all()  # every replicate's own variance
+    for name, interval in bench.CANDIDATES.items():
+        lo, hi = bench.finish(kept, *interval(kept))
+        shown = np.isfinite(low)
+        assert (np.isfinite(lo) == shown).all() and (np.isfinite(hi) == shown).all(), name
+        assert (lo[shown] <= kept["est"][shown]).all(), name
+        assert (kept["est"][shown] <= hi[shown]).all(), name
+    res = bench.evaluate([kept | {"truth": {c: 0.5 for c in bench.COMPONENTS}}], ["shipped"])
+    assert res[("detection", "(all)")]["shipped"]["n"] == 1
