@@ -2,11 +2,11 @@
 
 Run, in two steps (one process each; a step of 300 corpora takes 2-3 minutes on one core)::
 
-    python benchmarks/bench_interval_candidates.py collect null --items 30 --save b30.pkl
+    python benchmarks/bench_interval_candidates.py collect null --items 30 --save b30.npz
         [--classes bands|spread] [--corpora 300] [--n-boot 200]
-    python benchmarks/bench_interval_candidates.py collect bench --items 20 --save p20.pkl
+    python benchmarks/bench_interval_candidates.py collect bench --items 20 --save p20.npz
         [--replicates 600] [--n-boot 200]
-    python benchmarks/bench_interval_candidates.py evaluate b30.pkl p20.pkl [--only NAME ...]
+    python benchmarks/bench_interval_candidates.py evaluate b30.npz p20.npz [--only NAME ...]
 
 ``collect`` runs ``agreement_from_tables(..., ci_method="bca")`` on each corpus with the
 engine's interval step observed (not changed: the shipped interval is the engine's own,
@@ -36,7 +36,6 @@ relative to the shipped interval. The measurements: https://iaa-frames.readthedo
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
 import time
 import warnings
@@ -204,6 +203,35 @@ def collect_bench(args, recorder):
         )
         out.append(recorder.cells(1) | {"seed": r, "truth": truth})
     return out
+
+
+def save_corpora(path, corpora: list) -> None:
+    """The kept arrays of every corpus in one ``.npz`` (``"{corpus}/{key}"``, a dict's
+    entries as ``"{corpus}/{key}/{entry}"``): numbers only, read back without pickle."""
+    flat = {}
+    for i, corpus in enumerate(corpora):
+        for key, value in corpus.items():
+            if isinstance(value, dict):
+                for entry, v in value.items():
+                    flat[f"{i}/{key}/{entry}"] = np.asarray(v)
+            else:
+                flat[f"{i}/{key}"] = np.asarray(value)
+    np.savez_compressed(path, **flat)
+
+
+def load_corpora(path) -> list:
+    """:func:`save_corpora`'s corpora (``allow_pickle=False``: only arrays of numbers)."""
+    out: dict = defaultdict(dict)
+    with np.load(path, allow_pickle=False) as f:
+        for name in f.files:
+            i, key, *entry = name.split("/")
+            value = f[name]
+            value = value.item() if value.ndim == 0 else value
+            if entry:
+                out[int(i)].setdefault(key, {})[entry[0]] = value
+            else:
+                out[int(i)][key] = value
+    return [out[i] for i in sorted(out)]
 
 
 # --- candidates -----------------------------------------------------------------------
@@ -419,14 +447,12 @@ def main():
             run = collect_null if args.population == "null" else collect_bench
             with Recorder() as recorder:
                 corpora = run(args, recorder)
-            with open(args.save, "wb") as f:
-                pickle.dump(corpora, f)
+            save_corpora(args.save, corpora)
             print(f"{len(corpora)} corpora in {time.perf_counter() - t0:.0f} s -> {args.save}")
             return
         names = ["shipped"] + [n for n in (args.only or CANDIDATES) if n != "shipped"]
         for path in args.files:
-            with open(path, "rb") as f:
-                corpora = pickle.load(f)
+            corpora = load_corpora(path)
             print(f"{path}: {len(corpora)} corpora; coverage (se), truth below / above, width")
             for (comp, kind), res in sorted(evaluate(corpora, names).items()):
                 base = res["shipped"]["width"]
