@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 CASE = r"""
-import json, pickle, sys, time, warnings
+import json, sys, time, warnings
 sys.path[:0] = [{root!r}, {bench!r}]
 import numpy as np
 import xarray as xr
@@ -53,11 +53,9 @@ seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 out = dict(kind="{kind}", mode="{mode}", seconds=round(seconds, 3), cpu=round(cpu, 3),
            objects=int(iaf.is_object(df).sum()))
 if "{mode}" == "sweep":
-    with open({dump!r}, "wb") as f:
-        pickle.dump(sweep, f)
+    sweep.to_netcdf({dump!r})  # the result's own format (no pickle)
 else:
-    with open({dump!r}, "rb") as f:
-        ref = pickle.load(f)
+    ref = xr.load_dataset({dump!r})
     same = True
     for t, one in zip(taus, parts):
         got = ref.sel(threshold=t)
@@ -104,7 +102,7 @@ def main():
         if not n:
             continue
         with tempfile.TemporaryDirectory() as tmp:
-            dump = str(Path(tmp) / "sweep.pkl")
+            dump = str(Path(tmp) / "sweep.nc")
             sweep = [_run(kind, n, taus, "sweep", dump) for _ in range(args.repeat)]
             separate = [_run(kind, n, taus, "separate", dump) for _ in range(args.repeat)]
         best = {
