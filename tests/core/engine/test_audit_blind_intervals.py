@@ -67,6 +67,16 @@ def _covers(lo, hi):
     return bool(lo <= 0.0 <= hi)
 
 
+def _pair_cells(p):
+    """Every pair of annotators of a ``pairwise`` result once, each with an interval."""
+    names = list(p.annotator_a.values)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            cell = p.sel(annotator_a=a, annotator_b=b)
+            assert np.isfinite(float(cell.ci_low)), str(cell.note.values)
+            yield cell
+
+
 def test_pairwise_detection_of_blind_pairs_covers_zero():
     """A pair of blind annotators whose items hold no lucky match had the same within mean
     in every bootstrap replicate: its interval, from the chance side alone, lay wholly
@@ -75,14 +85,9 @@ def test_pairwise_detection_of_blind_pairs_covers_zero():
     misses = total = 0
     for seed in range(3):
         res = iaf.agreement(blind_corpus(seed), n_boot=100, seed=seed)
-        p = res.iaa.pairwise(component="detection", n_boot=100)
-        names = list(p.annotator_a.values)
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                cell = p.sel(annotator_a=a, annotator_b=b)
-                assert np.isfinite(float(cell.ci_low)), str(cell.note.values)
-                total += 1
-                misses += not _covers(float(cell.ci_low), float(cell.ci_high))
+        for cell in _pair_cells(res.iaa.pairwise(component="detection", n_boot=100)):
+            total += 1
+            misses += not _covers(float(cell.ci_low), float(cell.ci_high))
     assert total == 18
     assert misses <= 2, f"{misses} of {total} blind pairs' intervals miss 0"
 
@@ -96,13 +101,9 @@ def test_pairwise_overall_of_blind_pairs_covers_zero():
     below = total = 0
     for seed in (0, 3, 4, 35, 36):
         p = iaf.pairwise(blind_corpus(seed), component="overall", n_boot=100, seed=seed)
-        names = list(p.annotator_a.values)
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                cell = p.sel(annotator_a=a, annotator_b=b)
-                assert np.isfinite(float(cell.ci_low)), str(cell.note.values)
-                total += 1
-                below += float(cell.ci_high) < 0.0
+        for cell in _pair_cells(p):
+            total += 1
+            below += float(cell.ci_high) < 0.0
     assert total == 30
     assert below == 0, f"{below} of {total} blind pairs' overall intervals lie below 0"
 
