@@ -172,9 +172,11 @@ def register_path_hint(hint) -> None:
 
 
 def require_unique_columns(df: pd.DataFrame) -> None:
-    """Raise :class:`~iaa_frames.errors.SchemaError` when a column name appears twice.
+    """Raise :class:`~iaa_frames.errors.SchemaError` when a column name appears twice, or
+    the columns have several levels (a ``MultiIndex``).
 
-    ``df["item"]`` of a frame with two ``item`` columns is a frame, not a column: every
+    ``df["item"]`` of a frame with two ``item`` columns (or with ``item`` as the top
+    level of a ``MultiIndex``) is a frame, not a column: every
     step below would fail on it with a pandas error that names neither the frame nor the
     column. The entry points that read columns before :func:`validate` (the cache digest,
     :func:`iaa_frames.core.tables.comparability.require_comparable`) call this first.
@@ -187,7 +189,7 @@ def require_unique_columns(df: pd.DataFrame) -> None:
     Raises
     ------
     SchemaError
-        Naming the duplicated column(s).
+        Naming the duplicated column(s), or the levels and how to flatten them.
 
     Examples
     --------
@@ -197,6 +199,13 @@ def require_unique_columns(df: pd.DataFrame) -> None:
     ...
     iaa_frames.errors.SchemaError: duplicate column name(s): ['item']; keep one of each (df.loc[:, ~df.columns.duplicated()])
     """
+    if isinstance(df.columns, pd.MultiIndex):  # df["item"] would be a frame of its levels
+        raise SchemaError(
+            f"the columns have {df.columns.nlevels} levels (a MultiIndex, e.g. "
+            f"{df.columns[0]!r}); a tidy frame has one name per column: flatten them "
+            "(df.columns = df.columns.get_level_values(0), or ['_'.join(map(str, c)) for c "
+            "in df.columns])"
+        )
     if not df.columns.is_unique:
         dup = sorted(set(map(str, df.columns[df.columns.duplicated()])))
         raise SchemaError(
@@ -218,6 +227,7 @@ def _schema(df) -> None:
         )
     if not isinstance(df, pd.DataFrame):
         raise SchemaError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    require_unique_columns(df)
     missing = [c for c in ("item", "annotator") if c not in df.columns]
     has_box = [c for c in BOX_COLUMNS if c in df.columns]
     if 0 < len(has_box) < 4:
@@ -231,7 +241,6 @@ def _schema(df) -> None:
             f"missing required column(s): {', '.join(missing)}; "
             f"the frame has columns {list(map(str, df.columns))}"
         )
-    require_unique_columns(df)
 
 
 def _string_mask(values: pd.Series) -> np.ndarray:

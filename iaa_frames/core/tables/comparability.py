@@ -26,7 +26,7 @@ _EXAMPLES = 3
 
 def _coverage(df: pd.DataFrame) -> pd.DataFrame:
     """Distinct (item, annotator) pairs, annotators as strings."""
-    pairs = df[["item", "annotator"]].dropna().drop_duplicates()
+    pairs = df[["item", "annotator"]].dropna().drop_duplicates().reset_index(drop=True)
     return pairs.assign(annotator=pairs["annotator"].astype(str)).drop_duplicates()
 
 
