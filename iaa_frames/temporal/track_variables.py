@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["VARIABLES", "identity_notes"]
+from iaa_frames.stats.intervals import MIN_CI_ITEMS
+
+__all__ = ["VARIABLES", "FEW_SEQUENCES_NOTE", "identity_notes", "interval_notes"]
+
+#: Start of the note of a cell whose intervals are not reported (too few sequences).
+FEW_SEQUENCES_NOTE = "intervals not reported: rest on"
 
 #: Variable -> (long_name, description) of the Dataset of track agreement.
 VARIABLES = {
@@ -62,7 +67,10 @@ VARIABLES = {
     "note": (
         "why the identity agreement is undefined",
         "Empty where it is defined; else the reason it is NaN (no sequence pair, no matched "
-        "object pair, no frame on which identities could be confused).",
+        "object pair, no frame on which identities could be confused). A cell may also say "
+        "'intervals not reported: rest on k sequences (fewer than m)': the bootstrap "
+        "resamples sequences, and from fewer than m (iaa_frames.stats.intervals."
+        "MIN_CI_ITEMS) its intervals would be of (near) zero width.",
     ),
 }
 for _name in ("identity", "idf1", "mota"):
@@ -70,7 +78,8 @@ for _name in ("identity", "idf1", "mota"):
         VARIABLES[f"{_name}_ci_{_end}"] = (
             f"{VARIABLES[_name][0]}, {_word} bound",
             f"{_word.capitalize()} bound of the percentile interval of {_name} from a "
-            "bootstrap over sequences (NaN with n_boot=0).",
+            "bootstrap over sequences (NaN with n_boot=0, and where the cell rests on "
+            "fewer sequences than iaa_frames.stats.intervals.MIN_CI_ITEMS: see note).",
         )
 
 
@@ -99,3 +108,30 @@ def identity_notes(sums: dict) -> np.ndarray:
     )
     note[objects <= 0] = "no sequence pair: the annotator and the partner share no sequence"
     return note
+
+
+def interval_notes(note, *, sequences, min_sequences: int = MIN_CI_ITEMS) -> np.ndarray:
+    """``note`` with the interval note added to the cells that rest on at least one but
+    fewer than ``min_sequences`` sequences (``"; "``-joined to a note already there): the
+    bootstrap of :func:`~iaa_frames.temporal.tracks.track_agreement` resamples sequences,
+    and from one to three its intervals have (nearly) no width.
+
+    Examples
+    --------
+    >>> out = interval_notes(np.array(["", "", "no matched object pair"], dtype=object),
+    ...                      sequences=np.array([1.0, 12, 2]), min_sequences=4)
+    >>> for reason in out:
+    ...     print(repr(reason))
+    'intervals not reported: rest on 1 sequence (fewer than 4)'
+    ''
+    'no matched object pair; intervals not reported: rest on 2 sequences (fewer than 4)'
+    """
+    note = np.asarray(note, dtype=object)
+    n = np.nan_to_num(np.asarray(sequences, dtype=np.float64)).astype(np.int64)
+    text = np.strings.add(
+        np.strings.add(f"{FEW_SEQUENCES_NOTE} ", n.astype(str)),
+        np.where(n == 1, " sequence", " sequences"),
+    )
+    text = np.strings.add(text, f" (fewer than {int(min_sequences)})").astype(object)
+    joined = np.where(note == "", text, note + "; " + text)
+    return np.where((n > 0) & (n < min_sequences), joined, note).astype(object)

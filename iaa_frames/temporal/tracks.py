@@ -23,11 +23,12 @@ from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import validate_params
 from iaa_frames.stats.bootstrap import multiplicity_blocks
+from iaa_frames.stats.intervals import MIN_CI_ITEMS
 from iaa_frames.stats.samples import percentile_ci
 
 from .frames import match_frames
 from .identity import unit_figures
-from .track_variables import VARIABLES, identity_notes
+from .track_variables import VARIABLES, identity_notes, interval_notes
 
 __all__ = ["VARIABLES", "track_agreement", "track_figures"]
 
@@ -286,13 +287,12 @@ def _track_agreement(
                 f = _figures(s)
                 for name, values in reps.items():
                     values.append(f[name])
+    few = data["sequences"] < MIN_CI_ITEMS  # resampling 1-3 sequences: a zero-width interval
     for name in reps:
-        if n_boot:
-            low, high = percentile_ci(np.stack(reps[name]), level=level)
-        else:
-            low = high = np.full(shape, np.nan)
-        data[f"{name}_ci_low"], data[f"{name}_ci_high"] = low, high
-    data["note"] = identity_notes(sums)  # why an identity is NaN
+        bounds = percentile_ci(np.stack(reps[name]), level=level) if n_boot else (np.nan,) * 2
+        data[f"{name}_ci_low"], data[f"{name}_ci_high"] = (np.where(few, np.nan, b) for b in bounds)
+    notes = identity_notes(sums)  # why an identity is NaN, and (n_boot) why an interval is
+    data["note"] = interval_notes(notes, sequences=data["sequences"]) if n_boot else notes
     dims = ("label", "annotator", "partner")
     ds = xr.Dataset(
         {
@@ -362,7 +362,8 @@ def track_agreement(
     track, frame, match_threshold, distance, n_chance, seed
         As in :func:`track_figures`.
     n_boot : int, default 200
-        Bootstrap replicates over sequences (0: no intervals).
+        Bootstrap replicates over sequences (0: no intervals; none either, as ``note`` says,
+        for a cell on fewer than 4 sequences, :data:`~iaa_frames.stats.intervals.MIN_CI_ITEMS`).
     level : float, default 0.95
         Coverage of the percentile intervals.
 
