@@ -218,7 +218,9 @@ class Dispersion:
 
         φ (B,) pools the leverage-corrected squared residuals of the (annotator, item)
         groups (NaN where no group has leverage below 1); I (B, n_ann) is the
-        information ``sum_b q_b^2 den`` of each annotator's pairings.
+        information ``sum_b q_b^2 den`` of each annotator's pairings. The groups of an
+        annotator whose quality is 0 (it matched nothing: every score is 0 whatever the
+        noise, so its residuals are 0 by construction) are left out of φ.
         """
         qa, qp = q[:, self.ann], q[:, self.partner]
         ok = np.isfinite(qa) & np.isfinite(qp)
@@ -230,6 +232,7 @@ class Dispersion:
         k_g = np.ones_like(i_g) if k is None else k[:, self.g_item].astype(np.float64)
         i_a = (self.to_ann @ (k_g * i_g).T).T
         owner = i_a[:, self.g_ann]
+        k_g = k_g * (np.nan_to_num(q[:, self.g_ann]) > 0)  # pooled: no zero-quality group
         with np.errstate(divide="ignore", invalid="ignore"):
             lev = np.where(owner > 0, i_g / owner, 1.0)
             top = np.sum(k_g * r_g * r_g, axis=1)
@@ -249,7 +252,10 @@ class Dispersion:
         where ``r_abi = q_b num_ab - q_a q_b^2 den_ab`` is one pairing's residual and
         ``R_ai, I_ai`` its group's sums. It is the noise that the partners add to the
         annotator's figure on an item; ``φ - φ_m`` is what the annotator's own work
-        varies from item to item. NaN where no group has two partners.
+        varies from item to item. NaN where no group has two partners. As in
+        :meth:`dispersion`, the groups of an annotator of quality 0 are left out: their
+        residuals are 0 whatever the partners' noise (an annotator who drew nothing beside
+        peers who drew made it 0, and every interval of no width).
         """
         qa, qp = q[:, self.ann], q[:, self.partner]
         ok = np.isfinite(qa) & np.isfinite(qp)
@@ -259,6 +265,7 @@ class Dispersion:
         r_g = (self.to_group @ resid.T).T
         i_g = (self.to_group @ info.T).T
         k_s = 1.0 if k is None else k[:, self.side_item].astype(np.float64)
+        k_s = k_s * (qa > 0)  # pooled: no side of a zero-quality annotator
         with np.errstate(divide="ignore", invalid="ignore"):
             own = i_g[:, self.g]
             e = resid - np.where(own > 0, r_g[:, self.g] / own, 0.0) * info

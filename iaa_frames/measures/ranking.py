@@ -87,7 +87,10 @@ is fitted on the crowd by moments:
 
 Identical annotators leave no residual (``φ = 0``): nothing is shrunk and their quality is
 exactly 1. Where ``φ`` cannot be estimated (no annotator covers two items with partners)
-nothing is shrunk (``quality`` is ``q̂``) and the note says so.
+nothing is shrunk (``quality`` is ``q̂``), there is no interval (``ci_low`` and ``ci_high``
+NaN: the noise of the scores is unknown, not 0) and the note says so. An annotator of
+quality 0 (it matched nothing) is left out of ``φ`` and ``φ_m``: its scores are 0
+whatever the noise.
 
 Uncertainty
 -----------
@@ -186,8 +189,8 @@ def _notes(q, unshrunk, shrink, n_items, n_partners, n_pairings, estimable):
         partners = f"{n_partners[k]} partner{'s' if n_partners[k] != 1 else ''}"
         if not estimable:
             text = (
-                f"{items}, {partners}: not shrunk (no annotator covers two items with "
-                "partners, so the noise of the pair scores cannot be estimated)"
+                f"{items}, {partners}: not shrunk and no interval (no annotator covers two "
+                "items with partners, so the noise of the pair scores cannot be estimated)"
             )
         else:
             text = f"{items}, {partners}: shrunk {100 * shrink[k]:.0f} % towards the crowd"
@@ -278,6 +281,8 @@ def annotator_quality_from_tables(
         r_m, r_s = m[None, :], s[None, :]
     r_m = np.where(np.isfinite(unshrunk), r_m, np.nan)
     low, high = mixture_quantiles(r_m, r_s, (tail, 1.0 - tail))
+    if not estimable:  # the noise is unknown, not 0: no interval (it had no width)
+        low, high = np.full_like(low, np.nan), np.full_like(high, np.nan)
 
     # raw figures, for comparison: mean PQ with peers (pooled) and mean IoU of matches;
     # PQ's own denominator (n_a + n_b) / 2 on both sides (the directed one of side a on
