@@ -125,9 +125,9 @@ MAX_ORDINAL_CATEGORIES = 200
 
 def infer_level(values: pd.Series) -> str:
     """The level of measurement a column implies: an ordered Categorical is ordinal;
-    numbers (not booleans) are interval; a column whose values are lists, tuples or sets
-    (several choices of one question) is "masi"; booleans, strings, unordered
-    Categoricals and anything else nominal.
+    numbers (not booleans) are interval; a column whose values are lists, tuples, sets or
+    arrays (several choices of one question; a Parquet list column reads as arrays) is
+    "masi"; booleans, strings, unordered Categoricals and anything else nominal.
 
     Examples
     --------
@@ -137,14 +137,13 @@ def infer_level(values: pd.Series) -> str:
     'ordinal'
     >>> infer_level(pd.Series([["a", "b"], ["a"], None]))
     'masi'
+    >>> infer_level(pd.Series([np.array(["a", "b"]), np.array(["a"])]))
+    'masi'
     """
     dtype = values.dtype
     if pd.api.types.is_object_dtype(dtype):
         present = values.dropna()
-        if (
-            len(present)
-            and present.map(lambda v: isinstance(v, (list, tuple, set, frozenset))).all()
-        ):
+        if len(present) and present.map(lambda v: isinstance(v, _CHOICES)).all():
             return "masi"
     if isinstance(dtype, pd.CategoricalDtype):
         return "ordinal" if dtype.ordered else "nominal"
@@ -155,10 +154,16 @@ def infer_level(values: pd.Series) -> str:
     return "nominal"
 
 
+#: The containers of several choices (a value of a "masi" attribute).
+_CHOICES = (list, tuple, set, frozenset, np.ndarray)
+
+
 def _hashable(v):
     """A list of choices as a tuple, sorted where its items compare (a set of choices)."""
-    if not isinstance(v, (list, tuple)):
+    if not isinstance(v, _CHOICES):
         return v
+    if isinstance(v, np.ndarray):
+        v = v.ravel().tolist()
     items = [_hashable(x) for x in v]
     try:
         return tuple(sorted(items))
@@ -171,12 +176,32 @@ def attribute_codes(name: str, values: pd.Series, level: str):
     codes (-1 missing) for nominal, ordinal and masi (the distinct sets, with their
     ``(C, C)`` MASI distances; None at the other levels), centred and scaled floats (NaN
     missing) for interval."""
-    if level == "masi":
-        sets = values.map(as_set, na_action="ignore")
-        codes, uniques = pd.factorize(sets, use_na_sentinel=True)
-        return codes.astype(np.int64), len(uniques), masi_matrix(uniques)
-    codes, n = _value_codes(name, values, level)
+    try:
+        if level == "masi":
+            sets = values.map(as_set, na_action="ignore")
+            codes, uniques = pd.factorize(sets, use_na_sentinel=True)
+            return codes.astype(np.int64), len(uniques), masi_matrix(uniques)
+        codes, n = _value_codes(name, values, level)
+    except TypeError:  # a dict, or a list inside a choice: a value no set or code can hold
+        raise ParameterError(_unhashable(name, values, level)) from None
     return codes, n, None
+
+
+def _unhashable(name: str, values: pd.Series, level: str) -> str:
+    """The error of an attribute holding a value that cannot be compared (found only after
+    the codes failed, so not on the common path)."""
+    for v in values.to_numpy(dtype=object):
+        inner = v.ravel().tolist() if isinstance(v, np.ndarray) else v
+        parts = inner if isinstance(inner, _CHOICES) else [inner]
+        try:
+            hash(tuple(parts))
+        except TypeError:
+            return (
+                f"attribute {name!r} ({level}) holds {v!r} ({type(v).__name__}), which "
+                "cannot be compared: a value is a number, a text, a boolean, or (several "
+                "choices) a list, tuple, set or array of them"
+            )
+    return f"attribute {name!r} ({level}) holds values that cannot be compared"
 
 
 def _value_codes(name: str, values: pd.Series, level: str):
@@ -601,7 +626,8 @@ def attribute_columns(df: pd.DataFrame, attributes=None) -> tuple[list[str], str
     (['occluded'], 'attributes=')
     """
     if attributes is not None:
-        names = [attributes] if isinstance(attributes, str) else list(attributes)
+        listed = isinstance(attributes, (list, tuple, set, frozenset, pd.Index, np.ndarray))
+        names = list(attributes) if listed else [attributes]
         source = "attributes="
     else:
         names = list(df.attrs.get(ATTRIBUTES_ATTR) or [])
@@ -616,6 +642,12 @@ def attribute_columns(df: pd.DataFrame, attributes=None) -> tuple[list[str], str
                 f"(df.attrs[{ATTRIBUTES_ATTR!r}] is not set; the readers and the simulator "
                 f"set it); pass attributes=[...], e.g. among its extra columns {extra}"
             )
+    named = [n for n in names if not isinstance(n, str) and n in df.columns]
+    if named:  # a column named by a number (df[5]): the results name attributes by text
+        raise ParameterError(
+            f"attributes must be column names that are strings; got {named!r}: rename the "
+            f"column(s) first (df.rename(columns={{{named[0]!r}: {str(named[0])!r}}}))"
+        )
     bad = [n for n in names if not isinstance(n, str) or n not in df.columns]
     if bad or not names:
         raise ParameterError(
