@@ -32,6 +32,7 @@ from iaa_frames.settings.validation import ANNOTATORS
 
 __all__ = ["ResultAccessor", "method_table"]
 
+
 _RESULT_METHODS = {
     "headline()": "the four components pooled over labels and annotators",
     "by_label()": "every class, one column group per component",
@@ -111,6 +112,8 @@ class ResultAccessor:
 
     # -- helpers
     def _check(self):
+        if "agreement" in self._ds.data_vars:  # a component selected away: say so
+            resolve.require_dims(self._ds, ("component",), "res.iaa")
         if "agreement" not in self._ds.data_vars or "component" not in self._ds.dims:
             raise ParameterError(
                 "res.iaa works on the agreement result Dataset (dims "
@@ -118,9 +121,11 @@ class ResultAccessor:
             )
         return self._ds
 
-    def _single(self, view: str):
-        """The result, which must be of one threshold (no ``threshold`` dimension)."""
-        return resolve.one_threshold(self._check(), view)
+    def _single(self, view: str, pooled=resolve.POOLED):
+        """The result, which must be of one threshold (no ``threshold`` dimension), with
+        its ``label`` and ``annotator`` dimensions and the ``"(all)"`` cells of ``pooled``
+        (:func:`~iaa_frames.core.engine.resolve.with_pooled`)."""
+        return resolve.with_pooled(resolve.one_threshold(self._check(), view), view, pooled)
 
     def _entry(self, view: str) -> cache.Entry:
         """The attached or cached tables of this result (and what was computed from them)."""
@@ -179,11 +184,11 @@ class ResultAccessor:
 
     @doc_from(by_label)
     def by_label(self):
-        return by_label(self._single("by_label()"))
+        return by_label(self._single("by_label()", pooled=("annotator",)))
 
     @doc_from(by_annotator)
     def by_annotator(self):
-        return by_annotator(self._single("by_annotator()"))
+        return by_annotator(self._single("by_annotator()", pooled=("label",)))
 
     @keywords_checked
     def table(
@@ -232,10 +237,11 @@ class ResultAccessor:
         """
         if by == "pair":
             entry = self._entry("table(by='pair')")
-            comps = [str(c) for c in self._single("table()")["component"].values]
+            comps = [str(c) for c in self._single("table()", pooled=())["component"].values]
             data = {c: entry.pairwise_of(component=c, annotators=annotators) for c in comps}
         else:
-            data = self._single("table()")
+            pooled = {"label": ("annotator",), "annotator": ("label",)}.get(by, resolve.POOLED)
+            data = self._single(f"table(by={by!r})", pooled)
         return agreement_table(
             data, by=by, sort=sort, top=top, digits=digits, annotators=annotators
         )
@@ -275,6 +281,7 @@ class ResultAccessor:
         >>> isinstance(lines[0], str) and any("σ" in line for line in lines)
         True
         """
+        max_labels = check_int(max_labels, "max_labels", low=0)  # NaN was a raw TypeError
         return reading(self._single("reading()"), max_labels=max_labels, sweep=sweep)
 
     # slices of the result: the functions of iaa_frames.api.shortcuts, built from them

@@ -25,13 +25,17 @@ import xarray as xr
 
 from iaa_frames.core.tables.pairs import PairTables
 from iaa_frames.errors import IAAError, ParameterError
+from iaa_frames.frame.schema import ALL
 from iaa_frames.settings.parameters import DEFAULTS, MatchSettings
 from iaa_frames.settings.thresholds import has_threshold_dim, nearest_threshold
 
 from .carry import carried
 from .memo import MAXSIZE, Entry, entry, lookup
 
-__all__ = ["entry_of", "one_threshold", "tables_of"]
+__all__ = ["POOLED", "entry_of", "one_threshold", "require_dims", "tables_of", "with_pooled"]
+
+#: The dimensions of an agreement result whose "(all)" cell a view reads (by default).
+POOLED = ("label", "annotator")
 
 
 def one_threshold(ds: xr.Dataset, view: str) -> xr.Dataset:
@@ -53,6 +57,55 @@ def one_threshold(ds: xr.Dataset, view: str) -> xr.Dataset:
             f"select it first, e.g. res.sel(threshold={nearest_threshold(taus):g})"
             f".iaa.{view} (res.iaa.plot.threshold_curve() draws every threshold)"
         )
+    return ds
+
+
+def require_dims(ds: xr.Dataset, dims, view: str) -> None:
+    """A ParameterError when a dimension of an agreement result was selected away:
+    ``res.sel(label="car")`` keeps ``label`` as a scalar coordinate, and every view that
+    reads it by name failed inside xarray.
+
+    >>> import iaa_frames as iaf
+    >>> res = iaf.agreement(iaf.simulate(n_items=4, seed=0), n_chance=20, n_boot=0)
+    >>> require_dims(res.sel(label="car"), ("label",), ".iaa.headline()")
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: .iaa.headline() needs the result's 'label' dimension: selecting one label (res.sel(label='car')) drops the dimension; keep it with a list, res.sel(label=['(all)', 'car'])
+    """
+    for d in dims:
+        if d not in ds.dims:
+            one = ds[d].values.item() if d in ds.coords and ds[d].ndim == 0 else None
+            kept = [one] if d == "component" else [ALL, one]  # no pooled component
+            how = (
+                f"selecting one {d} (res.sel({d}={one!r})) drops the dimension; keep it "
+                f"with a list, res.sel({d}={kept!r})"
+                if one is not None
+                else "this Dataset is not an agreement result"
+            )
+            raise ParameterError(f"{view} needs the result's {d!r} dimension: {how}")
+
+
+def with_pooled(ds: xr.Dataset, view: str, pooled=POOLED) -> xr.Dataset:
+    """``ds`` with its ``label`` and ``annotator`` dimensions (:func:`require_dims`) and
+    the ``"(all)"`` cell of every dimension of ``pooled``, which ``view`` reads.
+
+    >>> import iaa_frames as iaf
+    >>> res = iaf.agreement(iaf.simulate(n_items=4, seed=0), n_chance=20, n_boot=0)
+    >>> with_pooled(res.sel(annotator=["A", "B"]), "headline()")
+    Traceback (most recent call last):
+    ...
+    iaa_frames.errors.ParameterError: .iaa.headline() reads the '(all)' annotator (pooled over every annotator), which this result no longer holds (its annotators: A, B); keep it in the selection, e.g. res.sel(annotator=['(all)', ...])
+    """
+    require_dims(ds, ("label", "annotator"), f".iaa.{view}")
+    for d in pooled:
+        names = [str(v) for v in ds[d].values]
+        if ALL not in names:
+            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            raise ParameterError(
+                f".iaa.{view} reads the {ALL!r} {d} (pooled over every {d}), which this "
+                f"result no longer holds (its {d}s: {shown}); keep it in the selection, "
+                f"e.g. res.sel({d}=[{ALL!r}, ...])"
+            )
     return ds
 
 
