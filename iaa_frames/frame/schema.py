@@ -443,12 +443,21 @@ def _float_or_infinite(v):
         return v
 
 
-def _numeric(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Coordinates as float64 and a mask of values that were present but not numeric."""
+def _numeric(values: pd.Series, *, kinds: str = "cmM") -> tuple[np.ndarray, np.ndarray]:
+    """Coordinates as float64 and a mask of values that were present but not numeric.
+
+    A column whose dtype kind is in ``kinds`` (complex numbers, dates, durations; the box
+    corners add booleans) holds no coordinate: casting it dropped the imaginary part with
+    numpy's ``ComplexWarning``, read dates as nanoseconds and ``True`` as 1.
+    """
+    if values.dtype.kind in kinds:
+        return np.full(len(values), np.nan), values.notna().to_numpy()
     try:
         coerced = pd.to_numeric(values, errors="coerce")
     except OverflowError:  # integers beyond float64 (a 400-digit CSV cell): infinite
         coerced = pd.to_numeric(values.map(_float_or_infinite), errors="coerce")
+    if coerced.dtype.kind in kinds:  # an object column of complex numbers or booleans
+        return np.full(len(values), np.nan), values.notna().to_numpy()
     out = coerced.to_numpy(dtype="float64", na_value=np.nan)
     return out, (coerced.isna() & values.notna()).to_numpy()
 
@@ -606,7 +615,7 @@ def _reasons(df: pd.DataFrame):
     masks["reserved_annotator"] = (ann.astype("str") == ALL).to_numpy() & ~ann_missing
 
     if "x0" in df.columns:
-        coords, non_numeric = zip(*(_numeric(df[c]) for c in BOX_COLUMNS))
+        coords, non_numeric = zip(*(_numeric(df[c], kinds="bcmM") for c in BOX_COLUMNS))
         box = np.column_stack(coords)
         masks["non_numeric_coordinates"] = np.logical_or.reduce(non_numeric)
     else:
