@@ -22,7 +22,7 @@ import pandas as pd
 import xarray as xr
 
 from iaa_frames.api.backend import agreement
-from iaa_frames.errors import ParameterError
+from iaa_frames.errors import NotComparableError, ParameterError
 from iaa_frames.frame.schema import ALL, GROUP
 from iaa_frames.settings.parameters import DEFAULT_N_BOOT, DEFAULTS, MatchSettings, checked_settings
 from iaa_frames.settings.validation import validate_params
@@ -32,6 +32,10 @@ from .frames import required_column
 __all__ = ["intra_agreement"]
 
 _KEEP = ("agreement", "ci_low", "ci_high", "note")
+#: The note of every inter cell when no item was annotated by two annotators.
+NO_INTER = "no inter-annotator figure: no item was annotated by two annotators"
+#: The note of an inter cell the first passes' result does not hold (a class of redos only).
+NO_INTER_CELL = "no inter-annotator figure: the first passes hold no such cell"
 
 
 def _passes(df: pd.DataFrame, repeat: str) -> pd.Series:
@@ -84,14 +88,27 @@ def _intra_agreement(
         intra.append(_cells(agreement(part, n_boot=n_boot, **params), name))
     intra = xr.concat(intra, dim="annotator", join="outer", fill_value=np.nan)
     first = passes == passes.groupby([df["item"], df["annotator"]]).transform("min")
-    inter = agreement(df.loc[first.to_numpy()], n_boot=n_boot, **params)[list(_KEEP)]
     out = xr.Dataset(
         {f"intra_{k}" if k != "agreement" else "intra": intra[k] for k in _KEEP}
     ).reindex(annotator=[ALL, *names])
+    try:
+        inter = agreement(df.loc[first.to_numpy()], n_boot=n_boot, **params)[list(_KEEP)]
+    except NotComparableError:  # one annotator redoing its work: intra needs no other
+        inter = xr.full_like(out[["intra", "intra_ci_low", "intra_ci_high"]], np.nan)
+        inter = inter.rename(intra="agreement", intra_ci_low="ci_low", intra_ci_high="ci_high")
+        inter["note"] = xr.full_like(out["intra_note"], NO_INTER, dtype=object)
     inter = inter.reindex(annotator=[ALL, *names], label=out["label"].values)
-    for k in ("agreement", "ci_low", "ci_high"):
+    for k in _KEEP:
         out["inter" if k == "agreement" else f"inter_{k}"] = inter[k]
-    out["intra_note"] = out["intra_note"].fillna("")
+    once = np.r_[False, repeated.to_numpy() == 0]  # the annotators with one pass
+    out["intra_note"] = (
+        out["intra_note"]
+        .fillna("")
+        .where(
+            ~xr.DataArray(once, dims="annotator"), f"no item annotated twice (column {repeat!r})"
+        )
+    )
+    out["inter_note"] = out["inter_note"].fillna(NO_INTER_CELL)
     total = int((n_pass > 1).sum())
     out["repeated_items"] = ("annotator", np.r_[total, repeated.to_numpy()])
     out.attrs = {
@@ -135,9 +152,10 @@ def intra_agreement(
     xarray.Dataset
         By ``annotator`` (``"(all)"`` first: every annotator's passes pooled) x
         ``component`` x ``label``: ``intra``, ``intra_ci_low``, ``intra_ci_high``,
-        ``intra_note`` (NaN for an annotator with one pass), ``inter``,
-        ``inter_ci_low``, ``inter_ci_high`` (the annotator's cell of the agreement of the
-        first passes), and ``repeated_items`` by annotator (items annotated twice or more).
+        ``intra_note`` (why ``intra`` is NaN, e.g. an annotator with one pass), ``inter``,
+        ``inter_ci_low``, ``inter_ci_high``, ``inter_note`` (the annotator's cell of the
+        agreement of the first passes; NaN with a note when a single annotator redid its
+        work), and ``repeated_items`` by annotator (items annotated twice or more).
 
     Examples
     --------
