@@ -63,8 +63,9 @@ class FrameMatches:
     tracks: np.ndarray
 
 
-def _frame_keys(corpus: Corpus, frame: str | None) -> np.ndarray:
-    """Per object, the order of its frame within its sequence."""
+def _frame_keys(corpus: Corpus, frame: str | None, seq_obj: np.ndarray) -> np.ndarray:
+    """Per object, the order of its frame within its sequence (``seq_obj``: per object,
+    its sequence code)."""
     objects = corpus.objects
     if frame is None and "frame" in objects.columns:
         frame = "frame"
@@ -75,10 +76,35 @@ def _frame_keys(corpus: Corpus, frame: str | None) -> np.ndarray:
         if np.isnan(key).any():
             bad = objects.loc[np.isnan(key), "item"].iloc[0]
             raise SchemaError(f"column {frame!r} is not a number on item {bad!r}")
+        _one_frame_per_item(objects, frame, key, seq_obj)
         return key
     rank = np.empty(len(corpus.items), dtype=float)
     rank[pd.Index(corpus.items.astype(str)).argsort()] = np.arange(len(corpus.items))
     return rank[corpus.item]  # item names in string order (CVAT's frame_000123)
+
+
+def _one_frame_per_item(objects, frame: str, key, seq_obj) -> None:
+    """A SchemaError when an item's rows give it two frame numbers, or two items of one
+    sequence share a frame number: the frames are keyed by number, and either silently
+    put two items' objects in one frame (a track with two objects on it)."""
+    pairs = pd.DataFrame({"item": objects["item"].to_numpy(), "key": key, "seq": seq_obj})
+    pairs = pairs.drop_duplicates()
+    twice = pairs["item"].duplicated(keep=False).to_numpy()
+    if twice.any():
+        name = pairs["item"].to_numpy()[twice][0]
+        found = ", ".join(f"{k:g}" for k in sorted(pairs.loc[pairs["item"] == name, "key"]))
+        raise SchemaError(
+            f"item {name!r} has two or more values of {frame!r} ({found}): an item is one "
+            "frame, with one number on every annotator's rows"
+        )
+    shared = pairs.duplicated(["seq", "key"], keep=False).to_numpy()
+    if shared.any():
+        seq, at = pairs.loc[shared, ["seq", "key"]].iloc[0]
+        same = pairs.loc[(pairs["seq"] == seq) & (pairs["key"] == at), "item"].to_numpy()
+        raise SchemaError(
+            f"items {', '.join(map(repr, same[:3]))} of one sequence share {frame!r} {at:g}: "
+            "every frame of a sequence has a number of its own"
+        )
 
 
 def required_column(frame: pd.DataFrame, column: str, *, need: str, rows: str) -> pd.Series:
@@ -179,7 +205,7 @@ def match_frames(
     group_of = df.drop_duplicates("item").set_index("item")[GROUP]
     sequences = np.asarray(group_of.reindex(pd.Index(first_item)), dtype=object)
     seq_obj = seq_codes[corpus.item]
-    frame_obj = _frame_keys(corpus, frame)
+    frame_obj = _frame_keys(corpus, frame, seq_obj)
     track_obj, tracks = _track_codes(corpus, seq_obj, track)
     dist = get_distance(distance)
     n_ann = len(corpus.annotators)
