@@ -270,21 +270,41 @@ def _codes_from_tidy(df, unit, annotator, value):
             "e.g. df.to_numpy())"
         )
     rows = df.loc[df[value].notna(), [unit, annotator, value]]
-    if rows[unit].isna().any():
-        raise InvalidAnnotationError(
-            f"nominal_alpha: column {unit!r} is NA in row(s) "
-            f"{list(rows.index[rows[unit].isna()][:5])}"
-        )
-    dup = rows.duplicated([unit, annotator], keep=False)
+    for col in (unit, annotator):  # a value of no unit, or of nobody, pairs with nothing
+        if rows[col].isna().any():
+            raise InvalidAnnotationError(
+                f"nominal_alpha: column {col!r} is NA in row(s) "
+                f"{list(rows.index[rows[col].isna()][:5])}"
+            )
+    try:
+        dup = rows.duplicated([unit, annotator], keep=False)
+        unit_codes = pd.factorize(rows[unit])[0].astype(np.int64)
+        value_codes = pd.factorize(rows[value])[0].astype(np.int64)
+    except TypeError:  # a list, dict or set: no code can stand for it
+        raise ParameterError(_unhashable(rows)) from None
     if dup.any():
         raise InvalidAnnotationError(
             "nominal_alpha: an annotator gives more than one value for the same unit "
             f"in rows {list(rows.index[dup][:5])}; Krippendorff's alpha takes at most "
             "one value per annotator and unit"
         )
-    unit_codes = pd.factorize(rows[unit])[0].astype(np.int64)
-    value_codes = pd.factorize(rows[value])[0].astype(np.int64)
     return unit_codes, value_codes
+
+
+def _unhashable(rows: pd.DataFrame) -> str:
+    """The error of a frame holding a unit, annotator or value that cannot be compared
+    (looked for after the codes failed)."""
+    for col in rows.columns:
+        for at, v in zip(rows.index, rows[col].to_numpy(dtype=object)):
+            try:
+                hash(v)
+            except TypeError:
+                return (
+                    f"nominal_alpha: column {col!r} holds {v!r} ({type(v).__name__}) in row "
+                    f"{at!r}; values are compared for equality: give a number or a text "
+                    "(a set of choices: frozenset, or iaa_frames.stats.masi)"
+                )
+    return "nominal_alpha: a unit, annotator or value cannot be compared for equality"
 
 
 def _codes_from_matrix(data):
@@ -310,8 +330,23 @@ def _codes_from_matrix(data):
     present = ~np.asarray(pd.isna(arr), dtype=bool)
     _, unit_idx = np.nonzero(present)  # row-major: annotator by annotator
     values = arr[present]
-    value_codes = pd.factorize(values)[0].astype(np.int64)
+    try:
+        value_codes = pd.factorize(values)[0].astype(np.int64)
+    except TypeError:  # an object array holding lists or dicts
+        kind = next(type(v).__name__ for v in values if not _hashable(v))
+        raise ParameterError(
+            f"nominal_alpha: the array holds a {kind}; values are compared for equality: "
+            "give numbers or texts"
+        ) from None
     return unit_idx.astype(np.int64), value_codes
+
+
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
 
 
 def _as_int_codes(x, name):
