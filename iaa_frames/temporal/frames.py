@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 
 from iaa_frames.core.matching.assignment import pairs_within_runs
+from iaa_frames.core.matching.checked import engine_distance
 from iaa_frames.core.matching.corpus import Corpus, prepare
 from iaa_frames.core.matching.pipeline import run
 from iaa_frames.errors import ParameterError, SchemaError
 from iaa_frames.frame.schema import GROUP, validate
-from iaa_frames.geometry.distances import get_distance
 
 __all__ = ["FrameMatches", "match_frames", "required_column"]
 
@@ -207,7 +207,7 @@ def match_frames(
     seq_obj = seq_codes[corpus.item]
     frame_obj = _frame_keys(corpus, frame, seq_obj)
     track_obj, tracks = _track_codes(corpus, seq_obj, track)
-    dist = get_distance(distance)
+    dist = engine_distance(distance)
     n_ann = len(corpus.annotators)
 
     s = corpus.annotations

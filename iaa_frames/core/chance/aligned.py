@@ -101,9 +101,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iaa_frames.core.matching.checked import engine_distance
 from iaa_frames.core.matching.corpus import Corpus
 from iaa_frames.geometry.bounds import iou_upper_bound
-from iaa_frames.geometry.distances import get_distance
 from iaa_frames.geometry.kind_similarity import involves_own_similarity
 from iaa_frames.geometry.kinds.registry import get_kind
 from iaa_frames.geometry.mask_rule import on_masks
@@ -321,7 +321,7 @@ def aligned_units(
     (30, True)
     """
     tau = float(settings.match_threshold)
-    distance = get_distance(settings.distance)
+    distance = engine_distance(settings.distance)
     seed = int(settings.seed if seed is None else seed)
     n_target = int(n_target)
     cap = int(WORK_PER_UNIT * n_target if max_candidates is None else max_candidates)

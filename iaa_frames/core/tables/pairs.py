@@ -33,6 +33,7 @@ from iaa_frames.core.chance.aligned import DEFAULT_N_ALIGNED, aligned_units, emp
 from iaa_frames.core.chance.pooled import pooled_baseline
 from iaa_frames.core.chance.reach_grid import ReachGrid, object_cells
 from iaa_frames.core.matching.assignment import clusters
+from iaa_frames.core.matching.checked import engine_distance
 from iaa_frames.core.matching.copies import find_copies, warn_copies
 from iaa_frames.core.matching.corpus import Corpus, prepare
 from iaa_frames.core.matching.pipeline import IoUCache, can_match, candidate_count, run
@@ -439,7 +440,7 @@ def tables_of_corpus(
     """
     if jobs is None or not corpus.boxes_only:  # polygon runs share the cache: in turn
         jobs = _IN_TURN
-    tau, dist = float(settings.match_threshold), get_distance(settings.distance)
+    tau, dist = float(settings.match_threshold), engine_distance(settings.distance)
     n_chance, overall, seed = settings.n_chance, settings.overall, settings.seed
     ann = corpus.annotations
     a, b = within_pairings(ann)
